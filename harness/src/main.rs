@@ -1,1 +1,147 @@
-fn main() {}
+//! `tpbconform`: check, decode, encode and explain 64-byte TPB ISA bundles.
+//!
+//! Adding a subcommand: add a variant to [`Command`] (with its doc comment as
+//! the help text) and one arm to the `match` in [`run`], calling a module of
+//! `tpb_harness::cli` (or your own) that returns `CliResult`.
+
+use clap::{Parser, Subcommand};
+use std::process::ExitCode;
+use tpb_harness::cli::{self, CliResult, Format, Validator, EXIT_BAD_INPUT};
+
+const EXIT_CODES: &str = "\
+Exit codes:
+  0  every bundle is valid
+  1  some bundle is invalid
+  2  bad input or usage (the message names the file, the line or byte offset,
+     and what is wrong)";
+
+/// Differential-conformance tooling for the 64-byte TPB ISA bundles of the
+/// Neuron compiler (SPEC.md, tpb-spec-1). All subcommands use tpb-core.
+#[derive(Parser, Debug)]
+#[command(name = "tpbconform", version, after_help = EXIT_CODES)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// Validate bundles and print one verdict per bundle.
+    ///
+    /// `auto` validator: opcode 0x85 → CUSTOM_OP header validator (SPEC §3),
+    /// 0x86 → payload validator (SPEC §4), any other opcode → valid iff it
+    /// decodes (SPEC §5.1) and re-encodes to the same bytes; `failed` then
+    /// names the decode-error field.
+    ///
+    /// Output (text): one line per bundle. Output (jsonl): one object per bundle,
+    /// {"index":N,"opcode":"0x85","mnemonic":"CustomOpHeader","valid":true|false,"failed":"<predicate>"|null}.
+    #[command(after_help = IO_HELP)]
+    Check {
+        /// Read hex text (one bundle per line) instead of raw binary.
+        #[arg(long)]
+        hex: bool,
+        /// Which validator to run on every bundle.
+        #[arg(long, value_enum, default_value_t = Validator::Auto)]
+        validator: Validator,
+        /// Output format.
+        #[arg(long, value_enum, default_value_t = Format::Text)]
+        format: Format,
+        /// Input files (`-` = stdin; none = stdin).
+        #[arg(value_name = "FILE")]
+        files: Vec<String>,
+    },
+    /// Decode bundles to JSON lines (SPEC §5.2 field names and order).
+    ///
+    /// One object per bundle: {"index":N,"opcode":"0xD9","mnemonic":"...","fields":{...}}
+    /// with the sync band nested as "sync":{"wait_mode","wait_id","update_mode",
+    /// "update_id","values"}; names are strings, ints numbers, byte ranges
+    /// lowercase hex strings. A bundle that does not decode gives
+    /// {"index":N,"opcode":..,"mnemonic":..,"error":"<field> at byte offset 0xNN","field":..,"offset":N}
+    /// and exit code 1.
+    #[command(after_help = IO_HELP)]
+    Decode {
+        /// Read hex text (one bundle per line) instead of raw binary.
+        #[arg(long)]
+        hex: bool,
+        /// Input files (`-` = stdin; none = stdin).
+        #[arg(value_name = "FILE")]
+        files: Vec<String>,
+    },
+    /// Encode the JSON lines that `decode` prints back into bundles.
+    ///
+    /// Input: JSONL as printed by `decode` (blank lines skipped). Output: raw
+    /// binary bundles on stdout, or with --hex one 128-digit hex line per bundle.
+    /// For every bundle that decodes, encode(decode(b)) == b. Error records
+    /// and records the encoder rejects are reported on stderr and skipped
+    /// (exit 1); malformed JSONL exits 2 with the file and line, before any
+    /// output is written.
+    #[command(after_help = EXIT_CODES)]
+    Encode {
+        /// Write hex lines instead of raw binary.
+        #[arg(long)]
+        hex: bool,
+        /// Write to this file atomically instead of stdout.
+        #[arg(short, long, value_name = "PATH")]
+        output: Option<String>,
+        /// JSONL input files (`-` = stdin; none = stdin).
+        #[arg(value_name = "FILE")]
+        files: Vec<String>,
+    },
+    /// Annotated dump: each field's offset, bytes, name and value.
+    ///
+    /// Reserved bytes are marked; the bytes of the failing predicate or decode
+    /// field are flagged with `<== FAILED: <name>` (and coloured when stdout
+    /// is a terminal). The verdict is the one `check --validator auto` gives.
+    #[command(after_help = IO_HELP)]
+    Explain {
+        /// Read hex text (one bundle per line) instead of raw binary.
+        #[arg(long)]
+        hex: bool,
+        /// Input files (`-` = stdin; none = stdin).
+        #[arg(value_name = "FILE")]
+        files: Vec<String>,
+    },
+}
+
+const IO_HELP: &str = "\
+Input: FILE arguments are read in order (`-` or no FILE = stdin). Without
+--hex, input is raw binary whose length is a multiple of 64. With --hex, one
+bundle per line: 128 hex digits, spaces ignored, `#` starts a comment, blank
+lines skipped. Bundle indices run across all inputs, starting at 0.
+
+Exit codes:
+  0  every bundle is valid
+  1  some bundle is invalid
+  2  bad input or usage (the message names the file, the line or byte offset,
+     and what is wrong)";
+
+fn run(cli: Cli) -> CliResult {
+    match cli.command {
+        Command::Check {
+            hex,
+            validator,
+            format,
+            files,
+        } => cli::check::run(&files, hex, validator, format),
+        Command::Decode { hex, files } => cli::decode::run(&files, hex),
+        Command::Encode { hex, output, files } => cli::encode::run(&files, hex, output.as_deref()),
+        Command::Explain { hex, files } => cli::explain::run(&files, hex),
+    }
+}
+
+fn main() -> ExitCode {
+    // Never print a backtrace: a panic is an internal error, exit 2.
+    std::panic::set_hook(Box::new(|info| {
+        eprintln!("tpbconform: internal error: {info}");
+        std::process::exit(i32::from(EXIT_BAD_INPUT));
+    }));
+    // clap prints usage errors and exits 2 itself (help/version exit 0).
+    let cli = Cli::parse();
+    match run(cli) {
+        Ok(code) => ExitCode::from(code),
+        Err(e) => {
+            eprintln!("tpbconform: error: {e}");
+            ExitCode::from(EXIT_BAD_INPUT)
+        }
+    }
+}

@@ -1,1 +1,36 @@
 #![forbid(unsafe_code)]
+//! `tpb-oracle` — an independent second reading of the TPB bundle spec (`SPEC.md`).
+//!
+//! Written from `SPEC.md` and the two seed documents only; it shares no code, tables or
+//! dependencies with `tpb-core`. Every record type is described by a declarative *region table*
+//! (see [`regions`]) and one generic interpreter validates, decodes and encodes all of them.
+//! Lookup tables are rows of `(name, ordinal, wire)` searched by value; the opcode roster is a
+//! list of decimal ranges checked by membership. See `oracles/README.md`.
+
+mod codec;
+mod errors;
+mod gates;
+mod lut;
+mod regions;
+mod roster;
+mod stream;
+mod verdict;
+
+pub use codec::{decode, encode, encode_custom_op_group, Decoded, Val};
+pub use errors::{
+    DecodeRejection, EncodeRejection, GateRejection, LutRejection, Operand, Predicate, Rejection,
+    StreamRejection,
+};
+pub use gates::{
+    gate_cc_dim, gate_custom_op, gate_lnc, gate_rank_id_output, gate_sb_scratchpad, route_is_sb2sb,
+};
+pub use lut::{
+    alu_name, alu_of_wire, alu_ordinal_of_name, alu_wire, cce_wire, collective_kind_of_wire,
+    collective_name, collective_ordinal_of_name, collective_wire, dge_op, dtype_wire, is_dtype_tag,
+    wait_mode_lut, wait_mode_wire,
+};
+pub use regions::{opcode_field_names, ELEVEN_OPCODES};
+pub use roster::{is_named_opcode, ROSTER_RANGES};
+pub use stream::{parse_stream, Item};
+pub use verdict::{dbg_header_verdict, dbg_payload_verdict, header_verdict, payload_verdict};
+pub mod sim;

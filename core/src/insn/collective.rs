@@ -1,0 +1,291 @@
+//! Collective encoders: 0xD9, 0xDA, 0xCB (SPEC §5; S003 §3, §4).
+
+use super::check::{check, LAYOUT_CB, LAYOUT_D9, LAYOUT_DA};
+use super::custom_op::skeleton;
+use super::fields::{bytes, int, name, FieldList, Source};
+use super::sync_band::{Sync, SYNC_FIELDS};
+use super::{expect_opcode, DecodeError, EncodeError};
+use crate::bundle::Bundle;
+use crate::lut::{cce_op_to_wire, is_valid_dtype_tag, AluOp, CollectiveKind};
+
+// ---------------------------------------------------------------------------
+// Field offsets. S003 §3.1 (0xD9 trio + AP), §3.2/§3.4 (0xDA), §4.1 (0xCB).
+// ---------------------------------------------------------------------------
+const OFF_CCE_OP: usize = 0x0C; // S003 §3.1 mov %al,0xc
+const OFF_DTYPE: usize = 0x0D; // S003 §3.1 mov %al,0xd
+const OFF_KIND: usize = 0x0E; // S003 §3.1 mov %al,0xe
+const OFF_AP: usize = 0x10; // S003 §3.1 assignAddr8Tensor2D(&bundle[0x10])
+const OFF_CHANNEL_ID: usize = 0x04; // S003 §3.4 lea 0x4(%rax),%rdi
+const OFF_TENSOR_ID: usize = 0x10; // S003 §4.1
+const OFF_TENSOR_BASE: usize = 0x30; // S003 §4.1
+const OFF_NUM_ELEMS: usize = 0x38; // S003 §4.1
+
+/// The {cce_op, dtype, kind} trio shared by 0xD9 and 0xDA (S003 §3.1, §3.2).
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+struct Trio {
+    cce_op: AluOp,
+    dtype: u8,
+    kind: CollectiveKind,
+}
+
+impl Trio {
+    fn wire(&self) -> Result<[u8; 3], EncodeError> {
+        let op = cce_op_to_wire(self.cce_op.ordinal()).map_err(EncodeError::CceOp)?;
+        if !is_valid_dtype_tag(self.dtype) {
+            return Err(EncodeError::Dtype {
+                field: "dtype",
+                value: self.dtype,
+            });
+        }
+        let kind = self.kind.to_wire().map_err(EncodeError::Kind)?;
+        Ok([op, self.dtype, kind])
+    }
+
+    /// Reads a trio already accepted by the layout check.
+    fn read(b: &Bundle) -> Trio {
+        Trio {
+            cce_op: crate::lut::alu_op_from_wire(b.byte(OFF_CCE_OP))
+                .and_then(AluOp::from_ordinal)
+                .unwrap_or(AluOp::Bypass),
+            dtype: b.byte(OFF_DTYPE),
+            kind: CollectiveKind::from_wire(b.byte(OFF_KIND)).unwrap_or(CollectiveKind::AllReduce),
+        }
+    }
+
+    fn push(&self, out: &mut FieldList) {
+        out.push(("cce_op", name(self.cce_op.name())));
+        out.push(("dtype", int(self.dtype)));
+        out.push(("kind", name(self.kind.name())));
+    }
+
+    fn from_source<S: AsRef<str>>(src: &Source<'_, S>) -> Result<Trio, EncodeError> {
+        let field = "cce_op";
+        let cce_op = AluOp::from_name(src.name(field)?).ok_or(EncodeError::UnknownName { field })?;
+        cce_op_to_wire(cce_op.ordinal()).map_err(EncodeError::CceOp)?;
+        let dtype = src.u8("dtype")?;
+        if !is_valid_dtype_tag(dtype) {
+            return Err(EncodeError::Dtype {
+                field: "dtype",
+                value: dtype,
+            });
+        }
+        let field = "kind";
+        let kind =
+            CollectiveKind::from_name(src.name(field)?).ok_or(EncodeError::UnknownName { field })?;
+        kind.to_wire().map_err(EncodeError::Kind)?;
+        Ok(Trio {
+            cce_op,
+            dtype,
+            kind,
+        })
+    }
+}
+
+/// 0xD9 CollectiveCompute primary record (S003 §3.1).
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub struct CollectiveCompute {
+    /// Sync band.
+    pub sync: Sync,
+    /// +0x0C reduce-on-copy op; encodable: bypass, add (S003 §1.1).
+    pub cce_op: AluOp,
+    /// +0x0D dtype wire tag (SPEC §6.4).
+    pub dtype: u8,
+    /// +0x0E collective kind; encodable: kinds 2..=10 (S003 §2).
+    pub kind: CollectiveKind,
+    /// +0x10..+0x3F ADDR8 TENSOR2D access pattern, opaque (D-5).
+    pub ap: [u8; 48],
+}
+
+impl CollectiveCompute {
+    /// Opcode (S003 §3.1).
+    pub const OPCODE: u8 = 0xD9;
+    /// Field names after the sync band (SPEC §5.2).
+    pub const FIELDS: [&'static str; 4] = ["cce_op", "dtype", "kind", "ap"];
+
+    fn trio(&self) -> Trio {
+        Trio {
+            cce_op: self.cce_op,
+            dtype: self.dtype,
+            kind: self.kind,
+        }
+    }
+
+    /// Encodes (S003 §3.1 annotated C).
+    pub fn encode(&self) -> Result<Bundle, EncodeError> {
+        self.sync.check()?;
+        let trio = self.trio().wire()?;
+        let mut b = skeleton(Self::OPCODE, &self.sync);
+        b.put(OFF_CCE_OP, &trio);
+        b.put(OFF_AP, &self.ap);
+        Ok(b)
+    }
+
+    /// Decodes an encoder image (SPEC §5.1).
+    pub fn decode(b: &Bundle) -> Result<Self, DecodeError> {
+        expect_opcode(b, Self::OPCODE)?;
+        check(b, LAYOUT_D9)?;
+        let t = Trio::read(b);
+        Ok(CollectiveCompute {
+            sync: Sync::read(b),
+            cce_op: t.cce_op,
+            dtype: t.dtype,
+            kind: t.kind,
+            ap: b.bytes(OFF_AP),
+        })
+    }
+
+    pub(crate) fn push_fields(&self, out: &mut FieldList) {
+        self.sync.push_fields(out);
+        self.trio().push(out);
+        out.push(("ap", bytes(&self.ap)));
+    }
+
+    pub(crate) fn from_source<S: AsRef<str>>(src: &Source<'_, S>) -> Result<Self, EncodeError> {
+        let sync = Sync::from_source(src)?;
+        let t = Trio::from_source(src)?;
+        let ap = src.bytes("ap")?;
+        src.reject_unknown(&[&SYNC_FIELDS, &Self::FIELDS])?;
+        Ok(CollectiveCompute {
+            sync,
+            cce_op: t.cce_op,
+            dtype: t.dtype,
+            kind: t.kind,
+            ap,
+        })
+    }
+}
+
+/// 0xDA CollectiveComputeSecondary: raw-stamped, no sync band (S003 §3.2; D-3).
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub struct CollectiveComputeSecondary {
+    /// +0x04 u16 permute channel (0 on non-permute arms) (S003 §3.4).
+    pub channel_id: u16,
+    /// +0x0C as 0xD9 (S003 §3.2 "mirror the 0xD9 trio").
+    pub cce_op: AluOp,
+    /// +0x0D as 0xD9.
+    pub dtype: u8,
+    /// +0x0E as 0xD9.
+    pub kind: CollectiveKind,
+    /// +0x10..+0x3F second operand ADDR8 AP (S003 §3.2).
+    pub ap: [u8; 48],
+}
+
+impl CollectiveComputeSecondary {
+    /// Opcode (S003 §3.2 `movb $0xDA,(%rax)`).
+    pub const OPCODE: u8 = 0xDA;
+    /// Field names (no sync; SPEC §5.2).
+    pub const FIELDS: [&'static str; 5] = ["channel_id", "cce_op", "dtype", "kind", "ap"];
+
+    fn trio(&self) -> Trio {
+        Trio {
+            cce_op: self.cce_op,
+            dtype: self.dtype,
+            kind: self.kind,
+        }
+    }
+
+    /// Encodes: opcode stamped raw onto a zeroed record, byte[1] stays 0 (D-3).
+    pub fn encode(&self) -> Result<Bundle, EncodeError> {
+        let trio = self.trio().wire()?;
+        let mut b = Bundle::ZERO;
+        b.put(0, &[Self::OPCODE]);
+        b.put(OFF_CHANNEL_ID, &self.channel_id.to_le_bytes());
+        b.put(OFF_CCE_OP, &trio);
+        b.put(OFF_AP, &self.ap);
+        Ok(b)
+    }
+
+    /// Decodes an encoder image (SPEC §5.1).
+    pub fn decode(b: &Bundle) -> Result<Self, DecodeError> {
+        expect_opcode(b, Self::OPCODE)?;
+        check(b, LAYOUT_DA)?;
+        let t = Trio::read(b);
+        Ok(CollectiveComputeSecondary {
+            channel_id: u16::from_le_bytes(b.bytes(OFF_CHANNEL_ID)),
+            cce_op: t.cce_op,
+            dtype: t.dtype,
+            kind: t.kind,
+            ap: b.bytes(OFF_AP),
+        })
+    }
+
+    pub(crate) fn push_fields(&self, out: &mut FieldList) {
+        out.push(("channel_id", int(self.channel_id)));
+        self.trio().push(out);
+        out.push(("ap", bytes(&self.ap)));
+    }
+
+    pub(crate) fn from_source<S: AsRef<str>>(src: &Source<'_, S>) -> Result<Self, EncodeError> {
+        let channel_id = src.u16("channel_id")?;
+        let t = Trio::from_source(src)?;
+        let ap = src.bytes("ap")?;
+        src.reject_unknown(&[&Self::FIELDS])?;
+        Ok(CollectiveComputeSecondary {
+            channel_id,
+            cce_op: t.cce_op,
+            dtype: t.dtype,
+            kind: t.kind,
+            ap,
+        })
+    }
+}
+
+/// 0xCB CollectiveSend / CollectiveRecv (one layout; direction is module metadata, D-12).
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, Default)]
+pub struct CollectiveSendRecv {
+    /// Sync band.
+    pub sync: Sync,
+    /// +0x10 u64 ap_base of arg0 (S003 §4.1).
+    pub tensor_id: u64,
+    /// +0x30 u64 (S003 §4.1, I+0xD0).
+    pub tensor_base: u64,
+    /// +0x38 u64 (S003 §4.1).
+    pub num_elements_per_partition: u64,
+}
+
+impl CollectiveSendRecv {
+    /// Opcode (S003 §4 `movb $0xcb`).
+    pub const OPCODE: u8 = 0xCB;
+    /// Field names after the sync band (SPEC §5.2).
+    pub const FIELDS: [&'static str; 3] = ["tensor_id", "tensor_base", "num_elements_per_partition"];
+
+    /// Encodes (S003 §4.1).
+    pub fn encode(&self) -> Result<Bundle, EncodeError> {
+        self.sync.check()?;
+        let mut b = skeleton(Self::OPCODE, &self.sync);
+        b.put(OFF_TENSOR_ID, &self.tensor_id.to_le_bytes());
+        b.put(OFF_TENSOR_BASE, &self.tensor_base.to_le_bytes());
+        b.put(OFF_NUM_ELEMS, &self.num_elements_per_partition.to_le_bytes());
+        Ok(b)
+    }
+
+    /// Decodes an encoder image (SPEC §5.1).
+    pub fn decode(b: &Bundle) -> Result<Self, DecodeError> {
+        expect_opcode(b, Self::OPCODE)?;
+        check(b, LAYOUT_CB)?;
+        Ok(CollectiveSendRecv {
+            sync: Sync::read(b),
+            tensor_id: u64::from_le_bytes(b.bytes(OFF_TENSOR_ID)),
+            tensor_base: u64::from_le_bytes(b.bytes(OFF_TENSOR_BASE)),
+            num_elements_per_partition: u64::from_le_bytes(b.bytes(OFF_NUM_ELEMS)),
+        })
+    }
+
+    pub(crate) fn push_fields(&self, out: &mut FieldList) {
+        self.sync.push_fields(out);
+        out.push(("tensor_id", int(self.tensor_id)));
+        out.push(("tensor_base", int(self.tensor_base)));
+        out.push(("num_elements_per_partition", int(self.num_elements_per_partition)));
+    }
+
+    pub(crate) fn from_source<S: AsRef<str>>(src: &Source<'_, S>) -> Result<Self, EncodeError> {
+        let v = CollectiveSendRecv {
+            sync: Sync::from_source(src)?,
+            tensor_id: src.u64("tensor_id")?,
+            tensor_base: src.u64("tensor_base")?,
+            num_elements_per_partition: src.u64("num_elements_per_partition")?,
+        };
+        src.reject_unknown(&[&SYNC_FIELDS, &Self::FIELDS])?;
+        Ok(v)
+    }
+}

@@ -1,0 +1,468 @@
+//! GPSIMD / barrier / rank-id / completion encoders: 0xBF, 0xBE, 0xD8, 0xDC,
+//! 0xDB, 0xDE (SPEC §5; S003 §5–§9).
+
+use super::check::{check, LAYOUT_BE, LAYOUT_BF, LAYOUT_D8, LAYOUT_DB, LAYOUT_DC, LAYOUT_DE};
+use super::custom_op::skeleton;
+use super::fields::{bytes, int, FieldList, Source};
+use super::sync_band::{Sync, SYNC_FIELDS};
+use super::{expect_opcode, DecodeError, EncodeError};
+use crate::bundle::Bundle;
+use crate::lut::is_valid_dtype_tag;
+
+fn dtype_ok(field: &'static str, value: u8) -> Result<(), EncodeError> {
+    if is_valid_dtype_tag(value) {
+        Ok(())
+    } else {
+        Err(EncodeError::Dtype { field, value })
+    }
+}
+
+fn src_dtype<S: AsRef<str>>(src: &Source<'_, S>, field: &'static str) -> Result<u8, EncodeError> {
+    let v = src.u8(field)?;
+    dtype_ok(field, v)?;
+    Ok(v)
+}
+
+// ---------------------------------------------------------------------------
+// 0xBF Gpsimdsb2sb. S003 §5 annotated C (every store re-disassembled).
+// ---------------------------------------------------------------------------
+const SB2SB_OFF_SRC_DTYPE: usize = 0x0C;
+const SB2SB_OFF_DST_DTYPE: usize = 0x0D;
+const SB2SB_OFF_SRC_AP: usize = 0x10;
+const SB2SB_OFF_CROSS_CORE: usize = 0x20;
+/// Cross-core enable value, S003 §5 `bundle[0x20] = 1`.
+pub const SB2SB_CROSS_CORE_ENABLE: u8 = 0x01;
+const SB2SB_OFF_PEER: usize = 0x21;
+const SB2SB_OFF_DST_AP: usize = 0x30;
+
+/// 0xBF GPSIMDSB2SB cross-core SBUF↔SBUF mover (S003 §5).
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub struct Gpsimdsb2sb {
+    /// Sync band.
+    pub sync: Sync,
+    /// +0x0C dtype tag of the source.
+    pub src_dtype: u8,
+    /// +0x0D dtype tag of the destination.
+    pub dst_dtype: u8,
+    /// +0x10 TENSOR3D local read AP (D-5: 16 bytes).
+    pub src_ap: [u8; 16],
+    /// +0x21 peer SB partition.
+    pub peer_partition: u8,
+    /// +0x30 TENSOR3D peer write AP.
+    pub dst_ap: [u8; 16],
+}
+
+impl Gpsimdsb2sb {
+    /// Opcode (S003 §5).
+    pub const OPCODE: u8 = 0xBF;
+    /// Field names after the sync band (SPEC §5.2).
+    pub const FIELDS: [&'static str; 5] =
+        ["src_dtype", "dst_dtype", "src_ap", "peer_partition", "dst_ap"];
+
+    /// Encodes (S003 §5).
+    pub fn encode(&self) -> Result<Bundle, EncodeError> {
+        self.sync.check()?;
+        dtype_ok("src_dtype", self.src_dtype)?;
+        dtype_ok("dst_dtype", self.dst_dtype)?;
+        let mut b = skeleton(Self::OPCODE, &self.sync);
+        b.put(SB2SB_OFF_SRC_DTYPE, &[self.src_dtype]);
+        b.put(SB2SB_OFF_DST_DTYPE, &[self.dst_dtype]);
+        b.put(SB2SB_OFF_SRC_AP, &self.src_ap);
+        b.put(SB2SB_OFF_CROSS_CORE, &[SB2SB_CROSS_CORE_ENABLE]);
+        b.put(SB2SB_OFF_PEER, &[self.peer_partition]);
+        b.put(SB2SB_OFF_DST_AP, &self.dst_ap);
+        Ok(b)
+    }
+
+    /// Decodes an encoder image (SPEC §5.1).
+    pub fn decode(b: &Bundle) -> Result<Self, DecodeError> {
+        expect_opcode(b, Self::OPCODE)?;
+        check(b, LAYOUT_BF)?;
+        Ok(Gpsimdsb2sb {
+            sync: Sync::read(b),
+            src_dtype: b.byte(SB2SB_OFF_SRC_DTYPE),
+            dst_dtype: b.byte(SB2SB_OFF_DST_DTYPE),
+            src_ap: b.bytes(SB2SB_OFF_SRC_AP),
+            peer_partition: b.byte(SB2SB_OFF_PEER),
+            dst_ap: b.bytes(SB2SB_OFF_DST_AP),
+        })
+    }
+
+    pub(crate) fn push_fields(&self, out: &mut FieldList) {
+        self.sync.push_fields(out);
+        out.push(("src_dtype", int(self.src_dtype)));
+        out.push(("dst_dtype", int(self.dst_dtype)));
+        out.push(("src_ap", bytes(&self.src_ap)));
+        out.push(("peer_partition", int(self.peer_partition)));
+        out.push(("dst_ap", bytes(&self.dst_ap)));
+    }
+
+    pub(crate) fn from_source<S: AsRef<str>>(src: &Source<'_, S>) -> Result<Self, EncodeError> {
+        let v = Gpsimdsb2sb {
+            sync: Sync::from_source(src)?,
+            src_dtype: src_dtype(src, "src_dtype")?,
+            dst_dtype: src_dtype(src, "dst_dtype")?,
+            src_ap: src.bytes("src_ap")?,
+            peer_partition: src.u8("peer_partition")?,
+            dst_ap: src.bytes("dst_ap")?,
+        };
+        src.reject_unknown(&[&SYNC_FIELDS, &Self::FIELDS])?;
+        Ok(v)
+    }
+}
+
+// ---------------------------------------------------------------------------
+// 0xBE GetSequenceBounds. S003 §6; D-6 (+0x0C dtype, +0x0E/+0x0F opaque flags).
+// ---------------------------------------------------------------------------
+const SEQ_OFF_DTYPE: usize = 0x0C;
+const SEQ_OFF_FLAG_0E: usize = 0x0E;
+const SEQ_OFF_FLAG_0F: usize = 0x0F;
+const SEQ_OFF_IN_AP: usize = 0x10;
+const SEQ_OFF_OUT_AP: usize = 0x20;
+
+/// 0xBE GetSequenceBounds (S003 §6).
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub struct GetSequenceBounds {
+    /// Sync band.
+    pub sync: Sync,
+    /// +0x0C input dtype tag (D-6).
+    pub dtype: u8,
+    /// +0x0E opaque flag (D-6).
+    pub flag_0e: u8,
+    /// +0x0F opaque flag (D-6).
+    pub flag_0f: u8,
+    /// +0x10 TENSOR3D segment ids.
+    pub in_ap: [u8; 16],
+    /// +0x20 TENSOR3D bounds.
+    pub out_ap: [u8; 16],
+}
+
+impl GetSequenceBounds {
+    /// Opcode (S003 §6).
+    pub const OPCODE: u8 = 0xBE;
+    /// Field names after the sync band (SPEC §5.2).
+    pub const FIELDS: [&'static str; 5] = ["dtype", "flag_0e", "flag_0f", "in_ap", "out_ap"];
+
+    /// Encodes (S003 §6).
+    pub fn encode(&self) -> Result<Bundle, EncodeError> {
+        self.sync.check()?;
+        dtype_ok("dtype", self.dtype)?;
+        let mut b = skeleton(Self::OPCODE, &self.sync);
+        b.put(SEQ_OFF_DTYPE, &[self.dtype]);
+        b.put(SEQ_OFF_FLAG_0E, &[self.flag_0e, self.flag_0f]);
+        b.put(SEQ_OFF_IN_AP, &self.in_ap);
+        b.put(SEQ_OFF_OUT_AP, &self.out_ap);
+        Ok(b)
+    }
+
+    /// Decodes an encoder image (SPEC §5.1).
+    pub fn decode(b: &Bundle) -> Result<Self, DecodeError> {
+        expect_opcode(b, Self::OPCODE)?;
+        check(b, LAYOUT_BE)?;
+        Ok(GetSequenceBounds {
+            sync: Sync::read(b),
+            dtype: b.byte(SEQ_OFF_DTYPE),
+            flag_0e: b.byte(SEQ_OFF_FLAG_0E),
+            flag_0f: b.byte(SEQ_OFF_FLAG_0F),
+            in_ap: b.bytes(SEQ_OFF_IN_AP),
+            out_ap: b.bytes(SEQ_OFF_OUT_AP),
+        })
+    }
+
+    pub(crate) fn push_fields(&self, out: &mut FieldList) {
+        self.sync.push_fields(out);
+        out.push(("dtype", int(self.dtype)));
+        out.push(("flag_0e", int(self.flag_0e)));
+        out.push(("flag_0f", int(self.flag_0f)));
+        out.push(("in_ap", bytes(&self.in_ap)));
+        out.push(("out_ap", bytes(&self.out_ap)));
+    }
+
+    pub(crate) fn from_source<S: AsRef<str>>(src: &Source<'_, S>) -> Result<Self, EncodeError> {
+        let v = GetSequenceBounds {
+            sync: Sync::from_source(src)?,
+            dtype: src_dtype(src, "dtype")?,
+            flag_0e: src.u8("flag_0e")?,
+            flag_0f: src.u8("flag_0f")?,
+            in_ap: src.bytes("in_ap")?,
+            out_ap: src.bytes("out_ap")?,
+        };
+        src.reject_unknown(&[&SYNC_FIELDS, &Self::FIELDS])?;
+        Ok(v)
+    }
+}
+
+// ---------------------------------------------------------------------------
+// 0xD8 CoreBarrier. S003 §7 (mov %eax,0xc/0x10(%r12); TENSOR4D @+0x20).
+// ---------------------------------------------------------------------------
+const BAR_OFF_ID: usize = 0x0C;
+const BAR_OFF_INDEX: usize = 0x10;
+const BAR_OFF_SEMA_AP: usize = 0x20;
+
+/// 0xD8 CoreBarrier (S003 §7).
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub struct CoreBarrier {
+    /// Sync band.
+    pub sync: Sync,
+    /// +0x0C HW barrier-register id.
+    pub barrier_id: u32,
+    /// +0x10 module-wide barrier instance index.
+    pub barrier_index: u32,
+    /// +0x20 TENSOR4D semaphore AP (D-5: 32 bytes).
+    pub sema_ap: [u8; 32],
+}
+
+impl CoreBarrier {
+    /// Opcode (S003 §7).
+    pub const OPCODE: u8 = 0xD8;
+    /// Field names after the sync band (SPEC §5.2).
+    pub const FIELDS: [&'static str; 3] = ["barrier_id", "barrier_index", "sema_ap"];
+
+    /// Encodes (S003 §7).
+    pub fn encode(&self) -> Result<Bundle, EncodeError> {
+        self.sync.check()?;
+        let mut b = skeleton(Self::OPCODE, &self.sync);
+        b.put(BAR_OFF_ID, &self.barrier_id.to_le_bytes());
+        b.put(BAR_OFF_INDEX, &self.barrier_index.to_le_bytes());
+        b.put(BAR_OFF_SEMA_AP, &self.sema_ap);
+        Ok(b)
+    }
+
+    /// Decodes an encoder image (SPEC §5.1).
+    pub fn decode(b: &Bundle) -> Result<Self, DecodeError> {
+        expect_opcode(b, Self::OPCODE)?;
+        check(b, LAYOUT_D8)?;
+        Ok(CoreBarrier {
+            sync: Sync::read(b),
+            barrier_id: u32::from_le_bytes(b.bytes(BAR_OFF_ID)),
+            barrier_index: u32::from_le_bytes(b.bytes(BAR_OFF_INDEX)),
+            sema_ap: b.bytes(BAR_OFF_SEMA_AP),
+        })
+    }
+
+    pub(crate) fn push_fields(&self, out: &mut FieldList) {
+        self.sync.push_fields(out);
+        out.push(("barrier_id", int(self.barrier_id)));
+        out.push(("barrier_index", int(self.barrier_index)));
+        out.push(("sema_ap", bytes(&self.sema_ap)));
+    }
+
+    pub(crate) fn from_source<S: AsRef<str>>(src: &Source<'_, S>) -> Result<Self, EncodeError> {
+        let v = CoreBarrier {
+            sync: Sync::from_source(src)?,
+            barrier_id: src.u32("barrier_id")?,
+            barrier_index: src.u32("barrier_index")?,
+            sema_ap: src.bytes("sema_ap")?,
+        };
+        src.reject_unknown(&[&SYNC_FIELDS, &Self::FIELDS])?;
+        Ok(v)
+    }
+}
+
+// ---------------------------------------------------------------------------
+// 0xDC GetGlobalRankId. S003 §8.1 {valid@+0xC, regId@+0x17}; D-7.
+// ---------------------------------------------------------------------------
+const GRANK_OFF_VALID: usize = 0x0C;
+const GRANK_OFF_REG_ID: usize = 0x17;
+
+/// 0xDC GetGlobalRankId (S003 §8.1).
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, Default)]
+pub struct GetGlobalRankId {
+    /// Sync band.
+    pub sync: Sync,
+    /// +0x0C valid flag, 0/1 (D-7).
+    pub valid: bool,
+    /// +0x17 destination register id.
+    pub reg_id: u8,
+}
+
+impl GetGlobalRankId {
+    /// Opcode (S003 §8.1).
+    pub const OPCODE: u8 = 0xDC;
+    /// Field names after the sync band (SPEC §5.2).
+    pub const FIELDS: [&'static str; 2] = ["valid", "reg_id"];
+
+    /// Encodes (S003 §8.1).
+    pub fn encode(&self) -> Result<Bundle, EncodeError> {
+        self.sync.check()?;
+        let mut b = skeleton(Self::OPCODE, &self.sync);
+        b.put(GRANK_OFF_VALID, &[u8::from(self.valid)]);
+        b.put(GRANK_OFF_REG_ID, &[self.reg_id]);
+        Ok(b)
+    }
+
+    /// Decodes an encoder image (SPEC §5.1).
+    pub fn decode(b: &Bundle) -> Result<Self, DecodeError> {
+        expect_opcode(b, Self::OPCODE)?;
+        check(b, LAYOUT_DC)?;
+        Ok(GetGlobalRankId {
+            sync: Sync::read(b),
+            valid: b.byte(GRANK_OFF_VALID) == 1,
+            reg_id: b.byte(GRANK_OFF_REG_ID),
+        })
+    }
+
+    pub(crate) fn push_fields(&self, out: &mut FieldList) {
+        self.sync.push_fields(out);
+        out.push(("valid", int(u8::from(self.valid))));
+        out.push(("reg_id", int(self.reg_id)));
+    }
+
+    pub(crate) fn from_source<S: AsRef<str>>(src: &Source<'_, S>) -> Result<Self, EncodeError> {
+        let sync = Sync::from_source(src)?;
+        let valid = match src.int("valid", u64::MAX)? {
+            0 => false,
+            1 => true,
+            value => return Err(EncodeError::Valid { value }),
+        };
+        let v = GetGlobalRankId {
+            sync,
+            valid,
+            reg_id: src.u8("reg_id")?,
+        };
+        src.reject_unknown(&[&SYNC_FIELDS, &Self::FIELDS])?;
+        Ok(v)
+    }
+}
+
+// ---------------------------------------------------------------------------
+// 0xDB GetCurProcessingRankID. S003 §8.2 (lea 0xc/0xe/0x10/0x14(%r13); mov %bl,0x12).
+// ---------------------------------------------------------------------------
+const CRANK_OFF_GROUP: usize = 0x0C;
+const CRANK_OFF_CHANNEL: usize = 0x0E;
+const CRANK_OFF_ITERATION: usize = 0x10;
+const CRANK_OFF_REG_ID: usize = 0x12;
+const CRANK_OFF_STREAM: usize = 0x14;
+
+/// 0xDB GetCurProcessingRankID (S003 §8.2).
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, Default)]
+pub struct GetCurProcessingRankId {
+    /// Sync band.
+    pub sync: Sync,
+    /// +0x0C u16.
+    pub group_id: u16,
+    /// +0x0E u16.
+    pub channel_id: u16,
+    /// +0x10 u16.
+    pub iteration_id: u16,
+    /// +0x12 u8 output register.
+    pub reg_id: u8,
+    /// +0x14 u16.
+    pub stream_id: u16,
+}
+
+impl GetCurProcessingRankId {
+    /// Opcode (S003 §8.2).
+    pub const OPCODE: u8 = 0xDB;
+    /// Field names after the sync band (SPEC §5.2).
+    pub const FIELDS: [&'static str; 5] =
+        ["group_id", "channel_id", "iteration_id", "reg_id", "stream_id"];
+
+    /// Encodes (S003 §8.2).
+    pub fn encode(&self) -> Result<Bundle, EncodeError> {
+        self.sync.check()?;
+        let mut b = skeleton(Self::OPCODE, &self.sync);
+        b.put(CRANK_OFF_GROUP, &self.group_id.to_le_bytes());
+        b.put(CRANK_OFF_CHANNEL, &self.channel_id.to_le_bytes());
+        b.put(CRANK_OFF_ITERATION, &self.iteration_id.to_le_bytes());
+        b.put(CRANK_OFF_REG_ID, &[self.reg_id]);
+        b.put(CRANK_OFF_STREAM, &self.stream_id.to_le_bytes());
+        Ok(b)
+    }
+
+    /// Decodes an encoder image (SPEC §5.1).
+    pub fn decode(b: &Bundle) -> Result<Self, DecodeError> {
+        expect_opcode(b, Self::OPCODE)?;
+        check(b, LAYOUT_DB)?;
+        Ok(GetCurProcessingRankId {
+            sync: Sync::read(b),
+            group_id: u16::from_le_bytes(b.bytes(CRANK_OFF_GROUP)),
+            channel_id: u16::from_le_bytes(b.bytes(CRANK_OFF_CHANNEL)),
+            iteration_id: u16::from_le_bytes(b.bytes(CRANK_OFF_ITERATION)),
+            reg_id: b.byte(CRANK_OFF_REG_ID),
+            stream_id: u16::from_le_bytes(b.bytes(CRANK_OFF_STREAM)),
+        })
+    }
+
+    pub(crate) fn push_fields(&self, out: &mut FieldList) {
+        self.sync.push_fields(out);
+        out.push(("group_id", int(self.group_id)));
+        out.push(("channel_id", int(self.channel_id)));
+        out.push(("iteration_id", int(self.iteration_id)));
+        out.push(("reg_id", int(self.reg_id)));
+        out.push(("stream_id", int(self.stream_id)));
+    }
+
+    pub(crate) fn from_source<S: AsRef<str>>(src: &Source<'_, S>) -> Result<Self, EncodeError> {
+        let v = GetCurProcessingRankId {
+            sync: Sync::from_source(src)?,
+            group_id: src.u16("group_id")?,
+            channel_id: src.u16("channel_id")?,
+            iteration_id: src.u16("iteration_id")?,
+            reg_id: src.u8("reg_id")?,
+            stream_id: src.u16("stream_id")?,
+        };
+        src.reject_unknown(&[&SYNC_FIELDS, &Self::FIELDS])?;
+        Ok(v)
+    }
+}
+
+// ---------------------------------------------------------------------------
+// 0xDE TensorCompletion. S003 §9 {handle@+0xC (MemLoc+0x234), byte@+0x10}.
+// ---------------------------------------------------------------------------
+const TC_OFF_HANDLE: usize = 0x0C;
+const TC_OFF_AP_BYTE: usize = 0x10;
+
+/// 0xDE TensorCompletion (S003 §9).
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, Default)]
+pub struct TensorCompletion {
+    /// Sync band.
+    pub sync: Sync,
+    /// +0x0C u32 completion handle.
+    pub handle: u32,
+    /// +0x10 derived AP byte.
+    pub ap_byte: u8,
+}
+
+impl TensorCompletion {
+    /// Opcode (S003 §9).
+    pub const OPCODE: u8 = 0xDE;
+    /// Field names after the sync band (SPEC §5.2).
+    pub const FIELDS: [&'static str; 2] = ["handle", "ap_byte"];
+
+    /// Encodes (S003 §9).
+    pub fn encode(&self) -> Result<Bundle, EncodeError> {
+        self.sync.check()?;
+        let mut b = skeleton(Self::OPCODE, &self.sync);
+        b.put(TC_OFF_HANDLE, &self.handle.to_le_bytes());
+        b.put(TC_OFF_AP_BYTE, &[self.ap_byte]);
+        Ok(b)
+    }
+
+    /// Decodes an encoder image (SPEC §5.1).
+    pub fn decode(b: &Bundle) -> Result<Self, DecodeError> {
+        expect_opcode(b, Self::OPCODE)?;
+        check(b, LAYOUT_DE)?;
+        Ok(TensorCompletion {
+            sync: Sync::read(b),
+            handle: u32::from_le_bytes(b.bytes(TC_OFF_HANDLE)),
+            ap_byte: b.byte(TC_OFF_AP_BYTE),
+        })
+    }
+
+    pub(crate) fn push_fields(&self, out: &mut FieldList) {
+        self.sync.push_fields(out);
+        out.push(("handle", int(self.handle)));
+        out.push(("ap_byte", int(self.ap_byte)));
+    }
+
+    pub(crate) fn from_source<S: AsRef<str>>(src: &Source<'_, S>) -> Result<Self, EncodeError> {
+        let v = TensorCompletion {
+            sync: Sync::from_source(src)?,
+            handle: src.u32("handle")?,
+            ap_byte: src.u8("ap_byte")?,
+        };
+        src.reject_unknown(&[&SYNC_FIELDS, &Self::FIELDS])?;
+        Ok(v)
+    }
+}

@@ -1,0 +1,305 @@
+//! Encode and decode errors of the instruction layer.
+
+use crate::lut::LutError;
+use crate::validate::ValidationError;
+use core::fmt;
+
+/// Why a bundle is not an encoder image (SPEC §5.1). Compared across
+/// implementations as `(field(), offset())`.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+#[non_exhaustive]
+pub enum DecodeError {
+    /// A 0x85/0x86 bundle failed its validator; `field()` is the predicate name.
+    Invalid(ValidationError),
+    /// byte[0] is not one of the eleven seed opcodes.
+    Opcode {
+        /// byte[0].
+        opcode: u8,
+    },
+    /// byte[1] is not the stamped `inst_word_len` (0x10; 0x00 for 0xDA).
+    InstWordLen {
+        /// byte[1].
+        value: u8,
+    },
+    /// A reserved byte is nonzero.
+    Reserved {
+        /// Its offset.
+        offset: usize,
+        /// Its value.
+        value: u8,
+    },
+    /// byte[4] ∉ {0x00, 0x05, 0x85} (D-1).
+    WaitMode {
+        /// byte[4].
+        value: u8,
+    },
+    /// byte[6] ∉ {0x00, 0x01} (D-1).
+    UpdateMode {
+        /// byte[6].
+        value: u8,
+    },
+    /// byte[0x0C] of 0xD9/0xDA is not a shipped CCE wire byte {0x00, 0x04} (D-13).
+    CceOp {
+        /// The wire byte.
+        value: u8,
+    },
+    /// A `dtype` byte is not a wire tag 0x01..=0x10 (SPEC §6.4).
+    Dtype {
+        /// Its offset.
+        offset: usize,
+        /// The byte.
+        value: u8,
+    },
+    /// byte[0x0E] of 0xD9/0xDA is not a CollectiveKind wire byte 0x01..=0x09.
+    Kind {
+        /// The wire byte.
+        value: u8,
+    },
+    /// byte[0x0C] of 0xBF is not a dtype tag.
+    SrcDtype {
+        /// The byte.
+        value: u8,
+    },
+    /// byte[0x0D] of 0xBF is not a dtype tag.
+    DstDtype {
+        /// The byte.
+        value: u8,
+    },
+    /// byte[0x20] of 0xBF is not 0x01 (S003 §5 `bundle[0x20] = 1`).
+    CrossCoreEnable {
+        /// The byte.
+        value: u8,
+    },
+    /// byte[0x0C] of 0xDC is not 0 or 1 (D-7).
+    Valid {
+        /// The byte.
+        value: u8,
+    },
+    /// byte[0x0F] of 0x86 is not the 0x01 marker (S000 AC03-C2; D-8).
+    Marker {
+        /// The byte.
+        value: u8,
+    },
+    /// A custom-op group has the wrong number of bundles for its header.
+    GroupShape {
+        /// Bundles the header announces (num_arguments + 2).
+        expected: usize,
+        /// Bundles given.
+        found: usize,
+    },
+    /// A group header's num_payloads ≠ num_arguments + 2 (S000 §C3).
+    GroupPayloadCount {
+        /// num_payloads.
+        num_payloads: u16,
+        /// num_arguments.
+        num_arguments: u8,
+    },
+    /// A payload of a group carries a nonzero sync band (S000 §C3: payloads carry none).
+    GroupPayloadSync {
+        /// Position of the payload bundle within the group.
+        index: usize,
+    },
+}
+
+impl DecodeError {
+    /// SPEC §5.1 field name.
+    pub fn field(&self) -> &'static str {
+        match self {
+            DecodeError::Invalid(e) => e.predicate().name(),
+            DecodeError::Opcode { .. } => "opcode",
+            DecodeError::InstWordLen { .. } => "inst_word_len",
+            DecodeError::Reserved { .. } => "reserved",
+            DecodeError::WaitMode { .. } => "sync.wait_mode",
+            DecodeError::UpdateMode { .. } => "sync.update_mode",
+            DecodeError::CceOp { .. } => "cce_op",
+            DecodeError::Dtype { .. } => "dtype",
+            DecodeError::Kind { .. } => "kind",
+            DecodeError::SrcDtype { .. } => "src_dtype",
+            DecodeError::DstDtype { .. } => "dst_dtype",
+            DecodeError::CrossCoreEnable { .. } => "cross_core_enable",
+            DecodeError::Valid { .. } => "valid",
+            DecodeError::Marker { .. } => "marker",
+            DecodeError::GroupShape { .. } => "group",
+            DecodeError::GroupPayloadCount { .. } => "num_payloads",
+            DecodeError::GroupPayloadSync { .. } => "sync",
+        }
+    }
+
+    /// Byte offset of the failure (for validator failures: the byte the predicate is about).
+    pub fn offset(&self) -> usize {
+        match *self {
+            DecodeError::Invalid(e) => e.offset(),
+            DecodeError::Opcode { .. } => 0x00,
+            DecodeError::InstWordLen { .. } => 0x01,
+            DecodeError::Reserved { offset, .. } | DecodeError::Dtype { offset, .. } => offset,
+            DecodeError::WaitMode { .. } => 0x04,
+            DecodeError::UpdateMode { .. } => 0x06,
+            DecodeError::CceOp { .. } | DecodeError::SrcDtype { .. } | DecodeError::Valid { .. } => {
+                0x0C
+            }
+            DecodeError::DstDtype { .. } => 0x0D,
+            DecodeError::Kind { .. } => 0x0E,
+            DecodeError::CrossCoreEnable { .. } => 0x20,
+            DecodeError::Marker { .. } => 0x0F,
+            DecodeError::GroupShape { .. } | DecodeError::GroupPayloadSync { .. } => 0,
+            DecodeError::GroupPayloadCount { .. } => 0x0C,
+        }
+    }
+}
+
+impl From<ValidationError> for DecodeError {
+    fn from(e: ValidationError) -> Self {
+        DecodeError::Invalid(e)
+    }
+}
+
+impl fmt::Display for DecodeError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "decode error: {} at byte {:#04x}", self.field(), self.offset())
+    }
+}
+
+impl std::error::Error for DecodeError {}
+
+/// Why a set of field values cannot be encoded (SPEC §5.2).
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+#[non_exhaustive]
+pub enum EncodeError {
+    /// Wire wait mode ∉ {0x00, 0x05, 0x85} (D-1).
+    WaitMode {
+        /// The byte.
+        value: u8,
+    },
+    /// Wire update mode ∉ {0x00, 0x01} (D-1).
+    UpdateMode {
+        /// The byte.
+        value: u8,
+    },
+    /// `cce_op` not encodable (SPEC §6.2 CCE subset).
+    CceOp(LutError),
+    /// A dtype field is not a wire tag 0x01..=0x10.
+    Dtype {
+        /// `dtype`, `src_dtype` or `dst_dtype`.
+        field: &'static str,
+        /// The value.
+        value: u8,
+    },
+    /// `kind` not encodable (SPEC §6.1).
+    Kind(LutError),
+    /// `valid` flag not 0/1 (D-7).
+    Valid {
+        /// The value.
+        value: u64,
+    },
+    /// Header scratch triple half-filled (S000 (5)); the header validator would reject it.
+    ScratchSpaceVal {
+        /// byte[0x10].
+        byte_10: u8,
+        /// dword[0x18].
+        dword_18: u32,
+        /// byte[0x1C].
+        byte_1c: u8,
+    },
+    /// An integer does not fit the field's width.
+    DoesNotFit {
+        /// Field name.
+        field: &'static str,
+        /// The value.
+        value: u64,
+    },
+    /// A byte-block field has the wrong length.
+    BadLength {
+        /// Field name.
+        field: &'static str,
+        /// The length given.
+        len: usize,
+    },
+    /// A name field holds a name not in the SPEC §6 table.
+    UnknownName {
+        /// Field name.
+        field: &'static str,
+    },
+    /// A field has the wrong value kind (int / name / bytes).
+    WrongKind {
+        /// Field name.
+        field: &'static str,
+    },
+    /// A required field is absent.
+    Missing {
+        /// Field name.
+        field: &'static str,
+    },
+    /// A field is given twice.
+    Duplicate {
+        /// Field name.
+        field: &'static str,
+    },
+    /// An input field name is not in the opcode's canonical list.
+    UnknownField {
+        /// Position of the offending entry in the input slice.
+        position: usize,
+    },
+    /// The opcode is not one of the eleven.
+    Opcode {
+        /// The opcode.
+        opcode: u8,
+    },
+    /// A custom-op group has more than 255 arguments (num_arguments is a u8).
+    TooManyArguments {
+        /// The number of arguments.
+        n: usize,
+    },
+}
+
+impl EncodeError {
+    /// The field the error is about.
+    pub fn field(&self) -> &'static str {
+        match *self {
+            EncodeError::WaitMode { .. } => "sync.wait_mode",
+            EncodeError::UpdateMode { .. } => "sync.update_mode",
+            EncodeError::CceOp(_) => "cce_op",
+            EncodeError::Dtype { field, .. } => field,
+            EncodeError::Kind(_) => "kind",
+            EncodeError::Valid { .. } => "valid",
+            EncodeError::ScratchSpaceVal { .. } => "custom_op_header_scratch_space_val",
+            EncodeError::DoesNotFit { field, .. }
+            | EncodeError::BadLength { field, .. }
+            | EncodeError::UnknownName { field }
+            | EncodeError::WrongKind { field }
+            | EncodeError::Missing { field }
+            | EncodeError::Duplicate { field } => field,
+            EncodeError::UnknownField { .. } => "unknown_field",
+            EncodeError::Opcode { .. } => "opcode",
+            EncodeError::TooManyArguments { .. } => "num_arguments",
+        }
+    }
+
+    /// Short reason tag (`"missing"`, `"does_not_fit"`, ...; LUT errors give the LUT name).
+    pub fn reason(&self) -> &'static str {
+        match self {
+            EncodeError::WaitMode { .. }
+            | EncodeError::UpdateMode { .. }
+            | EncodeError::Dtype { .. }
+            | EncodeError::Valid { .. }
+            | EncodeError::ScratchSpaceVal { .. } => "invalid_value",
+            EncodeError::CceOp(e) | EncodeError::Kind(e) => e.name(),
+            EncodeError::DoesNotFit { .. } => "does_not_fit",
+            EncodeError::BadLength { .. } => "bad_length",
+            EncodeError::UnknownName { .. } => "unknown_name",
+            EncodeError::WrongKind { .. } => "wrong_kind",
+            EncodeError::Missing { .. } => "missing",
+            EncodeError::Duplicate { .. } => "duplicate",
+            EncodeError::UnknownField { .. } => "unknown_field",
+            EncodeError::Opcode { .. } => "bad_opcode",
+            EncodeError::TooManyArguments { .. } => "too_many_arguments",
+        }
+    }
+}
+
+impl fmt::Display for EncodeError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "encode error: {} ({})", self.field(), self.reason())
+    }
+}
+
+impl std::error::Error for EncodeError {}

@@ -1,0 +1,768 @@
+//! The host-engine ↔ GPSIMD-CPU semaphore handshake: a model of the `alloc_semaphores` pass
+//! (`neuronxcc::backend::AllocSemaphores`) and the stamping of its result into the SyncInfo
+//! band `[0x04..0x0B]` of a bundle.
+//!
+//! Source: S000 §"The sync handshake — host engine ↔ GPSIMD-CPU" (cited below as **S000 §sync**)
+//! and F§2. Rules and decisions: `core/SPEC_sync.md` (SPEC §8, decisions **DS-n**).
+//!
+//! The pass runs in five phases; the first error wins (DS-1):
+//!
+//! 1. limits ([`MAX_INSTRUCTIONS`], [`MAX_ALLOCS`], [`MAX_DEPS`], [`MAX_SEMS`], pool ≤ 256);
+//! 2. per instruction, in index order: engine core, deps (`:214`), `via` handles, sem args, mult;
+//! 3. the pool hands out every requested id, in request order (`:256`);
+//! 4. the canonical order: the lexicographically smallest topological order of the dependency
+//!    edges plus the per-engine program-order edges (a cycle is a deadlock);
+//! 5. `setupSync` for every real (non-pseudo) instruction, in canonical order (`:171/:172/:207`).
+//!
+//! Every function is total: no input panics, and memory is bounded by the limits above.
+
+use std::collections::BTreeMap;
+use std::fmt;
+
+/// Most instructions a program may hold (DS-2: bounded memory).
+pub const MAX_INSTRUCTIONS: usize = 256;
+/// Most semaphore allocation requests a program may hold (DS-2).
+pub const MAX_ALLOCS: usize = 256;
+/// Most dependency entries one instruction may hold (DS-2).
+pub const MAX_DEPS: usize = 64;
+/// Most `sems` entries one instruction may hold (DS-2).
+pub const MAX_SEMS: usize = 16;
+/// Default `HwmCore->NumSemaphores`: 256 semaphores per core on v2/v3 (F§2 [S]).
+pub const DEFAULT_NUM_SEMAPHORES: u16 = 256;
+/// Largest `NumSemaphores` the model accepts: the ids are one byte in the band (F§2 +0x05/+0x07).
+pub const MAX_NUM_SEMAPHORES: u16 = 256;
+/// GPSIMD cores: "splitting across ≤8 cores" (S000 §sync R3); also the range of `targetCore`.
+pub const NUM_CORES: u8 = 8;
+
+/// Index of an instruction in [`Program::instrs`].
+pub type InstrId = u16;
+/// A hardware semaphore id handed out by the pool.
+pub type SemId = u8;
+
+/// Everything `alloc_semaphores` can reject. Each variant names the seed assert it models, or the
+/// decision (DS-n in `core/SPEC_sync.md`) where the seed is silent.
+#[non_exhaustive]
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SyncError {
+    /// A size limit was exceeded (DS-2). `what` ∈ {`num_semaphores`, `allocs`, `instrs`, `deps`,
+    /// `sems`}.
+    LimitExceeded {
+        /// Which limit.
+        what: &'static str,
+        /// The size found.
+        found: usize,
+        /// The limit.
+        limit: usize,
+    },
+    /// A GPSIMD engine or a remote `targetCore` names a core ≥ 8 (S000 §sync R3; DS-3).
+    BadCore {
+        /// The instruction.
+        instr: InstrId,
+        /// The core named.
+        core: u8,
+    },
+    /// `I != nullptr` (alloc_semaphores.cpp:214): a dependency names no instruction.
+    NullInstruction {
+        /// The instruction holding the dependency.
+        instr: InstrId,
+        /// The nonexistent producer index.
+        dep: u16,
+    },
+    /// A semaphore handle names no allocation request (DS-4).
+    UnknownSemaphore {
+        /// The instruction.
+        instr: InstrId,
+        /// The handle (index into [`Program::allocs`]).
+        handle: u16,
+    },
+    /// An instruction updates semaphores by a zero delta (DS-5: a zero tick cannot signal).
+    ZeroIncrement {
+        /// The instruction.
+        instr: InstrId,
+    },
+    /// `currSemaphore < currSemaIDFromUpperBound < NumSemaphores` failed
+    /// (alloc_semaphores.cpp:256). Values are the counters before the failed allocation.
+    PoolExhausted {
+        /// The bottom counter (`AllocSemaphores+0x28`).
+        bottom: u16,
+        /// The top counter (`AllocSemaphores+0x2C`).
+        top: u16,
+        /// `HwmCore->NumSemaphores`.
+        num: u16,
+    },
+    /// The dependency graph plus per-engine program order has a cycle: a deadlock (DS-6).
+    /// `instr` is the smallest index that can never be scheduled.
+    Cycle {
+        /// Smallest unschedulable instruction.
+        instr: InstrId,
+    },
+    /// `hasSingleLocalUpdate(SI.OnUpdate)` (alloc_semaphores.cpp:171): a waited-on producer has
+    /// `n_local != 1` local (non-remote) Updates.
+    NotSingleLocalUpdate {
+        /// The producer.
+        producer: InstrId,
+        /// Its number of local updates.
+        n_local: usize,
+    },
+    /// `getLocalSemaphore(SI.OnUpdate) == semaphore` (alloc_semaphores.cpp:172).
+    LocalSemaphoreMismatch {
+        /// The producer.
+        producer: InstrId,
+        /// The semaphore being waited on.
+        expected: SemId,
+        /// The producer's local Update semaphore.
+        found: SemId,
+    },
+    /// Two engines update one local semaphore: fan-in on a shared semaphore (DS-7).
+    SharedSemaphore {
+        /// The semaphore.
+        sem: SemId,
+        /// The first instruction that updated it locally.
+        owner: InstrId,
+        /// The instruction on another engine that tried to.
+        instr: InstrId,
+    },
+    /// `incrementSemaphore` overflow guard (alloc_semaphores.cpp:207).
+    Overflow {
+        /// The semaphore.
+        sem: SemId,
+        /// Its running value.
+        value: u32,
+        /// The delta that does not fit.
+        delta: u32,
+    },
+    /// Stamping asked for a Wait the plan does not hold (DS-9).
+    MissingWait {
+        /// The waiting instruction.
+        instr: InstrId,
+        /// The producer it should wait on.
+        producer: InstrId,
+    },
+    /// Stamping asked for the local Update of an instruction that has none (DS-9).
+    MissingUpdate {
+        /// The instruction.
+        instr: InstrId,
+    },
+}
+
+impl SyncError {
+    /// The error class: the variant name in snake_case. Differential harnesses compare this.
+    pub fn class(&self) -> &'static str {
+        match self {
+            SyncError::LimitExceeded { .. } => "limit_exceeded",
+            SyncError::BadCore { .. } => "bad_core",
+            SyncError::NullInstruction { .. } => "null_instruction",
+            SyncError::UnknownSemaphore { .. } => "unknown_semaphore",
+            SyncError::ZeroIncrement { .. } => "zero_increment",
+            SyncError::PoolExhausted { .. } => "pool_exhausted",
+            SyncError::Cycle { .. } => "cycle",
+            SyncError::NotSingleLocalUpdate { .. } => "not_single_local_update",
+            SyncError::LocalSemaphoreMismatch { .. } => "local_semaphore_mismatch",
+            SyncError::SharedSemaphore { .. } => "shared_semaphore",
+            SyncError::Overflow { .. } => "overflow",
+            SyncError::MissingWait { .. } => "missing_wait",
+            SyncError::MissingUpdate { .. } => "missing_update",
+        }
+    }
+}
+
+impl fmt::Display for SyncError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {:?}", self.class(), self)
+    }
+}
+
+impl std::error::Error for SyncError {}
+
+/// The engine an instruction runs on. Each non-pseudo engine executes its instructions one at a
+/// time in index order (DS-6).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Engine {
+    /// The issuing TPB engine (S000 §sync R1/R2): it carries the 0x85 header.
+    Host,
+    /// GPSIMD core `0..8` (S000 §sync R3).
+    Gpsimd(u8),
+    /// DMA queue `q` (S000 §sync C2: "tensor-staging DMAs").
+    Dma(u8),
+    /// Not a real instruction: takes part in the dependency graph only; the pass never calls
+    /// `setupSync` on it and it never executes (DS-8, S000 "realDescendents").
+    Pseudo,
+}
+
+/// One dependency: `producer`'s output is consumed by the holder.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Dep {
+    /// The producer's index.
+    pub producer: u16,
+    /// The semaphore (handle into [`Program::allocs`]) the consumer expects to wait on; `None`
+    /// means "the producer's local semaphore". Checked by `:172` (DS-10).
+    pub via: Option<u16>,
+}
+
+/// One entry of the `sems` list handed to `setupSync` (S000 §sync "setupSync(I, sems, mult)").
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SemArg {
+    /// Handle: index into [`Program::allocs`].
+    pub handle: u16,
+    /// `targetCore`: engaged ⇒ a remote Update (S000 §sync "Update (32 B) +0x18").
+    pub target_core: Option<u8>,
+}
+
+/// One instruction of a program.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Instr {
+    /// Where it runs.
+    pub engine: Engine,
+    /// Its producers.
+    pub deps: Vec<Dep>,
+    /// The semaphores it signals on completion.
+    pub sems: Vec<SemArg>,
+    /// `mult`: each Update increments by this (S000 §sync incrementSemaphore "delta").
+    pub mult: u32,
+}
+
+/// Where the pool hands an id out from (S000 §"Semaphore id allocation").
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AllocFrom {
+    /// The bottom counter, `++`.
+    Bottom,
+    /// The top counter, `--`.
+    Top,
+}
+
+/// A program: a semaphore pool, allocation requests, and instructions.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Program {
+    /// `HwmCore->NumSemaphores` (default [`DEFAULT_NUM_SEMAPHORES`]).
+    pub num_semaphores: u16,
+    /// Allocation requests; a request's index is its handle.
+    pub allocs: Vec<AllocFrom>,
+    /// The instructions; an instruction's index is its [`InstrId`].
+    pub instrs: Vec<Instr>,
+}
+
+/// The finite semaphore pool (S000 §"Semaphore id allocation", `allocateSemaphore` 0x1121480).
+///
+/// DS-11: the bottom counter starts at 0 and the top at `NumSemaphores − 1`; an allocation first
+/// checks `bottom < top < NumSemaphores` (`:256`) and then hands out `bottom++` or `top--`. So
+/// at most `NumSemaphores − 1` ids are handed out.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SemaphorePool {
+    bottom: u16,
+    top: u16,
+    num: u16,
+}
+
+impl SemaphorePool {
+    /// A pool of `num` ids; `num > 256` is `LimitExceeded` (ids are one byte, F§2).
+    pub fn new(num: u16) -> Result<Self, SyncError> {
+        if num > MAX_NUM_SEMAPHORES {
+            return Err(SyncError::LimitExceeded {
+                what: "num_semaphores",
+                found: usize::from(num),
+                limit: usize::from(MAX_NUM_SEMAPHORES),
+            });
+        }
+        Ok(SemaphorePool { bottom: 0, top: num.saturating_sub(1), num })
+    }
+
+    /// `allocateSemaphore(fromTop)`: a fresh id, or `PoolExhausted` (alloc_semaphores.cpp:256).
+    pub fn allocate(&mut self, from: AllocFrom) -> Result<SemId, SyncError> {
+        if !(self.bottom < self.top && self.top < self.num) {
+            return Err(SyncError::PoolExhausted { bottom: self.bottom, top: self.top, num: self.num });
+        }
+        let id = match from {
+            AllocFrom::Bottom => {
+                let id = self.bottom;
+                self.bottom += 1;
+                id
+            }
+            AllocFrom::Top => {
+                let id = self.top;
+                self.top -= 1;
+                id
+            }
+        };
+        // top < num ≤ 256, so every id fits a byte.
+        SemId::try_from(id).map_err(|_| SyncError::PoolExhausted { bottom: self.bottom, top: self.top, num: self.num })
+    }
+}
+
+/// The semaphore a value lives in: the local file, or a remote core's (DS-12).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct SemKey {
+    /// `None` = local; `Some(c)` = core `c`'s semaphore (a remote Update's `targetCore`).
+    pub core: Option<u8>,
+    /// The id.
+    pub sem: SemId,
+}
+
+/// The running-value map `semId → expected value` at `AllocSemaphores+0x168` (S000 §sync
+/// "incrementSemaphore — the running-value map").
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct SemaphoreValues {
+    values: BTreeMap<SemKey, u32>,
+}
+
+impl SemaphoreValues {
+    /// `incrementSemaphore(I, semId, delta)`: the new running value, or `Overflow` (:207).
+    pub fn increment(&mut self, key: SemKey, delta: u32) -> Result<u32, SyncError> {
+        let value = self.values.get(&key).copied().unwrap_or(0);
+        let new = value.checked_add(delta).ok_or(SyncError::Overflow { sem: key.sem, value, delta })?;
+        self.values.insert(key, new);
+        Ok(new)
+    }
+
+    /// The running value (0 if never incremented).
+    pub fn get(&self, key: SemKey) -> u32 {
+        self.values.get(&key).copied().unwrap_or(0)
+    }
+
+    /// Every incremented semaphore with its value, in key order.
+    pub fn iter(&self) -> impl Iterator<Item = (SemKey, u32)> + '_ {
+        self.values.iter().map(|(k, v)| (*k, *v))
+    }
+}
+
+/// BIR wait mode (F§2 wire table; SPEC §6.5).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WaitMode {
+    /// `SEM_GE_IMM`: wait until `sem ≥ value` — the only mode the pass installs (DS-13).
+    SemGeImm,
+    /// `SEM_GE_REG`: compare against a register.
+    SemGeReg,
+}
+
+impl WaitMode {
+    /// The wire byte for band byte[4] (F§2: 1 → 0x05, 2 → 0x85).
+    pub fn wire(self) -> u8 {
+        match self {
+            WaitMode::SemGeImm => 0x05,
+            WaitMode::SemGeReg => 0x85,
+        }
+    }
+}
+
+/// BIR update mode, written raw into band byte[6] (F§2).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum UpdateMode {
+    /// 0: set / replace.
+    Set,
+    /// 1: increment — the only mode the pass installs (S000 §sync incrementSemaphore; DS-13).
+    Increment,
+}
+
+impl UpdateMode {
+    /// The wire byte for band byte[6].
+    pub fn wire(self) -> u8 {
+        match self {
+            UpdateMode::Set => 0x00,
+            UpdateMode::Increment => 0x01,
+        }
+    }
+}
+
+/// `bir::sync::Wait` (S000 §"The SyncInfo object"): block until `sem ≥ value`. Always on the
+/// local semaphore file (DS-12).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Wait {
+    /// Semaphore id (+0x0C).
+    pub sem: SemId,
+    /// WaitMode (+0x10).
+    pub mode: WaitMode,
+    /// Threshold (+0x14).
+    pub value: u32,
+    /// The producer whose Update satisfies it (+0x18 "from-Instruction*").
+    pub from: InstrId,
+}
+
+/// `bir::sync::Update` (S000 §"The SyncInfo object").
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Update {
+    /// Semaphore id (+0x0C).
+    pub sem: SemId,
+    /// UpdateMode (+0x10).
+    pub mode: UpdateMode,
+    /// The increment (`mult`).
+    pub delta: u32,
+    /// The running value after this Update (what the matching Waits use as threshold).
+    pub value: u32,
+    /// `targetCore` (+0x18): engaged ⇒ remote.
+    pub target_core: Option<u8>,
+}
+
+impl Update {
+    /// `Update::isRemote`.
+    pub fn is_remote(&self) -> bool {
+        self.target_core.is_some()
+    }
+}
+
+/// An instruction's SyncInfo: its Waits and its `OnUpdate` list.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct SyncInfo {
+    /// Waits, in installation order.
+    pub waits: Vec<Wait>,
+    /// Updates (`SI.OnUpdate`), in `sems` order.
+    pub updates: Vec<Update>,
+}
+
+impl SyncInfo {
+    /// `getLocalSemaphore(SI.OnUpdate)` when `hasSingleLocalUpdate` holds.
+    pub fn local_update(&self) -> Option<&Update> {
+        let mut it = self.updates.iter().filter(|u| !u.is_remote());
+        match (it.next(), it.next()) {
+            (Some(u), None) => Some(u),
+            _ => None,
+        }
+    }
+
+    fn n_local(&self) -> usize {
+        self.updates.iter().filter(|u| !u.is_remote()).count()
+    }
+}
+
+/// The pass's result.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SyncPlan {
+    /// The id handed out for each allocation request (handle order).
+    pub sem_ids: Vec<SemId>,
+    /// The canonical order (phase 4); pseudo instructions included.
+    pub order: Vec<InstrId>,
+    /// One SyncInfo per instruction (empty for pseudo instructions).
+    pub infos: Vec<SyncInfo>,
+    /// The running-value map after the pass: the final value of every semaphore.
+    pub values: SemaphoreValues,
+}
+
+/// Small fixed bitset over ≤ 256 instructions.
+#[derive(Clone, Copy, Default)]
+struct Bits([u64; 4]);
+
+impl Bits {
+    fn set(&mut self, i: usize) {
+        if let Some(w) = self.0.get_mut(i / 64) {
+            *w |= 1u64 << (i % 64);
+        }
+    }
+    fn or(&mut self, o: &Bits) {
+        for (a, b) in self.0.iter_mut().zip(o.0.iter()) {
+            *a |= *b;
+        }
+    }
+    fn iter(&self) -> impl Iterator<Item = usize> + '_ {
+        (0..256).filter(move |i| self.0[i / 64] >> (i % 64) & 1 == 1)
+    }
+}
+
+fn limit(what: &'static str, found: usize, limit: usize) -> Result<(), SyncError> {
+    if found > limit {
+        Err(SyncError::LimitExceeded { what, found, limit })
+    } else {
+        Ok(())
+    }
+}
+
+fn id(i: usize) -> InstrId {
+    // i < MAX_INSTRUCTIONS (checked in phase 1), so this never saturates.
+    InstrId::try_from(i).unwrap_or(InstrId::MAX)
+}
+
+/// Phases 1–2: limits, then per-instruction reference checks in index order (DS-1).
+fn check_structure(p: &Program) -> Result<(), SyncError> {
+    limit("num_semaphores", usize::from(p.num_semaphores), usize::from(MAX_NUM_SEMAPHORES))?;
+    limit("allocs", p.allocs.len(), MAX_ALLOCS)?;
+    limit("instrs", p.instrs.len(), MAX_INSTRUCTIONS)?;
+    for ins in &p.instrs {
+        limit("deps", ins.deps.len(), MAX_DEPS)?;
+        limit("sems", ins.sems.len(), MAX_SEMS)?;
+    }
+    let n = p.instrs.len();
+    let handles = p.allocs.len();
+    for (i, ins) in p.instrs.iter().enumerate() {
+        let instr = id(i);
+        if let Engine::Gpsimd(core) = ins.engine {
+            if core >= NUM_CORES {
+                return Err(SyncError::BadCore { instr, core });
+            }
+        }
+        for d in &ins.deps {
+            if usize::from(d.producer) >= n {
+                return Err(SyncError::NullInstruction { instr, dep: d.producer });
+            }
+            if let Some(h) = d.via {
+                if usize::from(h) >= handles {
+                    return Err(SyncError::UnknownSemaphore { instr, handle: h });
+                }
+            }
+        }
+        for s in &ins.sems {
+            if usize::from(s.handle) >= handles {
+                return Err(SyncError::UnknownSemaphore { instr, handle: s.handle });
+            }
+            if let Some(core) = s.target_core {
+                if core >= NUM_CORES {
+                    return Err(SyncError::BadCore { instr, core });
+                }
+            }
+        }
+        if !ins.sems.is_empty() && ins.mult == 0 {
+            return Err(SyncError::ZeroIncrement { instr });
+        }
+    }
+    Ok(())
+}
+
+/// Phase 4: the lexicographically smallest topological order of dependency edges plus
+/// per-engine program-order edges (DS-6). Requires phase 2 (all deps in range).
+fn canonical_order(p: &Program) -> Result<Vec<InstrId>, SyncError> {
+    let n = p.instrs.len();
+    let mut succ: Vec<Vec<usize>> = vec![Vec::new(); n];
+    let mut indeg = vec![0usize; n];
+    let mut last_on: BTreeMap<Engine, usize> = BTreeMap::new();
+    for (i, ins) in p.instrs.iter().enumerate() {
+        for d in &ins.deps {
+            succ[usize::from(d.producer)].push(i);
+            indeg[i] += 1;
+        }
+        if ins.engine != Engine::Pseudo {
+            if let Some(prev) = last_on.insert(ins.engine, i) {
+                succ[prev].push(i);
+                indeg[i] += 1;
+            }
+        }
+    }
+    let mut ready: std::collections::BinaryHeap<std::cmp::Reverse<usize>> =
+        (0..n).filter(|&i| indeg[i] == 0).map(std::cmp::Reverse).collect();
+    let mut order = Vec::with_capacity(n);
+    while let Some(std::cmp::Reverse(i)) = ready.pop() {
+        order.push(id(i));
+        for &s in &succ[i] {
+            indeg[s] -= 1;
+            if indeg[s] == 0 {
+                ready.push(std::cmp::Reverse(s));
+            }
+        }
+    }
+    if order.len() < n {
+        let stuck = (0..n).find(|&i| indeg[i] > 0).unwrap_or(0);
+        return Err(SyncError::Cycle { instr: id(stuck) });
+    }
+    Ok(order)
+}
+
+/// `realDescendents()` of every instruction: the real (non-pseudo) transitive successors along
+/// dependency edges, walking through pseudo ones (S000 §"setupSyncUpdate"; DS-8).
+fn real_descendants(p: &Program, order: &[InstrId]) -> Vec<Bits> {
+    let n = p.instrs.len();
+    let mut succ: Vec<Vec<usize>> = vec![Vec::new(); n];
+    for (i, ins) in p.instrs.iter().enumerate() {
+        for d in &ins.deps {
+            succ[usize::from(d.producer)].push(i);
+        }
+    }
+    let mut desc = vec![Bits::default(); n];
+    for &i in order.iter().rev() {
+        let i = usize::from(i);
+        let mut acc = Bits::default();
+        for &s in &succ[i] {
+            if p.instrs[s].engine != Engine::Pseudo {
+                acc.set(s);
+            }
+            acc.or(&desc[s]);
+        }
+        desc[i] = acc;
+    }
+    desc
+}
+
+/// The producers `setupSyncWait(I)` validates: I's deps in order, each pseudo dep replaced by
+/// its own producers (pre-order, each pseudo expanded once, `via` dropped under a pseudo) (DS-8).
+fn real_producers(p: &Program, i: usize) -> Vec<Dep> {
+    let mut out = Vec::new();
+    let mut seen = Bits::default();
+    let mut stack: Vec<(usize, usize)> = vec![(i, 0)];
+    while let Some((node, k)) = stack.pop() {
+        let Some(d) = p.instrs[node].deps.get(k).copied() else { continue };
+        stack.push((node, k + 1));
+        let prod = usize::from(d.producer);
+        if p.instrs[prod].engine == Engine::Pseudo {
+            if seen.0[prod / 64] >> (prod % 64) & 1 == 0 {
+                seen.set(prod);
+                stack.push((prod, 0));
+            }
+        } else {
+            let via = if node == i { d.via } else { None };
+            out.push(Dep { producer: d.producer, via });
+        }
+    }
+    out
+}
+
+/// Run the `alloc_semaphores` pass over `p` (S000 §sync C2, `AllocSemaphores::run` 0x1126d30).
+pub fn alloc_semaphores(p: &Program) -> Result<SyncPlan, SyncError> {
+    check_structure(p)?;
+    let mut pool = SemaphorePool::new(p.num_semaphores)?;
+    let mut sem_ids = Vec::with_capacity(p.allocs.len());
+    for &a in &p.allocs {
+        sem_ids.push(pool.allocate(a)?);
+    }
+    let order = canonical_order(p)?;
+    let desc = real_descendants(p, &order);
+    let mut pass = Pass {
+        p,
+        sem_ids: &sem_ids,
+        desc: &desc,
+        infos: vec![SyncInfo::default(); p.instrs.len()],
+        values: SemaphoreValues::default(),
+        owner: BTreeMap::new(),
+    };
+    for &i in &order {
+        if p.instrs[usize::from(i)].engine != Engine::Pseudo {
+            pass.setup_sync(usize::from(i))?;
+        }
+    }
+    let (infos, values) = (pass.infos, pass.values);
+    Ok(SyncPlan { sem_ids, order, infos, values })
+}
+
+struct Pass<'a> {
+    p: &'a Program,
+    sem_ids: &'a [SemId],
+    desc: &'a [Bits],
+    infos: Vec<SyncInfo>,
+    values: SemaphoreValues,
+    /// Local semaphore → first instruction that updated it (DS-7).
+    owner: BTreeMap<SemId, usize>,
+}
+
+impl Pass<'_> {
+    fn sem(&self, handle: u16) -> SemId {
+        // Handles were range-checked in phase 2.
+        self.sem_ids.get(usize::from(handle)).copied().unwrap_or(0)
+    }
+
+    /// `setupSync(I, sems, mult)` (S000 §sync 0x1123ec0): setupSyncWait, then per semaphore
+    /// incrementSemaphore + setupSyncUpdate. `I != nullptr` (:214) is phase 2's NullInstruction.
+    fn setup_sync(&mut self, i: usize) -> Result<(), SyncError> {
+        self.setup_sync_wait(i)?;
+        let ins = &self.p.instrs[i];
+        for s in &ins.sems {
+            let sem = self.sem(s.handle);
+            if s.target_core.is_none() {
+                let owner = *self.owner.entry(sem).or_insert(i);
+                if self.p.instrs[owner].engine != ins.engine {
+                    return Err(SyncError::SharedSemaphore { sem, owner: id(owner), instr: id(i) });
+                }
+            }
+            let key = SemKey { core: s.target_core, sem };
+            let value = self.values.increment(key, ins.mult)?;
+            let upd = Update { sem, mode: UpdateMode::Increment, delta: ins.mult, value, target_core: s.target_core };
+            self.setup_sync_update(i, upd);
+        }
+        Ok(())
+    }
+
+    /// `setupSyncWait` (S000 §"setupSyncWait — the 1:1 invariant", sub_1122190): validate every
+    /// real producer: exactly one local Update (:171) on the semaphore waited on (:172).
+    fn setup_sync_wait(&self, i: usize) -> Result<(), SyncError> {
+        for d in real_producers(self.p, i) {
+            let si = &self.infos[usize::from(d.producer)];
+            let n_local = si.n_local();
+            if n_local != 1 {
+                return Err(SyncError::NotSingleLocalUpdate { producer: d.producer, n_local });
+            }
+            let found = si.local_update().map(|u| u.sem).unwrap_or(0);
+            let expected = d.via.map(|h| self.sem(h)).unwrap_or(found);
+            if found != expected {
+                return Err(SyncError::LocalSemaphoreMismatch { producer: d.producer, expected, found });
+            }
+        }
+        Ok(())
+    }
+
+    /// `setupSyncUpdate` (S000 §"setupSyncUpdate — spread to all consumers", sub_1123A30): install
+    /// the Update on I; a local one is spread as a `SEM_GE_IMM` Wait to every real descendant.
+    /// Remote Updates are not spread (the VNC link relinks them, S000 §sync NOTE; DS-12).
+    fn setup_sync_update(&mut self, i: usize, upd: Update) {
+        self.infos[i].updates.push(upd);
+        if upd.is_remote() {
+            return;
+        }
+        let w = Wait { sem: upd.sem, mode: WaitMode::SemGeImm, value: upd.value, from: id(i) };
+        for d in self.desc[i].iter() {
+            if let Some(info) = self.infos.get_mut(d) {
+                info.waits.push(w);
+            }
+        }
+    }
+}
+
+/// The SyncInfo band, bundle bytes `[0x04..0x0B]` (F§2; S000 §Layout NOTE).
+///
+/// byte[4] wait mode (0x00 none / 0x05 / 0x85), byte[5] wait id, byte[6] update mode (0 set /
+/// 1 increment), byte[7] update id. Bytes 8..0x0B (values) are left zero (DS-14).
+pub fn sync_band(wait: Option<&Wait>, update: Option<&Update>) -> [u8; 8] {
+    let mut b = [0u8; 8];
+    if let Some(w) = wait {
+        b[0] = w.mode.wire();
+        b[1] = w.sem;
+    }
+    if let Some(u) = update {
+        b[2] = u.mode.wire();
+        b[3] = u.sem;
+    }
+    b
+}
+
+/// Write [`sync_band`] into `bundle[0x04..0x0C]`, leaving every other byte alone.
+pub fn stamp_band(bundle: &mut [u8; 64], wait: Option<&Wait>, update: Option<&Update>) {
+    bundle[4..12].copy_from_slice(&sync_band(wait, update));
+}
+
+/// The Wait `instr` holds on `producer`'s local Update (DS-9: the latest, if several).
+pub fn wait_on(plan: &SyncPlan, instr: InstrId, producer: InstrId) -> Result<&Wait, SyncError> {
+    plan.infos
+        .get(usize::from(instr))
+        .and_then(|si| si.waits.iter().rev().find(|w| w.from == producer))
+        .ok_or(SyncError::MissingWait { instr, producer })
+}
+
+/// The single local Update of `instr` (`getLocalSemaphore(SI.OnUpdate)`).
+pub fn local_update_of(plan: &SyncPlan, instr: InstrId) -> Result<&Update, SyncError> {
+    plan.infos
+        .get(usize::from(instr))
+        .and_then(SyncInfo::local_update)
+        .ok_or(SyncError::MissingUpdate { instr })
+}
+
+/// Stamp the sync band of a custom op's 0x85 header (S000 §sync R2/R4, NOTE "the handshake in
+/// one line"): the host waits (byte[4..5]) on the input DMA's semaphore; the header's update
+/// (byte[6..7]) is the completion semaphore that the result DMA's local Update bumps.
+pub fn stamp_custom_op_header(
+    header: &mut [u8; 64],
+    plan: &SyncPlan,
+    custom_op: InstrId,
+    input_dma: InstrId,
+    result_dma: InstrId,
+) -> Result<(), SyncError> {
+    let w = *wait_on(plan, custom_op, input_dma)?;
+    let u = *local_update_of(plan, result_dma)?;
+    stamp_band(header, Some(&w), Some(&u));
+    Ok(())
+}
+
+/// Stamp the band of a consumer of the custom op (S000 §sync R5): it waits on the completion
+/// semaphore the result DMA updates; its own update, if it has a single local one, goes in
+/// byte[6..7].
+pub fn stamp_consumer(
+    bundle: &mut [u8; 64],
+    plan: &SyncPlan,
+    consumer: InstrId,
+    result_dma: InstrId,
+) -> Result<(), SyncError> {
+    let w = *wait_on(plan, consumer, result_dma)?;
+    let u = local_update_of(plan, consumer).ok().copied();
+    stamp_band(bundle, Some(&w), u.as_ref());
+    Ok(())
+}

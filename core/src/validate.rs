@@ -1,0 +1,338 @@
+//! The CUSTOM_OP wire validators (SPEC §3, §4).
+//!
+//! Core follows the binary's qword-mask formulation (S000 §Algorithm): the bundle
+//! is read as eight little-endian qwords and each predicate is a mask test. The
+//! happy path is one combined branch; the failing predicate is only located on
+//! the cold path. No allocation.
+
+use crate::bundle::Bundle;
+use crate::layout::*;
+use crate::roster::is_valid_opcode;
+use core::fmt;
+
+/// The named predicates of the two validators, in chain order.
+/// S000 §"The five named predicates".
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, PartialOrd, Ord)]
+pub enum Predicate {
+    /// byte[0] in the roster. S000 (1) `is_valid_enum(OPCODE=4,u[0])`.
+    ValidOpcode,
+    /// byte[1] == 0x10. S000 (1) `cmpb 0x10`.
+    InstWordLen,
+    /// SyncInfo wait/update modes. S000 (2); F§2; D-1.
+    HasValidNeuronEvents,
+    /// byte[0] == 0x85. S000 header (3).
+    IsCustomOpHeaderOpcode,
+    /// Header reserved bytes zero. S000 header (4), AC03-C1.
+    CustomOpHeaderReservedZero,
+    /// Scratch triple all-zero or all-nonzero. S000 header (5).
+    CustomOpHeaderScratchSpaceVal,
+    /// byte[0] == 0x86. S000 payload (3).
+    IsCustomOpPayloadOpcode,
+    /// Payload bytes 0x0C..=0x0E zero. S000 payload (4), AC03-C2.
+    CustomOpPayloadReservedZero,
+}
+
+impl Predicate {
+    /// All predicates.
+    pub const ALL: [Predicate; 8] = [
+        Predicate::ValidOpcode,
+        Predicate::InstWordLen,
+        Predicate::HasValidNeuronEvents,
+        Predicate::IsCustomOpHeaderOpcode,
+        Predicate::CustomOpHeaderReservedZero,
+        Predicate::CustomOpHeaderScratchSpaceVal,
+        Predicate::IsCustomOpPayloadOpcode,
+        Predicate::CustomOpPayloadReservedZero,
+    ];
+
+    /// The SPEC §3/§4 snake_case name.
+    pub fn name(self) -> &'static str {
+        match self {
+            Predicate::ValidOpcode => "valid_opcode",
+            Predicate::InstWordLen => "inst_word_len",
+            Predicate::HasValidNeuronEvents => "has_valid_neuron_events",
+            Predicate::IsCustomOpHeaderOpcode => "is_custom_op_header_opcode",
+            Predicate::CustomOpHeaderReservedZero => "custom_op_header_reserved_zero",
+            Predicate::CustomOpHeaderScratchSpaceVal => "custom_op_header_scratch_space_val",
+            Predicate::IsCustomOpPayloadOpcode => "is_custom_op_payload_opcode",
+            Predicate::CustomOpPayloadReservedZero => "custom_op_payload_reserved_zero",
+        }
+    }
+
+    /// Inverse of [`Predicate::name`].
+    pub fn from_name(s: &str) -> Option<Predicate> {
+        Predicate::ALL.iter().copied().find(|p| p.name() == s)
+    }
+}
+
+impl fmt::Display for Predicate {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// Why a bundle failed a validator; each variant carries the offending value.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+#[non_exhaustive]
+pub enum ValidationError {
+    /// byte[0] is not in the roster (F§1).
+    ValidOpcode {
+        /// byte[0].
+        opcode: u8,
+    },
+    /// byte[1] != 0x10.
+    InstWordLen {
+        /// byte[1].
+        value: u8,
+    },
+    /// byte[4] ∉ {0x00,0x05,0x85} or byte[6] ∉ {0x00,0x01} (D-1).
+    HasValidNeuronEvents {
+        /// byte[4].
+        wait_mode: u8,
+        /// byte[6].
+        update_mode: u8,
+    },
+    /// Header validator saw a roster opcode other than 0x85.
+    IsCustomOpHeaderOpcode {
+        /// byte[0].
+        opcode: u8,
+    },
+    /// A header reserved byte is nonzero; the lowest such offset and its value.
+    CustomOpHeaderReservedZero {
+        /// Offset of the first nonzero reserved byte.
+        offset: usize,
+        /// Its value.
+        value: u8,
+    },
+    /// The scratch descriptor is non-empty but not fully populated.
+    CustomOpHeaderScratchSpaceVal {
+        /// byte[0x10].
+        byte_10: u8,
+        /// dword[0x14].
+        dword_14: u32,
+        /// dword[0x18].
+        dword_18: u32,
+        /// byte[0x1C].
+        byte_1c: u8,
+    },
+    /// Payload validator saw a roster opcode other than 0x86.
+    IsCustomOpPayloadOpcode {
+        /// byte[0].
+        opcode: u8,
+    },
+    /// A payload reserved byte (0x0C..=0x0E) is nonzero; the lowest such offset.
+    CustomOpPayloadReservedZero {
+        /// Offset of the first nonzero reserved byte.
+        offset: usize,
+        /// Its value.
+        value: u8,
+    },
+}
+
+impl ValidationError {
+    /// The predicate that failed.
+    pub fn predicate(&self) -> Predicate {
+        match self {
+            ValidationError::ValidOpcode { .. } => Predicate::ValidOpcode,
+            ValidationError::InstWordLen { .. } => Predicate::InstWordLen,
+            ValidationError::HasValidNeuronEvents { .. } => Predicate::HasValidNeuronEvents,
+            ValidationError::IsCustomOpHeaderOpcode { .. } => Predicate::IsCustomOpHeaderOpcode,
+            ValidationError::CustomOpHeaderReservedZero { .. } => {
+                Predicate::CustomOpHeaderReservedZero
+            }
+            ValidationError::CustomOpHeaderScratchSpaceVal { .. } => {
+                Predicate::CustomOpHeaderScratchSpaceVal
+            }
+            ValidationError::IsCustomOpPayloadOpcode { .. } => Predicate::IsCustomOpPayloadOpcode,
+            ValidationError::CustomOpPayloadReservedZero { .. } => {
+                Predicate::CustomOpPayloadReservedZero
+            }
+        }
+    }
+
+    /// The byte offset the failed predicate is about.
+    pub fn offset(&self) -> usize {
+        match *self {
+            ValidationError::ValidOpcode { .. }
+            | ValidationError::IsCustomOpHeaderOpcode { .. }
+            | ValidationError::IsCustomOpPayloadOpcode { .. } => OFF_OPCODE,
+            ValidationError::InstWordLen { .. } => OFF_INST_WORD_LEN,
+            ValidationError::HasValidNeuronEvents { wait_mode, .. } => {
+                if wait_mode_ok(wait_mode) {
+                    OFF_UPDATE_MODE
+                } else {
+                    OFF_WAIT_MODE
+                }
+            }
+            ValidationError::CustomOpHeaderReservedZero { offset, .. }
+            | ValidationError::CustomOpPayloadReservedZero { offset, .. } => offset,
+            ValidationError::CustomOpHeaderScratchSpaceVal { .. } => OFF_SCRATCH_BYTE_10,
+        }
+    }
+
+    /// The `dbg` twin's message: `inst failed assertion check: '<predicate>'`
+    /// (S000 §"The five named predicates").
+    pub fn dbg_message(&self) -> String {
+        format!("inst failed assertion check: '{}'", self.predicate().name())
+    }
+}
+
+impl fmt::Display for ValidationError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "inst failed assertion check: '{}'", self.predicate().name())
+    }
+}
+
+impl std::error::Error for ValidationError {}
+
+// ---------------------------------------------------------------------------
+// SyncInfo mode sets. D-1 (S000 §Layout NOTE; F§2 wire table minus 0x07).
+// ---------------------------------------------------------------------------
+
+/// Wait-mode bytes `has_valid_neuron_events` accepts: 0x00 none, 0x05
+/// SEM_GE_IMM, 0x85 SEM_GE_REG. D-1; F§2.
+pub const VALID_WAIT_MODES: [u8; 3] = [0x00, 0x05, 0x85];
+/// Update-mode bytes accepted: 0x00 set, 0x01 increment. D-1; F§2.
+pub const VALID_UPDATE_MODES: [u8; 2] = [0x00, 0x01];
+
+/// 0x00, 0x05, 0x85 with the 0x80 "register" bit folded: the low 7 bits must
+/// be 0 or 5, and 0x80 alone is not a mode.
+#[inline(always)]
+pub(crate) fn wait_mode_ok(w: u8) -> bool {
+    (w == 0) | ((w & 0x7F) == 0x05)
+}
+
+#[inline(always)]
+pub(crate) fn update_mode_ok(u: u8) -> bool {
+    u <= 1
+}
+
+#[inline(always)]
+fn front_end(q0: u64) -> (u8, bool, bool, bool) {
+    let op = q0 as u8;
+    let p1 = is_valid_opcode(op);
+    let p2 = (q0 >> 8) as u8 == INST_WORD_LEN;
+    let p3 = wait_mode_ok((q0 >> 32) as u8) & update_mode_ok((q0 >> 48) as u8);
+    (op, p1, p2, p3)
+}
+
+/// The header validator, `is_valid_custom_op_header` (S000 0x129b940; SPEC §3).
+#[inline]
+pub fn validate_header(b: &Bundle) -> Result<(), ValidationError> {
+    let [q0, _q1, q2, q3, q4, q5, q6, q7] = b.qwords();
+    let (op, p1, p2, p3) = front_end(q0);
+    // S000 header (3) `cmp bl,0x85`
+    let p4 = op == OPCODE_CUSTOM_OP_HEADER;
+    // S000 header (4): (dword[0x10] | dword[0x1C]) & 0xFFFFFF00, then the 32-byte tail
+    let p5 = (((q2 as u32 | (q3 >> 32) as u32) & HDR_RESERVED_DWORD_MASK) == 0)
+        & ((q4 | q5 | q6 | q7) == 0);
+    // S000 header (5): non-empty => byte[0x10], dword[0x18], byte[0x1C] all nonzero
+    let nonempty = ((q2 & HDR_SCRATCH_Q10_MASK) | (q3 & HDR_SCRATCH_Q18_MASK)) != 0;
+    let full = (q2 as u8 != 0) & (q3 as u32 != 0) & ((q3 >> 32) as u8 != 0);
+    let p6 = !nonempty | full;
+    if p1 & p2 & p3 & p4 & p5 & p6 {
+        Ok(())
+    } else {
+        Err(header_failure(b))
+    }
+}
+
+/// The payload validator, `is_valid_custom_op_payload` (S000 dbg twin 0x129c610; SPEC §4).
+#[inline]
+pub fn validate_payload(b: &Bundle) -> Result<(), ValidationError> {
+    let [q0, q1, ..] = b.qwords();
+    let (op, p1, p2, p3) = front_end(q0);
+    // S000 payload (3) `v10 == -122`
+    let p4 = op == OPCODE_CUSTOM_OP_PAYLOAD;
+    // S000 payload (4) `(v28.i32[3] & 0xFFFFFF) == 0`
+    let p5 = ((q1 >> 32) as u32 & PAYLOAD_RESERVED_DWORD_MASK) == 0;
+    if p1 & p2 & p3 & p4 & p5 {
+        Ok(())
+    } else {
+        Err(payload_failure(b))
+    }
+}
+
+#[cold]
+fn front_end_failure(b: &Bundle) -> Option<ValidationError> {
+    let op = b.byte(OFF_OPCODE);
+    if !is_valid_opcode(op) {
+        return Some(ValidationError::ValidOpcode { opcode: op });
+    }
+    let iwl = b.byte(OFF_INST_WORD_LEN);
+    if iwl != INST_WORD_LEN {
+        return Some(ValidationError::InstWordLen { value: iwl });
+    }
+    let wait_mode = b.byte(OFF_WAIT_MODE);
+    let update_mode = b.byte(OFF_UPDATE_MODE);
+    if !(wait_mode_ok(wait_mode) && update_mode_ok(update_mode)) {
+        return Some(ValidationError::HasValidNeuronEvents {
+            wait_mode,
+            update_mode,
+        });
+    }
+    None
+}
+
+/// First nonzero byte among `offsets`.
+fn first_nonzero(b: &Bundle, offsets: impl Iterator<Item = usize>) -> Option<(usize, u8)> {
+    offsets
+        .map(|o| (o, b.byte(o)))
+        .find(|(_, v)| *v != 0)
+}
+
+#[cold]
+#[inline(never)]
+fn header_failure(b: &Bundle) -> ValidationError {
+    if let Some(e) = front_end_failure(b) {
+        return e;
+    }
+    let op = b.byte(OFF_OPCODE);
+    if op != OPCODE_CUSTOM_OP_HEADER {
+        return ValidationError::IsCustomOpHeaderOpcode { opcode: op };
+    }
+    // S000 §"The reserved-zero region": [0x11..0x13] ∪ [0x1D..0x1F] ∪ [0x20..0x3F]
+    let reserved = (0x11..=0x13).chain(0x1D..=0x1F).chain(HDR_RESERVED_TAIL..BUNDLE_LEN);
+    if let Some((offset, value)) = first_nonzero(b, reserved) {
+        return ValidationError::CustomOpHeaderReservedZero { offset, value };
+    }
+    ValidationError::CustomOpHeaderScratchSpaceVal {
+        byte_10: b.byte(OFF_SCRATCH_BYTE_10),
+        dword_14: u32::from_le_bytes(b.bytes(OFF_SCRATCH_DWORD_14)),
+        dword_18: u32::from_le_bytes(b.bytes(OFF_SCRATCH_DWORD_18)),
+        byte_1c: b.byte(OFF_SCRATCH_BYTE_1C),
+    }
+}
+
+#[cold]
+#[inline(never)]
+fn payload_failure(b: &Bundle) -> ValidationError {
+    if let Some(e) = front_end_failure(b) {
+        return e;
+    }
+    let op = b.byte(OFF_OPCODE);
+    if op != OPCODE_CUSTOM_OP_PAYLOAD {
+        return ValidationError::IsCustomOpPayloadOpcode { opcode: op };
+    }
+    match first_nonzero(b, 0x0C..=0x0E) {
+        Some((offset, value)) => ValidationError::CustomOpPayloadReservedZero { offset, value },
+        // Unreachable when called from validate_payload; report byte 0x0C.
+        None => ValidationError::CustomOpPayloadReservedZero {
+            offset: 0x0C,
+            value: 0,
+        },
+    }
+}
+
+/// `dbg_is_valid_custom_op_header` (S000 0x129ba90): the message names the predicate.
+pub fn dbg_validate_header(b: &Bundle) -> Result<(), String> {
+    validate_header(b).map_err(|e| e.dbg_message())
+}
+
+/// `dbg_is_valid_custom_op_payload` (S000 0x129c610): the message names the predicate.
+pub fn dbg_validate_payload(b: &Bundle) -> Result<(), String> {
+    validate_payload(b).map_err(|e| e.dbg_message())
+}
+
+#[cfg(test)]
+mod tests;

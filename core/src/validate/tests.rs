@@ -1,0 +1,259 @@
+//! Unit tests of the validators. Expected verdicts are derived by hand from
+//! S000 §is_valid_custom_op_header / §is_valid_custom_op_payload, not from the code.
+
+use super::*;
+
+fn header() -> Bundle {
+    let mut b = [0u8; 64];
+    b[0] = 0x85;
+    b[1] = 0x10;
+    Bundle(b)
+}
+
+fn payload() -> Bundle {
+    let mut b = [0u8; 64];
+    b[0] = 0x86;
+    b[1] = 0x10;
+    b[0x0F] = 0x01;
+    Bundle(b)
+}
+
+fn with(mut b: Bundle, sets: &[(usize, u8)]) -> Bundle {
+    for (o, v) in sets {
+        b.0[*o] = *v;
+    }
+    b
+}
+
+#[test]
+fn minimal_records_pass() {
+    assert_eq!(validate_header(&header()), Ok(()));
+    assert_eq!(validate_payload(&payload()), Ok(()));
+}
+
+#[test]
+fn valid_opcode_predicate() {
+    // 0x00, 0x0B, 0x55 (85 reserved), 0x57, 0x80, 0x87, 0xEC, 0xFF: not in F§1 roster.
+    for op in [0x00u8, 0x0B, 0x55, 0x57, 0x80, 0x87, 0xEC, 0xFF] {
+        let e = validate_header(&with(header(), &[(0, op)])).unwrap_err();
+        assert_eq!(e, ValidationError::ValidOpcode { opcode: op });
+        assert_eq!(e.predicate(), Predicate::ValidOpcode);
+        let e = validate_payload(&with(payload(), &[(0, op)])).unwrap_err();
+        assert_eq!(e, ValidationError::ValidOpcode { opcode: op });
+    }
+}
+
+#[test]
+fn inst_word_len_predicate() {
+    for v in [0x00u8, 0x0F, 0x11, 0x90, 0xFF] {
+        assert_eq!(
+            validate_header(&with(header(), &[(1, v)])),
+            Err(ValidationError::InstWordLen { value: v })
+        );
+        assert_eq!(
+            validate_payload(&with(payload(), &[(1, v)])),
+            Err(ValidationError::InstWordLen { value: v })
+        );
+    }
+}
+
+#[test]
+fn events_predicate() {
+    // D-1: wait ∈ {00,05,85}, update ∈ {00,01}
+    for w in [0x00u8, 0x05, 0x85] {
+        for u in [0x00u8, 0x01] {
+            assert_eq!(validate_header(&with(header(), &[(4, w), (6, u)])), Ok(()));
+            assert_eq!(validate_payload(&with(payload(), &[(4, w), (6, u)])), Ok(()));
+        }
+    }
+    for w in [0x01u8, 0x04, 0x06, 0x07, 0x80, 0x84, 0x86, 0xFF] {
+        let e = validate_header(&with(header(), &[(4, w)])).unwrap_err();
+        assert_eq!(e, ValidationError::HasValidNeuronEvents { wait_mode: w, update_mode: 0 });
+        assert_eq!(e.offset(), 4);
+    }
+    for u in [0x02u8, 0x03, 0x80, 0xFF] {
+        let e = validate_payload(&with(payload(), &[(6, u)])).unwrap_err();
+        assert_eq!(e, ValidationError::HasValidNeuronEvents { wait_mode: 0, update_mode: u });
+        assert_eq!(e.offset(), 6);
+    }
+    // ids and values never checked (D-2)
+    let b = with(header(), &[(5, 0xFF), (7, 0xFF), (8, 0xFF), (9, 0xFF), (10, 0xFF), (11, 0xFF), (2, 0xAA), (3, 0x55)]);
+    assert_eq!(validate_header(&b), Ok(()));
+    let b = with(payload(), &[(5, 0xFF), (7, 0xFF), (8, 0xFF), (11, 0xFF), (2, 0xAA), (3, 0x55)]);
+    assert_eq!(validate_payload(&b), Ok(()));
+}
+
+#[test]
+fn opcode_value_predicates() {
+    for op in [0x86u8, 0xD9, 0x01, 0xF2] {
+        assert_eq!(
+            validate_header(&with(header(), &[(0, op)])),
+            Err(ValidationError::IsCustomOpHeaderOpcode { opcode: op })
+        );
+    }
+    for op in [0x85u8, 0xD9, 0x01, 0xF2] {
+        assert_eq!(
+            validate_payload(&with(payload(), &[(0, op)])),
+            Err(ValidationError::IsCustomOpPayloadOpcode { opcode: op })
+        );
+    }
+}
+
+#[test]
+fn header_reserved_bytes() {
+    let reserved = (0x11..=0x13).chain(0x1D..=0x1F).chain(0x20..=0x3F);
+    for off in reserved {
+        for v in [0x01u8, 0x80, 0xFF] {
+            let e = validate_header(&with(header(), &[(off, v)])).unwrap_err();
+            assert_eq!(e, ValidationError::CustomOpHeaderReservedZero { offset: off, value: v }, "off {off:#x}");
+            assert_eq!(e.predicate(), Predicate::CustomOpHeaderReservedZero);
+            // also with a full scratch triple present
+            let full = with(header(), &[(0x10, 1), (0x18, 1), (0x1C, 1), (off, v)]);
+            assert_eq!(validate_header(&full).unwrap_err().predicate(), Predicate::CustomOpHeaderReservedZero);
+        }
+    }
+    // [0x14..0x17] is not reserved (D-4): alone it makes the descriptor non-empty
+    for off in 0x14..=0x17 {
+        let e = validate_header(&with(header(), &[(off, 0x01)])).unwrap_err();
+        assert_eq!(e.predicate(), Predicate::CustomOpHeaderScratchSpaceVal, "off {off:#x}");
+        let full = with(header(), &[(0x10, 1), (0x18, 1), (0x1C, 1), (off, 0xFF)]);
+        assert_eq!(validate_header(&full), Ok(()), "off {off:#x}");
+    }
+    // count/id block 0x0C..0x0F is not checked by the header (D-2)
+    let b = with(header(), &[(0x0C, 0xFF), (0x0D, 0xFF), (0x0E, 0xFF), (0x0F, 0xFF)]);
+    assert_eq!(validate_header(&b), Ok(()));
+}
+
+#[test]
+fn scratch_lattice() {
+    // (byte[0x10], dword[0x14], dword[0x18], byte[0x1C]) nonzero?, verdict by hand:
+    // non-empty := any of the four nonzero; if non-empty, need b10 && d18 && b1c.
+    let table: [([bool; 4], bool); 16] = [
+        ([false, false, false, false], true), // empty
+        ([false, false, false, true], false),
+        ([false, false, true, false], false),
+        ([false, false, true, true], false),
+        ([false, true, false, false], false), // only dword[0x14] (D-4)
+        ([false, true, false, true], false),
+        ([false, true, true, false], false),
+        ([false, true, true, true], false),
+        ([true, false, false, false], false),
+        ([true, false, false, true], false),
+        ([true, false, true, false], false),
+        ([true, false, true, true], true), // full triple
+        ([true, true, false, false], false),
+        ([true, true, false, true], false),
+        ([true, true, true, false], false),
+        ([true, true, true, true], true), // full triple + dword[0x14]
+    ];
+    // Vary which byte inside each dword is the nonzero one.
+    for lane in 0..4usize {
+        for ([b10, d14, d18, b1c], ok) in table {
+            let mut b = header();
+            if b10 {
+                b.0[0x10] = 0x5A;
+            }
+            if d14 {
+                b.0[0x14 + lane] = 0x01;
+            }
+            if d18 {
+                b.0[0x18 + lane] = 0x80;
+            }
+            if b1c {
+                b.0[0x1C] = 0xFF;
+            }
+            let r = validate_header(&b);
+            if ok {
+                assert_eq!(r, Ok(()), "{b10} {d14} {d18} {b1c} lane {lane}");
+            } else {
+                let e = r.unwrap_err();
+                assert_eq!(e.predicate(), Predicate::CustomOpHeaderScratchSpaceVal, "{b10} {d14} {d18} {b1c} lane {lane}");
+                assert_eq!(
+                    e,
+                    ValidationError::CustomOpHeaderScratchSpaceVal {
+                        byte_10: b.0[0x10],
+                        dword_14: u32::from_le_bytes([b.0[0x14], b.0[0x15], b.0[0x16], b.0[0x17]]),
+                        dword_18: u32::from_le_bytes([b.0[0x18], b.0[0x19], b.0[0x1A], b.0[0x1B]]),
+                        byte_1c: b.0[0x1C],
+                    }
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn payload_reserved_bytes() {
+    for off in 0x0C..=0x0E {
+        for v in [0x01u8, 0xFF] {
+            let e = validate_payload(&with(payload(), &[(off, v)])).unwrap_err();
+            assert_eq!(e, ValidationError::CustomOpPayloadReservedZero { offset: off, value: v });
+            assert_eq!(e.offset(), off);
+        }
+    }
+    for v in [0x00u8, 0x01, 0x02, 0xFF] {
+        assert_eq!(validate_payload(&with(payload(), &[(0x0F, v)])), Ok(()), "marker {v:#x}");
+    }
+    let mut b = payload();
+    for o in 0x10..0x40 {
+        b.0[o] = 0xFF;
+    }
+    assert_eq!(validate_payload(&b), Ok(()));
+}
+
+#[test]
+fn chain_order() {
+    // opcode invalid + bad tag + bad events → valid_opcode
+    let b = with(header(), &[(0, 0xFF), (1, 0), (4, 7)]);
+    assert_eq!(validate_header(&b).unwrap_err().predicate(), Predicate::ValidOpcode);
+    // bad tag + bad events → inst_word_len
+    let b = with(header(), &[(1, 0), (4, 7)]);
+    assert_eq!(validate_header(&b).unwrap_err().predicate(), Predicate::InstWordLen);
+    // bad events + wrong opcode (0x86 in header) → events
+    let b = with(header(), &[(0, 0x86), (6, 9)]);
+    assert_eq!(validate_header(&b).unwrap_err().predicate(), Predicate::HasValidNeuronEvents);
+    // wrong opcode + reserved → is_custom_op_header_opcode
+    let b = with(header(), &[(0, 0xD9), (0x30, 1)]);
+    assert_eq!(validate_header(&b).unwrap_err().predicate(), Predicate::IsCustomOpHeaderOpcode);
+    // reserved + half scratch → reserved
+    let b = with(header(), &[(0x3F, 1), (0x10, 1)]);
+    assert_eq!(validate_header(&b).unwrap_err().predicate(), Predicate::CustomOpHeaderReservedZero);
+    // reserved: lowest offset is reported
+    let b = with(header(), &[(0x3F, 2), (0x12, 3), (0x1E, 4)]);
+    assert_eq!(validate_header(&b), Err(ValidationError::CustomOpHeaderReservedZero { offset: 0x12, value: 3 }));
+    // payload: wrong opcode + reserved → opcode
+    let b = with(payload(), &[(0, 0x85), (0x0C, 1)]);
+    assert_eq!(validate_payload(&b).unwrap_err().predicate(), Predicate::IsCustomOpPayloadOpcode);
+    // payload: bad events + reserved → events
+    let b = with(payload(), &[(4, 0x80), (0x0D, 1)]);
+    assert_eq!(validate_payload(&b).unwrap_err().predicate(), Predicate::HasValidNeuronEvents);
+    let b = with(payload(), &[(0x0E, 1), (0x0D, 2)]);
+    assert_eq!(validate_payload(&b), Err(ValidationError::CustomOpPayloadReservedZero { offset: 0x0D, value: 2 }));
+}
+
+#[test]
+fn names_and_dbg() {
+    let names = [
+        "valid_opcode",
+        "inst_word_len",
+        "has_valid_neuron_events",
+        "is_custom_op_header_opcode",
+        "custom_op_header_reserved_zero",
+        "custom_op_header_scratch_space_val",
+        "is_custom_op_payload_opcode",
+        "custom_op_payload_reserved_zero",
+    ];
+    for (p, n) in Predicate::ALL.iter().zip(names) {
+        assert_eq!(p.name(), n);
+        assert_eq!(Predicate::from_name(n), Some(*p));
+    }
+    assert_eq!(dbg_validate_header(&header()), Ok(()));
+    assert_eq!(
+        dbg_validate_header(&with(header(), &[(0x20, 1)])),
+        Err("inst failed assertion check: 'custom_op_header_reserved_zero'".to_string())
+    );
+    assert_eq!(
+        dbg_validate_payload(&with(payload(), &[(0x0C, 1)])),
+        Err("inst failed assertion check: 'custom_op_payload_reserved_zero'".to_string())
+    );
+}

@@ -1,0 +1,38 @@
+//! `tpbconform decode`: bundles → JSONL (tpb_core's decoder).
+
+use super::{emit, fields_json, mnemonic_of, opcode_str, CliResult, EXIT_INVALID, EXIT_OK};
+use crate::input::load_bundles;
+use crate::subject::{CoreSubject, Subject};
+use std::io::Write;
+
+/// Runs `decode`: one JSON object per bundle.
+pub fn run(files: &[String], hex: bool) -> CliResult {
+    let bundles = load_bundles(files, hex)?;
+    let stdout = std::io::stdout();
+    let mut out = std::io::BufWriter::new(stdout.lock());
+    let mut any_bad = false;
+    for l in &bundles {
+        let o = match CoreSubject.decode(&l.bytes) {
+            Ok(d) => serde_json::json!({
+                "index": l.index,
+                "opcode": opcode_str(d.opcode),
+                "mnemonic": d.mnemonic,
+                "fields": fields_json(&d),
+            }),
+            Err(e) => {
+                any_bad = true;
+                serde_json::json!({
+                    "index": l.index,
+                    "opcode": opcode_str(l.bytes[0]),
+                    "mnemonic": mnemonic_of(l.bytes[0]),
+                    "error": format!("{} at byte offset 0x{:02X}", e.field, e.offset),
+                    "field": e.field,
+                    "offset": e.offset,
+                })
+            }
+        };
+        emit(&mut out, &o.to_string())?;
+    }
+    out.flush()?;
+    Ok(if any_bad { EXIT_INVALID } else { EXIT_OK })
+}

@@ -1,0 +1,421 @@
+//! Differential target `sync_handshake`: the `alloc_semaphores` model (`tpb_core::sync`) against
+//! the engine simulator (`tpb_oracle::sim`) on generated programs (SPEC §8, `core/SPEC_sync.md`).
+//!
+//! A program is built from bytes through [`arbitrary::Unstructured`] as a `Vec<`[`Op`]`>`: custom-op
+//! flows (DMA in → custom op on the host → GPSIMD compute → result DMA → consumers, with
+//! optional remote updates to peer cores) mixed with free instructions that may break every
+//! rule. The bytes left over pick the interleaving the simulator runs.
+
+use arbitrary::{Arbitrary, Unstructured};
+use std::collections::BTreeMap;
+use std::fmt;
+use tpb_core::sync::{self as model, AllocFrom, Dep, Engine, Instr, Program, SemArg};
+use tpb_oracle::sim;
+
+/// Most generated instructions (below the model's 256 limit, DS-2).
+pub const GEN_MAX_INSTRS: usize = 200;
+/// Most ops read from one input.
+pub const GEN_MAX_OPS: usize = 48;
+
+/// One generator step.
+#[derive(Arbitrary, Debug, Clone)]
+pub enum Op {
+    /// A whole custom-op flow, valid by construction.
+    CustomOp {
+        /// Input DMA queue (mod 4).
+        in_queue: u8,
+        /// Result DMA queue (mod 4).
+        out_queue: u8,
+        /// GPSIMD cores used (mod 4); 0 means the custom op feeds the result DMA directly.
+        cores: u8,
+        /// Consumers of the result (mod 4).
+        consumers: u8,
+        /// Increment (mod 4, + 1).
+        mult: u8,
+        /// Also signal a peer core remotely from each compute.
+        remote: bool,
+    },
+    /// A consumer of an earlier instruction on some engine, signalling its engine's semaphore.
+    Consume {
+        /// Engine selector.
+        engine: u8,
+        /// How far back the producer is.
+        back: u8,
+    },
+    /// A free instruction: may dangle, loop, share semaphores, fan out, overflow.
+    Raw {
+        /// Engine selector (255 = GPSIMD core 8, invalid).
+        engine: u8,
+        /// `(producer selector, expected-semaphore selector)`.
+        deps: Vec<(u8, Option<u8>)>,
+        /// `(semaphore selector, remote core selector)`.
+        sems: Vec<(u8, Option<u8>)>,
+        /// Increment selector.
+        mult: u32,
+    },
+    /// A pseudo instruction depending on earlier ones.
+    Pseudo {
+        /// Producer selectors (backwards).
+        deps: Vec<u8>,
+    },
+    /// An extra allocation request.
+    Alloc {
+        /// From the top.
+        top: bool,
+    },
+}
+
+/// A custom-op flow's instructions, for checking the stamped bands.
+#[derive(Debug, Clone)]
+pub struct Flow {
+    /// Input DMA.
+    pub dma_in: u16,
+    /// The custom op (0x85 header carrier, on the host).
+    pub custom_op: u16,
+    /// The result DMA.
+    pub result_dma: u16,
+    /// Consumers of the result.
+    pub consumers: Vec<u16>,
+}
+
+/// A generated case.
+#[derive(Debug, Clone)]
+pub struct Case {
+    /// The program, in the model's types.
+    pub program: Program,
+    /// Its custom-op flows.
+    pub flows: Vec<Flow>,
+}
+
+#[derive(Default)]
+struct Builder {
+    num_semaphores: u16,
+    allocs: Vec<AllocFrom>,
+    instrs: Vec<Instr>,
+    flows: Vec<Flow>,
+    engine_sem: BTreeMap<Engine, u16>,
+}
+
+impl Builder {
+    fn n(&self) -> u16 {
+        self.instrs.len() as u16
+    }
+    fn alloc(&mut self, from: AllocFrom) -> u16 {
+        self.allocs.push(from);
+        (self.allocs.len() - 1) as u16
+    }
+    /// The engine's own semaphore handle: compute engines from the bottom, DMA from the top.
+    fn sem_of(&mut self, e: Engine) -> u16 {
+        if let Some(&h) = self.engine_sem.get(&e) {
+            return h;
+        }
+        let h = self.alloc(if matches!(e, Engine::Dma(_)) { AllocFrom::Top } else { AllocFrom::Bottom });
+        self.engine_sem.insert(e, h);
+        h
+    }
+    fn push(&mut self, engine: Engine, deps: Vec<Dep>, sems: Vec<SemArg>, mult: u32) -> u16 {
+        self.instrs.push(Instr { engine, deps, sems, mult });
+        self.n() - 1
+    }
+    fn own(&mut self, engine: Engine, deps: &[u16], mult: u32) -> u16 {
+        let h = self.sem_of(engine);
+        let deps = deps.iter().map(|&p| Dep { producer: p, via: None }).collect();
+        self.push(engine, deps, vec![SemArg { handle: h, target_core: None }], mult)
+    }
+    fn back(&self, sel: u8) -> u16 {
+        let n = self.n();
+        if n == 0 {
+            0
+        } else {
+            n - 1 - u16::from(sel) % n
+        }
+    }
+}
+
+fn engine_of(sel: u8) -> Engine {
+    match sel {
+        255 => Engine::Gpsimd(8),
+        _ => match sel % 16 {
+            0 | 1 => Engine::Host,
+            k @ 2..=9 => Engine::Gpsimd(k - 2),
+            k @ 10..=14 => Engine::Dma(k - 10),
+            _ => Engine::Pseudo,
+        },
+    }
+}
+
+fn apply(b: &mut Builder, op: Op) {
+    match op {
+        Op::CustomOp { in_queue, out_queue, cores, consumers, mult, remote } => {
+            let m = u32::from(mult % 4) + 1;
+            let dma_in = b.own(Engine::Dma(in_queue % 4), &[], m);
+            let custom_op = b.own(Engine::Host, &[dma_in], m);
+            let mut computes = Vec::new();
+            for k in 0..cores % 4 {
+                let e = Engine::Gpsimd((in_queue.wrapping_add(k)) % 8);
+                let c = b.own(e, &[custom_op], m);
+                if remote {
+                    let h = b.sem_of(e);
+                    let peer = (k + 1 + out_queue) % 8;
+                    b.instrs[usize::from(c)].sems.push(SemArg { handle: h, target_core: Some(peer) });
+                }
+                computes.push(c);
+            }
+            if computes.is_empty() {
+                computes.push(custom_op);
+            }
+            let result_dma = b.own(Engine::Dma(out_queue % 4), &computes, m);
+            let mut cons = Vec::new();
+            for k in 0..consumers % 4 {
+                let e = [Engine::Host, Engine::Gpsimd(k), Engine::Dma(4)][usize::from(k % 3)];
+                cons.push(b.own(e, &[result_dma], m));
+            }
+            b.flows.push(Flow { dma_in, custom_op, result_dma, consumers: cons });
+        }
+        Op::Consume { engine, back } => {
+            let e = engine_of(engine % 15);
+            let p = b.back(back);
+            if b.n() == 0 {
+                b.own(e, &[], 1);
+            } else {
+                b.own(e, &[p], 1);
+            }
+        }
+        Op::Raw { engine, deps, sems, mult } => {
+            let e = engine_of(engine);
+            let n_allocs = b.allocs.len() as u16;
+            let deps = deps
+                .into_iter()
+                .take(6)
+                .map(|(sel, via)| Dep {
+                    producer: if sel & 0x80 != 0 { u16::from(sel & 0x7F) } else { b.back(sel) },
+                    via: via.map(|v| if v == 255 { n_allocs } else { u16::from(v) % n_allocs.max(1) }),
+                })
+                .collect();
+            let mut args = Vec::new();
+            for (sel, core) in sems.into_iter().take(4) {
+                let handle = match sel % 8 {
+                    0..=5 => b.sem_of(e),
+                    6 => u16::from(sel) % n_allocs.max(1),
+                    _ => u16::from(sel),
+                };
+                args.push(SemArg { handle, target_core: core.map(|c| c % 9) });
+            }
+            let mult = if mult >= 0xF000_0000 || mult == 0 { mult } else { mult % 4 + 1 };
+            b.push(e, deps, args, mult);
+        }
+        Op::Pseudo { deps } => {
+            let deps = deps.into_iter().take(4).map(|s| Dep { producer: b.back(s), via: None }).collect();
+            b.push(Engine::Pseudo, deps, vec![], 1);
+        }
+        Op::Alloc { top } => {
+            b.alloc(if top { AllocFrom::Top } else { AllocFrom::Bottom });
+        }
+    }
+}
+
+/// Build a case from the front of `u` (at most [`GEN_MAX_OPS`] ops, [`GEN_MAX_INSTRS`]
+/// instructions). Never fails: missing bytes read as zeros.
+pub fn build_case(u: &mut Unstructured<'_>) -> Case {
+    let pool_sel: u8 = u.arbitrary().unwrap_or(0);
+    let num_semaphores = if pool_sel < 224 { model::DEFAULT_NUM_SEMAPHORES } else { u16::from(pool_sel % 16) };
+    let mut b = Builder { num_semaphores, ..Builder::default() };
+    let n_ops = u.int_in_range(0..=GEN_MAX_OPS).unwrap_or(0);
+    for _ in 0..n_ops {
+        if b.instrs.len() + 16 > GEN_MAX_INSTRS || u.is_empty() {
+            break;
+        }
+        match u.arbitrary::<Op>() {
+            Ok(op) => apply(&mut b, op),
+            Err(_) => break,
+        }
+    }
+    Case {
+        program: Program { num_semaphores: b.num_semaphores, allocs: b.allocs, instrs: b.instrs },
+        flows: b.flows,
+    }
+}
+
+/// The same program in the oracle's vocabulary (a field-by-field mapping; no logic).
+pub fn to_script(p: &Program) -> sim::Script {
+    sim::Script {
+        pool: p.num_semaphores,
+        grabs: p.allocs.iter().map(|a| *a == AllocFrom::Top).collect(),
+        steps: p
+            .instrs
+            .iter()
+            .map(|i| sim::Step {
+                unit: match i.engine {
+                    Engine::Host => sim::Unit::Host,
+                    Engine::Gpsimd(c) => sim::Unit::Core(c),
+                    Engine::Dma(q) => sim::Unit::Queue(q),
+                    Engine::Pseudo => sim::Unit::Pseudo,
+                },
+                inputs: i.deps.iter().map(|d| sim::Edge { from: d.producer, sem_handle: d.via }).collect(),
+                signals: i.sems.iter().map(|s| sim::Signal { handle: s.handle, core: s.target_core }).collect(),
+                tick: i.mult,
+            })
+            .collect(),
+    }
+}
+
+/// The model's plan in the oracle's vocabulary.
+pub fn to_sim_plan(plan: &model::SyncPlan) -> Vec<sim::PlanEntry> {
+    plan.infos
+        .iter()
+        .map(|si| sim::PlanEntry {
+            waits: si.waits.iter().map(|w| sim::PlanWait { sem: w.sem, at_least: w.value }).collect(),
+            updates: si
+                .updates
+                .iter()
+                .map(|u| sim::PlanUpdate { sem: u.sem, add: u.delta, core: u.target_core })
+                .collect(),
+        })
+        .collect()
+}
+
+/// Model and simulator agree.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SyncCaseOutcome {
+    /// Both reject the program with the same error class.
+    Rejected {
+        /// SPEC §8 class name.
+        class: &'static str,
+    },
+    /// Both accept it, and the model's plan ran clean in the simulator.
+    Accepted {
+        /// Instructions.
+        instrs: usize,
+        /// Simulator steps.
+        steps: usize,
+    },
+}
+
+/// Model and simulator disagree.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SyncDivergence {
+    /// What differs.
+    pub description: String,
+    /// The program (Debug form).
+    pub program: String,
+}
+
+impl fmt::Display for SyncDivergence {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "sync_handshake divergence: {}\nprogram: {}", self.description, self.program)
+    }
+}
+
+impl std::error::Error for SyncDivergence {}
+
+/// Run one case: build a program from `data`, run the model and the simulator, compare.
+pub fn sync_handshake_case(data: &[u8]) -> Result<SyncCaseOutcome, SyncDivergence> {
+    let mut u = Unstructured::new(data);
+    let case = build_case(&mut u);
+    let schedule = u.take_rest();
+    compare_case(&case, schedule)
+}
+
+/// Compare model and simulator on a built case, with interleaving bytes `schedule`.
+pub fn compare_case(case: &Case, schedule: &[u8]) -> Result<SyncCaseOutcome, SyncDivergence> {
+    let diverge = |description: String| SyncDivergence { description, program: format!("{:?}", case.program) };
+    let script = to_script(&case.program);
+    let (plan, exp) = match (model::alloc_semaphores(&case.program), sim::vet(&script)) {
+        (Err(e), Err(r)) if e.class() == r.class() => return Ok(SyncCaseOutcome::Rejected { class: e.class() }),
+        (Err(e), Err(r)) => return Err(diverge(format!("model rejects with {e}, oracle with {r:?}"))),
+        (Err(e), Ok(_)) => return Err(diverge(format!("model rejects with {e}, oracle accepts"))),
+        (Ok(_), Err(r)) => return Err(diverge(format!("model accepts, oracle rejects with {r:?}"))),
+        (Ok(plan), Ok(exp)) => (plan, exp),
+    };
+    if plan.sem_ids != exp.ids {
+        return Err(diverge(format!("pool ids: model {:?}, oracle {:?}", plan.sem_ids, exp.ids)));
+    }
+    let model_finals: BTreeMap<(Option<u8>, u8), u64> =
+        plan.values.iter().filter(|(_, v)| *v != 0).map(|(k, v)| ((k.core, k.sem), u64::from(v))).collect();
+    if model_finals != exp.finals {
+        return Err(diverge(format!("final values: model {model_finals:?}, oracle {:?}", exp.finals)));
+    }
+    let trace = sim::simulate(&script, &exp, &to_sim_plan(&plan), schedule)
+        .map_err(|v| diverge(format!("simulator: {v:?} under schedule {schedule:02x?}")))?;
+    if trace.finals != model_finals {
+        return Err(diverge(format!("simulated finals {:?} != model {model_finals:?}", trace.finals)));
+    }
+    check_stamps(case, &plan, &exp).map_err(diverge)?;
+    Ok(SyncCaseOutcome::Accepted { instrs: case.program.instrs.len(), steps: trace.steps })
+}
+
+/// The local semaphore id of instruction `i` as the oracle derives it.
+fn local_id(case: &Case, exp: &sim::Expectation, i: u16) -> Option<u8> {
+    let ins = case.program.instrs.get(usize::from(i))?;
+    let s = ins.sems.iter().find(|s| s.target_core.is_none())?;
+    exp.ids.get(usize::from(s.handle)).copied()
+}
+
+/// Stamp each flow's header and consumers with the model; read the bands back with the oracle;
+/// check the handshake of S000 §sync NOTE "the handshake in one line".
+fn check_stamps(case: &Case, plan: &model::SyncPlan, exp: &sim::Expectation) -> Result<(), String> {
+    for f in &case.flows {
+        let mut header = [0u8; 64];
+        header[0] = 0x85;
+        header[1] = 0x10;
+        model::stamp_custom_op_header(&mut header, plan, f.custom_op, f.dma_in, f.result_dma)
+            .map_err(|e| format!("stamping header of flow {f:?}: {e}"))?;
+        let band = sim::read_band(&header);
+        let want = sim::Band {
+            wait_mode: 0x05,
+            wait_id: local_id(case, exp, f.dma_in).unwrap_or(0),
+            update_mode: 0x01,
+            update_id: local_id(case, exp, f.result_dma).unwrap_or(0),
+        };
+        if band != want {
+            return Err(format!("header band {band:?}, expected {want:?} (flow {f:?})"));
+        }
+        for &c in &f.consumers {
+            let mut bundle = [0u8; 64];
+            model::stamp_consumer(&mut bundle, plan, c, f.result_dma)
+                .map_err(|e| format!("stamping consumer {c}: {e}"))?;
+            let band = sim::read_band(&bundle);
+            if (band.wait_mode, band.wait_id) != (0x05, want.update_id) {
+                return Err(format!("consumer {c} band {band:?}, expected wait on {}", want.update_id));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Counts from [`smoke`].
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct SmokeStats {
+    /// Programs both sides accepted.
+    pub accepted: usize,
+    /// Programs both sides rejected, per class.
+    pub rejected: BTreeMap<&'static str, usize>,
+}
+
+/// Run `n` cases from a deterministic xorshift stream seeded with `seed`; the first divergence
+/// is returned with its input bytes.
+pub fn smoke(n: usize, seed: u64) -> Result<SmokeStats, (Vec<u8>, SyncDivergence)> {
+    let mut x = seed | 1;
+    let mut next = move || {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        x
+    };
+    let mut stats = SmokeStats::default();
+    let mut data = Vec::with_capacity(2048);
+    for _ in 0..n {
+        let len = (next() % 1536) as usize;
+        data.clear();
+        while data.len() < len {
+            data.extend_from_slice(&next().to_le_bytes());
+        }
+        data.truncate(len);
+        match sync_handshake_case(&data) {
+            Ok(SyncCaseOutcome::Accepted { .. }) => stats.accepted += 1,
+            Ok(SyncCaseOutcome::Rejected { class }) => *stats.rejected.entry(class).or_insert(0) += 1,
+            Err(d) => return Err((data.clone(), d)),
+        }
+    }
+    Ok(stats)
+}

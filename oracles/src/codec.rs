@@ -1,0 +1,251 @@
+//! The generic decoder / encoder: one interpreter over the region tables (SPEC §5).
+
+use crate::errors::{DecodeRejection, EncodeRejection};
+use crate::lut::{
+    alu_name, alu_of_wire, alu_ordinal_of_name, cce_wire, collective_kind_of_wire, collective_name,
+    collective_ordinal_of_name, collective_wire,
+};
+use crate::regions::{byte_at, first_nonzero, le_value, record, slice, Domain, Region, Role};
+use crate::verdict::run_record_chain;
+
+/// A decoded field value (SPEC §5.2 value kinds).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Val {
+    Int(u64),
+    Name(String),
+    Bytes(Vec<u8>),
+}
+
+/// A decoded bundle: opcode, mnemonic and the fields in canonical order (SPEC §5.2).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Decoded {
+    pub opcode: u8,
+    pub mnemonic: &'static str,
+    pub fields: Vec<(&'static str, Val)>,
+}
+
+/// Read a live field's wire bytes as a `Val`, or None if the field does not admit them.
+fn wire_to_val(domain: Domain, bytes: &[u8]) -> Option<Val> {
+    let value = le_value(bytes);
+    if !domain.admits(value) {
+        return None;
+    }
+    let byte = u8::try_from(value).ok();
+    match domain {
+        Domain::Opaque => Some(Val::Bytes(bytes.to_vec())),
+        Domain::CceOpName => byte
+            .and_then(alu_of_wire)
+            .and_then(alu_name)
+            .map(|n| Val::Name(n.to_string())),
+        Domain::KindName => byte
+            .and_then(collective_kind_of_wire)
+            .and_then(collective_name)
+            .map(|n| Val::Name(n.to_string())),
+        Domain::Any | Domain::WaitMode | Domain::UpdateMode | Domain::Flag | Domain::DtypeTag => {
+            Some(Val::Int(value))
+        }
+    }
+}
+
+/// Decode a 64-byte bundle; succeeds exactly on encoder images (SPEC §5.1, D-8).
+pub fn decode(b: &[u8; 64]) -> Result<Decoded, DecodeRejection> {
+    let opcode = byte_at(b, 0);
+    let rec = record(opcode).ok_or(DecodeRejection::UnknownOpcode { value: opcode })?;
+    run_record_chain(rec, b).map_err(DecodeRejection::Validator)?;
+    let mut fields = Vec::new();
+    for reg in rec.regions() {
+        match reg.role {
+            Role::Opcode => {}
+            Role::Tag(expected) => {
+                let value = byte_at(b, reg.start);
+                if value != expected {
+                    return Err(DecodeRejection::BadInstWordLen { value, expected });
+                }
+            }
+            Role::Reserved(_) => {
+                if let Some((offset, value)) = first_nonzero(b, reg) {
+                    return Err(DecodeRejection::NonzeroReserved { offset, value });
+                }
+            }
+            Role::Constant {
+                name,
+                value: expected,
+            } => {
+                let value = byte_at(b, reg.start);
+                if value != expected {
+                    return Err(DecodeRejection::BadConstant {
+                        field: name,
+                        offset: reg.start,
+                        value,
+                        expected,
+                    });
+                }
+            }
+            Role::Live { name, domain } => {
+                let bytes = slice(b, reg);
+                let val = wire_to_val(domain, bytes).ok_or(DecodeRejection::BadFieldValue {
+                    field: name,
+                    offset: reg.start,
+                    value: le_value(bytes),
+                })?;
+                fields.push((name, val));
+            }
+            Role::Scratch { name, .. } => fields.push((name, Val::Int(le_value(slice(b, reg))))),
+        }
+    }
+    Ok(Decoded {
+        opcode,
+        mnemonic: rec.mnemonic,
+        fields,
+    })
+}
+
+/// Find the single value of `name` in the caller's field list.
+fn lookup<'v>(fields: &'v [(&str, Val)], name: &'static str) -> Result<&'v Val, EncodeRejection> {
+    let mut hits = fields.iter().filter(|(n, _)| *n == name);
+    match (hits.next(), hits.next()) {
+        (None, _) => Err(EncodeRejection::Missing { field: name }),
+        (Some(_), Some(_)) => Err(EncodeRejection::Duplicate { field: name }),
+        (Some((_, v)), None) => Ok(v),
+    }
+}
+
+/// Turn a caller value into the field's wire bytes (exactly `width` of them).
+fn val_to_wire(
+    name: &'static str,
+    domain: Domain,
+    width: usize,
+    val: &Val,
+) -> Result<Vec<u8>, EncodeRejection> {
+    match (domain, val) {
+        (Domain::Opaque, Val::Bytes(bytes)) => {
+            if bytes.len() == width {
+                Ok(bytes.clone())
+            } else {
+                Err(EncodeRejection::BadLength {
+                    field: name,
+                    len: bytes.len(),
+                    expected: width,
+                })
+            }
+        }
+        (Domain::CceOpName, Val::Name(n)) => {
+            let op = alu_ordinal_of_name(n).ok_or_else(|| EncodeRejection::UnknownName {
+                field: name,
+                name: n.clone(),
+            })?;
+            let wire = cce_wire(op).map_err(|cause| EncodeRejection::Lut { field: name, cause })?;
+            Ok(vec![wire])
+        }
+        (Domain::KindName, Val::Name(n)) => {
+            let kind =
+                collective_ordinal_of_name(n).ok_or_else(|| EncodeRejection::UnknownName {
+                    field: name,
+                    name: n.clone(),
+                })?;
+            let wire = collective_wire(kind)
+                .map_err(|cause| EncodeRejection::Lut { field: name, cause })?;
+            Ok(vec![wire])
+        }
+        (
+            Domain::Any | Domain::WaitMode | Domain::UpdateMode | Domain::Flag | Domain::DtypeTag,
+            Val::Int(value),
+        ) => {
+            let fits = width >= 8 || *value >> (8 * width) == 0;
+            if !fits {
+                return Err(EncodeRejection::TooWide {
+                    field: name,
+                    value: *value,
+                    width,
+                });
+            }
+            if !domain.admits(*value) {
+                return Err(EncodeRejection::BadValue {
+                    field: name,
+                    value: *value,
+                });
+            }
+            Ok(value.to_le_bytes().iter().copied().take(width).collect())
+        }
+        _ => Err(EncodeRejection::WrongKind {
+            field: name,
+            got: val.clone(),
+        }),
+    }
+}
+
+/// Write `bytes` into the region of `out` (never out of bounds).
+fn put(out: &mut [u8; 64], reg: &Region, bytes: &[u8]) {
+    for (dst, src) in out.iter_mut().skip(reg.start).take(reg.len).zip(bytes) {
+        *dst = *src;
+    }
+}
+
+/// Encode `opcode` from a named field list; every byte not written is zero (SPEC §5.2).
+pub fn encode(opcode: u8, fields: &[(&str, Val)]) -> Result<[u8; 64], EncodeRejection> {
+    let rec = record(opcode).ok_or(EncodeRejection::UnknownOpcode { opcode })?;
+    let mut out = [0u8; 64];
+    for reg in rec.regions() {
+        match reg.role {
+            Role::Opcode => put(&mut out, reg, &[opcode]),
+            Role::Tag(value) | Role::Constant { value, .. } => put(&mut out, reg, &[value]),
+            Role::Reserved(_) => {}
+            Role::Live { name, domain } => {
+                let wire = val_to_wire(name, domain, reg.len, lookup(fields, name)?)?;
+                put(&mut out, reg, &wire);
+            }
+            Role::Scratch { name, .. } => {
+                let wire = val_to_wire(name, Domain::Any, reg.len, lookup(fields, name)?)?;
+                put(&mut out, reg, &wire);
+            }
+        }
+    }
+    if let Some((unknown, _)) = fields.iter().find(|(n, _)| rec.field_region(n).is_none()) {
+        return Err(EncodeRejection::UnknownField {
+            name: (*unknown).to_string(),
+        });
+    }
+    run_record_chain(rec, &out).map_err(EncodeRejection::Invalid)?;
+    Ok(out)
+}
+
+/// Encode a whole custom-op group (SPEC §5.3): header, output payload, one payload per arg,
+/// all with the same sync band `(wait_mode, wait_id, update_mode, update_id, values)`.
+pub fn encode_custom_op_group(
+    function_id: u8,
+    sync: (u8, u8, u8, u8, u32),
+    output_ap: &[u8; 48],
+    arg_aps: &[[u8; 48]],
+) -> Result<Vec<[u8; 64]>, EncodeRejection> {
+    let n_args = arg_aps.len();
+    if n_args > usize::from(u8::MAX) {
+        return Err(EncodeRejection::TooManyArgs { n_args });
+    }
+    let n = n_args as u64;
+    let (wait_mode, wait_id, update_mode, update_id, values) = sync;
+    let band = [
+        ("sync.wait_mode", Val::Int(u64::from(wait_mode))),
+        ("sync.wait_id", Val::Int(u64::from(wait_id))),
+        ("sync.update_mode", Val::Int(u64::from(update_mode))),
+        ("sync.update_id", Val::Int(u64::from(update_id))),
+        ("sync.values", Val::Int(u64::from(values))),
+    ];
+    let mut header: Vec<(&str, Val)> = band.to_vec();
+    header.extend([
+        ("num_payloads", Val::Int(n + 2)),
+        ("function_id", Val::Int(u64::from(function_id))),
+        ("num_arguments", Val::Int(n)),
+        ("scratch_byte_10", Val::Int(0)),
+        ("scratch_dword_14", Val::Int(0)),
+        ("scratch_dword_18", Val::Int(0)),
+        ("scratch_byte_1c", Val::Int(0)),
+    ]);
+    let mut out = Vec::with_capacity(n_args + 2);
+    out.push(encode(0x85, &header)?);
+    for ap in std::iter::once(output_ap).chain(arg_aps.iter()) {
+        let mut payload: Vec<(&str, Val)> = band.to_vec();
+        payload.push(("ap", Val::Bytes(ap.to_vec())));
+        out.push(encode(0x86, &payload)?);
+    }
+    Ok(out)
+}

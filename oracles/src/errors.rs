@@ -1,0 +1,378 @@
+//! Error enums. Each variant names the reason and carries the offending value.
+
+use crate::codec::Val;
+
+/// The named predicates of the two custom-op validators (seed 000 §"The five named predicates").
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Predicate {
+    ValidOpcode,
+    InstWordLen,
+    HasValidNeuronEvents,
+    IsCustomOpHeaderOpcode,
+    CustomOpHeaderReservedZero,
+    CustomOpHeaderScratchSpaceVal,
+    IsCustomOpPayloadOpcode,
+    CustomOpPayloadReservedZero,
+}
+
+/// The predicate names, verbatim from seed 000, as rows searched by predicate.
+const PREDICATE_NAMES: &[(Predicate, &str)] = &[
+    (Predicate::ValidOpcode, "valid_opcode"),
+    (Predicate::InstWordLen, "inst_word_len"),
+    (Predicate::HasValidNeuronEvents, "has_valid_neuron_events"),
+    (
+        Predicate::IsCustomOpHeaderOpcode,
+        "is_custom_op_header_opcode",
+    ),
+    (
+        Predicate::CustomOpHeaderReservedZero,
+        "custom_op_header_reserved_zero",
+    ),
+    (
+        Predicate::CustomOpHeaderScratchSpaceVal,
+        "custom_op_header_scratch_space_val",
+    ),
+    (
+        Predicate::IsCustomOpPayloadOpcode,
+        "is_custom_op_payload_opcode",
+    ),
+    (
+        Predicate::CustomOpPayloadReservedZero,
+        "custom_op_payload_reserved_zero",
+    ),
+];
+
+impl Predicate {
+    /// The predicate's name as the dbg validator prints it.
+    pub fn name(self) -> &'static str {
+        PREDICATE_NAMES
+            .iter()
+            .find(|row| row.0 == self)
+            .map(|row| row.1)
+            .unwrap_or("unknown_predicate")
+    }
+}
+
+/// A validator verdict: the first failing predicate, with the offending byte offset and value.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Rejection {
+    pub predicate: Predicate,
+    /// Offset of the byte that made the predicate fail.
+    pub offset: usize,
+    /// Value of that byte.
+    pub value: u8,
+}
+
+impl Rejection {
+    pub fn predicate_name(&self) -> &'static str {
+        self.predicate.name()
+    }
+}
+
+impl std::fmt::Display for Rejection {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "inst failed assertion check: '{}' (byte 0x{:02x} = 0x{:02x})",
+            self.predicate_name(),
+            self.offset,
+            self.value
+        )
+    }
+}
+
+impl std::error::Error for Rejection {}
+
+/// Why `decode` refused a byte image (SPEC §5.1).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum DecodeRejection {
+    /// 0x85 / 0x86: the validator failed; field = predicate name.
+    Validator(Rejection),
+    /// byte[0] is not one of the eleven opcodes.
+    UnknownOpcode { value: u8 },
+    /// byte[1] is not the record's inst_word_len.
+    BadInstWordLen { value: u8, expected: u8 },
+    /// A reserved byte is nonzero.
+    NonzeroReserved { offset: usize, value: u8 },
+    /// A constant byte (`marker`, `cross_core_enable`) has the wrong value.
+    BadConstant {
+        field: &'static str,
+        offset: usize,
+        value: u8,
+        expected: u8,
+    },
+    /// A live field holds a value no encoder emits.
+    BadFieldValue {
+        field: &'static str,
+        offset: usize,
+        value: u64,
+    },
+}
+
+impl DecodeRejection {
+    pub fn field(&self) -> &'static str {
+        match self {
+            DecodeRejection::Validator(r) => r.predicate_name(),
+            DecodeRejection::UnknownOpcode { .. } => "opcode",
+            DecodeRejection::BadInstWordLen { .. } => "inst_word_len",
+            DecodeRejection::NonzeroReserved { .. } => "reserved",
+            DecodeRejection::BadConstant { field, .. } => field,
+            DecodeRejection::BadFieldValue { field, .. } => field,
+        }
+    }
+
+    pub fn offset(&self) -> usize {
+        match self {
+            DecodeRejection::Validator(r) => r.offset,
+            DecodeRejection::UnknownOpcode { .. } => 0,
+            DecodeRejection::BadInstWordLen { .. } => 1,
+            DecodeRejection::NonzeroReserved { offset, .. } => *offset,
+            DecodeRejection::BadConstant { offset, .. } => *offset,
+            DecodeRejection::BadFieldValue { offset, .. } => *offset,
+        }
+    }
+}
+
+impl std::fmt::Display for DecodeRejection {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "decode: bad {} at 0x{:02x}: {:?}",
+            self.field(),
+            self.offset(),
+            self
+        )
+    }
+}
+
+impl std::error::Error for DecodeRejection {}
+
+/// Why `encode` refused a field list. `field()` names the first bad field in canonical order.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum EncodeRejection {
+    /// The opcode is not one of the eleven.
+    UnknownOpcode { opcode: u8 },
+    /// A canonical field is absent.
+    Missing { field: &'static str },
+    /// A canonical field is given more than once.
+    Duplicate { field: &'static str },
+    /// The value has the wrong kind (Int / Name / Bytes).
+    WrongKind { field: &'static str, got: Val },
+    /// An int does not fit the field's width.
+    TooWide {
+        field: &'static str,
+        value: u64,
+        width: usize,
+    },
+    /// An int fits but is not a value the field admits (wait/update mode, dtype tag, valid flag).
+    BadValue { field: &'static str, value: u64 },
+    /// A name that is not in the field's name table.
+    UnknownName { field: &'static str, name: String },
+    /// A known name the lookup table refuses (kind without wire byte, op not shipped, ...).
+    Lut {
+        field: &'static str,
+        cause: LutRejection,
+    },
+    /// A byte block of the wrong length.
+    BadLength {
+        field: &'static str,
+        len: usize,
+        expected: usize,
+    },
+    /// A field name the record does not have.
+    UnknownField { name: String },
+    /// The assembled image fails the record's validator (0x85 scratch triple).
+    Invalid(Rejection),
+    /// A custom-op group with more than 255 arguments.
+    TooManyArgs { n_args: usize },
+}
+
+impl EncodeRejection {
+    pub fn field(&self) -> &'static str {
+        match self {
+            EncodeRejection::UnknownOpcode { .. } => "opcode",
+            EncodeRejection::Missing { field }
+            | EncodeRejection::Duplicate { field }
+            | EncodeRejection::WrongKind { field, .. }
+            | EncodeRejection::TooWide { field, .. }
+            | EncodeRejection::BadValue { field, .. }
+            | EncodeRejection::UnknownName { field, .. }
+            | EncodeRejection::Lut { field, .. }
+            | EncodeRejection::BadLength { field, .. } => field,
+            EncodeRejection::UnknownField { .. } => "unknown_field",
+            EncodeRejection::Invalid(r) => r.predicate_name(),
+            EncodeRejection::TooManyArgs { .. } => "num_arguments",
+        }
+    }
+}
+
+impl std::fmt::Display for EncodeRejection {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "encode: bad {}: {:?}", self.field(), self)
+    }
+}
+
+impl std::error::Error for EncodeRejection {}
+
+/// Why a lookup table refused an input (SPEC §6).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LutRejection {
+    /// A CollectiveKind with no wire byte (SendRecv, SendRecvCCE).
+    NotEncodable { kind: u32, name: &'static str },
+    /// An ordinal past the end of the table.
+    OutOfRange { value: u32 },
+    /// An AluOp with no wire byte (average, elemwise_mul).
+    NoWireByte { op: u32, name: &'static str },
+    /// An AluOp outside the shipped CCE subset.
+    NotShipped { op: u32, name: &'static str },
+    /// An AluOp that has no DgeComputeOp.
+    NotDgeOp { op: u32 },
+    /// Wait mode 0, refused by the sync encoder.
+    UnsupportedWaitMode { mode: u32 },
+}
+
+impl LutRejection {
+    pub fn name(&self) -> &'static str {
+        match self {
+            LutRejection::NotEncodable { .. } => "not_encodable",
+            LutRejection::OutOfRange { .. } => "out_of_range",
+            LutRejection::NoWireByte { .. } => "no_wire_byte",
+            LutRejection::NotShipped { .. } => "not_shipped",
+            LutRejection::NotDgeOp { .. } => "not_dge_op",
+            LutRejection::UnsupportedWaitMode { .. } => "unsupported_wait_mode",
+        }
+    }
+}
+
+impl std::fmt::Display for LutRejection {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}: {:?}", self.name(), self)
+    }
+}
+
+impl std::error::Error for LutRejection {}
+
+/// Why the stream parser refused a byte string (SPEC §5.3).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum StreamRejection {
+    TrailingBytes {
+        len: usize,
+    },
+    InvalidRecord {
+        index: usize,
+        rejection: Rejection,
+    },
+    PayloadCountMismatch {
+        index: usize,
+        num_payloads: u64,
+        num_arguments: u64,
+    },
+    StrayPayload {
+        index: usize,
+    },
+    ShortGroup {
+        header_index: usize,
+        expected: u64,
+        found: u64,
+    },
+}
+
+impl StreamRejection {
+    pub fn name(&self) -> &'static str {
+        match self {
+            StreamRejection::TrailingBytes { .. } => "trailing_bytes",
+            StreamRejection::InvalidRecord { .. } => "invalid_record",
+            StreamRejection::PayloadCountMismatch { .. } => "payload_count_mismatch",
+            StreamRejection::StrayPayload { .. } => "stray_payload",
+            StreamRejection::ShortGroup { .. } => "short_group",
+        }
+    }
+
+    /// The bundle index the error is about (the header for `short_group`); None for
+    /// `trailing_bytes`.
+    pub fn index(&self) -> Option<usize> {
+        match self {
+            StreamRejection::TrailingBytes { .. } => None,
+            StreamRejection::InvalidRecord { index, .. }
+            | StreamRejection::PayloadCountMismatch { index, .. }
+            | StreamRejection::StrayPayload { index } => Some(*index),
+            StreamRejection::ShortGroup { header_index, .. } => Some(*header_index),
+        }
+    }
+}
+
+impl std::fmt::Display for StreamRejection {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}: {:?}", self.name(), self)
+    }
+}
+
+impl std::error::Error for StreamRejection {}
+
+/// Which operand list a memory-space failure is in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Operand {
+    Arg,
+    Output,
+}
+
+/// Why an IR gate refused (SPEC §7).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum GateRejection {
+    TooManyOutputs {
+        n_outputs: usize,
+    },
+    BadMemorySpace {
+        operand: Operand,
+        index: usize,
+        code: u8,
+    },
+    BadArch {
+        code: u8,
+    },
+    NotCustomOp {
+        kind: u32,
+    },
+    BadSubkind {
+        subkind: u32,
+    },
+    NotSbArgGlobal,
+    ScratchCountMismatch {
+        expected: u128,
+        n_scratch: u64,
+    },
+    BadCcDim {
+        dim: u32,
+    },
+    NotRegisterAccess {
+        storage_kind: u32,
+    },
+    NotLnc2 {
+        cores_per_lnc: u32,
+    },
+}
+
+impl GateRejection {
+    pub fn name(&self) -> &'static str {
+        match self {
+            GateRejection::TooManyOutputs { .. } => "too_many_outputs",
+            GateRejection::BadMemorySpace { .. } => "bad_memory_space",
+            GateRejection::BadArch { .. } => "bad_arch",
+            GateRejection::NotCustomOp { .. } => "not_custom_op",
+            GateRejection::BadSubkind { .. } => "bad_subkind",
+            GateRejection::NotSbArgGlobal => "not_sb_arg_global",
+            GateRejection::ScratchCountMismatch { .. } => "scratch_count_mismatch",
+            GateRejection::BadCcDim { .. } => "bad_cc_dim",
+            GateRejection::NotRegisterAccess { .. } => "not_register_access",
+            GateRejection::NotLnc2 { .. } => "not_lnc2",
+        }
+    }
+}
+
+impl std::fmt::Display for GateRejection {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}: {:?}", self.name(), self)
+    }
+}
+
+impl std::error::Error for GateRejection {}

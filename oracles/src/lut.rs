@@ -1,0 +1,210 @@
+//! Lookup tables of SPEC §6, written as rows of names and searched by value (never indexed).
+
+use crate::errors::LutRejection;
+
+/// bir::CollectiveKind rows: (name, ordinal, wire byte or None when the kind has no wire byte).
+/// SPEC §6.1; seed 003 §2 LUT `01 02 03 04 09 05 06 07 08` for kinds 2..10.
+const COLLECTIVE_KINDS: &[(&str, u32, Option<u8>)] = &[
+    ("SendRecv", 0, None),
+    ("SendRecvCCE", 1, None),
+    ("AllReduce", 2, Some(0x01)),
+    ("ReduceScatter", 3, Some(0x02)),
+    ("AllGather", 4, Some(0x03)),
+    ("AllToAll", 5, Some(0x04)),
+    ("AllToAllV", 6, Some(0x09)),
+    ("Permute", 7, Some(0x05)),
+    ("PermuteReduce", 8, Some(0x06)),
+    ("PermuteImplicit", 9, Some(0x07)),
+    ("PermuteReduceImplicit", 10, Some(0x08)),
+];
+
+/// bir::AluOpType rows: (name, ordinal, wire byte or None = no wire byte). SPEC §6.2, FACTS §4.
+const ALU_OPS: &[(&str, u32, Option<u8>)] = &[
+    ("bypass", 0, Some(0x00)),
+    ("bitwise_not", 1, Some(0x01)),
+    ("arith_shift_left", 2, Some(0x02)),
+    ("arith_shift_right", 3, Some(0x03)),
+    ("add", 4, Some(0x04)),
+    ("subtract", 5, Some(0x05)),
+    ("mult", 6, Some(0x06)),
+    ("divide", 7, Some(0x07)),
+    ("max", 8, Some(0x08)),
+    ("min", 9, Some(0x09)),
+    ("bitwise_and", 10, Some(0x0A)),
+    ("bitwise_or", 11, Some(0x0B)),
+    ("bitwise_xor", 12, Some(0x0C)),
+    ("logical_and", 13, Some(0x0D)),
+    ("logical_or", 14, Some(0x0E)),
+    ("logical_xor", 15, Some(0x0F)),
+    ("logical_shift_left", 16, Some(0x10)),
+    ("logical_shift_right", 17, Some(0x11)),
+    ("is_equal", 18, Some(0x12)),
+    ("not_equal", 19, Some(0x18)),
+    ("is_gt", 20, Some(0x13)),
+    ("is_ge", 21, Some(0x14)),
+    ("is_lt", 22, Some(0x16)),
+    ("is_le", 23, Some(0x15)),
+    ("average", 24, None),
+    ("elemwise_mul", 25, None),
+    ("pow", 26, Some(0x1A)),
+    ("mod", 27, Some(0x1B)),
+    ("rsqrt", 28, Some(0x1D)),
+    ("abs", 29, Some(0x19)),
+];
+
+/// The AluOp names the shipped CCE legalization admits (seed 003 §1.1: {bypass, add}).
+const CCE_SHIPPED: &[&str] = &["bypass", "add"];
+
+/// AluOp name → klr::DgeComputeOp (name, value). Seed 003 §1.2; FACTS §5.
+const DGE_OPS: &[(&str, &str, u8)] = &[("bypass", "none", 1), ("add", "add", 2)];
+
+/// bir::Dtype rows: (name, ordinal, pre-v4 tag, v4 tag). SPEC §6.4, FACTS §6.
+const DTYPES: &[(&str, u32, u8, u8)] = &[
+    ("uint8", 0, 0x03, 0x03),
+    ("int8", 1, 0x02, 0x02),
+    ("float4_e2m1fn_x4", 2, 0x05, 0x10),
+    ("float8e3", 3, 0x0D, 0x0D),
+    ("float8e4", 4, 0x0E, 0x0E),
+    ("float8_e4m3fn", 5, 0x0E, 0x0E),
+    ("float8_e8m0fnu", 6, 0x03, 0x03),
+    ("float8e5", 7, 0x0F, 0x0F),
+    ("float8_e4m3fn_x4", 8, 0x0E, 0x0E),
+    ("float8_e5m2_x4", 9, 0x0F, 0x0F),
+    ("uint16", 10, 0x05, 0x05),
+    ("int16", 11, 0x04, 0x04),
+    ("bfloat16", 12, 0x06, 0x06),
+    ("float16", 13, 0x07, 0x07),
+    ("uint32", 14, 0x09, 0x09),
+    ("int32", 15, 0x08, 0x08),
+    ("float32", 16, 0x0A, 0x0A),
+    ("float32r", 17, 0x0B, 0x0B),
+    ("uint64", 18, 0x01, 0x01),
+    ("int64", 19, 0x0C, 0x0C),
+];
+
+/// BIR wait modes: (name, mode, wire byte). FACTS §2 / SPEC §6.5.
+const WAIT_MODES: &[(&str, u32, u8)] = &[
+    ("mode0", 0, 0x07),
+    ("SEM_GE_IMM", 1, 0x05),
+    ("SEM_GE_REG", 2, 0x85),
+];
+
+/// The BIR wait mode the sync encoder refuses ("only two wait modes supported").
+const UNSUPPORTED_WAIT_MODE_NAMES: &[&str] = &["mode0"];
+
+/// CollectiveKind → wire byte (SPEC §6.1).
+pub fn collective_wire(kind: u32) -> Result<u8, LutRejection> {
+    match COLLECTIVE_KINDS.iter().find(|row| row.1 == kind) {
+        None => Err(LutRejection::OutOfRange { value: kind }),
+        Some(&(name, _, None)) => Err(LutRejection::NotEncodable { kind, name }),
+        Some(&(_, _, Some(wire))) => Ok(wire),
+    }
+}
+
+/// Wire byte → CollectiveKind ordinal (inverse of [`collective_wire`]).
+pub fn collective_kind_of_wire(wire: u8) -> Option<u32> {
+    COLLECTIVE_KINDS
+        .iter()
+        .find(|row| row.2 == Some(wire))
+        .map(|row| row.1)
+}
+
+/// CollectiveKind ordinal → name.
+pub fn collective_name(kind: u32) -> Option<&'static str> {
+    COLLECTIVE_KINDS
+        .iter()
+        .find(|row| row.1 == kind)
+        .map(|row| row.0)
+}
+
+/// CollectiveKind name → ordinal.
+pub fn collective_ordinal_of_name(name: &str) -> Option<u32> {
+    COLLECTIVE_KINDS
+        .iter()
+        .find(|row| row.0 == name)
+        .map(|row| row.1)
+}
+
+/// AluOpType ordinal → wire byte (SPEC §6.2).
+pub fn alu_wire(op: u32) -> Result<u8, LutRejection> {
+    match ALU_OPS.iter().find(|row| row.1 == op) {
+        None => Err(LutRejection::OutOfRange { value: op }),
+        Some(&(name, _, None)) => Err(LutRejection::NoWireByte { op, name }),
+        Some(&(_, _, Some(wire))) => Ok(wire),
+    }
+}
+
+/// Wire byte → AluOpType ordinal.
+pub fn alu_of_wire(wire: u8) -> Option<u32> {
+    ALU_OPS
+        .iter()
+        .find(|row| row.2 == Some(wire))
+        .map(|row| row.1)
+}
+
+/// AluOpType ordinal → name.
+pub fn alu_name(op: u32) -> Option<&'static str> {
+    ALU_OPS.iter().find(|row| row.1 == op).map(|row| row.0)
+}
+
+/// AluOpType name → ordinal.
+pub fn alu_ordinal_of_name(name: &str) -> Option<u32> {
+    ALU_OPS.iter().find(|row| row.0 == name).map(|row| row.1)
+}
+
+/// The CCE subset: AluOp errors first, then `not_shipped` unless the op is bypass or add.
+pub fn cce_wire(op: u32) -> Result<u8, LutRejection> {
+    let wire = alu_wire(op)?;
+    let name = alu_name(op).unwrap_or("");
+    if CCE_SHIPPED.contains(&name) {
+        Ok(wire)
+    } else {
+        Err(LutRejection::NotShipped { op, name })
+    }
+}
+
+/// AluOpType ordinal → klr::DgeComputeOp value (bypass → none 1, add → add 2).
+pub fn dge_op(op: u32) -> Result<u8, LutRejection> {
+    let name = alu_name(op);
+    DGE_OPS
+        .iter()
+        .find(|row| Some(row.0) == name)
+        .map(|row| row.2)
+        .ok_or(LutRejection::NotDgeOp { op })
+}
+
+/// Dtype ordinal → wire tag for the pre-v4 (`v4 == false`) or v4 table.
+pub fn dtype_wire(ord: u32, v4: bool) -> Result<u8, LutRejection> {
+    DTYPES
+        .iter()
+        .find(|row| row.1 == ord)
+        .map(|row| if v4 { row.3 } else { row.2 })
+        .ok_or(LutRejection::OutOfRange { value: ord })
+}
+
+/// Is `tag` a wire tag of either dtype table (the decoder's accepted set)?
+pub fn is_dtype_tag(tag: u8) -> bool {
+    DTYPES.iter().any(|row| row.2 == tag || row.3 == tag)
+}
+
+/// BIR wait mode → wire byte, the raw LUT (0 → 0x07, 1 → 0x05, 2 → 0x85).
+pub fn wait_mode_lut(mode: u32) -> Result<u8, LutRejection> {
+    WAIT_MODES
+        .iter()
+        .find(|row| row.1 == mode)
+        .map(|row| row.2)
+        .ok_or(LutRejection::OutOfRange { value: mode })
+}
+
+/// The sync encoder: like [`wait_mode_lut`] but refuses mode 0.
+pub fn wait_mode_wire(mode: u32) -> Result<u8, LutRejection> {
+    let wire = wait_mode_lut(mode)?;
+    let refused = WAIT_MODES
+        .iter()
+        .any(|row| row.1 == mode && UNSUPPORTED_WAIT_MODE_NAMES.contains(&row.0));
+    if refused {
+        Err(LutRejection::UnsupportedWaitMode { mode })
+    } else {
+        Ok(wire)
+    }
+}

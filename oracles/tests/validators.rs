@@ -1,0 +1,376 @@
+//! Per-predicate tests of the 0x85 / 0x86 validators. Expected values are derived by hand from
+//! seed 000 (Algorithm, reserved-zero region, scratch QUIRK, AC03-C1/C2) and SPEC §2–§4.
+
+use tpb_oracle::{
+    dbg_header_verdict, dbg_payload_verdict, header_verdict, is_named_opcode, payload_verdict,
+    Rejection, ROSTER_RANGES,
+};
+
+/// A header the validator accepts: opcode, tag, wait SEM_GE_IMM on sem 3, set-update sem 4,
+/// num_payloads 4, function 7, 2 arguments, empty scratch.
+fn header() -> [u8; 64] {
+    let mut b = [0u8; 64];
+    b[0] = 0x85;
+    b[1] = 0x10;
+    b[4] = 0x05;
+    b[5] = 3;
+    b[6] = 0x01;
+    b[7] = 4;
+    b[0x0C] = 4;
+    b[0x0E] = 7;
+    b[0x0F] = 2;
+    b
+}
+
+/// A payload the validator accepts.
+fn payload() -> [u8; 64] {
+    let mut b = [0u8; 64];
+    b[0] = 0x86;
+    b[1] = 0x10;
+    b[4] = 0x85;
+    b[6] = 0x00;
+    b[0x0F] = 0x01;
+    for (i, byte) in b.iter_mut().enumerate().skip(0x10) {
+        *byte = i as u8 ^ 0x5A;
+    }
+    b
+}
+
+fn name_of(r: Result<(), Rejection>) -> &'static str {
+    match r {
+        Ok(()) => "ok",
+        Err(e) => e.predicate_name(),
+    }
+}
+
+#[test]
+fn base_images_pass() {
+    assert_eq!(header_verdict(&header()), Ok(()));
+    assert_eq!(payload_verdict(&payload()), Ok(()));
+    assert_eq!(dbg_header_verdict(&header()), Ok(()));
+    assert_eq!(dbg_payload_verdict(&payload()), Ok(()));
+}
+
+// ---------------------------------------------------------------- roster (SPEC §2, FACTS §1)
+
+#[test]
+fn roster_has_160_named_ordinals() {
+    assert_eq!((0u8..=255).filter(|&op| is_named_opcode(op)).count(), 160);
+    let from_ranges: usize = ROSTER_RANGES
+        .iter()
+        .map(|&(lo, hi)| usize::from(hi - lo) + 1)
+        .sum();
+    assert_eq!(from_ranges, 160);
+}
+
+#[test]
+fn roster_gaps_and_edges() {
+    let not_named = [
+        0u8, 11, 32, 38, 47, 49, 64, 80, 85, 86, 87, 89, 93, 117, 128, 135, 141, 143, 144, 145,
+        151, 172, 175, 182, 185, 186, 192, 236, 239, 243, 254, 255,
+    ];
+    for op in not_named {
+        assert!(!is_named_opcode(op), "{op} must not be named");
+    }
+    let named = [
+        1u8, 10, 33, 37, 48, 65, 79, 81, 84, 88, 94, 116, 118, 127, 129, 133, 134, 142, 146, 150,
+        152, 160, 171, 176, 181, 183, 184, 187, 190, 191, 193, 203, 216, 217, 218, 219, 220, 222,
+        235, 240, 242,
+    ];
+    for op in named {
+        assert!(is_named_opcode(op), "{op} must be named");
+    }
+}
+
+// ---------------------------------------------------------------- header chain order (SPEC §3)
+
+#[test]
+fn valid_opcode_is_first() {
+    for op in [0x00u8, 0x0B, 0x80, 0x87, 0xFF] {
+        let mut b = header();
+        b[0] = op;
+        b[1] = 0; // also bad, but later in the chain
+        b[4] = 0x07;
+        let r = header_verdict(&b).unwrap_err();
+        assert_eq!(r.predicate_name(), "valid_opcode");
+        assert_eq!((r.offset, r.value), (0, op));
+        let mut p = payload();
+        p[0] = op;
+        assert_eq!(name_of(payload_verdict(&p)), "valid_opcode");
+    }
+}
+
+#[test]
+fn inst_word_len_is_second() {
+    for tag in [0x00u8, 0x0F, 0x11, 0x20, 0xFF] {
+        let mut b = header();
+        b[1] = tag;
+        b[4] = 0x07; // events also bad: must not be reported
+        let r = header_verdict(&b).unwrap_err();
+        assert_eq!(r.predicate_name(), "inst_word_len");
+        assert_eq!((r.offset, r.value), (1, tag));
+        let mut p = payload();
+        p[1] = tag;
+        assert_eq!(name_of(payload_verdict(&p)), "inst_word_len");
+    }
+}
+
+#[test]
+fn events_wait_mode_domain() {
+    // D-1: wait mode ∈ {0x00, 0x05, 0x85}; 0x07 (mode-0 wire byte) is refused.
+    for wm in 0u8..=255 {
+        let mut b = header();
+        b[4] = wm;
+        let want = if [0x00, 0x05, 0x85].contains(&wm) {
+            "ok"
+        } else {
+            "has_valid_neuron_events"
+        };
+        assert_eq!(name_of(header_verdict(&b)), want, "wait mode {wm:#04x}");
+        let mut p = payload();
+        p[4] = wm;
+        assert_eq!(
+            name_of(payload_verdict(&p)),
+            want,
+            "payload wait mode {wm:#04x}"
+        );
+        if let Err(r) = header_verdict(&b) {
+            assert_eq!((r.offset, r.value), (4, wm));
+        }
+    }
+}
+
+#[test]
+fn events_update_mode_domain() {
+    for um in 0u8..=255 {
+        let mut b = header();
+        b[6] = um;
+        let want = if um <= 1 {
+            "ok"
+        } else {
+            "has_valid_neuron_events"
+        };
+        assert_eq!(name_of(header_verdict(&b)), want, "update mode {um:#04x}");
+        if let Err(r) = header_verdict(&b) {
+            assert_eq!((r.offset, r.value), (6, um));
+        }
+    }
+}
+
+#[test]
+fn events_wait_checked_before_update() {
+    let mut b = header();
+    b[4] = 0x07;
+    b[6] = 0x02;
+    assert_eq!(header_verdict(&b).unwrap_err().offset, 4);
+}
+
+#[test]
+fn events_ids_and_values_are_not_checked() {
+    for off in [5usize, 7, 8, 9, 10, 11, 2, 3] {
+        let mut b = header();
+        b[off] = 0xFF;
+        assert_eq!(header_verdict(&b), Ok(()), "byte {off:#x}");
+        let mut p = payload();
+        p[off] = 0xFF;
+        assert_eq!(payload_verdict(&p), Ok(()), "payload byte {off:#x}");
+    }
+}
+
+#[test]
+fn opcode_value_gates() {
+    // A roster opcode that passes tag and events fails the value gate.
+    let mut b = header();
+    b[0] = 0x86;
+    let r = header_verdict(&b).unwrap_err();
+    assert_eq!(r.predicate_name(), "is_custom_op_header_opcode");
+    assert_eq!((r.offset, r.value), (0, 0x86));
+    let mut p = payload();
+    p[0] = 0x85;
+    let r = payload_verdict(&p).unwrap_err();
+    assert_eq!(r.predicate_name(), "is_custom_op_payload_opcode");
+    assert_eq!((r.offset, r.value), (0, 0x85));
+    let mut d = header();
+    d[0] = 0xD9;
+    assert_eq!(name_of(header_verdict(&d)), "is_custom_op_header_opcode");
+}
+
+// ---------------------------------------------------------------- header reserved zero
+
+#[test]
+fn header_reserved_zero_region_exactly() {
+    // Seed 000: [0x11..0x13] ∪ [0x1D..0x1F] ∪ [0x20..0x3F].
+    let reserved: Vec<usize> = (0x11..=0x13)
+        .chain(0x1D..=0x1F)
+        .chain(0x20..=0x3F)
+        .collect();
+    for off in 0x0Cusize..0x40 {
+        let mut b = header();
+        b[off] = 0x80;
+        let r = header_verdict(&b);
+        if reserved.contains(&off) {
+            let e = r.unwrap_err();
+            assert_eq!(
+                e.predicate_name(),
+                "custom_op_header_reserved_zero",
+                "byte {off:#x}"
+            );
+            assert_eq!((e.offset, e.value), (off, 0x80));
+        } else if off == 0x10 || (0x14..=0x1C).contains(&off) {
+            // a lone scratch byte: the descriptor is half-filled
+            assert_eq!(
+                name_of(r),
+                "custom_op_header_scratch_space_val",
+                "byte {off:#x}"
+            );
+        } else {
+            // 0x0C..0x0F are the count/id block: not checked
+            assert_eq!(r, Ok(()), "byte {off:#x}");
+        }
+    }
+}
+
+#[test]
+fn header_reserved_reports_first_nonzero_ascending() {
+    let mut b = header();
+    b[0x3F] = 1;
+    b[0x1E] = 2;
+    b[0x12] = 3;
+    let e = header_verdict(&b).unwrap_err();
+    assert_eq!((e.offset, e.value), (0x12, 3));
+}
+
+#[test]
+fn reserved_zero_precedes_scratch() {
+    let mut b = header();
+    b[0x10] = 1; // half-filled scratch
+    b[0x25] = 1; // and a reserved byte
+    assert_eq!(
+        name_of(header_verdict(&b)),
+        "custom_op_header_reserved_zero"
+    );
+}
+
+// ---------------------------------------------------------------- scratch triple (16 combos)
+
+/// (byte[0x10], dword[0x14], dword[0x18], byte[0x1C]) nonzero flags.
+type Combo = (u8, u8, u8, u8);
+
+#[test]
+fn scratch_sixteen_combinations() {
+    // (byte[0x10], dword[0x14], dword[0x18], byte[0x1C]) nonzero? -> expected verdict and the
+    // offending offset (first zero required part: 0x10, then 0x18, then 0x1C). Derived by hand
+    // from seed 000 (5) and D-4: non-empty := any of the four; if non-empty byte[0x10],
+    // dword[0x18] and byte[0x1C] must all be nonzero; dword[0x14] only counts as non-empty.
+    let table: [(Combo, Option<usize>); 16] = [
+        ((0, 0, 0, 0), None),
+        ((0, 0, 0, 1), Some(0x10)),
+        ((0, 0, 1, 0), Some(0x10)),
+        ((0, 0, 1, 1), Some(0x10)),
+        ((0, 1, 0, 0), Some(0x10)),
+        ((0, 1, 0, 1), Some(0x10)),
+        ((0, 1, 1, 0), Some(0x10)),
+        ((0, 1, 1, 1), Some(0x10)),
+        ((1, 0, 0, 0), Some(0x18)),
+        ((1, 0, 0, 1), Some(0x18)),
+        ((1, 0, 1, 0), Some(0x1C)),
+        ((1, 0, 1, 1), None),
+        ((1, 1, 0, 0), Some(0x18)),
+        ((1, 1, 0, 1), Some(0x18)),
+        ((1, 1, 1, 0), Some(0x1C)),
+        ((1, 1, 1, 1), None),
+    ];
+    for ((b10, d14, d18, b1c), want) in table {
+        // exercise different bytes of each dword
+        for lane in 0..4usize {
+            let mut b = header();
+            b[0x10] = b10 * 0x33;
+            b[0x14 + lane] = d14 * 0x44;
+            b[0x18 + lane] = d18 * 0x55;
+            b[0x1C] = b1c * 0x66;
+            let r = header_verdict(&b);
+            match want {
+                None => assert_eq!(r, Ok(()), "{:?}", (b10, d14, d18, b1c)),
+                Some(off) => {
+                    let e = r.unwrap_err();
+                    assert_eq!(e.predicate_name(), "custom_op_header_scratch_space_val");
+                    assert_eq!((e.offset, e.value), (off, 0), "{:?}", (b10, d14, d18, b1c));
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn full_scratch_with_any_dword14_is_accepted() {
+    let mut b = header();
+    b[0x10] = 0xFF;
+    b[0x14..0x18].copy_from_slice(&[0xDE, 0xAD, 0xBE, 0xEF]);
+    b[0x18..0x1C].copy_from_slice(&[0, 0, 0, 0x80]);
+    b[0x1C] = 1;
+    assert_eq!(header_verdict(&b), Ok(()));
+}
+
+// ---------------------------------------------------------------- payload reserved zero
+
+#[test]
+fn payload_reserved_zero_is_0c_to_0e_only() {
+    for off in 0x0Cusize..0x40 {
+        for v in [0x00u8, 0x01, 0x80, 0xFF] {
+            let mut p = payload();
+            p[off] = v;
+            let want = if (0x0C..=0x0E).contains(&off) && v != 0 {
+                "custom_op_payload_reserved_zero"
+            } else {
+                "ok" // 0x0F (marker) and the AP are not checked by the validator
+            };
+            assert_eq!(name_of(payload_verdict(&p)), want, "byte {off:#x}={v:#x}");
+            if let Err(e) = payload_verdict(&p) {
+                assert_eq!((e.offset, e.value), (off, v));
+            }
+        }
+    }
+}
+
+#[test]
+fn payload_does_not_check_marker() {
+    let mut p = payload();
+    p[0x0F] = 0x00;
+    assert_eq!(payload_verdict(&p), Ok(()));
+}
+
+// ---------------------------------------------------------------- dbg form
+
+#[test]
+fn dbg_messages_name_the_predicate() {
+    let mut b = header();
+    b[0x30] = 1;
+    assert_eq!(
+        dbg_header_verdict(&b),
+        Err("inst failed assertion check: 'custom_op_header_reserved_zero'".to_string())
+    );
+    let mut b = header();
+    b[0x1C] = 1;
+    assert_eq!(
+        dbg_header_verdict(&b),
+        Err("inst failed assertion check: 'custom_op_header_scratch_space_val'".to_string())
+    );
+    let mut p = payload();
+    p[0x0D] = 1;
+    assert_eq!(
+        dbg_payload_verdict(&p),
+        Err("inst failed assertion check: 'custom_op_payload_reserved_zero'".to_string())
+    );
+    let mut p = payload();
+    p[0] = 0x85;
+    assert_eq!(
+        dbg_payload_verdict(&p),
+        Err("inst failed assertion check: 'is_custom_op_payload_opcode'".to_string())
+    );
+    let mut p = payload();
+    p[6] = 9;
+    assert_eq!(
+        dbg_payload_verdict(&p),
+        Err("inst failed assertion check: 'has_valid_neuron_events'".to_string())
+    );
+}
