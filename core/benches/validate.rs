@@ -1,1 +1,179 @@
-fn main() {}
+//! Validator throughput vs a plain read of the same 1,000,000-bundle buffer.
+//!
+//! Prints bundles/s for `validate_header`, `validate_payload` and the read
+//! baseline (XOR-fold of each bundle's 8 qwords), and the ratio
+//! validator_throughput / read_throughput for each validator.
+
+use criterion::{black_box, criterion_group, BenchmarkId, Criterion, Throughput};
+use std::time::{Duration, Instant};
+use tpb_core::validate::{validate_header, validate_payload};
+use tpb_core::Bundle;
+
+const N: usize = 1_000_000;
+
+/// Deterministic mix: ~45% valid headers, ~45% valid payloads, ~10% invalid of
+/// various predicates (xorshift-driven).
+fn buffer() -> Vec<Bundle> {
+    let mut s: u64 = 0x9E37_79B9_7F4A_7C15;
+    let mut next = move || {
+        s ^= s << 13;
+        s ^= s >> 7;
+        s ^= s << 17;
+        s
+    };
+    (0..N)
+        .map(|_| {
+            let r = next();
+            let mut b = [0u8; 64];
+            b[1] = 0x10;
+            if r & 1 == 0 {
+                b[0] = 0x85;
+                b[0x0C] = (r >> 8) as u8;
+                b[0x0F] = (r >> 16) as u8;
+            } else {
+                b[0] = 0x86;
+                b[0x0F] = 1;
+                for (i, x) in b[0x10..].iter_mut().enumerate() {
+                    *x = (r >> (i % 56)) as u8;
+                }
+            }
+            b[4] = [0x00, 0x05, 0x85][(r >> 24) as usize % 3];
+            b[6] = ((r >> 26) & 1) as u8;
+            match (r >> 32) % 40 {
+                0 => b[0] = 0xFF,
+                1 => b[1] = 0,
+                2 => b[4] = 0x07,
+                3 => b[0x20] = 1,
+                4 => b[0x14] = 1,
+                5 => b[0x0D] = 1,
+                6 => b[0] = 0xD9,
+                _ => {}
+            }
+            Bundle(b)
+        })
+        .collect()
+}
+
+#[inline(never)]
+fn run_header(buf: &[Bundle]) -> usize {
+    buf.iter()
+        .filter(|b| validate_header(black_box(b)).is_ok())
+        .count()
+}
+
+#[inline(never)]
+fn run_payload(buf: &[Bundle]) -> usize {
+    buf.iter()
+        .filter(|b| validate_payload(black_box(b)).is_ok())
+        .count()
+}
+
+#[inline(never)]
+fn run_read(buf: &[Bundle]) -> u64 {
+    buf.iter().fold(0u64, |acc, b| {
+        let q = black_box(b).qwords();
+        acc ^ q.iter().fold(0, |a, w| a ^ w)
+    })
+}
+
+/// Stream-shaped mix: groups of one header + 1..=4 payloads (as the encoder emits
+/// them, S000 §C3), with ~5% of records corrupted.
+fn grouped_buffer() -> Vec<Bundle> {
+    let mut s: u64 = 0x2545_F491_4F6C_DD1D;
+    let mut next = move || {
+        s ^= s << 13;
+        s ^= s >> 7;
+        s ^= s << 17;
+        s
+    };
+    let mut v = Vec::with_capacity(N);
+    while v.len() < N {
+        let r = next();
+        let n_args = (r % 4) as u8;
+        let mut h = [0u8; 64];
+        h[0] = 0x85;
+        h[1] = 0x10;
+        h[0x0C] = n_args + 2;
+        h[0x0F] = n_args;
+        v.push(h);
+        for _ in 0..=n_args {
+            let mut p = [0u8; 64];
+            p[0] = 0x86;
+            p[1] = 0x10;
+            p[0x0F] = 1;
+            p[0x10..0x18].copy_from_slice(&next().to_le_bytes());
+            v.push(p);
+        }
+    }
+    v.truncate(N);
+    for i in 0..N / 20 {
+        let k = (next() as usize) % N;
+        if let Some(b) = v.get_mut(k) {
+            b[[1usize, 4, 0x0D, 0x20][i % 4]] ^= 0x40;
+        }
+    }
+    v.into_iter().map(Bundle).collect()
+}
+
+fn best_of<T>(reps: usize, f: impl Fn() -> T) -> Duration {
+    (0..reps)
+        .map(|_| {
+            let t = Instant::now();
+            black_box(f());
+            t.elapsed()
+        })
+        .min()
+        .unwrap_or_default()
+}
+
+fn summary(label: &str, buf: &[Bundle]) {
+    let reps = 15;
+    let read = best_of(reps, || run_read(buf));
+    let header = best_of(reps, || run_header(buf));
+    let payload = best_of(reps, || run_payload(buf));
+    let rate = |d: Duration| N as f64 / d.as_secs_f64();
+    println!("\n=== {label}: validator throughput (best of {reps}, {N} bundles) ===");
+    println!("read baseline     : {:>8.1} M bundles/s", rate(read) / 1e6);
+    println!(
+        "validate_header   : {:>8.1} M bundles/s  ratio {:.2}",
+        rate(header) / 1e6,
+        rate(header) / rate(read)
+    );
+    println!(
+        "validate_payload  : {:>8.1} M bundles/s  ratio {:.2}",
+        rate(payload) / 1e6,
+        rate(payload) / rate(read)
+    );
+    println!(
+        "accepted: header {} / payload {} of {}",
+        run_header(buf),
+        run_payload(buf),
+        N
+    );
+}
+
+fn bench(c: &mut Criterion) {
+    let buf = buffer();
+    let mut g = c.benchmark_group("validate_1m");
+    g.throughput(Throughput::Elements(N as u64));
+    g.sample_size(10);
+    g.bench_with_input(BenchmarkId::new("read_baseline", N), &buf, |b, buf| {
+        b.iter(|| run_read(buf))
+    });
+    g.bench_with_input(BenchmarkId::new("validate_header", N), &buf, |b, buf| {
+        b.iter(|| run_header(buf))
+    });
+    g.bench_with_input(BenchmarkId::new("validate_payload", N), &buf, |b, buf| {
+        b.iter(|| run_payload(buf))
+    });
+    g.finish();
+}
+
+criterion_group!(benches, bench);
+
+fn main() {
+    benches();
+    Criterion::default().configure_from_args().final_summary();
+    summary("random mix", &buffer());
+    summary("grouped stream", &grouped_buffer());
+}

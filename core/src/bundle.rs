@@ -137,7 +137,12 @@ impl Bundle {
 }
 
 fn hex_digit(n: u8) -> char {
-    char::from(b"0123456789abcdef".get(usize::from(n & 0xF)).copied().unwrap_or(b'0'))
+    char::from(
+        b"0123456789abcdef"
+            .get(usize::from(n & 0xF))
+            .copied()
+            .unwrap_or(b'0'),
+    )
 }
 
 fn hex_val(c: u8) -> Option<u8> {

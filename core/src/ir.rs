@@ -269,35 +269,94 @@ mod tests {
         assert_eq!(check_custom_op(&[], &[], Arch::Tonga), Ok(()));
         // too_many_outputs first, even with bad spaces and arch
         assert_eq!(
-            check_custom_op(&[Psum], &[Sbuf, Other], Arch::Cayman).unwrap_err().name(),
+            check_custom_op(&[Psum], &[Sbuf, Other], Arch::Cayman)
+                .unwrap_err()
+                .name(),
             "too_many_outputs"
         );
         assert_eq!(
-            check_custom_op(&[Psum], &[Sbuf], Arch::Cayman).unwrap_err().name(),
+            check_custom_op(&[Psum], &[Sbuf], Arch::Cayman)
+                .unwrap_err()
+                .name(),
             "bad_memory_space"
         );
         assert_eq!(
             check_custom_op(&[Sbuf], &[Other], Arch::Sunda),
-            Err(IrError::BadMemorySpace { is_output: true, index: 0, space: Other })
+            Err(IrError::BadMemorySpace {
+                is_output: true,
+                index: 0,
+                space: Other
+            })
         );
-        assert_eq!(check_custom_op(&[Sbuf], &[Hbm], Arch::Mariana).unwrap_err().name(), "bad_arch");
-        assert_eq!(check_custom_op(&[Sbuf], &[Hbm], Arch::Cayman).unwrap_err().name(), "bad_arch");
+        assert_eq!(
+            check_custom_op(&[Sbuf], &[Hbm], Arch::Mariana)
+                .unwrap_err()
+                .name(),
+            "bad_arch"
+        );
+        assert_eq!(
+            check_custom_op(&[Sbuf], &[Hbm], Arch::Cayman)
+                .unwrap_err()
+                .name(),
+            "bad_arch"
+        );
     }
 
     #[test]
     fn scratchpad() {
-        let ok = ScratchPadQuery { kind: 0x30, subkind: 2, sb_arg_global: true, n_args: 3, n_outputs: 1, n_scratch: 6 };
+        let ok = ScratchPadQuery {
+            kind: 0x30,
+            subkind: 2,
+            sb_arg_global: true,
+            n_args: 3,
+            n_outputs: 1,
+            n_scratch: 6,
+        };
         assert_eq!(is_cc_having_sb_scratchpad(&ok), Ok(()));
-        assert_eq!(is_cc_having_sb_scratchpad(&ScratchPadQuery { subkind: 3, ..ok }), Ok(()));
-        assert_eq!(is_cc_having_sb_scratchpad(&ScratchPadQuery { kind: 0x31, ..ok }).unwrap_err().name(), "not_custom_op");
+        assert_eq!(
+            is_cc_having_sb_scratchpad(&ScratchPadQuery { subkind: 3, ..ok }),
+            Ok(())
+        );
+        assert_eq!(
+            is_cc_having_sb_scratchpad(&ScratchPadQuery { kind: 0x31, ..ok })
+                .unwrap_err()
+                .name(),
+            "not_custom_op"
+        );
         for sk in [0u32, 1, 4, u32::MAX] {
-            assert_eq!(is_cc_having_sb_scratchpad(&ScratchPadQuery { subkind: sk, ..ok }).unwrap_err().name(), "bad_subkind");
+            assert_eq!(
+                is_cc_having_sb_scratchpad(&ScratchPadQuery { subkind: sk, ..ok })
+                    .unwrap_err()
+                    .name(),
+                "bad_subkind"
+            );
         }
-        assert_eq!(is_cc_having_sb_scratchpad(&ScratchPadQuery { sb_arg_global: false, ..ok }).unwrap_err().name(), "not_sb_arg_global");
-        assert_eq!(is_cc_having_sb_scratchpad(&ScratchPadQuery { n_scratch: 5, ..ok }).unwrap_err().name(), "scratch_count_mismatch");
+        assert_eq!(
+            is_cc_having_sb_scratchpad(&ScratchPadQuery {
+                sb_arg_global: false,
+                ..ok
+            })
+            .unwrap_err()
+            .name(),
+            "not_sb_arg_global"
+        );
+        assert_eq!(
+            is_cc_having_sb_scratchpad(&ScratchPadQuery { n_scratch: 5, ..ok })
+                .unwrap_err()
+                .name(),
+            "scratch_count_mismatch"
+        );
         // no overflow: u64::MAX args
-        let big = ScratchPadQuery { n_args: u64::MAX, n_outputs: u64::MAX, n_scratch: 0, ..ok };
-        assert_eq!(is_cc_having_sb_scratchpad(&big).unwrap_err().name(), "scratch_count_mismatch");
+        let big = ScratchPadQuery {
+            n_args: u64::MAX,
+            n_outputs: u64::MAX,
+            n_scratch: 0,
+            ..ok
+        };
+        assert_eq!(
+            is_cc_having_sb_scratchpad(&big).unwrap_err().name(),
+            "scratch_count_mismatch"
+        );
     }
 
     #[test]
@@ -305,7 +364,10 @@ mod tests {
         assert!(check_cc_dim(0).is_ok() && check_cc_dim(1).is_ok());
         assert_eq!(check_cc_dim(2).unwrap_err().name(), "bad_cc_dim");
         assert!(check_rank_id_output(11).is_ok());
-        assert_eq!(check_rank_id_output(10).unwrap_err().name(), "not_register_access");
+        assert_eq!(
+            check_rank_id_output(10).unwrap_err().name(),
+            "not_register_access"
+        );
         assert!(check_lnc(2).is_ok());
         assert_eq!(check_lnc(1).unwrap_err().name(), "not_lnc2");
         assert_eq!(route_local_collective(0), Route::Sb2sb);

@@ -302,7 +302,10 @@ impl AluOp {
 
     /// Op from its BIR ordinal.
     pub fn from_ordinal(ord: u32) -> Option<AluOp> {
-        usize::try_from(ord).ok().and_then(|i| AluOp::ALL.get(i)).copied()
+        usize::try_from(ord)
+            .ok()
+            .and_then(|i| AluOp::ALL.get(i))
+            .copied()
     }
 
     /// The BIR ordinal.
@@ -466,15 +469,27 @@ mod tests {
     // Expected values typed by hand from S003 §2 / SPEC §6 — not from code output.
     #[test]
     fn collective_kind_lut() {
-        assert_eq!(collective_kind_to_wire(0), Err(LutError::NotEncodable { kind: 0 }));
-        assert_eq!(collective_kind_to_wire(1), Err(LutError::NotEncodable { kind: 1 }));
+        assert_eq!(
+            collective_kind_to_wire(0),
+            Err(LutError::NotEncodable { kind: 0 })
+        );
+        assert_eq!(
+            collective_kind_to_wire(1),
+            Err(LutError::NotEncodable { kind: 1 })
+        );
         let expect = [0x01u8, 0x02, 0x03, 0x04, 0x09, 0x05, 0x06, 0x07, 0x08];
         for (k, w) in (2u32..=10).zip(expect) {
             assert_eq!(collective_kind_to_wire(k), Ok(w), "kind {k}");
             assert_eq!(collective_kind_from_wire(w), Some(k));
         }
-        assert_eq!(collective_kind_to_wire(11).unwrap_err().name(), "out_of_range");
-        assert_eq!(collective_kind_to_wire(u32::MAX).unwrap_err().name(), "out_of_range");
+        assert_eq!(
+            collective_kind_to_wire(11).unwrap_err().name(),
+            "out_of_range"
+        );
+        assert_eq!(
+            collective_kind_to_wire(u32::MAX).unwrap_err().name(),
+            "out_of_range"
+        );
         assert_eq!(collective_kind_from_wire(0), None);
         assert_eq!(collective_kind_from_wire(0x0A), None);
         assert_eq!(collective_kind_name(6), Some("AllToAllV"));
@@ -562,7 +577,10 @@ mod tests {
             assert_eq!(dtype_to_wire(ord, Generation::PreV4), Ok(pre[ord as usize]));
             assert_eq!(dtype_to_wire(ord, Generation::V4), Ok(v4[ord as usize]));
         }
-        assert_eq!(dtype_to_wire(20, Generation::V4).unwrap_err().name(), "out_of_range");
+        assert_eq!(
+            dtype_to_wire(20, Generation::V4).unwrap_err().name(),
+            "out_of_range"
+        );
         assert_eq!(dtype_name(2), Some("float4_e2m1fn_x4"));
         assert_eq!(dtype_name(19), Some("int64"));
         assert!(!is_valid_dtype_tag(0));
@@ -577,7 +595,10 @@ mod tests {
         assert_eq!(wait_mode_lut(1), Ok(0x05));
         assert_eq!(wait_mode_lut(2), Ok(0x85));
         assert_eq!(wait_mode_lut(3).unwrap_err().name(), "out_of_range");
-        assert_eq!(wait_mode_to_wire(0).unwrap_err().name(), "unsupported_wait_mode");
+        assert_eq!(
+            wait_mode_to_wire(0).unwrap_err().name(),
+            "unsupported_wait_mode"
+        );
         assert_eq!(wait_mode_to_wire(1), Ok(0x05));
         assert_eq!(wait_mode_to_wire(2), Ok(0x85));
         assert_eq!(wait_mode_to_wire(3).unwrap_err().name(), "out_of_range");

@@ -135,9 +135,10 @@ fn close(open: Open) -> StreamItem {
 
 /// Parses a byte stream of bundles into groups and other bundles (SPEC §5.3).
 ///
-/// At each bundle the checks run in this order: `invalid_record`; then, for a
-/// non-0x86 bundle while a group is open, `short_group`; then for a header
-/// `payload_count_mismatch`; then for a 0x86 with no open group `stray_payload`.
+/// At each bundle the checks run in this order: for a non-0x86 bundle while a
+/// group is open, `short_group` (D-15: the group closes before the bundle is
+/// examined); then `invalid_record`; then for a header `payload_count_mismatch`;
+/// then for a 0x86 with no open group `stray_payload`.
 /// Memory is bounded by the input length.
 pub fn parse_custom_op_stream(bytes: &[u8]) -> Result<Vec<StreamItem>, StreamError> {
     if bytes.len() % BUNDLE_LEN != 0 {
@@ -150,6 +151,13 @@ pub fn parse_custom_op_stream(bytes: &[u8]) -> Result<Vec<StreamItem>, StreamErr
             return Err(StreamError::TrailingBytes { len: bytes.len() });
         };
         let op = b.opcode();
+        // D-15: a bundle that is not a 0x86 closes the open group; a short
+        // group is reported before that bundle is examined.
+        if op != OPCODE_CUSTOM_OP_PAYLOAD {
+            if let Some(g) = open.take() {
+                return Err(g.short());
+            }
+        }
         if op == OPCODE_CUSTOM_OP_HEADER {
             validate_header(&b).map_err(|e| StreamError::InvalidRecord {
                 index,
@@ -172,9 +180,6 @@ pub fn parse_custom_op_stream(bytes: &[u8]) -> Result<Vec<StreamItem>, StreamErr
                 }
             }
             continue;
-        }
-        if let Some(g) = open.take() {
-            return Err(g.short());
         }
         if op == OPCODE_CUSTOM_OP_HEADER {
             let header = CustomOpHeader::read_validated(&b);

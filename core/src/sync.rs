@@ -263,13 +263,21 @@ impl SemaphorePool {
                 limit: usize::from(MAX_NUM_SEMAPHORES),
             });
         }
-        Ok(SemaphorePool { bottom: 0, top: num.saturating_sub(1), num })
+        Ok(SemaphorePool {
+            bottom: 0,
+            top: num.saturating_sub(1),
+            num,
+        })
     }
 
     /// `allocateSemaphore(fromTop)`: a fresh id, or `PoolExhausted` (alloc_semaphores.cpp:256).
     pub fn allocate(&mut self, from: AllocFrom) -> Result<SemId, SyncError> {
         if !(self.bottom < self.top && self.top < self.num) {
-            return Err(SyncError::PoolExhausted { bottom: self.bottom, top: self.top, num: self.num });
+            return Err(SyncError::PoolExhausted {
+                bottom: self.bottom,
+                top: self.top,
+                num: self.num,
+            });
         }
         let id = match from {
             AllocFrom::Bottom => {
@@ -284,7 +292,11 @@ impl SemaphorePool {
             }
         };
         // top < num ≤ 256, so every id fits a byte.
-        SemId::try_from(id).map_err(|_| SyncError::PoolExhausted { bottom: self.bottom, top: self.top, num: self.num })
+        SemId::try_from(id).map_err(|_| SyncError::PoolExhausted {
+            bottom: self.bottom,
+            top: self.top,
+            num: self.num,
+        })
     }
 }
 
@@ -308,7 +320,11 @@ impl SemaphoreValues {
     /// `incrementSemaphore(I, semId, delta)`: the new running value, or `Overflow` (:207).
     pub fn increment(&mut self, key: SemKey, delta: u32) -> Result<u32, SyncError> {
         let value = self.values.get(&key).copied().unwrap_or(0);
-        let new = value.checked_add(delta).ok_or(SyncError::Overflow { sem: key.sem, value, delta })?;
+        let new = value.checked_add(delta).ok_or(SyncError::Overflow {
+            sem: key.sem,
+            value,
+            delta,
+        })?;
         self.values.insert(key, new);
         Ok(new)
     }
@@ -470,7 +486,11 @@ fn id(i: usize) -> InstrId {
 
 /// Phases 1–2: limits, then per-instruction reference checks in index order (DS-1).
 fn check_structure(p: &Program) -> Result<(), SyncError> {
-    limit("num_semaphores", usize::from(p.num_semaphores), usize::from(MAX_NUM_SEMAPHORES))?;
+    limit(
+        "num_semaphores",
+        usize::from(p.num_semaphores),
+        usize::from(MAX_NUM_SEMAPHORES),
+    )?;
     limit("allocs", p.allocs.len(), MAX_ALLOCS)?;
     limit("instrs", p.instrs.len(), MAX_INSTRUCTIONS)?;
     for ins in &p.instrs {
@@ -488,7 +508,10 @@ fn check_structure(p: &Program) -> Result<(), SyncError> {
         }
         for d in &ins.deps {
             if usize::from(d.producer) >= n {
-                return Err(SyncError::NullInstruction { instr, dep: d.producer });
+                return Err(SyncError::NullInstruction {
+                    instr,
+                    dep: d.producer,
+                });
             }
             if let Some(h) = d.via {
                 if usize::from(h) >= handles {
@@ -498,7 +521,10 @@ fn check_structure(p: &Program) -> Result<(), SyncError> {
         }
         for s in &ins.sems {
             if usize::from(s.handle) >= handles {
-                return Err(SyncError::UnknownSemaphore { instr, handle: s.handle });
+                return Err(SyncError::UnknownSemaphore {
+                    instr,
+                    handle: s.handle,
+                });
             }
             if let Some(core) = s.target_core {
                 if core >= NUM_CORES {
@@ -532,8 +558,10 @@ fn canonical_order(p: &Program) -> Result<Vec<InstrId>, SyncError> {
             }
         }
     }
-    let mut ready: std::collections::BinaryHeap<std::cmp::Reverse<usize>> =
-        (0..n).filter(|&i| indeg[i] == 0).map(std::cmp::Reverse).collect();
+    let mut ready: std::collections::BinaryHeap<std::cmp::Reverse<usize>> = (0..n)
+        .filter(|&i| indeg[i] == 0)
+        .map(std::cmp::Reverse)
+        .collect();
     let mut order = Vec::with_capacity(n);
     while let Some(std::cmp::Reverse(i)) = ready.pop() {
         order.push(id(i));
@@ -583,7 +611,9 @@ fn real_producers(p: &Program, i: usize) -> Vec<Dep> {
     let mut seen = Bits::default();
     let mut stack: Vec<(usize, usize)> = vec![(i, 0)];
     while let Some((node, k)) = stack.pop() {
-        let Some(d) = p.instrs[node].deps.get(k).copied() else { continue };
+        let Some(d) = p.instrs[node].deps.get(k).copied() else {
+            continue;
+        };
         stack.push((node, k + 1));
         let prod = usize::from(d.producer);
         if p.instrs[prod].engine == Engine::Pseudo {
@@ -593,7 +623,10 @@ fn real_producers(p: &Program, i: usize) -> Vec<Dep> {
             }
         } else {
             let via = if node == i { d.via } else { None };
-            out.push(Dep { producer: d.producer, via });
+            out.push(Dep {
+                producer: d.producer,
+                via,
+            });
         }
     }
     out
@@ -623,7 +656,12 @@ pub fn alloc_semaphores(p: &Program) -> Result<SyncPlan, SyncError> {
         }
     }
     let (infos, values) = (pass.infos, pass.values);
-    Ok(SyncPlan { sem_ids, order, infos, values })
+    Ok(SyncPlan {
+        sem_ids,
+        order,
+        infos,
+        values,
+    })
 }
 
 struct Pass<'a> {
@@ -652,12 +690,25 @@ impl Pass<'_> {
             if s.target_core.is_none() {
                 let owner = *self.owner.entry(sem).or_insert(i);
                 if self.p.instrs[owner].engine != ins.engine {
-                    return Err(SyncError::SharedSemaphore { sem, owner: id(owner), instr: id(i) });
+                    return Err(SyncError::SharedSemaphore {
+                        sem,
+                        owner: id(owner),
+                        instr: id(i),
+                    });
                 }
             }
-            let key = SemKey { core: s.target_core, sem };
+            let key = SemKey {
+                core: s.target_core,
+                sem,
+            };
             let value = self.values.increment(key, ins.mult)?;
-            let upd = Update { sem, mode: UpdateMode::Increment, delta: ins.mult, value, target_core: s.target_core };
+            let upd = Update {
+                sem,
+                mode: UpdateMode::Increment,
+                delta: ins.mult,
+                value,
+                target_core: s.target_core,
+            };
             self.setup_sync_update(i, upd);
         }
         Ok(())
@@ -670,12 +721,19 @@ impl Pass<'_> {
             let si = &self.infos[usize::from(d.producer)];
             let n_local = si.n_local();
             if n_local != 1 {
-                return Err(SyncError::NotSingleLocalUpdate { producer: d.producer, n_local });
+                return Err(SyncError::NotSingleLocalUpdate {
+                    producer: d.producer,
+                    n_local,
+                });
             }
             let found = si.local_update().map(|u| u.sem).unwrap_or(0);
             let expected = d.via.map(|h| self.sem(h)).unwrap_or(found);
             if found != expected {
-                return Err(SyncError::LocalSemaphoreMismatch { producer: d.producer, expected, found });
+                return Err(SyncError::LocalSemaphoreMismatch {
+                    producer: d.producer,
+                    expected,
+                    found,
+                });
             }
         }
         Ok(())
@@ -689,7 +747,12 @@ impl Pass<'_> {
         if upd.is_remote() {
             return;
         }
-        let w = Wait { sem: upd.sem, mode: WaitMode::SemGeImm, value: upd.value, from: id(i) };
+        let w = Wait {
+            sem: upd.sem,
+            mode: WaitMode::SemGeImm,
+            value: upd.value,
+            from: id(i),
+        };
         for d in self.desc[i].iter() {
             if let Some(info) = self.infos.get_mut(d) {
                 info.waits.push(w);

@@ -179,7 +179,11 @@ impl ValidationError {
 
 impl fmt::Display for ValidationError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "inst failed assertion check: '{}'", self.predicate().name())
+        write!(
+            f,
+            "inst failed assertion check: '{}'",
+            self.predicate().name()
+        )
     }
 }
 
@@ -230,10 +234,40 @@ pub fn validate_header(b: &Bundle) -> Result<(), ValidationError> {
     let nonempty = ((q2 & HDR_SCRATCH_Q10_MASK) | (q3 & HDR_SCRATCH_Q18_MASK)) != 0;
     let full = (q2 as u8 != 0) & (q3 as u32 != 0) & ((q3 >> 32) as u8 != 0);
     let p6 = !nonempty | full;
-    if p1 & p2 & p3 & p4 & p5 & p6 {
+    // One bit per failed predicate, chain order = bit order; the lowest set bit wins.
+    let fail = u32::from(!p1)
+        | u32::from(!p2) << 1
+        | u32::from(!p3) << 2
+        | u32::from(!p4) << 3
+        | u32::from(!p5) << 4
+        | u32::from(!p6) << 5;
+    if fail == 0 {
         Ok(())
     } else {
-        Err(header_failure(b))
+        Err(header_error(fail, b))
+    }
+}
+
+/// Builds the header error from the failure mask (lowest bit = first predicate).
+#[cold]
+#[inline(never)]
+fn header_error(fail: u32, b: &Bundle) -> ValidationError {
+    let [q0, _q1, q2, q3, ..] = b.qwords();
+    let op = q0 as u8;
+    match fail.trailing_zeros() {
+        0 => ValidationError::ValidOpcode { opcode: op },
+        1 => ValidationError::InstWordLen {
+            value: (q0 >> 8) as u8,
+        },
+        2 => events_error(q0),
+        3 => ValidationError::IsCustomOpHeaderOpcode { opcode: op },
+        4 => header_reserved_error(b),
+        _ => ValidationError::CustomOpHeaderScratchSpaceVal {
+            byte_10: q2 as u8,
+            dword_14: (q2 >> 32) as u32,
+            dword_18: q3 as u32,
+            byte_1c: (q3 >> 32) as u8,
+        },
     }
 }
 
@@ -245,83 +279,64 @@ pub fn validate_payload(b: &Bundle) -> Result<(), ValidationError> {
     // S000 payload (3) `v10 == -122`
     let p4 = op == OPCODE_CUSTOM_OP_PAYLOAD;
     // S000 payload (4) `(v28.i32[3] & 0xFFFFFF) == 0`
-    let p5 = ((q1 >> 32) as u32 & PAYLOAD_RESERVED_DWORD_MASK) == 0;
-    if p1 & p2 & p3 & p4 & p5 {
+    let reserved = (q1 >> 32) as u32 & PAYLOAD_RESERVED_DWORD_MASK;
+    let p5 = reserved == 0;
+    let fail = u32::from(!p1)
+        | u32::from(!p2) << 1
+        | u32::from(!p3) << 2
+        | u32::from(!p4) << 3
+        | u32::from(!p5) << 4;
+    if fail == 0 {
         Ok(())
     } else {
-        Err(payload_failure(b))
+        Err(payload_error(fail, q0, reserved))
     }
 }
 
+/// Builds the payload error from the failure mask (lowest bit = first predicate).
 #[cold]
-fn front_end_failure(b: &Bundle) -> Option<ValidationError> {
-    let op = b.byte(OFF_OPCODE);
-    if !is_valid_opcode(op) {
-        return Some(ValidationError::ValidOpcode { opcode: op });
+#[inline(never)]
+fn payload_error(fail: u32, q0: u64, reserved: u32) -> ValidationError {
+    let op = q0 as u8;
+    match fail.trailing_zeros() {
+        0 => ValidationError::ValidOpcode { opcode: op },
+        1 => ValidationError::InstWordLen {
+            value: (q0 >> 8) as u8,
+        },
+        2 => events_error(q0),
+        3 => ValidationError::IsCustomOpPayloadOpcode { opcode: op },
+        _ => {
+            // lowest nonzero byte of the 3-byte little-endian field at 0x0C
+            let lane = reserved.trailing_zeros() / 8;
+            ValidationError::CustomOpPayloadReservedZero {
+                offset: 0x0C + lane as usize,
+                value: (reserved >> (lane * 8)) as u8,
+            }
+        }
     }
-    let iwl = b.byte(OFF_INST_WORD_LEN);
-    if iwl != INST_WORD_LEN {
-        return Some(ValidationError::InstWordLen { value: iwl });
-    }
-    let wait_mode = b.byte(OFF_WAIT_MODE);
-    let update_mode = b.byte(OFF_UPDATE_MODE);
-    if !(wait_mode_ok(wait_mode) && update_mode_ok(update_mode)) {
-        return Some(ValidationError::HasValidNeuronEvents {
-            wait_mode,
-            update_mode,
-        });
-    }
-    None
 }
 
-/// First nonzero byte among `offsets`.
-fn first_nonzero(b: &Bundle, offsets: impl Iterator<Item = usize>) -> Option<(usize, u8)> {
-    offsets
+#[inline]
+fn events_error(q0: u64) -> ValidationError {
+    ValidationError::HasValidNeuronEvents {
+        wait_mode: (q0 >> 32) as u8,
+        update_mode: (q0 >> 48) as u8,
+    }
+}
+
+/// First nonzero header reserved byte (cold: only after the mask test failed).
+#[cold]
+#[inline(never)]
+fn header_reserved_error(b: &Bundle) -> ValidationError {
+    // S000 §"The reserved-zero region": [0x11..0x13] ∪ [0x1D..0x1F] ∪ [0x20..0x3F]
+    let reserved = (0x11..=0x13)
+        .chain(0x1D..=0x1F)
+        .chain(HDR_RESERVED_TAIL..BUNDLE_LEN);
+    let (offset, value) = reserved
         .map(|o| (o, b.byte(o)))
         .find(|(_, v)| *v != 0)
-}
-
-#[cold]
-#[inline(never)]
-fn header_failure(b: &Bundle) -> ValidationError {
-    if let Some(e) = front_end_failure(b) {
-        return e;
-    }
-    let op = b.byte(OFF_OPCODE);
-    if op != OPCODE_CUSTOM_OP_HEADER {
-        return ValidationError::IsCustomOpHeaderOpcode { opcode: op };
-    }
-    // S000 §"The reserved-zero region": [0x11..0x13] ∪ [0x1D..0x1F] ∪ [0x20..0x3F]
-    let reserved = (0x11..=0x13).chain(0x1D..=0x1F).chain(HDR_RESERVED_TAIL..BUNDLE_LEN);
-    if let Some((offset, value)) = first_nonzero(b, reserved) {
-        return ValidationError::CustomOpHeaderReservedZero { offset, value };
-    }
-    ValidationError::CustomOpHeaderScratchSpaceVal {
-        byte_10: b.byte(OFF_SCRATCH_BYTE_10),
-        dword_14: u32::from_le_bytes(b.bytes(OFF_SCRATCH_DWORD_14)),
-        dword_18: u32::from_le_bytes(b.bytes(OFF_SCRATCH_DWORD_18)),
-        byte_1c: b.byte(OFF_SCRATCH_BYTE_1C),
-    }
-}
-
-#[cold]
-#[inline(never)]
-fn payload_failure(b: &Bundle) -> ValidationError {
-    if let Some(e) = front_end_failure(b) {
-        return e;
-    }
-    let op = b.byte(OFF_OPCODE);
-    if op != OPCODE_CUSTOM_OP_PAYLOAD {
-        return ValidationError::IsCustomOpPayloadOpcode { opcode: op };
-    }
-    match first_nonzero(b, 0x0C..=0x0E) {
-        Some((offset, value)) => ValidationError::CustomOpPayloadReservedZero { offset, value },
-        // Unreachable when called from validate_payload; report byte 0x0C.
-        None => ValidationError::CustomOpPayloadReservedZero {
-            offset: 0x0C,
-            value: 0,
-        },
-    }
+        .unwrap_or((0x11, 0));
+    ValidationError::CustomOpHeaderReservedZero { offset, value }
 }
 
 /// `dbg_is_valid_custom_op_header` (S000 0x129ba90): the message names the predicate.

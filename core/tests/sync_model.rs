@@ -7,19 +7,37 @@ use tpb_core::sync::{
 };
 
 fn local(handle: u16) -> SemArg {
-    SemArg { handle, target_core: None }
+    SemArg {
+        handle,
+        target_core: None,
+    }
 }
 fn remote(handle: u16, core: u8) -> SemArg {
-    SemArg { handle, target_core: Some(core) }
+    SemArg {
+        handle,
+        target_core: Some(core),
+    }
 }
 fn dep(p: u16) -> Dep {
-    Dep { producer: p, via: None }
+    Dep {
+        producer: p,
+        via: None,
+    }
 }
 fn ins(engine: Engine, deps: &[u16], sems: Vec<SemArg>, mult: u32) -> Instr {
-    Instr { engine, deps: deps.iter().map(|&p| dep(p)).collect(), sems, mult }
+    Instr {
+        engine,
+        deps: deps.iter().map(|&p| dep(p)).collect(),
+        sems,
+        mult,
+    }
 }
 fn prog(allocs: usize, instrs: Vec<Instr>) -> Program {
-    Program { num_semaphores: 256, allocs: vec![AllocFrom::Bottom; allocs], instrs }
+    Program {
+        num_semaphores: 256,
+        allocs: vec![AllocFrom::Bottom; allocs],
+        instrs,
+    }
 }
 
 // ---- the pool: alloc_semaphores.cpp:256 ----
@@ -42,12 +60,20 @@ fn pool_exhausts_when_bottom_meets_top() {
     assert_eq!(pool.allocate(AllocFrom::Top), Ok(2));
     assert_eq!(
         pool.allocate(AllocFrom::Bottom),
-        Err(SyncError::PoolExhausted { bottom: 1, top: 1, num: 3 })
+        Err(SyncError::PoolExhausted {
+            bottom: 1,
+            top: 1,
+            num: 3
+        })
     );
     let mut empty = SemaphorePool::new(0).unwrap();
     assert_eq!(
         empty.allocate(AllocFrom::Top),
-        Err(SyncError::PoolExhausted { bottom: 0, top: 0, num: 0 })
+        Err(SyncError::PoolExhausted {
+            bottom: 0,
+            top: 0,
+            num: 0
+        })
     );
 }
 
@@ -59,7 +85,11 @@ fn default_pool_hands_out_255_ids() {
     }
     assert_eq!(
         pool.allocate(AllocFrom::Bottom),
-        Err(SyncError::PoolExhausted { bottom: 255, top: 255, num: 256 })
+        Err(SyncError::PoolExhausted {
+            bottom: 255,
+            top: 255,
+            num: 256
+        })
     );
 }
 
@@ -67,7 +97,11 @@ fn default_pool_hands_out_255_ids() {
 fn pool_over_256_is_a_limit() {
     assert_eq!(
         SemaphorePool::new(257),
-        Err(SyncError::LimitExceeded { what: "num_semaphores", found: 257, limit: 256 })
+        Err(SyncError::LimitExceeded {
+            what: "num_semaphores",
+            found: 257,
+            limit: 256
+        })
     );
 }
 
@@ -77,7 +111,11 @@ fn program_exhausting_the_pool_is_rejected() {
     p.num_semaphores = 3;
     assert_eq!(
         alloc_semaphores(&p),
-        Err(SyncError::PoolExhausted { bottom: 2, top: 2, num: 3 })
+        Err(SyncError::PoolExhausted {
+            bottom: 2,
+            top: 2,
+            num: 3
+        })
     );
 }
 
@@ -88,7 +126,14 @@ fn increment_guards_overflow() {
     let mut v = SemaphoreValues::default();
     let k = SemKey { core: None, sem: 7 };
     assert_eq!(v.increment(k, u32::MAX), Ok(u32::MAX));
-    assert_eq!(v.increment(k, 1), Err(SyncError::Overflow { sem: 7, value: u32::MAX, delta: 1 }));
+    assert_eq!(
+        v.increment(k, 1),
+        Err(SyncError::Overflow {
+            sem: 7,
+            value: u32::MAX,
+            delta: 1
+        })
+    );
     assert_eq!(v.get(k), u32::MAX);
 }
 
@@ -103,7 +148,11 @@ fn program_overflowing_a_semaphore_is_rejected() {
     );
     assert_eq!(
         alloc_semaphores(&p),
-        Err(SyncError::Overflow { sem: 0, value: 0x8000_0000, delta: 0x8000_0000 })
+        Err(SyncError::Overflow {
+            sem: 0,
+            value: 0x8000_0000,
+            delta: 0x8000_0000
+        })
     );
 }
 
@@ -133,8 +182,17 @@ fn running_values_accumulate_per_semaphore() {
 
 #[test]
 fn dependency_on_missing_instruction_is_null_instruction() {
-    let p = prog(0, vec![ins(Engine::Host, &[], vec![], 1), ins(Engine::Host, &[5], vec![], 1)]);
-    assert_eq!(alloc_semaphores(&p), Err(SyncError::NullInstruction { instr: 1, dep: 5 }));
+    let p = prog(
+        0,
+        vec![
+            ins(Engine::Host, &[], vec![], 1),
+            ins(Engine::Host, &[5], vec![], 1),
+        ],
+    );
+    assert_eq!(
+        alloc_semaphores(&p),
+        Err(SyncError::NullInstruction { instr: 1, dep: 5 })
+    );
 }
 
 // ---- setupSyncWait: alloc_semaphores.cpp:171 / :172 ----
@@ -151,7 +209,10 @@ fn producer_with_two_local_updates_is_rejected() {
     );
     assert_eq!(
         alloc_semaphores(&p),
-        Err(SyncError::NotSingleLocalUpdate { producer: 0, n_local: 2 })
+        Err(SyncError::NotSingleLocalUpdate {
+            producer: 0,
+            n_local: 2
+        })
     );
 }
 
@@ -160,11 +221,17 @@ fn producer_with_only_a_remote_update_is_rejected() {
     // :171 counts only non-remote updates ("v10 += (isRemote(u)==0)").
     let p = prog(
         1,
-        vec![ins(Engine::Gpsimd(0), &[], vec![remote(0, 1)], 1), ins(Engine::Host, &[0], vec![], 1)],
+        vec![
+            ins(Engine::Gpsimd(0), &[], vec![remote(0, 1)], 1),
+            ins(Engine::Host, &[0], vec![], 1),
+        ],
     );
     assert_eq!(
         alloc_semaphores(&p),
-        Err(SyncError::NotSingleLocalUpdate { producer: 0, n_local: 0 })
+        Err(SyncError::NotSingleLocalUpdate {
+            producer: 0,
+            n_local: 0
+        })
     );
 }
 
@@ -173,7 +240,12 @@ fn one_local_plus_remote_updates_is_accepted() {
     let p = prog(
         2,
         vec![
-            ins(Engine::Gpsimd(0), &[], vec![remote(1, 3), local(0), remote(1, 4)], 1),
+            ins(
+                Engine::Gpsimd(0),
+                &[],
+                vec![remote(1, 3), local(0), remote(1, 4)],
+                1,
+            ),
             ins(Engine::Host, &[0], vec![], 1),
         ],
     );
@@ -183,8 +255,20 @@ fn one_local_plus_remote_updates_is_accepted() {
     // Only the local update is spread: one wait, on sem 0.
     assert_eq!(plan.infos[1].waits.len(), 1);
     assert_eq!(plan.infos[1].waits[0].sem, 0);
-    assert_eq!(plan.values.get(SemKey { core: Some(3), sem: 1 }), 1);
-    assert_eq!(plan.values.get(SemKey { core: Some(4), sem: 1 }), 1);
+    assert_eq!(
+        plan.values.get(SemKey {
+            core: Some(3),
+            sem: 1
+        }),
+        1
+    );
+    assert_eq!(
+        plan.values.get(SemKey {
+            core: Some(4),
+            sem: 1
+        }),
+        1
+    );
 }
 
 #[test]
@@ -192,21 +276,37 @@ fn waiting_on_another_semaphore_is_a_mismatch() {
     // :172 getLocalSemaphore(SI.OnUpdate) == semaphore.
     let mut p = prog(
         2,
-        vec![ins(Engine::Dma(0), &[], vec![local(0)], 1), ins(Engine::Host, &[], vec![], 1)],
+        vec![
+            ins(Engine::Dma(0), &[], vec![local(0)], 1),
+            ins(Engine::Host, &[], vec![], 1),
+        ],
     );
-    p.instrs[1].deps = vec![Dep { producer: 0, via: Some(1) }];
+    p.instrs[1].deps = vec![Dep {
+        producer: 0,
+        via: Some(1),
+    }];
     assert_eq!(
         alloc_semaphores(&p),
-        Err(SyncError::LocalSemaphoreMismatch { producer: 0, expected: 1, found: 0 })
+        Err(SyncError::LocalSemaphoreMismatch {
+            producer: 0,
+            expected: 1,
+            found: 0
+        })
     );
-    p.instrs[1].deps = vec![Dep { producer: 0, via: Some(0) }];
+    p.instrs[1].deps = vec![Dep {
+        producer: 0,
+        via: Some(0),
+    }];
     assert!(alloc_semaphores(&p).is_ok());
 }
 
 #[test]
 fn producer_without_consumers_needs_no_local_update() {
     // The asserts live in setupSyncWait: only a waited-on producer is checked.
-    let p = prog(2, vec![ins(Engine::Dma(0), &[], vec![local(0), local(1)], 1)]);
+    let p = prog(
+        2,
+        vec![ins(Engine::Dma(0), &[], vec![local(0), local(1)], 1)],
+    );
     assert!(alloc_semaphores(&p).is_ok());
 }
 
@@ -222,7 +322,10 @@ fn producer_behind_a_pseudo_is_still_checked() {
     );
     assert_eq!(
         alloc_semaphores(&p),
-        Err(SyncError::NotSingleLocalUpdate { producer: 0, n_local: 0 })
+        Err(SyncError::NotSingleLocalUpdate {
+            producer: 0,
+            n_local: 0
+        })
     );
 }
 
@@ -260,7 +363,10 @@ fn spread_walks_through_pseudo_instructions() {
     let plan = alloc_semaphores(&p).unwrap();
     assert!(plan.infos[1].waits.is_empty());
     assert_eq!(plan.infos[2].waits.len(), 1);
-    assert_eq!((plan.infos[2].waits[0].from, plan.infos[2].waits[0].value), (0, 4));
+    assert_eq!(
+        (plan.infos[2].waits[0].from, plan.infos[2].waits[0].value),
+        (0, 4)
+    );
 }
 
 // ---- fan-in on a shared semaphore (DS-7) ----
@@ -269,11 +375,18 @@ fn spread_walks_through_pseudo_instructions() {
 fn two_engines_on_one_local_semaphore_are_rejected() {
     let p = prog(
         1,
-        vec![ins(Engine::Dma(0), &[], vec![local(0)], 1), ins(Engine::Dma(1), &[], vec![local(0)], 1)],
+        vec![
+            ins(Engine::Dma(0), &[], vec![local(0)], 1),
+            ins(Engine::Dma(1), &[], vec![local(0)], 1),
+        ],
     );
     assert_eq!(
         alloc_semaphores(&p),
-        Err(SyncError::SharedSemaphore { sem: 0, owner: 0, instr: 1 })
+        Err(SyncError::SharedSemaphore {
+            sem: 0,
+            owner: 0,
+            instr: 1
+        })
     );
 }
 
@@ -281,10 +394,19 @@ fn two_engines_on_one_local_semaphore_are_rejected() {
 
 #[test]
 fn dependency_cycle_is_rejected() {
-    let p = prog(0, vec![ins(Engine::Host, &[1], vec![], 1), ins(Engine::Dma(0), &[0], vec![], 1)]);
+    let p = prog(
+        0,
+        vec![
+            ins(Engine::Host, &[1], vec![], 1),
+            ins(Engine::Dma(0), &[0], vec![], 1),
+        ],
+    );
     assert_eq!(alloc_semaphores(&p), Err(SyncError::Cycle { instr: 0 }));
     let selfdep = prog(0, vec![ins(Engine::Pseudo, &[0], vec![], 1)]);
-    assert_eq!(alloc_semaphores(&selfdep), Err(SyncError::Cycle { instr: 0 }));
+    assert_eq!(
+        alloc_semaphores(&selfdep),
+        Err(SyncError::Cycle { instr: 0 })
+    );
 }
 
 #[test]
@@ -304,17 +426,36 @@ fn engine_order_deadlock_is_a_cycle() {
 #[test]
 fn reference_errors_are_named() {
     let p = prog(0, vec![ins(Engine::Host, &[], vec![local(0)], 1)]);
-    assert_eq!(alloc_semaphores(&p), Err(SyncError::UnknownSemaphore { instr: 0, handle: 0 }));
+    assert_eq!(
+        alloc_semaphores(&p),
+        Err(SyncError::UnknownSemaphore {
+            instr: 0,
+            handle: 0
+        })
+    );
     let p = prog(1, vec![ins(Engine::Gpsimd(8), &[], vec![], 1)]);
-    assert_eq!(alloc_semaphores(&p), Err(SyncError::BadCore { instr: 0, core: 8 }));
+    assert_eq!(
+        alloc_semaphores(&p),
+        Err(SyncError::BadCore { instr: 0, core: 8 })
+    );
     let p = prog(1, vec![ins(Engine::Host, &[], vec![remote(0, 9)], 1)]);
-    assert_eq!(alloc_semaphores(&p), Err(SyncError::BadCore { instr: 0, core: 9 }));
+    assert_eq!(
+        alloc_semaphores(&p),
+        Err(SyncError::BadCore { instr: 0, core: 9 })
+    );
     let p = prog(1, vec![ins(Engine::Host, &[], vec![local(0)], 0)]);
-    assert_eq!(alloc_semaphores(&p), Err(SyncError::ZeroIncrement { instr: 0 }));
+    assert_eq!(
+        alloc_semaphores(&p),
+        Err(SyncError::ZeroIncrement { instr: 0 })
+    );
     let p = prog(0, vec![ins(Engine::Host, &[], vec![], 1); 257]);
     assert_eq!(
         alloc_semaphores(&p),
-        Err(SyncError::LimitExceeded { what: "instrs", found: 257, limit: 256 })
+        Err(SyncError::LimitExceeded {
+            what: "instrs",
+            found: 257,
+            limit: 256
+        })
     );
 }
 
@@ -342,16 +483,25 @@ fn custom_op_header_band_carries_the_handshake() {
     header[1] = 0x10;
     stamp_custom_op_header(&mut header, &plan, 1, 0, 2).unwrap();
     // input DMA sem = first bottom id 0; completion sem = first top id 255.
-    assert_eq!(&header[0..12], &[0x85, 0x10, 0, 0, 0x05, 0, 0x01, 255, 0, 0, 0, 0]);
+    assert_eq!(
+        &header[0..12],
+        &[0x85, 0x10, 0, 0, 0x05, 0, 0x01, 255, 0, 0, 0, 0]
+    );
     let mut consumer = [0u8; 64];
     stamp_consumer(&mut consumer, &plan, 3, 2).unwrap();
     assert_eq!(&consumer[4..8], &[0x05, 255, 0x00, 0x00]);
     assert_eq!(
         stamp_custom_op_header(&mut header, &plan, 0, 3, 2),
-        Err(SyncError::MissingWait { instr: 0, producer: 3 })
+        Err(SyncError::MissingWait {
+            instr: 0,
+            producer: 3
+        })
     );
     assert_eq!(
         stamp_consumer(&mut consumer, &plan, 0, 3),
-        Err(SyncError::MissingWait { instr: 0, producer: 3 })
+        Err(SyncError::MissingWait {
+            instr: 0,
+            producer: 3
+        })
     );
 }

@@ -387,7 +387,7 @@ fn flip(mut b: [u8; 64], bit: usize) -> [u8; 64] {
 /// | 4 | other bundle `[p, 0x10, 0, …]` |
 /// | 5 | valid header (`p % 4` args) with bit `(2p + (op>>3 & 1)) % 512` flipped |
 /// | 6 | valid payload with bit `(2p + (op>>3 & 1)) % 512` flipped |
-/// | 7 | header with a scratch descriptor: byte[0x10]=p&1, dword[0x18]=p&2, byte[0x1C]=p&4, dword[0x14]=p&8 |
+/// | 7 | header with a scratch descriptor: `byte[0x10]=p&1`, `dword[0x18]=p&2`, `byte[0x1C]=p&4`, `dword[0x14]=p&8` |
 pub fn stream_from_input(input: &[u8]) -> Vec<u8> {
     let flags = input.first().copied().unwrap_or(0);
     let rest = input.get(1..).unwrap_or(&[]);

@@ -5,11 +5,22 @@
 //! - [`engine`] — `Target`, `Outcome`, `Divergence`, `compare*`, `run_target_or_panic`;
 //! - [`input`] — reading bundles (binary / hex) with precise errors;
 //! - [`atomic`] — `write_atomic`;
-//! - [`cli`] — the subcommands of `tpbconform`.
+//! - [`cli`] — the subcommands of `tpbconform`;
+//! - [`generators`] — valid and near-valid structured inputs;
+//! - [`gate`], [`triage`], [`minimize`], [`report`] — campaigns and their reports;
+//! - [`sync_diff`] — the semaphore-handshake model vs the simulator;
+//! - [`fuzz_entry`] — what the cargo-fuzz targets call.
 #![forbid(unsafe_code)]
 
 pub mod atomic;
 pub mod cli;
 pub mod engine;
+pub mod fuzz_entry;
+pub mod gate;
+pub mod generators;
 pub mod input;
+pub mod minimize;
+pub mod report;
 pub mod subject;
+pub mod sync_diff;
+pub mod triage;

@@ -101,6 +101,22 @@ enum Command {
         #[arg(value_name = "FILE")]
         files: Vec<String>,
     },
+    /// The release gate: replay corpus/ and corpus/vectors/, then run
+    /// generated differential cases (core vs oracle) on all cores; write a
+    /// report (summary.md, divergences.jsonl, junit.xml, index.html).
+    ///
+    /// Exit codes: 0 zero discrepancies and every target ran; 1 any
+    /// divergence, panic, timeout or target that did not run; 2 bad usage or
+    /// bad input (unreadable corpus file, malformed vector file, existing
+    /// --report-dir).
+    Gate(cli::gate::GateArgs),
+    /// Re-run one input through a target, core vs oracle (the command a gate
+    /// report prints). Exit codes: 1 the divergence reproduces, 0 they agree,
+    /// 2 bad input.
+    Replay(cli::replay::ReplayArgs),
+    /// Keep the smallest set of corpus files covering the same signatures
+    /// (target, core verdict, outcome, field classes); crash-safe rewrite.
+    Minimize(cli::minimize::MinimizeArgs),
 }
 
 const IO_HELP: &str = "\
@@ -126,6 +142,9 @@ fn run(cli: Cli) -> CliResult {
         Command::Decode { hex, files } => cli::decode::run(&files, hex),
         Command::Encode { hex, output, files } => cli::encode::run(&files, hex, output.as_deref()),
         Command::Explain { hex, files } => cli::explain::run(&files, hex),
+        Command::Gate(a) => cli::gate::run(a),
+        Command::Replay(a) => cli::replay::run(a),
+        Command::Minimize(a) => cli::minimize::run(a),
     }
 }
 

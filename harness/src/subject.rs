@@ -106,7 +106,7 @@ impl fmt::Display for Value {
 /// of SPEC §5.2 (sync fields first, named `sync.wait_mode` … `sync.values`).
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Decoded {
-    /// byte[0].
+    /// `byte[0]`.
     pub opcode: u8,
     /// SPEC §5.2 mnemonic, e.g. `"CollectiveCompute"`.
     pub mnemonic: String,
@@ -175,7 +175,7 @@ pub enum StreamSummary {
     Other {
         /// Bundle index.
         index: usize,
-        /// byte[0].
+        /// `byte[0]`.
         opcode: u8,
     },
 }

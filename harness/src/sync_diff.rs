@@ -21,7 +21,7 @@ pub const GEN_MAX_OPS: usize = 48;
 #[derive(Arbitrary, Debug, Clone)]
 pub enum Op {
     /// A whole custom-op flow, valid by construction.
-    CustomOp {
+    CustomFlow {
         /// Input DMA queue (mod 4).
         in_queue: u8,
         /// Result DMA queue (mod 4).
@@ -109,18 +109,41 @@ impl Builder {
         if let Some(&h) = self.engine_sem.get(&e) {
             return h;
         }
-        let h = self.alloc(if matches!(e, Engine::Dma(_)) { AllocFrom::Top } else { AllocFrom::Bottom });
+        let h = self.alloc(if matches!(e, Engine::Dma(_)) {
+            AllocFrom::Top
+        } else {
+            AllocFrom::Bottom
+        });
         self.engine_sem.insert(e, h);
         h
     }
     fn push(&mut self, engine: Engine, deps: Vec<Dep>, sems: Vec<SemArg>, mult: u32) -> u16 {
-        self.instrs.push(Instr { engine, deps, sems, mult });
+        self.instrs.push(Instr {
+            engine,
+            deps,
+            sems,
+            mult,
+        });
         self.n() - 1
     }
     fn own(&mut self, engine: Engine, deps: &[u16], mult: u32) -> u16 {
         let h = self.sem_of(engine);
-        let deps = deps.iter().map(|&p| Dep { producer: p, via: None }).collect();
-        self.push(engine, deps, vec![SemArg { handle: h, target_core: None }], mult)
+        let deps = deps
+            .iter()
+            .map(|&p| Dep {
+                producer: p,
+                via: None,
+            })
+            .collect();
+        self.push(
+            engine,
+            deps,
+            vec![SemArg {
+                handle: h,
+                target_core: None,
+            }],
+            mult,
+        )
     }
     fn back(&self, sel: u8) -> u16 {
         let n = self.n();
@@ -146,7 +169,14 @@ fn engine_of(sel: u8) -> Engine {
 
 fn apply(b: &mut Builder, op: Op) {
     match op {
-        Op::CustomOp { in_queue, out_queue, cores, consumers, mult, remote } => {
+        Op::CustomFlow {
+            in_queue,
+            out_queue,
+            cores,
+            consumers,
+            mult,
+            remote,
+        } => {
             let m = u32::from(mult % 4) + 1;
             let dma_in = b.own(Engine::Dma(in_queue % 4), &[], m);
             let custom_op = b.own(Engine::Host, &[dma_in], m);
@@ -156,8 +186,11 @@ fn apply(b: &mut Builder, op: Op) {
                 let c = b.own(e, &[custom_op], m);
                 if remote {
                     let h = b.sem_of(e);
-                    let peer = (k + 1 + out_queue) % 8;
-                    b.instrs[usize::from(c)].sems.push(SemArg { handle: h, target_core: Some(peer) });
+                    let peer = k.wrapping_add(1).wrapping_add(out_queue) % 8;
+                    b.instrs[usize::from(c)].sems.push(SemArg {
+                        handle: h,
+                        target_core: Some(peer),
+                    });
                 }
                 computes.push(c);
             }
@@ -170,7 +203,12 @@ fn apply(b: &mut Builder, op: Op) {
                 let e = [Engine::Host, Engine::Gpsimd(k), Engine::Dma(4)][usize::from(k % 3)];
                 cons.push(b.own(e, &[result_dma], m));
             }
-            b.flows.push(Flow { dma_in, custom_op, result_dma, consumers: cons });
+            b.flows.push(Flow {
+                dma_in,
+                custom_op,
+                result_dma,
+                consumers: cons,
+            });
         }
         Op::Consume { engine, back } => {
             let e = engine_of(engine % 15);
@@ -181,35 +219,73 @@ fn apply(b: &mut Builder, op: Op) {
                 b.own(e, &[p], 1);
             }
         }
-        Op::Raw { engine, deps, sems, mult } => {
+        Op::Raw {
+            engine,
+            deps,
+            sems,
+            mult,
+        } => {
             let e = engine_of(engine);
+            let n = b.n();
             let n_allocs = b.allocs.len() as u16;
-            let deps = deps
-                .into_iter()
-                .take(6)
-                .map(|(sel, via)| Dep {
-                    producer: if sel & 0x80 != 0 { u16::from(sel & 0x7F) } else { b.back(sel) },
-                    via: via.map(|v| if v == 255 { n_allocs } else { u16::from(v) % n_allocs.max(1) }),
-                })
-                .collect();
+            let mut ds = Vec::new();
+            for (sel, via) in deps.into_iter().take(6) {
+                // 1/32: a forward or self reference (cycles, dangling producers).
+                let producer = if sel >= 0xF8 {
+                    n + u16::from(sel & 7)
+                } else {
+                    b.back(sel)
+                };
+                let own = b
+                    .instrs
+                    .get(usize::from(producer))
+                    .and_then(|i| i.sems.iter().find(|s| s.target_core.is_none()))
+                    .map(|s| s.handle);
+                let via = match via {
+                    Some(255) => Some(n_allocs),
+                    Some(v) if v >= 0xE0 => Some(u16::from(v) % n_allocs.max(1)),
+                    Some(v) if v >= 0xC0 => own,
+                    _ => None,
+                };
+                ds.push(Dep { producer, via });
+            }
             let mut args = Vec::new();
             for (sel, core) in sems.into_iter().take(4) {
-                let handle = match sel % 8 {
-                    0..=5 => b.sem_of(e),
-                    6 => u16::from(sel) % n_allocs.max(1),
-                    _ => u16::from(sel),
+                let handle = match sel {
+                    255 => n_allocs + 1,
+                    s if s % 8 == 7 => u16::from(s) % n_allocs.max(1),
+                    _ => b.sem_of(e),
                 };
-                args.push(SemArg { handle, target_core: core.map(|c| c % 9) });
+                let target_core = core.map(|c| if c == 255 { 8 } else { c % 8 });
+                args.push(SemArg {
+                    handle,
+                    target_core,
+                });
             }
-            let mult = if mult >= 0xF000_0000 || mult == 0 { mult } else { mult % 4 + 1 };
-            b.push(e, deps, args, mult);
+            let mult = if mult >= 0xF000_0000 || mult == 0 {
+                mult
+            } else {
+                mult % 4 + 1
+            };
+            b.push(e, ds, args, mult);
         }
         Op::Pseudo { deps } => {
-            let deps = deps.into_iter().take(4).map(|s| Dep { producer: b.back(s), via: None }).collect();
+            let deps = deps
+                .into_iter()
+                .take(4)
+                .map(|s| Dep {
+                    producer: b.back(s),
+                    via: None,
+                })
+                .collect();
             b.push(Engine::Pseudo, deps, vec![], 1);
         }
         Op::Alloc { top } => {
-            b.alloc(if top { AllocFrom::Top } else { AllocFrom::Bottom });
+            b.alloc(if top {
+                AllocFrom::Top
+            } else {
+                AllocFrom::Bottom
+            });
         }
     }
 }
@@ -218,8 +294,15 @@ fn apply(b: &mut Builder, op: Op) {
 /// instructions). Never fails: missing bytes read as zeros.
 pub fn build_case(u: &mut Unstructured<'_>) -> Case {
     let pool_sel: u8 = u.arbitrary().unwrap_or(0);
-    let num_semaphores = if pool_sel < 224 { model::DEFAULT_NUM_SEMAPHORES } else { u16::from(pool_sel % 16) };
-    let mut b = Builder { num_semaphores, ..Builder::default() };
+    let num_semaphores = if pool_sel < 224 {
+        model::DEFAULT_NUM_SEMAPHORES
+    } else {
+        u16::from(pool_sel % 16)
+    };
+    let mut b = Builder {
+        num_semaphores,
+        ..Builder::default()
+    };
     let n_ops = u.int_in_range(0..=GEN_MAX_OPS).unwrap_or(0);
     for _ in 0..n_ops {
         if b.instrs.len() + 16 > GEN_MAX_INSTRS || u.is_empty() {
@@ -231,7 +314,11 @@ pub fn build_case(u: &mut Unstructured<'_>) -> Case {
         }
     }
     Case {
-        program: Program { num_semaphores: b.num_semaphores, allocs: b.allocs, instrs: b.instrs },
+        program: Program {
+            num_semaphores: b.num_semaphores,
+            allocs: b.allocs,
+            instrs: b.instrs,
+        },
         flows: b.flows,
     }
 }
@@ -251,8 +338,22 @@ pub fn to_script(p: &Program) -> sim::Script {
                     Engine::Dma(q) => sim::Unit::Queue(q),
                     Engine::Pseudo => sim::Unit::Pseudo,
                 },
-                inputs: i.deps.iter().map(|d| sim::Edge { from: d.producer, sem_handle: d.via }).collect(),
-                signals: i.sems.iter().map(|s| sim::Signal { handle: s.handle, core: s.target_core }).collect(),
+                inputs: i
+                    .deps
+                    .iter()
+                    .map(|d| sim::Edge {
+                        from: d.producer,
+                        sem_handle: d.via,
+                    })
+                    .collect(),
+                signals: i
+                    .sems
+                    .iter()
+                    .map(|s| sim::Signal {
+                        handle: s.handle,
+                        core: s.target_core,
+                    })
+                    .collect(),
                 tick: i.mult,
             })
             .collect(),
@@ -264,11 +365,22 @@ pub fn to_sim_plan(plan: &model::SyncPlan) -> Vec<sim::PlanEntry> {
     plan.infos
         .iter()
         .map(|si| sim::PlanEntry {
-            waits: si.waits.iter().map(|w| sim::PlanWait { sem: w.sem, at_least: w.value }).collect(),
+            waits: si
+                .waits
+                .iter()
+                .map(|w| sim::PlanWait {
+                    sem: w.sem,
+                    at_least: w.value,
+                })
+                .collect(),
             updates: si
                 .updates
                 .iter()
-                .map(|u| sim::PlanUpdate { sem: u.sem, add: u.delta, core: u.target_core })
+                .map(|u| sim::PlanUpdate {
+                    sem: u.sem,
+                    add: u.delta,
+                    core: u.target_core,
+                })
                 .collect(),
         })
         .collect()
@@ -302,7 +414,11 @@ pub struct SyncDivergence {
 
 impl fmt::Display for SyncDivergence {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "sync_handshake divergence: {}\nprogram: {}", self.description, self.program)
+        write!(
+            f,
+            "sync_handshake divergence: {}\nprogram: {}",
+            self.description, self.program
+        )
     }
 }
 
@@ -318,30 +434,62 @@ pub fn sync_handshake_case(data: &[u8]) -> Result<SyncCaseOutcome, SyncDivergenc
 
 /// Compare model and simulator on a built case, with interleaving bytes `schedule`.
 pub fn compare_case(case: &Case, schedule: &[u8]) -> Result<SyncCaseOutcome, SyncDivergence> {
-    let diverge = |description: String| SyncDivergence { description, program: format!("{:?}", case.program) };
+    let diverge = |description: String| SyncDivergence {
+        description,
+        program: format!("{:?}", case.program),
+    };
     let script = to_script(&case.program);
     let (plan, exp) = match (model::alloc_semaphores(&case.program), sim::vet(&script)) {
-        (Err(e), Err(r)) if e.class() == r.class() => return Ok(SyncCaseOutcome::Rejected { class: e.class() }),
-        (Err(e), Err(r)) => return Err(diverge(format!("model rejects with {e}, oracle with {r:?}"))),
+        (Err(e), Err(r)) if e.class() == r.class() => {
+            return Ok(SyncCaseOutcome::Rejected { class: e.class() })
+        }
+        (Err(e), Err(r)) => {
+            return Err(diverge(format!(
+                "model rejects with {e}, oracle with {r:?}"
+            )))
+        }
         (Err(e), Ok(_)) => return Err(diverge(format!("model rejects with {e}, oracle accepts"))),
-        (Ok(_), Err(r)) => return Err(diverge(format!("model accepts, oracle rejects with {r:?}"))),
+        (Ok(_), Err(r)) => {
+            return Err(diverge(format!("model accepts, oracle rejects with {r:?}")))
+        }
         (Ok(plan), Ok(exp)) => (plan, exp),
     };
     if plan.sem_ids != exp.ids {
-        return Err(diverge(format!("pool ids: model {:?}, oracle {:?}", plan.sem_ids, exp.ids)));
+        return Err(diverge(format!(
+            "pool ids: model {:?}, oracle {:?}",
+            plan.sem_ids, exp.ids
+        )));
     }
-    let model_finals: BTreeMap<(Option<u8>, u8), u64> =
-        plan.values.iter().filter(|(_, v)| *v != 0).map(|(k, v)| ((k.core, k.sem), u64::from(v))).collect();
+    let model_finals: BTreeMap<(Option<u8>, u8), u64> = plan
+        .values
+        .iter()
+        .filter(|(_, v)| *v != 0)
+        .map(|(k, v)| ((k.core, k.sem), u64::from(v)))
+        .collect();
     if model_finals != exp.finals {
-        return Err(diverge(format!("final values: model {model_finals:?}, oracle {:?}", exp.finals)));
+        return Err(diverge(format!(
+            "final values: model {model_finals:?}, oracle {:?}",
+            exp.finals
+        )));
     }
-    let trace = sim::simulate(&script, &exp, &to_sim_plan(&plan), schedule)
-        .map_err(|v| diverge(format!("simulator: {v:?} under schedule {schedule:02x?}")))?;
+    let trace = sim::simulate(&script, &exp, &to_sim_plan(&plan), schedule).map_err(|v| {
+        let shown = &schedule[..schedule.len().min(32)];
+        diverge(format!(
+            "simulator: {v:?} under schedule {shown:02x?} ({} bytes)",
+            schedule.len()
+        ))
+    })?;
     if trace.finals != model_finals {
-        return Err(diverge(format!("simulated finals {:?} != model {model_finals:?}", trace.finals)));
+        return Err(diverge(format!(
+            "simulated finals {:?} != model {model_finals:?}",
+            trace.finals
+        )));
     }
     check_stamps(case, &plan, &exp).map_err(diverge)?;
-    Ok(SyncCaseOutcome::Accepted { instrs: case.program.instrs.len(), steps: trace.steps })
+    Ok(SyncCaseOutcome::Accepted {
+        instrs: case.program.instrs.len(),
+        steps: trace.steps,
+    })
 }
 
 /// The local semaphore id of instruction `i` as the oracle derives it.
@@ -368,7 +516,9 @@ fn check_stamps(case: &Case, plan: &model::SyncPlan, exp: &sim::Expectation) -> 
             update_id: local_id(case, exp, f.result_dma).unwrap_or(0),
         };
         if band != want {
-            return Err(format!("header band {band:?}, expected {want:?} (flow {f:?})"));
+            return Err(format!(
+                "header band {band:?}, expected {want:?} (flow {f:?})"
+            ));
         }
         for &c in &f.consumers {
             let mut bundle = [0u8; 64];
@@ -376,7 +526,10 @@ fn check_stamps(case: &Case, plan: &model::SyncPlan, exp: &sim::Expectation) -> 
                 .map_err(|e| format!("stamping consumer {c}: {e}"))?;
             let band = sim::read_band(&bundle);
             if (band.wait_mode, band.wait_id) != (0x05, want.update_id) {
-                return Err(format!("consumer {c} band {band:?}, expected wait on {}", want.update_id));
+                return Err(format!(
+                    "consumer {c} band {band:?}, expected wait on {}",
+                    want.update_id
+                ));
             }
         }
     }
@@ -413,7 +566,9 @@ pub fn smoke(n: usize, seed: u64) -> Result<SmokeStats, (Vec<u8>, SyncDivergence
         data.truncate(len);
         match sync_handshake_case(&data) {
             Ok(SyncCaseOutcome::Accepted { .. }) => stats.accepted += 1,
-            Ok(SyncCaseOutcome::Rejected { class }) => *stats.rejected.entry(class).or_insert(0) += 1,
+            Ok(SyncCaseOutcome::Rejected { class }) => {
+                *stats.rejected.entry(class).or_insert(0) += 1
+            }
             Err(d) => return Err((data.clone(), d)),
         }
     }

@@ -1,19 +1,19 @@
 //! The `sync_handshake` differential target: model (tpb_core::sync) vs simulator
 //! (tpb_oracle::sim) on generated programs.
 
-#[path = "../src/sync_diff.rs"]
-#[allow(dead_code)]
-mod sync_diff;
-
 use proptest::prelude::*;
-use sync_diff::{smoke, sync_handshake_case, SyncCaseOutcome};
+use tpb_harness::sync_diff::{smoke, sync_handshake_case, SyncCaseOutcome};
 
 #[test]
 fn smoke_agrees_and_covers_every_rejection_class() {
-    let stats = smoke(20_000, 0x5EED_0000_0000_0001).unwrap_or_else(|(data, d)| {
+    let stats = smoke(10_000, 0x5EED_0000_0000_0001).unwrap_or_else(|(data, d)| {
         panic!("{d}\ninput: {data:02x?}");
     });
-    assert!(stats.accepted >= 2_000, "too few accepted programs: {stats:?}");
+    println!("{stats:?}");
+    assert!(
+        stats.accepted >= 1_000,
+        "too few accepted programs: {stats:?}"
+    );
     for class in [
         "null_instruction",
         "unknown_semaphore",
@@ -26,13 +26,22 @@ fn smoke_agrees_and_covers_every_rejection_class() {
         "shared_semaphore",
         "overflow",
     ] {
-        assert!(stats.rejected.contains_key(class), "class {class} never generated: {stats:?}");
+        assert!(
+            stats.rejected.contains_key(class),
+            "class {class} never generated: {stats:?}"
+        );
     }
 }
 
 #[test]
 fn empty_and_tiny_inputs_are_accepted_without_panic() {
-    assert_eq!(sync_handshake_case(&[]), Ok(SyncCaseOutcome::Accepted { instrs: 0, steps: 0 }));
+    assert_eq!(
+        sync_handshake_case(&[]),
+        Ok(SyncCaseOutcome::Accepted {
+            instrs: 0,
+            steps: 0
+        })
+    );
     for b in 0..=255u8 {
         sync_handshake_case(&[b]).unwrap();
         sync_handshake_case(&[0, b, b]).unwrap();
@@ -40,11 +49,23 @@ fn empty_and_tiny_inputs_are_accepted_without_panic() {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(2_000))]
+    #![proptest_config(ProptestConfig::with_cases(1_000))]
     #[test]
     fn model_and_simulator_agree(data in prop::collection::vec(any::<u8>(), 0..2048)) {
         if let Err(d) = sync_handshake_case(&data) {
             prop_assert!(false, "{}", d);
         }
     }
+}
+
+/// The 10^6-program campaign: `cargo test --release -p tpb-harness --test sync_handshake --
+/// --ignored --nocapture million`.
+#[test]
+#[ignore = "long: run in release mode"]
+fn million_programs_agree() {
+    let t = std::time::Instant::now();
+    let stats = smoke(1_000_000, 0x0123_4567_89AB_CDEF).unwrap_or_else(|(data, d)| {
+        panic!("{d}\ninput: {data:02x?}");
+    });
+    println!("1e6 programs in {:.1?}: {stats:?}", t.elapsed());
 }

@@ -209,8 +209,9 @@ pub fn encode(opcode: u8, fields: &[(&str, Val)]) -> Result<[u8; 64], EncodeReje
     Ok(out)
 }
 
-/// Encode a whole custom-op group (SPEC §5.3): header, output payload, one payload per arg,
-/// all with the same sync band `(wait_mode, wait_id, update_mode, update_id, values)`.
+/// Encode a whole custom-op group (SPEC §5.3): header, output payload, one payload per arg.
+/// The sync band `(wait_mode, wait_id, update_mode, update_id, values)` rides on the header
+/// only; the payloads' bands stay zero (SPEC D-19: S000 §C3/§R2/§R4 name header bytes only).
 pub fn encode_custom_op_group(
     function_id: u8,
     sync: (u8, u8, u8, u8, u32),
@@ -242,8 +243,15 @@ pub fn encode_custom_op_group(
     ]);
     let mut out = Vec::with_capacity(n_args + 2);
     out.push(encode(0x85, &header)?);
+    let quiet = [
+        ("sync.wait_mode", Val::Int(0)),
+        ("sync.wait_id", Val::Int(0)),
+        ("sync.update_mode", Val::Int(0)),
+        ("sync.update_id", Val::Int(0)),
+        ("sync.values", Val::Int(0)),
+    ];
     for ap in std::iter::once(output_ap).chain(arg_aps.iter()) {
-        let mut payload: Vec<(&str, Val)> = band.to_vec();
+        let mut payload: Vec<(&str, Val)> = quiet.to_vec();
         payload.push(("ap", Val::Bytes(ap.to_vec())));
         out.push(encode(0x86, &payload)?);
     }

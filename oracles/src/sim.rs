@@ -500,7 +500,10 @@ pub fn simulate(
                     sem: w.sem,
                 });
             }
-            if let Some(&a) = exp.ancestors[i].iter().find(|&&a| !done[usize::from(a)]) {
+            if let Some(&a) = exp.ancestors[i]
+                .iter()
+                .find(|&&a| !done.get(usize::from(a)).copied().unwrap_or(false))
+            {
                 return Err(Violation::HappensBefore {
                     consumer: i as u16,
                     producer: a,

@@ -198,7 +198,7 @@ fn short_group() {
 
 #[test]
 fn short_group_precedes_errors_of_the_bundle_that_ends_it() {
-    // D-10 reading (SPEC_QUESTIONS Q3): the group's error is positioned at its header.
+    // D-10 reading (SPEC D-15): the group's error is positioned at its header.
     let mut bad_h = header(0, 2);
     bad_h[0x20] = 1;
     assert_eq!(

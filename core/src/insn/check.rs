@@ -119,7 +119,7 @@ pub(crate) static LAYOUT_BF: &[Span] = with_sync_skeleton![
 pub(crate) static LAYOUT_BE: &[Span] = with_sync_skeleton![
     s(0x0C, 1, Rule::Dtype),
     s(0x0D, 1, Rule::Reserved),
-    s(0x0E, 2, Rule::Any), // flag_0e, flag_0f
+    s(0x0E, 2, Rule::Any),  // flag_0e, flag_0f
     s(0x10, 32, Rule::Any), // in_ap, out_ap TENSOR3D
     s(0x30, 16, Rule::Reserved),
 ];

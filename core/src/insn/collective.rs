@@ -60,7 +60,8 @@ impl Trio {
 
     fn from_source<S: AsRef<str>>(src: &Source<'_, S>) -> Result<Trio, EncodeError> {
         let field = "cce_op";
-        let cce_op = AluOp::from_name(src.name(field)?).ok_or(EncodeError::UnknownName { field })?;
+        let cce_op =
+            AluOp::from_name(src.name(field)?).ok_or(EncodeError::UnknownName { field })?;
         cce_op_to_wire(cce_op.ordinal()).map_err(EncodeError::CceOp)?;
         let dtype = src.u8("dtype")?;
         if !is_valid_dtype_tag(dtype) {
@@ -70,8 +71,8 @@ impl Trio {
             });
         }
         let field = "kind";
-        let kind =
-            CollectiveKind::from_name(src.name(field)?).ok_or(EncodeError::UnknownName { field })?;
+        let kind = CollectiveKind::from_name(src.name(field)?)
+            .ok_or(EncodeError::UnknownName { field })?;
         kind.to_wire().map_err(EncodeError::Kind)?;
         Ok(Trio {
             cce_op,
@@ -247,7 +248,8 @@ impl CollectiveSendRecv {
     /// Opcode (S003 §4 `movb $0xcb`).
     pub const OPCODE: u8 = 0xCB;
     /// Field names after the sync band (SPEC §5.2).
-    pub const FIELDS: [&'static str; 3] = ["tensor_id", "tensor_base", "num_elements_per_partition"];
+    pub const FIELDS: [&'static str; 3] =
+        ["tensor_id", "tensor_base", "num_elements_per_partition"];
 
     /// Encodes (S003 §4.1).
     pub fn encode(&self) -> Result<Bundle, EncodeError> {
@@ -255,7 +257,10 @@ impl CollectiveSendRecv {
         let mut b = skeleton(Self::OPCODE, &self.sync);
         b.put(OFF_TENSOR_ID, &self.tensor_id.to_le_bytes());
         b.put(OFF_TENSOR_BASE, &self.tensor_base.to_le_bytes());
-        b.put(OFF_NUM_ELEMS, &self.num_elements_per_partition.to_le_bytes());
+        b.put(
+            OFF_NUM_ELEMS,
+            &self.num_elements_per_partition.to_le_bytes(),
+        );
         Ok(b)
     }
 
@@ -275,7 +280,10 @@ impl CollectiveSendRecv {
         self.sync.push_fields(out);
         out.push(("tensor_id", int(self.tensor_id)));
         out.push(("tensor_base", int(self.tensor_base)));
-        out.push(("num_elements_per_partition", int(self.num_elements_per_partition)));
+        out.push((
+            "num_elements_per_partition",
+            int(self.num_elements_per_partition),
+        ));
     }
 
     pub(crate) fn from_source<S: AsRef<str>>(src: &Source<'_, S>) -> Result<Self, EncodeError> {

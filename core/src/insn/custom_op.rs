@@ -246,8 +246,7 @@ impl CustomOpGroup {
     /// The header this group encodes to (`num_payloads = n_args + 2`, S000 §C3).
     pub fn header(&self) -> Result<CustomOpHeader, EncodeError> {
         let n = self.args.len();
-        let num_arguments =
-            u8::try_from(n).map_err(|_| EncodeError::TooManyArguments { n })?;
+        let num_arguments = u8::try_from(n).map_err(|_| EncodeError::TooManyArguments { n })?;
         Ok(CustomOpHeader {
             sync: self.sync,
             num_payloads: u16::from(num_arguments) + 2,

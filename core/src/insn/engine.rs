@@ -56,8 +56,13 @@ impl Gpsimdsb2sb {
     /// Opcode (S003 §5).
     pub const OPCODE: u8 = 0xBF;
     /// Field names after the sync band (SPEC §5.2).
-    pub const FIELDS: [&'static str; 5] =
-        ["src_dtype", "dst_dtype", "src_ap", "peer_partition", "dst_ap"];
+    pub const FIELDS: [&'static str; 5] = [
+        "src_dtype",
+        "dst_dtype",
+        "src_ap",
+        "peer_partition",
+        "dst_ap",
+    ];
 
     /// Encodes (S003 §5).
     pub fn encode(&self) -> Result<Bundle, EncodeError> {
@@ -355,8 +360,13 @@ impl GetCurProcessingRankId {
     /// Opcode (S003 §8.2).
     pub const OPCODE: u8 = 0xDB;
     /// Field names after the sync band (SPEC §5.2).
-    pub const FIELDS: [&'static str; 5] =
-        ["group_id", "channel_id", "iteration_id", "reg_id", "stream_id"];
+    pub const FIELDS: [&'static str; 5] = [
+        "group_id",
+        "channel_id",
+        "iteration_id",
+        "reg_id",
+        "stream_id",
+    ];
 
     /// Encodes (S003 §8.2).
     pub fn encode(&self) -> Result<Bundle, EncodeError> {

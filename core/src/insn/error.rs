@@ -134,9 +134,9 @@ impl DecodeError {
             DecodeError::Reserved { offset, .. } | DecodeError::Dtype { offset, .. } => offset,
             DecodeError::WaitMode { .. } => 0x04,
             DecodeError::UpdateMode { .. } => 0x06,
-            DecodeError::CceOp { .. } | DecodeError::SrcDtype { .. } | DecodeError::Valid { .. } => {
-                0x0C
-            }
+            DecodeError::CceOp { .. }
+            | DecodeError::SrcDtype { .. }
+            | DecodeError::Valid { .. } => 0x0C,
             DecodeError::DstDtype { .. } => 0x0D,
             DecodeError::Kind { .. } => 0x0E,
             DecodeError::CrossCoreEnable { .. } => 0x20,
@@ -155,7 +155,12 @@ impl From<ValidationError> for DecodeError {
 
 impl fmt::Display for DecodeError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "decode error: {} at byte {:#04x}", self.field(), self.offset())
+        write!(
+            f,
+            "decode error: {} at byte {:#04x}",
+            self.field(),
+            self.offset()
+        )
     }
 }
 

@@ -97,10 +97,17 @@ impl<'a, S: AsRef<str>> Source<'a, S> {
         }
     }
 
-    pub(crate) fn bytes<const N: usize>(&self, field: &'static str) -> Result<[u8; N], EncodeError> {
+    pub(crate) fn bytes<const N: usize>(
+        &self,
+        field: &'static str,
+    ) -> Result<[u8; N], EncodeError> {
         match self.get(field)? {
-            FieldValue::Bytes(b) => <[u8; N]>::try_from(b.as_slice())
-                .map_err(|_| EncodeError::BadLength { field, len: b.len() }),
+            FieldValue::Bytes(b) => {
+                <[u8; N]>::try_from(b.as_slice()).map_err(|_| EncodeError::BadLength {
+                    field,
+                    len: b.len(),
+                })
+            }
             _ => Err(EncodeError::WrongKind { field }),
         }
     }

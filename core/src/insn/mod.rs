@@ -150,9 +150,7 @@ impl Instruction {
             0xBE => Instruction::GetSequenceBounds(GetSequenceBounds::from_source(&src)?),
             0xD8 => Instruction::CoreBarrier(CoreBarrier::from_source(&src)?),
             0xDC => Instruction::GetGlobalRankId(GetGlobalRankId::from_source(&src)?),
-            0xDB => {
-                Instruction::GetCurProcessingRankId(GetCurProcessingRankId::from_source(&src)?)
-            }
+            0xDB => Instruction::GetCurProcessingRankId(GetCurProcessingRankId::from_source(&src)?),
             0xDE => Instruction::TensorCompletion(TensorCompletion::from_source(&src)?),
             _ => return Err(EncodeError::Opcode { opcode }),
         })

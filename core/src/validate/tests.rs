@@ -63,23 +63,60 @@ fn events_predicate() {
     for w in [0x00u8, 0x05, 0x85] {
         for u in [0x00u8, 0x01] {
             assert_eq!(validate_header(&with(header(), &[(4, w), (6, u)])), Ok(()));
-            assert_eq!(validate_payload(&with(payload(), &[(4, w), (6, u)])), Ok(()));
+            assert_eq!(
+                validate_payload(&with(payload(), &[(4, w), (6, u)])),
+                Ok(())
+            );
         }
     }
     for w in [0x01u8, 0x04, 0x06, 0x07, 0x80, 0x84, 0x86, 0xFF] {
         let e = validate_header(&with(header(), &[(4, w)])).unwrap_err();
-        assert_eq!(e, ValidationError::HasValidNeuronEvents { wait_mode: w, update_mode: 0 });
+        assert_eq!(
+            e,
+            ValidationError::HasValidNeuronEvents {
+                wait_mode: w,
+                update_mode: 0
+            }
+        );
         assert_eq!(e.offset(), 4);
     }
     for u in [0x02u8, 0x03, 0x80, 0xFF] {
         let e = validate_payload(&with(payload(), &[(6, u)])).unwrap_err();
-        assert_eq!(e, ValidationError::HasValidNeuronEvents { wait_mode: 0, update_mode: u });
+        assert_eq!(
+            e,
+            ValidationError::HasValidNeuronEvents {
+                wait_mode: 0,
+                update_mode: u
+            }
+        );
         assert_eq!(e.offset(), 6);
     }
     // ids and values never checked (D-2)
-    let b = with(header(), &[(5, 0xFF), (7, 0xFF), (8, 0xFF), (9, 0xFF), (10, 0xFF), (11, 0xFF), (2, 0xAA), (3, 0x55)]);
+    let b = with(
+        header(),
+        &[
+            (5, 0xFF),
+            (7, 0xFF),
+            (8, 0xFF),
+            (9, 0xFF),
+            (10, 0xFF),
+            (11, 0xFF),
+            (2, 0xAA),
+            (3, 0x55),
+        ],
+    );
     assert_eq!(validate_header(&b), Ok(()));
-    let b = with(payload(), &[(5, 0xFF), (7, 0xFF), (8, 0xFF), (11, 0xFF), (2, 0xAA), (3, 0x55)]);
+    let b = with(
+        payload(),
+        &[
+            (5, 0xFF),
+            (7, 0xFF),
+            (8, 0xFF),
+            (11, 0xFF),
+            (2, 0xAA),
+            (3, 0x55),
+        ],
+    );
     assert_eq!(validate_payload(&b), Ok(()));
 }
 
@@ -105,22 +142,39 @@ fn header_reserved_bytes() {
     for off in reserved {
         for v in [0x01u8, 0x80, 0xFF] {
             let e = validate_header(&with(header(), &[(off, v)])).unwrap_err();
-            assert_eq!(e, ValidationError::CustomOpHeaderReservedZero { offset: off, value: v }, "off {off:#x}");
+            assert_eq!(
+                e,
+                ValidationError::CustomOpHeaderReservedZero {
+                    offset: off,
+                    value: v
+                },
+                "off {off:#x}"
+            );
             assert_eq!(e.predicate(), Predicate::CustomOpHeaderReservedZero);
             // also with a full scratch triple present
             let full = with(header(), &[(0x10, 1), (0x18, 1), (0x1C, 1), (off, v)]);
-            assert_eq!(validate_header(&full).unwrap_err().predicate(), Predicate::CustomOpHeaderReservedZero);
+            assert_eq!(
+                validate_header(&full).unwrap_err().predicate(),
+                Predicate::CustomOpHeaderReservedZero
+            );
         }
     }
     // [0x14..0x17] is not reserved (D-4): alone it makes the descriptor non-empty
     for off in 0x14..=0x17 {
         let e = validate_header(&with(header(), &[(off, 0x01)])).unwrap_err();
-        assert_eq!(e.predicate(), Predicate::CustomOpHeaderScratchSpaceVal, "off {off:#x}");
+        assert_eq!(
+            e.predicate(),
+            Predicate::CustomOpHeaderScratchSpaceVal,
+            "off {off:#x}"
+        );
         let full = with(header(), &[(0x10, 1), (0x18, 1), (0x1C, 1), (off, 0xFF)]);
         assert_eq!(validate_header(&full), Ok(()), "off {off:#x}");
     }
     // count/id block 0x0C..0x0F is not checked by the header (D-2)
-    let b = with(header(), &[(0x0C, 0xFF), (0x0D, 0xFF), (0x0E, 0xFF), (0x0F, 0xFF)]);
+    let b = with(
+        header(),
+        &[(0x0C, 0xFF), (0x0D, 0xFF), (0x0E, 0xFF), (0x0F, 0xFF)],
+    );
     assert_eq!(validate_header(&b), Ok(()));
 }
 
@@ -167,7 +221,11 @@ fn scratch_lattice() {
                 assert_eq!(r, Ok(()), "{b10} {d14} {d18} {b1c} lane {lane}");
             } else {
                 let e = r.unwrap_err();
-                assert_eq!(e.predicate(), Predicate::CustomOpHeaderScratchSpaceVal, "{b10} {d14} {d18} {b1c} lane {lane}");
+                assert_eq!(
+                    e.predicate(),
+                    Predicate::CustomOpHeaderScratchSpaceVal,
+                    "{b10} {d14} {d18} {b1c} lane {lane}"
+                );
                 assert_eq!(
                     e,
                     ValidationError::CustomOpHeaderScratchSpaceVal {
@@ -187,12 +245,22 @@ fn payload_reserved_bytes() {
     for off in 0x0C..=0x0E {
         for v in [0x01u8, 0xFF] {
             let e = validate_payload(&with(payload(), &[(off, v)])).unwrap_err();
-            assert_eq!(e, ValidationError::CustomOpPayloadReservedZero { offset: off, value: v });
+            assert_eq!(
+                e,
+                ValidationError::CustomOpPayloadReservedZero {
+                    offset: off,
+                    value: v
+                }
+            );
             assert_eq!(e.offset(), off);
         }
     }
     for v in [0x00u8, 0x01, 0x02, 0xFF] {
-        assert_eq!(validate_payload(&with(payload(), &[(0x0F, v)])), Ok(()), "marker {v:#x}");
+        assert_eq!(
+            validate_payload(&with(payload(), &[(0x0F, v)])),
+            Ok(()),
+            "marker {v:#x}"
+        );
     }
     let mut b = payload();
     for o in 0x10..0x40 {
@@ -205,30 +273,63 @@ fn payload_reserved_bytes() {
 fn chain_order() {
     // opcode invalid + bad tag + bad events → valid_opcode
     let b = with(header(), &[(0, 0xFF), (1, 0), (4, 7)]);
-    assert_eq!(validate_header(&b).unwrap_err().predicate(), Predicate::ValidOpcode);
+    assert_eq!(
+        validate_header(&b).unwrap_err().predicate(),
+        Predicate::ValidOpcode
+    );
     // bad tag + bad events → inst_word_len
     let b = with(header(), &[(1, 0), (4, 7)]);
-    assert_eq!(validate_header(&b).unwrap_err().predicate(), Predicate::InstWordLen);
+    assert_eq!(
+        validate_header(&b).unwrap_err().predicate(),
+        Predicate::InstWordLen
+    );
     // bad events + wrong opcode (0x86 in header) → events
     let b = with(header(), &[(0, 0x86), (6, 9)]);
-    assert_eq!(validate_header(&b).unwrap_err().predicate(), Predicate::HasValidNeuronEvents);
+    assert_eq!(
+        validate_header(&b).unwrap_err().predicate(),
+        Predicate::HasValidNeuronEvents
+    );
     // wrong opcode + reserved → is_custom_op_header_opcode
     let b = with(header(), &[(0, 0xD9), (0x30, 1)]);
-    assert_eq!(validate_header(&b).unwrap_err().predicate(), Predicate::IsCustomOpHeaderOpcode);
+    assert_eq!(
+        validate_header(&b).unwrap_err().predicate(),
+        Predicate::IsCustomOpHeaderOpcode
+    );
     // reserved + half scratch → reserved
     let b = with(header(), &[(0x3F, 1), (0x10, 1)]);
-    assert_eq!(validate_header(&b).unwrap_err().predicate(), Predicate::CustomOpHeaderReservedZero);
+    assert_eq!(
+        validate_header(&b).unwrap_err().predicate(),
+        Predicate::CustomOpHeaderReservedZero
+    );
     // reserved: lowest offset is reported
     let b = with(header(), &[(0x3F, 2), (0x12, 3), (0x1E, 4)]);
-    assert_eq!(validate_header(&b), Err(ValidationError::CustomOpHeaderReservedZero { offset: 0x12, value: 3 }));
+    assert_eq!(
+        validate_header(&b),
+        Err(ValidationError::CustomOpHeaderReservedZero {
+            offset: 0x12,
+            value: 3
+        })
+    );
     // payload: wrong opcode + reserved → opcode
     let b = with(payload(), &[(0, 0x85), (0x0C, 1)]);
-    assert_eq!(validate_payload(&b).unwrap_err().predicate(), Predicate::IsCustomOpPayloadOpcode);
+    assert_eq!(
+        validate_payload(&b).unwrap_err().predicate(),
+        Predicate::IsCustomOpPayloadOpcode
+    );
     // payload: bad events + reserved → events
     let b = with(payload(), &[(4, 0x80), (0x0D, 1)]);
-    assert_eq!(validate_payload(&b).unwrap_err().predicate(), Predicate::HasValidNeuronEvents);
+    assert_eq!(
+        validate_payload(&b).unwrap_err().predicate(),
+        Predicate::HasValidNeuronEvents
+    );
     let b = with(payload(), &[(0x0E, 1), (0x0D, 2)]);
-    assert_eq!(validate_payload(&b), Err(ValidationError::CustomOpPayloadReservedZero { offset: 0x0D, value: 2 }));
+    assert_eq!(
+        validate_payload(&b),
+        Err(ValidationError::CustomOpPayloadReservedZero {
+            offset: 0x0D,
+            value: 2
+        })
+    );
 }
 
 #[test]

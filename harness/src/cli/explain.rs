@@ -92,6 +92,7 @@ pub fn explain_bundle(b: &[u8; 64], header: &str, color: bool) -> (String, bool)
             Role::Unknown => "(no encoder for this opcode)".to_string(),
             Role::Field if span.name == "opcode" => opcode_str(op),
             Role::Field => match decoded.as_ref().and_then(|d| d.get(span.name)) {
+                Some(crate::subject::Value::Bytes(v)) => format!("({} bytes)", v.len()),
                 Some(v) => v.to_string(),
                 None if span.len <= 8 => format!("{} (raw)", le(bytes)),
                 None => "(raw)".to_string(),

@@ -9,7 +9,10 @@ pub mod check;
 pub mod decode;
 pub mod encode;
 pub mod explain;
+pub mod gate;
 pub mod layout;
+pub mod minimize;
+pub mod replay;
 
 use crate::input::InputError;
 use crate::subject::{CoreSubject, DecodeFail, Decoded, Subject, Value};
@@ -79,8 +82,10 @@ pub enum Validator {
     /// valid iff it decodes and re-encodes to the same bytes.
     Auto,
     /// The SPEC §3 header validator on every bundle.
+    #[value(name = "custom_op_header")]
     CustomOpHeader,
     /// The SPEC §4 payload validator on every bundle.
+    #[value(name = "custom_op_payload")]
     CustomOpPayload,
 }
 

@@ -1,0 +1,412 @@
+//! Decode/encode error reporting, the field list, and the stream parser.
+
+use tpb_core::insn::*;
+use tpb_core::lut::{AluOp, CollectiveKind};
+use tpb_core::stream::{parse_custom_op_stream, StreamError, StreamItem};
+use tpb_core::validate::Predicate;
+use tpb_core::{Bundle, FieldValue};
+
+fn header(num_arguments: u8) -> Bundle {
+    CustomOpHeader {
+        num_payloads: u16::from(num_arguments) + 2,
+        num_arguments,
+        function_id: 3,
+        ..Default::default()
+    }
+    .encode()
+    .unwrap()
+}
+
+fn payload(tag: u8) -> Bundle {
+    CustomOpPayload {
+        sync: Sync::default(),
+        ap: [tag; 48],
+    }
+    .encode()
+    .unwrap()
+}
+
+fn other() -> Bundle {
+    TensorCompletion::default().encode().unwrap()
+}
+
+fn cat(bs: &[Bundle]) -> Vec<u8> {
+    bs.iter().flat_map(|b| b.0).collect()
+}
+
+#[test]
+fn encoder_images_by_hand() {
+    // S003 §3.1: D9 [0]=D9 [1]=10 [0x0C]=04 (add) [0x0D]=0A [0x0E]=09 (AllToAllV) [0x10..]=ap
+    let x = CollectiveCompute {
+        sync: Sync::default(),
+        cce_op: AluOp::Add,
+        dtype: 0x0A,
+        kind: CollectiveKind::AllToAllV,
+        ap: [0xAB; 48],
+    };
+    let b = x.encode().unwrap();
+    let mut want = [0u8; 64];
+    want[0] = 0xD9;
+    want[1] = 0x10;
+    want[0x0C] = 0x04;
+    want[0x0D] = 0x0A;
+    want[0x0E] = 0x09;
+    want[0x10..].fill(0xAB);
+    assert_eq!(b.0, want);
+    // 0xDA stamped raw: byte[1] = 0, channel at 4..5
+    let y = CollectiveComputeSecondary {
+        channel_id: 0x1234,
+        cce_op: AluOp::Bypass,
+        dtype: 6,
+        kind: CollectiveKind::Permute,
+        ap: [0; 48],
+    };
+    let b = y.encode().unwrap();
+    assert_eq!(
+        &b.0[..0x10],
+        &[0xDA, 0, 0, 0, 0x34, 0x12, 0, 0, 0, 0, 0, 0, 0x00, 0x06, 0x05, 0]
+    );
+    // 0x86 marker
+    assert_eq!(payload(0).0[0x0F], 1);
+    // 0xBF cross-core enable
+    let sb = Gpsimdsb2sb {
+        sync: Sync::default(),
+        src_dtype: 1,
+        dst_dtype: 2,
+        src_ap: [0; 16],
+        peer_partition: 9,
+        dst_ap: [0; 16],
+    }
+    .encode()
+    .unwrap();
+    assert_eq!((sb.0[0x20], sb.0[0x21]), (1, 9));
+}
+
+#[test]
+fn encode_errors_in_list_order() {
+    let bad = CollectiveCompute {
+        sync: Sync {
+            wait_mode: WaitMode(0x07),
+            ..Default::default()
+        },
+        cce_op: AluOp::Mult,
+        dtype: 0,
+        kind: CollectiveKind::SendRecv,
+        ap: [0; 48],
+    };
+    assert_eq!(bad.encode().unwrap_err().field(), "sync.wait_mode");
+    let bad = CollectiveCompute {
+        sync: Sync::default(),
+        ..bad
+    };
+    let e = bad.encode().unwrap_err();
+    assert_eq!((e.field(), e.reason()), ("cce_op", "not_shipped"));
+    let bad = CollectiveCompute {
+        cce_op: AluOp::Average,
+        ..bad
+    };
+    assert_eq!(bad.encode().unwrap_err().reason(), "no_wire_byte");
+    let bad = CollectiveCompute {
+        cce_op: AluOp::Add,
+        ..bad
+    };
+    assert_eq!(bad.encode().unwrap_err().field(), "dtype");
+    let bad = CollectiveCompute { dtype: 1, ..bad };
+    let e = bad.encode().unwrap_err();
+    assert_eq!((e.field(), e.reason()), ("kind", "not_encodable"));
+    let h = CustomOpHeader {
+        scratch_byte_10: 1,
+        ..Default::default()
+    };
+    assert_eq!(
+        h.encode().unwrap_err().field(),
+        "custom_op_header_scratch_space_val"
+    );
+    let s = TensorCompletion {
+        sync: Sync {
+            update_mode: UpdateMode(2),
+            ..Default::default()
+        },
+        ..Default::default()
+    };
+    assert_eq!(s.encode().unwrap_err().field(), "sync.update_mode");
+}
+
+#[test]
+fn field_lists() {
+    let x = Instruction::GetCurProcessingRankId(GetCurProcessingRankId {
+        group_id: 1,
+        channel_id: 2,
+        iteration_id: 3,
+        reg_id: 4,
+        stream_id: 5,
+        ..Default::default()
+    });
+    let names: Vec<&str> = x.fields().iter().map(|(n, _)| *n).collect();
+    assert_eq!(
+        names,
+        [
+            "sync.wait_mode",
+            "sync.wait_id",
+            "sync.update_mode",
+            "sync.update_id",
+            "sync.values",
+            "group_id",
+            "channel_id",
+            "iteration_id",
+            "reg_id",
+            "stream_id"
+        ]
+    );
+    assert_eq!(x.mnemonic(), "GetCurProcessingRankID");
+    let y = Instruction::CollectiveComputeSecondary(CollectiveComputeSecondary {
+        channel_id: 7,
+        cce_op: AluOp::Add,
+        dtype: 3,
+        kind: CollectiveKind::ReduceScatter,
+        ap: [1; 48],
+    });
+    let f = y.fields();
+    assert_eq!(f[0], ("channel_id", FieldValue::Int(7)));
+    assert_eq!(f[1], ("cce_op", FieldValue::Name("add".into())));
+    assert_eq!(f[3], ("kind", FieldValue::Name("ReduceScatter".into())));
+    assert_eq!(f[4].1.to_string(), "01".repeat(48));
+}
+
+#[test]
+fn from_fields_errors() {
+    let good = Instruction::TensorCompletion(TensorCompletion {
+        handle: 5,
+        ap_byte: 6,
+        ..Default::default()
+    })
+    .fields();
+    // missing
+    let missing: Vec<_> = good
+        .iter()
+        .filter(|(n, _)| *n != "handle")
+        .cloned()
+        .collect();
+    assert_eq!(
+        Instruction::from_fields(0xDE, &missing),
+        Err(EncodeError::Missing { field: "handle" })
+    );
+    // unknown
+    let mut extra = good.clone();
+    extra.push(("bogus", FieldValue::Int(0)));
+    assert_eq!(
+        Instruction::from_fields(0xDE, &extra),
+        Err(EncodeError::UnknownField { position: 7 })
+    );
+    // does not fit
+    let mut wide = good.clone();
+    wide[6].1 = FieldValue::Int(256);
+    assert_eq!(
+        Instruction::from_fields(0xDE, &wide).unwrap_err(),
+        EncodeError::DoesNotFit {
+            field: "ap_byte",
+            value: 256
+        }
+    );
+    // list order: bad wait mode (first) wins over too-wide ap_byte
+    wide[0].1 = FieldValue::Int(7);
+    assert_eq!(
+        Instruction::from_fields(0xDE, &wide).unwrap_err().field(),
+        "sync.wait_mode"
+    );
+    // opcode
+    assert_eq!(
+        Instruction::from_fields(0x01, &good).unwrap_err().field(),
+        "opcode"
+    );
+    // names
+    let d9 = vec![
+        ("sync.wait_mode", FieldValue::Int(0)),
+        ("sync.wait_id", FieldValue::Int(0)),
+        ("sync.update_mode", FieldValue::Int(0)),
+        ("sync.update_id", FieldValue::Int(0)),
+        ("sync.values", FieldValue::Int(0)),
+        ("cce_op", FieldValue::Name("nope".into())),
+        ("dtype", FieldValue::Int(1)),
+        ("kind", FieldValue::Name("AllReduce".into())),
+        ("ap", FieldValue::Bytes(vec![0; 48])),
+    ];
+    assert_eq!(
+        Instruction::from_fields(0xD9, &d9),
+        Err(EncodeError::UnknownName { field: "cce_op" })
+    );
+    let mut d9b = d9.clone();
+    d9b[5].1 = FieldValue::Name("add".into());
+    d9b[8].1 = FieldValue::Bytes(vec![0; 47]);
+    assert_eq!(
+        Instruction::from_fields(0xD9, &d9b),
+        Err(EncodeError::BadLength {
+            field: "ap",
+            len: 47
+        })
+    );
+    d9b[8].1 = FieldValue::Bytes(vec![0; 48]);
+    d9b[7].1 = FieldValue::Name("SendRecvCCE".into());
+    assert_eq!(
+        Instruction::from_fields(0xD9, &d9b).unwrap_err().reason(),
+        "not_encodable"
+    );
+    d9b[7].1 = FieldValue::Name("PermuteImplicit".into());
+    let i = Instruction::from_fields(0xD9, &d9b).unwrap();
+    assert_eq!(i.encode().unwrap().0[0x0E], 0x07);
+    // valid flag
+    let mut dc = Instruction::GetGlobalRankId(GetGlobalRankId::default()).fields();
+    dc[5].1 = FieldValue::Int(2);
+    assert_eq!(
+        Instruction::from_fields(0xDC, &dc).unwrap_err().field(),
+        "valid"
+    );
+}
+
+#[test]
+fn decode_error_fields() {
+    let mut b = other();
+    b.0[0x20] = 9;
+    let e = decode(&b).unwrap_err();
+    assert_eq!((e.field(), e.offset()), ("reserved", 0x20));
+    let mut h = header(0);
+    h.0[0] = 0x85;
+    h.0[0x1D] = 1;
+    let e = decode(&h).unwrap_err();
+    assert_eq!(
+        (e.field(), e.offset()),
+        ("custom_op_header_reserved_zero", 0x1D)
+    );
+    // per-family decoders refuse other opcodes
+    assert_eq!(CoreBarrier::decode(&other()).unwrap_err().field(), "opcode");
+}
+
+#[test]
+fn stream_happy_path() {
+    let s = cat(&[
+        other(),
+        header(2),
+        payload(1),
+        payload(2),
+        payload(3),
+        header(0),
+        payload(4),
+        other(),
+    ]);
+    let items = parse_custom_op_stream(&s).unwrap();
+    assert_eq!(items.len(), 4);
+    assert_eq!(
+        items[0],
+        StreamItem::Other {
+            index: 0,
+            opcode: 0xDE
+        }
+    );
+    match &items[1] {
+        StreamItem::Group {
+            header_index,
+            header,
+            output,
+            args,
+        } => {
+            assert_eq!(*header_index, 1);
+            assert_eq!(header.num_arguments, 2);
+            assert_eq!(output.ap, [1; 48]);
+            assert_eq!(args.iter().map(|a| a.ap[0]).collect::<Vec<_>>(), [2, 3]);
+        }
+        o => panic!("{o:?}"),
+    }
+    match &items[2] {
+        StreamItem::Group {
+            header_index: 5,
+            args,
+            ..
+        } => assert!(args.is_empty()),
+        o => panic!("{o:?}"),
+    }
+    assert_eq!(
+        items[3],
+        StreamItem::Other {
+            index: 7,
+            opcode: 0xDE
+        }
+    );
+    assert_eq!(parse_custom_op_stream(&[]), Ok(vec![]));
+}
+
+#[test]
+fn stream_errors() {
+    let e = parse_custom_op_stream(&[0u8; 65]).unwrap_err();
+    assert_eq!((e.name(), e.index()), ("trailing_bytes", None));
+    assert_eq!(e, StreamError::TrailingBytes { len: 65 });
+    // trailing_bytes before anything else, even a stray payload
+    let mut s = cat(&[payload(0)]);
+    s.push(0);
+    assert_eq!(
+        parse_custom_op_stream(&s).unwrap_err().name(),
+        "trailing_bytes"
+    );
+    // invalid record
+    let mut bad = header(1);
+    bad.0[0x30] = 1;
+    let e = parse_custom_op_stream(&cat(&[other(), bad])).unwrap_err();
+    assert_eq!(
+        e,
+        StreamError::InvalidRecord {
+            index: 1,
+            predicate: Predicate::CustomOpHeaderReservedZero
+        }
+    );
+    let mut badp = payload(0);
+    badp.0[0x0C] = 1;
+    let e = parse_custom_op_stream(&cat(&[header(0), badp])).unwrap_err();
+    assert_eq!((e.name(), e.index()), ("invalid_record", Some(1)));
+    // payload_count_mismatch
+    let mut h = header(1);
+    h.0[0x0C] = 4;
+    let e = parse_custom_op_stream(&cat(&[h, payload(0), payload(0)])).unwrap_err();
+    assert_eq!(
+        e,
+        StreamError::PayloadCountMismatch {
+            index: 0,
+            num_payloads: 4,
+            num_arguments: 1
+        }
+    );
+    // stray
+    let e = parse_custom_op_stream(&cat(&[other(), payload(0)])).unwrap_err();
+    assert_eq!(e, StreamError::StrayPayload { index: 1 });
+    let e = parse_custom_op_stream(&cat(&[header(0), payload(0), payload(0)])).unwrap_err();
+    assert_eq!(e, StreamError::StrayPayload { index: 2 });
+    // short group: end of stream, another bundle, another header
+    let e = parse_custom_op_stream(&cat(&[header(2), payload(0)])).unwrap_err();
+    assert_eq!(
+        e,
+        StreamError::ShortGroup {
+            header_index: 0,
+            expected: 3,
+            found: 1
+        }
+    );
+    let e = parse_custom_op_stream(&cat(&[other(), header(1), payload(0), other()])).unwrap_err();
+    assert_eq!(
+        e,
+        StreamError::ShortGroup {
+            header_index: 1,
+            expected: 2,
+            found: 1
+        }
+    );
+    let e = parse_custom_op_stream(&cat(&[header(0), header(0), payload(0)])).unwrap_err();
+    assert_eq!(
+        e,
+        StreamError::ShortGroup {
+            header_index: 0,
+            expected: 1,
+            found: 0
+        }
+    );
+    // first in stream order wins: a stray at 1 beats a bad record at 2
+    let e = parse_custom_op_stream(&cat(&[other(), payload(0), bad])).unwrap_err();
+    assert_eq!(e.name(), "stray_payload");
+}

@@ -1,0 +1,135 @@
+//! Regenerates the seed corpus: `cargo run -p tpb-harness --example gen_corpus`.
+//!
+//! Writes `corpus/<target>/<fnv1a64-hex>` for every fuzz target (deleting the
+//! folder's previous files first) and `corpus/VERSION`. Deterministic: fixed
+//! seeds, generators from `tpb_harness::generators`. Seeds are inputs, not
+//! expectations: a seed on which core and oracle disagree is still written
+//! (and reported), so the replay test keeps failing until the bug is fixed.
+
+use arbitrary::Unstructured;
+use std::fs;
+use std::path::Path;
+use tpb_harness::fuzz_entry::{self, fnv1a64, FuzzTarget, CORPUS_VERSION};
+use tpb_harness::generators::{self as gen, Config};
+
+fn bytes(seed: u64, n: usize) -> Vec<u8> {
+    let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+    (0..n)
+        .map(|_| {
+            x ^= x >> 12;
+            x ^= x << 25;
+            x ^= x >> 27;
+            (x.wrapping_mul(0x2545_F491_4F6C_DD1D) >> 56) as u8
+        })
+        .collect()
+}
+
+fn only(op: u8) -> Config {
+    let mut weights = [0u8; 11];
+    if let Some(i) = tpb_harness::subject::OPCODES.iter().position(|&o| o == op) {
+        weights[i] = 1;
+    }
+    Config {
+        weights,
+        ..Config::default()
+    }
+}
+
+/// `n` bundles: valid and near-valid (k = 1) cases under `cfg`.
+fn bundles(seed: u64, n: u64, cfg: &Config) -> Vec<Vec<u8>> {
+    (0..n)
+        .filter_map(|i| {
+            let d = bytes(seed + i, 256);
+            let u = &mut Unstructured::new(&d);
+            let c = if i % 3 == 0 {
+                gen::valid_case(u, cfg)
+            } else {
+                gen::near_valid_case(u, cfg)
+            };
+            c.ok().map(|c| c.bundle.to_vec())
+        })
+        .collect()
+}
+
+fn seeds(target: &str) -> Vec<Vec<u8>> {
+    let all = Config::default();
+    match target {
+        "validate_header" => [bundles(100, 30, &only(0x85)), bundles(200, 6, &all)].concat(),
+        "validate_payload" => [bundles(300, 24, &only(0x86)), bundles(400, 6, &all)].concat(),
+        "decode_any" => bundles(500, 44, &all),
+        "structured_diff" => (0..30)
+            .map(|i| bytes(600 + i, 64 + 16 * i as usize))
+            .collect(),
+        "custom_op_stream" => (0..30)
+            .filter_map(|i| {
+                let d = bytes(700 + i, 512);
+                gen::stream(&mut Unstructured::new(&d), &all).ok()
+            })
+            .collect(),
+        "luts" => [
+            0u32,
+            1,
+            2,
+            3,
+            4,
+            5,
+            6,
+            7,
+            9,
+            10,
+            11,
+            18,
+            19,
+            20,
+            23,
+            24,
+            25,
+            26,
+            29,
+            30,
+            31,
+            0x100,
+            u32::MAX,
+        ]
+        .iter()
+        .map(|v| v.to_le_bytes().to_vec())
+        .collect(),
+        "ir_gates" => (0..30u64)
+            .map(|i| {
+                let mut d = bytes(800 + i, 24);
+                d[0] = (i % 6) as u8;
+                d
+            })
+            .collect(),
+        _ => (0..20)
+            .map(|i| bytes(900 + i, 32 + 12 * i as usize))
+            .collect(),
+    }
+}
+
+fn main() -> std::io::Result<()> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../corpus");
+    fs::create_dir_all(&root)?;
+    fs::write(root.join("VERSION"), format!("{CORPUS_VERSION}\n"))?;
+    let names = FuzzTarget::ALL
+        .iter()
+        .map(|t| t.name())
+        .chain(["sync_handshake"]);
+    for name in names {
+        let dir = root.join(name);
+        if dir.exists() {
+            fs::remove_dir_all(&dir)?;
+        }
+        fs::create_dir_all(&dir)?;
+        let mut diverging = 0;
+        let s = seeds(name);
+        for d in &s {
+            fs::write(dir.join(format!("{:016x}", fnv1a64(d))), d)?;
+            if let Some(t) = FuzzTarget::from_name(name) {
+                diverging += usize::from(fuzz_entry::check(t, d).is_err());
+            }
+        }
+        println!("{name}: {} seeds, {diverging} diverging", s.len());
+    }
+    Ok(())
+}

@@ -1,0 +1,60 @@
+//! Rough differential throughput per target (core vs oracle), single thread.
+//! `cargo run --release -p tpb-harness --example throughput`
+
+use std::time::Instant;
+use tpb_harness::engine::{Engine, Target};
+
+fn main() {
+    let e = Engine::new();
+    let mut seed = 0x9E37_79B9_7F4A_7C15_u64;
+    let mut inputs = Vec::with_capacity(4096);
+    for i in 0..4096u64 {
+        let mut b = [0u8; 64];
+        for x in b.iter_mut() {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            *x = if seed % 4 == 0 { seed as u8 } else { 0 };
+        }
+        b[0] = [0x85, 0x86, 0xD9, 0xDE][(i % 4) as usize];
+        b[1] = 0x10;
+        inputs.push(b);
+    }
+    subjects_alone(&inputs);
+    for t in Target::ALL {
+        let n = 400_000;
+        let start = Instant::now();
+        let mut div = 0u64;
+        for i in 0..n {
+            if !e.compare_bundle(t, &inputs[i % inputs.len()]).is_agree() {
+                div += 1;
+            }
+        }
+        let s = start.elapsed().as_secs_f64();
+        println!(
+            "{:<18} {:>12.0} cases/s  ({div} divergences)",
+            t.name(),
+            n as f64 / s
+        );
+    }
+}
+
+fn subjects_alone(inputs: &[[u8; 64]]) {
+    use tpb_harness::subject::{CoreSubject, OracleSubject, Subject};
+    for (name, s) in [
+        ("core", &CoreSubject as &dyn Subject),
+        ("oracle", &OracleSubject as &dyn Subject),
+    ] {
+        let n = 2_000_000;
+        let start = Instant::now();
+        let mut acc = 0usize;
+        for i in 0..n {
+            acc += usize::from(s.validate_header(&inputs[i % inputs.len()]).is_some());
+        }
+        let secs = start.elapsed().as_secs_f64();
+        println!(
+            "{name:<8} validate_header alone {:>12.0} calls/s ({acc})",
+            n as f64 / secs
+        );
+    }
+}

@@ -1,0 +1,199 @@
+//! `tpbconform gate`: the release gate (see [`crate::gate`]), its report
+//! ([`crate::report`]) and its exit code.
+//!
+//! Exit codes: 0 = zero discrepancies and every selected target ran;
+//! 1 = a divergence, a vector mismatch, a panic, a timeout, an interruption
+//! or a target that did not run; 2 = bad usage or bad input (unreadable
+//! corpus file, malformed vector file, existing `--report-dir`).
+
+use super::{CliResult, EXIT_BAD_INPUT, EXIT_INVALID, EXIT_OK};
+use crate::gate::{self, GateConfig, GateTarget, Shard};
+use crate::report::{self, Timing};
+use crate::triage;
+use std::io::IsTerminal;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+/// Parses a seed: decimal or `0x` hex.
+pub fn parse_seed(s: &str) -> Result<u64, String> {
+    let r = match s.strip_prefix("0x").or_else(|| s.strip_prefix("0X")) {
+        Some(h) => u64::from_str_radix(h, 16),
+        None => s.parse(),
+    };
+    r.map_err(|e| format!("bad seed `{s}`: {e} (expected a decimal or 0x-hex u64)"))
+}
+
+/// Arguments of `tpbconform gate`.
+#[derive(clap::Args, Debug, Clone)]
+pub struct GateArgs {
+    /// Generated cases per target (before sharding).
+    #[arg(long, default_value_t = gate::DEFAULT_CASES)]
+    pub cases: u64,
+    /// Time budget in seconds for the whole run (0 = none); the gate stops
+    /// early and reports how many cases ran.
+    #[arg(long, default_value_t = gate::DEFAULT_SECONDS)]
+    pub seconds: f64,
+    /// Seed (decimal or 0x-hex). Same seed, same cases, same report.
+    #[arg(long, value_parser = parse_seed, default_value = "0x7bc04f0e")]
+    pub seed: u64,
+    /// Run only the case indices ≡ i (mod n).
+    #[arg(long, value_name = "i/n", default_value = "0/1")]
+    pub shard: Shard,
+    /// Comma-separated targets (default: all).
+    #[arg(long, value_delimiter = ',', value_name = "a,b")]
+    pub targets: Vec<GateTarget>,
+    /// Report folder (must not exist). Default: reports/<UTC timestamp>/.
+    #[arg(long, value_name = "DIR")]
+    pub report_dir: Option<PathBuf>,
+    /// Corpus root holding <target>/ folders and vectors/.
+    #[arg(long, value_name = "DIR", default_value = "corpus")]
+    pub corpus: PathBuf,
+    /// Worker threads (default: all cores).
+    #[arg(long)]
+    pub threads: Option<usize>,
+    /// Seconds without progress on one case before it counts as a timeout.
+    #[arg(long, default_value_t = 30)]
+    pub case_timeout: u64,
+    /// Never show a progress bar.
+    #[arg(long)]
+    pub quiet: bool,
+}
+
+fn quiet_panics() {
+    // Subject panics are caught and reported as findings; keep stderr clean.
+    std::panic::set_hook(Box::new(|_| {}));
+}
+
+fn loud_panics() {
+    std::panic::set_hook(Box::new(|info| {
+        eprintln!("tpbconform: internal error: {info}");
+        report::abort_staging();
+        std::process::exit(i32::from(EXIT_BAD_INPUT));
+    }));
+}
+
+/// Installs the Ctrl-C / SIGTERM handler: the first signal stops the gate
+/// (it still writes a complete report, marked interrupted); a signal while
+/// the report is being written, or a second one, removes the staging folder
+/// and exits 130.
+pub fn install_stop_handler() -> Arc<AtomicBool> {
+    let stop = Arc::new(AtomicBool::new(false));
+    let s = Arc::clone(&stop);
+    let _ = ctrlc::set_handler(move || {
+        if s.swap(true, Ordering::SeqCst) {
+            report::abort_staging();
+            std::process::exit(130);
+        }
+    });
+    stop
+}
+
+/// Runs `gate`.
+pub fn run(a: GateArgs) -> CliResult {
+    let (stamp, iso) = report::utc_now();
+    let dir = match report::choose_dir(a.report_dir.as_deref(), &PathBuf::from("reports"), &stamp) {
+        Ok(d) => d,
+        Err(e) => {
+            eprintln!("tpbconform: error: {e}");
+            return Ok(EXIT_BAD_INPUT);
+        }
+    };
+    let stop = install_stop_handler();
+    let targets = if a.targets.is_empty() {
+        GateTarget::all()
+    } else {
+        let mut t = a.targets.clone();
+        t.dedup();
+        t
+    };
+    let cfg = GateConfig {
+        cases: a.cases,
+        seconds: (a.seconds > 0.0).then_some(a.seconds),
+        seed: a.seed,
+        shard: a.shard,
+        targets,
+        corpus_dir: a.corpus.clone(),
+        threads: a
+            .threads
+            .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+            .max(1),
+        case_timeout: Duration::from_secs(a.case_timeout.max(1)),
+        progress: !a.quiet && std::io::stderr().is_terminal(),
+        stop: Some(Arc::clone(&stop)),
+        debug_hang_case: std::env::var("TPB_GATE_DEBUG_HANG_CASE")
+            .ok()
+            .and_then(|v| v.parse().ok()),
+        debug_panic_case: None,
+    };
+    let bar = cfg.progress.then(|| {
+        let b = indicatif::ProgressBar::new(0);
+        b.set_style(
+            indicatif::ProgressStyle::with_template(
+                "{spinner} gate [{elapsed_precise}] {wide_bar} {pos}/{len} cases ({per_sec}) {msg}",
+            )
+            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+        );
+        b
+    });
+    let progress = |done: u64, total: u64| {
+        if let Some(b) = &bar {
+            b.set_length(total);
+            b.set_position(done);
+        }
+    };
+    quiet_panics();
+    let run = gate::run(&cfg, Some(&progress));
+    if let Some(b) = &bar {
+        b.finish_and_clear();
+    }
+    let triaged = triage::triage(&run.findings);
+    loud_panics();
+    let files = report::render(&run, &triaged, &Timing { timestamp: iso });
+    if let Err(e) = report::write_dir(&dir, &files) {
+        eprintln!("tpbconform: error: {e}");
+        return Ok(EXIT_BAD_INPUT);
+    }
+    // Quiet summary.
+    let verdict = if run.passed() { "PASS" } else { "FAIL" };
+    println!(
+        "gate: {verdict}: {} generated cases over {} targets{}, {} corpus files, {} vectors; \
+         {} distinct divergence(s), {} failure(s); {:.1} s, {:.0} cases/s",
+        run.generated(),
+        run.targets.len(),
+        if run.stopped_early {
+            " (stopped early)"
+        } else {
+            ""
+        },
+        run.targets.iter().map(|(_, s)| s.corpus_files).sum::<u64>(),
+        run.vector_files.iter().map(|v| v.vectors).sum::<u64>(),
+        run.findings.distinct(),
+        run.failures.len(),
+        run.elapsed.as_secs_f64(),
+        run.generated() as f64 / run.gen_elapsed.as_secs_f64().max(1e-9)
+    );
+    for f in &run.failures {
+        eprintln!("tpbconform: {f}");
+    }
+    for d in &triaged {
+        println!(
+            "  #{} {} {} [{}] x{}\n     {}",
+            d.number,
+            d.finding.target,
+            d.finding.signature(),
+            d.finding.class,
+            d.count,
+            d.replay
+        );
+    }
+    println!("report: {}", dir.join("summary.md").display());
+    Ok(if run.bad_input() {
+        EXIT_BAD_INPUT
+    } else if run.passed() {
+        EXIT_OK
+    } else {
+        EXIT_INVALID
+    })
+}

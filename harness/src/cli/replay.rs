@@ -1,0 +1,231 @@
+//! `tpbconform replay`: re-run one input (as printed in a gate report)
+//! through a target, core vs oracle.
+//!
+//! Exit codes: 1 = the divergence reproduces; 0 = core and the oracle agree;
+//! 2 = bad input ([`ReplayError`], message names the source and the line /
+//! offset).
+
+use super::{CliResult, EXIT_BAD_INPUT, EXIT_INVALID, EXIT_OK};
+use crate::gate::GateTarget;
+use crate::subject::hex;
+use crate::triage;
+use std::fmt;
+use std::path::PathBuf;
+
+/// Arguments of `tpbconform replay`.
+#[derive(clap::Args, Debug, Clone)]
+pub struct ReplayArgs {
+    /// The target to run the input through.
+    #[arg(long)]
+    pub target: GateTarget,
+    /// The input as hex digits (128 for a bundle target).
+    #[arg(long, value_name = "HEX", conflicts_with = "file")]
+    pub hex: Option<String>,
+    /// Read FILE as hex text: one input per line, `#` comments, blank lines skipped.
+    #[arg(long, requires = "file")]
+    pub hex_file: bool,
+    /// A raw input file (e.g. divergences/001-<target>.bin or a fuzz artifact).
+    #[arg(value_name = "FILE", required_unless_present = "hex")]
+    pub file: Option<PathBuf>,
+}
+
+/// Bad replay input.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ReplayError {
+    /// Unreadable file.
+    Io {
+        /// Path.
+        source: String,
+        /// OS error.
+        error: String,
+    },
+    /// No input bytes.
+    Empty {
+        /// `--hex` or the path.
+        source: String,
+    },
+    /// A non-hex character.
+    BadHex {
+        /// `--hex` or the path.
+        source: String,
+        /// 1-based line (1 for `--hex`).
+        line: usize,
+        /// 0-based character offset in the line.
+        offset: usize,
+        /// The character.
+        found: char,
+    },
+    /// An odd number of hex digits.
+    OddLength {
+        /// `--hex` or the path.
+        source: String,
+        /// 1-based line.
+        line: usize,
+        /// Digits found.
+        digits: usize,
+    },
+    /// A bundle target given other than 64 bytes of hex.
+    BundleLength {
+        /// `--hex` or the path.
+        source: String,
+        /// 1-based line.
+        line: usize,
+        /// Bytes found.
+        bytes: usize,
+    },
+}
+
+impl fmt::Display for ReplayError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ReplayError::Io { source, error } => write!(f, "{source}: cannot read: {error}"),
+            ReplayError::Empty { source } => write!(f, "{source}: empty input: no bytes to replay"),
+            ReplayError::BadHex {
+                source,
+                line,
+                offset,
+                found,
+            } => write!(
+                f,
+                "{source}:{line}: bad hex digit {found:?} at offset {offset} (expected 0-9, a-f, A-F)"
+            ),
+            ReplayError::OddLength {
+                source,
+                line,
+                digits,
+            } => write!(
+                f,
+                "{source}:{line}: odd number of hex digits ({digits}); each byte needs two"
+            ),
+            ReplayError::BundleLength {
+                source,
+                line,
+                bytes,
+            } => write!(
+                f,
+                "{source}:{line}: {bytes} bytes of hex, a bundle target needs exactly 64 (128 digits)"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for ReplayError {}
+
+/// Parses one hex line (spaces and tabs ignored).
+pub fn parse_hex_line(source: &str, line: usize, text: &str) -> Result<Vec<u8>, ReplayError> {
+    let mut digits = Vec::with_capacity(text.len());
+    for (offset, c) in text.chars().enumerate() {
+        match c {
+            ' ' | '\t' | '\r' => {}
+            _ => match c.to_digit(16) {
+                Some(d) => digits.push(d as u8),
+                None => {
+                    return Err(ReplayError::BadHex {
+                        source: source.to_string(),
+                        line,
+                        offset,
+                        found: c,
+                    })
+                }
+            },
+        }
+    }
+    if digits.is_empty() {
+        return Err(ReplayError::Empty {
+            source: source.to_string(),
+        });
+    }
+    if digits.len() % 2 == 1 {
+        return Err(ReplayError::OddLength {
+            source: source.to_string(),
+            line,
+            digits: digits.len(),
+        });
+    }
+    Ok(digits.chunks_exact(2).map(|p| (p[0] << 4) | p[1]).collect())
+}
+
+/// Reads the inputs `a` names: `(source:line, bytes)`.
+pub fn inputs(a: &ReplayArgs) -> Result<Vec<(String, Vec<u8>)>, ReplayError> {
+    let check = |src: &str, line: usize, b: Vec<u8>| {
+        if a.target.is_bundle() && b.len() != 64 {
+            return Err(ReplayError::BundleLength {
+                source: src.to_string(),
+                line,
+                bytes: b.len(),
+            });
+        }
+        Ok(b)
+    };
+    if let Some(h) = &a.hex {
+        let src = "--hex";
+        return Ok(vec![(
+            src.into(),
+            check(src, 1, parse_hex_line(src, 1, h)?)?,
+        )]);
+    }
+    let path = a.file.clone().unwrap_or_default();
+    let src = path.display().to_string();
+    let data = std::fs::read(&path).map_err(|e| ReplayError::Io {
+        source: src.clone(),
+        error: e.to_string(),
+    })?;
+    if data.is_empty() {
+        return Err(ReplayError::Empty { source: src });
+    }
+    if !a.hex_file {
+        return Ok(vec![(src, data)]);
+    }
+    let text = String::from_utf8_lossy(&data);
+    let mut out = Vec::new();
+    for (i, l) in text.lines().enumerate() {
+        let body = l.split('#').next().unwrap_or("");
+        if body.trim().is_empty() {
+            continue;
+        }
+        let b = parse_hex_line(&src, i + 1, body)?;
+        out.push((format!("{src}:{}", i + 1), check(&src, i + 1, b)?));
+    }
+    if out.is_empty() {
+        return Err(ReplayError::Empty { source: src });
+    }
+    Ok(out)
+}
+
+/// Runs `replay`.
+pub fn run(a: ReplayArgs) -> CliResult {
+    let inputs = match inputs(&a) {
+        Ok(v) => v,
+        Err(e) => {
+            eprintln!("tpbconform: error: {e}");
+            return Ok(EXIT_BAD_INPUT);
+        }
+    };
+    std::panic::set_hook(Box::new(|_| {}));
+    let mut any = false;
+    for (src, input) in inputs {
+        match a.target {
+            GateTarget::Engine(t) => match crate::engine::compare(t, &input) {
+                crate::engine::Outcome::Agree => println!(
+                    "{src}: agree: core and oracle agree on {t} input {}",
+                    hex(&input)
+                ),
+                crate::engine::Outcome::Divergence(d) => {
+                    any = true;
+                    println!("{src}: REPRODUCED\n{d}");
+                }
+            },
+            GateTarget::SyncHandshake => match triage::reproduce(a.target, &input) {
+                None => println!("{src}: agree: model and simulator agree"),
+                Some(f) => {
+                    any = true;
+                    println!(
+                        "{src}: REPRODUCED\ndivergence in target `sync_handshake` [{}]\n  {}\n  program: {}",
+                        f.class, f.left, f.case
+                    );
+                }
+            },
+        }
+    }
+    Ok(if any { EXIT_INVALID } else { EXIT_OK })
+}

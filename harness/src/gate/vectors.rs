@@ -1,0 +1,326 @@
+//! Hand-derived test vectors (`corpus/vectors/`, format in its README.md),
+//! checked against BOTH subjects.
+//!
+//! # Contract
+//!
+//! Every file in the folder except `README*` is a vector file. Its format is
+//! recognised per line by shape: `<hex> header|payload valid|invalid <pred>`
+//! (custom_op form) or `<hex> ok|err <what>` (decode form). A line in neither
+//! form, a bad hex field, an empty file (no vector) or an unreadable file is a
+//! [`VectorError`] (the gate exits 2 and names the file and line). A vector
+//! whose expectation core or the oracle does not meet is a [`Finding`] of
+//! target `vectors`, class `VectorMismatch`, key = the validator (`header`,
+//! `payload`) or `decode`.
+
+use crate::subject::{CoreSubject, OracleSubject, Subject};
+use crate::triage::{Finding, Origin};
+use std::fmt;
+use std::path::Path;
+
+/// A malformed or unreadable vector file.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum VectorError {
+    /// The folder or a file could not be read.
+    Io {
+        /// Path.
+        path: String,
+        /// OS error.
+        error: String,
+    },
+    /// A file with no vector line.
+    Empty {
+        /// Path.
+        path: String,
+    },
+    /// A line that is in neither format.
+    BadLine {
+        /// Path.
+        path: String,
+        /// 1-based line.
+        line: usize,
+        /// What is wrong.
+        reason: String,
+    },
+    /// A hex field that is not 128 hex digits.
+    BadHex {
+        /// Path.
+        path: String,
+        /// 1-based line.
+        line: usize,
+        /// 1-based column of the first bad character (or of the field).
+        column: usize,
+        /// What is wrong.
+        reason: String,
+    },
+}
+
+impl fmt::Display for VectorError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            VectorError::Io { path, error } => write!(f, "{path}: cannot read: {error}"),
+            VectorError::Empty { path } => write!(f, "{path}: empty vector file: no vector found"),
+            VectorError::BadLine { path, line, reason } => {
+                write!(f, "{path}:{line}: bad vector line: {reason}")
+            }
+            VectorError::BadHex {
+                path,
+                line,
+                column,
+                reason,
+            } => write!(f, "{path}:{line}:{column}: bad hex: {reason}"),
+        }
+    }
+}
+
+impl std::error::Error for VectorError {}
+
+/// One parsed vector.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Vector {
+    /// `custom_op` form.
+    Validator {
+        /// The bundle.
+        bundle: [u8; 64],
+        /// `true` = header (0x85) validator, `false` = payload.
+        header: bool,
+        /// Expected first failing predicate (`None` = valid).
+        expected: Option<String>,
+    },
+    /// `decode` form.
+    Decode {
+        /// The bundle.
+        bundle: [u8; 64],
+        /// `Ok(mnemonic)` or `Err(field or reserved@0xNN)`.
+        expected: Result<String, String>,
+    },
+}
+
+/// Counts of one vector file.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct FileStats {
+    /// Path.
+    pub path: String,
+    /// Vectors checked.
+    pub vectors: u64,
+    /// Vectors that core or the oracle failed.
+    pub failed: u64,
+}
+
+fn parse_hex_field(path: &str, line: usize, col: usize, s: &str) -> Result<[u8; 64], VectorError> {
+    let bad = |column: usize, reason: String| VectorError::BadHex {
+        path: path.to_string(),
+        line,
+        column,
+        reason,
+    };
+    if let Some((i, c)) = s.char_indices().find(|(_, c)| !c.is_ascii_hexdigit()) {
+        return Err(bad(col + i, format!("{c:?} is not a hex digit")));
+    }
+    if s.len() != 128 {
+        let odd = if s.len() % 2 == 1 {
+            " (odd length)"
+        } else {
+            ""
+        };
+        return Err(bad(
+            col,
+            format!("{} hex digits{odd}, expected exactly 128", s.len()),
+        ));
+    }
+    let mut b = [0u8; 64];
+    for (i, o) in b.iter_mut().enumerate() {
+        *o = u8::from_str_radix(&s[2 * i..2 * i + 2], 16).unwrap_or(0);
+    }
+    Ok(b)
+}
+
+/// Parses one file's text. Returns `(line, vector)` pairs.
+pub fn parse(path: &str, text: &str) -> Result<Vec<(usize, Vector)>, VectorError> {
+    let mut out = Vec::new();
+    for (li, raw) in text.lines().enumerate() {
+        let line = li + 1;
+        let body = raw.split('#').next().unwrap_or("");
+        if body.trim().is_empty() {
+            continue;
+        }
+        let col = body.len() - body.trim_start().len() + 1;
+        let fields: Vec<&str> = body.split_whitespace().collect();
+        let bad = |reason: String| VectorError::BadLine {
+            path: path.to_string(),
+            line,
+            reason,
+        };
+        let bundle = parse_hex_field(path, line, col, fields[0])?;
+        let v = match fields.as_slice() {
+            [_, which @ ("header" | "payload"), verdict, pred] => {
+                let expected = match (*verdict, *pred) {
+                    ("valid", "-") => None,
+                    ("invalid", p) if p != "-" => Some(p.to_string()),
+                    _ => {
+                        return Err(bad(format!(
+                            "verdict `{verdict}` with predicate `{pred}` (expected `valid -` or \
+                             `invalid <predicate>`)"
+                        )))
+                    }
+                };
+                Vector::Validator {
+                    bundle,
+                    header: *which == "header",
+                    expected,
+                }
+            }
+            [_, "ok", what] => Vector::Decode {
+                bundle,
+                expected: Ok(what.to_string()),
+            },
+            [_, "err", what] => Vector::Decode {
+                bundle,
+                expected: Err(what.to_string()),
+            },
+            _ => {
+                return Err(bad(format!(
+                    "{} fields; expected `<hex> header|payload valid|invalid <predicate>` or \
+                     `<hex> ok|err <what>`",
+                    fields.len()
+                )))
+            }
+        };
+        out.push((line, v));
+    }
+    if out.is_empty() {
+        return Err(VectorError::Empty {
+            path: path.to_string(),
+        });
+    }
+    Ok(out)
+}
+
+/// What `s` says about a vector, in the file's words.
+pub fn actual<S: Subject>(s: &S, v: &Vector) -> String {
+    let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| match v {
+        Vector::Validator { bundle, header, .. } => {
+            let verdict = if *header {
+                s.validate_header(bundle)
+            } else {
+                s.validate_payload(bundle)
+            };
+            verdict.unwrap_or("valid").to_string()
+        }
+        Vector::Decode { bundle, .. } => match s.decode(bundle) {
+            Ok(d) => format!("ok {}", d.mnemonic),
+            Err(e) if e.field == "reserved" => format!("err reserved@0x{:02x}", e.offset),
+            Err(e) => format!("err {}", e.field),
+        },
+    }));
+    r.unwrap_or_else(|_| "PANIC".to_string())
+}
+
+/// The expectation in the same words as [`actual`].
+pub fn expected(v: &Vector) -> String {
+    match v {
+        Vector::Validator { expected, .. } => expected.clone().unwrap_or_else(|| "valid".into()),
+        Vector::Decode { expected, .. } => match expected {
+            Ok(m) => format!("ok {m}"),
+            Err(f) => format!("err {f}"),
+        },
+    }
+}
+
+/// Checks every vector file under `dir`. A missing folder gives `Ok(empty)`.
+pub fn check_dir(dir: &Path) -> Result<(Vec<FileStats>, Vec<Finding>), VectorError> {
+    let io = |p: &Path, e: std::io::Error| VectorError::Io {
+        path: p.display().to_string(),
+        error: e.to_string(),
+    };
+    if !dir.exists() {
+        return Ok((Vec::new(), Vec::new()));
+    }
+    let mut files: Vec<_> = std::fs::read_dir(dir)
+        .map_err(|e| io(dir, e))?
+        .map(|e| e.map(|e| e.path()).map_err(|e| io(dir, e)))
+        .collect::<Result<_, _>>()?;
+    files.sort();
+    let (mut stats, mut findings) = (Vec::new(), Vec::new());
+    for p in files {
+        let name = p.file_name().map(|n| n.to_string_lossy().to_string());
+        let name = name.unwrap_or_default();
+        if name.starts_with("README") || name.starts_with('.') || p.is_dir() {
+            continue;
+        }
+        let path = p.display().to_string();
+        let bytes = std::fs::read(&p).map_err(|e| io(&p, e))?;
+        let text = String::from_utf8(bytes).map_err(|e| VectorError::BadLine {
+            path: path.clone(),
+            line: 1 + e.as_bytes()[..e.utf8_error().valid_up_to()]
+                .iter()
+                .filter(|&&c| c == b'\n')
+                .count(),
+            reason: "not UTF-8 text".into(),
+        })?;
+        let vectors = parse(&path, &text)?;
+        let mut st = FileStats {
+            path: path.clone(),
+            ..FileStats::default()
+        };
+        for (line, v) in vectors {
+            st.vectors += 1;
+            let want = expected(&v);
+            let (c, o) = (actual(&CoreSubject, &v), actual(&OracleSubject, &v));
+            if c != want || o != want {
+                st.failed += 1;
+                let (bundle, key) = match &v {
+                    Vector::Validator { bundle, header, .. } => {
+                        (bundle, if *header { "header" } else { "payload" })
+                    }
+                    Vector::Decode { bundle, .. } => (bundle, "decode"),
+                };
+                findings.push(Finding {
+                    target: "vectors".into(),
+                    origin: Origin::Vector {
+                        path: path.clone(),
+                        line,
+                        expected: want.clone(),
+                    },
+                    input: bundle.to_vec(),
+                    class: "VectorMismatch".into(),
+                    key: key.into(),
+                    left_verdict: c.clone(),
+                    right_verdict: o.clone(),
+                    left_name: "core".into(),
+                    right_name: "oracle".into(),
+                    left: format!("{c}  (expected {want})"),
+                    right: format!("{o}  (expected {want})"),
+                    case: format!("{path}:{line}"),
+                });
+            }
+        }
+        stats.push(st);
+    }
+    Ok((stats, findings))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parse_forms_and_errors() {
+        let h = "00".repeat(64);
+        let t = format!("# c\n{h} header invalid valid_opcode # x\n{h} err opcode\n");
+        let v = parse("f", &t).unwrap();
+        assert_eq!(v.len(), 2);
+        assert_eq!(v[0].0, 2);
+        let e = parse("f", &format!("{} ok X\n", &h[..127])).unwrap_err();
+        assert!(
+            e.to_string()
+                .contains("f:1:1: bad hex: 127 hex digits (odd"),
+            "{e}"
+        );
+        let e = parse("f", &format!("\n{}g ok X\n", &h[..127])).unwrap_err();
+        assert!(e.to_string().starts_with("f:2:128:"), "{e}");
+        let e = parse("f", "# nothing\n").unwrap_err();
+        assert_eq!(e, VectorError::Empty { path: "f".into() });
+        let e = parse("f", &format!("{h} maybe\n")).unwrap_err();
+        assert!(e.to_string().starts_with("f:1: bad vector line"), "{e}");
+    }
+}

@@ -1,0 +1,745 @@
+//! Exhaustive core-vs-oracle agreement over small, structured input spaces.
+//!
+//! Every canonical bundle below is written by hand from SPEC §5 (not produced by
+//! either implementation). Each test collects all divergences, deduplicated by
+//! signature, and fails with one full report (target, predicate/field, input
+//! hex, both results) per distinct signature.
+
+use std::collections::BTreeMap;
+use tpb_harness::engine::{
+    compare, compare_bundle, compare_ir, compare_lut, compare_stream, group_header, group_payload,
+    Class, Divergence, Engine, IrQuery, Outcome, Target,
+};
+use tpb_harness::subject::{
+    CoreSubject, DecodeFail, Decoded, GateResult, LutResult, OracleSubject, Route, StreamFail,
+    StreamSummary, Subject, Value, Verdict,
+};
+
+// ---------------------------------------------------------------------------
+// Divergence collection
+// ---------------------------------------------------------------------------
+
+#[derive(Default)]
+struct Collector {
+    cases: u64,
+    by_sig: BTreeMap<String, (u64, Divergence)>,
+}
+
+impl Collector {
+    fn add(&mut self, o: Outcome) {
+        self.cases += 1;
+        if let Outcome::Divergence(d) = o {
+            let key = format!("{} [{}] {}", d.target, d.class, d.signature);
+            self.by_sig.entry(key).or_insert((0, *d)).0 += 1;
+        }
+    }
+
+    fn finish(self, what: &str) {
+        if self.by_sig.is_empty() {
+            return;
+        }
+        let mut msg = format!(
+            "{what}: {} distinct divergence signature(s) over {} cases\n",
+            self.by_sig.len(),
+            self.cases
+        );
+        for (k, (n, d)) in &self.by_sig {
+            msg.push_str(&format!("\n=== {k} ({n} case(s)); first:\n{d}\n"));
+        }
+        panic!("{msg}");
+    }
+}
+
+const BUNDLE_TARGETS: [Target; 4] = [
+    Target::ValidateHeader,
+    Target::ValidatePayload,
+    Target::DecodeAny,
+    Target::Roundtrip,
+];
+
+// ---------------------------------------------------------------------------
+// Canonical valid bundles, one per opcode (SPEC §1, §3, §4, §5)
+// ---------------------------------------------------------------------------
+
+fn put(b: &mut [u8; 64], off: usize, bytes: &[u8]) {
+    b[off..off + bytes.len()].copy_from_slice(bytes);
+}
+
+/// Skeleton with inst_word_len 0x10 and a non-trivial, valid sync band.
+fn skel(op: u8) -> [u8; 64] {
+    let mut b = [0u8; 64];
+    b[0] = op;
+    b[1] = 0x10;
+    b[4] = 0x05; // SEM_GE_IMM
+    b[5] = 0x03;
+    b[6] = 0x01; // increment
+    b[7] = 0x07;
+    put(&mut b, 8, &0x1234_5678u32.to_le_bytes());
+    b
+}
+
+fn ramp(b: &mut [u8; 64], off: usize, len: usize, seed: u8) {
+    for i in 0..len {
+        b[off + i] = seed.wrapping_add((i as u8).wrapping_mul(7)) | 1;
+    }
+}
+
+fn canonical() -> Vec<(&'static str, [u8; 64])> {
+    let mut v = Vec::new();
+
+    // 0x85 header: 2 args, num_payloads 4, function 9, no scratch.
+    let mut h = skel(0x85);
+    put(&mut h, 0x0C, &4u16.to_le_bytes());
+    h[0x0E] = 9;
+    h[0x0F] = 2;
+    v.push(("0x85 header", h));
+
+    // 0x85 header with a full scratch triple (+ dword[0x14], D-4).
+    let mut hs = h;
+    hs[0x10] = 0x21;
+    put(&mut hs, 0x14, &0xAABB_CCDDu32.to_le_bytes());
+    put(&mut hs, 0x18, &0x0000_0100u32.to_le_bytes());
+    hs[0x1C] = 0x02;
+    v.push(("0x85 header+scratch", hs));
+
+    // 0x86 payload: marker + 48-byte AP.
+    let mut p = skel(0x86);
+    p[0x0F] = 0x01;
+    ramp(&mut p, 0x10, 48, 0x10);
+    v.push(("0x86 payload", p));
+
+    // 0xD9 CollectiveCompute: add, float32 tag 0x0A, AllToAllV wire 0x09.
+    let mut d9 = skel(0xD9);
+    d9[0x0C] = 0x04;
+    d9[0x0D] = 0x0A;
+    d9[0x0E] = 0x09;
+    ramp(&mut d9, 0x10, 48, 0x40);
+    v.push(("0xD9 CollectiveCompute", d9));
+
+    // 0xDA CollectiveComputeSecondary: raw stamp, inst_word_len 0, channel_id.
+    let mut da = [0u8; 64];
+    da[0] = 0xDA;
+    put(&mut da, 0x04, &0x1234u16.to_le_bytes());
+    da[0x0C] = 0x00; // bypass
+    da[0x0D] = 0x10; // v4 float4 tag
+    da[0x0E] = 0x05; // Permute
+    ramp(&mut da, 0x10, 48, 0x22);
+    v.push(("0xDA CollectiveComputeSecondary", da));
+
+    // 0xCB CollectiveSendRecv.
+    let mut cb = skel(0xCB);
+    put(&mut cb, 0x10, &0x0102_0304_0506_0708u64.to_le_bytes());
+    put(&mut cb, 0x30, &0x1111_2222_3333_4444u64.to_le_bytes());
+    put(&mut cb, 0x38, &0x0000_0000_0000_0400u64.to_le_bytes());
+    v.push(("0xCB CollectiveSendRecv", cb));
+
+    // 0xBF Gpsimdsb2sb.
+    let mut bf = skel(0xBF);
+    bf[0x0C] = 0x08;
+    bf[0x0D] = 0x0A;
+    ramp(&mut bf, 0x10, 16, 0x31);
+    bf[0x20] = 0x01;
+    bf[0x21] = 0x03;
+    ramp(&mut bf, 0x30, 16, 0x55);
+    v.push(("0xBF Gpsimdsb2sb", bf));
+
+    // 0xBE GetSequenceBounds.
+    let mut be = skel(0xBE);
+    be[0x0C] = 0x0A;
+    be[0x0E] = 0x01;
+    be[0x0F] = 0x02;
+    ramp(&mut be, 0x10, 16, 0x13);
+    ramp(&mut be, 0x20, 16, 0x77);
+    v.push(("0xBE GetSequenceBounds", be));
+
+    // 0xD8 CoreBarrier.
+    let mut d8 = skel(0xD8);
+    put(&mut d8, 0x0C, &0xCAFE_0001u32.to_le_bytes());
+    put(&mut d8, 0x10, &0x0000_0102u32.to_le_bytes());
+    ramp(&mut d8, 0x20, 32, 0x09);
+    v.push(("0xD8 CoreBarrier", d8));
+
+    // 0xDC GetGlobalRankId.
+    let mut dc = skel(0xDC);
+    dc[0x0C] = 0x01;
+    dc[0x17] = 0x05;
+    v.push(("0xDC GetGlobalRankId", dc));
+
+    // 0xDB GetCurProcessingRankID.
+    let mut db = skel(0xDB);
+    put(&mut db, 0x0C, &0x0102u16.to_le_bytes());
+    put(&mut db, 0x0E, &0x0304u16.to_le_bytes());
+    put(&mut db, 0x10, &0x0506u16.to_le_bytes());
+    db[0x12] = 0x07;
+    put(&mut db, 0x14, &0x0809u16.to_le_bytes());
+    v.push(("0xDB GetCurProcessingRankID", db));
+
+    // 0xDE TensorCompletion.
+    let mut de = skel(0xDE);
+    put(&mut de, 0x0C, &0xDEAD_BEEFu32.to_le_bytes());
+    de[0x10] = 0x42;
+    v.push(("0xDE TensorCompletion", de));
+
+    v
+}
+
+fn hex(b: &[u8]) -> String {
+    tpb_harness::subject::hex(b)
+}
+
+#[test]
+fn canonical_bundles_are_encoder_images_in_both() {
+    for (name, b) in canonical() {
+        for s in [&CoreSubject as &dyn Subject, &OracleSubject] {
+            let d = s.decode(&b).unwrap_or_else(|e| {
+                panic!("{}: {name} does not decode: {e}\n{}", s.name(), hex(&b))
+            });
+            let e = s
+                .encode(d.opcode, &d.fields)
+                .unwrap_or_else(|f| panic!("{}: {name} does not re-encode: field {f}", s.name()));
+            assert_eq!(
+                hex(&e),
+                hex(&b),
+                "{}: {name} encode(decode(b)) != b",
+                s.name()
+            );
+        }
+        match b[0] {
+            0x85 => {
+                assert_eq!(CoreSubject.validate_header(&b), None, "{name}");
+                assert_eq!(OracleSubject.validate_header(&b), None, "{name}");
+            }
+            0x86 => {
+                assert_eq!(CoreSubject.validate_payload(&b), None, "{name}");
+                assert_eq!(OracleSubject.validate_payload(&b), None, "{name}");
+            }
+            _ => {}
+        }
+    }
+}
+
+#[test]
+fn canonical_bundles_agree() {
+    let mut c = Collector::default();
+    for (_, b) in canonical() {
+        for t in BUNDLE_TARGETS {
+            c.add(compare_bundle(t, &b));
+        }
+    }
+    c.finish("canonical bundles");
+}
+
+#[test]
+fn all_single_bit_flips_agree() {
+    let mut c = Collector::default();
+    for (_, base) in canonical() {
+        for bit in 0..512 {
+            let mut b = base;
+            b[bit / 8] ^= 1 << (bit % 8);
+            for t in BUNDLE_TARGETS {
+                c.add(compare_bundle(t, &b));
+            }
+        }
+    }
+    c.finish("single-bit flips of the canonical bundles");
+}
+
+#[test]
+fn all_byte_values_agree() {
+    let mut c = Collector::default();
+    let mut bases = canonical();
+    bases.push(("zero", [0u8; 64]));
+    for (_, base) in bases {
+        for off in 0..64 {
+            for v in 0..=255u8 {
+                let mut b = base;
+                b[off] = v;
+                for t in BUNDLE_TARGETS {
+                    c.add(compare_bundle(t, &b));
+                }
+            }
+        }
+    }
+    c.finish("all 256 values of each byte of the canonical bundles");
+}
+
+#[test]
+fn byte_value_pairs_in_the_header_agree() {
+    // Every value of byte[0x10] and byte[0x1C] together (scratch triple ends).
+    let mut c = Collector::default();
+    let (_, h) = canonical()[0];
+    for a in 0..=255u8 {
+        for z in 0..=255u8 {
+            let mut b = h;
+            b[0x10] = a;
+            b[0x1C] = z;
+            c.add(compare_bundle(Target::ValidateHeader, &b));
+        }
+    }
+    c.finish("byte[0x10] x byte[0x1C] pairs");
+}
+
+// ---------------------------------------------------------------------------
+// The scratch lattice (SPEC §3 predicate 6, D-4)
+// ---------------------------------------------------------------------------
+
+#[test]
+fn scratch_lattice_agrees_and_matches_spec() {
+    let mut c = Collector::default();
+    let (_, h) = canonical()[0];
+    let b10: [u8; 3] = [0x01, 0x80, 0xFF];
+    let d32: [u32; 4] = [0x01, 0x100, 0x8000_0000, 0xFFFF_FFFF];
+    let b1c: [u8; 3] = [0x01, 0x7F, 0xFF];
+    let mut cases = 0;
+    for mask in 0u8..16 {
+        let on = |bit: u8| mask & (1 << bit) != 0;
+        let v10: &[u8] = if on(0) { &b10 } else { &[0] };
+        let v14: &[u32] = if on(1) { &d32 } else { &[0] };
+        let v18: &[u32] = if on(2) { &d32 } else { &[0] };
+        let v1c: &[u8] = if on(3) { &b1c } else { &[0] };
+        for &x10 in v10 {
+            for &d14 in v14 {
+                for &d18 in v18 {
+                    for &x1c in v1c {
+                        let mut b = h;
+                        b[0x10] = x10;
+                        put(&mut b, 0x14, &d14.to_le_bytes());
+                        put(&mut b, 0x18, &d18.to_le_bytes());
+                        b[0x1C] = x1c;
+                        cases += 1;
+                        for t in [Target::ValidateHeader, Target::DecodeAny, Target::Roundtrip] {
+                            c.add(compare_bundle(t, &b));
+                        }
+                        // SPEC §3 (6): all-zero, or byte10 & dword18 & byte1c all nonzero.
+                        let expect = if mask == 0 || mask & 0b1101 == 0b1101 {
+                            None
+                        } else {
+                            Some("custom_op_header_scratch_space_val")
+                        };
+                        assert_eq!(
+                            CoreSubject.validate_header(&b),
+                            expect,
+                            "core, scratch mask {mask:04b}: {}",
+                            hex(&b)
+                        );
+                    }
+                }
+            }
+        }
+    }
+    assert!(cases >= 16 * 3, "{cases}");
+    c.finish("scratch lattice");
+}
+
+// ---------------------------------------------------------------------------
+// LUTs
+// ---------------------------------------------------------------------------
+
+const LARGE: [u32; 8] = [
+    256,
+    257,
+    0xFFFF,
+    0x1_0000,
+    0x7FFF_FFFF,
+    0x8000_0000,
+    u32::MAX - 1,
+    u32::MAX,
+];
+
+#[test]
+fn every_lut_input_agrees() {
+    let mut c = Collector::default();
+    for t in [
+        Target::CollectiveLut,
+        Target::AluLut,
+        Target::DgeLut,
+        Target::DtypeLut,
+    ] {
+        for ord in (0..=255u32).chain(LARGE) {
+            c.add(compare_lut(t, ord));
+        }
+        // The raw-input mapping too: 0..=1-byte inputs and a 4-byte u32::MAX.
+        c.add(compare(t, &[]));
+        c.add(compare(t, &[0xFF; 4]));
+    }
+    c.finish("LUT inputs");
+}
+
+#[test]
+fn collective_wire_bytes_match_spec_6_1() {
+    // Hand-written from SPEC §6.1.
+    let expect: [(u32, Result<u8, &str>); 12] = [
+        (0, Err("not_encodable")),
+        (1, Err("not_encodable")),
+        (2, Ok(0x01)),
+        (3, Ok(0x02)),
+        (4, Ok(0x03)),
+        (5, Ok(0x04)),
+        (6, Ok(0x09)),
+        (7, Ok(0x05)),
+        (8, Ok(0x06)),
+        (9, Ok(0x07)),
+        (10, Ok(0x08)),
+        (11, Err("out_of_range")),
+    ];
+    for (k, e) in expect {
+        assert_eq!(CoreSubject.collective_lut(k), e, "core kind {k}");
+        assert_eq!(OracleSubject.collective_lut(k), e, "oracle kind {k}");
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Custom-op group stream parser
+// ---------------------------------------------------------------------------
+
+fn cat(parts: &[[u8; 64]]) -> Vec<u8> {
+    parts.iter().flat_map(|b| b.iter().copied()).collect()
+}
+
+#[test]
+fn hand_streams_agree() {
+    let h0 = group_header(0, 1);
+    let h2 = group_header(2, 1);
+    let p = group_payload(0x33);
+    let mut other = [0u8; 64];
+    other[0] = 0xDE;
+    other[1] = 0x10;
+    let mut bad_h = h2;
+    bad_h[0x20] = 1;
+    let mut mismatch = h2;
+    mismatch[0x0C] = 5;
+    let streams: Vec<Vec<u8>> = vec![
+        Vec::new(),
+        cat(&[h0, p]),
+        cat(&[h2, p, p, p]),
+        cat(&[h2, p, p, p, other, h0, p]),
+        cat(&[p]),
+        cat(&[h2, p, p]),
+        cat(&[h2, p, other]),
+        cat(&[h0, p, p]),
+        cat(&[bad_h, p, p, p]),
+        cat(&[mismatch, p, p, p]),
+        cat(&[other, other]),
+        {
+            let mut s = cat(&[h0, p]);
+            s.push(0);
+            s
+        },
+        vec![0x86; 63],
+        // An open group ended by an invalid header: short_group (at the open
+        // header, index 0) vs invalid_record (index 1) — SPEC §5.3 D-10.
+        cat(&[h0, bad_h]),
+        cat(&[h2, p, mismatch]),
+    ];
+    let mut c = Collector::default();
+    for s in &streams {
+        c.add(compare_stream(s));
+    }
+    c.finish("hand streams");
+}
+
+/// xorshift64*, deterministic.
+fn rng(seed: &mut u64) -> u64 {
+    *seed ^= *seed >> 12;
+    *seed ^= *seed << 25;
+    *seed ^= *seed >> 27;
+    seed.wrapping_mul(0x2545_F491_4F6C_DD1D)
+}
+
+#[test]
+fn mapped_streams_agree() {
+    let mut c = Collector::default();
+    let mut seed = 0x5EED_1234_5678_9ABC_u64;
+    // All 2-op programs over op kinds 0..8 and params 0..16.
+    for op1 in 0..16u8 {
+        for p1 in 0..16u8 {
+            for op2 in 0..8u8 {
+                c.add(compare(Target::CustomOpGroup, &[0, op1, p1, op2, p1 ^ 3]));
+            }
+        }
+    }
+    // Random longer programs.
+    for _ in 0..4000 {
+        let len = (rng(&mut seed) % 24) as usize;
+        let input: Vec<u8> = (0..len).map(|_| rng(&mut seed) as u8).collect();
+        c.add(compare(Target::CustomOpGroup, &input));
+    }
+    c.finish("mapped streams");
+}
+
+// ---------------------------------------------------------------------------
+// IR gates
+// ---------------------------------------------------------------------------
+
+#[test]
+fn ir_gates_agree_on_small_grids() {
+    let mut c = Collector::default();
+    // checkCustomOp: all lists of length <= 2 over 5 space codes, arch 0..=4.
+    let mut lists: Vec<Vec<u8>> = vec![vec![]];
+    for a in 0..5u8 {
+        lists.push(vec![a]);
+        for b in 0..5u8 {
+            lists.push(vec![a, b]);
+        }
+    }
+    for args in &lists {
+        for outs in &lists {
+            for arch in 0..5u8 {
+                c.add(compare_ir(&IrQuery::CheckCustomOp {
+                    args: args.clone(),
+                    outputs: outs.clone(),
+                    arch,
+                }));
+            }
+        }
+    }
+    // isCCHavingSBScratchPad.
+    for kind in [0u32, 0x2F, 0x30, 0x31, u32::MAX] {
+        for subkind in (0..6u32).chain([u32::MAX, 0x8000_0002]) {
+            for g in [false, true] {
+                for n_args in 0..3u64 {
+                    for n_outputs in 0..3u64 {
+                        for n_scratch in 0..8u64 {
+                            c.add(compare_ir(&IrQuery::SbScratchpad {
+                                kind,
+                                subkind,
+                                sb_arg_global: g,
+                                n_args,
+                                n_outputs,
+                                n_scratch,
+                            }));
+                        }
+                    }
+                }
+            }
+        }
+    }
+    for (a, o, s) in [
+        (u64::MAX, 0, u64::MAX),
+        (u64::MAX, u64::MAX, u64::MAX),
+        (u64::MAX - 2, 0, u64::MAX),
+        (u64::MAX - 3, 1, u64::MAX),
+        (0, u64::MAX - 2, u64::MAX),
+        (u64::MAX, 1, 0),
+    ] {
+        c.add(compare_ir(&IrQuery::SbScratchpad {
+            kind: 0x30,
+            subkind: 2,
+            sb_arg_global: true,
+            n_args: a,
+            n_outputs: o,
+            n_scratch: s,
+        }));
+    }
+    for n in (0..=300u32).chain(LARGE) {
+        c.add(compare_ir(&IrQuery::CcDim(n)));
+        c.add(compare_ir(&IrQuery::RankIdOutput(n)));
+        c.add(compare_ir(&IrQuery::Lnc(n)));
+    }
+    for n in (0..=2100u64).chain([u64::from(u32::MAX), u64::MAX - 1, u64::MAX]) {
+        c.add(compare_ir(&IrQuery::Route(n)));
+    }
+    // The raw-input mapping: every 1- and 2-byte input.
+    for a in 0..=255u8 {
+        c.add(compare(Target::IrGates, &[a]));
+        for b in 0..=255u8 {
+            c.add(compare(Target::IrGates, &[a, b]));
+        }
+    }
+    c.finish("IR gates");
+}
+
+// ---------------------------------------------------------------------------
+// Random raw inputs through every target (cheap smoke of the input mappings)
+// ---------------------------------------------------------------------------
+
+#[test]
+fn random_raw_inputs_agree_on_every_target() {
+    let mut c = Collector::default();
+    let mut seed = 0xC0FF_EE00_D15E_A5E5_u64;
+    let bases = canonical();
+    for i in 0..3000 {
+        // Mutate a canonical bundle in a few random bytes so decoders get deep.
+        let (_, mut b) = bases[i % bases.len()];
+        for _ in 0..(rng(&mut seed) % 4) {
+            let r = rng(&mut seed);
+            b[(r % 64) as usize] = (r >> 8) as u8;
+        }
+        for t in Target::ALL {
+            c.add(compare(t, &b));
+        }
+    }
+    c.finish("random raw inputs");
+}
+
+// ---------------------------------------------------------------------------
+// The engine can fail
+// ---------------------------------------------------------------------------
+
+/// Delegates to `S`, but `validate_header` accepts everything and `cce_lut`
+/// returns a wrong byte for ordinal 4.
+struct Liar<S>(S);
+
+/// Delegates to `S`, but `decode` panics.
+struct Panicky<S>(S);
+
+macro_rules! delegate_rest {
+    () => {
+        fn validate_payload(&self, b: &[u8; 64]) -> Verdict {
+            self.0.validate_payload(b)
+        }
+        fn encode(&self, opcode: u8, fields: &[(String, Value)]) -> Result<[u8; 64], String> {
+            self.0.encode(opcode, fields)
+        }
+        fn parse_stream(&self, bytes: &[u8]) -> Result<Vec<StreamSummary>, StreamFail> {
+            self.0.parse_stream(bytes)
+        }
+        fn collective_lut(&self, kind: u32) -> LutResult {
+            self.0.collective_lut(kind)
+        }
+        fn alu_lut(&self, op: u32) -> LutResult {
+            self.0.alu_lut(op)
+        }
+        fn dge_lut(&self, op: u32) -> LutResult {
+            self.0.dge_lut(op)
+        }
+        fn dtype_lut(&self, d: u32, v4: bool) -> LutResult {
+            self.0.dtype_lut(d, v4)
+        }
+        fn wait_mode_lut(&self, m: u32) -> LutResult {
+            self.0.wait_mode_lut(m)
+        }
+        fn wait_mode_wire(&self, m: u32) -> LutResult {
+            self.0.wait_mode_wire(m)
+        }
+        fn check_custom_op(&self, a: &[u8], o: &[u8], arch: u8) -> GateResult {
+            self.0.check_custom_op(a, o, arch)
+        }
+        fn sb_scratchpad(&self, k: u32, s: u32, g: bool, a: u64, o: u64, n: u64) -> GateResult {
+            self.0.sb_scratchpad(k, s, g, a, o, n)
+        }
+        fn cc_dim(&self, d: u32) -> GateResult {
+            self.0.cc_dim(d)
+        }
+        fn rank_id_output(&self, k: u32) -> GateResult {
+            self.0.rank_id_output(k)
+        }
+        fn lnc(&self, n: u32) -> GateResult {
+            self.0.lnc(n)
+        }
+        fn route(&self, n: u64) -> Route {
+            self.0.route(n)
+        }
+    };
+}
+
+impl<S: Subject> Subject for Liar<S> {
+    fn name(&self) -> &'static str {
+        "liar"
+    }
+    fn validate_header(&self, _b: &[u8; 64]) -> Verdict {
+        None
+    }
+    fn decode(&self, b: &[u8; 64]) -> Result<Decoded, DecodeFail> {
+        self.0.decode(b)
+    }
+    fn cce_lut(&self, op: u32) -> LutResult {
+        if op == 4 {
+            Ok(0x05)
+        } else {
+            self.0.cce_lut(op)
+        }
+    }
+    delegate_rest!();
+}
+
+impl<S: Subject> Subject for Panicky<S> {
+    fn name(&self) -> &'static str {
+        "panicky"
+    }
+    fn validate_header(&self, b: &[u8; 64]) -> Verdict {
+        self.0.validate_header(b)
+    }
+    fn decode(&self, _b: &[u8; 64]) -> Result<Decoded, DecodeFail> {
+        panic!("deliberate panic in decode")
+    }
+    fn cce_lut(&self, op: u32) -> LutResult {
+        self.0.cce_lut(op)
+    }
+    delegate_rest!();
+}
+
+#[test]
+fn engine_reports_a_wrong_subject() {
+    let e = Engine::with(Liar(CoreSubject), OracleSubject);
+    let (_, mut h) = canonical()[0];
+    h[0x20] = 1; // reserved tail byte
+    let o = e.compare_bundle(Target::ValidateHeader, &h);
+    let d = o.divergence().expect("the liar must be caught");
+    assert_eq!(d.class, Class::OverAccept);
+    assert_eq!(d.target, Target::ValidateHeader);
+    assert_eq!(d.signature.key, "custom_op_header_reserved_zero");
+    assert_eq!(d.signature.left, "valid");
+    assert_eq!(d.signature.right, "custom_op_header_reserved_zero");
+    let text = d.to_string();
+    assert!(text.contains("validate_header"), "{text}");
+    assert!(text.contains(&hex(&h)), "{text}");
+    assert!(text.contains("liar") && text.contains("oracle"), "{text}");
+
+    // The reverse pairing is an UnderAccept.
+    let e2 = Engine::with(OracleSubject, Liar(CoreSubject));
+    let d2 = e2.compare_bundle(Target::ValidateHeader, &h);
+    assert_eq!(d2.divergence().map(|d| d.class), Some(Class::UnderAccept));
+
+    // A LUT lie: DifferentOutput at ordinal 4 (through the alu_lut target).
+    let d3 = e.compare_lut(Target::AluLut, 4);
+    let d3 = d3.divergence().expect("cce lie must be caught");
+    assert_eq!(d3.class, Class::DifferentOutput);
+    assert_eq!(d3.signature.key, "cce_lut");
+    assert_eq!(
+        (d3.signature.left.as_str(), d3.signature.right.as_str()),
+        ("0x05", "0x04")
+    );
+    // And agreement where the liar tells the truth.
+    assert!(e.compare_lut(Target::AluLut, 0).is_agree());
+}
+
+#[test]
+fn engine_reports_a_panicking_subject() {
+    let e = Engine::with(Panicky(CoreSubject), OracleSubject);
+    let (_, b) = canonical()[3];
+    for t in [Target::DecodeAny, Target::Roundtrip] {
+        let o = e.compare_bundle(t, &b);
+        let d = o.divergence().expect("a panic must be reported");
+        assert_eq!(d.class, Class::Panic, "{d}");
+        assert!(d.left.contains("deliberate panic in decode"), "{d}");
+        assert_eq!(d.signature.left, "panic");
+        assert_eq!(d.signature.right, "no-panic");
+    }
+    // Targets that do not call decode still agree.
+    assert!(e.compare_bundle(Target::ValidateHeader, &b).is_agree());
+}
+
+#[test]
+fn target_names_are_stable() {
+    let names: Vec<&str> = Target::ALL.iter().map(|t| t.name()).collect();
+    assert_eq!(
+        names,
+        [
+            "validate_header",
+            "validate_payload",
+            "decode_any",
+            "roundtrip",
+            "custom_op_group",
+            "collective_lut",
+            "alu_lut",
+            "dge_lut",
+            "dtype_lut",
+            "ir_gates"
+        ]
+    );
+    for t in Target::ALL {
+        assert_eq!(t.name().parse::<Target>(), Ok(t));
+    }
+    assert!("nope".parse::<Target>().is_err());
+}

@@ -1,0 +1,507 @@
+//! End-to-end tests of `tpbconform gate`, `replay` and `minimize` (the
+//! release gate): determinism of reports, sharding, exit codes, bad input,
+//! fail-closed behaviour and crash safety. Kept fast in debug builds (small
+//! `--cases`).
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+use tpb_harness::gate::{self, GateConfig, GateTarget, Shard};
+
+const BIN: &str = env!("CARGO_BIN_EXE_tpbconform");
+
+fn tmp(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("tpb-gate-test-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+fn tpb(args: &[&str]) -> Output {
+    Command::new(BIN)
+        .args(args)
+        .stdin(Stdio::null())
+        .output()
+        .unwrap()
+}
+
+fn code(o: &Output) -> i32 {
+    o.status.code().unwrap_or(-1)
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).to_string()
+}
+
+fn files_under(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let Ok(rd) = std::fs::read_dir(dir) else {
+        return out;
+    };
+    for e in rd.flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            out.extend(files_under(&p));
+        }
+        out.push(p);
+    }
+    out.sort();
+    out
+}
+
+fn strip_timing(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes)
+        .lines()
+        .filter(|l| !l.contains("[timing]"))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// A corpus with every target's folder empty except a few known files, and
+/// the real vector files.
+fn small_corpus(root: &Path) -> PathBuf {
+    let c = root.join("corpus");
+    std::fs::create_dir_all(c.join("validate_header")).unwrap();
+    let mut h = [0u8; 64];
+    h[0] = 0x85;
+    h[1] = 0x10;
+    std::fs::write(c.join("validate_header/canonical"), h).unwrap();
+    std::fs::write(c.join("validate_header/empty"), b"").unwrap();
+    std::fs::create_dir_all(c.join("alu_lut")).unwrap();
+    std::fs::write(c.join("alu_lut/ord24"), [24u8]).unwrap();
+    c
+}
+
+const FAST: &str = "validate_header,validate_payload,collective_lut,alu_lut,ir_gates";
+
+#[test]
+fn same_seed_gives_identical_reports_any_thread_count() {
+    let root = tmp("determinism");
+    let corpus = small_corpus(&root);
+    let run = |dir: &str, threads: &str| {
+        let o = tpb(&[
+            "gate",
+            "--cases",
+            "500",
+            "--seconds",
+            "0",
+            "--seed",
+            "0x1234",
+            "--targets",
+            FAST,
+            "--threads",
+            threads,
+            "--corpus",
+            corpus.to_str().unwrap(),
+            "--report-dir",
+            root.join(dir).to_str().unwrap(),
+        ]);
+        assert_eq!(code(&o), 0, "{}", stderr(&o));
+        root.join(dir)
+    };
+    let a = run("a", "1");
+    let b = run("b", "2");
+    let fa = files_under(&a);
+    let fb = files_under(&b);
+    let rel = |v: &[PathBuf], base: &Path| -> Vec<PathBuf> {
+        v.iter()
+            .map(|p| p.strip_prefix(base).unwrap().to_path_buf())
+            .collect()
+    };
+    assert_eq!(rel(&fa, &a), rel(&fb, &b));
+    for name in ["summary.md", "divergences.jsonl", "junit.xml", "index.html"] {
+        let x = std::fs::read(a.join(name)).unwrap();
+        let y = std::fs::read(b.join(name)).unwrap();
+        assert_eq!(strip_timing(&x), strip_timing(&y), "{name} differs");
+    }
+    let s = std::fs::read_to_string(a.join("summary.md")).unwrap();
+    assert!(s.contains("result: **PASS**"), "{s}");
+    assert!(s.contains("## Coverage"), "{s}");
+    assert!(s.contains("cases/s"), "{s}");
+    // A different seed changes the cases (the coverage counts move).
+    let o = tpb(&[
+        "gate",
+        "--cases",
+        "500",
+        "--seconds",
+        "0",
+        "--seed",
+        "99",
+        "--targets",
+        FAST,
+        "--corpus",
+        corpus.to_str().unwrap(),
+        "--report-dir",
+        root.join("c").to_str().unwrap(),
+    ]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let c = std::fs::read(root.join("c/summary.md")).unwrap();
+    assert_ne!(
+        strip_timing(&c),
+        strip_timing(&std::fs::read(a.join("summary.md")).unwrap())
+    );
+    std::fs::remove_dir_all(&root).unwrap();
+}
+
+fn lib_cfg(corpus: &Path, shard: Shard) -> GateConfig {
+    GateConfig {
+        cases: 700,
+        seconds: None,
+        seed: 5,
+        shard,
+        targets: ["validate_header", "dtype_lut", "custom_op_group"]
+            .iter()
+            .map(|n| GateTarget::from_name(n).unwrap())
+            .collect(),
+        corpus_dir: corpus.to_path_buf(),
+        threads: 2,
+        ..GateConfig::default()
+    }
+}
+
+#[test]
+fn shards_cover_the_unsharded_run_exactly() {
+    let root = tmp("shards");
+    let corpus = root.join("no-corpus");
+    let full = gate::run(&lib_cfg(&corpus, Shard::default()), None);
+    let n = 3;
+    let parts: Vec<_> = (0..n)
+        .map(|i| gate::run(&lib_cfg(&corpus, Shard { index: i, count: n }), None))
+        .collect();
+    for (ti, (t, st)) in full.targets.iter().enumerate() {
+        let ran: u64 = parts.iter().map(|p| p.targets[ti].1.ran).sum();
+        assert_eq!(ran, st.ran, "{t}");
+        assert_eq!(st.ran, 700);
+        // Coverage cells add up: the shards ran exactly the same cases.
+        let mut sum = std::collections::BTreeMap::<String, [u64; 6]>::new();
+        for p in &parts {
+            for (k, v) in &p.targets[ti].1.coverage {
+                let e = sum.entry(k.clone()).or_insert([0; 6]);
+                for (a, b) in e.iter_mut().zip(v) {
+                    *a += b;
+                }
+            }
+        }
+        assert_eq!(sum, st.coverage, "{t}");
+    }
+    // The index sets are disjoint and complete.
+    let mut seen = std::collections::BTreeSet::new();
+    for i in 0..n {
+        for id in (Shard { index: i, count: n }).case_ids(700) {
+            assert!(seen.insert(id), "case {id} in two shards");
+        }
+    }
+    assert_eq!(seen, (0..700).collect());
+    std::fs::remove_dir_all(&root).unwrap();
+}
+
+#[test]
+fn replay_exit_codes_and_bad_input() {
+    let root = tmp("replay");
+    let mut h = [0u8; 64];
+    h[0] = 0x85;
+    h[1] = 0x10;
+    let hex: String = h.iter().map(|b| format!("{b:02x}")).collect();
+    let o = tpb(&["replay", "--target", "validate_header", "--hex", &hex]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    assert!(String::from_utf8_lossy(&o.stdout).contains("agree"));
+
+    let o = tpb(&[
+        "replay",
+        "--target",
+        "validate_header",
+        "--hex",
+        &hex[..127],
+    ]);
+    assert_eq!(code(&o), 2);
+    assert!(
+        stderr(&o).contains("--hex:1: odd number of hex digits (127)"),
+        "{}",
+        stderr(&o)
+    );
+
+    let bad = format!("{}zz{}", &hex[..10], &hex[12..]);
+    let o = tpb(&["replay", "--target", "validate_header", "--hex", &bad]);
+    assert_eq!(code(&o), 2);
+    assert!(
+        stderr(&o).contains("bad hex digit 'z' at offset 10"),
+        "{}",
+        stderr(&o)
+    );
+
+    let empty = root.join("empty.bin");
+    std::fs::write(&empty, b"").unwrap();
+    let o = tpb(&["replay", "--target", "alu_lut", empty.to_str().unwrap()]);
+    assert_eq!(code(&o), 2);
+    assert!(
+        stderr(&o).contains("empty.bin: empty input"),
+        "{}",
+        stderr(&o)
+    );
+
+    let hf = root.join("inputs.hex");
+    std::fs::write(&hf, format!("# ok\n{hex}\n\n{}\n", &hex[..63])).unwrap();
+    let o = tpb(&[
+        "replay",
+        "--target",
+        "validate_header",
+        "--hex-file",
+        hf.to_str().unwrap(),
+    ]);
+    assert_eq!(code(&o), 2);
+    assert!(
+        stderr(&o).contains("inputs.hex:4: odd number of hex digits"),
+        "{}",
+        stderr(&o)
+    );
+
+    let o = tpb(&["replay", "--target", "nope", "--hex", "00"]);
+    assert_eq!(code(&o), 2);
+    std::fs::remove_dir_all(&root).unwrap();
+}
+
+#[test]
+fn gate_bad_input_exits_2_naming_file_and_line() {
+    let root = tmp("badinput");
+    let corpus = root.join("corpus");
+    std::fs::create_dir_all(corpus.join("vectors")).unwrap();
+    let h = "00".repeat(64);
+    std::fs::write(
+        corpus.join("vectors/custom_op.txt"),
+        format!(
+            "# c\n{h} header invalid valid_opcode\n{}x header valid -\n",
+            &h[..127]
+        ),
+    )
+    .unwrap();
+    let o = tpb(&[
+        "gate",
+        "--cases",
+        "10",
+        "--targets",
+        "alu_lut",
+        "--corpus",
+        corpus.to_str().unwrap(),
+        "--report-dir",
+        root.join("r1").to_str().unwrap(),
+    ]);
+    assert_eq!(code(&o), 2, "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("custom_op.txt:3:128: bad hex"),
+        "{}",
+        stderr(&o)
+    );
+
+    // Empty vector file.
+    std::fs::write(corpus.join("vectors/custom_op.txt"), "# nothing\n").unwrap();
+    let o = tpb(&[
+        "gate",
+        "--cases",
+        "10",
+        "--targets",
+        "alu_lut",
+        "--corpus",
+        corpus.to_str().unwrap(),
+        "--report-dir",
+        root.join("r2").to_str().unwrap(),
+    ]);
+    assert_eq!(code(&o), 2);
+    assert!(
+        stderr(&o).contains("custom_op.txt: empty vector file"),
+        "{}",
+        stderr(&o)
+    );
+    std::fs::remove_file(corpus.join("vectors/custom_op.txt")).unwrap();
+
+    // Unreadable corpus file (a dangling symlink): a failure, not a skip.
+    std::fs::create_dir_all(corpus.join("alu_lut")).unwrap();
+    std::os::unix::fs::symlink(root.join("missing"), corpus.join("alu_lut/dangling")).unwrap();
+    let o = tpb(&[
+        "gate",
+        "--cases",
+        "10",
+        "--targets",
+        "alu_lut",
+        "--corpus",
+        corpus.to_str().unwrap(),
+        "--report-dir",
+        root.join("r3").to_str().unwrap(),
+    ]);
+    assert_eq!(code(&o), 2);
+    assert!(stderr(&o).contains("alu_lut/dangling"), "{}", stderr(&o));
+    let s = std::fs::read_to_string(root.join("r3/summary.md")).unwrap();
+    assert!(s.contains("result: **FAIL**"));
+
+    // An existing --report-dir is never overwritten.
+    let o = tpb(&[
+        "gate",
+        "--cases",
+        "10",
+        "--report-dir",
+        root.join("r3").to_str().unwrap(),
+    ]);
+    assert_eq!(code(&o), 2);
+    assert!(stderr(&o).contains("exists already"), "{}", stderr(&o));
+
+    // Bad usage.
+    assert_eq!(code(&tpb(&["gate", "--shard", "2/2"])), 2);
+    assert_eq!(code(&tpb(&["gate", "--targets", "bogus"])), 2);
+    std::fs::remove_dir_all(&root).unwrap();
+}
+
+#[test]
+fn timeout_fails_closed_with_a_report() {
+    let root = tmp("timeout");
+    let o = Command::new(BIN)
+        .args([
+            "gate",
+            "--cases",
+            "100",
+            "--targets",
+            "alu_lut",
+            "--case-timeout",
+            "1",
+            "--corpus",
+            root.join("none").to_str().unwrap(),
+            "--report-dir",
+            root.join("r").to_str().unwrap(),
+        ])
+        .env("TPB_GATE_DEBUG_HANG_CASE", "7")
+        .output()
+        .unwrap();
+    assert_eq!(code(&o), 1, "{}", stderr(&o));
+    let s = std::fs::read_to_string(root.join("r/summary.md")).unwrap();
+    assert!(s.contains("timeout: target alu_lut case #7"), "{s}");
+    std::fs::remove_dir_all(&root).unwrap();
+}
+
+#[test]
+fn internal_panic_fails_closed() {
+    let root = tmp("panic");
+    let cfg = GateConfig {
+        cases: 50,
+        seconds: None,
+        targets: vec![GateTarget::from_name("dge_lut").unwrap()],
+        corpus_dir: root.join("none"),
+        debug_panic_case: Some(3),
+        ..GateConfig::default()
+    };
+    std::panic::set_hook(Box::new(|_| {}));
+    let run = gate::run(&cfg, None);
+    let _ = std::panic::take_hook();
+    assert!(!run.passed());
+    assert!(run
+        .failures
+        .iter()
+        .any(|f| matches!(f, gate::GateFailure::InternalPanic { index: 3, .. })));
+    std::fs::remove_dir_all(&root).unwrap();
+}
+
+fn assert_no_partial_files(parent: &Path) {
+    for p in files_under(parent) {
+        let n = p.file_name().unwrap().to_string_lossy().to_string();
+        assert!(!n.ends_with(".tmp"), "temp file left: {}", p.display());
+        assert!(
+            !n.contains(".staging-"),
+            "staging folder left: {}",
+            p.display()
+        );
+    }
+}
+
+fn spawn_long_gate(report: &Path) -> std::process::Child {
+    Command::new(BIN)
+        .args([
+            "gate",
+            "--cases",
+            "100000000",
+            "--seconds",
+            "0",
+            "--targets",
+            "validate_header,alu_lut",
+            "--corpus",
+            report.parent().unwrap().join("none").to_str().unwrap(),
+            "--report-dir",
+            report.to_str().unwrap(),
+        ])
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap()
+}
+
+#[test]
+fn killed_gate_leaves_no_partial_report() {
+    let root = tmp("kill");
+    // SIGKILL mid-run: no report folder, no temp files.
+    let report = root.join("reports/r1");
+    let mut child = spawn_long_gate(&report);
+    std::thread::sleep(Duration::from_millis(1500));
+    child.kill().unwrap();
+    child.wait().unwrap();
+    assert!(!report.exists(), "a killed gate left {}", report.display());
+    assert_no_partial_files(&root);
+
+    // SIGTERM: the gate stops, writes a complete report marked interrupted.
+    let report = root.join("reports/r2");
+    let mut child = spawn_long_gate(&report);
+    std::thread::sleep(Duration::from_millis(1500));
+    let st = Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(st.success());
+    let t0 = Instant::now();
+    let status = loop {
+        if let Some(s) = child.try_wait().unwrap() {
+            break s;
+        }
+        assert!(
+            t0.elapsed() < Duration::from_secs(60),
+            "gate ignored SIGTERM"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    assert_eq!(status.code(), Some(1));
+    for f in ["summary.md", "divergences.jsonl", "junit.xml", "index.html"] {
+        assert!(report.join(f).is_file(), "{f} missing");
+    }
+    let s = std::fs::read_to_string(report.join("summary.md")).unwrap();
+    assert!(s.contains("interrupted"), "{s}");
+    assert_no_partial_files(&root);
+    std::fs::remove_dir_all(&root).unwrap();
+}
+
+#[test]
+fn minimize_keeps_one_file_per_signature_and_is_idempotent() {
+    let root = tmp("minimize");
+    let dir = root.join("corpus/validate_header");
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut h = [0u8; 64];
+    h[0] = 0x85;
+    h[1] = 0x10;
+    std::fs::write(dir.join("a"), h).unwrap();
+    std::fs::write(dir.join("b"), h).unwrap(); // same signature, same size
+    let mut longer = h.to_vec();
+    longer.push(0);
+    std::fs::write(dir.join("c"), &longer).unwrap(); // same signature, larger
+    let mut bad = h;
+    bad[0x20] = 1; // reserved_zero
+    std::fs::write(dir.join("d"), bad).unwrap();
+    let o = tpb(&["minimize", root.join("corpus").to_str().unwrap()]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let mut names: Vec<String> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().to_string())
+        .collect();
+    names.sort();
+    assert_eq!(names, ["a", "d"]);
+    let o = tpb(&["minimize", dir.to_str().unwrap()]);
+    assert_eq!(code(&o), 0);
+    assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 2);
+    assert_no_partial_files(&root);
+    let o = tpb(&["minimize", root.join("nope").to_str().unwrap()]);
+    assert_eq!(code(&o), 2);
+    std::fs::remove_dir_all(&root).unwrap();
+}

@@ -1,0 +1,279 @@
+//! Generator contract tests: labels equal both subjects' verdicts, coverage of
+//! every predicate / decode field / opcode, determinism; proptest strategies
+//! (shrinking) and bolero harnesses over the same generators.
+
+use arbitrary::Unstructured;
+use proptest::prelude::*;
+use std::collections::{BTreeMap, BTreeSet};
+use tpb_harness::engine::Engine;
+use tpb_harness::fuzz_entry::{self, check_case, FuzzTarget};
+use tpb_harness::generators::{self as gen, Case, Config, Violation, SCRATCH_PARTIAL};
+use tpb_harness::subject::{CoreSubject, OracleSubject, Subject, OPCODES};
+
+/// Deterministic byte source (xorshift64*), no dependency.
+fn bytes(seed: u64, n: usize) -> Vec<u8> {
+    let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+    (0..n)
+        .map(|_| {
+            x ^= x >> 12;
+            x ^= x << 25;
+            x ^= x >> 27;
+            (x.wrapping_mul(0x2545_F491_4F6C_DD1D) >> 56) as u8
+        })
+        .collect()
+}
+
+fn near(seed: u64, cfg: &Config) -> Case {
+    let data = bytes(seed, 256);
+    gen::near_valid_case(&mut Unstructured::new(&data), cfg).expect("generator")
+}
+
+fn valid(seed: u64, cfg: &Config) -> Case {
+    let data = bytes(seed, 256);
+    gen::valid_case(&mut Unstructured::new(&data), cfg).expect("generator")
+}
+
+const HEADER_PREDICATES: [&str; 6] = [
+    "valid_opcode",
+    "inst_word_len",
+    "has_valid_neuron_events",
+    "is_custom_op_header_opcode",
+    "custom_op_header_reserved_zero",
+    "custom_op_header_scratch_space_val",
+];
+const PAYLOAD_PREDICATES: [&str; 5] = [
+    "valid_opcode",
+    "inst_word_len",
+    "has_valid_neuron_events",
+    "is_custom_op_payload_opcode",
+    "custom_op_payload_reserved_zero",
+];
+const DECODE_FIELDS: [&str; 13] = [
+    "opcode",
+    "inst_word_len",
+    "reserved",
+    "sync.wait_mode",
+    "sync.update_mode",
+    "cce_op",
+    "dtype",
+    "kind",
+    "src_dtype",
+    "dst_dtype",
+    "cross_core_enable",
+    "valid",
+    "marker",
+];
+
+/// Over N near-valid cases (k = 1, 2, 3): each label equals core's and the
+/// oracle's verdict, every predicate of both validators is the first failing
+/// one at least once, every decode field fails first at least once, every
+/// partial scratch combination occurs, every opcode is valid at least once.
+#[test]
+fn coverage_and_labels() {
+    let e = Engine::new();
+    // (view, label) -> [cases, core agrees, oracle agrees]
+    let mut matrix: BTreeMap<(&str, String), [usize; 3]> = BTreeMap::new();
+    let mut scratch_combos = BTreeSet::new();
+    let mut count = |view: &'static str, want: String, core: String, oracle: String| {
+        let row = matrix.entry((view, want.clone())).or_default();
+        row[0] += 1;
+        row[1] += usize::from(core == want);
+        row[2] += usize::from(oracle == want);
+    };
+    let v = |x: Option<&str>| x.unwrap_or("valid").to_string();
+    let mut failures = Vec::new();
+    let n = 3000u64;
+    for seed in 0..n {
+        let cfg = Config {
+            k: (seed % 7 / 5) as u8 + (seed % 11 / 10) as u8, // mostly k = 1
+            ..Config::default()
+        };
+        let c = if seed % 8 == 0 {
+            valid(seed, &cfg)
+        } else {
+            near(seed, &cfg)
+        };
+        if let Err(f) = check_case(&e, &c) {
+            failures.push(f.to_string());
+        }
+        let b = &c.bundle;
+        if let Some(w) = c.expected.header {
+            count(
+                "header",
+                v(w),
+                v(CoreSubject.validate_header(b)),
+                v(OracleSubject.validate_header(b)),
+            );
+        }
+        if let Some(w) = c.expected.payload {
+            count(
+                "payload",
+                v(w),
+                v(CoreSubject.validate_payload(b)),
+                v(OracleSubject.validate_payload(b)),
+            );
+        }
+        if let Some(w) = c.expected.decode {
+            let f = |r: Result<(), String>| r.err().unwrap_or_else(|| "ok".into());
+            count(
+                "decode",
+                f(w.map_err(|l| l.field.to_string())),
+                f(CoreSubject.decode(b).map(|_| ()).map_err(|x| x.field)),
+                f(OracleSubject.decode(b).map(|_| ()).map_err(|x| x.field)),
+            );
+            if w.is_ok() {
+                count(
+                    "valid_opcode",
+                    format!("0x{:02X}", c.base),
+                    "".into(),
+                    "".into(),
+                );
+            }
+        }
+        for x in &c.violations {
+            if let Violation::Scratch { parts, .. } = x {
+                scratch_combos.insert(*parts);
+            }
+        }
+    }
+    println!(
+        "{:<8} {:<36} {:>6} {:>6} {:>6}",
+        "view", "first failing", "cases", "core", "oracle"
+    );
+    for ((view, label), [n, c, o]) in &matrix {
+        println!("{view:<8} {label:<36} {n:>6} {c:>6} {o:>6}");
+    }
+    assert!(
+        failures.is_empty(),
+        "{} failures, first:\n{}",
+        failures.len(),
+        failures[0]
+    );
+    let has = |view: &str, l: &str| matrix.contains_key(&(view, l.to_string()));
+    for p in HEADER_PREDICATES {
+        assert!(has("header", p), "header predicate {p} never first");
+    }
+    for p in PAYLOAD_PREDICATES {
+        assert!(has("payload", p), "payload predicate {p} never first");
+    }
+    for f in DECODE_FIELDS {
+        assert!(has("decode", f), "decode field {f} never first");
+    }
+    for op in OPCODES {
+        assert!(
+            has("valid_opcode", &format!("0x{op:02X}")),
+            "0x{op:02X} never valid"
+        );
+    }
+    assert_eq!(scratch_combos, SCRATCH_PARTIAL.into_iter().collect());
+}
+
+#[test]
+fn dword_14_alone_is_scratch_failure() {
+    let c = gen::label(
+        0x85,
+        &[Violation::Scratch {
+            parts: 0b0010,
+            b10: 1,
+            d14: 0x100,
+            d18: 1,
+            b1c: 1,
+        }],
+    );
+    assert_eq!(c.header, Some(Some("custom_op_header_scratch_space_val")));
+}
+
+#[test]
+fn deterministic() {
+    for seed in 0..50 {
+        let cfg = Config::default();
+        assert_eq!(near(seed, &cfg), near(seed, &cfg));
+        let d = bytes(seed, 300);
+        let a = gen::stream(&mut Unstructured::new(&d), &cfg).expect("stream");
+        let b = gen::stream(&mut Unstructured::new(&d), &cfg).expect("stream");
+        assert_eq!(a, b);
+    }
+    // Exhausted input still generates (minimal choices).
+    let c = gen::near_valid_case(&mut Unstructured::new(&[]), &Config::default());
+    assert!(c.is_ok());
+}
+
+#[test]
+fn swarm_configs_and_structured_diff_agree() {
+    for seed in 0..300 {
+        let d = bytes(seed ^ 0x5157, 400);
+        fuzz_entry::check(FuzzTarget::StructuredDiff, &d).unwrap_or_else(|f| panic!("{f}"));
+    }
+}
+
+// ---------------------------------------------------------------------------
+// proptest: strategies over the same generators (shrinking = shrinking bytes)
+// ---------------------------------------------------------------------------
+
+/// A swarm config.
+fn config() -> impl Strategy<Value = Config> {
+    (prop::array::uniform11(0u8..4), 0u8..3, any::<u8>(), 0u8..8).prop_map(
+        |(weights, k, near, max_args)| Config {
+            weights,
+            k,
+            near,
+            max_args,
+        },
+    )
+}
+
+/// A near-valid case under a swarm config.
+fn near_valid() -> impl Strategy<Value = Case> {
+    (config(), prop::collection::vec(any::<u8>(), 0..160)).prop_map(|(cfg, data)| {
+        gen::near_valid_case(&mut Unstructured::new(&data), &cfg).expect("generator")
+    })
+}
+
+/// A bundle stream.
+fn stream() -> impl Strategy<Value = Vec<u8>> {
+    (config(), prop::collection::vec(any::<u8>(), 0..400)).prop_map(|(cfg, data)| {
+        gen::stream(&mut Unstructured::new(&data), &cfg).expect("generator")
+    })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
+
+    #[test]
+    fn prop_near_valid_labels_hold(c in near_valid()) {
+        let e = Engine::new();
+        prop_assert!(check_case(&e, &c).is_ok(), "{}", check_case(&e, &c).unwrap_err());
+    }
+
+    #[test]
+    fn prop_streams_agree(s in stream()) {
+        let r = fuzz_entry::check(FuzzTarget::CustomOpStream, &s);
+        prop_assert!(r.is_ok(), "{}", r.unwrap_err());
+    }
+}
+
+// ---------------------------------------------------------------------------
+// bolero: the fuzz entry points under plain `cargo test` (random inputs)
+// ---------------------------------------------------------------------------
+
+#[test]
+fn bolero_structured_diff() {
+    bolero::check!()
+        .with_iterations(300)
+        .with_max_len(512)
+        .for_each(|d: &[u8]| {
+            fuzz_entry::check(FuzzTarget::StructuredDiff, d).unwrap_or_else(|f| panic!("{f}"))
+        });
+}
+
+#[test]
+fn bolero_raw_targets() {
+    bolero::check!()
+        .with_iterations(300)
+        .with_max_len(256)
+        .for_each(|d: &[u8]| {
+            for t in FuzzTarget::ALL {
+                fuzz_entry::check(t, d).unwrap_or_else(|f| panic!("{f}"));
+            }
+        });
+}

@@ -1,0 +1,231 @@
+//! The engine simulator and its independent rule check (SPEC §8, S000 §"The sync handshake").
+//! Expected values come from the seed and SPEC §8, not from running the code.
+
+use tpb_oracle::sim::{
+    read_band, simulate, vet, Band, Edge, PlanEntry, PlanUpdate, PlanWait, Reject, Script, Signal,
+    Step, Unit, Violation,
+};
+
+fn step(unit: Unit, inputs: &[u16], signals: &[(u16, Option<u8>)], tick: u32) -> Step {
+    Step {
+        unit,
+        inputs: inputs
+            .iter()
+            .map(|&from| Edge {
+                from,
+                sem_handle: None,
+            })
+            .collect(),
+        signals: signals
+            .iter()
+            .map(|&(handle, core)| Signal { handle, core })
+            .collect(),
+        tick,
+    }
+}
+
+fn script(grabs: usize, steps: Vec<Step>) -> Script {
+    Script {
+        pool: 256,
+        grabs: vec![false; grabs],
+        steps,
+    }
+}
+
+/// DMA queue 0 produces (signal handle 0), the host consumes.
+fn dma_then_host() -> Script {
+    script(
+        1,
+        vec![
+            step(Unit::Queue(0), &[], &[(0, None)], 1),
+            step(Unit::Host, &[0], &[], 1),
+        ],
+    )
+}
+
+fn entry(waits: &[(u8, u32)], updates: &[(u8, u32, Option<u8>)]) -> PlanEntry {
+    PlanEntry {
+        waits: waits
+            .iter()
+            .map(|&(sem, at_least)| PlanWait { sem, at_least })
+            .collect(),
+        updates: updates
+            .iter()
+            .map(|&(sem, add, core)| PlanUpdate { sem, add, core })
+            .collect(),
+    }
+}
+
+#[test]
+fn correct_handshake_runs_under_every_first_choice() {
+    let s = dma_then_host();
+    let exp = vet(&s).unwrap();
+    assert_eq!(exp.ids, vec![0]);
+    assert_eq!(exp.ancestors, vec![vec![], vec![0]]);
+    let plan = vec![entry(&[], &[(0, 1, None)]), entry(&[(0, 1)], &[])];
+    for b in 0..=255u8 {
+        let t = simulate(&s, &exp, &plan, &[b, b, b, b]).unwrap();
+        assert_eq!(t.steps, 4);
+        assert_eq!(t.started, vec![0, 1]);
+        assert_eq!(t.finals.get(&(None, 0)), Some(&1));
+    }
+}
+
+#[test]
+fn missing_wait_breaks_happens_before() {
+    let s = dma_then_host();
+    let exp = vet(&s).unwrap();
+    let plan = vec![entry(&[], &[(0, 1, None)]), entry(&[], &[])];
+    // Units in order Host, Queue(0): choice 0 starts the host's consumer first.
+    assert_eq!(
+        simulate(&s, &exp, &plan, &[0]),
+        Err(Violation::HappensBefore {
+            consumer: 1,
+            producer: 0
+        })
+    );
+    // Starting the DMA (1) and then completing it (1, after the host's start) is fine;
+    // starting the host while the DMA still runs is not.
+    assert!(simulate(&s, &exp, &plan, &[1, 1, 0, 0]).is_ok());
+    assert_eq!(
+        simulate(&s, &exp, &plan, &[1, 0]),
+        Err(Violation::HappensBefore {
+            consumer: 1,
+            producer: 0
+        })
+    );
+}
+
+#[test]
+fn unreachable_threshold_deadlocks() {
+    let s = dma_then_host();
+    let exp = vet(&s).unwrap();
+    let plan = vec![entry(&[], &[(0, 1, None)]), entry(&[(0, 2)], &[])];
+    assert_eq!(
+        simulate(&s, &exp, &plan, &[]),
+        Err(Violation::Deadlock(vec![1]))
+    );
+}
+
+#[test]
+fn wrong_update_value_is_a_final_value_violation() {
+    let s = dma_then_host();
+    let exp = vet(&s).unwrap();
+    let plan = vec![entry(&[], &[(0, 2, None)]), entry(&[(0, 1)], &[])];
+    assert_eq!(
+        simulate(&s, &exp, &plan, &[]),
+        Err(Violation::FinalValue {
+            core: None,
+            sem: 0,
+            got: 2,
+            want: 1
+        })
+    );
+}
+
+#[test]
+fn pseudo_instructions_must_carry_no_sync() {
+    let s = script(0, vec![step(Unit::Pseudo, &[], &[], 1)]);
+    let exp = vet(&s).unwrap();
+    assert!(matches!(
+        simulate(&s, &exp, &[entry(&[(0, 1)], &[])], &[]),
+        Err(Violation::PlanShape(_))
+    ));
+}
+
+#[test]
+fn remote_updates_land_in_the_target_cores_file() {
+    let s = script(
+        1,
+        vec![step(Unit::Core(0), &[], &[(0, None), (0, Some(5))], 3)],
+    );
+    let exp = vet(&s).unwrap();
+    assert_eq!(exp.finals.get(&(Some(5), 0)), Some(&3));
+    assert_eq!(exp.finals.get(&(None, 0)), Some(&3));
+    let plan = vec![entry(&[], &[(0, 3, None), (0, 3, Some(5))])];
+    let t = simulate(&s, &exp, &plan, &[]).unwrap();
+    assert_eq!(t.finals, exp.finals);
+}
+
+#[test]
+fn vet_rejects_each_rule() {
+    // :171 hasSingleLocalUpdate — two local signals, waited on.
+    let s = script(
+        2,
+        vec![
+            step(Unit::Queue(0), &[], &[(0, None), (1, None)], 1),
+            step(Unit::Host, &[0], &[], 1),
+        ],
+    );
+    assert_eq!(vet(&s), Err(Reject::FanOut(0, 2)));
+    // :172 — the consumer expects handle 1, the producer signals handle 0.
+    let mut s = dma_then_host();
+    s.grabs.push(false);
+    s.steps[1].inputs[0].sem_handle = Some(1);
+    assert_eq!(vet(&s), Err(Reject::WrongSem(0)));
+    // Fan-in on one local semaphore from two units.
+    let s = script(
+        1,
+        vec![
+            step(Unit::Queue(0), &[], &[(0, None)], 1),
+            step(Unit::Queue(1), &[], &[(0, None)], 1),
+        ],
+    );
+    assert_eq!(vet(&s), Err(Reject::Shared(0)));
+    // :214 — a dependency on no instruction.
+    assert_eq!(
+        vet(&script(0, vec![step(Unit::Host, &[3], &[], 1)])),
+        Err(Reject::Dangling(0))
+    );
+    // A cycle.
+    let s = script(
+        0,
+        vec![
+            step(Unit::Host, &[1], &[], 1),
+            step(Unit::Core(1), &[0], &[], 1),
+        ],
+    );
+    assert_eq!(vet(&s), Err(Reject::Loop(0)));
+    // :256 — pool of 3: ids 0 and 1, then bottom 2 meets top 2.
+    let s = Script {
+        pool: 3,
+        grabs: vec![false; 3],
+        steps: vec![],
+    };
+    assert_eq!(vet(&s), Err(Reject::Exhausted(2)));
+    // :207 — 2 × 0x8000_0000 does not fit u32.
+    let s = script(
+        1,
+        vec![
+            step(Unit::Queue(0), &[], &[(0, None)], 0x8000_0000),
+            step(Unit::Queue(0), &[], &[(0, None)], 0x8000_0000),
+        ],
+    );
+    assert_eq!(vet(&s), Err(Reject::Overflow(0)));
+    assert_eq!(vet(&s).unwrap_err().class(), "overflow");
+}
+
+#[test]
+fn pool_ids_come_from_both_ends() {
+    let s = Script {
+        pool: 256,
+        grabs: vec![false, true, false, true],
+        steps: vec![],
+    };
+    assert_eq!(vet(&s).unwrap().ids, vec![0, 255, 1, 254]);
+}
+
+#[test]
+fn band_reads_bytes_four_to_seven() {
+    let mut b = [0u8; 64];
+    b[4..8].copy_from_slice(&[0x05, 7, 0x01, 9]);
+    assert_eq!(
+        read_band(&b),
+        Band {
+            wait_mode: 0x05,
+            wait_id: 7,
+            update_mode: 0x01,
+            update_id: 9
+        }
+    );
+}
