@@ -2,7 +2,9 @@
 //!
 //! # Contracts
 //!
-//! - Each file of `corpus/<target>/` gets one [`signature`]: the target, the
+//! - Each file of `corpus/<folder>/` gets one [`folder_signature`], built
+//!   from the folder's routes ([`crate::gate::routes`]; fuzz-target folders
+//!   such as `luts` too). Per gate target, [`signature`] is: the target, the
 //!   core verdict (first failing predicate, decode field or decoded mnemonic,
 //!   LUT / gate result), the differential outcome (agree or the divergence
 //!   signature) and, for bundle targets, the opcode and the class of every
@@ -48,13 +50,8 @@ impl fmt::Display for MinimizeError {
             MinimizeError::NoTarget(p) => write!(
                 f,
                 "{}: not a corpus folder: expected corpus/<target>/ or a folder holding \
-                 <target>/ folders (targets: {})",
-                p.display(),
-                GateTarget::all()
-                    .iter()
-                    .map(|t| t.name())
-                    .collect::<Vec<_>>()
-                    .join(", ")
+                 <target>/ folders (gate or fuzz target names)",
+                p.display()
             ),
         }
     }
@@ -115,6 +112,33 @@ pub fn signature(t: GateTarget, input: &[u8]) -> String {
     format!("{} | {verdict} | {outcome} | {shape}", t.name())
 }
 
+/// The signature of one input of corpus folder `folder` (a gate- or
+/// fuzz-target name): the [`signature`]s of its gate routes
+/// ([`crate::gate::routes`]) joined, plus for fuzz routes the fuzz property's
+/// outcome and a length bucket.
+pub fn folder_signature(folder: &str, input: &[u8]) -> String {
+    let mut parts = Vec::new();
+    for r in crate::gate::routes(folder) {
+        match r {
+            crate::gate::Route::Gate(t) => parts.push(signature(t, input)),
+            crate::gate::Route::Fuzz(ft) => {
+                let res = std::panic::catch_unwind(|| crate::fuzz_entry::check(ft, input));
+                let o = match res {
+                    Ok(Ok(())) => "agree".to_string(),
+                    Ok(Err(f)) => crate::triage::fuzz_finding(ft.name(), &f.0, input).key,
+                    Err(_) => "panic".to_string(),
+                };
+                parts.push(format!(
+                    "{} | {o} | len~{}",
+                    ft.name(),
+                    usize::BITS - input.len().leading_zeros()
+                ));
+            }
+        }
+    }
+    parts.join(" || ")
+}
+
 /// What [`minimize_target`] did.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct MinimizeStats {
@@ -127,7 +151,7 @@ pub struct MinimizeStats {
 }
 
 /// Picks one file per signature. Returns `(signature, path)` sorted by signature.
-pub fn select(t: GateTarget, dir: &Path) -> Result<Vec<(String, PathBuf, Vec<u8>)>, MinimizeError> {
+pub fn select(folder: &str, dir: &Path) -> Result<Vec<(String, PathBuf, Vec<u8>)>, MinimizeError> {
     let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
         .map_err(io(dir))?
         .map(|e| e.map(|e| e.path()).map_err(io(dir)))
@@ -139,7 +163,7 @@ pub fn select(t: GateTarget, dir: &Path) -> Result<Vec<(String, PathBuf, Vec<u8>
             continue;
         }
         let data = std::fs::read(&p).map_err(io(&p))?;
-        let sig = signature(t, &data);
+        let sig = folder_signature(folder, &data);
         let better = match best.get(&sig) {
             None => true,
             Some((q, d)) => (data.len(), &p) < (d.len(), q),
@@ -153,7 +177,7 @@ pub fn select(t: GateTarget, dir: &Path) -> Result<Vec<(String, PathBuf, Vec<u8>
 
 /// Minimises one `corpus/<target>/` folder (in place, or into `output`).
 pub fn minimize_target(
-    t: GateTarget,
+    folder: &str,
     dir: &Path,
     output: Option<&Path>,
 ) -> Result<MinimizeStats, MinimizeError> {
@@ -161,10 +185,10 @@ pub fn minimize_target(
         .map_err(io(dir))?
         .filter(|e| e.as_ref().map_or(true, |e| !e.path().is_dir()))
         .count();
-    let kept = select(t, dir)?;
+    let kept = select(folder, dir)?;
     let name = dir
         .file_name()
-        .map_or_else(|| t.name().to_string(), |n| n.to_string_lossy().to_string());
+        .map_or_else(|| folder.to_string(), |n| n.to_string_lossy().to_string());
     let parent = dir.parent().unwrap_or(Path::new("."));
     let pid = std::process::id();
     let target_dir = output.map_or_else(|| dir.to_path_buf(), Path::to_path_buf);
@@ -197,7 +221,7 @@ pub fn minimize_target(
         std::fs::rename(&staging, &target_dir).map_err(io(&target_dir))?;
     }
     Ok(MinimizeStats {
-        target: t.name().to_string(),
+        target: folder.to_string(),
         before,
         after: kept.len(),
     })
@@ -213,22 +237,29 @@ pub fn minimize(dir: &Path, output: Option<&Path>) -> Result<Vec<MinimizeStats>,
     }
     let own = dir
         .file_name()
-        .and_then(|n| GateTarget::from_name(&n.to_string_lossy()));
-    if let Some(t) = own {
-        return Ok(vec![minimize_target(t, dir, output)?]);
+        .map(|n| n.to_string_lossy().to_string())
+        .filter(|n| !crate::gate::routes(n).is_empty());
+    if let Some(f) = own {
+        return Ok(vec![minimize_target(&f, dir, output)?]);
     }
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .map_err(io(dir))?
+        .filter_map(|e| e.ok())
+        .filter(|e| e.path().is_dir())
+        .map(|e| e.file_name().to_string_lossy().to_string())
+        .filter(|n| !crate::gate::routes(n).is_empty())
+        .collect();
+    names.sort();
     let mut out = Vec::new();
-    for t in GateTarget::all() {
-        let sub = dir.join(t.name());
-        if sub.is_dir() {
-            let o = output.map(|o| o.join(t.name()));
-            if let Some(o) = &o {
-                if let Some(p) = o.parent() {
-                    std::fs::create_dir_all(p).map_err(io(p))?;
-                }
+    for n in names {
+        let sub = dir.join(&n);
+        let o = output.map(|o| o.join(&n));
+        if let Some(o) = &o {
+            if let Some(p) = o.parent() {
+                std::fs::create_dir_all(p).map_err(io(p))?;
             }
-            out.push(minimize_target(t, &sub, o.as_deref())?);
         }
+        out.push(minimize_target(&n, &sub, o.as_deref())?);
     }
     if out.is_empty() {
         return Err(MinimizeError::NoTarget(dir.to_path_buf()));

@@ -371,6 +371,21 @@ pub fn summary_md(run: &GateRun, triaged: &[Triaged], timing: &Timing) -> String
             st.diverged
         );
     }
+    if !run.corpus.is_empty() {
+        let _ = writeln!(s, "\n## Corpus folders\n");
+        let _ = writeln!(s, "| folder | replayed through | files | diverged |");
+        let _ = writeln!(s, "|---|---|---:|---:|");
+        for c in &run.corpus {
+            let _ = writeln!(
+                s,
+                "| {}/ | {} | {} | {} |",
+                c.name,
+                c.routes.join(", "),
+                c.files,
+                c.diverged
+            );
+        }
+    }
     if !run.vector_files.is_empty() {
         let _ = writeln!(s, "\n## Vector files (checked against core and oracle)\n");
         let _ = writeln!(s, "| file | vectors | failed |");
@@ -548,13 +563,14 @@ pub fn junit_xml(run: &GateRun, triaged: &[Triaged]) -> String {
         cases.push((t.name().to_string(), Vec::new(), Vec::new()));
     }
     cases.push(("vectors".into(), Vec::new(), Vec::new()));
+    let vectors_at = cases.len() - 1;
     let idx = |cases: &Vec<(String, Vec<String>, Vec<String>)>, name: &str| {
-        cases
-            .iter()
-            .position(|c| c.0 == name)
-            .unwrap_or(cases.len() - 1)
+        cases.iter().position(|c| c.0 == name).unwrap_or(vectors_at)
     };
     for d in triaged {
+        if !cases.iter().any(|c| c.0 == d.finding.target) {
+            cases.push((d.finding.target.clone(), Vec::new(), Vec::new()));
+        }
         let i = idx(&cases, &d.finding.target);
         cases[i].1.push(format!(
             "#{} {} [{}] x{}\nreplay: {}",

@@ -16,7 +16,8 @@
 //!   first, so values shrink), repeating
 //!   until nothing changes; a step is kept only while [`reproduce`] gives the
 //!   same [`DedupKey`]. Non-bundle inputs are first shortened (never below one
-//!   byte). The result is deterministic.
+//!   byte). The result is deterministic unless a finding hits the attempt or
+//!   time cap ([`MAX_ATTEMPTS`], [`MAX_TIME`]).
 //! - [`replay_command`] is a single shell line that [`reproduce`]s the finding:
 //!   `tpbconform replay --target <t> --hex <hex>` (128 digits for bundle
 //!   targets).
@@ -318,15 +319,22 @@ pub fn canonical(opcode: u8) -> [u8; 64] {
 /// Upper bound on reproduction attempts per finding.
 pub const MAX_ATTEMPTS: usize = 50_000;
 
+/// Upper bound on minimisation time per finding (slow targets such as
+/// `sync_handshake`); the minimiser then keeps what it has.
+pub const MAX_TIME: std::time::Duration = std::time::Duration::from_secs(3);
+
 /// Minimises `f.input` for `target` (see the module docs). Returns the
 /// original input (64-byte padded for bundle targets) if it does not
 /// reproduce.
 pub fn minimize(target: GateTarget, f: &Finding) -> Vec<u8> {
     let want = f.dedup_key();
     let mut attempts = 0usize;
+    let deadline = std::time::Instant::now() + MAX_TIME;
     let holds = |cand: &[u8]| -> bool {
         attempts += 1;
-        attempts <= MAX_ATTEMPTS && reproduce(target, cand).is_some_and(|g| g.dedup_key() == want)
+        attempts <= MAX_ATTEMPTS
+            && std::time::Instant::now() < deadline
+            && reproduce(target, cand).is_some_and(|g| g.dedup_key() == want)
     };
     minimize_with(target.is_bundle(), &f.input, holds)
 }
@@ -528,10 +536,12 @@ pub fn triage(findings: &Findings) -> Vec<Triaged> {
             }
             None if fuzz => {
                 let want = f.dedup_key();
+                let deadline = std::time::Instant::now() + MAX_TIME;
                 let mut attempts = 0usize;
                 let m = minimize_with(false, &f.input, |c| {
                     attempts += 1;
                     attempts <= MAX_ATTEMPTS
+                        && std::time::Instant::now() < deadline
                         && reproduce_named(&f.target, c).is_some_and(|g| g.dedup_key() == want)
                 });
                 let mf = reproduce_named(&f.target, &m).unwrap_or_else(|| f.clone());

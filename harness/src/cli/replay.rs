@@ -12,12 +12,28 @@ use crate::triage;
 use std::fmt;
 use std::path::PathBuf;
 
+/// Accepts a gate-target or fuzz-target name.
+pub fn parse_target(s: &str) -> Result<String, String> {
+    if GateTarget::from_name(s).is_some() || crate::fuzz_entry::FuzzTarget::from_name(s).is_some() {
+        return Ok(s.to_string());
+    }
+    let mut names: Vec<&str> = GateTarget::all().iter().map(|t| t.name()).collect();
+    names.extend(crate::fuzz_entry::FuzzTarget::ALL.iter().map(|t| t.name()));
+    names.sort_unstable();
+    names.dedup();
+    Err(format!(
+        "unknown target `{s}` (expected one of: {})",
+        names.join(", ")
+    ))
+}
+
 /// Arguments of `tpbconform replay`.
 #[derive(clap::Args, Debug, Clone)]
 pub struct ReplayArgs {
-    /// The target to run the input through.
-    #[arg(long)]
-    pub target: GateTarget,
+    /// The target to run the input through: a gate target, or a fuzz target
+    /// (`structured_diff`, `custom_op_stream`, `luts`).
+    #[arg(long, value_parser = parse_target)]
+    pub target: String,
     /// The input as hex digits (128 for a bundle target).
     #[arg(long, value_name = "HEX", conflicts_with = "file")]
     pub hex: Option<String>,
@@ -148,7 +164,7 @@ pub fn parse_hex_line(source: &str, line: usize, text: &str) -> Result<Vec<u8>, 
 /// Reads the inputs `a` names: `(source:line, bytes)`.
 pub fn inputs(a: &ReplayArgs) -> Result<Vec<(String, Vec<u8>)>, ReplayError> {
     let check = |src: &str, line: usize, b: Vec<u8>| {
-        if a.target.is_bundle() && b.len() != 64 {
+        if GateTarget::from_name(&a.target).is_some_and(GateTarget::is_bundle) && b.len() != 64 {
             return Err(ReplayError::BundleLength {
                 source: src.to_string(),
                 line,
@@ -204,8 +220,8 @@ pub fn run(a: ReplayArgs) -> CliResult {
     std::panic::set_hook(Box::new(|_| {}));
     let mut any = false;
     for (src, input) in inputs {
-        match a.target {
-            GateTarget::Engine(t) => match crate::engine::compare(t, &input) {
+        match GateTarget::from_name(&a.target) {
+            Some(GateTarget::Engine(t)) => match crate::engine::compare(t, &input) {
                 crate::engine::Outcome::Agree => println!(
                     "{src}: agree: core and oracle agree on {t} input {}",
                     hex(&input)
@@ -215,13 +231,13 @@ pub fn run(a: ReplayArgs) -> CliResult {
                     println!("{src}: REPRODUCED\n{d}");
                 }
             },
-            GateTarget::SyncHandshake => match triage::reproduce(a.target, &input) {
-                None => println!("{src}: agree: model and simulator agree"),
+            _ => match triage::reproduce_named(&a.target, &input) {
+                None => println!("{src}: agree on {} input {}", a.target, hex(&input)),
                 Some(f) => {
                     any = true;
                     println!(
-                        "{src}: REPRODUCED\ndivergence in target `sync_handshake` [{}]\n  {}\n  program: {}",
-                        f.class, f.left, f.case
+                        "{src}: REPRODUCED\ndivergence in target `{}` [{}]\n{}\n{}",
+                        a.target, f.class, f.left, f.case
                     );
                 }
             },

@@ -86,7 +86,7 @@ pub fn name_hash(s: &str) -> u64 {
 #[inline]
 pub fn case_rng(seed: u64, target_hash: u64, i: u64) -> SplitMix64 {
     SplitMix64(mix64(
-        mix64(seed ^ 0x5EED_0F_7B_C0DE) ^ target_hash ^ mix64(i.wrapping_add(0xA5A5)),
+        mix64(seed ^ 0x5EED_0F7B_C0DE) ^ target_hash ^ mix64(i.wrapping_add(0xA5A5)),
     ))
 }
 

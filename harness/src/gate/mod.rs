@@ -243,7 +243,7 @@ pub const DEFAULT_CASES: u64 = 2_000_000;
 /// Default time budget in seconds.
 pub const DEFAULT_SECONDS: f64 = 50.0;
 /// Default seed.
-pub const DEFAULT_SEED: u64 = 0x7B_C0_4F_0E;
+pub const DEFAULT_SEED: u64 = 0x7BC0_4F0E;
 
 impl Default for GateConfig {
     fn default() -> Self {
@@ -574,7 +574,10 @@ pub fn routes(name: &str) -> Vec<Route> {
     use crate::fuzz_entry::FuzzTarget as F;
     let g = |n: &str| GateTarget::from_name(n).map(Route::Gate);
     match name {
-        "decode_any" => [g("decode_any"), g("roundtrip")].into_iter().flatten().collect(),
+        "decode_any" => [g("decode_any"), g("roundtrip")]
+            .into_iter()
+            .flatten()
+            .collect(),
         "luts" => ["collective_lut", "alu_lut", "dge_lut", "dtype_lut"]
             .into_iter()
             .filter_map(g)
@@ -723,8 +726,7 @@ fn replay_corpus(cfg: &GateConfig, run: &mut GateRun) {
     }
     for (t, st) in &run.targets {
         if !st.corpus_present {
-            run.notes
-                .push(format!("no corpus files for target {t}"));
+            run.notes.push(format!("no corpus files for target {t}"));
         }
     }
 }

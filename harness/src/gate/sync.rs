@@ -1,7 +1,6 @@
 //! Adapter for the `sync_handshake` target: the `alloc_semaphores` model
 //! (`tpb_core::sync`) against the simulator (`tpb_oracle::sim`), via
-//! `harness/src/sync_diff.rs` (owned by the sync-model work; included here by
-//! path until it is registered in `lib.rs`).
+//! [`crate::sync_diff`].
 //!
 //! Contract: [`run_case`] never panics (a panic in the model or the
 //! simulator becomes a `Panic` result); its coverage key is `accepted` or
@@ -10,10 +9,7 @@
 //! signature key with the numbers masked out, so one bug deduplicates to one
 //! entry.
 
-#[path = "../sync_diff.rs"]
-#[allow(dead_code, clippy::all)]
-mod sync_diff;
-
+use crate::sync_diff;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 /// The result of one sync case.
