@@ -31,6 +31,10 @@ pub struct GateArgs {
     /// Generated cases per target (before sharding).
     #[arg(long, default_value_t = gate::DEFAULT_CASES)]
     pub cases: u64,
+    /// Cap on sync_handshake cases (each simulates a whole program): that
+    /// target runs min(--cases, --sync-cases).
+    #[arg(long, default_value_t = gate::DEFAULT_SYNC_CASES)]
+    pub sync_cases: u64,
     /// Time budget in seconds for the whole run (0 = none); the gate stops
     /// early and reports how many cases ran.
     #[arg(long, default_value_t = gate::DEFAULT_SECONDS)]
@@ -110,6 +114,7 @@ pub fn run(a: GateArgs) -> CliResult {
     };
     let cfg = GateConfig {
         cases: a.cases,
+        sync_cases: a.sync_cases,
         seconds: (a.seconds > 0.0).then_some(a.seconds),
         seed: a.seed,
         shard: a.shard,

@@ -211,6 +211,9 @@ impl Shard {
 pub struct GateConfig {
     /// Generated cases per target (before sharding).
     pub cases: u64,
+    /// Cap on `sync_handshake` cases (each is a whole program simulated on
+    /// every engine, ~100x a bundle case): it runs `min(cases, sync_cases)`.
+    pub sync_cases: u64,
     /// Time budget for the whole run; `None` = no budget.
     pub seconds: Option<f64>,
     /// Seed.
@@ -239,16 +242,32 @@ pub struct GateConfig {
 }
 
 /// Default generated cases per target.
-pub const DEFAULT_CASES: u64 = 2_000_000;
-/// Default time budget in seconds.
-pub const DEFAULT_SECONDS: f64 = 50.0;
+pub const DEFAULT_CASES: u64 = 5_000_000;
+/// Default cap on `sync_handshake` cases: the 10^6 programs the sync issue
+/// asks the gate to check.
+pub const DEFAULT_SYNC_CASES: u64 = 1_000_000;
+/// Default time budget in seconds: a safety net. The default case counts
+/// finish in about a minute on a 2-core machine, well inside it, so a default
+/// run is complete and its report deterministic.
+pub const DEFAULT_SECONDS: f64 = 180.0;
 /// Default seed.
 pub const DEFAULT_SEED: u64 = 0x7BC0_4F0E;
+
+impl GateConfig {
+    /// Generated cases (before sharding) for `target`.
+    pub fn cases_for(&self, target: GateTarget) -> u64 {
+        match target {
+            GateTarget::SyncHandshake => self.cases.min(self.sync_cases),
+            _ => self.cases,
+        }
+    }
+}
 
 impl Default for GateConfig {
     fn default() -> Self {
         GateConfig {
             cases: DEFAULT_CASES,
+            sync_cases: DEFAULT_SYNC_CASES,
             seconds: Some(DEFAULT_SECONDS),
             seed: DEFAULT_SEED,
             shard: Shard::default(),
@@ -785,7 +804,7 @@ fn plan_items(cfg: &GateConfig) -> (Vec<(usize, u64)>, Vec<u64>) {
     let planned: Vec<u64> = cfg
         .targets
         .iter()
-        .map(|_| cfg.shard.len(cfg.cases))
+        .map(|t| cfg.shard.len(cfg.cases_for(*t)))
         .collect();
     let chunks: Vec<u64> = cfg
         .targets
