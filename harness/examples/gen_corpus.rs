@@ -9,6 +9,7 @@
 use arbitrary::Unstructured;
 use std::fs;
 use std::path::Path;
+use tpb_harness::atomic::write_atomic;
 use tpb_harness::fuzz_entry::{self, fnv1a64, FuzzTarget, CORPUS_VERSION};
 use tpb_harness::generators::{self as gen, Config};
 
@@ -110,7 +111,10 @@ fn seeds(target: &str) -> Vec<Vec<u8>> {
 fn main() -> std::io::Result<()> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../corpus");
     fs::create_dir_all(&root)?;
-    fs::write(root.join("VERSION"), format!("{CORPUS_VERSION}\n"))?;
+    write_atomic(
+        root.join("VERSION"),
+        format!("{CORPUS_VERSION}\n").as_bytes(),
+    )?;
     let names = FuzzTarget::ALL
         .iter()
         .map(|t| t.name())
@@ -124,7 +128,7 @@ fn main() -> std::io::Result<()> {
         let mut diverging = 0;
         let s = seeds(name);
         for d in &s {
-            fs::write(dir.join(format!("{:016x}", fnv1a64(d))), d)?;
+            write_atomic(dir.join(format!("{:016x}", fnv1a64(d))), d)?;
             if let Some(t) = FuzzTarget::from_name(name) {
                 diverging += usize::from(fuzz_entry::check(t, d).is_err());
             }
