@@ -141,7 +141,7 @@ fn close(open: Open) -> StreamItem {
 /// then for a 0x86 with no open group `stray_payload`.
 /// Memory is bounded by the input length.
 pub fn parse_custom_op_stream(bytes: &[u8]) -> Result<Vec<StreamItem>, StreamError> {
-    if bytes.len() % BUNDLE_LEN != 0 {
+    if !bytes.len().is_multiple_of(BUNDLE_LEN) {
         return Err(StreamError::TrailingBytes { len: bytes.len() });
     }
     let mut items = Vec::with_capacity(bytes.len() / BUNDLE_LEN);

@@ -431,7 +431,7 @@ pub fn stream_from_input(input: &[u8]) -> Vec<u8> {
     }
     if flags & 1 != 0 {
         let n = usize::from(flags >> 1) % 63 + 1;
-        out.extend(std::iter::repeat(0x86).take(n));
+        out.extend(std::iter::repeat_n(0x86, n));
     }
     out
 }

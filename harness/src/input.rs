@@ -189,7 +189,7 @@ pub fn parse_binary(source: &str, data: &[u8]) -> Result<Vec<[u8; 64]>, InputErr
             source: source.to_string(),
         });
     }
-    if data.len() % BUNDLE != 0 {
+    if !data.len().is_multiple_of(BUNDLE) {
         return Err(InputError::Length {
             source: source.to_string(),
             len: data.len(),

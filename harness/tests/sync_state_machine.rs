@@ -691,7 +691,7 @@ impl ReferenceStateMachine for HandshakeMachine {
             Transition::Alloc { .. } | Transition::Flow { .. } => true,
             Transition::Compute { after, .. }
             | Transition::DoubleUpdate { after, .. }
-            | Transition::Silent { after, .. } => after.map_or(true, |p| p < n),
+            | Transition::Silent { after, .. } => after.is_none_or(|p| p < n),
             Transition::Consume { back, via, .. } => *back < n && ok_via(via),
             Transition::Join { backs } => backs.iter().all(|&k| k < n),
             Transition::Foreign { recent, .. } => *recent < a,

@@ -26,7 +26,7 @@ fn header_field(b: &[u8; 64], name: &str) -> u64 {
 
 /// Parse a stream of 64-byte bundles into groups and other bundles.
 pub fn parse_stream(bytes: &[u8]) -> Result<Vec<Item>, StreamRejection> {
-    if bytes.len() % 64 != 0 {
+    if !bytes.len().is_multiple_of(64) {
         return Err(StreamRejection::TrailingBytes { len: bytes.len() });
     }
     let mut items = Vec::with_capacity(bytes.len() / 64);

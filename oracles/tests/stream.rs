@@ -145,7 +145,7 @@ fn payload_count_mismatch() {
     );
     // num_payloads is u16: 257 = 255 + 2 is consistent
     let mut parts = vec![header(255, 257)];
-    parts.extend(std::iter::repeat(payload()).take(256));
+    parts.extend(std::iter::repeat_n(payload(), 256));
     assert_eq!(
         parse_stream(&cat(&parts)),
         Ok(vec![Item::Group {

@@ -19,7 +19,7 @@ enum Record {
 
 fn parse_hex_bytes(s: &str) -> Option<Vec<u8>> {
     let s = s.as_bytes();
-    if s.len() % 2 != 0 {
+    if !s.len().is_multiple_of(2) {
         return None;
     }
     s.chunks_exact(2)
