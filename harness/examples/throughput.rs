@@ -14,7 +14,11 @@ fn main() {
             seed ^= seed << 13;
             seed ^= seed >> 7;
             seed ^= seed << 17;
-            *x = if seed.is_multiple_of(4) { seed as u8 } else { 0 };
+            *x = if seed.is_multiple_of(4) {
+                seed as u8
+            } else {
+                0
+            };
         }
         b[0] = [0x85, 0x86, 0xD9, 0xDE][(i % 4) as usize];
         b[1] = 0x10;
