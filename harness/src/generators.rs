@@ -1052,33 +1052,38 @@ pub fn stream(u: &mut Unstructured<'_>, cfg: &Config) -> std::result::Result<Vec
 // LUT ordinals and IR queries
 // ---------------------------------------------------------------------------
 
-/// An ordinal for the LUT targets, biased to the tables' edges (kind 0, 1, 6,
-/// 10, 11; AluOp 18..=25, 29, 30; dtype 19, 20; wait mode 0..=3; `u32::MAX`).
+/// LUT ordinals at the tables' edges (SPEC §6): kind 0, 1, 6, 10, 11; AluOp
+/// 18..=25, 29, 30; dtype 19, 20; wait mode 0..=3; far out-of-range values.
+pub const LUT_EDGE_ORDINALS: [u32; 23] = [
+    0,
+    1,
+    2,
+    3,
+    4,
+    5,
+    6,
+    9,
+    10,
+    11,
+    18,
+    19,
+    20,
+    23,
+    24,
+    25,
+    29,
+    30,
+    31,
+    0x100,
+    0x1_0000,
+    0x8000_0000,
+    u32::MAX,
+];
+
+/// An ordinal for the LUT targets, biased to [`LUT_EDGE_ORDINALS`].
 pub fn lut_ordinal(u: &mut Unstructured<'_>) -> Result<u32> {
-    const EDGES: [u32; 20] = [
-        0,
-        1,
-        2,
-        3,
-        4,
-        5,
-        6,
-        10,
-        11,
-        18,
-        19,
-        20,
-        23,
-        24,
-        25,
-        29,
-        30,
-        31,
-        0x100,
-        u32::MAX,
-    ];
     Ok(match u.int_in_range(0..=3u8)? {
-        0 | 1 => *u.choose(&EDGES)?,
+        0 | 1 => *u.choose(&LUT_EDGE_ORDINALS)?,
         2 => u.int_in_range(0..=40)?,
         _ => u.arbitrary()?,
     })

@@ -303,27 +303,8 @@ pub fn bytes_case(t: GateTarget, r: &mut SplitMix64, kind: CaseKind, out: &mut V
             let v = match kind {
                 CaseKind::Valid => r.below(32) as u32,
                 CaseKind::NearValid => {
-                    r.pick(&[
-                        0u32,
-                        1,
-                        2,
-                        9,
-                        10,
-                        11,
-                        19,
-                        20,
-                        23,
-                        24,
-                        25,
-                        29,
-                        30,
-                        31,
-                        0x100,
-                        0x1_0000,
-                        u32::MAX,
-                        u32::MAX - 1,
-                        0x8000_0000,
-                    ]) ^ if r.below(4) == 0 { 1 << r.below(32) } else { 0 }
+                    r.pick(&generators::LUT_EDGE_ORDINALS)
+                        ^ if r.below(4) == 0 { 1 << r.below(32) } else { 0 }
                 }
                 CaseKind::Raw => r.next_u64() as u32,
             };
