@@ -520,10 +520,20 @@ pub struct Triaged {
     pub replay_file: String,
 }
 
-/// Deduplicated, minimised findings in key order.
+/// Deduplicated, minimised findings: gate targets in report order (the
+/// validators first), then other folders by name; within a target, key order.
 pub fn triage(findings: &Findings) -> Vec<Triaged> {
+    let rank = |name: &str| {
+        GateTarget::all()
+            .iter()
+            .position(|t| t.name() == name)
+            .unwrap_or(usize::MAX)
+    };
+    let mut kept: Vec<&Kept> = findings.0.values().collect();
+    // Stable sort: ties keep the BTreeMap's key order, so the report stays deterministic.
+    kept.sort_by_key(|k| rank(&k.finding.target));
     let mut out = Vec::new();
-    for (i, kept) in findings.0.values().enumerate() {
+    for (i, kept) in kept.into_iter().enumerate() {
         let f = &kept.finding;
         let number = i + 1;
         let fuzz = crate::fuzz_entry::FuzzTarget::from_name(&f.target).is_some()
