@@ -215,39 +215,58 @@ fn hex_val(c: u8) -> Option<u8> {
     }
 }
 
+/// A character that is not a hex digit, space, tab or CR.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct BadDigit {
+    /// 0-based byte index in the scanned text.
+    pub index: usize,
+    /// The character found there (multi-byte characters shown whole).
+    pub found: char,
+}
+
+/// The one hex scanner every hex reader of the harness uses: returns the
+/// nibbles of `text`, skipping spaces, tabs and CRs; with `comments`, stops at
+/// `#`. Pair them with [`pack_nibbles`].
+pub fn hex_nibbles(text: &[u8], comments: bool) -> Result<Vec<u8>, BadDigit> {
+    let mut digits = Vec::with_capacity(text.len());
+    for (index, &c) in text.iter().enumerate() {
+        match c {
+            b'#' if comments => break,
+            b' ' | b'\t' | b'\r' => {}
+            _ => match hex_val(c) {
+                Some(v) => digits.push(v),
+                None => {
+                    // Show the whole (possibly multi-byte) character.
+                    let found = String::from_utf8_lossy(&text[index..])
+                        .chars()
+                        .next()
+                        .unwrap_or('\u{FFFD}');
+                    return Err(BadDigit { index, found });
+                }
+            },
+        }
+    }
+    Ok(digits)
+}
+
+/// Bytes from nibble pairs; a trailing odd nibble is ignored (callers check
+/// the count first).
+pub fn pack_nibbles(digits: &[u8]) -> Vec<u8> {
+    digits.chunks_exact(2).map(|p| (p[0] << 4) | p[1]).collect()
+}
+
 /// Parses hex text: returns `(1-based line, bundle)` pairs. Errors: bad digit
 /// (line, column), wrong digit count (line), no bundle at all.
 pub fn parse_hex(source: &str, text: &[u8]) -> Result<Vec<(usize, [u8; 64])>, InputError> {
     let mut out = Vec::new();
     for (li, line) in text.split(|&c| c == b'\n').enumerate() {
         let lineno = li + 1;
-        let mut digits = Vec::with_capacity(128);
-        for (ci, &c) in line.iter().enumerate() {
-            match c {
-                b'#' => break,
-                b' ' | b'\t' | b'\r' => {}
-                _ => match hex_val(c) {
-                    Some(v) => digits.push(v),
-                    None => {
-                        let found = if c.is_ascii() {
-                            char::from(c)
-                        } else {
-                            // Show the whole (possibly multi-byte) character.
-                            String::from_utf8_lossy(&line[ci..])
-                                .chars()
-                                .next()
-                                .unwrap_or('\u{FFFD}')
-                        };
-                        return Err(InputError::BadHexDigit {
-                            source: source.to_string(),
-                            line: lineno,
-                            column: ci + 1,
-                            found,
-                        });
-                    }
-                },
-            }
-        }
+        let digits = hex_nibbles(line, true).map_err(|e| InputError::BadHexDigit {
+            source: source.to_string(),
+            line: lineno,
+            column: e.index + 1,
+            found: e.found,
+        })?;
         if digits.is_empty() {
             continue;
         }
@@ -259,9 +278,7 @@ pub fn parse_hex(source: &str, text: &[u8]) -> Result<Vec<(usize, [u8; 64])>, In
             });
         }
         let mut b = [0u8; 64];
-        for (o, p) in b.iter_mut().zip(digits.chunks_exact(2)) {
-            *o = (p[0] << 4) | p[1];
-        }
+        b.copy_from_slice(&pack_nibbles(&digits));
         out.push((lineno, b));
     }
     if out.is_empty() {

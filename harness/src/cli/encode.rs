@@ -17,17 +17,13 @@ enum Record {
     Error(String),
 }
 
+/// A JSON hex string (no comments) via the shared [`crate::input::hex_nibbles`].
 fn parse_hex_bytes(s: &str) -> Option<Vec<u8>> {
-    let s = s.as_bytes();
-    if !s.len().is_multiple_of(2) {
-        return None;
-    }
-    s.chunks_exact(2)
-        .map(|p| {
-            let d = |c: u8| (c as char).to_digit(16);
-            Some((d(p[0])? * 16 + d(p[1])?) as u8)
-        })
-        .collect()
+    let digits = crate::input::hex_nibbles(s.as_bytes(), false).ok()?;
+    digits
+        .len()
+        .is_multiple_of(2)
+        .then(|| crate::input::pack_nibbles(&digits))
 }
 
 fn json_to_value(name: &str, v: &J) -> Result<Value, String> {

@@ -127,25 +127,15 @@ impl fmt::Display for ReplayError {
 
 impl std::error::Error for ReplayError {}
 
-/// Parses one hex line (spaces and tabs ignored).
+/// Parses one hex line (spaces and tabs ignored) with [`crate::input::hex_nibbles`].
 pub fn parse_hex_line(source: &str, line: usize, text: &str) -> Result<Vec<u8>, ReplayError> {
-    let mut digits = Vec::with_capacity(text.len());
-    for (offset, c) in text.chars().enumerate() {
-        match c {
-            ' ' | '\t' | '\r' => {}
-            _ => match c.to_digit(16) {
-                Some(d) => digits.push(d as u8),
-                None => {
-                    return Err(ReplayError::BadHex {
-                        source: source.to_string(),
-                        line,
-                        offset,
-                        found: c,
-                    })
-                }
-            },
-        }
-    }
+    let digits =
+        crate::input::hex_nibbles(text.as_bytes(), false).map_err(|e| ReplayError::BadHex {
+            source: source.to_string(),
+            line,
+            offset: e.index,
+            found: e.found,
+        })?;
     if digits.is_empty() {
         return Err(ReplayError::Empty {
             source: source.to_string(),
@@ -158,7 +148,7 @@ pub fn parse_hex_line(source: &str, line: usize, text: &str) -> Result<Vec<u8>, 
             digits: digits.len(),
         });
     }
-    Ok(digits.chunks_exact(2).map(|p| (p[0] << 4) | p[1]).collect())
+    Ok(crate::input::pack_nibbles(&digits))
 }
 
 /// Reads the inputs `a` names: `(source:line, bytes)`.

@@ -113,24 +113,21 @@ fn parse_hex_field(path: &str, line: usize, col: usize, s: &str) -> Result<[u8; 
         column,
         reason,
     };
-    if let Some((i, c)) = s.char_indices().find(|(_, c)| !c.is_ascii_hexdigit()) {
-        return Err(bad(col + i, format!("{c:?} is not a hex digit")));
-    }
-    if s.len() != 128 {
-        let odd = if s.len() % 2 == 1 {
+    let digits = crate::input::hex_nibbles(s.as_bytes(), false)
+        .map_err(|e| bad(col + e.index, format!("{:?} is not a hex digit", e.found)))?;
+    if digits.len() != 128 {
+        let odd = if digits.len() % 2 == 1 {
             " (odd length)"
         } else {
             ""
         };
         return Err(bad(
             col,
-            format!("{} hex digits{odd}, expected exactly 128", s.len()),
+            format!("{} hex digits{odd}, expected exactly 128", digits.len()),
         ));
     }
     let mut b = [0u8; 64];
-    for (i, o) in b.iter_mut().enumerate() {
-        *o = u8::from_str_radix(&s[2 * i..2 * i + 2], 16).unwrap_or(0);
-    }
+    b.copy_from_slice(&crate::input::pack_nibbles(&digits));
     Ok(b)
 }
 
