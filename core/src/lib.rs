@@ -14,6 +14,7 @@ pub mod bundle;
 pub mod insn;
 pub mod ir;
 pub mod layout;
+pub mod lower;
 pub mod lut;
 pub mod roster;
 pub mod stream;

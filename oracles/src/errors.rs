@@ -275,6 +275,18 @@ pub enum StreamRejection {
         expected: u64,
         found: u64,
     },
+    /// A 0xDA not right after a two-leg 0xD9.
+    StrayLeg {
+        index: usize,
+    },
+    /// A two-leg 0xD9 (at `index`) not followed by a 0xDA.
+    MissingLeg {
+        index: usize,
+    },
+    /// A 0xDA (at `index`) whose bytes 0x0C..0x0E differ from its 0xD9's.
+    LegMismatch {
+        index: usize,
+    },
 }
 
 impl StreamRejection {
@@ -285,6 +297,9 @@ impl StreamRejection {
             StreamRejection::PayloadCountMismatch { .. } => "payload_count_mismatch",
             StreamRejection::StrayPayload { .. } => "stray_payload",
             StreamRejection::ShortGroup { .. } => "short_group",
+            StreamRejection::StrayLeg { .. } => "stray_leg",
+            StreamRejection::MissingLeg { .. } => "missing_leg",
+            StreamRejection::LegMismatch { .. } => "leg_mismatch",
         }
     }
 
@@ -295,7 +310,10 @@ impl StreamRejection {
             StreamRejection::TrailingBytes { .. } => None,
             StreamRejection::InvalidRecord { index, .. }
             | StreamRejection::PayloadCountMismatch { index, .. }
-            | StreamRejection::StrayPayload { index } => Some(*index),
+            | StreamRejection::StrayPayload { index }
+            | StreamRejection::StrayLeg { index }
+            | StreamRejection::MissingLeg { index }
+            | StreamRejection::LegMismatch { index } => Some(*index),
             StreamRejection::ShortGroup { header_index, .. } => Some(*header_index),
         }
     }

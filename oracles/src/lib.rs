@@ -10,6 +10,7 @@
 mod codec;
 mod errors;
 mod gates;
+mod lower;
 mod lut;
 mod regions;
 mod roster;
@@ -24,6 +25,7 @@ pub use errors::{
 pub use gates::{
     gate_cc_dim, gate_custom_op, gate_lnc, gate_rank_id_output, gate_sb_scratchpad, route_is_sb2sb,
 };
+pub use lower::{Band, Emitted, Ledger, LowerRejection, Request, Tensor};
 pub use lut::{
     alu_name, alu_of_wire, alu_ordinal_of_name, alu_wire, cce_wire, collective_kind_of_wire,
     collective_name, collective_ordinal_of_name, collective_wire, dge_op, dtype_wire, is_dtype_tag,
@@ -31,6 +33,6 @@ pub use lut::{
 };
 pub use regions::{opcode_field_names, ELEVEN_OPCODES};
 pub use roster::{is_named_opcode, ROSTER_RANGES};
-pub use stream::{parse_stream, Item};
+pub use stream::{parse_bundle_stream, parse_stream, Item, Span};
 pub use verdict::{dbg_header_verdict, dbg_payload_verdict, header_verdict, payload_verdict};
 pub mod sim;

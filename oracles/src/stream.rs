@@ -1,6 +1,8 @@
-//! The custom-op group stream parser (SPEC §5.3, D-10).
+//! The bundle stream parser (SPEC §5.3, D-10): custom-op groups, and in
+//! [`parse_bundle_stream`] 0xD9 + 0xDA pairs (FACTS §9, SPEC DL-12).
 
 use crate::errors::StreamRejection;
+use crate::lut::{collective_kind_of_wire, collective_name};
 use crate::regions::{byte_at, le_value, record, slice};
 use crate::verdict::{header_verdict, payload_verdict};
 
@@ -11,6 +13,34 @@ pub enum Item {
     Group { header_index: usize, n_args: usize },
     /// Any other bundle.
     Other { index: usize, opcode: u8 },
+}
+
+/// One instruction of a bundle stream: `count` bundles from `start`, and what it is:
+/// `"group"` (custom-op header + payloads), `"pair"` (0xD9 + 0xDA, 128 bytes) or
+/// `"single"`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Span {
+    pub start: usize,
+    pub count: usize,
+    pub what: &'static str,
+}
+
+fn span_of(item: Item) -> Span {
+    match item {
+        Item::Group {
+            header_index,
+            n_args,
+        } => Span {
+            start: header_index,
+            count: n_args.saturating_add(2),
+            what: "group",
+        },
+        Item::Other { index, .. } => Span {
+            start: index,
+            count: 1,
+            what: "single",
+        },
+    }
 }
 
 /// An open group: (header index, payloads expected, payloads found).
@@ -24,18 +54,61 @@ fn header_field(b: &[u8; 64], name: &str) -> u64 {
         .unwrap_or(0)
 }
 
-/// Parse a stream of 64-byte bundles into groups and other bundles.
+/// Parse a stream of 64-byte bundles into groups and other bundles; 0xD9/0xDA are
+/// plain bundles here.
 pub fn parse_stream(bytes: &[u8]) -> Result<Vec<Item>, StreamRejection> {
+    Ok(walk(bytes, false)?
+        .into_iter()
+        .filter_map(|s| s.ok())
+        .collect())
+}
+
+/// Parse a bundle stream, pairing each 0xD9 whose kind byte names a two-leg kind with
+/// the 0xDA right after it (SPEC §5.3, DL-12).
+pub fn parse_bundle_stream(bytes: &[u8]) -> Result<Vec<Span>, StreamRejection> {
+    Ok(walk(bytes, true)?
+        .into_iter()
+        .map(|s| s.map_or_else(|pair| pair, span_of))
+        .collect())
+}
+
+/// Does a 0xD9 with this kind byte (+0x0E) take a 0xDA leg? The two-leg kinds are the
+/// permute family (SPEC §5.4), recognised by name.
+fn takes_leg(kind_byte: u8) -> bool {
+    collective_kind_of_wire(kind_byte)
+        .and_then(collective_name)
+        .is_some_and(|n| n.starts_with("Permute"))
+}
+
+/// Items in stream order; a pair is `Err(span)` so that `parse_stream` can drop it.
+fn walk(bytes: &[u8], pairing: bool) -> Result<Vec<Result<Item, Span>>, StreamRejection> {
     if !bytes.len().is_multiple_of(64) {
         return Err(StreamRejection::TrailingBytes { len: bytes.len() });
     }
     let mut items = Vec::with_capacity(bytes.len() / 64);
     let mut open: Option<Open> = None;
+    // A 0xD9 waiting for its leg: (index, bytes 0x0C..0x0F).
+    let mut waiting: Option<(usize, Vec<u8>)> = None;
     for (index, chunk) in bytes.chunks_exact(64).enumerate() {
         let Ok(b) = <&[u8; 64]>::try_from(chunk) else {
             return Err(StreamRejection::TrailingBytes { len: bytes.len() });
         };
         let opcode = byte_at(b, 0);
+        if let Some((first, trio)) = waiting.take() {
+            if opcode != 0xDA {
+                return Err(StreamRejection::MissingLeg { index: first });
+            }
+            let other = b.get(0x0C..0x0F).map(<[u8]>::to_vec).unwrap_or_default();
+            if other != trio {
+                return Err(StreamRejection::LegMismatch { index });
+            }
+            items.push(Err(Span {
+                start: first,
+                count: 2,
+                what: "pair",
+            }));
+            continue;
+        }
         // A non-payload bundle ends any open (necessarily incomplete) group first: the
         // short_group error is positioned at its header, earlier in the stream.
         if opcode != 0x86 {
@@ -60,10 +133,10 @@ pub fn parse_stream(bytes: &[u8]) -> Result<Vec<Item>, StreamRejection> {
                         num_arguments,
                     });
                 }
-                items.push(Item::Group {
+                items.push(Ok(Item::Group {
                     header_index: index,
                     n_args: usize::try_from(num_arguments).unwrap_or(usize::MAX),
-                });
+                }));
                 open = Some((index, num_arguments + 1, 0));
             }
             0x86 => {
@@ -79,8 +152,16 @@ pub fn parse_stream(bytes: &[u8]) -> Result<Vec<Item>, StreamRejection> {
                     Some((header_index, expected, found))
                 };
             }
-            _ => items.push(Item::Other { index, opcode }),
+            0xDA if pairing => return Err(StreamRejection::StrayLeg { index }),
+            0xD9 if pairing && takes_leg(byte_at(b, 0x0E)) => {
+                let trio = b.get(0x0C..0x0F).map(<[u8]>::to_vec).unwrap_or_default();
+                waiting = Some((index, trio));
+            }
+            _ => items.push(Ok(Item::Other { index, opcode })),
         }
+    }
+    if let Some((index, _)) = waiting {
+        return Err(StreamRejection::MissingLeg { index });
     }
     if let Some((header_index, expected, found)) = open {
         return Err(StreamRejection::ShortGroup {
