@@ -9,12 +9,14 @@
 //! - [`generators`] — valid and near-valid structured inputs;
 //! - [`gate`], [`triage`], [`minimize`], [`report`] — campaigns and their reports;
 //! - [`sync_diff`] — the semaphore-handshake model vs the simulator;
-//! - [`fuzz_entry`] — what the cargo-fuzz targets call.
-#![forbid(unsafe_code)]
+//! - [`fuzz_entry`] — what the cargo-fuzz targets call;
+//! - [`external`] — `lib:` / `cmd:` subjects over the tpb-subject/1 protocol.
+#![deny(unsafe_code)]
 
 pub mod atomic;
 pub mod cli;
 pub mod engine;
+pub mod external;
 pub mod fuzz_entry;
 pub mod gate;
 pub mod generators;

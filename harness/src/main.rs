@@ -117,6 +117,13 @@ enum Command {
     /// Keep the smallest set of corpus files covering the same signatures
     /// (target, core verdict, outcome, field classes); crash-safe rewrite.
     Minimize(cli::minimize::MinimizeArgs),
+    /// Internal: serve tpb-subject/1 on stdin/stdout for a `lib:PATH`
+    /// subject (the gate runs this as the library's worker process).
+    #[command(hide = true)]
+    SubjectWorker {
+        /// `lib:PATH`.
+        spec: String,
+    },
 }
 
 const IO_HELP: &str = "\
@@ -145,6 +152,7 @@ fn run(cli: Cli) -> CliResult {
         Command::Gate(a) => cli::gate::run(a),
         Command::Replay(a) => cli::replay::run(a),
         Command::Minimize(a) => cli::minimize::run(a),
+        Command::SubjectWorker { spec } => cli::subject_worker::run(&spec),
     }
 }
 

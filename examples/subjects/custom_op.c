@@ -1,0 +1,138 @@
+/*
+ * custom_op.c: an example tpb-conform subject in C. It implements the two
+ * CUSTOM_OP validators of SPEC.md for the v2 (Sunda) generation and exports
+ * the C ABI of include/tpb_subject.h, version 1.
+ *
+ * Build and check (from the repository root):
+ *     cc -shared -fPIC -O2 -Iinclude -o libcustom_op.so examples/subjects/custom_op.c
+ *     tpbconform subject-check lib:./libcustom_op.so
+ *     tpbconform gate --subject lib:./libcustom_op.so
+ *
+ * Written from SPEC.md §3/§4 and seed 000 (§is_valid_custom_op_header,
+ * §is_valid_custom_op_payload), with the events rule of FACTS §2 and the v2
+ * opcode roster of FACTS §1; it shares no code with tpb-core.
+ *
+ * -DTPB_PLANTED_BUG builds a copy with one planted bug (the payload
+ * reserved-zero check forgets byte 0x0E); the harness tests use it to show
+ * the gate catches it and names custom_op_payload_reserved_zero.
+ */
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "tpb_subject.h"
+
+#if defined(_WIN32)
+#define EXPORT __declspec(dllexport)
+#else
+#define EXPORT __attribute__((visibility("default")))
+#endif
+
+#ifndef TPB_PLANTED_BUG
+#define PAYLOAD_RESERVED_LAST 0x0E /* SPEC §4 #5: bytes 0x0C..0x0E must be zero */
+#else
+#define PAYLOAD_RESERVED_LAST 0x0D /* planted bug: byte 0x0E is not checked */
+#endif
+
+/* FACTS §1: the opcodes of the v2 NEURON_ISA_TPB_OPCODE enum (144 values),
+ * as inclusive ranges. 0xFF (INVALID) is not among them. */
+static const uint8_t V2_OPCODES[][2] = {
+    {0x01, 0x05}, {0x21, 0x24}, {0x30, 0x30}, {0x41, 0x4F}, {0x51, 0x54}, {0x58, 0x58},
+    {0x5E, 0x74}, {0x76, 0x7F}, {0x82, 0x88}, {0x8A, 0x8F}, {0x92, 0x96}, {0x98, 0xAB},
+    {0xB0, 0xB3}, {0xB5, 0xB5}, {0xB8, 0xB8}, {0xBB, 0xBB}, {0xC1, 0xD6}, {0xD8, 0xDF},
+    {0xE5, 0xE8}, {0xEA, 0xEA}, {0xF0, 0xF0},
+};
+
+/* FACTS §2: NEURON_ISA_TPB_WAIT_MODE and _UPDATE_MODE members (INVALID 0xFF
+ * excluded). */
+static const uint8_t WAIT_MODES[] = {0x00, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07,
+                                     0x0E, 0x0F, 0x81, 0x82, 0x83, 0x84, 0x85};
+static const uint8_t UPDATE_MODES[] = {0x00, 0x01, 0x02, 0x03, 0x04, 0x05, 0x07, 0x09,
+                                       0x11, 0x12, 0x13, 0x14, 0x15, 0x17, 0x19, 0x99};
+
+static int in_list(const uint8_t *list, size_t n, uint8_t v) {
+    for (size_t i = 0; i < n; i++)
+        if (list[i] == v) return 1;
+    return 0;
+}
+
+static int valid_opcode(uint8_t op) {
+    for (size_t i = 0; i < sizeof V2_OPCODES / sizeof V2_OPCODES[0]; i++)
+        if (op >= V2_OPCODES[i][0] && op <= V2_OPCODES[i][1]) return 1;
+    return 0;
+}
+
+static int any_nonzero(const uint8_t *b, size_t from, size_t to /* inclusive */) {
+    for (size_t i = from; i <= to; i++)
+        if (b[i]) return 1;
+    return 0;
+}
+
+static uint32_t le32(const uint8_t *p) {
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+/* SPEC §3/§4 #1..#3, shared by both validators (seed 000 Algorithm (1), (2)). */
+static const char *front_end(const uint8_t *b) {
+    if (!valid_opcode(b[0])) return "valid_opcode";
+    if (b[1] != 0x10) return "inst_word_len";
+    if (!in_list(WAIT_MODES, sizeof WAIT_MODES, b[4]) ||
+        !in_list(UPDATE_MODES, sizeof UPDATE_MODES, b[6]))
+        return "has_valid_neuron_events";
+    return NULL;
+}
+
+/* SPEC §3: the CUSTOM_OP header validator (0x85). */
+static const char *header(const uint8_t *b) {
+    const char *f = front_end(b);
+    if (f) return f;
+    if (b[0] != 0x85) return "is_custom_op_header_opcode";
+    /* #5: [0x11..0x13], [0x1D..0x1F], [0x20..0x3F] are reserved zero. */
+    if (any_nonzero(b, 0x11, 0x13) || any_nonzero(b, 0x1D, 0x1F) || any_nonzero(b, 0x20, 0x3F))
+        return "custom_op_header_reserved_zero";
+    /* #6: the scratch triple is all-zero or all-nonzero; "non-empty" counts
+     * byte 0x10, bytes 0x14..0x17 and bytes 0x18..0x1C. */
+    int non_empty = b[0x10] || any_nonzero(b, 0x14, 0x17) || any_nonzero(b, 0x18, 0x1C);
+    if (non_empty && (b[0x10] == 0 || le32(b + 0x18) == 0 || b[0x1C] == 0))
+        return "custom_op_header_scratch_space_val";
+    return NULL;
+}
+
+/* SPEC §4: the CUSTOM_OP payload validator (0x86). */
+static const char *payload(const uint8_t *b) {
+    const char *f = front_end(b);
+    if (f) return f;
+    if (b[0] != 0x86) return "is_custom_op_payload_opcode";
+    /* #5: bytes 0x0C..0x0E zero; byte 0x0F (the marker) is not checked. */
+    if (any_nonzero(b, 0x0C, PAYLOAD_RESERVED_LAST)) return "custom_op_payload_reserved_zero";
+    return NULL;
+}
+
+EXPORT uint32_t tpb_subject_abi_version(void) { return TPB_SUBJECT_ABI_VERSION; }
+
+EXPORT const char *tpb_subject_name(void) {
+#ifndef TPB_PLANTED_BUG
+    return "example-c-custom-op 1.0";
+#else
+    return "example-c-custom-op 1.0 (planted bug)";
+#endif
+}
+
+EXPORT uint32_t tpb_subject_capabilities(void) {
+    return TPB_CAP_VALIDATE_HEADER | TPB_CAP_VALIDATE_PAYLOAD;
+}
+
+EXPORT tpb_status tpb_subject_init(const char *arch) {
+    /* Only the v2 roster is built in. */
+    return strcmp(arch, "v2") == 0 ? TPB_OK : TPB_UNSUPPORTED;
+}
+
+EXPORT tpb_status tpb_validate_header(const uint8_t bundle[64], const char **failed) {
+    *failed = header(bundle);
+    return TPB_OK;
+}
+
+EXPORT tpb_status tpb_validate_payload(const uint8_t bundle[64], const char **failed) {
+    *failed = payload(bundle);
+    return TPB_OK;
+}

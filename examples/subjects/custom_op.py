@@ -1,0 +1,108 @@
+#!/usr/bin/env python3
+"""custom_op.py: an example tpb-conform subject in Python (stdlib only).
+
+It speaks the process protocol tpb-subject/1 (docs/subject-protocol.md) on
+stdin/stdout and implements the two CUSTOM_OP validators of SPEC.md for the v2
+(Sunda) generation; every other operation is answered "unsupported".
+
+    tpbconform subject-check cmd:"python3 examples/subjects/custom_op.py"
+    tpbconform gate --subject cmd:"python3 examples/subjects/custom_op.py"
+
+Written from SPEC.md §3/§4 and seed 000 (§is_valid_custom_op_header,
+§is_valid_custom_op_payload), with the events rule of FACTS §2 and the v2
+opcode roster of FACTS §1; it shares no code with tpb-core.
+
+`--planted-bug` runs a copy with one planted bug (the header reserved-zero
+check forgets byte 0x3F); the harness tests use it to show the gate catches it
+and names custom_op_header_reserved_zero. Other modules may import this one
+and call `serve()` with their own handlers (the harness tests do).
+"""
+import json
+import sys
+
+PLANTED_BUG = "--planted-bug" in sys.argv[1:]
+
+# FACTS §1: the v2 NEURON_ISA_TPB_OPCODE enum (144 values) as inclusive ranges.
+V2_OPCODE_RANGES = [
+    (0x01, 0x05), (0x21, 0x24), (0x30, 0x30), (0x41, 0x4F), (0x51, 0x54), (0x58, 0x58),
+    (0x5E, 0x74), (0x76, 0x7F), (0x82, 0x88), (0x8A, 0x8F), (0x92, 0x96), (0x98, 0xAB),
+    (0xB0, 0xB3), (0xB5, 0xB5), (0xB8, 0xB8), (0xBB, 0xBB), (0xC1, 0xD6), (0xD8, 0xDF),
+    (0xE5, 0xE8), (0xEA, 0xEA), (0xF0, 0xF0),
+]
+V2_OPCODES = frozenset(o for lo, hi in V2_OPCODE_RANGES for o in range(lo, hi + 1))
+
+# FACTS §2: WAIT_MODE and UPDATE_MODE members (INVALID 0xFF excluded).
+WAIT_MODES = frozenset([0x00, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07,
+                        0x0E, 0x0F, 0x81, 0x82, 0x83, 0x84, 0x85])
+UPDATE_MODES = frozenset([0x00, 0x01, 0x02, 0x03, 0x04, 0x05, 0x07, 0x09,
+                          0x11, 0x12, 0x13, 0x14, 0x15, 0x17, 0x19, 0x99])
+
+HEADER_RESERVED_END = 0x3F if PLANTED_BUG else 0x40  # SPEC §3 #5: [0x20..0x3F]
+
+
+def front_end(b):
+    """SPEC §3/§4 predicates 1..3 (seed 000 Algorithm (1), (2))."""
+    if b[0] not in V2_OPCODES:
+        return "valid_opcode"
+    if b[1] != 0x10:
+        return "inst_word_len"
+    if b[4] not in WAIT_MODES or b[6] not in UPDATE_MODES:
+        return "has_valid_neuron_events"
+    return None
+
+
+def validate_header(b):
+    """SPEC §3: the CUSTOM_OP header validator (0x85)."""
+    failed = front_end(b)
+    if failed:
+        return failed
+    if b[0] != 0x85:
+        return "is_custom_op_header_opcode"
+    if any(b[0x11:0x14]) or any(b[0x1D:0x20]) or any(b[0x20:HEADER_RESERVED_END]):
+        return "custom_op_header_reserved_zero"
+    non_empty = b[0x10] or any(b[0x14:0x18]) or any(b[0x18:0x1D])
+    if non_empty and not (b[0x10] and any(b[0x18:0x1C]) and b[0x1C]):
+        return "custom_op_header_scratch_space_val"
+    return None
+
+
+def validate_payload(b):
+    """SPEC §4: the CUSTOM_OP payload validator (0x86)."""
+    failed = front_end(b)
+    if failed:
+        return failed
+    if b[0] != 0x86:
+        return "is_custom_op_payload_opcode"
+    if any(b[0x0C:0x0F]):  # byte 0x0F (the marker) is not checked
+        return "custom_op_payload_reserved_zero"
+    return None
+
+
+VALIDATORS = {"validate_header": validate_header, "validate_payload": validate_payload}
+NAME = "example-python-custom-op 1.0" + (" (planted bug)" if PLANTED_BUG else "")
+
+
+def answer(req, validators):
+    """The answer object for one request (without its id)."""
+    check = validators.get(req.get("op"))
+    if check is None:
+        return {"unsupported": True}
+    return {"failed": check(bytes.fromhex(req["hex"]))}
+
+
+def serve(validators=VALIDATORS, name=NAME, answer=answer):
+    """Runs the protocol on stdin/stdout until stdin closes."""
+    out = sys.stdout
+    for line in sys.stdin:
+        req = json.loads(line)
+        if req.get("op") == "hello":
+            ops = list(validators) if req.get("arch") == "v2" else []
+            reply = {"protocol": 1, "name": name, "ops": ops}
+        else:
+            reply = {"id": req["id"], **answer(req, validators)}
+        out.write(json.dumps(reply) + "\n")
+        out.flush()
+
+
+if __name__ == "__main__":
+    serve()

@@ -1,0 +1,298 @@
+//! Loading a subject library with the C ABI of `include/tpb_subject.h`
+//! (version 1). The only module of the harness with `unsafe`: every call
+//! into the library is here. It runs inside the worker process
+//! ([`super::worker`]), never in the gate itself, so a library that crashes
+//! or hangs takes down only its worker.
+#![allow(unsafe_code)]
+
+use super::protocol::{LutTable, Op};
+use libloading::{Library, Symbol};
+use std::ffi::{c_char, c_int, CStr, CString};
+
+/// `TPB_SUBJECT_ABI_VERSION`.
+pub const ABI_VERSION: u32 = 1;
+
+/// `tpb_status` codes.
+const TPB_OK: c_int = 0;
+const TPB_UNSUPPORTED: c_int = 1;
+const TPB_BUFFER_TOO_SMALL: c_int = 2;
+
+/// `TPB_CAP_*` bit of each operation (tpb_subject.h).
+pub fn cap_bit(op: Op) -> u32 {
+    match op {
+        Op::ValidateHeader => 1 << 0,
+        Op::ValidatePayload => 1 << 1,
+        Op::Decode => 1 << 2,
+        Op::Encode => 1 << 3,
+        Op::Lut => 1 << 4,
+    }
+}
+
+/// The decode buffer the worker passes first (tpb_subject.h says 4096).
+const DECODE_CAP: usize = 4096;
+/// The largest decode answer the worker accepts after a retry.
+const DECODE_MAX: usize = 1 << 20;
+
+type AbiVersionFn = unsafe extern "C" fn() -> u32;
+type NameFn = unsafe extern "C" fn() -> *const c_char;
+type CapsFn = unsafe extern "C" fn() -> u32;
+type InitFn = unsafe extern "C" fn(*const c_char) -> c_int;
+type ValidateFn = unsafe extern "C" fn(*const u8, *mut *const c_char) -> c_int;
+type DecodeFn = unsafe extern "C" fn(*const u8, *mut c_char, usize, *mut usize) -> c_int;
+type EncodeFn = unsafe extern "C" fn(*const c_char, usize, *mut u8, *mut *const c_char) -> c_int;
+type LutFn = unsafe extern "C" fn(*const c_char, u32, *mut u32, *mut *const c_char) -> c_int;
+
+/// What a library call returned, before it becomes a protocol answer.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Status<T> {
+    /// `TPB_OK` with the answer.
+    Ok(T),
+    /// `TPB_UNSUPPORTED`.
+    Unsupported,
+    /// Any other code, or an answer that breaks the ABI (bad UTF-8, a size
+    /// out of bounds), with what was wrong.
+    Error(String),
+}
+
+/// A loaded subject library.
+pub struct SubjectLib {
+    name: String,
+    caps: u32,
+    validate_header: Option<ValidateFn>,
+    validate_payload: Option<ValidateFn>,
+    decode: Option<DecodeFn>,
+    encode: Option<EncodeFn>,
+    lut: Option<LutFn>,
+    init: InitFn,
+    // Keeps the function pointers above valid; dropped last.
+    _lib: Library,
+}
+
+/// Reads a NUL-terminated string the library returned.
+///
+/// # Safety
+/// `p` must be null or point to a NUL-terminated string that stays valid for
+/// the call (tpb_subject.h requires strings to live until unload).
+unsafe fn text(p: *const c_char, what: &str) -> Result<Option<String>, String> {
+    if p.is_null() {
+        return Ok(None);
+    }
+    // SAFETY: non-null, NUL-terminated and live per the caller's contract.
+    let c = unsafe { CStr::from_ptr(p) };
+    c.to_str()
+        .map(|s| Some(s.to_string()))
+        .map_err(|_| format!("{what} is not UTF-8"))
+}
+
+impl SubjectLib {
+    /// Loads the library at `path` and checks the required symbols, the ABI
+    /// version and that every declared capability has its symbol.
+    pub fn load(path: &str) -> Result<SubjectLib, String> {
+        // SAFETY: loading runs the library's initialisers; that is the point
+        // of a `lib:` subject, and it happens in the worker process only.
+        let lib = unsafe { Library::new(path) }.map_err(|e| format!("cannot load {path}: {e}"))?;
+        fn sym<T: Copy>(lib: &Library, name: &str) -> Result<T, String> {
+            // SAFETY: `T` is the tpb_subject.h signature of `name`; a library
+            // exporting that name with another signature breaks the ABI.
+            let s: Result<Symbol<T>, _> = unsafe { lib.get(name.as_bytes()) };
+            s.map(|s| *s)
+                .map_err(|e| format!("missing symbol `{name}`: {e}"))
+        }
+        let abi: AbiVersionFn = sym(&lib, "tpb_subject_abi_version")?;
+        let name_fn: NameFn = sym(&lib, "tpb_subject_name")?;
+        let caps_fn: CapsFn = sym(&lib, "tpb_subject_capabilities")?;
+        let init: InitFn = sym(&lib, "tpb_subject_init")?;
+        // SAFETY: required ABI functions without arguments.
+        let v = unsafe { abi() };
+        if v != ABI_VERSION {
+            return Err(format!(
+                "tpb_subject_abi_version() = {v}; this harness speaks {ABI_VERSION}"
+            ));
+        }
+        // SAFETY: as above; the string lives until unload (ABI contract).
+        let name = unsafe { text(name_fn(), "tpb_subject_name()") }?
+            .filter(|s| !s.trim().is_empty())
+            .ok_or("tpb_subject_name() is null or empty")?;
+        // SAFETY: as above.
+        let caps = unsafe { caps_fn() };
+        let known = Op::ALL.iter().fold(0, |m, &o| m | cap_bit(o));
+        if caps & !known != 0 {
+            return Err(format!(
+                "tpb_subject_capabilities() = {caps:#x} sets undefined bits {:#x}",
+                caps & !known
+            ));
+        }
+        let validate_header = if caps & cap_bit(Op::ValidateHeader) != 0 {
+            Some(sym::<ValidateFn>(&lib, "tpb_validate_header")?)
+        } else {
+            None
+        };
+        let validate_payload = if caps & cap_bit(Op::ValidatePayload) != 0 {
+            Some(sym::<ValidateFn>(&lib, "tpb_validate_payload")?)
+        } else {
+            None
+        };
+        let decode = if caps & cap_bit(Op::Decode) != 0 {
+            Some(sym::<DecodeFn>(&lib, "tpb_decode")?)
+        } else {
+            None
+        };
+        let encode = if caps & cap_bit(Op::Encode) != 0 {
+            Some(sym::<EncodeFn>(&lib, "tpb_encode")?)
+        } else {
+            None
+        };
+        let lut = if caps & cap_bit(Op::Lut) != 0 {
+            Some(sym::<LutFn>(&lib, "tpb_lut")?)
+        } else {
+            None
+        };
+        Ok(SubjectLib {
+            name,
+            caps,
+            validate_header,
+            validate_payload,
+            decode,
+            encode,
+            lut,
+            init,
+            _lib: lib,
+        })
+    }
+
+    /// `tpb_subject_name()`.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The declared operations, in protocol order.
+    pub fn ops(&self) -> Vec<Op> {
+        Op::ALL
+            .into_iter()
+            .filter(|&o| self.caps & cap_bit(o) != 0)
+            .collect()
+    }
+
+    /// `tpb_subject_init(arch)`.
+    pub fn init(&self, arch: &str) -> Status<()> {
+        let Ok(c) = CString::new(arch) else {
+            return Status::Error("arch holds a NUL byte".into());
+        };
+        // SAFETY: `c` is a valid NUL-terminated string for the call.
+        match unsafe { (self.init)(c.as_ptr()) } {
+            TPB_OK => Status::Ok(()),
+            TPB_UNSUPPORTED => Status::Unsupported,
+            n => Status::Error(format!("tpb_subject_init returned {n}")),
+        }
+    }
+
+    /// `tpb_validate_header` / `tpb_validate_payload`.
+    pub fn validate(&self, payload: bool, b: &[u8; 64]) -> Status<Option<String>> {
+        let f = if payload {
+            self.validate_payload
+        } else {
+            self.validate_header
+        };
+        let Some(f) = f else {
+            return Status::Unsupported;
+        };
+        let mut failed: *const c_char = std::ptr::null();
+        // SAFETY: `b` is 64 readable bytes; `failed` is a valid out-pointer.
+        let rc = unsafe { f(b.as_ptr(), &mut failed) };
+        match rc {
+            // SAFETY: the ABI requires a null or a live NUL-terminated string.
+            TPB_OK => match unsafe { text(failed, "the failed predicate") } {
+                Ok(Some(s)) if s.is_empty() => Status::Error("empty predicate name".into()),
+                Ok(v) => Status::Ok(v),
+                Err(e) => Status::Error(e),
+            },
+            TPB_UNSUPPORTED => Status::Unsupported,
+            n => Status::Error(format!("validator returned status {n}")),
+        }
+    }
+
+    /// `tpb_decode`: the JSON answer text.
+    pub fn decode(&self, b: &[u8; 64]) -> Status<String> {
+        let Some(f) = self.decode else {
+            return Status::Unsupported;
+        };
+        let mut cap = DECODE_CAP;
+        for _ in 0..2 {
+            let mut buf = vec![0u8; cap];
+            let mut len = 0usize;
+            // SAFETY: `b` is 64 bytes; `buf` has `cap` writable bytes; `len`
+            // is a valid out-pointer.
+            let rc = unsafe { f(b.as_ptr(), buf.as_mut_ptr().cast(), cap, &mut len) };
+            match rc {
+                TPB_OK if len <= cap => {
+                    buf.truncate(len);
+                    return match String::from_utf8(buf) {
+                        Ok(s) => Status::Ok(s),
+                        Err(_) => Status::Error("decode answer is not UTF-8".into()),
+                    };
+                }
+                TPB_OK => return Status::Error(format!("decode length {len} > capacity {cap}")),
+                TPB_BUFFER_TOO_SMALL if len > cap && len <= DECODE_MAX => cap = len,
+                TPB_BUFFER_TOO_SMALL => {
+                    return Status::Error(format!("decode needs {len} bytes (capacity {cap})"))
+                }
+                TPB_UNSUPPORTED => return Status::Unsupported,
+                n => return Status::Error(format!("tpb_decode returned {n}")),
+            }
+        }
+        Status::Error("decode buffer still too small after a retry".into())
+    }
+
+    /// `tpb_encode`: `Ok(Ok(bundle))` or `Ok(Err(refusal))`.
+    pub fn encode(&self, request: &str) -> Status<Result<[u8; 64], String>> {
+        let Some(f) = self.encode else {
+            return Status::Unsupported;
+        };
+        let mut out = [0u8; 64];
+        let mut refused: *const c_char = std::ptr::null();
+        // SAFETY: `request` is `len` readable bytes; `out` 64 writable bytes;
+        // `refused` a valid out-pointer.
+        let rc = unsafe {
+            f(
+                request.as_ptr().cast(),
+                request.len(),
+                out.as_mut_ptr(),
+                &mut refused,
+            )
+        };
+        match rc {
+            // SAFETY: the ABI requires a null or a live NUL-terminated string.
+            TPB_OK => match unsafe { text(refused, "the refusal") } {
+                Ok(None) => Status::Ok(Ok(out)),
+                Ok(Some(r)) => Status::Ok(Err(r)),
+                Err(e) => Status::Error(e),
+            },
+            TPB_UNSUPPORTED => Status::Unsupported,
+            n => Status::Error(format!("tpb_encode returned {n}")),
+        }
+    }
+
+    /// `tpb_lut`: `Ok(Ok(wire))` or `Ok(Err(refusal))`.
+    pub fn lut(&self, table: LutTable, input: u32) -> Status<Result<u32, String>> {
+        let Some(f) = self.lut else {
+            return Status::Unsupported;
+        };
+        let Ok(t) = CString::new(table.name()) else {
+            return Status::Error("table name holds a NUL byte".into());
+        };
+        let mut wire = 0u32;
+        let mut refused: *const c_char = std::ptr::null();
+        // SAFETY: `t` is NUL-terminated; the out-pointers are valid.
+        let rc = unsafe { f(t.as_ptr(), input, &mut wire, &mut refused) };
+        match rc {
+            // SAFETY: the ABI requires a null or a live NUL-terminated string.
+            TPB_OK => match unsafe { text(refused, "the refusal") } {
+                Ok(None) => Status::Ok(Ok(wire)),
+                Ok(Some(r)) => Status::Ok(Err(r)),
+                Err(e) => Status::Error(e),
+            },
+            TPB_UNSUPPORTED => Status::Unsupported,
+            n => Status::Error(format!("tpb_lut returned {n}")),
+        }
+    }
+}

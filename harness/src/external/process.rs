@@ -1,0 +1,569 @@
+//! The `tpb-subject/1` client: one child process per generation, requests
+//! pipelined on its stdin (at most [`MAX_IN_FLIGHT`] unanswered), answers
+//! read from its stdout in request order.
+//!
+//! # Faults
+//!
+//! A malformed answer or a wrong id ([`FaultClass::Protocol`]), no answer
+//! within the case timeout ([`FaultClass::Timeout`]), or the process exiting
+//! before it answered ([`FaultClass::Crash`]) is a [`Fault`] for the oldest
+//! unanswered request: answers come in request order, so that is the input
+//! the subject was working on. The process is then killed (its whole process
+//! group) and started again, the requests it had not answered are sent to
+//! the new process, and the batch goes on. A subject that cannot be started
+//! [`MAX_FAILED_STARTS`] times in a row is given up: every later request is
+//! a crash fault naming why, so a run against it never passes.
+//!
+//! # Threads
+//!
+//! Per process: a writer thread (so a subject that stops reading cannot
+//! block the harness), a stdout reader thread feeding a channel (so the
+//! harness can wait with a timeout), and a stderr reader thread keeping the
+//! last [`STDERR_LINES`] lines in a ring shared across restarts.
+
+use super::protocol::{
+    self, parse_answer, parse_hello, Answer, Hello, Op, Request, MAX_IN_FLIGHT, MAX_LINE,
+};
+use std::collections::VecDeque;
+use std::ffi::OsString;
+use std::fmt;
+use std::io::{BufRead, BufReader, Read, Write};
+use std::os::unix::process::{CommandExt, ExitStatusExt};
+use std::process::{Child, ChildStdin, Command, ExitStatus, Stdio};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
+use std::sync::{Arc, Mutex};
+use std::thread;
+use std::time::Duration;
+
+/// Lines of the subject's stderr kept for the report.
+pub const STDERR_LINES: usize = 50;
+/// Consecutive failed starts (spawn or hello) before the subject is given up.
+pub const MAX_FAILED_STARTS: u32 = 3;
+/// Longest stderr line kept, in bytes (longer lines are cut).
+const STDERR_LINE_MAX: usize = 1000;
+
+/// How a fault is classed in reports.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum FaultClass {
+    /// Malformed answer, wrong id, or a bad hello.
+    Protocol,
+    /// No answer within the case timeout.
+    Timeout,
+    /// The process exited (or could not be started) before answering.
+    Crash,
+}
+
+impl FaultClass {
+    /// Stable lowercase name: `protocol`, `timeout`, `crash`.
+    pub fn name(self) -> &'static str {
+        match self {
+            FaultClass::Protocol => "protocol",
+            FaultClass::Timeout => "timeout",
+            FaultClass::Crash => "crash",
+        }
+    }
+}
+
+impl fmt::Display for FaultClass {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// A request the subject did not answer properly.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Fault {
+    /// The class.
+    pub class: FaultClass,
+    /// What happened (the parse error, the exit status, the timeout).
+    pub detail: String,
+}
+
+impl fmt::Display for Fault {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.class, self.detail)
+    }
+}
+
+/// The answer to one request, or the fault it caused.
+pub type Reply = Result<Answer, Fault>;
+
+/// What to run: a program and its arguments.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Launch {
+    /// The program.
+    pub program: OsString,
+    /// Its arguments.
+    pub args: Vec<OsString>,
+}
+
+impl Launch {
+    /// `sh -c COMMAND` (the `cmd:` subjects).
+    pub fn shell(command: &str) -> Launch {
+        Launch {
+            program: "sh".into(),
+            args: vec!["-c".into(), command.into()],
+        }
+    }
+}
+
+enum Event {
+    Line(String),
+    Bad(String),
+    Eof,
+}
+
+struct Running {
+    child: Child,
+    to_stdin: Option<Sender<String>>,
+    lines: Receiver<Event>,
+    next_id: u64,
+}
+
+impl Running {
+    fn kill(mut self) -> Option<ExitStatus> {
+        self.to_stdin = None;
+        if let Ok(Some(s)) = self.child.try_wait() {
+            return Some(s);
+        }
+        // The child leads its own process group (see `spawn`): kill the group
+        // so a `sh -c` wrapper's children die too.
+        if let Ok(pid) = i32::try_from(self.child.id()) {
+            let _ = nix::sys::signal::killpg(
+                nix::unistd::Pid::from_raw(pid),
+                nix::sys::signal::Signal::SIGKILL,
+            );
+        }
+        let _ = self.child.kill();
+        self.child.wait().ok()
+    }
+}
+
+/// A `tpb-subject/1` subject running as a child process.
+pub struct ProcessSubject {
+    launch: Launch,
+    arch: String,
+    timeout: Duration,
+    hello: Hello,
+    running: Option<Running>,
+    stderr: Arc<Mutex<VecDeque<String>>>,
+    restarts: u64,
+    dead: Option<String>,
+}
+
+/// Why a subject could not be started.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StartError(pub String);
+
+impl fmt::Display for StartError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for StartError {}
+
+fn describe_exit(s: Option<ExitStatus>) -> String {
+    match s {
+        Some(s) => match (s.code(), s.signal()) {
+            (Some(c), _) => format!("exited with status {c}"),
+            (None, Some(sig)) => format!("killed by signal {sig}{}", signal_name(sig)),
+            _ => "exited".into(),
+        },
+        None => "exited (status unknown)".into(),
+    }
+}
+
+fn signal_name(sig: i32) -> &'static str {
+    match sig {
+        4 => " (SIGILL)",
+        6 => " (SIGABRT)",
+        7 => " (SIGBUS)",
+        8 => " (SIGFPE)",
+        9 => " (SIGKILL)",
+        11 => " (SIGSEGV)",
+        _ => "",
+    }
+}
+
+/// Reads one line of at most `max` bytes (without the newline). `Ok(None)`
+/// at end of input; an over-long line is consumed and reported as `Err`.
+fn read_line(r: &mut impl BufRead, max: usize) -> std::io::Result<Option<Result<String, String>>> {
+    let mut buf = Vec::new();
+    let n = r
+        .by_ref()
+        .take(max as u64 + 1)
+        .read_until(b'\n', &mut buf)?;
+    if n == 0 {
+        return Ok(None);
+    }
+    if buf.last() == Some(&b'\n') {
+        buf.pop();
+    } else if buf.len() > max {
+        // Skip the rest of the over-long line.
+        let mut sink = Vec::new();
+        loop {
+            sink.clear();
+            let k = r.by_ref().take(1 << 16).read_until(b'\n', &mut sink)?;
+            if k == 0 || sink.last() == Some(&b'\n') {
+                break;
+            }
+        }
+        return Ok(Some(Err(format!("answer line longer than {max} bytes"))));
+    }
+    Ok(Some(
+        String::from_utf8(buf).map_err(|_| "answer line is not UTF-8".to_string()),
+    ))
+}
+
+impl ProcessSubject {
+    /// Starts the subject for generation `arch` (e.g. `"v2"`) and performs the
+    /// hello. `timeout` bounds every answer (the hello gets at least 10 s).
+    pub fn start(
+        launch: Launch,
+        arch: &str,
+        timeout: Duration,
+    ) -> Result<ProcessSubject, StartError> {
+        let stderr = Arc::new(Mutex::new(VecDeque::with_capacity(STDERR_LINES)));
+        let (running, hello) = spawn(&launch, arch, timeout, &stderr).map_err(|e| {
+            let tail = tail_of(&stderr);
+            if tail.is_empty() {
+                StartError(e)
+            } else {
+                StartError(format!("{e}; its stderr ends:\n{}", tail.join("\n")))
+            }
+        })?;
+        Ok(ProcessSubject {
+            launch,
+            arch: arch.to_string(),
+            timeout,
+            hello,
+            running: Some(running),
+            stderr,
+            restarts: 0,
+            dead: None,
+        })
+    }
+
+    /// The hello answer of the first start.
+    pub fn hello(&self) -> &Hello {
+        &self.hello
+    }
+
+    /// True if the subject declared `op`.
+    pub fn supports(&self, op: Op) -> bool {
+        self.hello.ops.contains(&op)
+    }
+
+    /// The generation this process serves.
+    pub fn arch(&self) -> &str {
+        &self.arch
+    }
+
+    /// How often the process was restarted after a fault.
+    pub fn restarts(&self) -> u64 {
+        self.restarts
+    }
+
+    /// Why the subject was given up, if it was.
+    pub fn dead(&self) -> Option<&str> {
+        self.dead.as_deref()
+    }
+
+    /// The last [`STDERR_LINES`] lines the subject wrote to stderr (across
+    /// restarts).
+    pub fn stderr_tail(&self) -> Vec<String> {
+        tail_of(&self.stderr)
+    }
+
+    /// Sends one request and waits for its answer.
+    pub fn call(&mut self, r: &Request) -> Reply {
+        self.call_batch(std::slice::from_ref(r)).remove(0)
+    }
+
+    /// Runs a batch of requests, pipelined; one reply per request, in order.
+    /// Requests for an op the subject did not declare are answered
+    /// [`Answer::Unsupported`] without a round trip.
+    pub fn call_batch(&mut self, reqs: &[Request]) -> Vec<Reply> {
+        let mut out: Vec<Option<Reply>> = vec![None; reqs.len()];
+        let wire: Vec<usize> = (0..reqs.len())
+            .filter(|&i| {
+                let ok = self.supports(reqs[i].op());
+                if !ok {
+                    out[i] = Some(Ok(Answer::Unsupported));
+                }
+                ok
+            })
+            .collect();
+        // `sent` = how many of `wire` went to the current process;
+        // `done` = how many are answered (or faulted).
+        let (mut sent, mut done) = (0usize, 0usize);
+        let mut in_flight: VecDeque<(usize, u64)> = VecDeque::new();
+        while done < wire.len() {
+            if let Some(why) = &self.dead {
+                let f = Fault {
+                    class: FaultClass::Crash,
+                    detail: format!("subject given up: {why}"),
+                };
+                for &i in &wire[done..] {
+                    out[i] = Some(Err(f.clone()));
+                }
+                break;
+            }
+            if self.running.is_none() {
+                self.restart();
+                in_flight.clear();
+                sent = done;
+                continue;
+            }
+            let Some(run) = self.running.as_mut() else {
+                continue;
+            };
+            while sent < wire.len() && in_flight.len() < MAX_IN_FLIGHT {
+                let i = wire[sent];
+                let id = run.next_id;
+                run.next_id += 1;
+                let ok = run
+                    .to_stdin
+                    .as_ref()
+                    .is_some_and(|tx| tx.send(reqs[i].to_line(id)).is_ok());
+                in_flight.push_back((i, id));
+                sent += 1;
+                if !ok {
+                    break;
+                }
+            }
+            let Some(&(i, id)) = in_flight.front() else {
+                continue;
+            };
+            let fault = match run.lines.recv_timeout(self.timeout) {
+                Ok(Event::Line(l)) => match parse_answer(&l, id, reqs[i].op()) {
+                    Ok(a) => {
+                        out[i] = Some(Ok(a));
+                        in_flight.pop_front();
+                        done += 1;
+                        continue;
+                    }
+                    Err(e) => Fault {
+                        class: FaultClass::Protocol,
+                        detail: format!("{e}; answer line: {}", clip(&l)),
+                    },
+                },
+                Ok(Event::Bad(e)) => Fault {
+                    class: FaultClass::Protocol,
+                    detail: e,
+                },
+                Ok(Event::Eof) | Err(RecvTimeoutError::Disconnected) => {
+                    let status = self.running.take().and_then(Running::kill);
+                    Fault {
+                        class: FaultClass::Crash,
+                        detail: format!("{} before answering", describe_exit(status)),
+                    }
+                }
+                Err(RecvTimeoutError::Timeout) => Fault {
+                    class: FaultClass::Timeout,
+                    detail: format!("no answer within {:?}", self.timeout),
+                },
+            };
+            out[i] = Some(Err(fault));
+            done += 1;
+            if let Some(r) = self.running.take() {
+                r.kill();
+            }
+            self.restart();
+            in_flight.clear();
+            sent = done;
+        }
+        out.into_iter()
+            .map(|r| {
+                r.unwrap_or_else(|| {
+                    Err(Fault {
+                        class: FaultClass::Crash,
+                        detail: "internal: request not answered".into(),
+                    })
+                })
+            })
+            .collect()
+    }
+
+    fn restart(&mut self) {
+        self.restarts += 1;
+        let mut last = String::new();
+        for _ in 0..MAX_FAILED_STARTS {
+            match spawn(&self.launch, &self.arch, self.timeout, &self.stderr) {
+                Ok((r, h)) if h == self.hello => {
+                    self.running = Some(r);
+                    return;
+                }
+                Ok((r, h)) => {
+                    r.kill();
+                    self.dead = Some(format!(
+                        "restarted process changed its hello from {:?} to {h:?}",
+                        self.hello
+                    ));
+                    return;
+                }
+                Err(e) => last = e,
+            }
+        }
+        self.dead = Some(format!(
+            "{MAX_FAILED_STARTS} restarts in a row failed, last: {last}"
+        ));
+    }
+}
+
+impl Drop for ProcessSubject {
+    fn drop(&mut self) {
+        // Close stdin (the subject exits), then make sure it did.
+        if let Some(mut r) = self.running.take() {
+            r.to_stdin = None;
+            for _ in 0..50 {
+                if let Ok(Some(_)) = r.child.try_wait() {
+                    return;
+                }
+                thread::sleep(Duration::from_millis(10));
+            }
+            r.kill();
+        }
+    }
+}
+
+fn clip(s: &str) -> String {
+    const MAX: usize = 200;
+    if s.len() <= MAX {
+        return s.to_string();
+    }
+    let mut end = MAX;
+    while !s.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("{}…", &s[..end])
+}
+
+fn tail_of(ring: &Mutex<VecDeque<String>>) -> Vec<String> {
+    ring.lock()
+        .map(|r| r.iter().cloned().collect())
+        .unwrap_or_default()
+}
+
+/// Starts the process and runs the hello exchange.
+fn spawn(
+    launch: &Launch,
+    arch: &str,
+    timeout: Duration,
+    ring: &Arc<Mutex<VecDeque<String>>>,
+) -> Result<(Running, Hello), String> {
+    let mut child = Command::new(&launch.program)
+        .args(&launch.args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .process_group(0)
+        .spawn()
+        .map_err(|e| format!("cannot start {:?}: {e}", launch.program))?;
+    let (stdin, stdout, stderr) =
+        match (child.stdin.take(), child.stdout.take(), child.stderr.take()) {
+            (Some(i), Some(o), Some(e)) => (i, o, e),
+            _ => {
+                let _ = child.kill();
+                let _ = child.wait();
+                return Err("child has no pipes".into());
+            }
+        };
+    let (to_stdin, from_harness) = mpsc::channel::<String>();
+    thread::spawn(move || write_loop(stdin, from_harness));
+    let (tx, lines) = mpsc::channel();
+    thread::spawn(move || read_loop(stdout, tx));
+    let ring2 = Arc::clone(ring);
+    let (err_done_tx, err_done) = mpsc::channel::<()>();
+    thread::spawn(move || {
+        stderr_loop(stderr, &ring2);
+        let _ = err_done_tx.send(());
+    });
+    let run = Running {
+        child,
+        to_stdin: Some(to_stdin),
+        lines,
+        next_id: 1,
+    };
+    let sent = run
+        .to_stdin
+        .as_ref()
+        .is_some_and(|tx| tx.send(protocol::hello_line(arch)).is_ok());
+    let wait = timeout.max(Duration::from_secs(10));
+    let answer = if sent {
+        run.lines.recv_timeout(wait)
+    } else {
+        Err(RecvTimeoutError::Disconnected)
+    };
+    let failed = |run: Running, why: String| {
+        let st = run.kill();
+        // Give the stderr reader a moment to drain the dying process.
+        let _ = err_done.recv_timeout(Duration::from_millis(500));
+        Err(format!("{why} ({})", describe_exit(st)))
+    };
+    match answer {
+        Ok(Event::Line(l)) => match parse_hello(&l) {
+            Ok(h) => Ok((run, h)),
+            Err(e) => failed(run, format!("bad hello answer: {e}; line: {}", clip(&l))),
+        },
+        Ok(Event::Bad(e)) => failed(run, format!("bad hello answer: {e}")),
+        Ok(Event::Eof) | Err(RecvTimeoutError::Disconnected) => {
+            failed(run, "exited before answering hello".into())
+        }
+        Err(RecvTimeoutError::Timeout) => failed(run, format!("no hello answer within {wait:?}")),
+    }
+}
+
+fn write_loop(stdin: ChildStdin, rx: Receiver<String>) {
+    let mut w = std::io::BufWriter::new(stdin);
+    while let Ok(line) = rx.recv() {
+        if writeln!(w, "{line}").is_err() {
+            return;
+        }
+        // Batch whatever is queued, flush when the queue is empty.
+        while let Ok(more) = rx.try_recv() {
+            if writeln!(w, "{more}").is_err() {
+                return;
+            }
+        }
+        if w.flush().is_err() {
+            return;
+        }
+    }
+    // Channel closed: dropping `w` closes the subject's stdin.
+}
+
+fn read_loop(stdout: impl Read, tx: Sender<Event>) {
+    let mut r = BufReader::new(stdout);
+    loop {
+        let ev = match read_line(&mut r, MAX_LINE) {
+            Ok(Some(Ok(l))) => Event::Line(l),
+            Ok(Some(Err(e))) => Event::Bad(e),
+            Ok(None) | Err(_) => {
+                let _ = tx.send(Event::Eof);
+                return;
+            }
+        };
+        if tx.send(ev).is_err() {
+            return;
+        }
+    }
+}
+
+fn stderr_loop(stderr: impl Read, ring: &Mutex<VecDeque<String>>) {
+    let mut r = BufReader::new(stderr);
+    loop {
+        let line = match read_line(&mut r, STDERR_LINE_MAX) {
+            Ok(Some(Ok(l))) => l,
+            Ok(Some(Err(_))) => "[over-long or non-UTF-8 stderr line]".to_string(),
+            Ok(None) | Err(_) => return,
+        };
+        if let Ok(mut g) = ring.lock() {
+            if g.len() == STDERR_LINES {
+                g.pop_front();
+            }
+            g.push_back(line);
+        }
+    }
+}

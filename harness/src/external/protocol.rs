@@ -1,0 +1,655 @@
+//! The wire format of `tpb-subject/1` (docs/subject-protocol.md): one JSON
+//! object per line, both directions. This module only turns typed requests
+//! into lines and lines into typed answers, strictly: an answer with a
+//! missing, extra or mistyped key, or the wrong id, is an error naming what
+//! is wrong. The same types serve the client ([`super::process`]) and the
+//! library worker ([`super::worker`]).
+
+use serde_json::{Map, Value};
+use std::fmt;
+
+/// The protocol version this module speaks (`"protocol":1`).
+pub const PROTOCOL: u64 = 1;
+/// At most this many requests are in flight (sent, not yet answered).
+pub const MAX_IN_FLIGHT: usize = 256;
+/// The longest answer line accepted, in bytes; a longer one is a protocol
+/// finding (readers stream with bounded memory).
+pub const MAX_LINE: usize = 1 << 20;
+
+/// An operation of the protocol (the `ops` of the hello answer).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Op {
+    /// SPEC §3 header validator.
+    ValidateHeader,
+    /// SPEC §4 payload validator.
+    ValidatePayload,
+    /// SPEC §5.1 decoder.
+    Decode,
+    /// SPEC §5.2 encoder.
+    Encode,
+    /// SPEC §6 lookup tables.
+    Lut,
+}
+
+impl Op {
+    /// Every operation, in protocol order.
+    pub const ALL: [Op; 5] = [
+        Op::ValidateHeader,
+        Op::ValidatePayload,
+        Op::Decode,
+        Op::Encode,
+        Op::Lut,
+    ];
+
+    /// The `"op"` string.
+    pub fn name(self) -> &'static str {
+        match self {
+            Op::ValidateHeader => "validate_header",
+            Op::ValidatePayload => "validate_payload",
+            Op::Decode => "decode",
+            Op::Encode => "encode",
+            Op::Lut => "lut",
+        }
+    }
+
+    /// Looks an operation up by its `"op"` string.
+    pub fn from_name(s: &str) -> Option<Op> {
+        Op::ALL.into_iter().find(|o| o.name() == s)
+    }
+}
+
+impl fmt::Display for Op {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// A LUT of the `lut` operation (SPEC §6).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum LutTable {
+    /// SPEC §6.1 CollectiveKind → wire.
+    CollectiveKind,
+    /// SPEC §6.2 AluOpType → wire.
+    AluOp,
+    /// SPEC §6.3 AluOpType → DgeComputeOp.
+    Dge,
+    /// SPEC §6.4 dtype → wire tag, pre-v4 column.
+    Dtype,
+    /// SPEC §6.4 dtype → wire tag, v4 column.
+    DtypeV4,
+    /// SPEC §6.5 BIR wait mode → wire byte.
+    WaitMode,
+    /// BIR update mode → wire byte (FACTS §2), once SPEC has it.
+    UpdateMode,
+}
+
+impl LutTable {
+    /// Every table, in protocol order.
+    pub const ALL: [LutTable; 7] = [
+        LutTable::CollectiveKind,
+        LutTable::AluOp,
+        LutTable::Dge,
+        LutTable::Dtype,
+        LutTable::DtypeV4,
+        LutTable::WaitMode,
+        LutTable::UpdateMode,
+    ];
+
+    /// The `"table"` string.
+    pub fn name(self) -> &'static str {
+        match self {
+            LutTable::CollectiveKind => "collective_kind",
+            LutTable::AluOp => "alu_op",
+            LutTable::Dge => "dge",
+            LutTable::Dtype => "dtype",
+            LutTable::DtypeV4 => "dtype_v4",
+            LutTable::WaitMode => "wait_mode",
+            LutTable::UpdateMode => "update_mode",
+        }
+    }
+
+    /// Looks a table up by its `"table"` string.
+    pub fn from_name(s: &str) -> Option<LutTable> {
+        LutTable::ALL.into_iter().find(|t| t.name() == s)
+    }
+}
+
+/// One request after the hello (the harness adds the `"id"`).
+#[derive(Clone, Debug, PartialEq)]
+pub enum Request {
+    /// `{"op":"validate_header","hex":…}`.
+    ValidateHeader([u8; 64]),
+    /// `{"op":"validate_payload","hex":…}`.
+    ValidatePayload([u8; 64]),
+    /// `{"op":"decode","hex":…}`.
+    Decode([u8; 64]),
+    /// `{"op":"encode","opcode":"0xD9","fields":{…}}`.
+    Encode {
+        /// `byte[0]`.
+        opcode: u8,
+        /// The fields exactly as `tpbconform decode` prints them.
+        fields: Map<String, Value>,
+    },
+    /// `{"op":"lut","table":…,"input":N}`.
+    Lut {
+        /// Which table.
+        table: LutTable,
+        /// The ordinal looked up.
+        input: u32,
+    },
+}
+
+impl Request {
+    /// The operation.
+    pub fn op(&self) -> Op {
+        match self {
+            Request::ValidateHeader(_) => Op::ValidateHeader,
+            Request::ValidatePayload(_) => Op::ValidatePayload,
+            Request::Decode(_) => Op::Decode,
+            Request::Encode { .. } => Op::Encode,
+            Request::Lut { .. } => Op::Lut,
+        }
+    }
+
+    /// The request line (without the newline) with this id.
+    pub fn to_line(&self, id: u64) -> String {
+        let op = self.op().name();
+        match self {
+            Request::ValidateHeader(b) | Request::ValidatePayload(b) | Request::Decode(b) => {
+                format!(
+                    r#"{{"id":{id},"op":"{op}","hex":"{}"}}"#,
+                    crate::subject::hex(b)
+                )
+            }
+            Request::Encode { opcode, fields } => format!(
+                r#"{{"id":{id},"op":"{op}","opcode":"{}","fields":{}}}"#,
+                opcode_str(*opcode),
+                Value::Object(fields.clone())
+            ),
+            Request::Lut { table, input } => format!(
+                r#"{{"id":{id},"op":"{op}","table":"{}","input":{input}}}"#,
+                table.name()
+            ),
+        }
+    }
+
+    /// The input as a report shows it: the bundle's hex, the encode
+    /// request's JSON, or `table input`.
+    pub fn input_text(&self) -> String {
+        match self {
+            Request::ValidateHeader(b) | Request::ValidatePayload(b) | Request::Decode(b) => {
+                crate::subject::hex(b)
+            }
+            Request::Encode { opcode, fields } => format!(
+                r#"{{"opcode":"{}","fields":{}}}"#,
+                opcode_str(*opcode),
+                Value::Object(fields.clone())
+            ),
+            Request::Lut { table, input } => format!("{} {input}", table.name()),
+        }
+    }
+}
+
+/// A typed answer.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Answer {
+    /// Validators: `None` = valid, `Some(predicate)` = the first failure.
+    Verdict(Option<String>),
+    /// Decode success.
+    Decoded {
+        /// `"opcode"` as a byte.
+        opcode: u8,
+        /// `"fields"`, as the subject sent them.
+        fields: Map<String, Value>,
+    },
+    /// Decode failure: SPEC §5.1 field and byte offset.
+    DecodeError {
+        /// The failing field (or validator predicate).
+        field: String,
+        /// Byte offset.
+        offset: u64,
+    },
+    /// Encode success.
+    Encoded([u8; 64]),
+    /// Encode or LUT refusal, with the subject's reason.
+    Refused(String),
+    /// LUT success.
+    Wire(u64),
+    /// `{"unsupported":true}`.
+    Unsupported,
+}
+
+/// The hello answer.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Hello {
+    /// `"protocol"` (always [`PROTOCOL`] once parsed).
+    pub protocol: u64,
+    /// `"name"`.
+    pub name: String,
+    /// `"ops"`, deduplicated, in protocol order.
+    pub ops: Vec<Op>,
+}
+
+/// `0xHH`, as `tpbconform decode` prints opcodes.
+pub fn opcode_str(op: u8) -> String {
+    format!("0x{op:02X}")
+}
+
+/// Parses `0xHH` (two hex digits, either case).
+pub fn parse_opcode(s: &str) -> Option<u8> {
+    let h = s.strip_prefix("0x")?;
+    if h.len() != 2 || !h.bytes().all(|c| c.is_ascii_hexdigit()) {
+        return None;
+    }
+    u8::from_str_radix(h, 16).ok()
+}
+
+/// Parses exactly 128 hex digits into a bundle.
+pub fn parse_bundle_hex(s: &str) -> Option<[u8; 64]> {
+    let b = s.as_bytes();
+    if b.len() != 128 {
+        return None;
+    }
+    let mut out = [0u8; 64];
+    for (i, pair) in b.chunks_exact(2).enumerate() {
+        let hi = char::from(pair[0]).to_digit(16)?;
+        let lo = char::from(pair[1]).to_digit(16)?;
+        out[i] = u8::try_from(hi * 16 + lo).ok()?;
+    }
+    Some(out)
+}
+
+/// The hello request line.
+pub fn hello_line(arch: &str) -> String {
+    format!(r#"{{"op":"hello","protocol":{PROTOCOL},"arch":"{arch}"}}"#)
+}
+
+fn object(line: &str) -> Result<Map<String, Value>, String> {
+    match serde_json::from_str::<Value>(line) {
+        Ok(Value::Object(m)) => Ok(m),
+        Ok(_) => Err("not a JSON object".into()),
+        Err(e) => Err(format!("not JSON ({e})")),
+    }
+}
+
+/// Checks that `m` has exactly the keys `keys` (names the first stray or
+/// missing one).
+fn exact_keys(m: &Map<String, Value>, keys: &[&str]) -> Result<(), String> {
+    if let Some(k) = m.keys().find(|k| !keys.contains(&k.as_str())) {
+        return Err(format!("unexpected key `{k}`"));
+    }
+    if let Some(k) = keys.iter().find(|k| !m.contains_key(**k)) {
+        return Err(format!("missing key `{k}`"));
+    }
+    Ok(())
+}
+
+fn string<'a>(m: &'a Map<String, Value>, k: &str) -> Result<&'a str, String> {
+    m.get(k)
+        .and_then(Value::as_str)
+        .ok_or_else(|| format!("`{k}` is not a string"))
+}
+
+fn uint(m: &Map<String, Value>, k: &str) -> Result<u64, String> {
+    m.get(k)
+        .and_then(Value::as_u64)
+        .ok_or_else(|| format!("`{k}` is not a non-negative integer"))
+}
+
+/// Parses the hello answer `{"protocol":1,"name":…,"ops":[…]}`.
+pub fn parse_hello(line: &str) -> Result<Hello, String> {
+    let m = object(line)?;
+    exact_keys(&m, &["protocol", "name", "ops"])?;
+    let protocol = uint(&m, "protocol")?;
+    if protocol != PROTOCOL {
+        return Err(format!(
+            "protocol {protocol} (this harness speaks {PROTOCOL})"
+        ));
+    }
+    let name = string(&m, "name")?.to_string();
+    if name.trim().is_empty() {
+        return Err("`name` is empty".into());
+    }
+    let Some(list) = m.get("ops").and_then(Value::as_array) else {
+        return Err("`ops` is not an array".into());
+    };
+    let mut ops = Vec::new();
+    for v in list {
+        let s = v.as_str().ok_or("`ops` holds a non-string")?;
+        let op = Op::from_name(s).ok_or_else(|| format!("unknown op `{s}` in `ops`"))?;
+        if !ops.contains(&op) {
+            ops.push(op);
+        }
+    }
+    ops.sort();
+    Ok(Hello {
+        protocol,
+        name,
+        ops,
+    })
+}
+
+/// Parses the answer to request `id` of operation `op`.
+pub fn parse_answer(line: &str, id: u64, op: Op) -> Result<Answer, String> {
+    let m = object(line)?;
+    match m.get("id") {
+        Some(v) if v.as_u64() == Some(id) => {}
+        Some(v) => return Err(format!("answer has id {v}, expected {id}")),
+        None => return Err("missing key `id`".into()),
+    }
+    if m.contains_key("unsupported") {
+        exact_keys(&m, &["id", "unsupported"])?;
+        return match m.get("unsupported") {
+            Some(Value::Bool(true)) => Ok(Answer::Unsupported),
+            _ => Err("`unsupported` is not true".into()),
+        };
+    }
+    match op {
+        Op::ValidateHeader | Op::ValidatePayload => {
+            exact_keys(&m, &["id", "failed"])?;
+            match m.get("failed") {
+                Some(Value::Null) => Ok(Answer::Verdict(None)),
+                Some(Value::String(s)) if !s.is_empty() => Ok(Answer::Verdict(Some(s.clone()))),
+                _ => Err("`failed` is neither null nor a predicate name".into()),
+            }
+        }
+        Op::Decode => {
+            if let Some(e) = m.get("error") {
+                exact_keys(&m, &["id", "error"])?;
+                let Value::Object(e) = e else {
+                    return Err("`error` is not an object".into());
+                };
+                exact_keys(e, &["field", "offset"])?;
+                let field = string(e, "field")?.to_string();
+                let offset = uint(e, "offset")?;
+                return Ok(Answer::DecodeError { field, offset });
+            }
+            exact_keys(&m, &["id", "opcode", "fields"])?;
+            let s = string(&m, "opcode")?;
+            let opcode = parse_opcode(s).ok_or_else(|| format!("`opcode` {s:?} is not 0xHH"))?;
+            match m.get("fields") {
+                Some(Value::Object(f)) => Ok(Answer::Decoded {
+                    opcode,
+                    fields: f.clone(),
+                }),
+                _ => Err("`fields` is not an object".into()),
+            }
+        }
+        Op::Encode => {
+            if m.contains_key("refused") {
+                exact_keys(&m, &["id", "refused"])?;
+                return Ok(Answer::Refused(string(&m, "refused")?.to_string()));
+            }
+            exact_keys(&m, &["id", "hex"])?;
+            let s = string(&m, "hex")?;
+            parse_bundle_hex(s)
+                .map(Answer::Encoded)
+                .ok_or_else(|| "`hex` is not 128 hex digits".into())
+        }
+        Op::Lut => {
+            if m.contains_key("refused") {
+                exact_keys(&m, &["id", "refused"])?;
+                return Ok(Answer::Refused(string(&m, "refused")?.to_string()));
+            }
+            exact_keys(&m, &["id", "wire"])?;
+            Ok(Answer::Wire(uint(&m, "wire")?))
+        }
+    }
+}
+
+/// The answer line (without the newline) for request `id` (server side).
+pub fn answer_line(id: u64, a: &Answer) -> String {
+    let mut m = Map::new();
+    m.insert("id".into(), Value::from(id));
+    match a {
+        Answer::Verdict(v) => {
+            m.insert(
+                "failed".into(),
+                v.clone().map_or(Value::Null, Value::String),
+            );
+        }
+        Answer::Decoded { opcode, fields } => {
+            m.insert("opcode".into(), Value::String(opcode_str(*opcode)));
+            m.insert("fields".into(), Value::Object(fields.clone()));
+        }
+        Answer::DecodeError { field, offset } => {
+            m.insert(
+                "error".into(),
+                serde_json::json!({"field": field, "offset": offset}),
+            );
+        }
+        Answer::Encoded(b) => {
+            m.insert("hex".into(), Value::String(crate::subject::hex(b)));
+        }
+        Answer::Refused(r) => {
+            m.insert("refused".into(), Value::String(r.clone()));
+        }
+        Answer::Wire(w) => {
+            m.insert("wire".into(), Value::from(*w));
+        }
+        Answer::Unsupported => {
+            m.insert("unsupported".into(), Value::Bool(true));
+        }
+    }
+    Value::Object(m).to_string()
+}
+
+/// A request line as the server reads it: the hello, or an id and a request.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Incoming {
+    /// `{"op":"hello","protocol":1,"arch":…}`.
+    Hello {
+        /// The generation, e.g. `"v2"`.
+        arch: String,
+    },
+    /// Any later request.
+    Request {
+        /// `"id"`.
+        id: u64,
+        /// The request.
+        request: Request,
+    },
+    /// A well-formed request for an op or table this module does not know:
+    /// answered `unsupported`.
+    Unknown {
+        /// `"id"`.
+        id: u64,
+    },
+}
+
+/// Parses a request line (server side), strictly.
+pub fn parse_request(line: &str) -> Result<Incoming, String> {
+    let m = object(line)?;
+    let op = string(&m, "op")?;
+    if op == "hello" {
+        exact_keys(&m, &["op", "protocol", "arch"])?;
+        let p = uint(&m, "protocol")?;
+        if p != PROTOCOL {
+            return Err(format!("protocol {p} (this worker speaks {PROTOCOL})"));
+        }
+        return Ok(Incoming::Hello {
+            arch: string(&m, "arch")?.to_string(),
+        });
+    }
+    let id = uint(&m, "id")?;
+    let bundle = |m: &Map<String, Value>| -> Result<[u8; 64], String> {
+        exact_keys(m, &["id", "op", "hex"])?;
+        parse_bundle_hex(string(m, "hex")?).ok_or_else(|| "`hex` is not 128 hex digits".into())
+    };
+    let request = match Op::from_name(op) {
+        Some(Op::ValidateHeader) => Request::ValidateHeader(bundle(&m)?),
+        Some(Op::ValidatePayload) => Request::ValidatePayload(bundle(&m)?),
+        Some(Op::Decode) => Request::Decode(bundle(&m)?),
+        Some(Op::Encode) => {
+            exact_keys(&m, &["id", "op", "opcode", "fields"])?;
+            let s = string(&m, "opcode")?;
+            let opcode = parse_opcode(s).ok_or_else(|| format!("`opcode` {s:?} is not 0xHH"))?;
+            let Some(Value::Object(fields)) = m.get("fields") else {
+                return Err("`fields` is not an object".into());
+            };
+            Request::Encode {
+                opcode,
+                fields: fields.clone(),
+            }
+        }
+        Some(Op::Lut) => {
+            exact_keys(&m, &["id", "op", "table", "input"])?;
+            let input = u32::try_from(uint(&m, "input")?).map_err(|_| "`input` exceeds u32")?;
+            match LutTable::from_name(string(&m, "table")?) {
+                Some(table) => Request::Lut { table, input },
+                None => return Ok(Incoming::Unknown { id }),
+            }
+        }
+        None => return Ok(Incoming::Unknown { id }),
+    };
+    Ok(Incoming::Request { id, request })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    // The lines below are the issue's pinned examples of tpb-subject/1,
+    // written out by hand (not produced by this module).
+    const HEADER_HEX: &str = "85100000000000000000000003000102000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000";
+
+    #[test]
+    fn request_lines_are_the_pinned_shapes() {
+        let b = parse_bundle_hex(HEADER_HEX).unwrap();
+        assert_eq!(
+            Request::ValidateHeader(b).to_line(1),
+            format!(r#"{{"id":1,"op":"validate_header","hex":"{HEADER_HEX}"}}"#)
+        );
+        assert_eq!(
+            Request::Lut {
+                table: LutTable::AluOp,
+                input: 4
+            }
+            .to_line(4),
+            r#"{"id":4,"op":"lut","table":"alu_op","input":4}"#
+        );
+        assert_eq!(
+            hello_line("v2"),
+            r#"{"op":"hello","protocol":1,"arch":"v2"}"#
+        );
+    }
+
+    #[test]
+    fn answers_parse_strictly() {
+        let v = Op::ValidateHeader;
+        assert_eq!(
+            parse_answer(r#"{"id":1,"failed":null}"#, 1, v),
+            Ok(Answer::Verdict(None))
+        );
+        assert_eq!(
+            parse_answer(
+                r#"{"id":1,"failed":"custom_op_header_reserved_zero"}"#,
+                1,
+                v
+            ),
+            Ok(Answer::Verdict(Some(
+                "custom_op_header_reserved_zero".into()
+            )))
+        );
+        assert_eq!(
+            parse_answer(r#"{"id":5,"unsupported":true}"#, 5, Op::Encode),
+            Ok(Answer::Unsupported)
+        );
+        assert_eq!(
+            parse_answer(
+                r#"{"id":2,"error":{"field":"kind","offset":14}}"#,
+                2,
+                Op::Decode
+            ),
+            Ok(Answer::DecodeError {
+                field: "kind".into(),
+                offset: 14
+            })
+        );
+        assert_eq!(
+            parse_answer(r#"{"id":4,"wire":9}"#, 4, Op::Lut),
+            Ok(Answer::Wire(9))
+        );
+        assert_eq!(
+            parse_answer(r#"{"id":4,"refused":"out_of_range"}"#, 4, Op::Lut),
+            Ok(Answer::Refused("out_of_range".into()))
+        );
+        for (bad, why) in [
+            (r#"{"id":2,"failed":null}"#, "wrong id"),
+            (r#"{"failed":null}"#, "missing id"),
+            (r#"{"id":1}"#, "missing failed"),
+            (r#"{"id":1,"failed":null,"x":1}"#, "extra key"),
+            (r#"{"id":1,"failed":3}"#, "mistyped"),
+            (r#"{"id":1,"failed":""}"#, "empty name"),
+            (r#"{"id":1,"unsupported":false}"#, "unsupported false"),
+            (r#"{"id":1,"failed":null"#, "truncated"),
+            ("garbage", "not JSON"),
+            ("[1]", "not an object"),
+        ] {
+            assert!(parse_answer(bad, 1, v).is_err(), "{why}: {bad}");
+        }
+        assert!(parse_answer(r#"{"id":3,"hex":"00"}"#, 3, Op::Encode).is_err());
+        assert!(parse_answer(r#"{"id":2,"opcode":"D9","fields":{}}"#, 2, Op::Decode).is_err());
+        assert!(parse_answer(r#"{"id":4,"wire":-1}"#, 4, Op::Lut).is_err());
+    }
+
+    #[test]
+    fn hello_parses_strictly() {
+        let h = parse_hello(
+            r#"{"protocol":1,"name":"x","ops":["validate_payload","validate_header"]}"#,
+        )
+        .unwrap();
+        assert_eq!(h.ops, vec![Op::ValidateHeader, Op::ValidatePayload]);
+        for bad in [
+            r#"{"protocol":2,"name":"x","ops":[]}"#,
+            r#"{"protocol":1,"name":"x","ops":["fly"]}"#,
+            r#"{"protocol":1,"name":"","ops":[]}"#,
+            r#"{"protocol":1,"ops":[]}"#,
+            r#"{"protocol":1,"name":"x","ops":[],"id":0}"#,
+        ] {
+            assert!(parse_hello(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn server_side_round_trips() {
+        let b = parse_bundle_hex(HEADER_HEX).unwrap();
+        for r in [
+            Request::ValidatePayload(b),
+            Request::Decode(b),
+            Request::Lut {
+                table: LutTable::DtypeV4,
+                input: 7,
+            },
+        ] {
+            assert_eq!(
+                parse_request(&r.to_line(9)),
+                Ok(Incoming::Request { id: 9, request: r })
+            );
+        }
+        assert_eq!(
+            parse_request(&hello_line("v3")),
+            Ok(Incoming::Hello { arch: "v3".into() })
+        );
+        for a in [
+            Answer::Verdict(None),
+            Answer::Verdict(Some("inst_word_len".into())),
+            Answer::DecodeError {
+                field: "reserved".into(),
+                offset: 3,
+            },
+            Answer::Encoded(b),
+            Answer::Wire(5),
+            Answer::Refused("no".into()),
+            Answer::Unsupported,
+        ] {
+            let op = match a {
+                Answer::Verdict(_) => Op::ValidateHeader,
+                Answer::DecodeError { .. } => Op::Decode,
+                Answer::Encoded(_) | Answer::Refused(_) => Op::Encode,
+                _ => Op::Lut,
+            };
+            assert_eq!(parse_answer(&answer_line(7, &a), 7, op), Ok(a));
+        }
+    }
+}

@@ -1,0 +1,419 @@
+//! The tpb-subject/1 client against real subjects: the C example (through the
+//! `lib:` worker) and the Python example (a `cmd:` process), and misbehaving
+//! variants of both (crash, hang, garbage). The gate-level tests are in
+//! `gate_subjects.rs`.
+
+mod subjects;
+
+use std::time::{Duration, Instant};
+use subjects::*;
+use tpb_harness::external::{
+    Answer, ExternalSpec, FaultClass, LutTable, Op, ProcessSubject, Reply, Request,
+};
+
+const TIMEOUT: Duration = Duration::from_secs(10);
+
+fn start(spec: &str, timeout: Duration) -> ProcessSubject {
+    let s: ExternalSpec = spec.parse().expect("spec");
+    s.start(&tpbconform(), "v2", timeout)
+        .unwrap_or_else(|e| panic!("start {spec}: {e}"))
+}
+
+/// A valid CUSTOM_OP header (SPEC §3: num_payloads 3, function 0, 1 argument,
+/// no scratch) and payload (SPEC §4: marker 0x01, some AP bytes).
+fn valid_header() -> [u8; 64] {
+    let mut b = [0u8; 64];
+    b[0] = 0x85;
+    b[1] = 0x10;
+    b[0x0C] = 3;
+    b[0x0F] = 1;
+    b
+}
+
+fn valid_payload() -> [u8; 64] {
+    let mut b = [0u8; 64];
+    b[0] = 0x86;
+    b[1] = 0x10;
+    b[0x0F] = 1;
+    for (i, x) in b[0x10..].iter_mut().enumerate() {
+        *x = i as u8;
+    }
+    b
+}
+
+/// Hand-derived verdicts from SPEC §3/§4 (with FACTS §1 v2 roster and the
+/// FACTS §2 events rule), one or more per predicate.
+fn pinned() -> Vec<(Request, Option<&'static str>)> {
+    let h = valid_header();
+    let p = valid_payload();
+    let with = |mut b: [u8; 64], i: usize, v: u8| {
+        b[i] = v;
+        b
+    };
+    let mut scratch_ok = h;
+    scratch_ok[0x10] = 1;
+    scratch_ok[0x18] = 1;
+    scratch_ok[0x1C] = 1;
+    vec![
+        (Request::ValidateHeader(h), None),
+        (Request::ValidateHeader(scratch_ok), None),
+        (
+            Request::ValidateHeader(with(h, 0, 0xFF)),
+            Some("valid_opcode"),
+        ),
+        (
+            Request::ValidateHeader(with(h, 0, 0x06)),
+            Some("valid_opcode"),
+        ), // v3+ only
+        (
+            Request::ValidateHeader(with(h, 1, 0x11)),
+            Some("inst_word_len"),
+        ),
+        (
+            Request::ValidateHeader(with(h, 4, 0x08)),
+            Some("has_valid_neuron_events"),
+        ),
+        (Request::ValidateHeader(with(h, 4, 0x0E)), None),
+        (Request::ValidateHeader(with(h, 6, 0x99)), None),
+        (
+            Request::ValidateHeader(with(h, 6, 0xFF)),
+            Some("has_valid_neuron_events"),
+        ),
+        (
+            Request::ValidateHeader(with(h, 0, 0x86)),
+            Some("is_custom_op_header_opcode"),
+        ),
+        (
+            Request::ValidateHeader(with(h, 0x3F, 1)),
+            Some("custom_op_header_reserved_zero"),
+        ),
+        (
+            Request::ValidateHeader(with(h, 0x11, 1)),
+            Some("custom_op_header_reserved_zero"),
+        ),
+        (
+            Request::ValidateHeader(with(h, 0x14, 1)),
+            Some("custom_op_header_scratch_space_val"),
+        ),
+        (
+            Request::ValidateHeader(with(h, 0x10, 1)),
+            Some("custom_op_header_scratch_space_val"),
+        ),
+        (Request::ValidateHeader(with(h, 2, 0xAB)), None), // debug bytes are not read
+        (Request::ValidatePayload(p), None),
+        (Request::ValidatePayload(with(p, 0x0F, 0)), None), // marker not validated
+        (
+            Request::ValidatePayload(with(p, 0, 0x85)),
+            Some("is_custom_op_payload_opcode"),
+        ),
+        (
+            Request::ValidatePayload(with(p, 0x0E, 1)),
+            Some("custom_op_payload_reserved_zero"),
+        ),
+        (
+            Request::ValidatePayload(with(p, 0x0C, 1)),
+            Some("custom_op_payload_reserved_zero"),
+        ),
+        (
+            Request::ValidatePayload(with(p, 6, 0x10)),
+            Some("has_valid_neuron_events"),
+        ),
+    ]
+}
+
+/// Deterministic mixed inputs: valid images with 0..3 byte mutations, and
+/// uniform bytes; the last byte is never 0xEE (the misbehaving trigger).
+fn mixed(n: usize) -> Vec<Request> {
+    let mut s = 0x9E37_79B9_7F4A_7C15u64;
+    let mut next = move || {
+        s ^= s << 13;
+        s ^= s >> 7;
+        s ^= s << 17;
+        s
+    };
+    (0..n)
+        .map(|i| {
+            let mut b = if i % 2 == 0 {
+                valid_header()
+            } else {
+                valid_payload()
+            };
+            if i % 5 == 4 {
+                for x in b.iter_mut() {
+                    *x = next() as u8;
+                }
+            } else {
+                for _ in 0..(next() % 4) {
+                    let at = (next() % 64) as usize;
+                    b[at] = [0, 1, 0x10, 0x85, 0x86, 0xFF][(next() % 6) as usize];
+                }
+            }
+            if b[63] == 0xEE {
+                b[63] = 0;
+            }
+            if next() % 2 == 0 {
+                Request::ValidateHeader(b)
+            } else {
+                Request::ValidatePayload(b)
+            }
+        })
+        .collect()
+}
+
+fn verdicts(r: Vec<Reply>) -> Vec<Option<String>> {
+    r.into_iter()
+        .map(|a| match a {
+            Ok(Answer::Verdict(v)) => v,
+            other => panic!("expected a verdict, got {other:?}"),
+        })
+        .collect()
+}
+
+#[test]
+fn both_examples_say_hello_and_match_the_pinned_verdicts() {
+    let dir = tempfile::tempdir().unwrap();
+    let lib = c_example(dir.path(), false);
+    for spec in [format!("lib:{}", lib.display()), python_spec("")] {
+        let mut s = start(&spec, TIMEOUT);
+        assert_eq!(s.hello().protocol, 1);
+        assert_eq!(s.hello().ops, vec![Op::ValidateHeader, Op::ValidatePayload]);
+        assert!(s.hello().name.starts_with("example-"), "{}", s.hello().name);
+        let (reqs, want): (Vec<_>, Vec<_>) = pinned().into_iter().unzip();
+        let got = verdicts(s.call_batch(&reqs));
+        for (i, (g, w)) in got.iter().zip(&want).enumerate() {
+            assert_eq!(g.as_deref(), *w, "{spec}: case {i} {:?}", reqs[i]);
+        }
+        // An op the hello did not declare is unsupported without a round trip.
+        let lut = Request::Lut {
+            table: LutTable::AluOp,
+            input: 4,
+        };
+        assert_eq!(s.call(&lut), Ok(Answer::Unsupported));
+        assert_eq!(s.restarts(), 0);
+    }
+}
+
+#[test]
+fn lib_and_cmd_examples_agree_on_many_pipelined_cases() {
+    let dir = tempfile::tempdir().unwrap();
+    let lib = c_example(dir.path(), false);
+    let reqs = mixed(3000);
+    let mut c = start(&format!("lib:{}", lib.display()), TIMEOUT);
+    let mut py = start(&python_spec(""), TIMEOUT);
+    let t = Instant::now();
+    let a = verdicts(c.call_batch(&reqs));
+    let lib_rate = reqs.len() as f64 / t.elapsed().as_secs_f64();
+    let t = Instant::now();
+    let b = verdicts(py.call_batch(&reqs));
+    let cmd_rate = reqs.len() as f64 / t.elapsed().as_secs_f64();
+    eprintln!("lib {lib_rate:.0} cases/s, cmd (python) {cmd_rate:.0} cases/s");
+    assert_eq!(a, b);
+    // The inputs exercise every outcome, not just one.
+    for want in [
+        None,
+        Some("valid_opcode"),
+        Some("inst_word_len"),
+        Some("has_valid_neuron_events"),
+        Some("custom_op_header_reserved_zero"),
+        Some("custom_op_payload_reserved_zero"),
+    ] {
+        assert!(a.iter().any(|v| v.as_deref() == want), "no {want:?}");
+    }
+}
+
+#[test]
+fn a_generation_the_subject_lacks_declares_no_ops() {
+    let dir = tempfile::tempdir().unwrap();
+    let lib = c_example(dir.path(), false);
+    for spec in [format!("lib:{}", lib.display()), python_spec("")] {
+        let s: ExternalSpec = spec.parse().unwrap();
+        let mut p = s.start(&tpbconform(), "v3", TIMEOUT).unwrap();
+        assert!(p.hello().ops.is_empty(), "{spec}");
+        assert_eq!(
+            p.call(&Request::ValidateHeader(valid_header())),
+            Ok(Answer::Unsupported)
+        );
+    }
+}
+
+#[test]
+fn planted_bugs_change_exactly_the_planted_predicate() {
+    let dir = tempfile::tempdir().unwrap();
+    let good = c_example(dir.path(), false);
+    let bad = c_example(dir.path(), true);
+    let mut h = valid_header();
+    h[0x3F] = 1;
+    let mut p = valid_payload();
+    p[0x0E] = 1;
+    let reqs = [Request::ValidateHeader(h), Request::ValidatePayload(p)];
+    let run = |spec: &str| verdicts(start(spec, TIMEOUT).call_batch(&reqs));
+    let want = vec![
+        Some("custom_op_header_reserved_zero".to_string()),
+        Some("custom_op_payload_reserved_zero".to_string()),
+    ];
+    assert_eq!(run(&format!("lib:{}", good.display())), want);
+    assert_eq!(run(&python_spec("")), want);
+    // C: the payload check forgets byte 0x0E; Python: the header forgets 0x3F.
+    assert_eq!(
+        run(&format!("lib:{}", bad.display())),
+        vec![want[0].clone(), None]
+    );
+    assert_eq!(
+        run(&python_spec("--planted-bug")),
+        vec![None, want[1].clone()]
+    );
+}
+
+/// Runs `mixed(40)` with two trigger inputs (last byte 0xEE) at 7 and 23
+/// through `spec` and checks that exactly those two are faults of `class`,
+/// every other request is answered like the well-behaved example, and the
+/// subject was restarted twice.
+fn faults_are_isolated(spec: &str, class: FaultClass, timeout: Duration, stderr_mark: &str) {
+    let mut reqs = mixed(40);
+    for at in [7, 23] {
+        let mut h = valid_header();
+        h[63] = 0xEE;
+        reqs[at] = Request::ValidateHeader(h);
+    }
+    let mut good = start(&python_spec(""), TIMEOUT);
+    let want = good.call_batch(&reqs);
+    let mut s = start(spec, timeout);
+    let got = s.call_batch(&reqs);
+    for (i, (g, w)) in got.iter().zip(&want).enumerate() {
+        if i == 7 || i == 23 {
+            let f = g.as_ref().expect_err("a fault");
+            assert_eq!(f.class, class, "{spec}: case {i}: {f}");
+        } else {
+            assert_eq!(g, w, "{spec}: case {i}");
+        }
+    }
+    assert_eq!(s.restarts(), 2, "{spec}");
+    assert!(s.dead().is_none());
+    let tail = s.stderr_tail().join("\n");
+    assert!(tail.contains(stderr_mark), "{spec}: stderr tail {tail:?}");
+    // The restarted subject still works.
+    assert_eq!(s.call(&reqs[0]), want[0]);
+}
+
+#[test]
+fn crashing_subjects_are_restarted_and_name_the_input() {
+    faults_are_isolated(
+        &misbehave_py("crash"),
+        FaultClass::Crash,
+        TIMEOUT,
+        "crash on id",
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let lib = build_c(
+        dir.path(),
+        "crash",
+        &fixture("misbehave.c"),
+        &["MISBEHAVE_CRASH"],
+    );
+    faults_are_isolated(
+        &format!("lib:{}", lib.display()),
+        FaultClass::Crash,
+        TIMEOUT,
+        "",
+    );
+}
+
+#[test]
+fn hanging_subjects_time_out_and_are_restarted() {
+    let t = Duration::from_millis(700);
+    faults_are_isolated(&misbehave_py("hang"), FaultClass::Timeout, t, "hang on id");
+    let dir = tempfile::tempdir().unwrap();
+    let lib = build_c(
+        dir.path(),
+        "hang",
+        &fixture("misbehave.c"),
+        &["MISBEHAVE_HANG"],
+    );
+    faults_are_isolated(
+        &format!("lib:{}", lib.display()),
+        FaultClass::Timeout,
+        t,
+        "",
+    );
+}
+
+#[test]
+fn garbage_and_library_errors_are_protocol_faults() {
+    faults_are_isolated(
+        &misbehave_py("garbage"),
+        FaultClass::Protocol,
+        TIMEOUT,
+        "garbage on id",
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let lib = build_c(
+        dir.path(),
+        "err",
+        &fixture("misbehave.c"),
+        &["MISBEHAVE_ERROR"],
+    );
+    faults_are_isolated(
+        &format!("lib:{}", lib.display()),
+        FaultClass::Protocol,
+        TIMEOUT,
+        "",
+    );
+}
+
+#[test]
+fn subjects_that_cannot_start_say_why() {
+    let cases = [
+        ("cmd:echo starting >&2; exit 3", "exited with status 3"),
+        ("cmd:echo not json", "bad hello answer"),
+        (
+            r#"cmd:echo '{"protocol":2,"name":"x","ops":[]}'; cat >/dev/null"#,
+            "protocol 2",
+        ),
+        ("lib:/nonexistent/libx.so", "cannot load"),
+    ];
+    for (spec, want) in cases {
+        let s: ExternalSpec = spec.parse().unwrap();
+        let e = s
+            .start(&tpbconform(), "v2", Duration::from_secs(5))
+            .err()
+            .unwrap_or_else(|| panic!("{spec} started"));
+        assert!(e.0.contains(want), "{spec}: {e}");
+    }
+    // Its stderr is part of the message.
+    let s: ExternalSpec = "cmd:echo starting >&2; exit 3".parse().unwrap();
+    let e = s.start(&tpbconform(), "v2", TIMEOUT).err().unwrap();
+    assert!(e.0.contains("starting"), "{e}");
+}
+
+#[test]
+fn a_subject_that_cannot_restart_is_given_up_and_every_later_case_faults() {
+    let dir = tempfile::tempdir().unwrap();
+    let marker = dir.path().join("started");
+    // Starts once; every later start fails.
+    let spec = format!(
+        "cmd:test -e {m} && exit 1; touch {m}; exec python3 {f} crash",
+        m = marker.display(),
+        f = fixture("misbehave.py").display()
+    );
+    let mut reqs = mixed(10);
+    let mut h = valid_header();
+    h[63] = 0xEE;
+    reqs[3] = Request::ValidateHeader(h);
+    let mut s = start(&spec, TIMEOUT);
+    let got = s.call_batch(&reqs);
+    assert!(got[..3].iter().all(|r| r.is_ok()));
+    for r in &got[3..] {
+        assert_eq!(r.as_ref().map_err(|f| f.class), Err(FaultClass::Crash));
+    }
+    assert!(got[4].as_ref().unwrap_err().detail.contains("given up"));
+    assert!(s.dead().is_some());
+}
+
+#[test]
+fn worker_rejects_non_lib_specs() {
+    let o = std::process::Command::new(tpbconform())
+        .args(["subject-worker", "cmd:true"])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+}

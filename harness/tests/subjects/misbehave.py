@@ -1,0 +1,30 @@
+#!/usr/bin/env python3
+"""A misbehaving Python subject for the harness tests: the example subject of
+examples/subjects/custom_op.py, except that on every validator request whose
+bundle ends in 0xEE it crashes (argv `crash`: SIGSEGV), hangs (`hang`) or
+first prints a line that is not JSON (`garbage`)."""
+import os
+import signal
+import sys
+import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "..", "..", "examples", "subjects"))
+import custom_op  # noqa: E402
+
+MODE = sys.argv[1]
+
+
+def answer(req, validators):
+    if req.get("hex", "").lower().endswith("ee"):
+        print(f"misbehave.py: {MODE} on id {req['id']}", file=sys.stderr, flush=True)
+        if MODE == "crash":
+            os.kill(os.getpid(), signal.SIGSEGV)
+        elif MODE == "hang":
+            time.sleep(3600)
+        else:
+            sys.stdout.write("this is not json\n")
+    return custom_op.answer(req, validators)
+
+
+custom_op.serve(answer=answer)

@@ -1,0 +1,93 @@
+//! Support for the tests that drive external subjects: paths of the example
+//! and misbehaving subjects, and building a C subject into a shared library
+//! with the system C compiler (found by the `cc` crate).
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// The repository root.
+pub fn repo_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("harness/ has a parent")
+        .to_path_buf()
+}
+
+/// The `tpbconform` binary (also the `lib:` worker).
+pub fn tpbconform() -> PathBuf {
+    PathBuf::from(env!("CARGO_BIN_EXE_tpbconform"))
+}
+
+/// `examples/subjects/<name>`.
+pub fn example(name: &str) -> PathBuf {
+    repo_root().join("examples/subjects").join(name)
+}
+
+/// `harness/tests/subjects/<name>`.
+pub fn fixture(name: &str) -> PathBuf {
+    repo_root().join("harness/tests/subjects").join(name)
+}
+
+/// `cmd:python3 <example custom_op.py> <args>`.
+pub fn python_spec(args: &str) -> String {
+    format!("cmd:python3 {} {args}", example("custom_op.py").display())
+        .trim_end()
+        .to_string()
+}
+
+/// `cmd:python3 <misbehave.py> <mode>`.
+pub fn misbehave_py(mode: &str) -> String {
+    format!("cmd:python3 {} {mode}", fixture("misbehave.py").display())
+}
+
+/// Builds `src` into `<dir>/<stem>.so` with the given `-D` defines.
+pub fn build_c(dir: &Path, stem: &str, src: &Path, defines: &[&str]) -> PathBuf {
+    let triple = format!(
+        "{}-unknown-{}-gnu",
+        std::env::consts::ARCH,
+        std::env::consts::OS
+    );
+    let mut b = cc::Build::new();
+    b.target(&triple)
+        .host(&triple)
+        .opt_level(1)
+        .cargo_metadata(false)
+        .emit_rerun_if_env_changed(false)
+        .pic(true)
+        .warnings(true)
+        .extra_warnings(true)
+        .include(repo_root().join("include"));
+    for d in defines {
+        b.define(d, None);
+    }
+    let out = dir.join(format!("{stem}.so"));
+    let mut cmd: Command = b.get_compiler().to_command();
+    cmd.arg("-shared")
+        .arg("-Werror")
+        .arg("-o")
+        .arg(&out)
+        .arg(src);
+    let o = cmd.output().expect("run the C compiler");
+    assert!(
+        o.status.success(),
+        "C compiler failed: {cmd:?}\n{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    out
+}
+
+/// The example C subject built into `dir` (planted bug with `planted`).
+pub fn c_example(dir: &Path, planted: bool) -> PathBuf {
+    let defines: &[&str] = if planted { &["TPB_PLANTED_BUG"] } else { &[] };
+    build_c(
+        dir,
+        if planted {
+            "custom_op_planted"
+        } else {
+            "custom_op"
+        },
+        &example("custom_op.c"),
+        defines,
+    )
+}

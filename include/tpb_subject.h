@@ -1,0 +1,135 @@
+/*
+ * tpb_subject.h: the C ABI of a tpb-conform subject, version 1.
+ *
+ * A subject is somebody's implementation of (part of) SPEC.md: a validator,
+ * a decoder, an encoder, a lookup table. Build it as a shared library that
+ * exports the functions below and point the gate at it:
+ *
+ *     tpbconform subject-check lib:./libmysubject.so
+ *     tpbconform gate --subject lib:./libmysubject.so
+ *
+ * The harness never calls the library inside its own process: it runs a
+ * worker process (`tpbconform subject-worker lib:PATH`) that loads the
+ * library and serves the process protocol tpb-subject/1
+ * (docs/subject-protocol.md) to the gate. A crash or hang inside the library
+ * kills only that worker; the gate records the input as a finding (class
+ * crash or timeout) and starts a fresh worker.
+ *
+ * The operations are exactly those of tpb-subject/1; the protocol document
+ * defines their meaning, this header only how they cross the C boundary.
+ *
+ * Threading: the worker calls the library from one thread only, never
+ * concurrently. Nothing needs to be reentrant.
+ *
+ * Strings: every `const char *` the library returns must be NUL-terminated
+ * UTF-8 and stay valid until the library is unloaded (string literals are
+ * the intended use). Every buffer the harness passes is owned by the harness
+ * and valid only for the duration of the call.
+ *
+ * Required symbols: tpb_subject_abi_version, tpb_subject_name,
+ * tpb_subject_capabilities, tpb_subject_init. The operation symbols are
+ * looked up only when their capability bit is set, and a set bit whose
+ * symbol is missing is an error at load time (the subject does not start).
+ */
+#ifndef TPB_SUBJECT_H
+#define TPB_SUBJECT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The ABI version this header describes. tpb_subject_abi_version() must
+ * return exactly this value; the harness refuses any other. */
+#define TPB_SUBJECT_ABI_VERSION 1u
+
+/* Return codes of every operation. */
+typedef enum tpb_status {
+    /* The operation ran and its out-parameters hold the answer (which may
+     * itself be a rejection: a failed predicate, a decode error, a refusal). */
+    TPB_OK = 0,
+    /* The subject does not implement this operation (or this LUT table):
+     * reported as "not supported by <name>", never as a pass. */
+    TPB_UNSUPPORTED = 1,
+    /* An output buffer was too small; *len holds the size needed (in bytes,
+     * without a terminating NUL). The harness retries once with a larger
+     * buffer. */
+    TPB_BUFFER_TOO_SMALL = 2,
+    /* The subject could not handle the request (a bug in the subject or a
+     * malformed request): reported as a protocol finding with the input. */
+    TPB_ERROR = 3
+} tpb_status;
+
+/* Capability bits returned by tpb_subject_capabilities(); one per operation
+ * of tpb-subject/1 (the `ops` list of the hello answer). */
+#define TPB_CAP_VALIDATE_HEADER  (1u << 0) /* tpb_validate_header  */
+#define TPB_CAP_VALIDATE_PAYLOAD (1u << 1) /* tpb_validate_payload */
+#define TPB_CAP_DECODE           (1u << 2) /* tpb_decode           */
+#define TPB_CAP_ENCODE           (1u << 3) /* tpb_encode           */
+#define TPB_CAP_LUT              (1u << 4) /* tpb_lut              */
+
+/* ---- Required ---------------------------------------------------------- */
+
+/* Must return TPB_SUBJECT_ABI_VERSION. */
+uint32_t tpb_subject_abi_version(void);
+
+/* A short human-readable name, e.g. "acme-firmware-validator 2.3". It is
+ * the `name` of the hello answer and appears in every report line. */
+const char *tpb_subject_name(void);
+
+/* A bitwise OR of TPB_CAP_* bits. Bits not defined above must be zero. */
+uint32_t tpb_subject_capabilities(void);
+
+/* Called once, before any operation, with the hardware generation this
+ * worker serves: "v2", "v3", "v4" or "v5" (FACTS §1; the `arch` of the
+ * hello request). Returns TPB_OK, or TPB_UNSUPPORTED if the subject does not
+ * implement that generation (the gate then reports every target of that
+ * generation as not supported). */
+tpb_status tpb_subject_init(const char *arch);
+
+/* ---- Validators (SPEC §3, §4) ----------------------------------------- */
+
+/* Runs the CUSTOM_OP header (0x85) validator on any 64 bytes. On TPB_OK,
+ * *failed is NULL when the bundle is valid, or the SPEC §3 name of the
+ * first failing predicate (e.g. "custom_op_header_reserved_zero"). A name
+ * that is not core's answer is a divergence. */
+tpb_status tpb_validate_header(const uint8_t bundle[64], const char **failed);
+
+/* Same for the CUSTOM_OP payload (0x86) validator, SPEC §4 names. */
+tpb_status tpb_validate_payload(const uint8_t bundle[64], const char **failed);
+
+/* ---- Decoder / encoder (SPEC §5): fields cross as JSON text ------------- */
+
+/* Decodes any 64 bytes. On TPB_OK, out[0 .. *len) holds ONE JSON object,
+ * without a trailing newline, that is the protocol's decode answer minus
+ * its "id":
+ *     {"opcode":"0xD9","fields":{...}}        fields exactly as
+ *                                             `tpbconform decode` prints them
+ *     {"error":{"field":"kind","offset":14}}  SPEC §5.1 first failure
+ * `cap` is the capacity of `out` in bytes (the harness passes 4096). If the
+ * text does not fit, return TPB_BUFFER_TOO_SMALL with *len = needed size. */
+tpb_status tpb_decode(const uint8_t bundle[64], char *out, size_t cap, size_t *len);
+
+/* Encodes one bundle. `request` (not NUL-terminated, `request_len` bytes)
+ * is the JSON object {"opcode":"0xD9","fields":{...}}. On TPB_OK either
+ * *refused is NULL and out[0..64) holds the bundle, or *refused names why
+ * the encoder refused (the SPEC §5.2 field it rejects). */
+tpb_status tpb_encode(const char *request, size_t request_len, uint8_t out[64],
+                      const char **refused);
+
+/* ---- Lookup tables (SPEC §6) -------------------------------------------- */
+
+/* Maps `input` through table `table`, one of "collective_kind", "alu_op",
+ * "dge", "dtype", "dtype_v4", "wait_mode" (and "update_mode" once SPEC has
+ * it). On TPB_OK either *refused is NULL and *wire holds the wire value, or
+ * *refused holds the SPEC §6 error class (e.g. "out_of_range"). Return
+ * TPB_UNSUPPORTED for a table the subject does not implement. */
+tpb_status tpb_lut(const char *table, uint32_t input, uint32_t *wire, const char **refused);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* TPB_SUBJECT_H */
