@@ -2,39 +2,184 @@
 //! deterministic pseudo-random inputs under plain `cargo test` (wasmtime
 //! `crates/fuzzing` style). A divergence, or a panic in either subject, fails
 //! the test with the fuzz target's own report.
+//!
+//! "Nothing ran" guard: random bytes almost never get past a validator's first
+//! predicate, so two thirds of the inputs start from a generated valid bundle
+//! (a few bytes then overwritten), and the test fails unless enough inputs got
+//! deep: past the opcode checks of each validator (into the reserved-byte and
+//! scratch predicates), decoded per opcode, parsed into custom-op groups.
 
+use arbitrary::Unstructured;
+use tpb_core::stream::{parse_custom_op_stream, StreamItem};
+use tpb_core::validate::{validate_header, validate_payload, Predicate};
+use tpb_core::Bundle;
 use tpb_harness::fuzz_entry::{self, FuzzTarget};
+use tpb_harness::generators::{self, Config};
 use tpb_harness::sync_diff::sync_handshake_case;
 
 const RUNS: u64 = 300;
 
-/// splitmix64: input `i` of a target is a pure function of `(target, i)`.
-fn input(target: u64, i: u64) -> Vec<u8> {
+/// The eleven opcodes of SPEC §5 (S003 §"At a glance").
+const OPCODES: [u8; 11] = [
+    0x85, 0x86, 0xD9, 0xDA, 0xCB, 0xBF, 0xBE, 0xD8, 0xDC, 0xDB, 0xDE,
+];
+
+/// splitmix64 stream: input `i` of a target is a pure function of `(target, i)`.
+fn rng(target: u64, i: u64) -> impl FnMut() -> u64 {
     let mut s = target.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ i;
-    let mut next = move || {
+    move || {
         s = s.wrapping_add(0x9E37_79B9_7F4A_7C15);
         let mut z = s;
         z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
         z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
         z ^ (z >> 31)
+    }
+}
+
+/// Input `i`: raw bytes (lengths 0..=320, so short, exact-64, multi-bundle and
+/// odd-length inputs all occur) when `i % 3 == 0`; else a generated valid
+/// bundle (0x85 / 0x86 for the validators, else opcode `OPCODES[i % 11]`; for
+/// `custom_op_stream` a generated stream of groups), odd `i` with one to three
+/// random bytes overwritten.
+fn input(target: FuzzTarget, t: u64, i: u64) -> Vec<u8> {
+    let mut next = rng(t, i);
+    let raw = |next: &mut dyn FnMut() -> u64, len: usize| -> Vec<u8> {
+        (0..len).map(|_| next() as u8).collect()
     };
-    // Lengths 0..=320 so short, exact-64, multi-bundle and odd-length inputs all occur.
-    let len = (next() % 321) as usize;
-    (0..len).map(|_| next() as u8).collect()
+    if i.is_multiple_of(3) || matches!(target, FuzzTarget::StructuredDiff | FuzzTarget::IrGates) {
+        let len = (next() % 321) as usize;
+        return raw(&mut next, len);
+    }
+    let seed = raw(&mut next, 4096);
+    let mut u = Unstructured::new(&seed);
+    let mut weights = [0u8; 11];
+    let k = match target {
+        FuzzTarget::ValidateHeader => 0,  // 0x85
+        FuzzTarget::ValidatePayload => 1, // 0x86
+        _ => (i % 11) as usize,
+    };
+    weights[k] = 1;
+    let cfg = Config {
+        weights,
+        near: 0,
+        max_args: 15,
+        ..Config::default()
+    };
+    let mut out = match target {
+        FuzzTarget::CustomOpStream => generators::stream(&mut u, &cfg).unwrap_or_default(),
+        FuzzTarget::Luts => (next() % 40).to_le_bytes()[..4].to_vec(),
+        _ => generators::valid_case(&mut u, &cfg)
+            .map(|c| c.bundle.to_vec())
+            .unwrap_or_default(),
+    };
+    for _ in 0..if i.is_multiple_of(2) { 0 } else { 1 + i % 3 } {
+        let r = next();
+        if !out.is_empty() {
+            let at = (r % out.len() as u64) as usize;
+            out[at] = (r >> 16) as u8;
+        }
+    }
+    out
+}
+
+fn bundle_of(data: &[u8]) -> Bundle {
+    let mut b = [0u8; 64];
+    let n = data.len().min(64);
+    b[..n].copy_from_slice(&data[..n]);
+    Bundle(b)
+}
+
+/// How deep the inputs of one run got (the "nothing ran" guard).
+#[derive(Default, Debug)]
+struct Depth {
+    header_deep: u64,
+    header_inputs: u64,
+    payload_deep: u64,
+    payload_inputs: u64,
+    decoded: [u64; 11],
+    stream_groups: u64,
+}
+
+impl Depth {
+    fn record(&mut self, target: FuzzTarget, data: &[u8]) {
+        let b = bundle_of(data);
+        // deep = accepted, or rejected by a predicate after the opcode check
+        // (reserved bytes, scratch triple): the validator's own body ran.
+        let deep = |r: Result<(), tpb_core::validate::ValidationError>, opcode_check| {
+            u64::from(r.err().is_none_or(|e| e.predicate() > opcode_check))
+        };
+        match target {
+            FuzzTarget::ValidateHeader => {
+                self.header_inputs += 1;
+                self.header_deep += deep(validate_header(&b), Predicate::IsCustomOpHeaderOpcode);
+            }
+            FuzzTarget::ValidatePayload => {
+                self.payload_inputs += 1;
+                self.payload_deep += deep(validate_payload(&b), Predicate::IsCustomOpPayloadOpcode);
+            }
+            FuzzTarget::DecodeAny => {
+                if let Ok(insn) = tpb_core::decode(&b) {
+                    if let Some(k) = OPCODES.iter().position(|&o| o == insn.opcode()) {
+                        self.decoded[k] += 1;
+                    }
+                }
+            }
+            FuzzTarget::CustomOpStream => {
+                if let Ok(items) = parse_custom_op_stream(data) {
+                    self.stream_groups += items
+                        .iter()
+                        .filter(|it| matches!(it, StreamItem::Group { .. }))
+                        .count() as u64;
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn check(&self) {
+        assert!(
+            self.header_deep * 4 > self.header_inputs,
+            "nothing ran: only {} of {} validate_header inputs got past the opcode checks",
+            self.header_deep,
+            self.header_inputs
+        );
+        assert!(
+            self.payload_deep * 4 > self.payload_inputs,
+            "nothing ran: only {} of {} validate_payload inputs got past the opcode checks",
+            self.payload_deep,
+            self.payload_inputs
+        );
+        for (op, n) in OPCODES.iter().zip(self.decoded) {
+            assert!(
+                n >= 5,
+                "nothing ran: only {n} decode_any inputs of opcode {op:#04x} decoded"
+            );
+        }
+        assert!(
+            self.stream_groups >= 50,
+            "nothing ran: custom_op_stream inputs parsed into only {} groups",
+            self.stream_groups
+        );
+    }
 }
 
 #[test]
 fn smoke() {
+    let mut depth = Depth::default();
     for (t, target) in FuzzTarget::ALL.into_iter().enumerate() {
         for i in 0..RUNS {
-            let data = input(t as u64, i);
+            let data = input(target, t as u64, i);
+            depth.record(target, &data);
             if let Err(f) = fuzz_entry::check(target, &data) {
                 panic!("fuzz target {} input #{i}: {f}", target.name());
             }
         }
     }
+    depth.check();
+    let mut next = rng(99, 0);
     for i in 0..RUNS {
-        let data = input(99, i);
+        let len = (next() % 321) as usize;
+        let data: Vec<u8> = (0..len).map(|_| next() as u8).collect();
         if let Err(d) = sync_handshake_case(&data) {
             panic!("fuzz target sync_handshake input #{i}: {d}");
         }
