@@ -124,6 +124,10 @@ enum Command {
         /// `lib:PATH`.
         spec: String,
     },
+    /// Work with report folders: `report merge DIR...` combines the reports
+    /// of a sharded gate into one (exit 0 pass, 1 divergence or failed
+    /// shard, 2 refused: nothing written).
+    Report(cli::report::ReportArgs),
 }
 
 const IO_HELP: &str = "\
@@ -153,6 +157,7 @@ fn run(cli: Cli) -> CliResult {
         Command::Replay(a) => cli::replay::run(a),
         Command::Minimize(a) => cli::minimize::run(a),
         Command::SubjectWorker { spec } => cli::subject_worker::run(&spec),
+        Command::Report(a) => cli::report::run(a),
     }
 }
 

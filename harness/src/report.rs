@@ -1,5 +1,6 @@
-//! Gate reports: `summary.md`, `divergences.jsonl`, `junit.xml`, `index.html`
-//! and one raw file per divergence (`divergences/NNN-<target>.bin`).
+//! Gate reports: `summary.md`, `divergences.jsonl`, `junit.xml`, `index.html`,
+//! `run.json` ([`crate::run_json`]) and one raw file per divergence
+//! (`divergences/NNN-<target>.bin`).
 //!
 //! # Contracts
 //!
@@ -800,6 +801,10 @@ pub fn render(run: &GateRun, triaged: &[Triaged], timing: &Timing) -> Vec<(Strin
         (
             "index.html".to_string(),
             index_html(run, triaged, timing).into_bytes(),
+        ),
+        (
+            crate::run_json::FILE.to_string(),
+            crate::run_json::render(run).into_bytes(),
         ),
     ];
     for d in triaged {

@@ -13,6 +13,7 @@ pub mod gate;
 pub mod layout;
 pub mod minimize;
 pub mod replay;
+pub mod report;
 pub mod subject_worker;
 
 use crate::input::InputError;

@@ -1,0 +1,476 @@
+//! `tpbconform report merge`: the report of 4 shard folders of one seed has
+//! the verdict, the divergence signatures and the run.json counts of the
+//! unsharded gate on that seed (clean, with a real vector mismatch every shard
+//! sees, and with a divergence planted in one shard's files); sets that are
+//! not one complete run are refused with exit 2 and nothing written.
+
+use serde_json::Value;
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+const BIN: &str = env!("CARGO_BIN_EXE_tpbconform");
+const CASES: &str = "2000";
+const SYNC_CASES: &str = "40";
+
+fn tmp(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("tpb-merge-test-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+fn repo_corpus() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../corpus")
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for e in std::fs::read_dir(from).unwrap().flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            copy_dir(&p, &to.join(e.file_name()));
+        } else {
+            std::fs::copy(&p, to.join(e.file_name())).unwrap();
+        }
+    }
+}
+
+fn tpb(args: &[&str]) -> Output {
+    Command::new(BIN)
+        .args(args)
+        .stdin(Stdio::null())
+        .output()
+        .unwrap()
+}
+
+fn code(o: &Output) -> i32 {
+    o.status.code().unwrap_or(-1)
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).to_string()
+}
+
+/// Runs the gate (shard `shard`, or unsharded) into `out`; returns its exit code.
+fn gate(corpus: &Path, shard: Option<&str>, out: &Path, seed: &str) -> i32 {
+    let mut args = vec![
+        "gate",
+        "--quiet",
+        "--cases",
+        CASES,
+        "--sync-cases",
+        SYNC_CASES,
+        "--seed",
+        seed,
+        "--corpus",
+        corpus.to_str().unwrap(),
+        "--report-dir",
+        out.to_str().unwrap(),
+    ];
+    if let Some(s) = shard {
+        args.extend(["--shard", s]);
+    }
+    let o = tpb(&args);
+    assert!(
+        out.join("run.json").is_file(),
+        "gate wrote no run.json: {}",
+        stderr(&o)
+    );
+    code(&o)
+}
+
+/// Four shard folders `s0..s3` and the unsharded `full` of one seed.
+fn shards_and_full(root: &Path, corpus: &Path) -> (Vec<PathBuf>, PathBuf, i32) {
+    let mut dirs = Vec::new();
+    let mut codes = BTreeSet::new();
+    for i in 0..4 {
+        let d = root.join(format!("s{i}"));
+        codes.insert(gate(corpus, Some(&format!("{i}/4")), &d, "0x5eed"));
+        dirs.push(d);
+    }
+    let full = root.join("full");
+    let c = gate(corpus, None, &full, "0x5eed");
+    assert!(
+        codes.len() == 1 && codes.contains(&c),
+        "shard codes {codes:?}, full {c}"
+    );
+    (dirs, full, c)
+}
+
+fn merge(dirs: &[PathBuf], out: &Path) -> Output {
+    let mut args: Vec<&str> = vec!["report", "merge"];
+    args.extend(dirs.iter().map(|d| d.to_str().unwrap()));
+    args.extend(["--output", out.to_str().unwrap()]);
+    tpb(&args)
+}
+
+fn read_json(p: &Path) -> Value {
+    serde_json::from_str(&std::fs::read_to_string(p).unwrap()).unwrap()
+}
+
+fn write_json(p: &Path, v: &Value) {
+    std::fs::write(p, serde_json::to_string_pretty(v).unwrap()).unwrap();
+}
+
+fn lines(dir: &Path) -> Vec<Value> {
+    std::fs::read_to_string(dir.join("divergences.jsonl"))
+        .unwrap()
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+/// (target, class, key, left, right) of every divergence, in report order.
+fn signatures(dir: &Path) -> Vec<[String; 5]> {
+    lines(dir)
+        .iter()
+        .map(|v| {
+            let s = |x: &Value| x.as_str().unwrap().to_string();
+            [
+                s(&v["target"]),
+                s(&v["class"]),
+                s(&v["signature"]["key"]),
+                s(&v["signature"]["left"]),
+                s(&v["signature"]["right"]),
+            ]
+        })
+        .collect()
+}
+
+/// run.json without the fields that name the shard.
+fn run_facts(dir: &Path) -> Value {
+    let mut v = read_json(&dir.join("run.json"));
+    let o = v.as_object_mut().unwrap();
+    // divergent_cases: corpus and vector findings are replayed by every shard
+    // and counted once per shard (checked per divergence below).
+    for k in [
+        "shard",
+        "merged_from",
+        "notes",
+        "failures",
+        "divergent_cases",
+    ] {
+        o.remove(k);
+    }
+    v
+}
+
+/// Asserts the merged report matches the unsharded one.
+fn assert_like_full(merged: &Path, full: &Path, full_code: i32, merge_out: &Output) {
+    assert_eq!(
+        code(merge_out),
+        full_code,
+        "merge exit code vs unsharded gate's; stderr: {}",
+        stderr(merge_out)
+    );
+    assert_eq!(signatures(merged), signatures(full));
+    assert_eq!(run_facts(merged), run_facts(full));
+    for f in ["summary.md", "junit.xml", "index.html"] {
+        assert!(merged.join(f).is_file(), "merged report lacks {f}");
+    }
+    // The representative (first origin) and the minimised input are the
+    // unsharded gate's; each merged .bin holds that minimised input.
+    for (m, f) in lines(merged).iter().zip(lines(full).iter()) {
+        assert_eq!(m["origin"], f["origin"]);
+        let every_shard = m["origin"].get("generated").is_none();
+        let want = f["count"].as_u64().unwrap() * if every_shard { 4 } else { 1 };
+        assert_eq!(m["count"], want, "count of {m}");
+        assert_eq!(m["minimized"], f["minimized"]);
+        let bin = std::fs::read(merged.join(m["file"].as_str().unwrap())).unwrap();
+        let hex: String = bin.iter().map(|b| format!("{b:02x}")).collect();
+        assert_eq!(Value::from(hex), m["minimized"]);
+    }
+}
+
+#[test]
+fn clean_run_merges_to_the_unsharded_verdict() {
+    let root = tmp("clean");
+    let (dirs, full, c) = shards_and_full(&root, &repo_corpus());
+    assert_eq!(c, 0, "the clean gate should pass");
+    let out = root.join("merged");
+    let o = merge(&dirs, &out);
+    assert_like_full(&out, &full, c, &o);
+    assert_eq!(read_json(&out.join("run.json"))["verdict"], "PASS");
+    assert_eq!(read_json(&out.join("run.json"))["merged_from"], 4);
+    // Order of the folders on the command line does not matter.
+    let rev: Vec<PathBuf> = dirs.iter().rev().cloned().collect();
+    let out2 = root.join("merged-rev");
+    assert_eq!(code(&merge(&rev, &out2)), 0);
+    assert_eq!(
+        std::fs::read(out.join("run.json")).unwrap(),
+        std::fs::read(out2.join("run.json")).unwrap()
+    );
+    std::fs::remove_dir_all(&root).unwrap();
+}
+
+#[test]
+fn divergences_merge_to_the_unsharded_signatures() {
+    let root = tmp("diverge");
+    // A real finding every shard sees: a vector line with a wrong expectation
+    // (the first line expecting `valid` now expects `invalid valid_opcode`).
+    let corpus = root.join("corpus");
+    copy_dir(&repo_corpus(), &corpus);
+    let vf = corpus.join("vectors/custom_op.txt");
+    let text = std::fs::read_to_string(&vf).unwrap();
+    let planted = text.replacen(" header valid - ", " header invalid valid_opcode ", 1);
+    assert_ne!(planted, text, "no `header valid -` vector line to plant on");
+    std::fs::write(&vf, planted).unwrap();
+    let (dirs, full, c) = shards_and_full(&root, &corpus);
+    assert_eq!(c, 1, "the planted vector must make the gate fail");
+    assert!(signatures(&full).iter().any(|s| s[0] == "vectors"));
+
+    // Plus a divergence planted in shard 2's files only (generated case #6,
+    // 6 mod 4 = 2), and the same in the unsharded report.
+    let plant = |dir: &Path| {
+        let mut ls = lines(dir);
+        ls.push(serde_json::json!({
+            "number": ls.len() + 1, "target": "validate_header", "class": "OverAccept",
+            "signature": {"key": "planted_predicate", "left": "valid", "right": "planted_predicate"},
+            "count": 1, "origin": {"generated": 6, "kind": "valid"},
+            "input": "85", "minimized": "85",
+            "replay": "tpbconform replay --target validate_header --hex 85",
+            "replay_file": "tpbconform replay --target validate_header divergences/099-validate_header.bin",
+            "file": "divergences/099-validate_header.bin",
+            "left_name": "core", "right_name": "oracle", "left": "valid", "right": "planted"
+        }));
+        // The gate lists validate_header divergences before `vectors`.
+        ls.sort_by_key(|v| v["target"] != "validate_header");
+        let text: String = ls.iter().map(|v| format!("{v}\n")).collect();
+        std::fs::write(dir.join("divergences.jsonl"), text).unwrap();
+        let mut m = read_json(&dir.join("run.json"));
+        m["distinct_divergences"] = Value::from(ls.len());
+        m["divergent_cases"] = Value::from(m["divergent_cases"].as_u64().unwrap() + 1);
+        m["targets"][0]["diverged"] =
+            Value::from(m["targets"][0]["diverged"].as_u64().unwrap() + 1);
+        assert_eq!(m["targets"][0]["name"], "validate_header");
+        write_json(&dir.join("run.json"), &m);
+    };
+    plant(&dirs[2]);
+    plant(&full);
+    let out = root.join("merged");
+    let o = merge(&dirs, &out);
+    assert_like_full(&out, &full, 1, &o);
+    let merged = lines(&out);
+    let p = merged
+        .iter()
+        .find(|v| v["signature"]["key"] == "planted_predicate")
+        .expect("planted divergence in the merged report");
+    assert_eq!(p["shards"], serde_json::json!(["2/4"]));
+    let v = merged.iter().find(|v| v["target"] == "vectors").unwrap();
+    assert_eq!(v["shards"], serde_json::json!(["0/4", "1/4", "2/4", "3/4"]));
+    assert_eq!(read_json(&out.join("run.json"))["verdict"], "FAIL");
+    let junit = std::fs::read_to_string(out.join("junit.xml")).unwrap();
+    assert!(junit.contains("planted_predicate"), "{junit}");
+
+    // The same signature found by two shards is one divergence: counts add
+    // up, the smaller case index is kept.
+    let again = |dir: &Path, index: u64| {
+        let mut ls = lines(dir);
+        let mut x = lines(&full)
+            .into_iter()
+            .find(|v| v["signature"]["key"] == "planted_predicate")
+            .unwrap();
+        x["origin"]["generated"] = Value::from(index);
+        ls.insert(0, x);
+        let text: String = ls.iter().map(|v| format!("{v}\n")).collect();
+        std::fs::write(dir.join("divergences.jsonl"), text).unwrap();
+        let mut m = read_json(&dir.join("run.json"));
+        m["distinct_divergences"] = Value::from(ls.len());
+        write_json(&dir.join("run.json"), &m);
+    };
+    again(&dirs[1], 5);
+    let out = root.join("merged-dedup");
+    assert_eq!(code(&merge(&dirs, &out)), 1);
+    let p: Vec<Value> = lines(&out)
+        .into_iter()
+        .filter(|v| v["signature"]["key"] == "planted_predicate")
+        .collect();
+    assert_eq!(p.len(), 1, "one line per signature");
+    assert_eq!(p[0]["count"], 2);
+    assert_eq!(p[0]["origin"]["generated"], 5, "smallest case index kept");
+    assert_eq!(p[0]["shards"], serde_json::json!(["1/4", "2/4"]));
+    std::fs::remove_dir_all(&root).unwrap();
+}
+
+/// Expects exit 2 naming `what`, and no output folder.
+fn refused(dirs: &[PathBuf], out: &Path, what: &str) {
+    let o = merge(dirs, out);
+    assert_eq!(
+        code(&o),
+        2,
+        "expected a refusal ({what}); stderr: {}",
+        stderr(&o)
+    );
+    assert!(
+        stderr(&o).contains(what),
+        "stderr should say `{what}`: {}",
+        stderr(&o)
+    );
+    assert!(
+        std::fs::symlink_metadata(out).is_err(),
+        "refusal wrote {}",
+        out.display()
+    );
+}
+
+#[test]
+fn refuses_sets_that_are_not_one_complete_run() {
+    let root = tmp("refuse");
+    let corpus = repo_corpus();
+    let dirs: Vec<PathBuf> = (0..4)
+        .map(|i| {
+            let d = root.join(format!("s{i}"));
+            assert_eq!(gate(&corpus, Some(&format!("{i}/4")), &d, "0x5eed"), 0);
+            d
+        })
+        .collect();
+    let out = root.join("out");
+    // A missing shard, a duplicated one.
+    refused(&dirs[..3], &out, "missing shard(s): 3/4");
+    refused(&[&dirs[..3], &dirs[..1]].concat(), &out, "given twice");
+    // A shard of another seed, of another case count.
+    let other = root.join("other-seed");
+    assert_eq!(gate(&corpus, Some("3/4"), &other, "0x1"), 0);
+    refused(&[&dirs[..3], &[other]].concat(), &out, "disagree on seed");
+    let other = root.join("other-cases");
+    let o = tpb(&[
+        "gate",
+        "--quiet",
+        "--cases",
+        "1999",
+        "--sync-cases",
+        SYNC_CASES,
+        "--seed",
+        "0x5eed",
+        "--shard",
+        "3/4",
+        "--corpus",
+        corpus.to_str().unwrap(),
+        "--report-dir",
+        other.to_str().unwrap(),
+    ]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    refused(&[&dirs[..3], &[other]].concat(), &out, "disagree on cases");
+    // Same --cases but another --sync-cases: the planned split gives it away.
+    let other = root.join("other-sync");
+    let o = tpb(&[
+        "gate",
+        "--quiet",
+        "--cases",
+        CASES,
+        "--sync-cases",
+        "44",
+        "--seed",
+        "0x5eed",
+        "--shard",
+        "3/4",
+        "--corpus",
+        corpus.to_str().unwrap(),
+        "--report-dir",
+        other.to_str().unwrap(),
+    ]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    refused(&[&dirs[..3], &[other]].concat(), &out, "its share");
+    // Edited copies of shard 3: another version, INCOMPLETE, a jsonl that does
+    // not match run.json, a divergence from another shard's case.
+    let edited = |name: &str, edit: &dyn Fn(&Path)| {
+        let d = root.join(name);
+        copy_dir(&dirs[3], &d);
+        edit(&d);
+        [&dirs[..3], &[d]].concat()
+    };
+    let set = |key: &'static str, v: Value| {
+        move |d: &Path| {
+            let mut m = read_json(&d.join("run.json"));
+            m[key] = v.clone();
+            write_json(&d.join("run.json"), &m);
+        }
+    };
+    refused(
+        &edited("v", &set("version", "9.9.9".into())),
+        &out,
+        "disagree on version",
+    );
+    refused(
+        &edited("inc", &set("verdict", "INCOMPLETE".into())),
+        &out,
+        "INCOMPLETE",
+    );
+    refused(
+        &edited("cut", &set("complete", false.into())),
+        &out,
+        "INCOMPLETE",
+    );
+    refused(
+        &edited("bad", &set("bad_input", true.into())),
+        &out,
+        "bad input",
+    );
+    refused(&edited("fmt", &set("format", 2.into())), &out, "format 2");
+    refused(
+        &edited("count", &set("distinct_divergences", 1.into())),
+        &out,
+        "run.json says 1",
+    );
+    refused(
+        &edited("lie", &|d: &Path| {
+            let mut m = read_json(&d.join("run.json"));
+            m["verdict"] = "PASS".into();
+            m["failures"] = serde_json::json!(["timeout: x"]);
+            write_json(&d.join("run.json"), &m);
+        }),
+        &out,
+        "verdict `PASS`",
+    );
+    refused(
+        &edited("foreign", &|d: &Path| {
+            let line = r#"{"target":"validate_header","class":"OverAccept","signature":{"key":"k","left":"valid","right":"k"},"count":1,"origin":{"generated":4,"kind":"near-valid"},"minimized":"85","file":"divergences/001-validate_header.bin"}"#;
+            std::fs::write(d.join("divergences.jsonl"), format!("{line}\n")).unwrap();
+            let mut m = read_json(&d.join("run.json"));
+            m["distinct_divergences"] = 1.into();
+            m["verdict"] = "FAIL".into();
+            write_json(&d.join("run.json"), &m);
+        }),
+        &out,
+        "not in shard 3/4",
+    );
+    refused(
+        &edited("garbage", &|d: &Path| {
+            std::fs::write(d.join("divergences.jsonl"), "\n{not json\n").unwrap();
+        }),
+        &out,
+        "divergences.jsonl:2:",
+    );
+    refused(
+        &edited("nometa", &|d: &Path| {
+            std::fs::remove_file(d.join("run.json")).unwrap()
+        }),
+        &out,
+        "run.json: cannot read",
+    );
+    refused(&[], &out, "");
+    // The output must not exist: a folder (left untouched), a dangling symlink.
+    let taken = root.join("taken");
+    std::fs::create_dir(&taken).unwrap();
+    std::fs::write(taken.join("mine.txt"), "keep").unwrap();
+    let o = merge(&dirs, &taken);
+    assert_eq!(code(&o), 2, "{}", stderr(&o));
+    assert_eq!(
+        std::fs::read_to_string(taken.join("mine.txt")).unwrap(),
+        "keep"
+    );
+    assert_eq!(std::fs::read_dir(&taken).unwrap().count(), 1);
+    #[cfg(unix)]
+    {
+        let link = root.join("link");
+        std::os::unix::fs::symlink(root.join("nowhere"), &link).unwrap();
+        let o = merge(&dirs, &link);
+        assert_eq!(code(&o), 2, "{}", stderr(&o));
+        assert!(!root.join("nowhere").exists());
+    }
+    // And the complete set merges.
+    assert_eq!(code(&merge(&dirs, &out)), 0);
+    std::fs::remove_dir_all(&root).unwrap();
+}
