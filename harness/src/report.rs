@@ -559,13 +559,13 @@ pub fn xml_escape(s: &str) -> String {
 
 /// `junit.xml`: one testcase per target plus one for the vector files.
 pub fn junit_xml(run: &GateRun, triaged: &[Triaged]) -> String {
-    let mut cases: Vec<(String, Vec<String>, Vec<String>)> = Vec::new();
+    let mut cases: Vec<JunitCase> = Vec::new();
     for (t, _) in &run.targets {
         cases.push((t.name().to_string(), Vec::new(), Vec::new()));
     }
     cases.push(("vectors".into(), Vec::new(), Vec::new()));
     let vectors_at = cases.len() - 1;
-    let idx = |cases: &Vec<(String, Vec<String>, Vec<String>)>, name: &str| {
+    let idx = |cases: &Vec<JunitCase>, name: &str| {
         cases.iter().position(|c| c.0 == name).unwrap_or(vectors_at)
     };
     for d in triaged {
@@ -586,6 +586,23 @@ pub fn junit_xml(run: &GateRun, triaged: &[Triaged]) -> String {
         let i = idx(&cases, failure_target(f).unwrap_or("vectors"));
         cases[i].2.push(f.to_string());
     }
+    let properties = [
+        ("seed".to_string(), format!("{:#x}", run.seed)),
+        ("shard".to_string(), run.shard.to_string()),
+        (
+            format!("{TIMING_MARKER} elapsed_seconds"),
+            format!("{:.3}", secs(run.elapsed)),
+        ),
+    ];
+    junit_doc(&cases, &properties)
+}
+
+/// One `<testcase>` of `junit.xml`: name, divergence lines (one
+/// `<failure>`), other failures (one `<error>` each).
+pub type JunitCase = (String, Vec<String>, Vec<String>);
+
+/// The `junit.xml` document of `cases` with suite `properties`.
+pub fn junit_doc(cases: &[JunitCase], properties: &[(String, String)]) -> String {
     let failures = cases.iter().filter(|c| !c.1.is_empty()).count();
     let errors = cases
         .iter()
@@ -603,23 +620,16 @@ pub fn junit_xml(run: &GateRun, triaged: &[Triaged]) -> String {
         cases.len()
     );
     let _ = writeln!(s, "    <properties>");
-    let _ = writeln!(
-        s,
-        "      <property name=\"seed\" value=\"{:#x}\"/>",
-        run.seed
-    );
-    let _ = writeln!(
-        s,
-        "      <property name=\"shard\" value=\"{}\"/>",
-        run.shard
-    );
-    let _ = writeln!(
-        s,
-        "      <property name=\"{TIMING_MARKER} elapsed_seconds\" value=\"{:.3}\"/>",
-        secs(run.elapsed)
-    );
+    for (name, value) in properties {
+        let _ = writeln!(
+            s,
+            "      <property name=\"{}\" value=\"{}\"/>",
+            xml_escape(name),
+            xml_escape(value)
+        );
+    }
     let _ = writeln!(s, "    </properties>");
-    for (name, fails, errs) in &cases {
+    for (name, fails, errs) in cases {
         let _ = writeln!(
             s,
             "    <testcase classname=\"tpbconform.gate\" name=\"{}\">",

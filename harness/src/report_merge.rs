@@ -32,7 +32,7 @@
 
 use crate::gate::{GateTarget, Shard};
 use crate::input::{hex_nibbles, pack_nibbles};
-use crate::report::xml_escape;
+use crate::report::{junit_doc, xml_escape, JunitCase};
 use crate::run_json::{self, RunMeta, ShardMeta, TargetMeta, FAIL, INCOMPLETE, PASS};
 use crate::triage::{replay_file_command, DedupKey};
 use serde_json::{Map, Value};
@@ -932,7 +932,7 @@ pub fn divergences_jsonl(m: &Merged) -> String {
 /// `junit.xml` of a merged report: one testcase per target plus `vectors`
 /// and one per shard (its failures as errors).
 pub fn junit_xml(m: &Merged) -> String {
-    let mut cases: Vec<(String, Vec<String>, Vec<String>)> = m
+    let mut cases: Vec<JunitCase> = m
         .meta
         .targets
         .iter()
@@ -971,59 +971,11 @@ pub fn junit_xml(m: &Merged) -> String {
             errs,
         ));
     }
-    let failures = cases.iter().filter(|c| !c.1.is_empty()).count();
-    let errors = cases
-        .iter()
-        .filter(|c| c.1.is_empty() && !c.2.is_empty())
-        .count();
-    let mut s = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
-    let _ = writeln!(
-        s,
-        "<testsuites name=\"tpbconform gate\" tests=\"{}\" failures=\"{failures}\" errors=\"{errors}\">",
-        cases.len()
-    );
-    let _ = writeln!(
-        s,
-        "  <testsuite name=\"tpbconform.gate\" tests=\"{}\" failures=\"{failures}\" errors=\"{errors}\">",
-        cases.len()
-    );
-    let _ = writeln!(s, "    <properties>");
-    let _ = writeln!(
-        s,
-        "      <property name=\"seed\" value=\"{}\"/>",
-        xml_escape(&m.meta.seed)
-    );
-    let _ = writeln!(
-        s,
-        "      <property name=\"merged_shards\" value=\"{}\"/>",
-        m.shards.len()
-    );
-    let _ = writeln!(s, "    </properties>");
-    for (name, fails, errs) in &cases {
-        let _ = writeln!(
-            s,
-            "    <testcase classname=\"tpbconform.gate\" name=\"{}\">",
-            xml_escape(name)
-        );
-        if !fails.is_empty() {
-            let _ = writeln!(
-                s,
-                "      <failure type=\"divergence\" message=\"{} distinct divergence(s)\">{}</failure>",
-                fails.len(),
-                xml_escape(&fails.join("\n"))
-            );
-        }
-        for e in errs {
-            let _ = writeln!(
-                s,
-                "      <error type=\"gate\" message=\"{}\"/>",
-                xml_escape(e)
-            );
-        }
-        let _ = writeln!(s, "    </testcase>");
-    }
-    let _ = writeln!(s, "  </testsuite>\n</testsuites>");
-    s
+    let properties = [
+        ("seed".to_string(), m.meta.seed.clone()),
+        ("merged_shards".to_string(), m.shards.len().to_string()),
+    ];
+    junit_doc(&cases, &properties)
 }
 
 /// `index.html` of a merged report (self-contained).

@@ -54,13 +54,25 @@ fn stderr(o: &Output) -> String {
 
 /// Runs the gate (shard `shard`, or unsharded) into `out`; returns its exit code.
 fn gate(corpus: &Path, shard: Option<&str>, out: &Path, seed: &str) -> i32 {
+    gate_with(corpus, shard, out, seed, CASES, SYNC_CASES)
+}
+
+/// [`gate`] with other `--cases` / `--sync-cases`.
+fn gate_with(
+    corpus: &Path,
+    shard: Option<&str>,
+    out: &Path,
+    seed: &str,
+    cases: &str,
+    sync_cases: &str,
+) -> i32 {
     let mut args = vec![
         "gate",
         "--quiet",
         "--cases",
-        CASES,
+        cases,
         "--sync-cases",
-        SYNC_CASES,
+        sync_cases,
         "--seed",
         seed,
         "--corpus",
@@ -335,33 +347,27 @@ fn refuses_sets_that_are_not_one_complete_run() {
     assert_eq!(gate(&corpus, Some("3/4"), &other, "0x1"), 0);
     refused(&[&dirs[..3], &[other]].concat(), &out, "disagree on seed");
     let other = root.join("other-cases");
-    let o = tpb(&[
-        "gate",
-        "--quiet",
-        "--cases",
-        "1999",
-        "--sync-cases",
-        SYNC_CASES,
-        "--seed",
-        "0x5eed",
-        "--shard",
-        "3/4",
-        "--corpus",
-        corpus.to_str().unwrap(),
-        "--report-dir",
-        other.to_str().unwrap(),
-    ]);
-    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    assert_eq!(
+        gate_with(&corpus, Some("3/4"), &other, "0x5eed", "1999", SYNC_CASES),
+        0
+    );
     refused(&[&dirs[..3], &[other]].concat(), &out, "disagree on cases");
     // Same --cases but another --sync-cases: the planned split gives it away.
     let other = root.join("other-sync");
+    assert_eq!(
+        gate_with(&corpus, Some("3/4"), &other, "0x5eed", CASES, "44"),
+        0
+    );
+    refused(&[&dirs[..3], &[other]].concat(), &out, "its share");
+    // A shard the time budget cut short (a real INCOMPLETE run).
+    let other = root.join("cut-short");
     let o = tpb(&[
         "gate",
         "--quiet",
         "--cases",
-        CASES,
-        "--sync-cases",
-        "44",
+        "100000000",
+        "--seconds",
+        "0.2",
         "--seed",
         "0x5eed",
         "--shard",
@@ -371,8 +377,9 @@ fn refuses_sets_that_are_not_one_complete_run() {
         "--report-dir",
         other.to_str().unwrap(),
     ]);
-    assert_eq!(code(&o), 0, "{}", stderr(&o));
-    refused(&[&dirs[..3], &[other]].concat(), &out, "its share");
+    assert!(other.join("run.json").is_file(), "{}", stderr(&o));
+    assert_eq!(read_json(&other.join("run.json"))["complete"], false);
+    refused(&[&dirs[..3], &[other]].concat(), &out, "INCOMPLETE");
     // Edited copies of shard 3: another version, INCOMPLETE, a jsonl that does
     // not match run.json, a divergence from another shard's case.
     let edited = |name: &str, edit: &dyn Fn(&Path)| {
