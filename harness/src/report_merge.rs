@@ -1007,9 +1007,10 @@ pub fn index_html(m: &Merged) -> String {
     for (d, sh, verdict) in &m.shards {
         let _ = writeln!(
             s,
-            "<li>{sh}: <a href=\"{}/index.html\">{}</a> <span class=\"{verdict}\">{verdict}</span></li>",
+            "<li>{}: <code>{}</code> <span class=\"{v}\">{v}</span></li>",
+            xml_escape(sh),
             xml_escape(&d.display().to_string()),
-            xml_escape(&d.display().to_string())
+            v = xml_escape(verdict)
         );
     }
     s.push_str("</ul>\n");
