@@ -1,66 +1,253 @@
-//! Crash-safe file replacement.
+//! Crash-safe file replacement that only ever replaces a regular file.
+//!
+//! # Contracts
+//!
+//! - Readers see the old file or the new one, never a partial one: data goes
+//!   to a temporary file in the same directory (created exclusively, so a
+//!   planted symlink is never followed), which is fsynced and renamed over
+//!   the target; the directory is then fsynced (best effort).
+//! - Only a regular file (or nothing) is replaced. A symlink, directory,
+//!   FIFO, device or socket at the target path is refused
+//!   ([`io::ErrorKind::InvalidInput`]) before anything is written.
+//! - The replaced file's permissions are kept; a new file gets the usual
+//!   `0666 & !umask`.
+//! - An [`AtomicFile`] that is dropped without [`AtomicFile::commit`]
+//!   removes its temporary file and leaves the target untouched.
 
-use std::fs::{self, File};
-use std::io::{self, Write};
-use std::path::Path;
+use std::fs::{self, File, OpenOptions, Permissions};
+use std::io::{self, BufWriter, Write};
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
 static COUNTER: AtomicU64 = AtomicU64::new(0);
 
-/// Writes `bytes` to `path` atomically: the data goes to a temporary file in
-/// the same directory, which is fsynced and then renamed over `path` (and the
-/// directory is fsynced, best effort). Readers see the old or the new file,
-/// never a partial one. The temporary file is removed on failure.
-pub fn write_atomic(path: impl AsRef<Path>, bytes: &[u8]) -> io::Result<()> {
-    let path = path.as_ref();
-    let dir = match path.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
-        _ => Path::new(".").to_path_buf(),
-    };
-    let name = path
-        .file_name()
-        .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "path has no file name"))?;
-    let tmp = dir.join(format!(
-        ".{}.{}.{}.tmp",
-        name.to_string_lossy(),
-        std::process::id(),
-        COUNTER.fetch_add(1, Ordering::Relaxed)
-    ));
-    let result = (|| {
-        let mut f = File::create(&tmp)?;
-        f.write_all(bytes)?;
+/// Checks that `path` is absent or a regular file (not followed if it is a
+/// symlink) and returns the permissions to keep. Anything else is an
+/// [`io::ErrorKind::InvalidInput`] error naming what is there.
+pub fn check_replaceable(path: &Path) -> io::Result<Option<Permissions>> {
+    match fs::symlink_metadata(path) {
+        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(e),
+        Ok(m) if m.file_type().is_file() => Ok(Some(m.permissions())),
+        Ok(m) => Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            format!(
+                "is a {}, not a regular file; refusing to replace it",
+                file_kind(&m.file_type())
+            ),
+        )),
+    }
+}
+
+/// A word for a file type, for messages.
+pub fn file_kind(t: &fs::FileType) -> &'static str {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        if t.is_fifo() {
+            return "FIFO";
+        }
+        if t.is_char_device() || t.is_block_device() {
+            return "device";
+        }
+        if t.is_socket() {
+            return "socket";
+        }
+    }
+    if t.is_symlink() {
+        "symlink"
+    } else if t.is_dir() {
+        "directory"
+    } else if t.is_file() {
+        "regular file"
+    } else {
+        "special file"
+    }
+}
+
+/// A file being written next to its final path; [`AtomicFile::commit`]
+/// renames it into place.
+pub struct AtomicFile {
+    path: PathBuf,
+    tmp: PathBuf,
+    dir: PathBuf,
+    file: Option<BufWriter<File>>,
+}
+
+impl AtomicFile {
+    /// Starts replacing `path` (refused unless it is absent or a regular
+    /// file, see [`check_replaceable`]).
+    pub fn create(path: impl AsRef<Path>) -> io::Result<AtomicFile> {
+        let path = path.as_ref();
+        let keep = check_replaceable(path)?;
+        let dir = match path.parent() {
+            Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
+            _ => Path::new(".").to_path_buf(),
+        };
+        let name = path
+            .file_name()
+            .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "path has no file name"))?;
+        let tmp = dir.join(format!(
+            ".{}.{}.{}.tmp",
+            name.to_string_lossy(),
+            std::process::id(),
+            COUNTER.fetch_add(1, Ordering::Relaxed)
+        ));
+        let file = OpenOptions::new().write(true).create_new(true).open(&tmp)?;
+        let mut me = AtomicFile {
+            path: path.to_path_buf(),
+            tmp,
+            dir,
+            file: Some(BufWriter::new(file)),
+        };
+        if let Some(p) = keep {
+            fs::set_permissions(&me.tmp, p)?;
+        }
+        me.file.as_mut().map_or(Ok(()), |f| f.flush())?;
+        Ok(me)
+    }
+
+    /// Finishes: fsync, re-check the target is still replaceable, rename
+    /// over it, fsync the directory.
+    pub fn commit(mut self) -> io::Result<()> {
+        let Some(w) = self.file.take() else {
+            return Err(io::Error::other("already committed"));
+        };
+        let f = w.into_inner().map_err(|e| e.into_error())?;
         f.sync_all()?;
         drop(f);
-        fs::rename(&tmp, path)?;
-        if let Ok(d) = File::open(&dir) {
+        check_replaceable(&self.path)?;
+        fs::rename(&self.tmp, &self.path)?;
+        if let Ok(d) = File::open(&self.dir) {
             let _ = d.sync_all();
         }
         Ok(())
-    })();
-    if result.is_err() {
-        let _ = fs::remove_file(&tmp);
     }
-    result
+}
+
+impl Write for AtomicFile {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        match &mut self.file {
+            Some(f) => f.write(buf),
+            None => Err(io::Error::other("already committed")),
+        }
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        match &mut self.file {
+            Some(f) => f.flush(),
+            None => Ok(()),
+        }
+    }
+}
+
+impl Drop for AtomicFile {
+    fn drop(&mut self) {
+        if self.file.take().is_some() {
+            let _ = fs::remove_file(&self.tmp);
+        }
+    }
+}
+
+/// Writes `bytes` to `path` atomically (see the module contracts).
+pub fn write_atomic(path: impl AsRef<Path>, bytes: &[u8]) -> io::Result<()> {
+    let mut f = AtomicFile::create(path)?;
+    f.write_all(bytes)?;
+    f.commit()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    fn scratch(name: &str) -> PathBuf {
+        let dir = std::env::temp_dir().join(format!("tpb-atomic-{name}-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&dir);
+        fs::create_dir_all(&dir).unwrap();
+        dir
+    }
+
+    fn leftovers(dir: &Path) -> usize {
+        fs::read_dir(dir)
+            .unwrap()
+            .filter_map(|e| e.ok())
+            .filter(|e| e.file_name().to_string_lossy().ends_with(".tmp"))
+            .count()
+    }
+
     #[test]
     fn writes_and_replaces() {
-        let dir = std::env::temp_dir().join(format!("tpb-atomic-{}", std::process::id()));
-        fs::create_dir_all(&dir).unwrap();
+        let dir = scratch("replace");
         let p = dir.join("out.bin");
         write_atomic(&p, b"one").unwrap();
         write_atomic(&p, b"two").unwrap();
         assert_eq!(fs::read(&p).unwrap(), b"two");
-        let leftovers: Vec<_> = fs::read_dir(&dir)
+        assert_eq!(leftovers(&dir), 0);
+        fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn keeps_permissions_and_refuses_special_files() {
+        use std::os::unix::fs::{symlink, PermissionsExt};
+        let dir = scratch("special");
+        let p = dir.join("secret");
+        fs::write(&p, b"old").unwrap();
+        fs::set_permissions(&p, Permissions::from_mode(0o600)).unwrap();
+        write_atomic(&p, b"new").unwrap();
+        assert_eq!(fs::read(&p).unwrap(), b"new");
+        let mode = fs::metadata(&p).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode, 0o600, "permissions kept");
+        // A symlink, a directory, a device and a FIFO are refused, untouched.
+        let target = dir.join("target");
+        fs::write(&target, b"keep").unwrap();
+        let link = dir.join("link");
+        symlink(&target, &link).unwrap();
+        let sub = dir.join("sub");
+        fs::create_dir(&sub).unwrap();
+        let fifo = dir.join("fifo");
+        let made = std::process::Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .is_ok_and(|s| s.success());
+        let mut refused = vec![link.clone(), sub.clone(), PathBuf::from("/dev/null")];
+        if made {
+            refused.push(fifo.clone());
+        }
+        for r in &refused {
+            let e = write_atomic(r, b"x").unwrap_err();
+            assert_eq!(
+                e.kind(),
+                io::ErrorKind::InvalidInput,
+                "{}: {e}",
+                r.display()
+            );
+        }
+        assert!(fs::symlink_metadata(&link)
             .unwrap()
-            .filter_map(|e| e.ok())
-            .filter(|e| e.file_name().to_string_lossy().ends_with(".tmp"))
-            .collect();
-        assert!(leftovers.is_empty());
+            .file_type()
+            .is_symlink());
+        assert_eq!(fs::read(&target).unwrap(), b"keep");
+        assert!(sub.is_dir());
+        if made {
+            use std::os::unix::fs::FileTypeExt;
+            assert!(fs::symlink_metadata(&fifo).unwrap().file_type().is_fifo());
+        }
+        assert_eq!(leftovers(&dir), 0);
+        fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn dropped_without_commit_changes_nothing() {
+        let dir = scratch("drop");
+        let p = dir.join("out");
+        fs::write(&p, b"old").unwrap();
+        {
+            let mut f = AtomicFile::create(&p).unwrap();
+            f.write_all(b"partial").unwrap();
+        }
+        assert_eq!(fs::read(&p).unwrap(), b"old");
+        assert_eq!(leftovers(&dir), 0);
         fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -1,6 +1,11 @@
 //! Reading bundles from files or stdin: raw binary (length a multiple of 64) or
 //! hex text (one bundle per line).
 //!
+//! Every reader streams with bounded memory: [`stream_bundles`] yields one
+//! bundle at a time, [`Lines`] holds at most [`MAX_LINE`] bytes, whole-file
+//! inputs ([`read_capped`], [`read_corpus_file`]) stop at [`MAX_INPUT`].
+//! Corpus files are opened non-blocking and must be regular files.
+//!
 //! Hex format: each non-blank line holds exactly 128 hex digits (either case);
 //! spaces and tabs are ignored; `#` starts a comment that runs to the end of
 //! the line; blank and comment-only lines are skipped.
@@ -9,7 +14,8 @@
 //! offset, and says what is wrong ([`InputError`]'s `Display`).
 
 use std::fmt;
-use std::io::Read;
+use std::fs::File;
+use std::io::{BufRead, BufReader, Read};
 use std::path::Path;
 
 /// Bundle length in bytes.
@@ -56,6 +62,22 @@ pub enum InputError {
         /// The offending character (lossy for non-ASCII bytes).
         found: char,
     },
+    /// A line longer than [`MAX_LINE`] bytes.
+    LineTooLong {
+        /// Path or `<stdin>`.
+        source: String,
+        /// 1-based line.
+        line: usize,
+        /// The cap in bytes.
+        max: usize,
+    },
+    /// A whole-file input bigger than [`MAX_INPUT`] bytes.
+    TooBig {
+        /// Path or `<stdin>`.
+        source: String,
+        /// The cap in bytes.
+        max: u64,
+    },
     /// A hex line with the wrong number of digits.
     HexLineLength {
         /// Path or `<stdin>`.
@@ -76,7 +98,9 @@ impl InputError {
             | InputError::Empty { source }
             | InputError::Length { source, .. }
             | InputError::BadHexDigit { source, .. }
-            | InputError::HexLineLength { source, .. } => source,
+            | InputError::HexLineLength { source, .. }
+            | InputError::LineTooLong { source, .. }
+            | InputError::TooBig { source, .. } => source,
         }
     }
 }
@@ -112,6 +136,13 @@ impl fmt::Display for InputError {
                 "{source}:{line}:{column}: bad hex digit {found:?} (expected 0-9, a-f, A-F, \
                  space or '#')"
             ),
+            InputError::LineTooLong { source, line, max } => write!(
+                f,
+                "{source}:{line}: line longer than {max} bytes (the cap of every line reader)"
+            ),
+            InputError::TooBig { source, max } => {
+                write!(f, "{source}: input larger than {max} bytes (the cap)")
+            }
             InputError::HexLineLength {
                 source,
                 line,
@@ -158,52 +189,302 @@ pub fn source_name(path: &str) -> String {
     }
 }
 
-/// Reads a whole file (or stdin for `-`), mapping failures to [`InputError`].
-pub fn read_source(path: &str) -> Result<Vec<u8>, InputError> {
+/// Longest line (in bytes, comments included) a line-oriented reader
+/// accepts: hex bundle lines, replay hex files and `encode`'s JSONL. Longer
+/// lines are [`InputError::LineTooLong`], so memory stays bounded whatever
+/// the input (e.g. `/dev/zero`, or a file with no newline).
+pub const MAX_LINE: usize = 1 << 20;
+
+/// Largest whole-file input ([`read_capped`]: `replay FILE`, corpus files).
+pub const MAX_INPUT: u64 = 1 << 20;
+
+/// Opens a path argument for streaming (`-` = stdin). A directory is
+/// [`InputError::IsDirectory`]. FIFOs and devices named on the command line
+/// are read like any stream (the caller asked for them).
+pub fn open_source(path: &str) -> Result<Box<dyn BufRead>, InputError> {
     let source = source_name(path);
-    let mut buf = Vec::new();
     if path == "-" {
-        std::io::stdin()
-            .lock()
-            .read_to_end(&mut buf)
-            .map_err(|e| InputError::Io {
-                source,
-                error: e.to_string(),
-            })?;
-        return Ok(buf);
+        return Ok(Box::new(std::io::stdin().lock()));
     }
-    let p = Path::new(path);
-    if p.is_dir() {
+    let io = |e: std::io::Error| InputError::Io {
+        source: source.clone(),
+        error: e.to_string(),
+    };
+    let f = File::open(path).map_err(io)?;
+    if f.metadata().map_err(io)?.is_dir() {
         return Err(InputError::IsDirectory { source });
     }
-    std::fs::read(p).map_err(|e| InputError::Io {
-        source,
-        error: e.to_string(),
-    })
+    Ok(Box::new(BufReader::with_capacity(64 * 1024, f)))
 }
 
-/// Splits raw binary into bundles. Errors: empty, length not a multiple of 64.
-pub fn parse_binary(source: &str, data: &[u8]) -> Result<Vec<[u8; 64]>, InputError> {
-    if data.is_empty() {
-        return Err(InputError::Empty {
-            source: source.to_string(),
+/// Reads a whole input of at most [`MAX_INPUT`] bytes (`-` = stdin); a
+/// bigger one is [`InputError::TooBig`] after reading `MAX_INPUT + 1` bytes.
+pub fn read_capped(path: &str) -> Result<Vec<u8>, InputError> {
+    let source = source_name(path);
+    let mut buf = Vec::new();
+    open_source(path)?
+        .take(MAX_INPUT + 1)
+        .read_to_end(&mut buf)
+        .map_err(|e| InputError::Io {
+            source: source.clone(),
+            error: e.to_string(),
+        })?;
+    if buf.len() as u64 > MAX_INPUT {
+        return Err(InputError::TooBig {
+            source,
+            max: MAX_INPUT,
         });
     }
-    if !data.len().is_multiple_of(BUNDLE) {
-        return Err(InputError::Length {
+    Ok(buf)
+}
+
+/// Reads the lines of a stream one at a time with at most [`MAX_LINE`]
+/// bytes buffered. Yields `(1-based line, bytes without the newline)`.
+pub struct Lines<R> {
+    source: String,
+    inner: R,
+    line: usize,
+    buf: Vec<u8>,
+    done: bool,
+}
+
+impl<R: BufRead> Lines<R> {
+    /// Lines of `inner`, errors naming `source`.
+    pub fn new(source: &str, inner: R) -> Self {
+        Lines {
             source: source.to_string(),
-            len: data.len(),
-            partial_offset: data.len() - data.len() % BUNDLE,
-        });
+            inner,
+            line: 0,
+            buf: Vec::new(),
+            done: false,
+        }
     }
-    Ok(data
-        .chunks_exact(BUNDLE)
-        .map(|c| {
-            let mut b = [0u8; 64];
-            b.copy_from_slice(c);
-            b
-        })
-        .collect())
+
+    /// The next line, `None` at the end. The slice is valid until the next call.
+    pub fn next_line(&mut self) -> Option<Result<(usize, &[u8]), InputError>> {
+        if self.done {
+            return None;
+        }
+        self.buf.clear();
+        self.line += 1;
+        loop {
+            let chunk = match self.inner.fill_buf() {
+                Ok(c) => c,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                Err(e) => {
+                    self.done = true;
+                    return Some(Err(InputError::Io {
+                        source: self.source.clone(),
+                        error: e.to_string(),
+                    }));
+                }
+            };
+            if chunk.is_empty() {
+                self.done = true;
+                if self.buf.is_empty() {
+                    return None;
+                }
+                break;
+            }
+            let (take, newline) = match chunk.iter().position(|&c| c == b'\n') {
+                Some(i) => (i, true),
+                None => (chunk.len(), false),
+            };
+            if self.buf.len() + take > MAX_LINE {
+                self.done = true;
+                return Some(Err(InputError::LineTooLong {
+                    source: self.source.clone(),
+                    line: self.line,
+                    max: MAX_LINE,
+                }));
+            }
+            self.buf.extend_from_slice(&chunk[..take]);
+            self.inner.consume(take + usize::from(newline));
+            if newline {
+                break;
+            }
+        }
+        Some(Ok((self.line, &self.buf)))
+    }
+}
+
+/// Streams the bundles of one source: raw binary (64 bytes at a time) or hex
+/// lines ([`Lines`], so at most [`MAX_LINE`] bytes are held). Memory does not
+/// grow with the input. Errors end the stream.
+pub struct Bundles<R> {
+    source: String,
+    kind: Kind<R>,
+    /// Bytes (binary) consumed so far.
+    offset: usize,
+    count: usize,
+    done: bool,
+}
+
+enum Kind<R> {
+    Binary(R),
+    Hex(Lines<R>),
+}
+
+/// One bundle of a [`Bundles`] stream: `(1-based line for hex, byte offset
+/// for binary, bundle)`.
+pub type Positioned = (Option<usize>, usize, [u8; 64]);
+
+impl<R: BufRead> Bundles<R> {
+    /// Bundles of `inner` (hex text when `hex`), errors naming `source`.
+    pub fn new(source: &str, inner: R, hex: bool) -> Self {
+        Bundles {
+            source: source.to_string(),
+            kind: if hex {
+                Kind::Hex(Lines::new(source, inner))
+            } else {
+                Kind::Binary(inner)
+            },
+            offset: 0,
+            count: 0,
+            done: false,
+        }
+    }
+
+    fn io(&self, e: &std::io::Error) -> InputError {
+        InputError::Io {
+            source: self.source.clone(),
+            error: e.to_string(),
+        }
+    }
+
+    /// `(line, offset, bundle)` of the next bundle, `None` at a clean end.
+    fn step(&mut self) -> Result<Option<Positioned>, InputError> {
+        let source = self.source.clone();
+        match &mut self.kind {
+            Kind::Binary(r) => {
+                let mut b = [0u8; 64];
+                let mut got = 0;
+                while got < BUNDLE {
+                    match r.read(&mut b[got..]) {
+                        Ok(0) => break,
+                        Ok(n) => got += n,
+                        Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                        Err(e) => return Err(self.io(&e)),
+                    }
+                }
+                let at = self.offset;
+                self.offset += got;
+                match got {
+                    0 => Ok(None),
+                    BUNDLE => Ok(Some((None, at, b))),
+                    _ => Err(InputError::Length {
+                        source,
+                        len: self.offset,
+                        partial_offset: at,
+                    }),
+                }
+            }
+            Kind::Hex(lines) => loop {
+                let Some(next) = lines.next_line() else {
+                    return Ok(None);
+                };
+                let (lineno, text) = next?;
+                let digits = hex_nibbles(text, true).map_err(|e| InputError::BadHexDigit {
+                    source: source.clone(),
+                    line: lineno,
+                    column: e.index + 1,
+                    found: e.found,
+                })?;
+                if digits.is_empty() {
+                    continue;
+                }
+                if digits.len() != 2 * BUNDLE {
+                    return Err(InputError::HexLineLength {
+                        source,
+                        line: lineno,
+                        digits: digits.len(),
+                    });
+                }
+                let mut b = [0u8; 64];
+                b.copy_from_slice(&pack_nibbles(&digits));
+                return Ok(Some((Some(lineno), 0, b)));
+            },
+        }
+    }
+}
+
+impl<R: BufRead> Iterator for Bundles<R> {
+    type Item = Result<Positioned, InputError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.done {
+            return None;
+        }
+        let r = match self.step() {
+            Ok(Some(x)) => {
+                self.count += 1;
+                return Some(Ok(x));
+            }
+            Ok(None) if self.count == 0 => Err(InputError::Empty {
+                source: self.source.clone(),
+            }),
+            Ok(None) => {
+                self.done = true;
+                return None;
+            }
+            Err(e) => Err(e),
+        };
+        self.done = true;
+        Some(r)
+    }
+}
+
+/// Streams every input in order (`-` = stdin; an empty list means stdin),
+/// opening each file only when the previous one is finished. Indices run
+/// across all inputs. The first error ends the stream.
+pub fn stream_bundles(
+    paths: &[String],
+    hex: bool,
+) -> impl Iterator<Item = Result<Loaded, InputError>> {
+    let paths: Vec<String> = if paths.is_empty() {
+        vec!["-".to_string()]
+    } else {
+        paths.to_vec()
+    };
+    let mut files = paths.into_iter();
+    let mut current: Option<(String, Bundles<Box<dyn BufRead>>)> = None;
+    let mut index = 0usize;
+    let mut failed = false;
+    std::iter::from_fn(move || loop {
+        if failed {
+            return None;
+        }
+        if current.is_none() {
+            let p = files.next()?;
+            let source = source_name(&p);
+            match open_source(&p) {
+                Ok(r) => current = Some((source.clone(), Bundles::new(&source, r, hex))),
+                Err(e) => {
+                    failed = true;
+                    return Some(Err(e));
+                }
+            }
+        }
+        let (source, bundles) = current.as_mut()?;
+        match bundles.next() {
+            None => current = None,
+            Some(Err(e)) => {
+                failed = true;
+                return Some(Err(e));
+            }
+            Some(Ok((line, offset, bytes))) => {
+                let l = Loaded {
+                    source: source.clone(),
+                    index,
+                    line,
+                    offset,
+                    bytes,
+                };
+                index += 1;
+                return Some(Ok(l));
+            }
+        }
+    })
 }
 
 fn hex_val(c: u8) -> Option<u8> {
@@ -255,72 +536,62 @@ pub fn pack_nibbles(digits: &[u8]) -> Vec<u8> {
     digits.chunks_exact(2).map(|p| (p[0] << 4) | p[1]).collect()
 }
 
-/// Parses hex text: returns `(1-based line, bundle)` pairs. Errors: bad digit
-/// (line, column), wrong digit count (line), no bundle at all.
+/// Parses hex text held in memory: `(1-based line, bundle)` pairs (the same
+/// rules as the streaming [`Bundles`]).
 pub fn parse_hex(source: &str, text: &[u8]) -> Result<Vec<(usize, [u8; 64])>, InputError> {
-    let mut out = Vec::new();
-    for (li, line) in text.split(|&c| c == b'\n').enumerate() {
-        let lineno = li + 1;
-        let digits = hex_nibbles(line, true).map_err(|e| InputError::BadHexDigit {
-            source: source.to_string(),
-            line: lineno,
-            column: e.index + 1,
-            found: e.found,
-        })?;
-        if digits.is_empty() {
-            continue;
-        }
-        if digits.len() != 2 * BUNDLE {
-            return Err(InputError::HexLineLength {
-                source: source.to_string(),
-                line: lineno,
-                digits: digits.len(),
-            });
-        }
-        let mut b = [0u8; 64];
-        b.copy_from_slice(&pack_nibbles(&digits));
-        out.push((lineno, b));
-    }
-    if out.is_empty() {
-        return Err(InputError::Empty {
-            source: source.to_string(),
-        });
-    }
-    Ok(out)
+    Bundles::new(source, text, true)
+        .map(|r| r.map(|(line, _, b)| (line.unwrap_or(0), b)))
+        .collect()
 }
 
-/// Loads every input in order (`-` = stdin; an empty list means stdin).
-/// Indices run across all inputs. Stops at the first error.
-pub fn load_bundles(paths: &[String], hex: bool) -> Result<Vec<Loaded>, InputError> {
-    let stdin = ["-".to_string()];
-    let paths = if paths.is_empty() { &stdin[..] } else { paths };
-    let mut out = Vec::new();
-    for p in paths {
-        let source = source_name(p);
-        let data = read_source(p)?;
-        if hex {
-            for (line, bytes) in parse_hex(&source, &data)? {
-                out.push(Loaded {
-                    source: source.clone(),
-                    index: out.len(),
-                    line: Some(line),
-                    offset: 0,
-                    bytes,
-                });
-            }
-        } else {
-            for (i, bytes) in parse_binary(&source, &data)?.into_iter().enumerate() {
-                out.push(Loaded {
-                    source: source.clone(),
-                    index: out.len(),
-                    line: None,
-                    offset: i * BUNDLE,
-                    bytes,
-                });
-            }
-        }
+/// Splits raw binary held in memory into bundles (the same rules as the
+/// streaming [`Bundles`]).
+pub fn parse_binary(source: &str, data: &[u8]) -> Result<Vec<[u8; 64]>, InputError> {
+    Bundles::new(source, data, false)
+        .map(|r| r.map(|(_, _, b)| b))
+        .collect()
+}
+
+/// One entry of a corpus folder, as [`read_corpus_file`] found it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum CorpusEntry {
+    /// A regular file (or a symlink to one) of at most [`MAX_INPUT`] bytes.
+    Data(Vec<u8>),
+    /// Not read: a FIFO, device, socket (directly or through a symlink) or
+    /// a file over the cap. The text says which, for the warning.
+    Skipped(String),
+}
+
+/// Reads one corpus file without ever blocking or reading without bound:
+/// the file is opened non-blocking (a FIFO without a writer does not hang),
+/// checked to be a regular file on the open descriptor (so a symlink to
+/// `/dev/zero` is caught), and read up to [`MAX_INPUT`] + 1 bytes.
+pub fn read_corpus_file(path: &Path) -> std::io::Result<CorpusEntry> {
+    let mut opts = std::fs::OpenOptions::new();
+    opts.read(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        opts.custom_flags(libc::O_NONBLOCK);
     }
-    Ok(out)
+    let f = opts.open(path)?;
+    let md = f.metadata()?;
+    if !md.is_file() {
+        return Ok(CorpusEntry::Skipped(format!(
+            "{}: {}, not a regular file",
+            path.display(),
+            crate::atomic::file_kind(&md.file_type())
+        )));
+    }
+    let mut buf = Vec::new();
+    f.take(MAX_INPUT + 1).read_to_end(&mut buf)?;
+    if buf.len() as u64 > MAX_INPUT {
+        return Ok(CorpusEntry::Skipped(format!(
+            "{}: larger than {MAX_INPUT} bytes",
+            path.display()
+        )));
+    }
+    Ok(CorpusEntry::Data(buf))
 }
 
 /// Lowercase hex of a bundle (128 digits), the format [`parse_hex`] reads.

@@ -13,7 +13,8 @@ Exit codes:
   0  every bundle is valid
   1  some bundle is invalid
   2  bad input or usage (the message names the file, the line or byte offset,
-     and what is wrong)";
+     and what is wrong)
+  141  stdout was closed by its reader (e.g. `| head -1`); no message";
 
 /// Differential-conformance tooling for the 64-byte TPB ISA bundles of the
 /// Neuron compiler (SPEC.md, tpb-spec-1). All subcommands use tpb-core.
@@ -73,8 +74,11 @@ enum Command {
     /// binary bundles on stdout, or with --hex one 128-digit hex line per bundle.
     /// For every bundle that decodes, encode(decode(b)) == b. Error records
     /// and records the encoder rejects are reported on stderr and skipped
-    /// (exit 1); malformed JSONL exits 2 with the file and line, before any
-    /// output is written.
+    /// (exit 1); malformed JSONL (bad JSON, a duplicate or unknown key, a
+    /// mnemonic that is not the opcode's) exits 2 with the file and line.
+    /// Output streams; with -o PATH, PATH is replaced atomically (its
+    /// permissions kept) only on exit 0/1 with at least one bundle encoded,
+    /// and a PATH that is a symlink, FIFO, device or folder is refused.
     #[command(after_help = EXIT_CODES)]
     Encode {
         /// Write hex lines instead of raw binary.
@@ -115,7 +119,13 @@ enum Command {
     /// 2 bad input.
     Replay(cli::replay::ReplayArgs),
     /// Keep the smallest set of corpus files covering the same signatures
-    /// (target, core verdict, outcome, field classes); crash-safe rewrite.
+    /// (target, core verdict, outcome, field classes).
+    ///
+    /// Reads and judges every folder first; then, in place, only deletes the
+    /// redundant input files (subfolders and special files are never
+    /// touched), or with --output writes the kept set into a new folder.
+    /// Exit codes: 0 done, 1 a deletion failed part way, 2 bad input or an
+    /// existing --output (nothing changed).
     Minimize(cli::minimize::MinimizeArgs),
     /// Internal: serve tpb-subject/1 on stdin/stdout for a `lib:PATH`
     /// subject (the gate runs this as the library's worker process).
@@ -140,7 +150,12 @@ Exit codes:
   0  every bundle is valid
   1  some bundle is invalid
   2  bad input or usage (the message names the file, the line or byte offset,
-     and what is wrong)";
+     and what is wrong)
+  141  stdout was closed by its reader (e.g. `| head -1`); no message
+
+Readers stream: output starts with the first bundles and memory stays
+bounded whatever the input size (hex lines are capped at 1 MiB). On exit 2
+the verdicts of the bundles before the bad one have been printed already.";
 
 fn run(cli: Cli) -> CliResult {
     match cli.command {
@@ -171,9 +186,10 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     match run(cli) {
         Ok(code) => ExitCode::from(code),
+        Err(cli::CliError::BrokenPipe) => ExitCode::from(cli::EXIT_BROKEN_PIPE),
         Err(e) => {
             eprintln!("tpbconform: error: {e}");
-            ExitCode::from(EXIT_BAD_INPUT)
+            ExitCode::from(e.exit_code())
         }
     }
 }

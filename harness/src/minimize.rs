@@ -13,23 +13,27 @@
 //! - The kept set has exactly one file per distinct signature: the smallest
 //!   (then the lexicographically smallest name). It covers the same
 //!   signatures as the input and no smaller subset does.
-//! - Writing is crash-safe: the kept files are written with
-//!   [`crate::atomic::write_atomic`] into a hidden sibling folder; only when
-//!   it is complete is the old folder renamed aside, the new one renamed into
-//!   place and the old one deleted. With `output` the input is not touched.
-//! - An unreadable file or folder is a [`MinimizeError`] (exit 2) and nothing
-//!   is changed.
+//! - Nothing is changed until every folder has been read and judged; an
+//!   unreadable file or folder, or an existing `--output`, is a
+//!   [`MinimizeError`] (exit 2) and nothing is changed.
+//! - In place, minimisation only deletes the corpus inputs it read and did
+//!   not keep. Subfolders, FIFOs, devices, sockets and files over the size cap
+//!   are never opened blocking, never deleted, and listed as skipped.
+//! - With `--output` (a folder that must not exist) the kept files are
+//!   written with [`crate::atomic::write_atomic`] into a hidden staging
+//!   folder renamed into place when complete; the input is not touched.
 
 use crate::atomic::write_atomic;
 use crate::cli::layout::{layout, Role};
 use crate::engine::{bundle_from_input, Outcome};
 use crate::gate::{sync, GateTarget};
+use crate::input::CorpusEntry;
 use crate::subject::{CoreSubject, OracleSubject};
 use std::collections::BTreeMap;
 use std::fmt;
 use std::path::{Path, PathBuf};
 
-/// Why minimisation failed (nothing was changed).
+/// Why minimisation failed (nothing was changed, except for [`MinimizeError::Partial`]).
 #[derive(Debug)]
 pub enum MinimizeError {
     /// A file or folder could not be read or written.
@@ -41,6 +45,23 @@ pub enum MinimizeError {
     },
     /// The folder is neither `corpus/<target>/` nor a folder containing such folders.
     NoTarget(PathBuf),
+    /// `--output` exists already (minimize only creates a new folder there).
+    OutputExists(PathBuf),
+    /// Deleting a dropped file failed after earlier deletions succeeded
+    /// (exit 1: the folder still covers every signature).
+    Partial {
+        /// The file that could not be deleted.
+        path: PathBuf,
+        /// Error.
+        error: std::io::Error,
+    },
+}
+
+impl MinimizeError {
+    /// True when something was changed before the error (only [`MinimizeError::Partial`]).
+    pub fn changed_something(&self) -> bool {
+        matches!(self, MinimizeError::Partial { .. })
+    }
 }
 
 impl fmt::Display for MinimizeError {
@@ -52,6 +73,17 @@ impl fmt::Display for MinimizeError {
                 "{}: not a corpus folder: expected corpus/<target>/ or a folder holding \
                  <target>/ folders (gate or fuzz target names)",
                 p.display()
+            ),
+            MinimizeError::OutputExists(p) => write!(
+                f,
+                "{}: --output exists already; refusing to touch it (give a new folder)",
+                p.display()
+            ),
+            MinimizeError::Partial { path, error } => write!(
+                f,
+                "{}: cannot delete: {error} (files deleted before this one stay deleted; \
+                 every signature is still covered)",
+                path.display()
             ),
         }
     }
@@ -139,30 +171,82 @@ pub fn folder_signature(folder: &str, input: &[u8]) -> String {
     parts.join(" || ")
 }
 
-/// What [`minimize_target`] did.
+/// What minimisation did to one folder.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct MinimizeStats {
-    /// Target.
+    /// Target (folder name).
     pub target: String,
-    /// Files before.
+    /// Corpus inputs read (regular files, and symlinks to them).
     pub before: usize,
     /// Files kept (= distinct signatures).
     pub after: usize,
+    /// Entries left alone: FIFOs, devices, sockets, files over the size cap
+    /// (subfolders are always left alone and not listed).
+    pub skipped: Vec<String>,
 }
 
-/// Picks one file per signature. Returns `(signature, path)` sorted by signature.
-pub fn select(folder: &str, dir: &Path) -> Result<Vec<(String, PathBuf, Vec<u8>)>, MinimizeError> {
-    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
+/// One corpus folder read and judged, before anything is changed.
+#[derive(Debug)]
+pub struct FolderPlan {
+    /// Target (folder name).
+    pub target: String,
+    /// The folder.
+    pub dir: PathBuf,
+    /// Kept inputs: `(signature, path, bytes)`, sorted by signature.
+    pub kept: Vec<(String, PathBuf, Vec<u8>)>,
+    /// Inputs to drop (in place: to delete): read, and not kept.
+    pub dropped: Vec<PathBuf>,
+    /// See [`MinimizeStats::skipped`].
+    pub skipped: Vec<String>,
+}
+
+impl FolderPlan {
+    fn stats(&self) -> MinimizeStats {
+        MinimizeStats {
+            target: self.target.clone(),
+            before: self.kept.len() + self.dropped.len(),
+            after: self.kept.len(),
+            skipped: self.skipped.clone(),
+        }
+    }
+}
+
+/// Reads every input of `dir` (top level only; subfolders are ignored) with
+/// [`crate::input::read_corpus_file`] and picks one file per signature.
+/// Reads only; any unreadable entry is an error.
+pub fn plan_folder(folder: &str, dir: &Path) -> Result<FolderPlan, MinimizeError> {
+    let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)
         .map_err(io(dir))?
         .map(|e| e.map(|e| e.path()).map_err(io(dir)))
         .collect::<Result<_, _>>()?;
-    files.sort();
+    entries.sort();
     let mut best: BTreeMap<String, (PathBuf, Vec<u8>)> = BTreeMap::new();
-    for p in files {
-        if p.is_dir() {
+    let mut read = Vec::new();
+    let mut skipped = Vec::new();
+    for p in entries {
+        let md = std::fs::symlink_metadata(&p).map_err(io(&p))?;
+        if md.is_dir() {
             continue;
         }
-        let data = std::fs::read(&p).map_err(io(&p))?;
+        if !md.is_file() && !md.file_type().is_symlink() {
+            skipped.push(format!(
+                "{}: {}, not a regular file",
+                p.display(),
+                crate::atomic::file_kind(&md.file_type())
+            ));
+            continue;
+        }
+        let data = match crate::input::read_corpus_file(&p) {
+            Ok(CorpusEntry::Data(d)) => d,
+            Ok(CorpusEntry::Skipped(why)) => {
+                skipped.push(why);
+                continue;
+            }
+            // A symlink to a folder is a folder: left alone.
+            Err(_) if p.is_dir() => continue,
+            Err(e) => return Err(io(&p)(e)),
+        };
+        read.push(p.clone());
         let sig = folder_signature(folder, &data);
         let better = match best.get(&sig) {
             None => true,
@@ -172,65 +256,24 @@ pub fn select(folder: &str, dir: &Path) -> Result<Vec<(String, PathBuf, Vec<u8>)
             best.insert(sig, (p, data));
         }
     }
-    Ok(best.into_iter().map(|(s, (p, d))| (s, p, d)).collect())
-}
-
-/// Minimises one `corpus/<target>/` folder (in place, or into `output`).
-pub fn minimize_target(
-    folder: &str,
-    dir: &Path,
-    output: Option<&Path>,
-) -> Result<MinimizeStats, MinimizeError> {
-    let before = std::fs::read_dir(dir)
-        .map_err(io(dir))?
-        .filter(|e| e.as_ref().map_or(true, |e| !e.path().is_dir()))
-        .count();
-    let kept = select(folder, dir)?;
-    let name = dir
-        .file_name()
-        .map_or_else(|| folder.to_string(), |n| n.to_string_lossy().to_string());
-    let parent = dir.parent().unwrap_or(Path::new("."));
-    let pid = std::process::id();
-    let target_dir = output.map_or_else(|| dir.to_path_buf(), Path::to_path_buf);
-    let staging = target_dir
-        .parent()
-        .unwrap_or(parent)
-        .join(format!(".{name}.min-{pid}"));
-    let _ = std::fs::remove_dir_all(&staging);
-    std::fs::create_dir_all(&staging).map_err(io(&staging))?;
-    let written = (|| {
-        for (_, p, data) in &kept {
-            let fname = p.file_name().unwrap_or_default();
-            write_atomic(staging.join(fname), data).map_err(io(p))?;
-        }
-        Ok(())
-    })();
-    if let Err(e) = written {
-        let _ = std::fs::remove_dir_all(&staging);
-        return Err(e);
-    }
-    if target_dir.exists() {
-        let old = target_dir
-            .parent()
-            .unwrap_or(parent)
-            .join(format!(".{name}.old-{pid}"));
-        std::fs::rename(&target_dir, &old).map_err(io(&target_dir))?;
-        std::fs::rename(&staging, &target_dir).map_err(io(&target_dir))?;
-        std::fs::remove_dir_all(&old).map_err(io(&old))?;
-    } else {
-        std::fs::rename(&staging, &target_dir).map_err(io(&target_dir))?;
-    }
-    Ok(MinimizeStats {
+    let kept: Vec<(String, PathBuf, Vec<u8>)> =
+        best.into_iter().map(|(s, (p, d))| (s, p, d)).collect();
+    let dropped = read
+        .into_iter()
+        .filter(|p| !kept.iter().any(|(_, k, _)| k == p))
+        .collect();
+    Ok(FolderPlan {
         target: folder.to_string(),
-        before,
-        after: kept.len(),
+        dir: dir.to_path_buf(),
+        kept,
+        dropped,
+        skipped,
     })
 }
 
-/// Minimises `dir`: a `corpus/<target>/` folder, or a corpus root (every
-/// `<target>/` folder in it). With `output`, writes there instead
-/// (`output/<target>/` for a root).
-pub fn minimize(dir: &Path, output: Option<&Path>) -> Result<Vec<MinimizeStats>, MinimizeError> {
+/// The `<target>/` folders `dir` stands for: itself when its name is a
+/// target, else its target-named subfolders (sorted).
+fn target_folders(dir: &Path) -> Result<Vec<(String, PathBuf)>, MinimizeError> {
     let md = std::fs::metadata(dir).map_err(io(dir))?;
     if !md.is_dir() {
         return Err(MinimizeError::NoTarget(dir.to_path_buf()));
@@ -240,7 +283,7 @@ pub fn minimize(dir: &Path, output: Option<&Path>) -> Result<Vec<MinimizeStats>,
         .map(|n| n.to_string_lossy().to_string())
         .filter(|n| !crate::gate::routes(n).is_empty());
     if let Some(f) = own {
-        return Ok(vec![minimize_target(&f, dir, output)?]);
+        return Ok(vec![(f, dir.to_path_buf())]);
     }
     let mut names: Vec<String> = std::fs::read_dir(dir)
         .map_err(io(dir))?
@@ -250,19 +293,88 @@ pub fn minimize(dir: &Path, output: Option<&Path>) -> Result<Vec<MinimizeStats>,
         .filter(|n| !crate::gate::routes(n).is_empty())
         .collect();
     names.sort();
-    let mut out = Vec::new();
-    for n in names {
-        let sub = dir.join(&n);
-        let o = output.map(|o| o.join(&n));
-        if let Some(o) = &o {
-            if let Some(p) = o.parent() {
-                std::fs::create_dir_all(p).map_err(io(p))?;
-            }
-        }
-        out.push(minimize_target(&n, &sub, o.as_deref())?);
-    }
-    if out.is_empty() {
+    if names.is_empty() {
         return Err(MinimizeError::NoTarget(dir.to_path_buf()));
     }
-    Ok(out)
+    Ok(names
+        .into_iter()
+        .map(|n| (n.clone(), dir.join(n)))
+        .collect())
+}
+
+/// Minimises `dir`: a `corpus/<target>/` folder, or a corpus root (every
+/// `<target>/` folder in it).
+///
+/// Every folder is read and judged first ([`plan_folder`]); only then is
+/// anything changed, so an error (exit 2) leaves everything as it was.
+/// In place, the only change is deleting the inputs that are not kept
+/// (regular files, or symlinks to them: the link is removed, never its
+/// target); subfolders, special files and everything else are untouched.
+/// With `output` (which must not exist) the kept files are copied to
+/// `output/` (`output/<target>/` for a corpus root), built in a hidden
+/// staging folder and renamed into place, and the input is not touched.
+pub fn minimize(dir: &Path, output: Option<&Path>) -> Result<Vec<MinimizeStats>, MinimizeError> {
+    if let Some(o) = output {
+        if std::fs::symlink_metadata(o).is_ok() {
+            return Err(MinimizeError::OutputExists(o.to_path_buf()));
+        }
+    }
+    let folders = target_folders(dir)?;
+    let is_root = !folders.iter().any(|(_, d)| d == dir);
+    let plans = folders
+        .iter()
+        .map(|(name, d)| plan_folder(name, d))
+        .collect::<Result<Vec<_>, _>>()?;
+    let stats = plans.iter().map(FolderPlan::stats).collect();
+    match output {
+        Some(o) => write_output(&plans, o, is_root)?,
+        None => {
+            for plan in &plans {
+                for p in &plan.dropped {
+                    std::fs::remove_file(p).map_err(|error| MinimizeError::Partial {
+                        path: p.clone(),
+                        error,
+                    })?;
+                }
+            }
+        }
+    }
+    Ok(stats)
+}
+
+/// Copies the kept files into a new folder `out` through a staging folder.
+fn write_output(plans: &[FolderPlan], out: &Path, is_root: bool) -> Result<(), MinimizeError> {
+    let parent = out
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let name = out
+        .file_name()
+        .map_or_else(|| "minimized".into(), |n| n.to_string_lossy().to_string());
+    std::fs::create_dir_all(parent).map_err(io(parent))?;
+    let staging = parent.join(format!(".{name}.min-{}", std::process::id()));
+    std::fs::create_dir(&staging).map_err(io(&staging))?;
+    let result = (|| {
+        for plan in plans {
+            let dir = if is_root {
+                let d = staging.join(&plan.target);
+                std::fs::create_dir(&d).map_err(io(&d))?;
+                d
+            } else {
+                staging.clone()
+            };
+            for (_, p, data) in &plan.kept {
+                let fname = p.file_name().unwrap_or_default();
+                write_atomic(dir.join(fname), data).map_err(io(p))?;
+            }
+        }
+        if std::fs::symlink_metadata(out).is_ok() {
+            return Err(MinimizeError::OutputExists(out.to_path_buf()));
+        }
+        std::fs::rename(&staging, out).map_err(io(out))
+    })();
+    if result.is_err() {
+        let _ = std::fs::remove_dir_all(&staging);
+    }
+    result
 }

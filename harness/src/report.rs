@@ -9,16 +9,20 @@
 //!   the clock (timestamp, durations, throughput, thread count) contains the
 //!   marker [`TIMING_MARKER`] and nothing else that matters, so stripping the
 //!   lines that contain it leaves byte-identical reports for the same seed.
-//! - **Never overwrite.** [`choose_dir`] refuses an existing `--report-dir`
-//!   ([`ReportDirError::Exists`], exit 2) and picks a `-N` suffix for the
-//!   default `reports/<UTC timestamp>/`.
+//! - **Never overwrite, refuse at once.** [`claim_dir`] creates the report
+//!   folder before any case runs: an existing `--report-dir` is refused
+//!   ([`ReportDirError::Exists`], exit 2) right away, and the default
+//!   `reports/<UTC timestamp>/` takes the first free `-N` suffix atomically,
+//!   so concurrent runs never share a folder.
 //! - **Never half-written.** [`write_dir`] writes every file with
 //!   [`crate::atomic::write_atomic`] into a hidden staging folder next to the
-//!   final one (`.<name>.staging-<pid>`), then renames the folder into place:
-//!   readers see no report folder or a complete one. A Ctrl-C / SIGTERM
+//!   final one (`.<name>.staging-<pid>-<token>`, holding a marker file with
+//!   that same suffix), then renames it onto the claimed (empty) folder:
+//!   readers see an empty folder or a complete report. A Ctrl-C / SIGTERM
 //!   handler calls [`abort_staging`], which removes the staging folder; a
 //!   staging folder left by a SIGKILL is removed by the next run
-//!   ([`cleanup_stale`]) once its process is gone.
+//!   ([`cleanup_stale`]) once its process is gone, and only if its marker
+//!   proves tpbconform made it.
 
 use crate::atomic::write_atomic;
 use crate::cli::explain::explain_bundle;
@@ -102,77 +106,153 @@ pub fn utc_stamp(secs: u64) -> (String, String) {
     )
 }
 
-/// The folder to write: `explicit` (must not exist), or `root/<stamp>` with
-/// a `-N` suffix if taken.
-pub fn choose_dir(
+/// Claims the report folder before the run starts: creates `explicit`
+/// (refused with [`ReportDirError::Exists`] if anything is there), or the
+/// first free `root/<stamp>`, `root/<stamp>-1`, ... Creating a folder is
+/// atomic, so two concurrent runs never get the same one. The folder stays
+/// empty until [`write_dir`] renames the finished report onto it; a run that
+/// ends early removes it again with [`release_claim`].
+pub fn claim_dir(
     explicit: Option<&Path>,
     root: &Path,
     stamp: &str,
 ) -> Result<PathBuf, ReportDirError> {
-    if let Some(p) = explicit {
-        if p.exists() {
+    let ioe = |path: &Path, error: io::Error| ReportDirError::Io {
+        path: path.to_path_buf(),
+        error,
+    };
+    let create_parent = |p: &Path| match p.parent().filter(|d| !d.as_os_str().is_empty()) {
+        Some(d) => std::fs::create_dir_all(d).map_err(|e| ioe(d, e)),
+        None => Ok(()),
+    };
+    let claimed = if let Some(p) = explicit {
+        if std::fs::symlink_metadata(p).is_ok() {
             return Err(ReportDirError::Exists(p.to_path_buf()));
         }
-        return Ok(p.to_path_buf());
+        create_parent(p)?;
+        match std::fs::create_dir(p) {
+            Ok(()) => p.to_path_buf(),
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {
+                return Err(ReportDirError::Exists(p.to_path_buf()))
+            }
+            Err(e) => return Err(ioe(p, e)),
+        }
+    } else {
+        std::fs::create_dir_all(root).map_err(|e| ioe(root, e))?;
+        let mut n = 0u32;
+        loop {
+            let p = if n == 0 {
+                root.join(stamp)
+            } else {
+                root.join(format!("{stamp}-{n}"))
+            };
+            match std::fs::create_dir(&p) {
+                Ok(()) => break p,
+                Err(e) if e.kind() == io::ErrorKind::AlreadyExists => n += 1,
+                Err(e) => return Err(ioe(&p, e)),
+            }
+        }
+    };
+    if let Ok(mut g) = CLAIMED.lock() {
+        *g = Some(claimed.clone());
     }
-    let mut p = root.join(stamp);
-    let mut n = 1;
-    while p.exists() {
-        p = root.join(format!("{stamp}-{n}"));
-        n += 1;
-    }
-    Ok(p)
+    Ok(claimed)
 }
 
+/// Removes the folder [`claim_dir`] claimed if it is still empty (a run that
+/// ends without a report).
+pub fn release_claim() {
+    let p = CLAIMED.lock().ok().and_then(|mut g| g.take());
+    if let Some(p) = p {
+        let _ = std::fs::remove_dir(p);
+    }
+}
+
+static CLAIMED: Mutex<Option<PathBuf>> = Mutex::new(None);
 static STAGING: Mutex<Option<PathBuf>> = Mutex::new(None);
 
-/// Removes the staging folder of a report being written, if any (for signal
-/// handlers).
+/// Removes the staging folder of a report being written, if any, and the
+/// still-empty claimed folder (for signal handlers and fatal errors).
 pub fn abort_staging() {
     let p = STAGING.lock().ok().and_then(|mut g| g.take());
     if let Some(p) = p {
         let _ = std::fs::remove_dir_all(p);
     }
+    release_claim();
 }
 
-fn staging_name(final_dir: &Path, pid: u32) -> PathBuf {
+/// Name of the marker file inside a staging folder; its content is
+/// [`marker_text`] of the folder's own `<pid>-<token>` suffix.
+const STAGING_MARKER: &str = ".tpbconform-staging";
+const STAGING_INFIX: &str = ".staging-";
+
+fn marker_text(suffix: &str) -> String {
+    format!("tpbconform report staging {suffix}\n")
+}
+
+/// A fresh `<pid>-<token>` suffix (the token only has to differ between
+/// runs of the same pid).
+fn staging_suffix() -> String {
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos());
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in nanos.to_le_bytes() {
+        h = (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3);
+    }
+    format!("{}-{h:016x}", std::process::id())
+}
+
+fn staging_name(final_dir: &Path, suffix: &str) -> PathBuf {
     let name = final_dir
         .file_name()
         .map_or_else(|| "report".into(), |n| n.to_string_lossy().to_string());
     final_dir
         .parent()
         .unwrap_or(Path::new("."))
-        .join(format!(".{name}.staging-{pid}"))
+        .join(format!(".{name}{STAGING_INFIX}{suffix}"))
 }
 
-/// Removes staging folders in `parent` whose process is gone (Linux: no
-/// `/proc/<pid>`; elsewhere nothing is removed).
+/// Removes the staging folders in `parent` that a killed `tpbconform` left:
+/// only a folder named `.<name>.staging-<pid>-<token>` that holds the marker
+/// file whose content names that same `<pid>-<token>`, and whose process is
+/// gone (Linux: no `/proc/<pid>`; elsewhere nothing is removed). Anything
+/// else, whatever its name, is left alone.
 pub fn cleanup_stale(parent: &Path) {
+    let proc_root = Path::new("/proc");
+    if !proc_root.join("self").exists() {
+        return;
+    }
     let Ok(rd) = std::fs::read_dir(parent) else {
         return;
     };
     for e in rd.flatten() {
         let n = e.file_name().to_string_lossy().to_string();
-        let Some(pid) = n
+        let Some((_, suffix)) = n
             .starts_with('.')
-            .then(|| n.rsplit_once(".staging-"))
+            .then(|| n.rsplit_once(STAGING_INFIX))
             .flatten()
-            .and_then(|(_, p)| p.parse::<u32>().ok())
         else {
             continue;
         };
-        let proc_root = Path::new("/proc");
-        if proc_root.join("self").exists()
-            && !proc_root.join(pid.to_string()).exists()
-            && pid != std::process::id()
-        {
+        let Some(pid) = suffix
+            .split_once('-')
+            .and_then(|(p, _)| p.parse::<u32>().ok())
+        else {
+            continue;
+        };
+        let ours = e.file_type().is_ok_and(|t| t.is_dir())
+            && std::fs::read(e.path().join(STAGING_MARKER))
+                .is_ok_and(|m| m == marker_text(suffix).as_bytes());
+        if ours && pid != std::process::id() && !proc_root.join(pid.to_string()).exists() {
             let _ = std::fs::remove_dir_all(e.path());
         }
     }
 }
 
 /// Writes `files` (`relative path`, bytes) as the folder `final_dir`,
-/// atomically (see the module docs).
+/// atomically (see the module docs). `final_dir` must be absent or the
+/// empty folder this process claimed with [`claim_dir`].
 pub fn write_dir(final_dir: &Path, files: &[(String, Vec<u8>)]) -> Result<(), ReportDirError> {
     let ioe = |path: &Path, error: io::Error| ReportDirError::Io {
         path: path.to_path_buf(),
@@ -184,13 +264,23 @@ pub fn write_dir(final_dir: &Path, files: &[(String, Vec<u8>)]) -> Result<(), Re
         .unwrap_or(Path::new("."));
     std::fs::create_dir_all(parent).map_err(|e| ioe(parent, e))?;
     cleanup_stale(parent);
-    let staging = staging_name(final_dir, std::process::id());
-    let _ = std::fs::remove_dir_all(&staging);
+    let claimed = CLAIMED
+        .lock()
+        .ok()
+        .and_then(|g| g.clone())
+        .is_some_and(|c| c == final_dir);
+    if !claimed && std::fs::symlink_metadata(final_dir).is_ok() {
+        return Err(ReportDirError::Exists(final_dir.to_path_buf()));
+    }
+    let suffix = staging_suffix();
+    let staging = staging_name(final_dir, &suffix);
     std::fs::create_dir(&staging).map_err(|e| ioe(&staging, e))?;
     if let Ok(mut g) = STAGING.lock() {
         *g = Some(staging.clone());
     }
     let result = (|| {
+        let marker = staging.join(STAGING_MARKER);
+        write_atomic(&marker, marker_text(&suffix).as_bytes()).map_err(|e| ioe(&marker, e))?;
         for (rel, bytes) in files {
             let p = staging.join(rel);
             if let Some(d) = p.parent() {
@@ -198,10 +288,15 @@ pub fn write_dir(final_dir: &Path, files: &[(String, Vec<u8>)]) -> Result<(), Re
             }
             write_atomic(&p, bytes).map_err(|e| ioe(&p, e))?;
         }
-        if final_dir.exists() {
-            return Err(ReportDirError::Exists(final_dir.to_path_buf()));
-        }
-        std::fs::rename(&staging, final_dir).map_err(|e| ioe(final_dir, e))?;
+        std::fs::remove_file(&marker).map_err(|e| ioe(&marker, e))?;
+        // rename(2) replaces the empty claimed folder atomically; a folder
+        // that is not empty (someone else's) makes it fail.
+        std::fs::rename(&staging, final_dir).map_err(|e| match e.kind() {
+            io::ErrorKind::DirectoryNotEmpty | io::ErrorKind::AlreadyExists => {
+                ReportDirError::Exists(final_dir.to_path_buf())
+            }
+            _ => ioe(final_dir, e),
+        })?;
         if let Ok(d) = std::fs::File::open(parent) {
             let _ = d.sync_all();
         }
@@ -209,6 +304,11 @@ pub fn write_dir(final_dir: &Path, files: &[(String, Vec<u8>)]) -> Result<(), Re
     })();
     if let Ok(mut g) = STAGING.lock() {
         *g = None;
+    }
+    if claimed && result.is_ok() {
+        if let Ok(mut g) = CLAIMED.lock() {
+            *g = None;
+        }
     }
     if result.is_err() {
         let _ = std::fs::remove_dir_all(&staging);
@@ -835,23 +935,83 @@ mod tests {
     }
 
     #[test]
-    fn choose_dir_never_reuses() {
+    fn claim_dir_never_reuses_and_write_dir_fills_the_claim() {
         let root = std::env::temp_dir().join(format!("tpb-report-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&root);
         std::fs::create_dir_all(root.join("S")).unwrap();
-        assert_eq!(choose_dir(None, &root, "S").unwrap(), root.join("S-1"));
+        let c = claim_dir(None, &root, "S").unwrap();
+        assert_eq!(c, root.join("S-1"));
+        assert!(c.is_dir(), "claimed at once");
+        assert_eq!(claim_dir(None, &root, "S").unwrap(), root.join("S-2"));
         assert!(matches!(
-            choose_dir(Some(&root.join("S")), &root, "x"),
+            claim_dir(Some(&root.join("S")), &root, "x"),
             Err(ReportDirError::Exists(_))
         ));
-        write_dir(&root.join("R"), &[("a/b.txt".into(), b"x".to_vec())]).unwrap();
+        // Concurrent default claims of one stamp get distinct folders.
+        let got: Vec<PathBuf> = (0..8)
+            .map(|_| {
+                let root = root.clone();
+                std::thread::spawn(move || claim_dir(None, &root, "T").unwrap())
+            })
+            .collect::<Vec<_>>()
+            .into_iter()
+            .map(|h| h.join().unwrap())
+            .collect();
+        let mut uniq = got.clone();
+        uniq.sort();
+        uniq.dedup();
+        assert_eq!(uniq.len(), 8, "{got:?}");
+        let r = claim_dir(Some(&root.join("R")), &root, "x").unwrap();
+        write_dir(&r, &[("a/b.txt".into(), b"x".to_vec())]).unwrap();
         assert_eq!(std::fs::read(root.join("R/a/b.txt")).unwrap(), b"x");
         assert!(write_dir(&root.join("R"), &[]).is_err());
+        assert!(write_dir(&root.join("S-1"), &[]).is_err(), "not claimed");
         let left: Vec<_> = std::fs::read_dir(&root)
             .unwrap()
             .flatten()
             .filter(|e| e.file_name().to_string_lossy().starts_with('.'))
             .collect();
         assert!(left.is_empty());
+        std::fs::remove_dir_all(&root).unwrap();
+    }
+
+    #[test]
+    fn cleanup_stale_removes_only_marked_staging_of_dead_processes() {
+        let root = std::env::temp_dir().join(format!("tpb-stale-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&root);
+        std::fs::create_dir_all(&root).unwrap();
+        // A pid that is not running (pid_max is at most 2^22 on Linux).
+        let dead = 4_194_999u32;
+        let ours = root.join(format!(".r.staging-{dead}-00ab"));
+        std::fs::create_dir(&ours).unwrap();
+        std::fs::write(
+            ours.join(STAGING_MARKER),
+            marker_text(&format!("{dead}-00ab")),
+        )
+        .unwrap();
+        // Same name pattern, no marker / a marker naming another token /
+        // the old `.staging-<pid>` form: not ours, kept.
+        let foreign = [
+            root.join(format!(".r.staging-{dead}-00cd")),
+            root.join(format!(".q.staging-{dead}-00ef")),
+            root.join(format!(".p.staging-{dead}")),
+        ];
+        for f in &foreign {
+            std::fs::create_dir(f).unwrap();
+            std::fs::write(f.join("data"), b"precious").unwrap();
+        }
+        std::fs::write(
+            foreign[1].join(STAGING_MARKER),
+            marker_text(&format!("{dead}-0000")),
+        )
+        .unwrap();
+        cleanup_stale(&root);
+        if Path::new("/proc/self").exists() {
+            assert!(!ours.exists(), "marked staging of a dead pid removed");
+        }
+        for f in &foreign {
+            assert!(f.join("data").exists(), "{} kept", f.display());
+        }
         std::fs::remove_dir_all(&root).unwrap();
     }
 }

@@ -434,13 +434,18 @@ fn spawn_long_gate(report: &Path) -> std::process::Child {
 #[test]
 fn killed_gate_leaves_no_partial_report() {
     let root = tmp("kill");
-    // SIGKILL mid-run: no report folder, no temp files.
+    // SIGKILL mid-run: only the folder claimed at the start, still empty;
+    // no report file, no temp files.
     let report = root.join("reports/r1");
     let mut child = spawn_long_gate(&report);
     std::thread::sleep(Duration::from_millis(1500));
     child.kill().unwrap();
     child.wait().unwrap();
-    assert!(!report.exists(), "a killed gate left {}", report.display());
+    assert!(
+        report.is_dir() && std::fs::read_dir(&report).unwrap().next().is_none(),
+        "a killed gate left more than its empty claimed folder {}",
+        report.display()
+    );
     assert_no_partial_files(&root);
 
     // SIGTERM: the gate stops, writes a complete report marked interrupted.

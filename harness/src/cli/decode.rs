@@ -1,17 +1,17 @@
 //! `tpbconform decode`: bundles → JSONL (tpb_core's decoder).
 
 use super::{emit, fields_json, mnemonic_of, opcode_str, CliResult, EXIT_INVALID, EXIT_OK};
-use crate::input::load_bundles;
+use crate::input::stream_bundles;
 use crate::subject::{CoreSubject, Subject};
 use std::io::Write;
 
 /// Runs `decode`: one JSON object per bundle.
 pub fn run(files: &[String], hex: bool) -> CliResult {
-    let bundles = load_bundles(files, hex)?;
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
     let mut any_bad = false;
-    for l in &bundles {
+    for l in stream_bundles(files, hex) {
+        let l = &l?;
         let o = match CoreSubject.decode(&l.bytes) {
             Ok(d) => serde_json::json!({
                 "index": l.index,

@@ -1,10 +1,32 @@
 //! `tpbconform encode`: `decode`'s JSONL → bundles (tpb_core's encoder).
+//!
+//! # Contracts
+//!
+//! - Streams: one JSONL line at a time (at most [`crate::input::MAX_LINE`]
+//!   bytes), each bundle written as soon as it is encoded.
+//! - Strict records: a JSON object whose keys are those `decode` prints
+//!   (`index`, `opcode`, `mnemonic`, `fields`; error records `error`,
+//!   `field`, `offset`), no key twice at any level, and a `mnemonic`, when
+//!   given, that is the opcode's own. Anything else exits 2 naming the file,
+//!   the line and the key.
+//! - `-o PATH` writes through [`crate::atomic::AtomicFile`]: PATH is
+//!   replaced only when the run ends with exit 0 or 1 and at least one bundle
+//!   was encoded; on exit 2, or when every record was skipped, PATH is left
+//!   as it was. A PATH that is a symlink, FIFO, device or directory is
+//!   refused (exit 2) before any input is read.
 
-use super::{CliError, CliResult, EXIT_INVALID, EXIT_OK};
-use crate::input::{read_source, source_name};
+use super::{mnemonic_of, CliError, CliResult, EXIT_INVALID, EXIT_OK};
+use crate::atomic::AtomicFile;
+use crate::input::{open_source, source_name, InputError, Lines};
 use crate::subject::{field_kind, CoreSubject, Kind, Subject, Value};
+use serde::de::{self, Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde_json::Value as J;
 use std::io::Write;
+
+/// The keys of a bundle record, as `decode` prints them.
+const BUNDLE_KEYS: [&str; 4] = ["index", "opcode", "mnemonic", "fields"];
+/// The keys of a `decode` error record.
+const ERROR_KEYS: [&str; 6] = ["index", "opcode", "mnemonic", "error", "field", "offset"];
 
 /// One parsed JSONL record.
 enum Record {
@@ -15,6 +37,68 @@ enum Record {
     },
     /// A `decode` error record (`"error"` key): nothing to encode.
     Error(String),
+}
+
+/// A JSON value parsed with duplicate object keys refused at every level
+/// (`serde_json` alone keeps the last one).
+struct Strict(J);
+
+impl<'de> Deserialize<'de> for Strict {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_any(StrictVisitor).map(Strict)
+    }
+}
+
+struct StrictVisitor;
+
+impl<'de> Visitor<'de> for StrictVisitor {
+    type Value = J;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("a JSON value")
+    }
+    fn visit_bool<E>(self, v: bool) -> Result<J, E> {
+        Ok(J::Bool(v))
+    }
+    fn visit_i64<E>(self, v: i64) -> Result<J, E> {
+        Ok(J::from(v))
+    }
+    fn visit_u64<E>(self, v: u64) -> Result<J, E> {
+        Ok(J::from(v))
+    }
+    fn visit_f64<E>(self, v: f64) -> Result<J, E> {
+        Ok(J::from(v))
+    }
+    fn visit_str<E>(self, v: &str) -> Result<J, E> {
+        Ok(J::String(v.to_string()))
+    }
+    fn visit_string<E>(self, v: String) -> Result<J, E> {
+        Ok(J::String(v))
+    }
+    fn visit_unit<E>(self) -> Result<J, E> {
+        Ok(J::Null)
+    }
+    fn visit_none<E>(self) -> Result<J, E> {
+        Ok(J::Null)
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, mut s: A) -> Result<J, A::Error> {
+        let mut v = Vec::new();
+        while let Some(Strict(x)) = s.next_element()? {
+            v.push(x);
+        }
+        Ok(J::Array(v))
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut m: A) -> Result<J, A::Error> {
+        let mut o = serde_json::Map::new();
+        while let Some(k) = m.next_key::<String>()? {
+            if o.contains_key(&k) {
+                return Err(de::Error::custom(format!("duplicate key \"{k}\"")));
+            }
+            let Strict(v) = m.next_value()?;
+            o.insert(k, v);
+        }
+        Ok(J::Object(o))
+    }
 }
 
 /// A JSON hex string (no comments) via the shared [`crate::input::hex_nibbles`].
@@ -45,26 +129,55 @@ fn json_to_value(name: &str, v: &J) -> Result<Value, String> {
     }
 }
 
-fn parse_record(v: &J) -> Result<Record, String> {
-    let o = v.as_object().ok_or("expected a JSON object")?;
-    if let Some(e) = o.get("error") {
-        return Ok(Record::Error(e.to_string()));
-    }
-    let opcode = match o.get("opcode") {
+fn parse_opcode(o: &serde_json::Map<String, J>) -> Result<u8, String> {
+    match o.get("opcode") {
         Some(J::String(s)) => {
             let h = s
                 .strip_prefix("0x")
                 .or_else(|| s.strip_prefix("0X"))
                 .ok_or_else(|| format!("\"opcode\": {s:?} is not of the form \"0xNN\""))?;
-            u8::from_str_radix(h, 16).map_err(|_| format!("\"opcode\": {s:?} is not a hex byte"))?
+            u8::from_str_radix(h, 16).map_err(|_| format!("\"opcode\": {s:?} is not a hex byte"))
         }
         Some(J::Number(n)) => n
             .as_u64()
             .and_then(|n| u8::try_from(n).ok())
-            .ok_or_else(|| format!("\"opcode\": {n} is not a byte"))?,
-        Some(other) => return Err(format!("\"opcode\": expected \"0xNN\", got {other}")),
-        None => return Err("missing \"opcode\"".to_string()),
-    };
+            .ok_or_else(|| format!("\"opcode\": {n} is not a byte")),
+        Some(other) => Err(format!("\"opcode\": expected \"0xNN\", got {other}")),
+        None => Err("missing \"opcode\"".to_string()),
+    }
+}
+
+/// A `mnemonic` key, when present, must be the opcode's (null when it has none).
+fn check_mnemonic(o: &serde_json::Map<String, J>, opcode: u8) -> Result<(), String> {
+    let want = mnemonic_of(opcode);
+    match (o.get("mnemonic"), want) {
+        (None, _) | (Some(J::Null), None) => Ok(()),
+        (Some(J::String(m)), Some(w)) if m == w => Ok(()),
+        (Some(got), Some(w)) => Err(format!(
+            "\"mnemonic\": {got} is not the mnemonic of opcode 0x{opcode:02X} (\"{w}\")"
+        )),
+        (Some(got), None) => Err(format!(
+            "\"mnemonic\": {got} given, but opcode 0x{opcode:02X} has no mnemonic (expected null)"
+        )),
+    }
+}
+
+fn parse_record(v: &J) -> Result<Record, String> {
+    let o = v.as_object().ok_or("expected a JSON object")?;
+    let is_error = o.contains_key("error");
+    let allowed: &[&str] = if is_error { &ERROR_KEYS } else { &BUNDLE_KEYS };
+    if let Some(k) = o.keys().find(|k| !allowed.contains(&k.as_str())) {
+        return Err(format!(
+            "unknown key \"{k}\" (a {} record has only: {})",
+            if is_error { "decode error" } else { "bundle" },
+            allowed.join(", ")
+        ));
+    }
+    if let Some(e) = o.get("error") {
+        return Ok(Record::Error(e.to_string()));
+    }
+    let opcode = parse_opcode(o)?;
+    check_mnemonic(o, opcode)?;
     let fo = match o.get("fields") {
         Some(J::Object(m)) => m,
         Some(other) => return Err(format!("\"fields\": expected an object, got {other}")),
@@ -88,81 +201,95 @@ fn parse_record(v: &J) -> Result<Record, String> {
     Ok(Record::Bundle { opcode, fields })
 }
 
-/// Runs `encode`. Structural JSONL errors exit 2 before anything is written;
-/// records the encoder rejects (and `decode` error records) are reported on
-/// stderr and skipped, and the exit code is then 1.
+/// Where the bundles go.
+enum Sink {
+    Stdout(std::io::StdoutLock<'static>),
+    File(AtomicFile),
+}
+
+impl Sink {
+    fn out(&mut self) -> &mut dyn Write {
+        match self {
+            Sink::Stdout(s) => s,
+            Sink::File(f) => f,
+        }
+    }
+}
+
+/// Runs `encode`. Malformed JSONL exits 2 naming file and line (with `-o`,
+/// PATH unchanged); records the encoder rejects (and `decode` error
+/// records) are reported on stderr and skipped, and the exit code is then 1.
 pub fn run(files: &[String], hex: bool, output: Option<&str>) -> CliResult {
     let stdin = ["-".to_string()];
     let files = if files.is_empty() { &stdin[..] } else { files };
-    let mut records = Vec::new();
+    let mut sink = match output {
+        Some(path) => Sink::File(
+            AtomicFile::create(path).map_err(|e| CliError::Output(format!("{path}: {e}")))?,
+        ),
+        None => Sink::Stdout(std::io::stdout().lock()),
+    };
+    let (mut records, mut encoded, mut any_bad) = (0usize, 0usize, false);
     for f in files {
         let source = source_name(f);
-        let data = read_source(f)?;
-        let text = std::str::from_utf8(&data).map_err(|e| {
-            let line = data[..e.valid_up_to()]
-                .iter()
-                .filter(|&&c| c == b'\n')
-                .count()
-                + 1;
-            CliError::Jsonl {
-                source: source.clone(),
-                line,
-                message: "invalid UTF-8".to_string(),
-            }
-        })?;
-        for (i, line) in text.lines().enumerate() {
-            if line.trim().is_empty() {
-                continue;
-            }
+        let mut lines = Lines::new(&source, open_source(f)?);
+        while let Some(next) = lines.next_line() {
+            let (line, bytes) = next?;
             let bad = |message: String| CliError::Jsonl {
                 source: source.clone(),
-                line: i + 1,
+                line,
                 message,
             };
-            let v: J = serde_json::from_str(line).map_err(|e| bad(e.to_string()))?;
-            let r = parse_record(&v).map_err(bad)?;
-            records.push((source.clone(), i + 1, r));
+            let text = std::str::from_utf8(bytes).map_err(|_| bad("invalid UTF-8".into()))?;
+            if text.trim().is_empty() {
+                continue;
+            }
+            let Strict(v) = serde_json::from_str(text).map_err(|e| bad(e.to_string()))?;
+            records += 1;
+            match parse_record(&v).map_err(bad)? {
+                Record::Error(e) => {
+                    any_bad = true;
+                    eprintln!("tpbconform: {source}:{line}: skipped: decode error record ({e})");
+                }
+                Record::Bundle { opcode, fields } => match CoreSubject.encode(opcode, &fields) {
+                    Ok(b) => {
+                        encoded += 1;
+                        if hex {
+                            writeln!(sink.out(), "{}", crate::subject::hex(&b))?;
+                        } else {
+                            sink.out().write_all(&b)?;
+                        }
+                    }
+                    Err(field) => {
+                        any_bad = true;
+                        eprintln!(
+                            "tpbconform: {source}:{line}: cannot encode opcode 0x{opcode:02X}: \
+                             bad field `{field}`"
+                        );
+                    }
+                },
+            }
         }
     }
-    if records.is_empty() {
-        return Err(CliError::Input(crate::input::InputError::Empty {
-            source: files.join(", "),
+    if records == 0 {
+        return Err(CliError::Input(InputError::Empty {
+            source: files
+                .iter()
+                .map(|f| source_name(f))
+                .collect::<Vec<_>>()
+                .join(", "),
         }));
     }
-    let mut bin = Vec::new();
-    let mut text = String::new();
-    let mut any_bad = false;
-    for (source, line, r) in &records {
-        match r {
-            Record::Error(e) => {
-                any_bad = true;
-                eprintln!("tpbconform: {source}:{line}: skipped: decode error record ({e})");
-            }
-            Record::Bundle { opcode, fields } => match CoreSubject.encode(*opcode, fields) {
-                Ok(b) => {
-                    bin.extend_from_slice(&b);
-                    text.push_str(&crate::subject::hex(&b));
-                    text.push('\n');
-                }
-                Err(field) => {
-                    any_bad = true;
-                    eprintln!(
-                        "tpbconform: {source}:{line}: cannot encode opcode 0x{opcode:02X}: bad \
-                         field `{field}`"
-                    );
-                }
-            },
+    match sink {
+        Sink::Stdout(mut s) => s.flush()?,
+        Sink::File(f) if encoded > 0 => {
+            let path = output.unwrap_or_default();
+            f.commit()
+                .map_err(|e| CliError::Output(format!("{path}: {e}")))?;
         }
-    }
-    let bytes = if hex { text.into_bytes() } else { bin };
-    match output {
-        Some(path) => crate::atomic::write_atomic(path, &bytes)
-            .map_err(|e| CliError::Output(format!("{path}: {e}")))?,
-        None => {
-            let mut out = std::io::stdout().lock();
-            out.write_all(&bytes)?;
-            out.flush()?;
-        }
+        Sink::File(_) => eprintln!(
+            "tpbconform: nothing encoded: {} left unchanged",
+            output.unwrap_or_default()
+        ),
     }
     Ok(if any_bad { EXIT_INVALID } else { EXIT_OK })
 }

@@ -3,7 +3,7 @@
 use super::layout::{layout, predicate_bytes, Role};
 use super::{emit, judge, location, mnemonic_of, opcode_str, CliResult, Validator};
 use super::{EXIT_INVALID, EXIT_OK};
-use crate::input::load_bundles;
+use crate::input::stream_bundles;
 use crate::subject::{CoreSubject, Subject};
 use std::io::{IsTerminal, Write};
 
@@ -128,12 +128,12 @@ pub fn explain_bundle(b: &[u8; 64], header: &str, color: bool) -> (String, bool)
 
 /// Runs `explain`.
 pub fn run(files: &[String], hex: bool) -> CliResult {
-    let bundles = load_bundles(files, hex)?;
     let color = std::io::stdout().is_terminal();
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
     let mut any_invalid = false;
-    for (i, l) in bundles.iter().enumerate() {
+    for (i, l) in stream_bundles(files, hex).enumerate() {
+        let l = &l?;
         if i > 0 {
             emit(&mut out, "")?;
         }

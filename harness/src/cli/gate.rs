@@ -97,7 +97,7 @@ pub fn install_stop_handler() -> Arc<AtomicBool> {
 /// Runs `gate`.
 pub fn run(a: GateArgs) -> CliResult {
     let (stamp, iso) = report::utc_now();
-    let dir = match report::choose_dir(a.report_dir.as_deref(), &PathBuf::from("reports"), &stamp) {
+    let dir = match report::claim_dir(a.report_dir.as_deref(), &PathBuf::from("reports"), &stamp) {
         Ok(d) => d,
         Err(e) => {
             eprintln!("tpbconform: error: {e}");

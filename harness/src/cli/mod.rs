@@ -3,7 +3,8 @@
 //! or a [`CliError`] (exit 2).
 //!
 //! Exit codes: [`EXIT_OK`] 0 = every bundle valid, [`EXIT_INVALID`] 1 = some
-//! bundle invalid, [`EXIT_BAD_INPUT`] 2 = bad input or usage.
+//! bundle invalid, [`EXIT_BAD_INPUT`] 2 = bad input or usage,
+//! [`EXIT_BROKEN_PIPE`] 141 = stdout closed by its reader (quiet).
 
 pub mod check;
 pub mod decode;
@@ -27,6 +28,10 @@ pub const EXIT_OK: u8 = 0;
 pub const EXIT_INVALID: u8 = 1;
 /// Bad input or usage.
 pub const EXIT_BAD_INPUT: u8 = 2;
+/// The reader of stdout went away (e.g. `| head -1`): the run stopped
+/// quietly, its verdict unknown. 141 = 128 + SIGPIPE, what a shell reports
+/// for a tool killed by SIGPIPE; neither "valid" (0) nor "bad input" (2).
+pub const EXIT_BROKEN_PIPE: u8 = 141;
 
 /// A failure that makes the CLI exit 2. `Display` is the one-line message.
 #[derive(Debug)]
@@ -42,8 +47,22 @@ pub enum CliError {
         /// What is wrong.
         message: String,
     },
+    /// Bad `replay` input.
+    Replay(replay::ReplayError),
     /// Writing the output failed.
     Output(String),
+    /// Stdout was closed by its reader: exit [`EXIT_BROKEN_PIPE`] quietly.
+    BrokenPipe,
+}
+
+impl CliError {
+    /// The exit code of this error.
+    pub fn exit_code(&self) -> u8 {
+        match self {
+            CliError::BrokenPipe => EXIT_BROKEN_PIPE,
+            _ => EXIT_BAD_INPUT,
+        }
+    }
 }
 
 impl fmt::Display for CliError {
@@ -55,7 +74,9 @@ impl fmt::Display for CliError {
                 line,
                 message,
             } => write!(f, "{source}:{line}: bad jsonl: {message}"),
+            CliError::Replay(e) => write!(f, "{e}"),
             CliError::Output(m) => write!(f, "cannot write output: {m}"),
+            CliError::BrokenPipe => write!(f, "stdout closed by its reader"),
         }
     }
 }
@@ -69,8 +90,14 @@ impl From<InputError> for CliError {
 }
 
 impl From<io::Error> for CliError {
+    /// An error writing stdout; [`io::ErrorKind::BrokenPipe`] becomes
+    /// [`CliError::BrokenPipe`].
     fn from(e: io::Error) -> Self {
-        CliError::Output(e.to_string())
+        if e.kind() == io::ErrorKind::BrokenPipe {
+            CliError::BrokenPipe
+        } else {
+            CliError::Output(e.to_string())
+        }
     }
 }
 

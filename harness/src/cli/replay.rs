@@ -5,11 +5,13 @@
 //! 2 = bad input ([`ReplayError`], message names the source and the line /
 //! offset).
 
-use super::{CliResult, EXIT_BAD_INPUT, EXIT_INVALID, EXIT_OK};
+use super::{CliError, CliResult, EXIT_INVALID, EXIT_OK};
 use crate::gate::GateTarget;
+use crate::input::{open_source, read_capped, source_name, Lines};
 use crate::subject::hex;
 use crate::triage;
 use std::fmt;
+use std::io::Write;
 use std::path::PathBuf;
 
 /// Accepts a gate-target or fuzz-target name.
@@ -40,7 +42,8 @@ pub struct ReplayArgs {
     /// Read FILE as hex text: one input per line, `#` comments, blank lines skipped.
     #[arg(long, requires = "file")]
     pub hex_file: bool,
-    /// A raw input file (e.g. divergences/001-<target>.bin or a fuzz artifact).
+    /// A raw input file (e.g. divergences/001-<target>.bin or a fuzz
+    /// artifact; `-` = stdin), at most 1 MiB.
     #[arg(value_name = "FILE", required_unless_present = "hex")]
     pub file: Option<PathBuf>,
 }
@@ -48,13 +51,6 @@ pub struct ReplayArgs {
 /// Bad replay input.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum ReplayError {
-    /// Unreadable file.
-    Io {
-        /// Path.
-        source: String,
-        /// OS error.
-        error: String,
-    },
     /// No input bytes.
     Empty {
         /// `--hex` or the path.
@@ -94,7 +90,6 @@ pub enum ReplayError {
 impl fmt::Display for ReplayError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            ReplayError::Io { source, error } => write!(f, "{source}: cannot read: {error}"),
             ReplayError::Empty { source } => write!(f, "{source}: empty input: no bytes to replay"),
             ReplayError::BadHex {
                 source,
@@ -151,87 +146,93 @@ pub fn parse_hex_line(source: &str, line: usize, text: &str) -> Result<Vec<u8>, 
     Ok(crate::input::pack_nibbles(&digits))
 }
 
-/// Reads the inputs `a` names: `(source:line, bytes)`.
-pub fn inputs(a: &ReplayArgs) -> Result<Vec<(String, Vec<u8>)>, ReplayError> {
+/// Reads the inputs `a` names one at a time and hands each to `each` as
+/// `(source[:line], bytes)`; a `--hex-file` is streamed line by line. A
+/// bundle target (see [`GateTarget::is_bundle`]) takes exactly 64 bytes from
+/// every source: `--hex`, each `--hex-file` line and a raw FILE alike.
+pub fn visit_inputs(
+    a: &ReplayArgs,
+    mut each: impl FnMut(String, Vec<u8>) -> Result<(), CliError>,
+) -> Result<(), CliError> {
+    let bad = |e: ReplayError| CliError::Replay(e);
     let check = |src: &str, line: usize, b: Vec<u8>| {
         if GateTarget::from_name(&a.target).is_some_and(GateTarget::is_bundle) && b.len() != 64 {
-            return Err(ReplayError::BundleLength {
+            return Err(bad(ReplayError::BundleLength {
                 source: src.to_string(),
                 line,
                 bytes: b.len(),
-            });
+            }));
         }
         Ok(b)
     };
     if let Some(h) = &a.hex {
         let src = "--hex";
-        return Ok(vec![(
-            src.into(),
-            check(src, 1, parse_hex_line(src, 1, h)?)?,
-        )]);
+        let b = parse_hex_line(src, 1, h).map_err(bad)?;
+        return each(src.into(), check(src, 1, b)?);
     }
     let path = a.file.clone().unwrap_or_default();
-    let src = path.display().to_string();
-    let data = std::fs::read(&path).map_err(|e| ReplayError::Io {
-        source: src.clone(),
-        error: e.to_string(),
-    })?;
-    if data.is_empty() {
-        return Err(ReplayError::Empty { source: src });
-    }
+    let arg = path.to_string_lossy().to_string();
+    let src = source_name(&arg);
     if !a.hex_file {
-        return Ok(vec![(src, data)]);
+        let data = read_capped(&arg)?;
+        if data.is_empty() {
+            return Err(bad(ReplayError::Empty { source: src }));
+        }
+        let b = check(&src, 1, data)?;
+        return each(src, b);
     }
-    let text = String::from_utf8_lossy(&data);
-    let mut out = Vec::new();
-    for (i, l) in text.lines().enumerate() {
+    let mut lines = Lines::new(&src, open_source(&arg)?);
+    let mut any = false;
+    while let Some(next) = lines.next_line() {
+        let (n, l) = next?;
+        let l = String::from_utf8_lossy(l);
         let body = l.split('#').next().unwrap_or("");
         if body.trim().is_empty() {
             continue;
         }
-        let b = parse_hex_line(&src, i + 1, body)?;
-        out.push((format!("{src}:{}", i + 1), check(&src, i + 1, b)?));
+        let b = parse_hex_line(&src, n, body).map_err(bad)?;
+        let b = check(&src, n, b)?;
+        any = true;
+        each(format!("{src}:{n}"), b)?;
     }
-    if out.is_empty() {
-        return Err(ReplayError::Empty { source: src });
+    if !any {
+        return Err(bad(ReplayError::Empty { source: src }));
     }
-    Ok(out)
+    Ok(())
 }
 
-/// Runs `replay`.
+/// Runs `replay`: one verdict per input, printed as soon as it is known.
 pub fn run(a: ReplayArgs) -> CliResult {
-    let inputs = match inputs(&a) {
-        Ok(v) => v,
-        Err(e) => {
-            eprintln!("tpbconform: error: {e}");
-            return Ok(EXIT_BAD_INPUT);
-        }
-    };
     std::panic::set_hook(Box::new(|_| {}));
+    let mut out = std::io::stdout().lock();
     let mut any = false;
-    for (src, input) in inputs {
+    visit_inputs(&a, |src, input| {
         match GateTarget::from_name(&a.target) {
             Some(GateTarget::Engine(t)) => match crate::engine::compare(t, &input) {
-                crate::engine::Outcome::Agree => println!(
+                crate::engine::Outcome::Agree => writeln!(
+                    out,
                     "{src}: agree: core and oracle agree on {t} input {}",
                     hex(&input)
-                ),
+                )?,
                 crate::engine::Outcome::Divergence(d) => {
                     any = true;
-                    println!("{src}: REPRODUCED\n{d}");
+                    writeln!(out, "{src}: REPRODUCED\n{d}")?;
                 }
             },
             _ => match triage::reproduce_named(&a.target, &input) {
-                None => println!("{src}: agree on {} input {}", a.target, hex(&input)),
+                None => writeln!(out, "{src}: agree on {} input {}", a.target, hex(&input))?,
                 Some(f) => {
                     any = true;
-                    println!(
+                    writeln!(
+                        out,
                         "{src}: REPRODUCED\ndivergence in target `{}` [{}]\n{}\n{}",
                         a.target, f.class, f.left, f.case
-                    );
+                    )?;
                 }
             },
         }
-    }
+        Ok(())
+    })?;
+    out.flush()?;
     Ok(if any { EXIT_INVALID } else { EXIT_OK })
 }

@@ -77,7 +77,13 @@ impl Subject for CoreSubject {
         c::Instruction::from_fields(opcode, &f)
             .and_then(|i| i.encode())
             .map(|b| b.0)
-            .map_err(|e| e.field().to_string())
+            .map_err(|e| match e {
+                // Name the unknown input field itself, not the reason tag.
+                c::EncodeError::UnknownField { position } => fields
+                    .get(position)
+                    .map_or_else(|| e.field().to_string(), |(n, _)| n.clone()),
+                _ => e.field().to_string(),
+            })
     }
 
     fn parse_stream(&self, bytes: &[u8]) -> Result<Vec<StreamSummary>, StreamFail> {
