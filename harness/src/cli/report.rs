@@ -7,7 +7,7 @@
 //! folder, existing output) and nothing written.
 
 use super::{CliResult, EXIT_BAD_INPUT, EXIT_INVALID, EXIT_OK};
-use crate::report::{self, ReportDirError};
+use crate::report;
 use crate::report_merge;
 use std::path::{Path, PathBuf};
 
@@ -40,31 +40,25 @@ pub enum ReportCommand {
     },
 }
 
-/// Refuses any existing path, dangling symlinks included.
-fn check_output(p: &Path) -> Result<(), ReportDirError> {
-    if std::fs::symlink_metadata(p).is_ok() {
-        return Err(ReportDirError::Exists(p.to_path_buf()));
-    }
-    Ok(())
-}
-
 /// Runs `report`.
 pub fn run(a: ReportArgs) -> CliResult {
     let ReportCommand::Merge { dirs, output } = a.command;
     let fail = |e: &dyn std::fmt::Display| {
+        // Give back the folder claimed below (removed only while empty).
+        report::release_claim();
         eprintln!("tpbconform: report merge: {e}");
         Ok(EXIT_BAD_INPUT)
     };
     let (stamp, _) = report::utc_now();
-    let dir = match output {
-        Some(p) => match check_output(&p) {
-            Ok(()) => p,
-            Err(e) => return fail(&e),
-        },
-        None => match report::choose_dir(None, Path::new("reports"), &format!("{stamp}-merged")) {
-            Ok(d) => d,
-            Err(e) => return fail(&e),
-        },
+    // Claimed at once (an existing path, dangling symlinks included, is
+    // refused); write_dir fills the claimed folder.
+    let dir = match report::claim_dir(
+        output.as_deref(),
+        Path::new("reports"),
+        &format!("{stamp}-merged"),
+    ) {
+        Ok(d) => d,
+        Err(e) => return fail(&e),
     };
     let mut shards = Vec::with_capacity(dirs.len());
     for d in &dirs {
@@ -77,10 +71,7 @@ pub fn run(a: ReportArgs) -> CliResult {
         Ok(m) => m,
         Err(e) => return fail(&e),
     };
-    // Checked again just before writing: write_dir refuses an existing folder.
-    if let Err(e) =
-        check_output(&dir).and_then(|()| report::write_dir(&dir, &report_merge::render(&merged)))
-    {
+    if let Err(e) = report::write_dir(&dir, &report_merge::render(&merged)) {
         return fail(&e);
     }
     println!(
