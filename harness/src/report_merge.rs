@@ -398,8 +398,10 @@ fn div_line(text: &str, path: &Path, line: usize) -> Result<DivLine, MergeError>
     })
 }
 
-/// Reads `divergences.jsonl` of `dir`, streaming (blank lines skipped).
-pub fn read_divergences(dir: &Path) -> Result<Vec<DivLine>, MergeError> {
+/// Reads `divergences.jsonl` of `dir`, streaming (blank lines skipped); stops
+/// with an error at the first divergence beyond `expected` (the `run.json`
+/// count), so memory stays bounded by what `run.json` announces.
+pub fn read_divergences(dir: &Path, expected: u64) -> Result<Vec<DivLine>, MergeError> {
     let path = dir.join(DIVERGENCES);
     let mut r = BufReader::new(open_regular(&path)?);
     let mut out = Vec::new();
@@ -424,6 +426,15 @@ pub fn read_divergences(dir: &Path) -> Result<Vec<DivLine>, MergeError> {
         if text.trim().is_empty() {
             continue;
         }
+        if out.len() as u64 == expected {
+            return Err(MergeError::Inconsistent {
+                dir: dir.to_path_buf(),
+                message: format!(
+                    "{DIVERGENCES} has more than the {expected} divergence(s) run.json says \
+                     (line {line})"
+                ),
+            });
+        }
         out.push(div_line(text, &path, line)?);
     }
     Ok(out)
@@ -438,7 +449,7 @@ fn shard_name(s: ShardMeta) -> String {
 /// `run.json` says.
 pub fn load(dir: &Path) -> Result<ShardReport, MergeError> {
     let meta = read_meta(dir)?;
-    let divergences = read_divergences(dir)?;
+    let divergences = read_divergences(dir, meta.distinct_divergences)?;
     let inconsistent = |message: String| MergeError::Inconsistent {
         dir: dir.to_path_buf(),
         message,
@@ -459,7 +470,7 @@ pub fn load(dir: &Path) -> Result<ShardReport, MergeError> {
             shard,
         });
     }
-    if divergences.len() as u64 != meta.distinct_divergences {
+    if (divergences.len() as u64) < meta.distinct_divergences {
         return Err(inconsistent(format!(
             "{DIVERGENCES} has {} divergence(s), run.json says {}",
             divergences.len(),

@@ -444,8 +444,19 @@ fn refuses_sets_that_are_not_one_complete_run() {
         "not in shard 3/4",
     );
     refused(
+        &edited("extra", &|d: &Path| {
+            std::fs::write(d.join("divergences.jsonl"), "{}\n{}\n").unwrap();
+        }),
+        &out,
+        "has more than the 0 divergence(s) run.json says (line 1)",
+    );
+    refused(
         &edited("garbage", &|d: &Path| {
             std::fs::write(d.join("divergences.jsonl"), "\n{not json\n").unwrap();
+            let mut m = read_json(&d.join("run.json"));
+            m["distinct_divergences"] = 1.into();
+            m["verdict"] = "FAIL".into();
+            write_json(&d.join("run.json"), &m);
         }),
         &out,
         "divergences.jsonl:2:",
