@@ -10,7 +10,7 @@ use arbitrary::Unstructured;
 use std::fs;
 use std::path::Path;
 use tpb_harness::atomic::write_atomic;
-use tpb_harness::fuzz_entry::{self, fnv1a64, FuzzTarget, CORPUS_VERSION};
+use tpb_harness::fuzz_entry::{self, fnv1a64, fuzz_targets, CORPUS_VERSION};
 use tpb_harness::generators::{self as gen, Config};
 
 fn bytes(seed: u64, n: usize) -> Vec<u8> {
@@ -27,7 +27,7 @@ fn bytes(seed: u64, n: usize) -> Vec<u8> {
 
 fn only(op: u8) -> Config {
     let mut weights = [0u8; 11];
-    if let Some(i) = tpb_harness::subject::OPCODES.iter().position(|&o| o == op) {
+    if let Some(i) = tpb_harness::layout::OPCODES.iter().position(|&o| o == op) {
         weights[i] = 1;
     }
     Config {
@@ -115,11 +115,7 @@ fn main() -> std::io::Result<()> {
         root.join("VERSION"),
         format!("{CORPUS_VERSION}\n").as_bytes(),
     )?;
-    let names = FuzzTarget::ALL
-        .iter()
-        .map(|t| t.name())
-        .chain(["sync_handshake"]);
-    for name in names {
+    for name in fuzz_targets() {
         let dir = root.join(name);
         if dir.exists() {
             fs::remove_dir_all(&dir)?;
@@ -129,9 +125,7 @@ fn main() -> std::io::Result<()> {
         let s = seeds(name);
         for d in &s {
             write_atomic(dir.join(format!("{:016x}", fnv1a64(d))), d)?;
-            if let Some(t) = FuzzTarget::from_name(name) {
-                diverging += usize::from(fuzz_entry::check(t, d).is_err());
-            }
+            diverging += usize::from(fuzz_entry::check(name, d).is_err());
         }
         println!("{name}: {} seeds, {diverging} diverging", s.len());
     }

@@ -2,10 +2,11 @@
 //! `cargo run --release -p tpb-harness --example throughput`
 
 use std::time::Instant;
-use tpb_harness::engine::{Engine, Target};
+use tpb_harness::engine::Engine;
+use tpb_harness::targets::Target;
 
 fn main() {
-    let e = Engine::new();
+    let e = Engine::reference();
     let mut seed = 0x9E37_79B9_7F4A_7C15_u64;
     let mut inputs = Vec::with_capacity(4096);
     for i in 0..4096u64 {
@@ -25,7 +26,7 @@ fn main() {
         inputs.push(b);
     }
     subjects_alone(&inputs);
-    for t in Target::ALL {
+    for t in Target::gate_targets() {
         let n = 400_000;
         let start = Instant::now();
         let mut div = 0u64;
@@ -44,16 +45,17 @@ fn main() {
 }
 
 fn subjects_alone(inputs: &[[u8; 64]]) {
-    use tpb_harness::subject::{CoreSubject, OracleSubject, Subject};
-    for (name, s) in [
-        ("core", &CoreSubject as &dyn Subject),
-        ("oracle", &OracleSubject as &dyn Subject),
-    ] {
+    use tpb_harness::subjects::{registry, Validator};
+    for s in [registry::core(), registry::oracle()] {
+        let name = s.name().to_string();
         let n = 2_000_000;
         let start = Instant::now();
         let mut acc = 0usize;
         for i in 0..n {
-            acc += usize::from(s.validate_header(&inputs[i % inputs.len()]).is_some());
+            acc += usize::from(matches!(
+                s.validate(Validator::Header, &inputs[i % inputs.len()]),
+                Ok(Some(_))
+            ));
         }
         let secs = start.elapsed().as_secs_f64();
         println!(

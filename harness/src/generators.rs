@@ -39,8 +39,8 @@
 //! choices (first alternative, lower bound), so generation never fails for lack
 //! of data, and shrinking the bytes shrinks the case.
 
-use crate::engine::IrQuery;
-use crate::subject::{Verdict, OPCODES};
+use crate::layout::OPCODES;
+use crate::subjects::IrQuery;
 use arbitrary::{Arbitrary, Result, Unstructured};
 use tpb_core::insn::{
     CollectiveCompute, CollectiveComputeSecondary, CollectiveSendRecv, CoreBarrier, CustomOpGroup,
@@ -593,13 +593,16 @@ pub struct DecodeLabel {
     pub offset: usize,
 }
 
+/// A validator label: `None` = valid, `Some(p)` = the first failing predicate.
+pub type Label = Option<&'static str>;
+
 /// The expected result of each view. Outer `None` = not labelled.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
 pub struct Expected {
     /// SPEC §3 header validator: `Some(None)` = valid, `Some(Some(p))` = first failing `p`.
-    pub header: Option<Verdict>,
+    pub header: Option<Label>,
     /// SPEC §4 payload validator, same encoding.
-    pub payload: Option<Verdict>,
+    pub payload: Option<Label>,
     /// SPEC §5.1 decode: `Some(Ok(()))` = decodes, `Some(Err(l))` = fails with `l`.
     pub decode: Option<std::result::Result<(), DecodeLabel>>,
 }
@@ -664,7 +667,7 @@ impl Validator {
 }
 
 /// The validator chain verdict, from the mutations (SPEC §3 / §4 order).
-fn validator_label(v: Validator, base: u8, vs: &[Violation]) -> Option<Verdict> {
+fn validator_label(v: Validator, base: u8, vs: &[Violation]) -> Option<Label> {
     let (is_op, reserved_zero) = v.names();
     let mut best: Option<(u8, &'static str)> = None;
     let mut note = |rank: u8, name: &'static str| match best {

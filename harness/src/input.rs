@@ -596,7 +596,7 @@ pub fn read_corpus_file(path: &Path) -> std::io::Result<CorpusEntry> {
 
 /// Lowercase hex of a bundle (128 digits), the format [`parse_hex`] reads.
 pub fn to_hex_line(b: &[u8; 64]) -> String {
-    crate::subject::hex(b)
+    crate::subjects::hex(b)
 }
 
 #[cfg(test)]

@@ -1,32 +1,39 @@
 //! `tpb-harness`: the differential engine, its subjects, input handling and
-//! the `tpbconform` CLI support code.
+//! the `tpbconform` CLI support code. Layers, top to bottom (see
+//! `harness/ARCHITECTURE.md`; `tests/architecture.rs` enforces that no
+//! library module imports [`cli`] and that imports have no cycle):
 //!
-//! - [`subject`] — the `Subject` trait and its `CoreSubject` / `OracleSubject` impls;
-//! - [`engine`] — `Target`, `Outcome`, `Divergence`, `compare*`, `run_target_or_panic`;
-//! - [`input`] — reading bundles (binary / hex) with precise errors;
-//! - [`atomic`] — `write_atomic`;
 //! - [`cli`] — the subcommands of `tpbconform`;
-//! - [`generators`] — valid and near-valid structured inputs;
-//! - [`gate`], [`triage`], [`minimize`], [`report`] — campaigns and their reports;
-//! - [`run_json`] — a report's machine-readable run metadata; [`report_merge`] —
-//!   one report from the reports of a sharded gate;
-//! - [`sync_diff`] — the semaphore-handshake model vs the simulator;
-//! - [`fuzz_entry`] — what the cargo-fuzz targets call;
-//! - [`external`] — `lib:` / `cmd:` subjects over the tpb-subject/1 protocol.
+//! - [`gate`], [`triage`], [`report`], [`minimize`], [`fuzz_entry`] —
+//!   campaigns, their findings ([`findings`]) and reports; [`run_json`] — a
+//!   report's machine-readable run metadata; [`report_merge`] — one report
+//!   from the reports of a sharded gate;
+//! - [`engine`] — one input of one target through every subject;
+//!   [`generators`] — valid and near-valid structured inputs;
+//! - [`subjects`] — the `Subject` interface and its registry (the only
+//!   place that names core and oracle); [`external`] — `lib:` / `cmd:`
+//!   subjects over the tpb-subject/1 protocol;
+//! - data stated once: [`targets`] (the target registry), [`layout`] (the
+//!   bundle layout), [`arch`] (generations); and the plumbing [`input`],
+//!   [`atomic`], [`explain`].
 #![deny(unsafe_code)]
 
+pub mod arch;
 pub mod atomic;
 pub mod cli;
 pub mod engine;
+pub mod explain;
 pub mod external;
+pub mod findings;
 pub mod fuzz_entry;
 pub mod gate;
 pub mod generators;
 pub mod input;
+pub mod layout;
 pub mod minimize;
 pub mod report;
 pub mod report_merge;
 pub mod run_json;
-pub mod subject;
-pub mod sync_diff;
+pub mod subjects;
+pub mod targets;
 pub mod triage;

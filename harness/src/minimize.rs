@@ -3,8 +3,8 @@
 //! # Contracts
 //!
 //! - Each file of `corpus/<folder>/` gets one [`folder_signature`], built
-//!   from the folder's routes ([`crate::gate::routes`]; fuzz-target folders
-//!   such as `luts` too). Per gate target, [`signature`] is: the target, the
+//!   from the folder's registry targets ([`crate::targets::folder_targets`]).
+//!   Per gate target, [`signature`] is: the target, the
 //!   core verdict (first failing predicate, decode field or decoded mnemonic,
 //!   LUT / gate result), the differential outcome (agree or the divergence
 //!   signature) and, for bundle targets, the opcode and the class of every
@@ -23,12 +23,12 @@
 //!   written with [`crate::atomic::write_atomic`] into a hidden staging
 //!   folder renamed into place when complete; the input is not touched.
 
+use crate::arch::Arch;
 use crate::atomic::write_atomic;
-use crate::cli::layout::{layout, Role};
-use crate::engine::{bundle_from_input, Outcome};
-use crate::gate::{sync, GateTarget};
+use crate::engine::{bundle_from_input, Engine};
 use crate::input::CorpusEntry;
-use crate::subject::{CoreSubject, OracleSubject};
+use crate::layout::{layout, Role};
+use crate::targets::{folder_targets, Check, Target};
 use std::collections::BTreeMap;
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -99,30 +99,30 @@ fn io(path: &Path) -> impl Fn(std::io::Error) -> MinimizeError + '_ {
 }
 
 /// The coverage signature of one input (see the module docs).
-pub fn signature(t: GateTarget, input: &[u8]) -> String {
-    let engine = crate::engine::Engine::with(
-        crate::gate::record::Recorder::new(CoreSubject),
-        OracleSubject,
-    );
-    let run = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| match t {
-        GateTarget::Engine(et) => {
-            engine.left.reset();
-            let o = engine.compare(et, input);
-            let verdict = engine.left.with_key(str::to_string);
-            let outcome = match o {
-                Outcome::Agree => "agree".to_string(),
-                Outcome::Divergence(d) => format!("{}:{}", d.class, d.signature),
-            };
-            (verdict, outcome)
-        }
-        GateTarget::SyncHandshake => match sync::run_case(input) {
-            sync::SyncResult::Agree(k) => (k, "agree".to_string()),
-            sync::SyncResult::Diverge { class, key, .. } => {
-                ("diverged".to_string(), format!("{class}:{key}"))
+pub fn signature(t: Target, input: &[u8]) -> String {
+    let run = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        let (engine, key) = Engine::open_recorded(&[], Arch::default()).ok()?;
+        Some(match t.check() {
+            Check::Sync => match engine.compare_sync(t, input) {
+                (k, None) => (k, "agree".to_string()),
+                (k, Some(d)) => (k, format!("{}:{}", d.class, d.signature.key)),
+            },
+            _ => {
+                key.reset();
+                let o = engine.compare(t, input);
+                let verdict = key.with_key(str::to_string);
+                let outcome = match o.divergence() {
+                    None => "agree".to_string(),
+                    Some(d) => format!("{}:{}", d.class, d.signature),
+                };
+                (verdict, outcome)
             }
-        },
+        })
     }));
-    let (verdict, outcome) = run.unwrap_or_else(|_| ("panic".into(), "panic".into()));
+    let (verdict, outcome) = run
+        .ok()
+        .flatten()
+        .unwrap_or_else(|| ("panic".into(), "panic".into()));
     let shape = if t.is_bundle() {
         let b = bundle_from_input(input);
         let mut s = format!("op={:02x} ", b[0]);
@@ -144,29 +144,29 @@ pub fn signature(t: GateTarget, input: &[u8]) -> String {
     format!("{} | {verdict} | {outcome} | {shape}", t.name())
 }
 
-/// The signature of one input of corpus folder `folder` (a gate- or
-/// fuzz-target name): the [`signature`]s of its gate routes
-/// ([`crate::gate::routes`]) joined, plus for fuzz routes the fuzz property's
-/// outcome and a length bucket.
+/// The signature of one input of corpus folder `folder`: the
+/// [`signature`]s of its gate targets joined, plus for its fuzz-only targets
+/// (`custom_op_stream`, `structured_diff`) the outcome's key and a length
+/// bucket.
 pub fn folder_signature(folder: &str, input: &[u8]) -> String {
     let mut parts = Vec::new();
-    for r in crate::gate::routes(folder) {
-        match r {
-            crate::gate::Route::Gate(t) => parts.push(signature(t, input)),
-            crate::gate::Route::Fuzz(ft) => {
-                let res = std::panic::catch_unwind(|| crate::fuzz_entry::check(ft, input));
-                let o = match res {
-                    Ok(Ok(())) => "agree".to_string(),
-                    Ok(Err(f)) => crate::triage::fuzz_finding(ft.name(), &f.0, input).key,
-                    Err(_) => "panic".to_string(),
-                };
-                parts.push(format!(
-                    "{} | {o} | len~{}",
-                    ft.name(),
-                    usize::BITS - input.len().leading_zeros()
-                ));
-            }
+    for t in folder_targets(folder) {
+        if t.spec().gate {
+            parts.push(signature(t, input));
+            continue;
         }
+        let res = std::panic::catch_unwind(|| Engine::reference().compare(t, input));
+        let o = match res {
+            Ok(o) => o
+                .divergence()
+                .map_or_else(|| "agree".to_string(), |d| d.signature.key.clone()),
+            Err(_) => "panic".to_string(),
+        };
+        parts.push(format!(
+            "{} | {o} | len~{}",
+            t.name(),
+            usize::BITS - input.len().leading_zeros()
+        ));
     }
     parts.join(" || ")
 }
@@ -281,7 +281,7 @@ fn target_folders(dir: &Path) -> Result<Vec<(String, PathBuf)>, MinimizeError> {
     let own = dir
         .file_name()
         .map(|n| n.to_string_lossy().to_string())
-        .filter(|n| !crate::gate::routes(n).is_empty());
+        .filter(|n| !folder_targets(n).is_empty());
     if let Some(f) = own {
         return Ok(vec![(f, dir.to_path_buf())]);
     }
@@ -290,7 +290,7 @@ fn target_folders(dir: &Path) -> Result<Vec<(String, PathBuf)>, MinimizeError> {
         .filter_map(|e| e.ok())
         .filter(|e| e.path().is_dir())
         .map(|e| e.file_name().to_string_lossy().to_string())
-        .filter(|n| !crate::gate::routes(n).is_empty())
+        .filter(|n| !folder_targets(n).is_empty())
         .collect();
     names.sort();
     if names.is_empty() {

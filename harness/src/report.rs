@@ -25,11 +25,13 @@
 //!   proves tpbconform made it.
 
 use crate::atomic::write_atomic;
-use crate::cli::explain::explain_bundle;
 use crate::engine::bundle_from_input;
-use crate::gate::{GateRun, GateTarget, OUTCOMES};
-use crate::subject::hex;
-use crate::triage::{Origin, Triaged};
+use crate::explain::explain_bundle;
+use crate::findings::Origin;
+use crate::gate::{GateRun, OUTCOMES};
+use crate::subjects::hex;
+use crate::targets::Target;
+use crate::triage::Triaged;
 use std::fmt::Write as _;
 use std::io;
 use std::path::{Path, PathBuf};
@@ -346,7 +348,7 @@ fn status(run: &GateRun) -> &'static str {
     }
 }
 
-fn target_failed(run: &GateRun, t: GateTarget) -> bool {
+fn target_failed(run: &GateRun, t: Target) -> bool {
     run.findings.0.keys().any(|k| k.0 == t.name())
         || run
             .failures
@@ -360,30 +362,29 @@ fn failure_target(f: &crate::gate::GateFailure) -> Option<&str> {
         G::Timeout { target, .. }
         | G::InternalPanic { target, .. }
         | G::TargetDidNotRun { target } => Some(target),
-        G::Corpus { path, .. } => GateTarget::all()
+        G::Corpus { path, .. } => Target::gate_targets()
             .into_iter()
             .find(|t| {
                 Path::new(path)
                     .components()
                     .any(|c| c.as_os_str() == t.name())
             })
-            .map(GateTarget::name),
+            .map(Target::name),
         _ => None,
     }
 }
 
-/// Unified diff of two dumps (core → oracle).
-pub fn unified(left: &str, right: &str) -> String {
+/// Unified diff of two dumps (`left_name` → `right_name`).
+pub fn unified(left: &str, right: &str, left_name: &str, right_name: &str) -> String {
     similar::TextDiff::from_lines(left, right)
         .unified_diff()
         .context_radius(64)
-        .header("core", "oracle")
+        .header(left_name, right_name)
         .to_string()
 }
 
 fn annotated(t: &str, input: &[u8]) -> String {
-    let gt = GateTarget::from_name(t);
-    if gt.is_some_and(GateTarget::is_bundle) || t == "vectors" {
+    if Target::from_name(t).is_some_and(Target::is_bundle) || t == "vectors" {
         explain_bundle(&bundle_from_input(input), "bundle", false).0
     } else {
         let mut s = String::new();
@@ -472,6 +473,17 @@ pub fn summary_md(run: &GateRun, triaged: &[Triaged], timing: &Timing) -> String
             st.diverged
         );
     }
+    if !run.subjects.is_empty() {
+        let _ = writeln!(s, "\n## Subjects under test (each judged against core)\n");
+        let _ = writeln!(s, "| subject | capabilities |");
+        let _ = writeln!(s, "|---|---|");
+        for (name, caps) in &run.subjects {
+            let _ = writeln!(s, "| `{}` | {} |", md_escape(name), caps);
+        }
+        for (t, who) in &run.unsupported {
+            let _ = writeln!(s, "- {t}: not supported by {}", who.join(", "));
+        }
+    }
     if !run.corpus.is_empty() {
         let _ = writeln!(s, "\n## Corpus folders\n");
         let _ = writeln!(s, "| folder | replayed through | files | diverged |");
@@ -554,13 +566,18 @@ pub fn summary_md(run: &GateRun, triaged: &[Triaged], timing: &Timing) -> String
         );
         let _ = writeln!(
             s,
-            "Field-level diff (core → oracle) on the minimised input:\n"
+            "Field-level diff ({} → {}) on the minimised input:\n",
+            f.left_name, f.right_name
         );
-        let diff = unified(&d.left_dump, &d.right_dump);
+        let diff = unified(&d.left_dump, &d.right_dump, &f.left_name, &f.right_name);
         let diff = if diff.trim().is_empty() {
+            let w = f.left_name.len().max(f.right_name.len()) + 1;
             format!(
-                "(dumps equal)\ncore:   {}\noracle: {}",
-                d.min_finding.left, d.min_finding.right
+                "(dumps equal)\n{:w$} {}\n{:w$} {}",
+                format!("{}:", f.left_name),
+                d.min_finding.left,
+                format!("{}:", f.right_name),
+                d.min_finding.right
             )
         } else {
             diff
@@ -756,11 +773,15 @@ pub fn junit_doc(cases: &[JunitCase], properties: &[(String, String)]) -> String
     s
 }
 
-fn side_by_side(left: &str, right: &str) -> String {
+fn side_by_side(left: &str, right: &str, names: (&str, &str)) -> String {
     let diff = similar::TextDiff::from_lines(left, right);
     let l: Vec<&str> = left.lines().collect();
     let r: Vec<&str> = right.lines().collect();
-    let mut s = String::from("<table class=\"sbs\"><tr><th>core</th><th>oracle</th></tr>\n");
+    let mut s = format!(
+        "<table class=\"sbs\"><tr><th>{}</th><th>{}</th></tr>\n",
+        xml_escape(names.0),
+        xml_escape(names.1)
+    );
     let row = |s: &mut String, a: Option<&str>, b: Option<&str>, cls: &str| {
         let _ = writeln!(
             s,
@@ -880,7 +901,11 @@ pub fn index_html(run: &GateRun, triaged: &[Triaged], timing: &Timing) -> String
             }
         }
         s.push_str("</pre>\n<h4>Field dumps, side by side</h4>\n");
-        s.push_str(&side_by_side(&d.left_dump, &d.right_dump));
+        s.push_str(&side_by_side(
+            &d.left_dump,
+            &d.right_dump,
+            (&f.left_name, &f.right_name),
+        ));
     }
     if !run.notes.is_empty() {
         s.push_str("<h2>Notes</h2><ul>\n");

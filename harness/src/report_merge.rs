@@ -16,7 +16,7 @@
 //! - **Verdict.** FAIL if any shard found a divergence or failed, else PASS.
 //! - **Deduplication.** Divergences are merged by signature — target, class,
 //!   key, core verdict, oracle verdict: the gate's own dedup key
-//!   ([`crate::triage::DedupKey`]). The representative is the one with the
+//!   ([`crate::findings::DedupKey`]). The representative is the one with the
 //!   smallest origin (corpus < vector < generated; then path, line, case
 //!   index), the gate's own rule; generated case indices are global (shard
 //!   `i` runs cases `i, i+N, …`), so it is the representative the unsharded
@@ -30,11 +30,13 @@
 //! - **Bounded reading.** `run.json` and each `divergences.jsonl` line are
 //!   capped at [`MAX_BYTES`]; the jsonl file is streamed line by line.
 
-use crate::gate::{GateTarget, Shard};
+use crate::findings::DedupKey;
+use crate::gate::Shard;
 use crate::input::{hex_nibbles, pack_nibbles};
 use crate::report::{junit_doc, xml_escape, JunitCase};
 use crate::run_json::{self, RunMeta, ShardMeta, TargetMeta, FAIL, INCOMPLETE, PASS};
-use crate::triage::{replay_file_command, DedupKey};
+use crate::targets::Target;
+use crate::triage::replay_file_command;
 use serde_json::{Map, Value};
 use std::collections::BTreeMap;
 use std::fmt::{self, Write as _};
@@ -188,7 +190,7 @@ impl fmt::Display for MergeError {
 
 impl std::error::Error for MergeError {}
 
-/// Where a divergence came from, ordered like [`crate::triage::Origin`].
+/// Where a divergence came from, ordered like [`crate::findings::Origin`].
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub enum OriginKey {
     /// A corpus file.
@@ -337,6 +339,13 @@ fn origin_key(o: &Value, path: &Path, line: usize) -> Result<OriginKey, MergeErr
     ))
 }
 
+fn opt_s(o: &Map<String, Value>, k: &str, default: &str) -> String {
+    o.get(k)
+        .and_then(Value::as_str)
+        .unwrap_or(default)
+        .to_string()
+}
+
 fn div_line(text: &str, path: &Path, line: usize) -> Result<DivLine, MergeError> {
     let v: Value = serde_json::from_str(text).map_err(|e| bad(path, line, e.to_string()))?;
     let Value::Object(object) = v else {
@@ -353,6 +362,11 @@ fn div_line(text: &str, path: &Path, line: usize) -> Result<DivLine, MergeError>
         get_s(&sig, "key")?,
         get_s(&sig, "left")?,
         get_s(&sig, "right")?,
+        // Subject pair (absent in reports older than N-way subjects: the reference pair).
+        (
+            opt_s(&object, "left_name", "core"),
+            opt_s(&object, "right_name", "oracle"),
+        ),
     );
     let origin = origin_key(field(&object, "origin", path, line)?, path, line)?;
     let count = uint(field(&object, "count", path, line)?, "count", path, line)?;
@@ -566,11 +580,20 @@ fn check_same<T: fmt::Debug + PartialEq>(
     })
 }
 
+/// The shard's file-form replay command (with its `--subject` flags) for the
+/// merged report's file name.
+fn renumbered_replay(object: &Map<String, Value>, target: &str, file: &str) -> String {
+    match object.get("replay_file").and_then(Value::as_str) {
+        Some(old) if old.contains(" --target ") => match old.rsplit_once(' ') {
+            Some((head, _)) => format!("{head} {file}"),
+            None => replay_file_command(&[], target, file),
+        },
+        _ => replay_file_command(&[], target, file),
+    }
+}
+
 fn target_rank(name: &str) -> usize {
-    GateTarget::all()
-        .iter()
-        .position(|t| t.name() == name)
-        .unwrap_or(usize::MAX)
+    Target::from_name(name).map_or(usize::MAX, Target::rank)
 }
 
 /// Merges shard reports (see the module docs).
@@ -695,7 +718,11 @@ pub fn merge(mut shards: Vec<ShardReport>) -> Result<Merged, MergeError> {
             object.insert("file".into(), Value::from(file.clone()));
             object.insert(
                 "replay_file".into(),
-                Value::from(replay_file_command(&a.rep.replay_target, &file)),
+                Value::from(renumbered_replay(
+                    &a.rep.object,
+                    &a.rep.replay_target,
+                    &file,
+                )),
             );
             object.insert("shards".into(), Value::from(a.shards.clone()));
             MergedDivergence {
@@ -769,7 +796,7 @@ fn text_of(o: &Map<String, Value>, k: &str) -> String {
 }
 
 fn signature(d: &MergedDivergence) -> String {
-    let (_, _, key, left, right) = &d.key;
+    let (_, _, key, left, right, _) = &d.key;
     format!(
         "{key}: {}={left} {}={right}",
         text_of(&d.object, "left_name"),

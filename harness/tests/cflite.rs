@@ -16,20 +16,29 @@
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use tpb_harness::fuzz_entry::FuzzTarget;
-use tpb_harness::gate::GateTarget;
+use tpb_harness::targets;
 
 fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
 }
 
-/// The harness's fuzz target registry: the `fuzz_entry` targets plus the
-/// sync handshake target (`tpb_harness::sync_diff`).
+/// The harness's fuzz targets: the corpus folders of the target registry
+/// (`tpb_harness::targets`).
 fn registered() -> BTreeSet<String> {
-    FuzzTarget::ALL
-        .iter()
-        .map(|t| t.name().to_string())
-        .chain([GateTarget::SyncHandshake.name().to_string()])
+    targets::folders().iter().map(|t| t.to_string()).collect()
+}
+
+/// The names of the entries of `dir` that are folders (`dirs`) or files,
+/// with `suffix` stripped (entries without it are skipped).
+fn names_in(dir: &Path, suffix: &str, dirs: bool) -> BTreeSet<String> {
+    std::fs::read_dir(dir)
+        .unwrap()
+        .flatten()
+        .filter(|e| e.path().is_dir() == dirs)
+        .filter_map(|e| {
+            let n = e.file_name().to_string_lossy().to_string();
+            n.strip_suffix(suffix).map(str::to_string)
+        })
         .collect()
 }
 
@@ -131,6 +140,35 @@ fn fuzz_manifest_matches_the_registry() {
         assert_eq!(listed, registered(), "scripts/fuzz-targets.sh");
     } else {
         println!("note: cargo-fuzz absent: scripts/fuzz-targets.sh not compared");
+    }
+    // And nothing of a fuzz target exists without a registry entry.
+    let corpus: BTreeSet<String> = names_in(&root().join("corpus"), "", true)
+        .into_iter()
+        .filter(|n| n != "vectors")
+        .collect();
+    assert_eq!(
+        corpus,
+        registered(),
+        "corpus/<name>/ folders vs the registry"
+    );
+    let dicts = names_in(&root().join("fuzz/dict"), ".dict", false);
+    assert_eq!(dicts, registered(), "fuzz/dict/<name>.dict vs the registry");
+    let files: BTreeSet<String> = names_in(&root().join("fuzz/fuzz_targets"), ".rs", false)
+        .into_iter()
+        .filter(|n| !n.starts_with("baseline_"))
+        .collect();
+    assert_eq!(
+        files,
+        registered(),
+        "fuzz/fuzz_targets/<name>.rs vs the registry"
+    );
+    for t in registered() {
+        let src =
+            std::fs::read_to_string(root().join(format!("fuzz/fuzz_targets/{t}.rs"))).unwrap();
+        assert!(
+            src.contains(&format!("fuzz_entry::run(\"{t}\", data)")) && src.lines().count() <= 5,
+            "fuzz/fuzz_targets/{t}.rs: a few lines calling fuzz_entry::run(\"{t}\", data)"
+        );
     }
 }
 

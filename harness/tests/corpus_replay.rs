@@ -3,7 +3,7 @@
 
 use std::fs;
 use std::path::PathBuf;
-use tpb_harness::fuzz_entry::{self, fnv1a64, FuzzTarget, CORPUS_VERSION};
+use tpb_harness::fuzz_entry::{self, fnv1a64, fuzz_targets, CORPUS_VERSION};
 
 fn corpus() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../corpus")
@@ -23,8 +23,8 @@ fn corpus_version_is_current() {
 fn replay_every_seed() {
     let mut failures = Vec::new();
     let mut total = 0;
-    for t in FuzzTarget::ALL {
-        let dir = corpus().join(t.name());
+    for t in fuzz_targets() {
+        let dir = corpus().join(t);
         let entries = fs::read_dir(&dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display()));
         let mut n = 0;
         for entry in entries {
@@ -49,11 +49,7 @@ fn replay_every_seed() {
 
 #[test]
 fn seed_names_are_content_hashes() {
-    for t in FuzzTarget::ALL
-        .iter()
-        .map(|t| t.name())
-        .chain(["sync_handshake"])
-    {
+    for t in fuzz_targets() {
         for entry in fs::read_dir(corpus().join(t)).expect("seed folder") {
             let path = entry.expect("entry").path();
             let data = fs::read(&path).expect("seed");

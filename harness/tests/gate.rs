@@ -6,7 +6,8 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
-use tpb_harness::gate::{self, GateConfig, GateTarget, Shard};
+use tpb_harness::gate::{self, GateConfig, Shard};
+use tpb_harness::targets::Target;
 
 const BIN: &str = env!("CARGO_BIN_EXE_tpbconform");
 
@@ -151,7 +152,7 @@ fn lib_cfg(corpus: &Path, shard: Shard) -> GateConfig {
         shard,
         targets: ["validate_header", "dtype_lut", "custom_op_group"]
             .iter()
-            .map(|n| GateTarget::from_name(n).unwrap())
+            .map(|n| Target::named(n))
             .collect(),
         corpus_dir: corpus.to_path_buf(),
         threads: 2,
@@ -381,7 +382,7 @@ fn internal_panic_fails_closed() {
     let cfg = GateConfig {
         cases: 50,
         seconds: None,
-        targets: vec![GateTarget::from_name("dge_lut").unwrap()],
+        targets: vec![Target::named("dge_lut")],
         corpus_dir: root.join("none"),
         debug_panic_case: Some(3),
         ..GateConfig::default()

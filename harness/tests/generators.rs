@@ -5,10 +5,27 @@
 use arbitrary::Unstructured;
 use proptest::prelude::*;
 use std::collections::{BTreeMap, BTreeSet};
+use tpb_harness::engine::structured::check_case_report as check_case;
 use tpb_harness::engine::Engine;
-use tpb_harness::fuzz_entry::{self, check_case, FuzzTarget};
+use tpb_harness::fuzz_entry;
 use tpb_harness::generators::{self as gen, Case, Config, Violation, SCRATCH_PARTIAL};
-use tpb_harness::subject::{CoreSubject, OracleSubject, Subject, OPCODES};
+use tpb_harness::layout::OPCODES;
+use tpb_harness::subjects::{registry, verdict_name, Subject, Validator};
+
+/// A subject's verdict text (`valid`, a predicate, or its fault).
+fn verdict(s: &dyn Subject, which: Validator, b: &[u8; 64]) -> String {
+    s.validate(which, b)
+        .map_or_else(|f| f.to_string(), |v| verdict_name(&v).to_string())
+}
+
+/// A subject's decode failure field (`Ok` when it decodes).
+fn decode_field(s: &dyn Subject, b: &[u8; 64]) -> Result<(), String> {
+    match s.decode(b) {
+        Ok(Ok(_)) => Ok(()),
+        Ok(Err(f)) => Err(f.field.to_string()),
+        Err(f) => Err(f.to_string()),
+    }
+}
 
 /// Deterministic byte source (xorshift64*), no dependency.
 fn bytes(seed: u64, n: usize) -> Vec<u8> {
@@ -70,7 +87,8 @@ const DECODE_FIELDS: [&str; 13] = [
 /// partial scratch combination occurs, every opcode is valid at least once.
 #[test]
 fn coverage_and_labels() {
-    let e = Engine::new();
+    let e = Engine::reference();
+    let (core, oracle) = (registry::core(), registry::oracle());
     // (view, label) -> [cases, core agrees, oracle agrees]
     let mut matrix: BTreeMap<(&str, String), [usize; 3]> = BTreeMap::new();
     let mut scratch_combos = BTreeSet::new();
@@ -101,16 +119,16 @@ fn coverage_and_labels() {
             count(
                 "header",
                 v(w),
-                v(CoreSubject.validate_header(b)),
-                v(OracleSubject.validate_header(b)),
+                verdict(&*core, Validator::Header, b),
+                verdict(&*oracle, Validator::Header, b),
             );
         }
         if let Some(w) = c.expected.payload {
             count(
                 "payload",
                 v(w),
-                v(CoreSubject.validate_payload(b)),
-                v(OracleSubject.validate_payload(b)),
+                verdict(&*core, Validator::Payload, b),
+                verdict(&*oracle, Validator::Payload, b),
             );
         }
         if let Some(w) = c.expected.decode {
@@ -118,8 +136,8 @@ fn coverage_and_labels() {
             count(
                 "decode",
                 f(w.map_err(|l| l.field.to_string())),
-                f(CoreSubject.decode(b).map(|_| ()).map_err(|x| x.field)),
-                f(OracleSubject.decode(b).map(|_| ()).map_err(|x| x.field)),
+                f(decode_field(&*core, b)),
+                f(decode_field(&*oracle, b)),
             );
             if w.is_ok() {
                 count(
@@ -202,7 +220,7 @@ fn deterministic() {
 fn swarm_configs_and_structured_diff_agree() {
     for seed in 0..300 {
         let d = bytes(seed ^ 0x5157, 400);
-        fuzz_entry::check(FuzzTarget::StructuredDiff, &d).unwrap_or_else(|f| panic!("{f}"));
+        fuzz_entry::check("structured_diff", &d).unwrap_or_else(|f| panic!("{f}"));
     }
 }
 
@@ -241,13 +259,13 @@ proptest! {
 
     #[test]
     fn prop_near_valid_labels_hold(c in near_valid()) {
-        let e = Engine::new();
+        let e = Engine::reference();
         prop_assert!(check_case(&e, &c).is_ok(), "{}", check_case(&e, &c).unwrap_err());
     }
 
     #[test]
     fn prop_streams_agree(s in stream()) {
-        let r = fuzz_entry::check(FuzzTarget::CustomOpStream, &s);
+        let r = fuzz_entry::check("custom_op_stream", &s);
         prop_assert!(r.is_ok(), "{}", r.unwrap_err());
     }
 }
@@ -262,7 +280,7 @@ fn bolero_structured_diff() {
         .with_iterations(300)
         .with_max_len(512)
         .for_each(|d: &[u8]| {
-            fuzz_entry::check(FuzzTarget::StructuredDiff, d).unwrap_or_else(|f| panic!("{f}"))
+            fuzz_entry::check("structured_diff", d).unwrap_or_else(|f| panic!("{f}"))
         });
 }
 
@@ -272,7 +290,7 @@ fn bolero_raw_targets() {
         .with_iterations(300)
         .with_max_len(256)
         .for_each(|d: &[u8]| {
-            for t in FuzzTarget::ALL {
+            for t in fuzz_entry::fuzz_targets() {
                 fuzz_entry::check(t, d).unwrap_or_else(|f| panic!("{f}"));
             }
         });

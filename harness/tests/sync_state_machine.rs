@@ -22,7 +22,7 @@ use proptest::strategy::Union;
 use proptest_state_machine::{prop_state_machine, ReferenceStateMachine, StateMachineTest};
 use std::collections::{BTreeMap, BTreeSet};
 use tpb_core::sync::{self as model, AllocFrom, Dep, Engine, Instr, Program, SemArg};
-use tpb_harness::sync_diff::{compare_case, Case, Flow, SyncCaseOutcome};
+use tpb_harness::subjects::sync_diff::{compare_case, Case, Flow, SyncCaseOutcome};
 
 /// An instruction index or semaphore handle that never exists (programs stay below 256).
 const DANGLING: u16 = 1000;

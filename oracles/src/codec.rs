@@ -6,15 +6,8 @@ use crate::lut::{
     collective_ordinal_of_name, collective_wire,
 };
 use crate::regions::{byte_at, first_nonzero, le_value, record, slice, Domain, Region, Role};
+use crate::val::Val;
 use crate::verdict::run_record_chain;
-
-/// A decoded field value (SPEC §5.2 value kinds).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Val {
-    Int(u64),
-    Name(String),
-    Bytes(Vec<u8>),
-}
 
 /// A decoded bundle: opcode, mnemonic and the fields in canonical order (SPEC §5.2).
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -1,6 +1,6 @@
 //! Error enums. Each variant names the reason and carries the offending value.
 
-use crate::codec::Val;
+use crate::val::Val;
 
 /// The named predicates of the two custom-op validators (seed 000 §"The five named predicates").
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

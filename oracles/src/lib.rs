@@ -15,9 +15,10 @@ mod lut;
 mod regions;
 mod roster;
 mod stream;
+mod val;
 mod verdict;
 
-pub use codec::{decode, encode, encode_custom_op_group, Decoded, Val};
+pub use codec::{decode, encode, encode_custom_op_group, Decoded};
 pub use errors::{
     DecodeRejection, EncodeRejection, GateRejection, LutRejection, Operand, Predicate, Rejection,
     StreamRejection,
@@ -34,5 +35,6 @@ pub use lut::{
 pub use regions::{opcode_field_names, ELEVEN_OPCODES};
 pub use roster::{is_named_opcode, ROSTER_RANGES};
 pub use stream::{parse_bundle_stream, parse_stream, Item, Span};
+pub use val::Val;
 pub use verdict::{dbg_header_verdict, dbg_payload_verdict, header_verdict, payload_verdict};
 pub mod sim;

@@ -5,9 +5,10 @@
 //! reduce with add), records come from the field-list encoder, and the side-tables are a
 //! ledger of rows searched linearly.
 
-use crate::codec::{encode, Val};
+use crate::codec::encode;
 use crate::gates::{gate_cc_dim, gate_lnc, route_is_sb2sb};
 use crate::lut::{cce_wire, collective_name, collective_wire, dtype_wire};
+use crate::val::Val;
 use std::collections::BTreeSet;
 
 /// A sync band as the encoder takes it: (wait_mode, wait_id, update_mode, update_id, values).

@@ -2,7 +2,6 @@
 
 use super::{emit, fields_json, mnemonic_of, opcode_str, CliResult, EXIT_INVALID, EXIT_OK};
 use crate::input::stream_bundles;
-use crate::subject::{CoreSubject, Subject};
 use std::io::Write;
 
 /// Runs `decode`: one JSON object per bundle.
@@ -12,7 +11,7 @@ pub fn run(files: &[String], hex: bool) -> CliResult {
     let mut any_bad = false;
     for l in stream_bundles(files, hex) {
         let l = &l?;
-        let o = match CoreSubject.decode(&l.bytes) {
+        let o = match super::core_decode(&l.bytes) {
             Ok(d) => serde_json::json!({
                 "index": l.index,
                 "opcode": opcode_str(d.opcode),
@@ -26,7 +25,7 @@ pub fn run(files: &[String], hex: bool) -> CliResult {
                     "opcode": opcode_str(l.bytes[0]),
                     "mnemonic": mnemonic_of(l.bytes[0]),
                     "error": format!("{} at byte offset 0x{:02X}", e.field, e.offset),
-                    "field": e.field,
+                    "field": e.field.as_str(),
                     "offset": e.offset,
                 })
             }

@@ -18,7 +18,8 @@
 use super::{mnemonic_of, CliError, CliResult, EXIT_INVALID, EXIT_OK};
 use crate::atomic::AtomicFile;
 use crate::input::{open_source, source_name, InputError, Lines};
-use crate::subject::{field_kind, CoreSubject, Kind, Subject, Value};
+use crate::layout::{field_kind, Kind};
+use crate::subjects::Value;
 use serde::de::{self, Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde_json::Value as J;
 use std::io::Write;
@@ -250,11 +251,11 @@ pub fn run(files: &[String], hex: bool, output: Option<&str>) -> CliResult {
                     any_bad = true;
                     eprintln!("tpbconform: {source}:{line}: skipped: decode error record ({e})");
                 }
-                Record::Bundle { opcode, fields } => match CoreSubject.encode(opcode, &fields) {
+                Record::Bundle { opcode, fields } => match super::core_encode(opcode, &fields) {
                     Ok(b) => {
                         encoded += 1;
                         if hex {
-                            writeln!(sink.out(), "{}", crate::subject::hex(&b))?;
+                            writeln!(sink.out(), "{}", crate::subjects::hex(&b))?;
                         } else {
                             sink.out().write_all(&b)?;
                         }

@@ -7,8 +7,10 @@
 //! corpus file, malformed vector file, existing `--report-dir`).
 
 use super::{CliResult, EXIT_BAD_INPUT, EXIT_INVALID, EXIT_OK};
-use crate::gate::{self, GateConfig, GateTarget, Shard};
+use crate::engine::Engine;
+use crate::gate::{self, GateConfig, Shard};
 use crate::report::{self, Timing};
+use crate::targets::{parse_gate_target, Target};
 use crate::triage;
 use std::io::IsTerminal;
 use std::path::PathBuf;
@@ -46,8 +48,8 @@ pub struct GateArgs {
     #[arg(long, value_name = "i/n", default_value = "0/1")]
     pub shard: Shard,
     /// Comma-separated targets (default: all).
-    #[arg(long, value_delimiter = ',', value_name = "a,b")]
-    pub targets: Vec<GateTarget>,
+    #[arg(long, value_delimiter = ',', value_name = "a,b", value_parser = parse_gate_target)]
+    pub targets: Vec<Target>,
     /// Report folder (must not exist). Default: reports/<UTC timestamp>/.
     #[arg(long, value_name = "DIR")]
     pub report_dir: Option<PathBuf>,
@@ -106,7 +108,7 @@ pub fn run(a: GateArgs) -> CliResult {
     };
     let stop = install_stop_handler();
     let targets = if a.targets.is_empty() {
-        GateTarget::all()
+        Target::gate_targets()
     } else {
         let mut t = a.targets.clone();
         t.dedup();
@@ -119,6 +121,8 @@ pub fn run(a: GateArgs) -> CliResult {
         seed: a.seed,
         shard: a.shard,
         targets,
+        subjects: Vec::new(),
+        arch: Default::default(),
         corpus_dir: a.corpus.clone(),
         threads: a
             .threads
@@ -153,7 +157,14 @@ pub fn run(a: GateArgs) -> CliResult {
     if let Some(b) = &bar {
         b.finish_and_clear();
     }
-    let triaged = triage::triage(&run.findings);
+    let engine = match Engine::open(&cfg.subjects, cfg.arch) {
+        Ok(e) => e,
+        Err(e) => {
+            eprintln!("tpbconform: error: {e}");
+            return Ok(EXIT_BAD_INPUT);
+        }
+    };
+    let triaged = triage::triage(&run.findings, &engine, &cfg.subjects);
     loud_panics();
     let files = report::render(&run, &triaged, &Timing { timestamp: iso });
     if let Err(e) = report::write_dir(&dir, &files) {

@@ -11,14 +11,14 @@ pub mod decode;
 pub mod encode;
 pub mod explain;
 pub mod gate;
-pub mod layout;
 pub mod minimize;
 pub mod replay;
 pub mod report;
 pub mod subject_worker;
 
+pub use crate::explain::{mnemonic_of, opcode_str};
 use crate::input::InputError;
-use crate::subject::{CoreSubject, DecodeFail, Decoded, Subject, Value};
+use crate::subjects::{Decoded, Value};
 use std::fmt;
 use std::io::{self, Write};
 
@@ -127,36 +127,36 @@ pub enum Format {
     Jsonl,
 }
 
-/// The verdict `check`/`explain` give one bundle: `None` = valid, else the
-/// failing predicate or decode field, with the byte offset when known.
+/// The verdict `check`/`explain` give one bundle (see [`crate::explain::judge`]).
 pub fn judge(b: &[u8; 64], v: Validator) -> Option<(String, Option<usize>)> {
-    let core = CoreSubject;
-    let by_validator = |p: Option<&'static str>| p.map(|p| (p.to_string(), None));
-    match (v, b[0]) {
-        (Validator::CustomOpHeader, _) => by_validator(core.validate_header(b)),
-        (Validator::CustomOpPayload, _) => by_validator(core.validate_payload(b)),
-        (Validator::Auto, 0x85) => by_validator(core.validate_header(b)),
-        (Validator::Auto, 0x86) => by_validator(core.validate_payload(b)),
-        (Validator::Auto, _) => match core.decode(b) {
-            Err(DecodeFail { field, offset }) => Some((field, Some(offset))),
-            Ok(d) => match core.encode(d.opcode, &d.fields) {
-                Ok(e) if &e == b => None,
-                Ok(_) => Some(("roundtrip".to_string(), None)),
-                Err(f) => Some((format!("roundtrip:{f}"), None)),
-            },
-        },
+    let mode = match v {
+        Validator::Auto => crate::explain::Mode::Auto,
+        Validator::CustomOpHeader => crate::explain::Mode::Header,
+        Validator::CustomOpPayload => crate::explain::Mode::Payload,
+    };
+    crate::explain::judge(b, mode)
+}
+
+/// The reference's decoder (a fault reads as a decode failure at offset 0).
+pub fn core_decode(b: &[u8; 64]) -> Result<Decoded, crate::subjects::DecodeFail> {
+    use crate::subjects::Subject;
+    crate::subjects::registry::core()
+        .decode(b)
+        .unwrap_or_else(|f| {
+            Err(crate::subjects::DecodeFail {
+                field: crate::subjects::Name::Unknown(f.to_string()),
+                offset: 0,
+            })
+        })
+}
+
+/// The reference's encoder: the bundle, or the first bad field (or the fault).
+pub fn core_encode(opcode: u8, fields: &[(String, Value)]) -> Result<[u8; 64], String> {
+    use crate::subjects::Subject;
+    match crate::subjects::registry::core().encode(opcode, fields) {
+        Ok(r) => r.map_err(|f| f.to_string()),
+        Err(f) => Err(f.to_string()),
     }
-}
-
-/// `0xNN` with uppercase digits.
-pub fn opcode_str(op: u8) -> String {
-    format!("0x{op:02X}")
-}
-
-/// The mnemonic of an opcode: SPEC §5.2 for the eleven, else core's roster
-/// name when it has one.
-pub fn mnemonic_of(op: u8) -> Option<&'static str> {
-    crate::subject::mnemonic(op).or_else(|| tpb_core::roster::mnemonic(op))
 }
 
 /// A field value as JSON (ints as numbers, names as strings, bytes as hex).
@@ -164,7 +164,7 @@ pub fn value_json(v: &Value) -> serde_json::Value {
     match v {
         Value::Int(n) => serde_json::Value::from(*n),
         Value::Name(s) => serde_json::Value::from(s.clone()),
-        Value::Bytes(b) => serde_json::Value::from(crate::subject::hex(b)),
+        Value::Bytes(b) => serde_json::Value::from(crate::subjects::hex(b)),
     }
 }
 

@@ -1,41 +1,31 @@
 //! `tpbconform replay`: re-run one input (as printed in a gate report)
-//! through a target, core vs oracle.
+//! through a registry target, core vs oracle.
 //!
 //! Exit codes: 1 = the divergence reproduces; 0 = core and the oracle agree;
 //! 2 = bad input ([`ReplayError`], message names the source and the line /
 //! offset).
 
 use super::{CliError, CliResult, EXIT_INVALID, EXIT_OK};
-use crate::gate::GateTarget;
+use crate::engine::Engine;
 use crate::input::{open_source, read_capped, source_name, Lines};
-use crate::subject::hex;
-use crate::triage;
+use crate::subjects::hex;
+use crate::targets::Target;
 use std::fmt;
 use std::io::Write;
 use std::path::PathBuf;
 
-/// Accepts a gate-target or fuzz-target name.
-pub fn parse_target(s: &str) -> Result<String, String> {
-    if GateTarget::from_name(s).is_some() || crate::fuzz_entry::FuzzTarget::from_name(s).is_some() {
-        return Ok(s.to_string());
-    }
-    let mut names: Vec<&str> = GateTarget::all().iter().map(|t| t.name()).collect();
-    names.extend(crate::fuzz_entry::FuzzTarget::ALL.iter().map(|t| t.name()));
-    names.sort_unstable();
-    names.dedup();
-    Err(format!(
-        "unknown target `{s}` (expected one of: {})",
-        names.join(", ")
-    ))
+/// Accepts any registry target name.
+pub fn parse_target(s: &str) -> Result<Target, String> {
+    s.parse::<Target>().map_err(|e| e.to_string())
 }
 
 /// Arguments of `tpbconform replay`.
 #[derive(clap::Args, Debug, Clone)]
 pub struct ReplayArgs {
-    /// The target to run the input through: a gate target, or a fuzz target
-    /// (`structured_diff`, `custom_op_stream`, `luts`).
+    /// The target to run the input through: a gate target, or a fuzz-only
+    /// target (`structured_diff`, `custom_op_stream`).
     #[arg(long, value_parser = parse_target)]
-    pub target: String,
+    pub target: Target,
     /// The input as hex digits (128 for a bundle target).
     #[arg(long, value_name = "HEX", conflicts_with = "file")]
     pub hex: Option<String>,
@@ -148,7 +138,7 @@ pub fn parse_hex_line(source: &str, line: usize, text: &str) -> Result<Vec<u8>, 
 
 /// Reads the inputs `a` names one at a time and hands each to `each` as
 /// `(source[:line], bytes)`; a `--hex-file` is streamed line by line. A
-/// bundle target (see [`GateTarget::is_bundle`]) takes exactly 64 bytes from
+/// bundle target (see [`Target::is_bundle`]) takes exactly 64 bytes from
 /// every source: `--hex`, each `--hex-file` line and a raw FILE alike.
 pub fn visit_inputs(
     a: &ReplayArgs,
@@ -156,7 +146,7 @@ pub fn visit_inputs(
 ) -> Result<(), CliError> {
     let bad = |e: ReplayError| CliError::Replay(e);
     let check = |src: &str, line: usize, b: Vec<u8>| {
-        if GateTarget::from_name(&a.target).is_some_and(GateTarget::is_bundle) && b.len() != 64 {
+        if a.target.is_bundle() && b.len() != 64 {
             return Err(bad(ReplayError::BundleLength {
                 source: src.to_string(),
                 line,
@@ -205,31 +195,21 @@ pub fn visit_inputs(
 pub fn run(a: ReplayArgs) -> CliResult {
     std::panic::set_hook(Box::new(|_| {}));
     let mut out = std::io::stdout().lock();
+    let e = Engine::reference();
+    let t = a.target;
     let mut any = false;
     visit_inputs(&a, |src, input| {
-        match GateTarget::from_name(&a.target) {
-            Some(GateTarget::Engine(t)) => match crate::engine::compare(t, &input) {
-                crate::engine::Outcome::Agree => writeln!(
-                    out,
-                    "{src}: agree: core and oracle agree on {t} input {}",
-                    hex(&input)
-                )?,
-                crate::engine::Outcome::Divergence(d) => {
-                    any = true;
-                    writeln!(out, "{src}: REPRODUCED\n{d}")?;
-                }
-            },
-            _ => match triage::reproduce_named(&a.target, &input) {
-                None => writeln!(out, "{src}: agree on {} input {}", a.target, hex(&input))?,
-                Some(f) => {
-                    any = true;
-                    writeln!(
-                        out,
-                        "{src}: REPRODUCED\ndivergence in target `{}` [{}]\n{}\n{}",
-                        a.target, f.class, f.left, f.case
-                    )?;
-                }
-            },
+        let o = e.compare(t, &input);
+        if o.is_agree() {
+            writeln!(
+                out,
+                "{src}: agree: core and oracle agree on {t} input {}",
+                hex(&input)
+            )?;
+        }
+        for d in o {
+            any = true;
+            writeln!(out, "{src}: REPRODUCED\n{d}")?;
         }
         Ok(())
     })?;

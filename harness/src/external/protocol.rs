@@ -158,7 +158,7 @@ impl Request {
             Request::ValidateHeader(b) | Request::ValidatePayload(b) | Request::Decode(b) => {
                 format!(
                     r#"{{"id":{id},"op":"{op}","hex":"{}"}}"#,
-                    crate::subject::hex(b)
+                    crate::subjects::hex(b)
                 )
             }
             Request::Encode { opcode, fields } => format!(
@@ -178,7 +178,7 @@ impl Request {
     pub fn input_text(&self) -> String {
         match self {
             Request::ValidateHeader(b) | Request::ValidatePayload(b) | Request::Decode(b) => {
-                crate::subject::hex(b)
+                crate::subjects::hex(b)
             }
             Request::Encode { opcode, fields } => format!(
                 r#"{{"opcode":"{}","fields":{}}}"#,
@@ -419,7 +419,7 @@ pub fn answer_line(id: u64, a: &Answer) -> String {
             );
         }
         Answer::Encoded(b) => {
-            m.insert("hex".into(), Value::String(crate::subject::hex(b)));
+            m.insert("hex".into(), Value::String(crate::subjects::hex(b)));
         }
         Answer::Refused(r) => {
             m.insert("refused".into(), Value::String(r.clone()));

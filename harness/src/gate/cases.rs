@@ -18,11 +18,11 @@
 //! into a caller-owned `Vec<u8>` (cleared first), so the hot loop does not
 //! allocate.
 
-use super::GateTarget;
-use crate::cli::layout::{layout, Role, Span};
-use crate::engine::Target;
+use crate::findings::CaseKind;
 use crate::generators;
-use crate::subject::OPCODES;
+use crate::layout::{layout, Role, Span, OPCODES};
+use crate::subjects::Validator;
+use crate::targets::{Check, Target};
 use std::sync::OnceLock;
 
 /// A small, fast PRNG (Steele, Lea & Flood's SplitMix64).
@@ -88,43 +88,6 @@ pub fn case_rng(seed: u64, target_hash: u64, i: u64) -> SplitMix64 {
     SplitMix64(mix64(
         mix64(seed ^ 0x5EED_0F7B_C0DE) ^ target_hash ^ mix64(i.wrapping_add(0xA5A5)),
     ))
-}
-
-/// What a generated case aims at.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum CaseKind {
-    /// A valid encoder image / well-formed query.
-    Valid,
-    /// A valid case with a few structured mutations.
-    NearValid,
-    /// Uniform random bytes.
-    Raw,
-}
-
-impl CaseKind {
-    /// The kind of case `i` (`i % 3`).
-    #[inline]
-    pub fn of(i: u64) -> CaseKind {
-        match i % 3 {
-            0 => CaseKind::Valid,
-            1 => CaseKind::NearValid,
-            _ => CaseKind::Raw,
-        }
-    }
-
-    /// Stable name.
-    pub fn name(self) -> &'static str {
-        match self {
-            CaseKind::Valid => "valid",
-            CaseKind::NearValid => "near-valid",
-            CaseKind::Raw => "raw",
-        }
-    }
-
-    /// Index 0..3.
-    pub fn index(self) -> usize {
-        self as usize
-    }
 }
 
 fn layouts() -> &'static [(u8, Vec<Span>)] {
@@ -237,9 +200,9 @@ pub fn raw_bundle(r: &mut SplitMix64, ops: &[u8], b: &mut [u8; 64]) {
 /// generator refusal falls back to [`valid_image`]); the rest come from
 /// [`valid_image`] and [`mutate`].
 pub fn bundle_case(t: Target, r: &mut SplitMix64, kind: CaseKind, b: &mut [u8; 64]) {
-    let ops: &[u8] = match t {
-        Target::ValidateHeader => &[0x85],
-        Target::ValidatePayload => &[0x86],
+    let ops: &[u8] = match t.check() {
+        Check::Validator(Validator::Header) => &[0x85],
+        Check::Validator(Validator::Payload) => &[0x86],
         _ => &OPCODES,
     };
     if kind == CaseKind::Raw {
@@ -293,13 +256,11 @@ fn push_u32(out: &mut Vec<u8>, v: u32) {
 }
 
 /// Generates the non-bundle case of target `t` into `out` (cleared first).
-pub fn bytes_case(t: GateTarget, r: &mut SplitMix64, kind: CaseKind, out: &mut Vec<u8>) {
+pub fn bytes_case(t: Target, r: &mut SplitMix64, kind: CaseKind, out: &mut Vec<u8>) {
     out.clear();
-    match t {
-        GateTarget::Engine(Target::CustomOpGroup) => stream_program(r, kind, out),
-        GateTarget::Engine(
-            Target::CollectiveLut | Target::AluLut | Target::DgeLut | Target::DtypeLut,
-        ) => {
+    match t.check() {
+        Check::StreamProgram => stream_program(r, kind, out),
+        Check::Luts(_) => {
             let v = match kind {
                 CaseKind::Valid => r.below(32) as u32,
                 CaseKind::NearValid => {
@@ -315,8 +276,8 @@ pub fn bytes_case(t: GateTarget, r: &mut SplitMix64, kind: CaseKind, out: &mut V
             };
             out.extend_from_slice(&v.to_le_bytes()[..len]);
         }
-        GateTarget::Engine(Target::IrGates) => ir_query(r, kind, out),
-        GateTarget::SyncHandshake => {
+        Check::Ir => ir_query(r, kind, out),
+        Check::Sync | Check::StreamRaw | Check::Structured => {
             let len = match kind {
                 CaseKind::Valid => 64 + r.below(512),
                 CaseKind::NearValid => r.below(1536),
@@ -325,7 +286,7 @@ pub fn bytes_case(t: GateTarget, r: &mut SplitMix64, kind: CaseKind, out: &mut V
             out.resize(len, 0);
             r.fill(out);
         }
-        GateTarget::Engine(t) => {
+        Check::Validator(_) | Check::Decode | Check::Roundtrip => {
             // Bundle targets reached through the byte path: 64 bytes.
             let mut b = [0u8; 64];
             bundle_case(t, r, kind, &mut b);
@@ -374,7 +335,7 @@ fn stream_program(r: &mut SplitMix64, kind: CaseKind, out: &mut Vec<u8>) {
     }
 }
 
-/// An input for [`crate::engine::IrQuery::from_input`].
+/// An input for [`crate::engine::ir_query_from_input`].
 fn ir_query(r: &mut SplitMix64, kind: CaseKind, out: &mut Vec<u8>) {
     if kind == CaseKind::Raw {
         let len = 1 + r.below(40) as usize;
@@ -427,7 +388,7 @@ fn ir_query(r: &mut SplitMix64, kind: CaseKind, out: &mut Vec<u8>) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::subject::{CoreSubject, Subject};
+    use crate::subjects::{registry, Subject};
 
     #[test]
     fn valid_images_decode() {
@@ -436,11 +397,8 @@ mod tests {
         for _ in 0..2000 {
             let op = r.pick(&OPCODES);
             valid_image(&mut r, op, &mut b);
-            assert!(
-                CoreSubject.decode(&b).is_ok(),
-                "op {op:#x}: {:?}",
-                CoreSubject.decode(&b)
-            );
+            let d = registry::core().decode(&b);
+            assert!(matches!(d, Ok(Ok(_))), "op {op:#x}: {d:?}");
         }
     }
 

@@ -1,5 +1,5 @@
 //! Hand-derived test vectors (`corpus/vectors/`, format in its README.md),
-//! checked against BOTH subjects.
+//! checked against every subject.
 //!
 //! # Contract
 //!
@@ -10,10 +10,13 @@
 //! [`VectorError`] (the gate exits 2 and names the file and line). A vector
 //! whose expectation core or the oracle does not meet is a [`Finding`] of
 //! target `vectors`, class `VectorMismatch`, key = the validator (`header`,
-//! `payload`) or `decode`.
+//! `payload`) or `decode`, left = core, right = oracle; one a subject under
+//! test (that has the capability) does not meet is a finding with left =
+//! that subject, right = core.
 
-use crate::subject::{CoreSubject, OracleSubject, Subject};
-use crate::triage::{Finding, Origin};
+use crate::engine::Engine;
+use crate::findings::{Finding, Origin};
+use crate::subjects::{verdict_name, Capability, Subject, Validator};
 use std::fmt;
 use std::path::Path;
 
@@ -193,20 +196,26 @@ pub fn parse(path: &str, text: &str) -> Result<Vec<(usize, Vector)>, VectorError
 }
 
 /// What `s` says about a vector, in the file's words.
-pub fn actual<S: Subject>(s: &S, v: &Vector) -> String {
+pub fn actual(s: &dyn Subject, v: &Vector) -> String {
     let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| match v {
         Vector::Validator { bundle, header, .. } => {
-            let verdict = if *header {
-                s.validate_header(bundle)
+            let which = if *header {
+                Validator::Header
             } else {
-                s.validate_payload(bundle)
+                Validator::Payload
             };
-            verdict.unwrap_or("valid").to_string()
+            match s.validate(which, bundle) {
+                Ok(verdict) => verdict_name(&verdict).to_string(),
+                Err(f) => f.to_string(),
+            }
         }
         Vector::Decode { bundle, .. } => match s.decode(bundle) {
-            Ok(d) => format!("ok {}", d.mnemonic),
-            Err(e) if e.field == "reserved" => format!("err reserved@0x{:02x}", e.offset),
-            Err(e) => format!("err {}", e.field),
+            Ok(Ok(d)) => format!("ok {}", d.mnemonic),
+            Ok(Err(e)) if e.field.as_str() == "reserved" => {
+                format!("err reserved@0x{:02x}", e.offset)
+            }
+            Ok(Err(e)) => format!("err {}", e.field),
+            Err(f) => f.to_string(),
         },
     }));
     r.unwrap_or_else(|_| "PANIC".to_string())
@@ -223,8 +232,10 @@ pub fn expected(v: &Vector) -> String {
     }
 }
 
-/// Checks every vector file under `dir`. A missing folder gives `Ok(empty)`.
-pub fn check_dir(dir: &Path) -> Result<(Vec<FileStats>, Vec<Finding>), VectorError> {
+/// Checks every vector file under `dir` against `e`'s subjects. A missing
+/// folder gives `Ok(empty)`.
+pub fn check_dir(dir: &Path, e: &Engine) -> Result<(Vec<FileStats>, Vec<Finding>), VectorError> {
+    let (core, oracle) = (&*e.subjects()[0], &*e.subjects()[1]);
     let io = |p: &Path, e: std::io::Error| VectorError::Io {
         path: p.display().to_string(),
         error: e.to_string(),
@@ -262,34 +273,48 @@ pub fn check_dir(dir: &Path) -> Result<(Vec<FileStats>, Vec<Finding>), VectorErr
         for (line, v) in vectors {
             st.vectors += 1;
             let want = expected(&v);
-            let (c, o) = (actual(&CoreSubject, &v), actual(&OracleSubject, &v));
-            if c != want || o != want {
-                st.failed += 1;
-                let (bundle, key) = match &v {
-                    Vector::Validator { bundle, header, .. } => {
-                        (bundle, if *header { "header" } else { "payload" })
-                    }
-                    Vector::Decode { bundle, .. } => (bundle, "decode"),
-                };
-                findings.push(Finding {
-                    target: "vectors".into(),
-                    origin: Origin::Vector {
-                        path: path.clone(),
-                        line,
-                        expected: want.clone(),
-                    },
-                    input: bundle.to_vec(),
-                    class: "VectorMismatch".into(),
-                    key: key.into(),
-                    left_verdict: c.clone(),
-                    right_verdict: o.clone(),
-                    left_name: "core".into(),
-                    right_name: "oracle".into(),
-                    left: format!("{c}  (expected {want})"),
-                    right: format!("{o}  (expected {want})"),
-                    case: format!("{path}:{line}"),
-                });
+            let (bundle, key, need) = match &v {
+                Vector::Validator { bundle, header, .. } => (
+                    bundle,
+                    if *header { "header" } else { "payload" },
+                    Capability::Validators,
+                ),
+                Vector::Decode { bundle, .. } => (bundle, "decode", Capability::Decode),
+            };
+            let finding = |l: &dyn Subject, r: &dyn Subject, ls: &String, rs: &String| Finding {
+                target: "vectors".into(),
+                origin: Origin::Vector {
+                    path: path.clone(),
+                    line,
+                    expected: want.clone(),
+                },
+                input: bundle.to_vec(),
+                class: "VectorMismatch".into(),
+                key: key.into(),
+                left_verdict: ls.clone(),
+                right_verdict: rs.clone(),
+                left_name: l.name().into(),
+                right_name: r.name().into(),
+                left: format!("{ls}  (expected {want})"),
+                right: format!("{rs}  (expected {want})"),
+                case: format!("{path}:{line}"),
+            };
+            let (c, o) = (actual(core, &v), actual(oracle, &v));
+            let mut failed = c != want || o != want;
+            if failed {
+                findings.push(finding(core, oracle, &c, &o));
             }
+            for s in e.under_test() {
+                if !s.capabilities().has(need) {
+                    continue;
+                }
+                let x = actual(&**s, &v);
+                if x != want {
+                    failed = true;
+                    findings.push(finding(&**s, core, &x, &c));
+                }
+            }
+            st.failed += u64::from(failed);
         }
         stats.push(st);
     }

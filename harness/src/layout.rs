@@ -1,4 +1,6 @@
-//! Display-only byte layouts for `explain` (SPEC §1, §3, §4, §5).
+//! The bundle layout, stated once: the harness's own reading of SPEC §1,
+//! §3, §4, §5 (not core's tables). Labels, `explain`, gate images and the
+//! minimiser derive from it.
 
 /// What a span of bytes is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -178,6 +180,51 @@ pub fn predicate_bytes(pred: &str, b: &[u8; 64]) -> Vec<usize> {
         }
         "custom_op_payload_reserved_zero" => nonzero(0x0C..0x0F),
         _ => Vec::new(),
+    }
+}
+
+/// The eleven opcodes with an encoder (SPEC §5).
+pub const OPCODES: [u8; 11] = [
+    0x85, 0x86, 0xD9, 0xDA, 0xCB, 0xBF, 0xBE, 0xD8, 0xDC, 0xDB, 0xDE,
+];
+
+/// SPEC §5.2 mnemonic of one of the eleven decodable opcodes.
+pub fn mnemonic(opcode: u8) -> Option<&'static str> {
+    Some(match opcode {
+        0x85 => "CustomOpHeader",
+        0x86 => "CustomOpPayload",
+        0xD9 => "CollectiveCompute",
+        0xDA => "CollectiveComputeSecondary",
+        0xCB => "CollectiveSendRecv",
+        0xBF => "Gpsimdsb2sb",
+        0xBE => "GetSequenceBounds",
+        0xD8 => "CoreBarrier",
+        0xDC => "GetGlobalRankId",
+        0xDB => "GetCurProcessingRankID",
+        0xDE => "TensorCompletion",
+        _ => return None,
+    })
+}
+
+/// The value kind of a SPEC §5.2 field name (used to read JSON back into
+/// values): `ap`-like fields are bytes, `cce_op`/`kind` are names, the
+/// rest are ints.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    /// An unsigned integer.
+    Int,
+    /// A SPEC §6 table name.
+    Name,
+    /// A byte range.
+    Bytes,
+}
+
+/// See [`Kind`].
+pub fn field_kind(name: &str) -> Kind {
+    match name {
+        "ap" | "src_ap" | "dst_ap" | "in_ap" | "out_ap" | "sema_ap" => Kind::Bytes,
+        "cce_op" | "kind" => Kind::Name,
+        _ => Kind::Int,
     }
 }
 

@@ -1,0 +1,215 @@
+//! What a comparison says: [`Outcome`] (zero or more [`Divergence`]s), each
+//! with a [`Class`] and a deduplication [`Signature`].
+//!
+//! # Classes
+//!
+//! The *left* subject is the one under test, the *right* one the reference it
+//! is judged against (core vs oracle: left = core, right = oracle; an extra
+//! subject X: left = X, right = core). Classes are named from the left's
+//! perspective:
+//!
+//! - [`Class::OverAccept`]: left accepts (valid / `Ok`), right rejects;
+//! - [`Class::UnderAccept`]: left rejects, right accepts;
+//! - [`Class::SameVerdictDifferentReason`]: both reject, with different
+//!   predicate / field / offset / error names;
+//! - [`Class::DifferentOutput`]: both accept but the decoded fields, encoded
+//!   bytes, wire bytes or stream summaries differ, or (target `roundtrip`) an
+//!   `encode(decode(b)) == b` invariant fails on both sides;
+//! - [`Class::Panic`]: a subject panicked;
+//! - [`Class::Unsupported`], [`Class::Crash`], [`Class::Timeout`],
+//!   [`Class::Protocol`]: a subject answered with a [`crate::subjects::Fault`]
+//!   for an operation its capabilities promise.
+
+use crate::subjects::hex;
+use crate::targets::Target;
+use std::fmt;
+
+/// Divergence class, named from the left subject's perspective.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Class {
+    /// Left accepts, right rejects.
+    OverAccept,
+    /// Left rejects, right accepts.
+    UnderAccept,
+    /// Both reject, for different reasons.
+    SameVerdictDifferentReason,
+    /// Both accept, different outputs (or a shared invariant failure).
+    DifferentOutput,
+    /// A subject panicked.
+    Panic,
+    /// A subject said `unsupported` for an operation it claims.
+    Unsupported,
+    /// A subject crashed.
+    Crash,
+    /// A subject did not answer in time.
+    Timeout,
+    /// A subject broke its protocol.
+    Protocol,
+}
+
+impl Class {
+    /// Every class, in a stable order.
+    pub const ALL: [Class; 9] = [
+        Class::OverAccept,
+        Class::UnderAccept,
+        Class::SameVerdictDifferentReason,
+        Class::DifferentOutput,
+        Class::Panic,
+        Class::Unsupported,
+        Class::Crash,
+        Class::Timeout,
+        Class::Protocol,
+    ];
+
+    /// Stable name (the variant name).
+    pub fn name(self) -> &'static str {
+        match self {
+            Class::OverAccept => "OverAccept",
+            Class::UnderAccept => "UnderAccept",
+            Class::SameVerdictDifferentReason => "SameVerdictDifferentReason",
+            Class::DifferentOutput => "DifferentOutput",
+            Class::Panic => "Panic",
+            Class::Unsupported => "Unsupported",
+            Class::Crash => "Crash",
+            Class::Timeout => "Timeout",
+            Class::Protocol => "Protocol",
+        }
+    }
+
+    /// The class named `s`.
+    pub fn from_name(s: &str) -> Option<Class> {
+        Class::ALL.into_iter().find(|c| c.name() == s)
+    }
+
+    /// The class of two verdicts from whether each side accepts.
+    pub fn from_accepts(left_ok: bool, right_ok: bool) -> Class {
+        match (left_ok, right_ok) {
+            (true, false) => Class::OverAccept,
+            (false, true) => Class::UnderAccept,
+            (false, false) => Class::SameVerdictDifferentReason,
+            (true, true) => Class::DifferentOutput,
+        }
+    }
+}
+
+impl fmt::Display for Class {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// Deduplication key of a divergence: (predicate-or-field, left verdict,
+/// right verdict). Inputs are not part of it.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Signature {
+    /// Predicate, field, LUT or gate name (e.g. `custom_op_header_reserved_zero`,
+    /// `reserved`, `alu_lut`, `roundtrip.self`).
+    pub key: String,
+    /// The left subject's short verdict (`valid`, a predicate, `ok`, `err:<name>`, …).
+    pub left: String,
+    /// The right subject's short verdict.
+    pub right: String,
+}
+
+impl fmt::Display for Signature {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {} vs {}", self.key, self.left, self.right)
+    }
+}
+
+/// One disagreement between two subjects.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Divergence {
+    /// The target that found it.
+    pub target: Target,
+    /// The raw input (for bundle targets: the 64-byte bundle).
+    pub input: Vec<u8>,
+    /// The case derived from the input, human-readable (e.g. `ordinal 24`).
+    pub case: String,
+    /// Name of the left subject (under test; `core` in the reference pair).
+    pub left_name: String,
+    /// Name of the right subject (its reference; `oracle` in the reference pair).
+    pub right_name: String,
+    /// The left subject's full result, human-readable.
+    pub left: String,
+    /// The right subject's full result, human-readable.
+    pub right: String,
+    /// Deduplication signature.
+    pub signature: Signature,
+    /// Class.
+    pub class: Class,
+}
+
+impl fmt::Display for Divergence {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        writeln!(f, "divergence in target `{}` [{}]", self.target, self.class)?;
+        writeln!(
+            f,
+            "  signature: {} — {}={} {}={}",
+            self.signature.key,
+            self.left_name,
+            self.signature.left,
+            self.right_name,
+            self.signature.right
+        )?;
+        writeln!(
+            f,
+            "  input ({} bytes): {}",
+            self.input.len(),
+            hex(&self.input)
+        )?;
+        if !self.case.is_empty() {
+            writeln!(f, "  case: {}", self.case)?;
+        }
+        writeln!(f, "  {}: {}", self.left_name, self.left)?;
+        write!(f, "  {}: {}", self.right_name, self.right)?;
+        if self.class == Class::DifferentOutput && self.left.contains('\n') {
+            let diff = similar::TextDiff::from_lines(&self.left, &self.right);
+            write!(
+                f,
+                "\n  diff ({} → {}):\n{}",
+                self.left_name,
+                self.right_name,
+                diff.unified_diff().context_radius(2)
+            )?;
+        }
+        Ok(())
+    }
+}
+
+/// Result of running one input through one target: every divergence found
+/// (none = all subjects agree). When the reference pair (core vs oracle)
+/// disagrees, that is the only divergence: no subject is judged on a case
+/// whose reference is in doubt.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Outcome(pub Vec<Divergence>);
+
+impl Outcome {
+    /// No divergence.
+    pub fn agree() -> Outcome {
+        Outcome(Vec::new())
+    }
+
+    /// True when no divergence was found.
+    pub fn is_agree(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    /// The first divergence, if any.
+    pub fn divergence(&self) -> Option<&Divergence> {
+        self.0.first()
+    }
+
+    /// Every divergence.
+    pub fn divergences(&self) -> &[Divergence] {
+        &self.0
+    }
+}
+
+impl IntoIterator for Outcome {
+    type Item = Divergence;
+    type IntoIter = std::vec::IntoIter<Divergence>;
+    fn into_iter(self) -> Self::IntoIter {
+        self.0.into_iter()
+    }
+}

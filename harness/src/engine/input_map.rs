@@ -1,0 +1,211 @@
+//! How a target's raw input bytes become its case (fuzz-friendly: every
+//! byte string is a valid input, and the mapping is deterministic).
+//!
+//! | check ([`crate::targets::Check`]) | case derived from the input |
+//! |---|---|
+//! | validators, decode, round trip | the first 64 bytes, zero-padded ([`bundle_from_input`]) |
+//! | stream program | a small stream program → a byte stream ([`stream_from_input`]) |
+//! | raw stream | the bytes themselves |
+//! | LUTs | `u32` little-endian of the first ≤ 4 bytes, zero-padded ([`ordinal_from_input`]) |
+//! | IR | one IR query ([`ir_query_from_input`]) |
+//! | sync | a program ([`crate::subjects::sync_diff`]) |
+
+use crate::subjects::IrQuery;
+
+/// The first 64 bytes of `input`, zero-padded.
+pub fn bundle_from_input(input: &[u8]) -> [u8; 64] {
+    let mut b = [0u8; 64];
+    let n = input.len().min(64);
+    b[..n].copy_from_slice(&input[..n]);
+    b
+}
+
+/// `u32` little-endian of the first ≤ 4 bytes of `input`, zero-padded.
+pub fn ordinal_from_input(input: &[u8]) -> u32 {
+    let mut a = [0u8; 4];
+    let n = input.len().min(4);
+    a[..n].copy_from_slice(&input[..n]);
+    u32::from_le_bytes(a)
+}
+
+/// A byte reader that yields zeros past the end.
+struct Reader<'a> {
+    b: &'a [u8],
+    pos: usize,
+}
+
+impl<'a> Reader<'a> {
+    fn new(b: &'a [u8]) -> Self {
+        Reader { b, pos: 0 }
+    }
+    fn u8(&mut self) -> u8 {
+        let v = self.b.get(self.pos).copied().unwrap_or(0);
+        self.pos += 1;
+        v
+    }
+    fn u32(&mut self) -> u32 {
+        let mut a = [0u8; 4];
+        for x in &mut a {
+            *x = self.u8();
+        }
+        u32::from_le_bytes(a)
+    }
+    fn u64(&mut self) -> u64 {
+        let mut a = [0u8; 8];
+        for x in &mut a {
+            *x = self.u8();
+        }
+        u64::from_le_bytes(a)
+    }
+}
+
+/// A canonical valid 0x85 header announcing `n_args` arguments.
+pub fn group_header(n_args: u8, function_id: u8) -> [u8; 64] {
+    let mut b = [0u8; 64];
+    b[0] = 0x85;
+    b[1] = 0x10;
+    let np = u16::from(n_args) + 2;
+    b[0x0C..0x0E].copy_from_slice(&np.to_le_bytes());
+    b[0x0E] = function_id;
+    b[0x0F] = n_args;
+    b
+}
+
+/// A canonical valid 0x86 payload whose 48-byte AP is filled with `fill`.
+pub fn group_payload(fill: u8) -> [u8; 64] {
+    let mut b = [fill; 64];
+    b[0] = 0x86;
+    b[1] = 0x10;
+    b[2..0x0F].fill(0);
+    b[0x0F] = 0x01;
+    b
+}
+
+fn flip(mut b: [u8; 64], bit: usize) -> [u8; 64] {
+    let bit = bit % 512;
+    b[bit / 8] ^= 1 << (bit % 8);
+    b
+}
+
+/// Maps a raw input to a bundle stream for target `custom_op_group`.
+///
+/// byte 0 = flags (bit 0: append `(flags >> 1) % 63 + 1` trailing bytes);
+/// then pairs `(op, p)`, at most 48, each appending one bundle:
+///
+/// | `op % 8` | bundle |
+/// |---|---|
+/// | 0 | valid header, `num_arguments = p % 4`, `function_id = p` |
+/// | 1 | header with `num_payloads ≠ num_arguments + 2` |
+/// | 2, 3 | valid payload, AP filled with `p` |
+/// | 4 | other bundle `[p, 0x10, 0, …]` |
+/// | 5 | valid header (`p % 4` args) with bit `(2p + (op>>3 & 1)) % 512` flipped |
+/// | 6 | valid payload with bit `(2p + (op>>3 & 1)) % 512` flipped |
+/// | 7 | header with a scratch descriptor: `byte[0x10]=p&1`, `dword[0x18]=p&2`, `byte[0x1C]=p&4`, `dword[0x14]=p&8` |
+pub fn stream_from_input(input: &[u8]) -> Vec<u8> {
+    let flags = input.first().copied().unwrap_or(0);
+    let rest = input.get(1..).unwrap_or(&[]);
+    let mut out = Vec::with_capacity(rest.len() / 2 * 64 + 64);
+    for pair in rest.chunks(2).take(48) {
+        let op = pair[0];
+        let p = pair.get(1).copied().unwrap_or(0);
+        let bit = usize::from(p) * 2 + usize::from((op >> 3) & 1);
+        let b = match op % 8 {
+            0 => group_header(p % 4, p),
+            1 => {
+                let mut h = group_header(p % 4, 0);
+                let good = u16::from(p % 4) + 2;
+                let np = if p & 0x40 != 0 {
+                    good - 1 - u16::from((p >> 2) % 2)
+                } else {
+                    good + 1 + u16::from((p >> 2) % 3)
+                };
+                h[0x0C..0x0E].copy_from_slice(&np.to_le_bytes());
+                h
+            }
+            2 | 3 => group_payload(p),
+            4 => {
+                let mut o = [0u8; 64];
+                o[0] = p;
+                o[1] = 0x10;
+                o
+            }
+            5 => flip(group_header(p % 4, 0), bit),
+            6 => flip(group_payload(0), bit),
+            _ => {
+                let mut h = group_header(0, 0);
+                h[0x10] = p & 1;
+                h[0x18] = (p >> 1) & 1;
+                h[0x1C] = (p >> 2) & 1;
+                h[0x14] = (p >> 3) & 1;
+                h
+            }
+        };
+        out.extend_from_slice(&b);
+    }
+    if flags & 1 != 0 {
+        let n = usize::from(flags >> 1) % 63 + 1;
+        out.extend(std::iter::repeat_n(0x86, n));
+    }
+    out
+}
+
+/// Deterministic mapping from raw bytes (target `ir_gates`):
+/// `b[0] % 6` selects the gate, the rest are its parameters (zeros past the end).
+///
+/// - 0 checkCustomOp: `n_args = r % 5`, `n_outputs = r % 4`, `arch = r % 4`,
+///   then one byte `% 4` per argument then per output memory space;
+/// - 1 isCCHavingSBScratchPad: flags byte `f`; `kind = 0x30` if `f & 1` else
+///   the next byte; `subkind` = next byte `% 8` (or the next u32 LE when `f & 2`);
+///   `sb_arg_global = f & 4`; `n_args`, `n_outputs`, `n_scratch` = one byte each,
+///   or the next u64 LE when `f & 8` / `f & 16` / `f & 32`;
+/// - 2 cc_dim, 3 rank_id_output, 4 lnc: next u32 LE;
+/// - 5 route: next u64 LE.
+pub fn ir_query_from_input(input: &[u8]) -> IrQuery {
+    let mut r = Reader::new(input);
+    match r.u8() % 6 {
+        0 => {
+            let na = r.u8() % 5;
+            let no = r.u8() % 4;
+            let arch = r.u8() % 4;
+            let args = (0..na).map(|_| r.u8() % 4).collect();
+            let outputs = (0..no).map(|_| r.u8() % 4).collect();
+            IrQuery::CheckCustomOp {
+                args,
+                outputs,
+                arch,
+            }
+        }
+        1 => {
+            let f = r.u8();
+            let kind = if f & 1 != 0 { 0x30 } else { u32::from(r.u8()) };
+            let subkind = if f & 2 != 0 {
+                r.u32()
+            } else {
+                u32::from(r.u8() % 8)
+            };
+            let sb_arg_global = f & 4 != 0;
+            let mut count = |wide: bool| {
+                if wide {
+                    r.u64()
+                } else {
+                    u64::from(r.u8())
+                }
+            };
+            let n_args = count(f & 8 != 0);
+            let n_outputs = count(f & 16 != 0);
+            let n_scratch = count(f & 32 != 0);
+            IrQuery::SbScratchpad {
+                kind,
+                subkind,
+                sb_arg_global,
+                n_args,
+                n_outputs,
+                n_scratch,
+            }
+        }
+        2 => IrQuery::CcDim(r.u32()),
+        3 => IrQuery::RankIdOutput(r.u32()),
+        4 => IrQuery::Lnc(r.u32()),
+        _ => IrQuery::Route(r.u64()),
+    }
+}

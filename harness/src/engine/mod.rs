@@ -1,0 +1,58 @@
+//! The differential engine: run one input of a target through the subjects
+//! and say whether they agree.
+//!
+//! An [`Engine`] holds the reference pair — `core` (the reference) and
+//! `oracle` (the second reading) — and zero or more subjects under test.
+//! Every case goes to all of them: core vs oracle is the reference check;
+//! each other subject is judged against core, on the targets its
+//! capabilities cover. A case where core and oracle disagree is reported as
+//! that and no subject is judged on it.
+//!
+//! The engine: [`nway`]; input mapping: [`input_map`]; comparisons: [`pair`]; classes and
+//! divergences: [`divergence`]; the `sync_handshake` model-vs-simulator
+//! check: [`sync`]; the `structured_diff` generator property:
+//! [`structured`]; the coverage recorder the gate wraps core in: [`record`].
+
+pub mod divergence;
+pub mod input_map;
+pub mod nway;
+pub mod pair;
+pub mod record;
+mod render;
+pub mod structured;
+pub mod sync;
+
+pub use divergence::{Class, Divergence, Outcome, Signature};
+pub use nway::Engine;
+
+use crate::subjects::IrQuery;
+use crate::targets::Target;
+pub use input_map::{
+    bundle_from_input, group_header, group_payload, ir_query_from_input, ordinal_from_input,
+    stream_from_input,
+};
+
+/// core vs oracle on `target` with raw `input`.
+pub fn compare(target: Target, input: &[u8]) -> Outcome {
+    Engine::reference().compare(target, input)
+}
+
+/// core vs oracle on a 64-byte bundle (see [`Engine::compare_bundle`]).
+pub fn compare_bundle(target: Target, b: &[u8; 64]) -> Outcome {
+    Engine::reference().compare_bundle(target, b)
+}
+
+/// core vs oracle on a raw byte stream (see [`Engine::compare_stream`]).
+pub fn compare_stream(stream: &[u8]) -> Outcome {
+    Engine::reference().compare_stream(stream)
+}
+
+/// core vs oracle on one LUT ordinal (see [`Engine::compare_lut`]).
+pub fn compare_lut(target: Target, ordinal: u32) -> Outcome {
+    Engine::reference().compare_lut(target, ordinal)
+}
+
+/// core vs oracle on one IR query (see [`Engine::compare_ir`]).
+pub fn compare_ir(q: &IrQuery) -> Outcome {
+    Engine::reference().compare_ir(q)
+}

@@ -1,0 +1,248 @@
+//! [`Engine`]: the reference pair and the subjects under test, and the
+//! typed entry points that run one case of a target through all of them.
+
+use super::divergence::{Divergence, Outcome};
+use super::input_map::{
+    bundle_from_input, ir_query_from_input, ordinal_from_input, stream_from_input,
+};
+use super::pair::{self, Pair};
+use super::{record, structured, sync};
+use crate::arch::Arch;
+use crate::subjects::registry::{self, OpenError, SubjectSpec};
+use crate::subjects::{hex, Capabilities, IrQuery, LutTable, Subject};
+use crate::targets::{Check, Target};
+
+/// The subjects of a comparison: the reference pair, then the subjects
+/// under test.
+pub struct Engine {
+    subjects: Vec<Box<dyn Subject>>,
+}
+
+impl Default for Engine {
+    fn default() -> Self {
+        Engine::reference()
+    }
+}
+
+impl Engine {
+    /// core vs oracle.
+    pub fn reference() -> Engine {
+        Engine::new(registry::core(), registry::oracle(), Vec::new())
+    }
+
+    /// A reference (`left` of the reference pair), its second reading
+    /// (`right`) and subjects under test.
+    pub fn new(
+        reference: Box<dyn Subject>,
+        second: Box<dyn Subject>,
+        under_test: Vec<Box<dyn Subject>>,
+    ) -> Engine {
+        let mut subjects = vec![reference, second];
+        subjects.extend(under_test);
+        Engine { subjects }
+    }
+
+    /// Two arbitrary subjects (`left` under test, `right` its reference).
+    pub fn pair(left: impl Subject + 'static, right: impl Subject + 'static) -> Engine {
+        Engine::new(Box::new(left), Box::new(right), Vec::new())
+    }
+
+    /// core vs oracle plus the subjects `specs`, each serving `arch`.
+    pub fn open(specs: &[SubjectSpec], arch: Arch) -> Result<Engine, OpenError> {
+        let others = specs
+            .iter()
+            .map(|s| registry::open(s, arch))
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(Engine::new(registry::core(), registry::oracle(), others))
+    }
+
+    /// Like [`Engine::open`], with the reference wrapped in a coverage
+    /// [`record::Recorder`]; the key reads what it recorded.
+    pub fn open_recorded(
+        specs: &[SubjectSpec],
+        arch: Arch,
+    ) -> Result<(Engine, record::RecordKey), OpenError> {
+        let mut e = Engine::open(specs, arch)?;
+        let (rec, key) = record::Recorder::new(registry::core());
+        e.subjects[0] = Box::new(rec);
+        Ok((e, key))
+    }
+
+    /// Every subject: the reference pair first.
+    pub fn subjects(&self) -> &[Box<dyn Subject>] {
+        &self.subjects
+    }
+
+    /// The reference (core).
+    pub fn reference_subject(&self) -> &dyn Subject {
+        &*self.subjects[0]
+    }
+
+    /// The subjects under test (after the reference pair).
+    pub fn under_test(&self) -> &[Box<dyn Subject>] {
+        &self.subjects[2..]
+    }
+
+    /// The subjects under test that cannot run `t`, with what they lack.
+    pub fn unsupported(&self, t: Target) -> Vec<(String, Capabilities)> {
+        self.under_test()
+            .iter()
+            .filter(|s| !s.capabilities().covers(t.spec().needs))
+            .map(|s| {
+                (
+                    s.name().to_string(),
+                    s.capabilities().missing(t.spec().needs),
+                )
+            })
+            .collect()
+    }
+
+    /// Runs `f` on the reference pair, then (if it agrees) on each subject
+    /// under test that supports `t`, against the reference.
+    fn each(
+        &self,
+        t: Target,
+        input: &[u8],
+        case: &dyn Fn() -> String,
+        f: impl Fn(&Pair<'_>) -> Option<Divergence>,
+    ) -> Outcome {
+        let s = &self.subjects;
+        let pair = |l: &dyn Subject, r: &dyn Subject| {
+            f(&Pair {
+                left: l,
+                right: r,
+                target: t,
+                input,
+                case,
+            })
+        };
+        if let Some(d) = pair(&*s[0], &*s[1]) {
+            return Outcome(vec![d]);
+        }
+        let mut out = Vec::new();
+        for x in &s[2..] {
+            if x.capabilities().covers(t.spec().needs) {
+                out.extend(pair(&**x, &*s[0]));
+            }
+        }
+        Outcome(out)
+    }
+
+    /// Compares the subjects on `target` with the raw `input` (mapping in
+    /// [`super::input_map`]).
+    pub fn compare(&self, target: Target, input: &[u8]) -> Outcome {
+        match target.check() {
+            Check::Validator(_) | Check::Decode | Check::Roundtrip => {
+                let b = bundle_from_input(input);
+                self.bundle(target, &b, input)
+            }
+            Check::StreamProgram => {
+                let s = stream_from_input(input);
+                self.stream(target, &s, input, true)
+            }
+            Check::StreamRaw => self.stream(target, input, input, false),
+            Check::Luts(tables) => self.luts(target, tables, ordinal_from_input(input), input),
+            Check::Ir => self.ir(target, &ir_query_from_input(input), input),
+            Check::Sync => Outcome(self.compare_sync(target, input).1.into_iter().collect()),
+            Check::Structured => structured::check(self, target, input),
+        }
+    }
+
+    /// Typed entry for generator-produced bundles. For bundle targets the
+    /// bundle is the case; for the others it is the raw input of
+    /// [`Engine::compare`].
+    pub fn compare_bundle(&self, target: Target, b: &[u8; 64]) -> Outcome {
+        if target.is_bundle() {
+            self.bundle(target, b, b)
+        } else {
+            self.compare(target, b)
+        }
+    }
+
+    /// Typed entry: compares the stream parsers on a raw byte stream (no
+    /// mapping; any length), reported under the raw-stream target.
+    pub fn compare_stream(&self, stream: &[u8]) -> Outcome {
+        match Target::by_check(Check::StreamRaw) {
+            Some(t) => self.stream(t, stream, stream, false),
+            None => Outcome::agree(),
+        }
+    }
+
+    /// Typed entry: compares a LUT target at one ordinal (other targets:
+    /// [`Engine::compare`] on the ordinal's LE bytes).
+    pub fn compare_lut(&self, target: Target, ordinal: u32) -> Outcome {
+        let bytes = ordinal.to_le_bytes();
+        match target.check() {
+            Check::Luts(tables) => self.luts(target, tables, ordinal, &bytes),
+            _ => self.compare(target, &bytes),
+        }
+    }
+
+    /// Typed entry: compares one IR query (reported under the IR target,
+    /// with an empty input).
+    pub fn compare_ir(&self, q: &IrQuery) -> Outcome {
+        match Target::by_check(Check::Ir) {
+            Some(t) => self.ir(t, q, &[]),
+            None => Outcome::agree(),
+        }
+    }
+
+    /// The `sync_handshake` check ([`super::sync`]): its coverage key and the
+    /// divergence, if any. Reference pair only.
+    pub fn compare_sync(&self, target: Target, input: &[u8]) -> (String, Option<Divergence>) {
+        sync::compare(
+            target,
+            input,
+            (self.subjects[0].name(), self.subjects[1].name()),
+        )
+    }
+
+    fn bundle(&self, target: Target, b: &[u8; 64], input: &[u8]) -> Outcome {
+        let input = if input.len() == 64 { input } else { &b[..] };
+        let case = String::new;
+        match target.check() {
+            Check::Validator(v) => self.each(target, input, &case, |p| pair::validator(p, v, b)),
+            Check::Decode => self.each(target, input, &case, |p| pair::decode(p, b)),
+            _ => self.each(target, input, &case, |p| pair::roundtrip(p, b)),
+        }
+    }
+
+    fn stream(&self, target: Target, s: &[u8], input: &[u8], mapped: bool) -> Outcome {
+        let case = || {
+            if mapped {
+                format!("stream ({} bytes): {}", s.len(), hex(s))
+            } else {
+                String::new()
+            }
+        };
+        self.each(target, input, &case, |p| pair::stream(p, s))
+    }
+
+    fn luts(&self, target: Target, tables: &[LutTable], ord: u32, input: &[u8]) -> Outcome {
+        let case = || format!("ordinal {ord} ({ord:#x})");
+        self.each(target, input, &case, |p| pair::luts(p, tables, ord))
+    }
+
+    fn ir(&self, target: Target, q: &IrQuery, input: &[u8]) -> Outcome {
+        let case = || q.to_string();
+        self.each(target, input, &case, |p| pair::ir(p, q))
+    }
+}
+
+impl structured::Cases for Engine {
+    fn subjects(&self) -> &[Box<dyn Subject>] {
+        Engine::subjects(self)
+    }
+    fn compare_bundle(&self, target: Target, b: &[u8; 64]) -> Outcome {
+        Engine::compare_bundle(self, target, b)
+    }
+    fn compare_stream(&self, stream: &[u8]) -> Outcome {
+        Engine::compare_stream(self, stream)
+    }
+    fn compare_lut(&self, target: Target, ordinal: u32) -> Outcome {
+        Engine::compare_lut(self, target, ordinal)
+    }
+    fn compare_ir(&self, q: &IrQuery) -> Outcome {
+        Engine::compare_ir(self, q)
+    }
+}

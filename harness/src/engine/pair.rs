@@ -1,0 +1,393 @@
+//! One comparison between two subjects: `left` (under test) against `right`
+//! (its reference). Each function returns `None` when they agree.
+//!
+//! Each subject call runs under `catch_unwind(AssertUnwindSafe(..))`; a panic
+//! is a [`Class::Panic`] divergence, never skipped, and a [`Fault`] a
+//! divergence of the fault's class. The process panic hook is left alone (so
+//! the default hook still prints the message, and under libFuzzer — whose
+//! hook aborts — a subject panic aborts the run: fail closed).
+
+use super::divergence::{Class, Divergence, Signature};
+use super::render::{
+    decode_long, decoded_long, encode_long, fail_key, first_field_diff, gate_str, lut_str,
+    stream_long,
+};
+use crate::subjects::{
+    hex, verdict_name, DecodeFail, Decoded, EncodeResult, Fault, IrAnswer, IrQuery, LutTable,
+    Reply, StreamResult, Subject, Validator, Verdict,
+};
+use crate::targets::Target;
+use std::fmt;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+
+/// The two subjects and the case being compared.
+pub struct Pair<'a> {
+    /// Under test.
+    pub left: &'a dyn Subject,
+    /// Reference.
+    pub right: &'a dyn Subject,
+    /// Target reported.
+    pub target: Target,
+    /// Input reported.
+    pub input: &'a [u8],
+    /// The case, rendered on demand.
+    pub case: &'a dyn Fn() -> String,
+}
+
+fn panic_message(p: &(dyn std::any::Any + Send)) -> String {
+    if let Some(s) = p.downcast_ref::<&str>() {
+        (*s).to_string()
+    } else if let Some(s) = p.downcast_ref::<String>() {
+        s.clone()
+    } else {
+        "<non-string panic payload>".to_string()
+    }
+}
+
+/// Runs `f`, turning a panic into `Err(message)`.
+pub fn guard<T>(f: impl FnOnce() -> T) -> Result<T, String> {
+    catch_unwind(AssertUnwindSafe(f)).map_err(|p| panic_message(&*p))
+}
+
+fn fault_class(f: &Fault) -> Class {
+    match f {
+        Fault::Unsupported => Class::Unsupported,
+        Fault::Crash(_) => Class::Crash,
+        Fault::Timeout(_) => Class::Timeout,
+        Fault::Protocol(_) => Class::Protocol,
+    }
+}
+
+impl Pair<'_> {
+    /// A divergence of this pair.
+    pub fn div(
+        &self,
+        class: Class,
+        key: impl Into<String>,
+        ls: impl Into<String>,
+        rs: impl Into<String>,
+        left: String,
+        right: String,
+    ) -> Option<Divergence> {
+        Some(Divergence {
+            target: self.target,
+            input: self.input.to_vec(),
+            case: (self.case)(),
+            left_name: self.left.name().to_string(),
+            right_name: self.right.name().to_string(),
+            left,
+            right,
+            signature: Signature {
+                key: key.into(),
+                left: ls.into(),
+                right: rs.into(),
+            },
+            class,
+        })
+    }
+
+    /// Reports a panic or a fault on either side (`op` names the operation).
+    fn failed<A: fmt::Debug, B: fmt::Debug>(
+        &self,
+        op: &str,
+        l: Result<Reply<A>, String>,
+        r: Result<Reply<B>, String>,
+    ) -> Option<Divergence> {
+        if l.is_err() || r.is_err() {
+            let who = match (l.is_err(), r.is_err()) {
+                (true, true) => "both",
+                (true, false) => self.left.name(),
+                _ => self.right.name(),
+            };
+            let show = |x: Result<String, &String>| match x {
+                Ok(s) => s,
+                Err(m) => format!("PANIC: {m}"),
+            };
+            let ls = show(l.as_ref().map(|v| format!("{v:?}")));
+            let rs = show(r.as_ref().map(|v| format!("{v:?}")));
+            return self.div(
+                Class::Panic,
+                format!("{op}:panic"),
+                if l.is_err() { "panic" } else { "no-panic" },
+                if r.is_err() { "panic" } else { "no-panic" },
+                format!("{ls}  [{op}; panicked: {who}]"),
+                rs,
+            );
+        }
+        let (l, r) = (l.ok()?, r.ok()?);
+        let fault = match (&l, &r) {
+            (Err(f), _) | (_, Err(f)) => f.clone(),
+            _ => return None,
+        };
+        let short = |x: Result<(), &Fault>| match x {
+            Ok(()) => "answered".to_string(),
+            Err(f) => fault_class(f).name().to_lowercase(),
+        };
+        let long = |x: Result<String, &Fault>| match x {
+            Ok(s) => s,
+            Err(f) => f.to_string(),
+        };
+        let (sl, sr) = (short(l.as_ref().map(|_| ())), short(r.as_ref().map(|_| ())));
+        self.div(
+            fault_class(&fault),
+            format!("{op}:{}", fault_class(&fault).name().to_lowercase()),
+            sl,
+            sr,
+            long(l.as_ref().map(|v| format!("{v:?}"))),
+            long(r.as_ref().map(|v| format!("{v:?}"))),
+        )
+    }
+}
+
+/// Calls both sides under [`guard`]; returns the divergence for a panic or a
+/// fault from the enclosing function.
+macro_rules! both {
+    ($p:expr, $op:expr, $l:expr, $r:expr) => {{
+        let l = guard(|| $l);
+        let r = guard(|| $r);
+        match (l, r) {
+            (Ok(Ok(l)), Ok(Ok(r))) => (l, r),
+            (l, r) => return $p.failed($op, l, r),
+        }
+    }};
+}
+
+/// SPEC §3 / §4 validator verdicts.
+pub fn validator(p: &Pair<'_>, v: Validator, b: &[u8; 64]) -> Option<Divergence> {
+    let (l, r): (Verdict, Verdict) =
+        both!(p, v.op(), p.left.validate(v, b), p.right.validate(v, b));
+    if l == r {
+        return None;
+    }
+    let class = Class::from_accepts(l.is_none(), r.is_none());
+    let (ls, rs) = (verdict_name(&l), verdict_name(&r));
+    let key = l.as_ref().or(r.as_ref()).map_or("valid", |p| p.name());
+    p.div(class, key, ls, rs, ls.to_string(), rs.to_string())
+}
+
+type DecodeReply = Result<Decoded, DecodeFail>;
+
+fn decodes(p: &Pair<'_>, l: &DecodeReply, r: &DecodeReply) -> Option<Divergence> {
+    match (l, r) {
+        (Ok(a), Ok(b)) if a == b => None,
+        (Err(a), Err(b)) if a.same_as(b) => None,
+        (Ok(a), Ok(b)) => {
+            let key = if a.opcode != b.opcode {
+                "opcode".to_string()
+            } else if a.mnemonic != b.mnemonic {
+                "mnemonic".to_string()
+            } else {
+                first_field_diff(&a.fields, &b.fields)
+            };
+            p.div(
+                Class::DifferentOutput,
+                key,
+                "ok",
+                "ok",
+                decoded_long(a),
+                decoded_long(b),
+            )
+        }
+        (Ok(_), Err(e)) => p.div(
+            Class::OverAccept,
+            e.field.to_string(),
+            "ok",
+            fail_key(e),
+            decode_long(l),
+            decode_long(r),
+        ),
+        (Err(e), Ok(_)) => p.div(
+            Class::UnderAccept,
+            e.field.to_string(),
+            fail_key(e),
+            "ok",
+            decode_long(l),
+            decode_long(r),
+        ),
+        (Err(a), Err(b)) => p.div(
+            Class::SameVerdictDifferentReason,
+            a.field.to_string(),
+            fail_key(a),
+            fail_key(b),
+            decode_long(l),
+            decode_long(r),
+        ),
+    }
+}
+
+/// SPEC §5.1 decode: same fields, or same failure.
+pub fn decode(p: &Pair<'_>, b: &[u8; 64]) -> Option<Divergence> {
+    let (l, r) = both!(p, "decode", p.left.decode(b), p.right.decode(b));
+    decodes(p, &l, &r)
+}
+
+/// SPEC §5.1 `encode(decode(b)) == b`, each side on its own decode (`self`)
+/// and on the other's (`cross`).
+pub fn roundtrip(p: &Pair<'_>, b: &[u8; 64]) -> Option<Divergence> {
+    let (dl, dr) = both!(p, "decode", p.left.decode(b), p.right.decode(b));
+    let (dl, dr) = match (&dl, &dr) {
+        (Ok(a), Ok(c)) => (a, c),
+        (Err(_), Err(_)) => return None, // decode_any compares the failures
+        _ => return decodes(p, &dl, &dr),
+    };
+    let (el, er) = both!(
+        p,
+        "encode(self)",
+        p.left.encode(dl.opcode, &dl.fields),
+        p.right.encode(dr.opcode, &dr.fields)
+    );
+    if let Some(d) = encodes(p, "roundtrip.self", b, &el, &er, dl, dr) {
+        return Some(d);
+    }
+    let (el, er) = both!(
+        p,
+        "encode(cross)",
+        p.left.encode(dr.opcode, &dr.fields),
+        p.right.encode(dl.opcode, &dl.fields)
+    );
+    encodes(p, "roundtrip.cross", b, &el, &er, dr, dl)
+}
+
+/// Checks both encodes returned `b`. `fl`/`fr` are the field lists each side encoded.
+fn encodes(
+    p: &Pair<'_>,
+    key: &str,
+    b: &[u8; 64],
+    el: &EncodeResult,
+    er: &EncodeResult,
+    fl: &Decoded,
+    fr: &Decoded,
+) -> Option<Divergence> {
+    let st = |r: &EncodeResult| match r {
+        Ok(x) if x == b => "ok".to_string(),
+        Ok(_) => "other_bytes".to_string(),
+        Err(f) => format!("err:{f}"),
+    };
+    let (sl, sr) = (st(el), st(er));
+    if sl == "ok" && sr == "ok" {
+        return None;
+    }
+    let class = match (el, er) {
+        (Ok(_), Err(_)) => Class::OverAccept,
+        (Err(_), Ok(_)) => Class::UnderAccept,
+        (Err(a), Err(c)) if a != c => Class::SameVerdictDifferentReason,
+        _ => Class::DifferentOutput,
+    };
+    let long = |r: &EncodeResult, d: &Decoded| {
+        format!(
+            "encode(…) = {}\n  expected    {}\n  fields: {}",
+            encode_long(r),
+            hex(b),
+            d
+        )
+    };
+    p.div(
+        class,
+        format!("{key}@0x{:02X}", b[0]),
+        sl,
+        sr,
+        long(el, fl),
+        long(er, fr),
+    )
+}
+
+/// SPEC §5.3 stream parse.
+pub fn stream(p: &Pair<'_>, s: &[u8]) -> Option<Divergence> {
+    let (l, r) = both!(
+        p,
+        "parse_stream",
+        p.left.parse_stream(s),
+        p.right.parse_stream(s)
+    );
+    if l == r {
+        return None;
+    }
+    let short = |x: &StreamResult| match x {
+        Ok(_) => "ok".to_string(),
+        Err(e) => format!("err:{}", e.name),
+    };
+    let key = match (&l, &r) {
+        (Err(e), _) | (Ok(_), Err(e)) => e.name.to_string(),
+        (Ok(_), Ok(_)) => "summary".to_string(),
+    };
+    p.div(
+        Class::from_accepts(l.is_ok(), r.is_ok()),
+        key,
+        short(&l),
+        short(&r),
+        stream_long(&l),
+        stream_long(&r),
+    )
+}
+
+/// The signature key of a LUT table.
+pub fn lut_key(t: LutTable) -> &'static str {
+    match t {
+        LutTable::CollectiveKind => "collective_lut",
+        LutTable::AluOp => "alu_lut",
+        LutTable::CceOp => "cce_lut",
+        LutTable::Dge => "dge_lut",
+        LutTable::Dtype => "dtype_lut.pre_v4",
+        LutTable::DtypeV4 => "dtype_lut.v4",
+        LutTable::WaitMode => "wait_mode_lut",
+        LutTable::WaitModeWire => "wait_mode_wire",
+    }
+}
+
+/// SPEC §6: the tables in order; the first disagreement is reported.
+pub fn luts(p: &Pair<'_>, tables: &[LutTable], ord: u32) -> Option<Divergence> {
+    for &t in tables {
+        let key = lut_key(t);
+        let (a, b) = both!(p, key, p.left.lut(t, ord), p.right.lut(t, ord));
+        if a == b {
+            continue;
+        }
+        let (ls, rs) = (lut_str(&a), lut_str(&b));
+        return p.div(
+            Class::from_accepts(a.is_ok(), b.is_ok()),
+            key,
+            ls.clone(),
+            rs.clone(),
+            format!("{key} = {ls}"),
+            format!("{key} = {rs}"),
+        );
+    }
+    None
+}
+
+/// SPEC §7 IR gates and the SB2SB-vs-DMA route.
+pub fn ir(p: &Pair<'_>, q: &IrQuery) -> Option<Divergence> {
+    let gate = q.gate();
+    let (a, b) = both!(p, gate, p.left.ir(q), p.right.ir(q));
+    if a == b {
+        return None;
+    }
+    match (&a, &b) {
+        (IrAnswer::Gate(x), IrAnswer::Gate(y)) => {
+            let (ls, rs) = (gate_str(x), gate_str(y));
+            p.div(
+                Class::from_accepts(x.is_ok(), y.is_ok()),
+                gate,
+                ls.clone(),
+                rs.clone(),
+                format!("{gate} = {ls}"),
+                format!("{gate} = {rs}"),
+            )
+        }
+        _ => {
+            let show = |x: &IrAnswer| match x {
+                IrAnswer::Route(r) => format!("{r:?}"),
+                IrAnswer::Gate(g) => gate_str(g),
+            };
+            let (ls, rs) = (show(&a), show(&b));
+            p.div(
+                Class::DifferentOutput,
+                gate,
+                ls.clone(),
+                rs.clone(),
+                format!("{gate} = {ls}"),
+                format!("{gate} = {rs}"),
+            )
+        }
+    }
+}

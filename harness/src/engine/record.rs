@@ -1,0 +1,171 @@
+//! [`Recorder`]: a [`Subject`] wrapper that remembers the verdict of the
+//! first call after [`RecordKey::reset`], so the gate can fill its
+//! predicate × outcome coverage matrix without calling the subject twice.
+//!
+//! Contract: the wrapper is transparent (same results, same name, same
+//! capabilities); the coverage key is written into a reused `String`, so
+//! recording does not allocate once the buffer has grown.
+
+use crate::subjects::{
+    verdict_name, Capabilities, DecodeFail, Decoded, EncodeResult, Fault, IrAnswer, IrQuery,
+    LutResult, LutTable, Reply, Route, StreamResult, Subject, Validator, Value, Verdict,
+};
+use std::cell::{Cell, RefCell};
+use std::rc::Rc;
+
+#[derive(Debug, Default)]
+struct Slot {
+    key: RefCell<String>,
+    set: Cell<bool>,
+}
+
+/// The caller's handle on what a [`Recorder`] recorded.
+#[derive(Clone, Debug)]
+pub struct RecordKey(Rc<Slot>);
+
+impl RecordKey {
+    /// Forgets the last key.
+    #[inline]
+    pub fn reset(&self) {
+        self.0.set.set(false);
+        self.0.key.borrow_mut().clear();
+    }
+
+    /// The key recorded since the last reset (`"-"` if none).
+    pub fn with_key<T>(&self, f: impl FnOnce(&str) -> T) -> T {
+        let k = self.0.key.borrow();
+        if k.is_empty() {
+            f("-")
+        } else {
+            f(&k)
+        }
+    }
+}
+
+/// See the module docs.
+pub struct Recorder {
+    inner: Box<dyn Subject>,
+    slot: Rc<Slot>,
+}
+
+impl Recorder {
+    /// Wraps `inner`; the [`RecordKey`] reads what it records.
+    pub fn new(inner: Box<dyn Subject>) -> (Recorder, RecordKey) {
+        let slot = Rc::new(Slot {
+            key: RefCell::new(String::with_capacity(64)),
+            set: Cell::new(false),
+        });
+        (
+            Recorder {
+                inner,
+                slot: Rc::clone(&slot),
+            },
+            RecordKey(slot),
+        )
+    }
+
+    #[inline]
+    fn put(&self, parts: &[&str]) {
+        if !self.slot.set.replace(true) {
+            let mut k = self.slot.key.borrow_mut();
+            k.clear();
+            for p in parts {
+                k.push_str(p);
+            }
+        }
+    }
+
+    fn fault<T>(&self, r: &Reply<T>) -> bool {
+        if let Err(f) = r {
+            self.put(&[match f {
+                Fault::Unsupported => "unsupported",
+                Fault::Crash(_) => "crash",
+                Fault::Timeout(_) => "timeout",
+                Fault::Protocol(_) => "protocol",
+            }]);
+        }
+        r.is_err()
+    }
+}
+
+impl Subject for Recorder {
+    fn name(&self) -> &str {
+        self.inner.name()
+    }
+
+    fn capabilities(&self) -> Capabilities {
+        self.inner.capabilities()
+    }
+
+    fn validate(&self, v: Validator, b: &[u8; 64]) -> Reply<Verdict> {
+        let r = self.inner.validate(v, b);
+        if let Ok(v) = &r {
+            self.put(&[verdict_name(v)]);
+        }
+        self.fault(&r);
+        r
+    }
+
+    fn decode(&self, b: &[u8; 64]) -> Reply<Result<Decoded, DecodeFail>> {
+        let r = self.inner.decode(b);
+        match &r {
+            Ok(Ok(d)) => self.put(&["ok:", &d.mnemonic]),
+            Ok(Err(e)) => self.put(&["err:", e.field.as_str()]),
+            Err(_) => {
+                self.fault(&r);
+            }
+        }
+        r
+    }
+
+    fn encode(&self, opcode: u8, fields: &[(String, Value)]) -> Reply<EncodeResult> {
+        let r = self.inner.encode(opcode, fields);
+        match &r {
+            Ok(Ok(_)) => self.put(&["encode:ok"]),
+            Ok(Err(e)) => self.put(&["encode:err:", e.as_str()]),
+            Err(_) => {
+                self.fault(&r);
+            }
+        }
+        r
+    }
+
+    fn parse_stream(&self, bytes: &[u8]) -> Reply<StreamResult> {
+        let r = self.inner.parse_stream(bytes);
+        match &r {
+            Ok(Ok(_)) => self.put(&["ok"]),
+            Ok(Err(e)) => self.put(&["err:", e.name.as_str()]),
+            Err(_) => {
+                self.fault(&r);
+            }
+        }
+        r
+    }
+
+    fn lut(&self, table: LutTable, input: u32) -> Reply<LutResult> {
+        let r = self.inner.lut(table, input);
+        match &r {
+            Ok(Ok(_)) => self.put(&["ok"]),
+            Ok(Err(e)) => self.put(&["err:", e.as_str()]),
+            Err(_) => {
+                self.fault(&r);
+            }
+        }
+        r
+    }
+
+    fn ir(&self, q: &IrQuery) -> Reply<IrAnswer> {
+        let r = self.inner.ir(q);
+        let gate = q.gate();
+        match &r {
+            Ok(IrAnswer::Gate(Ok(()))) => self.put(&[gate, ":ok"]),
+            Ok(IrAnswer::Gate(Err(e))) => self.put(&[gate, ":err:", e.as_str()]),
+            Ok(IrAnswer::Route(Route::Sb2sb)) => self.put(&["route:sb2sb"]),
+            Ok(IrAnswer::Route(Route::Dma)) => self.put(&["route:dma"]),
+            Err(_) => {
+                self.fault(&r);
+            }
+        }
+        r
+    }
+}

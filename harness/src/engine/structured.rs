@@ -1,0 +1,332 @@
+//! The `structured_diff` property: a generator program
+//! ([`crate::generators`]) whose items all agree across the subjects **and**
+//! match the generator's labels.
+//!
+//! The input is a swarm [`Config`] from the first bytes, then up to
+//! [`STRUCTURED_MAX_ITEMS`] generated items: labelled bundle cases (through
+//! every bundle target, then each subject against the label, then a
+//! near-valid encode field list), streams, LUT ordinals and IR queries. The
+//! first failure is reported as one divergence of the `structured_diff`
+//! target whose key is its first report line with numbers and hex masked.
+
+use super::divergence::{Class, Divergence, Outcome, Signature};
+use crate::generators::{self as gen, Case, Config, GenError};
+use crate::subjects::{
+    hex, verdict_name, Capability, EncodeResult, IrQuery, Subject, Validator, Value,
+};
+use crate::targets::{Check, Target};
+use arbitrary::{Arbitrary, Unstructured};
+
+/// Most generated items per `structured_diff` input.
+pub const STRUCTURED_MAX_ITEMS: usize = 8;
+
+/// What the property needs from the engine (implemented by
+/// [`super::nway::Engine`]).
+pub trait Cases {
+    /// Every subject, the reference pair first.
+    fn subjects(&self) -> &[Box<dyn Subject>];
+    /// See [`super::nway::Engine::compare_bundle`].
+    fn compare_bundle(&self, target: Target, b: &[u8; 64]) -> Outcome;
+    /// See [`super::nway::Engine::compare_stream`].
+    fn compare_stream(&self, stream: &[u8]) -> Outcome;
+    /// See [`super::nway::Engine::compare_lut`].
+    fn compare_lut(&self, target: Target, ordinal: u32) -> Outcome;
+    /// See [`super::nway::Engine::compare_ir`].
+    fn compare_ir(&self, q: &IrQuery) -> Outcome;
+}
+
+/// A failure report: text, and the two subjects it is about.
+struct Report {
+    text: String,
+    names: Option<(String, String)>,
+}
+
+impl Report {
+    fn text(text: String) -> Report {
+        Report { text, names: None }
+    }
+}
+
+fn outcome(o: Outcome) -> Result<(), Report> {
+    match o.0.into_iter().next() {
+        None => Ok(()),
+        Some(d) => Err(Report {
+            text: d.to_string(),
+            names: Some((d.left_name.clone(), d.right_name.clone())),
+        }),
+    }
+}
+
+fn gen_err(e: GenError) -> Result<(), Report> {
+    match e {
+        GenError::Arbitrary(_) => Ok(()), // not reachable in practice; nothing to compare
+        GenError::Encode(r) => Err(Report::text(r.to_string())),
+    }
+}
+
+fn targets_where(f: impl Fn(Check) -> bool) -> Vec<Target> {
+    Target::all().filter(|t| f(t.check())).collect()
+}
+
+/// Runs the property on `data`; the first failure as a divergence of `target`.
+pub fn check(e: &dyn Cases, target: Target, data: &[u8]) -> Outcome {
+    match run(e, data) {
+        Ok(()) => Outcome::agree(),
+        Err(r) => {
+            let names = r.names.unwrap_or_else(|| {
+                (
+                    e.subjects()[0].name().to_string(),
+                    e.subjects()[1].name().to_string(),
+                )
+            });
+            Outcome(vec![text_divergence(target, &r.text, data, names)])
+        }
+    }
+}
+
+fn run(e: &dyn Cases, data: &[u8]) -> Result<(), Report> {
+    let mut u = Unstructured::new(data);
+    let cfg = Config::arbitrary(&mut u).unwrap_or_default();
+    let luts = targets_where(|c| matches!(c, Check::Luts(_)));
+    for i in 0..STRUCTURED_MAX_ITEMS {
+        if i > 0 && u.is_empty() {
+            break;
+        }
+        let pick = u.int_in_range(0..=9u8).unwrap_or(0);
+        match pick {
+            0..=5 => match gen::case(&mut u, &cfg) {
+                Ok(c) => {
+                    check_case(e, &c)?;
+                    check_encode(e, &mut u, &c)?;
+                }
+                Err(err) => gen_err(err)?,
+            },
+            6 | 7 => match gen::stream(&mut u, &cfg) {
+                Ok(s) => outcome(e.compare_stream(&s))?,
+                Err(err) => gen_err(err)?,
+            },
+            8 => {
+                let ord = gen::lut_ordinal(&mut u).unwrap_or(0);
+                for t in &luts {
+                    outcome(e.compare_lut(*t, ord))?;
+                }
+            }
+            _ => {
+                if let Ok(q) = gen::ir_query(&mut u) {
+                    outcome(e.compare_ir(&q))?;
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Runs a generated case through every bundle target, then checks each
+/// subject against the generator's label. `Err` holds the report.
+pub fn check_case_report(e: &dyn Cases, c: &Case) -> Result<(), String> {
+    check_case(e, c).map_err(|r| r.text)
+}
+
+fn check_case(e: &dyn Cases, c: &Case) -> Result<(), Report> {
+    let ctx = || {
+        format!(
+            "\n  case: base 0x{:02X}, violations {:?}\n  bundle: {}",
+            c.base,
+            c.violations,
+            hex(&c.bundle)
+        )
+    };
+    for t in Target::all().filter(|t| t.is_bundle()) {
+        outcome(e.compare_bundle(t, &c.bundle)).map_err(|mut r| {
+            r.text.push_str(&ctx());
+            r
+        })?;
+    }
+    let subjects: Vec<&dyn Subject> = e.subjects().iter().map(|s| &**s).collect();
+    let label =
+        |view: &str, need: Capability, want: String, got: &dyn Fn(&dyn Subject) -> String| {
+            let says: Vec<(String, String)> = subjects
+                .iter()
+                .filter(|s| s.capabilities().has(need))
+                .map(|s| (s.name().to_string(), got(*s)))
+                .collect();
+            if says.iter().all(|(_, g)| *g == want) {
+                return Ok(());
+            }
+            let list: Vec<String> = says.iter().map(|(n, g)| format!("{n} says {g}")).collect();
+            Err(Report::text(format!(
+                "label mismatch in `{view}`: generator expects {want}, {}{}",
+                list.join(", "),
+                ctx()
+            )))
+        };
+    let b = &c.bundle;
+    let v = |s: &dyn Subject, which: Validator| match s.validate(which, b) {
+        Ok(x) => verdict_name(&x).to_string(),
+        Err(f) => f.to_string(),
+    };
+    if let Some(want) = c.expected.header {
+        label(
+            "validate_header",
+            Capability::Validators,
+            want.unwrap_or("valid").to_string(),
+            &|s| v(s, Validator::Header),
+        )?;
+    }
+    if let Some(want) = c.expected.payload {
+        label(
+            "validate_payload",
+            Capability::Validators,
+            want.unwrap_or("valid").to_string(),
+            &|s| v(s, Validator::Payload),
+        )?;
+    }
+    if let Some(want) = c.expected.decode {
+        let show = |r: Result<(), (&str, usize)>| match r {
+            Ok(()) => "ok".to_string(),
+            Err(("reserved", o)) => format!("reserved@0x{o:02X}"),
+            Err((f, _)) => f.to_string(),
+        };
+        label(
+            "decode",
+            Capability::Decode,
+            show(want.map_err(|l| (l.field, l.offset))),
+            &|s| match s.decode(b) {
+                Ok(r) => show(
+                    r.as_ref()
+                        .map(|_| ())
+                        .map_err(|f| (f.field.as_str(), f.offset)),
+                ),
+                Err(f) => f.to_string(),
+            },
+        )?;
+    }
+    Ok(())
+}
+
+/// Encode-side near-valid: the reference's decode of the case's valid image
+/// with one field replaced by an out-of-table / too-wide value (kind
+/// `SendRecv` / `SendRecvCCE`, a non-shipped `cce_op`, dtype 0 / 0x11,
+/// width + 1, …); every encoder must return the same bytes or the same error
+/// field as the reference.
+fn check_encode(e: &dyn Cases, u: &mut Unstructured<'_>, c: &Case) -> Result<(), Report> {
+    let Ok(base) = gen::encode(&c.instruction) else {
+        return Ok(());
+    };
+    let reference = &*e.subjects()[0];
+    let Ok(Ok(d)) = reference.decode(&base) else {
+        return Ok(()); // decode_any / roundtrip already compared this image
+    };
+    let mut fields = d.fields.clone();
+    if fields.is_empty() {
+        return Ok(());
+    }
+    let i = u.choose_index(fields.len()).unwrap_or(0);
+    let (name, val) = &mut fields[i];
+    *val = match (name.as_str(), &*val) {
+        ("kind", _) => Value::Name(
+            (*u.choose(&["SendRecv", "SendRecvCCE", "AllToAllV", "nope"])
+                .unwrap_or(&"SendRecv"))
+            .to_string(),
+        ),
+        ("cce_op", _) => Value::Name(
+            (*u.choose(&["subtract", "average", "elemwise_mul", "abs", "bypass", "x"])
+                .unwrap_or(&"subtract"))
+            .to_string(),
+        ),
+        (_, Value::Int(_)) => Value::Int(
+            *u.choose(&[0, 0x02, 0x07, 0x11, 0x100, 0x1_0000, 1 << 32, u64::MAX])
+                .unwrap_or(&0),
+        ),
+        (_, Value::Bytes(b)) => {
+            let n = b.len();
+            Value::Bytes(vec![
+                0xA5;
+                if u.ratio(1, 2).unwrap_or(false) {
+                    n + 1
+                } else {
+                    n.saturating_sub(1)
+                }
+            ])
+        }
+        (_, Value::Name(_)) => Value::Name("nope".to_string()),
+    };
+    let show = |x: &Result<EncodeResult, String>| match x {
+        Ok(Ok(b)) => format!("Ok {}", hex(b)),
+        Ok(Err(f)) => format!("Err(field {f})"),
+        Err(f) => f.clone(),
+    };
+    let enc = |s: &dyn Subject| s.encode(d.opcode, &fields).map_err(|f| f.to_string());
+    let l = enc(reference);
+    for s in &e.subjects()[1..] {
+        if !s.capabilities().has(Capability::Encode) {
+            continue;
+        }
+        let r = enc(&**s);
+        if l == r {
+            continue;
+        }
+        let list: Vec<String> = fields.iter().map(|(n, v)| format!("{n}={v}")).collect();
+        return Err(Report {
+            text: format!(
+                "divergence in encode (near-valid field list) for opcode 0x{:02X}\n  fields: {}\n  {}: {}\n  {}: {}",
+                d.opcode,
+                list.join(", "),
+                reference.name(),
+                show(&l),
+                s.name(),
+                show(&r)
+            ),
+            names: Some((reference.name().to_string(), s.name().to_string())),
+        });
+    }
+    Ok(())
+}
+
+/// A divergence from a text report: the class is read from the `[Class]` of
+/// its first line (else `DifferentOutput`), the key is that line with digits
+/// and long hex masked, the left verdict its second line, masked the same way.
+pub fn text_divergence(
+    target: Target,
+    report: &str,
+    input: &[u8],
+    names: (String, String),
+) -> Divergence {
+    let mut lines = report.lines();
+    let first = lines.next().unwrap_or("");
+    let second = lines.next().unwrap_or("").trim();
+    let class = first
+        .rsplit_once('[')
+        .and_then(|(_, c)| c.split_once(']'))
+        .and_then(|(c, _)| Class::from_name(c))
+        .unwrap_or(Class::DifferentOutput);
+    let mask = |s: &str| -> String {
+        s.split_whitespace()
+            .map(|w| {
+                if w.len() > 8 && w.chars().all(|c| c.is_ascii_hexdigit()) {
+                    "<hex>".to_string()
+                } else {
+                    w.chars()
+                        .map(|c| if c.is_ascii_digit() { '#' } else { c })
+                        .collect()
+                }
+            })
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    Divergence {
+        target,
+        input: input.to_vec(),
+        case: String::new(),
+        left_name: names.0,
+        right_name: names.1,
+        left: report.to_string(),
+        right: String::new(),
+        signature: Signature {
+            key: mask(first),
+            left: mask(second),
+            right: String::new(),
+        },
+        class,
+    }
+}

@@ -1,0 +1,228 @@
+//! Findings: one disagreement each, from the corpus, a vector file or a
+//! generated case, and their deduplication.
+//!
+//! # Contracts
+//!
+//! - A [`Finding`]'s [`DedupKey`] is `(target, class, key, left verdict,
+//!   right verdict, left subject, right subject)`; inputs are not part of it.
+//!   [`Findings`] keeps, per key, the count and the finding with the smallest
+//!   [`Origin`] (corpus before vectors before generated; then path/line/case
+//!   index), so the kept representative does not depend on thread
+//!   scheduling.
+
+use crate::engine::Divergence;
+use std::collections::BTreeMap;
+
+/// What a generated case aims at.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum CaseKind {
+    /// A valid encoder image / well-formed query.
+    Valid,
+    /// A valid case with a few structured mutations.
+    NearValid,
+    /// Uniform random bytes.
+    Raw,
+}
+
+impl CaseKind {
+    /// The kind of case `i` (`i % 3`).
+    #[inline]
+    pub fn of(i: u64) -> CaseKind {
+        match i % 3 {
+            0 => CaseKind::Valid,
+            1 => CaseKind::NearValid,
+            _ => CaseKind::Raw,
+        }
+    }
+
+    /// Stable name.
+    pub fn name(self) -> &'static str {
+        match self {
+            CaseKind::Valid => "valid",
+            CaseKind::NearValid => "near-valid",
+            CaseKind::Raw => "raw",
+        }
+    }
+
+    /// Index 0..3.
+    pub fn index(self) -> usize {
+        self as usize
+    }
+}
+
+/// Where a finding came from. The derived order is the preference order for
+/// the kept representative of a signature.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Origin {
+    /// A file of `corpus/<target>/`.
+    Corpus {
+        /// Path as walked (sorted walk).
+        path: String,
+    },
+    /// A line of a `corpus/vectors/` file.
+    Vector {
+        /// Path of the vector file.
+        path: String,
+        /// 1-based line.
+        line: usize,
+        /// The expectation written in the file.
+        expected: String,
+    },
+    /// Generated case `index` (derived from `(seed, target, index)`).
+    Generated {
+        /// Case index.
+        index: u64,
+        /// Case kind.
+        kind: CaseKind,
+    },
+}
+
+impl std::fmt::Display for Origin {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Origin::Corpus { path } => write!(f, "corpus file {path}"),
+            Origin::Vector {
+                path,
+                line,
+                expected,
+            } => write!(f, "vector {path}:{line} (expected `{expected}`)"),
+            Origin::Generated { index, kind } => {
+                write!(f, "generated case #{index} ({})", kind.name())
+            }
+        }
+    }
+}
+
+/// One disagreement (see the module docs).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Finding {
+    /// Gate target name, or `vectors` for a vector-file mismatch.
+    pub target: String,
+    /// Where it came from.
+    pub origin: Origin,
+    /// The raw input.
+    pub input: Vec<u8>,
+    /// Class name ([`crate::engine::Class`] names, or `VectorMismatch`).
+    pub class: String,
+    /// Signature key: predicate / field / LUT / gate name.
+    pub key: String,
+    /// Left (core) short verdict.
+    pub left_verdict: String,
+    /// Right (oracle) short verdict.
+    pub right_verdict: String,
+    /// Left subject name.
+    pub left_name: String,
+    /// Right subject name.
+    pub right_name: String,
+    /// Left full result.
+    pub left: String,
+    /// Right full result.
+    pub right: String,
+    /// The case derived from the input, human-readable (may be empty).
+    pub case: String,
+}
+
+/// Deduplication key: `(target, class, key, left verdict, right verdict,
+/// (left subject, right subject))`.
+pub type DedupKey = (String, String, String, String, String, (String, String));
+
+impl Finding {
+    /// From an engine divergence.
+    pub fn from_divergence(d: &Divergence, origin: Origin) -> Finding {
+        Finding {
+            target: d.target.name().to_string(),
+            origin,
+            input: d.input.clone(),
+            class: d.class.name().to_string(),
+            key: d.signature.key.clone(),
+            left_verdict: d.signature.left.clone(),
+            right_verdict: d.signature.right.clone(),
+            left_name: d.left_name.clone(),
+            right_name: d.right_name.clone(),
+            left: d.left.clone(),
+            right: d.right.clone(),
+            case: d.case.clone(),
+        }
+    }
+
+    /// The deduplication key.
+    pub fn dedup_key(&self) -> DedupKey {
+        (
+            self.target.clone(),
+            self.class.clone(),
+            self.key.clone(),
+            self.left_verdict.clone(),
+            self.right_verdict.clone(),
+            (self.left_name.clone(), self.right_name.clone()),
+        )
+    }
+
+    /// `key: left vs right` (one line).
+    pub fn signature(&self) -> String {
+        format!(
+            "{}: {}={} {}={}",
+            self.key, self.left_name, self.left_verdict, self.right_name, self.right_verdict
+        )
+    }
+}
+
+/// A kept representative and how many findings share its key.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Kept {
+    /// The representative (smallest origin).
+    pub finding: Finding,
+    /// Findings with this key.
+    pub count: u64,
+}
+
+/// Deduplicated findings, ordered by key.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Findings(pub BTreeMap<DedupKey, Kept>);
+
+impl Findings {
+    /// Adds one finding.
+    pub fn add(&mut self, f: Finding) {
+        self.add_n(f, 1);
+    }
+
+    /// Adds `f` as `n` findings.
+    pub fn add_n(&mut self, f: Finding, n: u64) {
+        match self.0.entry(f.dedup_key()) {
+            std::collections::btree_map::Entry::Vacant(v) => {
+                v.insert(Kept {
+                    finding: f,
+                    count: n,
+                });
+            }
+            std::collections::btree_map::Entry::Occupied(mut o) => {
+                let k = o.get_mut();
+                k.count += n;
+                if f.origin < k.finding.origin {
+                    k.finding = f;
+                }
+            }
+        }
+    }
+
+    /// Merges `other` in (order-independent).
+    pub fn merge(&mut self, other: Findings) {
+        for (_, k) in other.0 {
+            self.add_n(k.finding, k.count);
+        }
+    }
+
+    /// Total findings (with duplicates).
+    pub fn total(&self) -> u64 {
+        self.0.values().map(|k| k.count).sum()
+    }
+
+    /// Number of distinct signatures.
+    pub fn distinct(&self) -> usize {
+        self.0.len()
+    }
+
+    /// True when empty.
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+}

@@ -1,0 +1,209 @@
+//! Gate parameters: [`GateConfig`], [`Shard`] and their defaults.
+
+use crate::arch::Arch;
+use crate::subjects::SubjectSpec;
+use crate::targets::{Check, Target};
+use std::fmt;
+use std::path::PathBuf;
+use std::str::FromStr;
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
+use std::time::Duration;
+
+/// Bad `--shard` values.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum UsageError {
+    /// Malformed shard.
+    BadShard(String),
+}
+
+impl fmt::Display for UsageError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            UsageError::BadShard(s) => write!(
+                f,
+                "bad shard `{s}`: expected i/n with integers 0 <= i < n (e.g. 0/4)"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for UsageError {}
+
+/// A slice `index/count` of the case space: case indices `≡ index (mod count)`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Shard {
+    /// 0-based shard index.
+    pub index: u64,
+    /// Number of shards (≥ 1).
+    pub count: u64,
+}
+
+impl Default for Shard {
+    fn default() -> Self {
+        Shard { index: 0, count: 1 }
+    }
+}
+
+impl FromStr for Shard {
+    type Err = UsageError;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        let bad = || UsageError::BadShard(s.to_string());
+        let (a, b) = s.split_once('/').ok_or_else(bad)?;
+        let index: u64 = a.trim().parse().map_err(|_| bad())?;
+        let count: u64 = b.trim().parse().map_err(|_| bad())?;
+        if count == 0 || index >= count {
+            return Err(bad());
+        }
+        Ok(Shard { index, count })
+    }
+}
+
+impl fmt::Display for Shard {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}/{}", self.index, self.count)
+    }
+}
+
+impl Shard {
+    /// How many of the case indices `0..n` are in this shard.
+    pub fn len(self, n: u64) -> u64 {
+        if self.index >= n {
+            0
+        } else {
+            (n - self.index).div_ceil(self.count)
+        }
+    }
+
+    /// True if the shard has no case of `0..n`.
+    pub fn is_empty(self, n: u64) -> bool {
+        self.len(n) == 0
+    }
+
+    /// The case index of the shard's `m`-th case.
+    #[inline]
+    pub fn case_index(self, m: u64) -> u64 {
+        self.index + m * self.count
+    }
+
+    /// The shard's case indices of `0..n`, ascending.
+    pub fn case_ids(self, n: u64) -> impl Iterator<Item = u64> {
+        (0..self.len(n)).map(move |m| self.case_index(m))
+    }
+}
+
+/// Gate parameters.
+#[derive(Clone, Debug)]
+pub struct GateConfig {
+    /// Generated cases per target (before sharding).
+    pub cases: u64,
+    /// Cap on `sync_handshake` cases (each is a whole program simulated on
+    /// every engine, ~100x a bundle case): it runs `min(cases, sync_cases)`.
+    pub sync_cases: u64,
+    /// Time budget for the whole run; `None` = no budget.
+    pub seconds: Option<f64>,
+    /// Seed.
+    pub seed: u64,
+    /// Shard.
+    pub shard: Shard,
+    /// Targets, in report order (gate targets of the registry).
+    pub targets: Vec<Target>,
+    /// Subjects under test, judged against core (besides core vs oracle).
+    pub subjects: Vec<SubjectSpec>,
+    /// The generation the subjects serve.
+    pub arch: Arch,
+    /// The corpus root (`corpus/`).
+    pub corpus_dir: PathBuf,
+    /// Worker threads (≥ 1).
+    pub threads: usize,
+    /// A case making no progress this long is a timeout failure.
+    pub case_timeout: Duration,
+    /// Show a progress bar on stderr (only honoured on a terminal by the CLI).
+    pub progress: bool,
+    /// Set from outside (Ctrl-C) to stop early.
+    pub stop: Option<Arc<AtomicBool>>,
+    /// Test hook: generated case with this index of the first target hangs.
+    #[doc(hidden)]
+    pub debug_hang_case: Option<u64>,
+    /// Test hook: generated case with this index of the first target panics
+    /// outside the engine.
+    #[doc(hidden)]
+    pub debug_panic_case: Option<u64>,
+}
+
+/// Default generated cases per target.
+pub const DEFAULT_CASES: u64 = 5_000_000;
+/// Default cap on `sync_handshake` cases: the 10^6 programs the sync issue
+/// asks the gate to check.
+pub const DEFAULT_SYNC_CASES: u64 = 1_000_000;
+/// Default time budget in seconds: a safety net. The default case counts
+/// finish in about a minute on a 2-core machine, well inside it, so a default
+/// run is complete and its report deterministic.
+pub const DEFAULT_SECONDS: f64 = 180.0;
+/// Default seed.
+pub const DEFAULT_SEED: u64 = 0x7BC0_4F0E;
+
+impl GateConfig {
+    /// Generated cases (before sharding) for `target`.
+    pub fn cases_for(&self, target: Target) -> u64 {
+        match target.check() {
+            Check::Sync => self.cases.min(self.sync_cases),
+            _ => self.cases,
+        }
+    }
+}
+
+impl Default for GateConfig {
+    fn default() -> Self {
+        GateConfig {
+            cases: DEFAULT_CASES,
+            sync_cases: DEFAULT_SYNC_CASES,
+            seconds: Some(DEFAULT_SECONDS),
+            seed: DEFAULT_SEED,
+            shard: Shard::default(),
+            targets: Target::gate_targets(),
+            subjects: Vec::new(),
+            arch: Arch::default(),
+            corpus_dir: PathBuf::from("corpus"),
+            threads: std::thread::available_parallelism().map_or(1, |n| n.get()),
+            case_timeout: Duration::from_secs(30),
+            progress: false,
+            stop: None,
+            debug_hang_case: None,
+            debug_panic_case: None,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::BTreeSet;
+
+    #[test]
+    fn shards_partition_the_case_space() {
+        for n in [0u64, 1, 2, 7, 100, 1001] {
+            for count in 1..=5u64 {
+                let mut union = BTreeSet::new();
+                let mut total = 0;
+                for index in 0..count {
+                    let s = Shard { index, count };
+                    let ids: Vec<u64> = s.case_ids(n).collect();
+                    assert_eq!(ids.len() as u64, s.len(n));
+                    total += ids.len();
+                    union.extend(ids);
+                }
+                assert_eq!(total, union.len(), "overlap n={n} count={count}");
+                assert_eq!(union, (0..n).collect(), "n={n} count={count}");
+            }
+        }
+    }
+
+    #[test]
+    fn shard_parse() {
+        assert_eq!("1/4".parse::<Shard>(), Ok(Shard { index: 1, count: 4 }));
+        for bad in ["4/4", "1/0", "x", "1-2", "-1/2"] {
+            assert!(bad.parse::<Shard>().is_err(), "{bad}");
+        }
+    }
+}

@@ -1,0 +1,159 @@
+//! Phase 1 of the gate: every file under `corpus/<folder>/` (recursive,
+//! sorted) through the registry targets of that folder
+//! ([`crate::targets::folder_targets`]). Gate targets run when selected; the
+//! fuzz-only targets (`custom_op_stream`, `structured_diff`) only when every
+//! gate target is. A missing folder is noted, not a failure; an unreadable
+//! file or folder is a [`GateFailure::Corpus`] (bad input).
+
+use super::config::GateConfig;
+use super::coverage::{merge_cov, run_one, CovMap, Runner};
+use super::outcome::{panic_text, CorpusFolder, GateFailure, GateRun};
+use crate::findings::Origin;
+use crate::targets::{folder_targets, Target};
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::path::{Path, PathBuf};
+
+fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> Result<(), (String, String)> {
+    let err = |p: &Path, e: std::io::Error| (p.display().to_string(), e.to_string());
+    let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)
+        .map_err(|e| err(dir, e))?
+        .map(|e| e.map(|e| e.path()).map_err(|e| err(dir, e)))
+        .collect::<Result<_, _>>()?;
+    entries.sort();
+    for p in entries {
+        let md = std::fs::metadata(&p).map_err(|e| err(&p, e))?;
+        if md.is_dir() {
+            walk(&p, out)?;
+        } else {
+            out.push(p);
+        }
+    }
+    Ok(())
+}
+
+/// Phase 1: replays every corpus folder through its targets (see the
+/// module docs of [`crate::gate`]).
+pub fn replay_corpus(cfg: &GateConfig, r: &Runner, run: &mut GateRun) {
+    let all_selected = Target::gate_targets()
+        .iter()
+        .all(|t| cfg.targets.contains(t));
+    let mut folders: Vec<String> = match std::fs::read_dir(&cfg.corpus_dir) {
+        Ok(rd) => rd
+            .filter_map(|x| x.ok())
+            .filter(|x| x.path().is_dir())
+            .map(|x| x.file_name().to_string_lossy().to_string())
+            .filter(|n| n != "vectors" && !n.starts_with('.'))
+            .collect(),
+        Err(err) if err.kind() == std::io::ErrorKind::NotFound => {
+            run.notes.push(format!(
+                "no corpus folder {} (skipped)",
+                cfg.corpus_dir.display()
+            ));
+            Vec::new()
+        }
+        Err(err) => {
+            run.failures.push(GateFailure::Corpus {
+                path: cfg.corpus_dir.display().to_string(),
+                error: err.to_string(),
+            });
+            Vec::new()
+        }
+    };
+    folders.sort();
+    for name in folders {
+        let rs: Vec<Target> = folder_targets(&name)
+            .into_iter()
+            .filter(|t| {
+                if t.spec().gate {
+                    cfg.targets.contains(t)
+                } else {
+                    all_selected
+                }
+            })
+            .collect();
+        if rs.is_empty() {
+            let why = if folder_targets(&name).is_empty() {
+                "not a gate or fuzz target"
+            } else {
+                "target not selected"
+            };
+            run.notes
+                .push(format!("corpus folder {name}/ not replayed ({why})"));
+            continue;
+        }
+        let files = match corpus_files_named(&cfg.corpus_dir, &name) {
+            Ok(f) => f,
+            Err(f) => {
+                run.failures.push(f);
+                continue;
+            }
+        };
+        let mut folder = CorpusFolder {
+            name: name.clone(),
+            routes: rs.iter().map(|t| t.name().to_string()).collect(),
+            ..CorpusFolder::default()
+        };
+        let mut covs: Vec<CovMap> = rs.iter().map(|_| CovMap::default()).collect();
+        for p in files {
+            let path = p.display().to_string();
+            let data = match std::fs::read(&p) {
+                Ok(d) => d,
+                Err(err) => {
+                    run.failures.push(GateFailure::Corpus {
+                        path,
+                        error: err.to_string(),
+                    });
+                    continue;
+                }
+            };
+            folder.files += 1;
+            let mut any = false;
+            for (t, cov) in rs.iter().zip(covs.iter_mut()) {
+                let origin = || Origin::Corpus { path: path.clone() };
+                let f = catch_unwind(AssertUnwindSafe(|| {
+                    run_one(r, *t, &data, None, origin, cov)
+                }));
+                if let Some(st) = run.targets.iter_mut().find(|(g, _)| g == t).map(|(_, s)| s) {
+                    st.corpus_present = true;
+                    st.corpus_files += 1;
+                    if matches!(&f, Ok(v) if !v.is_empty()) {
+                        st.corpus_diverged += 1;
+                    }
+                }
+                match f {
+                    Ok(fs) => {
+                        any |= !fs.is_empty();
+                        for f in fs {
+                            run.findings.add(f);
+                        }
+                    }
+                    Err(pl) => run.failures.push(GateFailure::InternalPanic {
+                        target: t.name().to_string(),
+                        index: 0,
+                        message: format!("corpus file {path}: {}", panic_text(&*pl)),
+                    }),
+                }
+            }
+            folder.diverged += u64::from(any);
+        }
+        for (t, cov) in rs.iter().zip(covs) {
+            if let Some((_, st)) = run.targets.iter_mut().find(|(g, _)| g == t) {
+                merge_cov(&mut st.coverage, cov);
+            }
+        }
+        run.corpus.push(folder);
+    }
+    for (t, st) in &run.targets {
+        if !st.corpus_present {
+            run.notes.push(format!("no corpus files for target {t}"));
+        }
+    }
+}
+
+/// The files of `corpus/<name>/`, sorted (recursive).
+pub fn corpus_files_named(corpus: &Path, name: &str) -> Result<Vec<PathBuf>, GateFailure> {
+    let mut files = Vec::new();
+    walk(&corpus.join(name), &mut files)
+        .map_err(|(path, error)| GateFailure::Corpus { path, error })?;
+    Ok(files)
+}

@@ -1,0 +1,110 @@
+//! One gate case through the engine, and the coverage matrix it fills.
+//!
+//! Coverage: core's verdict key (recorded by [`crate::engine::record`], or
+//! the sync check's key) → counts per [`super::OUTCOMES`] column. Agreeing
+//! validator, LUT and IR-gate cases do not allocate: the key is written into
+//! a reused buffer and looked up in place.
+
+use super::config::GateConfig;
+use super::outcome::outcome_col;
+use crate::engine::record::RecordKey;
+use crate::engine::Engine;
+use crate::findings::{Finding, Origin};
+use crate::subjects::registry::OpenError;
+use crate::targets::{Check, Target};
+use std::collections::{BTreeMap, HashMap};
+
+/// FNV-1a hasher for the per-chunk coverage maps (keys are short strings;
+/// SipHash showed up in profiles).
+#[derive(Clone, Copy, Default)]
+pub struct Fnv(u64);
+
+impl std::hash::Hasher for Fnv {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        let mut h = if self.0 == 0 {
+            0xcbf2_9ce4_8422_2325
+        } else {
+            self.0
+        };
+        for &b in bytes {
+            h ^= u64::from(b);
+            h = h.wrapping_mul(0x0000_0100_0000_01B3);
+        }
+        self.0 = h;
+    }
+}
+
+pub type CovMap = HashMap<String, [u64; 6], std::hash::BuildHasherDefault<Fnv>>;
+
+/// The engine of one worker: core wrapped in a coverage recorder.
+pub struct Runner {
+    /// The subjects.
+    pub engine: Engine,
+    /// What core said on the last case.
+    pub key: RecordKey,
+}
+
+/// A worker's engine: core (recorded) vs oracle plus `cfg.subjects`.
+pub fn runner(cfg: &GateConfig) -> Result<Runner, OpenError> {
+    let (engine, key) = Engine::open_recorded(&cfg.subjects, cfg.arch)?;
+    Ok(Runner { engine, key })
+}
+
+/// Runs one input through a target, bumps the coverage cell of core's
+/// verdict and returns the findings (none when every subject agrees).
+pub fn run_one(
+    r: &Runner,
+    t: Target,
+    input: &[u8],
+    bundle: Option<&[u8; 64]>,
+    origin: impl Fn() -> Origin,
+    cov: &mut CovMap,
+) -> Vec<Finding> {
+    r.key.reset();
+    let (outcome, sync_key) = match t.check() {
+        Check::Sync => {
+            let (k, d) = r.engine.compare_sync(t, input);
+            (crate::engine::Outcome(d.into_iter().collect()), Some(k))
+        }
+        _ => (
+            match bundle {
+                Some(b) => r.engine.compare_bundle(t, b),
+                None => r.engine.compare(t, input),
+            },
+            None,
+        ),
+    };
+    let col = outcome
+        .divergence()
+        .map_or(0, |d| outcome_col(d.class.name()));
+    let findings: Vec<Finding> = outcome
+        .into_iter()
+        .map(|d| Finding::from_divergence(&d, origin()))
+        .collect();
+    let mut bump = |k: &str| match cov.get_mut(k) {
+        Some(c) => c[col] += 1,
+        None => {
+            let mut c = [0u64; 6];
+            c[col] = 1;
+            cov.insert(k.to_string(), c);
+        }
+    };
+    match sync_key {
+        Some(k) => bump(&k),
+        None => r.key.with_key(bump),
+    }
+    findings
+}
+
+/// Adds a chunk's coverage into the run's.
+pub fn merge_cov(into: &mut BTreeMap<String, [u64; 6]>, from: CovMap) {
+    for (k, v) in from {
+        let e = into.entry(k).or_insert([0; 6]);
+        for (a, b) in e.iter_mut().zip(v) {
+            *a += b;
+        }
+    }
+}

@@ -1,0 +1,323 @@
+//! Phase 3 of the gate: generated cases ([`super::cases`]), split over
+//! worker threads, with a monitor for progress, stops and per-case timeouts
+//! (see the module docs of [`crate::gate`]).
+
+use super::cases::{self, case_rng, name_hash};
+use super::config::GateConfig;
+use super::coverage::{merge_cov, run_one, runner, CovMap};
+use super::outcome::{panic_text, GateFailure, GateRun};
+use crate::findings::{CaseKind, Findings, Origin};
+use std::collections::BTreeMap;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering::Relaxed};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+#[derive(Default)]
+struct Slot {
+    ticks: AtomicU64,
+    busy: AtomicBool,
+    target: AtomicUsize,
+    case: AtomicU64,
+    done: AtomicU64,
+}
+
+#[derive(Default)]
+struct Acc {
+    ran: Vec<u64>,
+    by_kind: Vec<[u64; 3]>,
+    diverged: Vec<u64>,
+    busy: Vec<Duration>,
+    coverage: Vec<BTreeMap<String, [u64; 6]>>,
+    findings: Findings,
+    failures: Vec<GateFailure>,
+}
+
+struct Shared {
+    cfg: GateConfig,
+    items: Vec<(usize, u64)>,
+    planned: Vec<u64>,
+    next: AtomicUsize,
+    stop: AtomicBool,
+    deadline: Option<Instant>,
+    slots: Vec<Slot>,
+    accs: Vec<Mutex<Acc>>,
+}
+
+fn plan_items(cfg: &GateConfig) -> (Vec<(usize, u64)>, Vec<u64>) {
+    let planned: Vec<u64> = cfg
+        .targets
+        .iter()
+        .map(|t| cfg.shard.len(cfg.cases_for(*t)))
+        .collect();
+    let chunks: Vec<u64> = cfg
+        .targets
+        .iter()
+        .zip(&planned)
+        .map(|(t, n)| n.div_ceil(t.spec().chunk))
+        .collect();
+    let rounds = chunks.iter().copied().max().unwrap_or(0);
+    let mut items = Vec::new();
+    for k in 0..rounds {
+        for (ti, &c) in chunks.iter().enumerate() {
+            if k < c {
+                items.push((ti, k));
+            }
+        }
+    }
+    (items, planned)
+}
+
+fn worker(sh: &Shared, w: usize) {
+    let r = match runner(&sh.cfg) {
+        Ok(r) => r,
+        Err(e) => {
+            // Opened once before the workers started; a second failure is internal.
+            let mut acc = sh.accs[w].lock().unwrap_or_else(|p| p.into_inner());
+            acc.failures.push(GateFailure::InternalPanic {
+                target: "-".into(),
+                index: 0,
+                message: e.to_string(),
+            });
+            sh.stop.store(true, Relaxed);
+            return;
+        }
+    };
+    let slot = &sh.slots[w];
+    let cfg = &sh.cfg;
+    let hashes: Vec<u64> = cfg.targets.iter().map(|t| name_hash(t.name())).collect();
+    let mut bundle = [0u8; 64];
+    let mut buf: Vec<u8> = Vec::with_capacity(2048);
+    loop {
+        if sh.stop.load(Relaxed) || sh.deadline.is_some_and(|d| Instant::now() >= d) {
+            break;
+        }
+        let j = sh.next.fetch_add(1, Relaxed);
+        let Some(&(ti, k)) = sh.items.get(j) else {
+            break;
+        };
+        let t = cfg.targets[ti];
+        let chunk = t.spec().chunk;
+        let lo = k * chunk;
+        let hi = (lo + chunk).min(sh.planned[ti]);
+        let mut cov = CovMap::default();
+        let mut findings = Findings::default();
+        let (mut kinds, mut diverged) = ([0u64; 3], 0u64);
+        slot.target.store(ti, Relaxed);
+        slot.busy.store(true, Relaxed);
+        let t0 = Instant::now();
+        let res = catch_unwind(AssertUnwindSafe(|| {
+            for m in lo..hi {
+                let i = cfg.shard.case_index(m);
+                slot.case.store(i, Relaxed);
+                slot.ticks.fetch_add(1, Relaxed);
+                if ti == 0 && cfg.debug_hang_case == Some(i) {
+                    loop {
+                        std::thread::sleep(Duration::from_secs(3600));
+                    }
+                }
+                if ti == 0 && cfg.debug_panic_case == Some(i) {
+                    panic!("debug_panic_case {i}");
+                }
+                let kind = CaseKind::of(i);
+                kinds[kind.index()] += 1;
+                let mut rng = case_rng(cfg.seed, hashes[ti], i);
+                let origin = || Origin::Generated { index: i, kind };
+                let fs = if t.is_bundle() {
+                    cases::bundle_case(t, &mut rng, kind, &mut bundle);
+                    run_one(&r, t, &bundle, Some(&bundle), origin, &mut cov)
+                } else {
+                    cases::bytes_case(t, &mut rng, kind, &mut buf);
+                    run_one(&r, t, &buf, None, origin, &mut cov)
+                };
+                if !fs.is_empty() {
+                    diverged += 1;
+                    for f in fs {
+                        findings.add(f);
+                    }
+                }
+            }
+        }));
+        slot.busy.store(false, Relaxed);
+        let dt = t0.elapsed();
+        let mut acc = sh.accs[w].lock().unwrap_or_else(|p| p.into_inner());
+        match res {
+            Ok(()) => {
+                acc.ran[ti] += hi - lo;
+                for (a, b) in acc.by_kind[ti].iter_mut().zip(kinds) {
+                    *a += b;
+                }
+                acc.diverged[ti] += diverged;
+            }
+            Err(p) => {
+                acc.failures.push(GateFailure::InternalPanic {
+                    target: t.name().to_string(),
+                    index: slot.case.load(Relaxed),
+                    message: panic_text(&*p),
+                });
+                sh.stop.store(true, Relaxed);
+            }
+        }
+        acc.busy[ti] += dt;
+        merge_cov(&mut acc.coverage[ti], cov);
+        acc.findings.merge(findings);
+        drop(acc);
+        slot.done.fetch_add(hi - lo, Relaxed);
+    }
+}
+
+/// Progress callback: `(cases done, cases planned)`.
+pub type Progress<'a> = &'a dyn Fn(u64, u64);
+
+/// Phase 3: the generated cases, on `cfg.threads` workers.
+pub fn generate(
+    cfg: &GateConfig,
+    start: Instant,
+    run: &mut GateRun,
+    progress: Option<Progress<'_>>,
+) {
+    let (items, planned) = plan_items(cfg);
+    let n_t = cfg.targets.len();
+    let threads = cfg.threads.max(1);
+    let acc = || Acc {
+        ran: vec![0; n_t],
+        by_kind: vec![[0; 3]; n_t],
+        diverged: vec![0; n_t],
+        busy: vec![Duration::ZERO; n_t],
+        coverage: vec![BTreeMap::new(); n_t],
+        ..Acc::default()
+    };
+    let total_items = items.len();
+    let total_planned: u64 = planned.iter().sum();
+    let sh = Arc::new(Shared {
+        cfg: cfg.clone(),
+        items,
+        planned: planned.clone(),
+        next: AtomicUsize::new(0),
+        stop: AtomicBool::new(false),
+        deadline: cfg
+            .seconds
+            .map(|s| start + Duration::from_secs_f64(s.max(0.0))),
+        slots: (0..threads).map(|_| Slot::default()).collect(),
+        accs: (0..threads).map(|_| Mutex::new(acc())).collect(),
+    });
+    let t0 = Instant::now();
+    let handles: Vec<_> = (0..threads)
+        .map(|w| {
+            let sh = Arc::clone(&sh);
+            std::thread::Builder::new()
+                .name(format!("gate-{w}"))
+                .spawn(move || worker(&sh, w))
+        })
+        .collect();
+    let mut handles: Vec<_> = handles.into_iter().filter_map(Result::ok).collect();
+    // Monitor: progress, external stop, per-case timeout.
+    let mut last: Vec<(u64, Instant)> = (0..threads).map(|_| (0, Instant::now())).collect();
+    let mut stuck: Option<usize> = None;
+    loop {
+        if handles.iter().all(|h| h.is_finished()) {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+        if cfg.stop.as_ref().is_some_and(|s| s.load(Relaxed)) {
+            sh.stop.store(true, Relaxed);
+        }
+        let done: u64 = sh.slots.iter().map(|s| s.done.load(Relaxed)).sum();
+        if let Some(p) = progress {
+            p(done, total_planned);
+        }
+        for (w, s) in sh.slots.iter().enumerate() {
+            let ticks = s.ticks.load(Relaxed);
+            if ticks != last[w].0 || !s.busy.load(Relaxed) {
+                last[w] = (ticks, Instant::now());
+            } else if last[w].1.elapsed() >= cfg.case_timeout && stuck.is_none() {
+                stuck = Some(w);
+                sh.stop.store(true, Relaxed);
+                let ti = s.target.load(Relaxed);
+                run.failures.push(GateFailure::Timeout {
+                    target: cfg.targets[ti].name().to_string(),
+                    index: s.case.load(Relaxed),
+                    seconds: cfg.case_timeout.as_secs(),
+                });
+            }
+        }
+        if let Some(stuck) = stuck {
+            // Give the other workers a moment to finish their chunk, then
+            // abandon the stuck one (its thread is detached).
+            let until = Instant::now() + Duration::from_secs(2);
+            while Instant::now() < until
+                && handles
+                    .iter()
+                    .enumerate()
+                    .any(|(w, h)| w != stuck && !h.is_finished())
+            {
+                std::thread::sleep(Duration::from_millis(20));
+            }
+            break;
+        }
+    }
+    let timed_out = stuck.is_some();
+    if !timed_out {
+        for h in handles.drain(..) {
+            if let Err(p) = h.join() {
+                run.failures.push(GateFailure::InternalPanic {
+                    target: "-".into(),
+                    index: 0,
+                    message: panic_text(&*p),
+                });
+            }
+        }
+    }
+    run.gen_elapsed = t0.elapsed();
+    if let Some(p) = progress {
+        let done: u64 = sh.slots.iter().map(|s| s.done.load(Relaxed)).sum();
+        p(done, total_planned);
+    }
+    for m in &sh.accs {
+        let a = std::mem::take(&mut *m.lock().unwrap_or_else(|p| p.into_inner()));
+        for (ti, (_, st)) in run.targets.iter_mut().enumerate() {
+            if a.ran.is_empty() {
+                break;
+            }
+            st.ran += a.ran[ti];
+            for (x, y) in st.by_kind.iter_mut().zip(a.by_kind[ti]) {
+                *x += y;
+            }
+            st.diverged += a.diverged[ti];
+            st.busy += a.busy[ti];
+            for (k, v) in &a.coverage[ti] {
+                let e = st.coverage.entry(k.clone()).or_insert([0; 6]);
+                for (x, y) in e.iter_mut().zip(v) {
+                    *x += y;
+                }
+            }
+        }
+        run.findings.merge(a.findings);
+        run.failures.extend(a.failures);
+    }
+    for ((_, st), p) in run.targets.iter_mut().zip(&planned) {
+        st.planned = *p;
+    }
+    let processed = sh.next.load(Relaxed).min(total_items);
+    run.stopped_early = processed < total_items || timed_out;
+    if run.stopped_early && !timed_out {
+        let why = if cfg.stop.as_ref().is_some_and(|s| s.load(Relaxed)) {
+            run.failures.push(GateFailure::Interrupted);
+            "interrupted"
+        } else {
+            "time budget reached"
+        };
+        run.notes.push(format!(
+            "{why}: ran {} of {} planned generated cases",
+            run.generated(),
+            total_planned
+        ));
+    }
+    for (t, st) in &run.targets {
+        if st.planned > 0 && st.ran == 0 {
+            run.failures.push(GateFailure::TargetDidNotRun {
+                target: t.name().to_string(),
+            });
+        }
+    }
+}

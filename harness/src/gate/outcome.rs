@@ -1,0 +1,224 @@
+//! What a gate run found: [`GateRun`], per-target [`TargetStats`] and the
+//! [`GateFailure`]s other than findings.
+
+use super::config::Shard;
+use super::vectors;
+use crate::findings::Findings;
+use crate::subjects::Capabilities;
+use crate::targets::Target;
+use std::collections::BTreeMap;
+use std::fmt;
+use std::time::Duration;
+
+/// Why the gate failed other than by a finding.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum GateFailure {
+    /// A corpus file or folder could not be read (bad input).
+    Corpus {
+        /// Path.
+        path: String,
+        /// What went wrong.
+        error: String,
+    },
+    /// A vector file is malformed or unreadable (bad input).
+    Vectors(String),
+    /// A generated case hung.
+    Timeout {
+        /// Target.
+        target: String,
+        /// Case index.
+        index: u64,
+        /// Seconds without progress.
+        seconds: u64,
+    },
+    /// A panic in the gate's own code (generator, bookkeeping).
+    InternalPanic {
+        /// Target.
+        target: String,
+        /// Case index.
+        index: u64,
+        /// Panic message.
+        message: String,
+    },
+    /// A target ran no generated case although some were requested.
+    TargetDidNotRun {
+        /// Target.
+        target: String,
+    },
+    /// A subject under test could not be opened (bad usage).
+    Subject {
+        /// The spec.
+        spec: String,
+        /// Why.
+        error: String,
+    },
+    /// A subject under test supports none of the selected targets: the gate
+    /// checked nothing for it.
+    SubjectCheckedNothing {
+        /// The subject.
+        subject: String,
+    },
+    /// Stopped from outside (Ctrl-C) before the planned cases ran.
+    Interrupted,
+}
+
+impl GateFailure {
+    /// True for failures caused by bad input (exit 2).
+    pub fn is_bad_input(&self) -> bool {
+        matches!(
+            self,
+            GateFailure::Corpus { .. } | GateFailure::Vectors(_) | GateFailure::Subject { .. }
+        )
+    }
+}
+
+impl fmt::Display for GateFailure {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            GateFailure::Corpus { path, error } => write!(f, "{path}: cannot read: {error}"),
+            GateFailure::Vectors(e) => f.write_str(e),
+            GateFailure::Timeout {
+                target,
+                index,
+                seconds,
+            } => write!(
+                f,
+                "timeout: target {target} case #{index} made no progress for {seconds} s"
+            ),
+            GateFailure::InternalPanic {
+                target,
+                index,
+                message,
+            } => write!(
+                f,
+                "internal panic in target {target} near case #{index}: {message}"
+            ),
+            GateFailure::TargetDidNotRun { target } => {
+                write!(
+                    f,
+                    "target {target} ran no generated case (budget too small?)"
+                )
+            }
+            GateFailure::Subject { spec, error } => write!(f, "subject {spec}: {error}"),
+            GateFailure::SubjectCheckedNothing { subject } => write!(
+                f,
+                "subject {subject} supports none of the selected targets: nothing was checked"
+            ),
+            GateFailure::Interrupted => f.write_str("interrupted before the planned cases ran"),
+        }
+    }
+}
+
+/// Coverage columns: agree, then the divergence classes.
+pub const OUTCOMES: [&str; 6] = [
+    "agree",
+    "OverAccept",
+    "UnderAccept",
+    "SameVerdictDifferentReason",
+    "DifferentOutput",
+    "Panic",
+];
+
+/// The coverage column of a class name (unknown classes count as `DifferentOutput`).
+pub fn outcome_col(class: &str) -> usize {
+    OUTCOMES.iter().position(|c| *c == class).unwrap_or(4)
+}
+
+/// Per-target results.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct TargetStats {
+    /// Generated cases planned for this shard.
+    pub planned: u64,
+    /// Generated cases run.
+    pub ran: u64,
+    /// Generated cases per [`CaseKind`] (valid, near-valid, raw).
+    pub by_kind: [u64; 3],
+    /// Generated cases that diverged.
+    pub diverged: u64,
+    /// Corpus files replayed.
+    pub corpus_files: u64,
+    /// Corpus files that diverged.
+    pub corpus_diverged: u64,
+    /// `true` when some corpus folder was replayed through this target.
+    pub corpus_present: bool,
+    /// Coverage: core's verdict key → counts per [`OUTCOMES`] column
+    /// (corpus and generated cases).
+    pub coverage: BTreeMap<String, [u64; 6]>,
+    /// Worker time spent on this target's generated cases.
+    pub busy: Duration,
+}
+
+/// Everything a gate run found.
+#[derive(Clone, Debug, Default)]
+pub struct GateRun {
+    /// Seed.
+    pub seed: u64,
+    /// Shard.
+    pub shard: Shard,
+    /// Requested cases per target.
+    pub cases: u64,
+    /// Budget.
+    pub seconds: Option<f64>,
+    /// Threads.
+    pub threads: usize,
+    /// Per target, in config order.
+    pub targets: Vec<(Target, TargetStats)>,
+    /// Vector files checked.
+    pub vector_files: Vec<vectors::FileStats>,
+    /// Corpus folders replayed.
+    pub corpus: Vec<CorpusFolder>,
+    /// Deduplicated findings.
+    pub findings: Findings,
+    /// Failures other than findings (sorted).
+    pub failures: Vec<GateFailure>,
+    /// Subjects under test, with their capabilities.
+    pub subjects: Vec<(String, Capabilities)>,
+    /// Per target, the subjects under test that do not support it.
+    pub unsupported: Vec<(Target, Vec<String>)>,
+    /// Notes (missing corpus folders, unknown folders, budget stop).
+    pub notes: Vec<String>,
+    /// True when the time budget (or a stop) cut the generated phase short.
+    pub stopped_early: bool,
+    /// Wall time of the generated phase.
+    pub gen_elapsed: Duration,
+    /// Wall time of the whole run.
+    pub elapsed: Duration,
+}
+
+impl GateRun {
+    /// True iff no finding and no failure.
+    pub fn passed(&self) -> bool {
+        self.findings.is_empty() && self.failures.is_empty()
+    }
+
+    /// True if some failure is bad input.
+    pub fn bad_input(&self) -> bool {
+        self.failures.iter().any(GateFailure::is_bad_input)
+    }
+
+    /// Total generated cases run.
+    pub fn generated(&self) -> u64 {
+        self.targets.iter().map(|(_, s)| s.ran).sum()
+    }
+}
+
+/// One corpus folder's replay.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct CorpusFolder {
+    /// Folder name.
+    pub name: String,
+    /// Routes run (names).
+    pub routes: Vec<String>,
+    /// Files.
+    pub files: u64,
+    /// Files with at least one divergence.
+    pub diverged: u64,
+}
+
+/// The text of a panic payload.
+pub fn panic_text(p: &(dyn std::any::Any + Send)) -> String {
+    p.downcast_ref::<&str>()
+        .map(|s| (*s).to_string())
+        .or_else(|| p.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "<non-string panic payload>".into())
+}

@@ -1,0 +1,204 @@
+//! [`Subject`] over `tpb_core`, the production implementation.
+
+use super::interface::{Capabilities, Reply, Subject};
+use super::types::{
+    DecodeFail, Decoded, EncodeResult, IrAnswer, IrQuery, LutResult, LutTable, Name, Predicate,
+    Route, StreamFail, StreamResult, StreamSummary, Validator, Value, Verdict,
+};
+use tpb_core as c;
+use tpb_core::lut::Generation;
+use tpb_core::Bundle;
+
+/// `tpb_core` as a [`Subject`] (registry name `core`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct CoreSubject;
+
+fn val_from(v: c::FieldValue) -> Value {
+    match v {
+        c::FieldValue::Int(n) => Value::Int(n),
+        c::FieldValue::Name(s) => Value::Name(s),
+        c::FieldValue::Bytes(b) => Value::Bytes(b),
+    }
+}
+
+fn val_to(v: &Value) -> c::FieldValue {
+    match v {
+        Value::Int(n) => c::FieldValue::Int(*n),
+        Value::Name(s) => c::FieldValue::Name(s.clone()),
+        Value::Bytes(b) => c::FieldValue::Bytes(b.clone()),
+    }
+}
+
+#[inline]
+fn predicate(p: c::validate::Predicate) -> Predicate {
+    use c::validate::Predicate as P;
+    match p {
+        P::ValidOpcode => Predicate::ValidOpcode,
+        P::InstWordLen => Predicate::InstWordLen,
+        P::HasValidNeuronEvents => Predicate::HasValidNeuronEvents,
+        P::IsCustomOpHeaderOpcode => Predicate::IsCustomOpHeaderOpcode,
+        P::CustomOpHeaderReservedZero => Predicate::CustomOpHeaderReservedZero,
+        P::CustomOpHeaderScratchSpaceVal => Predicate::CustomOpHeaderScratchSpaceVal,
+        P::IsCustomOpPayloadOpcode => Predicate::IsCustomOpPayloadOpcode,
+        P::CustomOpPayloadReservedZero => Predicate::CustomOpPayloadReservedZero,
+    }
+}
+
+fn gate(r: Result<(), c::ir::IrError>) -> IrAnswer {
+    IrAnswer::Gate(r.map_err(|e| Name::Known(e.name())))
+}
+
+impl Subject for CoreSubject {
+    fn name(&self) -> &str {
+        "core"
+    }
+
+    fn capabilities(&self) -> Capabilities {
+        Capabilities::all()
+    }
+
+    #[inline]
+    fn validate(&self, v: Validator, b: &[u8; 64]) -> Reply<Verdict> {
+        let b = Bundle(*b);
+        let r = match v {
+            Validator::Header => c::validate::validate_header(&b),
+            Validator::Payload => c::validate::validate_payload(&b),
+        };
+        Ok(r.err().map(|e| predicate(e.predicate())))
+    }
+
+    fn decode(&self, b: &[u8; 64]) -> Reply<Result<Decoded, DecodeFail>> {
+        Ok(match c::decode(&Bundle(*b)) {
+            Ok(i) => Ok(Decoded {
+                opcode: i.opcode(),
+                mnemonic: i.mnemonic().to_string(),
+                fields: i
+                    .fields()
+                    .into_iter()
+                    .map(|(n, v)| (n.to_string(), val_from(v)))
+                    .collect(),
+            }),
+            Err(e) => Err(DecodeFail {
+                field: Name::Known(e.field()),
+                offset: e.offset(),
+            }),
+        })
+    }
+
+    fn encode(&self, opcode: u8, fields: &[(String, Value)]) -> Reply<EncodeResult> {
+        let f: Vec<(&str, c::FieldValue)> = fields
+            .iter()
+            .map(|(n, v)| (n.as_str(), val_to(v)))
+            .collect();
+        Ok(c::Instruction::from_fields(opcode, &f)
+            .and_then(|i| i.encode())
+            .map(|b| b.0)
+            .map_err(|e| match e {
+                // Name the unknown input field itself, not the reason tag.
+                c::EncodeError::UnknownField { position } => fields
+                    .get(position)
+                    .map_or(Name::Known(e.field()), |(n, _)| Name::Unknown(n.clone())),
+                _ => Name::Known(e.field()),
+            }))
+    }
+
+    fn parse_stream(&self, bytes: &[u8]) -> Reply<StreamResult> {
+        Ok(match c::stream::parse_custom_op_stream(bytes) {
+            Ok(items) => Ok(items
+                .into_iter()
+                .map(|it| match it {
+                    c::stream::StreamItem::Group {
+                        header_index, args, ..
+                    } => StreamSummary::Group {
+                        header_index,
+                        output: header_index + 1,
+                        args: (header_index + 2..header_index + 2 + args.len()).collect(),
+                    },
+                    c::stream::StreamItem::Other { index, opcode } => {
+                        StreamSummary::Other { index, opcode }
+                    }
+                })
+                .collect()),
+            Err(e) => Err(StreamFail {
+                name: Name::Known(e.name()),
+                index: e.index().unwrap_or(bytes.len()),
+            }),
+        })
+    }
+
+    #[inline]
+    fn lut(&self, table: LutTable, n: u32) -> Reply<LutResult> {
+        use c::lut;
+        let r = match table {
+            LutTable::CollectiveKind => lut::collective_kind_to_wire(n),
+            LutTable::AluOp => lut::alu_op_to_wire(n),
+            LutTable::CceOp => lut::cce_op_to_wire(n),
+            LutTable::Dge => lut::alu_op_to_dge(n),
+            LutTable::Dtype => lut::dtype_to_wire(n, Generation::PreV4),
+            LutTable::DtypeV4 => lut::dtype_to_wire(n, Generation::V4),
+            LutTable::WaitMode => lut::wait_mode_lut(n),
+            LutTable::WaitModeWire => lut::wait_mode_to_wire(n),
+        };
+        Ok(r.map_err(|e| Name::Known(e.name())))
+    }
+
+    fn ir(&self, q: &IrQuery) -> Reply<IrAnswer> {
+        use c::ir;
+        Ok(match q {
+            IrQuery::CheckCustomOp {
+                args,
+                outputs,
+                arch,
+            } => {
+                // Codes >= 4 have no core variant; they map to Other / Mariana, which
+                // fail the same checks (bad_memory_space / bad_arch) as in the oracle.
+                let space = |m: &u8| ir::MemSpace::from_code(*m).unwrap_or(ir::MemSpace::Other);
+                let a: Vec<ir::MemSpace> = args.iter().map(space).collect();
+                let o: Vec<ir::MemSpace> = outputs.iter().map(space).collect();
+                let arch = ir::Arch::from_code(*arch).unwrap_or(ir::Arch::Mariana);
+                gate(ir::check_custom_op(&a, &o, arch))
+            }
+            IrQuery::SbScratchpad {
+                kind,
+                subkind,
+                sb_arg_global,
+                n_args,
+                n_outputs,
+                n_scratch,
+            } => gate(ir::is_cc_having_sb_scratchpad(&ir::ScratchPadQuery {
+                kind: *kind,
+                subkind: *subkind,
+                sb_arg_global: *sb_arg_global,
+                n_args: *n_args,
+                n_outputs: *n_outputs,
+                n_scratch: *n_scratch,
+            })),
+            IrQuery::CcDim(d) => gate(ir::check_cc_dim(*d)),
+            IrQuery::RankIdOutput(k) => gate(ir::check_rank_id_output(*k)),
+            IrQuery::Lnc(n) => gate(ir::check_lnc(*n)),
+            IrQuery::Route(n) => IrAnswer::Route(match ir::route_local_collective(*n) {
+                ir::Route::Sb2sb => Route::Sb2sb,
+                ir::Route::Dma => Route::Dma,
+            }),
+        })
+    }
+}
+
+/// Core's roster mnemonic of any opcode (SPEC §2), for display.
+pub fn roster_mnemonic(op: u8) -> Option<&'static str> {
+    c::roster::mnemonic(op)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_core_predicate_is_known() {
+        for p in c::validate::Predicate::ALL {
+            let h = predicate(p);
+            assert!(!h.is_unknown());
+            assert_eq!(h.name(), p.name(), "core and harness spell {p:?} alike");
+        }
+    }
+}

@@ -1,0 +1,209 @@
+//! The [`Subject`] interface: a name, [`Capabilities`], and one method per
+//! operation, each answering a typed result or a [`Fault`].
+
+use super::types::{
+    DecodeFail, Decoded, EncodeResult, IrAnswer, IrQuery, LutResult, LutTable, StreamResult,
+    Validator, Value, Verdict,
+};
+use std::fmt;
+
+/// What a subject can do; a target needs some of these.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Capability {
+    /// The SPEC §3 / §4 CUSTOM_OP validators.
+    Validators,
+    /// The SPEC §5.1 decoder.
+    Decode,
+    /// The SPEC §5.2 encoder.
+    Encode,
+    /// The SPEC §6 lookup tables.
+    Luts,
+    /// The SPEC §5.3 custom-op stream parser.
+    Stream,
+    /// The SPEC §7 IR gates.
+    IrGates,
+    /// The SPEC §8 semaphore model (reference pair only).
+    Sync,
+}
+
+impl Capability {
+    /// Every capability, in a stable order.
+    pub const ALL: [Capability; 7] = [
+        Capability::Validators,
+        Capability::Decode,
+        Capability::Encode,
+        Capability::Luts,
+        Capability::Stream,
+        Capability::IrGates,
+        Capability::Sync,
+    ];
+
+    /// Stable name.
+    pub fn name(self) -> &'static str {
+        match self {
+            Capability::Validators => "validators",
+            Capability::Decode => "decode",
+            Capability::Encode => "encode",
+            Capability::Luts => "luts",
+            Capability::Stream => "stream",
+            Capability::IrGates => "ir_gates",
+            Capability::Sync => "sync",
+        }
+    }
+
+    const fn bit(self) -> u8 {
+        1 << self as u8
+    }
+}
+
+/// A set of [`Capability`]s.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Capabilities(u8);
+
+impl Capabilities {
+    /// No capability.
+    pub const NONE: Capabilities = Capabilities(0);
+
+    /// The set of `cs`.
+    pub const fn of(cs: &[Capability]) -> Capabilities {
+        let mut bits = 0;
+        let mut i = 0;
+        while i < cs.len() {
+            bits |= cs[i].bit();
+            i += 1;
+        }
+        Capabilities(bits)
+    }
+
+    /// Every capability.
+    pub const fn all() -> Capabilities {
+        Capabilities::of(&Capability::ALL)
+    }
+
+    /// True if `c` is in the set.
+    pub fn has(self, c: Capability) -> bool {
+        self.0 & c.bit() != 0
+    }
+
+    /// True if every capability of `other` is in the set.
+    pub fn covers(self, other: Capabilities) -> bool {
+        self.0 & other.0 == other.0
+    }
+
+    /// The capabilities of `other` missing from the set.
+    pub fn missing(self, other: Capabilities) -> Capabilities {
+        Capabilities(other.0 & !self.0)
+    }
+
+    /// The members, in [`Capability::ALL`] order.
+    pub fn iter(self) -> impl Iterator<Item = Capability> {
+        Capability::ALL.into_iter().filter(move |c| self.has(*c))
+    }
+}
+
+impl fmt::Display for Capabilities {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let names: Vec<&str> = self.iter().map(Capability::name).collect();
+        f.write_str(&names.join(", "))
+    }
+}
+
+/// Why a subject gave no result.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Fault {
+    /// The subject does not implement this operation.
+    Unsupported,
+    /// The subject died (signal, exit, load failure); the text says how.
+    Crash(String),
+    /// The subject did not answer in time.
+    Timeout(String),
+    /// The subject answered something the protocol does not allow.
+    Protocol(String),
+}
+
+impl fmt::Display for Fault {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Fault::Unsupported => f.write_str("unsupported"),
+            Fault::Crash(m) => write!(f, "crash: {m}"),
+            Fault::Timeout(m) => write!(f, "timeout: {m}"),
+            Fault::Protocol(m) => write!(f, "protocol error: {m}"),
+        }
+    }
+}
+
+/// A subject's answer: a typed result, or a [`Fault`].
+pub type Reply<T> = Result<T, Fault>;
+
+/// One implementation of SPEC.md, as the differential engine sees it.
+///
+/// Every operation may answer [`Fault::Unsupported`]; the default methods do.
+/// Implementations must not panic; if they do, the engine reports a `Panic`
+/// divergence.
+pub trait Subject {
+    /// Short stable name, e.g. `core`, `oracle`, `cmd:python3 x.py`.
+    fn name(&self) -> &str;
+
+    /// What the subject implements. The engine skips a target whose
+    /// capabilities the subject lacks (reported as "not supported by X").
+    fn capabilities(&self) -> Capabilities;
+
+    /// SPEC §3 / §4 validator on any 64 bytes.
+    fn validate(&self, _v: Validator, _b: &[u8; 64]) -> Reply<Verdict> {
+        Err(Fault::Unsupported)
+    }
+
+    /// SPEC §5.1 strict decoder.
+    fn decode(&self, _b: &[u8; 64]) -> Reply<Result<Decoded, DecodeFail>> {
+        Err(Fault::Unsupported)
+    }
+
+    /// SPEC §5.2 encoder: `Err(field)` names the first bad field.
+    fn encode(&self, _opcode: u8, _fields: &[(String, Value)]) -> Reply<EncodeResult> {
+        Err(Fault::Unsupported)
+    }
+
+    /// SPEC §5.3 stream parser.
+    fn parse_stream(&self, _bytes: &[u8]) -> Reply<StreamResult> {
+        Err(Fault::Unsupported)
+    }
+
+    /// A SPEC §6 lookup.
+    fn lut(&self, _table: LutTable, _input: u32) -> Reply<LutResult> {
+        Err(Fault::Unsupported)
+    }
+
+    /// A SPEC §7 IR query.
+    fn ir(&self, _q: &IrQuery) -> Reply<IrAnswer> {
+        Err(Fault::Unsupported)
+    }
+}
+
+impl<S: Subject + ?Sized> Subject for Box<S> {
+    fn name(&self) -> &str {
+        (**self).name()
+    }
+    fn capabilities(&self) -> Capabilities {
+        (**self).capabilities()
+    }
+    #[inline]
+    fn validate(&self, v: Validator, b: &[u8; 64]) -> Reply<Verdict> {
+        (**self).validate(v, b)
+    }
+    fn decode(&self, b: &[u8; 64]) -> Reply<Result<Decoded, DecodeFail>> {
+        (**self).decode(b)
+    }
+    fn encode(&self, opcode: u8, fields: &[(String, Value)]) -> Reply<EncodeResult> {
+        (**self).encode(opcode, fields)
+    }
+    fn parse_stream(&self, bytes: &[u8]) -> Reply<StreamResult> {
+        (**self).parse_stream(bytes)
+    }
+    #[inline]
+    fn lut(&self, table: LutTable, input: u32) -> Reply<LutResult> {
+        (**self).lut(table, input)
+    }
+    fn ir(&self, q: &IrQuery) -> Reply<IrAnswer> {
+        (**self).ir(q)
+    }
+}

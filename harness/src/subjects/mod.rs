@@ -1,0 +1,27 @@
+//! Subjects: implementations of SPEC.md under differential test.
+//!
+//! Modelled on wasmtime's `DiffEngine`: a [`Subject`] has a name, declares
+//! its [`Capabilities`], and answers each operation with a typed result or a
+//! [`Fault`] (`Unsupported` for an operation it does not implement; `Crash`,
+//! `Timeout`, `Protocol` for external subjects that misbehave). The engine
+//! ([`crate::engine`]) sends the same case to several subjects and compares
+//! what they say.
+//!
+//! Subjects are created by name only through [`registry`]: `core` (the
+//! production implementation), `oracle` (the independent second reading),
+//! `lib:PATH` and `cmd:COMMAND` (external subjects). No other harness module
+//! names the two in-process implementations.
+//!
+//! The validator and LUT entry points of the in-process subjects do not
+//! allocate: they are the hot path of the gate.
+
+mod core_adapter;
+pub mod interface;
+mod oracle_adapter;
+pub mod registry;
+pub mod sync_diff;
+mod types;
+
+pub use interface::{Capabilities, Capability, Fault, Reply, Subject};
+pub use registry::{open, SubjectSpec};
+pub use types::*;

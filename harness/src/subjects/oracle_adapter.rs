@@ -1,0 +1,185 @@
+//! [`Subject`] over `tpb_oracle`, the independent second reading.
+
+use super::interface::{Capabilities, Reply, Subject};
+use super::types::{
+    DecodeFail, Decoded, EncodeResult, IrAnswer, IrQuery, LutResult, LutTable, Name, Predicate,
+    Route, StreamFail, StreamResult, StreamSummary, Validator, Value, Verdict,
+};
+use tpb_oracle as o;
+
+/// `tpb_oracle` as a [`Subject`] (registry name `oracle`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct OracleSubject;
+
+fn val_from(v: o::Val) -> Value {
+    match v {
+        o::Val::Int(n) => Value::Int(n),
+        o::Val::Name(s) => Value::Name(s),
+        o::Val::Bytes(b) => Value::Bytes(b),
+    }
+}
+
+fn val_to(v: &Value) -> o::Val {
+    match v {
+        Value::Int(n) => o::Val::Int(*n),
+        Value::Name(s) => o::Val::Name(s.clone()),
+        Value::Bytes(b) => o::Val::Bytes(b.clone()),
+    }
+}
+
+#[inline]
+fn predicate(p: o::Predicate) -> Predicate {
+    use o::Predicate as P;
+    match p {
+        P::ValidOpcode => Predicate::ValidOpcode,
+        P::InstWordLen => Predicate::InstWordLen,
+        P::HasValidNeuronEvents => Predicate::HasValidNeuronEvents,
+        P::IsCustomOpHeaderOpcode => Predicate::IsCustomOpHeaderOpcode,
+        P::CustomOpHeaderReservedZero => Predicate::CustomOpHeaderReservedZero,
+        P::CustomOpHeaderScratchSpaceVal => Predicate::CustomOpHeaderScratchSpaceVal,
+        P::IsCustomOpPayloadOpcode => Predicate::IsCustomOpPayloadOpcode,
+        P::CustomOpPayloadReservedZero => Predicate::CustomOpPayloadReservedZero,
+    }
+}
+
+fn gate(r: Result<(), o::GateRejection>) -> IrAnswer {
+    IrAnswer::Gate(r.map_err(|e| Name::Known(e.name())))
+}
+
+impl Subject for OracleSubject {
+    fn name(&self) -> &str {
+        "oracle"
+    }
+
+    fn capabilities(&self) -> Capabilities {
+        Capabilities::all()
+    }
+
+    #[inline]
+    fn validate(&self, v: Validator, b: &[u8; 64]) -> Reply<Verdict> {
+        let r = match v {
+            Validator::Header => o::header_verdict(b),
+            Validator::Payload => o::payload_verdict(b),
+        };
+        Ok(r.err().map(|r| predicate(r.predicate)))
+    }
+
+    fn decode(&self, b: &[u8; 64]) -> Reply<Result<Decoded, DecodeFail>> {
+        Ok(match o::decode(b) {
+            Ok(d) => Ok(Decoded {
+                opcode: d.opcode,
+                mnemonic: d.mnemonic.to_string(),
+                fields: d
+                    .fields
+                    .into_iter()
+                    .map(|(n, v)| (n.to_string(), val_from(v)))
+                    .collect(),
+            }),
+            Err(e) => Err(DecodeFail {
+                field: Name::Known(e.field()),
+                offset: e.offset(),
+            }),
+        })
+    }
+
+    fn encode(&self, opcode: u8, fields: &[(String, Value)]) -> Reply<EncodeResult> {
+        let f: Vec<(&str, o::Val)> = fields
+            .iter()
+            .map(|(n, v)| (n.as_str(), val_to(v)))
+            .collect();
+        Ok(o::encode(opcode, &f).map_err(|e| Name::Known(e.field())))
+    }
+
+    fn parse_stream(&self, bytes: &[u8]) -> Reply<StreamResult> {
+        Ok(match o::parse_stream(bytes) {
+            Ok(items) => Ok(items
+                .into_iter()
+                .map(|it| match it {
+                    o::Item::Group {
+                        header_index,
+                        n_args,
+                    } => StreamSummary::Group {
+                        header_index,
+                        output: header_index + 1,
+                        args: (header_index + 2..header_index + 2 + n_args).collect(),
+                    },
+                    o::Item::Other { index, opcode } => StreamSummary::Other { index, opcode },
+                })
+                .collect()),
+            Err(e) => Err(StreamFail {
+                name: Name::Known(e.name()),
+                index: e.index().unwrap_or(bytes.len()),
+            }),
+        })
+    }
+
+    #[inline]
+    fn lut(&self, table: LutTable, n: u32) -> Reply<LutResult> {
+        let r = match table {
+            LutTable::CollectiveKind => o::collective_wire(n),
+            LutTable::AluOp => o::alu_wire(n),
+            LutTable::CceOp => o::cce_wire(n),
+            LutTable::Dge => o::dge_op(n),
+            LutTable::Dtype => o::dtype_wire(n, false),
+            LutTable::DtypeV4 => o::dtype_wire(n, true),
+            LutTable::WaitMode => o::wait_mode_lut(n),
+            LutTable::WaitModeWire => o::wait_mode_wire(n),
+        };
+        Ok(r.map_err(|e| Name::Known(e.name())))
+    }
+
+    fn ir(&self, q: &IrQuery) -> Reply<IrAnswer> {
+        Ok(match q {
+            IrQuery::CheckCustomOp {
+                args,
+                outputs,
+                arch,
+            } => gate(o::gate_custom_op(args, outputs, *arch)),
+            IrQuery::SbScratchpad {
+                kind,
+                subkind,
+                sb_arg_global,
+                n_args,
+                n_outputs,
+                n_scratch,
+            } => gate(o::gate_sb_scratchpad(
+                *kind,
+                *subkind,
+                *sb_arg_global,
+                *n_args,
+                *n_outputs,
+                *n_scratch,
+            )),
+            IrQuery::CcDim(d) => gate(o::gate_cc_dim(*d)),
+            IrQuery::RankIdOutput(k) => gate(o::gate_rank_id_output(*k)),
+            IrQuery::Lnc(n) => gate(o::gate_lnc(*n)),
+            IrQuery::Route(n) => IrAnswer::Route(if o::route_is_sb2sb(*n) {
+                Route::Sb2sb
+            } else {
+                Route::Dma
+            }),
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn oracle_and_harness_spell_predicates_alike() {
+        use o::Predicate as P;
+        for p in [
+            P::ValidOpcode,
+            P::InstWordLen,
+            P::HasValidNeuronEvents,
+            P::IsCustomOpHeaderOpcode,
+            P::CustomOpHeaderReservedZero,
+            P::CustomOpHeaderScratchSpaceVal,
+            P::IsCustomOpPayloadOpcode,
+            P::CustomOpPayloadReservedZero,
+        ] {
+            assert_eq!(predicate(p).name(), p.name(), "{p:?}");
+        }
+    }
+}

@@ -1,0 +1,174 @@
+//! The subject registry: turns a spec string into a [`Subject`].
+//!
+//! | spec | subject |
+//! |---|---|
+//! | `core` | `tpb_core`, the production implementation (the reference) |
+//! | `oracle` | `tpb_oracle`, the independent second reading |
+//! | `lib:PATH` | a shared library with the C ABI (`include/tpb_subject.h`) |
+//! | `cmd:COMMAND` | a process speaking `tpb-subject/1` over stdin/stdout |
+//!
+//! This module and the adapters it owns (`core_adapter`, `oracle_adapter`,
+//! [`super::sync_diff`]) are the only places in the harness that name the two
+//! in-process implementations.
+//!
+//! External subjects plug in through [`set_external_opener`]: until one is
+//! installed, `lib:` and `cmd:` specs fail with
+//! [`OpenError::NotAvailable`].
+
+use super::core_adapter::{self, CoreSubject};
+use super::interface::Subject;
+use super::oracle_adapter::OracleSubject;
+use crate::arch::Arch;
+use std::fmt;
+use std::str::FromStr;
+use std::sync::OnceLock;
+
+/// A parsed subject spec.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum SubjectSpec {
+    /// `core`.
+    Core,
+    /// `oracle`.
+    Oracle,
+    /// `lib:PATH`.
+    Lib(String),
+    /// `cmd:COMMAND`.
+    Cmd(String),
+}
+
+impl fmt::Display for SubjectSpec {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            SubjectSpec::Core => f.write_str("core"),
+            SubjectSpec::Oracle => f.write_str("oracle"),
+            SubjectSpec::Lib(p) => write!(f, "lib:{p}"),
+            SubjectSpec::Cmd(c) => write!(f, "cmd:{c}"),
+        }
+    }
+}
+
+/// A spec that is none of the four forms.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BadSpec(pub String);
+
+impl fmt::Display for BadSpec {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "bad subject `{}` (expected core, oracle, lib:PATH or cmd:COMMAND)",
+            self.0
+        )
+    }
+}
+
+impl std::error::Error for BadSpec {}
+
+impl FromStr for SubjectSpec {
+    type Err = BadSpec;
+    fn from_str(s: &str) -> Result<SubjectSpec, BadSpec> {
+        let bad = || BadSpec(s.to_string());
+        match s {
+            "core" => Ok(SubjectSpec::Core),
+            "oracle" => Ok(SubjectSpec::Oracle),
+            _ => match s.split_once(':') {
+                Some(("lib", p)) if !p.trim().is_empty() => Ok(SubjectSpec::Lib(p.to_string())),
+                Some(("cmd", c)) if !c.trim().is_empty() => Ok(SubjectSpec::Cmd(c.to_string())),
+                _ => Err(bad()),
+            },
+        }
+    }
+}
+
+/// Why a subject could not be opened.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum OpenError {
+    /// No opener for external subjects is installed in this build.
+    NotAvailable(SubjectSpec),
+    /// The external subject failed to start or to say hello.
+    Failed {
+        /// The spec.
+        spec: SubjectSpec,
+        /// What went wrong.
+        reason: String,
+    },
+}
+
+impl fmt::Display for OpenError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            OpenError::NotAvailable(s) => {
+                write!(f, "subject `{s}`: external subjects are not yet available")
+            }
+            OpenError::Failed { spec, reason } => write!(f, "subject `{spec}`: {reason}"),
+        }
+    }
+}
+
+impl std::error::Error for OpenError {}
+
+/// Opens an external (`lib:` / `cmd:`) subject for a generation.
+pub type ExternalOpener = fn(&SubjectSpec, Arch) -> Result<Box<dyn Subject>, OpenError>;
+
+static EXTERNAL: OnceLock<ExternalOpener> = OnceLock::new();
+
+/// Installs the opener for `lib:` / `cmd:` specs (the extension point for
+/// external subjects). Returns `false` if one was installed already.
+pub fn set_external_opener(f: ExternalOpener) -> bool {
+    EXTERNAL.set(f).is_ok()
+}
+
+/// Opens the subject `spec` serving generation `arch`.
+///
+/// `core` and `oracle` ignore `arch` for now (they serve the generation
+/// their tables describe).
+pub fn open(spec: &SubjectSpec, arch: Arch) -> Result<Box<dyn Subject>, OpenError> {
+    match spec {
+        SubjectSpec::Core => Ok(Box::new(CoreSubject)),
+        SubjectSpec::Oracle => Ok(Box::new(OracleSubject)),
+        SubjectSpec::Lib(_) | SubjectSpec::Cmd(_) => match EXTERNAL.get() {
+            Some(f) => f(spec, arch),
+            None => Err(OpenError::NotAvailable(spec.clone())),
+        },
+    }
+}
+
+/// The reference implementation (`core`).
+pub fn core() -> Box<dyn Subject> {
+    Box::new(CoreSubject)
+}
+
+/// The second reading (`oracle`).
+pub fn oracle() -> Box<dyn Subject> {
+    Box::new(OracleSubject)
+}
+
+/// The reference's roster mnemonic of any opcode (SPEC §2), for display.
+pub fn roster_mnemonic(op: u8) -> Option<&'static str> {
+    core_adapter::roster_mnemonic(op)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn specs_parse_and_print() {
+        for s in ["core", "oracle", "lib:/tmp/x.so", "cmd:python3 a.py --x"] {
+            assert_eq!(
+                s.parse::<SubjectSpec>().map(|p| p.to_string()),
+                Ok(s.into())
+            );
+        }
+        for bad in ["", "cor", "lib:", "cmd: ", "exe:x", "Core"] {
+            assert!(bad.parse::<SubjectSpec>().is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn in_process_subjects_open_by_name() {
+        for (s, name) in [("core", "core"), ("oracle", "oracle")] {
+            let spec: SubjectSpec = s.parse().unwrap();
+            assert_eq!(open(&spec, Arch::V2).unwrap().name(), name);
+        }
+    }
+}

@@ -1,0 +1,513 @@
+//! The typed values that cross the [`super::Subject`] interface.
+//!
+//! Names a subject reports are typed: validator predicates are a
+//! [`Predicate`], every other reason or field name is a [`Name`]. A name
+//! coming from outside the process (an external subject sends strings) that
+//! the harness does not know is `Unknown`, and an `Unknown` value is never
+//! equal to anything, so an invented name is always a divergence.
+
+use std::fmt;
+
+/// Lowercase hex of a byte slice.
+pub fn hex(b: &[u8]) -> String {
+    const D: &[u8; 16] = b"0123456789abcdef";
+    let mut s = String::with_capacity(b.len() * 2);
+    for &x in b {
+        s.push(char::from(D[usize::from(x >> 4)]));
+        s.push(char::from(D[usize::from(x & 0xF)]));
+    }
+    s
+}
+
+/// A validator predicate of SPEC §3 / §4 (chain order).
+#[derive(Clone, Debug)]
+pub enum Predicate {
+    /// SPEC §3 #1 / §4 #1.
+    ValidOpcode,
+    /// SPEC §3 #2 / §4 #2.
+    InstWordLen,
+    /// SPEC §3 #3 / §4 #3.
+    HasValidNeuronEvents,
+    /// SPEC §3 #4.
+    IsCustomOpHeaderOpcode,
+    /// SPEC §3 #5.
+    CustomOpHeaderReservedZero,
+    /// SPEC §3 #6.
+    CustomOpHeaderScratchSpaceVal,
+    /// SPEC §4 #4.
+    IsCustomOpPayloadOpcode,
+    /// SPEC §4 #5.
+    CustomOpPayloadReservedZero,
+    /// A name the harness does not know (never equal to anything).
+    Unknown(String),
+}
+
+impl Predicate {
+    /// The known predicates, in SPEC order.
+    pub const KNOWN: [Predicate; 8] = [
+        Predicate::ValidOpcode,
+        Predicate::InstWordLen,
+        Predicate::HasValidNeuronEvents,
+        Predicate::IsCustomOpHeaderOpcode,
+        Predicate::CustomOpHeaderReservedZero,
+        Predicate::CustomOpHeaderScratchSpaceVal,
+        Predicate::IsCustomOpPayloadOpcode,
+        Predicate::CustomOpPayloadReservedZero,
+    ];
+
+    /// The SPEC name (the unknown text for [`Predicate::Unknown`]).
+    pub fn name(&self) -> &str {
+        match self {
+            Predicate::ValidOpcode => "valid_opcode",
+            Predicate::InstWordLen => "inst_word_len",
+            Predicate::HasValidNeuronEvents => "has_valid_neuron_events",
+            Predicate::IsCustomOpHeaderOpcode => "is_custom_op_header_opcode",
+            Predicate::CustomOpHeaderReservedZero => "custom_op_header_reserved_zero",
+            Predicate::CustomOpHeaderScratchSpaceVal => "custom_op_header_scratch_space_val",
+            Predicate::IsCustomOpPayloadOpcode => "is_custom_op_payload_opcode",
+            Predicate::CustomOpPayloadReservedZero => "custom_op_payload_reserved_zero",
+            Predicate::Unknown(s) => s,
+        }
+    }
+
+    /// The predicate named `s`, or [`Predicate::Unknown`].
+    pub fn from_name(s: &str) -> Predicate {
+        Predicate::KNOWN
+            .into_iter()
+            .find(|p| p.name() == s)
+            .unwrap_or_else(|| Predicate::Unknown(s.to_string()))
+    }
+
+    /// True for [`Predicate::Unknown`].
+    pub fn is_unknown(&self) -> bool {
+        matches!(self, Predicate::Unknown(_))
+    }
+}
+
+impl PartialEq for Predicate {
+    fn eq(&self, other: &Predicate) -> bool {
+        !self.is_unknown()
+            && !other.is_unknown()
+            && std::mem::discriminant(self) == std::mem::discriminant(other)
+    }
+}
+
+impl fmt::Display for Predicate {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// Validator result: `None` = valid, `Some(p)` = the first failing predicate.
+pub type Verdict = Option<Predicate>;
+
+/// The short text of a verdict: `valid` or the predicate's name.
+pub fn verdict_name(v: &Verdict) -> &str {
+    v.as_ref().map_or("valid", Predicate::name)
+}
+
+/// A reason or field name reported by a subject: `Known` for a name from an
+/// in-process implementation's own tables (or an external name found in the
+/// harness's vocabulary), `Unknown` for anything else.
+#[derive(Clone, Debug)]
+pub enum Name {
+    /// A name the harness trusts.
+    Known(&'static str),
+    /// A name from outside that the harness does not know (never equal to anything).
+    Unknown(String),
+}
+
+impl Name {
+    /// The text.
+    pub fn as_str(&self) -> &str {
+        match self {
+            Name::Known(s) => s,
+            Name::Unknown(s) => s,
+        }
+    }
+
+    /// A foreign name: `Known` if it is one of `vocabulary`, else `Unknown`.
+    pub fn foreign(s: &str, vocabulary: &[&'static str]) -> Name {
+        vocabulary
+            .iter()
+            .find(|v| **v == s)
+            .map_or_else(|| Name::Unknown(s.to_string()), |v| Name::Known(v))
+    }
+}
+
+impl PartialEq for Name {
+    fn eq(&self, other: &Name) -> bool {
+        match (self, other) {
+            (Name::Known(a), Name::Known(b)) => a == b,
+            _ => false,
+        }
+    }
+}
+
+impl PartialEq<str> for Name {
+    fn eq(&self, other: &str) -> bool {
+        matches!(self, Name::Known(a) if *a == other)
+    }
+}
+
+impl fmt::Display for Name {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// A decoded field value (SPEC §5.2 value kinds).
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Value {
+    /// An unsigned integer.
+    Int(u64),
+    /// A name from the SPEC §6 tables (e.g. `"add"`, `"AllReduce"`).
+    Name(String),
+    /// A byte range (access patterns).
+    Bytes(Vec<u8>),
+}
+
+impl fmt::Display for Value {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Value::Int(n) => write!(f, "{n}"),
+            Value::Name(s) => write!(f, "{s}"),
+            Value::Bytes(b) => f.write_str(&hex(b)),
+        }
+    }
+}
+
+/// A successfully decoded bundle: opcode, mnemonic and the canonical field list
+/// of SPEC §5.2 (sync fields first, named `sync.wait_mode` … `sync.values`).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Decoded {
+    /// `byte[0]`.
+    pub opcode: u8,
+    /// SPEC §5.2 mnemonic, e.g. `"CollectiveCompute"`.
+    pub mnemonic: String,
+    /// `(name, value)` in SPEC §5.2 order.
+    pub fields: Vec<(String, Value)>,
+}
+
+impl Decoded {
+    /// The value of a field by name.
+    pub fn get(&self, name: &str) -> Option<&Value> {
+        self.fields.iter().find(|(n, _)| n == name).map(|(_, v)| v)
+    }
+}
+
+impl fmt::Display for Decoded {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} (0x{:02X}) {{", self.mnemonic, self.opcode)?;
+        for (i, (n, v)) in self.fields.iter().enumerate() {
+            if i > 0 {
+                f.write_str(",")?;
+            }
+            write!(f, " {n}: {v}")?;
+        }
+        f.write_str(" }")
+    }
+}
+
+/// A decode failure (SPEC §5.1): the field that failed and the byte offset of
+/// the offending byte. Two failures are the same iff the field names are equal
+/// and, when the field is `"reserved"`, the offsets are equal too.
+#[derive(Clone, Debug, PartialEq)]
+pub struct DecodeFail {
+    /// SPEC §5.1 field name or validator predicate name.
+    pub field: Name,
+    /// Byte offset of the offending byte (as reported by the subject).
+    pub offset: usize,
+}
+
+impl DecodeFail {
+    /// SPEC §5.1 equivalence: same field, and same offset when field == "reserved".
+    pub fn same_as(&self, other: &DecodeFail) -> bool {
+        self.field == other.field
+            && (self.field.as_str() != "reserved" || self.offset == other.offset)
+    }
+}
+
+impl fmt::Display for DecodeFail {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} at offset 0x{:02X}", self.field, self.offset)
+    }
+}
+
+/// Result of an encode: the bundle, or the first bad field's name.
+pub type EncodeResult = Result<[u8; 64], Name>;
+
+/// One item of a parsed bundle stream (SPEC §5.3).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum StreamSummary {
+    /// A custom-op group: the header's bundle index, the output payload's index,
+    /// and the argument payloads' indices.
+    Group {
+        /// Bundle index of the 0x85 header.
+        header_index: usize,
+        /// Bundle index of the output 0x86.
+        output: usize,
+        /// Bundle indices of the argument 0x86s.
+        args: Vec<usize>,
+    },
+    /// Any other bundle.
+    Other {
+        /// Bundle index.
+        index: usize,
+        /// `byte[0]`.
+        opcode: u8,
+    },
+}
+
+/// A stream-parser error (SPEC §5.3): the error name and the bundle index it is
+/// reported at (for `trailing_bytes`: the stream length in bytes).
+#[derive(Clone, Debug, PartialEq)]
+pub struct StreamFail {
+    /// `trailing_bytes`, `invalid_record`, `payload_count_mismatch`,
+    /// `stray_payload` or `short_group`.
+    pub name: Name,
+    /// Bundle index (header index for `short_group`; byte length for `trailing_bytes`).
+    pub index: usize,
+}
+
+impl fmt::Display for StreamFail {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} at {}", self.name, self.index)
+    }
+}
+
+/// Result of a stream parse.
+pub type StreamResult = Result<Vec<StreamSummary>, StreamFail>;
+
+/// Which CUSTOM_OP validator (SPEC §3 header / §4 payload).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Validator {
+    /// SPEC §3, opcode 0x85.
+    Header,
+    /// SPEC §4, opcode 0x86.
+    Payload,
+}
+
+impl Validator {
+    /// Operation name (`validate_header` / `validate_payload`).
+    pub fn op(self) -> &'static str {
+        match self {
+            Validator::Header => "validate_header",
+            Validator::Payload => "validate_payload",
+        }
+    }
+}
+
+/// A lookup table of SPEC §6.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum LutTable {
+    /// §6.1 CollectiveKind ordinal → wire byte.
+    CollectiveKind,
+    /// §6.2 AluOpType ordinal → wire byte.
+    AluOp,
+    /// §6.2 CCE subset: AluOpType ordinal → wire byte, shipped ops only.
+    CceOp,
+    /// §6.3 AluOpType ordinal → DgeComputeOp value.
+    Dge,
+    /// §6.4 Dtype ordinal → wire tag, pre-v4 column.
+    Dtype,
+    /// §6.4 Dtype ordinal → wire tag, v4 column.
+    DtypeV4,
+    /// §6.5 BIR wait mode → wire byte (the table; 0 → 0x07).
+    WaitMode,
+    /// §6.5 sync encoder: BIR wait mode → wire byte (mode 0 is `unsupported_wait_mode`).
+    WaitModeWire,
+}
+
+impl LutTable {
+    /// Table name as external subjects see it (`tpb-subject/1` `lut` op).
+    pub fn name(self) -> &'static str {
+        match self {
+            LutTable::CollectiveKind => "collective_kind",
+            LutTable::AluOp => "alu_op",
+            LutTable::CceOp => "cce_op",
+            LutTable::Dge => "dge",
+            LutTable::Dtype => "dtype",
+            LutTable::DtypeV4 => "dtype_v4",
+            LutTable::WaitMode => "wait_mode",
+            LutTable::WaitModeWire => "wait_mode_wire",
+        }
+    }
+}
+
+/// Result of a LUT: `Ok(wire byte)` or the SPEC error class name (e.g.
+/// `out_of_range`, `not_shipped`).
+pub type LutResult = Result<u8, Name>;
+
+/// Result of an IR gate: `Ok(())` = passes, `Err(name)` = the first failing check.
+pub type GateResult = Result<(), Name>;
+
+/// SB2SB-vs-DMA routing decision (SPEC §7).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Route {
+    /// GPSIMD SB-to-SB mover, opcode 0xBF.
+    Sb2sb,
+    /// Plain DMA.
+    Dma,
+}
+
+/// What an IR query answers: a gate result, or (query `route`) a route.
+#[derive(Clone, Debug, PartialEq)]
+pub enum IrAnswer {
+    /// A pass / fail gate.
+    Gate(GateResult),
+    /// The SB2SB-vs-DMA route.
+    Route(Route),
+}
+
+/// IR memory-space ordinals used by [`IrQuery::CheckCustomOp`] (SPEC §7, D-11).
+pub mod mem {
+    /// SBUF (state buffer).
+    pub const SBUF: u8 = 0;
+    /// HBM (device memory).
+    pub const HBM: u8 = 1;
+    /// PSUM.
+    pub const PSUM: u8 = 2;
+    /// Any other memory space.
+    pub const OTHER: u8 = 3;
+    /// Display name of an ordinal.
+    pub fn name(m: u8) -> &'static str {
+        match m {
+            SBUF => "SBUF",
+            HBM => "HBM",
+            PSUM => "PSUM",
+            _ => "Other",
+        }
+    }
+}
+
+/// IR `Arch` ordinals (the compiler's target-architecture enum, SPEC §7,
+/// D-11) used by [`IrQuery::CheckCustomOp`]. Not the wire generation: that is
+/// [`crate::arch::Arch`].
+pub mod ir_arch {
+    /// Tonga.
+    pub const TONGA: u8 = 0;
+    /// Sunda.
+    pub const SUNDA: u8 = 1;
+    /// Cayman.
+    pub const CAYMAN: u8 = 2;
+    /// Mariana.
+    pub const MARIANA: u8 = 3;
+    /// Display name of an ordinal.
+    pub fn name(a: u8) -> &'static str {
+        match a {
+            TONGA => "Tonga",
+            SUNDA => "Sunda",
+            CAYMAN => "Cayman",
+            _ => "Mariana",
+        }
+    }
+}
+
+/// One SPEC §7 IR query. IR enums are harness ordinals: memory spaces per
+/// [`mem`], arch per [`ir_arch`]; a subject given an ordinal above 3 must
+/// reject it as a bad memory space / arch.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum IrQuery {
+    /// checkCustomOp: memory spaces of the arguments and outputs, arch.
+    CheckCustomOp {
+        /// Argument memory spaces.
+        args: Vec<u8>,
+        /// Output memory spaces.
+        outputs: Vec<u8>,
+        /// Arch ordinal.
+        arch: u8,
+    },
+    /// isCCHavingSBScratchPad.
+    SbScratchpad {
+        /// Collective kind.
+        kind: u32,
+        /// Subkind.
+        subkind: u32,
+        /// isSBArgGlobalCCOp.
+        sb_arg_global: bool,
+        /// Argument count.
+        n_args: u64,
+        /// Output count.
+        n_outputs: u64,
+        /// Scratch MemoryLocation count.
+        n_scratch: u64,
+    },
+    /// cc_dim.
+    CcDim(u32),
+    /// GetGlobalRankId output storage kind.
+    RankIdOutput(u32),
+    /// GPSIMDSB2SB cores_per_lnc.
+    Lnc(u32),
+    /// SB2SB-vs-DMA route, bytes per partition.
+    Route(u64),
+}
+
+impl IrQuery {
+    /// The gate's name (used as the signature key).
+    pub fn gate(&self) -> &'static str {
+        match self {
+            IrQuery::CheckCustomOp { .. } => "check_custom_op",
+            IrQuery::SbScratchpad { .. } => "sb_scratchpad",
+            IrQuery::CcDim(_) => "cc_dim",
+            IrQuery::RankIdOutput(_) => "rank_id_output",
+            IrQuery::Lnc(_) => "lnc",
+            IrQuery::Route(_) => "route",
+        }
+    }
+}
+
+impl fmt::Display for IrQuery {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            IrQuery::CheckCustomOp {
+                args,
+                outputs,
+                arch,
+            } => {
+                let a: Vec<_> = args.iter().map(|&m| mem::name(m)).collect();
+                let o: Vec<_> = outputs.iter().map(|&m| mem::name(m)).collect();
+                write!(
+                    f,
+                    "check_custom_op(args={a:?}, outputs={o:?}, arch={})",
+                    ir_arch::name(*arch)
+                )
+            }
+            IrQuery::SbScratchpad {
+                kind,
+                subkind,
+                sb_arg_global,
+                n_args,
+                n_outputs,
+                n_scratch,
+            } => write!(
+                f,
+                "sb_scratchpad(kind={kind:#x}, subkind={subkind}, sb_arg_global={sb_arg_global}, \
+                 n_args={n_args}, n_outputs={n_outputs}, n_scratch={n_scratch})"
+            ),
+            IrQuery::CcDim(d) => write!(f, "cc_dim({d})"),
+            IrQuery::RankIdOutput(k) => write!(f, "rank_id_output({k})"),
+            IrQuery::Lnc(n) => write!(f, "lnc({n})"),
+            IrQuery::Route(n) => write!(f, "route({n})"),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn unknown_names_never_match() {
+        let u = Predicate::from_name("custom_op_header_reserved_zer0");
+        assert!(u.is_unknown());
+        assert_ne!(u, u.clone());
+        assert_ne!(Some(u), Some(Predicate::CustomOpHeaderReservedZero));
+        for p in Predicate::KNOWN {
+            assert_eq!(Predicate::from_name(p.name()), p);
+        }
+        let n = Name::foreign("reserved", &["opcode"]);
+        assert_ne!(n, n.clone());
+        assert_eq!(Name::foreign("opcode", &["opcode"]), Name::Known("opcode"));
+    }
+}

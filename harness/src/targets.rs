@@ -1,0 +1,360 @@
+//! The target registry: every differential target, stated once.
+//!
+//! A target is one property checked on one input. [`TARGETS`] lists them in
+//! report order with everything the rest of the harness derives from them:
+//!
+//! - `check`: how the input maps to a case and what the engine compares
+//!   ([`Check`]);
+//! - `gate`: whether the gate generates cases for it (and `--targets`
+//!   accepts it);
+//! - `folder`: the corpus folder `corpus/<folder>/` whose files are replayed
+//!   through it, which is also the name of the cargo-fuzz target whose
+//!   property includes it (`fuzz/fuzz_targets/<folder>.rs`, a `[[bin]]` in
+//!   `fuzz/Cargo.toml`, `fuzz/dict/<folder>.dict`; `tests/architecture.rs`
+//!   checks that these exist exactly for the registry's folders);
+//! - `needs`: the subject capabilities it uses; a subject lacking one is
+//!   "not supported" for the target;
+//! - `chunk`: cases per gate work unit (about a millisecond of work).
+//!
+//! Adding a target = adding a row here (plus, for a new fuzz target, its
+//! fuzz file, `[[bin]]`, dictionary and seed folder).
+
+use crate::subjects::{Capabilities, Capability as C, LutTable, Validator};
+use std::fmt;
+use std::str::FromStr;
+
+/// What the engine compares for a target, and how its input maps to a case.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Check {
+    /// One bundle (first 64 bytes, zero-padded) through a SPEC §3 / §4 validator.
+    Validator(Validator),
+    /// One bundle through the SPEC §5.1 decoder: same fields, or same failure.
+    Decode,
+    /// One bundle: SPEC §5.1 `encode(decode(b)) == b`, each side and crosswise.
+    Roundtrip,
+    /// A small stream program mapped to a bundle stream
+    /// ([`crate::engine::stream_from_input`]), through the SPEC §5.3 parser.
+    StreamProgram,
+    /// The raw bytes as a bundle stream, through the SPEC §5.3 parser.
+    StreamRaw,
+    /// A `u32` LE ordinal through each of these SPEC §6 tables, in order.
+    Luts(&'static [LutTable]),
+    /// One SPEC §7 IR query ([`crate::engine::ir_query_from_input`]).
+    Ir,
+    /// A generated program: the semaphore model vs the simulator (SPEC §8).
+    Sync,
+    /// A generator program: labelled cases through every bundle target, plus
+    /// streams, LUTs and IR queries ([`crate::fuzz_entry`]).
+    Structured,
+}
+
+/// One row of the registry.
+#[derive(Debug)]
+pub struct TargetSpec {
+    /// Stable snake_case name (reports, `--targets`, replay).
+    pub name: &'static str,
+    /// What is compared.
+    pub check: Check,
+    /// The gate generates cases for it.
+    pub gate: bool,
+    /// Corpus folder = fuzz target it belongs to.
+    pub folder: &'static str,
+    /// Capabilities a subject needs for it.
+    pub needs: Capabilities,
+    /// Gate cases per work chunk.
+    pub chunk: u64,
+}
+
+const BUNDLE_CHUNK: u64 = 1024;
+const FAST_CHUNK: u64 = 8192;
+
+/// The registry, in report order.
+pub static TARGETS: [TargetSpec; 13] = [
+    TargetSpec {
+        name: "validate_header",
+        check: Check::Validator(Validator::Header),
+        gate: true,
+        folder: "validate_header",
+        needs: Capabilities::of(&[C::Validators]),
+        chunk: FAST_CHUNK,
+    },
+    TargetSpec {
+        name: "validate_payload",
+        check: Check::Validator(Validator::Payload),
+        gate: true,
+        folder: "validate_payload",
+        needs: Capabilities::of(&[C::Validators]),
+        chunk: FAST_CHUNK,
+    },
+    TargetSpec {
+        name: "decode_any",
+        check: Check::Decode,
+        gate: true,
+        folder: "decode_any",
+        needs: Capabilities::of(&[C::Decode]),
+        chunk: BUNDLE_CHUNK,
+    },
+    TargetSpec {
+        name: "roundtrip",
+        check: Check::Roundtrip,
+        gate: true,
+        folder: "decode_any",
+        needs: Capabilities::of(&[C::Decode, C::Encode]),
+        chunk: BUNDLE_CHUNK,
+    },
+    TargetSpec {
+        name: "custom_op_group",
+        check: Check::StreamProgram,
+        gate: true,
+        folder: "custom_op_stream",
+        needs: Capabilities::of(&[C::Stream]),
+        chunk: BUNDLE_CHUNK,
+    },
+    TargetSpec {
+        name: "collective_lut",
+        check: Check::Luts(&[LutTable::CollectiveKind]),
+        gate: true,
+        folder: "luts",
+        needs: Capabilities::of(&[C::Luts]),
+        chunk: FAST_CHUNK,
+    },
+    TargetSpec {
+        name: "alu_lut",
+        check: Check::Luts(&[
+            LutTable::AluOp,
+            LutTable::CceOp,
+            LutTable::WaitMode,
+            LutTable::WaitModeWire,
+        ]),
+        gate: true,
+        folder: "luts",
+        needs: Capabilities::of(&[C::Luts]),
+        chunk: FAST_CHUNK,
+    },
+    TargetSpec {
+        name: "dge_lut",
+        check: Check::Luts(&[LutTable::Dge]),
+        gate: true,
+        folder: "luts",
+        needs: Capabilities::of(&[C::Luts]),
+        chunk: FAST_CHUNK,
+    },
+    TargetSpec {
+        name: "dtype_lut",
+        check: Check::Luts(&[LutTable::Dtype, LutTable::DtypeV4]),
+        gate: true,
+        folder: "luts",
+        needs: Capabilities::of(&[C::Luts]),
+        chunk: FAST_CHUNK,
+    },
+    TargetSpec {
+        name: "ir_gates",
+        check: Check::Ir,
+        gate: true,
+        folder: "ir_gates",
+        needs: Capabilities::of(&[C::IrGates]),
+        chunk: FAST_CHUNK,
+    },
+    TargetSpec {
+        name: "sync_handshake",
+        check: Check::Sync,
+        gate: true,
+        folder: "sync_handshake",
+        needs: Capabilities::of(&[C::Sync]),
+        chunk: 16,
+    },
+    TargetSpec {
+        name: "custom_op_stream",
+        check: Check::StreamRaw,
+        gate: false,
+        folder: "custom_op_stream",
+        needs: Capabilities::of(&[C::Stream]),
+        chunk: BUNDLE_CHUNK,
+    },
+    TargetSpec {
+        name: "structured_diff",
+        check: Check::Structured,
+        gate: false,
+        folder: "structured_diff",
+        needs: Capabilities::of(&[
+            C::Validators,
+            C::Decode,
+            C::Encode,
+            C::Stream,
+            C::Luts,
+            C::IrGates,
+        ]),
+        chunk: BUNDLE_CHUNK,
+    },
+];
+
+/// A handle on one registry row (`Copy`; ordered by registry position).
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Target(u8);
+
+impl Target {
+    /// Every target, in registry order.
+    pub fn all() -> impl Iterator<Item = Target> {
+        (0..TARGETS.len()).map(|i| Target(i as u8))
+    }
+
+    /// The targets the gate generates cases for, in report order.
+    pub fn gate_targets() -> Vec<Target> {
+        Target::all().filter(|t| t.spec().gate).collect()
+    }
+
+    /// The target named `s`.
+    pub fn from_name(s: &str) -> Option<Target> {
+        Target::all().find(|t| t.name() == s)
+    }
+
+    /// The first target whose check is `c`.
+    pub fn by_check(c: Check) -> Option<Target> {
+        Target::all().find(|t| t.check() == c)
+    }
+
+    /// The target named `s`; panics if there is none (for tests and
+    /// constants written in code).
+    pub fn named(s: &str) -> Target {
+        Target::from_name(s).unwrap_or_else(|| panic!("no target named `{s}` in the registry"))
+    }
+
+    /// Its registry row.
+    #[inline]
+    pub fn spec(self) -> &'static TargetSpec {
+        &TARGETS[usize::from(self.0)]
+    }
+
+    /// Its stable name.
+    pub fn name(self) -> &'static str {
+        self.spec().name
+    }
+
+    /// What the engine compares.
+    #[inline]
+    pub fn check(self) -> Check {
+        self.spec().check
+    }
+
+    /// True for the targets whose case is one 64-byte bundle.
+    #[inline]
+    pub fn is_bundle(self) -> bool {
+        matches!(
+            self.check(),
+            Check::Validator(_) | Check::Decode | Check::Roundtrip
+        )
+    }
+
+    /// Registry position (report order).
+    pub fn rank(self) -> usize {
+        usize::from(self.0)
+    }
+}
+
+impl fmt::Debug for Target {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Target({})", self.name())
+    }
+}
+
+impl fmt::Display for Target {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// A name that is not a target of the registry (or not a gate target,
+/// where only those are accepted).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct UnknownTarget {
+    /// The name given.
+    pub name: String,
+    /// The names accepted.
+    pub expected: Vec<&'static str>,
+}
+
+impl fmt::Display for UnknownTarget {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "unknown target `{}` (expected one of: {})",
+            self.name,
+            self.expected.join(", ")
+        )
+    }
+}
+
+impl std::error::Error for UnknownTarget {}
+
+impl FromStr for Target {
+    type Err = UnknownTarget;
+    /// Any registry target.
+    fn from_str(s: &str) -> Result<Target, UnknownTarget> {
+        Target::from_name(s).ok_or_else(|| UnknownTarget {
+            name: s.to_string(),
+            expected: Target::all().map(Target::name).collect(),
+        })
+    }
+}
+
+/// Parses a gate target (`--targets`): a registry target with `gate: true`.
+pub fn parse_gate_target(s: &str) -> Result<Target, UnknownTarget> {
+    Target::from_name(s)
+        .filter(|t| t.spec().gate)
+        .ok_or_else(|| UnknownTarget {
+            name: s.to_string(),
+            expected: Target::gate_targets()
+                .into_iter()
+                .map(Target::name)
+                .collect(),
+        })
+}
+
+/// The corpus folders (= cargo-fuzz targets), in registry order.
+pub fn folders() -> Vec<&'static str> {
+    let mut v: Vec<&'static str> = Vec::new();
+    for t in &TARGETS {
+        if !v.contains(&t.folder) {
+            v.push(t.folder);
+        }
+    }
+    v
+}
+
+/// The targets that replay `corpus/<folder>/`: the registry targets whose
+/// folder it is, else the gate target of that name (e.g. `corpus/alu_lut/`);
+/// empty: not a corpus folder.
+pub fn folder_targets(folder: &str) -> Vec<Target> {
+    let v: Vec<Target> = Target::all()
+        .filter(|t| t.spec().folder == folder)
+        .collect();
+    if v.is_empty() {
+        Target::from_name(folder)
+            .filter(|t| t.spec().gate)
+            .into_iter()
+            .collect()
+    } else {
+        v
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_are_unique_and_parse() {
+        let mut names: Vec<&str> = Target::all().map(Target::name).collect();
+        for t in Target::all() {
+            assert_eq!(t.name().parse::<Target>(), Ok(t));
+        }
+        names.sort_unstable();
+        names.dedup();
+        assert_eq!(names.len(), TARGETS.len());
+        assert!(parse_gate_target("structured_diff").is_err());
+        assert!(parse_gate_target("nope")
+            .unwrap_err()
+            .to_string()
+            .contains("validate_header"));
+    }
+}

@@ -1,0 +1,78 @@
+//! Field dumps: one subject's view of an input, one item per line, for the
+//! side-by-side diffs of the report.
+
+use crate::engine::{bundle_from_input, Engine};
+use crate::findings::Finding;
+use crate::subjects::{hex, verdict_name, Subject, Validator};
+use crate::targets::Target;
+use std::fmt::Write as _;
+
+/// A field dump of `s`'s view of `input` under `target`. Bundle targets show
+/// both validators, the decoded field list and the re-encode; other targets
+/// show the subject's result from the divergence (`fallback`).
+pub fn dump(s: &dyn Subject, target: Option<Target>, input: &[u8], fallback: &str) -> String {
+    let mut out = String::new();
+    if !target.is_some_and(Target::is_bundle) {
+        for l in fallback.lines() {
+            let _ = writeln!(out, "{l}");
+        }
+        return out;
+    }
+    let b = bundle_from_input(input);
+    let guard = |f: &dyn Fn() -> String| {
+        std::panic::catch_unwind(std::panic::AssertUnwindSafe(f))
+            .unwrap_or_else(|_| "PANIC".to_string())
+    };
+    for v in [Validator::Header, Validator::Payload] {
+        let _ = writeln!(
+            out,
+            "{} = {}",
+            v.op(),
+            guard(&|| match s.validate(v, &b) {
+                Ok(x) => verdict_name(&x).to_string(),
+                Err(f) => f.to_string(),
+            })
+        );
+    }
+    let decoded = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| s.decode(&b)));
+    match decoded {
+        Ok(Ok(Ok(d))) => {
+            let _ = writeln!(out, "decode = ok {} (0x{:02X})", d.mnemonic, d.opcode);
+            for (n, v) in &d.fields {
+                let _ = writeln!(out, "  {n} = {v}");
+            }
+            let enc = guard(&|| match s.encode(d.opcode, &d.fields) {
+                Ok(Ok(e)) if e == b => "ok (same bytes)".to_string(),
+                Ok(Ok(e)) => format!("other bytes {}", hex(&e)),
+                Ok(Err(e)) => format!("err:{e}"),
+                Err(f) => f.to_string(),
+            });
+            let _ = writeln!(out, "encode(decode) = {enc}");
+        }
+        Ok(Ok(Err(e))) => {
+            let _ = writeln!(out, "decode = err {e}");
+        }
+        Ok(Err(f)) => {
+            let _ = writeln!(out, "decode = {f}");
+        }
+        Err(_) => {
+            let _ = writeln!(out, "decode = PANIC");
+        }
+    }
+    out
+}
+
+/// The left and right subjects' dumps of `f` (see [`dump`]); a side whose
+/// subject is not in `e` falls back to the reference.
+pub fn dumps(e: &Engine, target: Option<Target>, f: &Finding) -> (String, String) {
+    let by_name = |n: &str| {
+        e.subjects()
+            .iter()
+            .find(|s| s.name() == n)
+            .map_or(e.reference_subject(), |s| &**s)
+    };
+    (
+        dump(by_name(&f.left_name), target, &f.input, &f.left),
+        dump(by_name(&f.right_name), target, &f.input, &f.right),
+    )
+}

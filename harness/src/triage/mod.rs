@@ -1,0 +1,210 @@
+//! Triage of gate findings: minimisation, replay commands and field dumps.
+//!
+//! # Contracts
+//!
+//! - Findings arrive deduplicated ([`crate::findings`]). Each kept
+//!   representative is minimised ([`shrink`]) while it reproduces with the
+//!   same dedup key on the same subjects.
+//! - [`replay_command`] is a single shell line that reproduces the finding:
+//!   `tpbconform replay [--subject SPEC]... --target <t> --hex <hex>` (128
+//!   digits for bundle targets); the `--subject` flags are the run's
+//!   subjects under test.
+//! - Dumps show each side's view of the minimised input ([`dump`]).
+
+pub mod dump;
+pub mod reproduce;
+pub mod shrink;
+
+pub use dump::{dump, dumps};
+pub use reproduce::{reproduce, reproduce_key};
+pub use shrink::{canonical, minimize, minimize_with, MAX_ATTEMPTS, MAX_TIME};
+
+use crate::engine::Engine;
+use crate::findings::{Finding, Findings, Kept};
+use crate::subjects::{hex, SubjectSpec};
+use crate::targets::{Check, Target};
+
+/// A spec as one shell word.
+pub fn shell_word(s: &str) -> String {
+    let safe = |c: char| c.is_ascii_alphanumeric() || "-_./:=@,+".contains(c);
+    if !s.is_empty() && s.chars().all(safe) {
+        s.to_string()
+    } else {
+        format!("'{}'", s.replace('\'', "'\\''"))
+    }
+}
+
+fn subject_flags(specs: &[SubjectSpec]) -> String {
+    specs
+        .iter()
+        .map(|s| format!("--subject {} ", shell_word(&s.to_string())))
+        .collect()
+}
+
+/// The one-line replay command for `input` on `target`.
+pub fn replay_command(specs: &[SubjectSpec], target: &str, input: &[u8]) -> String {
+    format!(
+        "tpbconform replay {}--target {target} --hex {}",
+        subject_flags(specs),
+        hex(input)
+    )
+}
+
+/// The replay command for a raw input file at `path`.
+pub fn replay_file_command(specs: &[SubjectSpec], target: &str, path: &str) -> String {
+    format!(
+        "tpbconform replay {}--target {target} {path}",
+        subject_flags(specs)
+    )
+}
+
+/// A triaged finding: the representative, its minimised input and what the
+/// reports show about it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Triaged {
+    /// 1-based number in the report.
+    pub number: usize,
+    /// The kept representative.
+    pub finding: Finding,
+    /// How many findings share its signature.
+    pub count: u64,
+    /// The minimised input (equal to the input when not minimisable).
+    pub minimized: Vec<u8>,
+    /// The finding re-run on the minimised input.
+    pub min_finding: Finding,
+    /// The left subject's field dump of the minimised input.
+    pub left_dump: String,
+    /// The right subject's field dump of the minimised input.
+    pub right_dump: String,
+    /// One-line replay command (hex form).
+    pub replay: String,
+    /// Report-relative file holding the minimised input (raw bytes).
+    pub file: String,
+    /// Replay command (file form, run from the report folder).
+    pub replay_file: String,
+}
+
+/// The target a vector finding is about (key `header`, `payload`, `decode`).
+fn vector_target(f: &Finding) -> Option<Target> {
+    let want = match f.key.as_str() {
+        "header" => Check::Validator(crate::subjects::Validator::Header),
+        "payload" => Check::Validator(crate::subjects::Validator::Payload),
+        _ => Check::Decode,
+    };
+    Target::by_check(want)
+}
+
+/// Deduplicated, minimised findings: registry targets in report order (the
+/// validators first), then other names (`vectors`); within a target, key
+/// order. `e` holds the run's subjects; `specs` are its subjects under test
+/// (for replay commands).
+pub fn triage(findings: &Findings, e: &Engine, specs: &[SubjectSpec]) -> Vec<Triaged> {
+    let rank = |name: &str| Target::from_name(name).map_or(usize::MAX, Target::rank);
+    let mut kept: Vec<&Kept> = findings.0.values().collect();
+    // Stable sort: ties keep the BTreeMap's key order, so the report stays deterministic.
+    kept.sort_by_key(|k| rank(&k.finding.target));
+    let mut out = Vec::new();
+    for (i, kept) in kept.into_iter().enumerate() {
+        let f = &kept.finding;
+        let number = i + 1;
+        let (replay_target, minimized, min_finding) = match Target::from_name(&f.target) {
+            Some(t) => {
+                let m = minimize(e, t, f);
+                let mf = reproduce_key(e, t, &m, &f.dedup_key()).unwrap_or_else(|| f.clone());
+                (Some(t), m, mf)
+            }
+            // Vector mismatches: replay the bundle on the matching target.
+            None => (vector_target(f), f.input.clone(), f.clone()),
+        };
+        let replay_name: &str = replay_target.map_or(f.target.as_str(), |t| t.name());
+        let (left_dump, right_dump) = dumps(
+            e,
+            replay_target,
+            &Finding {
+                input: minimized.clone(),
+                ..min_finding.clone()
+            },
+        );
+        let file = format!("divergences/{number:03}-{replay_name}.bin");
+        out.push(Triaged {
+            number,
+            finding: f.clone(),
+            count: kept.count,
+            replay: replay_command(specs, replay_name, &minimized),
+            replay_file: replay_file_command(specs, replay_name, &file),
+            file,
+            minimized,
+            min_finding,
+            left_dump,
+            right_dump,
+        });
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::findings::{CaseKind, Origin};
+
+    fn fake(origin: Origin, key: &str) -> Finding {
+        Finding {
+            target: "validate_header".into(),
+            origin,
+            input: vec![1],
+            class: "OverAccept".into(),
+            key: key.into(),
+            left_verdict: "valid".into(),
+            right_verdict: key.into(),
+            left_name: "core".into(),
+            right_name: "oracle".into(),
+            left: String::new(),
+            right: String::new(),
+            case: String::new(),
+        }
+    }
+
+    #[test]
+    fn dedup_keeps_smallest_origin_any_order() {
+        let g = |i| Origin::Generated {
+            index: i,
+            kind: CaseKind::Raw,
+        };
+        let mut a = Findings::default();
+        a.add(fake(g(9), "x"));
+        a.add(fake(g(3), "x"));
+        a.add(fake(g(5), "y"));
+        let mut b = Findings::default();
+        b.add(fake(g(5), "y"));
+        b.add(fake(g(3), "x"));
+        b.add(fake(g(9), "x"));
+        assert_eq!(a, b);
+        assert_eq!(a.distinct(), 2);
+        assert_eq!(a.total(), 3);
+        let kept = &a.0.values().next().unwrap().finding;
+        assert_eq!(kept.origin, g(3));
+    }
+
+    #[test]
+    fn minimiser_resets_to_canonical() {
+        // Property: a 0x85 bundle whose byte 0x15 is nonzero.
+        let mut b = [0xA5u8; 64];
+        b[0] = 0x85;
+        let m = minimize_with(true, &b, |c| c[0] == 0x85 && c[0x15] != 0);
+        let mut want = canonical(0x85);
+        want[0x15] = 0x01;
+        assert_eq!(m, want.to_vec());
+        // Non-bundle: shortened, then zeroed, never empty.
+        let m = minimize_with(false, &[9, 9, 9, 9, 9], |c| c.len() >= 2 && c[1] & 8 != 0);
+        assert_eq!(m, vec![0, 8]);
+        let m = minimize_with(false, &[7, 7], |_| true);
+        assert_eq!(m, vec![0]);
+    }
+
+    #[test]
+    fn canonical_has_constants() {
+        let c = canonical(0x86);
+        assert_eq!((c[0], c[1], c[0x0F]), (0x86, 0x10, 0x01));
+        assert_eq!(canonical(0xDA)[1], 0x00);
+    }
+}

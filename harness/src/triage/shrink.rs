@@ -1,0 +1,135 @@
+//! The input minimiser of [`super::triage`].
+//!
+//! A fixed-width field minimiser: starting from the finding's input it
+//! resets whole fields of the opcode's layout to their canonical values
+//! (zero, or the constant the encoder stamps), then single bytes (canonical,
+//! then zero), then clears bits one at a time (high bits first, so values
+//! shrink), repeating until nothing changes; a step is kept only while the
+//! finding reproduces with the same dedup key. Non-bundle inputs are first
+//! shortened (never below one byte). The result is deterministic unless a
+//! finding hits the attempt or time cap ([`MAX_ATTEMPTS`], [`MAX_TIME`]).
+
+use super::reproduce::reproduce_key;
+use crate::engine::{bundle_from_input, Engine};
+use crate::findings::Finding;
+use crate::layout::{layout, Role};
+use crate::targets::Target;
+
+/// Canonical value of each byte of an `opcode` bundle: the opcode itself,
+/// the constants the encoder stamps, zero elsewhere.
+pub fn canonical(opcode: u8) -> [u8; 64] {
+    let mut c = [0u8; 64];
+    c[0] = opcode;
+    for s in layout(opcode) {
+        if let Role::Const(v) = s.role {
+            c[s.off] = v;
+        }
+    }
+    c
+}
+
+/// Upper bound on reproduction attempts per finding.
+pub const MAX_ATTEMPTS: usize = 50_000;
+
+/// Upper bound on minimisation time per finding (slow targets such as
+/// `sync_handshake`); the minimiser then keeps what it has.
+pub const MAX_TIME: std::time::Duration = std::time::Duration::from_secs(3);
+
+/// Minimises `f.input` for `target` (see the module docs). Returns the
+/// original input (64-byte padded for bundle targets) if it does not
+/// reproduce.
+pub fn minimize(e: &Engine, target: Target, f: &Finding) -> Vec<u8> {
+    let want = f.dedup_key();
+    let mut attempts = 0usize;
+    let deadline = std::time::Instant::now() + MAX_TIME;
+    let holds = |cand: &[u8]| -> bool {
+        attempts += 1;
+        attempts <= MAX_ATTEMPTS
+            && std::time::Instant::now() < deadline
+            && reproduce_key(e, target, cand, &want).is_some()
+    };
+    minimize_with(target.is_bundle(), &f.input, holds)
+}
+
+/// The minimiser behind [`minimize`], for any property `holds` (which must
+/// hold for the input): `bundle` selects the fixed-width 64-byte mode.
+pub fn minimize_with(bundle: bool, input: &[u8], mut holds: impl FnMut(&[u8]) -> bool) -> Vec<u8> {
+    let mut cur: Vec<u8> = if bundle {
+        bundle_from_input(input).to_vec()
+    } else if input.is_empty() {
+        vec![0]
+    } else {
+        input.to_vec()
+    };
+    if !holds(&cur) {
+        return if bundle { cur } else { input.to_vec() };
+    }
+    if !bundle {
+        // Shorten: halve, then drop one byte at a time from the end.
+        while cur.len() > 1 {
+            let half = (cur.len() / 2).max(1);
+            if holds(&cur[..half]) {
+                cur.truncate(half);
+            } else {
+                break;
+            }
+        }
+        while cur.len() > 1 && holds(&cur[..cur.len() - 1]) {
+            cur.pop();
+        }
+    }
+    for _round in 0..8 {
+        let before = cur.clone();
+        let canon = if bundle { canonical(cur[0]) } else { [0u8; 64] };
+        let canon_at = |i: usize| if bundle { canon[i] } else { 0 };
+        // Fields of the layout (bundle targets), widest first.
+        if bundle {
+            let mut spans = layout(cur[0]);
+            spans.sort_by_key(|s| (std::cmp::Reverse(s.len), s.off));
+            for s in spans {
+                let r = s.off..s.off + s.len;
+                if cur[r.clone()] == canon[r.clone()] {
+                    continue;
+                }
+                let mut cand = cur.clone();
+                cand[r.clone()].copy_from_slice(&canon[r]);
+                if holds(&cand) {
+                    cur = cand;
+                }
+            }
+        }
+        // Bytes: canonical, then zero.
+        for i in 0..cur.len() {
+            if cur[i] == canon_at(i) {
+                continue;
+            }
+            for v in [canon_at(i), 0] {
+                if cur[i] != v {
+                    let old = cur[i];
+                    cur[i] = v;
+                    if holds(&cur) {
+                        break;
+                    }
+                    cur[i] = old;
+                }
+            }
+        }
+        // Bits: clear one at a time, high bits first (bits the canonical
+        // value does not have).
+        for i in 0..cur.len() {
+            for bit in (0..8).rev() {
+                let m = 1u8 << bit;
+                if cur[i] & m != 0 && canon_at(i) & m == 0 {
+                    cur[i] &= !m;
+                    if !holds(&cur) {
+                        cur[i] |= m;
+                    }
+                }
+            }
+        }
+        if cur == before {
+            break;
+        }
+    }
+    cur
+}
