@@ -61,7 +61,8 @@ pub struct Config {
     pub k: u8,
     /// Out of 256: how often [`case`] returns a near-valid case.
     pub near: u8,
-    /// Most arguments in a generated group: `max_args % 16`.
+    /// Most arguments in a generated group: `max_args % 16`, or (bit 7 set)
+    /// the whole 0..=255 range (SPEC §5.3).
     pub max_args: u8,
 }
 
@@ -964,6 +965,37 @@ pub fn near_valid_case(
     Ok(c)
 }
 
+/// Correlated fault: writes one value into two bytes of the same SPEC role
+/// (two reserved bytes, two dtype bytes, …) or copies one byte's value into
+/// another (field copy). Equal values across fields are what single-byte and
+/// bit-flip mutations almost never build (e.g. two reserved dwords combined
+/// with XOR instead of OR fail only when both hold the same nonzero byte).
+/// The result is unlabelled: only the differential comparison applies.
+pub fn correlate(u: &mut Unstructured<'_>, c: &mut Case) -> Result<()> {
+    let i = usize::from(u.int_in_range(0..=63u8)?);
+    let r = role(c.base, i);
+    let same: Vec<usize> = (0..64)
+        .filter(|&o| o != i && role(c.base, o) == r)
+        .collect();
+    let j = match u.choose(&same) {
+        Ok(&j) if u.ratio(3, 4)? => j,
+        _ => usize::from(u.int_in_range(0..=63u8)?),
+    };
+    if u.ratio(1, 4)? {
+        c.bundle[j] = c.bundle[i];
+    } else {
+        let v = if u.ratio(1, 2)? {
+            *u.choose(&[0x01u8, 0x80, 0xFF, 0x10, 0x05, 0x0F])?
+        } else {
+            u.int_in_range(1..=0xFF)?
+        };
+        c.bundle[i] = v;
+        c.bundle[j] = v;
+    }
+    c.expected = Expected::default();
+    Ok(())
+}
+
 /// A valid case or, with probability `cfg.near / 256`, a near-valid one.
 pub fn case(u: &mut Unstructured<'_>, cfg: &Config) -> std::result::Result<Case, GenError> {
     if u.int_in_range(0..=255u8)? < cfg.near {
@@ -977,9 +1009,15 @@ pub fn case(u: &mut Unstructured<'_>, cfg: &Config) -> std::result::Result<Case,
 // Groups and streams
 // ---------------------------------------------------------------------------
 
-/// A valid custom-op group with 0..=`cfg.max_args % 16` args.
+/// A valid custom-op group with 0..=`cfg.max_args % 16` args, or (bit 7 of
+/// `max_args`) any count 0..=255.
 pub fn group(u: &mut Unstructured<'_>, cfg: &Config) -> Result<CustomOpGroup> {
-    let n = u.int_in_range(0..=cfg.max_args % 16)?;
+    let hi = if cfg.max_args & 0x80 != 0 {
+        u8::MAX
+    } else {
+        cfg.max_args % 16
+    };
+    let n = u.int_in_range(0..=hi)?;
     let (b10, d14, d18, b1c) = scratch(u)?;
     let mut args = Vec::with_capacity(usize::from(n));
     for _ in 0..n {

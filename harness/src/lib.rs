@@ -31,6 +31,7 @@ pub mod generators;
 pub mod input;
 pub mod layout;
 pub mod minimize;
+pub mod reach;
 pub mod report;
 pub mod report_merge;
 pub mod run_json;

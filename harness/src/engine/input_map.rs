@@ -87,16 +87,21 @@ fn flip(mut b: [u8; 64], bit: usize) -> [u8; 64] {
     b
 }
 
+/// Most bundles [`stream_from_input`] builds (a 255-argument group is 257).
+pub const MAX_STREAM_BUNDLES: usize = 600;
+
 /// Maps a raw input to a bundle stream for target `custom_op_group`.
 ///
 /// byte 0 = flags (bit 0: append `(flags >> 1) % 63 + 1` trailing bytes);
-/// then pairs `(op, p)`, at most 48, each appending one bundle:
+/// then pairs `(op, p)`, at most 48, each appending one bundle (a run of `p`
+/// bundles for `op % 8 == 3` with bit 4 set), at most [`MAX_STREAM_BUNDLES`]:
 ///
 /// | `op % 8` | bundle |
 /// |---|---|
-/// | 0 | valid header, `num_arguments = p % 4`, `function_id = p` |
+/// | 0 | valid header, `function_id = p`, `num_arguments = p` if `op` bit 4 is set (the whole u8 domain, SPEC §5.3), else `p % 4` |
 /// | 1 | header with `num_payloads ≠ num_arguments + 2` |
-/// | 2, 3 | valid payload, AP filled with `p` |
+/// | 2 | valid payload, AP filled with `p` |
+/// | 3 | valid payload, AP filled with `p`; with `op` bit 4 set, `p` such payloads (fills a wide group) |
 /// | 4 | other bundle `[p, 0x10, 0, …]` |
 /// | 5 | valid header (`p % 4` args) with bit `(2p + (op>>3 & 1)) % 512` flipped |
 /// | 6 | valid payload with bit `(2p + (op>>3 & 1)) % 512` flipped |
@@ -109,8 +114,19 @@ pub fn stream_from_input(input: &[u8]) -> Vec<u8> {
         let op = pair[0];
         let p = pair.get(1).copied().unwrap_or(0);
         let bit = usize::from(p) * 2 + usize::from((op >> 3) & 1);
+        let wide = op & 0x10 != 0;
+        if op % 8 == 3 && wide {
+            let room = MAX_STREAM_BUNDLES.saturating_sub(out.len() / 64);
+            for _ in 0..usize::from(p).min(room) {
+                out.extend_from_slice(&group_payload(p));
+            }
+            continue;
+        }
+        if out.len() / 64 >= MAX_STREAM_BUNDLES {
+            break;
+        }
         let b = match op % 8 {
-            0 => group_header(p % 4, p),
+            0 => group_header(if wide { p } else { p % 4 }, p),
             1 => {
                 let mut h = group_header(p % 4, 0);
                 let good = u16::from(p % 4) + 2;

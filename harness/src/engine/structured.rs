@@ -95,7 +95,10 @@ fn run(e: &dyn Cases, data: &[u8]) -> Result<(), Report> {
         let pick = u.int_in_range(0..=9u8).unwrap_or(0);
         match pick {
             0..=5 => match gen::case(&mut u, &cfg) {
-                Ok(c) => {
+                Ok(mut c) => {
+                    if u.ratio(1, 3).unwrap_or(false) {
+                        let _ = gen::correlate(&mut u, &mut c);
+                    }
                     check_case(e, &c)?;
                     check_encode(e, &mut u, &c)?;
                 }

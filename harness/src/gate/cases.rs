@@ -120,14 +120,12 @@ pub fn valid_image(r: &mut SplitMix64, op: u8, b: &mut [u8; 64]) {
                 "dtype" | "src_dtype" | "dst_dtype" => bytes[0] = 1 + r.below(0x10) as u8,
                 "kind" => bytes[0] = 1 + r.below(9) as u8,
                 "valid" => bytes[0] = r.byte() & 1,
-                _ => {
-                    // Small values are more interesting than uniform ones half the time.
-                    if r.below(2) == 0 {
-                        r.fill(bytes);
-                    } else {
-                        bytes[0] = r.byte() & 0x07;
-                    }
-                }
+                _ => match r.below(8) {
+                    // Uniform half the time; else the boundaries: small, all-ones (max).
+                    0..=3 => r.fill(bytes),
+                    4..=6 => bytes[0] = r.byte() & 0x07,
+                    _ => bytes.fill(0xFF),
+                },
             },
         }
     }
@@ -139,20 +137,37 @@ pub fn valid_image(r: &mut SplitMix64, op: u8, b: &mut [u8; 64]) {
         }
         if full {
             b[0x10] = 1 + r.below(255) as u8;
-            b[0x18..0x1C].copy_from_slice(&(1 + r.below(u64::from(u32::MAX)) as u32).to_le_bytes());
+            let d18 = if r.below(4) == 0 {
+                u32::MAX
+            } else {
+                1 + r.below(u64::from(u32::MAX)) as u32
+            };
+            b[0x18..0x1C].copy_from_slice(&d18.to_le_bytes());
             b[0x1C] = 1 + r.below(255) as u8;
-            if r.below(2) == 0 {
-                r.fill(&mut b[0x14..0x18]);
+            match r.below(4) {
+                0 | 1 => r.fill(&mut b[0x14..0x18]),
+                2 => b[0x14..0x18].fill(0xFF),
+                _ => {}
             }
         }
     }
 }
 
-/// Applies 1–3 structured mutations to `b`.
+/// Applies 1–3 structured mutations to `b`; one kind writes one value into two
+/// bytes (correlated faults: equal values across fields).
 pub fn mutate(r: &mut SplitMix64, b: &mut [u8; 64]) {
     let n = 1 + r.below(3);
     for _ in 0..n {
-        match r.below(6) {
+        match r.below(7) {
+            6 => {
+                let v = if r.below(2) == 0 {
+                    r.pick(&[0x01, 0x80, 0xFF, 0x10, 0x05])
+                } else {
+                    r.byte() | 1
+                };
+                b[r.below(64) as usize] = v;
+                b[r.below(64) as usize] = v;
+            }
             0 | 1 => {
                 let bit = r.below(512) as usize;
                 b[bit / 8] ^= 1 << (bit % 8);
@@ -304,12 +319,27 @@ fn stream_program(r: &mut SplitMix64, kind: CaseKind, out: &mut Vec<u8>) {
             r.fill(out);
         }
         _ => {
-            // Well-formed groups and other bundles.
+            // Well-formed groups (0..=255 args, SPEC §5.3) and other bundles.
             out.push(0);
-            let groups = 1 + r.below(5);
+            let groups = 1 + r.below(8);
             for _ in 0..groups {
                 if r.below(3) == 0 {
-                    out.extend_from_slice(&[4, r.pick(&[0x01, 0x30, 0xD9, 0xFF])]);
+                    let op = if r.below(2) == 0 {
+                        r.pick(&[0x01, 0x30, 0xD9, 0xFF])
+                    } else {
+                        r.byte()
+                    };
+                    out.extend_from_slice(&[4, op]);
+                }
+                if r.below(4) == 0 {
+                    // a wide group: header with n args, a run of n payloads, one more
+                    let n = if r.below(2) == 0 {
+                        r.pick(&[4, 5, 15, 16, 31, 32, 63, 64, 127, 128, 254, 255])
+                    } else {
+                        r.byte()
+                    };
+                    out.extend_from_slice(&[0x10, n, 0x13, n, 2, r.byte()]);
+                    continue;
                 }
                 let p = r.byte();
                 out.extend_from_slice(&[0, p]);
