@@ -26,7 +26,7 @@ fn bytes(seed: u64, n: usize) -> Vec<u8> {
 }
 
 fn only(op: u8) -> Config {
-    let mut weights = [0u8; 11];
+    let mut weights = [0u8; tpb_harness::layout::OPCODES.len()];
     if let Some(i) = tpb_harness::layout::OPCODES.iter().position(|&o| o == op) {
         weights[i] = 1;
     }

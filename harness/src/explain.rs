@@ -2,7 +2,7 @@
 //! annotated inputs) and the verdict `check` gives it, from the reference
 //! subject and the harness's [`crate::layout`].
 
-use crate::layout::{layout, predicate_bytes, Role};
+use crate::layout::{layout, predicate_bytes, Domain, Role};
 use crate::subjects::{registry, DecodeFail, Subject, Validator, Value};
 
 /// Which verdict [`judge`] gives.
@@ -135,8 +135,8 @@ pub fn explain_bundle(b: &[u8; 64], header: &str, color: bool) -> (String, bool)
                 }
             }
             Role::Unknown => "(no encoder for this opcode)".to_string(),
-            Role::Field if span.name == "opcode" => opcode_str(op),
-            Role::Field => match decoded.as_ref().and_then(|d| d.get(span.name)) {
+            Role::Field(Domain::Opcode) => opcode_str(op),
+            Role::Field(_) => match decoded.as_ref().and_then(|d| d.get(span.name)) {
                 Some(Value::Bytes(v)) => format!("({} bytes)", v.len()),
                 Some(v) => v.to_string(),
                 None if span.len <= 8 => format!("{} (raw)", le(bytes)),

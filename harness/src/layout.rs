@@ -1,12 +1,77 @@
 //! The bundle layout, stated once: the harness's own reading of SPEC §1,
-//! §3, §4, §5 (not core's tables). Labels, `explain`, gate images and the
-//! minimiser derive from it.
+//! §3, §4, §5 (not core's tables). Generator labels and violations
+//! ([`crate::generators`]), `explain`, gate images ([`crate::gate::cases`]),
+//! the minimisers and JSON field kinds all derive from it.
+
+use std::sync::OnceLock;
+
+/// The values a field's byte may legally hold.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Domain {
+    /// byte[0], the opcode.
+    Opcode,
+    /// SyncInfo wait mode ∈ {0x00, 0x05, 0x85} (SPEC §1, D-1).
+    WaitMode,
+    /// SyncInfo update mode ∈ {0, 1} (SPEC §1, D-1).
+    UpdateMode,
+    /// `cce_op` wire byte ∈ {0x00, 0x04}: the shipped CCE ops (SPEC §6.2).
+    CceOp,
+    /// A dtype tag 0x01..=0x10 (SPEC §6.4).
+    Dtype,
+    /// A CollectiveKind wire byte 0x01..=0x09 (SPEC §6.1).
+    Kind,
+    /// A flag ∈ {0, 1} (0xDC `valid`, SPEC §5.2).
+    Flag,
+    /// A part of the 0x85 scratch descriptor (SPEC §3 #6, D-4).
+    Scratch,
+    /// An access pattern: raw bytes (SPEC §5.2).
+    Ap,
+    /// Any integer.
+    Any,
+}
+
+impl Domain {
+    /// The legal values of a closed domain, in wire order (`None`: any value).
+    pub fn values(self) -> Option<&'static [u8]> {
+        const DTYPE: [u8; 16] = {
+            let mut v = [0u8; 16];
+            let mut i = 0;
+            while i < 16 {
+                v[i] = i as u8 + 1;
+                i += 1;
+            }
+            v
+        };
+        Some(match self {
+            Domain::WaitMode => &[0x00, 0x05, 0x85],
+            Domain::UpdateMode | Domain::Flag => &[0x00, 0x01],
+            Domain::CceOp => &[0x00, 0x04],
+            Domain::Dtype => &DTYPE,
+            Domain::Kind => &[0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x08, 0x09],
+            Domain::Opcode | Domain::Scratch | Domain::Ap | Domain::Any => return None,
+        })
+    }
+
+    /// Is `v` a legal value of the field's first byte?
+    pub fn legal(self, v: u8) -> bool {
+        self.values().is_none_or(|vs| vs.contains(&v))
+    }
+
+    /// How the field's value is written in JSON (`decode` output).
+    pub fn kind(self) -> Kind {
+        match self {
+            Domain::Ap => Kind::Bytes,
+            Domain::CceOp | Domain::Kind => Kind::Name,
+            _ => Kind::Int,
+        }
+    }
+}
 
 /// What a span of bytes is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Role {
-    /// A named field.
-    Field,
+    /// A named field and its values.
+    Field(Domain),
     /// Reserved: must be zero.
     Reserved,
     /// A constant the encoder stamps (`marker`, `cross_core_enable`, `inst_word_len`).
@@ -29,11 +94,15 @@ pub struct Span {
 }
 
 const fn f(off: usize, len: usize, name: &'static str) -> Span {
+    d(off, len, name, Domain::Any)
+}
+
+const fn d(off: usize, len: usize, name: &'static str, domain: Domain) -> Span {
     Span {
         off,
         len,
         name,
-        role: Role::Field,
+        role: Role::Field(domain),
     }
 }
 
@@ -56,12 +125,12 @@ const fn c(off: usize, name: &'static str, v: u8) -> Span {
 }
 
 const SKELETON: [Span; 8] = [
-    f(0x00, 1, "opcode"),
+    d(0x00, 1, "opcode", Domain::Opcode),
     c(0x01, "inst_word_len", 0x10),
     r(0x02, 2),
-    f(0x04, 1, "sync.wait_mode"),
+    d(0x04, 1, "sync.wait_mode", Domain::WaitMode),
     f(0x05, 1, "sync.wait_id"),
-    f(0x06, 1, "sync.update_mode"),
+    d(0x06, 1, "sync.update_mode", Domain::UpdateMode),
     f(0x07, 1, "sync.update_id"),
     f(0x08, 4, "sync.values"),
 ];
@@ -73,34 +142,38 @@ pub fn layout(opcode: u8) -> Vec<Span> {
             f(0x0C, 2, "num_payloads"),
             f(0x0E, 1, "function_id"),
             f(0x0F, 1, "num_arguments"),
-            f(0x10, 1, "scratch_byte_10"),
+            d(0x10, 1, "scratch_byte_10", Domain::Scratch),
             r(0x11, 3),
-            f(0x14, 4, "scratch_dword_14"),
-            f(0x18, 4, "scratch_dword_18"),
-            f(0x1C, 1, "scratch_byte_1c"),
+            d(0x14, 4, "scratch_dword_14", Domain::Scratch),
+            d(0x18, 4, "scratch_dword_18", Domain::Scratch),
+            d(0x1C, 1, "scratch_byte_1c", Domain::Scratch),
             r(0x1D, 3),
             r(0x20, 32),
         ],
-        0x86 => &[r(0x0C, 3), c(0x0F, "marker", 0x01), f(0x10, 48, "ap")],
+        0x86 => &[
+            r(0x0C, 3),
+            c(0x0F, "marker", 0x01),
+            d(0x10, 48, "ap", Domain::Ap),
+        ],
         0xD9 => &[
-            f(0x0C, 1, "cce_op"),
-            f(0x0D, 1, "dtype"),
-            f(0x0E, 1, "kind"),
+            d(0x0C, 1, "cce_op", Domain::CceOp),
+            d(0x0D, 1, "dtype", Domain::Dtype),
+            d(0x0E, 1, "kind", Domain::Kind),
             r(0x0F, 1),
-            f(0x10, 48, "ap"),
+            d(0x10, 48, "ap", Domain::Ap),
         ],
         0xDA => {
             return vec![
-                f(0x00, 1, "opcode"),
+                d(0x00, 1, "opcode", Domain::Opcode),
                 c(0x01, "inst_word_len", 0x00),
                 r(0x02, 2),
                 f(0x04, 2, "channel_id"),
                 r(0x06, 6),
-                f(0x0C, 1, "cce_op"),
-                f(0x0D, 1, "dtype"),
-                f(0x0E, 1, "kind"),
+                d(0x0C, 1, "cce_op", Domain::CceOp),
+                d(0x0D, 1, "dtype", Domain::Dtype),
+                d(0x0E, 1, "kind", Domain::Kind),
                 r(0x0F, 1),
-                f(0x10, 48, "ap"),
+                d(0x10, 48, "ap", Domain::Ap),
             ]
         }
         0xCB => &[
@@ -111,32 +184,32 @@ pub fn layout(opcode: u8) -> Vec<Span> {
             f(0x38, 8, "num_elements_per_partition"),
         ],
         0xBF => &[
-            f(0x0C, 1, "src_dtype"),
-            f(0x0D, 1, "dst_dtype"),
+            d(0x0C, 1, "src_dtype", Domain::Dtype),
+            d(0x0D, 1, "dst_dtype", Domain::Dtype),
             r(0x0E, 2),
-            f(0x10, 16, "src_ap"),
+            d(0x10, 16, "src_ap", Domain::Ap),
             c(0x20, "cross_core_enable", 0x01),
             f(0x21, 1, "peer_partition"),
             r(0x22, 14),
-            f(0x30, 16, "dst_ap"),
+            d(0x30, 16, "dst_ap", Domain::Ap),
         ],
         0xBE => &[
-            f(0x0C, 1, "dtype"),
+            d(0x0C, 1, "dtype", Domain::Dtype),
             r(0x0D, 1),
             f(0x0E, 1, "flag_0e"),
             f(0x0F, 1, "flag_0f"),
-            f(0x10, 16, "in_ap"),
-            f(0x20, 16, "out_ap"),
+            d(0x10, 16, "in_ap", Domain::Ap),
+            d(0x20, 16, "out_ap", Domain::Ap),
             r(0x30, 16),
         ],
         0xD8 => &[
             f(0x0C, 4, "barrier_id"),
             f(0x10, 4, "barrier_index"),
             r(0x14, 12),
-            f(0x20, 32, "sema_ap"),
+            d(0x20, 32, "sema_ap", Domain::Ap),
         ],
         0xDC => &[
-            f(0x0C, 1, "valid"),
+            d(0x0C, 1, "valid", Domain::Flag),
             r(0x0D, 10),
             f(0x17, 1, "reg_id"),
             r(0x18, 40),
@@ -161,25 +234,71 @@ pub fn layout(opcode: u8) -> Vec<Span> {
     SKELETON.iter().chain(body.iter()).copied().collect()
 }
 
+/// The bytes of a CUSTOM_OP record (`0x85` / `0x86`) that its validator's
+/// reserved-zero predicate reads: the reserved spans after the SyncInfo
+/// band (SPEC §3 #5, §4 #5; bytes 2..3 are decode's, not the validator's).
+pub fn validator_reserved(opcode: u8, off: usize) -> bool {
+    off >= 0x0C && byte_role(opcode, off) == Some(Role::Reserved)
+}
+
 /// The bytes a failing validator predicate (SPEC §3/§4) is about.
 pub fn predicate_bytes(pred: &str, b: &[u8; 64]) -> Vec<usize> {
-    let nonzero = |r: std::ops::Range<usize>| -> Vec<usize> { r.filter(|&i| b[i] != 0).collect() };
+    let reserved_nonzero = |op: u8| -> Vec<usize> {
+        (0..64)
+            .filter(|&i| validator_reserved(op, i) && b[i] != 0)
+            .collect()
+    };
     match pred {
         "valid_opcode" | "is_custom_op_header_opcode" | "is_custom_op_payload_opcode" => vec![0],
         "inst_word_len" => vec![1],
-        "has_valid_neuron_events" => vec![4, 6],
-        "custom_op_header_reserved_zero" => {
-            let mut v = nonzero(0x11..0x14);
-            v.extend(nonzero(0x1D..0x40));
-            v
-        }
-        "custom_op_header_scratch_space_val" => {
-            let mut v = vec![0x10];
-            v.extend(0x14..0x1D);
-            v
-        }
-        "custom_op_payload_reserved_zero" => nonzero(0x0C..0x0F),
+        "has_valid_neuron_events" => (0..64)
+            .filter(|&i| {
+                matches!(
+                    byte_role(0x85, i),
+                    Some(Role::Field(Domain::WaitMode | Domain::UpdateMode))
+                )
+            })
+            .collect(),
+        "custom_op_header_reserved_zero" => reserved_nonzero(0x85),
+        "custom_op_header_scratch_space_val" => (0..64)
+            .filter(|&i| byte_role(0x85, i) == Some(Role::Field(Domain::Scratch)))
+            .collect(),
+        "custom_op_payload_reserved_zero" => reserved_nonzero(0x86),
         _ => Vec::new(),
+    }
+}
+
+/// The layouts of the [`OPCODES`], computed once.
+fn cached() -> &'static [Vec<Span>; OPCODES.len()] {
+    static L: OnceLock<[Vec<Span>; OPCODES.len()]> = OnceLock::new();
+    L.get_or_init(|| OPCODES.map(layout))
+}
+
+/// The spans of one of the [`OPCODES`] (cached; empty for other opcodes).
+pub fn spans(opcode: u8) -> &'static [Span] {
+    OPCODES
+        .iter()
+        .position(|&o| o == opcode)
+        .map_or(&[], |i| cached()[i].as_slice())
+}
+
+/// The span holding byte `off` of an `opcode` image (one of [`OPCODES`]).
+pub fn span_at(opcode: u8, off: usize) -> Option<&'static Span> {
+    spans(opcode)
+        .iter()
+        .find(|s| (s.off..s.off + s.len).contains(&off))
+}
+
+/// The role of byte `off` of an `opcode` image (one of [`OPCODES`]).
+pub fn byte_role(opcode: u8, off: usize) -> Option<Role> {
+    span_at(opcode, off).map(|s| s.role)
+}
+
+/// The tag byte[1] the encoder stamps for `opcode` (SPEC §1; 0x00 for 0xDA, D-3).
+pub fn tag_of(opcode: u8) -> u8 {
+    match byte_role(opcode, 1) {
+        Some(Role::Const(v)) => v,
+        _ => 0x10,
     }
 }
 
@@ -206,9 +325,7 @@ pub fn mnemonic(opcode: u8) -> Option<&'static str> {
     })
 }
 
-/// The value kind of a SPEC §5.2 field name (used to read JSON back into
-/// values): `ap`-like fields are bytes, `cce_op`/`kind` are names, the
-/// rest are ints.
+/// The value kind of a SPEC §5.2 field (used to read JSON back into values).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Kind {
     /// An unsigned integer.
@@ -219,13 +336,17 @@ pub enum Kind {
     Bytes,
 }
 
-/// See [`Kind`].
+/// The value kind of a field name: the [`Domain::kind`] of the first span
+/// of that name in the layouts (names not in the layouts: [`Kind::Int`]).
 pub fn field_kind(name: &str) -> Kind {
-    match name {
-        "ap" | "src_ap" | "dst_ap" | "in_ap" | "out_ap" | "sema_ap" => Kind::Bytes,
-        "cce_op" | "kind" => Kind::Name,
-        _ => Kind::Int,
-    }
+    OPCODES
+        .iter()
+        .flat_map(|&op| spans(op))
+        .find_map(|s| match s.role {
+            Role::Field(d) if s.name == name => Some(d.kind()),
+            _ => None,
+        })
+        .unwrap_or(Kind::Int)
 }
 
 #[cfg(test)]

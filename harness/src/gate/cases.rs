@@ -20,10 +20,9 @@
 
 use crate::findings::CaseKind;
 use crate::generators;
-use crate::layout::{layout, Role, Span, OPCODES};
+use crate::layout::{spans, Domain, Role, OPCODES};
 use crate::subjects::Validator;
 use crate::targets::{Check, Target};
-use std::sync::OnceLock;
 
 /// A small, fast PRNG (Steele, Lea & Flood's SplitMix64).
 #[derive(Clone, Debug)]
@@ -90,37 +89,24 @@ pub fn case_rng(seed: u64, target_hash: u64, i: u64) -> SplitMix64 {
     ))
 }
 
-fn layouts() -> &'static [(u8, Vec<Span>)] {
-    static L: OnceLock<Vec<(u8, Vec<Span>)>> = OnceLock::new();
-    L.get_or_init(|| OPCODES.iter().map(|&op| (op, layout(op))).collect())
-}
-
-fn layout_of(op: u8) -> &'static [Span] {
-    layouts()
-        .iter()
-        .find(|(o, _)| *o == op)
-        .map(|(_, l)| l.as_slice())
-        .unwrap_or(&[])
-}
-
 /// Writes a valid encoder image of `op` (one of [`OPCODES`]) into `b`.
 pub fn valid_image(r: &mut SplitMix64, op: u8, b: &mut [u8; 64]) {
     *b = [0; 64];
-    for s in layout_of(op) {
+    for s in spans(op) {
         let bytes = &mut b[s.off..s.off + s.len];
         match s.role {
             Role::Reserved => {}
             Role::Const(v) => bytes[0] = v,
             Role::Unknown => r.fill(bytes),
-            Role::Field => match s.name {
-                "opcode" => bytes[0] = op,
-                "sync.wait_mode" => bytes[0] = r.pick(&[0x00, 0x05, 0x85]),
-                "sync.update_mode" => bytes[0] = r.pick(&[0x00, 0x01]),
-                "cce_op" => bytes[0] = r.pick(&[0x00, 0x04]),
-                "dtype" | "src_dtype" | "dst_dtype" => bytes[0] = 1 + r.below(0x10) as u8,
-                "kind" => bytes[0] = 1 + r.below(9) as u8,
-                "valid" => bytes[0] = r.byte() & 1,
-                _ => match r.below(8) {
+            Role::Field(d) => match d {
+                Domain::Opcode => bytes[0] = op,
+                Domain::WaitMode
+                | Domain::UpdateMode
+                | Domain::CceOp
+                | Domain::Dtype
+                | Domain::Kind
+                | Domain::Flag => bytes[0] = r.pick(d.values().unwrap_or(&[0])),
+                Domain::Scratch | Domain::Ap | Domain::Any => match r.below(8) {
                     // Uniform half the time; else the boundaries: small, all-ones (max).
                     0..=3 => r.fill(bytes),
                     4..=6 => bytes[0] = r.byte() & 0x07,
@@ -235,7 +221,7 @@ pub fn bundle_case(t: Target, r: &mut SplitMix64, kind: CaseKind, b: &mut [u8; 6
         }
         return;
     }
-    let mut weights = [0u8; 11];
+    let mut weights = [0u8; OPCODES.len()];
     for (w, op) in weights.iter_mut().zip(OPCODES) {
         *w = u8::from(ops.contains(&op));
     }

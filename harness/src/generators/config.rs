@@ -1,0 +1,56 @@
+//! The swarm [`Config`] and the opcode draw.
+
+use crate::layout::OPCODES;
+use arbitrary::{Arbitrary, Result, Unstructured};
+
+/// Largest `k` a [`Config`] can ask for.
+pub const MAX_K: u8 = 3;
+
+/// Swarm configuration: drawn once per fuzz input, it skews the case mix.
+#[derive(Arbitrary, Clone, Debug, PartialEq, Eq)]
+pub struct Config {
+    /// Relative weight of each opcode, in [`OPCODES`] order (all zero = uniform).
+    pub weights: [u8; OPCODES.len()],
+    /// Violations per near-valid case: `1 + k % MAX_K`.
+    pub k: u8,
+    /// Out of 256: how often [`case`] returns a near-valid case.
+    pub near: u8,
+    /// Most arguments in a generated group: `max_args % 16`, or (bit 7 set)
+    /// the whole 0..=255 range (SPEC §5.3).
+    pub max_args: u8,
+}
+
+impl Default for Config {
+    /// Uniform opcodes, `k = 1`, half near-valid, up to 4 group args.
+    fn default() -> Self {
+        Config {
+            weights: [1; OPCODES.len()],
+            k: 0,
+            near: 128,
+            max_args: 4,
+        }
+    }
+}
+
+impl Config {
+    /// The effective number of violations per near-valid case (1..=[`MAX_K`]).
+    pub fn violations(&self) -> usize {
+        usize::from(1 + self.k % MAX_K)
+    }
+}
+
+/// Picks an opcode by the config's weights.
+pub fn opcode(u: &mut Unstructured<'_>, cfg: &Config) -> Result<u8> {
+    let total: u32 = cfg.weights.iter().map(|&w| u32::from(w)).sum();
+    if total == 0 {
+        return u.choose(&OPCODES).copied();
+    }
+    let mut x = u.int_in_range(0..=total - 1)?;
+    for (i, &w) in cfg.weights.iter().enumerate() {
+        if x < u32::from(w) {
+            return Ok(OPCODES[i]);
+        }
+        x -= u32::from(w);
+    }
+    Ok(OPCODES[OPCODES.len() - 1])
+}

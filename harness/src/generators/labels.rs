@@ -1,0 +1,187 @@
+//! Labels: what both subjects must say about a near-valid case, computed
+//! only from the mutations and SPEC's chain order.
+
+use super::roles::{in_roster, role, Role};
+use super::violations::Violation;
+use crate::layout::{self, OPCODES};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct DecodeLabel {
+    /// Field or validator predicate name.
+    pub field: &'static str,
+    /// Offset; compared only when `field == "reserved"` (D-14).
+    pub offset: usize,
+}
+
+/// A validator label: `None` = valid, `Some(p)` = the first failing predicate.
+pub type Label = Option<&'static str>;
+
+/// The expected result of each view. Outer `None` = not labelled.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub struct Expected {
+    /// SPEC §3 header validator: `Some(None)` = valid, `Some(Some(p))` = first failing `p`.
+    pub header: Option<Label>,
+    /// SPEC §4 payload validator, same encoding.
+    pub payload: Option<Label>,
+    /// SPEC §5.1 decode: `Some(Ok(()))` = decodes, `Some(Err(l))` = fails with `l`.
+    pub decode: Option<std::result::Result<(), DecodeLabel>>,
+}
+
+impl Expected {
+    /// The label of the case's primary view: the header validator for a 0x85
+    /// base, the payload validator for 0x86, else the decode field; `"valid"`
+    /// when that view accepts, `"-"` when unlabelled.
+    pub fn primary(&self, base: u8) -> &'static str {
+        let v = match base {
+            0x85 => self.header,
+            0x86 => self.payload,
+            _ => {
+                return match self.decode {
+                    None => "-",
+                    Some(Ok(())) => "valid",
+                    Some(Err(l)) => l.field,
+                }
+            }
+        };
+        match v {
+            None => "-",
+            Some(None) => "valid",
+            Some(Some(p)) => p,
+        }
+    }
+}
+
+/// Which validator.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Validator {
+    Header,
+    Payload,
+}
+
+impl Validator {
+    fn opcode(self) -> u8 {
+        match self {
+            Validator::Header => 0x85,
+            Validator::Payload => 0x86,
+        }
+    }
+    fn names(self) -> (&'static str, &'static str) {
+        match self {
+            Validator::Header => (
+                "is_custom_op_header_opcode",
+                "custom_op_header_reserved_zero",
+            ),
+            Validator::Payload => (
+                "is_custom_op_payload_opcode",
+                "custom_op_payload_reserved_zero",
+            ),
+        }
+    }
+    /// Bytes the validator's reserved-zero predicate reads (SPEC §3 #5, §4 #5).
+    fn reserved(self, off: usize) -> bool {
+        layout::validator_reserved(self.opcode(), off)
+    }
+}
+
+/// The validator chain verdict, from the mutations (SPEC §3 / §4 order).
+fn validator_label(v: Validator, base: u8, vs: &[Violation]) -> Option<Label> {
+    let (is_op, reserved_zero) = v.names();
+    let mut best: Option<(u8, &'static str)> = None;
+    let mut note = |rank: u8, name: &'static str| match best {
+        Some((r, _)) if r <= rank => {}
+        _ => best = Some((rank, name)),
+    };
+    for x in vs {
+        match *x {
+            Violation::Opcode(o) => {
+                if o == v.opcode() {
+                    return None; // relabelled as this validator's record
+                }
+                if in_roster(o) {
+                    note(4, is_op);
+                } else {
+                    note(1, "valid_opcode");
+                }
+            }
+            Violation::Tag(_) => note(2, "inst_word_len"),
+            Violation::WaitMode(_) | Violation::UpdateMode(_) => note(3, "has_valid_neuron_events"),
+            Violation::ReservedBit { offset, .. } if v.reserved(usize::from(offset)) => {
+                note(5, reserved_zero)
+            }
+            Violation::Scratch { .. } if v == Validator::Header => {
+                note(6, "custom_op_header_scratch_space_val")
+            }
+            _ => {}
+        }
+    }
+    if base != v.opcode() {
+        note(4, is_op);
+    }
+    if base == 0xDA {
+        // raw stamp: byte[1] is 0x00, or a mutated value that is never 0x10
+        note(2, "inst_word_len");
+    }
+    Some(best.map(|(_, n)| n))
+}
+
+/// The SPEC §5.1 decode verdict, from the mutations.
+fn decode_label(base: u8, vs: &[Violation]) -> Option<std::result::Result<(), DecodeLabel>> {
+    for x in vs {
+        if let Violation::Opcode(o) = *x {
+            if OPCODES.contains(&o) {
+                return None; // decodes as another record
+            }
+            return Some(Err(DecodeLabel {
+                field: "opcode",
+                offset: 0,
+            }));
+        }
+    }
+    let min_by_offset = |pred: &dyn Fn(usize, Role) -> bool| {
+        vs.iter()
+            .flat_map(|x| {
+                let off = x.footprint()[0];
+                let r = role(base, off).unwrap_or(Role::Reserved);
+                pred(off, r).then_some((off, r))
+            })
+            .min_by_key(|(off, _)| *off)
+    };
+    let custom = match base {
+        0x85 => Some(Validator::Header),
+        0x86 => Some(Validator::Payload),
+        _ => None,
+    };
+    if let Some(v) = custom {
+        if let Some(Some(p)) = validator_label(v, base, vs) {
+            return Some(Err(DecodeLabel {
+                field: p,
+                offset: 0,
+            }));
+        }
+        // then the debug bytes, then (0x86) the marker
+        let hit = min_by_offset(&|off, r| off == 2 || off == 3 || r == Role::Marker);
+        return Some(match hit {
+            Some((offset, r)) => Err(DecodeLabel {
+                field: r.field(),
+                offset,
+            }),
+            None => Ok(()),
+        });
+    }
+    Some(match min_by_offset(&|_, _| true) {
+        Some((offset, r)) => Err(DecodeLabel {
+            field: r.field(),
+            offset,
+        }),
+        None => Ok(()),
+    })
+}
+
+/// Labels `vs` applied to a valid image of `base` (see the module docs).
+pub fn label(base: u8, vs: &[Violation]) -> Expected {
+    Expected {
+        header: validator_label(Validator::Header, base, vs),
+        payload: validator_label(Validator::Payload, base, vs),
+        decode: decode_label(base, vs),
+    }
+}

@@ -1,0 +1,58 @@
+//! Structured generators: bundles at the edge of validity, with labels.
+//!
+//! # What is generated
+//!
+//! Every generator is a function of an [`arbitrary::Unstructured`] (so the same
+//! code serves libFuzzer, bolero, proptest and the corpus builder):
+//!
+//! - [`valid_instruction`] — a typed `tpb_core` [`Instruction`] for any of the
+//!   eleven opcodes of SPEC §5, valid by construction (SyncInfo band from the
+//!   legal modes: wait ∈ {0x00, 0x05, 0x85}, update ∈ {0, 1}; shipped `cce_op`;
+//!   encodable `kind`; dtype tags 0x01..=0x10; scratch triple all-zero or full).
+//!   [`valid_case`] encodes it with core's encoder.
+//! - [`near_valid_case`] — a valid bundle with exactly `k` [`Violation`]s applied
+//!   (`k` from [`Config::k`], 1 by default), each touching disjoint bytes:
+//!   a flipped reserved bit, a half-filled scratch triple (every partial
+//!   combination, including dword[0x14] alone), a wrong tag, a wrong / reserved
+//!   opcode, an illegal event mode, an out-of-table LUT byte (kind, cce_op, dtype,
+//!   valid, cross-core enable, payload marker) or a payload reserved byte.
+//! - [`group`] / [`stream`] — custom-op groups of 0..=[`Config::max_args`] args
+//!   (core's group encoder) and multi-bundle streams mixing groups, other
+//!   bundles, near-valid bundles, short groups, stray payloads, bad counts.
+//! - [`lut_ordinal`] and [`ir_query`] — edge-biased LUT ordinals and IR queries.
+//!
+//! # Labelling guarantee
+//!
+//! Every [`Case`] carries an [`Expected`] label computed **only** from the
+//! chosen mutations and SPEC's chain order (§3, §4 validator chains; §5.1
+//! decode walk), never by calling core or the oracle. A view that the
+//! mutations do not determine (e.g. a payload relabelled as a header by an
+//! opcode mutation) is left unlabelled (`None`). For every labelled view, both
+//! subjects must report exactly the label: validators by predicate name,
+//! decode by field (and by offset when the field is `reserved`).
+//! `tests/generators.rs` checks this over thousands of cases.
+//!
+//! # Determinism
+//!
+//! Output depends only on the input bytes and the [`Config`]; no clock, no
+//! global RNG. When the bytes run out, `Unstructured` yields its minimal
+//! choices (first alternative, lower bound), so generation never fails for lack
+//! of data, and shrinking the bytes shrinks the case.
+
+mod cases;
+mod config;
+mod labels;
+mod queries;
+mod roles;
+mod streams;
+mod valid;
+mod violations;
+
+pub use cases::{case, correlate, near_valid_case, valid_case, Case};
+pub use config::{opcode, Config, MAX_K};
+pub use labels::{label, DecodeLabel, Expected, Label};
+pub use queries::{ir_query, lut_ordinal, LUT_EDGE_ORDINALS};
+pub use roles::{in_roster, role, tag_of, Role};
+pub use streams::{encode_group, group, stream};
+pub use valid::{encode, instruction_of, sync, valid_instruction, EncodeRefused, GenError};
+pub use violations::{violation, Violation, SCRATCH_PARTIAL};

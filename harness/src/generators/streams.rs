@@ -1,0 +1,87 @@
+//! Custom-op groups and multi-bundle streams (SPEC §5.3).
+
+use super::cases::{near_valid_case, valid_case};
+use super::config::Config;
+use super::valid::{scratch, sync, EncodeRefused, GenError};
+use arbitrary::{Result, Unstructured};
+use tpb_core::insn::{CustomOpGroup, CustomOpHeader, Instruction};
+
+/// A valid custom-op group with 0..=`cfg.max_args % 16` args, or (bit 7 of
+/// `max_args`) any count 0..=255.
+pub fn group(u: &mut Unstructured<'_>, cfg: &Config) -> Result<CustomOpGroup> {
+    let hi = if cfg.max_args & 0x80 != 0 {
+        u8::MAX
+    } else {
+        cfg.max_args % 16
+    };
+    let n = u.int_in_range(0..=hi)?;
+    let (b10, d14, d18, b1c) = scratch(u)?;
+    let mut args = Vec::with_capacity(usize::from(n));
+    for _ in 0..n {
+        args.push(u.arbitrary()?);
+    }
+    Ok(CustomOpGroup {
+        sync: sync(u)?,
+        function_id: u.arbitrary()?,
+        scratch_byte_10: b10,
+        scratch_dword_14: d14,
+        scratch_dword_18: d18,
+        scratch_byte_1c: b1c,
+        output: u.arbitrary()?,
+        args,
+    })
+}
+
+/// Encodes a group with core's group encoder.
+pub fn encode_group(g: &CustomOpGroup) -> std::result::Result<Vec<u8>, GenError> {
+    match g.encode() {
+        Ok(bs) => Ok(bs.iter().flat_map(|b| b.0).collect()),
+        Err(e) => Err(GenError::Encode(Box::new(EncodeRefused {
+            instruction: Instruction::CustomOpHeader(CustomOpHeader::default()),
+            error: format!("group of {} args: {e:?}", g.args.len()),
+        }))),
+    }
+}
+
+/// A multi-bundle stream (SPEC §5.3): up to 6 items, each a valid group, a
+/// valid non-group bundle, a near-valid bundle, a short group (last payload
+/// dropped), a group with an extra (stray) payload, or a header whose
+/// `num_payloads` is off by one; rarely followed by trailing bytes.
+pub fn stream(u: &mut Unstructured<'_>, cfg: &Config) -> std::result::Result<Vec<u8>, GenError> {
+    let mut out = Vec::new();
+    let items = u.int_in_range(1..=6u8)?;
+    for _ in 0..items {
+        match u.int_in_range(0..=7u8)? {
+            0..=2 => out.extend(encode_group(&group(u, cfg)?)?),
+            3 => {
+                let c = valid_case(u, cfg)?;
+                out.extend(c.bundle);
+            }
+            4 => out.extend(near_valid_case(u, cfg)?.bundle),
+            5 => {
+                let g = encode_group(&group(u, cfg)?)?;
+                out.extend(&g[..g.len() - 64]);
+            }
+            6 => {
+                let g = encode_group(&group(u, cfg)?)?;
+                out.extend(g.iter().chain(&g[g.len() - 64..]));
+            }
+            _ => {
+                let mut g = encode_group(&group(u, cfg)?)?;
+                let np = u16::from_le_bytes([g[0x0C], g[0x0D]]);
+                let np = if u.arbitrary()? {
+                    np.wrapping_add(1)
+                } else {
+                    np.wrapping_sub(1)
+                };
+                g[0x0C..0x0E].copy_from_slice(&np.to_le_bytes());
+                out.extend(g);
+            }
+        }
+    }
+    if u.ratio(1, 16)? {
+        let n = u.int_in_range(1..=63usize)?;
+        out.extend(vec![0u8; n]);
+    }
+    Ok(out)
+}

@@ -1,0 +1,228 @@
+//! Valid by construction: typed `tpb_core` instructions for any of the
+//! eleven opcodes of SPEC §5, encoded with core's encoder.
+
+use super::config::{opcode, Config};
+use arbitrary::{Result, Unstructured};
+use tpb_core::insn::{
+    CollectiveCompute, CollectiveComputeSecondary, CollectiveSendRecv, CoreBarrier, CustomOpHeader,
+    CustomOpPayload, GetCurProcessingRankId, GetGlobalRankId, GetSequenceBounds, Gpsimdsb2sb,
+    Instruction, Sync, TensorCompletion, UpdateMode, WaitMode,
+};
+use tpb_core::lut::{AluOp, CollectiveKind};
+
+/// A SyncInfo band with legal modes (SPEC §1, D-1).
+pub fn sync(u: &mut Unstructured<'_>) -> Result<Sync> {
+    Ok(Sync {
+        wait_mode: *u.choose(&[WaitMode::NONE, WaitMode::SEM_GE_IMM, WaitMode::SEM_GE_REG])?,
+        wait_id: u.arbitrary()?,
+        update_mode: *u.choose(&[UpdateMode::SET, UpdateMode::INCREMENT])?,
+        update_id: u.arbitrary()?,
+        values: u.arbitrary()?,
+    })
+}
+
+fn dtype_tag(u: &mut Unstructured<'_>) -> Result<u8> {
+    u.int_in_range(0x01..=0x10)
+}
+
+fn cce_op(u: &mut Unstructured<'_>) -> Result<AluOp> {
+    u.choose(&[AluOp::Bypass, AluOp::Add]).copied()
+}
+
+fn kind(u: &mut Unstructured<'_>) -> Result<CollectiveKind> {
+    u.choose(&CollectiveKind::ALL[2..]).copied()
+}
+
+pub(super) fn nonzero_u8(u: &mut Unstructured<'_>) -> Result<u8> {
+    u.int_in_range(1..=0xFF)
+}
+
+/// A nonzero u32: half the time a single nonzero byte at a random position
+/// (to probe byte-precise masks).
+pub(super) fn nonzero_u32(u: &mut Unstructured<'_>) -> Result<u32> {
+    if u.ratio(1, 2)? {
+        let pos = u.int_in_range(0..=3u32)?;
+        Ok(u32::from(nonzero_u8(u)?) << (8 * pos))
+    } else {
+        Ok(u.int_in_range(1..=u32::MAX)?)
+    }
+}
+
+/// The scratch descriptor `(byte_10, dword_14, dword_18, byte_1c)`: all zero
+/// (as this build emits) or a full triple plus any dword[0x14] (D-4).
+pub(super) fn scratch(u: &mut Unstructured<'_>) -> Result<(u8, u32, u32, u8)> {
+    if u.ratio(2, 3)? {
+        return Ok((0, 0, 0, 0));
+    }
+    Ok((
+        nonzero_u8(u)?,
+        u.arbitrary()?,
+        nonzero_u32(u)?,
+        nonzero_u8(u)?,
+    ))
+}
+
+/// A valid instruction of the given opcode (one of [`OPCODES`]; others are
+/// treated as 0xDE).
+pub fn instruction_of(u: &mut Unstructured<'_>, opcode: u8) -> Result<Instruction> {
+    Ok(match opcode {
+        0x85 => {
+            let sync = sync(u)?;
+            let num_arguments: u8 = u.arbitrary()?;
+            let num_payloads = if u.ratio(3, 4)? {
+                u16::from(num_arguments) + 2
+            } else {
+                u.arbitrary()?
+            };
+            let (b10, d14, d18, b1c) = scratch(u)?;
+            CustomOpHeader {
+                sync,
+                num_payloads,
+                function_id: u.arbitrary()?,
+                num_arguments,
+                scratch_byte_10: b10,
+                scratch_dword_14: d14,
+                scratch_dword_18: d18,
+                scratch_byte_1c: b1c,
+            }
+            .into()
+        }
+        0x86 => CustomOpPayload {
+            sync: sync(u)?,
+            ap: u.arbitrary()?,
+        }
+        .into(),
+        0xD9 => CollectiveCompute {
+            sync: sync(u)?,
+            cce_op: cce_op(u)?,
+            dtype: dtype_tag(u)?,
+            kind: kind(u)?,
+            ap: u.arbitrary()?,
+        }
+        .into(),
+        0xDA => CollectiveComputeSecondary {
+            channel_id: u.arbitrary()?,
+            cce_op: cce_op(u)?,
+            dtype: dtype_tag(u)?,
+            kind: kind(u)?,
+            ap: u.arbitrary()?,
+        }
+        .into(),
+        0xCB => CollectiveSendRecv {
+            sync: sync(u)?,
+            tensor_id: u.arbitrary()?,
+            tensor_base: u.arbitrary()?,
+            num_elements_per_partition: u.arbitrary()?,
+        }
+        .into(),
+        0xBF => Gpsimdsb2sb {
+            sync: sync(u)?,
+            src_dtype: dtype_tag(u)?,
+            dst_dtype: dtype_tag(u)?,
+            src_ap: u.arbitrary()?,
+            peer_partition: u.arbitrary()?,
+            dst_ap: u.arbitrary()?,
+        }
+        .into(),
+        0xBE => GetSequenceBounds {
+            sync: sync(u)?,
+            dtype: dtype_tag(u)?,
+            flag_0e: u.arbitrary()?,
+            flag_0f: u.arbitrary()?,
+            in_ap: u.arbitrary()?,
+            out_ap: u.arbitrary()?,
+        }
+        .into(),
+        0xD8 => CoreBarrier {
+            sync: sync(u)?,
+            barrier_id: u.arbitrary()?,
+            barrier_index: u.arbitrary()?,
+            sema_ap: u.arbitrary()?,
+        }
+        .into(),
+        0xDC => GetGlobalRankId {
+            sync: sync(u)?,
+            valid: u.arbitrary()?,
+            reg_id: u.arbitrary()?,
+        }
+        .into(),
+        0xDB => GetCurProcessingRankId {
+            sync: sync(u)?,
+            group_id: u.arbitrary()?,
+            channel_id: u.arbitrary()?,
+            iteration_id: u.arbitrary()?,
+            reg_id: u.arbitrary()?,
+            stream_id: u.arbitrary()?,
+        }
+        .into(),
+        _ => TensorCompletion {
+            sync: sync(u)?,
+            handle: u.arbitrary()?,
+            ap_byte: u.arbitrary()?,
+        }
+        .into(),
+    })
+}
+
+/// A valid instruction, opcode drawn by the config's weights.
+pub fn valid_instruction(u: &mut Unstructured<'_>, cfg: &Config) -> Result<Instruction> {
+    let op = opcode(u, cfg)?;
+    instruction_of(u, op)
+}
+
+/// A valid-by-construction instruction that core's encoder refused — itself a
+/// finding (the instruction is in the encoder's domain by SPEC §5).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct EncodeRefused {
+    /// The instruction.
+    pub instruction: Instruction,
+    /// Core's error, rendered.
+    pub error: String,
+}
+
+impl std::fmt::Display for EncodeRefused {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "core refused to encode a valid-by-construction instruction: {:?}: {}",
+            self.instruction, self.error
+        )
+    }
+}
+
+/// Generation failed: out of data (never, see module docs) or core's encoder
+/// refused a valid instruction.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum GenError {
+    /// `arbitrary` error.
+    Arbitrary(arbitrary::Error),
+    /// See [`EncodeRefused`].
+    Encode(Box<EncodeRefused>),
+}
+
+impl From<arbitrary::Error> for GenError {
+    fn from(e: arbitrary::Error) -> Self {
+        GenError::Arbitrary(e)
+    }
+}
+
+impl std::fmt::Display for GenError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            GenError::Arbitrary(e) => write!(f, "generator: {e}"),
+            GenError::Encode(e) => e.fmt(f),
+        }
+    }
+}
+
+impl std::error::Error for GenError {}
+
+/// Encodes with core; a refusal is a [`GenError::Encode`].
+pub fn encode(i: &Instruction) -> std::result::Result<[u8; 64], GenError> {
+    i.encode().map(|b| b.0).map_err(|e| {
+        GenError::Encode(Box::new(EncodeRefused {
+            instruction: *i,
+            error: format!("{e:?}"),
+        }))
+    })
+}

@@ -1,0 +1,253 @@
+//! Near-valid: the violated predicates and how they are drawn.
+
+use super::roles::{role, tag_of, Role};
+use super::valid::{nonzero_u32, nonzero_u8};
+use crate::layout::OPCODES;
+use arbitrary::{Result, Unstructured};
+
+/// One violated predicate. Each writes only the bytes of [`Violation::footprint`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Violation {
+    /// byte[0] := the value (never the base opcode; for non-custom bases never
+    /// one of the eleven).
+    Opcode(u8),
+    /// byte[1] := a wrong tag.
+    Tag(u8),
+    /// Flip one bit of a reserved byte (so exactly one reserved bit is set).
+    ReservedBit {
+        /// Byte offset.
+        offset: u8,
+        /// Bit 0..=7.
+        bit: u8,
+    },
+    /// byte[4] := an illegal wait mode.
+    WaitMode(u8),
+    /// byte[6] := an illegal update mode.
+    UpdateMode(u8),
+    /// 0x85 only: a partial scratch descriptor. `parts` bit 0 = byte[0x10],
+    /// 1 = dword[0x14], 2 = dword[0x18], 3 = byte[0x1C]; the set parts get the
+    /// (nonzero) values, the others zero.
+    Scratch {
+        /// Which parts are nonzero (never all of 0, 2, 3).
+        parts: u8,
+        /// byte[0x10] if set.
+        b10: u8,
+        /// dword[0x14] if set.
+        d14: u32,
+        /// dword[0x18] if set.
+        d18: u32,
+        /// byte[0x1C] if set.
+        b1c: u8,
+    },
+    /// A LUT / flag byte (cce_op, dtype, kind, src/dst dtype, valid,
+    /// cross-core enable, payload marker) := an out-of-table value.
+    Field {
+        /// Byte offset.
+        offset: u8,
+        /// The bad value.
+        value: u8,
+    },
+}
+
+/// Every partial scratch combination (13 of the 15 nonempty part sets).
+pub const SCRATCH_PARTIAL: [u8; 13] = [
+    0b0001, 0b0010, 0b0011, 0b0100, 0b0101, 0b0110, 0b0111, 0b1000, 0b1001, 0b1010, 0b1011, 0b1100,
+    0b1110,
+];
+
+impl Violation {
+    /// The bytes this violation writes.
+    pub fn footprint(&self) -> Vec<usize> {
+        match *self {
+            Violation::Opcode(_) => vec![0],
+            Violation::Tag(_) => vec![1],
+            Violation::ReservedBit { offset, .. } | Violation::Field { offset, .. } => {
+                vec![usize::from(offset)]
+            }
+            Violation::WaitMode(_) => vec![4],
+            Violation::UpdateMode(_) => vec![6],
+            Violation::Scratch { .. } => [0x10].into_iter().chain(0x14..=0x1C).collect(),
+        }
+    }
+
+    /// Applies the violation to `b`.
+    pub fn apply(&self, b: &mut [u8; 64]) {
+        match *self {
+            Violation::Opcode(v) => b[0] = v,
+            Violation::Tag(v) => b[1] = v,
+            Violation::ReservedBit { offset, bit } => b[usize::from(offset)] ^= 1 << (bit % 8),
+            Violation::WaitMode(v) => b[4] = v,
+            Violation::UpdateMode(v) => b[6] = v,
+            Violation::Field { offset, value } => b[usize::from(offset)] = value,
+            Violation::Scratch {
+                parts,
+                b10,
+                d14,
+                d18,
+                b1c,
+            } => {
+                let pick = |bit: u8| parts & (1 << bit) != 0;
+                b[0x10] = if pick(0) { b10 } else { 0 };
+                let d14 = if pick(1) { d14 } else { 0 };
+                let d18 = if pick(2) { d18 } else { 0 };
+                b[0x14..0x18].copy_from_slice(&d14.to_le_bytes());
+                b[0x18..0x1C].copy_from_slice(&d18.to_le_bytes());
+                b[0x1C] = if pick(3) { b1c } else { 0 };
+            }
+        }
+    }
+
+    /// A short stable name of the violation's kind (for matrices and reports).
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Violation::Opcode(_) => "opcode",
+            Violation::Tag(_) => "tag",
+            Violation::ReservedBit { .. } => "reserved_bit",
+            Violation::WaitMode(_) => "wait_mode",
+            Violation::UpdateMode(_) => "update_mode",
+            Violation::Scratch { .. } => "scratch",
+            Violation::Field { .. } => "field",
+        }
+    }
+}
+
+/// A value `v` with `!ok(v)`: an edge value half the time, else a random one.
+fn bad_value(u: &mut Unstructured<'_>, edges: &[u8], ok: impl Fn(u8) -> bool) -> Result<u8> {
+    let edges: Vec<u8> = edges.iter().copied().filter(|&v| !ok(v)).collect();
+    if u.ratio(1, 2)? {
+        if let Ok(v) = u.choose(&edges) {
+            return Ok(*v);
+        }
+    }
+    for _ in 0..4 {
+        let v: u8 = u.arbitrary()?;
+        if !ok(v) {
+            return Ok(v);
+        }
+    }
+    // Deterministic fallback: the first edge, else the first bad byte.
+    Ok(edges
+        .first()
+        .copied()
+        .or_else(|| (0..=u8::MAX).find(|&v| !ok(v)))
+        .unwrap_or(0xFF))
+}
+
+/// The violation kinds available for a base opcode.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Menu {
+    Opcode,
+    Tag,
+    ReservedBit,
+    Wait,
+    Update,
+    Scratch,
+    Field,
+}
+
+fn menu(base: u8) -> Vec<Menu> {
+    let mut m = vec![Menu::Opcode, Menu::Tag, Menu::ReservedBit];
+    if base != 0xDA {
+        m.extend([Menu::Wait, Menu::Update]);
+    }
+    if base == 0x85 {
+        m.push(Menu::Scratch);
+    }
+    if (0x0C..64).any(|o| {
+        matches!(
+            role(base, o),
+            Some(
+                Role::CceOp
+                    | Role::Dtype
+                    | Role::Kind
+                    | Role::SrcDtype
+                    | Role::DstDtype
+                    | Role::CrossCoreEnable
+                    | Role::Valid
+                    | Role::Marker
+            )
+        )
+    }) {
+        m.push(Menu::Field);
+    }
+    m
+}
+
+/// One violation for `base`.
+pub fn violation(u: &mut Unstructured<'_>, base: u8) -> Result<Violation> {
+    let tag = tag_of(base);
+    let m = menu(base);
+    Ok(match *u.choose(&m)? {
+        Menu::Opcode => {
+            let custom = base == 0x85 || base == 0x86;
+            let other_custom = if base == 0x85 { 0x86 } else { 0x85 };
+            let edges: &[u8] = if custom {
+                &[0xFF, 0x00, other_custom, 0x87, 0x84, 0x80, 0x0B, 0x01]
+            } else {
+                &[0xFF, 0x00, 0x80, 0x01, 0xEC, 0xDD, 0xD7, 0x0B]
+            };
+            let v = bad_value(u, edges, |v| {
+                v == base || (OPCODES.contains(&v) && !(custom && v == other_custom))
+            })?;
+            Violation::Opcode(v)
+        }
+        Menu::Tag => Violation::Tag(bad_value(u, &[0x00, 0x11, 0x0F, 0x20, 0x90, 0xFF], |v| {
+            v == tag || v == 0x10 || (base == 0xDA && v == 0)
+        })?),
+        Menu::ReservedBit => {
+            let offs: Vec<u8> = (0u8..64)
+                .filter(|&o| role(base, usize::from(o)) == Some(Role::Reserved))
+                .collect();
+            Violation::ReservedBit {
+                offset: *u.choose(&offs)?,
+                bit: u.int_in_range(0..=7)?,
+            }
+        }
+        Menu::Wait => Violation::WaitMode(bad_value(
+            u,
+            &[0x07, 0x80, 0x01, 0x04, 0x06, 0x84, 0x86, 0x45, 0xFF],
+            |v| Role::WaitMode.accepts(v, tag),
+        )?),
+        Menu::Update => Violation::UpdateMode(bad_value(u, &[0x02, 0x03, 0x80, 0xFF], |v| {
+            Role::UpdateMode.accepts(v, tag)
+        })?),
+        Menu::Scratch => Violation::Scratch {
+            parts: *u.choose(&SCRATCH_PARTIAL)?,
+            b10: nonzero_u8(u)?,
+            d14: nonzero_u32(u)?,
+            d18: nonzero_u32(u)?,
+            b1c: nonzero_u8(u)?,
+        },
+        Menu::Field => {
+            let offs: Vec<(u8, Role)> = (0x0Cu8..64)
+                .filter_map(|o| {
+                    let r = role(base, usize::from(o))?;
+                    matches!(
+                        r,
+                        Role::CceOp
+                            | Role::Dtype
+                            | Role::Kind
+                            | Role::SrcDtype
+                            | Role::DstDtype
+                            | Role::CrossCoreEnable
+                            | Role::Valid
+                            | Role::Marker
+                    )
+                    .then_some((o, r))
+                })
+                .collect();
+            let (offset, r) = *u.choose(&offs)?;
+            let edges: &[u8] = match r {
+                Role::CceOp => &[0x01, 0x03, 0x05, 0x1A, 0xFF],
+                Role::Kind => &[0x00, 0x0A, 0x0B, 0xFF],
+                Role::CrossCoreEnable | Role::Marker => &[0x00, 0x02, 0x81, 0xFF],
+                Role::Valid => &[0x02, 0x03, 0x80, 0xFF],
+                _ => &[0x00, 0x11, 0x12, 0xFF],
+            };
+            Violation::Field {
+                offset,
+                value: bad_value(u, edges, |v| r.accepts(v, tag))?,
+            }
+        }
+    })
+}
