@@ -15,7 +15,7 @@
 //!   subjects over the tpb-subject/1 protocol;
 //! - data stated once: [`targets`] (the target registry), [`layout`] (the
 //!   bundle layout), [`arch`] (generations); and the plumbing [`input`],
-//!   [`atomic`], [`explain`].
+//!   [`atomic`], [`explain`], [`fields_json`] (decoded fields as JSON).
 #![deny(unsafe_code)]
 
 pub mod arch;
@@ -24,6 +24,7 @@ pub mod cli;
 pub mod engine;
 pub mod explain;
 pub mod external;
+pub mod fields_json;
 pub mod findings;
 pub mod fuzz_entry;
 pub mod gate;

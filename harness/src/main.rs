@@ -106,7 +106,8 @@ enum Command {
         files: Vec<String>,
     },
     /// The release gate: replay corpus/ and corpus/vectors/, then run
-    /// generated differential cases (core vs oracle) on all cores; write a
+    /// generated differential cases (core vs oracle, and each --subject vs
+    /// core) on all cores; write a
     /// report (summary.md, divergences.jsonl, junit.xml, index.html).
     ///
     /// Exit codes: 0 zero discrepancies and every target ran; 1 any
@@ -114,9 +115,9 @@ enum Command {
     /// bad input (unreadable corpus file, malformed vector file, existing
     /// --report-dir).
     Gate(cli::gate::GateArgs),
-    /// Re-run one input through a target, core vs oracle (the command a gate
-    /// report prints). Exit codes: 1 the divergence reproduces, 0 they agree,
-    /// 2 bad input.
+    /// Re-run one input through a target, core vs oracle and each --subject
+    /// vs core (the command a gate report prints). Exit codes: 1 the
+    /// divergence reproduces, 0 they agree, 2 bad input.
     Replay(cli::replay::ReplayArgs),
     /// Keep the smallest set of corpus files covering the same signatures
     /// (target, core verdict, outcome, field classes).
@@ -127,6 +128,11 @@ enum Command {
     /// Exit codes: 0 done, 1 a deletion failed part way, 2 bad input or an
     /// existing --output (nothing changed).
     Minimize(cli::minimize::MinimizeArgs),
+    /// Check a subject you plug in: print its name, protocol version and
+    /// capabilities, and run a short smoke set against core. Exit codes: 0
+    /// every smoke case agrees with core; 1 a divergence, a fault, or
+    /// nothing checked; 2 bad spec or the subject does not start.
+    SubjectCheck(cli::subject_check::SubjectCheckArgs),
     /// Internal: serve tpb-subject/1 on stdin/stdout for a `lib:PATH`
     /// subject (the gate runs this as the library's worker process).
     #[command(hide = true)]
@@ -171,6 +177,7 @@ fn run(cli: Cli) -> CliResult {
         Command::Gate(a) => cli::gate::run(a),
         Command::Replay(a) => cli::replay::run(a),
         Command::Minimize(a) => cli::minimize::run(a),
+        Command::SubjectCheck(a) => cli::subject_check::run(a),
         Command::SubjectWorker { spec } => cli::subject_worker::run(&spec),
         Command::Report(a) => cli::report::run(a),
     }
@@ -182,6 +189,8 @@ fn main() -> ExitCode {
         eprintln!("tpbconform: internal error: {info}");
         std::process::exit(i32::from(EXIT_BAD_INPUT));
     }));
+    // `lib:` / `cmd:` subject specs open through tpb_harness::external.
+    tpb_harness::subjects::registry::set_external_opener(tpb_harness::external::open);
     // clap prints usage errors and exits 2 itself (help/version exit 0).
     let cli = Cli::parse();
     match run(cli) {

@@ -475,13 +475,51 @@ pub fn summary_md(run: &GateRun, triaged: &[Triaged], timing: &Timing) -> String
     }
     if !run.subjects.is_empty() {
         let _ = writeln!(s, "\n## Subjects under test (each judged against core)\n");
-        let _ = writeln!(s, "| subject | capabilities |");
-        let _ = writeln!(s, "|---|---|");
+        let _ = writeln!(
+            s,
+            "Judged on the corpus, the vectors and the first {} generated cases of each target \
+             they support.\n",
+            run.subject_cases
+        );
+        let _ = writeln!(
+            s,
+            "| subject | says it is | capabilities | calls | time in subject | cases/s | core in-process cases/s (same cases) | restarts |"
+        );
+        let _ = writeln!(s, "|---|---|---|---:|---:|---:|---:|---:|");
         for (name, caps) in &run.subjects {
-            let _ = writeln!(s, "| `{}` | {} |", md_escape(name), caps);
+            let ext = run.external.iter().find(|e| e.spec == *name);
+            let cell = |f: &dyn Fn(&crate::gate::ExternalRun) -> String| ext.map_or("-".into(), f);
+            let _ = writeln!(
+                s,
+                "| `{}` | {} | {} | {} | {} | {} | {} | {} |",
+                md_escape(name),
+                cell(&|e| md_escape(&e.stats.hello_name)),
+                caps,
+                cell(&|e| e.stats.calls.to_string()),
+                cell(&|e| format!("{:.2} s", e.stats.busy.as_secs_f64())),
+                cell(&|e| format!("{:.0}", e.stats.rate())),
+                cell(&|e| e.core_rate.map_or("-".into(), |r| format!("{r:.0}"))),
+                cell(&|e| e.stats.restarts.to_string()),
+            );
         }
+        let _ = writeln!(s);
         for (t, who) in &run.unsupported {
             let _ = writeln!(s, "- {t}: not supported by {}", who.join(", "));
+        }
+        for e in &run.external {
+            if e.stats.stderr_tail.is_empty() {
+                continue;
+            }
+            let _ = writeln!(
+                s,
+                "\n### stderr of `{}` (last {} lines)\n\n```text",
+                md_escape(&e.spec),
+                e.stats.stderr_tail.len()
+            );
+            for l in &e.stats.stderr_tail {
+                let _ = writeln!(s, "{}", l.replace("```", "'''"));
+            }
+            let _ = writeln!(s, "```");
         }
     }
     if !run.corpus.is_empty() {

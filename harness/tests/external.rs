@@ -7,15 +7,15 @@ mod subjects;
 
 use std::time::{Duration, Instant};
 use subjects::*;
-use tpb_harness::external::{
-    Answer, ExternalSpec, FaultClass, LutTable, Op, ProcessSubject, Reply, Request,
-};
+use tpb_harness::arch::Arch;
+use tpb_harness::external::{self, Answer, FaultClass, Op, ProcessSubject, Reply, Request};
+use tpb_harness::subjects::{LutTable, SubjectSpec};
 
 const TIMEOUT: Duration = Duration::from_secs(10);
 
 fn start(spec: &str, timeout: Duration) -> ProcessSubject {
-    let s: ExternalSpec = spec.parse().expect("spec");
-    s.start(&tpbconform(), "v2", timeout)
+    let s: SubjectSpec = spec.parse().expect("spec");
+    external::start(&s, &tpbconform(), Arch::V2, timeout)
         .unwrap_or_else(|e| panic!("start {spec}: {e}"))
 }
 
@@ -226,8 +226,8 @@ fn a_generation_the_subject_lacks_declares_no_ops() {
     let dir = tempfile::tempdir().unwrap();
     let lib = c_example(dir.path(), false);
     for spec in [format!("lib:{}", lib.display()), python_spec("")] {
-        let s: ExternalSpec = spec.parse().unwrap();
-        let mut p = s.start(&tpbconform(), "v3", TIMEOUT).unwrap();
+        let s: SubjectSpec = spec.parse().unwrap();
+        let mut p = external::start(&s, &tpbconform(), Arch::V3, TIMEOUT).unwrap();
         assert!(p.hello().ops.is_empty(), "{spec}");
         assert_eq!(
             p.call(&Request::ValidateHeader(valid_header())),
@@ -372,16 +372,17 @@ fn subjects_that_cannot_start_say_why() {
         ("lib:/nonexistent/libx.so", "cannot load"),
     ];
     for (spec, want) in cases {
-        let s: ExternalSpec = spec.parse().unwrap();
-        let e = s
-            .start(&tpbconform(), "v2", Duration::from_secs(5))
+        let s: SubjectSpec = spec.parse().unwrap();
+        let e = external::start(&s, &tpbconform(), Arch::V2, Duration::from_secs(5))
             .err()
             .unwrap_or_else(|| panic!("{spec} started"));
         assert!(e.0.contains(want), "{spec}: {e}");
     }
     // Its stderr is part of the message.
-    let s: ExternalSpec = "cmd:echo starting >&2; exit 3".parse().unwrap();
-    let e = s.start(&tpbconform(), "v2", TIMEOUT).err().unwrap();
+    let s: SubjectSpec = "cmd:echo starting >&2; exit 3".parse().unwrap();
+    let e = external::start(&s, &tpbconform(), Arch::V2, TIMEOUT)
+        .err()
+        .unwrap();
     assert!(e.0.contains("starting"), "{e}");
 }
 

@@ -18,7 +18,6 @@
 use super::{mnemonic_of, CliError, CliResult, EXIT_INVALID, EXIT_OK};
 use crate::atomic::AtomicFile;
 use crate::input::{open_source, source_name, InputError, Lines};
-use crate::layout::{field_kind, Kind};
 use crate::subjects::Value;
 use serde::de::{self, Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde_json::Value as J;
@@ -102,34 +101,6 @@ impl<'de> Visitor<'de> for StrictVisitor {
     }
 }
 
-/// A JSON hex string (no comments) via the shared [`crate::input::hex_nibbles`].
-fn parse_hex_bytes(s: &str) -> Option<Vec<u8>> {
-    let digits = crate::input::hex_nibbles(s.as_bytes(), false).ok()?;
-    digits
-        .len()
-        .is_multiple_of(2)
-        .then(|| crate::input::pack_nibbles(&digits))
-}
-
-fn json_to_value(name: &str, v: &J) -> Result<Value, String> {
-    match (field_kind(name), v) {
-        (_, J::Number(n)) => n
-            .as_u64()
-            .map(Value::Int)
-            .ok_or_else(|| format!("field `{name}`: {n} is not an unsigned 64-bit integer")),
-        (Kind::Bytes, J::String(s)) => parse_hex_bytes(s)
-            .map(Value::Bytes)
-            .ok_or_else(|| format!("field `{name}`: {s:?} is not an even-length hex string")),
-        (Kind::Name, J::String(s)) => Ok(Value::Name(s.clone())),
-        (Kind::Int, J::String(s)) => Err(format!(
-            "field `{name}`: expected a number, got the string {s:?}"
-        )),
-        (_, other) => Err(format!(
-            "field `{name}`: expected a number or string, got {other}"
-        )),
-    }
-}
-
 fn parse_opcode(o: &serde_json::Map<String, J>) -> Result<u8, String> {
     match o.get("opcode") {
         Some(J::String(s)) => {
@@ -184,21 +155,7 @@ fn parse_record(v: &J) -> Result<Record, String> {
         Some(other) => return Err(format!("\"fields\": expected an object, got {other}")),
         None => return Err("missing \"fields\"".to_string()),
     };
-    let mut fields = Vec::new();
-    for (k, v) in fo {
-        if k == "sync" {
-            let s = v
-                .as_object()
-                .ok_or_else(|| format!("\"sync\": expected an object, got {v}"))?;
-            for (sk, sv) in s {
-                let name = format!("sync.{sk}");
-                let val = json_to_value(&name, sv)?;
-                fields.push((name, val));
-            }
-        } else {
-            fields.push((k.clone(), json_to_value(k, v)?));
-        }
-    }
+    let fields = crate::fields_json::fields_from_json(fo)?;
     Ok(Record::Bundle { opcode, fields })
 }
 

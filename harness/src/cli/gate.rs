@@ -7,9 +7,12 @@
 //! corpus file, malformed vector file, existing `--report-dir`).
 
 use super::{CliResult, EXIT_BAD_INPUT, EXIT_INVALID, EXIT_OK};
+use crate::arch::Arch;
 use crate::engine::Engine;
-use crate::gate::{self, GateConfig, Shard};
+use crate::external;
+use crate::gate::{self, ExternalRun, GateConfig, Shard};
 use crate::report::{self, Timing};
+use crate::subjects::SubjectSpec;
 use crate::targets::{parse_gate_target, Target};
 use crate::triage;
 use std::io::IsTerminal;
@@ -65,6 +68,53 @@ pub struct GateArgs {
     /// Never show a progress bar.
     #[arg(long)]
     pub quiet: bool,
+    /// A subject under test, judged against core (repeatable): `lib:PATH`
+    /// (a shared library with the C ABI of include/tpb_subject.h) or
+    /// `cmd:COMMAND` (a process speaking tpb-subject/1, see
+    /// docs/subject-protocol.md). It gets half of --case-timeout per answer.
+    #[arg(long = "subject", value_name = "SPEC")]
+    pub subjects: Vec<SubjectSpec>,
+    /// Generated cases per target that also go to the --subject's (the
+    /// first ones, by case index); the rest are core vs oracle only.
+    #[arg(long, default_value_t = gate::DEFAULT_SUBJECT_CASES)]
+    pub subject_cases: u64,
+    /// The hardware generation the run covers (the `arch` of the subjects'
+    /// hello).
+    #[arg(long, default_value = "v2")]
+    pub arch: Arch,
+}
+
+/// Core's rate is measured on at most this many cases per target.
+const CORE_RATE_CASES: u64 = 200_000;
+
+/// The external subjects' statistics of this run, each with core's
+/// in-process rate on the bundle targets it ran.
+fn external_runs(cfg: &GateConfig, run: &gate::GateRun) -> Vec<ExternalRun> {
+    let stats = external::stats();
+    cfg.subjects
+        .iter()
+        .filter_map(|spec| {
+            let name = spec.to_string();
+            let st = stats.get(&name)?.clone();
+            let caps = run.subjects.iter().find(|(n, _)| *n == name)?.1;
+            let (mut n, mut secs) = (0u64, 0f64);
+            for (t, ts) in &run.targets {
+                if !caps.covers(t.spec().needs) {
+                    continue;
+                }
+                let k = ts.ran.clamp(1, CORE_RATE_CASES);
+                if let Some(r) = gate::bench::core_rate(cfg.seed, *t, k) {
+                    n += k;
+                    secs += k as f64 / r;
+                }
+            }
+            Some(ExternalRun {
+                spec: name,
+                stats: st,
+                core_rate: (secs > 0.0).then(|| n as f64 / secs),
+            })
+        })
+        .collect()
 }
 
 fn quiet_panics() {
@@ -121,8 +171,9 @@ pub fn run(a: GateArgs) -> CliResult {
         seed: a.seed,
         shard: a.shard,
         targets,
-        subjects: Vec::new(),
-        arch: Default::default(),
+        subjects: a.subjects.clone(),
+        subject_cases: a.subject_cases,
+        arch: a.arch,
         corpus_dir: a.corpus.clone(),
         threads: a
             .threads
@@ -153,7 +204,9 @@ pub fn run(a: GateArgs) -> CliResult {
         }
     };
     quiet_panics();
-    let run = gate::run(&cfg, Some(&progress));
+    external::set_case_timeout(cfg.case_timeout / 2);
+    let mut run = gate::run(&cfg, Some(&progress));
+    run.external = external_runs(&cfg, &run);
     if let Some(b) = &bar {
         b.finish_and_clear();
     }

@@ -14,6 +14,7 @@ pub mod gate;
 pub mod minimize;
 pub mod replay;
 pub mod report;
+pub mod subject_check;
 pub mod subject_worker;
 
 pub use crate::explain::{mnemonic_of, opcode_str};
@@ -159,32 +160,9 @@ pub fn core_encode(opcode: u8, fields: &[(String, Value)]) -> Result<[u8; 64], S
     }
 }
 
-/// A field value as JSON (ints as numbers, names as strings, bytes as hex).
-pub fn value_json(v: &Value) -> serde_json::Value {
-    match v {
-        Value::Int(n) => serde_json::Value::from(*n),
-        Value::Name(s) => serde_json::Value::from(s.clone()),
-        Value::Bytes(b) => serde_json::Value::from(crate::subjects::hex(b)),
-    }
-}
-
-/// The `fields` object of `decode`'s output: SPEC §5.2 order, `sync.*` fields
-/// nested in a `"sync"` object (placed where the first one appears).
+/// The `fields` object of `decode`'s output ([`crate::fields_json`]).
 pub fn fields_json(d: &Decoded) -> serde_json::Value {
-    let mut m = serde_json::Map::new();
-    for (name, v) in &d.fields {
-        if let Some(k) = name.strip_prefix("sync.") {
-            let e = m
-                .entry("sync")
-                .or_insert_with(|| serde_json::Value::Object(serde_json::Map::new()));
-            if let serde_json::Value::Object(s) = e {
-                s.insert(k.to_string(), value_json(v));
-            }
-        } else {
-            m.insert(name.clone(), value_json(v));
-        }
-    }
-    serde_json::Value::Object(m)
+    serde_json::Value::Object(crate::fields_json::fields_json(&d.fields))
 }
 
 /// Writes `s` plus a newline.

@@ -1,14 +1,16 @@
 //! `tpbconform replay`: re-run one input (as printed in a gate report)
-//! through a registry target, core vs oracle.
+//! through a registry target: core vs oracle, and each `--subject` against
+//! core (as in the gate).
 //!
-//! Exit codes: 1 = the divergence reproduces; 0 = core and the oracle agree;
+//! Exit codes: 1 = the divergence reproduces; 0 = everyone agrees;
 //! 2 = bad input ([`ReplayError`], message names the source and the line /
 //! offset).
 
-use super::{CliError, CliResult, EXIT_INVALID, EXIT_OK};
+use super::{CliError, CliResult, EXIT_BAD_INPUT, EXIT_INVALID, EXIT_OK};
+use crate::arch::Arch;
 use crate::engine::Engine;
 use crate::input::{open_source, read_capped, source_name, Lines};
-use crate::subjects::hex;
+use crate::subjects::{hex, SubjectSpec};
 use crate::targets::Target;
 use std::fmt;
 use std::io::Write;
@@ -36,6 +38,13 @@ pub struct ReplayArgs {
     /// artifact; `-` = stdin), at most 1 MiB.
     #[arg(value_name = "FILE", required_unless_present = "hex")]
     pub file: Option<PathBuf>,
+    /// A subject under test to replay on as well (repeatable): `lib:PATH`
+    /// or `cmd:COMMAND`, judged against core as in the gate.
+    #[arg(long = "subject", value_name = "SPEC")]
+    pub subjects: Vec<SubjectSpec>,
+    /// The generation the subjects serve.
+    #[arg(long, default_value = "v2")]
+    pub arch: Arch,
 }
 
 /// Bad replay input.
@@ -195,7 +204,19 @@ pub fn visit_inputs(
 pub fn run(a: ReplayArgs) -> CliResult {
     std::panic::set_hook(Box::new(|_| {}));
     let mut out = std::io::stdout().lock();
-    let e = Engine::reference();
+    let e = match Engine::open(&a.subjects, a.arch) {
+        Ok(e) => e,
+        Err(e) => {
+            eprintln!("tpbconform: error: {e}");
+            return Ok(EXIT_BAD_INPUT);
+        }
+    };
+    let who = if a.subjects.is_empty() {
+        "core and oracle".to_string()
+    } else {
+        let s: Vec<String> = a.subjects.iter().map(|s| s.to_string()).collect();
+        format!("core, oracle and {}", s.join(", "))
+    };
     let t = a.target;
     let mut any = false;
     visit_inputs(&a, |src, input| {
@@ -203,7 +224,7 @@ pub fn run(a: ReplayArgs) -> CliResult {
         if o.is_agree() {
             writeln!(
                 out,
-                "{src}: agree: core and oracle agree on {t} input {}",
+                "{src}: agree: {who} agree on {t} input {}",
                 hex(&input)
             )?;
         }

@@ -3,13 +3,14 @@
 //! 2 when the library does not load or a request line is malformed.
 
 use super::{CliResult, EXIT_BAD_INPUT, EXIT_OK};
-use crate::external::{worker, ExternalSpec};
+use crate::external::worker;
+use crate::subjects::SubjectSpec;
 
 /// Runs the worker for `spec` (must be `lib:PATH`).
 pub fn run(spec: &str) -> CliResult {
-    let path = match spec.parse::<ExternalSpec>() {
-        Ok(ExternalSpec::Lib(p)) => p,
-        Ok(ExternalSpec::Cmd(_)) | Err(_) => {
+    let path = match spec.parse::<SubjectSpec>() {
+        Ok(SubjectSpec::Lib(p)) => p,
+        _ => {
             eprintln!("tpbconform subject-worker: expected lib:PATH, got `{spec}`");
             return Ok(EXIT_BAD_INPUT);
         }

@@ -9,13 +9,16 @@ use super::pair::{self, Pair};
 use super::{record, structured, sync};
 use crate::arch::Arch;
 use crate::subjects::registry::{self, OpenError, SubjectSpec};
-use crate::subjects::{hex, Capabilities, IrQuery, LutTable, Subject};
+use crate::subjects::{hex, Batch, Capabilities, IrQuery, LutTable, Subject};
 use crate::targets::{Check, Target};
+use std::cell::Cell;
 
 /// The subjects of a comparison: the reference pair, then the subjects
 /// under test.
 pub struct Engine {
     subjects: Vec<Box<dyn Subject>>,
+    /// Whether the subjects under test are judged (see [`Engine::set_judging`]).
+    judging: Cell<bool>,
 }
 
 impl Default for Engine {
@@ -39,7 +42,10 @@ impl Engine {
     ) -> Engine {
         let mut subjects = vec![reference, second];
         subjects.extend(under_test);
-        Engine { subjects }
+        Engine {
+            subjects,
+            judging: Cell::new(true),
+        }
     }
 
     /// Two arbitrary subjects (`left` under test, `right` its reference).
@@ -83,6 +89,29 @@ impl Engine {
         &self.subjects[2..]
     }
 
+    /// Turns judging the subjects under test on or off for the following
+    /// comparisons (the reference pair is always compared); the gate judges
+    /// them on the first `--subject-cases` cases of each target only.
+    pub fn set_judging(&self, on: bool) {
+        self.judging.set(on);
+    }
+
+    /// Lets each subject under test that supports bundle target `t` answer
+    /// the cases `bundles` ahead of the per-case comparisons
+    /// ([`Subject::prefetch`]); `tick` is called as answers arrive.
+    pub fn prefetch(&self, t: Target, bundles: &[[u8; 64]], tick: &dyn Fn()) {
+        let batch = match t.check() {
+            Check::Validator(v) => Batch::Validate(v, bundles),
+            Check::Decode | Check::Roundtrip => Batch::Decode(bundles),
+            _ => return,
+        };
+        for s in self.under_test() {
+            if s.capabilities().covers(t.spec().needs) {
+                s.prefetch(batch, tick);
+            }
+        }
+    }
+
     /// The subjects under test that cannot run `t`, with what they lack.
     pub fn unsupported(&self, t: Target) -> Vec<(String, Capabilities)> {
         self.under_test()
@@ -118,6 +147,9 @@ impl Engine {
         };
         if let Some(d) = pair(&*s[0], &*s[1]) {
             return Outcome(vec![d]);
+        }
+        if !self.judging.get() {
+            return Outcome(Vec::new());
         }
         let mut out = Vec::new();
         for x in &s[2..] {

@@ -5,7 +5,8 @@
 //! or hangs takes down only its worker.
 #![allow(unsafe_code)]
 
-use super::protocol::{LutTable, Op};
+use super::protocol::Op;
+use crate::subjects::LutTable;
 use libloading::{Library, Symbol};
 use std::ffi::{c_char, c_int, CStr, CString};
 

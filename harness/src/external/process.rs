@@ -285,6 +285,12 @@ impl ProcessSubject {
     /// Requests for an op the subject did not declare are answered
     /// [`Answer::Unsupported`] without a round trip.
     pub fn call_batch(&mut self, reqs: &[Request]) -> Vec<Reply> {
+        self.call_batch_with(reqs, &|| {})
+    }
+
+    /// [`ProcessSubject::call_batch`], calling `tick` after each answer or
+    /// fault (progress for a watchdog).
+    pub fn call_batch_with(&mut self, reqs: &[Request], tick: &dyn Fn()) -> Vec<Reply> {
         let mut out: Vec<Option<Reply>> = vec![None; reqs.len()];
         let wire: Vec<usize> = (0..reqs.len())
             .filter(|&i| {
@@ -342,6 +348,7 @@ impl ProcessSubject {
                         out[i] = Some(Ok(a));
                         in_flight.pop_front();
                         done += 1;
+                        tick();
                         continue;
                     }
                     Err(e) => Fault {
@@ -367,10 +374,12 @@ impl ProcessSubject {
             };
             out[i] = Some(Err(fault));
             done += 1;
+            tick();
             if let Some(r) = self.running.take() {
                 r.kill();
             }
             self.restart();
+            tick();
             in_flight.clear();
             sent = done;
         }

@@ -5,6 +5,7 @@
 //! is wrong. The same types serve the client ([`super::process`]) and the
 //! library worker ([`super::worker`]).
 
+use crate::subjects::LutTable;
 use serde_json::{Map, Value};
 use std::fmt;
 
@@ -64,54 +65,20 @@ impl fmt::Display for Op {
     }
 }
 
-/// A LUT of the `lut` operation (SPEC §6).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum LutTable {
-    /// SPEC §6.1 CollectiveKind → wire.
-    CollectiveKind,
-    /// SPEC §6.2 AluOpType → wire.
-    AluOp,
-    /// SPEC §6.3 AluOpType → DgeComputeOp.
-    Dge,
-    /// SPEC §6.4 dtype → wire tag, pre-v4 column.
-    Dtype,
-    /// SPEC §6.4 dtype → wire tag, v4 column.
-    DtypeV4,
-    /// SPEC §6.5 BIR wait mode → wire byte.
-    WaitMode,
-    /// BIR update mode → wire byte (FACTS §2), once SPEC has it.
-    UpdateMode,
-}
+/// The tables a `lut` request may name (tpb-subject/1), by their
+/// [`LutTable::name`]; the harness never sends another.
+pub const LUT_TABLES: [LutTable; 6] = [
+    LutTable::CollectiveKind,
+    LutTable::AluOp,
+    LutTable::Dge,
+    LutTable::Dtype,
+    LutTable::DtypeV4,
+    LutTable::WaitMode,
+];
 
-impl LutTable {
-    /// Every table, in protocol order.
-    pub const ALL: [LutTable; 7] = [
-        LutTable::CollectiveKind,
-        LutTable::AluOp,
-        LutTable::Dge,
-        LutTable::Dtype,
-        LutTable::DtypeV4,
-        LutTable::WaitMode,
-        LutTable::UpdateMode,
-    ];
-
-    /// The `"table"` string.
-    pub fn name(self) -> &'static str {
-        match self {
-            LutTable::CollectiveKind => "collective_kind",
-            LutTable::AluOp => "alu_op",
-            LutTable::Dge => "dge",
-            LutTable::Dtype => "dtype",
-            LutTable::DtypeV4 => "dtype_v4",
-            LutTable::WaitMode => "wait_mode",
-            LutTable::UpdateMode => "update_mode",
-        }
-    }
-
-    /// Looks a table up by its `"table"` string.
-    pub fn from_name(s: &str) -> Option<LutTable> {
-        LutTable::ALL.into_iter().find(|t| t.name() == s)
-    }
+/// The protocol table named `s`.
+pub fn lut_table(s: &str) -> Option<LutTable> {
+    LUT_TABLES.into_iter().find(|t| t.name() == s)
 }
 
 /// One request after the hello (the harness adds the `"id"`).
@@ -495,7 +462,7 @@ pub fn parse_request(line: &str) -> Result<Incoming, String> {
         Some(Op::Lut) => {
             exact_keys(&m, &["id", "op", "table", "input"])?;
             let input = u32::try_from(uint(&m, "input")?).map_err(|_| "`input` exceeds u32")?;
-            match LutTable::from_name(string(&m, "table")?) {
+            match lut_table(string(&m, "table")?) {
                 Some(table) => Request::Lut { table, input },
                 None => return Ok(Incoming::Unknown { id }),
             }

@@ -110,6 +110,9 @@ pub struct GateConfig {
     pub targets: Vec<Target>,
     /// Subjects under test, judged against core (besides core vs oracle).
     pub subjects: Vec<SubjectSpec>,
+    /// The subjects under test are judged on the generated cases with an
+    /// index below this (per target); the rest are core vs oracle only.
+    pub subject_cases: u64,
     /// The generation the subjects serve.
     pub arch: Arch,
     /// The corpus root (`corpus/`).
@@ -133,6 +136,9 @@ pub struct GateConfig {
 
 /// Default generated cases per target.
 pub const DEFAULT_CASES: u64 = 5_000_000;
+/// Default generated cases per target that also go to the subjects under
+/// test (an external subject costs a round trip per case).
+pub const DEFAULT_SUBJECT_CASES: u64 = 100_000;
 /// Default cap on `sync_handshake` cases: the 10^6 programs the sync issue
 /// asks the gate to check.
 pub const DEFAULT_SYNC_CASES: u64 = 1_000_000;
@@ -163,6 +169,7 @@ impl Default for GateConfig {
             shard: Shard::default(),
             targets: Target::gate_targets(),
             subjects: Vec::new(),
+            subject_cases: DEFAULT_SUBJECT_CASES,
             arch: Arch::default(),
             corpus_dir: PathBuf::from("corpus"),
             threads: std::thread::available_parallelism().map_or(1, |n| n.get()),

@@ -107,6 +107,23 @@ fn worker(sh: &Shared, w: usize) {
         slot.busy.store(true, Relaxed);
         let t0 = Instant::now();
         let res = catch_unwind(AssertUnwindSafe(|| {
+            if t.is_bundle() && !r.engine.under_test().is_empty() {
+                // External subjects answer the chunk's judged cases
+                // pipelined, up front.
+                let chunk: Vec<[u8; 64]> = (lo..hi)
+                    .map(|m| cfg.shard.case_index(m))
+                    .filter(|&i| i < cfg.subject_cases)
+                    .map(|i| {
+                        let mut b = [0u8; 64];
+                        let mut rng = case_rng(cfg.seed, hashes[ti], i);
+                        cases::bundle_case(t, &mut rng, CaseKind::of(i), &mut b);
+                        b
+                    })
+                    .collect();
+                r.engine.prefetch(t, &chunk, &|| {
+                    slot.ticks.fetch_add(1, Relaxed);
+                });
+            }
             for m in lo..hi {
                 let i = cfg.shard.case_index(m);
                 slot.case.store(i, Relaxed);
@@ -121,6 +138,7 @@ fn worker(sh: &Shared, w: usize) {
                 }
                 let kind = CaseKind::of(i);
                 kinds[kind.index()] += 1;
+                r.engine.set_judging(i < cfg.subject_cases);
                 let mut rng = case_rng(cfg.seed, hashes[ti], i);
                 let origin = || Origin::Generated { index: i, kind };
                 let fs = if t.is_bundle() {

@@ -10,8 +10,11 @@
 //!   (2) Every vector file under `corpus/vectors/` is checked against every
 //!   subject ([`vectors`]). (3) `cases` generated cases per target
 //!   ([`cases`]), split over `threads` workers ([`generate`]).
-//! - **Subjects.** Every case goes to core, oracle and each subject of
-//!   [`GateConfig::subjects`] ([`crate::engine::Engine`]); a target a subject
+//! - **Subjects.** Every corpus file and vector, and the generated cases
+//!   with an index below [`GateConfig::subject_cases`], go to core, oracle
+//!   and each subject of [`GateConfig::subjects`] ([`crate::engine::Engine`];
+//!   bundle cases are offered to them a chunk at a time first,
+//!   [`crate::engine::Engine::prefetch`]); a target a subject
 //!   lacks the capabilities for is listed in [`GateRun::unsupported`] ("not
 //!   supported by X"), never counted as a pass for it, and a subject that
 //!   supports none of the selected targets is a
@@ -38,6 +41,7 @@
 //!   agree do not allocate (the coverage key is written into a reused
 //!   buffer, see [`crate::engine::record`]).
 
+pub mod bench;
 pub mod cases;
 pub mod config;
 pub mod corpus;
@@ -47,10 +51,11 @@ pub mod outcome;
 pub mod vectors;
 
 pub use config::{
-    GateConfig, Shard, UsageError, DEFAULT_CASES, DEFAULT_SECONDS, DEFAULT_SEED, DEFAULT_SYNC_CASES,
+    GateConfig, Shard, UsageError, DEFAULT_CASES, DEFAULT_SECONDS, DEFAULT_SEED,
+    DEFAULT_SUBJECT_CASES, DEFAULT_SYNC_CASES,
 };
 pub use generate::Progress;
-pub use outcome::{CorpusFolder, GateFailure, GateRun, TargetStats, OUTCOMES};
+pub use outcome::{CorpusFolder, ExternalRun, GateFailure, GateRun, TargetStats, OUTCOMES};
 
 use std::time::Instant;
 
@@ -61,6 +66,7 @@ pub fn run(cfg: &GateConfig, progress: Option<Progress<'_>>) -> GateRun {
         seed: cfg.seed,
         shard: cfg.shard,
         cases: cfg.cases,
+        subject_cases: cfg.subject_cases.min(cfg.cases),
         seconds: cfg.seconds,
         threads: cfg.threads.max(1),
         targets: cfg

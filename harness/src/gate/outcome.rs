@@ -183,6 +183,22 @@ pub struct GateRun {
     pub gen_elapsed: Duration,
     /// Wall time of the whole run.
     pub elapsed: Duration,
+    /// Generated cases per target the subjects under test were judged on.
+    pub subject_cases: u64,
+    /// Per external subject: what it did (calls, time, restarts, stderr
+    /// tail) and core's in-process cases/s on the same targets' cases.
+    pub external: Vec<ExternalRun>,
+}
+
+/// One external subject's share of a run (filled in by the CLI).
+#[derive(Clone, Debug, Default)]
+pub struct ExternalRun {
+    /// The spec.
+    pub spec: String,
+    /// Calls, time in the subject, restarts, stderr tail.
+    pub stats: crate::external::SubjectStats,
+    /// Core's in-process cases/s on the bundle targets the subject ran.
+    pub core_rate: Option<f64>,
 }
 
 impl GateRun {

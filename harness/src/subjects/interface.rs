@@ -135,6 +135,16 @@ impl fmt::Display for Fault {
 /// A subject's answer: a typed result, or a [`Fault`].
 pub type Reply<T> = Result<T, Fault>;
 
+/// A batch of bundles the engine is about to ask one operation about (see
+/// [`Subject::prefetch`]).
+#[derive(Clone, Copy, Debug)]
+pub enum Batch<'a> {
+    /// [`Subject::validate`] with this validator on each bundle.
+    Validate(Validator, &'a [[u8; 64]]),
+    /// [`Subject::decode`] on each bundle.
+    Decode(&'a [[u8; 64]]),
+}
+
 /// One implementation of SPEC.md, as the differential engine sees it.
 ///
 /// Every operation may answer [`Fault::Unsupported`]; the default methods do.
@@ -177,6 +187,13 @@ pub trait Subject {
     fn ir(&self, _q: &IrQuery) -> Reply<IrAnswer> {
         Err(Fault::Unsupported)
     }
+
+    /// A hint: the engine is about to make the calls of `batch`, one per
+    /// case. A subject with a high per-call latency (an external process)
+    /// may answer them all now, pipelined, and serve the calls from that,
+    /// calling `tick` as answers arrive (the gate's progress watchdog);
+    /// in-process subjects ignore it.
+    fn prefetch(&self, _batch: Batch<'_>, _tick: &dyn Fn()) {}
 }
 
 impl<S: Subject + ?Sized> Subject for Box<S> {
@@ -205,5 +222,8 @@ impl<S: Subject + ?Sized> Subject for Box<S> {
     }
     fn ir(&self, q: &IrQuery) -> Reply<IrAnswer> {
         (**self).ir(q)
+    }
+    fn prefetch(&self, batch: Batch<'_>, tick: &dyn Fn()) {
+        (**self).prefetch(batch, tick)
     }
 }

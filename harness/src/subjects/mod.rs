@@ -22,6 +22,6 @@ pub mod registry;
 pub mod sync_diff;
 mod types;
 
-pub use interface::{Capabilities, Capability, Fault, Reply, Subject};
+pub use interface::{Batch, Capabilities, Capability, Fault, Reply, Subject};
 pub use registry::{open, SubjectSpec};
 pub use types::*;

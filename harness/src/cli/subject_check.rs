@@ -1,0 +1,148 @@
+//! `tpbconform subject-check SPEC`: the first command a plugin author types.
+//! Starts the subject, prints what its hello says (name, protocol version,
+//! operations, capabilities, the gate targets it covers and lacks), then
+//! runs a short smoke set through the same engine as the gate (every case
+//! to core, oracle and the subject; the subject judged against core).
+//!
+//! Smoke set, per covered target: for bundle targets, a valid image of each
+//! opcode the target takes with every byte in turn set to 0x01 and to 0xFF,
+//! plus [`SMOKE_GENERATED`] of the gate's generated cases; for LUT targets,
+//! the ordinals 0..=64 and a few large ones.
+//!
+//! Exit codes: 0 every smoke case agrees; 1 a divergence or fault, or no
+//! target covered; 2 bad spec, or the subject does not start.
+
+use super::{CliResult, EXIT_BAD_INPUT, EXIT_INVALID, EXIT_OK};
+use crate::arch::Arch;
+use crate::engine::{Engine, Outcome};
+use crate::external;
+use crate::findings::CaseKind;
+use crate::gate::cases::{bundle_case, case_rng, name_hash, valid_image};
+use crate::subjects::{Subject, SubjectSpec, Validator};
+use crate::targets::{Check, Target};
+use std::time::Duration;
+
+/// Generated cases per bundle target in the smoke set.
+pub const SMOKE_GENERATED: u64 = 300;
+/// Divergences printed per target.
+const SHOWN: usize = 3;
+const SEED: u64 = 0x5EED_C0DE;
+
+/// Arguments of `tpbconform subject-check`.
+#[derive(clap::Args, Debug, Clone)]
+pub struct SubjectCheckArgs {
+    /// The subject: `lib:PATH` or `cmd:COMMAND` (also `core`, `oracle`).
+    #[arg(value_name = "SPEC")]
+    pub spec: SubjectSpec,
+    /// The generation the subject is asked to serve.
+    #[arg(long, default_value = "v2")]
+    pub arch: Arch,
+    /// Seconds to wait for each answer.
+    #[arg(long, default_value_t = 10)]
+    pub timeout: u64,
+}
+
+/// The smoke inputs of a bundle target.
+fn bundle_inputs(t: Target) -> Vec<[u8; 64]> {
+    let ops: &[u8] = match t.check() {
+        Check::Validator(Validator::Header) => &[0x85],
+        Check::Validator(Validator::Payload) => &[0x86],
+        _ => &crate::layout::OPCODES,
+    };
+    let mut out = Vec::new();
+    let h = name_hash(t.name());
+    for (k, &op) in ops.iter().enumerate() {
+        let mut base = [0u8; 64];
+        valid_image(&mut case_rng(SEED, h, k as u64), op, &mut base);
+        out.push(base);
+        for i in 0..64 {
+            for v in [0x01, 0xFF] {
+                let mut b = base;
+                b[i] = v;
+                out.push(b);
+            }
+        }
+    }
+    for i in 0..SMOKE_GENERATED {
+        let mut b = [0u8; 64];
+        bundle_case(t, &mut case_rng(SEED, h, i), CaseKind::of(i), &mut b);
+        out.push(b);
+    }
+    out
+}
+
+/// Runs `subject-check`.
+pub fn run(a: SubjectCheckArgs) -> CliResult {
+    let timeout = Duration::from_secs(a.timeout.max(1));
+    external::set_case_timeout(timeout);
+    std::panic::set_hook(Box::new(|_| {}));
+    let engine = match Engine::open(std::slice::from_ref(&a.spec), a.arch) {
+        Ok(e) => e,
+        Err(e) => {
+            eprintln!("tpbconform: error: {e}");
+            return Ok(EXIT_BAD_INPUT);
+        }
+    };
+    let Some(subject) = engine.under_test().first() else {
+        eprintln!("tpbconform: error: no subject opened");
+        return Ok(EXIT_BAD_INPUT);
+    };
+    let caps = subject.capabilities();
+    println!("subject:      {}", a.spec);
+    if let Ok(exe) = std::env::current_exe() {
+        // The hello once more, to show it as the subject sent it.
+        if let Ok(c) = external::start(&a.spec, &exe, a.arch, timeout) {
+            let h = c.hello();
+            let ops: Vec<&str> = h.ops.iter().map(|o| o.name()).collect();
+            println!("name:         {}", h.name);
+            println!("protocol:     tpb-subject/{}", h.protocol);
+            println!("ops:          {}", ops.join(", "));
+        }
+    }
+    println!("arch:         {}", a.arch);
+    println!("capabilities: {caps}");
+    let (covered, lacking): (Vec<Target>, Vec<Target>) = Target::gate_targets()
+        .into_iter()
+        .partition(|t| caps.covers(t.spec().needs));
+    let names = |ts: &[Target]| ts.iter().map(|t| t.name()).collect::<Vec<_>>().join(", ");
+    println!("targets:      {}", names(&covered));
+    println!("not supported by {}: {}", a.spec, names(&lacking));
+    let mut failed = covered.is_empty();
+    let mut checked = 0u64;
+    for t in &covered {
+        let outcomes: Vec<Outcome> = match t.check() {
+            Check::Validator(_) | Check::Decode | Check::Roundtrip => bundle_inputs(*t)
+                .iter()
+                .map(|b| engine.compare_bundle(*t, b))
+                .collect(),
+            Check::Luts(_) => (0..=64u32)
+                .chain([255, 256, 1 << 16, u32::MAX])
+                .map(|o| engine.compare_lut(*t, o))
+                .collect(),
+            _ => continue,
+        };
+        let n = outcomes.len();
+        let divs: Vec<_> = outcomes.into_iter().flatten().collect();
+        checked += n as u64;
+        if divs.is_empty() {
+            println!("smoke: {t}: {n} cases, all agree with core");
+            continue;
+        }
+        failed = true;
+        println!(
+            "smoke: {t}: {n} cases, {} divergence(s); first:",
+            divs.len()
+        );
+        for d in divs.iter().take(SHOWN) {
+            for l in d.to_string().lines() {
+                println!("    {l}");
+            }
+        }
+    }
+    if checked == 0 {
+        println!("result: FAIL (the subject covers no target the smoke set checks)");
+        return Ok(EXIT_INVALID);
+    }
+    println!("result: {}", if failed { "FAIL" } else { "OK" });
+    Ok(if failed { EXIT_INVALID } else { EXIT_OK })
+}

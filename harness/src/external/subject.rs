@@ -1,0 +1,380 @@
+//! [`ExternalSubject`]: a `lib:` / `cmd:` subject as the engine sees it (the
+//! [`Subject`] trait) over the tpb-subject/1 client, and [`open`], the
+//! registry's opener for external specs.
+//!
+//! Answers become the harness's typed values. Predicate names go through
+//! [`Predicate::from_name`] (an unknown one stays `Unknown`, never equal to
+//! core's); decode fields are read back with [`crate::fields_json`]; a decode
+//! error field or a refusal is compared by its text with core's. A fault
+//! (crash, timeout, protocol) becomes the engine's [`Fault`]; the engine
+//! records the case's input with it.
+//!
+//! Per subject name, the calls, the time spent in them and the stderr tail
+//! are accumulated process-wide ([`stats`]) so the gate's report can show
+//! cases/s and the last [`STDERR_LINES`] lines after the per-thread
+//! subjects are gone.
+
+use super::process::{
+    Fault as ClientFault, FaultClass, Launch, ProcessSubject, Reply as ClientReply, StartError,
+    STDERR_LINES,
+};
+use super::protocol::{Answer, Op, Request, LUT_TABLES};
+use crate::arch::Arch;
+use crate::fields_json::{fields_from_json, fields_json};
+use crate::layout::mnemonic;
+use crate::subjects::registry::{OpenError, SubjectSpec};
+use crate::subjects::{
+    Batch, Capabilities, Capability, DecodeFail, Decoded, EncodeResult, Fault, LutResult, LutTable,
+    Name, Predicate, Reply, Subject, Validator, Value, Verdict,
+};
+use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Mutex, OnceLock};
+use std::time::{Duration, Instant};
+
+/// The hidden subcommand the `lib:` worker runs as.
+pub const WORKER_SUBCOMMAND: &str = "subject-worker";
+
+/// A path `dlopen` takes as a file, never as a name to search for: one
+/// without a `/` gets `./` in front.
+fn dlopen_path(p: &str) -> String {
+    if p.contains('/') {
+        p.to_string()
+    } else {
+        format!("./{p}")
+    }
+}
+
+/// Default per-case timeout of external subjects (the gate's
+/// `--case-timeout` overrides it through [`set_case_timeout`]).
+pub const DEFAULT_CASE_TIMEOUT: Duration = Duration::from_secs(30);
+
+#[allow(clippy::cast_possible_truncation)]
+static CASE_TIMEOUT_MS: AtomicU64 = AtomicU64::new(DEFAULT_CASE_TIMEOUT.as_millis() as u64);
+
+/// Sets the per-case timeout of external subjects opened from now on.
+pub fn set_case_timeout(t: Duration) {
+    let ms = u64::try_from(t.as_millis()).unwrap_or(u64::MAX).max(1);
+    CASE_TIMEOUT_MS.store(ms, Ordering::Relaxed);
+}
+
+fn case_timeout() -> Duration {
+    Duration::from_millis(CASE_TIMEOUT_MS.load(Ordering::Relaxed))
+}
+
+/// What one external subject did in this process (summed over its
+/// per-thread instances).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct SubjectStats {
+    /// The hello name.
+    pub hello_name: String,
+    /// Requests answered or faulted (not counting local `unsupported`).
+    pub calls: u64,
+    /// Wall time spent waiting for them.
+    pub busy: Duration,
+    /// Restarts after faults.
+    pub restarts: u64,
+    /// The last [`STDERR_LINES`] stderr lines.
+    pub stderr_tail: Vec<String>,
+}
+
+impl SubjectStats {
+    /// Calls per second of time spent in the subject.
+    pub fn rate(&self) -> f64 {
+        let s = self.busy.as_secs_f64();
+        if s > 0.0 {
+            self.calls as f64 / s
+        } else {
+            0.0
+        }
+    }
+}
+
+fn registry() -> &'static Mutex<BTreeMap<String, SubjectStats>> {
+    static R: OnceLock<Mutex<BTreeMap<String, SubjectStats>>> = OnceLock::new();
+    R.get_or_init(|| Mutex::new(BTreeMap::new()))
+}
+
+/// The accumulated statistics of every external subject closed so far, by
+/// subject name (the spec).
+pub fn stats() -> BTreeMap<String, SubjectStats> {
+    registry().lock().map(|g| g.clone()).unwrap_or_default()
+}
+
+/// How to start the subject of an external spec (`None` for core / oracle);
+/// `worker_exe` is the `tpbconform` binary that serves `lib:` subjects.
+pub fn launch(spec: &SubjectSpec, worker_exe: &std::path::Path) -> Option<Launch> {
+    match spec {
+        SubjectSpec::Cmd(c) => Some(Launch::shell(c)),
+        SubjectSpec::Lib(p) => Some(Launch {
+            program: worker_exe.as_os_str().to_owned(),
+            args: vec![
+                WORKER_SUBCOMMAND.into(),
+                format!("lib:{}", dlopen_path(p)).into(),
+            ],
+        }),
+        _ => None,
+    }
+}
+
+/// Starts the client for an external spec serving `arch`.
+pub fn start(
+    spec: &SubjectSpec,
+    worker_exe: &std::path::Path,
+    arch: Arch,
+    timeout: Duration,
+) -> Result<ProcessSubject, StartError> {
+    let l = launch(spec, worker_exe)
+        .ok_or_else(|| StartError(format!("`{spec}` is not an external subject")))?;
+    ProcessSubject::start(l, arch.name(), timeout)
+}
+
+/// The registry's opener for `lib:` / `cmd:` specs (installed by the CLI).
+pub fn open(spec: &SubjectSpec, arch: Arch) -> Result<Box<dyn Subject>, OpenError> {
+    let failed = |reason: String| OpenError::Failed {
+        spec: spec.clone(),
+        reason,
+    };
+    let exe = std::env::current_exe().map_err(|e| {
+        failed(format!(
+            "cannot find the tpbconform binary for the worker: {e}"
+        ))
+    })?;
+    let client = start(spec, &exe, arch, case_timeout()).map_err(|e| failed(e.0))?;
+    Ok(Box::new(ExternalSubject::new(spec.to_string(), client)))
+}
+
+/// An external subject serving one generation.
+pub struct ExternalSubject {
+    name: String,
+    caps: Capabilities,
+    client: Mutex<ProcessSubject>,
+    /// Answers of the last [`Subject::prefetch`], served (once each) before
+    /// any new round trip.
+    prefetched: Mutex<HashMap<(Op, [u8; 64]), ClientReply>>,
+    calls: AtomicU64,
+    busy_ns: AtomicU64,
+}
+
+/// Names that came from outside, interned so they can be compared with
+/// core's by text (at most [`MAX_NAMES`]; beyond that, `Unknown`).
+fn foreign(s: &str) -> Name {
+    const MAX_NAMES: usize = 4096;
+    static NAMES: OnceLock<Mutex<HashSet<&'static str>>> = OnceLock::new();
+    let Ok(mut set) = NAMES.get_or_init(|| Mutex::new(HashSet::new())).lock() else {
+        return Name::Unknown(s.to_string());
+    };
+    if let Some(k) = set.get(s) {
+        return Name::Known(k);
+    }
+    if set.len() >= MAX_NAMES {
+        return Name::Unknown(s.to_string());
+    }
+    let k: &'static str = Box::leak(s.to_string().into_boxed_str());
+    set.insert(k);
+    Name::Known(k)
+}
+
+fn fault(r: ClientReply) -> Fault {
+    match r {
+        Err(f) => match f.class {
+            FaultClass::Crash => Fault::Crash(f.detail),
+            FaultClass::Timeout => Fault::Timeout(f.detail),
+            FaultClass::Protocol => Fault::Protocol(f.detail),
+        },
+        Ok(Answer::Unsupported) => Fault::Unsupported,
+        Ok(a) => Fault::Protocol(format!("answer of the wrong kind: {a:?}")),
+    }
+}
+
+impl ExternalSubject {
+    /// Wraps a started client; `name` is the spec (reports and replay
+    /// commands use it).
+    pub fn new(name: String, client: ProcessSubject) -> ExternalSubject {
+        let ops = &client.hello().ops;
+        let mut caps = Vec::new();
+        if ops.contains(&Op::ValidateHeader) || ops.contains(&Op::ValidatePayload) {
+            caps.push(Capability::Validators);
+        }
+        for (op, c) in [
+            (Op::Decode, Capability::Decode),
+            (Op::Encode, Capability::Encode),
+            (Op::Lut, Capability::Luts),
+        ] {
+            if ops.contains(&op) {
+                caps.push(c);
+            }
+        }
+        ExternalSubject {
+            name,
+            caps: Capabilities::of(&caps),
+            client: Mutex::new(client),
+            prefetched: Mutex::new(HashMap::new()),
+            calls: AtomicU64::new(0),
+            busy_ns: AtomicU64::new(0),
+        }
+    }
+
+    /// The hello name.
+    pub fn hello_name(&self) -> String {
+        self.client
+            .lock()
+            .map(|c| c.hello().name.clone())
+            .unwrap_or_default()
+    }
+
+    fn call(&self, r: Request) -> ClientReply {
+        let key = match &r {
+            Request::ValidateHeader(b) | Request::ValidatePayload(b) | Request::Decode(b) => {
+                Some((r.op(), *b))
+            }
+            _ => None,
+        };
+        if let Some(k) = key {
+            if let Some(hit) = self.prefetched.lock().ok().and_then(|mut m| m.remove(&k)) {
+                return hit;
+            }
+        }
+        let Ok(mut c) = self.client.lock() else {
+            return Err(ClientFault {
+                class: FaultClass::Crash,
+                detail: "client lock poisoned".into(),
+            });
+        };
+        if !c.supports(r.op()) {
+            return Ok(Answer::Unsupported);
+        }
+        let t = Instant::now();
+        let out = c.call(&r);
+        let ns = u64::try_from(t.elapsed().as_nanos()).unwrap_or(u64::MAX);
+        self.busy_ns.fetch_add(ns, Ordering::Relaxed);
+        self.calls.fetch_add(1, Ordering::Relaxed);
+        out
+    }
+}
+
+impl Drop for ExternalSubject {
+    fn drop(&mut self) {
+        let Ok(c) = self.client.lock() else { return };
+        let Ok(mut g) = registry().lock() else { return };
+        let e = g.entry(self.name.clone()).or_default();
+        e.hello_name.clone_from(&c.hello().name);
+        e.calls += self.calls.load(Ordering::Relaxed);
+        e.busy += Duration::from_nanos(self.busy_ns.load(Ordering::Relaxed));
+        e.restarts += c.restarts();
+        let mut tail: VecDeque<String> = std::mem::take(&mut e.stderr_tail).into();
+        tail.extend(c.stderr_tail());
+        while tail.len() > STDERR_LINES {
+            tail.pop_front();
+        }
+        e.stderr_tail = tail.into();
+    }
+}
+
+impl Subject for ExternalSubject {
+    fn name(&self) -> &str {
+        &self.name
+    }
+
+    fn prefetch(&self, batch: Batch<'_>, tick: &dyn Fn()) {
+        let reqs: Vec<Request> = match batch {
+            Batch::Validate(Validator::Header, bs) => {
+                bs.iter().map(|b| Request::ValidateHeader(*b)).collect()
+            }
+            Batch::Validate(Validator::Payload, bs) => {
+                bs.iter().map(|b| Request::ValidatePayload(*b)).collect()
+            }
+            Batch::Decode(bs) => bs.iter().map(|b| Request::Decode(*b)).collect(),
+        };
+        let Ok(mut c) = self.client.lock() else {
+            return;
+        };
+        let t = Instant::now();
+        let replies = c.call_batch_with(&reqs, tick);
+        let ns = u64::try_from(t.elapsed().as_nanos()).unwrap_or(u64::MAX);
+        self.busy_ns.fetch_add(ns, Ordering::Relaxed);
+        self.calls.fetch_add(reqs.len() as u64, Ordering::Relaxed);
+        drop(c);
+        let Ok(mut m) = self.prefetched.lock() else {
+            return;
+        };
+        m.clear();
+        for (r, a) in reqs.iter().zip(replies) {
+            if let Request::ValidateHeader(b) | Request::ValidatePayload(b) | Request::Decode(b) = r
+            {
+                m.insert((r.op(), *b), a);
+            }
+        }
+    }
+
+    fn capabilities(&self) -> Capabilities {
+        self.caps
+    }
+
+    fn validate(&self, v: Validator, b: &[u8; 64]) -> Reply<Verdict> {
+        let r = match v {
+            Validator::Header => Request::ValidateHeader(*b),
+            Validator::Payload => Request::ValidatePayload(*b),
+        };
+        match self.call(r) {
+            Ok(Answer::Verdict(p)) => Ok(p.map(|s| Predicate::from_name(&s))),
+            other => Err(fault(other)),
+        }
+    }
+
+    fn decode(&self, b: &[u8; 64]) -> Reply<Result<Decoded, DecodeFail>> {
+        match self.call(Request::Decode(*b)) {
+            Ok(Answer::Decoded { opcode, fields }) => {
+                let fields = fields_from_json(&fields)
+                    .map_err(|e| Fault::Protocol(format!("decode answer: {e}")))?;
+                Ok(Ok(Decoded {
+                    opcode,
+                    mnemonic: mnemonic(opcode).unwrap_or("?").to_string(),
+                    fields,
+                }))
+            }
+            Ok(Answer::DecodeError { field, offset }) => Ok(Err(DecodeFail {
+                field: foreign(&field),
+                offset: usize::try_from(offset).unwrap_or(usize::MAX),
+            })),
+            other => Err(fault(other)),
+        }
+    }
+
+    fn encode(&self, opcode: u8, fields: &[(String, Value)]) -> Reply<EncodeResult> {
+        let r = Request::Encode {
+            opcode,
+            fields: fields_json(fields),
+        };
+        match self.call(r) {
+            Ok(Answer::Encoded(b)) => Ok(Ok(b)),
+            Ok(Answer::Refused(why)) => Ok(Err(foreign(&why))),
+            other => Err(fault(other)),
+        }
+    }
+
+    fn lut(&self, table: LutTable, input: u32) -> Reply<LutResult> {
+        // Tables outside the protocol's list are never sent.
+        if !LUT_TABLES.contains(&table) {
+            return Err(Fault::Unsupported);
+        }
+        match self.call(Request::Lut { table, input }) {
+            Ok(Answer::Wire(w)) => u8::try_from(w)
+                .map(Ok)
+                .map_err(|_| Fault::Protocol(format!("wire value {w} is not a byte"))),
+            Ok(Answer::Refused(why)) => Ok(Err(foreign(&why))),
+            other => Err(fault(other)),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dlopen_paths() {
+        assert_eq!(dlopen_path("x.so"), "./x.so");
+        assert_eq!(dlopen_path("/a/x.so"), "/a/x.so");
+    }
+}

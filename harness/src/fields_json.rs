@@ -1,0 +1,85 @@
+//! The JSON form of decoded fields, as `tpbconform decode` prints them and
+//! `encode` and external subjects (tpb-subject/1 `decode` / `encode`) read
+//! them: SPEC §5.2 names and order, `sync.*` fields nested in a `"sync"`
+//! object, ints as numbers, names as strings, byte ranges as lowercase hex.
+
+use crate::layout::{field_kind, Kind};
+use crate::subjects::{hex, Value};
+use serde_json::{Map, Value as J};
+
+/// A field value as JSON (ints as numbers, names as strings, bytes as hex).
+pub fn value_json(v: &Value) -> J {
+    match v {
+        Value::Int(n) => J::from(*n),
+        Value::Name(s) => J::from(s.clone()),
+        Value::Bytes(b) => J::from(hex(b)),
+    }
+}
+
+/// The `fields` object: `sync.*` nested in `"sync"` (placed where the first
+/// one appears), the rest in order.
+pub fn fields_json(fields: &[(String, Value)]) -> Map<String, J> {
+    let mut m = Map::new();
+    for (name, v) in fields {
+        if let Some(k) = name.strip_prefix("sync.") {
+            let e = m.entry("sync").or_insert_with(|| J::Object(Map::new()));
+            if let J::Object(s) = e {
+                s.insert(k.to_string(), value_json(v));
+            }
+        } else {
+            m.insert(name.clone(), value_json(v));
+        }
+    }
+    m
+}
+
+/// A JSON hex string (no comments) via the shared [`crate::input::hex_nibbles`].
+fn parse_hex_bytes(s: &str) -> Option<Vec<u8>> {
+    let digits = crate::input::hex_nibbles(s.as_bytes(), false).ok()?;
+    digits
+        .len()
+        .is_multiple_of(2)
+        .then(|| crate::input::pack_nibbles(&digits))
+}
+
+/// One field's JSON value back as a [`Value`] of the kind its name has
+/// ([`field_kind`]); the error names the field and what is wrong.
+pub fn json_to_value(name: &str, v: &J) -> Result<Value, String> {
+    match (field_kind(name), v) {
+        (_, J::Number(n)) => n
+            .as_u64()
+            .map(Value::Int)
+            .ok_or_else(|| format!("field `{name}`: {n} is not an unsigned 64-bit integer")),
+        (Kind::Bytes, J::String(s)) => parse_hex_bytes(s)
+            .map(Value::Bytes)
+            .ok_or_else(|| format!("field `{name}`: {s:?} is not an even-length hex string")),
+        (Kind::Name, J::String(s)) => Ok(Value::Name(s.clone())),
+        (Kind::Int, J::String(s)) => Err(format!(
+            "field `{name}`: expected a number, got the string {s:?}"
+        )),
+        (_, other) => Err(format!(
+            "field `{name}`: expected a number or string, got {other}"
+        )),
+    }
+}
+
+/// The inverse of [`fields_json`]: the field list in the object's order,
+/// `"sync"` members as `sync.<name>`.
+pub fn fields_from_json(fo: &Map<String, J>) -> Result<Vec<(String, Value)>, String> {
+    let mut fields = Vec::new();
+    for (k, v) in fo {
+        if k == "sync" {
+            let s = v
+                .as_object()
+                .ok_or_else(|| format!("\"sync\": expected an object, got {v}"))?;
+            for (sk, sv) in s {
+                let name = format!("sync.{sk}");
+                let val = json_to_value(&name, sv)?;
+                fields.push((name, val));
+            }
+        } else {
+            fields.push((k.clone(), json_to_value(k, v)?));
+        }
+    }
+    Ok(fields)
+}
