@@ -341,11 +341,7 @@ fn rate(n: u64, s: f64) -> String {
 }
 
 fn status(run: &GateRun) -> &'static str {
-    if run.passed() {
-        "PASS"
-    } else {
-        "FAIL"
-    }
+    crate::run_json::verdict(run)
 }
 
 fn target_failed(run: &GateRun, t: Target) -> bool {
@@ -741,7 +737,21 @@ pub fn junit_xml(run: &GateRun, triaged: &[Triaged]) -> String {
         let i = idx(&cases, failure_target(f).unwrap_or("vectors"));
         cases[i].2.push(f.to_string());
     }
+    // A cut-short run is not a green one: every target that did not run all
+    // its planned cases gets an `incomplete` error.
+    if run.stopped_early {
+        for (t, st) in &run.targets {
+            if st.ran < st.planned {
+                let i = idx(&cases, t.name());
+                cases[i].2.push(format!(
+                    "{INCOMPLETE_PREFIX}ran {} of {} planned generated cases (run cut short)",
+                    st.ran, st.planned
+                ));
+            }
+        }
+    }
     let properties = [
+        ("verdict".to_string(), status(run).to_string()),
         ("seed".to_string(), format!("{:#x}", run.seed)),
         ("shard".to_string(), run.shard.to_string()),
         (
@@ -753,8 +763,13 @@ pub fn junit_xml(run: &GateRun, triaged: &[Triaged]) -> String {
 }
 
 /// One `<testcase>` of `junit.xml`: name, divergence lines (one
-/// `<failure>`), other failures (one `<error>` each).
+/// `<failure>`), other failures (one `<error>` each; `type="incomplete"`
+/// when the text starts with [`INCOMPLETE_PREFIX`], else `type="gate"`).
 pub type JunitCase = (String, Vec<String>, Vec<String>);
+
+/// Prefix of a [`JunitCase`] error that marks a target the run did not
+/// finish (written as `<error type="incomplete">`).
+pub const INCOMPLETE_PREFIX: &str = "incomplete: ";
 
 /// The `junit.xml` document of `cases` with suite `properties`.
 pub fn junit_doc(cases: &[JunitCase], properties: &[(String, String)]) -> String {
@@ -799,9 +814,14 @@ pub fn junit_doc(cases: &[JunitCase], properties: &[(String, String)]) -> String
             );
         }
         for e in errs {
+            let kind = if e.starts_with(INCOMPLETE_PREFIX) {
+                "incomplete"
+            } else {
+                "gate"
+            };
             let _ = writeln!(
                 s,
-                "      <error type=\"gate\" message=\"{}\"/>",
+                "      <error type=\"{kind}\" message=\"{}\"/>",
                 xml_escape(e)
             );
         }

@@ -62,14 +62,12 @@ fn wait_for(p: &Path, secs: u64) -> bool {
 fn report_dir_is_claimed_before_the_run() {
     let root = tmp("claim");
     let report = root.join("reports/shared");
-    let none = root.join("none");
     let long = [
         "--cases",
         "100000000",
         "--targets",
         "validate_header",
-        "--corpus",
-        none.to_str().unwrap(),
+        "--no-corpus",
         "--report-dir",
         report.to_str().unwrap(),
     ];
@@ -99,14 +97,12 @@ fn stale_cleanup_keeps_folders_it_did_not_make() {
         std::fs::create_dir_all(f).unwrap();
         std::fs::write(f.join("precious"), b"data").unwrap();
     }
-    let none = root.join("none");
     let o = gate(&[
         "--cases",
         "20",
         "--targets",
         "validate_header",
-        "--corpus",
-        none.to_str().unwrap(),
+        "--no-corpus",
         "--report-dir",
         reports.join("r").to_str().unwrap(),
     ])
@@ -116,5 +112,357 @@ fn stale_cleanup_keeps_folders_it_did_not_make() {
     for f in &foreign {
         assert!(f.join("precious").is_file(), "{} removed", f.display());
     }
+    std::fs::remove_dir_all(&root).unwrap();
+}
+
+fn repo_corpus() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../corpus")
+}
+
+/// A copy of the real corpus reduced to what `validate_header` needs.
+fn header_corpus(root: &Path) -> PathBuf {
+    let c = root.join("corpus");
+    std::fs::create_dir_all(c.join("validate_header")).unwrap();
+    std::fs::create_dir_all(c.join("vectors")).unwrap();
+    let mut h = [0u8; 64];
+    h[0] = 0x85;
+    h[1] = 0x10;
+    std::fs::write(c.join("validate_header/canonical"), h).unwrap();
+    for e in std::fs::read_dir(repo_corpus().join("vectors"))
+        .unwrap()
+        .flatten()
+    {
+        std::fs::copy(e.path(), c.join("vectors").join(e.file_name())).unwrap();
+    }
+    c
+}
+
+fn quick(corpus: &Path, report: &Path, extra: &[&str]) -> Output {
+    let mut args = vec![
+        "--cases",
+        "50",
+        "--targets",
+        "validate_header",
+        "--corpus",
+        corpus.to_str().unwrap(),
+        "--report-dir",
+        report.to_str().unwrap(),
+    ];
+    args.extend_from_slice(extra);
+    gate(&args).output().unwrap()
+}
+
+/// Guarantee G1: the gate refuses (exit 2, before any case runs and without
+/// a report folder) a missing or empty corpus root, a missing or empty
+/// `vectors/`, or a selected target without corpus files, unless
+/// `--no-corpus`.
+#[test]
+fn gate_refuses_a_missing_or_empty_corpus() {
+    let root = tmp("nocorpus");
+    let good = header_corpus(&root);
+    let ok = quick(&good, &root.join("r-ok"), &[]);
+    assert_eq!(code(&ok), 0, "{}", err(&ok));
+    let mut bad: Vec<(PathBuf, &str)> = vec![(root.join("missing"), "missing")];
+    let empty = root.join("empty");
+    std::fs::create_dir_all(&empty).unwrap();
+    bad.push((empty, "empty"));
+    for (what, mutate) in [
+        ("novectors", "rm-vectors"),
+        ("emptyvectors", "empty-vectors"),
+        ("notarget", "rm-target"),
+        ("emptytarget", "empty-target"),
+    ] {
+        let c = header_corpus(&root.join(what));
+        match mutate {
+            "rm-vectors" => std::fs::remove_dir_all(c.join("vectors")).unwrap(),
+            "empty-vectors" => {
+                std::fs::remove_dir_all(c.join("vectors")).unwrap();
+                std::fs::create_dir_all(c.join("vectors")).unwrap();
+            }
+            "rm-target" => std::fs::remove_dir_all(c.join("validate_header")).unwrap(),
+            _ => std::fs::remove_file(c.join("validate_header/canonical")).unwrap(),
+        }
+        bad.push((c, what));
+    }
+    for (i, (c, what)) in bad.iter().enumerate() {
+        let report = root.join(format!("r{i}"));
+        let o = quick(c, &report, &[]);
+        assert_eq!(code(&o), 2, "{what}: {}", err(&o));
+        assert!(err(&o).contains("--no-corpus"), "{what}: {}", err(&o));
+        assert!(!report.exists(), "{what}: report folder created");
+        // --no-corpus runs the generated cases only.
+        let o = quick(c, &root.join(format!("n{i}")), &["--no-corpus"]);
+        assert_eq!(code(&o), 0, "{what} --no-corpus: {}", err(&o));
+    }
+    std::fs::remove_dir_all(&root).unwrap();
+}
+
+/// Guarantee G2: nothing checked is never PASS: `--cases 0` and
+/// `--sync-cases 0` are refused (exit 2); a selected target left with zero
+/// cases (here by sharding) fails (exit 1).
+#[test]
+fn gate_with_zero_cases_never_passes() {
+    let root = tmp("zero");
+    let c = header_corpus(&root);
+    for extra in [["--cases", "0"], ["--sync-cases", "0"]] {
+        let mut args = vec!["--no-corpus", "--report-dir"];
+        let r = root.join(extra[0].trim_start_matches('-'));
+        args.push(r.to_str().unwrap());
+        args.extend_from_slice(&extra);
+        let o = gate(&args).output().unwrap();
+        assert_eq!(code(&o), 2, "{extra:?}: {}", err(&o));
+        assert!(!r.exists());
+    }
+    let o = gate(&[
+        "--cases",
+        "1",
+        "--shard",
+        "1/2",
+        "--targets",
+        "validate_header",
+        "--corpus",
+        c.to_str().unwrap(),
+        "--report-dir",
+        root.join("shard").to_str().unwrap(),
+    ])
+    .output()
+    .unwrap();
+    assert_eq!(code(&o), 1, "{}", err(&o));
+    let s = std::fs::read_to_string(root.join("shard/summary.md")).unwrap();
+    assert!(
+        s.contains("**FAIL**") && s.contains("ran no generated case"),
+        "{s}"
+    );
+    std::fs::remove_dir_all(&root).unwrap();
+}
+
+/// Guarantee G3: a run cut short by `--seconds` is INCOMPLETE in
+/// summary.md, junit.xml and run.json, and exits 1 unless `--allow-partial`.
+#[test]
+fn budget_cut_run_is_incomplete() {
+    let root = tmp("incomplete");
+    let c = header_corpus(&root);
+    let long = |report: &Path, extra: &[&str]| {
+        let mut args = vec![
+            "--cases",
+            "1000000000",
+            "--seconds",
+            "0.3",
+            "--targets",
+            "validate_header",
+            "--corpus",
+            c.to_str().unwrap(),
+            "--report-dir",
+            report.to_str().unwrap(),
+        ];
+        args.extend_from_slice(extra);
+        gate(&args).output().unwrap()
+    };
+    let r1 = root.join("cut");
+    let o = long(&r1, &[]);
+    assert_eq!(code(&o), 1, "{}", err(&o));
+    assert!(String::from_utf8_lossy(&o.stdout).contains("gate: INCOMPLETE"));
+    let s = std::fs::read_to_string(r1.join("summary.md")).unwrap();
+    assert!(s.contains("**INCOMPLETE**"), "{s}");
+    let j = std::fs::read_to_string(r1.join("junit.xml")).unwrap();
+    assert!(j.contains("type=\"incomplete\""), "{j}");
+    assert!(
+        j.contains("<property name=\"verdict\" value=\"INCOMPLETE\"/>"),
+        "{j}"
+    );
+    let m: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(r1.join("run.json")).unwrap()).unwrap();
+    assert_eq!(m["verdict"], "INCOMPLETE");
+    // A complete run's junit.xml says PASS and has no incomplete marker.
+    let full = quick(&c, &root.join("full"), &[]);
+    assert_eq!(code(&full), 0, "{}", err(&full));
+    let j = std::fs::read_to_string(root.join("full/junit.xml")).unwrap();
+    assert!(
+        !j.contains("incomplete") && j.contains("value=\"PASS\""),
+        "{j}"
+    );
+    // --allow-partial: exit 0, still INCOMPLETE in the report.
+    let r2 = root.join("partial");
+    let o = long(&r2, &["--allow-partial"]);
+    assert_eq!(code(&o), 0, "{}", err(&o));
+    let s = std::fs::read_to_string(r2.join("summary.md")).unwrap();
+    assert!(s.contains("**INCOMPLETE**"), "{s}");
+    std::fs::remove_dir_all(&root).unwrap();
+}
+
+/// Guarantee G4: `--seconds` must be a finite number of seconds in
+/// [0, 10^9]; anything else is a usage error naming the value, never a panic.
+#[test]
+fn bad_seconds_are_usage_errors() {
+    let root = tmp("seconds");
+    for v in ["inf", "1e19", "NaN", "-1", "-inf"] {
+        let r = root.join("r");
+        let o = gate(&[
+            "--no-corpus",
+            "--report-dir",
+            r.to_str().unwrap(),
+            &format!("--seconds={v}"),
+        ])
+        .output()
+        .unwrap();
+        assert_eq!(code(&o), 2, "{v}: {}", err(&o));
+        assert!(err(&o).contains("--seconds"), "{v}: {}", err(&o));
+        assert!(!err(&o).contains("panicked"), "{v}: {}", err(&o));
+        assert!(!r.exists());
+    }
+    std::fs::remove_dir_all(&root).unwrap();
+}
+
+/// Guarantee G5: the plan is built lazily: `--cases u64::MAX --seconds 0.5`
+/// stops in time under a 1 GiB address-space cap.
+#[test]
+fn huge_case_count_stops_in_time_with_bounded_memory() {
+    let root = tmp("huge");
+    let r = root.join("r");
+    let t0 = Instant::now();
+    let o = Command::new("sh")
+        .arg("-c")
+        .arg("ulimit -v 1048576 && exec \"$0\" \"$@\"")
+        .arg(BIN)
+        .args([
+            "gate",
+            "--quiet",
+            "--threads",
+            "2",
+            "--no-corpus",
+            "--targets",
+            "validate_header,alu_lut",
+            "--cases",
+            "18446744073709551615",
+            "--seconds",
+            "0.5",
+            "--report-dir",
+            r.to_str().unwrap(),
+        ])
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert_eq!(code(&o), 1, "{}", err(&o));
+    assert!(t0.elapsed() < Duration::from_secs(60), "{:?}", t0.elapsed());
+    let s = std::fs::read_to_string(r.join("summary.md")).unwrap();
+    assert!(s.contains("**INCOMPLETE**"), "{s}");
+    std::fs::remove_dir_all(&root).unwrap();
+}
+
+/// Guarantee G6: `--targets a,b,a` runs each target once.
+#[test]
+fn repeated_targets_run_once() {
+    let root = tmp("dup");
+    let r = root.join("r");
+    let o = gate(&[
+        "--no-corpus",
+        "--cases",
+        "20",
+        "--targets",
+        "alu_lut,validate_header,alu_lut",
+        "--report-dir",
+        r.to_str().unwrap(),
+    ])
+    .output()
+    .unwrap();
+    assert_eq!(code(&o), 0, "{}", err(&o));
+    let m: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(r.join("run.json")).unwrap()).unwrap();
+    let names: Vec<&str> = m["targets"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["alu_lut", "validate_header"]);
+    std::fs::remove_dir_all(&root).unwrap();
+}
+
+/// Guarantee G9: a FIFO or a symlink to /dev/zero in a corpus folder is
+/// skipped with a warning in the report, never opened blocking.
+#[cfg(unix)]
+#[test]
+fn special_files_in_the_corpus_are_skipped_with_a_warning() {
+    let root = tmp("special");
+    let c = header_corpus(&root);
+    let vh = c.join("validate_header");
+    assert!(Command::new("mkfifo")
+        .arg(vh.join("fifo"))
+        .status()
+        .unwrap()
+        .success());
+    std::os::unix::fs::symlink("/dev/zero", vh.join("zero")).unwrap();
+    let r = root.join("r");
+    let mut child = Reap(
+        gate(&[
+            "--cases",
+            "20",
+            "--targets",
+            "validate_header",
+            "--corpus",
+            c.to_str().unwrap(),
+            "--report-dir",
+            r.to_str().unwrap(),
+        ])
+        .spawn()
+        .unwrap(),
+    );
+    let t0 = Instant::now();
+    let status = loop {
+        if let Some(s) = child.0.try_wait().unwrap() {
+            break s;
+        }
+        assert!(
+            t0.elapsed() < Duration::from_secs(60),
+            "gate hangs on a FIFO"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    assert_eq!(status.code(), Some(0));
+    let s = std::fs::read_to_string(r.join("summary.md")).unwrap();
+    assert!(s.contains("fifo: FIFO, not a regular file"), "{s}");
+    assert!(s.contains("zero: device, not a regular file"), "{s}");
+    std::fs::remove_dir_all(&root).unwrap();
+}
+
+/// Guarantee G10 (fault injection): a subject that panics in the middle of
+/// the gate becomes a `Panic` finding; the report names the input (its hex
+/// and the replay command) and the gate exits 1.
+#[test]
+fn subject_panic_mid_gate_is_reported_with_its_input() {
+    let root = tmp("fault");
+    let r = root.join("r");
+    let o = gate(&[
+        "--no-corpus",
+        "--cases",
+        "200",
+        "--targets",
+        "validate_header,alu_lut",
+        "--report-dir",
+        r.to_str().unwrap(),
+    ])
+    .env("TPB_GATE_DEBUG_SUBJECT_PANIC_CASE", "97")
+    .output()
+    .unwrap();
+    assert_eq!(code(&o), 1, "{}", err(&o));
+    let jsonl = std::fs::read_to_string(r.join("divergences.jsonl")).unwrap();
+    let recs: Vec<serde_json::Value> = jsonl
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(recs.len(), 1, "{jsonl}");
+    let d = &recs[0];
+    assert_eq!(d["class"], "Panic", "{d}");
+    assert_eq!(d["target"], "validate_header", "{d}");
+    assert!(d.to_string().contains("injected subject fault"), "{d}");
+    let input = d["input"].as_str().unwrap_or_default().to_string();
+    assert_eq!(input.len(), 128, "the input is named in full: {d}");
+    let s = std::fs::read_to_string(r.join("summary.md")).unwrap();
+    assert!(s.contains("**FAIL**"), "{s}");
+    assert!(s.contains(&input), "summary names the input: {s}");
+    assert!(
+        s.contains(&format!("replay --target validate_header --hex {input}")),
+        "{s}"
+    );
     std::fs::remove_dir_all(&root).unwrap();
 }

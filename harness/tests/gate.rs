@@ -58,18 +58,39 @@ fn strip_timing(bytes: &[u8]) -> String {
         .join("\n")
 }
 
-/// A corpus with every target's folder empty except a few known files, and
-/// the real vector files.
+/// Copies the repository's vector files into `corpus/vectors/`.
+fn copy_real_vectors(corpus: &Path) {
+    let real = Path::new(env!("CARGO_MANIFEST_DIR")).join("../corpus/vectors");
+    std::fs::create_dir_all(corpus.join("vectors")).unwrap();
+    for e in std::fs::read_dir(real).unwrap().flatten() {
+        std::fs::copy(e.path(), corpus.join("vectors").join(e.file_name())).unwrap();
+    }
+}
+
+/// A small corpus: a few known files for every target the tests select
+/// (the gate refuses a selected target without corpus files), and the real
+/// vector files.
 fn small_corpus(root: &Path) -> PathBuf {
     let c = root.join("corpus");
-    std::fs::create_dir_all(c.join("validate_header")).unwrap();
     let mut h = [0u8; 64];
     h[0] = 0x85;
     h[1] = 0x10;
-    std::fs::write(c.join("validate_header/canonical"), h).unwrap();
-    std::fs::write(c.join("validate_header/empty"), b"").unwrap();
-    std::fs::create_dir_all(c.join("alu_lut")).unwrap();
-    std::fs::write(c.join("alu_lut/ord24"), [24u8]).unwrap();
+    let mut p = [0u8; 64];
+    p[0] = 0x86;
+    for (file, data) in [
+        ("validate_header/canonical", &h[..]),
+        ("validate_header/empty", b""),
+        ("alu_lut/ord24", &[24u8]),
+        ("luts/ord3", &[3u8]),
+        ("validate_payload/zero", &p[..]),
+        ("ir_gates/zero", &[0u8; 8]),
+        ("custom_op_stream/header", &h[..]),
+    ] {
+        let path = c.join(file);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, data).unwrap();
+    }
+    copy_real_vectors(&c);
     c
 }
 
@@ -266,6 +287,8 @@ fn gate_bad_input_exits_2_naming_file_and_line() {
     let root = tmp("badinput");
     let corpus = root.join("corpus");
     std::fs::create_dir_all(corpus.join("vectors")).unwrap();
+    std::fs::create_dir_all(corpus.join("alu_lut")).unwrap();
+    std::fs::write(corpus.join("alu_lut/ord24"), [24u8]).unwrap();
     let h = "00".repeat(64);
     std::fs::write(
         corpus.join("vectors/custom_op.txt"),
@@ -313,9 +336,9 @@ fn gate_bad_input_exits_2_naming_file_and_line() {
         stderr(&o)
     );
     std::fs::remove_file(corpus.join("vectors/custom_op.txt")).unwrap();
+    copy_real_vectors(&corpus);
 
     // Unreadable corpus file (a dangling symlink): a failure, not a skip.
-    std::fs::create_dir_all(corpus.join("alu_lut")).unwrap();
     std::os::unix::fs::symlink(root.join("missing"), corpus.join("alu_lut/dangling")).unwrap();
     let o = tpb(&[
         "gate",
@@ -336,6 +359,7 @@ fn gate_bad_input_exits_2_naming_file_and_line() {
     // An existing --report-dir is never overwritten.
     let o = tpb(&[
         "gate",
+        "--no-corpus",
         "--cases",
         "10",
         "--report-dir",
@@ -362,8 +386,7 @@ fn timeout_fails_closed_with_a_report() {
             "alu_lut",
             "--case-timeout",
             "1",
-            "--corpus",
-            root.join("none").to_str().unwrap(),
+            "--no-corpus",
             "--report-dir",
             root.join("r").to_str().unwrap(),
         ])
@@ -384,6 +407,7 @@ fn internal_panic_fails_closed() {
         seconds: None,
         targets: vec![Target::named("dge_lut")],
         corpus_dir: root.join("none"),
+        no_corpus: true,
         debug_panic_case: Some(3),
         ..GateConfig::default()
     };
@@ -420,8 +444,7 @@ fn spawn_long_gate(report: &Path) -> std::process::Child {
             "0",
             "--targets",
             "validate_header,alu_lut",
-            "--corpus",
-            report.parent().unwrap().join("none").to_str().unwrap(),
+            "--no-corpus",
             "--report-dir",
             report.to_str().unwrap(),
         ])

@@ -1,10 +1,14 @@
 //! `tpbconform gate`: the release gate (see [`crate::gate`]), its report
 //! ([`crate::report`]) and its exit code.
 //!
-//! Exit codes: 0 = zero discrepancies and every selected target ran;
-//! 1 = a divergence, a vector mismatch, a panic, a timeout, an interruption
-//! or a target that did not run; 2 = bad usage or bad input (unreadable
-//! corpus file, malformed vector file, existing `--report-dir`).
+//! Exit codes: 0 = PASS: zero discrepancies and every selected target ran
+//! all its planned cases (or INCOMPLETE with `--allow-partial`);
+//! 1 = a divergence, a vector mismatch, a panic, a timeout, an interruption,
+//! a target that ran zero cases, or INCOMPLETE (cut short by `--seconds`);
+//! 2 = bad usage or bad input, refused before any case runs where possible
+//! (missing or empty corpus / vectors / target folder without
+//! `--no-corpus`, unreadable corpus file, malformed vector file, existing
+//! `--report-dir`). See docs/guarantees.md.
 
 use super::{CliResult, EXIT_BAD_INPUT, EXIT_INVALID, EXIT_OK};
 use crate::arch::Arch;
@@ -30,27 +34,58 @@ pub fn parse_seed(s: &str) -> Result<u64, String> {
     r.map_err(|e| format!("bad seed `{s}`: {e} (expected a decimal or 0x-hex u64)"))
 }
 
+/// Largest `--seconds` accepted (about 31 years): any budget a run can
+/// use, and far below where `Duration` arithmetic overflows.
+pub const MAX_SECONDS: f64 = 1e9;
+
+/// Parses `--seconds`: a finite number in [0, [`MAX_SECONDS`]] (0 = no
+/// budget). `inf`, `NaN`, negatives and huge values are usage errors.
+pub fn parse_seconds(s: &str) -> Result<f64, String> {
+    let v: f64 = s
+        .trim()
+        .parse()
+        .map_err(|e| format!("bad --seconds `{s}`: {e} (expected seconds, e.g. 60 or 0.5)"))?;
+    if !v.is_finite() || !(0.0..=MAX_SECONDS).contains(&v) {
+        return Err(format!(
+            "bad --seconds `{s}`: expected a finite number of seconds from 0 (no budget) to \
+             {MAX_SECONDS:e}"
+        ));
+    }
+    Ok(v)
+}
+
 /// Arguments of `tpbconform gate`.
 #[derive(clap::Args, Debug, Clone)]
 pub struct GateArgs {
-    /// Generated cases per target (before sharding).
-    #[arg(long, default_value_t = gate::DEFAULT_CASES)]
+    /// Generated cases per target (before sharding), at least 1.
+    #[arg(long, default_value_t = gate::DEFAULT_CASES,
+          value_parser = clap::value_parser!(u64).range(1..))]
     pub cases: u64,
     /// Cap on sync_handshake cases (each simulates a whole program): that
-    /// target runs min(--cases, --sync-cases).
-    #[arg(long, default_value_t = gate::DEFAULT_SYNC_CASES)]
+    /// target runs min(--cases, --sync-cases). At least 1.
+    #[arg(long, default_value_t = gate::DEFAULT_SYNC_CASES,
+          value_parser = clap::value_parser!(u64).range(1..))]
     pub sync_cases: u64,
-    /// Time budget in seconds for the whole run (0 = none); the gate stops
-    /// early and reports how many cases ran.
-    #[arg(long, default_value_t = gate::DEFAULT_SECONDS)]
+    /// Time budget in seconds for the whole run (0 = none, at most 1e9). A
+    /// run the budget cuts short is INCOMPLETE (exit 1 unless
+    /// --allow-partial).
+    #[arg(long, default_value_t = gate::DEFAULT_SECONDS, value_parser = parse_seconds)]
     pub seconds: f64,
+    /// Exit 0 for an INCOMPLETE run (cut short by --seconds, nothing found);
+    /// the report still says INCOMPLETE.
+    #[arg(long)]
+    pub allow_partial: bool,
+    /// Run the generated cases only: do not require (nor replay) the corpus
+    /// and its vectors/. Without it a missing or empty corpus is refused.
+    #[arg(long)]
+    pub no_corpus: bool,
     /// Seed (decimal or 0x-hex). Same seed, same cases, same report.
     #[arg(long, value_parser = parse_seed, default_value = "0x7bc04f0e")]
     pub seed: u64,
     /// Run only the case indices ≡ i (mod n).
     #[arg(long, value_name = "i/n", default_value = "0/1")]
     pub shard: Shard,
-    /// Comma-separated targets (default: all).
+    /// Comma-separated targets (default: all); a repeated target runs once.
     #[arg(long, value_delimiter = ',', value_name = "a,b", value_parser = parse_gate_target)]
     pub targets: Vec<Target>,
     /// Report folder (must not exist). Default: reports/<UTC timestamp>/.
@@ -148,6 +183,24 @@ pub fn install_stop_handler() -> Arc<AtomicBool> {
 
 /// Runs `gate`.
 pub fn run(a: GateArgs) -> CliResult {
+    let targets = if a.targets.is_empty() {
+        Target::gate_targets()
+    } else {
+        let mut t: Vec<Target> = Vec::new();
+        for x in &a.targets {
+            if !t.contains(x) {
+                t.push(*x);
+            }
+        }
+        t
+    };
+    // Fail closed before anything is created: a corpus that checks nothing.
+    if !a.no_corpus {
+        if let Err(e) = gate::preflight::check_corpus(&a.corpus, &targets) {
+            eprintln!("tpbconform: error: {e}");
+            return Ok(EXIT_BAD_INPUT);
+        }
+    }
     let (stamp, iso) = report::utc_now();
     let dir = match report::claim_dir(a.report_dir.as_deref(), &PathBuf::from("reports"), &stamp) {
         Ok(d) => d,
@@ -157,13 +210,6 @@ pub fn run(a: GateArgs) -> CliResult {
         }
     };
     let stop = install_stop_handler();
-    let targets = if a.targets.is_empty() {
-        Target::gate_targets()
-    } else {
-        let mut t = a.targets.clone();
-        t.dedup();
-        t
-    };
     let cfg = GateConfig {
         cases: a.cases,
         sync_cases: a.sync_cases,
@@ -175,6 +221,7 @@ pub fn run(a: GateArgs) -> CliResult {
         subject_cases: a.subject_cases,
         arch: a.arch,
         corpus_dir: a.corpus.clone(),
+        no_corpus: a.no_corpus,
         threads: a
             .threads
             .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
@@ -186,6 +233,9 @@ pub fn run(a: GateArgs) -> CliResult {
             .ok()
             .and_then(|v| v.parse().ok()),
         debug_panic_case: None,
+        debug_subject_panic_case: std::env::var("TPB_GATE_DEBUG_SUBJECT_PANIC_CASE")
+            .ok()
+            .and_then(|v| v.parse().ok()),
     };
     let bar = cfg.progress.then(|| {
         let b = indicatif::ProgressBar::new(0);
@@ -221,11 +271,12 @@ pub fn run(a: GateArgs) -> CliResult {
     loud_panics();
     let files = report::render(&run, &triaged, &Timing { timestamp: iso });
     if let Err(e) = report::write_dir(&dir, &files) {
+        report::release_claim();
         eprintln!("tpbconform: error: {e}");
         return Ok(EXIT_BAD_INPUT);
     }
     // Quiet summary.
-    let verdict = if run.passed() { "PASS" } else { "FAIL" };
+    let verdict = crate::run_json::verdict(&run);
     println!(
         "gate: {verdict}: {} generated cases over {} targets{}, {} corpus files, {} vectors; \
          {} distinct divergence(s), {} failure(s); {:.1} s, {:.0} cases/s",
@@ -260,7 +311,9 @@ pub fn run(a: GateArgs) -> CliResult {
     println!("report: {}", dir.join("summary.md").display());
     Ok(if run.bad_input() {
         EXIT_BAD_INPUT
-    } else if run.passed() {
+    } else if verdict == crate::run_json::PASS
+        || (verdict == crate::run_json::INCOMPLETE && a.allow_partial)
+    {
         EXIT_OK
     } else {
         EXIT_INVALID

@@ -17,6 +17,7 @@ use std::rc::Rc;
 struct Slot {
     key: RefCell<String>,
     set: Cell<bool>,
+    fault: Cell<bool>,
 }
 
 /// The caller's handle on what a [`Recorder`] recorded.
@@ -24,6 +25,12 @@ struct Slot {
 pub struct RecordKey(Rc<Slot>);
 
 impl RecordKey {
+    /// Fault injection (gate test hook): the next call of the recorded
+    /// subject panics inside the subject, as a buggy subject would.
+    pub fn arm_fault(&self) {
+        self.0.fault.set(true);
+    }
+
     /// Forgets the last key.
     #[inline]
     pub fn reset(&self) {
@@ -54,6 +61,7 @@ impl Recorder {
         let slot = Rc::new(Slot {
             key: RefCell::new(String::with_capacity(64)),
             set: Cell::new(false),
+            fault: Cell::new(false),
         });
         (
             Recorder {
@@ -66,6 +74,9 @@ impl Recorder {
 
     #[inline]
     fn put(&self, parts: &[&str]) {
+        if self.slot.fault.replace(false) {
+            panic!("injected subject fault");
+        }
         if !self.slot.set.replace(true) {
             let mut k = self.slot.key.borrow_mut();
             k.clear();

@@ -117,6 +117,10 @@ pub struct GateConfig {
     pub arch: Arch,
     /// The corpus root (`corpus/`).
     pub corpus_dir: PathBuf,
+    /// Skip the corpus and vector phases (`--no-corpus`). Without it a
+    /// corpus that fails [`super::preflight::check_corpus`] is a bad-input
+    /// failure.
+    pub no_corpus: bool,
     /// Worker threads (≥ 1).
     pub threads: usize,
     /// A case making no progress this long is a timeout failure.
@@ -132,6 +136,10 @@ pub struct GateConfig {
     /// outside the engine.
     #[doc(hidden)]
     pub debug_panic_case: Option<u64>,
+    /// Fault injection: on generated case with this index of the first
+    /// target, the core subject panics inside its call (a subject bug).
+    #[doc(hidden)]
+    pub debug_subject_panic_case: Option<u64>,
 }
 
 /// Default generated cases per target.
@@ -172,12 +180,14 @@ impl Default for GateConfig {
             subject_cases: DEFAULT_SUBJECT_CASES,
             arch: Arch::default(),
             corpus_dir: PathBuf::from("corpus"),
+            no_corpus: false,
             threads: std::thread::available_parallelism().map_or(1, |n| n.get()),
             case_timeout: Duration::from_secs(30),
             progress: false,
             stop: None,
             debug_hang_case: None,
             debug_panic_case: None,
+            debug_subject_panic_case: None,
         }
     }
 }

@@ -96,8 +96,13 @@ pub fn replay_corpus(cfg: &GateConfig, r: &Runner, run: &mut GateRun) {
         let mut covs: Vec<CovMap> = rs.iter().map(|_| CovMap::default()).collect();
         for p in files {
             let path = p.display().to_string();
-            let data = match std::fs::read(&p) {
-                Ok(d) => d,
+            let data = match crate::input::read_corpus_file(&p) {
+                Ok(crate::input::CorpusEntry::Data(d)) => d,
+                Ok(crate::input::CorpusEntry::Skipped(why)) => {
+                    run.notes
+                        .push(format!("warning: skipped corpus entry {why}"));
+                    continue;
+                }
                 Err(err) => {
                     run.failures.push(GateFailure::Corpus {
                         path,

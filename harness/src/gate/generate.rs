@@ -35,16 +35,35 @@ struct Acc {
 
 struct Shared {
     cfg: GateConfig,
-    items: Vec<(usize, u64)>,
+    plan: Plan,
     planned: Vec<u64>,
-    next: AtomicUsize,
+    next: AtomicU64,
     stop: AtomicBool,
     deadline: Option<Instant>,
     slots: Vec<Slot>,
     accs: Vec<Mutex<Acc>>,
 }
 
-fn plan_items(cfg: &GateConfig) -> (Vec<(usize, u64)>, Vec<u64>) {
+/// The work list, computed on demand: item `j` is chunk `j / n` of target
+/// `j % n` (round-robin over the targets), skipped when that target has
+/// fewer chunks. Memory is O(targets) whatever `--cases` is.
+struct Plan {
+    /// Chunks per target.
+    chunks: Vec<u64>,
+    /// `rounds × targets`: the item index space.
+    total: u64,
+}
+
+impl Plan {
+    /// `(target index, chunk)` of item `j`; `None` for a skipped item.
+    fn item(&self, j: u64) -> Option<(usize, u64)> {
+        let n = self.chunks.len() as u64;
+        let (k, ti) = (j / n, (j % n) as usize);
+        (k < self.chunks[ti]).then_some((ti, k))
+    }
+}
+
+fn plan_items(cfg: &GateConfig) -> (Plan, Vec<u64>) {
     let planned: Vec<u64> = cfg
         .targets
         .iter()
@@ -57,15 +76,8 @@ fn plan_items(cfg: &GateConfig) -> (Vec<(usize, u64)>, Vec<u64>) {
         .map(|(t, n)| n.div_ceil(t.spec().chunk))
         .collect();
     let rounds = chunks.iter().copied().max().unwrap_or(0);
-    let mut items = Vec::new();
-    for k in 0..rounds {
-        for (ti, &c) in chunks.iter().enumerate() {
-            if k < c {
-                items.push((ti, k));
-            }
-        }
-    }
-    (items, planned)
+    let total = rounds.saturating_mul(chunks.len() as u64);
+    (Plan { chunks, total }, planned)
 }
 
 fn worker(sh: &Shared, w: usize) {
@@ -93,13 +105,16 @@ fn worker(sh: &Shared, w: usize) {
             break;
         }
         let j = sh.next.fetch_add(1, Relaxed);
-        let Some(&(ti, k)) = sh.items.get(j) else {
+        if j >= sh.plan.total {
             break;
+        }
+        let Some((ti, k)) = sh.plan.item(j) else {
+            continue;
         };
         let t = cfg.targets[ti];
         let chunk = t.spec().chunk;
         let lo = k * chunk;
-        let hi = (lo + chunk).min(sh.planned[ti]);
+        let hi = lo.saturating_add(chunk).min(sh.planned[ti]);
         let mut cov = CovMap::default();
         let mut findings = Findings::default();
         let (mut kinds, mut diverged) = ([0u64; 3], 0u64);
@@ -135,6 +150,9 @@ fn worker(sh: &Shared, w: usize) {
                 }
                 if ti == 0 && cfg.debug_panic_case == Some(i) {
                     panic!("debug_panic_case {i}");
+                }
+                if ti == 0 && cfg.debug_subject_panic_case == Some(i) {
+                    r.key.arm_fault();
                 }
                 let kind = CaseKind::of(i);
                 kinds[kind.index()] += 1;
@@ -194,7 +212,7 @@ pub fn generate(
     run: &mut GateRun,
     progress: Option<Progress<'_>>,
 ) {
-    let (items, planned) = plan_items(cfg);
+    let (plan, planned) = plan_items(cfg);
     let n_t = cfg.targets.len();
     let threads = cfg.threads.max(1);
     let acc = || Acc {
@@ -205,13 +223,13 @@ pub fn generate(
         coverage: vec![BTreeMap::new(); n_t],
         ..Acc::default()
     };
-    let total_items = items.len();
-    let total_planned: u64 = planned.iter().sum();
+    let total_items = plan.total;
+    let total_planned: u64 = planned.iter().fold(0u64, |a, &p| a.saturating_add(p));
     let sh = Arc::new(Shared {
         cfg: cfg.clone(),
-        items,
+        plan,
         planned: planned.clone(),
-        next: AtomicUsize::new(0),
+        next: AtomicU64::new(0),
         stop: AtomicBool::new(false),
         deadline: cfg
             .seconds
@@ -332,7 +350,9 @@ pub fn generate(
         ));
     }
     for (t, st) in &run.targets {
-        if st.planned > 0 && st.ran == 0 {
+        // Fail closed: a selected target that checked nothing (zero planned
+        // cases included, e.g. an empty shard) never passes.
+        if st.ran == 0 {
             run.failures.push(GateFailure::TargetDidNotRun {
                 target: t.name().to_string(),
             });

@@ -4,9 +4,12 @@
 //! # Contracts
 //!
 //! - **Phases.** (1) Every file under `corpus/<folder>/` (recursive, sorted)
-//!   is run through the registry targets of that folder ([`corpus`]). A
-//!   missing folder is noted, not a failure; an unreadable file or folder is
-//!   a [`GateFailure::Corpus`] (bad input).
+//!   is run through the registry targets of that folder ([`corpus`]).
+//!   Unless `no_corpus`, a corpus that fails [`preflight::check_corpus`]
+//!   (missing or empty root or `vectors/`, a selected target without corpus
+//!   files) is a [`GateFailure::Corpus`] (bad input); so is an unreadable
+//!   file or folder. FIFOs, devices and files over 1 MiB are skipped with a
+//!   warning note, never opened blocking ([`crate::input::read_corpus_file`]).
 //!   (2) Every vector file under `corpus/vectors/` is checked against every
 //!   subject ([`vectors`]). (3) `cases` generated cases per target
 //!   ([`cases`]), split over `threads` workers ([`generate`]).
@@ -33,9 +36,12 @@
 //!   in the gate's own code is a [`GateFailure::InternalPanic`]; a case that
 //!   makes no progress for `case_timeout` is a [`GateFailure::Timeout`] (the
 //!   run stops, the stuck worker is abandoned, the report is still written);
-//!   a selected target that ran no generated case while some were requested
+//!   a selected target that ran no generated case (zero planned included)
 //!   is a [`GateFailure::TargetDidNotRun`]. [`GateRun::passed`] is true only
-//!   with no finding and no failure.
+//!   with no finding and no failure; a run the budget cut short is
+//!   INCOMPLETE ([`crate::run_json::verdict`]), never PASS.
+//! - **Bounded plan.** The work list is computed on demand from an atomic
+//!   counter (O(targets) memory whatever `cases` is).
 //! - **Hot loop.** Bundle cases are generated into a stack `[u8; 64]`, other
 //!   inputs into a reused `Vec`; validator, LUT and IR-gate comparisons that
 //!   agree do not allocate (the coverage key is written into a reused
@@ -48,6 +54,7 @@ pub mod corpus;
 pub mod coverage;
 pub mod generate;
 pub mod outcome;
+pub mod preflight;
 pub mod vectors;
 
 pub use config::{
@@ -109,7 +116,28 @@ pub fn run(cfg: &GateConfig, progress: Option<Progress<'_>>) -> GateRun {
                 .push((*t, lacking.into_iter().map(|(n, _)| n).collect()));
         }
     }
-    corpus::replay_corpus(cfg, &runner, &mut run);
+    if cfg.no_corpus {
+        run.notes
+            .push("corpus and vectors not replayed (--no-corpus)".to_string());
+    } else if let Err(e) = preflight::check_corpus(&cfg.corpus_dir, &cfg.targets) {
+        run.failures.push(GateFailure::Corpus {
+            path: cfg.corpus_dir.display().to_string(),
+            error: e.to_string(),
+        });
+    } else {
+        replay_and_check_vectors(cfg, &runner, &mut run);
+    }
+    drop(runner);
+    generate::generate(cfg, start, &mut run, progress);
+    run.failures.sort();
+    run.failures.dedup();
+    run.elapsed = start.elapsed();
+    run
+}
+
+/// Phases 1 and 2: corpus replay and vector checks.
+fn replay_and_check_vectors(cfg: &GateConfig, runner: &coverage::Runner, run: &mut GateRun) {
+    corpus::replay_corpus(cfg, runner, run);
     match vectors::check_dir(&cfg.corpus_dir.join("vectors"), &runner.engine) {
         Ok((stats, findings)) => {
             if stats.is_empty() {
@@ -125,10 +153,4 @@ pub fn run(cfg: &GateConfig, progress: Option<Progress<'_>>) -> GateRun {
         }
         Err(e) => run.failures.push(GateFailure::Vectors(e.to_string())),
     }
-    drop(runner);
-    generate::generate(cfg, start, &mut run, progress);
-    run.failures.sort();
-    run.failures.dedup();
-    run.elapsed = start.elapsed();
-    run
 }

@@ -232,6 +232,12 @@ pub fn expected(v: &Vector) -> String {
     }
 }
 
+/// True for the names of vector files in `corpus/vectors/` (not a README,
+/// not hidden).
+pub fn is_vector_file_name(name: &str) -> bool {
+    !name.starts_with("README") && !name.starts_with('.')
+}
+
 /// Checks every vector file under `dir` against `e`'s subjects. A missing
 /// folder gives `Ok(empty)`.
 pub fn check_dir(dir: &Path, e: &Engine) -> Result<(Vec<FileStats>, Vec<Finding>), VectorError> {
@@ -251,8 +257,7 @@ pub fn check_dir(dir: &Path, e: &Engine) -> Result<(Vec<FileStats>, Vec<Finding>
     let (mut stats, mut findings) = (Vec::new(), Vec::new());
     for p in files {
         let name = p.file_name().map(|n| n.to_string_lossy().to_string());
-        let name = name.unwrap_or_default();
-        if name.starts_with("README") || name.starts_with('.') || p.is_dir() {
+        if !is_vector_file_name(&name.unwrap_or_default()) || p.is_dir() {
             continue;
         }
         let path = p.display().to_string();
