@@ -141,66 +141,111 @@ fn arg_band(n: usize) -> &'static str {
     }
 }
 
-/// Hit counts per `(field, class)`; every declared class is present (0 = unhit).
+/// One field's declared classes with their hit counts.
 #[derive(Clone, Debug, PartialEq, Eq)]
+struct Field {
+    key: String,
+    classes: Vec<(&'static str, u64)>,
+}
+
+/// Per opcode of [`OPCODES`]: its classified spans (with their field index)
+/// and the index of its `bundle` field (equal reserved pair).
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct OpFields {
+    spans: Vec<(Span, usize)>,
+    bundle: usize,
+}
+
+/// Hit counts per `(field, class)`; every declared class is present (0 =
+/// unhit). Counting is by index (no string work per case), so the gate can
+/// classify its cases while it runs them.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Reach {
-    /// `field` (`0x85.num_arguments`, `opcode`, `stream.num_arguments`, …) →
-    /// class → hits, in declaration order of the classes.
-    pub hits: BTreeMap<String, Vec<(&'static str, u64)>>,
-    /// Per opcode of [`OPCODES`]: its spans with their keys (built once).
-    spans: Vec<(u8, Vec<(Span, String)>)>,
+    fields: Vec<Field>,
+    /// Opcode byte → index into `ops` (bundles declared).
+    by_op: Option<Box<[Option<u8>; 256]>>,
+    ops: Vec<OpFields>,
+    /// Field index of `opcode` (bundles declared).
+    opcode: Option<usize>,
+    /// Field indices of `stream.num_arguments`, `.groups`, `.mix` (streams declared).
+    stream: Option<[usize; 3]>,
 }
 
 impl Reach {
     /// The declared classes of bundles (every opcode's fields) and, with
     /// `streams`, of streams; all at zero.
     pub fn declared(bundles: bool, streams: bool) -> Reach {
-        let mut hits = BTreeMap::new();
-        let mut decl = |k: String, cs: &[&'static str]| {
-            let e: &mut Vec<(&'static str, u64)> = hits.entry(k).or_default();
-            for c in cs {
-                if !e.iter().any(|(x, _)| x == c) {
-                    e.push((*c, 0));
-                }
-            }
-        };
+        let mut r = Reach::default();
         if bundles {
-            decl("opcode".into(), &OPCODE_CLASSES);
-            for op in OPCODES {
-                for s in layout(op) {
-                    decl(key(op, &s), span_classes(&s));
-                }
-                decl(format!("0x{op:02X}.bundle"), &BUNDLE_CLASSES);
+            r.opcode = Some(r.decl("opcode".into(), &OPCODE_CLASSES));
+            let mut by_op = Box::new([None; 256]);
+            for (k, &op) in OPCODES.iter().enumerate() {
+                let spans = layout(op)
+                    .into_iter()
+                    .filter(|s| !span_classes(s).is_empty())
+                    .map(|s| {
+                        let i = r.decl(key(op, &s), span_classes(&s));
+                        (s, i)
+                    })
+                    .collect();
+                let bundle = r.decl(format!("0x{op:02X}.bundle"), &BUNDLE_CLASSES);
+                r.ops.push(OpFields { spans, bundle });
+                by_op[usize::from(op)] = u8::try_from(k).ok();
             }
+            r.by_op = Some(by_op);
         }
         if streams {
-            decl("stream.num_arguments".into(), &ARG_BANDS);
-            decl("stream.groups".into(), &GROUP_COUNTS);
-            decl("stream.mix".into(), &MIXED);
+            r.stream = Some([
+                r.decl("stream.num_arguments".into(), &ARG_BANDS),
+                r.decl("stream.groups".into(), &GROUP_COUNTS),
+                r.decl("stream.mix".into(), &MIXED),
+            ]);
         }
-        let spans = OPCODES
-            .iter()
-            .map(|&op| {
-                (
-                    op,
-                    layout(op).into_iter().map(|s| (s, key(op, &s))).collect(),
-                )
-            })
-            .collect();
-        Reach { hits, spans }
+        r
     }
 
-    fn hit(&mut self, k: &str, class: &str) {
-        if let Some(e) = self.hits.get_mut(k) {
-            if let Some(c) = e.iter_mut().find(|(x, _)| *x == class) {
-                c.1 += 1;
+    /// Declares `classes` of field `key` (added to an existing field of that
+    /// key); returns the field's index.
+    fn decl(&mut self, key: String, classes: &[&'static str]) -> usize {
+        let i = match self.fields.iter().position(|f| f.key == key) {
+            Some(i) => i,
+            None => {
+                self.fields.push(Field {
+                    key,
+                    classes: Vec::new(),
+                });
+                self.fields.len() - 1
             }
+        };
+        let f = &mut self.fields[i];
+        for c in classes {
+            if !f.classes.iter().any(|(x, _)| x == c) {
+                f.classes.push((*c, 0));
+            }
+        }
+        i
+    }
+
+    fn hit(&mut self, field: usize, class: &str) {
+        self.hit_n(field, class, 1);
+    }
+
+    fn hit_n(&mut self, field: usize, class: &str, n: u64) {
+        if let Some(c) = self.fields[field]
+            .classes
+            .iter_mut()
+            .find(|(x, _)| *x == class)
+        {
+            c.1 += n;
         }
     }
 
     /// Counts the classes one bundle hits (fields by byte 0's layout).
     pub fn bundle(&mut self, b: &[u8; 64]) {
         let op = b[0];
+        let Some(opcode) = self.opcode else {
+            return;
+        };
         let oc = if OPCODES.contains(&op) {
             "one of the eleven"
         } else if crate::generators::in_roster(op) {
@@ -208,18 +253,17 @@ impl Reach {
         } else {
             "non-roster"
         };
-        self.hit("opcode", oc);
-        let Some(k) = self.spans.iter().position(|(o, _)| *o == op) else {
+        self.hit(opcode, oc);
+        let Some(k) = self.by_op.as_ref().and_then(|m| m[usize::from(op)]) else {
             return;
         };
+        let k = usize::from(k);
         let mut seen = [false; 256];
         let mut pair = false;
-        let mut hits: Vec<(usize, &'static str)> = Vec::new();
-        for (i, (s, _)) in self.spans[k].1.iter().enumerate() {
+        for j in 0..self.ops[k].spans.len() {
+            let (s, field) = self.ops[k].spans[j];
             let v = &b[s.off..s.off + s.len];
-            if !span_classes(s).is_empty() {
-                hits.push((i, span_class(s, v)));
-            }
+            self.hit(field, span_class(&s, v));
             if s.role == Role::Reserved {
                 for &x in v.iter().filter(|&&x| x != 0) {
                     pair |= seen[usize::from(x)];
@@ -227,21 +271,20 @@ impl Reach {
                 }
             }
         }
-        for (i, class) in hits {
-            let key = std::mem::take(&mut self.spans[k].1[i].1);
-            self.hit(&key, class);
-            self.spans[k].1[i].1 = key;
-        }
         if pair {
-            self.hit(&format!("0x{op:02X}.bundle"), "equal nonzero reserved pair");
+            let f = self.ops[k].bundle;
+            self.hit(f, "equal nonzero reserved pair");
         }
     }
 
     /// Counts the classes of one parsed stream: `groups` holds each group's
     /// argument count, `others` the non-group bundles.
     pub fn stream(&mut self, groups: &[usize], others: usize) {
+        let Some([args, count, mix]) = self.stream else {
+            return;
+        };
         for &n in groups {
-            self.hit("stream.num_arguments", arg_band(n));
+            self.hit(args, arg_band(n));
         }
         let g = match groups.len() {
             0 => return,
@@ -249,9 +292,9 @@ impl Reach {
             2..=4 => "2..4",
             _ => "5+",
         };
-        self.hit("stream.groups", g);
+        self.hit(count, g);
         self.hit(
-            "stream.mix",
+            mix,
             if others > 0 {
                 "other opcodes mixed in"
             } else {
@@ -260,22 +303,66 @@ impl Reach {
         );
     }
 
-    /// Adds another run's counts.
-    pub fn merge(&mut self, other: &Reach) {
-        for (k, cs) in &other.hits {
-            let e = self.hits.entry(k.clone()).or_default();
-            for (c, n) in cs {
-                match e.iter_mut().find(|(x, _)| x == c) {
-                    Some(x) => x.1 += n,
-                    None => e.push((*c, *n)),
+    /// Counts the classes of the stream a stream-program input builds
+    /// ([`crate::engine::stream_from_input`], parsed by core); nothing when
+    /// core refuses the stream.
+    pub fn stream_program(&mut self, program: &[u8]) {
+        if self.stream.is_none() {
+            return;
+        }
+        let stream = crate::engine::stream_from_input(program);
+        if let Ok(items) = tpb_core::stream::parse_custom_op_stream(&stream) {
+            let mut groups = Vec::new();
+            let mut others = 0;
+            for it in items {
+                match it {
+                    tpb_core::stream::StreamItem::Group { args, .. } => groups.push(args.len()),
+                    tpb_core::stream::StreamItem::Other { .. } => others += 1,
                 }
+            }
+            self.stream(&groups, others);
+        }
+    }
+
+    /// Adds another run's counts (fields it declares that this one lacks are
+    /// added too).
+    pub fn merge(&mut self, other: &Reach) {
+        if self.fields.is_empty() {
+            *self = other.clone();
+            return;
+        }
+        for f in &other.fields {
+            let names: Vec<&'static str> = f.classes.iter().map(|(c, _)| *c).collect();
+            let i = self.decl(f.key.clone(), &names);
+            for (class, n) in &f.classes {
+                self.hit_n(i, class, *n);
             }
         }
     }
 
-    /// The declared classes with zero hits, as `field: class`.
+    /// True when nothing is declared.
+    pub fn is_empty(&self) -> bool {
+        self.fields.is_empty()
+    }
+
+    /// Per field (sorted by name): its classes with their hit counts, in
+    /// declaration order.
+    pub fn table(&self) -> BTreeMap<&str, &[(&'static str, u64)]> {
+        self.fields
+            .iter()
+            .map(|f| (f.key.as_str(), f.classes.as_slice()))
+            .collect()
+    }
+
+    /// Hits of `class` of `field` (`None` when not declared).
+    pub fn count(&self, field: &str, class: &str) -> Option<u64> {
+        let f = self.fields.iter().find(|f| f.key == field)?;
+        f.classes.iter().find(|(c, _)| *c == class).map(|(_, n)| *n)
+    }
+
+    /// The declared classes with zero hits, as `field: class`, sorted by field.
     pub fn unhit(&self) -> Vec<String> {
-        self.hits
+        self.table()
             .iter()
             .flat_map(|(k, cs)| {
                 cs.iter()

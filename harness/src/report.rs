@@ -358,6 +358,7 @@ fn failure_target(f: &crate::gate::GateFailure) -> Option<&str> {
         G::Timeout { target, .. }
         | G::InternalPanic { target, .. }
         | G::TargetDidNotRun { target } => Some(target),
+        G::Unreached { .. } => Some(REACH_CASE),
         G::Corpus { path, .. } => Target::gate_targets()
             .into_iter()
             .find(|t| {
@@ -541,6 +542,33 @@ pub fn summary_md(run: &GateRun, triaged: &[Triaged], timing: &Timing) -> String
             let _ = writeln!(s, "| {} | {} | {} |", v.path, v.vectors, v.failed);
         }
     }
+    if !run.reach.is_empty() {
+        let _ = writeln!(s, "\n## Reach: value classes of every field\n");
+        let _ = writeln!(
+            s,
+            "Generated cases, one in {} of each target: each field's declared value classes \
+             (enum members and non-members, table edges, zero / one / max, reserved zero / \
+             nonzero, equal nonzero reserved bytes; group argument counts) and how often they \
+             were hit. A complete unsharded run of every target with the default case count \
+             fails when a class is never hit.\n",
+            crate::gate::REACH_SAMPLE
+        );
+        let _ = writeln!(s, "| field | classes hit (count) |");
+        let _ = writeln!(s, "|---|---|");
+        for (field, classes) in run.reach.table() {
+            let cells: Vec<String> = classes.iter().map(|(c, n)| format!("{c} ({n})")).collect();
+            let _ = writeln!(s, "| `{field}` | {} |", cells.join(", "));
+        }
+        let unhit = run.reach.unhit();
+        if unhit.is_empty() {
+            let _ = writeln!(s, "\nUnexercised classes: none.");
+        } else {
+            let _ = writeln!(s, "\nUnexercised classes ({}):\n", unhit.len());
+            for c in &unhit {
+                let _ = writeln!(s, "- `{c}`");
+            }
+        }
+    }
     let _ = writeln!(s, "\n## Coverage: core verdict × outcome\n");
     let _ = writeln!(
         s,
@@ -708,11 +736,19 @@ pub fn xml_escape(s: &str) -> String {
     o
 }
 
-/// `junit.xml`: one testcase per target plus one for the vector files.
+/// The `junit.xml` testcase of the value-class reach: an error per
+/// [`crate::gate::GateFailure::Unreached`] (the unhit classes).
+pub const REACH_CASE: &str = "reach";
+
+/// `junit.xml`: one testcase per target, one for the value-class reach (when
+/// bundle or stream targets ran) plus one for the vector files.
 pub fn junit_xml(run: &GateRun, triaged: &[Triaged]) -> String {
     let mut cases: Vec<JunitCase> = Vec::new();
     for (t, _) in &run.targets {
         cases.push((t.name().to_string(), Vec::new(), Vec::new()));
+    }
+    if !run.reach.is_empty() {
+        cases.push((REACH_CASE.to_string(), Vec::new(), Vec::new()));
     }
     cases.push(("vectors".into(), Vec::new(), Vec::new()));
     let vectors_at = cases.len() - 1;

@@ -747,6 +747,24 @@ pub fn merge(mut shards: Vec<ShardReport>) -> Result<Merged, MergeError> {
             }
         }
     }
+    // A class is unexercised by the merged run iff no shard hit it; a merged
+    // full default run fails on one, as the unsharded gate does
+    // (`crate::gate::reach_failure`).
+    let mut unexercised = shards[0].meta.unexercised.clone();
+    for s in &shards[1..] {
+        unexercised.retain(|c| s.meta.unexercised.contains(c));
+    }
+    let all_targets = Target::gate_targets()
+        .iter()
+        .all(|t| first.meta.targets.iter().any(|m| m.name == t.name()));
+    if first.meta.cases >= crate::gate::DEFAULT_CASES && all_targets && !unexercised.is_empty() {
+        failures.push(
+            crate::gate::GateFailure::Unreached {
+                classes: unexercised.clone(),
+            }
+            .to_string(),
+        );
+    }
     let failed = !divergences.is_empty() || !failures.is_empty();
     let meta = RunMeta {
         format: run_json::FORMAT,
@@ -766,6 +784,7 @@ pub fn merge(mut shards: Vec<ShardReport>) -> Result<Merged, MergeError> {
         divergent_cases: divergences.iter().map(|d| d.count).sum(),
         failures,
         notes,
+        unexercised,
     };
     Ok(Merged {
         meta,
@@ -948,6 +967,17 @@ pub fn summary_md(m: &Merged) -> String {
             md_cell(&text_of(o, "right"))
         );
     }
+    if !meta.unexercised.is_empty() {
+        let _ = writeln!(
+            s,
+            "## Unexercised classes (hit by no shard)\n\n{}\n",
+            meta.unexercised
+                .iter()
+                .map(|c| format!("- `{c}`"))
+                .collect::<Vec<_>>()
+                .join("\n")
+        );
+    }
     if !meta.notes.is_empty() {
         let _ = writeln!(s, "## Notes\n");
         for n in &meta.notes {
@@ -1008,6 +1038,17 @@ pub fn junit_xml(m: &Merged) -> String {
             Vec::new(),
             errs,
         ));
+    }
+    // Failures of the merged run itself (not of one shard): unreached classes.
+    let own: Vec<String> = m
+        .meta
+        .failures
+        .iter()
+        .filter(|f| !f.starts_with("shard "))
+        .cloned()
+        .collect();
+    if !own.is_empty() {
+        cases.push(("reach".into(), Vec::new(), own));
     }
     let properties = [
         ("seed".to_string(), m.meta.seed.clone()),

@@ -62,6 +62,10 @@ pub struct RunMeta {
     pub failures: Vec<String>,
     /// Notes (missing folders, budget stop).
     pub notes: Vec<String>,
+    /// Declared value classes ([`crate::reach`]) no generated case of the
+    /// run hit, as `field: class` (the summary's "Unexercised classes").
+    #[serde(default)]
+    pub unexercised: Vec<String>,
 }
 
 /// Shard `index/count`.
@@ -187,6 +191,7 @@ impl RunMeta {
             divergent_cases: run.findings.total(),
             failures: run.failures.iter().map(ToString::to_string).collect(),
             notes: run.notes.clone(),
+            unexercised: run.reach.unhit(),
         }
     }
 

@@ -3,7 +3,6 @@
 //! and fails when a declared value class of some field (`tpb_harness::reach`)
 //! is never hit — a blind spot of the generators.
 
-use tpb_harness::engine::stream_from_input;
 use tpb_harness::findings::CaseKind;
 use tpb_harness::gate::cases::{bundle_case, bytes_case, case_rng, name_hash};
 use tpb_harness::gate::DEFAULT_SEED;
@@ -43,18 +42,7 @@ fn default_gate_stream_cases_reach_every_stream_class() {
     for i in 0..N / 4 {
         let mut r = case_rng(DEFAULT_SEED, h, i);
         bytes_case(t, &mut r, CaseKind::of(i), &mut prog);
-        let stream = stream_from_input(&prog);
-        if let Ok(items) = tpb_core::stream::parse_custom_op_stream(&stream) {
-            let mut groups = Vec::new();
-            let mut others = 0;
-            for it in items {
-                match it {
-                    tpb_core::stream::StreamItem::Group { args, .. } => groups.push(args.len()),
-                    tpb_core::stream::StreamItem::Other { .. } => others += 1,
-                }
-            }
-            reach.stream(&groups, others);
-        }
+        reach.stream_program(&prog);
     }
     let unhit = reach.unhit();
     assert!(

@@ -229,6 +229,11 @@ pub fn run(a: GateArgs) -> CliResult {
         case_timeout: Duration::from_secs(a.case_timeout.max(1)),
         progress: !a.quiet && std::io::stderr().is_terminal(),
         stop: Some(Arc::clone(&stop)),
+        // Test hook: a smaller "full run" threshold for the reach failure.
+        reach_required_from: std::env::var("TPB_GATE_DEBUG_REACH_FROM")
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(crate::gate::DEFAULT_CASES),
         debug_hang_case: std::env::var("TPB_GATE_DEBUG_HANG_CASE")
             .ok()
             .and_then(|v| v.parse().ok()),

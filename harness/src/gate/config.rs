@@ -129,6 +129,11 @@ pub struct GateConfig {
     pub progress: bool,
     /// Set from outside (Ctrl-C) to stop early.
     pub stop: Option<Arc<AtomicBool>>,
+    /// A complete, unsharded run of every gate target with at least this
+    /// many generated cases per target must hit every declared value class
+    /// of [`crate::reach`] ([`super::GateFailure::Unreached`] otherwise).
+    /// Default [`DEFAULT_CASES`]: the full default run.
+    pub reach_required_from: u64,
     /// Test hook: generated case with this index of the first target hangs.
     #[doc(hidden)]
     pub debug_hang_case: Option<u64>,
@@ -185,6 +190,7 @@ impl Default for GateConfig {
             case_timeout: Duration::from_secs(30),
             progress: false,
             stop: None,
+            reach_required_from: DEFAULT_CASES,
             debug_hang_case: None,
             debug_panic_case: None,
             debug_subject_panic_case: None,

@@ -7,6 +7,8 @@ use super::config::GateConfig;
 use super::coverage::{merge_cov, run_one, runner, CovMap};
 use super::outcome::{panic_text, GateFailure, GateRun};
 use crate::findings::{CaseKind, Findings, Origin};
+use crate::reach::Reach;
+use crate::targets::{Check, Target};
 use std::collections::BTreeMap;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering::Relaxed};
@@ -22,8 +24,56 @@ struct Slot {
     done: AtomicU64,
 }
 
+/// One in this many generated cases of a target is classified for
+/// [`GateRun::reach`] (see [`reach_sampled`]).
+pub const REACH_SAMPLE: u64 = 16;
+
+/// True for the case indices classified for [`GateRun::reach`]: one in
+/// [`REACH_SAMPLE`], spread over the indices by a multiplicative hash so
+/// that every shard samples its share and the shards of a run sample
+/// exactly the cases the unsharded run samples (a merged report's reach is
+/// the unsharded one).
+pub fn reach_sampled(index: u64) -> bool {
+    index.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 60 == 0
+}
+
+/// The value classes the selected targets' generated cases are classified
+/// into: bundle fields when a bundle target runs, stream classes when the
+/// stream-program target runs.
+pub fn declared_reach(targets: &[Target]) -> Reach {
+    Reach::declared(
+        targets.iter().any(|t| t.is_bundle()),
+        targets.iter().any(|t| t.check() == Check::StreamProgram),
+    )
+}
+
+/// Counts the value classes of one generated case (bundle fields, or the
+/// groups of a stream program's parsed stream).
+fn record_reach(reach: &mut Reach, t: Target, input: &[u8], bundle: &[u8; 64]) {
+    if t.is_bundle() {
+        reach.bundle(bundle);
+    } else if t.check() == Check::StreamProgram {
+        reach.stream_program(input);
+    }
+}
+
+/// [`GateFailure::Unreached`] when `run` is a full run (complete, unsharded,
+/// every gate target, at least [`GateConfig::reach_required_from`] cases per
+/// target) that left declared value classes unhit.
+pub fn reach_failure(cfg: &GateConfig, run: &GateRun) -> Option<GateFailure> {
+    let full = !run.stopped_early
+        && cfg.shard.count == 1
+        && cfg.cases >= cfg.reach_required_from
+        && Target::gate_targets()
+            .iter()
+            .all(|t| cfg.targets.contains(t));
+    let classes = run.reach.unhit();
+    (full && !classes.is_empty()).then_some(GateFailure::Unreached { classes })
+}
+
 #[derive(Default)]
 struct Acc {
+    reach: Reach,
     ran: Vec<u64>,
     by_kind: Vec<[u64; 3]>,
     diverged: Vec<u64>,
@@ -100,6 +150,7 @@ fn worker(sh: &Shared, w: usize) {
     let hashes: Vec<u64> = cfg.targets.iter().map(|t| name_hash(t.name())).collect();
     let mut bundle = [0u8; 64];
     let mut buf: Vec<u8> = Vec::with_capacity(2048);
+    let mut reach = declared_reach(&cfg.targets);
     loop {
         if sh.stop.load(Relaxed) || sh.deadline.is_some_and(|d| Instant::now() >= d) {
             break;
@@ -166,6 +217,9 @@ fn worker(sh: &Shared, w: usize) {
                     cases::bytes_case(t, &mut rng, kind, &mut buf);
                     run_one(&r, t, &buf, None, origin, &mut cov)
                 };
+                if reach_sampled(i) {
+                    record_reach(&mut reach, t, &buf, &bundle);
+                }
                 if !fs.is_empty() {
                     diverged += 1;
                     for f in fs {
@@ -200,6 +254,8 @@ fn worker(sh: &Shared, w: usize) {
         drop(acc);
         slot.done.fetch_add(hi - lo, Relaxed);
     }
+    let mut acc = sh.accs[w].lock().unwrap_or_else(|p| p.into_inner());
+    acc.reach.merge(&reach);
 }
 
 /// Progress callback: `(cases done, cases planned)`.
@@ -237,6 +293,7 @@ pub fn generate(
         slots: (0..threads).map(|_| Slot::default()).collect(),
         accs: (0..threads).map(|_| Mutex::new(acc())).collect(),
     });
+    run.reach = declared_reach(&cfg.targets);
     let t0 = Instant::now();
     let handles: Vec<_> = (0..threads)
         .map(|w| {
@@ -328,6 +385,7 @@ pub fn generate(
                 }
             }
         }
+        run.reach.merge(&a.reach);
         run.findings.merge(a.findings);
         run.failures.extend(a.failures);
     }
@@ -349,6 +407,7 @@ pub fn generate(
             total_planned
         ));
     }
+    run.failures.extend(reach_failure(cfg, run));
     for (t, st) in &run.targets {
         // Fail closed: a selected target that checked nothing (zero planned
         // cases included, e.g. an empty shard) never passes.

@@ -61,7 +61,7 @@ pub use config::{
     GateConfig, Shard, UsageError, DEFAULT_CASES, DEFAULT_SECONDS, DEFAULT_SEED,
     DEFAULT_SUBJECT_CASES, DEFAULT_SYNC_CASES,
 };
-pub use generate::Progress;
+pub use generate::{declared_reach, reach_failure, reach_sampled, Progress, REACH_SAMPLE};
 pub use outcome::{CorpusFolder, ExternalRun, GateFailure, GateRun, TargetStats, OUTCOMES};
 
 use std::time::Instant;

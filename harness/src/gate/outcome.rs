@@ -60,6 +60,12 @@ pub enum GateFailure {
     },
     /// Stopped from outside (Ctrl-C) before the planned cases ran.
     Interrupted,
+    /// A full default run left declared value classes of some field unhit
+    /// (`crate::reach`): a blind spot of the generators.
+    Unreached {
+        /// `field: class`, sorted.
+        classes: Vec<String>,
+    },
 }
 
 impl GateFailure {
@@ -105,6 +111,12 @@ impl fmt::Display for GateFailure {
                 "subject {subject} supports none of the selected targets: nothing was checked"
             ),
             GateFailure::Interrupted => f.write_str("interrupted before the planned cases ran"),
+            GateFailure::Unreached { classes } => write!(
+                f,
+                "a full default run never generated {} declared value class(es): {}",
+                classes.len(),
+                classes.join(", ")
+            ),
         }
     }
 }
@@ -179,6 +191,9 @@ pub struct GateRun {
     pub notes: Vec<String>,
     /// True when the time budget (or a stop) cut the generated phase short.
     pub stopped_early: bool,
+    /// Domain reach of the generated cases (sampled: every
+    /// [`super::generate::REACH_SAMPLE`]th case of each target).
+    pub reach: crate::reach::Reach,
     /// Wall time of the generated phase.
     pub gen_elapsed: Duration,
     /// Wall time of the whole run.
