@@ -8,6 +8,7 @@ use criterion::{black_box, criterion_group, BenchmarkId, Criterion, Throughput};
 use std::time::{Duration, Instant};
 use tpb_core::validate::{validate_header, validate_payload};
 use tpb_core::Bundle;
+use tpb_core::Generation;
 
 const N: usize = 1_000_000;
 
@@ -57,14 +58,14 @@ fn buffer() -> Vec<Bundle> {
 #[inline(never)]
 fn run_header(buf: &[Bundle]) -> usize {
     buf.iter()
-        .filter(|b| validate_header(black_box(b)).is_ok())
+        .filter(|b| validate_header(black_box(b), Generation::V2).is_ok())
         .count()
 }
 
 #[inline(never)]
 fn run_payload(buf: &[Bundle]) -> usize {
     buf.iter()
-        .filter(|b| validate_payload(black_box(b)).is_ok())
+        .filter(|b| validate_payload(black_box(b), Generation::V2).is_ok())
         .count()
 }
 

@@ -15,18 +15,21 @@ pub const OFF_OPCODE: usize = 0x00;
 pub const OFF_INST_WORD_LEN: usize = 0x01;
 /// The value of `inst_word_len` (16 dwords). S000 Algorithm (1) `cmpb 0x10`.
 pub const INST_WORD_LEN: u8 = 0x10;
-/// Debug / reserved bytes 0x02..=0x03. S003 "byte +0x02..+0x03 reserved = 0x0000".
-pub const OFF_DEBUG: usize = 0x02;
-/// Sync wait mode. S000 §Layout NOTE (`movzbl 0x74(%rsp)`); F§2.
+/// `debug_cmd` u8. F§2 [H] `NEURON_ISA_TPB_HEADER`; S003 "+0x02..+0x03 reserved = 0x0000"
+/// (what the encoder writes).
+pub const OFF_DEBUG_CMD: usize = 0x02;
+/// `debug_hint` u8. F§2 [H].
+pub const OFF_DEBUG_HINT: usize = 0x03;
+/// `wait_mode`. S000 §Layout NOTE (`movzbl 0x74(%rsp)`); F§2 [H].
 pub const OFF_WAIT_MODE: usize = 0x04;
-/// Sync wait semaphore id. F§2.
-pub const OFF_WAIT_ID: usize = 0x05;
-/// Sync update mode. S000 §Layout NOTE (`movzbl 0x76(%rsp)`); F§2.
+/// `wait_idx` u8. F§2 [H].
+pub const OFF_WAIT_IDX: usize = 0x05;
+/// `update_mode`. S000 §Layout NOTE (`movzbl 0x76(%rsp)`); F§2 [H].
 pub const OFF_UPDATE_MODE: usize = 0x06;
-/// Sync update semaphore id. F§2.
-pub const OFF_UPDATE_ID: usize = 0x07;
-/// Sync values / branch-hint PC (opaque u32). S003 "SyncInfo band"; F§2.
-pub const OFF_SYNC_VALUES: usize = 0x08;
+/// `update_idx` u8. F§2 [H].
+pub const OFF_UPDATE_IDX: usize = 0x07;
+/// `semaphore_value` u32 LE: wait threshold and update immediate. F§2 [H].
+pub const OFF_SEMAPHORE_VALUE: usize = 0x08;
 /// First opcode-specific byte. S003 §11.
 pub const OFF_BODY: usize = 0x0C;
 
@@ -44,14 +47,14 @@ pub const OFF_NUM_PAYLOADS: usize = 0x0C;
 pub const OFF_FUNCTION_ID: usize = 0x0E;
 /// `num_arguments` u8. S003 §10 `lea rdi,[r13+0Fh]`.
 pub const OFF_NUM_ARGUMENTS: usize = 0x0F;
-/// Scratch byte (triple part 1). S000 (5).
-pub const OFF_SCRATCH_BYTE_10: usize = 0x10;
-/// Scratch dword [0x14..0x17], counted only in the non-empty test. S000 (5); D-4.
-pub const OFF_SCRATCH_DWORD_14: usize = 0x14;
-/// Scratch dword (triple part 2). S000 (5).
-pub const OFF_SCRATCH_DWORD_18: usize = 0x18;
-/// Scratch byte (triple part 3). S000 (5).
-pub const OFF_SCRATCH_BYTE_1C: usize = 0x1C;
+/// `has_scratch_space` u8 (scratch triple part 1). S000 (5); names F§8 [H].
+pub const OFF_HAS_SCRATCH_SPACE: usize = 0x10;
+/// `scratch_space_addr` u32, counted only in the non-empty test. S000 (5); D-4; F§8.
+pub const OFF_SCRATCH_SPACE_ADDR: usize = 0x14;
+/// `scratch_space_size` u32 (triple part 2). S000 (5); F§8.
+pub const OFF_SCRATCH_SPACE_SIZE: usize = 0x18;
+/// `scratch_space_num_partitions` u8 (triple part 3). S000 (5); F§8.
+pub const OFF_SCRATCH_SPACE_NUM_PARTITIONS: usize = 0x1C;
 /// Reserved-zero mask over dword[0x10] | dword[0x1C]. S000 (4) `and edx,0xffffff00`.
 pub const HDR_RESERVED_DWORD_MASK: u32 = 0xFFFF_FF00;
 /// Start of the 32-byte reserved tail. S000 (4) qword-OR on [0x20..0x3F].
@@ -67,10 +70,12 @@ pub const HDR_SCRATCH_Q18_MASK: u64 = 0x00FF_FFFF_FFFF;
 
 /// Reserved-zero mask on dword[0x0C]: bytes 0x0C..=0x0E. S000 (4), AC03-C2.
 pub const PAYLOAD_RESERVED_DWORD_MASK: u32 = 0x00FF_FFFF;
-/// Payload-present marker byte. S000 AC03-C2.
-pub const OFF_PAYLOAD_MARKER: usize = 0x0F;
-/// Marker value. S000 §C3 `[0x0F]=1`.
-pub const PAYLOAD_MARKER: u8 = 0x01;
+/// `arg_type` u8 (the seed's "payload-present marker"). S000 AC03-C2; name F§8 [H].
+pub const OFF_ARG_TYPE: usize = 0x0F;
+/// `arg_type` TENSOR: what the group encoder writes. S000 §C3 `[0x0F]=1`; F§8.
+pub const ARG_TYPE_TENSOR: u8 = 0x01;
+/// `arg_type` ARRAY_OF_TENSOR. F§8 [H].
+pub const ARG_TYPE_ARRAY_OF_TENSOR: u8 = 0x02;
 /// ADDR4 access pattern, 48 bytes. S000 §C3; D-5.
 pub const OFF_PAYLOAD_AP: usize = 0x10;
 

@@ -1,9 +1,9 @@
 //! `tpb-core`: encoder, decoder and validators for the 64-byte TPB ISA bundles.
 //!
-//! Implements `SPEC.md` (`tpb-spec-1`). Seed citations: **S000** =
-//! `shared/seeds/000_a9843df13f9040c1.txt` (CUSTOM_OP validators), **S003** =
-//! `shared/seeds/003_62e527863da4764e.txt` (cross-engine encoders), **F§n** =
-//! `shared/FACTS.md` section n, **D-n** = a SPEC §9 decision.
+//! Implements `SPEC.md` (`tpb-spec-2`). Citations: **S000** = seed 000 (CUSTOM_OP
+//! validators), **S003** = seed 003 (cross-engine encoders), **F§n** = FACTS section n
+//! ([H] = the ISA headers), **D-n** = a SPEC §9 decision. Every wire function takes the
+//! hardware [`Generation`] (v2 Sunda is the default).
 //!
 //! Every public function is total: no input of any length panics, and memory
 //! use is bounded by the input length.
@@ -11,6 +11,8 @@
 #![warn(missing_docs)]
 
 pub mod bundle;
+pub mod events;
+pub mod generation;
 pub mod insn;
 pub mod ir;
 pub mod layout;
@@ -21,5 +23,6 @@ pub mod stream;
 pub mod validate;
 
 pub use bundle::{Bundle, LengthError};
+pub use generation::Generation;
 pub use insn::{decode, DecodeError, EncodeError, FieldValue, Instruction};
 pub mod sync;

@@ -2,12 +2,13 @@
 
 use core::fmt;
 
-/// Dtype-table generation (F§6: the pre-v4 and v4 columns).
+/// Column of the dtype table (F§6: pre-v4 and v4); a generation picks one
+/// ([`crate::generation::Generation::dtype_column`]).
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
-pub enum Generation {
+pub enum DtypeColumn {
     /// CoreV2/V3 (pre-v4 column).
     PreV4,
-    /// CoreV4 column.
+    /// CoreV4 column (v4 and v5, D-22).
     V4,
 }
 
@@ -40,11 +41,6 @@ pub enum LutError {
         /// The AluOp ordinal.
         op: u32,
     },
-    /// Wait mode 0 rejected by the sync encoder (F§2 "only two wait modes supported").
-    UnsupportedWaitMode {
-        /// The BIR wait mode.
-        mode: u32,
-    },
 }
 
 impl LutError {
@@ -56,7 +52,6 @@ impl LutError {
             LutError::NoWireByte { .. } => "no_wire_byte",
             LutError::NotShipped { .. } => "not_shipped",
             LutError::NotDgeOp { .. } => "not_dge_op",
-            LutError::UnsupportedWaitMode { .. } => "unsupported_wait_mode",
         }
     }
 }
@@ -405,28 +400,17 @@ pub const DTYPE_TABLE: [(&str, u8, u8); 20] = [
     ("int64", 0x0C, 0x0C),
 ];
 
-/// Lowest valid dtype wire tag (union of both F§6 columns).
-pub const DTYPE_TAG_MIN: u8 = 0x01;
-/// Highest valid dtype wire tag (v4 float4_e2m1fn_x4, F§6).
-pub const DTYPE_TAG_MAX: u8 = 0x10;
-
 fn dtype_row(ord: u32) -> Option<&'static (&'static str, u8, u8)> {
     usize::try_from(ord).ok().and_then(|i| DTYPE_TABLE.get(i))
 }
 
 /// BIR dtype ordinal → wire tag for a generation (SPEC §6.4).
-pub fn dtype_to_wire(ord: u32, gen: Generation) -> Result<u8, LutError> {
+pub fn dtype_to_wire(ord: u32, col: DtypeColumn) -> Result<u8, LutError> {
     let (_, pre, v4) = dtype_row(ord).ok_or(LutError::OutOfRange { value: ord })?;
-    Ok(match gen {
-        Generation::PreV4 => *pre,
-        Generation::V4 => *v4,
+    Ok(match col {
+        DtypeColumn::PreV4 => *pre,
+        DtypeColumn::V4 => *v4,
     })
-}
-
-/// `true` iff `tag` is a tag of either F§6 column (0x01..=0x10).
-#[inline]
-pub fn is_valid_dtype_tag(tag: u8) -> bool {
-    (DTYPE_TAG_MIN..=DTYPE_TAG_MAX).contains(&tag)
 }
 
 /// BIR dtype name (F§6).
@@ -435,31 +419,32 @@ pub fn dtype_name(ord: u32) -> Option<&'static str> {
 }
 
 // ---------------------------------------------------------------------------
-// 6.5 Wait-mode LUT. F§2 [N]: BIR mode 0 → 0x07, 1 SEM_GE_IMM → 0x05,
-// 2 SEM_GE_REG → 0x85 (0x80 = "compare against a register").
+// 6.5 The compiler's events wire tables. F§2 [N]: BIR wait mode 0 → 0x07,
+// 1 (SEM_GE_IMM) → 0x05, 2 (SEM_GE_REG) → 0x85; BIR update mode 0..5 (evt-set,
+// sem-add-imm, sem-sub-imm, sem-inc, sem-dec, sem-wr-imm) → 11 15 17 13 14 19.
 // ---------------------------------------------------------------------------
 
-/// Wait-mode LUT by BIR mode (F§2).
+/// Wait-mode LUT by BIR wait mode (F§2 `07 05 85`).
 pub const WAIT_MODE_LUT: [u8; 3] = [0x07, 0x05, 0x85];
+/// Update-mode LUT by BIR update mode (F§2 `11 15 17 13 14 19`).
+pub const UPDATE_MODE_LUT: [u8; 6] = [0x11, 0x15, 0x17, 0x13, 0x14, 0x19];
 
-/// BIR wait mode → wire byte, the raw LUT (SPEC §6.5).
-pub fn wait_mode_lut(mode: u32) -> Result<u8, LutError> {
+fn lut_at(table: &[u8], mode: u32) -> Result<u8, LutError> {
     usize::try_from(mode)
         .ok()
-        .and_then(|i| WAIT_MODE_LUT.get(i))
+        .and_then(|i| table.get(i))
         .copied()
         .ok_or(LutError::OutOfRange { value: mode })
 }
 
-/// BIR wait mode → wire byte as the sync encoder does it: mode 0 is rejected
-/// ("only two wait modes supported", F§2).
-pub fn wait_mode_to_wire(mode: u32) -> Result<u8, LutError> {
-    let wire = wait_mode_lut(mode)?;
-    if mode == 0 {
-        Err(LutError::UnsupportedWaitMode { mode })
-    } else {
-        Ok(wire)
-    }
+/// BIR wait mode → wire byte (SPEC §6.5).
+pub fn wait_mode_lut(mode: u32) -> Result<u8, LutError> {
+    lut_at(&WAIT_MODE_LUT, mode)
+}
+
+/// BIR update mode → wire byte (SPEC §6.5).
+pub fn update_mode_lut(mode: u32) -> Result<u8, LutError> {
+    lut_at(&UPDATE_MODE_LUT, mode)
 }
 
 #[cfg(test)]
@@ -574,33 +559,43 @@ mod tests {
             0x09, 0x08, 0x0A, 0x0B, 0x01, 0x0C,
         ];
         for ord in 0..20u32 {
-            assert_eq!(dtype_to_wire(ord, Generation::PreV4), Ok(pre[ord as usize]));
-            assert_eq!(dtype_to_wire(ord, Generation::V4), Ok(v4[ord as usize]));
+            assert_eq!(
+                dtype_to_wire(ord, DtypeColumn::PreV4),
+                Ok(pre[ord as usize])
+            );
+            assert_eq!(dtype_to_wire(ord, DtypeColumn::V4), Ok(v4[ord as usize]));
         }
         assert_eq!(
-            dtype_to_wire(20, Generation::V4).unwrap_err().name(),
+            dtype_to_wire(20, DtypeColumn::V4).unwrap_err().name(),
             "out_of_range"
         );
         assert_eq!(dtype_name(2), Some("float4_e2m1fn_x4"));
         assert_eq!(dtype_name(19), Some("int64"));
-        assert!(!is_valid_dtype_tag(0));
-        assert!(is_valid_dtype_tag(1));
-        assert!(is_valid_dtype_tag(0x10));
-        assert!(!is_valid_dtype_tag(0x11));
     }
 
     #[test]
-    fn wait_modes() {
+    fn events_luts() {
         assert_eq!(wait_mode_lut(0), Ok(0x07));
         assert_eq!(wait_mode_lut(1), Ok(0x05));
         assert_eq!(wait_mode_lut(2), Ok(0x85));
         assert_eq!(wait_mode_lut(3).unwrap_err().name(), "out_of_range");
+        let update = [0x11u8, 0x15, 0x17, 0x13, 0x14, 0x19];
+        for (m, w) in (0u32..).zip(update) {
+            assert_eq!(update_mode_lut(m), Ok(w), "update mode {m}");
+            assert!(
+                crate::events::is_update_mode(w),
+                "{w:#x} is an UPDATE_MODE member"
+            );
+        }
+        for m in [0u32, 1, 2] {
+            assert!(crate::events::is_wait_mode(
+                wait_mode_lut(m).unwrap_or(0xFF)
+            ));
+        }
+        assert_eq!(update_mode_lut(6).unwrap_err().name(), "out_of_range");
         assert_eq!(
-            wait_mode_to_wire(0).unwrap_err().name(),
-            "unsupported_wait_mode"
+            update_mode_lut(u32::MAX).unwrap_err().name(),
+            "out_of_range"
         );
-        assert_eq!(wait_mode_to_wire(1), Ok(0x05));
-        assert_eq!(wait_mode_to_wire(2), Ok(0x85));
-        assert_eq!(wait_mode_to_wire(3).unwrap_err().name(), "out_of_range");
     }
 }

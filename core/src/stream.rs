@@ -3,6 +3,7 @@
 //! (FACTS §9; S003 §3.2; DL-12).
 
 use crate::bundle::Bundle;
+use crate::generation::Generation;
 use crate::insn::{CollectiveCompute, CollectiveComputeSecondary, CustomOpHeader, CustomOpPayload};
 use crate::layout::{BUNDLE_LEN, OPCODE_CUSTOM_OP_HEADER, OPCODE_CUSTOM_OP_PAYLOAD};
 use crate::lower::needs_second_leg;
@@ -187,8 +188,12 @@ const OPCODE_SECONDARY: u8 = CollectiveComputeSecondary::OPCODE;
 
 /// Parses a byte stream of bundles into groups and other bundles (SPEC §5.3).
 /// 0xD9 and 0xDA are ordinary bundles here; see [`parse_bundle_stream`].
-pub fn parse_custom_op_stream(bytes: &[u8]) -> Result<Vec<StreamItem>, StreamError> {
-    Ok(parse(bytes, false)?
+/// The validators are generation `gen`'s.
+pub fn parse_custom_op_stream(
+    bytes: &[u8],
+    gen: Generation,
+) -> Result<Vec<StreamItem>, StreamError> {
+    Ok(parse(bytes, false, gen)?
         .into_iter()
         .filter_map(|item| match item {
             BundleItem::Custom(item) => Some(item),
@@ -203,8 +208,9 @@ pub fn parse_custom_op_stream(bytes: &[u8]) -> Result<Vec<StreamItem>, StreamErr
 /// `stray_leg`; a leg-needing 0xD9 followed by anything else (or the end) is
 /// `missing_leg`, reported before that bundle is examined (as D-15); a 0xDA
 /// whose trio differs from its 0xD9's is `leg_mismatch`.
-pub fn parse_bundle_stream(bytes: &[u8]) -> Result<Vec<BundleItem>, StreamError> {
-    parse(bytes, true)
+/// The validators are generation `gen`'s.
+pub fn parse_bundle_stream(bytes: &[u8], gen: Generation) -> Result<Vec<BundleItem>, StreamError> {
+    parse(bytes, true, gen)
 }
 
 /// At each bundle the checks run in this order: a pending 0xD9 leg (pairs,
@@ -214,7 +220,7 @@ pub fn parse_bundle_stream(bytes: &[u8]) -> Result<Vec<BundleItem>, StreamError>
 /// `payload_count_mismatch`; then for a 0x86 with no open group
 /// `stray_payload`; then a 0xDA is `stray_leg`.
 /// Memory is bounded by the input length.
-fn parse(bytes: &[u8], pair_legs: bool) -> Result<Vec<BundleItem>, StreamError> {
+fn parse(bytes: &[u8], pair_legs: bool, gen: Generation) -> Result<Vec<BundleItem>, StreamError> {
     if !bytes.len().is_multiple_of(BUNDLE_LEN) {
         return Err(StreamError::TrailingBytes { len: bytes.len() });
     }
@@ -253,12 +259,12 @@ fn parse(bytes: &[u8], pair_legs: bool) -> Result<Vec<BundleItem>, StreamError> 
             }
         }
         if op == OPCODE_CUSTOM_OP_HEADER {
-            validate_header(&b).map_err(|e| StreamError::InvalidRecord {
+            validate_header(&b, gen).map_err(|e| StreamError::InvalidRecord {
                 index,
                 predicate: e.predicate(),
             })?;
         } else if op == OPCODE_CUSTOM_OP_PAYLOAD {
-            validate_payload(&b).map_err(|e| StreamError::InvalidRecord {
+            validate_payload(&b, gen).map_err(|e| StreamError::InvalidRecord {
                 index,
                 predicate: e.predicate(),
             })?;

@@ -3,7 +3,7 @@
 //! band `[0x04..0x0B]` of a bundle.
 //!
 //! Source: S000 §"The sync handshake — host engine ↔ GPSIMD-CPU" (cited below as **S000 §sync**)
-//! and F§2. Rules and decisions: `core/SPEC_sync.md` (SPEC §8, decisions **DS-n**).
+//! and F§2. Rules and decisions: SPEC §8 (decisions **DS-n**).
 //!
 //! The pass runs in five phases; the first error wins (DS-1):
 //!
@@ -40,7 +40,7 @@ pub type InstrId = u16;
 pub type SemId = u8;
 
 /// Everything `alloc_semaphores` can reject. Each variant names the seed assert it models, or the
-/// decision (DS-n in `core/SPEC_sync.md`) where the seed is silent.
+/// decision (DS-n in SPEC §8.4) where the seed is silent.
 #[non_exhaustive]
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum SyncError {
@@ -343,37 +343,37 @@ impl SemaphoreValues {
 /// BIR wait mode (F§2 wire table; SPEC §6.5).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum WaitMode {
-    /// `SEM_GE_IMM`: wait until `sem ≥ value` — the only mode the pass installs (DS-13).
+    /// `WAIT_FOR_SEM_GE_IMM`: wait until `sem ≥ semaphore_value` — the only mode the pass
+    /// installs (DS-13).
     SemGeImm,
-    /// `SEM_GE_REG`: compare against a register.
+    /// `WAIT_FOR_SEM_GE_REG`: compare against a register.
     SemGeReg,
 }
 
 impl WaitMode {
-    /// The wire byte for band byte[4] (F§2: 1 → 0x05, 2 → 0x85).
+    /// The wire byte for band byte[4] (F§2 wire table: BIR 1 → 0x05, 2 → 0x85).
     pub fn wire(self) -> u8 {
         match self {
-            WaitMode::SemGeImm => 0x05,
+            WaitMode::SemGeImm => crate::events::WAIT_FOR_SEM_GE_IMM,
             WaitMode::SemGeReg => 0x85,
         }
     }
 }
 
-/// BIR update mode, written raw into band byte[6] (F§2).
+/// The Update mode the pass installs: `SEM_INC_COMPLETE` (F§2 [H] 0x13; DS-13). It fires when
+/// the instruction completes and adds one tick per wire record; an instruction's `mult` is the
+/// number of ticks its completion counts for (S000 §sync incrementSemaphore "delta").
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum UpdateMode {
-    /// 0: set / replace.
-    Set,
-    /// 1: increment — the only mode the pass installs (S000 §sync incrementSemaphore; DS-13).
-    Increment,
+    /// `SEM_INC_COMPLETE`, the only mode the pass installs (DS-13).
+    SemIncComplete,
 }
 
 impl UpdateMode {
-    /// The wire byte for band byte[6].
+    /// The wire byte for band byte[6] (F§2 [H]: SEM_INC_COMPLETE 0x13).
     pub fn wire(self) -> u8 {
         match self {
-            UpdateMode::Set => 0x00,
-            UpdateMode::Increment => 0x01,
+            UpdateMode::SemIncComplete => crate::events::SEM_INC_COMPLETE,
         }
     }
 }
@@ -704,7 +704,7 @@ impl Pass<'_> {
             let value = self.values.increment(key, ins.mult)?;
             let upd = Update {
                 sem,
-                mode: UpdateMode::Increment,
+                mode: UpdateMode::SemIncComplete,
                 delta: ins.mult,
                 value,
                 target_core: s.target_core,
@@ -761,15 +761,19 @@ impl Pass<'_> {
     }
 }
 
-/// The SyncInfo band, bundle bytes `[0x04..0x0B]` (F§2; S000 §Layout NOTE).
+/// The events band, bundle bytes `[0x04..0x0B]` (F§2 [H]; S000 §Layout NOTE), as the compiler
+/// stamps it (DS-13, DS-14):
 ///
-/// byte[4] wait mode (0x00 none / 0x05 / 0x85), byte[5] wait id, byte[6] update mode (0 set /
-/// 1 increment), byte[7] update id. Bytes 8..0x0B (values) are left zero (DS-14).
+/// byte[4] `wait_mode` (0x05 WAIT_FOR_SEM_GE_IMM, or 0x00 NONE without a wait), byte[5]
+/// `wait_idx`, byte[6] `update_mode` (0x13 SEM_INC_COMPLETE, or 0x00 NONE without an update),
+/// byte[7] `update_idx`, bytes 8..0x0B `semaphore_value` u32 LE = the wait threshold (0 without
+/// a wait; SEM_INC takes no immediate).
 pub fn sync_band(wait: Option<&Wait>, update: Option<&Update>) -> [u8; 8] {
     let mut b = [0u8; 8];
     if let Some(w) = wait {
         b[0] = w.mode.wire();
         b[1] = w.sem;
+        b[4..8].copy_from_slice(&w.value.to_le_bytes());
     }
     if let Some(u) = update {
         b[2] = u.mode.wire();

@@ -6,19 +6,20 @@
 //! the cold path. No allocation.
 
 use crate::bundle::Bundle;
+use crate::events::{is_update_mode, is_wait_mode};
+use crate::generation::Generation;
 use crate::layout::*;
-use crate::roster::is_valid_opcode;
 use core::fmt;
 
 /// The named predicates of the two validators, in chain order.
 /// S000 §"The five named predicates".
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, PartialOrd, Ord)]
 pub enum Predicate {
-    /// byte[0] in the roster. S000 (1) `is_valid_enum(OPCODE=4,u[0])`.
+    /// byte[0] in the generation's opcode enum. S000 (1) `is_valid_enum(OPCODE=4,u[0])`; F§1.
     ValidOpcode,
     /// byte[1] == 0x10. S000 (1) `cmpb 0x10`.
     InstWordLen,
-    /// SyncInfo wait/update modes. S000 (2); F§2; D-1.
+    /// byte[4] ∈ WAIT_MODE and byte[6] ∈ UPDATE_MODE, INVALID excluded. S000 (2); F§2 [H].
     HasValidNeuronEvents,
     /// byte[0] == 0x85. S000 header (3).
     IsCustomOpHeaderOpcode,
@@ -75,17 +76,19 @@ impl fmt::Display for Predicate {
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
 #[non_exhaustive]
 pub enum ValidationError {
-    /// byte[0] is not in the roster (F§1).
+    /// byte[0] is not in the generation's opcode enum (F§1).
     ValidOpcode {
         /// byte[0].
         opcode: u8,
+        /// The generation whose enum was asked.
+        generation: Generation,
     },
     /// byte[1] != 0x10.
     InstWordLen {
         /// byte[1].
         value: u8,
     },
-    /// byte[4] ∉ {0x00,0x05,0x85} or byte[6] ∉ {0x00,0x01} (D-1).
+    /// byte[4] ∉ WAIT_MODE or byte[6] ∉ UPDATE_MODE (F§2 [H]).
     HasValidNeuronEvents {
         /// byte[4].
         wait_mode: u8,
@@ -106,14 +109,14 @@ pub enum ValidationError {
     },
     /// The scratch descriptor is non-empty but not fully populated.
     CustomOpHeaderScratchSpaceVal {
-        /// byte[0x10].
-        byte_10: u8,
-        /// dword[0x14].
-        dword_14: u32,
-        /// dword[0x18].
-        dword_18: u32,
-        /// byte[0x1C].
-        byte_1c: u8,
+        /// byte[0x10] `has_scratch_space`.
+        has_scratch_space: u8,
+        /// dword[0x14] `scratch_space_addr`.
+        scratch_space_addr: u32,
+        /// dword[0x18] `scratch_space_size`.
+        scratch_space_size: u32,
+        /// byte[0x1C] `scratch_space_num_partitions`.
+        scratch_space_num_partitions: u8,
     },
     /// Payload validator saw a roster opcode other than 0x86.
     IsCustomOpPayloadOpcode {
@@ -158,7 +161,7 @@ impl ValidationError {
             | ValidationError::IsCustomOpPayloadOpcode { .. } => OFF_OPCODE,
             ValidationError::InstWordLen { .. } => OFF_INST_WORD_LEN,
             ValidationError::HasValidNeuronEvents { wait_mode, .. } => {
-                if wait_mode_ok(wait_mode) {
+                if is_wait_mode(wait_mode) {
                     OFF_UPDATE_MODE
                 } else {
                     OFF_WAIT_MODE
@@ -166,7 +169,7 @@ impl ValidationError {
             }
             ValidationError::CustomOpHeaderReservedZero { offset, .. }
             | ValidationError::CustomOpPayloadReservedZero { offset, .. } => offset,
-            ValidationError::CustomOpHeaderScratchSpaceVal { .. } => OFF_SCRATCH_BYTE_10,
+            ValidationError::CustomOpHeaderScratchSpaceVal { .. } => OFF_HAS_SCRATCH_SPACE,
         }
     }
 
@@ -189,42 +192,22 @@ impl fmt::Display for ValidationError {
 
 impl std::error::Error for ValidationError {}
 
-// ---------------------------------------------------------------------------
-// SyncInfo mode sets. D-1 (S000 §Layout NOTE; F§2 wire table minus 0x07).
-// ---------------------------------------------------------------------------
-
-/// Wait-mode bytes `has_valid_neuron_events` accepts: 0x00 none, 0x05
-/// SEM_GE_IMM, 0x85 SEM_GE_REG. D-1; F§2.
-pub const VALID_WAIT_MODES: [u8; 3] = [0x00, 0x05, 0x85];
-/// Update-mode bytes accepted: 0x00 set, 0x01 increment. D-1; F§2.
-pub const VALID_UPDATE_MODES: [u8; 2] = [0x00, 0x01];
-
-/// 0x00, 0x05, 0x85 with the 0x80 "register" bit folded: the low 7 bits must
-/// be 0 or 5, and 0x80 alone is not a mode.
 #[inline(always)]
-pub(crate) fn wait_mode_ok(w: u8) -> bool {
-    (w == 0) | ((w & 0x7F) == 0x05)
-}
-
-#[inline(always)]
-pub(crate) fn update_mode_ok(u: u8) -> bool {
-    u <= 1
-}
-
-#[inline(always)]
-fn front_end(q0: u64) -> (u8, bool, bool, bool) {
+fn front_end(gen: Generation, q0: u64) -> (u8, bool, bool, bool) {
     let op = q0 as u8;
-    let p1 = is_valid_opcode(op);
+    let p1 = gen.is_valid_opcode(op);
     let p2 = (q0 >> 8) as u8 == INST_WORD_LEN;
-    let p3 = wait_mode_ok((q0 >> 32) as u8) & update_mode_ok((q0 >> 48) as u8);
+    // S000 (2): byte[4] and byte[6] each through is_valid_enum and `cmp $0xff`; F§2 [H].
+    let p3 = is_wait_mode((q0 >> 32) as u8) & is_update_mode((q0 >> 48) as u8);
     (op, p1, p2, p3)
 }
 
-/// The header validator, `is_valid_custom_op_header` (S000 0x129b940; SPEC §3).
+/// The header validator, `is_valid_custom_op_header` (S000 0x129b940; SPEC §3), as the
+/// validator of generation `gen` (its opcode enum; S000 last NOTE: core_v3/v4 siblings).
 #[inline]
-pub fn validate_header(b: &Bundle) -> Result<(), ValidationError> {
+pub fn validate_header(b: &Bundle, gen: Generation) -> Result<(), ValidationError> {
     let [q0, _q1, q2, q3, q4, q5, q6, q7] = b.qwords();
-    let (op, p1, p2, p3) = front_end(q0);
+    let (op, p1, p2, p3) = front_end(gen, q0);
     // S000 header (3) `cmp bl,0x85`
     let p4 = op == OPCODE_CUSTOM_OP_HEADER;
     // S000 header (4): (dword[0x10] | dword[0x1C]) & 0xFFFFFF00, then the 32-byte tail
@@ -244,18 +227,21 @@ pub fn validate_header(b: &Bundle) -> Result<(), ValidationError> {
     if fail == 0 {
         Ok(())
     } else {
-        Err(header_error(fail, b))
+        Err(header_error(fail, b, gen))
     }
 }
 
 /// Builds the header error from the failure mask (lowest bit = first predicate).
 #[cold]
 #[inline(never)]
-fn header_error(fail: u32, b: &Bundle) -> ValidationError {
+fn header_error(fail: u32, b: &Bundle, generation: Generation) -> ValidationError {
     let [q0, _q1, q2, q3, ..] = b.qwords();
     let op = q0 as u8;
     match fail.trailing_zeros() {
-        0 => ValidationError::ValidOpcode { opcode: op },
+        0 => ValidationError::ValidOpcode {
+            opcode: op,
+            generation,
+        },
         1 => ValidationError::InstWordLen {
             value: (q0 >> 8) as u8,
         },
@@ -263,19 +249,20 @@ fn header_error(fail: u32, b: &Bundle) -> ValidationError {
         3 => ValidationError::IsCustomOpHeaderOpcode { opcode: op },
         4 => header_reserved_error(b),
         _ => ValidationError::CustomOpHeaderScratchSpaceVal {
-            byte_10: q2 as u8,
-            dword_14: (q2 >> 32) as u32,
-            dword_18: q3 as u32,
-            byte_1c: (q3 >> 32) as u8,
+            has_scratch_space: q2 as u8,
+            scratch_space_addr: (q2 >> 32) as u32,
+            scratch_space_size: q3 as u32,
+            scratch_space_num_partitions: (q3 >> 32) as u8,
         },
     }
 }
 
-/// The payload validator, `is_valid_custom_op_payload` (S000 dbg twin 0x129c610; SPEC §4).
+/// The payload validator, `is_valid_custom_op_payload` (S000 dbg twin 0x129c610; SPEC §4),
+/// as the validator of generation `gen`.
 #[inline]
-pub fn validate_payload(b: &Bundle) -> Result<(), ValidationError> {
+pub fn validate_payload(b: &Bundle, gen: Generation) -> Result<(), ValidationError> {
     let [q0, q1, ..] = b.qwords();
-    let (op, p1, p2, p3) = front_end(q0);
+    let (op, p1, p2, p3) = front_end(gen, q0);
     // S000 payload (3) `v10 == -122`
     let p4 = op == OPCODE_CUSTOM_OP_PAYLOAD;
     // S000 payload (4) `(v28.i32[3] & 0xFFFFFF) == 0`
@@ -289,17 +276,20 @@ pub fn validate_payload(b: &Bundle) -> Result<(), ValidationError> {
     if fail == 0 {
         Ok(())
     } else {
-        Err(payload_error(fail, q0, reserved))
+        Err(payload_error(fail, q0, reserved, gen))
     }
 }
 
 /// Builds the payload error from the failure mask (lowest bit = first predicate).
 #[cold]
 #[inline(never)]
-fn payload_error(fail: u32, q0: u64, reserved: u32) -> ValidationError {
+fn payload_error(fail: u32, q0: u64, reserved: u32, generation: Generation) -> ValidationError {
     let op = q0 as u8;
     match fail.trailing_zeros() {
-        0 => ValidationError::ValidOpcode { opcode: op },
+        0 => ValidationError::ValidOpcode {
+            opcode: op,
+            generation,
+        },
         1 => ValidationError::InstWordLen {
             value: (q0 >> 8) as u8,
         },
@@ -340,13 +330,13 @@ fn header_reserved_error(b: &Bundle) -> ValidationError {
 }
 
 /// `dbg_is_valid_custom_op_header` (S000 0x129ba90): the message names the predicate.
-pub fn dbg_validate_header(b: &Bundle) -> Result<(), String> {
-    validate_header(b).map_err(|e| e.dbg_message())
+pub fn dbg_validate_header(b: &Bundle, gen: Generation) -> Result<(), String> {
+    validate_header(b, gen).map_err(|e| e.dbg_message())
 }
 
 /// `dbg_is_valid_custom_op_payload` (S000 0x129c610): the message names the predicate.
-pub fn dbg_validate_payload(b: &Bundle) -> Result<(), String> {
-    validate_payload(b).map_err(|e| e.dbg_message())
+pub fn dbg_validate_payload(b: &Bundle, gen: Generation) -> Result<(), String> {
+    validate_payload(b, gen).map_err(|e| e.dbg_message())
 }
 
 #[cfg(test)]

@@ -6,6 +6,9 @@ use tpb_core::stream::{parse_custom_op_stream, StreamError, StreamItem};
 use tpb_core::validate::Predicate;
 use tpb_core::{Bundle, FieldValue};
 
+/// The generation these tests run under: v3 encodes all eleven opcodes (seed 003).
+const G: tpb_core::Generation = tpb_core::Generation::V3;
+
 fn header(num_arguments: u8) -> Bundle {
     CustomOpHeader {
         num_payloads: u16::from(num_arguments) + 2,
@@ -13,21 +16,22 @@ fn header(num_arguments: u8) -> Bundle {
         function_id: 3,
         ..Default::default()
     }
-    .encode()
+    .encode(G)
     .unwrap()
 }
 
 fn payload(tag: u8) -> Bundle {
     CustomOpPayload {
         sync: Sync::default(),
+        arg_type: 1,
         ap: [tag; 48],
     }
-    .encode()
+    .encode(G)
     .unwrap()
 }
 
 fn other() -> Bundle {
-    TensorCompletion::default().encode().unwrap()
+    TensorCompletion::default().encode(G).unwrap()
 }
 
 fn cat(bs: &[Bundle]) -> Vec<u8> {
@@ -44,7 +48,7 @@ fn encoder_images_by_hand() {
         kind: CollectiveKind::AllToAllV,
         ap: [0xAB; 48],
     };
-    let b = x.encode().unwrap();
+    let b = x.encode(G).unwrap();
     let mut want = [0u8; 64];
     want[0] = 0xD9;
     want[1] = 0x10;
@@ -61,7 +65,7 @@ fn encoder_images_by_hand() {
         kind: CollectiveKind::Permute,
         ap: [0; 48],
     };
-    let b = y.encode().unwrap();
+    let b = y.encode(G).unwrap();
     assert_eq!(
         &b.0[..0x10],
         &[0xDA, 0, 0, 0, 0x34, 0x12, 0, 0, 0, 0, 0, 0, 0x00, 0x06, 0x05, 0]
@@ -77,7 +81,7 @@ fn encoder_images_by_hand() {
         peer_partition: 9,
         dst_ap: [0; 16],
     }
-    .encode()
+    .encode(G)
     .unwrap();
     assert_eq!((sb.0[0x20], sb.0[0x21]), (1, 9));
 }
@@ -86,7 +90,7 @@ fn encoder_images_by_hand() {
 fn encode_errors_in_list_order() {
     let bad = CollectiveCompute {
         sync: Sync {
-            wait_mode: WaitMode(0x07),
+            wait_mode: WaitMode(0x80), // not a WAIT_MODE member (F§2)
             ..Default::default()
         },
         cce_op: AluOp::Mult,
@@ -94,42 +98,42 @@ fn encode_errors_in_list_order() {
         kind: CollectiveKind::SendRecv,
         ap: [0; 48],
     };
-    assert_eq!(bad.encode().unwrap_err().field(), "sync.wait_mode");
+    assert_eq!(bad.encode(G).unwrap_err().field(), "wait_mode");
     let bad = CollectiveCompute {
         sync: Sync::default(),
         ..bad
     };
-    let e = bad.encode().unwrap_err();
+    let e = bad.encode(G).unwrap_err();
     assert_eq!((e.field(), e.reason()), ("cce_op", "not_shipped"));
     let bad = CollectiveCompute {
         cce_op: AluOp::Average,
         ..bad
     };
-    assert_eq!(bad.encode().unwrap_err().reason(), "no_wire_byte");
+    assert_eq!(bad.encode(G).unwrap_err().reason(), "no_wire_byte");
     let bad = CollectiveCompute {
         cce_op: AluOp::Add,
         ..bad
     };
-    assert_eq!(bad.encode().unwrap_err().field(), "dtype");
+    assert_eq!(bad.encode(G).unwrap_err().field(), "dtype");
     let bad = CollectiveCompute { dtype: 1, ..bad };
-    let e = bad.encode().unwrap_err();
+    let e = bad.encode(G).unwrap_err();
     assert_eq!((e.field(), e.reason()), ("kind", "not_encodable"));
     let h = CustomOpHeader {
-        scratch_byte_10: 1,
+        has_scratch_space: 1,
         ..Default::default()
     };
     assert_eq!(
-        h.encode().unwrap_err().field(),
+        h.encode(G).unwrap_err().field(),
         "custom_op_header_scratch_space_val"
     );
     let s = TensorCompletion {
         sync: Sync {
-            update_mode: UpdateMode(2),
+            update_mode: UpdateMode(0x06), // not an UPDATE_MODE member (F§2)
             ..Default::default()
         },
         ..Default::default()
     };
-    assert_eq!(s.encode().unwrap_err().field(), "sync.update_mode");
+    assert_eq!(s.encode(G).unwrap_err().field(), "update_mode");
 }
 
 #[test]
@@ -146,11 +150,13 @@ fn field_lists() {
     assert_eq!(
         names,
         [
-            "sync.wait_mode",
-            "sync.wait_id",
-            "sync.update_mode",
-            "sync.update_id",
-            "sync.values",
+            "debug_cmd",
+            "debug_hint",
+            "wait_mode",
+            "wait_idx",
+            "update_mode",
+            "update_idx",
+            "semaphore_value",
             "group_id",
             "channel_id",
             "iteration_id",
@@ -188,58 +194,62 @@ fn from_fields_errors() {
         .cloned()
         .collect();
     assert_eq!(
-        Instruction::from_fields(0xDE, &missing),
+        Instruction::from_fields(0xDE, &missing, G),
         Err(EncodeError::Missing { field: "handle" })
     );
     // unknown
     let mut extra = good.clone();
     extra.push(("bogus", FieldValue::Int(0)));
     assert_eq!(
-        Instruction::from_fields(0xDE, &extra),
-        Err(EncodeError::UnknownField { position: 7 })
+        Instruction::from_fields(0xDE, &extra, G),
+        Err(EncodeError::UnknownField { position: 9 })
     );
     // does not fit
     let mut wide = good.clone();
-    wide[6].1 = FieldValue::Int(256);
+    wide[8].1 = FieldValue::Int(256);
     assert_eq!(
-        Instruction::from_fields(0xDE, &wide).unwrap_err(),
+        Instruction::from_fields(0xDE, &wide, G).unwrap_err(),
         EncodeError::DoesNotFit {
             field: "ap_byte",
             value: 256
         }
     );
     // list order: bad wait mode (first) wins over too-wide ap_byte
-    wide[0].1 = FieldValue::Int(7);
+    wide[2].1 = FieldValue::Int(0x80);
     assert_eq!(
-        Instruction::from_fields(0xDE, &wide).unwrap_err().field(),
-        "sync.wait_mode"
+        Instruction::from_fields(0xDE, &wide, G)
+            .unwrap_err()
+            .field(),
+        "wait_mode"
     );
     // opcode
     assert_eq!(
-        Instruction::from_fields(0x01, &good).unwrap_err().field(),
+        Instruction::from_fields(0x01, &good, G)
+            .unwrap_err()
+            .field(),
         "opcode"
     );
     // names
     let d9 = vec![
-        ("sync.wait_mode", FieldValue::Int(0)),
-        ("sync.wait_id", FieldValue::Int(0)),
-        ("sync.update_mode", FieldValue::Int(0)),
-        ("sync.update_id", FieldValue::Int(0)),
-        ("sync.values", FieldValue::Int(0)),
+        ("wait_mode", FieldValue::Int(0)),
+        ("wait_idx", FieldValue::Int(0)),
+        ("update_mode", FieldValue::Int(0)),
+        ("update_idx", FieldValue::Int(0)),
+        ("semaphore_value", FieldValue::Int(0)),
         ("cce_op", FieldValue::Name("nope".into())),
         ("dtype", FieldValue::Int(1)),
         ("kind", FieldValue::Name("AllReduce".into())),
         ("ap", FieldValue::Bytes(vec![0; 48])),
     ];
     assert_eq!(
-        Instruction::from_fields(0xD9, &d9),
+        Instruction::from_fields(0xD9, &d9, G),
         Err(EncodeError::UnknownName { field: "cce_op" })
     );
     let mut d9b = d9.clone();
     d9b[5].1 = FieldValue::Name("add".into());
     d9b[8].1 = FieldValue::Bytes(vec![0; 47]);
     assert_eq!(
-        Instruction::from_fields(0xD9, &d9b),
+        Instruction::from_fields(0xD9, &d9b, G),
         Err(EncodeError::BadLength {
             field: "ap",
             len: 47
@@ -248,17 +258,19 @@ fn from_fields_errors() {
     d9b[8].1 = FieldValue::Bytes(vec![0; 48]);
     d9b[7].1 = FieldValue::Name("SendRecvCCE".into());
     assert_eq!(
-        Instruction::from_fields(0xD9, &d9b).unwrap_err().reason(),
+        Instruction::from_fields(0xD9, &d9b, G)
+            .unwrap_err()
+            .reason(),
         "not_encodable"
     );
     d9b[7].1 = FieldValue::Name("PermuteImplicit".into());
-    let i = Instruction::from_fields(0xD9, &d9b).unwrap();
-    assert_eq!(i.encode().unwrap().0[0x0E], 0x07);
+    let i = Instruction::from_fields(0xD9, &d9b, G).unwrap();
+    assert_eq!(i.encode(G).unwrap().0[0x0E], 0x07);
     // valid flag
     let mut dc = Instruction::GetGlobalRankId(GetGlobalRankId::default()).fields();
-    dc[5].1 = FieldValue::Int(2);
+    dc[7].1 = FieldValue::Int(2);
     assert_eq!(
-        Instruction::from_fields(0xDC, &dc).unwrap_err().field(),
+        Instruction::from_fields(0xDC, &dc, G).unwrap_err().field(),
         "valid"
     );
 }
@@ -267,18 +279,21 @@ fn from_fields_errors() {
 fn decode_error_fields() {
     let mut b = other();
     b.0[0x20] = 9;
-    let e = decode(&b).unwrap_err();
+    let e = decode(&b, G).unwrap_err();
     assert_eq!((e.field(), e.offset()), ("reserved", 0x20));
     let mut h = header(0);
     h.0[0] = 0x85;
     h.0[0x1D] = 1;
-    let e = decode(&h).unwrap_err();
+    let e = decode(&h, G).unwrap_err();
     assert_eq!(
         (e.field(), e.offset()),
         ("custom_op_header_reserved_zero", 0x1D)
     );
     // per-family decoders refuse other opcodes
-    assert_eq!(CoreBarrier::decode(&other()).unwrap_err().field(), "opcode");
+    assert_eq!(
+        CoreBarrier::decode(&other(), G).unwrap_err().field(),
+        "opcode"
+    );
 }
 
 #[test]
@@ -293,7 +308,7 @@ fn stream_happy_path() {
         payload(4),
         other(),
     ]);
-    let items = parse_custom_op_stream(&s).unwrap();
+    let items = parse_custom_op_stream(&s, G).unwrap();
     assert_eq!(items.len(), 4);
     assert_eq!(
         items[0],
@@ -331,25 +346,25 @@ fn stream_happy_path() {
             opcode: 0xDE
         }
     );
-    assert_eq!(parse_custom_op_stream(&[]), Ok(vec![]));
+    assert_eq!(parse_custom_op_stream(&[], G), Ok(vec![]));
 }
 
 #[test]
 fn stream_errors() {
-    let e = parse_custom_op_stream(&[0u8; 65]).unwrap_err();
+    let e = parse_custom_op_stream(&[0u8; 65], G).unwrap_err();
     assert_eq!((e.name(), e.index()), ("trailing_bytes", None));
     assert_eq!(e, StreamError::TrailingBytes { len: 65 });
     // trailing_bytes before anything else, even a stray payload
     let mut s = cat(&[payload(0)]);
     s.push(0);
     assert_eq!(
-        parse_custom_op_stream(&s).unwrap_err().name(),
+        parse_custom_op_stream(&s, G).unwrap_err().name(),
         "trailing_bytes"
     );
     // invalid record
     let mut bad = header(1);
     bad.0[0x30] = 1;
-    let e = parse_custom_op_stream(&cat(&[other(), bad])).unwrap_err();
+    let e = parse_custom_op_stream(&cat(&[other(), bad]), G).unwrap_err();
     assert_eq!(
         e,
         StreamError::InvalidRecord {
@@ -359,12 +374,12 @@ fn stream_errors() {
     );
     let mut badp = payload(0);
     badp.0[0x0C] = 1;
-    let e = parse_custom_op_stream(&cat(&[header(0), badp])).unwrap_err();
+    let e = parse_custom_op_stream(&cat(&[header(0), badp]), G).unwrap_err();
     assert_eq!((e.name(), e.index()), ("invalid_record", Some(1)));
     // payload_count_mismatch
     let mut h = header(1);
     h.0[0x0C] = 4;
-    let e = parse_custom_op_stream(&cat(&[h, payload(0), payload(0)])).unwrap_err();
+    let e = parse_custom_op_stream(&cat(&[h, payload(0), payload(0)]), G).unwrap_err();
     assert_eq!(
         e,
         StreamError::PayloadCountMismatch {
@@ -374,12 +389,12 @@ fn stream_errors() {
         }
     );
     // stray
-    let e = parse_custom_op_stream(&cat(&[other(), payload(0)])).unwrap_err();
+    let e = parse_custom_op_stream(&cat(&[other(), payload(0)]), G).unwrap_err();
     assert_eq!(e, StreamError::StrayPayload { index: 1 });
-    let e = parse_custom_op_stream(&cat(&[header(0), payload(0), payload(0)])).unwrap_err();
+    let e = parse_custom_op_stream(&cat(&[header(0), payload(0), payload(0)]), G).unwrap_err();
     assert_eq!(e, StreamError::StrayPayload { index: 2 });
     // short group: end of stream, another bundle, another header
-    let e = parse_custom_op_stream(&cat(&[header(2), payload(0)])).unwrap_err();
+    let e = parse_custom_op_stream(&cat(&[header(2), payload(0)]), G).unwrap_err();
     assert_eq!(
         e,
         StreamError::ShortGroup {
@@ -388,7 +403,8 @@ fn stream_errors() {
             found: 1
         }
     );
-    let e = parse_custom_op_stream(&cat(&[other(), header(1), payload(0), other()])).unwrap_err();
+    let e =
+        parse_custom_op_stream(&cat(&[other(), header(1), payload(0), other()]), G).unwrap_err();
     assert_eq!(
         e,
         StreamError::ShortGroup {
@@ -397,7 +413,7 @@ fn stream_errors() {
             found: 1
         }
     );
-    let e = parse_custom_op_stream(&cat(&[header(0), header(0), payload(0)])).unwrap_err();
+    let e = parse_custom_op_stream(&cat(&[header(0), header(0), payload(0)]), G).unwrap_err();
     assert_eq!(
         e,
         StreamError::ShortGroup {
@@ -407,6 +423,85 @@ fn stream_errors() {
         }
     );
     // first in stream order wins: a stray at 1 beats a bad record at 2
-    let e = parse_custom_op_stream(&cat(&[other(), payload(0), bad])).unwrap_err();
+    let e = parse_custom_op_stream(&cat(&[other(), payload(0), bad]), G).unwrap_err();
     assert_eq!(e.name(), "stray_payload");
+}
+
+#[test]
+fn generations_gate_encode_and_decode() {
+    use tpb_core::Generation::{V2, V3, V4};
+    // seed 003 §"At a glance": GetSequenceBounds is CoreV3+.
+    let x = GetSequenceBounds {
+        sync: Sync::default(),
+        dtype: 0x0A,
+        flag_0e: 0,
+        flag_0f: 0,
+        in_ap: [0; 16],
+        out_ap: [0; 16],
+    };
+    let e = x.encode(V2).unwrap_err();
+    assert_eq!(
+        e,
+        EncodeError::NotEmitted {
+            opcode: 0xBE,
+            generation: V2
+        }
+    );
+    assert!(e.to_string().contains("v2"), "{e}");
+    let b = x.encode(V3).unwrap();
+    assert_eq!(decode(&b, V3), Ok(Instruction::GetSequenceBounds(x)));
+    let e = decode(&b, V2).unwrap_err();
+    assert_eq!((e.field(), e.offset()), ("opcode", 0));
+    // 0xD8 is in v2's header enum but only CoreV3+ emits it.
+    let d8 = CoreBarrier {
+        sync: Sync::default(),
+        barrier_id: 1,
+        barrier_index: 2,
+        sema_ap: [0; 32],
+    }
+    .encode(V3)
+    .unwrap();
+    assert!(matches!(
+        decode(&d8, V2),
+        Err(DecodeError::NotEmitted { opcode: 0xD8, .. })
+    ));
+    // dtype 0x10 (float4_e2m1fn_x4) is a v4-column tag only (F§6).
+    let mut d9 = CollectiveCompute {
+        sync: Sync::default(),
+        cce_op: AluOp::Add,
+        dtype: 0x10,
+        kind: CollectiveKind::AllReduce,
+        ap: [0; 48],
+    };
+    assert_eq!(d9.encode(V3).unwrap_err().field(), "dtype");
+    let b = d9.encode(V4).unwrap();
+    assert_eq!(decode(&b, V3).unwrap_err().field(), "dtype");
+    assert!(decode(&b, V4).is_ok());
+    d9.dtype = 0x0F;
+    assert!(d9.encode(V2).is_ok());
+}
+
+#[test]
+fn debug_bytes_and_arg_type() {
+    // F§2 [H]: bytes 2..3 are debug_cmd/debug_hint; any value decodes, encoders write 0
+    // unless given.
+    let mut b = other();
+    b.0[2] = 7;
+    b.0[3] = 0xEE;
+    let i = decode(&b, G).unwrap();
+    assert_eq!(i.fields()[0], ("debug_cmd", FieldValue::Int(7)));
+    assert_eq!(i.fields()[1], ("debug_hint", FieldValue::Int(0xEE)));
+    assert_eq!(i.encode(G), Ok(b));
+    let without: Vec<_> = i.fields().into_iter().skip(2).collect();
+    let j = Instruction::from_fields(0xDE, &without, G).unwrap();
+    assert_eq!(&j.encode(G).unwrap().0[2..4], &[0, 0]);
+    // F§8 [H]: arg_type TENSOR 1 and ARRAY_OF_TENSOR 2 decode; 0 and 3 do not.
+    for (v, ok) in [(0u8, false), (1, true), (2, true), (3, false)] {
+        let mut p = payload(0);
+        p.0[0x0F] = v;
+        assert_eq!(decode(&p, G).is_ok(), ok, "arg_type {v}");
+        if !ok {
+            assert_eq!(decode(&p, G).unwrap_err().field(), "arg_type");
+        }
+    }
 }

@@ -11,6 +11,9 @@ use tpb_core::lut::{dtype_to_wire, AluOp, CollectiveKind as K};
 use tpb_core::stream::{parse_bundle_stream, BundleItem, StreamError, StreamItem};
 use tpb_core::{decode, Instruction};
 
+/// The generation these tests run under: v3 encodes all eleven opcodes (seed 003).
+const G: tpb_core::Generation = tpb_core::Generation::V3;
+
 const BF16: u32 = 12;
 const FP32: u32 = 16;
 const FP4X4: u32 = 2;
@@ -21,11 +24,13 @@ fn ap(seed: u8) -> [u8; 48] {
 
 fn sync() -> Sync {
     Sync {
-        wait_mode: WaitMode::SEM_GE_IMM,
-        wait_id: 3,
-        update_mode: UpdateMode::INCREMENT,
-        update_id: 4,
-        values: 0x1122_3344,
+        debug_cmd: 0,
+        debug_hint: 0,
+        wait_mode: WaitMode::WAIT_FOR_SEM_GE_IMM,
+        wait_idx: 3,
+        update_mode: UpdateMode::SEM_INC_COMPLETE,
+        update_idx: 4,
+        semaphore_value: 0x1122_3344,
     }
 }
 
@@ -55,7 +60,7 @@ fn coll(kind: K, op: AluOp) -> Collective {
 
 fn hand_d9(op: u8, dtype: u8, kind: u8, ap_seed: u8) -> [u8; 64] {
     let mut b = [0u8; 64];
-    b[..12].copy_from_slice(&[0xD9, 0x10, 0, 0, 0x05, 3, 0x01, 4, 0x44, 0x33, 0x22, 0x11]);
+    b[..12].copy_from_slice(&[0xD9, 0x10, 0, 0, 0x05, 3, 0x13, 4, 0x44, 0x33, 0x22, 0x11]);
     b[0x0C..0x10].copy_from_slice(&[op, dtype, kind, 0]);
     b[0x10..].copy_from_slice(&ap(ap_seed));
     b
@@ -192,7 +197,7 @@ fn hand_cb(band: [u8; 8], id: u64) -> [u8; 64] {
     b
 }
 
-const BAND: [u8; 8] = [0x05, 3, 0x01, 4, 0x44, 0x33, 0x22, 0x11];
+const BAND: [u8; 8] = [0x05, 3, 0x13, 4, 0x44, 0x33, 0x22, 0x11];
 
 #[test]
 fn send_and_recv_are_one_cb_and_an_attribute() {
@@ -242,7 +247,7 @@ fn local_send_recv_routes_by_generation_lnc_and_ceiling() {
     bf[0x21] = 0x33;
     bf[0x30..0x40].copy_from_slice(&[0xB2; 16]);
     let send_band = [0x05, 3, 0, 0, 0x44, 0x33, 0x22, 0x11];
-    let recv_band = [0, 0, 0x01, 4, 0x44, 0x33, 0x22, 0x11];
+    let recv_band = [0, 0, 0x13, 4, 0x44, 0x33, 0x22, 0x11];
     let via_cb = vec![hand_cb(send_band, 0x10), hand_cb(recv_band, 0x20)];
     for kind in [K::SendRecv, K::SendRecvCce] {
         let cases = [
@@ -332,7 +337,7 @@ fn every_error_is_named_and_leaves_the_module_unchanged() {
             p(&|c| c.source_target_pairs = vec![(0, 1), (2, 1)]),
             "duplicate_target",
         ),
-        (c(&|c| c.sync.wait_mode = WaitMode(0x07)), "record"),
+        (c(&|c| c.sync.wait_mode = WaitMode(0x80)), "record"),
         (
             IrInstruction::LocalSendRecv(local(K::AllReduce, 0, 2)),
             "not_send_recv_kind",
@@ -350,7 +355,7 @@ fn every_error_is_named_and_leaves_the_module_unchanged() {
                 operand: operand(1),
                 peer: 0,
                 sync: Sync {
-                    update_mode: UpdateMode(7),
+                    update_mode: UpdateMode(0x06), // not an UPDATE_MODE member (FACTS §2)
                     ..sync()
                 },
             }),
@@ -428,7 +433,7 @@ fn pairs_legs_and_rejects_stray_missing_and_mismatched() {
     let da = hand_da(7, 0, 6, 0x05, 0);
     let d9g = hand_d9(4, 6, 0x01, 0);
     let cb = hand_cb(BAND, 1);
-    let ok = parse_bundle_stream(&cat(&[d9g, d9p, da, cb])).unwrap();
+    let ok = parse_bundle_stream(&cat(&[d9g, d9p, da, cb]), G).unwrap();
     assert_eq!(
         ok,
         vec![
@@ -443,7 +448,7 @@ fn pairs_legs_and_rejects_stray_missing_and_mismatched() {
             }),
         ]
     );
-    let err = |parts: &[[u8; 64]]| parse_bundle_stream(&cat(parts)).unwrap_err();
+    let err = |parts: &[[u8; 64]]| parse_bundle_stream(&cat(parts), G).unwrap_err();
     assert_eq!(err(&[da]), StreamError::StrayLeg { index: 0 });
     assert_eq!(err(&[d9g, da]), StreamError::StrayLeg { index: 1 });
     assert_eq!(err(&[d9p, da, da]), StreamError::StrayLeg { index: 2 });
@@ -460,7 +465,7 @@ fn pairs_legs_and_rejects_stray_missing_and_mismatched() {
         }
     );
     // The custom-op parser keeps treating both as plain bundles.
-    let plain = tpb_core::stream::parse_custom_op_stream(&cat(&[da, d9p])).unwrap();
+    let plain = tpb_core::stream::parse_custom_op_stream(&cat(&[da, d9p]), G).unwrap();
     assert_eq!(plain.len(), 2);
 }
 
@@ -474,18 +479,20 @@ fn any_gen() -> impl Strategy<Value = Gen> {
 
 fn any_sync() -> impl Strategy<Value = Sync> {
     (
-        prop::sample::select(vec![0x00u8, 0x05, 0x85]),
+        prop::sample::select(vec![0x00u8, 0x05, 0x07, 0x85]),
         any::<u8>(),
-        0u8..=1,
+        prop::sample::select(vec![0x00u8, 0x01, 0x13, 0x99]),
         any::<u8>(),
         any::<u32>(),
     )
         .prop_map(|(wm, wi, um, ui, v)| Sync {
+            debug_cmd: 0,
+            debug_hint: 0,
             wait_mode: WaitMode(wm),
-            wait_id: wi,
+            wait_idx: wi,
             update_mode: UpdateMode(um),
-            update_id: ui,
-            values: v,
+            update_idx: ui,
+            semaphore_value: v,
         })
 }
 
@@ -593,13 +600,13 @@ proptest! {
         let (_, r) = lower1(gen, IrInstruction::Collective(c.clone()));
         let recs = r.unwrap();
         let tag = dtype_to_wire(c.dtype, gen.dtype_column()).unwrap();
-        let Ok(Instruction::CollectiveCompute(p)) = decode(&tpb_core::Bundle(recs[0])) else {
+        let Ok(Instruction::CollectiveCompute(p)) = decode(&tpb_core::Bundle(recs[0]), gen) else {
             return Err(TestCaseError::fail("0xD9 does not decode"));
         };
         prop_assert_eq!((p.kind, p.cce_op, p.dtype, p.ap, p.sync), (c.kind, c.cce_op, tag, c.src, c.sync));
         prop_assert_eq!(recs.len(), 1 + usize::from(c.src2.is_some()));
         if let Some(src2) = c.src2 {
-            let Ok(Instruction::CollectiveComputeSecondary(s)) = decode(&tpb_core::Bundle(recs[1])) else {
+            let Ok(Instruction::CollectiveComputeSecondary(s)) = decode(&tpb_core::Bundle(recs[1]), gen) else {
                 return Err(TestCaseError::fail("0xDA does not decode"));
             };
             prop_assert_eq!((s.kind, s.cce_op, s.dtype, s.ap, s.channel_id), (c.kind, c.cce_op, tag, src2, c.channel_id));
@@ -630,7 +637,7 @@ proptest! {
             .chain((0..m1.attributes().len()).map(SideRef::Attribute)).collect();
         prop_assert_eq!(used, all);
         let bytes: Vec<u8> = m1.records().flat_map(|b| b.0).collect();
-        let items = parse_bundle_stream(&bytes).unwrap();
+        let items = parse_bundle_stream(&bytes, G).unwrap();
         prop_assert_eq!(items.len(), m1.lowered().len());
     }
 }

@@ -171,7 +171,7 @@ fn running_values_accumulate_per_semaphore() {
     let plan = alloc_semaphores(&p).unwrap();
     assert_eq!(plan.infos[0].updates[0].value, 2);
     assert_eq!(plan.infos[1].updates[0].value, 5);
-    assert_eq!(plan.infos[1].updates[0].mode, UpdateMode::Increment);
+    assert_eq!(plan.infos[1].updates[0].mode, UpdateMode::SemIncComplete);
     assert_eq!(plan.infos[2].waits.len(), 1);
     assert_eq!(plan.infos[2].waits[0].value, 5);
     assert_eq!(plan.infos[2].waits[0].mode, WaitMode::SemGeImm);
@@ -468,7 +468,7 @@ fn custom_op_header_band_carries_the_handshake() {
     let mut p = prog(
         3,
         vec![
-            ins(Engine::Dma(0), &[], vec![local(0)], 1), // 0 input DMA
+            ins(Engine::Dma(0), &[], vec![local(0)], 3), // 0 input DMA, 3 ticks
             ins(Engine::Host, &[0], vec![local(1)], 1),  // 1 custom op (0x85)
             ins(Engine::Gpsimd(0), &[1], vec![], 1),     // placeholder, replaced below
             ins(Engine::Host, &[], vec![], 1),           // 3 consumer
@@ -482,14 +482,16 @@ fn custom_op_header_band_carries_the_handshake() {
     header[0] = 0x85;
     header[1] = 0x10;
     stamp_custom_op_header(&mut header, &plan, 1, 0, 2).unwrap();
-    // input DMA sem = first bottom id 0; completion sem = first top id 255.
+    // input DMA sem = first bottom id 0, threshold 3 (its 3 ticks) in semaphore_value;
+    // completion sem = first top id 255, SEM_INC_COMPLETE 0x13 (F§2 [H]; DS-13, DS-14).
     assert_eq!(
         &header[0..12],
-        &[0x85, 0x10, 0, 0, 0x05, 0, 0x01, 255, 0, 0, 0, 0]
+        &[0x85, 0x10, 0, 0, 0x05, 0, 0x13, 255, 3, 0, 0, 0]
     );
     let mut consumer = [0u8; 64];
     stamp_consumer(&mut consumer, &plan, 3, 2).unwrap();
-    assert_eq!(&consumer[4..8], &[0x05, 255, 0x00, 0x00]);
+    // waits for the result DMA's single tick: WAIT_FOR_SEM_GE_IMM on 255, threshold 1.
+    assert_eq!(&consumer[4..12], &[0x05, 255, 0x00, 0x00, 1, 0, 0, 0]);
     assert_eq!(
         stamp_custom_op_header(&mut header, &plan, 0, 3, 2),
         Err(SyncError::MissingWait {

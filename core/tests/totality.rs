@@ -14,6 +14,9 @@ use tpb_core::validate::{
 };
 use tpb_core::Bundle;
 
+/// The generation these tests run under: v3 encodes all eleven opcodes (seed 003).
+const G: tpb_core::Generation = tpb_core::Generation::V3;
+
 /// SPEC §3 #5: the header reserved-zero region [0x11..0x13] ∪ [0x1D..0x3F].
 fn header_reserved(off: usize) -> bool {
     matches!(off, 0x11..=0x13 | 0x1D..=0x3F)
@@ -31,7 +34,7 @@ fn check_validation_error(b: &Bundle, e: &ValidationError, reserved: fn(usize) -
     assert!(e.offset() < 64, "offset {} of {e:?}", e.offset());
     let at = |o: usize| b.0[o];
     match *e {
-        ValidationError::ValidOpcode { opcode } => assert_eq!(opcode, at(0)),
+        ValidationError::ValidOpcode { opcode, .. } => assert_eq!(opcode, at(0)),
         ValidationError::InstWordLen { value } => {
             assert_eq!(value, at(1));
             assert_ne!(value, 0x10, "a 0x10 tag passes inst_word_len");
@@ -67,10 +70,10 @@ fn check_validation_error(b: &Bundle, e: &ValidationError, reserved: fn(usize) -
             );
         }
         ValidationError::CustomOpHeaderScratchSpaceVal {
-            byte_10,
-            dword_14,
-            dword_18,
-            byte_1c,
+            has_scratch_space: byte_10,
+            scratch_space_addr: dword_14,
+            scratch_space_size: dword_18,
+            scratch_space_num_partitions: byte_1c,
         } => {
             assert_eq!(byte_10, at(0x10));
             assert_eq!(
@@ -142,7 +145,7 @@ fn check_decode_error(b: &Bundle, e: &DecodeError) {
         | DecodeError::Kind { value }
         | DecodeError::CrossCoreEnable { value }
         | DecodeError::Valid { value }
-        | DecodeError::Marker { value } => assert_eq!(value, at(e.offset()), "{e:?}"),
+        | DecodeError::ArgType { value } => assert_eq!(value, at(e.offset()), "{e:?}"),
         _ => {}
     }
 }
@@ -151,19 +154,19 @@ fn check_decode_error(b: &Bundle, e: &DecodeError) {
 /// value and through the field list (SPEC §5.1, §5.2).
 fn check_round_trip(b: &Bundle, i: &Instruction) {
     assert_eq!(i.opcode(), b.0[0]);
-    assert_eq!(i.encode(), Ok(*b), "encode(decode(b)) != b");
+    assert_eq!(i.encode(G), Ok(*b), "encode(decode(b)) != b");
     let fields = i.fields();
     let names: Vec<&str> = fields.iter().map(|(n, _)| *n).collect();
     assert_eq!(Some(names), Instruction::field_names(i.opcode()));
     assert_eq!(
-        Instruction::from_fields(i.opcode(), &fields),
+        Instruction::from_fields(i.opcode(), &fields, G),
         Ok(*i),
         "from_fields(fields(decode(b))) != decode(b)"
     );
     // a decodable 0x85/0x86 passes its validator (decode runs it first)
     match b.0[0] {
-        0x85 => assert_eq!(validate_header(b), Ok(())),
-        0x86 => assert_eq!(validate_payload(b), Ok(())),
+        0x85 => assert_eq!(validate_header(b, G), Ok(())),
+        0x86 => assert_eq!(validate_payload(b, G), Ok(())),
         _ => {}
     }
 }
@@ -172,19 +175,19 @@ fn check_round_trip(b: &Bundle, i: &Instruction) {
 fn exercise(b: &Bundle) -> bool {
     check_validator(
         b,
-        validate_header(b),
-        dbg_validate_header(b),
+        validate_header(b, G),
+        dbg_validate_header(b, G),
         0x85,
         header_reserved,
     );
     check_validator(
         b,
-        validate_payload(b),
-        dbg_validate_payload(b),
+        validate_payload(b, G),
+        dbg_validate_payload(b, G),
         0x86,
         payload_reserved,
     );
-    let decoded = match decode(b) {
+    let decoded = match decode(b, G) {
         Ok(i) => {
             check_round_trip(b, &i);
             true
@@ -212,7 +215,7 @@ fn exercise(b: &Bundle) -> bool {
 /// exactly `num_arguments` argument payloads; an error names a bundle of it.
 fn check_stream(bytes: &[u8]) {
     let n = bytes.len() / 64;
-    match parse_custom_op_stream(bytes) {
+    match parse_custom_op_stream(bytes, G) {
         Ok(items) => {
             assert_eq!(bytes.len() % 64, 0);
             let mut next = 0usize;
@@ -276,7 +279,12 @@ fn seeds() -> Vec<Bundle> {
     h.0[0x1C] = 0x33;
     v.push(h);
     for b in &v {
-        assert!(decode(b).is_ok(), "seed {:02x?}: {:?}", b.0, decode(b));
+        assert!(
+            decode(b, G).is_ok(),
+            "seed {:02x?}: {:?}",
+            b.0,
+            decode(b, G)
+        );
     }
     v
 }
@@ -368,13 +376,13 @@ fn from_fields_garbage() {
         for fields in [
             vec![],
             vec![("ap", FieldValue::Bytes(vec![0; 1000]))],
-            vec![("sync.values", FieldValue::Int(u64::MAX))],
+            vec![("semaphore_value", FieldValue::Int(u64::MAX))],
         ] {
             // never panics; an accepted list encodes to an image that decodes back
-            if let Ok(i) = Instruction::from_fields(op, &fields) {
+            if let Ok(i) = Instruction::from_fields(op, &fields, G) {
                 assert!(named);
-                let b = i.encode().expect("from_fields output encodes");
-                assert_eq!(decode(&b), Ok(i));
+                let b = i.encode(G).expect("from_fields output encodes");
+                assert_eq!(decode(&b, G), Ok(i));
             }
         }
     }

@@ -136,6 +136,13 @@ pub fn explain_bundle(b: &[u8; 64], header: &str, color: bool) -> (String, bool)
             }
             Role::Unknown => "(no encoder for this opcode)".to_string(),
             Role::Field(Domain::Opcode) => opcode_str(op),
+            // The mode's header name (FACTS §2 [H]).
+            Role::Field(Domain::WaitMode | Domain::UpdateMode) => {
+                match registry::mode_byte_name(span.name, bytes[0]) {
+                    Some(n) => format!("0x{:02X} {n}", bytes[0]),
+                    None => format!("0x{:02X} (not a member)", bytes[0]),
+                }
+            }
             Role::Field(_) => match decoded.as_ref().and_then(|d| d.get(span.name)) {
                 Some(Value::Bytes(v)) => format!("({} bytes)", v.len()),
                 Some(v) => v.to_string(),

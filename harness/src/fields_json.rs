@@ -1,7 +1,8 @@
 //! The JSON form of decoded fields, as `tpbconform decode` prints them and
 //! `encode` and external subjects (tpb-subject/1 `decode` / `encode`) read
-//! them: SPEC §5.2 names and order, `sync.*` fields nested in a `"sync"`
-//! object, ints as numbers, names as strings, byte ranges as lowercase hex.
+//! them: SPEC §5.2 names and order (the header names, flat: `debug_cmd` …
+//! `semaphore_value` first), ints as numbers, names as strings, byte ranges as
+//! lowercase hex.
 
 use crate::layout::{field_kind, Kind};
 use crate::subjects::{hex, Value};
@@ -16,21 +17,12 @@ pub fn value_json(v: &Value) -> J {
     }
 }
 
-/// The `fields` object: `sync.*` nested in `"sync"` (placed where the first
-/// one appears), the rest in order.
+/// The `fields` object: the fields in order.
 pub fn fields_json(fields: &[(String, Value)]) -> Map<String, J> {
-    let mut m = Map::new();
-    for (name, v) in fields {
-        if let Some(k) = name.strip_prefix("sync.") {
-            let e = m.entry("sync").or_insert_with(|| J::Object(Map::new()));
-            if let J::Object(s) = e {
-                s.insert(k.to_string(), value_json(v));
-            }
-        } else {
-            m.insert(name.clone(), value_json(v));
-        }
-    }
-    m
+    fields
+        .iter()
+        .map(|(name, v)| (name.clone(), value_json(v)))
+        .collect()
 }
 
 /// A JSON hex string (no comments) via the shared [`crate::input::hex_nibbles`].
@@ -63,23 +55,9 @@ pub fn json_to_value(name: &str, v: &J) -> Result<Value, String> {
     }
 }
 
-/// The inverse of [`fields_json`]: the field list in the object's order,
-/// `"sync"` members as `sync.<name>`.
+/// The inverse of [`fields_json`]: the field list in the object's order.
 pub fn fields_from_json(fo: &Map<String, J>) -> Result<Vec<(String, Value)>, String> {
-    let mut fields = Vec::new();
-    for (k, v) in fo {
-        if k == "sync" {
-            let s = v
-                .as_object()
-                .ok_or_else(|| format!("\"sync\": expected an object, got {v}"))?;
-            for (sk, sv) in s {
-                let name = format!("sync.{sk}");
-                let val = json_to_value(&name, sv)?;
-                fields.push((name, val));
-            }
-        } else {
-            fields.push((k.clone(), json_to_value(k, v)?));
-        }
-    }
-    Ok(fields)
+    fo.iter()
+        .map(|(k, v)| Ok((k.clone(), json_to_value(k, v)?)))
+        .collect()
 }

@@ -10,13 +10,15 @@ use std::sync::OnceLock;
 pub enum Domain {
     /// byte[0], the opcode.
     Opcode,
-    /// SyncInfo wait mode ∈ {0x00, 0x05, 0x85} (SPEC §1, D-1).
+    /// `wait_mode`: a WAIT_MODE member (SPEC §6.5; FACTS §2 [H]).
     WaitMode,
-    /// SyncInfo update mode ∈ {0, 1} (SPEC §1, D-1).
+    /// `update_mode`: an UPDATE_MODE member (SPEC §6.5; FACTS §2 [H]).
     UpdateMode,
+    /// 0x86 `arg_type` ∈ {1 TENSOR, 2 ARRAY_OF_TENSOR} (SPEC §4; FACTS §8 [H]).
+    ArgType,
     /// `cce_op` wire byte ∈ {0x00, 0x04}: the shipped CCE ops (SPEC §6.2).
     CceOp,
-    /// A dtype tag 0x01..=0x10 (SPEC §6.4).
+    /// A dtype tag of the generators' generation's column: 0x01..=0x0F on v2 (SPEC §0, §6.4).
     Dtype,
     /// A CollectiveKind wire byte 0x01..=0x09 (SPEC §6.1).
     Kind,
@@ -33,18 +35,20 @@ pub enum Domain {
 impl Domain {
     /// The legal values of a closed domain, in wire order (`None`: any value).
     pub fn values(self) -> Option<&'static [u8]> {
-        const DTYPE: [u8; 16] = {
-            let mut v = [0u8; 16];
+        const DTYPE: [u8; 15] = {
+            let mut v = [0u8; 15];
             let mut i = 0;
-            while i < 16 {
+            while i < 15 {
                 v[i] = i as u8 + 1;
                 i += 1;
             }
             v
         };
         Some(match self {
-            Domain::WaitMode => &[0x00, 0x05, 0x85],
-            Domain::UpdateMode | Domain::Flag => &[0x00, 0x01],
+            Domain::WaitMode => &WAIT_MEMBERS,
+            Domain::UpdateMode => &UPDATE_MEMBERS,
+            Domain::ArgType => &[0x01, 0x02],
+            Domain::Flag => &[0x00, 0x01],
             Domain::CceOp => &[0x00, 0x04],
             Domain::Dtype => &DTYPE,
             Domain::Kind => &[0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x08, 0x09],
@@ -67,6 +71,15 @@ impl Domain {
     }
 }
 
+/// WAIT_MODE members: the harness's own transcription of FACTS §2 [H] (not core's table).
+pub const WAIT_MEMBERS: [u8; 15] = [
+    0x00, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x0E, 0x0F, 0x81, 0x82, 0x83, 0x84, 0x85,
+];
+/// UPDATE_MODE members known from the quoted header lines (FACTS §2 [H]).
+pub const UPDATE_MEMBERS: [u8; 16] = [
+    0x00, 0x01, 0x02, 0x03, 0x04, 0x05, 0x07, 0x09, 0x11, 0x12, 0x13, 0x14, 0x15, 0x17, 0x19, 0x99,
+];
+
 /// What a span of bytes is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Role {
@@ -74,7 +87,7 @@ pub enum Role {
     Field(Domain),
     /// Reserved: must be zero.
     Reserved,
-    /// A constant the encoder stamps (`marker`, `cross_core_enable`, `inst_word_len`).
+    /// A constant the encoder stamps (`cross_core_enable`, `inst_word_len`).
     Const(u8),
     /// Bytes of an opcode without an encoder.
     Unknown,
@@ -124,15 +137,16 @@ const fn c(off: usize, name: &'static str, v: u8) -> Span {
     }
 }
 
-const SKELETON: [Span; 8] = [
+const SKELETON: [Span; 9] = [
     d(0x00, 1, "opcode", Domain::Opcode),
     c(0x01, "inst_word_len", 0x10),
-    r(0x02, 2),
-    d(0x04, 1, "sync.wait_mode", Domain::WaitMode),
-    f(0x05, 1, "sync.wait_id"),
-    d(0x06, 1, "sync.update_mode", Domain::UpdateMode),
-    f(0x07, 1, "sync.update_id"),
-    f(0x08, 4, "sync.values"),
+    f(0x02, 1, "debug_cmd"),
+    f(0x03, 1, "debug_hint"),
+    d(0x04, 1, "wait_mode", Domain::WaitMode),
+    f(0x05, 1, "wait_idx"),
+    d(0x06, 1, "update_mode", Domain::UpdateMode),
+    f(0x07, 1, "update_idx"),
+    f(0x08, 4, "semaphore_value"),
 ];
 
 /// The spans of `opcode`'s bundle, covering all 64 bytes in order.
@@ -142,17 +156,17 @@ pub fn layout(opcode: u8) -> Vec<Span> {
             f(0x0C, 2, "num_payloads"),
             f(0x0E, 1, "function_id"),
             f(0x0F, 1, "num_arguments"),
-            d(0x10, 1, "scratch_byte_10", Domain::Scratch),
+            d(0x10, 1, "has_scratch_space", Domain::Scratch),
             r(0x11, 3),
-            d(0x14, 4, "scratch_dword_14", Domain::Scratch),
-            d(0x18, 4, "scratch_dword_18", Domain::Scratch),
-            d(0x1C, 1, "scratch_byte_1c", Domain::Scratch),
+            d(0x14, 4, "scratch_space_addr", Domain::Scratch),
+            d(0x18, 4, "scratch_space_size", Domain::Scratch),
+            d(0x1C, 1, "scratch_space_num_partitions", Domain::Scratch),
             r(0x1D, 3),
             r(0x20, 32),
         ],
         0x86 => &[
             r(0x0C, 3),
-            c(0x0F, "marker", 0x01),
+            d(0x0F, 1, "arg_type", Domain::ArgType),
             d(0x10, 48, "ap", Domain::Ap),
         ],
         0xD9 => &[

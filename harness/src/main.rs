@@ -54,8 +54,8 @@ enum Command {
     /// Decode bundles to JSON lines (SPEC §5.2 field names and order).
     ///
     /// One object per bundle: {"index":N,"opcode":"0xD9","mnemonic":"...","fields":{...}}
-    /// with the sync band nested as "sync":{"wait_mode","wait_id","update_mode",
-    /// "update_id","values"}; names are strings, ints numbers, byte ranges
+    /// (header names: debug_cmd, debug_hint, wait_mode, wait_idx, update_mode, update_idx,
+    /// semaphore_value, then the opcode's fields); names are strings, ints numbers, byte ranges
     /// lowercase hex strings. A bundle that does not decode gives
     /// {"index":N,"opcode":..,"mnemonic":..,"error":"<field> at byte offset 0xNN","field":..,"offset":N}
     /// and exit code 1.

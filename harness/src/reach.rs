@@ -10,8 +10,59 @@
 //! opcodes mixed in. [`Reach`] counts hits; [`Reach::unhit`] lists the declared
 //! classes a run never exercised.
 
-use crate::layout::{layout, Role, Span, OPCODES};
+use crate::layout::{layout, Role, Span, OPCODES, UPDATE_MEMBERS, WAIT_MEMBERS};
 use std::collections::BTreeMap;
+
+/// One class per WAIT_MODE member ([`WAIT_MEMBERS`] order), then the non-members.
+const WAIT_CLASSES: [&str; 16] = [
+    "0x00",
+    "0x01",
+    "0x02",
+    "0x03",
+    "0x04",
+    "0x05",
+    "0x06",
+    "0x07",
+    "0x0E",
+    "0x0F",
+    "0x81",
+    "0x82",
+    "0x83",
+    "0x84",
+    "0x85",
+    "non-member",
+];
+/// One class per UPDATE_MODE member ([`UPDATE_MEMBERS`] order), then the non-members.
+const UPDATE_CLASSES: [&str; 17] = [
+    "0x00",
+    "0x01",
+    "0x02",
+    "0x03",
+    "0x04",
+    "0x05",
+    "0x07",
+    "0x09",
+    "0x11",
+    "0x12",
+    "0x13",
+    "0x14",
+    "0x15",
+    "0x17",
+    "0x19",
+    "0x99",
+    "non-member",
+];
+
+/// The class of `b` among `members` (`classes[i]` names `members[i]`; the last, the rest).
+fn member_class(members: &[u8], classes: &[&'static str], b: u8) -> &'static str {
+    members
+        .iter()
+        .position(|&m| m == b)
+        .and_then(|i| classes.get(i))
+        .or(classes.last())
+        .copied()
+        .unwrap_or("non-member")
+}
 
 /// The classes of a span, in report order.
 fn span_classes(s: &Span) -> &'static [&'static str] {
@@ -20,9 +71,11 @@ fn span_classes(s: &Span) -> &'static [&'static str] {
         (Role::Const(_), _) => &["stamp", "other"],
         (Role::Unknown, _) => &[],
         (_, "opcode") => &[],
-        // SPEC §1 / D-1 (F§2): wire wait modes
-        (_, "sync.wait_mode") => &["0x00", "0x05", "0x85", "non-member"],
-        (_, "sync.update_mode") => &["0x00", "0x01", "non-member"],
+        // SPEC §6.5 (FACTS §2 [H]): each WAIT_MODE / UPDATE_MODE member, and the rest
+        (_, "wait_mode") => &WAIT_CLASSES,
+        (_, "update_mode") => &UPDATE_CLASSES,
+        // FACTS §8 [H]: TENSOR, ARRAY_OF_TENSOR
+        (_, "arg_type") => &["0x01", "0x02", "non-member"],
         // SPEC §6.2 shipped CCE ops (D-13)
         (_, "cce_op") => &["0x00", "0x04", "non-member"],
         // SPEC §6.4 wire tags 0x01..=0x10
@@ -57,15 +110,11 @@ fn span_class(s: &Span, v: &[u8]) -> &'static str {
                 "other"
             }
         }
-        (_, "sync.wait_mode") => match b0 {
-            0x00 => "0x00",
-            0x05 => "0x05",
-            0x85 => "0x85",
-            _ => "non-member",
-        },
-        (_, "sync.update_mode") => match b0 {
-            0x00 => "0x00",
+        (_, "wait_mode") => member_class(&WAIT_MEMBERS, &WAIT_CLASSES, b0),
+        (_, "update_mode") => member_class(&UPDATE_MEMBERS, &UPDATE_CLASSES, b0),
+        (_, "arg_type") => match b0 {
             0x01 => "0x01",
+            0x02 => "0x02",
             _ => "non-member",
         },
         (_, "cce_op") => match b0 {
@@ -149,11 +198,12 @@ struct Field {
 }
 
 /// Per opcode of [`OPCODES`]: its classified spans (with their field index)
-/// and the index of its `bundle` field (equal reserved pair).
+/// and the index of its `bundle` field (equal reserved pair; none for an
+/// opcode with fewer than two reserved bytes).
 #[derive(Clone, Debug, PartialEq, Eq)]
 struct OpFields {
     spans: Vec<(Span, usize)>,
-    bundle: usize,
+    bundle: Option<usize>,
 }
 
 /// Hit counts per `(field, class)`; every declared class is present (0 =
@@ -188,7 +238,15 @@ impl Reach {
                         (s, i)
                     })
                     .collect();
-                let bundle = r.decl(format!("0x{op:02X}.bundle"), &BUNDLE_CLASSES);
+                // A pair needs two reserved bytes (0xD9 has one since bytes 2..3 are
+                // debug_cmd / debug_hint, FACTS §2 [H]).
+                let reserved: usize = layout(op)
+                    .iter()
+                    .filter(|s| s.role == Role::Reserved)
+                    .map(|s| s.len)
+                    .sum();
+                let bundle =
+                    (reserved >= 2).then(|| r.decl(format!("0x{op:02X}.bundle"), &BUNDLE_CLASSES));
                 r.ops.push(OpFields { spans, bundle });
                 by_op[usize::from(op)] = u8::try_from(k).ok();
             }
@@ -271,8 +329,7 @@ impl Reach {
                 }
             }
         }
-        if pair {
-            let f = self.ops[k].bundle;
+        if let (true, Some(f)) = (pair, self.ops[k].bundle) {
             self.hit(f, "equal nonzero reserved pair");
         }
     }
@@ -311,7 +368,9 @@ impl Reach {
             return;
         }
         let stream = crate::engine::stream_from_input(program);
-        if let Ok(items) = tpb_core::stream::parse_custom_op_stream(&stream) {
+        if let Ok(items) =
+            tpb_core::stream::parse_custom_op_stream(&stream, tpb_core::Generation::V2)
+        {
             let mut groups = Vec::new();
             let mut others = 0;
             for it in items {

@@ -536,10 +536,17 @@ pub fn summary_md(run: &GateRun, triaged: &[Triaged], timing: &Timing) -> String
     }
     if !run.vector_files.is_empty() {
         let _ = writeln!(s, "\n## Vector files (checked against core and oracle)\n");
-        let _ = writeln!(s, "| file | vectors | failed |");
-        let _ = writeln!(s, "|---|---:|---:|");
+        let _ = writeln!(
+            s,
+            "| file | vectors (v2) | failed | other generations (cargo test) |"
+        );
+        let _ = writeln!(s, "|---|---:|---:|---:|");
         for v in &run.vector_files {
-            let _ = writeln!(s, "| {} | {} | {} |", v.path, v.vectors, v.failed);
+            let _ = writeln!(
+                s,
+                "| {} | {} | {} | {} |",
+                v.path, v.vectors, v.failed, v.other_generations
+            );
         }
     }
     if !run.reach.is_empty() {

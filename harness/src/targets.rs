@@ -124,7 +124,7 @@ pub static TARGETS: [TargetSpec; 13] = [
             LutTable::AluOp,
             LutTable::CceOp,
             LutTable::WaitMode,
-            LutTable::WaitModeWire,
+            LutTable::UpdateMode,
         ]),
         gate: true,
         folder: "luts",

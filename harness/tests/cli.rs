@@ -93,13 +93,22 @@ fn d9(kind_wire: u8) -> [u8; 64] {
     b
 }
 
+/// The eleven opcodes' images the v2 compiler emits (the CLI default generation): all but
+/// 0xBE, 0xBF, 0xD8 (seed 003 "At a glance": CoreV3+).
+fn v2_emitted() -> Vec<[u8; 64]> {
+    all_eleven()
+        .into_iter()
+        .filter(|b| ![0xBE, 0xBF, 0xD8].contains(&b[0]))
+        .collect()
+}
+
 fn all_eleven() -> Vec<[u8; 64]> {
     let mut v = vec![header(), payload(), d9(0x01)];
     let mut da = [0u8; 64];
     da[0] = 0xDA;
     da[4] = 0x34;
     da[5] = 0x12;
-    da[0x0D] = 0x10;
+    da[0x0D] = 0x0F; // highest pre-v4 dtype tag (v2, FACTS §6)
     da[0x0E] = 0x05;
     v.push(da);
     let mut cb = [0u8; 64];
@@ -169,10 +178,10 @@ fn json_lines(s: &str) -> Vec<serde_json::Value> {
 
 #[test]
 fn check_valid_exits_0_and_jsonl_shape() {
-    let o = run(&["check", "--format", "jsonl"], &cat(&all_eleven()));
+    let o = run(&["check", "--format", "jsonl"], &cat(&v2_emitted()));
     assert_eq!(code(&o), 0, "{}", stderr(&o));
     let lines = json_lines(&stdout(&o));
-    assert_eq!(lines.len(), 11);
+    assert_eq!(lines.len(), 8);
     assert_eq!(
         lines[0],
         serde_json::json!({"index":0,"opcode":"0x85","mnemonic":"CustomOpHeader","valid":true,"failed":null})
@@ -358,9 +367,11 @@ fn decode_jsonl_shape() {
         serde_json::json!({
             "index": 0, "opcode": "0xD9", "mnemonic": "CollectiveCompute",
             "fields": {
-                "sync": {"wait_mode": 0x85, "wait_id": 2, "update_mode": 1, "update_id": 3, "values": 0},
+                "debug_cmd": 0, "debug_hint": 0,
+                "wait_mode": 0x85, "wait_idx": 2, "update_mode": 1, "update_idx": 3, "semaphore_value": 0,
                 "cce_op": "add", "dtype": 10, "kind": "AllToAllV", "ap": ap
-            }
+            },
+            "mode_names": {"wait_mode": "WAIT_FOR_SEM_GE_REG", "update_mode": "EVT_SET_READ"}
         })
     );
     assert_eq!(l[1]["fields"]["num_arguments"], 1);
@@ -369,7 +380,8 @@ fn decode_jsonl_shape() {
     let raw = stdout(&o);
     let first = raw.lines().next().unwrap();
     let pos = |k: &str| first.find(k).unwrap_or_else(|| panic!("{k} in {first}"));
-    assert!(pos("\"sync\"") < pos("\"cce_op\""));
+    assert!(pos("\"debug_cmd\"") < pos("\"wait_mode\""));
+    assert!(pos("\"semaphore_value\"") < pos("\"cce_op\""));
     assert!(pos("\"cce_op\"") < pos("\"dtype\""));
     assert!(pos("\"dtype\"") < pos("\"kind\""));
     assert!(pos("\"kind\"") < pos("\"ap\""));
@@ -424,7 +436,7 @@ fn decode_names_every_collective_kind_wire_byte() {
 
 #[test]
 fn encode_inverts_decode_for_all_eleven_opcodes() {
-    let input = cat(&all_eleven());
+    let input = cat(&v2_emitted());
     let d = run(&["decode"], &input);
     assert_eq!(code(&d), 0, "{}", stderr(&d));
     let e = run(&["encode"], &d.stdout);
@@ -433,7 +445,7 @@ fn encode_inverts_decode_for_all_eleven_opcodes() {
     // --hex output reads back through check --hex.
     let e = run(&["encode", "--hex"], &d.stdout);
     assert_eq!(code(&e), 0);
-    let lines: Vec<String> = all_eleven().iter().map(|b| hexline(b)).collect();
+    let lines: Vec<String> = v2_emitted().iter().map(|b| hexline(b)).collect();
     assert_eq!(stdout(&e), lines.join("\n") + "\n");
     let c = run(&["check", "--hex"], &e.stdout);
     assert_eq!(code(&c), 0);
@@ -483,7 +495,7 @@ fn encode_bad_jsonl_exits_2_with_line_number() {
 
 #[test]
 fn encode_rejected_record_exits_1() {
-    let bad = r#"{"opcode":"0xD9","fields":{"sync":{"wait_mode":0,"wait_id":0,"update_mode":0,"update_id":0,"values":0},"cce_op":"mult","dtype":10,"kind":"AllReduce","ap":"000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000"}}"#;
+    let bad = r#"{"opcode":"0xD9","fields":{"wait_mode":0,"wait_idx":0,"update_mode":0,"update_idx":0,"semaphore_value":0,"cce_op":"mult","dtype":10,"kind":"AllReduce","ap":"000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000"}}"#;
     let o = run(&["encode"], bad.as_bytes());
     assert_eq!(code(&o), 1, "{}", stderr(&o));
     assert!(stderr(&o).contains("cce_op"), "{}", stderr(&o));
@@ -511,4 +523,26 @@ fn explain_marks_fields_reserved_and_failure_without_colour_when_piped() {
     assert!(t.contains("kind") && t.contains("AllReduce"), "{t}");
     let o = run(&["explain"], &d9(0x03));
     assert_eq!(code(&o), 0);
+}
+
+#[test]
+fn decode_names_modes_and_encode_checks_them() {
+    // FACTS §2 [H]: the collective-trigger band 05 07 13 07 decodes with header names.
+    let mut b = header();
+    b[4..8].copy_from_slice(&[0x05, 0x07, 0x13, 0x07]);
+    let o = run(&["decode"], &b);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let l = json_lines(&stdout(&o));
+    assert_eq!(
+        l[0]["mode_names"],
+        serde_json::json!({"wait_mode": "WAIT_FOR_SEM_GE_IMM", "update_mode": "SEM_INC_COMPLETE"})
+    );
+    let e = run(&["encode"], &o.stdout);
+    assert_eq!(code(&e), 0, "{}", stderr(&e));
+    assert_eq!(e.stdout, b.to_vec());
+    // a mode name that does not match the byte is bad input
+    let bad = stdout(&o).replace("SEM_INC_COMPLETE", "SEM_DEC_COMPLETE");
+    let e = run(&["encode"], bad.as_bytes());
+    assert_eq!(code(&e), 2, "{}", stderr(&e));
+    assert!(stderr(&e).contains("mode_names"), "{}", stderr(&e));
 }

@@ -13,10 +13,11 @@
 
 use std::path::PathBuf;
 use tpb_core::insn::CustomOpGroup;
-use tpb_core::Bundle;
+use tpb_core::{Bundle, Generation};
 use tpb_harness::engine::{compare_bundle, compare_stream, Outcome};
 use tpb_harness::gate::{self, GateConfig};
 use tpb_harness::targets::Target;
+use tpb_oracle::Chip;
 
 fn fail_on(o: Outcome, what: &dyn Fn() -> String) {
     if let Some(d) = o.divergence() {
@@ -110,8 +111,8 @@ fn groups_of_every_argument_count_agree() {
     for n in 0..=255usize {
         let output = [n as u8; 48];
         let args: Vec<[u8; 48]> = (0..n).map(|k| [(k as u8) ^ 0x5A; 48]).collect();
-        let sync = (0x05, n as u8, 0x01, 0x07, 0x0102_0304);
-        let group = tpb_oracle::encode_custom_op_group(n as u8, sync, &output, &args)
+        let sync = (0x05, n as u8, 0x13, 0x07, 0x0102_0304);
+        let group = tpb_oracle::encode_custom_op_group(n as u8, sync, &output, &args, Chip::Sunda)
             .unwrap_or_else(|e| panic!("oracle refused a group of {n} args: {e:?}"));
         assert_eq!(group.len(), n + 2);
         let stream: Vec<u8> = group.iter().flatten().copied().collect();
@@ -127,21 +128,29 @@ fn groups_of_every_argument_count_agree() {
         });
 
         let bundles: Vec<Bundle> = group.iter().map(|b| Bundle(*b)).collect();
-        let g = CustomOpGroup::decode(&bundles)
+        let g = CustomOpGroup::decode(&bundles, Generation::V2)
             .unwrap_or_else(|e| panic!("core refused the oracle's group of {n} args: {e:?}"));
         assert_eq!(
             (g.args.len(), g.output, g.function_id),
             (n, output, n as u8)
         );
         assert_eq!(g.args, args, "group of {n} args");
-        let again: Vec<[u8; 64]> = g.encode().unwrap().iter().map(|b| b.0).collect();
+        let again: Vec<[u8; 64]> = g
+            .encode(Generation::V2)
+            .unwrap()
+            .iter()
+            .map(|b| b.0)
+            .collect();
         assert_eq!(again, group, "group of {n} args does not re-encode");
         assert!(
-            CustomOpGroup::decode(&bundles[..n + 1]).is_err(),
+            CustomOpGroup::decode(&bundles[..n + 1], Generation::V2).is_err(),
             "{n} args, short"
         );
         let mut extra = bundles.clone();
         extra.push(bundles[n + 1]);
-        assert!(CustomOpGroup::decode(&extra).is_err(), "{n} args, long");
+        assert!(
+            CustomOpGroup::decode(&extra, Generation::V2).is_err(),
+            "{n} args, long"
+        );
     }
 }

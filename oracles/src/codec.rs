@@ -5,7 +5,10 @@ use crate::lut::{
     alu_name, alu_of_wire, alu_ordinal_of_name, cce_wire, collective_kind_of_wire, collective_name,
     collective_ordinal_of_name, collective_wire,
 };
-use crate::regions::{byte_at, first_nonzero, le_value, record, slice, Domain, Region, Role};
+use crate::regions::{
+    byte_at, first_nonzero, le_value, record, slice, Domain, Region, Role, OPTIONAL_FIELDS,
+};
+use crate::roster::Chip;
 use crate::val::Val;
 use crate::verdict::run_record_chain;
 
@@ -18,9 +21,9 @@ pub struct Decoded {
 }
 
 /// Read a live field's wire bytes as a `Val`, or None if the field does not admit them.
-fn wire_to_val(domain: Domain, bytes: &[u8]) -> Option<Val> {
+fn wire_to_val(domain: Domain, bytes: &[u8], chip: Chip) -> Option<Val> {
     let value = le_value(bytes);
-    if !domain.admits(value) {
+    if !domain.admits(value, chip) {
         return None;
     }
     let byte = u8::try_from(value).ok();
@@ -34,17 +37,27 @@ fn wire_to_val(domain: Domain, bytes: &[u8]) -> Option<Val> {
             .and_then(collective_kind_of_wire)
             .and_then(collective_name)
             .map(|n| Val::Name(n.to_string())),
-        Domain::Any | Domain::WaitMode | Domain::UpdateMode | Domain::Flag | Domain::DtypeTag => {
-            Some(Val::Int(value))
-        }
+        Domain::Any
+        | Domain::WaitMode
+        | Domain::UpdateMode
+        | Domain::ArgType
+        | Domain::Flag
+        | Domain::DtypeTag => Some(Val::Int(value)),
     }
 }
 
-/// Decode a 64-byte bundle; succeeds exactly on encoder images (SPEC §5.1, D-8).
-pub fn decode(b: &[u8; 64]) -> Result<Decoded, DecodeRejection> {
+/// Decode a 64-byte bundle as `chip`; succeeds exactly on that chip's encoder images
+/// (SPEC §5.1, D-8, D-22).
+pub fn decode(b: &[u8; 64], chip: Chip) -> Result<Decoded, DecodeRejection> {
     let opcode = byte_at(b, 0);
     let rec = record(opcode).ok_or(DecodeRejection::UnknownOpcode { value: opcode })?;
-    run_record_chain(rec, b).map_err(DecodeRejection::Validator)?;
+    if chip < rec.first_chip {
+        return Err(DecodeRejection::NotOnChip {
+            value: opcode,
+            chip,
+        });
+    }
+    run_record_chain(rec, b, chip).map_err(DecodeRejection::Validator)?;
     let mut fields = Vec::new();
     for reg in rec.regions() {
         match reg.role {
@@ -76,11 +89,12 @@ pub fn decode(b: &[u8; 64]) -> Result<Decoded, DecodeRejection> {
             }
             Role::Live { name, domain } => {
                 let bytes = slice(b, reg);
-                let val = wire_to_val(domain, bytes).ok_or(DecodeRejection::BadFieldValue {
-                    field: name,
-                    offset: reg.start,
-                    value: le_value(bytes),
-                })?;
+                let val =
+                    wire_to_val(domain, bytes, chip).ok_or(DecodeRejection::BadFieldValue {
+                        field: name,
+                        offset: reg.start,
+                        value: le_value(bytes),
+                    })?;
                 fields.push((name, val));
             }
             Role::Scratch { name, .. } => fields.push((name, Val::Int(le_value(slice(b, reg))))),
@@ -93,10 +107,13 @@ pub fn decode(b: &[u8; 64]) -> Result<Decoded, DecodeRejection> {
     })
 }
 
-/// Find the single value of `name` in the caller's field list.
+const ZERO: Val = Val::Int(0);
+
+/// Find the single value of `name` in the caller's field list (an absent optional field is 0).
 fn lookup<'v>(fields: &'v [(&str, Val)], name: &'static str) -> Result<&'v Val, EncodeRejection> {
     let mut hits = fields.iter().filter(|(n, _)| *n == name);
     match (hits.next(), hits.next()) {
+        (None, _) if OPTIONAL_FIELDS.contains(&name) => Ok(&ZERO),
         (None, _) => Err(EncodeRejection::Missing { field: name }),
         (Some(_), Some(_)) => Err(EncodeRejection::Duplicate { field: name }),
         (Some((_, v)), None) => Ok(v),
@@ -109,6 +126,7 @@ fn val_to_wire(
     domain: Domain,
     width: usize,
     val: &Val,
+    chip: Chip,
 ) -> Result<Vec<u8>, EncodeRejection> {
     match (domain, val) {
         (Domain::Opaque, Val::Bytes(bytes)) => {
@@ -141,7 +159,12 @@ fn val_to_wire(
             Ok(vec![wire])
         }
         (
-            Domain::Any | Domain::WaitMode | Domain::UpdateMode | Domain::Flag | Domain::DtypeTag,
+            Domain::Any
+            | Domain::WaitMode
+            | Domain::UpdateMode
+            | Domain::ArgType
+            | Domain::Flag
+            | Domain::DtypeTag,
             Val::Int(value),
         ) => {
             let fits = width >= 8 || *value >> (8 * width) == 0;
@@ -152,7 +175,7 @@ fn val_to_wire(
                     width,
                 });
             }
-            if !domain.admits(*value) {
+            if !domain.admits(*value, chip) {
                 return Err(EncodeRejection::BadValue {
                     field: name,
                     value: *value,
@@ -174,9 +197,13 @@ fn put(out: &mut [u8; 64], reg: &Region, bytes: &[u8]) {
     }
 }
 
-/// Encode `opcode` from a named field list; every byte not written is zero (SPEC §5.2).
-pub fn encode(opcode: u8, fields: &[(&str, Val)]) -> Result<[u8; 64], EncodeRejection> {
+/// Encode `opcode` from a named field list as `chip`'s compiler would; every byte not written
+/// is zero (SPEC §5.2). An opcode that compiler cannot emit is refused first (D-22).
+pub fn encode(opcode: u8, fields: &[(&str, Val)], chip: Chip) -> Result<[u8; 64], EncodeRejection> {
     let rec = record(opcode).ok_or(EncodeRejection::UnknownOpcode { opcode })?;
+    if chip < rec.first_chip {
+        return Err(EncodeRejection::NotOnChip { opcode, chip });
+    }
     let mut out = [0u8; 64];
     for reg in rec.regions() {
         match reg.role {
@@ -184,11 +211,11 @@ pub fn encode(opcode: u8, fields: &[(&str, Val)]) -> Result<[u8; 64], EncodeReje
             Role::Tag(value) | Role::Constant { value, .. } => put(&mut out, reg, &[value]),
             Role::Reserved(_) => {}
             Role::Live { name, domain } => {
-                let wire = val_to_wire(name, domain, reg.len, lookup(fields, name)?)?;
+                let wire = val_to_wire(name, domain, reg.len, lookup(fields, name)?, chip)?;
                 put(&mut out, reg, &wire);
             }
             Role::Scratch { name, .. } => {
-                let wire = val_to_wire(name, Domain::Any, reg.len, lookup(fields, name)?)?;
+                let wire = val_to_wire(name, Domain::Any, reg.len, lookup(fields, name)?, chip)?;
                 put(&mut out, reg, &wire);
             }
         }
@@ -198,55 +225,58 @@ pub fn encode(opcode: u8, fields: &[(&str, Val)]) -> Result<[u8; 64], EncodeReje
             name: (*unknown).to_string(),
         });
     }
-    run_record_chain(rec, &out).map_err(EncodeRejection::Invalid)?;
+    run_record_chain(rec, &out, chip).map_err(EncodeRejection::Invalid)?;
     Ok(out)
 }
 
 /// Encode a whole custom-op group (SPEC §5.3): header, output payload, one payload per arg.
-/// The sync band `(wait_mode, wait_id, update_mode, update_id, values)` rides on the header
-/// only; the payloads' bands stay zero (SPEC D-19: S000 §C3/§R2/§R4 name header bytes only).
+/// The events band `(wait_mode, wait_idx, update_mode, update_idx, semaphore_value)` rides on
+/// the header only; the payloads' bands stay zero and their `arg_type` is TENSOR (SPEC D-19,
+/// D-23: S000 §C3/§R2/§R4 name header bytes only, `[0x0F]=1`).
 pub fn encode_custom_op_group(
     function_id: u8,
     sync: (u8, u8, u8, u8, u32),
     output_ap: &[u8; 48],
     arg_aps: &[[u8; 48]],
+    chip: Chip,
 ) -> Result<Vec<[u8; 64]>, EncodeRejection> {
     let n_args = arg_aps.len();
     if n_args > usize::from(u8::MAX) {
         return Err(EncodeRejection::TooManyArgs { n_args });
     }
     let n = n_args as u64;
-    let (wait_mode, wait_id, update_mode, update_id, values) = sync;
+    let (wait_mode, wait_idx, update_mode, update_idx, value) = sync;
     let band = [
-        ("sync.wait_mode", Val::Int(u64::from(wait_mode))),
-        ("sync.wait_id", Val::Int(u64::from(wait_id))),
-        ("sync.update_mode", Val::Int(u64::from(update_mode))),
-        ("sync.update_id", Val::Int(u64::from(update_id))),
-        ("sync.values", Val::Int(u64::from(values))),
+        ("wait_mode", Val::Int(u64::from(wait_mode))),
+        ("wait_idx", Val::Int(u64::from(wait_idx))),
+        ("update_mode", Val::Int(u64::from(update_mode))),
+        ("update_idx", Val::Int(u64::from(update_idx))),
+        ("semaphore_value", Val::Int(u64::from(value))),
     ];
     let mut header: Vec<(&str, Val)> = band.to_vec();
     header.extend([
         ("num_payloads", Val::Int(n + 2)),
         ("function_id", Val::Int(u64::from(function_id))),
         ("num_arguments", Val::Int(n)),
-        ("scratch_byte_10", Val::Int(0)),
-        ("scratch_dword_14", Val::Int(0)),
-        ("scratch_dword_18", Val::Int(0)),
-        ("scratch_byte_1c", Val::Int(0)),
+        ("has_scratch_space", Val::Int(0)),
+        ("scratch_space_addr", Val::Int(0)),
+        ("scratch_space_size", Val::Int(0)),
+        ("scratch_space_num_partitions", Val::Int(0)),
     ]);
     let mut out = Vec::with_capacity(n_args + 2);
-    out.push(encode(0x85, &header)?);
+    out.push(encode(0x85, &header, chip)?);
     let quiet = [
-        ("sync.wait_mode", Val::Int(0)),
-        ("sync.wait_id", Val::Int(0)),
-        ("sync.update_mode", Val::Int(0)),
-        ("sync.update_id", Val::Int(0)),
-        ("sync.values", Val::Int(0)),
+        ("wait_mode", Val::Int(0)),
+        ("wait_idx", Val::Int(0)),
+        ("update_mode", Val::Int(0)),
+        ("update_idx", Val::Int(0)),
+        ("semaphore_value", Val::Int(0)),
+        ("arg_type", Val::Int(1)),
     ];
     for ap in std::iter::once(output_ap).chain(arg_aps.iter()) {
         let mut payload: Vec<(&str, Val)> = quiet.to_vec();
         payload.push(("ap", Val::Bytes(ap.to_vec())));
-        out.push(encode(0x86, &payload)?);
+        out.push(encode(0x86, &payload, chip)?);
     }
     Ok(out)
 }

@@ -1,5 +1,6 @@
 //! Error enums. Each variant names the reason and carries the offending value.
 
+use crate::roster::Chip;
 use crate::val::Val;
 
 /// The named predicates of the two custom-op validators (seed 000 §"The five named predicates").
@@ -90,6 +91,8 @@ pub enum DecodeRejection {
     Validator(Rejection),
     /// byte[0] is not one of the eleven opcodes.
     UnknownOpcode { value: u8 },
+    /// One of the eleven, but `chip`'s compiler does not emit it (seed 003 "At a glance").
+    NotOnChip { value: u8, chip: Chip },
     /// byte[1] is not the record's inst_word_len.
     BadInstWordLen { value: u8, expected: u8 },
     /// A reserved byte is nonzero.
@@ -113,7 +116,7 @@ impl DecodeRejection {
     pub fn field(&self) -> &'static str {
         match self {
             DecodeRejection::Validator(r) => r.predicate_name(),
-            DecodeRejection::UnknownOpcode { .. } => "opcode",
+            DecodeRejection::UnknownOpcode { .. } | DecodeRejection::NotOnChip { .. } => "opcode",
             DecodeRejection::BadInstWordLen { .. } => "inst_word_len",
             DecodeRejection::NonzeroReserved { .. } => "reserved",
             DecodeRejection::BadConstant { field, .. } => field,
@@ -124,7 +127,7 @@ impl DecodeRejection {
     pub fn offset(&self) -> usize {
         match self {
             DecodeRejection::Validator(r) => r.offset,
-            DecodeRejection::UnknownOpcode { .. } => 0,
+            DecodeRejection::UnknownOpcode { .. } | DecodeRejection::NotOnChip { .. } => 0,
             DecodeRejection::BadInstWordLen { .. } => 1,
             DecodeRejection::NonzeroReserved { offset, .. } => *offset,
             DecodeRejection::BadConstant { offset, .. } => *offset,
@@ -152,6 +155,8 @@ impl std::error::Error for DecodeRejection {}
 pub enum EncodeRejection {
     /// The opcode is not one of the eleven.
     UnknownOpcode { opcode: u8 },
+    /// One of the eleven, but `chip`'s compiler cannot emit it (seed 003 "At a glance").
+    NotOnChip { opcode: u8, chip: Chip },
     /// A canonical field is absent.
     Missing { field: &'static str },
     /// A canonical field is given more than once.
@@ -190,7 +195,7 @@ pub enum EncodeRejection {
 impl EncodeRejection {
     pub fn field(&self) -> &'static str {
         match self {
-            EncodeRejection::UnknownOpcode { .. } => "opcode",
+            EncodeRejection::UnknownOpcode { .. } | EncodeRejection::NotOnChip { .. } => "opcode",
             EncodeRejection::Missing { field }
             | EncodeRejection::Duplicate { field }
             | EncodeRejection::WrongKind { field, .. }
@@ -208,6 +213,13 @@ impl EncodeRejection {
 
 impl std::fmt::Display for EncodeRejection {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if let EncodeRejection::NotOnChip { opcode, chip } = self {
+            return write!(
+                f,
+                "encode: the {} ({chip:?}) compiler cannot emit opcode 0x{opcode:02x}",
+                chip.arch()
+            );
+        }
         write!(f, "encode: bad {}: {:?}", self.field(), self)
     }
 }
@@ -227,8 +239,6 @@ pub enum LutRejection {
     NotShipped { op: u32, name: &'static str },
     /// An AluOp that has no DgeComputeOp.
     NotDgeOp { op: u32 },
-    /// Wait mode 0, refused by the sync encoder.
-    UnsupportedWaitMode { mode: u32 },
 }
 
 impl LutRejection {
@@ -239,7 +249,6 @@ impl LutRejection {
             LutRejection::NoWireByte { .. } => "no_wire_byte",
             LutRejection::NotShipped { .. } => "not_shipped",
             LutRejection::NotDgeOp { .. } => "not_dge_op",
-            LutRejection::UnsupportedWaitMode { .. } => "unsupported_wait_mode",
         }
     }
 }

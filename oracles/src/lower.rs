@@ -8,6 +8,7 @@
 use crate::codec::encode;
 use crate::gates::{gate_cc_dim, gate_lnc, route_is_sb2sb};
 use crate::lut::{cce_wire, collective_name, collective_wire, dtype_wire};
+use crate::roster::{Chip, CHIPS};
 use crate::val::Val;
 use std::collections::BTreeSet;
 
@@ -203,16 +204,24 @@ fn shape_of(name: &str) -> Shape {
 fn band_fields(band: Band) -> Vec<(&'static str, Val)> {
     let (wm, wi, um, ui, v) = band;
     vec![
-        ("sync.wait_mode", Val::Int(wm.into())),
-        ("sync.wait_id", Val::Int(wi.into())),
-        ("sync.update_mode", Val::Int(um.into())),
-        ("sync.update_id", Val::Int(ui.into())),
-        ("sync.values", Val::Int(v.into())),
+        ("wait_mode", Val::Int(wm.into())),
+        ("wait_idx", Val::Int(wi.into())),
+        ("update_mode", Val::Int(um.into())),
+        ("update_idx", Val::Int(ui.into())),
+        ("semaphore_value", Val::Int(v.into())),
     ]
 }
 
-fn emit(opcode: u8, fields: &[(&str, Val)]) -> Result<[u8; 64], LowerRejection> {
-    encode(opcode, fields).map_err(|e| LowerRejection::Record {
+/// The chip of a generation number 2..=5 (FACTS "Generations"); later numbers are Maverick.
+fn chip_of(generation: u8) -> Chip {
+    CHIPS
+        .iter()
+        .find(|(n, _)| n.strip_prefix('v') == Some(generation.to_string().as_str()))
+        .map_or(Chip::Maverick, |(_, c)| *c)
+}
+
+fn emit(generation: u8, opcode: u8, fields: &[(&str, Val)]) -> Result<[u8; 64], LowerRejection> {
+    encode(opcode, fields, chip_of(generation)).map_err(|e| LowerRejection::Record {
         opcode,
         field: e.field(),
     })
@@ -252,7 +261,7 @@ impl Ledger {
                 peer,
                 band,
             } => {
-                let record = emit(0xCB, &send_recv_fields(*band, *tensor))?;
+                let record = emit(self.generation, 0xCB, &send_recv_fields(*band, *tensor))?;
                 let dir = if *send { "send" } else { "recv" };
                 self.attributes.push((PEER_ATTRIBUTE, dir, *peer));
                 Emitted {
@@ -317,12 +326,12 @@ impl Ledger {
         let mut first = band_fields(*band);
         first.extend(trio.iter().cloned());
         first.push(("ap", Val::Bytes(ap.to_vec())));
-        let mut records = vec![emit(0xD9, &first)?];
+        let mut records = vec![emit(self.generation, 0xD9, &first)?];
         if let Some(ap2) = ap2 {
             let mut second = vec![("channel_id", Val::Int((*channel).into()))];
             second.extend(trio.iter().cloned());
             second.push(("ap", Val::Bytes(ap2.to_vec())));
-            records.push(emit(0xDA, &second)?);
+            records.push(emit(self.generation, 0xDA, &second)?);
         }
         let reference = if shape.pairs {
             (
@@ -378,14 +387,22 @@ impl Ledger {
                 ("dst_ap", Val::Bytes(dst_ap.to_vec())),
             ]);
             return Ok(Emitted {
-                records: vec![emit(0xBF, &f)?],
+                records: vec![emit(self.generation, 0xBF, &f)?],
                 refs: vec![],
             });
         }
         let (wm, wi, um, ui, v) = *band;
         let records = vec![
-            emit(0xCB, &send_recv_fields((wm, wi, 0, 0, v), *outgoing))?,
-            emit(0xCB, &send_recv_fields((0, 0, um, ui, v), *incoming))?,
+            emit(
+                self.generation,
+                0xCB,
+                &send_recv_fields((wm, wi, 0, 0, v), *outgoing),
+            )?,
+            emit(
+                self.generation,
+                0xCB,
+                &send_recv_fields((0, 0, um, ui, v), *incoming),
+            )?,
         ];
         let mut refs = vec![];
         for dir in ["send", "recv"] {

@@ -1,6 +1,7 @@
 //! Lookup tables of SPEC §6, written as rows of names and searched by value (never indexed).
 
 use crate::errors::LutRejection;
+use crate::roster::Chip;
 
 /// bir::CollectiveKind rows: (name, ordinal, wire byte or None when the kind has no wire byte).
 /// SPEC §6.1; seed 003 §2 LUT `01 02 03 04 09 05 06 07 08` for kinds 2..10.
@@ -82,15 +83,25 @@ const DTYPES: &[(&str, u32, u8, u8)] = &[
     ("int64", 19, 0x0C, 0x0C),
 ];
 
-/// BIR wait modes: (name, mode, wire byte). FACTS §2 / SPEC §6.5.
+/// BIR wait modes: (name, mode, wire byte). FACTS §2 compiler wire table / SPEC §6.5.
 const WAIT_MODES: &[(&str, u32, u8)] = &[
     ("mode0", 0, 0x07),
     ("SEM_GE_IMM", 1, 0x05),
     ("SEM_GE_REG", 2, 0x85),
 ];
 
-/// The BIR wait mode the sync encoder refuses ("only two wait modes supported").
-const UNSUPPORTED_WAIT_MODE_NAMES: &[&str] = &["mode0"];
+/// BIR update modes: (name, mode, wire byte). FACTS §2 compiler wire table `11 15 17 13 14 19`.
+const UPDATE_MODES: &[(&str, u32, u8)] = &[
+    ("evt-set", 0, 0x11),
+    ("sem-add-imm", 1, 0x15),
+    ("sem-sub-imm", 2, 0x17),
+    ("sem-inc", 3, 0x13),
+    ("sem-dec", 4, 0x14),
+    ("sem-wr-imm", 5, 0x19),
+];
+
+/// Chips whose compiler uses the v4 dtype column (FACTS §6; v5 inherits v4, SPEC D-22).
+const V4_COLUMN_CHIPS: &[Chip] = &[Chip::Mariana, Chip::Maverick];
 
 /// CollectiveKind → wire byte (SPEC §6.1).
 pub fn collective_wire(kind: u32) -> Result<u8, LutRejection> {
@@ -182,9 +193,17 @@ pub fn dtype_wire(ord: u32, v4: bool) -> Result<u8, LutRejection> {
         .ok_or(LutRejection::OutOfRange { value: ord })
 }
 
-/// Is `tag` a wire tag of either dtype table (the decoder's accepted set)?
-pub fn is_dtype_tag(tag: u8) -> bool {
-    DTYPES.iter().any(|row| row.2 == tag || row.3 == tag)
+/// Does `chip`'s compiler use the v4 dtype column?
+pub fn uses_v4_dtypes(chip: Chip) -> bool {
+    V4_COLUMN_CHIPS.contains(&chip)
+}
+
+/// Is `tag` a tag of `chip`'s dtype column (the decoder's accepted set)?
+pub fn is_dtype_tag(chip: Chip, tag: u8) -> bool {
+    let v4 = uses_v4_dtypes(chip);
+    DTYPES
+        .iter()
+        .any(|row| tag == if v4 { row.3 } else { row.2 })
 }
 
 /// BIR wait mode → wire byte, the raw LUT (0 → 0x07, 1 → 0x05, 2 → 0x85).
@@ -196,15 +215,11 @@ pub fn wait_mode_lut(mode: u32) -> Result<u8, LutRejection> {
         .ok_or(LutRejection::OutOfRange { value: mode })
 }
 
-/// The sync encoder: like [`wait_mode_lut`] but refuses mode 0.
-pub fn wait_mode_wire(mode: u32) -> Result<u8, LutRejection> {
-    let wire = wait_mode_lut(mode)?;
-    let refused = WAIT_MODES
+/// BIR update mode → wire byte (0..5 → 11 15 17 13 14 19).
+pub fn update_mode_lut(mode: u32) -> Result<u8, LutRejection> {
+    UPDATE_MODES
         .iter()
-        .any(|row| row.1 == mode && UNSUPPORTED_WAIT_MODE_NAMES.contains(&row.0));
-    if refused {
-        Err(LutRejection::UnsupportedWaitMode { mode })
-    } else {
-        Ok(wire)
-    }
+        .find(|row| row.1 == mode)
+        .map(|row| row.2)
+        .ok_or(LutRejection::OutOfRange { value: mode })
 }

@@ -4,18 +4,23 @@
 //! and encode. A record's regions are its shared skeleton followed by its body; together they
 //! tile bytes 0x00..0x40 exactly once, in ascending order (checked by a test).
 
+use crate::events::{is_member, UPDATE_MODE_MEMBERS, WAIT_MODE_MEMBERS};
+use crate::roster::Chip;
+
 /// What values a live field admits, and how it is shown when decoded.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Domain {
     /// Any unsigned integer that fits the width (decoded as Int).
     Any,
-    /// SyncInfo wait-mode wire byte (SPEC §1, D-1).
+    /// `wait_mode`: a NEURON_ISA_TPB_WAIT_MODE member (FACTS §2 [H]).
     WaitMode,
-    /// SyncInfo update-mode byte (SPEC §1, D-1).
+    /// `update_mode`: a NEURON_ISA_TPB_UPDATE_MODE member (FACTS §2 [H]).
     UpdateMode,
+    /// 0x86 `arg_type`: TENSOR 1 or ARRAY_OF_TENSOR 2 (FACTS §8 [H]).
+    ArgType,
     /// A 0/1 flag (GetGlobalRankId `valid`, D-7).
     Flag,
-    /// A dtype wire tag of either table (SPEC §6.4).
+    /// A dtype wire tag of the chip's column (SPEC §6.4).
     DtypeTag,
     /// An AluOp wire byte of the shipped CCE subset, decoded as its name (SPEC §6.2, D-13).
     CceOpName,
@@ -43,7 +48,7 @@ pub(crate) enum Role {
     Tag(u8),
     /// Must be zero.
     Reserved(Guard),
-    /// A fixed byte that is not a decoded field (`marker`, `cross_core_enable`).
+    /// A fixed byte that is not a decoded field (`cross_core_enable`).
     Constant { name: &'static str, value: u8 },
     /// A decoded/encoded field.
     Live { name: &'static str, domain: Domain },
@@ -75,18 +80,23 @@ const fn vresv(start: usize, len: usize) -> Region {
     r(start, len, Role::Reserved(Guard::Validator))
 }
 
-/// The skeleton of every setupHeader-stamped record (SPEC §1): opcode, inst_word_len 0x10,
-/// debug bytes, and the SyncInfo band.
+/// The skeleton of every setupHeader-stamped record (SPEC §1; FACTS §2 [H]
+/// NEURON_ISA_TPB_HEADER + NEURON_ISA_TPB_EVENTS): opcode, inst_word_len 0x10, the two debug
+/// bytes (any value), and the events band.
 const SKELETON_SYNC: &[Region] = &[
     r(0x00, 1, Role::Opcode),
     r(0x01, 1, Role::Tag(0x10)),
-    resv(0x02, 2),
-    live(0x04, 1, "sync.wait_mode", Domain::WaitMode),
-    live(0x05, 1, "sync.wait_id", Domain::Any),
-    live(0x06, 1, "sync.update_mode", Domain::UpdateMode),
-    live(0x07, 1, "sync.update_id", Domain::Any),
-    live(0x08, 4, "sync.values", Domain::Any),
+    live(0x02, 1, "debug_cmd", Domain::Any),
+    live(0x03, 1, "debug_hint", Domain::Any),
+    live(0x04, 1, "wait_mode", Domain::WaitMode),
+    live(0x05, 1, "wait_idx", Domain::Any),
+    live(0x06, 1, "update_mode", Domain::UpdateMode),
+    live(0x07, 1, "update_idx", Domain::Any),
+    live(0x08, 4, "semaphore_value", Domain::Any),
 ];
+
+/// Fields an encoder input may leave out; they encode as 0 ("encoders write 0 unless given").
+pub(crate) const OPTIONAL_FIELDS: &[&str] = &["debug_cmd", "debug_hint"];
 
 /// The skeleton of the raw-stamped 0xDA record (D-3): inst_word_len 0x00, no sync band.
 const SKELETON_RAW: &[Region] = &[
@@ -106,7 +116,7 @@ const BODY_85: &[Region] = &[
         0x10,
         1,
         Role::Scratch {
-            name: "scratch_byte_10",
+            name: "has_scratch_space",
             required: true,
         },
     ),
@@ -115,7 +125,7 @@ const BODY_85: &[Region] = &[
         0x14,
         4,
         Role::Scratch {
-            name: "scratch_dword_14",
+            name: "scratch_space_addr",
             required: false,
         },
     ),
@@ -123,7 +133,7 @@ const BODY_85: &[Region] = &[
         0x18,
         4,
         Role::Scratch {
-            name: "scratch_dword_18",
+            name: "scratch_space_size",
             required: true,
         },
     ),
@@ -131,7 +141,7 @@ const BODY_85: &[Region] = &[
         0x1C,
         1,
         Role::Scratch {
-            name: "scratch_byte_1c",
+            name: "scratch_space_num_partitions",
             required: true,
         },
     ),
@@ -142,14 +152,7 @@ const BODY_85: &[Region] = &[
 /// 0x86 CustomOpPayload body (SPEC §4; seed 000 AC03-C2).
 const BODY_86: &[Region] = &[
     vresv(0x0C, 3),
-    r(
-        0x0F,
-        1,
-        Role::Constant {
-            name: "marker",
-            value: 0x01,
-        },
-    ),
+    live(0x0F, 1, "arg_type", Domain::ArgType),
     live(0x10, 48, "ap", Domain::Opaque),
 ];
 
@@ -245,9 +248,11 @@ pub(crate) enum Chain {
     Payload,
 }
 
-/// One record type: opcode, mnemonic, skeleton + body regions, and its validator if any.
+/// One record type: opcode, mnemonic, the first chip whose compiler emits it, skeleton + body
+/// regions, and its validator if any.
 pub(crate) struct Record {
     pub opcode: u8,
+    pub first_chip: Chip,
     pub mnemonic: &'static str,
     pub skeleton: &'static [Region],
     pub body: &'static [Region],
@@ -277,10 +282,12 @@ impl Role {
     }
 }
 
-/// The eleven record types (seed 003 "At a glance"), searched by opcode.
+/// The eleven record types (seed 003 "At a glance": CoreV2 emits eight, CoreV3 adds 0xBE,
+/// 0xD8, 0xBF; later chips inherit), searched by opcode.
 pub(crate) const RECORDS: &[Record] = &[
     Record {
         opcode: 0x85,
+        first_chip: Chip::Sunda,
         mnemonic: "CustomOpHeader",
         skeleton: SKELETON_SYNC,
         body: BODY_85,
@@ -288,6 +295,7 @@ pub(crate) const RECORDS: &[Record] = &[
     },
     Record {
         opcode: 0x86,
+        first_chip: Chip::Sunda,
         mnemonic: "CustomOpPayload",
         skeleton: SKELETON_SYNC,
         body: BODY_86,
@@ -295,6 +303,7 @@ pub(crate) const RECORDS: &[Record] = &[
     },
     Record {
         opcode: 0xD9,
+        first_chip: Chip::Sunda,
         mnemonic: "CollectiveCompute",
         skeleton: SKELETON_SYNC,
         body: BODY_D9,
@@ -302,6 +311,7 @@ pub(crate) const RECORDS: &[Record] = &[
     },
     Record {
         opcode: 0xDA,
+        first_chip: Chip::Sunda,
         mnemonic: "CollectiveComputeSecondary",
         skeleton: SKELETON_RAW,
         body: BODY_DA,
@@ -309,6 +319,7 @@ pub(crate) const RECORDS: &[Record] = &[
     },
     Record {
         opcode: 0xCB,
+        first_chip: Chip::Sunda,
         mnemonic: "CollectiveSendRecv",
         skeleton: SKELETON_SYNC,
         body: BODY_CB,
@@ -316,6 +327,7 @@ pub(crate) const RECORDS: &[Record] = &[
     },
     Record {
         opcode: 0xBF,
+        first_chip: Chip::Cayman,
         mnemonic: "Gpsimdsb2sb",
         skeleton: SKELETON_SYNC,
         body: BODY_BF,
@@ -323,6 +335,7 @@ pub(crate) const RECORDS: &[Record] = &[
     },
     Record {
         opcode: 0xBE,
+        first_chip: Chip::Cayman,
         mnemonic: "GetSequenceBounds",
         skeleton: SKELETON_SYNC,
         body: BODY_BE,
@@ -330,6 +343,7 @@ pub(crate) const RECORDS: &[Record] = &[
     },
     Record {
         opcode: 0xD8,
+        first_chip: Chip::Cayman,
         mnemonic: "CoreBarrier",
         skeleton: SKELETON_SYNC,
         body: BODY_D8,
@@ -337,6 +351,7 @@ pub(crate) const RECORDS: &[Record] = &[
     },
     Record {
         opcode: 0xDC,
+        first_chip: Chip::Sunda,
         mnemonic: "GetGlobalRankId",
         skeleton: SKELETON_SYNC,
         body: BODY_DC,
@@ -344,6 +359,7 @@ pub(crate) const RECORDS: &[Record] = &[
     },
     Record {
         opcode: 0xDB,
+        first_chip: Chip::Sunda,
         mnemonic: "GetCurProcessingRankID",
         skeleton: SKELETON_SYNC,
         body: BODY_DB,
@@ -351,6 +367,7 @@ pub(crate) const RECORDS: &[Record] = &[
     },
     Record {
         opcode: 0xDE,
+        first_chip: Chip::Sunda,
         mnemonic: "TensorCompletion",
         skeleton: SKELETON_SYNC,
         body: BODY_DE,
@@ -406,13 +423,8 @@ pub(crate) fn byte_at(b: &[u8; 64], offset: usize) -> u8 {
     b.get(offset).copied().unwrap_or(0)
 }
 
-/// SyncInfo wait-mode wire bytes the events predicate admits (D-1: F§2 table minus 0x07, plus
-/// 0x00 = no wait).
-const WAIT_MODE_WIRE_BYTES: &[(&str, u8)] =
-    &[("none", 0x00), ("SEM_GE_IMM", 0x05), ("SEM_GE_REG", 0x85)];
-
-/// SyncInfo update-mode bytes (F§2: written raw).
-const UPDATE_MODE_BYTES: &[(&str, u8)] = &[("set", 0x00), ("increment", 0x01)];
+/// 0x86 `arg_type` members that decode (FACTS §8 [H]; INVALID 0 does not).
+const ARG_TYPES: &[(&str, u8)] = &[("TENSOR", 0x01), ("ARRAY_OF_TENSOR", 0x02)];
 
 /// Flag values (D-7).
 const FLAG_BYTES: &[(&str, u8)] = &[("false", 0x00), ("true", 0x01)];
@@ -422,15 +434,16 @@ fn in_named_set(set: &[(&str, u8)], value: u64) -> bool {
 }
 
 impl Domain {
-    /// Does the field admit the unsigned `value` (already read from / destined for the wire)?
-    pub(crate) fn admits(self, value: u64) -> bool {
+    /// Does the field admit the unsigned `value` on `chip` (read from / destined for the wire)?
+    pub(crate) fn admits(self, value: u64, chip: Chip) -> bool {
         let byte = u8::try_from(value).ok();
         match self {
             Domain::Any | Domain::Opaque => true,
-            Domain::WaitMode => in_named_set(WAIT_MODE_WIRE_BYTES, value),
-            Domain::UpdateMode => in_named_set(UPDATE_MODE_BYTES, value),
+            Domain::WaitMode => is_member(WAIT_MODE_MEMBERS, value),
+            Domain::UpdateMode => is_member(UPDATE_MODE_MEMBERS, value),
+            Domain::ArgType => in_named_set(ARG_TYPES, value),
             Domain::Flag => in_named_set(FLAG_BYTES, value),
-            Domain::DtypeTag => byte.is_some_and(crate::lut::is_dtype_tag),
+            Domain::DtypeTag => byte.is_some_and(|t| crate::lut::is_dtype_tag(chip, t)),
             Domain::CceOpName => byte
                 .and_then(crate::lut::alu_of_wire)
                 .is_some_and(|op| crate::lut::cce_wire(op).is_ok()),

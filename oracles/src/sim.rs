@@ -546,26 +546,63 @@ pub fn simulate(
     })
 }
 
-/// The SyncInfo band of a bundle as this oracle reads it (F§2: +4 wait mode, +5 wait id,
-/// +6 update mode, +7 update id).
+/// The events band of a bundle as this oracle reads it (FACTS §2 [H]: +4 wait_mode, +5 wait_idx,
+/// +6 update_mode, +7 update_idx, +8..+0B semaphore_value u32 LE).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Band {
-    /// byte[4]: 0x00 none, 0x05 SEM_GE_IMM, 0x85 SEM_GE_REG.
+    /// byte[4].
     pub wait_mode: u8,
     /// byte[5].
-    pub wait_id: u8,
-    /// byte[6]: 0 set, 1 increment.
+    pub wait_idx: u8,
+    /// byte[6].
     pub update_mode: u8,
     /// byte[7].
-    pub update_id: u8,
+    pub update_idx: u8,
+    /// bytes[8..12]: the wait threshold.
+    pub semaphore_value: u32,
 }
 
 /// Read the band of a 64-byte bundle.
 pub fn read_band(bundle: &[u8; 64]) -> Band {
     Band {
         wait_mode: bundle[4],
-        wait_id: bundle[5],
+        wait_idx: bundle[5],
         update_mode: bundle[6],
-        update_id: bundle[7],
+        update_idx: bundle[7],
+        semaphore_value: u32::from_le_bytes([bundle[8], bundle[9], bundle[10], bundle[11]]),
     }
+}
+
+/// What a stamped band asks of the engine, as the simulator executes it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct BandSync {
+    /// WAIT_FOR_SEM_GE_IMM on `wait_idx` with threshold `semaphore_value`, if any.
+    pub wait: Option<PlanWait>,
+    /// SEM_INC_COMPLETE on `update_idx`, one tick per wire record (`ticks` of them), if any.
+    pub update: Option<PlanUpdate>,
+}
+
+/// Interpret a stamped band (SPEC §8 DS-13/DS-14): byte[4] must be NONE (0x00) or
+/// WAIT_FOR_SEM_GE_IMM (0x05), byte[6] NONE or SEM_INC_COMPLETE (0x13); anything else is not a
+/// band the pass stamps and is returned as `Err(byte offset)`. `ticks` is the instruction's
+/// increment per completion.
+pub fn band_sync(band: &Band, ticks: u32) -> Result<BandSync, usize> {
+    let wait = match band.wait_mode {
+        0x00 => None,
+        0x05 => Some(PlanWait {
+            sem: band.wait_idx,
+            at_least: band.semaphore_value,
+        }),
+        _ => return Err(4),
+    };
+    let update = match band.update_mode {
+        0x00 => None,
+        0x13 => Some(PlanUpdate {
+            sem: band.update_idx,
+            add: ticks,
+            core: None,
+        }),
+        _ => return Err(6),
+    };
+    Ok(BandSync { wait, update })
 }

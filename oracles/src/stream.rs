@@ -4,6 +4,7 @@
 use crate::errors::StreamRejection;
 use crate::lut::{collective_kind_of_wire, collective_name};
 use crate::regions::{byte_at, le_value, record, slice};
+use crate::roster::Chip;
 use crate::verdict::{header_verdict, payload_verdict};
 
 /// One item of a parsed stream.
@@ -56,8 +57,8 @@ fn header_field(b: &[u8; 64], name: &str) -> u64 {
 
 /// Parse a stream of 64-byte bundles into groups and other bundles; 0xD9/0xDA are
 /// plain bundles here.
-pub fn parse_stream(bytes: &[u8]) -> Result<Vec<Item>, StreamRejection> {
-    Ok(walk(bytes, false)?
+pub fn parse_stream(bytes: &[u8], chip: Chip) -> Result<Vec<Item>, StreamRejection> {
+    Ok(walk(bytes, false, chip)?
         .into_iter()
         .filter_map(|s| s.ok())
         .collect())
@@ -65,8 +66,8 @@ pub fn parse_stream(bytes: &[u8]) -> Result<Vec<Item>, StreamRejection> {
 
 /// Parse a bundle stream, pairing each 0xD9 whose kind byte names a two-leg kind with
 /// the 0xDA right after it (SPEC §5.3, DL-12).
-pub fn parse_bundle_stream(bytes: &[u8]) -> Result<Vec<Span>, StreamRejection> {
-    Ok(walk(bytes, true)?
+pub fn parse_bundle_stream(bytes: &[u8], chip: Chip) -> Result<Vec<Span>, StreamRejection> {
+    Ok(walk(bytes, true, chip)?
         .into_iter()
         .map(|s| s.map_or_else(|pair| pair, span_of))
         .collect())
@@ -81,7 +82,11 @@ fn takes_leg(kind_byte: u8) -> bool {
 }
 
 /// Items in stream order; a pair is `Err(span)` so that `parse_stream` can drop it.
-fn walk(bytes: &[u8], pairing: bool) -> Result<Vec<Result<Item, Span>>, StreamRejection> {
+fn walk(
+    bytes: &[u8],
+    pairing: bool,
+    chip: Chip,
+) -> Result<Vec<Result<Item, Span>>, StreamRejection> {
     if !bytes.len().is_multiple_of(64) {
         return Err(StreamRejection::TrailingBytes { len: bytes.len() });
     }
@@ -122,7 +127,7 @@ fn walk(bytes: &[u8], pairing: bool) -> Result<Vec<Result<Item, Span>>, StreamRe
         }
         match opcode {
             0x85 => {
-                header_verdict(b)
+                header_verdict(b, chip)
                     .map_err(|rejection| StreamRejection::InvalidRecord { index, rejection })?;
                 let num_payloads = header_field(b, "num_payloads");
                 let num_arguments = header_field(b, "num_arguments");
@@ -140,7 +145,7 @@ fn walk(bytes: &[u8], pairing: bool) -> Result<Vec<Result<Item, Span>>, StreamRe
                 open = Some((index, num_arguments + 1, 0));
             }
             0x86 => {
-                payload_verdict(b)
+                payload_verdict(b, chip)
                     .map_err(|rejection| StreamRejection::InvalidRecord { index, rejection })?;
                 let Some((header_index, expected, found)) = open else {
                     return Err(StreamRejection::StrayPayload { index });

@@ -5,12 +5,12 @@ use crate::errors::{Predicate, Rejection};
 use crate::regions::{
     byte_at, first_nonzero, le_value, record, slice, Chain, Domain, Guard, Record, Role,
 };
-use crate::roster::is_named_opcode;
+use crate::roster::{is_named_opcode, Chip};
 
 /// How a predicate is evaluated over a region table.
 #[derive(Clone, Copy, Debug)]
 enum Check {
-    /// byte[0] is in the opcode roster.
+    /// byte[0] is in the chip's opcode enum.
     Roster,
     /// The `Tag` region holds its value.
     Tag,
@@ -53,11 +53,11 @@ const PAYLOAD_CHAIN: &[(Predicate, Check)] = &[
 ];
 
 /// Evaluate one check; on failure return (offset, value) of the offending byte.
-fn evaluate(check: Check, rec: &Record, b: &[u8; 64]) -> Result<(), (usize, u8)> {
+fn evaluate(check: Check, rec: &Record, b: &[u8; 64], chip: Chip) -> Result<(), (usize, u8)> {
     match check {
         Check::Roster => {
             let op = byte_at(b, 0);
-            if is_named_opcode(op) {
+            if is_named_opcode(chip, op) {
                 Ok(())
             } else {
                 Err((0, op))
@@ -75,7 +75,7 @@ fn evaluate(check: Check, rec: &Record, b: &[u8; 64]) -> Result<(), (usize, u8)>
                 ..
             } => {
                 let value = le_value(slice(b, reg));
-                if d.admits(value) {
+                if d.admits(value, chip) {
                     Ok(())
                 } else {
                     Err((reg.start, byte_at(b, reg.start)))
@@ -117,7 +117,12 @@ fn evaluate(check: Check, rec: &Record, b: &[u8; 64]) -> Result<(), (usize, u8)>
 }
 
 /// Run a chain over the record of `opcode`, short-circuiting at the first failing predicate.
-fn run_chain(chain: &[(Predicate, Check)], opcode: u8, b: &[u8; 64]) -> Result<(), Rejection> {
+fn run_chain(
+    chain: &[(Predicate, Check)],
+    opcode: u8,
+    b: &[u8; 64],
+    chip: Chip,
+) -> Result<(), Rejection> {
     let Some(rec) = record(opcode) else {
         // Unreachable with the static tables; report the opcode predicate rather than panic.
         return Err(Rejection {
@@ -127,7 +132,7 @@ fn run_chain(chain: &[(Predicate, Check)], opcode: u8, b: &[u8; 64]) -> Result<(
         });
     };
     for &(predicate, check) in chain {
-        if let Err((offset, value)) = evaluate(check, rec, b) {
+        if let Err((offset, value)) = evaluate(check, rec, b, chip) {
             return Err(Rejection {
                 predicate,
                 offset,
@@ -139,22 +144,22 @@ fn run_chain(chain: &[(Predicate, Check)], opcode: u8, b: &[u8; 64]) -> Result<(
 }
 
 /// Run the validator chain a record declares (None for records without one).
-pub(crate) fn run_record_chain(rec: &Record, b: &[u8; 64]) -> Result<(), Rejection> {
+pub(crate) fn run_record_chain(rec: &Record, b: &[u8; 64], chip: Chip) -> Result<(), Rejection> {
     match rec.chain {
-        Some(Chain::Header) => header_verdict(b),
-        Some(Chain::Payload) => payload_verdict(b),
+        Some(Chain::Header) => header_verdict(b, chip),
+        Some(Chain::Payload) => payload_verdict(b, chip),
         None => Ok(()),
     }
 }
 
-/// `is_valid_custom_op_header` (SPEC §3): the first failing predicate, or Ok.
-pub fn header_verdict(b: &[u8; 64]) -> Result<(), Rejection> {
-    run_chain(HEADER_CHAIN, 0x85, b)
+/// `is_valid_custom_op_header` of `chip` (SPEC §3): the first failing predicate, or Ok.
+pub fn header_verdict(b: &[u8; 64], chip: Chip) -> Result<(), Rejection> {
+    run_chain(HEADER_CHAIN, 0x85, b, chip)
 }
 
-/// `is_valid_custom_op_payload` (SPEC §4): the first failing predicate, or Ok.
-pub fn payload_verdict(b: &[u8; 64]) -> Result<(), Rejection> {
-    run_chain(PAYLOAD_CHAIN, 0x86, b)
+/// `is_valid_custom_op_payload` of `chip` (SPEC §4): the first failing predicate, or Ok.
+pub fn payload_verdict(b: &[u8; 64], chip: Chip) -> Result<(), Rejection> {
+    run_chain(PAYLOAD_CHAIN, 0x86, b, chip)
 }
 
 fn dbg_message(r: Rejection) -> String {
@@ -162,11 +167,11 @@ fn dbg_message(r: Rejection) -> String {
 }
 
 /// The dbg twin of [`header_verdict`]: `inst failed assertion check: '<predicate>'`.
-pub fn dbg_header_verdict(b: &[u8; 64]) -> Result<(), String> {
-    header_verdict(b).map_err(dbg_message)
+pub fn dbg_header_verdict(b: &[u8; 64], chip: Chip) -> Result<(), String> {
+    header_verdict(b, chip).map_err(dbg_message)
 }
 
 /// The dbg twin of [`payload_verdict`].
-pub fn dbg_payload_verdict(b: &[u8; 64]) -> Result<(), String> {
-    payload_verdict(b).map_err(dbg_message)
+pub fn dbg_payload_verdict(b: &[u8; 64], chip: Chip) -> Result<(), String> {
+    payload_verdict(b, chip).map_err(dbg_message)
 }

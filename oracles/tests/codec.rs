@@ -3,6 +3,10 @@
 
 use tpb_oracle::*;
 
+/// The chip these tests run under: Mariana (v4) emits all eleven opcodes (seed 003) and has the
+/// v4 dtype column (tag 0x10, FACTS §6).
+const C: tpb_oracle::Chip = tpb_oracle::Chip::Mariana;
+
 /// Build an image from (offset, bytes) pieces over zeros.
 fn img(pieces: &[(usize, &[u8])]) -> [u8; 64] {
     let mut b = [0u8; 64];
@@ -23,11 +27,13 @@ const SYNC: &[u8] = &[0x85, 0x21, 0x01, 0x42, 0xD4, 0xC3, 0xB2, 0xA1];
 
 fn sync_fields() -> Vec<(&'static str, Val)> {
     vec![
-        ("sync.wait_mode", Val::Int(0x85)),
-        ("sync.wait_id", Val::Int(0x21)),
-        ("sync.update_mode", Val::Int(1)),
-        ("sync.update_id", Val::Int(0x42)),
-        ("sync.values", Val::Int(0xA1B2_C3D4)),
+        ("debug_cmd", Val::Int(0)),
+        ("debug_hint", Val::Int(0)),
+        ("wait_mode", Val::Int(0x85)),
+        ("wait_idx", Val::Int(0x21)),
+        ("update_mode", Val::Int(1)),
+        ("update_idx", Val::Int(0x42)),
+        ("semaphore_value", Val::Int(0xA1B2_C3D4)),
     ]
 }
 
@@ -58,10 +64,10 @@ fn samples() -> Vec<Sample> {
                 ("num_payloads", Val::Int(5)),
                 ("function_id", Val::Int(9)),
                 ("num_arguments", Val::Int(3)),
-                ("scratch_byte_10", Val::Int(0)),
-                ("scratch_dword_14", Val::Int(0)),
-                ("scratch_dword_18", Val::Int(0)),
-                ("scratch_byte_1c", Val::Int(0)),
+                ("has_scratch_space", Val::Int(0)),
+                ("scratch_space_addr", Val::Int(0)),
+                ("scratch_space_size", Val::Int(0)),
+                ("scratch_space_num_partitions", Val::Int(0)),
             ]),
         ),
         (
@@ -80,10 +86,10 @@ fn samples() -> Vec<Sample> {
                 ("num_payloads", Val::Int(0x1234)),
                 ("function_id", Val::Int(0xFF)),
                 ("num_arguments", Val::Int(0xFE)),
-                ("scratch_byte_10", Val::Int(7)),
-                ("scratch_dword_14", Val::Int(0x0403_0201)),
-                ("scratch_dword_18", Val::Int(0x0010_0000)),
-                ("scratch_byte_1c", Val::Int(1)),
+                ("has_scratch_space", Val::Int(7)),
+                ("scratch_space_addr", Val::Int(0x0403_0201)),
+                ("scratch_space_size", Val::Int(0x0010_0000)),
+                ("scratch_space_num_partitions", Val::Int(1)),
             ]),
         ),
         (
@@ -94,7 +100,10 @@ fn samples() -> Vec<Sample> {
                 (0x10, &ap48),
             ]),
             "CustomOpPayload",
-            with_sync(vec![("ap", Val::Bytes(ap48.clone()))]),
+            with_sync(vec![
+                ("arg_type", Val::Int(1)),
+                ("ap", Val::Bytes(ap48.clone())),
+            ]),
         ),
         (
             img(&[
@@ -245,7 +254,7 @@ fn samples_cover_the_eleven() {
 #[test]
 fn decode_gives_canonical_fields() {
     for (b, mnemonic, fields) in samples() {
-        let d = decode(&b).unwrap_or_else(|e| panic!("{mnemonic}: {e:?}"));
+        let d = decode(&b, C).unwrap_or_else(|e| panic!("{mnemonic}: {e:?}"));
         assert_eq!(d.opcode, b[0]);
         assert_eq!(d.mnemonic, mnemonic);
         assert_eq!(d.fields, fields, "{mnemonic}");
@@ -258,14 +267,14 @@ fn decode_gives_canonical_fields() {
 fn encode_decode_round_trip() {
     for (b, mnemonic, fields) in samples() {
         let as_ref: Vec<(&str, Val)> = fields.iter().map(|(n, v)| (*n, v.clone())).collect();
-        assert_eq!(encode(b[0], &as_ref), Ok(b), "{mnemonic}");
-        let d = decode(&b).unwrap();
+        assert_eq!(encode(b[0], &as_ref, C), Ok(b), "{mnemonic}");
+        let d = decode(&b, C).unwrap();
         let back: Vec<(&str, Val)> = d.fields.iter().map(|(n, v)| (*n, v.clone())).collect();
-        assert_eq!(encode(d.opcode, &back), Ok(b), "{mnemonic}");
+        assert_eq!(encode(d.opcode, &back, C), Ok(b), "{mnemonic}");
         // field order in the input does not matter
         let mut rev = back.clone();
         rev.reverse();
-        assert_eq!(encode(d.opcode, &rev), Ok(b), "{mnemonic} reversed");
+        assert_eq!(encode(d.opcode, &rev, C), Ok(b), "{mnemonic} reversed");
     }
 }
 
@@ -277,10 +286,10 @@ fn every_cce_kind_dtype_combination_round_trips() {
                 for op in [0xD9u8, 0xDA] {
                     let tag = if op == 0xD9 { 0x10 } else { 0x00 };
                     let b = img(&[(0, &[op, tag]), (0x0C, &[cce, dtype, kind])]);
-                    let d = decode(&b).unwrap();
+                    let d = decode(&b, C).unwrap();
                     let f: Vec<(&str, Val)> =
                         d.fields.iter().map(|(n, v)| (*n, v.clone())).collect();
-                    assert_eq!(encode(op, &f), Ok(b));
+                    assert_eq!(encode(op, &f, C), Ok(b));
                 }
             }
         }
@@ -288,7 +297,7 @@ fn every_cce_kind_dtype_combination_round_trips() {
 }
 
 fn fail(b: &[u8; 64]) -> (&'static str, usize) {
-    let e = decode(b).unwrap_err();
+    let e = decode(b, C).unwrap_err();
     (e.field(), e.offset())
 }
 
@@ -322,20 +331,24 @@ fn decode_skeleton_failures() {
     for op in [0xD9u8, 0xCB, 0xBF, 0xBE, 0xD8, 0xDC, 0xDB, 0xDE] {
         assert_eq!(fail(&poke(op, &[(1, 0x00)])), ("inst_word_len", 1));
         assert_eq!(fail(&poke(op, &[(1, 0x11)])), ("inst_word_len", 1));
-        assert_eq!(fail(&poke(op, &[(2, 1)])), ("reserved", 2));
-        assert_eq!(fail(&poke(op, &[(3, 0x80)])), ("reserved", 3));
-        assert_eq!(fail(&poke(op, &[(4, 0x07)])), ("sync.wait_mode", 4));
-        assert_eq!(fail(&poke(op, &[(4, 0x01)])), ("sync.wait_mode", 4));
-        assert_eq!(fail(&poke(op, &[(6, 0x02)])), ("sync.update_mode", 6));
+        // debug_cmd / debug_hint take any value (FACTS §2 [H])
+        assert!(decode(&poke(op, &[(2, 1), (3, 0x80)]), C).is_ok());
+        assert_eq!(fail(&poke(op, &[(4, 0x08)])), ("wait_mode", 4));
+        assert_eq!(fail(&poke(op, &[(4, 0xFF)])), ("wait_mode", 4));
+        assert_eq!(fail(&poke(op, &[(6, 0x06)])), ("update_mode", 6));
+        assert_eq!(fail(&poke(op, &[(6, 0xFF)])), ("update_mode", 6));
         // ascending walk: the lowest offending byte wins
         assert_eq!(
-            fail(&poke(op, &[(1, 0), (2, 1), (4, 7)])),
+            fail(&poke(op, &[(1, 0), (2, 1), (4, 0x80)])),
             ("inst_word_len", 1)
         );
-        assert_eq!(fail(&poke(op, &[(3, 1), (4, 7)])), ("reserved", 3));
-        assert_eq!(fail(&poke(op, &[(4, 7), (6, 7)])), ("sync.wait_mode", 4));
+        assert_eq!(fail(&poke(op, &[(4, 0x80), (6, 0x80)])), ("wait_mode", 4));
         // ids and values are free
-        assert!(decode(&poke(op, &[(5, 0xFF), (7, 0xFF), (8, 0xFF), (0x0B, 0xFF)])).is_ok());
+        assert!(decode(
+            &poke(op, &[(5, 0xFF), (7, 0xFF), (8, 0xFF), (0x0B, 0xFF)]),
+            C
+        )
+        .is_ok());
     }
 }
 
@@ -363,7 +376,7 @@ fn decode_d9_da_failures() {
     for off in 0x06..=0x0B {
         assert_eq!(fail(&poke(0xDA, &[(off, 0x05)])), ("reserved", off));
     }
-    assert!(decode(&poke(0xDA, &[(4, 0xFF), (5, 0xFF)])).is_ok());
+    assert!(decode(&poke(0xDA, &[(4, 0xFF), (5, 0xFF)]), C).is_ok());
 }
 
 #[test]
@@ -402,10 +415,10 @@ fn decode_named_constraints() {
     );
     assert_eq!(fail(&poke(0xBE, &[(0x0C, 0x11)])), ("dtype", 0x0C));
     assert_eq!(fail(&poke(0xDC, &[(0x0C, 0x02)])), ("valid", 0x0C));
-    assert!(decode(&poke(0xDC, &[(0x0C, 0x00)])).is_ok());
+    assert!(decode(&poke(0xDC, &[(0x0C, 0x00)]), C).is_ok());
     // opaque fields accept anything
-    assert!(decode(&poke(0xBE, &[(0x0E, 0xFF), (0x0F, 0xFF)])).is_ok());
-    assert!(decode(&poke(0xD8, &[(0x3F, 0xFF), (0x0C, 0xFF)])).is_ok());
+    assert!(decode(&poke(0xBE, &[(0x0E, 0xFF), (0x0F, 0xFF)]), C).is_ok());
+    assert!(decode(&poke(0xD8, &[(0x3F, 0xFF), (0x0C, 0xFF)]), C).is_ok());
 }
 
 #[test]
@@ -413,7 +426,7 @@ fn decode_custom_op_order() {
     // validator first, field = predicate name
     assert_eq!(fail(&poke(0x85, &[(1, 0x00)])), ("inst_word_len", 1));
     assert_eq!(
-        fail(&poke(0x85, &[(4, 0x07)])),
+        fail(&poke(0x85, &[(4, 0x80)])),
         ("has_valid_neuron_events", 4)
     );
     assert_eq!(
@@ -428,23 +441,21 @@ fn decode_custom_op_order() {
         fail(&poke(0x85, &[(0x10, 1), (0x18, 1)])),
         ("custom_op_header_scratch_space_val", 0x1C)
     );
-    // validator before debug bytes
-    assert_eq!(
-        fail(&poke(0x85, &[(2, 1), (0x30, 1)])),
-        ("custom_op_header_reserved_zero", 0x30)
-    );
-    // then debug bytes
-    assert_eq!(fail(&poke(0x85, &[(2, 1)])), ("reserved", 2));
-    assert_eq!(fail(&poke(0x85, &[(3, 1)])), ("reserved", 3));
+    // debug bytes take any value
+    assert!(decode(&poke(0x85, &[(2, 1), (3, 9)]), C).is_ok());
     // payload
     assert_eq!(
         fail(&poke(0x86, &[(0x0E, 1)])),
         ("custom_op_payload_reserved_zero", 0x0E)
     );
-    assert_eq!(fail(&poke(0x86, &[(6, 3)])), ("has_valid_neuron_events", 6));
-    assert_eq!(fail(&poke(0x86, &[(0x0F, 0x00)])), ("marker", 0x0F));
-    assert_eq!(fail(&poke(0x86, &[(0x0F, 0x02)])), ("marker", 0x0F));
-    assert_eq!(fail(&poke(0x86, &[(3, 1), (0x0F, 0)])), ("reserved", 3));
+    assert_eq!(
+        fail(&poke(0x86, &[(6, 0x16)])),
+        ("has_valid_neuron_events", 6)
+    );
+    // arg_type: TENSOR 1 and ARRAY_OF_TENSOR 2 decode (FACTS §8 [H])
+    assert_eq!(fail(&poke(0x86, &[(0x0F, 0x00)])), ("arg_type", 0x0F));
+    assert!(decode(&poke(0x86, &[(0x0F, 0x02)]), C).is_ok());
+    assert_eq!(fail(&poke(0x86, &[(0x0F, 0x03)])), ("arg_type", 0x0F));
     assert_eq!(
         fail(&poke(0x86, &[(0x0C, 1), (3, 1), (0x0F, 0)])),
         ("custom_op_payload_reserved_zero", 0x0C)
@@ -452,7 +463,7 @@ fn decode_custom_op_order() {
 }
 
 fn enc_err(op: u8, f: &[(&str, Val)]) -> &'static str {
-    encode(op, f).unwrap_err().field()
+    encode(op, f, C).unwrap_err().field()
 }
 
 fn fields_of(op: u8) -> Vec<(&'static str, Val)> {
@@ -475,7 +486,12 @@ fn encode_missing_and_unknown() {
         for i in 0..f.len() {
             let mut g = f.clone();
             let (name, _) = g.remove(i);
-            let e = encode(op, &g).unwrap_err();
+            if name == "debug_cmd" || name == "debug_hint" {
+                // optional: encoders write 0 unless given (FACTS §2; SPEC §5.2)
+                assert!(encode(op, &g, C).is_ok(), "{op:#x} without {name}");
+                continue;
+            }
+            let e = encode(op, &g, C).unwrap_err();
             assert_eq!(e.field(), name);
             assert_eq!(e, EncodeRejection::Missing { field: name });
         }
@@ -490,7 +506,7 @@ fn encode_missing_and_unknown() {
     assert_eq!(enc_err(0xFF, &fields_of(0xD9)), "opcode");
     // 0xDA has no sync band
     let mut g = fields_of(0xDA);
-    g.push(("sync.wait_mode", Val::Int(5)));
+    g.push(("wait_mode", Val::Int(5)));
     assert_eq!(enc_err(0xDA, &g), "unknown_field");
 }
 
@@ -498,28 +514,29 @@ fn encode_missing_and_unknown() {
 fn encode_bad_values() {
     let d9 = fields_of(0xD9);
     assert_eq!(
-        enc_err(0xD9, &set(d9.clone(), "sync.wait_mode", Val::Int(0x07))),
-        "sync.wait_mode"
+        enc_err(0xD9, &set(d9.clone(), "wait_mode", Val::Int(0x08))),
+        "wait_mode"
     );
     assert_eq!(
-        enc_err(0xD9, &set(d9.clone(), "sync.wait_mode", Val::Int(0x105))),
-        "sync.wait_mode"
+        enc_err(0xD9, &set(d9.clone(), "wait_mode", Val::Int(0x105))),
+        "wait_mode"
     );
     assert_eq!(
-        enc_err(0xD9, &set(d9.clone(), "sync.update_mode", Val::Int(2))),
-        "sync.update_mode"
+        enc_err(0xD9, &set(d9.clone(), "update_mode", Val::Int(6))),
+        "update_mode"
     );
     assert_eq!(
-        enc_err(0xD9, &set(d9.clone(), "sync.wait_id", Val::Int(256))),
-        "sync.wait_id"
+        enc_err(0xD9, &set(d9.clone(), "wait_idx", Val::Int(256))),
+        "wait_idx"
     );
     assert_eq!(
-        enc_err(0xD9, &set(d9.clone(), "sync.values", Val::Int(1 << 32))),
-        "sync.values"
+        enc_err(0xD9, &set(d9.clone(), "semaphore_value", Val::Int(1 << 32))),
+        "semaphore_value"
     );
     let e = encode(
         0xD9,
         &set(d9.clone(), "cce_op", Val::Name("subtract".into())),
+        C,
     )
     .unwrap_err();
     assert_eq!(e.field(), "cce_op");
@@ -533,6 +550,7 @@ fn encode_bad_values() {
     let e = encode(
         0xD9,
         &set(d9.clone(), "cce_op", Val::Name("average".into())),
+        C,
     )
     .unwrap_err();
     assert!(matches!(
@@ -550,7 +568,12 @@ fn encode_bad_values() {
         enc_err(0xD9, &set(d9.clone(), "cce_op", Val::Int(4))),
         "cce_op"
     );
-    let e = encode(0xD9, &set(d9.clone(), "kind", Val::Name("SendRecv".into()))).unwrap_err();
+    let e = encode(
+        0xD9,
+        &set(d9.clone(), "kind", Val::Name("SendRecv".into())),
+        C,
+    )
+    .unwrap_err();
     assert_eq!(e.field(), "kind");
     assert!(matches!(
         e,
@@ -575,10 +598,10 @@ fn encode_bad_values() {
     // first bad field in canonical order wins
     let two = set(
         set(d9.clone(), "kind", Val::Name("SendRecv".into())),
-        "sync.update_mode",
-        Val::Int(9),
+        "update_mode",
+        Val::Int(0x0A),
     );
-    assert_eq!(enc_err(0xD9, &two), "sync.update_mode");
+    assert_eq!(enc_err(0xD9, &two), "update_mode");
     let two = set(
         set(d9.clone(), "kind", Val::Name("x".into())),
         "dtype",
@@ -620,27 +643,38 @@ fn encode_bad_values() {
         "num_arguments"
     );
     assert_eq!(
-        enc_err(0x85, &set(h.clone(), "scratch_byte_1c", Val::Int(1))),
+        enc_err(
+            0x85,
+            &set(h.clone(), "scratch_space_num_partitions", Val::Int(1))
+        ),
         "custom_op_header_scratch_space_val"
     );
     assert_eq!(
-        enc_err(0x85, &set(h, "scratch_dword_14", Val::Int(1))),
+        enc_err(0x85, &set(h, "scratch_space_addr", Val::Int(1))),
         "custom_op_header_scratch_space_val"
     );
 }
 
 #[test]
 fn encode_writes_constants_and_zeroes_the_rest() {
-    let b = encode(0x86, &with_sync(vec![("ap", Val::Bytes(vec![0; 48]))])).unwrap();
+    let b = encode(
+        0x86,
+        &with_sync(vec![
+            ("arg_type", Val::Int(1)),
+            ("ap", Val::Bytes(vec![0; 48])),
+        ]),
+        C,
+    )
+    .unwrap();
     assert_eq!(b[0x0F], 0x01);
     assert_eq!(&b[0x0C..0x0F], &[0, 0, 0]);
     let mut bf = fields_of(0xBF);
     bf = set(bf, "src_ap", Val::Bytes(vec![0; 16]));
     bf = set(bf, "dst_ap", Val::Bytes(vec![0; 16]));
-    let b = encode(0xBF, &bf).unwrap();
+    let b = encode(0xBF, &bf, C).unwrap();
     assert_eq!(b[0x20], 0x01);
     assert!(b[0x22..0x30].iter().all(|&x| x == 0));
-    let b = encode(0xDA, &fields_of(0xDA)).unwrap();
+    let b = encode(0xDA, &fields_of(0xDA), C).unwrap();
     assert_eq!((b[0], b[1]), (0xDA, 0x00));
 }
 
@@ -648,7 +682,8 @@ fn encode_writes_constants_and_zeroes_the_rest() {
 fn custom_op_group_encoder() {
     let out_ap = [0x11u8; 48];
     let args = [[0x22u8; 48], [0x33u8; 48]];
-    let g = encode_custom_op_group(0x42, (0x05, 1, 0x01, 2, 0xDEAD_BEEF), &out_ap, &args).unwrap();
+    let g =
+        encode_custom_op_group(0x42, (0x05, 1, 0x01, 2, 0xDEAD_BEEF), &out_ap, &args, C).unwrap();
     assert_eq!(g.len(), 4);
     let h = &g[0];
     assert_eq!(
@@ -664,33 +699,56 @@ fn custom_op_group_encoder() {
         assert_eq!(&p[0x0C..0x10], &[0, 0, 0, 1]);
         let want = if i == 0 { out_ap } else { args[i - 1] };
         assert_eq!(&p[0x10..], &want[..]);
-        assert_eq!(payload_verdict(p), Ok(()));
+        assert_eq!(payload_verdict(p, C), Ok(()));
     }
-    assert_eq!(header_verdict(h), Ok(()));
+    assert_eq!(header_verdict(h, C), Ok(()));
     let stream: Vec<u8> = g.iter().flatten().copied().collect();
     assert_eq!(
-        parse_stream(&stream),
+        parse_stream(&stream, C),
         Ok(vec![Item::Group {
             header_index: 0,
             n_args: 2
         }])
     );
     // zero args: header + output only
-    let g0 = encode_custom_op_group(0, (0, 0, 0, 0, 0), &out_ap, &[]).unwrap();
+    let g0 = encode_custom_op_group(0, (0, 0, 0, 0, 0), &out_ap, &[], C).unwrap();
     assert_eq!(g0.len(), 2);
     assert_eq!((g0[0][0x0C], g0[0][0x0F]), (2, 0));
     // 255 args is fine, 256 is not
     let many = vec![[0u8; 48]; 255];
-    let g255 = encode_custom_op_group(1, (0, 0, 0, 0, 0), &out_ap, &many).unwrap();
+    let g255 = encode_custom_op_group(1, (0, 0, 0, 0, 0), &out_ap, &many, C).unwrap();
     assert_eq!(g255.len(), 257);
     assert_eq!((g255[0][0x0C], g255[0][0x0D], g255[0][0x0F]), (1, 1, 255));
     let too_many = vec![[0u8; 48]; 256];
-    let e = encode_custom_op_group(1, (0, 0, 0, 0, 0), &out_ap, &too_many).unwrap_err();
+    let e = encode_custom_op_group(1, (0, 0, 0, 0, 0), &out_ap, &too_many, C).unwrap_err();
     assert_eq!(e, EncodeRejection::TooManyArgs { n_args: 256 });
     assert_eq!(e.field(), "num_arguments");
     // bad sync band
-    let e = encode_custom_op_group(1, (0x07, 0, 0, 0, 0), &out_ap, &[]).unwrap_err();
-    assert_eq!(e.field(), "sync.wait_mode");
-    let e = encode_custom_op_group(1, (0x05, 0, 0x02, 0, 0), &out_ap, &[]).unwrap_err();
-    assert_eq!(e.field(), "sync.update_mode");
+    let e = encode_custom_op_group(1, (0x08, 0, 0, 0, 0), &out_ap, &[], C).unwrap_err();
+    assert_eq!(e.field(), "wait_mode");
+    let e = encode_custom_op_group(1, (0x05, 0, 0x06, 0, 0), &out_ap, &[], C).unwrap_err();
+    assert_eq!(e.field(), "update_mode");
+}
+
+#[test]
+fn chips_gate_decode_and_encode() {
+    // seed 003 "At a glance": 0xBE, 0xBF, 0xD8 come with CoreV3 (Cayman).
+    for op in [0xBEu8, 0xBF, 0xD8] {
+        let b = sample(op);
+        assert_eq!(decode(&b, Chip::Sunda).unwrap_err().field(), "opcode");
+        assert!(decode(&b, Chip::Cayman).is_ok());
+        let f = fields_of(op);
+        assert_eq!(
+            encode(op, &f, Chip::Sunda),
+            Err(EncodeRejection::NotOnChip {
+                opcode: op,
+                chip: Chip::Sunda
+            })
+        );
+        assert_eq!(encode(op, &f, Chip::Maverick), Ok(b));
+    }
+    // dtype 0x10 only in the v4 column (FACTS §6)
+    let b = poke(0xD9, &[(0x0D, 0x10)]);
+    assert_eq!(decode(&b, Chip::Cayman).unwrap_err().field(), "dtype");
+    assert!(decode(&b, Chip::Mariana).is_ok());
 }

@@ -139,13 +139,22 @@ fn dtype_tables() {
     }
     assert_eq!(lut_err(dtype_wire(20, false)), "out_of_range");
     assert_eq!(lut_err(dtype_wire(20, true)), "out_of_range");
-    // decodable tags: 0x01..=0x10
+    // decodable tags: 0x01..=0x0F on the pre-v4 chips, 0x01..=0x10 on v4 and v5 (FACTS §6)
     for tag in 0u8..=255 {
-        assert_eq!(
-            is_dtype_tag(tag),
-            (0x01..=0x10).contains(&tag),
-            "tag {tag:#x}"
-        );
+        for chip in [Chip::Sunda, Chip::Cayman] {
+            assert_eq!(
+                is_dtype_tag(chip, tag),
+                (0x01..=0x0F).contains(&tag),
+                "{chip:?} {tag:#x}"
+            );
+        }
+        for chip in [Chip::Mariana, Chip::Maverick] {
+            assert_eq!(
+                is_dtype_tag(chip, tag),
+                (0x01..=0x10).contains(&tag),
+                "{chip:?} {tag:#x}"
+            );
+        }
     }
 }
 
@@ -155,11 +164,19 @@ fn wait_mode_luts() {
     assert_eq!(wait_mode_lut(1), Ok(0x05));
     assert_eq!(wait_mode_lut(2), Ok(0x85));
     assert_eq!(lut_err(wait_mode_lut(3)), "out_of_range");
-    assert_eq!(lut_err(wait_mode_wire(0)), "unsupported_wait_mode");
-    assert_eq!(wait_mode_wire(1), Ok(0x05));
-    assert_eq!(wait_mode_wire(2), Ok(0x85));
-    assert_eq!(lut_err(wait_mode_wire(3)), "out_of_range");
-    assert_eq!(lut_err(wait_mode_wire(u32::MAX)), "out_of_range");
+    // FACTS §2: BIR update modes 0..5 → 11 15 17 13 14 19
+    for (mode, wire) in [
+        (0u32, 0x11u8),
+        (1, 0x15),
+        (2, 0x17),
+        (3, 0x13),
+        (4, 0x14),
+        (5, 0x19),
+    ] {
+        assert_eq!(update_mode_lut(mode), Ok(wire), "update mode {mode}");
+    }
+    assert_eq!(lut_err(update_mode_lut(6)), "out_of_range");
+    assert_eq!(lut_err(update_mode_lut(u32::MAX)), "out_of_range");
 }
 
 fn gate_err(r: Result<(), GateRejection>) -> &'static str {

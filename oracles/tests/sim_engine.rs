@@ -2,8 +2,8 @@
 //! Expected values come from the seed and SPEC §8, not from running the code.
 
 use tpb_oracle::sim::{
-    read_band, simulate, vet, Band, Edge, PlanEntry, PlanUpdate, PlanWait, Reject, Script, Signal,
-    Step, Unit, Violation,
+    band_sync, read_band, simulate, vet, Band, BandSync, Edge, PlanEntry, PlanUpdate, PlanWait,
+    Reject, Script, Signal, Step, Unit, Violation,
 };
 
 fn step(unit: Unit, inputs: &[u16], signals: &[(u16, Option<u8>)], tick: u32) -> Step {
@@ -216,16 +216,49 @@ fn pool_ids_come_from_both_ends() {
 }
 
 #[test]
-fn band_reads_bytes_four_to_seven() {
+fn band_reads_bytes_four_to_eleven() {
     let mut b = [0u8; 64];
-    b[4..8].copy_from_slice(&[0x05, 7, 0x01, 9]);
+    b[4..12].copy_from_slice(&[0x05, 7, 0x13, 9, 3, 0, 0, 1]);
+    let band = read_band(&b);
     assert_eq!(
-        read_band(&b),
+        band,
         Band {
             wait_mode: 0x05,
-            wait_id: 7,
-            update_mode: 0x01,
-            update_id: 9
+            wait_idx: 7,
+            update_mode: 0x13,
+            update_idx: 9,
+            semaphore_value: 0x0100_0003,
         }
+    );
+    // DS-13/DS-14: WAIT_FOR_SEM_GE_IMM with the threshold in semaphore_value; SEM_INC_COMPLETE.
+    let sync = band_sync(&band, 2).unwrap();
+    assert_eq!(
+        sync.wait,
+        Some(PlanWait {
+            sem: 7,
+            at_least: 0x0100_0003
+        })
+    );
+    assert_eq!(
+        sync.update,
+        Some(PlanUpdate {
+            sem: 9,
+            add: 2,
+            core: None
+        })
+    );
+    // Anything else is not a band the pass stamps.
+    for (off, v) in [(4usize, 0x85u8), (4, 0x07), (6, 0x01), (6, 0x03)] {
+        let mut c = b;
+        c[off] = v;
+        assert_eq!(
+            band_sync(&read_band(&c), 1),
+            Err(off),
+            "byte {off} = {v:#x}"
+        );
+    }
+    assert_eq!(
+        band_sync(&read_band(&[0u8; 64]), 1),
+        Ok(BandSync::default())
     );
 }

@@ -2,6 +2,9 @@
 
 use tpb_oracle::*;
 
+/// The chip these tests run under: Cayman (v3) emits all eleven opcodes (seed 003).
+const C: tpb_oracle::Chip = tpb_oracle::Chip::Cayman;
+
 fn header(n_args: u8, num_payloads: u16) -> [u8; 64] {
     let mut b = [0u8; 64];
     b[0] = 0x85;
@@ -33,13 +36,13 @@ fn cat(parts: &[[u8; 64]]) -> Vec<u8> {
 }
 
 fn err(bytes: &[u8]) -> (&'static str, Option<usize>) {
-    let e = parse_stream(bytes).unwrap_err();
+    let e = parse_stream(bytes, C).unwrap_err();
     (e.name(), e.index())
 }
 
 #[test]
 fn empty_and_simple_streams() {
-    assert_eq!(parse_stream(&[]), Ok(vec![]));
+    assert_eq!(parse_stream(&[], C), Ok(vec![]));
     let s = cat(&[
         other(0xD9),
         header(1, 3),
@@ -50,7 +53,7 @@ fn empty_and_simple_streams() {
         payload(),
     ]);
     assert_eq!(
-        parse_stream(&s),
+        parse_stream(&s, C),
         Ok(vec![
             Item::Other {
                 index: 0,
@@ -78,7 +81,7 @@ fn other_bundles_are_not_validated() {
     let mut junk = [0xFFu8; 64];
     junk[0] = 0x13;
     assert_eq!(
-        parse_stream(&junk),
+        parse_stream(&junk, C),
         Ok(vec![Item::Other {
             index: 0,
             opcode: 0x13
@@ -90,7 +93,7 @@ fn other_bundles_are_not_validated() {
 fn trailing_bytes_first() {
     for len in [1usize, 63, 65, 127, 130] {
         let bytes = vec![0x86u8; len];
-        let e = parse_stream(&bytes).unwrap_err();
+        let e = parse_stream(&bytes, C).unwrap_err();
         assert_eq!(e, StreamRejection::TrailingBytes { len });
         assert_eq!((e.name(), e.index()), ("trailing_bytes", None));
     }
@@ -101,7 +104,7 @@ fn invalid_record() {
     let mut bad_h = header(0, 2);
     bad_h[0x30] = 1;
     let s = cat(&[other(0xD9), bad_h, payload()]);
-    let e = parse_stream(&s).unwrap_err();
+    let e = parse_stream(&s, C).unwrap_err();
     assert_eq!((e.name(), e.index()), ("invalid_record", Some(1)));
     match e {
         StreamRejection::InvalidRecord { rejection, .. } => {
@@ -130,7 +133,7 @@ fn invalid_record() {
 #[test]
 fn payload_count_mismatch() {
     let s = cat(&[header(2, 3), payload(), payload(), payload()]);
-    let e = parse_stream(&s).unwrap_err();
+    let e = parse_stream(&s, C).unwrap_err();
     assert_eq!(
         e,
         StreamRejection::PayloadCountMismatch {
@@ -147,7 +150,7 @@ fn payload_count_mismatch() {
     let mut parts = vec![header(255, 257)];
     parts.extend(std::iter::repeat_n(payload(), 256));
     assert_eq!(
-        parse_stream(&cat(&parts)),
+        parse_stream(&cat(&parts), C),
         Ok(vec![Item::Group {
             header_index: 0,
             n_args: 255
@@ -171,7 +174,7 @@ fn stray_payload() {
 
 #[test]
 fn short_group() {
-    let e = parse_stream(&cat(&[header(2, 4), payload()])).unwrap_err();
+    let e = parse_stream(&cat(&[header(2, 4), payload()]), C).unwrap_err();
     assert_eq!(
         e,
         StreamRejection::ShortGroup {
@@ -215,11 +218,11 @@ fn short_group_precedes_errors_of_the_bundle_that_ends_it() {
 fn group_encoder_output_parses() {
     for n in [0usize, 1, 5, 255] {
         let args = vec![[7u8; 48]; n];
-        let g = encode_custom_op_group(9, (0x85, 1, 0, 2, 3), &[1u8; 48], &args).unwrap();
+        let g = encode_custom_op_group(9, (0x85, 1, 0, 2, 3), &[1u8; 48], &args, C).unwrap();
         let mut s: Vec<u8> = g.iter().flatten().copied().collect();
         s.extend_from_slice(&other(0xDC));
         assert_eq!(
-            parse_stream(&s),
+            parse_stream(&s, C),
             Ok(vec![
                 Item::Group {
                     header_index: 0,

@@ -2,6 +2,9 @@
 
 use tpb_oracle::*;
 
+/// The chip these tests run under: Cayman (v3) emits all eleven opcodes (seed 003).
+const C: tpb_oracle::Chip = tpb_oracle::Chip::Cayman;
+
 /// xorshift64* — a tiny deterministic PRNG (no dependencies).
 struct Rng(u64);
 
@@ -24,7 +27,8 @@ impl Rng {
 
 fn seeds() -> Vec<[u8; 64]> {
     let mut v = Vec::new();
-    let g = encode_custom_op_group(3, (0x05, 1, 1, 2, 0x1234), &[0x5A; 48], &[[0xA5; 48]]).unwrap();
+    let g =
+        encode_custom_op_group(3, (0x05, 1, 1, 2, 0x1234), &[0x5A; 48], &[[0xA5; 48]], C).unwrap();
     v.extend(g);
     for op in [0xD9u8, 0xDA, 0xCB, 0xBF, 0xBE, 0xD8, 0xDC, 0xDB, 0xDE] {
         let mut b = [0u8; 64];
@@ -40,27 +44,31 @@ fn seeds() -> Vec<[u8; 64]> {
             0xBE => b[0x0C] = 0x0A,
             _ => {}
         }
-        assert!(decode(&b).is_ok(), "seed {op:#x}");
+        assert!(decode(&b, C).is_ok(), "seed {op:#x}");
         v.push(b);
     }
     v
 }
 
 fn check_one(b: &[u8; 64]) {
-    let _ = header_verdict(b);
-    let _ = payload_verdict(b);
-    let _ = dbg_header_verdict(b);
-    let _ = dbg_payload_verdict(b);
-    let _ = is_named_opcode(b[0]);
-    match decode(b) {
+    let _ = header_verdict(b, C);
+    let _ = payload_verdict(b, C);
+    let _ = dbg_header_verdict(b, C);
+    let _ = dbg_payload_verdict(b, C);
+    let _ = is_named_opcode(C, b[0]);
+    match decode(b, C) {
         Ok(d) => {
             let f: Vec<(&str, Val)> = d.fields.iter().map(|(n, v)| (*n, v.clone())).collect();
-            assert_eq!(encode(d.opcode, &f).as_ref(), Ok(b), "round trip {b:02x?}");
+            assert_eq!(
+                encode(d.opcode, &f, C).as_ref(),
+                Ok(b),
+                "round trip {b:02x?}"
+            );
             if d.opcode == 0x85 {
-                assert_eq!(header_verdict(b), Ok(()));
+                assert_eq!(header_verdict(b, C), Ok(()));
             }
             if d.opcode == 0x86 {
-                assert_eq!(payload_verdict(b), Ok(()));
+                assert_eq!(payload_verdict(b, C), Ok(()));
             }
         }
         Err(e) => {
@@ -98,7 +106,7 @@ fn mutated_valid_bundles_never_panic_and_round_trip() {
             };
         }
         check_one(&b);
-        if decode(&b).is_ok() {
+        if decode(&b, C).is_ok() {
             accepted += 1;
         }
     }
@@ -126,7 +134,7 @@ fn random_streams_never_panic() {
         if rng.below(10) == 0 {
             s.push(rng.byte());
         }
-        match parse_stream(&s) {
+        match parse_stream(&s, C) {
             Ok(items) => assert!(items.len() <= n),
             Err(e) => {
                 let _ = (e.name(), e.index());
@@ -139,18 +147,18 @@ fn random_streams_never_panic() {
 fn random_field_lists_never_panic() {
     let mut rng = Rng(4242);
     let names = [
-        "sync.wait_mode",
-        "sync.wait_id",
-        "sync.update_mode",
-        "sync.update_id",
-        "sync.values",
+        "wait_mode",
+        "wait_idx",
+        "update_mode",
+        "update_idx",
+        "semaphore_value",
         "num_payloads",
         "function_id",
         "num_arguments",
-        "scratch_byte_10",
-        "scratch_dword_14",
-        "scratch_dword_18",
-        "scratch_byte_1c",
+        "has_scratch_space",
+        "scratch_space_addr",
+        "scratch_space_size",
+        "scratch_space_num_partitions",
         "ap",
         "cce_op",
         "dtype",
@@ -211,8 +219,8 @@ fn random_field_lists_never_panic() {
             };
             fields.push((name, val));
         }
-        if let Ok(b) = encode(op, &fields) {
-            let d = decode(&b).expect("encoder output must decode");
+        if let Ok(b) = encode(op, &fields, C) {
+            let d = decode(&b, C).expect("encoder output must decode");
             assert_eq!(d.opcode, op);
         }
     }
@@ -226,13 +234,17 @@ fn lut_and_gate_totality() {
             dtype_wire(x, false),
             dtype_wire(x, true),
             wait_mode_lut(x),
-            wait_mode_wire(x),
+            update_mode_lut(x),
         );
         let _ = (gate_cc_dim(x), gate_rank_id_output(x), gate_lnc(x));
         let _ = gate_sb_scratchpad(x, x, x % 2 == 0, u64::from(x), u64::MAX, u64::from(x));
     }
     for w in 0u8..=255 {
-        let _ = (collective_kind_of_wire(w), alu_of_wire(w), is_dtype_tag(w));
+        let _ = (
+            collective_kind_of_wire(w),
+            alu_of_wire(w),
+            is_dtype_tag(C, w),
+        );
         let _ = gate_custom_op(&[w, 0], &[w], w);
     }
 }

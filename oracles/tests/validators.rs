@@ -3,8 +3,11 @@
 
 use tpb_oracle::{
     dbg_header_verdict, dbg_payload_verdict, header_verdict, is_named_opcode, payload_verdict,
-    Rejection, ROSTER_RANGES,
+    Chip, Rejection,
 };
+
+/// The chip these tests run under: Cayman (v3) emits all eleven opcodes (seed 003).
+const C: tpb_oracle::Chip = tpb_oracle::Chip::Cayman;
 
 /// A header the validator accepts: opcode, tag, wait SEM_GE_IMM on sem 3, set-update sem 4,
 /// num_payloads 4, function 7, 2 arguments, empty scratch.
@@ -14,7 +17,7 @@ fn header() -> [u8; 64] {
     b[1] = 0x10;
     b[4] = 0x05;
     b[5] = 3;
-    b[6] = 0x01;
+    b[6] = 0x13;
     b[7] = 4;
     b[0x0C] = 4;
     b[0x0E] = 7;
@@ -45,41 +48,49 @@ fn name_of(r: Result<(), Rejection>) -> &'static str {
 
 #[test]
 fn base_images_pass() {
-    assert_eq!(header_verdict(&header()), Ok(()));
-    assert_eq!(payload_verdict(&payload()), Ok(()));
-    assert_eq!(dbg_header_verdict(&header()), Ok(()));
-    assert_eq!(dbg_payload_verdict(&payload()), Ok(()));
+    assert_eq!(header_verdict(&header(), C), Ok(()));
+    assert_eq!(payload_verdict(&payload(), C), Ok(()));
+    assert_eq!(dbg_header_verdict(&header(), C), Ok(()));
+    assert_eq!(dbg_payload_verdict(&payload(), C), Ok(()));
 }
 
 // ---------------------------------------------------------------- roster (SPEC §2, FACTS §1)
 
 #[test]
-fn roster_has_160_named_ordinals() {
-    assert_eq!((0u8..=255).filter(|&op| is_named_opcode(op)).count(), 160);
-    let from_ranges: usize = ROSTER_RANGES
+fn roster_counts_per_chip() {
+    // FACTS §1: v2 144, v3 149, v4 158, v5 164 named opcodes.
+    let chips = [Chip::Sunda, Chip::Cayman, Chip::Mariana, Chip::Maverick];
+    let counts: Vec<usize> = chips
         .iter()
-        .map(|&(lo, hi)| usize::from(hi - lo) + 1)
-        .sum();
-    assert_eq!(from_ranges, 160);
+        .map(|&c| (0u8..=255).filter(|&op| is_named_opcode(c, op)).count())
+        .collect();
+    assert_eq!(counts, [144, 149, 158, 164]);
 }
 
 #[test]
 fn roster_gaps_and_edges() {
+    // In no chip's enum (FACTS §1): gaps, 0xB7 UcodeConfig, 0xEB Hint, 0xFF INVALID.
     let not_named = [
-        0u8, 11, 32, 38, 47, 49, 64, 80, 85, 86, 87, 89, 93, 117, 128, 135, 141, 143, 144, 145,
-        151, 172, 175, 182, 185, 186, 192, 236, 239, 243, 254, 255,
+        0u8, 11, 32, 39, 47, 49, 64, 80, 85, 86, 87, 89, 93, 117, 128, 137, 144, 145, 151, 183,
+        192, 236, 235, 245, 254, 255,
     ];
-    for op in not_named {
-        assert!(!is_named_opcode(op), "{op} must not be named");
+    for chip in [Chip::Sunda, Chip::Cayman, Chip::Mariana, Chip::Maverick] {
+        for op in not_named {
+            assert!(
+                !is_named_opcode(chip, op),
+                "{op} must not be named on {chip:?}"
+            );
+        }
+        for op in [
+            0x01u8, 0x85, 0x86, 0xCB, 0xD8, 0xD9, 0xDA, 0xDB, 0xDC, 0xDE, 0xF0,
+        ] {
+            assert!(is_named_opcode(chip, op), "{op:#x} on {chip:?}");
+        }
     }
-    let named = [
-        1u8, 10, 33, 37, 48, 65, 79, 81, 84, 88, 94, 116, 118, 127, 129, 133, 134, 142, 146, 150,
-        152, 160, 171, 176, 181, 183, 184, 187, 190, 191, 193, 203, 216, 217, 218, 219, 220, 222,
-        235, 240, 242,
-    ];
-    for op in named {
-        assert!(is_named_opcode(op), "{op} must be named");
-    }
+    // 0x87 on Sunda only; 0xBE from Cayman; 0xF3 on Maverick only.
+    assert!(is_named_opcode(Chip::Sunda, 0x87) && !is_named_opcode(Chip::Cayman, 0x87));
+    assert!(!is_named_opcode(Chip::Sunda, 0xBE) && is_named_opcode(Chip::Cayman, 0xBE));
+    assert!(!is_named_opcode(Chip::Mariana, 0xF3) && is_named_opcode(Chip::Maverick, 0xF3));
 }
 
 // ---------------------------------------------------------------- header chain order (SPEC §3)
@@ -90,13 +101,13 @@ fn valid_opcode_is_first() {
         let mut b = header();
         b[0] = op;
         b[1] = 0; // also bad, but later in the chain
-        b[4] = 0x07;
-        let r = header_verdict(&b).unwrap_err();
+        b[4] = 0x80;
+        let r = header_verdict(&b, C).unwrap_err();
         assert_eq!(r.predicate_name(), "valid_opcode");
         assert_eq!((r.offset, r.value), (0, op));
         let mut p = payload();
         p[0] = op;
-        assert_eq!(name_of(payload_verdict(&p)), "valid_opcode");
+        assert_eq!(name_of(payload_verdict(&p, C)), "valid_opcode");
     }
 }
 
@@ -105,36 +116,39 @@ fn inst_word_len_is_second() {
     for tag in [0x00u8, 0x0F, 0x11, 0x20, 0xFF] {
         let mut b = header();
         b[1] = tag;
-        b[4] = 0x07; // events also bad: must not be reported
-        let r = header_verdict(&b).unwrap_err();
+        b[4] = 0x80; // events also bad: must not be reported
+        let r = header_verdict(&b, C).unwrap_err();
         assert_eq!(r.predicate_name(), "inst_word_len");
         assert_eq!((r.offset, r.value), (1, tag));
         let mut p = payload();
         p[1] = tag;
-        assert_eq!(name_of(payload_verdict(&p)), "inst_word_len");
+        assert_eq!(name_of(payload_verdict(&p, C)), "inst_word_len");
     }
 }
 
 #[test]
 fn events_wait_mode_domain() {
-    // D-1: wait mode ∈ {0x00, 0x05, 0x85}; 0x07 (mode-0 wire byte) is refused.
+    // FACTS §2 [H] WAIT_MODE members, typed by hand; INVALID 0xFF and the rest fail.
+    let members = [
+        0x00u8, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x0E, 0x0F, 0x81, 0x82, 0x83, 0x84, 0x85,
+    ];
     for wm in 0u8..=255 {
         let mut b = header();
         b[4] = wm;
-        let want = if [0x00, 0x05, 0x85].contains(&wm) {
+        let want = if members.contains(&wm) {
             "ok"
         } else {
             "has_valid_neuron_events"
         };
-        assert_eq!(name_of(header_verdict(&b)), want, "wait mode {wm:#04x}");
+        assert_eq!(name_of(header_verdict(&b, C)), want, "wait mode {wm:#04x}");
         let mut p = payload();
         p[4] = wm;
         assert_eq!(
-            name_of(payload_verdict(&p)),
+            name_of(payload_verdict(&p, C)),
             want,
             "payload wait mode {wm:#04x}"
         );
-        if let Err(r) = header_verdict(&b) {
+        if let Err(r) = header_verdict(&b, C) {
             assert_eq!((r.offset, r.value), (4, wm));
         }
     }
@@ -145,13 +159,22 @@ fn events_update_mode_domain() {
     for um in 0u8..=255 {
         let mut b = header();
         b[6] = um;
-        let want = if um <= 1 {
+        // FACTS §2 [H] UPDATE_MODE members, typed by hand.
+        let members = [
+            0x00u8, 0x01, 0x02, 0x03, 0x04, 0x05, 0x07, 0x09, 0x11, 0x12, 0x13, 0x14, 0x15, 0x17,
+            0x19, 0x99,
+        ];
+        let want = if members.contains(&um) {
             "ok"
         } else {
             "has_valid_neuron_events"
         };
-        assert_eq!(name_of(header_verdict(&b)), want, "update mode {um:#04x}");
-        if let Err(r) = header_verdict(&b) {
+        assert_eq!(
+            name_of(header_verdict(&b, C)),
+            want,
+            "update mode {um:#04x}"
+        );
+        if let Err(r) = header_verdict(&b, C) {
             assert_eq!((r.offset, r.value), (6, um));
         }
     }
@@ -160,9 +183,9 @@ fn events_update_mode_domain() {
 #[test]
 fn events_wait_checked_before_update() {
     let mut b = header();
-    b[4] = 0x07;
-    b[6] = 0x02;
-    assert_eq!(header_verdict(&b).unwrap_err().offset, 4);
+    b[4] = 0x08;
+    b[6] = 0x06;
+    assert_eq!(header_verdict(&b, C).unwrap_err().offset, 4);
 }
 
 #[test]
@@ -170,10 +193,10 @@ fn events_ids_and_values_are_not_checked() {
     for off in [5usize, 7, 8, 9, 10, 11, 2, 3] {
         let mut b = header();
         b[off] = 0xFF;
-        assert_eq!(header_verdict(&b), Ok(()), "byte {off:#x}");
+        assert_eq!(header_verdict(&b, C), Ok(()), "byte {off:#x}");
         let mut p = payload();
         p[off] = 0xFF;
-        assert_eq!(payload_verdict(&p), Ok(()), "payload byte {off:#x}");
+        assert_eq!(payload_verdict(&p, C), Ok(()), "payload byte {off:#x}");
     }
 }
 
@@ -182,17 +205,17 @@ fn opcode_value_gates() {
     // A roster opcode that passes tag and events fails the value gate.
     let mut b = header();
     b[0] = 0x86;
-    let r = header_verdict(&b).unwrap_err();
+    let r = header_verdict(&b, C).unwrap_err();
     assert_eq!(r.predicate_name(), "is_custom_op_header_opcode");
     assert_eq!((r.offset, r.value), (0, 0x86));
     let mut p = payload();
     p[0] = 0x85;
-    let r = payload_verdict(&p).unwrap_err();
+    let r = payload_verdict(&p, C).unwrap_err();
     assert_eq!(r.predicate_name(), "is_custom_op_payload_opcode");
     assert_eq!((r.offset, r.value), (0, 0x85));
     let mut d = header();
     d[0] = 0xD9;
-    assert_eq!(name_of(header_verdict(&d)), "is_custom_op_header_opcode");
+    assert_eq!(name_of(header_verdict(&d, C)), "is_custom_op_header_opcode");
 }
 
 // ---------------------------------------------------------------- header reserved zero
@@ -207,7 +230,7 @@ fn header_reserved_zero_region_exactly() {
     for off in 0x0Cusize..0x40 {
         let mut b = header();
         b[off] = 0x80;
-        let r = header_verdict(&b);
+        let r = header_verdict(&b, C);
         if reserved.contains(&off) {
             let e = r.unwrap_err();
             assert_eq!(
@@ -236,7 +259,7 @@ fn header_reserved_reports_first_nonzero_ascending() {
     b[0x3F] = 1;
     b[0x1E] = 2;
     b[0x12] = 3;
-    let e = header_verdict(&b).unwrap_err();
+    let e = header_verdict(&b, C).unwrap_err();
     assert_eq!((e.offset, e.value), (0x12, 3));
 }
 
@@ -246,7 +269,7 @@ fn reserved_zero_precedes_scratch() {
     b[0x10] = 1; // half-filled scratch
     b[0x25] = 1; // and a reserved byte
     assert_eq!(
-        name_of(header_verdict(&b)),
+        name_of(header_verdict(&b, C)),
         "custom_op_header_reserved_zero"
     );
 }
@@ -288,7 +311,7 @@ fn scratch_sixteen_combinations() {
             b[0x14 + lane] = d14 * 0x44;
             b[0x18 + lane] = d18 * 0x55;
             b[0x1C] = b1c * 0x66;
-            let r = header_verdict(&b);
+            let r = header_verdict(&b, C);
             match want {
                 None => assert_eq!(r, Ok(()), "{:?}", (b10, d14, d18, b1c)),
                 Some(off) => {
@@ -308,7 +331,7 @@ fn full_scratch_with_any_dword14_is_accepted() {
     b[0x14..0x18].copy_from_slice(&[0xDE, 0xAD, 0xBE, 0xEF]);
     b[0x18..0x1C].copy_from_slice(&[0, 0, 0, 0x80]);
     b[0x1C] = 1;
-    assert_eq!(header_verdict(&b), Ok(()));
+    assert_eq!(header_verdict(&b, C), Ok(()));
 }
 
 // ---------------------------------------------------------------- payload reserved zero
@@ -324,8 +347,12 @@ fn payload_reserved_zero_is_0c_to_0e_only() {
             } else {
                 "ok" // 0x0F (marker) and the AP are not checked by the validator
             };
-            assert_eq!(name_of(payload_verdict(&p)), want, "byte {off:#x}={v:#x}");
-            if let Err(e) = payload_verdict(&p) {
+            assert_eq!(
+                name_of(payload_verdict(&p, C)),
+                want,
+                "byte {off:#x}={v:#x}"
+            );
+            if let Err(e) = payload_verdict(&p, C) {
                 assert_eq!((e.offset, e.value), (off, v));
             }
         }
@@ -336,7 +363,7 @@ fn payload_reserved_zero_is_0c_to_0e_only() {
 fn payload_does_not_check_marker() {
     let mut p = payload();
     p[0x0F] = 0x00;
-    assert_eq!(payload_verdict(&p), Ok(()));
+    assert_eq!(payload_verdict(&p, C), Ok(()));
 }
 
 // ---------------------------------------------------------------- dbg form
@@ -346,31 +373,31 @@ fn dbg_messages_name_the_predicate() {
     let mut b = header();
     b[0x30] = 1;
     assert_eq!(
-        dbg_header_verdict(&b),
+        dbg_header_verdict(&b, C),
         Err("inst failed assertion check: 'custom_op_header_reserved_zero'".to_string())
     );
     let mut b = header();
     b[0x1C] = 1;
     assert_eq!(
-        dbg_header_verdict(&b),
+        dbg_header_verdict(&b, C),
         Err("inst failed assertion check: 'custom_op_header_scratch_space_val'".to_string())
     );
     let mut p = payload();
     p[0x0D] = 1;
     assert_eq!(
-        dbg_payload_verdict(&p),
+        dbg_payload_verdict(&p, C),
         Err("inst failed assertion check: 'custom_op_payload_reserved_zero'".to_string())
     );
     let mut p = payload();
     p[0] = 0x85;
     assert_eq!(
-        dbg_payload_verdict(&p),
+        dbg_payload_verdict(&p, C),
         Err("inst failed assertion check: 'is_custom_op_payload_opcode'".to_string())
     );
     let mut p = payload();
-    p[6] = 9;
+    p[6] = 0x0A; // not an UPDATE_MODE member (FACTS §2)
     assert_eq!(
-        dbg_payload_verdict(&p),
+        dbg_payload_verdict(&p, C),
         Err("inst failed assertion check: 'has_valid_neuron_events'".to_string())
     );
 }

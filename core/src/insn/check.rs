@@ -5,8 +5,9 @@
 
 use super::DecodeError;
 use crate::bundle::Bundle;
-use crate::lut::{collective_kind_from_wire, is_valid_dtype_tag};
-use crate::validate::{update_mode_ok, wait_mode_ok};
+use crate::events::{is_update_mode, is_wait_mode};
+use crate::generation::Generation;
+use crate::lut::collective_kind_from_wire;
 
 /// What a byte range must hold.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -17,15 +18,15 @@ pub(crate) enum Rule {
     InstWordLen(u8),
     /// Must be zero (encoder never writes it, S003 §Abstract "pxor-zeroed").
     Reserved,
-    /// byte[4] ∈ {0x00, 0x05, 0x85} (D-1).
+    /// byte[4] ∈ WAIT_MODE (F§2 [H]).
     WaitMode,
-    /// byte[6] ∈ {0x00, 0x01} (D-1).
+    /// byte[6] ∈ UPDATE_MODE (F§2 [H]).
     UpdateMode,
     /// Any value.
     Any,
     /// Shipped CCE wire byte {0x00, 0x04} (D-13).
     CceOp,
-    /// Dtype tag 0x01..=0x10, reported as `dtype`.
+    /// A tag of the generation's dtype column (SPEC §6.4), reported as `dtype`.
     Dtype,
     /// CollectiveKind wire byte 0x01..=0x09.
     Kind,
@@ -54,10 +55,11 @@ const fn s(off: u8, len: u8, rule: Rule) -> Span {
 macro_rules! with_sync_skeleton {
     ($($span:expr),* $(,)?) => {
         &[
-            // S003 "shared skeleton": [0]=op [1]=0x10 [2..3]=0; SyncInfo band [4..0xB] (F§2)
+            // S003 "shared skeleton": [0]=op [1]=0x10; F§2 [H]: [2..3] debug_cmd/debug_hint
+            // (any value, D-2), events band [4..0xB]
             s(0x00, 1, Rule::Opcode),
             s(0x01, 1, Rule::InstWordLen(0x10)),
-            s(0x02, 2, Rule::Reserved),
+            s(0x02, 2, Rule::Any),
             s(0x04, 1, Rule::WaitMode),
             s(0x05, 1, Rule::Any),
             s(0x06, 1, Rule::UpdateMode),
@@ -170,15 +172,15 @@ pub(crate) fn layout_of(opcode: u8) -> Option<&'static [Span]> {
     })
 }
 
-fn check_byte(rule: Rule, offset: usize, value: u8) -> Result<(), DecodeError> {
+fn check_byte(rule: Rule, offset: usize, value: u8, gen: Generation) -> Result<(), DecodeError> {
     let ok = match rule {
         Rule::Opcode | Rule::Any => true,
         Rule::InstWordLen(v) => value == v,
         Rule::Reserved => value == 0,
-        Rule::WaitMode => wait_mode_ok(value),
-        Rule::UpdateMode => update_mode_ok(value),
+        Rule::WaitMode => is_wait_mode(value),
+        Rule::UpdateMode => is_update_mode(value),
         Rule::CceOp => value == 0x00 || value == 0x04,
-        Rule::Dtype | Rule::SrcDtype | Rule::DstDtype => is_valid_dtype_tag(value),
+        Rule::Dtype | Rule::SrcDtype | Rule::DstDtype => gen.emits_dtype_tag(value),
         Rule::Kind => collective_kind_from_wire(value).is_some(),
         Rule::CrossCoreEnable => value == 0x01,
         Rule::Valid => value <= 1,
@@ -203,7 +205,7 @@ fn check_byte(rule: Rule, offset: usize, value: u8) -> Result<(), DecodeError> {
 }
 
 /// Walks `spans` in ascending offset; the first offending byte is the error.
-pub(crate) fn check(b: &Bundle, spans: &[Span]) -> Result<(), DecodeError> {
+pub(crate) fn check(b: &Bundle, spans: &[Span], gen: Generation) -> Result<(), DecodeError> {
     for span in spans {
         if matches!(span.rule, Rule::Any | Rule::Opcode) {
             continue;
@@ -211,7 +213,7 @@ pub(crate) fn check(b: &Bundle, spans: &[Span]) -> Result<(), DecodeError> {
         let start = usize::from(span.off);
         let end = start + usize::from(span.len);
         for (i, v) in b.0.iter().enumerate().take(end).skip(start) {
-            check_byte(span.rule, i, *v)?;
+            check_byte(span.rule, i, *v, gen)?;
         }
     }
     Ok(())

@@ -1,12 +1,14 @@
 //! Collective encoders: 0xD9, 0xDA, 0xCB (SPEC §5; S003 §3, §4).
 
 use super::check::{check, LAYOUT_CB, LAYOUT_D9, LAYOUT_DA};
-use super::custom_op::skeleton;
+use super::custom_op::{emitted, skeleton};
+use super::engine::dtype_ok;
 use super::fields::{bytes, int, name, FieldList, Source};
 use super::sync_band::{Sync, SYNC_FIELDS};
 use super::{expect_opcode, DecodeError, EncodeError};
 use crate::bundle::Bundle;
-use crate::lut::{cce_op_to_wire, is_valid_dtype_tag, AluOp, CollectiveKind};
+use crate::generation::Generation;
+use crate::lut::{cce_op_to_wire, AluOp, CollectiveKind};
 
 // ---------------------------------------------------------------------------
 // Field offsets. S003 §3.1 (0xD9 trio + AP), §3.2/§3.4 (0xDA), §4.1 (0xCB).
@@ -29,14 +31,9 @@ struct Trio {
 }
 
 impl Trio {
-    fn wire(&self) -> Result<[u8; 3], EncodeError> {
+    fn wire(&self, gen: Generation) -> Result<[u8; 3], EncodeError> {
         let op = cce_op_to_wire(self.cce_op.ordinal()).map_err(EncodeError::CceOp)?;
-        if !is_valid_dtype_tag(self.dtype) {
-            return Err(EncodeError::Dtype {
-                field: "dtype",
-                value: self.dtype,
-            });
-        }
+        dtype_ok("dtype", self.dtype, gen)?;
         let kind = self.kind.to_wire().map_err(EncodeError::Kind)?;
         Ok([op, self.dtype, kind])
     }
@@ -58,18 +55,16 @@ impl Trio {
         out.push(("kind", name(self.kind.name())));
     }
 
-    fn from_source<S: AsRef<str>>(src: &Source<'_, S>) -> Result<Trio, EncodeError> {
+    fn from_source<S: AsRef<str>>(
+        src: &Source<'_, S>,
+        gen: Generation,
+    ) -> Result<Trio, EncodeError> {
         let field = "cce_op";
         let cce_op =
             AluOp::from_name(src.name(field)?).ok_or(EncodeError::UnknownName { field })?;
         cce_op_to_wire(cce_op.ordinal()).map_err(EncodeError::CceOp)?;
         let dtype = src.u8("dtype")?;
-        if !is_valid_dtype_tag(dtype) {
-            return Err(EncodeError::Dtype {
-                field: "dtype",
-                value: dtype,
-            });
-        }
+        dtype_ok("dtype", dtype, gen)?;
         let field = "kind";
         let kind = CollectiveKind::from_name(src.name(field)?)
             .ok_or(EncodeError::UnknownName { field })?;
@@ -112,9 +107,10 @@ impl CollectiveCompute {
     }
 
     /// Encodes (S003 §3.1 annotated C).
-    pub fn encode(&self) -> Result<Bundle, EncodeError> {
+    pub fn encode(&self, gen: Generation) -> Result<Bundle, EncodeError> {
+        emitted(gen, Self::OPCODE)?;
         self.sync.check()?;
-        let trio = self.trio().wire()?;
+        let trio = self.trio().wire(gen)?;
         let mut b = skeleton(Self::OPCODE, &self.sync);
         b.put(OFF_CCE_OP, &trio);
         b.put(OFF_AP, &self.ap);
@@ -122,9 +118,9 @@ impl CollectiveCompute {
     }
 
     /// Decodes an encoder image (SPEC §5.1).
-    pub fn decode(b: &Bundle) -> Result<Self, DecodeError> {
-        expect_opcode(b, Self::OPCODE)?;
-        check(b, LAYOUT_D9)?;
+    pub fn decode(b: &Bundle, gen: Generation) -> Result<Self, DecodeError> {
+        expect_opcode(b, Self::OPCODE, gen)?;
+        check(b, LAYOUT_D9, gen)?;
         let t = Trio::read(b);
         Ok(CollectiveCompute {
             sync: Sync::read(b),
@@ -141,9 +137,13 @@ impl CollectiveCompute {
         out.push(("ap", bytes(&self.ap)));
     }
 
-    pub(crate) fn from_source<S: AsRef<str>>(src: &Source<'_, S>) -> Result<Self, EncodeError> {
+    pub(crate) fn from_source<S: AsRef<str>>(
+        src: &Source<'_, S>,
+        gen: Generation,
+    ) -> Result<Self, EncodeError> {
+        emitted(gen, Self::OPCODE)?;
         let sync = Sync::from_source(src)?;
-        let t = Trio::from_source(src)?;
+        let t = Trio::from_source(src, gen)?;
         let ap = src.bytes("ap")?;
         src.reject_unknown(&[&SYNC_FIELDS, &Self::FIELDS])?;
         Ok(CollectiveCompute {
@@ -186,8 +186,9 @@ impl CollectiveComputeSecondary {
     }
 
     /// Encodes: opcode stamped raw onto a zeroed record, byte[1] stays 0 (D-3).
-    pub fn encode(&self) -> Result<Bundle, EncodeError> {
-        let trio = self.trio().wire()?;
+    pub fn encode(&self, gen: Generation) -> Result<Bundle, EncodeError> {
+        emitted(gen, Self::OPCODE)?;
+        let trio = self.trio().wire(gen)?;
         let mut b = Bundle::ZERO;
         b.put(0, &[Self::OPCODE]);
         b.put(OFF_CHANNEL_ID, &self.channel_id.to_le_bytes());
@@ -197,9 +198,9 @@ impl CollectiveComputeSecondary {
     }
 
     /// Decodes an encoder image (SPEC §5.1).
-    pub fn decode(b: &Bundle) -> Result<Self, DecodeError> {
-        expect_opcode(b, Self::OPCODE)?;
-        check(b, LAYOUT_DA)?;
+    pub fn decode(b: &Bundle, gen: Generation) -> Result<Self, DecodeError> {
+        expect_opcode(b, Self::OPCODE, gen)?;
+        check(b, LAYOUT_DA, gen)?;
         let t = Trio::read(b);
         Ok(CollectiveComputeSecondary {
             channel_id: u16::from_le_bytes(b.bytes(OFF_CHANNEL_ID)),
@@ -216,9 +217,13 @@ impl CollectiveComputeSecondary {
         out.push(("ap", bytes(&self.ap)));
     }
 
-    pub(crate) fn from_source<S: AsRef<str>>(src: &Source<'_, S>) -> Result<Self, EncodeError> {
+    pub(crate) fn from_source<S: AsRef<str>>(
+        src: &Source<'_, S>,
+        gen: Generation,
+    ) -> Result<Self, EncodeError> {
+        emitted(gen, Self::OPCODE)?;
         let channel_id = src.u16("channel_id")?;
-        let t = Trio::from_source(src)?;
+        let t = Trio::from_source(src, gen)?;
         let ap = src.bytes("ap")?;
         src.reject_unknown(&[&Self::FIELDS])?;
         Ok(CollectiveComputeSecondary {
@@ -252,7 +257,8 @@ impl CollectiveSendRecv {
         ["tensor_id", "tensor_base", "num_elements_per_partition"];
 
     /// Encodes (S003 §4.1).
-    pub fn encode(&self) -> Result<Bundle, EncodeError> {
+    pub fn encode(&self, gen: Generation) -> Result<Bundle, EncodeError> {
+        emitted(gen, Self::OPCODE)?;
         self.sync.check()?;
         let mut b = skeleton(Self::OPCODE, &self.sync);
         b.put(OFF_TENSOR_ID, &self.tensor_id.to_le_bytes());
@@ -265,9 +271,9 @@ impl CollectiveSendRecv {
     }
 
     /// Decodes an encoder image (SPEC §5.1).
-    pub fn decode(b: &Bundle) -> Result<Self, DecodeError> {
-        expect_opcode(b, Self::OPCODE)?;
-        check(b, LAYOUT_CB)?;
+    pub fn decode(b: &Bundle, gen: Generation) -> Result<Self, DecodeError> {
+        expect_opcode(b, Self::OPCODE, gen)?;
+        check(b, LAYOUT_CB, gen)?;
         Ok(CollectiveSendRecv {
             sync: Sync::read(b),
             tensor_id: u64::from_le_bytes(b.bytes(OFF_TENSOR_ID)),
@@ -286,7 +292,11 @@ impl CollectiveSendRecv {
         ));
     }
 
-    pub(crate) fn from_source<S: AsRef<str>>(src: &Source<'_, S>) -> Result<Self, EncodeError> {
+    pub(crate) fn from_source<S: AsRef<str>>(
+        src: &Source<'_, S>,
+        gen: Generation,
+    ) -> Result<Self, EncodeError> {
+        emitted(gen, Self::OPCODE)?;
         let v = CollectiveSendRecv {
             sync: Sync::from_source(src)?,
             tensor_id: src.u64("tensor_id")?,

@@ -5,6 +5,7 @@ use super::fields::{bytes, int, FieldList, Source};
 use super::sync_band::{Sync, SYNC_FIELDS};
 use super::{DecodeError, EncodeError};
 use crate::bundle::Bundle;
+use crate::generation::Generation;
 use crate::layout::*;
 use crate::validate::{validate_header, validate_payload};
 
@@ -17,15 +18,16 @@ pub(crate) fn skeleton(opcode: u8, sync: &Sync) -> Bundle {
     b
 }
 
-/// Debug bytes [0x02..0x03] must be zero (S003 "reserved = 0x0000"; SPEC §5.1).
-fn check_debug(b: &Bundle) -> Result<(), DecodeError> {
-    for offset in [OFF_DEBUG, OFF_DEBUG + 1] {
-        let value = b.byte(offset);
-        if value != 0 {
-            return Err(DecodeError::Reserved { offset, value });
-        }
+/// The generation's compiler must be able to emit `opcode` (seed 003 §"At a glance"; D-22).
+pub(crate) fn emitted(gen: Generation, opcode: u8) -> Result<(), EncodeError> {
+    if gen.emits(opcode) {
+        Ok(())
+    } else {
+        Err(EncodeError::NotEmitted {
+            opcode,
+            generation: gen,
+        })
     }
-    Ok(())
 }
 
 /// A 0x85 CustomOpHeader (SPEC §3 field table; S000 §C3; S003 §10).
@@ -39,14 +41,14 @@ pub struct CustomOpHeader {
     pub function_id: u8,
     /// +0x0F (S003 §10 `lea [r13+0Fh]`).
     pub num_arguments: u8,
-    /// +0x10 scratch triple part 1 (S000 (5)); this build emits 0.
-    pub scratch_byte_10: u8,
-    /// +0x14 counted only in the non-empty test (S000 (5); D-4).
-    pub scratch_dword_14: u32,
-    /// +0x18 scratch triple part 2.
-    pub scratch_dword_18: u32,
-    /// +0x1C scratch triple part 3.
-    pub scratch_byte_1c: u8,
+    /// +0x10 `has_scratch_space`, scratch triple part 1 (S000 (5); F§8); this build emits 0.
+    pub has_scratch_space: u8,
+    /// +0x14 `scratch_space_addr`, counted only in the non-empty test (S000 (5); D-4).
+    pub scratch_space_addr: u32,
+    /// +0x18 `scratch_space_size`, scratch triple part 2.
+    pub scratch_space_size: u32,
+    /// +0x1C `scratch_space_num_partitions`, scratch triple part 3.
+    pub scratch_space_num_partitions: u8,
 }
 
 impl CustomOpHeader {
@@ -57,42 +59,53 @@ impl CustomOpHeader {
         "num_payloads",
         "function_id",
         "num_arguments",
-        "scratch_byte_10",
-        "scratch_dword_14",
-        "scratch_dword_18",
-        "scratch_byte_1c",
+        "has_scratch_space",
+        "scratch_space_addr",
+        "scratch_space_size",
+        "scratch_space_num_partitions",
     ];
 
     /// The S000 (5) rule: non-empty ⇒ byte[0x10], dword[0x18], byte[0x1C] all nonzero.
     fn check_scratch(&self) -> Result<(), EncodeError> {
-        let nonempty = self.scratch_byte_10 != 0
-            || self.scratch_dword_14 != 0
-            || self.scratch_dword_18 != 0
-            || self.scratch_byte_1c != 0;
-        let full =
-            self.scratch_byte_10 != 0 && self.scratch_dword_18 != 0 && self.scratch_byte_1c != 0;
+        let nonempty = self.has_scratch_space != 0
+            || self.scratch_space_addr != 0
+            || self.scratch_space_size != 0
+            || self.scratch_space_num_partitions != 0;
+        let full = self.has_scratch_space != 0
+            && self.scratch_space_size != 0
+            && self.scratch_space_num_partitions != 0;
         if nonempty && !full {
             return Err(EncodeError::ScratchSpaceVal {
-                byte_10: self.scratch_byte_10,
-                dword_18: self.scratch_dword_18,
-                byte_1c: self.scratch_byte_1c,
+                has_scratch_space: self.has_scratch_space,
+                scratch_space_size: self.scratch_space_size,
+                scratch_space_num_partitions: self.scratch_space_num_partitions,
             });
         }
         Ok(())
     }
 
     /// Encodes (S000 §C3; S003 §10).
-    pub fn encode(&self) -> Result<Bundle, EncodeError> {
+    pub fn encode(&self, gen: Generation) -> Result<Bundle, EncodeError> {
+        emitted(gen, Self::OPCODE)?;
         self.sync.check()?;
         self.check_scratch()?;
         let mut b = skeleton(Self::OPCODE, &self.sync);
         b.put(OFF_NUM_PAYLOADS, &self.num_payloads.to_le_bytes());
         b.put(OFF_FUNCTION_ID, &[self.function_id]);
         b.put(OFF_NUM_ARGUMENTS, &[self.num_arguments]);
-        b.put(OFF_SCRATCH_BYTE_10, &[self.scratch_byte_10]);
-        b.put(OFF_SCRATCH_DWORD_14, &self.scratch_dword_14.to_le_bytes());
-        b.put(OFF_SCRATCH_DWORD_18, &self.scratch_dword_18.to_le_bytes());
-        b.put(OFF_SCRATCH_BYTE_1C, &[self.scratch_byte_1c]);
+        b.put(OFF_HAS_SCRATCH_SPACE, &[self.has_scratch_space]);
+        b.put(
+            OFF_SCRATCH_SPACE_ADDR,
+            &self.scratch_space_addr.to_le_bytes(),
+        );
+        b.put(
+            OFF_SCRATCH_SPACE_SIZE,
+            &self.scratch_space_size.to_le_bytes(),
+        );
+        b.put(
+            OFF_SCRATCH_SPACE_NUM_PARTITIONS,
+            &[self.scratch_space_num_partitions],
+        );
         Ok(b)
     }
 
@@ -103,17 +116,16 @@ impl CustomOpHeader {
             num_payloads: u16::from_le_bytes(b.bytes(OFF_NUM_PAYLOADS)),
             function_id: b.byte(OFF_FUNCTION_ID),
             num_arguments: b.byte(OFF_NUM_ARGUMENTS),
-            scratch_byte_10: b.byte(OFF_SCRATCH_BYTE_10),
-            scratch_dword_14: u32::from_le_bytes(b.bytes(OFF_SCRATCH_DWORD_14)),
-            scratch_dword_18: u32::from_le_bytes(b.bytes(OFF_SCRATCH_DWORD_18)),
-            scratch_byte_1c: b.byte(OFF_SCRATCH_BYTE_1C),
+            has_scratch_space: b.byte(OFF_HAS_SCRATCH_SPACE),
+            scratch_space_addr: u32::from_le_bytes(b.bytes(OFF_SCRATCH_SPACE_ADDR)),
+            scratch_space_size: u32::from_le_bytes(b.bytes(OFF_SCRATCH_SPACE_SIZE)),
+            scratch_space_num_partitions: b.byte(OFF_SCRATCH_SPACE_NUM_PARTITIONS),
         }
     }
 
-    /// Decodes: header validator, then debug bytes (SPEC §5.1).
-    pub fn decode(b: &Bundle) -> Result<CustomOpHeader, DecodeError> {
-        validate_header(b)?;
-        check_debug(b)?;
+    /// Decodes: the generation's header validator is the whole check (SPEC §5.1).
+    pub fn decode(b: &Bundle, gen: Generation) -> Result<CustomOpHeader, DecodeError> {
+        validate_header(b, gen)?;
         Ok(Self::read_validated(b))
     }
 
@@ -127,22 +139,29 @@ impl CustomOpHeader {
         out.push(("num_payloads", int(self.num_payloads)));
         out.push(("function_id", int(self.function_id)));
         out.push(("num_arguments", int(self.num_arguments)));
-        out.push(("scratch_byte_10", int(self.scratch_byte_10)));
-        out.push(("scratch_dword_14", int(self.scratch_dword_14)));
-        out.push(("scratch_dword_18", int(self.scratch_dword_18)));
-        out.push(("scratch_byte_1c", int(self.scratch_byte_1c)));
+        out.push(("has_scratch_space", int(self.has_scratch_space)));
+        out.push(("scratch_space_addr", int(self.scratch_space_addr)));
+        out.push(("scratch_space_size", int(self.scratch_space_size)));
+        out.push((
+            "scratch_space_num_partitions",
+            int(self.scratch_space_num_partitions),
+        ));
     }
 
-    pub(crate) fn from_source<S: AsRef<str>>(src: &Source<'_, S>) -> Result<Self, EncodeError> {
+    pub(crate) fn from_source<S: AsRef<str>>(
+        src: &Source<'_, S>,
+        gen: Generation,
+    ) -> Result<Self, EncodeError> {
+        emitted(gen, Self::OPCODE)?;
         let h = CustomOpHeader {
             sync: Sync::from_source(src)?,
             num_payloads: src.u16("num_payloads")?,
             function_id: src.u8("function_id")?,
             num_arguments: src.u8("num_arguments")?,
-            scratch_byte_10: src.u8("scratch_byte_10")?,
-            scratch_dword_14: src.u32("scratch_dword_14")?,
-            scratch_dword_18: src.u32("scratch_dword_18")?,
-            scratch_byte_1c: src.u8("scratch_byte_1c")?,
+            has_scratch_space: src.u8("has_scratch_space")?,
+            scratch_space_addr: src.u32("scratch_space_addr")?,
+            scratch_space_size: src.u32("scratch_space_size")?,
+            scratch_space_num_partitions: src.u8("scratch_space_num_partitions")?,
         };
         h.check_scratch()?;
         src.reject_unknown(&[&SYNC_FIELDS, &Self::FIELDS])?;
@@ -155,6 +174,8 @@ impl CustomOpHeader {
 pub struct CustomOpPayload {
     /// Sync band (zero in encoder-emitted groups, S000 §C3).
     pub sync: Sync,
+    /// +0x0F `arg_type`: TENSOR 1 or ARRAY_OF_TENSOR 2 (F§8 [H]; S000 AC03-C2 "marker").
+    pub arg_type: u8,
     /// +0x10..+0x3F ADDR4 access pattern, opaque (D-5).
     pub ap: [u8; 48],
 }
@@ -163,22 +184,34 @@ impl Default for CustomOpPayload {
     fn default() -> Self {
         CustomOpPayload {
             sync: Sync::default(),
+            arg_type: ARG_TYPE_TENSOR,
             ap: [0; 48],
         }
     }
+}
+
+/// `arg_type` values that decode: TENSOR 1, ARRAY_OF_TENSOR 2 (F§8 [H]; INVALID 0 does not).
+fn arg_type_ok(v: u8) -> bool {
+    v == ARG_TYPE_TENSOR || v == ARG_TYPE_ARRAY_OF_TENSOR
 }
 
 impl CustomOpPayload {
     /// Opcode. S000 payload (3).
     pub const OPCODE: u8 = OPCODE_CUSTOM_OP_PAYLOAD;
     /// Field names after the sync band (SPEC §5.2).
-    pub const FIELDS: [&'static str; 1] = ["ap"];
+    pub const FIELDS: [&'static str; 2] = ["arg_type", "ap"];
 
-    /// Encodes: `[0x0F]=1`, `[0x10..0x3F]=ap` (S000 §C3).
-    pub fn encode(&self) -> Result<Bundle, EncodeError> {
+    /// Encodes: `[0x0F]=arg_type`, `[0x10..0x3F]=ap` (S000 §C3; F§8).
+    pub fn encode(&self, gen: Generation) -> Result<Bundle, EncodeError> {
+        emitted(gen, Self::OPCODE)?;
         self.sync.check()?;
+        if !arg_type_ok(self.arg_type) {
+            return Err(EncodeError::ArgType {
+                value: self.arg_type,
+            });
+        }
         let mut b = skeleton(Self::OPCODE, &self.sync);
-        b.put(OFF_PAYLOAD_MARKER, &[PAYLOAD_MARKER]);
+        b.put(OFF_ARG_TYPE, &[self.arg_type]);
         b.put(OFF_PAYLOAD_AP, &self.ap);
         Ok(b)
     }
@@ -187,29 +220,40 @@ impl CustomOpPayload {
     pub fn read_validated(b: &Bundle) -> CustomOpPayload {
         CustomOpPayload {
             sync: Sync::read(b),
+            arg_type: b.byte(OFF_ARG_TYPE),
             ap: b.bytes(OFF_PAYLOAD_AP),
         }
     }
 
-    /// Decodes: payload validator, debug bytes, then the 0x01 marker (SPEC §5.1; D-8).
-    pub fn decode(b: &Bundle) -> Result<CustomOpPayload, DecodeError> {
-        validate_payload(b)?;
-        check_debug(b)?;
-        let value = b.byte(OFF_PAYLOAD_MARKER);
-        if value != PAYLOAD_MARKER {
-            return Err(DecodeError::Marker { value });
+    /// Decodes: payload validator, then `arg_type` ∈ {1, 2} (SPEC §5.1; D-8).
+    pub fn decode(b: &Bundle, gen: Generation) -> Result<CustomOpPayload, DecodeError> {
+        validate_payload(b, gen)?;
+        let value = b.byte(OFF_ARG_TYPE);
+        if !arg_type_ok(value) {
+            return Err(DecodeError::ArgType { value });
         }
         Ok(Self::read_validated(b))
     }
 
     pub(crate) fn push_fields(&self, out: &mut FieldList) {
         self.sync.push_fields(out);
+        out.push(("arg_type", int(self.arg_type)));
         out.push(("ap", bytes(&self.ap)));
     }
 
-    pub(crate) fn from_source<S: AsRef<str>>(src: &Source<'_, S>) -> Result<Self, EncodeError> {
+    pub(crate) fn from_source<S: AsRef<str>>(
+        src: &Source<'_, S>,
+        gen: Generation,
+    ) -> Result<Self, EncodeError> {
+        emitted(gen, Self::OPCODE)?;
+        let sync = Sync::from_source(src)?;
+        let arg_type = src.u8("arg_type")?;
+        if !arg_type_ok(arg_type) {
+            return Err(EncodeError::ArgType { value: arg_type });
+        }
         let p = CustomOpPayload {
-            sync: Sync::from_source(src)?,
+            sync,
+            arg_type,
             ap: src.bytes("ap")?,
         };
         src.reject_unknown(&[&SYNC_FIELDS, &Self::FIELDS])?;
@@ -228,14 +272,14 @@ pub struct CustomOpGroup {
     pub sync: Sync,
     /// Header +0x0E.
     pub function_id: u8,
-    /// Header +0x10.
-    pub scratch_byte_10: u8,
-    /// Header +0x14.
-    pub scratch_dword_14: u32,
-    /// Header +0x18.
-    pub scratch_dword_18: u32,
-    /// Header +0x1C.
-    pub scratch_byte_1c: u8,
+    /// Header +0x10 `has_scratch_space`.
+    pub has_scratch_space: u8,
+    /// Header +0x14 `scratch_space_addr`.
+    pub scratch_space_addr: u32,
+    /// Header +0x18 `scratch_space_size`.
+    pub scratch_space_size: u32,
+    /// Header +0x1C `scratch_space_num_partitions`.
+    pub scratch_space_num_partitions: u8,
     /// Output access pattern (the first 0x86).
     pub output: [u8; 48],
     /// Argument access patterns.
@@ -252,37 +296,40 @@ impl CustomOpGroup {
             num_payloads: u16::from(num_arguments) + 2,
             function_id: self.function_id,
             num_arguments,
-            scratch_byte_10: self.scratch_byte_10,
-            scratch_dword_14: self.scratch_dword_14,
-            scratch_dword_18: self.scratch_dword_18,
-            scratch_byte_1c: self.scratch_byte_1c,
+            has_scratch_space: self.has_scratch_space,
+            scratch_space_addr: self.scratch_space_addr,
+            scratch_space_size: self.scratch_space_size,
+            scratch_space_num_partitions: self.scratch_space_num_partitions,
         })
     }
 
-    /// Encodes to `n_args + 2` bundles: header, output, args.
-    pub fn encode(&self) -> Result<Vec<Bundle>, EncodeError> {
-        let header = self.header()?.encode()?;
+    /// Encodes to `n_args + 2` bundles: header, output, args; payloads are TENSOR
+    /// (S000 §C3 `[0x0F]=1`).
+    pub fn encode(&self, gen: Generation) -> Result<Vec<Bundle>, EncodeError> {
+        let header = self.header()?.encode(gen)?;
         let mut out = Vec::with_capacity(self.args.len() + 2);
         out.push(header);
         for ap in core::iter::once(&self.output).chain(self.args.iter()) {
             out.push(
                 CustomOpPayload {
                     sync: Sync::default(),
+                    arg_type: ARG_TYPE_TENSOR,
                     ap: *ap,
                 }
-                .encode()?,
+                .encode(gen)?,
             );
         }
         Ok(out)
     }
 
-    /// Decodes exactly one group image (the inverse of [`CustomOpGroup::encode`]).
-    pub fn decode(bundles: &[Bundle]) -> Result<CustomOpGroup, DecodeError> {
+    /// Decodes exactly one group image (the inverse of [`CustomOpGroup::encode`]): payloads
+    /// must carry no sync band (D-19) and `arg_type` TENSOR (D-23).
+    pub fn decode(bundles: &[Bundle], gen: Generation) -> Result<CustomOpGroup, DecodeError> {
         let first = bundles.first().ok_or(DecodeError::GroupShape {
             expected: 2,
             found: 0,
         })?;
-        let h = CustomOpHeader::decode(first)?;
+        let h = CustomOpHeader::decode(first, gen)?;
         if u32::from(h.num_payloads) != h.expected_num_payloads() {
             return Err(DecodeError::GroupPayloadCount {
                 num_payloads: h.num_payloads,
@@ -298,9 +345,15 @@ impl CustomOpGroup {
         }
         let mut aps = Vec::with_capacity(expected - 1);
         for (index, b) in bundles.iter().enumerate().skip(1) {
-            let p = CustomOpPayload::decode(b)?;
+            let p = CustomOpPayload::decode(b, gen)?;
             if p.sync != Sync::default() {
                 return Err(DecodeError::GroupPayloadSync { index });
+            }
+            if p.arg_type != ARG_TYPE_TENSOR {
+                return Err(DecodeError::GroupArgType {
+                    index,
+                    value: p.arg_type,
+                });
             }
             aps.push(p.ap);
         }
@@ -309,10 +362,10 @@ impl CustomOpGroup {
         Ok(CustomOpGroup {
             sync: h.sync,
             function_id: h.function_id,
-            scratch_byte_10: h.scratch_byte_10,
-            scratch_dword_14: h.scratch_dword_14,
-            scratch_dword_18: h.scratch_dword_18,
-            scratch_byte_1c: h.scratch_byte_1c,
+            has_scratch_space: h.has_scratch_space,
+            scratch_space_addr: h.scratch_space_addr,
+            scratch_space_size: h.scratch_space_size,
+            scratch_space_num_partitions: h.scratch_space_num_partitions,
             output,
             args: it.collect(),
         })

@@ -2,24 +2,29 @@
 //! 0xDB, 0xDE (SPEC §5; S003 §5–§9).
 
 use super::check::{check, LAYOUT_BE, LAYOUT_BF, LAYOUT_D8, LAYOUT_DB, LAYOUT_DC, LAYOUT_DE};
-use super::custom_op::skeleton;
+use super::custom_op::{emitted, skeleton};
 use super::fields::{bytes, int, FieldList, Source};
 use super::sync_band::{Sync, SYNC_FIELDS};
 use super::{expect_opcode, DecodeError, EncodeError};
 use crate::bundle::Bundle;
-use crate::lut::is_valid_dtype_tag;
+use crate::generation::Generation;
 
-fn dtype_ok(field: &'static str, value: u8) -> Result<(), EncodeError> {
-    if is_valid_dtype_tag(value) {
+/// A dtype field must be a tag of the generation's dtype column (SPEC §6.4).
+pub(crate) fn dtype_ok(field: &'static str, value: u8, gen: Generation) -> Result<(), EncodeError> {
+    if gen.emits_dtype_tag(value) {
         Ok(())
     } else {
         Err(EncodeError::Dtype { field, value })
     }
 }
 
-fn src_dtype<S: AsRef<str>>(src: &Source<'_, S>, field: &'static str) -> Result<u8, EncodeError> {
+fn src_dtype<S: AsRef<str>>(
+    src: &Source<'_, S>,
+    field: &'static str,
+    gen: Generation,
+) -> Result<u8, EncodeError> {
     let v = src.u8(field)?;
-    dtype_ok(field, v)?;
+    dtype_ok(field, v, gen)?;
     Ok(v)
 }
 
@@ -65,10 +70,11 @@ impl Gpsimdsb2sb {
     ];
 
     /// Encodes (S003 §5).
-    pub fn encode(&self) -> Result<Bundle, EncodeError> {
+    pub fn encode(&self, gen: Generation) -> Result<Bundle, EncodeError> {
+        emitted(gen, Self::OPCODE)?;
         self.sync.check()?;
-        dtype_ok("src_dtype", self.src_dtype)?;
-        dtype_ok("dst_dtype", self.dst_dtype)?;
+        dtype_ok("src_dtype", self.src_dtype, gen)?;
+        dtype_ok("dst_dtype", self.dst_dtype, gen)?;
         let mut b = skeleton(Self::OPCODE, &self.sync);
         b.put(SB2SB_OFF_SRC_DTYPE, &[self.src_dtype]);
         b.put(SB2SB_OFF_DST_DTYPE, &[self.dst_dtype]);
@@ -80,9 +86,9 @@ impl Gpsimdsb2sb {
     }
 
     /// Decodes an encoder image (SPEC §5.1).
-    pub fn decode(b: &Bundle) -> Result<Self, DecodeError> {
-        expect_opcode(b, Self::OPCODE)?;
-        check(b, LAYOUT_BF)?;
+    pub fn decode(b: &Bundle, gen: Generation) -> Result<Self, DecodeError> {
+        expect_opcode(b, Self::OPCODE, gen)?;
+        check(b, LAYOUT_BF, gen)?;
         Ok(Gpsimdsb2sb {
             sync: Sync::read(b),
             src_dtype: b.byte(SB2SB_OFF_SRC_DTYPE),
@@ -102,11 +108,15 @@ impl Gpsimdsb2sb {
         out.push(("dst_ap", bytes(&self.dst_ap)));
     }
 
-    pub(crate) fn from_source<S: AsRef<str>>(src: &Source<'_, S>) -> Result<Self, EncodeError> {
+    pub(crate) fn from_source<S: AsRef<str>>(
+        src: &Source<'_, S>,
+        gen: Generation,
+    ) -> Result<Self, EncodeError> {
+        emitted(gen, Self::OPCODE)?;
         let v = Gpsimdsb2sb {
             sync: Sync::from_source(src)?,
-            src_dtype: src_dtype(src, "src_dtype")?,
-            dst_dtype: src_dtype(src, "dst_dtype")?,
+            src_dtype: src_dtype(src, "src_dtype", gen)?,
+            dst_dtype: src_dtype(src, "dst_dtype", gen)?,
             src_ap: src.bytes("src_ap")?,
             peer_partition: src.u8("peer_partition")?,
             dst_ap: src.bytes("dst_ap")?,
@@ -149,9 +159,10 @@ impl GetSequenceBounds {
     pub const FIELDS: [&'static str; 5] = ["dtype", "flag_0e", "flag_0f", "in_ap", "out_ap"];
 
     /// Encodes (S003 §6).
-    pub fn encode(&self) -> Result<Bundle, EncodeError> {
+    pub fn encode(&self, gen: Generation) -> Result<Bundle, EncodeError> {
+        emitted(gen, Self::OPCODE)?;
         self.sync.check()?;
-        dtype_ok("dtype", self.dtype)?;
+        dtype_ok("dtype", self.dtype, gen)?;
         let mut b = skeleton(Self::OPCODE, &self.sync);
         b.put(SEQ_OFF_DTYPE, &[self.dtype]);
         b.put(SEQ_OFF_FLAG_0E, &[self.flag_0e, self.flag_0f]);
@@ -161,9 +172,9 @@ impl GetSequenceBounds {
     }
 
     /// Decodes an encoder image (SPEC §5.1).
-    pub fn decode(b: &Bundle) -> Result<Self, DecodeError> {
-        expect_opcode(b, Self::OPCODE)?;
-        check(b, LAYOUT_BE)?;
+    pub fn decode(b: &Bundle, gen: Generation) -> Result<Self, DecodeError> {
+        expect_opcode(b, Self::OPCODE, gen)?;
+        check(b, LAYOUT_BE, gen)?;
         Ok(GetSequenceBounds {
             sync: Sync::read(b),
             dtype: b.byte(SEQ_OFF_DTYPE),
@@ -183,10 +194,14 @@ impl GetSequenceBounds {
         out.push(("out_ap", bytes(&self.out_ap)));
     }
 
-    pub(crate) fn from_source<S: AsRef<str>>(src: &Source<'_, S>) -> Result<Self, EncodeError> {
+    pub(crate) fn from_source<S: AsRef<str>>(
+        src: &Source<'_, S>,
+        gen: Generation,
+    ) -> Result<Self, EncodeError> {
+        emitted(gen, Self::OPCODE)?;
         let v = GetSequenceBounds {
             sync: Sync::from_source(src)?,
-            dtype: src_dtype(src, "dtype")?,
+            dtype: src_dtype(src, "dtype", gen)?,
             flag_0e: src.u8("flag_0e")?,
             flag_0f: src.u8("flag_0f")?,
             in_ap: src.bytes("in_ap")?,
@@ -224,7 +239,8 @@ impl CoreBarrier {
     pub const FIELDS: [&'static str; 3] = ["barrier_id", "barrier_index", "sema_ap"];
 
     /// Encodes (S003 §7).
-    pub fn encode(&self) -> Result<Bundle, EncodeError> {
+    pub fn encode(&self, gen: Generation) -> Result<Bundle, EncodeError> {
+        emitted(gen, Self::OPCODE)?;
         self.sync.check()?;
         let mut b = skeleton(Self::OPCODE, &self.sync);
         b.put(BAR_OFF_ID, &self.barrier_id.to_le_bytes());
@@ -234,9 +250,9 @@ impl CoreBarrier {
     }
 
     /// Decodes an encoder image (SPEC §5.1).
-    pub fn decode(b: &Bundle) -> Result<Self, DecodeError> {
-        expect_opcode(b, Self::OPCODE)?;
-        check(b, LAYOUT_D8)?;
+    pub fn decode(b: &Bundle, gen: Generation) -> Result<Self, DecodeError> {
+        expect_opcode(b, Self::OPCODE, gen)?;
+        check(b, LAYOUT_D8, gen)?;
         Ok(CoreBarrier {
             sync: Sync::read(b),
             barrier_id: u32::from_le_bytes(b.bytes(BAR_OFF_ID)),
@@ -252,7 +268,11 @@ impl CoreBarrier {
         out.push(("sema_ap", bytes(&self.sema_ap)));
     }
 
-    pub(crate) fn from_source<S: AsRef<str>>(src: &Source<'_, S>) -> Result<Self, EncodeError> {
+    pub(crate) fn from_source<S: AsRef<str>>(
+        src: &Source<'_, S>,
+        gen: Generation,
+    ) -> Result<Self, EncodeError> {
+        emitted(gen, Self::OPCODE)?;
         let v = CoreBarrier {
             sync: Sync::from_source(src)?,
             barrier_id: src.u32("barrier_id")?,
@@ -288,7 +308,8 @@ impl GetGlobalRankId {
     pub const FIELDS: [&'static str; 2] = ["valid", "reg_id"];
 
     /// Encodes (S003 §8.1).
-    pub fn encode(&self) -> Result<Bundle, EncodeError> {
+    pub fn encode(&self, gen: Generation) -> Result<Bundle, EncodeError> {
+        emitted(gen, Self::OPCODE)?;
         self.sync.check()?;
         let mut b = skeleton(Self::OPCODE, &self.sync);
         b.put(GRANK_OFF_VALID, &[u8::from(self.valid)]);
@@ -297,9 +318,9 @@ impl GetGlobalRankId {
     }
 
     /// Decodes an encoder image (SPEC §5.1).
-    pub fn decode(b: &Bundle) -> Result<Self, DecodeError> {
-        expect_opcode(b, Self::OPCODE)?;
-        check(b, LAYOUT_DC)?;
+    pub fn decode(b: &Bundle, gen: Generation) -> Result<Self, DecodeError> {
+        expect_opcode(b, Self::OPCODE, gen)?;
+        check(b, LAYOUT_DC, gen)?;
         Ok(GetGlobalRankId {
             sync: Sync::read(b),
             valid: b.byte(GRANK_OFF_VALID) == 1,
@@ -313,7 +334,11 @@ impl GetGlobalRankId {
         out.push(("reg_id", int(self.reg_id)));
     }
 
-    pub(crate) fn from_source<S: AsRef<str>>(src: &Source<'_, S>) -> Result<Self, EncodeError> {
+    pub(crate) fn from_source<S: AsRef<str>>(
+        src: &Source<'_, S>,
+        gen: Generation,
+    ) -> Result<Self, EncodeError> {
+        emitted(gen, Self::OPCODE)?;
         let sync = Sync::from_source(src)?;
         let valid = match src.int("valid", u64::MAX)? {
             0 => false,
@@ -369,7 +394,8 @@ impl GetCurProcessingRankId {
     ];
 
     /// Encodes (S003 §8.2).
-    pub fn encode(&self) -> Result<Bundle, EncodeError> {
+    pub fn encode(&self, gen: Generation) -> Result<Bundle, EncodeError> {
+        emitted(gen, Self::OPCODE)?;
         self.sync.check()?;
         let mut b = skeleton(Self::OPCODE, &self.sync);
         b.put(CRANK_OFF_GROUP, &self.group_id.to_le_bytes());
@@ -381,9 +407,9 @@ impl GetCurProcessingRankId {
     }
 
     /// Decodes an encoder image (SPEC §5.1).
-    pub fn decode(b: &Bundle) -> Result<Self, DecodeError> {
-        expect_opcode(b, Self::OPCODE)?;
-        check(b, LAYOUT_DB)?;
+    pub fn decode(b: &Bundle, gen: Generation) -> Result<Self, DecodeError> {
+        expect_opcode(b, Self::OPCODE, gen)?;
+        check(b, LAYOUT_DB, gen)?;
         Ok(GetCurProcessingRankId {
             sync: Sync::read(b),
             group_id: u16::from_le_bytes(b.bytes(CRANK_OFF_GROUP)),
@@ -403,7 +429,11 @@ impl GetCurProcessingRankId {
         out.push(("stream_id", int(self.stream_id)));
     }
 
-    pub(crate) fn from_source<S: AsRef<str>>(src: &Source<'_, S>) -> Result<Self, EncodeError> {
+    pub(crate) fn from_source<S: AsRef<str>>(
+        src: &Source<'_, S>,
+        gen: Generation,
+    ) -> Result<Self, EncodeError> {
+        emitted(gen, Self::OPCODE)?;
         let v = GetCurProcessingRankId {
             sync: Sync::from_source(src)?,
             group_id: src.u16("group_id")?,
@@ -441,7 +471,8 @@ impl TensorCompletion {
     pub const FIELDS: [&'static str; 2] = ["handle", "ap_byte"];
 
     /// Encodes (S003 §9).
-    pub fn encode(&self) -> Result<Bundle, EncodeError> {
+    pub fn encode(&self, gen: Generation) -> Result<Bundle, EncodeError> {
+        emitted(gen, Self::OPCODE)?;
         self.sync.check()?;
         let mut b = skeleton(Self::OPCODE, &self.sync);
         b.put(TC_OFF_HANDLE, &self.handle.to_le_bytes());
@@ -450,9 +481,9 @@ impl TensorCompletion {
     }
 
     /// Decodes an encoder image (SPEC §5.1).
-    pub fn decode(b: &Bundle) -> Result<Self, DecodeError> {
-        expect_opcode(b, Self::OPCODE)?;
-        check(b, LAYOUT_DE)?;
+    pub fn decode(b: &Bundle, gen: Generation) -> Result<Self, DecodeError> {
+        expect_opcode(b, Self::OPCODE, gen)?;
+        check(b, LAYOUT_DE, gen)?;
         Ok(TensorCompletion {
             sync: Sync::read(b),
             handle: u32::from_le_bytes(b.bytes(TC_OFF_HANDLE)),
@@ -466,7 +497,11 @@ impl TensorCompletion {
         out.push(("ap_byte", int(self.ap_byte)));
     }
 
-    pub(crate) fn from_source<S: AsRef<str>>(src: &Source<'_, S>) -> Result<Self, EncodeError> {
+    pub(crate) fn from_source<S: AsRef<str>>(
+        src: &Source<'_, S>,
+        gen: Generation,
+    ) -> Result<Self, EncodeError> {
+        emitted(gen, Self::OPCODE)?;
         let v = TensorCompletion {
             sync: Sync::from_source(src)?,
             handle: src.u32("handle")?,

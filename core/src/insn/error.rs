@@ -1,5 +1,6 @@
 //! Encode and decode errors of the instruction layer.
 
+use crate::generation::Generation;
 use crate::lut::LutError;
 use crate::validate::ValidationError;
 use core::fmt;
@@ -16,6 +17,14 @@ pub enum DecodeError {
         /// byte[0].
         opcode: u8,
     },
+    /// byte[0] is one of the eleven, but this generation's compiler does not emit it
+    /// (seed 003 §"At a glance": 0xBE, 0xBF, 0xD8 are CoreV3+; D-22). Field `opcode`.
+    NotEmitted {
+        /// byte[0].
+        opcode: u8,
+        /// The generation asked.
+        generation: Generation,
+    },
     /// byte[1] is not the stamped `inst_word_len` (0x10; 0x00 for 0xDA).
     InstWordLen {
         /// byte[1].
@@ -28,12 +37,12 @@ pub enum DecodeError {
         /// Its value.
         value: u8,
     },
-    /// byte[4] ∉ {0x00, 0x05, 0x85} (D-1).
+    /// byte[4] is not a WAIT_MODE member (F§2 [H]).
     WaitMode {
         /// byte[4].
         value: u8,
     },
-    /// byte[6] ∉ {0x00, 0x01} (D-1).
+    /// byte[6] is not an UPDATE_MODE member (F§2 [H]).
     UpdateMode {
         /// byte[6].
         value: u8,
@@ -43,7 +52,7 @@ pub enum DecodeError {
         /// The wire byte.
         value: u8,
     },
-    /// A `dtype` byte is not a wire tag 0x01..=0x10 (SPEC §6.4).
+    /// A `dtype` byte is not a tag of the generation's dtype column (SPEC §6.4).
     Dtype {
         /// Its offset.
         offset: usize,
@@ -75,8 +84,8 @@ pub enum DecodeError {
         /// The byte.
         value: u8,
     },
-    /// byte[0x0F] of 0x86 is not the 0x01 marker (S000 AC03-C2; D-8).
-    Marker {
+    /// byte[0x0F] `arg_type` of 0x86 is not TENSOR 1 or ARRAY_OF_TENSOR 2 (F§8 [H]; D-8).
+    ArgType {
         /// The byte.
         value: u8,
     },
@@ -99,6 +108,13 @@ pub enum DecodeError {
         /// Position of the payload bundle within the group.
         index: usize,
     },
+    /// A payload of a group is not `arg_type` TENSOR (S000 §C3 `[0x0F]=1`; D-23).
+    GroupArgType {
+        /// Position of the payload bundle within the group.
+        index: usize,
+        /// Its `arg_type`.
+        value: u8,
+    },
 }
 
 impl DecodeError {
@@ -106,11 +122,11 @@ impl DecodeError {
     pub fn field(&self) -> &'static str {
         match self {
             DecodeError::Invalid(e) => e.predicate().name(),
-            DecodeError::Opcode { .. } => "opcode",
+            DecodeError::Opcode { .. } | DecodeError::NotEmitted { .. } => "opcode",
             DecodeError::InstWordLen { .. } => "inst_word_len",
             DecodeError::Reserved { .. } => "reserved",
-            DecodeError::WaitMode { .. } => "sync.wait_mode",
-            DecodeError::UpdateMode { .. } => "sync.update_mode",
+            DecodeError::WaitMode { .. } => "wait_mode",
+            DecodeError::UpdateMode { .. } => "update_mode",
             DecodeError::CceOp { .. } => "cce_op",
             DecodeError::Dtype { .. } => "dtype",
             DecodeError::Kind { .. } => "kind",
@@ -118,7 +134,7 @@ impl DecodeError {
             DecodeError::DstDtype { .. } => "dst_dtype",
             DecodeError::CrossCoreEnable { .. } => "cross_core_enable",
             DecodeError::Valid { .. } => "valid",
-            DecodeError::Marker { .. } => "marker",
+            DecodeError::ArgType { .. } | DecodeError::GroupArgType { .. } => "arg_type",
             DecodeError::GroupShape { .. } => "group",
             DecodeError::GroupPayloadCount { .. } => "num_payloads",
             DecodeError::GroupPayloadSync { .. } => "sync",
@@ -129,7 +145,7 @@ impl DecodeError {
     pub fn offset(&self) -> usize {
         match *self {
             DecodeError::Invalid(e) => e.offset(),
-            DecodeError::Opcode { .. } => 0x00,
+            DecodeError::Opcode { .. } | DecodeError::NotEmitted { .. } => 0x00,
             DecodeError::InstWordLen { .. } => 0x01,
             DecodeError::Reserved { offset, .. } | DecodeError::Dtype { offset, .. } => offset,
             DecodeError::WaitMode { .. } => 0x04,
@@ -140,7 +156,7 @@ impl DecodeError {
             DecodeError::DstDtype { .. } => 0x0D,
             DecodeError::Kind { .. } => 0x0E,
             DecodeError::CrossCoreEnable { .. } => 0x20,
-            DecodeError::Marker { .. } => 0x0F,
+            DecodeError::ArgType { .. } | DecodeError::GroupArgType { .. } => 0x0F,
             DecodeError::GroupShape { .. } | DecodeError::GroupPayloadSync { .. } => 0,
             DecodeError::GroupPayloadCount { .. } => 0x0C,
         }
@@ -155,6 +171,12 @@ impl From<ValidationError> for DecodeError {
 
 impl fmt::Display for DecodeError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if let DecodeError::NotEmitted { opcode, generation } = self {
+            return write!(
+                f,
+                "decode error: opcode {opcode:#04x} is not emitted by the {generation} compiler"
+            );
+        }
         write!(
             f,
             "decode error: {} at byte {:#04x}",
@@ -170,19 +192,31 @@ impl std::error::Error for DecodeError {}
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
 #[non_exhaustive]
 pub enum EncodeError {
-    /// Wire wait mode ∉ {0x00, 0x05, 0x85} (D-1).
+    /// This generation's compiler cannot emit the opcode (seed 003 §"At a glance"; D-22).
+    NotEmitted {
+        /// The opcode.
+        opcode: u8,
+        /// The generation asked.
+        generation: Generation,
+    },
+    /// Wire wait mode is not a WAIT_MODE member (F§2 [H]).
     WaitMode {
         /// The byte.
         value: u8,
     },
-    /// Wire update mode ∉ {0x00, 0x01} (D-1).
+    /// Wire update mode is not an UPDATE_MODE member (F§2 [H]).
     UpdateMode {
         /// The byte.
         value: u8,
     },
+    /// 0x86 `arg_type` not TENSOR 1 or ARRAY_OF_TENSOR 2 (F§8 [H]).
+    ArgType {
+        /// The value.
+        value: u8,
+    },
     /// `cce_op` not encodable (SPEC §6.2 CCE subset).
     CceOp(LutError),
-    /// A dtype field is not a wire tag 0x01..=0x10.
+    /// A dtype field is not a tag of the generation's dtype column (SPEC §6.4).
     Dtype {
         /// `dtype`, `src_dtype` or `dst_dtype`.
         field: &'static str,
@@ -198,12 +232,12 @@ pub enum EncodeError {
     },
     /// Header scratch triple half-filled (S000 (5)); the header validator would reject it.
     ScratchSpaceVal {
-        /// byte[0x10].
-        byte_10: u8,
-        /// dword[0x18].
-        dword_18: u32,
-        /// byte[0x1C].
-        byte_1c: u8,
+        /// byte[0x10] `has_scratch_space`.
+        has_scratch_space: u8,
+        /// dword[0x18] `scratch_space_size`.
+        scratch_space_size: u32,
+        /// byte[0x1C] `scratch_space_num_partitions`.
+        scratch_space_num_partitions: u8,
     },
     /// An integer does not fit the field's width.
     DoesNotFit {
@@ -260,8 +294,10 @@ impl EncodeError {
     /// The field the error is about.
     pub fn field(&self) -> &'static str {
         match *self {
-            EncodeError::WaitMode { .. } => "sync.wait_mode",
-            EncodeError::UpdateMode { .. } => "sync.update_mode",
+            EncodeError::NotEmitted { .. } => "opcode",
+            EncodeError::WaitMode { .. } => "wait_mode",
+            EncodeError::UpdateMode { .. } => "update_mode",
+            EncodeError::ArgType { .. } => "arg_type",
             EncodeError::CceOp(_) => "cce_op",
             EncodeError::Dtype { field, .. } => field,
             EncodeError::Kind(_) => "kind",
@@ -282,8 +318,10 @@ impl EncodeError {
     /// Short reason tag (`"missing"`, `"does_not_fit"`, ...; LUT errors give the LUT name).
     pub fn reason(&self) -> &'static str {
         match self {
+            EncodeError::NotEmitted { .. } => "not_emitted",
             EncodeError::WaitMode { .. }
             | EncodeError::UpdateMode { .. }
+            | EncodeError::ArgType { .. }
             | EncodeError::Dtype { .. }
             | EncodeError::Valid { .. }
             | EncodeError::ScratchSpaceVal { .. } => "invalid_value",
@@ -303,6 +341,13 @@ impl EncodeError {
 
 impl fmt::Display for EncodeError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if let EncodeError::NotEmitted { opcode, generation } = self {
+            let name = crate::roster::mnemonic(*opcode).unwrap_or("?");
+            return write!(
+                f,
+                "encode error: opcode {opcode:#04x} ({name}) is not emitted by the {generation} compiler"
+            );
+        }
         write!(f, "encode error: {} ({})", self.field(), self.reason())
     }
 }

@@ -76,6 +76,15 @@ impl<'a, S: AsRef<str>> Source<'a, S> {
             .map(|v| u8::try_from(v).unwrap_or(0))
     }
 
+    /// An optional u8 field: 0 when absent (the debug bytes, "encoders write 0 unless given").
+    pub(crate) fn opt_u8(&self, field: &'static str) -> Result<u8, EncodeError> {
+        if self.input.iter().any(|(n, _)| n.as_ref() == field) {
+            self.u8(field)
+        } else {
+            Ok(0)
+        }
+    }
+
     pub(crate) fn u16(&self, field: &'static str) -> Result<u16, EncodeError> {
         self.int(field, u64::from(u16::MAX))
             .map(|v| u16::try_from(v).unwrap_or(0))

@@ -20,15 +20,22 @@ pub use fields::{FieldList, FieldValue};
 pub use sync_band::{Sync, UpdateMode, WaitMode, SYNC_FIELDS};
 
 use crate::bundle::Bundle;
+use crate::generation::Generation;
 use fields::Source;
 
-/// A struct decoder refuses a bundle of another opcode.
-pub(crate) fn expect_opcode(b: &Bundle, opcode: u8) -> Result<(), DecodeError> {
+/// A struct decoder refuses a bundle of another opcode, and one the generation's compiler does
+/// not emit (D-22).
+pub(crate) fn expect_opcode(b: &Bundle, opcode: u8, gen: Generation) -> Result<(), DecodeError> {
     let op = b.opcode();
-    if op == opcode {
-        Ok(())
-    } else {
+    if op != opcode {
         Err(DecodeError::Opcode { opcode: op })
+    } else if !gen.emits(op) {
+        Err(DecodeError::NotEmitted {
+            opcode: op,
+            generation: gen,
+        })
+    } else {
+        Ok(())
     }
 }
 
@@ -100,9 +107,10 @@ impl Instruction {
         crate::roster::mnemonic(self.opcode()).unwrap_or("")
     }
 
-    /// Encodes to one bundle (SPEC §5).
-    pub fn encode(&self) -> Result<Bundle, EncodeError> {
-        each_variant!(self, v => v.encode())
+    /// Encodes to one bundle as generation `gen`'s compiler would (SPEC §5); an opcode that
+    /// compiler cannot emit is [`EncodeError::NotEmitted`].
+    pub fn encode(&self, gen: Generation) -> Result<Bundle, EncodeError> {
+        each_variant!(self, v => v.encode(gen))
     }
 
     /// The canonical field list, SPEC §5.2 names and order.
@@ -136,47 +144,56 @@ impl Instruction {
     pub fn from_fields<S: AsRef<str>>(
         opcode: u8,
         fields: &[(S, FieldValue)],
+        gen: Generation,
     ) -> Result<Instruction, EncodeError> {
         let src = Source::new(fields);
         Ok(match opcode {
-            0x85 => Instruction::CustomOpHeader(CustomOpHeader::from_source(&src)?),
-            0x86 => Instruction::CustomOpPayload(CustomOpPayload::from_source(&src)?),
-            0xD9 => Instruction::CollectiveCompute(CollectiveCompute::from_source(&src)?),
+            0x85 => Instruction::CustomOpHeader(CustomOpHeader::from_source(&src, gen)?),
+            0x86 => Instruction::CustomOpPayload(CustomOpPayload::from_source(&src, gen)?),
+            0xD9 => Instruction::CollectiveCompute(CollectiveCompute::from_source(&src, gen)?),
             0xDA => Instruction::CollectiveComputeSecondary(
-                CollectiveComputeSecondary::from_source(&src)?,
+                CollectiveComputeSecondary::from_source(&src, gen)?,
             ),
-            0xCB => Instruction::CollectiveSendRecv(CollectiveSendRecv::from_source(&src)?),
-            0xBF => Instruction::Gpsimdsb2sb(Gpsimdsb2sb::from_source(&src)?),
-            0xBE => Instruction::GetSequenceBounds(GetSequenceBounds::from_source(&src)?),
-            0xD8 => Instruction::CoreBarrier(CoreBarrier::from_source(&src)?),
-            0xDC => Instruction::GetGlobalRankId(GetGlobalRankId::from_source(&src)?),
-            0xDB => Instruction::GetCurProcessingRankId(GetCurProcessingRankId::from_source(&src)?),
-            0xDE => Instruction::TensorCompletion(TensorCompletion::from_source(&src)?),
+            0xCB => Instruction::CollectiveSendRecv(CollectiveSendRecv::from_source(&src, gen)?),
+            0xBF => Instruction::Gpsimdsb2sb(Gpsimdsb2sb::from_source(&src, gen)?),
+            0xBE => Instruction::GetSequenceBounds(GetSequenceBounds::from_source(&src, gen)?),
+            0xD8 => Instruction::CoreBarrier(CoreBarrier::from_source(&src, gen)?),
+            0xDC => Instruction::GetGlobalRankId(GetGlobalRankId::from_source(&src, gen)?),
+            0xDB => {
+                Instruction::GetCurProcessingRankId(GetCurProcessingRankId::from_source(&src, gen)?)
+            }
+            0xDE => Instruction::TensorCompletion(TensorCompletion::from_source(&src, gen)?),
             _ => return Err(EncodeError::Opcode { opcode }),
         })
     }
 }
 
-/// Decodes one bundle, dispatching on byte[0] (SPEC §5.1 failure order).
-pub fn decode(b: &Bundle) -> Result<Instruction, DecodeError> {
+/// Decodes one bundle as generation `gen` (SPEC §5.1 failure order), dispatching on byte[0].
+pub fn decode(b: &Bundle, gen: Generation) -> Result<Instruction, DecodeError> {
     Ok(match b.opcode() {
-        CustomOpHeader::OPCODE => Instruction::CustomOpHeader(CustomOpHeader::decode(b)?),
-        CustomOpPayload::OPCODE => Instruction::CustomOpPayload(CustomOpPayload::decode(b)?),
-        CollectiveCompute::OPCODE => Instruction::CollectiveCompute(CollectiveCompute::decode(b)?),
+        CustomOpHeader::OPCODE => Instruction::CustomOpHeader(CustomOpHeader::decode(b, gen)?),
+        CustomOpPayload::OPCODE => Instruction::CustomOpPayload(CustomOpPayload::decode(b, gen)?),
+        CollectiveCompute::OPCODE => {
+            Instruction::CollectiveCompute(CollectiveCompute::decode(b, gen)?)
+        }
         CollectiveComputeSecondary::OPCODE => {
-            Instruction::CollectiveComputeSecondary(CollectiveComputeSecondary::decode(b)?)
+            Instruction::CollectiveComputeSecondary(CollectiveComputeSecondary::decode(b, gen)?)
         }
         CollectiveSendRecv::OPCODE => {
-            Instruction::CollectiveSendRecv(CollectiveSendRecv::decode(b)?)
+            Instruction::CollectiveSendRecv(CollectiveSendRecv::decode(b, gen)?)
         }
-        Gpsimdsb2sb::OPCODE => Instruction::Gpsimdsb2sb(Gpsimdsb2sb::decode(b)?),
-        GetSequenceBounds::OPCODE => Instruction::GetSequenceBounds(GetSequenceBounds::decode(b)?),
-        CoreBarrier::OPCODE => Instruction::CoreBarrier(CoreBarrier::decode(b)?),
-        GetGlobalRankId::OPCODE => Instruction::GetGlobalRankId(GetGlobalRankId::decode(b)?),
+        Gpsimdsb2sb::OPCODE => Instruction::Gpsimdsb2sb(Gpsimdsb2sb::decode(b, gen)?),
+        GetSequenceBounds::OPCODE => {
+            Instruction::GetSequenceBounds(GetSequenceBounds::decode(b, gen)?)
+        }
+        CoreBarrier::OPCODE => Instruction::CoreBarrier(CoreBarrier::decode(b, gen)?),
+        GetGlobalRankId::OPCODE => Instruction::GetGlobalRankId(GetGlobalRankId::decode(b, gen)?),
         GetCurProcessingRankId::OPCODE => {
-            Instruction::GetCurProcessingRankId(GetCurProcessingRankId::decode(b)?)
+            Instruction::GetCurProcessingRankId(GetCurProcessingRankId::decode(b, gen)?)
         }
-        TensorCompletion::OPCODE => Instruction::TensorCompletion(TensorCompletion::decode(b)?),
+        TensorCompletion::OPCODE => {
+            Instruction::TensorCompletion(TensorCompletion::decode(b, gen)?)
+        }
         opcode => return Err(DecodeError::Opcode { opcode }),
     })
 }

@@ -1,77 +1,91 @@
-//! The SyncInfo band [0x04..0x0B] shared by every opcode except 0xDA (SPEC §1; F§2).
+//! The header debug bytes [0x02..0x03] and the events band [0x04..0x0B] shared by every opcode
+//! except 0xDA (SPEC §1; F§2 [H] `NEURON_ISA_TPB_HEADER` / `NEURON_ISA_TPB_EVENTS`).
 
 use super::fields::{int, FieldList, Source};
 use super::EncodeError;
 use crate::bundle::Bundle;
-use crate::layout::{OFF_SYNC_VALUES, OFF_UPDATE_ID, OFF_UPDATE_MODE, OFF_WAIT_ID, OFF_WAIT_MODE};
-use crate::lut::{wait_mode_to_wire, LutError};
-use crate::validate::{update_mode_ok, wait_mode_ok};
+use crate::events::{is_update_mode, is_wait_mode, update_mode_name, wait_mode_name};
+use crate::layout::{
+    OFF_DEBUG_CMD, OFF_DEBUG_HINT, OFF_SEMAPHORE_VALUE, OFF_UPDATE_IDX, OFF_UPDATE_MODE,
+    OFF_WAIT_IDX, OFF_WAIT_MODE,
+};
 
-/// Wire wait-mode byte at +0x04 (S000 §Layout NOTE; F§2; D-1).
+/// Wire `wait_mode` byte at +0x04, a `NEURON_ISA_TPB_WAIT_MODE` member (F§2 [H]).
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, Default, PartialOrd, Ord)]
 pub struct WaitMode(pub u8);
 
 impl WaitMode {
-    /// No wait (all-zero band). D-1.
+    /// NONE 0x00.
     pub const NONE: WaitMode = WaitMode(0x00);
-    /// SEM_GE_IMM (BIR mode 1). F§2.
-    pub const SEM_GE_IMM: WaitMode = WaitMode(0x05);
-    /// SEM_GE_REG (BIR mode 2; 0x80 = register compare). F§2.
-    pub const SEM_GE_REG: WaitMode = WaitMode(0x85);
+    /// WAIT_FOR_SEM_GE_IMM 0x05: what the compiler stamps (F§2 wire table, BIR mode 1).
+    pub const WAIT_FOR_SEM_GE_IMM: WaitMode = WaitMode(0x05);
+    /// WAIT_FOR_SEM_GE_REG 0x85 (BIR mode 2).
+    pub const WAIT_FOR_SEM_GE_REG: WaitMode = WaitMode(0x85);
 
-    /// `true` iff the byte is accepted by `has_valid_neuron_events` (D-1).
+    /// `true` iff the byte is a WAIT_MODE member (not INVALID).
     pub fn is_valid(self) -> bool {
-        wait_mode_ok(self.0)
+        is_wait_mode(self.0)
     }
 
-    /// From a BIR wait mode via the sync encoder's LUT (mode 0 rejected, F§2).
-    pub fn from_bir(mode: u32) -> Result<WaitMode, LutError> {
-        wait_mode_to_wire(mode).map(WaitMode)
+    /// The header name (`None` for a non-member).
+    pub fn name(self) -> Option<&'static str> {
+        wait_mode_name(self.0)
     }
 }
 
-/// Wire update-mode byte at +0x06, written raw (F§2; D-1).
+/// Wire `update_mode` byte at +0x06, a `NEURON_ISA_TPB_UPDATE_MODE` member (F§2 [H]).
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, Default, PartialOrd, Ord)]
 pub struct UpdateMode(pub u8);
 
 impl UpdateMode {
-    /// Set / replace. F§2.
-    pub const SET: UpdateMode = UpdateMode(0x00);
-    /// Increment. F§2.
-    pub const INCREMENT: UpdateMode = UpdateMode(0x01);
+    /// NONE 0x00.
+    pub const NONE: UpdateMode = UpdateMode(0x00);
+    /// SEM_INC_COMPLETE 0x13: what the compiler stamps on Updates and collective triggers.
+    pub const SEM_INC_COMPLETE: UpdateMode = UpdateMode(0x13);
 
-    /// `true` iff the byte is accepted by `has_valid_neuron_events` (D-1).
+    /// `true` iff the byte is an UPDATE_MODE member (not INVALID).
     pub fn is_valid(self) -> bool {
-        update_mode_ok(self.0)
+        is_update_mode(self.0)
+    }
+
+    /// The header name (`None` for a non-member).
+    pub fn name(self) -> Option<&'static str> {
+        update_mode_name(self.0)
     }
 }
 
-/// The per-instruction sync band [0x04..0x0B] (F§2; S003 "SyncInfo band").
+/// Bytes [0x02..0x0B]: the header's debug bytes and the events band (F§2 [H]).
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, Default)]
 pub struct Sync {
-    /// +0x04 wait mode.
+    /// +0x02 `debug_cmd` (NONE 0, NOTIFY 1, START 3, …); any value decodes (D-2).
+    pub debug_cmd: u8,
+    /// +0x03 `debug_hint`; any value decodes (D-2).
+    pub debug_hint: u8,
+    /// +0x04 `wait_mode`.
     pub wait_mode: WaitMode,
-    /// +0x05 wait semaphore index.
-    pub wait_id: u8,
-    /// +0x06 update mode.
+    /// +0x05 `wait_idx`, semaphore/event index.
+    pub wait_idx: u8,
+    /// +0x06 `update_mode`.
     pub update_mode: UpdateMode,
-    /// +0x07 update semaphore index.
-    pub update_id: u8,
-    /// +0x08..+0x0B values / branch-hint PC, opaque (S003; F§2).
-    pub values: u32,
+    /// +0x07 `update_idx`, semaphore/event index.
+    pub update_idx: u8,
+    /// +0x08..+0x0B `semaphore_value` u32: the wait threshold and the update immediate.
+    pub semaphore_value: u32,
 }
 
-/// Canonical names of the sync fields (SPEC §5.2).
-pub const SYNC_FIELDS: [&str; 5] = [
-    "sync.wait_mode",
-    "sync.wait_id",
-    "sync.update_mode",
-    "sync.update_id",
-    "sync.values",
+/// Canonical names of these fields (SPEC §5.2), in order.
+pub const SYNC_FIELDS: [&str; 7] = [
+    "debug_cmd",
+    "debug_hint",
+    "wait_mode",
+    "wait_idx",
+    "update_mode",
+    "update_idx",
+    "semaphore_value",
 ];
 
 impl Sync {
-    /// Checks the two mode bytes (D-1), wait first.
+    /// Checks the two mode bytes (F§2), wait first.
     pub fn check(&self) -> Result<(), EncodeError> {
         if !self.wait_mode.is_valid() {
             return Err(EncodeError::WaitMode {
@@ -87,50 +101,60 @@ impl Sync {
     }
 
     pub(crate) fn write(&self, b: &mut Bundle) {
+        b.put(OFF_DEBUG_CMD, &[self.debug_cmd, self.debug_hint]);
         b.put(OFF_WAIT_MODE, &[self.wait_mode.0]);
-        b.put(OFF_WAIT_ID, &[self.wait_id]);
+        b.put(OFF_WAIT_IDX, &[self.wait_idx]);
         b.put(OFF_UPDATE_MODE, &[self.update_mode.0]);
-        b.put(OFF_UPDATE_ID, &[self.update_id]);
-        b.put(OFF_SYNC_VALUES, &self.values.to_le_bytes());
+        b.put(OFF_UPDATE_IDX, &[self.update_idx]);
+        b.put(OFF_SEMAPHORE_VALUE, &self.semaphore_value.to_le_bytes());
     }
 
-    /// Reads the band without checking it.
+    /// Reads the bytes without checking them.
     pub fn read(b: &Bundle) -> Sync {
         Sync {
+            debug_cmd: b.byte(OFF_DEBUG_CMD),
+            debug_hint: b.byte(OFF_DEBUG_HINT),
             wait_mode: WaitMode(b.byte(OFF_WAIT_MODE)),
-            wait_id: b.byte(OFF_WAIT_ID),
+            wait_idx: b.byte(OFF_WAIT_IDX),
             update_mode: UpdateMode(b.byte(OFF_UPDATE_MODE)),
-            update_id: b.byte(OFF_UPDATE_ID),
-            values: u32::from_le_bytes(b.bytes(OFF_SYNC_VALUES)),
+            update_idx: b.byte(OFF_UPDATE_IDX),
+            semaphore_value: u32::from_le_bytes(b.bytes(OFF_SEMAPHORE_VALUE)),
         }
     }
 
     pub(crate) fn push_fields(&self, out: &mut FieldList) {
-        out.push(("sync.wait_mode", int(self.wait_mode.0)));
-        out.push(("sync.wait_id", int(self.wait_id)));
-        out.push(("sync.update_mode", int(self.update_mode.0)));
-        out.push(("sync.update_id", int(self.update_id)));
-        out.push(("sync.values", int(self.values)));
+        out.push(("debug_cmd", int(self.debug_cmd)));
+        out.push(("debug_hint", int(self.debug_hint)));
+        out.push(("wait_mode", int(self.wait_mode.0)));
+        out.push(("wait_idx", int(self.wait_idx)));
+        out.push(("update_mode", int(self.update_mode.0)));
+        out.push(("update_idx", int(self.update_idx)));
+        out.push(("semaphore_value", int(self.semaphore_value)));
     }
 
+    /// `debug_cmd`/`debug_hint` are optional (0 unless given); the rest are required.
     pub(crate) fn from_source<S: AsRef<str>>(src: &Source<'_, S>) -> Result<Sync, EncodeError> {
-        let wait_mode = WaitMode(src.u8("sync.wait_mode")?);
+        let debug_cmd = src.opt_u8("debug_cmd")?;
+        let debug_hint = src.opt_u8("debug_hint")?;
+        let wait_mode = WaitMode(src.u8("wait_mode")?);
         if !wait_mode.is_valid() {
             return Err(EncodeError::WaitMode { value: wait_mode.0 });
         }
-        let wait_id = src.u8("sync.wait_id")?;
-        let update_mode = UpdateMode(src.u8("sync.update_mode")?);
+        let wait_idx = src.u8("wait_idx")?;
+        let update_mode = UpdateMode(src.u8("update_mode")?);
         if !update_mode.is_valid() {
             return Err(EncodeError::UpdateMode {
                 value: update_mode.0,
             });
         }
         Ok(Sync {
+            debug_cmd,
+            debug_hint,
             wait_mode,
-            wait_id,
+            wait_idx,
             update_mode,
-            update_id: src.u8("sync.update_id")?,
-            values: src.u32("sync.values")?,
+            update_idx: src.u8("update_idx")?,
+            semaphore_value: src.u32("semaphore_value")?,
         })
     }
 }

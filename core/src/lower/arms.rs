@@ -176,7 +176,7 @@ fn lower_collective(module: &mut Module, c: &Collective) -> Result<Lowered, Lowe
         kind: c.kind,
         ap: c.src,
     }
-    .encode()
+    .encode(module.generation())
     .map_err(record_error(CollectiveCompute::OPCODE))?];
     // S003 §3.2, §3.4: the second leg carries the second AP and channel_id.
     if let Some(ap) = src2 {
@@ -188,7 +188,7 @@ fn lower_collective(module: &mut Module, c: &Collective) -> Result<Lowered, Lowe
                 kind: c.kind,
                 ap,
             }
-            .encode()
+            .encode(module.generation())
             .map_err(record_error(CollectiveComputeSecondary::OPCODE))?,
         );
     }
@@ -202,21 +202,25 @@ fn lower_collective(module: &mut Module, c: &Collective) -> Result<Lowered, Lowe
     })
 }
 
-fn send_recv_record(sync: Sync, operand: &TransferOperand) -> Result<Bundle, LowerError> {
+fn send_recv_record(
+    gen: crate::Generation,
+    sync: Sync,
+    operand: &TransferOperand,
+) -> Result<Bundle, LowerError> {
     CollectiveSendRecv {
         sync,
         tensor_id: operand.tensor_id,
         tensor_base: operand.tensor_base,
         num_elements_per_partition: operand.num_elements_per_partition,
     }
-    .encode()
+    .encode(gen)
     .map_err(record_error(CollectiveSendRecv::OPCODE))
 }
 
 fn lower_transfer(module: &mut Module, t: &Transfer) -> Result<Lowered, LowerError> {
     // S003 §4.1: 0xCB carries tensor_id + AP; direction and peer are the
     // module attribute.
-    let record = send_recv_record(t.sync, &t.operand)?;
+    let record = send_recv_record(module.generation(), t.sync, &t.operand)?;
     let side = module.set_attribute(t.direction, t.peer);
     Ok(Lowered {
         records: vec![record],
@@ -238,7 +242,7 @@ fn lower_local(module: &mut Module, l: &LocalSendRecv) -> Result<Lowered, LowerE
     // DL-10: lower_local_collectives picks the 0xBF mover when this
     // generation has it, the arch is LNC2 (S003 §5 gate) and the tile is
     // under the ceiling (S003 §5 NOTE); otherwise it drops onto 0xCB.
-    let sb2sb = module.generation().has_sb2sb()
+    let sb2sb = module.generation().emits(Gpsimdsb2sb::OPCODE)
         && l.cores_per_lnc == 2
         && route_local_collective(l.bytes_per_partition) == Route::Sb2sb;
     if sb2sb {
@@ -250,7 +254,7 @@ fn lower_local(module: &mut Module, l: &LocalSendRecv) -> Result<Lowered, LowerE
             peer_partition: l.peer_partition,
             dst_ap: l.dst_ap,
         }
-        .encode()
+        .encode(module.generation())
         .map_err(record_error(Gpsimdsb2sb::OPCODE))?;
         return Ok(Lowered {
             records: vec![record],
@@ -261,17 +265,17 @@ fn lower_local(module: &mut Module, l: &LocalSendRecv) -> Result<Lowered, LowerE
     // the last the update half (the getSyncInfo "first"/"last" twins, S003).
     let first = Sync {
         update_mode: UpdateMode::default(),
-        update_id: 0,
+        update_idx: 0,
         ..l.sync
     };
     let last = Sync {
         wait_mode: WaitMode::NONE,
-        wait_id: 0,
+        wait_idx: 0,
         ..l.sync
     };
     let records = vec![
-        send_recv_record(first, &l.send)?,
-        send_recv_record(last, &l.recv)?,
+        send_recv_record(module.generation(), first, &l.send)?,
+        send_recv_record(module.generation(), last, &l.recv)?,
     ];
     let side = vec![
         module.set_attribute(Direction::Send, l.peer),

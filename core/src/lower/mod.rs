@@ -24,55 +24,5 @@ pub use module::{
     Attribute, Lowered, Module, SideRef, MAX_PAIRS, MAX_RANKS, SEND_RECV_ATTRIBUTE_KIND,
 };
 
-use crate::lut::Generation as DtypeColumn;
-
-/// Hardware generation the lowering targets (FACTS: v2 Sunda, v3 Cayman,
-/// v4 Mariana, v5 Maverick).
-#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, PartialOrd, Ord)]
-pub enum Gen {
-    /// Sunda, CoreV2.
-    V2,
-    /// Cayman, CoreV3.
-    V3,
-    /// Mariana, CoreV4.
-    V4,
-    /// Maverick.
-    V5,
-}
-
-impl Gen {
-    /// Every generation, oldest first.
-    pub const ALL: [Gen; 4] = [Gen::V2, Gen::V3, Gen::V4, Gen::V5];
-
-    /// The short name (`v2` … `v5`).
-    pub fn name(self) -> &'static str {
-        match self {
-            Gen::V2 => "v2",
-            Gen::V3 => "v3",
-            Gen::V4 => "v4",
-            Gen::V5 => "v5",
-        }
-    }
-
-    /// From its short name.
-    pub fn from_name(s: &str) -> Option<Gen> {
-        Gen::ALL.into_iter().find(|g| g.name() == s)
-    }
-
-    /// `true` iff this generation's compiler can emit GPSIMDSB2SB 0xBF:
-    /// "CoreV3 adds … GPSIMDSB2SB (0xBF)", V4 inherits (S003 "At a glance";
-    /// FACTS §1 "v2 lacks 0xBE and 0xBF").
-    pub fn has_sb2sb(self) -> bool {
-        self >= Gen::V3
-    }
-
-    /// The dtype-table column (FACTS §6: pre-v4 / v4; v5 keeps v4's tags,
-    /// SPEC DL-9).
-    pub fn dtype_column(self) -> DtypeColumn {
-        if self >= Gen::V4 {
-            DtypeColumn::V4
-        } else {
-            DtypeColumn::PreV4
-        }
-    }
-}
+/// Hardware generation the lowering targets: the crate's one [`crate::Generation`].
+pub use crate::generation::Generation as Gen;

@@ -3,6 +3,24 @@
 
 use super::*;
 
+const V2: Generation = Generation::V2;
+
+fn vh(b: &Bundle) -> Result<(), ValidationError> {
+    validate_header(b, V2)
+}
+
+fn vp(b: &Bundle) -> Result<(), ValidationError> {
+    validate_payload(b, V2)
+}
+
+fn dbg_vh(b: &Bundle) -> Result<(), String> {
+    dbg_validate_header(b, V2)
+}
+
+fn dbg_vp(b: &Bundle) -> Result<(), String> {
+    dbg_validate_payload(b, V2)
+}
+
 fn header() -> Bundle {
     let mut b = [0u8; 64];
     b[0] = 0x85;
@@ -27,19 +45,55 @@ fn with(mut b: Bundle, sets: &[(usize, u8)]) -> Bundle {
 
 #[test]
 fn minimal_records_pass() {
-    assert_eq!(validate_header(&header()), Ok(()));
-    assert_eq!(validate_payload(&payload()), Ok(()));
+    assert_eq!(vh(&header()), Ok(()));
+    assert_eq!(vp(&payload()), Ok(()));
 }
 
 #[test]
 fn valid_opcode_predicate() {
-    // 0x00, 0x0B, 0x55 (85 reserved), 0x57, 0x80, 0x87, 0xEC, 0xFF: not in F§1 roster.
-    for op in [0x00u8, 0x0B, 0x55, 0x57, 0x80, 0x87, 0xEC, 0xFF] {
-        let e = validate_header(&with(header(), &[(0, op)])).unwrap_err();
-        assert_eq!(e, ValidationError::ValidOpcode { opcode: op });
-        assert_eq!(e.predicate(), Predicate::ValidOpcode);
-        let e = validate_payload(&with(payload(), &[(0, op)])).unwrap_err();
-        assert_eq!(e, ValidationError::ValidOpcode { opcode: op });
+    // In no generation's enum (isa/opcodes.tsv; F§1): gaps, 0xB7 UcodeConfig, 0xEB Hint, 0xFF.
+    for op in [0x00u8, 0x0B, 0x55, 0x57, 0x80, 0xB7, 0xEB, 0xEC, 0xFF] {
+        for generation in Generation::ALL {
+            let e = validate_header(&with(header(), &[(0, op)]), generation).unwrap_err();
+            assert_eq!(
+                e,
+                ValidationError::ValidOpcode {
+                    opcode: op,
+                    generation
+                }
+            );
+            assert_eq!(e.predicate(), Predicate::ValidOpcode);
+            let e = validate_payload(&with(payload(), &[(0, op)]), generation).unwrap_err();
+            assert_eq!(
+                e,
+                ValidationError::ValidOpcode {
+                    opcode: op,
+                    generation
+                }
+            );
+        }
+    }
+}
+
+#[test]
+fn valid_opcode_is_per_generation() {
+    // F§1: 0x87 is v2 only; 0xBE is v3+; 0xF3 is v5 only; 0x08 is v4+.
+    let cases: [(u8, [bool; 4]); 4] = [
+        (0x87, [true, false, false, false]),
+        (0xBE, [false, true, true, true]),
+        (0xF3, [false, false, false, true]),
+        (0x08, [false, false, true, true]),
+    ];
+    for (op, member) in cases {
+        for (generation, m) in Generation::ALL.into_iter().zip(member) {
+            let want = if m {
+                Predicate::IsCustomOpHeaderOpcode
+            } else {
+                Predicate::ValidOpcode
+            };
+            let got = validate_header(&with(header(), &[(0, op)]), generation).unwrap_err();
+            assert_eq!(got.predicate(), want, "{op:#x} {generation}");
+        }
     }
 }
 
@@ -47,11 +101,11 @@ fn valid_opcode_predicate() {
 fn inst_word_len_predicate() {
     for v in [0x00u8, 0x0F, 0x11, 0x90, 0xFF] {
         assert_eq!(
-            validate_header(&with(header(), &[(1, v)])),
+            vh(&with(header(), &[(1, v)])),
             Err(ValidationError::InstWordLen { value: v })
         );
         assert_eq!(
-            validate_payload(&with(payload(), &[(1, v)])),
+            vp(&with(payload(), &[(1, v)])),
             Err(ValidationError::InstWordLen { value: v })
         );
     }
@@ -59,18 +113,15 @@ fn inst_word_len_predicate() {
 
 #[test]
 fn events_predicate() {
-    // D-1: wait ∈ {00,05,85}, update ∈ {00,01}
-    for w in [0x00u8, 0x05, 0x85] {
-        for u in [0x00u8, 0x01] {
-            assert_eq!(validate_header(&with(header(), &[(4, w), (6, u)])), Ok(()));
-            assert_eq!(
-                validate_payload(&with(payload(), &[(4, w), (6, u)])),
-                Ok(())
-            );
+    // F§2 [H]: members pass (a sample; every byte is in corpus/vectors/events.txt)
+    for w in [0x00u8, 0x05, 0x07, 0x0E, 0x0F, 0x81, 0x85] {
+        for u in [0x00u8, 0x01, 0x09, 0x13, 0x19, 0x99] {
+            assert_eq!(vh(&with(header(), &[(4, w), (6, u)])), Ok(()));
+            assert_eq!(vp(&with(payload(), &[(4, w), (6, u)])), Ok(()));
         }
     }
-    for w in [0x01u8, 0x04, 0x06, 0x07, 0x80, 0x84, 0x86, 0xFF] {
-        let e = validate_header(&with(header(), &[(4, w)])).unwrap_err();
+    for w in [0x08u8, 0x0D, 0x10, 0x13, 0x80, 0x86, 0x8F, 0xFF] {
+        let e = vh(&with(header(), &[(4, w)])).unwrap_err();
         assert_eq!(
             e,
             ValidationError::HasValidNeuronEvents {
@@ -80,8 +131,8 @@ fn events_predicate() {
         );
         assert_eq!(e.offset(), 4);
     }
-    for u in [0x02u8, 0x03, 0x80, 0xFF] {
-        let e = validate_payload(&with(payload(), &[(6, u)])).unwrap_err();
+    for u in [0x06u8, 0x08, 0x0A, 0x10, 0x16, 0x18, 0x1A, 0x80, 0x98, 0xFF] {
+        let e = vp(&with(payload(), &[(6, u)])).unwrap_err();
         assert_eq!(
             e,
             ValidationError::HasValidNeuronEvents {
@@ -105,7 +156,7 @@ fn events_predicate() {
             (3, 0x55),
         ],
     );
-    assert_eq!(validate_header(&b), Ok(()));
+    assert_eq!(vh(&b), Ok(()));
     let b = with(
         payload(),
         &[
@@ -117,20 +168,20 @@ fn events_predicate() {
             (3, 0x55),
         ],
     );
-    assert_eq!(validate_payload(&b), Ok(()));
+    assert_eq!(vp(&b), Ok(()));
 }
 
 #[test]
 fn opcode_value_predicates() {
-    for op in [0x86u8, 0xD9, 0x01, 0xF2] {
+    for op in [0x86u8, 0xD9, 0x01, 0xF0] {
         assert_eq!(
-            validate_header(&with(header(), &[(0, op)])),
+            vh(&with(header(), &[(0, op)])),
             Err(ValidationError::IsCustomOpHeaderOpcode { opcode: op })
         );
     }
-    for op in [0x85u8, 0xD9, 0x01, 0xF2] {
+    for op in [0x85u8, 0xD9, 0x01, 0xF0] {
         assert_eq!(
-            validate_payload(&with(payload(), &[(0, op)])),
+            vp(&with(payload(), &[(0, op)])),
             Err(ValidationError::IsCustomOpPayloadOpcode { opcode: op })
         );
     }
@@ -141,7 +192,7 @@ fn header_reserved_bytes() {
     let reserved = (0x11..=0x13).chain(0x1D..=0x1F).chain(0x20..=0x3F);
     for off in reserved {
         for v in [0x01u8, 0x80, 0xFF] {
-            let e = validate_header(&with(header(), &[(off, v)])).unwrap_err();
+            let e = vh(&with(header(), &[(off, v)])).unwrap_err();
             assert_eq!(
                 e,
                 ValidationError::CustomOpHeaderReservedZero {
@@ -154,28 +205,28 @@ fn header_reserved_bytes() {
             // also with a full scratch triple present
             let full = with(header(), &[(0x10, 1), (0x18, 1), (0x1C, 1), (off, v)]);
             assert_eq!(
-                validate_header(&full).unwrap_err().predicate(),
+                vh(&full).unwrap_err().predicate(),
                 Predicate::CustomOpHeaderReservedZero
             );
         }
     }
     // [0x14..0x17] is not reserved (D-4): alone it makes the descriptor non-empty
     for off in 0x14..=0x17 {
-        let e = validate_header(&with(header(), &[(off, 0x01)])).unwrap_err();
+        let e = vh(&with(header(), &[(off, 0x01)])).unwrap_err();
         assert_eq!(
             e.predicate(),
             Predicate::CustomOpHeaderScratchSpaceVal,
             "off {off:#x}"
         );
         let full = with(header(), &[(0x10, 1), (0x18, 1), (0x1C, 1), (off, 0xFF)]);
-        assert_eq!(validate_header(&full), Ok(()), "off {off:#x}");
+        assert_eq!(vh(&full), Ok(()), "off {off:#x}");
     }
     // count/id block 0x0C..0x0F is not checked by the header (D-2)
     let b = with(
         header(),
         &[(0x0C, 0xFF), (0x0D, 0xFF), (0x0E, 0xFF), (0x0F, 0xFF)],
     );
-    assert_eq!(validate_header(&b), Ok(()));
+    assert_eq!(vh(&b), Ok(()));
 }
 
 #[test]
@@ -216,7 +267,7 @@ fn scratch_lattice() {
             if b1c {
                 b.0[0x1C] = 0xFF;
             }
-            let r = validate_header(&b);
+            let r = vh(&b);
             if ok {
                 assert_eq!(r, Ok(()), "{b10} {d14} {d18} {b1c} lane {lane}");
             } else {
@@ -229,10 +280,14 @@ fn scratch_lattice() {
                 assert_eq!(
                     e,
                     ValidationError::CustomOpHeaderScratchSpaceVal {
-                        byte_10: b.0[0x10],
-                        dword_14: u32::from_le_bytes([b.0[0x14], b.0[0x15], b.0[0x16], b.0[0x17]]),
-                        dword_18: u32::from_le_bytes([b.0[0x18], b.0[0x19], b.0[0x1A], b.0[0x1B]]),
-                        byte_1c: b.0[0x1C],
+                        has_scratch_space: b.0[0x10],
+                        scratch_space_addr: u32::from_le_bytes([
+                            b.0[0x14], b.0[0x15], b.0[0x16], b.0[0x17]
+                        ]),
+                        scratch_space_size: u32::from_le_bytes([
+                            b.0[0x18], b.0[0x19], b.0[0x1A], b.0[0x1B]
+                        ]),
+                        scratch_space_num_partitions: b.0[0x1C],
                     }
                 );
             }
@@ -244,7 +299,7 @@ fn scratch_lattice() {
 fn payload_reserved_bytes() {
     for off in 0x0C..=0x0E {
         for v in [0x01u8, 0xFF] {
-            let e = validate_payload(&with(payload(), &[(off, v)])).unwrap_err();
+            let e = vp(&with(payload(), &[(off, v)])).unwrap_err();
             assert_eq!(
                 e,
                 ValidationError::CustomOpPayloadReservedZero {
@@ -256,55 +311,45 @@ fn payload_reserved_bytes() {
         }
     }
     for v in [0x00u8, 0x01, 0x02, 0xFF] {
-        assert_eq!(
-            validate_payload(&with(payload(), &[(0x0F, v)])),
-            Ok(()),
-            "marker {v:#x}"
-        );
+        assert_eq!(vp(&with(payload(), &[(0x0F, v)])), Ok(()), "marker {v:#x}");
     }
     let mut b = payload();
     for o in 0x10..0x40 {
         b.0[o] = 0xFF;
     }
-    assert_eq!(validate_payload(&b), Ok(()));
+    assert_eq!(vp(&b), Ok(()));
 }
 
 #[test]
 fn chain_order() {
     // opcode invalid + bad tag + bad events → valid_opcode
-    let b = with(header(), &[(0, 0xFF), (1, 0), (4, 7)]);
-    assert_eq!(
-        validate_header(&b).unwrap_err().predicate(),
-        Predicate::ValidOpcode
-    );
+    let b = with(header(), &[(0, 0xFF), (1, 0), (4, 0x80)]);
+    assert_eq!(vh(&b).unwrap_err().predicate(), Predicate::ValidOpcode);
     // bad tag + bad events → inst_word_len
-    let b = with(header(), &[(1, 0), (4, 7)]);
-    assert_eq!(
-        validate_header(&b).unwrap_err().predicate(),
-        Predicate::InstWordLen
-    );
+    let b = with(header(), &[(1, 0), (4, 0x80)]);
+    assert_eq!(vh(&b).unwrap_err().predicate(), Predicate::InstWordLen);
     // bad events + wrong opcode (0x86 in header) → events
-    let b = with(header(), &[(0, 0x86), (6, 9)]);
+    let b = with(header(), &[(0, 0x86), (6, 0x06)]);
     assert_eq!(
-        validate_header(&b).unwrap_err().predicate(),
+        vh(&b).unwrap_err().predicate(),
         Predicate::HasValidNeuronEvents
     );
     // wrong opcode + reserved → is_custom_op_header_opcode
     let b = with(header(), &[(0, 0xD9), (0x30, 1)]);
     assert_eq!(
-        validate_header(&b).unwrap_err().predicate(),
+        vh(&b).unwrap_err().predicate(),
         Predicate::IsCustomOpHeaderOpcode
     );
     // reserved + half scratch → reserved
     let b = with(header(), &[(0x3F, 1), (0x10, 1)]);
     assert_eq!(
-        validate_header(&b).unwrap_err().predicate(),
+        vh(&b).unwrap_err().predicate(),
         Predicate::CustomOpHeaderReservedZero
     );
     // reserved: lowest offset is reported
     let b = with(header(), &[(0x3F, 2), (0x12, 3), (0x1E, 4)]);
     assert_eq!(
-        validate_header(&b),
+        vh(&b),
         Err(ValidationError::CustomOpHeaderReservedZero {
             offset: 0x12,
             value: 3
@@ -313,18 +358,18 @@ fn chain_order() {
     // payload: wrong opcode + reserved → opcode
     let b = with(payload(), &[(0, 0x85), (0x0C, 1)]);
     assert_eq!(
-        validate_payload(&b).unwrap_err().predicate(),
+        vp(&b).unwrap_err().predicate(),
         Predicate::IsCustomOpPayloadOpcode
     );
     // payload: bad events + reserved → events
     let b = with(payload(), &[(4, 0x80), (0x0D, 1)]);
     assert_eq!(
-        validate_payload(&b).unwrap_err().predicate(),
+        vp(&b).unwrap_err().predicate(),
         Predicate::HasValidNeuronEvents
     );
     let b = with(payload(), &[(0x0E, 1), (0x0D, 2)]);
     assert_eq!(
-        validate_payload(&b),
+        vp(&b),
         Err(ValidationError::CustomOpPayloadReservedZero {
             offset: 0x0D,
             value: 2
@@ -348,13 +393,13 @@ fn names_and_dbg() {
         assert_eq!(p.name(), n);
         assert_eq!(Predicate::from_name(n), Some(*p));
     }
-    assert_eq!(dbg_validate_header(&header()), Ok(()));
+    assert_eq!(dbg_vh(&header()), Ok(()));
     assert_eq!(
-        dbg_validate_header(&with(header(), &[(0x20, 1)])),
+        dbg_vh(&with(header(), &[(0x20, 1)])),
         Err("inst failed assertion check: 'custom_op_header_reserved_zero'".to_string())
     );
     assert_eq!(
-        dbg_validate_payload(&with(payload(), &[(0x0C, 1)])),
+        dbg_vp(&with(payload(), &[(0x0C, 1)])),
         Err("inst failed assertion check: 'custom_op_payload_reserved_zero'".to_string())
     );
 }

@@ -1,6 +1,8 @@
 //! `tpbconform decode`: bundles → JSONL (tpb_core's decoder).
 
-use super::{emit, fields_json, mnemonic_of, opcode_str, CliResult, EXIT_INVALID, EXIT_OK};
+use super::{
+    emit, fields_json, mnemonic_of, mode_names, opcode_str, CliResult, EXIT_INVALID, EXIT_OK,
+};
 use crate::input::stream_bundles;
 use std::io::Write;
 
@@ -17,6 +19,7 @@ pub fn run(files: &[String], hex: bool) -> CliResult {
                 "opcode": opcode_str(d.opcode),
                 "mnemonic": d.mnemonic,
                 "fields": fields_json(&d),
+                "mode_names": mode_names(&d),
             }),
             Err(e) => {
                 any_bad = true;

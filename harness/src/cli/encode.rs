@@ -5,9 +5,10 @@
 //! - Streams: one JSONL line at a time (at most [`crate::input::MAX_LINE`]
 //!   bytes), each bundle written as soon as it is encoded.
 //! - Strict records: a JSON object whose keys are those `decode` prints
-//!   (`index`, `opcode`, `mnemonic`, `fields`; error records `error`,
-//!   `field`, `offset`), no key twice at any level, and a `mnemonic`, when
-//!   given, that is the opcode's own. Anything else exits 2 naming the file,
+//!   (`index`, `opcode`, `mnemonic`, `fields`, `mode_names`; error records
+//!   `error`, `field`, `offset`), no key twice at any level, a `mnemonic`, when
+//!   given, that is the opcode's own, and `mode_names`, when given, that name
+//!   the `wait_mode` / `update_mode` bytes of `fields` (FACTS §2 [H]). Anything else exits 2 naming the file,
 //!   the line and the key.
 //! - `-o PATH` writes through [`crate::atomic::AtomicFile`]: PATH is
 //!   replaced only when the run ends with exit 0 or 1 and at least one bundle
@@ -18,13 +19,14 @@
 use super::{mnemonic_of, CliError, CliResult, EXIT_INVALID, EXIT_OK};
 use crate::atomic::AtomicFile;
 use crate::input::{open_source, source_name, InputError, Lines};
+use crate::subjects::registry::mode_byte_name;
 use crate::subjects::Value;
 use serde::de::{self, Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde_json::Value as J;
 use std::io::Write;
 
 /// The keys of a bundle record, as `decode` prints them.
-const BUNDLE_KEYS: [&str; 4] = ["index", "opcode", "mnemonic", "fields"];
+const BUNDLE_KEYS: [&str; 5] = ["index", "opcode", "mnemonic", "fields", "mode_names"];
 /// The keys of a `decode` error record.
 const ERROR_KEYS: [&str; 6] = ["index", "opcode", "mnemonic", "error", "field", "offset"];
 
@@ -134,6 +136,36 @@ fn check_mnemonic(o: &serde_json::Map<String, J>, opcode: u8) -> Result<(), Stri
     }
 }
 
+/// `mode_names`, when present, holds only `wait_mode` / `update_mode`, each the header name of
+/// that field's byte in `fields` (as `decode` prints it).
+fn check_mode_names(
+    o: &serde_json::Map<String, J>,
+    fields: &[(String, Value)],
+) -> Result<(), String> {
+    let Some(names) = o.get("mode_names") else {
+        return Ok(());
+    };
+    let names = names
+        .as_object()
+        .ok_or_else(|| format!("\"mode_names\": expected an object, got {names}"))?;
+    for (k, v) in names {
+        let byte = fields
+            .iter()
+            .find(|(n, _)| n == k)
+            .and_then(|(_, val)| match val {
+                Value::Int(b) => u8::try_from(*b).ok(),
+                _ => None,
+            });
+        let want = byte.and_then(|b| mode_byte_name(k, b));
+        match want {
+            Some(w) if v.as_str() == Some(w) => {}
+            Some(w) => return Err(format!("\"mode_names\".\"{k}\": {v} is not \"{w}\"")),
+            None => return Err(format!("\"mode_names\".\"{k}\": no such mode field byte")),
+        }
+    }
+    Ok(())
+}
+
 fn parse_record(v: &J) -> Result<Record, String> {
     let o = v.as_object().ok_or("expected a JSON object")?;
     let is_error = o.contains_key("error");
@@ -156,6 +188,7 @@ fn parse_record(v: &J) -> Result<Record, String> {
         None => return Err("missing \"fields\"".to_string()),
     };
     let fields = crate::fields_json::fields_from_json(fo)?;
+    check_mode_names(o, &fields)?;
     Ok(Record::Bundle { opcode, fields })
 }
 

@@ -160,6 +160,24 @@ pub fn core_encode(opcode: u8, fields: &[(String, Value)]) -> Result<[u8; 64], S
     }
 }
 
+/// The header names of the events modes of a decoded bundle (`wait_mode`, `update_mode` →
+/// e.g. `SEM_INC_COMPLETE`; FACTS §2 [H]), for `decode`.
+pub fn mode_names(d: &Decoded) -> serde_json::Value {
+    let mut m = serde_json::Map::new();
+    for field in ["wait_mode", "update_mode"] {
+        let name = match d.get(field) {
+            Some(Value::Int(v)) => u8::try_from(*v)
+                .ok()
+                .and_then(|b| crate::subjects::registry::mode_byte_name(field, b)),
+            _ => None,
+        };
+        if let Some(name) = name {
+            m.insert(field.to_string(), serde_json::Value::from(name));
+        }
+    }
+    serde_json::Value::Object(m)
+}
+
 /// The `fields` object of `decode`'s output ([`crate::fields_json`]).
 pub fn fields_json(d: &Decoded) -> serde_json::Value {
     serde_json::Value::Object(crate::fields_json::fields_json(&d.fields))

@@ -330,7 +330,7 @@ pub fn lut_key(t: LutTable) -> &'static str {
         LutTable::Dtype => "dtype_lut.pre_v4",
         LutTable::DtypeV4 => "dtype_lut.v4",
         LutTable::WaitMode => "wait_mode_lut",
-        LutTable::WaitModeWire => "wait_mode_wire",
+        LutTable::UpdateMode => "update_mode_lut",
     }
 }
 

@@ -107,6 +107,33 @@ pub struct FileStats {
     pub vectors: u64,
     /// Vectors that core or the oracle failed.
     pub failed: u64,
+    /// Vectors only for generations the gate's subjects do not run (not v2); `cargo test`
+    /// checks them in both crates.
+    pub other_generations: u64,
+}
+
+/// The generation the gate's subjects run (SPEC §0 default).
+const GATE_ARCH: &str = "v2";
+
+/// Splits an optional trailing `arch=v2,v3` field off (no field = v2, SPEC §0).
+fn split_arch<'a>(
+    fields: &mut Vec<&'a str>,
+    bad: &dyn Fn(String) -> VectorError,
+) -> Result<Vec<&'a str>, VectorError> {
+    let Some(list) = fields.last().and_then(|f| f.strip_prefix("arch=")) else {
+        return Ok(vec![GATE_ARCH]);
+    };
+    let archs: Vec<&str> = list.split(',').collect();
+    if let Some(a) = archs
+        .iter()
+        .find(|a| !matches!(**a, "v2" | "v3" | "v4" | "v5"))
+    {
+        return Err(bad(format!(
+            "unknown generation `{a}` in arch= (v2, v3, v4, v5)"
+        )));
+    }
+    fields.pop();
+    Ok(archs)
 }
 
 fn parse_hex_field(path: &str, line: usize, col: usize, s: &str) -> Result<[u8; 64], VectorError> {
@@ -134,8 +161,8 @@ fn parse_hex_field(path: &str, line: usize, col: usize, s: &str) -> Result<[u8; 
     Ok(b)
 }
 
-/// Parses one file's text. Returns `(line, vector)` pairs.
-pub fn parse(path: &str, text: &str) -> Result<Vec<(usize, Vector)>, VectorError> {
+/// Parses one file's text. Returns `(line, vector, generations)` triples.
+pub fn parse(path: &str, text: &str) -> Result<Vec<(usize, Vector, Vec<String>)>, VectorError> {
     let mut out = Vec::new();
     for (li, raw) in text.lines().enumerate() {
         let line = li + 1;
@@ -144,12 +171,13 @@ pub fn parse(path: &str, text: &str) -> Result<Vec<(usize, Vector)>, VectorError
             continue;
         }
         let col = body.len() - body.trim_start().len() + 1;
-        let fields: Vec<&str> = body.split_whitespace().collect();
+        let mut fields: Vec<&str> = body.split_whitespace().collect();
         let bad = |reason: String| VectorError::BadLine {
             path: path.to_string(),
             line,
             reason,
         };
+        let archs = split_arch(&mut fields, &bad)?;
         let bundle = parse_hex_field(path, line, col, fields[0])?;
         let v = match fields.as_slice() {
             [_, which @ ("header" | "payload"), verdict, pred] => {
@@ -185,7 +213,7 @@ pub fn parse(path: &str, text: &str) -> Result<Vec<(usize, Vector)>, VectorError
                 )))
             }
         };
-        out.push((line, v));
+        out.push((line, v, archs.iter().map(|a| a.to_string()).collect()));
     }
     if out.is_empty() {
         return Err(VectorError::Empty {
@@ -275,7 +303,11 @@ pub fn check_dir(dir: &Path, e: &Engine) -> Result<(Vec<FileStats>, Vec<Finding>
             path: path.clone(),
             ..FileStats::default()
         };
-        for (line, v) in vectors {
+        for (line, v, archs) in vectors {
+            if !archs.iter().any(|a| a == GATE_ARCH) {
+                st.other_generations += 1;
+                continue;
+            }
             st.vectors += 1;
             let want = expected(&v);
             let (bundle, key, need) = match &v {
@@ -333,10 +365,16 @@ mod tests {
     #[test]
     fn parse_forms_and_errors() {
         let h = "00".repeat(64);
-        let t = format!("# c\n{h} header invalid valid_opcode # x\n{h} err opcode\n");
+        let t = format!(
+            "# c\n{h} header invalid valid_opcode # x\n{h} err opcode\n{h} err opcode arch=v3,v5\n"
+        );
         let v = parse("f", &t).unwrap();
-        assert_eq!(v.len(), 2);
+        assert_eq!(v.len(), 3);
         assert_eq!(v[0].0, 2);
+        assert_eq!(v[0].2, ["v2"]);
+        assert_eq!(v[2].2, ["v3", "v5"]);
+        let e = parse("f", &format!("{h} err opcode arch=v6\n")).unwrap_err();
+        assert!(e.to_string().contains("unknown generation `v6`"), "{e}");
         let e = parse("f", &format!("{} ok X\n", &h[..127])).unwrap_err();
         assert!(
             e.to_string()

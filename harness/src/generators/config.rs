@@ -2,6 +2,10 @@
 
 use crate::layout::OPCODES;
 use arbitrary::{Arbitrary, Result, Unstructured};
+use tpb_core::Generation;
+
+/// The generation the generators build images for: v2, the default (SPEC §0).
+pub const GEN: Generation = Generation::V2;
 
 /// Largest `k` a [`Config`] can ask for.
 pub const MAX_K: u8 = 3;
@@ -39,18 +43,32 @@ impl Config {
     }
 }
 
-/// Picks an opcode by the config's weights.
+/// Picks an opcode [`GEN`]'s compiler emits by the config's weights (seed 003 §"At a glance").
 pub fn opcode(u: &mut Unstructured<'_>, cfg: &Config) -> Result<u8> {
-    let total: u32 = cfg.weights.iter().map(|&w| u32::from(w)).sum();
+    let weight = |i: usize, w: u8| {
+        if GEN.emits(OPCODES[i]) {
+            u32::from(w)
+        } else {
+            0
+        }
+    };
+    let total: u32 = cfg
+        .weights
+        .iter()
+        .enumerate()
+        .map(|(i, &w)| weight(i, w))
+        .sum();
     if total == 0 {
-        return u.choose(&OPCODES).copied();
+        let emitted: Vec<u8> = OPCODES.iter().copied().filter(|&o| GEN.emits(o)).collect();
+        return u.choose(&emitted).copied();
     }
     let mut x = u.int_in_range(0..=total - 1)?;
     for (i, &w) in cfg.weights.iter().enumerate() {
-        if x < u32::from(w) {
+        let w = weight(i, w);
+        if x < w {
             return Ok(OPCODES[i]);
         }
-        x -= u32::from(w);
+        x -= w;
     }
     Ok(OPCODES[OPCODES.len() - 1])
 }

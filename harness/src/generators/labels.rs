@@ -158,8 +158,8 @@ fn decode_label(base: u8, vs: &[Violation]) -> Option<std::result::Result<(), De
                 offset: 0,
             }));
         }
-        // then the debug bytes, then (0x86) the marker
-        let hit = min_by_offset(&|off, r| off == 2 || off == 3 || r == Role::Marker);
+        // then (0x86) arg_type; the debug bytes take any value (FACTS §2 [H])
+        let hit = min_by_offset(&|_, r| r == Role::ArgType);
         return Some(match hit {
             Some((offset, r)) => Err(DecodeLabel {
                 field: r.field(),

@@ -6,16 +6,17 @@
 //! code serves libFuzzer, bolero, proptest and the corpus builder):
 //!
 //! - [`valid_instruction`] — a typed `tpb_core` [`Instruction`] for any of the
-//!   eleven opcodes of SPEC §5, valid by construction (SyncInfo band from the
-//!   legal modes: wait ∈ {0x00, 0x05, 0x85}, update ∈ {0, 1}; shipped `cce_op`;
-//!   encodable `kind`; dtype tags 0x01..=0x10; scratch triple all-zero or full).
+//!   opcodes [`GEN`]'s compiler emits (SPEC §0, §5), valid by construction (events
+//!   band from the WAIT_MODE / UPDATE_MODE members, FACTS §2; shipped `cce_op`;
+//!   encodable `kind`; dtype tags of the generation's column; scratch triple all-zero
+//!   or full).
 //!   [`valid_case`] encodes it with core's encoder.
 //! - [`near_valid_case`] — a valid bundle with exactly `k` [`Violation`]s applied
 //!   (`k` from [`Config::k`], 1 by default), each touching disjoint bytes:
 //!   a flipped reserved bit, a half-filled scratch triple (every partial
 //!   combination, including dword[0x14] alone), a wrong tag, a wrong / reserved
 //!   opcode, an illegal event mode, an out-of-table LUT byte (kind, cce_op, dtype,
-//!   valid, cross-core enable, payload marker) or a payload reserved byte.
+//!   valid, cross-core enable, payload arg_type) or a payload reserved byte.
 //! - [`group`] / [`stream`] — custom-op groups of 0..=[`Config::max_args`] args
 //!   (core's group encoder) and multi-bundle streams mixing groups, other
 //!   bundles, near-valid bundles, short groups, stray payloads, bad counts.
@@ -49,7 +50,7 @@ mod valid;
 mod violations;
 
 pub use cases::{case, correlate, near_valid_case, valid_case, Case};
-pub use config::{opcode, Config, MAX_K};
+pub use config::{opcode, Config, GEN, MAX_K};
 pub use labels::{label, DecodeLabel, Expected, Label};
 pub use queries::{ir_query, lut_ordinal, LUT_EDGE_ORDINALS};
 pub use roles::{in_roster, role, tag_of, Role};

@@ -1,5 +1,5 @@
 //! The role of each byte of an image, derived from [`crate::layout`], and
-//! the SPEC §2 roster.
+//! the v2 opcode roster (SPEC §2).
 
 use crate::layout::{self, OPCODES};
 
@@ -10,7 +10,7 @@ pub enum Role {
     Opcode,
     /// byte[1] (0x10; 0x00 for 0xDA).
     Tag,
-    /// Must be zero (debug bytes, encoder-unwritten bytes, validator regions).
+    /// Must be zero (encoder-unwritten bytes, validator regions, 0xDA debug bytes).
     Reserved,
     /// byte[4] wait mode.
     WaitMode,
@@ -22,7 +22,7 @@ pub enum Role {
     Scratch,
     /// `cce_op` wire byte ∈ {0x00, 0x04}.
     CceOp,
-    /// `dtype` tag 0x01..=0x10.
+    /// `dtype` tag of [`super::GEN`]'s column (the layout's `Dtype` domain).
     Dtype,
     /// CollectiveKind wire byte 0x01..=0x09.
     Kind,
@@ -34,8 +34,8 @@ pub enum Role {
     CrossCoreEnable,
     /// 0xDC byte[0x0C] ∈ {0, 1}.
     Valid,
-    /// 0x86 byte[0x0F] == 0x01.
-    Marker,
+    /// 0x86 byte[0x0F] `arg_type` ∈ {1 TENSOR, 2 ARRAY_OF_TENSOR} (FACTS §8).
+    ArgType,
 }
 
 impl Role {
@@ -45,8 +45,8 @@ impl Role {
             Role::Opcode => "opcode",
             Role::Tag => "inst_word_len",
             Role::Reserved | Role::Free | Role::Scratch => "reserved",
-            Role::WaitMode => "sync.wait_mode",
-            Role::UpdateMode => "sync.update_mode",
+            Role::WaitMode => "wait_mode",
+            Role::UpdateMode => "update_mode",
             Role::CceOp => "cce_op",
             Role::Dtype => "dtype",
             Role::Kind => "kind",
@@ -54,7 +54,7 @@ impl Role {
             Role::DstDtype => "dst_dtype",
             Role::CrossCoreEnable => "cross_core_enable",
             Role::Valid => "valid",
-            Role::Marker => "marker",
+            Role::ArgType => "arg_type",
         }
     }
 
@@ -70,8 +70,9 @@ impl Role {
             Role::CceOp => D::CceOp.legal(v),
             Role::Dtype | Role::SrcDtype | Role::DstDtype => D::Dtype.legal(v),
             Role::Kind => D::Kind.legal(v),
-            // The stamped constants (marker, cross-core enable) are 0x01.
-            Role::CrossCoreEnable | Role::Marker => v == 0x01,
+            // The stamped constant cross-core enable is 0x01.
+            Role::CrossCoreEnable => v == 0x01,
+            Role::ArgType => D::ArgType.legal(v),
             Role::Valid => D::Flag.legal(v),
         }
     }
@@ -95,7 +96,6 @@ fn derive_role(opcode: u8, off: usize) -> Option<Role> {
         L::Reserved | L::Unknown => Role::Reserved,
         L::Const(_) if off == 1 => Role::Tag,
         L::Const(_) => match s.name {
-            "marker" => Role::Marker,
             "cross_core_enable" => Role::CrossCoreEnable,
             _ => Role::Reserved,
         },
@@ -103,6 +103,7 @@ fn derive_role(opcode: u8, off: usize) -> Option<Role> {
             D::Opcode => Role::Opcode,
             D::WaitMode => Role::WaitMode,
             D::UpdateMode => Role::UpdateMode,
+            D::ArgType => Role::ArgType,
             D::CceOp => Role::CceOp,
             D::Dtype => match s.name {
                 "src_dtype" => Role::SrcDtype,
@@ -117,12 +118,13 @@ fn derive_role(opcode: u8, off: usize) -> Option<Role> {
     })
 }
 
-/// SPEC §2 roster (160 ordinals; F§1).
+/// [`super::GEN`]'s opcode enum: the v2 roster (144 named; FACTS §1 [H], isa/opcodes.tsv
+/// column v2), the harness's own transcription.
 pub fn in_roster(op: u8) -> bool {
     matches!(op,
-        1..=10 | 33..=37 | 48 | 65..=79 | 81..=84 | 88 | 94..=116 | 118..=127 | 129..=134
-        | 142 | 146..=150 | 152..=171 | 176..=181 | 183..=184 | 187..=191 | 193..=235
-        | 240..=242)
+        0x01..=0x05 | 0x21..=0x24 | 0x30 | 0x41..=0x4F | 0x51..=0x54 | 0x58 | 0x5E..=0x74
+        | 0x76..=0x7F | 0x82..=0x88 | 0x8A..=0x8F | 0x92..=0x96 | 0x98..=0xAB | 0xB0..=0xB3
+        | 0xB5 | 0xB8 | 0xBB | 0xC1..=0xD6 | 0xD8..=0xDF | 0xE5..=0xE8 | 0xEA | 0xF0)
 }
 
 /// The tag byte[1] of an opcode's image (from the layout).

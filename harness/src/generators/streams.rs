@@ -1,7 +1,7 @@
 //! Custom-op groups and multi-bundle streams (SPEC §5.3).
 
 use super::cases::{near_valid_case, valid_case};
-use super::config::Config;
+use super::config::{Config, GEN};
 use super::valid::{scratch, sync, EncodeRefused, GenError};
 use arbitrary::{Result, Unstructured};
 use tpb_core::insn::{CustomOpGroup, CustomOpHeader, Instruction};
@@ -23,10 +23,10 @@ pub fn group(u: &mut Unstructured<'_>, cfg: &Config) -> Result<CustomOpGroup> {
     Ok(CustomOpGroup {
         sync: sync(u)?,
         function_id: u.arbitrary()?,
-        scratch_byte_10: b10,
-        scratch_dword_14: d14,
-        scratch_dword_18: d18,
-        scratch_byte_1c: b1c,
+        has_scratch_space: b10,
+        scratch_space_addr: d14,
+        scratch_space_size: d18,
+        scratch_space_num_partitions: b1c,
         output: u.arbitrary()?,
         args,
     })
@@ -34,7 +34,7 @@ pub fn group(u: &mut Unstructured<'_>, cfg: &Config) -> Result<CustomOpGroup> {
 
 /// Encodes a group with core's group encoder.
 pub fn encode_group(g: &CustomOpGroup) -> std::result::Result<Vec<u8>, GenError> {
-    match g.encode() {
+    match g.encode(GEN) {
         Ok(bs) => Ok(bs.iter().flat_map(|b| b.0).collect()),
         Err(e) => Err(GenError::Encode(Box::new(EncodeRefused {
             instruction: Instruction::CustomOpHeader(CustomOpHeader::default()),

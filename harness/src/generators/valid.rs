@@ -1,7 +1,8 @@
 //! Valid by construction: typed `tpb_core` instructions for any of the
-//! eleven opcodes of SPEC §5, encoded with core's encoder.
+//! opcodes [`GEN`]'s compiler emits (SPEC §0, §5), encoded with core's encoder.
 
-use super::config::{opcode, Config};
+use super::config::{opcode, Config, GEN};
+use crate::layout::{Domain, UPDATE_MEMBERS, WAIT_MEMBERS};
 use arbitrary::{Result, Unstructured};
 use tpb_core::insn::{
     CollectiveCompute, CollectiveComputeSecondary, CollectiveSendRecv, CoreBarrier, CustomOpHeader,
@@ -10,19 +11,22 @@ use tpb_core::insn::{
 };
 use tpb_core::lut::{AluOp, CollectiveKind};
 
-/// A SyncInfo band with legal modes (SPEC §1, D-1).
+/// Debug bytes and an events band with member modes (SPEC §1; FACTS §2 [H]).
 pub fn sync(u: &mut Unstructured<'_>) -> Result<Sync> {
     Ok(Sync {
-        wait_mode: *u.choose(&[WaitMode::NONE, WaitMode::SEM_GE_IMM, WaitMode::SEM_GE_REG])?,
-        wait_id: u.arbitrary()?,
-        update_mode: *u.choose(&[UpdateMode::SET, UpdateMode::INCREMENT])?,
-        update_id: u.arbitrary()?,
-        values: u.arbitrary()?,
+        debug_cmd: u.arbitrary()?,
+        debug_hint: u.arbitrary()?,
+        wait_mode: WaitMode(*u.choose(&WAIT_MEMBERS)?),
+        wait_idx: u.arbitrary()?,
+        update_mode: UpdateMode(*u.choose(&UPDATE_MEMBERS)?),
+        update_idx: u.arbitrary()?,
+        semaphore_value: u.arbitrary()?,
     })
 }
 
+/// A dtype tag of [`GEN`]'s column (the layout's `Dtype` domain, SPEC §6.4).
 fn dtype_tag(u: &mut Unstructured<'_>) -> Result<u8> {
-    u.int_in_range(0x01..=0x10)
+    u.choose(Domain::Dtype.values().unwrap_or(&[0x01])).copied()
 }
 
 fn cce_op(u: &mut Unstructured<'_>) -> Result<AluOp> {
@@ -80,15 +84,16 @@ pub fn instruction_of(u: &mut Unstructured<'_>, opcode: u8) -> Result<Instructio
                 num_payloads,
                 function_id: u.arbitrary()?,
                 num_arguments,
-                scratch_byte_10: b10,
-                scratch_dword_14: d14,
-                scratch_dword_18: d18,
-                scratch_byte_1c: b1c,
+                has_scratch_space: b10,
+                scratch_space_addr: d14,
+                scratch_space_size: d18,
+                scratch_space_num_partitions: b1c,
             }
             .into()
         }
         0x86 => CustomOpPayload {
             sync: sync(u)?,
+            arg_type: *u.choose(&[1, 2])?,
             ap: u.arbitrary()?,
         }
         .into(),
@@ -219,7 +224,7 @@ impl std::error::Error for GenError {}
 
 /// Encodes with core; a refusal is a [`GenError::Encode`].
 pub fn encode(i: &Instruction) -> std::result::Result<[u8; 64], GenError> {
-    i.encode().map(|b| b.0).map_err(|e| {
+    i.encode(GEN).map(|b| b.0).map_err(|e| {
         GenError::Encode(Box::new(EncodeRefused {
             instruction: *i,
             error: format!("{e:?}"),

@@ -40,7 +40,7 @@ pub enum Violation {
         b1c: u8,
     },
     /// A LUT / flag byte (cce_op, dtype, kind, src/dst dtype, valid,
-    /// cross-core enable, payload marker) := an out-of-table value.
+    /// cross-core enable, payload arg_type) := an out-of-table value.
     Field {
         /// Byte offset.
         offset: u8,
@@ -164,7 +164,7 @@ fn menu(base: u8) -> Vec<Menu> {
                     | Role::DstDtype
                     | Role::CrossCoreEnable
                     | Role::Valid
-                    | Role::Marker
+                    | Role::ArgType
             )
         )
     }) {
@@ -205,12 +205,14 @@ pub fn violation(u: &mut Unstructured<'_>, base: u8) -> Result<Violation> {
         }
         Menu::Wait => Violation::WaitMode(bad_value(
             u,
-            &[0x07, 0x80, 0x01, 0x04, 0x06, 0x84, 0x86, 0x45, 0xFF],
+            &[0x08, 0x80, 0x0D, 0x10, 0x86, 0x8F, 0x45, 0xFF],
             |v| Role::WaitMode.accepts(v, tag),
         )?),
-        Menu::Update => Violation::UpdateMode(bad_value(u, &[0x02, 0x03, 0x80, 0xFF], |v| {
-            Role::UpdateMode.accepts(v, tag)
-        })?),
+        Menu::Update => Violation::UpdateMode(bad_value(
+            u,
+            &[0x06, 0x08, 0x10, 0x16, 0x18, 0x1A, 0x98, 0xFF],
+            |v| Role::UpdateMode.accepts(v, tag),
+        )?),
         Menu::Scratch => Violation::Scratch {
             parts: *u.choose(&SCRATCH_PARTIAL)?,
             b10: nonzero_u8(u)?,
@@ -231,7 +233,7 @@ pub fn violation(u: &mut Unstructured<'_>, base: u8) -> Result<Violation> {
                             | Role::DstDtype
                             | Role::CrossCoreEnable
                             | Role::Valid
-                            | Role::Marker
+                            | Role::ArgType
                     )
                     .then_some((o, r))
                 })
@@ -240,9 +242,10 @@ pub fn violation(u: &mut Unstructured<'_>, base: u8) -> Result<Violation> {
             let edges: &[u8] = match r {
                 Role::CceOp => &[0x01, 0x03, 0x05, 0x1A, 0xFF],
                 Role::Kind => &[0x00, 0x0A, 0x0B, 0xFF],
-                Role::CrossCoreEnable | Role::Marker => &[0x00, 0x02, 0x81, 0xFF],
+                Role::CrossCoreEnable => &[0x00, 0x02, 0x81, 0xFF],
+                Role::ArgType => &[0x00, 0x03, 0x81, 0xFF],
                 Role::Valid => &[0x02, 0x03, 0x80, 0xFF],
-                _ => &[0x00, 0x11, 0x12, 0xFF],
+                _ => &[0x00, 0x10, 0x11, 0x12, 0xFF],
             };
             Violation::Field {
                 offset,

@@ -6,8 +6,11 @@ use super::types::{
     Route, StreamFail, StreamResult, StreamSummary, Validator, Value, Verdict,
 };
 use tpb_core as c;
-use tpb_core::lut::Generation;
-use tpb_core::Bundle;
+use tpb_core::lut::DtypeColumn;
+use tpb_core::{Bundle, Generation};
+
+/// The generation every core entry point runs as: v2, the default (SPEC §0).
+const GEN: Generation = Generation::V2;
 
 /// `tpb_core` as a [`Subject`] (registry name `core`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -61,14 +64,14 @@ impl Subject for CoreSubject {
     fn validate(&self, v: Validator, b: &[u8; 64]) -> Reply<Verdict> {
         let b = Bundle(*b);
         let r = match v {
-            Validator::Header => c::validate::validate_header(&b),
-            Validator::Payload => c::validate::validate_payload(&b),
+            Validator::Header => c::validate::validate_header(&b, GEN),
+            Validator::Payload => c::validate::validate_payload(&b, GEN),
         };
         Ok(r.err().map(|e| predicate(e.predicate())))
     }
 
     fn decode(&self, b: &[u8; 64]) -> Reply<Result<Decoded, DecodeFail>> {
-        Ok(match c::decode(&Bundle(*b)) {
+        Ok(match c::decode(&Bundle(*b), GEN) {
             Ok(i) => Ok(Decoded {
                 opcode: i.opcode(),
                 mnemonic: i.mnemonic().to_string(),
@@ -90,8 +93,8 @@ impl Subject for CoreSubject {
             .iter()
             .map(|(n, v)| (n.as_str(), val_to(v)))
             .collect();
-        Ok(c::Instruction::from_fields(opcode, &f)
-            .and_then(|i| i.encode())
+        Ok(c::Instruction::from_fields(opcode, &f, GEN)
+            .and_then(|i| i.encode(GEN))
             .map(|b| b.0)
             .map_err(|e| match e {
                 // Name the unknown input field itself, not the reason tag.
@@ -103,7 +106,7 @@ impl Subject for CoreSubject {
     }
 
     fn parse_stream(&self, bytes: &[u8]) -> Reply<StreamResult> {
-        Ok(match c::stream::parse_custom_op_stream(bytes) {
+        Ok(match c::stream::parse_custom_op_stream(bytes, GEN) {
             Ok(items) => Ok(items
                 .into_iter()
                 .map(|it| match it {
@@ -134,10 +137,10 @@ impl Subject for CoreSubject {
             LutTable::AluOp => lut::alu_op_to_wire(n),
             LutTable::CceOp => lut::cce_op_to_wire(n),
             LutTable::Dge => lut::alu_op_to_dge(n),
-            LutTable::Dtype => lut::dtype_to_wire(n, Generation::PreV4),
-            LutTable::DtypeV4 => lut::dtype_to_wire(n, Generation::V4),
+            LutTable::Dtype => lut::dtype_to_wire(n, DtypeColumn::PreV4),
+            LutTable::DtypeV4 => lut::dtype_to_wire(n, DtypeColumn::V4),
             LutTable::WaitMode => lut::wait_mode_lut(n),
-            LutTable::WaitModeWire => lut::wait_mode_to_wire(n),
+            LutTable::UpdateMode => lut::update_mode_lut(n),
         };
         Ok(r.map_err(|e| Name::Known(e.name())))
     }
@@ -181,6 +184,15 @@ impl Subject for CoreSubject {
                 ir::Route::Dma => Route::Dma,
             }),
         })
+    }
+}
+
+/// Core's header name of a `wait_mode` / `update_mode` byte (FACTS §2 [H]), for display.
+pub fn mode_byte_name(field: &str, byte: u8) -> Option<&'static str> {
+    match field {
+        "wait_mode" => c::events::wait_mode_name(byte),
+        "update_mode" => c::events::update_mode_name(byte),
+        _ => None,
     }
 }
 

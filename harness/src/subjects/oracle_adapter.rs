@@ -7,6 +7,8 @@ use super::types::{
 };
 use tpb_oracle as o;
 
+/// The chip every oracle entry point runs as: Sunda (v2), the default (SPEC §0).
+const CHIP: o::Chip = o::Chip::Sunda;
 /// `tpb_oracle` as a [`Subject`] (registry name `oracle`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct OracleSubject;
@@ -58,14 +60,14 @@ impl Subject for OracleSubject {
     #[inline]
     fn validate(&self, v: Validator, b: &[u8; 64]) -> Reply<Verdict> {
         let r = match v {
-            Validator::Header => o::header_verdict(b),
-            Validator::Payload => o::payload_verdict(b),
+            Validator::Header => o::header_verdict(b, CHIP),
+            Validator::Payload => o::payload_verdict(b, CHIP),
         };
         Ok(r.err().map(|r| predicate(r.predicate)))
     }
 
     fn decode(&self, b: &[u8; 64]) -> Reply<Result<Decoded, DecodeFail>> {
-        Ok(match o::decode(b) {
+        Ok(match o::decode(b, CHIP) {
             Ok(d) => Ok(Decoded {
                 opcode: d.opcode,
                 mnemonic: d.mnemonic.to_string(),
@@ -87,11 +89,11 @@ impl Subject for OracleSubject {
             .iter()
             .map(|(n, v)| (n.as_str(), val_to(v)))
             .collect();
-        Ok(o::encode(opcode, &f).map_err(|e| Name::Known(e.field())))
+        Ok(o::encode(opcode, &f, CHIP).map_err(|e| Name::Known(e.field())))
     }
 
     fn parse_stream(&self, bytes: &[u8]) -> Reply<StreamResult> {
-        Ok(match o::parse_stream(bytes) {
+        Ok(match o::parse_stream(bytes, CHIP) {
             Ok(items) => Ok(items
                 .into_iter()
                 .map(|it| match it {
@@ -123,7 +125,7 @@ impl Subject for OracleSubject {
             LutTable::Dtype => o::dtype_wire(n, false),
             LutTable::DtypeV4 => o::dtype_wire(n, true),
             LutTable::WaitMode => o::wait_mode_lut(n),
-            LutTable::WaitModeWire => o::wait_mode_wire(n),
+            LutTable::UpdateMode => o::update_mode_lut(n),
         };
         Ok(r.map_err(|e| Name::Known(e.name())))
     }

@@ -142,6 +142,11 @@ pub fn oracle() -> Box<dyn Subject> {
     Box::new(OracleSubject)
 }
 
+/// The reference's header name of a `wait_mode` / `update_mode` byte (FACTS §2 [H]), for display.
+pub fn mode_byte_name(field: &str, byte: u8) -> Option<&'static str> {
+    core_adapter::mode_byte_name(field, byte)
+}
+
 /// The reference's roster mnemonic of any opcode (SPEC §2), for display.
 pub fn roster_mnemonic(op: u8) -> Option<&'static str> {
     core_adapter::roster_mnemonic(op)

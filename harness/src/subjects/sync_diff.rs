@@ -485,7 +485,7 @@ pub fn compare_case(case: &Case, schedule: &[u8]) -> Result<SyncCaseOutcome, Syn
             trace.finals
         )));
     }
-    check_stamps(case, &plan, &exp).map_err(diverge)?;
+    check_stamps(case, &plan, &exp, &script, schedule).map_err(diverge)?;
     Ok(SyncCaseOutcome::Accepted {
         instrs: case.program.instrs.len(),
         steps: trace.steps,
@@ -499,9 +499,41 @@ fn local_id(case: &Case, exp: &sim::Expectation, i: u16) -> Option<u8> {
     exp.ids.get(usize::from(s.handle)).copied()
 }
 
-/// Stamp each flow's header and consumers with the model; read the bands back with the oracle;
-/// check the handshake of S000 §sync NOTE "the handshake in one line".
-fn check_stamps(case: &Case, plan: &model::SyncPlan, exp: &sim::Expectation) -> Result<(), String> {
+/// Replace the last Wait on `w.sem` in `e` by `w` (the band's one wait slot, DS-9).
+fn put_band_wait(e: &mut sim::PlanEntry, w: sim::PlanWait) -> Result<(), String> {
+    match e.waits.iter_mut().rev().find(|x| x.sem == w.sem) {
+        Some(slot) => {
+            *slot = w;
+            Ok(())
+        }
+        None => Err(format!(
+            "band waits on semaphore {} the plan never waits on",
+            w.sem
+        )),
+    }
+}
+
+/// Stamp each flow's header and consumers with the model, read the bands back with the oracle
+/// and check the handshake of S000 §sync NOTE "the handshake in one line" with the compiler's
+/// encoding (SPEC §8 DS-13/DS-14: WAIT_FOR_SEM_GE_IMM 0x05 with the threshold in
+/// `semaphore_value`, SEM_INC_COMPLETE 0x13). Then the simulator runs the plan with every
+/// stamped wait taken from the bytes (`sim::band_sync`), so a wrong threshold on the wire shows
+/// up as an early start.
+fn check_stamps(
+    case: &Case,
+    plan: &model::SyncPlan,
+    exp: &sim::Expectation,
+    script: &sim::Script,
+    schedule: &[u8],
+) -> Result<(), String> {
+    let base = to_sim_plan(plan);
+    let mut from_bytes = base.clone();
+    let mult = |i: u16| {
+        case.program
+            .instrs
+            .get(usize::from(i))
+            .map_or(0, |x| x.mult)
+    };
     for f in &case.flows {
         let mut header = [0u8; 64];
         header[0] = 0x85;
@@ -509,29 +541,57 @@ fn check_stamps(case: &Case, plan: &model::SyncPlan, exp: &sim::Expectation) -> 
         model::stamp_custom_op_header(&mut header, plan, f.custom_op, f.dma_in, f.result_dma)
             .map_err(|e| format!("stamping header of flow {f:?}: {e}"))?;
         let band = sim::read_band(&header);
-        let want = sim::Band {
-            wait_mode: 0x05,
-            wait_id: local_id(case, exp, f.dma_in).unwrap_or(0),
-            update_mode: 0x01,
-            update_id: local_id(case, exp, f.result_dma).unwrap_or(0),
-        };
-        if band != want {
+        let want = (
+            0x05,
+            local_id(case, exp, f.dma_in).unwrap_or(0),
+            0x13,
+            local_id(case, exp, f.result_dma).unwrap_or(0),
+        );
+        if (
+            band.wait_mode,
+            band.wait_idx,
+            band.update_mode,
+            band.update_idx,
+        ) != want
+        {
             return Err(format!(
-                "header band {band:?}, expected {want:?} (flow {f:?})"
+                "header band {band:?}, expected (wait, idx, update, idx) {want:02x?} (flow {f:?})"
             ));
+        }
+        let bs = sim::band_sync(&band, mult(f.result_dma))
+            .map_err(|off| format!("header band byte {off} not stamped by the pass: {band:?}"))?;
+        if let (Some(w), Some(e)) = (bs.wait, from_bytes.get_mut(usize::from(f.custom_op))) {
+            put_band_wait(e, w).map_err(|m| format!("header of flow {f:?}: {m}"))?;
         }
         for &c in &f.consumers {
             let mut bundle = [0u8; 64];
             model::stamp_consumer(&mut bundle, plan, c, f.result_dma)
                 .map_err(|e| format!("stamping consumer {c}: {e}"))?;
             let band = sim::read_band(&bundle);
-            if (band.wait_mode, band.wait_id) != (0x05, want.update_id) {
+            if (band.wait_mode, band.wait_idx) != (0x05, want.3) {
                 return Err(format!(
-                    "consumer {c} band {band:?}, expected wait on {}",
-                    want.update_id
+                    "consumer {c} band {band:?}, expected a 0x05 wait on {}",
+                    want.3
                 ));
             }
+            let bs = sim::band_sync(&band, mult(c))
+                .map_err(|off| format!("consumer {c} band byte {off} not stamped: {band:?}"))?;
+            let Some(entry) = from_bytes.get_mut(usize::from(c)) else {
+                return Err(format!("consumer {c} outside the plan"));
+            };
+            if let Some(w) = bs.wait {
+                put_band_wait(entry, w).map_err(|m| format!("consumer {c}: {m}"))?;
+            }
+            if let Some(u) = bs.update {
+                if !entry.updates.contains(&u) {
+                    return Err(format!("consumer {c} band update {u:?} not in the plan"));
+                }
+            }
         }
+    }
+    if from_bytes != base {
+        sim::simulate(script, exp, &from_bytes, schedule)
+            .map_err(|v| format!("simulator on the stamped bytes: {v:?}"))?;
     }
     Ok(())
 }

@@ -178,7 +178,7 @@ impl fmt::Display for Value {
 }
 
 /// A successfully decoded bundle: opcode, mnemonic and the canonical field list
-/// of SPEC §5.2 (sync fields first, named `sync.wait_mode` … `sync.values`).
+/// of SPEC §5.2 (header fields first: `debug_cmd` … `semaphore_value`).
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Decoded {
     /// `byte[0]`.
@@ -315,8 +315,8 @@ pub enum LutTable {
     DtypeV4,
     /// §6.5 BIR wait mode → wire byte (the table; 0 → 0x07).
     WaitMode,
-    /// §6.5 sync encoder: BIR wait mode → wire byte (mode 0 is `unsupported_wait_mode`).
-    WaitModeWire,
+    /// §6.5 BIR update mode → wire byte (the table `11 15 17 13 14 19`).
+    UpdateMode,
 }
 
 impl LutTable {
@@ -330,7 +330,7 @@ impl LutTable {
             LutTable::Dtype => "dtype",
             LutTable::DtypeV4 => "dtype_v4",
             LutTable::WaitMode => "wait_mode",
-            LutTable::WaitModeWire => "wait_mode_wire",
+            LutTable::UpdateMode => "update_mode",
         }
     }
 }

@@ -21,8 +21,11 @@ pub fn canonical(opcode: u8) -> [u8; 64] {
     let mut c = [0u8; 64];
     c[0] = opcode;
     for s in layout(opcode) {
-        if let Role::Const(v) = s.role {
-            c[s.off] = v;
+        match s.role {
+            Role::Const(v) => c[s.off] = v,
+            // 0x86 arg_type: TENSOR, what the group encoder writes (S000 §C3; F§8).
+            Role::Field(_) if s.name == "arg_type" => c[s.off] = 0x01,
+            _ => {}
         }
     }
     c
