@@ -5,7 +5,7 @@
 
 mod subjects;
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use subjects::*;
 
@@ -23,6 +23,18 @@ fn text(b: &[u8]) -> String {
 /// Runs the gate on `targets` with `cases` cases and the subject; returns
 /// its output and summary.md.
 fn gate(dir: &Path, subject: &str, targets: &str, cases: &str, extra: &[&str]) -> (Output, String) {
+    let (o, summary, _) = gate_in(dir, subject, targets, cases, extra);
+    (o, summary)
+}
+
+/// [`gate`], also returning the report folder.
+fn gate_in(
+    dir: &Path,
+    subject: &str,
+    targets: &str,
+    cases: &str,
+    extra: &[&str],
+) -> (Output, String, PathBuf) {
     let report = dir.join(format!("report-{}", dir.read_dir().unwrap().count()));
     let o = Command::new(tpbconform())
         .current_dir(repo_root())
@@ -41,7 +53,7 @@ fn gate(dir: &Path, subject: &str, targets: &str, cases: &str, extra: &[&str]) -
             text(&o.stderr)
         )
     });
-    (o, summary)
+    (o, summary, report)
 }
 
 /// The `tpbconform replay --subject …` lines of a summary.
@@ -56,13 +68,18 @@ fn replay_lines(summary: &str) -> Vec<String> {
 }
 
 /// Runs a replay line from a report with `sh` (the report's quoting), the
-/// binary under test standing in for `tpbconform`, in the repository root.
-fn run_replay(line: &str) -> Output {
+/// binary under test standing in for `tpbconform`, in the repository root
+/// (a line replaying a `divergences/` file: in the report folder `report`).
+fn run_replay(line: &str, report: &Path) -> Output {
     let cmd = line.replacen("tpbconform", &tpbconform().display().to_string(), 1);
     Command::new("sh")
         .arg("-c")
         .arg(cmd)
-        .current_dir(repo_root())
+        .current_dir(if line.contains(" divergences/") {
+            report.to_path_buf()
+        } else {
+            repo_root()
+        })
         .stdin(Stdio::null())
         .output()
         .unwrap()
@@ -131,13 +148,13 @@ fn planted_bugs_fail_the_gate_naming_the_predicate_and_replay_reproduces() {
         ),
     ];
     for (bad, good, predicate) in cases {
-        let (o, summary) = gate(dir.path(), &bad, TARGETS, "3000", &[]);
+        let (o, summary, report) = gate_in(dir.path(), &bad, TARGETS, "3000", &[]);
         assert_eq!(code(&o), 1, "{bad}\n{summary}");
         assert!(summary.contains(predicate), "{bad}: {summary}");
         let lines = replay_lines(&summary);
         assert!(!lines.is_empty(), "{bad}: no replay command in\n{summary}");
         for l in &lines {
-            let r = run_replay(l);
+            let r = run_replay(l, &report);
             assert_eq!(code(&r), 1, "{l}\n{}{}", text(&r.stdout), text(&r.stderr));
             // The same input through the good build agrees with core.
             let fixed = l.replace(
@@ -145,7 +162,7 @@ fn planted_bugs_fail_the_gate_naming_the_predicate_and_replay_reproduces() {
                 &tpb_harness::triage::shell_word(&good),
             );
             assert_ne!(&fixed, l);
-            let r = run_replay(&fixed);
+            let r = run_replay(&fixed, &report);
             assert_eq!(
                 code(&r),
                 0,
