@@ -122,8 +122,8 @@ tpb_status tpb_encode(const char *request, size_t request_len, uint8_t out[64],
 /* ---- Lookup tables (SPEC §6) -------------------------------------------- */
 
 /* Maps `input` through table `table`, one of "collective_kind", "alu_op",
- * "dge", "dtype", "dtype_v4", "wait_mode" (and "update_mode" once SPEC has
- * it). On TPB_OK either *refused is NULL and *wire holds the wire value, or
+ * "dge", "dtype", "dtype_v4", "wait_mode", "update_mode" (SPEC §6.5). On
+ * TPB_OK either *refused is NULL and *wire holds the wire value, or
  * *refused holds the SPEC §6 error class (e.g. "out_of_range"). Return
  * TPB_UNSUPPORTED for a table the subject does not implement. */
 tpb_status tpb_lut(const char *table, uint32_t input, uint32_t *wire, const char **refused);

@@ -2,6 +2,7 @@
 //! annotated inputs) and the verdict `check` gives it, from the reference
 //! subject and the harness's [`crate::layout`].
 
+use crate::arch::Arch;
 use crate::layout::{layout, predicate_bytes, Domain, Role};
 use crate::subjects::{registry, DecodeFail, Subject, Validator, Value};
 
@@ -18,9 +19,10 @@ pub enum Mode {
 }
 
 /// The verdict `check`/`explain` give one bundle: `None` = valid, else the
-/// failing predicate or decode field, with the byte offset when known.
-pub fn judge(b: &[u8; 64], mode: Mode) -> Option<(String, Option<usize>)> {
-    let core = registry::core();
+/// failing predicate or decode field, with the byte offset when known;
+/// the reference serving generation `arch`.
+pub fn judge(b: &[u8; 64], mode: Mode, arch: Arch) -> Option<(String, Option<usize>)> {
+    let core = registry::core_for(arch);
     let by_validator = |v: Validator| match core.validate(v, b) {
         Ok(p) => p.map(|p| (p.name().to_string(), None)),
         Err(f) => Some((f.to_string(), None)),
@@ -65,9 +67,9 @@ fn le(bytes: &[u8]) -> u64 {
 
 /// Renders one bundle's explanation (no trailing newline). `color` adds ANSI
 /// escapes; the textual `<== FAILED` marker is always there.
-pub fn explain_bundle(b: &[u8; 64], header: &str, color: bool) -> (String, bool) {
-    let verdict = judge(b, Mode::Auto);
-    let decoded = registry::core().decode(b).ok().and_then(Result::ok);
+pub fn explain_bundle(b: &[u8; 64], header: &str, color: bool, arch: Arch) -> (String, bool) {
+    let verdict = judge(b, Mode::Auto, arch);
+    let decoded = registry::core_for(arch).decode(b).ok().and_then(Result::ok);
     let hot: Vec<usize> = match &verdict {
         None => Vec::new(),
         Some((f, off)) => {

@@ -10,6 +10,7 @@
 //!   index), so the kept representative does not depend on thread
 //!   scheduling.
 
+use crate::arch::Arch;
 use crate::engine::Divergence;
 use std::collections::BTreeMap;
 
@@ -100,6 +101,8 @@ pub struct Finding {
     pub target: String,
     /// Where it came from.
     pub origin: Origin,
+    /// The generation the subjects served (replay with `--arch`).
+    pub arch: Arch,
     /// The raw input.
     pub input: Vec<u8>,
     /// Class name ([`crate::engine::Class`] names, or `VectorMismatch`).
@@ -132,6 +135,7 @@ impl Finding {
         Finding {
             target: d.target.name().to_string(),
             origin,
+            arch: Arch::default(),
             input: d.input.clone(),
             class: d.class.name().to_string(),
             key: d.signature.key.clone(),
@@ -143,6 +147,11 @@ impl Finding {
             right: d.right.clone(),
             case: d.case.clone(),
         }
+    }
+
+    /// The same finding, made under generation `arch`.
+    pub fn with_arch(self, arch: Arch) -> Finding {
+        Finding { arch, ..self }
     }
 
     /// The deduplication key.

@@ -3,6 +3,7 @@
 //! ([`crate::generators`]), `explain`, gate images ([`crate::gate::cases`]),
 //! the minimisers and JSON field kinds all derive from it.
 
+use crate::arch::Arch;
 use std::sync::OnceLock;
 
 /// The values a field's byte may legally hold.
@@ -54,6 +55,25 @@ impl Domain {
             Domain::Kind => &[0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x08, 0x09],
             Domain::Opcode | Domain::Scratch | Domain::Ap | Domain::Any => return None,
         })
+    }
+
+    /// The legal values of a closed domain under generation `arch`: v4's dtype
+    /// column adds tag 0x10 (FACTS §6; SPEC §6.4); the other domains do not
+    /// depend on the generation.
+    pub fn values_for(self, arch: Arch) -> Option<&'static [u8]> {
+        const DTYPE_V4: [u8; 16] = {
+            let mut v = [0u8; 16];
+            let mut i = 0;
+            while i < 16 {
+                v[i] = i as u8 + 1;
+                i += 1;
+            }
+            v
+        };
+        match self {
+            Domain::Dtype if arch >= Arch::V4 => Some(&DTYPE_V4),
+            _ => self.values(),
+        }
     }
 
     /// Is `v` a legal value of the field's first byte?

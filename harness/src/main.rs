@@ -6,6 +6,7 @@
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
+use tpb_harness::arch::Arch;
 use tpb_harness::cli::{self, CliResult, Format, Validator, EXIT_BAD_INPUT};
 
 const EXIT_CODES: &str = "\
@@ -47,6 +48,9 @@ enum Command {
         /// Output format.
         #[arg(long, value_enum, default_value_t = Format::Text)]
         format: Format,
+        /// Hardware generation (v2 Sunda, v3 Cayman, v4 Mariana, v5 Maverick).
+        #[arg(long, default_value = "v2")]
+        arch: Arch,
         /// Input files (`-` = stdin; none = stdin).
         #[arg(value_name = "FILE")]
         files: Vec<String>,
@@ -64,6 +68,9 @@ enum Command {
         /// Read hex text (one bundle per line) instead of raw binary.
         #[arg(long)]
         hex: bool,
+        /// Hardware generation (v2 Sunda, v3 Cayman, v4 Mariana, v5 Maverick).
+        #[arg(long, default_value = "v2")]
+        arch: Arch,
         /// Input files (`-` = stdin; none = stdin).
         #[arg(value_name = "FILE")]
         files: Vec<String>,
@@ -87,6 +94,10 @@ enum Command {
         /// Write to this file atomically instead of stdout.
         #[arg(short, long, value_name = "PATH")]
         output: Option<String>,
+        /// Hardware generation (v2 Sunda, v3 Cayman, v4 Mariana, v5 Maverick): an opcode its
+        /// compiler does not emit is refused (exit 1).
+        #[arg(long, default_value = "v2")]
+        arch: Arch,
         /// JSONL input files (`-` = stdin; none = stdin).
         #[arg(value_name = "FILE")]
         files: Vec<String>,
@@ -101,6 +112,9 @@ enum Command {
         /// Read hex text (one bundle per line) instead of raw binary.
         #[arg(long)]
         hex: bool,
+        /// Hardware generation (v2 Sunda, v3 Cayman, v4 Mariana, v5 Maverick).
+        #[arg(long, default_value = "v2")]
+        arch: Arch,
         /// Input files (`-` = stdin; none = stdin).
         #[arg(value_name = "FILE")]
         files: Vec<String>,
@@ -169,11 +183,17 @@ fn run(cli: Cli) -> CliResult {
             hex,
             validator,
             format,
+            arch,
             files,
-        } => cli::check::run(&files, hex, validator, format),
-        Command::Decode { hex, files } => cli::decode::run(&files, hex),
-        Command::Encode { hex, output, files } => cli::encode::run(&files, hex, output.as_deref()),
-        Command::Explain { hex, files } => cli::explain::run(&files, hex),
+        } => cli::check::run(&files, hex, validator, format, arch),
+        Command::Decode { hex, arch, files } => cli::decode::run(&files, hex, arch),
+        Command::Encode {
+            hex,
+            output,
+            arch,
+            files,
+        } => cli::encode::run(&files, hex, output.as_deref(), arch),
+        Command::Explain { hex, arch, files } => cli::explain::run(&files, hex, arch),
         Command::Gate(a) => cli::gate::run(a),
         Command::Replay(a) => cli::replay::run(a),
         Command::Minimize(a) => cli::minimize::run(a),

@@ -24,6 +24,7 @@
 //!   ([`cleanup_stale`]) once its process is gone, and only if its marker
 //!   proves tpbconform made it.
 
+use crate::arch::Arch;
 use crate::atomic::write_atomic;
 use crate::engine::bundle_from_input;
 use crate::explain::explain_bundle;
@@ -380,9 +381,9 @@ pub fn unified(left: &str, right: &str, left_name: &str, right_name: &str) -> St
         .to_string()
 }
 
-fn annotated(t: &str, input: &[u8]) -> String {
+fn annotated(t: &str, input: &[u8], arch: Arch) -> String {
     if Target::from_name(t).is_some_and(Target::is_bundle) || t == "vectors" {
-        explain_bundle(&bundle_from_input(input), "bundle", false).0
+        explain_bundle(&bundle_from_input(input), "bundle", false, arch).0
     } else {
         let mut s = String::new();
         for (i, row) in input.chunks(16).enumerate() {
@@ -398,6 +399,16 @@ fn annotated(t: &str, input: &[u8]) -> String {
 
 fn md_escape(s: &str) -> String {
     s.replace('|', "\\|")
+}
+
+/// FACTS' codename of a generation.
+fn arch_codename(a: Arch) -> &'static str {
+    match a {
+        Arch::V2 => "Sunda",
+        Arch::V3 => "Cayman",
+        Arch::V4 => "Mariana",
+        Arch::V5 => "Maverick",
+    }
 }
 
 /// `summary.md`.
@@ -429,6 +440,8 @@ pub fn summary_md(run: &GateRun, triaged: &[Triaged], timing: &Timing) -> String
             "all planned"
         }
     );
+    let gens: Vec<&str> = run.arches.iter().map(|(a, _)| a.name()).collect();
+    let _ = writeln!(s, "- generations: {}", gens.join(", "));
     let _ = writeln!(s, "- {TIMING_MARKER} generated at {}", timing.timestamp);
     let _ = writeln!(
         s,
@@ -469,6 +482,28 @@ pub fn summary_md(run: &GateRun, triaged: &[Triaged], timing: &Timing) -> String
             st.by_kind[2],
             st.diverged
         );
+    }
+    if !run.arches.is_empty() {
+        let _ = writeln!(s, "\n## Generations\n");
+        let _ = writeln!(
+            s,
+            "Generated case i runs under the (i mod {})-th generation; the corpus and the \
+             vectors run under each.\n",
+            run.arches.len()
+        );
+        let _ = writeln!(s, "| generation | status | generated cases | diverged |");
+        let _ = writeln!(s, "|---|---|---:|---:|");
+        for (a, st) in &run.arches {
+            let failed = st.diverged > 0 || run.findings.0.values().any(|k| k.finding.arch == *a);
+            let _ = writeln!(
+                s,
+                "| {a} {} | {} | {} | {} |",
+                arch_codename(*a),
+                if failed { "FAIL" } else { "ok" },
+                st.ran,
+                st.diverged
+            );
+        }
     }
     if !run.subjects.is_empty() {
         let _ = writeln!(s, "\n## Subjects under test (each judged against core)\n");
@@ -538,7 +573,7 @@ pub fn summary_md(run: &GateRun, triaged: &[Triaged], timing: &Timing) -> String
         let _ = writeln!(s, "\n## Vector files (checked against core and oracle)\n");
         let _ = writeln!(
             s,
-            "| file | vectors (v2) | failed | other generations (cargo test) |"
+            "| file | checks (vector × generation) | failed | vectors of no generation run |"
         );
         let _ = writeln!(s, "|---|---:|---:|---:|");
         for v in &run.vector_files {
@@ -631,7 +666,7 @@ pub fn summary_md(run: &GateRun, triaged: &[Triaged], timing: &Timing) -> String
         let _ = writeln!(
             s,
             "```\n{}\n```\n",
-            annotated(&f.target, &d.minimized).trim_end()
+            annotated(&f.target, &d.minimized, f.arch).trim_end()
         );
         let _ = writeln!(
             s,
@@ -710,6 +745,7 @@ pub fn divergences_jsonl(triaged: &[Triaged]) -> String {
             "signature": {"key": f.key, "left": f.left_verdict, "right": f.right_verdict},
             "count": d.count,
             "origin": origin,
+            "arch": f.arch.name(),
             "input": hex(&f.input),
             "minimized": hex(&d.minimized),
             "replay": d.replay,
@@ -994,7 +1030,7 @@ pub fn index_html(run: &GateRun, triaged: &[Triaged], timing: &Timing) -> String
             xml_escape(&d.replay_file)
         );
         s.push_str("<h4>Minimised input, annotated</h4>\n<pre>");
-        for line in annotated(&f.target, &d.minimized).lines() {
+        for line in annotated(&f.target, &d.minimized, f.arch).lines() {
             if line.contains("<== FAILED") {
                 let _ = writeln!(s, "<span class=\"hot\">{}</span>", xml_escape(line));
             } else {

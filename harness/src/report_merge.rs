@@ -30,6 +30,7 @@
 //! - **Bounded reading.** `run.json` and each `divergences.jsonl` line are
 //!   capped at [`MAX_BYTES`]; the jsonl file is streamed line by line.
 
+use crate::arch::Arch;
 use crate::findings::DedupKey;
 use crate::gate::Shard;
 use crate::input::{hex_nibbles, pack_nibbles};
@@ -586,9 +587,9 @@ fn renumbered_replay(object: &Map<String, Value>, target: &str, file: &str) -> S
     match object.get("replay_file").and_then(Value::as_str) {
         Some(old) if old.contains(" --target ") => match old.rsplit_once(' ') {
             Some((head, _)) => format!("{head} {file}"),
-            None => replay_file_command(&[], target, file),
+            None => replay_file_command(&[], Arch::default(), target, file),
         },
-        _ => replay_file_command(&[], target, file),
+        _ => replay_file_command(&[], Arch::default(), target, file),
     }
 }
 

@@ -546,3 +546,62 @@ fn decode_names_modes_and_encode_checks_them() {
     assert_eq!(code(&e), 2, "{}", stderr(&e));
     assert!(stderr(&e).contains("mode_names"), "{}", stderr(&e));
 }
+
+/// A canonical bundle of `op`: opcode, tag 0x10, the rest zero (SPEC §1).
+fn canonical(op: u8) -> [u8; 64] {
+    let mut b = [0u8; 64];
+    b[0] = op;
+    b[1] = 0x10;
+    b
+}
+
+#[test]
+fn arch_selects_the_opcode_enum_of_check() {
+    // FACTS §1 [H]: 0x87 is v2 only, 0xBE v3+, 0xB7 / 0xEB in no generation's enum.
+    let first = |op: u8, arch: &str| {
+        let o = run(
+            &[
+                "check",
+                "--arch",
+                arch,
+                "--validator",
+                "custom_op_header",
+                "--format",
+                "jsonl",
+            ],
+            &canonical(op),
+        );
+        assert_eq!(code(&o), 1, "{}", stderr(&o));
+        json_lines(&stdout(&o))[0]["failed"].clone()
+    };
+    for arch in ["v2", "v3", "v4", "v5"] {
+        let valid_opcode = |op| first(op, arch) == "valid_opcode";
+        assert_eq!(valid_opcode(0x87), arch != "v2", "0x87 {arch}");
+        assert_eq!(valid_opcode(0xBE), arch == "v2", "0xBE {arch}");
+        assert!(valid_opcode(0xB7) && valid_opcode(0xEB), "{arch}");
+    }
+    let o = run(&["check", "--arch", "v6"], &canonical(0x85));
+    assert_eq!(code(&o), 2);
+    assert!(stderr(&o).contains("v6"), "{}", stderr(&o));
+}
+
+#[test]
+fn encode_refuses_an_opcode_the_generation_does_not_emit() {
+    // Seed 003 "At a glance": GetSequenceBounds (0xBE) is CoreV3+.
+    let mut be = canonical(0xBE);
+    be[0x0C] = 0x0A; // dtype float32
+    let d = run(&["decode", "--arch", "v3"], &be);
+    assert_eq!(code(&d), 0, "{}", stderr(&d));
+    let e = run(&["encode", "--arch", "v2"], &d.stdout);
+    assert_eq!(code(&e), 1);
+    assert!(e.stdout.is_empty());
+    let msg = stderr(&e);
+    assert!(msg.contains("0xBE") && msg.contains("v2"), "{msg}");
+    let e = run(&["encode", "--arch", "v3"], &d.stdout);
+    assert_eq!(code(&e), 0, "{}", stderr(&e));
+    assert_eq!(e.stdout, be.to_vec());
+    // decode under v2 refuses it too, at the opcode byte.
+    let d = run(&["decode"], &be);
+    assert_eq!(code(&d), 1);
+    assert_eq!(json_lines(&stdout(&d))[0]["field"], "opcode");
+}

@@ -6,6 +6,7 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
+use tpb_harness::arch::Arch;
 use tpb_harness::gate::{self, GateConfig, Shard};
 use tpb_harness::targets::Target;
 
@@ -532,5 +533,53 @@ fn minimize_keeps_one_file_per_signature_and_is_idempotent() {
     assert_no_partial_files(&root);
     let o = tpb(&["minimize", root.join("nope").to_str().unwrap()]);
     assert_eq!(code(&o), 2);
+    std::fs::remove_dir_all(&root).unwrap();
+}
+
+#[test]
+fn default_gate_covers_every_generation_and_arch_narrows_it() {
+    let root = tmp("arches");
+    let corpus = root.join("no-corpus");
+    let cfg = GateConfig {
+        no_corpus: true,
+        ..lib_cfg(&corpus, Shard::default())
+    };
+    let all = gate::run(&cfg, None);
+    assert!(all.passed(), "{:?}", all.failures);
+    let names: Vec<&str> = all.arches.iter().map(|(a, _)| a.name()).collect();
+    assert_eq!(names, ["v2", "v3", "v4", "v5"]);
+    // 3 targets x 700 cases, case i under the (i mod 4)-th generation: 175 each per target.
+    for (a, st) in &all.arches {
+        assert_eq!(st.ran, 3 * 175, "{a}");
+    }
+    let md = tpb_harness::report::summary_md(
+        &all,
+        &[],
+        &tpb_harness::report::Timing {
+            timestamp: "t".into(),
+        },
+    );
+    for row in ["| v2 Sunda | ok | 525 |", "| v5 Maverick | ok | 525 |"] {
+        assert!(md.contains(row), "{row} in\n{md}");
+    }
+    let v4 = gate::run(
+        &GateConfig {
+            arches: vec![Arch::V4],
+            ..cfg.clone()
+        },
+        None,
+    );
+    assert!(v4.passed(), "{:?}", v4.failures);
+    assert_eq!(v4.arches.len(), 1);
+    assert_eq!(
+        v4.arches[0],
+        (
+            Arch::V4,
+            gate::ArchStats {
+                ran: 2100,
+                diverged: 0
+            }
+        )
+    );
     std::fs::remove_dir_all(&root).unwrap();
 }

@@ -85,37 +85,12 @@ fn run_replay(line: &str, report: &Path) -> Output {
         .unwrap()
 }
 
-/// True once core applies the rules the examples implement (FACTS §2 events
-/// membership, the v2 opcode roster of FACTS §1). The tests that need the
-/// examples to agree with core say so and skip until then.
-fn core_has_the_examples_rules() -> bool {
-    use tpb_harness::subjects::{registry, Predicate, Subject, Validator};
-    let core = registry::core();
-    let mut b = [0u8; 64];
-    b[0] = 0x85;
-    b[1] = 0x10;
-    b[4] = 0x0E; // WAIT_FOR_EVT_CLEAR
-    let events = core.validate(Validator::Header, &b) == Ok(None);
-    b[4] = 0;
-    b[0] = 0xBF; // not a v2 opcode
-    let roster = core.validate(Validator::Header, &b) == Ok(Some(Predicate::ValidOpcode));
-    if !(events && roster) {
-        eprintln!(
-            "SKIPPED: core does not yet apply the FACTS §1/§2 v2 rules the examples implement"
-        );
-    }
-    events && roster
-}
-
 fn lib_spec(p: &Path) -> String {
     format!("lib:{}", p.display())
 }
 
 #[test]
 fn both_examples_pass_the_gate_and_lacking_targets_are_not_supported() {
-    if !core_has_the_examples_rules() {
-        return;
-    }
     let dir = tempfile::tempdir().unwrap();
     let lib = c_example(dir.path(), false);
     for spec in [lib_spec(&lib), python_spec("")] {
@@ -129,9 +104,6 @@ fn both_examples_pass_the_gate_and_lacking_targets_are_not_supported() {
 
 #[test]
 fn planted_bugs_fail_the_gate_naming_the_predicate_and_replay_reproduces() {
-    if !core_has_the_examples_rules() {
-        return;
-    }
     let dir = tempfile::tempdir().unwrap();
     let good_lib = c_example(dir.path(), false);
     let bad_lib = c_example(dir.path(), true);
@@ -218,9 +190,6 @@ fn a_subject_printing_garbage_is_a_protocol_finding_with_its_input() {
 
 #[test]
 fn subject_check_reports_name_protocol_capabilities_and_smoke_result() {
-    if !core_has_the_examples_rules() {
-        return;
-    }
     let dir = tempfile::tempdir().unwrap();
     let lib = c_example(dir.path(), false);
     let bad = c_example(dir.path(), true);

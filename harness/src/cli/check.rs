@@ -1,18 +1,25 @@
-//! `tpbconform check`: validate bundles with tpb_core.
+//! `tpbconform check`: validate bundles with tpb_core, serving one generation (`--arch`).
 
 use super::{emit, judge, location, mnemonic_of, opcode_str, CliResult, Format, Validator};
 use super::{EXIT_INVALID, EXIT_OK};
+use crate::arch::Arch;
 use crate::input::stream_bundles;
 use std::io::Write;
 
 /// Runs `check`. Output: one line (text) or one JSON object (jsonl) per bundle.
-pub fn run(files: &[String], hex: bool, validator: Validator, format: Format) -> CliResult {
+pub fn run(
+    files: &[String],
+    hex: bool,
+    validator: Validator,
+    format: Format,
+    arch: Arch,
+) -> CliResult {
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
     let mut any_invalid = false;
     for l in stream_bundles(files, hex) {
         let l = &l?;
-        let verdict = judge(&l.bytes, validator);
+        let verdict = judge(&l.bytes, validator, arch);
         any_invalid |= verdict.is_some();
         let op = l.bytes[0];
         match format {

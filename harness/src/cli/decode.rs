@@ -3,17 +3,18 @@
 use super::{
     emit, fields_json, mnemonic_of, mode_names, opcode_str, CliResult, EXIT_INVALID, EXIT_OK,
 };
+use crate::arch::Arch;
 use crate::input::stream_bundles;
 use std::io::Write;
 
 /// Runs `decode`: one JSON object per bundle.
-pub fn run(files: &[String], hex: bool) -> CliResult {
+pub fn run(files: &[String], hex: bool, arch: Arch) -> CliResult {
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
     let mut any_bad = false;
     for l in stream_bundles(files, hex) {
         let l = &l?;
-        let o = match super::core_decode(&l.bytes) {
+        let o = match super::core_decode(&l.bytes, arch) {
             Ok(d) => serde_json::json!({
                 "index": l.index,
                 "opcode": opcode_str(d.opcode),

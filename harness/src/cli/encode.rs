@@ -17,9 +17,10 @@
 //!   refused (exit 2) before any input is read.
 
 use super::{mnemonic_of, CliError, CliResult, EXIT_INVALID, EXIT_OK};
+use crate::arch::Arch;
 use crate::atomic::AtomicFile;
 use crate::input::{open_source, source_name, InputError, Lines};
-use crate::subjects::registry::mode_byte_name;
+use crate::subjects::registry::{self, mode_byte_name};
 use crate::subjects::Value;
 use serde::de::{self, Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde_json::Value as J;
@@ -210,7 +211,7 @@ impl Sink {
 /// Runs `encode`. Malformed JSONL exits 2 naming file and line (with `-o`,
 /// PATH unchanged); records the encoder rejects (and `decode` error
 /// records) are reported on stderr and skipped, and the exit code is then 1.
-pub fn run(files: &[String], hex: bool, output: Option<&str>) -> CliResult {
+pub fn run(files: &[String], hex: bool, output: Option<&str>, arch: Arch) -> CliResult {
     let stdin = ["-".to_string()];
     let files = if files.is_empty() { &stdin[..] } else { files };
     let mut sink = match output {
@@ -241,23 +242,34 @@ pub fn run(files: &[String], hex: bool, output: Option<&str>) -> CliResult {
                     any_bad = true;
                     eprintln!("tpbconform: {source}:{line}: skipped: decode error record ({e})");
                 }
-                Record::Bundle { opcode, fields } => match super::core_encode(opcode, &fields) {
-                    Ok(b) => {
-                        encoded += 1;
-                        if hex {
-                            writeln!(sink.out(), "{}", crate::subjects::hex(&b))?;
-                        } else {
-                            sink.out().write_all(&b)?;
+                Record::Bundle { opcode, .. } if !registry::emits(arch, opcode) => {
+                    any_bad = true;
+                    eprintln!(
+                        "tpbconform: {source}:{line}: cannot encode opcode 0x{opcode:02X} ({}): \
+                         the {arch} compiler does not emit it (seed 003 §\"At a glance\"; \
+                         try a later --arch)",
+                        mnemonic_of(opcode).unwrap_or("?")
+                    );
+                }
+                Record::Bundle { opcode, fields } => {
+                    match super::core_encode(opcode, &fields, arch) {
+                        Ok(b) => {
+                            encoded += 1;
+                            if hex {
+                                writeln!(sink.out(), "{}", crate::subjects::hex(&b))?;
+                            } else {
+                                sink.out().write_all(&b)?;
+                            }
                         }
-                    }
-                    Err(field) => {
-                        any_bad = true;
-                        eprintln!(
+                        Err(field) => {
+                            any_bad = true;
+                            eprintln!(
                             "tpbconform: {source}:{line}: cannot encode opcode 0x{opcode:02X}: \
                              bad field `{field}`"
                         );
+                        }
                     }
-                },
+                }
             }
         }
     }

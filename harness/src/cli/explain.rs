@@ -2,12 +2,13 @@
 
 use super::{emit, location, CliResult};
 use super::{EXIT_INVALID, EXIT_OK};
+use crate::arch::Arch;
 use crate::explain::explain_bundle;
 use crate::input::stream_bundles;
 use std::io::{IsTerminal, Write};
 
 /// Runs `explain`.
-pub fn run(files: &[String], hex: bool) -> CliResult {
+pub fn run(files: &[String], hex: bool, arch: Arch) -> CliResult {
     let color = std::io::stdout().is_terminal();
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
@@ -18,7 +19,7 @@ pub fn run(files: &[String], hex: bool) -> CliResult {
             emit(&mut out, "")?;
         }
         let header = format!("bundle #{} ({})", l.index, location(l));
-        let (text, valid) = explain_bundle(&l.bytes, &header, color);
+        let (text, valid) = explain_bundle(&l.bytes, &header, color, arch);
         any_invalid |= !valid;
         emit(&mut out, &text)?;
     }

@@ -113,10 +113,13 @@ pub struct GateArgs {
     /// first ones, by case index); the rest are core vs oracle only.
     #[arg(long, default_value_t = gate::DEFAULT_SUBJECT_CASES)]
     pub subject_cases: u64,
-    /// The hardware generation the run covers (the `arch` of the subjects'
-    /// hello).
-    #[arg(long, default_value = "v2")]
-    pub arch: Arch,
+    /// Narrow the run to one hardware generation (v2 Sunda, v3 Cayman, v4
+    /// Mariana, v5 Maverick; the `arch` of the subjects' hello). Default:
+    /// every generation, the generated cases spread over them round-robin
+    /// (case i under the (i mod 4)-th) and the corpus and vectors run under
+    /// each; the report has one row per generation.
+    #[arg(long)]
+    pub arch: Option<Arch>,
 }
 
 /// Core's rate is measured on at most this many cases per target.
@@ -219,7 +222,7 @@ pub fn run(a: GateArgs) -> CliResult {
         targets,
         subjects: a.subjects.clone(),
         subject_cases: a.subject_cases,
-        arch: a.arch,
+        arches: a.arch.map_or_else(|| Arch::ALL.to_vec(), |x| vec![x]),
         corpus_dir: a.corpus.clone(),
         no_corpus: a.no_corpus,
         threads: a
@@ -265,14 +268,17 @@ pub fn run(a: GateArgs) -> CliResult {
     if let Some(b) = &bar {
         b.finish_and_clear();
     }
-    let engine = match Engine::open(&cfg.subjects, cfg.arch) {
-        Ok(e) => e,
-        Err(e) => {
-            eprintln!("tpbconform: error: {e}");
-            return Ok(EXIT_BAD_INPUT);
+    let mut engines = Vec::new();
+    for arch in cfg.arches() {
+        match Engine::open(&cfg.subjects, arch) {
+            Ok(e) => engines.push(e),
+            Err(e) => {
+                eprintln!("tpbconform: error: {e}");
+                return Ok(EXIT_BAD_INPUT);
+            }
         }
-    };
-    let triaged = triage::triage(&run.findings, &engine, &cfg.subjects);
+    }
+    let triaged = triage::triage(&run.findings, &engines, &cfg.subjects);
     loud_panics();
     let files = report::render(&run, &triaged, &Timing { timestamp: iso });
     if let Err(e) = report::write_dir(&dir, &files) {

@@ -17,6 +17,7 @@ pub mod report;
 pub mod subject_check;
 pub mod subject_worker;
 
+use crate::arch::Arch;
 pub use crate::explain::{mnemonic_of, opcode_str};
 use crate::input::InputError;
 use crate::subjects::{Decoded, Value};
@@ -129,19 +130,19 @@ pub enum Format {
 }
 
 /// The verdict `check`/`explain` give one bundle (see [`crate::explain::judge`]).
-pub fn judge(b: &[u8; 64], v: Validator) -> Option<(String, Option<usize>)> {
+pub fn judge(b: &[u8; 64], v: Validator, arch: Arch) -> Option<(String, Option<usize>)> {
     let mode = match v {
         Validator::Auto => crate::explain::Mode::Auto,
         Validator::CustomOpHeader => crate::explain::Mode::Header,
         Validator::CustomOpPayload => crate::explain::Mode::Payload,
     };
-    crate::explain::judge(b, mode)
+    crate::explain::judge(b, mode, arch)
 }
 
-/// The reference's decoder (a fault reads as a decode failure at offset 0).
-pub fn core_decode(b: &[u8; 64]) -> Result<Decoded, crate::subjects::DecodeFail> {
+/// The reference's decoder serving `arch` (a fault reads as a decode failure at offset 0).
+pub fn core_decode(b: &[u8; 64], arch: Arch) -> Result<Decoded, crate::subjects::DecodeFail> {
     use crate::subjects::Subject;
-    crate::subjects::registry::core()
+    crate::subjects::registry::core_for(arch)
         .decode(b)
         .unwrap_or_else(|f| {
             Err(crate::subjects::DecodeFail {
@@ -151,10 +152,10 @@ pub fn core_decode(b: &[u8; 64]) -> Result<Decoded, crate::subjects::DecodeFail>
         })
 }
 
-/// The reference's encoder: the bundle, or the first bad field (or the fault).
-pub fn core_encode(opcode: u8, fields: &[(String, Value)]) -> Result<[u8; 64], String> {
+/// The reference's encoder serving `arch`: the bundle, or the first bad field (or the fault).
+pub fn core_encode(opcode: u8, fields: &[(String, Value)], arch: Arch) -> Result<[u8; 64], String> {
     use crate::subjects::Subject;
-    match crate::subjects::registry::core().encode(opcode, fields) {
+    match crate::subjects::registry::core_for(arch).encode(opcode, fields) {
         Ok(r) => r.map_err(|f| f.to_string()),
         Err(f) => Err(f.to_string()),
     }

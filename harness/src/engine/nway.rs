@@ -19,6 +19,8 @@ pub struct Engine {
     subjects: Vec<Box<dyn Subject>>,
     /// Whether the subjects under test are judged (see [`Engine::set_judging`]).
     judging: Cell<bool>,
+    /// The generation the subjects serve.
+    arch: Arch,
 }
 
 impl Default for Engine {
@@ -45,6 +47,7 @@ impl Engine {
         Engine {
             subjects,
             judging: Cell::new(true),
+            arch: Arch::default(),
         }
     }
 
@@ -59,7 +62,9 @@ impl Engine {
             .iter()
             .map(|s| registry::open(s, arch))
             .collect::<Result<Vec<_>, _>>()?;
-        Ok(Engine::new(registry::core(), registry::oracle(), others))
+        let mut e = Engine::new(registry::core_for(arch), registry::oracle_for(arch), others);
+        e.arch = arch;
+        Ok(e)
     }
 
     /// Like [`Engine::open`], with the reference wrapped in a coverage
@@ -69,9 +74,14 @@ impl Engine {
         arch: Arch,
     ) -> Result<(Engine, record::RecordKey), OpenError> {
         let mut e = Engine::open(specs, arch)?;
-        let (rec, key) = record::Recorder::new(registry::core());
+        let (rec, key) = record::Recorder::new(registry::core_for(arch));
         e.subjects[0] = Box::new(rec);
         Ok((e, key))
+    }
+
+    /// The generation the subjects serve (v2 unless opened for another).
+    pub fn arch(&self) -> Arch {
+        self.arch
     }
 
     /// Every subject: the reference pair first.
@@ -276,5 +286,8 @@ impl structured::Cases for Engine {
     }
     fn compare_ir(&self, q: &IrQuery) -> Outcome {
         Engine::compare_ir(self, q)
+    }
+    fn labels_apply(&self) -> bool {
+        self.arch == crate::generators::ARCH
     }
 }

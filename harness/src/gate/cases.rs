@@ -18,6 +18,7 @@
 //! into a caller-owned `Vec<u8>` (cleared first), so the hot loop does not
 //! allocate.
 
+use crate::arch::Arch;
 use crate::findings::CaseKind;
 use crate::generators;
 use crate::layout::{spans, Domain, Role, OPCODES};
@@ -89,8 +90,14 @@ pub fn case_rng(seed: u64, target_hash: u64, i: u64) -> SplitMix64 {
     ))
 }
 
-/// Writes a valid encoder image of `op` (one of [`OPCODES`]) into `b`.
+/// Writes a valid v2 encoder image of `op` (one of [`OPCODES`]) into `b`.
 pub fn valid_image(r: &mut SplitMix64, op: u8, b: &mut [u8; 64]) {
+    valid_image_for(r, op, Arch::default(), b);
+}
+
+/// Writes an encoder image of `op` (one of [`OPCODES`]) into `b` whose
+/// fields hold `arch`'s legal values (valid when `arch`'s compiler emits `op`).
+pub fn valid_image_for(r: &mut SplitMix64, op: u8, arch: Arch, b: &mut [u8; 64]) {
     *b = [0; 64];
     for s in spans(op) {
         let bytes = &mut b[s.off..s.off + s.len];
@@ -106,7 +113,7 @@ pub fn valid_image(r: &mut SplitMix64, op: u8, b: &mut [u8; 64]) {
                 | Domain::CceOp
                 | Domain::Dtype
                 | Domain::Kind
-                | Domain::Flag => bytes[0] = r.pick(d.values().unwrap_or(&[0])),
+                | Domain::Flag => bytes[0] = r.pick(d.values_for(arch).unwrap_or(&[0])),
                 Domain::Scratch | Domain::Ap | Domain::Any => match r.below(8) {
                     // Uniform half the time; else the boundaries: small, all-ones (max).
                     0..=3 => r.fill(bytes),
@@ -202,6 +209,19 @@ pub fn raw_bundle(r: &mut SplitMix64, ops: &[u8], b: &mut [u8; 64]) {
 /// generator refusal falls back to [`valid_image`]); the rest come from
 /// [`valid_image`] and [`mutate`].
 pub fn bundle_case(t: Target, r: &mut SplitMix64, kind: CaseKind, b: &mut [u8; 64]) {
+    bundle_case_for(t, Arch::default(), r, kind, b);
+}
+
+/// [`bundle_case`] for generation `arch`: the layout-driven images hold
+/// `arch`'s legal values (the structured generators stay v2's, their labels'
+/// generation).
+pub fn bundle_case_for(
+    t: Target,
+    arch: Arch,
+    r: &mut SplitMix64,
+    kind: CaseKind,
+    b: &mut [u8; 64],
+) {
     let ops: &[u8] = match t.check() {
         Check::Validator(Validator::Header) => &[0x85],
         Check::Validator(Validator::Payload) => &[0x86],
@@ -216,7 +236,7 @@ pub fn bundle_case(t: Target, r: &mut SplitMix64, kind: CaseKind, b: &mut [u8; 6
     // [`valid_image`] (+ [`mutate`]), which is several times faster.
     if r.below(4) != 0 {
         let op = r.pick(ops);
-        valid_image(r, op, b);
+        valid_image_for(r, op, arch, b);
         if kind == CaseKind::NearValid {
             mutate(r, b);
         }
@@ -411,14 +431,17 @@ mod tests {
     fn valid_images_decode() {
         let mut r = SplitMix64(7);
         let mut b = [0u8; 64];
-        for _ in 0..2000 {
-            let op = r.pick(&OPCODES);
-            if !crate::generators::GEN.emits(op) {
-                continue;
+        for arch in Arch::ALL {
+            let core = registry::core_for(arch);
+            for _ in 0..2000 {
+                let op = r.pick(&OPCODES);
+                if !registry::emits(arch, op) {
+                    continue;
+                }
+                valid_image_for(&mut r, op, arch, &mut b);
+                let d = core.decode(&b);
+                assert!(matches!(d, Ok(Ok(_))), "{arch} op {op:#x}: {d:?}");
             }
-            valid_image(&mut r, op, &mut b);
-            let d = registry::core().decode(&b);
-            assert!(matches!(d, Ok(Ok(_))), "op {op:#x}: {d:?}");
         }
     }
 

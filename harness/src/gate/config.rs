@@ -113,8 +113,10 @@ pub struct GateConfig {
     /// The subjects under test are judged on the generated cases with an
     /// index below this (per target); the rest are core vs oracle only.
     pub subject_cases: u64,
-    /// The generation the subjects serve.
-    pub arch: Arch,
+    /// The generations the run covers, oldest first (empty = v2): generated
+    /// case `i` runs under `arches[i % arches.len()]`; the corpus and the
+    /// vectors run under each. Default: every generation (SPEC §0).
+    pub arches: Vec<Arch>,
     /// The corpus root (`corpus/`).
     pub corpus_dir: PathBuf,
     /// Skip the corpus and vector phases (`--no-corpus`). Without it a
@@ -163,6 +165,22 @@ pub const DEFAULT_SECONDS: f64 = 180.0;
 pub const DEFAULT_SEED: u64 = 0x7BC0_4F0E;
 
 impl GateConfig {
+    /// The generations of the run ([`GateConfig::arches`]; v2 when empty).
+    pub fn arches(&self) -> Vec<Arch> {
+        if self.arches.is_empty() {
+            vec![Arch::default()]
+        } else {
+            self.arches.clone()
+        }
+    }
+
+    /// The index in [`GateConfig::arches`] of generated case `i`'s generation.
+    #[inline]
+    pub fn arch_index(&self, i: u64) -> usize {
+        let n = self.arches.len().max(1) as u64;
+        (i % n) as usize
+    }
+
     /// Generated cases (before sharding) for `target`.
     pub fn cases_for(&self, target: Target) -> u64 {
         match target.check() {
@@ -183,7 +201,7 @@ impl Default for GateConfig {
             targets: Target::gate_targets(),
             subjects: Vec::new(),
             subject_cases: DEFAULT_SUBJECT_CASES,
-            arch: Arch::default(),
+            arches: Arch::ALL.to_vec(),
             corpus_dir: PathBuf::from("corpus"),
             no_corpus: false,
             threads: std::thread::available_parallelism().map_or(1, |n| n.get()),

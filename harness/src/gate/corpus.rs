@@ -33,7 +33,7 @@ fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> Result<(), (String, String)> {
 
 /// Phase 1: replays every corpus folder through its targets (see the
 /// module docs of [`crate::gate`]).
-pub fn replay_corpus(cfg: &GateConfig, r: &Runner, run: &mut GateRun) {
+pub fn replay_corpus(cfg: &GateConfig, runners: &[Runner], run: &mut GateRun) {
     let all_selected = Target::gate_targets()
         .iter()
         .all(|t| cfg.targets.contains(t));
@@ -115,8 +115,13 @@ pub fn replay_corpus(cfg: &GateConfig, r: &Runner, run: &mut GateRun) {
             let mut any = false;
             for (t, cov) in rs.iter().zip(covs.iter_mut()) {
                 let origin = || Origin::Corpus { path: path.clone() };
+                // Under every generation of the run.
                 let f = catch_unwind(AssertUnwindSafe(|| {
-                    run_one(r, *t, &data, None, origin, cov)
+                    let mut fs = Vec::new();
+                    for r in runners {
+                        fs.extend(run_one(r, *t, &data, None, origin, cov));
+                    }
+                    fs
                 }));
                 if let Some(st) = run.targets.iter_mut().find(|(g, _)| g == t).map(|(_, s)| s) {
                     st.corpus_present = true;

@@ -7,6 +7,7 @@
 
 use super::config::GateConfig;
 use super::outcome::outcome_col;
+use crate::arch::Arch;
 use crate::engine::record::RecordKey;
 use crate::engine::Engine;
 use crate::findings::{Finding, Origin};
@@ -39,18 +40,27 @@ impl std::hash::Hasher for Fnv {
 
 pub type CovMap = HashMap<String, [u64; 6], std::hash::BuildHasherDefault<Fnv>>;
 
-/// The engine of one worker: core wrapped in a coverage recorder.
+/// The engine of one worker for one generation: core wrapped in a coverage
+/// recorder.
 pub struct Runner {
+    /// The generation every subject of `engine` serves.
+    pub arch: Arch,
     /// The subjects.
     pub engine: Engine,
     /// What core said on the last case.
     pub key: RecordKey,
 }
 
-/// A worker's engine: core (recorded) vs oracle plus `cfg.subjects`.
-pub fn runner(cfg: &GateConfig) -> Result<Runner, OpenError> {
-    let (engine, key) = Engine::open_recorded(&cfg.subjects, cfg.arch)?;
-    Ok(Runner { engine, key })
+/// A worker's engines, one per generation of [`GateConfig::arches`] in
+/// order: core (recorded) vs oracle plus `cfg.subjects`, all serving it.
+pub fn runners(cfg: &GateConfig) -> Result<Vec<Runner>, OpenError> {
+    cfg.arches()
+        .iter()
+        .map(|&arch| {
+            let (engine, key) = Engine::open_recorded(&cfg.subjects, arch)?;
+            Ok(Runner { arch, engine, key })
+        })
+        .collect()
 }
 
 /// Runs one input through a target, bumps the coverage cell of core's
@@ -82,7 +92,7 @@ pub fn run_one(
         .map_or(0, |d| outcome_col(d.class.name()));
     let findings: Vec<Finding> = outcome
         .into_iter()
-        .map(|d| Finding::from_divergence(&d, origin()))
+        .map(|d| Finding::from_divergence(&d, origin()).with_arch(r.arch))
         .collect();
     let mut bump = |k: &str| match cov.get_mut(k) {
         Some(c) => c[col] += 1,

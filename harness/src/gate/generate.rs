@@ -4,7 +4,7 @@
 
 use super::cases::{self, case_rng, name_hash};
 use super::config::GateConfig;
-use super::coverage::{merge_cov, run_one, runner, CovMap};
+use super::coverage::{merge_cov, run_one, runners, CovMap};
 use super::outcome::{panic_text, GateFailure, GateRun};
 use crate::findings::{CaseKind, Findings, Origin};
 use crate::reach::Reach;
@@ -79,6 +79,8 @@ struct Acc {
     diverged: Vec<u64>,
     busy: Vec<Duration>,
     coverage: Vec<BTreeMap<String, [u64; 6]>>,
+    /// Per generation of the run: (cases run, cases diverged).
+    by_arch: Vec<[u64; 2]>,
     findings: Findings,
     failures: Vec<GateFailure>,
 }
@@ -131,8 +133,9 @@ fn plan_items(cfg: &GateConfig) -> (Plan, Vec<u64>) {
 }
 
 fn worker(sh: &Shared, w: usize) {
-    let r = match runner(&sh.cfg) {
-        Ok(r) => r,
+    let rs = match runners(&sh.cfg) {
+        Ok(r) if !r.is_empty() => r,
+        Ok(_) => return,
         Err(e) => {
             // Opened once before the workers started; a second failure is internal.
             let mut acc = sh.accs[w].lock().unwrap_or_else(|p| p.into_inner());
@@ -169,20 +172,24 @@ fn worker(sh: &Shared, w: usize) {
         let mut cov = CovMap::default();
         let mut findings = Findings::default();
         let (mut kinds, mut diverged) = ([0u64; 3], 0u64);
+        let mut by_arch = vec![[0u64; 2]; rs.len()];
         slot.target.store(ti, Relaxed);
         slot.busy.store(true, Relaxed);
         let t0 = Instant::now();
         let res = catch_unwind(AssertUnwindSafe(|| {
-            if t.is_bundle() && !r.engine.under_test().is_empty() {
-                // External subjects answer the chunk's judged cases
-                // pipelined, up front.
+            for (a, r) in rs.iter().enumerate() {
+                if !t.is_bundle() || r.engine.under_test().is_empty() {
+                    continue;
+                }
+                // External subjects answer the chunk's judged cases of
+                // their generation pipelined, up front.
                 let chunk: Vec<[u8; 64]> = (lo..hi)
                     .map(|m| cfg.shard.case_index(m))
-                    .filter(|&i| i < cfg.subject_cases)
+                    .filter(|&i| i < cfg.subject_cases && cfg.arch_index(i) == a)
                     .map(|i| {
                         let mut b = [0u8; 64];
                         let mut rng = case_rng(cfg.seed, hashes[ti], i);
-                        cases::bundle_case(t, &mut rng, CaseKind::of(i), &mut b);
+                        cases::bundle_case_for(t, r.arch, &mut rng, CaseKind::of(i), &mut b);
                         b
                     })
                     .collect();
@@ -194,6 +201,8 @@ fn worker(sh: &Shared, w: usize) {
                 let i = cfg.shard.case_index(m);
                 slot.case.store(i, Relaxed);
                 slot.ticks.fetch_add(1, Relaxed);
+                let a = cfg.arch_index(i).min(rs.len() - 1);
+                let r = &rs[a];
                 if ti == 0 && cfg.debug_hang_case == Some(i) {
                     loop {
                         std::thread::sleep(Duration::from_secs(3600));
@@ -207,21 +216,23 @@ fn worker(sh: &Shared, w: usize) {
                 }
                 let kind = CaseKind::of(i);
                 kinds[kind.index()] += 1;
+                by_arch[a][0] += 1;
                 r.engine.set_judging(i < cfg.subject_cases);
                 let mut rng = case_rng(cfg.seed, hashes[ti], i);
                 let origin = || Origin::Generated { index: i, kind };
                 let fs = if t.is_bundle() {
-                    cases::bundle_case(t, &mut rng, kind, &mut bundle);
-                    run_one(&r, t, &bundle, Some(&bundle), origin, &mut cov)
+                    cases::bundle_case_for(t, r.arch, &mut rng, kind, &mut bundle);
+                    run_one(r, t, &bundle, Some(&bundle), origin, &mut cov)
                 } else {
                     cases::bytes_case(t, &mut rng, kind, &mut buf);
-                    run_one(&r, t, &buf, None, origin, &mut cov)
+                    run_one(r, t, &buf, None, origin, &mut cov)
                 };
                 if reach_sampled(i) {
                     record_reach(&mut reach, t, &buf, &bundle);
                 }
                 if !fs.is_empty() {
                     diverged += 1;
+                    by_arch[a][1] += 1;
                     for f in fs {
                         findings.add(f);
                     }
@@ -238,6 +249,10 @@ fn worker(sh: &Shared, w: usize) {
                     *a += b;
                 }
                 acc.diverged[ti] += diverged;
+                for (x, y) in acc.by_arch.iter_mut().zip(&by_arch) {
+                    x[0] += y[0];
+                    x[1] += y[1];
+                }
             }
             Err(p) => {
                 acc.failures.push(GateFailure::InternalPanic {
@@ -277,6 +292,7 @@ pub fn generate(
         diverged: vec![0; n_t],
         busy: vec![Duration::ZERO; n_t],
         coverage: vec![BTreeMap::new(); n_t],
+        by_arch: vec![[0; 2]; cfg.arches().len()],
         ..Acc::default()
     };
     let total_items = plan.total;
@@ -368,6 +384,10 @@ pub fn generate(
     }
     for m in &sh.accs {
         let a = std::mem::take(&mut *m.lock().unwrap_or_else(|p| p.into_inner()));
+        for ((_, st), x) in run.arches.iter_mut().zip(&a.by_arch) {
+            st.ran += x[0];
+            st.diverged += x[1];
+        }
         for (ti, (_, st)) in run.targets.iter_mut().enumerate() {
             if a.ran.is_empty() {
                 break;

@@ -62,7 +62,11 @@ pub use config::{
     DEFAULT_SUBJECT_CASES, DEFAULT_SYNC_CASES,
 };
 pub use generate::{declared_reach, reach_failure, reach_sampled, Progress, REACH_SAMPLE};
-pub use outcome::{CorpusFolder, ExternalRun, GateFailure, GateRun, TargetStats, OUTCOMES};
+pub use outcome::{
+    ArchStats, CorpusFolder, ExternalRun, GateFailure, GateRun, TargetStats, OUTCOMES,
+};
+
+use crate::subjects::Capabilities;
 
 use std::time::Instant;
 
@@ -83,7 +87,12 @@ pub fn run(cfg: &GateConfig, progress: Option<Progress<'_>>) -> GateRun {
             .collect(),
         ..GateRun::default()
     };
-    let runner = match coverage::runner(cfg) {
+    run.arches = cfg
+        .arches()
+        .into_iter()
+        .map(|a| (a, ArchStats::default()))
+        .collect();
+    let runners = match coverage::runners(cfg) {
         Ok(r) => r,
         Err(e) => {
             run.failures.push(GateFailure::Subject {
@@ -97,12 +106,21 @@ pub fn run(cfg: &GateConfig, progress: Option<Progress<'_>>) -> GateRun {
             return run;
         }
     };
-    for s in runner.engine.under_test() {
-        run.subjects.push((s.name().to_string(), s.capabilities()));
+    // A subject serves each generation in its own process, and may serve
+    // some generations only (an empty hello): judged per generation.
+    let multi = runners.len() > 1;
+    let first = runners.first().map_or(&[][..], |r| r.engine.under_test());
+    for (k, s) in first.iter().enumerate() {
+        let caps: Vec<Capabilities> = runners
+            .iter()
+            .filter_map(|r| r.engine.under_test().get(k).map(|s| s.capabilities()))
+            .collect();
+        let union = caps.iter().fold(Capabilities::NONE, |u, c| u.union(*c));
+        run.subjects.push((s.name().to_string(), union));
         if !cfg
             .targets
             .iter()
-            .any(|t| s.capabilities().covers(t.spec().needs))
+            .any(|t| caps.iter().any(|c| c.covers(t.spec().needs)))
         {
             run.failures.push(GateFailure::SubjectCheckedNothing {
                 subject: s.name().to_string(),
@@ -110,10 +128,18 @@ pub fn run(cfg: &GateConfig, progress: Option<Progress<'_>>) -> GateRun {
         }
     }
     for t in &cfg.targets {
-        let lacking = runner.engine.unsupported(*t);
+        let mut lacking: Vec<String> = Vec::new();
+        for r in &runners {
+            for (n, _) in r.engine.unsupported(*t) {
+                lacking.push(if multi {
+                    format!("{n} ({})", r.arch)
+                } else {
+                    n
+                });
+            }
+        }
         if !lacking.is_empty() {
-            run.unsupported
-                .push((*t, lacking.into_iter().map(|(n, _)| n).collect()));
+            run.unsupported.push((*t, lacking));
         }
     }
     if cfg.no_corpus {
@@ -125,9 +151,9 @@ pub fn run(cfg: &GateConfig, progress: Option<Progress<'_>>) -> GateRun {
             error: e.to_string(),
         });
     } else {
-        replay_and_check_vectors(cfg, &runner, &mut run);
+        replay_and_check_vectors(cfg, &runners, &mut run);
     }
-    drop(runner);
+    drop(runners);
     generate::generate(cfg, start, &mut run, progress);
     run.failures.sort();
     run.failures.dedup();
@@ -136,9 +162,10 @@ pub fn run(cfg: &GateConfig, progress: Option<Progress<'_>>) -> GateRun {
 }
 
 /// Phases 1 and 2: corpus replay and vector checks.
-fn replay_and_check_vectors(cfg: &GateConfig, runner: &coverage::Runner, run: &mut GateRun) {
-    corpus::replay_corpus(cfg, runner, run);
-    match vectors::check_dir(&cfg.corpus_dir.join("vectors"), &runner.engine) {
+fn replay_and_check_vectors(cfg: &GateConfig, runners: &[coverage::Runner], run: &mut GateRun) {
+    corpus::replay_corpus(cfg, runners, run);
+    let engines: Vec<_> = runners.iter().map(|r| (r.arch, &r.engine)).collect();
+    match vectors::check_dir(&cfg.corpus_dir.join("vectors"), &engines) {
         Ok((stats, findings)) => {
             if stats.is_empty() {
                 run.notes.push(format!(

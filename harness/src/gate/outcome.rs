@@ -3,6 +3,7 @@
 
 use super::config::Shard;
 use super::vectors;
+use crate::arch::Arch;
 use crate::findings::Findings;
 use crate::subjects::Capabilities;
 use crate::targets::Target;
@@ -203,6 +204,18 @@ pub struct GateRun {
     /// Per external subject: what it did (calls, time, restarts, stderr
     /// tail) and core's in-process cases/s on the same targets' cases.
     pub external: Vec<ExternalRun>,
+    /// Per generation of the run, oldest first: its share of the generated
+    /// cases.
+    pub arches: Vec<(Arch, ArchStats)>,
+}
+
+/// One generation's share of the generated cases.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ArchStats {
+    /// Generated cases run under it (every target).
+    pub ran: u64,
+    /// Of those, cases with a divergence.
+    pub diverged: u64,
 }
 
 /// One external subject's share of a run (filled in by the CLI).

@@ -14,6 +14,7 @@
 //! test (that has the capability) does not meet is a finding with left =
 //! that subject, right = core.
 
+use crate::arch::Arch;
 use crate::engine::Engine;
 use crate::findings::{Finding, Origin};
 use crate::subjects::{verdict_name, Capability, Subject, Validator};
@@ -103,17 +104,16 @@ pub enum Vector {
 pub struct FileStats {
     /// Path.
     pub path: String,
-    /// Vectors checked.
+    /// Vector checks run: one per vector and generation of the run it names.
     pub vectors: u64,
-    /// Vectors that core or the oracle failed.
+    /// Checks that core, the oracle or a subject failed.
     pub failed: u64,
-    /// Vectors only for generations the gate's subjects do not run (not v2); `cargo test`
-    /// checks them in both crates.
+    /// Vectors naming none of the run's generations (a gate narrowed by `--arch`).
     pub other_generations: u64,
 }
 
-/// The generation the gate's subjects run (SPEC §0 default).
-const GATE_ARCH: &str = "v2";
+/// The generation of a vector line without an `arch=` field (SPEC §0 default).
+const DEFAULT_ARCH: &str = "v2";
 
 /// Splits an optional trailing `arch=v2,v3` field off (no field = v2, SPEC §0).
 fn split_arch<'a>(
@@ -121,7 +121,7 @@ fn split_arch<'a>(
     bad: &dyn Fn(String) -> VectorError,
 ) -> Result<Vec<&'a str>, VectorError> {
     let Some(list) = fields.last().and_then(|f| f.strip_prefix("arch=")) else {
-        return Ok(vec![GATE_ARCH]);
+        return Ok(vec![DEFAULT_ARCH]);
     };
     let archs: Vec<&str> = list.split(',').collect();
     if let Some(a) = archs
@@ -266,10 +266,13 @@ pub fn is_vector_file_name(name: &str) -> bool {
     !name.starts_with("README") && !name.starts_with('.')
 }
 
-/// Checks every vector file under `dir` against `e`'s subjects. A missing
-/// folder gives `Ok(empty)`.
-pub fn check_dir(dir: &Path, e: &Engine) -> Result<(Vec<FileStats>, Vec<Finding>), VectorError> {
-    let (core, oracle) = (&*e.subjects()[0], &*e.subjects()[1]);
+/// Checks every vector file under `dir` against the subjects of `engines`,
+/// each vector under every generation it names that `engines` serves. A
+/// missing folder gives `Ok(empty)`.
+pub fn check_dir(
+    dir: &Path,
+    engines: &[(Arch, &Engine)],
+) -> Result<(Vec<FileStats>, Vec<Finding>), VectorError> {
     let io = |p: &Path, e: std::io::Error| VectorError::Io {
         path: p.display().to_string(),
         error: e.to_string(),
@@ -304,54 +307,64 @@ pub fn check_dir(dir: &Path, e: &Engine) -> Result<(Vec<FileStats>, Vec<Finding>
             ..FileStats::default()
         };
         for (line, v, archs) in vectors {
-            if !archs.iter().any(|a| a == GATE_ARCH) {
+            let runs: Vec<(Arch, &Engine)> = engines
+                .iter()
+                .filter(|(a, _)| archs.iter().any(|x| x == a.name()))
+                .copied()
+                .collect();
+            if runs.is_empty() {
                 st.other_generations += 1;
                 continue;
             }
-            st.vectors += 1;
-            let want = expected(&v);
-            let (bundle, key, need) = match &v {
-                Vector::Validator { bundle, header, .. } => (
-                    bundle,
-                    if *header { "header" } else { "payload" },
-                    Capability::Validators,
-                ),
-                Vector::Decode { bundle, .. } => (bundle, "decode", Capability::Decode),
-            };
-            let finding = |l: &dyn Subject, r: &dyn Subject, ls: &String, rs: &String| Finding {
-                target: "vectors".into(),
-                origin: Origin::Vector {
-                    path: path.clone(),
-                    line,
-                    expected: want.clone(),
-                },
-                input: bundle.to_vec(),
-                class: "VectorMismatch".into(),
-                key: key.into(),
-                left_verdict: ls.clone(),
-                right_verdict: rs.clone(),
-                left_name: l.name().into(),
-                right_name: r.name().into(),
-                left: format!("{ls}  (expected {want})"),
-                right: format!("{rs}  (expected {want})"),
-                case: format!("{path}:{line}"),
-            };
-            let (c, o) = (actual(core, &v), actual(oracle, &v));
-            let mut failed = c != want || o != want;
-            if failed {
-                findings.push(finding(core, oracle, &c, &o));
-            }
-            for s in e.under_test() {
-                if !s.capabilities().has(need) {
-                    continue;
+            for (arch, e) in runs {
+                let (core, oracle) = (&*e.subjects()[0], &*e.subjects()[1]);
+                st.vectors += 1;
+                let want = expected(&v);
+                let (bundle, key, need) = match &v {
+                    Vector::Validator { bundle, header, .. } => (
+                        bundle,
+                        if *header { "header" } else { "payload" },
+                        Capability::Validators,
+                    ),
+                    Vector::Decode { bundle, .. } => (bundle, "decode", Capability::Decode),
+                };
+                let finding =
+                    |l: &dyn Subject, r: &dyn Subject, ls: &String, rs: &String| Finding {
+                        target: "vectors".into(),
+                        origin: Origin::Vector {
+                            path: path.clone(),
+                            line,
+                            expected: want.clone(),
+                        },
+                        arch,
+                        input: bundle.to_vec(),
+                        class: "VectorMismatch".into(),
+                        key: key.into(),
+                        left_verdict: ls.clone(),
+                        right_verdict: rs.clone(),
+                        left_name: l.name().into(),
+                        right_name: r.name().into(),
+                        left: format!("{ls}  (expected {want})"),
+                        right: format!("{rs}  (expected {want})"),
+                        case: format!("{path}:{line} ({arch})"),
+                    };
+                let (c, o) = (actual(core, &v), actual(oracle, &v));
+                let mut failed = c != want || o != want;
+                if failed {
+                    findings.push(finding(core, oracle, &c, &o));
                 }
-                let x = actual(&**s, &v);
-                if x != want {
-                    failed = true;
-                    findings.push(finding(&**s, core, &x, &c));
+                for s in e.under_test() {
+                    if !s.capabilities().has(need) {
+                        continue;
+                    }
+                    let x = actual(&**s, &v);
+                    if x != want {
+                        failed = true;
+                        findings.push(finding(&**s, core, &x, &c));
+                    }
                 }
+                st.failed += u64::from(failed);
             }
-            st.failed += u64::from(failed);
         }
         stats.push(st);
     }

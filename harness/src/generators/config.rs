@@ -1,11 +1,14 @@
 //! The swarm [`Config`] and the opcode draw.
 
+use crate::arch::Arch;
 use crate::layout::OPCODES;
 use arbitrary::{Arbitrary, Result, Unstructured};
 use tpb_core::Generation;
 
-/// The generation the generators build images for: v2, the default (SPEC §0).
+/// The generation the generators build images and labels for: v2, the default (SPEC §0).
 pub const GEN: Generation = Generation::V2;
+/// [`GEN`] as the harness spells it.
+pub const ARCH: Arch = Arch::V2;
 
 /// Largest `k` a [`Config`] can ask for.
 pub const MAX_K: u8 = 3;

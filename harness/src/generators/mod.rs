@@ -50,7 +50,7 @@ mod valid;
 mod violations;
 
 pub use cases::{case, correlate, near_valid_case, valid_case, Case};
-pub use config::{opcode, Config, GEN, MAX_K};
+pub use config::{opcode, Config, ARCH, GEN, MAX_K};
 pub use labels::{label, DecodeLabel, Expected, Label};
 pub use queries::{ir_query, lut_ordinal, LUT_EDGE_ORDINALS};
 pub use roles::{in_roster, role, tag_of, Role};

@@ -5,16 +5,41 @@ use super::types::{
     DecodeFail, Decoded, EncodeResult, IrAnswer, IrQuery, LutResult, LutTable, Name, Predicate,
     Route, StreamFail, StreamResult, StreamSummary, Validator, Value, Verdict,
 };
+use crate::arch::Arch;
 use tpb_core as c;
 use tpb_core::lut::DtypeColumn;
 use tpb_core::{Bundle, Generation};
 
-/// The generation every core entry point runs as: v2, the default (SPEC §0).
-const GEN: Generation = Generation::V2;
-
-/// `tpb_core` as a [`Subject`] (registry name `core`).
+/// `tpb_core` as a [`Subject`] (registry name `core`), serving one generation
+/// (v2 by default, SPEC §0).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct CoreSubject;
+pub struct CoreSubject {
+    gen: Generation,
+}
+
+/// Core's spelling of `arch`.
+fn generation(arch: Arch) -> Generation {
+    match arch {
+        Arch::V2 => Generation::V2,
+        Arch::V3 => Generation::V3,
+        Arch::V4 => Generation::V4,
+        Arch::V5 => Generation::V5,
+    }
+}
+
+impl CoreSubject {
+    /// Core serving `arch`.
+    pub fn new(arch: Arch) -> CoreSubject {
+        CoreSubject {
+            gen: generation(arch),
+        }
+    }
+}
+
+/// Whether core's `arch` compiler emits `opcode` (seed 003 §"At a glance").
+pub fn emits(arch: Arch, opcode: u8) -> bool {
+    generation(arch).emits(opcode)
+}
 
 fn val_from(v: c::FieldValue) -> Value {
     match v {
@@ -64,14 +89,14 @@ impl Subject for CoreSubject {
     fn validate(&self, v: Validator, b: &[u8; 64]) -> Reply<Verdict> {
         let b = Bundle(*b);
         let r = match v {
-            Validator::Header => c::validate::validate_header(&b, GEN),
-            Validator::Payload => c::validate::validate_payload(&b, GEN),
+            Validator::Header => c::validate::validate_header(&b, self.gen),
+            Validator::Payload => c::validate::validate_payload(&b, self.gen),
         };
         Ok(r.err().map(|e| predicate(e.predicate())))
     }
 
     fn decode(&self, b: &[u8; 64]) -> Reply<Result<Decoded, DecodeFail>> {
-        Ok(match c::decode(&Bundle(*b), GEN) {
+        Ok(match c::decode(&Bundle(*b), self.gen) {
             Ok(i) => Ok(Decoded {
                 opcode: i.opcode(),
                 mnemonic: i.mnemonic().to_string(),
@@ -93,8 +118,8 @@ impl Subject for CoreSubject {
             .iter()
             .map(|(n, v)| (n.as_str(), val_to(v)))
             .collect();
-        Ok(c::Instruction::from_fields(opcode, &f, GEN)
-            .and_then(|i| i.encode(GEN))
+        Ok(c::Instruction::from_fields(opcode, &f, self.gen)
+            .and_then(|i| i.encode(self.gen))
             .map(|b| b.0)
             .map_err(|e| match e {
                 // Name the unknown input field itself, not the reason tag.
@@ -106,7 +131,7 @@ impl Subject for CoreSubject {
     }
 
     fn parse_stream(&self, bytes: &[u8]) -> Reply<StreamResult> {
-        Ok(match c::stream::parse_custom_op_stream(bytes, GEN) {
+        Ok(match c::stream::parse_custom_op_stream(bytes, self.gen) {
             Ok(items) => Ok(items
                 .into_iter()
                 .map(|it| match it {
@@ -198,7 +223,7 @@ pub fn mode_byte_name(field: &str, byte: u8) -> Option<&'static str> {
 
 /// Core's roster mnemonic of any opcode (SPEC §2), for display.
 pub fn roster_mnemonic(op: u8) -> Option<&'static str> {
-    c::roster::mnemonic(op)
+    c::roster::mnemonic(op).or_else(|| c::generation::opcode_name(op))
 }
 
 #[cfg(test)]

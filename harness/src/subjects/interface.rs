@@ -90,6 +90,11 @@ impl Capabilities {
         self.0 & other.0 == other.0
     }
 
+    /// Every capability of either set.
+    pub fn union(self, other: Capabilities) -> Capabilities {
+        Capabilities(self.0 | other.0)
+    }
+
     /// The capabilities of `other` missing from the set.
     pub fn missing(self, other: Capabilities) -> Capabilities {
         Capabilities(other.0 & !self.0)

@@ -5,13 +5,24 @@ use super::types::{
     DecodeFail, Decoded, EncodeResult, IrAnswer, IrQuery, LutResult, LutTable, Name, Predicate,
     Route, StreamFail, StreamResult, StreamSummary, Validator, Value, Verdict,
 };
+use crate::arch::Arch;
 use tpb_oracle as o;
 
-/// The chip every oracle entry point runs as: Sunda (v2), the default (SPEC §0).
-const CHIP: o::Chip = o::Chip::Sunda;
-/// `tpb_oracle` as a [`Subject`] (registry name `oracle`).
+/// `tpb_oracle` as a [`Subject`] (registry name `oracle`), serving one chip
+/// (Sunda, v2, by default; SPEC §0).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct OracleSubject;
+pub struct OracleSubject {
+    chip: o::Chip,
+}
+
+impl OracleSubject {
+    /// The oracle serving `arch` (the oracle's own spelling of the generation).
+    pub fn new(arch: Arch) -> OracleSubject {
+        OracleSubject {
+            chip: o::Chip::from_arch(arch.name()).unwrap_or_default(),
+        }
+    }
+}
 
 fn val_from(v: o::Val) -> Value {
     match v {
@@ -60,14 +71,14 @@ impl Subject for OracleSubject {
     #[inline]
     fn validate(&self, v: Validator, b: &[u8; 64]) -> Reply<Verdict> {
         let r = match v {
-            Validator::Header => o::header_verdict(b, CHIP),
-            Validator::Payload => o::payload_verdict(b, CHIP),
+            Validator::Header => o::header_verdict(b, self.chip),
+            Validator::Payload => o::payload_verdict(b, self.chip),
         };
         Ok(r.err().map(|r| predicate(r.predicate)))
     }
 
     fn decode(&self, b: &[u8; 64]) -> Reply<Result<Decoded, DecodeFail>> {
-        Ok(match o::decode(b, CHIP) {
+        Ok(match o::decode(b, self.chip) {
             Ok(d) => Ok(Decoded {
                 opcode: d.opcode,
                 mnemonic: d.mnemonic.to_string(),
@@ -89,11 +100,11 @@ impl Subject for OracleSubject {
             .iter()
             .map(|(n, v)| (n.as_str(), val_to(v)))
             .collect();
-        Ok(o::encode(opcode, &f, CHIP).map_err(|e| Name::Known(e.field())))
+        Ok(o::encode(opcode, &f, self.chip).map_err(|e| Name::Known(e.field())))
     }
 
     fn parse_stream(&self, bytes: &[u8]) -> Reply<StreamResult> {
-        Ok(match o::parse_stream(bytes, CHIP) {
+        Ok(match o::parse_stream(bytes, self.chip) {
             Ok(items) => Ok(items
                 .into_iter()
                 .map(|it| match it {

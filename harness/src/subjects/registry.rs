@@ -119,12 +119,10 @@ pub fn set_external_opener(f: ExternalOpener) -> bool {
 
 /// Opens the subject `spec` serving generation `arch`.
 ///
-/// `core` and `oracle` ignore `arch` for now (they serve the generation
-/// their tables describe).
 pub fn open(spec: &SubjectSpec, arch: Arch) -> Result<Box<dyn Subject>, OpenError> {
     match spec {
-        SubjectSpec::Core => Ok(Box::new(CoreSubject)),
-        SubjectSpec::Oracle => Ok(Box::new(OracleSubject)),
+        SubjectSpec::Core => Ok(core_for(arch)),
+        SubjectSpec::Oracle => Ok(oracle_for(arch)),
         SubjectSpec::Lib(_) | SubjectSpec::Cmd(_) => match EXTERNAL.get() {
             Some(f) => f(spec, arch),
             None => Err(OpenError::NotAvailable(spec.clone())),
@@ -132,14 +130,30 @@ pub fn open(spec: &SubjectSpec, arch: Arch) -> Result<Box<dyn Subject>, OpenErro
     }
 }
 
-/// The reference implementation (`core`).
+/// The reference implementation (`core`), serving v2 (the default).
 pub fn core() -> Box<dyn Subject> {
-    Box::new(CoreSubject)
+    core_for(Arch::default())
 }
 
-/// The second reading (`oracle`).
+/// The second reading (`oracle`), serving v2 (the default).
 pub fn oracle() -> Box<dyn Subject> {
-    Box::new(OracleSubject)
+    oracle_for(Arch::default())
+}
+
+/// Whether the reference's `arch` compiler emits `opcode` (SPEC §0; seed 003
+/// §"At a glance": 0xBE, 0xBF and 0xD8 are CoreV3+).
+pub fn emits(arch: Arch, opcode: u8) -> bool {
+    core_adapter::emits(arch, opcode)
+}
+
+/// `core` serving `arch`.
+pub fn core_for(arch: Arch) -> Box<dyn Subject> {
+    Box::new(CoreSubject::new(arch))
+}
+
+/// `oracle` serving `arch`.
+pub fn oracle_for(arch: Arch) -> Box<dyn Subject> {
+    Box::new(OracleSubject::new(arch))
 }
 
 /// The reference's header name of a `wait_mode` / `update_mode` byte (FACTS §2 [H]), for display.

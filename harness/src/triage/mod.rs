@@ -6,9 +6,10 @@
 //!   representative is minimised ([`shrink`]) while it reproduces with the
 //!   same dedup key on the same subjects.
 //! - [`replay_command`] is a single shell line that reproduces the finding:
-//!   `tpbconform replay [--subject SPEC]... --target <t> --hex <hex>` (128
-//!   digits for bundle targets); the `--subject` flags are the run's
-//!   subjects under test.
+//!   `tpbconform replay [--subject SPEC]... [--arch vN] --target <t> --hex <hex>`
+//!   (128 digits for bundle targets); the `--subject` flags are the run's
+//!   subjects under test, `--arch` the finding's generation (omitted for v2,
+//!   the default).
 //! - Dumps show each side's view of the minimised input ([`dump`]).
 
 pub mod dump;
@@ -19,6 +20,7 @@ pub use dump::{dump, dumps};
 pub use reproduce::{reproduce, reproduce_key};
 pub use shrink::{canonical, minimize, minimize_with, MAX_ATTEMPTS, MAX_TIME};
 
+use crate::arch::Arch;
 use crate::engine::Engine;
 use crate::findings::{Finding, Findings, Kept};
 use crate::subjects::{hex, SubjectSpec};
@@ -34,27 +36,31 @@ pub fn shell_word(s: &str) -> String {
     }
 }
 
-fn subject_flags(specs: &[SubjectSpec]) -> String {
-    specs
+fn subject_flags(specs: &[SubjectSpec], arch: Arch) -> String {
+    let mut s: String = specs
         .iter()
         .map(|s| format!("--subject {} ", shell_word(&s.to_string())))
-        .collect()
+        .collect();
+    if arch != Arch::default() {
+        s.push_str(&format!("--arch {arch} "));
+    }
+    s
 }
 
-/// The one-line replay command for `input` on `target`.
-pub fn replay_command(specs: &[SubjectSpec], target: &str, input: &[u8]) -> String {
+/// The one-line replay command for `input` on `target` under `arch`.
+pub fn replay_command(specs: &[SubjectSpec], arch: Arch, target: &str, input: &[u8]) -> String {
     format!(
         "tpbconform replay {}--target {target} --hex {}",
-        subject_flags(specs),
+        subject_flags(specs, arch),
         hex(input)
     )
 }
 
-/// The replay command for a raw input file at `path`.
-pub fn replay_file_command(specs: &[SubjectSpec], target: &str, path: &str) -> String {
+/// The replay command for a raw input file at `path` under `arch`.
+pub fn replay_file_command(specs: &[SubjectSpec], arch: Arch, target: &str, path: &str) -> String {
     format!(
         "tpbconform replay {}--target {target} {path}",
-        subject_flags(specs)
+        subject_flags(specs, arch)
     )
 }
 
@@ -96,9 +102,11 @@ fn vector_target(f: &Finding) -> Option<Target> {
 
 /// Deduplicated, minimised findings: registry targets in report order (the
 /// validators first), then other names (`vectors`); within a target, key
-/// order. `e` holds the run's subjects; `specs` are its subjects under test
-/// (for replay commands).
-pub fn triage(findings: &Findings, e: &Engine, specs: &[SubjectSpec]) -> Vec<Triaged> {
+/// order. `engines` hold the run's subjects, one engine per generation of
+/// the run (a finding is minimised on its own generation's); `specs` are its
+/// subjects under test (for replay commands).
+pub fn triage(findings: &Findings, engines: &[Engine], specs: &[SubjectSpec]) -> Vec<Triaged> {
+    let reference = Engine::reference();
     let rank = |name: &str| Target::from_name(name).map_or(usize::MAX, Target::rank);
     let mut kept: Vec<&Kept> = findings.0.values().collect();
     // Stable sort: ties keep the BTreeMap's key order, so the report stays deterministic.
@@ -107,6 +115,11 @@ pub fn triage(findings: &Findings, e: &Engine, specs: &[SubjectSpec]) -> Vec<Tri
     for (i, kept) in kept.into_iter().enumerate() {
         let f = &kept.finding;
         let number = i + 1;
+        let e = engines
+            .iter()
+            .find(|e| e.arch() == f.arch)
+            .or(engines.first())
+            .unwrap_or(&reference);
         let (replay_target, minimized, min_finding) = match Target::from_name(&f.target) {
             Some(t) => {
                 let m = minimize(e, t, f);
@@ -130,8 +143,8 @@ pub fn triage(findings: &Findings, e: &Engine, specs: &[SubjectSpec]) -> Vec<Tri
             number,
             finding: f.clone(),
             count: kept.count,
-            replay: replay_command(specs, replay_name, &minimized),
-            replay_file: replay_file_command(specs, replay_name, &file),
+            replay: replay_command(specs, f.arch, replay_name, &minimized),
+            replay_file: replay_file_command(specs, f.arch, replay_name, &file),
             file,
             minimized,
             min_finding,
@@ -151,6 +164,7 @@ mod tests {
         Finding {
             target: "validate_header".into(),
             origin,
+            arch: Arch::default(),
             input: vec![1],
             class: "OverAccept".into(),
             key: key.into(),

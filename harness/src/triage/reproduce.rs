@@ -13,7 +13,7 @@ pub fn reproduce(e: &Engine, target: Target, input: &[u8]) -> Vec<Finding> {
     };
     e.compare(target, input)
         .into_iter()
-        .map(|d| Finding::from_divergence(&d, origin()))
+        .map(|d| Finding::from_divergence(&d, origin()).with_arch(e.arch()))
         .collect()
 }
 
