@@ -103,7 +103,7 @@ static const char *payload(const uint8_t *b) {
     const char *f = front_end(b);
     if (f) return f;
     if (b[0] != 0x86) return "is_custom_op_payload_opcode";
-    /* #5: bytes 0x0C..0x0E zero; byte 0x0F (the marker) is not checked. */
+    /* #5: bytes 0x0C..0x0E zero; byte 0x0F (arg_type, FACTS §8) is not checked. */
     if (any_nonzero(b, 0x0C, PAYLOAD_RESERVED_LAST)) return "custom_op_payload_reserved_zero";
     return NULL;
 }

@@ -73,7 +73,7 @@ def validate_payload(b):
         return failed
     if b[0] != 0x86:
         return "is_custom_op_payload_opcode"
-    if any(b[0x0C:0x0F]):  # byte 0x0F (the marker) is not checked
+    if any(b[0x0C:0x0F]):  # byte 0x0F (arg_type, FACTS §8) is not checked
         return "custom_op_payload_reserved_zero"
     return None
 

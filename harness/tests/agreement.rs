@@ -106,7 +106,7 @@ fn canonical() -> Vec<(&'static str, [u8; 64])> {
     hs[0x1C] = 0x02;
     v.push(("0x85 header+scratch", hs));
 
-    // 0x86 payload: marker + 48-byte AP.
+    // 0x86 payload: arg_type + 48-byte AP.
     let mut p = skel(0x86);
     p[0x0F] = 0x01;
     ramp(&mut p, 0x10, 48, 0x10);

@@ -54,7 +54,7 @@ fn short_gate_over_every_target_passes() {
 }
 
 /// A valid image of each of the eleven opcodes, written from SPEC §5.2 (cce_op
-/// 0x04, dtype 0x0A, kind 0x01, cross-core enable 1, payload marker 1), with a
+/// 0x04, dtype 0x0A, kind 0x01, cross-core enable 1, payload arg_type 1), with a
 /// nonzero free byte where the layout has one, plus a full-scratch header.
 fn valid_images() -> Vec<[u8; 64]> {
     let mut v = Vec::new();

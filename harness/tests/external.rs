@@ -20,7 +20,7 @@ fn start(spec: &str, timeout: Duration) -> ProcessSubject {
 }
 
 /// A valid CUSTOM_OP header (SPEC §3: num_payloads 3, function 0, 1 argument,
-/// no scratch) and payload (SPEC §4: marker 0x01, some AP bytes).
+/// no scratch) and payload (SPEC §4: arg_type 0x01 TENSOR, some AP bytes).
 fn valid_header() -> [u8; 64] {
     let mut b = [0u8; 64];
     b[0] = 0x85;
@@ -101,7 +101,7 @@ fn pinned() -> Vec<(Request, Option<&'static str>)> {
         ),
         (Request::ValidateHeader(with(h, 2, 0xAB)), None), // debug bytes are not read
         (Request::ValidatePayload(p), None),
-        (Request::ValidatePayload(with(p, 0x0F, 0)), None), // marker not validated
+        (Request::ValidatePayload(with(p, 0x0F, 0)), None), // arg_type not validated
         (
             Request::ValidatePayload(with(p, 0, 0x85)),
             Some("is_custom_op_payload_opcode"),
