@@ -35,7 +35,9 @@ use crate::findings::DedupKey;
 use crate::gate::Shard;
 use crate::input::{hex_nibbles, pack_nibbles};
 use crate::report::{junit_doc, xml_escape, JunitCase};
-use crate::run_json::{self, RunMeta, ShardMeta, TargetMeta, FAIL, INCOMPLETE, PASS};
+use crate::run_json::{
+    self, GenerationMeta, RunMeta, ShardMeta, TargetMeta, FAIL, INCOMPLETE, PASS,
+};
 use crate::targets::Target;
 use crate::triage::replay_file_command;
 use serde_json::{Map, Value};
@@ -606,6 +608,12 @@ pub fn merge(mut shards: Vec<ShardReport>) -> Result<Merged, MergeError> {
         check_same("seed", &first, s, |m| m.seed.clone())?;
         check_same("cases", &first, s, |m| m.cases)?;
         check_same("shard count", &first, s, |m| m.shard.count)?;
+        check_same("generations", &first, s, |m| {
+            m.generations
+                .iter()
+                .map(|g| g.name.clone())
+                .collect::<Vec<_>>()
+        })?;
         check_same("targets", &first, s, |m| {
             m.targets.iter().map(|t| t.name.clone()).collect::<Vec<_>>()
         })?;
@@ -786,6 +794,26 @@ pub fn merge(mut shards: Vec<ShardReport>) -> Result<Merged, MergeError> {
         failures,
         notes,
         unexercised,
+        generations: first
+            .meta
+            .generations
+            .iter()
+            .map(|g| GenerationMeta {
+                ran: shards
+                    .iter()
+                    .flat_map(|s| &s.meta.generations)
+                    .filter(|x| x.name == g.name)
+                    .map(|x| x.ran)
+                    .sum(),
+                diverged: shards
+                    .iter()
+                    .flat_map(|s| &s.meta.generations)
+                    .filter(|x| x.name == g.name)
+                    .map(|x| x.diverged)
+                    .sum(),
+                name: g.name.clone(),
+            })
+            .collect(),
     };
     Ok(Merged {
         meta,
@@ -920,6 +948,25 @@ pub fn summary_md(m: &Merged) -> String {
             t.raw,
             t.diverged
         );
+    }
+    if !meta.generations.is_empty() {
+        let _ = writeln!(s, "\n## Generations\n");
+        let _ = writeln!(s, "| generation | status | generated cases | diverged |");
+        let _ = writeln!(s, "|---|---|---:|---:|");
+        for g in &meta.generations {
+            let bad = g.diverged > 0
+                || m.divergences
+                    .iter()
+                    .any(|d| d.object.get("arch").and_then(Value::as_str) == Some(&g.name));
+            let _ = writeln!(
+                s,
+                "| {} | {} | {} | {} |",
+                g.name,
+                if bad { "FAIL" } else { "ok" },
+                g.ran,
+                g.diverged
+            );
+        }
     }
     if !meta.vector_files.is_empty() {
         let _ = writeln!(s, "\n## Vector files\n");

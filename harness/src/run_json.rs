@@ -66,6 +66,21 @@ pub struct RunMeta {
     /// run hit, as `field: class` (the summary's "Unexercised classes").
     #[serde(default)]
     pub unexercised: Vec<String>,
+    /// Per generation of the run (`v2` … `v5`), its share of the generated
+    /// cases.
+    #[serde(default)]
+    pub generations: Vec<GenerationMeta>,
+}
+
+/// One generation's share of the generated cases.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct GenerationMeta {
+    /// `v2` … `v5`.
+    pub name: String,
+    /// Generated cases run under it.
+    pub ran: u64,
+    /// Of those, cases with a divergence.
+    pub diverged: u64,
 }
 
 /// Shard `index/count`.
@@ -153,6 +168,15 @@ impl RunMeta {
                 count: run.shard.count,
             },
             merged_from: None,
+            generations: run
+                .arches
+                .iter()
+                .map(|(a, st)| GenerationMeta {
+                    name: a.name().to_string(),
+                    ran: st.ran,
+                    diverged: st.diverged,
+                })
+                .collect(),
             targets: run
                 .targets
                 .iter()

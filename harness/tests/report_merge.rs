@@ -352,6 +352,17 @@ fn refuses_sets_that_are_not_one_complete_run() {
         0
     );
     refused(&[&dirs[..3], &[other]].concat(), &out, "disagree on cases");
+    // A shard of another generation set (`--arch`).
+    let other = root.join("other-arch");
+    copy_dir(&dirs[3], &other);
+    let mut v = read_json(&other.join("run.json"));
+    v["generations"] = serde_json::json!([{"name": "v3", "ran": 1, "diverged": 0}]);
+    write_json(&other.join("run.json"), &v);
+    refused(
+        &[&dirs[..3], &[other]].concat(),
+        &out,
+        "disagree on generations",
+    );
     // Same --cases but another --sync-cases: the planned split gives it away.
     let other = root.join("other-sync");
     assert_eq!(
