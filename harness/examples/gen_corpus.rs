@@ -102,6 +102,11 @@ fn seeds(target: &str) -> Vec<Vec<u8>> {
                 d
             })
             .collect(),
+        // Generator byte programs (lowering_diff::build_case): generation,
+        // count, then per instruction valid / near-valid / raw choices.
+        "collective_lowering" => (0..40)
+            .map(|i| bytes(1000 + i, 48 + 24 * i as usize))
+            .collect(),
         _ => (0..20)
             .map(|i| bytes(900 + i, 32 + 12 * i as usize))
             .collect(),

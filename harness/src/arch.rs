@@ -36,6 +36,30 @@ impl Arch {
     }
 }
 
+impl Arch {
+    /// Core's spelling of this generation.
+    pub fn generation(self) -> tpb_core::Generation {
+        use tpb_core::Generation as G;
+        match self {
+            Arch::V2 => G::V2,
+            Arch::V3 => G::V3,
+            Arch::V4 => G::V4,
+            Arch::V5 => G::V5,
+        }
+    }
+
+    /// The `Arch` of core's generation `g`.
+    pub fn of(g: tpb_core::Generation) -> Arch {
+        use tpb_core::Generation as G;
+        match g {
+            G::V2 => Arch::V2,
+            G::V3 => Arch::V3,
+            G::V4 => Arch::V4,
+            G::V5 => Arch::V5,
+        }
+    }
+}
+
 impl fmt::Display for Arch {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.name())

@@ -133,6 +133,22 @@ enum Command {
     /// vs core (the command a gate report prints). Exit codes: 1 the
     /// divergence reproduces, 0 they agree, 2 bad input.
     Replay(cli::replay::ReplayArgs),
+    /// Lower IR collectives and Send/Recv (JSON) to records plus the module
+    /// side-tables (SPEC §5.4): replica groups, source-target pairs, attributes.
+    ///
+    /// Input: {"generation":"v2".."v5","instructions":[{"op":"collective"|"send"|
+    /// "recv"|"local_send_recv",...}]} (see examples/lowering/). Output (hex):
+    /// one record per line with instructions and side-tables as `#` comments,
+    /// accepted by `decode --arch <its generation> --hex`. Exit 2 on bad
+    /// input, naming the JSON path of the bad value; nothing is printed then.
+    Lower {
+        /// Output format.
+        #[arg(long, value_enum, default_value_t = cli::lower::LowerFormat::Hex)]
+        format: cli::lower::LowerFormat,
+        /// The JSON input file (`-` = stdin).
+        #[arg(value_name = "FILE.json")]
+        file: String,
+    },
     /// Keep the smallest set of corpus files covering the same signatures
     /// (target, core verdict, outcome, field classes).
     ///
@@ -200,6 +216,7 @@ fn run(cli: Cli) -> CliResult {
         Command::SubjectCheck(a) => cli::subject_check::run(a),
         Command::SubjectWorker { spec } => cli::subject_worker::run(&spec),
         Command::Report(a) => cli::report::run(a),
+        Command::Lower { format, file } => cli::lower::run(&file, format),
     }
 }
 

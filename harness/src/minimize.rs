@@ -107,6 +107,18 @@ pub fn signature(t: Target, input: &[u8]) -> String {
                 (k, None) => (k, "agree".to_string()),
                 (k, Some(d)) => (k, format!("{}:{}", d.class, d.signature.key)),
             },
+            // Every generation (0xBF only from v3): keys and outcomes joined.
+            Check::Lowering => {
+                let (mut keys, mut outs) = (Vec::new(), Vec::new());
+                for arch in Arch::ALL {
+                    let (k, d) = Engine::open(&[], arch).ok()?.compare_lowering(t, input);
+                    keys.push(k);
+                    outs.push(d.map_or("agree".to_string(), |d| {
+                        format!("{}:{}", d.class, d.signature.key)
+                    }));
+                }
+                (keys.join(" | "), outs.join(" | "))
+            }
             _ => {
                 key.reset();
                 let o = engine.compare(t, input);

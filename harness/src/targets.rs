@@ -43,6 +43,9 @@ pub enum Check {
     Ir,
     /// A generated program: the semaphore model vs the simulator (SPEC §8).
     Sync,
+    /// Generated IR collectives: core's lowering vs the oracle's, plus the
+    /// lowering properties (SPEC §5.4).
+    Lowering,
     /// A generator program: labelled cases through every bundle target, plus
     /// streams, LUTs and IR queries ([`crate::fuzz_entry`]).
     Structured,
@@ -69,7 +72,7 @@ const BUNDLE_CHUNK: u64 = 1024;
 const FAST_CHUNK: u64 = 8192;
 
 /// The registry, in report order.
-pub static TARGETS: [TargetSpec; 13] = [
+pub static TARGETS: [TargetSpec; 14] = [
     TargetSpec {
         name: "validate_header",
         check: Check::Validator(Validator::Header),
@@ -162,6 +165,14 @@ pub static TARGETS: [TargetSpec; 13] = [
         folder: "sync_handshake",
         needs: Capabilities::of(&[C::Sync]),
         chunk: 16,
+    },
+    TargetSpec {
+        name: "collective_lowering",
+        check: Check::Lowering,
+        gate: true,
+        folder: "collective_lowering",
+        needs: Capabilities::of(&[C::Lowering]),
+        chunk: 64,
     },
     TargetSpec {
         name: "custom_op_stream",

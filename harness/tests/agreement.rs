@@ -793,6 +793,7 @@ fn target_names_are_stable() {
             "dtype_lut",
             "ir_gates",
             "sync_handshake",
+            "collective_lowering",
             "custom_op_stream",
             "structured_diff"
         ]

@@ -7,6 +7,33 @@ use crate::arch::Arch;
 use crate::input::stream_bundles;
 use std::io::Write;
 
+/// The object `decode` prints for one bundle, and whether it decoded.
+pub fn bundle_json(index: usize, bytes: &[u8; 64], arch: Arch) -> (serde_json::Value, bool) {
+    match super::core_decode(bytes, arch) {
+        Ok(d) => (
+            serde_json::json!({
+                "index": index,
+                "opcode": opcode_str(d.opcode),
+                "mnemonic": d.mnemonic,
+                "fields": fields_json(&d),
+                "mode_names": mode_names(&d),
+            }),
+            true,
+        ),
+        Err(e) => (
+            serde_json::json!({
+                "index": index,
+                "opcode": opcode_str(bytes[0]),
+                "mnemonic": mnemonic_of(bytes[0]),
+                "error": format!("{} at byte offset 0x{:02X}", e.field, e.offset),
+                "field": e.field.as_str(),
+                "offset": e.offset,
+            }),
+            false,
+        ),
+    }
+}
+
 /// Runs `decode`: one JSON object per bundle.
 pub fn run(files: &[String], hex: bool, arch: Arch) -> CliResult {
     let stdout = std::io::stdout();
@@ -14,26 +41,8 @@ pub fn run(files: &[String], hex: bool, arch: Arch) -> CliResult {
     let mut any_bad = false;
     for l in stream_bundles(files, hex) {
         let l = &l?;
-        let o = match super::core_decode(&l.bytes, arch) {
-            Ok(d) => serde_json::json!({
-                "index": l.index,
-                "opcode": opcode_str(d.opcode),
-                "mnemonic": d.mnemonic,
-                "fields": fields_json(&d),
-                "mode_names": mode_names(&d),
-            }),
-            Err(e) => {
-                any_bad = true;
-                serde_json::json!({
-                    "index": l.index,
-                    "opcode": opcode_str(l.bytes[0]),
-                    "mnemonic": mnemonic_of(l.bytes[0]),
-                    "error": format!("{} at byte offset 0x{:02X}", e.field, e.offset),
-                    "field": e.field.as_str(),
-                    "offset": e.offset,
-                })
-            }
-        };
+        let (o, ok) = bundle_json(l.index, &l.bytes, arch);
+        any_bad |= !ok;
         emit(&mut out, &o.to_string())?;
     }
     out.flush()?;

@@ -66,6 +66,12 @@ pub struct GateArgs {
     #[arg(long, default_value_t = gate::DEFAULT_SYNC_CASES,
           value_parser = clap::value_parser!(u64).range(1..))]
     pub sync_cases: u64,
+    /// Cap on collective_lowering cases (each lowers a whole module and
+    /// checks the lowering properties): that target runs
+    /// min(--cases, --lowering-cases). At least 1.
+    #[arg(long, default_value_t = gate::DEFAULT_LOWERING_CASES,
+          value_parser = clap::value_parser!(u64).range(1..))]
+    pub lowering_cases: u64,
     /// Time budget in seconds for the whole run (0 = none, at most 1e9). A
     /// run the budget cuts short is INCOMPLETE (exit 1 unless
     /// --allow-partial).
@@ -216,6 +222,7 @@ pub fn run(a: GateArgs) -> CliResult {
     let cfg = GateConfig {
         cases: a.cases,
         sync_cases: a.sync_cases,
+        lowering_cases: a.lowering_cases,
         seconds: (a.seconds > 0.0).then_some(a.seconds),
         seed: a.seed,
         shard: a.shard,

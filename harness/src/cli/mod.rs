@@ -11,6 +11,8 @@ pub mod decode;
 pub mod encode;
 pub mod explain;
 pub mod gate;
+pub mod lower;
+pub mod lower_input;
 pub mod minimize;
 pub mod replay;
 pub mod report;
@@ -55,6 +57,13 @@ pub enum CliError {
     Output(String),
     /// Stdout was closed by its reader: exit [`EXIT_BROKEN_PIPE`] quietly.
     BrokenPipe,
+    /// A bad value in a structured (JSON) input: `message` names its path.
+    BadValue {
+        /// Path or `<stdin>`.
+        source: String,
+        /// Where (JSON path or line/column) and what is wrong.
+        message: String,
+    },
 }
 
 impl CliError {
@@ -79,6 +88,7 @@ impl fmt::Display for CliError {
             CliError::Replay(e) => write!(f, "{e}"),
             CliError::Output(m) => write!(f, "cannot write output: {m}"),
             CliError::BrokenPipe => write!(f, "stdout closed by its reader"),
+            CliError::BadValue { source, message } => write!(f, "{source}: {message}"),
         }
     }
 }

@@ -15,6 +15,7 @@
 
 pub mod divergence;
 pub mod input_map;
+pub mod lowering;
 pub mod nway;
 pub mod pair;
 pub mod record;

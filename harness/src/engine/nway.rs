@@ -6,7 +6,7 @@ use super::input_map::{
     bundle_from_input, ir_query_from_input, ordinal_from_input, stream_from_input,
 };
 use super::pair::{self, Pair};
-use super::{record, structured, sync};
+use super::{lowering, record, structured, sync};
 use crate::arch::Arch;
 use crate::subjects::registry::{self, OpenError, SubjectSpec};
 use crate::subjects::{hex, Batch, Capabilities, IrQuery, LutTable, Subject};
@@ -186,6 +186,9 @@ impl Engine {
             Check::Luts(tables) => self.luts(target, tables, ordinal_from_input(input), input),
             Check::Ir => self.ir(target, &ir_query_from_input(input), input),
             Check::Sync => Outcome(self.compare_sync(target, input).1.into_iter().collect()),
+            Check::Lowering => {
+                Outcome(self.compare_lowering(target, input).1.into_iter().collect())
+            }
             Check::Structured => structured::check(self, target, input),
         }
     }
@@ -236,6 +239,18 @@ impl Engine {
             target,
             input,
             (self.subjects[0].name(), self.subjects[1].name()),
+        )
+    }
+
+    /// The `collective_lowering` check ([`super::lowering`]) under the
+    /// engine's generation: its coverage key and the divergence, if any.
+    /// Reference pair only.
+    pub fn compare_lowering(&self, target: Target, input: &[u8]) -> (String, Option<Divergence>) {
+        lowering::compare(
+            target,
+            input,
+            (self.subjects[0].name(), self.subjects[1].name()),
+            self.arch.generation(),
         )
     }
 

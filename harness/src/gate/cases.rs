@@ -299,7 +299,7 @@ pub fn bytes_case(t: Target, r: &mut SplitMix64, kind: CaseKind, out: &mut Vec<u
             out.extend_from_slice(&v.to_le_bytes()[..len]);
         }
         Check::Ir => ir_query(r, kind, out),
-        Check::Sync | Check::StreamRaw | Check::Structured => {
+        Check::Sync | Check::Lowering | Check::StreamRaw | Check::Structured => {
             let len = match kind {
                 CaseKind::Valid => 64 + r.below(512),
                 CaseKind::NearValid => r.below(1536),

@@ -75,8 +75,12 @@ pub fn run_one(
 ) -> Vec<Finding> {
     r.key.reset();
     let (outcome, sync_key) = match t.check() {
-        Check::Sync => {
-            let (k, d) = r.engine.compare_sync(t, input);
+        Check::Sync | Check::Lowering => {
+            let (k, d) = if t.check() == Check::Sync {
+                r.engine.compare_sync(t, input)
+            } else {
+                r.engine.compare_lowering(t, input)
+            };
             (crate::engine::Outcome(d.into_iter().collect()), Some(k))
         }
         _ => (

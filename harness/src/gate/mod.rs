@@ -58,8 +58,8 @@ pub mod preflight;
 pub mod vectors;
 
 pub use config::{
-    GateConfig, Shard, UsageError, DEFAULT_CASES, DEFAULT_SECONDS, DEFAULT_SEED,
-    DEFAULT_SUBJECT_CASES, DEFAULT_SYNC_CASES,
+    GateConfig, Shard, UsageError, DEFAULT_CASES, DEFAULT_LOWERING_CASES, DEFAULT_SECONDS,
+    DEFAULT_SEED, DEFAULT_SUBJECT_CASES, DEFAULT_SYNC_CASES,
 };
 pub use generate::{declared_reach, reach_failure, reach_sampled, Progress, REACH_SAMPLE};
 pub use outcome::{

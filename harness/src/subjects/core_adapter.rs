@@ -19,12 +19,7 @@ pub struct CoreSubject {
 
 /// Core's spelling of `arch`.
 fn generation(arch: Arch) -> Generation {
-    match arch {
-        Arch::V2 => Generation::V2,
-        Arch::V3 => Generation::V3,
-        Arch::V4 => Generation::V4,
-        Arch::V5 => Generation::V5,
-    }
+    arch.generation()
 }
 
 impl CoreSubject {

@@ -24,11 +24,13 @@ pub enum Capability {
     IrGates,
     /// The SPEC §8 semaphore model (reference pair only).
     Sync,
+    /// The SPEC §5.4 collective lowering (reference pair only).
+    Lowering,
 }
 
 impl Capability {
     /// Every capability, in a stable order.
-    pub const ALL: [Capability; 7] = [
+    pub const ALL: [Capability; 8] = [
         Capability::Validators,
         Capability::Decode,
         Capability::Encode,
@@ -36,6 +38,7 @@ impl Capability {
         Capability::Stream,
         Capability::IrGates,
         Capability::Sync,
+        Capability::Lowering,
     ];
 
     /// Stable name.
@@ -48,6 +51,7 @@ impl Capability {
             Capability::Stream => "stream",
             Capability::IrGates => "ir_gates",
             Capability::Sync => "sync",
+            Capability::Lowering => "lowering",
         }
     }
 

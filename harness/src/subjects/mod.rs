@@ -17,6 +17,7 @@
 
 mod core_adapter;
 pub mod interface;
+pub mod lowering_diff;
 mod oracle_adapter;
 pub mod registry;
 pub mod sync_diff;

@@ -1,0 +1,71 @@
+//! Same-run throughput of collective lowering: core `lower` vs the oracle's
+//! `Ledger::lower` on the same generated cases, and the whole
+//! `collective_lowering` comparison (both + properties). Prints ratios.
+//! `cargo run --release -p tpb-harness --example lowering_speed [CASES]`
+
+use std::time::Instant;
+use tpb_core::lower::{lower, Module};
+use tpb_harness::subjects::lowering_diff::{
+    build_case, compare_case, gen_number, to_request, LoweringCase,
+};
+
+fn bytes(seed: u64, n: usize) -> Vec<u8> {
+    let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+    (0..n)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x as u8
+        })
+        .collect()
+}
+
+fn main() {
+    let n: u64 = std::env::args()
+        .nth(1)
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(100_000);
+    let cases: Vec<LoweringCase> = (0..n).map(|s| build_case(&bytes(s, 512), None)).collect();
+    let insns: usize = cases.iter().map(|c| c.insns.len()).sum();
+
+    let t = Instant::now();
+    let mut ok = 0usize;
+    for c in &cases {
+        let mut m = Module::new(c.gen);
+        for i in &c.insns {
+            ok += usize::from(lower(&mut m, i).is_ok());
+        }
+    }
+    let core = t.elapsed().as_secs_f64();
+
+    let requests: Vec<Vec<_>> = cases
+        .iter()
+        .map(|c| c.insns.iter().map(to_request).collect())
+        .collect();
+    let t = Instant::now();
+    let mut ok_o = 0usize;
+    for (c, reqs) in cases.iter().zip(&requests) {
+        let mut l = tpb_oracle::Ledger::new(gen_number(c.gen));
+        for r in reqs {
+            ok_o += usize::from(l.lower(r).is_ok());
+        }
+    }
+    let oracle = t.elapsed().as_secs_f64();
+
+    let t = Instant::now();
+    let diverging = cases.iter().filter(|c| compare_case(c).is_err()).count();
+    let full = t.elapsed().as_secs_f64();
+
+    println!("{n} cases, {insns} instructions ({ok} lowered by core, {ok_o} by the oracle)");
+    println!("core lower:      {:>10.0} instr/s", insns as f64 / core);
+    println!(
+        "oracle lower:    {:>10.0} instr/s  (core/oracle speed ratio {:.2})",
+        insns as f64 / oracle,
+        oracle / core
+    );
+    println!(
+        "full comparison: {:>10.0} cases/s   ({diverging} diverging)",
+        n as f64 / full
+    );
+}

@@ -1,0 +1,174 @@
+//! `tpbconform lower FILE.json`: IR collectives → records + module side-tables
+//! (SPEC §5.4). Input format: [`super::lower_input`].
+
+use super::decode::bundle_json;
+use super::lower_input::{error_path, parse_program, PathError, MAX_INPUT_BYTES};
+use super::{emit, CliError, CliResult, EXIT_OK};
+use std::io::{Read, Write};
+use tpb_core::lower::{lower, IrInstruction, Module, SideRef};
+
+/// Output format of `lower`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum LowerFormat {
+    /// One 128-digit hex line per record; instructions and side-tables as `#`
+    /// comments (the input of `decode --arch <generation> --hex`).
+    Hex,
+    /// One `decode` object per record (plus `"instruction"`), then one
+    /// `{"side_tables": …}` line.
+    Jsonl,
+    /// The module as one JSON object: records and side-tables together.
+    Json,
+}
+
+fn bad(source: &str, message: String) -> CliError {
+    CliError::BadValue {
+        source: source.to_string(),
+        message,
+    }
+}
+
+fn read_input(path: &str) -> Result<serde_json::Value, CliError> {
+    let (source, text) = if path == "-" {
+        let mut s = String::new();
+        std::io::stdin()
+            .take(MAX_INPUT_BYTES + 1)
+            .read_to_string(&mut s)
+            .map_err(|e| bad("<stdin>", e.to_string()))?;
+        ("<stdin>".to_string(), s)
+    } else {
+        let meta = std::fs::metadata(path).map_err(|e| bad(path, e.to_string()))?;
+        if !meta.is_file() {
+            return Err(bad(path, "not a regular file".into()));
+        }
+        let mut s = String::new();
+        std::fs::File::open(path)
+            .and_then(|f| f.take(MAX_INPUT_BYTES + 1).read_to_string(&mut s))
+            .map_err(|e| bad(path, e.to_string()))?;
+        (path.to_string(), s)
+    };
+    if text.len() as u64 > MAX_INPUT_BYTES {
+        return Err(bad(&source, format!("larger than {MAX_INPUT_BYTES} bytes")));
+    }
+    serde_json::from_str(&text).map_err(|e| {
+        bad(
+            &source,
+            format!("line {} column {}: bad JSON: {e}", e.line(), e.column()),
+        )
+    })
+}
+
+fn summary(insn: &IrInstruction) -> String {
+    match insn {
+        IrInstruction::Collective(c) => c.kind.name().to_string(),
+        IrInstruction::Transfer(t) => t.direction.name().to_string(),
+        IrInstruction::LocalSendRecv(l) => format!("local {}", l.kind.name()),
+    }
+}
+
+fn side_str(r: &SideRef) -> String {
+    match r {
+        SideRef::ReplicaGroups(i) => format!("replica_groups#{i}"),
+        SideRef::SourceTargetPairs(i) => format!("source_target_pairs#{i}"),
+        SideRef::Attribute(i) => format!("attributes#{i}"),
+    }
+}
+
+/// Lowers every instruction; nothing is printed unless all succeed.
+pub fn lower_file(path: &str) -> Result<(Module, Vec<IrInstruction>), CliError> {
+    let source = if path == "-" { "<stdin>" } else { path };
+    let doc = read_input(path)?;
+    let (gen, insns) = parse_program(&doc).map_err(|e: PathError| bad(source, e.to_string()))?;
+    let mut module = Module::new(gen);
+    for (i, insn) in insns.iter().enumerate() {
+        lower(&mut module, insn).map_err(|e| {
+            bad(
+                source,
+                format!("$.instructions[{i}]{}: {e}", error_path(insn, &e)),
+            )
+        })?;
+    }
+    Ok((module, insns))
+}
+
+/// Runs `lower`.
+pub fn run(path: &str, format: LowerFormat) -> CliResult {
+    let (module, insns) = lower_file(path)?;
+    let stdout = std::io::stdout();
+    let mut out = std::io::BufWriter::new(stdout.lock());
+    let side: serde_json::Value = serde_json::from_str(&module.to_json())
+        .map_err(|e| CliError::Output(format!("module JSON: {e}")))?;
+    match format {
+        LowerFormat::Json => emit(
+            &mut out,
+            &serde_json::to_string_pretty(&side).unwrap_or_default(),
+        )?,
+        LowerFormat::Jsonl => {
+            let mut index = 0;
+            for (i, l) in module.lowered().iter().enumerate() {
+                for b in &l.records {
+                    let (mut o, _) =
+                        bundle_json(index, &b.0, crate::arch::Arch::of(module.generation()));
+                    if let serde_json::Value::Object(m) = &mut o {
+                        m.insert("instruction".into(), i.into());
+                    }
+                    emit(&mut out, &o.to_string())?;
+                    index += 1;
+                }
+            }
+            let mut tables = side;
+            if let serde_json::Value::Object(m) = &mut tables {
+                m.remove("instructions");
+            }
+            emit(
+                &mut out,
+                &serde_json::json!({ "side_tables": tables }).to_string(),
+            )?;
+        }
+        LowerFormat::Hex => {
+            emit(
+                &mut out,
+                &format!(
+                    "# generation {0} (decode --arch {0})",
+                    module.generation().name()
+                ),
+            )?;
+            for (i, (l, insn)) in module.lowered().iter().zip(&insns).enumerate() {
+                let refs: Vec<String> = l.side.iter().map(side_str).collect();
+                emit(
+                    &mut out,
+                    &format!(
+                        "# [{i}] {}: side {}",
+                        summary(insn),
+                        if refs.is_empty() {
+                            "none".to_string()
+                        } else {
+                            refs.join(", ")
+                        }
+                    ),
+                )?;
+                for b in &l.records {
+                    emit(&mut out, &b.to_hex())?;
+                }
+            }
+            for (id, g) in module.replica_groups().iter().enumerate() {
+                emit(&mut out, &format!("# replica_groups#{id}: {g:?}"))?;
+            }
+            for (id, p) in module.source_target_pairs().iter().enumerate() {
+                emit(&mut out, &format!("# source_target_pairs#{id}: {p:?}"))?;
+            }
+            for (id, a) in module.attributes().iter().enumerate() {
+                emit(
+                    &mut out,
+                    &format!(
+                        "# attributes#{id}: kind {} {} peer {}",
+                        a.kind,
+                        a.direction.name(),
+                        a.peer
+                    ),
+                )?;
+            }
+        }
+    }
+    out.flush()?;
+    Ok(EXIT_OK)
+}

@@ -1,0 +1,416 @@
+//! The JSON input of `tpbconform lower`: a generation and a list of IR
+//! instructions (SPEC §5.4), parsed into `tpb_core::lower` types. Every error
+//! names the JSON path of the bad value (`$.instructions[2].kind`).
+//!
+//! ```json
+//! {"generation": "v3", "instructions": [
+//!   {"op": "collective", "kind": "AllReduce", "cce_op": "add", "dtype": "bfloat16",
+//!    "src": "<96 hex digits>", "replica_groups": [[0, 1], [2, 3]]},
+//!   {"op": "send", "tensor_id": 4096, "tensor_base": 0, "num_elements_per_partition": 64,
+//!    "peer": 1},
+//!   {"op": "local_send_recv", "kind": "SendRecv", "send": {...tensor...},
+//!    "recv": {...tensor...}, "peer": 1, "src_dtype": "bfloat16", "dst_dtype": "bfloat16",
+//!    "src_ap": "<32 hex digits>", "dst_ap": "<32 hex digits>", "peer_partition": 0,
+//!    "bytes_per_partition": 512, "cores_per_lnc": 2}]}
+//! ```
+//! Optional: `src2` (hex or null), `replica_groups`, `source_target_pairs` (`[[s, t], …]`),
+//! `channel_id`, `cc_dim` (0 when absent), `sync` (`{wait_mode, wait_idx, update_mode,
+//! update_idx, semaphore_value}` as decode names them, each 0 when absent). Any other key is an error.
+
+use serde_json::{Map, Value};
+use std::fmt;
+use tpb_core::insn::{Sync, UpdateMode, WaitMode, SYNC_FIELDS};
+use tpb_core::lower::{
+    Collective, Direction, Gen, IrInstruction, LocalSendRecv, LowerError, Transfer,
+    TransferOperand, AP2_LEN, AP3_LEN,
+};
+use tpb_core::lut::{AluOp, CollectiveKind, DTYPE_TABLE};
+
+/// Largest accepted input file (bounded memory).
+pub const MAX_INPUT_BYTES: u64 = 16 << 20;
+
+/// A bad value: its JSON path and what is wrong.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PathError {
+    /// `$.instructions[0].kind` style path.
+    pub path: String,
+    /// What is wrong.
+    pub message: String,
+}
+
+impl fmt::Display for PathError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.path, self.message)
+    }
+}
+
+fn err<T>(path: &str, message: impl Into<String>) -> Result<T, PathError> {
+    Err(PathError {
+        path: path.to_string(),
+        message: message.into(),
+    })
+}
+
+/// One object's keys, consumed as they are read; leftovers are errors.
+struct Obj<'a> {
+    path: String,
+    map: &'a Map<String, Value>,
+    used: Vec<&'static str>,
+}
+
+impl<'a> Obj<'a> {
+    fn new(path: String, v: &'a Value) -> Result<Obj<'a>, PathError> {
+        match v {
+            Value::Object(map) => Ok(Obj {
+                path,
+                map,
+                used: Vec::new(),
+            }),
+            _ => err(&path, "expected an object"),
+        }
+    }
+
+    fn at(&self, key: &str) -> String {
+        format!("{}.{key}", self.path)
+    }
+
+    fn opt(&mut self, key: &'static str) -> Option<&'a Value> {
+        self.used.push(key);
+        self.map.get(key).filter(|v| !v.is_null())
+    }
+
+    fn req(&mut self, key: &'static str) -> Result<&'a Value, PathError> {
+        match self.opt(key) {
+            Some(v) => Ok(v),
+            None => err(&self.at(key), "missing"),
+        }
+    }
+
+    fn uint<T: TryFrom<u64>>(
+        &mut self,
+        key: &'static str,
+        default: Option<T>,
+    ) -> Result<T, PathError> {
+        let path = self.at(key);
+        let v = match (self.opt(key), default) {
+            (None, Some(d)) => return Ok(d),
+            (None, None) => return err(&path, "missing"),
+            (Some(v), _) => v,
+        };
+        let Some(n) = v.as_u64() else {
+            return err(&path, format!("expected an unsigned integer, found {v}"));
+        };
+        T::try_from(n).or_else(|_| {
+            err(
+                &path,
+                format!("{n} does not fit {} bits", 8 * std::mem::size_of::<T>()),
+            )
+        })
+    }
+
+    fn str(&mut self, key: &'static str) -> Result<&'a str, PathError> {
+        let path = self.at(key);
+        match self.req(key)?.as_str() {
+            Some(s) => Ok(s),
+            None => err(&path, "expected a string"),
+        }
+    }
+
+    fn hex<const N: usize>(&mut self, key: &'static str) -> Result<Option<[u8; N]>, PathError> {
+        let path = self.at(key);
+        let Some(v) = self.opt(key) else {
+            return Ok(None);
+        };
+        let Some(s) = v.as_str() else {
+            return err(&path, "expected a hex string");
+        };
+        let digits: Vec<u8> = s.bytes().filter(|c| !c.is_ascii_whitespace()).collect();
+        if digits.len() != 2 * N {
+            return err(
+                &path,
+                format!("expected {} hex digits, found {}", 2 * N, digits.len()),
+            );
+        }
+        let mut out = [0u8; N];
+        for (i, pair) in digits.chunks_exact(2).enumerate() {
+            let nib = |c: u8| char::from(c).to_digit(16);
+            match (nib(pair[0]), nib(pair[1])) {
+                (Some(h), Some(l)) => out[i] = (h * 16 + l) as u8,
+                _ => return err(&path, format!("not a hex digit at digit {}", 2 * i)),
+            }
+        }
+        Ok(Some(out))
+    }
+
+    fn finish(self) -> Result<(), PathError> {
+        match self.map.keys().find(|k| !self.used.contains(&k.as_str())) {
+            Some(k) => err(&self.at(k), "unknown key"),
+            None => Ok(()),
+        }
+    }
+}
+
+fn rank_lists(path: &str, v: Option<&Value>) -> Result<Vec<Vec<u32>>, PathError> {
+    let Some(v) = v else { return Ok(Vec::new()) };
+    let Some(outer) = v.as_array() else {
+        return err(path, "expected an array of arrays of ranks");
+    };
+    outer
+        .iter()
+        .enumerate()
+        .map(|(i, g)| {
+            let gp = format!("{path}[{i}]");
+            let Some(inner) = g.as_array() else {
+                return err(&gp, "expected an array of ranks");
+            };
+            inner
+                .iter()
+                .enumerate()
+                .map(
+                    |(j, r)| match r.as_u64().and_then(|n| u32::try_from(n).ok()) {
+                        Some(r) => Ok(r),
+                        None => err(
+                            &format!("{gp}[{j}]"),
+                            format!("expected a u32 rank, found {r}"),
+                        ),
+                    },
+                )
+                .collect()
+        })
+        .collect()
+}
+
+fn pairs(path: &str, v: Option<&Value>) -> Result<Vec<(u32, u32)>, PathError> {
+    rank_lists(path, v)?
+        .into_iter()
+        .enumerate()
+        .map(|(i, p)| match p[..] {
+            [s, t] => Ok((s, t)),
+            _ => err(&format!("{path}[{i}]"), "expected [source, target]"),
+        })
+        .collect()
+}
+
+fn dtype(o: &mut Obj<'_>, key: &'static str) -> Result<u32, PathError> {
+    let path = o.at(key);
+    let name = o.str(key)?;
+    match DTYPE_TABLE.iter().position(|(n, _, _)| *n == name) {
+        Some(i) => Ok(i as u32),
+        None => err(&path, format!("unknown dtype {name:?}")),
+    }
+}
+
+fn kind(o: &mut Obj<'_>) -> Result<CollectiveKind, PathError> {
+    let path = o.at("kind");
+    let name = o.str("kind")?;
+    CollectiveKind::from_name(name).map_or_else(
+        || err(&path, format!("unknown collective kind {name:?}")),
+        Ok,
+    )
+}
+
+fn sync(o: &mut Obj<'_>) -> Result<Sync, PathError> {
+    let path = o.at("sync");
+    let Some(v) = o.opt("sync") else {
+        return Ok(Sync::default());
+    };
+    let mut s = Obj::new(path, v)?;
+    let band = Sync {
+        wait_mode: WaitMode(s.uint("wait_mode", Some(0))?),
+        wait_idx: s.uint("wait_idx", Some(0))?,
+        update_mode: UpdateMode(s.uint("update_mode", Some(0))?),
+        update_idx: s.uint("update_idx", Some(0))?,
+        semaphore_value: s.uint("semaphore_value", Some(0))?,
+        ..Sync::default()
+    };
+    s.finish()?;
+    Ok(band)
+}
+
+fn tensor(o: &mut Obj<'_>) -> Result<TransferOperand, PathError> {
+    Ok(TransferOperand {
+        tensor_id: o.uint("tensor_id", None)?,
+        tensor_base: o.uint("tensor_base", None)?,
+        num_elements_per_partition: o.uint("num_elements_per_partition", None)?,
+    })
+}
+
+fn collective(o: &mut Obj<'_>) -> Result<Collective, PathError> {
+    let kind = kind(o)?;
+    let op_path = o.at("cce_op");
+    let op_name = o.str("cce_op")?;
+    let Some(cce_op) = AluOp::from_name(op_name) else {
+        return err(&op_path, format!("unknown AluOp {op_name:?}"));
+    };
+    let dtype = dtype(o, "dtype")?;
+    let src_path = o.at("src");
+    let Some(src) = o.hex::<AP2_LEN>("src")? else {
+        return err(&src_path, "missing");
+    };
+    let src2 = o.hex::<AP2_LEN>("src2")?;
+    let rg_path = o.at("replica_groups");
+    let replica_groups = rank_lists(&rg_path, o.opt("replica_groups"))?;
+    let stp_path = o.at("source_target_pairs");
+    let source_target_pairs = pairs(&stp_path, o.opt("source_target_pairs"))?;
+    Ok(Collective {
+        kind,
+        cce_op,
+        dtype,
+        src,
+        src2,
+        replica_groups,
+        source_target_pairs,
+        channel_id: o.uint("channel_id", Some(0))?,
+        cc_dim: o.uint("cc_dim", Some(0))?,
+        sync: sync(o)?,
+    })
+}
+
+fn local(o: &mut Obj<'_>) -> Result<LocalSendRecv, PathError> {
+    let kind = kind(o)?;
+    let sub = |o: &mut Obj<'_>, key: &'static str| -> Result<TransferOperand, PathError> {
+        let path = o.at(key);
+        let v = o.req(key)?;
+        let mut t = Obj::new(path, v)?;
+        let r = tensor(&mut t)?;
+        t.finish()?;
+        Ok(r)
+    };
+    let send = sub(o, "send")?;
+    let recv = sub(o, "recv")?;
+    let peer = o.uint("peer", None)?;
+    let src_dtype = dtype(o, "src_dtype")?;
+    let dst_dtype = dtype(o, "dst_dtype")?;
+    let ap = |o: &mut Obj<'_>, key: &'static str| -> Result<[u8; AP3_LEN], PathError> {
+        let path = o.at(key);
+        o.hex::<AP3_LEN>(key)?
+            .map_or_else(|| err(&path, "missing"), Ok)
+    };
+    let src_ap = ap(o, "src_ap")?;
+    let dst_ap = ap(o, "dst_ap")?;
+    Ok(LocalSendRecv {
+        kind,
+        send,
+        recv,
+        peer,
+        src_dtype,
+        dst_dtype,
+        src_ap,
+        dst_ap,
+        peer_partition: o.uint("peer_partition", None)?,
+        bytes_per_partition: o.uint("bytes_per_partition", None)?,
+        cores_per_lnc: o.uint("cores_per_lnc", None)?,
+        sync: sync(o)?,
+    })
+}
+
+fn instruction(path: String, v: &Value) -> Result<IrInstruction, PathError> {
+    let mut o = Obj::new(path, v)?;
+    let op_path = o.at("op");
+    let insn = match o.str("op")? {
+        "collective" => IrInstruction::Collective(collective(&mut o)?),
+        d @ ("send" | "recv") => IrInstruction::Transfer(Transfer {
+            direction: Direction::from_name(d).unwrap_or(Direction::Send),
+            operand: tensor(&mut o)?,
+            peer: o.uint("peer", None)?,
+            sync: sync(&mut o)?,
+        }),
+        "local_send_recv" => IrInstruction::LocalSendRecv(local(&mut o)?),
+        other => {
+            return err(
+                &op_path,
+                format!("unknown op {other:?} (collective, send, recv, local_send_recv)"),
+            )
+        }
+    };
+    o.finish()?;
+    Ok(insn)
+}
+
+/// Parses a whole input document.
+pub fn parse_program(v: &Value) -> Result<(Gen, Vec<IrInstruction>), PathError> {
+    let mut o = Obj::new("$".to_string(), v)?;
+    let gen_path = o.at("generation");
+    let g = o.str("generation")?;
+    let Ok(gen) = Gen::from_name(g) else {
+        return err(
+            &gen_path,
+            format!("unknown generation {g:?} (v2, v3, v4, v5)"),
+        );
+    };
+    let list_path = o.at("instructions");
+    let Some(list) = o.req("instructions")?.as_array() else {
+        return err(&list_path, "expected an array");
+    };
+    let insns = list
+        .iter()
+        .enumerate()
+        .map(|(i, v)| instruction(format!("{list_path}[{i}]"), v))
+        .collect::<Result<Vec<_>, _>>()?;
+    o.finish()?;
+    Ok((gen, insns))
+}
+
+/// The JSON path (below the instruction's own path) of the value a lowering
+/// error is about.
+pub fn error_path(insn: &IrInstruction, e: &LowerError) -> String {
+    let first_dup = |groups: &[Vec<u32>], rank: u32| -> String {
+        let mut seen = false;
+        for (i, g) in groups.iter().enumerate() {
+            for (j, r) in g.iter().enumerate() {
+                if *r == rank {
+                    if seen {
+                        return format!(".replica_groups[{i}][{j}]");
+                    }
+                    seen = true;
+                }
+            }
+        }
+        ".replica_groups".to_string()
+    };
+    let pair_at = |pairs: &[(u32, u32)], rank: u32, side: usize| -> String {
+        let pos = |p: &(u32, u32)| if side == 0 { p.0 } else { p.1 };
+        let hits: Vec<usize> = (0..pairs.len())
+            .filter(|&k| pos(&pairs[k]) == rank)
+            .collect();
+        match hits.get(1) {
+            Some(k) => format!(".source_target_pairs[{k}][{side}]"),
+            None => ".source_target_pairs".to_string(),
+        }
+    };
+    let (groups, stp): (&[Vec<u32>], &[(u32, u32)]) = match insn {
+        IrInstruction::Collective(c) => (&c.replica_groups, &c.source_target_pairs),
+        _ => (&[], &[]),
+    };
+    match *e {
+        LowerError::SendRecvKind { .. } | LowerError::NotSendRecvKind { .. } => ".kind".into(),
+        LowerError::BadCcDim { .. } => ".cc_dim".into(),
+        LowerError::DtypeOutOfRange { field, .. } => format!(".{field}"),
+        LowerError::CceOpNotShipped { .. } | LowerError::OpNotAccepted { .. } => ".cce_op".into(),
+        LowerError::MissingSecondAp { .. } | LowerError::UnexpectedSecondAp { .. } => {
+            ".src2".into()
+        }
+        LowerError::PairsOnGroupKind { .. } | LowerError::NoSourceTargetPairs { .. } => {
+            ".source_target_pairs".into()
+        }
+        LowerError::GroupsOnPairKind { .. } | LowerError::NoReplicaGroups { .. } => {
+            ".replica_groups".into()
+        }
+        LowerError::TooLarge { what, .. } => if what == "pairs" {
+            ".source_target_pairs"
+        } else {
+            ".replica_groups"
+        }
+        .into(),
+        LowerError::EmptyGroup { index } => format!(".replica_groups[{index}]"),
+        LowerError::DuplicateRank { rank } => first_dup(groups, rank),
+        LowerError::DuplicateSource { rank } => pair_at(stp, rank, 0),
+        LowerError::DuplicateTarget { rank } => pair_at(stp, rank, 1),
+        // The encoders name band fields bare (SPEC §5.2); the IR nests them in `sync`.
+        LowerError::Record { field, .. } if SYNC_FIELDS.contains(&field) => {
+            format!(".sync.{field}")
+        }
+        LowerError::Record { field, .. } => format!(".{field}"),
+        _ => String::new(),
+    }
+}
