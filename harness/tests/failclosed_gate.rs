@@ -470,3 +470,31 @@ fn subject_panic_mid_gate_is_reported_with_its_input() {
     );
     std::fs::remove_dir_all(&root).unwrap();
 }
+
+/// Guarantee G12: a stdout its reader closed (`gate | head`) does not change
+/// the gate's exit code: the verdict is the report's, not a crash's.
+#[test]
+fn closed_stdout_keeps_the_verdict() {
+    let root = tmp("closed-stdout");
+    let corpus = header_corpus(&root);
+    let report = root.join("report");
+    let mut child = gate(&[
+        "--cases",
+        "50",
+        "--targets",
+        "validate_header",
+        "--corpus",
+        corpus.to_str().unwrap(),
+        "--report-dir",
+        report.to_str().unwrap(),
+    ])
+    .stderr(Stdio::null())
+    .spawn()
+    .unwrap();
+    // Close our end of its stdout before it prints anything.
+    drop(child.stdout.take());
+    let status = child.wait().unwrap();
+    assert_eq!(status.code(), Some(0), "{status:?}");
+    let summary = std::fs::read_to_string(report.join("summary.md")).unwrap();
+    assert!(summary.contains("PASS"), "{summary}");
+}

@@ -19,7 +19,7 @@ use crate::report::{self, Timing};
 use crate::subjects::SubjectSpec;
 use crate::targets::{parse_gate_target, Target};
 use crate::triage;
-use std::io::IsTerminal;
+use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -293,9 +293,13 @@ pub fn run(a: GateArgs) -> CliResult {
         eprintln!("tpbconform: error: {e}");
         return Ok(EXIT_BAD_INPUT);
     }
-    // Quiet summary.
+    // Quiet summary. The report on disk is the record: a stdout its reader
+    // closed (`gate | head`) must not change the exit code, so write errors
+    // on these console lines are ignored.
     let verdict = crate::run_json::verdict(&run);
-    println!(
+    let mut out = std::io::stdout().lock();
+    let _ = writeln!(
+        out,
         "gate: {verdict}: {} generated cases over {} targets{}, {} corpus files, {} vectors; \
          {} distinct divergence(s), {} failure(s); {:.1} s, {:.0} cases/s",
         run.generated(),
@@ -316,7 +320,8 @@ pub fn run(a: GateArgs) -> CliResult {
         eprintln!("tpbconform: {f}");
     }
     for d in &triaged {
-        println!(
+        let _ = writeln!(
+            out,
             "  #{} {} {} [{}] x{}\n     {}",
             d.number,
             d.finding.target,
@@ -326,7 +331,7 @@ pub fn run(a: GateArgs) -> CliResult {
             d.replay
         );
     }
-    println!("report: {}", dir.join("summary.md").display());
+    let _ = writeln!(out, "report: {}", dir.join("summary.md").display());
     Ok(if run.bad_input() {
         EXIT_BAD_INPUT
     } else if verdict == crate::run_json::PASS

@@ -75,7 +75,7 @@ pub enum ReplayError {
         /// Digits found.
         digits: usize,
     },
-    /// A bundle target given other than 64 bytes of hex.
+    /// A bundle target given other than 64 bytes (raw, or as hex).
     BundleLength {
         /// `--hex` or the path.
         source: String,
@@ -113,7 +113,7 @@ impl fmt::Display for ReplayError {
                 bytes,
             } => write!(
                 f,
-                "{source}:{line}: {bytes} bytes of hex, a bundle target needs exactly 64 (128 digits)"
+                "{source}:{line}: {bytes} bytes, a bundle target needs exactly 64 (128 hex digits)"
             ),
         }
     }
