@@ -150,27 +150,40 @@ struct Open {
     header_index: usize,
     header: CustomOpHeader,
     expected: usize,
-    payloads: Vec<CustomOpPayload>,
+    /// The first payload (the output, S000 §C3).
+    output: Option<CustomOpPayload>,
+    /// The payloads after it, in order (kept apart so closing moves nothing).
+    args: Vec<CustomOpPayload>,
 }
 
 impl Open {
+    fn found(&self) -> usize {
+        usize::from(self.output.is_some()) + self.args.len()
+    }
+
+    fn push(&mut self, p: CustomOpPayload) {
+        if self.output.is_none() {
+            self.output = Some(p);
+        } else {
+            self.args.push(p);
+        }
+    }
+
     fn short(&self) -> StreamError {
         StreamError::ShortGroup {
             header_index: self.header_index,
             expected: self.expected,
-            found: self.payloads.len(),
+            found: self.found(),
         }
     }
 }
 
 fn close(open: Open) -> StreamItem {
-    let mut it = open.payloads.into_iter();
-    let output = it.next().unwrap_or_default();
     StreamItem::Group {
         header_index: open.header_index,
         header: open.header,
-        output,
-        args: it.collect(),
+        output: open.output.unwrap_or_default(),
+        args: open.args,
     }
 }
 
@@ -273,8 +286,8 @@ fn parse(bytes: &[u8], pair_legs: bool, gen: Generation) -> Result<Vec<BundleIte
             let Some(g) = open.as_mut() else {
                 return Err(StreamError::StrayPayload { index });
             };
-            g.payloads.push(CustomOpPayload::read_validated(&b));
-            if g.payloads.len() == g.expected {
+            g.push(CustomOpPayload::read_validated(&b));
+            if g.found() == g.expected {
                 if let Some(g) = open.take() {
                     items.push(BundleItem::Custom(close(g)));
                 }
@@ -302,7 +315,8 @@ fn parse(bytes: &[u8], pair_legs: bool, gen: Generation) -> Result<Vec<BundleIte
                 header_index: index,
                 header,
                 expected,
-                payloads: Vec::with_capacity(expected),
+                output: None,
+                args: Vec::with_capacity(usize::from(header.num_arguments)),
             });
         } else {
             items.push(BundleItem::Custom(StreamItem::Other { index, opcode: op }));

@@ -466,8 +466,19 @@ impl Bits {
             *a |= *b;
         }
     }
+    /// Set members in ascending order (one step per member, not per bit).
     fn iter(&self) -> impl Iterator<Item = usize> + '_ {
-        (0..256).filter(move |i| self.0[i / 64] >> (i % 64) & 1 == 1)
+        self.0.iter().enumerate().flat_map(|(k, &w)| {
+            let mut w = w;
+            std::iter::from_fn(move || {
+                if w == 0 {
+                    return None;
+                }
+                let b = w.trailing_zeros() as usize;
+                w &= w - 1;
+                Some(k * 64 + b)
+            })
+        })
     }
 }
 

@@ -521,11 +521,20 @@ pub fn simulate(
     if !pending.is_empty() {
         return Err(Violation::Deadlock(pending));
     }
+    // The expected finals walked alongside the slots: both run in (core, sem) order
+    // (None first), so one pass replaces a map lookup per slot.
+    let mut wants = exp.finals.iter().peekable();
     let mut finals = BTreeMap::new();
     for core in std::iter::once(None).chain((0..CORES).map(Some)) {
         for sem in 0..=255u8 {
             let v = sems[slot(core, sem)];
-            let want = exp.finals.get(&(core, sem)).copied().unwrap_or(0);
+            while wants.peek().is_some_and(|(k, _)| **k < (core, sem)) {
+                wants.next();
+            }
+            let want = match wants.peek() {
+                Some((k, w)) if **k == (core, sem) => **w,
+                _ => 0,
+            };
             if v != want {
                 return Err(Violation::FinalValue {
                     core,

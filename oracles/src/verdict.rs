@@ -3,9 +3,10 @@
 
 use crate::errors::{Predicate, Rejection};
 use crate::regions::{
-    byte_at, first_nonzero, le_value, record, slice, Chain, Domain, Guard, Record, Role,
+    byte_at, first_nonzero, le_value, record, slice, Chain, Domain, Guard, Record, Region, Role,
 };
 use crate::roster::{is_named_opcode, Chip};
+use std::sync::OnceLock;
 
 /// How a predicate is evaluated over a region table.
 #[derive(Clone, Copy, Debug)]
@@ -52,8 +53,53 @@ const PAYLOAD_CHAIN: &[(Predicate, Check)] = &[
     ),
 ];
 
+/// A record's regions sorted by what the chains look at, in table order (so the first
+/// offending byte is the table walk's): built once from [`record`], never written by hand.
+struct Plan {
+    opcode: u8,
+    /// `Tag` regions: (offset, required value).
+    tags: Vec<(usize, u8)>,
+    /// Live wait-mode / update-mode regions.
+    events: Vec<(Region, Domain)>,
+    /// `Reserved(Validator)` regions.
+    reserved: Vec<Region>,
+    /// Scratch regions with their `required` flag.
+    scratch: Vec<(Region, bool)>,
+}
+
+impl Plan {
+    fn of(rec: &Record) -> Plan {
+        let mut p = Plan {
+            opcode: rec.opcode,
+            tags: Vec::new(),
+            events: Vec::new(),
+            reserved: Vec::new(),
+            scratch: Vec::new(),
+        };
+        for reg in rec.regions() {
+            match reg.role {
+                Role::Tag(want) => p.tags.push((reg.start, want)),
+                Role::Live {
+                    domain: d @ (Domain::WaitMode | Domain::UpdateMode),
+                    ..
+                } => p.events.push((*reg, d)),
+                Role::Reserved(Guard::Validator) => p.reserved.push(*reg),
+                Role::Scratch { required, .. } => p.scratch.push((*reg, required)),
+                _ => {}
+            }
+        }
+        p
+    }
+}
+
+/// The plans of the two validated records (0x85, 0x86); `None` if a table lacks one.
+fn plans() -> &'static [Option<Plan>; 2] {
+    static PLANS: OnceLock<[Option<Plan>; 2]> = OnceLock::new();
+    PLANS.get_or_init(|| [record(0x85).map(Plan::of), record(0x86).map(Plan::of)])
+}
+
 /// Evaluate one check; on failure return (offset, value) of the offending byte.
-fn evaluate(check: Check, rec: &Record, b: &[u8; 64], chip: Chip) -> Result<(), (usize, u8)> {
+fn evaluate(check: Check, plan: &Plan, b: &[u8; 64], chip: Chip) -> Result<(), (usize, u8)> {
     match check {
         Check::Roster => {
             let op = byte_at(b, 0);
@@ -63,67 +109,65 @@ fn evaluate(check: Check, rec: &Record, b: &[u8; 64], chip: Chip) -> Result<(), 
                 Err((0, op))
             }
         }
-        Check::Tag => rec.regions().try_for_each(|reg| match reg.role {
-            Role::Tag(want) if byte_at(b, reg.start) != want => {
+        Check::Tag => plan.tags.iter().try_for_each(|&(at, want)| {
+            if byte_at(b, at) == want {
+                Ok(())
+            } else {
+                Err((at, byte_at(b, at)))
+            }
+        }),
+        Check::Events => plan.events.iter().try_for_each(|(reg, d)| {
+            if d.admits(le_value(slice(b, reg)), chip) {
+                Ok(())
+            } else {
                 Err((reg.start, byte_at(b, reg.start)))
             }
-            _ => Ok(()),
-        }),
-        Check::Events => rec.regions().try_for_each(|reg| match reg.role {
-            Role::Live {
-                domain: d @ (Domain::WaitMode | Domain::UpdateMode),
-                ..
-            } => {
-                let value = le_value(slice(b, reg));
-                if d.admits(value, chip) {
-                    Ok(())
-                } else {
-                    Err((reg.start, byte_at(b, reg.start)))
-                }
-            }
-            _ => Ok(()),
         }),
         Check::OpcodeEquals => {
             let op = byte_at(b, 0);
-            if op == rec.opcode {
+            if op == plan.opcode {
                 Ok(())
             } else {
                 Err((0, op))
             }
         }
-        Check::ValidatorReservedZero => rec.regions().try_for_each(|reg| match reg.role {
-            Role::Reserved(Guard::Validator) => match first_nonzero(b, reg) {
-                Some(bad) => Err(bad),
-                None => Ok(()),
-            },
-            _ => Ok(()),
-        }),
+        Check::ValidatorReservedZero => plan
+            .reserved
+            .iter()
+            .try_for_each(|reg| first_nonzero(b, reg).map_or(Ok(()), Err)),
         Check::ScratchAllOrNone => {
-            let non_empty = rec
-                .regions()
-                .filter(|reg| matches!(reg.role, Role::Scratch { .. }))
-                .any(|reg| first_nonzero(b, reg).is_some());
+            let non_empty = plan
+                .scratch
+                .iter()
+                .any(|(reg, _)| first_nonzero(b, reg).is_some());
             if !non_empty {
                 return Ok(());
             }
-            rec.regions().try_for_each(|reg| match reg.role {
-                Role::Scratch { required: true, .. } if first_nonzero(b, reg).is_none() => {
+            plan.scratch.iter().try_for_each(|&(reg, required)| {
+                if required && first_nonzero(b, &reg).is_none() {
                     Err((reg.start, byte_at(b, reg.start)))
+                } else {
+                    Ok(())
                 }
-                _ => Ok(()),
             })
         }
     }
 }
 
-/// Run a chain over the record of `opcode`, short-circuiting at the first failing predicate.
+/// Run a chain over the record of `opcode` (0x85 or 0x86), short-circuiting at the first
+/// failing predicate.
 fn run_chain(
     chain: &[(Predicate, Check)],
     opcode: u8,
     b: &[u8; 64],
     chip: Chip,
 ) -> Result<(), Rejection> {
-    let Some(rec) = record(opcode) else {
+    let plan = match opcode {
+        0x85 => plans()[0].as_ref(),
+        0x86 => plans()[1].as_ref(),
+        _ => None,
+    };
+    let Some(plan) = plan else {
         // Unreachable with the static tables; report the opcode predicate rather than panic.
         return Err(Rejection {
             predicate: Predicate::ValidOpcode,
@@ -132,7 +176,7 @@ fn run_chain(
         });
     };
     for &(predicate, check) in chain {
-        if let Err((offset, value)) = evaluate(check, rec, b, chip) {
+        if let Err((offset, value)) = evaluate(check, plan, b, chip) {
             return Err(Rejection {
                 predicate,
                 offset,

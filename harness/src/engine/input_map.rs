@@ -109,7 +109,8 @@ pub const MAX_STREAM_BUNDLES: usize = 600;
 pub fn stream_from_input(input: &[u8]) -> Vec<u8> {
     let flags = input.first().copied().unwrap_or(0);
     let rest = input.get(1..).unwrap_or(&[]);
-    let mut out = Vec::with_capacity(rest.len() / 2 * 64 + 64);
+    // Room for the most it builds (wide runs included), so it never reallocates.
+    let mut out = Vec::with_capacity(MAX_STREAM_BUNDLES * 64 + 64);
     for pair in rest.chunks(2).take(48) {
         let op = pair[0];
         let p = pair.get(1).copied().unwrap_or(0);
