@@ -7,7 +7,8 @@
 //! nonzero values in two reserved bytes* (the correlated faults that single-byte
 //! mutation never builds). Streams (SPEC §5.3) have classes for the number of
 //! arguments of a group (0..=255 in bands), the number of groups, and other
-//! opcodes mixed in. [`Reach`] counts hits; [`Reach::unhit`] lists the declared
+//! opcodes mixed in; field `generation` counts the classified cases per
+//! generation of the run. [`Reach`] counts hits; [`Reach::unhit`] lists the declared
 //! classes a run never exercised.
 
 use crate::layout::{layout, Role, Span, OPCODES, UPDATE_MEMBERS, WAIT_MEMBERS};
@@ -219,6 +220,8 @@ pub struct Reach {
     opcode: Option<usize>,
     /// Field indices of `stream.num_arguments`, `.groups`, `.mix` (streams declared).
     stream: Option<[usize; 3]>,
+    /// Field index of `generation` (generations declared).
+    generation: Option<usize>,
 }
 
 impl Reach {
@@ -260,6 +263,19 @@ impl Reach {
             ]);
         }
         r
+    }
+
+    /// Declares field `generation`, one class per generation name (`v2` …): a
+    /// classified case counts under the generation it ran under.
+    pub fn declare_generations(&mut self, names: &[&'static str]) {
+        self.generation = Some(self.decl("generation".into(), names));
+    }
+
+    /// Counts one classified case under generation `name`.
+    pub fn generation(&mut self, name: &str) {
+        if let Some(f) = self.generation {
+            self.hit(f, name);
+        }
     }
 
     /// Declares `classes` of field `key` (added to an existing field of that

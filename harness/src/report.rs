@@ -590,7 +590,8 @@ pub fn summary_md(run: &GateRun, triaged: &[Triaged], timing: &Timing) -> String
             s,
             "Generated cases, one in {} of each target: each field's declared value classes \
              (enum members and non-members, table edges, zero / one / max, reserved zero / \
-             nonzero, equal nonzero reserved bytes; group argument counts) and how often they \
+             nonzero, equal nonzero reserved bytes; group argument counts; the generation a case \
+             ran under) and how often they \
              were hit. A complete unsharded run of every target with the default case count \
              fails when a class is never hit.\n",
             crate::gate::REACH_SAMPLE

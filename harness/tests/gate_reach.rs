@@ -6,6 +6,7 @@
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
+use tpb_harness::arch::Arch;
 use tpb_harness::gate::{self, declared_reach, reach_failure, GateConfig, GateFailure, GateRun};
 use tpb_harness::targets::Target;
 
@@ -21,7 +22,7 @@ fn tmp(name: &str) -> PathBuf {
 /// A run of every gate target with no case classified: every declared class unhit.
 fn empty_full_run(cfg: &GateConfig) -> GateRun {
     GateRun {
-        reach: declared_reach(&cfg.targets),
+        reach: declared_reach(&cfg.targets, &Arch::ALL),
         ..GateRun::default()
     }
 }
@@ -37,6 +38,7 @@ fn unhit_classes_fail_only_a_full_run() {
         "0xD9.kind: 0x0A..0xFF",
         "opcode: non-roster",
         "stream.num_arguments: 255",
+        "generation: v5",
     ] {
         assert!(unhit.iter().any(|u| u == c), "{c} not declared: {unhit:?}");
     }
@@ -95,6 +97,14 @@ fn the_gate_classifies_one_in_sixteen_of_its_cases() {
     // Each classified bundle counts once in `opcode`.
     let opcode: u64 = run.reach.table()["opcode"].iter().map(|(_, n)| n).sum();
     assert_eq!(opcode, sampled);
+    // ... and once under the generation it ran under (every one of the run's).
+    let per_gen: Vec<u64> = cfg
+        .arches()
+        .iter()
+        .map(|a| run.reach.count("generation", a.name()).unwrap())
+        .collect();
+    assert_eq!(per_gen.iter().sum::<u64>(), sampled);
+    assert!(per_gen.iter().all(|&n| n > 0), "{per_gen:?}");
     assert!(run.reach.count("0x85.reserved@0x11", "zero").unwrap() > 0);
     // A subset of the targets is not a full run: unhit classes are listed, not failed.
     assert!(!run.reach.unhit().is_empty());

@@ -6,6 +6,7 @@ use super::cases::{self, case_rng, name_hash};
 use super::config::GateConfig;
 use super::coverage::{merge_cov, run_one, runners, CovMap};
 use super::outcome::{panic_text, GateFailure, GateRun};
+use crate::arch::Arch;
 use crate::findings::{CaseKind, Findings, Origin};
 use crate::reach::Reach;
 use crate::targets::{Check, Target};
@@ -39,22 +40,30 @@ pub fn reach_sampled(index: u64) -> bool {
 
 /// The value classes the selected targets' generated cases are classified
 /// into: bundle fields when a bundle target runs, stream classes when the
-/// stream-program target runs.
-pub fn declared_reach(targets: &[Target]) -> Reach {
-    Reach::declared(
-        targets.iter().any(|t| t.is_bundle()),
-        targets.iter().any(|t| t.check() == Check::StreamProgram),
-    )
+/// stream-program target runs, and (with either) the generation each
+/// classified case ran under, one class per generation of the run.
+pub fn declared_reach(targets: &[Target], arches: &[Arch]) -> Reach {
+    let bundles = targets.iter().any(|t| t.is_bundle());
+    let streams = targets.iter().any(|t| t.check() == Check::StreamProgram);
+    let mut r = Reach::declared(bundles, streams);
+    if bundles || streams {
+        let names: Vec<&'static str> = arches.iter().map(|a| a.name()).collect();
+        r.declare_generations(&names);
+    }
+    r
 }
 
 /// Counts the value classes of one generated case (bundle fields, or the
-/// groups of a stream program's parsed stream).
-fn record_reach(reach: &mut Reach, t: Target, input: &[u8], bundle: &[u8; 64]) {
+/// groups of a stream program's parsed stream) and its generation.
+fn record_reach(reach: &mut Reach, t: Target, arch: Arch, input: &[u8], bundle: &[u8; 64]) {
     if t.is_bundle() {
         reach.bundle(bundle);
     } else if t.check() == Check::StreamProgram {
         reach.stream_program(input);
+    } else {
+        return;
     }
+    reach.generation(arch.name());
 }
 
 /// [`GateFailure::Unreached`] when `run` is a full run (complete, unsharded,
@@ -153,7 +162,7 @@ fn worker(sh: &Shared, w: usize) {
     let hashes: Vec<u64> = cfg.targets.iter().map(|t| name_hash(t.name())).collect();
     let mut bundle = [0u8; 64];
     let mut buf: Vec<u8> = Vec::with_capacity(2048);
-    let mut reach = declared_reach(&cfg.targets);
+    let mut reach = declared_reach(&cfg.targets, &cfg.arches());
     loop {
         if sh.stop.load(Relaxed) || sh.deadline.is_some_and(|d| Instant::now() >= d) {
             break;
@@ -228,7 +237,7 @@ fn worker(sh: &Shared, w: usize) {
                     run_one(r, t, &buf, None, origin, &mut cov)
                 };
                 if reach_sampled(i) {
-                    record_reach(&mut reach, t, &buf, &bundle);
+                    record_reach(&mut reach, t, r.arch, &buf, &bundle);
                 }
                 if !fs.is_empty() {
                     diverged += 1;
@@ -309,7 +318,7 @@ pub fn generate(
         slots: (0..threads).map(|_| Slot::default()).collect(),
         accs: (0..threads).map(|_| Mutex::new(acc())).collect(),
     });
-    run.reach = declared_reach(&cfg.targets);
+    run.reach = declared_reach(&cfg.targets, &cfg.arches());
     let t0 = Instant::now();
     let handles: Vec<_> = (0..threads)
         .map(|w| {
