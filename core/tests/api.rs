@@ -505,3 +505,16 @@ fn debug_bytes_and_arg_type() {
         }
     }
 }
+
+#[test]
+fn bundle_length_error_names_the_rule_and_the_offered_length() {
+    // SPEC §1: a bundle is exactly 64 bytes. The message must say what was expected (a bundle,
+    // 64 bytes) and carry the length that was offered, so the user can see what was wrong.
+    for len in [0usize, 1, 63, 65, 128] {
+        let bytes = vec![0u8; len];
+        let e = Bundle::from_slice(&bytes).unwrap_err();
+        assert_eq!(e.len, len);
+        assert_eq!(e.to_string(), format!("bundle must be 64 bytes, got {len}"));
+    }
+    assert!(Bundle::from_slice(&[0u8; 64]).is_ok());
+}

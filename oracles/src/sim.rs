@@ -366,7 +366,16 @@ pub struct PlanEntry {
 /// What the simulator observed going wrong.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Violation {
-    /// The plan does not fit the script (length, pseudo with sync, core ≥ 8).
+    /// `plan` or `exp.ancestors` does not hold one entry per instruction of the script.
+    PlanLength {
+        /// Instructions in the script.
+        steps: usize,
+        /// Entries in `plan`.
+        plan: usize,
+        /// Entries in `exp.ancestors`.
+        ancestors: usize,
+    },
+    /// The plan does not fit the script (pseudo with sync, core ≥ 8).
     PlanShape(String),
     /// An instruction started before one of its Waits held.
     EarlyStart {
@@ -419,11 +428,11 @@ pub fn simulate(
 ) -> Result<Trace, Violation> {
     let n = s.steps.len();
     if plan.len() != n || exp.ancestors.len() != n {
-        return Err(Violation::PlanShape(format!(
-            "{} steps, {} plan entries",
-            n,
-            plan.len()
-        )));
+        return Err(Violation::PlanLength {
+            steps: n,
+            plan: plan.len(),
+            ancestors: exp.ancestors.len(),
+        });
     }
     for (i, (st, e)) in s.steps.iter().zip(plan).enumerate() {
         if !is_real(st) && (!e.waits.is_empty() || !e.updates.is_empty()) {

@@ -124,6 +124,37 @@ fn wrong_update_value_is_a_final_value_violation() {
 }
 
 #[test]
+fn plan_and_ancestors_must_hold_one_entry_per_instruction() {
+    // simulate's contract: one plan entry per instruction, and `exp` is vet(s)'s result (one
+    // ancestor list per instruction). Any other length is refused by name, carrying the lengths;
+    // never a panic (the oracle is total) and never a silent run over a prefix.
+    let s = dma_then_host();
+    let exp = vet(&s).unwrap();
+    let good = vec![entry(&[], &[(0, 1, None)]), entry(&[(0, 1)], &[])];
+    assert!(simulate(&s, &exp, &good, &[]).is_ok());
+    let shape = |plan: usize, ancestors: usize| {
+        Err(Violation::PlanLength {
+            steps: 2,
+            plan,
+            ancestors,
+        })
+    };
+    // Plan too short, too long, empty.
+    assert_eq!(simulate(&s, &exp, &good[..1], &[]), shape(1, 2));
+    let mut long = good.clone();
+    long.push(entry(&[], &[]));
+    assert_eq!(simulate(&s, &exp, &long, &[]), shape(3, 2));
+    assert_eq!(simulate(&s, &exp, &[], &[]), shape(0, 2));
+    // Ancestor list too short and too long, with a plan of the right length.
+    let mut short_anc = exp.clone();
+    short_anc.ancestors.pop();
+    assert_eq!(simulate(&s, &short_anc, &good, &[]), shape(2, 1));
+    let mut long_anc = exp.clone();
+    long_anc.ancestors.push(vec![]);
+    assert_eq!(simulate(&s, &long_anc, &good, &[]), shape(2, 3));
+}
+
+#[test]
 fn pseudo_instructions_must_carry_no_sync() {
     let s = script(0, vec![step(Unit::Pseudo, &[], &[], 1)]);
     let exp = vet(&s).unwrap();
