@@ -16,11 +16,17 @@ pub struct OracleSubject {
 }
 
 impl OracleSubject {
-    /// The oracle serving `arch` (the oracle's own spelling of the generation).
+    /// The oracle serving `arch`. An exhaustive match, not a lookup with a
+    /// default: a generation the oracle cannot serve must not silently run
+    /// as v2 (FACTS "Generations": v2 Sunda, v3 Cayman, v4 Mariana, v5 Maverick).
     pub fn new(arch: Arch) -> OracleSubject {
-        OracleSubject {
-            chip: o::Chip::from_arch(arch.name()).unwrap_or_default(),
-        }
+        let chip = match arch {
+            Arch::V2 => o::Chip::Sunda,
+            Arch::V3 => o::Chip::Cayman,
+            Arch::V4 => o::Chip::Mariana,
+            Arch::V5 => o::Chip::Maverick,
+        };
+        OracleSubject { chip }
     }
 }
 
@@ -178,6 +184,13 @@ impl Subject for OracleSubject {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn every_generation_opens_the_oracle_chip_of_that_name() {
+        for a in Arch::ALL {
+            assert_eq!(OracleSubject::new(a).chip.arch(), a.name(), "{a:?}");
+        }
+    }
 
     #[test]
     fn oracle_and_harness_spell_predicates_alike() {
