@@ -77,11 +77,7 @@ pub fn compare(
             )),
         ),
         Err(p) => {
-            let msg = p
-                .downcast_ref::<&str>()
-                .map(|s| (*s).to_string())
-                .or_else(|| p.downcast_ref::<String>().cloned())
-                .unwrap_or_else(|| "<non-string panic payload>".into());
+            let msg = super::pair::panic_text(&*p);
             (
                 "diverged".into(),
                 Some(div(

@@ -25,6 +25,7 @@ pub mod sync;
 
 pub use divergence::{Class, Divergence, Outcome, Signature};
 pub use nway::Engine;
+pub use pair::panic_text;
 
 use crate::subjects::IrQuery;
 use crate::targets::Target;

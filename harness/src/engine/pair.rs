@@ -34,19 +34,18 @@ pub struct Pair<'a> {
     pub case: &'a dyn Fn() -> String,
 }
 
-fn panic_message(p: &(dyn std::any::Any + Send)) -> String {
-    if let Some(s) = p.downcast_ref::<&str>() {
-        (*s).to_string()
-    } else if let Some(s) = p.downcast_ref::<String>() {
-        s.clone()
-    } else {
-        "<non-string panic payload>".to_string()
-    }
+/// The text of a panic payload (the one place it is rendered; the gate and
+/// the lowering / sync engines use it too).
+pub fn panic_text(p: &(dyn std::any::Any + Send)) -> String {
+    p.downcast_ref::<&str>()
+        .map(|s| (*s).to_string())
+        .or_else(|| p.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "<non-string panic payload>".into())
 }
 
 /// Runs `f`, turning a panic into `Err(message)`.
 pub fn guard<T>(f: impl FnOnce() -> T) -> Result<T, String> {
-    catch_unwind(AssertUnwindSafe(f)).map_err(|p| panic_message(&*p))
+    catch_unwind(AssertUnwindSafe(f)).map_err(|p| panic_text(&*p))
 }
 
 fn fault_class(f: &Fault) -> Class {

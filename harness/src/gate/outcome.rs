@@ -259,10 +259,4 @@ pub struct CorpusFolder {
     pub diverged: u64,
 }
 
-/// The text of a panic payload.
-pub fn panic_text(p: &(dyn std::any::Any + Send)) -> String {
-    p.downcast_ref::<&str>()
-        .map(|s| (*s).to_string())
-        .or_else(|| p.downcast_ref::<String>().cloned())
-        .unwrap_or_else(|| "<non-string panic payload>".into())
-}
+pub use crate::engine::panic_text;
