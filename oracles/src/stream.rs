@@ -3,9 +3,10 @@
 
 use crate::errors::StreamRejection;
 use crate::lut::{collective_kind_of_wire, collective_name};
-use crate::regions::{byte_at, le_value, record, slice};
+use crate::regions::{byte_at, le_value, record, slice, Region};
 use crate::roster::Chip;
 use crate::verdict::{header_verdict, payload_verdict};
+use std::sync::OnceLock;
 
 /// One item of a parsed stream.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -47,12 +48,19 @@ fn span_of(item: Item) -> Span {
 /// An open group: (header index, payloads expected, payloads found).
 type Open = (usize, u64, u64);
 
-/// Read a named field of the 0x85 header table from `b`.
-fn header_field(b: &[u8; 64], name: &str) -> u64 {
-    record(0x85)
-        .and_then(|rec| rec.field_region(name))
-        .map(|reg| le_value(slice(b, reg)))
-        .unwrap_or(0)
+/// The regions of the 0x85 header's `num_payloads` and `num_arguments`, looked up by name in
+/// its table once.
+fn count_regions() -> &'static [Option<&'static Region>; 2] {
+    static REGIONS: OnceLock<[Option<&'static Region>; 2]> = OnceLock::new();
+    REGIONS.get_or_init(|| {
+        let by_name = |name| record(0x85).and_then(|rec| rec.field_region(name));
+        [by_name("num_payloads"), by_name("num_arguments")]
+    })
+}
+
+/// Read one of [`count_regions`] from `b` (0 if the table lacked it).
+fn header_field(b: &[u8; 64], region: Option<&Region>) -> u64 {
+    region.map(|reg| le_value(slice(b, reg))).unwrap_or(0)
 }
 
 /// Parse a stream of 64-byte bundles into groups and other bundles; 0xD9/0xDA are
@@ -129,8 +137,9 @@ fn walk(
             0x85 => {
                 header_verdict(b, chip)
                     .map_err(|rejection| StreamRejection::InvalidRecord { index, rejection })?;
-                let num_payloads = header_field(b, "num_payloads");
-                let num_arguments = header_field(b, "num_arguments");
+                let [payloads_at, arguments_at] = count_regions();
+                let num_payloads = header_field(b, *payloads_at);
+                let num_arguments = header_field(b, *arguments_at);
                 if num_payloads != num_arguments + 2 {
                     return Err(StreamRejection::PayloadCountMismatch {
                         index,

@@ -5,7 +5,7 @@ use crate::errors::{Predicate, Rejection};
 use crate::regions::{
     byte_at, first_nonzero, le_value, record, slice, Chain, Domain, Guard, Record, Region, Role,
 };
-use crate::roster::{is_named_opcode, Chip};
+use crate::roster::{is_named_opcode, Chip, CHIPS};
 use std::sync::OnceLock;
 
 /// How a predicate is evaluated over a region table.
@@ -92,10 +92,135 @@ impl Plan {
     }
 }
 
-/// The plans of the two validated records (0x85, 0x86); `None` if a table lacks one.
-fn plans() -> &'static [Option<Plan>; 2] {
-    static PLANS: OnceLock<[Option<Plan>; 2]> = OnceLock::new();
-    PLANS.get_or_init(|| [record(0x85).map(Plan::of), record(0x86).map(Plan::of)])
+/// Byte-local admission of one validator on one chip, compiled once from its [`Plan`]: the
+/// values each byte a byte-local check reads may hold (`Roster`, `Tag`, one-byte `Events`,
+/// `OpcodeEquals`, intersected per byte) and the ranges `ValidatorReservedZero` wants zero.
+/// A bundle it admits passes every byte-local check of the chain, so only the other checks
+/// (`ScratchAllOrNone`) are left to walk; a bundle it refuses walks the whole chain, which names
+/// the first failing predicate and byte exactly as before.
+struct Admission {
+    /// (offset, admitted values indexed by byte value).
+    bytes: Vec<(usize, [bool; 256])>,
+    /// Byte ranges `start..end` that must be all zero.
+    zero: Vec<(usize, usize)>,
+}
+
+impl Admission {
+    /// Compile `chain` over `plan` for `chip`; None when a check is not byte-local after all
+    /// (an event field wider than one byte, an offset outside the bundle): then the chain is
+    /// always walked.
+    fn compile(chain: &[(Predicate, Check)], plan: &Plan, chip: Chip) -> Option<Admission> {
+        let mut a = Admission {
+            bytes: Vec::new(),
+            zero: Vec::new(),
+        };
+        for &(_, check) in chain {
+            match check {
+                Check::Roster => a.restrict(0, |v| is_named_opcode(chip, v))?,
+                Check::Tag => {
+                    for &(at, want) in &plan.tags {
+                        a.restrict(at, |v| v == want)?;
+                    }
+                }
+                Check::Events => {
+                    for &(reg, d) in &plan.events {
+                        if reg.len != 1 {
+                            return None;
+                        }
+                        a.restrict(reg.start, |v| d.admits(u64::from(v), chip))?;
+                    }
+                }
+                Check::OpcodeEquals => a.restrict(0, |v| v == plan.opcode)?,
+                Check::ValidatorReservedZero => {
+                    for reg in &plan.reserved {
+                        let end = reg.start.checked_add(reg.len).filter(|&e| e <= 64)?;
+                        a.zero.push((reg.start, end));
+                    }
+                }
+                Check::ScratchAllOrNone => {}
+            }
+        }
+        Some(a)
+    }
+
+    /// Intersect the values admitted at `at` with `keep`.
+    fn restrict(&mut self, at: usize, keep: impl Fn(u8) -> bool) -> Option<()> {
+        if at >= 64 {
+            return None;
+        }
+        let i = match self.bytes.iter().position(|&(o, _)| o == at) {
+            Some(i) => i,
+            None => {
+                self.bytes.push((at, [true; 256]));
+                self.bytes.len() - 1
+            }
+        };
+        let (_, table) = self.bytes.get_mut(i)?;
+        for (v, ok) in (0..=255u8).zip(table.iter_mut()) {
+            *ok = *ok && keep(v);
+        }
+        Some(())
+    }
+
+    /// Does `b` pass every byte-local check?
+    fn admits(&self, b: &[u8; 64]) -> bool {
+        self.bytes
+            .iter()
+            .all(|(at, table)| table[usize::from(byte_at(b, *at))])
+            && self.zero.iter().all(|&(start, end)| {
+                b.get(start..end)
+                    .is_some_and(|r| r.iter().fold(0u8, |acc, &x| acc | x) == 0)
+            })
+    }
+}
+
+impl Check {
+    /// Is this check decided by [`Admission`] (when one compiled)?
+    fn byte_local(self) -> bool {
+        !matches!(self, Check::ScratchAllOrNone)
+    }
+}
+
+/// One validated record: its chain, its plan, and the chain's admission on each chip of
+/// [`CHIPS`] (same order).
+struct Validator {
+    chain: &'static [(Predicate, Check)],
+    /// The checks of `chain` that are not byte-local, in chain order.
+    rest: Vec<(Predicate, Check)>,
+    plan: Plan,
+    admission: Vec<Option<Admission>>,
+}
+
+impl Validator {
+    fn of(opcode: u8, chain: &'static [(Predicate, Check)]) -> Option<Validator> {
+        let plan = Plan::of(record(opcode)?);
+        let admission = CHIPS
+            .iter()
+            .map(|&(_, chip)| Admission::compile(chain, &plan, chip))
+            .collect();
+        Some(Validator {
+            chain,
+            rest: chain
+                .iter()
+                .copied()
+                .filter(|(_, check)| !check.byte_local())
+                .collect(),
+            plan,
+            admission,
+        })
+    }
+}
+
+/// The validators of the two validated records: 0x85 with the header chain, 0x86 with the
+/// payload chain; `None` if a table lacks one.
+fn validators() -> &'static [Option<Validator>; 2] {
+    static VALIDATORS: OnceLock<[Option<Validator>; 2]> = OnceLock::new();
+    VALIDATORS.get_or_init(|| {
+        [
+            Validator::of(0x85, HEADER_CHAIN),
+            Validator::of(0x86, PAYLOAD_CHAIN),
+        ]
+    })
 }
 
 /// Evaluate one check; on failure return (offset, value) of the offending byte.
@@ -154,20 +279,10 @@ fn evaluate(check: Check, plan: &Plan, b: &[u8; 64], chip: Chip) -> Result<(), (
     }
 }
 
-/// Run a chain over the record of `opcode` (0x85 or 0x86), short-circuiting at the first
-/// failing predicate.
-fn run_chain(
-    chain: &[(Predicate, Check)],
-    opcode: u8,
-    b: &[u8; 64],
-    chip: Chip,
-) -> Result<(), Rejection> {
-    let plan = match opcode {
-        0x85 => plans()[0].as_ref(),
-        0x86 => plans()[1].as_ref(),
-        _ => None,
-    };
-    let Some(plan) = plan else {
+/// Run validator `which` (0: header, 1: payload) on `chip`, short-circuiting at the first
+/// failing predicate of its chain.
+fn run_chain(which: usize, b: &[u8; 64], chip: Chip) -> Result<(), Rejection> {
+    let Some(v) = validators().get(which).and_then(Option::as_ref) else {
         // Unreachable with the static tables; report the opcode predicate rather than panic.
         return Err(Rejection {
             predicate: Predicate::ValidOpcode,
@@ -175,8 +290,17 @@ fn run_chain(
             value: byte_at(b, 0),
         });
     };
+    let admitted = CHIPS
+        .iter()
+        .position(|&(_, c)| c == chip)
+        .and_then(|i| v.admission.get(i))
+        .and_then(Option::as_ref)
+        .is_some_and(|a| a.admits(b));
+    // An admitted bundle passes every byte-local check: walk only the rest (none for the
+    // payload chain), in chain order.
+    let chain = if admitted { &v.rest[..] } else { v.chain };
     for &(predicate, check) in chain {
-        if let Err((offset, value)) = evaluate(check, plan, b, chip) {
+        if let Err((offset, value)) = evaluate(check, &v.plan, b, chip) {
             return Err(Rejection {
                 predicate,
                 offset,
@@ -198,12 +322,12 @@ pub(crate) fn run_record_chain(rec: &Record, b: &[u8; 64], chip: Chip) -> Result
 
 /// `is_valid_custom_op_header` of `chip` (SPEC §3): the first failing predicate, or Ok.
 pub fn header_verdict(b: &[u8; 64], chip: Chip) -> Result<(), Rejection> {
-    run_chain(HEADER_CHAIN, 0x85, b, chip)
+    run_chain(0, b, chip)
 }
 
 /// `is_valid_custom_op_payload` of `chip` (SPEC §4): the first failing predicate, or Ok.
 pub fn payload_verdict(b: &[u8; 64], chip: Chip) -> Result<(), Rejection> {
-    run_chain(PAYLOAD_CHAIN, 0x86, b, chip)
+    run_chain(1, b, chip)
 }
 
 fn dbg_message(r: Rejection) -> String {
