@@ -550,25 +550,66 @@ fn check_structure(p: &Program) -> Result<(), SyncError> {
     Ok(())
 }
 
+/// Successor lists of `n` nodes in one buffer (edges kept in insertion order per node).
+struct Succ {
+    /// `start[i]..start[i + 1]` indexes `to` for node `i`.
+    start: Vec<usize>,
+    to: Vec<usize>,
+}
+
+impl Succ {
+    /// Edges `(from, to)` with `from < n` (phase 2 range-checked every producer).
+    fn new(n: usize, edges: &[(usize, usize)]) -> Succ {
+        let mut start = vec![0usize; n + 1];
+        for &(from, _) in edges {
+            if let Some(c) = start.get_mut(from + 1) {
+                *c += 1;
+            }
+        }
+        for i in 0..n {
+            start[i + 1] += start[i];
+        }
+        let mut next = start.clone();
+        let mut to = vec![0usize; edges.len()];
+        for &(from, t) in edges {
+            if let Some(slot) = next.get_mut(from) {
+                if let Some(cell) = to.get_mut(*slot) {
+                    *cell = t;
+                }
+                *slot += 1;
+            }
+        }
+        Succ { start, to }
+    }
+
+    fn of(&self, i: usize) -> &[usize] {
+        match (self.start.get(i), self.start.get(i + 1)) {
+            (Some(&a), Some(&b)) => self.to.get(a..b).unwrap_or(&[]),
+            _ => &[],
+        }
+    }
+}
+
 /// Phase 4: the lexicographically smallest topological order of dependency edges plus
 /// per-engine program-order edges (DS-6). Requires phase 2 (all deps in range).
 fn canonical_order(p: &Program) -> Result<Vec<InstrId>, SyncError> {
     let n = p.instrs.len();
-    let mut succ: Vec<Vec<usize>> = vec![Vec::new(); n];
+    let mut edges = Vec::with_capacity(n * 2);
     let mut indeg = vec![0usize; n];
     let mut last_on: BTreeMap<Engine, usize> = BTreeMap::new();
     for (i, ins) in p.instrs.iter().enumerate() {
         for d in &ins.deps {
-            succ[usize::from(d.producer)].push(i);
+            edges.push((usize::from(d.producer), i));
             indeg[i] += 1;
         }
         if ins.engine != Engine::Pseudo {
             if let Some(prev) = last_on.insert(ins.engine, i) {
-                succ[prev].push(i);
+                edges.push((prev, i));
                 indeg[i] += 1;
             }
         }
     }
+    let succ = Succ::new(n, &edges);
     let mut ready: std::collections::BinaryHeap<std::cmp::Reverse<usize>> = (0..n)
         .filter(|&i| indeg[i] == 0)
         .map(std::cmp::Reverse)
@@ -576,7 +617,7 @@ fn canonical_order(p: &Program) -> Result<Vec<InstrId>, SyncError> {
     let mut order = Vec::with_capacity(n);
     while let Some(std::cmp::Reverse(i)) = ready.pop() {
         order.push(id(i));
-        for &s in &succ[i] {
+        for &s in succ.of(i) {
             indeg[s] -= 1;
             if indeg[s] == 0 {
                 ready.push(std::cmp::Reverse(s));
@@ -594,17 +635,18 @@ fn canonical_order(p: &Program) -> Result<Vec<InstrId>, SyncError> {
 /// dependency edges, walking through pseudo ones (S000 §"setupSyncUpdate"; DS-8).
 fn real_descendants(p: &Program, order: &[InstrId]) -> Vec<Bits> {
     let n = p.instrs.len();
-    let mut succ: Vec<Vec<usize>> = vec![Vec::new(); n];
-    for (i, ins) in p.instrs.iter().enumerate() {
-        for d in &ins.deps {
-            succ[usize::from(d.producer)].push(i);
-        }
-    }
+    let edges: Vec<(usize, usize)> = p
+        .instrs
+        .iter()
+        .enumerate()
+        .flat_map(|(i, ins)| ins.deps.iter().map(move |d| (usize::from(d.producer), i)))
+        .collect();
+    let succ = Succ::new(n, &edges);
     let mut desc = vec![Bits::default(); n];
     for &i in order.iter().rev() {
         let i = usize::from(i);
         let mut acc = Bits::default();
-        for &s in &succ[i] {
+        for &s in succ.of(i) {
             if p.instrs[s].engine != Engine::Pseudo {
                 acc.set(s);
             }
@@ -617,10 +659,12 @@ fn real_descendants(p: &Program, order: &[InstrId]) -> Vec<Bits> {
 
 /// The producers `setupSyncWait(I)` validates: I's deps in order, each pseudo dep replaced by
 /// its own producers (pre-order, each pseudo expanded once, `via` dropped under a pseudo) (DS-8).
-fn real_producers(p: &Program, i: usize) -> Vec<Dep> {
-    let mut out = Vec::new();
+/// `out` and `stack` are scratch, cleared first.
+fn real_producers(p: &Program, i: usize, out: &mut Vec<Dep>, stack: &mut Vec<(usize, usize)>) {
+    out.clear();
+    stack.clear();
     let mut seen = Bits::default();
-    let mut stack: Vec<(usize, usize)> = vec![(i, 0)];
+    stack.push((i, 0));
     while let Some((node, k)) = stack.pop() {
         let Some(d) = p.instrs[node].deps.get(k).copied() else {
             continue;
@@ -640,7 +684,6 @@ fn real_producers(p: &Program, i: usize) -> Vec<Dep> {
             });
         }
     }
-    out
 }
 
 /// Run the `alloc_semaphores` pass over `p` (S000 §sync C2, `AllocSemaphores::run` 0x1126d30).
@@ -653,13 +696,40 @@ pub fn alloc_semaphores(p: &Program) -> Result<SyncPlan, SyncError> {
     }
     let order = canonical_order(p)?;
     let desc = real_descendants(p, &order);
+    // Capacity hints only: each local semaphore of a real instruction becomes one Wait on
+    // each of its real descendants (setupSyncUpdate), so no list grows one push at a time.
+    let mut n_waits = vec![0usize; p.instrs.len()];
+    for (ins, d) in p.instrs.iter().zip(&desc) {
+        let locals = ins.sems.iter().filter(|s| s.target_core.is_none()).count();
+        if ins.engine != Engine::Pseudo && locals > 0 {
+            for k in d.iter() {
+                if let Some(c) = n_waits.get_mut(k) {
+                    *c += locals;
+                }
+            }
+        }
+    }
+    let infos = p
+        .instrs
+        .iter()
+        .zip(&n_waits)
+        .map(|(ins, &waits)| SyncInfo {
+            waits: Vec::with_capacity(waits),
+            updates: match ins.engine {
+                Engine::Pseudo => Vec::new(),
+                _ => Vec::with_capacity(ins.sems.len()),
+            },
+        })
+        .collect();
     let mut pass = Pass {
         p,
         sem_ids: &sem_ids,
         desc: &desc,
-        infos: vec![SyncInfo::default(); p.instrs.len()],
+        infos,
         values: SemaphoreValues::default(),
         owner: BTreeMap::new(),
+        producers: Vec::new(),
+        stack: Vec::new(),
     };
     for &i in &order {
         if p.instrs[usize::from(i)].engine != Engine::Pseudo {
@@ -683,6 +753,9 @@ struct Pass<'a> {
     values: SemaphoreValues,
     /// Local semaphore → first instruction that updated it (DS-7).
     owner: BTreeMap<SemId, usize>,
+    /// Scratch for [`real_producers`].
+    producers: Vec<Dep>,
+    stack: Vec<(usize, usize)>,
 }
 
 impl Pass<'_> {
@@ -727,8 +800,17 @@ impl Pass<'_> {
 
     /// `setupSyncWait` (S000 §"setupSyncWait — the 1:1 invariant", sub_1122190): validate every
     /// real producer: exactly one local Update (:171) on the semaphore waited on (:172).
-    fn setup_sync_wait(&self, i: usize) -> Result<(), SyncError> {
-        for d in real_producers(self.p, i) {
+    fn setup_sync_wait(&mut self, i: usize) -> Result<(), SyncError> {
+        let mut producers = std::mem::take(&mut self.producers);
+        real_producers(self.p, i, &mut producers, &mut self.stack);
+        let verdict = self.check_producers(&producers);
+        self.producers = producers;
+        verdict
+    }
+
+    /// The checks of [`Pass::setup_sync_wait`] over `i`'s real producers.
+    fn check_producers(&self, producers: &[Dep]) -> Result<(), SyncError> {
+        for &d in producers {
             let si = &self.infos[usize::from(d.producer)];
             let n_local = si.n_local();
             if n_local != 1 {

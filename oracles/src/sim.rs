@@ -249,26 +249,30 @@ pub fn vet(s: &Script) -> Result<Expectation, Reject> {
     // Phase 5: the pass's checks, in canonical order.
     let mut owner: BTreeMap<u8, Unit> = BTreeMap::new();
     let mut finals: BTreeMap<(Option<u8>, u8), u64> = BTreeMap::new();
+    // Scratch reused by every instruction.
+    let mut producers = Vec::new();
+    let mut visited = vec![false; n];
     for &i in &order {
         let st = &s.steps[i];
         if !is_real(st) {
             continue;
         }
-        let mut producers = Vec::new();
-        let mut visited = vec![false; n];
+        producers.clear();
+        visited.fill(false);
         gather_producers(s, i, true, &mut visited, &mut producers);
-        for (p, handle) in producers {
-            let locals: Vec<u8> = s.steps[p]
+        for &(p, handle) in &producers {
+            let mut locals = s.steps[p]
                 .signals
                 .iter()
                 .filter(|g| g.core.is_none())
-                .map(|g| ids[usize::from(g.handle)])
-                .collect();
-            if locals.len() != 1 {
-                return Err(Reject::FanOut(p as u16, locals.len()));
+                .map(|g| ids[usize::from(g.handle)]);
+            let first = locals.next();
+            let count = first.map_or(0, |_| 1 + locals.count());
+            if count != 1 {
+                return Err(Reject::FanOut(p as u16, count));
             }
-            if let Some(h) = handle {
-                if ids[usize::from(h)] != locals[0] {
+            if let (Some(h), Some(local)) = (handle, first) {
+                if ids[usize::from(h)] != local {
                     return Err(Reject::WrongSem(p as u16));
                 }
             }
@@ -285,9 +289,10 @@ pub fn vet(s: &Script) -> Result<Expectation, Reject> {
             }
         }
     }
+    let mut seen = visited;
     let ancestors = (0..n)
         .map(|i| {
-            let mut seen = vec![false; n];
+            seen.fill(false);
             let mut out = Vec::new();
             collect_ancestors(s, i, &mut seen, &mut out);
             out.sort_unstable();
@@ -530,32 +535,42 @@ pub fn simulate(
     if !pending.is_empty() {
         return Err(Violation::Deadlock(pending));
     }
-    // The expected finals walked alongside the slots: both run in (core, sem) order
-    // (None first), so one pass replaces a map lookup per slot.
-    let mut wants = exp.finals.iter().peekable();
+    // The expected finals walked alongside the slots as slot numbers: both run in (core, sem)
+    // order (None first), so one pass replaces a map lookup per slot. A key outside the file
+    // (core >= CORES) has no slot and is never compared, as before.
+    let mut wants = exp
+        .finals
+        .iter()
+        .filter(|((core, _), _)| core.is_none_or(|c| c < CORES))
+        .map(|(&(core, sem), &w)| (slot(core, sem), w))
+        .peekable();
     let mut finals = BTreeMap::new();
-    for core in std::iter::once(None).chain((0..CORES).map(Some)) {
-        for sem in 0..=255u8 {
-            let v = sems[slot(core, sem)];
-            while wants.peek().is_some_and(|(k, _)| **k < (core, sem)) {
+    for (at, &v) in sems.iter().enumerate() {
+        let want = match wants.peek() {
+            Some(&(s, w)) if s == at => {
                 wants.next();
+                w
             }
-            let want = match wants.peek() {
-                Some((k, w)) if **k == (core, sem) => **w,
-                _ => 0,
-            };
-            if v != want {
-                return Err(Violation::FinalValue {
-                    core,
-                    sem,
-                    got: v,
-                    want,
-                });
-            }
-            if v != 0 {
-                finals.insert((core, sem), v);
-            }
+            _ => 0,
+        };
+        if v == want && v == 0 {
+            continue;
         }
+        // Row 0 is the local file, row c + 1 core c.
+        let core = match at / 256 {
+            0 => None,
+            row => u8::try_from(row - 1).ok(),
+        };
+        let sem = (at % 256) as u8;
+        if v != want {
+            return Err(Violation::FinalValue {
+                core,
+                sem,
+                got: v,
+                want,
+            });
+        }
+        finals.insert((core, sem), v);
     }
     Ok(Trace {
         steps,

@@ -293,3 +293,46 @@ fn band_reads_bytes_four_to_eleven() {
         Ok(BandSync::default())
     );
 }
+
+#[test]
+fn final_values_are_checked_in_every_row_of_the_semaphore_file() {
+    // One DMA signalling handle 1 (the second bottom grant: id 1) on core 3's file, once.
+    let s = script(2, vec![step(Unit::Queue(0), &[], &[(1, Some(3))], 1)]);
+    let exp = vet(&s).unwrap();
+    assert_eq!(exp.ids, vec![0, 1]);
+    let ok = simulate(&s, &exp, &[entry(&[], &[(1, 1, Some(3))])], &[]).unwrap();
+    assert_eq!(
+        ok.finals.into_iter().collect::<Vec<_>>(),
+        [((Some(3), 1), 1)]
+    );
+    // The update never sent: the expected slot ends at zero.
+    assert_eq!(
+        simulate(&s, &exp, &[entry(&[], &[])], &[]),
+        Err(Violation::FinalValue {
+            core: Some(3),
+            sem: 1,
+            got: 0,
+            want: 1
+        })
+    );
+    // Sent to core 2 instead: core 2's row comes first in (core, sem) order.
+    assert_eq!(
+        simulate(&s, &exp, &[entry(&[], &[(1, 1, Some(2))])], &[]),
+        Err(Violation::FinalValue {
+            core: Some(2),
+            sem: 1,
+            got: 1,
+            want: 0
+        })
+    );
+    // Sent locally: the local row comes before every core's.
+    assert_eq!(
+        simulate(&s, &exp, &[entry(&[], &[(1, 1, None)])], &[]),
+        Err(Violation::FinalValue {
+            core: None,
+            sem: 1,
+            got: 1,
+            want: 0
+        })
+    );
+}
