@@ -803,3 +803,50 @@ fn target_names_are_stable() {
     }
     assert!("nope".parse::<Target>().is_err());
 }
+
+/// Delegates to `S`, but its encoder sets the last byte of every image it returns.
+struct Misencoder(Box<dyn Subject>);
+
+impl Subject for Misencoder {
+    fn name(&self) -> &str {
+        "misencoder"
+    }
+    fn capabilities(&self) -> Capabilities {
+        self.0.capabilities()
+    }
+    fn decode(&self, b: &[u8; 64]) -> Reply<Result<Decoded, DecodeFail>> {
+        self.0.decode(b)
+    }
+    fn encode(
+        &self,
+        opcode: u8,
+        fields: &[(String, tpb_harness::subjects::Value)],
+    ) -> Reply<tpb_harness::subjects::EncodeResult> {
+        self.0.encode(opcode, fields).map(|r| {
+            r.map(|mut img| {
+                img[63] |= 1;
+                img
+            })
+        })
+    }
+}
+
+#[test]
+fn roundtrip_catches_an_encoder_that_returns_other_bytes() {
+    // The 0x85 header's byte 0x3F is reserved (SPEC §3): a correct encoder writes it zero.
+    let (_, b) = canonical()[0];
+    assert_eq!(b[0], 0x85);
+    assert_eq!(b[63], 0);
+    let e = Engine::pair(Box::new(Misencoder(registry::core())), registry::oracle());
+    let d = e.compare_bundle(t("roundtrip"), &b);
+    let d = d.divergence().expect("a wrong encoder image must diverge");
+    assert_eq!(d.class, Class::DifferentOutput, "{d}");
+    assert_eq!(d.signature.key, "roundtrip.self@0x85");
+    assert_eq!(
+        (d.signature.left.as_str(), d.signature.right.as_str()),
+        ("other_bytes", "ok")
+    );
+    // And the honest pair agrees on the same bundle.
+    let honest = Engine::pair(registry::core(), registry::oracle());
+    assert!(honest.compare_bundle(t("roundtrip"), &b).is_agree());
+}

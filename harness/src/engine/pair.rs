@@ -257,15 +257,16 @@ fn encodes(
     fl: &Decoded,
     fr: &Decoded,
 ) -> Option<Divergence> {
+    let same = |r: &EncodeResult| matches!(r, Ok(x) if x == b);
+    if same(el) && same(er) {
+        return None;
+    }
     let st = |r: &EncodeResult| match r {
         Ok(x) if x == b => "ok".to_string(),
         Ok(_) => "other_bytes".to_string(),
         Err(f) => format!("err:{f}"),
     };
     let (sl, sr) = (st(el), st(er));
-    if sl == "ok" && sr == "ok" {
-        return None;
-    }
     let class = match (el, er) {
         (Ok(_), Err(_)) => Class::OverAccept,
         (Err(_), Ok(_)) => Class::UnderAccept,
