@@ -58,7 +58,7 @@ pub fn decode(b: &[u8; 64], chip: Chip) -> Result<Decoded, DecodeRejection> {
         });
     }
     run_record_chain(rec, b, chip).map_err(DecodeRejection::Validator)?;
-    let mut fields = Vec::new();
+    let mut fields = Vec::with_capacity(rec.skeleton.len() + rec.body.len());
     for reg in rec.regions() {
         match reg.role {
             Role::Opcode => {}
@@ -120,6 +120,35 @@ fn lookup<'v>(fields: &'v [(&str, Val)], name: &'static str) -> Result<&'v Val, 
     }
 }
 
+/// A field's wire bytes: the first `len` bytes of `bytes` (a field is at most a bundle wide).
+struct Wire {
+    bytes: [u8; 64],
+    len: usize,
+}
+
+impl Wire {
+    /// `src`, or None if it is wider than a bundle.
+    fn of(src: &[u8]) -> Option<Wire> {
+        let mut w = Wire {
+            bytes: [0; 64],
+            len: src.len(),
+        };
+        w.bytes.get_mut(..src.len())?.copy_from_slice(src);
+        Some(w)
+    }
+
+    /// One byte.
+    fn byte(value: u8) -> Wire {
+        let mut bytes = [0; 64];
+        bytes[0] = value;
+        Wire { bytes, len: 1 }
+    }
+
+    fn as_slice(&self) -> &[u8] {
+        self.bytes.get(..self.len).unwrap_or(&[])
+    }
+}
+
 /// Turn a caller value into the field's wire bytes (exactly `width` of them).
 fn val_to_wire(
     name: &'static str,
@@ -127,17 +156,16 @@ fn val_to_wire(
     width: usize,
     val: &Val,
     chip: Chip,
-) -> Result<Vec<u8>, EncodeRejection> {
+) -> Result<Wire, EncodeRejection> {
     match (domain, val) {
         (Domain::Opaque, Val::Bytes(bytes)) => {
-            if bytes.len() == width {
-                Ok(bytes.clone())
-            } else {
-                Err(EncodeRejection::BadLength {
+            match Wire::of(bytes).filter(|_| bytes.len() == width) {
+                Some(wire) => Ok(wire),
+                None => Err(EncodeRejection::BadLength {
                     field: name,
                     len: bytes.len(),
                     expected: width,
-                })
+                }),
             }
         }
         (Domain::CceOpName, Val::Name(n)) => {
@@ -146,7 +174,7 @@ fn val_to_wire(
                 name: n.clone(),
             })?;
             let wire = cce_wire(op).map_err(|cause| EncodeRejection::Lut { field: name, cause })?;
-            Ok(vec![wire])
+            Ok(Wire::byte(wire))
         }
         (Domain::KindName, Val::Name(n)) => {
             let kind =
@@ -156,7 +184,7 @@ fn val_to_wire(
                 })?;
             let wire = collective_wire(kind)
                 .map_err(|cause| EncodeRejection::Lut { field: name, cause })?;
-            Ok(vec![wire])
+            Ok(Wire::byte(wire))
         }
         (
             Domain::Any
@@ -181,7 +209,12 @@ fn val_to_wire(
                     value: *value,
                 });
             }
-            Ok(value.to_le_bytes().iter().copied().take(width).collect())
+            let mut wire = Wire::byte(0);
+            for (dst, src) in wire.bytes.iter_mut().zip(value.to_le_bytes()).take(width) {
+                *dst = src;
+            }
+            wire.len = width.min(8);
+            Ok(wire)
         }
         _ => Err(EncodeRejection::WrongKind {
             field: name,
@@ -212,11 +245,11 @@ pub fn encode(opcode: u8, fields: &[(&str, Val)], chip: Chip) -> Result<[u8; 64]
             Role::Reserved(_) => {}
             Role::Live { name, domain } => {
                 let wire = val_to_wire(name, domain, reg.len, lookup(fields, name)?, chip)?;
-                put(&mut out, reg, &wire);
+                put(&mut out, reg, wire.as_slice());
             }
             Role::Scratch { name, .. } => {
                 let wire = val_to_wire(name, Domain::Any, reg.len, lookup(fields, name)?, chip)?;
-                put(&mut out, reg, &wire);
+                put(&mut out, reg, wire.as_slice());
             }
         }
     }
