@@ -463,7 +463,8 @@ pub fn simulate(
     let mut running: Vec<Option<usize>> = vec![None; queues.len()];
     let mut done = vec![false; n];
     // Semaphore file: row 0 local, row c+1 core c.
-    let mut sems = vec![0u64; 256 * (usize::from(CORES) + 1)];
+    // (On the stack: 18 KiB, zeroed per run, no allocator round trip.)
+    let mut sems = [0u64; 256 * (CORES as usize + 1)];
     let slot =
         |core: Option<u8>, sem: u8| usize::from(core.map_or(0, |c| c + 1)) * 256 + usize::from(sem);
     let mut cursor = 0usize;

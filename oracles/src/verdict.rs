@@ -99,10 +99,10 @@ impl Plan {
 /// (`ScratchAllOrNone`) are left to walk; a bundle it refuses walks the whole chain, which names
 /// the first failing predicate and byte exactly as before.
 struct Admission {
-    /// (offset, admitted values indexed by byte value).
-    bytes: Vec<(usize, [bool; 256])>,
-    /// Byte ranges `start..end` that must be all zero.
-    zero: Vec<(usize, usize)>,
+    /// (offset < 64, admitted values indexed by byte value).
+    bytes: Vec<(u8, [bool; 256])>,
+    /// Offsets (< 64) of the bytes that must be zero.
+    zero: Vec<u8>,
 }
 
 impl Admission {
@@ -134,7 +134,9 @@ impl Admission {
                 Check::ValidatorReservedZero => {
                     for reg in &plan.reserved {
                         let end = reg.start.checked_add(reg.len).filter(|&e| e <= 64)?;
-                        a.zero.push((reg.start, end));
+                        for at in reg.start..end {
+                            a.zero.push(u8::try_from(at).ok()?);
+                        }
                     }
                 }
                 Check::ScratchAllOrNone => {}
@@ -145,9 +147,7 @@ impl Admission {
 
     /// Intersect the values admitted at `at` with `keep`.
     fn restrict(&mut self, at: usize, keep: impl Fn(u8) -> bool) -> Option<()> {
-        if at >= 64 {
-            return None;
-        }
+        let at = u8::try_from(at).ok().filter(|&at| at < 64)?;
         let i = match self.bytes.iter().position(|&(o, _)| o == at) {
             Some(i) => i,
             None => {
@@ -162,15 +162,14 @@ impl Admission {
         Some(())
     }
 
-    /// Does `b` pass every byte-local check?
+    /// Does `b` pass every byte-local check? (Offsets are below 64 by construction; `& 63`
+    /// only lets the compiler see it.)
     fn admits(&self, b: &[u8; 64]) -> bool {
+        let at = |o: u8| b[usize::from(o & 63)];
         self.bytes
             .iter()
-            .all(|(at, table)| table[usize::from(byte_at(b, *at))])
-            && self.zero.iter().all(|&(start, end)| {
-                b.get(start..end)
-                    .is_some_and(|r| r.iter().fold(0u8, |acc, &x| acc | x) == 0)
-            })
+            .all(|(o, table)| table[usize::from(at(*o))])
+            && self.zero.iter().fold(0u8, |acc, &o| acc | at(o)) == 0
     }
 }
 
