@@ -545,12 +545,14 @@ fn check_stamps(
         model::stamp_custom_op_header(&mut header, plan, f.custom_op, f.dma_in, f.result_dma)
             .map_err(|e| format!("stamping header of flow {f:?}: {e}"))?;
         let band = sim::read_band(&header);
-        let want = (
-            0x05,
-            local_id(case, exp, f.dma_in).unwrap_or(0),
-            0x13,
-            local_id(case, exp, f.result_dma).unwrap_or(0),
-        );
+        // No silent default: a flow endpoint without a local semaphore id is a
+        // generator/simulator fault, not an id 0 both stampers could agree on.
+        let id = |i: u16| {
+            local_id(case, exp, i).ok_or_else(|| {
+                format!("flow {f:?}: instruction {i} has no local semaphore id in the plan")
+            })
+        };
+        let want = (0x05, id(f.dma_in)?, 0x13, id(f.result_dma)?);
         if (
             band.wait_mode,
             band.wait_idx,
