@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Mutation score of tpb-core and tpb-oracle: cargo-mutants, with the short differential run
-# (harness/tests/differential.rs + smoke + every crate's unit tests) as the test command.
+# (harness/tests/differential.rs + smoke + every crate's unit tests + core's and the oracle's
+# integration tests) as the test command.
 #
 # Usage: scripts/mutants.sh [cargo-mutants arguments...]
 #   everything (about 1000 mutants; hours on 2 cores):   scripts/mutants.sh
@@ -10,7 +11,9 @@
 #   MUTANTS_TIMEOUT  seconds per test run before a mutant counts as a timeout (default 300)
 #   MUTANTS_JOBS     parallel builds (default 1)
 #   MUTANTS_OUT      output directory (default target/mutants); mutants.out/ lands in it
-#   MUTANTS_TESTS    cargo test target selection (default "--lib --test differential --test smoke")
+#   MUTANTS_TESTS    cargo test target selection (default: every crate's unit tests, the
+#                    harness's differential and smoke runs, and core's and the oracle's own
+#                    integration tests except the slow totality sweeps)
 # Equivalent mutants: scripts/mutants-equivalent.txt, one per line as
 #   <mutant name as in mutants.out/missed.txt, file:line:col included>  # <one-line reason>
 # Output: the counts, the score = caught / (caught + missed - equivalent) over viable mutants
@@ -26,7 +29,12 @@ if ! cargo mutants --version >/dev/null 2>&1; then
   cargo install cargo-mutants --locked || exit 2
 fi
 mkdir -p "$out" || exit 2
-read -r -a tests <<<"${MUTANTS_TESTS:---lib --test differential --test smoke}"
+default_tests="--lib --test differential --test smoke"
+for f in core/tests/*.rs oracles/tests/*.rs; do
+  t=$(basename "$f" .rs)
+  [ "$t" = totality ] || default_tests+=" --test $t"
+done
+read -r -a tests <<<"${MUTANTS_TESTS:-$default_tests}"
 # as --cargo-arg so that the build phase builds only these test targets too
 sel=()
 for a in "${tests[@]}"; do sel+=("--cargo-arg=$a"); done

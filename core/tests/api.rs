@@ -518,3 +518,62 @@ fn bundle_length_error_names_the_rule_and_the_offered_length() {
     }
     assert!(Bundle::from_slice(&[0u8; 64]).is_ok());
 }
+
+#[test]
+fn lut_errors_display_their_spec_names() {
+    use tpb_core::lut::{alu_op_to_dge, alu_op_to_wire, cce_op_to_wire, collective_kind_to_wire};
+    // SPEC §6.1: kinds 0 and 1 have no wire byte, kinds past 10 are out of range.
+    assert_eq!(
+        collective_kind_to_wire(0).unwrap_err().to_string(),
+        "not_encodable"
+    );
+    assert_eq!(
+        collective_kind_to_wire(11).unwrap_err().to_string(),
+        "out_of_range"
+    );
+    // SPEC §6.2: average (24) has no wire byte; ordinals past 29 are out of range;
+    // subtract (1) has a wire byte but no shipped CCE byte.
+    assert_eq!(alu_op_to_wire(24).unwrap_err().to_string(), "no_wire_byte");
+    assert_eq!(alu_op_to_wire(30).unwrap_err().to_string(), "out_of_range");
+    assert_eq!(cce_op_to_wire(1).unwrap_err().to_string(), "not_shipped");
+    // SPEC §6.3: only bypass and add map to a DGE op.
+    assert_eq!(alu_op_to_dge(1).unwrap_err().to_string(), "not_dge_op");
+}
+
+#[test]
+fn stream_errors_display_name_and_bundle() {
+    let e = parse_custom_op_stream(&[0u8; 65], G).unwrap_err();
+    assert_eq!(e.to_string(), "trailing_bytes");
+    let e = parse_custom_op_stream(&cat(&[payload(0)]), G).unwrap_err();
+    assert_eq!(e.to_string(), "stray_payload at bundle 0");
+}
+
+#[test]
+fn bundle_stream_pairs_legs_by_trio() {
+    use tpb_core::stream::{parse_bundle_stream, BundleItem};
+    // SPEC DL-12 / S003 §3.2: a 0xD9 whose kind byte (+0x0E) is a two-leg kind
+    // (wire 0x05..=0x08) takes the next bundle, a 0xDA with the same trio
+    // (+0x0C cce_op, +0x0D dtype, +0x0E kind), as its leg.
+    let mut d9 = [0u8; 64];
+    d9[0] = 0xD9;
+    d9[0x0C..0x0F].copy_from_slice(&[0x00, 0x0A, 0x05]);
+    let mut da = [0u8; 64];
+    da[0] = 0xDA;
+    da[0x0C..0x0F].copy_from_slice(&[0x00, 0x0A, 0x05]);
+    let ok = parse_bundle_stream(&[d9, da].concat(), G).unwrap();
+    assert_eq!(ok, vec![BundleItem::CollectivePair { index: 0 }]);
+    for off in 0x0C..0x0F {
+        let mut bad = da;
+        bad[off] ^= 0x01;
+        let e = parse_bundle_stream(&[d9, bad].concat(), G).unwrap_err();
+        assert_eq!(
+            (e.name(), e.index()),
+            ("leg_mismatch", Some(1)),
+            "trio byte 0x{off:02X}"
+        );
+    }
+    let e = parse_bundle_stream(&d9, G).unwrap_err();
+    assert_eq!((e.name(), e.index()), ("missing_leg", Some(0)));
+    let e = parse_bundle_stream(&[da, d9].concat(), G).unwrap_err();
+    assert_eq!((e.name(), e.index()), ("stray_leg", Some(0)));
+}

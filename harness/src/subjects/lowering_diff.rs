@@ -629,5 +629,49 @@ fn check_properties(case: &LoweringCase, module: &Module) -> Result<(), String> 
             "stream items: core {core_items:?}, oracle {oracle_items:?}, expected {expected}"
         ));
     }
+    check_leg_faults(case, module)
+}
+
+/// The pairing's error paths (SPEC DL-12): the emitted stream with its first
+/// 0xDA's trio changed, the 0xDA dropped, repeated, or moved before its 0xD9;
+/// both parsers must give the same item count or the same error at the same
+/// bundle.
+fn check_leg_faults(case: &LoweringCase, module: &Module) -> Result<(), String> {
+    let recs: Vec<[u8; 64]> = module.records().map(|b| b.0).collect();
+    let Some(k) = recs.iter().position(|b| b[0] == 0xDA) else {
+        return Ok(());
+    };
+    let mut variants: Vec<(&str, Vec<[u8; 64]>)> = Vec::with_capacity(4);
+    let mut v = recs.clone();
+    // One of the three trio bytes +0x0C..=+0x0E (S003 §3.2), by record count.
+    v[k][0x0C + recs.len() % 3] ^= 0x01;
+    variants.push(("trio byte changed", v));
+    let mut v = recs.clone();
+    v.remove(k);
+    variants.push(("leg dropped", v));
+    let mut v = recs.clone();
+    v.insert(k, recs[k]);
+    variants.push(("leg repeated", v));
+    if k > 0 {
+        let mut v = recs.clone();
+        v.swap(k - 1, k);
+        variants.push(("leg before its 0xD9", v));
+    }
+    for (what, v) in variants {
+        let bytes: Vec<u8> = v.concat();
+        let core = match tpb_core::stream::parse_bundle_stream(&bytes, case.gen) {
+            Ok(items) => Ok(items.len()),
+            Err(e) => Err((e.name(), e.index())),
+        };
+        let oracle = match oracle::parse_bundle_stream(&bytes, chip(case.gen)) {
+            Ok(spans) => Ok(spans.len()),
+            Err(e) => Err((e.name(), e.index())),
+        };
+        if core != oracle {
+            return Err(format!(
+                "bundle stream with {what} (record {k}): core {core:?}, oracle {oracle:?}"
+            ));
+        }
+    }
     Ok(())
 }
