@@ -52,38 +52,37 @@ pub const WAIT_FOR_SEM_GE_IMM: u8 = 0x05;
 /// SEM_INC_COMPLETE: what the compiler stamps for an Update (FACTS §2, BIR update 3).
 pub const SEM_INC_COMPLETE: u8 = 0x13;
 
-const fn bitmap(rows: &[(u8, &str)]) -> [u64; 4] {
-    let mut map = [0u64; 4];
+/// Membership of every byte value: bit [`WAIT`] for WAIT_MODE, bit [`UPDATE`] for
+/// UPDATE_MODE, INVALID in neither; built from the two tables above. One byte-indexed
+/// load per test (the validators' hot path; a `u8` index needs no bounds check).
+const MEMBERS: [u8; 256] = {
+    let mut map = [0u8; 256];
     let mut i = 0;
-    while i < rows.len() {
-        let b = rows[i].0;
-        if b != INVALID {
-            map[(b >> 6) as usize] |= 1u64 << (b & 63);
-        }
+    while i < WAIT_MODES.len() {
+        map[WAIT_MODES[i].0 as usize] |= WAIT;
         i += 1;
     }
+    let mut i = 0;
+    while i < UPDATE_MODES.len() {
+        map[UPDATE_MODES[i].0 as usize] |= UPDATE;
+        i += 1;
+    }
+    map[INVALID as usize] = 0;
     map
-}
-
-const WAIT_BITMAP: [u64; 4] = bitmap(&WAIT_MODES);
-const UPDATE_BITMAP: [u64; 4] = bitmap(&UPDATE_MODES);
-
-#[inline(always)]
-fn member(map: &[u64; 4], b: u8) -> bool {
-    let word = map.get(usize::from(b >> 6)).copied().unwrap_or(0);
-    (word >> (b & 63)) & 1 == 1
-}
+};
+const WAIT: u8 = 1;
+const UPDATE: u8 = 2;
 
 /// byte[4] is a WAIT_MODE member other than INVALID.
 #[inline(always)]
 pub fn is_wait_mode(b: u8) -> bool {
-    member(&WAIT_BITMAP, b)
+    MEMBERS[usize::from(b)] & WAIT != 0
 }
 
 /// byte[6] is an UPDATE_MODE member other than INVALID.
 #[inline(always)]
 pub fn is_update_mode(b: u8) -> bool {
-    member(&UPDATE_BITMAP, b)
+    MEMBERS[usize::from(b)] & UPDATE != 0
 }
 
 /// The header name of a wait-mode byte.

@@ -197,46 +197,76 @@ fn front_end(gen: Generation, q0: u64) -> (u8, bool, bool, bool) {
     let op = q0 as u8;
     let p1 = gen.is_valid_opcode(op);
     let p2 = (q0 >> 8) as u8 == INST_WORD_LEN;
-    // S000 (2): byte[4] and byte[6] each through is_valid_enum and `cmp $0xff`; F§2 [H].
-    let p3 = is_wait_mode((q0 >> 32) as u8) & is_update_mode((q0 >> 48) as u8);
+    let p3 = events_ok(q0);
     (op, p1, p2, p3)
+}
+
+/// S000 (2): byte[4] and byte[6] each through is_valid_enum and `cmp $0xff`; F§2 [H].
+#[inline(always)]
+fn events_ok(q0: u64) -> bool {
+    is_wait_mode((q0 >> 32) as u8) & is_update_mode((q0 >> 48) as u8)
+}
+
+/// (1) and (3) together: byte[0] is `opcode` and `opcode` is in the generation's enum
+/// (a lookup on the generation only, so a loop over bundles hoists it); (2) with
+/// them: byte[1] is 0x10, bytes 0..2 tested as one u16.
+#[inline(always)]
+fn opcode_and_len_ok(gen: Generation, q0: u64, opcode: u8) -> bool {
+    ((q0 as u16) == u16::from_le_bytes([opcode, INST_WORD_LEN])) & gen.is_valid_opcode(opcode)
+}
+
+/// S000 header (4): (dword[0x10] | dword[0x1C]) & 0xFFFFFF00, then the 32-byte tail.
+#[inline(always)]
+fn header_reserved_ok(q: &[u64; 8]) -> bool {
+    let [_, _, q2, q3, q4, q5, q6, q7] = *q;
+    (((q2 as u32 | (q3 >> 32) as u32) & HDR_RESERVED_DWORD_MASK) == 0) & ((q4 | q5 | q6 | q7) == 0)
+}
+
+/// S000 header (5): non-empty => byte[0x10], dword[0x18], byte[0x1C] all nonzero.
+#[inline(always)]
+fn header_scratch_ok(q: &[u64; 8]) -> bool {
+    let [_, _, q2, q3, ..] = *q;
+    let nonempty = ((q2 & HDR_SCRATCH_Q10_MASK) | (q3 & HDR_SCRATCH_Q18_MASK)) != 0;
+    let full = (q2 as u8 != 0) & (q3 as u32 != 0) & ((q3 >> 32) as u8 != 0);
+    !nonempty | full
 }
 
 /// The header validator, `is_valid_custom_op_header` (S000 0x129b940; SPEC §3), as the
 /// validator of generation `gen` (its opcode enum; S000 last NOTE: core_v3/v4 siblings).
-#[inline]
+///
+/// The accept test is every predicate at once, branch-free; the failing predicate
+/// is located only on the error path ([`header_error`]). Always inlined, with its
+/// error path: a caller that reads only `is_ok()` (or only the predicate) keeps
+/// only what it reads, so the accept/reject loop stays branch-free.
+#[inline(always)]
 pub fn validate_header(b: &Bundle, gen: Generation) -> Result<(), ValidationError> {
-    let [q0, _q1, q2, q3, q4, q5, q6, q7] = b.qwords();
-    let (op, p1, p2, p3) = front_end(gen, q0);
+    let q = b.qwords();
+    let ok = opcode_and_len_ok(gen, q[0], OPCODE_CUSTOM_OP_HEADER)
+        & events_ok(q[0])
+        & header_reserved_ok(&q)
+        & header_scratch_ok(&q);
+    if ok {
+        Ok(())
+    } else {
+        Err(header_error(&q, gen))
+    }
+}
+
+/// The error of a rejected header: the first failing predicate in chain order
+/// (loop-free, inlined into the caller with [`validate_header`]).
+#[inline(always)]
+fn header_error(q: &[u64; 8], generation: Generation) -> ValidationError {
+    let [q0, _q1, q2, q3, ..] = *q;
+    let (op, p1, p2, p3) = front_end(generation, q0);
     // S000 header (3) `cmp bl,0x85`
     let p4 = op == OPCODE_CUSTOM_OP_HEADER;
-    // S000 header (4): (dword[0x10] | dword[0x1C]) & 0xFFFFFF00, then the 32-byte tail
-    let p5 = (((q2 as u32 | (q3 >> 32) as u32) & HDR_RESERVED_DWORD_MASK) == 0)
-        & ((q4 | q5 | q6 | q7) == 0);
-    // S000 header (5): non-empty => byte[0x10], dword[0x18], byte[0x1C] all nonzero
-    let nonempty = ((q2 & HDR_SCRATCH_Q10_MASK) | (q3 & HDR_SCRATCH_Q18_MASK)) != 0;
-    let full = (q2 as u8 != 0) & (q3 as u32 != 0) & ((q3 >> 32) as u8 != 0);
-    let p6 = !nonempty | full;
     // One bit per failed predicate, chain order = bit order; the lowest set bit wins.
     let fail = u32::from(!p1)
         | u32::from(!p2) << 1
         | u32::from(!p3) << 2
         | u32::from(!p4) << 3
-        | u32::from(!p5) << 4
-        | u32::from(!p6) << 5;
-    if fail == 0 {
-        Ok(())
-    } else {
-        Err(header_error(fail, b, gen))
-    }
-}
-
-/// Builds the header error from the failure mask (lowest bit = first predicate).
-#[cold]
-#[inline(never)]
-fn header_error(fail: u32, b: &Bundle, generation: Generation) -> ValidationError {
-    let [q0, _q1, q2, q3, ..] = b.qwords();
-    let op = q0 as u8;
+        | u32::from(!header_reserved_ok(q)) << 4
+        | u32::from(!header_scratch_ok(q)) << 5;
     match fail.trailing_zeros() {
         0 => ValidationError::ValidOpcode {
             opcode: op,
@@ -247,7 +277,8 @@ fn header_error(fail: u32, b: &Bundle, generation: Generation) -> ValidationErro
         },
         2 => events_error(q0),
         3 => ValidationError::IsCustomOpHeaderOpcode { opcode: op },
-        4 => header_reserved_error(b),
+        4 => header_reserved_error(q),
+        // 5 (and, unreachably, an all-pass mask)
         _ => ValidationError::CustomOpHeaderScratchSpaceVal {
             has_scratch_space: q2 as u8,
             scratch_space_addr: (q2 >> 32) as u32,
@@ -257,34 +288,41 @@ fn header_error(fail: u32, b: &Bundle, generation: Generation) -> ValidationErro
     }
 }
 
+/// S000 payload (4) `(v28.i32[3] & 0xFFFFFF) == 0`: the reserved bytes 0x0C..=0x0E.
+#[inline(always)]
+fn payload_reserved(q1: u64) -> u32 {
+    (q1 >> 32) as u32 & PAYLOAD_RESERVED_DWORD_MASK
+}
+
 /// The payload validator, `is_valid_custom_op_payload` (S000 dbg twin 0x129c610; SPEC §4),
-/// as the validator of generation `gen`.
-#[inline]
+/// as the validator of generation `gen`; accept test and error path as in
+/// [`validate_header`].
+#[inline(always)]
 pub fn validate_payload(b: &Bundle, gen: Generation) -> Result<(), ValidationError> {
     let [q0, q1, ..] = b.qwords();
-    let (op, p1, p2, p3) = front_end(gen, q0);
+    let ok = opcode_and_len_ok(gen, q0, OPCODE_CUSTOM_OP_PAYLOAD)
+        & events_ok(q0)
+        & (payload_reserved(q1) == 0);
+    if ok {
+        Ok(())
+    } else {
+        Err(payload_error(q0, q1, gen))
+    }
+}
+
+/// The error of a rejected payload: the first failing predicate in chain order
+/// (inlined, as [`header_error`]).
+#[inline(always)]
+fn payload_error(q0: u64, q1: u64, generation: Generation) -> ValidationError {
+    let (op, p1, p2, p3) = front_end(generation, q0);
     // S000 payload (3) `v10 == -122`
     let p4 = op == OPCODE_CUSTOM_OP_PAYLOAD;
-    // S000 payload (4) `(v28.i32[3] & 0xFFFFFF) == 0`
-    let reserved = (q1 >> 32) as u32 & PAYLOAD_RESERVED_DWORD_MASK;
-    let p5 = reserved == 0;
+    let reserved = payload_reserved(q1);
     let fail = u32::from(!p1)
         | u32::from(!p2) << 1
         | u32::from(!p3) << 2
         | u32::from(!p4) << 3
-        | u32::from(!p5) << 4;
-    if fail == 0 {
-        Ok(())
-    } else {
-        Err(payload_error(fail, q0, reserved, gen))
-    }
-}
-
-/// Builds the payload error from the failure mask (lowest bit = first predicate).
-#[cold]
-#[inline(never)]
-fn payload_error(fail: u32, q0: u64, reserved: u32, generation: Generation) -> ValidationError {
-    let op = q0 as u8;
+        | u32::from(reserved != 0) << 4;
     match fail.trailing_zeros() {
         0 => ValidationError::ValidOpcode {
             opcode: op,
@@ -314,18 +352,23 @@ fn events_error(q0: u64) -> ValidationError {
     }
 }
 
-/// First nonzero header reserved byte (cold: only after the mask test failed).
-#[cold]
-#[inline(never)]
-fn header_reserved_error(b: &Bundle) -> ValidationError {
-    // S000 §"The reserved-zero region": [0x11..0x13] ∪ [0x1D..0x1F] ∪ [0x20..0x3F]
-    let reserved = (0x11..=0x13)
-        .chain(0x1D..=0x1F)
-        .chain(HDR_RESERVED_TAIL..BUNDLE_LEN);
-    let (offset, value) = reserved
-        .map(|o| (o, b.byte(o)))
-        .find(|(_, v)| *v != 0)
-        .unwrap_or((0x11, 0));
+/// First nonzero header reserved byte, S000 §"The reserved-zero region":
+/// [0x11..0x13] ∪ [0x1D..0x1F] ∪ [0x20..0x3F], i.e. qword[0x10] and qword[0x18]
+/// under the reserved dword mask, then qwords 0x20..0x38 whole. The lowest set
+/// byte of the first nonzero masked qword is the lowest offending offset.
+#[inline(always)]
+fn header_reserved_error(q: &[u64; 8]) -> ValidationError {
+    let m = u64::from(HDR_RESERVED_DWORD_MASK);
+    let [_, _, q2, q3, q4, q5, q6, q7] = *q;
+    let words = [q2 & m, q3 & (m << 32), q4, q5, q6, q7];
+    let (offset, value) = match words.iter().enumerate().find(|&(_, &w)| w != 0) {
+        Some((k, &w)) => {
+            let lane = w.trailing_zeros() / 8;
+            (0x10 + 8 * k + lane as usize, (w >> (lane * 8)) as u8)
+        }
+        // Not reached: called only when the reserved mask test failed.
+        None => (0x11, 0),
+    };
     ValidationError::CustomOpHeaderReservedZero { offset, value }
 }
 
