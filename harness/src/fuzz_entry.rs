@@ -10,10 +10,21 @@
 //! valid input; the mapping is deterministic. Inputs run under v2, except
 //! `collective_lowering`'s, which run under every generation (0xBF exists
 //! from v3, the v4 dtype column from v4).
+//!
+//! Each fuzz target file names its [`Entry`], computed at compile time from
+//! the registry ([`Entry::of`]): the bundle folders (`validate_header`,
+//! `validate_payload`, `decode_any`) take the lean path
+//! ([`crate::engine::lean`]: the same comparisons on the statically
+//! dispatched reference pair, so the binary links only those operations and
+//! libFuzzer scans a fraction of the coverage counters per input); the
+//! others go through the [`Engine`] ([`check_engine`]). A lean finding's
+//! report also gives the `tpbconform replay` command that re-runs the input
+//! through the whole engine.
 
 use crate::arch::Arch;
-use crate::engine::Engine;
-use crate::targets::{folder_targets, folders, Check};
+use crate::engine::{lean, Divergence, Engine};
+use crate::subjects::{hex, registry, Subject, Validator};
+use crate::targets::{folder_set, folder_targets, folders, Check, Target, TARGETS};
 use std::fmt;
 
 /// A finding: a rendered report (input bytes and both results).
@@ -33,9 +44,147 @@ pub fn fuzz_targets() -> Vec<&'static str> {
     folders()
 }
 
-/// Runs fuzz target `name` on `data`; `Err` on the first disagreement (or
-/// for a name that is not a fuzz target).
+/// How a fuzz target runs its input, chosen from the target registry.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Entry {
+    /// The folder's only target is this validator target: core vs oracle
+    /// on its verdicts, statically ([`lean::validator`]).
+    Validator(Target, Validator),
+    /// Every target of the folder (set of registry positions, see
+    /// [`folder_set`]) is a bundle target: each in registry order,
+    /// statically ([`lean::bundle`]).
+    Bundle(u32),
+    /// Through the [`Engine`] ([`check_engine`]); the target is the folder's
+    /// first.
+    Engine(Target),
+}
+
+impl Entry {
+    /// The entry of fuzz target (corpus folder) `folder`; `None` if no
+    /// registry target has that folder.
+    pub const fn find(folder: &str) -> Option<Entry> {
+        let set = folder_set(folder);
+        if set == 0 {
+            return None;
+        }
+        let first = set.trailing_zeros() as usize;
+        let Some(t) = Target::at(first) else {
+            return None;
+        };
+        if let Check::Validator(v) = TARGETS[first].check {
+            if set.count_ones() == 1 {
+                return Some(Entry::Validator(t, v));
+            }
+        }
+        let mut i = 0;
+        while i < TARGETS.len() {
+            let bundle = matches!(
+                TARGETS[i].check,
+                Check::Validator(_) | Check::Decode | Check::Roundtrip
+            );
+            if set & (1 << i) != 0 && !bundle {
+                return Some(Entry::Engine(t));
+            }
+            i += 1;
+        }
+        Some(Entry::Bundle(set))
+    }
+
+    /// [`Entry::find`] for a fuzz target file's `const`: a name that is not
+    /// a fuzz target fails the build.
+    pub const fn of(folder: &str) -> Entry {
+        match Entry::find(folder) {
+            Some(e) => e,
+            None => panic!("not a fuzz target of the registry (tpb_harness::targets)"),
+        }
+    }
+
+    /// The fuzz target's name (its corpus folder).
+    pub fn folder(self) -> &'static str {
+        match self {
+            Entry::Validator(t, _) | Entry::Engine(t) => t.spec().folder,
+            Entry::Bundle(set) => TARGETS[set.trailing_zeros() as usize % TARGETS.len()].folder,
+        }
+    }
+
+    /// True for the lean (statically dispatched) paths.
+    pub fn is_lean(self) -> bool {
+        !matches!(self, Entry::Engine(_))
+    }
+
+    /// Runs the entry on `data`; `Err` on the first disagreement.
+    #[inline(always)]
+    pub fn check(self, data: &[u8]) -> Result<(), Finding> {
+        match self {
+            Entry::Engine(t) => check_engine(t.spec().folder, data),
+            _ => {
+                let (core, oracle) = registry::reference_pair_for(Arch::default());
+                self.check_pair(&core, &oracle, data)
+            }
+        }
+    }
+
+    /// A lean entry's check with `left` (under test) against `right` in
+    /// place of core vs oracle (tests plant a disagreeing subject here); the
+    /// [`Entry::Engine`] path runs the engine's own subjects.
+    #[inline(always)]
+    pub fn check_pair<L: Subject, R: Subject>(
+        self,
+        left: &L,
+        right: &R,
+        data: &[u8],
+    ) -> Result<(), Finding> {
+        match self {
+            Entry::Validator(t, v) => match lean::validator_pair(left, right, t, v, data) {
+                None => Ok(()),
+                Some(d) => Err(lean_finding(&d, &d.head())),
+            },
+            Entry::Bundle(set) => {
+                for t in Target::all().filter(|t| set & (1 << t.rank()) != 0) {
+                    if let Some(d) = lean::bundle_pair(left, right, t, data) {
+                        return Err(lean_finding(&d, &d));
+                    }
+                }
+                Ok(())
+            }
+            Entry::Engine(t) => check_engine(t.spec().folder, data),
+        }
+    }
+
+    /// [`Entry::check`], panicking with the report on a finding (the fuzz
+    /// target body).
+    #[inline(always)]
+    pub fn run(self, data: &[u8]) {
+        if let Err(f) = self.check(data) {
+            panic!("[{}] {f}", self.folder());
+        }
+    }
+}
+
+/// A lean path's report: the divergence (`shown`: whole, or its head) and
+/// the command that replays it through the whole engine.
+fn lean_finding(d: &Divergence, shown: &dyn fmt::Display) -> Finding {
+    Finding(format!(
+        "{shown}\n  replay: tpbconform replay --target {} --hex {}",
+        d.target,
+        hex(&d.input)
+    ))
+}
+
+/// Runs fuzz target `name` on `data` the way its fuzz binary does (its
+/// [`Entry`]; a name that is not a fuzz target goes to [`check_engine`]);
+/// `Err` on the first disagreement.
 pub fn check(name: &str, data: &[u8]) -> Result<(), Finding> {
+    match Entry::find(name) {
+        Some(e) => e.check(data),
+        None => check_engine(name, data),
+    }
+}
+
+/// Runs fuzz target `name` on `data` through the [`Engine`]; `Err` on the
+/// first disagreement (or for a name that is not a fuzz target nor a gate
+/// target).
+pub fn check_engine(name: &str, data: &[u8]) -> Result<(), Finding> {
     let targets = folder_targets(name);
     if targets.is_empty() {
         return Err(Finding(format!(

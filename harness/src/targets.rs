@@ -214,6 +214,16 @@ impl Target {
         Target::all().filter(|t| t.spec().gate).collect()
     }
 
+    /// The target at registry position `i` (const, for
+    /// [`crate::fuzz_entry::Entry`]); `None` past the end.
+    pub const fn at(i: usize) -> Option<Target> {
+        if i < TARGETS.len() {
+            Some(Target(i as u8))
+        } else {
+            None
+        }
+    }
+
     /// The target named `s`.
     pub fn from_name(s: &str) -> Option<Target> {
         Target::all().find(|t| t.name() == s)
@@ -330,6 +340,38 @@ pub fn folders() -> Vec<&'static str> {
         }
     }
     v
+}
+
+/// The registry targets whose folder is `folder`, as a set of registry
+/// positions (bit `i` = [`TARGETS`]`[i]`); 0: not a fuzz target. A `const fn`
+/// so that a fuzz target picks its entry path at compile time
+/// ([`crate::fuzz_entry::Entry::of`]).
+pub const fn folder_set(folder: &str) -> u32 {
+    const _: () = assert!(TARGETS.len() <= 32, "folder_set holds 32 targets");
+    let mut set = 0;
+    let mut i = 0;
+    while i < TARGETS.len() {
+        if str_eq(TARGETS[i].folder, folder) {
+            set |= 1 << i;
+        }
+        i += 1;
+    }
+    set
+}
+
+const fn str_eq(a: &str, b: &str) -> bool {
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    if a.len() != b.len() {
+        return false;
+    }
+    let mut i = 0;
+    while i < a.len() {
+        if a[i] != b[i] {
+            return false;
+        }
+        i += 1;
+    }
+    true
 }
 
 /// The targets that replay `corpus/<folder>/`: the registry targets whose

@@ -165,9 +165,19 @@ fn fuzz_manifest_matches_the_registry() {
     for t in registered() {
         let src =
             std::fs::read_to_string(root().join(format!("fuzz/fuzz_targets/{t}.rs"))).unwrap();
+        // `Entry::of` picks the entry path at compile time (the bundle targets'
+        // lean path links only what they check); `run` picks it at run time.
+        let entry = src.contains(&format!("Entry::of(\"{t}\")")) && src.contains("ENTRY.run(data)");
+        let run = src.contains(&format!("fuzz_entry::run(\"{t}\", data)"));
         assert!(
-            src.contains(&format!("fuzz_entry::run(\"{t}\", data)")) && src.lines().count() <= 5,
-            "fuzz/fuzz_targets/{t}.rs: a few lines calling fuzz_entry::run(\"{t}\", data)"
+            (entry || run) && src.lines().count() <= 5,
+            "fuzz/fuzz_targets/{t}.rs: a few lines running Entry::of(\"{t}\") (or fuzz_entry::run(\"{t}\", data))"
+        );
+        let lean = tpb_harness::fuzz_entry::Entry::find(&t).is_some_and(|e| e.is_lean());
+        assert!(
+            entry || !lean,
+            "fuzz/fuzz_targets/{t}.rs: a lean target must name its entry as a const (Entry::of), \
+             else the binary links the whole engine"
         );
     }
 }

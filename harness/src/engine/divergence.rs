@@ -140,29 +140,39 @@ pub struct Divergence {
     pub class: Class,
 }
 
-impl fmt::Display for Divergence {
+impl Divergence {
+    /// The report without the line diff that [`fmt::Display`] appends to a
+    /// multi-line `DifferentOutput` (for the lean fuzz entries, which should
+    /// not link the differ; a validator verdict is one line anyway).
+    pub fn head(&self) -> Head<'_> {
+        Head(self)
+    }
+}
+
+/// [`Divergence::head`]: target, class, signature, input, both results.
+pub struct Head<'a>(&'a Divergence);
+
+impl fmt::Display for Head<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        writeln!(f, "divergence in target `{}` [{}]", self.target, self.class)?;
+        let d = self.0;
+        writeln!(f, "divergence in target `{}` [{}]", d.target, d.class)?;
         writeln!(
             f,
             "  signature: {} — {}={} {}={}",
-            self.signature.key,
-            self.left_name,
-            self.signature.left,
-            self.right_name,
-            self.signature.right
+            d.signature.key, d.left_name, d.signature.left, d.right_name, d.signature.right
         )?;
-        writeln!(
-            f,
-            "  input ({} bytes): {}",
-            self.input.len(),
-            hex(&self.input)
-        )?;
-        if !self.case.is_empty() {
-            writeln!(f, "  case: {}", self.case)?;
+        writeln!(f, "  input ({} bytes): {}", d.input.len(), hex(&d.input))?;
+        if !d.case.is_empty() {
+            writeln!(f, "  case: {}", d.case)?;
         }
-        writeln!(f, "  {}: {}", self.left_name, self.left)?;
-        write!(f, "  {}: {}", self.right_name, self.right)?;
+        writeln!(f, "  {}: {}", d.left_name, d.left)?;
+        write!(f, "  {}: {}", d.right_name, d.right)
+    }
+}
+
+impl fmt::Display for Divergence {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.head())?;
         if self.class == Class::DifferentOutput && self.left.contains('\n') {
             let diff = similar::TextDiff::from_lines(&self.left, &self.right);
             write!(

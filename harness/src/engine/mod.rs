@@ -15,6 +15,7 @@
 
 pub mod divergence;
 pub mod input_map;
+pub mod lean;
 pub mod lowering;
 pub mod nway;
 pub mod pair;

@@ -20,12 +20,14 @@ use crate::targets::Target;
 use std::fmt;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
-/// The two subjects and the case being compared.
-pub struct Pair<'a> {
+/// The two subjects and the case being compared. `dyn Subject` for the
+/// engine; concrete types for the lean fuzz entries ([`super::lean`]), whose
+/// static dispatch links only the operations a target calls.
+pub struct Pair<'a, L: ?Sized + 'a = dyn Subject + 'a, R: ?Sized + 'a = dyn Subject + 'a> {
     /// Under test.
-    pub left: &'a dyn Subject,
+    pub left: &'a L,
     /// Reference.
-    pub right: &'a dyn Subject,
+    pub right: &'a R,
     /// Target reported.
     pub target: Target,
     /// Input reported.
@@ -57,7 +59,7 @@ fn fault_class(f: &Fault) -> Class {
     }
 }
 
-impl Pair<'_> {
+impl<L: Subject + ?Sized, R: Subject + ?Sized> Pair<'_, L, R> {
     /// A divergence of this pair.
     pub fn div(
         &self,
@@ -152,7 +154,11 @@ macro_rules! both {
 }
 
 /// SPEC §3 / §4 validator verdicts.
-pub fn validator(p: &Pair<'_>, v: Validator, b: &[u8; 64]) -> Option<Divergence> {
+pub fn validator<L: Subject + ?Sized, R: Subject + ?Sized>(
+    p: &Pair<'_, L, R>,
+    v: Validator,
+    b: &[u8; 64],
+) -> Option<Divergence> {
     let (l, r): (Verdict, Verdict) =
         both!(p, v.op(), p.left.validate(v, b), p.right.validate(v, b));
     if l == r {
@@ -166,7 +172,11 @@ pub fn validator(p: &Pair<'_>, v: Validator, b: &[u8; 64]) -> Option<Divergence>
 
 type DecodeReply = Result<Decoded, DecodeFail>;
 
-fn decodes(p: &Pair<'_>, l: &DecodeReply, r: &DecodeReply) -> Option<Divergence> {
+fn decodes<L: Subject + ?Sized, R: Subject + ?Sized>(
+    p: &Pair<'_, L, R>,
+    l: &DecodeReply,
+    r: &DecodeReply,
+) -> Option<Divergence> {
     match (l, r) {
         (Ok(a), Ok(b)) if a == b => None,
         (Err(a), Err(b)) if a.same_as(b) => None,
@@ -215,14 +225,20 @@ fn decodes(p: &Pair<'_>, l: &DecodeReply, r: &DecodeReply) -> Option<Divergence>
 }
 
 /// SPEC §5.1 decode: same fields, or same failure.
-pub fn decode(p: &Pair<'_>, b: &[u8; 64]) -> Option<Divergence> {
+pub fn decode<L: Subject + ?Sized, R: Subject + ?Sized>(
+    p: &Pair<'_, L, R>,
+    b: &[u8; 64],
+) -> Option<Divergence> {
     let (l, r) = both!(p, "decode", p.left.decode(b), p.right.decode(b));
     decodes(p, &l, &r)
 }
 
 /// SPEC §5.1 `encode(decode(b)) == b`, each side on its own decode (`self`)
 /// and on the other's (`cross`).
-pub fn roundtrip(p: &Pair<'_>, b: &[u8; 64]) -> Option<Divergence> {
+pub fn roundtrip<L: Subject + ?Sized, R: Subject + ?Sized>(
+    p: &Pair<'_, L, R>,
+    b: &[u8; 64],
+) -> Option<Divergence> {
     let (dl, dr) = both!(p, "decode", p.left.decode(b), p.right.decode(b));
     let (dl, dr) = match (&dl, &dr) {
         (Ok(a), Ok(c)) => (a, c),
@@ -248,8 +264,8 @@ pub fn roundtrip(p: &Pair<'_>, b: &[u8; 64]) -> Option<Divergence> {
 }
 
 /// Checks both encodes returned `b`. `fl`/`fr` are the field lists each side encoded.
-fn encodes(
-    p: &Pair<'_>,
+fn encodes<L: Subject + ?Sized, R: Subject + ?Sized>(
+    p: &Pair<'_, L, R>,
     key: &str,
     b: &[u8; 64],
     el: &EncodeResult,
@@ -292,7 +308,10 @@ fn encodes(
 }
 
 /// SPEC §5.3 stream parse.
-pub fn stream(p: &Pair<'_>, s: &[u8]) -> Option<Divergence> {
+pub fn stream<L: Subject + ?Sized, R: Subject + ?Sized>(
+    p: &Pair<'_, L, R>,
+    s: &[u8],
+) -> Option<Divergence> {
     let (l, r) = both!(
         p,
         "parse_stream",
@@ -335,7 +354,11 @@ pub fn lut_key(t: LutTable) -> &'static str {
 }
 
 /// SPEC §6: the tables in order; the first disagreement is reported.
-pub fn luts(p: &Pair<'_>, tables: &[LutTable], ord: u32) -> Option<Divergence> {
+pub fn luts<L: Subject + ?Sized, R: Subject + ?Sized>(
+    p: &Pair<'_, L, R>,
+    tables: &[LutTable],
+    ord: u32,
+) -> Option<Divergence> {
     for &t in tables {
         let key = lut_key(t);
         let (a, b) = both!(p, key, p.left.lut(t, ord), p.right.lut(t, ord));
@@ -356,7 +379,10 @@ pub fn luts(p: &Pair<'_>, tables: &[LutTable], ord: u32) -> Option<Divergence> {
 }
 
 /// SPEC §7 IR gates and the SB2SB-vs-DMA route.
-pub fn ir(p: &Pair<'_>, q: &IrQuery) -> Option<Divergence> {
+pub fn ir<L: Subject + ?Sized, R: Subject + ?Sized>(
+    p: &Pair<'_, L, R>,
+    q: &IrQuery,
+) -> Option<Divergence> {
     let gate = q.gate();
     let (a, b) = both!(p, gate, p.left.ir(q), p.right.ir(q));
     if a == b {

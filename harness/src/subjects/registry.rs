@@ -146,6 +146,14 @@ pub fn emits(arch: Arch, opcode: u8) -> bool {
     core_adapter::emits(arch, opcode)
 }
 
+/// `(core, oracle)` serving `arch` as concrete types, not `Box<dyn Subject>`:
+/// calls on them dispatch statically, so a caller links only the operations
+/// it uses (the lean fuzz entries, `engine::lean`; a `dyn` vtable would link
+/// every operation of both implementations).
+pub fn reference_pair_for(arch: Arch) -> (impl Subject + Copy, impl Subject + Copy) {
+    (CoreSubject::new(arch), OracleSubject::new(arch))
+}
+
 /// `core` serving `arch`.
 pub fn core_for(arch: Arch) -> Box<dyn Subject> {
     Box::new(CoreSubject::new(arch))
