@@ -11,7 +11,9 @@
 //! The engine: [`nway`]; input mapping: [`input_map`]; comparisons: [`pair`]; classes and
 //! divergences: [`divergence`]; the `sync_handshake` model-vs-simulator
 //! check: [`sync`]; the `structured_diff` generator property:
-//! [`structured`]; the coverage recorder the gate wraps core in: [`record`].
+//! [`structured`]; the coverage recorder the gate wraps core in: [`record`];
+//! the bundle comparisons on concrete (statically dispatched) subjects, for
+//! the lean fuzz entries: [`lean`].
 
 pub mod divergence;
 pub mod input_map;
