@@ -577,3 +577,27 @@ fn bundle_stream_pairs_legs_by_trio() {
     let e = parse_bundle_stream(&[da, d9].concat(), G).unwrap_err();
     assert_eq!((e.name(), e.index()), ("stray_leg", Some(0)));
 }
+
+#[test]
+fn validation_errors_display_the_dbg_message() {
+    use tpb_core::validate::{validate_header, validate_payload};
+    // SPEC §3/§4: predicate names; the dbg form's message is
+    // `inst failed assertion check: '<predicate>'` (S000).
+    let mut h = *header(1).as_bytes();
+    h[0x3F] = 0x01; // last byte of the 32-byte reserved tail (S000 header (4))
+    let e = validate_header(&Bundle::from_slice(&h).unwrap(), G).unwrap_err();
+    assert_eq!(e.predicate().to_string(), "custom_op_header_reserved_zero");
+    assert_eq!(
+        e.to_string(),
+        "inst failed assertion check: 'custom_op_header_reserved_zero'"
+    );
+    let e = validate_payload(&header(1), G).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "inst failed assertion check: 'is_custom_op_payload_opcode'"
+    );
+    for p in Predicate::ALL {
+        assert_eq!(p.to_string(), p.name());
+        assert!(!p.name().is_empty());
+    }
+}
