@@ -6,7 +6,7 @@ use crate::lut::{
     collective_ordinal_of_name, collective_wire,
 };
 use crate::regions::{
-    byte_at, first_nonzero, le_value, record, slice, Domain, Region, Role, OPTIONAL_FIELDS,
+    byte_at, first_nonzero, le_value, record, slice, Domain, Record, Region, Role, OPTIONAL_FIELDS,
 };
 use crate::roster::Chip;
 use crate::val::Val;
@@ -109,14 +109,55 @@ pub fn decode(b: &[u8; 64], chip: Chip) -> Result<Decoded, DecodeRejection> {
 
 const ZERO: Val = Val::Int(0);
 
-/// Find the single value of `name` in the caller's field list (an absent optional field is 0).
-fn lookup<'v>(fields: &'v [(&str, Val)], name: &'static str) -> Result<&'v Val, EncodeRejection> {
-    let mut hits = fields.iter().filter(|(n, _)| *n == name);
-    match (hits.next(), hits.next()) {
-        (None, _) if OPTIONAL_FIELDS.contains(&name) => Ok(&ZERO),
-        (None, _) => Err(EncodeRejection::Missing { field: name }),
-        (Some(_), Some(_)) => Err(EncodeRejection::Duplicate { field: name }),
-        (Some((_, v)), None) => Ok(v),
+/// What the caller gave for one region's field.
+#[derive(Clone, Copy)]
+enum Given<'v> {
+    Absent,
+    Once(&'v Val),
+    Twice,
+}
+
+/// The caller's fields sorted onto the record's regions in one pass over the field list (a
+/// region table holds at most 64 regions, its field names are distinct), plus the first field
+/// the table does not name.
+struct Index<'v, 'n> {
+    given: [Given<'v>; 64],
+    unknown: Option<&'n str>,
+}
+
+impl<'v, 'n> Index<'v, 'n> {
+    fn of(rec: &Record, fields: &'v [(&'n str, Val)]) -> Index<'v, 'n> {
+        let mut ix = Index {
+            given: [Given::Absent; 64],
+            unknown: None,
+        };
+        for (name, val) in fields {
+            let at = rec
+                .regions()
+                .position(|reg| reg.role.field_name() == Some(*name));
+            match at.and_then(|k| ix.given.get_mut(k)) {
+                Some(g) => {
+                    *g = match *g {
+                        Given::Absent => Given::Once(val),
+                        _ => Given::Twice,
+                    }
+                }
+                None => {
+                    ix.unknown = ix.unknown.or(Some(*name));
+                }
+            }
+        }
+        ix
+    }
+
+    /// The single value given for region `k` named `name` (an absent optional field is 0).
+    fn lookup(&self, k: usize, name: &'static str) -> Result<&'v Val, EncodeRejection> {
+        match self.given.get(k).copied().unwrap_or(Given::Absent) {
+            Given::Absent if OPTIONAL_FIELDS.contains(&name) => Ok(&ZERO),
+            Given::Absent => Err(EncodeRejection::Missing { field: name }),
+            Given::Twice => Err(EncodeRejection::Duplicate { field: name }),
+            Given::Once(v) => Ok(v),
+        }
     }
 }
 
@@ -237,25 +278,26 @@ pub fn encode(opcode: u8, fields: &[(&str, Val)], chip: Chip) -> Result<[u8; 64]
     if chip < rec.first_chip {
         return Err(EncodeRejection::NotOnChip { opcode, chip });
     }
+    let index = Index::of(rec, fields);
     let mut out = [0u8; 64];
-    for reg in rec.regions() {
+    for (k, reg) in rec.regions().enumerate() {
         match reg.role {
             Role::Opcode => put(&mut out, reg, &[opcode]),
             Role::Tag(value) | Role::Constant { value, .. } => put(&mut out, reg, &[value]),
             Role::Reserved(_) => {}
             Role::Live { name, domain } => {
-                let wire = val_to_wire(name, domain, reg.len, lookup(fields, name)?, chip)?;
+                let wire = val_to_wire(name, domain, reg.len, index.lookup(k, name)?, chip)?;
                 put(&mut out, reg, wire.as_slice());
             }
             Role::Scratch { name, .. } => {
-                let wire = val_to_wire(name, Domain::Any, reg.len, lookup(fields, name)?, chip)?;
+                let wire = val_to_wire(name, Domain::Any, reg.len, index.lookup(k, name)?, chip)?;
                 put(&mut out, reg, wire.as_slice());
             }
         }
     }
-    if let Some((unknown, _)) = fields.iter().find(|(n, _)| rec.field_region(n).is_none()) {
+    if let Some(unknown) = index.unknown {
         return Err(EncodeRejection::UnknownField {
-            name: (*unknown).to_string(),
+            name: unknown.to_string(),
         });
     }
     run_record_chain(rec, &out, chip).map_err(EncodeRejection::Invalid)?;

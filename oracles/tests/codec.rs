@@ -498,6 +498,14 @@ fn encode_missing_and_unknown() {
         let mut g = f.clone();
         g.push(("bogus", Val::Int(0)));
         assert_eq!(enc_err(op, &g), "unknown_field");
+        // Two unknown names: the first in the caller's order is the one named.
+        g.insert(0, ("first_bogus", Val::Int(0)));
+        assert_eq!(
+            encode(op, &g, C),
+            Err(EncodeRejection::UnknownField {
+                name: "first_bogus".to_string()
+            })
+        );
         let mut g = f.clone();
         g.push(f[0].clone());
         assert_eq!(enc_err(op, &g), f[0].0);
