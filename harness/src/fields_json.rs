@@ -5,7 +5,7 @@
 //! lowercase hex.
 
 use crate::layout::{field_kind, Kind};
-use crate::subjects::{hex, Value};
+use crate::subjects::{hex, FieldName, Value};
 use serde_json::{Map, Value as J};
 
 /// A field value as JSON (ints as numbers, names as strings, bytes as hex).
@@ -18,10 +18,10 @@ pub fn value_json(v: &Value) -> J {
 }
 
 /// The `fields` object: the fields in order.
-pub fn fields_json(fields: &[(String, Value)]) -> Map<String, J> {
+pub fn fields_json(fields: &[(FieldName, Value)]) -> Map<String, J> {
     fields
         .iter()
-        .map(|(name, v)| (name.clone(), value_json(v)))
+        .map(|(name, v)| (name.to_string(), value_json(v)))
         .collect()
 }
 
@@ -56,8 +56,8 @@ pub fn json_to_value(name: &str, v: &J) -> Result<Value, String> {
 }
 
 /// The inverse of [`fields_json`]: the field list in the object's order.
-pub fn fields_from_json(fo: &Map<String, J>) -> Result<Vec<(String, Value)>, String> {
+pub fn fields_from_json(fo: &Map<String, J>) -> Result<Vec<(FieldName, Value)>, String> {
     fo.iter()
-        .map(|(k, v)| Ok((k.clone(), json_to_value(k, v)?)))
+        .map(|(k, v)| Ok((k.clone().into(), json_to_value(k, v)?)))
         .collect()
 }

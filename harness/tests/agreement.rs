@@ -820,7 +820,10 @@ impl Subject for Misencoder {
     fn encode(
         &self,
         opcode: u8,
-        fields: &[(String, tpb_harness::subjects::Value)],
+        fields: &[(
+            tpb_harness::subjects::FieldName,
+            tpb_harness::subjects::Value,
+        )],
     ) -> Reply<tpb_harness::subjects::EncodeResult> {
         self.0.encode(opcode, fields).map(|r| {
             r.map(|mut img| {

@@ -7,8 +7,8 @@ use std::process::Command;
 use tpb_harness::engine::{group_header, group_payload, lean, Engine};
 use tpb_harness::fuzz_entry::{self, Entry};
 use tpb_harness::subjects::{
-    hex, registry, Capabilities, DecodeFail, Decoded, EncodeResult, Reply, Subject, Validator,
-    Value, Verdict,
+    hex, registry, Capabilities, DecodeFail, Decoded, EncodeResult, FieldName, Reply, Subject,
+    Validator, Value, Verdict,
 };
 use tpb_harness::targets::{folder_targets, Target};
 
@@ -43,7 +43,7 @@ impl Subject for Planted {
             })
         })
     }
-    fn encode(&self, opcode: u8, fields: &[(String, Value)]) -> Reply<EncodeResult> {
+    fn encode(&self, opcode: u8, fields: &[(FieldName, Value)]) -> Reply<EncodeResult> {
         self.0.encode(opcode, fields).map(|r| {
             r.map(|mut b| {
                 if opcode == 0x85 {

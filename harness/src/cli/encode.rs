@@ -21,7 +21,7 @@ use crate::arch::Arch;
 use crate::atomic::AtomicFile;
 use crate::input::{open_source, source_name, InputError, Lines};
 use crate::subjects::registry::{self, mode_byte_name};
-use crate::subjects::Value;
+use crate::subjects::{FieldName, Value};
 use serde::de::{self, Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde_json::Value as J;
 use std::io::Write;
@@ -36,7 +36,7 @@ enum Record {
     /// A bundle description to encode.
     Bundle {
         opcode: u8,
-        fields: Vec<(String, Value)>,
+        fields: Vec<(FieldName, Value)>,
     },
     /// A `decode` error record (`"error"` key): nothing to encode.
     Error(String),
@@ -141,7 +141,7 @@ fn check_mnemonic(o: &serde_json::Map<String, J>, opcode: u8) -> Result<(), Stri
 /// that field's byte in `fields` (as `decode` prints it).
 fn check_mode_names(
     o: &serde_json::Map<String, J>,
-    fields: &[(String, Value)],
+    fields: &[(FieldName, Value)],
 ) -> Result<(), String> {
     let Some(names) = o.get("mode_names") else {
         return Ok(());

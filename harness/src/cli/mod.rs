@@ -22,7 +22,7 @@ pub mod subject_worker;
 use crate::arch::Arch;
 pub use crate::explain::{mnemonic_of, opcode_str};
 use crate::input::InputError;
-use crate::subjects::{Decoded, Value};
+use crate::subjects::{Decoded, FieldName, Value};
 use std::fmt;
 use std::io::{self, Write};
 
@@ -163,7 +163,11 @@ pub fn core_decode(b: &[u8; 64], arch: Arch) -> Result<Decoded, crate::subjects:
 }
 
 /// The reference's encoder serving `arch`: the bundle, or the first bad field (or the fault).
-pub fn core_encode(opcode: u8, fields: &[(String, Value)], arch: Arch) -> Result<[u8; 64], String> {
+pub fn core_encode(
+    opcode: u8,
+    fields: &[(FieldName, Value)],
+    arch: Arch,
+) -> Result<[u8; 64], String> {
     use crate::subjects::Subject;
     match crate::subjects::registry::core_for(arch).encode(opcode, fields) {
         Ok(r) => r.map_err(|f| f.to_string()),

@@ -7,8 +7,8 @@
 //! recording does not allocate once the buffer has grown.
 
 use crate::subjects::{
-    verdict_name, Capabilities, DecodeFail, Decoded, EncodeResult, Fault, IrAnswer, IrQuery,
-    LutResult, LutTable, Reply, Route, StreamResult, Subject, Validator, Value, Verdict,
+    verdict_name, Capabilities, DecodeFail, Decoded, EncodeResult, Fault, FieldName, IrAnswer,
+    IrQuery, LutResult, LutTable, Reply, Route, StreamResult, Subject, Validator, Value, Verdict,
 };
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
@@ -129,7 +129,7 @@ impl Subject for Recorder {
         r
     }
 
-    fn encode(&self, opcode: u8, fields: &[(String, Value)]) -> Reply<EncodeResult> {
+    fn encode(&self, opcode: u8, fields: &[(FieldName, Value)]) -> Reply<EncodeResult> {
         let r = self.inner.encode(opcode, fields);
         match &r {
             Ok(Ok(_)) => self.put(&["encode:ok"]),

@@ -1,7 +1,7 @@
 //! Human-readable renderings of subject results, for divergence reports.
 
 use crate::subjects::{
-    hex, DecodeFail, Decoded, EncodeResult, GateResult, LutResult, StreamResult, Value,
+    hex, DecodeFail, Decoded, EncodeResult, FieldName, GateResult, LutResult, StreamResult, Value,
 };
 
 /// `0xNN` or `err:<name>`.
@@ -71,18 +71,18 @@ pub fn stream_long(r: &StreamResult) -> String {
 
 /// The first field two decodes disagree on (`field_order:<name>` when the
 /// names differ).
-pub fn first_field_diff(a: &[(String, Value)], b: &[(String, Value)]) -> String {
+pub fn first_field_diff(a: &[(FieldName, Value)], b: &[(FieldName, Value)]) -> String {
     for (x, y) in a.iter().zip(b.iter()) {
         if x.0 != y.0 {
             return format!("field_order:{}", x.0);
         }
         if x.1 != y.1 {
-            return x.0.clone();
+            return x.0.to_string();
         }
     }
     match (a.get(b.len()), b.get(a.len())) {
-        (Some(x), _) => x.0.clone(),
-        (_, Some(y)) => y.0.clone(),
+        (Some(x), _) => x.0.to_string(),
+        (_, Some(y)) => y.0.to_string(),
         _ => "fields".to_string(),
     }
 }

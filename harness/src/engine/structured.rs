@@ -235,7 +235,7 @@ fn check_encode(e: &dyn Cases, u: &mut Unstructured<'_>, c: &Case) -> Result<(),
     }
     let i = u.choose_index(fields.len()).unwrap_or(0);
     let (name, val) = &mut fields[i];
-    *val = match (name.as_str(), &*val) {
+    *val = match (&**name, &*val) {
         ("kind", _) => Value::Name(
             (*u.choose(&["SendRecv", "SendRecvCCE", "AllToAllV", "nope"])
                 .unwrap_or(&"SendRecv"))

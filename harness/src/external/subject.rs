@@ -24,8 +24,8 @@ use crate::fields_json::{fields_from_json, fields_json};
 use crate::layout::mnemonic;
 use crate::subjects::registry::{OpenError, SubjectSpec};
 use crate::subjects::{
-    Batch, Capabilities, Capability, DecodeFail, Decoded, EncodeResult, Fault, LutResult, LutTable,
-    Name, Predicate, Reply, Subject, Validator, Value, Verdict,
+    Batch, Capabilities, Capability, DecodeFail, Decoded, EncodeResult, Fault, FieldName,
+    LutResult, LutTable, Name, Predicate, Reply, Subject, Validator, Value, Verdict,
 };
 use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -329,7 +329,7 @@ impl Subject for ExternalSubject {
                     .map_err(|e| Fault::Protocol(format!("decode answer: {e}")))?;
                 Ok(Ok(Decoded {
                     opcode,
-                    mnemonic: mnemonic(opcode).unwrap_or("?").to_string(),
+                    mnemonic: mnemonic(opcode).unwrap_or("?").into(),
                     fields,
                 }))
             }
@@ -341,7 +341,7 @@ impl Subject for ExternalSubject {
         }
     }
 
-    fn encode(&self, opcode: u8, fields: &[(String, Value)]) -> Reply<EncodeResult> {
+    fn encode(&self, opcode: u8, fields: &[(FieldName, Value)]) -> Reply<EncodeResult> {
         let r = Request::Encode {
             opcode,
             fields: fields_json(fields),

@@ -2,8 +2,8 @@
 
 use super::interface::{Capabilities, Reply, Subject};
 use super::types::{
-    DecodeFail, Decoded, EncodeResult, IrAnswer, IrQuery, LutResult, LutTable, Name, Predicate,
-    Route, StreamFail, StreamResult, StreamSummary, Validator, Value, Verdict,
+    DecodeFail, Decoded, EncodeResult, FieldName, IrAnswer, IrQuery, LutResult, LutTable, Name,
+    Predicate, Route, StreamFail, StreamResult, StreamSummary, Validator, Value, Verdict,
 };
 use crate::arch::Arch;
 use tpb_core as c;
@@ -94,11 +94,11 @@ impl Subject for CoreSubject {
         Ok(match c::decode(&Bundle(*b), self.gen) {
             Ok(i) => Ok(Decoded {
                 opcode: i.opcode(),
-                mnemonic: i.mnemonic().to_string(),
+                mnemonic: i.mnemonic().into(),
                 fields: i
                     .fields()
                     .into_iter()
-                    .map(|(n, v)| (n.to_string(), val_from(v)))
+                    .map(|(n, v)| (n.into(), val_from(v)))
                     .collect(),
             }),
             Err(e) => Err(DecodeFail {
@@ -108,11 +108,8 @@ impl Subject for CoreSubject {
         })
     }
 
-    fn encode(&self, opcode: u8, fields: &[(String, Value)]) -> Reply<EncodeResult> {
-        let f: Vec<(&str, c::FieldValue)> = fields
-            .iter()
-            .map(|(n, v)| (n.as_str(), val_to(v)))
-            .collect();
+    fn encode(&self, opcode: u8, fields: &[(FieldName, Value)]) -> Reply<EncodeResult> {
+        let f: Vec<(&str, c::FieldValue)> = fields.iter().map(|(n, v)| (&**n, val_to(v))).collect();
         Ok(c::Instruction::from_fields(opcode, &f, self.gen)
             .and_then(|i| i.encode(self.gen))
             .map(|b| b.0)
@@ -120,7 +117,9 @@ impl Subject for CoreSubject {
                 // Name the unknown input field itself, not the reason tag.
                 c::EncodeError::UnknownField { position } => fields
                     .get(position)
-                    .map_or(Name::Known(e.field()), |(n, _)| Name::Unknown(n.clone())),
+                    .map_or(Name::Known(e.field()), |(n, _)| {
+                        Name::Unknown(n.to_string())
+                    }),
                 _ => Name::Known(e.field()),
             }))
     }

@@ -2,8 +2,8 @@
 //! operation, each answering a typed result or a [`Fault`].
 
 use super::types::{
-    DecodeFail, Decoded, EncodeResult, IrAnswer, IrQuery, LutResult, LutTable, StreamResult,
-    Validator, Value, Verdict,
+    DecodeFail, Decoded, EncodeResult, FieldName, IrAnswer, IrQuery, LutResult, LutTable,
+    StreamResult, Validator, Value, Verdict,
 };
 use std::fmt;
 
@@ -178,7 +178,7 @@ pub trait Subject {
     }
 
     /// SPEC §5.2 encoder: `Err(field)` names the first bad field.
-    fn encode(&self, _opcode: u8, _fields: &[(String, Value)]) -> Reply<EncodeResult> {
+    fn encode(&self, _opcode: u8, _fields: &[(FieldName, Value)]) -> Reply<EncodeResult> {
         Err(Fault::Unsupported)
     }
 
@@ -219,7 +219,7 @@ impl<S: Subject + ?Sized> Subject for Box<S> {
     fn decode(&self, b: &[u8; 64]) -> Reply<Result<Decoded, DecodeFail>> {
         (**self).decode(b)
     }
-    fn encode(&self, opcode: u8, fields: &[(String, Value)]) -> Reply<EncodeResult> {
+    fn encode(&self, opcode: u8, fields: &[(FieldName, Value)]) -> Reply<EncodeResult> {
         (**self).encode(opcode, fields)
     }
     fn parse_stream(&self, bytes: &[u8]) -> Reply<StreamResult> {

@@ -2,8 +2,8 @@
 
 use super::interface::{Capabilities, Reply, Subject};
 use super::types::{
-    DecodeFail, Decoded, EncodeResult, IrAnswer, IrQuery, LutResult, LutTable, Name, Predicate,
-    Route, StreamFail, StreamResult, StreamSummary, Validator, Value, Verdict,
+    DecodeFail, Decoded, EncodeResult, FieldName, IrAnswer, IrQuery, LutResult, LutTable, Name,
+    Predicate, Route, StreamFail, StreamResult, StreamSummary, Validator, Value, Verdict,
 };
 use crate::arch::Arch;
 use tpb_oracle as o;
@@ -87,11 +87,11 @@ impl Subject for OracleSubject {
         Ok(match o::decode(b, self.chip) {
             Ok(d) => Ok(Decoded {
                 opcode: d.opcode,
-                mnemonic: d.mnemonic.to_string(),
+                mnemonic: d.mnemonic.into(),
                 fields: d
                     .fields
                     .into_iter()
-                    .map(|(n, v)| (n.to_string(), val_from(v)))
+                    .map(|(n, v)| (n.into(), val_from(v)))
                     .collect(),
             }),
             Err(e) => Err(DecodeFail {
@@ -101,11 +101,8 @@ impl Subject for OracleSubject {
         })
     }
 
-    fn encode(&self, opcode: u8, fields: &[(String, Value)]) -> Reply<EncodeResult> {
-        let f: Vec<(&str, o::Val)> = fields
-            .iter()
-            .map(|(n, v)| (n.as_str(), val_to(v)))
-            .collect();
+    fn encode(&self, opcode: u8, fields: &[(FieldName, Value)]) -> Reply<EncodeResult> {
+        let f: Vec<(&str, o::Val)> = fields.iter().map(|(n, v)| (&**n, val_to(v))).collect();
         Ok(o::encode(opcode, &f, self.chip).map_err(|e| Name::Known(e.field())))
     }
 

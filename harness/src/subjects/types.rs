@@ -177,6 +177,10 @@ impl fmt::Display for Value {
     }
 }
 
+/// A field or mnemonic name: borrowed from an in-process subject's tables, owned when it
+/// came over a wire (so decoding in process does not allocate one string per field).
+pub type FieldName = std::borrow::Cow<'static, str>;
+
 /// A successfully decoded bundle: opcode, mnemonic and the canonical field list
 /// of SPEC §5.2 (header fields first: `debug_cmd` … `semaphore_value`).
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -184,9 +188,9 @@ pub struct Decoded {
     /// `byte[0]`.
     pub opcode: u8,
     /// SPEC §5.2 mnemonic, e.g. `"CollectiveCompute"`.
-    pub mnemonic: String,
+    pub mnemonic: FieldName,
     /// `(name, value)` in SPEC §5.2 order.
-    pub fields: Vec<(String, Value)>,
+    pub fields: Vec<(FieldName, Value)>,
 }
 
 impl Decoded {
