@@ -7,6 +7,7 @@
 //! rule. The bytes left over pick the interleaving the simulator runs.
 
 use arbitrary::{Arbitrary, Unstructured};
+use std::cell::RefCell;
 use std::collections::BTreeMap;
 use std::fmt;
 use tpb_core::sync::{self as model, AllocFrom, Dep, Engine, Instr, Program, SemArg};
@@ -325,39 +326,66 @@ pub fn build_case(u: &mut Unstructured<'_>) -> Case {
 
 /// The same program in the oracle's vocabulary (a field-by-field mapping; no logic).
 pub fn to_script(p: &Program) -> sim::Script {
-    sim::Script {
-        pool: p.num_semaphores,
-        grabs: p.allocs.iter().map(|a| *a == AllocFrom::Top).collect(),
-        steps: p
-            .instrs
-            .iter()
-            .map(|i| sim::Step {
-                unit: match i.engine {
-                    Engine::Host => sim::Unit::Host,
-                    Engine::Gpsimd(c) => sim::Unit::Core(c),
-                    Engine::Dma(q) => sim::Unit::Queue(q),
-                    Engine::Pseudo => sim::Unit::Pseudo,
-                },
-                inputs: i
-                    .deps
-                    .iter()
-                    .map(|d| sim::Edge {
-                        from: d.producer,
-                        sem_handle: d.via,
-                    })
-                    .collect(),
-                signals: i
-                    .sems
-                    .iter()
-                    .map(|s| sim::Signal {
-                        handle: s.handle,
-                        core: s.target_core,
-                    })
-                    .collect(),
+    let mut s = sim::Script {
+        pool: 0,
+        grabs: Vec::new(),
+        steps: Vec::new(),
+    };
+    to_script_into(p, &mut s);
+    s
+}
+
+/// [`to_script`] into `s`, reusing its lists (and each step's) from an earlier program.
+fn to_script_into(p: &Program, s: &mut sim::Script) {
+    s.pool = p.num_semaphores;
+    s.grabs.clear();
+    s.grabs
+        .extend(p.allocs.iter().map(|a| *a == AllocFrom::Top));
+    s.steps.truncate(p.instrs.len());
+    for (k, i) in p.instrs.iter().enumerate() {
+        let unit = match i.engine {
+            Engine::Host => sim::Unit::Host,
+            Engine::Gpsimd(c) => sim::Unit::Core(c),
+            Engine::Dma(q) => sim::Unit::Queue(q),
+            Engine::Pseudo => sim::Unit::Pseudo,
+        };
+        let inputs = i.deps.iter().map(|d| sim::Edge {
+            from: d.producer,
+            sem_handle: d.via,
+        });
+        let signals = i.sems.iter().map(|s| sim::Signal {
+            handle: s.handle,
+            core: s.target_core,
+        });
+        match s.steps.get_mut(k) {
+            Some(st) => {
+                st.unit = unit;
+                st.inputs.clear();
+                st.inputs.extend(inputs);
+                st.signals.clear();
+                st.signals.extend(signals);
+                st.tick = i.mult;
+            }
+            None => s.steps.push(sim::Step {
+                unit,
+                inputs: inputs.collect(),
+                signals: signals.collect(),
                 tick: i.mult,
-            })
-            .collect(),
+            }),
+        }
     }
+}
+
+thread_local! {
+    /// Per-thread scratch for [`compare_case`]'s script: its lists keep their capacity from
+    /// case to case instead of being allocated and freed per instruction.
+    static SCRIPT: RefCell<sim::Script> = const {
+        RefCell::new(sim::Script {
+            pool: 0,
+            grabs: Vec::new(),
+            steps: Vec::new(),
+        })
+    };
 }
 
 /// The model's plan in the oracle's vocabulary.
@@ -434,12 +462,27 @@ pub fn sync_handshake_case(data: &[u8]) -> Result<SyncCaseOutcome, SyncDivergenc
 
 /// Compare model and simulator on a built case, with interleaving bytes `schedule`.
 pub fn compare_case(case: &Case, schedule: &[u8]) -> Result<SyncCaseOutcome, SyncDivergence> {
+    SCRIPT.with(|cell| match cell.try_borrow_mut() {
+        Ok(mut script) => {
+            to_script_into(&case.program, &mut script);
+            compare_with(case, schedule, &script)
+        }
+        // Only if a compare were nested in another on this thread.
+        Err(_) => compare_with(case, schedule, &to_script(&case.program)),
+    })
+}
+
+/// [`compare_case`] with the program already in the oracle's vocabulary.
+fn compare_with(
+    case: &Case,
+    schedule: &[u8],
+    script: &sim::Script,
+) -> Result<SyncCaseOutcome, SyncDivergence> {
     let diverge = |description: String| SyncDivergence {
         description,
         program: format!("{:?}", case.program),
     };
-    let script = to_script(&case.program);
-    let (plan, exp) = match (model::alloc_semaphores(&case.program), sim::vet(&script)) {
+    let (plan, exp) = match (model::alloc_semaphores(&case.program), sim::vet(script)) {
         (Err(e), Err(r)) if e.class() == r.class() => {
             return Ok(SyncCaseOutcome::Rejected { class: e.class() })
         }
@@ -473,7 +516,7 @@ pub fn compare_case(case: &Case, schedule: &[u8]) -> Result<SyncCaseOutcome, Syn
         )));
     }
     let base = to_sim_plan(&plan);
-    let trace = sim::simulate(&script, &exp, &base, schedule).map_err(|v| {
+    let trace = sim::simulate(script, &exp, &base, schedule).map_err(|v| {
         let shown = &schedule[..schedule.len().min(32)];
         diverge(format!(
             "simulator: {v:?} under schedule {shown:02x?} ({} bytes)",
@@ -486,7 +529,7 @@ pub fn compare_case(case: &Case, schedule: &[u8]) -> Result<SyncCaseOutcome, Syn
             trace.finals
         )));
     }
-    check_stamps(case, &plan, &exp, &script, &base, schedule).map_err(diverge)?;
+    check_stamps(case, &plan, &exp, script, &base, schedule).map_err(diverge)?;
     Ok(SyncCaseOutcome::Accepted {
         instrs: case.program.instrs.len(),
         steps: trace.steps,
