@@ -95,6 +95,15 @@ struct Builder {
     instrs: Vec<Instr>,
     flows: Vec<Flow>,
     engine_sem: BTreeMap<Engine, u16>,
+    /// Instructions of an earlier case whose lists [`Builder::own`] refills (capacity only;
+    /// every field is overwritten).
+    spare: Vec<Instr>,
+}
+
+thread_local! {
+    /// Per-thread recycling for [`sync_handshake_case`]: the last case's instruction list
+    /// (empty, with its capacity) and its instructions.
+    static RECYCLED: RefCell<(Vec<Instr>, Vec<Instr>)> = const { RefCell::new((Vec::new(), Vec::new())) };
 }
 
 impl Builder {
@@ -129,22 +138,27 @@ impl Builder {
     }
     fn own(&mut self, engine: Engine, deps: &[u16], mult: u32) -> u16 {
         let h = self.sem_of(engine);
-        let deps = deps
-            .iter()
-            .map(|&p| Dep {
-                producer: p,
-                via: None,
-            })
-            .collect();
-        self.push(
-            engine,
-            deps,
-            vec![SemArg {
-                handle: h,
-                target_core: None,
-            }],
-            mult,
-        )
+        let deps = deps.iter().map(|&p| Dep {
+            producer: p,
+            via: None,
+        });
+        let sem = SemArg {
+            handle: h,
+            target_core: None,
+        };
+        match self.spare.pop() {
+            Some(mut ins) => {
+                ins.engine = engine;
+                ins.deps.clear();
+                ins.deps.extend(deps);
+                ins.sems.clear();
+                ins.sems.push(sem);
+                ins.mult = mult;
+                self.instrs.push(ins);
+                self.n() - 1
+            }
+            None => self.push(engine, deps.collect(), vec![sem], mult),
+        }
     }
     fn back(&self, sel: u8) -> u16 {
         let n = self.n();
@@ -294,14 +308,27 @@ fn apply(b: &mut Builder, op: Op) {
 /// Build a case from the front of `u` (at most [`GEN_MAX_OPS`] ops, [`GEN_MAX_INSTRS`]
 /// instructions). Never fails: missing bytes read as zeros.
 pub fn build_case(u: &mut Unstructured<'_>) -> Case {
+    build_case_from(u, Vec::new(), Vec::new()).0
+}
+
+/// [`build_case`] into the list `instrs` (emptied first), refilling instructions taken from
+/// `spare`; also returns the spare ones it did not use.
+fn build_case_from(
+    u: &mut Unstructured<'_>,
+    mut instrs: Vec<Instr>,
+    spare: Vec<Instr>,
+) -> (Case, Vec<Instr>) {
     let pool_sel: u8 = u.arbitrary().unwrap_or(0);
     let num_semaphores = if pool_sel < 224 {
         model::DEFAULT_NUM_SEMAPHORES
     } else {
         u16::from(pool_sel % 16)
     };
+    instrs.clear();
     let mut b = Builder {
         num_semaphores,
+        instrs,
+        spare,
         ..Builder::default()
     };
     let n_ops = u.int_in_range(0..=GEN_MAX_OPS).unwrap_or(0);
@@ -314,14 +341,15 @@ pub fn build_case(u: &mut Unstructured<'_>) -> Case {
             Err(_) => break,
         }
     }
-    Case {
+    let case = Case {
         program: Program {
             num_semaphores: b.num_semaphores,
             allocs: b.allocs,
             instrs: b.instrs,
         },
         flows: b.flows,
-    }
+    };
+    (case, b.spare)
 }
 
 /// The same program in the oracle's vocabulary (a field-by-field mapping; no logic).
@@ -455,9 +483,22 @@ impl std::error::Error for SyncDivergence {}
 /// Run one case: build a program from `data`, run the model and the simulator, compare.
 pub fn sync_handshake_case(data: &[u8]) -> Result<SyncCaseOutcome, SyncDivergence> {
     let mut u = Unstructured::new(data);
-    let case = build_case(&mut u);
+    let (list, spare) = RECYCLED
+        .with(|r| r.try_borrow_mut().map(|mut r| std::mem::take(&mut *r)))
+        .unwrap_or_default();
+    let (case, mut spare) = build_case_from(&mut u, list, spare);
     let schedule = u.take_rest();
-    compare_case(&case, schedule)
+    let outcome = compare_case(&case, schedule);
+    // Hand the instructions back for the next case on this thread.
+    let mut list = case.program.instrs;
+    spare.append(&mut list);
+    spare.truncate(GEN_MAX_INSTRS);
+    RECYCLED.with(|r| {
+        if let Ok(mut r) = r.try_borrow_mut() {
+            *r = (list, spare);
+        }
+    });
+    outcome
 }
 
 /// Compare model and simulator on a built case, with interleaving bytes `schedule`.
