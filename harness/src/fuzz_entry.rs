@@ -215,6 +215,25 @@ pub fn run(name: &str, data: &[u8]) {
     }
 }
 
+/// `structured_diff`'s custom mutator (`fuzz_mutator!`): one step of
+/// [`crate::generators::mutate::mutate`] (materialise a case as an image,
+/// copy one field's value into another, or libFuzzer's own `default`).
+pub fn mutate_structured(
+    data: &mut [u8],
+    size: usize,
+    max_size: usize,
+    seed: u32,
+    default: crate::generators::mutate::DefaultMutate,
+) -> usize {
+    crate::generators::mutate::mutate(data, size, max_size, seed, default)
+}
+
+/// `structured_diff`'s custom crossover (`fuzz_crossover!`): whole items of
+/// the two parents ([`crate::generators::mutate::crossover`]).
+pub fn crossover_structured(a: &[u8], b: &[u8], out: &mut [u8], seed: u32) -> usize {
+    crate::generators::mutate::crossover(a, b, out, seed)
+}
+
 /// The spec version the seed corpus was generated for (`corpus/VERSION`).
 pub const CORPUS_VERSION: &str = "tpb-spec-1";
 

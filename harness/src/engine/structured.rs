@@ -2,23 +2,24 @@
 //! ([`crate::generators`]) whose items all agree across the subjects **and**
 //! match the generator's labels.
 //!
-//! The input is a swarm [`Config`] from the first bytes, then up to
-//! [`STRUCTURED_MAX_ITEMS`] generated items: labelled bundle cases (through
-//! every bundle target, then each subject against the label, then a
-//! near-valid encode field list), streams, LUT ordinals and IR queries. The
+//! The input is a generator program ([`gen::program`]): a swarm config,
+//! then up to [`STRUCTURED_MAX_ITEMS`] generated items: labelled bundle cases
+//! (through every bundle target, then each subject against the label, then a
+//! near-valid encode field list), raw images (every bundle target), streams,
+//! LUT ordinals and IR queries. The
 //! first failure is reported as one divergence of the `structured_diff`
 //! target whose key is its first report line with numbers and hex masked.
 
 use super::divergence::{Class, Divergence, Outcome, Signature};
-use crate::generators::{self as gen, Case, Config, GenError};
+use crate::generators::{self as gen, Case, GenError, Item};
 use crate::subjects::{
     hex, verdict_name, Capability, EncodeResult, IrQuery, Subject, Validator, Value,
 };
 use crate::targets::{Check, Target};
-use arbitrary::{Arbitrary, Unstructured};
+use arbitrary::Unstructured;
 
 /// Most generated items per `structured_diff` input.
-pub const STRUCTURED_MAX_ITEMS: usize = 8;
+pub const STRUCTURED_MAX_ITEMS: usize = gen::MAX_ITEMS;
 
 /// What the property needs from the engine (implemented by
 /// [`super::nway::Engine`]).
@@ -91,40 +92,26 @@ pub fn check(e: &dyn Cases, target: Target, data: &[u8]) -> Outcome {
 }
 
 fn run(e: &dyn Cases, data: &[u8]) -> Result<(), Report> {
-    let mut u = Unstructured::new(data);
-    let cfg = Config::arbitrary(&mut u).unwrap_or_default();
-    let luts = targets_where(|c| matches!(c, Check::Luts(_)));
-    for i in 0..STRUCTURED_MAX_ITEMS {
-        if i > 0 && u.is_empty() {
-            break;
-        }
-        let pick = u.int_in_range(0..=9u8).unwrap_or(0);
-        match pick {
-            0..=5 => match gen::case(&mut u, &cfg) {
-                Ok(mut c) => {
-                    if u.ratio(1, 3).unwrap_or(false) {
-                        let _ = gen::correlate(&mut u, &mut c);
-                    }
-                    check_case(e, &c)?;
-                    check_encode(e, &mut u, &c)?;
-                }
-                Err(err) => gen_err(err)?,
-            },
-            6 | 7 => match gen::stream(&mut u, &cfg) {
-                Ok(s) => outcome(e.compare_stream(&s))?,
-                Err(err) => gen_err(err)?,
-            },
-            8 => {
-                let ord = gen::lut_ordinal(&mut u).unwrap_or(0);
-                for t in &luts {
-                    outcome(e.compare_lut(*t, ord))?;
+    let prog = gen::program(data);
+    for (_, item) in prog.items {
+        match item {
+            Item::Case(c, enc) => {
+                check_case(e, &c)?;
+                check_encode(e, &mut Unstructured::new(&enc), &c)?;
+            }
+            Item::Image(b) => {
+                for t in Target::all().filter(|t| t.is_bundle()) {
+                    outcome(e.compare_bundle(t, &b))?;
                 }
             }
-            _ => {
-                if let Ok(q) = gen::ir_query(&mut u) {
-                    outcome(e.compare_ir(&q))?;
+            Item::Stream(s) => outcome(e.compare_stream(&s))?,
+            Item::Lut(ord) => {
+                for t in targets_where(|c| matches!(c, Check::Luts(_))) {
+                    outcome(e.compare_lut(t, ord))?;
                 }
             }
+            Item::Ir(q) => outcome(e.compare_ir(&q))?,
+            Item::Refused(err) => gen_err(err)?,
         }
     }
     Ok(())
@@ -154,7 +141,17 @@ fn check_case(e: &dyn Cases, c: &Case) -> Result<(), Report> {
     if !e.labels_apply() {
         return Ok(());
     }
-    let subjects: Vec<&dyn Subject> = e.subjects().iter().map(|s| &**s).collect();
+    // The reference pair (subjects 0 and 1) was just compared on these very
+    // views (same verdict; same decode, or the same failing field and
+    // reserved offset), so subject 1 says what subject 0 says: checking the
+    // label against subject 0 checks it for both (the others are checked themselves).
+    let subjects: Vec<&dyn Subject> = e
+        .subjects()
+        .iter()
+        .enumerate()
+        .filter(|&(i, _)| i != 1)
+        .map(|(_, s)| &**s)
+        .collect();
     let label =
         |view: &str, need: Capability, want: String, got: &dyn Fn(&dyn Subject) -> String| {
             let says: Vec<(String, String)> = subjects

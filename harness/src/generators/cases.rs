@@ -62,12 +62,35 @@ pub fn near_valid_case(
 }
 
 /// Correlated fault: writes one value into two bytes of the same SPEC role
-/// (two reserved bytes, two dtype bytes, …) or copies one byte's value into
-/// another (field copy). Equal values across fields are what single-byte and
-/// bit-flip mutations almost never build (e.g. two reserved dwords combined
-/// with XOR instead of OR fail only when both hold the same nonzero byte).
-/// The result is unlabelled: only the differential comparison applies.
+/// (two reserved bytes, two dtype bytes, …), copies one byte's value into
+/// another (field copy), or (half the time) writes one value at the same
+/// position of two layout spans of the same role and width class (e.g. the
+/// 0x85 reserved spans 0x11..0x14 and 0x1D..0x20). Equal values across fields
+/// are what single-byte and bit-flip mutations almost never build (e.g. two
+/// reserved dwords combined with XOR instead of OR fail only when both hold
+/// the same nonzero byte). The result is unlabelled: only the differential
+/// comparison applies.
 pub fn correlate(u: &mut Unstructured<'_>, c: &mut Case) -> Result<()> {
+    if u.arbitrary()? {
+        let spans = crate::layout::spans(c.base);
+        if let Ok(a) = u.choose(spans) {
+            let same: Vec<_> = spans
+                .iter()
+                .filter(|s| s.off != a.off && s.role == a.role)
+                .collect();
+            let b = if same.is_empty() {
+                a
+            } else {
+                *u.choose(&same)?
+            };
+            let k = u.int_in_range(0..=a.len.min(b.len) - 1)?;
+            let v = value(u)?;
+            c.bundle[a.off + k] = v;
+            c.bundle[b.off + k] = v;
+            c.expected = Expected::default();
+            return Ok(());
+        }
+    }
     let i = usize::from(u.int_in_range(0..=63u8)?);
     let r = role(c.base, i);
     let same: Vec<usize> = (0..64)
@@ -80,16 +103,21 @@ pub fn correlate(u: &mut Unstructured<'_>, c: &mut Case) -> Result<()> {
     if u.ratio(1, 4)? {
         c.bundle[j] = c.bundle[i];
     } else {
-        let v = if u.ratio(1, 2)? {
-            *u.choose(&[0x01u8, 0x80, 0xFF, 0x10, 0x05, 0x0F])?
-        } else {
-            u.int_in_range(1..=0xFF)?
-        };
+        let v = value(u)?;
         c.bundle[i] = v;
         c.bundle[j] = v;
     }
     c.expected = Expected::default();
     Ok(())
+}
+
+/// A nonzero byte, half the time an edge value.
+fn value(u: &mut Unstructured<'_>) -> Result<u8> {
+    if u.ratio(1, 2)? {
+        u.choose(&[0x01u8, 0x80, 0xFF, 0x10, 0x05, 0x0F]).copied()
+    } else {
+        u.int_in_range(1..=0xFF)
+    }
 }
 
 /// A valid case or, with probability `cfg.near / 256`, a near-valid one.

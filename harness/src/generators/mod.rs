@@ -43,6 +43,8 @@
 mod cases;
 mod config;
 mod labels;
+pub mod mutate;
+mod program;
 mod queries;
 mod roles;
 mod streams;
@@ -52,6 +54,10 @@ mod violations;
 pub use cases::{case, correlate, near_valid_case, valid_case, Case};
 pub use config::{opcode, Config, ARCH, GEN, MAX_K};
 pub use labels::{label, DecodeLabel, Expected, Label};
+pub use program::{
+    config as program_config, item_at, program, shape, Item, Mix, Program, Shape, CONFIG_BYTES,
+    IMAGE_PICK, MAX_ITEMS, PAD,
+};
 pub use queries::{ir_query, lut_ordinal, LUT_EDGE_ORDINALS};
 pub use roles::{in_roster, role, tag_of, Role};
 pub use streams::{encode_group, group, stream};

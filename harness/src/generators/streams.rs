@@ -2,6 +2,7 @@
 
 use super::cases::{near_valid_case, valid_case};
 use super::config::{Config, GEN};
+use super::program::Mix;
 use super::valid::{scratch, sync, EncodeRefused, GenError};
 use arbitrary::{Result, Unstructured};
 use tpb_core::insn::{CustomOpGroup, CustomOpHeader, Instruction};
@@ -16,9 +17,20 @@ pub fn group(u: &mut Unstructured<'_>, cfg: &Config) -> Result<CustomOpGroup> {
     };
     let n = u.int_in_range(0..=hi)?;
     let (b10, d14, d18, b1c) = scratch(u)?;
+    // The first two argument patterns from the input, the rest from a PRNG
+    // seeded by it, so a 255-argument group costs 2 * 48 + 8 input bytes.
+    let mut bulk = Mix(u.arbitrary()?);
     let mut args = Vec::with_capacity(usize::from(n));
-    for _ in 0..n {
-        args.push(u.arbitrary()?);
+    for i in 0..n {
+        if i < 2 {
+            args.push(u.arbitrary()?);
+        } else {
+            let mut a = [0u8; 48];
+            for w in a.chunks_mut(8) {
+                w.copy_from_slice(&bulk.next_u64().to_le_bytes());
+            }
+            args.push(a);
+        }
     }
     Ok(CustomOpGroup {
         sync: sync(u)?,
@@ -79,7 +91,8 @@ pub fn stream(u: &mut Unstructured<'_>, cfg: &Config) -> std::result::Result<Vec
             }
         }
     }
-    if u.ratio(1, 16)? {
+    // 1 in 16, never on exhausted bytes (`ratio` would say yes there).
+    if u.int_in_range(0..=15u8)? == 15 {
         let n = u.int_in_range(1..=63usize)?;
         out.extend(vec![0u8; n]);
     }

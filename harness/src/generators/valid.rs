@@ -24,9 +24,20 @@ pub fn sync(u: &mut Unstructured<'_>) -> Result<Sync> {
     })
 }
 
+/// A member of a table: a quarter of the time its first or last member
+/// (table edges), else any member.
+fn member<T: Copy>(u: &mut Unstructured<'_>, table: &[T]) -> Result<T> {
+    if u.int_in_range(0..=3u8)? == 3 {
+        if let (Some(&a), Some(&b)) = (table.first(), table.last()) {
+            return Ok(if u.arbitrary()? { b } else { a });
+        }
+    }
+    u.choose(table).copied()
+}
+
 /// A dtype tag of [`GEN`]'s column (the layout's `Dtype` domain, SPEC §6.4).
 fn dtype_tag(u: &mut Unstructured<'_>) -> Result<u8> {
-    u.choose(Domain::Dtype.values().unwrap_or(&[0x01])).copied()
+    member(u, Domain::Dtype.values().unwrap_or(&[0x01]))
 }
 
 fn cce_op(u: &mut Unstructured<'_>) -> Result<AluOp> {
@@ -34,7 +45,7 @@ fn cce_op(u: &mut Unstructured<'_>) -> Result<AluOp> {
 }
 
 fn kind(u: &mut Unstructured<'_>) -> Result<CollectiveKind> {
-    u.choose(&CollectiveKind::ALL[2..]).copied()
+    member(u, &CollectiveKind::ALL[2..])
 }
 
 pub(super) fn nonzero_u8(u: &mut Unstructured<'_>) -> Result<u8> {

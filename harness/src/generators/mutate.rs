@@ -1,0 +1,184 @@
+//! Structure-aware mutations of [`super::program`] inputs (the
+//! `structured_diff` fuzz target's custom mutator and crossover).
+//!
+//! - **materialise**: a generated case item becomes an image item holding
+//!   the case's 64 bytes, so byte mutations and libFuzzer's comparison
+//!   tracing act on the wire bytes of a valid / near-valid bundle;
+//! - **field copy**: on an image item, one layout span's value
+//!   ([`crate::layout::spans`] of the image's opcode: the one statement of
+//!   the field offsets and widths) is copied into another span of the same
+//!   role, or one value is written into both (equal values across fields);
+//! - **splice** ([`crossover`]): a child made of whole items of two parents.
+//!
+//! Everything else is left to libFuzzer's own mutator, passed in as
+//! `default` (so this crate does not depend on `libfuzzer-sys`).
+
+use super::program::{config, item_at, shape, Item, Mix, IMAGE_PICK, MAX_ITEMS};
+use crate::layout::spans;
+use std::ops::Range;
+
+/// libFuzzer's default mutator: `(data, size, max_size) -> new size`.
+pub type DefaultMutate = fn(&mut [u8], usize, usize) -> usize;
+
+/// One mutation of `data[..size]` in place (`data.len() >= max_size`);
+/// returns the new size (at most `max_size`).
+pub fn mutate(
+    data: &mut [u8],
+    size: usize,
+    max_size: usize,
+    seed: u32,
+    default: DefaultMutate,
+) -> usize {
+    let mut r = Mix(u64::from(seed) ^ 0x5EED_F1E1_D0C0_7E00);
+    let size = size.min(data.len());
+    let max_size = max_size.min(data.len());
+    if r.below(4) != 0 {
+        return default(data, size, max_size);
+    }
+    let (_, items) = shape(&data[..size]);
+    let images: Vec<usize> = items
+        .iter()
+        .filter(|(span, pick)| span.end <= size && *pick == IMAGE_PICK)
+        .map(|(span, _)| span.start + 1)
+        .collect();
+    if images.is_empty() || r.below(3) == 0 {
+        if let Some((at, new_size)) = materialise(data, size, max_size, &mut r) {
+            if r.below(2) == 0 {
+                copy_at(data, at, &mut r);
+            }
+            return new_size;
+        }
+        if images.is_empty() {
+            return default(data, size, max_size);
+        }
+    }
+    copy_at(data, images[r.below(images.len())], &mut r);
+    size
+}
+
+/// [`field_copy`] on the image at `data[at..at + 64]` (if it is there).
+fn copy_at(data: &mut [u8], at: usize, r: &mut Mix) {
+    if let Some(img) = data
+        .get_mut(at..at + 64)
+        .and_then(|s| <&mut [u8; 64]>::try_from(s).ok())
+    {
+        field_copy(img, r);
+    }
+}
+
+/// Replaces one (complete) case item of `data[..size]` with an image item
+/// of its bundle; returns the image's offset and the new size, or `None`
+/// when there is no such item or no room.
+fn materialise(
+    data: &mut [u8],
+    size: usize,
+    max_size: usize,
+    r: &mut Mix,
+) -> Option<(usize, usize)> {
+    let (cfg_bytes, items) = shape(&data[..size]);
+    let cases: Vec<&(Range<usize>, u8)> = items
+        .iter()
+        .filter(|(span, pick)| span.end <= size && *pick < IMAGE_PICK)
+        .collect();
+    if cases.is_empty() {
+        return None;
+    }
+    let (span, pick) = cases[r.below(cases.len())];
+    let Some(Item::Case(c, _)) = item_at(&data[..size], span, *pick, &config(cfg_bytes)) else {
+        return None;
+    };
+    let mut out = data[..span.start].to_vec();
+    out.push(IMAGE_PICK);
+    let at = out.len();
+    out.extend_from_slice(&c.bundle);
+    out.extend_from_slice(&data[span.end..size]);
+    if out.len() > max_size {
+        return None;
+    }
+    data[..out.len()].copy_from_slice(&out);
+    Some((at, out.len()))
+}
+
+/// Copies one layout span's value of the image `b` into another span of the
+/// same role (else any other span), or writes one nonzero value into both;
+/// returns the two byte ranges, which then hold equal bytes. Opcodes without
+/// a layout: two random bytes.
+pub fn field_copy(b: &mut [u8; 64], r: &mut Mix) -> (Range<usize>, Range<usize>) {
+    let l = spans(b[0]);
+    let (src, dst) = if l.len() < 2 {
+        let (i, j) = (r.below(64), r.below(64));
+        (i..i + 1, j..j + 1)
+    } else {
+        let a = l[r.below(l.len())];
+        let same: Vec<_> = l
+            .iter()
+            .filter(|s| s.off != a.off && s.role == a.role)
+            .collect();
+        let d = if same.is_empty() || r.below(4) == 0 {
+            let others: Vec<_> = l.iter().filter(|s| s.off != a.off).collect();
+            *others[r.below(others.len())]
+        } else {
+            *same[r.below(same.len())]
+        };
+        let w = a.len.min(d.len);
+        (a.off..a.off + w, d.off..d.off + w)
+    };
+    if src.clone().all(|k| b[k] == 0) || r.below(2) == 0 {
+        // A fresh value: one nonzero byte (edge or random) at one position,
+        // or the whole width.
+        let v = |r: &mut Mix| match r.below(4) {
+            0 => [0x01, 0x80, 0xFF, 0x0F][r.below(4)],
+            _ => r.byte() | 1,
+        };
+        if r.below(2) == 0 {
+            let k = r.below(src.len());
+            let x = v(r);
+            b[src.start + k] = x;
+            b[dst.start + k] = x;
+            return (
+                src.start + k..src.start + k + 1,
+                dst.start + k..dst.start + k + 1,
+            );
+        }
+        for k in src.clone() {
+            b[k] = v(r);
+        }
+    }
+    let val: Vec<u8> = b[src.clone()].to_vec();
+    b[dst.clone()].copy_from_slice(&val);
+    (src, dst)
+}
+
+/// A child of two inputs: `a`'s config bytes, then whole (complete) items
+/// of `a` and `b` in random order, at most [`MAX_ITEMS`] and `out.len()`
+/// bytes; returns its length.
+pub fn crossover(a: &[u8], b: &[u8], out: &mut [u8], seed: u32) -> usize {
+    let mut r = Mix(u64::from(seed) ^ 0xC055_0FE2_0000_0000);
+    let (cfg_bytes, ia) = shape(a);
+    let (_, ib) = shape(b);
+    let pool: Vec<&[u8]> = [(ia, a), (ib, b)]
+        .into_iter()
+        .flat_map(|(items, d)| {
+            items
+                .into_iter()
+                .filter(|(span, _)| span.end <= d.len())
+                .map(move |(span, _)| &d[span])
+        })
+        .collect();
+    let mut child = cfg_bytes.to_vec();
+    if pool.is_empty() {
+        let n = a.len().min(out.len());
+        out[..n].copy_from_slice(&a[..n]);
+        return n;
+    }
+    for _ in 0..1 + r.below(MAX_ITEMS) {
+        let item = pool[r.below(pool.len())];
+        if child.len() + item.len() > out.len() {
+            break;
+        }
+        child.extend_from_slice(item);
+    }
+    let n = child.len().min(out.len());
+    out[..n].copy_from_slice(&child[..n]);
+    n
+}

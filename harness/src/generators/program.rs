@@ -1,0 +1,235 @@
+//! The `structured_diff` input format: a generator program.
+//!
+//! - bytes 0..3: the swarm [`Config`] ([`config`]): opcode focus, `k` and
+//!   the near-valid rate, group width (`max_args`, read as is);
+//! - then items while `data` has bytes left (at least one, at most
+//!   [`MAX_ITEMS`]): a pick byte (`% 10`: 0..=4 a labelled case, 5 a raw
+//!   image, 6..=7 a stream, 8 a LUT ordinal, 9 an IR query), then for an
+//!   image its 64 bytes, else a length byte `L` and `L` body bytes, which the
+//!   item's generator reads followed by [`PAD`] bytes of a PRNG seeded by
+//!   their hash.
+//!
+//! Bytes past the end of `data` come from a PRNG seeded by a hash of `data`
+//! (an image reads zeros there instead, as the raw targets pad a short
+//! bundle), so a 1-byte input already yields a random program (libFuzzer
+//! starts from empty and short inputs), while a longer input controls its
+//! program byte by byte. Counts and values that decide deep paths are single
+//! bytes read as they are (a group's argument count, an image's bytes), so
+//! libFuzzer's comparison tracing can write the compared value straight
+//! into them. Items are self-delimiting and independent of each other
+//! ([`shape`] finds them without generating anything), which the custom
+//! mutator and crossover ([`super::mutate`]) use to materialise cases as
+//! images, copy fields and splice items.
+
+use super::cases::{case, correlate, Case};
+use super::config::Config;
+use super::queries::{ir_query, lut_ordinal};
+use super::streams::stream;
+use super::valid::GenError;
+use crate::layout::OPCODES;
+use crate::subjects::IrQuery;
+use arbitrary::Unstructured;
+use std::ops::Range;
+
+/// Most items per input.
+pub const MAX_ITEMS: usize = 4;
+/// Config bytes at the start of an input.
+pub const CONFIG_BYTES: usize = 3;
+/// PRNG bytes appended to the input before it is read.
+pub const PAD: usize = 1024;
+/// Pick byte of an image item (`% 10 == 5`).
+pub const IMAGE_PICK: u8 = 5;
+
+/// One generated item.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Item {
+    /// A labelled case (valid, near-valid, or correlated = unlabelled) and
+    /// the bytes that choose its near-valid encode field list.
+    Case(Box<Case>, [u8; 3]),
+    /// A raw bundle image: the 64 bytes after the pick byte, zero-padded
+    /// past the end of `data` (never PRNG bytes), unlabelled.
+    Image([u8; 64]),
+    /// A multi-bundle stream (SPEC §5.3).
+    Stream(Vec<u8>),
+    /// A LUT ordinal.
+    Lut(u32),
+    /// An IR query.
+    Ir(IrQuery),
+    /// The generator failed: core refused a valid instruction (a finding).
+    Refused(GenError),
+}
+
+/// A parsed input.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Program {
+    /// The bytes [`Program::cfg`] was read from (PRNG bytes past `data`).
+    pub cfg_bytes: [u8; CONFIG_BYTES],
+    /// The swarm config.
+    pub cfg: Config,
+    /// The items and their spans ([`shape`]): positions at or past
+    /// `data.len()` are PRNG bytes (an image reads zeros there instead).
+    pub items: Vec<(Range<usize>, Item)>,
+}
+
+impl Program {
+    /// Whether item `i`'s span lies inside `data` (`len` bytes), so copying
+    /// those bytes after any config reproduces it (under the same config).
+    pub fn complete(&self, i: usize, len: usize) -> bool {
+        self.items.get(i).is_some_and(|(span, _)| span.end <= len)
+    }
+}
+
+/// SplitMix64 (Steele, Lea, Flood 2014): the padding's and the mutators' PRNG.
+#[derive(Clone, Debug)]
+pub struct Mix(pub u64);
+
+impl Mix {
+    /// The next 64 bits.
+    pub fn next_u64(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+
+    /// Uniform in `0..n` (`n > 0`; 0 for `n == 0`).
+    pub fn below(&mut self, n: usize) -> usize {
+        if n == 0 {
+            return 0;
+        }
+        (self.next_u64() % n as u64) as usize
+    }
+
+    /// A byte.
+    pub fn byte(&mut self) -> u8 {
+        self.next_u64() as u8
+    }
+}
+
+/// The swarm config from three bytes: byte 0's low nibble focuses one of the
+/// [`OPCODES`] (weight `1 + 2 * high nibble`, the others 1; nibbles 11..=15
+/// leave them uniform); byte 1 gives `k` (low 2 bits) and the near-valid
+/// rate (the rest); byte 2 is `max_args` as is (bit 7: groups of 0..=255).
+pub fn config(b: [u8; CONFIG_BYTES]) -> Config {
+    let mut weights = [1u8; OPCODES.len()];
+    if let Some(w) = weights.get_mut(usize::from(b[0] & 0x0F)) {
+        *w = 1 + 2 * (b[0] >> 4);
+    }
+    Config {
+        weights,
+        k: b[1] & 0x03,
+        near: b[1] & 0xFC,
+        max_args: b[2],
+    }
+}
+
+/// FNV-1a (as the corpus names, `fuzz_entry::fnv1a64`).
+fn fnv(data: &[u8]) -> u64 {
+    data.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, &b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01B3)
+    })
+}
+
+/// `data` followed by `pad` PRNG bytes seeded by `seed`.
+fn padded(data: &[u8], seed: u64, pad: usize) -> Vec<u8> {
+    let mut buf = Vec::with_capacity(data.len() + pad);
+    buf.extend_from_slice(data);
+    let mut r = Mix(seed);
+    while buf.len() < data.len() + pad {
+        buf.extend_from_slice(&r.next_u64().to_le_bytes());
+    }
+    buf
+}
+
+/// Padding for the config and [`MAX_ITEMS`] items of 2 + 255 bytes.
+const SHAPE_PAD: usize = CONFIG_BYTES + MAX_ITEMS * 257;
+
+/// Where the config and items of `data` are, without generating the items:
+/// the config bytes, and each item's span and pick (`% 10`). Spans may end
+/// past `data.len()` (PRNG bytes).
+pub fn shape(data: &[u8]) -> Shape {
+    shape_in(&padded(data, fnv(data), SHAPE_PAD), data.len())
+}
+
+/// [`shape`]: config bytes and (span, pick) of each item.
+pub type Shape = ([u8; CONFIG_BYTES], Vec<(Range<usize>, u8)>);
+
+fn shape_in(buf: &[u8], len: usize) -> Shape {
+    let mut cfg_bytes = [0u8; CONFIG_BYTES];
+    cfg_bytes.copy_from_slice(&buf[..CONFIG_BYTES]);
+    let mut items = Vec::with_capacity(MAX_ITEMS);
+    let mut p = CONFIG_BYTES;
+    for i in 0..MAX_ITEMS {
+        if i > 0 && p >= len {
+            break;
+        }
+        let pick = buf[p] % 10;
+        let end = if pick == IMAGE_PICK {
+            p + 65
+        } else {
+            p + 2 + usize::from(buf[p + 1])
+        };
+        items.push((p..end, pick));
+        p = end;
+    }
+    (cfg_bytes, items)
+}
+
+/// Parses `data` into its program (total: any byte string is a program).
+pub fn program(data: &[u8]) -> Program {
+    let buf = padded(data, fnv(data), SHAPE_PAD);
+    let (cfg_bytes, spans) = shape_in(&buf, data.len());
+    let cfg = config(cfg_bytes);
+    let items = spans
+        .into_iter()
+        .map(|(span, pick)| {
+            let item = item(&buf, data.len(), &span, pick, &cfg);
+            (span, item)
+        })
+        .collect();
+    Program {
+        cfg_bytes,
+        cfg,
+        items,
+    }
+}
+
+/// The item at `span` (inside `data`) with pick `pick`, under `cfg`.
+pub fn item_at(data: &[u8], span: &Range<usize>, pick: u8, cfg: &Config) -> Option<Item> {
+    (span.end <= data.len()).then(|| item(data, data.len(), span, pick, cfg))
+}
+
+/// The item at `span` of `buf` (`data` and its padding; `len` = `data.len()`).
+fn item(buf: &[u8], len: usize, span: &Range<usize>, pick: u8, cfg: &Config) -> Item {
+    if pick == IMAGE_PICK {
+        let mut b = [0u8; 64];
+        let real = &buf[(span.start + 1).min(len)..span.end.min(len)];
+        b[..real.len()].copy_from_slice(real);
+        return Item::Image(b);
+    }
+    let body = &buf[span.start + 2..span.end];
+    let own = padded(body, fnv(body) ^ u64::from(pick), PAD);
+    let u = &mut Unstructured::new(&own);
+    let refused = |e: GenError| match e {
+        GenError::Encode(_) => Item::Refused(e),
+        // Not reachable (exhausted bytes yield minimal choices): an empty stream.
+        GenError::Arbitrary(_) => Item::Stream(Vec::new()),
+    };
+    match pick {
+        0..=4 => match case(u, cfg) {
+            Ok(mut c) => {
+                if u.ratio(1, 3).unwrap_or(false) {
+                    let _ = correlate(u, &mut c);
+                }
+                let mut enc = [0u8; 3];
+                let _ = u.fill_buffer(&mut enc);
+                Item::Case(Box::new(c), enc)
+            }
+            Err(e) => refused(e),
+        },
+        6 | 7 => stream(u, cfg).map_or_else(refused, Item::Stream),
+        8 => Item::Lut(lut_ordinal(u).unwrap_or(0)),
+        _ => ir_query(u).map_or(Item::Lut(0), Item::Ir),
+    }
+}
