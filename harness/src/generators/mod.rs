@@ -60,6 +60,6 @@ pub use program::{
 };
 pub use queries::{ir_query, lut_ordinal, LUT_EDGE_ORDINALS};
 pub use roles::{in_roster, role, tag_of, Role};
-pub use streams::{encode_group, group, stream};
+pub use streams::{encode_group, group, stream, wide_group};
 pub use valid::{encode, instruction_of, sync, valid_instruction, EncodeRefused, GenError};
 pub use violations::{violation, Violation, SCRATCH_PARTIAL};

@@ -4,10 +4,10 @@
 //!   the near-valid rate, group width (`max_args`, read as is);
 //! - then items while `data` has bytes left (at least one, at most
 //!   [`MAX_ITEMS`]): a pick byte (`% 10`: 0..=4 a labelled case, 5 a raw
-//!   image, 6..=7 a stream, 8 a LUT ordinal, 9 an IR query), then for an
-//!   image its 64 bytes, else a length byte `L` and `L` body bytes, which the
-//!   item's generator reads followed by [`PAD`] bytes of a PRNG seeded by
-//!   their hash.
+//!   image, 6 a stream, 7 one group of any width, 8 a LUT ordinal, 9 an IR
+//!   query), then for an image its 64 bytes, else a length byte `L` and `L`
+//!   body bytes, which the item's generator reads followed by [`PAD`] bytes
+//!   of a PRNG seeded by their hash.
 //!
 //! Bytes past the end of `data` come from a PRNG seeded by a hash of `data`
 //! (an image reads zeros there instead, as the raw targets pad a short
@@ -24,7 +24,7 @@
 use super::cases::{case, correlate, Case};
 use super::config::Config;
 use super::queries::{ir_query, lut_ordinal};
-use super::streams::stream;
+use super::streams::{stream, wide_group};
 use super::valid::GenError;
 use crate::layout::OPCODES;
 use crate::subjects::IrQuery;
@@ -228,7 +228,8 @@ fn item(buf: &[u8], len: usize, span: &Range<usize>, pick: u8, cfg: &Config) -> 
             }
             Err(e) => refused(e),
         },
-        6 | 7 => stream(u, cfg).map_or_else(refused, Item::Stream),
+        6 => stream(u, cfg).map_or_else(refused, Item::Stream),
+        7 => wide_group(u, cfg).map_or_else(refused, Item::Stream),
         8 => Item::Lut(lut_ordinal(u).unwrap_or(0)),
         _ => ir_query(u).map_or(Item::Lut(0), Item::Ir),
     }

@@ -16,6 +16,11 @@ pub fn group(u: &mut Unstructured<'_>, cfg: &Config) -> Result<CustomOpGroup> {
         cfg.max_args % 16
     };
     let n = u.int_in_range(0..=hi)?;
+    group_of(u, n)
+}
+
+/// A valid custom-op group of `n` args.
+fn group_of(u: &mut Unstructured<'_>, n: u8) -> Result<CustomOpGroup> {
     let (b10, d14, d18, b1c) = scratch(u)?;
     // The first two argument patterns from the input, the rest from a PRNG
     // seeded by it, so a 255-argument group costs 2 * 48 + 8 input bytes.
@@ -53,6 +58,21 @@ pub fn encode_group(g: &CustomOpGroup) -> std::result::Result<Vec<u8>, GenError>
             error: format!("group of {} args: {e:?}", g.args.len()),
         }))),
     }
+}
+
+/// One valid group whose argument count is the next byte as it is (any of
+/// 0..=255 whatever the config, and a byte comparison tracing can set),
+/// half the time followed by a valid non-group bundle (SPEC §5.3).
+pub fn wide_group(
+    u: &mut Unstructured<'_>,
+    cfg: &Config,
+) -> std::result::Result<Vec<u8>, GenError> {
+    let n: u8 = u.arbitrary()?;
+    let mut out = encode_group(&group_of(u, n)?)?;
+    if u.arbitrary()? {
+        out.extend(valid_case(u, cfg)?.bundle);
+    }
+    Ok(out)
 }
 
 /// A multi-bundle stream (SPEC §5.3): up to 6 items, each a valid group, a
