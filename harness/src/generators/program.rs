@@ -1,7 +1,7 @@
 //! The `structured_diff` input format: a generator program.
 //!
 //! - bytes 0..3: the swarm [`Config`] ([`config`]): opcode focus, `k` and
-//!   the near-valid rate, group width (`max_args`, read as is);
+//!   the near-valid rate, group width (`max_args`);
 //! - then items while `data` has bytes left (at least one, at most
 //!   [`MAX_ITEMS`]): a pick byte (`% 10`: 0..=4 a labelled case, 5 a raw
 //!   image, 6 a stream, 7 one group of any width, 8 a LUT ordinal, 9 an IR
@@ -110,7 +110,8 @@ impl Mix {
 /// The swarm config from three bytes: byte 0's low nibble focuses one of the
 /// [`OPCODES`] (weight `1 + 2 * high nibble`, the others 1; nibbles 11..=15
 /// leave them uniform); byte 1 gives `k` (low 2 bits) and the near-valid
-/// rate (the rest); byte 2 is `max_args` as is (bit 7: groups of 0..=255).
+/// rate (the rest); byte 2 is `max_args` (bit 7, groups of 0..=255, only
+/// when byte 2 is 0xE0 or more).
 pub fn config(b: [u8; CONFIG_BYTES]) -> Config {
     let mut weights = [1u8; OPCODES.len()];
     if let Some(w) = weights.get_mut(usize::from(b[0] & 0x0F)) {
@@ -120,7 +121,9 @@ pub fn config(b: [u8; CONFIG_BYTES]) -> Config {
         weights,
         k: b[1] & 0x03,
         near: b[1] & 0xFC,
-        max_args: b[2],
+        // Wide streams (bit 7) cost ~100 bundles a group: one config in 8
+        // (item 7 builds single groups of any width whatever the config).
+        max_args: if b[2] >= 0xE0 { b[2] } else { b[2] & 0x7F },
     }
 }
 
