@@ -32,7 +32,7 @@ use arbitrary::Unstructured;
 use std::ops::Range;
 
 /// Most items per input.
-pub const MAX_ITEMS: usize = 4;
+pub const MAX_ITEMS: usize = 2;
 /// Config bytes at the start of an input.
 pub const CONFIG_BYTES: usize = 3;
 /// PRNG bytes appended to the input before it is read.
