@@ -2,7 +2,7 @@
 //! ([`crate::generators`]) whose items all agree across the subjects **and**
 //! match the generator's labels.
 //!
-//! The input is a generator program ([`gen::program`]): a swarm config,
+//! The input is a generator program ([`gen::program()`]): a swarm config,
 //! then up to [`STRUCTURED_MAX_ITEMS`] generated items: labelled bundle cases
 //! (through every bundle target, then each subject against the label, then a
 //! near-valid encode field list), raw images (every bundle target), streams,

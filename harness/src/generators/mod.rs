@@ -21,6 +21,10 @@
 //!   (core's group encoder) and multi-bundle streams mixing groups, other
 //!   bundles, near-valid bundles, short groups, stray payloads, bad counts.
 //! - [`lut_ordinal`] and [`ir_query`] — edge-biased LUT ordinals and IR queries.
+//! - [`program()`] — the `structured_diff` input format (config, then
+//!   self-delimiting items of the above), and [`mutate`] — its custom
+//!   mutator (materialise a case as an image, copy a field's value into
+//!   another) and crossover (splice whole items).
 //!
 //! # Labelling guarantee
 //!
@@ -43,6 +47,7 @@
 mod cases;
 mod config;
 mod labels;
+mod mix;
 pub mod mutate;
 mod program;
 mod queries;
@@ -54,8 +59,9 @@ mod violations;
 pub use cases::{case, correlate, near_valid_case, valid_case, Case};
 pub use config::{opcode, Config, ARCH, GEN, MAX_K};
 pub use labels::{label, DecodeLabel, Expected, Label};
+pub use mix::Mix;
 pub use program::{
-    config as program_config, item_at, program, shape, Item, Mix, Program, Shape, CONFIG_BYTES,
+    config as program_config, item_at, program, shape, Item, Program, Shape, CONFIG_BYTES,
     IMAGE_PICK, MAX_ITEMS, PAD,
 };
 pub use queries::{ir_query, lut_ordinal, LUT_EDGE_ORDINALS};

@@ -1,4 +1,4 @@
-//! Structure-aware mutations of [`super::program`] inputs (the
+//! Structure-aware mutations of [`super::program()`] inputs (the
 //! `structured_diff` fuzz target's custom mutator and crossover).
 //!
 //! - **materialise**: a generated case item becomes an image item holding
@@ -13,7 +13,8 @@
 //! Everything else is left to libFuzzer's own mutator, passed in as
 //! `default` (so this crate does not depend on `libfuzzer-sys`).
 
-use super::program::{config, item_at, shape, Item, Mix, IMAGE_PICK, MAX_ITEMS};
+use super::mix::Mix;
+use super::program::{config, item_at, shape, Item, IMAGE_PICK, MAX_ITEMS};
 use crate::layout::spans;
 use std::ops::Range;
 

@@ -2,7 +2,7 @@
 
 use super::cases::{near_valid_case, valid_case};
 use super::config::{Config, GEN};
-use super::program::Mix;
+use super::mix::Mix;
 use super::valid::{scratch, sync, EncodeRefused, GenError};
 use arbitrary::{Result, Unstructured};
 use tpb_core::insn::{CustomOpGroup, CustomOpHeader, Instruction};
