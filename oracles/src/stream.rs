@@ -5,7 +5,7 @@ use crate::errors::StreamRejection;
 use crate::lut::{collective_kind_of_wire, collective_name};
 use crate::regions::{byte_at, le_value, record, slice, Region};
 use crate::roster::Chip;
-use crate::verdict::{header_verdict, payload_verdict};
+use crate::verdict::Resolved;
 use std::sync::OnceLock;
 
 /// One item of a parsed stream.
@@ -99,6 +99,8 @@ fn walk(
         return Err(StreamRejection::TrailingBytes { len: bytes.len() });
     }
     let mut items = Vec::with_capacity(bytes.len() / 64);
+    // The two chains, resolved for `chip` once for the whole stream.
+    let (header_chain, payload_chain) = (Resolved::of(0, chip), Resolved::of(1, chip));
     let mut open: Option<Open> = None;
     // A 0xD9 waiting for its leg: (index, bytes 0x0C..0x0F).
     let mut waiting: Option<(usize, Vec<u8>)> = None;
@@ -135,7 +137,8 @@ fn walk(
         }
         match opcode {
             0x85 => {
-                header_verdict(b, chip)
+                header_chain
+                    .run(b)
                     .map_err(|rejection| StreamRejection::InvalidRecord { index, rejection })?;
                 let [payloads_at, arguments_at] = count_regions();
                 let num_payloads = header_field(b, *payloads_at);
@@ -154,7 +157,8 @@ fn walk(
                 open = Some((index, num_arguments + 1, 0));
             }
             0x86 => {
-                payload_verdict(b, chip)
+                payload_chain
+                    .run(b)
                     .map_err(|rejection| StreamRejection::InvalidRecord { index, rejection })?;
                 let Some((header_index, expected, found)) = open else {
                     return Err(StreamRejection::StrayPayload { index });

@@ -278,36 +278,63 @@ fn evaluate(check: Check, plan: &Plan, b: &[u8; 64], chip: Chip) -> Result<(), (
     }
 }
 
+/// Validator `which` (0: header, 1: payload) resolved for one chip: what [`run_chain`] looks up
+/// per call, looked up once (the stream walk validates many bundles on one chip).
+#[derive(Clone, Copy)]
+pub(crate) struct Resolved {
+    validator: Option<&'static Validator>,
+    admission: Option<&'static Admission>,
+    chip: Chip,
+}
+
+impl Resolved {
+    pub(crate) fn of(which: usize, chip: Chip) -> Resolved {
+        let validator = validators().get(which).and_then(Option::as_ref);
+        let admission = validator.and_then(|v| {
+            CHIPS
+                .iter()
+                .position(|&(_, c)| c == chip)
+                .and_then(|i| v.admission.get(i))
+                .and_then(Option::as_ref)
+        });
+        Resolved {
+            validator,
+            admission,
+            chip,
+        }
+    }
+
+    /// Run the chain on `b`, short-circuiting at the first failing predicate.
+    pub(crate) fn run(&self, b: &[u8; 64]) -> Result<(), Rejection> {
+        let Some(v) = self.validator else {
+            // Unreachable with the static tables; report the opcode predicate rather than panic.
+            return Err(Rejection {
+                predicate: Predicate::ValidOpcode,
+                offset: 0,
+                value: byte_at(b, 0),
+            });
+        };
+        let admitted = self.admission.is_some_and(|a| a.admits(b));
+        // An admitted bundle passes every byte-local check: walk only the rest (none for the
+        // payload chain), in chain order.
+        let chain = if admitted { &v.rest[..] } else { v.chain };
+        for &(predicate, check) in chain {
+            if let Err((offset, value)) = evaluate(check, &v.plan, b, self.chip) {
+                return Err(Rejection {
+                    predicate,
+                    offset,
+                    value,
+                });
+            }
+        }
+        Ok(())
+    }
+}
+
 /// Run validator `which` (0: header, 1: payload) on `chip`, short-circuiting at the first
 /// failing predicate of its chain.
 fn run_chain(which: usize, b: &[u8; 64], chip: Chip) -> Result<(), Rejection> {
-    let Some(v) = validators().get(which).and_then(Option::as_ref) else {
-        // Unreachable with the static tables; report the opcode predicate rather than panic.
-        return Err(Rejection {
-            predicate: Predicate::ValidOpcode,
-            offset: 0,
-            value: byte_at(b, 0),
-        });
-    };
-    let admitted = CHIPS
-        .iter()
-        .position(|&(_, c)| c == chip)
-        .and_then(|i| v.admission.get(i))
-        .and_then(Option::as_ref)
-        .is_some_and(|a| a.admits(b));
-    // An admitted bundle passes every byte-local check: walk only the rest (none for the
-    // payload chain), in chain order.
-    let chain = if admitted { &v.rest[..] } else { v.chain };
-    for &(predicate, check) in chain {
-        if let Err((offset, value)) = evaluate(check, &v.plan, b, chip) {
-            return Err(Rejection {
-                predicate,
-                offset,
-                value,
-            });
-        }
-    }
-    Ok(())
+    Resolved::of(which, chip).run(b)
 }
 
 /// Run the validator chain a record declares (None for records without one).
