@@ -131,10 +131,21 @@ impl<'v, 'n> Index<'v, 'n> {
             given: [Given::Absent; 64],
             unknown: None,
         };
+        // Callers list fields in table order, so the search starts after the last hit and
+        // wraps; a record's field names are distinct (regions test), so the hit is the same.
+        let n = rec.skeleton.len() + rec.body.len();
+        let region = |k: usize| match k.checked_sub(rec.skeleton.len()) {
+            None => rec.skeleton.get(k),
+            Some(j) => rec.body.get(j),
+        };
+        let mut hint = 0;
         for (name, val) in fields {
-            let at = rec
-                .regions()
-                .position(|reg| reg.role.field_name() == Some(*name));
+            let at = (hint..n)
+                .chain(0..hint)
+                .find(|&k| region(k).is_some_and(|reg| reg.role.field_name() == Some(*name)));
+            if let Some(k) = at {
+                hint = k + 1;
+            }
             match at.and_then(|k| ix.given.get_mut(k)) {
                 Some(g) => {
                     *g = match *g {

@@ -474,6 +474,20 @@ mod tests {
     }
 
     #[test]
+    fn field_names_are_distinct_within_a_record() {
+        for rec in RECORDS {
+            let names: Vec<&str> = rec.regions().filter_map(|r| r.role.field_name()).collect();
+            for (i, a) in names.iter().enumerate() {
+                assert!(
+                    !names[i + 1..].contains(a),
+                    "0x{:02x} names {a} twice",
+                    rec.opcode
+                );
+            }
+        }
+    }
+
+    #[test]
     fn table_opcodes_are_the_eleven() {
         let mut got: Vec<u8> = RECORDS.iter().map(|r| r.opcode).collect();
         let mut want = ELEVEN_OPCODES.to_vec();
