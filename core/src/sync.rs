@@ -596,14 +596,22 @@ fn canonical_order(p: &Program) -> Result<Vec<InstrId>, SyncError> {
     let n = p.instrs.len();
     let mut edges = Vec::with_capacity(n * 2);
     let mut indeg = vec![0usize; n];
-    let mut last_on: BTreeMap<Engine, usize> = BTreeMap::new();
+    // Engine → its last instruction so far (a handful of engines: a short list).
+    let mut last_on: Vec<(Engine, usize)> = Vec::new();
     for (i, ins) in p.instrs.iter().enumerate() {
         for d in &ins.deps {
             edges.push((usize::from(d.producer), i));
             indeg[i] += 1;
         }
         if ins.engine != Engine::Pseudo {
-            if let Some(prev) = last_on.insert(ins.engine, i) {
+            let prev = match last_on.iter_mut().find(|(e, _)| *e == ins.engine) {
+                Some((_, last)) => Some(std::mem::replace(last, i)),
+                None => {
+                    last_on.push((ins.engine, i));
+                    None
+                }
+            };
+            if let Some(prev) = prev {
                 edges.push((prev, i));
                 indeg[i] += 1;
             }
@@ -727,7 +735,7 @@ pub fn alloc_semaphores(p: &Program) -> Result<SyncPlan, SyncError> {
         desc: &desc,
         infos,
         values: SemaphoreValues::default(),
-        owner: BTreeMap::new(),
+        owner: [None; 256],
         producers: Vec::new(),
         stack: Vec::new(),
     };
@@ -752,7 +760,7 @@ struct Pass<'a> {
     infos: Vec<SyncInfo>,
     values: SemaphoreValues,
     /// Local semaphore → first instruction that updated it (DS-7).
-    owner: BTreeMap<SemId, usize>,
+    owner: [Option<usize>; 256],
     /// Scratch for [`real_producers`].
     producers: Vec<Dep>,
     stack: Vec<(usize, usize)>,
@@ -772,7 +780,7 @@ impl Pass<'_> {
         for s in &ins.sems {
             let sem = self.sem(s.handle);
             if s.target_core.is_none() {
-                let owner = *self.owner.entry(sem).or_insert(i);
+                let owner = *self.owner[usize::from(sem)].get_or_insert(i);
                 if self.p.instrs[owner].engine != ins.engine {
                     return Err(SyncError::SharedSemaphore {
                         sem,

@@ -247,7 +247,7 @@ pub fn vet(s: &Script) -> Result<Expectation, Reject> {
         }
     }
     // Phase 5: the pass's checks, in canonical order.
-    let mut owner: BTreeMap<u8, Unit> = BTreeMap::new();
+    let mut owner: [Option<Unit>; 256] = [None; 256];
     let mut finals: BTreeMap<(Option<u8>, u8), u64> = BTreeMap::new();
     // Scratch reused by every instruction.
     let mut producers = Vec::new();
@@ -279,7 +279,7 @@ pub fn vet(s: &Script) -> Result<Expectation, Reject> {
         }
         for g in &st.signals {
             let id = ids[usize::from(g.handle)];
-            if g.core.is_none() && *owner.entry(id).or_insert(st.unit) != st.unit {
+            if g.core.is_none() && *owner[usize::from(id)].get_or_insert(st.unit) != st.unit {
                 return Err(Reject::Shared(id));
             }
             let v = finals.entry((g.core, id)).or_insert(0);
