@@ -13,7 +13,8 @@
 # Environment: CAP (default 60), SEEDS (default "1 2"), BUGS (default "1 2 3 4"),
 #   GATE=0 (skip the gate runs), WORK (scratch dir, default a mktemp dir, kept),
 #   WARM_TARGET=<dir> (copy <dir>/target/release and <dir>/fuzz/target into the clone first,
-#   to reuse compiled dependencies).
+#   to reuse compiled third-party dependencies; the workspace crates' fingerprints and
+#   artifacts are dropped from the copy, so they are rebuilt from the patched sources).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
@@ -38,6 +39,18 @@ if [ ! -d "$clone" ]; then
     mkdir -p "$clone/target" "$clone/fuzz"
     cp -r "$WARM_TARGET/target/release" "$clone/target/" 2>/dev/null || true
     cp -r "$WARM_TARGET/fuzz/target" "$clone/fuzz/" 2>/dev/null || true
+    # The copies are newer than the clone's sources, so cargo's mtime check would take the
+    # warm tree's workspace crates (unpatched core, maybe another oracle) as fresh: drop every
+    # workspace unit (fingerprint, build script output, artifacts, incremental state) so only
+    # third-party crates, which cargo keys by version, are reused.
+    for rel in "$clone/target/release" "$clone"/fuzz/target/*/release "$clone/fuzz/target/release"; do
+      [ -d "$rel" ] || continue
+      rm -rf "$rel"/.fingerprint/tpb-* "$rel"/build/tpb-* "$rel"/deps/libtpb_* "$rel"/deps/tpb_* \
+        "$rel"/incremental
+      for t in $(sed -n 's/^name = "\(.*\)"$/\1/p' "$clone/fuzz/Cargo.toml"); do
+        rm -rf "$rel/deps/$t"-* "$rel/$t" "$rel/$t.d"
+      done
+    done
   fi
 fi
 (cd "$clone" && cargo build --release -q -p tpb-harness --bin tpbconform)

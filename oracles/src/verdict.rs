@@ -92,121 +92,192 @@ impl Plan {
     }
 }
 
-/// Byte-local admission of one validator on one chip, compiled once from its [`Plan`]: the
-/// values each byte a byte-local check reads may hold (`Roster`, `Tag`, one-byte `Events`,
-/// `OpcodeEquals`, intersected per byte) and the ranges `ValidatorReservedZero` wants zero.
-/// A bundle it admits passes every byte-local check of the chain, so only the other checks
-/// (`ScratchAllOrNone`) are left to walk; a bundle it refuses walks the whole chain, which names
-/// the first failing predicate and byte exactly as before.
-struct Admission {
-    /// (offset < 64, admitted values indexed by byte value).
-    bytes: Vec<(u8, [bool; 256])>,
-    /// Offsets (< 64) of the bytes that must be zero.
-    zero: Vec<u8>,
+/// One byte read by a byte-local check (`Roster`, `Tag`, one-byte `Events`, `OpcodeEquals`):
+/// the check's index in its chain, the offset, and the values it admits there (a 256-entry
+/// table built from the oracle's own roster and domains).
+struct Probe {
+    check: usize,
+    at: u8,
+    admits: [bool; 256],
 }
 
-impl Admission {
-    /// Compile `chain` over `plan` for `chip`; None when a check is not byte-local after all
-    /// (an event field wider than one byte, an offset outside the bundle): then the chain is
-    /// always walked.
-    fn compile(chain: &[(Predicate, Check)], plan: &Plan, chip: Chip) -> Option<Admission> {
-        let mut a = Admission {
-            bytes: Vec::new(),
-            zero: Vec::new(),
+/// A chain compiled for one chip from its [`Plan`], so a bundle costs a few table lookups and
+/// one masked OR instead of roster scans and region walks. Byte-local checks become
+/// [`Probe`]s, the `ValidatorReservedZero` check a byte mask; a check that does not compile
+/// (`ScratchAllOrNone`, an event field wider than one byte, an offset outside the bundle,
+/// reserved regions not in ascending order) is walked with [`evaluate`]. The first failing
+/// check and its first offending byte are [`evaluate`]'s: probes keep chain and read order,
+/// the mask is searched in ascending offset order, which is the regions' order.
+struct Compiled {
+    /// In chain order, and within a check in [`evaluate`]'s read order.
+    probes: Vec<Probe>,
+    /// The `ValidatorReservedZero` check's index and its bytes (0xFF: must be zero).
+    zero: Option<(usize, [u8; 64])>,
+    /// Indices of the checks walked with [`evaluate`], ascending.
+    walked: Vec<usize>,
+    /// The lowest index of a check that is not a probe (the mask's or a walked one's); a probe
+    /// failing before it decides the verdict alone.
+    probes_decide_below: usize,
+}
+
+impl Compiled {
+    fn of(chain: &[(Predicate, Check)], plan: &Plan, chip: Chip) -> Compiled {
+        let mut c = Compiled {
+            probes: Vec::new(),
+            zero: None,
+            walked: Vec::new(),
+            probes_decide_below: 0,
         };
-        for &(_, check) in chain {
-            match check {
-                Check::Roster => a.restrict(0, |v| is_named_opcode(chip, v))?,
-                Check::Tag => {
-                    for &(at, want) in &plan.tags {
-                        a.restrict(at, |v| v == want)?;
-                    }
+        for (k, &(_, check)) in chain.iter().enumerate() {
+            let compiled = match check {
+                Check::ValidatorReservedZero if c.zero.is_none() => {
+                    zero_mask(plan).map(|mask| c.zero = Some((k, mask)))
                 }
-                Check::Events => {
-                    for &(reg, d) in &plan.events {
-                        if reg.len != 1 {
-                            return None;
-                        }
-                        a.restrict(reg.start, |v| d.admits(u64::from(v), chip))?;
-                    }
-                }
-                Check::OpcodeEquals => a.restrict(0, |v| v == plan.opcode)?,
-                Check::ValidatorReservedZero => {
-                    for reg in &plan.reserved {
-                        let end = reg.start.checked_add(reg.len).filter(|&e| e <= 64)?;
-                        for at in reg.start..end {
-                            a.zero.push(u8::try_from(at).ok()?);
-                        }
-                    }
-                }
-                Check::ScratchAllOrNone => {}
+                _ => probes(k, check, plan, chip).map(|p| c.probes.extend(p)),
+            };
+            if compiled.is_none() {
+                c.walked.push(k);
             }
         }
-        Some(a)
-    }
-
-    /// Intersect the values admitted at `at` with `keep`.
-    fn restrict(&mut self, at: usize, keep: impl Fn(u8) -> bool) -> Option<()> {
-        let at = u8::try_from(at).ok().filter(|&at| at < 64)?;
-        let i = match self.bytes.iter().position(|&(o, _)| o == at) {
-            Some(i) => i,
-            None => {
-                self.bytes.push((at, [true; 256]));
-                self.bytes.len() - 1
-            }
-        };
-        let (_, table) = self.bytes.get_mut(i)?;
-        for (v, ok) in (0..=255u8).zip(table.iter_mut()) {
-            *ok = *ok && keep(v);
-        }
-        Some(())
-    }
-
-    /// Does `b` pass every byte-local check? (Offsets are below 64 by construction; `& 63`
-    /// only lets the compiler see it.)
-    fn admits(&self, b: &[u8; 64]) -> bool {
-        let at = |o: u8| b[usize::from(o & 63)];
-        self.bytes
+        c.probes_decide_below = c
+            .zero
             .iter()
-            .all(|(o, table)| table[usize::from(at(*o))])
-            && self.zero.iter().fold(0u8, |acc, &o| acc | at(o)) == 0
+            .map(|&(k, _)| k)
+            .chain(c.walked.first().copied())
+            .min()
+            .unwrap_or(usize::MAX);
+        c
+    }
+
+    /// Run `chain` (the one this was compiled from) on `b`: the first failing check's index
+    /// and its (offset, value), or None.
+    fn run(
+        &self,
+        chain: &[(Predicate, Check)],
+        plan: &Plan,
+        b: &[u8; 64],
+        chip: Chip,
+    ) -> Option<(usize, (usize, u8))> {
+        // The first probe that refuses, then the mask if its check comes earlier.
+        let mut first = self.probes.iter().find_map(|p| {
+            let v = b[usize::from(p.at & 63)];
+            (!p.admits[usize::from(v)]).then_some((p.check, (usize::from(p.at), v)))
+        });
+        // Most refused bundles end here (a probe of the chain's head refuses).
+        if first.is_some_and(|(f, _)| f < self.probes_decide_below) {
+            return first;
+        }
+        if let Some((k, mask)) = self.zero {
+            if first.is_none_or(|(f, _)| k < f) {
+                let hit = mask.iter().zip(b).fold(0u8, |acc, (m, x)| acc | (m & x));
+                if hit != 0 {
+                    first = mask
+                        .iter()
+                        .zip(b)
+                        .position(|(m, x)| m & x != 0)
+                        .map(|at| (k, (at, byte_at(b, at))));
+                }
+            }
+        }
+        // Walked checks before it, in chain order.
+        for &k in &self.walked {
+            if first.is_some_and(|(f, _)| f < k) {
+                break;
+            }
+            if let Some(&(_, check)) = chain.get(k) {
+                if let Err(bad) = evaluate(check, plan, b, chip) {
+                    return Some((k, bad));
+                }
+            }
+        }
+        first
     }
 }
 
-impl Check {
-    /// Is this check decided by [`Admission`] (when one compiled)?
-    fn byte_local(self) -> bool {
-        !matches!(self, Check::ScratchAllOrNone)
+/// The probes of byte-local check `check` (index `k`), or None if it is not byte-local.
+fn probes(k: usize, check: Check, plan: &Plan, chip: Chip) -> Option<Vec<Probe>> {
+    let probe = |at: usize, keep: &dyn Fn(u8) -> bool| {
+        let at = u8::try_from(at).ok().filter(|&at| at < 64)?;
+        let mut admits = [false; 256];
+        for (v, ok) in (0..=255u8).zip(admits.iter_mut()) {
+            *ok = keep(v);
+        }
+        Some(Probe {
+            check: k,
+            at,
+            admits,
+        })
+    };
+    match check {
+        Check::Roster => Some(vec![probe(0, &|v| is_named_opcode(chip, v))?]),
+        Check::Tag => plan
+            .tags
+            .iter()
+            .map(|&(at, want)| probe(at, &|v| v == want))
+            .collect(),
+        Check::Events => plan
+            .events
+            .iter()
+            .map(|&(reg, d)| {
+                if reg.len == 1 {
+                    probe(reg.start, &|v| d.admits(u64::from(v), chip))
+                } else {
+                    None
+                }
+            })
+            .collect(),
+        Check::OpcodeEquals => Some(vec![probe(0, &|v| v == plan.opcode)?]),
+        Check::ValidatorReservedZero | Check::ScratchAllOrNone => None,
     }
 }
 
-/// One validated record: its chain, its plan, and the chain's admission on each chip of
-/// [`CHIPS`] (same order).
+/// The plan's `Reserved(Validator)` bytes as a mask, if they lie in the bundle and ascend in
+/// region order (so the lowest set byte is [`evaluate`]'s first offending byte).
+fn zero_mask(plan: &Plan) -> Option<[u8; 64]> {
+    let mut mask = [0u8; 64];
+    let mut next = 0usize;
+    for reg in &plan.reserved {
+        let end = reg.start.checked_add(reg.len).filter(|&e| e <= 64)?;
+        if reg.start < next {
+            return None;
+        }
+        next = end;
+        mask.get_mut(reg.start..end)?.fill(0xFF);
+    }
+    Some(mask)
+}
+
+/// One validated record: its chain, its plan, and the chain compiled for each chip.
 struct Validator {
     chain: &'static [(Predicate, Check)],
-    /// The checks of `chain` that are not byte-local, in chain order.
-    rest: Vec<(Predicate, Check)>,
     plan: Plan,
-    admission: Vec<Option<Admission>>,
+    /// At index `chip as usize`: that chip and the chain compiled for it.
+    compiled: Vec<(Chip, Compiled)>,
 }
 
 impl Validator {
     fn of(opcode: u8, chain: &'static [(Predicate, Check)]) -> Option<Validator> {
         let plan = Plan::of(record(opcode)?);
-        let admission = CHIPS
-            .iter()
-            .map(|&(_, chip)| Admission::compile(chain, &plan, chip))
+        let mut chips: Vec<Chip> = CHIPS.iter().map(|&(_, chip)| chip).collect();
+        chips.sort_by_key(|&chip| chip as usize);
+        let compiled = chips
+            .into_iter()
+            .map(|chip| (chip, Compiled::of(chain, &plan, chip)))
             .collect();
         Some(Validator {
             chain,
-            rest: chain
-                .iter()
-                .copied()
-                .filter(|(_, check)| !check.byte_local())
-                .collect(),
             plan,
-            admission,
+            compiled,
         })
+    }
+
+    /// The chain walked with [`evaluate`] only (a chip without a compiled chain; the tests'
+    /// reference).
+    fn walk(&self, b: &[u8; 64], chip: Chip) -> Option<(usize, (usize, u8))> {
+        self.chain
+            .iter()
+            .enumerate()
+            .find_map(|(k, &(_, check))| evaluate(check, &self.plan, b, chip).err().map(|e| (k, e)))
     }
 }
 
@@ -283,28 +354,28 @@ fn evaluate(check: Check, plan: &Plan, b: &[u8; 64], chip: Chip) -> Result<(), (
 #[derive(Clone, Copy)]
 pub(crate) struct Resolved {
     validator: Option<&'static Validator>,
-    admission: Option<&'static Admission>,
+    /// The chain compiled for `chip` (None: walked with [`evaluate`]).
+    compiled: Option<&'static Compiled>,
     chip: Chip,
 }
 
 impl Resolved {
     pub(crate) fn of(which: usize, chip: Chip) -> Resolved {
         let validator = validators().get(which).and_then(Option::as_ref);
-        let admission = validator.and_then(|v| {
-            CHIPS
-                .iter()
-                .position(|&(_, c)| c == chip)
-                .and_then(|i| v.admission.get(i))
-                .and_then(Option::as_ref)
+        let compiled = validator.and_then(|v| {
+            v.compiled
+                .get(chip as usize)
+                .filter(|(c, _)| *c == chip)
+                .map(|(_, compiled)| compiled)
         });
         Resolved {
             validator,
-            admission,
+            compiled,
             chip,
         }
     }
 
-    /// Run the chain on `b`, short-circuiting at the first failing predicate.
+    /// Run the chain on `b`: the first failing predicate and its offending byte, or Ok.
     pub(crate) fn run(&self, b: &[u8; 64]) -> Result<(), Rejection> {
         let Some(v) = self.validator else {
             // Unreachable with the static tables; report the opcode predicate rather than panic.
@@ -314,20 +385,19 @@ impl Resolved {
                 value: byte_at(b, 0),
             });
         };
-        let admitted = self.admission.is_some_and(|a| a.admits(b));
-        // An admitted bundle passes every byte-local check: walk only the rest (none for the
-        // payload chain), in chain order.
-        let chain = if admitted { &v.rest[..] } else { v.chain };
-        for &(predicate, check) in chain {
-            if let Err((offset, value)) = evaluate(check, &v.plan, b, self.chip) {
-                return Err(Rejection {
-                    predicate,
-                    offset,
-                    value,
-                });
-            }
+        let failed = match self.compiled {
+            Some(compiled) => compiled.run(v.chain, &v.plan, b, self.chip),
+            None => v.walk(b, self.chip),
+        };
+        match failed {
+            None => Ok(()),
+            Some((k, (offset, value))) => Err(Rejection {
+                // The index comes from the chain; the fallback only keeps this total.
+                predicate: v.chain.get(k).map_or(Predicate::ValidOpcode, |&(p, _)| p),
+                offset,
+                value,
+            }),
         }
-        Ok(())
     }
 }
 
@@ -368,4 +438,102 @@ pub fn dbg_header_verdict(b: &[u8; 64], chip: Chip) -> Result<(), String> {
 /// The dbg twin of [`payload_verdict`].
 pub fn dbg_payload_verdict(b: &[u8; 64], chip: Chip) -> Result<(), String> {
     payload_verdict(b, chip).map_err(dbg_message)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The chain walked with [`evaluate`] only: the reading the compiled chain must reproduce.
+    fn walked(which: usize, b: &[u8; 64], chip: Chip) -> Result<(), Rejection> {
+        let v = validators()[which].as_ref().expect("validator");
+        match v.walk(b, chip) {
+            None => Ok(()),
+            Some((k, (offset, value))) => Err(Rejection {
+                predicate: v.chain[k].0,
+                offset,
+                value,
+            }),
+        }
+    }
+
+    /// A bundle the walked chain accepts on `chip`: the record's opcode, its tags, and each
+    /// one-byte event field at its first admitted value (found by trying them all).
+    fn accepted(which: usize, chip: Chip) -> [u8; 64] {
+        let v = validators()[which].as_ref().expect("validator");
+        let mut b = [0u8; 64];
+        b[0] = v.plan.opcode;
+        for &(at, want) in &v.plan.tags {
+            b[at] = want;
+        }
+        for &(reg, d) in &v.plan.events {
+            b[reg.start] = (0..=255u8)
+                .find(|&x| d.admits(u64::from(x), chip))
+                .expect("an admitted event value");
+        }
+        assert_eq!(walked(which, &b, chip), Ok(()), "{which} {chip:?}");
+        b
+    }
+
+    #[test]
+    fn every_check_but_scratch_compiles() {
+        for v in validators().iter().map(|v| v.as_ref().expect("validator")) {
+            for (chip, c) in &v.compiled {
+                let scratch: Vec<usize> = (0..v.chain.len())
+                    .filter(|&k| matches!(v.chain[k].1, Check::ScratchAllOrNone))
+                    .collect();
+                assert_eq!(c.walked, scratch, "{chip:?}");
+                assert!(c.zero.is_some(), "{chip:?}");
+            }
+            let chips: Vec<Chip> = v.compiled.iter().map(|(c, _)| *c).collect();
+            assert_eq!(
+                chips,
+                [Chip::Sunda, Chip::Cayman, Chip::Mariana, Chip::Maverick]
+            );
+        }
+    }
+
+    /// Compiled and walked chains agree (predicate, offset, value) on every single-byte change
+    /// of an accepted bundle and on pseudo-random two- and many-byte changes, every chip.
+    #[test]
+    fn compiled_chain_is_the_walked_chain() {
+        let mut seed = 0x9E37_79B9_7F4A_7C15u64;
+        let mut next = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        let mut refused = 0usize;
+        for &(_, chip) in CHIPS {
+            for which in 0..2 {
+                let base = accepted(which, chip);
+                let mut check = |b: &[u8; 64]| {
+                    let want = walked(which, b, chip);
+                    refused += usize::from(want.is_err());
+                    assert_eq!(run_chain(which, b, chip), want, "{which} {chip:?} {b:02x?}");
+                };
+                check(&base);
+                for at in 0..64 {
+                    for x in 0..=255u8 {
+                        let mut b = base;
+                        b[at] = x;
+                        check(&b);
+                    }
+                }
+                for _ in 0..20_000 {
+                    let mut b = base;
+                    for _ in 0..(next() % 4 + 1) {
+                        let r = next();
+                        b[(r % 64) as usize] = (r >> 8) as u8;
+                    }
+                    check(&b);
+                    let mut r = [0u8; 64];
+                    r.iter_mut().for_each(|x| *x = next() as u8);
+                    check(&r);
+                }
+            }
+        }
+        assert!(refused > 100_000, "{refused}");
+    }
 }
