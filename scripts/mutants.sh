@@ -4,7 +4,7 @@
 # integration tests) as the test command.
 #
 # Usage: scripts/mutants.sh [cargo-mutants arguments...]
-#   everything (about 1000 mutants; hours on 2 cores):   scripts/mutants.sh
+#   everything (about 1,400 mutants; hours on 2 cores):   scripts/mutants.sh
 #   a sample, every 16th mutant:                          scripts/mutants.sh --shard 0/16 --sharding round-robin
 #   one file:                                             scripts/mutants.sh --file core/src/validate.rs
 # Environment:
