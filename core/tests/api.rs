@@ -601,3 +601,47 @@ fn validation_errors_display_the_dbg_message() {
         assert!(!p.name().is_empty());
     }
 }
+
+#[test]
+fn header_encoder_applies_the_scratch_rule_to_each_field() {
+    // S000 header (5) / SPEC §3: a header with any scratch field nonzero must have
+    // has_scratch_space (0x10), scratch_space_size (0x18) and num_partitions (0x1C)
+    // all nonzero; the address (0x14) is not part of "full". The encoder refuses
+    // what the validator would refuse.
+    let base = CustomOpHeader {
+        num_payloads: 2,
+        ..Default::default()
+    };
+    let with = |f: &dyn Fn(&mut CustomOpHeader)| {
+        let mut h = base.clone();
+        f(&mut h);
+        h.encode(G)
+    };
+    let partial: [&dyn Fn(&mut CustomOpHeader); 6] = [
+        &|h| h.has_scratch_space = 1,
+        &|h| h.scratch_space_addr = 0x1000,
+        &|h| h.scratch_space_size = 64,
+        &|h| h.scratch_space_num_partitions = 1,
+        &|h| {
+            h.has_scratch_space = 1;
+            h.scratch_space_size = 64;
+        },
+        &|h| {
+            h.scratch_space_size = 64;
+            h.scratch_space_num_partitions = 1;
+        },
+    ];
+    for (i, f) in partial.iter().enumerate() {
+        assert!(
+            matches!(with(f), Err(EncodeError::ScratchSpaceVal { .. })),
+            "partial scratch #{i} must be refused"
+        );
+    }
+    assert!(with(&|h| {
+        h.has_scratch_space = 1;
+        h.scratch_space_size = 64;
+        h.scratch_space_num_partitions = 1;
+    })
+    .is_ok());
+    assert!(with(&|_| {}).is_ok());
+}
