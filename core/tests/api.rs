@@ -613,7 +613,7 @@ fn header_encoder_applies_the_scratch_rule_to_each_field() {
         ..Default::default()
     };
     let with = |f: &dyn Fn(&mut CustomOpHeader)| {
-        let mut h = base.clone();
+        let mut h = base;
         f(&mut h);
         h.encode(G)
     };
