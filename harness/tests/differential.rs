@@ -154,3 +154,82 @@ fn groups_of_every_argument_count_agree() {
         );
     }
 }
+
+/// The verdict comparison of the gate is by predicate; this one also holds the
+/// two readings to the same *first offending byte* (what `explain` highlights),
+/// for every single-byte change and every equal-value byte pair of each valid
+/// image, under every generation. The scratch rule names a field group, not a
+/// byte (core reports has_scratch_space 0x10, SPEC §3), so only its predicate
+/// is compared.
+#[test]
+fn validators_name_the_same_offending_byte() {
+    use tpb_core::validate::{validate_header, validate_payload};
+    let gens = [
+        (Generation::V2, Chip::Sunda),
+        (Generation::V3, Chip::Cayman),
+        (Generation::V4, Chip::Mariana),
+        (Generation::V5, Chip::Maverick),
+    ];
+    let mut compared = 0u32;
+    let mut check = |b: &[u8; 64], g: Generation, chip: Chip| {
+        let bundle = Bundle::from_slice(b).unwrap();
+        let pairs = [
+            (
+                validate_header(&bundle, g).err(),
+                tpb_oracle::header_verdict(b, chip).err(),
+            ),
+            (
+                validate_payload(&bundle, g).err(),
+                tpb_oracle::payload_verdict(b, chip).err(),
+            ),
+        ];
+        for (c, o) in pairs {
+            match (c, o) {
+                (None, None) => {}
+                (Some(c), Some(o)) => {
+                    assert_eq!(
+                        c.predicate().name(),
+                        o.predicate.name(),
+                        "{g:?} {}",
+                        tpb_harness::subjects::hex(b)
+                    );
+                    if c.predicate().name() != "custom_op_header_scratch_space_val" {
+                        assert_eq!(
+                            c.offset(),
+                            o.offset,
+                            "{g:?} {}: {} at core 0x{:02X}, oracle 0x{:02X}",
+                            tpb_harness::subjects::hex(b),
+                            c.predicate().name(),
+                            c.offset(),
+                            o.offset
+                        );
+                        compared += 1;
+                    }
+                }
+                (c, o) => panic!(
+                    "{g:?} {}: core {:?}, oracle {:?}",
+                    tpb_harness::subjects::hex(b),
+                    c.map(|e| e.predicate().name()),
+                    o.map(|r| r.predicate.name())
+                ),
+            }
+        }
+    };
+    for (g, chip) in gens {
+        for base in valid_images() {
+            for i in 0..64 {
+                for v in [0x01u8, 0x80, 0xFF] {
+                    let mut b = base;
+                    b[i] = v;
+                    check(&b, g, chip);
+                    for j in i + 1..64 {
+                        let mut b2 = b;
+                        b2[j] = v;
+                        check(&b2, g, chip);
+                    }
+                }
+            }
+        }
+    }
+    assert!(compared > 100_000, "only {compared} offsets compared");
+}
