@@ -137,8 +137,9 @@ fn header_corpus(root: &Path) -> PathBuf {
     c
 }
 
-fn quick(corpus: &Path, report: &Path, extra: &[&str]) -> Output {
-    let mut args = vec![
+/// A 50-case `validate_header` gate over `corpus`, reporting to `report`.
+fn quick_args<'a>(corpus: &'a Path, report: &'a Path) -> Vec<&'a str> {
+    vec![
         "--cases",
         "50",
         "--targets",
@@ -147,7 +148,11 @@ fn quick(corpus: &Path, report: &Path, extra: &[&str]) -> Output {
         corpus.to_str().unwrap(),
         "--report-dir",
         report.to_str().unwrap(),
-    ];
+    ]
+}
+
+fn quick(corpus: &Path, report: &Path, extra: &[&str]) -> Output {
+    let mut args = quick_args(corpus, report);
     args.extend_from_slice(extra);
     gate(&args).output().unwrap()
 }
@@ -478,19 +483,10 @@ fn closed_stdout_keeps_the_verdict() {
     let root = tmp("closed-stdout");
     let corpus = header_corpus(&root);
     let report = root.join("report");
-    let mut child = gate(&[
-        "--cases",
-        "50",
-        "--targets",
-        "validate_header",
-        "--corpus",
-        corpus.to_str().unwrap(),
-        "--report-dir",
-        report.to_str().unwrap(),
-    ])
-    .stderr(Stdio::null())
-    .spawn()
-    .unwrap();
+    let mut child = gate(&quick_args(&corpus, &report))
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
     // Close our end of its stdout before it prints anything.
     drop(child.stdout.take());
     let status = child.wait().unwrap();
