@@ -15,11 +15,13 @@
 //!   subjects over the tpb-subject/1 protocol;
 //! - data stated once: [`targets`] (the target registry), [`layout`] (the
 //!   bundle layout), [`arch`] (generations); and the plumbing [`input`],
-//!   [`atomic`], [`explain`], [`fields_json`] (decoded fields as JSON).
+//!   [`atomic`], [`explain`], [`blame`] (the bytes an answer blames),
+//!   [`fields_json`] (decoded fields as JSON).
 #![deny(unsafe_code)]
 
 pub mod arch;
 pub mod atomic;
+pub mod blame;
 pub mod cli;
 pub mod engine;
 pub mod explain;
