@@ -85,7 +85,7 @@ fn red_bytes(t: &str) -> Vec<usize> {
                 rest = &rest[end..];
                 continue;
             }
-            if red && col >= 8 && (col - 8) % 3 == 0 && col < 8 + 47 {
+            if red && col >= 8 && (col - 8).is_multiple_of(3) && col < 8 + 47 {
                 out.push(row + (col - 8) / 3);
             }
             col += 1;
