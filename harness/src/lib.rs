@@ -19,6 +19,12 @@
 //!   [`fields_json`] (decoded fields as JSON).
 #![deny(unsafe_code)]
 
+/// The version of `SPEC.md` this workspace implements, stated once: SPEC.md's
+/// "Spec version" line, `corpus/VERSION` (written by the `gen_corpus`
+/// example from [`fuzz_entry::CORPUS_VERSION`], checked by corpus replay) and
+/// every other mention must equal it (`tests/docs_hygiene.rs`).
+pub const SPEC_VERSION: &str = "tpb-spec-1";
+
 pub mod arch;
 pub mod atomic;
 pub mod blame;
