@@ -118,6 +118,38 @@ impl Answer {
         }
     }
 
+    /// An answer read back from a divergence signature's short verdict
+    /// ([`crate::engine::Signature`] `left` / `right`): `valid` / `ok` /
+    /// `answered` → valid; `reserved@0xNN` → `reserved` at that offset;
+    /// `err:<field>` (an encode refusal) → `roundtrip:<field>`; `panic`,
+    /// `no-panic` and fault classes → a fault; anything else → that predicate
+    /// or field, without an offset (short verdicts carry only reserved
+    /// offsets: use [`ask`] for the others; `other_bytes` has no re-encoding
+    /// to compare, so it blames nothing).
+    pub fn from_short(short: &str) -> Answer {
+        const FAULTS: [&str; 6] = [
+            "panic",
+            "no-panic",
+            "unsupported",
+            "crash",
+            "timeout",
+            "protocol",
+        ];
+        let rejected = |reason: String, offset| Answer::Rejected { reason, offset };
+        match short {
+            "valid" | "ok" | "answered" => Answer::Valid,
+            s if FAULTS.contains(&s) => Answer::Fault(s.to_string()),
+            s => match (s.strip_prefix("reserved@0x"), s.strip_prefix("err:")) {
+                (Some(hex), _) => match usize::from_str_radix(hex, 16) {
+                    Ok(o) => rejected("reserved".to_string(), Some(o)),
+                    Err(_) => rejected(s.to_string(), None),
+                },
+                (_, Some(f)) => rejected(format!("roundtrip:{f}"), None),
+                _ => rejected(s.to_string(), None),
+            },
+        }
+    }
+
     /// The short verdict: `None` for valid, else the reason (`roundtrip` for
     /// [`Answer::Reencoded`], the fault's text for [`Answer::Fault`]).
     pub fn reason(&self) -> Option<&str> {
@@ -534,6 +566,29 @@ mod tests {
             assert_eq!(a, Answer::Valid, "{}", s.name());
             assert!(blamed_bytes(&b, &a).is_empty());
         }
+    }
+
+    #[test]
+    fn short_verdicts_read_back() {
+        let mut b = d9();
+        b[0x0F] = 1;
+        b[0x20] = 2;
+        // `reserved@0x0F`: the only reserved byte of 0xD9 (SPEC §5); 0x20 is `ap`, not reserved.
+        let a = Answer::from_short("reserved@0x0F");
+        assert_eq!(a.offset(), Some(0x0F));
+        assert_eq!(blamed_bytes(&b, &a), ByteSet::of([0x0F]));
+        let mut h = header();
+        h[0x3F] = 1;
+        let a = Answer::from_short("custom_op_header_reserved_zero");
+        assert_eq!(blamed_bytes(&h, &a), ByteSet::of([0x3F]));
+        assert_eq!(Answer::from_short("ok"), Answer::Valid);
+        assert_eq!(Answer::from_short("valid"), Answer::Valid);
+        assert!(matches!(Answer::from_short("timeout"), Answer::Fault(_)));
+        assert_eq!(
+            Answer::from_short("err:dtype").reason(),
+            Some("roundtrip:dtype")
+        );
+        assert!(blamed_bytes(&b, &Answer::from_short("other_bytes")).is_empty());
     }
 
     #[test]
