@@ -228,8 +228,10 @@ fn validator_offset(
 
 const SCRATCH: &str = "custom_op_header_scratch_space_val";
 
-/// The bytes of bundle `b` that `answer` blames. Per reason (SPEC §3, §4,
-/// §5.1; layout from [`crate::layout`]):
+/// The bytes of bundle `b` that `answer` blames: the fewest bytes that would
+/// have to change for the failing rule to hold (when several smallest
+/// changes exist, the bytes of all of them). Per reason (SPEC §3, §4, §5.1;
+/// layout from [`crate::layout`]):
 ///
 /// - `valid_opcode`, `is_custom_op_header_opcode`,
 ///   `is_custom_op_payload_opcode`, decode `opcode`: byte 0x00.
@@ -241,11 +243,14 @@ const SCRATCH: &str = "custom_op_header_scratch_space_val";
 ///   0x1D..=0x1F, 0x20..=0x3F; `custom_op_payload_reserved_zero`: every
 ///   nonzero byte of 0x0C..=0x0E; decode `reserved`: every nonzero reserved
 ///   byte of the opcode's layout.
-/// - `custom_op_header_scratch_space_val` (all-zero or all-nonzero): when the
-///   descriptor is non-empty but not full, its nonzero bytes (0x10,
-///   0x14..=0x1C: they make it non-empty) and each required part that is zero
-///   (0x10; 0x18..=0x1B when that dword is 0; 0x1C): they make it not full.
-///   Its offset is not used (core names 0x10 for the whole group).
+/// - `custom_op_header_scratch_space_val` (all-zero or all-nonzero): the
+///   descriptor (0x10, 0x14..=0x1C) is non-empty but one of its required
+///   parts (byte 0x10, dword 0x18..=0x1B, byte 0x1C) is zero. Either every
+///   nonzero descriptor byte must become zero, or every zero required part
+///   nonzero (any byte of it will do, so the whole part is marked): the
+///   cheaper of the two, both on a tie. E.g. only 0x10 set → 0x10; 0x10 and
+///   0x1C set → 0x18..=0x1B; only an address byte set → that byte. The
+///   implementation's offset is not used (core names 0x10 for the group).
 /// - any other decode field (`wait_mode`, `update_mode`, `cce_op`, `dtype`,
 ///   `kind`, `src_dtype`, `dst_dtype`, `cross_core_enable`, `valid`,
 ///   `arg_type`, each one byte) and `roundtrip:<field>`: that field's byte.
@@ -331,15 +336,18 @@ fn breaking(reason: &str, b: &[u8; 64]) -> ByteSet {
         SCRATCH => {
             // SPEC §3 #6: non-empty := any descriptor byte nonzero; full :=
             // byte 0x10, dword 0x18 and byte 0x1C all nonzero.
+            // Clearing costs one byte per nonzero byte, filling one per empty part.
             let parts: [&[usize]; 3] = [&[0x10], &[0x18, 0x19, 0x1A, 0x1B], &[0x1C]];
-            let empty_parts: Vec<&[usize]> = parts
+            let empty: Vec<&[usize]> = parts
                 .into_iter()
                 .filter(|p| p.iter().all(|&i| b[i] == 0))
                 .collect();
-            if nonzero.is_empty() || empty_parts.is_empty() {
-                ByteSet::EMPTY
-            } else {
-                nonzero.union(ByteSet::of(empty_parts.into_iter().flatten().copied()))
+            let fill = ByteSet::of(empty.iter().flat_map(|p| p.iter().copied()));
+            match (nonzero.len(), empty.len()) {
+                (0, _) | (_, 0) => ByteSet::EMPTY,
+                (clear, fills) if clear < fills => nonzero,
+                (clear, fills) if fills < clear => fill,
+                _ => nonzero.union(fill),
             }
         }
         // A one-byte rule that failed: that byte.
@@ -471,25 +479,91 @@ mod tests {
     }
 
     #[test]
-    fn scratch_blames_the_populated_bytes_and_the_empty_required_parts() {
+    fn scratch_blames_the_smallest_change_that_makes_it_hold() {
         // SPEC §3 #6: non-empty (any of 0x10, 0x14..=0x1C nonzero) needs byte
         // 0x10, dword 0x18 and byte 0x1C nonzero; the address never needs to be.
         let scratch = "custom_op_header_scratch_space_val";
+        // Only the flag: clearing it (1 byte) beats filling size and partitions (2).
         let mut b = header();
         b[0x10] = 0x01;
-        blames(H, b, scratch, &[0x10, 0x18, 0x19, 0x1A, 0x1B, 0x1C]);
+        blames(H, b, scratch, &[0x10]);
+        // Size and partitions without the flag: the flag is the one byte missing.
         let mut b = header();
         b[0x18] = 0x01;
         b[0x1C] = 0x01;
-        blames(H, b, scratch, &[0x10, 0x18, 0x1C]);
+        blames(H, b, scratch, &[0x10]);
+        // Flag and partitions, size 0: any byte of the size dword.
+        let mut b = header();
+        b[0x10] = 0x01;
+        b[0x1C] = 0x04;
+        b[0x15] = 0x09; // the address is fine either way
+        blames(H, b, scratch, &[0x18, 0x19, 0x1A, 0x1B]);
+        // Only an address byte: that byte.
         let mut b = header();
         b[0x15] = 0x01;
-        blames(H, b, scratch, &[0x10, 0x15, 0x18, 0x19, 0x1A, 0x1B, 0x1C]);
+        blames(H, b, scratch, &[0x15]);
+        // Flag, one size byte and an address byte, no partitions: 0x1C.
         let mut b = header();
         b[0x10] = 0x01;
         b[0x19] = 0x01;
         b[0x14] = 0x07;
-        blames(H, b, scratch, &[0x10, 0x14, 0x19, 0x1C]);
+        blames(H, b, scratch, &[0x1C]);
+        // A tie (flag + address vs size + partitions): both changes.
+        let mut b = header();
+        b[0x10] = 0x01;
+        b[0x17] = 0x01;
+        blames(H, b, scratch, &[0x10, 0x17, 0x18, 0x19, 0x1A, 0x1B, 0x1C]);
+        // Full: not this predicate.
+        let mut b = header();
+        b[0x10] = 1;
+        b[0x1A] = 1;
+        b[0x1C] = 1;
+        blames_none(H, b);
+    }
+
+    /// Every zero / nonzero pattern of the ten scratch descriptor bytes: the
+    /// blamed set is the union of the smallest sets of bytes whose toggling
+    /// (zero ↔ nonzero) makes the oracle's header validator pass the scratch
+    /// predicate — found by brute force, not by [`blamed_bytes`]' rule.
+    #[test]
+    fn scratch_blame_is_the_union_of_the_smallest_fixes() {
+        const DESC: [usize; 10] = [0x10, 0x14, 0x15, 0x16, 0x17, 0x18, 0x19, 0x1A, 0x1B, 0x1C];
+        let oracle = registry::oracle_for(Arch::V2);
+        let scratch_fails = |b: &[u8; 64]| {
+            oracle
+                .validate(Validator::Header, b)
+                .unwrap()
+                .is_some_and(|p| p.name() == SCRATCH)
+        };
+        let with = |pattern: u32| {
+            let mut b = header();
+            for (k, &i) in DESC.iter().enumerate() {
+                b[i] = if pattern >> k & 1 == 1 { 0x5A } else { 0 };
+            }
+            b
+        };
+        let mut failing = 0;
+        for pattern in 0..1u32 << DESC.len() {
+            let b = with(pattern);
+            if !scratch_fails(&b) {
+                continue;
+            }
+            failing += 1;
+            let fixes: Vec<u32> = (1..1u32 << DESC.len())
+                .filter(|toggle| !scratch_fails(&with(pattern ^ toggle)))
+                .collect();
+            let fewest = fixes.iter().map(|t| t.count_ones()).min().unwrap();
+            let want = ByteSet::of(
+                fixes
+                    .iter()
+                    .filter(|t| t.count_ones() == fewest)
+                    .flat_map(|t| (0..DESC.len()).filter(move |k| t >> k & 1 == 1))
+                    .map(|k| DESC[k]),
+            );
+            let a = ask(registry::core_for(Arch::V2).as_ref(), H, &b).unwrap();
+            assert_eq!(blamed_bytes(&b, &a), want, "{}", crate::subjects::hex(&b));
+        }
+        assert!(failing > 500, "only {failing} failing patterns");
     }
 
     #[test]
