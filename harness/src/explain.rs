@@ -258,3 +258,49 @@ pub fn render(
     s.pop();
     (s, answer.reason().is_none())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The plain text the report embeds (summary.md's annotated input): the
+    /// byte SPEC §3 #5 rejects — 0x3F, the last of the second row of the
+    /// 32-byte reserved tail — alone has a caret, and only its row is marked.
+    #[test]
+    fn plain_text_marks_the_offending_byte_of_a_continuation_row() {
+        let mut b = [0u8; 64];
+        b[0] = 0x85;
+        b[1] = 0x10;
+        b[0x3F] = 0x01;
+        let (t, valid) = explain_bundle(&b, "bundle", false, Arch::V2);
+        assert!(!valid);
+        assert!(!t.contains('\x1b'), "{t}");
+        let lines: Vec<&str> = t.lines().collect();
+        let failed: Vec<usize> = (0..lines.len())
+            .filter(|&i| lines[i].contains("<== FAILED"))
+            .collect();
+        assert_eq!(failed.len(), 1, "{t}");
+        let row = lines[failed[0]];
+        assert!(row.starts_with("  0x30  "), "{t}");
+        assert!(
+            row.ends_with("<== FAILED: custom_op_header_reserved_zero"),
+            "{t}"
+        );
+        // The caret under the 16th byte column: 8 + 15 * 3.
+        assert_eq!(
+            lines[failed[0] + 1],
+            format!("{}^^", " ".repeat(8 + 15 * 3))
+        );
+        assert_eq!(t.matches("^^").count(), 1, "{t}");
+        assert!(lines[0].ends_with("(byte 0x3F)"), "{t}");
+    }
+
+    #[test]
+    fn byte_ranges_are_compact() {
+        assert_eq!(ranges(ByteSet::of([0x04])), "0x04");
+        assert_eq!(
+            ranges(ByteSet::of([0x10, 0x18, 0x19, 0x1A, 0x1B, 0x3F])),
+            "0x10, 0x18..=0x1B, 0x3F"
+        );
+    }
+}
