@@ -279,3 +279,59 @@ fn measurement_log_lives_in_docs_measurements() {
         );
     }
 }
+
+/// `SPEC §N` / `SPEC.md §N.M` citations, as section numbers.
+fn spec_citations(text: &str) -> BTreeSet<String> {
+    let mut out = BTreeSet::new();
+    for pat in ["SPEC §", "SPEC.md §"] {
+        for (i, _) in text.match_indices(pat) {
+            let n: String = text[i + pat.len()..]
+                .chars()
+                .take_while(|c| c.is_ascii_digit() || *c == '.')
+                .collect();
+            let n = n.trim_end_matches('.');
+            if !n.is_empty() {
+                out.insert(n.to_string());
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn every_spec_section_citation_has_a_heading() {
+    let spec = fs::read_to_string(root().join("SPEC.md")).unwrap();
+    // `## 5. The encoders` → "5"; `### 5.1 Decoding` → "5.1".
+    let sections: BTreeSet<String> = spec
+        .lines()
+        .filter(|l| l.starts_with("## ") || l.starts_with("### "))
+        .filter_map(|l| l.split_whitespace().nth(1))
+        .map(|n| n.trim_end_matches('.').to_string())
+        .collect();
+    assert!(
+        sections.contains("5.1") && sections.contains("10"),
+        "{sections:?}"
+    );
+    assert_eq!(
+        spec_citations("SPEC §5.1, SPEC §3 #6. SPEC.md §9."),
+        ["3", "5.1", "9"].map(String::from).into()
+    );
+    let mut cited = 0;
+    let mut unresolved = Vec::new();
+    for (p, t) in sources() {
+        if !matches!(ext(&p), "rs" | "md") {
+            continue;
+        }
+        for n in spec_citations(&t) {
+            cited += 1;
+            if !sections.contains(&n) {
+                unresolved.push(format!("{}: SPEC §{n}", p.display()));
+            }
+        }
+    }
+    assert!(cited > 100, "only {cited} SPEC citations found");
+    assert!(
+        unresolved.is_empty(),
+        "SPEC sections that do not exist: {unresolved:#?}"
+    );
+}
