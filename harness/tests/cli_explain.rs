@@ -215,7 +215,7 @@ fn color_modes_and_no_color() {
         let mut c = Command::new("script");
         c.args([
             "-qec",
-            &format!("{BIN} explain {}", p.display()),
+            &format!("'{BIN}' explain '{}'", p.display()),
             "/dev/null",
         ])
         .env_remove("NO_COLOR");
