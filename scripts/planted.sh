@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Time-to-find of the four planted-bug classes of issue 12 (the table in fuzz/README.md).
+# Time-to-find of the four planted-bug classes of issue 12 (the table in docs/measurements.md).
 #
 # Clones HEAD into a scratch directory, applies scripts/planted/bugs.patch there (core gains
 # four bugs, bug n switched on at run time by TPB_PLANT=n, so one build serves all four),

@@ -1,7 +1,7 @@
 //! `tpb-core`: encoder, decoder and validators for the 64-byte TPB ISA bundles.
 //!
-//! Implements `SPEC.md` (`tpb-spec-2`). Citations: **S000** = seed 000 (CUSTOM_OP
-//! validators), **S003** = seed 003 (cross-engine encoders), **F§n** = FACTS section n
+//! Implements `SPEC.md` (`tpb-spec-1`). Citations: **S000** = seed 000 (CUSTOM_OP
+//! validators), **S003** = seed 003 (cross-engine encoders), **F§n** = `docs/sources.md` §n
 //! ([H] = the ISA headers), **D-n** = a SPEC §9 decision. Every wire function takes the
 //! hardware [`Generation`] (v2 Sunda is the default).
 //!

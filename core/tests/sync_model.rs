@@ -1,5 +1,5 @@
 //! The alloc_semaphores model against the seed (S000 §"The sync handshake"). Expected values
-//! come from the seed text and `core/SPEC_sync.md`, not from running the code.
+//! come from the seed text and SPEC §8, not from running the code.
 
 use tpb_core::sync::{
     alloc_semaphores, stamp_consumer, stamp_custom_op_header, AllocFrom, Dep, Engine, Instr,

@@ -3,8 +3,10 @@
 //! subject and the harness's [`crate::layout`].
 
 use crate::arch::Arch;
-use crate::layout::{layout, predicate_bytes, Domain, Role};
+use crate::blame::{ask, blamed_bytes, Answer, ByteSet};
+use crate::layout::{layout, Domain, Role};
 use crate::subjects::{registry, DecodeFail, Subject, Validator, Value};
+use crate::targets::Check;
 
 /// Which verdict [`judge`] gives.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -65,50 +67,161 @@ fn le(bytes: &[u8]) -> u64 {
         .fold(0u64, |acc, &x| (acc << 8) | u64::from(x))
 }
 
-/// Renders one bundle's explanation (no trailing newline). `color` adds ANSI
-/// escapes; the textual `<== FAILED` marker is always there.
-pub fn explain_bundle(b: &[u8; 64], header: &str, color: bool, arch: Arch) -> (String, bool) {
-    let verdict = judge(b, Mode::Auto, arch);
-    let decoded = registry::core_for(arch).decode(b).ok().and_then(Result::ok);
-    let hot: Vec<usize> = match &verdict {
-        None => Vec::new(),
-        Some((f, off)) => {
-            let mut v = predicate_bytes(f, b);
-            if v.is_empty() {
-                if let Some(o) = off {
-                    v.push(*o);
-                }
-            }
-            v
-        }
+/// The reference's answer about `b` as [`judge`] in [`Mode::Auto`] reads it,
+/// with the offending byte it names (see [`crate::blame::ask`]).
+pub fn reference_answer(b: &[u8; 64], arch: Arch) -> Answer {
+    let check = match b[0] {
+        0x85 => Check::Validator(Validator::Header),
+        0x86 => Check::Validator(Validator::Payload),
+        _ => Check::Roundtrip,
     };
+    ask(registry::core_for(arch).as_ref(), check, b)
+        .unwrap_or_else(|| Answer::Fault("no bundle check".to_string()))
+}
+
+/// The value column of a field span: the decoded value when the bundle
+/// decodes, else the same reading from the raw bytes (so names stay readable
+/// on an invalid bundle).
+fn field_value(
+    name: &str,
+    domain: Domain,
+    bytes: &[u8],
+    decoded: Option<&crate::subjects::Decoded>,
+    arch: Arch,
+) -> String {
+    if let Some(v) = decoded.and_then(|d| d.get(name)) {
+        return match v {
+            Value::Bytes(v) => format!("({} bytes)", v.len()),
+            v => v.to_string(),
+        };
+    }
+    match domain {
+        Domain::Ap => format!("({} bytes)", bytes.len()),
+        Domain::CceOp | Domain::Kind => match registry::table_byte_name(name, bytes[0]) {
+            Some(n) if legal(domain, bytes[0], arch) => n.to_string(),
+            Some(n) => format!("0x{:02X} {n} (not a member)", bytes[0]),
+            None => format!("0x{:02X} (not a member)", bytes[0]),
+        },
+        _ if bytes.len() <= 8 => {
+            let v = le(bytes);
+            if legal(domain, bytes[0], arch) {
+                v.to_string()
+            } else {
+                format!("{v} (not a member)")
+            }
+        }
+        _ => format!("({} bytes)", bytes.len()),
+    }
+}
+
+/// Is `v` a legal first byte of a `domain` field under `arch`?
+fn legal(domain: Domain, v: u8, arch: Arch) -> bool {
+    domain.values_for(arch).is_none_or(|vs| vs.contains(&v))
+}
+
+/// `0x04, 0x18..=0x1B`: the runs of a byte set.
+fn ranges(set: ByteSet) -> String {
+    let mut runs: Vec<(usize, usize)> = Vec::new();
+    for i in set.iter() {
+        match runs.last_mut() {
+            Some((_, end)) if *end + 1 == i => *end = i,
+            _ => runs.push((i, i)),
+        }
+    }
+    runs.iter()
+        .map(|&(a, z)| {
+            if a == z {
+                format!("0x{a:02X}")
+            } else {
+                format!("0x{a:02X}..=0x{z:02X}")
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// Width of the field-name column.
+const NAME_W: usize = 28;
+
+/// Renders one bundle's explanation (no trailing newline). Every byte the
+/// reference's answer blames ([`blamed_bytes`]) has a `^^` under it, and each
+/// row holding one ends with `<== FAILED: <reason>`; `color` also paints those
+/// bytes red and zero reserved bytes dim, each escape reset before the end of
+/// its line.
+pub fn explain_bundle(b: &[u8; 64], header: &str, color: bool, arch: Arch) -> (String, bool) {
+    let answer = reference_answer(b, arch);
+    let hot = blamed_bytes(b, &answer);
+    render(b, header, color, arch, &answer, hot)
+}
+
+/// [`explain_bundle`] with the answer and the blamed bytes given.
+pub fn render(
+    b: &[u8; 64],
+    header: &str,
+    color: bool,
+    arch: Arch,
+    answer: &Answer,
+    hot: ByteSet,
+) -> (String, bool) {
+    let decoded = registry::core_for(arch).decode(b).ok().and_then(Result::ok);
     let mut s = String::new();
     let op = b[0];
-    let status = match &verdict {
+    let status = match answer.reason() {
         None => "valid".to_string(),
-        Some((f, Some(o))) => format!("INVALID: {f} (byte 0x{o:02X})"),
-        Some((f, None)) => format!("INVALID: {f}"),
+        Some(f) if hot.len() == 1 => format!("INVALID: {f} (byte {})", ranges(hot)),
+        Some(f) if !hot.is_empty() => format!("INVALID: {f} (bytes {})", ranges(hot)),
+        Some(f) => format!("INVALID: {f}"),
     };
     s.push_str(&format!(
         "{header} {} {}: {status}\n",
         opcode_str(op),
         mnemonic_of(op).unwrap_or("(not a decodable opcode)")
     ));
-    s.push_str("  off   bytes                                            field                       value\n");
+    s.push_str(&format!(
+        "  off   bytes                                            {:<NAME_W$}  value\n",
+        "field"
+    ));
+    let mark = |s: &mut String| {
+        let text = format!("<== FAILED: {}", answer.reason().unwrap_or(""));
+        if color {
+            s.push_str(&format!("  {RED}{text}{RESET}"));
+        } else {
+            s.push_str(&format!("  {text}"));
+        }
+    };
     for span in layout(op) {
         let bytes = &b[span.off..span.off + span.len];
-        let failed_here = (span.off..span.off + span.len).any(|i| hot.contains(&i));
+        let value = match span.role {
+            Role::Reserved if bytes.iter().all(|&x| x == 0) => "(reserved, zero)".to_string(),
+            Role::Reserved => "(reserved, NONZERO)".to_string(),
+            Role::Const(v) if bytes[0] == v => format!("0x{v:02X} (constant)"),
+            Role::Const(v) => format!("0x{:02X} (expected constant 0x{v:02X})", bytes[0]),
+            Role::Unknown => "(no encoder for this opcode)".to_string(),
+            Role::Field(Domain::Opcode) => opcode_str(op),
+            // The mode's header name (SPEC §6.5; FACTS §2 [H]).
+            Role::Field(Domain::WaitMode | Domain::UpdateMode) => {
+                match registry::mode_byte_name(span.name, bytes[0]) {
+                    Some(n) => format!("0x{:02X} {n}", bytes[0]),
+                    None => format!("0x{:02X} (not a member)", bytes[0]),
+                }
+            }
+            Role::Field(d) => field_value(span.name, d, bytes, decoded.as_ref(), arch),
+        };
         // Byte column: at most 16 bytes per row.
-        let mut rows: Vec<String> = Vec::new();
-        for (ci, chunk) in bytes.chunks(16).enumerate() {
+        for (k, chunk) in bytes.chunks(16).enumerate() {
+            let row_off = span.off + k * 16;
             let mut row = String::new();
+            let mut carets = String::new();
             for (j, x) in chunk.iter().enumerate() {
-                let i = span.off + ci * 16 + j;
+                let i = row_off + j;
                 if j > 0 {
                     row.push(' ');
+                    carets.push(' ');
                 }
                 let h = format!("{x:02x}");
-                if color && hot.contains(&i) {
+                let blamed = hot.contains(i);
+                carets.push_str(if blamed { "^^" } else { "  " });
+                if color && blamed {
                     row.push_str(&format!("{RED}{h}{RESET}"));
                 } else if color && span.role == Role::Reserved && *x == 0 {
                     row.push_str(&format!("{DIM}{h}{RESET}"));
@@ -117,65 +230,77 @@ pub fn explain_bundle(b: &[u8; 64], header: &str, color: bool, arch: Arch) -> (S
                 }
             }
             // pad to the width of 16 bytes (47 visible chars)
-            let visible = chunk.len() * 3 - 1;
-            row.push_str(&" ".repeat(47usize.saturating_sub(visible)));
-            rows.push(row);
-        }
-        let value = match span.role {
-            Role::Reserved => {
-                if bytes.iter().all(|&x| x == 0) {
-                    "(reserved, zero)".to_string()
-                } else {
-                    "(reserved, NONZERO)".to_string()
-                }
-            }
-            Role::Const(v) => {
-                if bytes[0] == v {
-                    format!("0x{v:02X} (constant)")
-                } else {
-                    format!("0x{:02X} (expected constant 0x{v:02X})", bytes[0])
-                }
-            }
-            Role::Unknown => "(no encoder for this opcode)".to_string(),
-            Role::Field(Domain::Opcode) => opcode_str(op),
-            // The mode's header name (FACTS §2 [H]).
-            Role::Field(Domain::WaitMode | Domain::UpdateMode) => {
-                match registry::mode_byte_name(span.name, bytes[0]) {
-                    Some(n) => format!("0x{:02X} {n}", bytes[0]),
-                    None => format!("0x{:02X} (not a member)", bytes[0]),
-                }
-            }
-            Role::Field(_) => match decoded.as_ref().and_then(|d| d.get(span.name)) {
-                Some(Value::Bytes(v)) => format!("({} bytes)", v.len()),
-                Some(v) => v.to_string(),
-                None if span.len <= 8 => format!("{} (raw)", le(bytes)),
-                None => "(raw)".to_string(),
-            },
-        };
-        let name = if span.role == Role::Reserved {
-            "reserved"
-        } else {
-            span.name
-        };
-        let mark = if failed_here {
-            match &verdict {
-                Some((f, _)) => format!("  <== FAILED: {f}"),
-                None => String::new(),
-            }
-        } else {
-            String::new()
-        };
-        for (k, row) in rows.iter().enumerate() {
-            let off = span.off + k * 16;
-            if k == 0 {
-                s.push_str(&format!(
-                    "  0x{off:02X}  {row}  {name:<26}  {value}{mark}\n"
-                ));
+            let pad = " ".repeat(47usize.saturating_sub(chunk.len() * 3 - 1));
+            let row_hot = (row_off..row_off + chunk.len()).any(|i| hot.contains(i));
+            let name = if span.role == Role::Reserved {
+                "reserved"
             } else {
-                s.push_str(&format!("  0x{off:02X}  {row}\n"));
+                span.name
+            };
+            let mut line = if k == 0 {
+                format!("  0x{row_off:02X}  {row}{pad}  {name:<NAME_W$}  {value}")
+            } else if row_hot {
+                format!("  0x{row_off:02X}  {row}{pad}  {:<NAME_W$}  (cont.)", "")
+            } else {
+                format!("  0x{row_off:02X}  {row}")
+            };
+            if row_hot {
+                mark(&mut line);
+            }
+            s.push_str(&line);
+            s.push('\n');
+            if row_hot {
+                s.push_str(&format!("        {}", carets.trim_end()));
+                s.push('\n');
             }
         }
     }
     s.pop();
-    (s, verdict.is_none())
+    (s, answer.reason().is_none())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The plain text the report embeds (summary.md's annotated input): the
+    /// byte SPEC §3 #5 rejects — 0x3F, the last of the second row of the
+    /// 32-byte reserved tail — alone has a caret, and only its row is marked.
+    #[test]
+    fn plain_text_marks_the_offending_byte_of_a_continuation_row() {
+        let mut b = [0u8; 64];
+        b[0] = 0x85;
+        b[1] = 0x10;
+        b[0x3F] = 0x01;
+        let (t, valid) = explain_bundle(&b, "bundle", false, Arch::V2);
+        assert!(!valid);
+        assert!(!t.contains('\x1b'), "{t}");
+        let lines: Vec<&str> = t.lines().collect();
+        let failed: Vec<usize> = (0..lines.len())
+            .filter(|&i| lines[i].contains("<== FAILED"))
+            .collect();
+        assert_eq!(failed.len(), 1, "{t}");
+        let row = lines[failed[0]];
+        assert!(row.starts_with("  0x30  "), "{t}");
+        assert!(
+            row.ends_with("<== FAILED: custom_op_header_reserved_zero"),
+            "{t}"
+        );
+        // The caret under the 16th byte column: 8 + 15 * 3.
+        assert_eq!(
+            lines[failed[0] + 1],
+            format!("{}^^", " ".repeat(8 + 15 * 3))
+        );
+        assert_eq!(t.matches("^^").count(), 1, "{t}");
+        assert!(lines[0].ends_with("(byte 0x3F)"), "{t}");
+    }
+
+    #[test]
+    fn byte_ranges_are_compact() {
+        assert_eq!(ranges(ByteSet::of([0x04])), "0x04");
+        assert_eq!(
+            ranges(ByteSet::of([0x10, 0x18, 0x19, 0x1A, 0x1B, 0x3F])),
+            "0x10, 0x18..=0x1B, 0x3F"
+        );
+    }
 }

@@ -234,8 +234,9 @@ pub fn crossover_structured(a: &[u8], b: &[u8], out: &mut [u8], seed: u32) -> us
     crate::generators::mutate::crossover(a, b, out, seed)
 }
 
-/// The spec version the seed corpus was generated for (`corpus/VERSION`).
-pub const CORPUS_VERSION: &str = "tpb-spec-1";
+/// The spec version the seed corpus must be generated for (`corpus/VERSION`):
+/// [`crate::SPEC_VERSION`].
+pub const CORPUS_VERSION: &str = crate::SPEC_VERSION;
 
 /// 64-bit FNV-1a of `data`: corpus files are named by its 16-digit lowercase hex.
 pub fn fnv1a64(data: &[u8]) -> u64 {

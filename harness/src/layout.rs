@@ -275,33 +275,6 @@ pub fn validator_reserved(opcode: u8, off: usize) -> bool {
     off >= 0x0C && byte_role(opcode, off) == Some(Role::Reserved)
 }
 
-/// The bytes a failing validator predicate (SPEC §3/§4) is about.
-pub fn predicate_bytes(pred: &str, b: &[u8; 64]) -> Vec<usize> {
-    let reserved_nonzero = |op: u8| -> Vec<usize> {
-        (0..64)
-            .filter(|&i| validator_reserved(op, i) && b[i] != 0)
-            .collect()
-    };
-    match pred {
-        "valid_opcode" | "is_custom_op_header_opcode" | "is_custom_op_payload_opcode" => vec![0],
-        "inst_word_len" => vec![1],
-        "has_valid_neuron_events" => (0..64)
-            .filter(|&i| {
-                matches!(
-                    byte_role(0x85, i),
-                    Some(Role::Field(Domain::WaitMode | Domain::UpdateMode))
-                )
-            })
-            .collect(),
-        "custom_op_header_reserved_zero" => reserved_nonzero(0x85),
-        "custom_op_header_scratch_space_val" => (0..64)
-            .filter(|&i| byte_role(0x85, i) == Some(Role::Field(Domain::Scratch)))
-            .collect(),
-        "custom_op_payload_reserved_zero" => reserved_nonzero(0x86),
-        _ => Vec::new(),
-    }
-}
-
 /// The layouts of the [`OPCODES`], computed once.
 fn cached() -> &'static [Vec<Span>; OPCODES.len()] {
     static L: OnceLock<[Vec<Span>; OPCODES.len()]> = OnceLock::new();

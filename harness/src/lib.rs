@@ -15,11 +15,19 @@
 //!   subjects over the tpb-subject/1 protocol;
 //! - data stated once: [`targets`] (the target registry), [`layout`] (the
 //!   bundle layout), [`arch`] (generations); and the plumbing [`input`],
-//!   [`atomic`], [`explain`], [`fields_json`] (decoded fields as JSON).
+//!   [`atomic`], [`explain`], [`blame`] (the bytes an answer blames),
+//!   [`fields_json`] (decoded fields as JSON).
 #![deny(unsafe_code)]
+
+/// The version of `SPEC.md` this workspace implements, stated once: SPEC.md's
+/// "Spec version" line, `corpus/VERSION` (written by the `gen_corpus`
+/// example from [`fuzz_entry::CORPUS_VERSION`], checked by corpus replay) and
+/// every other mention must equal it (`tests/docs_hygiene.rs`).
+pub const SPEC_VERSION: &str = "tpb-spec-1";
 
 pub mod arch;
 pub mod atomic;
+pub mod blame;
 pub mod cli;
 pub mod engine;
 pub mod explain;

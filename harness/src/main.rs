@@ -104,9 +104,10 @@ enum Command {
     },
     /// Annotated dump: each field's offset, bytes, name and value.
     ///
-    /// Reserved bytes are marked; the bytes of the failing predicate or decode
-    /// field are flagged with `<== FAILED: <name>` (and coloured when stdout
-    /// is a terminal). The verdict is the one `check --validator auto` gives.
+    /// Reserved bytes are marked. Each byte that made the failing predicate or
+    /// decode field fail has `^^` under it, its row ends with
+    /// `<== FAILED: <name>`, and it is red with colour (`--color`). The
+    /// verdict is the one `check --validator auto` gives.
     #[command(after_help = IO_HELP)]
     Explain {
         /// Read hex text (one bundle per line) instead of raw binary.
@@ -115,6 +116,10 @@ enum Command {
         /// Hardware generation (v2 Sunda, v3 Cayman, v4 Mariana, v5 Maverick).
         #[arg(long, default_value = "v2")]
         arch: Arch,
+        /// Colour the blamed bytes: `auto` = when stdout is a terminal and
+        /// `NO_COLOR` is unset or empty.
+        #[arg(long, value_enum, default_value_t = cli::color::ColorChoice::Auto, value_name = "WHEN")]
+        color: cli::color::ColorChoice,
         /// Input files (`-` = stdin; none = stdin).
         #[arg(value_name = "FILE")]
         files: Vec<String>,
@@ -209,7 +214,12 @@ fn run(cli: Cli) -> CliResult {
             arch,
             files,
         } => cli::encode::run(&files, hex, output.as_deref(), arch),
-        Command::Explain { hex, arch, files } => cli::explain::run(&files, hex, arch),
+        Command::Explain {
+            hex,
+            arch,
+            color,
+            files,
+        } => cli::explain::run(&files, hex, arch, color),
         Command::Gate(a) => cli::gate::run(a),
         Command::Replay(a) => cli::replay::run(a),
         Command::Minimize(a) => cli::minimize::run(a),

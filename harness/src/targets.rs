@@ -375,7 +375,7 @@ const fn str_eq(a: &str, b: &str) -> bool {
 }
 
 /// The targets that replay `corpus/<folder>/`: the registry targets whose
-/// folder it is, else the gate target of that name (e.g. `corpus/alu_lut/`);
+/// folder it is, else the gate target of that name (e.g. a folder named `alu_lut`);
 /// empty: not a corpus folder.
 pub fn folder_targets(folder: &str) -> Vec<Target> {
     let v: Vec<Target> = Target::all()

@@ -1,8 +1,8 @@
 //! A discrete-event simulator of the host TPB engine, up to 8 GPSIMD cores and the DMA queues,
 //! executing a program whose instructions carry Waits and Updates on hardware semaphores.
 //!
-//! Written from S000 §"The sync handshake — host engine ↔ GPSIMD-CPU" and `core/SPEC_sync.md`
-//! (SPEC §8) only; it shares no code with `tpb-core`. Two parts:
+//! Written from S000 §"The sync handshake — host engine ↔ GPSIMD-CPU" and SPEC §8 only; it
+//! shares no code with `tpb-core`. Two parts:
 //!
 //! * [`vet`] — an independent second reading of the rules the `alloc_semaphores` pass enforces:
 //!   it decides whether a [`Script`] is acceptable, and if so what every semaphore must end at.

@@ -1,15 +1,16 @@
 //! `tpbconform explain`: an annotated dump of each bundle.
 
+use super::color::ColorChoice;
 use super::{emit, location, CliResult};
 use super::{EXIT_INVALID, EXIT_OK};
 use crate::arch::Arch;
 use crate::explain::explain_bundle;
 use crate::input::stream_bundles;
-use std::io::{IsTerminal, Write};
+use std::io::Write;
 
 /// Runs `explain`.
-pub fn run(files: &[String], hex: bool, arch: Arch) -> CliResult {
-    let color = std::io::stdout().is_terminal();
+pub fn run(files: &[String], hex: bool, arch: Arch, color: ColorChoice) -> CliResult {
+    let color = color.for_stdout();
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
     let mut any_invalid = false;

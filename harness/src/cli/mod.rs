@@ -7,6 +7,7 @@
 //! [`EXIT_BROKEN_PIPE`] 141 = stdout closed by its reader (quiet).
 
 pub mod check;
+pub mod color;
 pub mod decode;
 pub mod encode;
 pub mod explain;

@@ -215,6 +215,16 @@ pub fn mode_byte_name(field: &str, byte: u8) -> Option<&'static str> {
     }
 }
 
+/// Core's table name of a `cce_op` (SPEC §6.2) or `kind` (SPEC §6.1) wire
+/// byte, for display (also of a byte decode rejects, e.g. an unshipped CCE op).
+pub fn table_byte_name(field: &str, byte: u8) -> Option<&'static str> {
+    match field {
+        "cce_op" => c::lut::alu_op_from_wire(byte).and_then(c::lut::alu_op_name),
+        "kind" => c::lut::CollectiveKind::from_wire(byte).map(c::lut::CollectiveKind::name),
+        _ => None,
+    }
+}
+
 /// Core's roster mnemonic of any opcode (SPEC §2), for display.
 pub fn roster_mnemonic(op: u8) -> Option<&'static str> {
     c::roster::mnemonic(op).or_else(|| c::generation::opcode_name(op))

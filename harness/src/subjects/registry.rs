@@ -169,6 +169,11 @@ pub fn mode_byte_name(field: &str, byte: u8) -> Option<&'static str> {
     core_adapter::mode_byte_name(field, byte)
 }
 
+/// The reference's table name of a `cce_op` / `kind` wire byte (SPEC §6.1, §6.2), for display.
+pub fn table_byte_name(field: &str, byte: u8) -> Option<&'static str> {
+    core_adapter::table_byte_name(field, byte)
+}
+
 /// The reference's roster mnemonic of any opcode (SPEC §2), for display.
 pub fn roster_mnemonic(op: u8) -> Option<&'static str> {
     core_adapter::roster_mnemonic(op)

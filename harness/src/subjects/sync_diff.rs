@@ -1,5 +1,5 @@
 //! Differential target `sync_handshake`: the `alloc_semaphores` model (`tpb_core::sync`) against
-//! the engine simulator (`tpb_oracle::sim`) on generated programs (SPEC §8, `core/SPEC_sync.md`).
+//! the engine simulator (`tpb_oracle::sim`) on generated programs (SPEC §8).
 //!
 //! A program is built from bytes through [`arbitrary::Unstructured`] as a `Vec<`[`Op`]`>`: custom-op
 //! flows (DMA in → custom op on the host → GPSIMD compute → result DMA → consumers, with
