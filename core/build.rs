@@ -144,7 +144,15 @@ fn records_rs(records: &[Record]) -> String {
         let skel: Vec<_> = r.fields.iter().filter(|f| f.shared).collect();
         let _ = writeln!(s, "/// The shared skeleton (`field sync` rows): offsets and names.\npub mod sync_skeleton {{");
         module_items(&mut s, &skel);
-        s.push_str("}\n\n");
+        s.push_str("    use super::{EnumDomain, FieldDef, FieldKind};\n    /// The skeleton's rows.\n    pub const DEFS: &[FieldDef] = &[\n");
+        for f in &skel {
+            let _ = writeln!(
+                s,
+                "        FieldDef {{ offset: 0x{:02X}, width: {}, name: {:?}, kind: {}, source: {:?} }},",
+                f.offset, f.width, f.name, kind_rs(f.kind), f.source
+            );
+        }
+        s.push_str("    ];\n}\n\n");
     }
     for (index, r) in records.iter().enumerate() {
         let own: Vec<_> = r.fields.iter().filter(|f| !f.shared).collect();
