@@ -3,8 +3,8 @@
 //!
 //! - is a byte a member of the header's `NEURON_ISA_TPB_OPCODE` enum (FACTS §1 [H], generated
 //!   at build time from `isa/opcodes.tsv`, the one source);
-//! - which of the eleven seed opcodes this generation's compiler can encode (seed 003
-//!   §"At a glance": 0xBE, 0xBF and 0xD8 are CoreV3+);
+//! - which record opcodes this generation's compiler can encode (isa/records.tsv `since`;
+//!   seed 003 §"At a glance": 0xBE, 0xBF and 0xD8 are CoreV3+);
 //! - which dtype column the compiler uses and which tags the header `NEURON_ISA_TPB_DTYPE`
 //!   enum knows (FACTS §6);
 //! - which ALU-op wire bytes the header knows (FACTS §4).
@@ -38,22 +38,11 @@ const NAMES: [(Generation, &str, &str); 4] = [
     (Generation::V5, "v5", "Maverick"),
 ];
 
-/// The eleven seed opcodes and the first generation whose compiler encodes each one.
-/// Seed 003 §"At a glance": CoreV2 owns 0xD9/0xDA, 0xCB, 0xDC, 0xDB, 0xDE, 0x85/0x86;
-/// CoreV3 adds 0xBE, 0xD8, 0xBF; "CoreV4 inherits these". v5 inherits v4 (SPEC D-22).
-const EMITTED_SINCE: [(u8, Generation); 11] = [
-    (0x85, Generation::V2),
-    (0x86, Generation::V2),
-    (0xD9, Generation::V2),
-    (0xDA, Generation::V2),
-    (0xCB, Generation::V2),
-    (0xDC, Generation::V2),
-    (0xDB, Generation::V2),
-    (0xDE, Generation::V2),
-    (0xBE, Generation::V3),
-    (0xBF, Generation::V3),
-    (0xD8, Generation::V3),
-];
+// The record opcodes and the first generation whose compiler encodes each one, generated from
+// isa/records.tsv's `since` column (seed 003 §"At a glance": CoreV2 owns 0xD9/0xDA, 0xCB, 0xDC,
+// 0xDB, 0xDE, 0x85/0x86; CoreV3 adds 0xBE, 0xD8, 0xBF; "CoreV4 inherits these"; v5 inherits v4,
+// SPEC D-22).
+include!(concat!(env!("OUT_DIR"), "/emitted_since.rs"));
 
 /// Header `NEURON_ISA_TPB_DTYPE` members, as inclusive ranges with the first generation that
 /// has them (FACTS §6 [H]); INVALID 0x00 is not a member.
@@ -186,7 +175,7 @@ impl Generation {
         (word >> (op & 63)) & 1 == 1
     }
 
-    /// Can this generation's compiler encode `op` (one of the eleven)? Seed 003 §"At a glance".
+    /// Can this generation's compiler encode `op` (a record opcode)? Seed 003 §"At a glance".
     pub fn emits(self, op: u8) -> bool {
         EMITTED_SINCE
             .iter()

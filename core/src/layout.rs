@@ -1,83 +1,244 @@
-//! Byte offsets, widths and masks of the 64-byte bundle, as data.
-//!
-//! Every constant cites the seed row that pins it. Multi-byte fields are
-//! little-endian (S003 §3.1).
+//! The record layouts, as data generated from `isa/records.tsv` (the instruction table; each row
+//! cites its seed source), plus the constants and masks the validators read, derived from it.
+//! Multi-byte fields are little-endian (S003 §3.1).
+
+use crate::generation::Generation;
+
+/// What a field's bytes are (the table's `kind` and `domain` columns).
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub enum FieldKind {
+    /// byte[0], the record's opcode.
+    Opcode,
+    /// A fixed byte the encoder stamps (`inst_word_len`, `cross_core_enable`).
+    Constant(u8),
+    /// One byte from a closed table.
+    Enum(EnumDomain),
+    /// An unsigned little-endian integer, any value.
+    Integer,
+    /// An integer part of the 0x85 scratch descriptor (S000 (5), D-4).
+    Scratch,
+    /// An opaque access pattern (D-5).
+    Ap,
+    /// Must be zero (the encoder never writes it, S003 §Abstract "pxor-zeroed").
+    Reserved,
+}
+
+/// The closed tables an enum field takes its byte from.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub enum EnumDomain {
+    /// `NEURON_ISA_TPB_WAIT_MODE` (F§2 [H]).
+    WaitMode,
+    /// `NEURON_ISA_TPB_UPDATE_MODE` (F§2 [H]).
+    UpdateMode,
+    /// A dtype tag of the generation's column (SPEC §6.4).
+    Dtype,
+    /// A shipped CCE AluOp wire byte {0x00, 0x04} (SPEC §6.2, D-13).
+    CceOp,
+    /// A CollectiveKind wire byte (SPEC §6.1).
+    CollectiveKind,
+    /// 0x86 `arg_type`: TENSOR 1, ARRAY_OF_TENSOR 2 (F§8 [H]).
+    ArgType,
+    /// 0 or 1 (D-7).
+    Flag,
+}
+
+/// The S000 validator that gates a record's body (SPEC §3, §4).
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub enum Validator {
+    /// `is_valid_custom_op_header` (0x85).
+    Header,
+    /// `is_valid_custom_op_payload` (0x86).
+    Payload,
+}
+
+/// One byte range of a record.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub struct FieldDef {
+    /// Byte offset.
+    pub offset: usize,
+    /// Width in bytes.
+    pub width: usize,
+    /// Canonical name (SPEC §5.2), `reserved` for reserved bytes.
+    pub name: &'static str,
+    /// What the bytes are.
+    pub kind: FieldKind,
+    /// Source citation (seed §, SPEC decision).
+    pub source: &'static str,
+}
+
+/// One record opcode of the instruction table.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub struct RecordDef {
+    /// byte[0].
+    pub opcode: u8,
+    /// SPEC §5.2 mnemonic.
+    pub mnemonic: &'static str,
+    /// The `tpb_core::insn` type.
+    pub type_name: &'static str,
+    /// First generation whose compiler emits it (later ones inherit, D-22).
+    pub emitted_since: Generation,
+    /// Bytes on the wire (FACTS §9 [K]).
+    pub wire_len: usize,
+    /// The validator gating its body, if any.
+    pub validator: Option<Validator>,
+    /// Source citation.
+    pub source: &'static str,
+    /// Every field, ascending, tiling `0..wire_len` exactly once.
+    pub fields: &'static [FieldDef],
+}
+
+impl RecordDef {
+    /// The field named `name`.
+    pub fn field(&self, name: &str) -> Option<&'static FieldDef> {
+        self.fields.iter().find(|f| f.name == name)
+    }
+
+    /// The field holding byte `offset`.
+    pub fn field_at(&self, offset: usize) -> Option<&'static FieldDef> {
+        self.fields
+            .iter()
+            .find(|f| (f.offset..f.offset + f.width).contains(&offset))
+    }
+
+    /// Decoded field names in SPEC §5.2 order (no opcode, constants or reserved bytes).
+    pub fn field_names(&self) -> impl Iterator<Item = &'static str> {
+        self.fields
+            .iter()
+            .filter(|f| {
+                !matches!(
+                    f.kind,
+                    FieldKind::Opcode | FieldKind::Constant(_) | FieldKind::Reserved
+                )
+            })
+            .map(|f| f.name)
+    }
+}
+
+include!(concat!(env!("OUT_DIR"), "/records.rs"));
+
+/// The table row of `opcode`, if it is a record opcode.
+pub fn record(opcode: u8) -> Option<&'static RecordDef> {
+    RECORDS.iter().find(|r| r.opcode == opcode)
+}
 
 // ---------------------------------------------------------------------------
-// The shared skeleton (SPEC §1)
+// The shared skeleton (SPEC §1), from the table's `field sync` rows.
 // ---------------------------------------------------------------------------
 
 /// Bundle length in bytes. S003 "std::array<unsigned char, 64>".
 pub const BUNDLE_LEN: usize = 64;
-/// Opcode byte. S003 "shared skeleton"; S000 §Layout.
-pub const OFF_OPCODE: usize = 0x00;
-/// Header tag / `inst_word_len`. S003 "shared skeleton"; S000 Algorithm (1).
-pub const OFF_INST_WORD_LEN: usize = 0x01;
-/// The value of `inst_word_len` (16 dwords). S000 Algorithm (1) `cmpb 0x10`.
-pub const INST_WORD_LEN: u8 = 0x10;
-/// `debug_cmd` u8. F§2 [H] `NEURON_ISA_TPB_HEADER`; S003 "+0x02..+0x03 reserved = 0x0000"
-/// (what the encoder writes).
-pub const OFF_DEBUG_CMD: usize = 0x02;
-/// `debug_hint` u8. F§2 [H].
-pub const OFF_DEBUG_HINT: usize = 0x03;
-/// `wait_mode`. S000 §Layout NOTE (`movzbl 0x74(%rsp)`); F§2 [H].
-pub const OFF_WAIT_MODE: usize = 0x04;
-/// `wait_idx` u8. F§2 [H].
-pub const OFF_WAIT_IDX: usize = 0x05;
-/// `update_mode`. S000 §Layout NOTE (`movzbl 0x76(%rsp)`); F§2 [H].
-pub const OFF_UPDATE_MODE: usize = 0x06;
-/// `update_idx` u8. F§2 [H].
-pub const OFF_UPDATE_IDX: usize = 0x07;
-/// `semaphore_value` u32 LE: wait threshold and update immediate. F§2 [H].
-pub const OFF_SEMAPHORE_VALUE: usize = 0x08;
+/// Opcode byte.
+pub const OFF_OPCODE: usize = sync_skeleton::OFF_OPCODE;
+/// Header tag / `inst_word_len`.
+pub const OFF_INST_WORD_LEN: usize = sync_skeleton::OFF_INST_WORD_LEN;
+/// The value of `inst_word_len` (16 dwords).
+pub const INST_WORD_LEN: u8 = sync_skeleton::INST_WORD_LEN;
+/// `debug_cmd` u8.
+pub const OFF_DEBUG_CMD: usize = sync_skeleton::OFF_DEBUG_CMD;
+/// `debug_hint` u8.
+pub const OFF_DEBUG_HINT: usize = sync_skeleton::OFF_DEBUG_HINT;
+/// `wait_mode`.
+pub const OFF_WAIT_MODE: usize = sync_skeleton::OFF_WAIT_MODE;
+/// `wait_idx` u8.
+pub const OFF_WAIT_IDX: usize = sync_skeleton::OFF_WAIT_IDX;
+/// `update_mode`.
+pub const OFF_UPDATE_MODE: usize = sync_skeleton::OFF_UPDATE_MODE;
+/// `update_idx` u8.
+pub const OFF_UPDATE_IDX: usize = sync_skeleton::OFF_UPDATE_IDX;
+/// `semaphore_value` u32 LE: wait threshold and update immediate.
+pub const OFF_SEMAPHORE_VALUE: usize = sync_skeleton::OFF_SEMAPHORE_VALUE;
 /// First opcode-specific byte. S003 §11.
 pub const OFF_BODY: usize = 0x0C;
 
 // ---------------------------------------------------------------------------
-// CUSTOM_OP header 0x85 (SPEC §3) — S000 §is_valid_custom_op_header
+// CUSTOM_OP header 0x85 and payload 0x86 (SPEC §3, §4), from the table.
 // ---------------------------------------------------------------------------
 
-/// CustomOpHeader opcode. S000 (3) `cmp bl,0x85`.
-pub const OPCODE_CUSTOM_OP_HEADER: u8 = 0x85;
-/// CustomOpPayload opcode. S000 payload (3) `v10 == -122`.
-pub const OPCODE_CUSTOM_OP_PAYLOAD: u8 = 0x86;
-/// `num_payloads` u16. S003 §10 NOTE `lea rdi,[r13+0Ch]`.
-pub const OFF_NUM_PAYLOADS: usize = 0x0C;
-/// `function_id` u8. S000 §C3, §R1.
-pub const OFF_FUNCTION_ID: usize = 0x0E;
-/// `num_arguments` u8. S003 §10 `lea rdi,[r13+0Fh]`.
-pub const OFF_NUM_ARGUMENTS: usize = 0x0F;
-/// `has_scratch_space` u8 (scratch triple part 1). S000 (5); names F§8 [H].
-pub const OFF_HAS_SCRATCH_SPACE: usize = 0x10;
-/// `scratch_space_addr` u32, counted only in the non-empty test. S000 (5); D-4; F§8.
-pub const OFF_SCRATCH_SPACE_ADDR: usize = 0x14;
-/// `scratch_space_size` u32 (triple part 2). S000 (5); F§8.
-pub const OFF_SCRATCH_SPACE_SIZE: usize = 0x18;
-/// `scratch_space_num_partitions` u8 (triple part 3). S000 (5); F§8.
-pub const OFF_SCRATCH_SPACE_NUM_PARTITIONS: usize = 0x1C;
-/// Reserved-zero mask over dword[0x10] | dword[0x1C]. S000 (4) `and edx,0xffffff00`.
-pub const HDR_RESERVED_DWORD_MASK: u32 = 0xFFFF_FF00;
-/// Start of the 32-byte reserved tail. S000 (4) qword-OR on [0x20..0x3F].
-pub const HDR_RESERVED_TAIL: usize = 0x20;
-/// Non-empty scratch mask on qword[0x10]. S000 (5).
-pub const HDR_SCRATCH_Q10_MASK: u64 = 0xFFFF_FFFF_0000_00FF;
-/// Non-empty scratch mask on qword[0x18]. S000 (5).
-pub const HDR_SCRATCH_Q18_MASK: u64 = 0x00FF_FFFF_FFFF;
-
-// ---------------------------------------------------------------------------
-// CUSTOM_OP payload 0x86 (SPEC §4) — S000 §is_valid_custom_op_payload
-// ---------------------------------------------------------------------------
-
-/// Reserved-zero mask on dword[0x0C]: bytes 0x0C..=0x0E. S000 (4), AC03-C2.
-pub const PAYLOAD_RESERVED_DWORD_MASK: u32 = 0x00FF_FFFF;
-/// `arg_type` u8 (the seed's "payload-present marker"). S000 AC03-C2; name F§8 [H].
-pub const OFF_ARG_TYPE: usize = 0x0F;
+/// CustomOpHeader opcode.
+pub const OPCODE_CUSTOM_OP_HEADER: u8 = custom_op_header::OPCODE;
+/// CustomOpPayload opcode.
+pub const OPCODE_CUSTOM_OP_PAYLOAD: u8 = custom_op_payload::OPCODE;
+/// `num_payloads` u16.
+pub const OFF_NUM_PAYLOADS: usize = custom_op_header::OFF_NUM_PAYLOADS;
+/// `function_id` u8.
+pub const OFF_FUNCTION_ID: usize = custom_op_header::OFF_FUNCTION_ID;
+/// `num_arguments` u8.
+pub const OFF_NUM_ARGUMENTS: usize = custom_op_header::OFF_NUM_ARGUMENTS;
+/// `has_scratch_space` u8 (scratch triple part 1).
+pub const OFF_HAS_SCRATCH_SPACE: usize = custom_op_header::OFF_HAS_SCRATCH_SPACE;
+/// `scratch_space_addr` u32, counted only in the non-empty test (D-4).
+pub const OFF_SCRATCH_SPACE_ADDR: usize = custom_op_header::OFF_SCRATCH_SPACE_ADDR;
+/// `scratch_space_size` u32 (triple part 2).
+pub const OFF_SCRATCH_SPACE_SIZE: usize = custom_op_header::OFF_SCRATCH_SPACE_SIZE;
+/// `scratch_space_num_partitions` u8 (triple part 3).
+pub const OFF_SCRATCH_SPACE_NUM_PARTITIONS: usize =
+    custom_op_header::OFF_SCRATCH_SPACE_NUM_PARTITIONS;
+/// `arg_type` u8 (the seed's "payload-present marker").
+pub const OFF_ARG_TYPE: usize = custom_op_payload::OFF_ARG_TYPE;
+/// ADDR4 access pattern, 48 bytes.
+pub const OFF_PAYLOAD_AP: usize = custom_op_payload::OFF_AP;
 /// `arg_type` TENSOR: what the group encoder writes. S000 §C3 `[0x0F]=1`; F§8.
 pub const ARG_TYPE_TENSOR: u8 = 0x01;
 /// `arg_type` ARRAY_OF_TENSOR. F§8 [H].
 pub const ARG_TYPE_ARRAY_OF_TENSOR: u8 = 0x02;
-/// ADDR4 access pattern, 48 bytes. S000 §C3; D-5.
-pub const OFF_PAYLOAD_AP: usize = 0x10;
+
+/// Little-endian byte-lane mask of the bytes of `rec` in `[off, off + n)` (n ≤ 8) whose kind
+/// satisfies `pick`.
+const fn lane_mask(rec: &RecordDef, off: usize, n: usize, scratch: bool) -> u64 {
+    let mut mask = 0u64;
+    let mut i = 0;
+    while i < rec.fields.len() {
+        let f = &rec.fields[i];
+        let hit = match f.kind {
+            FieldKind::Reserved => !scratch,
+            FieldKind::Scratch => scratch,
+            _ => false,
+        };
+        if hit {
+            let mut b = f.offset;
+            while b < f.offset + f.width {
+                if b >= off && b < off + n {
+                    mask |= 0xFF << (8 * (b - off));
+                }
+                b += 1;
+            }
+        }
+        i += 1;
+    }
+    mask
+}
+
+const fn reserved_mask(rec: &RecordDef, off: usize, n: usize) -> u64 {
+    lane_mask(rec, off, n, false)
+}
+
+/// Reserved-zero mask over dword[0x10] | dword[0x1C] (S000 (4) `and edx,0xffffff00`).
+pub const HDR_RESERVED_DWORD_MASK: u32 = reserved_mask(custom_op_header::DEF, 0x10, 4) as u32;
+/// Start of the 32-byte reserved tail (S000 (4) qword-OR on [0x20..0x3F]).
+pub const HDR_RESERVED_TAIL: usize = 0x20;
+/// Non-empty scratch mask on qword[0x10] (S000 (5)).
+pub const HDR_SCRATCH_Q10_MASK: u64 = lane_mask(custom_op_header::DEF, 0x10, 8, true);
+/// Non-empty scratch mask on qword[0x18] (S000 (5)).
+pub const HDR_SCRATCH_Q18_MASK: u64 = lane_mask(custom_op_header::DEF, 0x18, 8, true);
+/// Reserved-zero mask on dword[0x0C]: bytes 0x0C..=0x0E (S000 (4), AC03-C2).
+pub const PAYLOAD_RESERVED_DWORD_MASK: u32 = reserved_mask(custom_op_payload::DEF, 0x0C, 4) as u32;
+
+// The validators' word-wise code (validate.rs) assumes this shape of the table: one mask serves
+// dword[0x10] and dword[0x1C]; the tail is all reserved; no other header body byte is reserved;
+// the payload's only reserved bytes are in dword[0x0C].
+const _: () = {
+    let h = custom_op_header::DEF;
+    assert!(reserved_mask(h, 0x1C, 4) as u32 == HDR_RESERVED_DWORD_MASK);
+    assert!(reserved_mask(h, 0x20, 8) == u64::MAX);
+    assert!(reserved_mask(h, 0x28, 8) == u64::MAX);
+    assert!(reserved_mask(h, 0x30, 8) == u64::MAX);
+    assert!(reserved_mask(h, 0x38, 8) == u64::MAX);
+    assert!(reserved_mask(h, 0x0C, 4) == 0 && reserved_mask(h, 0x14, 8) == 0);
+    let p = custom_op_payload::DEF;
+    assert!(reserved_mask(p, 0x10, 8) == 0 && reserved_mask(p, 0x18, 8) == 0);
+    assert!(reserved_mask(p, 0x20, 8) == 0 && reserved_mask(p, 0x28, 8) == 0);
+    assert!(reserved_mask(p, 0x30, 8) == 0 && reserved_mask(p, 0x38, 8) == 0);
+};
 
 /// Width of an ADDR4/ADDR8 access pattern (0x10..0x3F). D-5.
 pub const AP48_LEN: usize = 48;

@@ -1,10 +1,13 @@
-//! The bundle layout, stated once: the harness's own reading of SPEC §1,
-//! §3, §4, §5 (not core's tables). Generator labels and violations
-//! ([`crate::generators`]), `explain`, gate images ([`crate::gate::cases`]),
-//! the minimisers and JSON field kinds all derive from it.
+//! The bundle layout as the harness reads it: spans with the harness's domains, derived from
+//! the instruction table (isa/records.tsv, through core's generated
+//! [`tpb_core::layout::RECORDS`]; the oracle keeps its own transcription, so a slip in the
+//! table is a core/oracle divergence). Generator labels and violations
+//! ([`crate::generators`]), `explain`, reach, gate images ([`crate::gate::cases`]), the
+//! minimisers and JSON field kinds all derive from it.
 
 use crate::arch::Arch;
 use std::sync::OnceLock;
+use tpb_core::layout::{sync_skeleton, EnumDomain, FieldDef, FieldKind, RECORDS};
 
 /// The values a field's byte may legally hold.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -126,146 +129,48 @@ pub struct Span {
     pub role: Role,
 }
 
-const fn f(off: usize, len: usize, name: &'static str) -> Span {
-    d(off, len, name, Domain::Any)
-}
-
-const fn d(off: usize, len: usize, name: &'static str, domain: Domain) -> Span {
-    Span {
-        off,
-        len,
-        name,
-        role: Role::Field(domain),
-    }
-}
-
-const fn r(off: usize, len: usize) -> Span {
-    Span {
-        off,
-        len,
-        name: "reserved",
-        role: Role::Reserved,
-    }
-}
-
-const fn c(off: usize, name: &'static str, v: u8) -> Span {
-    Span {
-        off,
-        len: 1,
-        name,
-        role: Role::Const(v),
-    }
-}
-
-const SKELETON: [Span; 9] = [
-    d(0x00, 1, "opcode", Domain::Opcode),
-    c(0x01, "inst_word_len", 0x10),
-    f(0x02, 1, "debug_cmd"),
-    f(0x03, 1, "debug_hint"),
-    d(0x04, 1, "wait_mode", Domain::WaitMode),
-    f(0x05, 1, "wait_idx"),
-    d(0x06, 1, "update_mode", Domain::UpdateMode),
-    f(0x07, 1, "update_idx"),
-    f(0x08, 4, "semaphore_value"),
-];
-
-/// The spans of `opcode`'s bundle, covering all 64 bytes in order.
-pub fn layout(opcode: u8) -> Vec<Span> {
-    let body: &[Span] = match opcode {
-        0x85 => &[
-            f(0x0C, 2, "num_payloads"),
-            f(0x0E, 1, "function_id"),
-            f(0x0F, 1, "num_arguments"),
-            d(0x10, 1, "has_scratch_space", Domain::Scratch),
-            r(0x11, 3),
-            d(0x14, 4, "scratch_space_addr", Domain::Scratch),
-            d(0x18, 4, "scratch_space_size", Domain::Scratch),
-            d(0x1C, 1, "scratch_space_num_partitions", Domain::Scratch),
-            r(0x1D, 3),
-            r(0x20, 32),
-        ],
-        0x86 => &[
-            r(0x0C, 3),
-            d(0x0F, 1, "arg_type", Domain::ArgType),
-            d(0x10, 48, "ap", Domain::Ap),
-        ],
-        0xD9 => &[
-            d(0x0C, 1, "cce_op", Domain::CceOp),
-            d(0x0D, 1, "dtype", Domain::Dtype),
-            d(0x0E, 1, "kind", Domain::Kind),
-            r(0x0F, 1),
-            d(0x10, 48, "ap", Domain::Ap),
-        ],
-        0xDA => {
-            return vec![
-                d(0x00, 1, "opcode", Domain::Opcode),
-                c(0x01, "inst_word_len", 0x00),
-                r(0x02, 2),
-                f(0x04, 2, "channel_id"),
-                r(0x06, 6),
-                d(0x0C, 1, "cce_op", Domain::CceOp),
-                d(0x0D, 1, "dtype", Domain::Dtype),
-                d(0x0E, 1, "kind", Domain::Kind),
-                r(0x0F, 1),
-                d(0x10, 48, "ap", Domain::Ap),
-            ]
-        }
-        0xCB => &[
-            r(0x0C, 4),
-            f(0x10, 8, "tensor_id"),
-            r(0x18, 24),
-            f(0x30, 8, "tensor_base"),
-            f(0x38, 8, "num_elements_per_partition"),
-        ],
-        0xBF => &[
-            d(0x0C, 1, "src_dtype", Domain::Dtype),
-            d(0x0D, 1, "dst_dtype", Domain::Dtype),
-            r(0x0E, 2),
-            d(0x10, 16, "src_ap", Domain::Ap),
-            c(0x20, "cross_core_enable", 0x01),
-            f(0x21, 1, "peer_partition"),
-            r(0x22, 14),
-            d(0x30, 16, "dst_ap", Domain::Ap),
-        ],
-        0xBE => &[
-            d(0x0C, 1, "dtype", Domain::Dtype),
-            r(0x0D, 1),
-            f(0x0E, 1, "flag_0e"),
-            f(0x0F, 1, "flag_0f"),
-            d(0x10, 16, "in_ap", Domain::Ap),
-            d(0x20, 16, "out_ap", Domain::Ap),
-            r(0x30, 16),
-        ],
-        0xD8 => &[
-            f(0x0C, 4, "barrier_id"),
-            f(0x10, 4, "barrier_index"),
-            r(0x14, 12),
-            d(0x20, 32, "sema_ap", Domain::Ap),
-        ],
-        0xDC => &[
-            d(0x0C, 1, "valid", Domain::Flag),
-            r(0x0D, 10),
-            f(0x17, 1, "reg_id"),
-            r(0x18, 40),
-        ],
-        0xDB => &[
-            f(0x0C, 2, "group_id"),
-            f(0x0E, 2, "channel_id"),
-            f(0x10, 2, "iteration_id"),
-            f(0x12, 1, "reg_id"),
-            r(0x13, 1),
-            f(0x14, 2, "stream_id"),
-            r(0x16, 42),
-        ],
-        0xDE => &[f(0x0C, 4, "handle"), f(0x10, 1, "ap_byte"), r(0x11, 47)],
-        _ => &[Span {
-            off: 0x0C,
-            len: 52,
-            name: "body",
-            role: Role::Unknown,
-        }],
+/// The harness span of one table field.
+fn span_of(f: &FieldDef) -> Span {
+    let role = match f.kind {
+        FieldKind::Opcode => Role::Field(Domain::Opcode),
+        FieldKind::Constant(v) => Role::Const(v),
+        FieldKind::Enum(e) => Role::Field(match e {
+            EnumDomain::WaitMode => Domain::WaitMode,
+            EnumDomain::UpdateMode => Domain::UpdateMode,
+            EnumDomain::Dtype => Domain::Dtype,
+            EnumDomain::CceOp => Domain::CceOp,
+            EnumDomain::CollectiveKind => Domain::Kind,
+            EnumDomain::ArgType => Domain::ArgType,
+            EnumDomain::Flag => Domain::Flag,
+        }),
+        FieldKind::Integer => Role::Field(Domain::Any),
+        FieldKind::Scratch => Role::Field(Domain::Scratch),
+        FieldKind::Ap => Role::Field(Domain::Ap),
+        FieldKind::Reserved => Role::Reserved,
     };
-    SKELETON.iter().chain(body.iter()).copied().collect()
+    Span {
+        off: f.offset,
+        len: f.width,
+        name: f.name,
+        role,
+    }
+}
+
+/// The spans of `opcode`'s bundle, covering all 64 bytes in order: the table's fields for a
+/// record opcode, else the shared skeleton and one `Unknown` body span.
+pub fn layout(opcode: u8) -> Vec<Span> {
+    if let Some(rec) = tpb_core::layout::record(opcode) {
+        return rec.fields.iter().map(span_of).collect();
+    }
+    let mut spans: Vec<Span> = sync_skeleton::DEFS.iter().map(span_of).collect();
+    let off = spans.last().map_or(0, |s| s.off + s.len);
+    spans.push(Span {
+        off,
+        len: 64 - off,
+        name: "body",
+        role: Role::Unknown,
+    });
+    spans
 }
 
 /// The bytes of a CUSTOM_OP record (`0x85` / `0x86`) that its validator's
@@ -309,27 +214,12 @@ pub fn tag_of(opcode: u8) -> u8 {
     }
 }
 
-/// The eleven opcodes with an encoder (SPEC §5).
-pub const OPCODES: [u8; 11] = [
-    0x85, 0x86, 0xD9, 0xDA, 0xCB, 0xBF, 0xBE, 0xD8, 0xDC, 0xDB, 0xDE,
-];
+/// The record opcodes (isa/records.tsv), in table order.
+pub const OPCODES: [u8; RECORDS.len()] = tpb_core::layout::RECORD_OPCODES;
 
-/// SPEC §5.2 mnemonic of one of the eleven decodable opcodes.
+/// SPEC §5.2 mnemonic of a record opcode.
 pub fn mnemonic(opcode: u8) -> Option<&'static str> {
-    Some(match opcode {
-        0x85 => "CustomOpHeader",
-        0x86 => "CustomOpPayload",
-        0xD9 => "CollectiveCompute",
-        0xDA => "CollectiveComputeSecondary",
-        0xCB => "CollectiveSendRecv",
-        0xBF => "Gpsimdsb2sb",
-        0xBE => "GetSequenceBounds",
-        0xD8 => "CoreBarrier",
-        0xDC => "GetGlobalRankId",
-        0xDB => "GetCurProcessingRankID",
-        0xDE => "TensorCompletion",
-        _ => return None,
-    })
+    tpb_core::layout::record(opcode).map(|r| r.mnemonic)
 }
 
 /// The value kind of a SPEC §5.2 field (used to read JSON back into values).
@@ -362,9 +252,7 @@ mod tests {
 
     #[test]
     fn layouts_cover_64_bytes() {
-        for op in [
-            0x85, 0x86, 0xD9, 0xDA, 0xCB, 0xBF, 0xBE, 0xD8, 0xDC, 0xDB, 0xDE, 0x01,
-        ] {
+        for op in OPCODES.into_iter().chain([0x01]) {
             let l = layout(op);
             let mut next = 0;
             for s in &l {

@@ -19,10 +19,8 @@ use tpb_harness::subjects::sync_diff::sync_handshake_case;
 
 const RUNS: u64 = 300;
 
-/// The eleven opcodes of SPEC §5 (S003 §"At a glance").
-const OPCODES: [u8; 11] = [
-    0x85, 0x86, 0xD9, 0xDA, 0xCB, 0xBF, 0xBE, 0xD8, 0xDC, 0xDB, 0xDE,
-];
+/// The record opcodes (isa/records.tsv), in the generators' weight order.
+const OPCODES: [u8; tpb_harness::layout::OPCODES.len()] = tpb_harness::layout::OPCODES;
 
 /// splitmix64 stream: input `i` of a target is a pure function of `(target, i)`.
 fn rng(target: u64, i: u64) -> impl FnMut() -> u64 {
@@ -38,7 +36,7 @@ fn rng(target: u64, i: u64) -> impl FnMut() -> u64 {
 
 /// Input `i`: raw bytes (lengths 0..=320, so short, exact-64, multi-bundle and
 /// odd-length inputs all occur) when `i % 3 == 0`; else a generated valid
-/// bundle (0x85 / 0x86 for the validators, else opcode `OPCODES[i % 11]`; for
+/// bundle (0x85 / 0x86 for the validators, else opcode `OPCODES[i % OPCODES.len()]`; for
 /// `custom_op_stream` a generated stream of groups), odd `i` with one to three
 /// random bytes overwritten.
 fn input(target: &str, t: u64, i: u64) -> Vec<u8> {
@@ -52,7 +50,7 @@ fn input(target: &str, t: u64, i: u64) -> Vec<u8> {
     }
     let seed = raw(&mut next, 4096);
     let mut u = Unstructured::new(&seed);
-    let mut weights = [0u8; 11];
+    let mut weights = [0u8; OPCODES.len()];
     let k = match target {
         "validate_header" => 0,  // 0x85
         "validate_payload" => 1, // 0x86
@@ -60,7 +58,7 @@ fn input(target: &str, t: u64, i: u64) -> Vec<u8> {
             // cycle over the opcodes the generators' generation emits; a stream's lone
             // bundles avoid 0x85/0x86 (groups come from the group generator)
             let lone = |op: u8| target != "custom_op_stream" || (op != 0x85 && op != 0x86);
-            let emitted: Vec<usize> = (0..11)
+            let emitted: Vec<usize> = (0..OPCODES.len())
                 .filter(|&k| GEN.emits(OPCODES[k]) && lone(OPCODES[k]))
                 .collect();
             emitted[((i / 2) % emitted.len() as u64) as usize] // both parities (mutated or not)
@@ -104,7 +102,7 @@ struct Depth {
     header_inputs: u64,
     payload_deep: u64,
     payload_inputs: u64,
-    decoded: [u64; 11],
+    decoded: [u64; OPCODES.len()],
     stream_groups: u64,
 }
 

@@ -16,7 +16,7 @@ fn bytes(seed: u64, n: usize) -> Vec<u8> {
 fn images() -> Vec<[u8; 64]> {
     let mut out = Vec::new();
     for (k, _) in OPCODES.iter().enumerate() {
-        let mut weights = [0u8; 11];
+        let mut weights = [0u8; OPCODES.len()];
         weights[k] = 1;
         let cfg = Config {
             weights,

@@ -37,7 +37,7 @@ pub use lut::{
     update_mode_lut, uses_v4_dtypes, wait_mode_lut,
 };
 pub use profile::{alu_member, chip_emits, dtype_member};
-pub use regions::{opcode_field_names, ELEVEN_OPCODES};
+pub use regions::{opcode_field_names, RECORD_OPCODES};
 pub use roster::{is_named_opcode, Chip, CHIPS};
 pub use stream::{parse_bundle_stream, parse_stream, Item, Span};
 pub use val::Val;

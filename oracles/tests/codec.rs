@@ -481,7 +481,7 @@ fn set(mut f: Vec<(&'static str, Val)>, name: &str, v: Val) -> Vec<(&'static str
 
 #[test]
 fn encode_missing_and_unknown() {
-    for op in ELEVEN_OPCODES {
+    for op in RECORD_OPCODES {
         let f = fields_of(op);
         for i in 0..f.len() {
             let mut g = f.clone();

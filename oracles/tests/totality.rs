@@ -203,7 +203,7 @@ fn random_field_lists_never_panic() {
         let op = if rng.below(4) == 0 {
             rng.byte()
         } else {
-            ELEVEN_OPCODES[rng.below(11)]
+            RECORD_OPCODES[rng.below(RECORD_OPCODES.len())]
         };
         let mut fields: Vec<(&str, Val)> = Vec::new();
         for _ in 0..rng.below(14) {

@@ -1,6 +1,6 @@
 //! Collective encoders: 0xD9, 0xDA, 0xCB (SPEC §5; S003 §3, §4).
 
-use super::check::{check, LAYOUT_CB, LAYOUT_D9, LAYOUT_DA};
+use super::check::check;
 use super::custom_op::{emitted, skeleton};
 use super::engine::dtype_ok;
 use super::fields::{bytes, int, name, FieldList, Source};
@@ -8,19 +8,23 @@ use super::sync_band::{Sync, SYNC_FIELDS};
 use super::{expect_opcode, DecodeError, EncodeError};
 use crate::bundle::Bundle;
 use crate::generation::Generation;
+use crate::layout::{collective_compute, collective_compute_secondary, collective_send_recv};
 use crate::lut::{cce_op_to_wire, AluOp, CollectiveKind};
 
-// ---------------------------------------------------------------------------
-// Field offsets. S003 §3.1 (0xD9 trio + AP), §3.2/§3.4 (0xDA), §4.1 (0xCB).
-// ---------------------------------------------------------------------------
-const OFF_CCE_OP: usize = 0x0C; // S003 §3.1 mov %al,0xc
-const OFF_DTYPE: usize = 0x0D; // S003 §3.1 mov %al,0xd
-const OFF_KIND: usize = 0x0E; // S003 §3.1 mov %al,0xe
-const OFF_AP: usize = 0x10; // S003 §3.1 assignAddr8Tensor2D(&bundle[0x10])
-const OFF_CHANNEL_ID: usize = 0x04; // S003 §3.4 lea 0x4(%rax),%rdi
-const OFF_TENSOR_ID: usize = 0x10; // S003 §4.1
-const OFF_TENSOR_BASE: usize = 0x30; // S003 §4.1
-const OFF_NUM_ELEMS: usize = 0x38; // S003 §4.1
+// The trio sits at the same offsets in 0xD9 and 0xDA (S003 §3.2 "mirror the 0xD9 trio"; checked
+// below at compile time).
+const OFF_CCE_OP: usize = collective_compute::OFF_CCE_OP;
+const OFF_DTYPE: usize = collective_compute::OFF_DTYPE;
+const OFF_KIND: usize = collective_compute::OFF_KIND;
+const OFF_AP: usize = collective_compute::OFF_AP;
+const _: () = assert!(
+    OFF_CCE_OP == collective_compute_secondary::OFF_CCE_OP
+        && OFF_DTYPE == collective_compute_secondary::OFF_DTYPE
+        && OFF_KIND == collective_compute_secondary::OFF_KIND
+        && OFF_DTYPE == OFF_CCE_OP + 1
+        && OFF_KIND == OFF_CCE_OP + 2
+        && OFF_AP == collective_compute_secondary::OFF_AP
+);
 
 /// The {cce_op, dtype, kind} trio shared by 0xD9 and 0xDA (S003 §3.1, §3.2).
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
@@ -93,10 +97,10 @@ pub struct CollectiveCompute {
 }
 
 impl CollectiveCompute {
-    /// Opcode (S003 §3.1).
-    pub const OPCODE: u8 = 0xD9;
-    /// Field names after the sync band (SPEC §5.2).
-    pub const FIELDS: [&'static str; 4] = ["cce_op", "dtype", "kind", "ap"];
+    /// Opcode (isa/records.tsv).
+    pub const OPCODE: u8 = collective_compute::OPCODE;
+    /// Field names after the sync band (SPEC §5.2; isa/records.tsv).
+    pub const FIELDS: [&'static str; collective_compute::FIELDS.len()] = collective_compute::FIELDS;
 
     fn trio(&self) -> Trio {
         Trio {
@@ -120,7 +124,7 @@ impl CollectiveCompute {
     /// Decodes an encoder image (SPEC §5.1).
     pub fn decode(b: &Bundle, gen: Generation) -> Result<Self, DecodeError> {
         expect_opcode(b, Self::OPCODE, gen)?;
-        check(b, LAYOUT_D9, gen)?;
+        check(b, collective_compute::DEF, gen)?;
         let t = Trio::read(b);
         Ok(CollectiveCompute {
             sync: Sync::read(b),
@@ -172,10 +176,11 @@ pub struct CollectiveComputeSecondary {
 }
 
 impl CollectiveComputeSecondary {
-    /// Opcode (S003 §3.2 `movb $0xDA,(%rax)`).
-    pub const OPCODE: u8 = 0xDA;
-    /// Field names (no sync; SPEC §5.2).
-    pub const FIELDS: [&'static str; 5] = ["channel_id", "cce_op", "dtype", "kind", "ap"];
+    /// Opcode (isa/records.tsv).
+    pub const OPCODE: u8 = collective_compute_secondary::OPCODE;
+    /// Field names (no sync band) (SPEC §5.2; isa/records.tsv).
+    pub const FIELDS: [&'static str; collective_compute_secondary::FIELDS.len()] =
+        collective_compute_secondary::FIELDS;
 
     fn trio(&self) -> Trio {
         Trio {
@@ -190,8 +195,14 @@ impl CollectiveComputeSecondary {
         emitted(gen, Self::OPCODE)?;
         let trio = self.trio().wire(gen)?;
         let mut b = Bundle::ZERO;
-        b.put(0, &[Self::OPCODE]);
-        b.put(OFF_CHANNEL_ID, &self.channel_id.to_le_bytes());
+        b.put(
+            collective_compute_secondary::OFF_OPCODE,
+            &[Self::OPCODE, collective_compute_secondary::INST_WORD_LEN],
+        );
+        b.put(
+            collective_compute_secondary::OFF_CHANNEL_ID,
+            &self.channel_id.to_le_bytes(),
+        );
         b.put(OFF_CCE_OP, &trio);
         b.put(OFF_AP, &self.ap);
         Ok(b)
@@ -200,10 +211,10 @@ impl CollectiveComputeSecondary {
     /// Decodes an encoder image (SPEC §5.1).
     pub fn decode(b: &Bundle, gen: Generation) -> Result<Self, DecodeError> {
         expect_opcode(b, Self::OPCODE, gen)?;
-        check(b, LAYOUT_DA, gen)?;
+        check(b, collective_compute_secondary::DEF, gen)?;
         let t = Trio::read(b);
         Ok(CollectiveComputeSecondary {
-            channel_id: u16::from_le_bytes(b.bytes(OFF_CHANNEL_ID)),
+            channel_id: u16::from_le_bytes(b.bytes(collective_compute_secondary::OFF_CHANNEL_ID)),
             cce_op: t.cce_op,
             dtype: t.dtype,
             kind: t.kind,
@@ -250,21 +261,27 @@ pub struct CollectiveSendRecv {
 }
 
 impl CollectiveSendRecv {
-    /// Opcode (S003 §4 `movb $0xcb`).
-    pub const OPCODE: u8 = 0xCB;
-    /// Field names after the sync band (SPEC §5.2).
-    pub const FIELDS: [&'static str; 3] =
-        ["tensor_id", "tensor_base", "num_elements_per_partition"];
+    /// Opcode (isa/records.tsv).
+    pub const OPCODE: u8 = collective_send_recv::OPCODE;
+    /// Field names after the sync band (SPEC §5.2; isa/records.tsv).
+    pub const FIELDS: [&'static str; collective_send_recv::FIELDS.len()] =
+        collective_send_recv::FIELDS;
 
     /// Encodes (S003 §4.1).
     pub fn encode(&self, gen: Generation) -> Result<Bundle, EncodeError> {
         emitted(gen, Self::OPCODE)?;
         self.sync.check()?;
         let mut b = skeleton(Self::OPCODE, &self.sync);
-        b.put(OFF_TENSOR_ID, &self.tensor_id.to_le_bytes());
-        b.put(OFF_TENSOR_BASE, &self.tensor_base.to_le_bytes());
         b.put(
-            OFF_NUM_ELEMS,
+            collective_send_recv::OFF_TENSOR_ID,
+            &self.tensor_id.to_le_bytes(),
+        );
+        b.put(
+            collective_send_recv::OFF_TENSOR_BASE,
+            &self.tensor_base.to_le_bytes(),
+        );
+        b.put(
+            collective_send_recv::OFF_NUM_ELEMENTS_PER_PARTITION,
             &self.num_elements_per_partition.to_le_bytes(),
         );
         Ok(b)
@@ -273,12 +290,14 @@ impl CollectiveSendRecv {
     /// Decodes an encoder image (SPEC §5.1).
     pub fn decode(b: &Bundle, gen: Generation) -> Result<Self, DecodeError> {
         expect_opcode(b, Self::OPCODE, gen)?;
-        check(b, LAYOUT_CB, gen)?;
+        check(b, collective_send_recv::DEF, gen)?;
         Ok(CollectiveSendRecv {
             sync: Sync::read(b),
-            tensor_id: u64::from_le_bytes(b.bytes(OFF_TENSOR_ID)),
-            tensor_base: u64::from_le_bytes(b.bytes(OFF_TENSOR_BASE)),
-            num_elements_per_partition: u64::from_le_bytes(b.bytes(OFF_NUM_ELEMS)),
+            tensor_id: u64::from_le_bytes(b.bytes(collective_send_recv::OFF_TENSOR_ID)),
+            tensor_base: u64::from_le_bytes(b.bytes(collective_send_recv::OFF_TENSOR_BASE)),
+            num_elements_per_partition: u64::from_le_bytes(
+                b.bytes(collective_send_recv::OFF_NUM_ELEMENTS_PER_PARTITION),
+            ),
         })
     }
 

@@ -52,18 +52,10 @@ pub struct CustomOpHeader {
 }
 
 impl CustomOpHeader {
-    /// Opcode. S000 (3).
-    pub const OPCODE: u8 = OPCODE_CUSTOM_OP_HEADER;
-    /// Field names after the sync band (SPEC §5.2).
-    pub const FIELDS: [&'static str; 7] = [
-        "num_payloads",
-        "function_id",
-        "num_arguments",
-        "has_scratch_space",
-        "scratch_space_addr",
-        "scratch_space_size",
-        "scratch_space_num_partitions",
-    ];
+    /// Opcode (isa/records.tsv).
+    pub const OPCODE: u8 = custom_op_header::OPCODE;
+    /// Field names after the sync band (SPEC §5.2; isa/records.tsv).
+    pub const FIELDS: [&'static str; custom_op_header::FIELDS.len()] = custom_op_header::FIELDS;
 
     /// The S000 (5) rule: non-empty ⇒ byte[0x10], dword[0x18], byte[0x1C] all nonzero.
     fn check_scratch(&self) -> Result<(), EncodeError> {
@@ -196,10 +188,10 @@ fn arg_type_ok(v: u8) -> bool {
 }
 
 impl CustomOpPayload {
-    /// Opcode. S000 payload (3).
-    pub const OPCODE: u8 = OPCODE_CUSTOM_OP_PAYLOAD;
-    /// Field names after the sync band (SPEC §5.2).
-    pub const FIELDS: [&'static str; 2] = ["arg_type", "ap"];
+    /// Opcode (isa/records.tsv).
+    pub const OPCODE: u8 = custom_op_payload::OPCODE;
+    /// Field names after the sync band (SPEC §5.2; isa/records.tsv).
+    pub const FIELDS: [&'static str; custom_op_payload::FIELDS.len()] = custom_op_payload::FIELDS;
 
     /// Encodes: `[0x0F]=arg_type`, `[0x10..0x3F]=ap` (S000 §C3; F§8).
     pub fn encode(&self, gen: Generation) -> Result<Bundle, EncodeError> {

@@ -1,13 +1,17 @@
 //! GPSIMD / barrier / rank-id / completion encoders: 0xBF, 0xBE, 0xD8, 0xDC,
 //! 0xDB, 0xDE (SPEC §5; S003 §5–§9).
 
-use super::check::{check, LAYOUT_BE, LAYOUT_BF, LAYOUT_D8, LAYOUT_DB, LAYOUT_DC, LAYOUT_DE};
+use super::check::check;
 use super::custom_op::{emitted, skeleton};
 use super::fields::{bytes, int, FieldList, Source};
 use super::sync_band::{Sync, SYNC_FIELDS};
 use super::{expect_opcode, DecodeError, EncodeError};
 use crate::bundle::Bundle;
 use crate::generation::Generation;
+use crate::layout::{
+    core_barrier, get_cur_processing_rank_id, get_global_rank_id, get_sequence_bounds, gpsimdsb2sb,
+    tensor_completion,
+};
 
 /// A dtype field must be a tag of the generation's dtype column (SPEC §6.4).
 pub(crate) fn dtype_ok(field: &'static str, value: u8, gen: Generation) -> Result<(), EncodeError> {
@@ -31,14 +35,6 @@ fn src_dtype<S: AsRef<str>>(
 // ---------------------------------------------------------------------------
 // 0xBF Gpsimdsb2sb. S003 §5 annotated C (every store re-disassembled).
 // ---------------------------------------------------------------------------
-const SB2SB_OFF_SRC_DTYPE: usize = 0x0C;
-const SB2SB_OFF_DST_DTYPE: usize = 0x0D;
-const SB2SB_OFF_SRC_AP: usize = 0x10;
-const SB2SB_OFF_CROSS_CORE: usize = 0x20;
-/// Cross-core enable value, S003 §5 `bundle[0x20] = 1`.
-pub const SB2SB_CROSS_CORE_ENABLE: u8 = 0x01;
-const SB2SB_OFF_PEER: usize = 0x21;
-const SB2SB_OFF_DST_AP: usize = 0x30;
 
 /// 0xBF GPSIMDSB2SB cross-core SBUF↔SBUF mover (S003 §5).
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
@@ -58,16 +54,10 @@ pub struct Gpsimdsb2sb {
 }
 
 impl Gpsimdsb2sb {
-    /// Opcode (S003 §5).
-    pub const OPCODE: u8 = 0xBF;
-    /// Field names after the sync band (SPEC §5.2).
-    pub const FIELDS: [&'static str; 5] = [
-        "src_dtype",
-        "dst_dtype",
-        "src_ap",
-        "peer_partition",
-        "dst_ap",
-    ];
+    /// Opcode (isa/records.tsv).
+    pub const OPCODE: u8 = gpsimdsb2sb::OPCODE;
+    /// Field names after the sync band (SPEC §5.2; isa/records.tsv).
+    pub const FIELDS: [&'static str; gpsimdsb2sb::FIELDS.len()] = gpsimdsb2sb::FIELDS;
 
     /// Encodes (S003 §5).
     pub fn encode(&self, gen: Generation) -> Result<Bundle, EncodeError> {
@@ -76,26 +66,29 @@ impl Gpsimdsb2sb {
         dtype_ok("src_dtype", self.src_dtype, gen)?;
         dtype_ok("dst_dtype", self.dst_dtype, gen)?;
         let mut b = skeleton(Self::OPCODE, &self.sync);
-        b.put(SB2SB_OFF_SRC_DTYPE, &[self.src_dtype]);
-        b.put(SB2SB_OFF_DST_DTYPE, &[self.dst_dtype]);
-        b.put(SB2SB_OFF_SRC_AP, &self.src_ap);
-        b.put(SB2SB_OFF_CROSS_CORE, &[SB2SB_CROSS_CORE_ENABLE]);
-        b.put(SB2SB_OFF_PEER, &[self.peer_partition]);
-        b.put(SB2SB_OFF_DST_AP, &self.dst_ap);
+        b.put(gpsimdsb2sb::OFF_SRC_DTYPE, &[self.src_dtype]);
+        b.put(gpsimdsb2sb::OFF_DST_DTYPE, &[self.dst_dtype]);
+        b.put(gpsimdsb2sb::OFF_SRC_AP, &self.src_ap);
+        b.put(
+            gpsimdsb2sb::OFF_CROSS_CORE_ENABLE,
+            &[gpsimdsb2sb::CROSS_CORE_ENABLE],
+        );
+        b.put(gpsimdsb2sb::OFF_PEER_PARTITION, &[self.peer_partition]);
+        b.put(gpsimdsb2sb::OFF_DST_AP, &self.dst_ap);
         Ok(b)
     }
 
     /// Decodes an encoder image (SPEC §5.1).
     pub fn decode(b: &Bundle, gen: Generation) -> Result<Self, DecodeError> {
         expect_opcode(b, Self::OPCODE, gen)?;
-        check(b, LAYOUT_BF, gen)?;
+        check(b, gpsimdsb2sb::DEF, gen)?;
         Ok(Gpsimdsb2sb {
             sync: Sync::read(b),
-            src_dtype: b.byte(SB2SB_OFF_SRC_DTYPE),
-            dst_dtype: b.byte(SB2SB_OFF_DST_DTYPE),
-            src_ap: b.bytes(SB2SB_OFF_SRC_AP),
-            peer_partition: b.byte(SB2SB_OFF_PEER),
-            dst_ap: b.bytes(SB2SB_OFF_DST_AP),
+            src_dtype: b.byte(gpsimdsb2sb::OFF_SRC_DTYPE),
+            dst_dtype: b.byte(gpsimdsb2sb::OFF_DST_DTYPE),
+            src_ap: b.bytes(gpsimdsb2sb::OFF_SRC_AP),
+            peer_partition: b.byte(gpsimdsb2sb::OFF_PEER_PARTITION),
+            dst_ap: b.bytes(gpsimdsb2sb::OFF_DST_AP),
         })
     }
 
@@ -129,11 +122,6 @@ impl Gpsimdsb2sb {
 // ---------------------------------------------------------------------------
 // 0xBE GetSequenceBounds. S003 §6; D-6 (+0x0C dtype, +0x0E/+0x0F opaque flags).
 // ---------------------------------------------------------------------------
-const SEQ_OFF_DTYPE: usize = 0x0C;
-const SEQ_OFF_FLAG_0E: usize = 0x0E;
-const SEQ_OFF_FLAG_0F: usize = 0x0F;
-const SEQ_OFF_IN_AP: usize = 0x10;
-const SEQ_OFF_OUT_AP: usize = 0x20;
 
 /// 0xBE GetSequenceBounds (S003 §6).
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
@@ -153,10 +141,11 @@ pub struct GetSequenceBounds {
 }
 
 impl GetSequenceBounds {
-    /// Opcode (S003 §6).
-    pub const OPCODE: u8 = 0xBE;
-    /// Field names after the sync band (SPEC §5.2).
-    pub const FIELDS: [&'static str; 5] = ["dtype", "flag_0e", "flag_0f", "in_ap", "out_ap"];
+    /// Opcode (isa/records.tsv).
+    pub const OPCODE: u8 = get_sequence_bounds::OPCODE;
+    /// Field names after the sync band (SPEC §5.2; isa/records.tsv).
+    pub const FIELDS: [&'static str; get_sequence_bounds::FIELDS.len()] =
+        get_sequence_bounds::FIELDS;
 
     /// Encodes (S003 §6).
     pub fn encode(&self, gen: Generation) -> Result<Bundle, EncodeError> {
@@ -164,24 +153,27 @@ impl GetSequenceBounds {
         self.sync.check()?;
         dtype_ok("dtype", self.dtype, gen)?;
         let mut b = skeleton(Self::OPCODE, &self.sync);
-        b.put(SEQ_OFF_DTYPE, &[self.dtype]);
-        b.put(SEQ_OFF_FLAG_0E, &[self.flag_0e, self.flag_0f]);
-        b.put(SEQ_OFF_IN_AP, &self.in_ap);
-        b.put(SEQ_OFF_OUT_AP, &self.out_ap);
+        b.put(get_sequence_bounds::OFF_DTYPE, &[self.dtype]);
+        b.put(
+            get_sequence_bounds::OFF_FLAG_0E,
+            &[self.flag_0e, self.flag_0f],
+        );
+        b.put(get_sequence_bounds::OFF_IN_AP, &self.in_ap);
+        b.put(get_sequence_bounds::OFF_OUT_AP, &self.out_ap);
         Ok(b)
     }
 
     /// Decodes an encoder image (SPEC §5.1).
     pub fn decode(b: &Bundle, gen: Generation) -> Result<Self, DecodeError> {
         expect_opcode(b, Self::OPCODE, gen)?;
-        check(b, LAYOUT_BE, gen)?;
+        check(b, get_sequence_bounds::DEF, gen)?;
         Ok(GetSequenceBounds {
             sync: Sync::read(b),
-            dtype: b.byte(SEQ_OFF_DTYPE),
-            flag_0e: b.byte(SEQ_OFF_FLAG_0E),
-            flag_0f: b.byte(SEQ_OFF_FLAG_0F),
-            in_ap: b.bytes(SEQ_OFF_IN_AP),
-            out_ap: b.bytes(SEQ_OFF_OUT_AP),
+            dtype: b.byte(get_sequence_bounds::OFF_DTYPE),
+            flag_0e: b.byte(get_sequence_bounds::OFF_FLAG_0E),
+            flag_0f: b.byte(get_sequence_bounds::OFF_FLAG_0F),
+            in_ap: b.bytes(get_sequence_bounds::OFF_IN_AP),
+            out_ap: b.bytes(get_sequence_bounds::OFF_OUT_AP),
         })
     }
 
@@ -215,9 +207,6 @@ impl GetSequenceBounds {
 // ---------------------------------------------------------------------------
 // 0xD8 CoreBarrier. S003 §7 (mov %eax,0xc/0x10(%r12); TENSOR4D @+0x20).
 // ---------------------------------------------------------------------------
-const BAR_OFF_ID: usize = 0x0C;
-const BAR_OFF_INDEX: usize = 0x10;
-const BAR_OFF_SEMA_AP: usize = 0x20;
 
 /// 0xD8 CoreBarrier (S003 §7).
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
@@ -233,31 +222,34 @@ pub struct CoreBarrier {
 }
 
 impl CoreBarrier {
-    /// Opcode (S003 §7).
-    pub const OPCODE: u8 = 0xD8;
-    /// Field names after the sync band (SPEC §5.2).
-    pub const FIELDS: [&'static str; 3] = ["barrier_id", "barrier_index", "sema_ap"];
+    /// Opcode (isa/records.tsv).
+    pub const OPCODE: u8 = core_barrier::OPCODE;
+    /// Field names after the sync band (SPEC §5.2; isa/records.tsv).
+    pub const FIELDS: [&'static str; core_barrier::FIELDS.len()] = core_barrier::FIELDS;
 
     /// Encodes (S003 §7).
     pub fn encode(&self, gen: Generation) -> Result<Bundle, EncodeError> {
         emitted(gen, Self::OPCODE)?;
         self.sync.check()?;
         let mut b = skeleton(Self::OPCODE, &self.sync);
-        b.put(BAR_OFF_ID, &self.barrier_id.to_le_bytes());
-        b.put(BAR_OFF_INDEX, &self.barrier_index.to_le_bytes());
-        b.put(BAR_OFF_SEMA_AP, &self.sema_ap);
+        b.put(core_barrier::OFF_BARRIER_ID, &self.barrier_id.to_le_bytes());
+        b.put(
+            core_barrier::OFF_BARRIER_INDEX,
+            &self.barrier_index.to_le_bytes(),
+        );
+        b.put(core_barrier::OFF_SEMA_AP, &self.sema_ap);
         Ok(b)
     }
 
     /// Decodes an encoder image (SPEC §5.1).
     pub fn decode(b: &Bundle, gen: Generation) -> Result<Self, DecodeError> {
         expect_opcode(b, Self::OPCODE, gen)?;
-        check(b, LAYOUT_D8, gen)?;
+        check(b, core_barrier::DEF, gen)?;
         Ok(CoreBarrier {
             sync: Sync::read(b),
-            barrier_id: u32::from_le_bytes(b.bytes(BAR_OFF_ID)),
-            barrier_index: u32::from_le_bytes(b.bytes(BAR_OFF_INDEX)),
-            sema_ap: b.bytes(BAR_OFF_SEMA_AP),
+            barrier_id: u32::from_le_bytes(b.bytes(core_barrier::OFF_BARRIER_ID)),
+            barrier_index: u32::from_le_bytes(b.bytes(core_barrier::OFF_BARRIER_INDEX)),
+            sema_ap: b.bytes(core_barrier::OFF_SEMA_AP),
         })
     }
 
@@ -287,8 +279,6 @@ impl CoreBarrier {
 // ---------------------------------------------------------------------------
 // 0xDC GetGlobalRankId. S003 §8.1 {valid@+0xC, regId@+0x17}; D-7.
 // ---------------------------------------------------------------------------
-const GRANK_OFF_VALID: usize = 0x0C;
-const GRANK_OFF_REG_ID: usize = 0x17;
 
 /// 0xDC GetGlobalRankId (S003 §8.1).
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, Default)]
@@ -302,29 +292,29 @@ pub struct GetGlobalRankId {
 }
 
 impl GetGlobalRankId {
-    /// Opcode (S003 §8.1).
-    pub const OPCODE: u8 = 0xDC;
-    /// Field names after the sync band (SPEC §5.2).
-    pub const FIELDS: [&'static str; 2] = ["valid", "reg_id"];
+    /// Opcode (isa/records.tsv).
+    pub const OPCODE: u8 = get_global_rank_id::OPCODE;
+    /// Field names after the sync band (SPEC §5.2; isa/records.tsv).
+    pub const FIELDS: [&'static str; get_global_rank_id::FIELDS.len()] = get_global_rank_id::FIELDS;
 
     /// Encodes (S003 §8.1).
     pub fn encode(&self, gen: Generation) -> Result<Bundle, EncodeError> {
         emitted(gen, Self::OPCODE)?;
         self.sync.check()?;
         let mut b = skeleton(Self::OPCODE, &self.sync);
-        b.put(GRANK_OFF_VALID, &[u8::from(self.valid)]);
-        b.put(GRANK_OFF_REG_ID, &[self.reg_id]);
+        b.put(get_global_rank_id::OFF_VALID, &[u8::from(self.valid)]);
+        b.put(get_global_rank_id::OFF_REG_ID, &[self.reg_id]);
         Ok(b)
     }
 
     /// Decodes an encoder image (SPEC §5.1).
     pub fn decode(b: &Bundle, gen: Generation) -> Result<Self, DecodeError> {
         expect_opcode(b, Self::OPCODE, gen)?;
-        check(b, LAYOUT_DC, gen)?;
+        check(b, get_global_rank_id::DEF, gen)?;
         Ok(GetGlobalRankId {
             sync: Sync::read(b),
-            valid: b.byte(GRANK_OFF_VALID) == 1,
-            reg_id: b.byte(GRANK_OFF_REG_ID),
+            valid: b.byte(get_global_rank_id::OFF_VALID) == 1,
+            reg_id: b.byte(get_global_rank_id::OFF_REG_ID),
         })
     }
 
@@ -358,11 +348,6 @@ impl GetGlobalRankId {
 // ---------------------------------------------------------------------------
 // 0xDB GetCurProcessingRankID. S003 §8.2 (lea 0xc/0xe/0x10/0x14(%r13); mov %bl,0x12).
 // ---------------------------------------------------------------------------
-const CRANK_OFF_GROUP: usize = 0x0C;
-const CRANK_OFF_CHANNEL: usize = 0x0E;
-const CRANK_OFF_ITERATION: usize = 0x10;
-const CRANK_OFF_REG_ID: usize = 0x12;
-const CRANK_OFF_STREAM: usize = 0x14;
 
 /// 0xDB GetCurProcessingRankID (S003 §8.2).
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, Default)]
@@ -382,41 +367,48 @@ pub struct GetCurProcessingRankId {
 }
 
 impl GetCurProcessingRankId {
-    /// Opcode (S003 §8.2).
-    pub const OPCODE: u8 = 0xDB;
-    /// Field names after the sync band (SPEC §5.2).
-    pub const FIELDS: [&'static str; 5] = [
-        "group_id",
-        "channel_id",
-        "iteration_id",
-        "reg_id",
-        "stream_id",
-    ];
+    /// Opcode (isa/records.tsv).
+    pub const OPCODE: u8 = get_cur_processing_rank_id::OPCODE;
+    /// Field names after the sync band (SPEC §5.2; isa/records.tsv).
+    pub const FIELDS: [&'static str; get_cur_processing_rank_id::FIELDS.len()] =
+        get_cur_processing_rank_id::FIELDS;
 
     /// Encodes (S003 §8.2).
     pub fn encode(&self, gen: Generation) -> Result<Bundle, EncodeError> {
         emitted(gen, Self::OPCODE)?;
         self.sync.check()?;
         let mut b = skeleton(Self::OPCODE, &self.sync);
-        b.put(CRANK_OFF_GROUP, &self.group_id.to_le_bytes());
-        b.put(CRANK_OFF_CHANNEL, &self.channel_id.to_le_bytes());
-        b.put(CRANK_OFF_ITERATION, &self.iteration_id.to_le_bytes());
-        b.put(CRANK_OFF_REG_ID, &[self.reg_id]);
-        b.put(CRANK_OFF_STREAM, &self.stream_id.to_le_bytes());
+        b.put(
+            get_cur_processing_rank_id::OFF_GROUP_ID,
+            &self.group_id.to_le_bytes(),
+        );
+        b.put(
+            get_cur_processing_rank_id::OFF_CHANNEL_ID,
+            &self.channel_id.to_le_bytes(),
+        );
+        b.put(
+            get_cur_processing_rank_id::OFF_ITERATION_ID,
+            &self.iteration_id.to_le_bytes(),
+        );
+        b.put(get_cur_processing_rank_id::OFF_REG_ID, &[self.reg_id]);
+        b.put(
+            get_cur_processing_rank_id::OFF_STREAM_ID,
+            &self.stream_id.to_le_bytes(),
+        );
         Ok(b)
     }
 
     /// Decodes an encoder image (SPEC §5.1).
     pub fn decode(b: &Bundle, gen: Generation) -> Result<Self, DecodeError> {
         expect_opcode(b, Self::OPCODE, gen)?;
-        check(b, LAYOUT_DB, gen)?;
+        check(b, get_cur_processing_rank_id::DEF, gen)?;
         Ok(GetCurProcessingRankId {
             sync: Sync::read(b),
-            group_id: u16::from_le_bytes(b.bytes(CRANK_OFF_GROUP)),
-            channel_id: u16::from_le_bytes(b.bytes(CRANK_OFF_CHANNEL)),
-            iteration_id: u16::from_le_bytes(b.bytes(CRANK_OFF_ITERATION)),
-            reg_id: b.byte(CRANK_OFF_REG_ID),
-            stream_id: u16::from_le_bytes(b.bytes(CRANK_OFF_STREAM)),
+            group_id: u16::from_le_bytes(b.bytes(get_cur_processing_rank_id::OFF_GROUP_ID)),
+            channel_id: u16::from_le_bytes(b.bytes(get_cur_processing_rank_id::OFF_CHANNEL_ID)),
+            iteration_id: u16::from_le_bytes(b.bytes(get_cur_processing_rank_id::OFF_ITERATION_ID)),
+            reg_id: b.byte(get_cur_processing_rank_id::OFF_REG_ID),
+            stream_id: u16::from_le_bytes(b.bytes(get_cur_processing_rank_id::OFF_STREAM_ID)),
         })
     }
 
@@ -450,8 +442,6 @@ impl GetCurProcessingRankId {
 // ---------------------------------------------------------------------------
 // 0xDE TensorCompletion. S003 §9 {handle@+0xC (MemLoc+0x234), byte@+0x10}.
 // ---------------------------------------------------------------------------
-const TC_OFF_HANDLE: usize = 0x0C;
-const TC_OFF_AP_BYTE: usize = 0x10;
 
 /// 0xDE TensorCompletion (S003 §9).
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, Default)]
@@ -465,29 +455,29 @@ pub struct TensorCompletion {
 }
 
 impl TensorCompletion {
-    /// Opcode (S003 §9).
-    pub const OPCODE: u8 = 0xDE;
-    /// Field names after the sync band (SPEC §5.2).
-    pub const FIELDS: [&'static str; 2] = ["handle", "ap_byte"];
+    /// Opcode (isa/records.tsv).
+    pub const OPCODE: u8 = tensor_completion::OPCODE;
+    /// Field names after the sync band (SPEC §5.2; isa/records.tsv).
+    pub const FIELDS: [&'static str; tensor_completion::FIELDS.len()] = tensor_completion::FIELDS;
 
     /// Encodes (S003 §9).
     pub fn encode(&self, gen: Generation) -> Result<Bundle, EncodeError> {
         emitted(gen, Self::OPCODE)?;
         self.sync.check()?;
         let mut b = skeleton(Self::OPCODE, &self.sync);
-        b.put(TC_OFF_HANDLE, &self.handle.to_le_bytes());
-        b.put(TC_OFF_AP_BYTE, &[self.ap_byte]);
+        b.put(tensor_completion::OFF_HANDLE, &self.handle.to_le_bytes());
+        b.put(tensor_completion::OFF_AP_BYTE, &[self.ap_byte]);
         Ok(b)
     }
 
     /// Decodes an encoder image (SPEC §5.1).
     pub fn decode(b: &Bundle, gen: Generation) -> Result<Self, DecodeError> {
         expect_opcode(b, Self::OPCODE, gen)?;
-        check(b, LAYOUT_DE, gen)?;
+        check(b, tensor_completion::DEF, gen)?;
         Ok(TensorCompletion {
             sync: Sync::read(b),
-            handle: u32::from_le_bytes(b.bytes(TC_OFF_HANDLE)),
-            ap_byte: b.byte(TC_OFF_AP_BYTE),
+            handle: u32::from_le_bytes(b.bytes(tensor_completion::OFF_HANDLE)),
+            ap_byte: b.byte(tensor_completion::OFF_AP_BYTE),
         })
     }
 

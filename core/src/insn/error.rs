@@ -1,6 +1,7 @@
 //! Encode and decode errors of the instruction layer.
 
 use crate::generation::Generation;
+use crate::layout;
 use crate::lut::LutError;
 use crate::validate::ValidationError;
 use core::fmt;
@@ -89,6 +90,15 @@ pub enum DecodeError {
         /// The byte.
         value: u8,
     },
+    /// A byte outside its field's domain, for a table field without a variant of its own.
+    Field {
+        /// The field name (isa/records.tsv).
+        field: &'static str,
+        /// The byte's offset.
+        offset: usize,
+        /// The byte.
+        value: u8,
+    },
     /// A custom-op group has the wrong number of bundles for its header.
     GroupShape {
         /// Bundles the header announces (num_arguments + 2).
@@ -138,6 +148,7 @@ impl DecodeError {
             DecodeError::GroupShape { .. } => "group",
             DecodeError::GroupPayloadCount { .. } => "num_payloads",
             DecodeError::GroupPayloadSync { .. } => "sync",
+            DecodeError::Field { field, .. } => field,
         }
     }
 
@@ -145,20 +156,22 @@ impl DecodeError {
     pub fn offset(&self) -> usize {
         match *self {
             DecodeError::Invalid(e) => e.offset(),
-            DecodeError::Opcode { .. } | DecodeError::NotEmitted { .. } => 0x00,
-            DecodeError::InstWordLen { .. } => 0x01,
-            DecodeError::Reserved { offset, .. } | DecodeError::Dtype { offset, .. } => offset,
-            DecodeError::WaitMode { .. } => 0x04,
-            DecodeError::UpdateMode { .. } => 0x06,
-            DecodeError::CceOp { .. }
-            | DecodeError::SrcDtype { .. }
-            | DecodeError::Valid { .. } => 0x0C,
-            DecodeError::DstDtype { .. } => 0x0D,
-            DecodeError::Kind { .. } => 0x0E,
-            DecodeError::CrossCoreEnable { .. } => 0x20,
-            DecodeError::ArgType { .. } | DecodeError::GroupArgType { .. } => 0x0F,
+            DecodeError::Opcode { .. } | DecodeError::NotEmitted { .. } => layout::OFF_OPCODE,
+            DecodeError::InstWordLen { .. } => layout::OFF_INST_WORD_LEN,
+            DecodeError::Reserved { offset, .. }
+            | DecodeError::Dtype { offset, .. }
+            | DecodeError::Field { offset, .. } => offset,
+            DecodeError::WaitMode { .. } => layout::OFF_WAIT_MODE,
+            DecodeError::UpdateMode { .. } => layout::OFF_UPDATE_MODE,
+            DecodeError::CceOp { .. } => layout::collective_compute::OFF_CCE_OP,
+            DecodeError::SrcDtype { .. } => layout::gpsimdsb2sb::OFF_SRC_DTYPE,
+            DecodeError::Valid { .. } => layout::get_global_rank_id::OFF_VALID,
+            DecodeError::DstDtype { .. } => layout::gpsimdsb2sb::OFF_DST_DTYPE,
+            DecodeError::Kind { .. } => layout::collective_compute::OFF_KIND,
+            DecodeError::CrossCoreEnable { .. } => layout::gpsimdsb2sb::OFF_CROSS_CORE_ENABLE,
+            DecodeError::ArgType { .. } | DecodeError::GroupArgType { .. } => layout::OFF_ARG_TYPE,
             DecodeError::GroupShape { .. } | DecodeError::GroupPayloadSync { .. } => 0,
-            DecodeError::GroupPayloadCount { .. } => 0x0C,
+            DecodeError::GroupPayloadCount { .. } => layout::OFF_NUM_PAYLOADS,
         }
     }
 }

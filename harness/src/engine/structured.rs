@@ -68,6 +68,7 @@ fn gen_err(e: GenError) -> Result<(), Report> {
     match e {
         GenError::Arbitrary(_) => Ok(()), // not reachable in practice; nothing to compare
         GenError::Encode(r) => Err(Report::text(r.to_string())),
+        e @ GenError::NoGenerator { .. } => Err(Report::text(e.to_string())),
     }
 }
 

@@ -188,7 +188,7 @@ fn item(buf: &[u8], len: usize, span: &Range<usize>, pick: u8, cfg: &Config) -> 
     let own = padded(body, fnv(body) ^ u64::from(pick), PAD);
     let u = &mut Unstructured::new(&own);
     let refused = |e: GenError| match e {
-        GenError::Encode(_) => Item::Refused(e),
+        GenError::Encode(_) | GenError::NoGenerator { .. } => Item::Refused(e),
         // Not reachable (exhausted bytes yield minimal choices): an empty stream.
         GenError::Arbitrary(_) => Item::Stream(Vec::new()),
     };
