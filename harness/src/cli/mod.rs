@@ -11,13 +11,17 @@ pub mod decode;
 pub mod encode;
 pub mod explain;
 pub mod gate;
+pub mod help;
 pub mod lower;
 pub mod lower_input;
 pub mod minimize;
+pub mod panic_hook;
+pub mod progress;
 pub mod replay;
 pub mod report;
 pub mod subject_check;
 pub mod subject_worker;
+pub mod target_arg;
 
 use crate::arch::Arch;
 pub use crate::explain::{mnemonic_of, opcode_str};
