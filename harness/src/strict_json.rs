@@ -75,7 +75,6 @@ impl<'de> Visitor<'de> for StrictVisitor {
     }
 }
 
-
 #[cfg(test)]
 mod tests {
     use super::parse;
@@ -92,7 +91,10 @@ mod tests {
             assert!(e.contains("duplicate key"), "{text}: {e}");
         }
         let e = parse("{\n\"generation\":\"v2\",\n\"generation\":\"v5\"}").unwrap_err();
-        assert!(e.to_string().contains("duplicate key \"generation\""), "{e}");
+        assert!(
+            e.to_string().contains("duplicate key \"generation\""),
+            "{e}"
+        );
         assert_eq!(e.line(), 3, "{e}");
     }
 }
