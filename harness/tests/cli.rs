@@ -657,11 +657,14 @@ fn exit_table(h: &str) -> Vec<(u8, String)> {
     rows
 }
 
+/// `(exit code, a phrase its help row must have)`.
+type ExitRows = &'static [(u8, &'static str)];
+
 #[test]
 fn help_states_each_subcommands_exit_codes() {
     // (subcommand, [(code, a phrase its row must have)]): the codes each
     // `run` returns (docs/guarantees.md "Exit codes").
-    let cases: &[(&[&str], &[(u8, &str)])] = &[
+    let cases: &[(&[&str], ExitRows)] = &[
         (
             &["check"],
             &[

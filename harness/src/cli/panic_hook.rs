@@ -27,7 +27,7 @@ fn exit_if_closed_stdout(info: &PanicHookInfo<'_>) {
 /// Panics are caught and reported by the caller (subjects, corpus inputs):
 /// print nothing, except that a closed stdout exits 141.
 pub fn install_quiet() {
-    std::panic::set_hook(Box::new(|info| exit_if_closed_stdout(info)));
+    std::panic::set_hook(Box::new(exit_if_closed_stdout));
 }
 
 /// A panic is an internal error: print it (no backtrace), run `cleanup`,

@@ -50,7 +50,7 @@ mod tests {
 
     #[test]
     fn rates_are_whole_numbers_with_units() {
-        assert_eq!(whole_rate(1_336_427.9009, "cases/s"), "1,336,428 cases/s");
+        assert_eq!(whole_rate(1_336_427.900_9, "cases/s"), "1,336,428 cases/s");
         assert_eq!(whole_rate(999.4, "cases/s"), "999 cases/s");
         assert_eq!(whole_rate(1000.0, "cases/s"), "1,000 cases/s");
         assert_eq!(whole_rate(0.4, "cases/s"), "0 cases/s");
