@@ -1213,3 +1213,39 @@ fn gate_prints_its_rate_as_whole_cases_per_second() {
         "rate `{rate}` is not a whole number grouped by thousands: {line}"
     );
 }
+
+#[test]
+fn progress_bar_prints_whole_cases_per_second() {
+    // The bar draws only on a terminal: `script` gives the gate one.
+    if Command::new("script").arg("--version").output().is_err() {
+        eprintln!("SKIPPED: no `script` (util-linux) to give the gate a terminal");
+        return;
+    }
+    let dir = tmpdir("progress-bar");
+    let cmd = format!(
+        "{BIN} gate --no-corpus --cases 300000 --targets validate_header --report-dir {}",
+        dir.join("r").display()
+    );
+    let o = Command::new("script")
+        .args(["-qec", &cmd, "/dev/null"])
+        .stdin(Stdio::null())
+        .output()
+        .expect("script");
+    assert_eq!(code(&o), 0, "{}", stdout(&o));
+    let text = stdout(&o).replace('\r', "\n");
+    let rates: Vec<&str> = text
+        .lines()
+        .filter_map(|l| l.split(" cases (").nth(1))
+        .filter_map(|r| r.split(')').next())
+        .collect();
+    assert!(!rates.is_empty(), "no progress line drawn: {text}");
+    for r in rates {
+        let n = r
+            .strip_suffix(" cases/s")
+            .unwrap_or_else(|| panic!("rate `{r}` has no `cases/s` unit"));
+        assert!(
+            !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit() || b == b','),
+            "rate `{r}` is not a whole number"
+        );
+    }
+}
