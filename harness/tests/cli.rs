@@ -1249,3 +1249,75 @@ fn progress_bar_prints_whole_cases_per_second() {
         );
     }
 }
+
+#[test]
+fn report_merge_and_subject_answers_refuse_duplicate_keys() {
+    let dir = tmpdir("dup-keys");
+    // A shard whose run.json says "verdict" twice.
+    let shard = dir.join("shard");
+    let o = run(
+        &[
+            "gate",
+            "--no-corpus",
+            "--quiet",
+            "--cases",
+            "20",
+            "--targets",
+            "validate_header",
+            "--report-dir",
+            &shard.to_string_lossy(),
+        ],
+        b"",
+    );
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let rj = shard.join("run.json");
+    let text = std::fs::read_to_string(&rj).unwrap();
+    assert!(text.starts_with("{\n"));
+    std::fs::write(
+        &rj,
+        text.replacen("{\n", "{\n  \"verdict\": \"PASS\",\n", 1),
+    )
+    .unwrap();
+    let o = run(
+        &[
+            "report",
+            "merge",
+            &shard.to_string_lossy(),
+            "-o",
+            &dir.join("m").to_string_lossy(),
+        ],
+        b"",
+    );
+    assert_eq!(code(&o), 2, "{}", stdout(&o));
+    let e = stderr(&o);
+    assert!(
+        e.contains("run.json") && e.contains("duplicate key \"verdict\""),
+        "{e}"
+    );
+    // A subject whose answer says "failed" twice is a protocol finding, not an agreement.
+    let py = write(
+        &dir,
+        "dup.py",
+        b"import json, sys\nfor line in sys.stdin:\n    r = json.loads(line)\n    if r['op'] == 'hello':\n        print('{\"protocol\":1,\"name\":\"dup\",\"ops\":[\"validate_header\",\"validate_payload\"]}', flush=True)\n    else:\n        print('{\"id\":%d,\"failed\":null,\"failed\":null}' % r['id'], flush=True)\n",
+    );
+    let hex = "8510".to_string() + &"00".repeat(62);
+    let spec = format!("cmd:python3 {py}");
+    let o = run(
+        &[
+            "replay",
+            "--target",
+            "validate_header",
+            "--hex",
+            &hex,
+            "--subject",
+            &spec,
+        ],
+        b"",
+    );
+    assert_eq!(code(&o), 1, "{}", stdout(&o));
+    assert!(
+        stdout(&o).contains("duplicate key \"failed\""),
+        "{}",
+        stdout(&o)
+    );
+}
