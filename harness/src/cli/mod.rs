@@ -32,9 +32,9 @@ use crate::subjects::{Decoded, FieldName, Value};
 use std::fmt;
 use std::io::{self, Write};
 
-/// Every bundle valid.
+/// Success (for `check`: every bundle valid).
 pub const EXIT_OK: u8 = 0;
-/// Some bundle invalid.
+/// A negative verdict (for `check`: some bundle invalid).
 pub const EXIT_INVALID: u8 = 1;
 /// Bad input or usage.
 pub const EXIT_BAD_INPUT: u8 = 2;
