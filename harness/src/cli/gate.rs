@@ -129,7 +129,9 @@ pub struct GateArgs {
     #[arg(long = "subject", value_name = "SPEC")]
     pub subjects: Vec<SubjectSpec>,
     /// Generated cases per target that also go to the --subject's (the
-    /// first ones, by case index); the rest are core vs oracle only.
+    /// first ones, by case index); the rest are core vs oracle only. A
+    /// subject judged on no case at all (e.g. 0 with --no-corpus) fails the
+    /// gate.
     #[arg(long, default_value_t = gate::DEFAULT_SUBJECT_CASES)]
     pub subject_cases: u64,
     /// Narrow the run to one hardware generation (v2 Sunda, v3 Cayman, v4
