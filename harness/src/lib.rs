@@ -44,6 +44,7 @@ pub mod reach;
 pub mod report;
 pub mod report_merge;
 pub mod run_json;
+pub mod strict_json;
 pub mod subjects;
 pub mod targets;
 pub mod triage;

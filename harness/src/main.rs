@@ -7,20 +7,12 @@
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
 use tpb_harness::arch::Arch;
-use tpb_harness::cli::{self, CliResult, Format, Validator, EXIT_BAD_INPUT};
-
-const EXIT_CODES: &str = "\
-Exit codes:
-  0  every bundle is valid
-  1  some bundle is invalid
-  2  bad input or usage (the message names the file, the line or byte offset,
-     and what is wrong)
-  141  stdout was closed by its reader (e.g. `| head -1`); no message";
+use tpb_harness::cli::{self, help, CliResult, Format, Validator};
 
 /// Differential-conformance tooling for the 64-byte TPB ISA bundles of the
 /// Neuron compiler (SPEC.md, tpb-spec-1). All subcommands use tpb-core.
 #[derive(Parser, Debug)]
-#[command(name = "tpbconform", version, after_help = EXIT_CODES)]
+#[command(name = "tpbconform", version, after_help = help::TOP)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -37,7 +29,7 @@ enum Command {
     ///
     /// Output (text): one line per bundle. Output (jsonl): one object per bundle,
     /// {"index":N,"opcode":"0x85","mnemonic":"CustomOpHeader","valid":true|false,"failed":"<predicate>"|null}.
-    #[command(after_help = IO_HELP)]
+    #[command(after_help = help::CHECK)]
     Check {
         /// Read hex text (one bundle per line) instead of raw binary.
         #[arg(long)]
@@ -63,7 +55,7 @@ enum Command {
     /// lowercase hex strings. A bundle that does not decode gives
     /// {"index":N,"opcode":..,"mnemonic":..,"error":"<field> at byte offset 0xNN","field":..,"offset":N}
     /// and exit code 1.
-    #[command(after_help = IO_HELP)]
+    #[command(after_help = help::DECODE)]
     Decode {
         /// Read hex text (one bundle per line) instead of raw binary.
         #[arg(long)]
@@ -86,7 +78,7 @@ enum Command {
     /// Output streams; with -o PATH, PATH is replaced atomically (its
     /// permissions kept) only on exit 0/1 with at least one bundle encoded,
     /// and a PATH that is a symlink, FIFO, device or folder is refused.
-    #[command(after_help = EXIT_CODES)]
+    #[command(after_help = help::ENCODE)]
     Encode {
         /// Write hex lines instead of raw binary.
         #[arg(long)]
@@ -108,7 +100,7 @@ enum Command {
     /// decode field fail has `^^` under it, its row ends with
     /// `<== FAILED: <name>`, and it is red with colour (`--color`). The
     /// verdict is the one `check --validator auto` gives.
-    #[command(after_help = IO_HELP)]
+    #[command(after_help = help::EXPLAIN)]
     Explain {
         /// Read hex text (one bundle per line) instead of raw binary.
         #[arg(long)]
@@ -129,14 +121,11 @@ enum Command {
     /// core) on all cores; write a
     /// report (summary.md, divergences.jsonl, junit.xml, index.html).
     ///
-    /// Exit codes: 0 zero discrepancies and every target ran; 1 any
-    /// divergence, panic, timeout or target that did not run; 2 bad usage or
-    /// bad input (unreadable corpus file, malformed vector file, existing
-    /// --report-dir).
+    #[command(after_help = help::GATE)]
     Gate(cli::gate::GateArgs),
     /// Re-run one input through a target, core vs oracle and each --subject
-    /// vs core (the command a gate report prints). Exit codes: 1 the
-    /// divergence reproduces, 0 they agree, 2 bad input.
+    /// vs core (the command a gate report prints).
+    #[command(after_help = help::REPLAY)]
     Replay(cli::replay::ReplayArgs),
     /// Lower IR collectives and Send/Recv (JSON) to records plus the module
     /// side-tables (SPEC §5.4): replica groups, source-target pairs, attributes.
@@ -146,6 +135,7 @@ enum Command {
     /// one record per line with instructions and side-tables as `#` comments,
     /// accepted by `decode --arch <its generation> --hex`. Exit 2 on bad
     /// input, naming the JSON path of the bad value; nothing is printed then.
+    #[command(after_help = help::LOWER)]
     Lower {
         /// Output format.
         #[arg(long, value_enum, default_value_t = cli::lower::LowerFormat::Hex)]
@@ -155,18 +145,17 @@ enum Command {
         file: String,
     },
     /// Keep the smallest set of corpus files covering the same signatures
-    /// (target, core verdict, outcome, field classes).
+    /// (target, core verdict, outcome, field classes): deletes the redundant
+    /// seeds in place (preview with --dry-run).
     ///
     /// Reads and judges every folder first; then, in place, only deletes the
     /// redundant input files (subfolders and special files are never
     /// touched), or with --output writes the kept set into a new folder.
-    /// Exit codes: 0 done, 1 a deletion failed part way, 2 bad input or an
-    /// existing --output (nothing changed).
+    #[command(after_help = help::MINIMIZE)]
     Minimize(cli::minimize::MinimizeArgs),
     /// Check a subject you plug in: print its name, protocol version and
-    /// capabilities, and run a short smoke set against core. Exit codes: 0
-    /// every smoke case agrees with core; 1 a divergence, a fault, or
-    /// nothing checked; 2 bad spec or the subject does not start.
+    /// capabilities, and run a short smoke set against core.
+    #[command(after_help = help::SUBJECT_CHECK)]
     SubjectCheck(cli::subject_check::SubjectCheckArgs),
     /// Internal: serve tpb-subject/1 on stdin/stdout for a `lib:PATH`
     /// subject (the gate runs this as the library's worker process).
@@ -176,27 +165,9 @@ enum Command {
         spec: String,
     },
     /// Work with report folders: `report merge DIR...` combines the reports
-    /// of a sharded gate into one (exit 0 pass, 1 divergence or failed
-    /// shard, 2 refused: nothing written).
+    /// of a sharded gate into one (exit codes: `report merge --help`).
     Report(cli::report::ReportArgs),
 }
-
-const IO_HELP: &str = "\
-Input: FILE arguments are read in order (`-` or no FILE = stdin). Without
---hex, input is raw binary whose length is a multiple of 64. With --hex, one
-bundle per line: 128 hex digits, spaces ignored, `#` starts a comment, blank
-lines skipped. Bundle indices run across all inputs, starting at 0.
-
-Exit codes:
-  0  every bundle is valid
-  1  some bundle is invalid
-  2  bad input or usage (the message names the file, the line or byte offset,
-     and what is wrong)
-  141  stdout was closed by its reader (e.g. `| head -1`); no message
-
-Readers stream: output starts with the first bundles and memory stays
-bounded whatever the input size (hex lines are capped at 1 MiB). On exit 2
-the verdicts of the bundles before the bad one have been printed already.";
 
 fn run(cli: Cli) -> CliResult {
     match cli.command {
@@ -232,10 +203,7 @@ fn run(cli: Cli) -> CliResult {
 
 fn main() -> ExitCode {
     // Never print a backtrace: a panic is an internal error, exit 2.
-    std::panic::set_hook(Box::new(|info| {
-        eprintln!("tpbconform: internal error: {info}");
-        std::process::exit(i32::from(EXIT_BAD_INPUT));
-    }));
+    cli::panic_hook::install_loud(|| {});
     // `lib:` / `cmd:` subject specs open through tpb_harness::external.
     tpb_harness::subjects::registry::set_external_opener(tpb_harness::external::open);
     // clap prints usage errors and exits 2 itself (help/version exit 0).

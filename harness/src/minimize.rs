@@ -213,7 +213,8 @@ pub struct FolderPlan {
 }
 
 impl FolderPlan {
-    fn stats(&self) -> MinimizeStats {
+    /// Before and after counts, skipped entries.
+    pub fn stats(&self) -> MinimizeStats {
         MinimizeStats {
             target: self.target.clone(),
             before: self.kept.len() + self.dropped.len(),
@@ -354,6 +355,15 @@ pub fn minimize(dir: &Path, output: Option<&Path>) -> Result<Vec<MinimizeStats>,
     Ok(stats)
 }
 
+/// What [`minimize`] would do to `dir`, changing nothing (`minimize --dry-run`):
+/// every folder read and judged exactly as [`minimize`] does first.
+pub fn plan(dir: &Path) -> Result<Vec<FolderPlan>, MinimizeError> {
+    target_folders(dir)?
+        .iter()
+        .map(|(name, d)| plan_folder(name, d))
+        .collect()
+}
+
 /// Copies the kept files into a new folder `out` through a staging folder.
 fn write_output(plans: &[FolderPlan], out: &Path, is_root: bool) -> Result<(), MinimizeError> {
     let parent = out
@@ -377,7 +387,9 @@ fn write_output(plans: &[FolderPlan], out: &Path, is_root: bool) -> Result<(), M
             };
             for (_, p, data) in &plan.kept {
                 let fname = p.file_name().unwrap_or_default();
-                write_atomic(dir.join(fname), data).map_err(io(p))?;
+                let dest = dir.join(fname);
+                // A failed write names the output it could not write, not the input.
+                write_atomic(&dest, data).map_err(io(&dest))?;
             }
         }
         if std::fs::symlink_metadata(out).is_ok() {

@@ -269,7 +269,8 @@ pub fn read_meta(dir: &Path) -> Result<RunMeta, MergeError> {
         return Err(MergeError::TooLarge { path, line: 0 });
     }
     // Check the format first, so an older or newer layout is named as such.
-    let v: Value = serde_json::from_str(&text).map_err(|e| bad(&path, e.line(), e.to_string()))?;
+    let v: Value =
+        crate::strict_json::parse(&text).map_err(|e| bad(&path, e.line(), e.to_string()))?;
     match v.get("format").and_then(Value::as_u64) {
         Some(f) if f == u64::from(run_json::FORMAT) => {}
         other => {
@@ -350,7 +351,7 @@ fn opt_s(o: &Map<String, Value>, k: &str, default: &str) -> String {
 }
 
 fn div_line(text: &str, path: &Path, line: usize) -> Result<DivLine, MergeError> {
-    let v: Value = serde_json::from_str(text).map_err(|e| bad(path, line, e.to_string()))?;
+    let v: Value = crate::strict_json::parse(text).map_err(|e| bad(path, line, e.to_string()))?;
     let Value::Object(object) = v else {
         return Err(bad(path, line, "not a JSON object"));
     };

@@ -603,3 +603,721 @@ fn encode_refuses_an_opcode_the_generation_does_not_emit() {
     assert_eq!(code(&d), 1);
     assert_eq!(json_lines(&stdout(&d))[0]["field"], "opcode");
 }
+
+// ---- Issue 21 item 5 / issue 22 item 6: help, flags, closed stdout, messages ----
+
+fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("repository root")
+        .to_path_buf()
+}
+
+fn sample(name: &str) -> String {
+    repo()
+        .join("examples/samples")
+        .join(name)
+        .to_string_lossy()
+        .into_owned()
+}
+
+fn help(args: &[&str]) -> String {
+    let mut a = args.to_vec();
+    a.push("--help");
+    let o = run(&a, b"");
+    assert_eq!(code(&o), 0, "{a:?}: {}", stderr(&o));
+    stdout(&o)
+}
+
+/// The `Exit codes:` table of a help text: its `  N  text` lines.
+fn exit_table(h: &str) -> Vec<(u8, String)> {
+    let Some(i) = h.find("Exit codes:") else {
+        return Vec::new();
+    };
+    let mut rows: Vec<(u8, String)> = Vec::new();
+    for l in h[i..].lines().skip(1) {
+        let t = l.trim_start();
+        let code = t
+            .split_whitespace()
+            .next()
+            .and_then(|w| w.parse::<u8>().ok());
+        match code {
+            Some(c) if l.starts_with("  ") && !l.starts_with("       ") => {
+                rows.push((c, t.to_string()))
+            }
+            _ if l.starts_with("       ") => {
+                if let Some(last) = rows.last_mut() {
+                    last.1.push(' ');
+                    last.1.push_str(t);
+                }
+            }
+            _ => break,
+        }
+    }
+    rows
+}
+
+/// `(exit code, a phrase its help row must have)`.
+type ExitRows = &'static [(u8, &'static str)];
+
+#[test]
+fn help_states_each_subcommands_exit_codes() {
+    // (subcommand, [(code, a phrase its row must have)]): the codes each
+    // `run` returns (docs/guarantees.md "Exit codes").
+    let cases: &[(&[&str], ExitRows)] = &[
+        (
+            &["check"],
+            &[
+                (0, "every bundle is valid"),
+                (1, "some bundle is invalid"),
+                (2, "bad input"),
+                (141, "stdout was closed"),
+            ],
+        ),
+        (
+            &["decode"],
+            &[
+                (0, "every bundle decodes"),
+                (1, "does not decode"),
+                (2, "bad input"),
+                (141, "closed"),
+            ],
+        ),
+        (
+            &["explain"],
+            &[
+                (0, "every bundle is valid"),
+                (1, "invalid"),
+                (2, "bad input"),
+                (141, "closed"),
+            ],
+        ),
+        (
+            &["encode"],
+            &[
+                (0, "every record was encoded"),
+                (1, "some record was skipped"),
+                (2, "malformed JSONL"),
+                (141, "closed"),
+            ],
+        ),
+        (
+            &["lower"],
+            &[
+                (0, "every instruction lowered"),
+                (2, "bad JSON"),
+                (141, "closed"),
+            ],
+        ),
+        (
+            &["replay"],
+            &[
+                (0, "agree"),
+                (1, "the divergence reproduces"),
+                (2, "bad input"),
+                (141, "closed"),
+            ],
+        ),
+        (&["gate"], &[(0, "PASS"), (1, "FAIL"), (2, "bad usage")]),
+        (
+            &["minimize"],
+            &[
+                (0, "done"),
+                (1, "a deletion failed"),
+                (2, "nothing"),
+                (141, "closed"),
+            ],
+        ),
+        (
+            &["subject-check"],
+            &[
+                (0, "agrees with core"),
+                (1, "a divergence, a fault"),
+                (2, "bad spec"),
+                (141, "closed"),
+            ],
+        ),
+        (
+            &["report", "merge"],
+            &[
+                (0, "complete and clean"),
+                (1, "divergence"),
+                (2, "refused"),
+                (141, "closed"),
+            ],
+        ),
+    ];
+    for (cmd, want) in cases {
+        let h = help(cmd);
+        let table = exit_table(&h);
+        let codes: Vec<u8> = table.iter().map(|r| r.0).collect();
+        let want_codes: Vec<u8> = want.iter().map(|w| w.0).collect();
+        assert_eq!(codes, want_codes, "{cmd:?} --help exit codes:\n{h}");
+        for ((c, phrase), (_, row)) in want.iter().zip(&table) {
+            assert!(
+                row.contains(phrase),
+                "{cmd:?} exit {c}: `{row}` lacks `{phrase}`"
+            );
+        }
+    }
+    // encode's codes are about records, not bundle validity (it said "0 every bundle is valid").
+    assert!(!help(&["encode"]).contains("every bundle is valid"));
+    // The top level names every subcommand's codes instead of check's for all.
+    let top = help(&[]);
+    for cmd in [
+        "check",
+        "decode",
+        "encode",
+        "lower",
+        "replay",
+        "gate",
+        "minimize",
+        "subject-check",
+        "report merge",
+    ] {
+        assert!(
+            top.lines()
+                .any(|l| l.trim_start().starts_with(cmd) && l.contains(" 0 ")),
+            "top-level help has no exit-code row for {cmd}:\n{top}"
+        );
+    }
+    assert!(top.contains("gate             0 PASS"), "{top}");
+    // minimize says that it deletes.
+    let m = help(&["minimize"]);
+    assert!(
+        m.contains("DELETES the redundant seeds") && m.contains("--dry-run"),
+        "{m}"
+    );
+}
+
+#[test]
+fn help_lists_target_names_from_the_registry() {
+    use tpb_harness::targets::Target;
+    let gate = help(&["gate"]);
+    let replay = help(&["replay"]);
+    for t in Target::all() {
+        if t.spec().gate {
+            assert!(
+                gate.contains(t.name()),
+                "gate --help lacks target {}",
+                t.name()
+            );
+        }
+        assert!(
+            replay.contains(t.name()),
+            "replay --help lacks target {}",
+            t.name()
+        );
+    }
+    // Only gate targets are offered to --targets.
+    let possible = gate
+        .split("[possible values: ")
+        .nth(1)
+        .and_then(|s| s.split(']').next())
+        .expect("gate --targets lists its possible values");
+    let listed: Vec<&str> = possible.split(", ").collect();
+    let gate_targets: Vec<&str> = Target::gate_targets()
+        .into_iter()
+        .map(Target::name)
+        .collect();
+    assert_eq!(listed, gate_targets);
+    // A wrong name is refused naming the flag and the names accepted.
+    let o = run(&["replay", "--target", "nope", "--hex", "00"], b"");
+    assert_eq!(code(&o), 2);
+    assert!(
+        stderr(&o).contains("--target") && stderr(&o).contains("structured_diff"),
+        "{}",
+        stderr(&o)
+    );
+}
+
+#[test]
+fn minimize_and_encode_both_take_dash_o() {
+    assert!(help(&["minimize"]).contains("-o, --output <DIR>"));
+    assert!(help(&["encode"]).contains("-o, --output <PATH>"));
+    assert!(help(&["report", "merge"]).contains("-o, --output <DIR>"));
+}
+
+#[test]
+fn numeric_flags_out_of_range_exit_2_naming_the_flag() {
+    let dir = tmpdir("numeric-flags");
+    let report = dir.join("never");
+    let rd = report.to_string_lossy().into_owned();
+    let gate = |flag: &str, v: &str| -> Vec<String> {
+        // `--flag=VALUE`, so that `-1` is a value, not a flag.
+        let fv = format!("{flag}={v}");
+        let cases: &[&str] = if flag == "--cases" {
+            &[]
+        } else {
+            &["--cases", "10"]
+        };
+        ["gate", "--no-corpus", "--quiet", "--report-dir", &rd, &fv]
+            .iter()
+            .chain(cases)
+            .map(|s| s.to_string())
+            .collect()
+    };
+    let mut cases: Vec<(Vec<String>, &str)> = Vec::new();
+    for v in ["0", "257", "1000000000", "18446744073709551615", "-1", "x"] {
+        cases.push((gate("--threads", v), "--threads"));
+    }
+    for v in ["0", "86401", "18446744073709551615", "-1"] {
+        cases.push((gate("--case-timeout", v), "--case-timeout"));
+    }
+    for f in ["--cases", "--sync-cases", "--lowering-cases"] {
+        for v in ["0", "-1", "18446744073709551616"] {
+            cases.push((gate(f, v), f));
+        }
+    }
+    for v in ["-1", "18446744073709551616", "1.5"] {
+        cases.push((gate("--subject-cases", v), "--subject-cases"));
+    }
+    for v in ["-1", "inf", "NaN", "1e19"] {
+        cases.push((gate("--seconds", v), "--seconds"));
+    }
+    for v in ["0/0", "4/4", "1/18446744073709551616", "a/b"] {
+        cases.push((gate("--shard", v), "--shard"));
+    }
+    cases.push((gate("--seed", "18446744073709551616"), "--seed"));
+    for v in ["0", "3601", "18446744073709551615"] {
+        cases.push((
+            vec![
+                "subject-check".to_string(),
+                format!("--timeout={v}"),
+                "core".to_string(),
+            ],
+            "--timeout",
+        ));
+    }
+    for (args, flag) in &cases {
+        let a: Vec<&str> = args.iter().map(String::as_str).collect();
+        let o = run(&a, b"");
+        assert_eq!(code(&o), 2, "{a:?}: {}", stderr(&o));
+        no_panic(&o);
+        assert!(
+            stderr(&o).contains(flag),
+            "{a:?}: message does not name {flag}: {}",
+            stderr(&o)
+        );
+        assert!(!report.exists(), "{a:?} created its report folder");
+    }
+    // The edges are accepted.
+    let o = run(
+        &[
+            "gate",
+            "--no-corpus",
+            "--quiet",
+            "--cases",
+            "10",
+            "--targets",
+            "validate_header",
+            "--threads",
+            "2",
+            "--case-timeout",
+            "86400",
+            "--report-dir",
+            &rd,
+        ],
+        b"",
+    );
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+}
+
+/// Runs the binary with a stdout whose reader has already gone.
+fn run_closed_stdout(args: &[&str], cwd: &Path) -> Output {
+    let (reader, writer) = std::io::pipe().expect("pipe");
+    drop(reader);
+    Command::new(BIN)
+        .args(args)
+        .current_dir(cwd)
+        .stdin(Stdio::null())
+        .stdout(writer)
+        .stderr(Stdio::piped())
+        .output()
+        .expect("run")
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for e in std::fs::read_dir(from).unwrap().flatten() {
+        if e.file_type().unwrap().is_file() {
+            std::fs::copy(e.path(), to.join(e.file_name())).unwrap();
+        }
+    }
+}
+
+#[test]
+fn every_subcommand_exits_141_quietly_on_a_closed_stdout() {
+    let dir = tmpdir("closed-stdout");
+    let corpus = dir.join("validate_header");
+    copy_dir(&repo().join("corpus/validate_header"), &corpus);
+    let shard = dir.join("shard");
+    let o = run(
+        &[
+            "gate",
+            "--no-corpus",
+            "--quiet",
+            "--cases",
+            "20",
+            "--targets",
+            "validate_header",
+            "--report-dir",
+            &shard.to_string_lossy(),
+        ],
+        b"",
+    );
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let merged = dir.join("merged").to_string_lossy().into_owned();
+    let bundles = sample("bundles.hex");
+    let gsb = sample("get_sequence_bounds.jsonl");
+    let lowering = repo()
+        .join("examples/lowering/collectives.json")
+        .to_string_lossy()
+        .into_owned();
+    let py = format!(
+        "cmd:python3 {}",
+        repo().join("examples/subjects/custom_op.py").display()
+    );
+    let hex = "85".to_string() + "10" + &"00".repeat(62);
+    let corpus_s = corpus.to_string_lossy().into_owned();
+    let shard_s = shard.to_string_lossy().into_owned();
+    let commands: Vec<Vec<&str>> = vec![
+        vec!["check", "--hex", &bundles],
+        vec!["decode", "--hex", &bundles],
+        vec!["explain", "--hex", &bundles],
+        vec!["encode", "--arch", "v3", "--hex", &gsb],
+        vec!["lower", &lowering],
+        vec!["replay", "--target", "validate_header", "--hex", &hex],
+        vec!["minimize", "--dry-run", &corpus_s],
+        vec!["subject-check", &py],
+        vec!["report", "merge", &shard_s, "-o", &merged],
+    ];
+    // Every subcommand of the top-level help is here, except `gate` (below:
+    // it keeps its verdict) and `help`; subject-worker is hidden (internal).
+    let top = help(&[]);
+    let listed: Vec<&str> = top
+        .split("Commands:\n")
+        .nth(1)
+        .expect("Commands:")
+        .lines()
+        .take_while(|l| l.starts_with("  "))
+        .filter_map(|l| l.split_whitespace().next())
+        .collect();
+    assert!(listed.len() >= 10, "{listed:?}");
+    for name in listed {
+        assert!(
+            ["gate", "help"].contains(&name) || commands.iter().any(|c| c[0] == name),
+            "subcommand {name} is not checked on a closed stdout"
+        );
+    }
+    for c in &commands {
+        let o = run_closed_stdout(c, &dir);
+        assert_eq!(code(&o), 141, "{c:?} on a closed stdout: {}", stderr(&o));
+        assert!(
+            stderr(&o).is_empty(),
+            "{c:?} printed on stderr: {}",
+            stderr(&o)
+        );
+    }
+    // The gate keeps its verdict (G12): the report is the record.
+    let o = run_closed_stdout(
+        &[
+            "gate",
+            "--no-corpus",
+            "--quiet",
+            "--cases",
+            "20",
+            "--targets",
+            "validate_header",
+            "--report-dir",
+            &dir.join("g").to_string_lossy(),
+        ],
+        &dir,
+    );
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+}
+
+#[test]
+fn minimize_dry_run_lists_per_folder_and_deletes_nothing() {
+    let dir = tmpdir("minimize-dry-run");
+    let root = dir.join("corpus");
+    for f in ["validate_header", "luts"] {
+        copy_dir(&repo().join("corpus").join(f), &root.join(f));
+    }
+    let list = |d: &Path| {
+        let mut v: Vec<PathBuf> = std::fs::read_dir(d)
+            .unwrap()
+            .flatten()
+            .map(|e| e.path())
+            .collect();
+        v.sort();
+        v
+    };
+    let before: Vec<Vec<PathBuf>> = ["validate_header", "luts"]
+        .iter()
+        .map(|f| list(&root.join(f)))
+        .collect();
+    let r = root.to_string_lossy().into_owned();
+    let o = run(&["minimize", "--dry-run", &r], b"");
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let out = stdout(&o);
+    let after: Vec<Vec<PathBuf>> = ["validate_header", "luts"]
+        .iter()
+        .map(|f| list(&root.join(f)))
+        .collect();
+    assert_eq!(before, after, "--dry-run deleted something");
+    let would: Vec<PathBuf> = out
+        .lines()
+        .filter_map(|l| l.trim_start().strip_prefix("would delete "))
+        .map(PathBuf::from)
+        .collect();
+    assert!(!would.is_empty(), "{out}");
+    // Per folder: a header line per folder, then its files.
+    for f in ["validate_header", "luts"] {
+        assert!(
+            out.lines().any(|l| l.starts_with(&format!("{f}: "))),
+            "{out}"
+        );
+    }
+    // Exactly what the real run then deletes.
+    let o = run(&["minimize", &r], b"");
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let mut deleted: Vec<PathBuf> = before
+        .concat()
+        .into_iter()
+        .filter(|p| !p.exists())
+        .collect();
+    deleted.sort();
+    let mut would = would;
+    would.sort();
+    assert_eq!(would, deleted);
+    // --dry-run with -o is a usage error.
+    let o = run(
+        &[
+            "minimize",
+            "--dry-run",
+            &r,
+            "-o",
+            &dir.join("x").to_string_lossy(),
+        ],
+        b"",
+    );
+    assert_eq!(code(&o), 2);
+}
+
+#[test]
+fn minimize_output_write_failure_names_the_output() {
+    // A full disk, simulated with a file-size limit of 0 (SIGXFSZ ignored,
+    // so write(2) fails with EFBIG).
+    let dir = tmpdir("minimize-output-full");
+    let corpus = dir.join("validate_header");
+    copy_dir(&repo().join("corpus/validate_header"), &corpus);
+    let out = dir.join("out").join("min");
+    let script = format!(
+        "trap '' XFSZ; ulimit -f 0; exec {BIN} minimize {} -o {}",
+        corpus.display(),
+        out.display()
+    );
+    let o = Command::new("sh").arg("-c").arg(&script).output().unwrap();
+    assert_eq!(code(&o), 2, "{}", stderr(&o));
+    let msg = stderr(&o);
+    let parent = out.parent().unwrap().to_string_lossy().into_owned();
+    assert!(
+        msg.contains(&format!("error: {parent}/")),
+        "does not name the output: {msg}"
+    );
+    assert!(
+        !msg.contains(&corpus.to_string_lossy().into_owned()),
+        "names the corpus: {msg}"
+    );
+    assert!(!out.exists());
+    let left: Vec<_> = std::fs::read_dir(out.parent().unwrap())
+        .unwrap()
+        .flatten()
+        .collect();
+    assert!(left.is_empty(), "staging left behind: {left:?}");
+}
+
+#[test]
+fn lower_refuses_duplicate_keys() {
+    let dir = tmpdir("lower-dup");
+    let good = std::fs::read_to_string(repo().join("examples/lowering/collectives.json")).unwrap();
+    assert!(good.contains("\"generation\": \"v3\""));
+    let top = good.replacen(
+        "\"generation\": \"v3\"",
+        "\"generation\": \"v2\", \"generation\": \"v3\"",
+        1,
+    );
+    let nested = good.replacen(
+        "\"op\": \"collective\"",
+        "\"op\": \"collective\", \"op\": \"collective\"",
+        1,
+    );
+    for (name, text, key) in [
+        ("top.json", top, "generation"),
+        ("nested.json", nested, "op"),
+    ] {
+        let p = write(&dir, name, text.as_bytes());
+        let o = run(&["lower", &p], b"");
+        assert_eq!(code(&o), 2, "{name}: {}", stdout(&o));
+        assert!(o.stdout.is_empty());
+        let e = stderr(&o);
+        assert!(
+            e.contains(&p) && e.contains(&format!("duplicate key \"{key}\"")),
+            "{e}"
+        );
+    }
+    let o = run(
+        &[
+            "lower",
+            &repo()
+                .join("examples/lowering/collectives.json")
+                .to_string_lossy(),
+        ],
+        b"",
+    );
+    assert_eq!(code(&o), 0);
+}
+
+#[test]
+fn gate_prints_its_rate_as_whole_cases_per_second() {
+    let dir = tmpdir("gate-rate");
+    let o = run(
+        &[
+            "gate",
+            "--no-corpus",
+            "--quiet",
+            "--cases",
+            "3000",
+            "--targets",
+            "validate_header",
+            "--report-dir",
+            &dir.join("r").to_string_lossy(),
+        ],
+        b"",
+    );
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let line = stdout(&o).lines().next().unwrap_or_default().to_string();
+    let rate = line
+        .rsplit(", ")
+        .next()
+        .and_then(|r| r.strip_suffix(" cases/s"))
+        .unwrap_or_else(|| panic!("no `N cases/s` at the end: {line}"));
+    let groups: Vec<&str> = rate.split(',').collect();
+    assert!(
+        groups[0].len() <= 3
+            && groups[1..].iter().all(|g| g.len() == 3)
+            && groups
+                .iter()
+                .all(|g| !g.is_empty() && g.bytes().all(|b| b.is_ascii_digit())),
+        "rate `{rate}` is not a whole number grouped by thousands: {line}"
+    );
+}
+
+#[test]
+fn progress_bar_prints_whole_cases_per_second() {
+    // The bar draws only on a terminal: `script` gives the gate one.
+    if Command::new("script").arg("--version").output().is_err() {
+        eprintln!("SKIPPED: no `script` (util-linux) to give the gate a terminal");
+        return;
+    }
+    let dir = tmpdir("progress-bar");
+    let cmd = format!(
+        "{BIN} gate --no-corpus --cases 300000 --targets validate_header --report-dir {}",
+        dir.join("r").display()
+    );
+    let o = Command::new("script")
+        .args(["-qec", &cmd, "/dev/null"])
+        .stdin(Stdio::null())
+        .output()
+        .expect("script");
+    assert_eq!(code(&o), 0, "{}", stdout(&o));
+    let text = stdout(&o).replace('\r', "\n");
+    let rates: Vec<&str> = text
+        .lines()
+        .filter_map(|l| l.split(" cases (").nth(1))
+        .filter_map(|r| r.split(')').next())
+        .collect();
+    assert!(!rates.is_empty(), "no progress line drawn: {text}");
+    for r in rates {
+        let n = r
+            .strip_suffix(" cases/s")
+            .unwrap_or_else(|| panic!("rate `{r}` has no `cases/s` unit"));
+        assert!(
+            !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit() || b == b','),
+            "rate `{r}` is not a whole number"
+        );
+    }
+}
+
+#[test]
+fn report_merge_and_subject_answers_refuse_duplicate_keys() {
+    let dir = tmpdir("dup-keys");
+    // A shard whose run.json says "verdict" twice.
+    let shard = dir.join("shard");
+    let o = run(
+        &[
+            "gate",
+            "--no-corpus",
+            "--quiet",
+            "--cases",
+            "20",
+            "--targets",
+            "validate_header",
+            "--report-dir",
+            &shard.to_string_lossy(),
+        ],
+        b"",
+    );
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let rj = shard.join("run.json");
+    let text = std::fs::read_to_string(&rj).unwrap();
+    assert!(text.starts_with("{\n"));
+    std::fs::write(
+        &rj,
+        text.replacen("{\n", "{\n  \"verdict\": \"PASS\",\n", 1),
+    )
+    .unwrap();
+    let o = run(
+        &[
+            "report",
+            "merge",
+            &shard.to_string_lossy(),
+            "-o",
+            &dir.join("m").to_string_lossy(),
+        ],
+        b"",
+    );
+    assert_eq!(code(&o), 2, "{}", stdout(&o));
+    let e = stderr(&o);
+    assert!(
+        e.contains("run.json") && e.contains("duplicate key \"verdict\""),
+        "{e}"
+    );
+    // A subject whose answer says "failed" twice is a protocol finding, not an agreement.
+    let py = write(
+        &dir,
+        "dup.py",
+        b"import json, sys\nfor line in sys.stdin:\n    r = json.loads(line)\n    if r['op'] == 'hello':\n        print('{\"protocol\":1,\"name\":\"dup\",\"ops\":[\"validate_header\",\"validate_payload\"]}', flush=True)\n    else:\n        print('{\"id\":%d,\"failed\":null,\"failed\":null}' % r['id'], flush=True)\n",
+    );
+    let hex = "8510".to_string() + &"00".repeat(62);
+    let spec = format!("cmd:python3 {py}");
+    let o = run(
+        &[
+            "replay",
+            "--target",
+            "validate_header",
+            "--hex",
+            &hex,
+            "--subject",
+            &spec,
+        ],
+        b"",
+    );
+    assert_eq!(code(&o), 1, "{}", stdout(&o));
+    assert!(
+        stdout(&o).contains("duplicate key \"failed\""),
+        "{}",
+        stdout(&o)
+    );
+}

@@ -2,6 +2,8 @@
 //! claimed before any case runs. Each test names the promise of
 //! docs/guarantees.md it holds.
 
+mod subjects;
+
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
@@ -493,4 +495,56 @@ fn closed_stdout_keeps_the_verdict() {
     assert_eq!(status.code(), Some(0), "{status:?}");
     let summary = std::fs::read_to_string(report.join("summary.md")).unwrap();
     assert!(summary.contains("PASS"), "{summary}");
+}
+
+/// Guarantee G13: a subject judged on nothing never passes. With
+/// `--no-corpus --subject-cases 0` no case reaches the subject; the gate
+/// said PASS for a subject with a planted bug (issue 22 item 2). Now that
+/// is a failure (exit 1) whatever the flags, for a correct subject too;
+/// judged on some cases, the planted bug is found and the correct one passes.
+#[test]
+fn a_subject_judged_on_nothing_never_passes() {
+    let dir = tmp("judged-on-nothing");
+    let planted = subjects::c_example(&dir, true);
+    let planted = format!("lib:{}", planted.display());
+    let good = subjects::python_spec("");
+    let run = |subject: &str, subject_cases: &str, name: &str| {
+        gate(&[
+            "--no-corpus",
+            "--cases",
+            "2000",
+            "--targets",
+            "validate_header,validate_payload",
+            "--subject-cases",
+            subject_cases,
+            "--subject",
+            subject,
+            "--report-dir",
+            dir.join(name).to_str().unwrap(),
+        ])
+        .output()
+        .unwrap()
+    };
+    for (subject, name) in [(&planted, "planted"), (&good, "good")] {
+        let o = run(subject, "0", &format!("{name}-0"));
+        assert_eq!(
+            code(&o),
+            1,
+            "{name}: judged on nothing must fail: {}",
+            err(&o)
+        );
+        assert!(
+            err(&o).contains("was judged on no case"),
+            "{name}: {}",
+            err(&o)
+        );
+        let summary = std::fs::read_to_string(dir.join(format!("{name}-0/summary.md"))).unwrap();
+        assert!(summary.contains("was judged on no case"), "{summary}");
+        assert!(!summary.contains("PASS"), "{summary}");
+    }
+    let o = run(&planted, "2000", "planted-2000");
+    assert_eq!(code(&o), 1, "the planted bug is found: {}", err(&o));
+    assert!(!err(&o).contains("was judged on no case"), "{}", err(&o));
+    let o = run(&good, "2000", "good-2000");
+    assert_eq!(code(&o), 0, "{}", err(&o));
 }

@@ -22,7 +22,6 @@ use crate::atomic::AtomicFile;
 use crate::input::{open_source, source_name, InputError, Lines};
 use crate::subjects::registry::{self, mode_byte_name};
 use crate::subjects::{FieldName, Value};
-use serde::de::{self, Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde_json::Value as J;
 use std::io::Write;
 
@@ -40,68 +39,6 @@ enum Record {
     },
     /// A `decode` error record (`"error"` key): nothing to encode.
     Error(String),
-}
-
-/// A JSON value parsed with duplicate object keys refused at every level
-/// (`serde_json` alone keeps the last one).
-struct Strict(J);
-
-impl<'de> Deserialize<'de> for Strict {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        d.deserialize_any(StrictVisitor).map(Strict)
-    }
-}
-
-struct StrictVisitor;
-
-impl<'de> Visitor<'de> for StrictVisitor {
-    type Value = J;
-
-    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("a JSON value")
-    }
-    fn visit_bool<E>(self, v: bool) -> Result<J, E> {
-        Ok(J::Bool(v))
-    }
-    fn visit_i64<E>(self, v: i64) -> Result<J, E> {
-        Ok(J::from(v))
-    }
-    fn visit_u64<E>(self, v: u64) -> Result<J, E> {
-        Ok(J::from(v))
-    }
-    fn visit_f64<E>(self, v: f64) -> Result<J, E> {
-        Ok(J::from(v))
-    }
-    fn visit_str<E>(self, v: &str) -> Result<J, E> {
-        Ok(J::String(v.to_string()))
-    }
-    fn visit_string<E>(self, v: String) -> Result<J, E> {
-        Ok(J::String(v))
-    }
-    fn visit_unit<E>(self) -> Result<J, E> {
-        Ok(J::Null)
-    }
-    fn visit_none<E>(self) -> Result<J, E> {
-        Ok(J::Null)
-    }
-    fn visit_seq<A: SeqAccess<'de>>(self, mut s: A) -> Result<J, A::Error> {
-        let mut v = Vec::new();
-        while let Some(Strict(x)) = s.next_element()? {
-            v.push(x);
-        }
-        Ok(J::Array(v))
-    }
-    fn visit_map<A: MapAccess<'de>>(self, mut m: A) -> Result<J, A::Error> {
-        let mut o = serde_json::Map::new();
-        while let Some(k) = m.next_key::<String>()? {
-            if o.contains_key(&k) {
-                return Err(de::Error::custom(format!("duplicate key \"{k}\"")));
-            }
-            let Strict(v) = m.next_value()?;
-            o.insert(k, v);
-        }
-        Ok(J::Object(o))
-    }
 }
 
 fn parse_opcode(o: &serde_json::Map<String, J>) -> Result<u8, String> {
@@ -235,7 +172,7 @@ pub fn run(files: &[String], hex: bool, output: Option<&str>, arch: Arch) -> Cli
             if text.trim().is_empty() {
                 continue;
             }
-            let Strict(v) = serde_json::from_str(text).map_err(|e| bad(e.to_string()))?;
+            let v = crate::strict_json::parse(text).map_err(|e| bad(e.to_string()))?;
             records += 1;
             match parse_record(&v).map_err(bad)? {
                 Record::Error(e) => {

@@ -10,6 +10,7 @@
 //! `--no-corpus`, unreadable corpus file, malformed vector file, existing
 //! `--report-dir`). See docs/guarantees.md.
 
+use super::target_arg::TargetArg;
 use super::{CliResult, EXIT_BAD_INPUT, EXIT_INVALID, EXIT_OK};
 use crate::arch::Arch;
 use crate::engine::Engine;
@@ -17,8 +18,9 @@ use crate::external;
 use crate::gate::{self, ExternalRun, GateConfig, Shard};
 use crate::report::{self, Timing};
 use crate::subjects::SubjectSpec;
-use crate::targets::{parse_gate_target, Target};
+use crate::targets::Target;
 use crate::triage;
+use clap::builder::RangedU64ValueParser;
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -53,6 +55,15 @@ pub fn parse_seconds(s: &str) -> Result<f64, String> {
     }
     Ok(v)
 }
+
+/// Largest `--threads`: far above any core count this runs on, far below
+/// what the per-thread state could allocate (`--threads 1000000000` tried
+/// to allocate 40 GB).
+pub const MAX_THREADS: u64 = 256;
+
+/// Largest `--case-timeout` in seconds (a day): beyond it a deadline
+/// computed from `Instant::now()` could overflow.
+pub const MAX_CASE_TIMEOUT: u64 = 86_400;
 
 /// Arguments of `tpbconform gate`.
 #[derive(clap::Args, Debug, Clone)]
@@ -92,7 +103,7 @@ pub struct GateArgs {
     #[arg(long, value_name = "i/n", default_value = "0/1")]
     pub shard: Shard,
     /// Comma-separated targets (default: all); a repeated target runs once.
-    #[arg(long, value_delimiter = ',', value_name = "a,b", value_parser = parse_gate_target)]
+    #[arg(long, value_delimiter = ',', value_name = "a,b", value_parser = TargetArg::gate())]
     pub targets: Vec<Target>,
     /// Report folder (must not exist). Default: reports/<UTC timestamp>/.
     #[arg(long, value_name = "DIR")]
@@ -100,11 +111,13 @@ pub struct GateArgs {
     /// Corpus root holding <target>/ folders and vectors/.
     #[arg(long, value_name = "DIR", default_value = "corpus")]
     pub corpus: PathBuf,
-    /// Worker threads (default: all cores).
-    #[arg(long)]
+    /// Worker threads, 1 to 256 (default: all cores).
+    #[arg(long, value_parser = RangedU64ValueParser::<usize>::new().range(1..=MAX_THREADS))]
     pub threads: Option<usize>,
-    /// Seconds without progress on one case before it counts as a timeout.
-    #[arg(long, default_value_t = 30)]
+    /// Seconds without progress on one case before it counts as a timeout,
+    /// 1 to 86400 (a day).
+    #[arg(long, default_value_t = 30,
+          value_parser = clap::value_parser!(u64).range(1..=MAX_CASE_TIMEOUT))]
     pub case_timeout: u64,
     /// Never show a progress bar.
     #[arg(long)]
@@ -116,7 +129,9 @@ pub struct GateArgs {
     #[arg(long = "subject", value_name = "SPEC")]
     pub subjects: Vec<SubjectSpec>,
     /// Generated cases per target that also go to the --subject's (the
-    /// first ones, by case index); the rest are core vs oracle only.
+    /// first ones, by case index); the rest are core vs oracle only. A
+    /// subject judged on no case at all (e.g. 0 with --no-corpus) fails the
+    /// gate.
     #[arg(long, default_value_t = gate::DEFAULT_SUBJECT_CASES)]
     pub subject_cases: u64,
     /// Narrow the run to one hardware generation (v2 Sunda, v3 Cayman, v4
@@ -163,15 +178,11 @@ fn external_runs(cfg: &GateConfig, run: &gate::GateRun) -> Vec<ExternalRun> {
 
 fn quiet_panics() {
     // Subject panics are caught and reported as findings; keep stderr clean.
-    std::panic::set_hook(Box::new(|_| {}));
+    super::panic_hook::install_quiet();
 }
 
 fn loud_panics() {
-    std::panic::set_hook(Box::new(|info| {
-        eprintln!("tpbconform: internal error: {info}");
-        report::abort_staging();
-        std::process::exit(i32::from(EXIT_BAD_INPUT));
-    }));
+    super::panic_hook::install_loud(report::abort_staging);
 }
 
 /// Installs the Ctrl-C / SIGTERM handler: the first signal stops the gate
@@ -235,8 +246,8 @@ pub fn run(a: GateArgs) -> CliResult {
         threads: a
             .threads
             .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
-            .max(1),
-        case_timeout: Duration::from_secs(a.case_timeout.max(1)),
+            .clamp(1, MAX_THREADS as usize),
+        case_timeout: Duration::from_secs(a.case_timeout),
         progress: !a.quiet && std::io::stderr().is_terminal(),
         stop: Some(Arc::clone(&stop)),
         // Test hook: a smaller "full run" threshold for the reach failure.
@@ -252,16 +263,7 @@ pub fn run(a: GateArgs) -> CliResult {
             .ok()
             .and_then(|v| v.parse().ok()),
     };
-    let bar = cfg.progress.then(|| {
-        let b = indicatif::ProgressBar::new(0);
-        b.set_style(
-            indicatif::ProgressStyle::with_template(
-                "{spinner} gate [{elapsed_precise}] {wide_bar} {pos}/{len} cases ({per_sec}) {msg}",
-            )
-            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
-        );
-        b
-    });
+    let bar = cfg.progress.then(super::progress::gate_bar);
     let progress = |done: u64, total: u64| {
         if let Some(b) = &bar {
             b.set_length(total);
@@ -301,7 +303,7 @@ pub fn run(a: GateArgs) -> CliResult {
     let _ = writeln!(
         out,
         "gate: {verdict}: {} generated cases over {} targets{}, {} corpus files, {} vectors; \
-         {} distinct divergence(s), {} failure(s); {:.1} s, {:.0} cases/s",
+         {} distinct divergence(s), {} failure(s); {:.1} s, {}",
         run.generated(),
         run.targets.len(),
         if run.stopped_early {
@@ -314,7 +316,10 @@ pub fn run(a: GateArgs) -> CliResult {
         run.findings.distinct(),
         run.failures.len(),
         run.elapsed.as_secs_f64(),
-        run.generated() as f64 / run.gen_elapsed.as_secs_f64().max(1e-9)
+        super::progress::whole_rate(
+            run.generated() as f64 / run.gen_elapsed.as_secs_f64().max(1e-9),
+            "cases/s"
+        )
     );
     for f in &run.failures {
         eprintln!("tpbconform: {f}");

@@ -49,7 +49,7 @@ fn read_input(path: &str) -> Result<serde_json::Value, CliError> {
     if text.len() as u64 > MAX_INPUT_BYTES {
         return Err(bad(&source, format!("larger than {MAX_INPUT_BYTES} bytes")));
     }
-    serde_json::from_str(&text).map_err(|e| {
+    crate::strict_json::parse(&text).map_err(|e| {
         bad(
             &source,
             format!("line {} column {}: bad JSON: {e}", e.line(), e.column()),

@@ -1,11 +1,14 @@
 //! `tpbconform minimize`: keep the smallest set of corpus files covering
-//! the same signatures (see [`crate::minimize`]).
+//! the same signatures (see [`crate::minimize`]). In place it deletes the
+//! redundant seeds; `--dry-run` lists them and deletes nothing.
 //!
-//! Exit codes: 0 = done; 1 = a deletion failed part way (the files deleted
-//! before it stay deleted; every signature is still covered); 2 = unreadable
-//! input, not a corpus folder or an existing `--output` (nothing changed).
+//! Exit codes: 0 = done (or, with `--dry-run`, the plan printed); 1 = a
+//! deletion failed part way (the files deleted before it stay deleted; every
+//! signature is still covered); 2 = unreadable input, not a corpus folder or
+//! an existing `--output` (nothing changed).
 
 use super::{CliResult, EXIT_BAD_INPUT, EXIT_INVALID, EXIT_OK};
+use crate::minimize::MinimizeStats;
 use std::io::Write;
 use std::path::PathBuf;
 
@@ -17,32 +20,73 @@ pub struct MinimizeArgs {
     pub dir: PathBuf,
     /// Write the kept set into this new folder (it must not exist) instead
     /// of deleting the other files in place.
-    #[arg(long, value_name = "DIR")]
+    #[arg(short, long, value_name = "DIR")]
     pub output: Option<PathBuf>,
+    /// Print, per folder, the files an in-place run would delete, and
+    /// change nothing.
+    #[arg(long, conflicts_with = "output")]
+    pub dry_run: bool,
+}
+
+/// `<target>: N files -> M (one per signature)[, K entries skipped]`.
+fn counts(s: &MinimizeStats) -> String {
+    format!(
+        "{}: {} files -> {} (one per signature){}",
+        s.target,
+        s.before,
+        s.after,
+        if s.skipped.is_empty() {
+            String::new()
+        } else {
+            format!(", {} entries skipped", s.skipped.len())
+        }
+    )
+}
+
+fn warn_skipped(s: &MinimizeStats) {
+    for w in &s.skipped {
+        eprintln!("tpbconform: warning: skipped {w}");
+    }
 }
 
 /// Runs `minimize`.
 pub fn run(a: MinimizeArgs) -> CliResult {
-    std::panic::set_hook(Box::new(|_| {}));
+    super::panic_hook::install_quiet();
+    let mut out = std::io::stdout().lock();
+    if a.dry_run {
+        let plans = match crate::minimize::plan(&a.dir) {
+            Ok(p) => p,
+            Err(e) => {
+                eprintln!("tpbconform: error: {e}");
+                return Ok(EXIT_BAD_INPUT);
+            }
+        };
+        let mut total = 0;
+        for p in &plans {
+            let s = p.stats();
+            warn_skipped(&s);
+            writeln!(
+                out,
+                "{} — dry run, {} to delete",
+                counts(&s),
+                p.dropped.len()
+            )?;
+            for d in &p.dropped {
+                writeln!(out, "  would delete {}", d.display())?;
+            }
+            total += p.dropped.len();
+        }
+        writeln!(
+            out,
+            "dry run: {total} file(s) would be deleted; nothing changed"
+        )?;
+        return Ok(EXIT_OK);
+    }
     match crate::minimize::minimize(&a.dir, a.output.as_deref()) {
         Ok(stats) => {
-            let mut out = std::io::stdout().lock();
             for s in stats {
-                for w in &s.skipped {
-                    eprintln!("tpbconform: warning: skipped {w}");
-                }
-                writeln!(
-                    out,
-                    "{}: {} files -> {} (one per signature){}",
-                    s.target,
-                    s.before,
-                    s.after,
-                    if s.skipped.is_empty() {
-                        String::new()
-                    } else {
-                        format!(", {} entries skipped", s.skipped.len())
-                    }
-                )?;
+                warn_skipped(&s);
+                writeln!(out, "{}", counts(&s))?;
             }
             Ok(EXIT_OK)
         }

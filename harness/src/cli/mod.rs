@@ -2,9 +2,11 @@
 //! dispatches to one `run` function per subcommand; each returns an exit code
 //! or a [`CliError`] (exit 2).
 //!
-//! Exit codes: [`EXIT_OK`] 0 = every bundle valid, [`EXIT_INVALID`] 1 = some
-//! bundle invalid, [`EXIT_BAD_INPUT`] 2 = bad input or usage,
-//! [`EXIT_BROKEN_PIPE`] 141 = stdout closed by its reader (quiet).
+//! Exit codes: [`EXIT_OK`] 0 = success (for `check`: every bundle valid),
+//! [`EXIT_INVALID`] 1 = a negative verdict (some bundle invalid, a
+//! divergence, FAIL), [`EXIT_BAD_INPUT`] 2 = bad input or usage,
+//! [`EXIT_BROKEN_PIPE`] 141 = stdout closed by its reader (quiet). What each
+//! code means per subcommand: [`help`] (each `--help` ends with it).
 
 pub mod check;
 pub mod color;
@@ -12,13 +14,17 @@ pub mod decode;
 pub mod encode;
 pub mod explain;
 pub mod gate;
+pub mod help;
 pub mod lower;
 pub mod lower_input;
 pub mod minimize;
+pub mod panic_hook;
+pub mod progress;
 pub mod replay;
 pub mod report;
 pub mod subject_check;
 pub mod subject_worker;
+pub mod target_arg;
 
 use crate::arch::Arch;
 pub use crate::explain::{mnemonic_of, opcode_str};
@@ -27,9 +33,9 @@ use crate::subjects::{Decoded, FieldName, Value};
 use std::fmt;
 use std::io::{self, Write};
 
-/// Every bundle valid.
+/// Success (for `check`: every bundle valid).
 pub const EXIT_OK: u8 = 0;
-/// Some bundle invalid.
+/// A negative verdict (for `check`: some bundle invalid).
 pub const EXIT_INVALID: u8 = 1;
 /// Bad input or usage.
 pub const EXIT_BAD_INPUT: u8 = 2;

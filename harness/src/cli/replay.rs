@@ -26,7 +26,7 @@ pub fn parse_target(s: &str) -> Result<Target, String> {
 pub struct ReplayArgs {
     /// The target to run the input through: a gate target, or a fuzz-only
     /// target (`structured_diff`, `custom_op_stream`).
-    #[arg(long, value_parser = parse_target)]
+    #[arg(long, value_parser = super::target_arg::TargetArg::any())]
     pub target: Target,
     /// The input as hex digits (128 for a bundle target).
     #[arg(long, value_name = "HEX", conflicts_with = "file")]
@@ -202,7 +202,7 @@ pub fn visit_inputs(
 
 /// Runs `replay`: one verdict per input, printed as soon as it is known.
 pub fn run(a: ReplayArgs) -> CliResult {
-    std::panic::set_hook(Box::new(|_| {}));
+    super::panic_hook::install_quiet();
     let mut out = std::io::stdout().lock();
     let e = match Engine::open(&a.subjects, a.arch) {
         Ok(e) => e,

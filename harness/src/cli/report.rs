@@ -30,6 +30,7 @@ pub enum ReportCommand {
     /// case count, targets or tool version, when a shard is missing or given
     /// twice, or when a shard is INCOMPLETE. Exit 1 when any shard found a
     /// divergence or failed; 0 otherwise.
+    #[command(after_help = super::help::REPORT_MERGE)]
     Merge {
         /// Shard report folders (each holds run.json and divergences.jsonl).
         #[arg(value_name = "DIR", required = true)]

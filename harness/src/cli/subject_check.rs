@@ -20,6 +20,7 @@ use crate::findings::CaseKind;
 use crate::gate::cases::{bundle_case, case_rng, name_hash, valid_image};
 use crate::subjects::{Subject, SubjectSpec, Validator};
 use crate::targets::{Check, Target};
+use std::io::Write;
 use std::time::Duration;
 
 /// Generated cases per bundle target in the smoke set.
@@ -37,8 +38,8 @@ pub struct SubjectCheckArgs {
     /// The generation the subject is asked to serve.
     #[arg(long, default_value = "v2")]
     pub arch: Arch,
-    /// Seconds to wait for each answer.
-    #[arg(long, default_value_t = 10)]
+    /// Seconds to wait for each answer, 1 to 3600.
+    #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u64).range(1..=3600))]
     pub timeout: u64,
 }
 
@@ -73,9 +74,9 @@ fn bundle_inputs(t: Target) -> Vec<[u8; 64]> {
 
 /// Runs `subject-check`.
 pub fn run(a: SubjectCheckArgs) -> CliResult {
-    let timeout = Duration::from_secs(a.timeout.max(1));
+    let timeout = Duration::from_secs(a.timeout);
     external::set_case_timeout(timeout);
-    std::panic::set_hook(Box::new(|_| {}));
+    super::panic_hook::install_quiet();
     let engine = match Engine::open(std::slice::from_ref(&a.spec), a.arch) {
         Ok(e) => e,
         Err(e) => {
@@ -88,25 +89,26 @@ pub fn run(a: SubjectCheckArgs) -> CliResult {
         return Ok(EXIT_BAD_INPUT);
     };
     let caps = subject.capabilities();
-    println!("subject:      {}", a.spec);
+    let mut out = std::io::stdout().lock();
+    writeln!(out, "subject:      {}", a.spec)?;
     if let Ok(exe) = std::env::current_exe() {
         // The hello once more, to show it as the subject sent it.
         if let Ok(c) = external::start(&a.spec, &exe, a.arch, timeout) {
             let h = c.hello();
             let ops: Vec<&str> = h.ops.iter().map(|o| o.name()).collect();
-            println!("name:         {}", h.name);
-            println!("protocol:     tpb-subject/{}", h.protocol);
-            println!("ops:          {}", ops.join(", "));
+            writeln!(out, "name:         {}", h.name)?;
+            writeln!(out, "protocol:     tpb-subject/{}", h.protocol)?;
+            writeln!(out, "ops:          {}", ops.join(", "))?;
         }
     }
-    println!("arch:         {}", a.arch);
-    println!("capabilities: {caps}");
+    writeln!(out, "arch:         {}", a.arch)?;
+    writeln!(out, "capabilities: {caps}")?;
     let (covered, lacking): (Vec<Target>, Vec<Target>) = Target::gate_targets()
         .into_iter()
         .partition(|t| caps.covers(t.spec().needs));
     let names = |ts: &[Target]| ts.iter().map(|t| t.name()).collect::<Vec<_>>().join(", ");
-    println!("targets:      {}", names(&covered));
-    println!("not supported by {}: {}", a.spec, names(&lacking));
+    writeln!(out, "targets:      {}", names(&covered))?;
+    writeln!(out, "not supported by {}: {}", a.spec, names(&lacking))?;
     let mut failed = covered.is_empty();
     let mut checked = 0u64;
     for t in &covered {
@@ -125,24 +127,28 @@ pub fn run(a: SubjectCheckArgs) -> CliResult {
         let divs: Vec<_> = outcomes.into_iter().flatten().collect();
         checked += n as u64;
         if divs.is_empty() {
-            println!("smoke: {t}: {n} cases, all agree with core");
+            writeln!(out, "smoke: {t}: {n} cases, all agree with core")?;
             continue;
         }
         failed = true;
-        println!(
+        writeln!(
+            out,
             "smoke: {t}: {n} cases, {} divergence(s); first:",
             divs.len()
-        );
+        )?;
         for d in divs.iter().take(SHOWN) {
             for l in d.to_string().lines() {
-                println!("    {l}");
+                writeln!(out, "    {l}")?;
             }
         }
     }
     if checked == 0 {
-        println!("result: FAIL (the subject covers no target the smoke set checks)");
+        writeln!(
+            out,
+            "result: FAIL (the subject covers no target the smoke set checks)"
+        )?;
         return Ok(EXIT_INVALID);
     }
-    println!("result: {}", if failed { "FAIL" } else { "OK" });
+    writeln!(out, "result: {}", if failed { "FAIL" } else { "OK" })?;
     Ok(if failed { EXIT_INVALID } else { EXIT_OK })
 }

@@ -19,6 +19,8 @@ pub struct Engine {
     subjects: Vec<Box<dyn Subject>>,
     /// Whether the subjects under test are judged (see [`Engine::set_judging`]).
     judging: Cell<bool>,
+    /// Per subject under test: the cases it was judged on so far.
+    judged: Vec<Cell<u64>>,
     /// The generation the subjects serve.
     arch: Arch,
 }
@@ -42,11 +44,13 @@ impl Engine {
         second: Box<dyn Subject>,
         under_test: Vec<Box<dyn Subject>>,
     ) -> Engine {
+        let judged = under_test.iter().map(|_| Cell::new(0)).collect();
         let mut subjects = vec![reference, second];
         subjects.extend(under_test);
         Engine {
             subjects,
             judging: Cell::new(true),
+            judged,
             arch: Arch::default(),
         }
     }
@@ -106,6 +110,20 @@ impl Engine {
         self.judging.set(on);
     }
 
+    /// Counts one case judged for subject under test `k` (for callers that
+    /// compare subjects themselves, e.g. the vector checks).
+    pub fn note_judged(&self, k: usize) {
+        if let Some(c) = self.judged.get(k) {
+            c.set(c.get().saturating_add(1));
+        }
+    }
+
+    /// Per subject under test, in order: the cases it was judged on (its
+    /// answer compared with the reference) through this engine.
+    pub fn judged(&self) -> Vec<u64> {
+        self.judged.iter().map(Cell::get).collect()
+    }
+
     /// Lets each subject under test that supports bundle target `t` answer
     /// the cases `bundles` ahead of the per-case comparisons
     /// ([`Subject::prefetch`]); `tick` is called as answers arrive.
@@ -162,8 +180,9 @@ impl Engine {
             return Outcome(Vec::new());
         }
         let mut out = Vec::new();
-        for x in &s[2..] {
+        for (k, x) in s[2..].iter().enumerate() {
             if x.capabilities().covers(t.spec().needs) {
+                self.note_judged(k);
                 out.extend(pair(&**x, &*s[0]));
             }
         }

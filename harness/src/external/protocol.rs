@@ -232,7 +232,7 @@ pub fn hello_line(arch: &str) -> String {
 }
 
 fn object(line: &str) -> Result<Map<String, Value>, String> {
-    match serde_json::from_str::<Value>(line) {
+    match crate::strict_json::parse(line) {
         Ok(Value::Object(m)) => Ok(m),
         Ok(_) => Err("not a JSON object".into()),
         Err(e) => Err(format!("not JSON ({e})")),

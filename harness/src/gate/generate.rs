@@ -92,6 +92,8 @@ struct Acc {
     by_arch: Vec<[u64; 2]>,
     findings: Findings,
     failures: Vec<GateFailure>,
+    /// Per subject under test: cases judged (every generation).
+    judged: Vec<u64>,
 }
 
 struct Shared {
@@ -280,6 +282,19 @@ fn worker(sh: &Shared, w: usize) {
     }
     let mut acc = sh.accs[w].lock().unwrap_or_else(|p| p.into_inner());
     acc.reach.merge(&reach);
+    for r in &rs {
+        add_judged(&mut acc.judged, &r.engine.judged());
+    }
+}
+
+/// Adds per-subject judged counts `more` into `into` (growing it).
+pub fn add_judged(into: &mut Vec<u64>, more: &[u64]) {
+    if into.len() < more.len() {
+        into.resize(more.len(), 0);
+    }
+    for (x, y) in into.iter_mut().zip(more) {
+        *x = x.saturating_add(*y);
+    }
 }
 
 /// Progress callback: `(cases done, cases planned)`.
@@ -415,6 +430,7 @@ pub fn generate(
             }
         }
         run.reach.merge(&a.reach);
+        add_judged(&mut run.subject_judged, &a.judged);
         run.findings.merge(a.findings);
         run.failures.extend(a.failures);
     }

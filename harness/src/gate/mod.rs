@@ -21,7 +21,9 @@
 //!   lacks the capabilities for is listed in [`GateRun::unsupported`] ("not
 //!   supported by X"), never counted as a pass for it, and a subject that
 //!   supports none of the selected targets is a
-//!   [`GateFailure::SubjectCheckedNothing`].
+//!   [`GateFailure::SubjectCheckedNothing`]; one that supports some but was
+//!   judged on no case at all (e.g. `--no-corpus --subject-cases 0`) is a
+//!   [`GateFailure::SubjectJudgedOnNothing`].
 //! - **Determinism.** Case `i` of target `t` is a pure function of
 //!   `(seed, t, i)`. Work is cut into chunks of consecutive case ordinals,
 //!   handed out round-robin over the targets through one atomic counter, so a
@@ -153,12 +155,31 @@ pub fn run(cfg: &GateConfig, progress: Option<Progress<'_>>) -> GateRun {
     } else {
         replay_and_check_vectors(cfg, &runners, &mut run);
     }
+    for r in &runners {
+        generate::add_judged(&mut run.subject_judged, &r.engine.judged());
+    }
     drop(runners);
     generate::generate(cfg, start, &mut run, progress);
+    subjects_judged_on_something(cfg, &mut run);
     run.failures.sort();
     run.failures.dedup();
     run.elapsed = start.elapsed();
     run
+}
+
+/// Fail closed: a subject under test that supports a selected target but
+/// was judged on no case at all (whatever the flags: `--no-corpus
+/// --subject-cases 0`, an empty shard, a budget cut) fails the gate. A
+/// subject that supports no selected target has its own failure already.
+fn subjects_judged_on_something(cfg: &GateConfig, run: &mut GateRun) {
+    for (k, (name, caps)) in run.subjects.iter().enumerate() {
+        let covers = cfg.targets.iter().any(|t| caps.covers(t.spec().needs));
+        if covers && run.subject_judged.get(k).copied().unwrap_or(0) == 0 {
+            run.failures.push(GateFailure::SubjectJudgedOnNothing {
+                subject: name.clone(),
+            });
+        }
+    }
 }
 
 /// Phases 1 and 2: corpus replay and vector checks.

@@ -59,6 +59,13 @@ pub enum GateFailure {
         /// The subject.
         subject: String,
     },
+    /// A subject under test was judged on no case at all (e.g. `--no-corpus
+    /// --subject-cases 0`): it supports some selected target, but nothing
+    /// it answered was compared, so nothing says it is right.
+    SubjectJudgedOnNothing {
+        /// The subject.
+        subject: String,
+    },
     /// Stopped from outside (Ctrl-C) before the planned cases ran.
     Interrupted,
     /// A full default run left declared value classes of some field unhit
@@ -110,6 +117,11 @@ impl fmt::Display for GateFailure {
             GateFailure::SubjectCheckedNothing { subject } => write!(
                 f,
                 "subject {subject} supports none of the selected targets: nothing was checked"
+            ),
+            GateFailure::SubjectJudgedOnNothing { subject } => write!(
+                f,
+                "subject {subject} was judged on no case (no corpus file, vector or generated \
+                 case of its targets reached it; --subject-cases 0 with --no-corpus?)"
             ),
             GateFailure::Interrupted => f.write_str("interrupted before the planned cases ran"),
             GateFailure::Unreached { classes } => write!(
@@ -176,6 +188,9 @@ pub struct GateRun {
     pub threads: usize,
     /// Per target, in config order.
     pub targets: Vec<(Target, TargetStats)>,
+    /// Per subject under test (in `--subject` order): the cases it was
+    /// judged on, corpus, vectors and generated cases, every generation.
+    pub subject_judged: Vec<u64>,
     /// Vector files checked.
     pub vector_files: Vec<vectors::FileStats>,
     /// Corpus folders replayed.

@@ -353,10 +353,11 @@ pub fn check_dir(
                 if failed {
                     findings.push(finding(core, oracle, &c, &o));
                 }
-                for s in e.under_test() {
+                for (k, s) in e.under_test().iter().enumerate() {
                     if !s.capabilities().has(need) {
                         continue;
                     }
+                    e.note_judged(k);
                     let x = actual(&**s, &v);
                     if x != want {
                         failed = true;

@@ -1,0 +1,172 @@
+//! The `after_help` texts of `tpbconform` and its subcommands: each
+//! subcommand states its own exit codes (the top level lists them all).
+//! The codes are the ones the `run` functions return; docs/guarantees.md
+//! "Exit codes" has the same table, and `harness/tests/cli.rs`
+//! (`help_states_each_subcommands_exit_codes`) holds both to the behaviour.
+
+/// The input rules of the bundle readers (`check`, `decode`, `explain`).
+macro_rules! bundle_input {
+    () => {
+        "\
+Input: FILE arguments are read in order (`-` or no FILE = stdin). Without
+--hex, input is raw binary whose length is a multiple of 64. With --hex, one
+bundle per line: 128 hex digits, spaces ignored, `#` starts a comment, blank
+lines skipped. Bundle indices run across all inputs, starting at 0.
+
+Readers stream: output starts with the first bundles and memory stays
+bounded whatever the input size (hex lines are capped at 1 MiB). On exit 2
+the verdicts of the bundles before the bad one have been printed already.
+"
+    };
+}
+
+/// The line every reader ends its table with.
+macro_rules! closed_stdout {
+    () => {
+        "  141  stdout was closed by its reader (e.g. `| head -1`); no message"
+    };
+}
+
+/// The usage-error line.
+macro_rules! bad_input {
+    () => {
+        "  2    bad input or usage (the message names the file, the line or byte
+       offset, and what is wrong)"
+    };
+}
+
+/// `check`.
+pub const CHECK: &str = concat!(
+    bundle_input!(),
+    "
+Exit codes:
+  0    every bundle is valid
+  1    some bundle is invalid
+",
+    bad_input!(),
+    "\n",
+    closed_stdout!()
+);
+
+/// `decode`.
+pub const DECODE: &str = concat!(
+    bundle_input!(),
+    "
+Exit codes:
+  0    every bundle decodes
+  1    some bundle does not decode (its error record is printed)
+",
+    bad_input!(),
+    "\n",
+    closed_stdout!()
+);
+
+/// `explain` (its verdict is `check --validator auto`'s).
+pub const EXPLAIN: &str = concat!(
+    bundle_input!(),
+    "
+Exit codes:
+  0    every bundle is valid
+  1    some bundle is invalid (its failing bytes are flagged)
+",
+    bad_input!(),
+    "\n",
+    closed_stdout!()
+);
+
+/// `encode`.
+pub const ENCODE: &str = concat!(
+    "Exit codes:
+  0    every record was encoded
+  1    some record was skipped (an error record, or one the encoder refuses;
+       each named on stderr)
+  2    malformed JSONL (file and line named) or a bad -o PATH; -o PATH is
+       left as it was
+",
+    closed_stdout!()
+);
+
+/// `lower`.
+pub const LOWER: &str = concat!(
+    "Exit codes:
+  0    every instruction lowered (records and side-tables printed)
+  2    bad JSON (line and column), a bad value or an instruction the lowering
+       rejects (its JSON path); nothing is printed
+",
+    closed_stdout!()
+);
+
+/// `replay`.
+pub const REPLAY: &str = concat!(
+    "Exit codes:
+  0    core, the oracle and every --subject agree
+  1    the divergence reproduces (printed)
+  2    bad input (the message names the source, the line or offset)
+",
+    closed_stdout!()
+);
+
+/// `gate`.
+pub const GATE: &str = "\
+Exit codes:
+  0    PASS: every selected target ran all its planned cases, no divergence,
+       no failure (or INCOMPLETE with --allow-partial)
+  1    FAIL (a divergence, a vector mismatch, a panic, a timeout, a target or
+       subject that ran zero cases, an interruption) or INCOMPLETE (cut short
+       by --seconds)
+  2    bad usage or bad input, refused before any case runs (missing or empty
+       corpus without --no-corpus, malformed vector file, existing
+       --report-dir)
+A stdout its reader closed does not change the exit code: the report on
+disk is the record.";
+
+/// `minimize`.
+pub const MINIMIZE: &str = concat!(
+    "In place, minimize DELETES the redundant seeds of each folder (one file is
+kept per coverage signature); --dry-run lists them first, -o DIR writes the
+kept set to a new folder and deletes nothing.
+
+Exit codes:
+  0    done (with --dry-run: the plan printed, nothing changed)
+  1    a deletion failed part way (the files deleted before it stay deleted;
+       every signature is still covered)
+  2    bad input, not a corpus folder, or an existing --output; nothing
+       changed
+",
+    closed_stdout!()
+);
+
+/// `subject-check`.
+pub const SUBJECT_CHECK: &str = concat!(
+    "Exit codes:
+  0    every smoke case agrees with core
+  1    a divergence, a fault, or nothing checked
+  2    bad spec, or the subject does not start
+",
+    closed_stdout!()
+);
+
+/// `report merge`.
+pub const REPORT_MERGE: &str = concat!(
+    "Exit codes:
+  0    every shard present, complete and clean
+  1    some shard found a divergence or failed
+  2    refused (missing, duplicated or incomplete shard, shards of different
+       runs, malformed folder, existing output); nothing written
+",
+    closed_stdout!()
+);
+
+/// The top level: every subcommand's codes in one table.
+pub const TOP: &str = "\
+Exit codes (each subcommand's --help has its own):
+  check, explain   0 every bundle valid   1 some bundle invalid   2 bad input
+  decode           0 every bundle decodes 1 some does not         2 bad input
+  encode           0 every record encoded 1 some record skipped   2 bad input
+  lower            0 lowered                                      2 bad input
+  replay           0 agree                1 divergence reproduces 2 bad input
+  gate             0 PASS                 1 FAIL or INCOMPLETE    2 bad usage
+  minimize         0 done                 1 a deletion failed     2 bad input
+  subject-check    0 agrees with core     1 divergence or fault   2 bad spec
+  report merge     0 pass                 1 divergence or failure 2 refused
+  141 (every command but gate): stdout was closed by its reader; no message";

@@ -1,0 +1,61 @@
+//! The gate's progress bar (stderr, on a terminal only) and how it prints
+//! a rate: whole cases per second with thousands separators and the unit,
+//! e.g. `1,336,428 cases/s` (not indicatif's `1,336,427.9009/s`).
+
+use indicatif::{ProgressBar, ProgressState, ProgressStyle};
+
+/// `rate` per second rounded to a whole number, grouped by thousands, with
+/// `unit`: `whole_rate(1336427.9009, "cases/s") == "1,336,428 cases/s"`.
+/// A rate that is not finite or below zero prints as `0`.
+pub fn whole_rate(rate: f64, unit: &str) -> String {
+    let n = if rate.is_finite() && rate > 0.0 {
+        // Saturating: u64::MAX cases per second is far beyond any run.
+        rate.round() as u64
+    } else {
+        0
+    };
+    let digits = n.to_string();
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3 + unit.len() + 1);
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out.push(' ');
+    out.push_str(unit);
+    out
+}
+
+/// The gate's bar: elapsed time, cases done / planned, the rate in whole
+/// cases per second.
+pub fn gate_bar() -> ProgressBar {
+    let bar = ProgressBar::new(0);
+    let style = ProgressStyle::with_template(
+        "{spinner} gate [{elapsed_precise}] {wide_bar} {pos}/{len} cases ({rate}) {msg}",
+    )
+    .map(|s| {
+        s.with_key("rate", |st: &ProgressState, w: &mut dyn std::fmt::Write| {
+            let _ = w.write_str(&whole_rate(st.per_sec(), "cases/s"));
+        })
+    })
+    .unwrap_or_else(|_| ProgressStyle::default_bar());
+    bar.set_style(style);
+    bar
+}
+
+#[cfg(test)]
+mod tests {
+    use super::whole_rate;
+
+    #[test]
+    fn rates_are_whole_numbers_with_units() {
+        assert_eq!(whole_rate(1_336_427.900_9, "cases/s"), "1,336,428 cases/s");
+        assert_eq!(whole_rate(999.4, "cases/s"), "999 cases/s");
+        assert_eq!(whole_rate(1000.0, "cases/s"), "1,000 cases/s");
+        assert_eq!(whole_rate(0.4, "cases/s"), "0 cases/s");
+        assert_eq!(whole_rate(f64::NAN, "cases/s"), "0 cases/s");
+        assert_eq!(whole_rate(-5.0, "cases/s"), "0 cases/s");
+        assert_eq!(whole_rate(12_345_678.0, "x/s"), "12,345,678 x/s");
+    }
+}
