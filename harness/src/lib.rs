@@ -5,9 +5,8 @@
 //!
 //! - [`cli`] — the subcommands of `tpbconform`;
 //! - [`gate`], [`triage`], [`report`], [`minimize`], [`fuzz_entry`] —
-//!   campaigns, their findings ([`findings`]) and reports; [`run_json`] — a
-//!   report's machine-readable run metadata; [`report_merge`] — one report
-//!   from the reports of a sharded gate;
+//!   campaigns, their findings ([`findings`]) and reports (one model, four
+//!   renderers, and `report merge` of a sharded gate's folders);
 //! - [`engine`] — one input of one target through every subject;
 //!   [`generators`] — valid and near-valid structured inputs;
 //! - [`subjects`] — the `Subject` interface and its registry (the only
@@ -34,8 +33,6 @@ pub mod layout;
 pub mod minimize;
 pub mod reach;
 pub mod report;
-pub mod report_merge;
-pub mod run_json;
 pub mod subjects;
 pub mod targets;
 pub mod triage;

@@ -1,0 +1,69 @@
+//! `divergences.jsonl`: one [`DivergenceRecord`] per line, written with
+//! serde ([`render`]) and read back with serde, streaming and bounded
+//! ([`read`]).
+
+use super::model::DivergenceRecord;
+use std::io::{BufRead, BufReader, Read};
+
+/// File name inside a report folder.
+pub const FILE: &str = "divergences.jsonl";
+
+/// Cap on one line.
+pub const MAX_LINE: u64 = 16 << 20;
+
+/// The file's text.
+pub fn render(records: &[DivergenceRecord]) -> String {
+    let mut s = String::new();
+    for r in records {
+        // A record is strings and integers only: serialising cannot fail.
+        s.push_str(&serde_json::to_string(r).unwrap_or_default());
+        s.push('\n');
+    }
+    s
+}
+
+/// Why a line cannot be read.
+#[derive(Debug)]
+pub enum LineError {
+    /// An I/O error.
+    Io(std::io::Error),
+    /// A line over [`MAX_LINE`] (1-based line).
+    TooLong(usize),
+    /// More records than the caller allows (1-based line of the first extra).
+    TooMany(usize),
+    /// Not UTF-8 or not a record (1-based line, message).
+    Bad(usize, String),
+}
+
+/// Reads the records of `file` (an open regular file at `path`), streaming;
+/// blank lines skipped; stops at the first record beyond `max`.
+pub fn read(file: std::fs::File, max: u64) -> Result<Vec<DivergenceRecord>, LineError> {
+    let mut r = BufReader::new(file);
+    let mut out = Vec::new();
+    let mut buf = Vec::new();
+    for line in 1.. {
+        buf.clear();
+        let n = r
+            .by_ref()
+            .take(MAX_LINE + 1)
+            .read_until(b'\n', &mut buf)
+            .map_err(LineError::Io)?;
+        if n == 0 {
+            break;
+        }
+        if n as u64 > MAX_LINE {
+            return Err(LineError::TooLong(line));
+        }
+        let text = std::str::from_utf8(&buf).map_err(|e| LineError::Bad(line, e.to_string()))?;
+        if text.trim().is_empty() {
+            continue;
+        }
+        if out.len() as u64 >= max {
+            return Err(LineError::TooMany(line));
+        }
+        let rec: DivergenceRecord =
+            serde_json::from_str(text).map_err(|e| LineError::Bad(line, e.to_string()))?;
+        out.push(rec);
+    }
+    Ok(out)
+}
