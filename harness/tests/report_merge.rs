@@ -5,6 +5,7 @@
 //! not one complete run are refused with exit 2 and nothing written.
 
 use serde_json::Value;
+use sha2::{Digest, Sha256};
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
@@ -125,6 +126,84 @@ fn write_json(p: &Path, v: &Value) {
     std::fs::write(p, serde_json::to_string_pretty(v).unwrap()).unwrap();
 }
 
+fn sha256(b: &[u8]) -> String {
+    Sha256::digest(b)
+        .iter()
+        .map(|x| format!("{x:02x}"))
+        .collect()
+}
+
+/// Recomputes the integrity record of a hand-edited folder the way
+/// reports/README.md documents it (so edits test the other checks): every
+/// file but run.json with its size and SHA-256, and the SHA-256 of run.json
+/// pretty-printed without `integrity`. A folder without one is left alone.
+fn reseal(dir: &Path) {
+    if !dir.join("run.json").is_file() {
+        return;
+    }
+    let mut m = read_json(&dir.join("run.json"));
+    if m.get("integrity").is_none() {
+        return;
+    }
+    m.as_object_mut().unwrap().remove("integrity");
+    let facts = format!("{}\n", serde_json::to_string_pretty(&m).unwrap());
+    let mut files = serde_json::Map::new();
+    let mut walk = vec![(String::new(), dir.to_path_buf())];
+    while let Some((prefix, d)) = walk.pop() {
+        for e in std::fs::read_dir(&d).unwrap().flatten() {
+            let rel = format!("{prefix}{}", e.file_name().to_string_lossy());
+            if e.file_type().unwrap().is_dir() {
+                walk.push((format!("{rel}/"), e.path()));
+            } else if rel != "run.json" {
+                let b = std::fs::read(e.path()).unwrap();
+                files.insert(
+                    rel,
+                    serde_json::json!({"bytes": b.len(), "sha256": sha256(&b)}),
+                );
+            }
+        }
+    }
+    m["integrity"] = serde_json::json!({
+        "algorithm": "sha-256", "facts": sha256(facts.as_bytes()), "files": files
+    });
+    write_json(&dir.join("run.json"), &m);
+}
+
+/// Writes divergence records (renumbered in order) to `dir`.
+fn write_lines(dir: &Path, ls: &mut [Value]) {
+    for (i, v) in ls.iter_mut().enumerate() {
+        v["number"] = Value::from(i + 1);
+    }
+    let text: String = ls.iter().map(|v| format!("{v}\n")).collect();
+    std::fs::write(dir.join("divergences.jsonl"), text).unwrap();
+}
+
+/// Adds `by` to the `diverged` count of generation `name` in `m`.
+fn bump_generation(m: &mut Value, name: &str, by: u64) {
+    let g = m["generations"]
+        .as_array_mut()
+        .unwrap()
+        .iter_mut()
+        .find(|g| g["name"] == name)
+        .unwrap();
+    g["diverged"] = Value::from(g["diverged"].as_u64().unwrap() + by);
+}
+
+/// A complete divergence record of generated case `index` (arch `arch`).
+fn planted_record(index: u64, arch: &str) -> Value {
+    serde_json::json!({
+        "number": 1, "target": "validate_header", "class": "OverAccept",
+        "signature": {"key": "planted_predicate", "left": "valid", "right": "planted_predicate"},
+        "count": 1, "origin": {"generated": index, "kind": "valid"}, "arch": arch,
+        "input": "85", "minimized": "85",
+        "replay": "tpbconform replay --target validate_header --hex 85",
+        "replay_file": "tpbconform replay --target validate_header divergences/099-validate_header.bin",
+        "file": "divergences/099-validate_header.bin",
+        "left_name": "core", "right_name": "oracle", "left": "valid", "right": "planted",
+        "left_dump": "validate_header = valid\n", "right_dump": "validate_header = planted\n"
+    })
+}
+
 fn lines(dir: &Path) -> Vec<Value> {
     std::fs::read_to_string(dir.join("divergences.jsonl"))
         .unwrap()
@@ -157,14 +236,21 @@ fn run_facts(dir: &Path) -> Value {
     let o = v.as_object_mut().unwrap();
     // divergent_cases: corpus and vector findings are replayed by every shard
     // and counted once per shard (checked per divergence below).
+    // integrity: digests of files that name their shard and hold timing.
     for k in [
         "shard",
         "merged_from",
         "notes",
         "failures",
+        "failure_targets",
         "divergent_cases",
+        "integrity",
     ] {
         o.remove(k);
+    }
+    // Coverage counts corpus cases once per shard (like divergent_cases).
+    for t in v["targets"].as_array_mut().unwrap() {
+        t.as_object_mut().unwrap().remove("coverage");
     }
     v
 }
@@ -237,27 +323,20 @@ fn divergences_merge_to_the_unsharded_signatures() {
     // 6 mod 4 = 2), and the same in the unsharded report.
     let plant = |dir: &Path| {
         let mut ls = lines(dir);
-        ls.push(serde_json::json!({
-            "number": ls.len() + 1, "target": "validate_header", "class": "OverAccept",
-            "signature": {"key": "planted_predicate", "left": "valid", "right": "planted_predicate"},
-            "count": 1, "origin": {"generated": 6, "kind": "valid"},
-            "input": "85", "minimized": "85",
-            "replay": "tpbconform replay --target validate_header --hex 85",
-            "replay_file": "tpbconform replay --target validate_header divergences/099-validate_header.bin",
-            "file": "divergences/099-validate_header.bin",
-            "left_name": "core", "right_name": "oracle", "left": "valid", "right": "planted"
-        }));
+        ls.push(planted_record(6, "v4"));
         // The gate lists validate_header divergences before `vectors`.
         ls.sort_by_key(|v| v["target"] != "validate_header");
-        let text: String = ls.iter().map(|v| format!("{v}\n")).collect();
-        std::fs::write(dir.join("divergences.jsonl"), text).unwrap();
+        write_lines(dir, &mut ls);
         let mut m = read_json(&dir.join("run.json"));
         m["distinct_divergences"] = Value::from(ls.len());
         m["divergent_cases"] = Value::from(m["divergent_cases"].as_u64().unwrap() + 1);
         m["targets"][0]["diverged"] =
             Value::from(m["targets"][0]["diverged"].as_u64().unwrap() + 1);
         assert_eq!(m["targets"][0]["name"], "validate_header");
+        // Case 6 runs under the (6 mod 4)-th generation.
+        bump_generation(&mut m, "v4", 1);
         write_json(&dir.join("run.json"), &m);
+        reseal(dir);
     };
     plant(&dirs[2]);
     plant(&full);
@@ -285,12 +364,17 @@ fn divergences_merge_to_the_unsharded_signatures() {
             .find(|v| v["signature"]["key"] == "planted_predicate")
             .unwrap();
         x["origin"]["generated"] = Value::from(index);
+        x["arch"] = "v3".into();
         ls.insert(0, x);
-        let text: String = ls.iter().map(|v| format!("{v}\n")).collect();
-        std::fs::write(dir.join("divergences.jsonl"), text).unwrap();
+        write_lines(dir, &mut ls);
         let mut m = read_json(&dir.join("run.json"));
         m["distinct_divergences"] = Value::from(ls.len());
+        m["divergent_cases"] = Value::from(m["divergent_cases"].as_u64().unwrap() + 1);
+        m["targets"][0]["diverged"] =
+            Value::from(m["targets"][0]["diverged"].as_u64().unwrap() + 1);
+        bump_generation(&mut m, "v3", 1);
         write_json(&dir.join("run.json"), &m);
+        reseal(dir);
     };
     again(&dirs[1], 5);
     let out = root.join("merged-dedup");
@@ -356,8 +440,15 @@ fn refuses_sets_that_are_not_one_complete_run() {
     let other = root.join("other-arch");
     copy_dir(&dirs[3], &other);
     let mut v = read_json(&other.join("run.json"));
-    v["generations"] = serde_json::json!([{"name": "v3", "ran": 1, "diverged": 0}]);
+    let ran: u64 = v["targets"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["ran"].as_u64().unwrap())
+        .sum();
+    v["generations"] = serde_json::json!([{"name": "v3", "ran": ran, "diverged": 0}]);
     write_json(&other.join("run.json"), &v);
+    reseal(&other);
     refused(
         &[&dirs[..3], &[other]].concat(),
         &out,
@@ -397,6 +488,7 @@ fn refuses_sets_that_are_not_one_complete_run() {
         let d = root.join(name);
         copy_dir(&dirs[3], &d);
         edit(&d);
+        reseal(&d);
         [&dirs[..3], &[d]].concat()
     };
     let set = |key: &'static str, v: Value| {
@@ -426,7 +518,7 @@ fn refuses_sets_that_are_not_one_complete_run() {
         &out,
         "bad input",
     );
-    refused(&edited("fmt", &set("format", 2.into())), &out, "format 2");
+    refused(&edited("fmt", &set("format", 1.into())), &out, "format 1");
     refused(
         &edited("count", &set("distinct_divergences", 1.into())),
         &out,
@@ -437,6 +529,7 @@ fn refuses_sets_that_are_not_one_complete_run() {
             let mut m = read_json(&d.join("run.json"));
             m["verdict"] = "PASS".into();
             m["failures"] = serde_json::json!(["timeout: x"]);
+            m["failure_targets"] = serde_json::json!(["validate_header"]);
             write_json(&d.join("run.json"), &m);
         }),
         &out,
@@ -444,10 +537,12 @@ fn refuses_sets_that_are_not_one_complete_run() {
     );
     refused(
         &edited("foreign", &|d: &Path| {
-            let line = r#"{"target":"validate_header","class":"OverAccept","signature":{"key":"k","left":"valid","right":"k"},"count":1,"origin":{"generated":4,"kind":"near-valid"},"minimized":"85","file":"divergences/001-validate_header.bin"}"#;
-            std::fs::write(d.join("divergences.jsonl"), format!("{line}\n")).unwrap();
+            let mut rec = planted_record(4, "v2");
+            rec["class"] = "OverAccept".into();
+            write_lines(d, &mut [rec]);
             let mut m = read_json(&d.join("run.json"));
             m["distinct_divergences"] = 1.into();
+            m["divergent_cases"] = 1.into();
             m["verdict"] = "FAIL".into();
             write_json(&d.join("run.json"), &m);
         }),

@@ -9,8 +9,7 @@
 //! decode field it names ([`crate::layout::spans`]). A side that says
 //! `valid` / `ok`, or names nothing known, blames no byte.
 
-use super::document::is_bundle_target;
-use super::model::DivergenceRecord;
+use super::model::{is_bundle_target, DivergenceRecord};
 use crate::engine::bundle_from_input;
 use crate::layout::{predicate_bytes, spans};
 

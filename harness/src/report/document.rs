@@ -5,13 +5,12 @@
 //! writes one of its own.
 
 use super::byte_map::{blamed_bytes, Side};
-use super::model::{DivergenceRecord, ReportModel};
-use super::TIMING_MARKER;
+use super::format::TIMING_MARKER;
+use super::model::{is_bundle_target, DivergenceRecord, ReportModel};
 use crate::arch::Arch;
 use crate::engine::bundle_from_input;
 use crate::explain::explain_bundle;
 use crate::gate::OUTCOMES;
-use crate::targets::Target;
 
 /// A piece of inline text.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -187,11 +186,6 @@ pub fn annotated(target: &str, input: &[u8], arch: Arch) -> String {
         }
         s
     }
-}
-
-/// True for a target whose input is one 64-byte bundle.
-pub fn is_bundle_target(target: &str) -> bool {
-    Target::from_name(target).is_some_and(Target::is_bundle) || target == "vectors"
 }
 
 /// Anchor of divergence `number`.

@@ -4,8 +4,8 @@
 //! sideways: fixed table layout, `overflow-wrap: anywhere`, wrapping `pre`.
 
 use super::document::{document, Block, Document, Line, Section, Span};
+use super::format::{xml_escape, TIMING_MARKER};
 use super::model::ReportModel;
-use super::{xml_escape, TIMING_MARKER};
 use std::fmt::Write as _;
 
 /// The page's stylesheet (the only one).
@@ -218,16 +218,38 @@ fn block(s: &mut String, b: &Block) {
     }
 }
 
+/// The table of contents: one entry per section, its subsections nested.
 fn toc(s: &mut String, sections: &[Section]) {
     s.push_str("<nav id=\"toc\"><h2>Contents</h2>\n<ul>\n");
-    for sec in sections {
-        let cls = if sec.level > 2 { " class=\"l3\"" } else { "" };
-        let _ = writeln!(
-            s,
-            "<li{cls}><a href=\"#{}\">{}</a></li>",
+    let mut open_sub = false;
+    for (i, sec) in sections.iter().enumerate() {
+        let link = format!(
+            "<a href=\"#{}\">{}</a>",
             xml_escape(&sec.id),
             xml_escape(&plain(&sec.title))
         );
+        if sec.level > 2 {
+            if !open_sub {
+                s.push_str("<ul>\n");
+                open_sub = true;
+            }
+            let _ = writeln!(s, "<li class=\"l3\">{link}</li>");
+        } else {
+            if open_sub {
+                s.push_str("</ul>\n");
+                open_sub = false;
+            }
+            if i > 0 {
+                s.push_str("</li>\n");
+            }
+            let _ = write!(s, "<li>{link}");
+        }
+    }
+    if open_sub {
+        s.push_str("</ul>\n");
+    }
+    if !sections.is_empty() {
+        s.push_str("</li>\n");
     }
     s.push_str("</ul></nav>\n");
 }

@@ -9,7 +9,6 @@
 //! write the folder can recompute it, which is why merge also re-derives
 //! every verdict from the files' contents ([`super::merge`]).
 
-use super::run_json::RunMeta;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 use std::collections::BTreeMap;
@@ -120,9 +119,9 @@ impl std::fmt::Display for IntegrityError {
     }
 }
 
-/// The folder's files other than `run.json` (relative, `/`-separated,
-/// sorted), at most two levels deep as a report is.
-fn walk(dir: &Path) -> Result<Vec<(String, PathBuf)>, IntegrityError> {
+/// The folder's files other than `own` (the file holding the record;
+/// relative, `/`-separated, sorted), at most two levels deep as a report is.
+fn walk(dir: &Path, own: &str) -> Result<Vec<(String, PathBuf)>, IntegrityError> {
     let mut out = Vec::new();
     let mut stack = vec![(String::new(), dir.to_path_buf(), 0u8)];
     while let Some((prefix, d, depth)) = stack.pop() {
@@ -138,7 +137,7 @@ fn walk(dir: &Path) -> Result<Vec<(String, PathBuf)>, IntegrityError> {
             if ft.is_dir() && depth == 0 {
                 stack.push((format!("{rel}/"), e.path(), depth + 1));
             } else if ft.is_file() {
-                if rel != super::run_json::FILE {
+                if rel != own {
                     out.push((rel, e.path()));
                 }
             } else {
@@ -171,19 +170,22 @@ fn digest_file(rel: &str, path: &Path) -> Result<(u64, String), IntegrityError> 
     Ok((n, hex(&h.finalize())))
 }
 
-/// Checks `dir` against the integrity record of its `run.json` (`meta`, as
-/// read).
-pub fn verify(dir: &Path, meta: &RunMeta) -> Result<(), IntegrityError> {
-    let rec = meta.integrity.as_ref().ok_or(IntegrityError::Missing)?;
+/// Checks `dir` against `rec`, the record read from its file `own`
+/// (`run.json`), whose facts re-rendered without the record are `facts`.
+pub fn verify(
+    dir: &Path,
+    own: &str,
+    rec: Option<&Integrity>,
+    facts: &str,
+) -> Result<(), IntegrityError> {
+    let rec = rec.ok_or(IntegrityError::Missing)?;
     if rec.algorithm != ALGORITHM {
         return Err(IntegrityError::Algorithm(rec.algorithm.clone()));
     }
-    let mut facts = meta.clone();
-    facts.integrity = None;
-    if sha256(facts.to_json().as_bytes()) != rec.facts {
+    if sha256(facts.as_bytes()) != rec.facts {
         return Err(IntegrityError::Facts);
     }
-    let found = walk(dir)?;
+    let found = walk(dir, own)?;
     for (rel, path) in &found {
         let want = rec
             .files

@@ -2,8 +2,9 @@
 //! the run sampled it) and one for the vector files, plus one per other name
 //! a divergence or failure is filed under (a merged report's shards).
 
+use super::format::{xml_escape, TIMING_MARKER};
 use super::model::ReportModel;
-use super::{xml_escape, REACH_CASE, TIMING_MARKER, VECTORS_CASE};
+use super::model::{REACH_CASE, VECTORS_CASE};
 use std::fmt::Write as _;
 
 /// Prefix of an error that marks a target the run did not finish (written

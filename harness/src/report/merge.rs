@@ -37,7 +37,9 @@
 
 use super::divergences_jsonl::{self, LineError};
 use super::integrity::{self, IntegrityError};
-use super::model::{DivergenceRecord, OriginKey, OriginRecord, ReportModel, ShardRef};
+use super::model::{
+    DivergenceRecord, OriginKey, OriginRecord, ReportModel, ShardRef, REACH_CASE, VECTORS_CASE,
+};
 use super::run_json::{
     self, GenerationMeta, ReachClass, RunMeta, ShardMeta, TargetMeta, FAIL, INCOMPLETE, PASS,
 };
@@ -374,6 +376,22 @@ fn check_shard(dir: &Path, meta: &RunMeta, recs: &[DivergenceRecord]) -> Result<
             message: "zero generated cases requested (cases = 0)".into(),
         });
     }
+    if recs.len() as u64 != meta.distinct_divergences {
+        return Err(no(format!(
+            "{} has {} divergence(s), run.json says {}",
+            divergences_jsonl::FILE,
+            recs.len(),
+            meta.distinct_divergences
+        )));
+    }
+    let total: u64 = recs.iter().map(|r| r.count).sum();
+    if total != meta.divergent_cases {
+        return Err(no(format!(
+            "{} records {total} divergent case(s), run.json says {}",
+            divergences_jsonl::FILE,
+            meta.divergent_cases
+        )));
+    }
     for (i, t) in meta.targets.iter().enumerate() {
         if Target::from_name(&t.name).is_none() {
             return Err(no(format!("run.json: unknown target `{}`", t.name)));
@@ -415,7 +433,7 @@ fn check_shard(dir: &Path, meta: &RunMeta, recs: &[DivergenceRecord]) -> Result<
     let vector_failed: u64 = meta.vector_files.iter().map(|v| v.failed).sum();
     let vector_recs: u64 = recs
         .iter()
-        .filter(|r| r.target == super::VECTORS_CASE)
+        .filter(|r| r.target == VECTORS_CASE)
         .map(|r| r.count)
         .sum();
     if meta.vector_files.iter().any(|v| v.failed > v.vectors) || vector_failed > vector_recs {
@@ -443,22 +461,6 @@ fn check_shard(dir: &Path, meta: &RunMeta, recs: &[DivergenceRecord]) -> Result<
         return Err(no(
             "run.json: failures and failure_targets differ in length".into(),
         ));
-    }
-    if recs.len() as u64 != meta.distinct_divergences {
-        return Err(no(format!(
-            "{} has {} divergence(s), run.json says {}",
-            divergences_jsonl::FILE,
-            recs.len(),
-            meta.distinct_divergences
-        )));
-    }
-    let total: u64 = recs.iter().map(|r| r.count).sum();
-    if total != meta.divergent_cases {
-        return Err(no(format!(
-            "{} records {total} divergent case(s), run.json says {}",
-            divergences_jsonl::FILE,
-            meta.divergent_cases
-        )));
     }
     for (i, r) in recs.iter().enumerate() {
         check_record(dir, meta, i, r)?;
@@ -523,7 +525,7 @@ fn check_record(
     if r.count == 0 {
         return Err(bad(&path, line, "field `count` is 0"));
     }
-    if target.is_none() && r.target != super::VECTORS_CASE {
+    if target.is_none() && r.target != VECTORS_CASE {
         return Err(bad(
             &path,
             line,
@@ -622,7 +624,13 @@ pub fn load(dir: &Path) -> Result<ShardReport, MergeError> {
         });
     }
     let divergences = read_divergences(dir, meta.distinct_divergences)?;
-    integrity::verify(dir, &meta).map_err(|error| MergeError::Integrity {
+    integrity::verify(
+        dir,
+        run_json::FILE,
+        meta.integrity.as_ref(),
+        &run_json::render(&meta),
+    )
+    .map_err(|error| MergeError::Integrity {
         dir: dir.to_path_buf(),
         error,
     })?;
@@ -738,7 +746,7 @@ pub fn merge(mut shards: Vec<ShardReport>) -> Result<ReportModel, MergeError> {
     // Reach: hits summed; a class is unexercised iff no shard hit it. A
     // merged full default run fails on one, as the unsharded gate does
     // (`crate::gate::reach_failure`).
-    let mut reach = first.meta.reach.clone();
+    let mut reach = shards[0].meta.reach.clone();
     for s in &shards[1..] {
         for (field, classes) in &mut reach {
             if let Some(other) = s.meta.reach.get(field) {
@@ -748,8 +756,8 @@ pub fn merge(mut shards: Vec<ShardReport>) -> Result<ReportModel, MergeError> {
             }
         }
     }
-    let mut unexercised: Vec<String> = if reach.is_empty() {
-        let mut u = first.meta.unexercised.clone();
+    let unexercised: Vec<String> = if reach.is_empty() {
+        let mut u = shards[0].meta.unexercised.clone();
         for s in &shards[1..] {
             u.retain(|c| s.meta.unexercised.contains(c));
         }
@@ -764,7 +772,6 @@ pub fn merge(mut shards: Vec<ShardReport>) -> Result<ReportModel, MergeError> {
             })
             .collect()
     };
-    unexercised.sort();
     let all_targets = Target::gate_targets()
         .iter()
         .all(|t| first.meta.targets.iter().any(|m| m.name == t.name()));
@@ -775,7 +782,7 @@ pub fn merge(mut shards: Vec<ShardReport>) -> Result<ReportModel, MergeError> {
             }
             .to_string(),
         );
-        failure_targets.push(super::REACH_CASE.to_string());
+        failure_targets.push(REACH_CASE.to_string());
     }
     let generations: Vec<GenerationMeta> = first
         .meta

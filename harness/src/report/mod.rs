@@ -26,6 +26,7 @@ pub mod byte_map;
 pub mod divergences_jsonl;
 pub mod document;
 pub mod folder;
+pub mod format;
 pub mod index_html;
 pub mod integrity;
 pub mod junit_xml;
@@ -38,53 +39,11 @@ pub use folder::{
     abort_staging, claim_dir, cleanup_stale, release_claim, utc_now, utc_stamp, write_dir,
     ClaimGuard, ReportDirError,
 };
-pub use model::{verdict, DivergenceRecord, ReportModel};
+pub use format::{unified, xml_escape, TIMING_MARKER};
+pub use model::{verdict, DivergenceRecord, ReportModel, Timing, REACH_CASE, VECTORS_CASE};
 
 use crate::gate::GateRun;
 use crate::triage::Triaged;
-
-/// Marker of clock-dependent lines.
-pub const TIMING_MARKER: &str = "[timing]";
-
-/// The `junit.xml` testcase of the value-class reach: an error per
-/// [`crate::gate::GateFailure::Unreached`] (the unhit classes).
-pub const REACH_CASE: &str = "reach";
-
-/// The `junit.xml` testcase (and record target) of the vector files.
-pub const VECTORS_CASE: &str = "vectors";
-
-/// Clock-dependent facts of a run.
-#[derive(Clone, Debug, Default)]
-pub struct Timing {
-    /// UTC timestamp `YYYY-MM-DDTHH:MM:SSZ`.
-    pub timestamp: String,
-}
-
-/// XML-escapes text and attribute values.
-pub fn xml_escape(s: &str) -> String {
-    let mut o = String::with_capacity(s.len());
-    for c in s.chars() {
-        match c {
-            '&' => o.push_str("&amp;"),
-            '<' => o.push_str("&lt;"),
-            '>' => o.push_str("&gt;"),
-            '"' => o.push_str("&quot;"),
-            '\'' => o.push_str("&apos;"),
-            c if (c as u32) < 0x20 && c != '\n' && c != '\t' => o.push_str("&#xFFFD;"),
-            c => o.push(c),
-        }
-    }
-    o
-}
-
-/// Unified diff of two dumps (`left_name` → `right_name`).
-pub fn unified(left: &str, right: &str, left_name: &str, right_name: &str) -> String {
-    similar::TextDiff::from_lines(left, right)
-        .unified_diff()
-        .context_radius(64)
-        .header(left_name, right_name)
-        .to_string()
-}
 
 /// Every file of the report of `m`, as `(relative path, bytes)`; `run.json`
 /// (last) carries the integrity record of the others.
@@ -101,7 +60,7 @@ pub fn files(m: &ReportModel) -> Vec<(String, Vec<u8>)> {
     for d in &m.divergences {
         out.push((d.file.clone(), d.minimized_bytes().unwrap_or_default()));
     }
-    let facts = run_json::render(m);
+    let facts = run_json::render(&m.meta);
     let mut meta = m.meta.clone();
     meta.integrity = Some(integrity::seal(&facts, &out));
     out.push((run_json::FILE.to_string(), meta.to_json().into_bytes()));

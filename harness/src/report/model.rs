@@ -8,7 +8,6 @@ use super::run_json::{
     self, CorpusMeta, GenerationMeta, ReachClass, RunMeta, ShardMeta, SubjectMeta, TargetMeta,
     UnsupportedMeta, VectorMeta, FAIL, INCOMPLETE, PASS,
 };
-use super::Timing;
 use crate::arch::Arch;
 use crate::findings::{DedupKey, Origin};
 use crate::gate::{ExternalRun, GateFailure, GateRun};
@@ -19,6 +18,20 @@ use crate::triage::Triaged;
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
+
+/// Clock-dependent facts of a run.
+#[derive(Clone, Debug, Default)]
+pub struct Timing {
+    /// UTC timestamp `YYYY-MM-DDTHH:MM:SSZ`.
+    pub timestamp: String,
+}
+
+/// The `junit.xml` testcase of the value-class reach: an error per
+/// [`crate::gate::GateFailure::Unreached`] (the unhit classes).
+pub const REACH_CASE: &str = "reach";
+
+/// The `junit.xml` testcase (and record target) of the vector files.
+pub const VECTORS_CASE: &str = "vectors";
 
 /// One report: the facts `run.json` holds, the divergences, and what only a
 /// live run knows (clock, threads, subject statistics).
@@ -320,6 +333,11 @@ impl DivergenceRecord {
     }
 }
 
+/// True for a target whose input is one 64-byte bundle.
+pub fn is_bundle_target(target: &str) -> bool {
+    Target::from_name(target).is_some_and(Target::is_bundle) || target == "vectors"
+}
+
 /// The junit testcase a gate failure belongs to.
 fn failure_target(f: &GateFailure) -> String {
     use GateFailure as G;
@@ -327,7 +345,7 @@ fn failure_target(f: &GateFailure) -> String {
         G::Timeout { target, .. }
         | G::InternalPanic { target, .. }
         | G::TargetDidNotRun { target } => Some(target.clone()),
-        G::Unreached { .. } => Some(super::REACH_CASE.to_string()),
+        G::Unreached { .. } => Some(REACH_CASE.to_string()),
         G::Corpus { path, .. } => Target::gate_targets()
             .into_iter()
             .find(|t| {
@@ -338,7 +356,7 @@ fn failure_target(f: &GateFailure) -> String {
             .map(|t| t.name().to_string()),
         _ => None,
     };
-    t.unwrap_or_else(|| super::VECTORS_CASE.to_string())
+    t.unwrap_or_else(|| VECTORS_CASE.to_string())
 }
 
 /// The verdict of a gate run: FAIL on any finding or failure, else

@@ -12,7 +12,6 @@
 //! `reports/README.md`.
 
 use super::integrity::Integrity;
-use super::model::ReportModel;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
@@ -210,10 +209,10 @@ impl RunMeta {
     }
 }
 
-/// `run.json` of a model, without its integrity record (the writer adds it
-/// once the other files exist, [`super::integrity::seal`]).
-pub fn render(model: &ReportModel) -> String {
-    let mut meta = model.meta.clone();
+/// `run.json` of a report's facts, without their integrity record (the
+/// writer adds it once the other files exist, [`super::integrity::seal`]).
+pub fn render(meta: &RunMeta) -> String {
+    let mut meta = meta.clone();
     meta.integrity = None;
     meta.to_json()
 }

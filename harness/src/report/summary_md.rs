@@ -1,8 +1,8 @@
 //! `summary.md`: the [`Document`] as Markdown.
 
 use super::document::{document, Block, Document, Line, Span};
+use super::format::unified;
 use super::model::ReportModel;
-use super::unified;
 use std::fmt::Write as _;
 
 fn md_escape(s: &str) -> String {
