@@ -276,6 +276,25 @@ fn forged_clean_shards_never_merge_to_pass() {
             &no_files,
         );
         refused(&root, &no_target, why("lists no target"));
+        // One target left out of run.json (its cases off the generations).
+        let missing = forge(
+            &root,
+            "missing-target",
+            &dirs,
+            seal,
+            &|_, m| {
+                let gone = m["targets"].as_array_mut().unwrap().remove(1);
+                let mut left = gone["ran"].as_u64().unwrap();
+                for g in m["generations"].as_array_mut().unwrap() {
+                    let have = g["ran"].as_u64().unwrap();
+                    let take = have.min(left);
+                    g["ran"] = Value::from(have - take);
+                    left -= take;
+                }
+            },
+            &no_files,
+        );
+        refused(&root, &missing, why("a missing target"));
         // A target row that says diverged=5 under PASS.
         let diverged = forge(
             &root,

@@ -67,3 +67,82 @@ pub fn read(file: std::fs::File, max: u64) -> Result<Vec<DivergenceRecord>, Line
     }
     Ok(out)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::report::model::{OriginRecord, SignatureRecord};
+
+    fn record(origin: OriginRecord) -> DivergenceRecord {
+        DivergenceRecord {
+            number: 1,
+            target: "vectors".into(),
+            class: "VectorMismatch".into(),
+            signature: SignatureRecord {
+                key: "header".into(),
+                left: "valid".into(),
+                right: "valid_opcode".into(),
+            },
+            count: 2,
+            origin,
+            arch: "v3".into(),
+            input: "85".into(),
+            minimized: "85".into(),
+            replay: "r".into(),
+            replay_file: "rf".into(),
+            file: "divergences/001-validate_header.bin".into(),
+            left_name: "core".into(),
+            right_name: "oracle".into(),
+            left: "valid".into(),
+            right: "valid_opcode".into(),
+            left_dump: "a\n".into(),
+            right_dump: "b\n".into(),
+            shards: Vec::new(),
+        }
+    }
+
+    fn file_with(text: &str) -> std::fs::File {
+        let p =
+            std::env::temp_dir().join(format!("tpb-jsonl-{}-{}", std::process::id(), text.len()));
+        std::fs::write(&p, text).unwrap();
+        let f = std::fs::File::open(&p).unwrap();
+        std::fs::remove_file(&p).unwrap();
+        f
+    }
+
+    #[test]
+    fn records_round_trip_and_unknown_fields_are_refused() {
+        let recs = vec![
+            record(OriginRecord::Corpus {
+                corpus: "corpus/x/1".into(),
+            }),
+            record(OriginRecord::Vector {
+                vector: "v.txt".into(),
+                line: 7,
+                expected: "valid".into(),
+            }),
+            record(OriginRecord::Generated {
+                generated: 9,
+                kind: "near-valid".into(),
+            }),
+        ];
+        let text = render(&recs);
+        assert_eq!(read(file_with(&text), 3).unwrap(), recs);
+        // The documented wire form of an origin.
+        assert!(text.contains(r#""origin":{"vector":"v.txt","line":7,"expected":"valid"}"#));
+        assert!(matches!(
+            read(file_with(&text), 2),
+            Err(LineError::TooMany(3))
+        ));
+        let extra = text.replacen("\"count\":2", "\"count\":2,\"forged\":true", 1);
+        assert!(matches!(
+            read(file_with(&extra), 3),
+            Err(LineError::Bad(1, _))
+        ));
+        let missing = text.replacen("\"arch\":\"v3\",", "", 1);
+        assert!(matches!(
+            read(file_with(&missing), 3),
+            Err(LineError::Bad(1, _))
+        ));
+    }
+}

@@ -502,6 +502,15 @@ fn check_shard(dir: &Path, meta: &RunMeta, recs: &[DivergenceRecord]) -> Result<
             t.name
         )));
     }
+    if let Some(c) = cases
+        .iter()
+        .find(|c| Target::from_name(c).is_some() && !meta.targets.iter().any(|t| t.name == **c))
+    {
+        return Err(no(format!(
+            "junit.xml has a testcase for target {c}, which run.json does not list (a missing \
+             target)"
+        )));
+    }
     Ok(())
 }
 
