@@ -14,7 +14,8 @@
 //!   subjects over the tpb-subject/1 protocol;
 //! - data stated once: [`targets`] (the target registry), [`layout`] (the
 //!   bundle layout), [`arch`] (generations); and the plumbing [`input`],
-//!   [`atomic`], [`explain`], [`fields_json`] (decoded fields as JSON).
+//!   [`atomic`], [`explain`], [`fields_json`] (decoded fields as JSON),
+//!   [`json_keys`] (duplicate JSON keys refused).
 #![deny(unsafe_code)]
 
 pub mod arch;
@@ -29,6 +30,7 @@ pub mod fuzz_entry;
 pub mod gate;
 pub mod generators;
 pub mod input;
+pub mod json_keys;
 pub mod layout;
 pub mod minimize;
 pub mod reach;

@@ -421,6 +421,19 @@ fn removed_divergence_records_never_merge_to_pass() {
         });
         refused(&root, &one, why("run.json says"));
     }
+    // A second `verdict` key (serde_json alone keeps the last one).
+    let twice = forge(&root, "twice", &dirs, false, &|_, _| {}, &|_, d| {
+        let p = d.join("run.json");
+        let s = std::fs::read_to_string(&p).unwrap();
+        let t = s.replacen(
+            "\"verdict\": \"FAIL\",",
+            "\"verdict\": \"FAIL\", \"verdict\": \"PASS\",",
+            1,
+        );
+        assert_ne!(s, t);
+        std::fs::write(&p, t).unwrap();
+    });
+    refused(&root, &twice, "duplicate key \"verdict\"");
     std::fs::remove_dir_all(&root).unwrap();
 }
 

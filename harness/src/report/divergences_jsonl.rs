@@ -61,6 +61,8 @@ pub fn read(file: std::fs::File, max: u64) -> Result<Vec<DivergenceRecord>, Line
         if out.len() as u64 >= max {
             return Err(LineError::TooMany(line));
         }
+        crate::json_keys::reject_duplicates(text)
+            .map_err(|e| LineError::Bad(line, e.to_string()))?;
         let rec: DivergenceRecord =
             serde_json::from_str(text).map_err(|e| LineError::Bad(line, e.to_string()))?;
         out.push(rec);
@@ -139,6 +141,10 @@ mod tests {
             read(file_with(&extra), 3),
             Err(LineError::Bad(1, _))
         ));
+        let twice = text.replacen("\"count\":2", "\"count\":2,\"count\":1", 1);
+        assert!(
+            matches!(read(file_with(&twice), 3), Err(LineError::Bad(1, m)) if m.contains("duplicate"))
+        );
         let missing = text.replacen("\"arch\":\"v3\",", "", 1);
         assert!(matches!(
             read(file_with(&missing), 3),
