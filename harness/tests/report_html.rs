@@ -115,52 +115,19 @@ fn summary_headings(md: &str) -> Vec<String> {
         .collect()
 }
 
-#[test]
-fn index_html_renders_toc_byte_maps_and_every_summary_section_at_1400px() {
-    if !Path::new(CHROMIUM).exists() {
-        println!("SKIPPED: {CHROMIUM} not installed (.ci/run installs it)");
-        return;
-    }
-    let root = tmp("render");
-    let report = root.join("report");
-    // The example subject with its planted bug: it accepts a header whose
-    // only nonzero reserved byte is 0x3F (SPEC §3 #5 reserves 0x20..0x3F).
-    let spec = format!(
-        "cmd:python3 {} --planted-bug",
-        repo().join("examples/subjects/custom_op.py").display()
-    );
-    let o = Command::new(BIN)
-        .current_dir(repo())
-        .args(["gate", "--quiet", "--cases", "300", "--seed", "0x7bc04f0e"])
-        .args([
-            "--targets",
-            "validate_header,decode_any",
-            "--subject",
-            &spec,
-        ])
-        .arg("--report-dir")
-        .arg(&report)
-        .stdin(Stdio::null())
-        .output()
-        .unwrap();
-    assert_eq!(
-        o.status.code(),
-        Some(1),
-        "{}",
-        String::from_utf8_lossy(&o.stderr)
-    );
+/// Renders `report/index.html` and checks it (see the module docs); `spec`
+/// is the subject with the planted bug.
+fn check_page(root: &Path, report: &Path, tag: &str, spec: &str) {
     let records: Vec<Value> = std::fs::read_to_string(report.join("divergences.jsonl"))
         .unwrap()
         .lines()
         .map(|l| serde_json::from_str(l).unwrap())
         .collect();
-    assert!(records.len() >= 2, "want several divergences: {records:?}");
-
-    let page = root.join("probe.html");
+    let page = root.join(format!("probe-{tag}.html"));
     let html = std::fs::read_to_string(report.join("index.html")).unwrap();
     assert!(!html.contains("<script"), "the report itself has no script");
     std::fs::write(&page, html.replace("</body>", &format!("{PROBE}</body>"))).unwrap();
-    let dom = chromium(&page, "--dump-dom", &root.join("profile"));
+    let dom = chromium(&page, "--dump-dom", &root.join(format!("profile-{tag}")));
     let at = dom.find("<pre id=\"probe\">").expect("probe ran") + "<pre id=\"probe\">".len();
     let end = at + dom[at..].find("</pre>").unwrap();
     let r: Value = serde_json::from_str(&unescape(&dom[at..end])).unwrap();
@@ -235,7 +202,69 @@ fn index_html_renders_toc_byte_maps_and_every_summary_section_at_1400px() {
     let maps = divs[reserved]["maps"].as_array().unwrap();
     let side = |name: &str| maps.iter().find(|m| m["side"] == name).unwrap()["blamed"].clone();
     assert_eq!(side("core"), serde_json::json!([0x3F]));
-    assert_eq!(side(&spec), serde_json::json!([]));
+    assert_eq!(side(spec), serde_json::json!([]));
+}
+
+#[test]
+fn index_html_renders_toc_byte_maps_and_every_summary_section_at_1400px() {
+    if !Path::new(CHROMIUM).exists() {
+        println!("SKIPPED: {CHROMIUM} not installed (.ci/run installs it)");
+        return;
+    }
+    let root = tmp("render");
+    let report = root.join("report");
+    // The example subject with its planted bug: it accepts a header whose
+    // only nonzero reserved byte is 0x3F (SPEC §3 #5 reserves 0x20..0x3F).
+    let spec = format!(
+        "cmd:python3 {} --planted-bug",
+        repo().join("examples/subjects/custom_op.py").display()
+    );
+    let o = Command::new(BIN)
+        .current_dir(repo())
+        .args(["gate", "--quiet", "--cases", "300", "--seed", "0x7bc04f0e"])
+        .args([
+            "--targets",
+            "validate_header,decode_any",
+            "--subject",
+            &spec,
+        ])
+        .arg("--report-dir")
+        .arg(&report)
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert_eq!(
+        o.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let records: Vec<Value> = std::fs::read_to_string(report.join("divergences.jsonl"))
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert!(records.len() >= 2, "want several divergences: {records:?}");
+
+    check_page(&root, &report, "gate", &spec);
+    // The merged report of the same run (one shard, 1/1): same renderers,
+    // same checks.
+    let merged = root.join("merged");
+    let o = Command::new(BIN)
+        .args(["report", "merge"])
+        .arg(&report)
+        .arg("-o")
+        .arg(&merged)
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert_eq!(
+        o.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    check_page(&root, &merged, "merged", &spec);
 
     // A screenshot renders (kept when TPB_REPORT_SCREENSHOT names a file).
     let shot = std::env::var_os("TPB_REPORT_SCREENSHOT")
