@@ -115,14 +115,36 @@ fn summary_headings(md: &str) -> Vec<String> {
         .collect()
 }
 
-/// Renders `report/index.html` and checks it (see the module docs); `spec`
-/// is the subject with the planted bug.
-fn check_page(root: &Path, report: &Path, tag: &str, spec: &str) {
-    let records: Vec<Value> = std::fs::read_to_string(report.join("divergences.jsonl"))
+/// Runs tpbconform (in the repository) and expects exit 1: it found the
+/// planted divergences.
+fn fails(args: &[&str]) {
+    let o = Command::new(BIN)
+        .current_dir(repo())
+        .args(args)
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert_eq!(
+        o.status.code(),
+        Some(1),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+}
+
+/// The records of `report`'s divergences.jsonl.
+fn records(report: &Path) -> Vec<Value> {
+    std::fs::read_to_string(report.join("divergences.jsonl"))
         .unwrap()
         .lines()
         .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
+        .collect()
+}
+
+/// Renders `report/index.html` and checks it (see the module docs); `spec`
+/// is the subject with the planted bug.
+fn check_page(root: &Path, report: &Path, tag: &str, spec: &str) {
+    let records = records(report);
     let page = root.join(format!("probe-{tag}.html"));
     let html = std::fs::read_to_string(report.join("index.html")).unwrap();
     assert!(!html.contains("<script"), "the report itself has no script");
@@ -219,51 +241,30 @@ fn index_html_renders_toc_byte_maps_and_every_summary_section_at_1400px() {
         "cmd:python3 {} --planted-bug",
         repo().join("examples/subjects/custom_op.py").display()
     );
-    let o = Command::new(BIN)
-        .current_dir(repo())
-        .args(["gate", "--quiet", "--cases", "300", "--seed", "0x7bc04f0e"])
-        .args([
-            "--targets",
-            "validate_header,decode_any",
-            "--subject",
-            &spec,
-        ])
-        .arg("--report-dir")
-        .arg(&report)
-        .stdin(Stdio::null())
-        .output()
-        .unwrap();
-    assert_eq!(
-        o.status.code(),
-        Some(1),
-        "{}",
-        String::from_utf8_lossy(&o.stderr)
-    );
-    let records: Vec<Value> = std::fs::read_to_string(report.join("divergences.jsonl"))
-        .unwrap()
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
+    let report_str = report.display().to_string();
+    fails(&[
+        "gate",
+        "--quiet",
+        "--cases",
+        "300",
+        "--seed",
+        "0x7bc04f0e",
+        "--targets",
+        "validate_header,decode_any",
+        "--subject",
+        &spec,
+        "--report-dir",
+        &report_str,
+    ]);
+    let records = records(&report);
     assert!(records.len() >= 2, "want several divergences: {records:?}");
 
     check_page(&root, &report, "gate", &spec);
     // The merged report of the same run (one shard, 1/1): same renderers,
     // same checks.
     let merged = root.join("merged");
-    let o = Command::new(BIN)
-        .args(["report", "merge"])
-        .arg(&report)
-        .arg("-o")
-        .arg(&merged)
-        .stdin(Stdio::null())
-        .output()
-        .unwrap();
-    assert_eq!(
-        o.status.code(),
-        Some(1),
-        "{}",
-        String::from_utf8_lossy(&o.stderr)
-    );
+    let merged_str = merged.display().to_string();
+    fails(&["report", "merge", &report_str, "-o", &merged_str]);
     check_page(&root, &merged, "merged", &spec);
 
     // A screenshot renders (kept when TPB_REPORT_SCREENSHOT names a file).

@@ -4,8 +4,10 @@
 //! sees, and with a divergence planted in one shard's files); sets that are
 //! not one complete run are refused with exit 2 and nothing written.
 
+mod report_support;
+
+use report_support::{code, copy_dir, read_json, reseal, stderr, write_json};
 use serde_json::Value;
-use sha2::{Digest, Sha256};
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
@@ -15,26 +17,11 @@ const CASES: &str = "2000";
 const SYNC_CASES: &str = "40";
 
 fn tmp(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("tpb-merge-test-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
+    report_support::tmp("merge-test", name)
 }
 
 fn repo_corpus() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../corpus")
-}
-
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for e in std::fs::read_dir(from).unwrap().flatten() {
-        let p = e.path();
-        if p.is_dir() {
-            copy_dir(&p, &to.join(e.file_name()));
-        } else {
-            std::fs::copy(&p, to.join(e.file_name())).unwrap();
-        }
-    }
 }
 
 fn tpb(args: &[&str]) -> Output {
@@ -43,14 +30,6 @@ fn tpb(args: &[&str]) -> Output {
         .stdin(Stdio::null())
         .output()
         .unwrap()
-}
-
-fn code(o: &Output) -> i32 {
-    o.status.code().unwrap_or(-1)
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).to_string()
 }
 
 /// Runs the gate (shard `shard`, or unsharded) into `out`; returns its exit code.
@@ -116,57 +95,6 @@ fn merge(dirs: &[PathBuf], out: &Path) -> Output {
     args.extend(dirs.iter().map(|d| d.to_str().unwrap()));
     args.extend(["--output", out.to_str().unwrap()]);
     tpb(&args)
-}
-
-fn read_json(p: &Path) -> Value {
-    serde_json::from_str(&std::fs::read_to_string(p).unwrap()).unwrap()
-}
-
-fn write_json(p: &Path, v: &Value) {
-    std::fs::write(p, serde_json::to_string_pretty(v).unwrap()).unwrap();
-}
-
-fn sha256(b: &[u8]) -> String {
-    Sha256::digest(b)
-        .iter()
-        .map(|x| format!("{x:02x}"))
-        .collect()
-}
-
-/// Recomputes the integrity record of a hand-edited folder the way
-/// reports/README.md documents it (so edits test the other checks): every
-/// file but run.json with its size and SHA-256, and the SHA-256 of run.json
-/// pretty-printed without `integrity`. A folder without one is left alone.
-fn reseal(dir: &Path) {
-    if !dir.join("run.json").is_file() {
-        return;
-    }
-    let mut m = read_json(&dir.join("run.json"));
-    if m.get("integrity").is_none() {
-        return;
-    }
-    m.as_object_mut().unwrap().remove("integrity");
-    let facts = format!("{}\n", serde_json::to_string_pretty(&m).unwrap());
-    let mut files = serde_json::Map::new();
-    let mut walk = vec![(String::new(), dir.to_path_buf())];
-    while let Some((prefix, d)) = walk.pop() {
-        for e in std::fs::read_dir(&d).unwrap().flatten() {
-            let rel = format!("{prefix}{}", e.file_name().to_string_lossy());
-            if e.file_type().unwrap().is_dir() {
-                walk.push((format!("{rel}/"), e.path()));
-            } else if rel != "run.json" {
-                let b = std::fs::read(e.path()).unwrap();
-                files.insert(
-                    rel,
-                    serde_json::json!({"bytes": b.len(), "sha256": sha256(&b)}),
-                );
-            }
-        }
-    }
-    m["integrity"] = serde_json::json!({
-        "algorithm": "sha-256", "facts": sha256(facts.as_bytes()), "files": files
-    });
-    write_json(&dir.join("run.json"), &m);
 }
 
 /// Writes divergence records (renumbered in order) to `dir`.

@@ -6,19 +6,18 @@
 //! folder behind; a closed stdout ends `report merge` with 141, quietly.
 //! Small runs: two shards of two targets.
 
+mod report_support;
+
+use report_support::{code, copy_dir, read_json, reseal, stderr, take_ran, write_json};
 use serde_json::Value;
-use sha2::{Digest, Sha256};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
-const BIN: &str = env!("CARGO_BIN_EXE_tpbconform");
-
 fn tmp(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("tpb-verify-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
+    report_support::tmp("verify", name)
 }
+
+const BIN: &str = env!("CARGO_BIN_EXE_tpbconform");
 
 fn repo() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
@@ -31,74 +30,6 @@ fn tpb_in(cwd: &Path, args: &[&str]) -> Output {
         .stdin(Stdio::null())
         .output()
         .unwrap()
-}
-
-fn code(o: &Output) -> i32 {
-    o.status.code().unwrap_or(-1)
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).to_string()
-}
-
-fn read_json(p: &Path) -> Value {
-    serde_json::from_str(&std::fs::read_to_string(p).unwrap()).unwrap()
-}
-
-fn write_json(p: &Path, v: &Value) {
-    std::fs::write(p, serde_json::to_string_pretty(v).unwrap()).unwrap();
-}
-
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for e in std::fs::read_dir(from).unwrap().flatten() {
-        if e.path().is_dir() {
-            copy_dir(&e.path(), &to.join(e.file_name()));
-        } else {
-            std::fs::copy(e.path(), to.join(e.file_name())).unwrap();
-        }
-    }
-}
-
-fn sha256(b: &[u8]) -> String {
-    Sha256::digest(b)
-        .iter()
-        .map(|x| format!("{x:02x}"))
-        .collect()
-}
-
-/// Recomputes a hand-edited folder's integrity record as reports/README.md
-/// documents it (a folder without one is left alone).
-fn reseal(dir: &Path) {
-    if !dir.join("run.json").is_file() {
-        return;
-    }
-    let mut m = read_json(&dir.join("run.json"));
-    if m.get("integrity").is_none() {
-        return;
-    }
-    m.as_object_mut().unwrap().remove("integrity");
-    let facts = format!("{}\n", serde_json::to_string_pretty(&m).unwrap());
-    let mut files = serde_json::Map::new();
-    let mut walk = vec![(String::new(), dir.to_path_buf())];
-    while let Some((prefix, d)) = walk.pop() {
-        for e in std::fs::read_dir(&d).unwrap().flatten() {
-            let rel = format!("{prefix}{}", e.file_name().to_string_lossy());
-            if e.file_type().unwrap().is_dir() {
-                walk.push((format!("{rel}/"), e.path()));
-            } else if rel != "run.json" {
-                let b = std::fs::read(e.path()).unwrap();
-                files.insert(
-                    rel,
-                    serde_json::json!({"bytes": b.len(), "sha256": sha256(&b)}),
-                );
-            }
-        }
-    }
-    m["integrity"] = serde_json::json!({
-        "algorithm": "sha-256", "facts": sha256(facts.as_bytes()), "files": files
-    });
-    write_json(&dir.join("run.json"), &m);
 }
 
 /// Two shard folders `s0`, `s1` of one small gate (extra args: a subject).
@@ -245,14 +176,7 @@ fn forged_clean_shards_never_merge_to_pass() {
                 for k in ["planned", "ran", "valid", "near_valid", "raw"] {
                     t[k] = 0.into();
                 }
-                // Take those cases off the generations too.
-                let mut left = ran;
-                for g in m["generations"].as_array_mut().unwrap() {
-                    let have = g["ran"].as_u64().unwrap();
-                    let take = have.min(left);
-                    g["ran"] = Value::from(have - take);
-                    left -= take;
-                }
+                take_ran(m, ran);
             },
             &no_files,
         );
@@ -284,13 +208,7 @@ fn forged_clean_shards_never_merge_to_pass() {
             seal,
             &|_, m| {
                 let gone = m["targets"].as_array_mut().unwrap().remove(1);
-                let mut left = gone["ran"].as_u64().unwrap();
-                for g in m["generations"].as_array_mut().unwrap() {
-                    let have = g["ran"].as_u64().unwrap();
-                    let take = have.min(left);
-                    g["ran"] = Value::from(have - take);
-                    left -= take;
-                }
+                take_ran(m, gone["ran"].as_u64().unwrap());
             },
             &no_files,
         );
