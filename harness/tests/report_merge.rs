@@ -97,10 +97,18 @@ fn merge(dirs: &[PathBuf], out: &Path) -> Output {
     tpb(&args)
 }
 
-/// Writes divergence records (renumbered in order) to `dir`.
+/// Writes divergence records (renumbered in order) to `dir`, and each
+/// record's raw file with its minimised input.
 fn write_lines(dir: &Path, ls: &mut [Value]) {
     for (i, v) in ls.iter_mut().enumerate() {
         v["number"] = Value::from(i + 1);
+        let hex = v["minimized"].as_str().unwrap();
+        let bytes: Vec<u8> = (0..hex.len() / 2)
+            .map(|k| u8::from_str_radix(&hex[2 * k..2 * k + 2], 16).unwrap())
+            .collect();
+        let file = dir.join(v["file"].as_str().unwrap());
+        std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+        std::fs::write(file, bytes).unwrap();
     }
     let text: String = ls.iter().map(|v| format!("{v}\n")).collect();
     std::fs::write(dir.join("divergences.jsonl"), text).unwrap();

@@ -339,6 +339,19 @@ fn removed_divergence_records_never_merge_to_pass() {
         });
         refused(&root, &one, why("run.json says"));
     }
+    // A divergence's raw input replaced (the record says otherwise).
+    let bin = forge(&root, "bin", &dirs, true, &|_, _| {}, &|i, d| {
+        if i == 0 {
+            let f = std::fs::read_dir(d.join("divergences"))
+                .unwrap()
+                .flatten()
+                .next()
+                .unwrap()
+                .path();
+            std::fs::write(f, [0x86; 64]).unwrap();
+        }
+    });
+    refused(&root, &bin, "does not hold the minimised input");
     // A second `verdict` key (serde_json alone keeps the last one).
     let twice = forge(&root, "twice", &dirs, false, &|_, _| {}, &|_, d| {
         let p = d.join("run.json");

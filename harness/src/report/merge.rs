@@ -10,7 +10,8 @@
 //!   records of `divergences.jsonl` with `run.json`'s counts (distinct and
 //!   divergent cases; a target, vector file or generation with diverged
 //!   cases has records, a record's origin has a diverged count behind it and
-//!   lies in the shard's share of the cases), per target `ran = planned =
+//!   lies in the shard's share of the cases, its raw file holds its
+//!   minimised input), per target `ran = planned =
 //!   valid + near-valid + raw`, generations summing to the targets, and the
 //!   verdict `run.json`, `summary.md` and `junit.xml` state equal to the one
 //!   recomputed from those contents. A folder that lists no target, a run of
@@ -552,8 +553,28 @@ fn check_record(
             ),
         ));
     }
-    if let Err(e) = r.minimized_bytes() {
-        return Err(bad(&path, line, format!("field `minimized`: {e}")));
+    let minimized = r
+        .minimized_bytes()
+        .map_err(|e| bad(&path, line, format!("field `minimized`: {e}")))?;
+    // The raw file beside the record holds the same bytes.
+    let bin = dir.join(&r.file);
+    let mut held = Vec::new();
+    open_regular(&bin)?
+        .take(MAX_BYTES + 1)
+        .read_to_end(&mut held)
+        .map_err(|e| MergeError::Read {
+            path: bin.clone(),
+            error: e.to_string(),
+        })?;
+    if held != minimized {
+        return Err(MergeError::Inconsistent {
+            dir: dir.to_path_buf(),
+            message: format!(
+                "{}: does not hold the minimised input of record {line} of {}",
+                r.file,
+                divergences_jsonl::FILE
+            ),
+        });
     }
     if let Err(e) = r.input_bytes() {
         return Err(bad(&path, line, format!("field `input`: {e}")));
