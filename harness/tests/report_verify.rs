@@ -438,3 +438,53 @@ fn report_merge_with_a_closed_stdout_exits_141_quietly() {
     );
     std::fs::remove_dir_all(&root).unwrap();
 }
+
+#[test]
+fn interrupted_merge_leaves_no_staging_folder_and_no_output() {
+    let root = tmp("interrupted");
+    let dirs = shards(&root, &[]);
+    for sig in ["INT", "TERM"] {
+        let out = root.join(format!("out-{sig}"));
+        let child = Command::new(BIN)
+            .args(["report", "merge"])
+            .args(&dirs)
+            .arg("-o")
+            .arg(&out)
+            .env("TPB_REPORT_DEBUG_STAGING_PAUSE_MS", "20000")
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let staging = |root: &Path| -> Vec<PathBuf> {
+            std::fs::read_dir(root)
+                .unwrap()
+                .flatten()
+                .map(|e| e.path())
+                .filter(|p| {
+                    p.file_name()
+                        .is_some_and(|n| n.to_string_lossy().contains(".staging-"))
+                })
+                .collect()
+        };
+        let t0 = std::time::Instant::now();
+        while staging(&root).is_empty() {
+            assert!(t0.elapsed().as_secs() < 30, "no staging folder appeared");
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+        let k = Command::new("kill")
+            .arg(format!("-{sig}"))
+            .arg(child.id().to_string())
+            .status()
+            .unwrap();
+        assert!(k.success());
+        let o = child.wait_with_output().unwrap();
+        assert_eq!(code(&o), 130, "SIG{sig}: {}", stderr(&o));
+        assert_eq!(staging(&root), Vec::<PathBuf>::new(), "SIG{sig}");
+        assert!(
+            std::fs::symlink_metadata(&out).is_err(),
+            "SIG{sig}: output left"
+        );
+    }
+    std::fs::remove_dir_all(&root).unwrap();
+}

@@ -85,6 +85,18 @@ pub fn run(a: ReportArgs) -> CliResult {
         Err(e) => return fail(&e),
     };
     let _claim = report::ClaimGuard;
+    // Ctrl-C / SIGTERM while writing: remove the staging folder and the
+    // claim, exit 130.
+    let _ = ctrlc::set_handler(|| {
+        report::abort_staging();
+        std::process::exit(130);
+    });
+    if let Some(ms) = std::env::var("TPB_REPORT_DEBUG_STAGING_PAUSE_MS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+    {
+        report::folder::set_staging_pause_ms(ms);
+    }
     if let Err(e) = report::write_dir(&dir, &report::files(&merged)) {
         return fail(&e);
     }

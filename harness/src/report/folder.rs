@@ -22,6 +22,7 @@
 use crate::atomic::write_atomic;
 use std::io;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;
 
 /// Report-folder problems (exit 2).
@@ -219,6 +220,14 @@ struct Claim {
 
 static CLAIMED: Mutex<Option<Claim>> = Mutex::new(None);
 static STAGING: Mutex<Option<PathBuf>> = Mutex::new(None);
+static STAGING_PAUSE_MS: AtomicU64 = AtomicU64::new(0);
+
+/// Test hook: [`write_dir`] waits this long with its staging folder in
+/// place (the CLI sets it from `TPB_REPORT_DEBUG_STAGING_PAUSE_MS`), so a
+/// test can signal a command mid-write.
+pub fn set_staging_pause_ms(ms: u64) {
+    STAGING_PAUSE_MS.store(ms, Ordering::Relaxed);
+}
 
 /// Removes the staging folder of a report being written, if any, and the
 /// still-empty claimed folder (for signal handlers and fatal errors).
@@ -329,6 +338,10 @@ pub fn write_dir(final_dir: &Path, files: &[(String, Vec<u8>)]) -> Result<(), Re
     let result = (|| {
         let marker = staging.join(STAGING_MARKER);
         write_atomic(&marker, marker_text(&suffix).as_bytes()).map_err(|e| ioe(&marker, e))?;
+        let pause = STAGING_PAUSE_MS.load(Ordering::Relaxed);
+        if pause > 0 {
+            std::thread::sleep(std::time::Duration::from_millis(pause));
+        }
         for (rel, bytes) in files {
             let p = staging.join(rel);
             if let Some(d) = p.parent() {
