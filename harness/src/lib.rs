@@ -5,9 +5,8 @@
 //!
 //! - [`cli`] — the subcommands of `tpbconform`;
 //! - [`gate`], [`triage`], [`report`], [`minimize`], [`fuzz_entry`] —
-//!   campaigns, their findings ([`findings`]) and reports; [`run_json`] — a
-//!   report's machine-readable run metadata; [`report_merge`] — one report
-//!   from the reports of a sharded gate;
+//!   campaigns, their findings ([`findings`]) and reports (one model, four
+//!   renderers, and `report merge` of a sharded gate's folders);
 //! - [`engine`] — one input of one target through every subject;
 //!   [`generators`] — valid and near-valid structured inputs;
 //! - [`subjects`] — the `Subject` interface and its registry (the only
@@ -16,7 +15,8 @@
 //! - data stated once: [`targets`] (the target registry), [`layout`] (the
 //!   bundle layout), [`arch`] (generations); and the plumbing [`input`],
 //!   [`atomic`], [`explain`], [`blame`] (the bytes an answer blames),
-//!   [`fields_json`] (decoded fields as JSON).
+//!   [`fields_json`] (decoded fields as JSON), [`strict_json`] (duplicate
+//!   JSON keys refused).
 #![deny(unsafe_code)]
 
 /// The version of `SPEC.md` this workspace implements, stated once: SPEC.md's
@@ -42,8 +42,6 @@ pub mod layout;
 pub mod minimize;
 pub mod reach;
 pub mod report;
-pub mod report_merge;
-pub mod run_json;
 pub mod strict_json;
 pub mod subjects;
 pub mod targets;

@@ -4,6 +4,9 @@
 //! sees, and with a divergence planted in one shard's files); sets that are
 //! not one complete run are refused with exit 2 and nothing written.
 
+mod report_support;
+
+use report_support::{code, copy_dir, read_json, reseal, stderr, write_json};
 use serde_json::Value;
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -14,26 +17,11 @@ const CASES: &str = "2000";
 const SYNC_CASES: &str = "40";
 
 fn tmp(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("tpb-merge-test-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
+    report_support::tmp("merge-test", name)
 }
 
 fn repo_corpus() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../corpus")
-}
-
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for e in std::fs::read_dir(from).unwrap().flatten() {
-        let p = e.path();
-        if p.is_dir() {
-            copy_dir(&p, &to.join(e.file_name()));
-        } else {
-            std::fs::copy(&p, to.join(e.file_name())).unwrap();
-        }
-    }
 }
 
 fn tpb(args: &[&str]) -> Output {
@@ -42,14 +30,6 @@ fn tpb(args: &[&str]) -> Output {
         .stdin(Stdio::null())
         .output()
         .unwrap()
-}
-
-fn code(o: &Output) -> i32 {
-    o.status.code().unwrap_or(-1)
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).to_string()
 }
 
 /// Runs the gate (shard `shard`, or unsharded) into `out`; returns its exit code.
@@ -117,12 +97,47 @@ fn merge(dirs: &[PathBuf], out: &Path) -> Output {
     tpb(&args)
 }
 
-fn read_json(p: &Path) -> Value {
-    serde_json::from_str(&std::fs::read_to_string(p).unwrap()).unwrap()
+/// Writes divergence records (renumbered in order) to `dir`, and each
+/// record's raw file with its minimised input.
+fn write_lines(dir: &Path, ls: &mut [Value]) {
+    for (i, v) in ls.iter_mut().enumerate() {
+        v["number"] = Value::from(i + 1);
+        let hex = v["minimized"].as_str().unwrap();
+        let bytes: Vec<u8> = (0..hex.len() / 2)
+            .map(|k| u8::from_str_radix(&hex[2 * k..2 * k + 2], 16).unwrap())
+            .collect();
+        let file = dir.join(v["file"].as_str().unwrap());
+        std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+        std::fs::write(file, bytes).unwrap();
+    }
+    let text: String = ls.iter().map(|v| format!("{v}\n")).collect();
+    std::fs::write(dir.join("divergences.jsonl"), text).unwrap();
 }
 
-fn write_json(p: &Path, v: &Value) {
-    std::fs::write(p, serde_json::to_string_pretty(v).unwrap()).unwrap();
+/// Adds `by` to the `diverged` count of generation `name` in `m`.
+fn bump_generation(m: &mut Value, name: &str, by: u64) {
+    let g = m["generations"]
+        .as_array_mut()
+        .unwrap()
+        .iter_mut()
+        .find(|g| g["name"] == name)
+        .unwrap();
+    g["diverged"] = Value::from(g["diverged"].as_u64().unwrap() + by);
+}
+
+/// A complete divergence record of generated case `index` (arch `arch`).
+fn planted_record(index: u64, arch: &str) -> Value {
+    serde_json::json!({
+        "number": 1, "target": "validate_header", "class": "OverAccept",
+        "signature": {"key": "planted_predicate", "left": "valid", "right": "planted_predicate"},
+        "count": 1, "origin": {"generated": index, "kind": "valid"}, "arch": arch,
+        "input": "85", "minimized": "85",
+        "replay": "tpbconform replay --target validate_header --hex 85",
+        "replay_file": "tpbconform replay --target validate_header divergences/099-validate_header.bin",
+        "file": "divergences/099-validate_header.bin",
+        "left_name": "core", "right_name": "oracle", "left": "valid", "right": "planted",
+        "left_dump": "validate_header = valid\n", "right_dump": "validate_header = planted\n"
+    })
 }
 
 fn lines(dir: &Path) -> Vec<Value> {
@@ -157,14 +172,21 @@ fn run_facts(dir: &Path) -> Value {
     let o = v.as_object_mut().unwrap();
     // divergent_cases: corpus and vector findings are replayed by every shard
     // and counted once per shard (checked per divergence below).
+    // integrity: digests of files that name their shard and hold timing.
     for k in [
         "shard",
         "merged_from",
         "notes",
         "failures",
+        "failure_targets",
         "divergent_cases",
+        "integrity",
     ] {
         o.remove(k);
+    }
+    // Coverage counts corpus cases once per shard (like divergent_cases).
+    for t in v["targets"].as_array_mut().unwrap() {
+        t.as_object_mut().unwrap().remove("coverage");
     }
     v
 }
@@ -237,27 +259,20 @@ fn divergences_merge_to_the_unsharded_signatures() {
     // 6 mod 4 = 2), and the same in the unsharded report.
     let plant = |dir: &Path| {
         let mut ls = lines(dir);
-        ls.push(serde_json::json!({
-            "number": ls.len() + 1, "target": "validate_header", "class": "OverAccept",
-            "signature": {"key": "planted_predicate", "left": "valid", "right": "planted_predicate"},
-            "count": 1, "origin": {"generated": 6, "kind": "valid"},
-            "input": "85", "minimized": "85",
-            "replay": "tpbconform replay --target validate_header --hex 85",
-            "replay_file": "tpbconform replay --target validate_header divergences/099-validate_header.bin",
-            "file": "divergences/099-validate_header.bin",
-            "left_name": "core", "right_name": "oracle", "left": "valid", "right": "planted"
-        }));
+        ls.push(planted_record(6, "v4"));
         // The gate lists validate_header divergences before `vectors`.
         ls.sort_by_key(|v| v["target"] != "validate_header");
-        let text: String = ls.iter().map(|v| format!("{v}\n")).collect();
-        std::fs::write(dir.join("divergences.jsonl"), text).unwrap();
+        write_lines(dir, &mut ls);
         let mut m = read_json(&dir.join("run.json"));
         m["distinct_divergences"] = Value::from(ls.len());
         m["divergent_cases"] = Value::from(m["divergent_cases"].as_u64().unwrap() + 1);
         m["targets"][0]["diverged"] =
             Value::from(m["targets"][0]["diverged"].as_u64().unwrap() + 1);
         assert_eq!(m["targets"][0]["name"], "validate_header");
+        // Case 6 runs under the (6 mod 4)-th generation.
+        bump_generation(&mut m, "v4", 1);
         write_json(&dir.join("run.json"), &m);
+        reseal(dir);
     };
     plant(&dirs[2]);
     plant(&full);
@@ -285,12 +300,17 @@ fn divergences_merge_to_the_unsharded_signatures() {
             .find(|v| v["signature"]["key"] == "planted_predicate")
             .unwrap();
         x["origin"]["generated"] = Value::from(index);
+        x["arch"] = "v3".into();
         ls.insert(0, x);
-        let text: String = ls.iter().map(|v| format!("{v}\n")).collect();
-        std::fs::write(dir.join("divergences.jsonl"), text).unwrap();
+        write_lines(dir, &mut ls);
         let mut m = read_json(&dir.join("run.json"));
         m["distinct_divergences"] = Value::from(ls.len());
+        m["divergent_cases"] = Value::from(m["divergent_cases"].as_u64().unwrap() + 1);
+        m["targets"][0]["diverged"] =
+            Value::from(m["targets"][0]["diverged"].as_u64().unwrap() + 1);
+        bump_generation(&mut m, "v3", 1);
         write_json(&dir.join("run.json"), &m);
+        reseal(dir);
     };
     again(&dirs[1], 5);
     let out = root.join("merged-dedup");
@@ -356,8 +376,15 @@ fn refuses_sets_that_are_not_one_complete_run() {
     let other = root.join("other-arch");
     copy_dir(&dirs[3], &other);
     let mut v = read_json(&other.join("run.json"));
-    v["generations"] = serde_json::json!([{"name": "v3", "ran": 1, "diverged": 0}]);
+    let ran: u64 = v["targets"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["ran"].as_u64().unwrap())
+        .sum();
+    v["generations"] = serde_json::json!([{"name": "v3", "ran": ran, "diverged": 0}]);
     write_json(&other.join("run.json"), &v);
+    reseal(&other);
     refused(
         &[&dirs[..3], &[other]].concat(),
         &out,
@@ -397,6 +424,7 @@ fn refuses_sets_that_are_not_one_complete_run() {
         let d = root.join(name);
         copy_dir(&dirs[3], &d);
         edit(&d);
+        reseal(&d);
         [&dirs[..3], &[d]].concat()
     };
     let set = |key: &'static str, v: Value| {
@@ -426,7 +454,7 @@ fn refuses_sets_that_are_not_one_complete_run() {
         &out,
         "bad input",
     );
-    refused(&edited("fmt", &set("format", 2.into())), &out, "format 2");
+    refused(&edited("fmt", &set("format", 1.into())), &out, "format 1");
     refused(
         &edited("count", &set("distinct_divergences", 1.into())),
         &out,
@@ -437,6 +465,7 @@ fn refuses_sets_that_are_not_one_complete_run() {
             let mut m = read_json(&d.join("run.json"));
             m["verdict"] = "PASS".into();
             m["failures"] = serde_json::json!(["timeout: x"]);
+            m["failure_targets"] = serde_json::json!(["validate_header"]);
             write_json(&d.join("run.json"), &m);
         }),
         &out,
@@ -444,10 +473,12 @@ fn refuses_sets_that_are_not_one_complete_run() {
     );
     refused(
         &edited("foreign", &|d: &Path| {
-            let line = r#"{"target":"validate_header","class":"OverAccept","signature":{"key":"k","left":"valid","right":"k"},"count":1,"origin":{"generated":4,"kind":"near-valid"},"minimized":"85","file":"divergences/001-validate_header.bin"}"#;
-            std::fs::write(d.join("divergences.jsonl"), format!("{line}\n")).unwrap();
+            let mut rec = planted_record(4, "v2");
+            rec["class"] = "OverAccept".into();
+            write_lines(d, &mut [rec]);
             let mut m = read_json(&d.join("run.json"));
             m["distinct_divergences"] = 1.into();
+            m["divergent_cases"] = 1.into();
             m["verdict"] = "FAIL".into();
             write_json(&d.join("run.json"), &m);
         }),

@@ -229,6 +229,9 @@ pub fn run(a: GateArgs) -> CliResult {
             return Ok(EXIT_BAD_INPUT);
         }
     };
+    // Any return without a report (a subject that fails to start, …) gives
+    // the claimed folder back, so a rerun is not refused as "exists".
+    let _claim = report::ClaimGuard;
     let stop = install_stop_handler();
     let cfg = GateConfig {
         cases: a.cases,
@@ -291,14 +294,13 @@ pub fn run(a: GateArgs) -> CliResult {
     loud_panics();
     let files = report::render(&run, &triaged, &Timing { timestamp: iso });
     if let Err(e) = report::write_dir(&dir, &files) {
-        report::release_claim();
         eprintln!("tpbconform: error: {e}");
         return Ok(EXIT_BAD_INPUT);
     }
     // Quiet summary. The report on disk is the record: a stdout its reader
     // closed (`gate | head`) must not change the exit code, so write errors
     // on these console lines are ignored.
-    let verdict = crate::run_json::verdict(&run);
+    let verdict = crate::report::verdict(&run);
     let mut out = std::io::stdout().lock();
     let _ = writeln!(
         out,
@@ -339,8 +341,8 @@ pub fn run(a: GateArgs) -> CliResult {
     let _ = writeln!(out, "report: {}", dir.join("summary.md").display());
     Ok(if run.bad_input() {
         EXIT_BAD_INPUT
-    } else if verdict == crate::run_json::PASS
-        || (verdict == crate::run_json::INCOMPLETE && a.allow_partial)
+    } else if verdict == crate::report::run_json::PASS
+        || (verdict == crate::report::run_json::INCOMPLETE && a.allow_partial)
     {
         EXIT_OK
     } else {

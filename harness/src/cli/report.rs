@@ -1,14 +1,16 @@
 //! `tpbconform report merge DIR... [--output DIR]`: one report folder from
-//! the report folders of a sharded gate ([`crate::report_merge`]).
+//! the report folders of a sharded gate ([`crate::report::merge`]).
 //!
-//! Exit codes: 0 = every shard present, complete and clean; 1 = some shard
-//! found a divergence or failed; 2 = refused (missing / duplicated /
-//! incomplete shard, shards of different runs, unreadable or malformed
-//! folder, existing output) and nothing written.
+//! Exit codes: 0 = every shard present, complete, verified and clean; 1 =
+//! some shard found a divergence or failed; 2 = refused (missing /
+//! duplicated / incomplete shard, shards of different runs, unreadable,
+//! malformed, edited or self-contradicting folder, a run that checked
+//! nothing, existing output) and nothing written; 141 = stdout closed after
+//! the report was written.
 
-use super::{CliResult, EXIT_BAD_INPUT, EXIT_INVALID, EXIT_OK};
-use crate::report;
-use crate::report_merge;
+use super::{CliResult, EXIT_BAD_INPUT, EXIT_BROKEN_PIPE, EXIT_INVALID, EXIT_OK};
+use crate::report::{self, merge, ReportModel};
+use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
 /// Arguments of `tpbconform report`.
@@ -26,9 +28,15 @@ pub enum ReportCommand {
     /// into one report folder: summary.md, divergences.jsonl (deduplicated
     /// by signature), junit.xml, index.html, run.json.
     ///
-    /// Refuses (exit 2, nothing written) when the shards disagree on seed,
-    /// case count, targets or tool version, when a shard is missing or given
-    /// twice, or when a shard is INCOMPLETE. Exit 1 when any shard found a
+    /// Each shard folder is verified, not trusted: its integrity record
+    /// (SHA-256 of every file, in run.json) and its files against each other
+    /// (case counts, divergence records, verdicts); the merged verdict is
+    /// recomputed from them.
+    ///
+    /// Refuses (exit 2, nothing written) an edited or self-contradicting
+    /// folder, shards that disagree on seed, case count, targets or tool
+    /// version, a shard missing, given twice or INCOMPLETE, and a run that
+    /// checked nothing (no target, zero cases). Exit 1 when any shard found a
     /// divergence or failed; 0 otherwise.
     #[command(after_help = super::help::REPORT_MERGE)]
     Merge {
@@ -44,15 +52,31 @@ pub enum ReportCommand {
 /// Runs `report`.
 pub fn run(a: ReportArgs) -> CliResult {
     let ReportCommand::Merge { dirs, output } = a.command;
+    // Verify every shard before anything is created: a refusal leaves no
+    // folder behind (not even `reports/`).
     let fail = |e: &dyn std::fmt::Display| {
-        // Give back the folder claimed below (removed only while empty).
-        report::release_claim();
         eprintln!("tpbconform: report merge: {e}");
         Ok(EXIT_BAD_INPUT)
     };
+    if let Some(o) = &output {
+        if std::fs::symlink_metadata(o).is_ok() {
+            return fail(&report::ReportDirError::Exists(o.clone()));
+        }
+    }
+    let mut shards = Vec::with_capacity(dirs.len());
+    for d in &dirs {
+        match merge::load(d) {
+            Ok(s) => shards.push(s),
+            Err(e) => return fail(&e),
+        }
+    }
+    let merged = match merge::merge(shards) {
+        Ok(m) => m,
+        Err(e) => return fail(&e),
+    };
     let (stamp, _) = report::utc_now();
-    // Claimed at once (an existing path, dangling symlinks included, is
-    // refused); write_dir fills the claimed folder.
+    // Claimed atomically (an existing path, dangling symlinks included, is
+    // refused); the guard gives the claim back on any early return.
     let dir = match report::claim_dir(
         output.as_deref(),
         Path::new("reports"),
@@ -61,41 +85,56 @@ pub fn run(a: ReportArgs) -> CliResult {
         Ok(d) => d,
         Err(e) => return fail(&e),
     };
-    let mut shards = Vec::with_capacity(dirs.len());
-    for d in &dirs {
-        match report_merge::load(d) {
-            Ok(s) => shards.push(s),
-            Err(e) => return fail(&e),
-        }
+    let _claim = report::ClaimGuard;
+    // Ctrl-C / SIGTERM while writing: remove the staging folder and the
+    // claim, exit 130.
+    let _ = ctrlc::set_handler(|| {
+        report::abort_staging();
+        std::process::exit(130);
+    });
+    if let Some(ms) = std::env::var("TPB_REPORT_DEBUG_STAGING_PAUSE_MS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+    {
+        report::folder::set_staging_pause_ms(ms);
     }
-    let merged = match report_merge::merge(shards) {
-        Ok(m) => m,
-        Err(e) => return fail(&e),
-    };
-    if let Err(e) = report::write_dir(&dir, &report_merge::render(&merged)) {
+    if let Err(e) = report::write_dir(&dir, &report::files(&merged)) {
         return fail(&e);
     }
-    println!(
-        "report merge: {}: {} shards, {} generated cases, {} distinct divergence(s), {} failure(s)",
-        merged.meta.verdict,
-        merged.shards.len(),
-        merged.meta.targets.iter().map(|t| t.ran).sum::<u64>(),
-        merged.meta.distinct_divergences,
-        merged.meta.failures.len()
-    );
-    for d in &merged.divergences {
-        println!(
-            "  #{} {} x{} (shards {})",
-            d.number,
-            d.key.0,
-            d.count,
-            d.shards.join(", ")
-        );
+    match print_summary(&merged, &dir) {
+        Ok(()) => {}
+        // `report merge | head -1`: the report is written; stop quietly.
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => return Ok(EXIT_BROKEN_PIPE),
+        Err(e) => return fail(&format!("stdout: {e}")),
     }
-    println!("report: {}", dir.join("summary.md").display());
     Ok(if merged.passed() {
         EXIT_OK
     } else {
         EXIT_INVALID
     })
+}
+
+fn print_summary(m: &ReportModel, dir: &Path) -> std::io::Result<()> {
+    let mut out = std::io::stdout().lock();
+    writeln!(
+        out,
+        "report merge: {}: {} shards, {} generated cases, {} distinct divergence(s), {} failure(s)",
+        m.meta.verdict,
+        m.shards.len(),
+        m.generated(),
+        m.meta.distinct_divergences,
+        m.meta.failures.len()
+    )?;
+    for d in &m.divergences {
+        writeln!(
+            out,
+            "  #{} {} x{} (shards {})",
+            d.number,
+            d.target,
+            d.count,
+            d.shards.join(", ")
+        )?;
+    }
+    writeln!(out, "report: {}", dir.join("summary.md").display())?;
+    out.flush()
 }

@@ -41,7 +41,7 @@
 //!   a selected target that ran no generated case (zero planned included)
 //!   is a [`GateFailure::TargetDidNotRun`]. [`GateRun::passed`] is true only
 //!   with no finding and no failure; a run the budget cut short is
-//!   INCOMPLETE ([`crate::run_json::verdict`]), never PASS.
+//!   INCOMPLETE ([`crate::report::verdict`]), never PASS.
 //! - **Bounded plan.** The work list is computed on demand from an atomic
 //!   counter (O(targets) memory whatever `cases` is).
 //! - **Hot loop.** Bundle cases are generated into a stack `[u8; 64]`, other

@@ -1,21 +1,26 @@
-//! `run.json`: the machine-readable metadata of one gate report folder
-//! (verdict, seed, case counts, tool version, shard `i/N`, per-target
-//! counts, corpus and vector replays, failures). `tpbconform report merge`
-//! reads it to check that shard folders belong to one run
-//! ([`crate::report_merge`]); CI can read it instead of parsing summary.md.
+//! `run.json`: the machine-readable facts of one report folder (verdict,
+//! seed, case counts, tool version, shard `i/N`, per-target counts and
+//! coverage, generations, corpus and vector replays, subjects, reach,
+//! failures) and the folder's [`Integrity`] record. `tpbconform report merge`
+//! reads it back ([`super::merge`]); CI can read it instead of parsing
+//! summary.md. Its renderer is [`render`].
 //!
-//! Contract: a pure function of the [`GateRun`] with no clock-dependent field,
-//! so two runs of the same seed write the same `run.json` (threads, timing
-//! and the budget are left out on purpose). Layout: `reports/README.md`.
+//! Contract: every field but `integrity` is a pure function of the run with
+//! no clock-dependent value, so two runs of the same seed write the same
+//! facts (threads, timing and the budget are left out on purpose);
+//! `integrity` digests the other files, whose timing lines differ. Layout:
+//! `reports/README.md`.
 
-use crate::gate::GateRun;
+use super::integrity::Integrity;
 use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
 
 /// File name inside a report folder.
 pub const FILE: &str = "run.json";
 
-/// Layout version; bumped on any incompatible change.
-pub const FORMAT: u32 = 1;
+/// Layout version; bumped on any incompatible change (2: coverage, reach,
+/// subjects and the integrity record).
+pub const FORMAT: u32 = 2;
 
 /// Verdict of a complete run with no finding and no failure.
 pub const PASS: &str = "PASS";
@@ -25,7 +30,8 @@ pub const FAIL: &str = "FAIL";
 pub const INCOMPLETE: &str = "INCOMPLETE";
 
 /// The contents of `run.json`.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct RunMeta {
     /// [`FORMAT`].
     pub format: u32,
@@ -60,20 +66,64 @@ pub struct RunMeta {
     pub divergent_cases: u64,
     /// Failures other than divergences, one line each.
     pub failures: Vec<String>,
+    /// Per failure (same order), the junit testcase it belongs to: a target,
+    /// `reach`, `vectors`, or a merged report's `shard i/N`.
+    pub failure_targets: Vec<String>,
     /// Notes (missing folders, budget stop).
     pub notes: Vec<String>,
     /// Declared value classes ([`crate::reach`]) no generated case of the
     /// run hit, as `field: class` (the summary's "Unexercised classes").
-    #[serde(default)]
     pub unexercised: Vec<String>,
     /// Per generation of the run (`v2` … `v5`), its share of the generated
     /// cases.
-    #[serde(default)]
     pub generations: Vec<GenerationMeta>,
+    /// Subjects under test (besides core and the oracle).
+    pub subjects: Vec<SubjectMeta>,
+    /// Generated cases per target the subjects under test were judged on.
+    pub subject_cases: u64,
+    /// Per target, the subjects under test that do not support it.
+    pub unsupported: Vec<UnsupportedMeta>,
+    /// Value classes per field ([`crate::reach`]) with their hit counts;
+    /// empty when no sampled target ran.
+    pub reach: BTreeMap<String, Vec<ReachClass>>,
+    /// Digests of the folder's other files (absent while rendering).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub integrity: Option<Integrity>,
+}
+
+/// One subject under test.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SubjectMeta {
+    /// Its spec (`cmd:…`, `lib:…`).
+    pub spec: String,
+    /// Its capabilities, comma-separated.
+    pub capabilities: String,
+}
+
+/// The subjects under test one target is not supported by.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct UnsupportedMeta {
+    /// Target.
+    pub target: String,
+    /// Subject specs.
+    pub subjects: Vec<String>,
+}
+
+/// One value class of a field and how many sampled cases hit it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ReachClass {
+    /// Class name.
+    pub class: String,
+    /// Sampled cases that hit it.
+    pub hits: u64,
 }
 
 /// One generation's share of the generated cases.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct GenerationMeta {
     /// `v2` … `v5`.
     pub name: String,
@@ -84,7 +134,8 @@ pub struct GenerationMeta {
 }
 
 /// Shard `index/count`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct ShardMeta {
     /// 0-based index.
     pub index: u64,
@@ -94,6 +145,7 @@ pub struct ShardMeta {
 
 /// One target's counts.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct TargetMeta {
     /// Target name.
     pub name: String,
@@ -113,10 +165,16 @@ pub struct TargetMeta {
     pub corpus_files: u64,
     /// Corpus files that diverged.
     pub corpus_diverged: u64,
+    /// True when some corpus folder was replayed through this target.
+    pub corpus_present: bool,
+    /// Coverage: core's verdict key → counts per
+    /// [`crate::gate::OUTCOMES`] column (corpus and generated cases).
+    pub coverage: BTreeMap<String, [u64; 6]>,
 }
 
 /// One corpus folder's replay.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct CorpusMeta {
     /// Folder name.
     pub name: String,
@@ -130,6 +188,7 @@ pub struct CorpusMeta {
 
 /// One vector file's check.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct VectorMeta {
     /// Path.
     pub path: String,
@@ -137,88 +196,11 @@ pub struct VectorMeta {
     pub vectors: u64,
     /// Vectors failed.
     pub failed: u64,
-}
-
-/// The verdict of a run: FAIL on any finding or failure, else INCOMPLETE when
-/// cut short, else PASS.
-pub fn verdict(run: &GateRun) -> &'static str {
-    if !run.passed() {
-        FAIL
-    } else if run.stopped_early {
-        INCOMPLETE
-    } else {
-        PASS
-    }
+    /// Vectors naming none of the run's generations.
+    pub other_generations: u64,
 }
 
 impl RunMeta {
-    /// The metadata of a gate run.
-    pub fn of(run: &GateRun) -> RunMeta {
-        RunMeta {
-            format: FORMAT,
-            tool: "tpbconform".into(),
-            version: env!("CARGO_PKG_VERSION").into(),
-            verdict: verdict(run).into(),
-            complete: !run.stopped_early,
-            bad_input: run.bad_input(),
-            seed: format!("{:#x}", run.seed),
-            cases: run.cases,
-            shard: ShardMeta {
-                index: run.shard.index,
-                count: run.shard.count,
-            },
-            merged_from: None,
-            generations: run
-                .arches
-                .iter()
-                .map(|(a, st)| GenerationMeta {
-                    name: a.name().to_string(),
-                    ran: st.ran,
-                    diverged: st.diverged,
-                })
-                .collect(),
-            targets: run
-                .targets
-                .iter()
-                .map(|(t, s)| TargetMeta {
-                    name: t.name().to_string(),
-                    planned: s.planned,
-                    ran: s.ran,
-                    valid: s.by_kind[0],
-                    near_valid: s.by_kind[1],
-                    raw: s.by_kind[2],
-                    diverged: s.diverged,
-                    corpus_files: s.corpus_files,
-                    corpus_diverged: s.corpus_diverged,
-                })
-                .collect(),
-            corpus: run
-                .corpus
-                .iter()
-                .map(|c| CorpusMeta {
-                    name: c.name.clone(),
-                    routes: c.routes.clone(),
-                    files: c.files,
-                    diverged: c.diverged,
-                })
-                .collect(),
-            vector_files: run
-                .vector_files
-                .iter()
-                .map(|v| VectorMeta {
-                    path: v.path.clone(),
-                    vectors: v.vectors,
-                    failed: v.failed,
-                })
-                .collect(),
-            distinct_divergences: run.findings.distinct() as u64,
-            divergent_cases: run.findings.total(),
-            failures: run.failures.iter().map(ToString::to_string).collect(),
-            notes: run.notes.clone(),
-            unexercised: run.reach.unhit(),
-        }
-    }
-
     /// Pretty JSON plus a final newline.
     pub fn to_json(&self) -> String {
         let mut s = serde_json::to_string_pretty(self).unwrap_or_default();
@@ -227,7 +209,10 @@ impl RunMeta {
     }
 }
 
-/// `run.json` of a gate run.
-pub fn render(run: &GateRun) -> String {
-    RunMeta::of(run).to_json()
+/// `run.json` of a report's facts, without their integrity record (the
+/// writer adds it once the other files exist, [`super::integrity::seal`]).
+pub fn render(meta: &RunMeta) -> String {
+    let mut meta = meta.clone();
+    meta.integrity = None;
+    meta.to_json()
 }

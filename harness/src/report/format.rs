@@ -1,0 +1,31 @@
+//! Text helpers every renderer shares: the clock-line marker, XML escaping
+//! and the unified diff of two field dumps.
+
+/// Marker of clock-dependent lines.
+pub const TIMING_MARKER: &str = "[timing]";
+
+/// XML-escapes text and attribute values.
+pub fn xml_escape(s: &str) -> String {
+    let mut o = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '&' => o.push_str("&amp;"),
+            '<' => o.push_str("&lt;"),
+            '>' => o.push_str("&gt;"),
+            '"' => o.push_str("&quot;"),
+            '\'' => o.push_str("&apos;"),
+            c if (c as u32) < 0x20 && c != '\n' && c != '\t' => o.push_str("&#xFFFD;"),
+            c => o.push(c),
+        }
+    }
+    o
+}
+
+/// Unified diff of two dumps (`left_name` → `right_name`).
+pub fn unified(left: &str, right: &str, left_name: &str, right_name: &str) -> String {
+    similar::TextDiff::from_lines(left, right)
+        .unified_diff()
+        .context_radius(64)
+        .header(left_name, right_name)
+        .to_string()
+}

@@ -1,0 +1,298 @@
+//! `index.html`: the [`Document`] as one self-contained page (inline CSS, no
+//! script, no server) with a table of contents and, per divergence, the
+//! byte map of its minimised bundle. Laid out to wrap, never to scroll
+//! sideways: fixed table layout, `overflow-wrap: anywhere`, wrapping `pre`.
+
+use super::document::{document, Block, Document, Line, Section, Span};
+use super::format::{xml_escape, TIMING_MARKER};
+use super::model::ReportModel;
+use std::fmt::Write as _;
+
+/// The page's stylesheet (the only one).
+const STYLE: &str = "\
+*{box-sizing:border-box}
+body{font-family:system-ui,sans-serif;margin:1.5em auto;max-width:84em;padding:0 1.5em;\
+line-height:1.4;color:#222}
+h1,h2,h3{overflow-wrap:anywhere}
+pre,code,td.num,.bm td{font-family:ui-monospace,monospace;font-size:0.88em}
+code{overflow-wrap:anywhere;word-break:break-all;background:#f4f4f4;padding:0 2px}
+pre{white-space:pre-wrap;overflow-wrap:anywhere;background:#f8f8f8;padding:0.5em;\
+border:1px solid #e3e3e3}
+table{border-collapse:collapse;table-layout:fixed;width:100%;margin:0.4em 0}
+td,th{border:1px solid #ccc;padding:2px 6px;vertical-align:top;overflow-wrap:anywhere;\
+text-align:left}
+th{background:#f0f0f0}
+td.num,th.num{text-align:right}
+.PASS,.ok{color:#070}.FAIL{color:#b00;font-weight:bold}.INCOMPLETE{color:#a60}
+.hot{background:#fdd;display:inline-block;width:100%}
+.sbs td{white-space:pre-wrap;font-family:ui-monospace,monospace;font-size:0.85em}
+.sbs tr.chg td{background:#ffe9b3}
+.timing{color:#777}
+nav#toc{border:1px solid #ddd;background:#fafafa;padding:0.3em 1em}
+nav#toc ul{margin:0.2em 0;padding-left:1.2em}
+nav#toc li.l3{font-size:0.92em}
+.bytemaps{display:flex;flex-wrap:wrap;gap:1.2em}
+.bytemap{flex:1 1 30em;min-width:0}
+.bm{table-layout:fixed;width:100%}
+.bm td,.bm th{padding:1px 2px;text-align:center;font-size:0.8em}
+.bm th{font-weight:normal;color:#666}
+.bm td.blamed{background:#e33;color:#fff;font-weight:bold}
+.legend .blamed{background:#e33;color:#fff;padding:0 4px}
+";
+
+fn spans(l: &Line) -> String {
+    l.iter()
+        .map(|sp| match sp {
+            Span::Text(s) => xml_escape(s),
+            Span::Code(s) => format!("<code>{}</code>", xml_escape(s)),
+            Span::Verdict(s) => format!(
+                "<strong class=\"{}\">{}</strong>",
+                xml_escape(s),
+                xml_escape(s)
+            ),
+            Span::Status(true) => "<span class=\"FAIL\">FAIL</span>".to_string(),
+            Span::Status(false) => "<span class=\"ok\">ok</span>".to_string(),
+        })
+        .collect()
+}
+
+fn plain(l: &Line) -> String {
+    l.iter()
+        .map(|sp| match sp {
+            Span::Text(s) | Span::Code(s) | Span::Verdict(s) => s.clone(),
+            Span::Status(b) => if *b { "FAIL" } else { "ok" }.to_string(),
+        })
+        .collect()
+}
+
+/// `<li>` of a line; lines with clock-dependent content keep the marker.
+fn li(s: &mut String, l: &Line, class: &str) {
+    let timing = plain(l).contains(TIMING_MARKER);
+    let cls = match (timing, class.is_empty()) {
+        (true, _) => " class=\"timing\"".to_string(),
+        (false, true) => String::new(),
+        (false, false) => format!(" class=\"{class}\""),
+    };
+    let _ = writeln!(s, "<li{cls}>{}</li>", spans(l));
+}
+
+fn side_by_side(s: &mut String, left: &str, right: &str, names: (&str, &str)) {
+    let diff = similar::TextDiff::from_lines(left, right);
+    let l: Vec<&str> = left.lines().collect();
+    let r: Vec<&str> = right.lines().collect();
+    let _ = writeln!(
+        s,
+        "<table class=\"sbs\"><tr><th>{}</th><th>{}</th></tr>",
+        xml_escape(names.0),
+        xml_escape(names.1)
+    );
+    let mut row = |a: Option<&str>, b: Option<&str>, cls: &str| {
+        let _ = writeln!(
+            s,
+            "<tr class=\"{cls}\"><td>{}</td><td>{}</td></tr>",
+            xml_escape(a.unwrap_or("")),
+            xml_escape(b.unwrap_or(""))
+        );
+    };
+    for op in diff.ops() {
+        let (tag, or, nr) = op.as_tag_tuple();
+        if tag == similar::DiffTag::Equal {
+            for (i, j) in or.zip(nr) {
+                row(l.get(i).copied(), r.get(j).copied(), "eq");
+            }
+        } else {
+            let (a, b): (Vec<usize>, Vec<usize>) = (or.collect(), nr.collect());
+            for k in 0..a.len().max(b.len()) {
+                row(
+                    a.get(k).and_then(|&i| l.get(i).copied()),
+                    b.get(k).and_then(|&j| r.get(j).copied()),
+                    "chg",
+                );
+            }
+        }
+    }
+    s.push_str("</table>\n");
+}
+
+fn byte_map(s: &mut String, bytes: &[u8; 64], sides: &[(String, [bool; 64])]) {
+    s.push_str("<div class=\"bytemaps\">\n");
+    for (name, blamed) in sides {
+        let count = blamed.iter().filter(|b| **b).count();
+        let _ = writeln!(
+            s,
+            "<div class=\"bytemap\" data-side=\"{}\"><p><strong>{}</strong> blames {count} \
+             byte(s)</p>\n<table class=\"bm\"><tr><th></th>{}</tr>",
+            xml_escape(name),
+            xml_escape(name),
+            (0..16)
+                .map(|c| format!("<th>{c:X}</th>"))
+                .collect::<String>()
+        );
+        for row in 0..4 {
+            let _ = write!(s, "<tr><th>0x{:02X}</th>", row * 16);
+            for col in 0..16 {
+                let i = row * 16 + col;
+                let cls = if blamed[i] { "byte blamed" } else { "byte" };
+                let _ = write!(
+                    s,
+                    "<td class=\"{cls}\" title=\"byte 0x{i:02X}\">{:02x}</td>",
+                    bytes[i]
+                );
+            }
+            s.push_str("</tr>\n");
+        }
+        s.push_str("</table></div>\n");
+    }
+    s.push_str(
+        "</div>\n<p class=\"legend\"><span class=\"blamed\">red</span>: the bytes that \
+                side's verdict is about.</p>\n",
+    );
+}
+
+fn block(s: &mut String, b: &Block) {
+    match b {
+        Block::Para(l) => {
+            let cls = if plain(l).contains(TIMING_MARKER) {
+                " class=\"timing\""
+            } else {
+                ""
+            };
+            let _ = writeln!(s, "<p{cls}>{}</p>", spans(l));
+        }
+        Block::Bullets(items) => {
+            s.push_str("<ul>\n");
+            for l in items {
+                li(s, l, "");
+            }
+            s.push_str("</ul>\n");
+        }
+        Block::Table {
+            head,
+            numeric,
+            rows,
+        } => {
+            s.push_str("<table><tr>");
+            for (h, num) in head.iter().zip(numeric) {
+                let cls = if *num { " class=\"num\"" } else { "" };
+                let _ = write!(s, "<th{cls}>{}</th>", xml_escape(h));
+            }
+            s.push_str("</tr>\n");
+            for r in rows {
+                s.push_str("<tr>");
+                for (c, num) in r.iter().zip(numeric) {
+                    let cls = if *num { " class=\"num\"" } else { "" };
+                    let _ = write!(s, "<td{cls}>{}</td>", spans(c));
+                }
+                s.push_str("</tr>\n");
+            }
+            s.push_str("</table>\n");
+        }
+        Block::Pre { text, .. } => {
+            let _ = writeln!(s, "<pre>{}</pre>", xml_escape(text.trim_end()));
+        }
+        Block::Annotated(text) => {
+            s.push_str("<pre class=\"annotated\">");
+            for line in text.trim_end().lines() {
+                if line.contains("<== FAILED") {
+                    let _ = writeln!(s, "<span class=\"hot\">{}</span>", xml_escape(line));
+                } else {
+                    let _ = writeln!(s, "{}", xml_escape(line));
+                }
+            }
+            s.push_str("</pre>\n");
+        }
+        Block::Dumps {
+            left_name,
+            right_name,
+            left,
+            right,
+            when_equal,
+        } => {
+            if left == right {
+                let _ = writeln!(s, "<pre>{}</pre>", xml_escape(when_equal));
+            } else {
+                side_by_side(s, left, right, (left_name, right_name));
+            }
+        }
+        Block::ByteMap { bytes, sides } => byte_map(s, bytes, sides),
+    }
+}
+
+/// The table of contents: one entry per section, its subsections nested.
+fn toc(s: &mut String, sections: &[Section]) {
+    s.push_str("<nav id=\"toc\"><h2>Contents</h2>\n<ul>\n");
+    let mut open_sub = false;
+    for (i, sec) in sections.iter().enumerate() {
+        let link = format!(
+            "<a href=\"#{}\">{}</a>",
+            xml_escape(&sec.id),
+            xml_escape(&plain(&sec.title))
+        );
+        if sec.level > 2 {
+            if !open_sub {
+                s.push_str("<ul>\n");
+                open_sub = true;
+            }
+            let _ = writeln!(s, "<li class=\"l3\">{link}</li>");
+        } else {
+            if open_sub {
+                s.push_str("</ul>\n");
+                open_sub = false;
+            }
+            if i > 0 {
+                s.push_str("</li>\n");
+            }
+            let _ = write!(s, "<li>{link}");
+        }
+    }
+    if open_sub {
+        s.push_str("</ul>\n");
+    }
+    if !sections.is_empty() {
+        s.push_str("</li>\n");
+    }
+    s.push_str("</ul></nav>\n");
+}
+
+/// HTML of a document.
+pub fn html(doc: &Document) -> String {
+    let mut s = String::new();
+    let _ = write!(
+        s,
+        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n\
+         <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n\
+         <title>{}</title>\n<style>\n{STYLE}</style></head><body>\n",
+        xml_escape(&doc.title)
+    );
+    let _ = writeln!(
+        s,
+        "<h1>{}</h1>\n<ul class=\"head\">",
+        xml_escape(&doc.title)
+    );
+    for l in &doc.head {
+        li(&mut s, l, "");
+    }
+    s.push_str("</ul>\n");
+    toc(&mut s, &doc.sections);
+    for sec in &doc.sections {
+        let _ = writeln!(
+            s,
+            "<section id=\"{}\" class=\"l{}\"><h{lv}>{}</h{lv}>",
+            xml_escape(&sec.id),
+            sec.level,
+            spans(&sec.title),
+            lv = sec.level
+        );
+        for b in &sec.blocks {
+            block(&mut s, b);
+        }
+        s.push_str("</section>\n");
+    }
+    s.push_str("</body></html>\n");
+    s
+}
+
+/// `index.html` of a model.
+pub fn render(m: &ReportModel) -> String {
+    html(&document(m))
+}

@@ -1,0 +1,205 @@
+//! The integrity record of a report folder. `run.json` lists every other
+//! file of the folder with its size and SHA-256 (the RustCrypto `sha2`
+//! crate), plus the SHA-256 of its own facts (`run.json` as written without
+//! the `integrity` key, i.e. [`super::run_json::render`]). `report merge`
+//! recomputes all of it ([`verify`]) and refuses a folder edited, truncated
+//! or added to after the gate wrote it.
+//!
+//! This is a seal against edits and damage, not a signature: whoever can
+//! write the folder can recompute it, which is why merge also re-derives
+//! every verdict from the files' contents ([`super::merge`]).
+
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+use std::collections::BTreeMap;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+
+/// The `algorithm` value.
+pub const ALGORITHM: &str = "sha-256";
+
+/// Most files one folder may hold (a report has five plus one per
+/// divergence).
+pub const MAX_FILES: usize = 100_000;
+
+/// `run.json`'s `integrity` record.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Integrity {
+    /// [`ALGORITHM`].
+    pub algorithm: String,
+    /// SHA-256 (hex) of `run.json` without its `integrity` key.
+    pub facts: String,
+    /// Every other file, by folder-relative path (`/`-separated).
+    pub files: BTreeMap<String, FileDigest>,
+}
+
+/// One file's size and digest.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FileDigest {
+    /// Size in bytes.
+    pub bytes: u64,
+    /// SHA-256, lowercase hex.
+    pub sha256: String,
+}
+
+fn hex(d: &[u8]) -> String {
+    d.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// SHA-256 of `bytes`, hex.
+pub fn sha256(bytes: &[u8]) -> String {
+    hex(&Sha256::digest(bytes))
+}
+
+/// The integrity record of `facts` (the `run.json` text without
+/// `integrity`) and the folder's other `files`.
+pub fn seal(facts: &str, files: &[(String, Vec<u8>)]) -> Integrity {
+    Integrity {
+        algorithm: ALGORITHM.into(),
+        facts: sha256(facts.as_bytes()),
+        files: files
+            .iter()
+            .map(|(p, b)| {
+                (
+                    p.clone(),
+                    FileDigest {
+                        bytes: b.len() as u64,
+                        sha256: sha256(b),
+                    },
+                )
+            })
+            .collect(),
+    }
+}
+
+/// Why a folder fails its integrity check.
+#[derive(Debug, PartialEq, Eq)]
+pub enum IntegrityError {
+    /// `run.json` has no `integrity` record.
+    Missing,
+    /// An algorithm other than [`ALGORITHM`].
+    Algorithm(String),
+    /// `run.json`'s facts do not match their digest (it was edited).
+    Facts,
+    /// A listed file is absent.
+    Absent(String),
+    /// A file that is not listed (added after the gate).
+    Unlisted(String),
+    /// A listed file whose size or digest differ (edited or truncated).
+    Changed(String),
+    /// Something that is not a regular file or folder (symlink, FIFO, …).
+    Special(String),
+    /// More than [`MAX_FILES`] files.
+    TooMany,
+    /// A file could not be read.
+    Read(String, String),
+}
+
+impl std::fmt::Display for IntegrityError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        use IntegrityError as E;
+        match self {
+            E::Missing => f.write_str("integrity: run.json has no integrity record"),
+            E::Algorithm(a) => write!(f, "integrity: unknown algorithm `{a}`"),
+            E::Facts => f.write_str(
+                "integrity: digest mismatch: run.json was edited after the gate wrote it",
+            ),
+            E::Absent(p) => write!(f, "integrity: {p} is listed but absent"),
+            E::Unlisted(p) => write!(f, "integrity: {p} is not listed (added later?)"),
+            E::Changed(p) => write!(
+                f,
+                "integrity: digest mismatch: {p} was changed after the gate wrote it"
+            ),
+            E::Special(p) => write!(f, "integrity: {p} is not a regular file"),
+            E::TooMany => write!(f, "integrity: more than {MAX_FILES} files"),
+            E::Read(p, e) => write!(f, "integrity: {p}: cannot read: {e}"),
+        }
+    }
+}
+
+/// The folder's files other than `own` (the file holding the record;
+/// relative, `/`-separated, sorted), at most two levels deep as a report is.
+fn walk(dir: &Path, own: &str) -> Result<Vec<(String, PathBuf)>, IntegrityError> {
+    let mut out = Vec::new();
+    let mut stack = vec![(String::new(), dir.to_path_buf(), 0u8)];
+    while let Some((prefix, d, depth)) = stack.pop() {
+        let rd = std::fs::read_dir(&d)
+            .map_err(|e| IntegrityError::Read(d.display().to_string(), e.to_string()))?;
+        for e in rd {
+            let e = e.map_err(|e| IntegrityError::Read(d.display().to_string(), e.to_string()))?;
+            let name = e.file_name().to_string_lossy().to_string();
+            let rel = format!("{prefix}{name}");
+            let ft = e
+                .file_type()
+                .map_err(|x| IntegrityError::Read(rel.clone(), x.to_string()))?;
+            if ft.is_dir() && depth == 0 {
+                stack.push((format!("{rel}/"), e.path(), depth + 1));
+            } else if ft.is_file() {
+                if rel != own {
+                    out.push((rel, e.path()));
+                }
+            } else {
+                return Err(IntegrityError::Special(rel));
+            }
+            if out.len() > MAX_FILES {
+                return Err(IntegrityError::TooMany);
+            }
+        }
+    }
+    out.sort();
+    Ok(out)
+}
+
+/// Streams `path` through SHA-256: (size, hex digest).
+fn digest_file(rel: &str, path: &Path) -> Result<(u64, String), IntegrityError> {
+    let read = |e: std::io::Error| IntegrityError::Read(rel.to_string(), e.to_string());
+    let mut f = std::fs::File::open(path).map_err(read)?;
+    let mut h = Sha256::new();
+    let mut buf = vec![0u8; 64 << 10];
+    let mut n = 0u64;
+    loop {
+        let k = f.read(&mut buf).map_err(read)?;
+        if k == 0 {
+            break;
+        }
+        n += k as u64;
+        h.update(&buf[..k]);
+    }
+    Ok((n, hex(&h.finalize())))
+}
+
+/// Checks `dir` against `rec`, the record read from its file `own`
+/// (`run.json`), whose facts re-rendered without the record are `facts`.
+pub fn verify(
+    dir: &Path,
+    own: &str,
+    rec: Option<&Integrity>,
+    facts: &str,
+) -> Result<(), IntegrityError> {
+    let rec = rec.ok_or(IntegrityError::Missing)?;
+    if rec.algorithm != ALGORITHM {
+        return Err(IntegrityError::Algorithm(rec.algorithm.clone()));
+    }
+    if sha256(facts.as_bytes()) != rec.facts {
+        return Err(IntegrityError::Facts);
+    }
+    let found = walk(dir, own)?;
+    for (rel, path) in &found {
+        let want = rec
+            .files
+            .get(rel)
+            .ok_or_else(|| IntegrityError::Unlisted(rel.clone()))?;
+        let (bytes, sha) = digest_file(rel, path)?;
+        if bytes != want.bytes || sha != want.sha256 {
+            return Err(IntegrityError::Changed(rel.clone()));
+        }
+    }
+    for rel in rec.files.keys() {
+        if !found.iter().any(|(r, _)| r == rel) {
+            return Err(IntegrityError::Absent(rel.clone()));
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,154 @@
+//! `junit.xml`: one testcase per target, one for the value-class reach (when
+//! the run sampled it) and one for the vector files, plus one per other name
+//! a divergence or failure is filed under (a merged report's shards).
+
+use super::format::{xml_escape, TIMING_MARKER};
+use super::model::ReportModel;
+use super::model::{REACH_CASE, VECTORS_CASE};
+use std::fmt::Write as _;
+
+/// Prefix of an error that marks a target the run did not finish (written
+/// as `<error type="incomplete">`).
+pub const INCOMPLETE_PREFIX: &str = "incomplete: ";
+
+/// One testcase: name, divergence lines (one `<failure>`), other failures
+/// (one `<error>` each).
+struct Case {
+    name: String,
+    divergences: Vec<String>,
+    errors: Vec<String>,
+}
+
+fn case_at(cases: &mut Vec<Case>, name: &str) -> usize {
+    if let Some(i) = cases.iter().position(|c| c.name == name) {
+        return i;
+    }
+    cases.push(Case {
+        name: name.to_string(),
+        divergences: Vec::new(),
+        errors: Vec::new(),
+    });
+    cases.len() - 1
+}
+
+/// `junit.xml` of a model.
+pub fn render(m: &ReportModel) -> String {
+    let meta = &m.meta;
+    let mut cases: Vec<Case> = Vec::new();
+    for t in &meta.targets {
+        case_at(&mut cases, &t.name);
+    }
+    if !meta.reach.is_empty() {
+        case_at(&mut cases, REACH_CASE);
+    }
+    case_at(&mut cases, VECTORS_CASE);
+    for s in &m.shards {
+        case_at(&mut cases, &format!("shard {}", s.shard));
+    }
+    for d in &m.divergences {
+        let i = case_at(&mut cases, &d.target);
+        cases[i].divergences.push(format!(
+            "#{} {} [{}] x{}\nreplay: {}",
+            d.number,
+            d.signature_line(),
+            d.class,
+            d.count,
+            d.replay
+        ));
+    }
+    for (f, t) in meta.failures.iter().zip(&meta.failure_targets) {
+        let i = case_at(&mut cases, t);
+        cases[i].errors.push(f.clone());
+    }
+    // A cut-short run is not a green one: every target that did not run all
+    // its planned cases gets an `incomplete` error.
+    if !meta.complete {
+        for t in &meta.targets {
+            if t.ran < t.planned {
+                let i = case_at(&mut cases, &t.name);
+                cases[i].errors.push(format!(
+                    "{INCOMPLETE_PREFIX}ran {} of {} planned generated cases (run cut short)",
+                    t.ran, t.planned
+                ));
+            }
+        }
+    }
+    let mut properties = vec![
+        ("verdict".to_string(), meta.verdict.clone()),
+        ("seed".to_string(), meta.seed.clone()),
+    ];
+    if m.is_merged() {
+        properties.push(("merged_shards".to_string(), m.shards.len().to_string()));
+    } else {
+        properties.push((
+            "shard".to_string(),
+            format!("{}/{}", meta.shard.index, meta.shard.count),
+        ));
+    }
+    if let Some(l) = &m.live {
+        properties.push((
+            format!("{TIMING_MARKER} elapsed_seconds"),
+            format!("{:.3}", l.elapsed.as_secs_f64()),
+        ));
+    }
+    document(&cases, &properties)
+}
+
+fn document(cases: &[Case], properties: &[(String, String)]) -> String {
+    let failures = cases.iter().filter(|c| !c.divergences.is_empty()).count();
+    let errors = cases
+        .iter()
+        .filter(|c| c.divergences.is_empty() && !c.errors.is_empty())
+        .count();
+    let mut s = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
+    let _ = writeln!(
+        s,
+        "<testsuites name=\"tpbconform gate\" tests=\"{}\" failures=\"{failures}\" errors=\"{errors}\">",
+        cases.len()
+    );
+    let _ = writeln!(
+        s,
+        "  <testsuite name=\"tpbconform.gate\" tests=\"{}\" failures=\"{failures}\" errors=\"{errors}\">",
+        cases.len()
+    );
+    let _ = writeln!(s, "    <properties>");
+    for (name, value) in properties {
+        let _ = writeln!(
+            s,
+            "      <property name=\"{}\" value=\"{}\"/>",
+            xml_escape(name),
+            xml_escape(value)
+        );
+    }
+    let _ = writeln!(s, "    </properties>");
+    for c in cases {
+        let _ = writeln!(
+            s,
+            "    <testcase classname=\"tpbconform.gate\" name=\"{}\">",
+            xml_escape(&c.name)
+        );
+        if !c.divergences.is_empty() {
+            let _ = writeln!(
+                s,
+                "      <failure type=\"divergence\" message=\"{} distinct divergence(s)\">{}</failure>",
+                c.divergences.len(),
+                xml_escape(&c.divergences.join("\n"))
+            );
+        }
+        for e in &c.errors {
+            let kind = if e.starts_with(INCOMPLETE_PREFIX) {
+                "incomplete"
+            } else {
+                "gate"
+            };
+            let _ = writeln!(
+                s,
+                "      <error type=\"{kind}\" message=\"{}\"/>",
+                xml_escape(e)
+            );
+        }
+        let _ = writeln!(s, "    </testcase>");
+    }
+    let _ = writeln!(s, "  </testsuite>\n</testsuites>");
+    s
+}

@@ -1,0 +1,525 @@
+//! [`ReportModel`]: everything a report says, built once — from a gate run
+//! ([`ReportModel::of_gate`]) or from verified shard folders
+//! ([`super::merge`]) — and rendered by the same four renderers.
+//! [`DivergenceRecord`] is one line of `divergences.jsonl`, written and read
+//! back with serde.
+
+use super::run_json::{
+    self, CorpusMeta, GenerationMeta, ReachClass, RunMeta, ShardMeta, SubjectMeta, TargetMeta,
+    UnsupportedMeta, VectorMeta, FAIL, INCOMPLETE, PASS,
+};
+use crate::arch::Arch;
+use crate::findings::{DedupKey, Origin};
+use crate::gate::{ExternalRun, GateFailure, GateRun};
+use crate::input::{hex_nibbles, pack_nibbles};
+use crate::subjects::hex;
+use crate::targets::Target;
+use crate::triage::Triaged;
+use serde::{Deserialize, Serialize};
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+/// Clock-dependent facts of a run.
+#[derive(Clone, Debug, Default)]
+pub struct Timing {
+    /// UTC timestamp `YYYY-MM-DDTHH:MM:SSZ`.
+    pub timestamp: String,
+}
+
+/// The `junit.xml` testcase of the value-class reach: an error per
+/// [`crate::gate::GateFailure::Unreached`] (the unhit classes).
+pub const REACH_CASE: &str = "reach";
+
+/// The `junit.xml` testcase (and record target) of the vector files.
+pub const VECTORS_CASE: &str = "vectors";
+
+/// One report: the facts `run.json` holds, the divergences, and what only a
+/// live run knows (clock, threads, subject statistics).
+#[derive(Clone, Debug, Default)]
+pub struct ReportModel {
+    /// The run's facts (`run.json`; its `integrity` is filled by the writer).
+    pub meta: RunMeta,
+    /// Distinct divergences, in report order.
+    pub divergences: Vec<DivergenceRecord>,
+    /// The shard folders a merged report was made from (empty for a gate run).
+    pub shards: Vec<ShardRef>,
+    /// Clock-dependent and process facts of a gate run (absent when merged).
+    pub live: Option<LiveFacts>,
+}
+
+/// One shard folder of a merged report.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ShardRef {
+    /// Folder.
+    pub dir: PathBuf,
+    /// `i/N`.
+    pub shard: String,
+    /// Its verdict (as recomputed by the merge).
+    pub verdict: String,
+}
+
+/// What only a live gate run knows.
+#[derive(Clone, Debug, Default)]
+pub struct LiveFacts {
+    /// UTC timestamp.
+    pub timestamp: String,
+    /// Time budget, seconds.
+    pub budget: Option<f64>,
+    /// Worker threads.
+    pub threads: usize,
+    /// Worker time per target (same order as `meta.targets`).
+    pub busy: Vec<Duration>,
+    /// Wall time of the generated phase.
+    pub gen_elapsed: Duration,
+    /// Wall time of the whole run.
+    pub elapsed: Duration,
+    /// Per external subject: calls, time, restarts, stderr tail.
+    pub external: Vec<ExternalRun>,
+}
+
+/// The signature part of a [`DivergenceRecord`].
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SignatureRecord {
+    /// Predicate / field / LUT / gate name.
+    pub key: String,
+    /// Left short verdict.
+    pub left: String,
+    /// Right short verdict.
+    pub right: String,
+}
+
+/// Where a divergence came from (`origin` of a record).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(untagged, deny_unknown_fields)]
+pub enum OriginRecord {
+    /// A corpus file.
+    Corpus {
+        /// Path.
+        corpus: String,
+    },
+    /// A vector file line.
+    Vector {
+        /// Path.
+        vector: String,
+        /// 1-based line.
+        line: u64,
+        /// The expectation written in the file.
+        expected: String,
+    },
+    /// A generated case.
+    Generated {
+        /// Case index (global over the shards).
+        generated: u64,
+        /// `valid`, `near-valid` or `raw`.
+        kind: String,
+    },
+}
+
+/// Case kinds in [`crate::findings::CaseKind`] order.
+pub const KINDS: [&str; 3] = ["valid", "near-valid", "raw"];
+
+/// [`OriginRecord`] ordered like [`crate::findings::Origin`] (corpus <
+/// vector < generated; then path, line, case index, kind).
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum OriginKey {
+    /// A corpus file.
+    Corpus(String),
+    /// A vector file line.
+    Vector(String, u64, String),
+    /// A generated case: index, kind rank.
+    Generated(u64, usize),
+}
+
+impl OriginRecord {
+    /// Its sort key; `None` for an unknown case kind.
+    pub fn key(&self) -> Option<OriginKey> {
+        Some(match self {
+            OriginRecord::Corpus { corpus } => OriginKey::Corpus(corpus.clone()),
+            OriginRecord::Vector {
+                vector,
+                line,
+                expected,
+            } => OriginKey::Vector(vector.clone(), *line, expected.clone()),
+            OriginRecord::Generated { generated, kind } => {
+                OriginKey::Generated(*generated, KINDS.iter().position(|k| k == kind)?)
+            }
+        })
+    }
+}
+
+impl std::fmt::Display for OriginRecord {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            OriginRecord::Corpus { corpus } => write!(f, "corpus file {corpus}"),
+            OriginRecord::Vector {
+                vector,
+                line,
+                expected,
+            } => write!(f, "vector {vector}:{line} (expected `{expected}`)"),
+            OriginRecord::Generated { generated, kind } => {
+                write!(f, "generated case #{generated} ({kind})")
+            }
+        }
+    }
+}
+
+/// One line of `divergences.jsonl`: one distinct divergence.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DivergenceRecord {
+    /// 1-based number in its report.
+    pub number: u64,
+    /// Gate target, or `vectors`.
+    pub target: String,
+    /// Class name.
+    pub class: String,
+    /// Signature.
+    pub signature: SignatureRecord,
+    /// Occurrences (duplicates included).
+    pub count: u64,
+    /// The representative's origin.
+    pub origin: OriginRecord,
+    /// Generation it ran under (`v2` … `v5`).
+    pub arch: String,
+    /// The representative's input, hex.
+    pub input: String,
+    /// Its minimised input, hex.
+    pub minimized: String,
+    /// Replay command (hex form).
+    pub replay: String,
+    /// Replay command (file form, from the report folder).
+    pub replay_file: String,
+    /// Report-relative file with the minimised input.
+    pub file: String,
+    /// Left subject.
+    pub left_name: String,
+    /// Right subject.
+    pub right_name: String,
+    /// Left full result on the minimised input.
+    pub left: String,
+    /// Right full result on the minimised input.
+    pub right: String,
+    /// Left subject's field dump of the minimised input.
+    pub left_dump: String,
+    /// Right subject's field dump of the minimised input.
+    pub right_dump: String,
+    /// Shards that saw it (merged reports only).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub shards: Vec<String>,
+}
+
+/// Why a hex field of a record does not decode.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum HexError {
+    /// A character that is not a hex digit.
+    BadDigit(char),
+    /// An odd number of digits.
+    OddLength(usize),
+}
+
+impl std::fmt::Display for HexError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            HexError::BadDigit(c) => write!(f, "bad hex digit `{c}`"),
+            HexError::OddLength(n) => write!(f, "odd number of hex digits ({n})"),
+        }
+    }
+}
+
+fn unhex(s: &str) -> Result<Vec<u8>, HexError> {
+    let d = hex_nibbles(s.as_bytes(), false).map_err(|e| HexError::BadDigit(e.found))?;
+    if d.len() % 2 != 0 {
+        return Err(HexError::OddLength(d.len()));
+    }
+    Ok(pack_nibbles(&d))
+}
+
+impl DivergenceRecord {
+    /// The record of one triaged finding.
+    pub fn of(d: &Triaged) -> DivergenceRecord {
+        let f = &d.finding;
+        DivergenceRecord {
+            number: d.number as u64,
+            target: f.target.clone(),
+            class: f.class.clone(),
+            signature: SignatureRecord {
+                key: f.key.clone(),
+                left: f.left_verdict.clone(),
+                right: f.right_verdict.clone(),
+            },
+            count: d.count,
+            origin: match &f.origin {
+                Origin::Corpus { path } => OriginRecord::Corpus {
+                    corpus: path.clone(),
+                },
+                Origin::Vector {
+                    path,
+                    line,
+                    expected,
+                } => OriginRecord::Vector {
+                    vector: path.clone(),
+                    line: *line as u64,
+                    expected: expected.clone(),
+                },
+                Origin::Generated { index, kind } => OriginRecord::Generated {
+                    generated: *index,
+                    kind: kind.name().to_string(),
+                },
+            },
+            arch: f.arch.name().to_string(),
+            input: hex(&f.input),
+            minimized: hex(&d.minimized),
+            replay: d.replay.clone(),
+            replay_file: d.replay_file.clone(),
+            file: d.file.clone(),
+            left_name: f.left_name.clone(),
+            right_name: f.right_name.clone(),
+            left: d.min_finding.left.clone(),
+            right: d.min_finding.right.clone(),
+            left_dump: d.left_dump.clone(),
+            right_dump: d.right_dump.clone(),
+            shards: Vec::new(),
+        }
+    }
+
+    /// The gate's deduplication key of this record.
+    pub fn dedup_key(&self) -> DedupKey {
+        (
+            self.target.clone(),
+            self.class.clone(),
+            self.signature.key.clone(),
+            self.signature.left.clone(),
+            self.signature.right.clone(),
+            (self.left_name.clone(), self.right_name.clone()),
+        )
+    }
+
+    /// The representative's input.
+    pub fn input_bytes(&self) -> Result<Vec<u8>, HexError> {
+        unhex(&self.input)
+    }
+
+    /// The minimised input.
+    pub fn minimized_bytes(&self) -> Result<Vec<u8>, HexError> {
+        unhex(&self.minimized)
+    }
+
+    /// The generation it ran under (`v2` when the name is unknown, SPEC §0).
+    pub fn arch(&self) -> Arch {
+        self.arch.parse().unwrap_or_default()
+    }
+
+    /// One-line signature, as the gate prints it.
+    pub fn signature_line(&self) -> String {
+        format!(
+            "{}: {}={} {}={}",
+            self.signature.key,
+            self.left_name,
+            self.signature.left,
+            self.right_name,
+            self.signature.right
+        )
+    }
+
+    /// The target named by `file` (`divergences/NNN-<target>.bin`).
+    pub fn file_target(&self) -> Option<&str> {
+        self.file
+            .strip_prefix("divergences/")
+            .and_then(|f| f.strip_suffix(".bin"))
+            .and_then(|f| f.split_once('-'))
+            .filter(|(n, t)| n.len() == 3 && n.bytes().all(|b| b.is_ascii_digit()) && !t.is_empty())
+            .map(|(_, t)| t)
+    }
+}
+
+/// True for a target whose input is one 64-byte bundle.
+pub fn is_bundle_target(target: &str) -> bool {
+    Target::from_name(target).is_some_and(Target::is_bundle) || target == "vectors"
+}
+
+/// The junit testcase a gate failure belongs to.
+fn failure_target(f: &GateFailure) -> String {
+    use GateFailure as G;
+    let t = match f {
+        G::Timeout { target, .. }
+        | G::InternalPanic { target, .. }
+        | G::TargetDidNotRun { target } => Some(target.clone()),
+        G::Unreached { .. } => Some(REACH_CASE.to_string()),
+        G::Corpus { path, .. } => Target::gate_targets()
+            .into_iter()
+            .find(|t| {
+                Path::new(path)
+                    .components()
+                    .any(|c| c.as_os_str() == t.name())
+            })
+            .map(|t| t.name().to_string()),
+        _ => None,
+    };
+    t.unwrap_or_else(|| VECTORS_CASE.to_string())
+}
+
+/// The verdict of a gate run: FAIL on any finding or failure, else
+/// INCOMPLETE when cut short, else PASS.
+pub fn verdict(run: &GateRun) -> &'static str {
+    if !run.passed() {
+        FAIL
+    } else if run.stopped_early {
+        INCOMPLETE
+    } else {
+        PASS
+    }
+}
+
+/// The `run.json` facts of a gate run.
+pub fn meta_of(run: &GateRun, records: &[DivergenceRecord]) -> RunMeta {
+    RunMeta {
+        format: run_json::FORMAT,
+        tool: "tpbconform".into(),
+        version: env!("CARGO_PKG_VERSION").into(),
+        verdict: verdict(run).into(),
+        complete: !run.stopped_early,
+        bad_input: run.bad_input(),
+        seed: format!("{:#x}", run.seed),
+        cases: run.cases,
+        shard: ShardMeta {
+            index: run.shard.index,
+            count: run.shard.count,
+        },
+        merged_from: None,
+        targets: run
+            .targets
+            .iter()
+            .map(|(t, s)| TargetMeta {
+                name: t.name().to_string(),
+                planned: s.planned,
+                ran: s.ran,
+                valid: s.by_kind[0],
+                near_valid: s.by_kind[1],
+                raw: s.by_kind[2],
+                diverged: s.diverged,
+                corpus_files: s.corpus_files,
+                corpus_diverged: s.corpus_diverged,
+                corpus_present: s.corpus_present,
+                coverage: s.coverage.clone(),
+            })
+            .collect(),
+        corpus: run
+            .corpus
+            .iter()
+            .map(|c| CorpusMeta {
+                name: c.name.clone(),
+                routes: c.routes.clone(),
+                files: c.files,
+                diverged: c.diverged,
+            })
+            .collect(),
+        vector_files: run
+            .vector_files
+            .iter()
+            .map(|v| VectorMeta {
+                path: v.path.clone(),
+                vectors: v.vectors,
+                failed: v.failed,
+                other_generations: v.other_generations,
+            })
+            .collect(),
+        distinct_divergences: records.len() as u64,
+        divergent_cases: records.iter().map(|r| r.count).sum(),
+        failures: run.failures.iter().map(ToString::to_string).collect(),
+        failure_targets: run.failures.iter().map(failure_target).collect(),
+        notes: run.notes.clone(),
+        unexercised: run.reach.unhit(),
+        generations: run
+            .arches
+            .iter()
+            .map(|(a, st)| GenerationMeta {
+                name: a.name().to_string(),
+                ran: st.ran,
+                diverged: st.diverged,
+            })
+            .collect(),
+        subjects: run
+            .subjects
+            .iter()
+            .map(|(spec, caps)| SubjectMeta {
+                spec: spec.clone(),
+                capabilities: caps.to_string(),
+            })
+            .collect(),
+        subject_cases: run.subject_cases,
+        unsupported: run
+            .unsupported
+            .iter()
+            .map(|(t, who)| UnsupportedMeta {
+                target: t.name().to_string(),
+                subjects: who.clone(),
+            })
+            .collect(),
+        reach: run
+            .reach
+            .table()
+            .into_iter()
+            .map(|(field, classes)| {
+                (
+                    field.to_string(),
+                    classes
+                        .iter()
+                        .map(|(c, n)| ReachClass {
+                            class: (*c).to_string(),
+                            hits: *n,
+                        })
+                        .collect(),
+                )
+            })
+            .collect(),
+        integrity: None,
+    }
+}
+
+impl ReportModel {
+    /// The model of a gate run and its triaged findings.
+    pub fn of_gate(run: &GateRun, triaged: &[Triaged], timing: &Timing) -> ReportModel {
+        let divergences: Vec<DivergenceRecord> = triaged.iter().map(DivergenceRecord::of).collect();
+        ReportModel {
+            meta: meta_of(run, &divergences),
+            divergences,
+            shards: Vec::new(),
+            live: Some(LiveFacts {
+                timestamp: timing.timestamp.clone(),
+                budget: run.seconds,
+                threads: run.threads,
+                busy: run.targets.iter().map(|(_, s)| s.busy).collect(),
+                gen_elapsed: run.gen_elapsed,
+                elapsed: run.elapsed,
+                external: run.external.clone(),
+            }),
+        }
+    }
+
+    /// True iff the verdict is PASS.
+    pub fn passed(&self) -> bool {
+        self.meta.verdict == PASS
+    }
+
+    /// Generated cases run, all targets.
+    pub fn generated(&self) -> u64 {
+        self.meta.targets.iter().map(|t| t.ran).sum()
+    }
+
+    /// True when `target` has a divergence or a failure.
+    pub fn target_failed(&self, target: &str) -> bool {
+        self.divergences.iter().any(|d| d.target == target)
+            || self.meta.failure_targets.iter().any(|t| t == target)
+    }
+
+    /// True when generation `name` has a diverged case or a divergence.
+    pub fn generation_failed(&self, g: &GenerationMeta) -> bool {
+        g.diverged > 0 || self.divergences.iter().any(|d| d.arch == g.name)
+    }
+
+    /// True for a report merged from shard folders.
+    pub fn is_merged(&self) -> bool {
+        self.meta.merged_from.is_some()
+    }
+}

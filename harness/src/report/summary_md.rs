@@ -1,0 +1,125 @@
+//! `summary.md`: the [`Document`] as Markdown.
+
+use super::document::{document, Block, Document, Line, Span};
+use super::format::unified;
+use super::model::ReportModel;
+use std::fmt::Write as _;
+
+fn md_escape(s: &str) -> String {
+    s.replace('|', "\\|")
+}
+
+/// A line of inline text; `in_table` escapes `|`.
+fn line(l: &Line, in_table: bool) -> String {
+    let esc = |s: &str| {
+        if in_table {
+            md_escape(s)
+        } else {
+            s.to_string()
+        }
+    };
+    l.iter()
+        .map(|sp| match sp {
+            Span::Text(s) => esc(s),
+            Span::Code(s) => format!("`{}`", esc(s)),
+            Span::Verdict(s) => format!("**{s}**"),
+            Span::Status(bad) => if *bad { "FAIL" } else { "ok" }.to_string(),
+        })
+        .collect()
+}
+
+fn fence(s: &mut String, lang: &str, body: &str) {
+    let _ = writeln!(
+        s,
+        "```{lang}\n{}\n```\n",
+        body.trim_end().replace("```", "'''")
+    );
+}
+
+fn block(s: &mut String, b: &Block) {
+    match b {
+        Block::Para(l) => {
+            let _ = writeln!(s, "{}\n", line(l, false));
+        }
+        Block::Bullets(items) => {
+            for l in items {
+                let _ = writeln!(s, "- {}", line(l, false));
+            }
+            s.push('\n');
+        }
+        Block::Table {
+            head,
+            numeric,
+            rows,
+        } => {
+            let _ = writeln!(s, "| {} |", head.join(" | "));
+            let align: String = numeric
+                .iter()
+                .map(|r| if *r { "---:|" } else { "---|" })
+                .collect();
+            let _ = writeln!(s, "|{align}");
+            for r in rows {
+                let cells: Vec<String> = r.iter().map(|c| line(c, true)).collect();
+                let _ = writeln!(s, "| {} |", cells.join(" | "));
+            }
+            s.push('\n');
+        }
+        Block::Pre { lang, text } => fence(s, lang, text),
+        Block::Annotated(text) => fence(s, "", text),
+        Block::Dumps {
+            left_name,
+            right_name,
+            left,
+            right,
+            when_equal,
+        } => {
+            let diff = unified(left, right, left_name, right_name);
+            let body = if diff.trim().is_empty() {
+                when_equal.clone()
+            } else {
+                diff
+            };
+            fence(s, "diff", &body);
+        }
+        Block::ByteMap { sides, .. } => {
+            for (name, blamed) in sides {
+                let offs: Vec<String> = (0..64)
+                    .filter(|&i| blamed[i])
+                    .map(|i| format!("0x{i:02x}"))
+                    .collect();
+                let list = if offs.is_empty() {
+                    "none".to_string()
+                } else {
+                    offs.join(", ")
+                };
+                let _ = writeln!(s, "- {name} blames: {list}");
+            }
+            s.push('\n');
+        }
+    }
+}
+
+/// Markdown of a document.
+pub fn markdown(doc: &Document) -> String {
+    let mut s = String::new();
+    let _ = writeln!(s, "# {}\n", doc.title);
+    for l in &doc.head {
+        let _ = writeln!(s, "- {}", line(l, false));
+    }
+    for sec in &doc.sections {
+        let hashes = "#".repeat(usize::from(sec.level));
+        if !s.ends_with("\n\n") {
+            s.push('\n');
+        }
+        let _ = writeln!(s, "{hashes} {}\n", line(&sec.title, false));
+        for b in &sec.blocks {
+            block(&mut s, b);
+        }
+    }
+    s
+}
+
+/// `summary.md` of a model.
+pub fn render(m: &ReportModel) -> String {
+    markdown(&document(m))
+}

@@ -1,0 +1,285 @@
+//! `index.html` of a gate with divergences, rendered in a real headless
+//! browser (Debian's chromium) at 1400 px: a table of contents whose links
+//! all resolve, a 64-cell byte map per side of each bundle divergence that
+//! marks the bytes that side's verdict is about, every section heading
+//! summary.md has, and no sideways scroll. Prints SKIPPED when chromium is
+//! absent (`.ci/run` installs it, so CI never skips).
+
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+const BIN: &str = env!("CARGO_BIN_EXE_tpbconform");
+const CHROMIUM: &str = "/usr/bin/chromium";
+const WIDTH: u64 = 1400;
+
+fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+fn tmp(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("tpb-html-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+/// Collects what the test asserts on, in the browser, into `<pre id=probe>`.
+const PROBE: &str = r#"<script>
+const q = s => Array.from(document.querySelectorAll(s));
+const r = {
+  scrollWidth: document.documentElement.scrollWidth,
+  clientWidth: document.documentElement.clientWidth,
+  toc: q('nav#toc a').map(a => a.getAttribute('href')),
+  unresolved: q('nav#toc a').map(a => a.getAttribute('href'))
+    .filter(h => !h.startsWith('#') || !document.getElementById(h.slice(1))),
+  divergences: q('section[id^="d"]').filter(s => /^d[0-9]+$/.test(s.id)).map(s => ({
+    id: s.id,
+    maps: Array.from(s.querySelectorAll('.bytemap')).map(m => ({
+      side: m.dataset.side,
+      cells: m.querySelectorAll('td.byte').length,
+      blamed: Array.from(m.querySelectorAll('td.byte'))
+        .map((c, i) => c.classList.contains('blamed') ? i : -1).filter(i => i >= 0),
+    })),
+  })),
+  headings: q('h1,h2,h3').map(h => h.textContent),
+  wider: q('body *').filter(e => e.getBoundingClientRect().right > document.documentElement.clientWidth + 1)
+    .slice(0, 5).map(e => e.tagName + '.' + e.className),
+};
+const p = document.createElement('pre');
+p.id = 'probe';
+p.textContent = JSON.stringify(r);
+document.body.appendChild(p);
+</script>"#;
+
+/// Runs chromium headless on `page` with `extra` (`--dump-dom`,
+/// `--screenshot=…`); its stdout. Killed after 90 s.
+fn chromium(page: &Path, extra: &str, profile: &Path) -> String {
+    let mut child = Command::new(CHROMIUM)
+        .args([
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-quic",
+            "--no-first-run",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+        ])
+        .arg(format!("--user-data-dir={}", profile.display()))
+        .arg(format!("--window-size={WIDTH},1000"))
+        .arg(extra)
+        .arg(format!("file://{}", page.display()))
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("start chromium");
+    let mut out = child.stdout.take().unwrap();
+    let reader = std::thread::spawn(move || {
+        let mut s = String::new();
+        let _ = std::io::Read::read_to_string(&mut out, &mut s);
+        s
+    });
+    let t0 = Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        if t0.elapsed() > Duration::from_secs(90) {
+            let _ = child.kill();
+            panic!("chromium did not finish in 90 s");
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    reader.join().unwrap()
+}
+
+fn unescape(s: &str) -> String {
+    s.replace("&lt;", "<")
+        .replace("&gt;", ">")
+        .replace("&quot;", "\"")
+        .replace("&amp;", "&")
+}
+
+/// Headings of summary.md (`## …`, `### …`) as plain text.
+fn summary_headings(md: &str) -> Vec<String> {
+    let mut in_fence = false;
+    md.lines()
+        .filter(|l| {
+            if l.starts_with("```") {
+                in_fence = !in_fence;
+            }
+            !in_fence
+        })
+        .filter_map(|l| l.strip_prefix("## ").or_else(|| l.strip_prefix("### ")))
+        .map(|h| h.replace('`', ""))
+        .collect()
+}
+
+/// Runs tpbconform (in the repository) and expects exit 1: it found the
+/// planted divergences.
+fn fails(args: &[&str]) {
+    let o = Command::new(BIN)
+        .current_dir(repo())
+        .args(args)
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert_eq!(
+        o.status.code(),
+        Some(1),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+}
+
+/// The records of `report`'s divergences.jsonl.
+fn records(report: &Path) -> Vec<Value> {
+    std::fs::read_to_string(report.join("divergences.jsonl"))
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+/// Renders `report/index.html` and checks it (see the module docs); `spec`
+/// is the subject with the planted bug.
+fn check_page(root: &Path, report: &Path, tag: &str, spec: &str) {
+    let records = records(report);
+    let page = root.join(format!("probe-{tag}.html"));
+    let html = std::fs::read_to_string(report.join("index.html")).unwrap();
+    assert!(!html.contains("<script"), "the report itself has no script");
+    std::fs::write(&page, html.replace("</body>", &format!("{PROBE}</body>"))).unwrap();
+    let dom = chromium(&page, "--dump-dom", &root.join(format!("profile-{tag}")));
+    let at = dom.find("<pre id=\"probe\">").expect("probe ran") + "<pre id=\"probe\">".len();
+    let end = at + dom[at..].find("</pre>").unwrap();
+    let r: Value = serde_json::from_str(&unescape(&dom[at..end])).unwrap();
+
+    // No sideways scroll at 1400 px.
+    let (sw, cw) = (
+        r["scrollWidth"].as_u64().unwrap(),
+        r["clientWidth"].as_u64().unwrap(),
+    );
+    assert!(cw > 1000 && cw <= WIDTH, "viewport {cw}");
+    assert!(
+        sw <= cw,
+        "scrolls sideways: {sw} > {cw}; wider: {}",
+        r["wider"]
+    );
+
+    // A table of contents whose links all resolve, one per divergence too.
+    let toc: Vec<&str> = r["toc"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_str().unwrap())
+        .collect();
+    assert!(toc.len() >= 8, "{toc:?}");
+    assert_eq!(r["unresolved"], serde_json::json!([]), "{toc:?}");
+    for rec in &records {
+        let id = format!("#d{}", rec["number"]);
+        assert!(
+            toc.contains(&id.as_str()),
+            "{id} not in the contents: {toc:?}"
+        );
+    }
+
+    // Every summary.md section heading is a heading of the page.
+    let headings: Vec<String> = r["headings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_str().unwrap().to_string())
+        .collect();
+    let md = std::fs::read_to_string(report.join("summary.md")).unwrap();
+    let want = summary_headings(&md);
+    for must in ["Targets", "Generations", "Divergences", "Throughput"] {
+        assert!(want.iter().any(|h| h == must), "summary.md lacks {must}");
+    }
+    assert!(want.iter().any(|h| h.starts_with("Subjects under test")));
+    assert!(want.iter().any(|h| h.starts_with("Vector files")));
+    assert!(want.iter().any(|h| h.starts_with("Reach")));
+    assert!(want.iter().any(|h| h.starts_with("Coverage")));
+    for h in &want {
+        assert!(
+            headings.contains(h),
+            "summary.md section `{h}` missing from index.html"
+        );
+    }
+
+    // Per divergence, a 64-cell byte map per side; the reserved-byte one
+    // blames byte 0x3F on core's side and nothing on the subject's.
+    let divs = r["divergences"].as_array().unwrap();
+    assert_eq!(divs.len(), records.len());
+    for d in divs {
+        let maps = d["maps"].as_array().unwrap();
+        assert_eq!(maps.len(), 2, "{d}");
+        for m in maps {
+            assert_eq!(m["cells"], 64, "{d}");
+        }
+    }
+    let reserved = records
+        .iter()
+        .position(|v| v["signature"]["key"] == "custom_op_header_reserved_zero")
+        .expect("the planted bug diverges on the reserved-zero predicate");
+    let maps = divs[reserved]["maps"].as_array().unwrap();
+    let side = |name: &str| maps.iter().find(|m| m["side"] == name).unwrap()["blamed"].clone();
+    assert_eq!(side("core"), serde_json::json!([0x3F]));
+    assert_eq!(side(spec), serde_json::json!([]));
+}
+
+#[test]
+fn index_html_renders_toc_byte_maps_and_every_summary_section_at_1400px() {
+    if !Path::new(CHROMIUM).exists() {
+        println!("SKIPPED: {CHROMIUM} not installed (.ci/run installs it)");
+        return;
+    }
+    let root = tmp("render");
+    let report = root.join("report");
+    // The example subject with its planted bug: it accepts a header whose
+    // only nonzero reserved byte is 0x3F (SPEC §3 #5 reserves 0x20..0x3F).
+    let spec = format!(
+        "cmd:python3 {} --planted-bug",
+        repo().join("examples/subjects/custom_op.py").display()
+    );
+    let report_str = report.display().to_string();
+    fails(&[
+        "gate",
+        "--quiet",
+        "--cases",
+        "300",
+        "--seed",
+        "0x7bc04f0e",
+        "--targets",
+        "validate_header,decode_any",
+        "--subject",
+        &spec,
+        "--report-dir",
+        &report_str,
+    ]);
+    let records = records(&report);
+    assert!(records.len() >= 2, "want several divergences: {records:?}");
+
+    check_page(&root, &report, "gate", &spec);
+    // The merged report of the same run (one shard, 1/1): same renderers,
+    // same checks.
+    let merged = root.join("merged");
+    let merged_str = merged.display().to_string();
+    fails(&["report", "merge", &report_str, "-o", &merged_str]);
+    check_page(&root, &merged, "merged", &spec);
+
+    // A screenshot renders (kept when TPB_REPORT_SCREENSHOT names a file).
+    let shot = std::env::var_os("TPB_REPORT_SCREENSHOT")
+        .map_or_else(|| root.join("report.png"), PathBuf::from);
+    chromium(
+        &report.join("index.html"),
+        &format!("--screenshot={}", shot.display()),
+        &root.join("profile2"),
+    );
+    let png = std::fs::read(&shot).unwrap();
+    assert!(
+        png.starts_with(b"\x89PNG") && png.len() > 10_000,
+        "{} bytes",
+        png.len()
+    );
+    std::fs::remove_dir_all(&root).unwrap();
+}
