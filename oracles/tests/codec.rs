@@ -250,7 +250,10 @@ fn samples_cover_every_record() {
     ops.dedup();
     let mut want = RECORD_OPCODES.to_vec();
     want.sort_unstable();
-    assert_eq!(ops, want, "every record opcode needs a known-answer sample here");
+    assert_eq!(
+        ops, want,
+        "every record opcode needs a known-answer sample here"
+    );
 }
 
 #[test]
