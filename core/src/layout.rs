@@ -182,8 +182,8 @@ pub const ARG_TYPE_TENSOR: u8 = 0x01;
 /// `arg_type` ARRAY_OF_TENSOR. F§8 [H].
 pub const ARG_TYPE_ARRAY_OF_TENSOR: u8 = 0x02;
 
-/// Little-endian byte-lane mask of the bytes of `rec` in `[off, off + n)` (n ≤ 8) whose kind
-/// satisfies `pick`.
+/// Little-endian byte-lane mask of the bytes of `rec` in `[off, off + n)` (n ≤ 8) that are
+/// scratch-descriptor parts (`scratch`) or reserved (`!scratch`).
 const fn lane_mask(rec: &RecordDef, off: usize, n: usize, scratch: bool) -> u64 {
     let mut mask = 0u64;
     let mut i = 0;

@@ -234,7 +234,7 @@ fn swarm_configs_and_structured_diff_agree() {
 
 /// A swarm config.
 fn config() -> impl Strategy<Value = Config> {
-    (prop::array::uniform11(0u8..4), 0u8..3, any::<u8>(), 0u8..8).prop_map(
+    (prop::array::uniform(0u8..4), 0u8..3, any::<u8>(), 0u8..8).prop_map(
         |(weights, k, near, max_args)| Config {
             weights,
             k,

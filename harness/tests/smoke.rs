@@ -61,7 +61,10 @@ fn input(target: &str, t: u64, i: u64) -> Vec<u8> {
             let emitted: Vec<usize> = (0..OPCODES.len())
                 .filter(|&k| GEN.emits(OPCODES[k]) && lone(OPCODES[k]))
                 .collect();
-            emitted[((i / 2) % emitted.len() as u64) as usize] // both parities (mutated or not)
+            // j counts the generated inputs (i not a multiple of 3); each pair (j, j + 1)
+            // holds one odd (mutated) and one even i, whatever the number of opcodes
+            let j = i - i / 3 - 1;
+            emitted[((j / 2) % emitted.len() as u64) as usize]
         }
     };
     weights[k] = 1;

@@ -13,12 +13,12 @@ use core::fmt;
 pub enum DecodeError {
     /// A 0x85/0x86 bundle failed its validator; `field()` is the predicate name.
     Invalid(ValidationError),
-    /// byte[0] is not one of the eleven seed opcodes.
+    /// byte[0] is not a record opcode (isa/records.tsv).
     Opcode {
         /// byte[0].
         opcode: u8,
     },
-    /// byte[0] is one of the eleven, but this generation's compiler does not emit it
+    /// byte[0] is a record opcode, but this generation's compiler does not emit it
     /// (seed 003 §"At a glance": 0xBE, 0xBF, 0xD8 are CoreV3+; D-22). Field `opcode`.
     NotEmitted {
         /// byte[0].
@@ -291,7 +291,7 @@ pub enum EncodeError {
         /// Position of the offending entry in the input slice.
         position: usize,
     },
-    /// The opcode is not one of the eleven.
+    /// The opcode is not a record opcode (isa/records.tsv).
     Opcode {
         /// The opcode.
         opcode: u8,
