@@ -215,6 +215,14 @@ fn emitted_since_rs(records: &[Record]) -> String {
     s
 }
 
+/// One line per record, `line(type_name)`.
+fn per_record(s: &mut String, records: &[Record], line: impl Fn(&str) -> String) {
+    for r in records {
+        s.push_str(&line(&r.type_name));
+        s.push('\n');
+    }
+}
+
 fn instruction_rs(records: &[Record]) -> String {
     let mut s = String::from(BANNER);
     s.push_str("\n/// One decoded record of the instruction table (`isa/records.tsv`).\n#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]\npub enum Instruction {\n");
@@ -228,40 +236,24 @@ fn instruction_rs(records: &[Record]) -> String {
         );
     }
     s.push_str("}\n\n/// `match` over every variant, binding the record as `$v`.\nmacro_rules! each_variant {\n    ($self:expr, $v:ident => $e:expr) => {\n        match $self {\n");
-    for r in records {
-        let _ = writeln!(s, "            Instruction::{}($v) => $e,", r.type_name);
-    }
+    per_record(&mut s, records, |t| {
+        format!("            Instruction::{t}($v) => $e,")
+    });
     s.push_str("        }\n    };\n}\n\nimpl Instruction {\n    /// The opcode byte.\n    pub fn opcode(&self) -> u8 {\n        match self {\n");
-    for r in records {
-        let _ = writeln!(
-            s,
-            "            Instruction::{t}(_) => {t}::OPCODE,",
-            t = r.type_name
-        );
-    }
+    per_record(&mut s, records, |t| {
+        format!("            Instruction::{t}(_) => {t}::OPCODE,")
+    });
     s.push_str("        }\n    }\n}\n\n/// Dispatches a bundle to its record's decoder on byte[0].\nfn decode_record(b: &Bundle, gen: Generation) -> Result<Instruction, DecodeError> {\n    Ok(match b.opcode() {\n");
-    for r in records {
-        let _ = writeln!(
-            s,
-            "        {t}::OPCODE => Instruction::{t}({t}::decode(b, gen)?),",
-            t = r.type_name
-        );
-    }
+    per_record(&mut s, records, |t| {
+        format!("        {t}::OPCODE => Instruction::{t}({t}::decode(b, gen)?),")
+    });
     s.push_str("        opcode => return Err(DecodeError::Opcode { opcode }),\n    })\n}\n\n/// Dispatches a field list to its record's `from_source` on the opcode.\nfn record_from_source<S: AsRef<str>>(\n    opcode: u8,\n    src: &Source<'_, S>,\n    gen: Generation,\n) -> Result<Instruction, EncodeError> {\n    Ok(match opcode {\n");
-    for r in records {
-        let _ = writeln!(
-            s,
-            "        {t}::OPCODE => Instruction::{t}({t}::from_source(src, gen)?),",
-            t = r.type_name
-        );
-    }
+    per_record(&mut s, records, |t| {
+        format!("        {t}::OPCODE => Instruction::{t}({t}::from_source(src, gen)?),")
+    });
     s.push_str("        _ => return Err(EncodeError::Opcode { opcode }),\n    })\n}\n");
-    for r in records {
-        let _ = writeln!(
-            s,
-            "\nimpl From<{t}> for Instruction {{\n    fn from(v: {t}) -> Self {{\n        Instruction::{t}(v)\n    }}\n}}",
-            t = r.type_name
-        );
-    }
+    per_record(&mut s, records, |t| {
+        format!("\nimpl From<{t}> for Instruction {{\n    fn from(v: {t}) -> Self {{\n        Instruction::{t}(v)\n    }}\n}}")
+    });
     s
 }

@@ -105,6 +105,17 @@ fn number(line: usize, what: &str, s: &str) -> Result<usize, TableError> {
     parsed.or_else(|_| err(line, format!("{what} must be a number, got {s:?}")))
 }
 
+fn columns(line: usize, row: &str, cols: &[&str], n: usize) -> Result<(), TableError> {
+    if cols.len() == n {
+        Ok(())
+    } else {
+        err(
+            line,
+            format!("a {row} row has {n} columns, found {}", cols.len()),
+        )
+    }
+}
+
 fn is_snake(s: &str) -> bool {
     s.bytes().next().is_some_and(|c| c.is_ascii_lowercase())
         && s.bytes()
@@ -162,12 +173,7 @@ pub fn parse(text: &str, roster: &[RosterRow]) -> Result<Vec<Record>, TableError
         let cols: Vec<&str> = raw.split('\t').collect();
         match cols[0] {
             "record" => {
-                if cols.len() != 9 {
-                    return err(
-                        line,
-                        format!("a record row has 9 columns, found {}", cols.len()),
-                    );
-                }
+                columns(line, "record", &cols, 9)?;
                 let opcode = hex_u8(line, "opcode", cols[1])?;
                 if let Some(prev) = records.iter().find(|r| r.opcode == opcode) {
                     return err(
@@ -229,12 +235,7 @@ pub fn parse(text: &str, roster: &[RosterRow]) -> Result<Vec<Record>, TableError
                 });
             }
             "field" => {
-                if cols.len() != 8 {
-                    return err(
-                        line,
-                        format!("a field row has 8 columns, found {}", cols.len()),
-                    );
-                }
+                columns(line, "field", &cols, 8)?;
                 let offset = number(line, "offset", cols[2])?;
                 let width = number(line, "width", cols[3])?;
                 let name = cols[4];

@@ -122,7 +122,8 @@ pub fn record(opcode: u8) -> Option<&'static RecordDef> {
 }
 
 // ---------------------------------------------------------------------------
-// The shared skeleton (SPEC §1), from the table's `field sync` rows.
+// The shared skeleton (SPEC §1), from the table's `field sync` rows (the rest of its offsets:
+// [`sync_skeleton`]).
 // ---------------------------------------------------------------------------
 
 /// Bundle length in bytes. S003 "std::array<unsigned char, 64>".
@@ -133,25 +134,14 @@ pub const OFF_OPCODE: usize = sync_skeleton::OFF_OPCODE;
 pub const OFF_INST_WORD_LEN: usize = sync_skeleton::OFF_INST_WORD_LEN;
 /// The value of `inst_word_len` (16 dwords).
 pub const INST_WORD_LEN: u8 = sync_skeleton::INST_WORD_LEN;
-/// `debug_cmd` u8.
-pub const OFF_DEBUG_CMD: usize = sync_skeleton::OFF_DEBUG_CMD;
-/// `debug_hint` u8.
-pub const OFF_DEBUG_HINT: usize = sync_skeleton::OFF_DEBUG_HINT;
 /// `wait_mode`.
 pub const OFF_WAIT_MODE: usize = sync_skeleton::OFF_WAIT_MODE;
-/// `wait_idx` u8.
-pub const OFF_WAIT_IDX: usize = sync_skeleton::OFF_WAIT_IDX;
 /// `update_mode`.
 pub const OFF_UPDATE_MODE: usize = sync_skeleton::OFF_UPDATE_MODE;
-/// `update_idx` u8.
-pub const OFF_UPDATE_IDX: usize = sync_skeleton::OFF_UPDATE_IDX;
-/// `semaphore_value` u32 LE: wait threshold and update immediate.
-pub const OFF_SEMAPHORE_VALUE: usize = sync_skeleton::OFF_SEMAPHORE_VALUE;
-/// First opcode-specific byte. S003 §11.
-pub const OFF_BODY: usize = 0x0C;
 
 // ---------------------------------------------------------------------------
-// CUSTOM_OP header 0x85 and payload 0x86 (SPEC §3, §4), from the table.
+// CUSTOM_OP header 0x85 and payload 0x86 (SPEC §3, §4): what the validators read (the other
+// offsets: [`custom_op_header`], [`custom_op_payload`]).
 // ---------------------------------------------------------------------------
 
 /// CustomOpHeader opcode.
@@ -160,23 +150,10 @@ pub const OPCODE_CUSTOM_OP_HEADER: u8 = custom_op_header::OPCODE;
 pub const OPCODE_CUSTOM_OP_PAYLOAD: u8 = custom_op_payload::OPCODE;
 /// `num_payloads` u16.
 pub const OFF_NUM_PAYLOADS: usize = custom_op_header::OFF_NUM_PAYLOADS;
-/// `function_id` u8.
-pub const OFF_FUNCTION_ID: usize = custom_op_header::OFF_FUNCTION_ID;
-/// `num_arguments` u8.
-pub const OFF_NUM_ARGUMENTS: usize = custom_op_header::OFF_NUM_ARGUMENTS;
 /// `has_scratch_space` u8 (scratch triple part 1).
 pub const OFF_HAS_SCRATCH_SPACE: usize = custom_op_header::OFF_HAS_SCRATCH_SPACE;
-/// `scratch_space_addr` u32, counted only in the non-empty test (D-4).
-pub const OFF_SCRATCH_SPACE_ADDR: usize = custom_op_header::OFF_SCRATCH_SPACE_ADDR;
-/// `scratch_space_size` u32 (triple part 2).
-pub const OFF_SCRATCH_SPACE_SIZE: usize = custom_op_header::OFF_SCRATCH_SPACE_SIZE;
-/// `scratch_space_num_partitions` u8 (triple part 3).
-pub const OFF_SCRATCH_SPACE_NUM_PARTITIONS: usize =
-    custom_op_header::OFF_SCRATCH_SPACE_NUM_PARTITIONS;
 /// `arg_type` u8 (the seed's "payload-present marker").
 pub const OFF_ARG_TYPE: usize = custom_op_payload::OFF_ARG_TYPE;
-/// ADDR4 access pattern, 48 bytes.
-pub const OFF_PAYLOAD_AP: usize = custom_op_payload::OFF_AP;
 /// `arg_type` TENSOR: what the group encoder writes. S000 §C3 `[0x0F]=1`; F§8.
 pub const ARG_TYPE_TENSOR: u8 = 0x01;
 /// `arg_type` ARRAY_OF_TENSOR. F§8 [H].

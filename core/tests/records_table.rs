@@ -52,32 +52,26 @@ fn the_small_table_passes() {
     assert_eq!(recs[0].fields.len(), 5);
 }
 
+/// 0xDE's rows after `handle`, and what is refused on line 7.
 #[test]
-fn an_overlap_names_its_line() {
-    let body = "field\t0xDE\t0x0C\t4\thandle\tinteger\t-\ts\n\
-                field\t0xDE\t0x0F\t49\treserved\treserved\t-\ts\n";
-    let (line, reason) = refusal(&table(DE, body));
-    assert_eq!(line, 7);
-    assert!(reason.contains("overlaps"), "{reason}");
+fn overlaps_gaps_and_fields_past_the_length_name_their_line() {
+    let cases = [
+        ("0x0F\t49", "overlaps the field before, which ends at 0x10"),
+        ("0x11\t47", "gap 0x10..0x11"),
+        ("0x10\t49", "past the record's 64 bytes"),
+    ];
+    for (rest, want) in cases {
+        let body = format!(
+            "field\t0xDE\t0x0C\t4\thandle\tinteger\t-\ts\nfield\t0xDE\t{rest}\treserved\treserved\t-\ts\n"
+        );
+        let (line, reason) = refusal(&table(DE, &body));
+        assert_eq!(line, 7, "{rest}");
+        assert!(reason.contains(want), "{rest}: {reason}");
+    }
 }
 
 #[test]
-fn a_gap_names_its_line() {
-    let body = "field\t0xDE\t0x0C\t4\thandle\tinteger\t-\ts\n\
-                field\t0xDE\t0x11\t47\treserved\treserved\t-\ts\n";
-    let (line, reason) = refusal(&table(DE, body));
-    assert_eq!(line, 7);
-    assert!(reason.contains("gap 0x10..0x11"), "{reason}");
-}
-
-#[test]
-fn a_field_past_the_length_names_its_line() {
-    let body = "field\t0xDE\t0x0C\t4\thandle\tinteger\t-\ts\n\
-                field\t0xDE\t0x10\t49\treserved\treserved\t-\ts\n";
-    let (line, reason) = refusal(&table(DE, body));
-    assert_eq!(line, 7);
-    assert!(reason.contains("past the record's 64 bytes"), "{reason}");
-    // 128 is a legal length, and then 64 bytes are short.
+fn the_length_is_64_or_128_and_the_fields_fill_it() {
     let long = DE.replace("\t64\t", "\t128\t");
     let (line, reason) = refusal(&table(&long, DE_BODY));
     assert_eq!(line, 2);

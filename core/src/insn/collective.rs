@@ -97,10 +97,7 @@ pub struct CollectiveCompute {
 }
 
 impl CollectiveCompute {
-    /// Opcode (isa/records.tsv).
-    pub const OPCODE: u8 = collective_compute::OPCODE;
-    /// Field names after the sync band (SPEC §5.2; isa/records.tsv).
-    pub const FIELDS: [&'static str; collective_compute::FIELDS.len()] = collective_compute::FIELDS;
+    table_consts!(collective_compute);
 
     fn trio(&self) -> Trio {
         Trio {
@@ -176,11 +173,7 @@ pub struct CollectiveComputeSecondary {
 }
 
 impl CollectiveComputeSecondary {
-    /// Opcode (isa/records.tsv).
-    pub const OPCODE: u8 = collective_compute_secondary::OPCODE;
-    /// Field names (no sync band) (SPEC §5.2; isa/records.tsv).
-    pub const FIELDS: [&'static str; collective_compute_secondary::FIELDS.len()] =
-        collective_compute_secondary::FIELDS;
+    table_consts!(collective_compute_secondary);
 
     fn trio(&self) -> Trio {
         Trio {
@@ -261,11 +254,7 @@ pub struct CollectiveSendRecv {
 }
 
 impl CollectiveSendRecv {
-    /// Opcode (isa/records.tsv).
-    pub const OPCODE: u8 = collective_send_recv::OPCODE;
-    /// Field names after the sync band (SPEC §5.2; isa/records.tsv).
-    pub const FIELDS: [&'static str; collective_send_recv::FIELDS.len()] =
-        collective_send_recv::FIELDS;
+    table_consts!(collective_send_recv);
 
     /// Encodes (S003 §4.1).
     pub fn encode(&self, gen: Generation) -> Result<Bundle, EncodeError> {

@@ -6,7 +6,12 @@ use super::sync_band::{Sync, SYNC_FIELDS};
 use super::{DecodeError, EncodeError};
 use crate::bundle::Bundle;
 use crate::generation::Generation;
-use crate::layout::*;
+use crate::layout::custom_op_header::{
+    OFF_FUNCTION_ID, OFF_HAS_SCRATCH_SPACE, OFF_NUM_ARGUMENTS, OFF_NUM_PAYLOADS,
+    OFF_SCRATCH_SPACE_ADDR, OFF_SCRATCH_SPACE_NUM_PARTITIONS, OFF_SCRATCH_SPACE_SIZE,
+};
+use crate::layout::custom_op_payload::{OFF_AP as OFF_PAYLOAD_AP, OFF_ARG_TYPE};
+use crate::layout::{ARG_TYPE_ARRAY_OF_TENSOR, ARG_TYPE_TENSOR, INST_WORD_LEN, OFF_OPCODE};
 use crate::validate::{validate_header, validate_payload};
 
 /// Fills the skeleton every encoder writes: zeroed bundle, opcode, 0x10 tag, sync
@@ -52,10 +57,7 @@ pub struct CustomOpHeader {
 }
 
 impl CustomOpHeader {
-    /// Opcode (isa/records.tsv).
-    pub const OPCODE: u8 = custom_op_header::OPCODE;
-    /// Field names after the sync band (SPEC §5.2; isa/records.tsv).
-    pub const FIELDS: [&'static str; custom_op_header::FIELDS.len()] = custom_op_header::FIELDS;
+    table_consts!(custom_op_header);
 
     /// The S000 (5) rule: non-empty ⇒ byte[0x10], dword[0x18], byte[0x1C] all nonzero.
     fn check_scratch(&self) -> Result<(), EncodeError> {
@@ -188,10 +190,7 @@ fn arg_type_ok(v: u8) -> bool {
 }
 
 impl CustomOpPayload {
-    /// Opcode (isa/records.tsv).
-    pub const OPCODE: u8 = custom_op_payload::OPCODE;
-    /// Field names after the sync band (SPEC §5.2; isa/records.tsv).
-    pub const FIELDS: [&'static str; custom_op_payload::FIELDS.len()] = custom_op_payload::FIELDS;
+    table_consts!(custom_op_payload);
 
     /// Encodes: `[0x0F]=arg_type`, `[0x10..0x3F]=ap` (S000 §C3; F§8).
     pub fn encode(&self, gen: Generation) -> Result<Bundle, EncodeError> {

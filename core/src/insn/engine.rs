@@ -54,10 +54,7 @@ pub struct Gpsimdsb2sb {
 }
 
 impl Gpsimdsb2sb {
-    /// Opcode (isa/records.tsv).
-    pub const OPCODE: u8 = gpsimdsb2sb::OPCODE;
-    /// Field names after the sync band (SPEC §5.2; isa/records.tsv).
-    pub const FIELDS: [&'static str; gpsimdsb2sb::FIELDS.len()] = gpsimdsb2sb::FIELDS;
+    table_consts!(gpsimdsb2sb);
 
     /// Encodes (S003 §5).
     pub fn encode(&self, gen: Generation) -> Result<Bundle, EncodeError> {
@@ -141,11 +138,7 @@ pub struct GetSequenceBounds {
 }
 
 impl GetSequenceBounds {
-    /// Opcode (isa/records.tsv).
-    pub const OPCODE: u8 = get_sequence_bounds::OPCODE;
-    /// Field names after the sync band (SPEC §5.2; isa/records.tsv).
-    pub const FIELDS: [&'static str; get_sequence_bounds::FIELDS.len()] =
-        get_sequence_bounds::FIELDS;
+    table_consts!(get_sequence_bounds);
 
     /// Encodes (S003 §6).
     pub fn encode(&self, gen: Generation) -> Result<Bundle, EncodeError> {
@@ -222,10 +215,7 @@ pub struct CoreBarrier {
 }
 
 impl CoreBarrier {
-    /// Opcode (isa/records.tsv).
-    pub const OPCODE: u8 = core_barrier::OPCODE;
-    /// Field names after the sync band (SPEC §5.2; isa/records.tsv).
-    pub const FIELDS: [&'static str; core_barrier::FIELDS.len()] = core_barrier::FIELDS;
+    table_consts!(core_barrier);
 
     /// Encodes (S003 §7).
     pub fn encode(&self, gen: Generation) -> Result<Bundle, EncodeError> {
@@ -292,10 +282,7 @@ pub struct GetGlobalRankId {
 }
 
 impl GetGlobalRankId {
-    /// Opcode (isa/records.tsv).
-    pub const OPCODE: u8 = get_global_rank_id::OPCODE;
-    /// Field names after the sync band (SPEC §5.2; isa/records.tsv).
-    pub const FIELDS: [&'static str; get_global_rank_id::FIELDS.len()] = get_global_rank_id::FIELDS;
+    table_consts!(get_global_rank_id);
 
     /// Encodes (S003 §8.1).
     pub fn encode(&self, gen: Generation) -> Result<Bundle, EncodeError> {
@@ -367,11 +354,7 @@ pub struct GetCurProcessingRankId {
 }
 
 impl GetCurProcessingRankId {
-    /// Opcode (isa/records.tsv).
-    pub const OPCODE: u8 = get_cur_processing_rank_id::OPCODE;
-    /// Field names after the sync band (SPEC §5.2; isa/records.tsv).
-    pub const FIELDS: [&'static str; get_cur_processing_rank_id::FIELDS.len()] =
-        get_cur_processing_rank_id::FIELDS;
+    table_consts!(get_cur_processing_rank_id);
 
     /// Encodes (S003 §8.2).
     pub fn encode(&self, gen: Generation) -> Result<Bundle, EncodeError> {
@@ -455,10 +438,7 @@ pub struct TensorCompletion {
 }
 
 impl TensorCompletion {
-    /// Opcode (isa/records.tsv).
-    pub const OPCODE: u8 = tensor_completion::OPCODE;
-    /// Field names after the sync band (SPEC §5.2; isa/records.tsv).
-    pub const FIELDS: [&'static str; tensor_completion::FIELDS.len()] = tensor_completion::FIELDS;
+    table_consts!(tensor_completion);
 
     /// Encodes (S003 §9).
     pub fn encode(&self, gen: Generation) -> Result<Bundle, EncodeError> {

@@ -3,6 +3,19 @@
 //! generated from isa/records.tsv (`$OUT_DIR/instruction.rs`); a record's struct lives in the
 //! file of its family and is re-exported here by the glob below.
 
+/// A record struct's `OPCODE` and `FIELDS`, from its generated table module
+/// (`crate::layout::<record>`).
+macro_rules! table_consts {
+    ($m:ident) => {
+        /// Opcode (isa/records.tsv).
+        pub const OPCODE: u8 = crate::layout::$m::OPCODE;
+        /// Decoded field names (after the sync band where there is one), SPEC §5.2 order
+        /// (isa/records.tsv).
+        pub const FIELDS: [&'static str; crate::layout::$m::FIELDS.len()] =
+            crate::layout::$m::FIELDS;
+    };
+}
+
 mod check;
 mod collective;
 mod custom_op;

@@ -5,7 +5,7 @@ use super::fields::{int, FieldList, Source};
 use super::EncodeError;
 use crate::bundle::Bundle;
 use crate::events::{is_update_mode, is_wait_mode, update_mode_name, wait_mode_name};
-use crate::layout::{
+use crate::layout::sync_skeleton::{
     OFF_DEBUG_CMD, OFF_DEBUG_HINT, OFF_SEMAPHORE_VALUE, OFF_UPDATE_IDX, OFF_UPDATE_MODE,
     OFF_WAIT_IDX, OFF_WAIT_MODE,
 };
