@@ -21,6 +21,9 @@ pub struct Engine {
     judging: Cell<bool>,
     /// The generation the subjects serve.
     arch: Arch,
+    /// Per subject under test: cases it would have judged after it was
+    /// given up ([`Subject::given_up`]).
+    not_run: Vec<Cell<u64>>,
 }
 
 impl Default for Engine {
@@ -42,12 +45,14 @@ impl Engine {
         second: Box<dyn Subject>,
         under_test: Vec<Box<dyn Subject>>,
     ) -> Engine {
+        let not_run = under_test.iter().map(|_| Cell::new(0)).collect();
         let mut subjects = vec![reference, second];
         subjects.extend(under_test);
         Engine {
             subjects,
             judging: Cell::new(true),
             arch: Arch::default(),
+            not_run,
         }
     }
 
@@ -116,10 +121,21 @@ impl Engine {
             _ => return,
         };
         for s in self.under_test() {
-            if s.capabilities().covers(t.spec().needs) {
+            if s.capabilities().covers(t.spec().needs) && s.given_up().is_none() {
                 s.prefetch(batch, tick);
             }
         }
+    }
+
+    /// Per subject under test that was given up: its name, why, and the
+    /// cases it would have judged since (counted as not run: the gate
+    /// fails on them).
+    pub fn not_run(&self) -> Vec<(String, String, u64)> {
+        self.under_test()
+            .iter()
+            .zip(&self.not_run)
+            .filter_map(|(s, n)| s.given_up().map(|why| (s.name().to_string(), why, n.get())))
+            .collect()
     }
 
     /// The subjects under test that cannot run `t`, with what they lack.
@@ -162,8 +178,12 @@ impl Engine {
             return Outcome(Vec::new());
         }
         let mut out = Vec::new();
-        for x in &s[2..] {
+        for (x, not_run) in s[2..].iter().zip(&self.not_run) {
             if x.capabilities().covers(t.spec().needs) {
+                if x.given_up().is_some() {
+                    not_run.set(not_run.get() + 1);
+                    continue;
+                }
                 out.extend(pair(&**x, &*s[0]));
             }
         }

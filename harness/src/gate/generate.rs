@@ -92,6 +92,8 @@ struct Acc {
     by_arch: Vec<[u64; 2]>,
     findings: Findings,
     failures: Vec<GateFailure>,
+    /// Per (subject, generation): why it was given up, cases not run.
+    given_up: Vec<(String, String, String, u64)>,
 }
 
 struct Shared {
@@ -207,6 +209,10 @@ fn worker(sh: &Shared, w: usize) {
                 });
             }
             for m in lo..hi {
+                if (m - lo).is_multiple_of(64) && super::interrupted(cfg) {
+                    // Stopped: this chunk is dropped below.
+                    break;
+                }
                 let i = cfg.shard.case_index(m);
                 slot.case.store(i, Relaxed);
                 slot.ticks.fetch_add(1, Relaxed);
@@ -250,6 +256,11 @@ fn worker(sh: &Shared, w: usize) {
         }));
         slot.busy.store(false, Relaxed);
         let dt = t0.elapsed();
+        if super::interrupted(cfg) {
+            // Answers cut short by the stop are not results: the chunk is
+            // not counted (the run is INCOMPLETE / interrupted anyway).
+            break;
+        }
         let mut acc = sh.accs[w].lock().unwrap_or_else(|p| p.into_inner());
         match res {
             Ok(()) => {
@@ -280,6 +291,11 @@ fn worker(sh: &Shared, w: usize) {
     }
     let mut acc = sh.accs[w].lock().unwrap_or_else(|p| p.into_inner());
     acc.reach.merge(&reach);
+    for r in &rs {
+        for (name, why, n) in r.engine.not_run() {
+            acc.given_up.push((name, r.arch.name().to_string(), why, n));
+        }
+    }
 }
 
 /// Progress callback: `(cases done, cases planned)`.
@@ -337,7 +353,7 @@ pub fn generate(
             break;
         }
         std::thread::sleep(Duration::from_millis(50));
-        if cfg.stop.as_ref().is_some_and(|s| s.load(Relaxed)) {
+        if super::interrupted(cfg) {
             sh.stop.store(true, Relaxed);
         }
         let done: u64 = sh.slots.iter().map(|s| s.done.load(Relaxed)).sum();
@@ -415,6 +431,9 @@ pub fn generate(
             }
         }
         run.reach.merge(&a.reach);
+        for (name, arch, why, n) in a.given_up {
+            run.given_up.entry((name, arch)).or_insert((why, 0)).1 += n;
+        }
         run.findings.merge(a.findings);
         run.failures.extend(a.failures);
     }
@@ -424,7 +443,7 @@ pub fn generate(
     let processed = sh.next.load(Relaxed).min(total_items);
     run.stopped_early = processed < total_items || timed_out;
     if run.stopped_early && !timed_out {
-        let why = if cfg.stop.as_ref().is_some_and(|s| s.load(Relaxed)) {
+        let why = if super::interrupted(cfg) {
             run.failures.push(GateFailure::Interrupted);
             "interrupted"
         } else {

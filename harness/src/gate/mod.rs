@@ -70,6 +70,16 @@ use crate::subjects::Capabilities;
 
 use std::time::Instant;
 
+/// True once the run was asked to stop (`cfg.stop`, or a signal:
+/// [`crate::interrupt::stop_requested`]).
+pub fn interrupted(cfg: &GateConfig) -> bool {
+    crate::interrupt::stop_requested()
+        || cfg
+            .stop
+            .as_ref()
+            .is_some_and(|s| s.load(std::sync::atomic::Ordering::Relaxed))
+}
+
 /// Runs the gate. `progress` is called from the monitoring thread.
 pub fn run(cfg: &GateConfig, progress: Option<Progress<'_>>) -> GateRun {
     let start = Instant::now();
@@ -153,8 +163,12 @@ pub fn run(cfg: &GateConfig, progress: Option<Progress<'_>>) -> GateRun {
     } else {
         replay_and_check_vectors(cfg, &runners, &mut run);
     }
+    for r in &runners {
+        run.count_not_run(r.arch, &r.engine);
+    }
     drop(runners);
     generate::generate(cfg, start, &mut run, progress);
+    run.fail_given_up();
     run.failures.sort();
     run.failures.dedup();
     run.elapsed = start.elapsed();
