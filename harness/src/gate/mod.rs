@@ -180,15 +180,20 @@ fn replay_and_check_vectors(cfg: &GateConfig, runners: &[coverage::Runner], run:
     corpus::replay_corpus(cfg, runners, run);
     let engines: Vec<_> = runners.iter().map(|r| (r.arch, &r.engine)).collect();
     match vectors::check_dir(&cfg.corpus_dir.join("vectors"), &engines) {
-        Ok((stats, findings)) => {
-            if stats.is_empty() {
-                run.notes.push(format!(
-                    "no vector files under {}/vectors",
-                    cfg.corpus_dir.display()
-                ));
+        Ok(checked) => {
+            for why in checked.skipped {
+                run.notes
+                    .push(format!("warning: skipped vector entry {why}"));
             }
-            run.vector_files = stats;
-            for f in findings {
+            if checked.files.is_empty() && !interrupted(cfg) {
+                // Fail closed: vectors/ held names but nothing was checked.
+                run.failures.push(GateFailure::Vectors(format!(
+                    "{}/vectors: no readable vector file (every entry skipped)",
+                    cfg.corpus_dir.display()
+                )));
+            }
+            run.vector_files = checked.files;
+            for f in checked.findings {
                 run.findings.add(f);
             }
         }
