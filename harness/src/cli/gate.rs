@@ -274,8 +274,15 @@ pub fn run(a: GateArgs) -> CliResult {
         b.finish_and_clear();
     }
     let mut engines = Vec::new();
+    // Interrupted: no new subject process (it could not even say hello);
+    // findings are kept as found, reproduced on core and oracle only.
+    let triage_subjects: &[SubjectSpec] = if crate::interrupt::stop_requested() {
+        &[]
+    } else {
+        &cfg.subjects
+    };
     for arch in cfg.arches() {
-        match Engine::open(&cfg.subjects, arch) {
+        match Engine::open(triage_subjects, arch) {
             Ok(e) => engines.push(e),
             Err(e) => {
                 eprintln!("tpbconform: error: {e}");

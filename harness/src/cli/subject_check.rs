@@ -139,6 +139,11 @@ pub fn run(a: SubjectCheckArgs) -> CliResult {
             }
         }
     }
+    for (name, why, n) in engine.not_run() {
+        // Fail closed: cases the subject was not asked after giving up.
+        failed = true;
+        println!("smoke: {name} {why}; {n} case(s) not run");
+    }
     if checked == 0 {
         println!("result: FAIL (the subject covers no target the smoke set checks)");
         return Ok(EXIT_INVALID);

@@ -374,6 +374,13 @@ impl ProcessSubject {
         self.dead.as_deref()
     }
 
+    /// True if it was given up for [`GIVE_UP_AFTER_TIMEOUTS`] timeouts in a
+    /// row (a subject that stopped reading or answering: the other
+    /// generations it serves are given up with it, each timeout being slow).
+    pub fn given_up_for_timeouts(&self) -> bool {
+        self.dead.is_some() && self.streak.1 >= GIVE_UP_AFTER_TIMEOUTS
+    }
+
     /// Counts one answered (`None`) or faulted request against the give-up
     /// budget; `input` names the request.
     fn count(&mut self, fault: Option<(&Fault, String)>) {

@@ -95,8 +95,11 @@ fn registry() -> &'static Mutex<BTreeMap<String, SubjectStats>> {
     R.get_or_init(|| Mutex::new(BTreeMap::new()))
 }
 
-/// Per (subject name, generation): why it was given up. One instance (a
-/// gate worker thread's) giving up gives up all of them.
+/// The generation key of a subject given up on every generation.
+const ANY_ARCH: &str = "*";
+
+/// Per (subject name, generation or [`ANY_ARCH`]): why it was given up.
+/// One instance (a gate worker thread's) giving up gives up all of them.
 fn given_up_registry() -> &'static Mutex<BTreeMap<(String, String), String>> {
     static R: OnceLock<Mutex<BTreeMap<(String, String), String>>> = OnceLock::new();
     R.get_or_init(|| Mutex::new(BTreeMap::new()))
@@ -264,15 +267,26 @@ impl ExternalSubject {
     /// Why this subject was given up for its generation, by this instance
     /// or another one (recorded in [`given_up_registry`]).
     fn recorded_give_up(&self) -> Option<String> {
-        let (arch, mine) = {
+        let (arch, mine, hangs) = {
             let c = self.client.lock().ok()?;
-            (c.arch().to_string(), c.given_up().map(str::to_string))
+            (
+                c.arch().to_string(),
+                c.given_up().map(str::to_string),
+                c.given_up_for_timeouts(),
+            )
         };
         let mut g = given_up_registry().lock().ok()?;
+        // A subject given up for timeouts is given up on every generation.
+        let every = (self.name.clone(), ANY_ARCH.to_string());
         let key = (self.name.clone(), arch);
         match mine {
-            Some(why) => Some(g.entry(key).or_insert(why).clone()),
-            None => g.get(&key).cloned(),
+            Some(why) => {
+                if hangs {
+                    g.entry(every).or_insert_with(|| why.clone());
+                }
+                Some(g.entry(key).or_insert(why).clone())
+            }
+            None => g.get(&key).or_else(|| g.get(&every)).cloned(),
         }
     }
 }

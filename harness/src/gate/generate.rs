@@ -147,6 +147,7 @@ fn worker(sh: &Shared, w: usize) {
     let rs = match runners(&sh.cfg) {
         Ok(r) if !r.is_empty() => r,
         Ok(_) => return,
+        Err(_) if super::interrupted(&sh.cfg) => return,
         Err(e) => {
             // Opened once before the workers started; a second failure is internal.
             let mut acc = sh.accs[w].lock().unwrap_or_else(|p| p.into_inner());

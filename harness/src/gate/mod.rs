@@ -104,6 +104,12 @@ pub fn run(cfg: &GateConfig, progress: Option<Progress<'_>>) -> GateRun {
         .collect();
     let runners = match coverage::runners(cfg) {
         Ok(r) => r,
+        Err(_) if interrupted(cfg) => {
+            // A hello cut short by the stop is not the subject's fault.
+            run.failures.push(GateFailure::Interrupted);
+            run.elapsed = start.elapsed();
+            return run;
+        }
         Err(e) => {
             run.failures.push(GateFailure::Subject {
                 spec: match &e {

@@ -137,3 +137,15 @@ pub fn processes_with(mark: &str) -> Vec<u32> {
         })
         .collect()
 }
+
+/// A `cmd:` subject in plain `sh` (starts in a millisecond) that answers
+/// the hello, then kills itself with SIGSEGV on its first request; with
+/// `pids`, it first starts a `setsid` child that keeps its stdout open and
+/// writes that child's pid there. `mark` goes into its command line.
+pub fn sh_segv(mark: &str, pids: Option<&Path>) -> String {
+    let hello = r#"{"protocol":1,"name":"segv","ops":["validate_header","validate_payload"]}"#;
+    let child = pids.map_or(String::new(), |p| {
+        format!("setsid sleep 3600 & echo $! >> {}; ", p.display())
+    });
+    format!("cmd:: {mark}; read h; echo '{hello}'; {child}read r; kill -SEGV $$")
+}
