@@ -287,6 +287,60 @@ mod tests {
         fs::remove_dir_all(&dir).unwrap();
     }
 
+    /// The target replaced by a symlink between create and commit: the
+    /// commit is refused, the symlink and what it points to are untouched,
+    /// and the temporary file is gone (no `.out.<pid>.N.tmp` left).
+    #[cfg(unix)]
+    #[test]
+    fn failed_commit_leaves_no_temporary_file() {
+        let dir = scratch("swap");
+        let p = dir.join("out");
+        fs::write(&p, b"old").unwrap();
+        let elsewhere = dir.join("elsewhere");
+        fs::write(&elsewhere, b"keep").unwrap();
+        let mut f = AtomicFile::create(&p).unwrap();
+        f.write_all(b"new").unwrap();
+        assert!(crate::interrupt::registered_temps().contains(&f.tmp));
+        let tmp = f.tmp.clone();
+        fs::remove_file(&p).unwrap();
+        std::os::unix::fs::symlink(&elsewhere, &p).unwrap();
+        let e = f.commit().unwrap_err();
+        assert_eq!(e.kind(), io::ErrorKind::InvalidInput, "{e}");
+        assert_eq!(fs::read(&elsewhere).unwrap(), b"keep");
+        assert!(fs::symlink_metadata(&p).unwrap().file_type().is_symlink());
+        assert_eq!(leftovers(&dir), 0);
+        assert!(!crate::interrupt::registered_temps().contains(&tmp));
+        fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// A regular file owned by another uid is refused before anything is
+    /// written (PermissionDenied naming both uids).
+    #[cfg(unix)]
+    #[test]
+    fn refuses_a_file_owned_by_another_user() {
+        use std::os::unix::fs::MetadataExt;
+        let dir = scratch("owner");
+        let p = dir.join("theirs");
+        fs::write(&p, b"theirs").unwrap();
+        let m = fs::metadata(&p).unwrap();
+        let other = Some(m.uid().wrapping_add(1));
+        let e = check_owner(&m, other).unwrap_err();
+        assert_eq!(e.kind(), io::ErrorKind::PermissionDenied);
+        assert!(
+            e.to_string().contains(&format!("owned by uid {}", m.uid())),
+            "{e}"
+        );
+        assert!(check_owner(&m, Some(m.uid())).is_ok());
+        if effective_uid() == Some(0) {
+            std::os::unix::fs::chown(&p, Some(65534), None).unwrap();
+            let e = write_atomic(&p, b"x").unwrap_err();
+            assert_eq!(e.kind(), io::ErrorKind::PermissionDenied, "{e}");
+            assert_eq!(fs::read(&p).unwrap(), b"theirs");
+        }
+        assert_eq!(leftovers(&dir), 0);
+        fs::remove_dir_all(&dir).unwrap();
+    }
+
     #[test]
     fn dropped_without_commit_changes_nothing() {
         let dir = scratch("drop");

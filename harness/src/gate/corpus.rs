@@ -121,7 +121,7 @@ pub fn replay_corpus(cfg: &GateConfig, runners: &[Runner], run: &mut GateRun) {
         };
         let mut covs: Vec<CovMap> = rs.iter().map(|_| CovMap::default()).collect();
         for p in files {
-            if super::interrupted(cfg) {
+            if cfg.interrupted() {
                 run.notes.push("corpus replay interrupted".to_string());
                 break;
             }

@@ -147,7 +147,7 @@ fn worker(sh: &Shared, w: usize) {
     let rs = match runners(&sh.cfg) {
         Ok(r) if !r.is_empty() => r,
         Ok(_) => return,
-        Err(_) if super::interrupted(&sh.cfg) => return,
+        Err(_) if sh.cfg.interrupted() => return,
         Err(e) => {
             // Opened once before the workers started; a second failure is internal.
             let mut acc = sh.accs[w].lock().unwrap_or_else(|p| p.into_inner());
@@ -210,7 +210,7 @@ fn worker(sh: &Shared, w: usize) {
                 });
             }
             for m in lo..hi {
-                if (m - lo).is_multiple_of(64) && super::interrupted(cfg) {
+                if (m - lo).is_multiple_of(64) && cfg.interrupted() {
                     // Stopped: this chunk is dropped below.
                     break;
                 }
@@ -257,7 +257,7 @@ fn worker(sh: &Shared, w: usize) {
         }));
         slot.busy.store(false, Relaxed);
         let dt = t0.elapsed();
-        if super::interrupted(cfg) {
+        if cfg.interrupted() {
             // Answers cut short by the stop are not results: the chunk is
             // not counted (the run is INCOMPLETE / interrupted anyway).
             break;
@@ -354,7 +354,7 @@ pub fn generate(
             break;
         }
         std::thread::sleep(Duration::from_millis(50));
-        if super::interrupted(cfg) {
+        if cfg.interrupted() {
             sh.stop.store(true, Relaxed);
         }
         let done: u64 = sh.slots.iter().map(|s| s.done.load(Relaxed)).sum();
@@ -444,7 +444,7 @@ pub fn generate(
     let processed = sh.next.load(Relaxed).min(total_items);
     run.stopped_early = processed < total_items || timed_out;
     if run.stopped_early && !timed_out {
-        let why = if super::interrupted(cfg) {
+        let why = if cfg.interrupted() {
             run.failures.push(GateFailure::Interrupted);
             "interrupted"
         } else {

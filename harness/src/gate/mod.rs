@@ -70,16 +70,6 @@ use crate::subjects::Capabilities;
 
 use std::time::Instant;
 
-/// True once the run was asked to stop (`cfg.stop`, or a signal:
-/// [`crate::interrupt::stop_requested`]).
-pub fn interrupted(cfg: &GateConfig) -> bool {
-    crate::interrupt::stop_requested()
-        || cfg
-            .stop
-            .as_ref()
-            .is_some_and(|s| s.load(std::sync::atomic::Ordering::Relaxed))
-}
-
 /// Runs the gate. `progress` is called from the monitoring thread.
 pub fn run(cfg: &GateConfig, progress: Option<Progress<'_>>) -> GateRun {
     let start = Instant::now();
@@ -104,7 +94,7 @@ pub fn run(cfg: &GateConfig, progress: Option<Progress<'_>>) -> GateRun {
         .collect();
     let runners = match coverage::runners(cfg) {
         Ok(r) => r,
-        Err(_) if interrupted(cfg) => {
+        Err(_) if cfg.interrupted() => {
             // A hello cut short by the stop is not the subject's fault.
             run.failures.push(GateFailure::Interrupted);
             run.elapsed = start.elapsed();
@@ -191,7 +181,7 @@ fn replay_and_check_vectors(cfg: &GateConfig, runners: &[coverage::Runner], run:
                 run.notes
                     .push(format!("warning: skipped vector entry {why}"));
             }
-            if checked.files.is_empty() && !interrupted(cfg) {
+            if checked.files.is_empty() && !cfg.interrupted() {
                 // Fail closed: vectors/ held names but nothing was checked.
                 run.failures.push(GateFailure::Vectors(format!(
                     "{}/vectors: no readable vector file (every entry skipped)",
