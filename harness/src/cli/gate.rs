@@ -170,6 +170,7 @@ fn loud_panics() {
     std::panic::set_hook(Box::new(|info| {
         eprintln!("tpbconform: internal error: {info}");
         report::abort_staging();
+        external::process::kill_all();
         std::process::exit(i32::from(EXIT_BAD_INPUT));
     }));
 }
