@@ -204,7 +204,10 @@ fn sweep(t: &Tree) {
         let Some(pid) = p.file_name().to_str().and_then(|n| n.parse::<u32>().ok()) else {
             continue;
         };
-        if pid == me {
+        // Our own children are subjects (their groups are killed by
+        // `killpg`) or being spawned by another thread: between fork and
+        // exec those briefly hold every pipe of ours, so never them.
+        if pid == me || parent_of(pid) == Some(me) {
             continue;
         }
         let Ok(fds) = std::fs::read_dir(p.path().join("fd")) else {
@@ -220,6 +223,17 @@ fn sweep(t: &Tree) {
             }
         }
     }
+}
+
+/// The parent pid of `pid` (`/proc/PID/stat`, the field after the state).
+fn parent_of(pid: u32) -> Option<u32> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    stat.rsplit(')')
+        .next()?
+        .split_whitespace()
+        .nth(1)?
+        .parse()
+        .ok()
 }
 
 impl Running {
