@@ -295,10 +295,14 @@ pub struct Checked {
 }
 
 /// Opens a vector file like a corpus file: never following a symlink
-/// (`O_NOFOLLOW`), never blocking (`O_NONBLOCK`: a FIFO without a writer
+/// ([`crate::input::symlink_skip`]: skipped, named; a dangling one is an
+/// error; `O_NOFOLLOW` against a swap), never blocking (`O_NONBLOCK`: a FIFO without a writer
 /// does not hang), a regular file of at most [`MAX_VECTOR_FILE`] bytes
 /// checked on the open descriptor. `Ok(Err(why))` = skipped.
 fn open_vector_file(p: &Path) -> std::io::Result<Result<std::fs::File, String>> {
+    if let Some(why) = crate::input::symlink_skip(p)? {
+        return Ok(Err(why));
+    }
     let md = std::fs::symlink_metadata(p)?;
     if !md.is_file() {
         return Ok(Err(format!(
@@ -383,17 +387,15 @@ pub fn check_dir(dir: &Path, engines: &[(Arch, &Engine)]) -> Result<Checked, Vec
         let path = p.display().to_string();
         let reader = std::io::BufReader::new(std::io::Read::take(f, MAX_VECTOR_FILE + 1));
         let mut lines = crate::input::Lines::new(&path, reader);
-        let (mut st, mut read) = (
-            FileStats {
-                path: path.clone(),
-                ..FileStats::default()
-            },
-            (0u64, 0usize),
-        );
+        let mut st = FileStats {
+            path: path.clone(),
+            ..FileStats::default()
+        };
+        let (mut bytes_read, mut vectors_read) = (0u64, 0usize);
         while let Some(l) = lines.next_line() {
             let (line, bytes) = l.map_err(|e| io(&p, e.to_string()))?;
-            read.0 += bytes.len() as u64 + 1;
-            if read.0 > MAX_VECTOR_FILE + 1 {
+            bytes_read += bytes.len() as u64 + 1;
+            if bytes_read > MAX_VECTOR_FILE + 1 {
                 return Err(io(
                     &p,
                     format!("grew past {MAX_VECTOR_FILE} bytes while being read"),
@@ -407,13 +409,13 @@ pub fn check_dir(dir: &Path, engines: &[(Arch, &Engine)]) -> Result<Checked, Vec
             let Some((line, v, archs)) = parse_line(&path, line, text)? else {
                 continue;
             };
-            read.1 += 1;
+            vectors_read += 1;
             check_one(engines, &path, line, &v, &archs, &mut st, &mut out.findings);
             if crate::interrupt::stop_requested() {
                 break;
             }
         }
-        if read.1 == 0 && !crate::interrupt::stop_requested() {
+        if vectors_read == 0 && !crate::interrupt::stop_requested() {
             return Err(VectorError::Empty { path });
         }
         out.files.push(st);
