@@ -9,10 +9,16 @@
 //! - Only a regular file (or nothing) is replaced. A symlink, directory,
 //!   FIFO, device or socket at the target path is refused
 //!   ([`io::ErrorKind::InvalidInput`]) before anything is written.
+//! - Only a file the running user owns is replaced: a regular file owned
+//!   by another uid (e.g. in a world-writable folder) is refused
+//!   ([`io::ErrorKind::PermissionDenied`]) before anything is written.
 //! - The replaced file's permissions are kept; a new file gets the usual
 //!   `0666 & !umask`.
-//! - An [`AtomicFile`] that is dropped without [`AtomicFile::commit`]
-//!   removes its temporary file and leaves the target untouched.
+//! - No temporary file survives: an [`AtomicFile`] whose commit fails (the
+//!   target became a symlink, a sticky folder refused the rename) or that
+//!   is dropped without [`AtomicFile::commit`] removes its temporary file
+//!   and leaves the target untouched; the temporary file is registered with
+//!   [`crate::interrupt`] so a signal removes it too.
 
 use std::fs::{self, File, OpenOptions, Permissions};
 use std::io::{self, BufWriter, Write};
@@ -22,13 +28,18 @@ use std::sync::atomic::{AtomicU64, Ordering};
 static COUNTER: AtomicU64 = AtomicU64::new(0);
 
 /// Checks that `path` is absent or a regular file (not followed if it is a
-/// symlink) and returns the permissions to keep. Anything else is an
-/// [`io::ErrorKind::InvalidInput`] error naming what is there.
+/// symlink) owned by the running user, and returns the permissions to
+/// keep. Anything else is an [`io::ErrorKind::InvalidInput`] error naming
+/// what is there; a file owned by another user is
+/// [`io::ErrorKind::PermissionDenied`] naming both uids.
 pub fn check_replaceable(path: &Path) -> io::Result<Option<Permissions>> {
     match fs::symlink_metadata(path) {
         Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
         Err(e) => Err(e),
-        Ok(m) if m.file_type().is_file() => Ok(Some(m.permissions())),
+        Ok(m) if m.file_type().is_file() => {
+            check_owner(&m, effective_uid())?;
+            Ok(Some(m.permissions()))
+        }
         Ok(m) => Err(io::Error::new(
             io::ErrorKind::InvalidInput,
             format!(
@@ -37,6 +48,40 @@ pub fn check_replaceable(path: &Path) -> io::Result<Option<Permissions>> {
             ),
         )),
     }
+}
+
+/// The effective uid of this process (`None` off unix).
+pub fn effective_uid() -> Option<u32> {
+    #[cfg(unix)]
+    {
+        Some(nix::unistd::geteuid().as_raw())
+    }
+    #[cfg(not(unix))]
+    {
+        None
+    }
+}
+
+/// Refuses a file whose owner is not `uid` (no check when `uid` is `None`).
+pub fn check_owner(m: &fs::Metadata, uid: Option<u32>) -> io::Result<()> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        if let Some(me) = uid {
+            if m.uid() != me {
+                return Err(io::Error::new(
+                    io::ErrorKind::PermissionDenied,
+                    format!(
+                        "is owned by uid {}, not by the running user (uid {me}); refusing to \
+                         replace it",
+                        m.uid()
+                    ),
+                ));
+            }
+        }
+    }
+    let _ = (m, uid);
+    Ok(())
 }
 
 /// A word for a file type, for messages.
@@ -93,7 +138,9 @@ impl AtomicFile {
             std::process::id(),
             COUNTER.fetch_add(1, Ordering::Relaxed)
         ));
-        let file = OpenOptions::new().write(true).create_new(true).open(&tmp)?;
+        let file = crate::interrupt::create_temp_file(&tmp, |p| {
+            OpenOptions::new().write(true).create_new(true).open(p)
+        })?;
         let mut me = AtomicFile {
             path: path.to_path_buf(),
             tmp,
@@ -109,15 +156,18 @@ impl AtomicFile {
 
     /// Finishes: fsync, re-check the target is still replaceable, rename
     /// over it, fsync the directory.
+    /// On error the temporary file is removed (by `drop`) and the target is
+    /// as it was.
     pub fn commit(mut self) -> io::Result<()> {
-        let Some(w) = self.file.take() else {
+        let Some(w) = self.file.as_mut() else {
             return Err(io::Error::other("already committed"));
         };
-        let f = w.into_inner().map_err(|e| e.into_error())?;
-        f.sync_all()?;
-        drop(f);
+        w.flush()?;
+        w.get_ref().sync_all()?;
         check_replaceable(&self.path)?;
-        fs::rename(&self.tmp, &self.path)?;
+        let (tmp, path) = (&self.tmp, &self.path);
+        crate::interrupt::finish_temp(tmp, || fs::rename(tmp, path))?;
+        self.file = None;
         if let Ok(d) = File::open(&self.dir) {
             let _ = d.sync_all();
         }
@@ -144,7 +194,7 @@ impl Write for AtomicFile {
 impl Drop for AtomicFile {
     fn drop(&mut self) {
         if self.file.take().is_some() {
-            let _ = fs::remove_file(&self.tmp);
+            crate::interrupt::discard_temp(&self.tmp);
         }
     }
 }
@@ -232,6 +282,60 @@ mod tests {
         if made {
             use std::os::unix::fs::FileTypeExt;
             assert!(fs::symlink_metadata(&fifo).unwrap().file_type().is_fifo());
+        }
+        assert_eq!(leftovers(&dir), 0);
+        fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// The target replaced by a symlink between create and commit: the
+    /// commit is refused, the symlink and what it points to are untouched,
+    /// and the temporary file is gone (no `.out.<pid>.N.tmp` left).
+    #[cfg(unix)]
+    #[test]
+    fn failed_commit_leaves_no_temporary_file() {
+        let dir = scratch("swap");
+        let p = dir.join("out");
+        fs::write(&p, b"old").unwrap();
+        let elsewhere = dir.join("elsewhere");
+        fs::write(&elsewhere, b"keep").unwrap();
+        let mut f = AtomicFile::create(&p).unwrap();
+        f.write_all(b"new").unwrap();
+        assert!(crate::interrupt::registered_temps().contains(&f.tmp));
+        let tmp = f.tmp.clone();
+        fs::remove_file(&p).unwrap();
+        std::os::unix::fs::symlink(&elsewhere, &p).unwrap();
+        let e = f.commit().unwrap_err();
+        assert_eq!(e.kind(), io::ErrorKind::InvalidInput, "{e}");
+        assert_eq!(fs::read(&elsewhere).unwrap(), b"keep");
+        assert!(fs::symlink_metadata(&p).unwrap().file_type().is_symlink());
+        assert_eq!(leftovers(&dir), 0);
+        assert!(!crate::interrupt::registered_temps().contains(&tmp));
+        fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// A regular file owned by another uid is refused before anything is
+    /// written (PermissionDenied naming both uids).
+    #[cfg(unix)]
+    #[test]
+    fn refuses_a_file_owned_by_another_user() {
+        use std::os::unix::fs::MetadataExt;
+        let dir = scratch("owner");
+        let p = dir.join("theirs");
+        fs::write(&p, b"theirs").unwrap();
+        let m = fs::metadata(&p).unwrap();
+        let other = Some(m.uid().wrapping_add(1));
+        let e = check_owner(&m, other).unwrap_err();
+        assert_eq!(e.kind(), io::ErrorKind::PermissionDenied);
+        assert!(
+            e.to_string().contains(&format!("owned by uid {}", m.uid())),
+            "{e}"
+        );
+        assert!(check_owner(&m, Some(m.uid())).is_ok());
+        if effective_uid() == Some(0) {
+            std::os::unix::fs::chown(&p, Some(65534), None).unwrap();
+            let e = write_atomic(&p, b"x").unwrap_err();
+            assert_eq!(e.kind(), io::ErrorKind::PermissionDenied, "{e}");
+            assert_eq!(fs::read(&p).unwrap(), b"theirs");
         }
         assert_eq!(leftovers(&dir), 0);
         fs::remove_dir_all(&dir).unwrap();

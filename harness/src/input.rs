@@ -594,6 +594,29 @@ pub fn read_corpus_file(path: &Path) -> std::io::Result<CorpusEntry> {
     Ok(CorpusEntry::Data(buf))
 }
 
+/// A corpus walk never follows a symlink (it stays inside the folder it
+/// was given). For a symlink at `path`: `Ok(Some(warning))` naming what it
+/// points to, for the skip list (`<path>: device, not a regular file
+/// (through a symlink)`, `<path>: symlink to a regular file, not followed`);
+/// a dangling symlink is an error (an unreadable entry). `Ok(None)` for
+/// anything that is not a symlink.
+pub fn symlink_skip(path: &Path) -> std::io::Result<Option<String>> {
+    if !std::fs::symlink_metadata(path)?.file_type().is_symlink() {
+        return Ok(None);
+    }
+    let to = std::fs::metadata(path)
+        .map_err(|e| std::io::Error::new(e.kind(), format!("dangling symlink: {e}")))?;
+    let kind = crate::atomic::file_kind(&to.file_type());
+    Ok(Some(if to.is_file() || to.is_dir() {
+        format!("{}: symlink to a {kind}, not followed", path.display())
+    } else {
+        format!(
+            "{}: {kind}, not a regular file (through a symlink)",
+            path.display()
+        )
+    }))
+}
+
 /// Lowercase hex of a bundle (128 digits), the format [`parse_hex`] reads.
 pub fn to_hex_line(b: &[u8; 64]) -> String {
     crate::subjects::hex(b)

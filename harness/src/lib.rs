@@ -38,6 +38,7 @@ pub mod fuzz_entry;
 pub mod gate;
 pub mod generators;
 pub mod input;
+pub mod interrupt;
 pub mod layout;
 pub mod minimize;
 pub mod reach;

@@ -208,7 +208,16 @@ fn main() -> ExitCode {
     tpb_harness::subjects::registry::set_external_opener(tpb_harness::external::open);
     // clap prints usage errors and exits 2 itself (help/version exit 0).
     let cli = Cli::parse();
-    match run(cli) {
+    // SIGINT / SIGTERM / SIGHUP: remove temporary files, kill subject
+    // processes, exit 130 (the gate stops gracefully first). The lib:
+    // worker keeps the default (its client kills it).
+    if !matches!(cli.command, Command::SubjectWorker { .. }) {
+        tpb_harness::interrupt::install();
+    }
+    let code = run(cli);
+    // Subjects a stuck worker thread abandoned, or their children.
+    tpb_harness::external::process::kill_all();
+    match code {
         Ok(code) => ExitCode::from(code),
         Err(cli::CliError::BrokenPipe) => ExitCode::from(cli::EXIT_BROKEN_PIPE),
         Err(e) => {

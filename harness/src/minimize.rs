@@ -19,9 +19,18 @@
 //! - In place, minimisation only deletes the corpus inputs it read and did
 //!   not keep. Subfolders, FIFOs, devices, sockets and files over the size cap
 //!   are never opened blocking, never deleted, and listed as skipped.
+//! - It never leaves the folder it was given: a symlink (to a file or a
+//!   target folder) is never followed, read or deleted, and is listed as
+//!   skipped ([`crate::input::symlink_skip`]; a dangling one is an error);
+//!   `CORPUS_DIR` itself must not be a symlink. Just before each deletion
+//!   the file and its folder are checked to be the very ones read (same
+//!   device and inode, not symlinks); one that changed is not deleted
+//!   ([`MinimizeError::Partial`]).
 //! - With `--output` (a folder that must not exist) the kept files are
 //!   written with [`crate::atomic::write_atomic`] into a hidden staging
 //!   folder renamed into place when complete; the input is not touched.
+//!   The staging folder is registered with [`crate::interrupt`], so no exit
+//!   path (an error, SIGINT, SIGTERM) leaves it behind.
 
 use crate::arch::Arch;
 use crate::atomic::write_atomic;
@@ -47,6 +56,8 @@ pub enum MinimizeError {
     NoTarget(PathBuf),
     /// `--output` exists already (minimize only creates a new folder there).
     OutputExists(PathBuf),
+    /// `CORPUS_DIR` is a symlink (minimize never leaves the folder it is given).
+    Symlink(PathBuf),
     /// Deleting a dropped file failed after earlier deletions succeeded
     /// (exit 1: the folder still covers every signature).
     Partial {
@@ -77,6 +88,12 @@ impl fmt::Display for MinimizeError {
             MinimizeError::OutputExists(p) => write!(
                 f,
                 "{}: --output exists already; refusing to touch it (give a new folder)",
+                p.display()
+            ),
+            MinimizeError::Symlink(p) => write!(
+                f,
+                "{}: is a symlink; minimize deletes only inside a real folder (give the folder \
+                 it points to)",
                 p.display()
             ),
             MinimizeError::Partial { path, error } => write!(
@@ -208,6 +225,9 @@ pub struct FolderPlan {
     pub kept: Vec<(String, PathBuf, Vec<u8>)>,
     /// Inputs to drop (in place: to delete): read, and not kept.
     pub dropped: Vec<PathBuf>,
+    /// (device, inode) of the folder and of each dropped input when read:
+    /// a deletion checks it is still the same file.
+    ids: ((u64, u64), Vec<(u64, u64)>),
     /// See [`MinimizeStats::skipped`].
     pub skipped: Vec<String>,
 }
@@ -236,12 +256,17 @@ pub fn plan_folder(folder: &str, dir: &Path) -> Result<FolderPlan, MinimizeError
     let mut best: BTreeMap<String, (PathBuf, Vec<u8>)> = BTreeMap::new();
     let mut read = Vec::new();
     let mut skipped = Vec::new();
+    let mut ids = std::collections::HashMap::new();
     for p in entries {
+        if let Some(why) = crate::input::symlink_skip(&p).map_err(io(&p))? {
+            skipped.push(why);
+            continue;
+        }
         let md = std::fs::symlink_metadata(&p).map_err(io(&p))?;
         if md.is_dir() {
             continue;
         }
-        if !md.is_file() && !md.file_type().is_symlink() {
+        if !md.is_file() {
             skipped.push(format!(
                 "{}: {}, not a regular file",
                 p.display(),
@@ -255,10 +280,9 @@ pub fn plan_folder(folder: &str, dir: &Path) -> Result<FolderPlan, MinimizeError
                 skipped.push(why);
                 continue;
             }
-            // A symlink to a folder is a folder: left alone.
-            Err(_) if p.is_dir() => continue,
             Err(e) => return Err(io(&p)(e)),
         };
+        ids.insert(p.clone(), file_id(&md));
         read.push(p.clone());
         let sig = folder_signature(folder, &data);
         let better = match best.get(&sig) {
@@ -271,23 +295,69 @@ pub fn plan_folder(folder: &str, dir: &Path) -> Result<FolderPlan, MinimizeError
     }
     let kept: Vec<(String, PathBuf, Vec<u8>)> =
         best.into_iter().map(|(s, (p, d))| (s, p, d)).collect();
-    let dropped = read
+    let dropped: Vec<PathBuf> = read
         .into_iter()
         .filter(|p| !kept.iter().any(|(_, k, _)| k == p))
         .collect();
+    let dir_id = file_id(&std::fs::symlink_metadata(dir).map_err(io(dir))?);
+    let dropped_ids = dropped.iter().map(|p| ids[p]).collect();
     Ok(FolderPlan {
         target: folder.to_string(),
         dir: dir.to_path_buf(),
         kept,
         dropped,
         skipped,
+        ids: (dir_id, dropped_ids),
     })
+}
+
+fn file_id(m: &std::fs::Metadata) -> (u64, u64) {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        (m.dev(), m.ino())
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = m;
+        (0, 0)
+    }
+}
+
+/// Deletes the plan's dropped inputs, each only if it and its folder are
+/// still the ones read (not replaced, e.g. by a symlink, since).
+fn delete_dropped(plan: &FolderPlan) -> Result<(), MinimizeError> {
+    let same = |p: &Path, want: (u64, u64), dir: bool| {
+        std::fs::symlink_metadata(p)
+            .is_ok_and(|m| (if dir { m.is_dir() } else { m.is_file() }) && file_id(&m) == want)
+    };
+    for (p, id) in plan.dropped.iter().zip(&plan.ids.1) {
+        if !same(&plan.dir, plan.ids.0, true) || !same(p, *id, false) {
+            return Err(MinimizeError::Partial {
+                path: p.clone(),
+                error: std::io::Error::other(
+                    "changed since it was read (replaced or moved); not deleted",
+                ),
+            });
+        }
+        std::fs::remove_file(p).map_err(|error| MinimizeError::Partial {
+            path: p.clone(),
+            error,
+        })?;
+    }
+    Ok(())
 }
 
 /// The `<target>/` folders `dir` stands for: itself when its name is a
 /// target, else its target-named subfolders (sorted).
-fn target_folders(dir: &Path) -> Result<Vec<(String, PathBuf)>, MinimizeError> {
-    let md = std::fs::metadata(dir).map_err(io(dir))?;
+fn target_folders(
+    dir: &Path,
+    skipped: &mut Vec<String>,
+) -> Result<Vec<(String, PathBuf)>, MinimizeError> {
+    let md = std::fs::symlink_metadata(dir).map_err(io(dir))?;
+    if md.file_type().is_symlink() {
+        return Err(MinimizeError::Symlink(dir.to_path_buf()));
+    }
     if !md.is_dir() {
         return Err(MinimizeError::NoTarget(dir.to_path_buf()));
     }
@@ -301,9 +371,21 @@ fn target_folders(dir: &Path) -> Result<Vec<(String, PathBuf)>, MinimizeError> {
     let mut names: Vec<String> = std::fs::read_dir(dir)
         .map_err(io(dir))?
         .filter_map(|e| e.ok())
-        .filter(|e| e.path().is_dir())
+        .filter(|e| {
+            let name = e.file_name().to_string_lossy().to_string();
+            if folder_targets(&name).is_empty() || !e.path().is_dir() {
+                return false;
+            }
+            let link = e.file_type().map_or(true, |t| t.is_symlink());
+            if link {
+                skipped.push(format!(
+                    "{}: symlink to a directory, not followed",
+                    e.path().display()
+                ));
+            }
+            !link
+        })
         .map(|e| e.file_name().to_string_lossy().to_string())
-        .filter(|n| !folder_targets(n).is_empty())
         .collect();
     names.sort();
     if names.is_empty() {
@@ -332,23 +414,14 @@ pub fn minimize(dir: &Path, output: Option<&Path>) -> Result<Vec<MinimizeStats>,
             return Err(MinimizeError::OutputExists(o.to_path_buf()));
         }
     }
-    let folders = target_folders(dir)?;
-    let is_root = !folders.iter().any(|(_, d)| d == dir);
-    let plans = folders
-        .iter()
-        .map(|(name, d)| plan_folder(name, d))
-        .collect::<Result<Vec<_>, _>>()?;
+    let plans = plan(dir)?;
+    let is_root = !plans.iter().any(|p| p.dir == dir);
     let stats = plans.iter().map(FolderPlan::stats).collect();
     match output {
         Some(o) => write_output(&plans, o, is_root)?,
         None => {
             for plan in &plans {
-                for p in &plan.dropped {
-                    std::fs::remove_file(p).map_err(|error| MinimizeError::Partial {
-                        path: p.clone(),
-                        error,
-                    })?;
-                }
+                delete_dropped(plan)?;
             }
         }
     }
@@ -358,10 +431,17 @@ pub fn minimize(dir: &Path, output: Option<&Path>) -> Result<Vec<MinimizeStats>,
 /// What [`minimize`] would do to `dir`, changing nothing (`minimize --dry-run`):
 /// every folder read and judged exactly as [`minimize`] does first.
 pub fn plan(dir: &Path) -> Result<Vec<FolderPlan>, MinimizeError> {
-    target_folders(dir)?
+    let mut root_skipped = Vec::new();
+    let folders = target_folders(dir, &mut root_skipped)?;
+    let mut plans = folders
         .iter()
         .map(|(name, d)| plan_folder(name, d))
-        .collect()
+        .collect::<Result<Vec<_>, _>>()?;
+    if let Some(first) = plans.first_mut() {
+        // Symlinked target folders of the root: named with the first folder.
+        first.skipped.splice(0..0, root_skipped);
+    }
+    Ok(plans)
 }
 
 /// Copies the kept files into a new folder `out` through a staging folder.
@@ -375,7 +455,7 @@ fn write_output(plans: &[FolderPlan], out: &Path, is_root: bool) -> Result<(), M
         .map_or_else(|| "minimized".into(), |n| n.to_string_lossy().to_string());
     std::fs::create_dir_all(parent).map_err(io(parent))?;
     let staging = parent.join(format!(".{name}.min-{}", std::process::id()));
-    std::fs::create_dir(&staging).map_err(io(&staging))?;
+    crate::interrupt::create_temp_dir(&staging).map_err(io(&staging))?;
     let result = (|| {
         for plan in plans {
             let dir = if is_root {
@@ -392,13 +472,25 @@ fn write_output(plans: &[FolderPlan], out: &Path, is_root: bool) -> Result<(), M
                 write_atomic(&dest, data).map_err(io(&dest))?;
             }
         }
+        debug_pause();
         if std::fs::symlink_metadata(out).is_ok() {
             return Err(MinimizeError::OutputExists(out.to_path_buf()));
         }
-        std::fs::rename(&staging, out).map_err(io(out))
+        crate::interrupt::finish_temp(&staging, || std::fs::rename(&staging, out)).map_err(io(out))
     })();
     if result.is_err() {
-        let _ = std::fs::remove_dir_all(&staging);
+        crate::interrupt::discard_temp(&staging);
     }
     result
+}
+
+/// Test hook: `TPB_MINIMIZE_DEBUG_PAUSE_MS` pauses with the staging folder
+/// full, just before it is renamed (to send a signal "late" in a test).
+fn debug_pause() {
+    if let Some(ms) = std::env::var("TPB_MINIMIZE_DEBUG_PAUSE_MS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+    {
+        std::thread::sleep(std::time::Duration::from_millis(ms));
+    }
 }

@@ -288,7 +288,7 @@ fn faults_are_isolated(spec: &str, class: FaultClass, timeout: Duration, stderr_
         }
     }
     assert_eq!(s.restarts(), 2, "{spec}");
-    assert!(s.dead().is_none());
+    assert!(s.given_up().is_none());
     let tail = s.stderr_tail().join("\n");
     assert!(tail.contains(stderr_mark), "{spec}: stderr tail {tail:?}");
     // The restarted subject still works.
@@ -403,11 +403,12 @@ fn a_subject_that_cannot_restart_is_given_up_and_every_later_case_faults() {
     let mut s = start(&spec, TIMEOUT);
     let got = s.call_batch(&reqs);
     assert!(got[..3].iter().all(|r| r.is_ok()));
-    for r in &got[3..] {
-        assert_eq!(r.as_ref().map_err(|f| f.class), Err(FaultClass::Crash));
+    assert_eq!(got[3].as_ref().map_err(|f| f.class), Err(FaultClass::Crash));
+    for r in &got[4..] {
+        assert_eq!(r.as_ref().map_err(|f| f.class), Err(FaultClass::NotSent));
     }
     assert!(got[4].as_ref().unwrap_err().detail.contains("given up"));
-    assert!(s.dead().is_some());
+    assert!(s.given_up().is_some());
 }
 
 #[test]
@@ -417,4 +418,98 @@ fn worker_rejects_non_lib_specs() {
         .output()
         .unwrap();
     assert_eq!(o.status.code(), Some(2));
+}
+
+/// Sends 30 requests that make `spec` fault (last byte 0xEE for the
+/// misbehave fixtures; any request for hostile.py) and checks the subject
+/// is given up after exactly K faults of `class`, the rest are not sent,
+/// it was restarted K - 1 times (not once per request), and the reason
+/// names the first faulting input.
+fn given_up_after_k(spec: &str, class: FaultClass, timeout: Duration) {
+    use tpb_harness::external::process::{GIVE_UP_AFTER, GIVE_UP_AFTER_TIMEOUTS};
+    let k = if class == FaultClass::Timeout {
+        GIVE_UP_AFTER_TIMEOUTS
+    } else {
+        GIVE_UP_AFTER
+    } as usize;
+    let reqs: Vec<Request> = (0..30u8)
+        .map(|i| {
+            let mut h = valid_header();
+            h[62] = i;
+            h[63] = 0xEE;
+            Request::ValidateHeader(h)
+        })
+        .collect();
+    let mut s = start(spec, timeout);
+    let t0 = Instant::now();
+    let got = s.call_batch(&reqs);
+    let took = t0.elapsed();
+    for (i, g) in got.iter().enumerate() {
+        let f = g.as_ref().expect_err("every request faults");
+        let want = if i < k { class } else { FaultClass::NotSent };
+        assert_eq!(f.class, want, "{spec}: request {i}: {f}");
+    }
+    let why = s
+        .given_up()
+        .unwrap_or_else(|| panic!("{spec}: not given up"));
+    assert!(
+        why.contains(&tpb_harness::subjects::hex(&match reqs[0] {
+            Request::ValidateHeader(b) => b,
+            _ => unreachable!(),
+        })),
+        "{spec}: {why}"
+    );
+    assert_eq!(s.restarts(), k as u64 - 1, "{spec}");
+    assert!(
+        took < timeout * (k as u32) + Duration::from_secs(10),
+        "{spec}: {took:?}"
+    );
+    // Given up: later calls are not sent either, and cost nothing.
+    let t1 = Instant::now();
+    let f = s.call(&reqs[0]).unwrap_err();
+    assert_eq!(f.class, FaultClass::NotSent, "{spec}");
+    assert!(t1.elapsed() < Duration::from_millis(100));
+}
+
+#[test]
+fn a_subject_that_faults_on_every_input_is_given_up_after_k_faults() {
+    given_up_after_k(&hostile_py("segv", None), FaultClass::Crash, TIMEOUT);
+    given_up_after_k(&hostile_py("exit", None), FaultClass::Crash, TIMEOUT);
+    given_up_after_k(&hostile_py("garbage", None), FaultClass::Protocol, TIMEOUT);
+    given_up_after_k(&hostile_py("wrong-id", None), FaultClass::Protocol, TIMEOUT);
+    let quick = Duration::from_millis(400);
+    given_up_after_k(&hostile_py("deaf", None), FaultClass::Timeout, quick);
+    // The lib: worker: a library that crashes or errs on every input.
+    let dir = tempfile::tempdir().unwrap();
+    for (def, class) in [
+        ("MISBEHAVE_CRASH", FaultClass::Crash),
+        ("MISBEHAVE_ERROR", FaultClass::Protocol),
+    ] {
+        let lib = build_c(dir.path(), def, &fixture("misbehave.c"), &[def]);
+        given_up_after_k(&format!("lib:{}", lib.display()), class, TIMEOUT);
+    }
+}
+
+#[test]
+fn children_holding_the_pipe_are_killed_with_the_subject() {
+    let dir = tempfile::tempdir().unwrap();
+    for mode in ["fork", "setsid"] {
+        let pids = dir.path().join(mode);
+        let mut s = start(&hostile_py(mode, Some(&pids)), TIMEOUT);
+        let t0 = Instant::now();
+        let f = s
+            .call(&Request::ValidateHeader(valid_header()))
+            .unwrap_err();
+        // The crash is seen when the process exits, although its child
+        // still holds stdout open (no EOF): not a timeout.
+        assert_eq!(f.class, FaultClass::Crash, "{mode}: {f}");
+        assert!(t0.elapsed() < Duration::from_secs(5), "{mode}");
+        drop(s);
+        let children = pids_in(&pids);
+        assert!(!children.is_empty(), "{mode}: the fixture forked");
+        std::thread::sleep(Duration::from_millis(200));
+        for pid in children {
+            assert!(!alive(pid), "{mode}: child {pid} outlived the subject");
+        }
+    }
 }

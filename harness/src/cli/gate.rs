@@ -23,7 +23,7 @@ use crate::triage;
 use clap::builder::RangedU64ValueParser;
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -185,20 +185,18 @@ fn loud_panics() {
     super::panic_hook::install_loud(report::abort_staging);
 }
 
-/// Installs the Ctrl-C / SIGTERM handler: the first signal stops the gate
-/// (it still writes a complete report, marked interrupted); a signal while
-/// the report is being written, or a second one, removes the staging folder
-/// and exits 130.
+/// Makes SIGINT / SIGTERM / SIGHUP stop the gate ([`crate::interrupt`]):
+/// the first signal stops it (it still writes a complete report, marked
+/// interrupted, if it can within [`crate::interrupt::GRACE`]); a second
+/// signal, or the grace running out, removes the staging folder and the
+/// still-empty report folder, kills every subject process and exits 130.
+/// Returns the stop flag the gate polls.
 pub fn install_stop_handler() -> Arc<AtomicBool> {
-    let stop = Arc::new(AtomicBool::new(false));
-    let s = Arc::clone(&stop);
-    let _ = ctrlc::set_handler(move || {
-        if s.swap(true, Ordering::SeqCst) {
-            report::abort_staging();
-            std::process::exit(130);
-        }
-    });
-    stop
+    crate::interrupt::install();
+    crate::interrupt::on_hard_exit(report::abort_staging);
+    crate::interrupt::on_hard_exit(external::process::kill_all);
+    crate::interrupt::set_graceful(true);
+    Arc::new(AtomicBool::new(false))
 }
 
 /// Runs `gate`.
@@ -281,8 +279,15 @@ pub fn run(a: GateArgs) -> CliResult {
         b.finish_and_clear();
     }
     let mut engines = Vec::new();
+    // Interrupted: no new subject process (it could not even say hello);
+    // findings are kept as found, reproduced on core and oracle only.
+    let triage_subjects: &[SubjectSpec] = if crate::interrupt::stop_requested() {
+        &[]
+    } else {
+        &cfg.subjects
+    };
     for arch in cfg.arches() {
-        match Engine::open(&cfg.subjects, arch) {
+        match Engine::open(triage_subjects, arch) {
             Ok(e) => engines.push(e),
             Err(e) => {
                 eprintln!("tpbconform: error: {e}");

@@ -20,6 +20,7 @@ pub fn is_closed_stdout(info: &PanicHookInfo<'_>) -> bool {
 
 fn exit_if_closed_stdout(info: &PanicHookInfo<'_>) {
     if is_closed_stdout(info) {
+        crate::external::process::kill_all();
         std::process::exit(i32::from(EXIT_BROKEN_PIPE));
     }
 }
@@ -31,12 +32,14 @@ pub fn install_quiet() {
 }
 
 /// A panic is an internal error: print it (no backtrace), run `cleanup`,
-/// exit 2; a closed stdout exits 141 quietly.
+/// kill every subject process still running, exit 2; a closed stdout exits
+/// 141 quietly (subjects killed too).
 pub fn install_loud(cleanup: fn()) {
     std::panic::set_hook(Box::new(move |info| {
         exit_if_closed_stdout(info);
         eprintln!("tpbconform: internal error: {info}");
         cleanup();
+        crate::external::process::kill_all();
         std::process::exit(i32::from(EXIT_BAD_INPUT));
     }));
 }

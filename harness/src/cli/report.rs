@@ -86,12 +86,9 @@ pub fn run(a: ReportArgs) -> CliResult {
         Err(e) => return fail(&e),
     };
     let _claim = report::ClaimGuard;
-    // Ctrl-C / SIGTERM while writing: remove the staging folder and the
-    // claim, exit 130.
-    let _ = ctrlc::set_handler(|| {
-        report::abort_staging();
-        std::process::exit(130);
-    });
+    // SIGINT / SIGTERM / SIGHUP while writing (crate::interrupt, a hard
+    // stop, exit 130): remove the staging folder and the claim.
+    crate::interrupt::on_hard_exit(report::abort_staging);
     if let Some(ms) = std::env::var("TPB_REPORT_DEBUG_STAGING_PAUSE_MS")
         .ok()
         .and_then(|v| v.parse().ok())

@@ -142,6 +142,11 @@ pub fn run(a: SubjectCheckArgs) -> CliResult {
             }
         }
     }
+    for (name, why, n) in engine.not_run() {
+        // Fail closed: cases the subject was not asked after giving up.
+        failed = true;
+        println!("smoke: {name} {why}; {n} case(s) not run");
+    }
     if checked == 0 {
         writeln!(
             out,

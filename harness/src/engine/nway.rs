@@ -23,6 +23,9 @@ pub struct Engine {
     judged: Vec<Cell<u64>>,
     /// The generation the subjects serve.
     arch: Arch,
+    /// Per subject under test: cases it would have judged after it was
+    /// given up ([`Subject::given_up`]).
+    not_run: Vec<Cell<u64>>,
 }
 
 impl Default for Engine {
@@ -45,6 +48,7 @@ impl Engine {
         under_test: Vec<Box<dyn Subject>>,
     ) -> Engine {
         let judged = under_test.iter().map(|_| Cell::new(0)).collect();
+        let not_run = under_test.iter().map(|_| Cell::new(0)).collect();
         let mut subjects = vec![reference, second];
         subjects.extend(under_test);
         Engine {
@@ -52,6 +56,7 @@ impl Engine {
             judging: Cell::new(true),
             judged,
             arch: Arch::default(),
+            not_run,
         }
     }
 
@@ -134,10 +139,21 @@ impl Engine {
             _ => return,
         };
         for s in self.under_test() {
-            if s.capabilities().covers(t.spec().needs) {
+            if s.capabilities().covers(t.spec().needs) && s.given_up().is_none() {
                 s.prefetch(batch, tick);
             }
         }
+    }
+
+    /// Per subject under test that was given up: its name, why, and the
+    /// cases it would have judged since (counted as not run: the gate
+    /// fails on them).
+    pub fn not_run(&self) -> Vec<(String, String, u64)> {
+        self.under_test()
+            .iter()
+            .zip(&self.not_run)
+            .filter_map(|(s, n)| s.given_up().map(|why| (s.name().to_string(), why, n.get())))
+            .collect()
     }
 
     /// The subjects under test that cannot run `t`, with what they lack.
@@ -180,8 +196,12 @@ impl Engine {
             return Outcome(Vec::new());
         }
         let mut out = Vec::new();
-        for (k, x) in s[2..].iter().enumerate() {
+        for (k, (x, not_run)) in s[2..].iter().zip(&self.not_run).enumerate() {
             if x.capabilities().covers(t.spec().needs) {
+                if x.given_up().is_some() {
+                    not_run.set(not_run.get() + 1);
+                    continue;
+                }
                 self.note_judged(k);
                 out.extend(pair(&**x, &*s[0]));
             }

@@ -11,8 +11,24 @@
 //! the subject was working on. The process is then killed (its whole process
 //! group) and started again, the requests it had not answered are sent to
 //! the new process, and the batch goes on. A subject that cannot be started
-//! [`MAX_FAILED_STARTS`] times in a row is given up: every later request is
-//! a crash fault naming why, so a run against it never passes.
+//! [`MAX_FAILED_STARTS`] times in a row, or that faults on
+//! [`GIVE_UP_AFTER`] requests in a row (any class; [`GIVE_UP_AFTER_TIMEOUTS`]
+//! if they are timeouts) is given up ([`ProcessSubject::given_up`], naming
+//! the first faults): it is not restarted again and every later request is
+//! a crash fault at once, so a subject that faults on every input costs a
+//! few restarts, not one per case, and a run against it never passes.
+//! While a stop is requested ([`crate::interrupt::stop_requested`]) every
+//! unanswered request is a fault at once (the waits poll every
+//! [`POLL`]); so is a request whose process exited, even if a child of it
+//! still holds the pipe open.
+//!
+//! # Processes
+//!
+//! Each process leads its own process group. Killing it kills the group
+//! and every other process holding one of its pipes (found in `/proc`, so
+//! a `setsid` child that kept stdout open goes too); [`kill_all`] does that
+//! for every process still running (the signal handler's exit hook), and a
+//! process that exits on its own has its group and pipe holders swept too.
 //!
 //! # Threads
 //!
@@ -24,21 +40,33 @@
 use super::protocol::{
     self, parse_answer, parse_hello, Answer, Hello, Op, Request, MAX_IN_FLIGHT, MAX_LINE,
 };
-use std::collections::VecDeque;
+use std::collections::{BTreeMap, VecDeque};
 use std::ffi::OsString;
 use std::fmt;
 use std::io::{BufRead, BufReader, Read, Write};
+use std::os::fd::AsRawFd;
 use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::process::{Child, ChildStdin, Command, ExitStatus, Stdio};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
 use std::sync::{Arc, Mutex};
 use std::thread;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 /// Lines of the subject's stderr kept for the report.
 pub const STDERR_LINES: usize = 50;
 /// Consecutive failed starts (spawn or hello) before the subject is given up.
 pub const MAX_FAILED_STARTS: u32 = 3;
+/// K: requests in a row that fault (crash, protocol, timeout) before the
+/// subject is given up. A good answer resets the count.
+pub const GIVE_UP_AFTER: u32 = 4;
+/// Of those, timeouts in a row enough to give up (each costs a whole case
+/// timeout).
+pub const GIVE_UP_AFTER_TIMEOUTS: u32 = 2;
+/// Fault details kept to name the first faulting inputs.
+const FIRST_FAULTS: usize = 3;
+/// How often a wait for an answer looks at the stop request and the process.
+pub const POLL: Duration = Duration::from_millis(50);
 /// Longest stderr line kept, in bytes (longer lines are cut).
 const STDERR_LINE_MAX: usize = 1000;
 
@@ -51,6 +79,9 @@ pub enum FaultClass {
     Timeout,
     /// The process exited (or could not be started) before answering.
     Crash,
+    /// Not sent: the subject was given up earlier
+    /// ([`ProcessSubject::given_up`]), or the run is stopping.
+    NotSent,
 }
 
 impl FaultClass {
@@ -60,6 +91,7 @@ impl FaultClass {
             FaultClass::Protocol => "protocol",
             FaultClass::Timeout => "timeout",
             FaultClass::Crash => "crash",
+            FaultClass::NotSent => "not sent",
         }
     }
 }
@@ -118,21 +150,116 @@ struct Running {
     to_stdin: Option<Sender<String>>,
     lines: Receiver<Event>,
     next_id: u64,
+    /// Its entry in [`LIVE`].
+    live: u64,
+}
+
+/// A process to sweep: its group id and the inodes of its three pipes.
+#[derive(Clone, Debug)]
+struct Tree {
+    pgid: i32,
+    pipes: Vec<u64>,
+}
+
+static LIVE: Mutex<BTreeMap<u64, Tree>> = Mutex::new(BTreeMap::new());
+static NEXT_LIVE: AtomicU64 = AtomicU64::new(0);
+
+fn live() -> std::sync::MutexGuard<'static, BTreeMap<u64, Tree>> {
+    LIVE.lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+/// Kills every subject process still running, with its group and every
+/// process holding its pipes (the exit hook of [`crate::interrupt`]).
+/// Callable from a panic hook: the registry is taken with `try_lock` (a
+/// thread that panicked while holding it must not deadlock the exit), retried
+/// for up to 100 ms while another thread holds it.
+pub fn kill_all() {
+    let mut trees: Vec<Tree> = Vec::new();
+    for _ in 0..100 {
+        match LIVE.try_lock() {
+            Ok(g) => trees = g.values().cloned().collect(),
+            Err(std::sync::TryLockError::Poisoned(p)) => {
+                trees = p.into_inner().values().cloned().collect();
+            }
+            Err(std::sync::TryLockError::WouldBlock) => {
+                std::thread::sleep(std::time::Duration::from_millis(1));
+                continue;
+            }
+        }
+        break;
+    }
+    for t in &trees {
+        sweep(t);
+    }
+}
+
+/// The inode of an open pipe end (`/proc/self/fd/N` names it).
+fn pipe_inode(fd: &impl AsRawFd) -> Option<u64> {
+    use std::os::unix::fs::MetadataExt;
+    std::fs::metadata(format!("/proc/self/fd/{}", fd.as_raw_fd()))
+        .ok()
+        .map(|m| m.ino())
+}
+
+/// SIGKILLs the group `t.pgid` and every other process that holds one of
+/// `t.pipes` open.
+fn sweep(t: &Tree) {
+    use nix::sys::signal::{kill, killpg, Signal};
+    use nix::unistd::Pid;
+    let _ = killpg(Pid::from_raw(t.pgid), Signal::SIGKILL);
+    if t.pipes.is_empty() {
+        return;
+    }
+    let me = std::process::id();
+    let names: Vec<String> = t.pipes.iter().map(|i| format!("pipe:[{i}]")).collect();
+    let Ok(procs) = std::fs::read_dir("/proc") else {
+        return;
+    };
+    for p in procs.filter_map(Result::ok) {
+        let Some(pid) = p.file_name().to_str().and_then(|n| n.parse::<u32>().ok()) else {
+            continue;
+        };
+        // Our own children are subjects (their groups are killed by
+        // `killpg`) or being spawned by another thread: between fork and
+        // exec those briefly hold every pipe of ours, so never them.
+        if pid == me || parent_of(pid) == Some(me) {
+            continue;
+        }
+        let Ok(fds) = std::fs::read_dir(p.path().join("fd")) else {
+            continue;
+        };
+        let holds = fds.filter_map(Result::ok).any(|fd| {
+            std::fs::read_link(fd.path())
+                .is_ok_and(|l| names.iter().any(|n| l.as_os_str() == n.as_str()))
+        });
+        if holds {
+            if let Ok(pid) = i32::try_from(pid) {
+                let _ = kill(Pid::from_raw(pid), Signal::SIGKILL);
+            }
+        }
+    }
+}
+
+/// The parent pid of `pid` (`/proc/PID/stat`, the field after the state).
+fn parent_of(pid: u32) -> Option<u32> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    stat.rsplit(')')
+        .next()?
+        .split_whitespace()
+        .nth(1)?
+        .parse()
+        .ok()
 }
 
 impl Running {
     fn kill(mut self) -> Option<ExitStatus> {
         self.to_stdin = None;
-        if let Ok(Some(s)) = self.child.try_wait() {
-            return Some(s);
-        }
-        // The child leads its own process group (see `spawn`): kill the group
-        // so a `sh -c` wrapper's children die too.
-        if let Ok(pid) = i32::try_from(self.child.id()) {
-            let _ = nix::sys::signal::killpg(
-                nix::unistd::Pid::from_raw(pid),
-                nix::sys::signal::Signal::SIGKILL,
-            );
+        let tree = live().remove(&self.live);
+        // The child leads its own process group (see `spawn`): kill the
+        // group (a `sh -c` wrapper's children) and whoever holds the pipes.
+        if let Some(t) = &tree {
+            sweep(t);
         }
         let _ = self.child.kill();
         self.child.wait().ok()
@@ -149,6 +276,10 @@ pub struct ProcessSubject {
     stderr: Arc<Mutex<VecDeque<String>>>,
     restarts: u64,
     dead: Option<String>,
+    /// Requests in a row that faulted, and how many of them timed out.
+    streak: (u32, u32),
+    /// The first faults of the current streak (for the give-up reason).
+    first_faults: Vec<String>,
 }
 
 /// Why a subject could not be started.
@@ -242,6 +373,8 @@ impl ProcessSubject {
             stderr,
             restarts: 0,
             dead: None,
+            streak: (0, 0),
+            first_faults: Vec::new(),
         })
     }
 
@@ -265,9 +398,44 @@ impl ProcessSubject {
         self.restarts
     }
 
-    /// Why the subject was given up, if it was.
-    pub fn dead(&self) -> Option<&str> {
+    /// Why the subject was given up, if it was (failed restarts, or
+    /// [`GIVE_UP_AFTER`] faults in a row, naming the first ones).
+    pub fn given_up(&self) -> Option<&str> {
         self.dead.as_deref()
+    }
+
+    /// True if it was given up for [`GIVE_UP_AFTER_TIMEOUTS`] timeouts in a
+    /// row (a subject that stopped reading or answering: the other
+    /// generations it serves are given up with it, each timeout being slow).
+    pub fn given_up_for_timeouts(&self) -> bool {
+        self.dead.is_some() && self.streak.1 >= GIVE_UP_AFTER_TIMEOUTS
+    }
+
+    /// Counts one answered (`None`) or faulted request against the give-up
+    /// budget; `input` names the request.
+    fn count(&mut self, fault: Option<(&Fault, String)>) {
+        let Some((f, input)) = fault else {
+            self.streak = (0, 0);
+            self.first_faults.clear();
+            return;
+        };
+        self.streak.0 += 1;
+        if f.class == FaultClass::Timeout {
+            self.streak.1 += 1;
+        }
+        if self.first_faults.len() < FIRST_FAULTS {
+            self.first_faults
+                .push(format!("{input}: {}", clip(&f.to_string())));
+        }
+        if self.dead.is_none()
+            && (self.streak.0 >= GIVE_UP_AFTER || self.streak.1 >= GIVE_UP_AFTER_TIMEOUTS)
+        {
+            self.dead = Some(format!(
+                "given up after {} faults in a row (first: {})",
+                self.streak.0,
+                self.first_faults.join("; ")
+            ));
+        }
     }
 
     /// The last [`STDERR_LINES`] lines the subject wrote to stderr (across
@@ -308,8 +476,8 @@ impl ProcessSubject {
         while done < wire.len() {
             if let Some(why) = &self.dead {
                 let f = Fault {
-                    class: FaultClass::Crash,
-                    detail: format!("subject given up: {why}"),
+                    class: FaultClass::NotSent,
+                    detail: format!("not sent: subject {why}"),
                 };
                 for &i in &wire[done..] {
                     out[i] = Some(Err(f.clone()));
@@ -342,12 +510,13 @@ impl ProcessSubject {
             let Some(&(i, id)) = in_flight.front() else {
                 continue;
             };
-            let fault = match run.lines.recv_timeout(self.timeout) {
+            let fault = match wait_line(run, self.timeout) {
                 Ok(Event::Line(l)) => match parse_answer(&l, id, reqs[i].op()) {
                     Ok(a) => {
                         out[i] = Some(Ok(a));
                         in_flight.pop_front();
                         done += 1;
+                        self.count(None);
                         tick();
                         continue;
                     }
@@ -372,11 +541,29 @@ impl ProcessSubject {
                     detail: format!("no answer within {:?}", self.timeout),
                 },
             };
+            if crate::interrupt::stop_requested() {
+                // Not the subject's fault: the run is stopping.
+                let f = Fault {
+                    class: FaultClass::NotSent,
+                    detail: "not answered: the run was interrupted".into(),
+                };
+                for &i in &wire[done..] {
+                    out[i] = Some(Err(f.clone()));
+                }
+                if let Some(r) = self.running.take() {
+                    r.kill();
+                }
+                break;
+            }
+            self.count(Some((&fault, reqs[i].input_text())));
             out[i] = Some(Err(fault));
             done += 1;
             tick();
             if let Some(r) = self.running.take() {
                 r.kill();
+            }
+            if self.dead.is_some() {
+                continue;
             }
             self.restart();
             tick();
@@ -396,6 +583,11 @@ impl ProcessSubject {
     }
 
     fn restart(&mut self) {
+        if self.dead.is_some() || crate::interrupt::stop_requested() {
+            self.dead
+                .get_or_insert_with(|| "given up: the run was interrupted".into());
+            return;
+        }
         self.restarts += 1;
         let mut last = String::new();
         for _ in 0..MAX_FAILED_STARTS {
@@ -407,7 +599,7 @@ impl ProcessSubject {
                 Ok((r, h)) => {
                     r.kill();
                     self.dead = Some(format!(
-                        "restarted process changed its hello from {:?} to {h:?}",
+                        "given up: restarted process changed its hello from {:?} to {h:?}",
                         self.hello
                     ));
                     return;
@@ -416,23 +608,51 @@ impl ProcessSubject {
             }
         }
         self.dead = Some(format!(
-            "{MAX_FAILED_STARTS} restarts in a row failed, last: {last}"
+            "given up: {MAX_FAILED_STARTS} restarts in a row failed, last: {last}"
         ));
     }
 }
 
 impl Drop for ProcessSubject {
     fn drop(&mut self) {
-        // Close stdin (the subject exits), then make sure it did.
+        // Close stdin (the subject exits), give it a moment unless the run
+        // is stopping, then kill whatever is left of its group and pipes.
         if let Some(mut r) = self.running.take() {
             r.to_stdin = None;
             for _ in 0..50 {
+                if crate::interrupt::stop_requested() {
+                    break;
+                }
                 if let Ok(Some(_)) = r.child.try_wait() {
-                    return;
+                    break;
                 }
                 thread::sleep(Duration::from_millis(10));
             }
             r.kill();
+        }
+    }
+}
+
+/// Waits up to `timeout` for the next line of `run`, in [`POLL`] slices:
+/// a stop request ends the wait at once (as a timeout), and so does the
+/// process exiting (as end of output, after a last [`POLL`] for the lines
+/// it wrote), even while a child of it holds the pipe open.
+fn wait_line(run: &mut Running, timeout: Duration) -> Result<Event, RecvTimeoutError> {
+    let until = Instant::now() + timeout;
+    loop {
+        let left = until.saturating_duration_since(Instant::now());
+        if left.is_zero() || crate::interrupt::stop_requested() {
+            return Err(RecvTimeoutError::Timeout);
+        }
+        match run.lines.recv_timeout(left.min(POLL)) {
+            Err(RecvTimeoutError::Timeout) => {}
+            other => return other,
+        }
+        if let Ok(Some(_)) = run.child.try_wait() {
+            return match run.lines.recv_timeout(POLL) {
+                Err(RecvTimeoutError::Timeout) => Ok(Event::Eof),
+                other => other,
+            };
         }
     }
 }
@@ -479,6 +699,15 @@ fn spawn(
                 return Err("child has no pipes".into());
             }
         };
+    let pipes: Vec<u64> = [pipe_inode(&stdin), pipe_inode(&stdout), pipe_inode(&stderr)]
+        .into_iter()
+        .flatten()
+        .collect();
+    let live_id = NEXT_LIVE.fetch_add(1, Ordering::Relaxed);
+    if let Ok(pgid) = i32::try_from(child.id()) {
+        live().insert(live_id, Tree { pgid, pipes });
+    }
+    crate::interrupt::on_hard_exit(kill_all);
     let (to_stdin, from_harness) = mpsc::channel::<String>();
     thread::spawn(move || write_loop(stdin, from_harness));
     let (tx, lines) = mpsc::channel();
@@ -494,14 +723,16 @@ fn spawn(
         to_stdin: Some(to_stdin),
         lines,
         next_id: 1,
+        live: live_id,
     };
     let sent = run
         .to_stdin
         .as_ref()
         .is_some_and(|tx| tx.send(protocol::hello_line(arch)).is_ok());
     let wait = timeout.max(Duration::from_secs(10));
+    let mut run = run;
     let answer = if sent {
-        run.lines.recv_timeout(wait)
+        wait_line(&mut run, wait)
     } else {
         Err(RecvTimeoutError::Disconnected)
     };

@@ -95,6 +95,16 @@ fn registry() -> &'static Mutex<BTreeMap<String, SubjectStats>> {
     R.get_or_init(|| Mutex::new(BTreeMap::new()))
 }
 
+/// The generation key of a subject given up on every generation.
+const ANY_ARCH: &str = "*";
+
+/// Per (subject name, generation or [`ANY_ARCH`]): why it was given up.
+/// One instance (a gate worker thread's) giving up gives up all of them.
+fn given_up_registry() -> &'static Mutex<BTreeMap<(String, String), String>> {
+    static R: OnceLock<Mutex<BTreeMap<(String, String), String>>> = OnceLock::new();
+    R.get_or_init(|| Mutex::new(BTreeMap::new()))
+}
+
 /// The accumulated statistics of every external subject closed so far, by
 /// subject name (the spec).
 pub fn stats() -> BTreeMap<String, SubjectStats> {
@@ -178,7 +188,7 @@ fn foreign(s: &str) -> Name {
 fn fault(r: ClientReply) -> Fault {
     match r {
         Err(f) => match f.class {
-            FaultClass::Crash => Fault::Crash(f.detail),
+            FaultClass::Crash | FaultClass::NotSent => Fault::Crash(f.detail),
             FaultClass::Timeout => Fault::Timeout(f.detail),
             FaultClass::Protocol => Fault::Protocol(f.detail),
         },
@@ -253,6 +263,34 @@ impl ExternalSubject {
     }
 }
 
+impl ExternalSubject {
+    /// Why this subject was given up for its generation, by this instance
+    /// or another one (recorded in [`given_up_registry`]).
+    fn recorded_give_up(&self) -> Option<String> {
+        let (arch, mine, hangs) = {
+            let c = self.client.lock().ok()?;
+            (
+                c.arch().to_string(),
+                c.given_up().map(str::to_string),
+                c.given_up_for_timeouts(),
+            )
+        };
+        let mut g = given_up_registry().lock().ok()?;
+        // A subject given up for timeouts is given up on every generation.
+        let every = (self.name.clone(), ANY_ARCH.to_string());
+        let key = (self.name.clone(), arch);
+        match mine {
+            Some(why) => {
+                if hangs {
+                    g.entry(every).or_insert_with(|| why.clone());
+                }
+                Some(g.entry(key).or_insert(why).clone())
+            }
+            None => g.get(&key).or_else(|| g.get(&every)).cloned(),
+        }
+    }
+}
+
 impl Drop for ExternalSubject {
     fn drop(&mut self) {
         let Ok(c) = self.client.lock() else { return };
@@ -286,6 +324,12 @@ impl Subject for ExternalSubject {
             }
             Batch::Decode(bs) => bs.iter().map(|b| Request::Decode(*b)).collect(),
         };
+        if self.recorded_give_up().is_some() {
+            if let Ok(mut m) = self.prefetched.lock() {
+                m.clear();
+            }
+            return;
+        }
         let Ok(mut c) = self.client.lock() else {
             return;
         };
@@ -300,6 +344,10 @@ impl Subject for ExternalSubject {
         };
         m.clear();
         for (r, a) in reqs.iter().zip(replies) {
+            if matches!(&a, Err(f) if f.class == FaultClass::NotSent) {
+                // Never asked: the engine counts these cases as not run.
+                continue;
+            }
             if let Request::ValidateHeader(b) | Request::ValidatePayload(b) | Request::Decode(b) = r
             {
                 m.insert((r.op(), *b), a);
@@ -309,6 +357,15 @@ impl Subject for ExternalSubject {
 
     fn capabilities(&self) -> Capabilities {
         self.caps
+    }
+
+    fn given_up(&self) -> Option<String> {
+        // Answers fetched before giving up (the faults that caused it among
+        // them) are still served, so those cases are judged.
+        if self.prefetched.lock().is_ok_and(|m| !m.is_empty()) {
+            return None;
+        }
+        self.recorded_give_up()
     }
 
     fn validate(&self, v: Validator, b: &[u8; 64]) -> Reply<Verdict> {

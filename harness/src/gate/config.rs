@@ -172,6 +172,16 @@ pub const DEFAULT_SECONDS: f64 = 1200.0;
 pub const DEFAULT_SEED: u64 = 0x7BC0_4F0E;
 
 impl GateConfig {
+    /// True once the run was asked to stop ([`GateConfig::stop`], or a
+    /// signal: [`crate::interrupt::stop_requested`]).
+    pub fn interrupted(&self) -> bool {
+        crate::interrupt::stop_requested()
+            || self
+                .stop
+                .as_ref()
+                .is_some_and(|s| s.load(std::sync::atomic::Ordering::Relaxed))
+    }
+
     /// The generations of the run ([`GateConfig::arches`]; v2 when empty).
     pub fn arches(&self) -> Vec<Arch> {
         if self.arches.is_empty() {

@@ -13,7 +13,14 @@ use crate::targets::{folder_targets, Target};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::{Path, PathBuf};
 
-fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> Result<(), (String, String)> {
+/// The files under `dir` (recursive, sorted); symlinks are not followed
+/// but listed in `skipped` with what they point to
+/// ([`crate::input::symlink_skip`]); a dangling one is an error.
+fn walk(
+    dir: &Path,
+    out: &mut Vec<PathBuf>,
+    skipped: &mut Vec<String>,
+) -> Result<(), (String, String)> {
     let err = |p: &Path, e: std::io::Error| (p.display().to_string(), e.to_string());
     let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)
         .map_err(|e| err(dir, e))?
@@ -21,9 +28,13 @@ fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> Result<(), (String, String)> {
         .collect::<Result<_, _>>()?;
     entries.sort();
     for p in entries {
-        let md = std::fs::metadata(&p).map_err(|e| err(&p, e))?;
+        if let Some(why) = crate::input::symlink_skip(&p).map_err(|e| err(&p, e))? {
+            skipped.push(why);
+            continue;
+        }
+        let md = std::fs::symlink_metadata(&p).map_err(|e| err(&p, e))?;
         if md.is_dir() {
-            walk(&p, out)?;
+            walk(&p, out, skipped)?;
         } else {
             out.push(p);
         }
@@ -40,7 +51,16 @@ pub fn replay_corpus(cfg: &GateConfig, runners: &[Runner], run: &mut GateRun) {
     let mut folders: Vec<String> = match std::fs::read_dir(&cfg.corpus_dir) {
         Ok(rd) => rd
             .filter_map(|x| x.ok())
-            .filter(|x| x.path().is_dir())
+            .filter(|x| {
+                let link = x.file_type().is_ok_and(|t| t.is_symlink());
+                if link && x.path().is_dir() {
+                    run.notes.push(format!(
+                        "warning: skipped corpus entry {}: symlink to a directory, not followed",
+                        x.path().display()
+                    ));
+                }
+                !link && x.path().is_dir()
+            })
             .map(|x| x.file_name().to_string_lossy().to_string())
             .filter(|n| n != "vectors" && !n.starts_with('.'))
             .collect(),
@@ -82,7 +102,13 @@ pub fn replay_corpus(cfg: &GateConfig, runners: &[Runner], run: &mut GateRun) {
             continue;
         }
         let files = match corpus_files_named(&cfg.corpus_dir, &name) {
-            Ok(f) => f,
+            Ok((f, skipped)) => {
+                for why in skipped {
+                    run.notes
+                        .push(format!("warning: skipped corpus entry {why}"));
+                }
+                f
+            }
             Err(f) => {
                 run.failures.push(f);
                 continue;
@@ -95,6 +121,10 @@ pub fn replay_corpus(cfg: &GateConfig, runners: &[Runner], run: &mut GateRun) {
         };
         let mut covs: Vec<CovMap> = rs.iter().map(|_| CovMap::default()).collect();
         for p in files {
+            if cfg.interrupted() {
+                run.notes.push("corpus replay interrupted".to_string());
+                break;
+            }
             let path = p.display().to_string();
             let data = match crate::input::read_corpus_file(&p) {
                 Ok(crate::input::CorpusEntry::Data(d)) => d,
@@ -160,10 +190,14 @@ pub fn replay_corpus(cfg: &GateConfig, runners: &[Runner], run: &mut GateRun) {
     }
 }
 
-/// The files of `corpus/<name>/`, sorted (recursive).
-pub fn corpus_files_named(corpus: &Path, name: &str) -> Result<Vec<PathBuf>, GateFailure> {
-    let mut files = Vec::new();
-    walk(&corpus.join(name), &mut files)
+/// The files of `corpus/<name>/`, sorted (recursive), and the symlinks
+/// skipped on the way (each with why).
+pub fn corpus_files_named(
+    corpus: &Path,
+    name: &str,
+) -> Result<(Vec<PathBuf>, Vec<String>), GateFailure> {
+    let (mut files, mut skipped) = (Vec::new(), Vec::new());
+    walk(&corpus.join(name), &mut files, &mut skipped)
         .map_err(|(path, error)| GateFailure::Corpus { path, error })?;
-    Ok(files)
+    Ok((files, skipped))
 }

@@ -94,6 +94,8 @@ struct Acc {
     failures: Vec<GateFailure>,
     /// Per subject under test: cases judged (every generation).
     judged: Vec<u64>,
+    /// Per (subject, generation): why it was given up, cases not run.
+    given_up: Vec<(String, String, String, u64)>,
 }
 
 struct Shared {
@@ -147,6 +149,7 @@ fn worker(sh: &Shared, w: usize) {
     let rs = match runners(&sh.cfg) {
         Ok(r) if !r.is_empty() => r,
         Ok(_) => return,
+        Err(_) if sh.cfg.interrupted() => return,
         Err(e) => {
             // Opened once before the workers started; a second failure is internal.
             let mut acc = sh.accs[w].lock().unwrap_or_else(|p| p.into_inner());
@@ -209,6 +212,10 @@ fn worker(sh: &Shared, w: usize) {
                 });
             }
             for m in lo..hi {
+                if (m - lo).is_multiple_of(64) && cfg.interrupted() {
+                    // Stopped: this chunk is dropped below.
+                    break;
+                }
                 let i = cfg.shard.case_index(m);
                 slot.case.store(i, Relaxed);
                 slot.ticks.fetch_add(1, Relaxed);
@@ -252,6 +259,11 @@ fn worker(sh: &Shared, w: usize) {
         }));
         slot.busy.store(false, Relaxed);
         let dt = t0.elapsed();
+        if cfg.interrupted() {
+            // Answers cut short by the stop are not results: the chunk is
+            // not counted (the run is INCOMPLETE / interrupted anyway).
+            break;
+        }
         let mut acc = sh.accs[w].lock().unwrap_or_else(|p| p.into_inner());
         match res {
             Ok(()) => {
@@ -284,6 +296,9 @@ fn worker(sh: &Shared, w: usize) {
     acc.reach.merge(&reach);
     for r in &rs {
         add_judged(&mut acc.judged, &r.engine.judged());
+        for (name, why, n) in r.engine.not_run() {
+            acc.given_up.push((name, r.arch.name().to_string(), why, n));
+        }
     }
 }
 
@@ -352,7 +367,7 @@ pub fn generate(
             break;
         }
         std::thread::sleep(Duration::from_millis(50));
-        if cfg.stop.as_ref().is_some_and(|s| s.load(Relaxed)) {
+        if cfg.interrupted() {
             sh.stop.store(true, Relaxed);
         }
         let done: u64 = sh.slots.iter().map(|s| s.done.load(Relaxed)).sum();
@@ -431,6 +446,9 @@ pub fn generate(
         }
         run.reach.merge(&a.reach);
         add_judged(&mut run.subject_judged, &a.judged);
+        for (name, arch, why, n) in a.given_up {
+            run.given_up.entry((name, arch)).or_insert((why, 0)).1 += n;
+        }
         run.findings.merge(a.findings);
         run.failures.extend(a.failures);
     }
@@ -440,7 +458,7 @@ pub fn generate(
     let processed = sh.next.load(Relaxed).min(total_items);
     run.stopped_early = processed < total_items || timed_out;
     if run.stopped_early && !timed_out {
-        let why = if cfg.stop.as_ref().is_some_and(|s| s.load(Relaxed)) {
+        let why = if cfg.interrupted() {
             run.failures.push(GateFailure::Interrupted);
             "interrupted"
         } else {

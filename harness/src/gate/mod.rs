@@ -96,6 +96,12 @@ pub fn run(cfg: &GateConfig, progress: Option<Progress<'_>>) -> GateRun {
         .collect();
     let runners = match coverage::runners(cfg) {
         Ok(r) => r,
+        Err(_) if cfg.interrupted() => {
+            // A hello cut short by the stop is not the subject's fault.
+            run.failures.push(GateFailure::Interrupted);
+            run.elapsed = start.elapsed();
+            return run;
+        }
         Err(e) => {
             run.failures.push(GateFailure::Subject {
                 spec: match &e {
@@ -157,10 +163,12 @@ pub fn run(cfg: &GateConfig, progress: Option<Progress<'_>>) -> GateRun {
     }
     for r in &runners {
         generate::add_judged(&mut run.subject_judged, &r.engine.judged());
+        run.count_not_run(r.arch, &r.engine);
     }
     drop(runners);
     generate::generate(cfg, start, &mut run, progress);
     subjects_judged_on_something(cfg, &mut run);
+    run.fail_given_up();
     run.failures.sort();
     run.failures.dedup();
     run.elapsed = start.elapsed();
@@ -187,15 +195,20 @@ fn replay_and_check_vectors(cfg: &GateConfig, runners: &[coverage::Runner], run:
     corpus::replay_corpus(cfg, runners, run);
     let engines: Vec<_> = runners.iter().map(|r| (r.arch, &r.engine)).collect();
     match vectors::check_dir(&cfg.corpus_dir.join("vectors"), &engines) {
-        Ok((stats, findings)) => {
-            if stats.is_empty() {
-                run.notes.push(format!(
-                    "no vector files under {}/vectors",
-                    cfg.corpus_dir.display()
-                ));
+        Ok(checked) => {
+            for why in checked.skipped {
+                run.notes
+                    .push(format!("warning: skipped vector entry {why}"));
             }
-            run.vector_files = stats;
-            for f in findings {
+            if checked.files.is_empty() && !cfg.interrupted() {
+                // Fail closed: vectors/ held names but nothing was checked.
+                run.failures.push(GateFailure::Vectors(format!(
+                    "{}/vectors: no readable vector file (every entry skipped)",
+                    cfg.corpus_dir.display()
+                )));
+            }
+            run.vector_files = checked.files;
+            for f in checked.findings {
                 run.findings.add(f);
             }
         }

@@ -66,6 +66,19 @@ pub enum GateFailure {
         /// The subject.
         subject: String,
     },
+    /// A subject under test faulted on too many inputs in a row and was
+    /// given up for one generation: the cases it should have judged after
+    /// that were not run (the faults before it are findings, with inputs).
+    SubjectGivenUp {
+        /// The subject.
+        subject: String,
+        /// The generation.
+        arch: String,
+        /// Why (the first faults).
+        reason: String,
+        /// Cases it should have judged that it was not asked.
+        not_run: u64,
+    },
     /// Stopped from outside (Ctrl-C) before the planned cases ran.
     Interrupted,
     /// A full default run left declared value classes of some field unhit
@@ -122,6 +135,16 @@ impl fmt::Display for GateFailure {
                 f,
                 "subject {subject} was judged on no case (no corpus file, vector or generated \
                  case of its targets reached it; --subject-cases 0 with --no-corpus?)"
+            ),
+            GateFailure::SubjectGivenUp {
+                subject,
+                arch,
+                reason,
+                not_run,
+            } => write!(
+                f,
+                "subject {subject} ({arch}) {reason}; {not_run} case(s) it should have judged \
+                 were not run"
             ),
             GateFailure::Interrupted => f.write_str("interrupted before the planned cases ran"),
             GateFailure::Unreached { classes } => write!(
@@ -222,6 +245,9 @@ pub struct GateRun {
     /// Per generation of the run, oldest first: its share of the generated
     /// cases.
     pub arches: Vec<(Arch, ArchStats)>,
+    /// Per (subject, generation) given up: why, and the cases not run
+    /// (becomes [`GateFailure::SubjectGivenUp`] at the end of the run).
+    pub given_up: BTreeMap<(String, String), (String, u64)>,
 }
 
 /// One generation's share of the generated cases.
@@ -245,6 +271,29 @@ pub struct ExternalRun {
 }
 
 impl GateRun {
+    /// Adds what `engine` (serving `arch`) counted as not run.
+    pub fn count_not_run(&mut self, arch: Arch, engine: &crate::engine::Engine) {
+        for (name, why, n) in engine.not_run() {
+            let e = self
+                .given_up
+                .entry((name, arch.name().to_string()))
+                .or_insert((why, 0));
+            e.1 += n;
+        }
+    }
+
+    /// Turns [`GateRun::given_up`] into failures.
+    pub fn fail_given_up(&mut self) {
+        for ((subject, arch), (reason, not_run)) in std::mem::take(&mut self.given_up) {
+            self.failures.push(GateFailure::SubjectGivenUp {
+                subject,
+                arch,
+                reason,
+                not_run,
+            });
+        }
+    }
+
     /// True iff no finding and no failure.
     pub fn passed(&self) -> bool {
         self.findings.is_empty() && self.failures.is_empty()

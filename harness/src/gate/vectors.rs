@@ -161,59 +161,71 @@ fn parse_hex_field(path: &str, line: usize, col: usize, s: &str) -> Result<[u8; 
     Ok(b)
 }
 
+/// One parsed vector line: `(line, vector, generations)`.
+pub type Parsed = (usize, Vector, Vec<String>);
+
+/// Parses one line (1-based `line`) of vector file `path`; `Ok(None)` for a
+/// blank or comment-only line.
+pub fn parse_line(path: &str, line: usize, raw: &str) -> Result<Option<Parsed>, VectorError> {
+    let body = raw.split('#').next().unwrap_or("");
+    if body.trim().is_empty() {
+        return Ok(None);
+    }
+    let col = body.len() - body.trim_start().len() + 1;
+    let mut fields: Vec<&str> = body.split_whitespace().collect();
+    let bad = |reason: String| VectorError::BadLine {
+        path: path.to_string(),
+        line,
+        reason,
+    };
+    let archs = split_arch(&mut fields, &bad)?;
+    let bundle = parse_hex_field(path, line, col, fields[0])?;
+    let v = match fields.as_slice() {
+        [_, which @ ("header" | "payload"), verdict, pred] => {
+            let expected = match (*verdict, *pred) {
+                ("valid", "-") => None,
+                ("invalid", p) if p != "-" => Some(p.to_string()),
+                _ => {
+                    return Err(bad(format!(
+                        "verdict `{verdict}` with predicate `{pred}` (expected `valid -` or \
+                         `invalid <predicate>`)"
+                    )))
+                }
+            };
+            Vector::Validator {
+                bundle,
+                header: *which == "header",
+                expected,
+            }
+        }
+        [_, "ok", what] => Vector::Decode {
+            bundle,
+            expected: Ok(what.to_string()),
+        },
+        [_, "err", what] => Vector::Decode {
+            bundle,
+            expected: Err(what.to_string()),
+        },
+        _ => {
+            return Err(bad(format!(
+                "{} fields; expected `<hex> header|payload valid|invalid <predicate>` or \
+                 `<hex> ok|err <what>`",
+                fields.len()
+            )))
+        }
+    };
+    Ok(Some((
+        line,
+        v,
+        archs.iter().map(|a| a.to_string()).collect(),
+    )))
+}
+
 /// Parses one file's text. Returns `(line, vector, generations)` triples.
-pub fn parse(path: &str, text: &str) -> Result<Vec<(usize, Vector, Vec<String>)>, VectorError> {
+pub fn parse(path: &str, text: &str) -> Result<Vec<Parsed>, VectorError> {
     let mut out = Vec::new();
     for (li, raw) in text.lines().enumerate() {
-        let line = li + 1;
-        let body = raw.split('#').next().unwrap_or("");
-        if body.trim().is_empty() {
-            continue;
-        }
-        let col = body.len() - body.trim_start().len() + 1;
-        let mut fields: Vec<&str> = body.split_whitespace().collect();
-        let bad = |reason: String| VectorError::BadLine {
-            path: path.to_string(),
-            line,
-            reason,
-        };
-        let archs = split_arch(&mut fields, &bad)?;
-        let bundle = parse_hex_field(path, line, col, fields[0])?;
-        let v = match fields.as_slice() {
-            [_, which @ ("header" | "payload"), verdict, pred] => {
-                let expected = match (*verdict, *pred) {
-                    ("valid", "-") => None,
-                    ("invalid", p) if p != "-" => Some(p.to_string()),
-                    _ => {
-                        return Err(bad(format!(
-                            "verdict `{verdict}` with predicate `{pred}` (expected `valid -` or \
-                             `invalid <predicate>`)"
-                        )))
-                    }
-                };
-                Vector::Validator {
-                    bundle,
-                    header: *which == "header",
-                    expected,
-                }
-            }
-            [_, "ok", what] => Vector::Decode {
-                bundle,
-                expected: Ok(what.to_string()),
-            },
-            [_, "err", what] => Vector::Decode {
-                bundle,
-                expected: Err(what.to_string()),
-            },
-            _ => {
-                return Err(bad(format!(
-                    "{} fields; expected `<hex> header|payload valid|invalid <predicate>` or \
-                     `<hex> ok|err <what>`",
-                    fields.len()
-                )))
-            }
-        };
-        out.push((line, v, archs.iter().map(|a| a.to_string()).collect()));
+        out.extend(parse_line(path, li + 1, raw)?);
     }
     if out.is_empty() {
         return Err(VectorError::Empty {
@@ -266,110 +278,219 @@ pub fn is_vector_file_name(name: &str) -> bool {
     !name.starts_with("README") && !name.starts_with('.')
 }
 
+/// Largest vector file read ([`check_dir`]); a bigger one is skipped with
+/// a warning, like a corpus file over [`crate::input::MAX_INPUT`].
+pub const MAX_VECTOR_FILE: u64 = 16 << 20;
+
+/// What [`check_dir`] checked.
+#[derive(Debug, Default)]
+pub struct Checked {
+    /// Per vector file read.
+    pub files: Vec<FileStats>,
+    /// Vectors core, the oracle or a subject did not meet.
+    pub findings: Vec<Finding>,
+    /// Entries not read, each with why (for the report's warnings):
+    /// symlinks, FIFOs, devices, sockets, files over [`MAX_VECTOR_FILE`].
+    pub skipped: Vec<String>,
+}
+
+/// Opens a vector file like a corpus file: never following a symlink
+/// ([`crate::input::symlink_skip`]: skipped, named; a dangling one is an
+/// error; `O_NOFOLLOW` against a swap), never blocking (`O_NONBLOCK`: a FIFO without a writer
+/// does not hang), a regular file of at most [`MAX_VECTOR_FILE`] bytes
+/// checked on the open descriptor. `Ok(Err(why))` = skipped.
+fn open_vector_file(p: &Path) -> std::io::Result<Result<std::fs::File, String>> {
+    if let Some(why) = crate::input::symlink_skip(p)? {
+        return Ok(Err(why));
+    }
+    let md = std::fs::symlink_metadata(p)?;
+    if !md.is_file() {
+        return Ok(Err(format!(
+            "{}: {}, not a regular file",
+            p.display(),
+            crate::atomic::file_kind(&md.file_type())
+        )));
+    }
+    let mut opts = std::fs::OpenOptions::new();
+    opts.read(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        opts.custom_flags(libc::O_NONBLOCK | libc::O_NOFOLLOW);
+    }
+    let f = match opts.open(p) {
+        Ok(f) => f,
+        // Replaced by a symlink since the check (O_NOFOLLOW: ELOOP).
+        Err(e) if e.raw_os_error() == Some(libc::ELOOP) => {
+            return Ok(Err(format!("{}: symlink, not followed", p.display())))
+        }
+        Err(e) => return Err(e),
+    };
+    let md = f.metadata()?;
+    if !md.is_file() {
+        return Ok(Err(format!(
+            "{}: {}, not a regular file",
+            p.display(),
+            crate::atomic::file_kind(&md.file_type())
+        )));
+    }
+    if md.len() > MAX_VECTOR_FILE {
+        return Ok(Err(format!(
+            "{}: larger than {MAX_VECTOR_FILE} bytes",
+            p.display()
+        )));
+    }
+    Ok(Ok(f))
+}
+
 /// Checks every vector file under `dir` against the subjects of `engines`,
 /// each vector under every generation it names that `engines` serves. A
-/// missing folder gives `Ok(empty)`.
-pub fn check_dir(
-    dir: &Path,
-    engines: &[(Arch, &Engine)],
-) -> Result<(Vec<FileStats>, Vec<Finding>), VectorError> {
-    let io = |p: &Path, e: std::io::Error| VectorError::Io {
+/// missing folder gives an empty [`Checked`]. Subfolders are ignored;
+/// symlinks, FIFOs, devices, sockets and files over [`MAX_VECTOR_FILE`]
+/// are skipped ([`Checked::skipped`]); files are read a line at a time
+/// (at most [`crate::input::MAX_LINE`] bytes held), each vector checked as
+/// it is read, and at most [`MAX_VECTOR_FILE`] bytes read (a file that grew
+/// past it is a [`VectorError::Io`]). A stop request
+/// ([`crate::interrupt::stop_requested`]) ends the check early.
+pub fn check_dir(dir: &Path, engines: &[(Arch, &Engine)]) -> Result<Checked, VectorError> {
+    let io = |p: &Path, e: String| VectorError::Io {
         path: p.display().to_string(),
-        error: e.to_string(),
+        error: e,
     };
-    if !dir.exists() {
-        return Ok((Vec::new(), Vec::new()));
+    let mut out = Checked::default();
+    if std::fs::symlink_metadata(dir).is_err() {
+        return Ok(out);
     }
     let mut files: Vec<_> = std::fs::read_dir(dir)
-        .map_err(|e| io(dir, e))?
-        .map(|e| e.map(|e| e.path()).map_err(|e| io(dir, e)))
+        .map_err(|e| io(dir, e.to_string()))?
+        .map(|e| e.map(|e| e.path()).map_err(|e| io(dir, e.to_string())))
         .collect::<Result<_, _>>()?;
     files.sort();
-    let (mut stats, mut findings) = (Vec::new(), Vec::new());
     for p in files {
         let name = p.file_name().map(|n| n.to_string_lossy().to_string());
-        if !is_vector_file_name(&name.unwrap_or_default()) || p.is_dir() {
+        if !is_vector_file_name(&name.unwrap_or_default()) {
             continue;
         }
+        if std::fs::symlink_metadata(&p).is_ok_and(|m| m.is_dir()) {
+            continue;
+        }
+        if crate::interrupt::stop_requested() {
+            break;
+        }
+        let f = match open_vector_file(&p).map_err(|e| io(&p, e.to_string()))? {
+            Ok(f) => f,
+            Err(why) => {
+                out.skipped.push(why);
+                continue;
+            }
+        };
         let path = p.display().to_string();
-        let bytes = std::fs::read(&p).map_err(|e| io(&p, e))?;
-        let text = String::from_utf8(bytes).map_err(|e| VectorError::BadLine {
-            path: path.clone(),
-            line: 1 + e.as_bytes()[..e.utf8_error().valid_up_to()]
-                .iter()
-                .filter(|&&c| c == b'\n')
-                .count(),
-            reason: "not UTF-8 text".into(),
-        })?;
-        let vectors = parse(&path, &text)?;
+        let reader = std::io::BufReader::new(std::io::Read::take(f, MAX_VECTOR_FILE + 1));
+        let mut lines = crate::input::Lines::new(&path, reader);
         let mut st = FileStats {
             path: path.clone(),
             ..FileStats::default()
         };
-        for (line, v, archs) in vectors {
-            let runs: Vec<(Arch, &Engine)> = engines
-                .iter()
-                .filter(|(a, _)| archs.iter().any(|x| x == a.name()))
-                .copied()
-                .collect();
-            if runs.is_empty() {
-                st.other_generations += 1;
-                continue;
+        let (mut bytes_read, mut vectors_read) = (0u64, 0usize);
+        while let Some(l) = lines.next_line() {
+            let (line, bytes) = l.map_err(|e| io(&p, e.to_string()))?;
+            bytes_read += bytes.len() as u64 + 1;
+            if bytes_read > MAX_VECTOR_FILE + 1 {
+                return Err(io(
+                    &p,
+                    format!("grew past {MAX_VECTOR_FILE} bytes while being read"),
+                ));
             }
-            for (arch, e) in runs {
-                let (core, oracle) = (&*e.subjects()[0], &*e.subjects()[1]);
-                st.vectors += 1;
-                let want = expected(&v);
-                let (bundle, key, need) = match &v {
-                    Vector::Validator { bundle, header, .. } => (
-                        bundle,
-                        if *header { "header" } else { "payload" },
-                        Capability::Validators,
-                    ),
-                    Vector::Decode { bundle, .. } => (bundle, "decode", Capability::Decode),
-                };
-                let finding =
-                    |l: &dyn Subject, r: &dyn Subject, ls: &String, rs: &String| Finding {
-                        target: "vectors".into(),
-                        origin: Origin::Vector {
-                            path: path.clone(),
-                            line,
-                            expected: want.clone(),
-                        },
-                        arch,
-                        input: bundle.to_vec(),
-                        class: "VectorMismatch".into(),
-                        key: key.into(),
-                        left_verdict: ls.clone(),
-                        right_verdict: rs.clone(),
-                        left_name: l.name().into(),
-                        right_name: r.name().into(),
-                        left: format!("{ls}  (expected {want})"),
-                        right: format!("{rs}  (expected {want})"),
-                        case: format!("{path}:{line} ({arch})"),
-                    };
-                let (c, o) = (actual(core, &v), actual(oracle, &v));
-                let mut failed = c != want || o != want;
-                if failed {
-                    findings.push(finding(core, oracle, &c, &o));
-                }
-                for (k, s) in e.under_test().iter().enumerate() {
-                    if !s.capabilities().has(need) {
-                        continue;
-                    }
-                    e.note_judged(k);
-                    let x = actual(&**s, &v);
-                    if x != want {
-                        failed = true;
-                        findings.push(finding(&**s, core, &x, &c));
-                    }
-                }
-                st.failed += u64::from(failed);
+            let text = std::str::from_utf8(bytes).map_err(|_| VectorError::BadLine {
+                path: path.clone(),
+                line,
+                reason: "not UTF-8 text".into(),
+            })?;
+            let Some((line, v, archs)) = parse_line(&path, line, text)? else {
+                continue;
+            };
+            vectors_read += 1;
+            check_one(engines, &path, line, &v, &archs, &mut st, &mut out.findings);
+            if crate::interrupt::stop_requested() {
+                break;
             }
         }
-        stats.push(st);
+        if vectors_read == 0 && !crate::interrupt::stop_requested() {
+            return Err(VectorError::Empty { path });
+        }
+        out.files.push(st);
     }
-    Ok((stats, findings))
+    Ok(out)
+}
+
+/// Checks one vector against every engine serving one of its generations.
+fn check_one(
+    engines: &[(Arch, &Engine)],
+    path: &str,
+    line: usize,
+    v: &Vector,
+    archs: &[String],
+    st: &mut FileStats,
+    findings: &mut Vec<Finding>,
+) {
+    let runs: Vec<(Arch, &Engine)> = engines
+        .iter()
+        .filter(|(a, _)| archs.iter().any(|x| x == a.name()))
+        .copied()
+        .collect();
+    if runs.is_empty() {
+        st.other_generations += 1;
+        return;
+    }
+    for (arch, e) in runs {
+        let (core, oracle) = (&*e.subjects()[0], &*e.subjects()[1]);
+        st.vectors += 1;
+        let want = expected(v);
+        let (bundle, key, need) = match v {
+            Vector::Validator { bundle, header, .. } => (
+                bundle,
+                if *header { "header" } else { "payload" },
+                Capability::Validators,
+            ),
+            Vector::Decode { bundle, .. } => (bundle, "decode", Capability::Decode),
+        };
+        let finding = |l: &dyn Subject, r: &dyn Subject, ls: &String, rs: &String| Finding {
+            target: "vectors".into(),
+            origin: Origin::Vector {
+                path: path.to_string(),
+                line,
+                expected: want.clone(),
+            },
+            arch,
+            input: bundle.to_vec(),
+            class: "VectorMismatch".into(),
+            key: key.into(),
+            left_verdict: ls.clone(),
+            right_verdict: rs.clone(),
+            left_name: l.name().into(),
+            right_name: r.name().into(),
+            left: format!("{ls}  (expected {want})"),
+            right: format!("{rs}  (expected {want})"),
+            case: format!("{path}:{line} ({arch})"),
+        };
+        let (c, o) = (actual(core, v), actual(oracle, v));
+        let mut failed = c != want || o != want;
+        if failed {
+            findings.push(finding(core, oracle, &c, &o));
+        }
+        for (k, s) in e.under_test().iter().enumerate() {
+            if !s.capabilities().has(need) || s.given_up().is_some() {
+                continue;
+            }
+            e.note_judged(k);
+            let x = actual(&**s, v);
+            if x != want {
+                failed = true;
+                findings.push(finding(&**s, core, &x, &c));
+            }
+        }
+        st.failed += u64::from(failed);
+    }
 }
 
 #[cfg(test)]

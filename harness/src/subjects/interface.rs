@@ -203,6 +203,14 @@ pub trait Subject {
     /// calling `tick` as answers arrive (the gate's progress watchdog);
     /// in-process subjects ignore it.
     fn prefetch(&self, _batch: Batch<'_>, _tick: &dyn Fn()) {}
+
+    /// Why the subject was given up (it faulted on too many inputs in a
+    /// row, or cannot be restarted), if it was. The engine then skips it
+    /// and counts every case it would have judged as not run
+    /// ([`crate::engine::Engine::not_run`]).
+    fn given_up(&self) -> Option<String> {
+        None
+    }
 }
 
 impl<S: Subject + ?Sized> Subject for Box<S> {
@@ -234,5 +242,8 @@ impl<S: Subject + ?Sized> Subject for Box<S> {
     }
     fn prefetch(&self, batch: Batch<'_>, tick: &dyn Fn()) {
         (**self).prefetch(batch, tick)
+    }
+    fn given_up(&self) -> Option<String> {
+        (**self).given_up()
     }
 }

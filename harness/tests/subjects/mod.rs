@@ -91,3 +91,61 @@ pub fn c_example(dir: &Path, planted: bool) -> PathBuf {
         defines,
     )
 }
+
+/// `cmd:python3 <hostile.py> <mode>` (faults on every request, see the
+/// script); `pids` (if given) collects the pids of the children it forks.
+pub fn hostile_py(mode: &str, pids: Option<&Path>) -> String {
+    let env = pids.map_or(String::new(), |p| format!("HOSTILE_PIDS={} ", p.display()));
+    format!(
+        "cmd:{env}python3 {} {mode}",
+        fixture("hostile.py").display()
+    )
+}
+
+/// True while process `pid` exists (and is not a zombie).
+pub fn alive(pid: u32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|s| {
+        !s.rsplit(')')
+            .next()
+            .unwrap_or("")
+            .trim_start()
+            .starts_with('Z')
+    })
+}
+
+/// The pids a hostile subject wrote to `path` (one per line).
+pub fn pids_in(path: &Path) -> Vec<u32> {
+    std::fs::read_to_string(path)
+        .unwrap_or_default()
+        .lines()
+        .filter_map(|l| l.trim().parse().ok())
+        .collect()
+}
+
+/// Pids of running processes whose command line contains `mark`.
+pub fn processes_with(mark: &str) -> Vec<u32> {
+    let me = std::process::id();
+    std::fs::read_dir("/proc")
+        .into_iter()
+        .flatten()
+        .filter_map(Result::ok)
+        .filter_map(|e| e.file_name().to_str()?.parse::<u32>().ok())
+        .filter(|&pid| pid != me && alive(pid))
+        .filter(|pid| {
+            std::fs::read(format!("/proc/{pid}/cmdline"))
+                .is_ok_and(|c| String::from_utf8_lossy(&c).contains(mark))
+        })
+        .collect()
+}
+
+/// A `cmd:` subject in plain `sh` (starts in a millisecond) that answers
+/// the hello, then kills itself with SIGSEGV on its first request; with
+/// `pids`, it first starts a `setsid` child that keeps its stdout open and
+/// writes that child's pid there. `mark` goes into its command line.
+pub fn sh_segv(mark: &str, pids: Option<&Path>) -> String {
+    let hello = r#"{"protocol":1,"name":"segv","ops":["validate_header","validate_payload"]}"#;
+    let child = pids.map_or(String::new(), |p| {
+        format!("setsid sleep 3600 & echo $! >> {}; ", p.display())
+    });
+    format!("cmd:: {mark}; read h; echo '{hello}'; {child}read r; kill -SEGV $$")
+}

@@ -1,0 +1,298 @@
+//! Hostile subjects and signals against the gate (issue 22, item 5): a
+//! subject that faults on every input is given up fast, its remaining
+//! cases count as not run (FAIL), no subject process (nor a child holding
+//! its pipe) outlives the gate, and SIGINT / SIGTERM end the gate within
+//! 2 s in every phase.
+
+mod subjects;
+
+use nix::sys::signal::Signal;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+use subjects::*;
+
+const BIN: &str = env!("CARGO_BIN_EXE_tpbconform");
+
+fn tmp(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("tpb-hostile-subj-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+/// Kills and reaps a child on drop.
+struct Reap(Child);
+
+impl Drop for Reap {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+fn spawn(args: &[&str]) -> Reap {
+    Reap(
+        Command::new(BIN)
+            .args(args)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap(),
+    )
+}
+
+fn signal(c: &Child, sig: Signal) {
+    let pid = nix::unistd::Pid::from_raw(i32::try_from(c.id()).unwrap());
+    let _ = nix::sys::signal::kill(pid, sig);
+}
+
+/// Waits up to `limit` for the child to exit: its exit code and how long.
+fn exit_within(c: &mut Child, limit: Duration) -> Option<(i32, Duration)> {
+    let t0 = Instant::now();
+    while t0.elapsed() < limit {
+        if let Some(s) = c.try_wait().unwrap() {
+            return Some((s.code().unwrap_or(-1), t0.elapsed()));
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    None
+}
+
+fn stderr_of(c: &mut Child) -> String {
+    use std::io::Read;
+    let mut e = String::new();
+    if let Some(mut s) = c.stderr.take() {
+        let _ = s.read_to_string(&mut e);
+    }
+    e
+}
+
+/// No process whose command line holds `mark`, and none of the pids in
+/// `pids` (children the fixture forked), is left within a second.
+fn nothing_left(mark: &str, pids: &Path) {
+    let ok = (0..100).any(|_| {
+        std::thread::sleep(Duration::from_millis(10));
+        processes_with(mark).is_empty() && pids_in(pids).iter().all(|&p| !alive(p))
+    });
+    assert!(
+        ok,
+        "left behind: {:?}, children {:?}",
+        processes_with(mark),
+        pids_in(pids)
+            .into_iter()
+            .filter(|&p| alive(p))
+            .collect::<Vec<_>>()
+    );
+}
+
+/// Item 5, done-when: `gate --cases 20000` with a subject that SIGSEGVs on
+/// every request exits 1 in under 30 s, fails on the subject given up
+/// (naming the first faulting input) and leaves no process behind; so
+/// does a subject that forks a `setsid` child holding its stdout.
+#[test]
+fn a_subject_that_faults_on_every_request_is_given_up_fast() {
+    let root = tmp("segv");
+    for mode in ["segv", "setsid"] {
+        let pids = root.join(format!("{mode}.pids"));
+        let mark = format!("{}-{mode}", root.display());
+        let spec = sh_segv(&mark, (mode == "setsid").then_some(pids.as_path()));
+        let r = root.join(mode);
+        let mut g = spawn(&[
+            "gate",
+            "--quiet",
+            "--no-corpus",
+            "--cases",
+            "20000",
+            // The subject's targets: the debug binary's core is slow.
+            "--targets",
+            "validate_header,validate_payload",
+            "--subject",
+            &spec,
+            "--report-dir",
+            r.to_str().unwrap(),
+        ]);
+        let got = exit_within(&mut g.0, Duration::from_secs(30));
+        let e = stderr_of(&mut g.0);
+        let (code, took) = got.unwrap_or_else(|| panic!("{mode}: still running after 30 s"));
+        assert_eq!(code, 1, "{mode}: {e}");
+        eprintln!("{mode}: gate --cases 20000 took {took:?}");
+        assert!(
+            e.contains("given up after 4 faults in a row (first: "),
+            "{e}"
+        );
+        // Every generation's remaining cases (10 000 per generation: two
+        // targets, a quarter each) are counted as not run.
+        let not_run: Vec<u64> = e
+            .lines()
+            .filter_map(|l| {
+                l.split("; ")
+                    .last()?
+                    .strip_suffix(" case(s) it should have judged were not run")
+            })
+            .map(|n| n.parse().unwrap())
+            .collect();
+        assert_eq!(not_run.len(), 4, "one per generation: {e}");
+        assert!(not_run.iter().all(|&n| n >= 9_000), "{not_run:?}");
+        let summary = std::fs::read_to_string(r.join("summary.md")).unwrap();
+        assert!(summary.contains("given up"), "{summary}");
+        nothing_left(&mark, &pids);
+        if mode == "setsid" {
+            assert!(!pids_in(&pids).is_empty(), "the fixture started its child");
+        }
+    }
+    std::fs::remove_dir_all(&root).unwrap();
+}
+
+/// Item 5: `subject-check` of a subject that crashes on every request
+/// exits 1 on its own, fast (not an outer timeout), for cmd: and lib:.
+#[test]
+fn subject_check_of_an_always_faulting_subject_exits_1_fast() {
+    let root = tmp("check");
+    let pids = root.join("pids");
+    let lib = build_c(
+        &root,
+        "crash_all",
+        &fixture("misbehave.c"),
+        &["MISBEHAVE_CRASH", "MISBEHAVE_ALWAYS"],
+    );
+    for spec in [
+        hostile_py("segv", Some(&pids)),
+        format!("lib:{}", lib.display()),
+    ] {
+        let mut c = spawn(&["subject-check", &spec]);
+        let got = exit_within(&mut c.0, Duration::from_secs(30));
+        let e = stderr_of(&mut c.0);
+        let (code, took) = got.unwrap_or_else(|| panic!("{spec}: still running after 30 s"));
+        assert_eq!(code, 1, "{spec}: {e}");
+        eprintln!("subject-check {spec}: {took:?}");
+    }
+    nothing_left(pids.to_str().unwrap(), &pids);
+    std::fs::remove_dir_all(&root).unwrap();
+}
+
+/// Item 5: SIGINT and SIGTERM end the gate within 2 s whatever it is
+/// doing — corpus replay, generated cases (bundle, sync and lowering
+/// targets), a subject phase with a subject that never reads its stdin
+/// again, report writing — and no subject process, staging folder or
+/// temporary file is left. A second SIGINT ends it at once.
+#[test]
+fn signals_end_the_gate_within_2s_in_every_phase() {
+    let root = tmp("signals");
+    let pids = root.join("pids");
+    let deaf = hostile_py("deaf", Some(&pids));
+    let corpus = repo_root().join("corpus");
+    let corpus = corpus.to_str().unwrap();
+    // (what, extra arguments, delays before the signal in ms)
+    let runs: Vec<(&str, Vec<&str>, Vec<u64>)> = vec![
+        (
+            "corpus replay",
+            vec!["--corpus", corpus, "--cases", "2000000"],
+            vec![50, 300],
+        ),
+        (
+            "generated cases",
+            vec!["--no-corpus", "--cases", "5000000"],
+            vec![800, 2500],
+        ),
+        (
+            "sync and lowering",
+            vec![
+                "--no-corpus",
+                "--targets",
+                "sync_handshake,collective_lowering",
+                "--cases",
+                "5000000",
+                "--sync-cases",
+                "5000000",
+                "--lowering-cases",
+                "5000000",
+            ],
+            vec![600],
+        ),
+        (
+            "never-reading subject",
+            vec!["--no-corpus", "--cases", "20000", "--subject", &deaf],
+            vec![1500, 4000],
+        ),
+        (
+            "report writing",
+            vec![
+                "--no-corpus",
+                "--cases",
+                "20000",
+                "--targets",
+                "validate_header",
+            ],
+            vec![150, 300, 450],
+        ),
+    ];
+    let mut n = 0;
+    for (what, args, delays) in &runs {
+        for &ms in delays {
+            for sig in [Signal::SIGINT, Signal::SIGTERM] {
+                n += 1;
+                let r = root.join(format!("r{n}"));
+                let mut a = vec!["gate", "--quiet", "--report-dir", r.to_str().unwrap()];
+                a.extend(args.iter().copied());
+                let mut g = spawn(&a);
+                std::thread::sleep(Duration::from_millis(ms));
+                let sent = Instant::now();
+                signal(&g.0, sig);
+                let got = exit_within(&mut g.0, Duration::from_secs(10));
+                let (code, _) =
+                    got.unwrap_or_else(|| panic!("{what} +{ms} ms {sig}: still running"));
+                let took = sent.elapsed();
+                assert!(
+                    took < Duration::from_secs(2),
+                    "{what} +{ms} ms {sig}: exit {code} after {took:?}"
+                );
+                assert!(
+                    matches!(code, 0 | 1 | 130),
+                    "{what} +{ms} ms {sig}: exit {code}"
+                );
+                eprintln!("{what} +{ms} ms {sig}: exit {code} {took:?} after the signal");
+                nothing_left(pids.to_str().unwrap(), &pids);
+                let stray: Vec<_> = std::fs::read_dir(&root)
+                    .unwrap()
+                    .flatten()
+                    .map(|e| e.file_name().to_string_lossy().to_string())
+                    .filter(|f| f.contains("staging") || f.ends_with(".tmp"))
+                    .collect();
+                assert!(stray.is_empty(), "{what}: {stray:?}");
+                // The report is complete or absent.
+                if r.exists() && std::fs::read_dir(&r).unwrap().next().is_some() {
+                    assert!(r.join("summary.md").exists(), "{what}: partial report");
+                }
+            }
+        }
+    }
+    // Double SIGINT with a subject that never reads: exits at once.
+    let r = root.join("double");
+    let mut g = spawn(&[
+        "gate",
+        "--quiet",
+        "--no-corpus",
+        "--cases",
+        "20000",
+        "--subject",
+        &deaf,
+        "--report-dir",
+        r.to_str().unwrap(),
+    ]);
+    std::thread::sleep(Duration::from_millis(1500));
+    let sent = Instant::now();
+    signal(&g.0, Signal::SIGINT);
+    std::thread::sleep(Duration::from_millis(20));
+    signal(&g.0, Signal::SIGINT);
+    let (code, _) = exit_within(&mut g.0, Duration::from_secs(10)).expect("double SIGINT");
+    assert!(
+        sent.elapsed() < Duration::from_secs(2),
+        "{:?}",
+        sent.elapsed()
+    );
+    assert_eq!(code, 130);
+    nothing_left(pids.to_str().unwrap(), &pids);
+    std::fs::remove_dir_all(&root).unwrap();
+}
