@@ -8,8 +8,12 @@
 //!   campaigns, their findings ([`findings`]) and reports; [`run_json`] — a
 //!   report's machine-readable run metadata; [`report_merge`] — one report
 //!   from the reports of a sharded gate;
-//! - [`engine`] — one input of one target through every subject;
-//!   [`generators`] — valid and near-valid structured inputs;
+//! - [`kinds`] — one file per kind of target behind one trait (generate,
+//!   compare, coverage key, reach, shrink), and the table from a registry
+//!   row to its kind;
+//! - [`engine`] — one input through every subject (typed comparisons);
+//!   [`generators`] — every input generator (structured, gate images, sync
+//!   programs, lowering modules) and the one PRNG;
 //! - [`subjects`] — the `Subject` interface and its registry (the only
 //!   place that names core and oracle); [`external`] — `lib:` / `cmd:`
 //!   subjects over the tpb-subject/1 protocol;
@@ -38,6 +42,7 @@ pub mod fuzz_entry;
 pub mod gate;
 pub mod generators;
 pub mod input;
+pub mod kinds;
 pub mod layout;
 pub mod minimize;
 pub mod reach;

@@ -17,10 +17,10 @@
 
 mod core_adapter;
 pub mod interface;
-pub mod lowering_diff;
+pub mod lowering_translate;
 mod oracle_adapter;
 pub mod registry;
-pub mod sync_diff;
+pub mod sync_translate;
 mod types;
 
 pub use interface::{Batch, Capabilities, Capability, Fault, Reply, Subject};

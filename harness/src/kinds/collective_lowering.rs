@@ -1,339 +1,180 @@
-//! Differential target `collective_lowering`: `tpb_core::lower` against
-//! `tpb_oracle::Ledger` on generated IR (SPEC §5.4), plus the issue-13
-//! properties checked on core: no geometry on the wire, decoding recovers the
-//! fields, determinism, minimal registries, and the 0xD9+0xDA pairing of the
-//! emitted stream (both parsers).
+//! Kind `collective_lowering`: core's lowering (`tpb_core::lower`) against
+//! the oracle's (`tpb_oracle::Ledger`) on generated IR (SPEC §5.4; modules
+//! from [`crate::generators::lowering_module`], translated by
+//! [`crate::subjects::lowering_translate`]), plus the issue-13 properties
+//! checked on core: no geometry on the wire, decoding recovers the fields,
+//! determinism, minimal registries, and the 0xD9+0xDA pairing of the emitted
+//! stream (both parsers). Reference pair only.
 //!
-//! A case is built from bytes through [`arbitrary::Unstructured`]: a
-//! generation, then up to [`GEN_MAX_INSTRS`] instructions, each valid by
-//! construction for its arm, near-valid (one rule broken on purpose), or raw.
+//! The generation is the engine's (`--arch`; the gate runs case i under the
+//! (i mod 4)-th), so one input is one case per generation.
+//!
+//! Contract: [`compare`] never panics (a panic in either implementation
+//! becomes a `Panic` divergence); its coverage key is the generation and
+//! the first instruction's verdict (`v3 ok:d9+da`, `v2 err:duplicate_rank`)
+//! or `diverged`; the signature key is the [`LoweringMismatch`] and the
+//! description with digits masked, cut at the first `:` context, so one bug
+//! deduplicates to one entry.
 
-use arbitrary::Unstructured;
+use super::kind::{CaseBuf, Form, TargetKind};
+use crate::arch::Arch;
+use crate::engine::nway::Engine;
+use crate::engine::{panic_text, Class, Divergence, Outcome, Signature};
+use crate::generators::lowering_module::{self, LoweringCase};
+use crate::generators::{gate_inputs, CaseKind, SplitMix64};
+use crate::subjects::lowering_translate::{chip, gen_number, side_pair, to_request};
+use crate::targets::Target;
 use std::collections::BTreeSet;
 use std::fmt;
-use tpb_core::insn::{Sync, UpdateMode, WaitMode};
-use tpb_core::lower::{
-    lower, Collective, Direction, Gen, Geometry, IrInstruction, LocalSendRecv, Module, SideRef,
-    Transfer, TransferOperand, ARMS,
-};
-use tpb_core::lut::{dtype_to_wire, AluOp, CollectiveKind};
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use tpb_core::lower::{lower, Gen, IrInstruction, LocalSendRecv, Module, SideRef, Transfer};
+use tpb_core::lut::dtype_to_wire;
 use tpb_core::stream::{BundleItem, StreamItem};
 use tpb_core::{decode, Bundle, Instruction};
 use tpb_oracle as oracle;
 
-/// Most instructions per case.
-pub const GEN_MAX_INSTRS: usize = 8;
-/// Rank space of generated geometry (small, so registries get reused).
-const RANK_SPACE: u32 = 16;
+/// The collective-lowering kind.
+pub struct CollectiveLoweringKind;
 
-/// Near-valid mutations of a collective, one rule broken each (SPEC §5.4 error list).
-const MUTATIONS: u8 = 16;
+impl TargetKind for CollectiveLoweringKind {
+    fn name(&self) -> &'static str {
+        "collective_lowering"
+    }
 
-fn pick<T: Copy>(u: &mut Unstructured<'_>, xs: &[T]) -> T {
-    let i = u.choose_index(xs.len()).unwrap_or(0);
-    xs[i]
-}
+    fn generate(
+        &self,
+        _t: Target,
+        _arch: Arch,
+        r: &mut SplitMix64,
+        kind: CaseKind,
+        buf: &mut CaseBuf,
+    ) -> Form {
+        gate_inputs::banded_bytes(r, kind, &mut buf.bytes);
+        Form::Bytes
+    }
 
-fn gen_sync(u: &mut Unstructured<'_>, valid: bool) -> Sync {
-    let wait = [0x00, 0x05, 0x85];
-    let update = [0x00, 0x01, 0x13];
-    let wm = if valid {
-        pick(u, &wait)
-    } else {
-        u.arbitrary().unwrap_or(0)
-    };
-    let um = if valid {
-        pick(u, &update)
-    } else {
-        u.arbitrary().unwrap_or(0)
-    };
-    Sync {
-        wait_mode: WaitMode(wm),
-        wait_idx: u.arbitrary().unwrap_or(0),
-        update_mode: UpdateMode(um),
-        update_idx: u.arbitrary().unwrap_or(0),
-        semaphore_value: u.arbitrary().unwrap_or(0),
-        // The IR has no debug bytes: lowering writes 0 (oracle Band).
-        ..Sync::default()
+    fn compare(&self, e: &Engine, t: Target, input: &[u8]) -> Outcome {
+        Outcome(compare(e, t, input).1.into_iter().collect())
+    }
+
+    fn run(&self, e: &Engine, t: Target, input: &[u8]) -> (Outcome, Option<String>) {
+        let (key, d) = compare(e, t, input);
+        (Outcome(d.into_iter().collect()), Some(key))
+    }
+
+    /// The first generation (in [`Arch::ALL`] order) under which core and
+    /// oracle disagree on `input` (0xBF only from v3, so every generation).
+    fn check_every_generation(
+        &self,
+        _e: &Engine,
+        t: Target,
+        input: &[u8],
+    ) -> Option<(Option<Arch>, Divergence)> {
+        Arch::ALL.into_iter().find_map(|arch| {
+            let e = Engine::open(&[], arch).ok()?;
+            compare(&e, t, input).1.map(|d| (Some(arch), d))
+        })
     }
 }
 
-fn gen_groups(u: &mut Unstructured<'_>) -> Vec<Vec<u32>> {
-    let n_ranks = u.int_in_range(1..=8usize).unwrap_or(1);
-    let mut ranks: Vec<u32> = Vec::with_capacity(n_ranks);
-    while ranks.len() < n_ranks {
-        let r = u
-            .int_in_range(0..=RANK_SPACE - 1)
-            .unwrap_or(ranks.len() as u32);
-        let r = if ranks.contains(&r) {
-            RANK_SPACE + ranks.len() as u32
-        } else {
-            r
-        };
-        ranks.push(r);
-    }
-    let n_groups = u.int_in_range(1..=n_ranks.min(4)).unwrap_or(1);
-    let mut groups = vec![Vec::new(); n_groups];
-    for (i, r) in ranks.into_iter().enumerate() {
-        groups[i % n_groups].push(r);
-    }
-    groups
+/// How core and oracle disagree on a module, or which property fails.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum LoweringMismatch {
+    /// Core lowers, the oracle rejects.
+    OverAccept,
+    /// Core rejects, the oracle lowers.
+    UnderAccept,
+    /// Both reject, with different error names.
+    SameVerdictDifferentReason,
+    /// Both lower, to different records or side-tables.
+    DifferentOutput,
+    /// A property of core's lowering fails (issue 13 §5).
+    Property,
 }
 
-fn gen_pairs(u: &mut Unstructured<'_>) -> Vec<(u32, u32)> {
-    let n = u.int_in_range(1..=6usize).unwrap_or(1);
-    let shift = u.int_in_range(0..=RANK_SPACE - 1).unwrap_or(1);
-    // A rotation: distinct sources, distinct targets.
-    (0..n as u32).map(|i| (i, (i + shift) % n as u32)).collect()
-}
-
-fn gen_ap<const N: usize>(u: &mut Unstructured<'_>) -> [u8; N] {
-    u.arbitrary().unwrap_or([0; N])
-}
-
-fn gen_operand(u: &mut Unstructured<'_>) -> TransferOperand {
-    TransferOperand {
-        tensor_id: u.arbitrary().unwrap_or(0),
-        tensor_base: u.arbitrary().unwrap_or(0),
-        num_elements_per_partition: u.arbitrary().unwrap_or(0),
+impl LoweringMismatch {
+    /// Stable name (signature keys).
+    pub fn name(self) -> &'static str {
+        match self {
+            LoweringMismatch::OverAccept => "OverAccept",
+            LoweringMismatch::UnderAccept => "UnderAccept",
+            LoweringMismatch::SameVerdictDifferentReason => "SameVerdictDifferentReason",
+            LoweringMismatch::DifferentOutput => "DifferentOutput",
+            LoweringMismatch::Property => "Property",
+        }
     }
-}
 
-/// A valid collective for an arm, then optionally one mutation.
-fn gen_collective(u: &mut Unstructured<'_>) -> Collective {
-    let arm = pick(u, &ARMS);
-    let by_pairs = arm.geometry == Geometry::SourceTargetPairs;
-    let mut c = Collective {
-        kind: arm.kind,
-        cce_op: arm.op,
-        dtype: u.int_in_range(0..=19).unwrap_or(0),
-        src: gen_ap(u),
-        src2: None,
-        replica_groups: Vec::new(),
-        source_target_pairs: Vec::new(),
-        channel_id: u.arbitrary().unwrap_or(0),
-        cc_dim: u.int_in_range(0..=1).unwrap_or(0),
-        sync: gen_sync(u, true),
-    };
-    if arm.second_leg {
-        c.src2 = Some(gen_ap(u));
-    }
-    if by_pairs {
-        c.source_target_pairs = gen_pairs(u);
-    } else {
-        c.replica_groups = gen_groups(u);
-    }
-    let mutate = u.ratio(1u8, 3).unwrap_or(false);
-    if mutate {
-        match u.int_in_range(0..=MUTATIONS - 1).unwrap_or(0) {
-            0 => c.kind = pick(u, &[CollectiveKind::SendRecv, CollectiveKind::SendRecvCce]),
-            1 => c.cc_dim = u.int_in_range(2..=u32::MAX).unwrap_or(2),
-            2 => c.dtype = u.int_in_range(20..=40).unwrap_or(20),
-            3 => c.cce_op = pick(u, &AluOp::ALL),
-            4 => {
-                c.cce_op = if c.cce_op == AluOp::Add {
-                    AluOp::Bypass
-                } else {
-                    AluOp::Add
-                }
-            }
-            5 => {
-                c.src2 = if c.src2.is_some() {
-                    None
-                } else {
-                    Some(gen_ap(u))
-                }
-            }
-            6 => c.source_target_pairs.push((0, 1)),
-            7 => c.replica_groups.push(vec![0]),
-            8 => {
-                c.replica_groups.clear();
-                c.source_target_pairs.clear();
-            }
-            9 => c.replica_groups.push(Vec::new()),
-            10 => {
-                let r = c
-                    .replica_groups
-                    .first()
-                    .and_then(|g| g.first())
-                    .copied()
-                    .unwrap_or(3);
-                c.replica_groups.push(vec![r]);
-            }
-            11 => {
-                let s = c.source_target_pairs.first().map_or(0, |p| p.0);
-                c.source_target_pairs.push((s, RANK_SPACE + 1));
-            }
-            12 => {
-                let t = c.source_target_pairs.first().map_or(0, |p| p.1);
-                c.source_target_pairs.push((RANK_SPACE + 1, t));
-            }
-            13 => c.sync = gen_sync(u, false),
-            14 => {
-                c.replica_groups = vec![(0..2049).collect(), (2049..4097).collect()];
-            }
-            _ => {
-                c.kind = pick(u, &CollectiveKind::ALL);
+    /// The divergence class (a property failure is a different output).
+    pub fn class(self) -> Class {
+        match self {
+            LoweringMismatch::OverAccept => Class::OverAccept,
+            LoweringMismatch::UnderAccept => Class::UnderAccept,
+            LoweringMismatch::SameVerdictDifferentReason => Class::SameVerdictDifferentReason,
+            LoweringMismatch::DifferentOutput | LoweringMismatch::Property => {
+                Class::DifferentOutput
             }
         }
     }
-    c
 }
 
-fn gen_local(u: &mut Unstructured<'_>) -> LocalSendRecv {
-    let near = u.ratio(1u8, 4).unwrap_or(false);
-    let kind = if near {
-        pick(u, &CollectiveKind::ALL)
-    } else {
-        pick(u, &[CollectiveKind::SendRecv, CollectiveKind::SendRecvCce])
+/// Digits masked, instruction index and values dropped: `[#] records`.
+fn signature_key(m: LoweringMismatch, description: &str) -> String {
+    let head: String = description
+        .split(&[',', ':', '('][..])
+        .next()
+        .unwrap_or("")
+        .chars()
+        .take(72)
+        .map(|c| if c.is_ascii_digit() { '#' } else { c })
+        .collect();
+    format!("{}:{head}", m.name())
+}
+
+/// Runs one case under the engine's generation (input mapping:
+/// [`collective_lowering_case`]) on its reference pair: the coverage key and
+/// the divergence.
+pub fn compare(e: &Engine, target: Target, data: &[u8]) -> (String, Option<Divergence>) {
+    let names = (e.subjects()[0].name(), e.subjects()[1].name());
+    let gen = e.arch().generation();
+    let div = |class: Class, key: String, description: String, case: String| Divergence {
+        target,
+        input: data.to_vec(),
+        case,
+        left_name: names.0.to_string(),
+        right_name: names.1.to_string(),
+        left: description,
+        right: String::new(),
+        signature: Signature {
+            key,
+            left: "core".into(),
+            right: "oracle".into(),
+        },
+        class,
     };
-    let dt = |u: &mut Unstructured<'_>| {
-        if near && u.ratio(1u8, 3).unwrap_or(false) {
-            u.int_in_range(20..=24).unwrap_or(20)
-        } else {
-            u.int_in_range(0..=19).unwrap_or(0)
-        }
-    };
-    LocalSendRecv {
-        kind,
-        send: gen_operand(u),
-        recv: gen_operand(u),
-        peer: u.int_in_range(0..=RANK_SPACE).unwrap_or(0),
-        src_dtype: dt(u),
-        dst_dtype: dt(u),
-        src_ap: gen_ap(u),
-        dst_ap: gen_ap(u),
-        peer_partition: u.arbitrary().unwrap_or(0),
-        bytes_per_partition: pick(u, &[0, 1, 512, 1023, 1024, 1025, 4096, u64::MAX]),
-        cores_per_lnc: pick(u, &[1, 2, 2, 2, 4]),
-        sync: gen_sync(u, !near),
+    match catch_unwind(AssertUnwindSafe(|| {
+        collective_lowering_case(data, Some(gen))
+    })) {
+        Ok(Ok(o)) => (o.key, None),
+        Ok(Err(d)) => (
+            "diverged".into(),
+            Some(div(
+                d.class.class(),
+                signature_key(d.class, &d.description),
+                d.description,
+                d.case,
+            )),
+        ),
+        Err(p) => (
+            "diverged".into(),
+            Some(div(
+                Class::Panic,
+                "collective_lowering:panic".into(),
+                format!("PANIC: {}", panic_text(&*p)),
+                String::new(),
+            )),
+        ),
     }
 }
-
-fn gen_instruction(u: &mut Unstructured<'_>) -> IrInstruction {
-    match u.int_in_range(0..=5u8).unwrap_or(0) {
-        0..=2 => IrInstruction::Collective(gen_collective(u)),
-        3 | 4 => IrInstruction::Transfer(Transfer {
-            direction: if u.arbitrary().unwrap_or(false) {
-                Direction::Send
-            } else {
-                Direction::Recv
-            },
-            operand: gen_operand(u),
-            peer: u.int_in_range(0..=RANK_SPACE).unwrap_or(0),
-            sync: {
-                let valid = u.ratio(7u8, 8).unwrap_or(true);
-                gen_sync(u, valid)
-            },
-        }),
-        _ => IrInstruction::LocalSendRecv(gen_local(u)),
-    }
-}
-
-/// A generated case.
-#[derive(Clone, Debug)]
-pub struct LoweringCase {
-    /// The generation.
-    pub gen: Gen,
-    /// The instructions, lowered in order into one module.
-    pub insns: Vec<IrInstruction>,
-}
-
-/// Builds a case; `gen` forces the generation (else the first byte picks it).
-pub fn build_case(data: &[u8], gen: Option<Gen>) -> LoweringCase {
-    let mut u = Unstructured::new(data);
-    let g = pick(&mut u, &Gen::ALL);
-    let n = u.int_in_range(1..=GEN_MAX_INSTRS).unwrap_or(1);
-    let mut insns = Vec::with_capacity(n);
-    for _ in 0..n {
-        if u.is_empty() && !insns.is_empty() {
-            break;
-        }
-        insns.push(gen_instruction(&mut u));
-    }
-    LoweringCase {
-        gen: gen.unwrap_or(g),
-        insns,
-    }
-}
-
-// ---------------------------------------------------------------------------
-// Core IR -> oracle request (field by field; the harness sees both crates).
-// ---------------------------------------------------------------------------
-
-fn band(s: &Sync) -> oracle::Band {
-    (
-        s.wait_mode.0,
-        s.wait_idx,
-        s.update_mode.0,
-        s.update_idx,
-        s.semaphore_value,
-    )
-}
-
-fn tensor(t: &TransferOperand) -> oracle::Tensor {
-    (t.tensor_id, t.tensor_base, t.num_elements_per_partition)
-}
-
-/// The oracle's request for one IR instruction.
-pub fn to_request(insn: &IrInstruction) -> oracle::Request {
-    match insn {
-        IrInstruction::Collective(c) => oracle::Request::Collective {
-            kind: c.kind.ordinal(),
-            op: c.cce_op.ordinal(),
-            dtype: c.dtype,
-            ap: c.src,
-            ap2: c.src2,
-            groups: c.replica_groups.clone(),
-            pairs: c.source_target_pairs.clone(),
-            channel: c.channel_id,
-            dim: c.cc_dim,
-            band: band(&c.sync),
-        },
-        IrInstruction::Transfer(t) => oracle::Request::SendOrRecv {
-            send: t.direction == Direction::Send,
-            tensor: tensor(&t.operand),
-            peer: t.peer,
-            band: band(&t.sync),
-        },
-        IrInstruction::LocalSendRecv(l) => oracle::Request::LocalSwap {
-            kind: l.kind.ordinal(),
-            outgoing: tensor(&l.send),
-            incoming: tensor(&l.recv),
-            peer: l.peer,
-            src_dtype: l.src_dtype,
-            dst_dtype: l.dst_dtype,
-            src_ap: l.src_ap,
-            dst_ap: l.dst_ap,
-            partition: l.peer_partition,
-            bytes: l.bytes_per_partition,
-            lnc: l.cores_per_lnc,
-            band: band(&l.sync),
-        },
-    }
-}
-
-/// The oracle's generation number (2..=5).
-pub fn gen_number(g: Gen) -> u8 {
-    match g {
-        Gen::V2 => 2,
-        Gen::V3 => 3,
-        Gen::V4 => 4,
-        Gen::V5 => 5,
-    }
-}
-
-fn side_pair(r: &SideRef) -> (&'static str, usize) {
-    match *r {
-        SideRef::ReplicaGroups(i) => ("replica_groups", i),
-        SideRef::SourceTargetPairs(i) => ("source_target_pairs", i),
-        SideRef::Attribute(i) => ("attributes", i),
-    }
-}
-
-// ---------------------------------------------------------------------------
-// Comparison and properties
-// ---------------------------------------------------------------------------
 
 /// What a case did when core and oracle agree.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -352,9 +193,8 @@ pub struct LoweringOutcome {
 /// Core and oracle disagree, or a property fails on core.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct LoweringDivergence {
-    /// `OverAccept`, `UnderAccept`, `SameVerdictDifferentReason`,
-    /// `DifferentOutput` or `Property`.
-    pub class: &'static str,
+    /// What kind of disagreement.
+    pub class: LoweringMismatch,
     /// What differs.
     pub description: String,
     /// The case (Debug form).
@@ -366,19 +206,22 @@ impl fmt::Display for LoweringDivergence {
         write!(
             f,
             "collective_lowering {}: {}\ncase: {}",
-            self.class, self.description, self.case
+            self.class.name(),
+            self.description,
+            self.case
         )
     }
 }
 
 impl std::error::Error for LoweringDivergence {}
 
-/// Run one case from bytes (the fuzz target's and the gate's input mapping).
+/// Run one case from bytes (the fuzz target's and the gate's input mapping,
+/// [`lowering_module::build_case`]).
 pub fn collective_lowering_case(
     data: &[u8],
     gen: Option<Gen>,
 ) -> Result<LoweringOutcome, LoweringDivergence> {
-    compare_case(&build_case(data, gen))
+    compare_case(&lowering_module::build_case(data, gen))
 }
 
 /// Geometry moved to other ranks (a bijection, so validity is kept).
@@ -405,16 +248,6 @@ fn moved(insn: &IrInstruction) -> Option<IrInstruction> {
             peer: l.peer ^ FLIP,
             ..l.clone()
         })),
-    }
-}
-
-/// The oracle's chip of generation `g`.
-pub fn chip(g: Gen) -> oracle::Chip {
-    match g {
-        Gen::V2 => oracle::Chip::Sunda,
-        Gen::V3 => oracle::Chip::Cayman,
-        Gen::V4 => oracle::Chip::Mariana,
-        Gen::V5 => oracle::Chip::Maverick,
     }
 }
 
@@ -448,7 +281,7 @@ fn check_decoded(gen: Gen, insn: &IrInstruction, records: &[Bundle]) -> Result<(
 
 /// Compare core and oracle on a built case, then check the properties on core.
 pub fn compare_case(case: &LoweringCase) -> Result<LoweringOutcome, LoweringDivergence> {
-    let diverge = |class: &'static str, description: String| LoweringDivergence {
+    let diverge = |class: LoweringMismatch, description: String| LoweringDivergence {
         class,
         description,
         case: format!("{case:?}"),
@@ -467,7 +300,7 @@ pub fn compare_case(case: &LoweringCase) -> Result<LoweringOutcome, LoweringDive
             }
             (Err(e), Err(r)) => {
                 return Err(diverge(
-                    "SameVerdictDifferentReason",
+                    LoweringMismatch::SameVerdictDifferentReason,
                     format!(
                         "[{i}] core rejects with {}, oracle with {}",
                         e.name(),
@@ -477,13 +310,13 @@ pub fn compare_case(case: &LoweringCase) -> Result<LoweringOutcome, LoweringDive
             }
             (Err(e), Ok(_)) => {
                 return Err(diverge(
-                    "UnderAccept",
+                    LoweringMismatch::UnderAccept,
                     format!("[{i}] core rejects with {e}, oracle accepts"),
                 ))
             }
             (Ok(_), Err(r)) => {
                 return Err(diverge(
-                    "OverAccept",
+                    LoweringMismatch::OverAccept,
                     format!("[{i}] core accepts, oracle rejects with {r}"),
                 ))
             }
@@ -491,7 +324,7 @@ pub fn compare_case(case: &LoweringCase) -> Result<LoweringOutcome, LoweringDive
                 let core_records: Vec<[u8; 64]> = l.records.iter().map(|b| b.0).collect();
                 if core_records != o.records {
                     return Err(diverge(
-                        "DifferentOutput",
+                        LoweringMismatch::DifferentOutput,
                         format!(
                             "[{i}] records: core {:?}, oracle {:?}",
                             l.records.iter().map(Bundle::to_hex).collect::<Vec<_>>(),
@@ -505,12 +338,13 @@ pub fn compare_case(case: &LoweringCase) -> Result<LoweringOutcome, LoweringDive
                 let refs: Vec<_> = l.side.iter().map(side_pair).collect();
                 if refs != o.refs {
                     return Err(diverge(
-                        "DifferentOutput",
+                        LoweringMismatch::DifferentOutput,
                         format!("[{i}] side refs: core {refs:?}, oracle {:?}", o.refs),
                     ));
                 }
-                check_decoded(case.gen, insn, &l.records)
-                    .map_err(|d| diverge("Property", format!("[{i}] decode: {d}")))?;
+                check_decoded(case.gen, insn, &l.records).map_err(|d| {
+                    diverge(LoweringMismatch::Property, format!("[{i}] decode: {d}"))
+                })?;
                 lowered += 1;
                 let ops: Vec<String> = l
                     .records
@@ -532,7 +366,7 @@ pub fn compare_case(case: &LoweringCase) -> Result<LoweringOutcome, LoweringDive
         || attrs != ledger.attributes
     {
         return Err(diverge(
-            "DifferentOutput",
+            LoweringMismatch::DifferentOutput,
             format!(
                 "side-tables: core {}, oracle {:?}/{:?}/{:?}",
                 module.to_json(),
@@ -542,7 +376,7 @@ pub fn compare_case(case: &LoweringCase) -> Result<LoweringOutcome, LoweringDive
             ),
         ));
     }
-    check_properties(case, &module).map_err(|d| diverge("Property", d))?;
+    check_properties(case, &module).map_err(|d| diverge(LoweringMismatch::Property, d))?;
     Ok(LoweringOutcome {
         key: format!(
             "{} {}",

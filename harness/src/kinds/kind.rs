@@ -1,0 +1,116 @@
+//! The [`TargetKind`] trait every kind implements, and the case storage it
+//! generates into.
+
+use crate::arch::Arch;
+use crate::engine::nway::Engine;
+use crate::engine::{Divergence, Outcome};
+use crate::generators::{CaseKind, SplitMix64};
+use crate::reach::Reach;
+use crate::targets::Target;
+
+/// Where [`TargetKind::generate`] wrote the case.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Form {
+    /// In [`CaseBuf::bundle`] (one 64-byte bundle).
+    Bundle,
+    /// In [`CaseBuf::bytes`].
+    Bytes,
+}
+
+/// A gate case's storage, reused from case to case (the hot loop does not
+/// allocate).
+#[derive(Clone, Debug)]
+pub struct CaseBuf {
+    /// A bundle case.
+    pub bundle: [u8; 64],
+    /// Any other case.
+    pub bytes: Vec<u8>,
+}
+
+impl Default for CaseBuf {
+    fn default() -> Self {
+        CaseBuf {
+            bundle: [0; 64],
+            bytes: Vec::with_capacity(2048),
+        }
+    }
+}
+
+impl CaseBuf {
+    /// The case [`TargetKind::generate`] wrote, as `form` says.
+    #[inline]
+    pub fn input(&self, form: Form) -> &[u8] {
+        match form {
+            Form::Bundle => &self.bundle,
+            Form::Bytes => &self.bytes,
+        }
+    }
+}
+
+/// How an input of a kind shrinks ([`crate::triage`]'s minimiser).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Shrink {
+    /// Fixed width: one 64-byte bundle, fields reset, bits cleared.
+    Bundle,
+    /// Any length: shortened first, then bytes and bits.
+    Bytes,
+}
+
+/// One kind of differential target.
+pub trait TargetKind: Sync {
+    /// Stable name of the kind (docs, `ARCHITECTURE.md`).
+    fn name(&self) -> &'static str;
+
+    /// Generates case `kind` of target `t` for generation `arch` from `r`
+    /// into `buf`; says which half of `buf` holds it. Case `i` of a gate is
+    /// a pure function of `r`'s seed ([`crate::generators::case_rng`]).
+    fn generate(
+        &self,
+        t: Target,
+        arch: Arch,
+        r: &mut SplitMix64,
+        kind: CaseKind,
+        buf: &mut CaseBuf,
+    ) -> Form;
+
+    /// Runs the raw `input` of `t` (mapping in [`crate::engine::input_map`])
+    /// on each subject of `e` and compares the answers.
+    fn compare(&self, e: &Engine, t: Target, input: &[u8]) -> Outcome;
+
+    /// [`TargetKind::compare`] with the coverage key of the case: `None`
+    /// when the key is core's recorded verdict
+    /// ([`crate::engine::record`]), else the kind's own.
+    fn run(&self, e: &Engine, t: Target, input: &[u8]) -> (Outcome, Option<String>) {
+        (self.compare(e, t, input), None)
+    }
+
+    /// Runs `input` under every generation the kind's inputs are about
+    /// (fuzz entries); the first divergence, with its generation when the
+    /// kind runs several (default: `e`'s generation only, none named).
+    fn check_every_generation(
+        &self,
+        e: &Engine,
+        t: Target,
+        input: &[u8],
+    ) -> Option<(Option<Arch>, Divergence)> {
+        self.compare(e, t, input)
+            .into_iter()
+            .next()
+            .map(|d| (None, d))
+    }
+
+    /// Declares the reach classes the kind's generated cases are counted
+    /// into (none by default).
+    fn declare_reach(&self, _t: Target, _reach: &mut Reach) {}
+
+    /// Counts the reach classes of one generated case; `true` when the case
+    /// was classified (the gate then counts its generation too).
+    fn record_reach(&self, _t: Target, _reach: &mut Reach, _input: &[u8]) -> bool {
+        false
+    }
+
+    /// How the kind's inputs shrink.
+    fn shrink(&self) -> Shrink {
+        Shrink::Bytes
+    }
+}

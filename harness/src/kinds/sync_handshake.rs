@@ -1,0 +1,630 @@
+//! Kind `sync_handshake`: the `alloc_semaphores` model (`tpb_core::sync`)
+//! against the engine simulator (`tpb_oracle::sim`) on generated programs
+//! (SPEC §8; programs from [`crate::generators::sync_program`], translated by
+//! [`crate::subjects::sync_translate`]). Reference pair only.
+//!
+//! Contract: [`compare`] never panics (a panic in the model or the simulator
+//! becomes a `Panic` divergence); its coverage key is `accepted`,
+//! `rejected:<class>` or `diverged`; a mismatch is a [`SyncMismatch`], whose
+//! [`Class`] is named from the model's perspective and whose signature key
+//! is its variant (with the SPEC §8 classes involved), so one bug
+//! deduplicates to one entry.
+
+use super::kind::{CaseBuf, Form, TargetKind};
+use crate::arch::Arch;
+use crate::engine::nway::Engine;
+use crate::engine::{panic_text, Class, Divergence, Outcome, Signature};
+use crate::generators::sync_program::{self, Case};
+use crate::generators::{gate_inputs, CaseKind, SplitMix64};
+use crate::reach::Reach;
+use crate::subjects::sync_translate::{to_sim_plan, with_script};
+use crate::targets::Target;
+use std::collections::BTreeMap;
+use std::fmt;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use tpb_core::sync::{self as model};
+use tpb_oracle::sim;
+
+/// The sync-handshake kind.
+pub struct SyncHandshakeKind;
+
+impl TargetKind for SyncHandshakeKind {
+    fn name(&self) -> &'static str {
+        "sync_handshake"
+    }
+
+    fn generate(
+        &self,
+        _t: Target,
+        _arch: Arch,
+        r: &mut SplitMix64,
+        kind: CaseKind,
+        buf: &mut CaseBuf,
+    ) -> Form {
+        gate_inputs::banded_bytes(r, kind, &mut buf.bytes);
+        Form::Bytes
+    }
+
+    fn compare(&self, e: &Engine, t: Target, input: &[u8]) -> Outcome {
+        Outcome(compare(e, t, input).1.into_iter().collect())
+    }
+
+    fn run(&self, e: &Engine, t: Target, input: &[u8]) -> (Outcome, Option<String>) {
+        let (key, d) = compare(e, t, input);
+        (Outcome(d.into_iter().collect()), Some(key))
+    }
+
+    fn declare_reach(&self, _t: Target, reach: &mut Reach) {
+        reach.declare_sync_shapes();
+    }
+
+    /// The shapes of the program, when the model accepts it (a shape only
+    /// tests the handshake when a plan is made and simulated).
+    fn record_reach(&self, _t: Target, reach: &mut Reach, input: &[u8]) -> bool {
+        let case = sync_program::build_case(&mut arbitrary::Unstructured::new(input));
+        if model::alloc_semaphores(&case.program).is_err() {
+            return false;
+        }
+        reach.sync_shape(&sync_program::shape(&case.program));
+        true
+    }
+}
+
+/// Final semaphore values: `(remote core, id) → value`.
+pub type Finals = BTreeMap<(Option<u8>, u8), u64>;
+
+/// What a stamped band got wrong (SPEC §8 DS-9, DS-13, DS-14).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum StampFault {
+    /// The model refused to stamp a flow's header or a consumer.
+    StampRefused,
+    /// A flow endpoint has no local semaphore id in the plan.
+    NoLocalId,
+    /// The header band is not `(0x05, id(dma in), 0x13, id(result dma))`.
+    HeaderBand,
+    /// A consumer band is not a 0x05 wait on the result DMA's id.
+    ConsumerBand,
+    /// A band byte the pass must stamp is not stamped.
+    Unstamped,
+    /// A band waits on a semaphore the plan never waits on.
+    UnplannedWait,
+    /// A consumer band's update is not in the plan.
+    UnplannedUpdate,
+    /// A consumer index outside the plan.
+    OutsidePlan,
+    /// The simulator, running the waits read back from the stamped bytes,
+    /// found a violation.
+    SimulatedBytes,
+}
+
+impl StampFault {
+    /// Stable name (signature keys).
+    pub fn name(self) -> &'static str {
+        match self {
+            StampFault::StampRefused => "stamp_refused",
+            StampFault::NoLocalId => "no_local_id",
+            StampFault::HeaderBand => "header_band",
+            StampFault::ConsumerBand => "consumer_band",
+            StampFault::Unstamped => "unstamped",
+            StampFault::UnplannedWait => "unplanned_wait",
+            StampFault::UnplannedUpdate => "unplanned_update",
+            StampFault::OutsidePlan => "outside_plan",
+            StampFault::SimulatedBytes => "simulated_bytes",
+        }
+    }
+}
+
+/// How the model and the simulator disagree on one program.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum SyncMismatch {
+    /// The model accepts, the simulator rejects.
+    ModelAccepts {
+        /// The simulator's SPEC §8 class.
+        oracle_class: &'static str,
+        /// Its rejection.
+        oracle: String,
+    },
+    /// The model rejects, the simulator accepts.
+    ModelRejects {
+        /// The model's SPEC §8 class.
+        model_class: &'static str,
+        /// Its error.
+        model: String,
+    },
+    /// Both reject, with different classes.
+    RejectClasses {
+        /// The model's class.
+        model_class: &'static str,
+        /// The model's error.
+        model: String,
+        /// The simulator's class.
+        oracle_class: &'static str,
+        /// The simulator's rejection.
+        oracle: String,
+    },
+    /// Different semaphore ids for the allocation requests.
+    PoolIds {
+        /// The model's.
+        model: Vec<u8>,
+        /// The simulator's.
+        oracle: Vec<u8>,
+    },
+    /// Different final semaphore values.
+    FinalValues {
+        /// The model's.
+        model: Finals,
+        /// The simulator's.
+        oracle: Finals,
+    },
+    /// The simulator found a violation running the model's plan.
+    Simulator {
+        /// The violation.
+        violation: String,
+        /// The first 32 schedule bytes.
+        schedule: Vec<u8>,
+        /// Schedule length.
+        len: usize,
+    },
+    /// The simulated final values differ from the model's.
+    SimulatedFinals {
+        /// The simulator's.
+        simulated: Finals,
+        /// The model's.
+        model: Finals,
+    },
+    /// A stamped band is wrong.
+    Stamp {
+        /// What.
+        fault: StampFault,
+        /// Where and with which values.
+        detail: String,
+    },
+}
+
+impl SyncMismatch {
+    /// The divergence class, from the model's perspective.
+    pub fn class(&self) -> Class {
+        match self {
+            SyncMismatch::ModelAccepts { .. } => Class::OverAccept,
+            SyncMismatch::ModelRejects { .. } => Class::UnderAccept,
+            SyncMismatch::RejectClasses { .. } => Class::SameVerdictDifferentReason,
+            _ => Class::DifferentOutput,
+        }
+    }
+
+    /// The signature key: the variant, with the classes involved (no numbers).
+    pub fn key(&self) -> String {
+        match self {
+            SyncMismatch::ModelAccepts { oracle_class, .. } => {
+                format!("model accepts, oracle rejects:{oracle_class}")
+            }
+            SyncMismatch::ModelRejects { model_class, .. } => {
+                format!("model rejects:{model_class}, oracle accepts")
+            }
+            SyncMismatch::RejectClasses {
+                model_class,
+                oracle_class,
+                ..
+            } => format!("reject classes:{model_class}/{oracle_class}"),
+            SyncMismatch::PoolIds { .. } => "pool ids".into(),
+            SyncMismatch::FinalValues { .. } => "final values".into(),
+            SyncMismatch::Simulator { violation, .. } => {
+                let kind = violation.split([' ', '{', '(']).next().unwrap_or("");
+                format!("simulator:{kind}")
+            }
+            SyncMismatch::SimulatedFinals { .. } => "simulated finals".into(),
+            SyncMismatch::Stamp { fault, .. } => format!("stamp:{}", fault.name()),
+        }
+    }
+}
+
+impl fmt::Display for SyncMismatch {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            SyncMismatch::ModelAccepts { oracle, .. } => {
+                write!(f, "model accepts, oracle rejects with {oracle}")
+            }
+            SyncMismatch::ModelRejects { model, .. } => {
+                write!(f, "model rejects with {model}, oracle accepts")
+            }
+            SyncMismatch::RejectClasses { model, oracle, .. } => {
+                write!(f, "model rejects with {model}, oracle with {oracle}")
+            }
+            SyncMismatch::PoolIds { model, oracle } => {
+                write!(f, "pool ids: model {model:?}, oracle {oracle:?}")
+            }
+            SyncMismatch::FinalValues { model, oracle } => {
+                write!(f, "final values: model {model:?}, oracle {oracle:?}")
+            }
+            SyncMismatch::Simulator {
+                violation,
+                schedule,
+                len,
+            } => write!(
+                f,
+                "simulator: {violation} under schedule {schedule:02x?} ({len} bytes)"
+            ),
+            SyncMismatch::SimulatedFinals { simulated, model } => {
+                write!(f, "simulated finals {simulated:?} != model {model:?}")
+            }
+            SyncMismatch::Stamp { fault, detail } => write!(f, "{}: {detail}", fault.name()),
+        }
+    }
+}
+
+/// Model and simulator agree.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SyncCaseOutcome {
+    /// Both reject the program with the same error class.
+    Rejected {
+        /// SPEC §8 class name.
+        class: &'static str,
+    },
+    /// Both accept it, and the model's plan ran clean in the simulator.
+    Accepted {
+        /// Instructions.
+        instrs: usize,
+        /// Simulator steps.
+        steps: usize,
+    },
+}
+
+/// Model and simulator disagree.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SyncDivergence {
+    /// What differs.
+    pub mismatch: Box<SyncMismatch>,
+    /// The program (Debug form).
+    pub program: String,
+}
+
+impl fmt::Display for SyncDivergence {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "sync_handshake divergence: {}\nprogram: {}",
+            self.mismatch, self.program
+        )
+    }
+}
+
+impl std::error::Error for SyncDivergence {}
+
+/// Runs one case (input mapping: [`sync_handshake_case`]) on the engine's
+/// reference pair: the coverage key and the divergence, if any.
+pub fn compare(e: &Engine, target: Target, data: &[u8]) -> (String, Option<Divergence>) {
+    let names = (e.subjects()[0].name(), e.subjects()[1].name());
+    let div = |class: Class, key: String, description: String, program: String| Divergence {
+        target,
+        input: data.to_vec(),
+        case: program,
+        left_name: names.0.to_string(),
+        right_name: names.1.to_string(),
+        left: description,
+        right: String::new(),
+        signature: Signature {
+            key,
+            left: "model".into(),
+            right: "simulator".into(),
+        },
+        class,
+    };
+    match catch_unwind(AssertUnwindSafe(|| sync_handshake_case(data))) {
+        Ok(Ok(SyncCaseOutcome::Accepted { .. })) => ("accepted".into(), None),
+        Ok(Ok(SyncCaseOutcome::Rejected { class })) => (format!("rejected:{class}"), None),
+        Ok(Err(d)) => (
+            "diverged".into(),
+            Some(div(
+                d.mismatch.class(),
+                d.mismatch.key(),
+                d.mismatch.to_string(),
+                d.program,
+            )),
+        ),
+        Err(p) => (
+            "diverged".into(),
+            Some(div(
+                Class::Panic,
+                "sync_handshake:panic".into(),
+                format!("PANIC: {}", panic_text(&*p)),
+                String::new(),
+            )),
+        ),
+    }
+}
+
+/// Runs one case: builds a program from `data`
+/// ([`sync_program::build_recycled`]), runs the model and the simulator, and
+/// compares.
+pub fn sync_handshake_case(data: &[u8]) -> Result<SyncCaseOutcome, SyncDivergence> {
+    let (case, schedule) = sync_program::build_recycled(data);
+    let outcome = compare_case(&case, schedule);
+    sync_program::recycle(case);
+    outcome
+}
+
+/// Compares model and simulator on a built case, with interleaving bytes `schedule`.
+pub fn compare_case(case: &Case, schedule: &[u8]) -> Result<SyncCaseOutcome, SyncDivergence> {
+    with_script(&case.program, |script| compare_with(case, schedule, script)).map_err(|m| {
+        SyncDivergence {
+            mismatch: Box::new(m),
+            program: format!("{:?}", case.program),
+        }
+    })
+}
+
+/// [`compare_case`] with the program already in the oracle's vocabulary.
+fn compare_with(
+    case: &Case,
+    schedule: &[u8],
+    script: &sim::Script,
+) -> Result<SyncCaseOutcome, SyncMismatch> {
+    let (plan, exp) = match (model::alloc_semaphores(&case.program), sim::vet(script)) {
+        (Err(e), Err(r)) if e.class() == r.class() => {
+            return Ok(SyncCaseOutcome::Rejected { class: e.class() })
+        }
+        (Err(e), Err(r)) => {
+            return Err(SyncMismatch::RejectClasses {
+                model_class: e.class(),
+                model: e.to_string(),
+                oracle_class: r.class(),
+                oracle: format!("{r:?}"),
+            })
+        }
+        (Err(e), Ok(_)) => {
+            return Err(SyncMismatch::ModelRejects {
+                model_class: e.class(),
+                model: e.to_string(),
+            })
+        }
+        (Ok(_), Err(r)) => {
+            return Err(SyncMismatch::ModelAccepts {
+                oracle_class: r.class(),
+                oracle: format!("{r:?}"),
+            })
+        }
+        (Ok(plan), Ok(exp)) => (plan, exp),
+    };
+    if plan.sem_ids != exp.ids {
+        return Err(SyncMismatch::PoolIds {
+            model: plan.sem_ids.clone(),
+            oracle: exp.ids.clone(),
+        });
+    }
+    let model_finals: Finals = plan
+        .values
+        .iter()
+        .filter(|(_, v)| *v != 0)
+        .map(|(k, v)| ((k.core, k.sem), u64::from(v)))
+        .collect();
+    if model_finals != exp.finals {
+        return Err(SyncMismatch::FinalValues {
+            model: model_finals,
+            oracle: exp.finals.clone(),
+        });
+    }
+    let base = to_sim_plan(&plan);
+    let trace =
+        sim::simulate(script, &exp, &base, schedule).map_err(|v| SyncMismatch::Simulator {
+            violation: format!("{v:?}"),
+            schedule: schedule[..schedule.len().min(32)].to_vec(),
+            len: schedule.len(),
+        })?;
+    if trace.finals != model_finals {
+        return Err(SyncMismatch::SimulatedFinals {
+            simulated: trace.finals,
+            model: model_finals,
+        });
+    }
+    check_stamps(case, &plan, &exp, script, &base, schedule)?;
+    Ok(SyncCaseOutcome::Accepted {
+        instrs: case.program.instrs.len(),
+        steps: trace.steps,
+    })
+}
+
+fn stamp(fault: StampFault, detail: String) -> SyncMismatch {
+    SyncMismatch::Stamp { fault, detail }
+}
+
+/// The local semaphore id of instruction `i` as the oracle derives it.
+fn local_id(case: &Case, exp: &sim::Expectation, i: u16) -> Option<u8> {
+    let ins = case.program.instrs.get(usize::from(i))?;
+    let s = ins.sems.iter().find(|s| s.target_core.is_none())?;
+    exp.ids.get(usize::from(s.handle)).copied()
+}
+
+/// Replace the last Wait on `w.sem` in `e` by `w` (the band's one wait slot, DS-9).
+fn put_band_wait(e: &mut sim::PlanEntry, w: sim::PlanWait) -> Result<(), String> {
+    match e.waits.iter_mut().rev().find(|x| x.sem == w.sem) {
+        Some(slot) => {
+            *slot = w;
+            Ok(())
+        }
+        None => Err(format!(
+            "band waits on semaphore {} the plan never waits on",
+            w.sem
+        )),
+    }
+}
+
+/// Stamp each flow's header and consumers with the model, read the bands back with the oracle
+/// and check the handshake of S000 §sync NOTE "the handshake in one line" with the compiler's
+/// encoding (SPEC §8 DS-13/DS-14: WAIT_FOR_SEM_GE_IMM 0x05 with the threshold in
+/// `semaphore_value`, SEM_INC_COMPLETE 0x13). Then the simulator runs the plan with every
+/// stamped wait taken from the bytes (`sim::band_sync`), so a wrong threshold on the wire shows
+/// up as an early start.
+fn check_stamps(
+    case: &Case,
+    plan: &model::SyncPlan,
+    exp: &sim::Expectation,
+    script: &sim::Script,
+    base: &[sim::PlanEntry],
+    schedule: &[u8],
+) -> Result<(), SyncMismatch> {
+    use StampFault as F;
+    if case.flows.is_empty() {
+        return Ok(());
+    }
+    let mut from_bytes = base.to_vec();
+    let mult = |i: u16| {
+        case.program
+            .instrs
+            .get(usize::from(i))
+            .map_or(0, |x| x.mult)
+    };
+    for f in &case.flows {
+        let mut header = [0u8; 64];
+        header[0] = 0x85;
+        header[1] = 0x10;
+        model::stamp_custom_op_header(&mut header, plan, f.custom_op, f.dma_in, f.result_dma)
+            .map_err(|e| stamp(F::StampRefused, format!("header of flow {f:?}: {e}")))?;
+        let band = sim::read_band(&header);
+        // No silent default: a flow endpoint without a local semaphore id is a
+        // generator/simulator fault, not an id 0 both stampers could agree on.
+        let id = |i: u16| {
+            local_id(case, exp, i).ok_or_else(|| {
+                stamp(
+                    F::NoLocalId,
+                    format!("flow {f:?}: instruction {i} has no local semaphore id in the plan"),
+                )
+            })
+        };
+        let want = (0x05, id(f.dma_in)?, 0x13, id(f.result_dma)?);
+        if (
+            band.wait_mode,
+            band.wait_idx,
+            band.update_mode,
+            band.update_idx,
+        ) != want
+        {
+            return Err(stamp(
+                F::HeaderBand,
+                format!(
+                    "header band {band:?}, expected (wait, idx, update, idx) {want:02x?} (flow {f:?})"
+                ),
+            ));
+        }
+        let bs = sim::band_sync(&band, mult(f.result_dma)).map_err(|off| {
+            stamp(
+                F::Unstamped,
+                format!("header band byte {off} not stamped by the pass: {band:?}"),
+            )
+        })?;
+        if let (Some(w), Some(e)) = (bs.wait, from_bytes.get_mut(usize::from(f.custom_op))) {
+            put_band_wait(e, w)
+                .map_err(|m| stamp(F::UnplannedWait, format!("header of flow {f:?}: {m}")))?;
+        }
+        for &c in &f.consumers {
+            let mut bundle = [0u8; 64];
+            model::stamp_consumer(&mut bundle, plan, c, f.result_dma)
+                .map_err(|e| stamp(F::StampRefused, format!("consumer {c}: {e}")))?;
+            let band = sim::read_band(&bundle);
+            if (band.wait_mode, band.wait_idx) != (0x05, want.3) {
+                return Err(stamp(
+                    F::ConsumerBand,
+                    format!(
+                        "consumer {c} band {band:?}, expected a 0x05 wait on {}",
+                        want.3
+                    ),
+                ));
+            }
+            let bs = sim::band_sync(&band, mult(c)).map_err(|off| {
+                stamp(
+                    F::Unstamped,
+                    format!("consumer {c} band byte {off} not stamped: {band:?}"),
+                )
+            })?;
+            let Some(entry) = from_bytes.get_mut(usize::from(c)) else {
+                return Err(stamp(
+                    F::OutsidePlan,
+                    format!("consumer {c} outside the plan"),
+                ));
+            };
+            if let Some(w) = bs.wait {
+                put_band_wait(entry, w)
+                    .map_err(|m| stamp(F::UnplannedWait, format!("consumer {c}: {m}")))?;
+            }
+            if let Some(u) = bs.update {
+                if !entry.updates.contains(&u) {
+                    return Err(stamp(
+                        F::UnplannedUpdate,
+                        format!("consumer {c} band update {u:?} not in the plan"),
+                    ));
+                }
+            }
+        }
+    }
+    if from_bytes != *base {
+        sim::simulate(script, exp, &from_bytes, schedule).map_err(|v| {
+            stamp(
+                F::SimulatedBytes,
+                format!("simulator on the stamped bytes: {v:?}"),
+            )
+        })?;
+    }
+    Ok(())
+}
+
+/// Counts from [`smoke`].
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct SmokeStats {
+    /// Programs both sides accepted.
+    pub accepted: usize,
+    /// Programs both sides rejected, per class.
+    pub rejected: BTreeMap<&'static str, usize>,
+}
+
+/// Runs `n` cases of random bytes (0..1536 long) from a [`SplitMix64`]
+/// seeded with `seed`; the first divergence is returned with its input bytes.
+pub fn smoke(n: usize, seed: u64) -> Result<SmokeStats, (Vec<u8>, SyncDivergence)> {
+    let mut r = SplitMix64(seed);
+    let mut stats = SmokeStats::default();
+    let mut data = Vec::with_capacity(2048);
+    for _ in 0..n {
+        let len = r.below(1536) as usize;
+        data.resize(len, 0);
+        r.fill(&mut data);
+        match sync_handshake_case(&data) {
+            Ok(SyncCaseOutcome::Accepted { .. }) => stats.accepted += 1,
+            Ok(SyncCaseOutcome::Rejected { class }) => {
+                *stats.rejected.entry(class).or_insert(0) += 1
+            }
+            Err(d) => return Err((data.clone(), d)),
+        }
+    }
+    Ok(stats)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn mismatch_classes_are_from_the_model_perspective() {
+        let over = SyncMismatch::ModelAccepts {
+            oracle_class: "cycle",
+            oracle: "Cycle".into(),
+        };
+        let under = SyncMismatch::ModelRejects {
+            model_class: "cycle",
+            model: "cycle".into(),
+        };
+        let both = SyncMismatch::RejectClasses {
+            model_class: "cycle",
+            model: String::new(),
+            oracle_class: "overflow",
+            oracle: String::new(),
+        };
+        assert_eq!(over.class(), Class::OverAccept);
+        assert_eq!(under.class(), Class::UnderAccept);
+        assert_eq!(both.class(), Class::SameVerdictDifferentReason);
+        let ids = SyncMismatch::PoolIds {
+            model: vec![1],
+            oracle: vec![2],
+        };
+        assert_eq!(ids.class(), Class::DifferentOutput);
+        assert_eq!(both.key(), "reject classes:cycle/overflow");
+        assert!(!ids.key().chars().any(|c| c.is_ascii_digit()));
+    }
+}
