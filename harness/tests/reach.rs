@@ -110,6 +110,32 @@ fn default_gate_sync_cases_reach_every_program_shape() {
 }
 
 #[test]
+fn the_gate_counts_sync_shapes_as_the_classifier_does() {
+    // The gate counts a sampled sync case's shapes inside `run` (from the
+    // program the comparison built); that must equal `record_reach`.
+    let t = Target::named("sync_handshake");
+    let kind = kinds::of(t);
+    let e = tpb_harness::engine::Engine::reference();
+    let (mut by_run, mut by_record) = (Reach::default(), Reach::default());
+    kind.declare_reach(t, &mut by_run);
+    kind.declare_reach(t, &mut by_record);
+    let h = name_hash(t.name());
+    let mut buf = CaseBuf::default();
+    let mut classified = 0;
+    for i in 0..600 {
+        let mut r = case_rng(DEFAULT_SEED, h, i);
+        let form = kind.generate(t, Arch::default(), &mut r, CaseKind::of(i), &mut buf);
+        let ran = kind.run(&e, t, buf.input(form), Some(&mut by_run));
+        assert!(ran.outcome.is_agree());
+        let recorded = kind.record_reach(t, &mut by_record, buf.input(form));
+        assert_eq!(ran.classified, recorded, "case {i}");
+        classified += usize::from(recorded);
+    }
+    assert!(classified > 100, "{classified}");
+    assert_eq!(by_run.table(), by_record.table());
+}
+
+#[test]
 fn an_unhit_sync_shape_is_reported() {
     let mut reach = Reach::default();
     reach.declare_sync_shapes();

@@ -12,6 +12,7 @@ use crate::engine::record::RecordKey;
 use crate::engine::Engine;
 use crate::findings::{Finding, Origin};
 use crate::kinds::TargetKind;
+use crate::reach::Reach;
 use crate::subjects::registry::OpenError;
 use crate::targets::Target;
 use std::collections::{BTreeMap, HashMap};
@@ -65,17 +66,25 @@ pub fn runners(cfg: &GateConfig) -> Result<Vec<Runner>, OpenError> {
 }
 
 /// Runs one input through a target, bumps the coverage cell of core's
-/// verdict and returns the findings (none when every subject agrees).
+/// verdict (or the kind's key), counts its reach classes and generation into
+/// `reach` when given, and returns the findings (none when every subject
+/// agrees).
 pub fn run_one(
     r: &Runner,
     t: Target,
     kind: &dyn TargetKind,
     input: &[u8],
+    reach: Option<&mut Reach>,
     origin: impl Fn() -> Origin,
     cov: &mut CovMap,
 ) -> Vec<Finding> {
     r.key.reset();
-    let (outcome, own_key) = kind.run(&r.engine, t, input);
+    let mut reach = reach;
+    let ran = kind.run(&r.engine, t, input, reach.as_deref_mut());
+    if let (true, Some(reach)) = (ran.classified, reach) {
+        reach.generation(r.arch.name());
+    }
+    let (outcome, own_key) = (ran.outcome, ran.key);
     let col = outcome
         .divergence()
         .map_or(0, |d| outcome_col(d.class.name()));

@@ -218,10 +218,8 @@ fn worker(sh: &Shared, w: usize) {
                 };
                 let form = kind.generate(t, r.arch, &mut rng, case_kind, &mut buf);
                 let input = buf.input(form);
-                let fs = run_one(r, t, kind, input, origin, &mut cov);
-                if reach_sampled(i) && kind.record_reach(t, &mut reach, input) {
-                    reach.generation(r.arch.name());
-                }
+                let sampled = reach_sampled(i).then_some(&mut reach);
+                let fs = run_one(r, t, kind, input, sampled, origin, &mut cov);
                 if !fs.is_empty() {
                     diverged += 1;
                     by_arch[a][1] += 1;

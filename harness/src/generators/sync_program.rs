@@ -1,10 +1,11 @@
 //! Sync programs for `sync_handshake` (SPEC §8): a program is built from
 //! bytes through [`arbitrary::Unstructured`] as a `Vec<`[`Op`]`>`: custom-op
 //! flows (DMA in → custom op on the host → GPSIMD compute → result DMA →
-//! consumers, with optional remote updates to peer cores), chains (a run of
-//! producers on several engines, 0..=4 pseudo instructions, then a fan-out of
-//! consumers), and free instructions that may break every rule. The bytes
-//! left over pick the interleaving the simulator runs.
+//! consumers, with optional remote updates to peer cores) and free
+//! instructions that may break every rule; one in 21 programs ends in a
+//! [`Chain`] (a run of producers on several engines, 0..=4 pseudo
+//! instructions, then a fan-out of consumers). The bytes left over pick the
+//! interleaving the simulator runs.
 //!
 //! [`shape`] classifies a program's shapes for the reach table
 //! ([`crate::reach::Reach::sync_shape`]).
@@ -59,19 +60,6 @@ pub enum Op {
     Pseudo {
         /// Producer selectors (backwards).
         deps: Vec<u8>,
-    },
-    /// A chain: `len` producers in a row on rotating engines, then a run of
-    /// `pseudos` pseudo instructions, then `consumers` consumers of the run's
-    /// end (fan-out), each on its own engine.
-    Chain {
-        /// Producers (mod 12, + 1).
-        len: u8,
-        /// Pseudo instructions between the last producer and the consumers (mod 5).
-        pseudos: u8,
-        /// First engine selector.
-        engine: u8,
-        /// Consumers (mod 4, + 1).
-        consumers: u8,
     },
     /// An extra allocation request.
     Alloc {
@@ -309,39 +297,6 @@ fn apply(b: &mut Builder, op: Op) {
                 .collect();
             b.push(Engine::Pseudo, deps, vec![], 1);
         }
-        Op::Chain {
-            len,
-            pseudos,
-            engine,
-            consumers,
-        } => {
-            let mut last = b.own(engine_of(engine % 15), &[], 1);
-            for k in 1..=len % 12 {
-                let e = engine_of(engine.wrapping_add(k.wrapping_mul(3)) % 15);
-                let e = if e == Engine::Pseudo { Engine::Host } else { e };
-                last = b.own(e, &[last], 1);
-            }
-            for _ in 0..pseudos % 5 {
-                last = b.push(
-                    Engine::Pseudo,
-                    vec![Dep {
-                        producer: last,
-                        via: None,
-                    }],
-                    vec![],
-                    1,
-                );
-            }
-            for k in 0..consumers % 4 + 1 {
-                let e = [
-                    Engine::Gpsimd(k),
-                    Engine::Dma(k),
-                    Engine::Host,
-                    Engine::Gpsimd(4 + k),
-                ][usize::from(k)];
-                b.own(e, &[last], 1);
-            }
-        }
         Op::Alloc { top } => {
             b.alloc(if top {
                 AllocFrom::Top
@@ -349,6 +304,66 @@ fn apply(b: &mut Builder, op: Op) {
                 AllocFrom::Bottom
             });
         }
+    }
+}
+
+/// A chain appended to a program whose first byte is in [`CHAIN_SELECTORS`]:
+/// `len` producers in a row on rotating engines, then a run of `pseudos`
+/// pseudo instructions, then `consumers` consumers of the run's end
+/// (fan-out), each on its own engine. It builds the shapes the free ops
+/// rarely do (pseudo runs of 2 and 3+, long chains).
+#[derive(Arbitrary, Debug, Clone)]
+pub struct Chain {
+    /// Producers after the first (mod 12).
+    pub len: u8,
+    /// Pseudo instructions between the last producer and the consumers (mod 5).
+    pub pseudos: u8,
+    /// First engine selector.
+    pub engine: u8,
+    /// Consumers (mod 4, + 1).
+    pub consumers: u8,
+}
+
+/// Most instructions a [`Chain`] adds.
+const CHAIN_MAX_INSTRS: usize = 1 + 11 + 4 + 4;
+
+/// First bytes (the pool selector's default-pool range) whose program gets a
+/// [`Chain`] appended: 12 of 256, so the other programs, and the cost of a
+/// case, stay as they were.
+pub const CHAIN_SELECTORS: std::ops::Range<u8> = 212..224;
+
+fn apply_chain(b: &mut Builder, c: Chain) {
+    let Chain {
+        len,
+        pseudos,
+        engine,
+        consumers,
+    } = c;
+    let mut last = b.own(engine_of(engine % 15), &[], 1);
+    for k in 1..=len % 12 {
+        let e = engine_of(engine.wrapping_add(k.wrapping_mul(3)) % 15);
+        let e = if e == Engine::Pseudo { Engine::Host } else { e };
+        last = b.own(e, &[last], 1);
+    }
+    for _ in 0..pseudos % 5 {
+        last = b.push(
+            Engine::Pseudo,
+            vec![Dep {
+                producer: last,
+                via: None,
+            }],
+            vec![],
+            1,
+        );
+    }
+    for k in 0..consumers % 4 + 1 {
+        let e = [
+            Engine::Gpsimd(k),
+            Engine::Dma(k),
+            Engine::Host,
+            Engine::Gpsimd(4 + k),
+        ][usize::from(k)];
+        b.own(e, &[last], 1);
     }
 }
 
@@ -386,6 +401,11 @@ pub fn build_case_from(
         match u.arbitrary::<Op>() {
             Ok(op) => apply(&mut b, op),
             Err(_) => break,
+        }
+    }
+    if CHAIN_SELECTORS.contains(&pool_sel) && b.instrs.len() + CHAIN_MAX_INSTRS <= GEN_MAX_INSTRS {
+        if let Ok(c) = u.arbitrary::<Chain>() {
+            apply_chain(&mut b, c);
         }
     }
     let case = Case {

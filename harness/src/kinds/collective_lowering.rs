@@ -16,12 +16,13 @@
 //! description with digits masked, cut at the first `:` context, so one bug
 //! deduplicates to one entry.
 
-use super::kind::{CaseBuf, Form, TargetKind};
+use super::kind::{CaseBuf, Form, Ran, TargetKind};
 use crate::arch::Arch;
 use crate::engine::nway::Engine;
 use crate::engine::{panic_text, Class, Divergence, Outcome, Signature};
 use crate::generators::lowering_module::{self, LoweringCase};
 use crate::generators::{gate_inputs, CaseKind, SplitMix64};
+use crate::reach::Reach;
 use crate::subjects::lowering_translate::{chip, gen_number, side_pair, to_request};
 use crate::targets::Target;
 use std::collections::BTreeSet;
@@ -57,9 +58,13 @@ impl TargetKind for CollectiveLoweringKind {
         Outcome(compare(e, t, input).1.into_iter().collect())
     }
 
-    fn run(&self, e: &Engine, t: Target, input: &[u8]) -> (Outcome, Option<String>) {
+    fn run(&self, e: &Engine, t: Target, input: &[u8], _reach: Option<&mut Reach>) -> Ran {
         let (key, d) = compare(e, t, input);
-        (Outcome(d.into_iter().collect()), Some(key))
+        Ran {
+            outcome: Outcome(d.into_iter().collect()),
+            key: Some(key),
+            classified: false,
+        }
     }
 
     /// The first generation (in [`Arch::ALL`] order) under which core and

@@ -47,6 +47,18 @@ impl CaseBuf {
     }
 }
 
+/// What [`TargetKind::run`] says about one case.
+#[derive(Debug)]
+pub struct Ran {
+    /// The comparison.
+    pub outcome: Outcome,
+    /// The coverage key: `None` when it is core's recorded verdict
+    /// ([`crate::engine::record`]), else the kind's own.
+    pub key: Option<String>,
+    /// Whether the case was counted into the reach it was given.
+    pub classified: bool,
+}
+
 /// How an input of a kind shrinks ([`crate::triage`]'s minimiser).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Shrink {
@@ -77,11 +89,15 @@ pub trait TargetKind: Sync {
     /// on each subject of `e` and compares the answers.
     fn compare(&self, e: &Engine, t: Target, input: &[u8]) -> Outcome;
 
-    /// [`TargetKind::compare`] with the coverage key of the case: `None`
-    /// when the key is core's recorded verdict
-    /// ([`crate::engine::record`]), else the kind's own.
-    fn run(&self, e: &Engine, t: Target, input: &[u8]) -> (Outcome, Option<String>) {
-        (self.compare(e, t, input), None)
+    /// [`TargetKind::compare`] with the coverage key of the case and, given
+    /// `reach`, its reach classes counted ([`TargetKind::record_reach`]; a
+    /// kind may count them from what the comparison computed).
+    fn run(&self, e: &Engine, t: Target, input: &[u8], reach: Option<&mut Reach>) -> Ran {
+        Ran {
+            outcome: self.compare(e, t, input),
+            key: None,
+            classified: reach.is_some_and(|r| self.record_reach(t, r, input)),
+        }
     }
 
     /// Runs `input` under every generation the kind's inputs are about

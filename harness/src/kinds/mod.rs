@@ -3,7 +3,8 @@
 //!
 //! A kind generates a gate case ([`TargetKind::generate`]), runs an input on
 //! each subject of an [`Engine`] and compares the answers
-//! ([`TargetKind::compare`], [`TargetKind::run`] with its coverage key),
+//! ([`TargetKind::compare`]; [`TargetKind::run`] with its coverage key and
+//! reach classes),
 //! declares and counts its reach classes ([`TargetKind::declare_reach`],
 //! [`TargetKind::record_reach`]) and says how its inputs shrink
 //! ([`TargetKind::shrink`]). [`kind_of`] is the table from a registry row's
@@ -32,7 +33,7 @@ pub mod structured;
 pub mod sync_handshake;
 pub mod validator;
 
-pub use kind::{CaseBuf, Form, Shrink, TargetKind};
+pub use kind::{CaseBuf, Form, Ran, Shrink, TargetKind};
 
 use crate::arch::Arch;
 use crate::engine::nway::Engine;

@@ -10,11 +10,11 @@
 //! is its variant (with the SPEC §8 classes involved), so one bug
 //! deduplicates to one entry.
 
-use super::kind::{CaseBuf, Form, TargetKind};
+use super::kind::{CaseBuf, Form, Ran, TargetKind};
 use crate::arch::Arch;
 use crate::engine::nway::Engine;
 use crate::engine::{panic_text, Class, Divergence, Outcome, Signature};
-use crate::generators::sync_program::{self, Case};
+use crate::generators::sync_program::{self, Case, Shape};
 use crate::generators::{gate_inputs, CaseKind, SplitMix64};
 use crate::reach::Reach;
 use crate::subjects::sync_translate::{to_sim_plan, with_script};
@@ -49,9 +49,22 @@ impl TargetKind for SyncHandshakeKind {
         Outcome(compare(e, t, input).1.into_iter().collect())
     }
 
-    fn run(&self, e: &Engine, t: Target, input: &[u8]) -> (Outcome, Option<String>) {
-        let (key, d) = compare(e, t, input);
-        (Outcome(d.into_iter().collect()), Some(key))
+    /// Given `reach`, counts the shapes of an accepted program from the
+    /// program the comparison built (no second build).
+    fn run(&self, e: &Engine, t: Target, input: &[u8], reach: Option<&mut Reach>) -> Ran {
+        let (key, d, shape) = compare_shaped(e, t, input, reach.is_some());
+        let classified = match (reach, shape) {
+            (Some(r), Some(s)) => {
+                r.sync_shape(&s);
+                true
+            }
+            _ => false,
+        };
+        Ran {
+            outcome: Outcome(d.into_iter().collect()),
+            key: Some(key),
+            classified,
+        }
     }
 
     fn declare_reach(&self, _t: Target, reach: &mut Reach) {
@@ -59,7 +72,9 @@ impl TargetKind for SyncHandshakeKind {
     }
 
     /// The shapes of the program, when the model accepts it (a shape only
-    /// tests the handshake when a plan is made and simulated).
+    /// tests the handshake when a plan is made and simulated). The gate
+    /// counts them in [`TargetKind::run`] instead, from the program the
+    /// comparison built.
     fn record_reach(&self, _t: Target, reach: &mut Reach, input: &[u8]) -> bool {
         let case = sync_program::build_case(&mut arbitrary::Unstructured::new(input));
         if model::alloc_semaphores(&case.program).is_err() {
@@ -293,6 +308,18 @@ impl std::error::Error for SyncDivergence {}
 /// Runs one case (input mapping: [`sync_handshake_case`]) on the engine's
 /// reference pair: the coverage key and the divergence, if any.
 pub fn compare(e: &Engine, target: Target, data: &[u8]) -> (String, Option<Divergence>) {
+    let (key, d, _) = compare_shaped(e, target, data, false);
+    (key, d)
+}
+
+/// [`compare`], with the program's [`sync_program::shape`] when `want_shape`
+/// and both sides accept it.
+fn compare_shaped(
+    e: &Engine,
+    target: Target,
+    data: &[u8],
+    want_shape: bool,
+) -> (String, Option<Divergence>, Option<Shape>) {
     let names = (e.subjects()[0].name(), e.subjects()[1].name());
     let div = |class: Class, key: String, description: String, program: String| Divergence {
         target,
@@ -309,10 +336,12 @@ pub fn compare(e: &Engine, target: Target, data: &[u8]) -> (String, Option<Diver
         },
         class,
     };
-    match catch_unwind(AssertUnwindSafe(|| sync_handshake_case(data))) {
-        Ok(Ok(SyncCaseOutcome::Accepted { .. })) => ("accepted".into(), None),
-        Ok(Ok(SyncCaseOutcome::Rejected { class })) => (format!("rejected:{class}"), None),
-        Ok(Err(d)) => (
+    match catch_unwind(AssertUnwindSafe(|| case_shaped(data, want_shape))) {
+        Ok((Ok(SyncCaseOutcome::Accepted { .. }), shape)) => ("accepted".into(), None, shape),
+        Ok((Ok(SyncCaseOutcome::Rejected { class }), _)) => {
+            (format!("rejected:{class}"), None, None)
+        }
+        Ok((Err(d), _)) => (
             "diverged".into(),
             Some(div(
                 d.mismatch.class(),
@@ -320,6 +349,7 @@ pub fn compare(e: &Engine, target: Target, data: &[u8]) -> (String, Option<Diver
                 d.mismatch.to_string(),
                 d.program,
             )),
+            None,
         ),
         Err(p) => (
             "diverged".into(),
@@ -329,6 +359,7 @@ pub fn compare(e: &Engine, target: Target, data: &[u8]) -> (String, Option<Diver
                 format!("PANIC: {}", panic_text(&*p)),
                 String::new(),
             )),
+            None,
         ),
     }
 }
@@ -337,10 +368,20 @@ pub fn compare(e: &Engine, target: Target, data: &[u8]) -> (String, Option<Diver
 /// ([`sync_program::build_recycled`]), runs the model and the simulator, and
 /// compares.
 pub fn sync_handshake_case(data: &[u8]) -> Result<SyncCaseOutcome, SyncDivergence> {
+    case_shaped(data, false).0
+}
+
+/// [`sync_handshake_case`], with the shape of an accepted program when `want_shape`.
+fn case_shaped(
+    data: &[u8],
+    want_shape: bool,
+) -> (Result<SyncCaseOutcome, SyncDivergence>, Option<Shape>) {
     let (case, schedule) = sync_program::build_recycled(data);
     let outcome = compare_case(&case, schedule);
+    let accepted = matches!(outcome, Ok(SyncCaseOutcome::Accepted { .. }));
+    let shape = (want_shape && accepted).then(|| sync_program::shape(&case.program));
     sync_program::recycle(case);
-    outcome
+    (outcome, shape)
 }
 
 /// Compares model and simulator on a built case, with interleaving bytes `schedule`.
