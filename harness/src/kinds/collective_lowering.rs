@@ -23,7 +23,8 @@ use crate::engine::{panic_text, Class, Divergence, Outcome, Signature};
 use crate::generators::lowering_module::{self, LoweringCase};
 use crate::generators::{gate_inputs, CaseKind, SplitMix64};
 use crate::reach::Reach;
-use crate::subjects::lowering_translate::{chip, gen_number, side_pair, to_request};
+use crate::subjects::lowering_translate::chip;
+use crate::subjects::{registry, Fault, LoweredModule, Reply, Subject};
 use crate::targets::Target;
 use std::collections::BTreeSet;
 use std::fmt;
@@ -95,6 +96,8 @@ pub enum LoweringMismatch {
     DifferentOutput,
     /// A property of core's lowering fails (issue 13 §5).
     Property,
+    /// A subject gave no answer (its [`Fault`] as a class).
+    Fault(Class),
 }
 
 impl LoweringMismatch {
@@ -106,6 +109,7 @@ impl LoweringMismatch {
             LoweringMismatch::SameVerdictDifferentReason => "SameVerdictDifferentReason",
             LoweringMismatch::DifferentOutput => "DifferentOutput",
             LoweringMismatch::Property => "Property",
+            LoweringMismatch::Fault(c) => c.name(),
         }
     }
 
@@ -118,6 +122,7 @@ impl LoweringMismatch {
             LoweringMismatch::DifferentOutput | LoweringMismatch::Property => {
                 Class::DifferentOutput
             }
+            LoweringMismatch::Fault(c) => c,
         }
     }
 }
@@ -256,9 +261,10 @@ fn moved(insn: &IrInstruction) -> Option<IrInstruction> {
     }
 }
 
-fn check_decoded(gen: Gen, insn: &IrInstruction, records: &[Bundle]) -> Result<(), String> {
+fn check_decoded(gen: Gen, insn: &IrInstruction, records: &[[u8; 64]]) -> Result<(), String> {
+    let records: Vec<Bundle> = records.iter().map(|b| Bundle(*b)).collect();
     let decode = |b: &Bundle| decode(b, gen);
-    for b in records {
+    for b in &records {
         decode(b).map_err(|e| format!("record {} does not decode: {e:?}", b.to_hex()))?;
         oracle::decode(&b.0, chip(gen))
             .map_err(|e| format!("oracle cannot decode record {}: {e:?}", b.to_hex()))?;
@@ -284,104 +290,142 @@ fn check_decoded(gen: Gen, insn: &IrInstruction, records: &[Bundle]) -> Result<(
     }
 }
 
-/// Compare core and oracle on a built case, then check the properties on core.
+/// Compares core and oracle (the reference pair of the case's generation) on
+/// a built case, then checks the properties on core.
 pub fn compare_case(case: &LoweringCase) -> Result<LoweringOutcome, LoweringDivergence> {
+    let arch = Arch::ALL
+        .into_iter()
+        .find(|a| a.generation() == case.gen)
+        .unwrap_or_default();
+    compare_case_on(
+        &*registry::core_for(arch),
+        &*registry::oracle_for(arch),
+        case,
+    )
+}
+
+/// Compares subject `left` with its reference `right` on a built case
+/// through [`Subject::lower`] (both serving the case's generation), then
+/// checks the properties on core.
+pub fn compare_case_on(
+    left: &dyn Subject,
+    right: &dyn Subject,
+    case: &LoweringCase,
+) -> Result<LoweringOutcome, LoweringDivergence> {
     let diverge = |class: LoweringMismatch, description: String| LoweringDivergence {
         class,
         description,
         case: format!("{case:?}"),
     };
-    let mut module = Module::new(case.gen);
-    let mut ledger = oracle::Ledger::new(gen_number(case.gen));
+    let (ln, rn) = (left.name(), right.name());
+    let (l, r) = match (left.lower(&case.insns), right.lower(&case.insns)) {
+        (Ok(l), Ok(r)) => (l, r),
+        (l, r) => {
+            let fault = l.as_ref().err().or(r.as_ref().err());
+            let class = match fault {
+                Some(Fault::Unsupported) => Class::Unsupported,
+                Some(Fault::Timeout(_)) => Class::Timeout,
+                Some(Fault::Protocol(_)) => Class::Protocol,
+                _ => Class::Crash,
+            };
+            let show = |x: &Reply<LoweredModule>| match x {
+                Ok(_) => "answered".to_string(),
+                Err(f) => f.to_string(),
+            };
+            return Err(diverge(
+                LoweringMismatch::Fault(class),
+                format!("lower: {ln} {}, {rn} {}", show(&l), show(&r)),
+            ));
+        }
+    };
+    if l.instrs.len() != case.insns.len() || r.instrs.len() != case.insns.len() {
+        return Err(diverge(
+            LoweringMismatch::Fault(Class::Protocol),
+            format!(
+                "lower: {} instructions asked, {ln} answered {}, {rn} {}",
+                case.insns.len(),
+                l.instrs.len(),
+                r.instrs.len()
+            ),
+        ));
+    }
     let mut verdicts = Vec::with_capacity(case.insns.len());
     let (mut lowered, mut rejected) = (0, 0);
-    for (i, insn) in case.insns.iter().enumerate() {
-        let core = lower(&mut module, insn);
-        let orc = ledger.lower(&to_request(insn));
-        match (core, orc) {
-            (Err(e), Err(r)) if e.name() == r.name() => {
+    let hex = |rs: &[[u8; 64]]| rs.iter().map(|b| Bundle(*b).to_hex()).collect::<Vec<_>>();
+    for (i, (insn, (lv, rv))) in case
+        .insns
+        .iter()
+        .zip(l.instrs.iter().zip(&r.instrs))
+        .enumerate()
+    {
+        match (lv, rv) {
+            (Err(e), Err(r)) if e.name == r.name => {
                 rejected += 1;
-                verdicts.push(format!("err:{}", e.name()));
+                verdicts.push(format!("err:{}", e.name));
             }
             (Err(e), Err(r)) => {
                 return Err(diverge(
                     LoweringMismatch::SameVerdictDifferentReason,
-                    format!(
-                        "[{i}] core rejects with {}, oracle with {}",
-                        e.name(),
-                        r.name()
-                    ),
+                    format!("[{i}] {ln} rejects with {}, {rn} with {}", e.name, r.name),
                 ))
             }
             (Err(e), Ok(_)) => {
                 return Err(diverge(
                     LoweringMismatch::UnderAccept,
-                    format!("[{i}] core rejects with {e}, oracle accepts"),
+                    format!("[{i}] {ln} rejects with {}, {rn} accepts", e.message),
                 ))
             }
             (Ok(_), Err(r)) => {
                 return Err(diverge(
                     LoweringMismatch::OverAccept,
-                    format!("[{i}] core accepts, oracle rejects with {r}"),
+                    format!("[{i}] {ln} accepts, {rn} rejects with {}", r.message),
                 ))
             }
-            (Ok(l), Ok(o)) => {
-                let core_records: Vec<[u8; 64]> = l.records.iter().map(|b| b.0).collect();
-                if core_records != o.records {
+            (Ok(a), Ok(b)) => {
+                if a.records != b.records {
                     return Err(diverge(
                         LoweringMismatch::DifferentOutput,
                         format!(
-                            "[{i}] records: core {:?}, oracle {:?}",
-                            l.records.iter().map(Bundle::to_hex).collect::<Vec<_>>(),
-                            o.records
-                                .iter()
-                                .map(|b| Bundle(*b).to_hex())
-                                .collect::<Vec<_>>()
+                            "[{i}] records: {ln} {:?}, {rn} {:?}",
+                            hex(&a.records),
+                            hex(&b.records)
                         ),
                     ));
                 }
-                let refs: Vec<_> = l.side.iter().map(side_pair).collect();
-                if refs != o.refs {
+                if a.side != b.side {
                     return Err(diverge(
                         LoweringMismatch::DifferentOutput,
-                        format!("[{i}] side refs: core {refs:?}, oracle {:?}", o.refs),
+                        format!("[{i}] side refs: {ln} {:?}, {rn} {:?}", a.side, b.side),
                     ));
                 }
-                check_decoded(case.gen, insn, &l.records).map_err(|d| {
+                check_decoded(case.gen, insn, &a.records).map_err(|d| {
                     diverge(LoweringMismatch::Property, format!("[{i}] decode: {d}"))
                 })?;
                 lowered += 1;
-                let ops: Vec<String> = l
-                    .records
-                    .iter()
-                    .map(|b| format!("{:02x}", b.0[0]))
-                    .collect();
+                let ops: Vec<String> = a.records.iter().map(|b| format!("{:02x}", b[0])).collect();
                 verdicts.push(format!("ok:{}", ops.join("+")));
             }
         }
     }
     // The side-tables themselves.
-    let attrs: Vec<(u32, &str, u32)> = module
-        .attributes()
-        .iter()
-        .map(|a| (a.kind, a.direction.name(), a.peer))
-        .collect();
-    if module.replica_groups() != ledger.replica_groups.as_slice()
-        || module.source_target_pairs() != ledger.source_target_pairs.as_slice()
-        || attrs != ledger.attributes
+    if l.replica_groups != r.replica_groups
+        || l.source_target_pairs != r.source_target_pairs
+        || l.attributes != r.attributes
     {
         return Err(diverge(
             LoweringMismatch::DifferentOutput,
             format!(
-                "side-tables: core {}, oracle {:?}/{:?}/{:?}",
-                module.to_json(),
-                ledger.replica_groups,
-                ledger.source_target_pairs,
-                ledger.attributes
+                "side-tables: {ln} {:?}/{:?}/{:?}, {rn} {:?}/{:?}/{:?}",
+                l.replica_groups,
+                l.source_target_pairs,
+                l.attributes,
+                r.replica_groups,
+                r.source_target_pairs,
+                r.attributes
             ),
         ));
     }
-    check_properties(case, &module).map_err(|d| diverge(LoweringMismatch::Property, d))?;
+    check_properties(case).map_err(|d| diverge(LoweringMismatch::Property, d))?;
     Ok(LoweringOutcome {
         key: format!(
             "{} {}",
@@ -395,12 +439,17 @@ pub fn compare_case(case: &LoweringCase) -> Result<LoweringOutcome, LoweringDive
 }
 
 /// Properties of core's lowering (issue 13 §5) on a case core and oracle agree on.
-fn check_properties(case: &LoweringCase, module: &Module) -> Result<(), String> {
-    // Determinism: a fresh module gives the same JSON.
-    let mut again = Module::new(case.gen);
-    for insn in &case.insns {
-        let _ = lower(&mut again, insn);
-    }
+fn check_properties(case: &LoweringCase) -> Result<(), String> {
+    // Determinism: two fresh modules give the same JSON.
+    let fresh = || {
+        let mut m = Module::new(case.gen);
+        for insn in &case.insns {
+            let _ = lower(&mut m, insn);
+        }
+        m
+    };
+    let (module, again) = (fresh(), fresh());
+    let module = &module;
     if again.to_json() != module.to_json() {
         return Err("lowering the same case twice differs".into());
     }
@@ -513,4 +562,62 @@ fn check_leg_faults(case: &LoweringCase, module: &Module) -> Result<(), String> 
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::generators::SplitMix64;
+    use crate::subjects::Capabilities;
+
+    /// Core, with the last byte of each instruction's first record flipped.
+    struct Flipped(Box<dyn Subject>);
+
+    impl Subject for Flipped {
+        fn name(&self) -> &str {
+            "flipped"
+        }
+        fn capabilities(&self) -> Capabilities {
+            Capabilities::all()
+        }
+        fn lower(&self, insns: &[IrInstruction]) -> Reply<LoweredModule> {
+            let mut m = self.0.lower(insns)?;
+            for l in m.instrs.iter_mut().flatten() {
+                if let Some(r) = l.records.first_mut() {
+                    r[63] ^= 1;
+                }
+            }
+            Ok(m)
+        }
+    }
+
+    /// A subject without the operation (the default method).
+    struct Silent;
+
+    impl Subject for Silent {
+        fn name(&self) -> &str {
+            "silent"
+        }
+        fn capabilities(&self) -> Capabilities {
+            Capabilities::all()
+        }
+    }
+
+    #[test]
+    fn lowering_goes_through_the_subject_interface() {
+        let arch = Arch::default();
+        let (core, oracle) = (registry::core_for(arch), registry::oracle_for(arch));
+        let case = (0..200u64)
+            .map(|s| {
+                lowering_module::build_case(&SplitMix64(s).bytes(256), Some(arch.generation()))
+            })
+            .find(|c| compare_case_on(&*core, &*oracle, c).is_ok_and(|o| o.lowered > 0))
+            .expect("a case that lowers");
+        let d = compare_case_on(&Flipped(registry::core_for(arch)), &*oracle, &case)
+            .expect_err("a changed record diverges");
+        assert_eq!(d.class, LoweringMismatch::DifferentOutput, "{d}");
+        assert!(d.description.contains("records: flipped"), "{d}");
+        let d = compare_case_on(&Silent, &*oracle, &case).expect_err("no answer diverges");
+        assert_eq!(d.class, LoweringMismatch::Fault(Class::Unsupported), "{d}");
+    }
 }

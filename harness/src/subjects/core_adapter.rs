@@ -1,6 +1,8 @@
 //! [`Subject`] over `tpb_core`, the production implementation.
 
 use super::interface::{Capabilities, Reply, Subject};
+use super::lowering_translate::side_pair;
+use super::lowering_types::{IrInstruction, Lowered, LoweredModule, LoweringRejected};
 use super::types::{
     DecodeFail, Decoded, EncodeResult, FieldName, IrAnswer, IrQuery, LutResult, LutTable, Name,
     Predicate, Route, StreamFail, StreamResult, StreamSummary, Validator, Value, Verdict,
@@ -202,6 +204,33 @@ impl Subject for CoreSubject {
                 ir::Route::Sb2sb => Route::Sb2sb,
                 ir::Route::Dma => Route::Dma,
             }),
+        })
+    }
+
+    fn lower(&self, insns: &[IrInstruction]) -> Reply<LoweredModule> {
+        let mut m = c::lower::Module::new(self.gen);
+        let instrs = insns
+            .iter()
+            .map(|insn| match c::lower::lower(&mut m, insn) {
+                Ok(l) => Ok(Lowered {
+                    records: l.records.iter().map(|b| b.0).collect(),
+                    side: l.side.iter().map(side_pair).collect(),
+                }),
+                Err(e) => Err(LoweringRejected {
+                    name: e.name(),
+                    message: e.to_string(),
+                }),
+            })
+            .collect();
+        Ok(LoweredModule {
+            instrs,
+            replica_groups: m.replica_groups().to_vec(),
+            source_target_pairs: m.source_target_pairs().to_vec(),
+            attributes: m
+                .attributes()
+                .iter()
+                .map(|a| (a.kind, a.direction.name(), a.peer))
+                .collect(),
         })
     }
 }

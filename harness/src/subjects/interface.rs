@@ -1,6 +1,7 @@
 //! The [`Subject`] interface: a name, [`Capabilities`], and one method per
 //! operation, each answering a typed result or a [`Fault`].
 
+use super::lowering_types::{IrInstruction, LoweredModule};
 use super::types::{
     DecodeFail, Decoded, EncodeResult, FieldName, IrAnswer, IrQuery, LutResult, LutTable,
     StreamResult, Validator, Value, Verdict,
@@ -197,6 +198,12 @@ pub trait Subject {
         Err(Fault::Unsupported)
     }
 
+    /// SPEC §5.4: lowers `insns`, in order, into one module of the
+    /// subject's generation.
+    fn lower(&self, _insns: &[IrInstruction]) -> Reply<LoweredModule> {
+        Err(Fault::Unsupported)
+    }
+
     /// A hint: the engine is about to make the calls of `batch`, one per
     /// case. A subject with a high per-call latency (an external process)
     /// may answer them all now, pipelined, and serve the calls from that,
@@ -231,6 +238,9 @@ impl<S: Subject + ?Sized> Subject for Box<S> {
     }
     fn ir(&self, q: &IrQuery) -> Reply<IrAnswer> {
         (**self).ir(q)
+    }
+    fn lower(&self, insns: &[IrInstruction]) -> Reply<LoweredModule> {
+        (**self).lower(insns)
     }
     fn prefetch(&self, batch: Batch<'_>, tick: &dyn Fn()) {
         (**self).prefetch(batch, tick)

@@ -18,11 +18,13 @@
 mod core_adapter;
 pub mod interface;
 pub mod lowering_translate;
+mod lowering_types;
 mod oracle_adapter;
 pub mod registry;
 pub mod sync_translate;
 mod types;
 
 pub use interface::{Batch, Capabilities, Capability, Fault, Reply, Subject};
+pub use lowering_types::*;
 pub use registry::{open, SubjectSpec};
 pub use types::*;

@@ -1,6 +1,8 @@
 //! [`Subject`] over `tpb_oracle`, the independent second reading.
 
 use super::interface::{Capabilities, Reply, Subject};
+use super::lowering_translate::to_request;
+use super::lowering_types::{IrInstruction, Lowered, LoweredModule, LoweringRejected};
 use super::types::{
     DecodeFail, Decoded, EncodeResult, FieldName, IrAnswer, IrQuery, LutResult, LutTable, Name,
     Predicate, Route, StreamFail, StreamResult, StreamSummary, Validator, Value, Verdict,
@@ -174,6 +176,35 @@ impl Subject for OracleSubject {
             } else {
                 Route::Dma
             }),
+        })
+    }
+
+    fn lower(&self, insns: &[IrInstruction]) -> Reply<LoweredModule> {
+        let generation = match self.chip {
+            o::Chip::Sunda => 2,
+            o::Chip::Cayman => 3,
+            o::Chip::Mariana => 4,
+            o::Chip::Maverick => 5,
+        };
+        let mut ledger = o::Ledger::new(generation);
+        let instrs = insns
+            .iter()
+            .map(|insn| match ledger.lower(&to_request(insn)) {
+                Ok(e) => Ok(Lowered {
+                    records: e.records,
+                    side: e.refs,
+                }),
+                Err(r) => Err(LoweringRejected {
+                    name: r.name(),
+                    message: r.to_string(),
+                }),
+            })
+            .collect();
+        Ok(LoweredModule {
+            instrs,
+            replica_groups: ledger.replica_groups,
+            source_target_pairs: ledger.source_target_pairs,
+            attributes: ledger.attributes,
         })
     }
 }
