@@ -8,7 +8,8 @@
 
 use crate::subjects::{
     verdict_name, Capabilities, DecodeFail, Decoded, EncodeResult, Fault, FieldName, IrAnswer,
-    IrQuery, LutResult, LutTable, Reply, Route, StreamResult, Subject, Validator, Value, Verdict,
+    IrInstruction, IrQuery, LoweredModule, LutResult, LutTable, Reply, Route, StreamResult,
+    Subject, Validator, Value, Verdict,
 };
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
@@ -178,5 +179,10 @@ impl Subject for Recorder {
             }
         }
         r
+    }
+
+    /// Forwarded unrecorded (the lowering kind keys its own coverage).
+    fn lower(&self, insns: &[IrInstruction]) -> Reply<LoweredModule> {
+        self.inner.lower(insns)
     }
 }
