@@ -22,7 +22,7 @@ use proptest::strategy::Union;
 use proptest_state_machine::{prop_state_machine, ReferenceStateMachine, StateMachineTest};
 use std::collections::{BTreeMap, BTreeSet};
 use tpb_core::sync::{self as model, AllocFrom, Dep, Engine, Instr, Program, SemArg};
-use tpb_harness::generators::sync_program::{Case, Flow};
+use tpb_harness::generators::sync_program::{Case, SyncFlow};
 use tpb_harness::kinds::sync_handshake::{compare_case, SyncCaseOutcome};
 
 /// An instruction index or semaphore handle that never exists (programs stay below 256).
@@ -274,7 +274,7 @@ impl Built {
                     let e = [Engine::Host, Engine::Gpsimd(k), Engine::Dma(4)][usize::from(k % 3)];
                     cons.push(self.own(e, &[result_dma], mult));
                 }
-                self.case.flows.push(Flow {
+                self.case.flows.push(SyncFlow {
                     dma_in,
                     custom_op,
                     result_dma,

@@ -10,6 +10,7 @@
 //! [`shape`] classifies a program's shapes for the reach table
 //! ([`crate::reach::Reach::sync_shape`]).
 
+pub use crate::subjects::SyncFlow;
 use arbitrary::{Arbitrary, Unstructured};
 use std::cell::RefCell;
 use std::collections::BTreeMap;
@@ -68,26 +69,13 @@ pub enum Op {
     },
 }
 
-/// A custom-op flow's instructions, for checking the stamped bands.
-#[derive(Debug, Clone)]
-pub struct Flow {
-    /// Input DMA.
-    pub dma_in: u16,
-    /// The custom op (0x85 header carrier, on the host).
-    pub custom_op: u16,
-    /// The result DMA.
-    pub result_dma: u16,
-    /// Consumers of the result.
-    pub consumers: Vec<u16>,
-}
-
 /// A generated case.
 #[derive(Debug, Clone)]
 pub struct Case {
     /// The program, in the model's types.
     pub program: Program,
     /// Its custom-op flows.
-    pub flows: Vec<Flow>,
+    pub flows: Vec<SyncFlow>,
 }
 
 #[derive(Default)]
@@ -95,7 +83,7 @@ struct Builder {
     num_semaphores: u16,
     allocs: Vec<AllocFrom>,
     instrs: Vec<Instr>,
-    flows: Vec<Flow>,
+    flows: Vec<SyncFlow>,
     engine_sem: BTreeMap<Engine, u16>,
     /// Instructions of an earlier case whose lists [`Builder::own`] refills (capacity only;
     /// every field is overwritten).
@@ -220,7 +208,7 @@ fn apply(b: &mut Builder, op: Op) {
                 let e = [Engine::Host, Engine::Gpsimd(k), Engine::Dma(4)][usize::from(k % 3)];
                 cons.push(b.own(e, &[result_dma], m));
             }
-            b.flows.push(Flow {
+            b.flows.push(SyncFlow {
                 dma_in,
                 custom_op,
                 result_dma,

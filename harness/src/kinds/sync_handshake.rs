@@ -1,7 +1,10 @@
 //! Kind `sync_handshake`: the `alloc_semaphores` model (`tpb_core::sync`)
 //! against the engine simulator (`tpb_oracle::sim`) on generated programs
-//! (SPEC §8; programs from [`crate::generators::sync_program`], translated by
-//! [`crate::subjects::sync_translate`]). Reference pair only.
+//! (SPEC §8; programs from [`crate::generators::sync_program`]) through the
+//! [`Subject`] sync operations: core plans and stamps (`sync_plan`), the
+//! oracle vets, simulates and reads bands (`sync_plan`, `sync_simulate`,
+//! `sync_band`; translated by [`crate::subjects::sync_translate`]). Reference
+//! pair only.
 //!
 //! Contract: [`compare`] never panics (a panic in the model or the simulator
 //! becomes a `Panic` divergence); its coverage key is `accepted`,
@@ -17,13 +20,12 @@ use crate::engine::{panic_text, Class, Divergence, Outcome, Signature};
 use crate::generators::sync_program::{self, Case, Shape};
 use crate::generators::{gate_inputs, CaseKind, SplitMix64};
 use crate::reach::Reach;
-use crate::subjects::sync_translate::{to_sim_plan, with_script};
+use crate::subjects::{registry, Fault, Subject, SyncEntry, SyncPlanned, SyncWait};
 use crate::targets::Target;
 use std::collections::BTreeMap;
 use std::fmt;
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use tpb_core::sync::{self as model};
-use tpb_oracle::sim;
+use tpb_core::sync as model;
 
 /// The sync-handshake kind.
 pub struct SyncHandshakeKind;
@@ -85,8 +87,7 @@ impl TargetKind for SyncHandshakeKind {
     }
 }
 
-/// Final semaphore values: `(remote core, id) → value`.
-pub type Finals = BTreeMap<(Option<u8>, u8), u64>;
+pub use crate::subjects::Finals;
 
 /// What a stamped band got wrong (SPEC §8 DS-9, DS-13, DS-14).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -187,6 +188,13 @@ pub enum SyncMismatch {
         /// The model's.
         model: Finals,
     },
+    /// A subject gave no answer to a sync operation.
+    Fault {
+        /// The fault's class.
+        class: Class,
+        /// Who, which operation, what.
+        detail: String,
+    },
     /// A stamped band is wrong.
     Stamp {
         /// What.
@@ -203,6 +211,7 @@ impl SyncMismatch {
             SyncMismatch::ModelAccepts { .. } => Class::OverAccept,
             SyncMismatch::ModelRejects { .. } => Class::UnderAccept,
             SyncMismatch::RejectClasses { .. } => Class::SameVerdictDifferentReason,
+            SyncMismatch::Fault { class, .. } => *class,
             _ => Class::DifferentOutput,
         }
     }
@@ -228,6 +237,7 @@ impl SyncMismatch {
                 format!("simulator:{kind}")
             }
             SyncMismatch::SimulatedFinals { .. } => "simulated finals".into(),
+            SyncMismatch::Fault { class, .. } => format!("fault:{}", class.name()),
             SyncMismatch::Stamp { fault, .. } => format!("stamp:{}", fault.name()),
         }
     }
@@ -262,6 +272,7 @@ impl fmt::Display for SyncMismatch {
             SyncMismatch::SimulatedFinals { simulated, model } => {
                 write!(f, "simulated finals {simulated:?} != model {model:?}")
             }
+            SyncMismatch::Fault { detail, .. } => f.write_str(detail),
             SyncMismatch::Stamp { fault, detail } => write!(f, "{}: {detail}", fault.name()),
         }
     }
@@ -336,7 +347,12 @@ fn compare_shaped(
         },
         class,
     };
-    match catch_unwind(AssertUnwindSafe(|| case_shaped(data, want_shape))) {
+    // The engine's reference pair (in the gate, core is wrapped in its
+    // coverage recorder, which forwards the sync operations).
+    let (model, sim) = (e.reference_subject(), &*e.subjects()[1]);
+    match catch_unwind(AssertUnwindSafe(|| {
+        case_shaped(model, sim, data, want_shape)
+    })) {
         Ok((Ok(SyncCaseOutcome::Accepted { .. }), shape)) => ("accepted".into(), None, shape),
         Ok((Ok(SyncCaseOutcome::Rejected { class }), _)) => {
             (format!("rejected:{class}"), None, None)
@@ -368,98 +384,131 @@ fn compare_shaped(
 /// ([`sync_program::build_recycled`]), runs the model and the simulator, and
 /// compares.
 pub fn sync_handshake_case(data: &[u8]) -> Result<SyncCaseOutcome, SyncDivergence> {
-    case_shaped(data, false).0
+    case_shaped(&*registry::core(), &*registry::oracle(), data, false).0
 }
 
 /// [`sync_handshake_case`], with the shape of an accepted program when `want_shape`.
 fn case_shaped(
+    model: &dyn Subject,
+    sim: &dyn Subject,
     data: &[u8],
     want_shape: bool,
 ) -> (Result<SyncCaseOutcome, SyncDivergence>, Option<Shape>) {
     let (case, schedule) = sync_program::build_recycled(data);
-    let outcome = compare_case(&case, schedule);
+    let outcome = compare_case_on(model, sim, &case, schedule);
     let accepted = matches!(outcome, Ok(SyncCaseOutcome::Accepted { .. }));
     let shape = (want_shape && accepted).then(|| sync_program::shape(&case.program));
     sync_program::recycle(case);
     (outcome, shape)
 }
 
-/// Compares model and simulator on a built case, with interleaving bytes `schedule`.
+/// Compares model and simulator (core's and the oracle's adapters) on a
+/// built case, with interleaving bytes `schedule`.
 pub fn compare_case(case: &Case, schedule: &[u8]) -> Result<SyncCaseOutcome, SyncDivergence> {
-    with_script(&case.program, |script| compare_with(case, schedule, script)).map_err(|m| {
-        SyncDivergence {
-            mismatch: Box::new(m),
-            program: format!("{:?}", case.program),
-        }
+    compare_case_on(&*registry::core(), &*registry::oracle(), case, schedule)
+}
+
+/// Compares a planner (`model`) with a checker (`sim`) through the
+/// [`Subject`] sync operations on a built case.
+pub fn compare_case_on(
+    model: &dyn Subject,
+    sim: &dyn Subject,
+    case: &Case,
+    schedule: &[u8],
+) -> Result<SyncCaseOutcome, SyncDivergence> {
+    compare_with(model, sim, case, schedule).map_err(|m| SyncDivergence {
+        mismatch: Box::new(m),
+        program: format!("{:?}", case.program),
     })
 }
 
-/// [`compare_case`] with the program already in the oracle's vocabulary.
+fn fault(who: &dyn Subject, op: &str, f: Fault) -> SyncMismatch {
+    SyncMismatch::Fault {
+        class: match f {
+            Fault::Unsupported => Class::Unsupported,
+            Fault::Timeout(_) => Class::Timeout,
+            Fault::Protocol(_) => Class::Protocol,
+            Fault::Crash(_) => Class::Crash,
+        },
+        detail: format!("{} {op}: {f}", who.name()),
+    }
+}
+
 fn compare_with(
+    model: &dyn Subject,
+    sim: &dyn Subject,
     case: &Case,
     schedule: &[u8],
-    script: &sim::Script,
 ) -> Result<SyncCaseOutcome, SyncMismatch> {
-    let (plan, exp) = match (model::alloc_semaphores(&case.program), sim::vet(script)) {
-        (Err(e), Err(r)) if e.class() == r.class() => {
-            return Ok(SyncCaseOutcome::Rejected { class: e.class() })
+    let p = &case.program;
+    let planned = model
+        .sync_plan(p, &case.flows)
+        .map_err(|f| fault(model, "sync_plan", f))?;
+    let vetted = sim
+        .sync_plan(p, &[])
+        .map_err(|f| fault(sim, "sync_plan", f))?;
+    let (plan, exp) = match (planned, vetted) {
+        (Err(e), Err(r)) if e.class == r.class => {
+            return Ok(SyncCaseOutcome::Rejected { class: e.class })
         }
         (Err(e), Err(r)) => {
             return Err(SyncMismatch::RejectClasses {
-                model_class: e.class(),
-                model: e.to_string(),
-                oracle_class: r.class(),
-                oracle: format!("{r:?}"),
+                model_class: e.class,
+                model: e.message,
+                oracle_class: r.class,
+                oracle: r.message,
             })
         }
         (Err(e), Ok(_)) => {
             return Err(SyncMismatch::ModelRejects {
-                model_class: e.class(),
-                model: e.to_string(),
+                model_class: e.class,
+                model: e.message,
             })
         }
         (Ok(_), Err(r)) => {
             return Err(SyncMismatch::ModelAccepts {
-                oracle_class: r.class(),
-                oracle: format!("{r:?}"),
+                oracle_class: r.class,
+                oracle: r.message,
             })
         }
         (Ok(plan), Ok(exp)) => (plan, exp),
     };
-    if plan.sem_ids != exp.ids {
+    if plan.ids != exp.ids {
         return Err(SyncMismatch::PoolIds {
-            model: plan.sem_ids.clone(),
-            oracle: exp.ids.clone(),
+            model: plan.ids,
+            oracle: exp.ids,
         });
     }
-    let model_finals: Finals = plan
-        .values
-        .iter()
-        .filter(|(_, v)| *v != 0)
-        .map(|(k, v)| ((k.core, k.sem), u64::from(v)))
-        .collect();
-    if model_finals != exp.finals {
+    if plan.finals != exp.finals {
         return Err(SyncMismatch::FinalValues {
-            model: model_finals,
-            oracle: exp.finals.clone(),
+            model: plan.finals,
+            oracle: exp.finals,
         });
     }
-    let base = to_sim_plan(&plan);
-    let trace =
-        sim::simulate(script, &exp, &base, schedule).map_err(|v| SyncMismatch::Simulator {
-            violation: format!("{v:?}"),
+    let Some(base) = plan.plan.as_deref() else {
+        return Err(fault(
+            model,
+            "sync_plan",
+            Fault::Protocol("accepted without a plan".into()),
+        ));
+    };
+    let trace = sim
+        .sync_simulate(p, exp.ticket, base, schedule)
+        .map_err(|f| fault(sim, "sync_simulate", f))?
+        .map_err(|violation| SyncMismatch::Simulator {
+            violation,
             schedule: schedule[..schedule.len().min(32)].to_vec(),
             len: schedule.len(),
         })?;
-    if trace.finals != model_finals {
+    if trace.finals != plan.finals {
         return Err(SyncMismatch::SimulatedFinals {
             simulated: trace.finals,
-            model: model_finals,
+            model: plan.finals,
         });
     }
-    check_stamps(case, &plan, &exp, script, &base, schedule)?;
+    check_stamps(sim, case, &plan, &exp, base, schedule)?;
     Ok(SyncCaseOutcome::Accepted {
-        instrs: case.program.instrs.len(),
+        instrs: p.instrs.len(),
         steps: trace.steps,
     })
 }
@@ -468,15 +517,15 @@ fn stamp(fault: StampFault, detail: String) -> SyncMismatch {
     SyncMismatch::Stamp { fault, detail }
 }
 
-/// The local semaphore id of instruction `i` as the oracle derives it.
-fn local_id(case: &Case, exp: &sim::Expectation, i: u16) -> Option<u8> {
+/// The local semaphore id of instruction `i` as the checker allocated it.
+fn local_id(case: &Case, exp: &SyncPlanned, i: u16) -> Option<u8> {
     let ins = case.program.instrs.get(usize::from(i))?;
     let s = ins.sems.iter().find(|s| s.target_core.is_none())?;
     exp.ids.get(usize::from(s.handle)).copied()
 }
 
 /// Replace the last Wait on `w.sem` in `e` by `w` (the band's one wait slot, DS-9).
-fn put_band_wait(e: &mut sim::PlanEntry, w: sim::PlanWait) -> Result<(), String> {
+fn put_band_wait(e: &mut SyncEntry, w: SyncWait) -> Result<(), String> {
     match e.waits.iter_mut().rev().find(|x| x.sem == w.sem) {
         Some(slot) => {
             *slot = w;
@@ -489,23 +538,30 @@ fn put_band_wait(e: &mut sim::PlanEntry, w: sim::PlanWait) -> Result<(), String>
     }
 }
 
-/// Stamp each flow's header and consumers with the model, read the bands back with the oracle
-/// and check the handshake of S000 §sync NOTE "the handshake in one line" with the compiler's
-/// encoding (SPEC §8 DS-13/DS-14: WAIT_FOR_SEM_GE_IMM 0x05 with the threshold in
-/// `semaphore_value`, SEM_INC_COMPLETE 0x13). Then the simulator runs the plan with every
-/// stamped wait taken from the bytes (`sim::band_sync`), so a wrong threshold on the wire shows
-/// up as an early start.
+/// Reads the bands the model stamped for each flow's header and consumers
+/// with the checker and checks the handshake of S000 §sync NOTE "the
+/// handshake in one line" with the compiler's encoding (SPEC §8
+/// DS-13/DS-14: WAIT_FOR_SEM_GE_IMM 0x05 with the threshold in
+/// `semaphore_value`, SEM_INC_COMPLETE 0x13). Then the checker runs the plan
+/// with every stamped wait taken from the bytes, so a wrong threshold on the
+/// wire shows up as an early start.
 fn check_stamps(
+    sim: &dyn Subject,
     case: &Case,
-    plan: &model::SyncPlan,
-    exp: &sim::Expectation,
-    script: &sim::Script,
-    base: &[sim::PlanEntry],
+    plan: &SyncPlanned,
+    exp: &SyncPlanned,
+    base: &[SyncEntry],
     schedule: &[u8],
 ) -> Result<(), SyncMismatch> {
     use StampFault as F;
     if case.flows.is_empty() {
         return Ok(());
+    }
+    if plan.stamps.len() != case.flows.len() {
+        return Err(stamp(
+            F::StampRefused,
+            format!("{} flows, {} stamped", case.flows.len(), plan.stamps.len()),
+        ));
     }
     let mut from_bytes = base.to_vec();
     let mult = |i: u16| {
@@ -514,13 +570,16 @@ fn check_stamps(
             .get(usize::from(i))
             .map_or(0, |x| x.mult)
     };
-    for f in &case.flows {
-        let mut header = [0u8; 64];
-        header[0] = 0x85;
-        header[1] = 0x10;
-        model::stamp_custom_op_header(&mut header, plan, f.custom_op, f.dma_in, f.result_dma)
+    let read = |b: &[u8; 64], ticks: u32| {
+        sim.sync_band(b, ticks)
+            .map_err(|f| fault(sim, "sync_band", f))
+    };
+    for (f, stamps) in case.flows.iter().zip(&plan.stamps) {
+        let header = stamps
+            .header
+            .as_ref()
             .map_err(|e| stamp(F::StampRefused, format!("header of flow {f:?}: {e}")))?;
-        let band = sim::read_band(&header);
+        let band = read(header, mult(f.result_dma))?;
         // No silent default: a flow endpoint without a local semaphore id is a
         // generator/simulator fault, not an id 0 both stampers could agree on.
         let id = |i: u16| {
@@ -546,21 +605,27 @@ fn check_stamps(
                 ),
             ));
         }
-        let bs = sim::band_sync(&band, mult(f.result_dma)).map_err(|off| {
+        let (wait, _) = band.sync.map_err(|off| {
             stamp(
                 F::Unstamped,
                 format!("header band byte {off} not stamped by the pass: {band:?}"),
             )
         })?;
-        if let (Some(w), Some(e)) = (bs.wait, from_bytes.get_mut(usize::from(f.custom_op))) {
+        if let (Some(w), Some(e)) = (wait, from_bytes.get_mut(usize::from(f.custom_op))) {
             put_band_wait(e, w)
                 .map_err(|m| stamp(F::UnplannedWait, format!("header of flow {f:?}: {m}")))?;
         }
-        for &c in &f.consumers {
-            let mut bundle = [0u8; 64];
-            model::stamp_consumer(&mut bundle, plan, c, f.result_dma)
+        if stamps.consumers.len() != f.consumers.len() {
+            return Err(stamp(
+                F::StampRefused,
+                format!("flow {f:?}: {} consumers stamped", stamps.consumers.len()),
+            ));
+        }
+        for (&c, bundle) in f.consumers.iter().zip(&stamps.consumers) {
+            let bundle = bundle
+                .as_ref()
                 .map_err(|e| stamp(F::StampRefused, format!("consumer {c}: {e}")))?;
-            let band = sim::read_band(&bundle);
+            let band = read(bundle, mult(c))?;
             if (band.wait_mode, band.wait_idx) != (0x05, want.3) {
                 return Err(stamp(
                     F::ConsumerBand,
@@ -570,7 +635,7 @@ fn check_stamps(
                     ),
                 ));
             }
-            let bs = sim::band_sync(&band, mult(c)).map_err(|off| {
+            let (wait, update) = band.sync.map_err(|off| {
                 stamp(
                     F::Unstamped,
                     format!("consumer {c} band byte {off} not stamped: {band:?}"),
@@ -582,11 +647,11 @@ fn check_stamps(
                     format!("consumer {c} outside the plan"),
                 ));
             };
-            if let Some(w) = bs.wait {
+            if let Some(w) = wait {
                 put_band_wait(entry, w)
                     .map_err(|m| stamp(F::UnplannedWait, format!("consumer {c}: {m}")))?;
             }
-            if let Some(u) = bs.update {
+            if let Some(u) = update {
                 if !entry.updates.contains(&u) {
                     return Err(stamp(
                         F::UnplannedUpdate,
@@ -597,12 +662,14 @@ fn check_stamps(
         }
     }
     if from_bytes != *base {
-        sim::simulate(script, exp, &from_bytes, schedule).map_err(|v| {
-            stamp(
-                F::SimulatedBytes,
-                format!("simulator on the stamped bytes: {v:?}"),
-            )
-        })?;
+        sim.sync_simulate(&case.program, exp.ticket, &from_bytes, schedule)
+            .map_err(|f| fault(sim, "sync_simulate", f))?
+            .map_err(|v| {
+                stamp(
+                    F::SimulatedBytes,
+                    format!("simulator on the stamped bytes: {v}"),
+                )
+            })?;
     }
     Ok(())
 }
@@ -667,5 +734,79 @@ mod tests {
         assert_eq!(ids.class(), Class::DifferentOutput);
         assert_eq!(both.key(), "reject classes:cycle/overflow");
         assert!(!ids.key().chars().any(|c| c.is_ascii_digit()));
+    }
+
+    /// Core, with byte 5 (the wait index) of every stamped header changed.
+    struct Misstamped(Box<dyn Subject>);
+
+    impl Subject for Misstamped {
+        fn name(&self) -> &str {
+            "misstamped"
+        }
+        fn capabilities(&self) -> crate::subjects::Capabilities {
+            crate::subjects::Capabilities::all()
+        }
+        fn sync_plan(
+            &self,
+            p: &crate::subjects::SyncProgram,
+            flows: &[crate::subjects::SyncFlow],
+        ) -> crate::subjects::Reply<Result<SyncPlanned, crate::subjects::SyncRejected>> {
+            let mut r = self.0.sync_plan(p, flows)?;
+            if let Ok(planned) = &mut r {
+                for s in &mut planned.stamps {
+                    if let Ok(h) = &mut s.header {
+                        h[5] ^= 0x01;
+                    }
+                }
+            }
+            Ok(r)
+        }
+    }
+
+    /// A subject without the sync operations (the default methods).
+    struct Silent;
+
+    impl Subject for Silent {
+        fn name(&self) -> &str {
+            "silent"
+        }
+        fn capabilities(&self) -> crate::subjects::Capabilities {
+            crate::subjects::Capabilities::all()
+        }
+    }
+
+    #[test]
+    fn sync_goes_through_the_subject_interface() {
+        let (core, oracle) = (registry::core(), registry::oracle());
+        let (case, schedule) = (0..2000u64)
+            .map(|s| {
+                let data = SplitMix64(s).bytes(600);
+                let mut u = arbitrary::Unstructured::new(&data);
+                let case = sync_program::build_case(&mut u);
+                (case, u.take_rest().to_vec())
+            })
+            .find(|(c, sch)| {
+                !c.flows.is_empty()
+                    && matches!(
+                        compare_case_on(&*core, &*oracle, c, sch),
+                        Ok(SyncCaseOutcome::Accepted { .. })
+                    )
+            })
+            .expect("an accepted program with a custom-op flow");
+        let d = compare_case_on(&Misstamped(registry::core()), &*oracle, &case, &schedule)
+            .expect_err("a wrong header band diverges");
+        assert_eq!(d.mismatch.key(), "stamp:header_band", "{d}");
+        let d = compare_case_on(&Silent, &*oracle, &case, &schedule).expect_err("no plan");
+        assert_eq!(d.mismatch.class(), Class::Unsupported, "{d}");
+        let d = compare_case_on(&*core, &Silent, &case, &schedule).expect_err("no checker");
+        assert_eq!(d.mismatch.class(), Class::Unsupported, "{d}");
+        // The gate's engine (core wrapped in its coverage recorder) agrees.
+        let (e, _key) = Engine::open_recorded(&[], Arch::default()).expect("reference pair");
+        let t = Target::named("sync_handshake");
+        for s in 0..50u64 {
+            let data = SplitMix64(s).bytes(600);
+            let (key, d) = compare(&e, t, &data);
+            assert!(d.is_none() && key != "diverged", "{key} {d:?}");
+        }
     }
 }

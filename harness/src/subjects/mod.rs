@@ -22,9 +22,11 @@ mod lowering_types;
 mod oracle_adapter;
 pub mod registry;
 pub mod sync_translate;
+mod sync_types;
 mod types;
 
 pub use interface::{Batch, Capabilities, Capability, Fault, Reply, Subject};
 pub use lowering_types::*;
 pub use registry::{open, SubjectSpec};
+pub use sync_types::*;
 pub use types::*;

@@ -4,7 +4,6 @@
 //! logic). The comparator is [`crate::kinds::sync_handshake`], the programs
 //! come from [`crate::generators::sync_program`].
 
-use std::cell::RefCell;
 use tpb_core::sync::{self as model, AllocFrom, Engine, Program};
 use tpb_oracle::sim;
 
@@ -60,18 +59,6 @@ pub fn to_script_into(p: &Program, s: &mut sim::Script) {
     }
 }
 
-thread_local! {
-    /// Per-thread scratch for [`with_script`]'s script: its lists keep their capacity from
-    /// case to case instead of being allocated and freed per instruction.
-    static SCRIPT: RefCell<sim::Script> = const {
-        RefCell::new(sim::Script {
-            pool: 0,
-            grabs: Vec::new(),
-            steps: Vec::new(),
-        })
-    };
-}
-
 /// The model's plan in the oracle's vocabulary.
 pub fn to_sim_plan(plan: &model::SyncPlan) -> Vec<sim::PlanEntry> {
     plan.infos
@@ -96,16 +83,4 @@ pub fn to_sim_plan(plan: &model::SyncPlan) -> Vec<sim::PlanEntry> {
                 .collect(),
         })
         .collect()
-}
-
-/// Runs `f` with `p` in the simulator's vocabulary, reusing this thread's
-/// script lists (a nested call builds a fresh script).
-pub fn with_script<T>(p: &Program, f: impl FnOnce(&sim::Script) -> T) -> T {
-    SCRIPT.with(|cell| match cell.try_borrow_mut() {
-        Ok(mut script) => {
-            to_script_into(p, &mut script);
-            f(&script)
-        }
-        Err(_) => f(&to_script(p)),
-    })
 }
