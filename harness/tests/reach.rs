@@ -8,9 +8,22 @@ use tpb_harness::findings::CaseKind;
 use tpb_harness::gate::{DEFAULT_SEED, DEFAULT_SYNC_CASES};
 use tpb_harness::generators::sync_program::{self, Shape};
 use tpb_harness::generators::{case_rng, name_hash};
-use tpb_harness::kinds::{self, CaseBuf, Form};
+use tpb_harness::kinds::{self, CaseBuf, Draw};
 use tpb_harness::reach::Reach;
 use tpb_harness::targets::{Check, Target};
+
+/// Generated case `i` of gate target `t` under the default seed, for
+/// generation `arch`, written into `buf`.
+fn gate_case(t: Target, arch: Arch, i: u64, buf: &mut CaseBuf) -> &[u8] {
+    let mut r = case_rng(DEFAULT_SEED, name_hash(t.name()), i);
+    let draw = Draw {
+        arch,
+        r: &mut r,
+        kind: CaseKind::of(i),
+    };
+    let form = kinds::of(t).generate(t, draw, buf);
+    buf.input(form)
+}
 
 /// Cases per target (the default gate runs 5,000,000; the classes must be
 /// reached well before that).
@@ -21,14 +34,11 @@ fn default_gate_bundle_cases_reach_every_field_class() {
     let mut reach = Reach::declared(true, false);
     let mut buf = CaseBuf::default();
     for t in Target::gate_targets().into_iter().filter(|t| t.is_bundle()) {
-        let h = name_hash(t.name());
         for i in 0..N {
-            let mut r = case_rng(DEFAULT_SEED, h, i);
             // The default gate spreads its cases over the generations.
             let arch = Arch::ALL[(i % Arch::ALL.len() as u64) as usize];
-            let form = kinds::of(t).generate(t, arch, &mut r, CaseKind::of(i), &mut buf);
-            assert_eq!(form, Form::Bundle, "{t}");
-            reach.bundle(&buf.bundle);
+            let input = gate_case(t, arch, i, &mut buf);
+            reach.bundle(input.try_into().expect("a bundle case"));
         }
     }
     let unhit = reach.unhit();
@@ -43,12 +53,10 @@ fn default_gate_bundle_cases_reach_every_field_class() {
 fn default_gate_stream_cases_reach_every_stream_class() {
     let mut reach = Reach::declared(false, true);
     let t = Target::by_check(Check::StreamProgram).expect("a stream-program target");
-    let h = name_hash(t.name());
     let mut buf = CaseBuf::default();
     for i in 0..N / 4 {
-        let mut r = case_rng(DEFAULT_SEED, h, i);
-        let form = kinds::of(t).generate(t, Arch::default(), &mut r, CaseKind::of(i), &mut buf);
-        reach.stream_program(buf.input(form));
+        let input = gate_case(t, Arch::default(), i, &mut buf);
+        reach.stream_program(input);
     }
     let unhit = reach.unhit();
     assert!(
@@ -86,7 +94,6 @@ fn default_gate_sync_cases_reach_every_program_shape() {
     let kind = kinds::of(t);
     let mut reach = Reach::default();
     kind.declare_reach(t, &mut reach);
-    let h = name_hash(t.name());
     let mut buf = CaseBuf::default();
     let (mut i, mut sampled) = (0u64, 0u64);
     // A tenth of the sampled cases of a 500,000-case gate must already hit
@@ -94,9 +101,8 @@ fn default_gate_sync_cases_reach_every_program_shape() {
     while sampled < SYNC_SAMPLED / 10 {
         if tpb_harness::gate::reach_sampled(i) {
             sampled += 1;
-            let mut r = case_rng(DEFAULT_SEED, h, i);
-            let form = kind.generate(t, Arch::default(), &mut r, CaseKind::of(i), &mut buf);
-            kind.record_reach(t, &mut reach, buf.input(form));
+            let input = gate_case(t, Arch::default(), i, &mut buf);
+            kind.record_reach(t, &mut reach, input);
         }
         i += 1;
     }
@@ -119,15 +125,13 @@ fn the_gate_counts_sync_shapes_as_the_classifier_does() {
     let (mut by_run, mut by_record) = (Reach::default(), Reach::default());
     kind.declare_reach(t, &mut by_run);
     kind.declare_reach(t, &mut by_record);
-    let h = name_hash(t.name());
     let mut buf = CaseBuf::default();
     let mut classified = 0;
     for i in 0..600 {
-        let mut r = case_rng(DEFAULT_SEED, h, i);
-        let form = kind.generate(t, Arch::default(), &mut r, CaseKind::of(i), &mut buf);
-        let ran = kind.run(&e, t, buf.input(form), Some(&mut by_run));
+        let input = gate_case(t, Arch::default(), i, &mut buf);
+        let ran = kind.run(&e, t, input, Some(&mut by_run));
         assert!(ran.outcome.is_agree());
-        let recorded = kind.record_reach(t, &mut by_record, buf.input(form));
+        let recorded = kind.record_reach(t, &mut by_record, input);
         assert_eq!(ran.classified, recorded, "case {i}");
         classified += usize::from(recorded);
     }

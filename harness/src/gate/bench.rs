@@ -4,7 +4,7 @@
 use crate::arch::Arch;
 use crate::findings::CaseKind;
 use crate::generators::{case_rng, name_hash};
-use crate::kinds::{self, CaseBuf};
+use crate::kinds::{self, CaseBuf, Draw};
 use crate::subjects::{registry, Subject};
 use crate::targets::{Check, Target};
 use std::hint::black_box;
@@ -21,13 +21,12 @@ pub fn core_rate(seed: u64, t: Target, n: u64) -> Option<f64> {
     let cases: Vec<[u8; 64]> = (0..n)
         .map(|i| {
             let mut buf = CaseBuf::default();
-            kinds::of(t).generate(
-                t,
-                Arch::default(),
-                &mut case_rng(seed, h, i),
-                CaseKind::of(i),
-                &mut buf,
-            );
+            let draw = Draw {
+                arch: Arch::default(),
+                r: &mut case_rng(seed, h, i),
+                kind: CaseKind::of(i),
+            };
+            kinds::of(t).generate(t, draw, &mut buf);
             buf.bundle
         })
         .collect();

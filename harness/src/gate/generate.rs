@@ -9,7 +9,7 @@ use super::outcome::{panic_text, GateFailure, GateRun};
 use crate::arch::Arch;
 use crate::findings::{CaseKind, Findings, Origin};
 use crate::generators::{case_rng, name_hash};
-use crate::kinds::{self, CaseBuf, TargetKind};
+use crate::kinds::{self, CaseBuf, Draw, TargetKind};
 use crate::reach::Reach;
 use crate::targets::Target;
 use std::collections::BTreeMap;
@@ -182,7 +182,15 @@ fn worker(sh: &Shared, w: usize) {
                     .filter(|&i| i < cfg.subject_cases && cfg.arch_index(i) == a)
                     .map(|i| {
                         let mut rng = case_rng(cfg.seed, hashes[ti], i);
-                        kind.generate(t, r.arch, &mut rng, CaseKind::of(i), &mut one);
+                        kind.generate(
+                            t,
+                            Draw {
+                                arch: r.arch,
+                                r: &mut rng,
+                                kind: CaseKind::of(i),
+                            },
+                            &mut one,
+                        );
                         one.bundle
                     })
                     .collect();
@@ -216,7 +224,15 @@ fn worker(sh: &Shared, w: usize) {
                     index: i,
                     kind: case_kind,
                 };
-                let form = kind.generate(t, r.arch, &mut rng, case_kind, &mut buf);
+                let form = kind.generate(
+                    t,
+                    Draw {
+                        arch: r.arch,
+                        r: &mut rng,
+                        kind: case_kind,
+                    },
+                    &mut buf,
+                );
                 let input = buf.input(form);
                 let sampled = reach_sampled(i).then_some(&mut reach);
                 let fs = run_one(r, t, kind, input, sampled, origin, &mut cov);

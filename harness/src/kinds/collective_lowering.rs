@@ -16,12 +16,11 @@
 //! description with digits masked, cut at the first `:` context, so one bug
 //! deduplicates to one entry.
 
-use super::kind::{CaseBuf, Form, Ran, TargetKind};
+use super::kind::{Ran, TargetKind};
 use crate::arch::Arch;
 use crate::engine::nway::Engine;
 use crate::engine::{panic_text, Class, Divergence, Outcome, Signature};
 use crate::generators::lowering_module::{self, LoweringCase};
-use crate::generators::{gate_inputs, CaseKind, SplitMix64};
 use crate::reach::Reach;
 use crate::subjects::lowering_translate::chip;
 use crate::subjects::{registry, Fault, LoweredModule, Reply, Subject};
@@ -41,18 +40,6 @@ pub struct CollectiveLoweringKind;
 impl TargetKind for CollectiveLoweringKind {
     fn name(&self) -> &'static str {
         "collective_lowering"
-    }
-
-    fn generate(
-        &self,
-        _t: Target,
-        _arch: Arch,
-        r: &mut SplitMix64,
-        kind: CaseKind,
-        buf: &mut CaseBuf,
-    ) -> Form {
-        gate_inputs::banded_bytes(r, kind, &mut buf.bytes);
-        Form::Bytes
     }
 
     fn compare(&self, e: &Engine, t: Target, input: &[u8]) -> Outcome {
@@ -570,6 +557,7 @@ fn check_leg_faults(case: &LoweringCase, module: &Module) -> Result<(), String> 
 mod tests {
     use super::*;
     use crate::generators::SplitMix64;
+    use crate::kinds::test_subjects::Silent;
     use crate::subjects::Capabilities;
 
     /// Core, with the last byte of each instruction's first record flipped.
@@ -590,18 +578,6 @@ mod tests {
                 }
             }
             Ok(m)
-        }
-    }
-
-    /// A subject without the operation (the default method).
-    struct Silent;
-
-    impl Subject for Silent {
-        fn name(&self) -> &str {
-            "silent"
-        }
-        fn capabilities(&self) -> Capabilities {
-            Capabilities::all()
         }
     }
 

@@ -5,11 +5,10 @@
 //! [`gate_inputs::stream_program`], reach classes of the parsed stream); a
 //! `StreamRaw` row parses the raw bytes.
 
-use super::kind::{CaseBuf, Form, TargetKind};
-use crate::arch::Arch;
+use super::kind::{CaseBuf, Draw, Form, TargetKind};
 use crate::engine::nway::Engine;
 use crate::engine::{stream_from_input, Outcome};
-use crate::generators::{gate_inputs, CaseKind, SplitMix64};
+use crate::generators::gate_inputs;
 use crate::reach::Reach;
 use crate::targets::{Check, Target};
 
@@ -21,18 +20,11 @@ impl TargetKind for CustomOpKind {
         "custom_op"
     }
 
-    fn generate(
-        &self,
-        t: Target,
-        _arch: Arch,
-        r: &mut SplitMix64,
-        kind: CaseKind,
-        buf: &mut CaseBuf,
-    ) -> Form {
+    fn generate(&self, t: Target, d: Draw<'_>, buf: &mut CaseBuf) -> Form {
         if t.check() == Check::StreamProgram {
-            gate_inputs::stream_program(r, kind, &mut buf.bytes);
+            gate_inputs::stream_program(d.r, d.kind, &mut buf.bytes);
         } else {
-            gate_inputs::banded_bytes(r, kind, &mut buf.bytes);
+            gate_inputs::banded_bytes(d.r, d.kind, &mut buf.bytes);
         }
         Form::Bytes
     }

@@ -1,11 +1,10 @@
 //! Kind `ir_gate` (target `ir_gates`): one SPEC §7 IR query
 //! ([`crate::engine::ir_query_from_input`]) on each subject.
 
-use super::kind::{CaseBuf, Form, TargetKind};
-use crate::arch::Arch;
+use super::kind::{CaseBuf, Draw, Form, TargetKind};
 use crate::engine::nway::Engine;
 use crate::engine::{ir_query_from_input, Outcome};
-use crate::generators::{gate_inputs, CaseKind, SplitMix64};
+use crate::generators::gate_inputs;
 use crate::targets::Target;
 
 /// The IR-gate kind.
@@ -16,15 +15,8 @@ impl TargetKind for IrGateKind {
         "ir_gate"
     }
 
-    fn generate(
-        &self,
-        _t: Target,
-        _arch: Arch,
-        r: &mut SplitMix64,
-        kind: CaseKind,
-        buf: &mut CaseBuf,
-    ) -> Form {
-        gate_inputs::ir_query_input(r, kind, &mut buf.bytes);
+    fn generate(&self, _t: Target, d: Draw<'_>, buf: &mut CaseBuf) -> Form {
+        gate_inputs::ir_query_input(d.r, d.kind, &mut buf.bytes);
         Form::Bytes
     }
 

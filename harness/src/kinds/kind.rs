@@ -4,9 +4,19 @@
 use crate::arch::Arch;
 use crate::engine::nway::Engine;
 use crate::engine::{Divergence, Outcome};
-use crate::generators::{CaseKind, SplitMix64};
+use crate::generators::{gate_inputs, CaseKind, SplitMix64};
 use crate::reach::Reach;
 use crate::targets::Target;
+
+/// What [`TargetKind::generate`] draws a gate case from.
+pub struct Draw<'a> {
+    /// The generation the case runs under.
+    pub arch: Arch,
+    /// The case's PRNG.
+    pub r: &'a mut SplitMix64,
+    /// Valid, near-valid or raw.
+    pub kind: CaseKind,
+}
 
 /// Where [`TargetKind::generate`] wrote the case.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -73,17 +83,16 @@ pub trait TargetKind: Sync {
     /// Stable name of the kind (docs, `ARCHITECTURE.md`).
     fn name(&self) -> &'static str;
 
-    /// Generates case `kind` of target `t` for generation `arch` from `r`
-    /// into `buf`; says which half of `buf` holds it. Case `i` of a gate is
+    /// Generates a case of target `t` as `d` says (generation, PRNG, case
+    /// kind) into `buf`; says which half of `buf` holds it. Case `i` of a gate is
     /// a pure function of `r`'s seed ([`crate::generators::case_rng`]).
-    fn generate(
-        &self,
-        t: Target,
-        arch: Arch,
-        r: &mut SplitMix64,
-        kind: CaseKind,
-        buf: &mut CaseBuf,
-    ) -> Form;
+    /// Default: length-banded random bytes
+    /// ([`gate_inputs::banded_bytes`]), for kinds that build their case from
+    /// bytes (sync programs, lowering modules, generator programs).
+    fn generate(&self, _t: Target, d: Draw<'_>, buf: &mut CaseBuf) -> Form {
+        gate_inputs::banded_bytes(d.r, d.kind, &mut buf.bytes);
+        Form::Bytes
+    }
 
     /// Runs the raw `input` of `t` (mapping in [`crate::engine::input_map`])
     /// on each subject of `e` and compares the answers.

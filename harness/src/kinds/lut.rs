@@ -2,11 +2,10 @@
 //! zero-padded) through each SPEC §6 lookup table of the row, in order, on
 //! each subject.
 
-use super::kind::{CaseBuf, Form, TargetKind};
-use crate::arch::Arch;
+use super::kind::{CaseBuf, Draw, Form, TargetKind};
 use crate::engine::nway::Engine;
 use crate::engine::{ordinal_from_input, Outcome};
-use crate::generators::{gate_inputs, CaseKind, SplitMix64};
+use crate::generators::gate_inputs;
 use crate::targets::{Check, Target};
 
 /// The lookup-table kind.
@@ -17,15 +16,8 @@ impl TargetKind for LutKind {
         "lut"
     }
 
-    fn generate(
-        &self,
-        _t: Target,
-        _arch: Arch,
-        r: &mut SplitMix64,
-        kind: CaseKind,
-        buf: &mut CaseBuf,
-    ) -> Form {
-        gate_inputs::lut_input(r, kind, &mut buf.bytes);
+    fn generate(&self, _t: Target, d: Draw<'_>, buf: &mut CaseBuf) -> Form {
+        gate_inputs::lut_input(d.r, d.kind, &mut buf.bytes);
         Form::Bytes
     }
 

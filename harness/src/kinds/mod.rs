@@ -22,7 +22,7 @@
 //! | `Lowering` | [`collective_lowering`] |
 //! | `Structured` | [`structured`] |
 
-mod bundle;
+pub mod bundle;
 pub mod collective_lowering;
 pub mod custom_op;
 pub mod decode;
@@ -33,7 +33,7 @@ pub mod structured;
 pub mod sync_handshake;
 pub mod validator;
 
-pub use kind::{CaseBuf, Form, Ran, Shrink, TargetKind};
+pub use kind::{CaseBuf, Draw, Form, Ran, Shrink, TargetKind};
 
 use crate::arch::Arch;
 use crate::engine::nway::Engine;
@@ -44,8 +44,8 @@ use crate::targets::{Check, Target};
 /// The table: the kind of a registry row's check.
 pub fn kind_of(check: Check) -> &'static dyn TargetKind {
     match check {
-        Check::Validator(_) => &validator::ValidatorKind,
-        Check::Decode | Check::Roundtrip => &decode::DecodeKind,
+        Check::Validator(_) => &validator::VALIDATOR,
+        Check::Decode | Check::Roundtrip => &decode::DECODE,
         Check::StreamProgram | Check::StreamRaw => &custom_op::CustomOpKind,
         Check::Luts(_) => &lut::LutKind,
         Check::Ir => &ir_gate::IrGateKind,
@@ -94,6 +94,24 @@ impl Engine {
     /// Reference pair only.
     pub fn compare_lowering(&self, target: Target, input: &[u8]) -> (String, Option<Divergence>) {
         collective_lowering::compare(self, target, input)
+    }
+}
+
+#[cfg(test)]
+pub(crate) mod test_subjects {
+    use crate::subjects::{Capabilities, Subject};
+
+    /// A subject that claims every capability and answers every operation
+    /// `Unsupported` (the trait's default methods).
+    pub(crate) struct Silent;
+
+    impl Subject for Silent {
+        fn name(&self) -> &str {
+            "silent"
+        }
+        fn capabilities(&self) -> Capabilities {
+            Capabilities::all()
+        }
     }
 }
 

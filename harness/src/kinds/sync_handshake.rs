@@ -13,12 +13,11 @@
 //! is its variant (with the SPEC §8 classes involved), so one bug
 //! deduplicates to one entry.
 
-use super::kind::{CaseBuf, Form, Ran, TargetKind};
-use crate::arch::Arch;
+use super::kind::{Ran, TargetKind};
 use crate::engine::nway::Engine;
 use crate::engine::{panic_text, Class, Divergence, Outcome, Signature};
 use crate::generators::sync_program::{self, Case, Shape};
-use crate::generators::{gate_inputs, CaseKind, SplitMix64};
+use crate::generators::SplitMix64;
 use crate::reach::Reach;
 use crate::subjects::{registry, Fault, Subject, SyncEntry, SyncPlanned, SyncWait};
 use crate::targets::Target;
@@ -33,18 +32,6 @@ pub struct SyncHandshakeKind;
 impl TargetKind for SyncHandshakeKind {
     fn name(&self) -> &'static str {
         "sync_handshake"
-    }
-
-    fn generate(
-        &self,
-        _t: Target,
-        _arch: Arch,
-        r: &mut SplitMix64,
-        kind: CaseKind,
-        buf: &mut CaseBuf,
-    ) -> Form {
-        gate_inputs::banded_bytes(r, kind, &mut buf.bytes);
-        Form::Bytes
     }
 
     fn compare(&self, e: &Engine, t: Target, input: &[u8]) -> Outcome {
@@ -707,6 +694,7 @@ pub fn smoke(n: usize, seed: u64) -> Result<SmokeStats, (Vec<u8>, SyncDivergence
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::kinds::test_subjects::Silent;
 
     #[test]
     fn mismatch_classes_are_from_the_model_perspective() {
@@ -763,18 +751,6 @@ mod tests {
         }
     }
 
-    /// A subject without the sync operations (the default methods).
-    struct Silent;
-
-    impl Subject for Silent {
-        fn name(&self) -> &str {
-            "silent"
-        }
-        fn capabilities(&self) -> crate::subjects::Capabilities {
-            crate::subjects::Capabilities::all()
-        }
-    }
-
     #[test]
     fn sync_goes_through_the_subject_interface() {
         let (core, oracle) = (registry::core(), registry::oracle());
@@ -801,7 +777,8 @@ mod tests {
         let d = compare_case_on(&*core, &Silent, &case, &schedule).expect_err("no checker");
         assert_eq!(d.mismatch.class(), Class::Unsupported, "{d}");
         // The gate's engine (core wrapped in its coverage recorder) agrees.
-        let (e, _key) = Engine::open_recorded(&[], Arch::default()).expect("reference pair");
+        let (e, _key) =
+            Engine::open_recorded(&[], crate::arch::Arch::default()).expect("reference pair");
         let t = Target::named("sync_handshake");
         for s in 0..50u64 {
             let data = SplitMix64(s).bytes(600);
