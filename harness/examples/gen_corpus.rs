@@ -11,18 +11,10 @@ use std::fs;
 use std::path::Path;
 use tpb_harness::atomic::write_atomic;
 use tpb_harness::fuzz_entry::{self, fnv1a64, fuzz_targets, CORPUS_VERSION};
-use tpb_harness::generators::{self as gen, Config};
+use tpb_harness::generators::{self as gen, Config, SplitMix64};
 
 fn bytes(seed: u64, n: usize) -> Vec<u8> {
-    let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
-    (0..n)
-        .map(|_| {
-            x ^= x >> 12;
-            x ^= x << 25;
-            x ^= x >> 27;
-            (x.wrapping_mul(0x2545_F491_4F6C_DD1D) >> 56) as u8
-        })
-        .collect()
+    SplitMix64(seed).bytes(n)
 }
 
 fn only(op: u8) -> Config {
@@ -102,7 +94,7 @@ fn seeds(target: &str) -> Vec<Vec<u8>> {
                 d
             })
             .collect(),
-        // Generator byte programs (lowering_diff::build_case): generation,
+        // Generator byte programs (generators::lowering_module::build_case): generation,
         // count, then per instruction valid / near-valid / raw choices.
         "collective_lowering" => (0..40)
             .map(|i| bytes(1000 + i, 48 + 24 * i as usize))

@@ -5,20 +5,13 @@
 
 use std::time::Instant;
 use tpb_core::lower::{lower, Module};
-use tpb_harness::subjects::lowering_diff::{
-    build_case, compare_case, gen_number, to_request, LoweringCase,
-};
+use tpb_harness::generators::lowering_module::{build_case, LoweringCase};
+use tpb_harness::generators::SplitMix64;
+use tpb_harness::kinds::collective_lowering::compare_case;
+use tpb_harness::subjects::lowering_translate::{gen_number, to_request};
 
 fn bytes(seed: u64, n: usize) -> Vec<u8> {
-    let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
-    (0..n)
-        .map(|_| {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            x as u8
-        })
-        .collect()
+    SplitMix64(seed).bytes(n)
 }
 
 fn main() {

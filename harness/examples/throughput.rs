@@ -3,18 +3,17 @@
 
 use std::time::Instant;
 use tpb_harness::engine::Engine;
+use tpb_harness::generators::SplitMix64;
 use tpb_harness::targets::Target;
 
 fn main() {
     let e = Engine::reference();
-    let mut seed = 0x9E37_79B9_7F4A_7C15_u64;
+    let mut r = SplitMix64(0x9E37_79B9_7F4A_7C15);
     let mut inputs = Vec::with_capacity(4096);
     for i in 0..4096u64 {
         let mut b = [0u8; 64];
         for x in b.iter_mut() {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
+            let seed = r.next_u64();
             *x = if seed.is_multiple_of(4) {
                 seed as u8
             } else {

@@ -14,42 +14,7 @@ use crate::arch::Arch;
 use crate::engine::Divergence;
 use std::collections::BTreeMap;
 
-/// What a generated case aims at.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum CaseKind {
-    /// A valid encoder image / well-formed query.
-    Valid,
-    /// A valid case with a few structured mutations.
-    NearValid,
-    /// Uniform random bytes.
-    Raw,
-}
-
-impl CaseKind {
-    /// The kind of case `i` (`i % 3`).
-    #[inline]
-    pub fn of(i: u64) -> CaseKind {
-        match i % 3 {
-            0 => CaseKind::Valid,
-            1 => CaseKind::NearValid,
-            _ => CaseKind::Raw,
-        }
-    }
-
-    /// Stable name.
-    pub fn name(self) -> &'static str {
-        match self {
-            CaseKind::Valid => "valid",
-            CaseKind::NearValid => "near-valid",
-            CaseKind::Raw => "raw",
-        }
-    }
-
-    /// Index 0..3.
-    pub fn index(self) -> usize {
-        self as usize
-    }
-}
+pub use crate::generators::CaseKind;
 
 /// Where a finding came from. The derived order is the preference order for
 /// the kept representative of a signature.

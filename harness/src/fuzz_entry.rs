@@ -23,6 +23,7 @@
 
 use crate::arch::Arch;
 use crate::engine::{lean, Divergence, Engine};
+use crate::kinds;
 use crate::subjects::{hex, registry, Subject, Validator};
 use crate::targets::{folder_set, folder_targets, folders, Check, Target, TARGETS};
 use std::fmt;
@@ -194,15 +195,10 @@ pub fn check_engine(name: &str, data: &[u8]) -> Result<(), Finding> {
     }
     let e = Engine::reference();
     for t in targets {
-        if t.check() == Check::Lowering {
-            for arch in Arch::ALL {
-                let e = Engine::open(&[], arch).map_err(|e| Finding(e.to_string()))?;
-                if let (_, Some(d)) = e.compare_lowering(t, data) {
-                    return Err(Finding(format!("[{arch}] {d}")));
-                }
-            }
-        } else if let Some(d) = e.compare(t, data).divergence() {
-            return Err(Finding(d.to_string()));
+        match kinds::of(t).check_every_generation(&e, t, data) {
+            Some((Some(arch), d)) => return Err(Finding(format!("[{arch}] {d}"))),
+            Some((None, d)) => return Err(Finding(d.to_string())),
+            None => {}
         }
     }
     Ok(())

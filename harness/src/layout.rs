@@ -2,7 +2,7 @@
 //! the instruction table (isa/records.tsv, through core's generated
 //! [`tpb_core::layout::RECORDS`]; the oracle keeps its own transcription, so a slip in the
 //! table is a core/oracle divergence). Generator labels and violations
-//! ([`crate::generators`]), `explain`, reach, gate images ([`crate::gate::cases`]), the
+//! ([`crate::generators`]), `explain`, reach, gate images ([`crate::generators::images`]), the
 //! minimisers and JSON field kinds all derive from it.
 
 use crate::arch::Arch;

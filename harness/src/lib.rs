@@ -7,8 +7,12 @@
 //! - [`gate`], [`triage`], [`report`], [`minimize`], [`fuzz_entry`] —
 //!   campaigns, their findings ([`findings`]) and reports (one model, four
 //!   renderers, and `report merge` of a sharded gate's folders);
-//! - [`engine`] — one input of one target through every subject;
-//!   [`generators`] — valid and near-valid structured inputs;
+//! - [`kinds`] — one file per kind of target behind one trait (generate,
+//!   compare, coverage key, reach, shrink), and the table from a registry
+//!   row to its kind;
+//! - [`engine`] — one input through every subject (typed comparisons);
+//!   [`generators`] — every input generator (structured, gate images, sync
+//!   programs, lowering modules) and the one PRNG;
 //! - [`subjects`] — the `Subject` interface and its registry (the only
 //!   place that names core and oracle); [`external`] — `lib:` / `cmd:`
 //!   subjects over the tpb-subject/1 protocol;
@@ -39,6 +43,7 @@ pub mod gate;
 pub mod generators;
 pub mod input;
 pub mod interrupt;
+pub mod kinds;
 pub mod layout;
 pub mod minimize;
 pub mod reach;

@@ -7,10 +7,13 @@
 //! nonzero values in two reserved bytes* (the correlated faults that single-byte
 //! mutation never builds). Streams (SPEC §5.3) have classes for the number of
 //! arguments of a group (0..=255 in bands), the number of groups, and other
-//! opcodes mixed in; field `generation` counts the classified cases per
+//! opcodes mixed in; sync programs (SPEC §8) have classes for their shapes
+//! (pseudo runs between producer and consumer, fan-out, several engines,
+//! long chains); field `generation` counts the classified cases per
 //! generation of the run. [`Reach`] counts hits; [`Reach::unhit`] lists the declared
 //! classes a run never exercised.
 
+use crate::generators::sync_program::{Shape, PSEUDO_RUNS};
 use crate::layout::{layout, Role, Span, OPCODES, UPDATE_MEMBERS, WAIT_MEMBERS};
 use std::collections::BTreeMap;
 
@@ -178,6 +181,8 @@ const ARG_BANDS: [&str; 7] = ["0", "1", "2..3", "4..15", "16..127", "128..254", 
 const GROUP_COUNTS: [&str; 3] = ["1", "2..4", "5+"];
 /// Other bundles mixed into a parsed stream.
 const MIXED: [&str; 2] = ["groups only", "other opcodes mixed in"];
+/// Sync program shapes beyond the pseudo runs ([`Shape`]).
+const SYNC_SHAPES: [&str; 3] = ["fan-out", "several engines", "long chain"];
 
 fn arg_band(n: usize) -> &'static str {
     match n {
@@ -222,6 +227,8 @@ pub struct Reach {
     stream: Option<[usize; 3]>,
     /// Field index of `generation` (generations declared).
     generation: Option<usize>,
+    /// Field indices of `sync.pseudo_run`, `sync.shape` (sync shapes declared).
+    sync: Option<[usize; 2]>,
 }
 
 impl Reach {
@@ -230,39 +237,87 @@ impl Reach {
     pub fn declared(bundles: bool, streams: bool) -> Reach {
         let mut r = Reach::default();
         if bundles {
-            r.opcode = Some(r.decl("opcode".into(), &OPCODE_CLASSES));
-            let mut by_op = Box::new([None; 256]);
-            for (k, &op) in OPCODES.iter().enumerate() {
-                let spans = layout(op)
-                    .into_iter()
-                    .filter(|s| !span_classes(s).is_empty())
-                    .map(|s| {
-                        let i = r.decl(key(op, &s), span_classes(&s));
-                        (s, i)
-                    })
-                    .collect();
-                // A pair needs two reserved bytes (0xD9 has one since bytes 2..3 are
-                // debug_cmd / debug_hint, FACTS §2 [H]).
-                let reserved: usize = layout(op)
-                    .iter()
-                    .filter(|s| s.role == Role::Reserved)
-                    .map(|s| s.len)
-                    .sum();
-                let bundle =
-                    (reserved >= 2).then(|| r.decl(format!("0x{op:02X}.bundle"), &BUNDLE_CLASSES));
-                r.ops.push(OpFields { spans, bundle });
-                by_op[usize::from(op)] = u8::try_from(k).ok();
-            }
-            r.by_op = Some(by_op);
+            r.declare_bundles();
         }
         if streams {
-            r.stream = Some([
-                r.decl("stream.num_arguments".into(), &ARG_BANDS),
-                r.decl("stream.groups".into(), &GROUP_COUNTS),
-                r.decl("stream.mix".into(), &MIXED),
-            ]);
+            r.declare_streams();
         }
         r
+    }
+
+    /// Declares the classes of every opcode's bundle fields (once).
+    pub fn declare_bundles(&mut self) {
+        if self.opcode.is_some() {
+            return;
+        }
+        self.opcode = Some(self.decl("opcode".into(), &OPCODE_CLASSES));
+        let mut by_op = Box::new([None; 256]);
+        for (k, &op) in OPCODES.iter().enumerate() {
+            let spans = layout(op)
+                .into_iter()
+                .filter(|s| !span_classes(s).is_empty())
+                .map(|s| {
+                    let i = self.decl(key(op, &s), span_classes(&s));
+                    (s, i)
+                })
+                .collect();
+            // A pair needs two reserved bytes (0xD9 has one since bytes 2..3 are
+            // debug_cmd / debug_hint, FACTS §2 [H]).
+            let reserved: usize = layout(op)
+                .iter()
+                .filter(|s| s.role == Role::Reserved)
+                .map(|s| s.len)
+                .sum();
+            let bundle =
+                (reserved >= 2).then(|| self.decl(format!("0x{op:02X}.bundle"), &BUNDLE_CLASSES));
+            self.ops.push(OpFields { spans, bundle });
+            by_op[usize::from(op)] = u8::try_from(k).ok();
+        }
+        self.by_op = Some(by_op);
+    }
+
+    /// Declares the classes of parsed custom-op streams (once).
+    pub fn declare_streams(&mut self) {
+        if self.stream.is_none() {
+            self.stream = Some([
+                self.decl("stream.num_arguments".into(), &ARG_BANDS),
+                self.decl("stream.groups".into(), &GROUP_COUNTS),
+                self.decl("stream.mix".into(), &MIXED),
+            ]);
+        }
+    }
+
+    /// Declares the program-shape classes of sync programs (once): the run of
+    /// pseudo instructions between a producer and its consumer (0, 1, 2, 3+)
+    /// and the shapes fan-out, several engines, long chain
+    /// ([`crate::generators::sync_program::shape`]).
+    pub fn declare_sync_shapes(&mut self) {
+        if self.sync.is_none() {
+            self.sync = Some([
+                self.decl("sync.pseudo_run".into(), &PSEUDO_RUNS),
+                self.decl("sync.shape".into(), &SYNC_SHAPES),
+            ]);
+        }
+    }
+
+    /// Counts the shapes of one sync program.
+    pub fn sync_shape(&mut self, s: &Shape) {
+        let Some([run, shape]) = self.sync else {
+            return;
+        };
+        for (band, hit) in PSEUDO_RUNS.iter().zip(s.pseudo_runs) {
+            if hit {
+                self.hit(run, band);
+            }
+        }
+        for (class, hit) in SYNC_SHAPES
+            .iter()
+            .zip([s.fan_out, s.several_engines, s.long_chain])
+        {
+            if hit {
+                self.hit(shape, class);
+            }
+        }
     }
 
     /// Declares field `generation`, one class per generation name (`v2` …): a

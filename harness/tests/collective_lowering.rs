@@ -6,19 +6,12 @@ use std::collections::BTreeSet;
 use tpb_core::lower::Gen;
 use tpb_harness::arch::Arch;
 use tpb_harness::gate::{self, GateConfig};
-use tpb_harness::subjects::lowering_diff::collective_lowering_case;
+use tpb_harness::generators::SplitMix64;
+use tpb_harness::kinds::collective_lowering::collective_lowering_case;
 use tpb_harness::targets::Target;
 
 fn bytes(seed: u64, n: usize) -> Vec<u8> {
-    let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
-    (0..n)
-        .map(|_| {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            x as u8
-        })
-        .collect()
+    SplitMix64(seed).bytes(n)
 }
 
 #[test]

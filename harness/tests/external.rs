@@ -124,13 +124,8 @@ fn pinned() -> Vec<(Request, Option<&'static str>)> {
 /// Deterministic mixed inputs: valid images with 0..3 byte mutations, and
 /// uniform bytes; the last byte is never 0xEE (the misbehaving trigger).
 fn mixed(n: usize) -> Vec<Request> {
-    let mut s = 0x9E37_79B9_7F4A_7C15u64;
-    let mut next = move || {
-        s ^= s << 13;
-        s ^= s >> 7;
-        s ^= s << 17;
-        s
-    };
+    let mut r = tpb_harness::generators::SplitMix64(0x9E37_79B9_7F4A_7C15);
+    let mut next = move || r.next_u64();
     (0..n)
         .map(|i| {
             let mut b = if i % 2 == 0 {

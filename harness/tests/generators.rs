@@ -8,7 +8,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use tpb_harness::engine::structured::check_case_report as check_case;
 use tpb_harness::engine::Engine;
 use tpb_harness::fuzz_entry;
-use tpb_harness::generators::{self as gen, Case, Config, Violation, SCRATCH_PARTIAL};
+use tpb_harness::generators::{self as gen, Case, Config, SplitMix64, Violation, SCRATCH_PARTIAL};
 use tpb_harness::layout::OPCODES;
 use tpb_harness::subjects::{registry, verdict_name, Subject, Validator};
 
@@ -27,17 +27,9 @@ fn decode_field(s: &dyn Subject, b: &[u8; 64]) -> Result<(), String> {
     }
 }
 
-/// Deterministic byte source (xorshift64*), no dependency.
+/// Deterministic byte source.
 fn bytes(seed: u64, n: usize) -> Vec<u8> {
-    let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
-    (0..n)
-        .map(|_| {
-            x ^= x >> 12;
-            x ^= x << 25;
-            x ^= x >> 27;
-            (x.wrapping_mul(0x2545_F491_4F6C_DD1D) >> 56) as u8
-        })
-        .collect()
+    SplitMix64(seed).bytes(n)
 }
 
 fn near(seed: u64, cfg: &Config) -> Case {

@@ -5,10 +5,25 @@
 
 use tpb_harness::arch::Arch;
 use tpb_harness::findings::CaseKind;
-use tpb_harness::gate::cases::{bundle_case_for, bytes_case, case_rng, name_hash};
-use tpb_harness::gate::DEFAULT_SEED;
+use tpb_harness::gate::{DEFAULT_SEED, DEFAULT_SYNC_CASES};
+use tpb_harness::generators::sync_program::{self, Shape};
+use tpb_harness::generators::{case_rng, name_hash};
+use tpb_harness::kinds::{self, CaseBuf, Draw};
 use tpb_harness::reach::Reach;
 use tpb_harness::targets::{Check, Target};
+
+/// Generated case `i` of gate target `t` under the default seed, for
+/// generation `arch`, written into `buf`.
+fn gate_case(t: Target, arch: Arch, i: u64, buf: &mut CaseBuf) -> &[u8] {
+    let mut r = case_rng(DEFAULT_SEED, name_hash(t.name()), i);
+    let draw = Draw {
+        arch,
+        r: &mut r,
+        kind: CaseKind::of(i),
+    };
+    let form = kinds::of(t).generate(t, draw, buf);
+    buf.input(form)
+}
 
 /// Cases per target (the default gate runs 5,000,000; the classes must be
 /// reached well before that).
@@ -17,15 +32,13 @@ const N: u64 = 30_000;
 #[test]
 fn default_gate_bundle_cases_reach_every_field_class() {
     let mut reach = Reach::declared(true, false);
-    let mut b = [0u8; 64];
+    let mut buf = CaseBuf::default();
     for t in Target::gate_targets().into_iter().filter(|t| t.is_bundle()) {
-        let h = name_hash(t.name());
         for i in 0..N {
-            let mut r = case_rng(DEFAULT_SEED, h, i);
             // The default gate spreads its cases over the generations.
             let arch = Arch::ALL[(i % Arch::ALL.len() as u64) as usize];
-            bundle_case_for(t, arch, &mut r, CaseKind::of(i), &mut b);
-            reach.bundle(&b);
+            let input = gate_case(t, arch, i, &mut buf);
+            reach.bundle(input.try_into().expect("a bundle case"));
         }
     }
     let unhit = reach.unhit();
@@ -40,12 +53,10 @@ fn default_gate_bundle_cases_reach_every_field_class() {
 fn default_gate_stream_cases_reach_every_stream_class() {
     let mut reach = Reach::declared(false, true);
     let t = Target::by_check(Check::StreamProgram).expect("a stream-program target");
-    let h = name_hash(t.name());
-    let mut prog = Vec::new();
+    let mut buf = CaseBuf::default();
     for i in 0..N / 4 {
-        let mut r = case_rng(DEFAULT_SEED, h, i);
-        bytes_case(t, &mut r, CaseKind::of(i), &mut prog);
-        reach.stream_program(&prog);
+        let input = gate_case(t, Arch::default(), i, &mut buf);
+        reach.stream_program(input);
     }
     let unhit = reach.unhit();
     assert!(
@@ -65,4 +76,81 @@ fn reach_detects_an_unreachable_class() {
     reach.bundle(&b);
     assert!(reach.unhit().iter().any(|c| c == "0xD9.dtype: 0x10"));
     assert!(!reach.unhit().iter().any(|c| c == "0xD9.dtype: 0x01"));
+}
+
+/// Sync cases the gate classifies for reach in a `--cases 500000` run
+/// (one in `gate::REACH_SAMPLE`); the default gate classifies more.
+const SYNC_SAMPLED: u64 = {
+    let n = 500_000 / tpb_harness::gate::REACH_SAMPLE;
+    assert!(n <= DEFAULT_SYNC_CASES / tpb_harness::gate::REACH_SAMPLE);
+    n
+};
+
+#[test]
+fn default_gate_sync_cases_reach_every_program_shape() {
+    // The classes of the gate's sampled sync cases (the same sampling and
+    // generator the gate uses), through the kind's own classifier.
+    let t = Target::named("sync_handshake");
+    let kind = kinds::of(t);
+    let mut reach = Reach::default();
+    kind.declare_reach(t, &mut reach);
+    let mut buf = CaseBuf::default();
+    let (mut i, mut sampled) = (0u64, 0u64);
+    // A tenth of the sampled cases of a 500,000-case gate must already hit
+    // every class.
+    while sampled < SYNC_SAMPLED / 10 {
+        if tpb_harness::gate::reach_sampled(i) {
+            sampled += 1;
+            let input = gate_case(t, Arch::default(), i, &mut buf);
+            kind.record_reach(t, &mut reach, input);
+        }
+        i += 1;
+    }
+    assert!(reach.count("sync.pseudo_run", "3+").is_some());
+    let unhit = reach.unhit();
+    assert!(
+        unhit.is_empty(),
+        "never generated:\n  {}",
+        unhit.join("\n  ")
+    );
+}
+
+#[test]
+fn the_gate_counts_sync_shapes_as_the_classifier_does() {
+    // The gate counts a sampled sync case's shapes inside `run` (from the
+    // program the comparison built); that must equal `record_reach`.
+    let t = Target::named("sync_handshake");
+    let kind = kinds::of(t);
+    let e = tpb_harness::engine::Engine::reference();
+    let (mut by_run, mut by_record) = (Reach::default(), Reach::default());
+    kind.declare_reach(t, &mut by_run);
+    kind.declare_reach(t, &mut by_record);
+    let mut buf = CaseBuf::default();
+    let mut classified = 0;
+    for i in 0..600 {
+        let input = gate_case(t, Arch::default(), i, &mut buf);
+        let ran = kind.run(&e, t, input, Some(&mut by_run));
+        assert!(ran.outcome.is_agree());
+        let recorded = kind.record_reach(t, &mut by_record, input);
+        assert_eq!(ran.classified, recorded, "case {i}");
+        classified += usize::from(recorded);
+    }
+    assert!(classified > 100, "{classified}");
+    assert_eq!(by_run.table(), by_record.table());
+}
+
+#[test]
+fn an_unhit_sync_shape_is_reported() {
+    let mut reach = Reach::default();
+    reach.declare_sync_shapes();
+    let mut s = Shape {
+        fan_out: true,
+        several_engines: true,
+        long_chain: true,
+        ..Shape::default()
+    };
+    s.pseudo_runs = [true, true, true, false];
+    reach.sync_shape(&s);
+    assert_eq!(reach.unhit(), vec!["sync.pseudo_run: 3+".to_string()]);
+    let _ = sync_program::PSEUDO_RUNS;
 }

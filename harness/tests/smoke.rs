@@ -14,24 +14,19 @@ use tpb_core::stream::{parse_custom_op_stream, StreamItem};
 use tpb_core::validate::{validate_header, validate_payload, Predicate};
 use tpb_core::Bundle;
 use tpb_harness::fuzz_entry;
+use tpb_harness::generators::SplitMix64;
 use tpb_harness::generators::{self, Config, GEN};
-use tpb_harness::subjects::sync_diff::sync_handshake_case;
+use tpb_harness::kinds::sync_handshake::sync_handshake_case;
 
 const RUNS: u64 = 300;
 
 /// The record opcodes (isa/records.tsv), in the generators' weight order.
 const OPCODES: [u8; tpb_harness::layout::OPCODES.len()] = tpb_harness::layout::OPCODES;
 
-/// splitmix64 stream: input `i` of a target is a pure function of `(target, i)`.
+/// The harness's SplitMix64: input `i` of a target is a pure function of `(target, i)`.
 fn rng(target: u64, i: u64) -> impl FnMut() -> u64 {
-    let mut s = target.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ i;
-    move || {
-        s = s.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = s;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
+    let mut r = SplitMix64(target.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ i);
+    move || r.next_u64()
 }
 
 /// Input `i`: raw bytes (lengths 0..=320, so short, exact-64, multi-bundle and

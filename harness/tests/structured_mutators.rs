@@ -4,11 +4,11 @@
 use arbitrary::Unstructured;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use tpb_harness::generators::mutate::{crossover, field_copy, mutate};
-use tpb_harness::generators::{self as gen, program, Config, Item, Mix};
+use tpb_harness::generators::{self as gen, program, Config, Item, SplitMix64};
 use tpb_harness::layout::{spans, OPCODES};
 
 fn bytes(seed: u64, n: usize) -> Vec<u8> {
-    let mut r = Mix(seed);
+    let mut r = SplitMix64(seed);
     (0..n).map(|_| r.byte()).collect()
 }
 
@@ -41,7 +41,7 @@ fn field_copy_writes_equal_values_into_two_layout_spans() {
         assert!(!layout.is_empty(), "opcode {:#x} has a layout", img[0]);
         for seed in 0..200u64 {
             let mut b = img;
-            let (src, dst) = field_copy(&mut b, &mut Mix(seed ^ (n as u64) << 32));
+            let (src, dst) = field_copy(&mut b, &mut SplitMix64(seed ^ (n as u64) << 32));
             assert_eq!(src.len(), dst.len());
             assert!(!src.is_empty());
             assert_eq!(b[src.clone()], b[dst.clone()], "{src:?} -> {dst:?}");

@@ -2,7 +2,7 @@
 //! (tpb_oracle::sim) on generated programs.
 
 use proptest::prelude::*;
-use tpb_harness::subjects::sync_diff::{smoke, sync_handshake_case, SyncCaseOutcome};
+use tpb_harness::kinds::sync_handshake::{smoke, sync_handshake_case, SyncCaseOutcome};
 
 #[test]
 fn smoke_agrees_and_covers_every_rejection_class() {

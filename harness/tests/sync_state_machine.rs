@@ -14,7 +14,7 @@
 //! and unless the pool is exhausted distinct handles get distinct ids (so handles stand for ids).
 //!
 //! After every transition the system under test runs the model (`alloc_semaphores`) and the
-//! model-vs-simulator comparison of `sync_diff::compare_case`, and asserts that they agree and
+//! model-vs-simulator comparison of `kinds::sync_handshake::compare_case`, and asserts that they agree and
 //! that the model's error class is the reference's.
 
 use proptest::prelude::*;
@@ -22,7 +22,8 @@ use proptest::strategy::Union;
 use proptest_state_machine::{prop_state_machine, ReferenceStateMachine, StateMachineTest};
 use std::collections::{BTreeMap, BTreeSet};
 use tpb_core::sync::{self as model, AllocFrom, Dep, Engine, Instr, Program, SemArg};
-use tpb_harness::subjects::sync_diff::{compare_case, Case, Flow, SyncCaseOutcome};
+use tpb_harness::generators::sync_program::{Case, SyncFlow};
+use tpb_harness::kinds::sync_handshake::{compare_case, SyncCaseOutcome};
 
 /// An instruction index or semaphore handle that never exists (programs stay below 256).
 const DANGLING: u16 = 1000;
@@ -273,7 +274,7 @@ impl Built {
                     let e = [Engine::Host, Engine::Gpsimd(k), Engine::Dma(4)][usize::from(k % 3)];
                     cons.push(self.own(e, &[result_dma], mult));
                 }
-                self.case.flows.push(Flow {
+                self.case.flows.push(SyncFlow {
                     dma_in,
                     custom_op,
                     result_dma,
@@ -752,7 +753,7 @@ impl StateMachineTest for HandshakeTest {
             ref_state.expected,
             match &diff {
                 Ok(o) => format!("agree ({o:?})"),
-                Err(d) => format!("DISAGREE: {}", d.description),
+                Err(d) => format!("DISAGREE: {}", d.mismatch),
             },
         );
         sut

@@ -17,7 +17,8 @@ use crate::arch::Arch;
 use crate::engine::{Engine, Outcome};
 use crate::external;
 use crate::findings::CaseKind;
-use crate::gate::cases::{bundle_case, case_rng, name_hash, valid_image};
+use crate::generators::images::{bundle_case, valid_image};
+use crate::generators::{case_rng, name_hash};
 use crate::subjects::{Subject, SubjectSpec, Validator};
 use crate::targets::{Check, Target};
 use std::io::Write;
@@ -66,7 +67,13 @@ fn bundle_inputs(t: Target) -> Vec<[u8; 64]> {
     }
     for i in 0..SMOKE_GENERATED {
         let mut b = [0u8; 64];
-        bundle_case(t, &mut case_rng(SEED, h, i), CaseKind::of(i), &mut b);
+        bundle_case(
+            ops,
+            Default::default(),
+            &mut case_rng(SEED, h, i),
+            CaseKind::of(i),
+            &mut b,
+        );
         out.push(b);
     }
     out

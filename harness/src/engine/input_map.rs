@@ -8,7 +8,8 @@
 //! | raw stream | the bytes themselves |
 //! | LUTs | `u32` little-endian of the first ≤ 4 bytes, zero-padded ([`ordinal_from_input`]) |
 //! | IR | one IR query ([`ir_query_from_input`]) |
-//! | sync | a program ([`crate::subjects::sync_diff`]) |
+//! | sync | a program ([`crate::generators::sync_program`]) |
+//! | lowering | a module ([`crate::generators::lowering_module`]) |
 
 use crate::subjects::IrQuery;
 

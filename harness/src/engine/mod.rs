@@ -9,22 +9,20 @@
 //! that and no subject is judged on it.
 //!
 //! The engine: [`nway`]; input mapping: [`input_map`]; comparisons: [`pair`]; classes and
-//! divergences: [`divergence`]; the `sync_handshake` model-vs-simulator
-//! check: [`sync`]; the `structured_diff` generator property:
+//! divergences: [`divergence`]; the `structured_diff` generator property:
 //! [`structured`]; the coverage recorder the gate wraps core in: [`record`];
 //! the bundle comparisons on concrete (statically dispatched) subjects, for
-//! the lean fuzz entries: [`lean`].
+//! the lean fuzz entries: [`lean`]. What each kind of target maps its input
+//! to and compares is [`crate::kinds`] (its [`Engine::compare`]).
 
 pub mod divergence;
 pub mod input_map;
 pub mod lean;
-pub mod lowering;
 pub mod nway;
 pub mod pair;
 pub mod record;
 mod render;
 pub mod structured;
-pub mod sync;
 
 pub use divergence::{Class, Divergence, Outcome, Signature};
 pub use nway::Engine;

@@ -1,12 +1,11 @@
 //! [`Engine`]: the reference pair and the subjects under test, and the
-//! typed entry points that run one case of a target through all of them.
+//! typed comparisons that run one case through all of them (bundle, stream,
+//! LUT, IR). Which comparison a target's raw input takes is its kind's
+//! ([`crate::kinds`], which also defines [`Engine::compare`]).
 
 use super::divergence::{Divergence, Outcome};
-use super::input_map::{
-    bundle_from_input, ir_query_from_input, ordinal_from_input, stream_from_input,
-};
 use super::pair::{self, Pair};
-use super::{lowering, record, structured, sync};
+use super::{record, structured};
 use crate::arch::Arch;
 use crate::subjects::registry::{self, OpenError, SubjectSpec};
 use crate::subjects::{hex, Batch, Capabilities, IrQuery, LutTable, Subject};
@@ -209,29 +208,6 @@ impl Engine {
         Outcome(out)
     }
 
-    /// Compares the subjects on `target` with the raw `input` (mapping in
-    /// [`super::input_map`]).
-    pub fn compare(&self, target: Target, input: &[u8]) -> Outcome {
-        match target.check() {
-            Check::Validator(_) | Check::Decode | Check::Roundtrip => {
-                let b = bundle_from_input(input);
-                self.bundle(target, &b, input)
-            }
-            Check::StreamProgram => {
-                let s = stream_from_input(input);
-                self.stream(target, &s, input, true)
-            }
-            Check::StreamRaw => self.stream(target, input, input, false),
-            Check::Luts(tables) => self.luts(target, tables, ordinal_from_input(input), input),
-            Check::Ir => self.ir(target, &ir_query_from_input(input), input),
-            Check::Sync => Outcome(self.compare_sync(target, input).1.into_iter().collect()),
-            Check::Lowering => {
-                Outcome(self.compare_lowering(target, input).1.into_iter().collect())
-            }
-            Check::Structured => structured::check(self, target, input),
-        }
-    }
-
     /// Typed entry for generator-produced bundles. For bundle targets the
     /// bundle is the case; for the others it is the raw input of
     /// [`Engine::compare`].
@@ -271,29 +247,9 @@ impl Engine {
         }
     }
 
-    /// The `sync_handshake` check ([`super::sync`]): its coverage key and the
-    /// divergence, if any. Reference pair only.
-    pub fn compare_sync(&self, target: Target, input: &[u8]) -> (String, Option<Divergence>) {
-        sync::compare(
-            target,
-            input,
-            (self.subjects[0].name(), self.subjects[1].name()),
-        )
-    }
-
-    /// The `collective_lowering` check ([`super::lowering`]) under the
-    /// engine's generation: its coverage key and the divergence, if any.
-    /// Reference pair only.
-    pub fn compare_lowering(&self, target: Target, input: &[u8]) -> (String, Option<Divergence>) {
-        lowering::compare(
-            target,
-            input,
-            (self.subjects[0].name(), self.subjects[1].name()),
-            self.arch.generation(),
-        )
-    }
-
-    fn bundle(&self, target: Target, b: &[u8; 64], input: &[u8]) -> Outcome {
+    /// Bundle target `target` on `b` (the raw `input` is reported when it is
+    /// one bundle long, else `b`).
+    pub fn bundle(&self, target: Target, b: &[u8; 64], input: &[u8]) -> Outcome {
         let input = if input.len() == 64 { input } else { &b[..] };
         let case = String::new;
         match target.check() {
@@ -303,7 +259,8 @@ impl Engine {
         }
     }
 
-    fn stream(&self, target: Target, s: &[u8], input: &[u8], mapped: bool) -> Outcome {
+    /// The stream parsers on stream `s` (built from `input` when `mapped`).
+    pub fn stream(&self, target: Target, s: &[u8], input: &[u8], mapped: bool) -> Outcome {
         let case = || {
             if mapped {
                 format!("stream ({} bytes): {}", s.len(), hex(s))
@@ -314,12 +271,14 @@ impl Engine {
         self.each(target, input, &case, |p| pair::stream(p, s))
     }
 
-    fn luts(&self, target: Target, tables: &[LutTable], ord: u32, input: &[u8]) -> Outcome {
+    /// The lookup `tables`, in order, at ordinal `ord`.
+    pub fn luts(&self, target: Target, tables: &[LutTable], ord: u32, input: &[u8]) -> Outcome {
         let case = || format!("ordinal {ord} ({ord:#x})");
         self.each(target, input, &case, |p| pair::luts(p, tables, ord))
     }
 
-    fn ir(&self, target: Target, q: &IrQuery, input: &[u8]) -> Outcome {
+    /// One IR query.
+    pub fn ir(&self, target: Target, q: &IrQuery, input: &[u8]) -> Outcome {
         let case = || q.to_string();
         self.each(target, input, &case, |p| pair::ir(p, q))
     }

@@ -7,8 +7,10 @@
 //! recording does not allocate once the buffer has grown.
 
 use crate::subjects::{
-    verdict_name, Capabilities, DecodeFail, Decoded, EncodeResult, Fault, FieldName, IrAnswer,
-    IrQuery, LutResult, LutTable, Reply, Route, StreamResult, Subject, Validator, Value, Verdict,
+    verdict_name, BandReading, Capabilities, DecodeFail, Decoded, EncodeResult, Fault, FieldName,
+    IrAnswer, IrInstruction, IrQuery, LoweredModule, LutResult, LutTable, Reply, Route,
+    StreamResult, Subject, SyncEntry, SyncFlow, SyncPlanned, SyncProgram, SyncRejected, SyncRun,
+    Validator, Value, Verdict,
 };
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
@@ -178,5 +180,33 @@ impl Subject for Recorder {
             }
         }
         r
+    }
+
+    /// Forwarded unrecorded (the lowering kind keys its own coverage).
+    fn lower(&self, insns: &[IrInstruction]) -> Reply<LoweredModule> {
+        self.inner.lower(insns)
+    }
+
+    /// Forwarded unrecorded (the sync kind keys its own coverage).
+    fn sync_plan(
+        &self,
+        p: &SyncProgram,
+        flows: &[SyncFlow],
+    ) -> Reply<Result<SyncPlanned, SyncRejected>> {
+        self.inner.sync_plan(p, flows)
+    }
+
+    fn sync_simulate(
+        &self,
+        p: &SyncProgram,
+        ticket: u64,
+        plan: &[SyncEntry],
+        schedule: &[u8],
+    ) -> Reply<Result<SyncRun, String>> {
+        self.inner.sync_simulate(p, ticket, plan, schedule)
+    }
+
+    fn sync_band(&self, bundle: &[u8; 64], ticks: u32) -> Reply<BandReading> {
+        self.inner.sync_band(bundle, ticks)
     }
 }

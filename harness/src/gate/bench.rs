@@ -1,8 +1,10 @@
 //! Core's in-process rate on the gate's own cases, for the summary's
 //! comparison with an external subject's rate from the same run.
 
-use super::cases::{bundle_case, case_rng, name_hash};
+use crate::arch::Arch;
 use crate::findings::CaseKind;
+use crate::generators::{case_rng, name_hash};
+use crate::kinds::{self, CaseBuf, Draw};
 use crate::subjects::{registry, Subject};
 use crate::targets::{Check, Target};
 use std::hint::black_box;
@@ -18,9 +20,14 @@ pub fn core_rate(seed: u64, t: Target, n: u64) -> Option<f64> {
     let h = name_hash(t.name());
     let cases: Vec<[u8; 64]> = (0..n)
         .map(|i| {
-            let mut b = [0u8; 64];
-            bundle_case(t, &mut case_rng(seed, h, i), CaseKind::of(i), &mut b);
-            b
+            let mut buf = CaseBuf::default();
+            let draw = Draw {
+                arch: Arch::default(),
+                r: &mut case_rng(seed, h, i),
+                kind: CaseKind::of(i),
+            };
+            kinds::of(t).generate(t, draw, &mut buf);
+            buf.bundle
         })
         .collect();
     let core = registry::core();

@@ -149,7 +149,15 @@ pub fn replay_corpus(cfg: &GateConfig, runners: &[Runner], run: &mut GateRun) {
                 let f = catch_unwind(AssertUnwindSafe(|| {
                     let mut fs = Vec::new();
                     for r in runners {
-                        fs.extend(run_one(r, *t, &data, None, origin, cov));
+                        fs.extend(run_one(
+                            r,
+                            *t,
+                            crate::kinds::of(*t),
+                            &data,
+                            None,
+                            origin,
+                            cov,
+                        ));
                     }
                     fs
                 }));

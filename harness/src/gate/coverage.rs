@@ -1,7 +1,7 @@
 //! One gate case through the engine, and the coverage matrix it fills.
 //!
 //! Coverage: core's verdict key (recorded by [`crate::engine::record`], or
-//! the sync check's key) → counts per [`super::OUTCOMES`] column. Agreeing
+//! the kind's own key, [`TargetKind::run`]) → counts per [`super::OUTCOMES`] column. Agreeing
 //! validator, LUT and IR-gate cases do not allocate: the key is written into
 //! a reused buffer and looked up in place.
 
@@ -11,8 +11,10 @@ use crate::arch::Arch;
 use crate::engine::record::RecordKey;
 use crate::engine::Engine;
 use crate::findings::{Finding, Origin};
+use crate::kinds::TargetKind;
+use crate::reach::Reach;
 use crate::subjects::registry::OpenError;
-use crate::targets::{Check, Target};
+use crate::targets::Target;
 use std::collections::{BTreeMap, HashMap};
 
 /// FNV-1a hasher for the per-chunk coverage maps (keys are short strings;
@@ -64,33 +66,25 @@ pub fn runners(cfg: &GateConfig) -> Result<Vec<Runner>, OpenError> {
 }
 
 /// Runs one input through a target, bumps the coverage cell of core's
-/// verdict and returns the findings (none when every subject agrees).
+/// verdict (or the kind's key), counts its reach classes and generation into
+/// `reach` when given, and returns the findings (none when every subject
+/// agrees).
 pub fn run_one(
     r: &Runner,
     t: Target,
+    kind: &dyn TargetKind,
     input: &[u8],
-    bundle: Option<&[u8; 64]>,
+    reach: Option<&mut Reach>,
     origin: impl Fn() -> Origin,
     cov: &mut CovMap,
 ) -> Vec<Finding> {
     r.key.reset();
-    let (outcome, sync_key) = match t.check() {
-        Check::Sync | Check::Lowering => {
-            let (k, d) = if t.check() == Check::Sync {
-                r.engine.compare_sync(t, input)
-            } else {
-                r.engine.compare_lowering(t, input)
-            };
-            (crate::engine::Outcome(d.into_iter().collect()), Some(k))
-        }
-        _ => (
-            match bundle {
-                Some(b) => r.engine.compare_bundle(t, b),
-                None => r.engine.compare(t, input),
-            },
-            None,
-        ),
-    };
+    let mut reach = reach;
+    let ran = kind.run(&r.engine, t, input, reach.as_deref_mut());
+    if let (true, Some(reach)) = (ran.classified, reach) {
+        reach.generation(r.arch.name());
+    }
+    let (outcome, own_key) = (ran.outcome, ran.key);
     let col = outcome
         .divergence()
         .map_or(0, |d| outcome_col(d.class.name()));
@@ -106,7 +100,7 @@ pub fn run_one(
             cov.insert(k.to_string(), c);
         }
     };
-    match sync_key {
+    match own_key {
         Some(k) => bump(&k),
         None => r.key.with_key(bump),
     }

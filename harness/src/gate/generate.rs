@@ -1,15 +1,17 @@
-//! Phase 3 of the gate: generated cases ([`super::cases`]), split over
+//! Phase 3 of the gate: generated cases (each target's kind's
+//! [`TargetKind::generate`]), split over
 //! worker threads, with a monitor for progress, stops and per-case timeouts
 //! (see the module docs of [`crate::gate`]).
 
-use super::cases::{self, case_rng, name_hash};
 use super::config::GateConfig;
 use super::coverage::{merge_cov, run_one, runners, CovMap};
 use super::outcome::{panic_text, GateFailure, GateRun};
 use crate::arch::Arch;
 use crate::findings::{CaseKind, Findings, Origin};
+use crate::generators::{case_rng, name_hash};
+use crate::kinds::{self, CaseBuf, Draw, TargetKind};
 use crate::reach::Reach;
-use crate::targets::{Check, Target};
+use crate::targets::Target;
 use std::collections::BTreeMap;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering::Relaxed};
@@ -39,31 +41,12 @@ pub fn reach_sampled(index: u64) -> bool {
 }
 
 /// The value classes the selected targets' generated cases are classified
-/// into: bundle fields when a bundle target runs, stream classes when the
-/// stream-program target runs, and (with either) the generation each
-/// classified case ran under, one class per generation of the run.
+/// into: each target's kind's classes ([`kinds::TargetKind::declare_reach`]:
+/// bundle fields, stream classes, sync program shapes) and, with any, the
+/// generation each classified case ran under, one class per generation of
+/// the run.
 pub fn declared_reach(targets: &[Target], arches: &[Arch]) -> Reach {
-    let bundles = targets.iter().any(|t| t.is_bundle());
-    let streams = targets.iter().any(|t| t.check() == Check::StreamProgram);
-    let mut r = Reach::declared(bundles, streams);
-    if bundles || streams {
-        let names: Vec<&'static str> = arches.iter().map(|a| a.name()).collect();
-        r.declare_generations(&names);
-    }
-    r
-}
-
-/// Counts the value classes of one generated case (bundle fields, or the
-/// groups of a stream program's parsed stream) and its generation.
-fn record_reach(reach: &mut Reach, t: Target, arch: Arch, input: &[u8], bundle: &[u8; 64]) {
-    if t.is_bundle() {
-        reach.bundle(bundle);
-    } else if t.check() == Check::StreamProgram {
-        reach.stream_program(input);
-    } else {
-        return;
-    }
-    reach.generation(arch.name());
+    kinds::declared_reach(targets, arches)
 }
 
 /// [`GateFailure::Unreached`] when `run` is a full run (complete, unsharded,
@@ -165,8 +148,8 @@ fn worker(sh: &Shared, w: usize) {
     let slot = &sh.slots[w];
     let cfg = &sh.cfg;
     let hashes: Vec<u64> = cfg.targets.iter().map(|t| name_hash(t.name())).collect();
-    let mut bundle = [0u8; 64];
-    let mut buf: Vec<u8> = Vec::with_capacity(2048);
+    let target_kinds: Vec<&dyn TargetKind> = cfg.targets.iter().map(|&t| kinds::of(t)).collect();
+    let mut buf = CaseBuf::default();
     let mut reach = declared_reach(&cfg.targets, &cfg.arches());
     loop {
         if sh.stop.load(Relaxed) || sh.deadline.is_some_and(|d| Instant::now() >= d) {
@@ -180,12 +163,13 @@ fn worker(sh: &Shared, w: usize) {
             continue;
         };
         let t = cfg.targets[ti];
+        let kind = target_kinds[ti];
         let chunk = t.spec().chunk;
         let lo = k * chunk;
         let hi = lo.saturating_add(chunk).min(sh.planned[ti]);
         let mut cov = CovMap::default();
         let mut findings = Findings::default();
-        let (mut kinds, mut diverged) = ([0u64; 3], 0u64);
+        let (mut by_kind, mut diverged) = ([0u64; 3], 0u64);
         let mut by_arch = vec![[0u64; 2]; rs.len()];
         slot.target.store(ti, Relaxed);
         slot.busy.store(true, Relaxed);
@@ -197,14 +181,22 @@ fn worker(sh: &Shared, w: usize) {
                 }
                 // External subjects answer the chunk's judged cases of
                 // their generation pipelined, up front.
+                let mut one = CaseBuf::default();
                 let chunk: Vec<[u8; 64]> = (lo..hi)
                     .map(|m| cfg.shard.case_index(m))
                     .filter(|&i| i < cfg.subject_cases && cfg.arch_index(i) == a)
                     .map(|i| {
-                        let mut b = [0u8; 64];
                         let mut rng = case_rng(cfg.seed, hashes[ti], i);
-                        cases::bundle_case_for(t, r.arch, &mut rng, CaseKind::of(i), &mut b);
-                        b
+                        kind.generate(
+                            t,
+                            Draw {
+                                arch: r.arch,
+                                r: &mut rng,
+                                kind: CaseKind::of(i),
+                            },
+                            &mut one,
+                        );
+                        one.bundle
                     })
                     .collect();
                 r.engine.prefetch(t, &chunk, &|| {
@@ -232,22 +224,27 @@ fn worker(sh: &Shared, w: usize) {
                 if ti == 0 && cfg.debug_subject_panic_case == Some(i) {
                     r.key.arm_fault();
                 }
-                let kind = CaseKind::of(i);
-                kinds[kind.index()] += 1;
+                let case_kind = CaseKind::of(i);
+                by_kind[case_kind.index()] += 1;
                 by_arch[a][0] += 1;
                 r.engine.set_judging(i < cfg.subject_cases);
                 let mut rng = case_rng(cfg.seed, hashes[ti], i);
-                let origin = || Origin::Generated { index: i, kind };
-                let fs = if t.is_bundle() {
-                    cases::bundle_case_for(t, r.arch, &mut rng, kind, &mut bundle);
-                    run_one(r, t, &bundle, Some(&bundle), origin, &mut cov)
-                } else {
-                    cases::bytes_case(t, &mut rng, kind, &mut buf);
-                    run_one(r, t, &buf, None, origin, &mut cov)
+                let origin = || Origin::Generated {
+                    index: i,
+                    kind: case_kind,
                 };
-                if reach_sampled(i) {
-                    record_reach(&mut reach, t, r.arch, &buf, &bundle);
-                }
+                let form = kind.generate(
+                    t,
+                    Draw {
+                        arch: r.arch,
+                        r: &mut rng,
+                        kind: case_kind,
+                    },
+                    &mut buf,
+                );
+                let input = buf.input(form);
+                let sampled = reach_sampled(i).then_some(&mut reach);
+                let fs = run_one(r, t, kind, input, sampled, origin, &mut cov);
                 if !fs.is_empty() {
                     diverged += 1;
                     by_arch[a][1] += 1;
@@ -268,7 +265,7 @@ fn worker(sh: &Shared, w: usize) {
         match res {
             Ok(()) => {
                 acc.ran[ti] += hi - lo;
-                for (a, b) in acc.by_kind[ti].iter_mut().zip(kinds) {
+                for (a, b) in acc.by_kind[ti].iter_mut().zip(by_kind) {
                     *a += b;
                 }
                 acc.diverged[ti] += diverged;

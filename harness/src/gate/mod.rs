@@ -12,7 +12,8 @@
 //!   warning note, never opened blocking ([`crate::input::read_corpus_file`]).
 //!   (2) Every vector file under `corpus/vectors/` is checked against every
 //!   subject ([`vectors`]). (3) `cases` generated cases per target
-//!   ([`cases`]), split over `threads` workers ([`generate`]).
+//!   (each target kind's generator, [`crate::kinds`]), split over `threads`
+//!   workers ([`generate`]).
 //! - **Subjects.** Every corpus file and vector, and the generated cases
 //!   with an index below [`GateConfig::subject_cases`], go to core, oracle
 //!   and each subject of [`GateConfig::subjects`] ([`crate::engine::Engine`];
@@ -50,7 +51,6 @@
 //!   buffer, see [`crate::engine::record`]).
 
 pub mod bench;
-pub mod cases;
 pub mod config;
 pub mod corpus;
 pub mod coverage;

@@ -44,27 +44,33 @@
 //! choices (first alternative, lower bound), so generation never fails for lack
 //! of data, and shrinking the bytes shrinks the case.
 
+mod case_kind;
 mod cases;
 mod config;
+pub mod gate_inputs;
+pub mod images;
 mod labels;
-mod mix;
+pub mod lowering_module;
 pub mod mutate;
 mod program;
 mod queries;
+pub mod rng;
 mod roles;
 mod streams;
+pub mod sync_program;
 mod valid;
 mod violations;
 
+pub use case_kind::CaseKind;
 pub use cases::{case, correlate, near_valid_case, valid_case, Case};
 pub use config::{opcode, Config, ARCH, GEN, MAX_K};
 pub use labels::{label, DecodeLabel, Expected, Label};
-pub use mix::Mix;
 pub use program::{
     config as program_config, item_at, program, shape, Item, Program, Shape, CONFIG_BYTES,
     IMAGE_PICK, MAX_ITEMS, PAD,
 };
 pub use queries::{ir_query, lut_ordinal, LUT_EDGE_ORDINALS};
+pub use rng::{case_rng, mix64, name_hash, SplitMix64};
 pub use roles::{in_roster, role, tag_of, Role};
 pub use streams::{encode_group, group, stream, wide_group};
 pub use valid::{encode, instruction_of, sync, valid_instruction, EncodeRefused, GenError};

@@ -13,8 +13,8 @@
 //! Everything else is left to libFuzzer's own mutator, passed in as
 //! `default` (so this crate does not depend on `libfuzzer-sys`).
 
-use super::mix::Mix;
 use super::program::{config, item_at, shape, Item, IMAGE_PICK, MAX_ITEMS};
+use super::rng::SplitMix64;
 use crate::layout::spans;
 use std::ops::Range;
 
@@ -30,10 +30,10 @@ pub fn mutate(
     seed: u32,
     default: DefaultMutate,
 ) -> usize {
-    let mut r = Mix(u64::from(seed) ^ 0x5EED_F1E1_D0C0_7E00);
+    let mut r = SplitMix64(u64::from(seed) ^ 0x5EED_F1E1_D0C0_7E00);
     let size = size.min(data.len());
     let max_size = max_size.min(data.len());
-    if r.below(4) != 0 {
+    if r.index(4) != 0 {
         return default(data, size, max_size);
     }
     let (_, items) = shape(&data[..size]);
@@ -42,9 +42,9 @@ pub fn mutate(
         .filter(|(span, pick)| span.end <= size && *pick == IMAGE_PICK)
         .map(|(span, _)| span.start + 1)
         .collect();
-    if images.is_empty() || r.below(3) == 0 {
+    if images.is_empty() || r.index(3) == 0 {
         if let Some((at, new_size)) = materialise(data, size, max_size, &mut r) {
-            if r.below(2) == 0 {
+            if r.index(2) == 0 {
                 copy_at(data, at, &mut r);
             }
             return new_size;
@@ -53,12 +53,12 @@ pub fn mutate(
             return default(data, size, max_size);
         }
     }
-    copy_at(data, images[r.below(images.len())], &mut r);
+    copy_at(data, images[r.index(images.len())], &mut r);
     size
 }
 
 /// [`field_copy`] on the image at `data[at..at + 64]` (if it is there).
-fn copy_at(data: &mut [u8], at: usize, r: &mut Mix) {
+fn copy_at(data: &mut [u8], at: usize, r: &mut SplitMix64) {
     if let Some(img) = data
         .get_mut(at..at + 64)
         .and_then(|s| <&mut [u8; 64]>::try_from(s).ok())
@@ -74,7 +74,7 @@ fn materialise(
     data: &mut [u8],
     size: usize,
     max_size: usize,
-    r: &mut Mix,
+    r: &mut SplitMix64,
 ) -> Option<(usize, usize)> {
     let (cfg_bytes, items) = shape(&data[..size]);
     let cases: Vec<&(Range<usize>, u8)> = items
@@ -84,7 +84,7 @@ fn materialise(
     if cases.is_empty() {
         return None;
     }
-    let (span, pick) = cases[r.below(cases.len())];
+    let (span, pick) = cases[r.index(cases.len())];
     let Some(Item::Case(c, _)) = item_at(&data[..size], span, *pick, &config(cfg_bytes)) else {
         return None;
     };
@@ -104,35 +104,35 @@ fn materialise(
 /// same role (else any other span), or writes one nonzero value into both;
 /// returns the two byte ranges, which then hold equal bytes. Opcodes without
 /// a layout: two random bytes.
-pub fn field_copy(b: &mut [u8; 64], r: &mut Mix) -> (Range<usize>, Range<usize>) {
+pub fn field_copy(b: &mut [u8; 64], r: &mut SplitMix64) -> (Range<usize>, Range<usize>) {
     let l = spans(b[0]);
     let (src, dst) = if l.len() < 2 {
-        let (i, j) = (r.below(64), r.below(64));
+        let (i, j) = (r.index(64), r.index(64));
         (i..i + 1, j..j + 1)
     } else {
-        let a = l[r.below(l.len())];
+        let a = l[r.index(l.len())];
         let same: Vec<_> = l
             .iter()
             .filter(|s| s.off != a.off && s.role == a.role)
             .collect();
-        let d = if same.is_empty() || r.below(4) == 0 {
+        let d = if same.is_empty() || r.index(4) == 0 {
             let others: Vec<_> = l.iter().filter(|s| s.off != a.off).collect();
-            *others[r.below(others.len())]
+            *others[r.index(others.len())]
         } else {
-            *same[r.below(same.len())]
+            *same[r.index(same.len())]
         };
         let w = a.len.min(d.len);
         (a.off..a.off + w, d.off..d.off + w)
     };
-    if src.clone().all(|k| b[k] == 0) || r.below(2) == 0 {
+    if src.clone().all(|k| b[k] == 0) || r.index(2) == 0 {
         // A fresh value: one nonzero byte (edge or random) at one position,
         // or the whole width.
-        let v = |r: &mut Mix| match r.below(4) {
-            0 => [0x01, 0x80, 0xFF, 0x0F][r.below(4)],
+        let v = |r: &mut SplitMix64| match r.index(4) {
+            0 => [0x01, 0x80, 0xFF, 0x0F][r.index(4)],
             _ => r.byte() | 1,
         };
-        if r.below(2) == 0 {
-            let k = r.below(src.len());
+        if r.index(2) == 0 {
+            let k = r.index(src.len());
             let x = v(r);
             b[src.start + k] = x;
             b[dst.start + k] = x;
@@ -154,7 +154,7 @@ pub fn field_copy(b: &mut [u8; 64], r: &mut Mix) -> (Range<usize>, Range<usize>)
 /// of `a` and `b` in random order, at most [`MAX_ITEMS`] and `out.len()`
 /// bytes; returns its length.
 pub fn crossover(a: &[u8], b: &[u8], out: &mut [u8], seed: u32) -> usize {
-    let mut r = Mix(u64::from(seed) ^ 0xC055_0FE2_0000_0000);
+    let mut r = SplitMix64(u64::from(seed) ^ 0xC055_0FE2_0000_0000);
     let (cfg_bytes, ia) = shape(a);
     let (_, ib) = shape(b);
     let pool: Vec<&[u8]> = [(ia, a), (ib, b)]
@@ -172,8 +172,8 @@ pub fn crossover(a: &[u8], b: &[u8], out: &mut [u8], seed: u32) -> usize {
         out[..n].copy_from_slice(&a[..n]);
         return n;
     }
-    for _ in 0..1 + r.below(MAX_ITEMS) {
-        let item = pool[r.below(pool.len())];
+    for _ in 0..1 + r.index(MAX_ITEMS) {
+        let item = pool[r.index(pool.len())];
         if child.len() + item.len() > out.len() {
             break;
         }

@@ -23,8 +23,8 @@
 
 use super::cases::{case, correlate, Case};
 use super::config::Config;
-use super::mix::Mix;
 use super::queries::{ir_query, lut_ordinal};
+use super::rng::SplitMix64;
 use super::streams::{stream, wide_group};
 use super::valid::GenError;
 use crate::layout::OPCODES;
@@ -111,7 +111,7 @@ fn fnv(data: &[u8]) -> u64 {
 fn padded(data: &[u8], seed: u64, pad: usize) -> Vec<u8> {
     let mut buf = Vec::with_capacity(data.len() + pad);
     buf.extend_from_slice(data);
-    let mut r = Mix(seed);
+    let mut r = SplitMix64(seed);
     while buf.len() < data.len() + pad {
         buf.extend_from_slice(&r.next_u64().to_le_bytes());
     }

@@ -2,7 +2,7 @@
 
 use super::cases::{near_valid_case, valid_case};
 use super::config::{Config, GEN};
-use super::mix::Mix;
+use super::rng::SplitMix64;
 use super::valid::{scratch, sync, EncodeRefused, GenError};
 use arbitrary::{Result, Unstructured};
 use tpb_core::insn::{CustomOpGroup, CustomOpHeader, Instruction};
@@ -24,7 +24,7 @@ fn group_of(u: &mut Unstructured<'_>, n: u8) -> Result<CustomOpGroup> {
     let (b10, d14, d18, b1c) = scratch(u)?;
     // The first two argument patterns from the input, the rest from a PRNG
     // seeded by it, so a 255-argument group costs 2 * 48 + 8 input bytes.
-    let mut bulk = Mix(u.arbitrary()?);
+    let mut bulk = SplitMix64(u.arbitrary()?);
     let mut args = Vec::with_capacity(usize::from(n));
     for i in 0..n {
         if i < 2 {

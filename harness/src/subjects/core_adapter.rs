@@ -1,6 +1,10 @@
 //! [`Subject`] over `tpb_core`, the production implementation.
 
 use super::interface::{Capabilities, Reply, Subject};
+use super::lowering_translate::side_pair;
+use super::lowering_types::{IrInstruction, Lowered, LoweredModule, LoweringRejected};
+use super::sync_translate::to_sim_plan;
+use super::sync_types::{FlowStamps, SyncFlow, SyncPlanned, SyncProgram, SyncRejected};
 use super::types::{
     DecodeFail, Decoded, EncodeResult, FieldName, IrAnswer, IrQuery, LutResult, LutTable, Name,
     Predicate, Route, StreamFail, StreamResult, StreamSummary, Validator, Value, Verdict,
@@ -203,6 +207,91 @@ impl Subject for CoreSubject {
                 ir::Route::Dma => Route::Dma,
             }),
         })
+    }
+
+    fn lower(&self, insns: &[IrInstruction]) -> Reply<LoweredModule> {
+        let mut m = c::lower::Module::new(self.gen);
+        let instrs = insns
+            .iter()
+            .map(|insn| match c::lower::lower(&mut m, insn) {
+                Ok(l) => Ok(Lowered {
+                    records: l.records.iter().map(|b| b.0).collect(),
+                    side: l.side.iter().map(side_pair).collect(),
+                }),
+                Err(e) => Err(LoweringRejected {
+                    name: e.name(),
+                    message: e.to_string(),
+                }),
+            })
+            .collect();
+        Ok(LoweredModule {
+            instrs,
+            replica_groups: m.replica_groups().to_vec(),
+            source_target_pairs: m.source_target_pairs().to_vec(),
+            attributes: m
+                .attributes()
+                .iter()
+                .map(|a| (a.kind, a.direction.name(), a.peer))
+                .collect(),
+        })
+    }
+
+    fn sync_plan(
+        &self,
+        p: &SyncProgram,
+        flows: &[SyncFlow],
+    ) -> Reply<Result<SyncPlanned, SyncRejected>> {
+        use c::sync as model;
+        let plan = match model::alloc_semaphores(p) {
+            Ok(plan) => plan,
+            Err(e) => {
+                return Ok(Err(SyncRejected {
+                    class: e.class(),
+                    message: e.to_string(),
+                }))
+            }
+        };
+        let finals = plan
+            .values
+            .iter()
+            .filter(|(_, v)| *v != 0)
+            .map(|(k, v)| ((k.core, k.sem), u64::from(v)))
+            .collect();
+        let stamps = flows
+            .iter()
+            .map(|f| {
+                let mut header = [0u8; 64];
+                header[0] = 0x85;
+                header[1] = 0x10;
+                let header = model::stamp_custom_op_header(
+                    &mut header,
+                    &plan,
+                    f.custom_op,
+                    f.dma_in,
+                    f.result_dma,
+                )
+                .map(|_| header)
+                .map_err(|e| e.to_string());
+                let consumers = f
+                    .consumers
+                    .iter()
+                    .map(|&c| {
+                        let mut b = [0u8; 64];
+                        model::stamp_consumer(&mut b, &plan, c, f.result_dma)
+                            .map(|_| b)
+                            .map_err(|e| e.to_string())
+                    })
+                    .collect();
+                FlowStamps { header, consumers }
+            })
+            .collect();
+        Ok(Ok(SyncPlanned {
+            ids: plan.sem_ids.clone(),
+            finals,
+            plan: Some(to_sim_plan(&plan)),
+            stamps,
+            ticket: 0,
+        }))
     }
 }
 

@@ -1,6 +1,10 @@
 //! The [`Subject`] interface: a name, [`Capabilities`], and one method per
 //! operation, each answering a typed result or a [`Fault`].
 
+use super::lowering_types::{IrInstruction, LoweredModule};
+use super::sync_types::{
+    BandReading, SyncEntry, SyncFlow, SyncPlanned, SyncProgram, SyncRejected, SyncRun,
+};
 use super::types::{
     DecodeFail, Decoded, EncodeResult, FieldName, IrAnswer, IrQuery, LutResult, LutTable,
     StreamResult, Validator, Value, Verdict,
@@ -197,6 +201,40 @@ pub trait Subject {
         Err(Fault::Unsupported)
     }
 
+    /// SPEC §5.4: lowers `insns`, in order, into one module of the
+    /// subject's generation.
+    fn lower(&self, _insns: &[IrInstruction]) -> Reply<LoweredModule> {
+        Err(Fault::Unsupported)
+    }
+
+    /// SPEC §8 `alloc_semaphores` on `p`: ids, final values and (a planner)
+    /// the plan and the stamped bands of `flows`, or the rejection.
+    fn sync_plan(
+        &self,
+        _p: &SyncProgram,
+        _flows: &[SyncFlow],
+    ) -> Reply<Result<SyncPlanned, SyncRejected>> {
+        Err(Fault::Unsupported)
+    }
+
+    /// SPEC §8: runs `plan` for program `p` (vetted by this subject's
+    /// [`Subject::sync_plan`] as `ticket`) under the interleaving `schedule`
+    /// picks; a violation as text.
+    fn sync_simulate(
+        &self,
+        _p: &SyncProgram,
+        _ticket: u64,
+        _plan: &[SyncEntry],
+        _schedule: &[u8],
+    ) -> Reply<Result<SyncRun, String>> {
+        Err(Fault::Unsupported)
+    }
+
+    /// Reads the events band of `bundle` (the instruction adds `ticks`).
+    fn sync_band(&self, _bundle: &[u8; 64], _ticks: u32) -> Reply<BandReading> {
+        Err(Fault::Unsupported)
+    }
+
     /// A hint: the engine is about to make the calls of `batch`, one per
     /// case. A subject with a high per-call latency (an external process)
     /// may answer them all now, pipelined, and serve the calls from that,
@@ -239,6 +277,28 @@ impl<S: Subject + ?Sized> Subject for Box<S> {
     }
     fn ir(&self, q: &IrQuery) -> Reply<IrAnswer> {
         (**self).ir(q)
+    }
+    fn lower(&self, insns: &[IrInstruction]) -> Reply<LoweredModule> {
+        (**self).lower(insns)
+    }
+    fn sync_plan(
+        &self,
+        p: &SyncProgram,
+        flows: &[SyncFlow],
+    ) -> Reply<Result<SyncPlanned, SyncRejected>> {
+        (**self).sync_plan(p, flows)
+    }
+    fn sync_simulate(
+        &self,
+        p: &SyncProgram,
+        ticket: u64,
+        plan: &[SyncEntry],
+        schedule: &[u8],
+    ) -> Reply<Result<SyncRun, String>> {
+        (**self).sync_simulate(p, ticket, plan, schedule)
+    }
+    fn sync_band(&self, bundle: &[u8; 64], ticks: u32) -> Reply<BandReading> {
+        (**self).sync_band(bundle, ticks)
     }
     fn prefetch(&self, batch: Batch<'_>, tick: &dyn Fn()) {
         (**self).prefetch(batch, tick)

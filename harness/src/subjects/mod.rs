@@ -17,12 +17,16 @@
 
 mod core_adapter;
 pub mod interface;
-pub mod lowering_diff;
+pub mod lowering_translate;
+mod lowering_types;
 mod oracle_adapter;
 pub mod registry;
-pub mod sync_diff;
+pub mod sync_translate;
+mod sync_types;
 mod types;
 
 pub use interface::{Batch, Capabilities, Capability, Fault, Reply, Subject};
+pub use lowering_types::*;
 pub use registry::{open, SubjectSpec};
+pub use sync_types::*;
 pub use types::*;

@@ -1,6 +1,35 @@
 //! [`Subject`] over `tpb_oracle`, the independent second reading.
 
-use super::interface::{Capabilities, Reply, Subject};
+use super::interface::{Capabilities, Fault, Reply, Subject};
+use super::lowering_translate::to_request;
+use super::lowering_types::{IrInstruction, Lowered, LoweredModule, LoweringRejected};
+use super::sync_translate::{to_script, to_script_into};
+use super::sync_types::{
+    BandReading, SyncEntry, SyncFlow, SyncPlanned, SyncProgram, SyncRejected, SyncRun,
+};
+use std::cell::RefCell;
+
+/// The program last vetted on this thread ([`Subject::sync_plan`]), its
+/// script kept (with its lists' capacity) for [`Subject::sync_simulate`].
+struct Vetted {
+    ticket: u64,
+    script: o::sim::Script,
+    exp: Option<o::sim::Expectation>,
+}
+
+thread_local! {
+    static VETTED: RefCell<Vetted> = const {
+        RefCell::new(Vetted {
+            ticket: 0,
+            script: o::sim::Script {
+                pool: 0,
+                grabs: Vec::new(),
+                steps: Vec::new(),
+            },
+            exp: None,
+        })
+    };
+}
 use super::types::{
     DecodeFail, Decoded, EncodeResult, FieldName, IrAnswer, IrQuery, LutResult, LutTable, Name,
     Predicate, Route, StreamFail, StreamResult, StreamSummary, Validator, Value, Verdict,
@@ -174,6 +203,112 @@ impl Subject for OracleSubject {
             } else {
                 Route::Dma
             }),
+        })
+    }
+
+    fn lower(&self, insns: &[IrInstruction]) -> Reply<LoweredModule> {
+        let generation = match self.chip {
+            o::Chip::Sunda => 2,
+            o::Chip::Cayman => 3,
+            o::Chip::Mariana => 4,
+            o::Chip::Maverick => 5,
+        };
+        let mut ledger = o::Ledger::new(generation);
+        let instrs = insns
+            .iter()
+            .map(|insn| match ledger.lower(&to_request(insn)) {
+                Ok(e) => Ok(Lowered {
+                    records: e.records,
+                    side: e.refs,
+                }),
+                Err(r) => Err(LoweringRejected {
+                    name: r.name(),
+                    message: r.to_string(),
+                }),
+            })
+            .collect();
+        Ok(LoweredModule {
+            instrs,
+            replica_groups: ledger.replica_groups,
+            source_target_pairs: ledger.source_target_pairs,
+            attributes: ledger.attributes,
+        })
+    }
+
+    /// Vets `p` (the simulator's checks); keeps the vetted script for
+    /// [`Subject::sync_simulate`] under the returned ticket.
+    fn sync_plan(
+        &self,
+        p: &SyncProgram,
+        _flows: &[SyncFlow],
+    ) -> Reply<Result<SyncPlanned, SyncRejected>> {
+        VETTED.with(|cell| {
+            let Ok(mut v) = cell.try_borrow_mut() else {
+                return Err(Fault::Crash("sync_plan re-entered".into()));
+            };
+            to_script_into(p, &mut v.script);
+            match o::sim::vet(&v.script) {
+                Err(r) => {
+                    v.exp = None;
+                    Ok(Err(SyncRejected {
+                        class: r.class(),
+                        message: format!("{r:?}"),
+                    }))
+                }
+                Ok(exp) => {
+                    v.ticket += 1;
+                    let planned = SyncPlanned {
+                        ids: exp.ids.clone(),
+                        finals: exp.finals.clone(),
+                        plan: None,
+                        stamps: Vec::new(),
+                        ticket: v.ticket,
+                    };
+                    v.exp = Some(exp);
+                    Ok(Ok(planned))
+                }
+            }
+        })
+    }
+
+    fn sync_simulate(
+        &self,
+        p: &SyncProgram,
+        ticket: u64,
+        plan: &[SyncEntry],
+        schedule: &[u8],
+    ) -> Reply<Result<SyncRun, String>> {
+        let run = |s: &o::sim::Script, exp: &o::sim::Expectation| {
+            o::sim::simulate(s, exp, plan, schedule)
+                .map(|t| SyncRun {
+                    steps: t.steps,
+                    finals: t.finals,
+                })
+                .map_err(|v| format!("{v:?}"))
+        };
+        VETTED.with(|cell| {
+            if let Ok(v) = cell.try_borrow() {
+                if let (Some(exp), true) = (&v.exp, v.ticket == ticket) {
+                    return Ok(run(&v.script, exp));
+                }
+            }
+            // Not the program last vetted on this thread: vet it again.
+            let s = to_script(p);
+            Ok(match o::sim::vet(&s) {
+                Ok(exp) => run(&s, &exp),
+                Err(r) => Err(format!("not a vetted program: {r:?}")),
+            })
+        })
+    }
+
+    fn sync_band(&self, bundle: &[u8; 64], ticks: u32) -> Reply<BandReading> {
+        let b = o::sim::read_band(bundle);
+        Ok(BandReading {
+            wait_mode: b.wait_mode,
+            wait_idx: b.wait_idx,
+            update_mode: b.update_mode,
+            update_idx: b.update_idx,
+            sync: o::sim::band_sync(&b, ticks).map(|s| (s.wait, s.update)),
         })
     }
 }

@@ -7,9 +7,11 @@
 //! | `lib:PATH` | a shared library with the C ABI (`include/tpb_subject.h`) |
 //! | `cmd:COMMAND` | a process speaking `tpb-subject/1` over stdin/stdout |
 //!
-//! This module and the adapters it owns (`core_adapter`, `oracle_adapter`,
-//! [`super::sync_diff`]) are the only places in the harness that name the two
-//! in-process implementations.
+//! This module, the adapters it owns (`core_adapter`, `oracle_adapter`) and
+//! the translators of the reference-pair kinds ([`super::sync_translate`],
+//! [`super::lowering_translate`]) name the two in-process implementations
+//! (so do the comparators of those kinds and a few data readers; see
+//! `harness/ARCHITECTURE.md`).
 //!
 //! External subjects plug in through [`set_external_opener`]: until one is
 //! installed, `lib:` and `cmd:` specs fail with

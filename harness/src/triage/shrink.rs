@@ -51,7 +51,8 @@ pub fn minimize(e: &Engine, target: Target, f: &Finding) -> Vec<u8> {
             && std::time::Instant::now() < deadline
             && reproduce_key(e, target, cand, &want).is_some()
     };
-    minimize_with(target.is_bundle(), &f.input, holds)
+    let bundle = crate::kinds::of(target).shrink() == crate::kinds::Shrink::Bundle;
+    minimize_with(bundle, &f.input, holds)
 }
 
 /// The minimiser behind [`minimize`], for any property `holds` (which must

@@ -1,0 +1,56 @@
+//! What the two bundle kinds ([`super::validator`], [`super::decode`]) share:
+//! one 64-byte bundle per case (gate images, field reach, fixed-width
+//! shrinking), compared by the engine's bundle comparison for the row's
+//! check. A bundle kind is a [`BundleKind`] value naming its opcodes.
+
+use super::kind::{CaseBuf, Draw, Form, Shrink, TargetKind};
+use crate::engine::nway::Engine;
+use crate::engine::{bundle_from_input, Outcome};
+use crate::generators::images;
+use crate::reach::Reach;
+use crate::targets::{Check, Target};
+
+/// A kind whose case is one bundle.
+pub struct BundleKind {
+    /// The kind's name.
+    pub name: &'static str,
+    /// The opcodes a row's gate images are biased toward.
+    pub opcodes: fn(Check) -> &'static [u8],
+}
+
+impl TargetKind for BundleKind {
+    fn name(&self) -> &'static str {
+        self.name
+    }
+
+    fn generate(&self, t: Target, d: Draw<'_>, buf: &mut CaseBuf) -> Form {
+        images::bundle_case(
+            (self.opcodes)(t.check()),
+            d.arch,
+            d.r,
+            d.kind,
+            &mut buf.bundle,
+        );
+        Form::Bundle
+    }
+
+    fn compare(&self, e: &Engine, t: Target, input: &[u8]) -> Outcome {
+        e.bundle(t, &bundle_from_input(input), input)
+    }
+
+    fn declare_reach(&self, _t: Target, reach: &mut Reach) {
+        reach.declare_bundles();
+    }
+
+    fn record_reach(&self, _t: Target, reach: &mut Reach, input: &[u8]) -> bool {
+        match <&[u8; 64]>::try_from(input) {
+            Ok(b) => reach.bundle(b),
+            Err(_) => reach.bundle(&bundle_from_input(input)),
+        }
+        true
+    }
+
+    fn shrink(&self) -> Shrink {
+        Shrink::Bundle
+    }
+}

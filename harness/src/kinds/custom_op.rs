@@ -1,0 +1,53 @@
+//! Kind `custom_op` (targets `custom_op_group`, `custom_op_stream`): a
+//! bundle stream through the SPEC §5.3 custom-op stream parser on each
+//! subject. A `StreamProgram` row maps its input through a small stream
+//! program ([`crate::engine::stream_from_input`]; gate inputs from
+//! [`gate_inputs::stream_program`], reach classes of the parsed stream); a
+//! `StreamRaw` row parses the raw bytes.
+
+use super::kind::{CaseBuf, Draw, Form, TargetKind};
+use crate::engine::nway::Engine;
+use crate::engine::{stream_from_input, Outcome};
+use crate::generators::gate_inputs;
+use crate::reach::Reach;
+use crate::targets::{Check, Target};
+
+/// The custom-op stream kind.
+pub struct CustomOpKind;
+
+impl TargetKind for CustomOpKind {
+    fn name(&self) -> &'static str {
+        "custom_op"
+    }
+
+    fn generate(&self, t: Target, d: Draw<'_>, buf: &mut CaseBuf) -> Form {
+        if t.check() == Check::StreamProgram {
+            gate_inputs::stream_program(d.r, d.kind, &mut buf.bytes);
+        } else {
+            gate_inputs::banded_bytes(d.r, d.kind, &mut buf.bytes);
+        }
+        Form::Bytes
+    }
+
+    fn compare(&self, e: &Engine, t: Target, input: &[u8]) -> Outcome {
+        if t.check() == Check::StreamProgram {
+            e.stream(t, &stream_from_input(input), input, true)
+        } else {
+            e.stream(t, input, input, false)
+        }
+    }
+
+    fn declare_reach(&self, t: Target, reach: &mut Reach) {
+        if t.check() == Check::StreamProgram {
+            reach.declare_streams();
+        }
+    }
+
+    fn record_reach(&self, t: Target, reach: &mut Reach, input: &[u8]) -> bool {
+        if t.check() != Check::StreamProgram {
+            return false;
+        }
+        reach.stream_program(input);
+        true
+    }
+}

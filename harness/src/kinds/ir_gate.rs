@@ -1,0 +1,26 @@
+//! Kind `ir_gate` (target `ir_gates`): one SPEC §7 IR query
+//! ([`crate::engine::ir_query_from_input`]) on each subject.
+
+use super::kind::{CaseBuf, Draw, Form, TargetKind};
+use crate::engine::nway::Engine;
+use crate::engine::{ir_query_from_input, Outcome};
+use crate::generators::gate_inputs;
+use crate::targets::Target;
+
+/// The IR-gate kind.
+pub struct IrGateKind;
+
+impl TargetKind for IrGateKind {
+    fn name(&self) -> &'static str {
+        "ir_gate"
+    }
+
+    fn generate(&self, _t: Target, d: Draw<'_>, buf: &mut CaseBuf) -> Form {
+        gate_inputs::ir_query_input(d.r, d.kind, &mut buf.bytes);
+        Form::Bytes
+    }
+
+    fn compare(&self, e: &Engine, t: Target, input: &[u8]) -> Outcome {
+        e.ir(t, &ir_query_from_input(input), input)
+    }
+}

@@ -1,0 +1,141 @@
+//! The [`TargetKind`] trait every kind implements, and the case storage it
+//! generates into.
+
+use crate::arch::Arch;
+use crate::engine::nway::Engine;
+use crate::engine::{Divergence, Outcome};
+use crate::generators::{gate_inputs, CaseKind, SplitMix64};
+use crate::reach::Reach;
+use crate::targets::Target;
+
+/// What [`TargetKind::generate`] draws a gate case from.
+pub struct Draw<'a> {
+    /// The generation the case runs under.
+    pub arch: Arch,
+    /// The case's PRNG.
+    pub r: &'a mut SplitMix64,
+    /// Valid, near-valid or raw.
+    pub kind: CaseKind,
+}
+
+/// Where [`TargetKind::generate`] wrote the case.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Form {
+    /// In [`CaseBuf::bundle`] (one 64-byte bundle).
+    Bundle,
+    /// In [`CaseBuf::bytes`].
+    Bytes,
+}
+
+/// A gate case's storage, reused from case to case (the hot loop does not
+/// allocate).
+#[derive(Clone, Debug)]
+pub struct CaseBuf {
+    /// A bundle case.
+    pub bundle: [u8; 64],
+    /// Any other case.
+    pub bytes: Vec<u8>,
+}
+
+impl Default for CaseBuf {
+    fn default() -> Self {
+        CaseBuf {
+            bundle: [0; 64],
+            bytes: Vec::with_capacity(2048),
+        }
+    }
+}
+
+impl CaseBuf {
+    /// The case [`TargetKind::generate`] wrote, as `form` says.
+    #[inline]
+    pub fn input(&self, form: Form) -> &[u8] {
+        match form {
+            Form::Bundle => &self.bundle,
+            Form::Bytes => &self.bytes,
+        }
+    }
+}
+
+/// What [`TargetKind::run`] says about one case.
+#[derive(Debug)]
+pub struct Ran {
+    /// The comparison.
+    pub outcome: Outcome,
+    /// The coverage key: `None` when it is core's recorded verdict
+    /// ([`crate::engine::record`]), else the kind's own.
+    pub key: Option<String>,
+    /// Whether the case was counted into the reach it was given.
+    pub classified: bool,
+}
+
+/// How an input of a kind shrinks ([`crate::triage`]'s minimiser).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Shrink {
+    /// Fixed width: one 64-byte bundle, fields reset, bits cleared.
+    Bundle,
+    /// Any length: shortened first, then bytes and bits.
+    Bytes,
+}
+
+/// One kind of differential target.
+pub trait TargetKind: Sync {
+    /// Stable name of the kind (docs, `ARCHITECTURE.md`).
+    fn name(&self) -> &'static str;
+
+    /// Generates a case of target `t` as `d` says (generation, PRNG, case
+    /// kind) into `buf`; says which half of `buf` holds it. Case `i` of a gate is
+    /// a pure function of `r`'s seed ([`crate::generators::case_rng`]).
+    /// Default: length-banded random bytes
+    /// ([`gate_inputs::banded_bytes`]), for kinds that build their case from
+    /// bytes (sync programs, lowering modules, generator programs).
+    fn generate(&self, _t: Target, d: Draw<'_>, buf: &mut CaseBuf) -> Form {
+        gate_inputs::banded_bytes(d.r, d.kind, &mut buf.bytes);
+        Form::Bytes
+    }
+
+    /// Runs the raw `input` of `t` (mapping in [`crate::engine::input_map`])
+    /// on each subject of `e` and compares the answers.
+    fn compare(&self, e: &Engine, t: Target, input: &[u8]) -> Outcome;
+
+    /// [`TargetKind::compare`] with the coverage key of the case and, given
+    /// `reach`, its reach classes counted ([`TargetKind::record_reach`]; a
+    /// kind may count them from what the comparison computed).
+    fn run(&self, e: &Engine, t: Target, input: &[u8], reach: Option<&mut Reach>) -> Ran {
+        Ran {
+            outcome: self.compare(e, t, input),
+            key: None,
+            classified: reach.is_some_and(|r| self.record_reach(t, r, input)),
+        }
+    }
+
+    /// Runs `input` under every generation the kind's inputs are about
+    /// (fuzz entries); the first divergence, with its generation when the
+    /// kind runs several (default: `e`'s generation only, none named).
+    fn check_every_generation(
+        &self,
+        e: &Engine,
+        t: Target,
+        input: &[u8],
+    ) -> Option<(Option<Arch>, Divergence)> {
+        self.compare(e, t, input)
+            .into_iter()
+            .next()
+            .map(|d| (None, d))
+    }
+
+    /// Declares the reach classes the kind's generated cases are counted
+    /// into (none by default).
+    fn declare_reach(&self, _t: Target, _reach: &mut Reach) {}
+
+    /// Counts the reach classes of one generated case; `true` when the case
+    /// was classified (the gate then counts its generation too).
+    fn record_reach(&self, _t: Target, _reach: &mut Reach, _input: &[u8]) -> bool {
+        false
+    }
+
+    /// How the kind's inputs shrink.
+    fn shrink(&self) -> Shrink {
+        Shrink::Bytes
+    }
+}

@@ -1,0 +1,130 @@
+//! Target kinds: what a target of each [`Check`] does, one file per kind
+//! behind one trait, [`TargetKind`].
+//!
+//! A kind generates a gate case ([`TargetKind::generate`]), runs an input on
+//! each subject of an [`Engine`] and compares the answers
+//! ([`TargetKind::compare`]; [`TargetKind::run`] with its coverage key and
+//! reach classes),
+//! declares and counts its reach classes ([`TargetKind::declare_reach`],
+//! [`TargetKind::record_reach`]) and says how its inputs shrink
+//! ([`TargetKind::shrink`]). [`kind_of`] is the table from a registry row's
+//! [`Check`] to its kind; gate, triage, fuzz entries and replay reach every
+//! kind through it and [`Engine::compare`].
+//!
+//! | check | file |
+//! |---|---|
+//! | `Validator(_)` | [`validator`] |
+//! | `Decode`, `Roundtrip` | [`decode`] |
+//! | `StreamProgram`, `StreamRaw` | [`custom_op`] |
+//! | `Luts(_)` | [`lut`] |
+//! | `Ir` | [`ir_gate`] |
+//! | `Sync` | [`sync_handshake`] |
+//! | `Lowering` | [`collective_lowering`] |
+//! | `Structured` | [`structured`] |
+
+pub mod bundle;
+pub mod collective_lowering;
+pub mod custom_op;
+pub mod decode;
+pub mod ir_gate;
+mod kind;
+pub mod lut;
+pub mod structured;
+pub mod sync_handshake;
+pub mod validator;
+
+pub use kind::{CaseBuf, Draw, Form, Ran, Shrink, TargetKind};
+
+use crate::arch::Arch;
+use crate::engine::nway::Engine;
+use crate::engine::{Divergence, Outcome};
+use crate::reach::Reach;
+use crate::targets::{Check, Target};
+
+/// The table: the kind of a registry row's check.
+pub fn kind_of(check: Check) -> &'static dyn TargetKind {
+    match check {
+        Check::Validator(_) => &validator::VALIDATOR,
+        Check::Decode | Check::Roundtrip => &decode::DECODE,
+        Check::StreamProgram | Check::StreamRaw => &custom_op::CustomOpKind,
+        Check::Luts(_) => &lut::LutKind,
+        Check::Ir => &ir_gate::IrGateKind,
+        Check::Sync => &sync_handshake::SyncHandshakeKind,
+        Check::Lowering => &collective_lowering::CollectiveLoweringKind,
+        Check::Structured => &structured::StructuredKind,
+    }
+}
+
+/// The kind of target `t`.
+#[inline]
+pub fn of(t: Target) -> &'static dyn TargetKind {
+    kind_of(t.check())
+}
+
+/// The reach classes the gate declares for `targets` under `arches`: each
+/// target's kind's classes and, when any is declared, one `generation` class
+/// per generation of the run.
+pub fn declared_reach(targets: &[Target], arches: &[Arch]) -> Reach {
+    let mut r = Reach::default();
+    for &t in targets {
+        of(t).declare_reach(t, &mut r);
+    }
+    if !r.is_empty() {
+        let names: Vec<&'static str> = arches.iter().map(|a| a.name()).collect();
+        r.declare_generations(&names);
+    }
+    r
+}
+
+impl Engine {
+    /// Compares the subjects on `target` with the raw `input` (its kind's
+    /// [`TargetKind::compare`]).
+    pub fn compare(&self, target: Target, input: &[u8]) -> Outcome {
+        of(target).compare(self, target, input)
+    }
+
+    /// The `sync_handshake` check ([`sync_handshake`]): its coverage key and
+    /// the divergence, if any. Reference pair only.
+    pub fn compare_sync(&self, target: Target, input: &[u8]) -> (String, Option<Divergence>) {
+        sync_handshake::compare(self, target, input)
+    }
+
+    /// The `collective_lowering` check ([`collective_lowering`]) under the
+    /// engine's generation: its coverage key and the divergence, if any.
+    /// Reference pair only.
+    pub fn compare_lowering(&self, target: Target, input: &[u8]) -> (String, Option<Divergence>) {
+        collective_lowering::compare(self, target, input)
+    }
+}
+
+#[cfg(test)]
+pub(crate) mod test_subjects {
+    use crate::subjects::{Capabilities, Subject};
+
+    /// A subject that claims every capability and answers every operation
+    /// `Unsupported` (the trait's default methods).
+    pub(crate) struct Silent;
+
+    impl Subject for Silent {
+        fn name(&self) -> &str {
+            "silent"
+        }
+        fn capabilities(&self) -> Capabilities {
+            Capabilities::all()
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_registry_row_has_a_kind_named_for_its_check() {
+        for t in Target::all() {
+            let k = of(t);
+            assert!(!k.name().is_empty(), "{t}");
+            assert_eq!(k.shrink() == Shrink::Bundle, t.is_bundle(), "{t}");
+        }
+    }
+}

@@ -1,0 +1,789 @@
+//! Kind `sync_handshake`: the `alloc_semaphores` model (`tpb_core::sync`)
+//! against the engine simulator (`tpb_oracle::sim`) on generated programs
+//! (SPEC §8; programs from [`crate::generators::sync_program`]) through the
+//! [`Subject`] sync operations: core plans and stamps (`sync_plan`), the
+//! oracle vets, simulates and reads bands (`sync_plan`, `sync_simulate`,
+//! `sync_band`; translated by [`crate::subjects::sync_translate`]). Reference
+//! pair only.
+//!
+//! Contract: [`compare`] never panics (a panic in the model or the simulator
+//! becomes a `Panic` divergence); its coverage key is `accepted`,
+//! `rejected:<class>` or `diverged`; a mismatch is a [`SyncMismatch`], whose
+//! [`Class`] is named from the model's perspective and whose signature key
+//! is its variant (with the SPEC §8 classes involved), so one bug
+//! deduplicates to one entry.
+
+use super::kind::{Ran, TargetKind};
+use crate::engine::nway::Engine;
+use crate::engine::{panic_text, Class, Divergence, Outcome, Signature};
+use crate::generators::sync_program::{self, Case, Shape};
+use crate::generators::SplitMix64;
+use crate::reach::Reach;
+use crate::subjects::{registry, Fault, Subject, SyncEntry, SyncPlanned, SyncWait};
+use crate::targets::Target;
+use std::collections::BTreeMap;
+use std::fmt;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use tpb_core::sync as model;
+
+/// The sync-handshake kind.
+pub struct SyncHandshakeKind;
+
+impl TargetKind for SyncHandshakeKind {
+    fn name(&self) -> &'static str {
+        "sync_handshake"
+    }
+
+    fn compare(&self, e: &Engine, t: Target, input: &[u8]) -> Outcome {
+        Outcome(compare(e, t, input).1.into_iter().collect())
+    }
+
+    /// Given `reach`, counts the shapes of an accepted program from the
+    /// program the comparison built (no second build).
+    fn run(&self, e: &Engine, t: Target, input: &[u8], reach: Option<&mut Reach>) -> Ran {
+        let (key, d, shape) = compare_shaped(e, t, input, reach.is_some());
+        let classified = match (reach, shape) {
+            (Some(r), Some(s)) => {
+                r.sync_shape(&s);
+                true
+            }
+            _ => false,
+        };
+        Ran {
+            outcome: Outcome(d.into_iter().collect()),
+            key: Some(key),
+            classified,
+        }
+    }
+
+    fn declare_reach(&self, _t: Target, reach: &mut Reach) {
+        reach.declare_sync_shapes();
+    }
+
+    /// The shapes of the program, when the model accepts it (a shape only
+    /// tests the handshake when a plan is made and simulated). The gate
+    /// counts them in [`TargetKind::run`] instead, from the program the
+    /// comparison built.
+    fn record_reach(&self, _t: Target, reach: &mut Reach, input: &[u8]) -> bool {
+        let case = sync_program::build_case(&mut arbitrary::Unstructured::new(input));
+        if model::alloc_semaphores(&case.program).is_err() {
+            return false;
+        }
+        reach.sync_shape(&sync_program::shape(&case.program));
+        true
+    }
+}
+
+pub use crate::subjects::Finals;
+
+/// What a stamped band got wrong (SPEC §8 DS-9, DS-13, DS-14).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum StampFault {
+    /// The model refused to stamp a flow's header or a consumer.
+    StampRefused,
+    /// A flow endpoint has no local semaphore id in the plan.
+    NoLocalId,
+    /// The header band is not `(0x05, id(dma in), 0x13, id(result dma))`.
+    HeaderBand,
+    /// A consumer band is not a 0x05 wait on the result DMA's id.
+    ConsumerBand,
+    /// A band byte the pass must stamp is not stamped.
+    Unstamped,
+    /// A band waits on a semaphore the plan never waits on.
+    UnplannedWait,
+    /// A consumer band's update is not in the plan.
+    UnplannedUpdate,
+    /// A consumer index outside the plan.
+    OutsidePlan,
+    /// The simulator, running the waits read back from the stamped bytes,
+    /// found a violation.
+    SimulatedBytes,
+}
+
+impl StampFault {
+    /// Stable name (signature keys).
+    pub fn name(self) -> &'static str {
+        match self {
+            StampFault::StampRefused => "stamp_refused",
+            StampFault::NoLocalId => "no_local_id",
+            StampFault::HeaderBand => "header_band",
+            StampFault::ConsumerBand => "consumer_band",
+            StampFault::Unstamped => "unstamped",
+            StampFault::UnplannedWait => "unplanned_wait",
+            StampFault::UnplannedUpdate => "unplanned_update",
+            StampFault::OutsidePlan => "outside_plan",
+            StampFault::SimulatedBytes => "simulated_bytes",
+        }
+    }
+}
+
+/// How the model and the simulator disagree on one program.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum SyncMismatch {
+    /// The model accepts, the simulator rejects.
+    ModelAccepts {
+        /// The simulator's SPEC §8 class.
+        oracle_class: &'static str,
+        /// Its rejection.
+        oracle: String,
+    },
+    /// The model rejects, the simulator accepts.
+    ModelRejects {
+        /// The model's SPEC §8 class.
+        model_class: &'static str,
+        /// Its error.
+        model: String,
+    },
+    /// Both reject, with different classes.
+    RejectClasses {
+        /// The model's class.
+        model_class: &'static str,
+        /// The model's error.
+        model: String,
+        /// The simulator's class.
+        oracle_class: &'static str,
+        /// The simulator's rejection.
+        oracle: String,
+    },
+    /// Different semaphore ids for the allocation requests.
+    PoolIds {
+        /// The model's.
+        model: Vec<u8>,
+        /// The simulator's.
+        oracle: Vec<u8>,
+    },
+    /// Different final semaphore values.
+    FinalValues {
+        /// The model's.
+        model: Finals,
+        /// The simulator's.
+        oracle: Finals,
+    },
+    /// The simulator found a violation running the model's plan.
+    Simulator {
+        /// The violation.
+        violation: String,
+        /// The first 32 schedule bytes.
+        schedule: Vec<u8>,
+        /// Schedule length.
+        len: usize,
+    },
+    /// The simulated final values differ from the model's.
+    SimulatedFinals {
+        /// The simulator's.
+        simulated: Finals,
+        /// The model's.
+        model: Finals,
+    },
+    /// A subject gave no answer to a sync operation.
+    Fault {
+        /// The fault's class.
+        class: Class,
+        /// Who, which operation, what.
+        detail: String,
+    },
+    /// A stamped band is wrong.
+    Stamp {
+        /// What.
+        fault: StampFault,
+        /// Where and with which values.
+        detail: String,
+    },
+}
+
+impl SyncMismatch {
+    /// The divergence class, from the model's perspective.
+    pub fn class(&self) -> Class {
+        match self {
+            SyncMismatch::ModelAccepts { .. } => Class::OverAccept,
+            SyncMismatch::ModelRejects { .. } => Class::UnderAccept,
+            SyncMismatch::RejectClasses { .. } => Class::SameVerdictDifferentReason,
+            SyncMismatch::Fault { class, .. } => *class,
+            _ => Class::DifferentOutput,
+        }
+    }
+
+    /// The signature key: the variant, with the classes involved (no numbers).
+    pub fn key(&self) -> String {
+        match self {
+            SyncMismatch::ModelAccepts { oracle_class, .. } => {
+                format!("model accepts, oracle rejects:{oracle_class}")
+            }
+            SyncMismatch::ModelRejects { model_class, .. } => {
+                format!("model rejects:{model_class}, oracle accepts")
+            }
+            SyncMismatch::RejectClasses {
+                model_class,
+                oracle_class,
+                ..
+            } => format!("reject classes:{model_class}/{oracle_class}"),
+            SyncMismatch::PoolIds { .. } => "pool ids".into(),
+            SyncMismatch::FinalValues { .. } => "final values".into(),
+            SyncMismatch::Simulator { violation, .. } => {
+                let kind = violation.split([' ', '{', '(']).next().unwrap_or("");
+                format!("simulator:{kind}")
+            }
+            SyncMismatch::SimulatedFinals { .. } => "simulated finals".into(),
+            SyncMismatch::Fault { class, .. } => format!("fault:{}", class.name()),
+            SyncMismatch::Stamp { fault, .. } => format!("stamp:{}", fault.name()),
+        }
+    }
+}
+
+impl fmt::Display for SyncMismatch {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            SyncMismatch::ModelAccepts { oracle, .. } => {
+                write!(f, "model accepts, oracle rejects with {oracle}")
+            }
+            SyncMismatch::ModelRejects { model, .. } => {
+                write!(f, "model rejects with {model}, oracle accepts")
+            }
+            SyncMismatch::RejectClasses { model, oracle, .. } => {
+                write!(f, "model rejects with {model}, oracle with {oracle}")
+            }
+            SyncMismatch::PoolIds { model, oracle } => {
+                write!(f, "pool ids: model {model:?}, oracle {oracle:?}")
+            }
+            SyncMismatch::FinalValues { model, oracle } => {
+                write!(f, "final values: model {model:?}, oracle {oracle:?}")
+            }
+            SyncMismatch::Simulator {
+                violation,
+                schedule,
+                len,
+            } => write!(
+                f,
+                "simulator: {violation} under schedule {schedule:02x?} ({len} bytes)"
+            ),
+            SyncMismatch::SimulatedFinals { simulated, model } => {
+                write!(f, "simulated finals {simulated:?} != model {model:?}")
+            }
+            SyncMismatch::Fault { detail, .. } => f.write_str(detail),
+            SyncMismatch::Stamp { fault, detail } => write!(f, "{}: {detail}", fault.name()),
+        }
+    }
+}
+
+/// Model and simulator agree.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SyncCaseOutcome {
+    /// Both reject the program with the same error class.
+    Rejected {
+        /// SPEC §8 class name.
+        class: &'static str,
+    },
+    /// Both accept it, and the model's plan ran clean in the simulator.
+    Accepted {
+        /// Instructions.
+        instrs: usize,
+        /// Simulator steps.
+        steps: usize,
+    },
+}
+
+/// Model and simulator disagree.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SyncDivergence {
+    /// What differs.
+    pub mismatch: Box<SyncMismatch>,
+    /// The program (Debug form).
+    pub program: String,
+}
+
+impl fmt::Display for SyncDivergence {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "sync_handshake divergence: {}\nprogram: {}",
+            self.mismatch, self.program
+        )
+    }
+}
+
+impl std::error::Error for SyncDivergence {}
+
+/// Runs one case (input mapping: [`sync_handshake_case`]) on the engine's
+/// reference pair: the coverage key and the divergence, if any.
+pub fn compare(e: &Engine, target: Target, data: &[u8]) -> (String, Option<Divergence>) {
+    let (key, d, _) = compare_shaped(e, target, data, false);
+    (key, d)
+}
+
+/// [`compare`], with the program's [`sync_program::shape`] when `want_shape`
+/// and both sides accept it.
+fn compare_shaped(
+    e: &Engine,
+    target: Target,
+    data: &[u8],
+    want_shape: bool,
+) -> (String, Option<Divergence>, Option<Shape>) {
+    let names = (e.subjects()[0].name(), e.subjects()[1].name());
+    let div = |class: Class, key: String, description: String, program: String| Divergence {
+        target,
+        input: data.to_vec(),
+        case: program,
+        left_name: names.0.to_string(),
+        right_name: names.1.to_string(),
+        left: description,
+        right: String::new(),
+        signature: Signature {
+            key,
+            left: "model".into(),
+            right: "simulator".into(),
+        },
+        class,
+    };
+    // The engine's reference pair (in the gate, core is wrapped in its
+    // coverage recorder, which forwards the sync operations).
+    let (model, sim) = (e.reference_subject(), &*e.subjects()[1]);
+    match catch_unwind(AssertUnwindSafe(|| {
+        case_shaped(model, sim, data, want_shape)
+    })) {
+        Ok((Ok(SyncCaseOutcome::Accepted { .. }), shape)) => ("accepted".into(), None, shape),
+        Ok((Ok(SyncCaseOutcome::Rejected { class }), _)) => {
+            (format!("rejected:{class}"), None, None)
+        }
+        Ok((Err(d), _)) => (
+            "diverged".into(),
+            Some(div(
+                d.mismatch.class(),
+                d.mismatch.key(),
+                d.mismatch.to_string(),
+                d.program,
+            )),
+            None,
+        ),
+        Err(p) => (
+            "diverged".into(),
+            Some(div(
+                Class::Panic,
+                "sync_handshake:panic".into(),
+                format!("PANIC: {}", panic_text(&*p)),
+                String::new(),
+            )),
+            None,
+        ),
+    }
+}
+
+/// Runs one case: builds a program from `data`
+/// ([`sync_program::build_recycled`]), runs the model and the simulator, and
+/// compares.
+pub fn sync_handshake_case(data: &[u8]) -> Result<SyncCaseOutcome, SyncDivergence> {
+    case_shaped(&*registry::core(), &*registry::oracle(), data, false).0
+}
+
+/// [`sync_handshake_case`], with the shape of an accepted program when `want_shape`.
+fn case_shaped(
+    model: &dyn Subject,
+    sim: &dyn Subject,
+    data: &[u8],
+    want_shape: bool,
+) -> (Result<SyncCaseOutcome, SyncDivergence>, Option<Shape>) {
+    let (case, schedule) = sync_program::build_recycled(data);
+    let outcome = compare_case_on(model, sim, &case, schedule);
+    let accepted = matches!(outcome, Ok(SyncCaseOutcome::Accepted { .. }));
+    let shape = (want_shape && accepted).then(|| sync_program::shape(&case.program));
+    sync_program::recycle(case);
+    (outcome, shape)
+}
+
+/// Compares model and simulator (core's and the oracle's adapters) on a
+/// built case, with interleaving bytes `schedule`.
+pub fn compare_case(case: &Case, schedule: &[u8]) -> Result<SyncCaseOutcome, SyncDivergence> {
+    compare_case_on(&*registry::core(), &*registry::oracle(), case, schedule)
+}
+
+/// Compares a planner (`model`) with a checker (`sim`) through the
+/// [`Subject`] sync operations on a built case.
+pub fn compare_case_on(
+    model: &dyn Subject,
+    sim: &dyn Subject,
+    case: &Case,
+    schedule: &[u8],
+) -> Result<SyncCaseOutcome, SyncDivergence> {
+    compare_with(model, sim, case, schedule).map_err(|m| SyncDivergence {
+        mismatch: Box::new(m),
+        program: format!("{:?}", case.program),
+    })
+}
+
+fn fault(who: &dyn Subject, op: &str, f: Fault) -> SyncMismatch {
+    SyncMismatch::Fault {
+        class: match f {
+            Fault::Unsupported => Class::Unsupported,
+            Fault::Timeout(_) => Class::Timeout,
+            Fault::Protocol(_) => Class::Protocol,
+            Fault::Crash(_) => Class::Crash,
+        },
+        detail: format!("{} {op}: {f}", who.name()),
+    }
+}
+
+fn compare_with(
+    model: &dyn Subject,
+    sim: &dyn Subject,
+    case: &Case,
+    schedule: &[u8],
+) -> Result<SyncCaseOutcome, SyncMismatch> {
+    let p = &case.program;
+    let planned = model
+        .sync_plan(p, &case.flows)
+        .map_err(|f| fault(model, "sync_plan", f))?;
+    let vetted = sim
+        .sync_plan(p, &[])
+        .map_err(|f| fault(sim, "sync_plan", f))?;
+    let (plan, exp) = match (planned, vetted) {
+        (Err(e), Err(r)) if e.class == r.class => {
+            return Ok(SyncCaseOutcome::Rejected { class: e.class })
+        }
+        (Err(e), Err(r)) => {
+            return Err(SyncMismatch::RejectClasses {
+                model_class: e.class,
+                model: e.message,
+                oracle_class: r.class,
+                oracle: r.message,
+            })
+        }
+        (Err(e), Ok(_)) => {
+            return Err(SyncMismatch::ModelRejects {
+                model_class: e.class,
+                model: e.message,
+            })
+        }
+        (Ok(_), Err(r)) => {
+            return Err(SyncMismatch::ModelAccepts {
+                oracle_class: r.class,
+                oracle: r.message,
+            })
+        }
+        (Ok(plan), Ok(exp)) => (plan, exp),
+    };
+    if plan.ids != exp.ids {
+        return Err(SyncMismatch::PoolIds {
+            model: plan.ids,
+            oracle: exp.ids,
+        });
+    }
+    if plan.finals != exp.finals {
+        return Err(SyncMismatch::FinalValues {
+            model: plan.finals,
+            oracle: exp.finals,
+        });
+    }
+    let Some(base) = plan.plan.as_deref() else {
+        return Err(fault(
+            model,
+            "sync_plan",
+            Fault::Protocol("accepted without a plan".into()),
+        ));
+    };
+    let trace = sim
+        .sync_simulate(p, exp.ticket, base, schedule)
+        .map_err(|f| fault(sim, "sync_simulate", f))?
+        .map_err(|violation| SyncMismatch::Simulator {
+            violation,
+            schedule: schedule[..schedule.len().min(32)].to_vec(),
+            len: schedule.len(),
+        })?;
+    if trace.finals != plan.finals {
+        return Err(SyncMismatch::SimulatedFinals {
+            simulated: trace.finals,
+            model: plan.finals,
+        });
+    }
+    check_stamps(sim, case, &plan, &exp, base, schedule)?;
+    Ok(SyncCaseOutcome::Accepted {
+        instrs: p.instrs.len(),
+        steps: trace.steps,
+    })
+}
+
+fn stamp(fault: StampFault, detail: String) -> SyncMismatch {
+    SyncMismatch::Stamp { fault, detail }
+}
+
+/// The local semaphore id of instruction `i` as the checker allocated it.
+fn local_id(case: &Case, exp: &SyncPlanned, i: u16) -> Option<u8> {
+    let ins = case.program.instrs.get(usize::from(i))?;
+    let s = ins.sems.iter().find(|s| s.target_core.is_none())?;
+    exp.ids.get(usize::from(s.handle)).copied()
+}
+
+/// Replace the last Wait on `w.sem` in `e` by `w` (the band's one wait slot, DS-9).
+fn put_band_wait(e: &mut SyncEntry, w: SyncWait) -> Result<(), String> {
+    match e.waits.iter_mut().rev().find(|x| x.sem == w.sem) {
+        Some(slot) => {
+            *slot = w;
+            Ok(())
+        }
+        None => Err(format!(
+            "band waits on semaphore {} the plan never waits on",
+            w.sem
+        )),
+    }
+}
+
+/// Reads the bands the model stamped for each flow's header and consumers
+/// with the checker and checks the handshake of S000 §sync NOTE "the
+/// handshake in one line" with the compiler's encoding (SPEC §8
+/// DS-13/DS-14: WAIT_FOR_SEM_GE_IMM 0x05 with the threshold in
+/// `semaphore_value`, SEM_INC_COMPLETE 0x13). Then the checker runs the plan
+/// with every stamped wait taken from the bytes, so a wrong threshold on the
+/// wire shows up as an early start.
+fn check_stamps(
+    sim: &dyn Subject,
+    case: &Case,
+    plan: &SyncPlanned,
+    exp: &SyncPlanned,
+    base: &[SyncEntry],
+    schedule: &[u8],
+) -> Result<(), SyncMismatch> {
+    use StampFault as F;
+    if case.flows.is_empty() {
+        return Ok(());
+    }
+    if plan.stamps.len() != case.flows.len() {
+        return Err(stamp(
+            F::StampRefused,
+            format!("{} flows, {} stamped", case.flows.len(), plan.stamps.len()),
+        ));
+    }
+    let mut from_bytes = base.to_vec();
+    let mult = |i: u16| {
+        case.program
+            .instrs
+            .get(usize::from(i))
+            .map_or(0, |x| x.mult)
+    };
+    let read = |b: &[u8; 64], ticks: u32| {
+        sim.sync_band(b, ticks)
+            .map_err(|f| fault(sim, "sync_band", f))
+    };
+    for (f, stamps) in case.flows.iter().zip(&plan.stamps) {
+        let header = stamps
+            .header
+            .as_ref()
+            .map_err(|e| stamp(F::StampRefused, format!("header of flow {f:?}: {e}")))?;
+        let band = read(header, mult(f.result_dma))?;
+        // No silent default: a flow endpoint without a local semaphore id is a
+        // generator/simulator fault, not an id 0 both stampers could agree on.
+        let id = |i: u16| {
+            local_id(case, exp, i).ok_or_else(|| {
+                stamp(
+                    F::NoLocalId,
+                    format!("flow {f:?}: instruction {i} has no local semaphore id in the plan"),
+                )
+            })
+        };
+        let want = (0x05, id(f.dma_in)?, 0x13, id(f.result_dma)?);
+        if (
+            band.wait_mode,
+            band.wait_idx,
+            band.update_mode,
+            band.update_idx,
+        ) != want
+        {
+            return Err(stamp(
+                F::HeaderBand,
+                format!(
+                    "header band {band:?}, expected (wait, idx, update, idx) {want:02x?} (flow {f:?})"
+                ),
+            ));
+        }
+        let (wait, _) = band.sync.map_err(|off| {
+            stamp(
+                F::Unstamped,
+                format!("header band byte {off} not stamped by the pass: {band:?}"),
+            )
+        })?;
+        if let (Some(w), Some(e)) = (wait, from_bytes.get_mut(usize::from(f.custom_op))) {
+            put_band_wait(e, w)
+                .map_err(|m| stamp(F::UnplannedWait, format!("header of flow {f:?}: {m}")))?;
+        }
+        if stamps.consumers.len() != f.consumers.len() {
+            return Err(stamp(
+                F::StampRefused,
+                format!("flow {f:?}: {} consumers stamped", stamps.consumers.len()),
+            ));
+        }
+        for (&c, bundle) in f.consumers.iter().zip(&stamps.consumers) {
+            let bundle = bundle
+                .as_ref()
+                .map_err(|e| stamp(F::StampRefused, format!("consumer {c}: {e}")))?;
+            let band = read(bundle, mult(c))?;
+            if (band.wait_mode, band.wait_idx) != (0x05, want.3) {
+                return Err(stamp(
+                    F::ConsumerBand,
+                    format!(
+                        "consumer {c} band {band:?}, expected a 0x05 wait on {}",
+                        want.3
+                    ),
+                ));
+            }
+            let (wait, update) = band.sync.map_err(|off| {
+                stamp(
+                    F::Unstamped,
+                    format!("consumer {c} band byte {off} not stamped: {band:?}"),
+                )
+            })?;
+            let Some(entry) = from_bytes.get_mut(usize::from(c)) else {
+                return Err(stamp(
+                    F::OutsidePlan,
+                    format!("consumer {c} outside the plan"),
+                ));
+            };
+            if let Some(w) = wait {
+                put_band_wait(entry, w)
+                    .map_err(|m| stamp(F::UnplannedWait, format!("consumer {c}: {m}")))?;
+            }
+            if let Some(u) = update {
+                if !entry.updates.contains(&u) {
+                    return Err(stamp(
+                        F::UnplannedUpdate,
+                        format!("consumer {c} band update {u:?} not in the plan"),
+                    ));
+                }
+            }
+        }
+    }
+    if from_bytes != *base {
+        sim.sync_simulate(&case.program, exp.ticket, &from_bytes, schedule)
+            .map_err(|f| fault(sim, "sync_simulate", f))?
+            .map_err(|v| {
+                stamp(
+                    F::SimulatedBytes,
+                    format!("simulator on the stamped bytes: {v}"),
+                )
+            })?;
+    }
+    Ok(())
+}
+
+/// Counts from [`smoke`].
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct SmokeStats {
+    /// Programs both sides accepted.
+    pub accepted: usize,
+    /// Programs both sides rejected, per class.
+    pub rejected: BTreeMap<&'static str, usize>,
+}
+
+/// Runs `n` cases of random bytes (0..1536 long) from a [`SplitMix64`]
+/// seeded with `seed`; the first divergence is returned with its input bytes.
+pub fn smoke(n: usize, seed: u64) -> Result<SmokeStats, (Vec<u8>, SyncDivergence)> {
+    let mut r = SplitMix64(seed);
+    let mut stats = SmokeStats::default();
+    let mut data = Vec::with_capacity(2048);
+    for _ in 0..n {
+        let len = r.below(1536) as usize;
+        data.resize(len, 0);
+        r.fill(&mut data);
+        match sync_handshake_case(&data) {
+            Ok(SyncCaseOutcome::Accepted { .. }) => stats.accepted += 1,
+            Ok(SyncCaseOutcome::Rejected { class }) => {
+                *stats.rejected.entry(class).or_insert(0) += 1
+            }
+            Err(d) => return Err((data.clone(), d)),
+        }
+    }
+    Ok(stats)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::kinds::test_subjects::Silent;
+
+    #[test]
+    fn mismatch_classes_are_from_the_model_perspective() {
+        let over = SyncMismatch::ModelAccepts {
+            oracle_class: "cycle",
+            oracle: "Cycle".into(),
+        };
+        let under = SyncMismatch::ModelRejects {
+            model_class: "cycle",
+            model: "cycle".into(),
+        };
+        let both = SyncMismatch::RejectClasses {
+            model_class: "cycle",
+            model: String::new(),
+            oracle_class: "overflow",
+            oracle: String::new(),
+        };
+        assert_eq!(over.class(), Class::OverAccept);
+        assert_eq!(under.class(), Class::UnderAccept);
+        assert_eq!(both.class(), Class::SameVerdictDifferentReason);
+        let ids = SyncMismatch::PoolIds {
+            model: vec![1],
+            oracle: vec![2],
+        };
+        assert_eq!(ids.class(), Class::DifferentOutput);
+        assert_eq!(both.key(), "reject classes:cycle/overflow");
+        assert!(!ids.key().chars().any(|c| c.is_ascii_digit()));
+    }
+
+    /// Core, with byte 5 (the wait index) of every stamped header changed.
+    struct Misstamped(Box<dyn Subject>);
+
+    impl Subject for Misstamped {
+        fn name(&self) -> &str {
+            "misstamped"
+        }
+        fn capabilities(&self) -> crate::subjects::Capabilities {
+            crate::subjects::Capabilities::all()
+        }
+        fn sync_plan(
+            &self,
+            p: &crate::subjects::SyncProgram,
+            flows: &[crate::subjects::SyncFlow],
+        ) -> crate::subjects::Reply<Result<SyncPlanned, crate::subjects::SyncRejected>> {
+            let mut r = self.0.sync_plan(p, flows)?;
+            if let Ok(planned) = &mut r {
+                for s in &mut planned.stamps {
+                    if let Ok(h) = &mut s.header {
+                        h[5] ^= 0x01;
+                    }
+                }
+            }
+            Ok(r)
+        }
+    }
+
+    #[test]
+    fn sync_goes_through_the_subject_interface() {
+        let (core, oracle) = (registry::core(), registry::oracle());
+        let (case, schedule) = (0..2000u64)
+            .map(|s| {
+                let data = SplitMix64(s).bytes(600);
+                let mut u = arbitrary::Unstructured::new(&data);
+                let case = sync_program::build_case(&mut u);
+                (case, u.take_rest().to_vec())
+            })
+            .find(|(c, sch)| {
+                !c.flows.is_empty()
+                    && matches!(
+                        compare_case_on(&*core, &*oracle, c, sch),
+                        Ok(SyncCaseOutcome::Accepted { .. })
+                    )
+            })
+            .expect("an accepted program with a custom-op flow");
+        let d = compare_case_on(&Misstamped(registry::core()), &*oracle, &case, &schedule)
+            .expect_err("a wrong header band diverges");
+        assert_eq!(d.mismatch.key(), "stamp:header_band", "{d}");
+        let d = compare_case_on(&Silent, &*oracle, &case, &schedule).expect_err("no plan");
+        assert_eq!(d.mismatch.class(), Class::Unsupported, "{d}");
+        let d = compare_case_on(&*core, &Silent, &case, &schedule).expect_err("no checker");
+        assert_eq!(d.mismatch.class(), Class::Unsupported, "{d}");
+        // The gate's engine (core wrapped in its coverage recorder) agrees.
+        let (e, _key) =
+            Engine::open_recorded(&[], crate::arch::Arch::default()).expect("reference pair");
+        let t = Target::named("sync_handshake");
+        for s in 0..50u64 {
+            let data = SplitMix64(s).bytes(600);
+            let (key, d) = compare(&e, t, &data);
+            assert!(d.is_none() && key != "diverged", "{key} {d:?}");
+        }
+    }
+}
