@@ -9,6 +9,7 @@
 //! code means per subcommand: [`help`] (each `--help` ends with it).
 
 pub mod check;
+pub mod check_output;
 pub mod color;
 pub mod decode;
 pub mod encode;
@@ -144,6 +145,8 @@ pub enum Format {
     Text,
     /// One JSON object per line.
     Jsonl,
+    /// `check` only: the closing summary of each stream, nothing per bundle.
+    Summary,
 }
 
 /// The verdict `check`/`explain` give one bundle (see [`crate::explain::judge`]).

@@ -10,8 +10,8 @@
 //! faulted, blames no byte.
 
 use super::model::{is_bundle_target, DivergenceRecord};
-use crate::engine::bundle_from_input;
 use crate::blame::{self, Answer};
+use crate::engine::bundle_from_input;
 
 /// One side of a divergence.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

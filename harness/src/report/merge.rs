@@ -269,7 +269,8 @@ fn bad(path: &Path, line: usize, message: impl Into<String>) -> MergeError {
 pub fn read_meta(dir: &Path) -> Result<RunMeta, MergeError> {
     let path = dir.join(run_json::FILE);
     let text = read_capped(&path)?;
-    crate::strict_json::reject_duplicates(&text).map_err(|e| bad(&path, e.line(), e.to_string()))?;
+    crate::strict_json::reject_duplicates(&text)
+        .map_err(|e| bad(&path, e.line(), e.to_string()))?;
     // Check the format first, so an older or newer layout is named as such.
     let v: serde_json::Value =
         serde_json::from_str(&text).map_err(|e| bad(&path, e.line(), e.to_string()))?;
