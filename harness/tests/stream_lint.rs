@@ -441,3 +441,168 @@ fn each_stream_error_at_the_end_of_the_stream() {
     assert_eq!(faults, [&Row::Fault("stray_payload", 257, 257, 0x86)]);
     assert_eq!(rows, oracle_rows(&s, Chip::Sunda));
 }
+
+fn from_hex(h: &str) -> [u8; 64] {
+    let mut b = [0u8; 64];
+    for (k, x) in b.iter_mut().enumerate() {
+        *x = u8::from_str_radix(&h[2 * k..2 * k + 2], 16).expect("hex");
+    }
+    b
+}
+
+#[test]
+fn each_verdict_kind_under_each_generation() {
+    // (bundle, [verdict under v2, v3, v4, v5]), written from SPEC §1, §2, §5.3 (D-27) and
+    // FACTS §1 [H]; a verdict is (kind, predicate, byte).
+    type V = (&'static str, Option<&'static str>, Option<usize>);
+    const SKEL: V = ("skeleton", None, None);
+    const VALID: V = ("valid", None, None);
+    const NOT_MEMBER: V = ("invalid", Some("valid_opcode"), Some(0));
+    let with = |mut b: [u8; 64], at: usize, v: u8| {
+        b[at] = v;
+        b
+    };
+    // decode.txt's fp32 GetSequenceBounds (CoreV3+, S003 §6).
+    let be = from_hex("be10000000000000000000000a000100303132333435363738393a3b3c3d3e3f505152535455565758595a5b5c5d5e5f00000000000000000000000000000000");
+    let cases: Vec<([u8; 64], [V; 4])> = vec![
+        (skeleton(0x01), [SKEL; 4]),
+        (skeleton(0xD4), [SKEL; 4]),
+        (skeleton(0x87), [SKEL, NOT_MEMBER, NOT_MEMBER, NOT_MEMBER]),
+        (skeleton(0xB7), [NOT_MEMBER; 4]),
+        (skeleton(0xFF), [NOT_MEMBER; 4]),
+        (be, [NOT_MEMBER, VALID, VALID, VALID]),
+        // 0xD8 is in every enum; only CoreV3+ emits its record (D-22, D-27).
+        (skeleton(0xD8), [SKEL, VALID, VALID, VALID]),
+        (header(0, 2), [VALID; 4]),
+        (
+            with(header(0, 2), 0x11, 1),
+            [(
+                "invalid",
+                Some("custom_op_header_reserved_zero"),
+                Some(0x11),
+            ); 4],
+        ),
+        (
+            with(skeleton(0x01), 1, 0x20),
+            [("invalid", Some("inst_word_len"), Some(1)); 4],
+        ),
+        (
+            with(skeleton(0x02), 4, 0xFF),
+            [("invalid", Some("has_valid_neuron_events"), Some(4)); 4],
+        ),
+        (
+            with(skeleton(0x02), 6, 0xFF),
+            [("invalid", Some("has_valid_neuron_events"), Some(6)); 4],
+        ),
+        // 0xDA is stamped raw (D-3): byte 1 must stay 0x00, and it has no events band.
+        (
+            with(da([0x04, 0x0A, 0x05]), 1, 0x10),
+            [("invalid", Some("inst_word_len"), Some(1)); 4],
+        ),
+    ];
+    for (b, want) in cases {
+        for (k, (gen, chip)) in gens().into_iter().enumerate() {
+            let length = if b[0] == 0xD4 { 128 } else { 64 };
+            let (kind, p, at) = want[k];
+            let row = Row::Insn(0, b[0], length, kind, p, at);
+            let mut s = b.to_vec();
+            if length == 128 {
+                s.extend_from_slice(&[0u8; 64]);
+            }
+            let got = core_rows(&s, gen);
+            assert_eq!(got.first(), Some(&row), "{:#04x} under {gen}", b[0]);
+            assert_eq!(got, oracle_rows(&s, chip), "{:#04x} under {gen}", b[0]);
+        }
+    }
+}
+
+const BIN: &str = env!("CARGO_BIN_EXE_tpbconform");
+
+fn check(args: &[&str], input: &[u8]) -> (i32, String) {
+    use std::io::Write;
+    let mut child = std::process::Command::new(BIN)
+        .arg("check")
+        .args(args)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("tpbconform");
+    child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(input)
+        .expect("write");
+    let o = child.wait_with_output().expect("wait");
+    (
+        o.status.code().expect("code"),
+        String::from_utf8_lossy(&o.stdout).into_owned(),
+    )
+}
+
+#[test]
+fn cli_verdicts_summary_and_max_errors() {
+    // A short group, an opcode v3 lacks, a stray leg: three errors under v3.
+    let s = [
+        header(1, 3),
+        payload(),
+        skeleton(0x87),
+        da([0x04, 0x0A, 0x05]),
+    ]
+    .concat();
+    let (code, out) = check(&["--arch", "v3"], &s);
+    assert_eq!(code, 1, "{out}");
+    assert!(out.contains("#2 stream error: short_group at byte offset 0x80: group expects 2 payloads, found 1, cut short by 0x87"), "{out}");
+    assert!(out.contains("#2 0x87 TENSOR_SCALAR_PTR_MULTI_DUAL_ARITH: invalid: valid_opcode at byte 0x00 (0x87 is an opcode of v2 only) (<stdin>@0x80)"), "{out}");
+    assert!(
+        out.contains("#3 stream error: stray_leg at byte offset 0xC0"),
+        "{out}"
+    );
+    assert!(out.ends_with("<stdin>: 4 instructions (v3): 3 valid, 0 valid (skeleton; body not modelled), 1 invalid, 2 stream errors\n"), "{out}");
+    // --format summary: the summary line only.
+    let (code, out) = check(&["--arch", "v3", "--format", "summary"], &s);
+    assert_eq!(code, 1);
+    assert_eq!(out.lines().count(), 1, "{out}");
+    // --max-errors 1 stops at the first error (the short group at #2), before the 0x87.
+    let (code, out) = check(
+        &["--arch", "v3", "--format", "jsonl", "--max-errors", "1"],
+        &s,
+    );
+    assert_eq!(code, 1);
+    let lines: Vec<serde_json::Value> = out
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("json"))
+        .collect();
+    assert_eq!(lines[2]["stream_error"], "short_group");
+    assert_eq!(lines[2]["offset"], 128);
+    assert_eq!(lines[2]["instruction"]["index"], 0);
+    let last = lines.last().expect("summary");
+    assert_eq!(last["summary"]["stopped"], true, "{out}");
+    assert_eq!(last["summary"]["stream_errors"], 1, "{out}");
+    // Under v2 the 0x87 is skeleton-only: the same stream has only its two stream errors.
+    let (code, out) = check(&["--format", "summary"], &s);
+    assert_eq!(code, 1);
+    assert!(
+        out.contains("3 valid, 1 valid (skeleton; body not modelled), 0 invalid, 2 stream errors"),
+        "{out}"
+    );
+    // Two files are two streams: a group open at the end of one does not run into the next.
+    let dir = std::env::temp_dir().join(format!("tpb-lint-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("dir");
+    let a = dir.join("a.bin");
+    let b = dir.join("b.bin");
+    std::fs::write(&a, header(0, 2)).expect("a");
+    std::fs::write(&b, payload()).expect("b");
+    let o = std::process::Command::new(BIN)
+        .args(["check", "--format", "summary"])
+        .arg(&a)
+        .arg(&b)
+        .output()
+        .expect("run");
+    let out = String::from_utf8_lossy(&o.stdout).into_owned();
+    assert_eq!(o.status.code(), Some(1), "{out}");
+    assert!(out.contains("a.bin: 1 instructions (v2): 1 valid, 0 valid (skeleton; body not modelled), 0 invalid, 1 stream errors"), "{out}");
+    assert!(out.contains("b.bin: 1 instructions (v2): 1 valid, 0 valid (skeleton; body not modelled), 0 invalid, 1 stream errors"), "{out}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
