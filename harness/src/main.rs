@@ -33,9 +33,9 @@ enum Command {
     /// every bundle alone (no stream rule).
     ///
     /// Output (jsonl): per instruction {"source","index","offset","opcode","mnemonic","length",
-    /// "verdict":"valid"|"skeleton"|"invalid","predicate","byte","note","valid","failed"}; per
-    /// stream error {"source","index","offset","stream_error","message","instruction":{..},..};
-    /// per stream {"source","summary":{..}}.
+    /// "verdict":"valid"|"skeleton"|"invalid","predicate","byte" (offset),"value","note","valid",
+    /// "failed"}; per stream error {"source","index","offset","stream_error","message",
+    /// "instruction":{..},..}; per stream {"source","summary":{..}}.
     #[command(after_help = help::CHECK)]
     Check {
         /// Read hex text (one bundle per line) instead of raw binary.

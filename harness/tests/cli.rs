@@ -210,7 +210,7 @@ fn check_valid_exits_0_and_jsonl_shape() {
         lines[0],
         serde_json::json!({"source":"<stdin>","index":0,"offset":0,"opcode":"0x85",
             "mnemonic":"CustomOpHeader","length":64,"verdict":"valid","predicate":null,
-            "byte":null,"note":null,"valid":true,"failed":null})
+            "byte":null,"value":null,"note":null,"valid":true,"failed":null})
     );
     assert_eq!(lines[3]["opcode"], "0xD9");
     assert_eq!(lines[3]["mnemonic"], "CollectiveCompute");
@@ -251,7 +251,7 @@ fn check_invalid_exits_1_and_names_predicate() {
         l[1],
         serde_json::json!({"source":"<stdin>","index":1,"offset":64,"opcode":"0x86",
             "mnemonic":"CustomOpPayload","length":64,"verdict":"invalid",
-            "predicate":"custom_op_payload_reserved_zero","byte":0x0D,"note":null,
+            "predicate":"custom_op_payload_reserved_zero","byte":0x0D,"value":1,"note":null,
             "valid":false,"failed":"custom_op_payload_reserved_zero"})
     );
     assert_eq!(l[3]["failed"], "custom_op_header_scratch_space_val");

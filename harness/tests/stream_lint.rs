@@ -606,3 +606,35 @@ fn cli_verdicts_summary_and_max_errors() {
     assert!(out.contains("b.bin: 1 instructions (v2): 1 valid, 0 valid (skeleton; body not modelled), 0 invalid, 1 stream errors"), "{out}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn jsonl_lines_parse_for_every_opcode_and_an_odd_file_name() {
+    // check writes instruction lines by hand: every opcode, valid or not, and a file name that
+    // needs escaping must still give one JSON object per line.
+    let mut s = Vec::new();
+    for op in 0..=255u8 {
+        let mut b = skeleton(op);
+        b[1] = if op % 3 == 0 { 0x11 } else { 0x10 };
+        s.extend_from_slice(&b);
+    }
+    let dir = std::env::temp_dir().join(format!("tpb-lint-json-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("dir");
+    let path = dir.join("a \"q\" \\ b.bin");
+    std::fs::write(&path, &s).expect("write");
+    let o = std::process::Command::new(BIN)
+        .args(["check", "--arch", "v5", "--format", "jsonl"])
+        .arg(&path)
+        .output()
+        .expect("run");
+    let out = String::from_utf8_lossy(&o.stdout).into_owned();
+    let mut instructions = 0;
+    for line in out.lines() {
+        let v: serde_json::Value =
+            serde_json::from_str(line).unwrap_or_else(|e| panic!("{line}: {e}"));
+        assert_eq!(v["source"], path.to_string_lossy().as_ref(), "{line}");
+        instructions += usize::from(v.get("verdict").is_some());
+    }
+    // 0xD4 takes the next bundle as its second half.
+    assert_eq!(instructions, 255, "{out}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -3,7 +3,8 @@
 //! Text: `#N 0xOP Mnemonic: valid | valid (skeleton; body not modelled) | invalid: <predicate>
 //! at byte 0xNN (where)`, `#N stream error: <name> at byte offset 0xNN: <what>; instruction #M
 //! 0xOP Mnemonic at byte offset 0xNN (where)`, and `<source>: N instructions: …`.
-//! JSONL: the same as objects (keys below). `summary`: only the summary lines.
+//! JSONL: the same as objects: an instruction's `byte` is the offset of the offending byte and
+//! `value` its value. `summary`: only the summary lines.
 
 use super::{emit, mnemonic_of, opcode_str, CliError, Format};
 use crate::arch::Arch;
@@ -57,6 +58,8 @@ pub struct Printer<W: Write> {
     out: W,
     format: Format,
     arch: Arch,
+    /// The last source and its JSON string form (quoted, escaped), reused per line.
+    quoted: (String, String),
 }
 
 /// `valid_opcode`'s note: which generations have the opcode (SPEC §2).
@@ -145,7 +148,60 @@ fn invalid_text(f: &Failure, op: u8) -> String {
 impl<W: Write> Printer<W> {
     /// A printer writing `format` to `out`.
     pub fn new(out: W, format: Format, arch: Arch) -> Self {
-        Printer { out, format, arch }
+        Printer {
+            out,
+            format,
+            arch,
+            quoted: (String::new(), "\"\"".to_string()),
+        }
+    }
+
+    /// One instruction as a JSON line, written directly (one per bundle, so no map is built).
+    /// Keys: source, index, offset, opcode, mnemonic, length, verdict, predicate, byte (the
+    /// offending byte's offset), value (its value), note, valid, failed.
+    fn instruction_json(
+        &mut self,
+        source: &str,
+        at: &At,
+        length: usize,
+        verdict: &Verdict,
+    ) -> Result<(), CliError> {
+        if self.quoted.0 != source {
+            let q = serde_json::to_string(source).map_err(|e| CliError::Output(e.to_string()))?;
+            self.quoted = (source.to_string(), q);
+        }
+        let str_or_null = |s: Option<&str>| match s {
+            Some(s) => format!("\"{s}\""),
+            None => "null".to_string(),
+        };
+        let (predicate, byte, value, note) = match verdict {
+            Verdict::Invalid(f) => (
+                Some(f.predicate),
+                f.offset.to_string(),
+                f.value.to_string(),
+                (f.predicate == "valid_opcode").then(|| membership_note(at.opcode)),
+            ),
+            _ => (None, "null".to_string(), "null".to_string(), None),
+        };
+        // Names, predicates and notes are ASCII letters, digits, '_', ' ', ',', '.': no escaping.
+        writeln!(
+            self.out,
+            "{{\"source\":{},\"index\":{},\"offset\":{},\"opcode\":\"{}\",\"mnemonic\":{},\"length\":{},\"verdict\":\"{}\",\"predicate\":{},\"byte\":{},\"value\":{},\"note\":{},\"valid\":{},\"failed\":{}}}",
+            self.quoted.1,
+            at.index,
+            at.offset,
+            opcode_str(at.opcode),
+            str_or_null(mnemonic_of(at.opcode)),
+            length,
+            verdict.kind(),
+            str_or_null(predicate),
+            byte,
+            value,
+            str_or_null(note.as_deref()),
+            !matches!(verdict, Verdict::Invalid(_)),
+            str_or_null(predicate),
+        )?;
+        Ok(())
     }
 
     /// Prints one event of stream `source` (`line`: the hex line it was read from).
@@ -181,30 +237,7 @@ impl<W: Write> Printer<W> {
                         at,
                         length,
                         verdict,
-                    } => {
-                        let (predicate, byte, note) = match verdict {
-                            Verdict::Invalid(f) => (
-                                Some(f.predicate),
-                                Some(f.offset),
-                                (f.predicate == "valid_opcode").then(|| membership_note(at.opcode)),
-                            ),
-                            _ => (None, None, None),
-                        };
-                        serde_json::json!({
-                            "source": source,
-                            "index": at.index,
-                            "offset": at.offset,
-                            "opcode": opcode_str(at.opcode),
-                            "mnemonic": mnemonic_of(at.opcode),
-                            "length": length,
-                            "verdict": verdict.kind(),
-                            "predicate": predicate,
-                            "byte": byte,
-                            "note": note,
-                            "valid": !matches!(verdict, Verdict::Invalid(_)),
-                            "failed": predicate,
-                        })
-                    }
+                    } => return self.instruction_json(source, at, *length, verdict),
                     Event::Stream(s) => stream_json(source, s),
                 };
                 emit(&mut self.out, &o.to_string())
