@@ -50,7 +50,8 @@ enum Command {
         /// Hardware generation (v2 Sunda, v3 Cayman, v4 Mariana, v5 Maverick).
         #[arg(long, default_value = "v2")]
         arch: Arch,
-        /// Stop after N errors (invalid verdicts and stream errors, over all inputs).
+        /// Stop at the bundle where the Nth error is found (invalid verdicts and stream errors,
+        /// counted over all inputs; that bundle's reports are all printed).
         #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
         max_errors: Option<u64>,
         /// Input files (`-` = stdin; none = stdin); each is one stream.

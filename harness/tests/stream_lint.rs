@@ -638,3 +638,36 @@ fn jsonl_lines_parse_for_every_opcode_and_an_odd_file_name() {
     assert_eq!(instructions, 255, "{out}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn the_broken_sample_completed_exits_0() {
+    // program_broken.hex with each broken rule repaired (SPEC §5.3): the group gets its two
+    // missing payloads, the stray 0x86 a header of its own (num_arguments 0), the 0xD9 its 0xDA,
+    // the mismatched header num_payloads 2, the stray 0xDA a two-leg 0xD9 before it.
+    let broken = sample("program_broken.hex");
+    let b: Vec<[u8; 64]> = broken.chunks(64).map(|c| from_hex(&hex(c))).collect();
+    assert_eq!(b.len(), 13);
+    let leg = da([0x04, 0x0A, 0x05]);
+    let mut fixed = vec![b[0], b[1], b[2], payload(), payload(), b[3]];
+    fixed.extend([header(0, 2), b[4], b[5], leg, b[6]]);
+    fixed.extend([header(0, 2), b[8], d9(0x05), b[9], b[10], b[11], b[12]]);
+    let s = fixed.concat();
+    let rows = core_rows(&s, Generation::V2);
+    assert!(
+        rows.iter().all(|r| !matches!(r, Row::Fault(..))),
+        "{rows:?}"
+    );
+    assert_eq!(rows, oracle_rows(&s, Chip::Sunda));
+    let (code, out) = check(&[], &s);
+    assert_eq!(code, 0, "{out}");
+    let (code, out) = check(
+        &["--hex"],
+        &std::fs::read(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../examples/samples/program_broken.hex"
+        ))
+        .expect("sample"),
+    );
+    assert_eq!(code, 1, "{out}");
+    assert!(out.contains(", 0 invalid, 5 stream errors"), "{out}");
+}
