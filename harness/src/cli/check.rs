@@ -3,6 +3,7 @@
 //! [`super::check_output`].
 
 use super::check_output::{Printer, Tally};
+use super::check_read::read_ahead;
 use super::{CliError, CliResult, Format, Validator};
 use super::{EXIT_INVALID, EXIT_OK};
 use crate::arch::Arch;
@@ -45,7 +46,7 @@ pub fn run(files: &[String], args: CheckArgs) -> CliResult {
     for path in &paths {
         let source = source_name(path);
         let mut tally = Tally::default();
-        let reader = open_source(path)?;
+        let reader = open_input(path)?;
         let stopped = if args.validator == Validator::Auto {
             lint_stream(&source, reader, args, &mut printer, &mut tally, &mut errors)?
         } else {
@@ -60,6 +61,29 @@ pub fn run(files: &[String], args: CheckArgs) -> CliResult {
     Ok(if errors > 0 { EXIT_INVALID } else { EXIT_OK })
 }
 
+/// One input: stdin (read on this thread) or a named file (read ahead on a second thread).
+enum Input {
+    Stream(Box<dyn BufRead>),
+    File(std::fs::File),
+}
+
+/// Opens a path argument (`-` = stdin); a directory is bad input, as for every reader.
+fn open_input(path: &str) -> Result<Input, CliError> {
+    if path == "-" {
+        return Ok(Input::Stream(open_source(path)?));
+    }
+    let source = source_name(path);
+    let io = |e: std::io::Error| InputError::Io {
+        source: source.clone(),
+        error: e.to_string(),
+    };
+    let f = std::fs::File::open(path).map_err(io)?;
+    if f.metadata().map_err(io)?.is_dir() {
+        return Err(InputError::IsDirectory { source }.into());
+    }
+    Ok(Input::File(f))
+}
+
 /// Bytes asked of the input per read (binary): 128 KiB (stays in cache), a multiple of 64.
 const READ_BLOCK: usize = 128 << 10;
 
@@ -67,12 +91,20 @@ const READ_BLOCK: usize = 128 << 10;
 /// bundle and its 1-based line (hex); returning `true` stops the read.
 fn each_bundle(
     source: &str,
-    mut reader: Box<dyn BufRead>,
+    input: Input,
     hex: bool,
     mut each: impl FnMut(&Bundle, Option<usize>) -> Result<bool, CliError>,
 ) -> Result<bool, CliError> {
+    let (mut reader, file) = match input {
+        Input::Stream(r) => (r, None),
+        Input::File(f) if hex => (
+            Box::new(std::io::BufReader::with_capacity(64 * 1024, f)) as Box<dyn BufRead>,
+            None,
+        ),
+        Input::File(f) => (Box::new(std::io::empty()) as Box<dyn BufRead>, Some(f)),
+    };
     if hex {
-        for item in Bundles::new(source, reader, true) {
+        for item in Bundles::new(source, &mut reader, true) {
             let (line, _, bytes) = item?;
             if each(&Bundle(bytes), line)? {
                 return Ok(true);
@@ -80,50 +112,112 @@ fn each_bundle(
         }
         return Ok(false);
     }
-    let io = |e: std::io::Error| InputError::Io {
-        source: source.to_string(),
-        error: e.to_string(),
+    let mut split = Splitter::default();
+    let stopped = match file {
+        // A named input: a second thread reads ahead, so the kernel's copy overlaps the walk.
+        Some(file) => read_ahead(source, file, READ_BLOCK, |block| {
+            split.feed(block, &mut each)
+        })?,
+        None => {
+            // Large reads straight into our buffer (a BufReader hands a read this big on).
+            let mut buf = vec![0u8; READ_BLOCK];
+            loop {
+                let n = match reader.read(&mut buf) {
+                    Ok(0) => break false,
+                    Ok(n) => n,
+                    Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                    Err(e) => {
+                        return Err(InputError::Io {
+                            source: source.to_string(),
+                            error: e.to_string(),
+                        }
+                        .into())
+                    }
+                };
+                if split.feed(&buf[..n], &mut each)? {
+                    break true;
+                }
+            }
+        }
     };
-    // Large reads straight into our buffer (a BufReader hands a read this big to the file).
-    let mut buf = vec![0u8; READ_BLOCK];
-    let mut total = 0usize;
-    let mut filled = 0usize;
-    loop {
-        let n = match reader.read(&mut buf[filled..]) {
-            Ok(0) => break,
-            Ok(n) => n,
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-            Err(e) => return Err(io(e).into()),
-        };
-        total += n;
-        filled += n;
-        let whole = filled - filled % 64;
-        for chunk in buf[..whole].chunks_exact(64) {
+    if stopped {
+        return Ok(true);
+    }
+    split.finish(source)?;
+    Ok(false)
+}
+
+/// Cuts byte blocks into 64-byte bundles, carrying a partial bundle from one block to the next.
+struct Splitter {
+    carry: [u8; 64],
+    carried: usize,
+    total: usize,
+}
+
+impl Default for Splitter {
+    fn default() -> Self {
+        Splitter {
+            carry: [0u8; 64],
+            carried: 0,
+            total: 0,
+        }
+    }
+}
+
+impl Splitter {
+    /// Feeds `each` the bundles completed by `block`; `true` when `each` asked to stop.
+    #[inline]
+    fn feed(
+        &mut self,
+        mut block: &[u8],
+        each: &mut impl FnMut(&Bundle, Option<usize>) -> Result<bool, CliError>,
+    ) -> Result<bool, CliError> {
+        self.total += block.len();
+        if self.carried > 0 {
+            let take = (64 - self.carried).min(block.len());
+            self.carry[self.carried..self.carried + take].copy_from_slice(&block[..take]);
+            self.carried += take;
+            block = &block[take..];
+            if self.carried < 64 {
+                return Ok(false);
+            }
+            self.carried = 0;
+            if each(&Bundle(self.carry), None)? {
+                return Ok(true);
+            }
+        }
+        let mut chunks = block.chunks_exact(64);
+        for chunk in chunks.by_ref() {
             let mut b = [0u8; 64];
             b.copy_from_slice(chunk);
             if each(&Bundle(b), None)? {
                 return Ok(true);
             }
         }
-        buf.copy_within(whole..filled, 0);
-        filled -= whole;
+        let rest = chunks.remainder();
+        self.carry[..rest.len()].copy_from_slice(rest);
+        self.carried = rest.len();
+        Ok(false)
     }
-    let carried = filled;
-    if total == 0 {
-        return Err(InputError::Empty {
-            source: source.to_string(),
+
+    /// The end of the input: empty, or a partial last bundle, is bad input.
+    fn finish(self, source: &str) -> Result<(), CliError> {
+        if self.total == 0 {
+            return Err(InputError::Empty {
+                source: source.to_string(),
+            }
+            .into());
         }
-        .into());
-    }
-    if carried > 0 {
-        return Err(InputError::Length {
-            source: source.to_string(),
-            len: total,
-            partial_offset: total - carried,
+        if self.carried > 0 {
+            return Err(InputError::Length {
+                source: source.to_string(),
+                len: self.total,
+                partial_offset: self.total - self.carried,
+            }
+            .into());
         }
-        .into());
+        Ok(())
     }
-    Ok(false)
 }
 
 /// Counts and prints the events of one stream; keeps the first output error.
@@ -158,7 +252,7 @@ impl<W: Write> Sink<'_, W> {
 /// `--validator auto`: walks one stream. Returns whether `--max-errors` stopped it.
 fn lint_stream<W: Write>(
     source: &str,
-    reader: Box<dyn BufRead>,
+    reader: Input,
     args: CheckArgs,
     printer: &mut Printer<W>,
     tally: &mut Tally,
@@ -190,7 +284,7 @@ fn lint_stream<W: Write>(
 /// (no stream rule; SPEC §3, §4).
 fn validate_each<W: Write>(
     source: &str,
-    reader: Box<dyn BufRead>,
+    reader: Input,
     args: CheckArgs,
     printer: &mut Printer<W>,
     tally: &mut Tally,
@@ -226,4 +320,55 @@ fn validate_each<W: Write>(
         index += 1;
         Ok(*errors >= limit)
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Bundles of a file read ahead in blocks that do not divide 64, cut by the splitter.
+    fn read_back(data: &[u8], block: usize, stop_after: usize) -> (Vec<[u8; 64]>, bool, Splitter) {
+        let path = std::env::temp_dir().join(format!(
+            "tpb-check-read-{}-{block}-{stop_after}",
+            std::process::id()
+        ));
+        std::fs::write(&path, data).expect("write");
+        let file = std::fs::File::open(&path).expect("open");
+        let mut got = Vec::new();
+        let mut split = Splitter::default();
+        let stopped = read_ahead("t", file, block, |b| {
+            split.feed(b, &mut |x: &Bundle, _| {
+                got.push(x.0);
+                Ok(got.len() >= stop_after)
+            })
+        })
+        .expect("read");
+        let _ = std::fs::remove_file(&path);
+        (got, stopped, split)
+    }
+
+    #[test]
+    fn read_ahead_and_the_splitter_give_every_bundle_once_in_order() {
+        let data: Vec<u8> = (0..64 * 37).map(|i| (i * 7 % 251) as u8).collect();
+        let want: Vec<[u8; 64]> = data
+            .chunks(64)
+            .map(|c| <[u8; 64]>::try_from(c).expect("64"))
+            .collect();
+        for block in [1, 63, 64, 65, 200, 4096] {
+            let (got, stopped, split) = read_back(&data, block, usize::MAX);
+            assert_eq!(got, want, "block {block}");
+            assert!(!stopped);
+            assert!(split.finish("t").is_ok());
+            // Stopping early reports it and reads no further than needed.
+            let (got, stopped, _) = read_back(&data, block, 5);
+            assert_eq!(got, want[..5].to_vec(), "block {block}");
+            assert!(stopped);
+        }
+        // A partial last bundle is bad input naming where it starts; an empty file too.
+        let (_, _, split) = read_back(&data[..64 * 2 + 10], 100, usize::MAX);
+        let e = split.finish("t").expect_err("partial").to_string();
+        assert!(e.contains("t"), "{e}");
+        let (_, _, split) = read_back(&[], 100, usize::MAX);
+        assert!(split.finish("t").is_err());
+    }
 }

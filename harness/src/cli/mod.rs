@@ -10,6 +10,7 @@
 
 pub mod check;
 pub mod check_output;
+pub mod check_read;
 pub mod color;
 pub mod decode;
 pub mod encode;
