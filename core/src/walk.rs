@@ -127,8 +127,10 @@ struct OpenGroup {
 #[derive(Clone)]
 pub struct Walker {
     gen: Generation,
-    /// Per opcode: its class under `gen` and its length (built once, [`Walker::new`]).
-    table: [(Class, usize); 256],
+    /// Per opcode: its class under `gen`, its length, and whether it has no stream rule of its
+    /// own (a 64-byte skeleton-only or non-member opcode other than 0x85/0x86/0xD9/0xDA), built
+    /// once in [`Walker::new`].
+    table: [(Class, usize, bool); 256],
     index: usize,
     group: Option<OpenGroup>,
     /// A two-leg 0xD9 waiting for its 0xDA, with its bytes 0x0C..=0x0E.
@@ -149,9 +151,20 @@ fn trio(b: &Bundle) -> [u8; 3] {
 impl Walker {
     /// A walker for one stream under generation `gen`.
     pub fn new(gen: Generation) -> Walker {
-        let mut table = [(Class::NotMember, BUNDLE_LEN); 256];
+        let mut table = [(Class::NotMember, BUNDLE_LEN, false); 256];
         for (op, row) in (0..=255u8).zip(table.iter_mut()) {
-            *row = (classify(op, gen), instruction_len(op));
+            let (class, length) = (classify(op, gen), instruction_len(op));
+            let ruled = [
+                OPCODE_CUSTOM_OP_HEADER,
+                OPCODE_CUSTOM_OP_PAYLOAD,
+                CollectiveCompute::OPCODE,
+                CollectiveComputeSecondary::OPCODE,
+            ]
+            .contains(&op);
+            let plain = !ruled
+                && length == BUNDLE_LEN
+                && matches!(class, Class::Skeleton | Class::NotMember);
+            *row = (class, length, plain);
         }
         Walker {
             gen,
@@ -181,6 +194,22 @@ impl Walker {
     /// then its own stream rule).
     #[inline]
     pub fn push(&mut self, b: &Bundle, out: &mut impl FnMut(Event)) {
+        // Fast path: nothing open and a 64-byte opcode with no stream rule of its own.
+        let (class, length, plain) = self.table[usize::from(b.0[0])];
+        if plain && self.tail_of.is_none() && self.leg.is_none() && self.group.is_none() {
+            out(Event::Instruction {
+                at: self.here(b.0[0]),
+                length,
+                verdict: lint_classified(b, self.gen, class),
+            });
+            self.index += 1;
+            return;
+        }
+        self.push_any(b, out);
+    }
+
+    /// [`Walker::push`] for every case (the SPEC §5.3 order).
+    fn push_any(&mut self, b: &Bundle, out: &mut impl FnMut(Event)) {
         if self.tail_of.take().is_some() {
             // The second 64 bytes of a 128-byte instruction: its body, not an opcode.
             self.index += 1;
@@ -222,7 +251,7 @@ impl Walker {
                 out(stream(fault, g.header));
             }
         }
-        let (class, length) = self.table[usize::from(op)];
+        let (class, length, _) = self.table[usize::from(op)];
         let verdict = lint_classified(b, self.gen, class);
         out(Event::Instruction {
             at,
