@@ -43,14 +43,20 @@ fn main() {
         .unwrap_or_else(|e| panic!("{}:{}: {}", records_tsv.display(), e.line, e.reason));
 
     let mut rows = String::new();
-    for (op, name, mask) in &roster {
+    let mut long = String::new();
+    for (op, name, mask, length) in &roster {
         writeln!(rows, "    (0x{op:02X}, \"{name}\", 0b{mask:04b}),").expect("write to String");
+        if *length == 128 {
+            write!(long, "0x{op:02X}, ").expect("write to String");
+        }
     }
     write(
         "opcodes.rs",
         &format!(
             "/// Rows of `isa/opcodes.tsv`: (opcode, header name, generation bits v2=1 v3=2 v4=4 v5=8).\n\
-             pub(crate) const OPCODE_ROWS: [(u8, &str, u8); {}] = [\n{rows}];\n",
+             pub(crate) const OPCODE_ROWS: [(u8, &str, u8); {}] = [\n{rows}];\n\
+             /// The opcodes whose `length` column in `isa/opcodes.tsv` is 128 (every other one is 64).\n\
+             pub(crate) const LONG_OPCODES: &[u8] = &[{long}];\n",
             roster.len()
         ),
     );

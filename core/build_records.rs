@@ -156,8 +156,9 @@ fn kind_of(line: usize, kind: &str, domain: &str, width: usize) -> Result<Kind, 
     Ok(k)
 }
 
-/// One row of isa/opcodes.tsv: (opcode, header name, generation bits: bit 0 = v2 … bit 3 = v5).
-pub type RosterRow = (u8, String, u8);
+/// One row of isa/opcodes.tsv: (opcode, header name, generation bits: bit 0 = v2 … bit 3 = v5,
+/// length on the wire in bytes: 64 or 128).
+pub type RosterRow = (u8, String, u8, usize);
 
 /// Parses and validates the table against the opcode roster (isa/opcodes.tsv).
 pub fn parse(text: &str, roster: &[RosterRow]) -> Result<Vec<Record>, TableError> {
@@ -207,6 +208,13 @@ pub fn parse(text: &str, roster: &[RosterRow]) -> Result<Vec<Record>, TableError
                 let length = number(line, "length", cols[5])?;
                 if length != 64 && length != 128 {
                     return err(line, format!("length must be 64 or 128, got {length}"));
+                }
+                let listed = roster.iter().find(|r| r.0 == opcode).map_or(0, |r| r.3);
+                if length != listed {
+                    return err(
+                        line,
+                        format!("length {length} but isa/opcodes.tsv gives {}", listed),
+                    );
                 }
                 let uses_skeleton = match cols[6] {
                     "sync" => true,
@@ -369,14 +377,14 @@ pub fn parse_roster(text: &str) -> Result<Vec<RosterRow>, TableError> {
         }
         let cols: Vec<&str> = line.split('\t').collect();
         if !header_seen {
-            if cols != ["opcode", "name", "v2", "v3", "v4", "v5"] {
+            if cols != ["opcode", "name", "v2", "v3", "v4", "v5", "length"] {
                 return err(lineno, "expected the column header line".to_string());
             }
             header_seen = true;
             continue;
         }
-        if cols.len() != 6 {
-            return err(lineno, "expected 6 tab-separated columns".to_string());
+        if cols.len() != 7 {
+            return err(lineno, "expected 7 tab-separated columns".to_string());
         }
         let op = hex_u8(lineno, "opcode", cols[0])?;
         let name = cols[1];
@@ -388,14 +396,22 @@ pub fn parse_roster(text: &str) -> Result<Vec<RosterRow>, TableError> {
             return err(lineno, format!("bad name {name:?}"));
         }
         let mut mask = 0u8;
-        for (g, c) in cols[2..].iter().enumerate() {
+        for (g, c) in cols[2..6].iter().enumerate() {
             match *c {
                 "1" => mask |= 1 << g,
                 "0" => {}
                 other => return err(lineno, format!("membership must be 0 or 1, got {other:?}")),
             }
         }
-        rows.push((op, name.to_string(), mask));
+        let length = match cols[6] {
+            "64" => 64,
+            "128" => 128,
+            other => return err(lineno, format!("length must be 64 or 128, got {other:?}")),
+        };
+        if rows.iter().any(|r: &RosterRow| r.0 == op) {
+            return err(lineno, format!("opcode {} listed twice", cols[0]));
+        }
+        rows.push((op, name.to_string(), mask, length));
     }
     if rows.is_empty() {
         return err(0, "no rows".to_string());

@@ -274,6 +274,20 @@ mod tests {
                 );
             }
         }
+        // The length column (FACTS §9 [K], SPEC D-27): 128 for exactly the LONG_OPCODES.
+        let length_col = header
+            .iter()
+            .position(|h| *h == "length")
+            .expect("length column");
+        for line in text.lines().filter(|l| !l.starts_with('#')).skip(1) {
+            let cols: Vec<&str> = line.split_whitespace().collect();
+            let op = u8::from_str_radix(cols[0].trim_start_matches("0x"), 16).expect("hex");
+            assert_eq!(
+                cols[length_col] == "128",
+                LONG_OPCODES.contains(&op),
+                "{op:#04x}"
+            );
+        }
         // The banner's counts (FACTS §1: v2 144, v3 149, v4 158, v5 164), typed by hand.
         let counts: Vec<usize> = Generation::ALL.iter().map(|g| g.opcode_count()).collect();
         assert_eq!(counts, [144, 149, 158, 164]);

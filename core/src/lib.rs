@@ -16,11 +16,13 @@ pub mod generation;
 pub mod insn;
 pub mod ir;
 pub mod layout;
+pub mod lint;
 pub mod lower;
 pub mod lut;
 pub mod roster;
 pub mod stream;
 pub mod validate;
+pub mod walk;
 
 pub use bundle::{Bundle, LengthError};
 pub use generation::Generation;

@@ -169,7 +169,23 @@ impl ValidationError {
             }
             ValidationError::CustomOpHeaderReservedZero { offset, .. }
             | ValidationError::CustomOpPayloadReservedZero { offset, .. } => offset,
-            ValidationError::CustomOpHeaderScratchSpaceVal { .. } => OFF_HAS_SCRATCH_SPACE,
+            // D-14: the first zero part of the triple (0x10, then 0x18, then 0x1C).
+            ValidationError::CustomOpHeaderScratchSpaceVal {
+                has_scratch_space,
+                scratch_space_size,
+                scratch_space_num_partitions,
+                ..
+            } => {
+                if has_scratch_space == 0 {
+                    OFF_HAS_SCRATCH_SPACE
+                } else if scratch_space_size == 0 {
+                    custom_op_header::OFF_SCRATCH_SPACE_SIZE
+                } else if scratch_space_num_partitions == 0 {
+                    custom_op_header::OFF_SCRATCH_SPACE_NUM_PARTITIONS
+                } else {
+                    OFF_HAS_SCRATCH_SPACE
+                }
+            }
         }
     }
 

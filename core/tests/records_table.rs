@@ -70,18 +70,63 @@ fn overlaps_gaps_and_fields_past_the_length_name_their_line() {
     }
 }
 
+/// [`roster`] with 0xDE's `length` column set to `length`.
+fn roster_with_de_length(length: usize) -> Vec<RosterRow> {
+    let mut r = roster();
+    for row in r.iter_mut().filter(|row| row.0 == 0xDE) {
+        row.3 = length;
+    }
+    r
+}
+
 #[test]
 fn the_length_is_64_or_128_and_the_fields_fill_it() {
     let long = DE.replace("\t64\t", "\t128\t");
-    let (line, reason) = refusal(&table(&long, DE_BODY));
-    assert_eq!(line, 2);
-    assert!(reason.contains("the record is 128 bytes"), "{reason}");
+    let long_roster = roster_with_de_length(128);
+    let e = parse(&table(&long, DE_BODY), &long_roster).expect_err("short of 128");
+    assert_eq!(e.line, 2);
+    assert!(e.reason.contains("the record is 128 bytes"), "{}", e.reason);
     let body128 = "field\t0xDE\t0x0C\t4\thandle\tinteger\t-\ts\n\
                    field\t0xDE\t0x10\t112\treserved\treserved\t-\ts\n";
-    assert!(parse(&table(&long, body128), &roster()).is_ok());
+    assert!(parse(&table(&long, body128), &long_roster).is_ok());
     let (line, reason) = refusal(&table(&DE.replace("\t64\t", "\t96\t"), DE_BODY));
     assert_eq!(line, 2);
     assert!(reason.contains("64 or 128, got 96"), "{reason}");
+}
+
+#[test]
+fn a_record_length_must_equal_the_opcode_length_column() {
+    let long = DE.replace("\t64\t", "\t128\t");
+    let body128 = "field\t0xDE\t0x0C\t4\thandle\tinteger\t-\ts\n\
+                   field\t0xDE\t0x10\t112\treserved\treserved\t-\ts\n";
+    let (line, reason) = refusal(&table(&long, body128));
+    assert_eq!(line, 2);
+    assert!(reason.contains("isa/opcodes.tsv gives 64"), "{reason}");
+    let e = parse(&table(DE, DE_BODY), &roster_with_de_length(128)).expect_err("64 vs 128");
+    assert!(
+        e.reason.contains("isa/opcodes.tsv gives 128"),
+        "{}",
+        e.reason
+    );
+}
+
+#[test]
+fn the_roster_length_column_is_64_or_128_and_0xd4_is_128() {
+    let rows = roster();
+    let length = |op: u8| rows.iter().find(|r| r.0 == op).map(|r| r.3);
+    // FACTS §9 [K]: PseudoDmaDirect2d is 128 bytes; the 0xD9/0xDA records are 64 each (DL-12).
+    assert_eq!(length(0xD4), Some(128));
+    assert_eq!(
+        (length(0xD9), length(0xDA), length(0x01)),
+        (Some(64), Some(64), Some(64))
+    );
+    let bad = OPCODES_TSV.replace(
+        "0x01\tLDWEIGHTS\t1\t1\t1\t1\t64",
+        "0x01\tLDWEIGHTS\t1\t1\t1\t1\t96",
+    );
+    assert_ne!(bad, OPCODES_TSV);
+    let e = parse_roster(&bad).expect_err("96");
+    assert!(e.reason.contains("64 or 128"), "{}", e.reason);
 }
 
 #[test]

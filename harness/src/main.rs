@@ -20,15 +20,22 @@ struct Cli {
 
 #[derive(Subcommand, Debug)]
 enum Command {
-    /// Validate bundles and print one verdict per bundle.
+    /// Lint instruction streams: each input is one stream (SPEC §5.3 "Linting a stream").
     ///
-    /// `auto` validator: opcode 0x85 → CUSTOM_OP header validator (SPEC §3),
-    /// 0x86 → payload validator (SPEC §4), any other opcode → valid iff it
-    /// decodes (SPEC §5.1) and re-encodes to the same bytes; `failed` then
-    /// names the decode-error field.
+    /// `auto` validator: every opcode of the generation's enum gets the shared skeleton
+    /// (valid_opcode, inst_word_len, has_valid_neuron_events) and, where the generation has a
+    /// record for it, its body (0x85/0x86: the SPEC §3/§4 validators; other records: decode,
+    /// SPEC §5.1). Verdicts: `valid`, `valid (skeleton; body not modelled)`,
+    /// `invalid: <predicate> at byte 0xNN`. The walker keeps sync across 128-byte instructions
+    /// and reports the stream errors of SPEC §5.3 (custom-op groups, 0xD9/0xDA pairs) with the
+    /// bundle index and byte offset where each is detected and the instruction it belongs to.
+    /// A closing summary per stream follows. Another `--validator` runs that validator on
+    /// every bundle alone (no stream rule).
     ///
-    /// Output (text): one line per bundle. Output (jsonl): one object per bundle,
-    /// {"index":N,"opcode":"0x85","mnemonic":"CustomOpHeader","valid":true|false,"failed":"<predicate>"|null}.
+    /// Output (jsonl): per instruction {"source","index","offset","opcode","mnemonic","length",
+    /// "verdict":"valid"|"skeleton"|"invalid","predicate","byte" (offset),"value","note","valid",
+    /// "failed"}; per stream error {"source","index","offset","stream_error","message",
+    /// "instruction":{..},..}; per stream {"source","summary":{..}}.
     #[command(after_help = help::CHECK)]
     Check {
         /// Read hex text (one bundle per line) instead of raw binary.
@@ -43,7 +50,11 @@ enum Command {
         /// Hardware generation (v2 Sunda, v3 Cayman, v4 Mariana, v5 Maverick).
         #[arg(long, default_value = "v2")]
         arch: Arch,
-        /// Input files (`-` = stdin; none = stdin).
+        /// Stop at the bundle where the Nth error is found (invalid verdicts and stream errors,
+        /// counted over all inputs; that bundle's reports are all printed).
+        #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+        max_errors: Option<u64>,
+        /// Input files (`-` = stdin; none = stdin); each is one stream.
         #[arg(value_name = "FILE")]
         files: Vec<String>,
     },
@@ -176,8 +187,18 @@ fn run(cli: Cli) -> CliResult {
             validator,
             format,
             arch,
+            max_errors,
             files,
-        } => cli::check::run(&files, hex, validator, format, arch),
+        } => cli::check::run(
+            &files,
+            cli::check::CheckArgs {
+                hex,
+                validator,
+                format,
+                arch,
+                max_errors,
+            },
+        ),
         Command::Decode { hex, arch, files } => cli::decode::run(&files, hex, arch),
         Command::Encode {
             hex,

@@ -100,6 +100,30 @@ fn v2_emitted() -> Vec<[u8; 64]> {
         .collect()
 }
 
+/// [`v2_emitted`] as a well-formed stream (SPEC §5.3): the header's group completed (its
+/// num_arguments 1 → two payloads) and the 0xD9 a two-leg kind (wire 0x05, SPEC §5.4) whose
+/// 0xDA carries the same bytes 0x0C..0x0E.
+fn v2_clean_stream() -> Vec<[u8; 64]> {
+    let mut v = v2_emitted();
+    v.insert(2, payload());
+    for b in v.iter_mut() {
+        match b[0] {
+            0xD9 => b[0x0E] = 0x05,
+            0xDA => b[0x0C..0x0F].copy_from_slice(&[0x04, 0x0A, 0x05]),
+            _ => {}
+        }
+    }
+    v
+}
+
+/// The JSONL lines of `check` that are instructions (not stream errors or summaries).
+fn instruction_lines(out: &str) -> Vec<serde_json::Value> {
+    json_lines(out)
+        .into_iter()
+        .filter(|l| l.get("verdict").is_some())
+        .collect()
+}
+
 fn all_eleven() -> Vec<[u8; 64]> {
     let mut v = vec![header(), payload(), d9(0x01)];
     let mut da = [0u8; 64];
@@ -176,20 +200,30 @@ fn json_lines(s: &str) -> Vec<serde_json::Value> {
 
 #[test]
 fn check_valid_exits_0_and_jsonl_shape() {
-    let o = run(&["check", "--format", "jsonl"], &cat(&v2_emitted()));
-    assert_eq!(code(&o), 0, "{}", stderr(&o));
-    let lines = json_lines(&stdout(&o));
-    assert_eq!(lines.len(), 8);
+    let o = run(&["check", "--format", "jsonl"], &cat(&v2_clean_stream()));
+    assert_eq!(code(&o), 0, "{}{}", stderr(&o), stdout(&o));
+    let all = json_lines(&stdout(&o));
+    let lines = instruction_lines(&stdout(&o));
+    assert_eq!(lines.len(), 9);
+    assert_eq!(all.len(), 10, "9 instructions and the summary");
     assert_eq!(
         lines[0],
-        serde_json::json!({"index":0,"opcode":"0x85","mnemonic":"CustomOpHeader","valid":true,"failed":null})
+        serde_json::json!({"source":"<stdin>","index":0,"offset":0,"opcode":"0x85",
+            "mnemonic":"CustomOpHeader","length":64,"verdict":"valid","predicate":null,
+            "byte":null,"value":null,"note":null,"valid":true,"failed":null})
     );
-    assert_eq!(lines[2]["opcode"], "0xD9");
-    assert_eq!(lines[2]["mnemonic"], "CollectiveCompute");
+    assert_eq!(lines[3]["opcode"], "0xD9");
+    assert_eq!(lines[3]["mnemonic"], "CollectiveCompute");
     for (i, l) in lines.iter().enumerate() {
         assert_eq!(l["index"], i);
+        assert_eq!(l["offset"], 64 * i);
         assert_eq!(l["valid"], true, "{l}");
     }
+    assert_eq!(
+        all[9],
+        serde_json::json!({"source":"<stdin>","summary":{"arch":"v2","instructions":9,"valid":9,
+            "skeleton":0,"invalid":0,"stream_errors":0,"stopped":false}})
+    );
 }
 
 #[test]
@@ -200,24 +234,45 @@ fn check_invalid_exits_1_and_names_predicate() {
     bad_h[0x10] = 1; // half a scratch triple
     let mut bad_d9 = d9(0x01);
     bad_d9[0x0F] = 1; // reserved
-    let input = cat(&[header(), bad_p, bad_h, bad_d9]);
+    let input = cat(&[
+        header(),
+        bad_p,
+        payload(),
+        bad_h,
+        payload(),
+        payload(),
+        bad_d9,
+    ]);
     let o = run(&["check", "--format", "jsonl", "-"], &input);
     assert_eq!(code(&o), 1, "{}", stderr(&o));
-    let l = json_lines(&stdout(&o));
+    let l = instruction_lines(&stdout(&o));
     assert_eq!(l[0]["valid"], true);
     assert_eq!(
         l[1],
-        serde_json::json!({"index":1,"opcode":"0x86","mnemonic":"CustomOpPayload","valid":false,"failed":"custom_op_payload_reserved_zero"})
+        serde_json::json!({"source":"<stdin>","index":1,"offset":64,"opcode":"0x86",
+            "mnemonic":"CustomOpPayload","length":64,"verdict":"invalid",
+            "predicate":"custom_op_payload_reserved_zero","byte":0x0D,"value":1,"note":null,
+            "valid":false,"failed":"custom_op_payload_reserved_zero"})
     );
-    assert_eq!(l[2]["failed"], "custom_op_header_scratch_space_val");
-    assert_eq!(l[3]["failed"], "reserved");
+    assert_eq!(l[3]["failed"], "custom_op_header_scratch_space_val");
+    assert_eq!(l[6]["failed"], "reserved");
+    assert_eq!(l[6]["byte"], 0x0F);
+    // The groups are whole (an invalid record still counts in its group, D-28): no stream error.
+    assert!(!stdout(&o).contains("\"stream_error\":"), "{}", stdout(&o));
 
-    // Text format names the predicate too.
+    // Text format names the predicate and its byte too.
     let o = run(&["check"], &input);
     assert_eq!(code(&o), 1);
     let t = stdout(&o);
-    assert_eq!(t.lines().count(), 4, "{t}");
-    assert!(t.contains("custom_op_payload_reserved_zero"), "{t}");
+    assert_eq!(t.lines().count(), 8, "{t}");
+    assert!(
+        t.contains("#1 0x86 CustomOpPayload: invalid: custom_op_payload_reserved_zero at byte 0x0D (<stdin>@0x40)"),
+        "{t}"
+    );
+    assert!(
+        t.contains("<stdin>: 7 instructions (v2): 4 valid, 0 valid (skeleton; body not modelled), 3 invalid, 0 stream errors"),
+        "{t}"
+    );
 }
 
 #[test]
@@ -252,12 +307,13 @@ fn check_hex_input_with_comments_and_spaces() {
         .collect::<Vec<_>>()
         .join(" ");
     let text = format!(
-        "# a header\n\n{h}   # trailing comment\n   \n{}\n",
-        spaced.to_uppercase()
+        "# a header\n\n{h}   # trailing comment\n   \n{}\n{}\n",
+        spaced.to_uppercase(),
+        hexline(&payload())
     );
     let o = run(&["check", "--hex", "--format", "jsonl"], text.as_bytes());
     assert_eq!(code(&o), 0, "{}", stderr(&o));
-    assert_eq!(json_lines(&stdout(&o)).len(), 2);
+    assert_eq!(instruction_lines(&stdout(&o)).len(), 3);
 }
 
 #[test]
@@ -445,8 +501,12 @@ fn encode_inverts_decode_for_all_eleven_opcodes() {
     assert_eq!(code(&e), 0);
     let lines: Vec<String> = v2_emitted().iter().map(|b| hexline(b)).collect();
     assert_eq!(stdout(&e), lines.join("\n") + "\n");
+    // v2_emitted is not a well-formed stream (a short group, a stray 0xDA), but every
+    // instruction of it is valid.
     let c = run(&["check", "--hex"], &e.stdout);
-    assert_eq!(code(&c), 0);
+    assert_eq!(code(&c), 1);
+    assert!(!stdout(&c).contains(": invalid:"), "{}", stdout(&c));
+    assert_eq!(stdout(&c).matches(": valid (").count(), 8, "{}", stdout(&c));
 }
 
 #[test]

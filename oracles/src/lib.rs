@@ -12,6 +12,7 @@ mod codec;
 mod errors;
 mod events;
 mod gates;
+mod lint;
 mod lower;
 mod lut;
 mod profile;
@@ -30,6 +31,7 @@ pub use events::{is_member, member_name, UPDATE_MODE_MEMBERS, WAIT_MODE_MEMBERS}
 pub use gates::{
     gate_cc_dim, gate_custom_op, gate_lnc, gate_rank_id_output, gate_sb_scratchpad, route_is_sb2sb,
 };
+pub use lint::{length_of, lint_one, lint_stream, Lint, NotBundles, Report, LONG_INSTRUCTIONS};
 pub use lower::{Band, Emitted, Ledger, LowerRejection, Request, Tensor};
 pub use lut::{
     alu_name, alu_of_wire, alu_ordinal_of_name, alu_wire, cce_wire, collective_kind_of_wire,

@@ -83,7 +83,7 @@ pub fn parse_bundle_stream(bytes: &[u8], chip: Chip) -> Result<Vec<Span>, Stream
 
 /// Does a 0xD9 with this kind byte (+0x0E) take a 0xDA leg? The two-leg kinds are the
 /// permute family (SPEC §5.4), recognised by name.
-fn takes_leg(kind_byte: u8) -> bool {
+pub(crate) fn takes_leg(kind_byte: u8) -> bool {
     collective_kind_of_wire(kind_byte)
         .and_then(collective_name)
         .is_some_and(|n| n.starts_with("Permute"))

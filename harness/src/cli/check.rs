@@ -1,64 +1,374 @@
-//! `tpbconform check`: validate bundles with tpb_core, serving one generation (`--arch`).
+//! `tpbconform check`: lint instruction streams with tpb_core's walker (SPEC §5.3 "Linting a
+//! stream"), serving one generation (`--arch`). Each input is one stream; output lines follow
+//! [`super::check_output`].
 
-use super::{emit, judge, location, mnemonic_of, opcode_str, CliResult, Format, Validator};
+use super::check_output::{Printer, Tally};
+use super::check_read::read_ahead;
+use super::{CliError, CliResult, Format, Validator};
 use super::{EXIT_INVALID, EXIT_OK};
 use crate::arch::Arch;
-use crate::input::stream_bundles;
-use std::io::Write;
+use crate::input::{open_source, source_name, Bundles, InputError};
+use std::io::{BufRead, Write};
+use tpb_core::lint::{Failure, Verdict};
+use tpb_core::validate::{validate_header, validate_payload};
+use tpb_core::walk::{At, Event, Walker};
+use tpb_core::Bundle;
 
-/// Runs `check`. Output: one line (text) or one JSON object (jsonl) per bundle.
-pub fn run(
-    files: &[String],
-    hex: bool,
-    validator: Validator,
-    format: Format,
-    arch: Arch,
-) -> CliResult {
+/// What `check` was asked for.
+#[derive(Clone, Copy, Debug)]
+pub struct CheckArgs {
+    /// Hex text input.
+    pub hex: bool,
+    /// `auto` lints streams; another validator runs on every bundle alone.
+    pub validator: Validator,
+    /// Output format.
+    pub format: Format,
+    /// The generation.
+    pub arch: Arch,
+    /// Stop after this many errors (invalid verdicts + stream errors) over all streams.
+    pub max_errors: Option<u64>,
+}
+
+/// Runs `check` on every input in order (none = stdin).
+pub fn run(files: &[String], args: CheckArgs) -> CliResult {
+    let paths: Vec<String> = if files.is_empty() {
+        vec!["-".to_string()]
+    } else {
+        files.to_vec()
+    };
     let stdout = std::io::stdout();
-    let mut out = std::io::BufWriter::new(stdout.lock());
-    let mut any_invalid = false;
-    for l in stream_bundles(files, hex) {
-        let l = &l?;
-        let verdict = judge(&l.bytes, validator, arch);
-        any_invalid |= verdict.is_some();
-        let op = l.bytes[0];
-        match format {
-            Format::Jsonl => {
-                let o = serde_json::json!({
-                    "index": l.index,
-                    "opcode": opcode_str(op),
-                    "mnemonic": mnemonic_of(op),
-                    "valid": verdict.is_none(),
-                    "failed": verdict.as_ref().map(|v| v.0.clone()),
-                });
-                emit(&mut out, &o.to_string())?;
-            }
-            Format::Text => {
-                let m = mnemonic_of(op).unwrap_or("?");
-                let line = match &verdict {
-                    None => format!(
-                        "#{} {} {m}: valid ({})",
-                        l.index,
-                        opcode_str(op),
-                        location(l)
-                    ),
-                    Some((f, Some(off))) => format!(
-                        "#{} {} {m}: INVALID: {f} (byte 0x{off:02X}) ({})",
-                        l.index,
-                        opcode_str(op),
-                        location(l)
-                    ),
-                    Some((f, None)) => format!(
-                        "#{} {} {m}: INVALID: {f} ({})",
-                        l.index,
-                        opcode_str(op),
-                        location(l)
-                    ),
-                };
-                emit(&mut out, &line)?;
-            }
+    let mut printer = Printer::new(
+        std::io::BufWriter::with_capacity(1 << 16, stdout.lock()),
+        args.format,
+        args.arch,
+    );
+    let mut errors = 0u64;
+    for path in &paths {
+        let source = source_name(path);
+        let mut tally = Tally::default();
+        let reader = open_input(path)?;
+        let stopped = if args.validator == Validator::Auto {
+            lint_stream(&source, reader, args, &mut printer, &mut tally, &mut errors)?
+        } else {
+            validate_each(&source, reader, args, &mut printer, &mut tally, &mut errors)?
+        };
+        printer.summary(&source, &tally, stopped)?;
+        if stopped {
+            break;
         }
     }
-    out.flush()?;
-    Ok(if any_invalid { EXIT_INVALID } else { EXIT_OK })
+    printer.flush()?;
+    Ok(if errors > 0 { EXIT_INVALID } else { EXIT_OK })
+}
+
+/// One input: stdin (read on this thread) or a named file (read ahead on a second thread).
+enum Input {
+    Stream(Box<dyn BufRead>),
+    File(std::fs::File),
+}
+
+/// Opens a path argument (`-` = stdin); a directory is bad input, as for every reader.
+fn open_input(path: &str) -> Result<Input, CliError> {
+    if path == "-" {
+        return Ok(Input::Stream(open_source(path)?));
+    }
+    let source = source_name(path);
+    let io = |e: std::io::Error| InputError::Io {
+        source: source.clone(),
+        error: e.to_string(),
+    };
+    let f = std::fs::File::open(path).map_err(io)?;
+    if f.metadata().map_err(io)?.is_dir() {
+        return Err(InputError::IsDirectory { source }.into());
+    }
+    Ok(Input::File(f))
+}
+
+/// Bytes asked of the input per read (binary): 128 KiB (stays in cache), a multiple of 64.
+const READ_BLOCK: usize = 128 << 10;
+
+/// Reads the bundles of one input: binary in large blocks, hex line by line. `each` gets the
+/// bundle and its 1-based line (hex); returning `true` stops the read.
+fn each_bundle(
+    source: &str,
+    input: Input,
+    hex: bool,
+    mut each: impl FnMut(&Bundle, Option<usize>) -> Result<bool, CliError>,
+) -> Result<bool, CliError> {
+    let (mut reader, file) = match input {
+        Input::Stream(r) => (r, None),
+        Input::File(f) if hex => (
+            Box::new(std::io::BufReader::with_capacity(64 * 1024, f)) as Box<dyn BufRead>,
+            None,
+        ),
+        Input::File(f) => (Box::new(std::io::empty()) as Box<dyn BufRead>, Some(f)),
+    };
+    if hex {
+        for item in Bundles::new(source, &mut reader, true) {
+            let (line, _, bytes) = item?;
+            if each(&Bundle(bytes), line)? {
+                return Ok(true);
+            }
+        }
+        return Ok(false);
+    }
+    let mut split = Splitter::default();
+    let stopped = match file {
+        // A named input: a second thread reads ahead, so the kernel's copy overlaps the walk.
+        Some(file) => read_ahead(source, file, READ_BLOCK, |block| {
+            split.feed(block, &mut each)
+        })?,
+        None => {
+            // Large reads straight into our buffer (a BufReader hands a read this big on).
+            let mut buf = vec![0u8; READ_BLOCK];
+            loop {
+                let n = match reader.read(&mut buf) {
+                    Ok(0) => break false,
+                    Ok(n) => n,
+                    Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                    Err(e) => {
+                        return Err(InputError::Io {
+                            source: source.to_string(),
+                            error: e.to_string(),
+                        }
+                        .into())
+                    }
+                };
+                if split.feed(&buf[..n], &mut each)? {
+                    break true;
+                }
+            }
+        }
+    };
+    if stopped {
+        return Ok(true);
+    }
+    split.finish(source)?;
+    Ok(false)
+}
+
+/// Cuts byte blocks into 64-byte bundles, carrying a partial bundle from one block to the next.
+struct Splitter {
+    carry: [u8; 64],
+    carried: usize,
+    total: usize,
+}
+
+impl Default for Splitter {
+    fn default() -> Self {
+        Splitter {
+            carry: [0u8; 64],
+            carried: 0,
+            total: 0,
+        }
+    }
+}
+
+impl Splitter {
+    /// Feeds `each` the bundles completed by `block`; `true` when `each` asked to stop.
+    #[inline]
+    fn feed(
+        &mut self,
+        mut block: &[u8],
+        each: &mut impl FnMut(&Bundle, Option<usize>) -> Result<bool, CliError>,
+    ) -> Result<bool, CliError> {
+        self.total += block.len();
+        if self.carried > 0 {
+            let take = (64 - self.carried).min(block.len());
+            self.carry[self.carried..self.carried + take].copy_from_slice(&block[..take]);
+            self.carried += take;
+            block = &block[take..];
+            if self.carried < 64 {
+                return Ok(false);
+            }
+            self.carried = 0;
+            if each(&Bundle(self.carry), None)? {
+                return Ok(true);
+            }
+        }
+        let mut chunks = block.chunks_exact(64);
+        for chunk in chunks.by_ref() {
+            let mut b = [0u8; 64];
+            b.copy_from_slice(chunk);
+            if each(&Bundle(b), None)? {
+                return Ok(true);
+            }
+        }
+        let rest = chunks.remainder();
+        self.carry[..rest.len()].copy_from_slice(rest);
+        self.carried = rest.len();
+        Ok(false)
+    }
+
+    /// The end of the input: empty, or a partial last bundle, is bad input.
+    fn finish(self, source: &str) -> Result<(), CliError> {
+        if self.total == 0 {
+            return Err(InputError::Empty {
+                source: source.to_string(),
+            }
+            .into());
+        }
+        if self.carried > 0 {
+            return Err(InputError::Length {
+                source: source.to_string(),
+                len: self.total,
+                partial_offset: self.total - self.carried,
+            }
+            .into());
+        }
+        Ok(())
+    }
+}
+
+/// Counts and prints the events of one stream; keeps the first output error.
+struct Sink<'a, W: Write> {
+    source: &'a str,
+    printer: &'a mut Printer<W>,
+    tally: &'a mut Tally,
+    errors: &'a mut u64,
+    /// `false` for `--format summary`: nothing per event.
+    printing: bool,
+    failed: Result<(), CliError>,
+}
+
+impl<W: Write> Sink<'_, W> {
+    #[inline(always)]
+    fn on(&mut self, e: &Event, line: Option<usize>) {
+        *self.errors += u64::from(self.tally.count(e));
+        if self.printing && self.failed.is_ok() {
+            self.failed = self.printer.event(self.source, e, line);
+        }
+    }
+
+    #[inline(always)]
+    fn take_failure(&mut self) -> Result<(), CliError> {
+        if self.failed.is_ok() {
+            return Ok(());
+        }
+        std::mem::replace(&mut self.failed, Ok(()))
+    }
+}
+
+/// `--validator auto`: walks one stream. Returns whether `--max-errors` stopped it.
+fn lint_stream<W: Write>(
+    source: &str,
+    reader: Input,
+    args: CheckArgs,
+    printer: &mut Printer<W>,
+    tally: &mut Tally,
+    errors: &mut u64,
+) -> Result<bool, CliError> {
+    let mut walker = Walker::new(args.arch.generation());
+    let mut sink = Sink {
+        source,
+        printer,
+        tally,
+        errors,
+        printing: args.format != Format::Summary,
+        failed: Ok(()),
+    };
+    let limit = args.max_errors.unwrap_or(u64::MAX);
+    let stopped = each_bundle(source, reader, args.hex, |b, line| {
+        walker.push(b, &mut |e| sink.on(&e, line));
+        sink.take_failure()?;
+        Ok(*sink.errors >= limit)
+    })?;
+    if !stopped {
+        walker.finish(&mut |e| sink.on(&e, None));
+        sink.take_failure()?;
+    }
+    Ok(stopped)
+}
+
+/// `--validator custom_op_header|custom_op_payload`: that validator on every bundle alone
+/// (no stream rule; SPEC §3, §4).
+fn validate_each<W: Write>(
+    source: &str,
+    reader: Input,
+    args: CheckArgs,
+    printer: &mut Printer<W>,
+    tally: &mut Tally,
+    errors: &mut u64,
+) -> Result<bool, CliError> {
+    let limit = args.max_errors.unwrap_or(u64::MAX);
+    let gen = args.arch.generation();
+    let mut index = 0usize;
+    each_bundle(source, reader, args.hex, |b, line| {
+        let checked = match args.validator {
+            Validator::CustomOpPayload => validate_payload(b, gen),
+            _ => validate_header(b, gen),
+        };
+        let verdict = match checked {
+            Ok(()) => Verdict::Valid,
+            Err(e) => Verdict::Invalid(Failure {
+                predicate: e.predicate().name(),
+                offset: e.offset(),
+                value: b.0.get(e.offset()).copied().unwrap_or(0),
+            }),
+        };
+        let event = Event::Instruction {
+            at: At {
+                index,
+                offset: index * 64,
+                opcode: b.0[0],
+            },
+            length: 64,
+            verdict,
+        };
+        *errors += u64::from(tally.count(&event));
+        printer.event(source, &event, line)?;
+        index += 1;
+        Ok(*errors >= limit)
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Bundles of a file read ahead in blocks that do not divide 64, cut by the splitter.
+    fn read_back(data: &[u8], block: usize, stop_after: usize) -> (Vec<[u8; 64]>, bool, Splitter) {
+        let path = std::env::temp_dir().join(format!(
+            "tpb-check-read-{}-{block}-{stop_after}",
+            std::process::id()
+        ));
+        std::fs::write(&path, data).expect("write");
+        let file = std::fs::File::open(&path).expect("open");
+        let mut got = Vec::new();
+        let mut split = Splitter::default();
+        let stopped = read_ahead("t", file, block, |b| {
+            split.feed(b, &mut |x: &Bundle, _| {
+                got.push(x.0);
+                Ok(got.len() >= stop_after)
+            })
+        })
+        .expect("read");
+        let _ = std::fs::remove_file(&path);
+        (got, stopped, split)
+    }
+
+    #[test]
+    fn read_ahead_and_the_splitter_give_every_bundle_once_in_order() {
+        let data: Vec<u8> = (0..64 * 37).map(|i| (i * 7 % 251) as u8).collect();
+        let want: Vec<[u8; 64]> = data
+            .chunks(64)
+            .map(|c| <[u8; 64]>::try_from(c).expect("64"))
+            .collect();
+        for block in [1, 63, 64, 65, 200, 4096] {
+            let (got, stopped, split) = read_back(&data, block, usize::MAX);
+            assert_eq!(got, want, "block {block}");
+            assert!(!stopped);
+            assert!(split.finish("t").is_ok());
+            // Stopping early reports it and reads no further than needed.
+            let (got, stopped, _) = read_back(&data, block, 5);
+            assert_eq!(got, want[..5].to_vec(), "block {block}");
+            assert!(stopped);
+        }
+        // A partial last bundle is bad input naming where it starts; an empty file too.
+        let (_, _, split) = read_back(&data[..64 * 2 + 10], 100, usize::MAX);
+        let e = split.finish("t").expect_err("partial").to_string();
+        assert!(e.contains("t"), "{e}");
+        let (_, _, split) = read_back(&[], 100, usize::MAX);
+        assert!(split.finish("t").is_err());
+    }
 }

@@ -40,8 +40,9 @@ pub const CHECK: &str = concat!(
     bundle_input!(),
     "
 Exit codes:
-  0    every bundle is valid
-  1    some bundle is invalid
+  0    every bundle is valid (or valid on its skeleton, body not modelled) and no stream rule
+       of SPEC §5.3 is broken
+  1    some bundle is invalid, or a stream rule is broken (or --max-errors stopped the run)
 ",
     bad_input!(),
     "\n",

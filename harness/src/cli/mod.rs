@@ -9,6 +9,8 @@
 //! code means per subcommand: [`help`] (each `--help` ends with it).
 
 pub mod check;
+pub mod check_output;
+pub mod check_read;
 pub mod color;
 pub mod decode;
 pub mod encode;
@@ -126,8 +128,10 @@ pub type CliResult = Result<u8, CliError>;
 /// Which validator `check` runs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum Validator {
-    /// 0x85 → header validator, 0x86 → payload validator, any other opcode →
-    /// valid iff it decodes and re-encodes to the same bytes.
+    /// `check`: lint the stream (SPEC §5.3 "Linting a stream": the skeleton of every opcode,
+    /// the body where a record is modelled, the stream rules). `explain`: 0x85 → header
+    /// validator, 0x86 → payload validator, any other opcode → valid iff it decodes and
+    /// re-encodes to the same bytes.
     Auto,
     /// The SPEC §3 header validator on every bundle.
     #[value(name = "custom_op_header")]
@@ -144,6 +148,8 @@ pub enum Format {
     Text,
     /// One JSON object per line.
     Jsonl,
+    /// `check` only: the closing summary of each stream, nothing per bundle.
+    Summary,
 }
 
 /// The verdict `check`/`explain` give one bundle (see [`crate::explain::judge`]).

@@ -1,0 +1,338 @@
+//! `check`'s output: one line per instruction and per stream error, then a summary per stream.
+//!
+//! Text: `#N 0xOP Mnemonic: valid | valid (skeleton; body not modelled) | invalid: <predicate>
+//! at byte 0xNN (where)`, `#N stream error: <name> at byte offset 0xNN: <what>; instruction #M
+//! 0xOP Mnemonic at byte offset 0xNN (where)`, and `<source>: N instructions: …`.
+//! JSONL: the same as objects: an instruction's `byte` is the offset of the offending byte and
+//! `value` its value. `summary`: only the summary lines.
+
+use super::{emit, mnemonic_of, opcode_str, CliError, Format};
+use crate::arch::Arch;
+use std::io::Write;
+use tpb_core::generation::generations_with;
+use tpb_core::lint::{Failure, Verdict};
+use tpb_core::walk::{At, Event, StreamError, StreamFault};
+
+/// Per-stream counts.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Tally {
+    /// Instructions seen.
+    pub instructions: u64,
+    /// Verdict `valid`.
+    pub valid: u64,
+    /// Verdict `valid (skeleton; body not modelled)`.
+    pub skeleton: u64,
+    /// Verdict `invalid`.
+    pub invalid: u64,
+    /// Stream errors.
+    pub stream_errors: u64,
+}
+
+impl Tally {
+    /// Counts `e`; `true` when it is an error (an invalid verdict or a stream error).
+    #[inline]
+    pub fn count(&mut self, e: &Event) -> bool {
+        match e {
+            Event::Instruction { verdict, .. } => {
+                self.instructions += 1;
+                match verdict {
+                    Verdict::Valid => self.valid += 1,
+                    Verdict::SkeletonOnly => self.skeleton += 1,
+                    Verdict::Invalid(_) => {
+                        self.invalid += 1;
+                        return true;
+                    }
+                }
+                false
+            }
+            Event::Stream(_) => {
+                self.stream_errors += 1;
+                true
+            }
+        }
+    }
+}
+
+/// Writes `check`'s output in one format.
+pub struct Printer<W: Write> {
+    out: W,
+    format: Format,
+    arch: Arch,
+    /// The last source and its JSON string form (quoted, escaped), reused per line.
+    quoted: (String, String),
+}
+
+/// `valid_opcode`'s note: which generations have the opcode (SPEC §2).
+fn membership_note(op: u8) -> String {
+    let gens: Vec<&str> = generations_with(op).map(|g| g.name()).collect();
+    match gens.as_slice() {
+        [] => format!("{} is an opcode of no generation", opcode_str(op)),
+        [one] => format!("{} is an opcode of {one} only", opcode_str(op)),
+        many => format!("{} is an opcode of {}", opcode_str(op), many.join(", ")),
+    }
+}
+
+fn where_(source: &str, offset: usize, line: Option<usize>) -> String {
+    match line {
+        Some(n) => format!("{source}:{n}"),
+        None => format!("{source}@0x{offset:X}"),
+    }
+}
+
+fn name(op: u8) -> &'static str {
+    mnemonic_of(op).unwrap_or("?")
+}
+
+fn by_str(by: Option<u8>) -> String {
+    match by {
+        Some(op) => format!("{} {}", opcode_str(op), name(op)),
+        None => "the end of the stream".to_string(),
+    }
+}
+
+/// What a stream error is, in words.
+fn fault_text(f: &StreamFault) -> String {
+    match *f {
+        StreamFault::PayloadCountMismatch {
+            num_payloads,
+            num_arguments,
+        } => format!(
+            "num_payloads {num_payloads} but num_arguments {num_arguments} (must be num_arguments + 2)"
+        ),
+        StreamFault::StrayPayload => "a 0x86 payload with no open group".to_string(),
+        StreamFault::ShortGroup {
+            expected,
+            found,
+            by,
+        } => format!(
+            "group expects {expected} payloads, found {found}, cut short by {}",
+            by_str(by)
+        ),
+        StreamFault::MissingLeg { by } => {
+            format!("two-leg 0xD9 not followed by its 0xDA but by {}", by_str(by))
+        }
+        StreamFault::LegMismatch { primary, secondary } => format!(
+            "0xDA bytes 0x0C..0x0E {} differ from its 0xD9's {}",
+            hex3(secondary),
+            hex3(primary)
+        ),
+        StreamFault::StrayLeg => "a 0xDA that is not the leg of a two-leg 0xD9".to_string(),
+        StreamFault::TruncatedInstruction { length, found } => {
+            format!("a {length}-byte instruction with only {found} bytes before the end")
+        }
+    }
+}
+
+fn hex3(b: [u8; 3]) -> String {
+    format!("{:02x}{:02x}{:02x}", b[0], b[1], b[2])
+}
+
+/// The verdict words of the text format.
+fn verdict_text(v: &Verdict, op: u8) -> String {
+    match v {
+        Verdict::Valid => "valid".to_string(),
+        Verdict::SkeletonOnly => "valid (skeleton; body not modelled)".to_string(),
+        Verdict::Invalid(f) => invalid_text(f, op),
+    }
+}
+
+fn invalid_text(f: &Failure, op: u8) -> String {
+    let base = format!("invalid: {} at byte 0x{:02X}", f.predicate, f.offset);
+    if f.predicate == "valid_opcode" {
+        format!("{base} ({})", membership_note(op))
+    } else {
+        base
+    }
+}
+
+impl<W: Write> Printer<W> {
+    /// A printer writing `format` to `out`.
+    pub fn new(out: W, format: Format, arch: Arch) -> Self {
+        Printer {
+            out,
+            format,
+            arch,
+            quoted: (String::new(), "\"\"".to_string()),
+        }
+    }
+
+    /// One instruction as a JSON line, written directly (one per bundle, so no map is built).
+    /// Keys: source, index, offset, opcode, mnemonic, length, verdict, predicate, byte (the
+    /// offending byte's offset), value (its value), note, valid, failed.
+    fn instruction_json(
+        &mut self,
+        source: &str,
+        at: &At,
+        length: usize,
+        verdict: &Verdict,
+    ) -> Result<(), CliError> {
+        if self.quoted.0 != source {
+            let q = serde_json::to_string(source).map_err(|e| CliError::Output(e.to_string()))?;
+            self.quoted = (source.to_string(), q);
+        }
+        let str_or_null = |s: Option<&str>| match s {
+            Some(s) => format!("\"{s}\""),
+            None => "null".to_string(),
+        };
+        let (predicate, byte, value, note) = match verdict {
+            Verdict::Invalid(f) => (
+                Some(f.predicate),
+                f.offset.to_string(),
+                f.value.to_string(),
+                (f.predicate == "valid_opcode").then(|| membership_note(at.opcode)),
+            ),
+            _ => (None, "null".to_string(), "null".to_string(), None),
+        };
+        // Names, predicates and notes are ASCII letters, digits, '_', ' ', ',', '.': no escaping.
+        writeln!(
+            self.out,
+            "{{\"source\":{},\"index\":{},\"offset\":{},\"opcode\":\"{}\",\"mnemonic\":{},\"length\":{},\"verdict\":\"{}\",\"predicate\":{},\"byte\":{},\"value\":{},\"note\":{},\"valid\":{},\"failed\":{}}}",
+            self.quoted.1,
+            at.index,
+            at.offset,
+            opcode_str(at.opcode),
+            str_or_null(mnemonic_of(at.opcode)),
+            length,
+            verdict.kind(),
+            str_or_null(predicate),
+            byte,
+            value,
+            str_or_null(note.as_deref()),
+            !matches!(verdict, Verdict::Invalid(_)),
+            str_or_null(predicate),
+        )?;
+        Ok(())
+    }
+
+    /// Prints one event of stream `source` (`line`: the hex line it was read from).
+    #[inline]
+    pub fn event(&mut self, source: &str, e: &Event, line: Option<usize>) -> Result<(), CliError> {
+        match self.format {
+            Format::Summary => Ok(()),
+            Format::Text => {
+                let s = match e {
+                    Event::Instruction { at, verdict, .. } => format!(
+                        "#{} {} {}: {} ({})",
+                        at.index,
+                        opcode_str(at.opcode),
+                        name(at.opcode),
+                        verdict_text(verdict, at.opcode),
+                        where_(source, at.offset, line)
+                    ),
+                    Event::Stream(s) => format!(
+                        "#{} stream error: {} at byte offset 0x{:X}: {}; instruction {} ({})",
+                        s.index,
+                        s.fault.name(),
+                        s.offset,
+                        fault_text(&s.fault),
+                        owner_text(&s.owner),
+                        where_(source, s.offset, line)
+                    ),
+                };
+                emit(&mut self.out, &s)
+            }
+            Format::Jsonl => {
+                let o = match e {
+                    Event::Instruction {
+                        at,
+                        length,
+                        verdict,
+                    } => return self.instruction_json(source, at, *length, verdict),
+                    Event::Stream(s) => stream_json(source, s),
+                };
+                emit(&mut self.out, &o.to_string())
+            }
+        }
+    }
+
+    /// The closing summary of stream `source` (`stopped`: `--max-errors` ended it).
+    pub fn summary(&mut self, source: &str, t: &Tally, stopped: bool) -> Result<(), CliError> {
+        match self.format {
+            Format::Text | Format::Summary => {
+                let mut s = format!(
+                    "{source}: {} instructions ({}): {} valid, {} valid (skeleton; body not modelled), {} invalid, {} stream errors",
+                    t.instructions,
+                    self.arch.name(),
+                    t.valid,
+                    t.skeleton,
+                    t.invalid,
+                    t.stream_errors
+                );
+                if stopped {
+                    s.push_str(" (stopped at --max-errors)");
+                }
+                emit(&mut self.out, &s)
+            }
+            Format::Jsonl => {
+                let o = serde_json::json!({
+                    "source": source,
+                    "summary": {
+                        "arch": self.arch.name(),
+                        "instructions": t.instructions,
+                        "valid": t.valid,
+                        "skeleton": t.skeleton,
+                        "invalid": t.invalid,
+                        "stream_errors": t.stream_errors,
+                        "stopped": stopped,
+                    }
+                });
+                emit(&mut self.out, &o.to_string())
+            }
+        }
+    }
+
+    /// Flushes the output.
+    pub fn flush(&mut self) -> Result<(), CliError> {
+        self.out.flush()?;
+        Ok(())
+    }
+}
+
+fn owner_text(a: &At) -> String {
+    format!(
+        "#{} {} {} at byte offset 0x{:X}",
+        a.index,
+        opcode_str(a.opcode),
+        name(a.opcode),
+        a.offset
+    )
+}
+
+fn stream_json(source: &str, s: &StreamError) -> serde_json::Value {
+    let mut o = serde_json::json!({
+        "source": source,
+        "index": s.index,
+        "offset": s.offset,
+        "stream_error": s.fault.name(),
+        "message": fault_text(&s.fault),
+        "instruction": {
+            "index": s.owner.index,
+            "offset": s.owner.offset,
+            "opcode": opcode_str(s.owner.opcode),
+            "mnemonic": mnemonic_of(s.owner.opcode),
+        },
+    });
+    let extra = match s.fault {
+        StreamFault::PayloadCountMismatch {
+            num_payloads,
+            num_arguments,
+        } => serde_json::json!({"num_payloads": num_payloads, "num_arguments": num_arguments}),
+        StreamFault::ShortGroup {
+            expected,
+            found,
+            by,
+        } => serde_json::json!({"expected": expected, "found": found, "by": by.map(opcode_str)}),
+        StreamFault::MissingLeg { by } => serde_json::json!({"by": by.map(opcode_str)}),
+        StreamFault::LegMismatch { primary, secondary } => {
+            serde_json::json!({"primary": hex3(primary), "secondary": hex3(secondary)})
+        }
+        StreamFault::TruncatedInstruction { length, found } => {
+            serde_json::json!({"length": length, "found": found})
+        }
+        StreamFault::StrayPayload | StreamFault::StrayLeg => serde_json::json!({}),
+    };
+    if let (Some(o), serde_json::Value::Object(extra)) = (o.as_object_mut(), extra) {
+        o.extend(extra);
+    }
+    o
+}

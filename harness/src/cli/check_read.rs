@@ -1,0 +1,73 @@
+//! Reading a named input ahead of `check`'s walk: a second thread fills fixed-size blocks while
+//! the walk consumes the previous one, so the kernel's copy overlaps the walk (issue 20
+//! "Performance"). Memory is bounded: [`BLOCKS`] blocks of the given size, reused.
+
+use super::CliError;
+use crate::input::InputError;
+use std::io::Read;
+use std::sync::mpsc::sync_channel;
+
+/// Blocks in flight (one being walked, one being filled, one spare).
+pub const BLOCKS: usize = 3;
+
+/// Reads `file` on a second thread, one read of at most `block` bytes per block, and hands each
+/// to `consume` in order, until the end of the file or until `consume` returns `true` (then
+/// `true`). A read error is bad input naming `source`.
+pub fn read_ahead(
+    source: &str,
+    mut file: std::fs::File,
+    block: usize,
+    mut consume: impl FnMut(&[u8]) -> Result<bool, CliError>,
+) -> Result<bool, CliError> {
+    // full: filled blocks (with their length, or the read error) to the walk; empty: blocks back.
+    let (full_tx, full_rx) = sync_channel::<std::io::Result<(Vec<u8>, usize)>>(BLOCKS);
+    let (empty_tx, empty_rx) = sync_channel::<Vec<u8>>(BLOCKS);
+    for _ in 0..BLOCKS {
+        empty_tx
+            .send(vec![0u8; block])
+            .map_err(|e| CliError::Output(e.to_string()))?;
+    }
+    std::thread::scope(|scope| {
+        scope.spawn(move || {
+            // One read per block, sent as it is (a FIFO's bytes are walked as they come); an
+            // empty block marks the end. Ends then, on an error, or when the walk hangs up.
+            while let Ok(mut buf) = empty_rx.recv() {
+                let result = loop {
+                    match file.read(&mut buf) {
+                        Ok(n) => break Ok(n),
+                        Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                        Err(e) => break Err(e),
+                    }
+                };
+                let last = !matches!(result, Ok(n) if n > 0);
+                if full_tx.send(result.map(|n| (buf, n))).is_err() || last {
+                    return;
+                }
+            }
+        });
+        let mut walk = || -> Result<bool, CliError> {
+            loop {
+                let Ok(next) = full_rx.recv() else {
+                    return Ok(false);
+                };
+                let (buf, n) = next.map_err(|e| InputError::Io {
+                    source: source.to_string(),
+                    error: e.to_string(),
+                })?;
+                if n == 0 {
+                    return Ok(false);
+                }
+                if consume(&buf[..n])? {
+                    return Ok(true);
+                }
+                // The reader may have finished already; then the block is not needed.
+                let _ = empty_tx.send(buf);
+            }
+        };
+        let r = walk();
+        // Hang up both channels so the reader stops (it may be waiting for a block).
+        drop(full_rx);
+        drop(empty_tx);
+        r
+    })
+}

@@ -1,0 +1,673 @@
+//! `check`'s stream walker (SPEC §5.3 "Linting a stream", D-27, D-28): core's walker
+//! (`tpb_core::walk`) against the oracle's independent one (`tpb_oracle::lint_stream`) on
+//! generated programs, and both against expectations written from the SPEC for the shipped
+//! sample streams.
+
+use tpb_core::lint::Verdict;
+use tpb_core::walk::{walk, Event};
+use tpb_core::Generation;
+use tpb_oracle::{lint_stream, Chip, Lint, Report};
+
+/// One comparable report: an instruction (index, opcode, length, verdict kind, predicate,
+/// byte) or a stream error (name, index, owner index, owner opcode).
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum Row {
+    Insn(
+        usize,
+        u8,
+        usize,
+        &'static str,
+        Option<&'static str>,
+        Option<usize>,
+    ),
+    Fault(&'static str, usize, usize, u8),
+}
+
+fn gens() -> [(Generation, Chip); 4] {
+    [
+        (Generation::V2, Chip::Sunda),
+        (Generation::V3, Chip::Cayman),
+        (Generation::V4, Chip::Mariana),
+        (Generation::V5, Chip::Maverick),
+    ]
+}
+
+fn core_rows(bytes: &[u8], gen: Generation) -> Vec<Row> {
+    walk(bytes, gen)
+        .expect("whole bundles")
+        .into_iter()
+        .map(|e| match e {
+            Event::Instruction {
+                at,
+                length,
+                verdict,
+            } => {
+                assert_eq!(at.offset, 64 * at.index, "offset of #{}", at.index);
+                let (p, b) = match verdict {
+                    Verdict::Invalid(f) => (Some(f.predicate), Some(f.offset)),
+                    _ => (None, None),
+                };
+                let kind = match verdict {
+                    Verdict::Valid => "valid",
+                    Verdict::SkeletonOnly => "skeleton",
+                    Verdict::Invalid(_) => "invalid",
+                };
+                Row::Insn(at.index, at.opcode, length, kind, p, b)
+            }
+            Event::Stream(s) => {
+                assert_eq!(s.offset, 64 * s.index, "offset of {s:?}");
+                assert_eq!(s.owner.offset, 64 * s.owner.index, "owner offset of {s:?}");
+                Row::Fault(s.fault.name(), s.index, s.owner.index, s.owner.opcode)
+            }
+        })
+        .collect()
+}
+
+fn oracle_rows(bytes: &[u8], chip: Chip) -> Vec<Row> {
+    lint_stream(bytes, chip)
+        .expect("whole bundles")
+        .into_iter()
+        .map(|r| match r {
+            Report::Instruction {
+                index,
+                opcode,
+                length,
+                lint,
+            } => match lint {
+                Lint::Valid => Row::Insn(index, opcode, length, "valid", None, None),
+                Lint::NotModelled => Row::Insn(index, opcode, length, "skeleton", None, None),
+                Lint::Invalid { predicate, offset } => Row::Insn(
+                    index,
+                    opcode,
+                    length,
+                    "invalid",
+                    Some(predicate),
+                    Some(offset),
+                ),
+            },
+            Report::Fault {
+                name,
+                index,
+                owner,
+                owner_opcode,
+            } => Row::Fault(name, index, owner, owner_opcode),
+        })
+        .collect()
+}
+
+/// splitmix64: a small deterministic generator, so every run walks the same programs.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+    fn below(&mut self, n: u64) -> u64 {
+        self.next() % n.max(1)
+    }
+    fn byte(&mut self) -> u8 {
+        self.next() as u8
+    }
+    fn one_in(&mut self, n: u64) -> bool {
+        self.below(n) == 0
+    }
+}
+
+// Bundles written from SPEC §1, §3–§5 (not from either implementation).
+
+fn skeleton(op: u8) -> [u8; 64] {
+    let mut b = [0u8; 64];
+    b[0] = op;
+    b[1] = 0x10;
+    b
+}
+
+fn header(num_arguments: u8, num_payloads: u16) -> [u8; 64] {
+    let mut b = skeleton(0x85);
+    b[0x0C..0x0E].copy_from_slice(&num_payloads.to_le_bytes());
+    b[0x0E] = 7;
+    b[0x0F] = num_arguments;
+    b
+}
+
+fn payload() -> [u8; 64] {
+    let mut b = skeleton(0x86);
+    b[0x0F] = 1;
+    for (i, x) in b[0x10..].iter_mut().enumerate() {
+        *x = i as u8;
+    }
+    b
+}
+
+/// A 0xD9 (S003 §3.1): cce_op 0x04, dtype 0x0A, kind `kind`.
+fn d9(kind: u8) -> [u8; 64] {
+    let mut b = skeleton(0xD9);
+    b[4] = 0x85;
+    b[6] = 1;
+    b[0x0C] = 0x04;
+    b[0x0D] = 0x0A;
+    b[0x0E] = kind;
+    b
+}
+
+/// A 0xDA (S003 §3.2, D-3): stamped raw, channel id, the trio `trio`.
+fn da(trio: [u8; 3]) -> [u8; 64] {
+    let mut b = [0u8; 64];
+    b[0] = 0xDA;
+    b[4] = 0x34;
+    b[5] = 0x12;
+    b[0x0C..0x0F].copy_from_slice(&trio);
+    b
+}
+
+/// Appends one random piece of program to `s`.
+fn piece(r: &mut Rng, s: &mut Vec<u8>) {
+    match r.below(9) {
+        // A roster-ish opcode with a skeleton, sometimes a bad one.
+        0..=2 => {
+            let mut b = skeleton(r.byte());
+            for x in b[0x0C..].iter_mut() {
+                *x = if r.one_in(3) { r.byte() } else { 0 };
+            }
+            if r.one_in(6) {
+                b[1] = r.byte();
+            }
+            if r.one_in(6) {
+                b[4] = r.byte();
+            }
+            if r.one_in(6) {
+                b[6] = r.byte();
+            }
+            s.extend_from_slice(&b);
+        }
+        // A custom-op group: whole, cut short, overlong, or with a count mismatch.
+        3 | 4 => {
+            let n = if r.one_in(20) { 255 } else { r.below(5) as u8 };
+            let mut num_payloads = u16::from(n) + 2;
+            if r.one_in(5) {
+                num_payloads = num_payloads.wrapping_add(if r.one_in(2) { 1 } else { 0xFFFF });
+            }
+            s.extend_from_slice(&header(n, num_payloads));
+            let want = u64::from(n) + 1;
+            let k = match r.below(4) {
+                0 => r.below(want),
+                1 => want + 1,
+                _ => want,
+            };
+            for _ in 0..k {
+                s.extend_from_slice(&payload());
+            }
+        }
+        // A 0xD9 with a one-leg or two-leg kind (SPEC §5.4), its 0xDA or not.
+        5 | 6 => {
+            let kind = 2 + r.below(9) as u8;
+            let b = d9(kind);
+            s.extend_from_slice(&b);
+            match r.below(4) {
+                0 => {}
+                1 => s.extend_from_slice(&da([0x04, 0x0A, kind ^ 1])),
+                _ => s.extend_from_slice(&da([0x04, 0x0A, kind])),
+            }
+        }
+        // A 128-byte instruction whose second half looks like an opcode.
+        7 => {
+            s.extend_from_slice(&skeleton(0xD4));
+            let mut tail = [0u8; 64];
+            tail[0] = [0x86, 0xDA, 0x85, 0xD9, 0xD4][r.below(5) as usize];
+            tail[1] = 0x10;
+            tail[0x0E] = 0x05;
+            s.extend_from_slice(&tail);
+        }
+        // A stray leg or payload, or a whole random bundle.
+        _ => match r.below(3) {
+            0 => s.extend_from_slice(&da([0x04, 0x0A, 0x05])),
+            1 => s.extend_from_slice(&payload()),
+            _ => s.extend((0..64).map(|_| r.byte())),
+        },
+    }
+}
+
+fn program(r: &mut Rng) -> Vec<u8> {
+    let mut s = Vec::new();
+    if r.one_in(8) {
+        // Random bytes.
+        let n = r.below(12) as usize;
+        s.extend((0..64 * n).map(|_| r.byte()));
+        return s;
+    }
+    for _ in 0..r.below(16) {
+        piece(r, &mut s);
+    }
+    if r.one_in(4) && s.len() >= 64 {
+        // Cut the program at a bundle boundary (a group, a pair or a 128-byte one cut short).
+        let keep = r.below((s.len() / 64) as u64) as usize;
+        s.truncate(64 * keep);
+    }
+    if r.one_in(2) && !s.is_empty() {
+        // A near-valid corruption at a random position.
+        let at = r.below(s.len() as u64) as usize;
+        s[at] ^= 1 << r.below(8);
+    }
+    s
+}
+
+fn agree(bytes: &[u8], what: &str) {
+    for (gen, chip) in gens() {
+        let (c, o) = (core_rows(bytes, gen), oracle_rows(bytes, chip));
+        assert_eq!(c, o, "{what} under {gen}: {}", hex(bytes));
+    }
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+#[test]
+fn core_and_oracle_walk_generated_programs_alike() {
+    let mut r = Rng(0x5EED_0020);
+    let mut faults = std::collections::BTreeSet::new();
+    let mut kinds = std::collections::BTreeSet::new();
+    for case in 0..3000 {
+        let s = program(&mut r);
+        agree(&s, &format!("case {case}"));
+        for row in core_rows(&s, Generation::V2) {
+            match row {
+                Row::Fault(name, ..) => faults.insert(name),
+                Row::Insn(_, _, _, kind, ..) => kinds.insert(kind),
+            };
+        }
+    }
+    // The programs reach every stream error and every verdict kind (else the comparison is thin).
+    let all_faults = [
+        "leg_mismatch",
+        "missing_leg",
+        "payload_count_mismatch",
+        "short_group",
+        "stray_leg",
+        "stray_payload",
+        "truncated_instruction",
+    ];
+    assert_eq!(faults.into_iter().collect::<Vec<_>>(), all_faults);
+    assert_eq!(
+        kinds.into_iter().collect::<Vec<_>>(),
+        ["invalid", "skeleton", "valid"]
+    );
+}
+
+/// The shipped well-formed program, hex lines with `#` comments.
+fn sample(name: &str) -> Vec<u8> {
+    let path = format!("{}/../examples/samples/{name}", env!("CARGO_MANIFEST_DIR"));
+    let text = std::fs::read_to_string(&path).expect("sample");
+    let mut out = Vec::new();
+    for line in text.lines() {
+        let digits: String = line
+            .split('#')
+            .next()
+            .unwrap_or("")
+            .chars()
+            .filter(|c| !c.is_whitespace())
+            .collect();
+        for k in (0..digits.len()).step_by(2) {
+            out.push(u8::from_str_radix(&digits[k..k + 2], 16).expect("hex"));
+        }
+    }
+    out
+}
+
+#[test]
+fn every_byte_of_the_sample_program_corrupted_keeps_core_and_oracle_together() {
+    let good = sample("program.hex");
+    for at in 0..good.len() {
+        for v in [0x00u8, 0xFF, good[at] ^ 0x01, 0x86, 0xDA] {
+            let mut s = good.clone();
+            s[at] = v;
+            agree(&s, &format!("byte {at:#x} = {v:#04x}"));
+        }
+    }
+}
+
+#[test]
+fn the_well_formed_sample_keeps_sync_across_its_128_byte_instruction() {
+    // examples/samples/program.hex (SPEC §5.3): 12 bundles, the 0xD4 at #8 is 128 bytes
+    // (FACTS §9 [K]) and its second half starts with 0x86; read as 64 bytes that half would
+    // be a stray_payload.
+    let s = sample("program.hex");
+    assert_eq!(s.len(), 12 * 64);
+    for (gen, chip) in gens().into_iter().take(1) {
+        let rows = core_rows(&s, gen);
+        assert_eq!(rows, oracle_rows(&s, chip));
+        let skel = |i, op| Row::Insn(i, op, 64, "skeleton", None, None);
+        let valid = |i, op| Row::Insn(i, op, 64, "valid", None, None);
+        assert_eq!(
+            rows,
+            vec![
+                skel(0, 0x01),
+                skel(1, 0x02),
+                skel(2, 0x21),
+                valid(3, 0x85),
+                valid(4, 0x86),
+                valid(5, 0x86),
+                valid(6, 0xD9),
+                valid(7, 0xDA),
+                Row::Insn(8, 0xD4, 128, "skeleton", None, None),
+                skel(10, 0x6B),
+                valid(11, 0xCB),
+            ]
+        );
+    }
+}
+
+#[test]
+fn the_broken_sample_names_each_stream_error_where_spec_says() {
+    // examples/samples/program_broken.hex, expectations from SPEC §5.3: (name, index where it
+    // is detected, owner index, owner opcode).
+    let s = sample("program_broken.hex");
+    let faults: Vec<Row> = core_rows(&s, Generation::V2)
+        .into_iter()
+        .filter(|r| matches!(r, Row::Fault(..)))
+        .collect();
+    assert_eq!(
+        faults,
+        vec![
+            Row::Fault("short_group", 3, 1, 0x85),
+            Row::Fault("stray_payload", 4, 4, 0x86),
+            Row::Fault("missing_leg", 6, 5, 0xD9),
+            Row::Fault("payload_count_mismatch", 7, 7, 0x85),
+            Row::Fault("stray_leg", 9, 9, 0xDA),
+        ]
+    );
+    assert_eq!(core_rows(&s, Generation::V2), oracle_rows(&s, Chip::Sunda));
+    // 0x87 is a v2-only opcode (FACTS §1 [H]): skeleton on v2, valid_opcode at byte 0 on v3.
+    let last = |gen| core_rows(&s, gen).last().cloned();
+    assert_eq!(
+        last(Generation::V2),
+        Some(Row::Insn(12, 0x87, 64, "skeleton", None, None))
+    );
+    assert_eq!(
+        last(Generation::V3),
+        Some(Row::Insn(
+            12,
+            0x87,
+            64,
+            "invalid",
+            Some("valid_opcode"),
+            Some(0)
+        ))
+    );
+}
+
+#[test]
+fn each_stream_error_at_the_end_of_the_stream() {
+    // Cut short by the end (SPEC §5.3): detected one past the last bundle.
+    let cases: Vec<(Vec<[u8; 64]>, Row)> = vec![
+        (
+            vec![header(2, 4), payload()],
+            Row::Fault("short_group", 2, 0, 0x85),
+        ),
+        (vec![d9(0x05)], Row::Fault("missing_leg", 1, 0, 0xD9)),
+        (
+            vec![skeleton(0x01), skeleton(0xD4)],
+            Row::Fault("truncated_instruction", 2, 1, 0xD4),
+        ),
+    ];
+    for (bundles, want) in cases {
+        let s: Vec<u8> = bundles.concat();
+        let rows = core_rows(&s, Generation::V2);
+        assert_eq!(rows.last(), Some(&want));
+        assert_eq!(rows, oracle_rows(&s, Chip::Sunda));
+    }
+    // A 0xDA whose trio differs (SPEC §5.3 leg_mismatch), at the 0xDA, owned by the 0xD9.
+    let s = [d9(0x05), da([0x04, 0x0A, 0x06])].concat();
+    let rows = core_rows(&s, Generation::V2);
+    assert!(
+        rows.contains(&Row::Fault("leg_mismatch", 1, 0, 0xD9)),
+        "{rows:?}"
+    );
+    // A group of 255 arguments (D-18) closes after its 256th payload.
+    let mut s = header(255, 257).to_vec();
+    for _ in 0..256 {
+        s.extend_from_slice(&payload());
+    }
+    s.extend_from_slice(&payload());
+    let rows = core_rows(&s, Generation::V2);
+    let faults: Vec<&Row> = rows
+        .iter()
+        .filter(|r| matches!(r, Row::Fault(..)))
+        .collect();
+    assert_eq!(faults, [&Row::Fault("stray_payload", 257, 257, 0x86)]);
+    assert_eq!(rows, oracle_rows(&s, Chip::Sunda));
+}
+
+fn from_hex(h: &str) -> [u8; 64] {
+    let mut b = [0u8; 64];
+    for (k, x) in b.iter_mut().enumerate() {
+        *x = u8::from_str_radix(&h[2 * k..2 * k + 2], 16).expect("hex");
+    }
+    b
+}
+
+#[test]
+fn each_verdict_kind_under_each_generation() {
+    // (bundle, [verdict under v2, v3, v4, v5]), written from SPEC §1, §2, §5.3 (D-27) and
+    // FACTS §1 [H]; a verdict is (kind, predicate, byte).
+    type V = (&'static str, Option<&'static str>, Option<usize>);
+    const SKEL: V = ("skeleton", None, None);
+    const VALID: V = ("valid", None, None);
+    const NOT_MEMBER: V = ("invalid", Some("valid_opcode"), Some(0));
+    let with = |mut b: [u8; 64], at: usize, v: u8| {
+        b[at] = v;
+        b
+    };
+    // decode.txt's fp32 GetSequenceBounds (CoreV3+, S003 §6).
+    let be = from_hex("be10000000000000000000000a000100303132333435363738393a3b3c3d3e3f505152535455565758595a5b5c5d5e5f00000000000000000000000000000000");
+    let cases: Vec<([u8; 64], [V; 4])> = vec![
+        (skeleton(0x01), [SKEL; 4]),
+        (skeleton(0xD4), [SKEL; 4]),
+        (skeleton(0x87), [SKEL, NOT_MEMBER, NOT_MEMBER, NOT_MEMBER]),
+        (skeleton(0xB7), [NOT_MEMBER; 4]),
+        (skeleton(0xFF), [NOT_MEMBER; 4]),
+        (be, [NOT_MEMBER, VALID, VALID, VALID]),
+        // 0xD8 is in every enum; only CoreV3+ emits its record (D-22, D-27).
+        (skeleton(0xD8), [SKEL, VALID, VALID, VALID]),
+        (header(0, 2), [VALID; 4]),
+        (
+            with(header(0, 2), 0x11, 1),
+            [(
+                "invalid",
+                Some("custom_op_header_reserved_zero"),
+                Some(0x11),
+            ); 4],
+        ),
+        (
+            with(skeleton(0x01), 1, 0x20),
+            [("invalid", Some("inst_word_len"), Some(1)); 4],
+        ),
+        (
+            with(skeleton(0x02), 4, 0xFF),
+            [("invalid", Some("has_valid_neuron_events"), Some(4)); 4],
+        ),
+        (
+            with(skeleton(0x02), 6, 0xFF),
+            [("invalid", Some("has_valid_neuron_events"), Some(6)); 4],
+        ),
+        // 0xDA is stamped raw (D-3): byte 1 must stay 0x00, and it has no events band.
+        (
+            with(da([0x04, 0x0A, 0x05]), 1, 0x10),
+            [("invalid", Some("inst_word_len"), Some(1)); 4],
+        ),
+    ];
+    for (b, want) in cases {
+        for (k, (gen, chip)) in gens().into_iter().enumerate() {
+            let length = if b[0] == 0xD4 { 128 } else { 64 };
+            let (kind, p, at) = want[k];
+            let row = Row::Insn(0, b[0], length, kind, p, at);
+            let mut s = b.to_vec();
+            if length == 128 {
+                s.extend_from_slice(&[0u8; 64]);
+            }
+            let got = core_rows(&s, gen);
+            assert_eq!(got.first(), Some(&row), "{:#04x} under {gen}", b[0]);
+            assert_eq!(got, oracle_rows(&s, chip), "{:#04x} under {gen}", b[0]);
+        }
+    }
+}
+
+const BIN: &str = env!("CARGO_BIN_EXE_tpbconform");
+
+fn check(args: &[&str], input: &[u8]) -> (i32, String) {
+    use std::io::Write;
+    let mut child = std::process::Command::new(BIN)
+        .arg("check")
+        .args(args)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("tpbconform");
+    child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(input)
+        .expect("write");
+    let o = child.wait_with_output().expect("wait");
+    (
+        o.status.code().expect("code"),
+        String::from_utf8_lossy(&o.stdout).into_owned(),
+    )
+}
+
+#[test]
+fn cli_verdicts_summary_and_max_errors() {
+    // A short group, an opcode v3 lacks, a stray leg: three errors under v3.
+    let s = [
+        header(1, 3),
+        payload(),
+        skeleton(0x87),
+        da([0x04, 0x0A, 0x05]),
+    ]
+    .concat();
+    let (code, out) = check(&["--arch", "v3"], &s);
+    assert_eq!(code, 1, "{out}");
+    assert!(out.contains("#2 stream error: short_group at byte offset 0x80: group expects 2 payloads, found 1, cut short by 0x87"), "{out}");
+    assert!(out.contains("#2 0x87 TENSOR_SCALAR_PTR_MULTI_DUAL_ARITH: invalid: valid_opcode at byte 0x00 (0x87 is an opcode of v2 only) (<stdin>@0x80)"), "{out}");
+    assert!(
+        out.contains("#3 stream error: stray_leg at byte offset 0xC0"),
+        "{out}"
+    );
+    assert!(out.ends_with("<stdin>: 4 instructions (v3): 3 valid, 0 valid (skeleton; body not modelled), 1 invalid, 2 stream errors\n"), "{out}");
+    // --format summary: the summary line only.
+    let (code, out) = check(&["--arch", "v3", "--format", "summary"], &s);
+    assert_eq!(code, 1);
+    assert_eq!(out.lines().count(), 1, "{out}");
+    // --max-errors 1 stops at the first error (the short group at #2), before the 0x87.
+    let (code, out) = check(
+        &["--arch", "v3", "--format", "jsonl", "--max-errors", "1"],
+        &s,
+    );
+    assert_eq!(code, 1);
+    let lines: Vec<serde_json::Value> = out
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("json"))
+        .collect();
+    assert_eq!(lines[2]["stream_error"], "short_group");
+    assert_eq!(lines[2]["offset"], 128);
+    assert_eq!(lines[2]["instruction"]["index"], 0);
+    let last = lines.last().expect("summary");
+    assert_eq!(last["summary"]["stopped"], true, "{out}");
+    assert_eq!(last["summary"]["stream_errors"], 1, "{out}");
+    // Under v2 the 0x87 is skeleton-only: the same stream has only its two stream errors.
+    let (code, out) = check(&["--format", "summary"], &s);
+    assert_eq!(code, 1);
+    assert!(
+        out.contains("3 valid, 1 valid (skeleton; body not modelled), 0 invalid, 2 stream errors"),
+        "{out}"
+    );
+    // Two files are two streams: a group open at the end of one does not run into the next.
+    let dir = std::env::temp_dir().join(format!("tpb-lint-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("dir");
+    let a = dir.join("a.bin");
+    let b = dir.join("b.bin");
+    std::fs::write(&a, header(0, 2)).expect("a");
+    std::fs::write(&b, payload()).expect("b");
+    let o = std::process::Command::new(BIN)
+        .args(["check", "--format", "summary"])
+        .arg(&a)
+        .arg(&b)
+        .output()
+        .expect("run");
+    let out = String::from_utf8_lossy(&o.stdout).into_owned();
+    assert_eq!(o.status.code(), Some(1), "{out}");
+    assert!(out.contains("a.bin: 1 instructions (v2): 1 valid, 0 valid (skeleton; body not modelled), 0 invalid, 1 stream errors"), "{out}");
+    assert!(out.contains("b.bin: 1 instructions (v2): 1 valid, 0 valid (skeleton; body not modelled), 0 invalid, 1 stream errors"), "{out}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn jsonl_lines_parse_for_every_opcode_and_an_odd_file_name() {
+    // check writes instruction lines by hand: every opcode, valid or not, and a file name that
+    // needs escaping must still give one JSON object per line.
+    let mut s = Vec::new();
+    for op in 0..=255u8 {
+        let mut b = skeleton(op);
+        b[1] = if op % 3 == 0 { 0x11 } else { 0x10 };
+        s.extend_from_slice(&b);
+    }
+    let dir = std::env::temp_dir().join(format!("tpb-lint-json-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("dir");
+    let path = dir.join("a \"q\" \\ b.bin");
+    std::fs::write(&path, &s).expect("write");
+    let o = std::process::Command::new(BIN)
+        .args(["check", "--arch", "v5", "--format", "jsonl"])
+        .arg(&path)
+        .output()
+        .expect("run");
+    let out = String::from_utf8_lossy(&o.stdout).into_owned();
+    let mut instructions = 0;
+    for line in out.lines() {
+        let v: serde_json::Value =
+            serde_json::from_str(line).unwrap_or_else(|e| panic!("{line}: {e}"));
+        assert_eq!(v["source"], path.to_string_lossy().as_ref(), "{line}");
+        instructions += usize::from(v.get("verdict").is_some());
+    }
+    // 0xD4 takes the next bundle as its second half.
+    assert_eq!(instructions, 255, "{out}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn the_broken_sample_completed_exits_0() {
+    // program_broken.hex with each broken rule repaired (SPEC §5.3): the group gets its two
+    // missing payloads, the stray 0x86 a header of its own (num_arguments 0), the 0xD9 its 0xDA,
+    // the mismatched header num_payloads 2, the stray 0xDA a two-leg 0xD9 before it.
+    let broken = sample("program_broken.hex");
+    let b: Vec<[u8; 64]> = broken.chunks(64).map(|c| from_hex(&hex(c))).collect();
+    assert_eq!(b.len(), 13);
+    let leg = da([0x04, 0x0A, 0x05]);
+    let mut fixed = vec![b[0], b[1], b[2], payload(), payload(), b[3]];
+    fixed.extend([header(0, 2), b[4], b[5], leg, b[6]]);
+    fixed.extend([header(0, 2), b[8], d9(0x05), b[9], b[10], b[11], b[12]]);
+    let s = fixed.concat();
+    let rows = core_rows(&s, Generation::V2);
+    assert!(
+        rows.iter().all(|r| !matches!(r, Row::Fault(..))),
+        "{rows:?}"
+    );
+    assert_eq!(rows, oracle_rows(&s, Chip::Sunda));
+    let (code, out) = check(&[], &s);
+    assert_eq!(code, 0, "{out}");
+    let (code, out) = check(
+        &["--hex"],
+        &std::fs::read(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../examples/samples/program_broken.hex"
+        ))
+        .expect("sample"),
+    );
+    assert_eq!(code, 1, "{out}");
+    assert!(out.contains(", 0 invalid, 5 stream errors"), "{out}");
+}
