@@ -386,7 +386,7 @@ mod tests {
                 Row::StreamError { owner, .. } => owner.1 += 64,
             },
             |r| match r {
-                Row::Instruction { verdict, .. } => *verdict = "valid_opcode",
+                Row::Instruction { failure, .. } => *failure = Some(("valid_opcode", 0)),
                 Row::StreamError { owner, .. } => owner.2 ^= 1,
             },
         ];
@@ -398,6 +398,12 @@ mod tests {
                 assert!(key.ends_with(":fields"), "{key}");
             }
         }
+        let mut other = good.clone();
+        if let Row::Instruction { verdict, .. } = &mut other[0] {
+            *verdict = "skeleton";
+        }
+        let (key, _) = first_difference(&other, &oracle).expect("another verdict");
+        assert_eq!(key, "instruction:skeleton / instruction:valid");
         let mut more = good.clone();
         more.push(good[0].clone());
         let (key, _) = first_difference(&more, &oracle).expect("a row too many");
