@@ -46,6 +46,9 @@ pub enum Check {
     /// Generated IR collectives: core's lowering vs the oracle's, plus the
     /// lowering properties (SPEC §5.4).
     Lowering,
+    /// A whole instruction stream: core's stream walker vs the oracle's (SPEC §5.3
+    /// "Linting a stream"; [`crate::kinds::stream_lint`]).
+    StreamLint,
     /// A generator program: labelled cases through every bundle target, plus
     /// streams, LUTs and IR queries ([`crate::fuzz_entry`]).
     Structured,
@@ -72,7 +75,7 @@ const BUNDLE_CHUNK: u64 = 1024;
 const FAST_CHUNK: u64 = 8192;
 
 /// The registry, in report order.
-pub static TARGETS: [TargetSpec; 14] = [
+pub static TARGETS: [TargetSpec; 15] = [
     TargetSpec {
         name: "validate_header",
         check: Check::Validator(Validator::Header),
@@ -172,6 +175,14 @@ pub static TARGETS: [TargetSpec; 14] = [
         gate: true,
         folder: "collective_lowering",
         needs: Capabilities::of(&[C::Lowering]),
+        chunk: 64,
+    },
+    TargetSpec {
+        name: "stream_lint",
+        check: Check::StreamLint,
+        gate: true,
+        folder: "stream_lint",
+        needs: Capabilities::of(&[C::Stream]),
         chunk: 64,
     },
     TargetSpec {

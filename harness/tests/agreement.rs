@@ -792,6 +792,7 @@ fn target_names_are_stable() {
             "ir_gates",
             "sync_handshake",
             "collective_lowering",
+            "stream_lint",
             "custom_op_stream",
             "structured_diff"
         ]

@@ -1,11 +1,13 @@
 //! `check`'s stream walker (SPEC §5.3 "Linting a stream", D-27, D-28): core's walker
 //! (`tpb_core::walk`) against the oracle's independent one (`tpb_oracle::lint_stream`) on
-//! generated programs, and both against expectations written from the SPEC for the shipped
+//! generated programs (`tpb_harness::generators::stream_program`), and both against expectations written from the SPEC for the shipped
 //! sample streams.
 
 use tpb_core::lint::Verdict;
 use tpb_core::walk::{walk, Event};
 use tpb_core::Generation;
+use tpb_harness::generators::stream_program::{d9, da, header, payload, program, skeleton};
+use tpb_harness::generators::SplitMix64;
 use tpb_oracle::{lint_stream, Chip, Lint, Report};
 
 /// One comparable report: an instruction (index, opcode, length, verdict kind, predicate,
@@ -95,166 +97,6 @@ fn oracle_rows(bytes: &[u8], chip: Chip) -> Vec<Row> {
         .collect()
 }
 
-/// splitmix64: a small deterministic generator, so every run walks the same programs.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n.max(1)
-    }
-    fn byte(&mut self) -> u8 {
-        self.next() as u8
-    }
-    fn one_in(&mut self, n: u64) -> bool {
-        self.below(n) == 0
-    }
-}
-
-// Bundles written from SPEC §1, §3–§5 (not from either implementation).
-
-fn skeleton(op: u8) -> [u8; 64] {
-    let mut b = [0u8; 64];
-    b[0] = op;
-    b[1] = 0x10;
-    b
-}
-
-fn header(num_arguments: u8, num_payloads: u16) -> [u8; 64] {
-    let mut b = skeleton(0x85);
-    b[0x0C..0x0E].copy_from_slice(&num_payloads.to_le_bytes());
-    b[0x0E] = 7;
-    b[0x0F] = num_arguments;
-    b
-}
-
-fn payload() -> [u8; 64] {
-    let mut b = skeleton(0x86);
-    b[0x0F] = 1;
-    for (i, x) in b[0x10..].iter_mut().enumerate() {
-        *x = i as u8;
-    }
-    b
-}
-
-/// A 0xD9 (S003 §3.1): cce_op 0x04, dtype 0x0A, kind `kind`.
-fn d9(kind: u8) -> [u8; 64] {
-    let mut b = skeleton(0xD9);
-    b[4] = 0x85;
-    b[6] = 1;
-    b[0x0C] = 0x04;
-    b[0x0D] = 0x0A;
-    b[0x0E] = kind;
-    b
-}
-
-/// A 0xDA (S003 §3.2, D-3): stamped raw, channel id, the trio `trio`.
-fn da(trio: [u8; 3]) -> [u8; 64] {
-    let mut b = [0u8; 64];
-    b[0] = 0xDA;
-    b[4] = 0x34;
-    b[5] = 0x12;
-    b[0x0C..0x0F].copy_from_slice(&trio);
-    b
-}
-
-/// Appends one random piece of program to `s`.
-fn piece(r: &mut Rng, s: &mut Vec<u8>) {
-    match r.below(9) {
-        // A roster-ish opcode with a skeleton, sometimes a bad one.
-        0..=2 => {
-            let mut b = skeleton(r.byte());
-            for x in b[0x0C..].iter_mut() {
-                *x = if r.one_in(3) { r.byte() } else { 0 };
-            }
-            if r.one_in(6) {
-                b[1] = r.byte();
-            }
-            if r.one_in(6) {
-                b[4] = r.byte();
-            }
-            if r.one_in(6) {
-                b[6] = r.byte();
-            }
-            s.extend_from_slice(&b);
-        }
-        // A custom-op group: whole, cut short, overlong, or with a count mismatch.
-        3 | 4 => {
-            let n = if r.one_in(20) { 255 } else { r.below(5) as u8 };
-            let mut num_payloads = u16::from(n) + 2;
-            if r.one_in(5) {
-                num_payloads = num_payloads.wrapping_add(if r.one_in(2) { 1 } else { 0xFFFF });
-            }
-            s.extend_from_slice(&header(n, num_payloads));
-            let want = u64::from(n) + 1;
-            let k = match r.below(4) {
-                0 => r.below(want),
-                1 => want + 1,
-                _ => want,
-            };
-            for _ in 0..k {
-                s.extend_from_slice(&payload());
-            }
-        }
-        // A 0xD9 with a one-leg or two-leg kind (SPEC §5.4), its 0xDA or not.
-        5 | 6 => {
-            let kind = 2 + r.below(9) as u8;
-            let b = d9(kind);
-            s.extend_from_slice(&b);
-            match r.below(4) {
-                0 => {}
-                1 => s.extend_from_slice(&da([0x04, 0x0A, kind ^ 1])),
-                _ => s.extend_from_slice(&da([0x04, 0x0A, kind])),
-            }
-        }
-        // A 128-byte instruction whose second half looks like an opcode.
-        7 => {
-            s.extend_from_slice(&skeleton(0xD4));
-            let mut tail = [0u8; 64];
-            tail[0] = [0x86, 0xDA, 0x85, 0xD9, 0xD4][r.below(5) as usize];
-            tail[1] = 0x10;
-            tail[0x0E] = 0x05;
-            s.extend_from_slice(&tail);
-        }
-        // A stray leg or payload, or a whole random bundle.
-        _ => match r.below(3) {
-            0 => s.extend_from_slice(&da([0x04, 0x0A, 0x05])),
-            1 => s.extend_from_slice(&payload()),
-            _ => s.extend((0..64).map(|_| r.byte())),
-        },
-    }
-}
-
-fn program(r: &mut Rng) -> Vec<u8> {
-    let mut s = Vec::new();
-    if r.one_in(8) {
-        // Random bytes.
-        let n = r.below(12) as usize;
-        s.extend((0..64 * n).map(|_| r.byte()));
-        return s;
-    }
-    for _ in 0..r.below(16) {
-        piece(r, &mut s);
-    }
-    if r.one_in(4) && s.len() >= 64 {
-        // Cut the program at a bundle boundary (a group, a pair or a 128-byte one cut short).
-        let keep = r.below((s.len() / 64) as u64) as usize;
-        s.truncate(64 * keep);
-    }
-    if r.one_in(2) && !s.is_empty() {
-        // A near-valid corruption at a random position.
-        let at = r.below(s.len() as u64) as usize;
-        s[at] ^= 1 << r.below(8);
-    }
-    s
-}
-
 fn agree(bytes: &[u8], what: &str) {
     for (gen, chip) in gens() {
         let (c, o) = (core_rows(bytes, gen), oracle_rows(bytes, chip));
@@ -268,7 +110,7 @@ fn hex(bytes: &[u8]) -> String {
 
 #[test]
 fn core_and_oracle_walk_generated_programs_alike() {
-    let mut r = Rng(0x5EED_0020);
+    let mut r = SplitMix64(0x5EED_0020);
     let mut faults = std::collections::BTreeSet::new();
     let mut kinds = std::collections::BTreeSet::new();
     for case in 0..3000 {

@@ -162,6 +162,9 @@ pub const DEFAULT_SUBJECT_CASES: u64 = 100_000;
 pub const DEFAULT_SYNC_CASES: u64 = 1_000_000;
 /// Default cap on `collective_lowering` cases (about 3 s of one core at 35k cases/s, measured idle).
 pub const DEFAULT_LOWERING_CASES: u64 = 100_000;
+/// Cap on `stream_lint` cases (whole programs walked by both walkers, ~330k cases/s): the
+/// default gate's wall time grows by at most 10% with it (measured, issue 20).
+pub const STREAM_LINT_CASES: u64 = 100_000;
 /// Default time budget in seconds: a safety net against a hang, not a
 /// schedule. The default case counts finish in about a minute on an idle
 /// 2-core machine and in about four on one loaded 4x over (measured); the
@@ -203,6 +206,7 @@ impl GateConfig {
         match target.check() {
             Check::Sync => self.cases.min(self.sync_cases),
             Check::Lowering => self.cases.min(self.lowering_cases),
+            Check::StreamLint => self.cases.min(STREAM_LINT_CASES),
             _ => self.cases,
         }
     }

@@ -56,6 +56,7 @@ mod program;
 mod queries;
 pub mod rng;
 mod roles;
+pub mod stream_program;
 mod streams;
 pub mod sync_program;
 mod valid;

@@ -20,6 +20,7 @@
 //! | `Ir` | [`ir_gate`] |
 //! | `Sync` | [`sync_handshake`] |
 //! | `Lowering` | [`collective_lowering`] |
+//! | `StreamLint` | [`stream_lint`] |
 //! | `Structured` | [`structured`] |
 
 pub mod bundle;
@@ -29,6 +30,7 @@ pub mod decode;
 pub mod ir_gate;
 mod kind;
 pub mod lut;
+pub mod stream_lint;
 pub mod structured;
 pub mod sync_handshake;
 pub mod validator;
@@ -51,6 +53,7 @@ pub fn kind_of(check: Check) -> &'static dyn TargetKind {
         Check::Ir => &ir_gate::IrGateKind,
         Check::Sync => &sync_handshake::SyncHandshakeKind,
         Check::Lowering => &collective_lowering::CollectiveLoweringKind,
+        Check::StreamLint => &stream_lint::StreamLintKind,
         Check::Structured => &structured::StructuredKind,
     }
 }

@@ -1,0 +1,414 @@
+//! Kind `stream_lint`: core's stream walker (`tpb_core::walk`) against the oracle's
+//! independent one (`tpb_oracle::lint_stream`) on whole instruction streams (SPEC §5.3
+//! "Linting a stream", D-27, D-28; gate programs from
+//! [`crate::generators::stream_program`]). Reference pair only: neither walker is a
+//! [`crate::subjects::Subject`] operation, so other subjects take no part (as for
+//! `sync_handshake`'s answers they lack).
+//!
+//! Input mapping: the input's whole bundles, at most [`MAX_BUNDLES`] of them (a trailing
+//! partial bundle is dropped; the CLI refuses one, exit 2, so neither walker is asked).
+//! Compared, row by row in stream order: each instruction's bundle index, byte offset, opcode,
+//! length (64 or 128) and verdict (valid / skeleton / invalid with predicate and byte), and
+//! each stream error's SPEC §5.3 name, bundle index and byte offset, and its owner's index,
+//! offset and opcode. The oracle reports indices only; its offsets are `64 * index`
+//! (SPEC §5.3: every instruction starts on a bundle boundary).
+//!
+//! Contract: [`compare`] never panics (a walker's panic is a `Panic` divergence); its
+//! coverage key is `clean` or `errors:<names>` (the distinct stream errors, sorted), or
+//! `diverged`; a divergence's signature key names what differs first, without numbers.
+
+use super::kind::{CaseBuf, Draw, Form, Ran, TargetKind};
+use crate::arch::Arch;
+use crate::engine::nway::Engine;
+use crate::engine::{panic_text, Class, Divergence, Outcome, Signature};
+use crate::generators::stream_program;
+use crate::reach::Reach;
+use crate::targets::Target;
+use std::collections::BTreeSet;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use tpb_core::lint::Verdict;
+use tpb_core::walk::{walk, Event};
+use tpb_oracle::{lint_stream, Chip, Lint, Report};
+
+/// The most bundles of an input that are walked (a 255-argument group is 257).
+pub const MAX_BUNDLES: usize = 1024;
+
+/// The stream-lint kind.
+pub struct StreamLintKind;
+
+impl TargetKind for StreamLintKind {
+    fn name(&self) -> &'static str {
+        "stream_lint"
+    }
+
+    /// A whole program ([`stream_program::program_into`]); the case kind is not used (the
+    /// generator mixes well-formed, cut-short, corrupted and random pieces in every program).
+    fn generate(&self, _t: Target, d: Draw<'_>, buf: &mut CaseBuf) -> Form {
+        stream_program::program_into(d.r, &mut buf.bytes);
+        Form::Bytes
+    }
+
+    fn compare(&self, e: &Engine, t: Target, input: &[u8]) -> Outcome {
+        Outcome(compare(e.arch(), t, input).1.into_iter().collect())
+    }
+
+    fn run(&self, e: &Engine, t: Target, input: &[u8], _reach: Option<&mut Reach>) -> Ran {
+        let (key, d) = compare(e.arch(), t, input);
+        Ran {
+            outcome: Outcome(d.into_iter().collect()),
+            key: Some(key),
+            classified: false,
+        }
+    }
+
+    /// The first generation (in [`Arch::ALL`] order) under which the walkers disagree (the
+    /// roster, hence every verdict, depends on the generation).
+    fn check_every_generation(
+        &self,
+        _e: &Engine,
+        t: Target,
+        input: &[u8],
+    ) -> Option<(Option<Arch>, Divergence)> {
+        Arch::ALL
+            .into_iter()
+            .find_map(|arch| compare(arch, t, input).1.map(|d| (Some(arch), d)))
+    }
+}
+
+/// One comparable report of a walker.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Row {
+    /// An instruction.
+    Instruction {
+        /// Bundle index.
+        index: usize,
+        /// Byte offset.
+        offset: usize,
+        /// byte[0].
+        opcode: u8,
+        /// 64 or 128.
+        length: usize,
+        /// `valid`, `skeleton` or `invalid`.
+        verdict: &'static str,
+        /// The failing predicate and byte of an invalid one.
+        failure: Option<(&'static str, usize)>,
+    },
+    /// A stream error.
+    StreamError {
+        /// SPEC §5.3 name.
+        name: &'static str,
+        /// Bundle index where it is detected.
+        index: usize,
+        /// Byte offset where it is detected.
+        offset: usize,
+        /// Its owner's bundle index, byte offset and opcode.
+        owner: (usize, usize, u8),
+    },
+}
+
+impl Row {
+    /// What the row is, without numbers (signature keys).
+    fn what(&self) -> String {
+        match self {
+            Row::Instruction { verdict, .. } => format!("instruction:{verdict}"),
+            Row::StreamError { name, .. } => format!("stream_error:{name}"),
+        }
+    }
+}
+
+/// The oracle's chip for `arch` (FACTS "Generations": v2 Sunda … v5 Maverick).
+fn chip(arch: Arch) -> Chip {
+    match arch {
+        Arch::V2 => Chip::Sunda,
+        Arch::V3 => Chip::Cayman,
+        Arch::V4 => Chip::Mariana,
+        Arch::V5 => Chip::Maverick,
+    }
+}
+
+/// The bytes of `input` that are walked (see the module docs).
+pub fn walked(input: &[u8]) -> &[u8] {
+    let n = (input.len() / 64).min(MAX_BUNDLES);
+    &input[..64 * n]
+}
+
+/// Core's walk of `bytes` (whole bundles) under `arch`, as rows.
+pub fn core_rows(bytes: &[u8], arch: Arch) -> Result<Vec<Row>, String> {
+    let events = walk(bytes, arch.generation()).map_err(|e| format!("{e:?}"))?;
+    Ok(events
+        .into_iter()
+        .map(|e| match e {
+            Event::Instruction {
+                at,
+                length,
+                verdict,
+            } => {
+                let (verdict, failure) = match verdict {
+                    Verdict::Valid => ("valid", None),
+                    Verdict::SkeletonOnly => ("skeleton", None),
+                    Verdict::Invalid(f) => ("invalid", Some((f.predicate, f.offset))),
+                };
+                Row::Instruction {
+                    index: at.index,
+                    offset: at.offset,
+                    opcode: at.opcode,
+                    length,
+                    verdict,
+                    failure,
+                }
+            }
+            Event::Stream(s) => Row::StreamError {
+                name: s.fault.name(),
+                index: s.index,
+                offset: s.offset,
+                owner: (s.owner.index, s.owner.offset, s.owner.opcode),
+            },
+        })
+        .collect())
+}
+
+/// The oracle's walk of `bytes` (whole bundles) under `arch`, as rows.
+pub fn oracle_rows(bytes: &[u8], arch: Arch) -> Result<Vec<Row>, String> {
+    let reports = lint_stream(bytes, chip(arch)).map_err(|e| format!("{e:?}"))?;
+    Ok(reports
+        .into_iter()
+        .map(|r| match r {
+            Report::Instruction {
+                index,
+                opcode,
+                length,
+                lint,
+            } => {
+                let (verdict, failure) = match lint {
+                    Lint::Valid => ("valid", None),
+                    Lint::NotModelled => ("skeleton", None),
+                    Lint::Invalid { predicate, offset } => ("invalid", Some((predicate, offset))),
+                };
+                Row::Instruction {
+                    index,
+                    offset: 64 * index,
+                    opcode,
+                    length,
+                    verdict,
+                    failure,
+                }
+            }
+            Report::Fault {
+                name,
+                index,
+                owner,
+                owner_opcode,
+            } => Row::StreamError {
+                name,
+                index,
+                offset: 64 * index,
+                owner: (owner, 64 * owner, owner_opcode),
+            },
+        })
+        .collect())
+}
+
+/// Where two walks first differ: (signature key, description), or `None` when they agree.
+pub fn first_difference(core: &[Row], oracle: &[Row]) -> Option<(String, String)> {
+    let at = core.iter().zip(oracle).position(|(c, o)| c != o);
+    match at {
+        Some(i) => {
+            let (c, o) = (&core[i], &oracle[i]);
+            let key = if c.what() == o.what() {
+                format!("{}:fields", c.what())
+            } else {
+                format!("{} / {}", c.what(), o.what())
+            };
+            Some((key, format!("row {i}: core {c:?}, oracle {o:?}")))
+        }
+        None if core.len() != oracle.len() => {
+            let (longer, who) = if core.len() > oracle.len() {
+                (core, "core")
+            } else {
+                (oracle, "oracle")
+            };
+            let extra = &longer[core.len().min(oracle.len())];
+            Some((
+                format!("only {who}:{}", extra.what()),
+                format!(
+                    "core {} rows, oracle {}; first extra ({who}): {extra:?}",
+                    core.len(),
+                    oracle.len()
+                ),
+            ))
+        }
+        None => None,
+    }
+}
+
+/// Compares both walkers on `input` under `arch`: the coverage key and the divergence, if any.
+pub fn compare(arch: Arch, target: Target, input: &[u8]) -> (String, Option<Divergence>) {
+    let div = |class: Class, key: String, description: String| Divergence {
+        target,
+        input: input.to_vec(),
+        case: format!("{} bundles under {arch}", walked(input).len() / 64),
+        left_name: "core".into(),
+        right_name: "oracle".into(),
+        left: description,
+        right: String::new(),
+        signature: Signature {
+            key,
+            left: "core".into(),
+            right: "oracle".into(),
+        },
+        class,
+    };
+    let bytes = walked(input);
+    let run = catch_unwind(AssertUnwindSafe(|| {
+        (core_rows(bytes, arch), oracle_rows(bytes, arch))
+    }));
+    let (core, oracle) = match run {
+        Ok((Ok(c), Ok(o))) => (c, o),
+        Ok((c, o)) => {
+            let detail = format!("a walker refused whole bundles: core {c:?}, oracle {o:?}");
+            let key = "stream_lint:refused".into();
+            return (
+                "diverged".into(),
+                Some(div(Class::DifferentOutput, key, detail)),
+            );
+        }
+        Err(p) => {
+            let detail = format!("PANIC: {}", panic_text(&*p));
+            let key = "stream_lint:panic".into();
+            return ("diverged".into(), Some(div(Class::Panic, key, detail)));
+        }
+    };
+    if let Some((key, detail)) = first_difference(&core, &oracle) {
+        let key = format!("stream_lint:{key}");
+        return (
+            "diverged".into(),
+            Some(div(Class::DifferentOutput, key, detail)),
+        );
+    }
+    let errors: BTreeSet<&str> = core
+        .iter()
+        .filter_map(|r| match r {
+            Row::StreamError { name, .. } => Some(*name),
+            Row::Instruction { .. } => None,
+        })
+        .collect();
+    let key = if errors.is_empty() {
+        "clean".to_string()
+    } else {
+        format!(
+            "errors:{}",
+            errors.into_iter().collect::<Vec<_>>().join(",")
+        )
+    };
+    (key, None)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::generators::SplitMix64;
+
+    fn target() -> Target {
+        Target::named("stream_lint")
+    }
+
+    #[test]
+    fn the_walkers_agree_on_generated_programs_and_reach_every_stream_error() {
+        let mut r = SplitMix64(0x5EED_0021);
+        let mut keys = BTreeSet::new();
+        for _ in 0..400 {
+            let p = stream_program::program(&mut r);
+            for arch in Arch::ALL {
+                let (key, d) = compare(arch, target(), &p);
+                assert!(d.is_none(), "{d:?}");
+                keys.extend(
+                    key.trim_start_matches("errors:")
+                        .split(',')
+                        .map(String::from),
+                );
+            }
+        }
+        for name in [
+            "clean",
+            "leg_mismatch",
+            "missing_leg",
+            "payload_count_mismatch",
+            "short_group",
+            "stray_leg",
+            "stray_payload",
+            "truncated_instruction",
+        ] {
+            assert!(keys.contains(name), "{name} not reached: {keys:?}");
+        }
+    }
+
+    #[test]
+    fn a_partial_bundle_is_dropped_and_the_walk_is_capped() {
+        assert_eq!(walked(&[0u8; 130]).len(), 128);
+        assert_eq!(walked(&[0u8; 63]).len(), 0);
+        assert_eq!(
+            walked(&vec![0u8; 64 * (MAX_BUNDLES + 3)]).len(),
+            64 * MAX_BUNDLES
+        );
+        // A stray payload then 65 bytes: the payload is walked, the tail byte is not.
+        let mut s = stream_program::payload().to_vec();
+        s.push(0x86);
+        assert_eq!(compare(Arch::V2, target(), &s).0, "errors:stray_payload");
+    }
+
+    /// Every field of every row is compared: a one-off in any of them, or a row too many, is
+    /// a divergence.
+    #[test]
+    fn a_one_off_in_any_field_is_a_divergence() {
+        let s = [
+            stream_program::header(1, 3),
+            stream_program::payload(),
+            stream_program::d9(0x05),
+        ]
+        .concat();
+        let good = core_rows(&s, Arch::V2).expect("whole bundles");
+        let oracle = oracle_rows(&s, Arch::V2).expect("whole bundles");
+        assert_eq!(first_difference(&good, &oracle), None);
+        assert!(good.iter().any(|r| matches!(r, Row::StreamError { .. })));
+        let one_offs: [fn(&mut Row); 5] = [
+            |r| match r {
+                Row::Instruction { index, .. } | Row::StreamError { index, .. } => *index += 1,
+            },
+            |r| match r {
+                Row::Instruction { offset, .. } | Row::StreamError { offset, .. } => *offset += 1,
+            },
+            |r| match r {
+                Row::Instruction { length, .. } => *length += 64,
+                Row::StreamError { owner, .. } => owner.0 += 1,
+            },
+            |r| match r {
+                Row::Instruction { opcode, .. } => *opcode ^= 1,
+                Row::StreamError { owner, .. } => owner.1 += 64,
+            },
+            |r| match r {
+                Row::Instruction { failure, .. } => *failure = Some(("valid_opcode", 0)),
+                Row::StreamError { owner, .. } => owner.2 ^= 1,
+            },
+        ];
+        for i in 0..good.len() {
+            for f in one_offs {
+                let mut bad = good.clone();
+                f(&mut bad[i]);
+                let (key, _) = first_difference(&bad, &oracle).expect("a difference");
+                assert!(key.ends_with(":fields"), "{key}");
+            }
+        }
+        let mut other = good.clone();
+        if let Row::Instruction { verdict, .. } = &mut other[0] {
+            *verdict = "skeleton";
+        }
+        let (key, _) = first_difference(&other, &oracle).expect("another verdict");
+        assert_eq!(key, "instruction:skeleton / instruction:valid");
+        let mut more = good.clone();
+        more.push(good[0].clone());
+        let (key, _) = first_difference(&more, &oracle).expect("a row too many");
+        assert!(key.starts_with("only core:"), "{key}");
+        let (key, _) = first_difference(&good, &more).expect("a row too few");
+        assert!(key.starts_with("only oracle:"), "{key}");
+    }
+}
