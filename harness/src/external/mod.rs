@@ -17,6 +17,7 @@
 pub mod ffi;
 pub mod process;
 pub mod protocol;
+pub mod reaper;
 pub mod subject;
 pub mod worker;
 

@@ -40,14 +40,14 @@
 use super::protocol::{
     self, parse_answer, parse_hello, Answer, Hello, Op, Request, MAX_IN_FLIGHT, MAX_LINE,
 };
-use std::collections::{BTreeMap, VecDeque};
+use super::reaper;
+pub use super::reaper::kill_all;
+use std::collections::VecDeque;
 use std::ffi::OsString;
 use std::fmt;
 use std::io::{BufRead, BufReader, Read, Write};
-use std::os::fd::AsRawFd;
 use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::process::{Child, ChildStdin, Command, ExitStatus, Stdio};
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
 use std::sync::{Arc, Mutex};
 use std::thread;
@@ -150,117 +150,16 @@ struct Running {
     to_stdin: Option<Sender<String>>,
     lines: Receiver<Event>,
     next_id: u64,
-    /// Its entry in [`LIVE`].
+    /// Its entry in the [`reaper`] registry.
     live: u64,
-}
-
-/// A process to sweep: its group id and the inodes of its three pipes.
-#[derive(Clone, Debug)]
-struct Tree {
-    pgid: i32,
-    pipes: Vec<u64>,
-}
-
-static LIVE: Mutex<BTreeMap<u64, Tree>> = Mutex::new(BTreeMap::new());
-static NEXT_LIVE: AtomicU64 = AtomicU64::new(0);
-
-fn live() -> std::sync::MutexGuard<'static, BTreeMap<u64, Tree>> {
-    LIVE.lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner)
-}
-
-/// Kills every subject process still running, with its group and every
-/// process holding its pipes (the exit hook of [`crate::interrupt`]).
-/// Callable from a panic hook: the registry is taken with `try_lock` (a
-/// thread that panicked while holding it must not deadlock the exit), retried
-/// for up to 100 ms while another thread holds it.
-pub fn kill_all() {
-    let mut trees: Vec<Tree> = Vec::new();
-    for _ in 0..100 {
-        match LIVE.try_lock() {
-            Ok(g) => trees = g.values().cloned().collect(),
-            Err(std::sync::TryLockError::Poisoned(p)) => {
-                trees = p.into_inner().values().cloned().collect();
-            }
-            Err(std::sync::TryLockError::WouldBlock) => {
-                std::thread::sleep(std::time::Duration::from_millis(1));
-                continue;
-            }
-        }
-        break;
-    }
-    for t in &trees {
-        sweep(t);
-    }
-}
-
-/// The inode of an open pipe end (`/proc/self/fd/N` names it).
-fn pipe_inode(fd: &impl AsRawFd) -> Option<u64> {
-    use std::os::unix::fs::MetadataExt;
-    std::fs::metadata(format!("/proc/self/fd/{}", fd.as_raw_fd()))
-        .ok()
-        .map(|m| m.ino())
-}
-
-/// SIGKILLs the group `t.pgid` and every other process that holds one of
-/// `t.pipes` open.
-fn sweep(t: &Tree) {
-    use nix::sys::signal::{kill, killpg, Signal};
-    use nix::unistd::Pid;
-    let _ = killpg(Pid::from_raw(t.pgid), Signal::SIGKILL);
-    if t.pipes.is_empty() {
-        return;
-    }
-    let me = std::process::id();
-    let names: Vec<String> = t.pipes.iter().map(|i| format!("pipe:[{i}]")).collect();
-    let Ok(procs) = std::fs::read_dir("/proc") else {
-        return;
-    };
-    for p in procs.filter_map(Result::ok) {
-        let Some(pid) = p.file_name().to_str().and_then(|n| n.parse::<u32>().ok()) else {
-            continue;
-        };
-        // Our own children are subjects (their groups are killed by
-        // `killpg`) or being spawned by another thread: between fork and
-        // exec those briefly hold every pipe of ours, so never them.
-        if pid == me || parent_of(pid) == Some(me) {
-            continue;
-        }
-        let Ok(fds) = std::fs::read_dir(p.path().join("fd")) else {
-            continue;
-        };
-        let holds = fds.filter_map(Result::ok).any(|fd| {
-            std::fs::read_link(fd.path())
-                .is_ok_and(|l| names.iter().any(|n| l.as_os_str() == n.as_str()))
-        });
-        if holds {
-            if let Ok(pid) = i32::try_from(pid) {
-                let _ = kill(Pid::from_raw(pid), Signal::SIGKILL);
-            }
-        }
-    }
-}
-
-/// The parent pid of `pid` (`/proc/PID/stat`, the field after the state).
-fn parent_of(pid: u32) -> Option<u32> {
-    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-    stat.rsplit(')')
-        .next()?
-        .split_whitespace()
-        .nth(1)?
-        .parse()
-        .ok()
 }
 
 impl Running {
     fn kill(mut self) -> Option<ExitStatus> {
         self.to_stdin = None;
-        let tree = live().remove(&self.live);
         // The child leads its own process group (see `spawn`): kill the
         // group (a `sh -c` wrapper's children) and whoever holds the pipes.
-        if let Some(t) = &tree {
-            sweep(t);
-        }
+        reaper::kill(self.live);
         let _ = self.child.kill();
         self.child.wait().ok()
     }
@@ -699,14 +598,7 @@ fn spawn(
                 return Err("child has no pipes".into());
             }
         };
-    let pipes: Vec<u64> = [pipe_inode(&stdin), pipe_inode(&stdout), pipe_inode(&stderr)]
-        .into_iter()
-        .flatten()
-        .collect();
-    let live_id = NEXT_LIVE.fetch_add(1, Ordering::Relaxed);
-    if let Ok(pgid) = i32::try_from(child.id()) {
-        live().insert(live_id, Tree { pgid, pipes });
-    }
+    let live_id = reaper::register(child.id(), &[&stdin, &stdout, &stderr]);
     crate::interrupt::on_hard_exit(kill_all);
     let (to_stdin, from_harness) = mpsc::channel::<String>();
     thread::spawn(move || write_loop(stdin, from_harness));
