@@ -31,8 +31,10 @@ pub mod index_html;
 pub mod integrity;
 pub mod junit_xml;
 pub mod merge;
+pub mod merge_error;
 pub mod model;
 pub mod run_json;
+pub mod shard;
 pub mod summary_md;
 
 pub use folder::{

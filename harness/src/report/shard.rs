@@ -1,0 +1,492 @@
+//! One shard's report folder read and verified ([`load`]), for
+//! `tpbconform report merge`; errors are [`MergeError`]s (exit 2, nothing
+//! written).
+//!
+//! # Contracts
+//!
+//! - **Verify, don't trust** ([`MergeError`], exit 2, nothing written). Each
+//!   folder ([`load`]) must pass its integrity record
+//!   ([`super::integrity`]), and its files must agree with each other: the
+//!   records of `divergences.jsonl` with `run.json`'s counts (distinct and
+//!   divergent cases; a target, vector file or generation with diverged
+//!   cases has records, a record's origin has a diverged count behind it and
+//!   lies in the shard's share of the cases, its raw file holds its
+//!   minimised input), per target `ran = planned =
+//!   valid + near-valid + raw`, generations summing to the targets, and the
+//!   verdict `run.json`, `summary.md` and `junit.xml` state equal to the one
+//!   recomputed from those contents. A folder that lists no target, a run of
+//!   zero requested cases, and a target no shard planned a case for are
+//!   refused (nothing was checked).
+//! - **Bounded reading.** `run.json`, `summary.md`, `junit.xml` and each
+//!   `divergences.jsonl` line are capped at [`MAX_BYTES`]; the jsonl file is
+//!   streamed, and holds at most the records `run.json` announces.
+
+use super::divergences_jsonl::{self, LineError};
+use super::integrity::{self};
+use super::model::{DivergenceRecord, OriginRecord, VECTORS_CASE};
+use super::run_json::{self, RunMeta, ShardMeta, FAIL, INCOMPLETE, PASS};
+use crate::targets::Target;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+
+use super::merge_error::{MergeError, MAX_BYTES};
+
+/// One shard's report folder, read and verified.
+#[derive(Clone, Debug)]
+pub struct ShardReport {
+    /// Folder.
+    pub dir: PathBuf,
+    /// Its `run.json`.
+    pub meta: RunMeta,
+    /// Its `divergences.jsonl`.
+    pub divergences: Vec<DivergenceRecord>,
+}
+
+fn open_regular(path: &Path) -> Result<std::fs::File, MergeError> {
+    let read = |e: std::io::Error| MergeError::Read {
+        path: path.to_path_buf(),
+        error: e.to_string(),
+    };
+    let md = std::fs::symlink_metadata(path).map_err(read)?;
+    if !md.is_file() {
+        return Err(MergeError::NotAFile {
+            path: path.to_path_buf(),
+        });
+    }
+    std::fs::File::open(path).map_err(read)
+}
+
+fn read_capped(path: &Path) -> Result<String, MergeError> {
+    let mut text = String::new();
+    open_regular(path)?
+        .take(MAX_BYTES + 1)
+        .read_to_string(&mut text)
+        .map_err(|e| MergeError::Read {
+            path: path.to_path_buf(),
+            error: e.to_string(),
+        })?;
+    if text.len() as u64 > MAX_BYTES {
+        return Err(MergeError::TooLarge {
+            path: path.to_path_buf(),
+            line: 0,
+        });
+    }
+    Ok(text)
+}
+
+fn bad(path: &Path, line: usize, message: impl Into<String>) -> MergeError {
+    MergeError::BadJson {
+        path: path.to_path_buf(),
+        line,
+        message: message.into(),
+    }
+}
+
+/// Reads `run.json` of `dir`.
+pub fn read_meta(dir: &Path) -> Result<RunMeta, MergeError> {
+    let path = dir.join(run_json::FILE);
+    let text = read_capped(&path)?;
+    crate::strict_json::reject_duplicates(&text)
+        .map_err(|e| bad(&path, e.line(), e.to_string()))?;
+    // Check the format first, so an older or newer layout is named as such.
+    let v: serde_json::Value =
+        serde_json::from_str(&text).map_err(|e| bad(&path, e.line(), e.to_string()))?;
+    match v.get("format").and_then(serde_json::Value::as_u64) {
+        Some(f) if f == u64::from(run_json::FORMAT) => {}
+        other => {
+            return Err(bad(
+                &path,
+                1,
+                format!(
+                    "run.json format {} (expected {})",
+                    other.map_or_else(|| "missing".to_string(), |n| n.to_string()),
+                    run_json::FORMAT
+                ),
+            ))
+        }
+    }
+    serde_json::from_value(v).map_err(|e| bad(&path, 1, e.to_string()))
+}
+
+/// Reads `divergences.jsonl` of `dir`: at most `expected` records (the
+/// `run.json` count), so memory stays bounded by what `run.json` announces.
+pub fn read_divergences(dir: &Path, expected: u64) -> Result<Vec<DivergenceRecord>, MergeError> {
+    let path = dir.join(divergences_jsonl::FILE);
+    divergences_jsonl::read(open_regular(&path)?, expected).map_err(|e| match e {
+        LineError::Io(e) => MergeError::Read {
+            path,
+            error: e.to_string(),
+        },
+        LineError::TooLong(line) => MergeError::TooLarge { path, line },
+        LineError::TooMany(line) => MergeError::Inconsistent {
+            dir: dir.to_path_buf(),
+            message: format!(
+                "{} has more than the {expected} divergence(s) run.json says (line {line})",
+                divergences_jsonl::FILE
+            ),
+        },
+        LineError::Bad(line, m) => bad(&path, line, m),
+    })
+}
+
+pub(super) fn shard_name(s: ShardMeta) -> String {
+    format!("{}/{}", s.index, s.count)
+}
+
+/// True when the facts of `meta` and `records` hold a divergence or a
+/// failure (the verdict is then FAIL).
+pub(super) fn found_something(meta: &RunMeta, records: &[DivergenceRecord]) -> bool {
+    !records.is_empty()
+        || !meta.failures.is_empty()
+        || meta.distinct_divergences > 0
+        || meta.divergent_cases > 0
+        || meta
+            .targets
+            .iter()
+            .any(|t| t.diverged > 0 || t.corpus_diverged > 0)
+        || meta.vector_files.iter().any(|v| v.failed > 0)
+        || meta.generations.iter().any(|g| g.diverged > 0)
+        || meta.corpus.iter().any(|c| c.diverged > 0)
+}
+
+/// The verdict `summary.md` states (`- result: **X**`), from its first lines.
+fn summary_verdict(dir: &Path) -> Result<Option<String>, MergeError> {
+    let text = read_capped(&dir.join("summary.md"))?;
+    Ok(text.lines().take(20).find_map(|l| {
+        let rest = l.strip_prefix("- result: **")?;
+        Some(rest.split("**").next()?.to_string())
+    }))
+}
+
+/// The `verdict` property and the testcase names of `junit.xml`.
+fn junit_facts(dir: &Path) -> Result<(Option<String>, Vec<String>), MergeError> {
+    let text = read_capped(&dir.join("junit.xml"))?;
+    let attr = |tag: &str, l: &str| -> Option<String> {
+        let at = l.find(tag)? + tag.len();
+        Some(l[at..].split('"').next()?.to_string())
+    };
+    let verdict = text
+        .lines()
+        .find(|l| l.contains("<property name=\"verdict\""))
+        .and_then(|l| attr("value=\"", l));
+    let cases = text
+        .lines()
+        .filter(|l| l.trim_start().starts_with("<testcase "))
+        .filter_map(|l| attr(" name=\"", l))
+        .collect();
+    Ok((verdict, cases))
+}
+
+/// Checks one shard's files against each other (see the module docs).
+fn check_shard(dir: &Path, meta: &RunMeta, recs: &[DivergenceRecord]) -> Result<(), MergeError> {
+    let no = |message: String| MergeError::Inconsistent {
+        dir: dir.to_path_buf(),
+        message,
+    };
+    let shard = shard_name(meta.shard);
+    if meta.targets.is_empty() {
+        return Err(MergeError::NothingChecked {
+            dir: dir.to_path_buf(),
+            message: "run.json lists no target".into(),
+        });
+    }
+    if meta.cases == 0 {
+        return Err(MergeError::NothingChecked {
+            dir: dir.to_path_buf(),
+            message: "zero generated cases requested (cases = 0)".into(),
+        });
+    }
+    if recs.len() as u64 != meta.distinct_divergences {
+        return Err(no(format!(
+            "{} has {} divergence(s), run.json says {}",
+            divergences_jsonl::FILE,
+            recs.len(),
+            meta.distinct_divergences
+        )));
+    }
+    let total: u64 = recs.iter().map(|r| r.count).sum();
+    if total != meta.divergent_cases {
+        return Err(no(format!(
+            "{} records {total} divergent case(s), run.json says {}",
+            divergences_jsonl::FILE,
+            meta.divergent_cases
+        )));
+    }
+    for (i, t) in meta.targets.iter().enumerate() {
+        if Target::from_name(&t.name).is_none() {
+            return Err(no(format!("run.json: unknown target `{}`", t.name)));
+        }
+        if meta.targets[..i].iter().any(|u| u.name == t.name) {
+            return Err(no(format!("run.json: target `{}` listed twice", t.name)));
+        }
+        if t.ran != t.planned {
+            return Err(MergeError::Incomplete {
+                dir: dir.to_path_buf(),
+                shard,
+            });
+        }
+        if t.valid + t.near_valid + t.raw != t.ran || t.diverged > t.ran {
+            return Err(no(format!(
+                "target {}: {} run but {} valid + {} near-valid + {} raw, {} diverged",
+                t.name, t.ran, t.valid, t.near_valid, t.raw, t.diverged
+            )));
+        }
+        if t.corpus_diverged > t.corpus_files {
+            return Err(no(format!(
+                "target {}: {} of {} corpus files diverged",
+                t.name, t.corpus_diverged, t.corpus_files
+            )));
+        }
+        let of_t: Vec<&DivergenceRecord> = recs.iter().filter(|r| r.target == t.name).collect();
+        let cases = t.diverged + t.corpus_diverged;
+        if cases > of_t.iter().map(|r| r.count).sum::<u64>() {
+            return Err(no(format!(
+                "target {}: {cases} diverged case(s) in run.json but {} divergence record(s) \
+                 with {} occurrence(s) in {}",
+                t.name,
+                of_t.len(),
+                of_t.iter().map(|r| r.count).sum::<u64>(),
+                divergences_jsonl::FILE
+            )));
+        }
+    }
+    let vector_failed: u64 = meta.vector_files.iter().map(|v| v.failed).sum();
+    let vector_recs: u64 = recs
+        .iter()
+        .filter(|r| r.target == VECTORS_CASE)
+        .map(|r| r.count)
+        .sum();
+    if meta.vector_files.iter().any(|v| v.failed > v.vectors) || vector_failed > vector_recs {
+        return Err(no(format!(
+            "{vector_failed} failed vector check(s) in run.json but {vector_recs} vector \
+             divergence occurrence(s) in {}",
+            divergences_jsonl::FILE
+        )));
+    }
+    let (g_ran, g_div) = meta
+        .generations
+        .iter()
+        .fold((0, 0), |(a, b), g| (a + g.ran, b + g.diverged));
+    let (t_ran, t_div) = meta
+        .targets
+        .iter()
+        .fold((0, 0), |(a, b), t| (a + t.ran, b + t.diverged));
+    if meta.generations.is_empty() || g_ran != t_ran || g_div != t_div {
+        return Err(no(format!(
+            "generations run {g_ran} case(s), {g_div} diverged; targets run {t_ran}, {t_div} \
+             diverged"
+        )));
+    }
+    if meta.failures.len() != meta.failure_targets.len() {
+        return Err(no(
+            "run.json: failures and failure_targets differ in length".into(),
+        ));
+    }
+    for (i, r) in recs.iter().enumerate() {
+        check_record(dir, meta, i, r)?;
+    }
+    let want = if found_something(meta, recs) {
+        FAIL
+    } else {
+        PASS
+    };
+    if meta.verdict != want {
+        return Err(no(format!(
+            "run.json verdict `{}` but its files hold {} divergence record(s), {} failure(s) \
+             and {} diverged generated case(s): the verdict is {want}",
+            meta.verdict,
+            recs.len(),
+            meta.failures.len(),
+            t_div
+        )));
+    }
+    match summary_verdict(dir)? {
+        Some(v) if v == want => {}
+        v => {
+            return Err(no(format!(
+                "summary.md says {} but the verdict is {want}",
+                v.as_deref().unwrap_or("no result")
+            )))
+        }
+    }
+    let (jv, cases) = junit_facts(dir)?;
+    if jv.as_deref() != Some(want) {
+        return Err(no(format!(
+            "junit.xml says {} but the verdict is {want}",
+            jv.as_deref().unwrap_or("no verdict")
+        )));
+    }
+    if let Some(t) = meta.targets.iter().find(|t| !cases.contains(&t.name)) {
+        return Err(no(format!(
+            "junit.xml has no testcase for target {}",
+            t.name
+        )));
+    }
+    if let Some(c) = cases
+        .iter()
+        .find(|c| Target::from_name(c).is_some() && !meta.targets.iter().any(|t| t.name == **c))
+    {
+        return Err(no(format!(
+            "junit.xml has a testcase for target {c}, which run.json does not list (a missing \
+             target)"
+        )));
+    }
+    Ok(())
+}
+
+fn check_record(
+    dir: &Path,
+    meta: &RunMeta,
+    i: usize,
+    r: &DivergenceRecord,
+) -> Result<(), MergeError> {
+    let path = dir.join(divergences_jsonl::FILE);
+    let line = i + 1;
+    let shard = shard_name(meta.shard);
+    let target = meta.targets.iter().find(|t| t.name == r.target);
+    if r.number != line as u64 {
+        return Err(bad(
+            &path,
+            line,
+            format!("record number {} (expected {line})", r.number),
+        ));
+    }
+    if r.count == 0 {
+        return Err(bad(&path, line, "field `count` is 0"));
+    }
+    if target.is_none() && r.target != VECTORS_CASE {
+        return Err(bad(
+            &path,
+            line,
+            format!("target `{}` is not one of the run's targets", r.target),
+        ));
+    }
+    if r.file_target().is_none() {
+        return Err(bad(
+            &path,
+            line,
+            format!(
+                "field `file` is `{}`, expected divergences/NNN-<target>.bin",
+                r.file
+            ),
+        ));
+    }
+    let minimized = r
+        .minimized_bytes()
+        .map_err(|e| bad(&path, line, format!("field `minimized`: {e}")))?;
+    // The raw file beside the record holds the same bytes.
+    let bin = dir.join(&r.file);
+    let mut held = Vec::new();
+    open_regular(&bin)?
+        .take(MAX_BYTES + 1)
+        .read_to_end(&mut held)
+        .map_err(|e| MergeError::Read {
+            path: bin.clone(),
+            error: e.to_string(),
+        })?;
+    if held != minimized {
+        return Err(MergeError::Inconsistent {
+            dir: dir.to_path_buf(),
+            message: format!(
+                "{}: does not hold the minimised input of record {line} of {}",
+                r.file,
+                divergences_jsonl::FILE
+            ),
+        });
+    }
+    if let Err(e) = r.input_bytes() {
+        return Err(bad(&path, line, format!("field `input`: {e}")));
+    }
+    if !meta.generations.iter().any(|g| g.name == r.arch) {
+        return Err(bad(
+            &path,
+            line,
+            format!("generation `{}` is not one of the run's", r.arch),
+        ));
+    }
+    let inconsistent = |message: String| MergeError::Inconsistent {
+        dir: dir.to_path_buf(),
+        message: format!("{}:{line}: {message}", divergences_jsonl::FILE),
+    };
+    match &r.origin {
+        OriginRecord::Generated { generated, kind } => {
+            if r.origin.key().is_none() {
+                return Err(bad(&path, line, format!("unknown case kind `{kind}`")));
+            }
+            if generated % meta.shard.count != meta.shard.index {
+                return Err(inconsistent(format!(
+                    "divergence from generated case #{generated}, which is not in shard {shard}"
+                )));
+            }
+            if target.is_none_or(|t| t.diverged == 0) {
+                return Err(inconsistent(format!(
+                    "divergence from generated case #{generated} but run.json has no diverged \
+                     generated case of {}",
+                    r.target
+                )));
+            }
+        }
+        OriginRecord::Corpus { corpus } => {
+            if target.is_none_or(|t| t.corpus_diverged == 0) {
+                return Err(inconsistent(format!(
+                    "divergence from corpus file {corpus} but run.json has no diverged corpus \
+                     file of {}",
+                    r.target
+                )));
+            }
+        }
+        OriginRecord::Vector { vector, .. } => {
+            if !meta
+                .vector_files
+                .iter()
+                .any(|v| v.path == *vector && v.failed > 0)
+            {
+                return Err(inconsistent(format!(
+                    "divergence from vector file {vector} but run.json has no failed check in it"
+                )));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Reads one shard folder and verifies it on its own (see the module docs).
+pub fn load(dir: &Path) -> Result<ShardReport, MergeError> {
+    let meta = read_meta(dir)?;
+    let shard = shard_name(meta.shard);
+    if meta.shard.count == 0 || meta.shard.index >= meta.shard.count {
+        return Err(MergeError::Inconsistent {
+            dir: dir.to_path_buf(),
+            message: format!("run.json: bad shard {shard}"),
+        });
+    }
+    if meta.verdict == INCOMPLETE || !meta.complete {
+        return Err(MergeError::Incomplete {
+            dir: dir.to_path_buf(),
+            shard,
+        });
+    }
+    if meta.bad_input {
+        return Err(MergeError::BadInput {
+            dir: dir.to_path_buf(),
+            shard,
+        });
+    }
+    let divergences = read_divergences(dir, meta.distinct_divergences)?;
+    integrity::verify(
+        dir,
+        run_json::FILE,
+        meta.integrity.as_ref(),
+        &run_json::render(&meta),
+    )
+    .map_err(|error| MergeError::Integrity {
+        dir: dir.to_path_buf(),
+        error,
+    })?;
+    check_shard(dir, &meta, &divergences)?;
+    Ok(ShardReport {
+        dir: dir.to_path_buf(),
+        meta,
+        divergences,
+    })
+}
