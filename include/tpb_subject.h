@@ -70,6 +70,46 @@ typedef enum tpb_status {
 #define TPB_CAP_ENCODE           (1u << 3) /* tpb_encode           */
 #define TPB_CAP_LUT              (1u << 4) /* tpb_lut              */
 
+/* ---- ABI version 2 (tpb-subject/2) --------------------------------------
+ * Everything in this block is new in version 2 and OPTIONAL for a library:
+ * a version-1 library keeps loading unchanged. A version-2 library returns
+ * 2 from tpb_subject_abi_version().
+ */
+
+/* Capability bits of the stream and lowering operations (SPEC §5.3, §5.4). */
+#define TPB_CAP_VALIDATE_STREAM  (1u << 5) /* tpb_validate_stream  */
+#define TPB_CAP_LOWER            (1u << 6) /* tpb_lower            */
+
+/* LUT tables, one bit each (SPEC §6; the `tables` of the hello answer).
+ * A library that sets TPB_CAP_LUT and exports tpb_subject_lut_tables()
+ * declares exactly the tables whose bits it returns; the others are
+ * reported as "not supported by <name>". Without that symbol, TPB_CAP_LUT
+ * declares every table. */
+#define TPB_LUT_COLLECTIVE_KIND  (1u << 0)
+#define TPB_LUT_ALU_OP           (1u << 1)
+#define TPB_LUT_CCE_OP           (1u << 2)
+#define TPB_LUT_DGE              (1u << 3)
+#define TPB_LUT_DTYPE            (1u << 4)
+#define TPB_LUT_DTYPE_V4         (1u << 5)
+#define TPB_LUT_WAIT_MODE        (1u << 6)
+#define TPB_LUT_UPDATE_MODE      (1u << 7)
+
+/* BEGIN GENERATED verdict ids: SPEC §3 / §4 predicate chain, do not edit. */
+/* One id per validator answer: TPB_VERDICT_VALID, or the first failing
+ * predicate. The batch validators write one of these per bundle. */
+typedef enum tpb_verdict {
+    TPB_VERDICT_VALID = 0,
+    TPB_PRED_VALID_OPCODE = 1,                        /* SPEC §3 #1 / §4 #1 */
+    TPB_PRED_INST_WORD_LEN = 2,                       /* SPEC §3 #2 / §4 #2 */
+    TPB_PRED_HAS_VALID_NEURON_EVENTS = 3,             /* SPEC §3 #3 / §4 #3 */
+    TPB_PRED_IS_CUSTOM_OP_HEADER_OPCODE = 4,          /* SPEC §3 #4 */
+    TPB_PRED_CUSTOM_OP_HEADER_RESERVED_ZERO = 5,      /* SPEC §3 #5 */
+    TPB_PRED_CUSTOM_OP_HEADER_SCRATCH_SPACE_VAL = 6,  /* SPEC §3 #6 */
+    TPB_PRED_IS_CUSTOM_OP_PAYLOAD_OPCODE = 7,         /* SPEC §4 #4 */
+    TPB_PRED_CUSTOM_OP_PAYLOAD_RESERVED_ZERO = 8      /* SPEC §4 #5 */
+} tpb_verdict;
+/* END GENERATED verdict ids */
+
 /* ---- Required ---------------------------------------------------------- */
 
 /* Must return TPB_SUBJECT_ABI_VERSION. */
@@ -127,6 +167,37 @@ tpb_status tpb_encode(const char *request, size_t request_len, uint8_t out[64],
  * *refused holds the SPEC §6 error class (e.g. "out_of_range"). Return
  * TPB_UNSUPPORTED for a table the subject does not implement. */
 tpb_status tpb_lut(const char *table, uint32_t input, uint32_t *wire, const char **refused);
+
+/* ---- Version 2: batch validators (optional) ------------------------------
+ * `bundles` holds n bundles of 64 bytes back to back; write one tpb_verdict
+ * per bundle into verdicts[0..n). The worker uses these when they are
+ * exported (and falls back to tpb_validate_header / _payload otherwise);
+ * when a batch call crashes or hangs, it re-runs that chunk one bundle at a
+ * time to name the exact input. */
+tpb_status tpb_validate_header_batch(const uint8_t *bundles, size_t n, uint16_t *verdicts);
+tpb_status tpb_validate_payload_batch(const uint8_t *bundles, size_t n, uint16_t *verdicts);
+
+/* ---- Version 2: per-table LUT declaration (optional) --------------------- */
+
+/* A bitwise OR of TPB_LUT_* bits: the tables tpb_lut implements. */
+uint32_t tpb_subject_lut_tables(void);
+
+/* ---- Version 2: stream and lowering operations (SPEC §5.3, §5.4) ---------- */
+
+/* Parses `len` bytes (a bundle stream, SPEC §5.3) as `tpbconform`'s
+ * custom-op stream parser does. On TPB_OK *error is NULL when the stream is
+ * valid, or names the first SPEC §5.3 stream error (e.g. "short_group"),
+ * and *index is the bundle index it is reported at (for "trailing_bytes",
+ * the stream length in bytes). */
+tpb_status tpb_validate_stream(const uint8_t *bytes, size_t len, const char **error,
+                               size_t *index);
+
+/* Lowers one module (SPEC §5.4). `ir` (not NUL-terminated, `ir_len` bytes)
+ * is the JSON input of `tpbconform lower`. On TPB_OK out[0 .. *len) holds
+ * ONE JSON object: exactly what `tpbconform lower --format json` prints for
+ * it, or {"error":"<class>"} naming the first rejection. Buffer rules as
+ * tpb_decode (TPB_BUFFER_TOO_SMALL with *len = needed size). */
+tpb_status tpb_lower(const char *ir, size_t ir_len, char *out, size_t cap, size_t *len);
 
 #ifdef __cplusplus
 }
