@@ -496,3 +496,34 @@ pub unsafe extern "C" fn tpb_lower(
         Ok(unsafe { write_text(&text, out, cap, len) })
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_panic_becomes_tpb_error_and_never_unwinds_out() {
+        let code = guarded("test", || panic!("planted"));
+        assert_eq!(code, Status::Error.code());
+        assert_eq!(or_fallback(7u32, || panic!("planted")), 7);
+        assert_eq!(guarded("test", || Ok(Status::Unsupported)), 1);
+        assert_eq!(
+            guarded("test", || Err(CallError::Null("bundle"))),
+            Status::Error.code()
+        );
+    }
+
+    #[test]
+    fn text_answers_follow_the_headers_buffer_rule() {
+        let mut out = [b'x' as c_char; 8];
+        let mut len = 0usize;
+        // SAFETY: `out` has 8 writable bytes; `len` is writable.
+        let s = unsafe { write_text("abcdefghi", out.as_mut_ptr(), 8, &mut len) };
+        assert_eq!((s, len), (Status::BufferTooSmall, 9));
+        assert!(out.iter().all(|&c| c == b'x' as c_char), "nothing written");
+        // SAFETY: as above.
+        let s = unsafe { write_text("abc", out.as_mut_ptr(), 8, &mut len) };
+        assert_eq!((s, len), (Status::Ok, 3));
+        assert_eq!(&out[..5], &[97, 98, 99, 0, b'x' as c_char]);
+    }
+}

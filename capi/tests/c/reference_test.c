@@ -116,6 +116,9 @@ static void test_init(void) {
     CHECK(tpb_subject_init("sunda") == TPB_UNSUPPORTED);
     /* A refused init leaves no generation selected. */
     CHECK(tpb_validate_header(b, &failed) == TPB_ERROR);
+    CHECK(tpb_subject_init("v4") == TPB_OK);
+    CHECK(tpb_subject_init("\xff") == TPB_UNSUPPORTED); /* not even UTF-8 */
+    CHECK(tpb_validate_header(b, &failed) == TPB_ERROR);
     CHECK(tpb_subject_init("v2") == TPB_OK);
     CHECK(tpb_validate_header(b, &failed) == TPB_OK && failed == NULL);
 }
