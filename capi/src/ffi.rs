@@ -219,7 +219,9 @@ unsafe fn validate_one(
         let b = unsafe { bundle_at(bundle) };
         let answer = match reference::validate(v, &b, arch) {
             None => std::ptr::null(),
-            Some(p) => name_ptr(&Name::Known(p.name()))?,
+            Some(p) => crate::names::predicate(p)
+                .map_err(CallError::Name)?
+                .as_ptr(),
         };
         // SAFETY: non-null and writable per the contract.
         unsafe { *failed = answer };

@@ -11,6 +11,7 @@ use std::collections::HashMap;
 use std::ffi::{CStr, CString};
 use std::fmt;
 use std::sync::{Mutex, OnceLock};
+use tpb_core::validate::Predicate;
 
 /// The most distinct names ever kept.
 pub const MAX_NAMES: usize = 4096;
@@ -68,6 +69,18 @@ pub fn c_name(s: &str) -> Result<&'static CStr, NameError> {
     names.get(s)
 }
 
+/// The C name of a validator predicate, looked up without a lock (the
+/// per-bundle path of `tpb_validate_header` / `_payload`).
+pub fn predicate(p: Predicate) -> Result<&'static CStr, NameError> {
+    static PREDICATES: OnceLock<Vec<Result<&'static CStr, NameError>>> = OnceLock::new();
+    let all = PREDICATES.get_or_init(|| Predicate::ALL.iter().map(|q| c_name(q.name())).collect());
+    Predicate::ALL
+        .iter()
+        .position(|q| *q == p)
+        .and_then(|i| all.get(i).cloned())
+        .unwrap_or_else(|| c_name(p.name()))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -83,6 +96,13 @@ mod tests {
             Err(NameError::Nul("a\0b".into())),
             "a NUL byte cannot cross"
         );
+    }
+
+    #[test]
+    fn predicates_have_their_spec_names() {
+        for p in Predicate::ALL {
+            assert_eq!(predicate(p).unwrap().to_str(), Ok(p.name()));
+        }
     }
 
     #[test]
