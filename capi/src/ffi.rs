@@ -28,6 +28,8 @@ enum CallError {
     NoInit,
     /// `n` bundles do not fit in memory (`n`).
     Overflow(usize),
+    /// A length no object can have (the length).
+    TooLong(usize),
     /// `verdicts` is not aligned for `uint16_t` (its address).
     Misaligned(usize),
     /// The request was refused.
@@ -45,6 +47,7 @@ impl std::fmt::Display for CallError {
                  TPB_UNSUPPORTED, or was not called)",
             ),
             CallError::Overflow(n) => write!(f, "n = {n} bundles overflow the address space"),
+            CallError::TooLong(n) => write!(f, "a length of {n} bytes is more than any object"),
             CallError::Misaligned(a) => write!(f, "`verdicts` = {a:#x} is not 2-byte aligned"),
             CallError::Request(e) => write!(f, "{e}"),
             CallError::Name(e) => write!(f, "{e}"),
@@ -112,13 +115,17 @@ unsafe fn bundle_at(p: *const u8) -> [u8; 64] {
     b
 }
 
-/// The `len` bytes at `p` (`len` may be 0; `p` is still required).
+/// The `len` bytes at `p` (`len` may be 0; `p` is still required); a `len`
+/// no object can have (over `isize::MAX`) is refused.
 ///
 /// # Safety
 /// `p` is non-null and points to `len` readable bytes that outlive the call.
-unsafe fn bytes_at<'a>(p: *const u8, len: usize) -> &'a [u8] {
-    // SAFETY: the caller's contract.
-    unsafe { std::slice::from_raw_parts(p, len) }
+unsafe fn bytes_at<'a>(p: *const u8, len: usize) -> Result<&'a [u8], CallError> {
+    if isize::try_from(len).is_err() {
+        return Err(CallError::TooLong(len));
+    }
+    // SAFETY: the caller's contract; `len` fits a slice.
+    Ok(unsafe { std::slice::from_raw_parts(p, len) })
 }
 
 /// Writes `text` to `out` (capacity `cap`) and its length to `*len`: the
@@ -281,7 +288,7 @@ unsafe fn validate_batch(
         // (alignment 2, as the caller's `uint16_t *`) per the contract.
         let (input, out) = unsafe {
             (
-                bytes_at(bundles, bytes),
+                bytes_at(bundles, bytes)?,
                 std::slice::from_raw_parts_mut(verdicts, n),
             )
         };
@@ -382,7 +389,7 @@ pub unsafe extern "C" fn tpb_encode(
         non_null(refused, "refused")?;
         let arch = arch()?;
         // SAFETY: non-null; `request_len` readable bytes per the contract.
-        let text = unsafe { bytes_at(request.cast::<u8>(), request_len) };
+        let text = unsafe { bytes_at(request.cast::<u8>(), request_len) }?;
         match reference::encode(text, arch)? {
             Ok(bundle) => {
                 // SAFETY: non-null; 64 writable bytes and a writable
@@ -459,7 +466,7 @@ pub unsafe extern "C" fn tpb_validate_stream(
         non_null(index, "index")?;
         let arch = arch()?;
         // SAFETY: non-null; `len` readable bytes per the contract.
-        let stream = unsafe { bytes_at(bytes, len) };
+        let stream = unsafe { bytes_at(bytes, len) }?;
         let (name, at) = match reference::validate_stream(stream, arch)? {
             None => (std::ptr::null(), 0),
             Some((name, at)) => (name_ptr(&name)?, at),
@@ -492,7 +499,7 @@ pub unsafe extern "C" fn tpb_lower(
         non_null(len, "len")?;
         let arch = arch()?;
         // SAFETY: non-null; `ir_len` readable bytes per the contract.
-        let doc = unsafe { bytes_at(ir.cast::<u8>(), ir_len) };
+        let doc = unsafe { bytes_at(ir.cast::<u8>(), ir_len) }?;
         let text = reference::lower_json(doc, arch)?;
         // SAFETY: non-null; `cap` writable bytes and a writable `len`.
         Ok(unsafe { write_text(&text, out, cap, len) })

@@ -546,6 +546,11 @@ static void test_null_pointers(void) {
     CHECK(tpb_lower(NULL, 2, out, sizeof out, &len) == TPB_ERROR);
     CHECK(tpb_lower("{}", 2, NULL, sizeof out, &len) == TPB_ERROR);
     CHECK(tpb_lower("{}", 2, out, sizeof out, NULL) == TPB_ERROR);
+    /* A length no object can have is refused before anything is read. */
+    CHECK(tpb_validate_stream(b, (size_t)-1, &s, &len) == TPB_ERROR);
+    CHECK(tpb_encode("{}", (size_t)-1, b, &s) == TPB_ERROR);
+    CHECK(tpb_lower("{}", (size_t)-1, out, sizeof out, &len) == TPB_ERROR);
+    CHECK(tpb_validate_header_batch(b, (size_t)-1 / 64 + 1, v) == TPB_ERROR);
 }
 
 int main(void) {
