@@ -19,8 +19,9 @@
 //! - data stated once: [`targets`] (the target registry), [`layout`] (the
 //!   bundle layout), [`arch`] (generations); and the plumbing [`input`],
 //!   [`atomic`], [`explain`], [`blame`] (the bytes an answer blames),
-//!   [`fields_json`] (decoded fields as JSON), [`strict_json`] (duplicate
-//!   JSON keys refused).
+//!   [`fields_json`] (decoded fields as JSON), [`lower_input`] (the IR JSON
+//!   that `tpbconform lower` and the C ABI's `tpb_lower` read), [`strict_json`]
+//!   (duplicate JSON keys refused).
 #![deny(unsafe_code)]
 
 /// The version of `SPEC.md` this workspace implements, stated once: SPEC.md's
@@ -45,6 +46,7 @@ pub mod input;
 pub mod interrupt;
 pub mod kinds;
 pub mod layout;
+pub mod lower_input;
 pub mod minimize;
 pub mod reach;
 pub mod report;

@@ -1,9 +1,9 @@
 //! `tpbconform lower FILE.json`: IR collectives → records + module side-tables
-//! (SPEC §5.4). Input format: [`super::lower_input`].
+//! (SPEC §5.4). Input format: [`crate::lower_input`].
 
 use super::decode::bundle_json;
-use super::lower_input::{error_path, parse_program, PathError, MAX_INPUT_BYTES};
 use super::{emit, CliError, CliResult, EXIT_OK};
+use crate::lower_input::{error_path, parse_program, PathError, MAX_INPUT_BYTES};
 use std::io::{Read, Write};
 use tpb_core::lower::{lower, IrInstruction, Module, SideRef};
 

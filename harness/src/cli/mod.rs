@@ -18,7 +18,6 @@ pub mod explain;
 pub mod gate;
 pub mod help;
 pub mod lower;
-pub mod lower_input;
 pub mod minimize;
 pub mod panic_hook;
 pub mod progress;

@@ -364,10 +364,19 @@ pub fn parse_answer(line: &str, id: u64, op: Op) -> Result<Answer, String> {
     }
 }
 
-/// The answer line (without the newline) for request `id` (server side).
+/// The answer line (without the newline) for request `id` (server side):
+/// `"id"` first, then [`answer_object`].
 pub fn answer_line(id: u64, a: &Answer) -> String {
     let mut m = Map::new();
     m.insert("id".into(), Value::from(id));
+    m.extend(answer_object(a));
+    Value::Object(m).to_string()
+}
+
+/// The keys of an answer without its `"id"`: the object a C ABI library's
+/// `tpb_decode` writes (include/tpb_subject.h).
+pub fn answer_object(a: &Answer) -> Map<String, Value> {
+    let mut m = Map::new();
     match a {
         Answer::Verdict(v) => {
             m.insert(
@@ -398,7 +407,7 @@ pub fn answer_line(id: u64, a: &Answer) -> String {
             m.insert("unsupported".into(), Value::Bool(true));
         }
     }
-    Value::Object(m).to_string()
+    m
 }
 
 /// A request line as the server reads it: the hello, or an id and a request.
