@@ -124,7 +124,7 @@ pub fn run(a: SubjectCheckArgs) -> CliResult {
                 .iter()
                 .map(|b| engine.compare_bundle(*t, b))
                 .collect(),
-            Check::Luts(_) => (0..=64u32)
+            Check::Lut(_) => (0..=64u32)
                 .chain([255, 256, 1 << 16, u32::MAX])
                 .map(|o| engine.compare_lut(*t, o))
                 .collect(),
