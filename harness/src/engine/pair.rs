@@ -360,6 +360,8 @@ pub fn stream_verdict<L: Subject + ?Sized, R: Subject + ?Sized>(
         Err(e) => e.to_string(),
     };
     let key = match (&l, &r) {
+        // The same error at another index.
+        (Err(a), Err(b)) if a.name == b.name => format!("{}:index", a.name),
         (Err(e), _) | (Ok(()), Err(e)) => e.name.to_string(),
         (Ok(()), Ok(())) => "valid".to_string(),
     };

@@ -761,6 +761,86 @@ mod tests {
     }
 
     #[test]
+    fn hello_tables_are_declared_one_by_one() {
+        let h = parse_hello(
+            r#"{"protocol":1,"name":"x","ops":["lut"],"tables":["update_mode","cce_op"]}"#,
+        )
+        .unwrap();
+        assert_eq!(h.lut_tables(), [LutTable::CceOp, LutTable::UpdateMode]);
+        // Absent: every SPEC §6 table, cce_op and update_mode included.
+        let all = parse_hello(r#"{"protocol":1,"name":"x","ops":["lut"]}"#).unwrap();
+        assert_eq!(all.lut_tables().len(), 8);
+        assert!(all.lut_tables().contains(&LutTable::CceOp));
+        assert!(all.lut_tables().contains(&LutTable::UpdateMode));
+        let none = parse_hello(r#"{"protocol":1,"name":"x","ops":[]}"#).unwrap();
+        assert!(none.lut_tables().is_empty());
+        for bad in [
+            r#"{"protocol":1,"name":"x","ops":["lut"],"tables":["alu"]}"#,
+            r#"{"protocol":1,"name":"x","ops":["lut"],"tables":"alu_op"}"#,
+            r#"{"protocol":1,"name":"x","ops":[],"tables":["alu_op"]}"#,
+        ] {
+            assert!(parse_hello(bad).is_err(), "{bad}");
+        }
+        assert_eq!(parse_hello(&h.to_line()), Ok(h));
+    }
+
+    #[test]
+    fn stream_and_lower_answers_parse_strictly() {
+        let s = Op::ValidateStream;
+        assert_eq!(
+            parse_answer(r#"{"id":1,"valid":true}"#, 1, s),
+            Ok(Answer::Stream(None))
+        );
+        assert_eq!(
+            parse_answer(r#"{"id":1,"stream_error":"short_group","index":3}"#, 1, s),
+            Ok(Answer::Stream(Some(("short_group".into(), 3))))
+        );
+        for bad in [
+            r#"{"id":1,"valid":false}"#,
+            r#"{"id":1,"stream_error":"short_group"}"#,
+            r#"{"id":1,"stream_error":"","index":0}"#,
+            r#"{"id":1,"stream_error":"x","index":-1}"#,
+            r#"{"id":1,"valid":true,"index":0}"#,
+        ] {
+            assert!(parse_answer(bad, 1, s).is_err(), "{bad}");
+        }
+        let l = Op::Lower;
+        assert_eq!(
+            parse_answer(r#"{"id":2,"error":"duplicate_rank","instruction":1}"#, 2, l),
+            Ok(Answer::LowerRejected {
+                error: "duplicate_rank".into(),
+                instruction: 1
+            })
+        );
+        let ok = r#"{"id":2,"generation":"v3","instructions":[],"replica_groups":[],"source_target_pairs":[],"attributes":[]}"#;
+        assert!(matches!(parse_answer(ok, 2, l), Ok(Answer::Lowered(m)) if m.len() == 5));
+        assert!(parse_answer(&ok.replace(",\"attributes\":[]", ""), 2, l).is_err());
+        assert!(parse_answer(r#"{"id":2,"error":"x"}"#, 2, l).is_err());
+        // Requests: the pinned shapes, and the server reads them back.
+        let r = Request::ValidateStream(vec![0x85, 0x10]);
+        assert_eq!(
+            r.to_line(3),
+            r#"{"id":3,"op":"validate_stream","hex":"8510"}"#
+        );
+        assert_eq!(
+            parse_request(&r.to_line(3)),
+            Ok(Incoming::Request { id: 3, request: r })
+        );
+        let ir: Map<String, Value> =
+            serde_json::from_str(r#"{"generation":"v3","instructions":[]}"#).unwrap();
+        let r = Request::Lower(ir);
+        assert_eq!(
+            r.to_line(4),
+            r#"{"id":4,"op":"lower","ir":{"generation":"v3","instructions":[]}}"#
+        );
+        assert_eq!(
+            parse_request(&r.to_line(4)),
+            Ok(Incoming::Request { id: 4, request: r })
+        );
+        assert!(parse_request(r#"{"id":1,"op":"validate_stream","hex":"851"}"#).is_err());
+    }
+
+    #[test]
     fn server_side_round_trips() {
         let b = parse_bundle_hex(HEADER_HEX).unwrap();
         for r in [
