@@ -437,3 +437,43 @@ fn the_documented_capability_table_names_every_gate_target() {
         }
     }
 }
+
+#[test]
+fn the_version_2_operations_cross_the_c_boundary() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = fixture("abi_v2_ops.c");
+    let lib = build_c(dir.path(), "abi_v2_ops", &src, &[]);
+    let mut s = start(&format!("lib:{}", lib.display()));
+    assert_eq!(
+        s.hello().ops,
+        [Op::Lut, Op::ValidateStream, Op::Lower],
+        "{:?}",
+        s.hello()
+    );
+    assert_eq!(
+        s.hello().lut_tables(),
+        [tpb_harness::subjects::LutTable::AluOp],
+        "tpb_subject_lut_tables becomes the hello's tables"
+    );
+    let got = s.call(&Request::ValidateStream(vec![0; 192]));
+    assert_eq!(got, Ok(Answer::Stream(Some(("short_group".into(), 3)))));
+    // The retry with the size tpb_lower asked for.
+    let ir: serde_json::Map<String, serde_json::Value> =
+        serde_json::from_str(r#"{"generation":"v2","instructions":[]}"#).unwrap();
+    assert_eq!(
+        s.call(&Request::Lower(ir)),
+        Ok(Answer::LowerRejected {
+            error: "duplicate_rank".into(),
+            instruction: 0
+        })
+    );
+    // An undefined table bit: the library does not load.
+    let bad = build_c(dir.path(), "abi_v2_bad_tables", &src, &["BAD_TABLES"]);
+    let o = subject_check(&format!("lib:{}", bad.display()));
+    assert_eq!(code(&o), 2, "{}", text(&o.stdout));
+    assert!(
+        text(&o.stderr).contains("tpb_subject_lut_tables() = 0x1002 sets undefined bits 0x1000"),
+        "{}",
+        text(&o.stderr)
+    );
+}

@@ -87,18 +87,21 @@ impl Capability {
         }
     }
 
+    /// Its bit in [`Capabilities`]: operations from bit 0, tables from bit
+    /// 16 (room for 16 tables).
     const fn bit(self) -> u32 {
+        const _: () = assert!(LutTable::ALL.len() <= 16, "Capabilities holds 16 tables");
         let i = match self {
             Capability::ValidateHeader => 0,
             Capability::ValidatePayload => 1,
             Capability::Decode => 2,
             Capability::Encode => 3,
-            Capability::Lut(t) => 4 + t as u32,
-            Capability::ValidateStream => 12,
-            Capability::IrGates => 13,
-            Capability::Sync => 14,
-            Capability::Lower => 15,
-            Capability::StreamLint => 16,
+            Capability::ValidateStream => 4,
+            Capability::IrGates => 5,
+            Capability::Sync => 6,
+            Capability::Lower => 7,
+            Capability::StreamLint => 8,
+            Capability::Lut(t) => 16 + t as u32,
         };
         1 << i
     }
@@ -370,5 +373,28 @@ impl<S: Subject + ?Sized> Subject for Box<S> {
     }
     fn given_up(&self) -> Option<String> {
         (**self).given_up()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_capability_has_its_own_bit_and_every_table_is_one() {
+        let mut seen = Capabilities::NONE;
+        for c in Capability::ALL {
+            let one = Capabilities::of(&[c]);
+            assert!(!seen.covers(one) || one.is_empty(), "{c:?} shares a bit");
+            assert!(!one.is_empty(), "{c:?} has no bit");
+            seen = seen.union(one);
+        }
+        for t in LutTable::ALL {
+            assert!(Capability::ALL.contains(&Capability::Lut(t)), "{t:?}");
+        }
+        // The two validators are two capabilities.
+        let header = Capabilities::of(&[Capability::ValidateHeader]);
+        assert!(!header.has(Capability::ValidatePayload));
+        assert_eq!(header.to_string(), "validate_header");
     }
 }
