@@ -477,3 +477,49 @@ fn the_version_2_operations_cross_the_c_boundary() {
         text(&o.stderr)
     );
 }
+
+#[test]
+fn the_header_bits_are_the_harness_bits_and_the_docs_name_every_table() {
+    use tpb_harness::external::ffi::cap_bit;
+    use tpb_harness::external::protocol::LUT_TABLES;
+    use tpb_harness::subjects::LutTable;
+    let header = read(&repo_root().join("include/tpb_subject.h"));
+    let (mut caps, mut tables) = (Vec::new(), Vec::new());
+    for line in header.lines() {
+        // `#define TPB_CAP_DECODE (1u << 2) ...`
+        let Some(rest) = line.strip_prefix("#define TPB_") else {
+            continue;
+        };
+        let mut words = rest.split_whitespace();
+        let (Some(name), Some("(1u"), Some("<<"), Some(bit)) =
+            (words.next(), words.next(), words.next(), words.next())
+        else {
+            continue;
+        };
+        let bit: u32 = bit.trim_end_matches(')').parse().unwrap();
+        if let Some(op) = name.strip_prefix("CAP_") {
+            let op = Op::from_name(&op.to_lowercase())
+                .unwrap_or_else(|| panic!("TPB_CAP_{op} is no protocol op"));
+            assert_eq!(cap_bit(op), 1 << bit, "TPB_CAP_{name}");
+            caps.push(op);
+        } else if let Some(t) = name.strip_prefix("LUT_") {
+            let t = LutTable::from_name(&t.to_lowercase())
+                .unwrap_or_else(|| panic!("TPB_LUT_{t} is no table"));
+            assert_eq!(t.abi_bit(), 1 << bit, "TPB_LUT_{name}");
+            tables.push(t);
+        }
+    }
+    assert_eq!(caps, Op::ALL, "one TPB_CAP_* per protocol op");
+    assert_eq!(tables, LUT_TABLES, "one TPB_LUT_* per protocol table");
+    let doc = read(&repo_root().join("docs/subject-protocol.md"));
+    for t in LUT_TABLES {
+        assert!(
+            doc.contains(&format!("`{}`", t.name())),
+            "{t:?} in the docs"
+        );
+        assert!(
+            header.contains(&format!("\"{}\"", t.name())),
+            "{t:?} in tpb_lut's comment"
+        );
+    }
+}
