@@ -77,9 +77,10 @@ impl fmt::Display for Op {
 /// (tpb-subject/1), by their [`LutTable::name`]: every SPEC §6 table.
 pub const LUT_TABLES: [LutTable; 8] = LutTable::ALL;
 
-/// The longest stream a `validate_stream` request carries, in bytes (its
-/// hex fits one [`MAX_LINE`]).
-pub const MAX_STREAM: usize = MAX_LINE / 2 - 64;
+/// The longest stream a `validate_stream` request carries, in bytes: the
+/// largest corpus file the gate reads (1 MiB), so every stream case can be
+/// sent (its request line is about 2 MiB; [`MAX_LINE`] bounds answers).
+pub const MAX_STREAM: usize = 1 << 20;
 
 /// The protocol table named `s`.
 pub fn lut_table(s: &str) -> Option<LutTable> {
@@ -838,6 +839,17 @@ mod tests {
             Ok(Incoming::Request { id: 4, request: r })
         );
         assert!(parse_request(r#"{"id":1,"op":"validate_stream","hex":"851"}"#).is_err());
+        // Every stream the gate reads (a corpus file) can be sent.
+        assert_eq!(MAX_STREAM as u64, crate::input::MAX_INPUT);
+        let big = vec![0x86; MAX_STREAM];
+        let line = Request::ValidateStream(big.clone()).to_line(1);
+        assert_eq!(
+            parse_request(&line),
+            Ok(Incoming::Request {
+                id: 1,
+                request: Request::ValidateStream(big)
+            })
+        );
     }
 
     #[test]
