@@ -1,9 +1,10 @@
 /*
- * tpb_subject.h: the C ABI of a tpb-conform subject, version 1.
+ * tpb_subject.h: the C ABI of a tpb-conform subject, versions 1 and 2.
  *
  * A subject is somebody's implementation of (part of) SPEC.md: a validator,
- * a decoder, an encoder, a lookup table. Build it as a shared library that
- * exports the functions below and point the gate at it:
+ * a decoder, an encoder, lookup tables, the custom-op stream rules, the
+ * collective lowering. Build it as a shared library that exports the
+ * functions below and point the gate at it:
  *
  *     tpbconform subject-check lib:./libmysubject.so
  *     tpbconform gate --subject lib:./libmysubject.so
@@ -17,6 +18,11 @@
  *
  * The operations are exactly those of tpb-subject/1; the protocol document
  * defines their meaning, this header only how they cross the C boundary.
+ * Each operation is a capability of its own (one TPB_CAP_* bit), and so is
+ * each LUT table (one TPB_LUT_* bit): the gate asks the library only about
+ * what it declares, and reports every other target as "not supported by
+ * <name>" (never a pass, never a divergence). A declared operation that
+ * answers TPB_UNSUPPORTED is a finding.
  *
  * Threading: the worker calls the library from one thread only, never
  * concurrently. Nothing needs to be reentrant.
@@ -41,8 +47,11 @@
 extern "C" {
 #endif
 
-/* The ABI version this header describes. tpb_subject_abi_version() must
- * return exactly this value; the harness refuses any other. */
+/* The ABI version a library built against this header reports.
+ * tpb_subject_abi_version() must return 1 or 2; the harness refuses any
+ * other value. The version-2 symbols below are optional either way: the
+ * harness looks each up only when its capability bit is set (or, for
+ * tpb_subject_lut_tables, when present). */
 #define TPB_SUBJECT_ABI_VERSION 1u
 
 /* Return codes of every operation. */
@@ -50,8 +59,9 @@ typedef enum tpb_status {
     /* The operation ran and its out-parameters hold the answer (which may
      * itself be a rejection: a failed predicate, a decode error, a refusal). */
     TPB_OK = 0,
-    /* The subject does not implement this operation (or this LUT table):
-     * reported as "not supported by <name>", never as a pass. */
+    /* The subject does not implement this operation (or this LUT table).
+     * For an operation or table it did not declare the harness never asks;
+     * for one it declared, this answer is a finding (class Unsupported). */
     TPB_UNSUPPORTED = 1,
     /* An output buffer was too small; *len holds the size needed (in bytes,
      * without a terminating NUL). The harness retries once with a larger
@@ -63,7 +73,9 @@ typedef enum tpb_status {
 } tpb_status;
 
 /* Capability bits returned by tpb_subject_capabilities(); one per operation
- * of tpb-subject/1 (the `ops` list of the hello answer). */
+ * of tpb-subject/1 (the `ops` list of the hello answer), each declared on
+ * its own: a library may set TPB_CAP_VALIDATE_HEADER without
+ * TPB_CAP_VALIDATE_PAYLOAD. */
 #define TPB_CAP_VALIDATE_HEADER  (1u << 0) /* tpb_validate_header  */
 #define TPB_CAP_VALIDATE_PAYLOAD (1u << 1) /* tpb_validate_payload */
 #define TPB_CAP_DECODE           (1u << 2) /* tpb_decode           */
@@ -76,15 +88,18 @@ typedef enum tpb_status {
  * 2 from tpb_subject_abi_version().
  */
 
-/* Capability bits of the stream and lowering operations (SPEC §5.3, §5.4). */
+/* Capability bits of the stream and lowering operations (SPEC §5.3, §5.4):
+ * the gate's custom_op_group target asks tpb_validate_stream, its
+ * collective_lowering target tpb_lower. */
 #define TPB_CAP_VALIDATE_STREAM  (1u << 5) /* tpb_validate_stream  */
 #define TPB_CAP_LOWER            (1u << 6) /* tpb_lower            */
 
-/* LUT tables, one bit each (SPEC §6; the `tables` of the hello answer).
- * A library that sets TPB_CAP_LUT and exports tpb_subject_lut_tables()
- * declares exactly the tables whose bits it returns; the others are
- * reported as "not supported by <name>". Without that symbol, TPB_CAP_LUT
- * declares every table. */
+/* LUT tables, one bit each (SPEC §6; the `tables` of the hello answer), one
+ * gate target each (collective_lut, alu_lut, cce_lut, dge_lut, dtype_lut,
+ * dtype_v4_lut, wait_mode_lut, update_mode_lut). A library that sets
+ * TPB_CAP_LUT and exports tpb_subject_lut_tables() declares exactly the
+ * tables whose bits it returns; the others are reported as "not supported
+ * by <name>". Without that symbol, TPB_CAP_LUT declares every table. */
 #define TPB_LUT_COLLECTIVE_KIND  (1u << 0)
 #define TPB_LUT_ALU_OP           (1u << 1)
 #define TPB_LUT_CCE_OP           (1u << 2)
@@ -162,10 +177,10 @@ tpb_status tpb_encode(const char *request, size_t request_len, uint8_t out[64],
 /* ---- Lookup tables (SPEC §6) -------------------------------------------- */
 
 /* Maps `input` through table `table`, one of "collective_kind", "alu_op",
- * "dge", "dtype", "dtype_v4", "wait_mode", "update_mode" (SPEC §6.5). On
+ * "cce_op", "dge", "dtype", "dtype_v4", "wait_mode", "update_mode" (SPEC
+ * §6.1-§6.5); the harness passes only the tables the library declared. On
  * TPB_OK either *refused is NULL and *wire holds the wire value, or
- * *refused holds the SPEC §6 error class (e.g. "out_of_range"). Return
- * TPB_UNSUPPORTED for a table the subject does not implement. */
+ * *refused holds the SPEC §6 error class (e.g. "out_of_range"). */
 tpb_status tpb_lut(const char *table, uint32_t input, uint32_t *wire, const char **refused);
 
 /* ---- Version 2: batch validators (optional) ------------------------------
@@ -185,18 +200,25 @@ uint32_t tpb_subject_lut_tables(void);
 /* ---- Version 2: stream and lowering operations (SPEC §5.3, §5.4) ---------- */
 
 /* Parses `len` bytes (a bundle stream, SPEC §5.3) as `tpbconform`'s
- * custom-op stream parser does. On TPB_OK *error is NULL when the stream is
- * valid, or names the first SPEC §5.3 stream error (e.g. "short_group"),
- * and *index is the bundle index it is reported at (for "trailing_bytes",
- * the stream length in bytes). */
+ * custom-op stream parser does (0xD9 / 0xDA are plain bundles here). On
+ * TPB_OK *error is NULL when the stream is valid, or names the first SPEC
+ * §5.3 stream error ("trailing_bytes", "invalid_record",
+ * "payload_count_mismatch", "stray_payload", "short_group"), and *index is
+ * the bundle index it is reported at (the header's for "short_group"; for
+ * "trailing_bytes", the stream length in bytes). Compared with core: the
+ * error name and index, or valid. */
 tpb_status tpb_validate_stream(const uint8_t *bytes, size_t len, const char **error,
                                size_t *index);
 
 /* Lowers one module (SPEC §5.4). `ir` (not NUL-terminated, `ir_len` bytes)
- * is the JSON input of `tpbconform lower`. On TPB_OK out[0 .. *len) holds
- * ONE JSON object: exactly what `tpbconform lower --format json` prints for
- * it, or {"error":"<class>"} naming the first rejection. Buffer rules as
- * tpb_decode (TPB_BUFFER_TOO_SMALL with *len = needed size). */
+ * is the JSON input of `tpbconform lower` (its "generation" is the one
+ * tpb_subject_init was given; a dtype may be a name or an ordinal). On
+ * TPB_OK out[0 .. *len) holds ONE JSON object: exactly what `tpbconform
+ * lower --format json` prints for it, or
+ * {"error":"<class>","instruction":<i>} naming the first rejected
+ * instruction (its index in "instructions") and its SPEC §5.4 error class.
+ * Buffer rules as tpb_decode, with a first capacity of 65536 bytes
+ * (TPB_BUFFER_TOO_SMALL with *len = needed size, at most 1 MiB). */
 tpb_status tpb_lower(const char *ir, size_t ir_len, char *out, size_t cap, size_t *len);
 
 #ifdef __cplusplus

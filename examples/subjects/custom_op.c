@@ -1,7 +1,8 @@
 /*
  * custom_op.c: an example tpb-conform subject in C. It implements the two
- * CUSTOM_OP validators of SPEC.md for the v2 (Sunda) generation and exports
- * the C ABI of include/tpb_subject.h, version 1.
+ * CUSTOM_OP validators of SPEC.md and the custom-op stream rules
+ * (tpb_validate_stream, SPEC §5.3) for the v2 (Sunda) generation and exports
+ * the C ABI of include/tpb_subject.h.
  *
  * Build and check (from the repository root):
  *     cc -shared -fPIC -O2 -Iinclude -o libcustom_op.so examples/subjects/custom_op.c
@@ -15,6 +16,8 @@
  * -DTPB_PLANTED_BUG builds a copy with one planted bug (the payload
  * reserved-zero check forgets byte 0x0E); the harness tests use it to show
  * the gate catches it and names custom_op_payload_reserved_zero.
+ * -DTPB_PLANTED_STREAM_BUG plants a stream-rule mistake instead: a header's
+ * num_payloads is compared with num_arguments + 1 (SPEC §5.3 says + 2).
  */
 #include <stddef.h>
 #include <stdint.h>
@@ -83,7 +86,7 @@ static const char *front_end(const uint8_t *b) {
 }
 
 /* SPEC §3: the CUSTOM_OP header validator (0x85). */
-static const char *header(const uint8_t *b) {
+static const char *header_check(const uint8_t *b) {
     const char *f = front_end(b);
     if (f) return f;
     if (b[0] != 0x85) return "is_custom_op_header_opcode";
@@ -119,7 +122,7 @@ EXPORT const char *tpb_subject_name(void) {
 }
 
 EXPORT uint32_t tpb_subject_capabilities(void) {
-    return TPB_CAP_VALIDATE_HEADER | TPB_CAP_VALIDATE_PAYLOAD;
+    return TPB_CAP_VALIDATE_HEADER | TPB_CAP_VALIDATE_PAYLOAD | TPB_CAP_VALIDATE_STREAM;
 }
 
 EXPORT tpb_status tpb_subject_init(const char *arch) {
@@ -128,11 +131,75 @@ EXPORT tpb_status tpb_subject_init(const char *arch) {
 }
 
 EXPORT tpb_status tpb_validate_header(const uint8_t bundle[64], const char **failed) {
-    *failed = header(bundle);
+    *failed = header_check(bundle);
     return TPB_OK;
 }
 
 EXPORT tpb_status tpb_validate_payload(const uint8_t bundle[64], const char **failed) {
     *failed = payload(bundle);
+    return TPB_OK;
+}
+
+#ifndef TPB_PLANTED_STREAM_BUG
+#define PAYLOADS_BESIDES_ARGS 2 /* SPEC §5.3: num_payloads = num_arguments + 2 */
+#else
+#define PAYLOADS_BESIDES_ARGS 1 /* planted bug */
+#endif
+
+/* SPEC §5.3: the first custom-op stream error. Checked at each bundle, in
+ * this order (D-15): a bundle that is not a 0x86 first closes an open group
+ * (short_group, at the header's index); then invalid_record (a 0x85 / 0x86
+ * failing its validator); then for a header payload_count_mismatch
+ * (num_payloads, u16 LE at 0x0C, must be num_arguments at 0x0F + 2); for a
+ * 0x86, stray_payload when no group is open. A group closes once it has
+ * num_arguments + 1 payloads. */
+EXPORT tpb_status tpb_validate_stream(const uint8_t *bytes, size_t len, const char **error,
+                                      size_t *index) {
+    int open = 0;
+    size_t header = 0, expected = 0, found = 0;
+    *error = NULL;
+    *index = 0;
+    if (len % 64 != 0) {
+        *error = "trailing_bytes"; /* reported with the length */
+        *index = len;
+        return TPB_OK;
+    }
+    for (size_t i = 0; i < len / 64; i++) {
+        const uint8_t *b = bytes + 64 * i;
+        if (b[0] != 0x86 && open) {
+            *error = "short_group";
+            *index = header;
+            return TPB_OK;
+        }
+        if ((b[0] == 0x85 && header_check(b)) || (b[0] == 0x86 && payload(b))) {
+            *error = "invalid_record";
+            *index = i;
+            return TPB_OK;
+        }
+        if (b[0] == 0x86) {
+            if (!open) {
+                *error = "stray_payload";
+                *index = i;
+                return TPB_OK;
+            }
+            if (++found == expected) open = 0;
+        } else if (b[0] == 0x85) {
+            unsigned num_payloads = (unsigned)b[0x0C] | (unsigned)b[0x0D] << 8;
+            unsigned num_arguments = b[0x0F];
+            if (num_payloads != num_arguments + PAYLOADS_BESIDES_ARGS) {
+                *error = "payload_count_mismatch";
+                *index = i;
+                return TPB_OK;
+            }
+            open = 1;
+            header = i;
+            expected = (size_t)num_arguments + 1;
+            found = 0;
+        }
+    }
+    if (open) {
+        *error = "short_group";
+        *index = header;
+    }
     return TPB_OK;
 }

@@ -2,8 +2,10 @@
 """custom_op.py: an example tpb-conform subject in Python (stdlib only).
 
 It speaks the process protocol tpb-subject/1 (docs/subject-protocol.md) on
-stdin/stdout and implements the two CUSTOM_OP validators of SPEC.md for the v2
-(Sunda) generation; every other operation is answered "unsupported".
+stdin/stdout and implements, for the v2 (Sunda) generation only, the two
+CUSTOM_OP validators of SPEC.md and the custom-op stream rules
+(`validate_stream`, SPEC §5.3); every other operation is answered
+"unsupported". For any other generation its hello declares no operation.
 
     tpbconform subject-check cmd:"python3 examples/subjects/custom_op.py"
     tpbconform gate --subject cmd:"python3 examples/subjects/custom_op.py"
@@ -14,13 +16,16 @@ opcode roster of FACTS §1; it shares no code with tpb-core.
 
 `--planted-bug` runs a copy with one planted bug (the header reserved-zero
 check forgets byte 0x3F); the harness tests use it to show the gate catches it
-and names custom_op_header_reserved_zero. Other modules may import this one
-and call `serve()` with their own handlers (the harness tests do).
+and names custom_op_header_reserved_zero. `--planted-stream-bug` plants a
+stream-rule mistake instead (a group is closed one payload early: the header's
+num_arguments payloads, not num_arguments + 1). Other modules may import this
+one and call `serve()` with their own handlers (the harness tests do).
 """
 import json
 import sys
 
 PLANTED_BUG = "--planted-bug" in sys.argv[1:]
+PLANTED_STREAM_BUG = "--planted-stream-bug" in sys.argv[1:]
 
 # FACTS §1: the v2 NEURON_ISA_TPB_OPCODE enum (144 values) as inclusive ranges.
 V2_OPCODE_RANGES = [
@@ -78,15 +83,63 @@ def validate_payload(b):
     return None
 
 
-VALIDATORS = {"validate_header": validate_header, "validate_payload": validate_payload}
-NAME = "example-python-custom-op 1.0" + (" (planted bug)" if PLANTED_BUG else "")
+def validate_stream(data):
+    """SPEC §5.3: the first custom-op stream error as (name, index), or None.
+
+    Checked at each bundle, in this order (D-15): a bundle that is not a 0x86
+    first closes an open group (short_group, at the header's index); then
+    invalid_record (a 0x85 / 0x86 failing its validator); then for a header
+    payload_count_mismatch (num_payloads at 0x0C, u16 LE, must be
+    num_arguments at 0x0F + 2); for a 0x86, stray_payload when no group is
+    open. A group closes once it has num_arguments + 1 payloads."""
+    if len(data) % 64:
+        return ("trailing_bytes", len(data))  # reported with the length
+    group = None  # [header index, payloads expected, payloads found]
+    for i in range(len(data) // 64):
+        b = data[64 * i:64 * i + 64]
+        if b[0] != 0x86 and group is not None:
+            return ("short_group", group[0])
+        if (b[0] == 0x85 and validate_header(b)) or (b[0] == 0x86 and validate_payload(b)):
+            return ("invalid_record", i)
+        if b[0] == 0x86:
+            if group is None:
+                return ("stray_payload", i)
+            group[2] += 1
+            if group[2] == group[1]:
+                group = None
+        elif b[0] == 0x85:
+            num_payloads = b[0x0C] | b[0x0D] << 8
+            num_arguments = b[0x0F]
+            if num_payloads != num_arguments + 2:
+                return ("payload_count_mismatch", i)
+            group = [i, num_arguments + (0 if PLANTED_STREAM_BUG else 1), 0]
+            if group[1] == 0:  # only with the planted bug: nothing to wait for
+                group = None
+    if group is not None:
+        return ("short_group", group[0])
+    return None
+
+
+VALIDATORS = {
+    "validate_header": validate_header,
+    "validate_payload": validate_payload,
+    "validate_stream": validate_stream,
+}
+NAME = "example-python-custom-op 1.0" + (
+    " (planted bug)" if PLANTED_BUG else " (planted stream bug)" if PLANTED_STREAM_BUG else "")
 
 
 def answer(req, validators):
     """The answer object for one request (without its id)."""
-    check = validators.get(req.get("op"))
+    op = req.get("op")
+    check = validators.get(op)
     if check is None:
         return {"unsupported": True}
+    if op == "validate_stream":
+        error = check(bytes.fromhex(req["hex"]))
+        if error is None:
+            return {"valid": True}
+        return {"stream_error": error[0], "index": error[1]}
     return {"failed": check(bytes.fromhex(req["hex"]))}
 
 

@@ -15,7 +15,8 @@
 //! ```
 //! Optional: `src2` (hex or null), `replica_groups`, `source_target_pairs` (`[[s, t], …]`),
 //! `channel_id`, `cc_dim` (0 when absent), `sync` (`{wait_mode, wait_idx, update_mode,
-//! update_idx, semaphore_value}` as decode names them, each 0 when absent). Any other key is an error.
+//! update_idx, semaphore_value}` as decode names them, each 0 when absent). A dtype is a
+//! name or its ordinal (an unsigned integer). Any other key is an error.
 
 use serde_json::{Map, Value};
 use std::fmt;
@@ -191,8 +192,13 @@ fn pairs(path: &str, v: Option<&Value>) -> Result<Vec<(u32, u32)>, PathError> {
         .collect()
 }
 
+/// A dtype: its SPEC §6.4 name, or a bare ordinal (one past the table asks
+/// for `dtype_out_of_range`; the `lower` subject operation sends those so).
 fn dtype(o: &mut Obj<'_>, key: &'static str) -> Result<u32, PathError> {
     let path = o.at(key);
+    if let Some(n) = o.opt(key).and_then(Value::as_u64) {
+        return u32::try_from(n).or_else(|_| err(&path, format!("{n} does not fit 32 bits")));
+    }
     let name = o.str(key)?;
     match DTYPE_TABLE.iter().position(|(n, _, _)| *n == name) {
         Some(i) => Ok(i as u32),

@@ -37,8 +37,8 @@ pub enum Check {
     StreamProgram,
     /// The raw bytes as a bundle stream, through the SPEC §5.3 parser.
     StreamRaw,
-    /// A `u32` LE ordinal through each of these SPEC §6 tables, in order.
-    Luts(&'static [LutTable]),
+    /// A `u32` LE ordinal through one SPEC §6 table.
+    Lut(LutTable),
     /// One SPEC §7 IR query ([`crate::engine::ir_query_from_input`]).
     Ir,
     /// A generated program: the semaphore model vs the simulator (SPEC §8).
@@ -74,14 +74,15 @@ pub struct TargetSpec {
 const BUNDLE_CHUNK: u64 = 1024;
 const FAST_CHUNK: u64 = 8192;
 
-/// The registry, in report order.
-pub static TARGETS: [TargetSpec; 15] = [
+/// The registry, in report order. Each LUT table is a target of its own
+/// (one capability each), sharing the corpus folder `luts`.
+pub static TARGETS: [TargetSpec; 19] = [
     TargetSpec {
         name: "validate_header",
         check: Check::Validator(Validator::Header),
         gate: true,
         folder: "validate_header",
-        needs: Capabilities::of(&[C::Validators]),
+        needs: Capabilities::of(&[C::ValidateHeader]),
         chunk: FAST_CHUNK,
     },
     TargetSpec {
@@ -89,7 +90,7 @@ pub static TARGETS: [TargetSpec; 15] = [
         check: Check::Validator(Validator::Payload),
         gate: true,
         folder: "validate_payload",
-        needs: Capabilities::of(&[C::Validators]),
+        needs: Capabilities::of(&[C::ValidatePayload]),
         chunk: FAST_CHUNK,
     },
     TargetSpec {
@@ -113,44 +114,71 @@ pub static TARGETS: [TargetSpec; 15] = [
         check: Check::StreamProgram,
         gate: true,
         folder: "custom_op_stream",
-        needs: Capabilities::of(&[C::Stream]),
+        needs: Capabilities::of(&[C::ValidateStream]),
         chunk: BUNDLE_CHUNK,
     },
     TargetSpec {
         name: "collective_lut",
-        check: Check::Luts(&[LutTable::CollectiveKind]),
+        check: Check::Lut(LutTable::CollectiveKind),
         gate: true,
         folder: "luts",
-        needs: Capabilities::of(&[C::Luts]),
+        needs: Capabilities::of(&[C::Lut(LutTable::CollectiveKind)]),
         chunk: FAST_CHUNK,
     },
     TargetSpec {
         name: "alu_lut",
-        check: Check::Luts(&[
-            LutTable::AluOp,
-            LutTable::CceOp,
-            LutTable::WaitMode,
-            LutTable::UpdateMode,
-        ]),
+        check: Check::Lut(LutTable::AluOp),
         gate: true,
         folder: "luts",
-        needs: Capabilities::of(&[C::Luts]),
+        needs: Capabilities::of(&[C::Lut(LutTable::AluOp)]),
+        chunk: FAST_CHUNK,
+    },
+    TargetSpec {
+        name: "cce_lut",
+        check: Check::Lut(LutTable::CceOp),
+        gate: true,
+        folder: "luts",
+        needs: Capabilities::of(&[C::Lut(LutTable::CceOp)]),
         chunk: FAST_CHUNK,
     },
     TargetSpec {
         name: "dge_lut",
-        check: Check::Luts(&[LutTable::Dge]),
+        check: Check::Lut(LutTable::Dge),
         gate: true,
         folder: "luts",
-        needs: Capabilities::of(&[C::Luts]),
+        needs: Capabilities::of(&[C::Lut(LutTable::Dge)]),
         chunk: FAST_CHUNK,
     },
     TargetSpec {
         name: "dtype_lut",
-        check: Check::Luts(&[LutTable::Dtype, LutTable::DtypeV4]),
+        check: Check::Lut(LutTable::Dtype),
         gate: true,
         folder: "luts",
-        needs: Capabilities::of(&[C::Luts]),
+        needs: Capabilities::of(&[C::Lut(LutTable::Dtype)]),
+        chunk: FAST_CHUNK,
+    },
+    TargetSpec {
+        name: "dtype_v4_lut",
+        check: Check::Lut(LutTable::DtypeV4),
+        gate: true,
+        folder: "luts",
+        needs: Capabilities::of(&[C::Lut(LutTable::DtypeV4)]),
+        chunk: FAST_CHUNK,
+    },
+    TargetSpec {
+        name: "wait_mode_lut",
+        check: Check::Lut(LutTable::WaitMode),
+        gate: true,
+        folder: "luts",
+        needs: Capabilities::of(&[C::Lut(LutTable::WaitMode)]),
+        chunk: FAST_CHUNK,
+    },
+    TargetSpec {
+        name: "update_mode_lut",
+        check: Check::Lut(LutTable::UpdateMode),
+        gate: true,
+        folder: "luts",
+        needs: Capabilities::of(&[C::Lut(LutTable::UpdateMode)]),
         chunk: FAST_CHUNK,
     },
     TargetSpec {
@@ -174,7 +202,7 @@ pub static TARGETS: [TargetSpec; 15] = [
         check: Check::Lowering,
         gate: true,
         folder: "collective_lowering",
-        needs: Capabilities::of(&[C::Lowering]),
+        needs: Capabilities::of(&[C::Lower]),
         chunk: 64,
     },
     TargetSpec {
@@ -182,7 +210,7 @@ pub static TARGETS: [TargetSpec; 15] = [
         check: Check::StreamLint,
         gate: true,
         folder: "stream_lint",
-        needs: Capabilities::of(&[C::Stream]),
+        needs: Capabilities::of(&[C::StreamLint]),
         chunk: 64,
     },
     TargetSpec {
@@ -190,7 +218,7 @@ pub static TARGETS: [TargetSpec; 15] = [
         check: Check::StreamRaw,
         gate: false,
         folder: "custom_op_stream",
-        needs: Capabilities::of(&[C::Stream]),
+        needs: Capabilities::of(&[C::ValidateStream]),
         chunk: BUNDLE_CHUNK,
     },
     TargetSpec {
@@ -199,11 +227,19 @@ pub static TARGETS: [TargetSpec; 15] = [
         gate: false,
         folder: "structured_diff",
         needs: Capabilities::of(&[
-            C::Validators,
+            C::ValidateHeader,
+            C::ValidatePayload,
             C::Decode,
             C::Encode,
-            C::Stream,
-            C::Luts,
+            C::ValidateStream,
+            C::Lut(LutTable::CollectiveKind),
+            C::Lut(LutTable::AluOp),
+            C::Lut(LutTable::CceOp),
+            C::Lut(LutTable::Dge),
+            C::Lut(LutTable::Dtype),
+            C::Lut(LutTable::DtypeV4),
+            C::Lut(LutTable::WaitMode),
+            C::Lut(LutTable::UpdateMode),
             C::IrGates,
         ]),
         chunk: BUNDLE_CHUNK,

@@ -380,12 +380,11 @@ const LARGE: [u32; 8] = [
 #[test]
 fn every_lut_input_agrees() {
     let mut c = Collector::default();
-    for t in [
-        t("collective_lut"),
-        t("alu_lut"),
-        t("dge_lut"),
-        t("dtype_lut"),
-    ] {
+    let luts: Vec<Target> = Target::all()
+        .filter(|t| matches!(t.check(), tpb_harness::targets::Check::Lut(_)))
+        .collect();
+    assert_eq!(luts.len(), 8, "one LUT target per SPEC §6 table");
+    for t in luts {
         for ord in (0..=255u32).chain(LARGE) {
             c.add(compare_lut(t, ord));
         }
@@ -662,7 +661,10 @@ impl Subject for Inventor {
         "inventor"
     }
     fn capabilities(&self) -> Capabilities {
-        Capabilities::of(&[tpb_harness::subjects::Capability::Validators])
+        Capabilities::of(&[
+            tpb_harness::subjects::Capability::ValidateHeader,
+            tpb_harness::subjects::Capability::ValidatePayload,
+        ])
     }
     fn validate(&self, which: Validator, b: &[u8; 64]) -> Reply<Verdict> {
         // The same verdict, spelled as a name the harness does not know.
@@ -694,8 +696,10 @@ fn engine_reports_a_wrong_subject() {
     let d2 = e2.compare_bundle(t("validate_header"), &h);
     assert_eq!(d2.divergence().map(|d| d.class), Some(Class::UnderAccept));
 
-    // A LUT lie: DifferentOutput at ordinal 4 (through the alu_lut target).
-    let d3 = e.compare_lut(t("alu_lut"), 4);
+    // A LUT lie: DifferentOutput at ordinal 4 (through the cce_lut target;
+    // alu_lut asks only the alu_op table, where the liar tells the truth).
+    assert!(e.compare_lut(t("alu_lut"), 4).is_agree());
+    let d3 = e.compare_lut(t("cce_lut"), 4);
     let d3 = d3.divergence().expect("cce lie must be caught");
     assert_eq!(d3.class, Class::DifferentOutput);
     assert_eq!(d3.signature.key, "cce_lut");
@@ -704,7 +708,7 @@ fn engine_reports_a_wrong_subject() {
         ("0x05", "0x04")
     );
     // And agreement where the liar tells the truth.
-    assert!(e.compare_lut(t("alu_lut"), 0).is_agree());
+    assert!(e.compare_lut(t("cce_lut"), 0).is_agree());
 }
 
 #[test]
@@ -787,8 +791,12 @@ fn target_names_are_stable() {
             "custom_op_group",
             "collective_lut",
             "alu_lut",
+            "cce_lut",
             "dge_lut",
             "dtype_lut",
+            "dtype_v4_lut",
+            "wait_mode_lut",
+            "update_mode_lut",
             "ir_gates",
             "sync_handshake",
             "collective_lowering",

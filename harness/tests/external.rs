@@ -171,7 +171,10 @@ fn both_examples_say_hello_and_match_the_pinned_verdicts() {
     for spec in [format!("lib:{}", lib.display()), python_spec("")] {
         let mut s = start(&spec, TIMEOUT);
         assert_eq!(s.hello().protocol, 1);
-        assert_eq!(s.hello().ops, vec![Op::ValidateHeader, Op::ValidatePayload]);
+        assert_eq!(
+            s.hello().ops,
+            vec![Op::ValidateHeader, Op::ValidatePayload, Op::ValidateStream]
+        );
         assert!(s.hello().name.starts_with("example-"), "{}", s.hello().name);
         let (reqs, want): (Vec<_>, Vec<_>) = pinned().into_iter().unzip();
         let got = verdicts(s.call_batch(&reqs));

@@ -7,7 +7,9 @@
 //! Smoke set, per covered target: for bundle targets, a valid image of each
 //! opcode the target takes with every byte in turn set to 0x01 and to 0xFF,
 //! plus [`SMOKE_GENERATED`] of the gate's generated cases; for LUT targets,
-//! the ordinals 0..=64 and a few large ones.
+//! the ordinals 0..=64 and a few large ones; for the stream and lowering
+//! targets (`validate_stream`, `lower`), [`SMOKE_GENERATED`] of the gate's
+//! generated cases of the target's kind.
 //!
 //! Exit codes: 0 every smoke case agrees; 1 a divergence or fault, or no
 //! target covered; 2 bad spec, or the subject does not start.
@@ -19,6 +21,7 @@ use crate::external;
 use crate::findings::CaseKind;
 use crate::generators::images::{bundle_case, valid_image};
 use crate::generators::{case_rng, name_hash};
+use crate::kinds::{CaseBuf, Draw};
 use crate::subjects::{Subject, SubjectSpec, Validator};
 use crate::targets::{Check, Target};
 use std::io::Write;
@@ -79,6 +82,26 @@ fn bundle_inputs(t: Target) -> Vec<[u8; 64]> {
     out
 }
 
+/// [`SMOKE_GENERATED`] cases of target `t` as its kind generates them for
+/// the gate (valid, near-valid and raw in turn).
+fn generated_inputs(t: Target, arch: Arch) -> Vec<Vec<u8>> {
+    let kind = crate::kinds::of(t);
+    let h = name_hash(t.name());
+    let mut buf = CaseBuf::default();
+    (0..SMOKE_GENERATED)
+        .map(|i| {
+            let mut r = case_rng(SEED, h, i);
+            let d = Draw {
+                arch,
+                r: &mut r,
+                kind: CaseKind::of(i),
+            };
+            let form = kind.generate(t, d, &mut buf);
+            buf.input(form).to_vec()
+        })
+        .collect()
+}
+
 /// Runs `subject-check`.
 pub fn run(a: SubjectCheckArgs) -> CliResult {
     let timeout = Duration::from_secs(a.timeout);
@@ -106,6 +129,10 @@ pub fn run(a: SubjectCheckArgs) -> CliResult {
             writeln!(out, "name:         {}", h.name)?;
             writeln!(out, "protocol:     tpb-subject/{}", h.protocol)?;
             writeln!(out, "ops:          {}", ops.join(", "))?;
+            if h.ops.contains(&external::Op::Lut) {
+                let tables: Vec<&str> = h.lut_tables().iter().map(|t| t.name()).collect();
+                writeln!(out, "tables:       {}", tables.join(", "))?;
+            }
         }
     }
     writeln!(out, "arch:         {}", a.arch)?;
@@ -124,10 +151,16 @@ pub fn run(a: SubjectCheckArgs) -> CliResult {
                 .iter()
                 .map(|b| engine.compare_bundle(*t, b))
                 .collect(),
-            Check::Luts(_) => (0..=64u32)
+            Check::Lut(_) => (0..=64u32)
                 .chain([255, 256, 1 << 16, u32::MAX])
                 .map(|o| engine.compare_lut(*t, o))
                 .collect(),
+            Check::StreamProgram | Check::StreamRaw | Check::Lowering => {
+                generated_inputs(*t, a.arch)
+                    .iter()
+                    .map(|input| engine.compare(*t, input))
+                    .collect()
+            }
             _ => continue,
         };
         let n = outcomes.len();

@@ -178,33 +178,61 @@ impl Engine {
         case: &dyn Fn() -> String,
         f: impl Fn(&Pair<'_>) -> Option<Divergence>,
     ) -> Outcome {
-        let s = &self.subjects;
-        let pair = |l: &dyn Subject, r: &dyn Subject| {
-            f(&Pair {
-                left: l,
-                right: r,
-                target: t,
-                input,
-                case,
-            })
-        };
-        if let Some(d) = pair(&*s[0], &*s[1]) {
-            return Outcome(vec![d]);
-        }
+        self.each_with(t, input, case, &f, &f)
+    }
+
+    /// The subjects under test that are judged on the next case of `t`, with
+    /// their position: none while judging is off; a subject given up counts
+    /// the case as not run instead; each one returned counts it as judged.
+    /// For kinds that compare subjects themselves (the lowering kind).
+    pub fn judged_now(&self, t: Target) -> Vec<&dyn Subject> {
         if !self.judging.get() {
-            return Outcome(Vec::new());
+            return Vec::new();
         }
         let mut out = Vec::new();
-        for (k, (x, not_run)) in s[2..].iter().zip(&self.not_run).enumerate() {
+        for (k, (x, not_run)) in self.subjects[2..].iter().zip(&self.not_run).enumerate() {
             if x.capabilities().covers(t.spec().needs) {
                 if x.given_up().is_some() {
                     not_run.set(not_run.get() + 1);
                     continue;
                 }
                 self.note_judged(k);
-                out.extend(pair(&**x, &*s[0]));
+                out.push(&**x);
             }
         }
+        out
+    }
+
+    /// [`Engine::each`] with one comparison for the reference pair
+    /// (`reference`) and another for each subject under test against core
+    /// (`judge`: only what the subject's operation answers).
+    fn each_with(
+        &self,
+        t: Target,
+        input: &[u8],
+        case: &dyn Fn() -> String,
+        reference: &dyn Fn(&Pair<'_>) -> Option<Divergence>,
+        judge: &dyn Fn(&Pair<'_>) -> Option<Divergence>,
+    ) -> Outcome {
+        let s = &self.subjects;
+        let pair =
+            |f: &dyn Fn(&Pair<'_>) -> Option<Divergence>, l: &dyn Subject, r: &dyn Subject| {
+                f(&Pair {
+                    left: l,
+                    right: r,
+                    target: t,
+                    input,
+                    case,
+                })
+            };
+        if let Some(d) = pair(reference, &*s[0], &*s[1]) {
+            return Outcome(vec![d]);
+        }
+        let out = self
+            .judged_now(t)
+            .into_iter()
+            .filter_map(|x| pair(judge, x, &*s[0]))
+            .collect();
         Outcome(out)
     }
 
@@ -233,7 +261,7 @@ impl Engine {
     pub fn compare_lut(&self, target: Target, ordinal: u32) -> Outcome {
         let bytes = ordinal.to_le_bytes();
         match target.check() {
-            Check::Luts(tables) => self.luts(target, tables, ordinal, &bytes),
+            Check::Lut(table) => self.lut(target, table, ordinal, &bytes),
             _ => self.compare(target, &bytes),
         }
     }
@@ -268,13 +296,15 @@ impl Engine {
                 String::new()
             }
         };
-        self.each(target, input, &case, |p| pair::stream(p, s))
+        self.each_with(target, input, &case, &|p| pair::stream(p, s), &|p| {
+            pair::stream_verdict(p, s)
+        })
     }
 
-    /// The lookup `tables`, in order, at ordinal `ord`.
-    pub fn luts(&self, target: Target, tables: &[LutTable], ord: u32, input: &[u8]) -> Outcome {
+    /// The lookup `table` at ordinal `ord`.
+    pub fn lut(&self, target: Target, table: LutTable, ord: u32, input: &[u8]) -> Outcome {
         let case = || format!("ordinal {ord} ({ord:#x})");
-        self.each(target, input, &case, |p| pair::luts(p, tables, ord))
+        self.each(target, input, &case, |p| pair::lut(p, table, ord))
     }
 
     /// One IR query.

@@ -14,7 +14,7 @@ use super::render::{
 };
 use crate::subjects::{
     hex, verdict_name, DecodeFail, Decoded, EncodeResult, Fault, IrAnswer, IrQuery, LutTable,
-    Reply, StreamResult, Subject, Validator, Verdict,
+    Reply, StreamFail, StreamResult, Subject, Validator, Verdict,
 };
 use crate::targets::Target;
 use std::fmt;
@@ -339,43 +339,80 @@ pub fn stream<L: Subject + ?Sized, R: Subject + ?Sized>(
     )
 }
 
-/// The signature key of a LUT table.
+/// SPEC §5.3 stream rules as the `validate_stream` operation answers them
+/// (a subject under test against core): the first stream error's name and
+/// index, or valid; the parsed groups are not compared.
+pub fn stream_verdict<L: Subject + ?Sized, R: Subject + ?Sized>(
+    p: &Pair<'_, L, R>,
+    s: &[u8],
+) -> Option<Divergence> {
+    let (l, r) = both!(
+        p,
+        "validate_stream",
+        p.left.validate_stream(s),
+        p.right.validate_stream(s)
+    );
+    if l == r {
+        return None;
+    }
+    let show = |x: &Result<(), StreamFail>| match x {
+        Ok(()) => "valid".to_string(),
+        Err(e) => e.to_string(),
+    };
+    let key = match (&l, &r) {
+        // The same error at another index.
+        (Err(a), Err(b)) if a.name == b.name => format!("{}:index", a.name),
+        (Err(e), _) | (Ok(()), Err(e)) => e.name.to_string(),
+        (Ok(()), Ok(())) => "valid".to_string(),
+    };
+    let short = |x: &Result<(), StreamFail>| match x {
+        Ok(()) => "valid".to_string(),
+        Err(e) => format!("err:{}", e.name),
+    };
+    p.div(
+        Class::from_accepts(l.is_ok(), r.is_ok()),
+        key,
+        short(&l),
+        short(&r),
+        show(&l),
+        show(&r),
+    )
+}
+
+/// The signature key of a LUT table: its target's name.
 pub fn lut_key(t: LutTable) -> &'static str {
     match t {
         LutTable::CollectiveKind => "collective_lut",
         LutTable::AluOp => "alu_lut",
         LutTable::CceOp => "cce_lut",
         LutTable::Dge => "dge_lut",
-        LutTable::Dtype => "dtype_lut.pre_v4",
-        LutTable::DtypeV4 => "dtype_lut.v4",
+        LutTable::Dtype => "dtype_lut",
+        LutTable::DtypeV4 => "dtype_v4_lut",
         LutTable::WaitMode => "wait_mode_lut",
         LutTable::UpdateMode => "update_mode_lut",
     }
 }
 
-/// SPEC §6: the tables in order; the first disagreement is reported.
-pub fn luts<L: Subject + ?Sized, R: Subject + ?Sized>(
+/// SPEC §6: one table at one ordinal.
+pub fn lut<L: Subject + ?Sized, R: Subject + ?Sized>(
     p: &Pair<'_, L, R>,
-    tables: &[LutTable],
+    t: LutTable,
     ord: u32,
 ) -> Option<Divergence> {
-    for &t in tables {
-        let key = lut_key(t);
-        let (a, b) = both!(p, key, p.left.lut(t, ord), p.right.lut(t, ord));
-        if a == b {
-            continue;
-        }
-        let (ls, rs) = (lut_str(&a), lut_str(&b));
-        return p.div(
-            Class::from_accepts(a.is_ok(), b.is_ok()),
-            key,
-            ls.clone(),
-            rs.clone(),
-            format!("{key} = {ls}"),
-            format!("{key} = {rs}"),
-        );
+    let key = lut_key(t);
+    let (a, b) = both!(p, key, p.left.lut(t, ord), p.right.lut(t, ord));
+    if a == b {
+        return None;
     }
-    None
+    let (ls, rs) = (lut_str(&a), lut_str(&b));
+    p.div(
+        Class::from_accepts(a.is_ok(), b.is_ok()),
+        key,
+        ls.clone(),
+        rs.clone(),
+        format!("{key} = {ls}"),
+        format!("{key} = {rs}"),
+    )
 }
 
 /// SPEC §7 IR gates and the SB2SB-vs-DMA route.

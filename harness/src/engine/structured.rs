@@ -107,7 +107,7 @@ fn run(e: &dyn Cases, data: &[u8]) -> Result<(), Report> {
             }
             Item::Stream(s) => outcome(e.compare_stream(&s))?,
             Item::Lut(ord) => {
-                for t in targets_where(|c| matches!(c, Check::Luts(_))) {
+                for t in targets_where(|c| matches!(c, Check::Lut(_))) {
                     outcome(e.compare_lut(t, ord))?;
                 }
             }
@@ -178,7 +178,7 @@ fn check_case(e: &dyn Cases, c: &Case) -> Result<(), Report> {
     if let Some(want) = c.expected.header {
         label(
             "validate_header",
-            Capability::Validators,
+            Capability::ValidateHeader,
             want.unwrap_or("valid").to_string(),
             &|s| v(s, Validator::Header),
         )?;
@@ -186,7 +186,7 @@ fn check_case(e: &dyn Cases, c: &Case) -> Result<(), Report> {
     if let Some(want) = c.expected.payload {
         label(
             "validate_payload",
-            Capability::Validators,
+            Capability::ValidatePayload,
             want.unwrap_or("valid").to_string(),
             &|s| v(s, Validator::Payload),
         )?;

@@ -1,5 +1,5 @@
 //! Loading a subject library with the C ABI of `include/tpb_subject.h`
-//! (version 1). The only module of the harness with `unsafe`: every call
+//! (versions 1 and 2). The only module of the harness with `unsafe`: every call
 //! into the library is here. It runs inside the worker process
 //! ([`super::worker`]), never in the gate itself, so a library that crashes
 //! or hangs takes down only its worker.
@@ -12,6 +12,9 @@ use std::ffi::{c_char, c_int, CStr, CString};
 
 /// `TPB_SUBJECT_ABI_VERSION`.
 pub const ABI_VERSION: u32 = 1;
+/// The ABI versions the loader accepts (the version-2 additions are
+/// optional symbols, so a version-1 library loads unchanged).
+pub const ABI_VERSIONS: [u32; 2] = [1, 2];
 
 /// `tpb_status` codes.
 const TPB_OK: c_int = 0;
@@ -26,11 +29,15 @@ pub fn cap_bit(op: Op) -> u32 {
         Op::Decode => 1 << 2,
         Op::Encode => 1 << 3,
         Op::Lut => 1 << 4,
+        Op::ValidateStream => 1 << 5,
+        Op::Lower => 1 << 6,
     }
 }
 
 /// The decode buffer the worker passes first (tpb_subject.h says 4096).
 const DECODE_CAP: usize = 4096;
+/// The lower buffer the worker passes first (tpb_subject.h: 65536).
+const LOWER_CAP: usize = 1 << 16;
 /// The largest decode answer the worker accepts after a retry.
 const DECODE_MAX: usize = 1 << 20;
 
@@ -42,6 +49,9 @@ type ValidateFn = unsafe extern "C" fn(*const u8, *mut *const c_char) -> c_int;
 type DecodeFn = unsafe extern "C" fn(*const u8, *mut c_char, usize, *mut usize) -> c_int;
 type EncodeFn = unsafe extern "C" fn(*const c_char, usize, *mut u8, *mut *const c_char) -> c_int;
 type LutFn = unsafe extern "C" fn(*const c_char, u32, *mut u32, *mut *const c_char) -> c_int;
+type LutTablesFn = unsafe extern "C" fn() -> u32;
+type StreamFn = unsafe extern "C" fn(*const u8, usize, *mut *const c_char, *mut usize) -> c_int;
+type LowerFn = unsafe extern "C" fn(*const c_char, usize, *mut c_char, usize, *mut usize) -> c_int;
 
 /// What a library call returned, before it becomes a protocol answer.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -64,9 +74,48 @@ pub struct SubjectLib {
     decode: Option<DecodeFn>,
     encode: Option<EncodeFn>,
     lut: Option<LutFn>,
+    /// The tables `tpb_lut` implements (`tpb_subject_lut_tables()`, or
+    /// every table without that symbol); empty without `TPB_CAP_LUT`.
+    tables: Vec<LutTable>,
+    validate_stream: Option<StreamFn>,
+    lower: Option<LowerFn>,
     init: InitFn,
     // Keeps the function pointers above valid; dropped last.
     _lib: Library,
+}
+
+/// Calls `call(buf, cap, &mut len)` for an operation that writes JSON text
+/// into a caller buffer (`tpb_decode`, `tpb_lower`): once with `first`
+/// bytes, once more with the size asked for on `TPB_BUFFER_TOO_SMALL` (at
+/// most `max`).
+fn text_out(
+    what: &str,
+    first: usize,
+    max: usize,
+    mut call: impl FnMut(*mut c_char, usize, &mut usize) -> c_int,
+) -> Status<String> {
+    let mut cap = first;
+    for _ in 0..2 {
+        let mut buf = vec![0u8; cap];
+        let mut len = 0usize;
+        match call(buf.as_mut_ptr().cast(), cap, &mut len) {
+            TPB_OK if len <= cap => {
+                buf.truncate(len);
+                return match String::from_utf8(buf) {
+                    Ok(s) => Status::Ok(s),
+                    Err(_) => Status::Error(format!("{what} answer is not UTF-8")),
+                };
+            }
+            TPB_OK => return Status::Error(format!("{what} length {len} > capacity {cap}")),
+            TPB_BUFFER_TOO_SMALL if len > cap && len <= max => cap = len,
+            TPB_BUFFER_TOO_SMALL => {
+                return Status::Error(format!("{what} needs {len} bytes (capacity {cap})"))
+            }
+            TPB_UNSUPPORTED => return Status::Unsupported,
+            n => return Status::Error(format!("{what} returned {n}")),
+        }
+    }
+    Status::Error(format!("{what} buffer still too small after a retry"))
 }
 
 /// Reads a NUL-terminated string the library returned.
@@ -105,9 +154,9 @@ impl SubjectLib {
         let init: InitFn = sym(&lib, "tpb_subject_init")?;
         // SAFETY: required ABI functions without arguments.
         let v = unsafe { abi() };
-        if v != ABI_VERSION {
+        if !ABI_VERSIONS.contains(&v) {
             return Err(format!(
-                "tpb_subject_abi_version() = {v}; this harness speaks {ABI_VERSION}"
+                "tpb_subject_abi_version() = {v}; this harness speaks versions 1 and 2"
             ));
         }
         // SAFETY: as above; the string lives until unload (ABI contract).
@@ -148,6 +197,35 @@ impl SubjectLib {
         } else {
             None
         };
+        let tables = if lut.is_none() {
+            Vec::new()
+        } else if let Ok(f) = sym::<LutTablesFn>(&lib, "tpb_subject_lut_tables") {
+            // SAFETY: an optional ABI function without arguments.
+            let bits = unsafe { f() };
+            let known = LutTable::ALL.iter().fold(0, |m, t| m | t.abi_bit());
+            if bits & !known != 0 {
+                return Err(format!(
+                    "tpb_subject_lut_tables() = {bits:#x} sets undefined bits {:#x}",
+                    bits & !known
+                ));
+            }
+            LutTable::ALL
+                .into_iter()
+                .filter(|t| bits & t.abi_bit() != 0)
+                .collect()
+        } else {
+            LutTable::ALL.to_vec()
+        };
+        let validate_stream = if caps & cap_bit(Op::ValidateStream) != 0 {
+            Some(sym::<StreamFn>(&lib, "tpb_validate_stream")?)
+        } else {
+            None
+        };
+        let lower = if caps & cap_bit(Op::Lower) != 0 {
+            Some(sym::<LowerFn>(&lib, "tpb_lower")?)
+        } else {
+            None
+        };
         Ok(SubjectLib {
             name,
             caps,
@@ -156,6 +234,9 @@ impl SubjectLib {
             decode,
             encode,
             lut,
+            tables,
+            validate_stream,
+            lower,
             init,
             _lib: lib,
         })
@@ -172,6 +253,17 @@ impl SubjectLib {
             .into_iter()
             .filter(|&o| self.caps & cap_bit(o) != 0)
             .collect()
+    }
+
+    /// The tables `tpb_lut` implements, in [`LutTable::ALL`] order.
+    pub fn lut_tables(&self) -> &[LutTable] {
+        &self.tables
+    }
+
+    /// True if the library declared every table (no
+    /// `tpb_subject_lut_tables`, or one returning every bit).
+    pub fn all_tables(&self) -> bool {
+        self.tables.len() == LutTable::ALL.len()
     }
 
     /// `tpb_subject_init(arch)`.
@@ -217,31 +309,45 @@ impl SubjectLib {
         let Some(f) = self.decode else {
             return Status::Unsupported;
         };
-        let mut cap = DECODE_CAP;
-        for _ in 0..2 {
-            let mut buf = vec![0u8; cap];
-            let mut len = 0usize;
+        text_out("tpb_decode", DECODE_CAP, DECODE_MAX, |buf, cap, len| {
             // SAFETY: `b` is 64 bytes; `buf` has `cap` writable bytes; `len`
             // is a valid out-pointer.
-            let rc = unsafe { f(b.as_ptr(), buf.as_mut_ptr().cast(), cap, &mut len) };
-            match rc {
-                TPB_OK if len <= cap => {
-                    buf.truncate(len);
-                    return match String::from_utf8(buf) {
-                        Ok(s) => Status::Ok(s),
-                        Err(_) => Status::Error("decode answer is not UTF-8".into()),
-                    };
-                }
-                TPB_OK => return Status::Error(format!("decode length {len} > capacity {cap}")),
-                TPB_BUFFER_TOO_SMALL if len > cap && len <= DECODE_MAX => cap = len,
-                TPB_BUFFER_TOO_SMALL => {
-                    return Status::Error(format!("decode needs {len} bytes (capacity {cap})"))
-                }
-                TPB_UNSUPPORTED => return Status::Unsupported,
-                n => return Status::Error(format!("tpb_decode returned {n}")),
-            }
+            unsafe { f(b.as_ptr(), buf, cap, len) }
+        })
+    }
+
+    /// `tpb_validate_stream`: `Ok(None)` valid, `Ok(Some((error, index)))`.
+    pub fn validate_stream(&self, bytes: &[u8]) -> Status<Option<(String, u64)>> {
+        let Some(f) = self.validate_stream else {
+            return Status::Unsupported;
+        };
+        let mut error: *const c_char = std::ptr::null();
+        let mut index = 0usize;
+        // SAFETY: `bytes` is `len` readable bytes; the out-pointers are valid.
+        let rc = unsafe { f(bytes.as_ptr(), bytes.len(), &mut error, &mut index) };
+        match rc {
+            // SAFETY: the ABI requires a null or a live NUL-terminated string.
+            TPB_OK => match unsafe { text(error, "the stream error") } {
+                Ok(None) => Status::Ok(None),
+                Ok(Some(e)) if e.is_empty() => Status::Error("empty stream error name".into()),
+                Ok(Some(e)) => Status::Ok(Some((e, index as u64))),
+                Err(e) => Status::Error(e),
+            },
+            TPB_UNSUPPORTED => Status::Unsupported,
+            n => Status::Error(format!("tpb_validate_stream returned {n}")),
         }
-        Status::Error("decode buffer still too small after a retry".into())
+    }
+
+    /// `tpb_lower`: the JSON answer text (`ir` is the input document).
+    pub fn lower(&self, ir: &str) -> Status<String> {
+        let Some(f) = self.lower else {
+            return Status::Unsupported;
+        };
+        text_out("tpb_lower", LOWER_CAP, DECODE_MAX, |buf, cap, len| {
+            // SAFETY: `ir` is `ir.len()` readable bytes; `buf` has `cap`
+            // writable bytes; `len` is a valid out-pointer.
+            unsafe { f(ir.as_ptr().cast(), ir.len(), buf, cap, len) }
+        })
     }
 
     /// `tpb_encode`: `Ok(Ok(bundle))` or `Ok(Err(refusal))`.
@@ -275,7 +381,7 @@ impl SubjectLib {
 
     /// `tpb_lut`: `Ok(Ok(wire))` or `Ok(Err(refusal))`.
     pub fn lut(&self, table: LutTable, input: u32) -> Status<Result<u32, String>> {
-        let Some(f) = self.lut else {
+        let Some(f) = self.lut.filter(|_| self.tables.contains(&table)) else {
             return Status::Unsupported;
         };
         let Ok(t) = CString::new(table.name()) else {

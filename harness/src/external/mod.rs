@@ -12,9 +12,11 @@
 //! (the pipelined client with timeouts and restarts), [`subject`] (the
 //! client as a [`crate::subjects::Subject`], and the registry's opener),
 //! [`ffi`] (the only `unsafe` in the harness: calls into the library),
-//! [`worker`] (the library's protocol server).
+//! [`worker`] (the library's protocol server), [`lower_json`] (the `lower`
+//! operation's IR and module JSON).
 
 pub mod ffi;
+pub mod lower_json;
 pub mod process;
 pub mod protocol;
 pub mod reaper;

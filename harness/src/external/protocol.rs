@@ -28,18 +28,24 @@ pub enum Op {
     Decode,
     /// SPEC §5.2 encoder.
     Encode,
-    /// SPEC §6 lookup tables.
+    /// SPEC §6 lookup tables (which ones: the hello's `tables`).
     Lut,
+    /// SPEC §5.3 custom-op stream rules: the first stream error and its index.
+    ValidateStream,
+    /// SPEC §5.4 collective lowering of one IR module.
+    Lower,
 }
 
 impl Op {
     /// Every operation, in protocol order.
-    pub const ALL: [Op; 5] = [
+    pub const ALL: [Op; 7] = [
         Op::ValidateHeader,
         Op::ValidatePayload,
         Op::Decode,
         Op::Encode,
         Op::Lut,
+        Op::ValidateStream,
+        Op::Lower,
     ];
 
     /// The `"op"` string.
@@ -50,6 +56,8 @@ impl Op {
             Op::Decode => "decode",
             Op::Encode => "encode",
             Op::Lut => "lut",
+            Op::ValidateStream => "validate_stream",
+            Op::Lower => "lower",
         }
     }
 
@@ -65,16 +73,14 @@ impl fmt::Display for Op {
     }
 }
 
-/// The tables a `lut` request may name (tpb-subject/1), by their
-/// [`LutTable::name`]; the harness never sends another.
-pub const LUT_TABLES: [LutTable; 6] = [
-    LutTable::CollectiveKind,
-    LutTable::AluOp,
-    LutTable::Dge,
-    LutTable::Dtype,
-    LutTable::DtypeV4,
-    LutTable::WaitMode,
-];
+/// The tables a `lut` request may name and a hello's `tables` may list
+/// (tpb-subject/1), by their [`LutTable::name`]: every SPEC §6 table.
+pub const LUT_TABLES: [LutTable; 8] = LutTable::ALL;
+
+/// The longest stream a `validate_stream` request carries, in bytes: the
+/// largest corpus file the gate reads (1 MiB), so every stream case can be
+/// sent (its request line is about 2 MiB; [`MAX_LINE`] bounds answers).
+pub const MAX_STREAM: usize = 1 << 20;
 
 /// The protocol table named `s`.
 pub fn lut_table(s: &str) -> Option<LutTable> {
@@ -104,6 +110,10 @@ pub enum Request {
         /// The ordinal looked up.
         input: u32,
     },
+    /// `{"op":"validate_stream","hex":…}`: a bundle stream of any length.
+    ValidateStream(Vec<u8>),
+    /// `{"op":"lower","ir":{…}}`: the input document of `tpbconform lower`.
+    Lower(Map<String, Value>),
 }
 
 impl Request {
@@ -115,6 +125,8 @@ impl Request {
             Request::Decode(_) => Op::Decode,
             Request::Encode { .. } => Op::Encode,
             Request::Lut { .. } => Op::Lut,
+            Request::ValidateStream(_) => Op::ValidateStream,
+            Request::Lower(_) => Op::Lower,
         }
     }
 
@@ -137,6 +149,14 @@ impl Request {
                 r#"{{"id":{id},"op":"{op}","table":"{}","input":{input}}}"#,
                 table.name()
             ),
+            Request::ValidateStream(bytes) => format!(
+                r#"{{"id":{id},"op":"{op}","hex":"{}"}}"#,
+                crate::subjects::hex(bytes)
+            ),
+            Request::Lower(ir) => format!(
+                r#"{{"id":{id},"op":"{op}","ir":{}}}"#,
+                Value::Object(ir.clone())
+            ),
         }
     }
 
@@ -153,6 +173,8 @@ impl Request {
                 Value::Object(fields.clone())
             ),
             Request::Lut { table, input } => format!("{} {input}", table.name()),
+            Request::ValidateStream(bytes) => crate::subjects::hex(bytes),
+            Request::Lower(ir) => Value::Object(ir.clone()).to_string(),
         }
     }
 }
@@ -182,9 +204,34 @@ pub enum Answer {
     Refused(String),
     /// LUT success.
     Wire(u64),
+    /// `validate_stream`: `None` = valid, else the SPEC §5.3 stream error
+    /// and the index it is reported at.
+    Stream(Option<(String, u64)>),
+    /// `lower` success: the object `tpbconform lower --format json` prints
+    /// (`generation`, `instructions`, `replica_groups`,
+    /// `source_target_pairs`, `attributes`), as the subject sent it.
+    Lowered(Map<String, Value>),
+    /// `lower` rejection: the SPEC §5.4 error class of the first rejected
+    /// instruction and its index.
+    LowerRejected {
+        /// The error class, e.g. `duplicate_rank`.
+        error: String,
+        /// Index of that instruction in the request's `instructions`.
+        instruction: u64,
+    },
     /// `{"unsupported":true}`.
     Unsupported,
 }
+
+/// The keys of a `lower` success answer (besides `id`), as
+/// `tpb_core::lower::Module::to_json` writes them.
+pub const LOWERED_KEYS: [&str; 5] = [
+    "generation",
+    "instructions",
+    "replica_groups",
+    "source_target_pairs",
+    "attributes",
+];
 
 /// The hello answer.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -195,6 +242,34 @@ pub struct Hello {
     pub name: String,
     /// `"ops"`, deduplicated, in protocol order.
     pub ops: Vec<Op>,
+    /// `"tables"`, deduplicated, in [`LutTable::ALL`] order: the tables the
+    /// `lut` op implements. Absent: every table (when `lut` is in `ops`).
+    pub tables: Option<Vec<LutTable>>,
+}
+
+impl Hello {
+    /// The tables the subject implements: none without the `lut` op, else
+    /// `tables`, or every table when the hello had no `tables`.
+    pub fn lut_tables(&self) -> Vec<LutTable> {
+        if !self.ops.contains(&Op::Lut) {
+            return Vec::new();
+        }
+        self.tables.clone().unwrap_or_else(|| LUT_TABLES.to_vec())
+    }
+
+    /// The hello answer line (server side): `tables` only when given.
+    pub fn to_line(&self) -> String {
+        let ops: Vec<&str> = self.ops.iter().map(|o| o.name()).collect();
+        let mut m = Map::new();
+        m.insert("protocol".into(), Value::from(self.protocol));
+        m.insert("name".into(), Value::from(self.name.clone()));
+        m.insert("ops".into(), Value::from(ops));
+        if let Some(t) = &self.tables {
+            let names: Vec<&str> = t.iter().map(|t| t.name()).collect();
+            m.insert("tables".into(), Value::from(names));
+        }
+        Value::Object(m).to_string()
+    }
 }
 
 /// `0xHH`, as `tpbconform decode` prints opcodes.
@@ -209,6 +284,22 @@ pub fn parse_opcode(s: &str) -> Option<u8> {
         return None;
     }
     u8::from_str_radix(h, 16).ok()
+}
+
+/// Parses an even number of hex digits (either case) into bytes, at most
+/// [`MAX_STREAM`] of them.
+pub fn parse_hex_bytes(s: &str) -> Option<Vec<u8>> {
+    let b = s.as_bytes();
+    if !b.len().is_multiple_of(2) || b.len() / 2 > MAX_STREAM {
+        return None;
+    }
+    b.chunks_exact(2)
+        .map(|pair| {
+            let hi = char::from(pair[0]).to_digit(16)?;
+            let lo = char::from(pair[1]).to_digit(16)?;
+            u8::try_from(hi * 16 + lo).ok()
+        })
+        .collect()
 }
 
 /// Parses exactly 128 hex digits into a bundle.
@@ -263,10 +354,15 @@ fn uint(m: &Map<String, Value>, k: &str) -> Result<u64, String> {
         .ok_or_else(|| format!("`{k}` is not a non-negative integer"))
 }
 
-/// Parses the hello answer `{"protocol":1,"name":…,"ops":[…]}`.
+/// Parses the hello answer `{"protocol":1,"name":…,"ops":[…]}` (with an
+/// optional `"tables":[…]`).
 pub fn parse_hello(line: &str) -> Result<Hello, String> {
     let m = object(line)?;
-    exact_keys(&m, &["protocol", "name", "ops"])?;
+    if m.contains_key("tables") {
+        exact_keys(&m, &["protocol", "name", "ops", "tables"])?;
+    } else {
+        exact_keys(&m, &["protocol", "name", "ops"])?;
+    }
     let protocol = uint(&m, "protocol")?;
     if protocol != PROTOCOL {
         return Err(format!(
@@ -289,10 +385,35 @@ pub fn parse_hello(line: &str) -> Result<Hello, String> {
         }
     }
     ops.sort();
+    let tables = match m.get("tables") {
+        None => None,
+        Some(Value::Array(list)) => {
+            let mut ts = Vec::new();
+            for v in list {
+                let s = v.as_str().ok_or("`tables` holds a non-string")?;
+                let t = lut_table(s).ok_or_else(|| {
+                    format!(
+                        "unknown table `{s}` in `tables` (expected one of: {})",
+                        LUT_TABLES.map(LutTable::name).join(", ")
+                    )
+                })?;
+                if !ts.contains(&t) {
+                    ts.push(t);
+                }
+            }
+            if !ops.contains(&Op::Lut) && !ts.is_empty() {
+                return Err("`tables` lists tables but `ops` has no `lut`".into());
+            }
+            ts.sort();
+            Some(ts)
+        }
+        Some(_) => return Err("`tables` is not an array".into()),
+    };
     Ok(Hello {
         protocol,
         name,
         ops,
+        tables,
     })
 }
 
@@ -361,6 +482,40 @@ pub fn parse_answer(line: &str, id: u64, op: Op) -> Result<Answer, String> {
             exact_keys(&m, &["id", "wire"])?;
             Ok(Answer::Wire(uint(&m, "wire")?))
         }
+        Op::ValidateStream => {
+            if m.contains_key("valid") {
+                exact_keys(&m, &["id", "valid"])?;
+                return match m.get("valid") {
+                    Some(Value::Bool(true)) => Ok(Answer::Stream(None)),
+                    _ => Err("`valid` is not true".into()),
+                };
+            }
+            exact_keys(&m, &["id", "stream_error", "index"])?;
+            let e = string(&m, "stream_error")?;
+            if e.is_empty() {
+                return Err("`stream_error` is empty".into());
+            }
+            Ok(Answer::Stream(Some((e.to_string(), uint(&m, "index")?))))
+        }
+        Op::Lower => {
+            if m.contains_key("error") {
+                exact_keys(&m, &["id", "error", "instruction"])?;
+                let e = string(&m, "error")?;
+                if e.is_empty() {
+                    return Err("`error` is empty".into());
+                }
+                return Ok(Answer::LowerRejected {
+                    error: e.to_string(),
+                    instruction: uint(&m, "instruction")?,
+                });
+            }
+            let mut keys = vec!["id"];
+            keys.extend(LOWERED_KEYS);
+            exact_keys(&m, &keys)?;
+            let mut module = m;
+            module.remove("id");
+            Ok(Answer::Lowered(module))
+        }
     }
 }
 
@@ -402,6 +557,20 @@ pub fn answer_object(a: &Answer) -> Map<String, Value> {
         }
         Answer::Wire(w) => {
             m.insert("wire".into(), Value::from(*w));
+        }
+        Answer::Stream(None) => {
+            m.insert("valid".into(), Value::Bool(true));
+        }
+        Answer::Stream(Some((e, index))) => {
+            m.insert("stream_error".into(), Value::String(e.clone()));
+            m.insert("index".into(), Value::from(*index));
+        }
+        Answer::Lowered(module) => {
+            m.extend(module.clone());
+        }
+        Answer::LowerRejected { error, instruction } => {
+            m.insert("error".into(), Value::String(error.clone()));
+            m.insert("instruction".into(), Value::from(*instruction));
         }
         Answer::Unsupported => {
             m.insert("unsupported".into(), Value::Bool(true));
@@ -475,6 +644,20 @@ pub fn parse_request(line: &str) -> Result<Incoming, String> {
                 Some(table) => Request::Lut { table, input },
                 None => return Ok(Incoming::Unknown { id }),
             }
+        }
+        Some(Op::ValidateStream) => {
+            exact_keys(&m, &["id", "op", "hex"])?;
+            Request::ValidateStream(
+                parse_hex_bytes(string(&m, "hex")?)
+                    .ok_or("`hex` is not an even number of hex digits")?,
+            )
+        }
+        Some(Op::Lower) => {
+            exact_keys(&m, &["id", "op", "ir"])?;
+            let Some(Value::Object(ir)) = m.get("ir") else {
+                return Err("`ir` is not an object".into());
+            };
+            Request::Lower(ir.clone())
         }
         None => return Ok(Incoming::Unknown { id }),
     };
@@ -585,6 +768,97 @@ mod tests {
         ] {
             assert!(parse_hello(bad).is_err(), "{bad}");
         }
+    }
+
+    #[test]
+    fn hello_tables_are_declared_one_by_one() {
+        let h = parse_hello(
+            r#"{"protocol":1,"name":"x","ops":["lut"],"tables":["update_mode","cce_op"]}"#,
+        )
+        .unwrap();
+        assert_eq!(h.lut_tables(), [LutTable::CceOp, LutTable::UpdateMode]);
+        // Absent: every SPEC §6 table, cce_op and update_mode included.
+        let all = parse_hello(r#"{"protocol":1,"name":"x","ops":["lut"]}"#).unwrap();
+        assert_eq!(all.lut_tables().len(), 8);
+        assert!(all.lut_tables().contains(&LutTable::CceOp));
+        assert!(all.lut_tables().contains(&LutTable::UpdateMode));
+        let none = parse_hello(r#"{"protocol":1,"name":"x","ops":[]}"#).unwrap();
+        assert!(none.lut_tables().is_empty());
+        for bad in [
+            r#"{"protocol":1,"name":"x","ops":["lut"],"tables":["alu"]}"#,
+            r#"{"protocol":1,"name":"x","ops":["lut"],"tables":"alu_op"}"#,
+            r#"{"protocol":1,"name":"x","ops":[],"tables":["alu_op"]}"#,
+        ] {
+            assert!(parse_hello(bad).is_err(), "{bad}");
+        }
+        assert_eq!(parse_hello(&h.to_line()), Ok(h));
+    }
+
+    #[test]
+    fn stream_and_lower_answers_parse_strictly() {
+        let s = Op::ValidateStream;
+        assert_eq!(
+            parse_answer(r#"{"id":1,"valid":true}"#, 1, s),
+            Ok(Answer::Stream(None))
+        );
+        assert_eq!(
+            parse_answer(r#"{"id":1,"stream_error":"short_group","index":3}"#, 1, s),
+            Ok(Answer::Stream(Some(("short_group".into(), 3))))
+        );
+        for bad in [
+            r#"{"id":1,"valid":false}"#,
+            r#"{"id":1,"stream_error":"short_group"}"#,
+            r#"{"id":1,"stream_error":"","index":0}"#,
+            r#"{"id":1,"stream_error":"x","index":-1}"#,
+            r#"{"id":1,"valid":true,"index":0}"#,
+        ] {
+            assert!(parse_answer(bad, 1, s).is_err(), "{bad}");
+        }
+        let l = Op::Lower;
+        assert_eq!(
+            parse_answer(r#"{"id":2,"error":"duplicate_rank","instruction":1}"#, 2, l),
+            Ok(Answer::LowerRejected {
+                error: "duplicate_rank".into(),
+                instruction: 1
+            })
+        );
+        let ok = r#"{"id":2,"generation":"v3","instructions":[],"replica_groups":[],"source_target_pairs":[],"attributes":[]}"#;
+        assert!(matches!(parse_answer(ok, 2, l), Ok(Answer::Lowered(m)) if m.len() == 5));
+        assert!(parse_answer(&ok.replace(",\"attributes\":[]", ""), 2, l).is_err());
+        assert!(parse_answer(r#"{"id":2,"error":"x"}"#, 2, l).is_err());
+        // Requests: the pinned shapes, and the server reads them back.
+        let r = Request::ValidateStream(vec![0x85, 0x10]);
+        assert_eq!(
+            r.to_line(3),
+            r#"{"id":3,"op":"validate_stream","hex":"8510"}"#
+        );
+        assert_eq!(
+            parse_request(&r.to_line(3)),
+            Ok(Incoming::Request { id: 3, request: r })
+        );
+        let ir: Map<String, Value> =
+            serde_json::from_str(r#"{"generation":"v3","instructions":[]}"#).unwrap();
+        let r = Request::Lower(ir);
+        assert_eq!(
+            r.to_line(4),
+            r#"{"id":4,"op":"lower","ir":{"generation":"v3","instructions":[]}}"#
+        );
+        assert_eq!(
+            parse_request(&r.to_line(4)),
+            Ok(Incoming::Request { id: 4, request: r })
+        );
+        assert!(parse_request(r#"{"id":1,"op":"validate_stream","hex":"851"}"#).is_err());
+        // Every stream the gate reads (a corpus file) can be sent.
+        assert_eq!(MAX_STREAM as u64, crate::input::MAX_INPUT);
+        let big = vec![0x86; MAX_STREAM];
+        let line = Request::ValidateStream(big.clone()).to_line(1);
+        assert_eq!(
+            parse_request(&line),
+            Ok(Incoming::Request {
+                id: 1,
+                request: Request::ValidateStream(big)
+            })
+        );
     }
 
     #[test]

@@ -18,14 +18,15 @@ use super::process::{
     Fault as ClientFault, FaultClass, Launch, ProcessSubject, Reply as ClientReply, StartError,
     STDERR_LINES,
 };
-use super::protocol::{Answer, Op, Request, LUT_TABLES};
+use super::protocol::{Answer, Hello, Op, Request};
 use crate::arch::Arch;
 use crate::fields_json::{fields_from_json, fields_json};
 use crate::layout::mnemonic;
 use crate::subjects::registry::{OpenError, SubjectSpec};
 use crate::subjects::{
     Batch, Capabilities, Capability, DecodeFail, Decoded, EncodeResult, Fault, FieldName,
-    LutResult, LutTable, Name, Predicate, Reply, Subject, Validator, Value, Verdict,
+    IrInstruction, LutResult, LutTable, ModuleAnswer, Name, Predicate, Reply, StreamFail, Subject,
+    Validator, Value, Verdict,
 };
 use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -197,27 +198,33 @@ fn fault(r: ClientReply) -> Fault {
     }
 }
 
+/// What a hello declares: one capability per op, one per LUT table
+/// (`tables`, or every table when the hello has none).
+pub fn capabilities_of(h: &Hello) -> Capabilities {
+    let mut caps = Vec::new();
+    for op in &h.ops {
+        match op {
+            Op::ValidateHeader => caps.push(Capability::ValidateHeader),
+            Op::ValidatePayload => caps.push(Capability::ValidatePayload),
+            Op::Decode => caps.push(Capability::Decode),
+            Op::Encode => caps.push(Capability::Encode),
+            Op::ValidateStream => caps.push(Capability::ValidateStream),
+            Op::Lower => caps.push(Capability::Lower),
+            Op::Lut => {}
+        }
+    }
+    caps.extend(h.lut_tables().into_iter().map(Capability::Lut));
+    Capabilities::of(&caps)
+}
+
 impl ExternalSubject {
     /// Wraps a started client; `name` is the spec (reports and replay
     /// commands use it).
     pub fn new(name: String, client: ProcessSubject) -> ExternalSubject {
-        let ops = &client.hello().ops;
-        let mut caps = Vec::new();
-        if ops.contains(&Op::ValidateHeader) || ops.contains(&Op::ValidatePayload) {
-            caps.push(Capability::Validators);
-        }
-        for (op, c) in [
-            (Op::Decode, Capability::Decode),
-            (Op::Encode, Capability::Encode),
-            (Op::Lut, Capability::Luts),
-        ] {
-            if ops.contains(&op) {
-                caps.push(c);
-            }
-        }
+        let caps = capabilities_of(client.hello());
         ExternalSubject {
             name,
-            caps: Capabilities::of(&caps),
+            caps,
             client: Mutex::new(client),
             prefetched: Mutex::new(HashMap::new()),
             calls: AtomicU64::new(0),
@@ -411,8 +418,8 @@ impl Subject for ExternalSubject {
     }
 
     fn lut(&self, table: LutTable, input: u32) -> Reply<LutResult> {
-        // Tables outside the protocol's list are never sent.
-        if !LUT_TABLES.contains(&table) {
+        // A table the hello did not declare is never sent.
+        if !self.caps.has(Capability::Lut(table)) {
             return Err(Fault::Unsupported);
         }
         match self.call(Request::Lut { table, input }) {
@@ -420,6 +427,57 @@ impl Subject for ExternalSubject {
                 .map(Ok)
                 .map_err(|_| Fault::Protocol(format!("wire value {w} is not a byte"))),
             Ok(Answer::Refused(why)) => Ok(Err(foreign(&why))),
+            other => Err(fault(other)),
+        }
+    }
+
+    fn validate_stream(&self, bytes: &[u8]) -> Reply<Result<(), StreamFail>> {
+        if bytes.len() > super::protocol::MAX_STREAM {
+            return Err(Fault::Unsupported);
+        }
+        match self.call(Request::ValidateStream(bytes.to_vec())) {
+            Ok(Answer::Stream(None)) => Ok(Ok(())),
+            Ok(Answer::Stream(Some((e, index)))) => Ok(Err(StreamFail {
+                name: foreign(&e),
+                index: usize::try_from(index).unwrap_or(usize::MAX),
+            })),
+            other => Err(fault(other)),
+        }
+    }
+
+    fn lower_module(&self, insns: &[IrInstruction]) -> Reply<ModuleAnswer> {
+        let arch = self
+            .client
+            .lock()
+            .ok()
+            .and_then(|c| Arch::ALL.into_iter().find(|a| a.name() == c.arch()))
+            .unwrap_or_default();
+        let gen = arch.generation();
+        let ir = super::lower_json::ir_document(gen, insns);
+        match self.call(Request::Lower(ir)) {
+            Ok(Answer::Lowered(m)) => {
+                if m.get("generation").and_then(serde_json::Value::as_str) != Some(gen.name()) {
+                    return Err(Fault::Protocol(format!(
+                        "lower answer: `generation` is not \"{}\"",
+                        gen.name()
+                    )));
+                }
+                super::lower_json::module_from_json(&m, insns.len())
+                    .map(ModuleAnswer::Lowered)
+                    .map_err(|e| Fault::Protocol(format!("lower answer: {e}")))
+            }
+            Ok(Answer::LowerRejected { error, instruction }) => {
+                match usize::try_from(instruction) {
+                    Ok(i) if i < insns.len() => Ok(ModuleAnswer::Rejected {
+                        instruction: i,
+                        name: foreign(&error),
+                    }),
+                    _ => Err(Fault::Protocol(format!(
+                        "lower answer: instruction {instruction} of {} asked",
+                        insns.len()
+                    ))),
+                }
+            }
             other => Err(fault(other)),
         }
     }

@@ -8,7 +8,7 @@
 //! it a protocol finding with the input, as tpb_subject.h promises.
 
 use super::ffi::{Status, SubjectLib};
-use super::protocol::{answer_line, parse_request, Answer, Incoming, Request, PROTOCOL};
+use super::protocol::{answer_line, parse_request, Answer, Hello, Incoming, Request, PROTOCOL};
 use serde_json::{Map, Value};
 use std::io::{BufRead, BufReader, Read, Write};
 
@@ -24,8 +24,9 @@ fn answer<T>(id: u64, s: Status<T>, ok: impl FnOnce(T) -> Answer) -> String {
     }
 }
 
-/// Splices `"id"` in front of the JSON object the library's decoder wrote.
-fn decode_line(id: u64, text: &str) -> String {
+/// Splices `"id"` in front of the JSON object the library's decoder (or
+/// lowering) wrote; `what` names the function.
+fn object_line(id: u64, what: &str, text: &str) -> String {
     match crate::strict_json::parse(text) {
         Ok(Value::Object(m)) => {
             let mut out = Map::new();
@@ -33,7 +34,7 @@ fn decode_line(id: u64, text: &str) -> String {
             out.extend(m);
             Value::Object(out).to_string()
         }
-        _ => error_line(id, &format!("tpb_decode wrote no JSON object: {text:?}")),
+        _ => error_line(id, &format!("{what} wrote no JSON object: {text:?}")),
     }
 }
 
@@ -42,7 +43,7 @@ fn handle(lib: &SubjectLib, id: u64, r: &Request) -> String {
         Request::ValidateHeader(b) => answer(id, lib.validate(false, b), Answer::Verdict),
         Request::ValidatePayload(b) => answer(id, lib.validate(true, b), Answer::Verdict),
         Request::Decode(b) => match lib.decode(b) {
-            Status::Ok(text) => decode_line(id, &text),
+            Status::Ok(text) => object_line(id, "tpb_decode", &text),
             Status::Unsupported => answer_line(id, &Answer::Unsupported),
             Status::Error(e) => error_line(id, &e),
         },
@@ -57,6 +58,12 @@ fn handle(lib: &SubjectLib, id: u64, r: &Request) -> String {
             Ok(w) => Answer::Wire(u64::from(w)),
             Err(why) => Answer::Refused(why),
         }),
+        Request::ValidateStream(bytes) => answer(id, lib.validate_stream(bytes), Answer::Stream),
+        Request::Lower(_) => match lib.lower(&r.input_text()) {
+            Status::Ok(text) => object_line(id, "tpb_lower", &text),
+            Status::Unsupported => answer_line(id, &Answer::Unsupported),
+            Status::Error(e) => error_line(id, &e),
+        },
     }
 }
 
@@ -87,9 +94,16 @@ pub fn serve(path: &str, input: impl Read, output: impl Write) -> Result<(), Str
                     Status::Error(e) => return Err(format!("tpb_subject_init({arch:?}): {e}")),
                 };
                 ready = true;
-                let ops: Vec<&str> = ops.iter().map(|o| o.name()).collect();
-                serde_json::json!({"protocol": PROTOCOL, "name": lib.name(), "ops": ops})
-                    .to_string()
+                // `tables` only when the library declared some tables only.
+                let tables = (ops.contains(&super::protocol::Op::Lut) && !lib.all_tables())
+                    .then(|| lib.lut_tables().to_vec());
+                Hello {
+                    protocol: PROTOCOL,
+                    name: lib.name().to_string(),
+                    ops,
+                    tables,
+                }
+                .to_line()
             }
             _ if !ready => return Err("request before hello".into()),
             Incoming::Request { id, request } => handle(&lib, id, &request),

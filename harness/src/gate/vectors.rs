@@ -450,7 +450,11 @@ fn check_one(
             Vector::Validator { bundle, header, .. } => (
                 bundle,
                 if *header { "header" } else { "payload" },
-                Capability::Validators,
+                if *header {
+                    Capability::ValidateHeader
+                } else {
+                    Capability::ValidatePayload
+                },
             ),
             Vector::Decode { bundle, .. } => (bundle, "decode", Capability::Decode),
         };

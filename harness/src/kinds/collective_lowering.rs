@@ -4,7 +4,10 @@
 //! [`crate::subjects::lowering_translate`]), plus the issue-13 properties
 //! checked on core: no geometry on the wire, decoding recovers the fields,
 //! determinism, minimal registries, and the 0xD9+0xDA pairing of the emitted
-//! stream (both parsers). Reference pair only.
+//! stream (both parsers). Then each subject under test that declares `lower`
+//! is judged against core on what that operation answers
+//! ([`judge_module`]: every instruction's records and side rows plus the
+//! side-tables, or the first rejection's index and name).
 //!
 //! The generation is the engine's (`--arch`; the gate runs case i under the
 //! (i mod 4)-th), so one input is one case per generation.
@@ -23,7 +26,7 @@ use crate::engine::{panic_text, Class, Divergence, Outcome, Signature};
 use crate::generators::lowering_module::{self, LoweringCase};
 use crate::reach::Reach;
 use crate::subjects::lowering_translate::{chip, side_pair};
-use crate::subjects::{registry, Fault, LoweredModule, Reply, Subject};
+use crate::subjects::{registry, Fault, LoweredModule, ModuleAnswer, Reply, Subject};
 use crate::targets::Target;
 use std::collections::BTreeSet;
 use std::fmt;
@@ -43,13 +46,13 @@ impl TargetKind for CollectiveLoweringKind {
     }
 
     fn compare(&self, e: &Engine, t: Target, input: &[u8]) -> Outcome {
-        Outcome(compare(e, t, input).1.into_iter().collect())
+        Outcome(compare(e, t, input).1)
     }
 
     fn run(&self, e: &Engine, t: Target, input: &[u8], _reach: Option<&mut Reach>) -> Ran {
         let (key, d) = compare(e, t, input);
         Ran {
-            outcome: Outcome(d.into_iter().collect()),
+            outcome: Outcome(d),
             key: Some(key),
             classified: false,
         }
@@ -65,7 +68,11 @@ impl TargetKind for CollectiveLoweringKind {
     ) -> Option<(Option<Arch>, Divergence)> {
         Arch::ALL.into_iter().find_map(|arch| {
             let e = Engine::open(&[], arch).ok()?;
-            compare(&e, t, input).1.map(|d| (Some(arch), d))
+            compare(&e, t, input)
+                .1
+                .into_iter()
+                .next()
+                .map(|d| (Some(arch), d))
         })
     }
 }
@@ -128,9 +135,9 @@ fn signature_key(m: LoweringMismatch, description: &str) -> String {
 }
 
 /// Runs one case under the engine's generation (input mapping:
-/// [`collective_lowering_case`]) on its reference pair: the coverage key and
-/// the divergence.
-pub fn compare(e: &Engine, target: Target, data: &[u8]) -> (String, Option<Divergence>) {
+/// [`collective_lowering_case`]) on its reference pair, then on each subject
+/// under test that declares `lower`: the coverage key and the divergences.
+pub fn compare(e: &Engine, target: Target, data: &[u8]) -> (String, Vec<Divergence>) {
     let names = (e.subjects()[0].name(), e.subjects()[1].name());
     let gen = e.arch().generation();
     let div = |class: Class, key: String, description: String, case: String| Divergence {
@@ -151,28 +158,142 @@ pub fn compare(e: &Engine, target: Target, data: &[u8]) -> (String, Option<Diver
     // The engine's reference pair (in the gate, core is wrapped in its
     // coverage recorder, which forwards `lower`).
     let (left, right) = (e.reference_subject(), &*e.subjects()[1]);
-    let case = || compare_case_on(left, right, &lowering_module::build_case(data, Some(gen)));
+    let built = lowering_module::build_case(data, Some(gen));
+    let case = || compare_case_on(left, right, &built);
     match catch_unwind(AssertUnwindSafe(case)) {
-        Ok(Ok(o)) => (o.key, None),
+        Ok(Ok(o)) => {
+            let divs = e
+                .judged_now(target)
+                .into_iter()
+                .filter_map(|x| judge_module(x, left, target, data, &built))
+                .collect();
+            (o.key, divs)
+        }
         Ok(Err(d)) => (
             "diverged".into(),
-            Some(div(
+            vec![div(
                 d.class.class(),
                 signature_key(d.class, &d.description),
                 d.description,
                 d.case,
-            )),
+            )],
         ),
         Err(p) => (
             "diverged".into(),
-            Some(div(
+            vec![div(
                 Class::Panic,
                 "collective_lowering:panic".into(),
                 format!("PANIC: {}", panic_text(&*p)),
                 String::new(),
-            )),
+            )],
         ),
     }
+}
+
+/// One line of a `lower` answer: the module's records per instruction and
+/// its side-tables, or the rejection.
+fn answer_text(a: &Reply<ModuleAnswer>) -> String {
+    let hex = |rs: &[[u8; 64]]| rs.iter().map(|b| Bundle(*b).to_hex()).collect::<Vec<_>>();
+    match a {
+        Err(f) => f.to_string(),
+        Ok(ModuleAnswer::Rejected { instruction, name }) => {
+            format!("rejects instruction [{instruction}] with {name}")
+        }
+        Ok(ModuleAnswer::Lowered(m)) => {
+            let instrs: Vec<String> = m
+                .instrs
+                .iter()
+                .enumerate()
+                .map(|(i, l)| match l {
+                    Ok(l) => format!("[{i}] records {:?} side {:?}", hex(&l.records), l.side),
+                    Err(e) => format!("[{i}] {}", e.name),
+                })
+                .collect();
+            format!(
+                "lowers {}; replica_groups {:?}; source_target_pairs {:?}; attributes {:?}",
+                instrs.join("; "),
+                m.replica_groups,
+                m.source_target_pairs,
+                m.attributes
+            )
+        }
+    }
+}
+
+/// Subject `x` (under test) against `core` on what the `lower` operation
+/// answers ([`Subject::lower_module`]): a fault, a different verdict, the
+/// first rejection's index or name, or a record / side row / side-table
+/// that differs is a divergence naming both answers.
+pub fn judge_module(
+    x: &dyn Subject,
+    core: &dyn Subject,
+    target: Target,
+    data: &[u8],
+    case: &LoweringCase,
+) -> Option<Divergence> {
+    let guarded = |s: &dyn Subject| {
+        catch_unwind(AssertUnwindSafe(|| s.lower_module(&case.insns)))
+            .unwrap_or_else(|p| Err(Fault::Crash(format!("PANIC: {}", panic_text(&*p)))))
+    };
+    let (l, r) = (guarded(x), guarded(core));
+    let (class, key): (Class, String) = match (&l, &r) {
+        (Ok(a), Ok(b)) if a == b => return None,
+        (Err(f), _) | (_, Err(f)) => {
+            let c = match f {
+                Fault::Unsupported => Class::Unsupported,
+                Fault::Timeout(_) => Class::Timeout,
+                Fault::Protocol(_) => Class::Protocol,
+                Fault::Crash(_) => Class::Crash,
+            };
+            (c, format!("lower:{}", c.name()))
+        }
+        (Ok(ModuleAnswer::Rejected { .. }), Ok(ModuleAnswer::Lowered(_))) => {
+            (Class::UnderAccept, "lower:rejects".into())
+        }
+        (Ok(ModuleAnswer::Lowered(_)), Ok(ModuleAnswer::Rejected { name, .. })) => {
+            (Class::OverAccept, format!("lower:accepts:{name}"))
+        }
+        (
+            Ok(ModuleAnswer::Rejected { name: a, .. }),
+            Ok(ModuleAnswer::Rejected { name: b, .. }),
+        ) => (Class::SameVerdictDifferentReason, format!("lower:{b}:{a}")),
+        (Ok(ModuleAnswer::Lowered(a)), Ok(ModuleAnswer::Lowered(b))) => {
+            let what = if a
+                .instrs
+                .iter()
+                .zip(&b.instrs)
+                .any(|(x, y)| matches!((x, y), (Ok(x), Ok(y)) if x.records != y.records))
+            {
+                "records"
+            } else if a.instrs != b.instrs {
+                "side_refs"
+            } else {
+                "side_tables"
+            };
+            (Class::DifferentOutput, format!("lower:{what}"))
+        }
+    };
+    let (ls, rs) = (answer_text(&l), answer_text(&r));
+    let short = |a: &Reply<ModuleAnswer>| match a {
+        Err(f) => f.to_string(),
+        Ok(ModuleAnswer::Rejected { instruction, name }) => format!("err[{instruction}]:{name}"),
+        Ok(ModuleAnswer::Lowered(_)) => "lowered".to_string(),
+    };
+    Some(Divergence {
+        target,
+        input: data.to_vec(),
+        case: format!("{case:?}"),
+        left_name: x.name().to_string(),
+        right_name: core.name().to_string(),
+        left: ls,
+        right: rs,
+        signature: Signature {
+            key,
+            left: short(&l),
+            right: short(&r),
+        },
+        class,
+    })
 }
 
 /// What a case did when core and oracle agree.
@@ -620,7 +741,7 @@ mod recorded {
         let t = Target::named("collective_lowering");
         let data = crate::generators::SplitMix64(5).bytes(300);
         let (key, d) = compare(&e, t, &data);
-        assert!(d.is_none(), "{d:?}");
+        assert!(d.is_empty(), "{d:?}");
         assert!(key.starts_with("v3 "), "{key}");
     }
 }

@@ -3,7 +3,9 @@
 //! subject. A `StreamProgram` row maps its input through a small stream
 //! program ([`crate::engine::stream_from_input`]; gate inputs from
 //! [`gate_inputs::stream_program`], reach classes of the parsed stream); a
-//! `StreamRaw` row parses the raw bytes.
+//! `StreamRaw` row parses the raw bytes. Core and the oracle are compared on
+//! the whole parse; a subject under test that declares `validate_stream` on
+//! its answer only (the first stream error and its index, or valid).
 
 use super::kind::{CaseBuf, Draw, Form, TargetKind};
 use crate::engine::nway::Engine;

@@ -1,6 +1,6 @@
-//! Kind `lut` (targets `*_lut`): a `u32` LE ordinal (first ≤ 4 bytes,
-//! zero-padded) through each SPEC §6 lookup table of the row, in order, on
-//! each subject.
+//! Kind `lut` (targets `*_lut`, one per SPEC §6 table): a `u32` LE ordinal
+//! (first ≤ 4 bytes, zero-padded) through the row's lookup table on each
+//! subject that declares that table.
 
 use super::kind::{CaseBuf, Draw, Form, TargetKind};
 use crate::engine::nway::Engine;
@@ -23,7 +23,7 @@ impl TargetKind for LutKind {
 
     fn compare(&self, e: &Engine, t: Target, input: &[u8]) -> Outcome {
         match t.check() {
-            Check::Luts(tables) => e.luts(t, tables, ordinal_from_input(input), input),
+            Check::Lut(table) => e.lut(t, table, ordinal_from_input(input), input),
             _ => Outcome::agree(),
         }
     }

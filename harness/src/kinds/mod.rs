@@ -16,7 +16,7 @@
 //! | `Validator(_)` | [`validator`] |
 //! | `Decode`, `Roundtrip` | [`decode`] |
 //! | `StreamProgram`, `StreamRaw` | [`custom_op`] |
-//! | `Luts(_)` | [`lut`] |
+//! | `Lut(_)` | [`lut`] |
 //! | `Ir` | [`ir_gate`] |
 //! | `Sync` | [`sync_handshake`] |
 //! | `Lowering` | [`collective_lowering`] |
@@ -49,7 +49,7 @@ pub fn kind_of(check: Check) -> &'static dyn TargetKind {
         Check::Validator(_) => &validator::VALIDATOR,
         Check::Decode | Check::Roundtrip => &decode::DECODE,
         Check::StreamProgram | Check::StreamRaw => &custom_op::CustomOpKind,
-        Check::Luts(_) => &lut::LutKind,
+        Check::Lut(_) => &lut::LutKind,
         Check::Ir => &ir_gate::IrGateKind,
         Check::Sync => &sync_handshake::SyncHandshakeKind,
         Check::Lowering => &collective_lowering::CollectiveLoweringKind,
@@ -93,10 +93,11 @@ impl Engine {
     }
 
     /// The `collective_lowering` check ([`collective_lowering`]) under the
-    /// engine's generation: its coverage key and the divergence, if any.
-    /// Reference pair only.
+    /// engine's generation: its coverage key and the first divergence, if
+    /// any (the reference pair's, else the first judged subject's).
     pub fn compare_lowering(&self, target: Target, input: &[u8]) -> (String, Option<Divergence>) {
-        collective_lowering::compare(self, target, input)
+        let (key, d) = collective_lowering::compare(self, target, input);
+        (key, d.into_iter().next())
     }
 }
 
@@ -132,7 +133,7 @@ mod tests {
                 Check::Validator(_) => "validator",
                 Check::Decode | Check::Roundtrip => "decode",
                 Check::StreamProgram | Check::StreamRaw => "custom_op",
-                Check::Luts(_) => "lut",
+                Check::Lut(_) => "lut",
                 Check::Ir => "ir_gate",
                 Check::Sync => "sync_handshake",
                 Check::Lowering => "collective_lowering",

@@ -12,11 +12,13 @@ use std::fmt::Write as _;
 pub const INCOMPLETE_PREFIX: &str = "incomplete: ";
 
 /// One testcase: name, divergence lines (one `<failure>`), other failures
-/// (one `<error>` each).
+/// (one `<error>` each), notes (`<system-out>`: the subjects it is not
+/// supported by, neither a pass nor a failure of theirs).
 struct Case {
     name: String,
     divergences: Vec<String>,
     errors: Vec<String>,
+    notes: Vec<String>,
 }
 
 fn case_at(cases: &mut Vec<Case>, name: &str) -> usize {
@@ -27,6 +29,7 @@ fn case_at(cases: &mut Vec<Case>, name: &str) -> usize {
         name: name.to_string(),
         divergences: Vec::new(),
         errors: Vec::new(),
+        notes: Vec::new(),
     });
     cases.len() - 1
 }
@@ -55,6 +58,12 @@ pub fn render(m: &ReportModel) -> String {
             d.count,
             d.replay
         ));
+    }
+    for u in &meta.unsupported {
+        let i = case_at(&mut cases, &u.target);
+        for s in &u.subjects {
+            cases[i].notes.push(format!("not supported by {s}"));
+        }
     }
     for (f, t) in meta.failures.iter().zip(&meta.failure_targets) {
         let i = case_at(&mut cases, t);
@@ -145,6 +154,13 @@ fn document(cases: &[Case], properties: &[(String, String)]) -> String {
                 s,
                 "      <error type=\"{kind}\" message=\"{}\"/>",
                 xml_escape(e)
+            );
+        }
+        if !c.notes.is_empty() {
+            let _ = writeln!(
+                s,
+                "      <system-out>{}</system-out>",
+                xml_escape(&c.notes.join("\n"))
             );
         }
         let _ = writeln!(s, "    </testcase>");

@@ -1,72 +1,115 @@
 //! The [`Subject`] interface: a name, [`Capabilities`], and one method per
 //! operation, each answering a typed result or a [`Fault`].
 
-use super::lowering_types::{IrInstruction, LoweredModule};
+use super::lowering_types::{IrInstruction, LoweredModule, ModuleAnswer};
 use super::sync_types::{
     BandReading, SyncEntry, SyncFlow, SyncPlanned, SyncProgram, SyncRejected, SyncRun,
 };
 use super::types::{
     DecodeFail, Decoded, EncodeResult, FieldName, IrAnswer, IrQuery, LutResult, LutTable,
-    StreamResult, Validator, Value, Verdict,
+    StreamFail, StreamResult, Validator, Value, Verdict,
 };
 use std::fmt;
 
-/// What a subject can do; a target needs some of these.
+/// What a subject can do, one operation (one LUT table) each; a target
+/// needs some of these. Each is declared on its own: a subject with only
+/// `validate_header`, or only some tables, is judged on exactly those
+/// (docs/subject-protocol.md, "Capabilities").
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Capability {
-    /// The SPEC §3 / §4 CUSTOM_OP validators.
-    Validators,
+    /// The SPEC §3 CUSTOM_OP header validator.
+    ValidateHeader,
+    /// The SPEC §4 CUSTOM_OP payload validator.
+    ValidatePayload,
     /// The SPEC §5.1 decoder.
     Decode,
     /// The SPEC §5.2 encoder.
     Encode,
-    /// The SPEC §6 lookup tables.
-    Luts,
-    /// The SPEC §5.3 custom-op stream parser.
-    Stream,
+    /// One SPEC §6 lookup table.
+    Lut(LutTable),
+    /// The SPEC §5.3 custom-op stream rules: the first stream error with
+    /// its index, or valid.
+    ValidateStream,
     /// The SPEC §7 IR gates.
     IrGates,
     /// The SPEC §8 semaphore model (reference pair only).
     Sync,
-    /// The SPEC §5.4 collective lowering (reference pair only).
-    Lowering,
+    /// The SPEC §5.4 collective lowering.
+    Lower,
+    /// The SPEC §5.3 "Linting a stream" walker (reference pair only).
+    StreamLint,
 }
 
 impl Capability {
     /// Every capability, in a stable order.
-    pub const ALL: [Capability; 8] = [
-        Capability::Validators,
+    pub const ALL: [Capability; 17] = [
+        Capability::ValidateHeader,
+        Capability::ValidatePayload,
         Capability::Decode,
         Capability::Encode,
-        Capability::Luts,
-        Capability::Stream,
+        Capability::Lut(LutTable::CollectiveKind),
+        Capability::Lut(LutTable::AluOp),
+        Capability::Lut(LutTable::CceOp),
+        Capability::Lut(LutTable::Dge),
+        Capability::Lut(LutTable::Dtype),
+        Capability::Lut(LutTable::DtypeV4),
+        Capability::Lut(LutTable::WaitMode),
+        Capability::Lut(LutTable::UpdateMode),
+        Capability::ValidateStream,
         Capability::IrGates,
         Capability::Sync,
-        Capability::Lowering,
+        Capability::Lower,
+        Capability::StreamLint,
     ];
 
-    /// Stable name.
+    /// Stable name: the protocol's op name, `lut:<table>` for a table.
     pub fn name(self) -> &'static str {
         match self {
-            Capability::Validators => "validators",
+            Capability::ValidateHeader => "validate_header",
+            Capability::ValidatePayload => "validate_payload",
             Capability::Decode => "decode",
             Capability::Encode => "encode",
-            Capability::Luts => "luts",
-            Capability::Stream => "stream",
+            Capability::Lut(t) => match t {
+                LutTable::CollectiveKind => "lut:collective_kind",
+                LutTable::AluOp => "lut:alu_op",
+                LutTable::CceOp => "lut:cce_op",
+                LutTable::Dge => "lut:dge",
+                LutTable::Dtype => "lut:dtype",
+                LutTable::DtypeV4 => "lut:dtype_v4",
+                LutTable::WaitMode => "lut:wait_mode",
+                LutTable::UpdateMode => "lut:update_mode",
+            },
+            Capability::ValidateStream => "validate_stream",
             Capability::IrGates => "ir_gates",
             Capability::Sync => "sync",
-            Capability::Lowering => "lowering",
+            Capability::Lower => "lower",
+            Capability::StreamLint => "stream_lint",
         }
     }
 
-    const fn bit(self) -> u8 {
-        1 << self as u8
+    /// Its bit in [`Capabilities`]: operations from bit 0, tables from bit
+    /// 16 (room for 16 tables).
+    const fn bit(self) -> u32 {
+        const _: () = assert!(LutTable::ALL.len() <= 16, "Capabilities holds 16 tables");
+        let i = match self {
+            Capability::ValidateHeader => 0,
+            Capability::ValidatePayload => 1,
+            Capability::Decode => 2,
+            Capability::Encode => 3,
+            Capability::ValidateStream => 4,
+            Capability::IrGates => 5,
+            Capability::Sync => 6,
+            Capability::Lower => 7,
+            Capability::StreamLint => 8,
+            Capability::Lut(t) => 16 + t as u32,
+        };
+        1 << i
     }
 }
 
 /// A set of [`Capability`]s.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-pub struct Capabilities(u8);
+pub struct Capabilities(u32);
 
 impl Capabilities {
     /// No capability.
@@ -106,6 +149,11 @@ impl Capabilities {
     /// The capabilities of `other` missing from the set.
     pub fn missing(self, other: Capabilities) -> Capabilities {
         Capabilities(other.0 & !self.0)
+    }
+
+    /// True for the empty set.
+    pub fn is_empty(self) -> bool {
+        self.0 == 0
     }
 
     /// The members, in [`Capability::ALL`] order.
@@ -191,6 +239,13 @@ pub trait Subject {
         Err(Fault::Unsupported)
     }
 
+    /// SPEC §5.3 stream rules only (the `validate_stream` operation): the
+    /// first stream error with its index, or valid. Default: from
+    /// [`Subject::parse_stream`].
+    fn validate_stream(&self, bytes: &[u8]) -> Reply<Result<(), StreamFail>> {
+        self.parse_stream(bytes).map(|r| r.map(|_| ()))
+    }
+
     /// A SPEC §6 lookup.
     fn lut(&self, _table: LutTable, _input: u32) -> Reply<LutResult> {
         Err(Fault::Unsupported)
@@ -205,6 +260,13 @@ pub trait Subject {
     /// subject's generation.
     fn lower(&self, _insns: &[IrInstruction]) -> Reply<LoweredModule> {
         Err(Fault::Unsupported)
+    }
+
+    /// SPEC §5.4 as the `lower` operation answers (`tpbconform lower`):
+    /// the whole module, or the first rejection. Default: from
+    /// [`Subject::lower`].
+    fn lower_module(&self, insns: &[IrInstruction]) -> Reply<ModuleAnswer> {
+        self.lower(insns).map(|m| m.answer())
     }
 
     /// SPEC §8 `alloc_semaphores` on `p`: ids, final values and (a planner)
@@ -271,6 +333,9 @@ impl<S: Subject + ?Sized> Subject for Box<S> {
     fn parse_stream(&self, bytes: &[u8]) -> Reply<StreamResult> {
         (**self).parse_stream(bytes)
     }
+    fn validate_stream(&self, bytes: &[u8]) -> Reply<Result<(), StreamFail>> {
+        (**self).validate_stream(bytes)
+    }
     #[inline]
     fn lut(&self, table: LutTable, input: u32) -> Reply<LutResult> {
         (**self).lut(table, input)
@@ -280,6 +345,9 @@ impl<S: Subject + ?Sized> Subject for Box<S> {
     }
     fn lower(&self, insns: &[IrInstruction]) -> Reply<LoweredModule> {
         (**self).lower(insns)
+    }
+    fn lower_module(&self, insns: &[IrInstruction]) -> Reply<ModuleAnswer> {
+        (**self).lower_module(insns)
     }
     fn sync_plan(
         &self,
@@ -305,5 +373,28 @@ impl<S: Subject + ?Sized> Subject for Box<S> {
     }
     fn given_up(&self) -> Option<String> {
         (**self).given_up()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_capability_has_its_own_bit_and_every_table_is_one() {
+        let mut seen = Capabilities::NONE;
+        for c in Capability::ALL {
+            let one = Capabilities::of(&[c]);
+            assert!(!seen.covers(one) || one.is_empty(), "{c:?} shares a bit");
+            assert!(!one.is_empty(), "{c:?} has no bit");
+            seen = seen.union(one);
+        }
+        for t in LutTable::ALL {
+            assert!(Capability::ALL.contains(&Capability::Lut(t)), "{t:?}");
+        }
+        // The two validators are two capabilities.
+        let header = Capabilities::of(&[Capability::ValidateHeader]);
+        assert!(!header.has(Capability::ValidatePayload));
+        assert_eq!(header.to_string(), "validate_header");
     }
 }

@@ -37,3 +37,36 @@ pub struct LoweredModule {
     /// The attribute table: `(kind, "send" | "recv", peer)`.
     pub attributes: Vec<(u32, &'static str, u32)>,
 }
+
+/// What the `lower` operation answers (SPEC §5.4, as `tpbconform lower`
+/// does): every instruction lowered into one module, or the first
+/// rejection. External subjects answer this; in-process ones derive it from
+/// their [`LoweredModule`] ([`LoweredModule::answer`]).
+#[derive(Clone, Debug, PartialEq)]
+pub enum ModuleAnswer {
+    /// Every instruction lowered (each `Ok`), with the side-tables.
+    Lowered(LoweredModule),
+    /// The first rejected instruction: its index and SPEC §5.4 error name.
+    Rejected {
+        /// Index in the request's instructions.
+        instruction: usize,
+        /// The error name (an unknown one is never equal to core's).
+        name: super::types::Name,
+    },
+}
+
+impl LoweredModule {
+    /// The answer `tpbconform lower` gives for this module: the first
+    /// rejection, else the whole module.
+    pub fn answer(&self) -> ModuleAnswer {
+        match self.instrs.iter().position(Result::is_err) {
+            Some(i) => ModuleAnswer::Rejected {
+                instruction: i,
+                name: super::types::Name::Known(
+                    self.instrs[i].as_ref().err().map_or("", |e| e.name),
+                ),
+            },
+            None => ModuleAnswer::Lowered(self.clone()),
+        }
+    }
+}

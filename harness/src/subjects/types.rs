@@ -302,8 +302,9 @@ impl Validator {
     }
 }
 
-/// A lookup table of SPEC §6.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+/// A lookup table of SPEC §6. The declaration order is the bit order of
+/// `TPB_LUT_*` in include/tpb_subject.h (bit `t as u32`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum LutTable {
     /// §6.1 CollectiveKind ordinal → wire byte.
     CollectiveKind,
@@ -324,6 +325,28 @@ pub enum LutTable {
 }
 
 impl LutTable {
+    /// Every table, in declaration (`TPB_LUT_*` bit) order.
+    pub const ALL: [LutTable; 8] = [
+        LutTable::CollectiveKind,
+        LutTable::AluOp,
+        LutTable::CceOp,
+        LutTable::Dge,
+        LutTable::Dtype,
+        LutTable::DtypeV4,
+        LutTable::WaitMode,
+        LutTable::UpdateMode,
+    ];
+
+    /// The table named `s` (its [`LutTable::name`]).
+    pub fn from_name(s: &str) -> Option<LutTable> {
+        LutTable::ALL.into_iter().find(|t| t.name() == s)
+    }
+
+    /// Its `TPB_LUT_*` bit (include/tpb_subject.h).
+    pub const fn abi_bit(self) -> u32 {
+        1 << self as u32
+    }
+
     /// Table name as external subjects see it (`tpb-subject/1` `lut` op).
     pub fn name(self) -> &'static str {
         match self {
