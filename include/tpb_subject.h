@@ -52,7 +52,7 @@ extern "C" {
  * other value. The version-2 symbols below are optional either way: the
  * harness looks each up only when its capability bit is set (or, for
  * tpb_subject_lut_tables, when present). */
-#define TPB_SUBJECT_ABI_VERSION 1u
+#define TPB_SUBJECT_ABI_VERSION 2u
 
 /* Return codes of every operation. */
 typedef enum tpb_status {

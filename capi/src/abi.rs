@@ -14,7 +14,7 @@ use tpb_harness::subjects::LutTable;
 /// makes them optional, so a version-1 harness ignores them), but the
 /// stream and lowering capability bits are declared only from version 2
 /// on: a version-1 harness refuses a bit it does not know.
-pub const ABI_VERSION: u32 = 1;
+pub const ABI_VERSION: u32 = 2;
 
 /// `tpb_status`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -171,7 +171,8 @@ pub fn validate_stream(bytes: &[u8], arch: Arch) -> Result<Option<(Name, usize)>
 /// Lowers one `tpbconform lower` document (SPEC §5.4) under the selected
 /// generation, which the document must name: the module as core's
 /// `Module::to_json` writes it (what `lower --format json` prints), or
-/// `{"error":"<class>"}` for the first instruction core rejects.
+/// `{"error":"<class>","instruction":i}` for the first instruction core
+/// rejects (docs/subject-protocol.md, `lower`).
 pub fn lower_json(ir: &[u8], arch: Arch) -> Result<String, RequestError> {
     use tpb_core::lower::{lower, Module};
     let (gen, insns) = parse_program(&json(ir)?).map_err(RequestError::BadProgram)?;
@@ -182,9 +183,9 @@ pub fn lower_json(ir: &[u8], arch: Arch) -> Result<String, RequestError> {
         });
     }
     let mut module = Module::new(gen);
-    for insn in &insns {
+    for (i, insn) in insns.iter().enumerate() {
         if let Err(e) = lower(&mut module, insn) {
-            return Ok(serde_json::json!({ "error": e.name() }).to_string());
+            return Ok(serde_json::json!({ "error": e.name(), "instruction": i }).to_string());
         }
     }
     Ok(module.to_json())

@@ -202,7 +202,10 @@ fn lower_answers_are_what_tpbconform_lower_prints() {
     let bad = "examples/lowering/bad_duplicate_rank.json";
     lines_of(&bin, &["lower", "--format", "json", bad], &[2]);
     let lib = lines_of(&answers.exe, &["v3", "lower", bad], &[0]);
-    assert_eq!(lib, vec![r#"{"error":"duplicate_rank"}"#.to_string()]);
+    assert_eq!(
+        lib,
+        vec![r#"{"error":"duplicate_rank","instruction":1}"#.to_string()]
+    );
 }
 
 #[test]

@@ -503,7 +503,7 @@ static void test_lower(void) {
          "000000000000000000000000000000000000000000000000"
          "000000000000000000000000000000000000000000000000\",\"replica_groups\":[[0,1]]}]}";
     CHECK(tpb_lower(ir, strlen(ir), out, sizeof out, &len) == TPB_OK);
-    CHECK(same(out, "{\"error\":\"op_not_accepted\"}"));
+    CHECK(same(out, "{\"error\":\"op_not_accepted\",\"instruction\":0}"));
 
     /* Not tpbconform lower input, or another generation than init's: errors. */
     ir = "{\"generation\":\"v3\",\"instructions\":[]}";
