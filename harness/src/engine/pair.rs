@@ -84,6 +84,7 @@ impl<L: Subject + ?Sized, R: Subject + ?Sized> Pair<'_, L, R> {
                 right: rs.into(),
             },
             class,
+            cohorts: Vec::new(),
         })
     }
 

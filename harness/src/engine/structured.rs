@@ -338,5 +338,6 @@ pub fn text_divergence(
             right: String::new(),
         },
         class,
+        cohorts: Vec::new(),
     }
 }

@@ -175,6 +175,7 @@ mod tests {
             left: String::new(),
             right: String::new(),
             case: String::new(),
+            cohorts: Vec::new(),
         }
     }
 
