@@ -17,8 +17,9 @@ pub struct Cohort {
     /// Implementation names (`core`, `oracle`, subject specs), in engine order.
     pub members: Vec<String>,
     /// Their short answer (a SPEC predicate / field name, `valid`, `ok`, a
-    /// fault class, …), prefixed with the signature key when the diverging
-    /// subjects disagree on different keys.
+    /// fault class, …), prefixed with the signature key (`cce_lut=0x01`)
+    /// when the diverging subjects disagree on different parts of the
+    /// answer (a key that names no verdict, e.g. a LUT table or a field).
     pub answer: String,
 }
 
@@ -33,8 +34,13 @@ pub fn cohorts(reference: [&str; 2], judged: &[&str], divs: &[Divergence]) -> Ve
     let one_key = divs
         .iter()
         .all(|d| d.signature.key == divs[0].signature.key);
+    // A validator's key is the predicate one side names: no part to show.
+    let names_a_verdict = |key: &str| {
+        divs.iter()
+            .any(|d| d.signature.left == key || d.signature.right == key)
+    };
     let say = |key: &str, verdict: &str| {
-        if one_key {
+        if one_key || names_a_verdict(key) {
             verdict.to_string()
         } else {
             format!("{key}={verdict}")
@@ -129,9 +135,20 @@ mod tests {
         let divs = [div("a", "p", "p", "valid"), div("b", "q", "q", "valid")];
         let cs = cohorts(["core", "oracle"], &["a", "b"], &divs);
         assert_eq!(pattern(&cs), "{core, oracle} vs {a} vs {b}");
+        // Validator-style: the key is the predicate one side names.
         assert_eq!(
             Line(&cs).to_string(),
-            "{core, oracle}: p=valid; {a}: p=p; {b}: q=q"
+            "{core, oracle}: valid; {a}: p; {b}: q"
+        );
+        // Different tables of one LUT target: the table is shown.
+        let divs = [
+            div("a", "alu_lut", "0x01", "0x02"),
+            div("b", "cce_lut", "err:not_shipped", "0x03"),
+        ];
+        let cs = cohorts(["core", "oracle"], &["a", "b"], &divs);
+        assert_eq!(
+            Line(&cs).to_string(),
+            "{core, oracle}: alu_lut=0x02; {a}: alu_lut=0x01; {b}: cce_lut=err:not_shipped"
         );
     }
 
