@@ -693,6 +693,13 @@ fn divergence_sections(m: &ReportModel) -> Vec<Section> {
             )]
         },
     )];
+    if !m.divergences.is_empty() {
+        out[0].blocks.push(Block::Para(t(
+            "Replay commands name each subject by absolute path (a lib: path, and each relative \
+             file argument of a cmd: command, resolved from the folder the gate ran in): the hex \
+             form runs from any folder, the file form from this report folder.",
+        )));
+    }
     for d in &m.divergences {
         out.push(divergence_section(d));
     }
