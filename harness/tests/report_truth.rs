@@ -342,3 +342,58 @@ fn replay_case_timeout_bounds_a_hanging_subject() {
         text(&o.stderr)
     );
 }
+
+#[test]
+fn a_subject_that_fails_to_start_leaves_no_report_folder() {
+    let dir = tempfile::tempdir().unwrap();
+    let scratch = dir.path().join("cwd");
+    std::fs::create_dir(&scratch).unwrap();
+    for spec in [
+        "lib:/nonexistent/libsubject.so",
+        "cmd:echo this-is-not-a-hello",
+        "cmd:exit 3",
+    ] {
+        // A nested --report-dir: neither it nor the parents made for it stay.
+        let report = dir.path().join("a").join("b").join("r");
+        let o = run_in(
+            &repo_root(),
+            &[
+                "gate",
+                "--quiet",
+                "--no-corpus",
+                "--cases",
+                "10",
+                "--targets",
+                "validate_header",
+                "--subject",
+                spec,
+                "--report-dir",
+                report.to_str().unwrap(),
+            ],
+        );
+        assert_eq!(code(&o), 2, "{spec}: {}", text(&o.stderr));
+        assert!(
+            text(&o.stderr).contains(spec),
+            "{spec}: {}",
+            text(&o.stderr)
+        );
+        assert!(!dir.path().join("a").exists(), "{spec}: left a folder");
+        // The default folder (reports/<stamp>) likewise, reports/ included.
+        let o = run_in(
+            &scratch,
+            &[
+                "gate",
+                "--quiet",
+                "--no-corpus",
+                "--cases",
+                "10",
+                "--targets",
+                "validate_header",
+                "--subject",
+                spec,
+            ],
+        );
+        assert_eq!(code(&o), 2, "{spec}: {}", text(&o.stderr));
+        assert!(!scratch.join("reports").exists(), "{spec}: left reports/");
+    }
+}
