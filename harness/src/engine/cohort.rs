@@ -8,8 +8,21 @@
 //! the same answer (same signature key and short verdict). Subjects that do
 //! not support the target, or were given up, are in no cohort.
 
-use super::divergence::Divergence;
 use std::fmt;
+
+/// What one diverging subject said on the input (from its divergence:
+/// left = the subject, right = core).
+#[derive(Clone, Copy, Debug)]
+pub struct Answer<'a> {
+    /// The subject.
+    pub subject: &'a str,
+    /// The signature key (predicate, field, table, …).
+    pub key: &'a str,
+    /// Its short verdict.
+    pub verdict: &'a str,
+    /// Core's short verdict.
+    pub reference: &'a str,
+}
 
 /// One group of implementations that gave the same answer on an input.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -24,21 +37,16 @@ pub struct Cohort {
 }
 
 /// The cohorts of one input: `reference` (core, oracle), the `judged`
-/// subjects under test in engine order, and the divergences (left = a
-/// subject, right = core) the judged subjects produced. Empty when fewer
-/// than two subjects were judged or nothing diverged.
-pub fn cohorts(reference: [&str; 2], judged: &[&str], divs: &[Divergence]) -> Vec<Cohort> {
+/// subjects under test in engine order, and the answers of those that
+/// diverged from core. Empty when fewer than two subjects were judged or
+/// nothing diverged.
+pub fn cohorts(reference: [&str; 2], judged: &[&str], divs: &[Answer<'_>]) -> Vec<Cohort> {
     if judged.len() < 2 || divs.is_empty() {
         return Vec::new();
     }
-    let one_key = divs
-        .iter()
-        .all(|d| d.signature.key == divs[0].signature.key);
+    let one_key = divs.iter().all(|d| d.key == divs[0].key);
     // A validator's key is the predicate one side names: no part to show.
-    let names_a_verdict = |key: &str| {
-        divs.iter()
-            .any(|d| d.signature.left == key || d.signature.right == key)
-    };
+    let names_a_verdict = |key: &str| divs.iter().any(|d| d.verdict == key || d.reference == key);
     let say = |key: &str, verdict: &str| {
         if one_key || names_a_verdict(key) {
             verdict.to_string()
@@ -46,16 +54,16 @@ pub fn cohorts(reference: [&str; 2], judged: &[&str], divs: &[Divergence]) -> Ve
             format!("{key}={verdict}")
         }
     };
-    let first = &divs[0].signature;
+    let first = &divs[0];
     let mut out = vec![Cohort {
         members: reference.iter().map(|s| (*s).to_string()).collect(),
-        answer: say(&first.key, &first.right),
+        answer: say(first.key, first.reference),
     }];
     for name in judged {
-        match divs.iter().find(|d| d.left_name == *name) {
+        match divs.iter().find(|d| d.subject == *name) {
             None => out[0].members.push((*name).to_string()),
             Some(d) => {
-                let answer = say(&d.signature.key, &d.signature.left);
+                let answer = say(d.key, d.verdict);
                 match out[1..].iter_mut().find(|c| c.answer == answer) {
                     Some(c) => c.members.push((*name).to_string()),
                     None => out.push(Cohort {
@@ -97,25 +105,13 @@ impl fmt::Display for Line<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::{Class, Signature};
-    use crate::targets::Target;
 
-    fn div(left: &str, key: &str, ls: &str, rs: &str) -> Divergence {
-        Divergence {
-            target: Target::all().next().expect("a target"),
-            input: vec![0; 64],
-            case: String::new(),
-            left_name: left.into(),
-            right_name: "core".into(),
-            left: ls.into(),
-            right: rs.into(),
-            signature: Signature {
-                key: key.into(),
-                left: ls.into(),
-                right: rs.into(),
-            },
-            class: Class::UnderAccept,
-            cohorts: Vec::new(),
+    fn div<'a>(subject: &'a str, key: &'a str, verdict: &'a str, reference: &'a str) -> Answer<'a> {
+        Answer {
+            subject,
+            key,
+            verdict,
+            reference,
         }
     }
 

@@ -247,7 +247,17 @@ impl Engine {
             .map(|x| x.name())
             .collect();
         let names = [self.subjects[0].name(), self.subjects[1].name()];
-        let cs = cohort::cohorts(names, &judged, out);
+        let answers: Vec<cohort::Answer<'_>> = out
+            .iter()
+            .map(|d| cohort::Answer {
+                subject: &d.left_name,
+                key: &d.signature.key,
+                verdict: &d.signature.left,
+                reference: &d.signature.right,
+            })
+            .collect();
+        let cs = cohort::cohorts(names, &judged, &answers);
+        drop(answers);
         for d in out.iter_mut() {
             d.cohorts.clone_from(&cs);
         }
