@@ -52,7 +52,7 @@ pub trait Cases {
 struct Report {
     text: String,
     names: Option<(String, String)>,
-    divergence: Option<Divergence>,
+    divergence: Option<Box<Divergence>>,
 }
 
 impl Report {
@@ -71,7 +71,7 @@ fn outcome(o: Outcome) -> Result<(), Report> {
         Some(d) => Err(Report {
             text: d.to_string(),
             names: Some((d.left_name.clone(), d.right_name.clone())),
-            divergence: Some(d),
+            divergence: Some(Box::new(d)),
         }),
     }
 }
@@ -95,7 +95,7 @@ pub fn check(e: &dyn Cases, target: Target, data: &[u8]) -> Outcome {
         Err(Report {
             divergence: Some(d),
             ..
-        }) => Outcome(vec![d]),
+        }) => Outcome(vec![*d]),
         Err(r) => {
             let names = r.names.unwrap_or_else(|| {
                 (
