@@ -115,3 +115,39 @@ pub fn core_rate(seed: u64, t: Target, cases: &[(u64, Arch)]) -> Option<f64> {
     let s = start.elapsed().as_secs_f64();
     (s > 0.0).then(|| inputs.len() as f64 / s)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::gate::Shard;
+
+    #[test]
+    fn judged_cases_are_the_shards_capped_indices_of_the_served_generations() {
+        let cfg = GateConfig {
+            cases: 100,
+            shard: Shard { index: 0, count: 2 },
+            subject_cases: Some(40),
+            arches: Arch::ALL.to_vec(),
+            ..GateConfig::default()
+        };
+        let t = Target::all().next().expect("a target");
+        // Serves v2 and v4: case i runs under Arch::ALL[i % 4].
+        let served = [true, false, true, false];
+        let want: Vec<(u64, Arch)> = (0..40u64)
+            .filter(|i| i % 2 == 0 && (i % 4 == 0 || i % 4 == 2))
+            .map(|i| (i, Arch::ALL[(i % 4) as usize]))
+            .collect();
+        assert_eq!(judged_cases(&cfg, t, &served, 1000), want);
+        assert_eq!(judged_cases(&cfg, t, &served, 3), want[..3].to_vec());
+        // Serving v3 only, shard 0/2 runs no v3 case; serving nothing: none.
+        assert!(judged_cases(&cfg, t, &[false, true, false, false], 1000).is_empty());
+        assert!(judged_cases(&cfg, t, &[false; 4], 1000).is_empty());
+        // Uncapped: every index of the shard.
+        let all = GateConfig {
+            subject_cases: None,
+            ..cfg
+        };
+        assert_eq!(judged_cases(&all, t, &[true; 4], 1000).len(), 50);
+        assert!(core_rate(all.seed, t, &judged_cases(&all, t, &[true; 4], 10)).is_some());
+    }
+}
