@@ -88,6 +88,9 @@ pub struct Finding {
     pub right: String,
     /// The case derived from the input, human-readable (may be empty).
     pub case: String,
+    /// Who gave which answer on the input, with two or more subjects
+    /// judged ([`crate::engine::cohort`]); not part of the dedup key.
+    pub cohorts: Vec<crate::engine::cohort::Cohort>,
 }
 
 /// Deduplication key: `(target, class, key, left verdict, right verdict,
@@ -111,6 +114,7 @@ impl Finding {
             left: d.left.clone(),
             right: d.right.clone(),
             case: d.case.clone(),
+            cohorts: d.cohorts.clone(),
         }
     }
 

@@ -128,12 +128,13 @@ pub struct GateArgs {
     /// docs/subject-protocol.md). It gets half of --case-timeout per answer.
     #[arg(long = "subject", value_name = "SPEC")]
     pub subjects: Vec<SubjectSpec>,
-    /// Generated cases per target that also go to the --subject's (the
-    /// first ones, by case index); the rest are core vs oracle only. A
-    /// subject judged on no case at all (e.g. 0 with --no-corpus) fails the
-    /// gate.
-    #[arg(long, default_value_t = gate::DEFAULT_SUBJECT_CASES)]
-    pub subject_cases: u64,
+    /// Opt-in cap: only the first N generated cases per target (by case
+    /// index) also go to the --subject's; the rest are core vs oracle only.
+    /// Default: every generated case of every target a subject supports,
+    /// under every generation it accepts. A subject judged on no case at
+    /// all (e.g. 0 with --no-corpus) fails the gate.
+    #[arg(long, value_name = "N")]
+    pub subject_cases: Option<u64>,
     /// Narrow the run to one hardware generation (v2 Sunda, v3 Cayman, v4
     /// Mariana, v5 Maverick; the `arch` of the subjects' hello). Default:
     /// every generation, the generated cases spread over them round-robin
@@ -143,34 +144,45 @@ pub struct GateArgs {
     pub arch: Option<Arch>,
 }
 
-/// Core's rate is measured on at most this many cases per target.
-const CORE_RATE_CASES: u64 = 200_000;
+use crate::gate::bench::CORE_RATE_CASES;
 
 /// The external subjects' statistics of this run, each with core's
-/// in-process rate on the bundle targets it ran.
+/// in-process rate on the same cases: per target it was judged on, the
+/// first (at most [`CORE_RATE_CASES`]) of the very generated cases it was
+/// judged on (same indices, same generations), weighted by the cases it
+/// was judged on there.
 fn external_runs(cfg: &GateConfig, run: &gate::GateRun) -> Vec<ExternalRun> {
     let stats = external::stats();
+    let n_arch = cfg.arches().len();
     cfg.subjects
         .iter()
-        .filter_map(|spec| {
+        .enumerate()
+        .filter_map(|(k, spec)| {
             let name = spec.to_string();
             let st = stats.get(&name)?.clone();
-            let caps = run.subjects.iter().find(|(n, _)| *n == name)?.1;
-            let (mut n, mut secs) = (0u64, 0f64);
-            for (t, ts) in &run.targets {
-                if !caps.covers(t.spec().needs) {
+            let judged = run.subject_judged.get(k).cloned().unwrap_or_default();
+            let served: Vec<bool> = (0..n_arch)
+                .map(|a| judged.by_arch.get(a).is_some_and(|n| *n > 0))
+                .collect();
+            let (mut w, mut secs) = (0u64, 0f64);
+            for (t, _) in &run.targets {
+                let generated = judged.generated_on(*t);
+                if generated == 0 || !gate::bench::timed(*t) {
                     continue;
                 }
-                let k = ts.ran.clamp(1, CORE_RATE_CASES);
-                if let Some(r) = gate::bench::core_rate(cfg.seed, *t, k) {
-                    n += k;
-                    secs += k as f64 / r;
+                let sample =
+                    gate::bench::judged_cases(cfg, *t, &served, generated.min(CORE_RATE_CASES));
+                if let Some(r) = gate::bench::core_rate(cfg.seed, *t, &sample) {
+                    let cases = generated.saturating_add(judged.replayed_on(*t));
+                    w = w.saturating_add(cases);
+                    secs += cases as f64 / r;
                 }
             }
             Some(ExternalRun {
                 spec: name,
                 stats: st,
-                core_rate: (secs > 0.0).then(|| n as f64 / secs),
+                cases: judged.total(),
+                core_rate: (secs > 0.0).then(|| w as f64 / secs),
             })
         })
         .collect()
@@ -297,7 +309,8 @@ pub fn run(a: GateArgs) -> CliResult {
     }
     let triaged = triage::triage(&run.findings, &engines, &cfg.subjects);
     loud_panics();
-    let files = report::render(&run, &triaged, &Timing { timestamp: iso });
+    let model = report::ReportModel::of_gate(&run, &triaged, &Timing { timestamp: iso });
+    let files = report::files(&model);
     if let Err(e) = report::write_dir(&dir, &files) {
         eprintln!("tpbconform: error: {e}");
         return Ok(EXIT_BAD_INPUT);
@@ -328,6 +341,9 @@ pub fn run(a: GateArgs) -> CliResult {
             "cases/s"
         )
     );
+    for l in model.subject_lines() {
+        let _ = writeln!(out, "{l}");
+    }
     for f in &run.failures {
         eprintln!("tpbconform: {f}");
     }

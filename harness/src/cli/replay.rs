@@ -45,6 +45,11 @@ pub struct ReplayArgs {
     /// The generation the subjects serve.
     #[arg(long, default_value = "v2")]
     pub arch: Arch,
+    /// Seconds to wait for each answer of a --subject, 1 to 86400 (a hang
+    /// is a Timeout divergence after this long).
+    #[arg(long, value_name = "SECONDS", default_value_t = 10,
+          value_parser = clap::value_parser!(u64).range(1..=super::gate::MAX_CASE_TIMEOUT))]
+    pub case_timeout: u64,
 }
 
 /// Bad replay input.
@@ -203,6 +208,7 @@ pub fn visit_inputs(
 /// Runs `replay`: one verdict per input, printed as soon as it is known.
 pub fn run(a: ReplayArgs) -> CliResult {
     super::panic_hook::install_quiet();
+    crate::external::set_case_timeout(std::time::Duration::from_secs(a.case_timeout));
     let mut out = std::io::stdout().lock();
     let e = match Engine::open(&a.subjects, a.arch) {
         Ok(e) => e,

@@ -138,6 +138,9 @@ pub struct Divergence {
     pub signature: Signature,
     /// Class.
     pub class: Class,
+    /// With two or more subjects under test judged on the input: who gave
+    /// which answer ([`super::cohort`]); empty otherwise.
+    pub cohorts: Vec<super::cohort::Cohort>,
 }
 
 impl Divergence {
@@ -166,7 +169,11 @@ impl fmt::Display for Head<'_> {
             writeln!(f, "  case: {}", d.case)?;
         }
         writeln!(f, "  {}: {}", d.left_name, d.left)?;
-        write!(f, "  {}: {}", d.right_name, d.right)
+        write!(f, "  {}: {}", d.right_name, d.right)?;
+        if !d.cohorts.is_empty() {
+            write!(f, "\n  cohorts: {}", super::cohort::Line(&d.cohorts))?;
+        }
+        Ok(())
     }
 }
 

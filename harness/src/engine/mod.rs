@@ -9,12 +9,13 @@
 //! that and no subject is judged on it.
 //!
 //! The engine: [`nway`]; input mapping: [`input_map`]; comparisons: [`pair`]; classes and
-//! divergences: [`divergence`]; the `structured_diff` generator property:
+//! divergences: [`divergence`]; who gave which answer with several subjects: [`cohort`]; the `structured_diff` generator property:
 //! [`structured`]; the coverage recorder the gate wraps core in: [`record`];
 //! the bundle comparisons on concrete (statically dispatched) subjects, for
 //! the lean fuzz entries: [`lean`]. What each kind of target maps its input
 //! to and compares is [`crate::kinds`] (its [`Engine::compare`]).
 
+pub mod cohort;
 pub mod divergence;
 pub mod input_map;
 pub mod lean;

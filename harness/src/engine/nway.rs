@@ -3,14 +3,22 @@
 //! LUT, IR). Which comparison a target's raw input takes is its kind's
 //! ([`crate::kinds`], which also defines [`Engine::compare`]).
 
+use super::cohort;
 use super::divergence::{Divergence, Outcome};
 use super::pair::{self, Pair};
 use super::{record, structured};
 use crate::arch::Arch;
 use crate::subjects::registry::{self, OpenError, SubjectSpec};
 use crate::subjects::{hex, Batch, Capabilities, IrQuery, LutTable, Subject};
-use crate::targets::{Check, Target};
+use crate::targets::{Check, Target, TARGETS};
 use std::cell::Cell;
+
+/// The slot of [`Engine::judged`] that counts the vector checks (after one
+/// slot per registry target, by [`Target::rank`]).
+pub const VECTORS_SLOT: usize = TARGETS.len();
+
+/// Slots of [`Engine::judged`]: one per registry target, then the vectors.
+pub const JUDGED_SLOTS: usize = VECTORS_SLOT + 1;
 
 /// The subjects of a comparison: the reference pair, then the subjects
 /// under test.
@@ -18,8 +26,9 @@ pub struct Engine {
     subjects: Vec<Box<dyn Subject>>,
     /// Whether the subjects under test are judged (see [`Engine::set_judging`]).
     judging: Cell<bool>,
-    /// Per subject under test: the cases it was judged on so far.
-    judged: Vec<Cell<u64>>,
+    /// Per subject under test, per [`JUDGED_SLOTS`] slot: the cases it was
+    /// judged on so far.
+    judged: Vec<Vec<Cell<u64>>>,
     /// The generation the subjects serve.
     arch: Arch,
     /// Per subject under test: cases it would have judged after it was
@@ -46,7 +55,10 @@ impl Engine {
         second: Box<dyn Subject>,
         under_test: Vec<Box<dyn Subject>>,
     ) -> Engine {
-        let judged = under_test.iter().map(|_| Cell::new(0)).collect();
+        let judged = under_test
+            .iter()
+            .map(|_| (0..JUDGED_SLOTS).map(|_| Cell::new(0)).collect())
+            .collect();
         let not_run = under_test.iter().map(|_| Cell::new(0)).collect();
         let mut subjects = vec![reference, second];
         subjects.extend(under_test);
@@ -114,18 +126,26 @@ impl Engine {
         self.judging.set(on);
     }
 
-    /// Counts one case judged for subject under test `k` (for callers that
-    /// compare subjects themselves, e.g. the vector checks).
+    /// Counts one vector check judged for subject under test `k` (the
+    /// vector checks compare the subjects themselves).
     pub fn note_judged(&self, k: usize) {
-        if let Some(c) = self.judged.get(k) {
+        self.note_judged_in(k, VECTORS_SLOT);
+    }
+
+    fn note_judged_in(&self, k: usize, slot: usize) {
+        if let Some(c) = self.judged.get(k).and_then(|s| s.get(slot)) {
             c.set(c.get().saturating_add(1));
         }
     }
 
-    /// Per subject under test, in order: the cases it was judged on (its
-    /// answer compared with the reference) through this engine.
-    pub fn judged(&self) -> Vec<u64> {
-        self.judged.iter().map(Cell::get).collect()
+    /// Per subject under test, in order, per slot (each registry target by
+    /// [`Target::rank`], then [`VECTORS_SLOT`]): the cases it was judged on
+    /// (its answer compared with the reference) through this engine.
+    pub fn judged(&self) -> Vec<Vec<u64>> {
+        self.judged
+            .iter()
+            .map(|s| s.iter().map(Cell::get).collect())
+            .collect()
     }
 
     /// Lets each subject under test that supports bundle target `t` answer
@@ -196,7 +216,7 @@ impl Engine {
                     not_run.set(not_run.get() + 1);
                     continue;
                 }
-                self.note_judged(k);
+                self.note_judged_in(k, t.rank());
                 out.push(&**x);
             }
         }
@@ -228,12 +248,45 @@ impl Engine {
         if let Some(d) = pair(reference, &*s[0], &*s[1]) {
             return Outcome(vec![d]);
         }
-        let out = self
-            .judged_now(t)
-            .into_iter()
-            .filter_map(|x| pair(judge, x, &*s[0]))
+        let judged = self.judged_now(t);
+        let mut out: Vec<Divergence> = judged
+            .iter()
+            .filter_map(|x| pair(judge, *x, &*s[0]))
             .collect();
+        if judged.len() >= 2 && !out.is_empty() {
+            self.add_cohorts(t, &mut out);
+        }
         Outcome(out)
+    }
+
+    /// Sets the [`cohort`]s of a divergent input on each of its divergences
+    /// (the subjects judged on `t` that are not given up, in engine order).
+    fn add_cohorts(&self, t: Target, out: &mut [Divergence]) {
+        let judged: Vec<&str> = self
+            .under_test()
+            .iter()
+            .filter(|x| {
+                // Given up before this input: not asked; during it: judged.
+                x.capabilities().covers(t.spec().needs)
+                    && (x.given_up().is_none() || out.iter().any(|d| d.left_name == x.name()))
+            })
+            .map(|x| x.name())
+            .collect();
+        let names = [self.subjects[0].name(), self.subjects[1].name()];
+        let answers: Vec<cohort::Answer<'_>> = out
+            .iter()
+            .map(|d| cohort::Answer {
+                subject: &d.left_name,
+                key: &d.signature.key,
+                verdict: &d.signature.left,
+                reference: &d.signature.right,
+            })
+            .collect();
+        let cs = cohort::cohorts(names, &judged, &answers);
+        drop(answers);
+        for d in out.iter_mut() {
+            d.cohorts.clone_from(&cs);
+        }
     }
 
     /// Typed entry for generator-produced bundles. For bundle targets the

@@ -10,14 +10,13 @@
 use super::divergence::{Class, Divergence, Signature};
 use super::render::{
     decode_long, decoded_long, encode_long, fail_key, first_field_diff, gate_str, lut_str,
-    stream_long,
+    stream_long, Shown,
 };
 use crate::subjects::{
     hex, verdict_name, DecodeFail, Decoded, EncodeResult, Fault, IrAnswer, IrQuery, LutTable,
     Reply, StreamFail, StreamResult, Subject, Validator, Verdict,
 };
 use crate::targets::Target;
-use std::fmt;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 /// The two subjects and the case being compared. `dyn Subject` for the
@@ -84,11 +83,12 @@ impl<L: Subject + ?Sized, R: Subject + ?Sized> Pair<'_, L, R> {
                 right: rs.into(),
             },
             class,
+            cohorts: Vec::new(),
         })
     }
 
     /// Reports a panic or a fault on either side (`op` names the operation).
-    fn failed<A: fmt::Debug, B: fmt::Debug>(
+    fn failed<A: Shown, B: Shown>(
         &self,
         op: &str,
         l: Result<Reply<A>, String>,
@@ -104,8 +104,8 @@ impl<L: Subject + ?Sized, R: Subject + ?Sized> Pair<'_, L, R> {
                 Ok(s) => s,
                 Err(m) => format!("PANIC: {m}"),
             };
-            let ls = show(l.as_ref().map(|v| format!("{v:?}")));
-            let rs = show(r.as_ref().map(|v| format!("{v:?}")));
+            let ls = show(l.as_ref().map(reply_shown));
+            let rs = show(r.as_ref().map(reply_shown));
             return self.div(
                 Class::Panic,
                 format!("{op}:panic"),
@@ -134,9 +134,17 @@ impl<L: Subject + ?Sized, R: Subject + ?Sized> Pair<'_, L, R> {
             format!("{op}:{}", fault_class(&fault).name().to_lowercase()),
             sl,
             sr,
-            long(l.as_ref().map(|v| format!("{v:?}"))),
-            long(r.as_ref().map(|v| format!("{v:?}"))),
+            long(l.as_ref().map(|v| v.shown())),
+            long(r.as_ref().map(|v| v.shown())),
         )
+    }
+}
+
+/// A reply (an answer or a fault) as a report prints it.
+fn reply_shown<T: Shown>(r: &Reply<T>) -> String {
+    match r {
+        Ok(v) => v.shown(),
+        Err(f) => f.to_string(),
     }
 }
 
@@ -438,11 +446,7 @@ pub fn ir<L: Subject + ?Sized, R: Subject + ?Sized>(
             )
         }
         _ => {
-            let show = |x: &IrAnswer| match x {
-                IrAnswer::Route(r) => format!("{r:?}"),
-                IrAnswer::Gate(g) => gate_str(g),
-            };
-            let (ls, rs) = (show(&a), show(&b));
+            let (ls, rs) = (a.shown(), b.shown());
             p.div(
                 Class::DifferentOutput,
                 gate,

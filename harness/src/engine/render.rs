@@ -1,8 +1,82 @@
-//! Human-readable renderings of subject results, for divergence reports.
+//! Human-readable renderings of subject results, for divergence reports:
+//! SPEC names (`inst_word_len`, `valid`, `err:not_shipped`), never Rust
+//! Debug forms (`Some(InstWordLen)`, `Err(Known("not_shipped"))`).
 
 use crate::subjects::{
-    hex, DecodeFail, Decoded, EncodeResult, FieldName, GateResult, LutResult, StreamResult, Value,
+    hex, verdict_name, DecodeFail, Decoded, EncodeResult, FieldName, GateResult, IrAnswer,
+    LutResult, Route, StreamResult, StreamSummary, Value, Verdict,
 };
+
+/// A subject's answer as a report prints it (SPEC names).
+pub trait Shown {
+    /// The rendering.
+    fn shown(&self) -> String;
+}
+
+impl Shown for Verdict {
+    fn shown(&self) -> String {
+        verdict_name(self).to_string()
+    }
+}
+
+impl Shown for Result<Decoded, DecodeFail> {
+    fn shown(&self) -> String {
+        decode_long(self)
+    }
+}
+
+impl Shown for EncodeResult {
+    fn shown(&self) -> String {
+        encode_long(self)
+    }
+}
+
+impl Shown for StreamResult {
+    fn shown(&self) -> String {
+        stream_long(self)
+    }
+}
+
+impl Shown for LutResult {
+    fn shown(&self) -> String {
+        lut_str(self)
+    }
+}
+
+impl Shown for IrAnswer {
+    fn shown(&self) -> String {
+        match self {
+            IrAnswer::Gate(g) => gate_str(g),
+            IrAnswer::Route(r) => route_name(*r).to_string(),
+        }
+    }
+}
+
+/// `sb2sb` or `dma` (SPEC §7).
+pub fn route_name(r: Route) -> &'static str {
+    match r {
+        Route::Sb2sb => "sb2sb",
+        Route::Dma => "dma",
+    }
+}
+
+/// One stream item: `group header 0 output 1 args [2, 3]` or `bundle 4 opcode 0xBE`.
+pub fn stream_item(it: &StreamSummary) -> String {
+    match it {
+        StreamSummary::Group {
+            header_index,
+            output,
+            args,
+        } => {
+            let a: Vec<String> = args.iter().map(ToString::to_string).collect();
+            format!(
+                "group header {header_index} output {output} args [{}]",
+                a.join(", ")
+            )
+        }
+        StreamSummary::Other { index, opcode } => format!("bundle {index} opcode 0x{opcode:02X}"),
+    }
+}
 
 /// `0xNN` or `err:<name>`.
 pub fn lut_str(r: &LutResult) -> String {
@@ -60,7 +134,7 @@ pub fn stream_long(r: &StreamResult) -> String {
         Ok(v) => {
             let mut s = String::from("Ok [\n");
             for it in v {
-                s.push_str(&format!("    {it:?}\n"));
+                s.push_str(&format!("    {}\n", stream_item(it)));
             }
             s.push(']');
             s

@@ -7,8 +7,13 @@
 //! (through every bundle target, then each subject against the label, then a
 //! near-valid encode field list), raw images (every bundle target), streams,
 //! LUT ordinals and IR queries. The
-//! first failure is reported as one divergence of the `structured_diff`
-//! target whose key is its first report line with numbers and hex masked.
+//! first failure is reported once: a disagreement of a differential target
+//! (a bundle, stream, LUT or IR comparison) as that target's own divergence,
+//! with its own signature and input (so the gate lists it once, merged with
+//! the same divergence found through that target); a failure only this
+//! property sees (a label mismatch, a near-valid encode) as a divergence of
+//! the `structured_diff` target whose key is its first report line with
+//! numbers and hex masked.
 
 use super::divergence::{Class, Divergence, Outcome, Signature};
 use crate::generators::{self as gen, Case, GenError, Item};
@@ -42,15 +47,21 @@ pub trait Cases {
     }
 }
 
-/// A failure report: text, and the two subjects it is about.
+/// A failure report: text, and the two subjects it is about; or a
+/// differential target's own divergence, reported as it is.
 struct Report {
     text: String,
     names: Option<(String, String)>,
+    divergence: Option<Box<Divergence>>,
 }
 
 impl Report {
     fn text(text: String) -> Report {
-        Report { text, names: None }
+        Report {
+            text,
+            names: None,
+            divergence: None,
+        }
     }
 }
 
@@ -60,6 +71,7 @@ fn outcome(o: Outcome) -> Result<(), Report> {
         Some(d) => Err(Report {
             text: d.to_string(),
             names: Some((d.left_name.clone(), d.right_name.clone())),
+            divergence: Some(Box::new(d)),
         }),
     }
 }
@@ -80,6 +92,10 @@ fn targets_where(f: impl Fn(Check) -> bool) -> Vec<Target> {
 pub fn check(e: &dyn Cases, target: Target, data: &[u8]) -> Outcome {
     match run(e, data) {
         Ok(()) => Outcome::agree(),
+        Err(Report {
+            divergence: Some(d),
+            ..
+        }) => Outcome(vec![*d]),
         Err(r) => {
             let names = r.names.unwrap_or_else(|| {
                 (
@@ -288,6 +304,7 @@ fn check_encode(e: &dyn Cases, u: &mut Unstructured<'_>, c: &Case) -> Result<(),
                 show(&r)
             ),
             names: Some((reference.name().to_string(), s.name().to_string())),
+            divergence: None,
         });
     }
     Ok(())
@@ -338,5 +355,6 @@ pub fn text_divergence(
             right: String::new(),
         },
         class,
+        cohorts: Vec::new(),
     }
 }

@@ -1,7 +1,11 @@
-//! Core's in-process rate on the gate's own cases, for the summary's
-//! comparison with an external subject's rate from the same run.
+//! Core's in-process rate on the very cases a subject under test was judged
+//! on, for the summary's comparison with that subject's rate in the same
+//! run: the same case indices (shard, `--subject-cases` cap, generation of
+//! each case), the same generations, the same operations per case.
 
+use super::config::GateConfig;
 use crate::arch::Arch;
+use crate::engine::ordinal_from_input;
 use crate::findings::CaseKind;
 use crate::generators::{case_rng, name_hash};
 use crate::kinds::{self, CaseBuf, Draw};
@@ -10,40 +14,140 @@ use crate::targets::{Check, Target};
 use std::hint::black_box;
 use std::time::Instant;
 
-/// Cases per second core answers on the first `n` generated cases of the
-/// bundle target `t` under `seed` (cases generated before the clock
-/// starts); `None` for a target that is not a bundle target or `n == 0`.
-pub fn core_rate(seed: u64, t: Target, n: u64) -> Option<f64> {
-    if !t.is_bundle() || n == 0 {
+/// Core's rate is measured on at most this many cases per target.
+pub const CORE_RATE_CASES: u64 = 200_000;
+
+/// True for a target whose per-case operations [`core_rate`] can time:
+/// validators, decode, round trip and LUT targets.
+pub fn timed(t: Target) -> bool {
+    matches!(
+        t.check(),
+        Check::Validator(_) | Check::Decode | Check::Roundtrip | Check::Luts(_)
+    )
+}
+
+/// The first `n` generated case indices of `t` a subject serving the
+/// generations `served` (flags in [`GateConfig::arches`] order) was judged
+/// on: this shard's indices, under the `--subject-cases` cap, whose
+/// generation it serves.
+pub fn judged_cases(cfg: &GateConfig, t: Target, served: &[bool], n: u64) -> Vec<(u64, Arch)> {
+    let arches = cfg.arches();
+    if !served.iter().any(|s| *s) {
+        return Vec::new();
+    }
+    let planned = cfg.shard.len(cfg.cases_for(t));
+    (0..planned)
+        .map(|m| cfg.shard.case_index(m))
+        .take_while(|&i| cfg.judges(i))
+        .filter_map(|i| {
+            let a = cfg.arch_index(i);
+            served
+                .get(a)
+                .copied()
+                .unwrap_or(false)
+                .then(|| (i, arches[a.min(arches.len() - 1)]))
+        })
+        .take(usize::try_from(n).unwrap_or(usize::MAX))
+        .collect()
+}
+
+/// Cases per second core answers on the generated cases `cases` (index,
+/// generation) of target `t` under `seed`, doing per case what a subject is
+/// asked for it (a validator; decode; decode and both encodes of the round
+/// trip; every table of a LUT target). Cases are generated before the clock
+/// starts. `None` for a target [`timed`] rejects or no case.
+pub fn core_rate(seed: u64, t: Target, cases: &[(u64, Arch)]) -> Option<f64> {
+    if !timed(t) || cases.is_empty() {
         return None;
     }
     let h = name_hash(t.name());
-    let cases: Vec<[u8; 64]> = (0..n)
-        .map(|i| {
+    let kind = kinds::of(t);
+    let inputs: Vec<(Arch, Vec<u8>)> = cases
+        .iter()
+        .map(|&(i, arch)| {
             let mut buf = CaseBuf::default();
             let draw = Draw {
-                arch: Arch::default(),
+                arch,
                 r: &mut case_rng(seed, h, i),
                 kind: CaseKind::of(i),
             };
-            kinds::of(t).generate(t, draw, &mut buf);
-            buf.bundle
+            let form = kind.generate(t, draw, &mut buf);
+            (arch, buf.input(form).to_vec())
         })
         .collect();
-    let core = registry::core();
+    let cores: Vec<(Arch, Box<dyn Subject>)> = Arch::ALL
+        .iter()
+        .map(|&a| (a, registry::core_for(a)))
+        .collect();
+    let core_of = |a: Arch| {
+        cores
+            .iter()
+            .find(|(x, _)| *x == a)
+            .map_or(&*cores[0].1, |(_, c)| &**c)
+    };
     let start = Instant::now();
-    for b in &cases {
+    for (arch, input) in &inputs {
+        let core = core_of(*arch);
+        let mut b = [0u8; 64];
+        let n = input.len().min(64);
+        b[..n].copy_from_slice(&input[..n]);
         match t.check() {
             Check::Validator(v) => {
-                let _ = black_box(core.validate(v, black_box(b)));
+                let _ = black_box(core.validate(v, black_box(&b)));
+            }
+            Check::Decode => {
+                let _ = black_box(core.decode(black_box(&b)));
+            }
+            Check::Luts(tables) => {
+                let ord = ordinal_from_input(input);
+                for &tb in tables {
+                    let _ = black_box(core.lut(tb, black_box(ord)));
+                }
             }
             _ => {
-                if let Ok(Ok(d)) = core.decode(black_box(b)) {
+                if let Ok(Ok(d)) = core.decode(black_box(&b)) {
+                    let _ = black_box(core.encode(d.opcode, &d.fields));
                     let _ = black_box(core.encode(d.opcode, &d.fields));
                 }
             }
         }
     }
     let s = start.elapsed().as_secs_f64();
-    (s > 0.0).then(|| cases.len() as f64 / s)
+    (s > 0.0).then(|| inputs.len() as f64 / s)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::gate::Shard;
+
+    #[test]
+    fn judged_cases_are_the_shards_capped_indices_of_the_served_generations() {
+        let cfg = GateConfig {
+            cases: 100,
+            shard: Shard { index: 0, count: 2 },
+            subject_cases: Some(40),
+            arches: Arch::ALL.to_vec(),
+            ..GateConfig::default()
+        };
+        let t = Target::all().next().expect("a target");
+        // Serves v2 and v4: case i runs under Arch::ALL[i % 4].
+        let served = [true, false, true, false];
+        let want: Vec<(u64, Arch)> = (0..40u64)
+            .filter(|i| i % 2 == 0 && (i % 4 == 0 || i % 4 == 2))
+            .map(|i| (i, Arch::ALL[(i % 4) as usize]))
+            .collect();
+        assert_eq!(judged_cases(&cfg, t, &served, 1000), want);
+        assert_eq!(judged_cases(&cfg, t, &served, 3), want[..3].to_vec());
+        // Serving v3 only, shard 0/2 runs no v3 case; serving nothing: none.
+        assert!(judged_cases(&cfg, t, &[false, true, false, false], 1000).is_empty());
+        assert!(judged_cases(&cfg, t, &[false; 4], 1000).is_empty());
+        // Uncapped: every index of the shard.
+        let all = GateConfig {
+            subject_cases: None,
+            ..cfg
+        };
+        assert_eq!(judged_cases(&all, t, &[true; 4], 1000).len(), 50);
+        assert!(core_rate(all.seed, t, &judged_cases(&all, t, &[true; 4], 10)).is_some());
+    }
 }

@@ -113,9 +113,11 @@ pub struct GateConfig {
     pub targets: Vec<Target>,
     /// Subjects under test, judged against core (besides core vs oracle).
     pub subjects: Vec<SubjectSpec>,
-    /// The subjects under test are judged on the generated cases with an
-    /// index below this (per target); the rest are core vs oracle only.
-    pub subject_cases: u64,
+    /// `None` (the default): the subjects under test are judged on every
+    /// generated case of every target they support. `Some(n)`
+    /// (`--subject-cases`, an opt-in cap): on the generated cases with an
+    /// index below `n` (per target); the rest are core vs oracle only.
+    pub subject_cases: Option<u64>,
     /// The generations the run covers, oldest first (empty = v2): generated
     /// case `i` runs under `arches[i % arches.len()]`; the corpus and the
     /// vectors run under each. Default: every generation (SPEC §0).
@@ -154,9 +156,6 @@ pub struct GateConfig {
 
 /// Default generated cases per target.
 pub const DEFAULT_CASES: u64 = 5_000_000;
-/// Default generated cases per target that also go to the subjects under
-/// test (an external subject costs a round trip per case).
-pub const DEFAULT_SUBJECT_CASES: u64 = 100_000;
 /// Default cap on `sync_handshake` cases: the 10^6 programs the sync issue
 /// asks the gate to check.
 pub const DEFAULT_SYNC_CASES: u64 = 1_000_000;
@@ -201,6 +200,13 @@ impl GateConfig {
         (i % n) as usize
     }
 
+    /// True when generated case `i` (of any target) goes to the subjects
+    /// under test: always, unless capped by [`GateConfig::subject_cases`].
+    #[inline]
+    pub fn judges(&self, i: u64) -> bool {
+        self.subject_cases.is_none_or(|cap| i < cap)
+    }
+
     /// Generated cases (before sharding) for `target`.
     pub fn cases_for(&self, target: Target) -> u64 {
         match target.check() {
@@ -223,7 +229,7 @@ impl Default for GateConfig {
             shard: Shard::default(),
             targets: Target::gate_targets(),
             subjects: Vec::new(),
-            subject_cases: DEFAULT_SUBJECT_CASES,
+            subject_cases: None,
             arches: Arch::ALL.to_vec(),
             corpus_dir: PathBuf::from("corpus"),
             no_corpus: false,

@@ -7,7 +7,7 @@
 
 use super::config::GateConfig;
 use super::coverage::{merge_cov, run_one, CovMap, Runner};
-use super::outcome::{panic_text, CorpusFolder, GateFailure, GateRun};
+use super::outcome::{count_cohorts, panic_text, CorpusFolder, GateFailure, GateRun};
 use crate::findings::Origin;
 use crate::targets::{folder_targets, Target};
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -148,28 +148,26 @@ pub fn replay_corpus(cfg: &GateConfig, runners: &[Runner], run: &mut GateRun) {
                 // Under every generation of the run.
                 let f = catch_unwind(AssertUnwindSafe(|| {
                     let mut fs = Vec::new();
+                    let mut cohorts = std::collections::BTreeMap::new();
                     for r in runners {
-                        fs.extend(run_one(
-                            r,
-                            *t,
-                            crate::kinds::of(*t),
-                            &data,
-                            None,
-                            origin,
-                            cov,
-                        ));
+                        let one = run_one(r, *t, crate::kinds::of(*t), &data, None, origin, cov);
+                        count_cohorts(&mut cohorts, &one);
+                        fs.extend(one);
                     }
-                    fs
+                    (fs, cohorts)
                 }));
                 if let Some(st) = run.targets.iter_mut().find(|(g, _)| g == t).map(|(_, s)| s) {
                     st.corpus_present = true;
                     st.corpus_files += 1;
-                    if matches!(&f, Ok(v) if !v.is_empty()) {
+                    if matches!(&f, Ok((v, _)) if !v.is_empty()) {
                         st.corpus_diverged += 1;
                     }
                 }
                 match f {
-                    Ok(fs) => {
+                    Ok((fs, cohorts)) => {
+                        for (p, n) in cohorts {
+                            *run.cohorts.entry(p).or_insert(0) += n;
+                        }
                         any |= !fs.is_empty();
                         for f in fs {
                             run.findings.add(f);

@@ -5,7 +5,9 @@
 
 use super::config::GateConfig;
 use super::coverage::{merge_cov, run_one, runners, CovMap};
-use super::outcome::{panic_text, GateFailure, GateRun};
+use super::outcome::{
+    add_judged, count_cohorts, merge_judged, panic_text, GateFailure, GateRun, SubjectJudged,
+};
 use crate::arch::Arch;
 use crate::findings::{CaseKind, Findings, Origin};
 use crate::generators::{case_rng, name_hash};
@@ -75,8 +77,10 @@ struct Acc {
     by_arch: Vec<[u64; 2]>,
     findings: Findings,
     failures: Vec<GateFailure>,
-    /// Per subject under test: cases judged (every generation).
-    judged: Vec<u64>,
+    /// Per subject under test: cases judged, per target and generation.
+    judged: Vec<SubjectJudged>,
+    /// Divergent inputs per cohort pattern.
+    cohorts: BTreeMap<String, u64>,
     /// Per (subject, generation): why it was given up, cases not run.
     given_up: Vec<(String, String, String, u64)>,
 }
@@ -169,6 +173,7 @@ fn worker(sh: &Shared, w: usize) {
         let hi = lo.saturating_add(chunk).min(sh.planned[ti]);
         let mut cov = CovMap::default();
         let mut findings = Findings::default();
+        let mut cohorts = BTreeMap::new();
         let (mut by_kind, mut diverged) = ([0u64; 3], 0u64);
         let mut by_arch = vec![[0u64; 2]; rs.len()];
         slot.target.store(ti, Relaxed);
@@ -184,7 +189,7 @@ fn worker(sh: &Shared, w: usize) {
                 let mut one = CaseBuf::default();
                 let chunk: Vec<[u8; 64]> = (lo..hi)
                     .map(|m| cfg.shard.case_index(m))
-                    .filter(|&i| i < cfg.subject_cases && cfg.arch_index(i) == a)
+                    .filter(|&i| cfg.judges(i) && cfg.arch_index(i) == a)
                     .map(|i| {
                         let mut rng = case_rng(cfg.seed, hashes[ti], i);
                         kind.generate(
@@ -227,7 +232,7 @@ fn worker(sh: &Shared, w: usize) {
                 let case_kind = CaseKind::of(i);
                 by_kind[case_kind.index()] += 1;
                 by_arch[a][0] += 1;
-                r.engine.set_judging(i < cfg.subject_cases);
+                r.engine.set_judging(cfg.judges(i));
                 let mut rng = case_rng(cfg.seed, hashes[ti], i);
                 let origin = || Origin::Generated {
                     index: i,
@@ -248,6 +253,7 @@ fn worker(sh: &Shared, w: usize) {
                 if !fs.is_empty() {
                     diverged += 1;
                     by_arch[a][1] += 1;
+                    count_cohorts(&mut cohorts, &fs);
                     for f in fs {
                         findings.add(f);
                     }
@@ -286,26 +292,20 @@ fn worker(sh: &Shared, w: usize) {
         acc.busy[ti] += dt;
         merge_cov(&mut acc.coverage[ti], cov);
         acc.findings.merge(findings);
+        for (p, n) in cohorts {
+            *acc.cohorts.entry(p).or_insert(0) += n;
+        }
         drop(acc);
         slot.done.fetch_add(hi - lo, Relaxed);
     }
     let mut acc = sh.accs[w].lock().unwrap_or_else(|p| p.into_inner());
     acc.reach.merge(&reach);
-    for r in &rs {
-        add_judged(&mut acc.judged, &r.engine.judged());
+    let n_arch = rs.len();
+    for (a, r) in rs.iter().enumerate() {
+        add_judged(&mut acc.judged, (a, n_arch), &r.engine.judged(), true);
         for (name, why, n) in r.engine.not_run() {
             acc.given_up.push((name, r.arch.name().to_string(), why, n));
         }
-    }
-}
-
-/// Adds per-subject judged counts `more` into `into` (growing it).
-pub fn add_judged(into: &mut Vec<u64>, more: &[u64]) {
-    if into.len() < more.len() {
-        into.resize(more.len(), 0);
-    }
-    for (x, y) in into.iter_mut().zip(more) {
-        *x = x.saturating_add(*y);
     }
 }
 
@@ -442,7 +442,10 @@ pub fn generate(
             }
         }
         run.reach.merge(&a.reach);
-        add_judged(&mut run.subject_judged, &a.judged);
+        merge_judged(&mut run.subject_judged, &a.judged);
+        for (p, n) in a.cohorts {
+            *run.cohorts.entry(p).or_insert(0) += n;
+        }
         for (name, arch, why, n) in a.given_up {
             run.given_up.entry((name, arch)).or_insert((why, 0)).1 += n;
         }

@@ -14,9 +14,10 @@
 //!   subject ([`vectors`]). (3) `cases` generated cases per target
 //!   (each target kind's generator, [`crate::kinds`]), split over `threads`
 //!   workers ([`generate`]).
-//! - **Subjects.** Every corpus file and vector, and the generated cases
-//!   with an index below [`GateConfig::subject_cases`], go to core, oracle
-//!   and each subject of [`GateConfig::subjects`] ([`crate::engine::Engine`];
+//! - **Subjects.** Every corpus file and vector, and every generated case
+//!   (with `--subject-cases N`: those with an index below N,
+//!   [`GateConfig::subject_cases`]), go to core, oracle and each subject of
+//!   [`GateConfig::subjects`] ([`crate::engine::Engine`];
 //!   bundle cases are offered to them a chunk at a time first,
 //!   [`crate::engine::Engine::prefetch`]); a target a subject
 //!   lacks the capabilities for is listed in [`GateRun::unsupported`] ("not
@@ -61,11 +62,12 @@ pub mod vectors;
 
 pub use config::{
     GateConfig, Shard, UsageError, DEFAULT_CASES, DEFAULT_LOWERING_CASES, DEFAULT_SECONDS,
-    DEFAULT_SEED, DEFAULT_SUBJECT_CASES, DEFAULT_SYNC_CASES,
+    DEFAULT_SEED, DEFAULT_SYNC_CASES,
 };
 pub use generate::{declared_reach, reach_failure, reach_sampled, Progress, REACH_SAMPLE};
 pub use outcome::{
-    ArchStats, CorpusFolder, ExternalRun, GateFailure, GateRun, TargetStats, OUTCOMES,
+    ArchStats, CorpusFolder, ExternalRun, GateFailure, GateRun, SubjectJudged, TargetStats,
+    OUTCOMES,
 };
 
 use crate::subjects::Capabilities;
@@ -79,7 +81,7 @@ pub fn run(cfg: &GateConfig, progress: Option<Progress<'_>>) -> GateRun {
         seed: cfg.seed,
         shard: cfg.shard,
         cases: cfg.cases,
-        subject_cases: cfg.subject_cases.min(cfg.cases),
+        subject_cases: cfg.subject_cases.map(|c| c.min(cfg.cases)),
         seconds: cfg.seconds,
         threads: cfg.threads.max(1),
         targets: cfg
@@ -161,8 +163,14 @@ pub fn run(cfg: &GateConfig, progress: Option<Progress<'_>>) -> GateRun {
     } else {
         replay_and_check_vectors(cfg, &runners, &mut run);
     }
-    for r in &runners {
-        generate::add_judged(&mut run.subject_judged, &r.engine.judged());
+    let n_arch = runners.len();
+    for (a, r) in runners.iter().enumerate() {
+        outcome::add_judged(
+            &mut run.subject_judged,
+            (a, n_arch),
+            &r.engine.judged(),
+            false,
+        );
         run.count_not_run(r.arch, &r.engine);
     }
     drop(runners);
@@ -182,7 +190,7 @@ pub fn run(cfg: &GateConfig, progress: Option<Progress<'_>>) -> GateRun {
 fn subjects_judged_on_something(cfg: &GateConfig, run: &mut GateRun) {
     for (k, (name, caps)) in run.subjects.iter().enumerate() {
         let covers = cfg.targets.iter().any(|t| caps.covers(t.spec().needs));
-        if covers && run.subject_judged.get(k).copied().unwrap_or(0) == 0 {
+        if covers && run.subject_judged.get(k).map_or(0, SubjectJudged::total) == 0 {
             run.failures.push(GateFailure::SubjectJudgedOnNothing {
                 subject: name.clone(),
             });

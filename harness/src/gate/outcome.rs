@@ -212,8 +212,13 @@ pub struct GateRun {
     /// Per target, in config order.
     pub targets: Vec<(Target, TargetStats)>,
     /// Per subject under test (in `--subject` order): the cases it was
-    /// judged on, corpus, vectors and generated cases, every generation.
-    pub subject_judged: Vec<u64>,
+    /// judged on (corpus, vectors and generated cases) per target and per
+    /// generation.
+    pub subject_judged: Vec<SubjectJudged>,
+    /// With two or more subjects under test: per cohort pattern
+    /// ([`crate::engine::cohort::pattern`]), the divergent inputs (one per
+    /// input and generation) whose implementations split that way.
+    pub cohorts: BTreeMap<String, u64>,
     /// Vector files checked.
     pub vector_files: Vec<vectors::FileStats>,
     /// Corpus folders replayed.
@@ -237,8 +242,9 @@ pub struct GateRun {
     pub gen_elapsed: Duration,
     /// Wall time of the whole run.
     pub elapsed: Duration,
-    /// Generated cases per target the subjects under test were judged on.
-    pub subject_cases: u64,
+    /// The cap on generated cases per target the subjects under test are
+    /// judged on (`--subject-cases`); `None`: every generated case.
+    pub subject_cases: Option<u64>,
     /// Per external subject: what it did (calls, time, restarts, stderr
     /// tail) and core's in-process cases/s on the same targets' cases.
     pub external: Vec<ExternalRun>,
@@ -248,6 +254,121 @@ pub struct GateRun {
     /// Per (subject, generation) given up: why, and the cases not run
     /// (becomes [`GateFailure::SubjectGivenUp`] at the end of the run).
     pub given_up: BTreeMap<(String, String), (String, u64)>,
+}
+
+/// The cases one subject under test was judged on (its answer compared with
+/// core's).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct SubjectJudged {
+    /// Corpus files and vector checks, per
+    /// [`crate::engine::nway::JUDGED_SLOTS`] slot: each registry target by
+    /// [`Target::rank`], then [`crate::engine::nway::VECTORS_SLOT`].
+    pub replayed: Vec<u64>,
+    /// Generated cases, per slot likewise.
+    pub generated: Vec<u64>,
+    /// Every case, per generation of the run ([`GateRun::arches`] order).
+    pub by_arch: Vec<u64>,
+}
+
+fn add_into(into: &mut Vec<u64>, more: &[u64]) {
+    if into.len() < more.len() {
+        into.resize(more.len(), 0);
+    }
+    for (x, y) in into.iter_mut().zip(more) {
+        *x = x.saturating_add(*y);
+    }
+}
+
+fn slot(v: &[u64], i: usize) -> u64 {
+    v.get(i).copied().unwrap_or(0)
+}
+
+impl SubjectJudged {
+    /// Every case judged.
+    pub fn total(&self) -> u64 {
+        self.replayed
+            .iter()
+            .chain(&self.generated)
+            .fold(0u64, |a, &b| a.saturating_add(b))
+    }
+
+    /// Corpus files of target `t` judged (each generation counted).
+    pub fn replayed_on(&self, t: Target) -> u64 {
+        slot(&self.replayed, t.rank())
+    }
+
+    /// Generated cases of target `t` judged.
+    pub fn generated_on(&self, t: Target) -> u64 {
+        slot(&self.generated, t.rank())
+    }
+
+    /// Vector checks judged.
+    pub fn on_vectors(&self) -> u64 {
+        slot(&self.replayed, crate::engine::nway::VECTORS_SLOT)
+    }
+
+    /// Adds `slots` (an engine's [`crate::engine::Engine::judged`] row),
+    /// judged under the generation at `arch` of `arches` generations, as
+    /// generated cases or (`generated` false) corpus and vector checks.
+    pub fn add(&mut self, arch: usize, arches: usize, slots: &[u64], generated: bool) {
+        add_into(
+            if generated {
+                &mut self.generated
+            } else {
+                &mut self.replayed
+            },
+            slots,
+        );
+        if self.by_arch.len() < arches.max(arch + 1) {
+            self.by_arch.resize(arches.max(arch + 1), 0);
+        }
+        let sum = slots.iter().fold(0u64, |a, &b| a.saturating_add(b));
+        self.by_arch[arch] = self.by_arch[arch].saturating_add(sum);
+    }
+
+    /// Adds another count of the same subject.
+    pub fn merge(&mut self, o: &SubjectJudged) {
+        add_into(&mut self.replayed, &o.replayed);
+        add_into(&mut self.generated, &o.generated);
+        add_into(&mut self.by_arch, &o.by_arch);
+    }
+}
+
+/// Adds per-subject judged counts `more` (an engine's
+/// [`crate::engine::Engine::judged`], serving generation `arch` of
+/// `arches`; generated cases or not) into `into`, growing it.
+pub fn add_judged(
+    into: &mut Vec<SubjectJudged>,
+    (arch, arches): (usize, usize),
+    more: &[Vec<u64>],
+    generated: bool,
+) {
+    if into.len() < more.len() {
+        into.resize(more.len(), SubjectJudged::default());
+    }
+    for (x, y) in into.iter_mut().zip(more) {
+        x.add(arch, arches, y, generated);
+    }
+}
+
+/// Adds the per-subject counts `more` into `into`, growing it.
+pub fn merge_judged(into: &mut Vec<SubjectJudged>, more: &[SubjectJudged]) {
+    if into.len() < more.len() {
+        into.resize(more.len(), SubjectJudged::default());
+    }
+    for (x, y) in into.iter_mut().zip(more) {
+        x.merge(y);
+    }
+}
+
+/// Counts the cohort pattern of one divergent input's findings into `into`
+/// (nothing without cohorts: fewer than two subjects judged).
+pub fn count_cohorts(into: &mut BTreeMap<String, u64>, fs: &[crate::findings::Finding]) {
+    if let Some(f) = fs.iter().find(|f| !f.cohorts.is_empty()) {
+        *into
+            .entry(crate::engine::cohort::pattern(&f.cohorts))
+            .or_insert(0) += 1;
+    }
 }
 
 /// One generation's share of the generated cases.
@@ -266,8 +387,21 @@ pub struct ExternalRun {
     pub spec: String,
     /// Calls, time in the subject, restarts, stderr tail.
     pub stats: crate::external::SubjectStats,
-    /// Core's in-process cases/s on the bundle targets the subject ran.
+    /// Cases it was judged on (corpus, vectors, generated).
+    pub cases: u64,
+    /// Core's in-process cases/s on the same generated cases
+    /// ([`super::bench::core_rate`]), weighted by the cases judged per
+    /// target.
     pub core_rate: Option<f64>,
+}
+
+impl ExternalRun {
+    /// Cases judged per second of time spent in the subject (`None` when no
+    /// time was measured).
+    pub fn rate(&self) -> Option<f64> {
+        let s = self.stats.busy.as_secs_f64();
+        (s > 0.0).then(|| self.cases as f64 / s)
+    }
 }
 
 impl GateRun {

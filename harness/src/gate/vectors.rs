@@ -476,6 +476,7 @@ fn check_one(
             left: format!("{ls}  (expected {want})"),
             right: format!("{rs}  (expected {want})"),
             case: format!("{path}:{line} ({arch})"),
+            cohorts: Vec::new(),
         };
         let (c, o) = (actual(core, v), actual(oracle, v));
         let mut failed = c != want || o != want;

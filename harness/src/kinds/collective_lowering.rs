@@ -154,6 +154,7 @@ pub fn compare(e: &Engine, target: Target, data: &[u8]) -> (String, Vec<Divergen
             right: "oracle".into(),
         },
         class,
+        cohorts: Vec::new(),
     };
     // The engine's reference pair (in the gate, core is wrapped in its
     // coverage recorder, which forwards `lower`).

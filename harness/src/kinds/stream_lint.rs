@@ -257,6 +257,7 @@ pub fn compare(arch: Arch, target: Target, input: &[u8]) -> (String, Option<Dive
             right: "oracle".into(),
         },
         class,
+        cohorts: Vec::new(),
     };
     let bytes = walked(input);
     let run = catch_unwind(AssertUnwindSafe(|| {

@@ -333,6 +333,7 @@ fn compare_shaped(
             right: "simulator".into(),
         },
         class,
+        cohorts: Vec::new(),
     };
     // The engine's reference pair (in the gate, core is wrapped in its
     // coverage recorder, which forwards the sync operations).

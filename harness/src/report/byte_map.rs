@@ -107,6 +107,7 @@ mod tests {
             left_dump: String::new(),
             right_dump: String::new(),
             shards: Vec::new(),
+            cohorts: Vec::new(),
         }
     }
 

@@ -100,6 +100,7 @@ mod tests {
             left_dump: "a\n".into(),
             right_dump: "b\n".into(),
             shards: Vec::new(),
+            cohorts: Vec::new(),
         }
     }
 

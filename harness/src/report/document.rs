@@ -342,6 +342,9 @@ pub fn document(m: &ReportModel) -> Document {
             vec![Block::Bullets(meta.unexercised.iter().map(c).collect())],
         ));
     }
+    if !meta.cohorts.is_empty() {
+        sections.push(cohorts_section(m));
+    }
     sections.extend(coverage_sections(m));
     sections.extend(divergence_sections(m));
     if !meta.notes.is_empty() {
@@ -454,7 +457,9 @@ fn subjects_sections(m: &ReportModel) -> Vec<Section> {
                 t(&s.capabilities),
                 t(cell(&|e| e.stats.calls.to_string())),
                 t(cell(&|e| format!("{:.2} s", e.stats.busy.as_secs_f64()))),
-                t(cell(&|e| format!("{:.0}", e.stats.rate()))),
+                t(cell(&|e| {
+                    e.rate().map_or("-".into(), |r| format!("{r:.0}"))
+                })),
                 t(cell(&|e| {
                     e.core_rate.map_or("-".into(), |r| format!("{r:.0}"))
                 })),
@@ -462,12 +467,44 @@ fn subjects_sections(m: &ReportModel) -> Vec<Section> {
             ]
         })
         .collect();
+    let judged_on = match meta.subject_cases_cap {
+        None => "every generated case of each target they support, under every generation they \
+                 accept"
+            .to_string(),
+        Some(n) => format!(
+            "the first {n} generated cases of each target they support (--subject-cases {n}), \
+             under every generation they accept"
+        ),
+    };
+    let per_target: Vec<Vec<Line>> = meta
+        .subjects
+        .iter()
+        .flat_map(|s| {
+            s.targets
+                .iter()
+                .map(|tm| vec![c(&s.spec), t(&tm.name), n(tm.corpus), n(tm.generated)])
+                .chain(
+                    (s.vector_checks > 0)
+                        .then(|| vec![c(&s.spec), t("vectors"), n(s.vector_checks), t("-")]),
+                )
+                .collect::<Vec<_>>()
+        })
+        .collect();
     let mut blocks = vec![
         Block::Para(t(format!(
-            "Judged on the corpus, the vectors and the first {} generated cases of each target \
-             they support.",
-            meta.subject_cases
+            "Judged on the corpus, the vectors and {judged_on}."
         ))),
+        Block::Bullets(m.subject_lines().into_iter().map(t).collect()),
+        table(
+            &[
+                "subject",
+                "target",
+                "corpus / vector checks judged",
+                "generated cases judged",
+            ],
+            2,
+            per_target,
+        ),
         table(
             &[
                 "subject",
@@ -482,6 +519,13 @@ fn subjects_sections(m: &ReportModel) -> Vec<Section> {
             3,
             rows,
         ),
+        Block::Para(t(format!(
+            "cases/s: cases judged per second of time spent waiting for the subject; core \
+             in-process: core answering the same generated cases (same case indices and \
+             generations, the first {} of each target), weighted by the cases judged per \
+             target.",
+            crate::report::format::grouped(crate::gate::bench::CORE_RATE_CASES)
+        ))),
     ];
     if !meta.unsupported.is_empty() {
         blocks.push(Block::Bullets(
@@ -521,6 +565,28 @@ fn subjects_sections(m: &ReportModel) -> Vec<Section> {
         });
     }
     out
+}
+
+fn cohorts_section(m: &ReportModel) -> Section {
+    let rows = m
+        .meta
+        .cohorts
+        .iter()
+        .map(|cm| vec![t(&cm.pattern), n(cm.inputs)])
+        .collect();
+    section(
+        "cohorts",
+        "Cohorts: who agreed with whom",
+        vec![
+            Block::Para(t(
+                "With two or more subjects under test: each divergent input (per generation) \
+                 grouped by which implementations gave the same answer, core's cohort first. \
+                 Each divergence below lists its representative input's cohorts with their \
+                 answers.",
+            )),
+            table(&["cohort pattern", "inputs"], 1, rows),
+        ],
+    )
 }
 
 fn reach_section(m: &ReportModel) -> Section {
@@ -627,6 +693,13 @@ fn divergence_sections(m: &ReportModel) -> Vec<Section> {
             )]
         },
     )];
+    if !m.divergences.is_empty() {
+        out[0].blocks.push(Block::Para(t(
+            "Replay commands name each subject by absolute path (a lib: path, and each relative \
+             file argument of a cmd: command, resolved from the folder the gate ran in): the hex \
+             form runs from any folder, the file form from this report folder.",
+        )));
+    }
     for d in &m.divergences {
         out.push(divergence_section(d));
     }
@@ -664,6 +737,12 @@ fn divergence_section(d: &DivergenceRecord) -> Section {
     ]);
     facts.push(vec![text(format!("{}: ", d.left_name)), code(&d.left)]);
     facts.push(vec![text(format!("{}: ", d.right_name)), code(&d.right)]);
+    if !d.cohorts.is_empty() {
+        facts.push(vec![
+            text("cohorts (who gave which answer): "),
+            code(d.cohorts_line()),
+        ]);
+    }
     let mut blocks = vec![Block::Bullets(facts)];
     if is_bundle_target(&d.target) && minimized.len() <= 64 {
         blocks.push(Block::Para(t(

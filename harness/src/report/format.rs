@@ -4,6 +4,19 @@
 /// Marker of clock-dependent lines.
 pub const TIMING_MARKER: &str = "[timing]";
 
+/// `n` with thousands separators (`20,000,000`), as rates are printed.
+pub fn grouped(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
 /// XML-escapes text and attribute values.
 pub fn xml_escape(s: &str) -> String {
     let mut o = String::with_capacity(s.len());

@@ -23,7 +23,8 @@
 
 use super::model::{DivergenceRecord, OriginKey, ReportModel, ShardRef, REACH_CASE};
 use super::run_json::{
-    self, GenerationMeta, ReachClass, RunMeta, ShardMeta, TargetMeta, FAIL, PASS,
+    self, CohortMeta, GenerationMeta, ReachClass, RunMeta, ShardMeta, SubjectMeta, TargetMeta,
+    FAIL, PASS,
 };
 use crate::arch::Arch;
 use crate::findings::DedupKey;
@@ -63,6 +64,55 @@ fn renumbered_replay(old: &str, target: &str, file: &str) -> String {
     }
 }
 
+/// The subjects under test over every shard: per target the cases summed,
+/// the generations united (in run order), the totals summed.
+fn merged_subjects(shards: &[ShardReport]) -> Vec<SubjectMeta> {
+    let Some(first) = shards.first() else {
+        return Vec::new();
+    };
+    let order: Vec<&str> = first
+        .meta
+        .generations
+        .iter()
+        .map(|g| g.name.as_str())
+        .collect();
+    let mut out = first.meta.subjects.clone();
+    for s in &shards[1..] {
+        for (m, o) in out.iter_mut().zip(&s.meta.subjects) {
+            // Every shard replays the corpus and checks every vector: one
+            // shard's counts (the merge checks they are equal).
+            for (mt, ot) in m.targets.iter_mut().zip(&o.targets) {
+                mt.generated = mt.generated.saturating_add(ot.generated);
+            }
+            for g in &o.generations {
+                if !m.generations.contains(g) {
+                    m.generations.push(g.clone());
+                }
+            }
+        }
+    }
+    for m in &mut out {
+        m.cases = m.cases_of_parts();
+        m.generations
+            .sort_by_key(|g| order.iter().position(|o| o == g).unwrap_or(usize::MAX));
+    }
+    out
+}
+
+/// The cohort patterns over every shard, inputs summed.
+fn merged_cohorts(shards: &[ShardReport]) -> Vec<CohortMeta> {
+    let mut by: std::collections::BTreeMap<String, u64> = std::collections::BTreeMap::new();
+    for s in shards {
+        for c in &s.meta.cohorts {
+            let e = by.entry(c.pattern.clone()).or_insert(0);
+            *e = e.saturating_add(c.inputs);
+        }
+    }
+    by.into_iter()
+        .map(|(pattern, inputs)| CohortMeta { pattern, inputs })
+        .collect()
+}
+
 fn target_rank(name: &str) -> usize {
     Target::from_name(name).map_or(usize::MAX, Target::rank)
 }
@@ -94,7 +144,26 @@ pub fn merge(mut shards: Vec<ShardReport>) -> Result<ReportModel, MergeError> {
                 .collect::<Vec<_>>()
         })?;
         check_same("subjects", &first, s, |m| {
-            (m.subjects.clone(), m.subject_cases, m.unsupported.clone())
+            (
+                m.subjects
+                    .iter()
+                    .map(|s| {
+                        let corpus: Vec<(String, u64)> = s
+                            .targets
+                            .iter()
+                            .map(|t| (t.name.clone(), t.corpus))
+                            .collect();
+                        (
+                            s.spec.clone(),
+                            s.capabilities.clone(),
+                            corpus,
+                            s.vector_checks,
+                        )
+                    })
+                    .collect::<Vec<_>>(),
+                m.subject_cases_cap,
+                m.unsupported.clone(),
+            )
         })?;
         check_same("reach classes", &first, s, |m| {
             m.reach
@@ -220,8 +289,9 @@ pub fn merge(mut shards: Vec<ShardReport>) -> Result<ReportModel, MergeError> {
         notes,
         unexercised,
         generations,
-        subjects: first.meta.subjects.clone(),
-        subject_cases: first.meta.subject_cases,
+        subjects: merged_subjects(&shards),
+        subject_cases_cap: first.meta.subject_cases_cap,
+        cohorts: merged_cohorts(&shards),
         unsupported: first.meta.unsupported.clone(),
         reach,
         integrity: None,

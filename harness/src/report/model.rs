@@ -5,14 +5,14 @@
 //! back with serde.
 
 use super::run_json::{
-    self, CorpusMeta, GenerationMeta, ReachClass, RunMeta, ShardMeta, SubjectMeta, TargetMeta,
-    UnsupportedMeta, VectorMeta, FAIL, INCOMPLETE, PASS,
+    self, CohortMeta, CorpusMeta, GenerationMeta, ReachClass, RunMeta, ShardMeta, SubjectMeta,
+    SubjectTargetMeta, TargetMeta, UnsupportedMeta, VectorMeta, FAIL, INCOMPLETE, PASS,
 };
 use crate::arch::Arch;
 use crate::findings::{DedupKey, Origin};
 use crate::gate::{ExternalRun, GateFailure, GateRun};
 use crate::input::{hex_nibbles, pack_nibbles};
-use crate::subjects::hex;
+use crate::subjects::{hex, Capabilities};
 use crate::targets::Target;
 use crate::triage::Triaged;
 use serde::{Deserialize, Serialize};
@@ -207,6 +207,21 @@ pub struct DivergenceRecord {
     /// Shards that saw it (merged reports only).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub shards: Vec<String>,
+    /// With two or more subjects judged on the representative input: who
+    /// gave which answer ([`crate::engine::cohort`]).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub cohorts: Vec<CohortRecord>,
+}
+
+/// One cohort of a [`DivergenceRecord`]: implementations that gave the same
+/// answer.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CohortRecord {
+    /// `core`, `oracle`, subject specs.
+    pub members: Vec<String>,
+    /// Their short answer (SPEC names).
+    pub answer: String,
 }
 
 /// Why a hex field of a record does not decode.
@@ -280,6 +295,14 @@ impl DivergenceRecord {
             left_dump: d.left_dump.clone(),
             right_dump: d.right_dump.clone(),
             shards: Vec::new(),
+            cohorts: f
+                .cohorts
+                .iter()
+                .map(|c| CohortRecord {
+                    members: c.members.clone(),
+                    answer: c.answer.clone(),
+                })
+                .collect(),
         }
     }
 
@@ -308,6 +331,19 @@ impl DivergenceRecord {
     /// The generation it ran under (`v2` when the name is unknown, SPEC §0).
     pub fn arch(&self) -> Arch {
         self.arch.parse().unwrap_or_default()
+    }
+
+    /// The cohorts, one line (empty without cohorts).
+    pub fn cohorts_line(&self) -> String {
+        let cs: Vec<crate::engine::cohort::Cohort> = self
+            .cohorts
+            .iter()
+            .map(|c| crate::engine::cohort::Cohort {
+                members: c.members.clone(),
+                answer: c.answer.clone(),
+            })
+            .collect();
+        crate::engine::cohort::Line(&cs).to_string()
     }
 
     /// One-line signature, as the gate prints it.
@@ -369,6 +405,58 @@ pub fn verdict(run: &GateRun) -> &'static str {
     } else {
         PASS
     }
+}
+
+/// `v2..v5` for consecutive generations (SPEC §0 order), else a list;
+/// `no generation` for none.
+pub fn generation_span(names: &[String]) -> String {
+    let pos: Vec<Option<usize>> = names
+        .iter()
+        .map(|n| Arch::ALL.iter().position(|a| a.name() == n))
+        .collect();
+    let consecutive = pos.len() > 2
+        && pos.windows(2).all(|w| match (w[0], w[1]) {
+            (Some(a), Some(b)) => b == a + 1,
+            _ => false,
+        });
+    match names {
+        [] => "no generation".to_string(),
+        [first, .., last] if consecutive => format!("{first}..{last}"),
+        _ => names.join(", "),
+    }
+}
+
+/// The `run.json` facts of subject under test `k` of a gate run: the
+/// selected targets it supports with the cases it was judged on, its vector
+/// checks and the generations it was judged under.
+fn subject_meta(run: &GateRun, k: usize, spec: &str, caps: Capabilities) -> SubjectMeta {
+    let judged = run.subject_judged.get(k).cloned().unwrap_or_default();
+    let targets: Vec<SubjectTargetMeta> = run
+        .targets
+        .iter()
+        .filter(|(t, _)| caps.covers(t.spec().needs))
+        .map(|(t, _)| SubjectTargetMeta {
+            name: t.name().to_string(),
+            corpus: judged.replayed_on(*t),
+            generated: judged.generated_on(*t),
+        })
+        .collect();
+    let mut meta = SubjectMeta {
+        spec: spec.to_string(),
+        capabilities: caps.to_string(),
+        targets,
+        vector_checks: judged.on_vectors(),
+        generations: run
+            .arches
+            .iter()
+            .zip(judged.by_arch.iter().chain(std::iter::repeat(&0)))
+            .filter(|(_, n)| **n > 0)
+            .map(|((a, _), _)| a.name().to_string())
+            .collect(),
+        cases: 0,
+    };
+    meta.cases = meta.cases_of_parts();
+    meta
 }
 
 /// The `run.json` facts of a gate run.
@@ -442,12 +530,18 @@ pub fn meta_of(run: &GateRun, records: &[DivergenceRecord]) -> RunMeta {
         subjects: run
             .subjects
             .iter()
-            .map(|(spec, caps)| SubjectMeta {
-                spec: spec.clone(),
-                capabilities: caps.to_string(),
+            .enumerate()
+            .map(|(k, (spec, caps))| subject_meta(run, k, spec, *caps))
+            .collect(),
+        subject_cases_cap: run.subject_cases,
+        cohorts: run
+            .cohorts
+            .iter()
+            .map(|(p, n)| CohortMeta {
+                pattern: p.clone(),
+                inputs: *n,
             })
             .collect(),
-        subject_cases: run.subject_cases,
         unsupported: run
             .unsupported
             .iter()
@@ -516,6 +610,51 @@ impl ReportModel {
     /// True when generation `name` has a diverged case or a divergence.
     pub fn generation_failed(&self, g: &GenerationMeta) -> bool {
         g.diverged > 0 || self.divergences.iter().any(|d| d.arch == g.name)
+    }
+
+    /// Per subject under test, what it covered and how it fared, one line:
+    /// `subject lib:/x/libmine.so: 2 of 12 targets, v2..v5, 20,000,000
+    /// cases, agree` (the console verdict line and summary.md).
+    pub fn subject_lines(&self) -> Vec<String> {
+        self.meta
+            .subjects
+            .iter()
+            .map(|s| {
+                let covered = s.targets.iter().filter(|t| t.cases() > 0).count();
+                let divs = self
+                    .divergences
+                    .iter()
+                    .filter(|d| d.left_name == s.spec || d.right_name == s.spec)
+                    .count();
+                let failed = self.meta.failures.iter().any(|f| {
+                    f.strip_prefix("subject ")
+                        .and_then(|r| r.strip_prefix(s.spec.as_str()))
+                        .is_some_and(|r| r.starts_with([' ', ':']))
+                });
+                let how = match (divs, failed) {
+                    (0, false) if s.cases > 0 => "agree".to_string(),
+                    (0, false) => "judged on nothing".to_string(),
+                    (0, true) => "FAIL (see Failures)".to_string(),
+                    (n, false) => format!("{n} distinct divergence(s)"),
+                    (n, true) => format!("{n} distinct divergence(s), FAIL (see Failures)"),
+                };
+                format!(
+                    "subject {}: {covered} of {} targets, {}, {} cases{}, {how}",
+                    s.spec,
+                    self.meta.targets.len(),
+                    generation_span(&s.generations),
+                    super::format::grouped(s.cases),
+                    if s.vector_checks > 0 {
+                        format!(
+                            " ({} vector checks)",
+                            super::format::grouped(s.vector_checks)
+                        )
+                    } else {
+                        String::new()
+                    }
+                )
+            })
+            .collect()
     }
 
     /// True for a report merged from shard folders.

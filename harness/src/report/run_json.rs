@@ -19,8 +19,9 @@ use std::collections::BTreeMap;
 pub const FILE: &str = "run.json";
 
 /// Layout version; bumped on any incompatible change (2: coverage, reach,
-/// subjects and the integrity record).
-pub const FORMAT: u32 = 2;
+/// subjects and the integrity record; 3: per-subject coverage, the
+/// optional `--subject-cases` cap, cohorts).
+pub const FORMAT: u32 = 3;
 
 /// Verdict of a complete run with no finding and no failure.
 pub const PASS: &str = "PASS";
@@ -79,10 +80,15 @@ pub struct RunMeta {
     pub generations: Vec<GenerationMeta>,
     /// Subjects under test (besides core and the oracle).
     pub subjects: Vec<SubjectMeta>,
-    /// Generated cases per target the subjects under test were judged on.
-    pub subject_cases: u64,
+    /// The `--subject-cases` cap on generated cases per target the subjects
+    /// under test were judged on; `null`: every generated case.
+    pub subject_cases_cap: Option<u64>,
     /// Per target, the subjects under test that do not support it.
     pub unsupported: Vec<UnsupportedMeta>,
+    /// With two or more subjects under test: divergent inputs (one per input
+    /// and generation) per cohort pattern ([`crate::engine::cohort`]).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub cohorts: Vec<CohortMeta>,
     /// Value classes per field ([`crate::reach`]) with their hit counts;
     /// empty when no sampled target ran.
     pub reach: BTreeMap<String, Vec<ReachClass>>,
@@ -99,6 +105,55 @@ pub struct SubjectMeta {
     pub spec: String,
     /// Its capabilities, comma-separated.
     pub capabilities: String,
+    /// Every selected target it supports, in report order, with the cases
+    /// it was judged on there (every generation).
+    pub targets: Vec<SubjectTargetMeta>,
+    /// Vector checks it was judged on (every shard checks every vector).
+    pub vector_checks: u64,
+    /// The generations it was judged under (`v2` … `v5`, run order).
+    pub generations: Vec<String>,
+    /// Every case it was judged on: the targets' corpus files and generated
+    /// cases plus the vector checks.
+    pub cases: u64,
+}
+
+/// One target a subject under test supports.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SubjectTargetMeta {
+    /// Target.
+    pub name: String,
+    /// Corpus files it was judged on, each generation counted (every shard
+    /// replays the whole corpus).
+    pub corpus: u64,
+    /// Generated cases it was judged on.
+    pub generated: u64,
+}
+
+impl SubjectTargetMeta {
+    /// Corpus and generated cases.
+    pub fn cases(&self) -> u64 {
+        self.corpus.saturating_add(self.generated)
+    }
+}
+
+impl SubjectMeta {
+    /// [`SubjectMeta::cases`] as its parts add up.
+    pub fn cases_of_parts(&self) -> u64 {
+        self.targets
+            .iter()
+            .fold(self.vector_checks, |a, t| a.saturating_add(t.cases()))
+    }
+}
+
+/// Divergent inputs whose implementations split one way.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CohortMeta {
+    /// `{core, oracle, lib:a} vs {cmd:b}` ([`crate::engine::cohort::pattern`]).
+    pub pattern: String,
+    /// Inputs (one per input and generation).
+    pub inputs: u64,
 }
 
 /// The subjects under test one target is not supported by.

@@ -178,6 +178,74 @@ fn junit_facts(dir: &Path) -> Result<(Option<String>, Vec<String>), MergeError> 
 }
 
 /// Checks one shard's files against each other (see the module docs).
+/// The subjects' coverage and the cohort counts agree with the rest of
+/// `run.json`: each subject's total is its parts, it names only the run's
+/// targets and generations, judged no more generated cases of a target than
+/// ran, and one judged on nothing has a failure saying so; cohort inputs
+/// are at most the diverged inputs.
+fn check_subjects(meta: &RunMeta) -> Result<(), String> {
+    for s in &meta.subjects {
+        if s.cases != s.cases_of_parts() {
+            return Err(format!(
+                "subject {}: {} case(s) judged, but its targets and vector checks add up to {}",
+                s.spec,
+                s.cases,
+                s.cases_of_parts()
+            ));
+        }
+        for st in &s.targets {
+            let Some(t) = meta.targets.iter().find(|t| t.name == st.name) else {
+                return Err(format!(
+                    "subject {}: target `{}` is not one of the run's",
+                    s.spec, st.name
+                ));
+            };
+            if st.generated > t.ran {
+                return Err(format!(
+                    "subject {}: judged on {} generated case(s) of {}, which ran {}",
+                    s.spec, st.generated, t.name, t.ran
+                ));
+            }
+        }
+        if let Some(g) = s
+            .generations
+            .iter()
+            .find(|g| !meta.generations.iter().any(|m| m.name == **g))
+        {
+            return Err(format!(
+                "subject {}: generation `{g}` is not one of the run's",
+                s.spec
+            ));
+        }
+        let named = |f: &String| {
+            f.strip_prefix("subject ")
+                .and_then(|r| r.strip_prefix(s.spec.as_str()))
+                .is_some_and(|r| r.starts_with([' ', ':']))
+        };
+        if s.cases == 0 && !meta.failures.iter().any(named) {
+            return Err(format!(
+                "subject {} was judged on no case, yet no failure says so",
+                s.spec
+            ));
+        }
+    }
+    let inputs = meta
+        .cohorts
+        .iter()
+        .fold(0u64, |a, c| a.saturating_add(c.inputs));
+    let per_gen = meta.generations.len().max(1) as u64;
+    let diverged = meta.targets.iter().fold(0u64, |a, t| {
+        a.saturating_add(t.diverged)
+            .saturating_add(t.corpus_diverged.saturating_mul(per_gen))
+    });
+    if inputs > diverged {
+        return Err(format!(
+            "{inputs} divergent input(s) counted by cohort, but only {diverged} diverged"
+        ));
+    }
+    Ok(())
+}
+
 fn check_shard(dir: &Path, meta: &RunMeta, recs: &[DivergenceRecord]) -> Result<(), MergeError> {
     let no = |message: String| MergeError::Inconsistent {
         dir: dir.to_path_buf(),
@@ -277,6 +345,7 @@ fn check_shard(dir: &Path, meta: &RunMeta, recs: &[DivergenceRecord]) -> Result<
              diverged"
         )));
     }
+    check_subjects(meta).map_err(no)?;
     if meta.failures.len() != meta.failure_targets.len() {
         return Err(no(
             "run.json: failures and failure_targets differ in length".into(),

@@ -8,8 +8,9 @@
 //! - [`replay_command`] is a single shell line that reproduces the finding:
 //!   `tpbconform replay [--subject SPEC]... [--arch vN] --target <t> --hex <hex>`
 //!   (128 digits for bundle targets); the `--subject` flags are the run's
-//!   subjects under test, `--arch` the finding's generation (omitted for v2,
-//!   the default).
+//!   subjects under test by absolute path ([`replay_spec`]), so the line
+//!   runs from any folder (the file form from the report folder), `--arch`
+//!   the finding's generation (omitted for v2, the default).
 //! - Dumps show each side's view of the minimised input ([`dump`]).
 
 pub mod dump;
@@ -36,10 +37,52 @@ pub fn shell_word(s: &str) -> String {
     }
 }
 
+/// `path` made absolute against the current folder (`.` components
+/// dropped); unchanged when already absolute or when that fails.
+fn absolute(path: &str) -> String {
+    std::path::absolute(path).map_or_else(|_| path.to_string(), |p| p.display().to_string())
+}
+
+/// True for a word of a `cmd:` command that names an existing file or
+/// folder by a relative path (no shell syntax, no `VAR=` assignment).
+fn relative_file_word(w: &str) -> bool {
+    let plain = |c: char| c.is_ascii_alphanumeric() || "-_./+@,".contains(c);
+    !w.is_empty()
+        && w.chars().all(plain)
+        && !w.starts_with('-')
+        && std::path::Path::new(w).is_relative()
+        && std::fs::symlink_metadata(w).is_ok()
+}
+
+/// A subject spec as a replay command names it: a `lib:` path made
+/// absolute, and each word of a `cmd:` command that names an existing file
+/// by a relative path (`python3 my_subject.py`) made absolute, both
+/// resolved from the current folder (where the gate ran); so the command
+/// reproduces from any folder.
+pub fn replay_spec(spec: &SubjectSpec) -> String {
+    match spec {
+        SubjectSpec::Lib(p) => format!("lib:{}", absolute(p)),
+        SubjectSpec::Cmd(c) => {
+            let words: Vec<String> = c
+                .split(' ')
+                .map(|w| {
+                    if relative_file_word(w) {
+                        absolute(w)
+                    } else {
+                        w.to_string()
+                    }
+                })
+                .collect();
+            format!("cmd:{}", words.join(" "))
+        }
+        other => other.to_string(),
+    }
+}
+
 fn subject_flags(specs: &[SubjectSpec], arch: Arch) -> String {
     let mut s: String = specs
         .iter()
-        .map(|s| format!("--subject {} ", shell_word(&s.to_string())))
+        .map(|s| format!("--subject {} ", shell_word(&replay_spec(s))))
         .collect();
     if arch != Arch::default() {
         s.push_str(&format!("--arch {arch} "));
@@ -175,6 +218,7 @@ mod tests {
             left: String::new(),
             right: String::new(),
             case: String::new(),
+            cohorts: Vec::new(),
         }
     }
 

@@ -1,0 +1,399 @@
+//! Reports that tell the truth (issue 19 item 8): a subject's answer (and
+//! core's next to it) is printed with SPEC names, never Rust Debug forms,
+//! in the console, summary.md, divergences.jsonl, `replay` and
+//! `subject-check`; a divergence a subject makes is listed once (not again
+//! as a masked `structured_diff` copy); replay commands of a subject given
+//! by a relative path run from the repository root and from the report
+//! folder; `replay --case-timeout` bounds a hang.
+
+mod subjects;
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+use subjects::{c_example, misbehave_py, repo_root, tpbconform};
+use tpb_harness::subjects::Predicate;
+
+fn code(o: &Output) -> i32 {
+    o.status.code().unwrap_or(-1)
+}
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+/// The Rust Debug forms a subject's answer used to be printed in
+/// (`Some(InstWordLen)`, `Err(Known("not_shipped"))`, `Route::Dma`): found
+/// in `s`, each with its line.
+fn debug_forms(s: &str) -> Vec<String> {
+    let mut pats: Vec<String> = [
+        "Some(", "Known(", "Unknown(", "(None", "None)", "Sb2sb", "Dma",
+    ]
+    .iter()
+    .map(|p| (*p).to_string())
+    .collect();
+    // Every predicate's Debug name (`InstWordLen`, …) is no SPEC name.
+    pats.extend(Predicate::KNOWN.iter().map(|p| format!("{p:?}")));
+    s.lines()
+        .flat_map(|l| {
+            pats.iter()
+                .filter(|p| l.contains(p.as_str()))
+                .map(move |p| format!("`{p}` in: {l}"))
+        })
+        .collect()
+}
+
+fn assert_no_debug_forms(what: &str, s: &str) {
+    let found = debug_forms(s);
+    assert!(found.is_empty(), "{what}:\n{}", found.join("\n"));
+}
+
+/// A Python subject (every generation) written into `dir`: `valid` answers
+/// valid to both validators; `lut_unsupported` declares `lut` and answers
+/// every lookup `unsupported` (a declared operation: a finding).
+fn tiny(dir: &Path, mode: &str) -> PathBuf {
+    let p = dir.join(format!("tiny_{mode}.py"));
+    let (ops, answer) = match mode {
+        "valid" => (
+            "['validate_header', 'validate_payload']",
+            "{'id': req['id'], 'failed': None}",
+        ),
+        _ => ("['lut']", "{'id': req['id'], 'unsupported': True}"),
+    };
+    std::fs::write(
+        &p,
+        format!(
+            "import json, sys\n\
+             for line in sys.stdin:\n\
+             \x20   req = json.loads(line)\n\
+             \x20   if req['op'] == 'hello':\n\
+             \x20       out = {{'protocol': 1, 'name': 'tiny-{mode}', 'ops': {ops}}}\n\
+             \x20   else:\n\
+             \x20       out = {answer}\n\
+             \x20   print(json.dumps(out), flush=True)\n"
+        ),
+    )
+    .unwrap();
+    p
+}
+
+fn run_in(cwd: &Path, args: &[&str]) -> Output {
+    Command::new(tpbconform())
+        .current_dir(cwd)
+        .args(args)
+        .stdin(Stdio::null())
+        .output()
+        .unwrap()
+}
+
+/// `sh -c LINE` in `cwd`, the binary under test standing in for `tpbconform`.
+fn sh_in(cwd: &Path, line: &str) -> Output {
+    let cmd = line.replacen("tpbconform", &tpbconform().display().to_string(), 1);
+    Command::new("sh")
+        .arg("-c")
+        .arg(cmd)
+        .current_dir(cwd)
+        .stdin(Stdio::null())
+        .output()
+        .unwrap()
+}
+
+fn records(report: &Path) -> Vec<serde_json::Value> {
+    std::fs::read_to_string(report.join("divergences.jsonl"))
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+#[test]
+fn a_subjects_divergence_is_listed_once_never_as_a_masked_structured_diff_copy() {
+    let dir = tempfile::tempdir().unwrap();
+    let spec = format!("cmd:python3 {}", tiny(dir.path(), "valid").display());
+    let report = dir.path().join("r");
+    // Every gate target, so the corpus of the fuzz-only structured_diff
+    // target is replayed too (its items run through the validators).
+    let o = run_in(
+        &repo_root(),
+        &[
+            "gate",
+            "--quiet",
+            "--cases",
+            "64",
+            "--subject",
+            &spec,
+            "--report-dir",
+            report.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(code(&o), 1, "{}", text(&o.stderr));
+    let summary = std::fs::read_to_string(report.join("summary.md")).unwrap();
+    assert!(
+        summary.contains("| structured_diff/ | structured_diff |"),
+        "the structured_diff corpus was not replayed:\n{summary}"
+    );
+    let recs = records(&report);
+    assert!(recs.iter().any(|r| r["target"] == "validate_header"));
+    for r in &recs {
+        assert!(
+            !(r["target"] == "structured_diff" && r["left_name"] == spec.as_str()),
+            "a subject's divergence listed again under structured_diff: {r:#}"
+        );
+        let key = r["signature"]["key"].as_str().unwrap();
+        assert!(!key.contains('#'), "a masked signature: {r:#}");
+    }
+    // Each (target, signature) once.
+    let mut keys: Vec<String> = recs
+        .iter()
+        .map(|r| format!("{} {} {}", r["target"], r["signature"], r["left_name"]))
+        .collect();
+    let n = keys.len();
+    keys.sort();
+    keys.dedup();
+    assert_eq!(keys.len(), n);
+    assert_no_debug_forms("summary.md", &summary);
+    assert_no_debug_forms("stdout", &text(&o.stdout));
+}
+
+#[test]
+fn answers_next_to_a_fault_are_spec_names_in_reports_replay_and_subject_check() {
+    let dir = tempfile::tempdir().unwrap();
+    // Crashes on bundles ending in 0xEE: core's verdict is printed next to it.
+    let crash = misbehave_py("crash");
+    let report = dir.path().join("crash");
+    let o = run_in(
+        &repo_root(),
+        &[
+            "gate",
+            "--quiet",
+            "--no-corpus",
+            "--cases",
+            "2000",
+            "--targets",
+            "validate_header",
+            "--subject",
+            &crash,
+            "--report-dir",
+            report.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(code(&o), 1, "{}", text(&o.stderr));
+    let summary = std::fs::read_to_string(report.join("summary.md")).unwrap();
+    assert!(summary.contains("[Crash]"), "{summary}");
+    assert_no_debug_forms("summary.md (crash)", &summary);
+    let jsonl = std::fs::read_to_string(report.join("divergences.jsonl")).unwrap();
+    assert_no_debug_forms("divergences.jsonl (crash)", &jsonl);
+    let crashed = records(&report)
+        .into_iter()
+        .find(|r| r["class"] == "Crash")
+        .unwrap();
+    let o = sh_in(&repo_root(), crashed["replay"].as_str().unwrap());
+    assert_eq!(code(&o), 1, "{}{}", text(&o.stdout), text(&o.stderr));
+    assert_no_debug_forms("replay (crash)", &text(&o.stdout));
+
+    // A LUT subject answering `unsupported` for a table it declares: core's
+    // `err:<name>` answers are printed as such (not `Err(Known("…"))`).
+    let lut = format!("cmd:python3 {}", tiny(dir.path(), "lut").display());
+    let report = dir.path().join("lut");
+    let o = run_in(
+        &repo_root(),
+        &[
+            "gate",
+            "--quiet",
+            "--no-corpus",
+            "--cases",
+            "400",
+            "--targets",
+            "alu_lut",
+            "--subject",
+            &lut,
+            "--report-dir",
+            report.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(code(&o), 1, "{}", text(&o.stderr));
+    let summary = std::fs::read_to_string(report.join("summary.md")).unwrap();
+    assert!(summary.contains("err:"), "{summary}");
+    assert_no_debug_forms("summary.md (lut)", &summary);
+    let o = run_in(&repo_root(), &["subject-check", &lut]);
+    assert_eq!(code(&o), 1, "{}", text(&o.stderr));
+    assert!(
+        text(&o.stdout).contains("[Unsupported]"),
+        "{}",
+        text(&o.stdout)
+    );
+    assert_no_debug_forms("subject-check (lut)", &text(&o.stdout));
+    let o = run_in(
+        &repo_root(),
+        &[
+            "replay",
+            "--target",
+            "alu_lut",
+            "--hex",
+            "ff000000",
+            "--subject",
+            &lut,
+        ],
+    );
+    assert_eq!(code(&o), 1, "{}", text(&o.stderr));
+    assert_no_debug_forms("replay (lut)", &text(&o.stdout));
+}
+
+#[test]
+fn replay_commands_of_relative_subject_paths_run_from_the_repository_and_the_report_folder() {
+    let dir = tempfile::tempdir().unwrap();
+    let work = dir.path().join("work");
+    std::fs::create_dir(&work).unwrap();
+    tiny(&work, "valid");
+    let lib = c_example(&work, true);
+    // Subjects named relative to the folder the gate runs in.
+    let lib_rel = format!("lib:./{}", lib.file_name().unwrap().to_string_lossy());
+    for spec in ["cmd:python3 tiny_valid.py", lib_rel.as_str()] {
+        let report = work.join(format!("report-{}", spec.len()));
+        let o = run_in(
+            &work,
+            &[
+                "gate",
+                "--quiet",
+                "--no-corpus",
+                "--cases",
+                "3000",
+                "--targets",
+                "validate_header,validate_payload",
+                "--subject",
+                spec,
+                "--report-dir",
+                report.to_str().unwrap(),
+            ],
+        );
+        assert_eq!(code(&o), 1, "{spec}: {}", text(&o.stderr));
+        let recs = records(&report);
+        let mine: Vec<&serde_json::Value> =
+            recs.iter().filter(|r| r["left_name"] == spec).collect();
+        assert!(!mine.is_empty(), "{spec}: no divergence of the subject");
+        for r in mine {
+            let hex = r["replay"].as_str().unwrap();
+            let file = r["replay_file"].as_str().unwrap();
+            for cwd in [repo_root(), report.clone()] {
+                let o = sh_in(&cwd, hex);
+                assert_eq!(
+                    code(&o),
+                    1,
+                    "{hex}\nfrom {}: {}{}",
+                    cwd.display(),
+                    text(&o.stdout),
+                    text(&o.stderr)
+                );
+                assert!(text(&o.stdout).contains("REPRODUCED"));
+            }
+            let o = sh_in(&report, file);
+            assert_eq!(
+                code(&o),
+                1,
+                "{file}: {}{}",
+                text(&o.stdout),
+                text(&o.stderr)
+            );
+        }
+        let summary = std::fs::read_to_string(report.join("summary.md")).unwrap();
+        assert!(summary.contains("by absolute path"), "{summary}");
+    }
+}
+
+#[test]
+fn replay_case_timeout_bounds_a_hanging_subject() {
+    // misbehave.py hangs on a bundle ending in 0xEE.
+    let hex = format!("85{}ee", "00".repeat(62));
+    let start = Instant::now();
+    let o = run_in(
+        &repo_root(),
+        &[
+            "replay",
+            "--target",
+            "validate_header",
+            "--hex",
+            &hex,
+            "--subject",
+            &misbehave_py("hang"),
+            "--case-timeout",
+            "1",
+        ],
+    );
+    let took = start.elapsed();
+    assert_eq!(code(&o), 1, "{}{}", text(&o.stdout), text(&o.stderr));
+    assert!(text(&o.stdout).contains("[Timeout]"), "{}", text(&o.stdout));
+    assert!(took < Duration::from_secs(8), "replay took {took:?}");
+    let o = run_in(
+        &repo_root(),
+        &[
+            "replay",
+            "--target",
+            "validate_header",
+            "--hex",
+            &hex,
+            "--case-timeout",
+            "0",
+        ],
+    );
+    assert_eq!(code(&o), 2, "{}", text(&o.stderr));
+    assert!(
+        text(&o.stderr).contains("--case-timeout"),
+        "{}",
+        text(&o.stderr)
+    );
+}
+
+#[test]
+fn a_subject_that_fails_to_start_leaves_no_report_folder() {
+    let dir = tempfile::tempdir().unwrap();
+    let scratch = dir.path().join("cwd");
+    std::fs::create_dir(&scratch).unwrap();
+    for spec in [
+        "lib:/nonexistent/libsubject.so",
+        "cmd:echo this-is-not-a-hello",
+        "cmd:exit 3",
+    ] {
+        // A nested --report-dir: neither it nor the parents made for it stay.
+        let report = dir.path().join("a").join("b").join("r");
+        let o = run_in(
+            &repo_root(),
+            &[
+                "gate",
+                "--quiet",
+                "--no-corpus",
+                "--cases",
+                "10",
+                "--targets",
+                "validate_header",
+                "--subject",
+                spec,
+                "--report-dir",
+                report.to_str().unwrap(),
+            ],
+        );
+        assert_eq!(code(&o), 2, "{spec}: {}", text(&o.stderr));
+        assert!(
+            text(&o.stderr).contains(spec),
+            "{spec}: {}",
+            text(&o.stderr)
+        );
+        assert!(!dir.path().join("a").exists(), "{spec}: left a folder");
+        // The default folder (reports/<stamp>) likewise, reports/ included.
+        let o = run_in(
+            &scratch,
+            &[
+                "gate",
+                "--quiet",
+                "--no-corpus",
+                "--cases",
+                "10",
+                "--targets",
+                "validate_header",
+                "--subject",
+                spec,
+            ],
+        );
+        assert_eq!(code(&o), 2, "{spec}: {}", text(&o.stderr));
+        assert!(!scratch.join("reports").exists(), "{spec}: left reports/");
+    }
+}
