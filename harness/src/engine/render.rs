@@ -37,6 +37,15 @@ impl Shown for StreamResult {
     }
 }
 
+impl Shown for Result<(), crate::subjects::StreamFail> {
+    fn shown(&self) -> String {
+        match self {
+            Ok(()) => "valid".to_string(),
+            Err(e) => e.to_string(),
+        }
+    }
+}
+
 impl Shown for LutResult {
     fn shown(&self) -> String {
         lut_str(self)

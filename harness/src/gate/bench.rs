@@ -22,7 +22,7 @@ pub const CORE_RATE_CASES: u64 = 200_000;
 pub fn timed(t: Target) -> bool {
     matches!(
         t.check(),
-        Check::Validator(_) | Check::Decode | Check::Roundtrip | Check::Luts(_)
+        Check::Validator(_) | Check::Decode | Check::Roundtrip | Check::Lut(_)
     )
 }
 
@@ -98,11 +98,9 @@ pub fn core_rate(seed: u64, t: Target, cases: &[(u64, Arch)]) -> Option<f64> {
             Check::Decode => {
                 let _ = black_box(core.decode(black_box(&b)));
             }
-            Check::Luts(tables) => {
+            Check::Lut(table) => {
                 let ord = ordinal_from_input(input);
-                for &tb in tables {
-                    let _ = black_box(core.lut(tb, black_box(ord)));
-                }
+                let _ = black_box(core.lut(table, black_box(ord)));
             }
             _ => {
                 if let Ok(Ok(d)) = core.decode(black_box(&b)) {

@@ -294,6 +294,7 @@ pub fn judge_module(
             right: short(&r),
         },
         class,
+        cohorts: Vec::new(),
     })
 }
 
