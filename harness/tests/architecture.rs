@@ -7,13 +7,12 @@
 //!   the `cli` front end, a child module's use of its ancestors is not
 //!   counted).
 
+mod common;
+
+use common::repo_root;
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
 use std::path::{Path, PathBuf};
-
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..")
-}
 
 /// Every `.rs` file under `src` with its module path (`lib.rs` = root).
 fn modules(src: &Path) -> Vec<(Vec<String>, PathBuf)> {
@@ -289,7 +288,7 @@ fn no_import_cycles_in_any_crate() {
         ("oracles/src", true),
         ("core/src", false),
     ] {
-        let mut g = graph(&root().join(krate));
+        let mut g = graph(&repo_root().join(krate));
         for (m, edges) in g.iter_mut() {
             // The CLI front end (top layer) keeps its shared helpers in
             // `cli/mod.rs`; a subcommand's use of them is not a cycle.
@@ -307,7 +306,7 @@ fn no_import_cycles_in_any_crate() {
 
 #[test]
 fn no_library_module_imports_the_cli() {
-    let g = graph(&root().join("harness/src"));
+    let g = graph(&repo_root().join("harness/src"));
     let cli = vec!["cli".to_string()];
     for (m, edges) in &g {
         if m.first().is_some_and(|x| x == "cli") {

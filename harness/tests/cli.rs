@@ -1,56 +1,14 @@
 //! Integration tests of the `tpbconform` binary.
 
-use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
-const BIN: &str = env!("CARGO_BIN_EXE_tpbconform");
+mod common;
 
-fn run(args: &[&str], stdin: &[u8]) -> Output {
-    let mut child = Command::new(BIN)
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("spawn tpbconform");
-    // A command that exits without reading all of stdin closes the pipe: not an error here.
-    if let Err(e) = child.stdin.take().expect("stdin").write_all(stdin) {
-        assert_eq!(e.kind(), std::io::ErrorKind::BrokenPipe, "write stdin: {e}");
-    }
-    child.wait_with_output().expect("wait")
-}
-
-fn code(o: &Output) -> i32 {
-    o.status.code().expect("exit code (not a signal)")
-}
-
-fn stdout(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stdout).into_owned()
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
+use common::{code, copy_dir, hexline, no_panic, repo_root, run, stderr, stdout, write_file, BIN};
 
 fn tmpdir(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("tpbconform-cli-{}-{name}", std::process::id()));
-    std::fs::create_dir_all(&d).unwrap();
-    d
-}
-
-fn write(dir: &Path, name: &str, data: &[u8]) -> String {
-    let p = dir.join(name);
-    std::fs::write(&p, data).unwrap();
-    p.to_string_lossy().into_owned()
-}
-
-fn no_panic(o: &Output) {
-    let e = stderr(o);
-    assert!(
-        !e.contains("panicked") && !e.contains("backtrace"),
-        "panic/backtrace in stderr: {e}"
-    );
+    common::tmp("cli", name)
 }
 
 // Hand-built bundles (SPEC §5).
@@ -186,10 +144,6 @@ fn cat(v: &[[u8; 64]]) -> Vec<u8> {
     v.iter().flat_map(|b| b.iter().copied()).collect()
 }
 
-fn hexline(b: &[u8]) -> String {
-    b.iter().map(|x| format!("{x:02x}")).collect()
-}
-
 fn json_lines(s: &str) -> Vec<serde_json::Value> {
     s.lines()
         .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("bad json {l:?}: {e}")))
@@ -320,7 +274,7 @@ fn check_hex_input_with_comments_and_spaces() {
 fn bad_inputs_exit_2_with_precise_messages() {
     let dir = tmpdir("bad");
     // length not a multiple of 64, odd
-    let odd = write(&dir, "odd.bin", &[0u8; 65]);
+    let odd = write_file(&dir, "odd.bin", &[0u8; 65]);
     let o = run(&["check", &odd], b"");
     assert_eq!(code(&o), 2);
     let e = stderr(&o);
@@ -333,7 +287,7 @@ fn bad_inputs_exit_2_with_precise_messages() {
         "{e}"
     );
     // even but partial
-    let partial = write(&dir, "partial.bin", &[0u8; 130]);
+    let partial = write_file(&dir, "partial.bin", &[0u8; 130]);
     let o = run(&["decode", &partial], b"");
     assert_eq!(code(&o), 2);
     assert!(stderr(&o).contains("byte offset 128"), "{}", stderr(&o));
@@ -346,7 +300,7 @@ fn bad_inputs_exit_2_with_precise_messages() {
         "0".repeat(10),
         "0".repeat(117)
     );
-    let badhex = write(&dir, "bad.hex", text.as_bytes());
+    let badhex = write_file(&dir, "bad.hex", text.as_bytes());
     let o = run(&["check", "--hex", &badhex], b"");
     assert_eq!(code(&o), 2);
     let e = stderr(&o);
@@ -666,15 +620,8 @@ fn encode_refuses_an_opcode_the_generation_does_not_emit() {
 
 // ---- Issue 21 item 5 / issue 22 item 6: help, flags, closed stdout, messages ----
 
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .expect("repository root")
-        .to_path_buf()
-}
-
 fn sample(name: &str) -> String {
-    repo()
+    repo_root()
         .join("examples/samples")
         .join(name)
         .to_string_lossy()
@@ -997,20 +944,11 @@ fn run_closed_stdout(args: &[&str], cwd: &Path) -> Output {
         .expect("run")
 }
 
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for e in std::fs::read_dir(from).unwrap().flatten() {
-        if e.file_type().unwrap().is_file() {
-            std::fs::copy(e.path(), to.join(e.file_name())).unwrap();
-        }
-    }
-}
-
 #[test]
 fn every_subcommand_exits_141_quietly_on_a_closed_stdout() {
     let dir = tmpdir("closed-stdout");
     let corpus = dir.join("validate_header");
-    copy_dir(&repo().join("corpus/validate_header"), &corpus);
+    copy_dir(&repo_root().join("corpus/validate_header"), &corpus);
     let shard = dir.join("shard");
     let o = run(
         &[
@@ -1030,13 +968,13 @@ fn every_subcommand_exits_141_quietly_on_a_closed_stdout() {
     let merged = dir.join("merged").to_string_lossy().into_owned();
     let bundles = sample("bundles.hex");
     let gsb = sample("get_sequence_bounds.jsonl");
-    let lowering = repo()
+    let lowering = repo_root()
         .join("examples/lowering/collectives.json")
         .to_string_lossy()
         .into_owned();
     let py = format!(
         "cmd:python3 {}",
-        repo().join("examples/subjects/custom_op.py").display()
+        repo_root().join("examples/subjects/custom_op.py").display()
     );
     let hex = "85".to_string() + "10" + &"00".repeat(62);
     let corpus_s = corpus.to_string_lossy().into_owned();
@@ -1102,7 +1040,7 @@ fn minimize_dry_run_lists_per_folder_and_deletes_nothing() {
     let dir = tmpdir("minimize-dry-run");
     let root = dir.join("corpus");
     for f in ["validate_header", "luts"] {
-        copy_dir(&repo().join("corpus").join(f), &root.join(f));
+        copy_dir(&repo_root().join("corpus").join(f), &root.join(f));
     }
     let list = |d: &Path| {
         let mut v: Vec<PathBuf> = std::fs::read_dir(d)
@@ -1171,7 +1109,7 @@ fn minimize_output_write_failure_names_the_output() {
     // so write(2) fails with EFBIG).
     let dir = tmpdir("minimize-output-full");
     let corpus = dir.join("validate_header");
-    copy_dir(&repo().join("corpus/validate_header"), &corpus);
+    copy_dir(&repo_root().join("corpus/validate_header"), &corpus);
     let out = dir.join("out").join("min");
     let script = format!(
         "trap '' XFSZ; ulimit -f 0; exec {BIN} minimize {} -o {}",
@@ -1201,7 +1139,8 @@ fn minimize_output_write_failure_names_the_output() {
 #[test]
 fn lower_refuses_duplicate_keys() {
     let dir = tmpdir("lower-dup");
-    let good = std::fs::read_to_string(repo().join("examples/lowering/collectives.json")).unwrap();
+    let good =
+        std::fs::read_to_string(repo_root().join("examples/lowering/collectives.json")).unwrap();
     assert!(good.contains("\"generation\": \"v3\""));
     let top = good.replacen(
         "\"generation\": \"v3\"",
@@ -1217,7 +1156,7 @@ fn lower_refuses_duplicate_keys() {
         ("top.json", top, "generation"),
         ("nested.json", nested, "op"),
     ] {
-        let p = write(&dir, name, text.as_bytes());
+        let p = write_file(&dir, name, text.as_bytes());
         let o = run(&["lower", &p], b"");
         assert_eq!(code(&o), 2, "{name}: {}", stdout(&o));
         assert!(o.stdout.is_empty());
@@ -1230,7 +1169,7 @@ fn lower_refuses_duplicate_keys() {
     let o = run(
         &[
             "lower",
-            &repo()
+            &repo_root()
                 .join("examples/lowering/collectives.json")
                 .to_string_lossy(),
         ],
@@ -1355,7 +1294,7 @@ fn report_merge_and_subject_answers_refuse_duplicate_keys() {
         "{e}"
     );
     // A subject whose answer says "failed" twice is a protocol finding, not an agreement.
-    let py = write(
+    let py = write_file(
         &dir,
         "dup.py",
         b"import json, sys\nfor line in sys.stdin:\n    r = json.loads(line)\n    if r['op'] == 'hello':\n        print('{\"protocol\":1,\"name\":\"dup\",\"ops\":[\"validate_header\",\"validate_payload\"]}', flush=True)\n    else:\n        print('{\"id\":%d,\"failed\":null,\"failed\":null}' % r['id'], flush=True)\n",

@@ -3,8 +3,11 @@
 //! variants of both (crash, hang, garbage). The gate-level tests are in
 //! `gate_subjects.rs`.
 
+mod common;
 mod subjects;
 
+use common::BIN;
+use std::path::Path;
 use std::time::{Duration, Instant};
 use subjects::*;
 use tpb_harness::arch::Arch;
@@ -15,7 +18,7 @@ const TIMEOUT: Duration = Duration::from_secs(10);
 
 fn start(spec: &str, timeout: Duration) -> ProcessSubject {
     let s: SubjectSpec = spec.parse().expect("spec");
-    external::start(&s, &tpbconform(), Arch::V2, timeout)
+    external::start(&s, Path::new(BIN), Arch::V2, timeout)
         .unwrap_or_else(|e| panic!("start {spec}: {e}"))
 }
 
@@ -222,7 +225,7 @@ fn a_generation_the_subject_lacks_declares_no_ops() {
     let lib = c_example(dir.path(), false);
     for spec in [format!("lib:{}", lib.display()), python_spec("")] {
         let s: SubjectSpec = spec.parse().unwrap();
-        let mut p = external::start(&s, &tpbconform(), Arch::V3, TIMEOUT).unwrap();
+        let mut p = external::start(&s, Path::new(BIN), Arch::V3, TIMEOUT).unwrap();
         assert!(p.hello().ops.is_empty(), "{spec}");
         assert_eq!(
             p.call(&Request::ValidateHeader(valid_header())),
@@ -368,14 +371,14 @@ fn subjects_that_cannot_start_say_why() {
     ];
     for (spec, want) in cases {
         let s: SubjectSpec = spec.parse().unwrap();
-        let e = external::start(&s, &tpbconform(), Arch::V2, Duration::from_secs(5))
+        let e = external::start(&s, Path::new(BIN), Arch::V2, Duration::from_secs(5))
             .err()
             .unwrap_or_else(|| panic!("{spec} started"));
         assert!(e.0.contains(want), "{spec}: {e}");
     }
     // Its stderr is part of the message.
     let s: SubjectSpec = "cmd:echo starting >&2; exit 3".parse().unwrap();
-    let e = external::start(&s, &tpbconform(), Arch::V2, TIMEOUT)
+    let e = external::start(&s, Path::new(BIN), Arch::V2, TIMEOUT)
         .err()
         .unwrap();
     assert!(e.0.contains("starting"), "{e}");
@@ -408,7 +411,7 @@ fn a_subject_that_cannot_restart_is_given_up_and_every_later_case_faults() {
 
 #[test]
 fn worker_rejects_non_lib_specs() {
-    let o = std::process::Command::new(tpbconform())
+    let o = std::process::Command::new(BIN)
         .args(["subject-worker", "cmd:true"])
         .output()
         .unwrap();

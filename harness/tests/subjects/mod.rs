@@ -3,21 +3,9 @@
 //! with the system C compiler (found by the `cc` crate).
 #![allow(dead_code)]
 
+use crate::common::repo_root;
 use std::path::{Path, PathBuf};
 use std::process::Command;
-
-/// The repository root.
-pub fn repo_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .expect("harness/ has a parent")
-        .to_path_buf()
-}
-
-/// The `tpbconform` binary (also the `lib:` worker).
-pub fn tpbconform() -> PathBuf {
-    PathBuf::from(env!("CARGO_BIN_EXE_tpbconform"))
-}
 
 /// `examples/subjects/<name>`.
 pub fn example(name: &str) -> PathBuf {
