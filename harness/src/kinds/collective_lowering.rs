@@ -16,7 +16,7 @@
 //! description with digits masked, cut at the first `:` context, so one bug
 //! deduplicates to one entry.
 
-use super::kind::{Ran, TargetKind};
+use super::kind::{CaseBudget, Ran, TargetKind};
 use crate::arch::Arch;
 use crate::engine::nway::Engine;
 use crate::engine::{panic_text, Class, Divergence, Outcome, Signature};
@@ -67,6 +67,15 @@ impl TargetKind for CollectiveLoweringKind {
             let e = Engine::open(&[], arch).ok()?;
             compare(&e, t, input).1.map(|d| (Some(arch), d))
         })
+    }
+
+    fn case_budget(&self) -> CaseBudget {
+        CaseBudget::LoweringCases
+    }
+
+    /// 0xBF only from v3: a module is signed under every generation.
+    fn signed_under_every_generation(&self) -> bool {
+        true
     }
 }
 
