@@ -15,6 +15,10 @@
 //!   `targets.rs`, code names only the parameterised checks
 //!   ([`PARAMETER_CHECKS`]), so a new kind is one file plus one row.
 //!
+//! - `one_prng_in_the_workspace`: the only PRNG of library, tests, benches
+//!   and examples is `generators::SplitMix64` (`generators/rng.rs`; core and
+//!   the oracle include that file with `#[path]`).
+//!
 //! `the_checker_sees_every_rule_broken` runs each checker on a planted
 //! violation, so none passes vacuously. (The target registry vs the
 //! cargo-fuzz package: `tests/cflite.rs`; the oracle's manifest:
@@ -654,4 +658,63 @@ fn code_of(text: &str) -> String {
     let c = code(&p);
     let _ = fs::remove_file(&p);
     c
+}
+
+/// Marks of a hand-rolled PRNG: a xorshift step, the xorshift* and PCG /
+/// LCG multipliers, the SplitMix64 finaliser constant.
+const PRNG_MARKS: &[&str] = &[
+    "<< 13;",
+    "wrapping_mul(0x2545",
+    "wrapping_mul(6364136223846793005",
+    "wrapping_mul(0x5851",
+    "0xBF58_476D_1CE4_E5B9",
+];
+
+/// Lines of `text` (comments skipped) holding a [`PRNG_MARKS`] mark.
+fn prng_lines(text: &str) -> Vec<usize> {
+    text.lines()
+        .enumerate()
+        .filter(|(_, l)| !l.trim_start().starts_with("//"))
+        .filter(|(_, l)| PRNG_MARKS.iter().any(|m| l.contains(m)))
+        .map(|(i, _)| i + 1)
+        .collect()
+}
+
+#[test]
+fn one_prng_in_the_workspace() {
+    fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
+        for e in fs::read_dir(dir).unwrap().flatten() {
+            let p = e.path();
+            let name = e.file_name().to_string_lossy().to_string();
+            if p.is_dir() && name != "target" && !name.starts_with('.') {
+                walk(&p, out);
+            } else if name.ends_with(".rs") {
+                out.push(p);
+            }
+        }
+    }
+    let root = repo_root();
+    let mut files = Vec::new();
+    for top in ["core", "oracles", "harness", "fuzz"] {
+        walk(&root.join(top), &mut files);
+    }
+    assert!(files.len() > 50, "found only {} sources", files.len());
+    let one = root.join("harness/src/generators/rng.rs");
+    let this = root.join("harness/tests/architecture.rs");
+    let bad: Vec<String> = files
+        .iter()
+        .filter(|p| **p != one && **p != this)
+        .flat_map(|p| {
+            let rel = p.strip_prefix(&root).unwrap().display().to_string();
+            let text = fs::read_to_string(p).unwrap();
+            prng_lines(&text)
+                .into_iter()
+                .map(move |n| format!("{rel}:{n}"))
+        })
+        .collect();
+    assert!(
+        bad.is_empty(),
+        "a PRNG other than generators::SplitMix64 (use it, or include rng.rs with #[path]): {bad:?}"
+    );
+    assert!(!prng_lines(&fs::read_to_string(&one).unwrap()).is_empty());
 }
