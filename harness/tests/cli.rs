@@ -5,7 +5,9 @@ use std::process::{Command, Output, Stdio};
 
 mod common;
 
-use common::{code, copy_dir, hexline, no_panic, repo_root, run, stderr, stdout, write_file, BIN};
+use common::{
+    bundle_with, code, copy_dir, hexline, no_panic, repo_root, run, stderr, stdout, write_file, BIN,
+};
 
 fn tmpdir(name: &str) -> PathBuf {
     common::tmp("cli", name)
@@ -14,13 +16,8 @@ fn tmpdir(name: &str) -> PathBuf {
 // Hand-built bundles (SPEC §5).
 
 fn header() -> [u8; 64] {
-    let mut b = [0u8; 64];
-    b[0] = 0x85;
-    b[1] = 0x10;
-    b[0x0C] = 3; // num_payloads = 1 + 2
-    b[0x0E] = 7;
-    b[0x0F] = 1;
-    b
+    // num_payloads = 1 + 2
+    bundle_with(&[(0, 0x85), (1, 0x10), (0x0C, 3), (0x0E, 7), (0x0F, 1)])
 }
 
 fn payload() -> [u8; 64] {
@@ -35,24 +32,24 @@ fn payload() -> [u8; 64] {
 }
 
 fn d9(kind_wire: u8) -> [u8; 64] {
-    let mut b = [0u8; 64];
-    b[0] = 0xD9;
-    b[1] = 0x10;
-    b[4] = 0x85;
-    b[5] = 2;
-    b[6] = 1;
-    b[7] = 3;
-    b[0x0C] = 0x04;
-    b[0x0D] = 0x0A;
-    b[0x0E] = kind_wire;
-    b[0x10] = 0xAB;
-    b
+    bundle_with(&[
+        (0, 0xD9),
+        (1, 0x10),
+        (4, 0x85),
+        (5, 2),
+        (6, 1),
+        (7, 3),
+        (0x0C, 0x04),
+        (0x0D, 0x0A),
+        (0x0E, kind_wire),
+        (0x10, 0xAB),
+    ])
 }
 
 /// The eleven opcodes' images the v2 compiler emits (the CLI default generation): all but
 /// 0xBE, 0xBF, 0xD8 (seed 003 "At a glance": CoreV3+).
 fn v2_emitted() -> Vec<[u8; 64]> {
-    all_eleven()
+    every_record_opcode()
         .into_iter()
         .filter(|b| ![0xBE, 0xBF, 0xD8].contains(&b[0]))
         .collect()
@@ -82,62 +79,33 @@ fn instruction_lines(out: &str) -> Vec<serde_json::Value> {
         .collect()
 }
 
-fn all_eleven() -> Vec<[u8; 64]> {
-    let mut v = vec![header(), payload(), d9(0x01)];
-    let mut da = [0u8; 64];
-    da[0] = 0xDA;
-    da[4] = 0x34;
-    da[5] = 0x12;
-    da[0x0D] = 0x0F; // highest pre-v4 dtype tag (v2, FACTS §6)
-    da[0x0E] = 0x05;
-    v.push(da);
-    let mut cb = [0u8; 64];
-    cb[0] = 0xCB;
-    cb[1] = 0x10;
-    cb[0x10] = 1;
-    cb[0x30] = 2;
-    cb[0x3F] = 0xFF;
-    v.push(cb);
-    let mut bf = [0u8; 64];
-    bf[0] = 0xBF;
-    bf[1] = 0x10;
-    bf[0x0C] = 0x08;
-    bf[0x0D] = 0x0A;
-    bf[0x20] = 1;
-    bf[0x21] = 9;
-    v.push(bf);
-    let mut be = [0u8; 64];
-    be[0] = 0xBE;
-    be[1] = 0x10;
-    be[0x0C] = 0x08;
-    be[0x0E] = 1;
-    v.push(be);
-    let mut d8 = [0u8; 64];
-    d8[0] = 0xD8;
-    d8[1] = 0x10;
-    d8[0x0C] = 5;
-    d8[0x20] = 6;
-    v.push(d8);
-    let mut dc = [0u8; 64];
-    dc[0] = 0xDC;
-    dc[1] = 0x10;
-    dc[0x0C] = 1;
-    dc[0x17] = 4;
-    v.push(dc);
-    let mut db = [0u8; 64];
-    db[0] = 0xDB;
-    db[1] = 0x10;
-    db[0x0C] = 1;
-    db[0x12] = 2;
-    db[0x14] = 3;
-    v.push(db);
-    let mut de = [0u8; 64];
-    de[0] = 0xDE;
-    de[1] = 0x10;
-    de[0x0C] = 0xEF;
-    de[0x10] = 1;
-    v.push(de);
-    v
+fn every_record_opcode() -> Vec<[u8; 64]> {
+    let da = bundle_with(&[
+        (0, 0xDA),
+        (4, 0x34),
+        (5, 0x12),
+        (0x0D, 0x0F), // highest pre-v4 dtype tag (v2, FACTS §6)
+        (0x0E, 0x05),
+    ]);
+    let record = |op: u8, set: &[(usize, u8)]| {
+        let mut b = bundle_with(set);
+        b[0] = op;
+        b[1] = 0x10;
+        b
+    };
+    vec![
+        header(),
+        payload(),
+        d9(0x01),
+        da,
+        record(0xCB, &[(0x10, 1), (0x30, 2), (0x3F, 0xFF)]),
+        record(0xBF, &[(0x0C, 0x08), (0x0D, 0x0A), (0x20, 1), (0x21, 9)]),
+        record(0xBE, &[(0x0C, 0x08), (0x0E, 1)]),
+        record(0xD8, &[(0x0C, 5), (0x20, 6)]),
+        record(0xDC, &[(0x0C, 1), (0x17, 4)]),
+        record(0xDB, &[(0x0C, 1), (0x12, 2), (0x14, 3)]),
+        record(0xDE, &[(0x0C, 0xEF), (0x10, 1)]),
+    ]
 }
 
 fn cat(v: &[[u8; 64]]) -> Vec<u8> {
@@ -443,7 +411,7 @@ fn decode_names_every_collective_kind_wire_byte() {
 }
 
 #[test]
-fn encode_inverts_decode_for_all_eleven_opcodes() {
+fn encode_inverts_decode_for_every_record_opcode() {
     let input = cat(&v2_emitted());
     let d = run(&["decode"], &input);
     assert_eq!(code(&d), 0, "{}", stderr(&d));

@@ -302,14 +302,8 @@ fn crashing_subjects_are_restarted_and_name_the_input() {
         "crash on id",
     );
     let dir = tempfile::tempdir().unwrap();
-    let lib = build_c(
-        dir.path(),
-        "crash",
-        &fixture("misbehave.c"),
-        &["MISBEHAVE_CRASH"],
-    );
     faults_are_isolated(
-        &format!("lib:{}", lib.display()),
+        &misbehave_lib(dir.path(), "crash", &["MISBEHAVE_CRASH"]),
         FaultClass::Crash,
         TIMEOUT,
         "",
@@ -321,14 +315,8 @@ fn hanging_subjects_time_out_and_are_restarted() {
     let t = Duration::from_millis(700);
     faults_are_isolated(&misbehave_py("hang"), FaultClass::Timeout, t, "hang on id");
     let dir = tempfile::tempdir().unwrap();
-    let lib = build_c(
-        dir.path(),
-        "hang",
-        &fixture("misbehave.c"),
-        &["MISBEHAVE_HANG"],
-    );
     faults_are_isolated(
-        &format!("lib:{}", lib.display()),
+        &misbehave_lib(dir.path(), "hang", &["MISBEHAVE_HANG"]),
         FaultClass::Timeout,
         t,
         "",
@@ -344,14 +332,8 @@ fn garbage_and_library_errors_are_protocol_faults() {
         "garbage on id",
     );
     let dir = tempfile::tempdir().unwrap();
-    let lib = build_c(
-        dir.path(),
-        "err",
-        &fixture("misbehave.c"),
-        &["MISBEHAVE_ERROR"],
-    );
     faults_are_isolated(
-        &format!("lib:{}", lib.display()),
+        &misbehave_lib(dir.path(), "err", &["MISBEHAVE_ERROR"]),
         FaultClass::Protocol,
         TIMEOUT,
         "",
@@ -483,8 +465,7 @@ fn a_subject_that_faults_on_every_input_is_given_up_after_k_faults() {
         ("MISBEHAVE_CRASH", FaultClass::Crash),
         ("MISBEHAVE_ERROR", FaultClass::Protocol),
     ] {
-        let lib = build_c(dir.path(), def, &fixture("misbehave.c"), &[def]);
-        given_up_after_k(&format!("lib:{}", lib.display()), class, TIMEOUT);
+        given_up_after_k(&misbehave_lib(dir.path(), def, &[def]), class, TIMEOUT);
     }
 }
 

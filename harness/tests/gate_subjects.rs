@@ -163,13 +163,11 @@ fn misbehaving(spec: &str, class: &str, extra: &[&str]) {
 fn a_crashing_subject_is_a_crash_finding_with_its_input() {
     misbehaving(&misbehave_py("crash"), "crash", &[]);
     let dir = tempfile::tempdir().unwrap();
-    let lib = build_c(
-        dir.path(),
+    misbehaving(
+        &misbehave_lib(dir.path(), "crash", &["MISBEHAVE_CRASH"]),
         "crash",
-        &fixture("misbehave.c"),
-        &["MISBEHAVE_CRASH"],
+        &[],
     );
-    misbehaving(&lib_spec(&lib), "crash", &[]);
 }
 
 #[test]

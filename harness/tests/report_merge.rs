@@ -8,7 +8,7 @@ mod common;
 mod report_support;
 
 use common::{code, copy_dir, repo_corpus, stderr, tpb};
-use report_support::{read_json, reseal, write_json};
+use report_support::{assert_refused, read_json, reseal, write_json};
 use serde_json::Value;
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -317,23 +317,7 @@ fn divergences_merge_to_the_unsharded_signatures() {
 
 /// Expects exit 2 naming `what`, and no output folder.
 fn refused(dirs: &[PathBuf], out: &Path, what: &str) {
-    let o = merge(dirs, out);
-    assert_eq!(
-        code(&o),
-        2,
-        "expected a refusal ({what}); stderr: {}",
-        stderr(&o)
-    );
-    assert!(
-        stderr(&o).contains(what),
-        "stderr should say `{what}`: {}",
-        stderr(&o)
-    );
-    assert!(
-        std::fs::symlink_metadata(out).is_err(),
-        "refusal wrote {}",
-        out.display()
-    );
+    assert_refused(&merge(dirs, out), out, what, "");
 }
 
 #[test]

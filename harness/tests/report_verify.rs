@@ -10,7 +10,7 @@ mod common;
 mod report_support;
 
 use common::{code, copy_dir, repo_root, stderr, tpb_in, BIN};
-use report_support::{read_json, reseal, take_ran, write_json};
+use report_support::{assert_refused, read_json, reseal, take_ran, write_json};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
@@ -95,22 +95,7 @@ fn refused(root: &Path, dirs: &[PathBuf], what: &str) {
         .ok()
         .and_then(|b| serde_json::from_slice::<Value>(&b).ok())
         .map(|v| v["verdict"].clone());
-    assert_eq!(
-        code(&o),
-        2,
-        "expected a refusal naming `{what}`; merged verdict {verdict:?}; stderr: {}",
-        stderr(&o)
-    );
-    assert!(
-        stderr(&o).contains(what),
-        "stderr should say `{what}`: {}",
-        stderr(&o)
-    );
-    assert!(
-        std::fs::symlink_metadata(&out).is_err(),
-        "refusal wrote {}",
-        out.display()
-    );
+    assert_refused(&o, &out, what, &format!("; merged verdict {verdict:?}"));
 }
 
 fn no_files(_: usize, _: &Path) {}

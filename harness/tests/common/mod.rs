@@ -103,6 +103,15 @@ pub fn hexline(b: &[u8]) -> String {
     b.iter().map(|x| format!("{x:02x}")).collect()
 }
 
+/// A bundle that is zero but for the `(offset, value)` pairs.
+pub fn bundle_with(set: &[(usize, u8)]) -> [u8; 64] {
+    let mut b = [0u8; 64];
+    for &(at, v) in set {
+        b[at] = v;
+    }
+    b
+}
+
 /// The smallest valid header bundle (SPEC §3: opcode 0x85, version 0x10,
 /// everything else zero).
 pub fn valid_header() -> [u8; 64] {

@@ -5,6 +5,7 @@
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 use std::path::Path;
+use std::process::Output;
 
 /// A JSON file.
 pub fn read_json(p: &Path) -> Value {
@@ -70,4 +71,22 @@ pub fn take_ran(m: &mut Value, n: u64) {
         g["ran"] = Value::from(have - take);
         left -= take;
     }
+}
+
+/// Asserts that `o` (a `report merge` into `out`) was refused: exit 2,
+/// stderr naming `what`, and no `out` left behind. `context` is added to
+/// the first message.
+pub fn assert_refused(o: &Output, out: &Path, what: &str, context: &str) {
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(
+        o.status.code(),
+        Some(2),
+        "expected a refusal naming `{what}`{context}; stderr: {err}"
+    );
+    assert!(err.contains(what), "stderr should say `{what}`: {err}");
+    assert!(
+        std::fs::symlink_metadata(out).is_err(),
+        "refusal wrote {}",
+        out.display()
+    );
 }

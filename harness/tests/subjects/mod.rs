@@ -17,6 +17,13 @@ pub fn fixture(name: &str) -> PathBuf {
     repo_root().join("harness/tests/subjects").join(name)
 }
 
+/// `lib:` spec of `misbehave.c` built into `dir` with `defines`
+/// (`MISBEHAVE_CRASH`, `_HANG`, `_ERROR`, `_ALWAYS`).
+pub fn misbehave_lib(dir: &Path, stem: &str, defines: &[&str]) -> String {
+    let lib = build_c(dir, stem, &fixture("misbehave.c"), defines);
+    format!("lib:{}", lib.display())
+}
+
 /// `cmd:python3 <example custom_op.py> <args>`.
 pub fn python_spec(args: &str) -> String {
     format!("cmd:python3 {} {args}", example("custom_op.py").display())
