@@ -255,7 +255,7 @@ fn check_stream(bytes: &[u8]) {
 /// with a full scratch triple.
 fn seeds() -> Vec<Bundle> {
     let mut v = Vec::new();
-    for op in tpb_core::roster::seed_opcodes() {
+    for op in tpb_core::mnemonics::seed_opcodes() {
         let mut b = Bundle::ZERO;
         b.0[0] = op;
         b.0[1] = if op == 0xDA { 0 } else { 0x10 };
