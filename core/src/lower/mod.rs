@@ -26,5 +26,3 @@ pub use module::{
 
 /// Hardware generation the lowering targets: the crate's one [`crate::Generation`].
 pub use crate::generation::Generation;
-/// The old name of [`Generation`] here, until the harness's rename commit.
-pub use crate::generation::Generation as Gen;

@@ -28,7 +28,7 @@ use crate::targets::Target;
 use std::collections::BTreeSet;
 use std::fmt;
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use tpb_core::lower::{lower, Gen, IrInstruction, LocalSendRecv, Module, SideRef, Transfer};
+use tpb_core::lower::{lower, Generation, IrInstruction, LocalSendRecv, Module, SideRef, Transfer};
 use tpb_core::lut::dtype_to_wire;
 use tpb_core::stream::{BundleItem, StreamItem};
 use tpb_core::{decode, Bundle, Instruction};
@@ -227,7 +227,7 @@ impl std::error::Error for LoweringDivergence {}
 /// [`lowering_module::build_case`]).
 pub fn collective_lowering_case(
     data: &[u8],
-    gen: Option<Gen>,
+    gen: Option<Generation>,
 ) -> Result<LoweringOutcome, LoweringDivergence> {
     compare_case(&lowering_module::build_case(data, gen))
 }
@@ -259,7 +259,11 @@ fn moved(insn: &IrInstruction) -> Option<IrInstruction> {
     }
 }
 
-fn check_decoded(gen: Gen, insn: &IrInstruction, records: &[[u8; 64]]) -> Result<(), String> {
+fn check_decoded(
+    gen: Generation,
+    insn: &IrInstruction,
+    records: &[[u8; 64]],
+) -> Result<(), String> {
     let records: Vec<Bundle> = records.iter().map(|b| Bundle(*b)).collect();
     let decode = |b: &Bundle| decode(b, gen);
     for b in &records {
