@@ -6,7 +6,7 @@
 mod common;
 mod subjects;
 
-use common::BIN;
+use common::{bundle_with, BIN};
 use std::path::Path;
 use std::time::{Duration, Instant};
 use subjects::*;
@@ -25,19 +25,11 @@ fn start(spec: &str, timeout: Duration) -> ProcessSubject {
 /// A valid CUSTOM_OP header (SPEC §3: num_payloads 3, function 0, 1 argument,
 /// no scratch) and payload (SPEC §4: arg_type 0x01 TENSOR, some AP bytes).
 fn valid_header() -> [u8; 64] {
-    let mut b = [0u8; 64];
-    b[0] = 0x85;
-    b[1] = 0x10;
-    b[0x0C] = 3;
-    b[0x0F] = 1;
-    b
+    bundle_with(&[(0, 0x85), (1, 0x10), (0x0C, 3), (0x0F, 1)])
 }
 
 fn valid_payload() -> [u8; 64] {
-    let mut b = [0u8; 64];
-    b[0] = 0x86;
-    b[1] = 0x10;
-    b[0x0F] = 1;
+    let mut b = bundle_with(&[(0, 0x86), (1, 0x10), (0x0F, 1)]);
     for (i, x) in b[0x10..].iter_mut().enumerate() {
         *x = i as u8;
     }
