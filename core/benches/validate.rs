@@ -13,18 +13,20 @@ use tpb_core::validate::{validate_header, validate_payload};
 use tpb_core::Bundle;
 use tpb_core::Generation;
 
+/// The harness's one PRNG (`generators::SplitMix64`), included as a file:
+/// this crate cannot depend on the harness.
+#[allow(dead_code, unused_imports)]
+#[path = "../../harness/src/generators/rng.rs"]
+mod rng;
+use rng::SplitMix64;
+
 const N: usize = 1_000_000;
 
 /// Deterministic mix: ~45% valid headers, ~45% valid payloads, ~10% invalid of
-/// various predicates (xorshift-driven).
+/// various predicates (drawn from the harness's SplitMix64).
 fn buffer() -> Vec<Bundle> {
-    let mut s: u64 = 0x9E37_79B9_7F4A_7C15;
-    let mut next = move || {
-        s ^= s << 13;
-        s ^= s >> 7;
-        s ^= s << 17;
-        s
-    };
+    let mut r = SplitMix64(0x9E37_79B9_7F4A_7C15);
+    let mut next = move || r.next_u64();
     (0..N)
         .map(|_| {
             let r = next();
@@ -106,13 +108,8 @@ fn run_read(buf: &[Bundle]) -> u64 {
 /// Stream-shaped mix: groups of one header + 1..=4 payloads (as the encoder emits
 /// them, S000 §C3), with ~5% of records corrupted.
 fn grouped_buffer() -> Vec<Bundle> {
-    let mut s: u64 = 0x2545_F491_4F6C_DD1D;
-    let mut next = move || {
-        s ^= s << 13;
-        s ^= s >> 7;
-        s ^= s << 17;
-        s
-    };
+    let mut r = SplitMix64(0x2545_F491_4F6C_DD1D);
+    let mut next = move || r.next_u64();
     let mut v = Vec::with_capacity(N);
     while v.len() < N {
         let r = next();

@@ -318,7 +318,7 @@ mod tests {
     #[test]
     fn emitted_opcodes() {
         let v3_plus = [0xBEu8, 0xBF, 0xD8];
-        for op in crate::roster::seed_opcodes() {
+        for op in crate::mnemonics::seed_opcodes() {
             assert_eq!(Generation::V2.emits(op), !v3_plus.contains(&op), "{op:#x}");
             for g in [Generation::V3, Generation::V4, Generation::V5] {
                 assert!(g.emits(op), "{op:#x} {g}");

@@ -19,7 +19,7 @@ pub mod layout;
 pub mod lint;
 pub mod lower;
 pub mod lut;
-pub mod roster;
+pub mod mnemonics;
 pub mod stream;
 pub mod validate;
 pub mod walk;

@@ -342,7 +342,7 @@ impl SemaphoreValues {
 
 /// BIR wait mode (F§2 wire table; SPEC §6.5).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum WaitMode {
+pub enum BirWaitMode {
     /// `WAIT_FOR_SEM_GE_IMM`: wait until `sem ≥ semaphore_value` — the only mode the pass
     /// installs (DS-13).
     SemGeImm,
@@ -350,12 +350,12 @@ pub enum WaitMode {
     SemGeReg,
 }
 
-impl WaitMode {
+impl BirWaitMode {
     /// The wire byte for band byte[4] (F§2 wire table: BIR 1 → 0x05, 2 → 0x85).
     pub fn wire(self) -> u8 {
         match self {
-            WaitMode::SemGeImm => crate::events::WAIT_FOR_SEM_GE_IMM,
-            WaitMode::SemGeReg => 0x85,
+            BirWaitMode::SemGeImm => crate::events::WAIT_FOR_SEM_GE_IMM,
+            BirWaitMode::SemGeReg => 0x85,
         }
     }
 }
@@ -364,16 +364,16 @@ impl WaitMode {
 /// the instruction completes and adds one tick per wire record; an instruction's `mult` is the
 /// number of ticks its completion counts for (S000 §sync incrementSemaphore "delta").
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum UpdateMode {
+pub enum BirUpdateMode {
     /// `SEM_INC_COMPLETE`, the only mode the pass installs (DS-13).
     SemIncComplete,
 }
 
-impl UpdateMode {
+impl BirUpdateMode {
     /// The wire byte for band byte[6] (F§2 [H]: SEM_INC_COMPLETE 0x13).
     pub fn wire(self) -> u8 {
         match self {
-            UpdateMode::SemIncComplete => crate::events::SEM_INC_COMPLETE,
+            BirUpdateMode::SemIncComplete => crate::events::SEM_INC_COMPLETE,
         }
     }
 }
@@ -384,8 +384,8 @@ impl UpdateMode {
 pub struct Wait {
     /// Semaphore id (+0x0C).
     pub sem: SemId,
-    /// WaitMode (+0x10).
-    pub mode: WaitMode,
+    /// BirWaitMode (+0x10).
+    pub mode: BirWaitMode,
     /// Threshold (+0x14).
     pub value: u32,
     /// The producer whose Update satisfies it (+0x18 "from-Instruction*").
@@ -397,8 +397,8 @@ pub struct Wait {
 pub struct Update {
     /// Semaphore id (+0x0C).
     pub sem: SemId,
-    /// UpdateMode (+0x10).
-    pub mode: UpdateMode,
+    /// BirUpdateMode (+0x10).
+    pub mode: BirUpdateMode,
     /// The increment (`mult`).
     pub delta: u32,
     /// The running value after this Update (what the matching Waits use as threshold).
@@ -796,7 +796,7 @@ impl Pass<'_> {
             let value = self.values.increment(key, ins.mult)?;
             let upd = Update {
                 sem,
-                mode: UpdateMode::SemIncComplete,
+                mode: BirUpdateMode::SemIncComplete,
                 delta: ins.mult,
                 value,
                 target_core: s.target_core,
@@ -850,7 +850,7 @@ impl Pass<'_> {
         }
         let w = Wait {
             sem: upd.sem,
-            mode: WaitMode::SemGeImm,
+            mode: BirWaitMode::SemGeImm,
             value: upd.value,
             from: id(i),
         };

@@ -4,8 +4,8 @@
 use proptest::prelude::*;
 use tpb_core::insn::{Sync, UpdateMode, WaitMode};
 use tpb_core::lower::{
-    lower, needs_second_leg, Collective, Direction, Gen, IrInstruction, LocalSendRecv, LowerError,
-    Module, SideRef, Transfer, TransferOperand, ARMS,
+    lower, needs_second_leg, Collective, Direction, Generation, IrInstruction, LocalSendRecv,
+    LowerError, Module, SideRef, Transfer, TransferOperand, ARMS,
 };
 use tpb_core::lut::{dtype_to_wire, AluOp, CollectiveKind as K};
 use tpb_core::stream::{parse_bundle_stream, BundleItem, StreamError, StreamItem};
@@ -75,7 +75,7 @@ fn hand_da(channel: u16, op: u8, dtype: u8, kind: u8, ap_seed: u8) -> [u8; 64] {
     b
 }
 
-fn lower1(gen: Gen, insn: IrInstruction) -> (Module, Result<Vec<[u8; 64]>, LowerError>) {
+fn lower1(gen: Generation, insn: IrInstruction) -> (Module, Result<Vec<[u8; 64]>, LowerError>) {
     let mut m = Module::new(gen);
     let r = lower(&mut m, &insn).map(|l| l.records.iter().map(|b| b.0).collect());
     (m, r)
@@ -84,7 +84,7 @@ fn lower1(gen: Gen, insn: IrInstruction) -> (Module, Result<Vec<[u8; 64]>, Lower
 #[test]
 fn all_reduce_is_one_d9_and_a_replica_group_entry() {
     let (m, r) = lower1(
-        Gen::V2,
+        Generation::V2,
         IrInstruction::Collective(coll(K::AllReduce, AluOp::Add)),
     );
     // S003 §3.1: add = 0x04, bf16 = 0x06 (F§6), AllReduce wire 0x01 (S003 §2).
@@ -97,7 +97,7 @@ fn all_reduce_is_one_d9_and_a_replica_group_entry() {
 #[test]
 fn permute_is_d9_plus_da_with_channel_id_and_a_pair_entry() {
     let (m, r) = lower1(
-        Gen::V3,
+        Generation::V3,
         IrInstruction::Collective(coll(K::Permute, AluOp::Bypass)),
     );
     // Permute wire 0x05 (S003 §2 QUIRK); channel_id u16 at 0xDA +0x04 (S003 §3.4).
@@ -118,7 +118,7 @@ fn implicit_permutes_register_replica_groups_and_keep_the_leg() {
         (K::PermuteImplicit, AluOp::Bypass, 0x07),
         (K::PermuteReduceImplicit, AluOp::Add, 0x08),
     ] {
-        let (m, r) = lower1(Gen::V4, IrInstruction::Collective(coll(kind, op)));
+        let (m, r) = lower1(Generation::V4, IrInstruction::Collective(coll(kind, op)));
         let op_wire = if op == AluOp::Add { 0x04 } else { 0x00 };
         assert_eq!(
             r.unwrap(),
@@ -153,7 +153,7 @@ fn every_arm_uses_the_kind_lut_verbatim() {
             K::AllReduce | K::ReduceScatter | K::PermuteReduce | K::PermuteReduceImplicit
         );
         let op = if reduce { AluOp::Add } else { AluOp::Bypass };
-        let (_, r) = lower1(Gen::V2, IrInstruction::Collective(coll(kind, op)));
+        let (_, r) = lower1(Generation::V2, IrInstruction::Collective(coll(kind, op)));
         let recs = r.unwrap();
         assert_eq!(recs[0][0x0E], wire, "{kind:?}");
         let two = (0x05..=0x08).contains(&wire);
@@ -167,10 +167,10 @@ fn every_arm_uses_the_kind_lut_verbatim() {
 fn dtype_follows_the_generation_column() {
     // F§6: float4_e2m1fn_x4 is 0x05 before v4 and 0x10 from v4.
     for (gen, tag) in [
-        (Gen::V2, 0x05),
-        (Gen::V3, 0x05),
-        (Gen::V4, 0x10),
-        (Gen::V5, 0x10),
+        (Generation::V2, 0x05),
+        (Generation::V3, 0x05),
+        (Generation::V4, 0x10),
+        (Generation::V5, 0x10),
     ] {
         let mut c = coll(K::AllGather, AluOp::Bypass);
         c.dtype = FP4X4;
@@ -208,7 +208,7 @@ fn send_and_recv_are_one_cb_and_an_attribute() {
             peer: 9,
             sync: sync(),
         };
-        let (m, r) = lower1(Gen::V2, IrInstruction::Transfer(t));
+        let (m, r) = lower1(Generation::V2, IrInstruction::Transfer(t));
         assert_eq!(r.unwrap(), vec![hand_cb(BAND, 0xABCD)]);
         assert_eq!(m.attributes().len(), 1);
         let a = m.attributes()[0];
@@ -251,11 +251,11 @@ fn local_send_recv_routes_by_generation_lnc_and_ceiling() {
     let via_cb = vec![hand_cb(send_band, 0x10), hand_cb(recv_band, 0x20)];
     for kind in [K::SendRecv, K::SendRecvCce] {
         let cases = [
-            (Gen::V2, 1024, 2, false),
-            (Gen::V3, 1024, 2, true),
-            (Gen::V3, 1025, 2, false),
-            (Gen::V4, 0, 2, true),
-            (Gen::V5, 1024, 1, false),
+            (Generation::V2, 1024, 2, false),
+            (Generation::V3, 1024, 2, true),
+            (Generation::V3, 1025, 2, false),
+            (Generation::V4, 0, 2, true),
+            (Generation::V5, 1024, 1, false),
         ];
         for (gen, bytes, lnc, mover) in cases {
             let (m, r) = lower1(gen, IrInstruction::LocalSendRecv(local(kind, bytes, lnc)));
@@ -363,7 +363,7 @@ fn every_error_is_named_and_leaves_the_module_unchanged() {
         ),
     ];
     for (insn, name) in cases {
-        let mut m = Module::new(Gen::V3);
+        let mut m = Module::new(Generation::V3);
         lower(
             &mut m,
             &IrInstruction::Collective(coll(K::AllGather, AluOp::Bypass)),
@@ -379,7 +379,7 @@ fn every_error_is_named_and_leaves_the_module_unchanged() {
 
 #[test]
 fn registries_dedupe_and_ids_are_dense() {
-    let mut m = Module::new(Gen::V2);
+    let mut m = Module::new(Generation::V2);
     let a = coll(K::AllReduce, AluOp::Add);
     let mut b = coll(K::AllGather, AluOp::Bypass);
     b.replica_groups = vec![vec![0, 1, 2, 3]];
@@ -400,7 +400,7 @@ fn registries_dedupe_and_ids_are_dense() {
 
 #[test]
 fn module_json_names_records_and_every_entry() {
-    let mut m = Module::new(Gen::V3);
+    let mut m = Module::new(Generation::V3);
     lower(
         &mut m,
         &IrInstruction::Collective(coll(K::Permute, AluOp::Bypass)),
@@ -473,8 +473,8 @@ fn pairs_legs_and_rejects_stray_missing_and_mismatched() {
 // Properties (issue 13 §5)
 // ---------------------------------------------------------------------------
 
-fn any_gen() -> impl Strategy<Value = Gen> {
-    prop::sample::select(Gen::ALL.to_vec())
+fn any_gen() -> impl Strategy<Value = Generation> {
+    prop::sample::select(Generation::ALL.to_vec())
 }
 
 fn any_sync() -> impl Strategy<Value = Sync> {

@@ -217,7 +217,7 @@ proptest! {
     /// Random sparse bundles with a seed opcode; whatever decodes re-encodes to itself.
     #[test]
     fn encode_decode_sparse(
-        op in prop::sample::select(tpb_core::roster::seed_opcodes().collect::<Vec<u8>>()),
+        op in prop::sample::select(tpb_core::mnemonics::seed_opcodes().collect::<Vec<u8>>()),
         edits in prop::collection::vec((1usize..64, any::<u8>()), 0..6),
     ) {
         let mut b = Bundle::ZERO;

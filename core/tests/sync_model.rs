@@ -2,8 +2,9 @@
 //! come from the seed text and SPEC §8, not from running the code.
 
 use tpb_core::sync::{
-    alloc_semaphores, stamp_consumer, stamp_custom_op_header, AllocFrom, Dep, Engine, Instr,
-    Program, SemArg, SemKey, SemaphorePool, SemaphoreValues, SyncError, UpdateMode, WaitMode,
+    alloc_semaphores, stamp_consumer, stamp_custom_op_header, AllocFrom, BirUpdateMode,
+    BirWaitMode, Dep, Engine, Instr, Program, SemArg, SemKey, SemaphorePool, SemaphoreValues,
+    SyncError,
 };
 
 fn local(handle: u16) -> SemArg {
@@ -171,10 +172,10 @@ fn running_values_accumulate_per_semaphore() {
     let plan = alloc_semaphores(&p).unwrap();
     assert_eq!(plan.infos[0].updates[0].value, 2);
     assert_eq!(plan.infos[1].updates[0].value, 5);
-    assert_eq!(plan.infos[1].updates[0].mode, UpdateMode::SemIncComplete);
+    assert_eq!(plan.infos[1].updates[0].mode, BirUpdateMode::SemIncComplete);
     assert_eq!(plan.infos[2].waits.len(), 1);
     assert_eq!(plan.infos[2].waits[0].value, 5);
-    assert_eq!(plan.infos[2].waits[0].mode, WaitMode::SemGeImm);
+    assert_eq!(plan.infos[2].waits[0].mode, BirWaitMode::SemGeImm);
     assert_eq!(plan.values.get(SemKey { core: None, sem: 0 }), 5);
 }
 

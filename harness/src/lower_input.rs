@@ -22,7 +22,7 @@ use serde_json::{Map, Value};
 use std::fmt;
 use tpb_core::insn::{Sync, UpdateMode, WaitMode, SYNC_FIELDS};
 use tpb_core::lower::{
-    Collective, Direction, Gen, IrInstruction, LocalSendRecv, LowerError, Transfer,
+    Collective, Direction, Generation, IrInstruction, LocalSendRecv, LowerError, Transfer,
     TransferOperand, AP2_LEN, AP3_LEN,
 };
 use tpb_core::lut::{AluOp, CollectiveKind, DTYPE_TABLE};
@@ -334,11 +334,11 @@ fn instruction(path: String, v: &Value) -> Result<IrInstruction, PathError> {
 }
 
 /// Parses a whole input document.
-pub fn parse_program(v: &Value) -> Result<(Gen, Vec<IrInstruction>), PathError> {
+pub fn parse_program(v: &Value) -> Result<(Generation, Vec<IrInstruction>), PathError> {
     let mut o = Obj::new("$".to_string(), v)?;
     let gen_path = o.at("generation");
     let g = o.str("generation")?;
-    let Ok(gen) = Gen::from_name(g) else {
+    let Ok(gen) = Generation::from_name(g) else {
         return err(
             &gen_path,
             format!("unknown generation {g:?} (v2, v3, v4, v5)"),

@@ -36,8 +36,9 @@ use crate::arch::Arch;
 use crate::atomic::write_atomic;
 use crate::engine::{bundle_from_input, Engine};
 use crate::input::CorpusEntry;
+use crate::kinds;
 use crate::layout::{layout, Role};
-use crate::targets::{folder_targets, Check, Target};
+use crate::targets::{folder_targets, Target};
 use std::collections::BTreeMap;
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -118,35 +119,25 @@ fn io(path: &Path) -> impl Fn(std::io::Error) -> MinimizeError + '_ {
 /// The coverage signature of one input (see the module docs).
 pub fn signature(t: Target, input: &[u8]) -> String {
     let run = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        let (engine, key) = Engine::open_recorded(&[], Arch::default()).ok()?;
-        Some(match t.check() {
-            Check::Sync => match engine.compare_sync(t, input) {
-                (k, None) => (k, "agree".to_string()),
-                (k, Some(d)) => (k, format!("{}:{}", d.class, d.signature.key)),
-            },
-            // Every generation (0xBF only from v3): keys and outcomes joined.
-            Check::Lowering => {
-                let (mut keys, mut outs) = (Vec::new(), Vec::new());
-                for arch in Arch::ALL {
-                    let (k, d) = Engine::open(&[], arch).ok()?.compare_lowering(t, input);
-                    keys.push(k);
-                    outs.push(d.map_or("agree".to_string(), |d| {
-                        format!("{}:{}", d.class, d.signature.key)
-                    }));
-                }
-                (keys.join(" | "), outs.join(" | "))
-            }
-            _ => {
-                key.reset();
-                let o = engine.compare(t, input);
-                let verdict = key.with_key(str::to_string);
-                let outcome = match o.divergence() {
-                    None => "agree".to_string(),
-                    Some(d) => format!("{}:{}", d.class, d.signature),
-                };
-                (verdict, outcome)
-            }
-        })
+        let kind = kinds::of(t);
+        let default = [Arch::default()];
+        let arches: &[Arch] = if kind.signed_under_every_generation() {
+            &Arch::ALL
+        } else {
+            &default
+        };
+        let (mut keys, mut outs) = (Vec::new(), Vec::new());
+        for &arch in arches {
+            let (engine, recorded) = Engine::open_recorded(&[], arch).ok()?;
+            recorded.reset();
+            let ran = kind.run(&engine, t, input, None);
+            keys.push(ran.key.unwrap_or_else(|| recorded.with_key(str::to_string)));
+            outs.push(match ran.outcome.divergence() {
+                None => "agree".to_string(),
+                Some(d) => format!("{}:{}", d.class, d.signature),
+            });
+        }
+        Some((keys.join(" | "), outs.join(" | ")))
     }));
     let (verdict, outcome) = run
         .ok()
@@ -492,5 +483,32 @@ fn debug_pause() {
         .and_then(|v| v.parse().ok())
     {
         std::thread::sleep(std::time::Duration::from_millis(ms));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn seed(folder: &str, name: &str) -> Vec<u8> {
+        let p = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../corpus")
+            .join(folder)
+            .join(name);
+        std::fs::read(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()))
+    }
+
+    #[test]
+    fn a_kinds_own_coverage_key_is_in_the_signature() {
+        // Two stream_lint seeds of one length band: a clean program and one
+        // whose group is short (SPEC §5.3). Their verdicts differ, so must
+        // their signatures (the kind's own key, as in the gate's coverage).
+        let clean = folder_signature("stream_lint", &seed("stream_lint", "44b434555039fc48"));
+        let short = folder_signature("stream_lint", &seed("stream_lint", "4a956d8702ea84d4"));
+        assert!(clean.contains("| clean |"), "{clean}");
+        assert!(short.contains("errors:short_group"), "{short}");
+        // Lowering: one key per generation, joined.
+        let sig = signature(Target::named("collective_lowering"), b"{}");
+        assert!(sig.matches(" | ").count() >= Arch::ALL.len(), "{sig}");
     }
 }

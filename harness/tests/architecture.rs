@@ -1,19 +1,35 @@
-//! Structure rules, checked on the sources:
+//! Structure rules of `harness/ARCHITECTURE.md`, checked on the sources
+//! (code only: comments, string literals and `#[cfg(test)]` tails are
+//! ignored). One test per rule:
 //!
-//! (The target registry vs the cargo-fuzz package: `tests/cflite.rs`.)
-//! - no library module of the harness imports `cli`;
-//! - no crate of the workspace has an import cycle between its modules
-//!   (file granularity; `#[cfg(test)]` tails are ignored; for `core` and
-//!   the `cli` front end, a child module's use of its ancestors is not
-//!   counted).
+//! - `no_import_cycles_in_any_crate`: no crate of the workspace has an
+//!   import cycle between its modules (file granularity; for `core` and the
+//!   `cli` front end, a child module's use of its ancestors is not counted);
+//! - `no_library_module_imports_the_cli`;
+//! - `layers_point_down`: each top-level harness module imports only its own
+//!   layer or the layers below it ([`LAYERS`]);
+//! - `only_the_listed_modules_name_core_or_oracle` ([`NAMES_CORE`],
+//!   [`NAMES_ORACLE`]);
+//! - `the_two_implementations_name_neither_the_other_nor_the_harness`;
+//! - `only_kinds_and_the_registry_name_the_kind_checks`: outside `kinds/` and
+//!   `targets.rs`, code names only the parameterised checks
+//!   ([`PARAMETER_CHECKS`]), so a new kind is one file plus one row.
+//!
+//! - `one_prng_in_the_workspace`: the only PRNG of library, tests, benches
+//!   and examples is `generators::SplitMix64` (`generators/rng.rs`; core and
+//!   the oracle include that file with `#[path]`).
+//!
+//! `the_checker_sees_every_rule_broken` runs each checker on a planted
+//! violation, so none passes vacuously. (The target registry vs the
+//! cargo-fuzz package: `tests/cflite.rs`; the oracle's manifest:
+//! `oracles/tests/independence.rs`.)
 
+mod common;
+
+use common::repo_root;
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
 use std::path::{Path, PathBuf};
-
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..")
-}
 
 /// Every `.rs` file under `src` with its module path (`lib.rs` = root).
 fn modules(src: &Path) -> Vec<(Vec<String>, PathBuf)> {
@@ -290,7 +306,7 @@ fn no_import_cycles_in_any_crate() {
         ("capi/src", true),
         ("core/src", false),
     ] {
-        let mut g = graph(&root().join(krate));
+        let mut g = graph(&repo_root().join(krate));
         for (m, edges) in g.iter_mut() {
             // The CLI front end (top layer) keeps its shared helpers in
             // `cli/mod.rs`; a subcommand's use of them is not a cycle.
@@ -308,7 +324,7 @@ fn no_import_cycles_in_any_crate() {
 
 #[test]
 fn no_library_module_imports_the_cli() {
-    let g = graph(&root().join("harness/src"));
+    let g = graph(&repo_root().join("harness/src"));
     let cli = vec!["cli".to_string()];
     for (m, edges) in &g {
         if m.first().is_some_and(|x| x == "cli") {
@@ -353,4 +369,353 @@ fn the_checker_sees_cycles_and_cli_imports() {
     assert!(find_cycle(&g).is_some());
     g.insert(b, BTreeSet::new());
     assert!(find_cycle(&g).is_none());
+}
+
+/// The layers of the harness, lowest first: a top-level module may import
+/// modules of its own layer (the cycle test keeps those acyclic) and of the
+/// layers below, never above. `lib.rs` (the crate root) re-exports and is
+/// not checked. Every top-level module must be listed.
+const LAYERS: &[(&str, &[&str])] = &[
+    (
+        "data",
+        &["arch", "layout", "atomic", "interrupt", "strict_json"],
+    ),
+    (
+        "subjects",
+        &["subjects", "targets", "input", "fields_json", "external"],
+    ),
+    ("generators", &["generators"]),
+    ("engine", &["engine"]),
+    ("kinds", &["kinds", "reach", "findings", "blame", "explain"]),
+    ("campaigns", &["gate", "triage", "minimize", "fuzz_entry"]),
+    ("report", &["report"]),
+    ("cli", &["cli"]),
+];
+
+fn layer_of(top: &str) -> Option<usize> {
+    LAYERS.iter().position(|(_, ms)| ms.contains(&top))
+}
+
+/// Every import of a top-level module into a higher layer, as
+/// `"from -> to"`; and every top-level module no layer lists.
+fn upward_imports(g: &BTreeMap<Vec<String>, BTreeSet<Vec<String>>>) -> (Vec<String>, Vec<String>) {
+    let (mut up, mut unlisted) = (Vec::new(), BTreeSet::new());
+    for (m, edges) in g {
+        let Some(from) = m.first() else { continue };
+        let Some(lf) = layer_of(from) else {
+            unlisted.insert(from.clone());
+            continue;
+        };
+        for e in edges {
+            let Some(to) = e.first() else { continue };
+            match layer_of(to) {
+                Some(lt) if lt > lf => up.push(format!(
+                    "{} ({}) -> {} ({})",
+                    m.join("::"),
+                    LAYERS[lf].0,
+                    e.join("::"),
+                    LAYERS[lt].0
+                )),
+                Some(_) => {}
+                None => {
+                    unlisted.insert(to.clone());
+                }
+            }
+        }
+    }
+    (up, unlisted.into_iter().collect())
+}
+
+#[test]
+fn layers_point_down() {
+    let g = graph(&repo_root().join("harness/src"));
+    let (up, unlisted) = upward_imports(&g);
+    assert!(
+        unlisted.is_empty(),
+        "top-level modules in no layer of LAYERS: {unlisted:?}"
+    );
+    assert!(
+        up.is_empty(),
+        "imports into a higher layer:\n{}",
+        up.join("\n")
+    );
+}
+
+/// The harness files (relative to `harness/src`; a trailing `/` is a whole
+/// folder) whose code may name `tpb_core`: the subject adapters and their
+/// vocabulary, the modules that read core's generated instruction table
+/// (`arch`, `layout`, `reach`) and the generators that encode with core's
+/// encoders, the CLI commands whose reference is core (`check`, `lower`),
+/// and the three kinds that still drive core directly (until the subject
+/// interface carries stream lint, lowering and sync, issue 19).
+const NAMES_CORE: &[&str] = &[
+    "subjects/",
+    "generators/",
+    "arch.rs",
+    "layout.rs",
+    "reach.rs",
+    "cli/check.rs",
+    "cli/check_output.rs",
+    "cli/lower.rs",
+    "cli/lower_input.rs",
+    "kinds/collective_lowering.rs",
+    "kinds/stream_lint.rs",
+    "kinds/sync_handshake.rs",
+];
+
+/// The harness files whose code may name `tpb_oracle`: the oracle adapter
+/// and the translators and vocabulary of `subjects/`, and the two kinds
+/// that still compare core with the oracle directly (issue 19).
+const NAMES_ORACLE: &[&str] = &[
+    "subjects/oracle_adapter.rs",
+    "subjects/sync_translate.rs",
+    "subjects/lowering_translate.rs",
+    "subjects/sync_types.rs",
+    "kinds/collective_lowering.rs",
+    "kinds/stream_lint.rs",
+];
+
+/// Whether `word` stands in `code` as a whole identifier.
+fn names(code: &str, word: &str) -> bool {
+    let s = code.as_bytes();
+    code.match_indices(word).any(|(i, _)| {
+        let before = i == 0 || !(s[i - 1].is_ascii_alphanumeric() || s[i - 1] == b'_');
+        let j = i + word.len();
+        let after = j >= s.len() || !(s[j].is_ascii_alphanumeric() || s[j] == b'_');
+        before && after
+    })
+}
+
+/// Files of `src` (relative paths, `/`-separated) whose code names `word`.
+fn files_naming(src: &Path, word: &str) -> BTreeSet<String> {
+    modules(src)
+        .into_iter()
+        .filter(|(_, p)| names(&code(p), word))
+        .map(|(_, p)| {
+            p.strip_prefix(src)
+                .unwrap()
+                .to_string_lossy()
+                .replace('\\', "/")
+        })
+        .collect()
+}
+
+/// Files naming the crate that `allowed` does not cover, and the listed
+/// files (not folders) that no longer name it (the list must stay true).
+fn naming_violations(found: &BTreeSet<String>, allowed: &[&str]) -> (Vec<String>, Vec<String>) {
+    let covered = |f: &String| {
+        allowed.iter().any(|a| {
+            if a.ends_with('/') {
+                f.starts_with(a)
+            } else {
+                f == a
+            }
+        })
+    };
+    let extra = found.iter().filter(|f| !covered(f)).cloned().collect();
+    let stale = allowed
+        .iter()
+        .filter(|a| !a.ends_with('/') && !found.contains(**a))
+        .map(|a| a.to_string())
+        .collect();
+    (extra, stale)
+}
+
+#[test]
+fn only_the_listed_modules_name_core_or_oracle() {
+    let src = repo_root().join("harness/src");
+    for (krate, allowed) in [("tpb_core", NAMES_CORE), ("tpb_oracle", NAMES_ORACLE)] {
+        let found = files_naming(&src, krate);
+        let (extra, stale) = naming_violations(&found, allowed);
+        assert!(
+            extra.is_empty(),
+            "{krate} named outside the modules ARCHITECTURE.md allows: {extra:?}"
+        );
+        assert!(
+            stale.is_empty(),
+            "listed as naming {krate} but no longer do (shrink the list and ARCHITECTURE.md): {stale:?}"
+        );
+    }
+}
+
+#[test]
+fn the_two_implementations_name_neither_the_other_nor_the_harness() {
+    for (src, forbidden) in [
+        ("core/src", ["tpb_oracle", "tpb_harness"]),
+        ("oracles/src", ["tpb_core", "tpb_harness"]),
+    ] {
+        let src = repo_root().join(src);
+        for word in forbidden {
+            let found = files_naming(&src, word);
+            assert!(
+                found.is_empty(),
+                "{} names {word}: {found:?}",
+                src.display()
+            );
+        }
+    }
+}
+
+/// The checks that code outside `kinds/` and `targets.rs` may name: the
+/// parameterised ones (a validator, the LUT tables) and the bundle checks
+/// next to them, which bundle tools (explain, blame, triage, the lean fuzz
+/// path, `subject check`) answer by operation. In `engine/` also the typed
+/// entries for the raw stream and the IR gates. A kind that is one file
+/// (sync, lowering, stream lint, ...) is named only in `kinds/` and the
+/// registry.
+const PARAMETER_CHECKS: &[&str] = &["Validator", "Decode", "Roundtrip", "Luts"];
+const ENGINE_CHECKS: &[&str] = &["StreamRaw", "Ir"];
+
+/// Every `Check::<Variant>` in the code of the harness outside `kinds/` and
+/// `targets.rs` that [`PARAMETER_CHECKS`] / [`ENGINE_CHECKS`] do not allow.
+fn kind_checks_outside(files: &[(String, String)]) -> Vec<String> {
+    let mut bad = Vec::new();
+    for (rel, code) in files {
+        if rel.starts_with("kinds/") || rel == "targets.rs" {
+            continue;
+        }
+        for (i, _) in code.match_indices("Check::") {
+            let b = code.as_bytes();
+            if i > 0 && (b[i - 1].is_ascii_alphanumeric() || b[i - 1] == b'_') {
+                continue;
+            }
+            let (variant, _) = ident_at(b, i + "Check::".len());
+            let ok = PARAMETER_CHECKS.contains(&variant.as_str())
+                || (rel.starts_with("engine/") && ENGINE_CHECKS.contains(&variant.as_str()));
+            if !ok {
+                bad.push(format!("{rel}: Check::{variant}"));
+            }
+        }
+    }
+    bad
+}
+
+#[test]
+fn only_kinds_and_the_registry_name_the_kind_checks() {
+    let src = repo_root().join("harness/src");
+    let files: Vec<(String, String)> = modules(&src)
+        .into_iter()
+        .map(|(_, p)| {
+            let rel = p
+                .strip_prefix(&src)
+                .unwrap()
+                .to_string_lossy()
+                .replace('\\', "/");
+            (rel, code(&p))
+        })
+        .collect();
+    let uses = files.iter().filter(|(_, c)| c.contains("Check::")).count();
+    assert!(
+        uses > 5,
+        "found Check:: in only {uses} files: the scan is broken"
+    );
+    let bad = kind_checks_outside(&files);
+    assert!(
+        bad.is_empty(),
+        "a kind's check named outside kinds/ (route it through kinds::kind_of / a TargetKind method):\n{}",
+        bad.join("\n")
+    );
+}
+
+#[test]
+fn the_checker_sees_every_rule_broken() {
+    // Layers: engine importing gate points up; gate importing engine is fine.
+    let e = |a: &str, b: &str| (vec![a.to_string()], BTreeSet::from([vec![b.to_string()]]));
+    let g = BTreeMap::from([e("engine", "gate"), e("gate", "engine")]);
+    let (up, unlisted) = upward_imports(&g);
+    assert_eq!(up.len(), 1, "{up:?}");
+    assert!(up[0].starts_with("engine (engine) -> gate"), "{up:?}");
+    assert!(unlisted.is_empty());
+    let g = BTreeMap::from([e("newthing", "arch")]);
+    assert_eq!(upward_imports(&g).1, vec!["newthing".to_string()]);
+    // Naming a crate: found outside the list, and a stale listed file.
+    let found = BTreeSet::from(["gate/mod.rs".to_string(), "subjects/x.rs".to_string()]);
+    let (extra, stale) = naming_violations(&found, &["subjects/", "layout.rs"]);
+    assert_eq!(extra, vec!["gate/mod.rs".to_string()]);
+    assert_eq!(stale, vec!["layout.rs".to_string()]);
+    assert!(names("use tpb_core::Bundle;", "tpb_core"));
+    assert!(!names("use tpb_core_x::Bundle;", "tpb_core"));
+    assert!(!names(&code_of("// tpb_core\nfn f() {}"), "tpb_core"));
+    // Kind checks: Sync in gate/ fails, Validator there and Ir in engine/ pass.
+    let files = vec![
+        (
+            "gate/config.rs".to_string(),
+            "Check::Sync => 1, Check::Validator(v) => 2".to_string(),
+        ),
+        ("engine/nway.rs".to_string(), "Check::Ir".to_string()),
+        ("kinds/mod.rs".to_string(), "Check::Sync".to_string()),
+        ("minimize.rs".to_string(), "MyCheck::Sync".to_string()),
+    ];
+    assert_eq!(
+        kind_checks_outside(&files),
+        vec!["gate/config.rs: Check::Sync".to_string()]
+    );
+}
+
+/// [`code`] of a text (through a scratch file).
+fn code_of(text: &str) -> String {
+    let p = std::env::temp_dir().join(format!("tpb-arch-{}.rs", std::process::id()));
+    fs::write(&p, text).unwrap();
+    let c = code(&p);
+    let _ = fs::remove_file(&p);
+    c
+}
+
+/// Marks of a hand-rolled PRNG: a xorshift step, the xorshift* and PCG /
+/// LCG multipliers, the SplitMix64 finaliser constant.
+const PRNG_MARKS: &[&str] = &[
+    "<< 13;",
+    "wrapping_mul(0x2545",
+    "wrapping_mul(6364136223846793005",
+    "wrapping_mul(0x5851",
+    "0xBF58_476D_1CE4_E5B9",
+];
+
+/// Lines of `text` (comments skipped) holding a [`PRNG_MARKS`] mark.
+fn prng_lines(text: &str) -> Vec<usize> {
+    text.lines()
+        .enumerate()
+        .filter(|(_, l)| !l.trim_start().starts_with("//"))
+        .filter(|(_, l)| PRNG_MARKS.iter().any(|m| l.contains(m)))
+        .map(|(i, _)| i + 1)
+        .collect()
+}
+
+#[test]
+fn one_prng_in_the_workspace() {
+    fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
+        for e in fs::read_dir(dir).unwrap().flatten() {
+            let p = e.path();
+            let name = e.file_name().to_string_lossy().to_string();
+            if p.is_dir() && name != "target" && !name.starts_with('.') {
+                walk(&p, out);
+            } else if name.ends_with(".rs") {
+                out.push(p);
+            }
+        }
+    }
+    let root = repo_root();
+    let mut files = Vec::new();
+    for top in ["core", "oracles", "harness", "fuzz"] {
+        walk(&root.join(top), &mut files);
+    }
+    assert!(files.len() > 50, "found only {} sources", files.len());
+    let one = root.join("harness/src/generators/rng.rs");
+    let this = root.join("harness/tests/architecture.rs");
+    let bad: Vec<String> = files
+        .iter()
+        .filter(|p| **p != one && **p != this)
+        .flat_map(|p| {
+            let rel = p.strip_prefix(&root).unwrap().display().to_string();
+            let text = fs::read_to_string(p).unwrap();
+            prng_lines(&text)
+                .into_iter()
+                .map(move |n| format!("{rel}:{n}"))
+        })
+        .collect();
+    assert!(
+        bad.is_empty(),
+        "a PRNG other than generators::SplitMix64 (use it, or include rng.rs with #[path]): {bad:?}"
+    );
+    assert!(!prng_lines(&fs::read_to_string(&one).unwrap()).is_empty());
 }

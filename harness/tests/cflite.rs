@@ -13,14 +13,13 @@
 //!   `cargo test -p tpb-harness --test cflite -- --ignored --nocapture`; it
 //!   skips, saying why, when the nightly toolchain or cargo-fuzz is missing.
 
+mod common;
+
+use common::repo_root;
 use std::collections::BTreeSet;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 use tpb_harness::targets;
-
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
-}
 
 /// The harness's fuzz targets: the corpus folders of the target registry
 /// (`tpb_harness::targets`).
@@ -44,7 +43,7 @@ fn names_in(dir: &Path, suffix: &str, dirs: bool) -> BTreeSet<String> {
 
 /// `(name, path)` of the `[[bin]]` tables of fuzz/Cargo.toml.
 fn fuzz_bins() -> Vec<(String, String)> {
-    let t = std::fs::read_to_string(root().join("fuzz/Cargo.toml")).unwrap();
+    let t = std::fs::read_to_string(repo_root().join("fuzz/Cargo.toml")).unwrap();
     let mut out: Vec<(String, String)> = Vec::new();
     let mut in_bin = false;
     let value = |rest: &str| {
@@ -106,7 +105,7 @@ fn fuzz_manifest_matches_the_registry() {
     );
     for (n, p) in &bins {
         assert!(
-            root().join("fuzz").join(p).is_file(),
+            repo_root().join("fuzz").join(p).is_file(),
             "fuzz/Cargo.toml: bin {n}: no source fuzz/{p}"
         );
     }
@@ -116,12 +115,12 @@ fn fuzz_manifest_matches_the_registry() {
         "fuzz/Cargo.toml [[bin]]s (minus baseline_*) vs the harness's fuzz target registry"
     );
     for t in registered() {
-        let corpus = root().join("corpus").join(&t);
+        let corpus = repo_root().join("corpus").join(&t);
         assert!(
             corpus.is_dir() && files_and_dirs(&corpus) > 0,
             "fuzz target {t}: no seed corpus corpus/{t}/"
         );
-        let dict = root().join("fuzz/dict").join(format!("{t}.dict"));
+        let dict = repo_root().join("fuzz/dict").join(format!("{t}.dict"));
         assert!(
             std::fs::metadata(&dict).is_ok_and(|m| m.len() > 0),
             "fuzz target {t}: no dictionary fuzz/dict/{t}.dict"
@@ -129,7 +128,7 @@ fn fuzz_manifest_matches_the_registry() {
     }
     // The script build.sh uses gives the same list (needs cargo-fuzz).
     if works("cargo", &["fuzz", "--version"]) {
-        let o = Command::new(root().join("scripts/fuzz-targets.sh"))
+        let o = Command::new(repo_root().join("scripts/fuzz-targets.sh"))
             .output()
             .unwrap();
         assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
@@ -142,7 +141,7 @@ fn fuzz_manifest_matches_the_registry() {
         println!("note: cargo-fuzz absent: scripts/fuzz-targets.sh not compared");
     }
     // And nothing of a fuzz target exists without a registry entry.
-    let corpus: BTreeSet<String> = names_in(&root().join("corpus"), "", true)
+    let corpus: BTreeSet<String> = names_in(&repo_root().join("corpus"), "", true)
         .into_iter()
         .filter(|n| n != "vectors")
         .collect();
@@ -151,9 +150,9 @@ fn fuzz_manifest_matches_the_registry() {
         registered(),
         "corpus/<name>/ folders vs the registry"
     );
-    let dicts = names_in(&root().join("fuzz/dict"), ".dict", false);
+    let dicts = names_in(&repo_root().join("fuzz/dict"), ".dict", false);
     assert_eq!(dicts, registered(), "fuzz/dict/<name>.dict vs the registry");
-    let files: BTreeSet<String> = names_in(&root().join("fuzz/fuzz_targets"), ".rs", false)
+    let files: BTreeSet<String> = names_in(&repo_root().join("fuzz/fuzz_targets"), ".rs", false)
         .into_iter()
         .filter(|n| !n.starts_with("baseline_"))
         .collect();
@@ -164,7 +163,7 @@ fn fuzz_manifest_matches_the_registry() {
     );
     for t in registered() {
         let src =
-            std::fs::read_to_string(root().join(format!("fuzz/fuzz_targets/{t}.rs"))).unwrap();
+            std::fs::read_to_string(repo_root().join(format!("fuzz/fuzz_targets/{t}.rs"))).unwrap();
         // `Entry::of` picks the entry path at compile time (the bundle targets'
         // lean path links only what they check); `run` picks it at run time.
         let entry = src.contains(&format!("Entry::of(\"{t}\")")) && src.contains("ENTRY.run(data)");
@@ -217,7 +216,7 @@ fn cflite_dry_build() {
     let _ = std::fs::remove_dir_all(&tmp);
     std::fs::create_dir_all(&tmp).unwrap();
     let out = tmp.join("out");
-    let st = Command::new(root().join("scripts/cflite-build.sh"))
+    let st = Command::new(repo_root().join("scripts/cflite-build.sh"))
         .arg("--out")
         .arg(&out)
         .status()
@@ -240,12 +239,12 @@ fn cflite_dry_build() {
             .unwrap_or_else(|e| panic!("{t}_seed_corpus.zip: {e}"));
         assert_eq!(
             zip_entries(&zip),
-            Some(files_and_dirs(&root().join("corpus").join(&t))),
+            Some(files_and_dirs(&repo_root().join("corpus").join(&t))),
             "{t}_seed_corpus.zip entries vs corpus/{t}/"
         );
         assert_eq!(
             std::fs::read(out.join(format!("{t}.dict"))).ok(),
-            std::fs::read(root().join("fuzz/dict").join(format!("{t}.dict"))).ok(),
+            std::fs::read(repo_root().join("fuzz/dict").join(format!("{t}.dict"))).ok(),
             "{t}.dict"
         );
     }

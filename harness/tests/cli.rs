@@ -1,68 +1,23 @@
 //! Integration tests of the `tpbconform` binary.
 
-use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
-const BIN: &str = env!("CARGO_BIN_EXE_tpbconform");
+mod common;
 
-fn run(args: &[&str], stdin: &[u8]) -> Output {
-    let mut child = Command::new(BIN)
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("spawn tpbconform");
-    // A command that exits without reading all of stdin closes the pipe: not an error here.
-    if let Err(e) = child.stdin.take().expect("stdin").write_all(stdin) {
-        assert_eq!(e.kind(), std::io::ErrorKind::BrokenPipe, "write stdin: {e}");
-    }
-    child.wait_with_output().expect("wait")
-}
-
-fn code(o: &Output) -> i32 {
-    o.status.code().expect("exit code (not a signal)")
-}
-
-fn stdout(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stdout).into_owned()
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
+use common::{
+    bundle_with, code, copy_dir, hexline, no_panic, repo_root, run, stderr, stdout, write_file, BIN,
+};
 
 fn tmpdir(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("tpbconform-cli-{}-{name}", std::process::id()));
-    std::fs::create_dir_all(&d).unwrap();
-    d
-}
-
-fn write(dir: &Path, name: &str, data: &[u8]) -> String {
-    let p = dir.join(name);
-    std::fs::write(&p, data).unwrap();
-    p.to_string_lossy().into_owned()
-}
-
-fn no_panic(o: &Output) {
-    let e = stderr(o);
-    assert!(
-        !e.contains("panicked") && !e.contains("backtrace"),
-        "panic/backtrace in stderr: {e}"
-    );
+    common::tmp("cli", name)
 }
 
 // Hand-built bundles (SPEC §5).
 
 fn header() -> [u8; 64] {
-    let mut b = [0u8; 64];
-    b[0] = 0x85;
-    b[1] = 0x10;
-    b[0x0C] = 3; // num_payloads = 1 + 2
-    b[0x0E] = 7;
-    b[0x0F] = 1;
-    b
+    // num_payloads = 1 + 2
+    bundle_with(&[(0, 0x85), (1, 0x10), (0x0C, 3), (0x0E, 7), (0x0F, 1)])
 }
 
 fn payload() -> [u8; 64] {
@@ -77,24 +32,24 @@ fn payload() -> [u8; 64] {
 }
 
 fn d9(kind_wire: u8) -> [u8; 64] {
-    let mut b = [0u8; 64];
-    b[0] = 0xD9;
-    b[1] = 0x10;
-    b[4] = 0x85;
-    b[5] = 2;
-    b[6] = 1;
-    b[7] = 3;
-    b[0x0C] = 0x04;
-    b[0x0D] = 0x0A;
-    b[0x0E] = kind_wire;
-    b[0x10] = 0xAB;
-    b
+    bundle_with(&[
+        (0, 0xD9),
+        (1, 0x10),
+        (4, 0x85),
+        (5, 2),
+        (6, 1),
+        (7, 3),
+        (0x0C, 0x04),
+        (0x0D, 0x0A),
+        (0x0E, kind_wire),
+        (0x10, 0xAB),
+    ])
 }
 
 /// The eleven opcodes' images the v2 compiler emits (the CLI default generation): all but
 /// 0xBE, 0xBF, 0xD8 (seed 003 "At a glance": CoreV3+).
 fn v2_emitted() -> Vec<[u8; 64]> {
-    all_eleven()
+    every_record_opcode()
         .into_iter()
         .filter(|b| ![0xBE, 0xBF, 0xD8].contains(&b[0]))
         .collect()
@@ -124,70 +79,37 @@ fn instruction_lines(out: &str) -> Vec<serde_json::Value> {
         .collect()
 }
 
-fn all_eleven() -> Vec<[u8; 64]> {
-    let mut v = vec![header(), payload(), d9(0x01)];
-    let mut da = [0u8; 64];
-    da[0] = 0xDA;
-    da[4] = 0x34;
-    da[5] = 0x12;
-    da[0x0D] = 0x0F; // highest pre-v4 dtype tag (v2, FACTS §6)
-    da[0x0E] = 0x05;
-    v.push(da);
-    let mut cb = [0u8; 64];
-    cb[0] = 0xCB;
-    cb[1] = 0x10;
-    cb[0x10] = 1;
-    cb[0x30] = 2;
-    cb[0x3F] = 0xFF;
-    v.push(cb);
-    let mut bf = [0u8; 64];
-    bf[0] = 0xBF;
-    bf[1] = 0x10;
-    bf[0x0C] = 0x08;
-    bf[0x0D] = 0x0A;
-    bf[0x20] = 1;
-    bf[0x21] = 9;
-    v.push(bf);
-    let mut be = [0u8; 64];
-    be[0] = 0xBE;
-    be[1] = 0x10;
-    be[0x0C] = 0x08;
-    be[0x0E] = 1;
-    v.push(be);
-    let mut d8 = [0u8; 64];
-    d8[0] = 0xD8;
-    d8[1] = 0x10;
-    d8[0x0C] = 5;
-    d8[0x20] = 6;
-    v.push(d8);
-    let mut dc = [0u8; 64];
-    dc[0] = 0xDC;
-    dc[1] = 0x10;
-    dc[0x0C] = 1;
-    dc[0x17] = 4;
-    v.push(dc);
-    let mut db = [0u8; 64];
-    db[0] = 0xDB;
-    db[1] = 0x10;
-    db[0x0C] = 1;
-    db[0x12] = 2;
-    db[0x14] = 3;
-    v.push(db);
-    let mut de = [0u8; 64];
-    de[0] = 0xDE;
-    de[1] = 0x10;
-    de[0x0C] = 0xEF;
-    de[0x10] = 1;
-    v.push(de);
-    v
+fn every_record_opcode() -> Vec<[u8; 64]> {
+    let da = bundle_with(&[
+        (0, 0xDA),
+        (4, 0x34),
+        (5, 0x12),
+        (0x0D, 0x0F), // highest pre-v4 dtype tag (v2, FACTS §6)
+        (0x0E, 0x05),
+    ]);
+    let record = |op: u8, set: &[(usize, u8)]| {
+        let mut b = bundle_with(set);
+        b[0] = op;
+        b[1] = 0x10;
+        b
+    };
+    vec![
+        header(),
+        payload(),
+        d9(0x01),
+        da,
+        record(0xCB, &[(0x10, 1), (0x30, 2), (0x3F, 0xFF)]),
+        record(0xBF, &[(0x0C, 0x08), (0x0D, 0x0A), (0x20, 1), (0x21, 9)]),
+        record(0xBE, &[(0x0C, 0x08), (0x0E, 1)]),
+        record(0xD8, &[(0x0C, 5), (0x20, 6)]),
+        record(0xDC, &[(0x0C, 1), (0x17, 4)]),
+        record(0xDB, &[(0x0C, 1), (0x12, 2), (0x14, 3)]),
+        record(0xDE, &[(0x0C, 0xEF), (0x10, 1)]),
+    ]
 }
 
 fn cat(v: &[[u8; 64]]) -> Vec<u8> {
     v.iter().flat_map(|b| b.iter().copied()).collect()
-}
-
-fn hexline(b: &[u8]) -> String {
-    b.iter().map(|x| format!("{x:02x}")).collect()
 }
 
 fn json_lines(s: &str) -> Vec<serde_json::Value> {
@@ -320,7 +242,7 @@ fn check_hex_input_with_comments_and_spaces() {
 fn bad_inputs_exit_2_with_precise_messages() {
     let dir = tmpdir("bad");
     // length not a multiple of 64, odd
-    let odd = write(&dir, "odd.bin", &[0u8; 65]);
+    let odd = write_file(&dir, "odd.bin", &[0u8; 65]);
     let o = run(&["check", &odd], b"");
     assert_eq!(code(&o), 2);
     let e = stderr(&o);
@@ -333,7 +255,7 @@ fn bad_inputs_exit_2_with_precise_messages() {
         "{e}"
     );
     // even but partial
-    let partial = write(&dir, "partial.bin", &[0u8; 130]);
+    let partial = write_file(&dir, "partial.bin", &[0u8; 130]);
     let o = run(&["decode", &partial], b"");
     assert_eq!(code(&o), 2);
     assert!(stderr(&o).contains("byte offset 128"), "{}", stderr(&o));
@@ -346,7 +268,7 @@ fn bad_inputs_exit_2_with_precise_messages() {
         "0".repeat(10),
         "0".repeat(117)
     );
-    let badhex = write(&dir, "bad.hex", text.as_bytes());
+    let badhex = write_file(&dir, "bad.hex", text.as_bytes());
     let o = run(&["check", "--hex", &badhex], b"");
     assert_eq!(code(&o), 2);
     let e = stderr(&o);
@@ -489,7 +411,7 @@ fn decode_names_every_collective_kind_wire_byte() {
 }
 
 #[test]
-fn encode_inverts_decode_for_all_eleven_opcodes() {
+fn encode_inverts_decode_for_every_record_opcode() {
     let input = cat(&v2_emitted());
     let d = run(&["decode"], &input);
     assert_eq!(code(&d), 0, "{}", stderr(&d));
@@ -666,15 +588,8 @@ fn encode_refuses_an_opcode_the_generation_does_not_emit() {
 
 // ---- Issue 21 item 5 / issue 22 item 6: help, flags, closed stdout, messages ----
 
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .expect("repository root")
-        .to_path_buf()
-}
-
 fn sample(name: &str) -> String {
-    repo()
+    repo_root()
         .join("examples/samples")
         .join(name)
         .to_string_lossy()
@@ -997,21 +912,8 @@ fn run_closed_stdout(args: &[&str], cwd: &Path) -> Output {
         .expect("run")
 }
 
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for e in std::fs::read_dir(from).unwrap().flatten() {
-        if e.file_type().unwrap().is_file() {
-            std::fs::copy(e.path(), to.join(e.file_name())).unwrap();
-        }
-    }
-}
-
-#[test]
-fn every_subcommand_exits_141_quietly_on_a_closed_stdout() {
-    let dir = tmpdir("closed-stdout");
-    let corpus = dir.join("validate_header");
-    copy_dir(&repo().join("corpus/validate_header"), &corpus);
-    let shard = dir.join("shard");
+/// A passing 20-case `validate_header` gate report in `shard`.
+fn small_shard(shard: &Path) {
     let o = run(
         &[
             "gate",
@@ -1027,16 +929,25 @@ fn every_subcommand_exits_141_quietly_on_a_closed_stdout() {
         b"",
     );
     assert_eq!(code(&o), 0, "{}", stderr(&o));
+}
+
+#[test]
+fn every_subcommand_exits_141_quietly_on_a_closed_stdout() {
+    let dir = tmpdir("closed-stdout");
+    let corpus = dir.join("validate_header");
+    copy_dir(&repo_root().join("corpus/validate_header"), &corpus);
+    let shard = dir.join("shard");
+    small_shard(&shard);
     let merged = dir.join("merged").to_string_lossy().into_owned();
     let bundles = sample("bundles.hex");
     let gsb = sample("get_sequence_bounds.jsonl");
-    let lowering = repo()
+    let lowering = repo_root()
         .join("examples/lowering/collectives.json")
         .to_string_lossy()
         .into_owned();
     let py = format!(
         "cmd:python3 {}",
-        repo().join("examples/subjects/custom_op.py").display()
+        repo_root().join("examples/subjects/custom_op.py").display()
     );
     let hex = "85".to_string() + "10" + &"00".repeat(62);
     let corpus_s = corpus.to_string_lossy().into_owned();
@@ -1102,7 +1013,7 @@ fn minimize_dry_run_lists_per_folder_and_deletes_nothing() {
     let dir = tmpdir("minimize-dry-run");
     let root = dir.join("corpus");
     for f in ["validate_header", "luts"] {
-        copy_dir(&repo().join("corpus").join(f), &root.join(f));
+        copy_dir(&repo_root().join("corpus").join(f), &root.join(f));
     }
     let list = |d: &Path| {
         let mut v: Vec<PathBuf> = std::fs::read_dir(d)
@@ -1171,7 +1082,7 @@ fn minimize_output_write_failure_names_the_output() {
     // so write(2) fails with EFBIG).
     let dir = tmpdir("minimize-output-full");
     let corpus = dir.join("validate_header");
-    copy_dir(&repo().join("corpus/validate_header"), &corpus);
+    copy_dir(&repo_root().join("corpus/validate_header"), &corpus);
     let out = dir.join("out").join("min");
     let script = format!(
         "trap '' XFSZ; ulimit -f 0; exec {BIN} minimize {} -o {}",
@@ -1201,7 +1112,8 @@ fn minimize_output_write_failure_names_the_output() {
 #[test]
 fn lower_refuses_duplicate_keys() {
     let dir = tmpdir("lower-dup");
-    let good = std::fs::read_to_string(repo().join("examples/lowering/collectives.json")).unwrap();
+    let good =
+        std::fs::read_to_string(repo_root().join("examples/lowering/collectives.json")).unwrap();
     assert!(good.contains("\"generation\": \"v3\""));
     let top = good.replacen(
         "\"generation\": \"v3\"",
@@ -1217,7 +1129,7 @@ fn lower_refuses_duplicate_keys() {
         ("top.json", top, "generation"),
         ("nested.json", nested, "op"),
     ] {
-        let p = write(&dir, name, text.as_bytes());
+        let p = write_file(&dir, name, text.as_bytes());
         let o = run(&["lower", &p], b"");
         assert_eq!(code(&o), 2, "{name}: {}", stdout(&o));
         assert!(o.stdout.is_empty());
@@ -1230,7 +1142,7 @@ fn lower_refuses_duplicate_keys() {
     let o = run(
         &[
             "lower",
-            &repo()
+            &repo_root()
                 .join("examples/lowering/collectives.json")
                 .to_string_lossy(),
         ],
@@ -1315,21 +1227,7 @@ fn report_merge_and_subject_answers_refuse_duplicate_keys() {
     let dir = tmpdir("dup-keys");
     // A shard whose run.json says "verdict" twice.
     let shard = dir.join("shard");
-    let o = run(
-        &[
-            "gate",
-            "--no-corpus",
-            "--quiet",
-            "--cases",
-            "20",
-            "--targets",
-            "validate_header",
-            "--report-dir",
-            &shard.to_string_lossy(),
-        ],
-        b"",
-    );
-    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    small_shard(&shard);
     let rj = shard.join("run.json");
     let text = std::fs::read_to_string(&rj).unwrap();
     assert!(text.starts_with("{\n"));
@@ -1355,7 +1253,7 @@ fn report_merge_and_subject_answers_refuse_duplicate_keys() {
         "{e}"
     );
     // A subject whose answer says "failed" twice is a protocol finding, not an agreement.
-    let py = write(
+    let py = write_file(
         &dir,
         "dup.py",
         b"import json, sys\nfor line in sys.stdin:\n    r = json.loads(line)\n    if r['op'] == 'hello':\n        print('{\"protocol\":1,\"name\":\"dup\",\"ops\":[\"validate_header\",\"validate_payload\"]}', flush=True)\n    else:\n        print('{\"id\":%d,\"failed\":null,\"failed\":null}' % r['id'], flush=True)\n",

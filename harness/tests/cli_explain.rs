@@ -2,19 +2,14 @@
 //! predicate fail (issue 21 item 3), and `--color` / `NO_COLOR`.
 //! Expected offsets are SPEC's (§3 #3, #5), not the renderer's output.
 
+mod common;
+
+use common::{stdout, valid_header, BIN};
 use std::path::PathBuf;
 use std::process::{Command, Output};
 
-const BIN: &str = env!("CARGO_BIN_EXE_tpbconform");
 const RED: &str = "\x1b[1;31m";
 const RESET: &str = "\x1b[0m";
-
-fn header() -> [u8; 64] {
-    let mut b = [0u8; 64];
-    b[0] = 0x85;
-    b[1] = 0x10;
-    b
-}
 
 fn input(name: &str, b: &[u8; 64]) -> PathBuf {
     let d = std::env::temp_dir().join(format!("tpbconform-cli-explain-{}", std::process::id()));
@@ -33,10 +28,6 @@ fn explain(args: &[&str], b: &[u8; 64], name: &str) -> Output {
         .env_remove("NO_COLOR")
         .output()
         .expect("run tpbconform")
-}
-
-fn text(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stdout).into_owned()
 }
 
 /// The offsets a plain (`--color never`) explanation marks: each `^^` under a
@@ -97,11 +88,11 @@ fn red_bytes(t: &str) -> Vec<usize> {
 
 #[test]
 fn byte_0x3f_alone_marks_byte_0x3f_alone() {
-    let mut b = header();
+    let mut b = valid_header();
     b[0x3F] = 0x01;
     let o = explain(&["--color", "never"], &b, "h3f.bin");
     assert_eq!(o.status.code(), Some(1));
-    let t = text(&o);
+    let t = stdout(&o);
     assert!(!t.contains('\x1b'), "{t}");
     assert_eq!(
         marked(&t, "custom_op_header_reserved_zero"),
@@ -110,29 +101,29 @@ fn byte_0x3f_alone_marks_byte_0x3f_alone() {
     );
     assert!(t.contains("(byte 0x3F)"), "{t}");
     let o = explain(&["--color", "always"], &b, "h3f.bin");
-    assert_eq!(red_bytes(&text(&o)), vec![0x3F], "{}", text(&o));
+    assert_eq!(red_bytes(&stdout(&o)), vec![0x3F], "{}", stdout(&o));
 }
 
 #[test]
 fn wait_mode_0x80_marks_byte_0x04_alone() {
-    let mut b = header();
+    let mut b = valid_header();
     b[4] = 0x80;
     b[0x3F] = 0x01; // a later predicate's byte
     let o = explain(&["--color", "never"], &b, "w80.bin");
     assert_eq!(o.status.code(), Some(1));
-    let t = text(&o);
+    let t = stdout(&o);
     assert_eq!(marked(&t, "has_valid_neuron_events"), vec![0x04], "{t}");
     let o = explain(&["--color", "always"], &b, "w80.bin");
-    assert_eq!(red_bytes(&text(&o)), vec![0x04], "{}", text(&o));
+    assert_eq!(red_bytes(&stdout(&o)), vec![0x04], "{}", stdout(&o));
 }
 
 #[test]
 fn several_bad_bytes_are_each_marked() {
-    let mut b = header();
+    let mut b = valid_header();
     b[0x12] = 0x02;
     b[0x21] = 0x03;
     b[0x3E] = 0x04;
-    let t = text(&explain(&["--color", "never"], &b, "multi.bin"));
+    let t = stdout(&explain(&["--color", "never"], &b, "multi.bin"));
     assert_eq!(
         marked(&t, "custom_op_header_reserved_zero"),
         vec![0x12, 0x21, 0x3E],
@@ -152,9 +143,9 @@ fn names_stay_readable_on_an_invalid_bundle() {
     let valid = {
         let mut v = b;
         v[0x0D] = 0x03;
-        text(&explain(&["--color", "never"], &v, "d9ok.bin"))
+        stdout(&explain(&["--color", "never"], &v, "d9ok.bin"))
     };
-    let t = text(&explain(&["--color", "never"], &b, "d9bad.bin"));
+    let t = stdout(&explain(&["--color", "never"], &b, "d9bad.bin"));
     assert!(!t.contains("(raw)"), "{t}");
     assert_eq!(marked(&t, "dtype"), vec![0x0D], "{t}");
     // Every field line other than dtype reads as it does on the valid twin.
@@ -169,7 +160,7 @@ fn names_stay_readable_on_an_invalid_bundle() {
 
 #[test]
 fn color_modes_and_no_color() {
-    let mut b = header();
+    let mut b = valid_header();
     b[4] = 0x80;
     let p = input("color.bin", &b);
     let run = |args: &[&str], no_color: Option<&str>| {
@@ -178,7 +169,7 @@ fn color_modes_and_no_color() {
         if let Some(v) = no_color {
             c.env("NO_COLOR", v);
         }
-        text(&c.output().unwrap())
+        stdout(&c.output().unwrap())
     };
     // Piped: auto is plain, NO_COLOR or not; always colours even with NO_COLOR.
     assert!(!run(&[], None).contains('\x1b'));
@@ -222,7 +213,7 @@ fn color_modes_and_no_color() {
         if let Some(v) = no_color {
             c.env("NO_COLOR", v);
         }
-        text(&c.output().unwrap())
+        stdout(&c.output().unwrap())
     };
     assert!(tty(None).contains(RED), "{}", tty(None));
     assert!(
@@ -235,7 +226,7 @@ fn color_modes_and_no_color() {
 
 #[test]
 fn bad_color_value_is_a_usage_error() {
-    let o = explain(&["--color", "sometimes"], &header(), "bad.bin");
+    let o = explain(&["--color", "sometimes"], &valid_header(), "bad.bin");
     assert_eq!(o.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&o.stderr).contains("--color"));
 }

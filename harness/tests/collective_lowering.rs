@@ -3,7 +3,7 @@
 //! generator reaches every lowering verdict (not a vacuous pass).
 
 use std::collections::BTreeSet;
-use tpb_core::lower::Gen;
+use tpb_core::lower::Generation;
 use tpb_harness::arch::Arch;
 use tpb_harness::gate::{self, GateConfig};
 use tpb_harness::generators::SplitMix64;
@@ -17,7 +17,7 @@ fn bytes(seed: u64, n: usize) -> Vec<u8> {
 #[test]
 fn agree_under_every_generation_and_cover_every_verdict() {
     let mut verdicts = BTreeSet::new();
-    for gen in Gen::ALL {
+    for gen in Generation::ALL {
         let (mut lowered, mut rejected) = (0, 0);
         for seed in 0..3000u64 {
             let data = bytes(seed, 64 + (seed as usize % 700));

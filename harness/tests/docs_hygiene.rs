@@ -2,17 +2,13 @@
 //! citations, every FACTS citation resolves inside the repository
 //! (`docs/sources.md`), measurement logs in `docs/measurements.md`.
 
+mod common;
+
+use common::repo_root;
 use std::collections::BTreeSet;
 use std::fs;
 use std::path::{Path, PathBuf};
 use tpb_harness::{fuzz_entry::CORPUS_VERSION, SPEC_VERSION};
-
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("..")
-        .canonicalize()
-        .unwrap()
-}
 
 /// Folders that hold build output, fuzzing output, reports or corpus data,
 /// not sources (relative to the root).
@@ -46,7 +42,7 @@ fn sources() -> Vec<(PathBuf, String)> {
         }
     }
     let mut out = Vec::new();
-    walk(&root(), &root(), &mut out);
+    walk(&repo_root(), &repo_root(), &mut out);
     assert!(out.len() > 100, "only {} source files found", out.len());
     out
 }
@@ -72,7 +68,7 @@ fn prose(p: &Path, text: &str) -> Option<String> {
 #[test]
 fn one_spec_version_everywhere() {
     assert_eq!(CORPUS_VERSION, SPEC_VERSION);
-    let root = root();
+    let root = repo_root();
     let spec = fs::read_to_string(root.join("SPEC.md")).unwrap();
     assert!(
         spec.contains(&format!("Spec version: `{SPEC_VERSION}`")),
@@ -129,7 +125,7 @@ fn cited_paths(text: &str, tops: &BTreeSet<String>) -> Vec<String> {
 
 #[test]
 fn every_cited_repository_path_exists() {
-    let root = root();
+    let root = repo_root();
     let tops: BTreeSet<String> = fs::read_dir(&root)
         .unwrap()
         .flatten()
@@ -209,7 +205,7 @@ fn facts_citations(text: &str) -> (BTreeSet<u32>, BTreeSet<String>) {
 
 #[test]
 fn every_facts_citation_has_a_section_in_docs_sources() {
-    let sources_md = fs::read_to_string(root().join("docs/sources.md")).unwrap();
+    let sources_md = fs::read_to_string(repo_root().join("docs/sources.md")).unwrap();
     let headings: Vec<&str> = sources_md
         .lines()
         .filter_map(|l| l.strip_prefix("## "))
@@ -257,7 +253,7 @@ fn facts_citations_parses_each_form() {
 
 #[test]
 fn measurement_log_lives_in_docs_measurements() {
-    let root = root();
+    let root = repo_root();
     let fuzz = fs::read_to_string(root.join("fuzz/README.md")).unwrap();
     let log = fs::read_to_string(root.join("docs/measurements.md")).unwrap();
     assert!(
@@ -300,7 +296,7 @@ fn spec_citations(text: &str) -> BTreeSet<String> {
 
 #[test]
 fn every_spec_section_citation_has_a_heading() {
-    let spec = fs::read_to_string(root().join("SPEC.md")).unwrap();
+    let spec = fs::read_to_string(repo_root().join("SPEC.md")).unwrap();
     // `## 5. The encoders` → "5"; `### 5.1 Decoding` → "5.1".
     let sections: BTreeSet<String> = spec
         .lines()

@@ -3,8 +3,11 @@
 //! variants of both (crash, hang, garbage). The gate-level tests are in
 //! `gate_subjects.rs`.
 
+mod common;
 mod subjects;
 
+use common::{bundle_with, BIN};
+use std::path::Path;
 use std::time::{Duration, Instant};
 use subjects::*;
 use tpb_harness::arch::Arch;
@@ -15,26 +18,18 @@ const TIMEOUT: Duration = Duration::from_secs(10);
 
 fn start(spec: &str, timeout: Duration) -> ProcessSubject {
     let s: SubjectSpec = spec.parse().expect("spec");
-    external::start(&s, &tpbconform(), Arch::V2, timeout)
+    external::start(&s, Path::new(BIN), Arch::V2, timeout)
         .unwrap_or_else(|e| panic!("start {spec}: {e}"))
 }
 
 /// A valid CUSTOM_OP header (SPEC §3: num_payloads 3, function 0, 1 argument,
 /// no scratch) and payload (SPEC §4: arg_type 0x01 TENSOR, some AP bytes).
 fn valid_header() -> [u8; 64] {
-    let mut b = [0u8; 64];
-    b[0] = 0x85;
-    b[1] = 0x10;
-    b[0x0C] = 3;
-    b[0x0F] = 1;
-    b
+    bundle_with(&[(0, 0x85), (1, 0x10), (0x0C, 3), (0x0F, 1)])
 }
 
 fn valid_payload() -> [u8; 64] {
-    let mut b = [0u8; 64];
-    b[0] = 0x86;
-    b[1] = 0x10;
-    b[0x0F] = 1;
+    let mut b = bundle_with(&[(0, 0x86), (1, 0x10), (0x0F, 1)]);
     for (i, x) in b[0x10..].iter_mut().enumerate() {
         *x = i as u8;
     }
@@ -225,7 +220,7 @@ fn a_generation_the_subject_lacks_declares_no_ops() {
     let lib = c_example(dir.path(), false);
     for spec in [format!("lib:{}", lib.display()), python_spec("")] {
         let s: SubjectSpec = spec.parse().unwrap();
-        let mut p = external::start(&s, &tpbconform(), Arch::V3, TIMEOUT).unwrap();
+        let mut p = external::start(&s, Path::new(BIN), Arch::V3, TIMEOUT).unwrap();
         assert!(p.hello().ops.is_empty(), "{spec}");
         assert_eq!(
             p.call(&Request::ValidateHeader(valid_header())),
@@ -302,14 +297,8 @@ fn crashing_subjects_are_restarted_and_name_the_input() {
         "crash on id",
     );
     let dir = tempfile::tempdir().unwrap();
-    let lib = build_c(
-        dir.path(),
-        "crash",
-        &fixture("misbehave.c"),
-        &["MISBEHAVE_CRASH"],
-    );
     faults_are_isolated(
-        &format!("lib:{}", lib.display()),
+        &misbehave_lib(dir.path(), "crash", &["MISBEHAVE_CRASH"]),
         FaultClass::Crash,
         TIMEOUT,
         "",
@@ -321,14 +310,8 @@ fn hanging_subjects_time_out_and_are_restarted() {
     let t = Duration::from_millis(700);
     faults_are_isolated(&misbehave_py("hang"), FaultClass::Timeout, t, "hang on id");
     let dir = tempfile::tempdir().unwrap();
-    let lib = build_c(
-        dir.path(),
-        "hang",
-        &fixture("misbehave.c"),
-        &["MISBEHAVE_HANG"],
-    );
     faults_are_isolated(
-        &format!("lib:{}", lib.display()),
+        &misbehave_lib(dir.path(), "hang", &["MISBEHAVE_HANG"]),
         FaultClass::Timeout,
         t,
         "",
@@ -344,14 +327,8 @@ fn garbage_and_library_errors_are_protocol_faults() {
         "garbage on id",
     );
     let dir = tempfile::tempdir().unwrap();
-    let lib = build_c(
-        dir.path(),
-        "err",
-        &fixture("misbehave.c"),
-        &["MISBEHAVE_ERROR"],
-    );
     faults_are_isolated(
-        &format!("lib:{}", lib.display()),
+        &misbehave_lib(dir.path(), "err", &["MISBEHAVE_ERROR"]),
         FaultClass::Protocol,
         TIMEOUT,
         "",
@@ -371,14 +348,14 @@ fn subjects_that_cannot_start_say_why() {
     ];
     for (spec, want) in cases {
         let s: SubjectSpec = spec.parse().unwrap();
-        let e = external::start(&s, &tpbconform(), Arch::V2, Duration::from_secs(5))
+        let e = external::start(&s, Path::new(BIN), Arch::V2, Duration::from_secs(5))
             .err()
             .unwrap_or_else(|| panic!("{spec} started"));
         assert!(e.0.contains(want), "{spec}: {e}");
     }
     // Its stderr is part of the message.
     let s: SubjectSpec = "cmd:echo starting >&2; exit 3".parse().unwrap();
-    let e = external::start(&s, &tpbconform(), Arch::V2, TIMEOUT)
+    let e = external::start(&s, Path::new(BIN), Arch::V2, TIMEOUT)
         .err()
         .unwrap();
     assert!(e.0.contains("starting"), "{e}");
@@ -411,7 +388,7 @@ fn a_subject_that_cannot_restart_is_given_up_and_every_later_case_faults() {
 
 #[test]
 fn worker_rejects_non_lib_specs() {
-    let o = std::process::Command::new(tpbconform())
+    let o = std::process::Command::new(BIN)
         .args(["subject-worker", "cmd:true"])
         .output()
         .unwrap();
@@ -483,8 +460,7 @@ fn a_subject_that_faults_on_every_input_is_given_up_after_k_faults() {
         ("MISBEHAVE_CRASH", FaultClass::Crash),
         ("MISBEHAVE_ERROR", FaultClass::Protocol),
     ] {
-        let lib = build_c(dir.path(), def, &fixture("misbehave.c"), &[def]);
-        given_up_after_k(&format!("lib:{}", lib.display()), class, TIMEOUT);
+        given_up_after_k(&misbehave_lib(dir.path(), def, &[def]), class, TIMEOUT);
     }
 }
 

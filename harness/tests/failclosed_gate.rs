@@ -2,37 +2,16 @@
 //! claimed before any case runs. Each test names the promise of
 //! docs/guarantees.md it holds.
 
+mod common;
 mod subjects;
 
+use common::{code, stderr, wait_until, Reap, BIN};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Output, Stdio};
+use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
-const BIN: &str = env!("CARGO_BIN_EXE_tpbconform");
-
 fn tmp(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("tpb-fc-gate-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
-}
-
-fn code(o: &Output) -> i32 {
-    o.status.code().unwrap_or(-1)
-}
-
-fn err(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
-
-/// Kills and reaps a child on drop.
-struct Reap(Child);
-
-impl Drop for Reap {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
+    common::tmp("fc-gate", name)
 }
 
 fn gate(args: &[&str]) -> Command {
@@ -44,17 +23,6 @@ fn gate(args: &[&str]) -> Command {
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
     c
-}
-
-fn wait_for(p: &Path, secs: u64) -> bool {
-    let t0 = Instant::now();
-    while t0.elapsed() < Duration::from_secs(secs) {
-        if p.exists() {
-            return true;
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    false
 }
 
 /// Guarantee G7: the report folder is claimed before any case runs, so a
@@ -74,11 +42,14 @@ fn report_dir_is_claimed_before_the_run() {
         report.to_str().unwrap(),
     ];
     let _a = Reap(gate(&long).spawn().unwrap());
-    assert!(wait_for(&report, 20), "report folder not claimed at start");
+    assert!(
+        wait_until(Duration::from_secs(20), || report.exists()),
+        "report folder not claimed at start"
+    );
     let t0 = Instant::now();
     let b = gate(&long).output().unwrap();
-    assert_eq!(code(&b), 2, "{}", err(&b));
-    assert!(err(&b).contains("exists already"), "{}", err(&b));
+    assert_eq!(code(&b), 2, "{}", stderr(&b));
+    assert!(stderr(&b).contains("exists already"), "{}", stderr(&b));
     assert!(t0.elapsed() < Duration::from_secs(20), "refused only late");
     drop(_a);
     std::fs::remove_dir_all(&root).unwrap();
@@ -110,7 +81,7 @@ fn stale_cleanup_keeps_folders_it_did_not_make() {
     ])
     .output()
     .unwrap();
-    assert!(reports.join("r/summary.md").is_file(), "{}", err(&o));
+    assert!(reports.join("r/summary.md").is_file(), "{}", stderr(&o));
     for f in &foreign {
         assert!(f.join("precious").is_file(), "{} removed", f.display());
     }
@@ -168,7 +139,7 @@ fn gate_refuses_a_missing_or_empty_corpus() {
     let root = tmp("nocorpus");
     let good = header_corpus(&root);
     let ok = quick(&good, &root.join("r-ok"), &[]);
-    assert_eq!(code(&ok), 0, "{}", err(&ok));
+    assert_eq!(code(&ok), 0, "{}", stderr(&ok));
     let mut bad: Vec<(PathBuf, &str)> = vec![(root.join("missing"), "missing")];
     let empty = root.join("empty");
     std::fs::create_dir_all(&empty).unwrap();
@@ -194,12 +165,12 @@ fn gate_refuses_a_missing_or_empty_corpus() {
     for (i, (c, what)) in bad.iter().enumerate() {
         let report = root.join(format!("r{i}"));
         let o = quick(c, &report, &[]);
-        assert_eq!(code(&o), 2, "{what}: {}", err(&o));
-        assert!(err(&o).contains("--no-corpus"), "{what}: {}", err(&o));
+        assert_eq!(code(&o), 2, "{what}: {}", stderr(&o));
+        assert!(stderr(&o).contains("--no-corpus"), "{what}: {}", stderr(&o));
         assert!(!report.exists(), "{what}: report folder created");
         // --no-corpus runs the generated cases only.
         let o = quick(c, &root.join(format!("n{i}")), &["--no-corpus"]);
-        assert_eq!(code(&o), 0, "{what} --no-corpus: {}", err(&o));
+        assert_eq!(code(&o), 0, "{what} --no-corpus: {}", stderr(&o));
     }
     std::fs::remove_dir_all(&root).unwrap();
 }
@@ -217,7 +188,7 @@ fn gate_with_zero_cases_never_passes() {
         args.push(r.to_str().unwrap());
         args.extend_from_slice(&extra);
         let o = gate(&args).output().unwrap();
-        assert_eq!(code(&o), 2, "{extra:?}: {}", err(&o));
+        assert_eq!(code(&o), 2, "{extra:?}: {}", stderr(&o));
         assert!(!r.exists());
     }
     let o = gate(&[
@@ -234,7 +205,7 @@ fn gate_with_zero_cases_never_passes() {
     ])
     .output()
     .unwrap();
-    assert_eq!(code(&o), 1, "{}", err(&o));
+    assert_eq!(code(&o), 1, "{}", stderr(&o));
     let s = std::fs::read_to_string(root.join("shard/summary.md")).unwrap();
     assert!(
         s.contains("**FAIL**") && s.contains("ran no generated case"),
@@ -267,7 +238,7 @@ fn budget_cut_run_is_incomplete() {
     };
     let r1 = root.join("cut");
     let o = long(&r1, &[]);
-    assert_eq!(code(&o), 1, "{}", err(&o));
+    assert_eq!(code(&o), 1, "{}", stderr(&o));
     assert!(String::from_utf8_lossy(&o.stdout).contains("gate: INCOMPLETE"));
     let s = std::fs::read_to_string(r1.join("summary.md")).unwrap();
     assert!(s.contains("**INCOMPLETE**"), "{s}");
@@ -282,7 +253,7 @@ fn budget_cut_run_is_incomplete() {
     assert_eq!(m["verdict"], "INCOMPLETE");
     // A complete run's junit.xml says PASS and has no incomplete marker.
     let full = quick(&c, &root.join("full"), &[]);
-    assert_eq!(code(&full), 0, "{}", err(&full));
+    assert_eq!(code(&full), 0, "{}", stderr(&full));
     let j = std::fs::read_to_string(root.join("full/junit.xml")).unwrap();
     assert!(
         !j.contains("incomplete") && j.contains("value=\"PASS\""),
@@ -291,7 +262,7 @@ fn budget_cut_run_is_incomplete() {
     // --allow-partial: exit 0, still INCOMPLETE in the report.
     let r2 = root.join("partial");
     let o = long(&r2, &["--allow-partial"]);
-    assert_eq!(code(&o), 0, "{}", err(&o));
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
     let s = std::fs::read_to_string(r2.join("summary.md")).unwrap();
     assert!(s.contains("**INCOMPLETE**"), "{s}");
     std::fs::remove_dir_all(&root).unwrap();
@@ -312,9 +283,9 @@ fn bad_seconds_are_usage_errors() {
         ])
         .output()
         .unwrap();
-        assert_eq!(code(&o), 2, "{v}: {}", err(&o));
-        assert!(err(&o).contains("--seconds"), "{v}: {}", err(&o));
-        assert!(!err(&o).contains("panicked"), "{v}: {}", err(&o));
+        assert_eq!(code(&o), 2, "{v}: {}", stderr(&o));
+        assert!(stderr(&o).contains("--seconds"), "{v}: {}", stderr(&o));
+        assert!(!stderr(&o).contains("panicked"), "{v}: {}", stderr(&o));
         assert!(!r.exists());
     }
     std::fs::remove_dir_all(&root).unwrap();
@@ -349,7 +320,7 @@ fn huge_case_count_stops_in_time_with_bounded_memory() {
         .stdin(Stdio::null())
         .output()
         .unwrap();
-    assert_eq!(code(&o), 1, "{}", err(&o));
+    assert_eq!(code(&o), 1, "{}", stderr(&o));
     assert!(t0.elapsed() < Duration::from_secs(60), "{:?}", t0.elapsed());
     let s = std::fs::read_to_string(r.join("summary.md")).unwrap();
     assert!(s.contains("**INCOMPLETE**"), "{s}");
@@ -372,7 +343,7 @@ fn repeated_targets_run_once() {
     ])
     .output()
     .unwrap();
-    assert_eq!(code(&o), 0, "{}", err(&o));
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
     let m: serde_json::Value =
         serde_json::from_slice(&std::fs::read(r.join("run.json")).unwrap()).unwrap();
     let names: Vec<&str> = m["targets"]
@@ -451,7 +422,7 @@ fn subject_panic_mid_gate_is_reported_with_its_input() {
     .env("TPB_GATE_DEBUG_SUBJECT_PANIC_CASE", "97")
     .output()
     .unwrap();
-    assert_eq!(code(&o), 1, "{}", err(&o));
+    assert_eq!(code(&o), 1, "{}", stderr(&o));
     let jsonl = std::fs::read_to_string(r.join("divergences.jsonl")).unwrap();
     let recs: Vec<serde_json::Value> = jsonl
         .lines()
@@ -531,20 +502,24 @@ fn a_subject_judged_on_nothing_never_passes() {
             code(&o),
             1,
             "{name}: judged on nothing must fail: {}",
-            err(&o)
+            stderr(&o)
         );
         assert!(
-            err(&o).contains("was judged on no case"),
+            stderr(&o).contains("was judged on no case"),
             "{name}: {}",
-            err(&o)
+            stderr(&o)
         );
         let summary = std::fs::read_to_string(dir.join(format!("{name}-0/summary.md"))).unwrap();
         assert!(summary.contains("was judged on no case"), "{summary}");
         assert!(!summary.contains("PASS"), "{summary}");
     }
     let o = run(&planted, "2000", "planted-2000");
-    assert_eq!(code(&o), 1, "the planted bug is found: {}", err(&o));
-    assert!(!err(&o).contains("was judged on no case"), "{}", err(&o));
+    assert_eq!(code(&o), 1, "the planted bug is found: {}", stderr(&o));
+    assert!(
+        !stderr(&o).contains("was judged on no case"),
+        "{}",
+        stderr(&o)
+    );
     let o = run(&good, "2000", "good-2000");
-    assert_eq!(code(&o), 0, "{}", err(&o));
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
 }

@@ -3,66 +3,17 @@
 //! stdin, `encode -o` and `minimize` replacing only what they own.
 //! Each test names the promise of docs/guarantees.md it holds.
 
+mod common;
+
+use common::{code, hexline, run, stderr, valid_header, Reap, BIN};
 use std::io::{BufRead, BufReader, Read, Write};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Output, Stdio};
+use std::process::{Command, Stdio};
 use std::sync::mpsc;
 use std::time::Duration;
 
-const BIN: &str = env!("CARGO_BIN_EXE_tpbconform");
-
 fn tmp(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("tpb-fc-io-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
-}
-
-fn run(args: &[&str], stdin: &[u8]) -> Output {
-    let mut child = Command::new(BIN)
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut i = child.stdin.take().unwrap();
-    let data = stdin.to_vec();
-    let w = std::thread::spawn(move || {
-        let _ = i.write_all(&data);
-    });
-    let o = child.wait_with_output().unwrap();
-    let _ = w.join();
-    o
-}
-
-fn code(o: &Output) -> i32 {
-    o.status.code().unwrap_or(-1)
-}
-
-fn err(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
-
-fn header() -> [u8; 64] {
-    let mut h = [0u8; 64];
-    h[0] = 0x85;
-    h[1] = 0x10;
-    h
-}
-
-fn hexline(b: &[u8]) -> String {
-    b.iter().map(|x| format!("{x:02x}")).collect()
-}
-
-/// Kills and reaps a child on drop, so a failing test leaves no process.
-struct Reap(Child);
-
-impl Drop for Reap {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
+    common::tmp("fc-io", name)
 }
 
 /// Starts `args`, writes `first` to its stdin and keeps stdin open; returns
@@ -97,10 +48,10 @@ fn first_line_before_eof(args: &[&str], first: &[u8]) -> Option<String> {
 #[test]
 fn readers_print_before_the_input_ends() {
     // Enough bundles to fill the stdout buffer (BufWriter flushes at 8 KiB).
-    let bin: Vec<u8> = header().repeat(400);
-    let hex: String = (0..400).map(|_| hexline(&header()) + "\n").collect();
+    let bin: Vec<u8> = valid_header().repeat(400);
+    let hex: String = (0..400).map(|_| hexline(&valid_header()) + "\n").collect();
     let jsonl = {
-        let o = run(&["decode"], &header());
+        let o = run(&["decode"], &valid_header());
         String::from_utf8(o.stdout).unwrap().repeat(400)
     };
     for (args, input) in [
@@ -191,7 +142,7 @@ fn endless_hex_line_is_refused_at_the_cap() {
 fn broken_pipe_exits_141_quietly() {
     let dir = tmp("pipe");
     let input = dir.join("many.bin");
-    std::fs::write(&input, header().repeat(20_000)).unwrap();
+    std::fs::write(&input, valid_header().repeat(20_000)).unwrap();
     let path = input.to_str().unwrap();
     for args in [
         vec!["check", path],
@@ -210,8 +161,8 @@ fn broken_pipe_exits_141_quietly() {
         out.read_exact(&mut first).unwrap();
         drop(out);
         let o = c.wait_with_output().unwrap();
-        assert_eq!(o.status.code(), Some(141), "{args:?}: {}", err(&o));
-        assert!(o.stderr.is_empty(), "{args:?}: quiet, got {}", err(&o));
+        assert_eq!(o.status.code(), Some(141), "{args:?}: {}", stderr(&o));
+        assert!(o.stderr.is_empty(), "{args:?}: quiet, got {}", stderr(&o));
     }
     std::fs::remove_dir_all(&dir).unwrap();
 }
@@ -223,18 +174,21 @@ fn replay_file_length_and_stdin() {
     let dir = tmp("replay");
     for n in [63usize, 65] {
         let p = dir.join(format!("b{n}"));
-        let mut data = header().to_vec();
+        let mut data = valid_header().to_vec();
         data.resize(n, 0);
         std::fs::write(&p, &data).unwrap();
         let o = run(
             &["replay", "--target", "validate_header", p.to_str().unwrap()],
             b"",
         );
-        assert_eq!(code(&o), 2, "{n} bytes: {}", err(&o));
-        assert!(err(&o).contains(&format!("{n} bytes")), "{}", err(&o));
+        assert_eq!(code(&o), 2, "{n} bytes: {}", stderr(&o));
+        assert!(stderr(&o).contains(&format!("{n} bytes")), "{}", stderr(&o));
     }
-    let o = run(&["replay", "--target", "validate_header", "-"], &header());
-    assert_eq!(code(&o), 0, "{}", err(&o));
+    let o = run(
+        &["replay", "--target", "validate_header", "-"],
+        &valid_header(),
+    );
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
     assert!(
         String::from_utf8_lossy(&o.stdout).starts_with("<stdin>: agree"),
         "{}",
@@ -244,7 +198,7 @@ fn replay_file_length_and_stdin() {
 }
 
 fn decoded_header() -> serde_json::Value {
-    let o = run(&["decode"], &header());
+    let o = run(&["decode"], &valid_header());
     serde_json::from_slice(&o.stdout).unwrap()
 }
 
@@ -278,23 +232,27 @@ fn encode_rejects_bad_mnemonics_unknown_and_duplicate_keys() {
     ));
     for (line, what) in &cases {
         let o = run(&["encode"], format!("{line}\n").as_bytes());
-        assert_eq!(code(&o), 2, "{line}: {}", err(&o));
+        assert_eq!(code(&o), 2, "{line}: {}", stderr(&o));
         assert!(
-            err(&o).contains("<stdin>:1") && err(&o).contains(what),
+            stderr(&o).contains("<stdin>:1") && stderr(&o).contains(what),
             "{line}: {}",
-            err(&o)
+            stderr(&o)
         );
     }
     // An unknown field is named by its name.
     let mut m = good.clone();
     m["fields"]["bogus_field"] = 0.into();
     let o = run(&["encode"], m.to_string().as_bytes());
-    assert_eq!(code(&o), 1, "{}", err(&o));
-    assert!(err(&o).contains("bad field `bogus_field`"), "{}", err(&o));
+    assert_eq!(code(&o), 1, "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("bad field `bogus_field`"),
+        "{}",
+        stderr(&o)
+    );
     // The good record still encodes.
     let o = run(&["encode"], good_s.as_bytes());
-    assert_eq!(code(&o), 0, "{}", err(&o));
-    assert_eq!(o.stdout, header().to_vec());
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    assert_eq!(o.stdout, valid_header().to_vec());
 }
 
 /// Guarantee W1/W2: `encode -o` replaces only a regular file, keeps its
@@ -310,22 +268,26 @@ fn encode_output_replaces_only_regular_files_it_owns() {
     std::fs::write(&f, b"old").unwrap();
     std::fs::set_permissions(&f, std::fs::Permissions::from_mode(0o600)).unwrap();
     let o = run(&["encode", "-o", f.to_str().unwrap()], good.as_bytes());
-    assert_eq!(code(&o), 0, "{}", err(&o));
-    assert_eq!(std::fs::read(&f).unwrap(), header().to_vec());
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    assert_eq!(std::fs::read(&f).unwrap(), valid_header().to_vec());
     let mode = std::fs::metadata(&f).unwrap().permissions().mode() & 0o777;
     assert_eq!(mode, 0o600);
     // Every record skipped: the file is left as it was.
     let error_rec = "{\"index\":0,\"opcode\":\"0x00\",\"mnemonic\":null,\"error\":\"x\",\"field\":\"opcode\",\"offset\":0}\n";
     let o = run(&["encode", "-o", f.to_str().unwrap()], error_rec.as_bytes());
-    assert_eq!(code(&o), 1, "{}", err(&o));
-    assert_eq!(std::fs::read(&f).unwrap(), header().to_vec(), "not emptied");
+    assert_eq!(code(&o), 1, "{}", stderr(&o));
+    assert_eq!(
+        std::fs::read(&f).unwrap(),
+        valid_header().to_vec(),
+        "not emptied"
+    );
     // Exit 2 (bad line after a good one): unchanged.
     std::fs::write(&f, b"keep").unwrap();
     let o = run(
         &["encode", "-o", f.to_str().unwrap()],
         format!("{good}{{bad\n").as_bytes(),
     );
-    assert_eq!(code(&o), 2, "{}", err(&o));
+    assert_eq!(code(&o), 2, "{}", stderr(&o));
     assert_eq!(std::fs::read(&f).unwrap(), b"keep");
     // A symlink, a FIFO and a device are refused and stay what they were.
     let target = dir.join("target");
@@ -340,8 +302,8 @@ fn encode_output_replaces_only_regular_files_it_owns() {
         .success());
     for p in [link.as_path(), fifo.as_path(), Path::new("/dev/null")] {
         let o = run(&["encode", "-o", p.to_str().unwrap()], good.as_bytes());
-        assert_eq!(code(&o), 2, "{}: {}", p.display(), err(&o));
-        assert!(err(&o).contains("not a regular file"), "{}", err(&o));
+        assert_eq!(code(&o), 2, "{}: {}", p.display(), stderr(&o));
+        assert!(stderr(&o).contains("not a regular file"), "{}", stderr(&o));
     }
     assert!(std::fs::symlink_metadata(&link)
         .unwrap()
@@ -371,8 +333,8 @@ fn corpus(root: &Path) -> PathBuf {
     for t in ["validate_header", "alu_lut"] {
         std::fs::create_dir_all(c.join(t)).unwrap();
     }
-    std::fs::write(c.join("validate_header/a"), header()).unwrap();
-    std::fs::write(c.join("validate_header/b"), header()).unwrap();
+    std::fs::write(c.join("validate_header/a"), valid_header()).unwrap();
+    std::fs::write(c.join("validate_header/b"), valid_header()).unwrap();
     std::fs::write(c.join("alu_lut/x"), [24u8]).unwrap();
     std::fs::write(c.join("alu_lut/y"), [24u8]).unwrap();
     std::fs::write(c.join("README.md"), b"readme").unwrap();
@@ -414,7 +376,7 @@ fn minimize_in_place_touches_only_redundant_inputs() {
     let c = corpus(&root);
     let vh = c.join("validate_header");
     std::fs::create_dir_all(vh.join("crashes")).unwrap();
-    std::fs::write(vh.join("crashes/crash-1"), header()).unwrap();
+    std::fs::write(vh.join("crashes/crash-1"), valid_header()).unwrap();
     assert!(Command::new("mkfifo")
         .arg(vh.join("fifo"))
         .status()
@@ -436,11 +398,11 @@ fn minimize_in_place_touches_only_redundant_inputs() {
     }
     let _ = c2.kill();
     let o = c2.wait_with_output().unwrap();
-    assert_eq!(code(&o), 0, "{}", err(&o));
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
     assert!(
-        err(&o).contains("fifo: FIFO") && err(&o).contains("zero: device"),
+        stderr(&o).contains("fifo: FIFO") && stderr(&o).contains("zero: device"),
         "{}",
-        err(&o)
+        stderr(&o)
     );
     let left: Vec<String> = snapshot(&c).into_iter().map(|(n, _)| n).collect();
     assert_eq!(
@@ -487,8 +449,8 @@ fn minimize_output_never_overwrites() {
             ],
             b"",
         );
-        assert_eq!(code(&o), 2, "{}", err(&o));
-        assert!(err(&o).contains("exists already"), "{}", err(&o));
+        assert_eq!(code(&o), 2, "{}", stderr(&o));
+        assert!(stderr(&o).contains("exists already"), "{}", stderr(&o));
         assert_eq!(snapshot(&c), before_c);
         assert_eq!(snapshot(&other), before_o);
     }
@@ -503,7 +465,7 @@ fn minimize_output_never_overwrites() {
         ],
         b"",
     );
-    assert_eq!(code(&o), 0, "{}", err(&o));
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
     assert_eq!(snapshot(&c), before_c);
     let names: Vec<String> = snapshot(&fresh).into_iter().map(|(n, _)| n).collect();
     assert_eq!(
@@ -529,8 +491,8 @@ fn minimize_error_part_way_changes_nothing() {
     std::os::unix::fs::symlink(root.join("gone"), c.join("validate_header/dangling")).unwrap();
     let before = snapshot(&c);
     let o = run(&["minimize", c.to_str().unwrap()], b"");
-    assert_eq!(code(&o), 2, "{}", err(&o));
-    assert!(err(&o).contains("dangling"), "{}", err(&o));
+    assert_eq!(code(&o), 2, "{}", stderr(&o));
+    assert!(stderr(&o).contains("dangling"), "{}", stderr(&o));
     assert_eq!(
         snapshot(&c),
         before,

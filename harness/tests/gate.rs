@@ -3,36 +3,18 @@
 //! fail-closed behaviour and crash safety. Kept fast in debug builds (small
 //! `--cases`).
 
+mod common;
+
+use common::{code, stderr, tpb, BIN};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 use tpb_harness::arch::Arch;
 use tpb_harness::gate::{self, GateConfig, Shard};
 use tpb_harness::targets::Target;
 
-const BIN: &str = env!("CARGO_BIN_EXE_tpbconform");
-
 fn tmp(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("tpb-gate-test-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
-}
-
-fn tpb(args: &[&str]) -> Output {
-    Command::new(BIN)
-        .args(args)
-        .stdin(Stdio::null())
-        .output()
-        .unwrap()
-}
-
-fn code(o: &Output) -> i32 {
-    o.status.code().unwrap_or(-1)
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).to_string()
+    common::tmp("gate-test", name)
 }
 
 fn files_under(dir: &Path) -> Vec<PathBuf> {

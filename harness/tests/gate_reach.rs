@@ -4,19 +4,17 @@
 //! never hit, and a full run (complete, unsharded, every target, at least the
 //! default case count) with an unhit class FAILS.
 
+mod common;
+
+use common::BIN;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use tpb_harness::arch::Arch;
 use tpb_harness::gate::{self, declared_reach, reach_failure, GateConfig, GateFailure, GateRun};
 use tpb_harness::targets::Target;
 
-const BIN: &str = env!("CARGO_BIN_EXE_tpbconform");
-
 fn tmp(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("tpb-gate-reach-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
+    common::tmp("gate-reach", name)
 }
 
 /// A run of every gate target with no case classified: every declared class unhit.

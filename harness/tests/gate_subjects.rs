@@ -3,22 +3,16 @@
 //! planted-bug variants, and subjects that crash, hang or print garbage.
 //! Small `--cases`: external subjects cost a round trip per case.
 
+mod common;
 mod subjects;
 
+use common::{code, repo_root, text, BIN};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use subjects::*;
 
 /// Validator targets plus one the examples lack.
 const TARGETS: &str = "validate_header,validate_payload,decode_any";
-
-fn code(o: &Output) -> i32 {
-    o.status.code().unwrap_or(-1)
-}
-
-fn text(b: &[u8]) -> String {
-    String::from_utf8_lossy(b).into_owned()
-}
 
 /// Runs the gate on `targets` with `cases` cases and the subject; returns
 /// its output and summary.md.
@@ -36,7 +30,7 @@ fn gate_in(
     extra: &[&str],
 ) -> (Output, String, PathBuf) {
     let report = dir.join(format!("report-{}", dir.read_dir().unwrap().count()));
-    let o = Command::new(tpbconform())
+    let o = Command::new(BIN)
         .current_dir(repo_root())
         .args(["gate", "--quiet", "--cases", cases, "--targets", targets])
         .args(["--subject", subject])
@@ -71,7 +65,7 @@ fn replay_lines(summary: &str) -> Vec<String> {
 /// binary under test standing in for `tpbconform`, in the repository root
 /// (a line replaying a `divergences/` file: in the report folder `report`).
 fn run_replay(line: &str, report: &Path) -> Output {
-    let cmd = line.replacen("tpbconform", &tpbconform().display().to_string(), 1);
+    let cmd = line.replacen("tpbconform", BIN, 1);
     Command::new("sh")
         .arg("-c")
         .arg(cmd)
@@ -169,13 +163,11 @@ fn misbehaving(spec: &str, class: &str, extra: &[&str]) {
 fn a_crashing_subject_is_a_crash_finding_with_its_input() {
     misbehaving(&misbehave_py("crash"), "crash", &[]);
     let dir = tempfile::tempdir().unwrap();
-    let lib = build_c(
-        dir.path(),
+    misbehaving(
+        &misbehave_lib(dir.path(), "crash", &["MISBEHAVE_CRASH"]),
         "crash",
-        &fixture("misbehave.c"),
-        &["MISBEHAVE_CRASH"],
+        &[],
     );
-    misbehaving(&lib_spec(&lib), "crash", &[]);
 }
 
 #[test]
@@ -199,7 +191,7 @@ fn subject_check_reports_name_protocol_capabilities_and_smoke_result() {
         (lib_spec(&bad), false),
         (python_spec("--planted-bug"), false),
     ] {
-        let o = Command::new(tpbconform())
+        let o = Command::new(BIN)
             .args(["subject-check", &spec])
             .current_dir(repo_root())
             .stdin(Stdio::null())
@@ -211,7 +203,7 @@ fn subject_check_reports_name_protocol_capabilities_and_smoke_result() {
         assert!(out.contains("tpb-subject/1"), "{out}");
         assert!(out.contains("validate_header"), "{out}");
     }
-    let o = Command::new(tpbconform())
+    let o = Command::new(BIN)
         .args(["subject-check", "cmd:exit 3"])
         .stdin(Stdio::null())
         .output()

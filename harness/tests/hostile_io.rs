@@ -4,34 +4,17 @@
 //! survives any exit path, and vector files are read like every other
 //! input (special files skipped, a size cap, bounded memory).
 
+mod common;
+
+use common::{code, exit_within, hexline, signal, stderr, valid_header, wait_until, Reap, BIN};
 use std::io::Write;
 use std::os::unix::fs::{symlink, MetadataExt, PermissionsExt};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Output, Stdio};
-use std::time::{Duration, Instant};
-
-const BIN: &str = env!("CARGO_BIN_EXE_tpbconform");
+use std::process::{Command, Output, Stdio};
+use std::time::Duration;
 
 fn tmp(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("tpb-hostile-io-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
-}
-
-fn code(o: &Output) -> i32 {
-    o.status.code().unwrap_or(-1)
-}
-
-fn err(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
-
-fn header() -> [u8; 64] {
-    let mut h = [0u8; 64];
-    h[0] = 0x85;
-    h[1] = 0x10;
-    h
+    common::tmp("hostile-io", name)
 }
 
 /// The JSONL record `decode` prints for [`header`] (what `encode` reads).
@@ -42,7 +25,7 @@ fn header_record() -> Vec<u8> {
         .stdout(Stdio::piped())
         .spawn()
         .unwrap();
-    let hex: String = header().iter().map(|b| format!("{b:02x}")).collect();
+    let hex = hexline(&valid_header());
     c.stdin.take().unwrap().write_all(hex.as_bytes()).unwrap();
     c.wait_with_output().unwrap().stdout
 }
@@ -57,51 +40,13 @@ fn names_with(dir: &Path, part: &str) -> Vec<String> {
         .collect()
 }
 
-/// Kills and reaps a child on drop.
-struct Reap(Child);
-
-impl Drop for Reap {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
-fn signal(c: &Child, sig: nix::sys::signal::Signal) {
-    let pid = nix::unistd::Pid::from_raw(i32::try_from(c.id()).unwrap());
-    nix::sys::signal::kill(pid, sig).unwrap();
-}
-
-/// Waits up to `secs` for the child to exit; its status code.
-fn exit_within(c: &mut Child, secs: f64) -> Option<i32> {
-    let t0 = Instant::now();
-    while t0.elapsed() < Duration::from_secs_f64(secs) {
-        if let Some(s) = c.try_wait().unwrap() {
-            return Some(s.code().unwrap_or(-1));
-        }
-        std::thread::sleep(Duration::from_millis(10));
-    }
-    None
-}
-
-fn wait_until(secs: u64, f: impl Fn() -> bool) -> bool {
-    let t0 = Instant::now();
-    while t0.elapsed() < Duration::from_secs(secs) {
-        if f() {
-            return true;
-        }
-        std::thread::sleep(Duration::from_millis(10));
-    }
-    false
-}
-
 /// A corpus root with `validate_header/` (two equal inputs: one is
 /// redundant) and `vectors/`.
 fn corpus(root: &Path) -> PathBuf {
     let c = root.join("corpus");
     std::fs::create_dir_all(c.join("validate_header")).unwrap();
-    std::fs::write(c.join("validate_header/a"), header()).unwrap();
-    std::fs::write(c.join("validate_header/b"), header()).unwrap();
+    std::fs::write(c.join("validate_header/a"), valid_header()).unwrap();
+    std::fs::write(c.join("validate_header/b"), valid_header()).unwrap();
     std::fs::create_dir_all(c.join("vectors")).unwrap();
     c
 }
@@ -117,16 +62,16 @@ fn minimize_never_follows_symlinks_out_of_the_corpus() {
     let outside = root.join("outside");
     std::fs::create_dir_all(&outside).unwrap();
     for i in 0..7 {
-        std::fs::write(outside.join(format!("f{i}")), header()).unwrap();
+        std::fs::write(outside.join(format!("f{i}")), valid_header()).unwrap();
     }
     symlink(&outside, c.join("validate_payload")).unwrap();
-    std::fs::write(root.join("lone"), header()).unwrap();
+    std::fs::write(root.join("lone"), valid_header()).unwrap();
     symlink(root.join("lone"), c.join("validate_header/link")).unwrap();
     let o = Command::new(BIN)
         .args(["minimize", c.to_str().unwrap()])
         .output()
         .unwrap();
-    assert_eq!(code(&o), 0, "{}", err(&o));
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
     assert_eq!(
         names_with(&outside, "f").len(),
         7,
@@ -134,7 +79,7 @@ fn minimize_never_follows_symlinks_out_of_the_corpus() {
     );
     assert!(root.join("lone").exists());
     assert!(std::fs::symlink_metadata(c.join("validate_header/link")).is_ok());
-    let e = err(&o);
+    let e = stderr(&o);
     assert!(
         e.contains("validate_payload: symlink to a directory, not followed"),
         "{e}"
@@ -154,8 +99,8 @@ fn minimize_never_follows_symlinks_out_of_the_corpus() {
         .args(["minimize", c.join("validate_payload").to_str().unwrap()])
         .output()
         .unwrap();
-    assert_eq!(code(&o), 2, "{}", err(&o));
-    assert!(err(&o).contains("is a symlink"), "{}", err(&o));
+    assert_eq!(code(&o), 2, "{}", stderr(&o));
+    assert!(stderr(&o).contains("is a symlink"), "{}", stderr(&o));
     assert_eq!(names_with(&outside, "f").len(), 7);
     std::fs::remove_dir_all(&root).unwrap();
 }
@@ -168,12 +113,12 @@ fn gate_corpus_walk_skips_symlinks_and_names_them() {
     let c = corpus(&root);
     std::fs::write(
         c.join("vectors/v.txt"),
-        format!("{} header valid -\n", hex(&header())),
+        format!("{} header valid -\n", hex(&valid_header())),
     )
     .unwrap();
     let outside = root.join("outside");
     std::fs::create_dir_all(&outside).unwrap();
-    std::fs::write(outside.join("x"), header()).unwrap();
+    std::fs::write(outside.join("x"), valid_header()).unwrap();
     symlink(&outside, c.join("validate_header/sub")).unwrap();
     symlink(outside.join("x"), c.join("validate_header/file")).unwrap();
     let r = root.join("r");
@@ -188,7 +133,7 @@ fn gate_corpus_walk_skips_symlinks_and_names_them() {
         .args(["--report-dir", r.to_str().unwrap()])
         .output()
         .unwrap();
-    assert_eq!(code(&o), 0, "{}", err(&o));
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
     let s = std::fs::read_to_string(r.join("summary.md")).unwrap();
     assert!(
         s.contains("sub: symlink to a directory, not followed"),
@@ -251,8 +196,8 @@ fn encode_output_refuses_a_file_owned_by_another_user() {
             .unwrap();
         c.stdin.take().unwrap().write_all(&rec).unwrap();
         let o = c.wait_with_output().unwrap();
-        assert_eq!(code(&o), 2, "{mode:o}: {}", err(&o));
-        assert!(err(&o).contains("owned by uid 65534"), "{}", err(&o));
+        assert_eq!(code(&o), 2, "{mode:o}: {}", stderr(&o));
+        assert!(stderr(&o).contains("owned by uid 65534"), "{}", stderr(&o));
         assert_eq!(std::fs::read(&theirs).unwrap(), b"not yours");
         assert_eq!(std::fs::metadata(&theirs).unwrap().uid(), NOBODY);
         // Owned by root, written by nobody.
@@ -260,7 +205,7 @@ fn encode_output_refuses_a_file_owned_by_another_user() {
         std::fs::write(&mine, b"root's").unwrap();
         std::fs::set_permissions(&mine, std::fs::Permissions::from_mode(0o666)).unwrap();
         if let Some(o) = as_nobody(&["encode", "-o", mine.to_str().unwrap()], &rec) {
-            assert_eq!(code(&o), 2, "{mode:o}: {}", err(&o));
+            assert_eq!(code(&o), 2, "{mode:o}: {}", stderr(&o));
             assert_eq!(std::fs::read(&mine).unwrap(), b"root's");
             assert_eq!(std::fs::metadata(&mine).unwrap().uid(), 0);
         }
@@ -296,11 +241,12 @@ fn a_signal_during_encode_output_leaves_no_temporary_file() {
         stdin.write_all(&rec).unwrap();
         stdin.flush().unwrap();
         assert!(
-            wait_until(20, || !names_with(&d, ".tmp").is_empty()),
+            wait_until(Duration::from_secs(20), || !names_with(&d, ".tmp")
+                .is_empty()),
             "encode never created its temporary file"
         );
         signal(&c.0, sig);
-        let st = exit_within(&mut c.0, 5.0);
+        let st = exit_within(&mut c.0, Duration::from_secs(5)).map(|(code, _)| code);
         assert_eq!(st, Some(130), "{sig}");
         assert!(
             names_with(&d, ".tmp").is_empty(),
@@ -331,11 +277,16 @@ fn sigint_late_in_minimize_output_leaves_no_staging_folder() {
             .unwrap(),
     );
     let staged = root.join(format!(".m.min-{}/validate_header", child.0.id()));
-    assert!(wait_until(20, || std::fs::read_dir(&staged)
-        .map_or(0, Iterator::count)
+    assert!(wait_until(Duration::from_secs(20), || std::fs::read_dir(
+        &staged
+    )
+    .map_or(0, Iterator::count)
         == 1));
     signal(&child.0, nix::sys::signal::Signal::SIGINT);
-    assert_eq!(exit_within(&mut child.0, 2.0), Some(130));
+    assert_eq!(
+        exit_within(&mut child.0, Duration::from_secs(2)).map(|(code, _)| code),
+        Some(130)
+    );
     assert!(
         names_with(&root, ".min-").is_empty(),
         "{:?}",
@@ -357,7 +308,7 @@ fn vector_files_skip_special_files_and_stream_within_a_memory_cap() {
     let v = c.join("vectors");
     std::fs::write(
         v.join("a.txt"),
-        format!("{} header valid -\n", hex(&header())),
+        format!("{} header valid -\n", hex(&valid_header())),
     )
     .unwrap();
     assert!(Command::new("mkfifo")
@@ -384,7 +335,7 @@ fn vector_files_skip_special_files_and_stream_within_a_memory_cap() {
                 .spawn()
                 .unwrap(),
         );
-        let st = exit_within(&mut child.0, 60.0);
+        let st = exit_within(&mut child.0, Duration::from_secs(60)).map(|(code, _)| code);
         let mut e = String::new();
         if st.is_some() {
             use std::io::Read;

@@ -4,31 +4,18 @@
 //! its pipe) outlives the gate, and SIGINT / SIGTERM end the gate within
 //! 2 s in every phase.
 
+mod common;
 mod subjects;
 
+use common::{exit_within, repo_root, signal, Reap, BIN};
 use nix::sys::signal::Signal;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 use subjects::*;
 
-const BIN: &str = env!("CARGO_BIN_EXE_tpbconform");
-
 fn tmp(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("tpb-hostile-subj-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
-}
-
-/// Kills and reaps a child on drop.
-struct Reap(Child);
-
-impl Drop for Reap {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
+    common::tmp("hostile-subj", name)
 }
 
 fn spawn(args: &[&str]) -> Reap {
@@ -41,23 +28,6 @@ fn spawn(args: &[&str]) -> Reap {
             .spawn()
             .unwrap(),
     )
-}
-
-fn signal(c: &Child, sig: Signal) {
-    let pid = nix::unistd::Pid::from_raw(i32::try_from(c.id()).unwrap());
-    let _ = nix::sys::signal::kill(pid, sig);
-}
-
-/// Waits up to `limit` for the child to exit: its exit code and how long.
-fn exit_within(c: &mut Child, limit: Duration) -> Option<(i32, Duration)> {
-    let t0 = Instant::now();
-    while t0.elapsed() < limit {
-        if let Some(s) = c.try_wait().unwrap() {
-            return Some((s.code().unwrap_or(-1), t0.elapsed()));
-        }
-        std::thread::sleep(Duration::from_millis(5));
-    }
-    None
 }
 
 fn stderr_of(c: &mut Child) -> String {

@@ -3,6 +3,9 @@
 //! that a lean finding carries the input, both verdicts and a `tpbconform
 //! replay` command that parses.
 
+mod common;
+
+use common::BIN;
 use std::process::Command;
 use tpb_harness::engine::{group_header, group_payload, lean, Engine};
 use tpb_harness::fuzz_entry::{self, Entry};
@@ -11,8 +14,6 @@ use tpb_harness::subjects::{
     Validator, Value, Verdict,
 };
 use tpb_harness::targets::{folder_targets, Target};
-
-const BIN: &str = env!("CARGO_BIN_EXE_tpbconform");
 
 /// core with one planted disagreement per operation: its validators ignore
 /// byte 0x3F (the "reserved check skips the tail byte" bug) and byte 0x0E

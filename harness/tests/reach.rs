@@ -29,6 +29,16 @@ fn gate_case(t: Target, arch: Arch, i: u64, buf: &mut CaseBuf) -> &[u8] {
 /// reached well before that).
 const N: u64 = 30_000;
 
+/// Fails naming every declared class no case hit.
+fn assert_all_hit(reach: &Reach) {
+    let unhit = reach.unhit();
+    assert!(
+        unhit.is_empty(),
+        "never generated:\n  {}",
+        unhit.join("\n  ")
+    );
+}
+
 #[test]
 fn default_gate_bundle_cases_reach_every_field_class() {
     let mut reach = Reach::declared(true, false);
@@ -41,12 +51,7 @@ fn default_gate_bundle_cases_reach_every_field_class() {
             reach.bundle(input.try_into().expect("a bundle case"));
         }
     }
-    let unhit = reach.unhit();
-    assert!(
-        unhit.is_empty(),
-        "never generated:\n  {}",
-        unhit.join("\n  ")
-    );
+    assert_all_hit(&reach);
 }
 
 #[test]
@@ -58,12 +63,7 @@ fn default_gate_stream_cases_reach_every_stream_class() {
         let input = gate_case(t, Arch::default(), i, &mut buf);
         reach.stream_program(input);
     }
-    let unhit = reach.unhit();
-    assert!(
-        unhit.is_empty(),
-        "never generated:\n  {}",
-        unhit.join("\n  ")
-    );
+    assert_all_hit(&reach);
 }
 
 #[test]
@@ -107,12 +107,7 @@ fn default_gate_sync_cases_reach_every_program_shape() {
         i += 1;
     }
     assert!(reach.count("sync.pseudo_run", "3+").is_some());
-    let unhit = reach.unhit();
-    assert!(
-        unhit.is_empty(),
-        "never generated:\n  {}",
-        unhit.join("\n  ")
-    );
+    assert_all_hit(&reach);
 }
 
 #[test]

@@ -18,12 +18,13 @@
 //! cargo-fuzz and nightly are not on a fresh machine, so fuzz runs are
 //! listed, not run.
 
+mod common;
+
+use common::{repo_root, BIN};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
-
-const BIN: &str = env!("CARGO_BIN_EXE_tpbconform");
 
 /// What happens to a documented command instead of running it as written.
 #[derive(Clone, Copy, Debug)]
@@ -237,13 +238,6 @@ fn sh_blocks(markdown: &str) -> Vec<Vec<DocCommand>> {
     blocks
 }
 
-fn repo_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .expect("harness/ has a parent")
-        .to_path_buf()
-}
-
 /// README.md and every docs/*.md, sorted, as paths relative to the root.
 fn doc_files(root: &Path) -> Vec<String> {
     let mut docs: Vec<String> = std::fs::read_dir(root.join("docs"))
@@ -360,14 +354,6 @@ fn snapshot(dir: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
     out
 }
 
-/// A fresh scratch folder under the target directory's tmp.
-fn scratch(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("tpbconform-readme-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).expect("scratch");
-    d
-}
-
 /// Runs `script` with `sh` in `cwd` (its own process group, killed after
 /// `limit`); returns whether it ended in time.
 fn run_script(script: &str, cwd: &Path, tmp: &Path, limit: Duration) -> bool {
@@ -460,7 +446,7 @@ fn annotations_are_read_from_trailing_comments() {
 #[test]
 fn every_documented_command_runs_as_written() {
     let root = repo_root();
-    let base = scratch("docs");
+    let base = common::tmp("readme", "docs");
     let (repo, tmp, out) = (base.join("repo"), base.join("tmp"), base.join("out"));
     for d in [&repo, &tmp, &out] {
         std::fs::create_dir_all(d).expect("mkdir");

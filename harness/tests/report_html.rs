@@ -5,25 +5,20 @@
 //! summary.md has, and no sideways scroll. Prints SKIPPED when chromium is
 //! absent (`.ci/run` installs it, so CI never skips).
 
+mod common;
+
+use common::{repo_root, BIN};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-const BIN: &str = env!("CARGO_BIN_EXE_tpbconform");
+fn tmp(name: &str) -> PathBuf {
+    common::tmp("html", name)
+}
+
 const CHROMIUM: &str = "/usr/bin/chromium";
 const WIDTH: u64 = 1400;
-
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
-}
-
-fn tmp(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("tpb-html-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
-}
 
 /// Collects what the test asserts on, in the browser, into `<pre id=probe>`.
 const PROBE: &str = r#"<script>
@@ -119,7 +114,7 @@ fn summary_headings(md: &str) -> Vec<String> {
 /// planted divergences.
 fn fails(args: &[&str]) {
     let o = Command::new(BIN)
-        .current_dir(repo())
+        .current_dir(repo_root())
         .args(args)
         .stdin(Stdio::null())
         .output()
@@ -239,7 +234,7 @@ fn index_html_renders_toc_byte_maps_and_every_summary_section_at_1400px() {
     // only nonzero reserved byte is 0x3F (SPEC §3 #5 reserves 0x20..0x3F).
     let spec = format!(
         "cmd:python3 {} --planted-bug",
-        repo().join("examples/subjects/custom_op.py").display()
+        repo_root().join("examples/subjects/custom_op.py").display()
     );
     let report_str = report.display().to_string();
     fails(&[

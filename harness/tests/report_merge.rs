@@ -4,33 +4,22 @@
 //! sees, and with a divergence planted in one shard's files); sets that are
 //! not one complete run are refused with exit 2 and nothing written.
 
+mod common;
 mod report_support;
 
-use report_support::{code, copy_dir, read_json, reseal, stderr, write_json};
+use common::{code, copy_dir, repo_corpus, stderr, tpb};
+use report_support::{assert_refused, read_json, reseal, write_json};
 use serde_json::Value;
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
-
-const BIN: &str = env!("CARGO_BIN_EXE_tpbconform");
-const CASES: &str = "2000";
-const SYNC_CASES: &str = "40";
+use std::process::Output;
 
 fn tmp(name: &str) -> PathBuf {
-    report_support::tmp("merge-test", name)
+    common::tmp("merge-test", name)
 }
 
-fn repo_corpus() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../corpus")
-}
-
-fn tpb(args: &[&str]) -> Output {
-    Command::new(BIN)
-        .args(args)
-        .stdin(Stdio::null())
-        .output()
-        .unwrap()
-}
+const CASES: &str = "2000";
+const SYNC_CASES: &str = "40";
 
 /// Runs the gate (shard `shard`, or unsharded) into `out`; returns its exit code.
 fn gate(corpus: &Path, shard: Option<&str>, out: &Path, seed: &str) -> i32 {
@@ -328,23 +317,7 @@ fn divergences_merge_to_the_unsharded_signatures() {
 
 /// Expects exit 2 naming `what`, and no output folder.
 fn refused(dirs: &[PathBuf], out: &Path, what: &str) {
-    let o = merge(dirs, out);
-    assert_eq!(
-        code(&o),
-        2,
-        "expected a refusal ({what}); stderr: {}",
-        stderr(&o)
-    );
-    assert!(
-        stderr(&o).contains(what),
-        "stderr should say `{what}`: {}",
-        stderr(&o)
-    );
-    assert!(
-        std::fs::symlink_metadata(out).is_err(),
-        "refusal wrote {}",
-        out.display()
-    );
+    assert_refused(&merge(dirs, out), out, what, "");
 }
 
 #[test]

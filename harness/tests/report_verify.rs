@@ -6,30 +6,17 @@
 //! folder behind; a closed stdout ends `report merge` with 141, quietly.
 //! Small runs: two shards of two targets.
 
+mod common;
 mod report_support;
 
-use report_support::{code, copy_dir, read_json, reseal, stderr, take_ran, write_json};
+use common::{code, copy_dir, repo_root, stderr, tpb_in, BIN};
+use report_support::{assert_refused, read_json, reseal, take_ran, write_json};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
 fn tmp(name: &str) -> PathBuf {
-    report_support::tmp("verify", name)
-}
-
-const BIN: &str = env!("CARGO_BIN_EXE_tpbconform");
-
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
-}
-
-fn tpb_in(cwd: &Path, args: &[&str]) -> Output {
-    Command::new(BIN)
-        .current_dir(cwd)
-        .args(args)
-        .stdin(Stdio::null())
-        .output()
-        .unwrap()
+    common::tmp("verify", name)
 }
 
 /// Two shard folders `s0`, `s1` of one small gate (extra args: a subject).
@@ -53,7 +40,7 @@ fn shards(root: &Path, extra: &[&str]) -> Vec<PathBuf> {
                 d.to_str().unwrap(),
             ];
             args.extend(extra);
-            let o = tpb_in(&repo(), &args);
+            let o = tpb_in(&repo_root(), &args);
             assert!(d.join("run.json").is_file(), "{}", stderr(&o));
             d
         })
@@ -108,22 +95,7 @@ fn refused(root: &Path, dirs: &[PathBuf], what: &str) {
         .ok()
         .and_then(|b| serde_json::from_slice::<Value>(&b).ok())
         .map(|v| v["verdict"].clone());
-    assert_eq!(
-        code(&o),
-        2,
-        "expected a refusal naming `{what}`; merged verdict {verdict:?}; stderr: {}",
-        stderr(&o)
-    );
-    assert!(
-        stderr(&o).contains(what),
-        "stderr should say `{what}`: {}",
-        stderr(&o)
-    );
-    assert!(
-        std::fs::symlink_metadata(&out).is_err(),
-        "refusal wrote {}",
-        out.display()
-    );
+    assert_refused(&o, &out, what, &format!("; merged verdict {verdict:?}"));
 }
 
 fn no_files(_: usize, _: &Path) {}
@@ -293,7 +265,7 @@ fn removed_divergence_records_never_merge_to_pass() {
     let root = tmp("forged-fail");
     let spec = format!(
         "cmd:python3 {} --planted-bug",
-        repo().join("examples/subjects/custom_op.py").display()
+        repo_root().join("examples/subjects/custom_op.py").display()
     );
     let dirs = shards(&root, &["--subject", &spec]);
     let out = root.join("fail");
@@ -382,7 +354,7 @@ fn refused_commands_leave_no_folder() {
     // A gate whose subject fails to start: neither --report-dir (nor the
     // parents created for it) nor the default reports/ stay; a rerun is
     // refused for the subject again, not as "exists already".
-    let corpus = repo().join("corpus");
+    let corpus = repo_root().join("corpus");
     let gate = |extra: &[&str]| {
         let mut args = vec![
             "gate",

@@ -3,6 +3,9 @@
 //! generated programs (`tpb_harness::generators::stream_program`), and both against expectations written from the SPEC for the shipped
 //! sample streams.
 
+mod common;
+
+use common::{code, run, stdout, BIN};
 use tpb_core::lint::Verdict;
 use tpb_core::walk::{walk, Event};
 use tpb_core::Generation;
@@ -358,29 +361,9 @@ fn each_verdict_kind_under_each_generation() {
     }
 }
 
-const BIN: &str = env!("CARGO_BIN_EXE_tpbconform");
-
 fn check(args: &[&str], input: &[u8]) -> (i32, String) {
-    use std::io::Write;
-    let mut child = std::process::Command::new(BIN)
-        .arg("check")
-        .args(args)
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .expect("tpbconform");
-    child
-        .stdin
-        .take()
-        .expect("stdin")
-        .write_all(input)
-        .expect("write");
-    let o = child.wait_with_output().expect("wait");
-    (
-        o.status.code().expect("code"),
-        String::from_utf8_lossy(&o.stdout).into_owned(),
-    )
+    let o = run(&[&["check"], args].concat(), input);
+    (code(&o), stdout(&o))
 }
 
 #[test]

@@ -6,8 +6,11 @@
 //! `.clusterfuzzlite/project.yaml`, and name no fuzz target (the build script
 //! enumerates them, so a new target needs no workflow edit).
 
+mod common;
+
+use common::repo_root;
 use std::collections::BTreeSet;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use yaml_rust2::{Yaml, YamlLoader};
 
 /// Documented inputs per action (`owner/repo[/path]`, any ref).
@@ -152,12 +155,8 @@ const REQUIRED: &[(&str, &[&str])] = &[
 /// run_fuzzers `mode` values (its action.yml).
 const MODES: [&str; 4] = ["code-change", "batch", "prune", "coverage"];
 
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
-}
-
 fn workflows() -> Vec<(PathBuf, String)> {
-    let dir = root().join(".github/workflows");
+    let dir = repo_root().join(".github/workflows");
     let mut out: Vec<(PathBuf, String)> = std::fs::read_dir(&dir)
         .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
         .flatten()
@@ -301,7 +300,8 @@ fn actions_get_only_documented_inputs() {
 /// hard-coded target.
 #[test]
 fn clusterfuzzlite_workflows_cover_every_mode() {
-    let project = std::fs::read_to_string(root().join(".clusterfuzzlite/project.yaml")).unwrap();
+    let project =
+        std::fs::read_to_string(repo_root().join(".clusterfuzzlite/project.yaml")).unwrap();
     assert!(
         project.lines().any(|l| l.trim() == "language: rust"),
         "project.yaml: language: rust"
@@ -377,7 +377,7 @@ fn clusterfuzzlite_workflows_cover_every_mode() {
 
 /// `name`s of the `[[bin]]` tables of fuzz/Cargo.toml.
 fn fuzz_bins() -> Vec<String> {
-    let t = std::fs::read_to_string(root().join("fuzz/Cargo.toml")).unwrap();
+    let t = std::fs::read_to_string(repo_root().join("fuzz/Cargo.toml")).unwrap();
     let mut out = Vec::new();
     let mut in_bin = false;
     for l in t.lines().map(str::trim) {

@@ -440,6 +440,13 @@ pub fn dbg_payload_verdict(b: &[u8; 64], chip: Chip) -> Result<(), String> {
     payload_verdict(b, chip).map_err(dbg_message)
 }
 
+/// The harness's one PRNG (`generators::SplitMix64`), included as a file for
+/// the tests (the oracle depends on nothing).
+#[cfg(test)]
+#[allow(dead_code)]
+#[path = "../../harness/src/generators/rng.rs"]
+mod test_rng;
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -497,13 +504,8 @@ mod tests {
     /// of an accepted bundle and on pseudo-random two- and many-byte changes, every chip.
     #[test]
     fn compiled_chain_is_the_walked_chain() {
-        let mut seed = 0x9E37_79B9_7F4A_7C15u64;
-        let mut next = move || {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            seed
-        };
+        let mut rng = super::test_rng::SplitMix64(0x9E37_79B9_7F4A_7C15);
+        let mut next = move || rng.next_u64();
         let mut refused = 0usize;
         for &(_, chip) in CHIPS {
             for which in 0..2 {

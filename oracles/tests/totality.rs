@@ -5,25 +5,12 @@ use tpb_oracle::*;
 /// The chip these tests run under: Cayman (v3) emits all eleven opcodes (seed 003).
 const C: tpb_oracle::Chip = tpb_oracle::Chip::Cayman;
 
-/// xorshift64* — a tiny deterministic PRNG (no dependencies).
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        let mut x = self.0;
-        x ^= x >> 12;
-        x ^= x << 25;
-        x ^= x >> 27;
-        self.0 = x;
-        x.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    }
-    fn byte(&mut self) -> u8 {
-        (self.next() >> 56) as u8
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n.max(1) as u64) as usize
-    }
-}
+/// The harness's one PRNG (`generators::SplitMix64`), included as a file:
+/// this crate cannot depend on the harness.
+#[allow(dead_code)]
+#[path = "../../harness/src/generators/rng.rs"]
+mod rng;
+use rng::SplitMix64;
 
 fn seeds() -> Vec<[u8; 64]> {
     let mut v = Vec::new();
@@ -80,7 +67,7 @@ fn check_one(b: &[u8; 64]) {
 
 #[test]
 fn random_bundles_never_panic() {
-    let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
+    let mut rng = SplitMix64(0x9E37_79B9_7F4A_7C15);
     for _ in 0..50_000 {
         let mut b = [0u8; 64];
         for x in b.iter_mut() {
@@ -92,15 +79,15 @@ fn random_bundles_never_panic() {
 
 #[test]
 fn mutated_valid_bundles_never_panic_and_round_trip() {
-    let mut rng = Rng(12345);
+    let mut rng = SplitMix64(12345);
     let seeds = seeds();
     let mut accepted = 0usize;
     for i in 0..100_000 {
         let mut b = seeds[i % seeds.len()];
-        for _ in 0..=rng.below(3) {
-            let at = rng.below(64);
-            b[at] = if rng.below(2) == 0 {
-                b[at] ^ (1 << rng.below(8))
+        for _ in 0..=rng.index(3) {
+            let at = rng.index(64);
+            b[at] = if rng.index(2) == 0 {
+                b[at] ^ (1 << rng.index(8))
             } else {
                 rng.byte()
             };
@@ -118,20 +105,20 @@ fn mutated_valid_bundles_never_panic_and_round_trip() {
 
 #[test]
 fn random_streams_never_panic() {
-    let mut rng = Rng(777);
+    let mut rng = SplitMix64(777);
     let seeds = seeds();
     for _ in 0..5_000 {
-        let n = rng.below(12);
+        let n = rng.index(12);
         let mut s = Vec::new();
         for _ in 0..n {
-            let mut b = seeds[rng.below(seeds.len())];
-            if rng.below(4) == 0 {
-                let at = rng.below(64);
+            let mut b = seeds[rng.index(seeds.len())];
+            if rng.index(4) == 0 {
+                let at = rng.index(64);
                 b[at] = rng.byte();
             }
             s.extend_from_slice(&b);
         }
-        if rng.below(10) == 0 {
+        if rng.index(10) == 0 {
             s.push(rng.byte());
         }
         match parse_stream(&s, C) {
@@ -145,7 +132,7 @@ fn random_streams_never_panic() {
 
 #[test]
 fn random_field_lists_never_panic() {
-    let mut rng = Rng(4242);
+    let mut rng = SplitMix64(4242);
     let names = [
         "wait_mode",
         "wait_idx",
@@ -200,22 +187,22 @@ fn random_field_lists_never_panic() {
         "abs",
     ];
     for _ in 0..20_000 {
-        let op = if rng.below(4) == 0 {
+        let op = if rng.index(4) == 0 {
             rng.byte()
         } else {
-            RECORD_OPCODES[rng.below(RECORD_OPCODES.len())]
+            RECORD_OPCODES[rng.index(RECORD_OPCODES.len())]
         };
         let mut fields: Vec<(&str, Val)> = Vec::new();
-        for _ in 0..rng.below(14) {
-            let name = names[rng.below(names.len())];
-            let val = match rng.below(3) {
-                0 => Val::Int(if rng.below(2) == 0 {
+        for _ in 0..rng.index(14) {
+            let name = names[rng.index(names.len())];
+            let val = match rng.index(3) {
+                0 => Val::Int(if rng.index(2) == 0 {
                     u64::from(rng.byte())
                 } else {
-                    rng.next()
+                    rng.next_u64()
                 }),
-                1 => Val::Name(words[rng.below(words.len())].to_string()),
-                _ => Val::Bytes((0..rng.below(70)).map(|_| rng.byte()).collect()),
+                1 => Val::Name(words[rng.index(words.len())].to_string()),
+                _ => Val::Bytes((0..rng.index(70)).map(|_| rng.byte()).collect()),
             };
             fields.push((name, val));
         }

@@ -2,7 +2,7 @@
 
 use super::check::check;
 use super::custom_op::{emitted, skeleton};
-use super::engine::dtype_ok;
+use super::engine_local::dtype_ok;
 use super::fields::{bytes, int, name, FieldList, Source};
 use super::sync_band::{Sync, SYNC_FIELDS};
 use super::{expect_opcode, DecodeError, EncodeError};

@@ -355,7 +355,7 @@ impl EncodeError {
 impl fmt::Display for EncodeError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         if let EncodeError::NotEmitted { opcode, generation } = self {
-            let name = crate::roster::mnemonic(*opcode).unwrap_or("?");
+            let name = crate::mnemonics::mnemonic(*opcode).unwrap_or("?");
             return write!(
                 f,
                 "encode error: opcode {opcode:#04x} ({name}) is not emitted by the {generation} compiler"

@@ -19,14 +19,14 @@ macro_rules! table_consts {
 mod check;
 mod collective;
 mod custom_op;
-mod engine;
+mod engine_local;
 mod error;
 mod fields;
 mod sync_band;
 
 pub use collective::*;
 pub use custom_op::*;
-pub use engine::*;
+pub use engine_local::*;
 pub use error::{DecodeError, EncodeError};
 pub use fields::{FieldList, FieldValue};
 pub use sync_band::{Sync, UpdateMode, WaitMode, SYNC_FIELDS};
@@ -56,7 +56,7 @@ include!(concat!(env!("OUT_DIR"), "/instruction.rs"));
 impl Instruction {
     /// The SPEC §5.2 mnemonic.
     pub fn mnemonic(&self) -> &'static str {
-        crate::roster::mnemonic(self.opcode()).unwrap_or("")
+        crate::mnemonics::mnemonic(self.opcode()).unwrap_or("")
     }
 
     /// Encodes to one bundle as generation `gen`'s compiler would (SPEC §5); an opcode that

@@ -25,4 +25,4 @@ pub use module::{
 };
 
 /// Hardware generation the lowering targets: the crate's one [`crate::Generation`].
-pub use crate::generation::Generation as Gen;
+pub use crate::generation::Generation;

@@ -2,7 +2,7 @@
 //! source-target-pair registry, send/recv attributes, plus the lowered records.
 
 use super::ir::Direction;
-use super::Gen;
+use super::Generation;
 use crate::bundle::Bundle;
 
 /// `Module::setAttribute` kind of the send/recv peer pairing (S003 §4 `kind=2`).
@@ -48,7 +48,7 @@ pub struct Lowered {
 /// identical geometry registers once (DL-6).
 #[derive(Clone, PartialEq, Eq, Debug)]
 pub struct Module {
-    generation: Gen,
+    generation: Generation,
     replica_groups: Vec<Vec<Vec<u32>>>,
     source_target_pairs: Vec<Vec<(u32, u32)>>,
     attributes: Vec<Attribute>,
@@ -57,7 +57,7 @@ pub struct Module {
 
 impl Module {
     /// An empty module for a generation.
-    pub fn new(generation: Gen) -> Module {
+    pub fn new(generation: Generation) -> Module {
         Module {
             generation,
             replica_groups: Vec::new(),
@@ -68,7 +68,7 @@ impl Module {
     }
 
     /// The target generation.
-    pub fn generation(&self) -> Gen {
+    pub fn generation(&self) -> Generation {
         self.generation
     }
 

@@ -1,8 +1,9 @@
 //! Gate parameters: [`GateConfig`], [`Shard`] and their defaults.
 
 use crate::arch::Arch;
+use crate::kinds::{self, CaseBudget};
 use crate::subjects::SubjectSpec;
-use crate::targets::{Check, Target};
+use crate::targets::Target;
 use std::fmt;
 use std::path::PathBuf;
 use std::str::FromStr;
@@ -161,9 +162,7 @@ pub const DEFAULT_CASES: u64 = 5_000_000;
 pub const DEFAULT_SYNC_CASES: u64 = 1_000_000;
 /// Default cap on `collective_lowering` cases (about 3 s of one core at 35k cases/s, measured idle).
 pub const DEFAULT_LOWERING_CASES: u64 = 100_000;
-/// Cap on `stream_lint` cases (whole programs walked by both walkers, ~330k cases/s): the
-/// default gate's wall time grows by at most 10% with it (measured, issue 20).
-pub const STREAM_LINT_CASES: u64 = 100_000;
+pub use crate::kinds::stream_lint::STREAM_LINT_CASES;
 /// Default time budget in seconds: a safety net against a hang, not a
 /// schedule. The default case counts finish in about a minute on an idle
 /// 2-core machine and in about four on one loaded 4x over (measured); the
@@ -209,11 +208,11 @@ impl GateConfig {
 
     /// Generated cases (before sharding) for `target`.
     pub fn cases_for(&self, target: Target) -> u64 {
-        match target.check() {
-            Check::Sync => self.cases.min(self.sync_cases),
-            Check::Lowering => self.cases.min(self.lowering_cases),
-            Check::StreamLint => self.cases.min(STREAM_LINT_CASES),
-            _ => self.cases,
+        match kinds::of(target).case_budget() {
+            CaseBudget::Cases => self.cases,
+            CaseBudget::SyncCases => self.cases.min(self.sync_cases),
+            CaseBudget::LoweringCases => self.cases.min(self.lowering_cases),
+            CaseBudget::AtMost(n) => self.cases.min(n),
         }
     }
 }
@@ -249,6 +248,28 @@ impl Default for GateConfig {
 mod tests {
     use super::*;
     use std::collections::BTreeSet;
+
+    #[test]
+    fn default_gate_cases_per_target() {
+        // The default case counts of the gate, per target (kept by
+        // `cases_for` reading each kind's budget).
+        let cfg = GateConfig::default();
+        for t in Target::gate_targets() {
+            let want = match t.name() {
+                "sync_handshake" => 1_000_000,
+                "collective_lowering" | "stream_lint" => 100_000,
+                _ => 5_000_000,
+            };
+            assert_eq!(cfg.cases_for(t), want, "{t}");
+        }
+        let small = GateConfig {
+            cases: 50,
+            ..GateConfig::default()
+        };
+        assert!(Target::gate_targets()
+            .iter()
+            .all(|&t| small.cases_for(t) == 50));
+    }
 
     #[test]
     fn shards_partition_the_case_space() {

@@ -7,8 +7,8 @@
 use arbitrary::Unstructured;
 use tpb_core::insn::{Sync, UpdateMode, WaitMode};
 use tpb_core::lower::{
-    Collective, Direction, Gen, Geometry, IrInstruction, LocalSendRecv, Transfer, TransferOperand,
-    ARMS,
+    Collective, Direction, Generation, Geometry, IrInstruction, LocalSendRecv, Transfer,
+    TransferOperand, ARMS,
 };
 use tpb_core::lut::{AluOp, CollectiveKind};
 
@@ -225,15 +225,15 @@ fn gen_instruction(u: &mut Unstructured<'_>) -> IrInstruction {
 #[derive(Clone, Debug)]
 pub struct LoweringCase {
     /// The generation.
-    pub gen: Gen,
+    pub gen: Generation,
     /// The instructions, lowered in order into one module.
     pub insns: Vec<IrInstruction>,
 }
 
 /// Builds a case; `gen` forces the generation (else the first byte picks it).
-pub fn build_case(data: &[u8], gen: Option<Gen>) -> LoweringCase {
+pub fn build_case(data: &[u8], gen: Option<Generation>) -> LoweringCase {
     let mut u = Unstructured::new(data);
-    let g = pick(&mut u, &Gen::ALL);
+    let g = pick(&mut u, &Generation::ALL);
     let n = u.int_in_range(1..=GEN_MAX_INSTRS).unwrap_or(1);
     let mut insns = Vec::with_capacity(n);
     for _ in 0..n {

@@ -19,7 +19,7 @@
 //! description with digits masked, cut at the first `:` context, so one bug
 //! deduplicates to one entry.
 
-use super::kind::{Ran, TargetKind};
+use super::kind::{CaseBudget, Ran, TargetKind};
 use crate::arch::Arch;
 use crate::engine::nway::Engine;
 use crate::engine::{panic_text, Class, Divergence, Outcome, Signature};
@@ -31,7 +31,7 @@ use crate::targets::Target;
 use std::collections::BTreeSet;
 use std::fmt;
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use tpb_core::lower::{lower, Gen, IrInstruction, LocalSendRecv, Module, SideRef, Transfer};
+use tpb_core::lower::{lower, Generation, IrInstruction, LocalSendRecv, Module, SideRef, Transfer};
 use tpb_core::lut::dtype_to_wire;
 use tpb_core::stream::{BundleItem, StreamItem};
 use tpb_core::{decode, Bundle, Instruction};
@@ -74,6 +74,15 @@ impl TargetKind for CollectiveLoweringKind {
                 .next()
                 .map(|d| (Some(arch), d))
         })
+    }
+
+    fn case_budget(&self) -> CaseBudget {
+        CaseBudget::LoweringCases
+    }
+
+    /// 0xBF only from v3: a module is signed under every generation.
+    fn signed_under_every_generation(&self) -> bool {
+        true
     }
 }
 
@@ -341,7 +350,7 @@ impl std::error::Error for LoweringDivergence {}
 /// [`lowering_module::build_case`]).
 pub fn collective_lowering_case(
     data: &[u8],
-    gen: Option<Gen>,
+    gen: Option<Generation>,
 ) -> Result<LoweringOutcome, LoweringDivergence> {
     compare_case(&lowering_module::build_case(data, gen))
 }
@@ -373,7 +382,11 @@ fn moved(insn: &IrInstruction) -> Option<IrInstruction> {
     }
 }
 
-fn check_decoded(gen: Gen, insn: &IrInstruction, records: &[[u8; 64]]) -> Result<(), String> {
+fn check_decoded(
+    gen: Generation,
+    insn: &IrInstruction,
+    records: &[[u8; 64]],
+) -> Result<(), String> {
     let records: Vec<Bundle> = records.iter().map(|b| Bundle(*b)).collect();
     let decode = |b: &Bundle| decode(b, gen);
     for b in &records {

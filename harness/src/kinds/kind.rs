@@ -78,6 +78,20 @@ pub enum Shrink {
     Bytes,
 }
 
+/// Which gate budget caps a kind's generated cases per target
+/// ([`TargetKind::case_budget`]; the gate's `GateConfig::cases_for`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CaseBudget {
+    /// `--cases` alone.
+    Cases,
+    /// `--cases`, at most `--sync-cases`.
+    SyncCases,
+    /// `--cases`, at most `--lowering-cases`.
+    LoweringCases,
+    /// `--cases`, at most this many.
+    AtMost(u64),
+}
+
 /// One kind of differential target.
 pub trait TargetKind: Sync {
     /// Stable name of the kind (docs, `ARCHITECTURE.md`).
@@ -137,5 +151,17 @@ pub trait TargetKind: Sync {
     /// How the kind's inputs shrink.
     fn shrink(&self) -> Shrink {
         Shrink::Bytes
+    }
+
+    /// Which budget caps the gate's generated cases of the kind's targets.
+    fn case_budget(&self) -> CaseBudget {
+        CaseBudget::Cases
+    }
+
+    /// Whether an input of the kind means something under every
+    /// generation, so that its corpus signature (`minimize`) joins its runs
+    /// under each of [`Arch::ALL`] (default: the default generation only).
+    fn signed_under_every_generation(&self) -> bool {
+        false
     }
 }

@@ -35,7 +35,7 @@ pub mod structured;
 pub mod sync_handshake;
 pub mod validator;
 
-pub use kind::{CaseBuf, Draw, Form, Ran, Shrink, TargetKind};
+pub use kind::{CaseBudget, CaseBuf, Draw, Form, Ran, Shrink, TargetKind};
 
 use crate::arch::Arch;
 use crate::engine::nway::Engine;
@@ -142,6 +142,17 @@ mod tests {
             };
             assert_eq!(k.name(), want, "{t}");
             assert_eq!(k.shrink() == Shrink::Bundle, t.is_bundle(), "{t}");
+            // The gate budget and the corpus signature's generations, also
+            // written out (`--sync-cases`, `--lowering-cases`, the stream
+            // lint cap; lowering is signed under every generation).
+            let (budget, every) = match t.check() {
+                Check::Sync => (CaseBudget::SyncCases, false),
+                Check::Lowering => (CaseBudget::LoweringCases, true),
+                Check::StreamLint => (CaseBudget::AtMost(100_000), false),
+                _ => (CaseBudget::Cases, false),
+            };
+            assert_eq!(k.case_budget(), budget, "{t}");
+            assert_eq!(k.signed_under_every_generation(), every, "{t}");
         }
     }
 }

@@ -13,7 +13,7 @@
 //! is its variant (with the SPEC §8 classes involved), so one bug
 //! deduplicates to one entry.
 
-use super::kind::{Ran, TargetKind};
+use super::kind::{CaseBudget, Ran, TargetKind};
 use crate::engine::nway::Engine;
 use crate::engine::{panic_text, Class, Divergence, Outcome, Signature};
 use crate::generators::sync_program::{self, Case, Shape};
@@ -58,6 +58,10 @@ impl TargetKind for SyncHandshakeKind {
 
     fn declare_reach(&self, _t: Target, reach: &mut Reach) {
         reach.declare_sync_shapes();
+    }
+
+    fn case_budget(&self) -> CaseBudget {
+        CaseBudget::SyncCases
     }
 
     /// The shapes of the program, when the model accepts it (a shape only

@@ -316,7 +316,7 @@ pub fn table_byte_name(field: &str, byte: u8) -> Option<&'static str> {
 
 /// Core's roster mnemonic of any opcode (SPEC §2), for display.
 pub fn roster_mnemonic(op: u8) -> Option<&'static str> {
-    c::roster::mnemonic(op).or_else(|| c::generation::opcode_name(op))
+    c::mnemonics::mnemonic(op).or_else(|| c::generation::opcode_name(op))
 }
 
 #[cfg(test)]

@@ -5,7 +5,7 @@
 //! [`crate::generators::lowering_module`].
 
 use tpb_core::insn::Sync;
-use tpb_core::lower::{Direction, Gen, IrInstruction, SideRef, TransferOperand};
+use tpb_core::lower::{Direction, Generation, IrInstruction, SideRef, TransferOperand};
 use tpb_oracle as oracle;
 
 fn band(s: &Sync) -> oracle::Band {
@@ -61,12 +61,12 @@ pub fn to_request(insn: &IrInstruction) -> oracle::Request {
 }
 
 /// The oracle's generation number (2..=5).
-pub fn gen_number(g: Gen) -> u8 {
+pub fn gen_number(g: Generation) -> u8 {
     match g {
-        Gen::V2 => 2,
-        Gen::V3 => 3,
-        Gen::V4 => 4,
-        Gen::V5 => 5,
+        Generation::V2 => 2,
+        Generation::V3 => 3,
+        Generation::V4 => 4,
+        Generation::V5 => 5,
     }
 }
 
@@ -79,11 +79,11 @@ pub fn side_pair(r: &SideRef) -> (&'static str, usize) {
 }
 
 /// The oracle's chip of generation `g`.
-pub fn chip(g: Gen) -> oracle::Chip {
+pub fn chip(g: Generation) -> oracle::Chip {
     match g {
-        Gen::V2 => oracle::Chip::Sunda,
-        Gen::V3 => oracle::Chip::Cayman,
-        Gen::V4 => oracle::Chip::Mariana,
-        Gen::V5 => oracle::Chip::Maverick,
+        Generation::V2 => oracle::Chip::Sunda,
+        Generation::V3 => oracle::Chip::Cayman,
+        Generation::V4 => oracle::Chip::Mariana,
+        Generation::V5 => oracle::Chip::Maverick,
     }
 }

@@ -1,29 +1,11 @@
-//! Support for the report tests: scratch folders, JSON files, copying a
-//! report folder, and resealing a hand-edited one.
+//! Support for the report tests: JSON files and resealing a hand-edited
+//! report folder (scratch folders and copying: `common`).
 #![allow(dead_code)]
 
 use serde_json::Value;
 use sha2::{Digest, Sha256};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Output;
-
-/// A fresh scratch folder `tpb-<test>-<pid>-<name>` under the temp dir.
-pub fn tmp(test: &str, name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("tpb-{test}-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
-}
-
-/// Exit code (-1 for a signal).
-pub fn code(o: &Output) -> i32 {
-    o.status.code().unwrap_or(-1)
-}
-
-/// Stderr as text.
-pub fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).to_string()
-}
 
 /// A JSON file.
 pub fn read_json(p: &Path) -> Value {
@@ -33,19 +15,6 @@ pub fn read_json(p: &Path) -> Value {
 /// Writes a JSON file (pretty).
 pub fn write_json(p: &Path, v: &Value) {
     std::fs::write(p, serde_json::to_string_pretty(v).unwrap()).unwrap();
-}
-
-/// Copies a folder tree.
-pub fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for e in std::fs::read_dir(from).unwrap().flatten() {
-        let p = e.path();
-        if p.is_dir() {
-            copy_dir(&p, &to.join(e.file_name()));
-        } else {
-            std::fs::copy(&p, to.join(e.file_name())).unwrap();
-        }
-    }
 }
 
 fn sha256(b: &[u8]) -> String {
@@ -102,4 +71,22 @@ pub fn take_ran(m: &mut Value, n: u64) {
         g["ran"] = Value::from(have - take);
         left -= take;
     }
+}
+
+/// Asserts that `o` (a `report merge` into `out`) was refused: exit 2,
+/// stderr naming `what`, and no `out` left behind. `context` is added to
+/// the first message.
+pub fn assert_refused(o: &Output, out: &Path, what: &str, context: &str) {
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(
+        o.status.code(),
+        Some(2),
+        "expected a refusal naming `{what}`{context}; stderr: {err}"
+    );
+    assert!(err.contains(what), "stderr should say `{what}`: {err}");
+    assert!(
+        std::fs::symlink_metadata(out).is_err(),
+        "refusal wrote {}",
+        out.display()
+    );
 }

@@ -3,21 +3,9 @@
 //! with the system C compiler (found by the `cc` crate).
 #![allow(dead_code)]
 
+use crate::common::repo_root;
 use std::path::{Path, PathBuf};
 use std::process::Command;
-
-/// The repository root.
-pub fn repo_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .expect("harness/ has a parent")
-        .to_path_buf()
-}
-
-/// The `tpbconform` binary (also the `lib:` worker).
-pub fn tpbconform() -> PathBuf {
-    PathBuf::from(env!("CARGO_BIN_EXE_tpbconform"))
-}
 
 /// `examples/subjects/<name>`.
 pub fn example(name: &str) -> PathBuf {
@@ -27,6 +15,13 @@ pub fn example(name: &str) -> PathBuf {
 /// `harness/tests/subjects/<name>`.
 pub fn fixture(name: &str) -> PathBuf {
     repo_root().join("harness/tests/subjects").join(name)
+}
+
+/// `lib:` spec of `misbehave.c` built into `dir` with `defines`
+/// (`MISBEHAVE_CRASH`, `_HANG`, `_ERROR`, `_ALWAYS`).
+pub fn misbehave_lib(dir: &Path, stem: &str, defines: &[&str]) -> String {
+    let lib = build_c(dir, stem, &fixture("misbehave.c"), defines);
+    format!("lib:{}", lib.display())
 }
 
 /// `cmd:python3 <example custom_op.py> <args>`.

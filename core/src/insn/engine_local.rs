@@ -1,5 +1,6 @@
-//! GPSIMD / barrier / rank-id / completion encoders: 0xBF, 0xBE, 0xD8, 0xDC,
-//! 0xDB, 0xDE (SPEC §5; S003 §5–§9).
+//! Records one engine executes on its own (not collectives, not custom-op
+//! groups): GPSIMD / barrier / rank-id / completion encoders: 0xBF, 0xBE,
+//! 0xD8, 0xDC, 0xDB, 0xDE (SPEC §5; S003 §5–§9).
 
 use super::check::check;
 use super::custom_op::{emitted, skeleton};
