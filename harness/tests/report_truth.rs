@@ -6,12 +6,14 @@
 //! by a relative path run from the repository root and from the report
 //! folder; `replay --case-timeout` bounds a hang.
 
+mod common;
 mod subjects;
 
+use common::{repo_root, BIN};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
-use subjects::{c_example, misbehave_py, repo_root, tpbconform};
+use subjects::{c_example, misbehave_py};
 use tpb_harness::subjects::Predicate;
 
 fn code(o: &Output) -> i32 {
@@ -78,7 +80,7 @@ fn tiny(dir: &Path, mode: &str) -> PathBuf {
 }
 
 fn run_in(cwd: &Path, args: &[&str]) -> Output {
-    Command::new(tpbconform())
+    Command::new(PathBuf::from(BIN))
         .current_dir(cwd)
         .args(args)
         .stdin(Stdio::null())
@@ -88,7 +90,7 @@ fn run_in(cwd: &Path, args: &[&str]) -> Output {
 
 /// `sh -c LINE` in `cwd`, the binary under test standing in for `tpbconform`.
 fn sh_in(cwd: &Path, line: &str) -> Output {
-    let cmd = line.replacen("tpbconform", &tpbconform().display().to_string(), 1);
+    let cmd = line.replacen("tpbconform", &PathBuf::from(BIN).display().to_string(), 1);
     Command::new("sh")
         .arg("-c")
         .arg(cmd)

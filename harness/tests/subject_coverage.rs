@@ -7,14 +7,16 @@
 //! Expected counts are derived from the case plan (case i runs under the
 //! (i mod 4)-th generation), never read back from the tool.
 
+mod common;
 mod report_support;
 mod subjects;
 
-use report_support::{code, copy_dir, read_json, reseal, stderr, write_json};
+use common::{code, copy_dir, repo_root, stderr, BIN};
+use report_support::{read_json, reseal, write_json};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
-use subjects::{c_example, repo_root, tpbconform};
+use subjects::c_example;
 
 fn text(b: &[u8]) -> String {
     String::from_utf8_lossy(b).into_owned()
@@ -50,7 +52,7 @@ fn tiny(dir: &Path, answer: &str) -> String {
 /// `tpbconform gate --quiet --no-corpus --report-dir <report> <args>` in the
 /// repository root.
 fn gate(report: &Path, args: &[&str]) -> Output {
-    Command::new(tpbconform())
+    Command::new(PathBuf::from(BIN))
         .current_dir(repo_root())
         .args(["gate", "--quiet", "--no-corpus", "--report-dir"])
         .arg(report)
@@ -261,7 +263,7 @@ fn two_subjects_that_disagree_differently_are_grouped_into_cohorts() {
 }
 
 fn merge(dirs: &[PathBuf], out: &Path) -> Output {
-    let mut c = Command::new(tpbconform());
+    let mut c = Command::new(PathBuf::from(BIN));
     c.args(["report", "merge"])
         .args(dirs)
         .arg("--output")

@@ -5,8 +5,10 @@
 //! examples, their planted-mistake variants and the fixtures of
 //! `tests/subjects/` (some_tables.py / .c, lower_via_cli.py).
 
+mod common;
 mod subjects;
 
+use common::{repo_root, BIN};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use subjects::*;
@@ -23,7 +25,7 @@ fn text(b: &[u8]) -> String {
 
 /// `tpbconform subject-check SPEC` (v2).
 fn subject_check(spec: &str) -> Output {
-    Command::new(tpbconform())
+    Command::new(PathBuf::from(BIN))
         .current_dir(repo_root())
         .args(["subject-check", spec])
         .stdin(Stdio::null())
@@ -34,7 +36,7 @@ fn subject_check(spec: &str) -> Output {
 /// A small gate on `targets` with the subject; its output and report folder.
 fn gate(dir: &Path, subject: &str, targets: &str, extra: &[&str]) -> (Output, PathBuf) {
     let report = dir.join(format!("report-{}", dir.read_dir().unwrap().count()));
-    let o = Command::new(tpbconform())
+    let o = Command::new(PathBuf::from(BIN))
         .current_dir(repo_root())
         .args(["gate", "--quiet", "--cases", "2000", "--targets", targets])
         .args(["--subject", subject])
@@ -190,7 +192,7 @@ fn pinned_streams() -> Vec<(Vec<u8>, StreamAnswer)> {
 fn start(spec: &str) -> ProcessSubject {
     let launch = match spec.strip_prefix("lib:") {
         Some(p) => Launch {
-            program: tpbconform().into_os_string(),
+            program: PathBuf::from(BIN).into_os_string(),
             args: vec!["subject-worker".into(), format!("lib:{p}").into()],
         },
         None => Launch::shell(spec.strip_prefix("cmd:").unwrap()),
@@ -262,7 +264,7 @@ fn lower_spec(planted: bool) -> String {
     format!(
         "cmd:python3 {} {}{}",
         fixture("lower_via_cli.py").display(),
-        tpbconform().display(),
+        PathBuf::from(BIN).display(),
         if planted { " planted" } else { "" }
     )
 }

@@ -8,7 +8,7 @@
 use crate::subjects::{Lowered, LoweredModule};
 use serde_json::{json, Map, Value};
 use tpb_core::insn::Sync;
-use tpb_core::lower::{Gen, IrInstruction, TransferOperand};
+use tpb_core::lower::{Generation, IrInstruction, TransferOperand};
 use tpb_core::lut::DTYPE_TABLE;
 
 /// A dtype as the input document names it: its SPEC §6.4 name, or the bare
@@ -83,7 +83,7 @@ fn instruction(insn: &IrInstruction) -> Value {
 }
 
 /// The `tpbconform lower` input document of `insns` under `gen`.
-pub fn ir_document(gen: Gen, insns: &[IrInstruction]) -> Map<String, Value> {
+pub fn ir_document(gen: Generation, insns: &[IrInstruction]) -> Map<String, Value> {
     let mut m = Map::new();
     m.insert("generation".into(), Value::from(gen.name()));
     m.insert(
