@@ -10,7 +10,7 @@ use crate::insn::{CollectiveCompute, CollectiveComputeSecondary};
 use crate::layout::{
     custom_op_header, BUNDLE_LEN, OPCODE_CUSTOM_OP_HEADER, OPCODE_CUSTOM_OP_PAYLOAD,
 };
-use crate::lint::{classify, instruction_len, lint_classified, Class, Verdict};
+use crate::lint::{classify, instruction_len, lint_classified, lint_skeleton, Class, Verdict};
 use crate::lower::needs_second_leg;
 
 /// Where an instruction starts: its bundle index in the stream, byte offset and opcode.
@@ -189,6 +189,60 @@ impl Walker {
         }
     }
 
+    /// Walks the whole bundles of `bytes` (a trailing partial bundle is left to the caller) as
+    /// [`Walker::push`] does, each event to `out`; when `out` returns `true` the walk stops after
+    /// the bundle that event belongs to. Returns the bytes walked. The reader's hot loop: a
+    /// 64-byte opcode without a stream rule, with nothing open, is judged on the bytes read
+    /// (no copy).
+    #[inline]
+    pub fn push_bundles(&mut self, bytes: &[u8], out: &mut impl FnMut(Event) -> bool) -> usize {
+        let (whole, _) = bytes.as_chunks::<BUNDLE_LEN>();
+        let mut next = 0;
+        while next < whole.len() {
+            if self.tail_of.is_none() && self.leg.is_none() && self.group.is_none() {
+                // Nothing open: a run of plain opcodes changes nothing but the index.
+                let mut index = self.index;
+                let mut stop = false;
+                for chunk in &whole[next..] {
+                    let (class, length, plain) = self.table[usize::from(chunk[0])];
+                    if !plain {
+                        break;
+                    }
+                    let at = At {
+                        index,
+                        offset: index * BUNDLE_LEN,
+                        opcode: chunk[0],
+                    };
+                    index += 1;
+                    next += 1;
+                    let verdict = lint_skeleton(chunk, class);
+                    if out(Event::Instruction {
+                        at,
+                        length,
+                        verdict,
+                    }) {
+                        stop = true;
+                        break;
+                    }
+                }
+                self.index = index;
+                if stop {
+                    break;
+                }
+                if next == whole.len() {
+                    break;
+                }
+            }
+            let mut stop = false;
+            self.push_any(&Bundle(whole[next]), &mut |e| stop |= out(e));
+            next += 1;
+            if stop {
+                break;
+            }
+        }
+        next * BUNDLE_LEN
+    }
+
     /// Walks the next bundle, reporting to `out` in stream order (SPEC §5.3 check order: a
     /// pending leg; the group an instruction other than 0x86 closes; the instruction's verdict;
     /// then its own stream rule).
@@ -200,7 +254,7 @@ impl Walker {
             out(Event::Instruction {
                 at: self.here(b.0[0]),
                 length,
-                verdict: lint_classified(b, self.gen, class),
+                verdict: lint_skeleton(&b.0, class),
             });
             self.index += 1;
             return;

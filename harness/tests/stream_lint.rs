@@ -4,7 +4,7 @@
 //! sample streams.
 
 use tpb_core::lint::Verdict;
-use tpb_core::walk::{walk, Event};
+use tpb_core::walk::{walk, Event, Walker};
 use tpb_core::Generation;
 use tpb_harness::generators::stream_program::{d9, da, header, payload, program, skeleton};
 use tpb_harness::generators::SplitMix64;
@@ -138,6 +138,66 @@ fn core_and_oracle_walk_generated_programs_alike() {
         kinds.into_iter().collect::<Vec<_>>(),
         ["invalid", "skeleton", "valid"]
     );
+}
+
+/// The reader's block walk ([`Walker::push_bundles`], the fast path of `check`) gives the events
+/// of the bundle-by-bundle walk, whatever the block boundaries, and stops right after the bundle
+/// whose event asked it to.
+#[test]
+fn the_block_walk_gives_the_bundle_walk_events() {
+    let mut r = SplitMix64(0xB10C);
+    for case in 0..1500 {
+        // Long runs of plain skeletons between programs (the fast path), then a program.
+        let mut s = Vec::new();
+        for _ in 0..r.below(4) {
+            for _ in 0..r.below(40) {
+                s.extend_from_slice(&skeleton(0x01 + r.below(3) as u8));
+            }
+            s.extend(program(&mut r));
+        }
+        for (gen, _) in gens() {
+            let want = walk(&s, gen).expect("whole bundles");
+            let block = 64 * (1 + r.below(9) as usize);
+            let mut got = Vec::new();
+            let mut w = Walker::new(gen);
+            for run in s.chunks(block) {
+                assert_eq!(
+                    w.push_bundles(run, &mut |e| {
+                        got.push(e);
+                        false
+                    }),
+                    run.len()
+                );
+            }
+            w.finish(&mut |e| got.push(e));
+            assert_eq!(got, want, "case {case} under {gen}, blocks of {block}");
+            // Stopping at the k-th event: every event of that bundle, then nothing.
+            if want.is_empty() {
+                continue;
+            }
+            let k = r.below(want.len() as u64) as usize;
+            let mut w = Walker::new(gen);
+            let mut seen = Vec::new();
+            let walked = w.push_bundles(&s, &mut |e| {
+                seen.push(e);
+                seen.len() > k
+            });
+            let stop_bundle = |e: &Event| match e {
+                Event::Instruction { at, .. } => at.index,
+                Event::Stream(x) => x.index,
+            };
+            let last = stop_bundle(&seen[seen.len() - 1]);
+            if seen.len() > k {
+                assert_eq!(walked, 64 * (last + 1), "case {case}: walked past the stop");
+                let whole_bundle: Vec<Event> = want
+                    .iter()
+                    .copied()
+                    .take_while(|e| stop_bundle(e) <= last)
+                    .collect();
+                assert_eq!(seen, whole_bundle, "case {case}: stop at event {k}");
+            }
+        }
+    }
 }
 
 /// The shipped well-formed program, hex lines with `#` comments.
