@@ -6,6 +6,7 @@
 use tpb_core::lint::Verdict;
 use tpb_core::walk::{walk, Event, Walker};
 use tpb_core::Generation;
+use tpb_harness::arch::Arch;
 use tpb_harness::generators::stream_program::{d9, da, header, payload, program, skeleton};
 use tpb_harness::generators::SplitMix64;
 use tpb_oracle::{lint_stream, Chip, Lint, Report};
@@ -114,7 +115,7 @@ fn core_and_oracle_walk_generated_programs_alike() {
     let mut faults = std::collections::BTreeSet::new();
     let mut kinds = std::collections::BTreeSet::new();
     for case in 0..3000 {
-        let s = program(&mut r);
+        let s = program(&mut r, Arch::ALL[case % 4]);
         agree(&s, &format!("case {case}"));
         for row in core_rows(&s, Generation::V2) {
             match row {
@@ -153,7 +154,7 @@ fn the_block_walk_gives_the_bundle_walk_events() {
             for _ in 0..r.below(40) {
                 s.extend_from_slice(&skeleton(0x01 + r.below(3) as u8));
             }
-            s.extend(program(&mut r));
+            s.extend(program(&mut r, Arch::ALL[case % 4]));
         }
         for (gen, _) in gens() {
             let want = walk(&s, gen).expect("whole bundles");

@@ -41,10 +41,11 @@ impl TargetKind for StreamLintKind {
         "stream_lint"
     }
 
-    /// A whole program ([`stream_program::program_into`]); the case kind is not used (the
-    /// generator mixes well-formed, cut-short, corrupted and random pieces in every program).
+    /// A whole program of the case's generation ([`stream_program::program_into`]); the case
+    /// kind is not used (the generator mixes well-formed, cut-short, corrupted and random
+    /// pieces in every program).
     fn generate(&self, _t: Target, d: Draw<'_>, buf: &mut CaseBuf) -> Form {
-        stream_program::program_into(d.r, &mut buf.bytes);
+        stream_program::program_into(d.r, d.arch, &mut buf.bytes);
         Form::Bytes
     }
 
@@ -52,13 +53,34 @@ impl TargetKind for StreamLintKind {
         Outcome(compare(e.arch(), t, input).1.into_iter().collect())
     }
 
-    fn run(&self, e: &Engine, t: Target, input: &[u8], _reach: Option<&mut Reach>) -> Ran {
-        let (key, d) = compare(e.arch(), t, input);
+    /// Given `reach`, counts the walk's classes from core's rows under the engine's generation
+    /// (the ones compared).
+    fn run(&self, e: &Engine, t: Target, input: &[u8], reach: Option<&mut Reach>) -> Ran {
+        let (key, d, rows) = compare_rows(e.arch(), t, input);
+        let classified = match reach {
+            Some(r) => {
+                count_reach(r, input, &rows);
+                true
+            }
+            None => false,
+        };
         Ran {
             outcome: Outcome(d.into_iter().collect()),
             key: Some(key),
-            classified: false,
+            classified,
         }
+    }
+
+    fn declare_reach(&self, _t: Target, reach: &mut Reach) {
+        reach.declare_lint();
+    }
+
+    /// Counts the classes of core's walk under the default generation (without an engine, the
+    /// generation is not known; the gate counts through [`TargetKind::run`]).
+    fn record_reach(&self, _t: Target, reach: &mut Reach, input: &[u8]) -> bool {
+        let rows = core_rows(walked(input), Arch::default()).unwrap_or_default();
+        count_reach(reach, input, &rows);
+        true
     }
 
     /// The first generation (in [`Arch::ALL`] order) under which the walkers disagree (the
@@ -241,8 +263,53 @@ pub fn first_difference(core: &[Row], oracle: &[Row]) -> Option<(String, String)
     }
 }
 
+/// Counts the reach classes of core's `rows` of `input` ([`Reach::lint_instruction`],
+/// [`Reach::lint_stream_error`], [`Reach::lint_whole_group`]: a header's `num_arguments` is its
+/// byte 0x0F, SPEC §5.3, and its group is whole unless a `short_group` names it).
+pub fn count_reach(reach: &mut Reach, input: &[u8], rows: &[Row]) {
+    let mut headers = Vec::new();
+    for row in rows {
+        match row {
+            Row::Instruction {
+                index,
+                offset,
+                opcode,
+                length,
+                verdict,
+                failure,
+            } => {
+                reach.lint_instruction(*length, failure.map_or(*verdict, |(p, _)| p));
+                if *opcode == 0x85 {
+                    if let Some(&n) = input.get(offset + 0x0F) {
+                        headers.push((*index, n));
+                    }
+                }
+            }
+            Row::StreamError { name, owner, .. } => {
+                reach.lint_stream_error(name);
+                if *name == "short_group" {
+                    headers.retain(|h| h.0 != owner.0);
+                }
+            }
+        }
+    }
+    for (_, n) in headers {
+        reach.lint_whole_group(n);
+    }
+}
+
 /// Compares both walkers on `input` under `arch`: the coverage key and the divergence, if any.
 pub fn compare(arch: Arch, target: Target, input: &[u8]) -> (String, Option<Divergence>) {
+    let (key, d, _) = compare_rows(arch, target, input);
+    (key, d)
+}
+
+/// [`compare`], with core's rows when the walkers agree (empty otherwise).
+pub fn compare_rows(
+    arch: Arch,
+    target: Target,
+    input: &[u8],
+) -> (String, Option<Divergence>, Vec<Row>) {
     let div = |class: Class, key: String, description: String| Divergence {
         target,
         input: input.to_vec(),
@@ -270,12 +337,17 @@ pub fn compare(arch: Arch, target: Target, input: &[u8]) -> (String, Option<Dive
             return (
                 "diverged".into(),
                 Some(div(Class::DifferentOutput, key, detail)),
+                Vec::new(),
             );
         }
         Err(p) => {
             let detail = format!("PANIC: {}", panic_text(&*p));
             let key = "stream_lint:panic".into();
-            return ("diverged".into(), Some(div(Class::Panic, key, detail)));
+            return (
+                "diverged".into(),
+                Some(div(Class::Panic, key, detail)),
+                Vec::new(),
+            );
         }
     };
     if let Some((key, detail)) = first_difference(&core, &oracle) {
@@ -283,6 +355,7 @@ pub fn compare(arch: Arch, target: Target, input: &[u8]) -> (String, Option<Dive
         return (
             "diverged".into(),
             Some(div(Class::DifferentOutput, key, detail)),
+            Vec::new(),
         );
     }
     let errors: BTreeSet<&str> = core
@@ -300,7 +373,7 @@ pub fn compare(arch: Arch, target: Target, input: &[u8]) -> (String, Option<Dive
             errors.into_iter().collect::<Vec<_>>().join(",")
         )
     };
-    (key, None)
+    (key, None, core)
 }
 
 #[cfg(test)]
@@ -317,7 +390,8 @@ mod tests {
         let mut r = SplitMix64(0x5EED_0021);
         let mut keys = BTreeSet::new();
         for _ in 0..400 {
-            let p = stream_program::program(&mut r);
+            let arch = Arch::ALL[r.index(4)];
+            let p = stream_program::program(&mut r, arch);
             for arch in Arch::ALL {
                 let (key, d) = compare(arch, target(), &p);
                 assert!(d.is_none(), "{d:?}");
