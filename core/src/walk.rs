@@ -12,6 +12,7 @@ use crate::layout::{
 };
 use crate::lint::{classify, instruction_len, lint_classified, lint_skeleton, Class, Verdict};
 use crate::lower::needs_second_leg;
+use std::sync::OnceLock;
 
 /// Where an instruction starts: its bundle index in the stream, byte offset and opcode.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
@@ -129,14 +130,37 @@ pub struct Walker {
     gen: Generation,
     /// Per opcode: its class under `gen`, its length, and whether it has no stream rule of its
     /// own (a 64-byte skeleton-only or non-member opcode other than 0x85/0x86/0xD9/0xDA), built
-    /// once in [`Walker::new`].
-    table: [(Class, usize, bool); 256],
+    /// once per generation ([`op_table`]).
+    table: &'static OpTable,
     index: usize,
     group: Option<OpenGroup>,
     /// A two-leg 0xD9 waiting for its 0xDA, with its bytes 0x0C..=0x0E.
     leg: Option<(At, [u8; 3])>,
     /// The first half of a 128-byte instruction: the next bundle is its second half.
     tail_of: Option<At>,
+}
+
+/// Per opcode under one generation: its [`Class`], its length on the wire, and whether it has
+/// no stream rule of its own (a 64-byte skeleton-only or non-member opcode other than
+/// 0x85/0x86/0xD9/0xDA: the walker's fast path).
+type OpTable = [(Class, usize, bool); 256];
+
+fn op_table(gen: Generation) -> OpTable {
+    let mut table = [(Class::NotMember, BUNDLE_LEN, false); 256];
+    for (op, row) in (0..=255u8).zip(table.iter_mut()) {
+        let (class, length) = (classify(op, gen), instruction_len(op));
+        let ruled = [
+            OPCODE_CUSTOM_OP_HEADER,
+            OPCODE_CUSTOM_OP_PAYLOAD,
+            CollectiveCompute::OPCODE,
+            CollectiveComputeSecondary::OPCODE,
+        ]
+        .contains(&op);
+        let plain =
+            !ruled && length == BUNDLE_LEN && matches!(class, Class::Skeleton | Class::NotMember);
+        *row = (class, length, plain);
+    }
+    table
 }
 
 /// +0x0C..=+0x0E {cce_op, dtype, kind} of a 0xD9/0xDA (S003 §3.1, §3.2).
@@ -149,26 +173,15 @@ fn trio(b: &Bundle) -> [u8; 3] {
 }
 
 impl Walker {
-    /// A walker for one stream under generation `gen`.
+    /// A walker for one stream under generation `gen` (its opcode table is built once per
+    /// generation and shared).
     pub fn new(gen: Generation) -> Walker {
-        let mut table = [(Class::NotMember, BUNDLE_LEN, false); 256];
-        for (op, row) in (0..=255u8).zip(table.iter_mut()) {
-            let (class, length) = (classify(op, gen), instruction_len(op));
-            let ruled = [
-                OPCODE_CUSTOM_OP_HEADER,
-                OPCODE_CUSTOM_OP_PAYLOAD,
-                CollectiveCompute::OPCODE,
-                CollectiveComputeSecondary::OPCODE,
-            ]
-            .contains(&op);
-            let plain = !ruled
-                && length == BUNDLE_LEN
-                && matches!(class, Class::Skeleton | Class::NotMember);
-            *row = (class, length, plain);
-        }
+        static TABLES: OnceLock<[OpTable; 4]> = OnceLock::new();
+        let tables = TABLES.get_or_init(|| Generation::ALL.map(op_table));
+        let k = Generation::ALL.iter().position(|&g| g == gen).unwrap_or(0);
         Walker {
             gen,
-            table,
+            table: &tables[k],
             index: 0,
             group: None,
             leg: None,

@@ -211,7 +211,7 @@ fn piece(r: &mut SplitMix64, arch: Arch, s: &mut Vec<u8>) {
                 _ => want,
             };
             for _ in 0..k {
-                if one_in(r, 4) {
+                if one_in(r, 16) {
                     let mut b = [0u8; 64];
                     valid_image_for(r, 0x86, arch, &mut b);
                     s.extend_from_slice(&b);
