@@ -574,3 +574,187 @@ fn the_broken_sample_completed_exits_0() {
     assert_eq!(code, 1, "{out}");
     assert!(out.contains(", 0 invalid, 5 stream errors"), "{out}");
 }
+
+/// One stream of `corpus/vectors/streams/lint.txt`: its name, generations, bytes, and the rows
+/// SPEC §5.3 says a walker reports, in order.
+struct StreamVector {
+    line: usize,
+    name: String,
+    arches: Vec<Arch>,
+    bytes: Vec<u8>,
+    rows: Vec<tpb_harness::kinds::stream_lint::Row>,
+}
+
+/// Parses the stream vectors (format: corpus/vectors/README.md, `streams/`).
+fn stream_vectors(text: &str) -> Vec<StreamVector> {
+    use tpb_harness::kinds::stream_lint::Row;
+    let mut out: Vec<StreamVector> = Vec::new();
+    let mut open: Option<StreamVector> = None;
+    for (i, raw) in text.lines().enumerate() {
+        let line = i + 1;
+        let body = raw.split('#').next().unwrap_or("").trim();
+        if body.is_empty() {
+            continue;
+        }
+        let f: Vec<&str> = body.split_whitespace().collect();
+        match f.as_slice() {
+            ["stream", name, arch] => {
+                assert!(open.is_none(), "line {line}: stream inside a stream");
+                let arches = arch
+                    .strip_prefix("arch=")
+                    .unwrap_or_else(|| panic!("line {line}: arch="))
+                    .split(',')
+                    .map(|a| match a {
+                        "v2" => Arch::V2,
+                        "v3" => Arch::V3,
+                        "v4" => Arch::V4,
+                        "v5" => Arch::V5,
+                        _ => panic!("line {line}: generation {a}"),
+                    })
+                    .collect();
+                open = Some(StreamVector {
+                    line,
+                    name: name.to_string(),
+                    arches,
+                    bytes: Vec::new(),
+                    rows: Vec::new(),
+                });
+            }
+            ["end"] => out.push(open.take().unwrap_or_else(|| panic!("line {line}: end"))),
+            ["!", name, at, owner] => {
+                let s = open.as_mut().unwrap_or_else(|| panic!("line {line}"));
+                let num = |f: &str, key: &str| -> usize {
+                    f.strip_prefix(key)
+                        .and_then(|n| n.parse().ok())
+                        .unwrap_or_else(|| panic!("line {line}: {key}N"))
+                };
+                let (at, owner) = (num(at, "at="), num(owner, "owner="));
+                let name = STREAM_ERROR_NAMES
+                    .iter()
+                    .find(|n| *n == name)
+                    .unwrap_or_else(|| panic!("line {line}: stream error {name}"));
+                s.rows.push(Row::StreamError {
+                    name,
+                    index: at,
+                    offset: 64 * at,
+                    owner: (
+                        owner,
+                        64 * owner,
+                        *s.bytes.get(64 * owner).unwrap_or_else(|| {
+                            panic!("line {line}: owner {owner} is not a bundle before this line")
+                        }),
+                    ),
+                });
+            }
+            [hex, verdict @ ..] => {
+                let s = open.as_mut().unwrap_or_else(|| panic!("line {line}"));
+                let b = from_hex(hex);
+                let index = s.bytes.len() / 64;
+                s.bytes.extend_from_slice(&b);
+                let (verdict, length) = match verdict {
+                    [v @ .., "len=128"] => (v, 128),
+                    v => (v, 64),
+                };
+                let (verdict, failure) = match verdict {
+                    // The second half of a 128-byte instruction: no row of its own.
+                    ["tail"] => continue,
+                    ["valid"] => ("valid", None),
+                    ["skeleton"] => ("skeleton", None),
+                    ["invalid", predicate, byte] => {
+                        let byte = usize::from_str_radix(byte.trim_start_matches("0x"), 16)
+                            .unwrap_or_else(|_| panic!("line {line}: byte {byte}"));
+                        let p: &'static str = Box::leak(predicate.to_string().into_boxed_str());
+                        ("invalid", Some((p, byte)))
+                    }
+                    other => panic!("line {line}: verdict {other:?}"),
+                };
+                s.rows.push(Row::Instruction {
+                    index,
+                    offset: 64 * index,
+                    opcode: b[0],
+                    length,
+                    verdict,
+                    failure,
+                });
+            }
+            [] => {}
+        }
+    }
+    assert!(open.is_none(), "a stream without end");
+    out
+}
+
+/// SPEC §5.3's stream errors.
+const STREAM_ERROR_NAMES: [&str; 7] = [
+    "payload_count_mismatch",
+    "stray_payload",
+    "short_group",
+    "missing_leg",
+    "leg_mismatch",
+    "stray_leg",
+    "truncated_instruction",
+];
+
+/// Every stream vector holds for core's walker and for the oracle's, under each generation it
+/// names; together they cover every stream error and every verdict kind (valid, skeleton, each
+/// skeleton predicate, a body predicate) under every generation.
+#[test]
+fn the_stream_vectors_hold_for_core_and_oracle_under_each_generation() {
+    use tpb_harness::kinds::stream_lint::{core_rows, oracle_rows, Row};
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../corpus/vectors/streams/lint.txt"
+    );
+    let text = std::fs::read_to_string(path).expect("the stream vectors");
+    let vectors = stream_vectors(&text);
+    let mut covered = std::collections::BTreeSet::new();
+    for v in &vectors {
+        for &arch in &v.arches {
+            let what = format!("stream {} (line {}) under {arch}", v.name, v.line);
+            assert_eq!(
+                core_rows(&v.bytes, arch).expect("bundles"),
+                v.rows,
+                "core: {what}"
+            );
+            assert_eq!(
+                oracle_rows(&v.bytes, arch).expect("bundles"),
+                v.rows,
+                "oracle: {what}"
+            );
+            for r in &v.rows {
+                covered.insert(match r {
+                    Row::StreamError { name, .. } => (arch, name.to_string()),
+                    Row::Instruction {
+                        verdict, failure, ..
+                    } => (
+                        arch,
+                        match failure {
+                            Some((p @ ("valid_opcode" | "inst_word_len"), _)) => p.to_string(),
+                            Some(("has_valid_neuron_events", 4)) => "events@4".into(),
+                            Some(("has_valid_neuron_events", 6)) => "events@6".into(),
+                            Some(_) => "body".into(),
+                            None => verdict.to_string(),
+                        },
+                    ),
+                });
+            }
+        }
+    }
+    let kinds = [
+        "valid",
+        "skeleton",
+        "valid_opcode",
+        "inst_word_len",
+        "events@4",
+        "events@6",
+        "body",
+    ];
+    for arch in Arch::ALL {
+        for what in STREAM_ERROR_NAMES.iter().chain(&kinds) {
+            assert!(
+                covered.contains(&(arch, what.to_string())),
+                "no stream vector has {what} under {arch}"
+            );
+        }
+    }
+}
