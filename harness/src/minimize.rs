@@ -124,6 +124,8 @@ pub fn signature(t: Target, input: &[u8]) -> String {
                 (k, None) => (k, "agree".to_string()),
                 (k, Some(d)) => (k, format!("{}:{}", d.class, d.signature.key)),
             },
+            // Every generation: the classes the walk reached (kinds/stream_lint.rs).
+            Check::StreamLint => crate::kinds::stream_lint::signature(t, input),
             // Every generation (0xBF only from v3): keys and outcomes joined.
             Check::Lowering => {
                 let (mut keys, mut outs) = (Vec::new(), Vec::new());

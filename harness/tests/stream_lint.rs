@@ -758,3 +758,30 @@ fn the_stream_vectors_hold_for_core_and_oracle_under_each_generation() {
         }
     }
 }
+
+/// `minimize` keeps a `stream_lint` seed per class the walk reaches: seeds of one length with
+/// different stream errors, or with a verdict only one of them has, have different signatures.
+#[test]
+fn minimize_signatures_tell_stream_lint_seeds_apart() {
+    use tpb_harness::minimize::signature;
+    use tpb_harness::targets::Target;
+    let t = Target::named("stream_lint");
+    let stray_payload = payload().to_vec();
+    let stray_leg = da([0x04, 0x0A, 0x05]).to_vec();
+    let skeleton_only = skeleton(0x01).to_vec();
+    let sigs = [
+        signature(t, &stray_payload),
+        signature(t, &stray_leg),
+        signature(t, &skeleton_only),
+    ];
+    assert_ne!(sigs[0], sigs[1]);
+    assert_ne!(sigs[0], sigs[2]);
+    assert_ne!(sigs[1], sigs[2]);
+    assert!(sigs[0].contains("stray_payload"), "{}", sigs[0]);
+    // The same classes in a longer seed of the same length bucket: the same signature.
+    let again = [skeleton_only.clone(), skeleton(0x02).to_vec()].concat();
+    assert_eq!(
+        signature(t, &again).split(" | ").nth(1),
+        sigs[2].split(" | ").nth(1)
+    );
+}

@@ -376,6 +376,43 @@ pub fn compare_rows(
     (key, None, core)
 }
 
+/// The coverage signature of `input` for `minimize` (its verdict and outcome halves): per
+/// generation ([`Arch::ALL`] order, since membership and hence every verdict depends on it), the
+/// distinct classes of core's rows (each verdict, with the failed predicate; `length:128`; each
+/// stream error by name), and whether the walkers agree (else the divergence's class and key).
+/// Two seeds with the same signature exercise the same classes.
+pub fn signature(target: Target, input: &[u8]) -> (String, String) {
+    let (mut classes, mut outcomes) = (Vec::new(), Vec::new());
+    for arch in Arch::ALL {
+        let (_, d, rows) = compare_rows(arch, target, input);
+        let seen: BTreeSet<String> = rows
+            .iter()
+            .flat_map(|r| match r {
+                Row::Instruction {
+                    length,
+                    verdict,
+                    failure,
+                    ..
+                } => [
+                    Some(failure.map_or(verdict.to_string(), |(p, _)| format!("invalid:{p}"))),
+                    (*length > 64).then(|| "length:128".to_string()),
+                ],
+                Row::StreamError { name, .. } => [Some(name.to_string()), None],
+            })
+            .flatten()
+            .collect();
+        classes.push(format!(
+            "{}:{}",
+            arch.name(),
+            seen.into_iter().collect::<Vec<_>>().join(",")
+        ));
+        outcomes.push(d.map_or("agree".to_string(), |d| {
+            format!("{}:{}", d.class, d.signature.key)
+        }));
+    }
+    (classes.join(" "), outcomes.join(" | "))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -414,6 +451,22 @@ mod tests {
         ] {
             assert!(keys.contains(name), "{name} not reached: {keys:?}");
         }
+    }
+
+    #[test]
+    fn the_minimize_signature_tells_apart_what_the_walk_reached() {
+        let group = [stream_program::header(1, 3), stream_program::payload()].concat();
+        let whole = [group.clone(), stream_program::payload().to_vec()].concat();
+        let (short, _) = signature(target(), &group);
+        let (clean, outcome) = signature(target(), &whole);
+        assert!(short.contains("short_group") && !clean.contains("short_group"));
+        assert_eq!(outcome, ["agree"; 4].join(" | "));
+        // 0x87: skeleton under v2, not a member after (SPEC §0).
+        let (v, _) = signature(target(), &stream_program::skeleton(0x87));
+        assert!(v.starts_with("v2:skeleton v3:invalid:valid_opcode"), "{v}");
+        // The same classes twice: the same signature.
+        let twice = [whole.clone(), whole.clone()].concat();
+        assert_eq!(signature(target(), &twice).0, clean);
     }
 
     #[test]
