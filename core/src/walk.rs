@@ -116,6 +116,33 @@ pub enum Event {
     Stream(StreamError),
 }
 
+/// Where the next bundle stands in the stream (`explain` / `decode` stream context), as the
+/// walker will read it ([`Walker::place`]).
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub enum Place {
+    /// The second 64 bytes of the 128-byte instruction at `of` (its body, not an opcode).
+    Tail {
+        /// The instruction.
+        of: At,
+    },
+    /// Payload `n` (1-based; 1 is the output) of the `expected` the group at `header` announces.
+    Payload {
+        /// The group's 0x85.
+        header: At,
+        /// 1-based.
+        n: usize,
+        /// num_arguments + 1.
+        expected: usize,
+    },
+    /// The 0xDA leg of the two-leg 0xD9 at `primary`.
+    Leg {
+        /// The 0xD9.
+        primary: At,
+    },
+    /// An instruction of its own (it may open a group or a pair).
+    Alone,
+}
+
 #[derive(Clone, Copy)]
 struct OpenGroup {
     header: At,
@@ -186,6 +213,26 @@ impl Walker {
             group: None,
             leg: None,
             tail_of: None,
+        }
+    }
+
+    /// Where bundle `b`, pushed next, stands (before [`Walker::push`]): a 128-byte
+    /// instruction's second half, a payload of the open group, the leg of the pending 0xD9, or
+    /// alone (SPEC §5.3).
+    pub fn place(&self, b: &Bundle) -> Place {
+        if let Some(of) = self.tail_of {
+            return Place::Tail { of };
+        }
+        match (b.0[0], self.group, self.leg) {
+            (OPCODE_CUSTOM_OP_PAYLOAD, Some(g), _) => Place::Payload {
+                header: g.header,
+                n: g.found + 1,
+                expected: g.expected,
+            },
+            (op, _, Some((primary, _))) if op == CollectiveComputeSecondary::OPCODE => {
+                Place::Leg { primary }
+            }
+            _ => Place::Alone,
         }
     }
 

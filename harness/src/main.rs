@@ -71,6 +71,12 @@ enum Command {
         /// Read hex text (one bundle per line) instead of raw binary.
         #[arg(long)]
         hex: bool,
+        /// Add each bundle's stream context (SPEC §5.3; each file is one stream):
+        /// "stream":{"index","offset","in":"alone"|"group"|"pair"|"tail","of" (the group's
+        /// header, the pair's 0xD9 or the 128-byte instruction),"payload","payloads","opens",
+        /// "length","verdict","stream_errors"}. `encode` ignores it.
+        #[arg(long)]
+        stream: bool,
         /// Hardware generation (v2 Sunda, v3 Cayman, v4 Mariana, v5 Maverick).
         #[arg(long, default_value = "v2")]
         arch: Arch,
@@ -199,7 +205,12 @@ fn run(cli: Cli) -> CliResult {
                 max_errors,
             },
         ),
-        Command::Decode { hex, arch, files } => cli::decode::run(&files, hex, arch),
+        Command::Decode {
+            hex,
+            stream,
+            arch,
+            files,
+        } => cli::decode::run(&files, hex, arch, stream),
         Command::Encode {
             hex,
             output,

@@ -785,3 +785,123 @@ fn minimize_signatures_tell_stream_lint_seeds_apart() {
         sigs[2].split(" | ").nth(1)
     );
 }
+
+/// Runs the binary on files; (exit code, stdout, stderr).
+fn run_bin(args: &[&str], stdin: &[u8]) -> (i32, String, String) {
+    use std::io::Write;
+    let mut child = std::process::Command::new(BIN)
+        .args(args)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("run tpbconform");
+    let mut input = child.stdin.take().expect("stdin");
+    input.write_all(stdin).expect("write stdin");
+    drop(input);
+    let o = child.wait_with_output().expect("wait");
+    (
+        o.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&o.stdout).into_owned(),
+        String::from_utf8_lossy(&o.stderr).into_owned(),
+    )
+}
+
+fn tmp_file(name: &str, bytes: &[u8]) -> String {
+    let d = std::env::temp_dir().join(format!("tpb-stream-context-{}", std::process::id()));
+    std::fs::create_dir_all(&d).expect("tmp");
+    let p = d.join(name);
+    std::fs::write(&p, bytes).expect("write");
+    p.display().to_string()
+}
+
+/// `explain` names each bundle's place in its stream (SPEC §5.3: the group, the pair, the
+/// 128-byte instruction), `check`'s verdict, and the stream errors where they are detected;
+/// each file is its own stream.
+#[test]
+fn explain_shows_the_stream_context_of_each_bundle() {
+    let broken = sample("program_broken.hex");
+    let path = tmp_file("broken.bin", &broken);
+    let (_, out, _) = run_bin(&["explain", "--color", "never", &path], b"");
+    let context: Vec<&str> = out.lines().filter(|l| l.starts_with("  stream")).collect();
+    let has = |needle: &str| {
+        assert!(
+            context.iter().any(|l| l.contains(needle)),
+            "no context line has {needle:?}:\n{}",
+            context.join("\n")
+        )
+    };
+    // The sample's own comments (hand-written from SPEC §5.3) say what each bundle is.
+    has("stream: bundle #0 at byte offset 0x0; check: valid (skeleton; body not modelled)");
+    has("stream: bundle #1 at byte offset 0x40; opens a group of 3 payloads");
+    has("stream: bundle #2 at byte offset 0x80; payload 1 of 3 (the output) of the group of #1 0x85");
+    has("stream error: short_group at byte offset 0xC0");
+    has("stream error: stray_payload at byte offset 0x100");
+    has("stream error: missing_leg at byte offset 0x180");
+    has("stream: bundle #11 at byte offset 0x2C0; the second 64 bytes of the 128-byte instruction #10 0xD4");
+    // Two files are two streams: a header open at the end of the first is cut by the end
+    // of that file, and the second file's payload is stray.
+    let a = tmp_file("a.bin", &header(0, 2));
+    let b = tmp_file("b.bin", &payload());
+    let (_, out, _) = run_bin(&["explain", "--color", "never", &a, &b], b"");
+    assert!(out.contains("end of "), "{out}");
+    assert!(
+        out.contains("stream error: short_group at byte offset 0x40"),
+        "{out}"
+    );
+    assert!(
+        out.contains("bundle #1 ("),
+        "bundle numbers run across the files: {out}"
+    );
+    assert!(
+        out.contains(
+            "stream: bundle #0 at byte offset 0x0; check: valid\n  stream error: stray_payload"
+        ),
+        "{out}"
+    );
+}
+
+/// `decode --stream` adds each bundle's stream context, and `encode` takes that output back.
+#[test]
+fn decode_stream_gives_the_context_and_encode_takes_it_back() {
+    let good = sample("program.hex");
+    let path = tmp_file("good.bin", &good);
+    let (_, out, _) = run_bin(&["decode", "--stream", &path], b"");
+    let rows: Vec<serde_json::Value> = out
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("JSON"))
+        .collect();
+    assert_eq!(rows.len(), good.len() / 64);
+    let ctx = |i: usize| rows[i]["stream"].clone();
+    // program.hex: #3 a header of 1 argument, #4 #5 its payloads, #6 a two-leg 0xD9 with its
+    // 0xDA #7, #8 the 128-byte 0xD4 and #9 its second half (its comments, SPEC §5.3).
+    assert_eq!(ctx(0)["in"], "alone");
+    assert_eq!(ctx(0)["verdict"], "skeleton");
+    assert_eq!(ctx(3)["opens"], "opens a group of 2 payloads");
+    assert_eq!(
+        (ctx(5)["in"].clone(), ctx(5)["of"].clone()),
+        ("group".into(), 3.into())
+    );
+    assert_eq!(
+        (ctx(5)["payload"].clone(), ctx(5)["payloads"].clone()),
+        (2.into(), 2.into())
+    );
+    assert_eq!(
+        (ctx(7)["in"].clone(), ctx(7)["of"].clone()),
+        ("pair".into(), 6.into())
+    );
+    assert_eq!(ctx(8)["length"], 128);
+    assert_eq!(
+        (ctx(9)["in"].clone(), ctx(9)["of"].clone()),
+        ("tail".into(), 8.into())
+    );
+    assert_eq!(ctx(9)["offset"], 9 * 64);
+    // Without --stream the output is as before (no "stream" key).
+    let (_, plain, _) = run_bin(&["decode", &path], b"");
+    assert!(!plain.contains("\"stream\""));
+    // encode reads decode --stream's records (the records that decode; the rest are skipped).
+    let (code, bytes, err) = run_bin(&["encode", "--hex"], out.as_bytes());
+    assert!(!err.contains("unknown key"), "{err}");
+    assert_eq!(code, 1, "error records are skipped: {err}");
+    assert!(bytes.lines().any(|l| l.starts_with("d910")), "{bytes}");
+}

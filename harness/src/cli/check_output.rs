@@ -91,7 +91,7 @@ fn by_str(by: Option<u8>) -> String {
 }
 
 /// What a stream error is, in words.
-fn fault_text(f: &StreamFault) -> String {
+pub(super) fn fault_text(f: &StreamFault) -> String {
     match *f {
         StreamFault::PayloadCountMismatch {
             num_payloads,
@@ -128,7 +128,7 @@ fn hex3(b: [u8; 3]) -> String {
 }
 
 /// The verdict words of the text format.
-fn verdict_text(v: &Verdict, op: u8) -> String {
+pub(super) fn verdict_text(v: &Verdict, op: u8) -> String {
     match v {
         Verdict::Valid => "valid".to_string(),
         Verdict::SkeletonOnly => "valid (skeleton; body not modelled)".to_string(),
@@ -288,7 +288,7 @@ impl<W: Write> Printer<W> {
     }
 }
 
-fn owner_text(a: &At) -> String {
+pub(super) fn owner_text(a: &At) -> String {
     format!(
         "#{} {} {} at byte offset 0x{:X}",
         a.index,
