@@ -54,6 +54,10 @@ enum Command {
         /// counted over all inputs; that bundle's reports are all printed).
         #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
         max_errors: Option<u64>,
+        /// Add per-opcode counts (valid / skeleton / invalid) to each stream's summary (text:
+        /// one line per opcode seen; jsonl: "per_opcode" in the summary object).
+        #[arg(long)]
+        per_opcode: bool,
         /// Input files (`-` = stdin; none = stdin); each is one stream.
         #[arg(value_name = "FILE")]
         files: Vec<String>,
@@ -194,6 +198,7 @@ fn run(cli: Cli) -> CliResult {
             format,
             arch,
             max_errors,
+            per_opcode,
             files,
         } => cli::check::run(
             &files,
@@ -203,6 +208,7 @@ fn run(cli: Cli) -> CliResult {
                 format,
                 arch,
                 max_errors,
+                per_opcode,
             },
         ),
         Command::Decode {

@@ -905,3 +905,53 @@ fn decode_stream_gives_the_context_and_encode_takes_it_back() {
     assert_eq!(code, 1, "error records are skipped: {err}");
     assert!(bytes.lines().any(|l| l.starts_with("d910")), "{bytes}");
 }
+
+/// `check --per-opcode`: per opcode of the stream, its valid / skeleton / invalid counts, in
+/// the text summary and in the JSONL summary object; without it, neither.
+#[test]
+fn check_per_opcode_counts_each_opcode_of_the_stream() {
+    // Two 0x01 (one skeleton, one invalid at byte 1), a whole group of 0 arguments, a 0x87
+    // (skeleton under v2, not a member under v3: SPEC §0).
+    let mut bad = skeleton(0x01);
+    bad[1] = 0;
+    let s = [skeleton(0x01), bad, header(0, 2), payload(), skeleton(0x87)].concat();
+    let path = tmp_file("per_opcode.bin", &s);
+    let (code, out, _) = run_bin(
+        &["check", "--per-opcode", "--format", "summary", &path],
+        b"",
+    );
+    assert_eq!(code, 1, "{out}");
+    let want = [
+        "  0x01 LDWEIGHTS: 2 instructions: 0 valid, 1 valid (skeleton; body not modelled), 1 invalid",
+        "  0x85 CustomOpHeader: 1 instructions: 1 valid, 0 valid (skeleton; body not modelled), 0 invalid",
+        "  0x86 CustomOpPayload: 1 instructions: 1 valid, 0 valid (skeleton; body not modelled), 0 invalid",
+        "  0x87 TENSOR_SCALAR_PTR_MULTI_DUAL_ARITH: 1 instructions: 0 valid, 1 valid (skeleton; body not modelled), 0 invalid",
+    ];
+    let lines: Vec<&str> = out.lines().skip(1).collect();
+    assert_eq!(lines, want, "{out}");
+    let (_, out, _) = run_bin(
+        &[
+            "check",
+            "--per-opcode",
+            "--format",
+            "jsonl",
+            "--arch",
+            "v3",
+            &path,
+        ],
+        b"",
+    );
+    let last: serde_json::Value =
+        serde_json::from_str(out.lines().last().expect("summary")).expect("JSON");
+    let per = last["summary"]["per_opcode"]
+        .as_array()
+        .expect("per_opcode")
+        .clone();
+    let row = |op: &str| per.iter().find(|r| r["opcode"] == op).cloned().expect(op);
+    assert_eq!(row("0x87")["invalid"], 1);
+    assert_eq!(row("0x87")["skeleton"], 0);
+    assert_eq!(row("0x01")["skeleton"], 1);
+    assert_eq!(per.len(), 4);
+    let (_, plain, _) = run_bin(&["check", "--format", "summary", &path], b"");
+    assert_eq!(plain.lines().count(), 1, "{plain}");
+}

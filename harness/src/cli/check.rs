@@ -27,6 +27,8 @@ pub struct CheckArgs {
     pub arch: Arch,
     /// Stop after this many errors (invalid verdicts + stream errors) over all streams.
     pub max_errors: Option<u64>,
+    /// Per-opcode counts in each stream's summary.
+    pub per_opcode: bool,
 }
 
 /// Runs `check` on every input in order (none = stdin).
@@ -45,7 +47,10 @@ pub fn run(files: &[String], args: CheckArgs) -> CliResult {
     let mut errors = 0u64;
     for path in &paths {
         let source = source_name(path);
-        let mut tally = Tally::default();
+        let mut tally = Tally {
+            per_opcode: args.per_opcode.then(|| Box::new([[0u64; 3]; 256])),
+            ..Tally::default()
+        };
         let reader = open_input(path)?;
         let stopped = if args.validator == Validator::Auto {
             lint_stream(&source, reader, args, &mut printer, &mut tally, &mut errors)?
