@@ -118,21 +118,41 @@ pub fn lint_instruction(b: &Bundle, gen: Generation) -> Verdict {
     lint_classified(b, gen, classify(b.0[OFF_OPCODE], gen))
 }
 
+/// The verdict of an opcode of class [`Class::NotMember`] or [`Class::Skeleton`] (the walker's
+/// fast path, straight on the bytes read): `valid_opcode` for a non-member, else the skeleton
+/// (byte 1, then byte 4, then byte 6; SPEC §5.3, D-27). Any other class is judged on its
+/// skeleton only.
+#[inline(always)]
+pub fn lint_skeleton(b: &[u8; 64], class: Class) -> Verdict {
+    let failed = |predicate, offset: usize| {
+        Verdict::Invalid(Failure {
+            predicate,
+            offset,
+            value: b[offset],
+        })
+    };
+    if class == Class::NotMember {
+        failed("valid_opcode", OFF_OPCODE)
+    } else if b[OFF_INST_WORD_LEN] != SKELETON_INST_WORD_LEN {
+        failed("inst_word_len", OFF_INST_WORD_LEN)
+    } else if !is_wait_mode(b[OFF_WAIT_MODE]) {
+        failed("has_valid_neuron_events", OFF_WAIT_MODE)
+    } else if !is_update_mode(b[OFF_UPDATE_MODE]) {
+        failed("has_valid_neuron_events", OFF_UPDATE_MODE)
+    } else {
+        Verdict::SkeletonOnly
+    }
+}
+
 /// [`lint_instruction`] with the opcode's [`Class`] already known (the walker keeps a table).
 #[inline(always)]
 pub fn lint_classified(b: &Bundle, gen: Generation, class: Class) -> Verdict {
     match class {
-        Class::NotMember => return fail(b, "valid_opcode", OFF_OPCODE),
+        Class::NotMember | Class::Skeleton => return lint_skeleton(&b.0, class),
         Class::RawRecord => {}
         _ => {
-            if b.0[OFF_INST_WORD_LEN] != SKELETON_INST_WORD_LEN {
-                return fail(b, "inst_word_len", OFF_INST_WORD_LEN);
-            }
-            if !is_wait_mode(b.0[OFF_WAIT_MODE]) {
-                return fail(b, "has_valid_neuron_events", OFF_WAIT_MODE);
-            }
-            if !is_update_mode(b.0[OFF_UPDATE_MODE]) {
-                return fail(b, "has_valid_neuron_events", OFF_UPDATE_MODE);
+            if let Verdict::Invalid(f) = lint_skeleton(&b.0, Class::Skeleton) {
+                return Verdict::Invalid(f);
             }
         }
     }

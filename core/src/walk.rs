@@ -10,8 +10,9 @@ use crate::insn::{CollectiveCompute, CollectiveComputeSecondary};
 use crate::layout::{
     custom_op_header, BUNDLE_LEN, OPCODE_CUSTOM_OP_HEADER, OPCODE_CUSTOM_OP_PAYLOAD,
 };
-use crate::lint::{classify, instruction_len, lint_classified, Class, Verdict};
+use crate::lint::{classify, instruction_len, lint_classified, lint_skeleton, Class, Verdict};
 use crate::lower::needs_second_leg;
+use std::sync::OnceLock;
 
 /// Where an instruction starts: its bundle index in the stream, byte offset and opcode.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
@@ -115,6 +116,33 @@ pub enum Event {
     Stream(StreamError),
 }
 
+/// Where the next bundle stands in the stream (`explain` / `decode` stream context), as the
+/// walker will read it ([`Walker::place`]).
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub enum Place {
+    /// The second 64 bytes of the 128-byte instruction at `of` (its body, not an opcode).
+    Tail {
+        /// The instruction.
+        of: At,
+    },
+    /// Payload `n` (1-based; 1 is the output) of the `expected` the group at `header` announces.
+    Payload {
+        /// The group's 0x85.
+        header: At,
+        /// 1-based.
+        n: usize,
+        /// num_arguments + 1.
+        expected: usize,
+    },
+    /// The 0xDA leg of the two-leg 0xD9 at `primary`.
+    Leg {
+        /// The 0xD9.
+        primary: At,
+    },
+    /// An instruction of its own (it may open a group or a pair).
+    Alone,
+}
+
 #[derive(Clone, Copy)]
 struct OpenGroup {
     header: At,
@@ -129,14 +157,37 @@ pub struct Walker {
     gen: Generation,
     /// Per opcode: its class under `gen`, its length, and whether it has no stream rule of its
     /// own (a 64-byte skeleton-only or non-member opcode other than 0x85/0x86/0xD9/0xDA), built
-    /// once in [`Walker::new`].
-    table: [(Class, usize, bool); 256],
+    /// once per generation ([`op_table`]).
+    table: &'static OpTable,
     index: usize,
     group: Option<OpenGroup>,
     /// A two-leg 0xD9 waiting for its 0xDA, with its bytes 0x0C..=0x0E.
     leg: Option<(At, [u8; 3])>,
     /// The first half of a 128-byte instruction: the next bundle is its second half.
     tail_of: Option<At>,
+}
+
+/// Per opcode under one generation: its [`Class`], its length on the wire, and whether it has
+/// no stream rule of its own (a 64-byte skeleton-only or non-member opcode other than
+/// 0x85/0x86/0xD9/0xDA: the walker's fast path).
+type OpTable = [(Class, usize, bool); 256];
+
+fn op_table(gen: Generation) -> OpTable {
+    let mut table = [(Class::NotMember, BUNDLE_LEN, false); 256];
+    for (op, row) in (0..=255u8).zip(table.iter_mut()) {
+        let (class, length) = (classify(op, gen), instruction_len(op));
+        let ruled = [
+            OPCODE_CUSTOM_OP_HEADER,
+            OPCODE_CUSTOM_OP_PAYLOAD,
+            CollectiveCompute::OPCODE,
+            CollectiveComputeSecondary::OPCODE,
+        ]
+        .contains(&op);
+        let plain =
+            !ruled && length == BUNDLE_LEN && matches!(class, Class::Skeleton | Class::NotMember);
+        *row = (class, length, plain);
+    }
+    table
 }
 
 /// +0x0C..=+0x0E {cce_op, dtype, kind} of a 0xD9/0xDA (S003 §3.1, §3.2).
@@ -149,30 +200,39 @@ fn trio(b: &Bundle) -> [u8; 3] {
 }
 
 impl Walker {
-    /// A walker for one stream under generation `gen`.
+    /// A walker for one stream under generation `gen` (its opcode table is built once per
+    /// generation and shared).
     pub fn new(gen: Generation) -> Walker {
-        let mut table = [(Class::NotMember, BUNDLE_LEN, false); 256];
-        for (op, row) in (0..=255u8).zip(table.iter_mut()) {
-            let (class, length) = (classify(op, gen), instruction_len(op));
-            let ruled = [
-                OPCODE_CUSTOM_OP_HEADER,
-                OPCODE_CUSTOM_OP_PAYLOAD,
-                CollectiveCompute::OPCODE,
-                CollectiveComputeSecondary::OPCODE,
-            ]
-            .contains(&op);
-            let plain = !ruled
-                && length == BUNDLE_LEN
-                && matches!(class, Class::Skeleton | Class::NotMember);
-            *row = (class, length, plain);
-        }
+        static TABLES: OnceLock<[OpTable; 4]> = OnceLock::new();
+        let tables = TABLES.get_or_init(|| Generation::ALL.map(op_table));
+        let k = Generation::ALL.iter().position(|&g| g == gen).unwrap_or(0);
         Walker {
             gen,
-            table,
+            table: &tables[k],
             index: 0,
             group: None,
             leg: None,
             tail_of: None,
+        }
+    }
+
+    /// Where bundle `b`, pushed next, stands (before [`Walker::push`]): a 128-byte
+    /// instruction's second half, a payload of the open group, the leg of the pending 0xD9, or
+    /// alone (SPEC §5.3).
+    pub fn place(&self, b: &Bundle) -> Place {
+        if let Some(of) = self.tail_of {
+            return Place::Tail { of };
+        }
+        match (b.0[0], self.group, self.leg) {
+            (OPCODE_CUSTOM_OP_PAYLOAD, Some(g), _) => Place::Payload {
+                header: g.header,
+                n: g.found + 1,
+                expected: g.expected,
+            },
+            (op, _, Some((primary, _))) if op == CollectiveComputeSecondary::OPCODE => {
+                Place::Leg { primary }
+            }
+            _ => Place::Alone,
         }
     }
 
@@ -189,6 +249,60 @@ impl Walker {
         }
     }
 
+    /// Walks the whole bundles of `bytes` (a trailing partial bundle is left to the caller) as
+    /// [`Walker::push`] does, each event to `out`; when `out` returns `true` the walk stops after
+    /// the bundle that event belongs to. Returns the bytes walked. The reader's hot loop: a
+    /// 64-byte opcode without a stream rule, with nothing open, is judged on the bytes read
+    /// (no copy).
+    #[inline]
+    pub fn push_bundles(&mut self, bytes: &[u8], out: &mut impl FnMut(Event) -> bool) -> usize {
+        let (whole, _) = bytes.as_chunks::<BUNDLE_LEN>();
+        let mut next = 0;
+        while next < whole.len() {
+            if self.tail_of.is_none() && self.leg.is_none() && self.group.is_none() {
+                // Nothing open: a run of plain opcodes changes nothing but the index.
+                let mut index = self.index;
+                let mut stop = false;
+                for chunk in &whole[next..] {
+                    let (class, length, plain) = self.table[usize::from(chunk[0])];
+                    if !plain {
+                        break;
+                    }
+                    let at = At {
+                        index,
+                        offset: index * BUNDLE_LEN,
+                        opcode: chunk[0],
+                    };
+                    index += 1;
+                    next += 1;
+                    let verdict = lint_skeleton(chunk, class);
+                    if out(Event::Instruction {
+                        at,
+                        length,
+                        verdict,
+                    }) {
+                        stop = true;
+                        break;
+                    }
+                }
+                self.index = index;
+                if stop {
+                    break;
+                }
+                if next == whole.len() {
+                    break;
+                }
+            }
+            let mut stop = false;
+            self.push_any(&Bundle(whole[next]), &mut |e| stop |= out(e));
+            next += 1;
+            if stop {
+                break;
+            }
+        }
+        next * BUNDLE_LEN
+    }
+
     /// Walks the next bundle, reporting to `out` in stream order (SPEC §5.3 check order: a
     /// pending leg; the group an instruction other than 0x86 closes; the instruction's verdict;
     /// then its own stream rule).
@@ -200,7 +314,7 @@ impl Walker {
             out(Event::Instruction {
                 at: self.here(b.0[0]),
                 length,
-                verdict: lint_classified(b, self.gen, class),
+                verdict: lint_skeleton(&b.0, class),
             });
             self.index += 1;
             return;

@@ -54,6 +54,10 @@ enum Command {
         /// counted over all inputs; that bundle's reports are all printed).
         #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
         max_errors: Option<u64>,
+        /// Add per-opcode counts (valid / skeleton / invalid) to each stream's summary (text:
+        /// one line per opcode seen; jsonl: "per_opcode" in the summary object).
+        #[arg(long)]
+        per_opcode: bool,
         /// Input files (`-` = stdin; none = stdin); each is one stream.
         #[arg(value_name = "FILE")]
         files: Vec<String>,
@@ -71,6 +75,12 @@ enum Command {
         /// Read hex text (one bundle per line) instead of raw binary.
         #[arg(long)]
         hex: bool,
+        /// Add each bundle's stream context (SPEC §5.3; each file is one stream):
+        /// "stream":{"index","offset","in":"alone"|"group"|"pair"|"tail","of" (the group's
+        /// header, the pair's 0xD9 or the 128-byte instruction),"payload","payloads","opens",
+        /// "length","verdict","stream_errors"}. `encode` ignores it.
+        #[arg(long)]
+        stream: bool,
         /// Hardware generation (v2 Sunda, v3 Cayman, v4 Mariana, v5 Maverick).
         #[arg(long, default_value = "v2")]
         arch: Arch,
@@ -188,6 +198,7 @@ fn run(cli: Cli) -> CliResult {
             format,
             arch,
             max_errors,
+            per_opcode,
             files,
         } => cli::check::run(
             &files,
@@ -197,9 +208,15 @@ fn run(cli: Cli) -> CliResult {
                 format,
                 arch,
                 max_errors,
+                per_opcode,
             },
         ),
-        Command::Decode { hex, arch, files } => cli::decode::run(&files, hex, arch),
+        Command::Decode {
+            hex,
+            stream,
+            arch,
+            files,
+        } => cli::decode::run(&files, hex, arch, stream),
         Command::Encode {
             hex,
             output,

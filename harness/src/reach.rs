@@ -7,7 +7,9 @@
 //! nonzero values in two reserved bytes* (the correlated faults that single-byte
 //! mutation never builds). Streams (SPEC §5.3) have classes for the number of
 //! arguments of a group (0..=255 in bands), the number of groups, and other
-//! opcodes mixed in; sync programs (SPEC §8) have classes for their shapes
+//! opcodes mixed in; linted streams (SPEC §5.3 "Linting a stream") have classes for each
+//! whole group's argument count, each stream error, each verdict kind and each instruction
+//! length (`lint.*`); sync programs (SPEC §8) have classes for their shapes
 //! (pseudo runs between producer and consumer, fan-out, several engines,
 //! long chains); field `generation` counts the classified cases per
 //! generation of the run. [`Reach`] counts hits; [`Reach::unhit`] lists the declared
@@ -181,6 +183,28 @@ const ARG_BANDS: [&str; 7] = ["0", "1", "2..3", "4..15", "16..127", "128..254", 
 const GROUP_COUNTS: [&str; 3] = ["1", "2..4", "5+"];
 /// Other bundles mixed into a parsed stream.
 const MIXED: [&str; 2] = ["groups only", "other opcodes mixed in"];
+/// Stream errors of a linted stream (SPEC §5.3 "Linting a stream", its names).
+pub const STREAM_ERRORS: [&str; 7] = [
+    "payload_count_mismatch",
+    "stray_payload",
+    "short_group",
+    "missing_leg",
+    "leg_mismatch",
+    "stray_leg",
+    "truncated_instruction",
+];
+/// Verdicts of a linted instruction (SPEC §5.3's verdict table: the skeleton predicates by
+/// name, every body predicate as `invalid: body`).
+pub const LINT_VERDICTS: [&str; 6] = [
+    "valid",
+    "skeleton",
+    "invalid: valid_opcode",
+    "invalid: inst_word_len",
+    "invalid: has_valid_neuron_events",
+    "invalid: body",
+];
+/// Instruction lengths on the wire (isa/opcodes.tsv `length`).
+const LINT_LENGTHS: [&str; 2] = ["64", "128"];
 /// Sync program shapes beyond the pseudo runs ([`Shape`]).
 const SYNC_SHAPES: [&str; 3] = ["fan-out", "several engines", "long chain"];
 
@@ -227,6 +251,9 @@ pub struct Reach {
     stream: Option<[usize; 3]>,
     /// Field index of `generation` (generations declared).
     generation: Option<usize>,
+    /// Field indices of `lint.num_arguments`, `lint.stream_error`, `lint.verdict`,
+    /// `lint.length` (linted streams declared).
+    lint: Option<[usize; 4]>,
     /// Field indices of `sync.pseudo_run`, `sync.shape` (sync shapes declared).
     sync: Option<[usize; 2]>,
 }
@@ -284,6 +311,52 @@ impl Reach {
                 self.decl("stream.groups".into(), &GROUP_COUNTS),
                 self.decl("stream.mix".into(), &MIXED),
             ]);
+        }
+    }
+
+    /// Declares the classes of linted instruction streams (once, SPEC §5.3 "Linting a
+    /// stream"): the `num_arguments` of each whole group (the bands of
+    /// `stream.num_arguments`), each stream error, each verdict kind, each instruction length.
+    pub fn declare_lint(&mut self) {
+        if self.lint.is_none() {
+            self.lint = Some([
+                self.decl("lint.num_arguments".into(), &ARG_BANDS),
+                self.decl("lint.stream_error".into(), &STREAM_ERRORS),
+                self.decl("lint.verdict".into(), &LINT_VERDICTS),
+                self.decl("lint.length".into(), &LINT_LENGTHS),
+            ]);
+        }
+    }
+
+    /// Counts one linted instruction: its length on the wire and its verdict (`valid`,
+    /// `skeleton`, or the failed predicate).
+    pub fn lint_instruction(&mut self, length: usize, verdict: &str) {
+        let Some([_, _, verdicts, lengths]) = self.lint else {
+            return;
+        };
+        self.hit(lengths, if length > 64 { "128" } else { "64" });
+        let class = match verdict {
+            "valid" | "skeleton" => verdict,
+            "valid_opcode" => "invalid: valid_opcode",
+            "inst_word_len" => "invalid: inst_word_len",
+            "has_valid_neuron_events" => "invalid: has_valid_neuron_events",
+            _ => "invalid: body",
+        };
+        self.hit(verdicts, class);
+    }
+
+    /// Counts one whole group of a linted stream (its header's `num_arguments`; every payload
+    /// it announces arrived).
+    pub fn lint_whole_group(&mut self, num_arguments: u8) {
+        if let Some([args, _, _, _]) = self.lint {
+            self.hit(args, arg_band(usize::from(num_arguments)));
+        }
+    }
+
+    /// Counts one stream error of a linted stream, by its SPEC §5.3 name.
+    pub fn lint_stream_error(&mut self, name: &str) {
+        if let Some([_, errors, _, _]) = self.lint {
+            self.hit(errors, name);
         }
     }
 

@@ -105,7 +105,10 @@ fn header_corpus(root: &Path) -> PathBuf {
         .unwrap()
         .flatten()
     {
-        std::fs::copy(e.path(), c.join("vectors").join(e.file_name())).unwrap();
+        // The vector files (the gate ignores subfolders such as streams/).
+        if e.path().is_file() {
+            std::fs::copy(e.path(), c.join("vectors").join(e.file_name())).unwrap();
+        }
     }
     c
 }

@@ -45,8 +45,11 @@ fn strip_timing(bytes: &[u8]) -> String {
 fn copy_real_vectors(corpus: &Path) {
     let real = Path::new(env!("CARGO_MANIFEST_DIR")).join("../corpus/vectors");
     std::fs::create_dir_all(corpus.join("vectors")).unwrap();
+    // The vector files (the gate ignores subfolders such as streams/).
     for e in std::fs::read_dir(real).unwrap().flatten() {
-        std::fs::copy(e.path(), corpus.join("vectors").join(e.file_name())).unwrap();
+        if e.path().is_file() {
+            std::fs::copy(e.path(), corpus.join("vectors").join(e.file_name())).unwrap();
+        }
     }
 }
 

@@ -7,8 +7,9 @@ mod common;
 
 use common::{code, run, stdout, BIN};
 use tpb_core::lint::Verdict;
-use tpb_core::walk::{walk, Event};
+use tpb_core::walk::{walk, Event, Walker};
 use tpb_core::Generation;
+use tpb_harness::arch::Arch;
 use tpb_harness::generators::stream_program::{d9, da, header, payload, program, skeleton};
 use tpb_harness::generators::SplitMix64;
 use tpb_oracle::{lint_stream, Chip, Lint, Report};
@@ -117,7 +118,7 @@ fn core_and_oracle_walk_generated_programs_alike() {
     let mut faults = std::collections::BTreeSet::new();
     let mut kinds = std::collections::BTreeSet::new();
     for case in 0..3000 {
-        let s = program(&mut r);
+        let s = program(&mut r, Arch::ALL[case % 4]);
         agree(&s, &format!("case {case}"));
         for row in core_rows(&s, Generation::V2) {
             match row {
@@ -141,6 +142,66 @@ fn core_and_oracle_walk_generated_programs_alike() {
         kinds.into_iter().collect::<Vec<_>>(),
         ["invalid", "skeleton", "valid"]
     );
+}
+
+/// The reader's block walk ([`Walker::push_bundles`], the fast path of `check`) gives the events
+/// of the bundle-by-bundle walk, whatever the block boundaries, and stops right after the bundle
+/// whose event asked it to.
+#[test]
+fn the_block_walk_gives_the_bundle_walk_events() {
+    let mut r = SplitMix64(0xB10C);
+    for case in 0..1500 {
+        // Long runs of plain skeletons between programs (the fast path), then a program.
+        let mut s = Vec::new();
+        for _ in 0..r.below(4) {
+            for _ in 0..r.below(40) {
+                s.extend_from_slice(&skeleton(0x01 + r.below(3) as u8));
+            }
+            s.extend(program(&mut r, Arch::ALL[case % 4]));
+        }
+        for (gen, _) in gens() {
+            let want = walk(&s, gen).expect("whole bundles");
+            let block = 64 * (1 + r.below(9) as usize);
+            let mut got = Vec::new();
+            let mut w = Walker::new(gen);
+            for run in s.chunks(block) {
+                assert_eq!(
+                    w.push_bundles(run, &mut |e| {
+                        got.push(e);
+                        false
+                    }),
+                    run.len()
+                );
+            }
+            w.finish(&mut |e| got.push(e));
+            assert_eq!(got, want, "case {case} under {gen}, blocks of {block}");
+            // Stopping at the k-th event: every event of that bundle, then nothing.
+            if want.is_empty() {
+                continue;
+            }
+            let k = r.below(want.len() as u64) as usize;
+            let mut w = Walker::new(gen);
+            let mut seen = Vec::new();
+            let walked = w.push_bundles(&s, &mut |e| {
+                seen.push(e);
+                seen.len() > k
+            });
+            let stop_bundle = |e: &Event| match e {
+                Event::Instruction { at, .. } => at.index,
+                Event::Stream(x) => x.index,
+            };
+            let last = stop_bundle(&seen[seen.len() - 1]);
+            if seen.len() > k {
+                assert_eq!(walked, 64 * (last + 1), "case {case}: walked past the stop");
+                let whole_bundle: Vec<Event> = want
+                    .iter()
+                    .copied()
+                    .take_while(|e| stop_bundle(e) <= last)
+                    .collect();
+                assert_eq!(seen, whole_bundle, "case {case}: stop at event {k}");
+            }
+        }
+    }
 }
 
 /// The shipped well-formed program, hex lines with `#` comments.
@@ -495,4 +556,385 @@ fn the_broken_sample_completed_exits_0() {
     );
     assert_eq!(code, 1, "{out}");
     assert!(out.contains(", 0 invalid, 5 stream errors"), "{out}");
+}
+
+/// One stream of `corpus/vectors/streams/lint.txt`: its name, generations, bytes, and the rows
+/// SPEC §5.3 says a walker reports, in order.
+struct StreamVector {
+    line: usize,
+    name: String,
+    arches: Vec<Arch>,
+    bytes: Vec<u8>,
+    rows: Vec<tpb_harness::kinds::stream_lint::Row>,
+}
+
+/// Parses the stream vectors (format: corpus/vectors/README.md, `streams/`).
+fn stream_vectors(text: &str) -> Vec<StreamVector> {
+    use tpb_harness::kinds::stream_lint::Row;
+    let mut out: Vec<StreamVector> = Vec::new();
+    let mut open: Option<StreamVector> = None;
+    for (i, raw) in text.lines().enumerate() {
+        let line = i + 1;
+        let body = raw.split('#').next().unwrap_or("").trim();
+        if body.is_empty() {
+            continue;
+        }
+        let f: Vec<&str> = body.split_whitespace().collect();
+        match f.as_slice() {
+            ["stream", name, arch] => {
+                assert!(open.is_none(), "line {line}: stream inside a stream");
+                let arches = arch
+                    .strip_prefix("arch=")
+                    .unwrap_or_else(|| panic!("line {line}: arch="))
+                    .split(',')
+                    .map(|a| match a {
+                        "v2" => Arch::V2,
+                        "v3" => Arch::V3,
+                        "v4" => Arch::V4,
+                        "v5" => Arch::V5,
+                        _ => panic!("line {line}: generation {a}"),
+                    })
+                    .collect();
+                open = Some(StreamVector {
+                    line,
+                    name: name.to_string(),
+                    arches,
+                    bytes: Vec::new(),
+                    rows: Vec::new(),
+                });
+            }
+            ["end"] => out.push(open.take().unwrap_or_else(|| panic!("line {line}: end"))),
+            ["!", name, at, owner] => {
+                let s = open.as_mut().unwrap_or_else(|| panic!("line {line}"));
+                let num = |f: &str, key: &str| -> usize {
+                    f.strip_prefix(key)
+                        .and_then(|n| n.parse().ok())
+                        .unwrap_or_else(|| panic!("line {line}: {key}N"))
+                };
+                let (at, owner) = (num(at, "at="), num(owner, "owner="));
+                let name = STREAM_ERROR_NAMES
+                    .iter()
+                    .find(|n| *n == name)
+                    .unwrap_or_else(|| panic!("line {line}: stream error {name}"));
+                s.rows.push(Row::StreamError {
+                    name,
+                    index: at,
+                    offset: 64 * at,
+                    owner: (
+                        owner,
+                        64 * owner,
+                        *s.bytes.get(64 * owner).unwrap_or_else(|| {
+                            panic!("line {line}: owner {owner} is not a bundle before this line")
+                        }),
+                    ),
+                });
+            }
+            [hex, verdict @ ..] => {
+                let s = open.as_mut().unwrap_or_else(|| panic!("line {line}"));
+                let b = from_hex(hex);
+                let index = s.bytes.len() / 64;
+                s.bytes.extend_from_slice(&b);
+                let (verdict, length) = match verdict {
+                    [v @ .., "len=128"] => (v, 128),
+                    v => (v, 64),
+                };
+                let (verdict, failure) = match verdict {
+                    // The second half of a 128-byte instruction: no row of its own.
+                    ["tail"] => continue,
+                    ["valid"] => ("valid", None),
+                    ["skeleton"] => ("skeleton", None),
+                    ["invalid", predicate, byte] => {
+                        let byte = usize::from_str_radix(byte.trim_start_matches("0x"), 16)
+                            .unwrap_or_else(|_| panic!("line {line}: byte {byte}"));
+                        let p: &'static str = Box::leak(predicate.to_string().into_boxed_str());
+                        ("invalid", Some((p, byte)))
+                    }
+                    other => panic!("line {line}: verdict {other:?}"),
+                };
+                s.rows.push(Row::Instruction {
+                    index,
+                    offset: 64 * index,
+                    opcode: b[0],
+                    length,
+                    verdict,
+                    failure,
+                });
+            }
+            [] => {}
+        }
+    }
+    assert!(open.is_none(), "a stream without end");
+    out
+}
+
+/// SPEC §5.3's stream errors.
+const STREAM_ERROR_NAMES: [&str; 7] = [
+    "payload_count_mismatch",
+    "stray_payload",
+    "short_group",
+    "missing_leg",
+    "leg_mismatch",
+    "stray_leg",
+    "truncated_instruction",
+];
+
+/// Every stream vector holds for core's walker and for the oracle's, under each generation it
+/// names; together they cover every stream error and every verdict kind (valid, skeleton, each
+/// skeleton predicate, a body predicate) under every generation.
+#[test]
+fn the_stream_vectors_hold_for_core_and_oracle_under_each_generation() {
+    use tpb_harness::kinds::stream_lint::{core_rows, oracle_rows, Row};
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../corpus/vectors/streams/lint.txt"
+    );
+    let text = std::fs::read_to_string(path).expect("the stream vectors");
+    let vectors = stream_vectors(&text);
+    let mut covered = std::collections::BTreeSet::new();
+    for v in &vectors {
+        for &arch in &v.arches {
+            let what = format!("stream {} (line {}) under {arch}", v.name, v.line);
+            assert_eq!(
+                core_rows(&v.bytes, arch).expect("bundles"),
+                v.rows,
+                "core: {what}"
+            );
+            assert_eq!(
+                oracle_rows(&v.bytes, arch).expect("bundles"),
+                v.rows,
+                "oracle: {what}"
+            );
+            for r in &v.rows {
+                covered.insert(match r {
+                    Row::StreamError { name, .. } => (arch, name.to_string()),
+                    Row::Instruction {
+                        verdict, failure, ..
+                    } => (
+                        arch,
+                        match failure {
+                            Some((p @ ("valid_opcode" | "inst_word_len"), _)) => p.to_string(),
+                            Some(("has_valid_neuron_events", 4)) => "events@4".into(),
+                            Some(("has_valid_neuron_events", 6)) => "events@6".into(),
+                            Some(_) => "body".into(),
+                            None => verdict.to_string(),
+                        },
+                    ),
+                });
+            }
+        }
+    }
+    let kinds = [
+        "valid",
+        "skeleton",
+        "valid_opcode",
+        "inst_word_len",
+        "events@4",
+        "events@6",
+        "body",
+    ];
+    for arch in Arch::ALL {
+        for what in STREAM_ERROR_NAMES.iter().chain(&kinds) {
+            assert!(
+                covered.contains(&(arch, what.to_string())),
+                "no stream vector has {what} under {arch}"
+            );
+        }
+    }
+}
+
+/// `minimize` keeps a `stream_lint` seed per class the walk reaches: seeds of one length with
+/// different stream errors, or with a verdict only one of them has, have different signatures.
+#[test]
+fn minimize_signatures_tell_stream_lint_seeds_apart() {
+    use tpb_harness::minimize::signature;
+    use tpb_harness::targets::Target;
+    let t = Target::named("stream_lint");
+    let stray_payload = payload().to_vec();
+    let stray_leg = da([0x04, 0x0A, 0x05]).to_vec();
+    let skeleton_only = skeleton(0x01).to_vec();
+    let sigs = [
+        signature(t, &stray_payload),
+        signature(t, &stray_leg),
+        signature(t, &skeleton_only),
+    ];
+    assert_ne!(sigs[0], sigs[1]);
+    assert_ne!(sigs[0], sigs[2]);
+    assert_ne!(sigs[1], sigs[2]);
+    assert!(sigs[0].contains("stray_payload"), "{}", sigs[0]);
+    // The same classes in a longer seed of the same length bucket: the same signature.
+    let again = [skeleton_only.clone(), skeleton(0x02).to_vec()].concat();
+    assert_eq!(
+        signature(t, &again).split(" | ").nth(1),
+        sigs[2].split(" | ").nth(1)
+    );
+}
+
+/// Runs the binary on files; (exit code, stdout, stderr).
+fn run_bin(args: &[&str], stdin: &[u8]) -> (i32, String, String) {
+    use std::io::Write;
+    let mut child = std::process::Command::new(BIN)
+        .args(args)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("run tpbconform");
+    let mut input = child.stdin.take().expect("stdin");
+    input.write_all(stdin).expect("write stdin");
+    drop(input);
+    let o = child.wait_with_output().expect("wait");
+    (
+        o.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&o.stdout).into_owned(),
+        String::from_utf8_lossy(&o.stderr).into_owned(),
+    )
+}
+
+fn tmp_file(name: &str, bytes: &[u8]) -> String {
+    let d = std::env::temp_dir().join(format!("tpb-stream-context-{}", std::process::id()));
+    std::fs::create_dir_all(&d).expect("tmp");
+    let p = d.join(name);
+    std::fs::write(&p, bytes).expect("write");
+    p.display().to_string()
+}
+
+/// `explain` names each bundle's place in its stream (SPEC §5.3: the group, the pair, the
+/// 128-byte instruction), `check`'s verdict, and the stream errors where they are detected;
+/// each file is its own stream.
+#[test]
+fn explain_shows_the_stream_context_of_each_bundle() {
+    let broken = sample("program_broken.hex");
+    let path = tmp_file("broken.bin", &broken);
+    let (_, out, _) = run_bin(&["explain", "--color", "never", &path], b"");
+    let context: Vec<&str> = out.lines().filter(|l| l.starts_with("  stream")).collect();
+    let has = |needle: &str| {
+        assert!(
+            context.iter().any(|l| l.contains(needle)),
+            "no context line has {needle:?}:\n{}",
+            context.join("\n")
+        )
+    };
+    // The sample's own comments (hand-written from SPEC §5.3) say what each bundle is.
+    has("stream: bundle #0 at byte offset 0x0; check: valid (skeleton; body not modelled)");
+    has("stream: bundle #1 at byte offset 0x40; opens a group of 3 payloads");
+    has("stream: bundle #2 at byte offset 0x80; payload 1 of 3 (the output) of the group of #1 0x85");
+    has("stream error: short_group at byte offset 0xC0");
+    has("stream error: stray_payload at byte offset 0x100");
+    has("stream error: missing_leg at byte offset 0x180");
+    has("stream: bundle #11 at byte offset 0x2C0; the second 64 bytes of the 128-byte instruction #10 0xD4");
+    // Two files are two streams: a header open at the end of the first is cut by the end
+    // of that file, and the second file's payload is stray.
+    let a = tmp_file("a.bin", &header(0, 2));
+    let b = tmp_file("b.bin", &payload());
+    let (_, out, _) = run_bin(&["explain", "--color", "never", &a, &b], b"");
+    assert!(out.contains("end of "), "{out}");
+    assert!(
+        out.contains("stream error: short_group at byte offset 0x40"),
+        "{out}"
+    );
+    assert!(
+        out.contains("bundle #1 ("),
+        "bundle numbers run across the files: {out}"
+    );
+    assert!(
+        out.contains(
+            "stream: bundle #0 at byte offset 0x0; check: valid\n  stream error: stray_payload"
+        ),
+        "{out}"
+    );
+}
+
+/// `decode --stream` adds each bundle's stream context, and `encode` takes that output back.
+#[test]
+fn decode_stream_gives_the_context_and_encode_takes_it_back() {
+    let good = sample("program.hex");
+    let path = tmp_file("good.bin", &good);
+    let (_, out, _) = run_bin(&["decode", "--stream", &path], b"");
+    let rows: Vec<serde_json::Value> = out
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("JSON"))
+        .collect();
+    assert_eq!(rows.len(), good.len() / 64);
+    let ctx = |i: usize| rows[i]["stream"].clone();
+    // program.hex: #3 a header of 1 argument, #4 #5 its payloads, #6 a two-leg 0xD9 with its
+    // 0xDA #7, #8 the 128-byte 0xD4 and #9 its second half (its comments, SPEC §5.3).
+    assert_eq!(ctx(0)["in"], "alone");
+    assert_eq!(ctx(0)["verdict"], "skeleton");
+    assert_eq!(ctx(3)["opens"], "opens a group of 2 payloads");
+    assert_eq!(
+        (ctx(5)["in"].clone(), ctx(5)["of"].clone()),
+        ("group".into(), 3.into())
+    );
+    assert_eq!(
+        (ctx(5)["payload"].clone(), ctx(5)["payloads"].clone()),
+        (2.into(), 2.into())
+    );
+    assert_eq!(
+        (ctx(7)["in"].clone(), ctx(7)["of"].clone()),
+        ("pair".into(), 6.into())
+    );
+    assert_eq!(ctx(8)["length"], 128);
+    assert_eq!(
+        (ctx(9)["in"].clone(), ctx(9)["of"].clone()),
+        ("tail".into(), 8.into())
+    );
+    assert_eq!(ctx(9)["offset"], 9 * 64);
+    // Without --stream the output is as before (no "stream" key).
+    let (_, plain, _) = run_bin(&["decode", &path], b"");
+    assert!(!plain.contains("\"stream\""));
+    // encode reads decode --stream's records (the records that decode; the rest are skipped).
+    let (code, bytes, err) = run_bin(&["encode", "--hex"], out.as_bytes());
+    assert!(!err.contains("unknown key"), "{err}");
+    assert_eq!(code, 1, "error records are skipped: {err}");
+    assert!(bytes.lines().any(|l| l.starts_with("d910")), "{bytes}");
+}
+
+/// `check --per-opcode`: per opcode of the stream, its valid / skeleton / invalid counts, in
+/// the text summary and in the JSONL summary object; without it, neither.
+#[test]
+fn check_per_opcode_counts_each_opcode_of_the_stream() {
+    // Two 0x01 (one skeleton, one invalid at byte 1), a whole group of 0 arguments, a 0x87
+    // (skeleton under v2, not a member under v3: SPEC §0).
+    let mut bad = skeleton(0x01);
+    bad[1] = 0;
+    let s = [skeleton(0x01), bad, header(0, 2), payload(), skeleton(0x87)].concat();
+    let path = tmp_file("per_opcode.bin", &s);
+    let (code, out, _) = run_bin(
+        &["check", "--per-opcode", "--format", "summary", &path],
+        b"",
+    );
+    assert_eq!(code, 1, "{out}");
+    let want = [
+        "  0x01 LDWEIGHTS: 2 instructions: 0 valid, 1 valid (skeleton; body not modelled), 1 invalid",
+        "  0x85 CustomOpHeader: 1 instructions: 1 valid, 0 valid (skeleton; body not modelled), 0 invalid",
+        "  0x86 CustomOpPayload: 1 instructions: 1 valid, 0 valid (skeleton; body not modelled), 0 invalid",
+        "  0x87 TENSOR_SCALAR_PTR_MULTI_DUAL_ARITH: 1 instructions: 0 valid, 1 valid (skeleton; body not modelled), 0 invalid",
+    ];
+    let lines: Vec<&str> = out.lines().skip(1).collect();
+    assert_eq!(lines, want, "{out}");
+    let (_, out, _) = run_bin(
+        &[
+            "check",
+            "--per-opcode",
+            "--format",
+            "jsonl",
+            "--arch",
+            "v3",
+            &path,
+        ],
+        b"",
+    );
+    let last: serde_json::Value =
+        serde_json::from_str(out.lines().last().expect("summary")).expect("JSON");
+    let per = last["summary"]["per_opcode"]
+        .as_array()
+        .expect("per_opcode")
+        .clone();
+    let row = |op: &str| per.iter().find(|r| r["opcode"] == op).cloned().expect(op);
+    assert_eq!(row("0x87")["invalid"], 1);
+    assert_eq!(row("0x87")["skeleton"], 0);
+    assert_eq!(row("0x01")["skeleton"], 1);
+    assert_eq!(per.len(), 4);
+    let (_, plain, _) = run_bin(&["check", "--format", "summary", &path], b"");
+    assert_eq!(plain.lines().count(), 1, "{plain}");
 }

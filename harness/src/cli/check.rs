@@ -27,6 +27,8 @@ pub struct CheckArgs {
     pub arch: Arch,
     /// Stop after this many errors (invalid verdicts + stream errors) over all streams.
     pub max_errors: Option<u64>,
+    /// Per-opcode counts in each stream's summary.
+    pub per_opcode: bool,
 }
 
 /// Runs `check` on every input in order (none = stdin).
@@ -45,7 +47,10 @@ pub fn run(files: &[String], args: CheckArgs) -> CliResult {
     let mut errors = 0u64;
     for path in &paths {
         let source = source_name(path);
-        let mut tally = Tally::default();
+        let mut tally = Tally {
+            per_opcode: args.per_opcode.then(|| Box::new([[0u64; 3]; 256])),
+            ..Tally::default()
+        };
         let reader = open_input(path)?;
         let stopped = if args.validator == Validator::Auto {
             lint_stream(&source, reader, args, &mut printer, &mut tally, &mut errors)?
@@ -87,13 +92,14 @@ fn open_input(path: &str) -> Result<Input, CliError> {
 /// Bytes asked of the input per read (binary): 128 KiB (stays in cache), a multiple of 64.
 const READ_BLOCK: usize = 128 << 10;
 
-/// Reads the bundles of one input: binary in large blocks, hex line by line. `each` gets the
-/// bundle and its 1-based line (hex); returning `true` stops the read.
-fn each_bundle(
+/// Reads the bundles of one input: binary in large blocks, hex line by line. `each` gets a run
+/// of whole bundles (binary: as many as a read completed; hex: one) and, for hex, its 1-based
+/// line; returning `true` stops the read.
+fn each_run(
     source: &str,
     input: Input,
     hex: bool,
-    mut each: impl FnMut(&Bundle, Option<usize>) -> Result<bool, CliError>,
+    mut each: impl FnMut(&[u8], Option<usize>) -> Result<bool, CliError>,
 ) -> Result<bool, CliError> {
     let (mut reader, file) = match input {
         Input::Stream(r) => (r, None),
@@ -106,7 +112,7 @@ fn each_bundle(
     if hex {
         for item in Bundles::new(source, &mut reader, true) {
             let (line, _, bytes) = item?;
-            if each(&Bundle(bytes), line)? {
+            if each(&bytes, line)? {
                 return Ok(true);
             }
         }
@@ -147,7 +153,8 @@ fn each_bundle(
     Ok(false)
 }
 
-/// Cuts byte blocks into 64-byte bundles, carrying a partial bundle from one block to the next.
+/// Cuts byte blocks into runs of whole 64-byte bundles, carrying a partial bundle from one block
+/// to the next (the bundles of a block are handed on in place, not copied).
 struct Splitter {
     carry: [u8; 64],
     carried: usize,
@@ -165,12 +172,13 @@ impl Default for Splitter {
 }
 
 impl Splitter {
-    /// Feeds `each` the bundles completed by `block`; `true` when `each` asked to stop.
+    /// Feeds `each` the runs of bundles completed by `block`: the carried bundle, then the
+    /// whole bundles of the rest; `true` when `each` asked to stop.
     #[inline]
     fn feed(
         &mut self,
         mut block: &[u8],
-        each: &mut impl FnMut(&Bundle, Option<usize>) -> Result<bool, CliError>,
+        each: &mut impl FnMut(&[u8], Option<usize>) -> Result<bool, CliError>,
     ) -> Result<bool, CliError> {
         self.total += block.len();
         if self.carried > 0 {
@@ -182,19 +190,16 @@ impl Splitter {
                 return Ok(false);
             }
             self.carried = 0;
-            if each(&Bundle(self.carry), None)? {
+            let carried = self.carry;
+            if each(&carried, None)? {
                 return Ok(true);
             }
         }
-        let mut chunks = block.chunks_exact(64);
-        for chunk in chunks.by_ref() {
-            let mut b = [0u8; 64];
-            b.copy_from_slice(chunk);
-            if each(&Bundle(b), None)? {
-                return Ok(true);
-            }
+        let whole = block.len() - block.len() % 64;
+        if whole > 0 && each(&block[..whole], None)? {
+            return Ok(true);
         }
-        let rest = chunks.remainder();
+        let rest = &block[whole..];
         self.carry[..rest.len()].copy_from_slice(rest);
         self.carried = rest.len();
         Ok(false)
@@ -232,12 +237,17 @@ struct Sink<'a, W: Write> {
 }
 
 impl<W: Write> Sink<'_, W> {
+    /// Counts and prints `e`; `true` when the walk must stop (`--max-errors` reached, or the
+    /// output failed).
     #[inline(always)]
-    fn on(&mut self, e: &Event, line: Option<usize>) {
-        *self.errors += u64::from(self.tally.count(e));
+    fn on(&mut self, e: &Event, line: Option<usize>, limit: u64) -> bool {
+        if self.tally.count(e) {
+            *self.errors += 1;
+        }
         if self.printing && self.failed.is_ok() {
             self.failed = self.printer.event(self.source, e, line);
         }
+        *self.errors >= limit || self.failed.is_err()
     }
 
     #[inline(always)]
@@ -268,13 +278,15 @@ fn lint_stream<W: Write>(
         failed: Ok(()),
     };
     let limit = args.max_errors.unwrap_or(u64::MAX);
-    let stopped = each_bundle(source, reader, args.hex, |b, line| {
-        walker.push(b, &mut |e| sink.on(&e, line));
+    let stopped = each_run(source, reader, args.hex, |run, line| {
+        walker.push_bundles(run, &mut |e| sink.on(&e, line, limit));
         sink.take_failure()?;
         Ok(*sink.errors >= limit)
     })?;
     if !stopped {
-        walker.finish(&mut |e| sink.on(&e, None));
+        walker.finish(&mut |e| {
+            sink.on(&e, None, u64::MAX);
+        });
         sink.take_failure()?;
     }
     Ok(stopped)
@@ -293,7 +305,7 @@ fn validate_each<W: Write>(
     let limit = args.max_errors.unwrap_or(u64::MAX);
     let gen = args.arch.generation();
     let mut index = 0usize;
-    each_bundle(source, reader, args.hex, |b, line| {
+    let mut validate_one = |b: &Bundle, line| -> Result<bool, CliError> {
         let checked = match args.validator {
             Validator::CustomOpPayload => validate_payload(b, gen),
             _ => validate_header(b, gen),
@@ -319,6 +331,14 @@ fn validate_each<W: Write>(
         printer.event(source, &event, line)?;
         index += 1;
         Ok(*errors >= limit)
+    };
+    each_run(source, reader, args.hex, |run, line| {
+        for b in run.as_chunks::<64>().0 {
+            if validate_one(&Bundle(*b), line)? {
+                return Ok(true);
+            }
+        }
+        Ok(false)
     })
 }
 
@@ -337,9 +357,14 @@ mod tests {
         let mut got = Vec::new();
         let mut split = Splitter::default();
         let stopped = read_ahead("t", file, block, |b| {
-            split.feed(b, &mut |x: &Bundle, _| {
-                got.push(x.0);
-                Ok(got.len() >= stop_after)
+            split.feed(b, &mut |run: &[u8], _| {
+                for x in run.as_chunks::<64>().0 {
+                    got.push(*x);
+                    if got.len() >= stop_after {
+                        return Ok(true);
+                    }
+                }
+                Ok(false)
             })
         })
         .expect("read");

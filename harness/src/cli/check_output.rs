@@ -14,7 +14,7 @@ use tpb_core::lint::{Failure, Verdict};
 use tpb_core::walk::{At, Event, StreamError, StreamFault};
 
 /// Per-stream counts.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Tally {
     /// Instructions seen.
     pub instructions: u64,
@@ -26,6 +26,9 @@ pub struct Tally {
     pub invalid: u64,
     /// Stream errors.
     pub stream_errors: u64,
+    /// With `--per-opcode`: per opcode (byte 0 of an instruction), its valid / skeleton /
+    /// invalid counts (fixed size, whatever the stream).
+    pub per_opcode: Option<Box<[[u64; 3]; 256]>>,
 }
 
 impl Tally {
@@ -33,8 +36,16 @@ impl Tally {
     #[inline]
     pub fn count(&mut self, e: &Event) -> bool {
         match e {
-            Event::Instruction { verdict, .. } => {
+            Event::Instruction { at, verdict, .. } => {
                 self.instructions += 1;
+                if let Some(per) = self.per_opcode.as_mut() {
+                    let k = match verdict {
+                        Verdict::Valid => 0,
+                        Verdict::SkeletonOnly => 1,
+                        Verdict::Invalid(_) => 2,
+                    };
+                    per[usize::from(at.opcode)][k] += 1;
+                }
                 match verdict {
                     Verdict::Valid => self.valid += 1,
                     Verdict::SkeletonOnly => self.skeleton += 1,
@@ -91,7 +102,7 @@ fn by_str(by: Option<u8>) -> String {
 }
 
 /// What a stream error is, in words.
-fn fault_text(f: &StreamFault) -> String {
+pub(super) fn fault_text(f: &StreamFault) -> String {
     match *f {
         StreamFault::PayloadCountMismatch {
             num_payloads,
@@ -128,7 +139,7 @@ fn hex3(b: [u8; 3]) -> String {
 }
 
 /// The verdict words of the text format.
-fn verdict_text(v: &Verdict, op: u8) -> String {
+pub(super) fn verdict_text(v: &Verdict, op: u8) -> String {
     match v {
         Verdict::Valid => "valid".to_string(),
         Verdict::SkeletonOnly => "valid (skeleton; body not modelled)".to_string(),
@@ -261,6 +272,14 @@ impl<W: Write> Printer<W> {
                 if stopped {
                     s.push_str(" (stopped at --max-errors)");
                 }
+                for (op, [valid, skeleton, invalid]) in per_opcode_rows(t) {
+                    s.push_str(&format!(
+                        "\n  {} {}: {} instructions: {valid} valid, {skeleton} valid (skeleton; body not modelled), {invalid} invalid",
+                        opcode_str(op),
+                        name(op),
+                        valid + skeleton + invalid
+                    ));
+                }
                 emit(&mut self.out, &s)
             }
             Format::Jsonl => {
@@ -276,6 +295,21 @@ impl<W: Write> Printer<W> {
                         "stopped": stopped,
                     }
                 });
+                let mut o = o;
+                if t.per_opcode.is_some() {
+                    let rows: Vec<serde_json::Value> = per_opcode_rows(t)
+                        .map(|(op, [valid, skeleton, invalid])| {
+                            serde_json::json!({
+                                "opcode": opcode_str(op),
+                                "mnemonic": mnemonic_of(op),
+                                "valid": valid,
+                                "skeleton": skeleton,
+                                "invalid": invalid,
+                            })
+                        })
+                        .collect();
+                    o["summary"]["per_opcode"] = rows.into();
+                }
                 emit(&mut self.out, &o.to_string())
             }
         }
@@ -288,7 +322,17 @@ impl<W: Write> Printer<W> {
     }
 }
 
-fn owner_text(a: &At) -> String {
+/// The opcodes a stream had, in opcode order, with their valid / skeleton / invalid counts.
+fn per_opcode_rows(t: &Tally) -> impl Iterator<Item = (u8, [u64; 3])> + '_ {
+    t.per_opcode.iter().flat_map(|per| {
+        (0..=255u8)
+            .zip(per.iter())
+            .filter(|(_, c)| c.iter().any(|&n| n > 0))
+            .map(|(op, c)| (op, *c))
+    })
+}
+
+pub(super) fn owner_text(a: &At) -> String {
     format!(
         "#{} {} {} at byte offset 0x{:X}",
         a.index,

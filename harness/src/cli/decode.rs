@@ -1,5 +1,6 @@
 //! `tpbconform decode`: bundles → JSONL (tpb_core's decoder).
 
+use super::stream_context::{json as stream_json, StreamContext};
 use super::{
     emit, fields_json, mnemonic_of, mode_names, opcode_str, CliResult, EXIT_INVALID, EXIT_OK,
 };
@@ -34,16 +35,36 @@ pub fn bundle_json(index: usize, bytes: &[u8; 64], arch: Arch) -> (serde_json::V
     }
 }
 
-/// Runs `decode`: one JSON object per bundle.
-pub fn run(files: &[String], hex: bool, arch: Arch) -> CliResult {
+/// Runs `decode`: one JSON object per bundle; with `stream`, each carries its stream context
+/// (`"stream"`, [`super::stream_context::json`]; each file is one stream).
+pub fn run(files: &[String], hex: bool, arch: Arch, stream: bool) -> CliResult {
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
     let mut any_bad = false;
-    for l in stream_bundles(files, hex) {
-        let l = &l?;
-        let (o, ok) = bundle_json(l.index, &l.bytes, arch);
-        any_bad |= !ok;
-        emit(&mut out, &o.to_string())?;
+    let paths: Vec<String> = if files.is_empty() {
+        vec!["-".to_string()]
+    } else {
+        files.to_vec()
+    };
+    // Indices run across all inputs; each input is one stream.
+    let mut first = 0usize;
+    for path in &paths {
+        let mut context = StreamContext::new(arch);
+        let mut count = 0usize;
+        for l in stream_bundles(std::slice::from_ref(path), hex) {
+            let l = &l?;
+            count += 1;
+            let (mut o, ok) = bundle_json(first + l.index, &l.bytes, arch);
+            any_bad |= !ok;
+            if stream {
+                let seen = context.next(&l.bytes);
+                if let Some(m) = o.as_object_mut() {
+                    m.insert("stream".into(), stream_json(&seen, &l.bytes));
+                }
+            }
+            emit(&mut out, &o.to_string())?;
+        }
+        first += count;
     }
     out.flush()?;
     Ok(if any_bad { EXIT_INVALID } else { EXIT_OK })

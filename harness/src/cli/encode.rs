@@ -25,10 +25,20 @@ use crate::subjects::{FieldName, Value};
 use serde_json::Value as J;
 use std::io::Write;
 
-/// The keys of a bundle record, as `decode` prints them.
-const BUNDLE_KEYS: [&str; 5] = ["index", "opcode", "mnemonic", "fields", "mode_names"];
+/// The keys of a bundle record, as `decode` prints them (`stream`: the context `decode --stream`
+/// adds, ignored).
+const BUNDLE_KEYS: [&str; 6] = [
+    "index",
+    "opcode",
+    "mnemonic",
+    "fields",
+    "mode_names",
+    "stream",
+];
 /// The keys of a `decode` error record.
-const ERROR_KEYS: [&str; 6] = ["index", "opcode", "mnemonic", "error", "field", "offset"];
+const ERROR_KEYS: [&str; 7] = [
+    "index", "opcode", "mnemonic", "error", "field", "offset", "stream",
+];
 
 /// One parsed JSONL record.
 enum Record {

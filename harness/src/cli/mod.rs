@@ -23,6 +23,7 @@ pub mod panic_hook;
 pub mod progress;
 pub mod replay;
 pub mod report;
+pub mod stream_context;
 pub mod subject_check;
 pub mod subject_worker;
 pub mod target_arg;

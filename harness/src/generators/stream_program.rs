@@ -1,14 +1,84 @@
 //! Whole instruction streams for the stream walkers (SPEC §5.3 "Linting a stream", D-27,
-//! D-28): roster-ish skeletons (some corrupted), custom-op groups (whole, cut short, overlong,
-//! count mismatch, 0..=4 or 255 arguments), 0xD9/0xDA pairs (one-leg and two-leg kinds, the
-//! leg missing, mismatched or stray), 128-byte 0xD4 instructions whose second half looks like
-//! an opcode, stray payloads, random bundles and random-byte programs; a program may be cut
-//! at a bundle boundary and get one near-valid bit flip at any position.
+//! D-28), drawn for one generation: instructions of the generation's roster (isa/opcodes.tsv,
+//! read here, not from either implementation) with well-formed or corrupted skeletons, now and
+//! then an opcode of another generation only or of none; valid record images of the eleven
+//! ([`super::images::valid_image_for`]), some mutated; custom-op groups (whole, cut short,
+//! overlong, count mismatch; 0..=255 arguments over every band); 0xD9/0xDA pairs (one-leg and
+//! two-leg kinds, the leg missing, mismatched or stray); 128-byte instructions (the `length`
+//! column) whose second half looks like an opcode; stray payloads, random bundles and
+//! random-byte programs. A program may be cut at a bundle boundary and gets near-valid
+//! corruptions at any position (half of them at a byte a rule reads: 0, 1, 4, 6, 0x0C..=0x0F).
 //!
 //! The bundles are written from SPEC §1, §3–§5 (not from either implementation). Used by the
 //! `stream_lint` target kind ([`crate::kinds::stream_lint`]) and `tests/stream_lint.rs`.
 
+use super::images::{mutate_image, valid_image_for};
 use super::rng::SplitMix64;
+use crate::arch::Arch;
+use crate::layout::OPCODES;
+use std::sync::OnceLock;
+
+/// The opcode table (FACTS §1 [H], SPEC §2, §5.3 D-27), read by the generator itself.
+const OPCODES_TSV: &str = include_str!("../../../isa/opcodes.tsv");
+
+/// The roster rows the generator draws from: per generation ([`Arch::ALL`] order) its members,
+/// the opcodes of some generation that are not its members, and the 128-byte opcodes.
+pub struct Roster {
+    /// Members of each generation's enum.
+    pub members: [Vec<u8>; 4],
+    /// Per generation: opcodes named by another generation only.
+    pub others: [Vec<u8>; 4],
+    /// Opcodes whose `length` is 128.
+    pub long: Vec<u8>,
+}
+
+/// [`Roster`] parsed from isa/opcodes.tsv (columns found by header name; a row it cannot read
+/// is skipped, and `tests` count the members against SPEC §0).
+pub fn roster() -> &'static Roster {
+    static ROSTER: OnceLock<Roster> = OnceLock::new();
+    ROSTER.get_or_init(|| {
+        let mut r = Roster {
+            members: Default::default(),
+            others: Default::default(),
+            long: Vec::new(),
+        };
+        let mut rows = OPCODES_TSV.lines().filter(|l| !l.starts_with('#'));
+        let header: Vec<&str> = rows.next().unwrap_or("").split('\t').collect();
+        let col = |name: &str| header.iter().position(|h| *h == name);
+        let gens: Vec<Option<usize>> = Arch::ALL.iter().map(|a| col(a.name())).collect();
+        let length = col("length");
+        for row in rows {
+            let cells: Vec<&str> = row.split('\t').collect();
+            let Some(op) = cells
+                .first()
+                .and_then(|c| c.strip_prefix("0x"))
+                .and_then(|h| u8::from_str_radix(h, 16).ok())
+            else {
+                continue;
+            };
+            let is = |c: Option<usize>| c.and_then(|c| cells.get(c)).is_some_and(|v| *v == "1");
+            let member: Vec<bool> = gens.iter().map(|&c| is(c)).collect();
+            for (k, &m) in member.iter().enumerate() {
+                if m {
+                    r.members[k].push(op);
+                } else if member.contains(&true) {
+                    r.others[k].push(op);
+                }
+            }
+            if length
+                .and_then(|c| cells.get(c))
+                .is_some_and(|v| *v == "128")
+            {
+                r.long.push(op);
+            }
+        }
+        r
+    })
+}
+
+fn arch_index(arch: Arch) -> usize {
+    Arch::ALL.iter().position(|&a| a == arch).unwrap_or(0)
+}
 
 /// A bundle of opcode `op` with a well-formed skeleton (byte 1 = 0x10, SPEC §3), rest zero.
 pub fn skeleton(op: u8) -> [u8; 64] {
@@ -63,29 +133,72 @@ fn one_in(r: &mut SplitMix64, n: u64) -> bool {
     r.below(n) == 0
 }
 
-/// Appends one random piece of program to `s`.
-fn piece(r: &mut SplitMix64, s: &mut Vec<u8>) {
-    match r.below(9) {
-        // A roster-ish opcode with a skeleton, sometimes a bad one.
-        0..=2 => {
-            let mut b = skeleton(r.byte());
-            for x in b[0x0C..].iter_mut() {
-                *x = if one_in(r, 3) { r.byte() } else { 0 };
+/// A group's `num_arguments`: mostly 0..=4, then every band of 5..=255 (SPEC §5.3: a u8).
+fn group_arguments(r: &mut SplitMix64) -> u8 {
+    match r.below(24) {
+        0 => 255,
+        1 => 128 + r.below(127) as u8,
+        2 | 3 => 16 + r.below(112) as u8,
+        4..=6 => 5 + r.below(11) as u8,
+        _ => r.below(5) as u8,
+    }
+}
+
+/// An instruction of the roster with a skeleton (byte 1, the events band) that is mostly well
+/// formed, and a body of zeros and random bytes.
+fn plain(r: &mut SplitMix64, arch: Arch, s: &mut Vec<u8>) {
+    let ros = roster();
+    let op = match r.below(16) {
+        0 => r.byte(),
+        1 => {
+            let others = &ros.others[arch_index(arch)];
+            if others.is_empty() {
+                r.byte()
+            } else {
+                r.pick(others)
             }
-            if one_in(r, 6) {
-                b[1] = r.byte();
-            }
-            if one_in(r, 6) {
-                b[4] = r.byte();
-            }
-            if one_in(r, 6) {
-                b[6] = r.byte();
+        }
+        _ => r.pick(&ros.members[arch_index(arch)]),
+    };
+    let mut b = skeleton(op);
+    for x in b[0x0C..].iter_mut() {
+        *x = if one_in(r, 3) { r.byte() } else { 0 };
+    }
+    // The events band: members (SPEC §6.5: WAIT 0x00..=0x07, UPDATE 0x00..=0x05 among them),
+    // sometimes any byte.
+    b[4] = if one_in(r, 6) {
+        r.byte()
+    } else {
+        r.below(8) as u8
+    };
+    b[6] = if one_in(r, 6) {
+        r.byte()
+    } else {
+        r.below(6) as u8
+    };
+    if one_in(r, 6) {
+        b[1] = r.byte();
+    }
+    s.extend_from_slice(&b);
+}
+
+/// Appends one random piece of program for generation `arch` to `s`.
+fn piece(r: &mut SplitMix64, arch: Arch, s: &mut Vec<u8>) {
+    match r.below(11) {
+        0..=2 => plain(r, arch, s),
+        // A record of the eleven: a valid image of the generation, sometimes mutated.
+        3 => {
+            let mut b = [0u8; 64];
+            let op = r.pick(&OPCODES);
+            valid_image_for(r, op, arch, &mut b);
+            if one_in(r, 3) {
+                mutate_image(r, &mut b);
             }
             s.extend_from_slice(&b);
         }
         // A custom-op group: whole, cut short, overlong, or with a count mismatch.
-        3 | 4 => {
-            let n = if one_in(r, 20) { 255 } else { r.below(5) as u8 };
+        4 | 5 => {
+            let n = group_arguments(r);
             let mut num_payloads = u16::from(n) + 2;
             if one_in(r, 5) {
                 num_payloads = num_payloads.wrapping_add(if one_in(r, 2) { 1 } else { 0xFFFF });
@@ -98,11 +211,17 @@ fn piece(r: &mut SplitMix64, s: &mut Vec<u8>) {
                 _ => want,
             };
             for _ in 0..k {
-                s.extend_from_slice(&payload());
+                if one_in(r, 16) {
+                    let mut b = [0u8; 64];
+                    valid_image_for(r, 0x86, arch, &mut b);
+                    s.extend_from_slice(&b);
+                } else {
+                    s.extend_from_slice(&payload());
+                }
             }
         }
         // A 0xD9 with a one-leg or two-leg kind (SPEC §5.4), its 0xDA or not.
-        5 | 6 => {
+        6 | 7 => {
             let kind = 2 + r.below(9) as u8;
             s.extend_from_slice(&d9(kind));
             match r.below(4) {
@@ -111,9 +230,11 @@ fn piece(r: &mut SplitMix64, s: &mut Vec<u8>) {
                 _ => s.extend_from_slice(&da([0x04, 0x0A, kind])),
             }
         }
-        // A 128-byte instruction (FACTS §9 [K]) whose second half looks like an opcode.
-        7 => {
-            s.extend_from_slice(&skeleton(0xD4));
+        // A 128-byte instruction (the `length` column) whose second half looks like an opcode.
+        8 => {
+            let long = &roster().long;
+            let op = if long.is_empty() { 0xD4 } else { r.pick(long) };
+            s.extend_from_slice(&skeleton(op));
             let mut tail = [0u8; 64];
             tail[0] = r.pick(&[0x86, 0xDA, 0x85, 0xD9, 0xD4]);
             tail[1] = 0x10;
@@ -129,9 +250,12 @@ fn piece(r: &mut SplitMix64, s: &mut Vec<u8>) {
     }
 }
 
-/// Writes one random program (whole bundles, at most 16 pieces) into `s`, replacing what it
-/// held.
-pub fn program_into(r: &mut SplitMix64, s: &mut Vec<u8>) {
+/// Bytes of a bundle a stream or skeleton rule reads (SPEC §1, §5.3).
+const RULE_BYTES: [usize; 8] = [0x00, 0x01, 0x04, 0x06, 0x0C, 0x0D, 0x0E, 0x0F];
+
+/// Writes one random program for generation `arch` (whole bundles, at most 16 pieces) into
+/// `s`, replacing what it held.
+pub fn program_into(r: &mut SplitMix64, arch: Arch, s: &mut Vec<u8>) {
     s.clear();
     if one_in(r, 8) {
         // Random bytes.
@@ -140,7 +264,7 @@ pub fn program_into(r: &mut SplitMix64, s: &mut Vec<u8>) {
         return;
     }
     for _ in 0..r.below(16) {
-        piece(r, s);
+        piece(r, arch, s);
     }
     if one_in(r, 4) && s.len() >= 64 {
         // Cut the program at a bundle boundary (a group, a pair or a 128-byte one cut short).
@@ -148,16 +272,29 @@ pub fn program_into(r: &mut SplitMix64, s: &mut Vec<u8>) {
         s.truncate(64 * keep);
     }
     if one_in(r, 2) && !s.is_empty() {
-        // A near-valid corruption at a random position.
-        let at = r.below(s.len() as u64) as usize;
-        s[at] ^= 1 << r.below(8);
+        // One to three near-valid corruptions: a bit flip, a byte +-1 or a random byte, at any
+        // position or at a byte a rule reads.
+        for _ in 0..1 + r.below(3) {
+            let bundle = 64 * r.below((s.len() / 64) as u64) as usize;
+            let at = if one_in(r, 2) {
+                bundle + r.pick(&RULE_BYTES)
+            } else {
+                r.below(s.len() as u64) as usize
+            };
+            s[at] = match r.below(4) {
+                0 => s[at].wrapping_add(1),
+                1 => s[at].wrapping_sub(1),
+                2 => r.byte(),
+                _ => s[at] ^ (1 << r.below(8)),
+            };
+        }
     }
 }
 
-/// One random program ([`program_into`]).
-pub fn program(r: &mut SplitMix64) -> Vec<u8> {
+/// One random program for generation `arch` ([`program_into`]).
+pub fn program(r: &mut SplitMix64, arch: Arch) -> Vec<u8> {
     let mut s = Vec::new();
-    program_into(r, &mut s);
+    program_into(r, arch, &mut s);
     s
 }
 
@@ -169,16 +306,52 @@ mod tests {
     fn programs_are_whole_bundles_and_deterministic() {
         let (mut a, mut b) = (SplitMix64(7), SplitMix64(7));
         let mut lens = std::collections::BTreeSet::new();
-        for _ in 0..500 {
-            let p = program(&mut a);
+        for i in 0..500 {
+            let arch = Arch::ALL[i % 4];
+            let p = program(&mut a, arch);
             assert_eq!(p.len() % 64, 0);
-            assert_eq!(p, program(&mut b));
+            assert_eq!(p, program(&mut b, arch));
             lens.insert(p.len() / 64);
         }
         // Empty, short and long programs (a 255-argument group is 257 bundles).
         assert!(
             lens.contains(&0) && lens.iter().any(|&n| n > 256),
             "{lens:?}"
+        );
+    }
+
+    #[test]
+    fn the_roster_is_the_isa_files() {
+        // SPEC §0 / §2: v2 144, v3 149, v4 158, v5 164 named; 0x87 is v2 only; 0xBE is not v2;
+        // 0xD4 is the one 128-byte opcode (SPEC §5.3).
+        let r = roster();
+        let counts: Vec<usize> = r.members.iter().map(Vec::len).collect();
+        assert_eq!(counts, [144, 149, 158, 164]);
+        assert!(r.members[0].contains(&0x87) && r.others[1].contains(&0x87));
+        assert!(r.others[0].contains(&0xBE) && !r.members[0].contains(&0xBE));
+        assert!(!r.members.iter().flatten().any(|&op| op == 0xFF));
+        assert_eq!(r.long, [0xD4]);
+    }
+
+    #[test]
+    fn programs_of_a_generation_draw_its_roster() {
+        // Under v3, 0xBE (GET_SEQUENCE_BOUNDS, v3+) appears as an instruction's opcode and the
+        // v2-only 0x87 is rare (only as "another generation's" pick or a random byte).
+        let mut r = SplitMix64(3);
+        let mut hist = [0u32; 256];
+        for _ in 0..400 {
+            let p = program(&mut r, Arch::V3);
+            for b in p.chunks(64) {
+                hist[usize::from(b[0])] += 1;
+            }
+        }
+        let members = &roster().members[1];
+        let in_roster: u32 = members.iter().map(|&op| hist[usize::from(op)]).sum();
+        let total: u32 = hist.iter().sum();
+        assert!(hist[0xBE] > 0, "0xBE never drawn under v3");
+        assert!(
+            in_roster * 10 > total * 8,
+            "{in_roster} of {total} in the v3 roster"
         );
     }
 }

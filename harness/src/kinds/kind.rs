@@ -164,4 +164,11 @@ pub trait TargetKind: Sync {
     fn signed_under_every_generation(&self) -> bool {
         false
     }
+
+    /// The kind's own corpus signature of `input` for `minimize` (its verdict
+    /// and outcome halves), when the coverage key of [`TargetKind::run`] is
+    /// too coarse to tell seeds apart (default: none, use that key).
+    fn corpus_signature(&self, _t: Target, _input: &[u8]) -> Option<(String, String)> {
+        None
+    }
 }

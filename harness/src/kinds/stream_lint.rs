@@ -45,10 +45,15 @@ impl TargetKind for StreamLintKind {
         "stream_lint"
     }
 
-    /// A whole program ([`stream_program::program_into`]); the case kind is not used (the
-    /// generator mixes well-formed, cut-short, corrupted and random pieces in every program).
+    fn corpus_signature(&self, t: Target, input: &[u8]) -> Option<(String, String)> {
+        Some(signature(t, input))
+    }
+
+    /// A whole program of the case's generation ([`stream_program::program_into`]); the case
+    /// kind is not used (the generator mixes well-formed, cut-short, corrupted and random
+    /// pieces in every program).
     fn generate(&self, _t: Target, d: Draw<'_>, buf: &mut CaseBuf) -> Form {
-        stream_program::program_into(d.r, &mut buf.bytes);
+        stream_program::program_into(d.r, d.arch, &mut buf.bytes);
         Form::Bytes
     }
 
@@ -56,13 +61,34 @@ impl TargetKind for StreamLintKind {
         Outcome(compare(e.arch(), t, input).1.into_iter().collect())
     }
 
-    fn run(&self, e: &Engine, t: Target, input: &[u8], _reach: Option<&mut Reach>) -> Ran {
-        let (key, d) = compare(e.arch(), t, input);
+    /// Given `reach`, counts the walk's classes from core's rows under the engine's generation
+    /// (the ones compared).
+    fn run(&self, e: &Engine, t: Target, input: &[u8], reach: Option<&mut Reach>) -> Ran {
+        let (key, d, rows) = compare_rows(e.arch(), t, input);
+        let classified = match reach {
+            Some(r) => {
+                count_reach(r, input, &rows);
+                true
+            }
+            None => false,
+        };
         Ran {
             outcome: Outcome(d.into_iter().collect()),
             key: Some(key),
-            classified: false,
+            classified,
         }
+    }
+
+    fn declare_reach(&self, _t: Target, reach: &mut Reach) {
+        reach.declare_lint();
+    }
+
+    /// Counts the classes of core's walk under the default generation (without an engine, the
+    /// generation is not known; the gate counts through [`TargetKind::run`]).
+    fn record_reach(&self, _t: Target, reach: &mut Reach, input: &[u8]) -> bool {
+        let rows = core_rows(walked(input), Arch::default()).unwrap_or_default();
+        count_reach(reach, input, &rows);
+        true
     }
 
     /// The first generation (in [`Arch::ALL`] order) under which the walkers disagree (the
@@ -249,8 +275,53 @@ pub fn first_difference(core: &[Row], oracle: &[Row]) -> Option<(String, String)
     }
 }
 
+/// Counts the reach classes of core's `rows` of `input` ([`Reach::lint_instruction`],
+/// [`Reach::lint_stream_error`], [`Reach::lint_whole_group`]: a header's `num_arguments` is its
+/// byte 0x0F, SPEC §5.3, and its group is whole unless a `short_group` names it).
+pub fn count_reach(reach: &mut Reach, input: &[u8], rows: &[Row]) {
+    let mut headers = Vec::new();
+    for row in rows {
+        match row {
+            Row::Instruction {
+                index,
+                offset,
+                opcode,
+                length,
+                verdict,
+                failure,
+            } => {
+                reach.lint_instruction(*length, failure.map_or(*verdict, |(p, _)| p));
+                if *opcode == 0x85 {
+                    if let Some(&n) = input.get(offset + 0x0F) {
+                        headers.push((*index, n));
+                    }
+                }
+            }
+            Row::StreamError { name, owner, .. } => {
+                reach.lint_stream_error(name);
+                if *name == "short_group" {
+                    headers.retain(|h| h.0 != owner.0);
+                }
+            }
+        }
+    }
+    for (_, n) in headers {
+        reach.lint_whole_group(n);
+    }
+}
+
 /// Compares both walkers on `input` under `arch`: the coverage key and the divergence, if any.
 pub fn compare(arch: Arch, target: Target, input: &[u8]) -> (String, Option<Divergence>) {
+    let (key, d, _) = compare_rows(arch, target, input);
+    (key, d)
+}
+
+/// [`compare`], with core's rows when the walkers agree (empty otherwise).
+pub fn compare_rows(
+    arch: Arch,
+    target: Target,
+    input: &[u8],
+) -> (String, Option<Divergence>, Vec<Row>) {
     let div = |class: Class, key: String, description: String| Divergence {
         target,
         input: input.to_vec(),
@@ -279,12 +350,17 @@ pub fn compare(arch: Arch, target: Target, input: &[u8]) -> (String, Option<Dive
             return (
                 "diverged".into(),
                 Some(div(Class::DifferentOutput, key, detail)),
+                Vec::new(),
             );
         }
         Err(p) => {
             let detail = format!("PANIC: {}", panic_text(&*p));
             let key = "stream_lint:panic".into();
-            return ("diverged".into(), Some(div(Class::Panic, key, detail)));
+            return (
+                "diverged".into(),
+                Some(div(Class::Panic, key, detail)),
+                Vec::new(),
+            );
         }
     };
     if let Some((key, detail)) = first_difference(&core, &oracle) {
@@ -292,6 +368,7 @@ pub fn compare(arch: Arch, target: Target, input: &[u8]) -> (String, Option<Dive
         return (
             "diverged".into(),
             Some(div(Class::DifferentOutput, key, detail)),
+            Vec::new(),
         );
     }
     let errors: BTreeSet<&str> = core
@@ -309,7 +386,44 @@ pub fn compare(arch: Arch, target: Target, input: &[u8]) -> (String, Option<Dive
             errors.into_iter().collect::<Vec<_>>().join(",")
         )
     };
-    (key, None)
+    (key, None, core)
+}
+
+/// The coverage signature of `input` for `minimize` (its verdict and outcome halves): per
+/// generation ([`Arch::ALL`] order, since membership and hence every verdict depends on it), the
+/// distinct classes of core's rows (each verdict, with the failed predicate; `length:128`; each
+/// stream error by name), and whether the walkers agree (else the divergence's class and key).
+/// Two seeds with the same signature exercise the same classes.
+pub fn signature(target: Target, input: &[u8]) -> (String, String) {
+    let (mut classes, mut outcomes) = (Vec::new(), Vec::new());
+    for arch in Arch::ALL {
+        let (_, d, rows) = compare_rows(arch, target, input);
+        let seen: BTreeSet<String> = rows
+            .iter()
+            .flat_map(|r| match r {
+                Row::Instruction {
+                    length,
+                    verdict,
+                    failure,
+                    ..
+                } => [
+                    Some(failure.map_or(verdict.to_string(), |(p, _)| format!("invalid:{p}"))),
+                    (*length > 64).then(|| "length:128".to_string()),
+                ],
+                Row::StreamError { name, .. } => [Some(name.to_string()), None],
+            })
+            .flatten()
+            .collect();
+        classes.push(format!(
+            "{}:{}",
+            arch.name(),
+            seen.into_iter().collect::<Vec<_>>().join(",")
+        ));
+        outcomes.push(d.map_or("agree".to_string(), |d| {
+            format!("{}:{}", d.class, d.signature.key)
+        }));
+    }
+    (classes.join(" "), outcomes.join(" | "))
 }
 
 #[cfg(test)]
@@ -326,7 +440,8 @@ mod tests {
         let mut r = SplitMix64(0x5EED_0021);
         let mut keys = BTreeSet::new();
         for _ in 0..400 {
-            let p = stream_program::program(&mut r);
+            let arch = Arch::ALL[r.index(4)];
+            let p = stream_program::program(&mut r, arch);
             for arch in Arch::ALL {
                 let (key, d) = compare(arch, target(), &p);
                 assert!(d.is_none(), "{d:?}");
@@ -349,6 +464,22 @@ mod tests {
         ] {
             assert!(keys.contains(name), "{name} not reached: {keys:?}");
         }
+    }
+
+    #[test]
+    fn the_minimize_signature_tells_apart_what_the_walk_reached() {
+        let group = [stream_program::header(1, 3), stream_program::payload()].concat();
+        let whole = [group.clone(), stream_program::payload().to_vec()].concat();
+        let (short, _) = signature(target(), &group);
+        let (clean, outcome) = signature(target(), &whole);
+        assert!(short.contains("short_group") && !clean.contains("short_group"));
+        assert_eq!(outcome, ["agree"; 4].join(" | "));
+        // 0x87: skeleton under v2, not a member after (SPEC §0).
+        let (v, _) = signature(target(), &stream_program::skeleton(0x87));
+        assert!(v.starts_with("v2:skeleton v3:invalid:valid_opcode"), "{v}");
+        // The same classes twice: the same signature.
+        let twice = [whole.clone(), whole.clone()].concat();
+        assert_eq!(signature(target(), &twice).0, clean);
     }
 
     #[test]

@@ -1,0 +1,202 @@
+//! The stream context `explain` and `decode --stream` show for each bundle of a file (SPEC §5.3
+//! "Linting a stream"): its bundle index and byte offset in the file's stream, the group or pair
+//! it belongs to or opens, the 128-byte instruction it is the second half of, and the stream
+//! errors detected at it, from tpb_core's walker (the one `check` runs). Each file is one stream.
+
+use super::check_output::{fault_text, owner_text, verdict_text};
+use super::{mnemonic_of, opcode_str};
+use crate::arch::Arch;
+use tpb_core::layout::{custom_op_header, OPCODE_CUSTOM_OP_HEADER};
+use tpb_core::lint::Verdict;
+use tpb_core::lower::needs_second_leg;
+use tpb_core::walk::{Event, Place, StreamError, Walker};
+use tpb_core::Bundle;
+
+/// +0x0E kind byte of a 0xD9 (S003 §3.1).
+const OFF_KIND: usize = 0x0E;
+
+/// What one bundle is in its stream.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Seen {
+    /// Bundle index in the stream (the file).
+    pub index: usize,
+    /// Byte offset in the stream.
+    pub offset: usize,
+    /// The group, pair or 128-byte instruction it belongs to.
+    pub place: Place,
+    /// Its opcode, when it is an instruction (not a 128-byte instruction's second half).
+    pub opcode: Option<u8>,
+    /// Its length on the wire when it is an instruction.
+    pub length: usize,
+    /// `check`'s verdict when it is an instruction.
+    pub verdict: Option<Verdict>,
+    /// Stream errors detected at it.
+    pub errors: Vec<StreamError>,
+}
+
+/// One stream's walker, fed bundle by bundle.
+pub struct StreamContext {
+    walker: Walker,
+}
+
+impl StreamContext {
+    /// A new stream under `arch`.
+    pub fn new(arch: Arch) -> Self {
+        StreamContext {
+            walker: Walker::new(arch.generation()),
+        }
+    }
+
+    /// Walks the next bundle: where it stands and what the walker found at it.
+    pub fn next(&mut self, bytes: &[u8; 64]) -> Seen {
+        let b = Bundle(*bytes);
+        let index = self.walker.bundles();
+        let mut seen = Seen {
+            index,
+            offset: index * 64,
+            place: self.walker.place(&b),
+            opcode: None,
+            length: 64,
+            verdict: None,
+            errors: Vec::new(),
+        };
+        self.walker.push(&b, &mut |e| match e {
+            Event::Instruction {
+                at,
+                length,
+                verdict,
+            } => {
+                seen.opcode = Some(at.opcode);
+                seen.length = length;
+                seen.verdict = Some(verdict);
+            }
+            Event::Stream(s) => seen.errors.push(s),
+        });
+        seen
+    }
+
+    /// Ends the stream: the errors detected at its end.
+    pub fn finish(self) -> Vec<StreamError> {
+        let mut errors = Vec::new();
+        self.walker.finish(&mut |e| {
+            if let Event::Stream(s) = e {
+                errors.push(s);
+            }
+        });
+        errors
+    }
+}
+
+fn at_text(index: usize, op: u8) -> String {
+    format!(
+        "#{index} {} {}",
+        opcode_str(op),
+        mnemonic_of(op).unwrap_or("?")
+    )
+}
+
+/// What `bytes` opens when it is an instruction of its own: a group (0x85: num_arguments + 1
+/// payloads follow, D-28) or a pair (a two-leg 0xD9, SPEC §5.4).
+fn opens(bytes: &[u8; 64]) -> Option<String> {
+    match bytes[0] {
+        OPCODE_CUSTOM_OP_HEADER => {
+            let n = usize::from(bytes[custom_op_header::OFF_NUM_ARGUMENTS]) + 1;
+            let s = if n == 1 { "" } else { "s" };
+            Some(format!("opens a group of {n} payload{s}"))
+        }
+        0xD9 if needs_second_leg(bytes[OFF_KIND]) => {
+            Some("opens a pair (a two-leg kind: its 0xDA follows)".to_string())
+        }
+        _ => None,
+    }
+}
+
+/// One line of text: `stream: bundle #N at byte offset 0xNN; <place>; check: <verdict>`, then
+/// one line per stream error detected at the bundle.
+pub fn text(seen: &Seen, bytes: &[u8; 64]) -> String {
+    let mut s = format!(
+        "stream: bundle #{} at byte offset 0x{:X}",
+        seen.index, seen.offset
+    );
+    let place = match seen.place {
+        Place::Tail { of } => Some(format!(
+            "the second 64 bytes of the 128-byte instruction {} (its body, not an opcode)",
+            at_text(of.index, of.opcode)
+        )),
+        Place::Payload {
+            header,
+            n,
+            expected,
+        } => Some(format!(
+            "payload {n} of {expected} ({}) of the group of {}",
+            if n == 1 { "the output" } else { "an argument" },
+            at_text(header.index, header.opcode)
+        )),
+        Place::Leg { primary } => Some(format!(
+            "the 0xDA leg of the pair of {}",
+            at_text(primary.index, primary.opcode)
+        )),
+        Place::Alone if seen.length > 64 => Some(format!(
+            "a {}-byte instruction (the next bundle is its second half)",
+            seen.length
+        )),
+        Place::Alone => opens(bytes),
+    };
+    if let Some(p) = place {
+        s.push_str("; ");
+        s.push_str(&p);
+    }
+    if let (Some(v), Some(op)) = (&seen.verdict, seen.opcode) {
+        s.push_str("; check: ");
+        s.push_str(&verdict_text(v, op));
+    }
+    for e in &seen.errors {
+        s.push('\n');
+        s.push_str(&error_text(e));
+    }
+    s
+}
+
+/// `stream error: <name> at byte offset 0xNN: <what>; instruction <owner>`.
+pub fn error_text(e: &StreamError) -> String {
+    format!(
+        "stream error: {} at byte offset 0x{:X}: {}; instruction {}",
+        e.fault.name(),
+        e.offset,
+        fault_text(&e.fault),
+        owner_text(&e.owner)
+    )
+}
+
+/// The `"stream"` object of `decode --stream`: {"index","offset","in" ("alone", "group",
+/// "pair", "tail"), the owner's "index" in "of" (group header, pair 0xD9, 128-byte
+/// instruction), "payload"/"payloads" for a group member, "opens", "length", "verdict"
+/// (`check`'s: valid / skeleton / invalid), "stream_errors" (names)}.
+pub fn json(seen: &Seen, bytes: &[u8; 64]) -> serde_json::Value {
+    let (within, of, payload) = match seen.place {
+        Place::Tail { of } => ("tail", Some(of.index), None),
+        Place::Payload {
+            header,
+            n,
+            expected,
+        } => ("group", Some(header.index), Some((n, expected))),
+        Place::Leg { primary } => ("pair", Some(primary.index), None),
+        Place::Alone => ("alone", None, None),
+    };
+    let opens = match seen.place {
+        Place::Alone => opens(bytes),
+        _ => None,
+    };
+    serde_json::json!({
+        "index": seen.index,
+        "offset": seen.offset,
+        "in": within,
+        "of": of,
+        "payload": payload.map(|p| p.0),
+        "payloads": payload.map(|p| p.1),
+        "opens": opens,
+        "length": seen.opcode.map(|_| seen.length),
+        "verdict": seen.verdict.map(|v| v.kind()),
+        "stream_errors": seen.errors.iter().map(|e| e.fault.name()).collect::<Vec<_>>(),
+    })
+}
