@@ -16,6 +16,7 @@
 //! [`shm_worker`] (a `lib:` subject's validator and LUT chunks through
 //! shared memory), [`verdict`] (the `tpb_verdict` ids).
 
+pub mod batch_framing;
 pub mod ffi;
 pub mod process;
 pub mod protocol;

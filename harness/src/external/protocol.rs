@@ -195,6 +195,9 @@ pub struct Hello {
     pub name: String,
     /// `"ops"`, deduplicated, in protocol order.
     pub ops: Vec<Op>,
+    /// The optional `"framings"` the subject also speaks on a second
+    /// instance (e.g. `batch64`, [`super::batch_framing`]); empty when absent.
+    pub framings: Vec<String>,
 }
 
 /// `0xHH`, as `tpbconform decode` prints opcodes.
@@ -265,7 +268,11 @@ fn uint(m: &Map<String, Value>, k: &str) -> Result<u64, String> {
 
 /// Parses the hello answer `{"protocol":1,"name":…,"ops":[…]}`.
 pub fn parse_hello(line: &str) -> Result<Hello, String> {
-    let m = object(line)?;
+    let mut m = object(line)?;
+    let framings = match m.remove("framings") {
+        None => Vec::new(),
+        Some(v) => super::batch_framing::parse_framings(&v)?,
+    };
     exact_keys(&m, &["protocol", "name", "ops"])?;
     let protocol = uint(&m, "protocol")?;
     if protocol != PROTOCOL {
@@ -293,6 +300,7 @@ pub fn parse_hello(line: &str) -> Result<Hello, String> {
         protocol,
         name,
         ops,
+        framings,
     })
 }
 

@@ -14,6 +14,7 @@
 //! cases/s and the last [`STDERR_LINES`] lines after the per-thread
 //! subjects are gone.
 
+use super::batch_framing::{self, BatchProcess};
 use super::process::{
     Fault as ClientFault, FaultClass, Launch, ProcessSubject, Reply as ClientReply, StartError,
     STDERR_LINES,
@@ -160,6 +161,21 @@ pub fn open(spec: &SubjectSpec, arch: Arch) -> Result<Box<dyn Subject>, OpenErro
             s = s.with_shm(ch);
         }
     }
+    if let SubjectSpec::Cmd(c) = spec {
+        let offered = s.client.lock().is_ok_and(|cl| {
+            cl.hello()
+                .framings
+                .iter()
+                .any(|f| f == batch_framing::BATCH64)
+        });
+        if offered {
+            // A subject that offers the framing but cannot start with it
+            // keeps the JSON lines (its stderr says why).
+            if let Ok(b) = BatchProcess::start(Launch::shell(c), arch.name(), case_timeout()) {
+                s.batch = Some(Mutex::new(b));
+            }
+        }
+    }
     Ok(Box::new(s))
 }
 
@@ -232,6 +248,8 @@ pub struct ExternalSubject {
     prefetched: Mutex<HashMap<(Op, [u8; 64]), ClientReply>>,
     /// The `lib:` batch worker (validator and LUT chunks), if any.
     shm: Option<Mutex<ShmChannel>>,
+    /// The `cmd:` subject's `batch64` instance (validator chunks), if any.
+    batch: Option<Mutex<BatchProcess>>,
     /// Typed answers of the last [`Subject::prefetch`] in call order, served
     /// (once each) before any new round trip.
     ready: Mutex<VecDeque<(ReadyKey, Ready)>>,
@@ -294,6 +312,7 @@ impl ExternalSubject {
             client: Mutex::new(client),
             prefetched: Mutex::new(HashMap::new()),
             shm: None,
+            batch: None,
             ready: Mutex::new(VecDeque::new()),
             calls: AtomicU64::new(0),
             busy_ns: AtomicU64::new(0),
@@ -332,6 +351,17 @@ impl ExternalSubject {
         let supports = |op: Op| self.client.lock().is_ok_and(|c| c.supports(op));
         let mut queue: VecDeque<(ReadyKey, Ready)> = VecDeque::new();
         match batch {
+            Batch::Validate(v, bs) if self.shm.is_none() => {
+                let op = match v {
+                    Validator::Header => Op::ValidateHeader,
+                    Validator::Payload => Op::ValidatePayload,
+                };
+                let Some(b) = &self.batch else { return false };
+                if !supports(op) || !b.lock().is_ok_and(|b| b.usable()) {
+                    return false;
+                }
+                self.prefetch_framed(b, v, op, bs, tick, &mut queue);
+            }
             Batch::Validate(v, bs) => {
                 let Some(shm) = &self.shm else { return false };
                 let op = match v {
@@ -413,6 +443,70 @@ impl ExternalSubject {
             *q = queue;
         }
         true
+    }
+
+    /// Validator chunks through the `batch64` instance; a frame that
+    /// crashed or timed out goes down the JSON lines one by one instead.
+    fn prefetch_framed(
+        &self,
+        b: &Mutex<BatchProcess>,
+        v: Validator,
+        op: Op,
+        bs: &[[u8; 64]],
+        tick: &dyn Fn(),
+        queue: &mut VecDeque<(ReadyKey, Ready)>,
+    ) {
+        let code = match v {
+            Validator::Header => batch_framing::FRAME_VALIDATE_HEADER,
+            Validator::Payload => batch_framing::FRAME_VALIDATE_PAYLOAD,
+        };
+        for chunk in bs.chunks(batch_framing::MAX_RECORDS) {
+            let framed = match b.lock() {
+                Ok(mut b) if b.usable() => self.timed(chunk.len(), || b.run(code, chunk)),
+                _ => Err(ClientFault {
+                    class: FaultClass::Crash,
+                    detail: "batch framing given up".into(),
+                }),
+            };
+            tick();
+            match framed {
+                Ok(ids) => {
+                    for (x, id) in chunk.iter().zip(ids) {
+                        let r = Ok(super::verdict::verdict_of(id));
+                        queue.push_back((ReadyKey::Bundle(op, *x), Ready::Verdict(r)));
+                    }
+                }
+                Err(f) if f.class == FaultClass::Protocol => {
+                    for x in chunk {
+                        let r = Err(Fault::Protocol(format!("batch64: {}", f.detail)));
+                        queue.push_back((ReadyKey::Bundle(op, *x), Ready::Verdict(r)));
+                    }
+                }
+                Err(_) => {
+                    let reqs: Vec<Request> = chunk
+                        .iter()
+                        .map(|x| match v {
+                            Validator::Header => Request::ValidateHeader(*x),
+                            Validator::Payload => Request::ValidatePayload(*x),
+                        })
+                        .collect();
+                    let Ok(mut c) = self.client.lock() else {
+                        return;
+                    };
+                    let replies = self.timed(reqs.len(), || c.call_batch_with(&reqs, tick));
+                    for (x, r) in chunk.iter().zip(replies) {
+                        if matches!(&r, Err(f) if f.class == FaultClass::NotSent) {
+                            continue;
+                        }
+                        let r = match r {
+                            Ok(Answer::Verdict(p)) => Ok(p.map(|s| Predicate::from_name(&s))),
+                            other => Err(fault(other)),
+                        };
+                        queue.push_back((ReadyKey::Bundle(op, *x), Ready::Verdict(r)));
+                    }
+                }
+            }
+        }
     }
 
     /// The hello name.
@@ -501,6 +595,9 @@ impl Drop for ExternalSubject {
         if let Some(ch) = self.shm.as_ref().and_then(|m| m.lock().ok()) {
             e.restarts += ch.restarts();
             tail.extend(ch.stderr_tail());
+        }
+        if let Some(b) = self.batch.as_ref().and_then(|m| m.lock().ok()) {
+            tail.extend(b.stderr_tail());
         }
         while tail.len() > STDERR_LINES {
             tail.pop_front();
