@@ -223,7 +223,7 @@ impl Region {
     }
 
     fn atomic32(&self, off: usize) -> &AtomicU32 {
-        debug_assert!(off % 4 == 0 && off + 4 <= LEN);
+        debug_assert!(off.is_multiple_of(4) && off + 4 <= LEN);
         // SAFETY: in bounds and aligned (the mapping is page-aligned); the
         // memory is shared, so it is only ever accessed atomically.
         unsafe { &*self.ptr.add(off).cast::<AtomicU32>() }

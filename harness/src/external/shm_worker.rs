@@ -33,8 +33,8 @@ pub fn serve(lib_path: &str, region: &Path, arch: &str) -> Result<(), String> {
             ))
         }
     };
-    let flags = u32::from(lib.has_batch(false)) * shm::FLAG_HEADER_BATCH
-        | u32::from(lib.has_batch(true)) * shm::FLAG_PAYLOAD_BATCH;
+    let flags = (u32::from(lib.has_batch(false)) * shm::FLAG_HEADER_BATCH)
+        | (u32::from(lib.has_batch(true)) * shm::FLAG_PAYLOAD_BATCH);
     r.set(Field::Flags, flags);
     r.set(Field::Ready, state);
     ring(&mut bell_out)?;
