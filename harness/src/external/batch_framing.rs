@@ -39,21 +39,6 @@ pub const FRAME_VALIDATE_PAYLOAD: u8 = 2;
 /// Failed frames in a row before the framing is no longer used.
 const MAX_FAILED_FRAMES: u32 = 2;
 
-/// Reads the hello answer's `"framings"`: an array of strings (names this
-/// harness does not know are kept and never used).
-pub fn parse_framings(v: &Value) -> Result<Vec<String>, String> {
-    let Some(a) = v.as_array() else {
-        return Err("`framings` is not an array".into());
-    };
-    a.iter()
-        .map(|x| {
-            x.as_str()
-                .map(str::to_string)
-                .ok_or_else(|| "`framings` holds a non-string".to_string())
-        })
-        .collect()
-}
-
 /// The hello request of the batch instance.
 pub fn hello_line(arch: &str) -> String {
     format!(
@@ -364,8 +349,16 @@ mod tests {
             hello_line("v2"),
             r#"{"op":"hello","protocol":1,"arch":"v2","framing":"batch64"}"#
         );
-        assert!(parse_framings(&serde_json::json!(["batch64", "future"])).is_ok());
-        assert!(parse_framings(&serde_json::json!("batch64")).is_err());
-        assert!(parse_framings(&serde_json::json!([1])).is_err());
+        let hello = |framings: &str| {
+            super::super::protocol::parse_hello(&format!(
+                r#"{{"protocol":1,"name":"x","ops":[],"framings":{framings}}}"#
+            ))
+        };
+        assert_eq!(
+            hello(r#"["batch64","future"]"#).map(|h| h.framings),
+            Ok(vec!["batch64".to_string(), "future".to_string()])
+        );
+        assert!(hello(r#""batch64""#).is_err());
+        assert!(hello("[1]").is_err());
     }
 }

@@ -266,12 +266,28 @@ fn uint(m: &Map<String, Value>, k: &str) -> Result<u64, String> {
         .ok_or_else(|| format!("`{k}` is not a non-negative integer"))
 }
 
-/// Parses the hello answer `{"protocol":1,"name":…,"ops":[…]}`.
+/// Reads the hello answer's optional `"framings"`: an array of strings
+/// (names this harness does not know are kept and never used).
+fn parse_framings(v: &Value) -> Result<Vec<String>, String> {
+    let Some(a) = v.as_array() else {
+        return Err("`framings` is not an array".into());
+    };
+    a.iter()
+        .map(|x| {
+            x.as_str()
+                .map(str::to_string)
+                .ok_or_else(|| "`framings` holds a non-string".to_string())
+        })
+        .collect()
+}
+
+/// Parses the hello answer `{"protocol":1,"name":…,"ops":[…]}` (and the
+/// optional `"framings"`, [`super::batch_framing`]).
 pub fn parse_hello(line: &str) -> Result<Hello, String> {
     let mut m = object(line)?;
     let framings = match m.remove("framings") {
         None => Vec::new(),
-        Some(v) => super::batch_framing::parse_framings(&v)?,
+        Some(v) => parse_framings(&v)?,
     };
     exact_keys(&m, &["protocol", "name", "ops"])?;
     let protocol = uint(&m, "protocol")?;

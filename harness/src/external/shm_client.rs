@@ -162,7 +162,7 @@ impl ShmChannel {
     fn spawn(&self) -> Result<Worker, String> {
         let (region, path) = Region::create().map_err(|e| e.0)?;
         let child = Command::new(&self.exe)
-            .arg(super::subject::WORKER_SUBCOMMAND)
+            .arg(super::worker::WORKER_SUBCOMMAND)
             .arg("--shm")
             .arg(&path)
             .arg("--arch")

@@ -34,8 +34,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
-/// The hidden subcommand the `lib:` worker runs as.
-pub const WORKER_SUBCOMMAND: &str = "subject-worker";
+pub use super::worker::WORKER_SUBCOMMAND;
 
 /// A path `dlopen` takes as a file, never as a name to search for: one
 /// without a `/` gets `./` in front.
