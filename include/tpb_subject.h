@@ -1,5 +1,6 @@
 /*
- * tpb_subject.h: the C ABI of a tpb-conform subject, versions 1 and 2.
+ * tpb_subject.h: the C ABI of a tpb-conform subject, version 2 (a library
+ * built to version 1 keeps loading).
  *
  * A subject is somebody's implementation of (part of) SPEC.md: a validator,
  * a decoder, an encoder, lookup tables, the custom-op stream rules, the
@@ -9,12 +10,14 @@
  *     tpbconform subject-check lib:./libmysubject.so
  *     tpbconform gate --subject lib:./libmysubject.so
  *
- * The harness never calls the library inside its own process: it runs a
- * worker process (`tpbconform subject-worker lib:PATH`) that loads the
- * library and serves the process protocol tpb-subject/1
- * (docs/subject-protocol.md) to the gate. A crash or hang inside the library
- * kills only that worker; the gate records the input as a finding (class
- * crash or timeout) and starts a fresh worker.
+ * The harness never calls the library inside its own process: it runs
+ * worker processes that load the library. Validator and LUT cases go through
+ * a batch worker that shares a memory region with the gate (chunks of
+ * thousands of cases per hand-off; docs/subject-protocol.md "Shared-memory
+ * worker"); decode and encode through a worker serving the process protocol
+ * tpb-subject/1. A crash or hang inside the library kills only that worker;
+ * the gate records the exact input as a finding (class crash or timeout)
+ * and starts a fresh worker.
  *
  * The operations are exactly those of tpb-subject/1; the protocol document
  * defines their meaning, this header only how they cross the C boundary.
@@ -47,11 +50,11 @@
 extern "C" {
 #endif
 
-/* The ABI version a library built against this header reports.
- * tpb_subject_abi_version() must return 1 or 2; the harness refuses any
- * other value. The version-2 symbols below are optional either way: the
- * harness looks each up only when its capability bit is set (or, for
- * tpb_subject_lut_tables, when present). */
+/* The ABI version this header describes. tpb_subject_abi_version() returns
+ * 1 or 2; the harness refuses any other value. The stream, lowering and
+ * per-table symbols below are looked up when their capability bit is set
+ * (tpb_subject_lut_tables when present), whatever the version; the batch
+ * validators only in a library that returns 2. */
 #define TPB_SUBJECT_ABI_VERSION 2u
 
 /* Return codes of every operation. */
@@ -109,19 +112,21 @@ typedef enum tpb_status {
 #define TPB_LUT_WAIT_MODE        (1u << 6)
 #define TPB_LUT_UPDATE_MODE      (1u << 7)
 
-/* BEGIN GENERATED verdict ids: SPEC §3 / §4 predicate chain, do not edit. */
+/* BEGIN GENERATED verdict ids: SPEC §3 / §4 predicate chain, do not edit.
+ * Source: the SPEC.md §3 / §4 tables (harness/src/external/verdict.rs);
+ * regenerate: TPB_BLESS=1 cargo test -p tpb-harness --test verdict_ids */
 /* One id per validator answer: TPB_VERDICT_VALID, or the first failing
  * predicate. The batch validators write one of these per bundle. */
 typedef enum tpb_verdict {
     TPB_VERDICT_VALID = 0,
-    TPB_PRED_VALID_OPCODE = 1,                        /* SPEC §3 #1 / §4 #1 */
-    TPB_PRED_INST_WORD_LEN = 2,                       /* SPEC §3 #2 / §4 #2 */
-    TPB_PRED_HAS_VALID_NEURON_EVENTS = 3,             /* SPEC §3 #3 / §4 #3 */
-    TPB_PRED_IS_CUSTOM_OP_HEADER_OPCODE = 4,          /* SPEC §3 #4 */
-    TPB_PRED_CUSTOM_OP_HEADER_RESERVED_ZERO = 5,      /* SPEC §3 #5 */
-    TPB_PRED_CUSTOM_OP_HEADER_SCRATCH_SPACE_VAL = 6,  /* SPEC §3 #6 */
-    TPB_PRED_IS_CUSTOM_OP_PAYLOAD_OPCODE = 7,         /* SPEC §4 #4 */
-    TPB_PRED_CUSTOM_OP_PAYLOAD_RESERVED_ZERO = 8      /* SPEC §4 #5 */
+    TPB_PRED_VALID_OPCODE = 1,                       /* SPEC §3 #1 / §4 #1 */
+    TPB_PRED_INST_WORD_LEN = 2,                      /* SPEC §3 #2 / §4 #2 */
+    TPB_PRED_HAS_VALID_NEURON_EVENTS = 3,            /* SPEC §3 #3 / §4 #3 */
+    TPB_PRED_IS_CUSTOM_OP_HEADER_OPCODE = 4,         /* SPEC §3 #4 */
+    TPB_PRED_CUSTOM_OP_HEADER_RESERVED_ZERO = 5,     /* SPEC §3 #5 */
+    TPB_PRED_CUSTOM_OP_HEADER_SCRATCH_SPACE_VAL = 6, /* SPEC §3 #6 */
+    TPB_PRED_IS_CUSTOM_OP_PAYLOAD_OPCODE = 7,        /* SPEC §4 #4 */
+    TPB_PRED_CUSTOM_OP_PAYLOAD_RESERVED_ZERO = 8     /* SPEC §4 #5 */
 } tpb_verdict;
 /* END GENERATED verdict ids */
 

@@ -2,7 +2,9 @@
  * custom_op.c: an example tpb-conform subject in C. It implements the two
  * CUSTOM_OP validators of SPEC.md and the custom-op stream rules
  * (tpb_validate_stream, SPEC §5.3) for the v2 (Sunda) generation and exports
- * the C ABI of include/tpb_subject.h.
+ * the C ABI of include/tpb_subject.h, version 2: the per-bundle validators
+ * and the batch validators (one tpb_verdict id per bundle). -DTPB_ABI_V1
+ * builds the version-1 form (no batch entry points), which still loads.
  *
  * Build and check (from the repository root):
  *     cc -shared -fPIC -O2 -Iinclude -o libcustom_op.so examples/subjects/custom_op.c
@@ -75,43 +77,60 @@ static uint32_t le32(const uint8_t *p) {
     return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
 }
 
+/* The SPEC §3/§4 name of each tpb_verdict id (NULL: valid). */
+static const char *const PREDICATE_NAMES[] = {
+    [TPB_VERDICT_VALID] = NULL,
+    [TPB_PRED_VALID_OPCODE] = "valid_opcode",
+    [TPB_PRED_INST_WORD_LEN] = "inst_word_len",
+    [TPB_PRED_HAS_VALID_NEURON_EVENTS] = "has_valid_neuron_events",
+    [TPB_PRED_IS_CUSTOM_OP_HEADER_OPCODE] = "is_custom_op_header_opcode",
+    [TPB_PRED_CUSTOM_OP_HEADER_RESERVED_ZERO] = "custom_op_header_reserved_zero",
+    [TPB_PRED_CUSTOM_OP_HEADER_SCRATCH_SPACE_VAL] = "custom_op_header_scratch_space_val",
+    [TPB_PRED_IS_CUSTOM_OP_PAYLOAD_OPCODE] = "is_custom_op_payload_opcode",
+    [TPB_PRED_CUSTOM_OP_PAYLOAD_RESERVED_ZERO] = "custom_op_payload_reserved_zero",
+};
+
 /* SPEC §3/§4 #1..#3, shared by both validators (seed 000 Algorithm (1), (2)). */
-static const char *front_end(const uint8_t *b) {
-    if (!valid_opcode(b[0])) return "valid_opcode";
-    if (b[1] != 0x10) return "inst_word_len";
+static tpb_verdict front_end(const uint8_t *b) {
+    if (!valid_opcode(b[0])) return TPB_PRED_VALID_OPCODE;
+    if (b[1] != 0x10) return TPB_PRED_INST_WORD_LEN;
     if (!in_list(WAIT_MODES, sizeof WAIT_MODES, b[4]) ||
         !in_list(UPDATE_MODES, sizeof UPDATE_MODES, b[6]))
-        return "has_valid_neuron_events";
-    return NULL;
+        return TPB_PRED_HAS_VALID_NEURON_EVENTS;
+    return TPB_VERDICT_VALID;
 }
 
 /* SPEC §3: the CUSTOM_OP header validator (0x85). */
-static const char *header_check(const uint8_t *b) {
-    const char *f = front_end(b);
-    if (f) return f;
-    if (b[0] != 0x85) return "is_custom_op_header_opcode";
+static tpb_verdict header(const uint8_t *b) {
+    tpb_verdict f = front_end(b);
+    if (f != TPB_VERDICT_VALID) return f;
+    if (b[0] != 0x85) return TPB_PRED_IS_CUSTOM_OP_HEADER_OPCODE;
     /* #5: [0x11..0x13], [0x1D..0x1F], [0x20..0x3F] are reserved zero. */
     if (any_nonzero(b, 0x11, 0x13) || any_nonzero(b, 0x1D, 0x1F) || any_nonzero(b, 0x20, 0x3F))
-        return "custom_op_header_reserved_zero";
+        return TPB_PRED_CUSTOM_OP_HEADER_RESERVED_ZERO;
     /* #6: the scratch triple is all-zero or all-nonzero; "non-empty" counts
      * byte 0x10, bytes 0x14..0x17 and bytes 0x18..0x1C. */
     int non_empty = b[0x10] || any_nonzero(b, 0x14, 0x17) || any_nonzero(b, 0x18, 0x1C);
     if (non_empty && (b[0x10] == 0 || le32(b + 0x18) == 0 || b[0x1C] == 0))
-        return "custom_op_header_scratch_space_val";
-    return NULL;
+        return TPB_PRED_CUSTOM_OP_HEADER_SCRATCH_SPACE_VAL;
+    return TPB_VERDICT_VALID;
 }
 
 /* SPEC §4: the CUSTOM_OP payload validator (0x86). */
-static const char *payload(const uint8_t *b) {
-    const char *f = front_end(b);
-    if (f) return f;
-    if (b[0] != 0x86) return "is_custom_op_payload_opcode";
+static tpb_verdict payload(const uint8_t *b) {
+    tpb_verdict f = front_end(b);
+    if (f != TPB_VERDICT_VALID) return f;
+    if (b[0] != 0x86) return TPB_PRED_IS_CUSTOM_OP_PAYLOAD_OPCODE;
     /* #5: bytes 0x0C..0x0E zero; byte 0x0F (arg_type, FACTS §8) is not checked. */
-    if (any_nonzero(b, 0x0C, PAYLOAD_RESERVED_LAST)) return "custom_op_payload_reserved_zero";
-    return NULL;
+    if (any_nonzero(b, 0x0C, PAYLOAD_RESERVED_LAST)) return TPB_PRED_CUSTOM_OP_PAYLOAD_RESERVED_ZERO;
+    return TPB_VERDICT_VALID;
 }
 
+#ifndef TPB_ABI_V1
 EXPORT uint32_t tpb_subject_abi_version(void) { return TPB_SUBJECT_ABI_VERSION; }
+#else
+EXPORT uint32_t tpb_subject_abi_version(void) { return 1; }
+#endif
 
 EXPORT const char *tpb_subject_name(void) {
 #ifndef TPB_PLANTED_BUG
@@ -131,12 +150,12 @@ EXPORT tpb_status tpb_subject_init(const char *arch) {
 }
 
 EXPORT tpb_status tpb_validate_header(const uint8_t bundle[64], const char **failed) {
-    *failed = header_check(bundle);
+    *failed = PREDICATE_NAMES[header(bundle)];
     return TPB_OK;
 }
 
 EXPORT tpb_status tpb_validate_payload(const uint8_t bundle[64], const char **failed) {
-    *failed = payload(bundle);
+    *failed = PREDICATE_NAMES[payload(bundle)];
     return TPB_OK;
 }
 
@@ -156,7 +175,7 @@ EXPORT tpb_status tpb_validate_payload(const uint8_t bundle[64], const char **fa
 EXPORT tpb_status tpb_validate_stream(const uint8_t *bytes, size_t len, const char **error,
                                       size_t *index) {
     int open = 0;
-    size_t header = 0, expected = 0, found = 0;
+    size_t opened = 0, expected = 0, found = 0;
     *error = NULL;
     *index = 0;
     if (len % 64 != 0) {
@@ -168,10 +187,11 @@ EXPORT tpb_status tpb_validate_stream(const uint8_t *bytes, size_t len, const ch
         const uint8_t *b = bytes + 64 * i;
         if (b[0] != 0x86 && open) {
             *error = "short_group";
-            *index = header;
+            *index = opened;
             return TPB_OK;
         }
-        if ((b[0] == 0x85 && header_check(b)) || (b[0] == 0x86 && payload(b))) {
+        if ((b[0] == 0x85 && header(b) != TPB_VERDICT_VALID) ||
+            (b[0] == 0x86 && payload(b) != TPB_VERDICT_VALID)) {
             *error = "invalid_record";
             *index = i;
             return TPB_OK;
@@ -192,14 +212,26 @@ EXPORT tpb_status tpb_validate_stream(const uint8_t *bytes, size_t len, const ch
                 return TPB_OK;
             }
             open = 1;
-            header = i;
+            opened = i;
             expected = (size_t)num_arguments + 1;
             found = 0;
         }
     }
     if (open) {
         *error = "short_group";
-        *index = header;
+        *index = opened;
     }
     return TPB_OK;
 }
+#ifndef TPB_ABI_V1
+/* Version 2: the batch validators, n bundles back to back. */
+EXPORT tpb_status tpb_validate_header_batch(const uint8_t *bundles, size_t n, uint16_t *verdicts) {
+    for (size_t i = 0; i < n; i++) verdicts[i] = (uint16_t)header(bundles + 64 * i);
+    return TPB_OK;
+}
+
+EXPORT tpb_status tpb_validate_payload_batch(const uint8_t *bundles, size_t n, uint16_t *verdicts) {
+    for (size_t i = 0; i < n; i++) verdicts[i] = (uint16_t)payload(bundles + 64 * i);
+    return TPB_OK;
+}
+#endif

@@ -14,6 +14,11 @@ Written from SPEC.md §3/§4 and seed 000 (§is_valid_custom_op_header,
 §is_valid_custom_op_payload), with the events rule of FACTS §2 and the v2
 opcode roster of FACTS §1; it shares no code with tpb-core.
 
+`--batch64` also offers the binary batch framing (docs/subject-protocol.md
+"Batch framing"): the harness then sends validator chunks as frames of raw
+64-byte records to a second instance and reads one tpb_verdict id per record
+(`serve_batch64` below); JSON lines stay the default.
+
 `--planted-bug` runs a copy with one planted bug (the header reserved-zero
 check forgets byte 0x3F); the harness tests use it to show the gate catches it
 and names custom_op_header_reserved_zero. `--planted-stream-bug` plants a
@@ -22,6 +27,7 @@ num_arguments payloads, not num_arguments + 1). Other modules may import this
 one and call `serve()` with their own handlers (the harness tests do).
 """
 import json
+import struct
 import sys
 
 PLANTED_BUG = "--planted-bug" in sys.argv[1:]
@@ -143,14 +149,48 @@ def answer(req, validators):
     return {"failed": check(bytes.fromhex(req["hex"]))}
 
 
-def serve(validators=VALIDATORS, name=NAME, answer=answer):
-    """Runs the protocol on stdin/stdout until stdin closes."""
+# include/tpb_subject.h `tpb_verdict`: 0 = valid, then the SPEC §3/§4
+# predicates in this order (the batch framing answers these ids).
+VERDICT_IDS = {None: 0, **{p: i + 1 for i, p in enumerate([
+    "valid_opcode", "inst_word_len", "has_valid_neuron_events",
+    "is_custom_op_header_opcode", "custom_op_header_reserved_zero",
+    "custom_op_header_scratch_space_val", "is_custom_op_payload_opcode",
+    "custom_op_payload_reserved_zero"])}}
+FRAME_OPS = {1: "validate_header", 2: "validate_payload"}
+
+
+def serve_batch64(validators, inp, out):
+    """The batch64 framing, after its hello: frames of `u32 seq, u32 n,
+    u8 op, 3 zero bytes, n x 64-byte bundles` in; `u32 seq, u32 n, n x u16
+    verdict id` out (little-endian), until stdin closes."""
+    while True:
+        head = inp.read(12)
+        if len(head) < 12:
+            return
+        seq, n, op = struct.unpack_from("<IIB", head)
+        data = inp.read(64 * n)
+        check = validators.get(FRAME_OPS.get(op))
+        ids = [VERDICT_IDS[check(data[i:i + 64])] for i in range(0, 64 * n, 64)]
+        out.write(struct.pack("<II%dH" % n, seq, n, *ids))
+        out.flush()
+
+
+def serve(validators=VALIDATORS, name=NAME, answer=answer, framings=()):
+    """Runs the protocol on stdin/stdout until stdin closes. `framings`
+    (e.g. ["batch64"]) are offered in the hello answer."""
     out = sys.stdout
     for line in sys.stdin:
         req = json.loads(line)
         if req.get("op") == "hello":
             ops = list(validators) if req.get("arch") == "v2" else []
             reply = {"protocol": 1, "name": name, "ops": ops}
+            if req.get("framing") == "batch64" and "batch64" in framings:
+                reply["framing"] = "batch64"
+                out.write(json.dumps(reply) + "\n")
+                out.flush()
+                return serve_batch64(validators, sys.stdin.buffer, sys.stdout.buffer)
+            if framings:
+                reply["framings"] = list(framings)
         else:
             reply = {"id": req["id"], **answer(req, validators)}
         out.write(json.dumps(reply) + "\n")
@@ -158,4 +198,4 @@ def serve(validators=VALIDATORS, name=NAME, answer=answer):
 
 
 if __name__ == "__main__":
-    serve()
+    serve(framings=["batch64"] if "--batch64" in sys.argv[1:] else [])

@@ -184,6 +184,13 @@ enum Command {
     SubjectWorker {
         /// `lib:PATH`.
         spec: String,
+        /// Serve validator / LUT chunks through this shared region instead
+        /// of tpb-subject/1 lines (the gate's batch worker).
+        #[arg(long, requires = "arch")]
+        shm: Option<std::path::PathBuf>,
+        /// The generation the batch worker serves (with --shm).
+        #[arg(long)]
+        arch: Option<String>,
     },
     /// Work with report folders: `report merge DIR...` combines the reports
     /// of a sharded gate into one (exit codes: `report merge --help`).
@@ -233,7 +240,9 @@ fn run(cli: Cli) -> CliResult {
         Command::Replay(a) => cli::replay::run(a),
         Command::Minimize(a) => cli::minimize::run(a),
         Command::SubjectCheck(a) => cli::subject_check::run(a),
-        Command::SubjectWorker { spec } => cli::subject_worker::run(&spec),
+        Command::SubjectWorker { spec, shm, arch } => {
+            cli::subject_worker::run(&spec, shm.as_deref(), arch.as_deref())
+        }
         Command::Report(a) => cli::report::run(a),
         Command::Lower { format, file } => cli::lower::run(&file, format),
     }

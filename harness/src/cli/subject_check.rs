@@ -155,13 +155,11 @@ pub fn run(a: SubjectCheckArgs) -> CliResult {
                 .chain([255, 256, 1 << 16, u32::MAX])
                 .map(|o| engine.compare_lut(*t, o))
                 .collect(),
-            Check::StreamProgram | Check::StreamRaw | Check::Lowering => {
-                generated_inputs(*t, a.arch)
-                    .iter()
-                    .map(|input| engine.compare(*t, input))
-                    .collect()
-            }
-            _ => continue,
+            // Every other kind: its own generated inputs (kinds::of).
+            _ => generated_inputs(*t, a.arch)
+                .iter()
+                .map(|input| engine.compare(*t, input))
+                .collect(),
         };
         let n = outcomes.len();
         let divs: Vec<_> = outcomes.into_iter().flatten().collect();

@@ -1,13 +1,16 @@
 //! `tpbconform subject-worker lib:PATH` (hidden): the worker process of a
-//! `lib:` subject, see [`crate::external::worker`]. Exit 0 when stdin ends,
-//! 2 when the library does not load or a request line is malformed.
+//! `lib:` subject, see [`crate::external::worker`]; with `--shm REGION
+//! --arch vN` the batch worker of [`crate::external::shm_worker`]. Exit 0
+//! when stdin ends, 2 when the library does not load or a request line is
+//! malformed.
 
 use super::{CliResult, EXIT_BAD_INPUT, EXIT_OK};
 use crate::external::worker;
 use crate::subjects::SubjectSpec;
 
-/// Runs the worker for `spec` (must be `lib:PATH`).
-pub fn run(spec: &str) -> CliResult {
+/// Runs the worker for `spec` (must be `lib:PATH`), the batch worker when
+/// `shm` names a region.
+pub fn run(spec: &str, shm: Option<&std::path::Path>, arch: Option<&str>) -> CliResult {
     let path = match spec.parse::<SubjectSpec>() {
         Ok(SubjectSpec::Lib(p)) => p,
         _ => {
@@ -15,7 +18,11 @@ pub fn run(spec: &str) -> CliResult {
             return Ok(EXIT_BAD_INPUT);
         }
     };
-    match worker::serve(&path, std::io::stdin().lock(), std::io::stdout().lock()) {
+    let served = match (shm, arch) {
+        (Some(region), Some(arch)) => crate::external::shm_worker::serve(&path, region, arch),
+        _ => worker::serve(&path, std::io::stdin().lock(), std::io::stdout().lock()),
+    };
+    match served {
         Ok(()) => Ok(EXIT_OK),
         Err(e) => {
             eprintln!("tpbconform subject-worker: {e}");

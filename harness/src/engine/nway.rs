@@ -164,6 +164,19 @@ impl Engine {
         }
     }
 
+    /// [`Engine::prefetch`] for a LUT target: the cases' ordinals.
+    pub fn prefetch_ordinals(&self, t: Target, ords: &[u32], tick: &dyn Fn()) {
+        let Check::Lut(table) = t.check() else {
+            return;
+        };
+        let tables = [table];
+        for s in self.under_test() {
+            if s.capabilities().covers(t.spec().needs) && s.given_up().is_none() {
+                s.prefetch(Batch::Lut(&tables, ords), tick);
+            }
+        }
+    }
+
     /// Per subject under test that was given up: its name, why, and the
     /// cases it would have judged since (counted as not run: the gate
     /// fails on them).

@@ -1,5 +1,6 @@
 //! Loading a subject library with the C ABI of `include/tpb_subject.h`
-//! (versions 1 and 2). The only module of the harness with `unsafe`: every call
+//! (versions 1 and 2; the version-2 batch validators are looked up only in a
+//! library that returns 2). The only module of the harness with `unsafe`: every call
 //! into the library is here. It runs inside the worker process
 //! ([`super::worker`]), never in the gate itself, so a library that crashes
 //! or hangs takes down only its worker.
@@ -10,10 +11,9 @@ use crate::subjects::LutTable;
 use libloading::{Library, Symbol};
 use std::ffi::{c_char, c_int, CStr, CString};
 
-/// `TPB_SUBJECT_ABI_VERSION`.
-pub const ABI_VERSION: u32 = 1;
-/// The ABI versions the loader accepts (the version-2 additions are
-/// optional symbols, so a version-1 library loads unchanged).
+/// `TPB_SUBJECT_ABI_VERSION`: the newest version this harness speaks.
+pub const ABI_VERSION: u32 = 2;
+/// Every version this harness loads (a version-1 library keeps loading).
 pub const ABI_VERSIONS: [u32; 2] = [1, 2];
 
 /// `tpb_status` codes.
@@ -52,6 +52,16 @@ type LutFn = unsafe extern "C" fn(*const c_char, u32, *mut u32, *mut *const c_ch
 type LutTablesFn = unsafe extern "C" fn() -> u32;
 type StreamFn = unsafe extern "C" fn(*const u8, usize, *mut *const c_char, *mut usize) -> c_int;
 type LowerFn = unsafe extern "C" fn(*const c_char, usize, *mut c_char, usize, *mut usize) -> c_int;
+type BatchFn = unsafe extern "C" fn(*const u8, usize, *mut u16) -> c_int;
+
+/// A validator answer as a `tpb_verdict` id, or a name outside that enum.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum VerdictCode {
+    /// A `tpb_verdict` id ([`super::verdict`]).
+    Id(u16),
+    /// A predicate name the enum does not hold.
+    Named(String),
+}
 
 /// What a library call returned, before it becomes a protocol answer.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -79,6 +89,9 @@ pub struct SubjectLib {
     tables: Vec<LutTable>,
     validate_stream: Option<StreamFn>,
     lower: Option<LowerFn>,
+    header_batch: Option<BatchFn>,
+    payload_batch: Option<BatchFn>,
+    abi: u32,
     init: InitFn,
     // Keeps the function pointers above valid; dropped last.
     _lib: Library,
@@ -156,7 +169,7 @@ impl SubjectLib {
         let v = unsafe { abi() };
         if !ABI_VERSIONS.contains(&v) {
             return Err(format!(
-                "tpb_subject_abi_version() = {v}; this harness speaks versions 1 and 2"
+                "tpb_subject_abi_version() = {v}; this harness speaks versions 1 and {ABI_VERSION}"
             ));
         }
         // SAFETY: as above; the string lives until unload (ABI contract).
@@ -226,6 +239,16 @@ impl SubjectLib {
         } else {
             None
         };
+        // Version 2: the batch validators are optional (tpb_subject.h).
+        let batch = |declared: bool, name: &str| {
+            if v >= 2 && declared {
+                sym::<BatchFn>(&lib, name).ok()
+            } else {
+                None
+            }
+        };
+        let header_batch = batch(validate_header.is_some(), "tpb_validate_header_batch");
+        let payload_batch = batch(validate_payload.is_some(), "tpb_validate_payload_batch");
         Ok(SubjectLib {
             name,
             caps,
@@ -237,6 +260,9 @@ impl SubjectLib {
             tables,
             validate_stream,
             lower,
+            header_batch,
+            payload_batch,
+            abi: v,
             init,
             _lib: lib,
         })
@@ -299,6 +325,77 @@ impl SubjectLib {
                 Ok(v) => Status::Ok(v),
                 Err(e) => Status::Error(e),
             },
+            TPB_UNSUPPORTED => Status::Unsupported,
+            n => Status::Error(format!("validator returned status {n}")),
+        }
+    }
+
+    /// The ABI version the library returned.
+    pub fn abi_version(&self) -> u32 {
+        self.abi
+    }
+
+    /// True if the library exports the batch entry point of this validator.
+    pub fn has_batch(&self, payload: bool) -> bool {
+        if payload {
+            self.payload_batch.is_some()
+        } else {
+            self.header_batch.is_some()
+        }
+    }
+
+    /// `tpb_validate_header_batch` / `_payload_batch` on `bundles` (64 bytes
+    /// each, back to back), one id per bundle into `out`.
+    pub fn validate_batch(&self, payload: bool, bundles: &[u8], out: &mut [u16]) -> Status<()> {
+        let f = if payload {
+            self.payload_batch
+        } else {
+            self.header_batch
+        };
+        let Some(f) = f else {
+            return Status::Unsupported;
+        };
+        let n = (bundles.len() / 64).min(out.len());
+        // SAFETY: `bundles` holds n × 64 readable bytes and `out` n writable
+        // u16s, as the ABI requires.
+        match unsafe { f(bundles.as_ptr(), n, out.as_mut_ptr()) } {
+            TPB_OK => Status::Ok(()),
+            TPB_UNSUPPORTED => Status::Unsupported,
+            rc => Status::Error(format!("batch validator returned status {rc}")),
+        }
+    }
+
+    /// One validator call, answered as a `tpb_verdict` id when the name is
+    /// in the enum (no allocation on that path).
+    pub fn validate_code(&self, payload: bool, b: &[u8]) -> Status<VerdictCode> {
+        let f = if payload {
+            self.validate_payload
+        } else {
+            self.validate_header
+        };
+        let Some(f) = f else {
+            return Status::Unsupported;
+        };
+        if b.len() < 64 {
+            return Status::Error("bundle shorter than 64 bytes".into());
+        }
+        let mut failed: *const c_char = std::ptr::null();
+        // SAFETY: `b` has 64 readable bytes; `failed` is a valid out-pointer.
+        let rc = unsafe { f(b.as_ptr(), &mut failed) };
+        match rc {
+            TPB_OK if failed.is_null() => Status::Ok(VerdictCode::Id(super::verdict::VALID)),
+            TPB_OK => {
+                // SAFETY: the ABI requires a live NUL-terminated string.
+                let c = unsafe { CStr::from_ptr(failed) }.to_bytes();
+                match super::verdict::id_of_name(c) {
+                    Some(id) => Status::Ok(VerdictCode::Id(id)),
+                    None if c.is_empty() => Status::Error("empty predicate name".into()),
+                    None => match std::str::from_utf8(c) {
+                        Ok(s) => Status::Ok(VerdictCode::Named(s.to_string())),
+                        Err(_) => Status::Error("the failed predicate is not UTF-8".into()),
+                    },
+                }
+            }
             TPB_UNSUPPORTED => Status::Unsupported,
             n => Status::Error(format!("validator returned status {n}")),
         }

@@ -13,14 +13,21 @@
 //! client as a [`crate::subjects::Subject`], and the registry's opener),
 //! [`ffi`] (the only `unsafe` in the harness: calls into the library),
 //! [`worker`] (the library's protocol server), [`lower_json`] (the `lower`
-//! operation's IR and module JSON).
+//! operation's IR and module JSON), [`shm`] / [`shm_client`] /
+//! [`shm_worker`] (a `lib:` subject's validator and LUT chunks through
+//! shared memory), [`verdict`] (the `tpb_verdict` ids).
 
+pub mod batch_framing;
 pub mod ffi;
 pub mod lower_json;
 pub mod process;
 pub mod protocol;
 pub mod reaper;
+pub mod shm;
+pub mod shm_client;
+pub mod shm_worker;
 pub mod subject;
+pub mod verdict;
 pub mod worker;
 
 pub use process::{Fault, FaultClass, Launch, ProcessSubject, Reply, StartError, STDERR_LINES};

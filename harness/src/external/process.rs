@@ -193,7 +193,8 @@ impl fmt::Display for StartError {
 
 impl std::error::Error for StartError {}
 
-fn describe_exit(s: Option<ExitStatus>) -> String {
+/// `exited with status N` / `killed by signal N (SIGX)`.
+pub(super) fn describe_exit(s: Option<ExitStatus>) -> String {
     match s {
         Some(s) => match (s.code(), s.signal()) {
             (Some(c), _) => format!("exited with status {c}"),
@@ -683,7 +684,8 @@ fn read_loop(stdout: impl Read, tx: Sender<Event>) {
     }
 }
 
-fn stderr_loop(stderr: impl Read, ring: &Mutex<VecDeque<String>>) {
+/// Keeps the last [`STDERR_LINES`] lines of `stderr` in `ring`.
+pub(super) fn stderr_loop(stderr: impl Read, ring: &Mutex<VecDeque<String>>) {
     let mut r = BufReader::new(stderr);
     loop {
         let line = match read_line(&mut r, STDERR_LINE_MAX) {

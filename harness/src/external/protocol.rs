@@ -245,6 +245,9 @@ pub struct Hello {
     /// `"tables"`, deduplicated, in [`LutTable::ALL`] order: the tables the
     /// `lut` op implements. Absent: every table (when `lut` is in `ops`).
     pub tables: Option<Vec<LutTable>>,
+    /// The optional `"framings"` the subject also speaks on a second
+    /// instance (e.g. `batch64`, [`super::batch_framing`]); empty when absent.
+    pub framings: Vec<String>,
 }
 
 impl Hello {
@@ -267,6 +270,9 @@ impl Hello {
         if let Some(t) = &self.tables {
             let names: Vec<&str> = t.iter().map(|t| t.name()).collect();
             m.insert("tables".into(), Value::from(names));
+        }
+        if !self.framings.is_empty() {
+            m.insert("framings".into(), Value::from(self.framings.clone()));
         }
         Value::Object(m).to_string()
     }
@@ -354,10 +360,30 @@ fn uint(m: &Map<String, Value>, k: &str) -> Result<u64, String> {
         .ok_or_else(|| format!("`{k}` is not a non-negative integer"))
 }
 
+/// Reads the hello answer's optional `"framings"`: an array of strings
+/// (names this harness does not know are kept and never used).
+fn parse_framings(v: &Value) -> Result<Vec<String>, String> {
+    let Some(a) = v.as_array() else {
+        return Err("`framings` is not an array".into());
+    };
+    a.iter()
+        .map(|x| {
+            x.as_str()
+                .map(str::to_string)
+                .ok_or_else(|| "`framings` holds a non-string".to_string())
+        })
+        .collect()
+}
+
 /// Parses the hello answer `{"protocol":1,"name":…,"ops":[…]}` (with an
-/// optional `"tables":[…]`).
+/// optional `"tables":[…]` and an optional `"framings"`,
+/// [`super::batch_framing`]).
 pub fn parse_hello(line: &str) -> Result<Hello, String> {
-    let m = object(line)?;
+    let mut m = object(line)?;
+    let framings = match m.remove("framings") {
+        None => Vec::new(),
+        Some(v) => parse_framings(&v)?,
+    };
     if m.contains_key("tables") {
         exact_keys(&m, &["protocol", "name", "ops", "tables"])?;
     } else {
@@ -414,6 +440,7 @@ pub fn parse_hello(line: &str) -> Result<Hello, String> {
         name,
         ops,
         tables,
+        framings,
     })
 }
 

@@ -14,11 +14,13 @@
 //! cases/s and the last [`STDERR_LINES`] lines after the per-thread
 //! subjects are gone.
 
+use super::batch_framing::{self, BatchProcess};
 use super::process::{
     Fault as ClientFault, FaultClass, Launch, ProcessSubject, Reply as ClientReply, StartError,
     STDERR_LINES,
 };
 use super::protocol::{Answer, Hello, Op, Request};
+use super::shm_client::{ShmAnswer, ShmChannel};
 use crate::arch::Arch;
 use crate::fields_json::{fields_from_json, fields_json};
 use crate::layout::mnemonic;
@@ -33,8 +35,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
-/// The hidden subcommand the `lib:` worker runs as.
-pub const WORKER_SUBCOMMAND: &str = "subject-worker";
+pub use super::worker::WORKER_SUBCOMMAND;
 
 /// A path `dlopen` takes as a file, never as a name to search for: one
 /// without a `/` gets `./` in front.
@@ -152,7 +153,89 @@ pub fn open(spec: &SubjectSpec, arch: Arch) -> Result<Box<dyn Subject>, OpenErro
         ))
     })?;
     let client = start(spec, &exe, arch, case_timeout()).map_err(|e| failed(e.0))?;
-    Ok(Box::new(ExternalSubject::new(spec.to_string(), client)))
+    let mut s = ExternalSubject::new(spec.to_string(), client);
+    if let SubjectSpec::Lib(p) = spec {
+        if shm_enabled() {
+            let ch = ShmChannel::start(exe, dlopen_path(p), arch.name(), case_timeout())
+                .map_err(|e| failed(format!("batch worker: {}", e.0)))?;
+            s = s.with_shm(ch);
+        }
+    }
+    if let SubjectSpec::Cmd(c) = spec {
+        let offered = s.client.lock().is_ok_and(|cl| {
+            cl.hello()
+                .framings
+                .iter()
+                .any(|f| f == batch_framing::BATCH64)
+        });
+        if offered {
+            // A subject that offers the framing but cannot start with it
+            // keeps the JSON lines (its stderr says why).
+            if let Ok(b) = BatchProcess::start(Launch::shell(c), arch.name(), case_timeout()) {
+                s.batch = Some(Mutex::new(b));
+            }
+        }
+    }
+    Ok(Box::new(s))
+}
+
+/// The environment variable that sends a `lib:` subject's validator and LUT
+/// chunks over tpb-subject/1 lines instead of shared memory
+/// (`TPB_SUBJECT_TRANSPORT=lines`; for comparisons and debugging).
+pub const TRANSPORT_ENV: &str = "TPB_SUBJECT_TRANSPORT";
+
+fn shm_enabled() -> bool {
+    std::env::var(TRANSPORT_ENV).map_or(true, |v| v != "lines")
+}
+
+/// What a prefetched answer is for.
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum ReadyKey {
+    Bundle(Op, [u8; 64]),
+    Lut(LutTable, u32),
+}
+
+/// A prefetched, already typed answer.
+enum Ready {
+    Verdict(Reply<Verdict>),
+    Lut(Reply<LutResult>),
+}
+
+fn shm_fault(f: ClientFault) -> Fault {
+    fault(Err(f))
+}
+
+fn shm_verdict(a: ShmAnswer) -> Reply<Verdict> {
+    match a {
+        ShmAnswer::Verdict(v) => Ok(v),
+        ShmAnswer::Unsupported => Err(Fault::Unsupported),
+        ShmAnswer::Fault(f) => Err(shm_fault(f)),
+        other => Err(Fault::Protocol(format!(
+            "answer of the wrong kind: {other:?}"
+        ))),
+    }
+}
+
+fn shm_lut(a: ShmAnswer) -> Reply<LutResult> {
+    match a {
+        ShmAnswer::Wire(w) => u8::try_from(w)
+            .map(Ok)
+            .map_err(|_| Fault::Protocol(format!("wire value {w} is not a byte"))),
+        ShmAnswer::Refused(why) => Ok(Err(foreign(&why))),
+        ShmAnswer::Unsupported => Err(Fault::Unsupported),
+        ShmAnswer::Fault(f) => Err(shm_fault(f)),
+        ShmAnswer::Verdict(_) => Err(Fault::Protocol("answer of the wrong kind".into())),
+    }
+}
+
+fn lut_reply(r: ClientReply) -> Reply<LutResult> {
+    match r {
+        Ok(Answer::Wire(w)) => u8::try_from(w)
+            .map(Ok)
+            .map_err(|_| Fault::Protocol(format!("wire value {w} is not a byte"))),
+        Ok(Answer::Refused(why)) => Ok(Err(foreign(&why))),
+        other => Err(fault(other)),
+    }
 }
 
 /// An external subject serving one generation.
@@ -163,6 +246,13 @@ pub struct ExternalSubject {
     /// Answers of the last [`Subject::prefetch`], served (once each) before
     /// any new round trip.
     prefetched: Mutex<HashMap<(Op, [u8; 64]), ClientReply>>,
+    /// The `lib:` batch worker (validator and LUT chunks), if any.
+    shm: Option<Mutex<ShmChannel>>,
+    /// The `cmd:` subject's `batch64` instance (validator chunks), if any.
+    batch: Option<Mutex<BatchProcess>>,
+    /// Typed answers of the last [`Subject::prefetch`] in call order, served
+    /// (once each) before any new round trip.
+    ready: Mutex<VecDeque<(ReadyKey, Ready)>>,
     calls: AtomicU64,
     busy_ns: AtomicU64,
 }
@@ -227,8 +317,201 @@ impl ExternalSubject {
             caps,
             client: Mutex::new(client),
             prefetched: Mutex::new(HashMap::new()),
+            shm: None,
+            batch: None,
+            ready: Mutex::new(VecDeque::new()),
             calls: AtomicU64::new(0),
             busy_ns: AtomicU64::new(0),
+        }
+    }
+
+    /// Sends validator and LUT chunks through `ch` (a `lib:` subject's
+    /// batch worker) from now on.
+    pub fn with_shm(mut self, ch: ShmChannel) -> ExternalSubject {
+        self.shm = Some(Mutex::new(ch));
+        self
+    }
+
+    /// The prefetched answer for `key`, if one is queued: the queue is in
+    /// call order, so entries before it (cases the engine did not ask this
+    /// subject about) are dropped; a key not queued leaves it as it is.
+    fn take_ready(&self, key: &ReadyKey) -> Option<Ready> {
+        let mut q = self.ready.lock().ok()?;
+        let p = q.iter().position(|(k, _)| k == key)?;
+        q.drain(..p);
+        q.pop_front().map(|(_, r)| r)
+    }
+
+    fn timed<T>(&self, n: usize, f: impl FnOnce() -> T) -> T {
+        let t = Instant::now();
+        let out = f();
+        let ns = u64::try_from(t.elapsed().as_nanos()).unwrap_or(u64::MAX);
+        self.busy_ns.fetch_add(ns, Ordering::Relaxed);
+        self.calls.fetch_add(n as u64, Ordering::Relaxed);
+        out
+    }
+
+    /// Answers `batch` through the batch worker or, for LUTs without one,
+    /// pipelined lines; false if it is not a batch this path serves.
+    fn prefetch_ready(&self, batch: Batch<'_>, tick: &dyn Fn()) -> bool {
+        let supports = |op: Op| self.client.lock().is_ok_and(|c| c.supports(op));
+        let mut queue: VecDeque<(ReadyKey, Ready)> = VecDeque::new();
+        match batch {
+            Batch::Validate(v, bs) if self.shm.is_none() => {
+                let op = match v {
+                    Validator::Header => Op::ValidateHeader,
+                    Validator::Payload => Op::ValidatePayload,
+                };
+                let Some(b) = &self.batch else { return false };
+                if !supports(op) || !b.lock().is_ok_and(|b| b.usable()) {
+                    return false;
+                }
+                self.prefetch_framed(b, v, op, bs, tick, &mut queue);
+            }
+            Batch::Validate(v, bs) => {
+                let Some(shm) = &self.shm else { return false };
+                let op = match v {
+                    Validator::Header => Op::ValidateHeader,
+                    Validator::Payload => Op::ValidatePayload,
+                };
+                if !supports(op) {
+                    return true;
+                }
+                let Ok(mut ch) = shm.lock() else { return true };
+                let answers =
+                    self.timed(bs.len(), || ch.validate(v == Validator::Payload, bs, tick));
+                for (b, a) in bs.iter().zip(answers) {
+                    if matches!(&a, ShmAnswer::Fault(f) if f.class == FaultClass::NotSent) {
+                        continue;
+                    }
+                    queue.push_back((ReadyKey::Bundle(op, *b), Ready::Verdict(shm_verdict(a))));
+                }
+            }
+            Batch::Lut(tables, ords) => {
+                if !supports(Op::Lut) {
+                    return true;
+                }
+                let tables: Vec<LutTable> = tables
+                    .iter()
+                    .copied()
+                    .filter(|t| self.caps.has(Capability::Lut(*t)))
+                    .collect();
+                let per_table: Vec<Vec<Reply<LutResult>>> = match &self.shm {
+                    Some(shm) => {
+                        let Ok(mut ch) = shm.lock() else { return true };
+                        tables
+                            .iter()
+                            .map(|&t| {
+                                self.timed(ords.len(), || ch.lut(t, ords, tick))
+                                    .into_iter()
+                                    .map(|a| match a {
+                                        ShmAnswer::Fault(f) if f.class == FaultClass::NotSent => {
+                                            Err(Fault::Crash(f.detail))
+                                        }
+                                        a => shm_lut(a),
+                                    })
+                                    .collect()
+                            })
+                            .collect()
+                    }
+                    None => {
+                        let Ok(mut c) = self.client.lock() else {
+                            return true;
+                        };
+                        tables
+                            .iter()
+                            .map(|&t| {
+                                let reqs: Vec<Request> = ords
+                                    .iter()
+                                    .map(|&input| Request::Lut { table: t, input })
+                                    .collect();
+                                self.timed(reqs.len(), || c.call_batch_with(&reqs, tick))
+                                    .into_iter()
+                                    .map(lut_reply)
+                                    .collect()
+                            })
+                            .collect()
+                    }
+                };
+                let mut cols: Vec<std::vec::IntoIter<Reply<LutResult>>> =
+                    per_table.into_iter().map(Vec::into_iter).collect();
+                for &o in ords {
+                    for (t, col) in tables.iter().zip(cols.iter_mut()) {
+                        if let Some(r) = col.next() {
+                            queue.push_back((ReadyKey::Lut(*t, o), Ready::Lut(r)));
+                        }
+                    }
+                }
+            }
+            Batch::Decode(_) => return false,
+        }
+        if let Ok(mut q) = self.ready.lock() {
+            *q = queue;
+        }
+        true
+    }
+
+    /// Validator chunks through the `batch64` instance; a frame that
+    /// crashed or timed out goes down the JSON lines one by one instead.
+    fn prefetch_framed(
+        &self,
+        b: &Mutex<BatchProcess>,
+        v: Validator,
+        op: Op,
+        bs: &[[u8; 64]],
+        tick: &dyn Fn(),
+        queue: &mut VecDeque<(ReadyKey, Ready)>,
+    ) {
+        let code = match v {
+            Validator::Header => batch_framing::FRAME_VALIDATE_HEADER,
+            Validator::Payload => batch_framing::FRAME_VALIDATE_PAYLOAD,
+        };
+        for chunk in bs.chunks(batch_framing::MAX_RECORDS) {
+            let framed = match b.lock() {
+                Ok(mut b) if b.usable() => self.timed(chunk.len(), || b.run(code, chunk)),
+                _ => Err(ClientFault {
+                    class: FaultClass::Crash,
+                    detail: "batch framing given up".into(),
+                }),
+            };
+            tick();
+            match framed {
+                Ok(ids) => {
+                    for (x, id) in chunk.iter().zip(ids) {
+                        let r = Ok(super::verdict::verdict_of(id));
+                        queue.push_back((ReadyKey::Bundle(op, *x), Ready::Verdict(r)));
+                    }
+                }
+                Err(f) if f.class == FaultClass::Protocol => {
+                    for x in chunk {
+                        let r = Err(Fault::Protocol(format!("batch64: {}", f.detail)));
+                        queue.push_back((ReadyKey::Bundle(op, *x), Ready::Verdict(r)));
+                    }
+                }
+                Err(_) => {
+                    let reqs: Vec<Request> = chunk
+                        .iter()
+                        .map(|x| match v {
+                            Validator::Header => Request::ValidateHeader(*x),
+                            Validator::Payload => Request::ValidatePayload(*x),
+                        })
+                        .collect();
+                    let Ok(mut c) = self.client.lock() else {
+                        return;
+                    };
+                    let replies = self.timed(reqs.len(), || c.call_batch_with(&reqs, tick));
+                    for (x, r) in chunk.iter().zip(replies) {
+                        if matches!(&r, Err(f) if f.class == FaultClass::NotSent) {
+                            continue;
+                        }
+                        let r = match r {
+                            Ok(Answer::Verdict(p)) => Ok(p.map(|s| Predicate::from_name(&s))),
+                            other => Err(fault(other)),
+                        };
+                        queue.push_back((ReadyKey::Bundle(op, *x), Ready::Verdict(r)));
+                    }
+                }
+            }
         }
     }
 
@@ -274,7 +557,7 @@ impl ExternalSubject {
     /// Why this subject was given up for its generation, by this instance
     /// or another one (recorded in [`given_up_registry`]).
     fn recorded_give_up(&self) -> Option<String> {
-        let (arch, mine, hangs) = {
+        let (arch, mut mine, mut hangs) = {
             let c = self.client.lock().ok()?;
             (
                 c.arch().to_string(),
@@ -282,6 +565,12 @@ impl ExternalSubject {
                 c.given_up_for_timeouts(),
             )
         };
+        if mine.is_none() {
+            if let Some(ch) = self.shm.as_ref().and_then(|m| m.lock().ok()) {
+                mine = ch.given_up().map(str::to_string);
+                hangs = ch.given_up_for_timeouts();
+            }
+        }
         let mut g = given_up_registry().lock().ok()?;
         // A subject given up for timeouts is given up on every generation.
         let every = (self.name.clone(), ANY_ARCH.to_string());
@@ -309,6 +598,13 @@ impl Drop for ExternalSubject {
         e.restarts += c.restarts();
         let mut tail: VecDeque<String> = std::mem::take(&mut e.stderr_tail).into();
         tail.extend(c.stderr_tail());
+        if let Some(ch) = self.shm.as_ref().and_then(|m| m.lock().ok()) {
+            e.restarts += ch.restarts();
+            tail.extend(ch.stderr_tail());
+        }
+        if let Some(b) = self.batch.as_ref().and_then(|m| m.lock().ok()) {
+            tail.extend(b.stderr_tail());
+        }
         while tail.len() > STDERR_LINES {
             tail.pop_front();
         }
@@ -322,6 +618,18 @@ impl Subject for ExternalSubject {
     }
 
     fn prefetch(&self, batch: Batch<'_>, tick: &dyn Fn()) {
+        if let Ok(mut q) = self.ready.lock() {
+            q.clear();
+        }
+        if self.recorded_give_up().is_some() {
+            if let Ok(mut m) = self.prefetched.lock() {
+                m.clear();
+            }
+            return;
+        }
+        if self.prefetch_ready(batch, tick) {
+            return;
+        }
         let reqs: Vec<Request> = match batch {
             Batch::Validate(Validator::Header, bs) => {
                 bs.iter().map(|b| Request::ValidateHeader(*b)).collect()
@@ -330,6 +638,7 @@ impl Subject for ExternalSubject {
                 bs.iter().map(|b| Request::ValidatePayload(*b)).collect()
             }
             Batch::Decode(bs) => bs.iter().map(|b| Request::Decode(*b)).collect(),
+            Batch::Lut(..) => return,
         };
         if self.recorded_give_up().is_some() {
             if let Ok(mut m) = self.prefetched.lock() {
@@ -369,7 +678,9 @@ impl Subject for ExternalSubject {
     fn given_up(&self) -> Option<String> {
         // Answers fetched before giving up (the faults that caused it among
         // them) are still served, so those cases are judged.
-        if self.prefetched.lock().is_ok_and(|m| !m.is_empty()) {
+        if self.prefetched.lock().is_ok_and(|m| !m.is_empty())
+            || self.ready.lock().is_ok_and(|q| !q.is_empty())
+        {
             return None;
         }
         self.recorded_give_up()
@@ -380,6 +691,9 @@ impl Subject for ExternalSubject {
             Validator::Header => Request::ValidateHeader(*b),
             Validator::Payload => Request::ValidatePayload(*b),
         };
+        if let Some(Ready::Verdict(v)) = self.take_ready(&ReadyKey::Bundle(r.op(), *b)) {
+            return v;
+        }
         match self.call(r) {
             Ok(Answer::Verdict(p)) => Ok(p.map(|s| Predicate::from_name(&s))),
             other => Err(fault(other)),
@@ -422,13 +736,10 @@ impl Subject for ExternalSubject {
         if !self.caps.has(Capability::Lut(table)) {
             return Err(Fault::Unsupported);
         }
-        match self.call(Request::Lut { table, input }) {
-            Ok(Answer::Wire(w)) => u8::try_from(w)
-                .map(Ok)
-                .map_err(|_| Fault::Protocol(format!("wire value {w} is not a byte"))),
-            Ok(Answer::Refused(why)) => Ok(Err(foreign(&why))),
-            other => Err(fault(other)),
+        if let Some(Ready::Lut(r)) = self.take_ready(&ReadyKey::Lut(table, input)) {
+            return r;
         }
+        lut_reply(self.call(Request::Lut { table, input }))
     }
 
     fn validate_stream(&self, bytes: &[u8]) -> Reply<Result<(), StreamFail>> {

@@ -12,6 +12,9 @@ use super::protocol::{answer_line, parse_request, Answer, Hello, Incoming, Reque
 use serde_json::{Map, Value};
 use std::io::{BufRead, BufReader, Read, Write};
 
+/// The hidden subcommand the `lib:` workers run as.
+pub const WORKER_SUBCOMMAND: &str = "subject-worker";
+
 fn error_line(id: u64, why: &str) -> String {
     serde_json::json!({"id": id, "worker_error": why}).to_string()
 }
@@ -102,6 +105,7 @@ pub fn serve(path: &str, input: impl Read, output: impl Write) -> Result<(), Str
                     name: lib.name().to_string(),
                     ops,
                     tables,
+                    framings: Vec::new(),
                 }
                 .to_line()
             }

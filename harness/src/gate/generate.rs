@@ -13,7 +13,7 @@ use crate::findings::{CaseKind, Findings, Origin};
 use crate::generators::{case_rng, name_hash};
 use crate::kinds::{self, CaseBuf, Draw, TargetKind};
 use crate::reach::Reach;
-use crate::targets::Target;
+use crate::targets::{Check, Target};
 use std::collections::BTreeMap;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering::Relaxed};
@@ -181,7 +181,35 @@ fn worker(sh: &Shared, w: usize) {
         let t0 = Instant::now();
         let res = catch_unwind(AssertUnwindSafe(|| {
             for (a, r) in rs.iter().enumerate() {
-                if !t.is_bundle() || r.engine.under_test().is_empty() {
+                if r.engine.under_test().is_empty() {
+                    continue;
+                }
+                if let Check::Lut(_) = t.check() {
+                    // LUT targets: the chunk's ordinals, the same way.
+                    let mut one = CaseBuf::default();
+                    let ords: Vec<u32> = (lo..hi)
+                        .map(|m| cfg.shard.case_index(m))
+                        .filter(|&i| cfg.judges(i) && cfg.arch_index(i) == a)
+                        .map(|i| {
+                            let mut rng = case_rng(cfg.seed, hashes[ti], i);
+                            let form = kind.generate(
+                                t,
+                                Draw {
+                                    arch: r.arch,
+                                    r: &mut rng,
+                                    kind: CaseKind::of(i),
+                                },
+                                &mut one,
+                            );
+                            crate::engine::ordinal_from_input(one.input(form))
+                        })
+                        .collect();
+                    r.engine.prefetch_ordinals(t, &ords, &|| {
+                        slot.ticks.fetch_add(1, Relaxed);
+                    });
+                    continue;
+                }
+                if !t.is_bundle() {
                     continue;
                 }
                 // External subjects answer the chunk's judged cases of

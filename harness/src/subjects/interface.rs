@@ -204,6 +204,9 @@ pub enum Batch<'a> {
     Validate(Validator, &'a [[u8; 64]]),
     /// [`Subject::decode`] on each bundle.
     Decode(&'a [[u8; 64]]),
+    /// [`Subject::lut`] on each ordinal, through each table in order (the
+    /// calls come ordinal by ordinal, the tables of one ordinal in turn).
+    Lut(&'a [LutTable], &'a [u32]),
 }
 
 /// One implementation of SPEC.md, as the differential engine sees it.

@@ -2,12 +2,19 @@
  * examples/subjects/custom_op.c, except that its header validator crashes
  * (-DMISBEHAVE_CRASH: SIGSEGV), hangs (-DMISBEHAVE_HANG) or returns TPB_ERROR
  * (-DMISBEHAVE_ERROR) on every bundle whose last byte is 0xEE (on every
- * bundle with -DMISBEHAVE_ALWAYS). */
+ * bundle with -DMISBEHAVE_ALWAYS). It is a version-1 library (per-bundle
+ * calls only) unless -DMISBEHAVE_BATCH, which makes it version 2 with a
+ * batch header validator that misbehaves the same way inside the batch. */
+#ifndef MISBEHAVE_BATCH
+#define TPB_ABI_V1
+#endif
 #define tpb_validate_header example_validate_header
+#define tpb_validate_header_batch example_validate_header_batch
 #include "../../../examples/subjects/custom_op.c"
 #undef tpb_validate_header
+#undef tpb_validate_header_batch
 
-EXPORT tpb_status tpb_validate_header(const uint8_t bundle[64], const char **failed) {
+static tpb_status misbehave(const uint8_t *bundle) {
 #if defined(MISBEHAVE_ALWAYS)
     if (bundle) {
 #else
@@ -23,5 +30,18 @@ EXPORT tpb_status tpb_validate_header(const uint8_t bundle[64], const char **fai
         return TPB_ERROR;
 #endif
     }
+    return TPB_OK;
+}
+
+EXPORT tpb_status tpb_validate_header(const uint8_t bundle[64], const char **failed) {
+    if (misbehave(bundle) != TPB_OK) return TPB_ERROR;
     return example_validate_header(bundle, failed);
 }
+
+#ifdef MISBEHAVE_BATCH
+EXPORT tpb_status tpb_validate_header_batch(const uint8_t *bundles, size_t n, uint16_t *verdicts) {
+    for (size_t i = 0; i < n; i++)
+        if (misbehave(bundles + 64 * i) != TPB_OK) return TPB_ERROR;
+    return example_validate_header_batch(bundles, n, verdicts);
+}
+#endif

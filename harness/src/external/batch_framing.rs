@@ -1,0 +1,364 @@
+//! The `batch64` framing of `cmd:` subjects (docs/subject-protocol.md
+//! "Batch framing"): a subject whose hello answer lists
+//! `"framings":["batch64"]` is started a second time with the hello request
+//! `{"op":"hello","protocol":1,"arch":…,"framing":"batch64"}`; that
+//! instance answers the same hello plus `"framing":"batch64"` and from then
+//! on reads and writes binary frames (all integers little-endian):
+//!
+//! - in: `u32 seq`, `u32 n`, `u8 op` (1 = `validate_header`, 2 =
+//!   `validate_payload`), 3 zero bytes, then n raw 64-byte bundles;
+//! - out: `u32 seq` (echoed), `u32 n` (the same n), then n `u16` verdict ids
+//!   (`tpb_verdict`, [`super::verdict`]), record k answering bundle k.
+//!
+//! An answer frame with another seq or count, or that does not parse, is a
+//! protocol fault on every record of the frame (a finding); a crash or a
+//! timeout sends the frame's records down the JSON-lines instance one by
+//! one instead, which names the input. Records answered in another order
+//! are judged against the wrong inputs: divergences.
+
+use super::process::{describe_exit, stderr_loop, Fault, FaultClass, Launch, STDERR_LINES};
+use super::reaper;
+use serde_json::Value;
+use std::collections::VecDeque;
+use std::io::{BufRead, BufReader, Read, Write};
+use std::os::unix::process::CommandExt;
+use std::process::{Child, Command, ExitStatus, Stdio};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
+use std::sync::{Arc, Mutex};
+use std::thread;
+use std::time::Duration;
+
+/// The framing's name (hello `"framings"` / `"framing"`).
+pub const BATCH64: &str = "batch64";
+/// Records per frame the harness sends at most.
+pub const MAX_RECORDS: usize = 8192;
+/// Frame op: SPEC §3 header validator.
+pub const FRAME_VALIDATE_HEADER: u8 = 1;
+/// Frame op: SPEC §4 payload validator.
+pub const FRAME_VALIDATE_PAYLOAD: u8 = 2;
+/// Failed frames in a row before the framing is no longer used.
+const MAX_FAILED_FRAMES: u32 = 2;
+
+/// The hello request of the batch instance.
+pub fn hello_line(arch: &str) -> String {
+    format!(
+        r#"{{"op":"hello","protocol":{},"arch":"{arch}","framing":"{BATCH64}"}}"#,
+        super::protocol::PROTOCOL
+    )
+}
+
+/// One input frame.
+pub fn encode_frame(seq: u32, op: u8, bundles: &[[u8; 64]]) -> Vec<u8> {
+    let n = u32::try_from(bundles.len()).unwrap_or(u32::MAX);
+    let mut f = Vec::with_capacity(12 + 64 * bundles.len());
+    f.extend_from_slice(&seq.to_le_bytes());
+    f.extend_from_slice(&n.to_le_bytes());
+    f.extend_from_slice(&[op, 0, 0, 0]);
+    for b in bundles {
+        f.extend_from_slice(b);
+    }
+    f
+}
+
+enum Event {
+    Hello(String),
+    Frame { seq: u32, ids: Vec<u16> },
+    Bad(String),
+    Eof,
+}
+
+/// Reads the hello line, then answer frames, until end of output.
+fn read_loop(out: impl Read, tx: &Sender<Event>) {
+    let mut r = BufReader::new(out);
+    let mut line = Vec::new();
+    match r.by_ref().take(1 << 16).read_until(b'\n', &mut line) {
+        Ok(n) if n > 0 && line.ends_with(b"\n") => {
+            line.pop();
+            let _ = tx.send(Event::Hello(String::from_utf8_lossy(&line).into_owned()));
+        }
+        _ => {
+            let _ = tx.send(Event::Eof);
+            return;
+        }
+    }
+    loop {
+        let mut h = [0u8; 8];
+        if r.read_exact(&mut h).is_err() {
+            let _ = tx.send(Event::Eof);
+            return;
+        }
+        let seq = u32::from_le_bytes([h[0], h[1], h[2], h[3]]);
+        let n = u32::from_le_bytes([h[4], h[5], h[6], h[7]]) as usize;
+        if n > MAX_RECORDS {
+            let _ = tx.send(Event::Bad(format!(
+                "answer frame announces {n} records (at most {MAX_RECORDS} are ever sent)"
+            )));
+            return;
+        }
+        let mut body = vec![0u8; 2 * n];
+        if r.read_exact(&mut body).is_err() {
+            let _ = tx.send(Event::Eof);
+            return;
+        }
+        let ids = body
+            .chunks_exact(2)
+            .map(|c| u16::from_le_bytes([c[0], c[1]]))
+            .collect();
+        if tx.send(Event::Frame { seq, ids }).is_err() {
+            return;
+        }
+    }
+}
+
+struct Running {
+    child: Child,
+    to_stdin: Option<Sender<Vec<u8>>>,
+    events: Receiver<Event>,
+    live: u64,
+}
+
+impl Running {
+    fn kill(mut self) -> Option<ExitStatus> {
+        self.to_stdin = None;
+        reaper::kill(self.live);
+        let _ = self.child.kill();
+        self.child.wait().ok()
+    }
+}
+
+/// The batch instance of a `cmd:` subject.
+pub struct BatchProcess {
+    launch: Launch,
+    arch: String,
+    timeout: Duration,
+    running: Option<Running>,
+    seq: u32,
+    failed_in_row: u32,
+    stderr: Arc<Mutex<VecDeque<String>>>,
+}
+
+fn spawn(
+    launch: &Launch,
+    arch: &str,
+    timeout: Duration,
+    ring: &Arc<Mutex<VecDeque<String>>>,
+) -> Result<Running, String> {
+    let mut child = Command::new(&launch.program)
+        .args(&launch.args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .process_group(0)
+        .spawn()
+        .map_err(|e| format!("cannot start {:?}: {e}", launch.program))?;
+    let (Some(stdin), Some(stdout), Some(stderr)) =
+        (child.stdin.take(), child.stdout.take(), child.stderr.take())
+    else {
+        let _ = child.kill();
+        let _ = child.wait();
+        return Err("child has no pipes".into());
+    };
+    let live = reaper::register(child.id(), &[&stdin, &stdout, &stderr]);
+    crate::interrupt::on_hard_exit(reaper::kill_all);
+    let (to_stdin, from) = mpsc::channel::<Vec<u8>>();
+    thread::spawn(move || {
+        let mut w = stdin;
+        while let Ok(buf) = from.recv() {
+            if w.write_all(&buf).and_then(|()| w.flush()).is_err() {
+                return;
+            }
+        }
+    });
+    let (tx, events) = mpsc::channel();
+    thread::spawn(move || read_loop(stdout, &tx));
+    let ring = Arc::clone(ring);
+    thread::spawn(move || stderr_loop(stderr, &ring));
+    let run = Running {
+        child,
+        to_stdin: Some(to_stdin),
+        events,
+        live,
+    };
+    let mut hello = hello_line(arch);
+    hello.push('\n');
+    let sent = run
+        .to_stdin
+        .as_ref()
+        .is_some_and(|tx| tx.send(hello.into_bytes()).is_ok());
+    let wait = timeout.max(Duration::from_secs(10));
+    let answer = if sent {
+        run.events.recv_timeout(wait)
+    } else {
+        Err(RecvTimeoutError::Disconnected)
+    };
+    let line = match answer {
+        Ok(Event::Hello(l)) => l,
+        _ => {
+            let st = run.kill();
+            return Err(format!("no batch64 hello answer ({})", describe_exit(st)));
+        }
+    };
+    let framing = crate::strict_json::parse(&line)
+        .ok()
+        .and_then(|v| v.get("framing").and_then(Value::as_str).map(str::to_string));
+    if framing.as_deref() != Some(BATCH64) {
+        run.kill();
+        return Err(format!("hello answer does not switch to {BATCH64}: {line}"));
+    }
+    Ok(run)
+}
+
+impl BatchProcess {
+    /// Starts the batch instance of `launch` for generation `arch`.
+    pub fn start(launch: Launch, arch: &str, timeout: Duration) -> Result<BatchProcess, String> {
+        let stderr = Arc::new(Mutex::new(VecDeque::with_capacity(STDERR_LINES)));
+        let running = spawn(&launch, arch, timeout, &stderr)?;
+        Ok(BatchProcess {
+            launch,
+            arch: arch.to_string(),
+            timeout,
+            running: Some(running),
+            seq: 0,
+            failed_in_row: 0,
+            stderr,
+        })
+    }
+
+    /// False once [`MAX_FAILED_FRAMES`] frames in a row failed (the JSON
+    /// lines carry everything from then on).
+    pub fn usable(&self) -> bool {
+        self.failed_in_row < MAX_FAILED_FRAMES
+    }
+
+    /// The batch instance's last stderr lines.
+    pub fn stderr_tail(&self) -> Vec<String> {
+        self.stderr
+            .lock()
+            .map(|r| r.iter().cloned().collect())
+            .unwrap_or_default()
+    }
+
+    /// Sends `bundles` (at most [`MAX_RECORDS`]) as one frame of `op` and
+    /// reads the ids. `Err` with class protocol: the answer frame is wrong
+    /// (a finding for each record); other classes: the records were not
+    /// judged (crash, timeout, interrupted).
+    pub fn run(&mut self, op: u8, bundles: &[[u8; 64]]) -> Result<Vec<u16>, Fault> {
+        let r = self.run_once(op, bundles);
+        match &r {
+            Ok(_) => self.failed_in_row = 0,
+            Err(_) => {
+                self.failed_in_row += 1;
+                if let Some(run) = self.running.take() {
+                    run.kill();
+                }
+            }
+        }
+        r
+    }
+
+    fn run_once(&mut self, op: u8, bundles: &[[u8; 64]]) -> Result<Vec<u16>, Fault> {
+        let fault = |class, detail: String| Fault { class, detail };
+        if self.running.is_none() {
+            let r = spawn(&self.launch, &self.arch, self.timeout, &self.stderr)
+                .map_err(|e| fault(FaultClass::Crash, e))?;
+            self.running = Some(r);
+        }
+        let Some(run) = self.running.as_mut() else {
+            return Err(fault(FaultClass::Crash, "not running".into()));
+        };
+        self.seq = self.seq.wrapping_add(1);
+        let seq = self.seq;
+        let sent = run
+            .to_stdin
+            .as_ref()
+            .is_some_and(|tx| tx.send(encode_frame(seq, op, bundles)).is_ok());
+        if !sent {
+            return Err(fault(FaultClass::Crash, "batch instance gone".into()));
+        }
+        let until = std::time::Instant::now() + self.timeout;
+        loop {
+            if crate::interrupt::stop_requested() {
+                return Err(fault(FaultClass::NotSent, "interrupted".into()));
+            }
+            let left = until.saturating_duration_since(std::time::Instant::now());
+            if left.is_zero() {
+                return Err(fault(
+                    FaultClass::Timeout,
+                    format!("no batch answer within {:?}", self.timeout),
+                ));
+            }
+            match run.events.recv_timeout(left.min(super::process::POLL)) {
+                Ok(Event::Frame { seq: s, ids }) => {
+                    if s != seq {
+                        return Err(fault(
+                            FaultClass::Protocol,
+                            format!(
+                                "batch answer frame has seq {s}, expected {seq} (out of order)"
+                            ),
+                        ));
+                    }
+                    if ids.len() != bundles.len() {
+                        return Err(fault(
+                            FaultClass::Protocol,
+                            format!(
+                                "batch answer frame has {} records for {} bundles",
+                                ids.len(),
+                                bundles.len()
+                            ),
+                        ));
+                    }
+                    return Ok(ids);
+                }
+                Ok(Event::Bad(e)) => return Err(fault(FaultClass::Protocol, e)),
+                Ok(Event::Hello(_)) => {
+                    return Err(fault(FaultClass::Protocol, "a second hello".into()))
+                }
+                Ok(Event::Eof) | Err(RecvTimeoutError::Disconnected) => {
+                    let st = self.running.take().and_then(Running::kill);
+                    return Err(fault(
+                        FaultClass::Crash,
+                        format!("{} before answering the frame", describe_exit(st)),
+                    ));
+                }
+                Err(RecvTimeoutError::Timeout) => {}
+            }
+        }
+    }
+}
+
+impl Drop for BatchProcess {
+    fn drop(&mut self) {
+        if let Some(r) = self.running.take() {
+            r.kill();
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn frames_and_hello_have_the_documented_shape() {
+        let f = encode_frame(7, FRAME_VALIDATE_PAYLOAD, &[[0xAB; 64], [0xCD; 64]]);
+        assert_eq!(&f[..12], &[7, 0, 0, 0, 2, 0, 0, 0, 2, 0, 0, 0]);
+        assert_eq!(f.len(), 12 + 128);
+        assert_eq!(f[12], 0xAB);
+        assert_eq!(f[76], 0xCD);
+        assert_eq!(
+            hello_line("v2"),
+            r#"{"op":"hello","protocol":1,"arch":"v2","framing":"batch64"}"#
+        );
+        let hello = |framings: &str| {
+            super::super::protocol::parse_hello(&format!(
+                r#"{{"protocol":1,"name":"x","ops":[],"framings":{framings}}}"#
+            ))
+        };
+        assert_eq!(
+            hello(r#"["batch64","future"]"#).map(|h| h.framings),
+            Ok(vec!["batch64".to_string(), "future".to_string()])
+        );
+        assert!(hello(r#""batch64""#).is_err());
+        assert!(hello("[1]").is_err());
+    }
+}

@@ -1,0 +1,458 @@
+//! The memory region a `lib:` subject's batch worker shares with the gate
+//! (docs/subject-protocol.md "Shared-memory worker"): a file under
+//! `/dev/shm` (or the temp folder) that both processes map, the gate
+//! unlinking it once the worker has mapped it. This module owns the layout
+//! and the only `unsafe` it needs (the mapping and the atomics in it);
+//! [`super::shm_client`] drives it from the gate, [`super::shm_worker`]
+//! from the worker.
+//!
+//! Layout (native endianness: both ends run on one machine):
+//!
+//! | offset | size | field |
+//! |---|---|---|
+//! | 0 | 8 | magic `TPBSHM01` |
+//! | 8 | 4 | op ([`OP_VALIDATE_HEADER`], [`OP_VALIDATE_PAYLOAD`], [`OP_LUT`]) |
+//! | 12 | 4 | LUT table index (position in [`super::protocol::LUT_TABLES`]) |
+//! | 16 | 4 | n: entries in the chunk |
+//! | 20 | 4 | start: the first entry to run |
+//! | 24 | 4 | mode ([`MODE_BATCH`] or [`MODE_SINGLE`]) |
+//! | 28 | 4 | seq: the hand-off number the gate rang for |
+//! | 32 | 8 | stamp: 1 + the entry the worker is about to run (0: none) |
+//! | 40 | 4 | in_batch: 1 while a batch call runs (stamp = its first entry) |
+//! | 44 | 4 | done: entries finished (answers written) |
+//! | 48 | 4 | finished: the seq the worker finished last |
+//! | 52 | 4 | ready: worker state (0 starting, 1 ready, 2 init unsupported, 3 failed) |
+//! | 56 | 4 | worker flags ([`FLAG_HEADER_BATCH`], [`FLAG_PAYLOAD_BATCH`]) |
+//! | 64 | 1024 | the worker's load / init error text (NUL-terminated) |
+//! | [`IN_OFF`] | 64 × [`CHUNK`] | inputs: bundles, or a `u32` ordinal per entry |
+//! | [`CODE_OFF`] | 2 × [`CHUNK`] | `u16` answer code per entry ([`tpb_verdict`](super::verdict) id or a code below) |
+//! | [`VAL_OFF`] | 4 × [`CHUNK`] | `u32` per entry: the LUT wire value or a text's arena offset |
+//! | [`ARENA_OFF`] | [`ARENA`] | texts: `u16` length + UTF-8 bytes, reset per hand-off |
+#![allow(unsafe_code)]
+
+use std::fs::{File, OpenOptions};
+use std::os::fd::AsRawFd;
+use std::os::unix::fs::OpenOptionsExt;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
+
+/// Entries per hand-off.
+pub const CHUNK: usize = 8192;
+const MAGIC: u64 = u64::from_le_bytes(*b"TPBSHM01");
+/// Inputs start here.
+pub const IN_OFF: usize = 4096;
+/// Answer codes start here.
+pub const CODE_OFF: usize = IN_OFF + 64 * CHUNK;
+/// Answer values start here.
+pub const VAL_OFF: usize = CODE_OFF + 2 * CHUNK;
+/// The text arena starts here.
+pub const ARENA_OFF: usize = VAL_OFF + 4 * CHUNK;
+/// Bytes of text arena.
+pub const ARENA: usize = 1 << 16;
+/// The whole region.
+pub const LEN: usize = ARENA_OFF + ARENA;
+const ERR_OFF: usize = 64;
+const ERR_LEN: usize = 1024;
+
+/// Op: SPEC §3 header validator.
+pub const OP_VALIDATE_HEADER: u32 = 1;
+/// Op: SPEC §4 payload validator.
+pub const OP_VALIDATE_PAYLOAD: u32 = 2;
+/// Op: SPEC §6 lookup.
+pub const OP_LUT: u32 = 3;
+/// Mode: one batch call over `start..n` (library batch entry point).
+pub const MODE_BATCH: u32 = 0;
+/// Mode: one call per entry, each stamped first.
+pub const MODE_SINGLE: u32 = 1;
+/// Worker flag: the library exports `tpb_validate_header_batch`.
+pub const FLAG_HEADER_BATCH: u32 = 1;
+/// Worker flag: the library exports `tpb_validate_payload_batch`.
+pub const FLAG_PAYLOAD_BATCH: u32 = 2;
+
+/// Answer code of a LUT entry that mapped (value = wire).
+pub const CODE_WIRE: u16 = 0;
+/// Answer code of a LUT entry that was refused (value = text offset).
+pub const CODE_REFUSED: u16 = 1;
+/// A validator named a predicate outside `tpb_verdict` (value = text offset).
+pub const CODE_NAMED: u16 = 0xFFFC;
+/// The library answered `TPB_UNSUPPORTED`.
+pub const CODE_UNSUPPORTED: u16 = 0xFFFD;
+/// The library answered `TPB_ERROR` or broke the ABI (value = text offset).
+pub const CODE_ERROR: u16 = 0xFFFE;
+
+/// Worker state: still loading.
+pub const READY_STARTING: u32 = 0;
+/// Worker state: loaded and initialised.
+pub const READY_OK: u32 = 1;
+/// Worker state: `tpb_subject_init` answered unsupported.
+pub const READY_UNSUPPORTED: u32 = 2;
+/// Worker state: load or init failed (error text set).
+pub const READY_FAILED: u32 = 3;
+
+/// Header field offsets.
+#[derive(Clone, Copy)]
+#[repr(usize)]
+pub enum Field {
+    /// Op.
+    Op = 8,
+    /// LUT table index.
+    Table = 12,
+    /// Entries.
+    N = 16,
+    /// First entry to run.
+    Start = 20,
+    /// Mode.
+    Mode = 24,
+    /// Hand-off number.
+    Seq = 28,
+    /// 1 while a batch call runs.
+    InBatch = 40,
+    /// Entries finished.
+    Done = 44,
+    /// Last hand-off finished.
+    Finished = 48,
+    /// Worker state.
+    Ready = 52,
+    /// Worker flags.
+    Flags = 56,
+}
+const STAMP: usize = 32;
+
+/// A mapped region.
+pub struct Region {
+    ptr: *mut u8,
+    // Keeps the mapping's file open (the mapping outlives it anyway).
+    _file: File,
+}
+
+// SAFETY: the region is plain shared memory; every access goes through
+// atomics or through `&mut self` methods.
+unsafe impl Send for Region {}
+
+/// Why a region could not be made or mapped.
+#[derive(Debug)]
+pub struct RegionError(pub String);
+
+fn map(file: File, path: &Path) -> Result<Region, RegionError> {
+    // SAFETY: a fresh shared mapping of a file we hold open, LEN bytes long
+    // (the creator sized it); nothing else is mapped at the address.
+    let p = unsafe {
+        libc::mmap(
+            std::ptr::null_mut(),
+            LEN,
+            libc::PROT_READ | libc::PROT_WRITE,
+            libc::MAP_SHARED,
+            file.as_raw_fd(),
+            0,
+        )
+    };
+    if p == libc::MAP_FAILED {
+        return Err(RegionError(format!(
+            "cannot map {}: {}",
+            path.display(),
+            std::io::Error::last_os_error()
+        )));
+    }
+    Ok(Region {
+        ptr: p.cast(),
+        _file: file,
+    })
+}
+
+fn shm_dir() -> PathBuf {
+    let d = Path::new("/dev/shm");
+    if d.is_dir() {
+        d.to_path_buf()
+    } else {
+        std::env::temp_dir()
+    }
+}
+
+impl Region {
+    /// Creates a fresh region file (mode 0600, never an existing path),
+    /// registered as a temporary path until [`Region::unlink`].
+    pub fn create() -> Result<(Region, PathBuf), RegionError> {
+        static NEXT: AtomicU64 = AtomicU64::new(0);
+        let n = NEXT.fetch_add(1, Ordering::Relaxed);
+        let path = shm_dir().join(format!("tpb-subject-{}-{n}", std::process::id()));
+        let file = crate::interrupt::create_temp_file(&path, |p| {
+            OpenOptions::new()
+                .read(true)
+                .write(true)
+                .create_new(true)
+                .mode(0o600)
+                .open(p)
+        })
+        .map_err(|e| RegionError(format!("cannot create {}: {e}", path.display())))?;
+        if let Err(e) = file.set_len(LEN as u64) {
+            crate::interrupt::discard_temp(&path);
+            return Err(RegionError(format!("cannot size {}: {e}", path.display())));
+        }
+        let r = map(file, &path).inspect_err(|_| crate::interrupt::discard_temp(&path))?;
+        r.store_u64(0, MAGIC);
+        Ok((r, path))
+    }
+
+    /// Removes the region's file (both ends keep their mappings).
+    pub fn unlink(path: &Path) {
+        crate::interrupt::discard_temp(path);
+    }
+
+    /// Maps the region file the gate created (the worker's side).
+    pub fn open(path: &Path) -> Result<Region, RegionError> {
+        let file = OpenOptions::new()
+            .read(true)
+            .write(true)
+            .open(path)
+            .map_err(|e| RegionError(format!("cannot open {}: {e}", path.display())))?;
+        let len = file.metadata().map(|m| m.len()).unwrap_or(0);
+        if len != LEN as u64 {
+            return Err(RegionError(format!(
+                "{} is {len} bytes, expected {LEN}",
+                path.display()
+            )));
+        }
+        let r = map(file, path)?;
+        if r.load_u64(0) != MAGIC {
+            return Err(RegionError(format!(
+                "{} has no region magic",
+                path.display()
+            )));
+        }
+        Ok(r)
+    }
+
+    fn atomic32(&self, off: usize) -> &AtomicU32 {
+        debug_assert!(off.is_multiple_of(4) && off + 4 <= LEN);
+        // SAFETY: in bounds and aligned (the mapping is page-aligned); the
+        // memory is shared, so it is only ever accessed atomically.
+        unsafe { &*self.ptr.add(off).cast::<AtomicU32>() }
+    }
+
+    fn store_u64(&self, off: usize, v: u64) {
+        // SAFETY: as `atomic32`, 8-aligned.
+        unsafe { &*self.ptr.add(off).cast::<AtomicU64>() }.store(v, Ordering::Release);
+    }
+
+    fn load_u64(&self, off: usize) -> u64 {
+        // SAFETY: as `atomic32`, 8-aligned.
+        unsafe { &*self.ptr.add(off).cast::<AtomicU64>() }.load(Ordering::Acquire)
+    }
+
+    /// Reads a header field.
+    pub fn get(&self, f: Field) -> u32 {
+        self.atomic32(f as usize).load(Ordering::Acquire)
+    }
+
+    /// Writes a header field.
+    pub fn set(&self, f: Field, v: u32) {
+        self.atomic32(f as usize).store(v, Ordering::Release);
+    }
+
+    /// 1 + the entry about to run (0: none).
+    pub fn stamp(&self) -> u64 {
+        self.load_u64(STAMP)
+    }
+
+    /// Stamps entry `i` as about to run.
+    pub fn set_stamp(&self, i: usize) {
+        self.store_u64(STAMP, i as u64 + 1);
+    }
+
+    /// Clears the stamp.
+    pub fn clear_stamp(&self) {
+        self.store_u64(STAMP, 0);
+    }
+
+    /// The input area as bytes (64 × [`CHUNK`]).
+    pub fn inputs(&mut self) -> &mut [u8] {
+        // SAFETY: in bounds; the other end only touches this area between
+        // hand-offs (the doorbell orders the accesses).
+        unsafe { std::slice::from_raw_parts_mut(self.ptr.add(IN_OFF), 64 * CHUNK) }
+    }
+
+    /// The answer codes (`CHUNK` × u16).
+    pub fn codes(&mut self) -> &mut [u16] {
+        // SAFETY: in bounds and 2-aligned; as `inputs`.
+        unsafe { std::slice::from_raw_parts_mut(self.ptr.add(CODE_OFF).cast(), CHUNK) }
+    }
+
+    /// The answer values (`CHUNK` × u32).
+    pub fn values(&mut self) -> &mut [u32] {
+        // SAFETY: in bounds and 4-aligned; as `inputs`.
+        unsafe { std::slice::from_raw_parts_mut(self.ptr.add(VAL_OFF).cast(), CHUNK) }
+    }
+
+    /// The inputs, codes and values at once (the worker writes answers
+    /// while reading inputs).
+    pub fn io(&mut self) -> (&[u8], &mut [u16], &mut [u32]) {
+        // SAFETY: three disjoint in-bounds areas.
+        unsafe {
+            (
+                std::slice::from_raw_parts(self.ptr.add(IN_OFF), 64 * CHUNK),
+                std::slice::from_raw_parts_mut(self.ptr.add(CODE_OFF).cast(), CHUNK),
+                std::slice::from_raw_parts_mut(self.ptr.add(VAL_OFF).cast(), CHUNK),
+            )
+        }
+    }
+
+    /// The text arena.
+    pub fn arena(&mut self) -> &mut [u8] {
+        // SAFETY: in bounds; as `inputs`.
+        unsafe { std::slice::from_raw_parts_mut(self.ptr.add(ARENA_OFF), ARENA) }
+    }
+
+    /// The text at arena offset `off`, if it is well-formed.
+    pub fn text_at(&mut self, off: u32) -> Option<String> {
+        let a = self.arena();
+        let o = usize::try_from(off).ok()?;
+        let len = usize::from(u16::from_le_bytes([*a.get(o)?, *a.get(o + 1)?]));
+        let bytes = a.get(o + 2..o + 2 + len)?;
+        String::from_utf8(bytes.to_vec()).ok()
+    }
+
+    /// Writes the worker's error text.
+    pub fn set_error(&mut self, s: &str) {
+        // SAFETY: in bounds header bytes.
+        let e = unsafe { std::slice::from_raw_parts_mut(self.ptr.add(ERR_OFF), ERR_LEN) };
+        let mut n = s.len().min(ERR_LEN - 1);
+        while !s.is_char_boundary(n) {
+            n -= 1;
+        }
+        e[..n].copy_from_slice(&s.as_bytes()[..n]);
+        e[n] = 0;
+    }
+
+    /// The worker's error text.
+    pub fn error(&self) -> String {
+        // SAFETY: in bounds header bytes.
+        let e = unsafe { std::slice::from_raw_parts(self.ptr.add(ERR_OFF), ERR_LEN) };
+        let n = e.iter().position(|&b| b == 0).unwrap_or(ERR_LEN);
+        String::from_utf8_lossy(&e[..n]).into_owned()
+    }
+}
+
+impl Drop for Region {
+    fn drop(&mut self) {
+        // SAFETY: unmaps exactly the mapping `map` made; no reference into
+        // it outlives `self`.
+        unsafe {
+            libc::munmap(self.ptr.cast(), LEN);
+        }
+    }
+}
+
+/// Appends texts to the arena of one hand-off (the worker's side),
+/// deduplicated.
+pub struct Arena {
+    used: usize,
+    seen: Vec<(String, u32)>,
+}
+
+impl Default for Arena {
+    fn default() -> Arena {
+        Arena::new()
+    }
+}
+
+impl Arena {
+    /// An empty arena.
+    pub fn new() -> Arena {
+        Arena {
+            used: 0,
+            seen: Vec::new(),
+        }
+    }
+
+    /// Forgets every text (a new hand-off).
+    pub fn reset(&mut self) {
+        self.used = 0;
+        self.seen.clear();
+    }
+
+    /// The offset of `s` in `arena`, writing it if new; a text that does
+    /// not fit is replaced by a shorter notice (or offset `u32::MAX`).
+    pub fn put(&mut self, arena: &mut [u8], s: &str) -> u32 {
+        if let Some((_, o)) = self.seen.iter().find(|(t, _)| t == s) {
+            return *o;
+        }
+        let mut n = s.len().min(512);
+        while !s.is_char_boundary(n) {
+            n -= 1;
+        }
+        if self.used + 2 + n > arena.len() || self.seen.len() >= 4096 {
+            return u32::MAX;
+        }
+        let o = self.used;
+        #[allow(clippy::cast_possible_truncation)]
+        arena[o..o + 2].copy_from_slice(&(n as u16).to_le_bytes());
+        arena[o + 2..o + 2 + n].copy_from_slice(&s.as_bytes()[..n]);
+        self.used += 2 + n;
+        let off = u32::try_from(o).unwrap_or(u32::MAX);
+        self.seen.push((s.to_string(), off));
+        off
+    }
+}
+
+/// Keeps the worker's doorbells off the library's way: returns private
+/// copies of stdin and stdout, and points fd 0 at `/dev/null` and fd 1 at
+/// stderr, so a library that prints or reads never touches them.
+pub fn private_stdio() -> Result<(File, File), String> {
+    use std::os::fd::FromRawFd;
+    // SAFETY: plain fd syscalls on the process's own standard fds; the new
+    // descriptors are owned by the returned files only.
+    unsafe {
+        let i = libc::fcntl(0, libc::F_DUPFD_CLOEXEC, 3);
+        let o = libc::fcntl(1, libc::F_DUPFD_CLOEXEC, 3);
+        if i < 0 || o < 0 {
+            return Err(format!("dup: {}", std::io::Error::last_os_error()));
+        }
+        let null = libc::open(c"/dev/null".as_ptr(), libc::O_RDONLY);
+        if null >= 0 {
+            libc::dup2(null, 0);
+            libc::close(null);
+        }
+        libc::dup2(2, 1);
+        Ok((File::from_raw_fd(i), File::from_raw_fd(o)))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn both_ends_see_one_region_and_the_file_goes() {
+        let (mut a, path) = Region::create().expect("create");
+        let mut b = Region::open(&path).expect("open");
+        Region::unlink(&path);
+        assert!(!path.exists());
+        a.set(Field::N, 77);
+        a.inputs()[5] = 9;
+        assert_eq!(b.get(Field::N), 77);
+        assert_eq!(b.inputs()[5], 9);
+        b.set_stamp(41);
+        assert_eq!(a.stamp(), 42);
+        let mut ar = Arena::new();
+        let o = ar.put(b.arena(), "out_of_range");
+        assert_eq!(ar.put(b.arena(), "out_of_range"), o);
+        assert_eq!(a.text_at(o).as_deref(), Some("out_of_range"));
+        b.set_error("boom");
+        assert_eq!(a.error(), "boom");
+    }
+
+    #[test]
+    fn open_refuses_a_foreign_file() {
+        let dir = tempfile_dir();
+        let p = dir.join("x");
+        std::fs::write(&p, b"not a region").expect("write");
+        assert!(Region::open(&p).is_err());
+        let _ = std::fs::remove_dir_all(dir);
+    }
+
+    fn tempfile_dir() -> PathBuf {
+        let d = std::env::temp_dir().join(format!("tpb-shm-test-{}", std::process::id()));
+        let _ = std::fs::create_dir_all(&d);
+        d
+    }
+}

@@ -1,0 +1,585 @@
+//! The gate's side of a `lib:` subject's batch worker ([`super::shm_worker`]):
+//! whole chunks of validator bundles or LUT ordinals go through the shared
+//! region ([`super::shm`]), one doorbell byte each way per hand-off.
+//!
+//! # Faults, named without bisection
+//!
+//! The worker stamps the entry it is about to run into the region. When it
+//! dies (signal, exit) or stops making progress for the case timeout, the
+//! stamp names the input: that entry is the [`FaultClass::Crash`] or
+//! [`FaultClass::Timeout`] fault, the entries before it keep their answers,
+//! the worker is restarted and the chunk goes on from the next entry. A
+//! library batch call that crashes or hangs (no stamp inside it) is re-run
+//! one entry at a time, which names the input; a batch call is given
+//! [`batch_budget`] before that, so a hang costs the case timeout once
+//! (plus that bounded probe). Give-up rules are those of
+//! [`super::process`]: [`GIVE_UP_AFTER`] faulting inputs in a row (or
+//! [`GIVE_UP_AFTER_TIMEOUTS`] timeouts), or [`MAX_FAILED_STARTS`] failed
+//! starts, and every later entry is [`FaultClass::NotSent`].
+
+use super::process::{
+    describe_exit, stderr_loop, Fault, FaultClass, StartError, GIVE_UP_AFTER,
+    GIVE_UP_AFTER_TIMEOUTS, MAX_FAILED_STARTS, POLL, STDERR_LINES,
+};
+use super::protocol::LUT_TABLES;
+use super::reaper;
+use super::shm::{self, Field, Region};
+use super::verdict;
+use crate::subjects::{LutTable, Predicate, Verdict};
+use std::collections::VecDeque;
+use std::io::{Read, Write};
+use std::os::unix::process::CommandExt;
+use std::path::PathBuf;
+use std::process::{Child, ChildStdin, Command, ExitStatus, Stdio};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
+use std::sync::{Arc, Mutex};
+use std::thread;
+use std::time::{Duration, Instant};
+
+/// One entry's answer.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ShmAnswer {
+    /// A validator's verdict.
+    Verdict(Verdict),
+    /// A LUT's wire value.
+    Wire(u32),
+    /// A LUT refusal's text.
+    Refused(String),
+    /// `TPB_UNSUPPORTED`.
+    Unsupported,
+    /// No answer: crash, timeout, `TPB_ERROR`, or not sent.
+    Fault(Fault),
+}
+
+/// The time a library batch call of `n` entries gets before it is re-run
+/// one entry at a time: 1 s + 100 µs per entry, at most the case timeout.
+pub fn batch_budget(n: usize, case_timeout: Duration) -> Duration {
+    let per = Duration::from_micros(100).saturating_mul(u32::try_from(n).unwrap_or(u32::MAX));
+    (Duration::from_secs(1) + per).min(case_timeout)
+}
+
+struct Worker {
+    child: Child,
+    bell: ChildStdin,
+    rings: Receiver<()>,
+    region: Region,
+    live: u64,
+}
+
+impl Worker {
+    fn kill(mut self) -> Option<ExitStatus> {
+        reaper::kill(self.live);
+        let _ = self.child.kill();
+        self.child.wait().ok()
+    }
+}
+
+enum Wait {
+    Finished,
+    Died(Option<ExitStatus>),
+    Hung,
+    Stopped,
+}
+
+/// A `lib:` subject's batch worker, restarted after faults.
+pub struct ShmChannel {
+    exe: PathBuf,
+    lib: String,
+    arch: String,
+    timeout: Duration,
+    worker: Option<Worker>,
+    flags: u32,
+    seq: u32,
+    restarts: u64,
+    dead: Option<String>,
+    streak: (u32, u32),
+    first_faults: Vec<String>,
+    stderr: Arc<Mutex<VecDeque<String>>>,
+}
+
+impl ShmChannel {
+    /// Starts the worker `exe subject-worker --shm … --arch ARCH lib:LIB`.
+    pub fn start(
+        exe: PathBuf,
+        lib: String,
+        arch: &str,
+        timeout: Duration,
+    ) -> Result<ShmChannel, StartError> {
+        let stderr = Arc::new(Mutex::new(VecDeque::with_capacity(STDERR_LINES)));
+        let mut c = ShmChannel {
+            exe,
+            lib,
+            arch: arch.to_string(),
+            timeout,
+            worker: None,
+            flags: 0,
+            seq: 0,
+            restarts: 0,
+            dead: None,
+            streak: (0, 0),
+            first_faults: Vec::new(),
+            stderr,
+        };
+        let w = c.spawn().map_err(StartError)?;
+        c.flags = w.region.get(Field::Flags);
+        c.worker = Some(w);
+        Ok(c)
+    }
+
+    /// Restarts after faults.
+    pub fn restarts(&self) -> u64 {
+        self.restarts
+    }
+
+    /// Why the worker was given up, if it was.
+    pub fn given_up(&self) -> Option<&str> {
+        self.dead.as_deref()
+    }
+
+    /// True if it was given up for timeouts in a row.
+    pub fn given_up_for_timeouts(&self) -> bool {
+        self.dead.is_some() && self.streak.1 >= GIVE_UP_AFTER_TIMEOUTS
+    }
+
+    /// The worker's last stderr lines (across restarts).
+    pub fn stderr_tail(&self) -> Vec<String> {
+        self.stderr
+            .lock()
+            .map(|r| r.iter().cloned().collect())
+            .unwrap_or_default()
+    }
+
+    /// True if the library exports the batch entry point of this validator.
+    pub fn has_batch(&self, payload: bool) -> bool {
+        let bit = if payload {
+            shm::FLAG_PAYLOAD_BATCH
+        } else {
+            shm::FLAG_HEADER_BATCH
+        };
+        self.flags & bit != 0
+    }
+
+    fn spawn(&self) -> Result<Worker, String> {
+        let (region, path) = Region::create().map_err(|e| e.0)?;
+        let child = Command::new(&self.exe)
+            .arg(super::worker::WORKER_SUBCOMMAND)
+            .arg("--shm")
+            .arg(&path)
+            .arg("--arch")
+            .arg(&self.arch)
+            .arg(format!("lib:{}", self.lib))
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .process_group(0)
+            .spawn();
+        let mut child = match child {
+            Ok(c) => c,
+            Err(e) => {
+                Region::unlink(&path);
+                return Err(format!("cannot start {}: {e}", self.exe.display()));
+            }
+        };
+        let (Some(bell), Some(out), Some(err)) =
+            (child.stdin.take(), child.stdout.take(), child.stderr.take())
+        else {
+            let _ = child.kill();
+            let _ = child.wait();
+            Region::unlink(&path);
+            return Err("worker has no pipes".into());
+        };
+        let live = reaper::register(child.id(), &[&bell, &out, &err]);
+        crate::interrupt::on_hard_exit(reaper::kill_all);
+        let ring = Arc::clone(&self.stderr);
+        thread::spawn(move || stderr_loop(err, &ring));
+        let (tx, rings) = mpsc::channel();
+        thread::spawn(move || {
+            let mut out = out;
+            let mut buf = [0u8; 64];
+            loop {
+                match out.read(&mut buf) {
+                    Ok(0) | Err(_) => return,
+                    Ok(_) => {
+                        if tx.send(()).is_err() {
+                            return;
+                        }
+                    }
+                }
+            }
+        });
+        let w = Worker {
+            child,
+            bell,
+            rings,
+            region,
+            live,
+        };
+        let wait = self.timeout.max(Duration::from_secs(10));
+        let got = w.rings.recv_timeout(wait);
+        Region::unlink(&path);
+        match (got, w.region.get(Field::Ready)) {
+            (Ok(()), shm::READY_OK | shm::READY_UNSUPPORTED) => Ok(w),
+            (Ok(()), shm::READY_FAILED) => {
+                let e = w.region.error();
+                let st = w.kill();
+                Err(format!("worker failed: {e} ({})", describe_exit(st)))
+            }
+            (Ok(()), s) => {
+                w.kill();
+                Err(format!("worker rang in state {s}"))
+            }
+            (Err(RecvTimeoutError::Timeout), _) => {
+                w.kill();
+                Err(format!("worker not ready within {wait:?}"))
+            }
+            (Err(RecvTimeoutError::Disconnected), _) => {
+                let st = w.kill();
+                Err(format!(
+                    "worker exited before it was ready ({})",
+                    describe_exit(st)
+                ))
+            }
+        }
+    }
+
+    fn restart(&mut self) {
+        if self.dead.is_some() || crate::interrupt::stop_requested() {
+            self.dead
+                .get_or_insert_with(|| "given up: the run was interrupted".into());
+            return;
+        }
+        self.restarts += 1;
+        let mut last = String::new();
+        for _ in 0..MAX_FAILED_STARTS {
+            match self.spawn() {
+                Ok(w) => {
+                    self.worker = Some(w);
+                    return;
+                }
+                Err(e) => last = e,
+            }
+        }
+        self.dead = Some(format!(
+            "given up: {MAX_FAILED_STARTS} restarts in a row failed, last: {last}"
+        ));
+    }
+
+    fn count(&mut self, fault: Option<(&Fault, String)>) {
+        let Some((f, input)) = fault else {
+            self.streak = (0, 0);
+            self.first_faults.clear();
+            return;
+        };
+        self.streak.0 += 1;
+        if f.class == FaultClass::Timeout {
+            self.streak.1 += 1;
+        }
+        if self.first_faults.len() < 3 {
+            self.first_faults.push(format!("{input}: {f}"));
+        }
+        if self.dead.is_none()
+            && (self.streak.0 >= GIVE_UP_AFTER || self.streak.1 >= GIVE_UP_AFTER_TIMEOUTS)
+        {
+            self.dead = Some(format!(
+                "given up after {} faults in a row (first: {})",
+                self.streak.0,
+                self.first_faults.join("; ")
+            ));
+        }
+    }
+
+    /// The validator (`payload` or header) on every bundle, one answer each.
+    pub fn validate(
+        &mut self,
+        payload: bool,
+        bundles: &[[u8; 64]],
+        tick: &dyn Fn(),
+    ) -> Vec<ShmAnswer> {
+        let op = if payload {
+            shm::OP_VALIDATE_PAYLOAD
+        } else {
+            shm::OP_VALIDATE_HEADER
+        };
+        let mut out = Vec::with_capacity(bundles.len());
+        for c in bundles.chunks(shm::CHUNK) {
+            let fill = |r: &mut Region| {
+                let dst = r.inputs();
+                for (i, b) in c.iter().enumerate() {
+                    dst[i * 64..i * 64 + 64].copy_from_slice(b);
+                }
+            };
+            let name = |i: usize| crate::subjects::hex(&c[i]);
+            self.run_chunk(op, 0, c.len(), &fill, &name, &mut out, tick);
+        }
+        out
+    }
+
+    /// `table` on every ordinal, one answer each.
+    pub fn lut(&mut self, table: LutTable, ords: &[u32], tick: &dyn Fn()) -> Vec<ShmAnswer> {
+        let Some(ti) = LUT_TABLES.iter().position(|&t| t == table) else {
+            return vec![ShmAnswer::Unsupported; ords.len()];
+        };
+        let ti = u32::try_from(ti).unwrap_or(u32::MAX);
+        let mut out = Vec::with_capacity(ords.len());
+        for c in ords.chunks(shm::CHUNK) {
+            let fill = |r: &mut Region| {
+                let dst = r.inputs();
+                for (i, o) in c.iter().enumerate() {
+                    dst[i * 4..i * 4 + 4].copy_from_slice(&o.to_ne_bytes());
+                }
+            };
+            let name = |i: usize| format!("{} {}", table.name(), c[i]);
+            self.run_chunk(shm::OP_LUT, ti, c.len(), &fill, &name, &mut out, tick);
+        }
+        out
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn run_chunk(
+        &mut self,
+        op: u32,
+        table: u32,
+        n: usize,
+        fill: &dyn Fn(&mut Region),
+        input_name: &dyn Fn(usize) -> String,
+        out: &mut Vec<ShmAnswer>,
+        tick: &dyn Fn(),
+    ) {
+        let mut answers: Vec<Option<ShmAnswer>> = vec![None; n];
+        let batchable = match op {
+            shm::OP_VALIDATE_HEADER => self.has_batch(false),
+            shm::OP_VALIDATE_PAYLOAD => self.has_batch(true),
+            _ => false,
+        };
+        let mut single = !batchable;
+        let mut start = 0usize;
+        let mut fresh = true;
+        while start < n {
+            if let Some(why) = &self.dead {
+                let f = Fault {
+                    class: FaultClass::NotSent,
+                    detail: format!("not sent: subject {why}"),
+                };
+                for a in &mut answers[start..] {
+                    *a = Some(ShmAnswer::Fault(f.clone()));
+                }
+                break;
+            }
+            if self.worker.is_none() {
+                self.restart();
+                fresh = true;
+                continue;
+            }
+            self.seq = self.seq.wrapping_add(1);
+            let seq = self.seq;
+            let Some(w) = self.worker.as_mut() else {
+                continue;
+            };
+            if fresh {
+                fill(&mut w.region);
+                fresh = false;
+            }
+            let r = &w.region;
+            r.set(Field::Op, op);
+            r.set(Field::Table, table);
+            r.set(Field::N, u32::try_from(n).unwrap_or(u32::MAX));
+            r.set(Field::Start, u32::try_from(start).unwrap_or(u32::MAX));
+            r.set(
+                Field::Mode,
+                if single {
+                    shm::MODE_SINGLE
+                } else {
+                    shm::MODE_BATCH
+                },
+            );
+            r.set(Field::Done, u32::try_from(start).unwrap_or(u32::MAX));
+            r.set(Field::InBatch, 0);
+            r.clear_stamp();
+            r.set(Field::Seq, seq);
+            let outcome = if w
+                .bell
+                .write_all(&[1])
+                .and_then(|()| w.bell.flush())
+                .is_err()
+            {
+                Wait::Died(None)
+            } else {
+                let budget = if single {
+                    self.timeout
+                } else {
+                    batch_budget(n - start, self.timeout)
+                };
+                wait(w, seq, single, budget, tick)
+            };
+            let done = (w.region.get(Field::Done) as usize).clamp(start, n);
+            let stamp = w.region.stamp();
+            match outcome {
+                Wait::Finished => {
+                    let good = collect(&mut w.region, op, start..n, &mut answers);
+                    if good {
+                        self.count(None);
+                    }
+                    start = n;
+                    tick();
+                }
+                Wait::Stopped => {
+                    let f = Fault {
+                        class: FaultClass::NotSent,
+                        detail: "not answered: the run was interrupted".into(),
+                    };
+                    for a in &mut answers[start..] {
+                        *a = Some(ShmAnswer::Fault(f.clone()));
+                    }
+                    if let Some(w) = self.worker.take() {
+                        w.kill();
+                    }
+                    break;
+                }
+                Wait::Died(_) | Wait::Hung if !single => {
+                    // A batch call crashed or hung: run it one entry at a
+                    // time on a fresh worker, which names the input.
+                    if let Some(w) = self.worker.take() {
+                        w.kill();
+                    }
+                    single = true;
+                    self.restart();
+                    fresh = true;
+                }
+                Wait::Died(_) | Wait::Hung => {
+                    let st = match outcome {
+                        Wait::Died(st) => st,
+                        _ => None,
+                    };
+                    let good = collect(&mut w.region, op, start..done, &mut answers);
+                    if good {
+                        self.count(None);
+                    }
+                    let culprit = usize::try_from(stamp)
+                        .ok()
+                        .and_then(|s| s.checked_sub(1))
+                        .unwrap_or(done)
+                        .clamp(done, n - 1);
+                    let hung = matches!(outcome, Wait::Hung);
+                    let status = self.worker.take().and_then(Worker::kill).or(st);
+                    let f = if hung {
+                        Fault {
+                            class: FaultClass::Timeout,
+                            detail: format!(
+                                "no answer within {:?} (the worker was running this input)",
+                                self.timeout
+                            ),
+                        }
+                    } else {
+                        Fault {
+                            class: FaultClass::Crash,
+                            detail: format!(
+                                "{} while running this input (stamped by the worker)",
+                                describe_exit(status)
+                            ),
+                        }
+                    };
+                    self.count(Some((&f, input_name(culprit))));
+                    answers[culprit] = Some(ShmAnswer::Fault(f));
+                    start = culprit + 1;
+                    tick();
+                    if start < n && self.dead.is_none() {
+                        self.restart();
+                        fresh = true;
+                    }
+                }
+            }
+        }
+        out.extend(answers.into_iter().map(|a| {
+            a.unwrap_or_else(|| {
+                ShmAnswer::Fault(Fault {
+                    class: FaultClass::Crash,
+                    detail: "internal: entry not answered".into(),
+                })
+            })
+        }));
+    }
+}
+
+/// Waits for hand-off `seq` to finish. In single mode the deadline moves
+/// with every finished entry (a slow chunk is not a hang; one entry that
+/// takes `budget` is).
+fn wait(w: &mut Worker, seq: u32, single: bool, budget: Duration, tick: &dyn Fn()) -> Wait {
+    let mut deadline = Instant::now() + budget;
+    let mut last_done = w.region.get(Field::Done);
+    loop {
+        if crate::interrupt::stop_requested() {
+            return Wait::Stopped;
+        }
+        let left = deadline.saturating_duration_since(Instant::now());
+        match w.rings.recv_timeout(left.min(POLL)) {
+            Ok(()) => {
+                if w.region.get(Field::Finished) == seq {
+                    return Wait::Finished;
+                }
+            }
+            Err(RecvTimeoutError::Disconnected) => {
+                if w.region.get(Field::Finished) == seq {
+                    return Wait::Finished;
+                }
+                return Wait::Died(w.child.try_wait().ok().flatten());
+            }
+            Err(RecvTimeoutError::Timeout) => {
+                if let Ok(Some(st)) = w.child.try_wait() {
+                    if w.region.get(Field::Finished) == seq {
+                        return Wait::Finished;
+                    }
+                    return Wait::Died(Some(st));
+                }
+                if single {
+                    let d = w.region.get(Field::Done);
+                    if d != last_done {
+                        last_done = d;
+                        deadline = Instant::now() + budget;
+                        tick();
+                    }
+                }
+                if Instant::now() >= deadline {
+                    return Wait::Hung;
+                }
+            }
+        }
+    }
+}
+
+/// Turns entries `range` of the region into answers; true if one of them
+/// was a good answer.
+fn collect(
+    r: &mut Region,
+    op: u32,
+    range: std::ops::Range<usize>,
+    answers: &mut [Option<ShmAnswer>],
+) -> bool {
+    let mut good = false;
+    for i in range {
+        let (code, value) = (r.codes()[i], r.values()[i]);
+        let text = |r: &mut Region| {
+            r.text_at(value)
+                .unwrap_or_else(|| "(text lost: the worker's text arena is full)".into())
+        };
+        let a = match code {
+            shm::CODE_UNSUPPORTED => ShmAnswer::Unsupported,
+            shm::CODE_ERROR => ShmAnswer::Fault(Fault {
+                class: FaultClass::Protocol,
+                detail: format!("the library answered an error: {}", text(r)),
+            }),
+            shm::CODE_NAMED if op != shm::OP_LUT => {
+                ShmAnswer::Verdict(Some(Predicate::from_name(&text(r))))
+            }
+            _ if op != shm::OP_LUT => ShmAnswer::Verdict(verdict::verdict_of(code)),
+            shm::CODE_WIRE => ShmAnswer::Wire(value),
+            shm::CODE_REFUSED => ShmAnswer::Refused(text(r)),
+            c => ShmAnswer::Fault(Fault {
+                class: FaultClass::Protocol,
+                detail: format!("worker wrote answer code {c}"),
+            }),
+        };
+        good |= !matches!(a, ShmAnswer::Fault(_));
+        answers[i] = Some(a);
+    }
+    good
+}

@@ -1,0 +1,296 @@
+//! `lib:` subjects through the shared-memory batch worker
+//! (`external::shm_client`): a version-1 library still loads and answers
+//! like the JSON-lines worker; a version-2 batch library agrees with its
+//! own per-bundle entry points; a planted crash (SIGSEGV) and a planted hang
+//! on one input are each named with that exact input, the worker is
+//! restarted and every other input is still answered, both in per-bundle
+//! mode (stamped) and inside a library batch call (re-run one by one); and
+//! the gate completes with the planted crash named.
+
+mod common;
+mod subjects;
+
+use common::{repo_root, BIN};
+use std::path::Path;
+use std::time::{Duration, Instant};
+use subjects::*;
+use tpb_harness::arch::Arch;
+use tpb_harness::external::shm_client::{batch_budget, ShmAnswer, ShmChannel};
+use tpb_harness::external::{self, Answer, FaultClass, Request};
+use tpb_harness::subjects::{LutTable, Predicate, SubjectSpec};
+
+fn channel(lib: &Path, timeout: Duration) -> ShmChannel {
+    ShmChannel::start(
+        std::path::PathBuf::from(BIN),
+        lib.display().to_string(),
+        "v2",
+        timeout,
+    )
+    .unwrap_or_else(|e| panic!("start {}: {e}", lib.display()))
+}
+
+/// `n` bundles: header-ish images with varied bytes, so every predicate
+/// shows up; entry `planted` (if any) ends in 0xEE, the misbehaving input.
+fn bundles(n: usize, planted: Option<usize>) -> Vec<[u8; 64]> {
+    let mut r = tpb_harness::generators::SplitMix64(7);
+    (0..n)
+        .map(|i| {
+            let mut b = [0u8; 64];
+            b[0] = if i % 3 == 0 { 0x86 } else { 0x85 };
+            b[1] = 0x10;
+            b[0x0C] = 3;
+            b[0x0F] = 1;
+            // A few random bytes in the checked regions, sometimes.
+            if i % 2 == 1 {
+                let x = r.next_u64();
+                b[usize::try_from(x % 64).unwrap()] = (x >> 8) as u8;
+            }
+            b[63] = if Some(i) == planted { 0xEE } else { 0 };
+            b
+        })
+        .collect()
+}
+
+/// The same library's answers through the JSON-lines worker (the other
+/// transport), as SPEC names.
+fn json_verdicts(lib: &Path, payload: bool, bs: &[[u8; 64]]) -> Vec<Option<String>> {
+    let spec: SubjectSpec = format!("lib:{}", lib.display()).parse().unwrap();
+    let mut c = external::start(
+        &spec,
+        &std::path::PathBuf::from(BIN),
+        Arch::V2,
+        Duration::from_secs(10),
+    )
+    .expect("start");
+    let reqs: Vec<Request> = bs
+        .iter()
+        .map(|b| {
+            if payload {
+                Request::ValidatePayload(*b)
+            } else {
+                Request::ValidateHeader(*b)
+            }
+        })
+        .collect();
+    c.call_batch(&reqs)
+        .into_iter()
+        .map(|r| match r {
+            Ok(Answer::Verdict(v)) => v,
+            other => panic!("json worker: {other:?}"),
+        })
+        .collect()
+}
+
+fn names(a: &[ShmAnswer]) -> Vec<Option<String>> {
+    a.iter()
+        .map(|x| match x {
+            ShmAnswer::Verdict(v) => v.as_ref().map(|p| p.name().to_string()),
+            other => panic!("not a verdict: {other:?}"),
+        })
+        .collect()
+}
+
+#[test]
+fn v1_and_v2_libraries_answer_like_the_json_worker_on_both_validators() {
+    let dir = tempfile::tempdir().unwrap();
+    let v2 = c_example(dir.path(), false);
+    let v1 = build_c(
+        dir.path(),
+        "custom_op_v1",
+        &example("custom_op.c"),
+        &["TPB_ABI_V1"],
+    );
+    // More than one hand-off (8192 entries each).
+    let bs = bundles(20_000, None);
+    for lib in [&v1, &v2] {
+        let mut ch = channel(lib, Duration::from_secs(10));
+        assert_eq!(ch.has_batch(false), lib == &v2, "{}", lib.display());
+        for payload in [false, true] {
+            let got = names(&ch.validate(payload, &bs, &|| {}));
+            let want = json_verdicts(lib, payload, &bs);
+            assert_eq!(got, want, "{} payload={payload}", lib.display());
+        }
+        assert_eq!(ch.restarts(), 0);
+    }
+    // The set of answers is not trivial: several predicates and valid.
+    let mut ch = channel(&v2, Duration::from_secs(10));
+    let got = names(&ch.validate(false, &bs, &|| {}));
+    let distinct: std::collections::BTreeSet<_> = got.iter().collect();
+    assert!(distinct.len() >= 4, "{distinct:?}");
+    assert!(got.contains(&None));
+}
+
+#[test]
+fn a_library_without_a_lut_answers_luts_unsupported() {
+    let dir = tempfile::tempdir().unwrap();
+    let v2 = c_example(dir.path(), false);
+    let mut ch = channel(&v2, Duration::from_secs(10));
+    let a = ch.lut(LutTable::AluOp, &[0, 1, 2], &|| {});
+    assert_eq!(a, vec![ShmAnswer::Unsupported; 3]);
+}
+
+/// Runs `lib` (misbehaving on inputs ending in 0xEE) on 20 000 bundles with
+/// the planted one at 12 345; checks that exactly that entry is the fault
+/// of `class` and every other entry equals the good library's answer.
+fn planted(lib: &Path, class: FaultClass, timeout: Duration) -> Duration {
+    let dir = tempfile::tempdir().unwrap();
+    let good = c_example(dir.path(), false);
+    const AT: usize = 12_345;
+    let bs = bundles(20_000, Some(AT));
+    let want = names(&channel(&good, Duration::from_secs(10)).validate(false, &bs, &|| {}));
+    let mut ch = channel(lib, timeout);
+    let t = Instant::now();
+    let got = ch.validate(false, &bs, &|| {});
+    let took = t.elapsed();
+    assert_eq!(got.len(), bs.len());
+    for (i, a) in got.iter().enumerate() {
+        if i == AT {
+            match a {
+                ShmAnswer::Fault(f) => assert_eq!(f.class, class, "{f}"),
+                other => panic!("entry {AT}: expected a {class} fault, got {other:?}"),
+            }
+        } else {
+            match a {
+                ShmAnswer::Verdict(v) => assert_eq!(
+                    v.as_ref().map(Predicate::name),
+                    want[i].as_deref(),
+                    "entry {i}"
+                ),
+                other => panic!("entry {i}: {other:?}"),
+            }
+        }
+    }
+    assert!(ch.restarts() >= 1, "the worker was restarted");
+    assert!(ch.given_up().is_none());
+    took
+}
+
+#[test]
+fn a_planted_crash_is_named_exactly_and_the_run_goes_on() {
+    let dir = tempfile::tempdir().unwrap();
+    let single = build_c(
+        dir.path(),
+        "crash",
+        &fixture("misbehave.c"),
+        &["MISBEHAVE_CRASH"],
+    );
+    planted(&single, FaultClass::Crash, Duration::from_secs(10));
+    let batch = build_c(
+        dir.path(),
+        "crash_batch",
+        &fixture("misbehave.c"),
+        &["MISBEHAVE_CRASH", "MISBEHAVE_BATCH"],
+    );
+    planted(&batch, FaultClass::Crash, Duration::from_secs(10));
+}
+
+#[test]
+fn a_planted_hang_is_named_exactly_and_costs_the_case_timeout_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let timeout = Duration::from_millis(1500);
+    let single = build_c(
+        dir.path(),
+        "hang",
+        &fixture("misbehave.c"),
+        &["MISBEHAVE_HANG"],
+    );
+    let took = planted(&single, FaultClass::Timeout, timeout);
+    // One timeout, plus restarts and the work: well under two timeouts.
+    assert!(took < timeout * 2, "took {took:?}");
+    let batch = build_c(
+        dir.path(),
+        "hang_batch",
+        &fixture("misbehave.c"),
+        &["MISBEHAVE_HANG", "MISBEHAVE_BATCH"],
+    );
+    let took = planted(&batch, FaultClass::Timeout, timeout);
+    // The batch probe (bounded), then one timeout on the named input.
+    let bound = batch_budget(8192, timeout) + timeout * 2;
+    assert!(took < bound, "took {took:?} (bound {bound:?})");
+}
+
+#[test]
+fn a_library_error_is_a_protocol_fault_on_that_input_only() {
+    let dir = tempfile::tempdir().unwrap();
+    let lib = build_c(
+        dir.path(),
+        "error",
+        &fixture("misbehave.c"),
+        &["MISBEHAVE_ERROR"],
+    );
+    let bs = bundles(100, Some(42));
+    let got = channel(&lib, Duration::from_secs(10)).validate(false, &bs, &|| {});
+    for (i, a) in got.iter().enumerate() {
+        match a {
+            ShmAnswer::Fault(f) if i == 42 => assert_eq!(f.class, FaultClass::Protocol),
+            ShmAnswer::Verdict(_) if i != 42 => {}
+            other => panic!("entry {i}: {other:?}"),
+        }
+    }
+}
+
+#[test]
+fn a_library_that_crashes_on_everything_is_given_up_not_restarted_forever() {
+    let dir = tempfile::tempdir().unwrap();
+    let lib = build_c(
+        dir.path(),
+        "always",
+        &fixture("misbehave.c"),
+        &["MISBEHAVE_CRASH", "MISBEHAVE_ALWAYS"],
+    );
+    let bs = bundles(1000, None);
+    let mut ch = channel(&lib, Duration::from_secs(10));
+    let got = ch.validate(false, &bs, &|| {});
+    assert!(ch.given_up().is_some());
+    assert!(ch.restarts() <= 5, "{}", ch.restarts());
+    assert!(matches!(&got[999], ShmAnswer::Fault(f) if f.class == FaultClass::NotSent));
+}
+
+#[test]
+fn the_gate_names_a_planted_crash_and_completes() {
+    let dir = tempfile::tempdir().unwrap();
+    let lib = build_c(
+        dir.path(),
+        "crash",
+        &fixture("misbehave.c"),
+        &["MISBEHAVE_CRASH"],
+    );
+    let report = dir.path().join("report");
+    let o = std::process::Command::new(std::path::PathBuf::from(BIN))
+        .current_dir(repo_root())
+        .args([
+            "gate",
+            "--quiet",
+            "--cases",
+            "20000",
+            "--targets",
+            "validate_header",
+        ])
+        .args(["--arch", "v2", "--subject-cases", "1000000"])
+        .arg("--subject")
+        .arg(format!("lib:{}", lib.display()))
+        .arg("--report-dir")
+        .arg(&report)
+        .output()
+        .unwrap();
+    assert_eq!(
+        o.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let jsonl = std::fs::read_to_string(report.join("divergences.jsonl")).expect("jsonl");
+    let crashes: Vec<&str> = jsonl.lines().filter(|l| l.contains("crash")).collect();
+    assert!(!crashes.is_empty(), "{jsonl}");
+    for l in &crashes {
+        // The named input is one the library crashes on: last byte 0xEE.
+        assert!(l.to_lowercase().contains("ee\""), "{l}");
+    }
+    let summary = std::fs::read_to_string(report.join("summary.md")).unwrap();
+    assert!(!summary.contains("interrupted"), "{summary}");
+    // Every generated case of the target was judged, not just up to the crash.
+    assert!(
+        summary.contains("20000") || summary.contains("20 000"),
+        "{summary}"
+    );
+}

@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# subject_bench.sh: the issue 19 subject performance figures, all in one run
+# (docs/measurements.md "Subjects at library speed"). From the repository
+# root:  scripts/subject_bench.sh      (CASES=… and PY_CASES=… to resize)
+#
+# 1. a C library subject on validate_header: cases/s into the subject (the
+#    gate's own figure, summary.md "cases/s", one gate thread) and the same
+#    function's plain-loop call rate (scripts/bench/plain_loop.c);
+# 2. gate wall time with one C library subject receiving every generated
+#    case of the validator and LUT targets vs the same gate without it;
+# 3. the Python example: batch64 framing vs JSON lines (summary.md cases/s).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+CASES=${CASES:-2000000}
+PY_CASES=${PY_CASES:-100000}
+CC=${CC:-cc}
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+cargo build --release -q -p tpb-harness --bin tpbconform
+T=target/release/tpbconform
+"$CC" -O2 -fPIC -shared -Iinclude -o "$work/libsubject.so" scripts/bench/lut_subject.c
+"$CC" -O2 -Iinclude -o "$work/plain_loop" scripts/bench/plain_loop.c
+
+# cases/s of the first subject row of a summary.md (column 7 of the table).
+rate() { awk -F'|' '/^\| `(lib|cmd):/ { gsub(/ /, "", $7); print $7; exit }' "$1/summary.md"; }
+now() { date +%s.%N; }
+
+plain=$("$work/plain_loop" "$CASES")
+
+"$T" gate --quiet --threads 1 --arch v2 --targets validate_header --cases "$CASES" \
+  --subject "lib:$work/libsubject.so" --subject-cases 1000000000 --report-dir "$work/r1" || true
+into=$(rate "$work/r1")
+
+TARGETS=validate_header,validate_payload,collective_lut,dge_lut,dtype_lut
+t0=$(now)
+"$T" gate --quiet --arch v2 --targets "$TARGETS" --cases "$CASES" --report-dir "$work/r2"
+t1=$(now)
+"$T" gate --quiet --arch v2 --targets "$TARGETS" --cases "$CASES" \
+  --subject "lib:$work/libsubject.so" --subject-cases 1000000000 --report-dir "$work/r3"
+t2=$(now)
+
+PY="python3 examples/subjects/custom_op.py"
+"$T" gate --quiet --arch v2 --targets validate_header,validate_payload --cases "$PY_CASES" \
+  --subject "cmd:$PY" --subject-cases 1000000000 --report-dir "$work/r4" || true
+"$T" gate --quiet --arch v2 --targets validate_header,validate_payload --cases "$PY_CASES" \
+  --subject "cmd:$PY --batch64" --subject-cases 1000000000 --report-dir "$work/r5" || true
+json=$(rate "$work/r4")
+batch=$(rate "$work/r5")
+
+awk -v plain="$plain" -v into="$into" -v t0="$t0" -v t1="$t1" -v t2="$t2" \
+    -v json="$json" -v batch="$batch" -v cases="$CASES" 'BEGIN {
+  printf "C validate_header plain loop:          %12.0f calls/s\n", plain
+  printf "C validate_header into the subject:    %12.0f cases/s  (%.2fx plain loop; goal >= 10 M/s and >= 0.15x)\n", into, into / plain
+  printf "gate without subject (%d cases/target): %8.2f s\n", cases, t1 - t0
+  printf "gate with lib subject, every case:      %8.2f s  (%.2fx; goal <= 1.5x)\n", t2 - t1, (t2 - t1) / (t1 - t0)
+  printf "Python JSON lines:                     %12.0f cases/s\n", json
+  printf "Python batch64:                        %12.0f cases/s  (%.1fx; goal >= 5x)\n", batch, batch / json
+}'
