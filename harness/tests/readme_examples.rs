@@ -139,6 +139,15 @@ const EXCEPTIONS: &[(&str, &str, Instead)] = &[
             LONG_GATE,
         ),
     ),
+    (
+        "docs/subject-protocol.md",
+        "tpbconform gate --subject cmd:\"python3 examples/subjects/custom_op.py --batch64\"",
+        Instead::Run(
+            "tpbconform gate --subject cmd:\"python3 examples/subjects/custom_op.py --batch64\" \
+             --cases 2000 --sync-cases 200 --lowering-cases 200",
+            LONG_GATE,
+        ),
+    ),
 ];
 
 /// One command of a fenced `sh` block.

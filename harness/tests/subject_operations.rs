@@ -111,6 +111,8 @@ fn the_readme_c_snippet_as_written_passes_subject_check_and_the_gate() {
         "tpb_subject_init",
         "tpb_validate_header",
         "tpb_validate_payload",
+        "tpb_validate_header_batch",
+        "tpb_validate_payload_batch",
         "tpb_validate_stream",
     ];
     let mut src = String::new();
@@ -124,7 +126,8 @@ fn the_readme_c_snippet_as_written_passes_subject_check_and_the_gate() {
     for r in renamed {
         src.push_str(&format!("#undef {r}\n"));
     }
-    src.push_str("#define my_header_check header_check\n");
+    // The example's check answers a tpb_verdict id; the snippet wants the name.
+    src.push_str("#define my_header_check(b) PREDICATE_NAMES[header(b)]\n");
     src.push_str(&snippet);
     let c = dir.path().join("my_validator.c");
     std::fs::write(&c, src).unwrap();
