@@ -9,20 +9,12 @@
 mod common;
 mod subjects;
 
-use common::{repo_root, BIN};
+use common::{code, repo_root, text, tpb_in as run_in, BIN};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
-use subjects::{c_example, misbehave_py};
+use subjects::{c_example, misbehave_py, tiny_py};
 use tpb_harness::subjects::Predicate;
-
-fn code(o: &Output) -> i32 {
-    o.status.code().unwrap_or(-1)
-}
-
-fn text(b: &[u8]) -> String {
-    String::from_utf8_lossy(b).into_owned()
-}
 
 /// The Rust Debug forms a subject's answer used to be printed in
 /// (`Some(InstWordLen)`, `Err(Known("not_shipped"))`, `Route::Dma`): found
@@ -54,7 +46,6 @@ fn assert_no_debug_forms(what: &str, s: &str) {
 /// valid to both validators; `lut_unsupported` declares `lut` and answers
 /// every lookup `unsupported` (a declared operation: a finding).
 fn tiny(dir: &Path, mode: &str) -> PathBuf {
-    let p = dir.join(format!("tiny_{mode}.py"));
     let (ops, answer) = match mode {
         "valid" => (
             "['validate_header', 'validate_payload']",
@@ -62,30 +53,7 @@ fn tiny(dir: &Path, mode: &str) -> PathBuf {
         ),
         _ => ("['lut']", "{'id': req['id'], 'unsupported': True}"),
     };
-    std::fs::write(
-        &p,
-        format!(
-            "import json, sys\n\
-             for line in sys.stdin:\n\
-             \x20   req = json.loads(line)\n\
-             \x20   if req['op'] == 'hello':\n\
-             \x20       out = {{'protocol': 1, 'name': 'tiny-{mode}', 'ops': {ops}}}\n\
-             \x20   else:\n\
-             \x20       out = {answer}\n\
-             \x20   print(json.dumps(out), flush=True)\n"
-        ),
-    )
-    .unwrap();
-    p
-}
-
-fn run_in(cwd: &Path, args: &[&str]) -> Output {
-    Command::new(PathBuf::from(BIN))
-        .current_dir(cwd)
-        .args(args)
-        .stdin(Stdio::null())
-        .output()
-        .unwrap()
+    tiny_py(dir, mode, ops, answer)
 }
 
 /// `sh -c LINE` in `cwd`, the binary under test standing in for `tpbconform`.

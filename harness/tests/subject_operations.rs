@@ -8,45 +8,22 @@
 mod common;
 mod subjects;
 
-use common::{repo_root, BIN};
+use common::{code, repo_root, text, tpb_in, BIN};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use subjects::*;
 use tpb_harness::external::protocol::{Answer, Op, Request};
 use tpb_harness::external::{Launch, ProcessSubject};
 
-fn code(o: &Output) -> i32 {
-    o.status.code().unwrap_or(-1)
-}
-
-fn text(b: &[u8]) -> String {
-    String::from_utf8_lossy(b).into_owned()
-}
-
 /// `tpbconform subject-check SPEC` (v2).
 fn subject_check(spec: &str) -> Output {
-    Command::new(PathBuf::from(BIN))
-        .current_dir(repo_root())
-        .args(["subject-check", spec])
-        .stdin(Stdio::null())
-        .output()
-        .unwrap()
+    tpb_in(&repo_root(), &["subject-check", spec])
 }
 
-/// A small gate on `targets` with the subject; its output and report folder.
+/// A small gate (2000 cases) on `targets` with the subject; its output and
+/// report folder.
 fn gate(dir: &Path, subject: &str, targets: &str, extra: &[&str]) -> (Output, PathBuf) {
-    let report = dir.join(format!("report-{}", dir.read_dir().unwrap().count()));
-    let o = Command::new(PathBuf::from(BIN))
-        .current_dir(repo_root())
-        .args(["gate", "--quiet", "--cases", "2000", "--targets", targets])
-        .args(["--subject", subject])
-        .arg("--report-dir")
-        .arg(&report)
-        .args(extra)
-        .stdin(Stdio::null())
-        .output()
-        .unwrap();
-    (o, report)
+    gate_with(dir, subject, targets, "2000", extra)
 }
 
 fn read(p: &Path) -> String {
