@@ -8,7 +8,7 @@ use super::sync_band::{Sync, SYNC_FIELDS};
 use super::{expect_opcode, DecodeError, EncodeError};
 use crate::bundle::Bundle;
 use crate::generation::Generation;
-use crate::layout::{collective_compute, collective_compute_secondary, collective_send_recv};
+use crate::layout::{collective_compute, collective_compute_secondary};
 use crate::lut::{cce_op_to_wire, AluOp, CollectiveKind};
 
 // The trio sits at the same offsets in 0xD9 and 0xDA (S003 §3.2 "mirror the 0xD9 trio"; checked
@@ -253,65 +253,8 @@ pub struct CollectiveSendRecv {
     pub num_elements_per_partition: u64,
 }
 
-impl CollectiveSendRecv {
-    table_consts!(collective_send_recv);
-
-    /// Encodes (S003 §4.1).
-    pub fn encode(&self, gen: Generation) -> Result<Bundle, EncodeError> {
-        emitted(gen, Self::OPCODE)?;
-        self.sync.check()?;
-        let mut b = skeleton(Self::OPCODE, &self.sync);
-        b.put(
-            collective_send_recv::OFF_TENSOR_ID,
-            &self.tensor_id.to_le_bytes(),
-        );
-        b.put(
-            collective_send_recv::OFF_TENSOR_BASE,
-            &self.tensor_base.to_le_bytes(),
-        );
-        b.put(
-            collective_send_recv::OFF_NUM_ELEMENTS_PER_PARTITION,
-            &self.num_elements_per_partition.to_le_bytes(),
-        );
-        Ok(b)
-    }
-
-    /// Decodes an encoder image (SPEC §5.1).
-    pub fn decode(b: &Bundle, gen: Generation) -> Result<Self, DecodeError> {
-        expect_opcode(b, Self::OPCODE, gen)?;
-        check(b, collective_send_recv::DEF, gen)?;
-        Ok(CollectiveSendRecv {
-            sync: Sync::read(b),
-            tensor_id: u64::from_le_bytes(b.bytes(collective_send_recv::OFF_TENSOR_ID)),
-            tensor_base: u64::from_le_bytes(b.bytes(collective_send_recv::OFF_TENSOR_BASE)),
-            num_elements_per_partition: u64::from_le_bytes(
-                b.bytes(collective_send_recv::OFF_NUM_ELEMENTS_PER_PARTITION),
-            ),
-        })
-    }
-
-    pub(crate) fn push_fields(&self, out: &mut FieldList) {
-        self.sync.push_fields(out);
-        out.push(("tensor_id", int(self.tensor_id)));
-        out.push(("tensor_base", int(self.tensor_base)));
-        out.push((
-            "num_elements_per_partition",
-            int(self.num_elements_per_partition),
-        ));
-    }
-
-    pub(crate) fn from_source<S: AsRef<str>>(
-        src: &Source<'_, S>,
-        gen: Generation,
-    ) -> Result<Self, EncodeError> {
-        emitted(gen, Self::OPCODE)?;
-        let v = CollectiveSendRecv {
-            sync: Sync::from_source(src)?,
-            tensor_id: src.u64("tensor_id")?,
-            tensor_base: src.u64("tensor_base")?,
-            num_elements_per_partition: src.u64("num_elements_per_partition")?,
-        };
-        src.reject_unknown(&[&SYNC_FIELDS, &Self::FIELDS])?;
-        Ok(v)
-    }
-}
+record_codec!(decoded_by_table CollectiveSendRecv, collective_send_recv, {
+    tensor_id @ OFF_TENSOR_ID,
+    tensor_base @ OFF_TENSOR_BASE,
+    num_elements_per_partition @ OFF_NUM_ELEMENTS_PER_PARTITION,
+});
