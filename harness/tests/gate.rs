@@ -7,7 +7,7 @@ mod common;
 
 use common::{code, stderr, tpb, BIN};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 use tpb_harness::arch::Arch;
 use tpb_harness::gate::{self, GateConfig, Shard};
@@ -268,6 +268,21 @@ fn replay_exit_codes_and_bad_input() {
     std::fs::remove_dir_all(&root).unwrap();
 }
 
+/// A 10-case `alu_lut` gate over `corpus`, the report in `report`.
+fn alu_gate(corpus: &Path, report: &Path) -> Output {
+    tpb(&[
+        "gate",
+        "--cases",
+        "10",
+        "--targets",
+        "alu_lut",
+        "--corpus",
+        corpus.to_str().unwrap(),
+        "--report-dir",
+        report.to_str().unwrap(),
+    ])
+}
+
 #[test]
 fn gate_bad_input_exits_2_naming_file_and_line() {
     let root = tmp("badinput");
@@ -284,17 +299,7 @@ fn gate_bad_input_exits_2_naming_file_and_line() {
         ),
     )
     .unwrap();
-    let o = tpb(&[
-        "gate",
-        "--cases",
-        "10",
-        "--targets",
-        "alu_lut",
-        "--corpus",
-        corpus.to_str().unwrap(),
-        "--report-dir",
-        root.join("r1").to_str().unwrap(),
-    ]);
+    let o = alu_gate(&corpus, &root.join("r1"));
     assert_eq!(code(&o), 2, "{}", stderr(&o));
     assert!(
         stderr(&o).contains("custom_op.txt:3:128: bad hex"),
@@ -304,17 +309,7 @@ fn gate_bad_input_exits_2_naming_file_and_line() {
 
     // Empty vector file.
     std::fs::write(corpus.join("vectors/custom_op.txt"), "# nothing\n").unwrap();
-    let o = tpb(&[
-        "gate",
-        "--cases",
-        "10",
-        "--targets",
-        "alu_lut",
-        "--corpus",
-        corpus.to_str().unwrap(),
-        "--report-dir",
-        root.join("r2").to_str().unwrap(),
-    ]);
+    let o = alu_gate(&corpus, &root.join("r2"));
     assert_eq!(code(&o), 2);
     assert!(
         stderr(&o).contains("custom_op.txt: empty vector file"),
@@ -326,17 +321,7 @@ fn gate_bad_input_exits_2_naming_file_and_line() {
 
     // Unreadable corpus file (a dangling symlink): a failure, not a skip.
     std::os::unix::fs::symlink(root.join("missing"), corpus.join("alu_lut/dangling")).unwrap();
-    let o = tpb(&[
-        "gate",
-        "--cases",
-        "10",
-        "--targets",
-        "alu_lut",
-        "--corpus",
-        corpus.to_str().unwrap(),
-        "--report-dir",
-        root.join("r3").to_str().unwrap(),
-    ]);
+    let o = alu_gate(&corpus, &root.join("r3"));
     assert_eq!(code(&o), 2);
     assert!(stderr(&o).contains("alu_lut/dangling"), "{}", stderr(&o));
     let s = std::fs::read_to_string(root.join("r3/summary.md")).unwrap();

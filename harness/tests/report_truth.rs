@@ -56,6 +56,28 @@ fn tiny(dir: &Path, mode: &str) -> PathBuf {
     tiny_py(dir, mode, ops, answer)
 }
 
+/// `tpbconform gate --quiet --no-corpus` in `cwd`: `cases` cases of `targets` with
+/// `subject`, the report in `report`.
+fn subject_gate(cwd: &Path, report: &Path, cases: &str, targets: &str, subject: &str) -> Output {
+    let report = report.to_str().unwrap();
+    run_in(
+        cwd,
+        &[
+            "gate",
+            "--quiet",
+            "--no-corpus",
+            "--cases",
+            cases,
+            "--targets",
+            targets,
+            "--subject",
+            subject,
+            "--report-dir",
+            report,
+        ],
+    )
+}
+
 /// `sh -c LINE` in `cwd`, the binary under test standing in for `tpbconform`.
 fn sh_in(cwd: &Path, line: &str) -> Output {
     let cmd = line.replacen("tpbconform", &PathBuf::from(BIN).display().to_string(), 1);
@@ -131,22 +153,7 @@ fn answers_next_to_a_fault_are_spec_names_in_reports_replay_and_subject_check() 
     // Crashes on bundles ending in 0xEE: core's verdict is printed next to it.
     let crash = misbehave_py("crash");
     let report = dir.path().join("crash");
-    let o = run_in(
-        &repo_root(),
-        &[
-            "gate",
-            "--quiet",
-            "--no-corpus",
-            "--cases",
-            "2000",
-            "--targets",
-            "validate_header",
-            "--subject",
-            &crash,
-            "--report-dir",
-            report.to_str().unwrap(),
-        ],
-    );
+    let o = subject_gate(&repo_root(), &report, "2000", "validate_header", &crash);
     assert_eq!(code(&o), 1, "{}", text(&o.stderr));
     let summary = std::fs::read_to_string(report.join("summary.md")).unwrap();
     assert!(summary.contains("[Crash]"), "{summary}");
@@ -165,22 +172,7 @@ fn answers_next_to_a_fault_are_spec_names_in_reports_replay_and_subject_check() 
     // `err:<name>` answers are printed as such (not `Err(Known("…"))`).
     let lut = format!("cmd:python3 {}", tiny(dir.path(), "lut").display());
     let report = dir.path().join("lut");
-    let o = run_in(
-        &repo_root(),
-        &[
-            "gate",
-            "--quiet",
-            "--no-corpus",
-            "--cases",
-            "400",
-            "--targets",
-            "alu_lut",
-            "--subject",
-            &lut,
-            "--report-dir",
-            report.to_str().unwrap(),
-        ],
-    );
+    let o = subject_gate(&repo_root(), &report, "400", "alu_lut", &lut);
     assert_eq!(code(&o), 1, "{}", text(&o.stderr));
     let summary = std::fs::read_to_string(report.join("summary.md")).unwrap();
     assert!(summary.contains("err:"), "{summary}");
@@ -220,21 +212,12 @@ fn replay_commands_of_relative_subject_paths_run_from_the_repository_and_the_rep
     let lib_rel = format!("lib:./{}", lib.file_name().unwrap().to_string_lossy());
     for spec in ["cmd:python3 tiny_valid.py", lib_rel.as_str()] {
         let report = work.join(format!("report-{}", spec.len()));
-        let o = run_in(
+        let o = subject_gate(
             &work,
-            &[
-                "gate",
-                "--quiet",
-                "--no-corpus",
-                "--cases",
-                "3000",
-                "--targets",
-                "validate_header,validate_payload",
-                "--subject",
-                spec,
-                "--report-dir",
-                report.to_str().unwrap(),
-            ],
+            &report,
+            "3000",
+            "validate_header,validate_payload",
+            spec,
         );
         assert_eq!(code(&o), 1, "{spec}: {}", text(&o.stderr));
         let recs = records(&report);
@@ -325,22 +308,7 @@ fn a_subject_that_fails_to_start_leaves_no_report_folder() {
     ] {
         // A nested --report-dir: neither it nor the parents made for it stay.
         let report = dir.path().join("a").join("b").join("r");
-        let o = run_in(
-            &repo_root(),
-            &[
-                "gate",
-                "--quiet",
-                "--no-corpus",
-                "--cases",
-                "10",
-                "--targets",
-                "validate_header",
-                "--subject",
-                spec,
-                "--report-dir",
-                report.to_str().unwrap(),
-            ],
-        );
+        let o = subject_gate(&repo_root(), &report, "10", "validate_header", spec);
         assert_eq!(code(&o), 2, "{spec}: {}", text(&o.stderr));
         assert!(
             text(&o.stderr).contains(spec),
