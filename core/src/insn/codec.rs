@@ -86,11 +86,27 @@ impl<const N: usize> Wire for [u8; N] {
 /// [=> value_check], … })`, fields in SPEC §5.2 order. A `value_check(field, value, gen)`
 /// refuses a value in list order (encode and `from_fields`); the whole-record check runs once
 /// every field is known. `encode` writes the skeleton, the fields and the table's constant
-/// bytes. `decoded_by_table Type, …` adds the `decode` of a record the table's byte rules
+/// bytes. `unsynced` after the table names a record without a sync band (0xDA).
+/// `decoded_by_table Type, …` adds the `decode` of a record the table's byte rules
 /// check (the custom-op records decode through their validators instead).
 macro_rules! record_codec {
-    (decoded_by_table $ty:ident, $table:ident, { $($fields:tt)* }) => {
-        record_codec!($ty, $table, { $($fields)* });
+    (@skeleton $s:ident [$sync:ident]) => {
+        super::custom_op::skeleton(Self::OPCODE, &$s.$sync)
+    };
+    // No sync band: the opcode stamped raw onto a zeroed record (0xDA, D-3).
+    (@skeleton $s:ident []) => {{
+        let mut b = crate::bundle::Bundle::ZERO;
+        b.put(crate::layout::OFF_OPCODE, &[Self::OPCODE]);
+        b
+    }};
+    (@known [$sync:ident]) => {
+        [&super::sync_band::SYNC_FIELDS[..], &Self::FIELDS[..]]
+    };
+    (@known []) => {
+        [&Self::FIELDS[..]]
+    };
+    (decoded_by_table $ty:ident, $table:ident, $($rest:tt)*) => {
+        record_codec!($ty, $table, $($rest)*);
 
         impl $ty {
             /// Decodes an encoder image: the opcode, then the table's byte rules (SPEC §5.1).
@@ -104,7 +120,10 @@ macro_rules! record_codec {
             }
         }
     };
-    (
+    ($ty:ident, $table:ident, unsynced, $($rest:tt)*) => {
+        record_codec!(@impl [] $ty, $table, $($rest)*);
+    };
+    (@impl [$($sync:ident)?]
         $ty:ident, $table:ident, $(check = $whole:ident,)?
         { $($field:ident @ $off:ident $(=> $check:ident)?),* $(,)? }
     ) => {
@@ -118,9 +137,9 @@ macro_rules! record_codec {
             ) -> Result<crate::bundle::Bundle, super::EncodeError> {
                 use super::codec::Wire;
                 super::custom_op::emitted(gen, Self::OPCODE)?;
-                self.sync.check()?;
+                $(self.$sync.check()?;)?
                 $(self.$whole()?;)?
-                let mut b = super::custom_op::skeleton(Self::OPCODE, &self.sync);
+                let mut b = record_codec!(@skeleton self [$($sync)?]);
                 $(
                     $($check(stringify!($field), self.$field, gen)?;)?
                     self.$field.write(&mut b, crate::layout::$table::$off);
@@ -137,14 +156,14 @@ macro_rules! record_codec {
             fn read_fields(b: &crate::bundle::Bundle) -> Self {
                 use super::codec::Wire;
                 $ty {
-                    sync: super::sync_band::Sync::read(b),
+                    $($sync: super::sync_band::Sync::read(b),)?
                     $($field: Wire::read(b, crate::layout::$table::$off),)*
                 }
             }
 
             pub(crate) fn push_fields(&self, out: &mut super::fields::FieldList) {
                 use super::codec::Wire;
-                self.sync.push_fields(out);
+                $(self.$sync.push_fields(out);)?
                 $(out.push((stringify!($field), self.$field.value()));)*
             }
 
@@ -155,7 +174,7 @@ macro_rules! record_codec {
                 use super::codec::Wire;
                 super::custom_op::emitted(gen, Self::OPCODE)?;
                 let v = $ty {
-                    sync: super::sync_band::Sync::from_source(src)?,
+                    $($sync: super::sync_band::Sync::from_source(src)?,)?
                     $($field: {
                         let v = Wire::take(src, stringify!($field))?;
                         $($check(stringify!($field), v, gen)?;)?
@@ -163,9 +182,12 @@ macro_rules! record_codec {
                     },)*
                 };
                 $(v.$whole()?;)?
-                src.reject_unknown(&[&super::sync_band::SYNC_FIELDS, &Self::FIELDS])?;
+                src.reject_unknown(&record_codec!(@known [$($sync)?]))?;
                 Ok(v)
             }
         }
+    };
+    ($ty:ident, $table:ident, $($rest:tt)*) => {
+        record_codec!(@impl [sync] $ty, $table, $($rest)*);
     };
 }
