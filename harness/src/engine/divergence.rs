@@ -157,22 +157,7 @@ pub struct DescribedCase<'a> {
     pub sides: (&'static str, &'static str),
 }
 
-impl<'a> DescribedCase<'a> {
-    /// A case of `target` on `input` between the engine's first two subjects.
-    pub fn on(
-        e: &'a super::Engine,
-        target: Target,
-        input: &'a [u8],
-        sides: (&'static str, &'static str),
-    ) -> Self {
-        DescribedCase {
-            target,
-            input,
-            names: (e.subjects()[0].name(), e.subjects()[1].name()),
-            sides,
-        }
-    }
-
+impl DescribedCase<'_> {
     /// The divergence: `description` as the left result (the right one empty), keyed `key`.
     pub fn divergence(
         &self,

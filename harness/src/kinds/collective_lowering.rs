@@ -22,7 +22,7 @@
 use super::kind::{CaseBudget, Ran, TargetKind};
 use crate::arch::Arch;
 use crate::engine::nway::Engine;
-use crate::engine::{panic_text, Class, DescribedCase, Divergence, Outcome, Signature};
+use crate::engine::{panic_text, Class, Divergence, Outcome, Signature};
 use crate::generators::lowering_module::{self, LoweringCase};
 use crate::reach::Reach;
 use crate::subjects::lowering_translate::{chip, side_pair};
@@ -148,7 +148,7 @@ fn signature_key(m: LoweringMismatch, description: &str) -> String {
 /// under test that declares `lower`: the coverage key and the divergences.
 pub fn compare(e: &Engine, target: Target, data: &[u8]) -> (String, Vec<Divergence>) {
     let gen = e.arch().generation();
-    let filed = DescribedCase::on(e, target, data, ("core", "oracle"));
+    let filed = e.described_case(target, data, ("core", "oracle"));
     let div = |class: Class, key: String, description: String, case: String| {
         filed.divergence(class, key, description, case)
     };

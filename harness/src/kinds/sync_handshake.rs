@@ -15,7 +15,7 @@
 
 use super::kind::{CaseBudget, Ran, TargetKind};
 use crate::engine::nway::Engine;
-use crate::engine::{panic_text, Class, DescribedCase, Divergence, Outcome};
+use crate::engine::{panic_text, Class, Divergence, Outcome};
 use crate::generators::sync_program::{self, Case, Shape};
 use crate::generators::SplitMix64;
 use crate::reach::Reach;
@@ -322,7 +322,7 @@ fn compare_shaped(
     data: &[u8],
     want_shape: bool,
 ) -> (String, Option<Divergence>, Option<Shape>) {
-    let filed = DescribedCase::on(e, target, data, ("model", "simulator"));
+    let filed = e.described_case(target, data, ("model", "simulator"));
     let div = |class: Class, key: String, description: String, program: String| {
         filed.divergence(class, key, description, program)
     };
