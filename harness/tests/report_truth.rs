@@ -78,6 +78,13 @@ fn subject_gate(cwd: &Path, report: &Path, cases: &str, targets: &str, subject: 
     )
 }
 
+/// `tpbconform replay --target TARGET --hex HEX <extra>` in the repository root.
+fn replay(target: &str, hex: &str, extra: &[&str]) -> Output {
+    let mut args = vec!["replay", "--target", target, "--hex", hex];
+    args.extend_from_slice(extra);
+    run_in(&repo_root(), &args)
+}
+
 /// `sh -c LINE` in `cwd`, the binary under test standing in for `tpbconform`.
 fn sh_in(cwd: &Path, line: &str) -> Output {
     let cmd = line.replacen("tpbconform", &PathBuf::from(BIN).display().to_string(), 1);
@@ -185,18 +192,7 @@ fn answers_next_to_a_fault_are_spec_names_in_reports_replay_and_subject_check() 
         text(&o.stdout)
     );
     assert_no_debug_forms("subject-check (lut)", &text(&o.stdout));
-    let o = run_in(
-        &repo_root(),
-        &[
-            "replay",
-            "--target",
-            "alu_lut",
-            "--hex",
-            "ff000000",
-            "--subject",
-            &lut,
-        ],
-    );
+    let o = replay("alu_lut", "ff000000", &["--subject", &lut]);
     assert_eq!(code(&o), 1, "{}", text(&o.stderr));
     assert_no_debug_forms("replay (lut)", &text(&o.stdout));
 }
@@ -258,36 +254,16 @@ fn replay_case_timeout_bounds_a_hanging_subject() {
     // misbehave.py hangs on a bundle ending in 0xEE.
     let hex = format!("85{}ee", "00".repeat(62));
     let start = Instant::now();
-    let o = run_in(
-        &repo_root(),
-        &[
-            "replay",
-            "--target",
-            "validate_header",
-            "--hex",
-            &hex,
-            "--subject",
-            &misbehave_py("hang"),
-            "--case-timeout",
-            "1",
-        ],
+    let o = replay(
+        "validate_header",
+        &hex,
+        &["--subject", &misbehave_py("hang"), "--case-timeout", "1"],
     );
     let took = start.elapsed();
     assert_eq!(code(&o), 1, "{}{}", text(&o.stdout), text(&o.stderr));
     assert!(text(&o.stdout).contains("[Timeout]"), "{}", text(&o.stdout));
     assert!(took < Duration::from_secs(8), "replay took {took:?}");
-    let o = run_in(
-        &repo_root(),
-        &[
-            "replay",
-            "--target",
-            "validate_header",
-            "--hex",
-            &hex,
-            "--case-timeout",
-            "0",
-        ],
-    );
+    let o = replay("validate_header", &hex, &["--case-timeout", "0"]);
     assert_eq!(code(&o), 2, "{}", text(&o.stderr));
     assert!(
         text(&o.stderr).contains("--case-timeout"),
