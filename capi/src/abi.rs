@@ -5,6 +5,8 @@
 
 use std::ffi::c_int;
 use tpb_core::validate::Predicate;
+use tpb_harness::external::ffi::cap_bit;
+use tpb_harness::external::Op;
 use tpb_harness::subjects::LutTable;
 
 /// What `tpb_subject_abi_version()` returns: the header's
@@ -42,19 +44,19 @@ impl Status {
 }
 
 /// `TPB_CAP_VALIDATE_HEADER`.
-pub const CAP_VALIDATE_HEADER: u32 = 1 << 0;
+pub const CAP_VALIDATE_HEADER: u32 = cap_bit(Op::ValidateHeader);
 /// `TPB_CAP_VALIDATE_PAYLOAD`.
-pub const CAP_VALIDATE_PAYLOAD: u32 = 1 << 1;
+pub const CAP_VALIDATE_PAYLOAD: u32 = cap_bit(Op::ValidatePayload);
 /// `TPB_CAP_DECODE`.
-pub const CAP_DECODE: u32 = 1 << 2;
+pub const CAP_DECODE: u32 = cap_bit(Op::Decode);
 /// `TPB_CAP_ENCODE`.
-pub const CAP_ENCODE: u32 = 1 << 3;
+pub const CAP_ENCODE: u32 = cap_bit(Op::Encode);
 /// `TPB_CAP_LUT`.
-pub const CAP_LUT: u32 = 1 << 4;
+pub const CAP_LUT: u32 = cap_bit(Op::Lut);
 /// `TPB_CAP_VALIDATE_STREAM` (version 2).
-pub const CAP_VALIDATE_STREAM: u32 = 1 << 5;
+pub const CAP_VALIDATE_STREAM: u32 = cap_bit(Op::ValidateStream);
 /// `TPB_CAP_LOWER` (version 2).
-pub const CAP_LOWER: u32 = 1 << 6;
+pub const CAP_LOWER: u32 = cap_bit(Op::Lower);
 
 /// `tpb_subject_capabilities()`: every operation of [`ABI_VERSION`].
 pub fn capabilities() -> u32 {
@@ -66,40 +68,18 @@ pub fn capabilities() -> u32 {
     }
 }
 
-/// Every table `tpb_lut` serves (all of SPEC §6), in header bit order.
-pub const LUT_TABLES: [LutTable; 8] = [
-    LutTable::CollectiveKind,
-    LutTable::AluOp,
-    LutTable::CceOp,
-    LutTable::Dge,
-    LutTable::Dtype,
-    LutTable::DtypeV4,
-    LutTable::WaitMode,
-    LutTable::UpdateMode,
-];
-
-/// The `TPB_LUT_*` bit of a table.
-pub fn lut_bit(t: LutTable) -> u32 {
-    match t {
-        LutTable::CollectiveKind => 1 << 0,
-        LutTable::AluOp => 1 << 1,
-        LutTable::CceOp => 1 << 2,
-        LutTable::Dge => 1 << 3,
-        LutTable::Dtype => 1 << 4,
-        LutTable::DtypeV4 => 1 << 5,
-        LutTable::WaitMode => 1 << 6,
-        LutTable::UpdateMode => 1 << 7,
-    }
-}
+/// Every table `tpb_lut` serves (all of SPEC §6), in header bit order: the
+/// harness's own list, so library and loader cannot disagree on it.
+pub const LUT_TABLES: [LutTable; 8] = LutTable::ALL;
 
 /// `tpb_subject_lut_tables()`: every table.
 pub fn lut_tables() -> u32 {
-    LUT_TABLES.iter().fold(0, |m, &t| m | lut_bit(t))
+    LUT_TABLES.iter().fold(0, |m, &t| m | t.abi_bit())
 }
 
 /// The table `tpb_lut` is asked for by its tpb-subject name (`alu_op`, …).
 pub fn lut_table(name: &str) -> Option<LutTable> {
-    LUT_TABLES.into_iter().find(|t| t.name() == name)
+    LutTable::from_name(name)
 }
 
 /// The `tpb_verdict` id of a validator answer: `TPB_VERDICT_VALID` (0), or
@@ -202,7 +182,7 @@ mod tests {
         assert_eq!(defined.len(), LUT_TABLES.len(), "{defined:?}");
         for t in LUT_TABLES {
             let name = format!("TPB_LUT_{}", t.name().to_uppercase());
-            assert_eq!(u64::from(lut_bit(t)), header(&name), "{name}");
+            assert_eq!(u64::from(t.abi_bit()), header(&name), "{name}");
             assert_eq!(lut_table(t.name()), Some(t));
         }
         assert_eq!(u64::from(lut_tables()), numbers_or(&defined, &numbers));

@@ -103,6 +103,29 @@ fn name_ptr(n: &Name) -> Result<*const c_char, CallError> {
         .map_err(CallError::Name)
 }
 
+/// Delivers an answer that is either a value (`accept` writes it; `*refused`
+/// becomes null) or a refusal (its name in `*refused`, nothing else written).
+///
+/// # Safety
+/// `refused` is non-null and writable, and `accept` writes only where the
+/// caller's contract allows.
+unsafe fn answer_or_refusal<T>(
+    answer: Result<T, Name>,
+    refused: *mut *const c_char,
+    accept: impl FnOnce(T),
+) -> Result<Status, CallError> {
+    let p = match answer {
+        Ok(v) => {
+            accept(v);
+            std::ptr::null()
+        }
+        Err(why) => name_ptr(&why)?,
+    };
+    // SAFETY: non-null and writable per the caller's contract.
+    unsafe { *refused = p };
+    Ok(Status::Ok)
+}
+
 /// Copies the 64 bytes at `p`.
 ///
 /// # Safety
@@ -391,22 +414,14 @@ pub unsafe extern "C" fn tpb_encode(
         let arch = arch()?;
         // SAFETY: non-null; `request_len` readable bytes per the contract.
         let text = unsafe { bytes_at(request.cast::<u8>(), request_len) }?;
-        match reference::encode(text, arch)? {
-            Ok(bundle) => {
-                // SAFETY: non-null; 64 writable bytes and a writable
-                // `refused` per the contract.
-                unsafe {
-                    std::ptr::copy_nonoverlapping(bundle.as_ptr(), out, 64);
-                    *refused = std::ptr::null();
-                }
-            }
-            Err(why) => {
-                let p = name_ptr(&why)?;
-                // SAFETY: non-null and writable per the contract.
-                unsafe { *refused = p };
-            }
+        let answer = reference::encode(text, arch)?;
+        // SAFETY: non-null; 64 writable bytes at `out` and a writable
+        // `refused` per the contract.
+        unsafe {
+            answer_or_refusal(answer, refused, |bundle| {
+                std::ptr::copy_nonoverlapping(bundle.as_ptr(), out, 64);
+            })
         }
-        Ok(Status::Ok)
     })
 }
 
@@ -433,19 +448,9 @@ pub unsafe extern "C" fn tpb_lut(
         let Some(t) = name.to_str().ok().and_then(abi::lut_table) else {
             return Ok(Status::Unsupported);
         };
-        match reference::lut(t, input, arch)? {
-            // SAFETY: non-null and writable per the contract.
-            Ok(w) => unsafe {
-                *wire = u32::from(w);
-                *refused = std::ptr::null();
-            },
-            Err(why) => {
-                let p = name_ptr(&why)?;
-                // SAFETY: non-null and writable per the contract.
-                unsafe { *refused = p };
-            }
-        }
-        Ok(Status::Ok)
+        let answer = reference::lut(t, input, arch)?;
+        // SAFETY: `wire` and `refused` non-null and writable per the contract.
+        unsafe { answer_or_refusal(answer, refused, |w| *wire = u32::from(w)) }
     })
 }
 

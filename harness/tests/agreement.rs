@@ -13,7 +13,7 @@ use tpb_harness::engine::{
 use tpb_harness::generators::SplitMix64;
 use tpb_harness::subjects::{
     registry, Capabilities, DecodeFail, Decoded, IrQuery, LutResult, LutTable, Name, Predicate,
-    Reply, Subject, Validator, Verdict,
+    Reply, ScratchpadQuery, Subject, Validator, Verdict,
 };
 use tpb_harness::targets::{Check, Target};
 
@@ -530,14 +530,14 @@ fn ir_gates_agree_on_small_grids() {
                 for n_args in 0..3u64 {
                     for n_outputs in 0..3u64 {
                         for n_scratch in 0..8u64 {
-                            c.add(compare_ir(&IrQuery::SbScratchpad {
+                            c.add(compare_ir(&IrQuery::SbScratchpad(ScratchpadQuery {
                                 kind,
                                 subkind,
                                 sb_arg_global: g,
                                 n_args,
                                 n_outputs,
                                 n_scratch,
-                            }));
+                            })));
                         }
                     }
                 }
@@ -552,14 +552,14 @@ fn ir_gates_agree_on_small_grids() {
         (0, u64::MAX - 2, u64::MAX),
         (u64::MAX, 1, 0),
     ] {
-        c.add(compare_ir(&IrQuery::SbScratchpad {
+        c.add(compare_ir(&IrQuery::SbScratchpad(ScratchpadQuery {
             kind: 0x30,
             subkind: 2,
             sb_arg_global: true,
             n_args: a,
             n_outputs: o,
             n_scratch: s,
-        }));
+        })));
     }
     for n in (0..=300u32).chain(LARGE) {
         c.add(compare_ir(&IrQuery::CcDim(n)));

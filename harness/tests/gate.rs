@@ -5,9 +5,9 @@
 
 mod common;
 
-use common::{code, stderr, tpb, BIN};
+use common::{code, refused, stderr, tpb, BIN};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 use tpb_harness::arch::Arch;
 use tpb_harness::gate::{self, GateConfig, Shard};
@@ -221,31 +221,16 @@ fn replay_exit_codes_and_bad_input() {
         "--hex",
         &hex[..127],
     ]);
-    assert_eq!(code(&o), 2);
-    assert!(
-        stderr(&o).contains("--hex:1: odd number of hex digits (127)"),
-        "{}",
-        stderr(&o)
-    );
+    refused(&o, "--hex:1: odd number of hex digits (127)");
 
     let bad = format!("{}zz{}", &hex[..10], &hex[12..]);
     let o = tpb(&["replay", "--target", "validate_header", "--hex", &bad]);
-    assert_eq!(code(&o), 2);
-    assert!(
-        stderr(&o).contains("bad hex digit 'z' at offset 10"),
-        "{}",
-        stderr(&o)
-    );
+    refused(&o, "bad hex digit 'z' at offset 10");
 
     let empty = root.join("empty.bin");
     std::fs::write(&empty, b"").unwrap();
     let o = tpb(&["replay", "--target", "alu_lut", empty.to_str().unwrap()]);
-    assert_eq!(code(&o), 2);
-    assert!(
-        stderr(&o).contains("empty.bin: empty input"),
-        "{}",
-        stderr(&o)
-    );
+    refused(&o, "empty.bin: empty input");
 
     let hf = root.join("inputs.hex");
     std::fs::write(&hf, format!("# ok\n{hex}\n\n{}\n", &hex[..63])).unwrap();
@@ -256,16 +241,26 @@ fn replay_exit_codes_and_bad_input() {
         "--hex-file",
         hf.to_str().unwrap(),
     ]);
-    assert_eq!(code(&o), 2);
-    assert!(
-        stderr(&o).contains("inputs.hex:4: odd number of hex digits"),
-        "{}",
-        stderr(&o)
-    );
+    refused(&o, "inputs.hex:4: odd number of hex digits");
 
     let o = tpb(&["replay", "--target", "nope", "--hex", "00"]);
     assert_eq!(code(&o), 2);
     std::fs::remove_dir_all(&root).unwrap();
+}
+
+/// A 10-case `alu_lut` gate over `corpus`, the report in `report`.
+fn alu_gate(corpus: &Path, report: &Path) -> Output {
+    tpb(&[
+        "gate",
+        "--cases",
+        "10",
+        "--targets",
+        "alu_lut",
+        "--corpus",
+        corpus.to_str().unwrap(),
+        "--report-dir",
+        report.to_str().unwrap(),
+    ])
 }
 
 #[test]
@@ -284,61 +279,20 @@ fn gate_bad_input_exits_2_naming_file_and_line() {
         ),
     )
     .unwrap();
-    let o = tpb(&[
-        "gate",
-        "--cases",
-        "10",
-        "--targets",
-        "alu_lut",
-        "--corpus",
-        corpus.to_str().unwrap(),
-        "--report-dir",
-        root.join("r1").to_str().unwrap(),
-    ]);
-    assert_eq!(code(&o), 2, "{}", stderr(&o));
-    assert!(
-        stderr(&o).contains("custom_op.txt:3:128: bad hex"),
-        "{}",
-        stderr(&o)
-    );
+    let o = alu_gate(&corpus, &root.join("r1"));
+    refused(&o, "custom_op.txt:3:128: bad hex");
 
     // Empty vector file.
     std::fs::write(corpus.join("vectors/custom_op.txt"), "# nothing\n").unwrap();
-    let o = tpb(&[
-        "gate",
-        "--cases",
-        "10",
-        "--targets",
-        "alu_lut",
-        "--corpus",
-        corpus.to_str().unwrap(),
-        "--report-dir",
-        root.join("r2").to_str().unwrap(),
-    ]);
-    assert_eq!(code(&o), 2);
-    assert!(
-        stderr(&o).contains("custom_op.txt: empty vector file"),
-        "{}",
-        stderr(&o)
-    );
+    let o = alu_gate(&corpus, &root.join("r2"));
+    refused(&o, "custom_op.txt: empty vector file");
     std::fs::remove_file(corpus.join("vectors/custom_op.txt")).unwrap();
     copy_real_vectors(&corpus);
 
     // Unreadable corpus file (a dangling symlink): a failure, not a skip.
     std::os::unix::fs::symlink(root.join("missing"), corpus.join("alu_lut/dangling")).unwrap();
-    let o = tpb(&[
-        "gate",
-        "--cases",
-        "10",
-        "--targets",
-        "alu_lut",
-        "--corpus",
-        corpus.to_str().unwrap(),
-        "--report-dir",
-        root.join("r3").to_str().unwrap(),
-    ]);
-    assert_eq!(code(&o), 2);
-    assert!(stderr(&o).contains("alu_lut/dangling"), "{}", stderr(&o));
+    let o = alu_gate(&corpus, &root.join("r3"));
+    refused(&o, "alu_lut/dangling");
     let s = std::fs::read_to_string(root.join("r3/summary.md")).unwrap();
     assert!(s.contains("result: **FAIL**"));
 
@@ -351,8 +305,7 @@ fn gate_bad_input_exits_2_naming_file_and_line() {
         "--report-dir",
         root.join("r3").to_str().unwrap(),
     ]);
-    assert_eq!(code(&o), 2);
-    assert!(stderr(&o).contains("exists already"), "{}", stderr(&o));
+    refused(&o, "exists already");
 
     // Bad usage.
     assert_eq!(code(&tpb(&["gate", "--shard", "2/2"])), 2);

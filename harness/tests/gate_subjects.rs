@@ -29,17 +29,7 @@ fn gate_in(
     cases: &str,
     extra: &[&str],
 ) -> (Output, String, PathBuf) {
-    let report = dir.join(format!("report-{}", dir.read_dir().unwrap().count()));
-    let o = Command::new(BIN)
-        .current_dir(repo_root())
-        .args(["gate", "--quiet", "--cases", cases, "--targets", targets])
-        .args(["--subject", subject])
-        .arg("--report-dir")
-        .arg(&report)
-        .args(extra)
-        .stdin(Stdio::null())
-        .output()
-        .unwrap();
+    let (o, report) = gate_with(dir, subject, targets, cases, extra);
     let summary = std::fs::read_to_string(report.join("summary.md")).unwrap_or_else(|e| {
         panic!(
             "no summary.md ({e}); exit {:?}\nstderr: {}",

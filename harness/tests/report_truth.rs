@@ -9,20 +9,12 @@
 mod common;
 mod subjects;
 
-use common::{repo_root, BIN};
+use common::{code, repo_root, text, tpb_in as run_in, BIN};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
-use subjects::{c_example, misbehave_py};
+use subjects::{c_example, misbehave_py, tiny_py};
 use tpb_harness::subjects::Predicate;
-
-fn code(o: &Output) -> i32 {
-    o.status.code().unwrap_or(-1)
-}
-
-fn text(b: &[u8]) -> String {
-    String::from_utf8_lossy(b).into_owned()
-}
 
 /// The Rust Debug forms a subject's answer used to be printed in
 /// (`Some(InstWordLen)`, `Err(Known("not_shipped"))`, `Route::Dma`): found
@@ -54,7 +46,6 @@ fn assert_no_debug_forms(what: &str, s: &str) {
 /// valid to both validators; `lut_unsupported` declares `lut` and answers
 /// every lookup `unsupported` (a declared operation: a finding).
 fn tiny(dir: &Path, mode: &str) -> PathBuf {
-    let p = dir.join(format!("tiny_{mode}.py"));
     let (ops, answer) = match mode {
         "valid" => (
             "['validate_header', 'validate_payload']",
@@ -62,30 +53,36 @@ fn tiny(dir: &Path, mode: &str) -> PathBuf {
         ),
         _ => ("['lut']", "{'id': req['id'], 'unsupported': True}"),
     };
-    std::fs::write(
-        &p,
-        format!(
-            "import json, sys\n\
-             for line in sys.stdin:\n\
-             \x20   req = json.loads(line)\n\
-             \x20   if req['op'] == 'hello':\n\
-             \x20       out = {{'protocol': 1, 'name': 'tiny-{mode}', 'ops': {ops}}}\n\
-             \x20   else:\n\
-             \x20       out = {answer}\n\
-             \x20   print(json.dumps(out), flush=True)\n"
-        ),
-    )
-    .unwrap();
-    p
+    tiny_py(dir, mode, ops, answer)
 }
 
-fn run_in(cwd: &Path, args: &[&str]) -> Output {
-    Command::new(PathBuf::from(BIN))
-        .current_dir(cwd)
-        .args(args)
-        .stdin(Stdio::null())
-        .output()
-        .unwrap()
+/// `tpbconform gate --quiet --no-corpus` in `cwd`: `cases` cases of `targets` with
+/// `subject`, the report in `report`.
+fn subject_gate(cwd: &Path, report: &Path, cases: &str, targets: &str, subject: &str) -> Output {
+    let report = report.to_str().unwrap();
+    run_in(
+        cwd,
+        &[
+            "gate",
+            "--quiet",
+            "--no-corpus",
+            "--cases",
+            cases,
+            "--targets",
+            targets,
+            "--subject",
+            subject,
+            "--report-dir",
+            report,
+        ],
+    )
+}
+
+/// `tpbconform replay --target TARGET --hex HEX <extra>` in the repository root.
+fn replay(target: &str, hex: &str, extra: &[&str]) -> Output {
+    let mut args = vec!["replay", "--target", target, "--hex", hex];
+    args.extend_from_slice(extra);
+    run_in(&repo_root(), &args)
 }
 
 /// `sh -c LINE` in `cwd`, the binary under test standing in for `tpbconform`.
@@ -163,22 +160,7 @@ fn answers_next_to_a_fault_are_spec_names_in_reports_replay_and_subject_check() 
     // Crashes on bundles ending in 0xEE: core's verdict is printed next to it.
     let crash = misbehave_py("crash");
     let report = dir.path().join("crash");
-    let o = run_in(
-        &repo_root(),
-        &[
-            "gate",
-            "--quiet",
-            "--no-corpus",
-            "--cases",
-            "2000",
-            "--targets",
-            "validate_header",
-            "--subject",
-            &crash,
-            "--report-dir",
-            report.to_str().unwrap(),
-        ],
-    );
+    let o = subject_gate(&repo_root(), &report, "2000", "validate_header", &crash);
     assert_eq!(code(&o), 1, "{}", text(&o.stderr));
     let summary = std::fs::read_to_string(report.join("summary.md")).unwrap();
     assert!(summary.contains("[Crash]"), "{summary}");
@@ -197,22 +179,7 @@ fn answers_next_to_a_fault_are_spec_names_in_reports_replay_and_subject_check() 
     // `err:<name>` answers are printed as such (not `Err(Known("…"))`).
     let lut = format!("cmd:python3 {}", tiny(dir.path(), "lut").display());
     let report = dir.path().join("lut");
-    let o = run_in(
-        &repo_root(),
-        &[
-            "gate",
-            "--quiet",
-            "--no-corpus",
-            "--cases",
-            "400",
-            "--targets",
-            "alu_lut",
-            "--subject",
-            &lut,
-            "--report-dir",
-            report.to_str().unwrap(),
-        ],
-    );
+    let o = subject_gate(&repo_root(), &report, "400", "alu_lut", &lut);
     assert_eq!(code(&o), 1, "{}", text(&o.stderr));
     let summary = std::fs::read_to_string(report.join("summary.md")).unwrap();
     assert!(summary.contains("err:"), "{summary}");
@@ -225,18 +192,7 @@ fn answers_next_to_a_fault_are_spec_names_in_reports_replay_and_subject_check() 
         text(&o.stdout)
     );
     assert_no_debug_forms("subject-check (lut)", &text(&o.stdout));
-    let o = run_in(
-        &repo_root(),
-        &[
-            "replay",
-            "--target",
-            "alu_lut",
-            "--hex",
-            "ff000000",
-            "--subject",
-            &lut,
-        ],
-    );
+    let o = replay("alu_lut", "ff000000", &["--subject", &lut]);
     assert_eq!(code(&o), 1, "{}", text(&o.stderr));
     assert_no_debug_forms("replay (lut)", &text(&o.stdout));
 }
@@ -252,21 +208,12 @@ fn replay_commands_of_relative_subject_paths_run_from_the_repository_and_the_rep
     let lib_rel = format!("lib:./{}", lib.file_name().unwrap().to_string_lossy());
     for spec in ["cmd:python3 tiny_valid.py", lib_rel.as_str()] {
         let report = work.join(format!("report-{}", spec.len()));
-        let o = run_in(
+        let o = subject_gate(
             &work,
-            &[
-                "gate",
-                "--quiet",
-                "--no-corpus",
-                "--cases",
-                "3000",
-                "--targets",
-                "validate_header,validate_payload",
-                "--subject",
-                spec,
-                "--report-dir",
-                report.to_str().unwrap(),
-            ],
+            &report,
+            "3000",
+            "validate_header,validate_payload",
+            spec,
         );
         assert_eq!(code(&o), 1, "{spec}: {}", text(&o.stderr));
         let recs = records(&report);
@@ -307,36 +254,16 @@ fn replay_case_timeout_bounds_a_hanging_subject() {
     // misbehave.py hangs on a bundle ending in 0xEE.
     let hex = format!("85{}ee", "00".repeat(62));
     let start = Instant::now();
-    let o = run_in(
-        &repo_root(),
-        &[
-            "replay",
-            "--target",
-            "validate_header",
-            "--hex",
-            &hex,
-            "--subject",
-            &misbehave_py("hang"),
-            "--case-timeout",
-            "1",
-        ],
+    let o = replay(
+        "validate_header",
+        &hex,
+        &["--subject", &misbehave_py("hang"), "--case-timeout", "1"],
     );
     let took = start.elapsed();
     assert_eq!(code(&o), 1, "{}{}", text(&o.stdout), text(&o.stderr));
     assert!(text(&o.stdout).contains("[Timeout]"), "{}", text(&o.stdout));
     assert!(took < Duration::from_secs(8), "replay took {took:?}");
-    let o = run_in(
-        &repo_root(),
-        &[
-            "replay",
-            "--target",
-            "validate_header",
-            "--hex",
-            &hex,
-            "--case-timeout",
-            "0",
-        ],
-    );
+    let o = replay("validate_header", &hex, &["--case-timeout", "0"]);
     assert_eq!(code(&o), 2, "{}", text(&o.stderr));
     assert!(
         text(&o.stderr).contains("--case-timeout"),
@@ -357,22 +284,7 @@ fn a_subject_that_fails_to_start_leaves_no_report_folder() {
     ] {
         // A nested --report-dir: neither it nor the parents made for it stay.
         let report = dir.path().join("a").join("b").join("r");
-        let o = run_in(
-            &repo_root(),
-            &[
-                "gate",
-                "--quiet",
-                "--no-corpus",
-                "--cases",
-                "10",
-                "--targets",
-                "validate_header",
-                "--subject",
-                spec,
-                "--report-dir",
-                report.to_str().unwrap(),
-            ],
-        );
+        let o = subject_gate(&repo_root(), &report, "10", "validate_header", spec);
         assert_eq!(code(&o), 2, "{spec}: {}", text(&o.stderr));
         assert!(
             text(&o.stderr).contains(spec),

@@ -11,41 +11,28 @@ mod common;
 mod report_support;
 mod subjects;
 
-use common::{code, copy_dir, repo_root, stderr, BIN};
+use common::{code, copy_dir, repo_root, stderr, text, BIN};
 use report_support::{read_json, reseal, write_json};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
-use subjects::c_example;
-
-fn text(b: &[u8]) -> String {
-    String::from_utf8_lossy(b).into_owned()
-}
+use subjects::{c_example, tiny_py};
 
 /// A Python subject of every generation whose validators always answer
 /// `answer` (`valid` or a SPEC §3 predicate name).
 fn tiny(dir: &Path, answer: &str) -> String {
-    let p = dir.join(format!("tiny_{answer}.py"));
     let failed = if answer == "valid" {
         "None".to_string()
     } else {
         format!("{answer:?}")
     };
-    std::fs::write(
-        &p,
-        format!(
-            "import json, sys\n\
-             for line in sys.stdin:\n\
-             \x20   req = json.loads(line)\n\
-             \x20   if req['op'] == 'hello':\n\
-             \x20       out = {{'protocol': 1, 'name': 'tiny-{answer}', \
-             'ops': ['validate_header', 'validate_payload']}}\n\
-             \x20   else:\n\
-             \x20       out = {{'id': req['id'], 'failed': {failed}}}\n\
-             \x20   print(json.dumps(out), flush=True)\n"
-        ),
-    )
-    .unwrap();
+    let ops = "['validate_header', 'validate_payload']";
+    let p = tiny_py(
+        dir,
+        answer,
+        ops,
+        &format!("{{'id': req['id'], 'failed': {failed}}}"),
+    );
     format!("cmd:python3 {}", p.display())
 }
 

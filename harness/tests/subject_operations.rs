@@ -8,45 +8,22 @@
 mod common;
 mod subjects;
 
-use common::{repo_root, BIN};
+use common::{code, repo_root, text, tpb_in, BIN};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use subjects::*;
 use tpb_harness::external::protocol::{Answer, Op, Request};
 use tpb_harness::external::{Launch, ProcessSubject};
 
-fn code(o: &Output) -> i32 {
-    o.status.code().unwrap_or(-1)
-}
-
-fn text(b: &[u8]) -> String {
-    String::from_utf8_lossy(b).into_owned()
-}
-
 /// `tpbconform subject-check SPEC` (v2).
 fn subject_check(spec: &str) -> Output {
-    Command::new(PathBuf::from(BIN))
-        .current_dir(repo_root())
-        .args(["subject-check", spec])
-        .stdin(Stdio::null())
-        .output()
-        .unwrap()
+    tpb_in(&repo_root(), &["subject-check", spec])
 }
 
-/// A small gate on `targets` with the subject; its output and report folder.
+/// A small gate (2000 cases) on `targets` with the subject; its output and
+/// report folder.
 fn gate(dir: &Path, subject: &str, targets: &str, extra: &[&str]) -> (Output, PathBuf) {
-    let report = dir.join(format!("report-{}", dir.read_dir().unwrap().count()));
-    let o = Command::new(PathBuf::from(BIN))
-        .current_dir(repo_root())
-        .args(["gate", "--quiet", "--cases", "2000", "--targets", targets])
-        .args(["--subject", subject])
-        .arg("--report-dir")
-        .arg(&report)
-        .args(extra)
-        .stdin(Stdio::null())
-        .output()
-        .unwrap();
-    (o, report)
+    gate_with(dir, subject, targets, "2000", extra)
 }
 
 fn read(p: &Path) -> String {
@@ -67,6 +44,25 @@ fn readme_snippet(name: &str) -> String {
     body[..body.find("```\n").expect("closing fence")].to_string()
 }
 
+/// A README snippet subject (the header validator only): `subject-check` says OK and lists
+/// `validate_header`, and a small gate on both validators passes with `validate_payload` not
+/// supported. Returns the gate's summary.md.
+fn header_only_subject_passes(dir: &Path, spec: &str) -> String {
+    let o = subject_check(spec);
+    let out = text(&o.stdout);
+    assert_eq!(code(&o), 0, "{out}{}", text(&o.stderr));
+    assert!(out.contains("result: OK"), "{out}");
+    assert!(out.contains("targets:      validate_header\n"), "{out}");
+    let (o, report) = gate(dir, spec, "validate_header,validate_payload", &[]);
+    let summary = read(&report.join("summary.md"));
+    assert_eq!(code(&o), 0, "{summary}\n{}", text(&o.stderr));
+    assert!(
+        summary.contains(&format!("validate_payload: not supported by {spec}")),
+        "{summary}"
+    );
+    summary
+}
+
 #[test]
 fn the_readme_python_snippet_as_written_passes_subject_check_and_the_gate() {
     let dir = tempfile::tempdir().unwrap();
@@ -79,20 +75,9 @@ fn the_readme_python_snippet_as_written_passes_subject_check_and_the_gate() {
     let path = dir.path().join("my_validator.py");
     std::fs::write(&path, script).unwrap();
     let spec = format!("cmd:python3 {}", path.display());
-    let o = subject_check(&spec);
-    let out = text(&o.stdout);
-    assert_eq!(code(&o), 0, "{out}{}", text(&o.stderr));
-    assert!(out.contains("result: OK"), "{out}");
-    assert!(out.contains("targets:      validate_header\n"), "{out}");
     // Every generation: it declares nothing for v3..v5 (listed as not
     // supported there), and is judged on validate_header under v2 only.
-    let (o, report) = gate(dir.path(), &spec, "validate_header,validate_payload", &[]);
-    let summary = read(&report.join("summary.md"));
-    assert_eq!(code(&o), 0, "{summary}\n{}", text(&o.stderr));
-    assert!(
-        summary.contains(&format!("validate_payload: not supported by {spec}")),
-        "{summary}"
-    );
+    let summary = header_only_subject_passes(dir.path(), &spec);
     assert!(
         summary.contains(&format!("{spec} (v3)")),
         "v3 listed as not supported:\n{summary}"
@@ -133,17 +118,7 @@ fn the_readme_c_snippet_as_written_passes_subject_check_and_the_gate() {
     std::fs::write(&c, src).unwrap();
     let lib = build_c(dir.path(), "my_validator", &c, &[]);
     let spec = format!("lib:{}", lib.display());
-    let o = subject_check(&spec);
-    let out = text(&o.stdout);
-    assert_eq!(code(&o), 0, "{out}{}", text(&o.stderr));
-    assert!(out.contains("targets:      validate_header\n"), "{out}");
-    let (o, report) = gate(dir.path(), &spec, "validate_header,validate_payload", &[]);
-    let summary = read(&report.join("summary.md"));
-    assert_eq!(code(&o), 0, "{summary}\n{}", text(&o.stderr));
-    assert!(
-        summary.contains(&format!("validate_payload: not supported by {spec}")),
-        "{summary}"
-    );
+    header_only_subject_passes(dir.path(), &spec);
 }
 
 /// A header bundle (SPEC §3, valid under v2) announcing `num_arguments`

@@ -1,83 +1,72 @@
 //! Collective encoders: 0xD9, 0xDA, 0xCB (SPEC §5; S003 §3, §4).
 
-use super::check::check;
-use super::custom_op::{emitted, skeleton};
+use super::codec::Wire;
 use super::engine_local::dtype_ok;
-use super::fields::{bytes, int, name, FieldList, Source};
-use super::sync_band::{Sync, SYNC_FIELDS};
-use super::{expect_opcode, DecodeError, EncodeError};
+use super::fields::{name, FieldValue, Source};
+use super::sync_band::Sync;
+use super::EncodeError;
 use crate::bundle::Bundle;
 use crate::generation::Generation;
-use crate::layout::{collective_compute, collective_compute_secondary, collective_send_recv};
+use crate::layout::{collective_compute, collective_compute_secondary};
 use crate::lut::{cce_op_to_wire, AluOp, CollectiveKind};
 
-// The trio sits at the same offsets in 0xD9 and 0xDA (S003 §3.2 "mirror the 0xD9 trio"; checked
-// below at compile time).
-const OFF_CCE_OP: usize = collective_compute::OFF_CCE_OP;
-const OFF_DTYPE: usize = collective_compute::OFF_DTYPE;
-const OFF_KIND: usize = collective_compute::OFF_KIND;
-const OFF_AP: usize = collective_compute::OFF_AP;
+// The trio sits at the same offsets in 0xD9 and 0xDA (S003 §3.2 "mirror the 0xD9 trio").
 const _: () = assert!(
-    OFF_CCE_OP == collective_compute_secondary::OFF_CCE_OP
-        && OFF_DTYPE == collective_compute_secondary::OFF_DTYPE
-        && OFF_KIND == collective_compute_secondary::OFF_KIND
-        && OFF_DTYPE == OFF_CCE_OP + 1
-        && OFF_KIND == OFF_CCE_OP + 2
-        && OFF_AP == collective_compute_secondary::OFF_AP
+    collective_compute::OFF_CCE_OP == collective_compute_secondary::OFF_CCE_OP
+        && collective_compute::OFF_DTYPE == collective_compute_secondary::OFF_DTYPE
+        && collective_compute::OFF_KIND == collective_compute_secondary::OFF_KIND
+        && collective_compute::OFF_AP == collective_compute_secondary::OFF_AP
 );
 
-/// The {cce_op, dtype, kind} trio shared by 0xD9 and 0xDA (S003 §3.1, §3.2).
-#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
-struct Trio {
-    cce_op: AluOp,
-    dtype: u8,
-    kind: CollectiveKind,
+/// A `cce_op` must be one of the shipped CCE ops (bypass, add: S003 §1.1; D-13).
+fn cce_encodable(_field: &'static str, op: AluOp, _gen: Generation) -> Result<(), EncodeError> {
+    cce_op_to_wire(op.ordinal())
+        .map(|_| ())
+        .map_err(EncodeError::CceOp)
 }
 
-impl Trio {
-    fn wire(&self, gen: Generation) -> Result<[u8; 3], EncodeError> {
-        let op = cce_op_to_wire(self.cce_op.ordinal()).map_err(EncodeError::CceOp)?;
-        dtype_ok("dtype", self.dtype, gen)?;
-        let kind = self.kind.to_wire().map_err(EncodeError::Kind)?;
-        Ok([op, self.dtype, kind])
-    }
+/// A `kind` must have a wire byte (kinds 2..=10, S003 §2).
+fn kind_encodable(
+    _field: &'static str,
+    kind: CollectiveKind,
+    _gen: Generation,
+) -> Result<(), EncodeError> {
+    kind.to_wire().map(|_| ()).map_err(EncodeError::Kind)
+}
 
-    /// Reads a trio already accepted by the layout check.
-    fn read(b: &Bundle) -> Trio {
-        Trio {
-            cce_op: crate::lut::alu_op_from_wire(b.byte(OFF_CCE_OP))
-                .and_then(AluOp::from_ordinal)
-                .unwrap_or(AluOp::Bypass),
-            dtype: b.byte(OFF_DTYPE),
-            kind: CollectiveKind::from_wire(b.byte(OFF_KIND)).unwrap_or(CollectiveKind::AllReduce),
-        }
+/// The `cce_op` byte of 0xD9 / 0xDA: an AluOp through the CCE subset of SPEC §6.2
+/// ([`cce_encodable`] refuses the others before a write).
+impl Wire for AluOp {
+    fn read(b: &Bundle, off: usize) -> Self {
+        crate::lut::alu_op_from_wire(b.byte(off))
+            .and_then(AluOp::from_ordinal)
+            .unwrap_or(AluOp::Bypass)
     }
-
-    fn push(&self, out: &mut FieldList) {
-        out.push(("cce_op", name(self.cce_op.name())));
-        out.push(("dtype", int(self.dtype)));
-        out.push(("kind", name(self.kind.name())));
+    fn write(self, b: &mut Bundle, off: usize) {
+        b.put(off, &[cce_op_to_wire(self.ordinal()).unwrap_or(0)]);
     }
+    fn value(self) -> FieldValue {
+        name(self.name())
+    }
+    fn take<S: AsRef<str>>(src: &Source<'_, S>, field: &'static str) -> Result<Self, EncodeError> {
+        AluOp::from_name(src.name(field)?).ok_or(EncodeError::UnknownName { field })
+    }
+}
 
-    fn from_source<S: AsRef<str>>(
-        src: &Source<'_, S>,
-        gen: Generation,
-    ) -> Result<Trio, EncodeError> {
-        let field = "cce_op";
-        let cce_op =
-            AluOp::from_name(src.name(field)?).ok_or(EncodeError::UnknownName { field })?;
-        cce_op_to_wire(cce_op.ordinal()).map_err(EncodeError::CceOp)?;
-        let dtype = src.u8("dtype")?;
-        dtype_ok("dtype", dtype, gen)?;
-        let field = "kind";
-        let kind = CollectiveKind::from_name(src.name(field)?)
-            .ok_or(EncodeError::UnknownName { field })?;
-        kind.to_wire().map_err(EncodeError::Kind)?;
-        Ok(Trio {
-            cce_op,
-            dtype,
-            kind,
-        })
+/// The `kind` byte (SPEC §6.1; [`kind_encodable`] refuses a kind without a wire byte before a
+/// write).
+impl Wire for CollectiveKind {
+    fn read(b: &Bundle, off: usize) -> Self {
+        CollectiveKind::from_wire(b.byte(off)).unwrap_or(CollectiveKind::AllReduce)
+    }
+    fn write(self, b: &mut Bundle, off: usize) {
+        b.put(off, &[self.to_wire().unwrap_or(0)]);
+    }
+    fn value(self) -> FieldValue {
+        name(self.name())
+    }
+    fn take<S: AsRef<str>>(src: &Source<'_, S>, field: &'static str) -> Result<Self, EncodeError> {
+        CollectiveKind::from_name(src.name(field)?).ok_or(EncodeError::UnknownName { field })
     }
 }
 
@@ -96,66 +85,13 @@ pub struct CollectiveCompute {
     pub ap: [u8; 48],
 }
 
-impl CollectiveCompute {
-    table_consts!(collective_compute);
-
-    fn trio(&self) -> Trio {
-        Trio {
-            cce_op: self.cce_op,
-            dtype: self.dtype,
-            kind: self.kind,
-        }
-    }
-
-    /// Encodes (S003 §3.1 annotated C).
-    pub fn encode(&self, gen: Generation) -> Result<Bundle, EncodeError> {
-        emitted(gen, Self::OPCODE)?;
-        self.sync.check()?;
-        let trio = self.trio().wire(gen)?;
-        let mut b = skeleton(Self::OPCODE, &self.sync);
-        b.put(OFF_CCE_OP, &trio);
-        b.put(OFF_AP, &self.ap);
-        Ok(b)
-    }
-
-    /// Decodes an encoder image (SPEC §5.1).
-    pub fn decode(b: &Bundle, gen: Generation) -> Result<Self, DecodeError> {
-        expect_opcode(b, Self::OPCODE, gen)?;
-        check(b, collective_compute::DEF, gen)?;
-        let t = Trio::read(b);
-        Ok(CollectiveCompute {
-            sync: Sync::read(b),
-            cce_op: t.cce_op,
-            dtype: t.dtype,
-            kind: t.kind,
-            ap: b.bytes(OFF_AP),
-        })
-    }
-
-    pub(crate) fn push_fields(&self, out: &mut FieldList) {
-        self.sync.push_fields(out);
-        self.trio().push(out);
-        out.push(("ap", bytes(&self.ap)));
-    }
-
-    pub(crate) fn from_source<S: AsRef<str>>(
-        src: &Source<'_, S>,
-        gen: Generation,
-    ) -> Result<Self, EncodeError> {
-        emitted(gen, Self::OPCODE)?;
-        let sync = Sync::from_source(src)?;
-        let t = Trio::from_source(src, gen)?;
-        let ap = src.bytes("ap")?;
-        src.reject_unknown(&[&SYNC_FIELDS, &Self::FIELDS])?;
-        Ok(CollectiveCompute {
-            sync,
-            cce_op: t.cce_op,
-            dtype: t.dtype,
-            kind: t.kind,
-            ap,
-        })
-    }
-}
+// S003 §3.1 annotated C.
+record_codec!(decoded_by_table CollectiveCompute, collective_compute, {
+    cce_op @ OFF_CCE_OP => cce_encodable,
+    dtype @ OFF_DTYPE => dtype_ok,
+    kind @ OFF_KIND => kind_encodable,
+    ap @ OFF_AP,
+});
 
 /// 0xDA CollectiveComputeSecondary: raw-stamped, no sync band (S003 §3.2; D-3).
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
@@ -172,73 +108,14 @@ pub struct CollectiveComputeSecondary {
     pub ap: [u8; 48],
 }
 
-impl CollectiveComputeSecondary {
-    table_consts!(collective_compute_secondary);
-
-    fn trio(&self) -> Trio {
-        Trio {
-            cce_op: self.cce_op,
-            dtype: self.dtype,
-            kind: self.kind,
-        }
-    }
-
-    /// Encodes: opcode stamped raw onto a zeroed record, byte[1] stays 0 (D-3).
-    pub fn encode(&self, gen: Generation) -> Result<Bundle, EncodeError> {
-        emitted(gen, Self::OPCODE)?;
-        let trio = self.trio().wire(gen)?;
-        let mut b = Bundle::ZERO;
-        b.put(
-            collective_compute_secondary::OFF_OPCODE,
-            &[Self::OPCODE, collective_compute_secondary::INST_WORD_LEN],
-        );
-        b.put(
-            collective_compute_secondary::OFF_CHANNEL_ID,
-            &self.channel_id.to_le_bytes(),
-        );
-        b.put(OFF_CCE_OP, &trio);
-        b.put(OFF_AP, &self.ap);
-        Ok(b)
-    }
-
-    /// Decodes an encoder image (SPEC §5.1).
-    pub fn decode(b: &Bundle, gen: Generation) -> Result<Self, DecodeError> {
-        expect_opcode(b, Self::OPCODE, gen)?;
-        check(b, collective_compute_secondary::DEF, gen)?;
-        let t = Trio::read(b);
-        Ok(CollectiveComputeSecondary {
-            channel_id: u16::from_le_bytes(b.bytes(collective_compute_secondary::OFF_CHANNEL_ID)),
-            cce_op: t.cce_op,
-            dtype: t.dtype,
-            kind: t.kind,
-            ap: b.bytes(OFF_AP),
-        })
-    }
-
-    pub(crate) fn push_fields(&self, out: &mut FieldList) {
-        out.push(("channel_id", int(self.channel_id)));
-        self.trio().push(out);
-        out.push(("ap", bytes(&self.ap)));
-    }
-
-    pub(crate) fn from_source<S: AsRef<str>>(
-        src: &Source<'_, S>,
-        gen: Generation,
-    ) -> Result<Self, EncodeError> {
-        emitted(gen, Self::OPCODE)?;
-        let channel_id = src.u16("channel_id")?;
-        let t = Trio::from_source(src, gen)?;
-        let ap = src.bytes("ap")?;
-        src.reject_unknown(&[&Self::FIELDS])?;
-        Ok(CollectiveComputeSecondary {
-            channel_id,
-            cce_op: t.cce_op,
-            dtype: t.dtype,
-            kind: t.kind,
-            ap,
-        })
-    }
-}
+// The opcode stamped raw onto a zeroed record, byte[1] stays 0 (D-3).
+record_codec!(decoded_by_table CollectiveComputeSecondary, collective_compute_secondary, unsynced, {
+    channel_id @ OFF_CHANNEL_ID,
+    cce_op @ OFF_CCE_OP => cce_encodable,
+    dtype @ OFF_DTYPE => dtype_ok,
+    kind @ OFF_KIND => kind_encodable,
+    ap @ OFF_AP,
+});
 
 /// 0xCB CollectiveSend / CollectiveRecv (one layout; direction is module metadata, D-12).
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, Default)]
@@ -253,65 +130,8 @@ pub struct CollectiveSendRecv {
     pub num_elements_per_partition: u64,
 }
 
-impl CollectiveSendRecv {
-    table_consts!(collective_send_recv);
-
-    /// Encodes (S003 §4.1).
-    pub fn encode(&self, gen: Generation) -> Result<Bundle, EncodeError> {
-        emitted(gen, Self::OPCODE)?;
-        self.sync.check()?;
-        let mut b = skeleton(Self::OPCODE, &self.sync);
-        b.put(
-            collective_send_recv::OFF_TENSOR_ID,
-            &self.tensor_id.to_le_bytes(),
-        );
-        b.put(
-            collective_send_recv::OFF_TENSOR_BASE,
-            &self.tensor_base.to_le_bytes(),
-        );
-        b.put(
-            collective_send_recv::OFF_NUM_ELEMENTS_PER_PARTITION,
-            &self.num_elements_per_partition.to_le_bytes(),
-        );
-        Ok(b)
-    }
-
-    /// Decodes an encoder image (SPEC §5.1).
-    pub fn decode(b: &Bundle, gen: Generation) -> Result<Self, DecodeError> {
-        expect_opcode(b, Self::OPCODE, gen)?;
-        check(b, collective_send_recv::DEF, gen)?;
-        Ok(CollectiveSendRecv {
-            sync: Sync::read(b),
-            tensor_id: u64::from_le_bytes(b.bytes(collective_send_recv::OFF_TENSOR_ID)),
-            tensor_base: u64::from_le_bytes(b.bytes(collective_send_recv::OFF_TENSOR_BASE)),
-            num_elements_per_partition: u64::from_le_bytes(
-                b.bytes(collective_send_recv::OFF_NUM_ELEMENTS_PER_PARTITION),
-            ),
-        })
-    }
-
-    pub(crate) fn push_fields(&self, out: &mut FieldList) {
-        self.sync.push_fields(out);
-        out.push(("tensor_id", int(self.tensor_id)));
-        out.push(("tensor_base", int(self.tensor_base)));
-        out.push((
-            "num_elements_per_partition",
-            int(self.num_elements_per_partition),
-        ));
-    }
-
-    pub(crate) fn from_source<S: AsRef<str>>(
-        src: &Source<'_, S>,
-        gen: Generation,
-    ) -> Result<Self, EncodeError> {
-        emitted(gen, Self::OPCODE)?;
-        let v = CollectiveSendRecv {
-            sync: Sync::from_source(src)?,
-            tensor_id: src.u64("tensor_id")?,
-            tensor_base: src.u64("tensor_base")?,
-            num_elements_per_partition: src.u64("num_elements_per_partition")?,
-        };
-        src.reject_unknown(&[&SYNC_FIELDS, &Self::FIELDS])?;
-        Ok(v)
-    }
-}
+record_codec!(decoded_by_table CollectiveSendRecv, collective_send_recv, {
+    tensor_id @ OFF_TENSOR_ID,
+    tensor_base @ OFF_TENSOR_BASE,
+    num_elements_per_partition @ OFF_NUM_ELEMENTS_PER_PARTITION,
+});

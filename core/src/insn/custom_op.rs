@@ -1,16 +1,11 @@
 //! CUSTOM_OP header (0x85), payload (0x86) and the group they form
 //! (SPEC §3, §4, §5.3; S000 §C3; S003 §10).
 
-use super::fields::{bytes, int, FieldList, Source};
-use super::sync_band::{Sync, SYNC_FIELDS};
+use super::sync_band::Sync;
 use super::{DecodeError, EncodeError};
 use crate::bundle::Bundle;
 use crate::generation::Generation;
-use crate::layout::custom_op_header::{
-    OFF_FUNCTION_ID, OFF_HAS_SCRATCH_SPACE, OFF_NUM_ARGUMENTS, OFF_NUM_PAYLOADS,
-    OFF_SCRATCH_SPACE_ADDR, OFF_SCRATCH_SPACE_NUM_PARTITIONS, OFF_SCRATCH_SPACE_SIZE,
-};
-use crate::layout::custom_op_payload::{OFF_AP as OFF_PAYLOAD_AP, OFF_ARG_TYPE};
+use crate::layout::custom_op_payload::OFF_ARG_TYPE;
 use crate::layout::{ARG_TYPE_ARRAY_OF_TENSOR, ARG_TYPE_TENSOR, INST_WORD_LEN, OFF_OPCODE};
 use crate::validate::{validate_header, validate_payload};
 
@@ -56,9 +51,17 @@ pub struct CustomOpHeader {
     pub scratch_space_num_partitions: u8,
 }
 
-impl CustomOpHeader {
-    table_consts!(custom_op_header);
+record_codec!(CustomOpHeader, custom_op_header, check = check_scratch, {
+    num_payloads @ OFF_NUM_PAYLOADS,
+    function_id @ OFF_FUNCTION_ID,
+    num_arguments @ OFF_NUM_ARGUMENTS,
+    has_scratch_space @ OFF_HAS_SCRATCH_SPACE,
+    scratch_space_addr @ OFF_SCRATCH_SPACE_ADDR,
+    scratch_space_size @ OFF_SCRATCH_SPACE_SIZE,
+    scratch_space_num_partitions @ OFF_SCRATCH_SPACE_NUM_PARTITIONS,
+});
 
+impl CustomOpHeader {
     /// The S000 (5) rule: non-empty ⇒ byte[0x10], dword[0x18], byte[0x1C] all nonzero.
     fn check_scratch(&self) -> Result<(), EncodeError> {
         let nonempty = self.has_scratch_space != 0
@@ -78,43 +81,9 @@ impl CustomOpHeader {
         Ok(())
     }
 
-    /// Encodes (S000 §C3; S003 §10).
-    pub fn encode(&self, gen: Generation) -> Result<Bundle, EncodeError> {
-        emitted(gen, Self::OPCODE)?;
-        self.sync.check()?;
-        self.check_scratch()?;
-        let mut b = skeleton(Self::OPCODE, &self.sync);
-        b.put(OFF_NUM_PAYLOADS, &self.num_payloads.to_le_bytes());
-        b.put(OFF_FUNCTION_ID, &[self.function_id]);
-        b.put(OFF_NUM_ARGUMENTS, &[self.num_arguments]);
-        b.put(OFF_HAS_SCRATCH_SPACE, &[self.has_scratch_space]);
-        b.put(
-            OFF_SCRATCH_SPACE_ADDR,
-            &self.scratch_space_addr.to_le_bytes(),
-        );
-        b.put(
-            OFF_SCRATCH_SPACE_SIZE,
-            &self.scratch_space_size.to_le_bytes(),
-        );
-        b.put(
-            OFF_SCRATCH_SPACE_NUM_PARTITIONS,
-            &[self.scratch_space_num_partitions],
-        );
-        Ok(b)
-    }
-
     /// Reads the fields of a bundle already accepted by the header validator.
     pub fn read_validated(b: &Bundle) -> CustomOpHeader {
-        CustomOpHeader {
-            sync: Sync::read(b),
-            num_payloads: u16::from_le_bytes(b.bytes(OFF_NUM_PAYLOADS)),
-            function_id: b.byte(OFF_FUNCTION_ID),
-            num_arguments: b.byte(OFF_NUM_ARGUMENTS),
-            has_scratch_space: b.byte(OFF_HAS_SCRATCH_SPACE),
-            scratch_space_addr: u32::from_le_bytes(b.bytes(OFF_SCRATCH_SPACE_ADDR)),
-            scratch_space_size: u32::from_le_bytes(b.bytes(OFF_SCRATCH_SPACE_SIZE)),
-            scratch_space_num_partitions: b.byte(OFF_SCRATCH_SPACE_NUM_PARTITIONS),
-        }
+        Self::read_fields(b)
     }
 
     /// Decodes: the generation's header validator is the whole check (SPEC §5.1).
@@ -126,40 +95,6 @@ impl CustomOpHeader {
     /// `num_arguments + 2` (S000 §C3).
     pub fn expected_num_payloads(&self) -> u32 {
         u32::from(self.num_arguments) + 2
-    }
-
-    pub(crate) fn push_fields(&self, out: &mut FieldList) {
-        self.sync.push_fields(out);
-        out.push(("num_payloads", int(self.num_payloads)));
-        out.push(("function_id", int(self.function_id)));
-        out.push(("num_arguments", int(self.num_arguments)));
-        out.push(("has_scratch_space", int(self.has_scratch_space)));
-        out.push(("scratch_space_addr", int(self.scratch_space_addr)));
-        out.push(("scratch_space_size", int(self.scratch_space_size)));
-        out.push((
-            "scratch_space_num_partitions",
-            int(self.scratch_space_num_partitions),
-        ));
-    }
-
-    pub(crate) fn from_source<S: AsRef<str>>(
-        src: &Source<'_, S>,
-        gen: Generation,
-    ) -> Result<Self, EncodeError> {
-        emitted(gen, Self::OPCODE)?;
-        let h = CustomOpHeader {
-            sync: Sync::from_source(src)?,
-            num_payloads: src.u16("num_payloads")?,
-            function_id: src.u8("function_id")?,
-            num_arguments: src.u8("num_arguments")?,
-            has_scratch_space: src.u8("has_scratch_space")?,
-            scratch_space_addr: src.u32("scratch_space_addr")?,
-            scratch_space_size: src.u32("scratch_space_size")?,
-            scratch_space_num_partitions: src.u8("scratch_space_num_partitions")?,
-        };
-        h.check_scratch()?;
-        src.reject_unknown(&[&SYNC_FIELDS, &Self::FIELDS])?;
-        Ok(h)
     }
 }
 
@@ -189,31 +124,29 @@ fn arg_type_ok(v: u8) -> bool {
     v == ARG_TYPE_TENSOR || v == ARG_TYPE_ARRAY_OF_TENSOR
 }
 
-impl CustomOpPayload {
-    table_consts!(custom_op_payload);
-
-    /// Encodes: `[0x0F]=arg_type`, `[0x10..0x3F]=ap` (S000 §C3; F§8).
-    pub fn encode(&self, gen: Generation) -> Result<Bundle, EncodeError> {
-        emitted(gen, Self::OPCODE)?;
-        self.sync.check()?;
-        if !arg_type_ok(self.arg_type) {
-            return Err(EncodeError::ArgType {
-                value: self.arg_type,
-            });
-        }
-        let mut b = skeleton(Self::OPCODE, &self.sync);
-        b.put(OFF_ARG_TYPE, &[self.arg_type]);
-        b.put(OFF_PAYLOAD_AP, &self.ap);
-        Ok(b)
+/// An `arg_type` input must be TENSOR or ARRAY_OF_TENSOR (F§8 [H]).
+fn arg_type_encodable(
+    _field: &'static str,
+    value: u8,
+    _gen: Generation,
+) -> Result<(), EncodeError> {
+    if arg_type_ok(value) {
+        Ok(())
+    } else {
+        Err(EncodeError::ArgType { value })
     }
+}
 
+// `[0x0F]=arg_type`, `[0x10..0x3F]=ap` (S000 §C3; F§8).
+record_codec!(CustomOpPayload, custom_op_payload, {
+    arg_type @ OFF_ARG_TYPE => arg_type_encodable,
+    ap @ OFF_AP,
+});
+
+impl CustomOpPayload {
     /// Reads the fields of a bundle already accepted by the payload validator.
     pub fn read_validated(b: &Bundle) -> CustomOpPayload {
-        CustomOpPayload {
-            sync: Sync::read(b),
-            arg_type: b.byte(OFF_ARG_TYPE),
-            ap: b.bytes(OFF_PAYLOAD_AP),
-        }
+        Self::read_fields(b)
     }
 
     /// Decodes: payload validator, then `arg_type` ∈ {1, 2} (SPEC §5.1; D-8).
@@ -224,31 +157,6 @@ impl CustomOpPayload {
             return Err(DecodeError::ArgType { value });
         }
         Ok(Self::read_validated(b))
-    }
-
-    pub(crate) fn push_fields(&self, out: &mut FieldList) {
-        self.sync.push_fields(out);
-        out.push(("arg_type", int(self.arg_type)));
-        out.push(("ap", bytes(&self.ap)));
-    }
-
-    pub(crate) fn from_source<S: AsRef<str>>(
-        src: &Source<'_, S>,
-        gen: Generation,
-    ) -> Result<Self, EncodeError> {
-        emitted(gen, Self::OPCODE)?;
-        let sync = Sync::from_source(src)?;
-        let arg_type = src.u8("arg_type")?;
-        if !arg_type_ok(arg_type) {
-            return Err(EncodeError::ArgType { value: arg_type });
-        }
-        let p = CustomOpPayload {
-            sync,
-            arg_type,
-            ap: src.bytes("ap")?,
-        };
-        src.reject_unknown(&[&SYNC_FIELDS, &Self::FIELDS])?;
-        Ok(p)
     }
 }
 

@@ -16,6 +16,8 @@ macro_rules! table_consts {
     };
 }
 
+#[macro_use]
+mod codec;
 mod check;
 mod collective;
 mod custom_op;

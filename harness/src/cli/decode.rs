@@ -1,11 +1,10 @@
 //! `tpbconform decode`: bundles → JSONL (tpb_core's decoder).
 
-use super::stream_context::{json as stream_json, StreamContext};
+use super::stream_context::{json as stream_json, walk_streams, StreamStep};
 use super::{
     emit, fields_json, mnemonic_of, mode_names, opcode_str, CliResult, EXIT_INVALID, EXIT_OK,
 };
 use crate::arch::Arch;
-use crate::input::stream_bundles;
 use std::io::Write;
 
 /// The object `decode` prints for one bundle, and whether it decoded.
@@ -41,31 +40,24 @@ pub fn run(files: &[String], hex: bool, arch: Arch, stream: bool) -> CliResult {
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
     let mut any_bad = false;
-    let paths: Vec<String> = if files.is_empty() {
-        vec!["-".to_string()]
-    } else {
-        files.to_vec()
-    };
-    // Indices run across all inputs; each input is one stream.
-    let mut first = 0usize;
-    for path in &paths {
-        let mut context = StreamContext::new(arch);
-        let mut count = 0usize;
-        for l in stream_bundles(std::slice::from_ref(path), hex) {
-            let l = &l?;
-            count += 1;
-            let (mut o, ok) = bundle_json(first + l.index, &l.bytes, arch);
-            any_bad |= !ok;
-            if stream {
-                let seen = context.next(&l.bytes);
-                if let Some(m) = o.as_object_mut() {
-                    m.insert("stream".into(), stream_json(&seen, &l.bytes));
-                }
+    walk_streams(files, hex, arch, |step| {
+        let StreamStep::Bundle {
+            index,
+            loaded: l,
+            seen,
+        } = step
+        else {
+            return Ok(());
+        };
+        let (mut o, ok) = bundle_json(index, &l.bytes, arch);
+        any_bad |= !ok;
+        if stream {
+            if let Some(m) = o.as_object_mut() {
+                m.insert("stream".into(), stream_json(&seen, &l.bytes));
             }
-            emit(&mut out, &o.to_string())?;
         }
-        first += count;
-    }
+        emit(&mut out, &o.to_string())
+    })?;
     out.flush()?;
     Ok(if any_bad { EXIT_INVALID } else { EXIT_OK })
 }

@@ -2,12 +2,11 @@
 //! one stream, [`super::stream_context`]).
 
 use super::color::ColorChoice;
-use super::stream_context::{error_text, text, StreamContext};
+use super::stream_context::{error_text, text, walk_streams, StreamStep};
 use super::{emit, location, CliResult};
 use super::{EXIT_INVALID, EXIT_OK};
 use crate::arch::Arch;
 use crate::explain::explain_bundle;
-use crate::input::stream_bundles;
 use std::io::Write;
 
 /// Runs `explain`.
@@ -16,24 +15,16 @@ pub fn run(files: &[String], hex: bool, arch: Arch, color: ColorChoice) -> CliRe
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
     let mut any_invalid = false;
-    let paths: Vec<String> = if files.is_empty() {
-        vec!["-".to_string()]
-    } else {
-        files.to_vec()
-    };
-    // Bundle numbers run across all inputs; each input is one stream.
-    let mut first = 0usize;
-    for path in &paths {
-        let mut stream = StreamContext::new(arch);
-        let mut count = 0usize;
-        for l in stream_bundles(std::slice::from_ref(path), hex) {
-            let l = &l?;
-            if first + count > 0 {
+    walk_streams(files, hex, arch, |step| match step {
+        StreamStep::Bundle {
+            index,
+            loaded: l,
+            seen,
+        } => {
+            if index > 0 {
                 emit(&mut out, "")?;
             }
-            count += 1;
-            let header = format!("bundle #{} ({})", first + l.index, location(l));
-            let seen = stream.next(&l.bytes);
+            let header = format!("bundle #{index} ({})", location(l));
             let (body, valid) = explain_bundle(&l.bytes, &header, color, arch);
             any_invalid |= !valid;
             let mut lines = body.splitn(2, '\n');
@@ -43,23 +34,29 @@ pub fn run(files: &[String], hex: bool, arch: Arch, color: ColorChoice) -> CliRe
                 &mut out,
                 &format!("  {}", text(&seen, &l.bytes).replace('\n', "\n  ")),
             )?;
-            if let Some(rest) = lines.next() {
-                emit(&mut out, rest)?;
+            match lines.next() {
+                Some(rest) => emit(&mut out, rest),
+                None => Ok(()),
             }
         }
-        let end = stream.finish();
-        if count > 0 && !end.is_empty() {
-            emit(&mut out, "")?;
-            emit(
-                &mut out,
-                &format!("end of {}:", crate::input::source_name(path)),
-            )?;
-            for e in &end {
-                emit(&mut out, &format!("  {}", error_text(e)))?;
+        StreamStep::End {
+            path,
+            count,
+            errors,
+        } => {
+            if count > 0 && !errors.is_empty() {
+                emit(&mut out, "")?;
+                emit(
+                    &mut out,
+                    &format!("end of {}:", crate::input::source_name(path)),
+                )?;
+                for e in &errors {
+                    emit(&mut out, &format!("  {}", error_text(e)))?;
+                }
             }
+            Ok(())
         }
-        first += count;
-    }
+    })?;
     out.flush()?;
     Ok(if any_invalid { EXIT_INVALID } else { EXIT_OK })
 }

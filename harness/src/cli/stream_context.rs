@@ -4,8 +4,9 @@
 //! errors detected at it, from tpb_core's walker (the one `check` runs). Each file is one stream.
 
 use super::check_output::{fault_text, owner_text, verdict_text};
-use super::{mnemonic_of, opcode_str};
+use super::{mnemonic_of, opcode_str, CliError};
 use crate::arch::Arch;
+use crate::input::{stream_bundles, Loaded};
 use tpb_core::layout::{custom_op_header, OPCODE_CUSTOM_OP_HEADER};
 use tpb_core::lint::Verdict;
 use tpb_core::lower::needs_second_leg;
@@ -32,6 +33,62 @@ pub struct Seen {
     pub verdict: Option<Verdict>,
     /// Stream errors detected at it.
     pub errors: Vec<StreamError>,
+}
+
+/// What [`walk_streams`] hands its caller, in input order.
+pub enum StreamStep<'a> {
+    /// A bundle: its index across all inputs, the bundle and its stream context.
+    Bundle {
+        /// Index across all inputs.
+        index: usize,
+        /// The bundle as read.
+        loaded: &'a Loaded,
+        /// Where it stands in its stream.
+        seen: Seen,
+    },
+    /// The end of one input: its path, how many bundles it held, the errors at its end.
+    End {
+        /// The input path (`-` for standard input).
+        path: &'a str,
+        /// Bundles read from it.
+        count: usize,
+        /// Stream errors detected at its end.
+        errors: Vec<StreamError>,
+    },
+}
+
+/// Reads `files` (standard input when there are none), each file one stream and bundle
+/// indices running across them, handing each bundle and each file's end to `step`.
+pub fn walk_streams(
+    files: &[String],
+    hex: bool,
+    arch: Arch,
+    mut step: impl FnMut(StreamStep<'_>) -> Result<(), CliError>,
+) -> Result<(), CliError> {
+    let stdin = ["-".to_string()];
+    let paths = if files.is_empty() { &stdin[..] } else { files };
+    let mut first = 0usize;
+    for path in paths {
+        let mut context = StreamContext::new(arch);
+        let mut count = 0usize;
+        for l in stream_bundles(std::slice::from_ref(path), hex) {
+            let loaded = l?;
+            count += 1;
+            let seen = context.next(&loaded.bytes);
+            step(StreamStep::Bundle {
+                index: first + loaded.index,
+                loaded: &loaded,
+                seen,
+            })?;
+        }
+        step(StreamStep::End {
+            path,
+            count,
+            errors: context.finish(),
+        })?;
+        first += count;
+    }
+    Ok(())
 }
 
 /// One stream's walker, fed bundle by bundle.

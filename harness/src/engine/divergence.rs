@@ -143,6 +143,48 @@ pub struct Divergence {
     pub cohorts: Vec<super::cohort::Cohort>,
 }
 
+/// Where the kinds that judge a whole case with one description (collective lowering, sync
+/// handshake, stream lint) file what they find: the target, the input, the two subjects'
+/// names and the names the signature gives the two sides.
+pub struct DescribedCase<'a> {
+    /// The target.
+    pub target: Target,
+    /// The raw input.
+    pub input: &'a [u8],
+    /// Left and right subject names.
+    pub names: (&'a str, &'a str),
+    /// Left and right sides of the signature (`core`/`oracle`, `model`/`simulator`).
+    pub sides: (&'static str, &'static str),
+}
+
+impl DescribedCase<'_> {
+    /// The divergence: `description` as the left result (the right one empty), keyed `key`.
+    pub fn divergence(
+        &self,
+        class: Class,
+        key: String,
+        description: String,
+        case: String,
+    ) -> Divergence {
+        Divergence {
+            target: self.target,
+            input: self.input.to_vec(),
+            case,
+            left_name: self.names.0.to_string(),
+            right_name: self.names.1.to_string(),
+            left: description,
+            right: String::new(),
+            signature: Signature {
+                key,
+                left: self.sides.0.into(),
+                right: self.sides.1.into(),
+            },
+            class,
+            cohorts: Vec::new(),
+        }
+    }
+}
+
 impl Divergence {
     /// The report without the line diff that [`fmt::Display`] appends to a
     /// multi-line `DifferentOutput` (for the lean fuzz entries, which should

@@ -25,7 +25,7 @@ pub mod record;
 mod render;
 pub mod structured;
 
-pub use divergence::{Class, Divergence, Outcome, Signature};
+pub use divergence::{Class, DescribedCase, Divergence, Outcome, Signature};
 pub use nway::Engine;
 pub use pair::panic_text;
 

@@ -4,7 +4,7 @@
 //! ([`crate::kinds`], which also defines [`Engine::compare`]).
 
 use super::cohort;
-use super::divergence::{Divergence, Outcome};
+use super::divergence::{DescribedCase, Divergence, Outcome};
 use super::pair::{self, Pair};
 use super::{record, structured};
 use crate::arch::Arch;
@@ -107,6 +107,22 @@ impl Engine {
     /// Every subject: the reference pair first.
     pub fn subjects(&self) -> &[Box<dyn Subject>] {
         &self.subjects
+    }
+
+    /// Where a whole-case kind files what it finds on `input` of `target` between the first
+    /// two subjects, the signature naming their sides `sides`.
+    pub fn described_case<'a>(
+        &'a self,
+        target: Target,
+        input: &'a [u8],
+        sides: (&'static str, &'static str),
+    ) -> DescribedCase<'a> {
+        DescribedCase {
+            target,
+            input,
+            names: (self.subjects[0].name(), self.subjects[1].name()),
+            sides,
+        }
     }
 
     /// The reference (core).

@@ -22,7 +22,7 @@ const TPB_UNSUPPORTED: c_int = 1;
 const TPB_BUFFER_TOO_SMALL: c_int = 2;
 
 /// `TPB_CAP_*` bit of each operation (tpb_subject.h).
-pub fn cap_bit(op: Op) -> u32 {
+pub const fn cap_bit(op: Op) -> u32 {
     match op {
         Op::ValidateHeader => 1 << 0,
         Op::ValidatePayload => 1 << 1,

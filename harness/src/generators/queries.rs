@@ -1,6 +1,6 @@
 //! LUT ordinals and IR queries at the tables' and gates' edges.
 
-use crate::subjects::IrQuery;
+use crate::subjects::{IrQuery, ScratchpadQuery};
 use arbitrary::{Result, Unstructured};
 
 /// 18..=25, 29, 30; dtype 19, 20; wait mode 0..=3; far out-of-range values.
@@ -76,7 +76,7 @@ pub fn ir_query(u: &mut Unstructured<'_>) -> Result<IrQuery> {
             };
             let n_outputs = u.int_in_range(0..=2)?;
             let n_scratch = near(u, n_args.wrapping_add(2).wrapping_add(n_outputs))?;
-            IrQuery::SbScratchpad {
+            IrQuery::SbScratchpad(ScratchpadQuery {
                 kind: if u.ratio(3, 4)? { 0x30 } else { u.arbitrary()? },
                 subkind: {
                     let c = 2 + u64::from(u.arbitrary::<bool>()?);
@@ -86,7 +86,7 @@ pub fn ir_query(u: &mut Unstructured<'_>) -> Result<IrQuery> {
                 n_args,
                 n_outputs,
                 n_scratch,
-            }
+            })
         }
         2 => IrQuery::CcDim(u32::try_from(near(u, 1)?).unwrap_or(u32::MAX)),
         3 => IrQuery::RankIdOutput(u32::try_from(near(u, 11)?).unwrap_or(u32::MAX)),

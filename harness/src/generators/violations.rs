@@ -145,18 +145,14 @@ enum Menu {
     Field,
 }
 
-fn menu(base: u8) -> Vec<Menu> {
-    let mut m = vec![Menu::Opcode, Menu::Tag, Menu::ReservedBit];
-    if base != 0xDA {
-        m.extend([Menu::Wait, Menu::Update]);
-    }
-    if base == 0x85 {
-        m.push(Menu::Scratch);
-    }
-    if (0x0C..64).any(|o| {
-        matches!(
-            role(base, o),
-            Some(
+/// The payload bytes (from +0x0C) of `base`'s image whose value a decoder checks against a
+/// domain (an enum, a constant or a flag), with their roles.
+fn checked_field_bytes(base: u8) -> Vec<(u8, Role)> {
+    (0x0Cu8..64)
+        .filter_map(|o| {
+            let r = role(base, usize::from(o))?;
+            matches!(
+                r,
                 Role::CceOp
                     | Role::Dtype
                     | Role::Kind
@@ -166,8 +162,20 @@ fn menu(base: u8) -> Vec<Menu> {
                     | Role::Valid
                     | Role::ArgType
             )
-        )
-    }) {
+            .then_some((o, r))
+        })
+        .collect()
+}
+
+fn menu(base: u8) -> Vec<Menu> {
+    let mut m = vec![Menu::Opcode, Menu::Tag, Menu::ReservedBit];
+    if base != 0xDA {
+        m.extend([Menu::Wait, Menu::Update]);
+    }
+    if base == 0x85 {
+        m.push(Menu::Scratch);
+    }
+    if !checked_field_bytes(base).is_empty() {
         m.push(Menu::Field);
     }
     m
@@ -231,23 +239,7 @@ pub fn violation(u: &mut Unstructured<'_>, base: u8) -> Result<Violation> {
             b1c: nonzero_u8(u)?,
         },
         Menu::Field => {
-            let offs: Vec<(u8, Role)> = (0x0Cu8..64)
-                .filter_map(|o| {
-                    let r = role(base, usize::from(o))?;
-                    matches!(
-                        r,
-                        Role::CceOp
-                            | Role::Dtype
-                            | Role::Kind
-                            | Role::SrcDtype
-                            | Role::DstDtype
-                            | Role::CrossCoreEnable
-                            | Role::Valid
-                            | Role::ArgType
-                    )
-                    .then_some((o, r))
-                })
-                .collect();
+            let offs = checked_field_bytes(base);
             let (offset, r) = *u.choose(&offs)?;
             let edges: &[u8] = match r {
                 Role::CceOp => &[0x01, 0x03, 0x05, 0x1A, 0xFF],

@@ -147,23 +147,10 @@ fn signature_key(m: LoweringMismatch, description: &str) -> String {
 /// [`collective_lowering_case`]) on its reference pair, then on each subject
 /// under test that declares `lower`: the coverage key and the divergences.
 pub fn compare(e: &Engine, target: Target, data: &[u8]) -> (String, Vec<Divergence>) {
-    let names = (e.subjects()[0].name(), e.subjects()[1].name());
     let gen = e.arch().generation();
-    let div = |class: Class, key: String, description: String, case: String| Divergence {
-        target,
-        input: data.to_vec(),
-        case,
-        left_name: names.0.to_string(),
-        right_name: names.1.to_string(),
-        left: description,
-        right: String::new(),
-        signature: Signature {
-            key,
-            left: "core".into(),
-            right: "oracle".into(),
-        },
-        class,
-        cohorts: Vec::new(),
+    let filed = e.described_case(target, data, ("core", "oracle"));
+    let div = |class: Class, key: String, description: String, case: String| {
+        filed.divergence(class, key, description, case)
     };
     // The engine's reference pair (in the gate, core is wrapped in its
     // coverage recorder, which forwards `lower`).

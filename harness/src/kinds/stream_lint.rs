@@ -20,7 +20,7 @@
 use super::kind::{CaseBudget, CaseBuf, Draw, Form, Ran, TargetKind};
 use crate::arch::Arch;
 use crate::engine::nway::Engine;
-use crate::engine::{panic_text, Class, Divergence, Outcome, Signature};
+use crate::engine::{panic_text, Class, DescribedCase, Divergence, Outcome};
 use crate::generators::stream_program;
 use crate::reach::Reach;
 use crate::targets::Target;
@@ -322,21 +322,15 @@ pub fn compare_rows(
     target: Target,
     input: &[u8],
 ) -> (String, Option<Divergence>, Vec<Row>) {
-    let div = |class: Class, key: String, description: String| Divergence {
+    let filed = DescribedCase {
         target,
-        input: input.to_vec(),
-        case: format!("{} bundles under {arch}", walked(input).len() / 64),
-        left_name: "core".into(),
-        right_name: "oracle".into(),
-        left: description,
-        right: String::new(),
-        signature: Signature {
-            key,
-            left: "core".into(),
-            right: "oracle".into(),
-        },
-        class,
-        cohorts: Vec::new(),
+        input,
+        names: ("core", "oracle"),
+        sides: ("core", "oracle"),
+    };
+    let div = |class: Class, key: String, description: String| {
+        let case = format!("{} bundles under {arch}", walked(input).len() / 64);
+        filed.divergence(class, key, description, case)
     };
     let bytes = walked(input);
     let run = catch_unwind(AssertUnwindSafe(|| {

@@ -15,7 +15,7 @@
 
 use super::kind::{CaseBudget, Ran, TargetKind};
 use crate::engine::nway::Engine;
-use crate::engine::{panic_text, Class, Divergence, Outcome, Signature};
+use crate::engine::{panic_text, Class, Divergence, Outcome};
 use crate::generators::sync_program::{self, Case, Shape};
 use crate::generators::SplitMix64;
 use crate::reach::Reach;
@@ -322,22 +322,9 @@ fn compare_shaped(
     data: &[u8],
     want_shape: bool,
 ) -> (String, Option<Divergence>, Option<Shape>) {
-    let names = (e.subjects()[0].name(), e.subjects()[1].name());
-    let div = |class: Class, key: String, description: String, program: String| Divergence {
-        target,
-        input: data.to_vec(),
-        case: program,
-        left_name: names.0.to_string(),
-        right_name: names.1.to_string(),
-        left: description,
-        right: String::new(),
-        signature: Signature {
-            key,
-            left: "model".into(),
-            right: "simulator".into(),
-        },
-        class,
-        cohorts: Vec::new(),
+    let filed = e.described_case(target, data, ("model", "simulator"));
+    let div = |class: Class, key: String, description: String, program: String| {
+        filed.divergence(class, key, description, program)
     };
     // The engine's reference pair (in the gate, core is wrapped in its
     // coverage recorder, which forwards the sync operations).

@@ -65,18 +65,7 @@ pub enum Block {
     Annotated(String),
     /// The two field dumps of a divergence (Markdown: a unified diff; HTML:
     /// side by side).
-    Dumps {
-        /// Left subject.
-        left_name: String,
-        /// Right subject.
-        right_name: String,
-        /// Left dump.
-        left: String,
-        /// Right dump.
-        right: String,
-        /// Shown when the dumps are equal.
-        when_equal: String,
-    },
+    Dumps(Dumps),
     /// The 64-byte map of a divergence's minimised bundle: which bytes each
     /// side blames ([`super::byte_map::blamed_bytes`]).
     ByteMap {
@@ -85,6 +74,21 @@ pub enum Block {
         /// Per side: subject name, blamed bytes.
         sides: Vec<(String, [bool; 64])>,
     },
+}
+
+/// The two field dumps of a divergence ([`Block::Dumps`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Dumps {
+    /// Left subject.
+    pub left_name: String,
+    /// Right subject.
+    pub right_name: String,
+    /// Left dump.
+    pub left: String,
+    /// Right dump.
+    pub right: String,
+    /// Shown when the dumps are equal.
+    pub when_equal: String,
 }
 
 /// One section (`level` 2) or subsection (`level` 3).
@@ -765,7 +769,7 @@ fn divergence_section(d: &DivergenceRecord) -> Section {
         d.left_name, d.right_name
     ))));
     let w = d.left_name.len().max(d.right_name.len()) + 1;
-    blocks.push(Block::Dumps {
+    blocks.push(Block::Dumps(Dumps {
         left_name: d.left_name.clone(),
         right_name: d.right_name.clone(),
         left: d.left_dump.clone(),
@@ -777,7 +781,7 @@ fn divergence_section(d: &DivergenceRecord) -> Section {
             format!("{}:", d.right_name),
             d.right
         ),
-    });
+    }));
     Section {
         id: divergence_id(d.number),
         level: 3,

@@ -201,17 +201,11 @@ fn block(s: &mut String, b: &Block) {
             }
             s.push_str("</pre>\n");
         }
-        Block::Dumps {
-            left_name,
-            right_name,
-            left,
-            right,
-            when_equal,
-        } => {
-            if left == right {
-                let _ = writeln!(s, "<pre>{}</pre>", xml_escape(when_equal));
+        Block::Dumps(d) => {
+            if d.left == d.right {
+                let _ = writeln!(s, "<pre>{}</pre>", xml_escape(&d.when_equal));
             } else {
-                side_by_side(s, left, right, (left_name, right_name));
+                side_by_side(s, &d.left, &d.right, (&d.left_name, &d.right_name));
             }
         }
         Block::ByteMap { bytes, sides } => byte_map(s, bytes, sides),

@@ -66,16 +66,10 @@ fn block(s: &mut String, b: &Block) {
         }
         Block::Pre { lang, text } => fence(s, lang, text),
         Block::Annotated(text) => fence(s, "", text),
-        Block::Dumps {
-            left_name,
-            right_name,
-            left,
-            right,
-            when_equal,
-        } => {
-            let diff = unified(left, right, left_name, right_name);
+        Block::Dumps(d) => {
+            let diff = unified(&d.left, &d.right, &d.left_name, &d.right_name);
             let body = if diff.trim().is_empty() {
-                when_equal.clone()
+                d.when_equal.clone()
             } else {
                 diff
             };

@@ -446,20 +446,7 @@ pub enum IrQuery {
         arch: u8,
     },
     /// isCCHavingSBScratchPad.
-    SbScratchpad {
-        /// Collective kind.
-        kind: u32,
-        /// Subkind.
-        subkind: u32,
-        /// isSBArgGlobalCCOp.
-        sb_arg_global: bool,
-        /// Argument count.
-        n_args: u64,
-        /// Output count.
-        n_outputs: u64,
-        /// Scratch MemoryLocation count.
-        n_scratch: u64,
-    },
+    SbScratchpad(ScratchpadQuery),
     /// cc_dim.
     CcDim(u32),
     /// GetGlobalRankId output storage kind.
@@ -470,12 +457,30 @@ pub enum IrQuery {
     Route(u64),
 }
 
+/// The question isCCHavingSBScratchPad answers: a collective's kind and its
+/// argument, output and scratch counts.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct ScratchpadQuery {
+    /// Collective kind.
+    pub kind: u32,
+    /// Subkind.
+    pub subkind: u32,
+    /// isSBArgGlobalCCOp.
+    pub sb_arg_global: bool,
+    /// Argument count.
+    pub n_args: u64,
+    /// Output count.
+    pub n_outputs: u64,
+    /// Scratch MemoryLocation count.
+    pub n_scratch: u64,
+}
+
 impl IrQuery {
     /// The gate's name (used as the signature key).
     pub fn gate(&self) -> &'static str {
         match self {
             IrQuery::CheckCustomOp { .. } => "check_custom_op",
-            IrQuery::SbScratchpad { .. } => "sb_scratchpad",
+            IrQuery::SbScratchpad(_) => "sb_scratchpad",
             IrQuery::CcDim(_) => "cc_dim",
             IrQuery::RankIdOutput(_) => "rank_id_output",
             IrQuery::Lnc(_) => "lnc",
@@ -500,17 +505,11 @@ impl fmt::Display for IrQuery {
                     ir_arch::name(*arch)
                 )
             }
-            IrQuery::SbScratchpad {
-                kind,
-                subkind,
-                sb_arg_global,
-                n_args,
-                n_outputs,
-                n_scratch,
-            } => write!(
+            IrQuery::SbScratchpad(q) => write!(
                 f,
-                "sb_scratchpad(kind={kind:#x}, subkind={subkind}, sb_arg_global={sb_arg_global}, \
-                 n_args={n_args}, n_outputs={n_outputs}, n_scratch={n_scratch})"
+                "sb_scratchpad(kind={:#x}, subkind={}, sb_arg_global={}, n_args={}, \
+                 n_outputs={}, n_scratch={})",
+                q.kind, q.subkind, q.sb_arg_global, q.n_args, q.n_outputs, q.n_scratch
             ),
             IrQuery::CcDim(d) => write!(f, "cc_dim({d})"),
             IrQuery::RankIdOutput(k) => write!(f, "rank_id_output({k})"),

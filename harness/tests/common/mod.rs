@@ -83,6 +83,12 @@ pub fn code(o: &Output) -> i32 {
     o.status.code().unwrap_or(-1)
 }
 
+/// The command was refused (exit 2) with a message that says `says`.
+pub fn refused(o: &Output, says: &str) {
+    assert_eq!(code(o), 2, "{}", stderr(o));
+    assert!(stderr(o).contains(says), "{}", stderr(o));
+}
+
 /// Bytes as text (lossy).
 pub fn text(b: &[u8]) -> String {
     String::from_utf8_lossy(b).into_owned()

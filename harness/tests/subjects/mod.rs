@@ -3,9 +3,9 @@
 //! with the system C compiler (found by the `cc` crate).
 #![allow(dead_code)]
 
-use crate::common::repo_root;
+use crate::common::{repo_root, BIN};
 use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::process::{Command, Output, Stdio};
 
 /// `examples/subjects/<name>`.
 pub fn example(name: &str) -> PathBuf {
@@ -15,6 +15,52 @@ pub fn example(name: &str) -> PathBuf {
 /// `harness/tests/subjects/<name>`.
 pub fn fixture(name: &str) -> PathBuf {
     repo_root().join("harness/tests/subjects").join(name)
+}
+
+/// A small `gate` of `cases` cases on `targets` with `subject`, in the
+/// repository root, its report in a fresh `dir/report-N`: the output and
+/// that folder.
+pub fn gate_with(
+    dir: &Path,
+    subject: &str,
+    targets: &str,
+    cases: &str,
+    extra: &[&str],
+) -> (Output, PathBuf) {
+    let report = dir.join(format!("report-{}", dir.read_dir().unwrap().count()));
+    let o = Command::new(BIN)
+        .current_dir(repo_root())
+        .args(["gate", "--quiet", "--cases", cases, "--targets", targets])
+        .args(["--subject", subject])
+        .arg("--report-dir")
+        .arg(&report)
+        .args(extra)
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    (o, report)
+}
+
+/// `dir/tiny_<name>.py`: a Python subject of every generation whose hello
+/// declares `ops` (a Python list) and that answers every other request
+/// with `answer` (a Python expression over the request `req`).
+pub fn tiny_py(dir: &Path, name: &str, ops: &str, answer: &str) -> PathBuf {
+    let p = dir.join(format!("tiny_{name}.py"));
+    std::fs::write(
+        &p,
+        format!(
+            "import json, sys\n\
+             for line in sys.stdin:\n\
+             \x20   req = json.loads(line)\n\
+             \x20   if req['op'] == 'hello':\n\
+             \x20       out = {{'protocol': 1, 'name': 'tiny-{name}', 'ops': {ops}}}\n\
+             \x20   else:\n\
+             \x20       out = {answer}\n\
+             \x20   print(json.dumps(out), flush=True)\n"
+        ),
+    )
+    .unwrap();
+    p
 }
 
 /// `lib:` spec of `misbehave.c` built into `dir` with `defines`
