@@ -216,12 +216,24 @@ fn shm_verdict(a: ShmAnswer) -> Reply<Verdict> {
     }
 }
 
-fn shm_lut(a: ShmAnswer) -> Reply<LutResult> {
+/// A shared-memory LUT answer, typed; `names` keeps the refusal names of
+/// one batch (a handful of texts over thousands of entries), so each is
+/// looked up in [`foreign`]'s process-wide set once.
+fn shm_lut(a: ShmAnswer, names: &mut Vec<(String, Name)>) -> Reply<LutResult> {
     match a {
         ShmAnswer::Wire(w) => u8::try_from(w)
             .map(Ok)
             .map_err(|_| Fault::Protocol(format!("wire value {w} is not a byte"))),
-        ShmAnswer::Refused(why) => Ok(Err(foreign(&why))),
+        ShmAnswer::Refused(why) => {
+            if let Some((_, n)) = names.iter().find(|(t, _)| *t == why) {
+                return Ok(Err(n.clone()));
+            }
+            let n = foreign(&why);
+            if names.len() < 64 {
+                names.push((why, n.clone()));
+            }
+            Ok(Err(n))
+        }
         ShmAnswer::Unsupported => Err(Fault::Unsupported),
         ShmAnswer::Fault(f) => Err(shm_fault(f)),
         ShmAnswer::Verdict(_) => Err(Fault::Protocol("answer of the wrong kind".into())),
@@ -399,6 +411,7 @@ impl ExternalSubject {
                 let per_table: Vec<Vec<Reply<LutResult>>> = match &self.shm {
                     Some(shm) => {
                         let Ok(mut ch) = shm.lock() else { return true };
+                        let mut names = Vec::new();
                         tables
                             .iter()
                             .map(|&t| {
@@ -408,7 +421,7 @@ impl ExternalSubject {
                                         ShmAnswer::Fault(f) if f.class == FaultClass::NotSent => {
                                             Err(Fault::Crash(f.detail))
                                         }
-                                        a => shm_lut(a),
+                                        a => shm_lut(a, &mut names),
                                     })
                                     .collect()
                             })
@@ -797,6 +810,36 @@ impl Subject for ExternalSubject {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn batch_refusal_names_stay_per_entry() {
+        let mut names = Vec::new();
+        let text = |r: Reply<LutResult>| match r {
+            Ok(Ok(w)) => format!("wire {w}"),
+            Ok(Err(n)) => format!("refused {}", n.as_str()),
+            Err(f) => format!("fault {f:?}"),
+        };
+        let got: Vec<String> = [
+            ShmAnswer::Refused("out_of_range".into()),
+            ShmAnswer::Refused("not_dge_op".into()),
+            ShmAnswer::Wire(5),
+            ShmAnswer::Refused("out_of_range".into()),
+            ShmAnswer::Wire(300),
+        ]
+        .into_iter()
+        .map(|a| text(shm_lut(a, &mut names)))
+        .collect();
+        assert_eq!(
+            got[..4],
+            [
+                "refused out_of_range",
+                "refused not_dge_op",
+                "wire 5",
+                "refused out_of_range"
+            ]
+        );
+        assert!(got[4].starts_with("fault Protocol"), "{}", got[4]);
+    }
 
     #[test]
     fn dlopen_paths() {

@@ -556,3 +556,39 @@ pub fn generate(
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_kept_bundle_is_restored_exactly() {
+        let mut b = CaseBuf::default();
+        b.bundle = std::array::from_fn(|i| u8::try_from(i * 3 % 256).unwrap_or(0));
+        let p = Pregen::of(1, Form::Bundle, &b).expect("a bundle is kept");
+        let mut out = CaseBuf::default();
+        assert_eq!(p.restore(&mut out), Form::Bundle);
+        assert_eq!(out.bundle, b.bundle);
+        assert_eq!(p.arch, 1);
+    }
+
+    #[test]
+    fn kept_bytes_replace_what_the_buffer_held() {
+        let mut b = CaseBuf::default();
+        b.bytes.extend_from_slice(&[7, 0, 0, 1]);
+        let p = Pregen::of(0, Form::Bytes, &b).expect("4 bytes are kept");
+        let mut out = CaseBuf::default();
+        out.bytes.extend_from_slice(&[9; 100]);
+        assert_eq!(p.restore(&mut out), Form::Bytes);
+        assert_eq!(out.input(Form::Bytes), &[7, 0, 0, 1]);
+    }
+
+    #[test]
+    fn bytes_longer_than_a_bundle_are_generated_again() {
+        let mut b = CaseBuf::default();
+        b.bytes.extend_from_slice(&[1; 65]);
+        assert!(Pregen::of(0, Form::Bytes, &b).is_none());
+        b.bytes.truncate(64);
+        assert!(Pregen::of(0, Form::Bytes, &b).is_some());
+    }
+}
