@@ -31,7 +31,7 @@ use crate::subjects::{
     Validator, Value, Verdict,
 };
 use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
@@ -265,6 +265,10 @@ pub struct ExternalSubject {
     /// Typed answers of the last [`Subject::prefetch`] in call order, served
     /// (once each) before any new round trip.
     ready: Mutex<VecDeque<(ReadyKey, Ready)>>,
+    /// `ready`'s length, kept with every change under its lock, so
+    /// [`Subject::given_up`] (asked before every judged case) needs no lock
+    /// while answers are queued.
+    ready_len: AtomicUsize,
     calls: AtomicU64,
     busy_ns: AtomicU64,
 }
@@ -332,6 +336,7 @@ impl ExternalSubject {
             shm: None,
             batch: None,
             ready: Mutex::new(VecDeque::new()),
+            ready_len: AtomicUsize::new(0),
             calls: AtomicU64::new(0),
             busy_ns: AtomicU64::new(0),
         }
@@ -351,7 +356,9 @@ impl ExternalSubject {
         let mut q = self.ready.lock().ok()?;
         let p = q.iter().position(|(k, _)| k == key)?;
         q.drain(..p);
-        q.pop_front().map(|(_, r)| r)
+        let r = q.pop_front().map(|(_, r)| r);
+        self.ready_len.store(q.len(), Ordering::Relaxed);
+        r
     }
 
     fn timed<T>(&self, n: usize, f: impl FnOnce() -> T) -> T {
@@ -460,6 +467,7 @@ impl ExternalSubject {
         }
         if let Ok(mut q) = self.ready.lock() {
             *q = queue;
+            self.ready_len.store(q.len(), Ordering::Relaxed);
         }
         true
     }
@@ -633,6 +641,7 @@ impl Subject for ExternalSubject {
     fn prefetch(&self, batch: Batch<'_>, tick: &dyn Fn()) {
         if let Ok(mut q) = self.ready.lock() {
             q.clear();
+            self.ready_len.store(0, Ordering::Relaxed);
         }
         if self.recorded_give_up().is_some() {
             if let Ok(mut m) = self.prefetched.lock() {
@@ -691,6 +700,9 @@ impl Subject for ExternalSubject {
     fn given_up(&self) -> Option<String> {
         // Answers fetched before giving up (the faults that caused it among
         // them) are still served, so those cases are judged.
+        if self.ready_len.load(Ordering::Relaxed) > 0 {
+            return None;
+        }
         if self.prefetched.lock().is_ok_and(|m| !m.is_empty())
             || self.ready.lock().is_ok_and(|q| !q.is_empty())
         {
