@@ -563,8 +563,10 @@ mod tests {
 
     #[test]
     fn a_kept_bundle_is_restored_exactly() {
-        let mut b = CaseBuf::default();
-        b.bundle = std::array::from_fn(|i| u8::try_from(i * 3 % 256).unwrap_or(0));
+        let b = CaseBuf {
+            bundle: std::array::from_fn(|i| u8::try_from(i * 3 % 256).unwrap_or(0)),
+            ..CaseBuf::default()
+        };
         let p = Pregen::of(1, Form::Bundle, &b).expect("a bundle is kept");
         let mut out = CaseBuf::default();
         assert_eq!(p.restore(&mut out), Form::Bundle);
