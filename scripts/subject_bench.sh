@@ -21,8 +21,14 @@ T=target/release/tpbconform
 "$CC" -O2 -fPIC -shared -Iinclude -o "$work/libsubject.so" scripts/bench/lut_subject.c
 "$CC" -O2 -Iinclude -o "$work/plain_loop" scripts/bench/plain_loop.c
 
-# cases/s of the first subject row of a summary.md (column 7 of the table).
-rate() { awk -F'|' '/^\| `(lib|cmd):/ { gsub(/ /, "", $7); print $7; exit }' "$1/summary.md"; }
+# cases/s of a summary.md's subject table ("subject | says it is | … |
+# cases/s | …": column 7 of the first row with 9 or more columns; the
+# per-target rows before it have fewer). Fails if there is none.
+rate() {
+  awk -F'|' '/^\| `(lib|cmd):/ && NF >= 10 { gsub(/ /, "", $7); print $7; found = 1; exit }
+    END { if (!found) { print "subject_bench: no cases/s row in " FILENAME > "/dev/stderr"; exit 1 } }' \
+    "$1/summary.md"
+}
 now() { date +%s.%N; }
 
 plain=$("$work/plain_loop" "$CASES")

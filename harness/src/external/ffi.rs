@@ -87,6 +87,8 @@ pub struct SubjectLib {
     /// The tables `tpb_lut` implements (`tpb_subject_lut_tables()`, or
     /// every table without that symbol); empty without `TPB_CAP_LUT`.
     tables: Vec<LutTable>,
+    /// Each of `tables`' names, NUL-terminated once for every call.
+    table_names: Vec<CString>,
     validate_stream: Option<StreamFn>,
     lower: Option<LowerFn>,
     header_batch: Option<BatchFn>,
@@ -257,6 +259,10 @@ impl SubjectLib {
             decode,
             encode,
             lut,
+            table_names: tables
+                .iter()
+                .map(|t| CString::new(t.name()).unwrap_or_default())
+                .collect(),
             tables,
             validate_stream,
             lower,
@@ -478,10 +484,13 @@ impl SubjectLib {
 
     /// `tpb_lut`: `Ok(Ok(wire))` or `Ok(Err(refusal))`.
     pub fn lut(&self, table: LutTable, input: u32) -> Status<Result<u32, String>> {
-        let Some(f) = self.lut.filter(|_| self.tables.contains(&table)) else {
+        let Some(f) = self.lut else {
             return Status::Unsupported;
         };
-        let Ok(t) = CString::new(table.name()) else {
+        let Some(k) = self.tables.iter().position(|&t| t == table) else {
+            return Status::Unsupported;
+        };
+        let Some(t) = self.table_names.get(k).filter(|c| !c.is_empty()) else {
             return Status::Error("table name holds a NUL byte".into());
         };
         let mut wire = 0u32;

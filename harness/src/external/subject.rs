@@ -31,7 +31,7 @@ use crate::subjects::{
     Validator, Value, Verdict,
 };
 use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
@@ -216,12 +216,24 @@ fn shm_verdict(a: ShmAnswer) -> Reply<Verdict> {
     }
 }
 
-fn shm_lut(a: ShmAnswer) -> Reply<LutResult> {
+/// A shared-memory LUT answer, typed; `names` keeps the refusal names of
+/// one batch (a handful of texts over thousands of entries), so each is
+/// looked up in [`foreign`]'s process-wide set once.
+fn shm_lut(a: ShmAnswer, names: &mut Vec<(String, Name)>) -> Reply<LutResult> {
     match a {
         ShmAnswer::Wire(w) => u8::try_from(w)
             .map(Ok)
             .map_err(|_| Fault::Protocol(format!("wire value {w} is not a byte"))),
-        ShmAnswer::Refused(why) => Ok(Err(foreign(&why))),
+        ShmAnswer::Refused(why) => {
+            if let Some((_, n)) = names.iter().find(|(t, _)| *t == why) {
+                return Ok(Err(n.clone()));
+            }
+            let n = foreign(&why);
+            if names.len() < 64 {
+                names.push((why, n.clone()));
+            }
+            Ok(Err(n))
+        }
         ShmAnswer::Unsupported => Err(Fault::Unsupported),
         ShmAnswer::Fault(f) => Err(shm_fault(f)),
         ShmAnswer::Verdict(_) => Err(Fault::Protocol("answer of the wrong kind".into())),
@@ -253,6 +265,10 @@ pub struct ExternalSubject {
     /// Typed answers of the last [`Subject::prefetch`] in call order, served
     /// (once each) before any new round trip.
     ready: Mutex<VecDeque<(ReadyKey, Ready)>>,
+    /// `ready`'s length, kept with every change under its lock, so
+    /// [`Subject::given_up`] (asked before every judged case) needs no lock
+    /// while answers are queued.
+    ready_len: AtomicUsize,
     calls: AtomicU64,
     busy_ns: AtomicU64,
 }
@@ -320,6 +336,7 @@ impl ExternalSubject {
             shm: None,
             batch: None,
             ready: Mutex::new(VecDeque::new()),
+            ready_len: AtomicUsize::new(0),
             calls: AtomicU64::new(0),
             busy_ns: AtomicU64::new(0),
         }
@@ -339,7 +356,9 @@ impl ExternalSubject {
         let mut q = self.ready.lock().ok()?;
         let p = q.iter().position(|(k, _)| k == key)?;
         q.drain(..p);
-        q.pop_front().map(|(_, r)| r)
+        let r = q.pop_front().map(|(_, r)| r);
+        self.ready_len.store(q.len(), Ordering::Relaxed);
+        r
     }
 
     fn timed<T>(&self, n: usize, f: impl FnOnce() -> T) -> T {
@@ -399,6 +418,7 @@ impl ExternalSubject {
                 let per_table: Vec<Vec<Reply<LutResult>>> = match &self.shm {
                     Some(shm) => {
                         let Ok(mut ch) = shm.lock() else { return true };
+                        let mut names = Vec::new();
                         tables
                             .iter()
                             .map(|&t| {
@@ -408,7 +428,7 @@ impl ExternalSubject {
                                         ShmAnswer::Fault(f) if f.class == FaultClass::NotSent => {
                                             Err(Fault::Crash(f.detail))
                                         }
-                                        a => shm_lut(a),
+                                        a => shm_lut(a, &mut names),
                                     })
                                     .collect()
                             })
@@ -447,6 +467,7 @@ impl ExternalSubject {
         }
         if let Ok(mut q) = self.ready.lock() {
             *q = queue;
+            self.ready_len.store(q.len(), Ordering::Relaxed);
         }
         true
     }
@@ -620,6 +641,7 @@ impl Subject for ExternalSubject {
     fn prefetch(&self, batch: Batch<'_>, tick: &dyn Fn()) {
         if let Ok(mut q) = self.ready.lock() {
             q.clear();
+            self.ready_len.store(0, Ordering::Relaxed);
         }
         if self.recorded_give_up().is_some() {
             if let Ok(mut m) = self.prefetched.lock() {
@@ -678,6 +700,9 @@ impl Subject for ExternalSubject {
     fn given_up(&self) -> Option<String> {
         // Answers fetched before giving up (the faults that caused it among
         // them) are still served, so those cases are judged.
+        if self.ready_len.load(Ordering::Relaxed) > 0 {
+            return None;
+        }
         if self.prefetched.lock().is_ok_and(|m| !m.is_empty())
             || self.ready.lock().is_ok_and(|q| !q.is_empty())
         {
@@ -797,6 +822,36 @@ impl Subject for ExternalSubject {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn batch_refusal_names_stay_per_entry() {
+        let mut names = Vec::new();
+        let text = |r: Reply<LutResult>| match r {
+            Ok(Ok(w)) => format!("wire {w}"),
+            Ok(Err(n)) => format!("refused {}", n.as_str()),
+            Err(f) => format!("fault {f:?}"),
+        };
+        let got: Vec<String> = [
+            ShmAnswer::Refused("out_of_range".into()),
+            ShmAnswer::Refused("not_dge_op".into()),
+            ShmAnswer::Wire(5),
+            ShmAnswer::Refused("out_of_range".into()),
+            ShmAnswer::Wire(300),
+        ]
+        .into_iter()
+        .map(|a| text(shm_lut(a, &mut names)))
+        .collect();
+        assert_eq!(
+            got[..4],
+            [
+                "refused out_of_range",
+                "refused not_dge_op",
+                "wire 5",
+                "refused out_of_range"
+            ]
+        );
+        assert!(got[4].starts_with("fault Protocol"), "{}", got[4]);
+    }
 
     #[test]
     fn dlopen_paths() {

@@ -11,7 +11,7 @@ use super::outcome::{
 use crate::arch::Arch;
 use crate::findings::{CaseKind, Findings, Origin};
 use crate::generators::{case_rng, name_hash};
-use crate::kinds::{self, CaseBuf, Draw, TargetKind};
+use crate::kinds::{self, CaseBuf, Draw, Form, TargetKind};
 use crate::reach::Reach;
 use crate::targets::{Check, Target};
 use std::collections::BTreeMap;
@@ -19,6 +19,51 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering::Relaxed};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
+
+/// A case generated for a subject's prefetch, kept so the per-case loop
+/// does not generate it again: a bundle, or bytes up to 64 long.
+#[derive(Clone, Copy)]
+struct Pregen {
+    /// The generation index it was generated for.
+    arch: usize,
+    form: Form,
+    data: [u8; 64],
+    len: u8,
+}
+
+impl Pregen {
+    fn of(arch: usize, form: Form, b: &CaseBuf) -> Option<Pregen> {
+        let (data, len) = match form {
+            Form::Bundle => (b.bundle, 64),
+            Form::Bytes => {
+                let n = b.bytes.len();
+                let len = u8::try_from(n).ok().filter(|&l| l <= 64)?;
+                let mut data = [0u8; 64];
+                data[..n].copy_from_slice(&b.bytes);
+                (data, len)
+            }
+        };
+        Some(Pregen {
+            arch,
+            form,
+            data,
+            len,
+        })
+    }
+
+    /// Writes the case back into `b` as [`TargetKind::generate`] would.
+    fn restore(&self, b: &mut CaseBuf) -> Form {
+        match self.form {
+            Form::Bundle => b.bundle = self.data,
+            Form::Bytes => {
+                b.bytes.clear();
+                b.bytes
+                    .extend_from_slice(&self.data[..usize::from(self.len)]);
+            }
+        }
+        self.form
+    }
+}
 
 #[derive(Default)]
 struct Slot {
@@ -154,6 +199,12 @@ fn worker(sh: &Shared, w: usize) {
     let hashes: Vec<u64> = cfg.targets.iter().map(|t| name_hash(t.name())).collect();
     let target_kinds: Vec<&dyn TargetKind> = cfg.targets.iter().map(|&t| kinds::of(t)).collect();
     let mut buf = CaseBuf::default();
+    let mut one = CaseBuf::default();
+    // Per chunk, for external subjects: the cases generated for their
+    // prefetch (by position in the chunk) and the batch handed over.
+    let mut pregen: Vec<Option<Pregen>> = Vec::new();
+    let mut batch_bundles: Vec<[u8; 64]> = Vec::new();
+    let mut batch_ords: Vec<u32> = Vec::new();
     let mut reach = declared_reach(&cfg.targets, &cfg.arches());
     loop {
         if sh.stop.load(Relaxed) || sh.deadline.is_some_and(|d| Instant::now() >= d) {
@@ -180,61 +231,53 @@ fn worker(sh: &Shared, w: usize) {
         slot.busy.store(true, Relaxed);
         let t0 = Instant::now();
         let res = catch_unwind(AssertUnwindSafe(|| {
+            let tick = || {
+                slot.ticks.fetch_add(1, Relaxed);
+            };
+            pregen.clear();
             for (a, r) in rs.iter().enumerate() {
                 if r.engine.under_test().is_empty() {
                     continue;
                 }
-                if let Check::Lut(_) = t.check() {
-                    // LUT targets: the chunk's ordinals, the same way.
-                    let mut one = CaseBuf::default();
-                    let ords: Vec<u32> = (lo..hi)
-                        .map(|m| cfg.shard.case_index(m))
-                        .filter(|&i| cfg.judges(i) && cfg.arch_index(i) == a)
-                        .map(|i| {
-                            let mut rng = case_rng(cfg.seed, hashes[ti], i);
-                            let form = kind.generate(
-                                t,
-                                Draw {
-                                    arch: r.arch,
-                                    r: &mut rng,
-                                    kind: CaseKind::of(i),
-                                },
-                                &mut one,
-                            );
-                            crate::engine::ordinal_from_input(one.input(form))
-                        })
-                        .collect();
-                    r.engine.prefetch_ordinals(t, &ords, &|| {
-                        slot.ticks.fetch_add(1, Relaxed);
-                    });
-                    continue;
-                }
-                if !t.is_bundle() {
+                let lut = matches!(t.check(), Check::Lut(_));
+                if !lut && !t.is_bundle() {
                     continue;
                 }
                 // External subjects answer the chunk's judged cases of
-                // their generation pipelined, up front.
-                let mut one = CaseBuf::default();
-                let chunk: Vec<[u8; 64]> = (lo..hi)
-                    .map(|m| cfg.shard.case_index(m))
-                    .filter(|&i| cfg.judges(i) && cfg.arch_index(i) == a)
-                    .map(|i| {
-                        let mut rng = case_rng(cfg.seed, hashes[ti], i);
-                        kind.generate(
-                            t,
-                            Draw {
-                                arch: r.arch,
-                                r: &mut rng,
-                                kind: CaseKind::of(i),
-                            },
-                            &mut one,
-                        );
-                        one.bundle
-                    })
-                    .collect();
-                r.engine.prefetch(t, &chunk, &|| {
-                    slot.ticks.fetch_add(1, Relaxed);
-                });
+                // their generation up front (LUT targets: the cases'
+                // ordinals); each case is generated once, here, and kept
+                // for the per-case loop below.
+                if pregen.is_empty() {
+                    pregen.resize(usize::try_from(hi - lo).unwrap_or(0), None);
+                }
+                batch_bundles.clear();
+                batch_ords.clear();
+                for m in lo..hi {
+                    let i = cfg.shard.case_index(m);
+                    if !cfg.judges(i) || cfg.arch_index(i) != a {
+                        continue;
+                    }
+                    let mut rng = case_rng(cfg.seed, hashes[ti], i);
+                    let draw = Draw {
+                        arch: r.arch,
+                        r: &mut rng,
+                        kind: CaseKind::of(i),
+                    };
+                    let form = kind.generate(t, draw, &mut one);
+                    if lut {
+                        batch_ords.push(crate::engine::ordinal_from_input(one.input(form)));
+                    } else {
+                        batch_bundles.push(one.bundle);
+                    }
+                    if let Some(p) = pregen.get_mut((m - lo) as usize) {
+                        *p = Pregen::of(a, form, &one);
+                    }
+                }
+                if lut {
+                    r.engine.prefetch_ordinals(t, &batch_ords, &tick);
+                } else {
+                    r.engine.prefetch(t, &batch_bundles, &tick);
+                }
             }
             for m in lo..hi {
                 if (m - lo).is_multiple_of(64) && cfg.interrupted() {
@@ -266,15 +309,19 @@ fn worker(sh: &Shared, w: usize) {
                     index: i,
                     kind: case_kind,
                 };
-                let form = kind.generate(
-                    t,
-                    Draw {
-                        arch: r.arch,
-                        r: &mut rng,
-                        kind: case_kind,
-                    },
-                    &mut buf,
-                );
+                let kept = pregen.get((m - lo) as usize).copied().flatten();
+                let form = match kept {
+                    Some(p) if p.arch == a => p.restore(&mut buf),
+                    _ => kind.generate(
+                        t,
+                        Draw {
+                            arch: r.arch,
+                            r: &mut rng,
+                            kind: case_kind,
+                        },
+                        &mut buf,
+                    ),
+                };
                 let input = buf.input(form);
                 let sampled = reach_sampled(i).then_some(&mut reach);
                 let fs = run_one(r, t, kind, input, sampled, origin, &mut cov);
@@ -507,5 +554,43 @@ pub fn generate(
                 target: t.name().to_string(),
             });
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_kept_bundle_is_restored_exactly() {
+        let b = CaseBuf {
+            bundle: std::array::from_fn(|i| u8::try_from(i * 3 % 256).unwrap_or(0)),
+            ..CaseBuf::default()
+        };
+        let p = Pregen::of(1, Form::Bundle, &b).expect("a bundle is kept");
+        let mut out = CaseBuf::default();
+        assert_eq!(p.restore(&mut out), Form::Bundle);
+        assert_eq!(out.bundle, b.bundle);
+        assert_eq!(p.arch, 1);
+    }
+
+    #[test]
+    fn kept_bytes_replace_what_the_buffer_held() {
+        let mut b = CaseBuf::default();
+        b.bytes.extend_from_slice(&[7, 0, 0, 1]);
+        let p = Pregen::of(0, Form::Bytes, &b).expect("4 bytes are kept");
+        let mut out = CaseBuf::default();
+        out.bytes.extend_from_slice(&[9; 100]);
+        assert_eq!(p.restore(&mut out), Form::Bytes);
+        assert_eq!(out.input(Form::Bytes), &[7, 0, 0, 1]);
+    }
+
+    #[test]
+    fn bytes_longer_than_a_bundle_are_generated_again() {
+        let mut b = CaseBuf::default();
+        b.bytes.extend_from_slice(&[1; 65]);
+        assert!(Pregen::of(0, Form::Bytes, &b).is_none());
+        b.bytes.truncate(64);
+        assert!(Pregen::of(0, Form::Bytes, &b).is_some());
     }
 }
