@@ -645,3 +645,37 @@ fn header_encoder_applies_the_scratch_rule_to_each_field() {
     .is_ok());
     assert!(with(&|_| {}).is_ok());
 }
+
+#[test]
+fn get_sequence_bounds_puts_each_field_at_its_own_offset() {
+    use tpb_core::Generation::V3;
+    // isa/records.tsv rows for 0xBE (S003 §6; D-6): dtype at 0x0C, reserved
+    // 0x0D, flag_0e at 0x0E, flag_0f at 0x0F, in_ap 0x10..0x20, out_ap
+    // 0x20..0x30. Every value distinct, so a swapped pair of offsets shows.
+    let in_ap: [u8; 16] = core::array::from_fn(|i| 0x40 + i as u8);
+    let out_ap: [u8; 16] = core::array::from_fn(|i| 0x60 + i as u8);
+    let x = GetSequenceBounds {
+        sync: Sync::default(),
+        dtype: 0x0A,
+        flag_0e: 0x11,
+        flag_0f: 0x22,
+        in_ap,
+        out_ap,
+    };
+    let b = x.encode(V3).unwrap();
+    let bytes = b.as_bytes();
+    assert_eq!(bytes[0], 0xBE);
+    assert_eq!(bytes[0x0D], 0, "reserved");
+    assert_eq!((bytes[0x0E], bytes[0x0F]), (0x11, 0x22), "flag_0e, flag_0f");
+    assert_eq!(&bytes[0x10..0x20], &in_ap[..], "in_ap");
+    assert_eq!(&bytes[0x20..0x30], &out_ap[..], "out_ap");
+    assert!(bytes[0x30..].iter().all(|&v| v == 0), "reserved tail");
+    // And decode reads each back from its own byte.
+    let mut swapped = *bytes;
+    swapped.swap(0x0E, 0x0F);
+    let Ok(Instruction::GetSequenceBounds(y)) = decode(&tpb_core::Bundle(swapped), V3) else {
+        panic!("the swapped bundle still decodes");
+    };
+    assert_eq!((y.flag_0e, y.flag_0f), (0x22, 0x11));
+    assert_eq!(decode(&b, V3), Ok(Instruction::GetSequenceBounds(x)));
+}
