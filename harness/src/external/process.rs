@@ -175,10 +175,51 @@ pub struct ProcessSubject {
     stderr: Arc<Mutex<VecDeque<String>>>,
     restarts: u64,
     dead: Option<String>,
-    /// Requests in a row that faulted, and how many of them timed out.
-    streak: (u32, u32),
-    /// The first faults of the current streak (for the give-up reason).
+    streak: FaultStreak,
+}
+
+/// The give-up budget every external subject client keeps: the requests in
+/// a row that faulted, how many of them timed out, and the first faults of
+/// the streak (for the give-up reason).
+#[derive(Debug, Default)]
+pub struct FaultStreak {
+    faults: u32,
+    timeouts: u32,
     first_faults: Vec<String>,
+}
+
+impl FaultStreak {
+    /// Counts one answered (`None`) or faulted request; `input` names the
+    /// request. Sets `dead` once the streak reaches [`GIVE_UP_AFTER`]
+    /// faults or [`GIVE_UP_AFTER_TIMEOUTS`] timeouts.
+    pub fn count(&mut self, fault: Option<(&Fault, String)>, dead: &mut Option<String>) {
+        let Some((f, input)) = fault else {
+            *self = FaultStreak::default();
+            return;
+        };
+        self.faults += 1;
+        if f.class == FaultClass::Timeout {
+            self.timeouts += 1;
+        }
+        if self.first_faults.len() < FIRST_FAULTS {
+            self.first_faults
+                .push(format!("{input}: {}", clip(&f.to_string())));
+        }
+        if dead.is_none()
+            && (self.faults >= GIVE_UP_AFTER || self.timeouts >= GIVE_UP_AFTER_TIMEOUTS)
+        {
+            *dead = Some(format!(
+                "given up after {} faults in a row (first: {})",
+                self.faults,
+                self.first_faults.join("; ")
+            ));
+        }
+    }
+
+    /// True once the streak holds [`GIVE_UP_AFTER_TIMEOUTS`] timeouts.
+    pub fn timed_out(&self) -> bool {
+        self.timeouts >= GIVE_UP_AFTER_TIMEOUTS
+    }
 }
 
 /// Why a subject could not be started.
@@ -273,8 +314,7 @@ impl ProcessSubject {
             stderr,
             restarts: 0,
             dead: None,
-            streak: (0, 0),
-            first_faults: Vec::new(),
+            streak: FaultStreak::default(),
         })
     }
 
@@ -308,34 +348,13 @@ impl ProcessSubject {
     /// row (a subject that stopped reading or answering: the other
     /// generations it serves are given up with it, each timeout being slow).
     pub fn given_up_for_timeouts(&self) -> bool {
-        self.dead.is_some() && self.streak.1 >= GIVE_UP_AFTER_TIMEOUTS
+        self.dead.is_some() && self.streak.timed_out()
     }
 
     /// Counts one answered (`None`) or faulted request against the give-up
     /// budget; `input` names the request.
     fn count(&mut self, fault: Option<(&Fault, String)>) {
-        let Some((f, input)) = fault else {
-            self.streak = (0, 0);
-            self.first_faults.clear();
-            return;
-        };
-        self.streak.0 += 1;
-        if f.class == FaultClass::Timeout {
-            self.streak.1 += 1;
-        }
-        if self.first_faults.len() < FIRST_FAULTS {
-            self.first_faults
-                .push(format!("{input}: {}", clip(&f.to_string())));
-        }
-        if self.dead.is_none()
-            && (self.streak.0 >= GIVE_UP_AFTER || self.streak.1 >= GIVE_UP_AFTER_TIMEOUTS)
-        {
-            self.dead = Some(format!(
-                "given up after {} faults in a row (first: {})",
-                self.streak.0,
-                self.first_faults.join("; ")
-            ));
-        }
+        self.streak.count(fault, &mut self.dead);
     }
 
     /// The last [`STDERR_LINES`] lines the subject wrote to stderr (across

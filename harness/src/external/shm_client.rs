@@ -13,13 +13,13 @@
 //! one entry at a time, which names the input; a batch call is given
 //! [`batch_budget`] before that, so a hang costs the case timeout once
 //! (plus that bounded probe). Give-up rules are those of
-//! [`super::process`]: [`GIVE_UP_AFTER`] faulting inputs in a row (or
-//! [`GIVE_UP_AFTER_TIMEOUTS`] timeouts), or [`MAX_FAILED_STARTS`] failed
+//! [`super::process`]: [`super::process::GIVE_UP_AFTER`] faulting inputs in a row (or
+//! [`super::process::GIVE_UP_AFTER_TIMEOUTS`] timeouts), or [`MAX_FAILED_STARTS`] failed
 //! starts, and every later entry is [`FaultClass::NotSent`].
 
 use super::process::{
-    describe_exit, stderr_loop, Fault, FaultClass, StartError, GIVE_UP_AFTER,
-    GIVE_UP_AFTER_TIMEOUTS, MAX_FAILED_STARTS, POLL, STDERR_LINES,
+    describe_exit, stderr_loop, Fault, FaultClass, FaultStreak, StartError, MAX_FAILED_STARTS,
+    POLL, STDERR_LINES,
 };
 use super::protocol::LUT_TABLES;
 use super::reaper;
@@ -92,8 +92,7 @@ pub struct ShmChannel {
     seq: u32,
     restarts: u64,
     dead: Option<String>,
-    streak: (u32, u32),
-    first_faults: Vec<String>,
+    streak: FaultStreak,
     stderr: Arc<Mutex<VecDeque<String>>>,
 }
 
@@ -116,8 +115,7 @@ impl ShmChannel {
             seq: 0,
             restarts: 0,
             dead: None,
-            streak: (0, 0),
-            first_faults: Vec::new(),
+            streak: FaultStreak::default(),
             stderr,
         };
         let w = c.spawn().map_err(StartError)?;
@@ -138,7 +136,7 @@ impl ShmChannel {
 
     /// True if it was given up for timeouts in a row.
     pub fn given_up_for_timeouts(&self) -> bool {
-        self.dead.is_some() && self.streak.1 >= GIVE_UP_AFTER_TIMEOUTS
+        self.dead.is_some() && self.streak.timed_out()
     }
 
     /// The worker's last stderr lines (across restarts).
@@ -265,27 +263,7 @@ impl ShmChannel {
     }
 
     fn count(&mut self, fault: Option<(&Fault, String)>) {
-        let Some((f, input)) = fault else {
-            self.streak = (0, 0);
-            self.first_faults.clear();
-            return;
-        };
-        self.streak.0 += 1;
-        if f.class == FaultClass::Timeout {
-            self.streak.1 += 1;
-        }
-        if self.first_faults.len() < 3 {
-            self.first_faults.push(format!("{input}: {f}"));
-        }
-        if self.dead.is_none()
-            && (self.streak.0 >= GIVE_UP_AFTER || self.streak.1 >= GIVE_UP_AFTER_TIMEOUTS)
-        {
-            self.dead = Some(format!(
-                "given up after {} faults in a row (first: {})",
-                self.streak.0,
-                self.first_faults.join("; ")
-            ));
-        }
+        self.streak.count(fault, &mut self.dead);
     }
 
     /// The validator (`payload` or header) on every bundle, one answer each.
