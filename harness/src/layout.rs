@@ -246,6 +246,19 @@ pub fn field_kind(name: &str) -> Kind {
         .unwrap_or(Kind::Int)
 }
 
+/// `a == b` for two bundles, as eight word compares inlined into the caller
+/// (the per-case answer lookups of external subjects and core's memo run it
+/// on every judged case; the array `==` is an out-of-line `memcmp` call).
+#[inline]
+pub fn same_bundle(a: &[u8; 64], b: &[u8; 64]) -> bool {
+    let word = |x: &[u8; 64], i: usize| {
+        let mut w = [0u8; 8];
+        w.copy_from_slice(&x[i * 8..i * 8 + 8]);
+        u64::from_ne_bytes(w)
+    };
+    (0..8).fold(0u64, |acc, i| acc | (word(a, i) ^ word(b, i))) == 0
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -260,6 +273,17 @@ mod tests {
                 next += s.len;
             }
             assert_eq!(next, 64, "opcode {op:#x}");
+        }
+    }
+
+    #[test]
+    fn same_bundle_is_byte_equality() {
+        let a = [7u8; 64];
+        assert!(super::same_bundle(&a, &a));
+        for i in 0..64 {
+            let mut b = a;
+            b[i] ^= 0x80;
+            assert!(!super::same_bundle(&a, &b), "byte {i}");
         }
     }
 }

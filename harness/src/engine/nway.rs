@@ -277,12 +277,27 @@ impl Engine {
         if let Some(d) = pair(reference, &*s[0], &*s[1]) {
             return Outcome(vec![d]);
         }
-        let judged = self.judged_now(t);
-        let mut out: Vec<Divergence> = judged
-            .iter()
-            .filter_map(|x| pair(judge, *x, &*s[0]))
-            .collect();
-        if judged.len() >= 2 && !out.is_empty() {
+        // As [`Engine::judged_now`], without a list per case (this is the
+        // hot path of every bundle and LUT case).
+        let mut out: Vec<Divergence> = Vec::new();
+        let mut judged = 0usize;
+        if self.judging.get() {
+            for (k, (x, not_run)) in self.subjects[2..].iter().zip(&self.not_run).enumerate() {
+                if !x.capabilities().covers(t.spec().needs) {
+                    continue;
+                }
+                if x.given_up().is_some() {
+                    not_run.set(not_run.get() + 1);
+                    continue;
+                }
+                self.note_judged_in(k, t.rank());
+                judged += 1;
+                if let Some(d) = pair(judge, &**x, &*s[0]) {
+                    out.push(d);
+                }
+            }
+        }
+        if judged >= 2 && !out.is_empty() {
             self.add_cohorts(t, &mut out);
         }
         Outcome(out)

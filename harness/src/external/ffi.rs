@@ -484,6 +484,17 @@ impl SubjectLib {
 
     /// `tpb_lut`: `Ok(Ok(wire))` or `Ok(Err(refusal))`.
     pub fn lut(&self, table: LutTable, input: u32) -> Status<Result<u32, String>> {
+        self.lut_with(table, input, str::to_string)
+    }
+
+    /// [`SubjectLib::lut`], handing the refusal text to `refused` while it
+    /// is live (no copy: the batch worker writes it into its arena).
+    pub fn lut_with<R>(
+        &self,
+        table: LutTable,
+        input: u32,
+        refused: impl FnOnce(&str) -> R,
+    ) -> Status<Result<u32, R>> {
         let Some(f) = self.lut else {
             return Status::Unsupported;
         };
@@ -494,16 +505,19 @@ impl SubjectLib {
             return Status::Error("table name holds a NUL byte".into());
         };
         let mut wire = 0u32;
-        let mut refused: *const c_char = std::ptr::null();
+        let mut why: *const c_char = std::ptr::null();
         // SAFETY: `t` is NUL-terminated; the out-pointers are valid.
-        let rc = unsafe { f(t.as_ptr(), input, &mut wire, &mut refused) };
+        let rc = unsafe { f(t.as_ptr(), input, &mut wire, &mut why) };
         match rc {
-            // SAFETY: the ABI requires a null or a live NUL-terminated string.
-            TPB_OK => match unsafe { text(refused, "the refusal") } {
-                Ok(None) => Status::Ok(Ok(wire)),
-                Ok(Some(r)) => Status::Ok(Err(r)),
-                Err(e) => Status::Error(e),
-            },
+            TPB_OK if why.is_null() => Status::Ok(Ok(wire)),
+            TPB_OK => {
+                // SAFETY: the ABI requires a null or a live NUL-terminated
+                // string; it is read before the next library call.
+                match unsafe { CStr::from_ptr(why) }.to_str() {
+                    Ok(s) => Status::Ok(Err(refused(s))),
+                    Err(_) => Status::Error("the refusal is not UTF-8".into()),
+                }
+            }
             TPB_UNSUPPORTED => Status::Unsupported,
             n => Status::Error(format!("tpb_lut returned {n}")),
         }

@@ -20,8 +20,11 @@
 pub mod batch_framing;
 pub mod ffi;
 pub mod lower_json;
+pub mod names;
+mod prefetch;
 pub mod process;
 pub mod protocol;
+mod ready;
 pub mod reaper;
 pub mod shm;
 pub mod shm_client;

@@ -25,7 +25,7 @@ use super::protocol::LUT_TABLES;
 use super::reaper;
 use super::shm::{self, Field, Region};
 use super::verdict;
-use crate::subjects::{LutTable, Predicate, Verdict};
+use crate::subjects::{LutTable, Name, Predicate, Verdict};
 use std::collections::VecDeque;
 use std::io::{Read, Write};
 use std::os::unix::process::CommandExt;
@@ -43,8 +43,8 @@ pub enum ShmAnswer {
     Verdict(Verdict),
     /// A LUT's wire value.
     Wire(u32),
-    /// A LUT refusal's text.
-    Refused(String),
+    /// A LUT refusal, its text interned ([`super::names::foreign`]).
+    Refused(Name),
     /// `TPB_UNSUPPORTED`.
     Unsupported,
     /// No answer: crash, timeout, `TPB_ERROR`, or not sent.
@@ -94,6 +94,9 @@ pub struct ShmChannel {
     dead: Option<String>,
     streak: FaultStreak,
     stderr: Arc<Mutex<VecDeque<String>>>,
+    /// One hand-off's answers, reused (a chunk's worth of entries is too
+    /// big to allocate per hand-off without page faults).
+    scratch: Vec<Option<ShmAnswer>>,
 }
 
 impl ShmChannel {
@@ -117,6 +120,7 @@ impl ShmChannel {
             dead: None,
             streak: FaultStreak::default(),
             stderr,
+            scratch: Vec::new(),
         };
         let w = c.spawn().map_err(StartError)?;
         c.flags = w.region.get(Field::Flags);
@@ -273,12 +277,32 @@ impl ShmChannel {
         bundles: &[[u8; 64]],
         tick: &dyn Fn(),
     ) -> Vec<ShmAnswer> {
+        let mut out = Vec::new();
+        self.validate_into(payload, bundles, tick, &mut out);
+        out
+    }
+
+    /// `table` on every ordinal, one answer each.
+    pub fn lut(&mut self, table: LutTable, ords: &[u32], tick: &dyn Fn()) -> Vec<ShmAnswer> {
+        let mut out = Vec::new();
+        self.lut_into(table, ords, tick, &mut out);
+        out
+    }
+
+    /// [`ShmChannel::validate`], appending to `out` (reused by the caller).
+    pub fn validate_into(
+        &mut self,
+        payload: bool,
+        bundles: &[[u8; 64]],
+        tick: &dyn Fn(),
+        out: &mut Vec<ShmAnswer>,
+    ) {
         let op = if payload {
             shm::OP_VALIDATE_PAYLOAD
         } else {
             shm::OP_VALIDATE_HEADER
         };
-        let mut out = Vec::with_capacity(bundles.len());
+        out.reserve(bundles.len());
         for c in bundles.chunks(shm::CHUNK) {
             let fill = |r: &mut Region| {
                 let dst = r.inputs();
@@ -287,18 +311,24 @@ impl ShmChannel {
                 }
             };
             let name = |i: usize| crate::subjects::hex(&c[i]);
-            self.run_chunk(op, 0, c.len(), &fill, &name, &mut out, tick);
+            self.run_chunk(op, 0, c.len(), &fill, &name, out, tick);
         }
-        out
     }
 
-    /// `table` on every ordinal, one answer each.
-    pub fn lut(&mut self, table: LutTable, ords: &[u32], tick: &dyn Fn()) -> Vec<ShmAnswer> {
+    /// [`ShmChannel::lut`], appending to `out` (reused by the caller).
+    pub fn lut_into(
+        &mut self,
+        table: LutTable,
+        ords: &[u32],
+        tick: &dyn Fn(),
+        out: &mut Vec<ShmAnswer>,
+    ) {
         let Some(ti) = LUT_TABLES.iter().position(|&t| t == table) else {
-            return vec![ShmAnswer::Unsupported; ords.len()];
+            out.extend(ords.iter().map(|_| ShmAnswer::Unsupported));
+            return;
         };
         let ti = u32::try_from(ti).unwrap_or(u32::MAX);
-        let mut out = Vec::with_capacity(ords.len());
+        out.reserve(ords.len());
         for c in ords.chunks(shm::CHUNK) {
             let fill = |r: &mut Region| {
                 let dst = r.inputs();
@@ -307,9 +337,8 @@ impl ShmChannel {
                 }
             };
             let name = |i: usize| format!("{} {}", table.name(), c[i]);
-            self.run_chunk(shm::OP_LUT, ti, c.len(), &fill, &name, &mut out, tick);
+            self.run_chunk(shm::OP_LUT, ti, c.len(), &fill, &name, out, tick);
         }
-        out
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -323,7 +352,9 @@ impl ShmChannel {
         out: &mut Vec<ShmAnswer>,
         tick: &dyn Fn(),
     ) {
-        let mut answers: Vec<Option<ShmAnswer>> = vec![None; n];
+        let mut answers = std::mem::take(&mut self.scratch);
+        answers.clear();
+        answers.resize(n, None);
         let batchable = match op {
             shm::OP_VALIDATE_HEADER => self.has_batch(false),
             shm::OP_VALIDATE_PAYLOAD => self.has_batch(true),
@@ -467,7 +498,7 @@ impl ShmChannel {
                 }
             }
         }
-        out.extend(answers.into_iter().map(|a| {
+        out.extend(answers.drain(..).map(|a| {
             a.unwrap_or_else(|| {
                 ShmAnswer::Fault(Fault {
                     class: FaultClass::Crash,
@@ -475,6 +506,7 @@ impl ShmChannel {
                 })
             })
         }));
+        self.scratch = answers;
     }
 }
 
@@ -533,6 +565,9 @@ fn collect(
     answers: &mut [Option<ShmAnswer>],
 ) -> bool {
     let mut good = false;
+    // Refusals of one hand-off by arena offset: the worker writes each
+    // distinct text once, so each is read and interned once per hand-off.
+    let mut refusals: Vec<(u32, Name)> = Vec::new();
     for i in range {
         let (code, value) = (r.codes()[i], r.values()[i]);
         let text = |r: &mut Region| {
@@ -550,7 +585,16 @@ fn collect(
             }
             _ if op != shm::OP_LUT => ShmAnswer::Verdict(verdict::verdict_of(code)),
             shm::CODE_WIRE => ShmAnswer::Wire(value),
-            shm::CODE_REFUSED => ShmAnswer::Refused(text(r)),
+            shm::CODE_REFUSED => match refusals.iter().find(|(o, _)| *o == value) {
+                Some((_, n)) => ShmAnswer::Refused(n.clone()),
+                None => {
+                    let n = super::names::foreign(&text(r));
+                    if value != u32::MAX && refusals.len() < 64 {
+                        refusals.push((value, n.clone()));
+                    }
+                    ShmAnswer::Refused(n)
+                }
+            },
             c => ShmAnswer::Fault(Fault {
                 class: FaultClass::Protocol,
                 detail: format!("worker wrote answer code {c}"),

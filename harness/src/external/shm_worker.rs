@@ -122,9 +122,10 @@ fn run_handoff(lib: &SubjectLib, r: &mut Region, arena: &mut Arena) {
                         input[i * 4 + 3],
                     ])
                 };
-                match lib.lut(t, ord) {
+                let (arena, texts) = (&mut *arena, r.arena());
+                match lib.lut_with(t, ord, |why| arena.put(texts, why)) {
                     Status::Ok(Ok(w)) => (shm::CODE_WIRE, w),
-                    Status::Ok(Err(why)) => (shm::CODE_REFUSED, arena.put(r.arena(), &why)),
+                    Status::Ok(Err(offset)) => (shm::CODE_REFUSED, offset),
                     Status::Unsupported => (shm::CODE_UNSUPPORTED, 0),
                     Status::Error(e) => (shm::CODE_ERROR, arena.put(r.arena(), &e)),
                 }

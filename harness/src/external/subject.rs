@@ -15,11 +15,14 @@
 //! subjects are gone.
 
 use super::batch_framing::{self, BatchProcess};
+use super::names::foreign;
+use super::prefetch::lut_reply;
 use super::process::{
     Fault as ClientFault, FaultClass, Launch, ProcessSubject, Reply as ClientReply, StartError,
     STDERR_LINES,
 };
 use super::protocol::{Answer, Hello, Op, Request};
+use super::ready::ReadyStore;
 use super::shm_client::{ShmAnswer, ShmChannel};
 use crate::arch::Arch;
 use crate::fields_json::{fields_from_json, fields_json};
@@ -27,11 +30,12 @@ use crate::layout::mnemonic;
 use crate::subjects::registry::{OpenError, SubjectSpec};
 use crate::subjects::{
     Batch, Capabilities, Capability, DecodeFail, Decoded, EncodeResult, Fault, FieldName,
-    IrInstruction, LutResult, LutTable, ModuleAnswer, Name, Predicate, Reply, StreamFail, Subject,
+    IrInstruction, LutResult, LutTable, ModuleAnswer, Predicate, Reply, StreamFail, Subject,
     Validator, Value, Verdict,
 };
-use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
-use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::cell::RefCell;
+use std::collections::{BTreeMap, HashMap, VecDeque};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
@@ -188,111 +192,29 @@ fn shm_enabled() -> bool {
     std::env::var(TRANSPORT_ENV).map_or(true, |v| v != "lines")
 }
 
-/// What a prefetched answer is for.
-#[derive(Clone, Debug, PartialEq, Eq)]
-enum ReadyKey {
-    Bundle(Op, [u8; 64]),
-    Lut(LutTable, u32),
-}
-
-/// A prefetched, already typed answer.
-enum Ready {
-    Verdict(Reply<Verdict>),
-    Lut(Reply<LutResult>),
-}
-
-fn shm_fault(f: ClientFault) -> Fault {
-    fault(Err(f))
-}
-
-fn shm_verdict(a: ShmAnswer) -> Reply<Verdict> {
-    match a {
-        ShmAnswer::Verdict(v) => Ok(v),
-        ShmAnswer::Unsupported => Err(Fault::Unsupported),
-        ShmAnswer::Fault(f) => Err(shm_fault(f)),
-        other => Err(Fault::Protocol(format!(
-            "answer of the wrong kind: {other:?}"
-        ))),
-    }
-}
-
-/// A shared-memory LUT answer, typed; `names` keeps the refusal names of
-/// one batch (a handful of texts over thousands of entries), so each is
-/// looked up in [`foreign`]'s process-wide set once.
-fn shm_lut(a: ShmAnswer, names: &mut Vec<(String, Name)>) -> Reply<LutResult> {
-    match a {
-        ShmAnswer::Wire(w) => u8::try_from(w)
-            .map(Ok)
-            .map_err(|_| Fault::Protocol(format!("wire value {w} is not a byte"))),
-        ShmAnswer::Refused(why) => {
-            if let Some((_, n)) = names.iter().find(|(t, _)| *t == why) {
-                return Ok(Err(n.clone()));
-            }
-            let n = foreign(&why);
-            if names.len() < 64 {
-                names.push((why, n.clone()));
-            }
-            Ok(Err(n))
-        }
-        ShmAnswer::Unsupported => Err(Fault::Unsupported),
-        ShmAnswer::Fault(f) => Err(shm_fault(f)),
-        ShmAnswer::Verdict(_) => Err(Fault::Protocol("answer of the wrong kind".into())),
-    }
-}
-
-fn lut_reply(r: ClientReply) -> Reply<LutResult> {
-    match r {
-        Ok(Answer::Wire(w)) => u8::try_from(w)
-            .map(Ok)
-            .map_err(|_| Fault::Protocol(format!("wire value {w} is not a byte"))),
-        Ok(Answer::Refused(why)) => Ok(Err(foreign(&why))),
-        other => Err(fault(other)),
-    }
-}
-
 /// An external subject serving one generation.
 pub struct ExternalSubject {
     name: String,
-    caps: Capabilities,
-    client: Mutex<ProcessSubject>,
+    pub(super) caps: Capabilities,
+    pub(super) client: Mutex<ProcessSubject>,
     /// Answers of the last [`Subject::prefetch`], served (once each) before
     /// any new round trip.
     prefetched: Mutex<HashMap<(Op, [u8; 64]), ClientReply>>,
     /// The `lib:` batch worker (validator and LUT chunks), if any.
-    shm: Option<Mutex<ShmChannel>>,
+    pub(super) shm: Option<Mutex<ShmChannel>>,
     /// The `cmd:` subject's `batch64` instance (validator chunks), if any.
-    batch: Option<Mutex<BatchProcess>>,
-    /// Typed answers of the last [`Subject::prefetch`] in call order, served
-    /// (once each) before any new round trip.
-    ready: Mutex<VecDeque<(ReadyKey, Ready)>>,
-    /// `ready`'s length, kept with every change under its lock, so
-    /// [`Subject::given_up`] (asked before every judged case) needs no lock
-    /// while answers are queued.
-    ready_len: AtomicUsize,
+    pub(super) batch: Option<Mutex<BatchProcess>>,
+    /// Typed answers of the last [`Subject::prefetch`] by position, served
+    /// (once each) before any new round trip ([`super::prefetch`]).
+    ready: RefCell<ReadyStore>,
+    /// The batch worker's answers of one prefetch, reused.
+    pub(super) shm_out: RefCell<Vec<ShmAnswer>>,
     calls: AtomicU64,
     busy_ns: AtomicU64,
 }
 
-/// Names that came from outside, interned so they can be compared with
-/// core's by text (at most [`MAX_NAMES`]; beyond that, `Unknown`).
-fn foreign(s: &str) -> Name {
-    const MAX_NAMES: usize = 4096;
-    static NAMES: OnceLock<Mutex<HashSet<&'static str>>> = OnceLock::new();
-    let Ok(mut set) = NAMES.get_or_init(|| Mutex::new(HashSet::new())).lock() else {
-        return Name::Unknown(s.to_string());
-    };
-    if let Some(k) = set.get(s) {
-        return Name::Known(k);
-    }
-    if set.len() >= MAX_NAMES {
-        return Name::Unknown(s.to_string());
-    }
-    let k: &'static str = Box::leak(s.to_string().into_boxed_str());
-    set.insert(k);
-    Name::Known(k)
-}
-
-fn fault(r: ClientReply) -> Fault {
+/// A client reply that is no answer, as the engine's fault.
+pub(super) fn fault(r: ClientReply) -> Fault {
     match r {
         Err(f) => match f.class {
             FaultClass::Crash | FaultClass::NotSent => Fault::Crash(f.detail),
@@ -335,8 +257,8 @@ impl ExternalSubject {
             prefetched: Mutex::new(HashMap::new()),
             shm: None,
             batch: None,
-            ready: Mutex::new(VecDeque::new()),
-            ready_len: AtomicUsize::new(0),
+            ready: RefCell::new(ReadyStore::default()),
+            shm_out: RefCell::new(Vec::new()),
             calls: AtomicU64::new(0),
             busy_ns: AtomicU64::new(0),
         }
@@ -349,191 +271,13 @@ impl ExternalSubject {
         self
     }
 
-    /// The prefetched answer for `key`, if one is queued: the queue is in
-    /// call order, so entries before it (cases the engine did not ask this
-    /// subject about) are dropped; a key not queued leaves it as it is.
-    fn take_ready(&self, key: &ReadyKey) -> Option<Ready> {
-        let mut q = self.ready.lock().ok()?;
-        let p = q.iter().position(|(k, _)| k == key)?;
-        q.drain(..p);
-        let r = q.pop_front().map(|(_, r)| r);
-        self.ready_len.store(q.len(), Ordering::Relaxed);
-        r
-    }
-
-    fn timed<T>(&self, n: usize, f: impl FnOnce() -> T) -> T {
+    pub(super) fn timed<T>(&self, n: usize, f: impl FnOnce() -> T) -> T {
         let t = Instant::now();
         let out = f();
         let ns = u64::try_from(t.elapsed().as_nanos()).unwrap_or(u64::MAX);
         self.busy_ns.fetch_add(ns, Ordering::Relaxed);
         self.calls.fetch_add(n as u64, Ordering::Relaxed);
         out
-    }
-
-    /// Answers `batch` through the batch worker or, for LUTs without one,
-    /// pipelined lines; false if it is not a batch this path serves.
-    fn prefetch_ready(&self, batch: Batch<'_>, tick: &dyn Fn()) -> bool {
-        let supports = |op: Op| self.client.lock().is_ok_and(|c| c.supports(op));
-        let mut queue: VecDeque<(ReadyKey, Ready)> = VecDeque::new();
-        match batch {
-            Batch::Validate(v, bs) if self.shm.is_none() => {
-                let op = match v {
-                    Validator::Header => Op::ValidateHeader,
-                    Validator::Payload => Op::ValidatePayload,
-                };
-                let Some(b) = &self.batch else { return false };
-                if !supports(op) || !b.lock().is_ok_and(|b| b.usable()) {
-                    return false;
-                }
-                self.prefetch_framed(b, v, op, bs, tick, &mut queue);
-            }
-            Batch::Validate(v, bs) => {
-                let Some(shm) = &self.shm else { return false };
-                let op = match v {
-                    Validator::Header => Op::ValidateHeader,
-                    Validator::Payload => Op::ValidatePayload,
-                };
-                if !supports(op) {
-                    return true;
-                }
-                let Ok(mut ch) = shm.lock() else { return true };
-                let answers =
-                    self.timed(bs.len(), || ch.validate(v == Validator::Payload, bs, tick));
-                for (b, a) in bs.iter().zip(answers) {
-                    if matches!(&a, ShmAnswer::Fault(f) if f.class == FaultClass::NotSent) {
-                        continue;
-                    }
-                    queue.push_back((ReadyKey::Bundle(op, *b), Ready::Verdict(shm_verdict(a))));
-                }
-            }
-            Batch::Lut(tables, ords) => {
-                if !supports(Op::Lut) {
-                    return true;
-                }
-                let tables: Vec<LutTable> = tables
-                    .iter()
-                    .copied()
-                    .filter(|t| self.caps.has(Capability::Lut(*t)))
-                    .collect();
-                let per_table: Vec<Vec<Reply<LutResult>>> = match &self.shm {
-                    Some(shm) => {
-                        let Ok(mut ch) = shm.lock() else { return true };
-                        let mut names = Vec::new();
-                        tables
-                            .iter()
-                            .map(|&t| {
-                                self.timed(ords.len(), || ch.lut(t, ords, tick))
-                                    .into_iter()
-                                    .map(|a| match a {
-                                        ShmAnswer::Fault(f) if f.class == FaultClass::NotSent => {
-                                            Err(Fault::Crash(f.detail))
-                                        }
-                                        a => shm_lut(a, &mut names),
-                                    })
-                                    .collect()
-                            })
-                            .collect()
-                    }
-                    None => {
-                        let Ok(mut c) = self.client.lock() else {
-                            return true;
-                        };
-                        tables
-                            .iter()
-                            .map(|&t| {
-                                let reqs: Vec<Request> = ords
-                                    .iter()
-                                    .map(|&input| Request::Lut { table: t, input })
-                                    .collect();
-                                self.timed(reqs.len(), || c.call_batch_with(&reqs, tick))
-                                    .into_iter()
-                                    .map(lut_reply)
-                                    .collect()
-                            })
-                            .collect()
-                    }
-                };
-                let mut cols: Vec<std::vec::IntoIter<Reply<LutResult>>> =
-                    per_table.into_iter().map(Vec::into_iter).collect();
-                for &o in ords {
-                    for (t, col) in tables.iter().zip(cols.iter_mut()) {
-                        if let Some(r) = col.next() {
-                            queue.push_back((ReadyKey::Lut(*t, o), Ready::Lut(r)));
-                        }
-                    }
-                }
-            }
-            Batch::Decode(_) => return false,
-        }
-        if let Ok(mut q) = self.ready.lock() {
-            *q = queue;
-            self.ready_len.store(q.len(), Ordering::Relaxed);
-        }
-        true
-    }
-
-    /// Validator chunks through the `batch64` instance; a frame that
-    /// crashed or timed out goes down the JSON lines one by one instead.
-    fn prefetch_framed(
-        &self,
-        b: &Mutex<BatchProcess>,
-        v: Validator,
-        op: Op,
-        bs: &[[u8; 64]],
-        tick: &dyn Fn(),
-        queue: &mut VecDeque<(ReadyKey, Ready)>,
-    ) {
-        let code = match v {
-            Validator::Header => batch_framing::FRAME_VALIDATE_HEADER,
-            Validator::Payload => batch_framing::FRAME_VALIDATE_PAYLOAD,
-        };
-        for chunk in bs.chunks(batch_framing::MAX_RECORDS) {
-            let framed = match b.lock() {
-                Ok(mut b) if b.usable() => self.timed(chunk.len(), || b.run(code, chunk)),
-                _ => Err(ClientFault {
-                    class: FaultClass::Crash,
-                    detail: "batch framing given up".into(),
-                }),
-            };
-            tick();
-            match framed {
-                Ok(ids) => {
-                    for (x, id) in chunk.iter().zip(ids) {
-                        let r = Ok(super::verdict::verdict_of(id));
-                        queue.push_back((ReadyKey::Bundle(op, *x), Ready::Verdict(r)));
-                    }
-                }
-                Err(f) if f.class == FaultClass::Protocol => {
-                    for x in chunk {
-                        let r = Err(Fault::Protocol(format!("batch64: {}", f.detail)));
-                        queue.push_back((ReadyKey::Bundle(op, *x), Ready::Verdict(r)));
-                    }
-                }
-                Err(_) => {
-                    let reqs: Vec<Request> = chunk
-                        .iter()
-                        .map(|x| match v {
-                            Validator::Header => Request::ValidateHeader(*x),
-                            Validator::Payload => Request::ValidatePayload(*x),
-                        })
-                        .collect();
-                    let Ok(mut c) = self.client.lock() else {
-                        return;
-                    };
-                    let replies = self.timed(reqs.len(), || c.call_batch_with(&reqs, tick));
-                    for (x, r) in chunk.iter().zip(replies) {
-                        if matches!(&r, Err(f) if f.class == FaultClass::NotSent) {
-                            continue;
-                        }
-                        let r = match r {
-                            Ok(Answer::Verdict(p)) => Ok(p.map(|s| Predicate::from_name(&s))),
-                            other => Err(fault(other)),
-                        };
-                        queue.push_back((ReadyKey::Bundle(op, *x), Ready::Verdict(r)));
-                    }
-                }
-            }
-        }
     }
 
     /// The hello name.
@@ -639,19 +383,20 @@ impl Subject for ExternalSubject {
     }
 
     fn prefetch(&self, batch: Batch<'_>, tick: &dyn Fn()) {
-        if let Ok(mut q) = self.ready.lock() {
-            q.clear();
-            self.ready_len.store(0, Ordering::Relaxed);
-        }
+        let Ok(mut store) = self.ready.try_borrow_mut() else {
+            return;
+        };
+        store.clear();
         if self.recorded_give_up().is_some() {
             if let Ok(mut m) = self.prefetched.lock() {
                 m.clear();
             }
             return;
         }
-        if self.prefetch_ready(batch, tick) {
+        if self.prefetch_ready(batch, tick, &mut store) {
             return;
         }
+        drop(store);
         let reqs: Vec<Request> = match batch {
             Batch::Validate(Validator::Header, bs) => {
                 bs.iter().map(|b| Request::ValidateHeader(*b)).collect()
@@ -700,11 +445,8 @@ impl Subject for ExternalSubject {
     fn given_up(&self) -> Option<String> {
         // Answers fetched before giving up (the faults that caused it among
         // them) are still served, so those cases are judged.
-        if self.ready_len.load(Ordering::Relaxed) > 0 {
-            return None;
-        }
-        if self.prefetched.lock().is_ok_and(|m| !m.is_empty())
-            || self.ready.lock().is_ok_and(|q| !q.is_empty())
+        if self.ready.try_borrow().is_ok_and(|s| s.pending())
+            || self.prefetched.lock().is_ok_and(|m| !m.is_empty())
         {
             return None;
         }
@@ -716,7 +458,8 @@ impl Subject for ExternalSubject {
             Validator::Header => Request::ValidateHeader(*b),
             Validator::Payload => Request::ValidatePayload(*b),
         };
-        if let Some(Ready::Verdict(v)) = self.take_ready(&ReadyKey::Bundle(r.op(), *b)) {
+        let ready = self.ready.try_borrow_mut().ok();
+        if let Some(v) = ready.and_then(|mut s| s.take_verdict(r.op(), b)) {
             return v;
         }
         match self.call(r) {
@@ -761,7 +504,8 @@ impl Subject for ExternalSubject {
         if !self.caps.has(Capability::Lut(table)) {
             return Err(Fault::Unsupported);
         }
-        if let Some(Ready::Lut(r)) = self.take_ready(&ReadyKey::Lut(table, input)) {
+        let ready = self.ready.try_borrow_mut().ok();
+        if let Some(r) = ready.and_then(|mut s| s.take_lut(table, input)) {
             return r;
         }
         lut_reply(self.call(Request::Lut { table, input }))
@@ -822,36 +566,6 @@ impl Subject for ExternalSubject {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn batch_refusal_names_stay_per_entry() {
-        let mut names = Vec::new();
-        let text = |r: Reply<LutResult>| match r {
-            Ok(Ok(w)) => format!("wire {w}"),
-            Ok(Err(n)) => format!("refused {}", n.as_str()),
-            Err(f) => format!("fault {f:?}"),
-        };
-        let got: Vec<String> = [
-            ShmAnswer::Refused("out_of_range".into()),
-            ShmAnswer::Refused("not_dge_op".into()),
-            ShmAnswer::Wire(5),
-            ShmAnswer::Refused("out_of_range".into()),
-            ShmAnswer::Wire(300),
-        ]
-        .into_iter()
-        .map(|a| text(shm_lut(a, &mut names)))
-        .collect();
-        assert_eq!(
-            got[..4],
-            [
-                "refused out_of_range",
-                "refused not_dge_op",
-                "wire 5",
-                "refused out_of_range"
-            ]
-        );
-        assert!(got[4].starts_with("fault Protocol"), "{}", got[4]);
-    }
 
     #[test]
     fn dlopen_paths() {

@@ -206,6 +206,26 @@ impl GateConfig {
         self.subject_cases.is_none_or(|cap| i < cap)
     }
 
+    /// Cases per work chunk of `target`: the registry's
+    /// [`crate::targets::TargetSpec::chunk`], raised to one shared-memory
+    /// hand-off ([`crate::external::shm::CHUNK`]) for the bundle and LUT
+    /// targets when an external subject is under test, so each chunk is
+    /// one hand-off of thousands of cases (the chunk only groups work: the
+    /// same case indices run either way).
+    pub fn chunk_of(&self, target: Target) -> u64 {
+        let spec = target.spec().chunk;
+        let external = self
+            .subjects
+            .iter()
+            .any(|s| matches!(s, SubjectSpec::Lib(_) | SubjectSpec::Cmd(_)));
+        let batched = target.is_bundle() || matches!(target.check(), crate::targets::Check::Lut(_));
+        if external && batched {
+            spec.max(crate::external::shm::CHUNK as u64)
+        } else {
+            spec
+        }
+    }
+
     /// Generated cases (before sharding) for `target`.
     pub fn cases_for(&self, target: Target) -> u64 {
         match kinds::of(target).case_budget() {

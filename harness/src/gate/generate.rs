@@ -170,7 +170,7 @@ fn plan_items(cfg: &GateConfig) -> (Plan, Vec<u64>) {
         .targets
         .iter()
         .zip(&planned)
-        .map(|(t, n)| n.div_ceil(t.spec().chunk))
+        .map(|(t, n)| n.div_ceil(cfg.chunk_of(*t)))
         .collect();
     let rounds = chunks.iter().copied().max().unwrap_or(0);
     let total = rounds.saturating_mul(chunks.len() as u64);
@@ -219,7 +219,7 @@ fn worker(sh: &Shared, w: usize) {
         };
         let t = cfg.targets[ti];
         let kind = target_kinds[ti];
-        let chunk = t.spec().chunk;
+        let chunk = cfg.chunk_of(t);
         let lo = k * chunk;
         let hi = lo.saturating_add(chunk).min(sh.planned[ti]);
         let mut cov = CovMap::default();

@@ -1,0 +1,259 @@
+//! How an [`ExternalSubject`] answers a whole [`Batch`] ahead of the
+//! engine's per-case calls: a `lib:` subject's validator and LUT chunks
+//! through its shared-memory worker ([`super::shm_client`]), a `cmd:`
+//! subject's validator chunks through its `batch64` framing
+//! ([`super::batch_framing`]), LUTs without a worker as pipelined lines.
+//! Answers land in the subject's [`ReadyStore`] by position.
+
+use super::batch_framing::{self, BatchProcess};
+use super::names::foreign;
+use super::process::{Fault as ClientFault, FaultClass, Reply as ClientReply};
+use super::protocol::{Answer, Op, Request};
+use super::ready::ReadyStore;
+use super::shm_client::ShmAnswer;
+use super::subject::{fault, ExternalSubject};
+use crate::subjects::{
+    Batch, Capability, Fault, LutResult, LutTable, Predicate, Reply, Validator, Verdict,
+};
+use std::sync::Mutex;
+
+fn shm_fault(f: ClientFault) -> Fault {
+    fault(Err(f))
+}
+
+/// A shared-memory verdict, typed (`None`: never sent).
+fn shm_verdict(a: ShmAnswer) -> Option<Reply<Verdict>> {
+    Some(match a {
+        ShmAnswer::Fault(f) if f.class == FaultClass::NotSent => return None,
+        ShmAnswer::Verdict(v) => Ok(v),
+        ShmAnswer::Unsupported => Err(Fault::Unsupported),
+        ShmAnswer::Fault(f) => Err(shm_fault(f)),
+        other => Err(Fault::Protocol(format!(
+            "answer of the wrong kind: {other:?}"
+        ))),
+    })
+}
+
+/// A shared-memory LUT answer, typed (an entry never sent is a crash fault,
+/// as on the lines transport).
+pub(super) fn shm_lut(a: ShmAnswer) -> Reply<LutResult> {
+    match a {
+        ShmAnswer::Wire(w) => u8::try_from(w)
+            .map(Ok)
+            .map_err(|_| Fault::Protocol(format!("wire value {w} is not a byte"))),
+        ShmAnswer::Refused(n) => Ok(Err(n)),
+        ShmAnswer::Unsupported => Err(Fault::Unsupported),
+        ShmAnswer::Fault(f) if f.class == FaultClass::NotSent => Err(Fault::Crash(f.detail)),
+        ShmAnswer::Fault(f) => Err(shm_fault(f)),
+        ShmAnswer::Verdict(_) => Err(Fault::Protocol("answer of the wrong kind".into())),
+    }
+}
+
+/// A lines answer to a LUT request, typed.
+pub(super) fn lut_reply(r: ClientReply) -> Reply<LutResult> {
+    match r {
+        Ok(Answer::Wire(w)) => u8::try_from(w)
+            .map(Ok)
+            .map_err(|_| Fault::Protocol(format!("wire value {w} is not a byte"))),
+        Ok(Answer::Refused(why)) => Ok(Err(foreign(&why))),
+        other => Err(fault(other)),
+    }
+}
+
+fn op_of(v: Validator) -> Op {
+    match v {
+        Validator::Header => Op::ValidateHeader,
+        Validator::Payload => Op::ValidatePayload,
+    }
+}
+
+impl ExternalSubject {
+    /// Answers `batch` into `store` through the batch worker, the framing,
+    /// or (for LUTs without a worker) pipelined lines; false if it is not a
+    /// batch this path serves.
+    pub(super) fn prefetch_ready(
+        &self,
+        batch: Batch<'_>,
+        tick: &dyn Fn(),
+        store: &mut ReadyStore,
+    ) -> bool {
+        let supports = |op: Op| self.client.lock().is_ok_and(|c| c.supports(op));
+        match batch {
+            Batch::Validate(v, bs) if self.shm.is_none() => {
+                let op = op_of(v);
+                let Some(b) = &self.batch else { return false };
+                if !supports(op) || !b.lock().is_ok_and(|b| b.usable()) {
+                    return false;
+                }
+                store.begin_bundles(op, bs);
+                self.prefetch_framed(b, v, bs, tick, store);
+            }
+            Batch::Validate(v, bs) => {
+                let Some(shm) = &self.shm else { return false };
+                let op = op_of(v);
+                if !supports(op) {
+                    return true;
+                }
+                let Ok(mut ch) = shm.lock() else { return true };
+                let Ok(mut out) = self.shm_out.try_borrow_mut() else {
+                    return true;
+                };
+                out.clear();
+                let payload = v == Validator::Payload;
+                self.timed(bs.len(), || ch.validate_into(payload, bs, tick, &mut out));
+                store.begin_bundles(op, bs);
+                for a in out.drain(..) {
+                    store.push_verdict(shm_verdict(a));
+                }
+                store.pad_verdicts(bs.len());
+            }
+            Batch::Lut(tables, ords) => {
+                if !supports(Op::Lut) {
+                    return true;
+                }
+                let tables: Vec<LutTable> = tables
+                    .iter()
+                    .copied()
+                    .filter(|t| self.caps.has(Capability::Lut(*t)))
+                    .collect();
+                store.begin_luts(&tables, ords);
+                self.prefetch_luts(&tables, ords, tick, store);
+            }
+            Batch::Decode(_) => return false,
+        }
+        true
+    }
+
+    fn prefetch_luts(
+        &self,
+        tables: &[LutTable],
+        ords: &[u32],
+        tick: &dyn Fn(),
+        store: &mut ReadyStore,
+    ) {
+        if let Some(shm) = &self.shm {
+            let Ok(mut ch) = shm.lock() else { return };
+            let Ok(mut out) = self.shm_out.try_borrow_mut() else {
+                return;
+            };
+            for &t in tables {
+                out.clear();
+                self.timed(ords.len(), || ch.lut_into(t, ords, tick, &mut out));
+                for a in out.drain(..) {
+                    store.push_lut(t, Some(shm_lut(a)));
+                }
+            }
+            return;
+        }
+        let Ok(mut c) = self.client.lock() else {
+            return;
+        };
+        for &t in tables {
+            let reqs: Vec<Request> = ords
+                .iter()
+                .map(|&input| Request::Lut { table: t, input })
+                .collect();
+            for r in self.timed(reqs.len(), || c.call_batch_with(&reqs, tick)) {
+                store.push_lut(t, Some(lut_reply(r)));
+            }
+        }
+    }
+
+    /// Validator chunks through the `batch64` instance; a frame that
+    /// crashed or timed out goes down the JSON lines one by one instead.
+    /// Every chunk leaves exactly one entry per bundle in `store`.
+    fn prefetch_framed(
+        &self,
+        b: &Mutex<BatchProcess>,
+        v: Validator,
+        bs: &[[u8; 64]],
+        tick: &dyn Fn(),
+        store: &mut ReadyStore,
+    ) {
+        let code = match v {
+            Validator::Header => batch_framing::FRAME_VALIDATE_HEADER,
+            Validator::Payload => batch_framing::FRAME_VALIDATE_PAYLOAD,
+        };
+        let mut filled = 0usize;
+        for chunk in bs.chunks(batch_framing::MAX_RECORDS) {
+            let framed = match b.lock() {
+                Ok(mut b) if b.usable() => self.timed(chunk.len(), || b.run(code, chunk)),
+                _ => Err(ClientFault {
+                    class: FaultClass::Crash,
+                    detail: "batch framing given up".into(),
+                }),
+            };
+            tick();
+            match framed {
+                Ok(ids) => {
+                    for id in ids.into_iter().take(chunk.len()) {
+                        store.push_verdict(Some(Ok(super::verdict::verdict_of(id))));
+                    }
+                }
+                Err(f) if f.class == FaultClass::Protocol => {
+                    for _ in chunk {
+                        let r = Err(Fault::Protocol(format!("batch64: {}", f.detail)));
+                        store.push_verdict(Some(r));
+                    }
+                }
+                Err(_) => {
+                    let reqs: Vec<Request> = chunk
+                        .iter()
+                        .map(|x| match v {
+                            Validator::Header => Request::ValidateHeader(*x),
+                            Validator::Payload => Request::ValidatePayload(*x),
+                        })
+                        .collect();
+                    let Ok(mut c) = self.client.lock() else {
+                        return;
+                    };
+                    let replies = self.timed(reqs.len(), || c.call_batch_with(&reqs, tick));
+                    for r in replies.into_iter().take(chunk.len()) {
+                        store.push_verdict(match r {
+                            Err(f) if f.class == FaultClass::NotSent => None,
+                            Ok(Answer::Verdict(p)) => Some(Ok(p.map(|s| Predicate::from_name(&s)))),
+                            other => Some(Err(fault(other))),
+                        });
+                    }
+                }
+            }
+            // A short answer leaves the rest of the chunk to direct calls.
+            filled += chunk.len();
+            store.pad_verdicts(filled);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn batch_refusal_names_stay_per_entry() {
+        let text = |r: Reply<LutResult>| match r {
+            Ok(Ok(w)) => format!("wire {w}"),
+            Ok(Err(n)) => format!("refused {}", n.as_str()),
+            Err(f) => format!("fault {f:?}"),
+        };
+        let got: Vec<String> = [
+            ShmAnswer::Refused(foreign("out_of_range")),
+            ShmAnswer::Refused(foreign("not_dge_op")),
+            ShmAnswer::Wire(5),
+            ShmAnswer::Refused(foreign("out_of_range")),
+            ShmAnswer::Wire(300),
+        ]
+        .into_iter()
+        .map(|a| text(shm_lut(a)))
+        .collect();
+        assert_eq!(
+            got[..4],
+            [
+                "refused out_of_range",
+                "refused not_dge_op",
+                "wire 5",
+                "refused out_of_range"
+            ]
+        );
+        assert!(got[4].starts_with("fault Protocol"), "{}", got[4]);
+    }
+}

@@ -1,0 +1,194 @@
+//! [`ReadyStore`]: the answers an external subject fetched ahead of the
+//! engine's per-case calls ([`crate::subjects::Subject::prefetch`]), kept by
+//! position in the batch.
+//!
+//! The engine asks in batch order, skipping the cases it does not judge
+//! (another generation, a capped `--subject-cases`). A lookup starts at the
+//! cursor and moves it past the entry it serves, so the usual case is one
+//! 64-byte (or one `u32`) comparison, no hashing, no lock and no copy of
+//! the key; an input the batch does not hold leaves the cursor where it is
+//! (the caller then asks the subject directly). Buffers are reused from one
+//! batch to the next.
+
+use super::protocol::Op;
+use crate::layout::same_bundle;
+use crate::subjects::{LutResult, LutTable, Reply, Verdict};
+
+/// What the stored batch answers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Held {
+    Nothing,
+    Bundles(Op),
+    Luts,
+}
+
+/// See the module docs. An entry is `None` when it was never asked (the
+/// subject was given up before it): the engine counts it as not run.
+pub struct ReadyStore {
+    held: Held,
+    bundles: Vec<[u8; 64]>,
+    verdicts: Vec<Option<Reply<Verdict>>>,
+    next: usize,
+    ords: Vec<u32>,
+    /// Per LUT table of the batch: its answers (by ordinal position) and
+    /// its cursor.
+    tables: Vec<(LutTable, Vec<LutEntry>, usize)>,
+}
+
+/// One stored LUT answer (`None`: not asked).
+type LutEntry = Option<Reply<LutResult>>;
+
+impl Default for ReadyStore {
+    fn default() -> ReadyStore {
+        ReadyStore {
+            held: Held::Nothing,
+            bundles: Vec::new(),
+            verdicts: Vec::new(),
+            next: 0,
+            ords: Vec::new(),
+            tables: Vec::new(),
+        }
+    }
+}
+
+impl ReadyStore {
+    /// Forgets every answer (capacity is kept).
+    pub fn clear(&mut self) {
+        self.held = Held::Nothing;
+        self.bundles.clear();
+        self.verdicts.clear();
+        self.next = 0;
+        self.ords.clear();
+        for (_, answers, cursor) in &mut self.tables {
+            answers.clear();
+            *cursor = 0;
+        }
+    }
+
+    /// True while an answer is still to be served.
+    pub fn pending(&self) -> bool {
+        match self.held {
+            Held::Nothing => false,
+            Held::Bundles(_) => self.next < self.verdicts.len(),
+            Held::Luts => self.tables.iter().any(|(_, a, c)| *c < a.len()),
+        }
+    }
+
+    /// Starts a batch of `op` on `bundles`; answers follow with
+    /// [`ReadyStore::push_verdict`], in the same order.
+    pub fn begin_bundles(&mut self, op: Op, bundles: &[[u8; 64]]) {
+        self.clear();
+        self.held = Held::Bundles(op);
+        self.bundles.extend_from_slice(bundles);
+    }
+
+    /// The answer of the next bundle of the batch (`None`: not asked).
+    pub fn push_verdict(&mut self, v: Option<Reply<Verdict>>) {
+        self.verdicts.push(v);
+    }
+
+    /// Pads (or cuts) the batch's answers to `n` entries: a transport that
+    /// answered short leaves the rest unasked, so positions stay aligned.
+    pub fn pad_verdicts(&mut self, n: usize) {
+        self.verdicts.resize(n, None);
+    }
+
+    /// Starts a LUT batch on `ords` for `tables`; answers follow with
+    /// [`ReadyStore::push_lut`], table by table.
+    pub fn begin_luts(&mut self, tables: &[LutTable], ords: &[u32]) {
+        self.clear();
+        self.held = Held::Luts;
+        self.ords.extend_from_slice(ords);
+        self.tables.retain(|(t, _, _)| tables.contains(t));
+        for &t in tables {
+            if !self.tables.iter().any(|(x, _, _)| *x == t) {
+                self.tables.push((t, Vec::with_capacity(ords.len()), 0));
+            }
+        }
+    }
+
+    /// The answer of `table` for the next ordinal of the batch.
+    pub fn push_lut(&mut self, table: LutTable, r: Option<Reply<LutResult>>) {
+        if let Some((_, answers, _)) = self.tables.iter_mut().find(|(t, _, _)| *t == table) {
+            answers.push(r);
+        }
+    }
+
+    /// The stored verdict of `op` on `b`, if the batch holds one.
+    pub fn take_verdict(&mut self, op: Op, b: &[u8; 64]) -> Option<Reply<Verdict>> {
+        if self.held != Held::Bundles(op) {
+            return None;
+        }
+        let n = self.verdicts.len().min(self.bundles.len());
+        let at = (self.next..n).find(|&i| same_bundle(&self.bundles[i], b))?;
+        self.next = at + 1;
+        self.verdicts[at].take()
+    }
+
+    /// The stored answer of `table` on `ord`, if the batch holds one.
+    pub fn take_lut(&mut self, table: LutTable, ord: u32) -> Option<Reply<LutResult>> {
+        if self.held != Held::Luts {
+            return None;
+        }
+        let ords = &self.ords;
+        let (_, answers, cursor) = self.tables.iter_mut().find(|(t, _, _)| *t == table)?;
+        let n = answers.len().min(ords.len());
+        let at = (*cursor..n).find(|&i| ords[i] == ord)?;
+        *cursor = at + 1;
+        answers[at].take()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::subjects::{Fault, Predicate};
+
+    fn b(x: u8) -> [u8; 64] {
+        [x; 64]
+    }
+
+    #[test]
+    fn bundles_are_served_in_order_skipping_the_unasked() {
+        let mut s = ReadyStore::default();
+        s.begin_bundles(Op::ValidateHeader, &[b(1), b(2), b(3), b(2)]);
+        s.push_verdict(Some(Ok(None)));
+        s.push_verdict(Some(Ok(Some(Predicate::from_name("inst_word_len")))));
+        s.push_verdict(None);
+        s.push_verdict(Some(Err(Fault::Unsupported)));
+        assert!(s.pending());
+        // Another op, or an input not in the batch: nothing, cursor kept.
+        assert_eq!(s.take_verdict(Op::ValidatePayload, &b(1)), None);
+        assert_eq!(s.take_verdict(Op::ValidateHeader, &b(9)), None);
+        // b(1) is skipped; the first b(2) is served, then the second one.
+        let first = s.take_verdict(Op::ValidateHeader, &b(2));
+        assert_eq!(first, Some(Ok(Some(Predicate::from_name("inst_word_len")))));
+        // b(3) was never asked: not served (the caller asks directly).
+        assert_eq!(s.take_verdict(Op::ValidateHeader, &b(3)), None);
+        assert_eq!(
+            s.take_verdict(Op::ValidateHeader, &b(2)),
+            Some(Err(Fault::Unsupported))
+        );
+        assert!(!s.pending());
+        assert_eq!(s.take_verdict(Op::ValidateHeader, &b(1)), None);
+    }
+
+    #[test]
+    fn lut_answers_are_per_table_and_position() {
+        let mut s = ReadyStore::default();
+        s.begin_luts(&[LutTable::AluOp, LutTable::Dge], &[4, 7]);
+        s.push_lut(LutTable::AluOp, Some(Ok(Ok(4))));
+        s.push_lut(LutTable::AluOp, Some(Ok(Ok(7))));
+        s.push_lut(LutTable::Dge, Some(Ok(Ok(40))));
+        s.push_lut(LutTable::Dge, Some(Ok(Ok(70))));
+        assert_eq!(s.take_lut(LutTable::Dtype, 4), None);
+        assert_eq!(s.take_lut(LutTable::Dge, 7), Some(Ok(Ok(70))));
+        assert_eq!(s.take_lut(LutTable::AluOp, 4), Some(Ok(Ok(4))));
+        assert_eq!(s.take_lut(LutTable::Dge, 4), None, "cursor moved past it");
+        assert!(s.pending());
+        assert_eq!(s.take_lut(LutTable::AluOp, 7), Some(Ok(Ok(7))));
+        assert!(!s.pending());
+        s.begin_bundles(Op::ValidateHeader, &[b(1)]);
+        assert_eq!(s.take_lut(LutTable::AluOp, 4), None);
+    }
+}
