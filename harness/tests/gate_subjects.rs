@@ -200,3 +200,42 @@ fn subject_check_reports_name_protocol_capabilities_and_smoke_result() {
         .unwrap();
     assert_ne!(code(&o), 0);
 }
+
+/// A subject under test changes nothing about which cases run: core's
+/// predicate × outcome coverage and the reach counts of a gate with the C
+/// example are those of the same gate without it (the prefetched cases the
+/// per-case loop reuses are the very cases it would have generated).
+#[test]
+fn a_subject_leaves_the_cases_of_the_run_unchanged() {
+    let dir = tempfile::tempdir().unwrap();
+    let lib = c_example(dir.path(), false);
+    let targets = "validate_header,validate_payload,collective_lut";
+    let run = |subject: Option<&str>| {
+        let report = dir.path().join(format!("cases-{}", subject.is_some()));
+        let mut c = Command::new(BIN);
+        c.current_dir(repo_root())
+            .args(["gate", "--quiet", "--no-corpus", "--seed", "11"])
+            .args(["--cases", "20000", "--targets", targets])
+            .arg("--report-dir")
+            .arg(&report)
+            .stdin(Stdio::null());
+        if let Some(s) = subject {
+            c.args(["--subject", s]);
+        }
+        let o = c.output().unwrap();
+        assert_eq!(code(&o), 0, "{subject:?}: {}", text(&o.stderr));
+        let j: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(report.join("run.json")).unwrap()).unwrap();
+        let coverage: Vec<serde_json::Value> = j["targets"]
+            .as_array()
+            .expect("targets")
+            .iter()
+            .map(|t| serde_json::json!([t["name"], t["ran"], t["coverage"]]))
+            .collect();
+        (coverage, j["reach"].clone())
+    };
+    let without = run(None);
+    let with = run(Some(&lib_spec(&lib)));
+    assert_eq!(with.0, without.0, "coverage differs with a subject");
+    assert_eq!(with.1, without.1, "reach differs with a subject");
+}

@@ -133,6 +133,9 @@ fn text_out(
     Status::Error(format!("{what} buffer still too small after a retry"))
 }
 
+/// The error of a LUT refusal that is not UTF-8.
+pub const NOT_UTF8_REFUSAL: &str = "the refusal is not UTF-8";
+
 /// Reads a NUL-terminated string the library returned.
 ///
 /// # Safety
@@ -484,16 +487,21 @@ impl SubjectLib {
 
     /// `tpb_lut`: `Ok(Ok(wire))` or `Ok(Err(refusal))`.
     pub fn lut(&self, table: LutTable, input: u32) -> Status<Result<u32, String>> {
-        self.lut_with(table, input, str::to_string)
+        self.lut_with(table, input, |why| {
+            why.to_str()
+                .map(str::to_string)
+                .map_err(|_| NOT_UTF8_REFUSAL.to_string())
+        })
     }
 
     /// [`SubjectLib::lut`], handing the refusal text to `refused` while it
-    /// is live (no copy: the batch worker writes it into its arena).
+    /// is live (no copy: the batch worker writes it into its arena); an
+    /// `Err` of `refused` (say [`NOT_UTF8_REFUSAL`]) is the call's error.
     pub fn lut_with<R>(
         &self,
         table: LutTable,
         input: u32,
-        refused: impl FnOnce(&str) -> R,
+        refused: impl FnOnce(&CStr) -> Result<R, String>,
     ) -> Status<Result<u32, R>> {
         let Some(f) = self.lut else {
             return Status::Unsupported;
@@ -513,9 +521,9 @@ impl SubjectLib {
             TPB_OK => {
                 // SAFETY: the ABI requires a null or a live NUL-terminated
                 // string; it is read before the next library call.
-                match unsafe { CStr::from_ptr(why) }.to_str() {
-                    Ok(s) => Status::Ok(Err(refused(s))),
-                    Err(_) => Status::Error("the refusal is not UTF-8".into()),
+                match refused(unsafe { CStr::from_ptr(why) }) {
+                    Ok(r) => Status::Ok(Err(r)),
+                    Err(e) => Status::Error(e),
                 }
             }
             TPB_UNSUPPORTED => Status::Unsupported,

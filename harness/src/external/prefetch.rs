@@ -95,16 +95,10 @@ impl ExternalSubject {
                     return true;
                 }
                 let Ok(mut ch) = shm.lock() else { return true };
-                let Ok(mut out) = self.shm_out.try_borrow_mut() else {
-                    return true;
-                };
-                out.clear();
                 let payload = v == Validator::Payload;
-                self.timed(bs.len(), || ch.validate_into(payload, bs, tick, &mut out));
                 store.begin_bundles(op, bs);
-                for a in out.drain(..) {
-                    store.push_verdict(shm_verdict(a));
-                }
+                let mut sink = |a| store.push_verdict(shm_verdict(a));
+                self.timed(bs.len(), || ch.validate_into(payload, bs, tick, &mut sink));
                 store.pad_verdicts(bs.len());
             }
             Batch::Lut(tables, ords) => {
@@ -133,15 +127,12 @@ impl ExternalSubject {
     ) {
         if let Some(shm) = &self.shm {
             let Ok(mut ch) = shm.lock() else { return };
-            let Ok(mut out) = self.shm_out.try_borrow_mut() else {
-                return;
-            };
             for &t in tables {
-                out.clear();
-                self.timed(ords.len(), || ch.lut_into(t, ords, tick, &mut out));
-                for a in out.drain(..) {
-                    store.push_lut(t, Some(shm_lut(a)));
-                }
+                let Some(col) = store.lut_column(t) else {
+                    continue;
+                };
+                let mut sink = |a| col.push(Some(shm_lut(a)));
+                self.timed(ords.len(), || ch.lut_into(t, ords, tick, &mut sink));
             }
             return;
         }
@@ -153,9 +144,8 @@ impl ExternalSubject {
                 .iter()
                 .map(|&input| Request::Lut { table: t, input })
                 .collect();
-            for r in self.timed(reqs.len(), || c.call_batch_with(&reqs, tick)) {
-                store.push_lut(t, Some(lut_reply(r)));
-            }
+            let replies = self.timed(reqs.len(), || c.call_batch_with(&reqs, tick));
+            store.extend_luts(t, replies.into_iter().map(|r| Some(lut_reply(r))));
         }
     }
 

@@ -36,7 +36,7 @@ pub struct ReadyStore {
 }
 
 /// One stored LUT answer (`None`: not asked).
-type LutEntry = Option<Reply<LutResult>>;
+pub type LutEntry = Option<Reply<LutResult>>;
 
 impl Default for ReadyStore {
     fn default() -> ReadyStore {
@@ -66,11 +66,15 @@ impl ReadyStore {
     }
 
     /// True while an answer is still to be served.
+    #[inline]
     pub fn pending(&self) -> bool {
         match self.held {
             Held::Nothing => false,
             Held::Bundles(_) => self.next < self.verdicts.len(),
-            Held::Luts => self.tables.iter().any(|(_, a, c)| *c < a.len()),
+            Held::Luts => match self.tables.as_slice() {
+                [(_, a, c)] => *c < a.len(),
+                ts => ts.iter().any(|(_, a, c)| *c < a.len()),
+            },
         }
     }
 
@@ -94,7 +98,7 @@ impl ReadyStore {
     }
 
     /// Starts a LUT batch on `ords` for `tables`; answers follow with
-    /// [`ReadyStore::push_lut`], table by table.
+    /// [`ReadyStore::extend_luts`], table by table.
     pub fn begin_luts(&mut self, tables: &[LutTable], ords: &[u32]) {
         self.clear();
         self.held = Held::Luts;
@@ -107,10 +111,18 @@ impl ReadyStore {
         }
     }
 
-    /// The answer of `table` for the next ordinal of the batch.
-    pub fn push_lut(&mut self, table: LutTable, r: Option<Reply<LutResult>>) {
+    /// Where the answers of `table` for the next ordinals of the batch go.
+    pub fn lut_column(&mut self, table: LutTable) -> Option<&mut Vec<LutEntry>> {
+        self.tables
+            .iter_mut()
+            .find(|(t, _, _)| *t == table)
+            .map(|(_, answers, _)| answers)
+    }
+
+    /// The answers of `table` for the next ordinals of the batch.
+    pub fn extend_luts(&mut self, table: LutTable, rs: impl IntoIterator<Item = LutEntry>) {
         if let Some((_, answers, _)) = self.tables.iter_mut().find(|(t, _, _)| *t == table) {
-            answers.push(r);
+            answers.extend(rs);
         }
     }
 
@@ -177,10 +189,10 @@ mod tests {
     fn lut_answers_are_per_table_and_position() {
         let mut s = ReadyStore::default();
         s.begin_luts(&[LutTable::AluOp, LutTable::Dge], &[4, 7]);
-        s.push_lut(LutTable::AluOp, Some(Ok(Ok(4))));
-        s.push_lut(LutTable::AluOp, Some(Ok(Ok(7))));
-        s.push_lut(LutTable::Dge, Some(Ok(Ok(40))));
-        s.push_lut(LutTable::Dge, Some(Ok(Ok(70))));
+        s.extend_luts(LutTable::AluOp, [Some(Ok(Ok(4)))]);
+        s.extend_luts(LutTable::AluOp, [Some(Ok(Ok(7)))]);
+        s.extend_luts(LutTable::Dge, [Some(Ok(Ok(40)))]);
+        s.extend_luts(LutTable::Dge, [Some(Ok(Ok(70)))]);
         assert_eq!(s.take_lut(LutTable::Dtype, 4), None);
         assert_eq!(s.take_lut(LutTable::Dge, 7), Some(Ok(Ok(70))));
         assert_eq!(s.take_lut(LutTable::AluOp, 4), Some(Ok(Ok(4))));

@@ -277,32 +277,31 @@ impl ShmChannel {
         bundles: &[[u8; 64]],
         tick: &dyn Fn(),
     ) -> Vec<ShmAnswer> {
-        let mut out = Vec::new();
-        self.validate_into(payload, bundles, tick, &mut out);
+        let mut out = Vec::with_capacity(bundles.len());
+        self.validate_into(payload, bundles, tick, &mut |a| out.push(a));
         out
     }
 
     /// `table` on every ordinal, one answer each.
     pub fn lut(&mut self, table: LutTable, ords: &[u32], tick: &dyn Fn()) -> Vec<ShmAnswer> {
-        let mut out = Vec::new();
-        self.lut_into(table, ords, tick, &mut out);
+        let mut out = Vec::with_capacity(ords.len());
+        self.lut_into(table, ords, tick, &mut |a| out.push(a));
         out
     }
 
-    /// [`ShmChannel::validate`], appending to `out` (reused by the caller).
+    /// [`ShmChannel::validate`], handing each answer to `sink` in order.
     pub fn validate_into(
         &mut self,
         payload: bool,
         bundles: &[[u8; 64]],
         tick: &dyn Fn(),
-        out: &mut Vec<ShmAnswer>,
+        sink: &mut impl FnMut(ShmAnswer),
     ) {
         let op = if payload {
             shm::OP_VALIDATE_PAYLOAD
         } else {
             shm::OP_VALIDATE_HEADER
         };
-        out.reserve(bundles.len());
         for c in bundles.chunks(shm::CHUNK) {
             let fill = |r: &mut Region| {
                 let dst = r.inputs();
@@ -311,24 +310,25 @@ impl ShmChannel {
                 }
             };
             let name = |i: usize| crate::subjects::hex(&c[i]);
-            self.run_chunk(op, 0, c.len(), &fill, &name, out, tick);
+            self.run_chunk(op, 0, c.len(), &fill, &name, sink, tick);
         }
     }
 
-    /// [`ShmChannel::lut`], appending to `out` (reused by the caller).
+    /// [`ShmChannel::lut`], handing each answer to `sink` in order.
     pub fn lut_into(
         &mut self,
         table: LutTable,
         ords: &[u32],
         tick: &dyn Fn(),
-        out: &mut Vec<ShmAnswer>,
+        sink: &mut impl FnMut(ShmAnswer),
     ) {
         let Some(ti) = LUT_TABLES.iter().position(|&t| t == table) else {
-            out.extend(ords.iter().map(|_| ShmAnswer::Unsupported));
+            for _ in ords {
+                sink(ShmAnswer::Unsupported);
+            }
             return;
         };
         let ti = u32::try_from(ti).unwrap_or(u32::MAX);
-        out.reserve(ords.len());
         for c in ords.chunks(shm::CHUNK) {
             let fill = |r: &mut Region| {
                 let dst = r.inputs();
@@ -337,7 +337,7 @@ impl ShmChannel {
                 }
             };
             let name = |i: usize| format!("{} {}", table.name(), c[i]);
-            self.run_chunk(shm::OP_LUT, ti, c.len(), &fill, &name, out, tick);
+            self.run_chunk(shm::OP_LUT, ti, c.len(), &fill, &name, sink, tick);
         }
     }
 
@@ -349,7 +349,7 @@ impl ShmChannel {
         n: usize,
         fill: &dyn Fn(&mut Region),
         input_name: &dyn Fn(usize) -> String,
-        out: &mut Vec<ShmAnswer>,
+        sink: &mut impl FnMut(ShmAnswer),
         tick: &dyn Fn(),
     ) {
         let mut answers = std::mem::take(&mut self.scratch);
@@ -423,8 +423,20 @@ impl ShmChannel {
             let done = (w.region.get(Field::Done) as usize).clamp(start, n);
             let stamp = w.region.stamp();
             match outcome {
+                Wait::Finished if start == 0 => {
+                    // The whole chunk in one hand-off (the usual case): the
+                    // answers go straight to the sink, in order.
+                    if collect(&mut w.region, op, 0..n, &mut |_, a| sink(a)) {
+                        self.count(None);
+                    }
+                    tick();
+                    self.scratch = answers;
+                    return;
+                }
                 Wait::Finished => {
-                    let good = collect(&mut w.region, op, start..n, &mut answers);
+                    let good = collect(&mut w.region, op, start..n, &mut |i, a| {
+                        answers[i] = Some(a)
+                    });
                     if good {
                         self.count(None);
                     }
@@ -459,7 +471,9 @@ impl ShmChannel {
                         Wait::Died(st) => st,
                         _ => None,
                     };
-                    let good = collect(&mut w.region, op, start..done, &mut answers);
+                    let good = collect(&mut w.region, op, start..done, &mut |i, a| {
+                        answers[i] = Some(a)
+                    });
                     if good {
                         self.count(None);
                     }
@@ -498,14 +512,14 @@ impl ShmChannel {
                 }
             }
         }
-        out.extend(answers.drain(..).map(|a| {
-            a.unwrap_or_else(|| {
+        for a in answers.drain(..) {
+            sink(a.unwrap_or_else(|| {
                 ShmAnswer::Fault(Fault {
                     class: FaultClass::Crash,
                     detail: "internal: entry not answered".into(),
                 })
-            })
-        }));
+            }));
+        }
         self.scratch = answers;
     }
 }
@@ -556,13 +570,13 @@ fn wait(w: &mut Worker, seq: u32, single: bool, budget: Duration, tick: &dyn Fn(
     }
 }
 
-/// Turns entries `range` of the region into answers; true if one of them
-/// was a good answer.
+/// Turns entries `range` of the region into answers, handed to `put` with
+/// their index in order; true if one of them was a good answer.
 fn collect(
     r: &mut Region,
     op: u32,
     range: std::ops::Range<usize>,
-    answers: &mut [Option<ShmAnswer>],
+    put: &mut impl FnMut(usize, ShmAnswer),
 ) -> bool {
     let mut good = false;
     // Refusals of one hand-off by arena offset: the worker writes each
@@ -601,7 +615,7 @@ fn collect(
             }),
         };
         good |= !matches!(a, ShmAnswer::Fault(_));
-        answers[i] = Some(a);
+        put(i, a);
     }
     good
 }

@@ -7,7 +7,7 @@
 //! region, so when the library crashes or hangs the gate reads which input
 //! it was on (docs/subject-protocol.md "Shared-memory worker").
 
-use super::ffi::{Status, SubjectLib, VerdictCode};
+use super::ffi::{Status, SubjectLib, VerdictCode, NOT_UTF8_REFUSAL};
 use super::protocol::LUT_TABLES;
 use super::shm::{self, Arena, Field, Region};
 use std::io::{Read, Write};
@@ -86,6 +86,10 @@ fn run_handoff(lib: &SubjectLib, r: &mut Region, arena: &mut Arena) {
     let start = (r.get(Field::Start) as usize).min(n);
     let single = r.get(Field::Mode) == shm::MODE_SINGLE;
     let table = LUT_TABLES.get(r.get(Field::Table) as usize).copied();
+    // The last LUT refusal of this hand-off and its arena offset (NONE:
+    // none yet).
+    const NONE: u32 = u32::MAX - 1;
+    let mut last_refusal: (Vec<u8>, u32) = (Vec::new(), NONE);
     let payload = op == shm::OP_VALIDATE_PAYLOAD;
     if op != shm::OP_LUT && !single && lib.has_batch(payload) {
         r.set_stamp(start);
@@ -122,8 +126,23 @@ fn run_handoff(lib: &SubjectLib, r: &mut Region, arena: &mut Arena) {
                         input[i * 4 + 3],
                     ])
                 };
-                let (arena, texts) = (&mut *arena, r.arena());
-                match lib.lut_with(t, ord, |why| arena.put(texts, why)) {
+                let (arena, texts, last) = (&mut *arena, r.arena(), &mut last_refusal);
+                let put = |why: &std::ffi::CStr| {
+                    // A library answers the same few refusals over and
+                    // over: the last one's offset is reused when the text
+                    // is the same (the pointer alone may be a reused buffer).
+                    let bytes = why.to_bytes();
+                    if last.1 != NONE && last.0.as_slice() == bytes {
+                        return Ok(last.1);
+                    }
+                    let s = std::str::from_utf8(bytes).map_err(|_| NOT_UTF8_REFUSAL.to_string())?;
+                    let o = arena.put(texts, s);
+                    last.0.clear();
+                    last.0.extend_from_slice(bytes);
+                    last.1 = o;
+                    Ok(o)
+                };
+                match lib.lut_with(t, ord, put) {
                     Status::Ok(Ok(w)) => (shm::CODE_WIRE, w),
                     Status::Ok(Err(offset)) => (shm::CODE_REFUSED, offset),
                     Status::Unsupported => (shm::CODE_UNSUPPORTED, 0),

@@ -23,7 +23,7 @@ use super::process::{
 };
 use super::protocol::{Answer, Hello, Op, Request};
 use super::ready::ReadyStore;
-use super::shm_client::{ShmAnswer, ShmChannel};
+use super::shm_client::ShmChannel;
 use crate::arch::Arch;
 use crate::fields_json::{fields_from_json, fields_json};
 use crate::layout::mnemonic;
@@ -207,8 +207,6 @@ pub struct ExternalSubject {
     /// Typed answers of the last [`Subject::prefetch`] by position, served
     /// (once each) before any new round trip ([`super::prefetch`]).
     ready: RefCell<ReadyStore>,
-    /// The batch worker's answers of one prefetch, reused.
-    pub(super) shm_out: RefCell<Vec<ShmAnswer>>,
     calls: AtomicU64,
     busy_ns: AtomicU64,
 }
@@ -258,7 +256,6 @@ impl ExternalSubject {
             shm: None,
             batch: None,
             ready: RefCell::new(ReadyStore::default()),
-            shm_out: RefCell::new(Vec::new()),
             calls: AtomicU64::new(0),
             busy_ns: AtomicU64::new(0),
         }
@@ -454,14 +451,18 @@ impl Subject for ExternalSubject {
     }
 
     fn validate(&self, v: Validator, b: &[u8; 64]) -> Reply<Verdict> {
+        let op = match v {
+            Validator::Header => Op::ValidateHeader,
+            Validator::Payload => Op::ValidatePayload,
+        };
+        let ready = self.ready.try_borrow_mut().ok();
+        if let Some(v) = ready.and_then(|mut s| s.take_verdict(op, b)) {
+            return v;
+        }
         let r = match v {
             Validator::Header => Request::ValidateHeader(*b),
             Validator::Payload => Request::ValidatePayload(*b),
         };
-        let ready = self.ready.try_borrow_mut().ok();
-        if let Some(v) = ready.and_then(|mut s| s.take_verdict(r.op(), b)) {
-            return v;
-        }
         match self.call(r) {
             Ok(Answer::Verdict(p)) => Ok(p.map(|s| Predicate::from_name(&s))),
             other => Err(fault(other)),

@@ -209,9 +209,10 @@ impl GateConfig {
     /// Cases per work chunk of `target`: the registry's
     /// [`crate::targets::TargetSpec::chunk`], raised to one shared-memory
     /// hand-off ([`crate::external::shm::CHUNK`]) for the bundle and LUT
-    /// targets when an external subject is under test, so each chunk is
-    /// one hand-off of thousands of cases (the chunk only groups work: the
-    /// same case indices run either way).
+    /// targets when an external subject is under test (one per generation
+    /// of the run), so each chunk is one hand-off of thousands of cases per
+    /// subject instance (the chunk only groups work: the same case indices
+    /// run either way).
     pub fn chunk_of(&self, target: Target) -> u64 {
         let spec = target.spec().chunk;
         let external = self
@@ -220,7 +221,10 @@ impl GateConfig {
             .any(|s| matches!(s, SubjectSpec::Lib(_) | SubjectSpec::Cmd(_)));
         let batched = target.is_bundle() || matches!(target.check(), crate::targets::Check::Lut(_));
         if external && batched {
-            spec.max(crate::external::shm::CHUNK as u64)
+            // A chunk's cases split over the generations (one subject
+            // instance each), so each instance still gets a full hand-off.
+            let per_arch = crate::external::shm::CHUNK as u64;
+            spec.max(per_arch.saturating_mul(self.arches().len() as u64))
         } else {
             spec
         }

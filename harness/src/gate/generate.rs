@@ -20,51 +20,6 @@ use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering::Relaxed};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-/// A case generated for a subject's prefetch, kept so the per-case loop
-/// does not generate it again: a bundle, or bytes up to 64 long.
-#[derive(Clone, Copy)]
-struct Pregen {
-    /// The generation index it was generated for.
-    arch: usize,
-    form: Form,
-    data: [u8; 64],
-    len: u8,
-}
-
-impl Pregen {
-    fn of(arch: usize, form: Form, b: &CaseBuf) -> Option<Pregen> {
-        let (data, len) = match form {
-            Form::Bundle => (b.bundle, 64),
-            Form::Bytes => {
-                let n = b.bytes.len();
-                let len = u8::try_from(n).ok().filter(|&l| l <= 64)?;
-                let mut data = [0u8; 64];
-                data[..n].copy_from_slice(&b.bytes);
-                (data, len)
-            }
-        };
-        Some(Pregen {
-            arch,
-            form,
-            data,
-            len,
-        })
-    }
-
-    /// Writes the case back into `b` as [`TargetKind::generate`] would.
-    fn restore(&self, b: &mut CaseBuf) -> Form {
-        match self.form {
-            Form::Bundle => b.bundle = self.data,
-            Form::Bytes => {
-                b.bytes.clear();
-                b.bytes
-                    .extend_from_slice(&self.data[..usize::from(self.len)]);
-            }
-        }
-        self.form
-    }
-}
-
 #[derive(Default)]
 struct Slot {
     ticks: AtomicU64,
@@ -200,10 +155,12 @@ fn worker(sh: &Shared, w: usize) {
     let target_kinds: Vec<&dyn TargetKind> = cfg.targets.iter().map(|&t| kinds::of(t)).collect();
     let mut buf = CaseBuf::default();
     let mut one = CaseBuf::default();
-    // Per chunk, for external subjects: the cases generated for their
-    // prefetch (by position in the chunk) and the batch handed over.
-    let mut pregen: Vec<Option<Pregen>> = Vec::new();
-    let mut batch_bundles: Vec<[u8; 64]> = Vec::new();
+    // Per chunk, for external subjects: the bundles generated for their
+    // prefetch (each generation's batch a run of `kept`), where each
+    // position of the chunk finds its bundle (1 + index in `kept`; 0: not
+    // kept), and a LUT target's ordinals.
+    let mut kept: Vec<[u8; 64]> = Vec::new();
+    let mut kept_at: Vec<u32> = Vec::new();
     let mut batch_ords: Vec<u32> = Vec::new();
     let mut reach = declared_reach(&cfg.targets, &cfg.arches());
     loop {
@@ -234,7 +191,8 @@ fn worker(sh: &Shared, w: usize) {
             let tick = || {
                 slot.ticks.fetch_add(1, Relaxed);
             };
-            pregen.clear();
+            kept.clear();
+            kept_at.clear();
             for (a, r) in rs.iter().enumerate() {
                 if r.engine.under_test().is_empty() {
                     continue;
@@ -245,12 +203,11 @@ fn worker(sh: &Shared, w: usize) {
                 }
                 // External subjects answer the chunk's judged cases of
                 // their generation up front (LUT targets: the cases'
-                // ordinals); each case is generated once, here, and kept
-                // for the per-case loop below.
-                if pregen.is_empty() {
-                    pregen.resize(usize::try_from(hi - lo).unwrap_or(0), None);
+                // ordinals).
+                if !lut && kept_at.is_empty() {
+                    kept_at.resize(usize::try_from(hi - lo).unwrap_or(0), 0);
                 }
-                batch_bundles.clear();
+                let first = kept.len();
                 batch_ords.clear();
                 for m in lo..hi {
                     let i = cfg.shard.case_index(m);
@@ -265,18 +222,24 @@ fn worker(sh: &Shared, w: usize) {
                     };
                     let form = kind.generate(t, draw, &mut one);
                     if lut {
+                        // A LUT case costs less to draw again than to keep.
                         batch_ords.push(crate::engine::ordinal_from_input(one.input(form)));
-                    } else {
-                        batch_bundles.push(one.bundle);
+                        continue;
                     }
-                    if let Some(p) = pregen.get_mut((m - lo) as usize) {
-                        *p = Pregen::of(a, form, &one);
+                    // The batch holds every case as the validators get it
+                    // (`kept[first..]`); a bundle is kept for the per-case
+                    // loop below.
+                    kept.push(one.bundle);
+                    if form == Form::Bundle {
+                        if let Some(p) = kept_at.get_mut((m - lo) as usize) {
+                            *p = u32::try_from(kept.len()).unwrap_or(0);
+                        }
                     }
                 }
                 if lut {
                     r.engine.prefetch_ordinals(t, &batch_ords, &tick);
                 } else {
-                    r.engine.prefetch(t, &batch_bundles, &tick);
+                    r.engine.prefetch(t, &kept[first..], &tick);
                 }
             }
             for m in lo..hi {
@@ -309,10 +272,13 @@ fn worker(sh: &Shared, w: usize) {
                     index: i,
                     kind: case_kind,
                 };
-                let kept = pregen.get((m - lo) as usize).copied().flatten();
-                let form = match kept {
-                    Some(p) if p.arch == a => p.restore(&mut buf),
-                    _ => kind.generate(
+                let at = kept_at.get((m - lo) as usize).copied().unwrap_or(0) as usize;
+                let form = match at.checked_sub(1).and_then(|k| kept.get(k)) {
+                    Some(b) => {
+                        buf.bundle = *b;
+                        Form::Bundle
+                    }
+                    None => kind.generate(
                         t,
                         Draw {
                             arch: r.arch,
@@ -554,43 +520,5 @@ pub fn generate(
                 target: t.name().to_string(),
             });
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_kept_bundle_is_restored_exactly() {
-        let b = CaseBuf {
-            bundle: std::array::from_fn(|i| u8::try_from(i * 3 % 256).unwrap_or(0)),
-            ..CaseBuf::default()
-        };
-        let p = Pregen::of(1, Form::Bundle, &b).expect("a bundle is kept");
-        let mut out = CaseBuf::default();
-        assert_eq!(p.restore(&mut out), Form::Bundle);
-        assert_eq!(out.bundle, b.bundle);
-        assert_eq!(p.arch, 1);
-    }
-
-    #[test]
-    fn kept_bytes_replace_what_the_buffer_held() {
-        let mut b = CaseBuf::default();
-        b.bytes.extend_from_slice(&[7, 0, 0, 1]);
-        let p = Pregen::of(0, Form::Bytes, &b).expect("4 bytes are kept");
-        let mut out = CaseBuf::default();
-        out.bytes.extend_from_slice(&[9; 100]);
-        assert_eq!(p.restore(&mut out), Form::Bytes);
-        assert_eq!(out.input(Form::Bytes), &[7, 0, 0, 1]);
-    }
-
-    #[test]
-    fn bytes_longer_than_a_bundle_are_generated_again() {
-        let mut b = CaseBuf::default();
-        b.bytes.extend_from_slice(&[1; 65]);
-        assert!(Pregen::of(0, Form::Bytes, &b).is_none());
-        b.bytes.truncate(64);
-        assert!(Pregen::of(0, Form::Bytes, &b).is_some());
     }
 }
