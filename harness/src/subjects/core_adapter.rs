@@ -107,7 +107,7 @@ fn lint_row(e: c::walk::Event) -> LintRow {
 }
 
 /// Whether `records` (what `insn` lowered to under `gen`) decode and give
-/// back the instruction's wire fields (SPEC §5.4 DL-1..; §5.1).
+/// back the instruction's wire fields (SPEC §5.4 "IR (DL-1)" and its table; §5.1).
 fn check_lowered(
     gen: Generation,
     insn: &IrInstruction,
