@@ -452,9 +452,8 @@ fn layers_point_down() {
 /// folder) whose code may name `tpb_core`: the subject adapters and their
 /// vocabulary, the modules that read core's generated instruction table
 /// (`arch`, `layout`, `reach`) and the generators that encode with core's
-/// encoders, the CLI commands whose reference is core (`check`, `lower`),
-/// and the three kinds that still drive core directly (until the subject
-/// interface carries stream lint, lowering and sync, issue 19).
+/// encoders, the CLI commands whose reference is core (`check`, `lower`) and
+/// the IR readers. No kind: every kind asks through `Subject` (issue 18).
 const NAMES_CORE: &[&str] = &[
     "subjects/",
     "generators/",
@@ -467,21 +466,15 @@ const NAMES_CORE: &[&str] = &[
     "cli/stream_context.rs",
     "lower_input.rs",
     "external/lower_json.rs",
-    "kinds/collective_lowering.rs",
-    "kinds/stream_lint.rs",
-    "kinds/sync_handshake.rs",
 ];
 
 /// The harness files whose code may name `tpb_oracle`: the oracle adapter
-/// and the translators and vocabulary of `subjects/`, and the two kinds
-/// that still compare core with the oracle directly (issue 19).
+/// and the translators and vocabulary of `subjects/` (no kind: issue 18).
 const NAMES_ORACLE: &[&str] = &[
     "subjects/oracle_adapter.rs",
     "subjects/sync_translate.rs",
     "subjects/lowering_translate.rs",
     "subjects/sync_types.rs",
-    "kinds/collective_lowering.rs",
-    "kinds/stream_lint.rs",
 ];
 
 /// Whether `word` stands in `code` as a whole identifier.

@@ -20,7 +20,7 @@
 //!   [`Class::Protocol`]: a subject answered with a [`crate::subjects::Fault`]
 //!   for an operation its capabilities promise.
 
-use crate::subjects::hex;
+use crate::subjects::{hex, Fault};
 use crate::targets::Target;
 use std::fmt;
 
@@ -73,6 +73,16 @@ impl Class {
             Class::Crash => "Crash",
             Class::Timeout => "Timeout",
             Class::Protocol => "Protocol",
+        }
+    }
+
+    /// The class of a subject's [`Fault`].
+    pub fn of_fault(f: &Fault) -> Class {
+        match f {
+            Fault::Unsupported => Class::Unsupported,
+            Fault::Crash(_) => Class::Crash,
+            Fault::Timeout(_) => Class::Timeout,
+            Fault::Protocol(_) => Class::Protocol,
         }
     }
 

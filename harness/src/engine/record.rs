@@ -12,10 +12,10 @@
 
 use crate::layout::same_bundle;
 use crate::subjects::{
-    verdict_name, BandReading, Capabilities, DecodeFail, Decoded, EncodeResult, Fault, FieldName,
-    IrAnswer, IrInstruction, IrQuery, LoweredModule, LutResult, LutTable, Reply, Route,
-    StreamResult, Subject, SyncEntry, SyncFlow, SyncPlanned, SyncProgram, SyncRejected, SyncRun,
-    Validator, Value, Verdict,
+    verdict_name, BandReading, BundleStreamResult, Capabilities, DecodeFail, Decoded, EncodeResult,
+    Fault, FieldName, IrAnswer, IrInstruction, IrQuery, LintResult, LoweredModule, LutResult,
+    LutTable, Reply, Route, StreamResult, Subject, SyncEntry, SyncFlow, SyncPlanned, SyncProgram,
+    SyncRejected, SyncRun, Validator, Value, Verdict,
 };
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
@@ -214,9 +214,28 @@ impl Subject for Recorder {
         r
     }
 
+    /// Forwarded unrecorded (the stream-lint kind keys its own coverage).
+    fn lint_stream(&self, bytes: &[u8]) -> Reply<LintResult> {
+        self.inner.lint_stream(bytes)
+    }
+
     /// Forwarded unrecorded (the lowering kind keys its own coverage).
     fn lower(&self, insns: &[IrInstruction]) -> Reply<LoweredModule> {
         self.inner.lower(insns)
+    }
+
+    /// Forwarded unrecorded (a lowering property).
+    fn check_lowered(
+        &self,
+        insn: &IrInstruction,
+        records: &[[u8; 64]],
+    ) -> Reply<Result<(), String>> {
+        self.inner.check_lowered(insn, records)
+    }
+
+    /// Forwarded unrecorded (a lowering property).
+    fn parse_bundle_stream(&self, bytes: &[u8]) -> Reply<BundleStreamResult> {
+        self.inner.parse_bundle_stream(bytes)
     }
 
     /// Forwarded unrecorded (the sync kind keys its own coverage).

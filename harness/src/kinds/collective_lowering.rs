@@ -1,13 +1,14 @@
-//! Kind `collective_lowering`: core's lowering (`tpb_core::lower`) against
-//! the oracle's (`tpb_oracle::Ledger`) on generated IR (SPEC §5.4; modules
-//! from [`crate::generators::lowering_module`], translated by
+//! Kind `collective_lowering`: core's lowering against the oracle's on
+//! generated IR (SPEC §5.4; modules from
+//! [`crate::generators::lowering_module`], translated for the oracle by
 //! [`crate::subjects::lowering_translate`]), plus the issue-13 properties
 //! checked on core: no geometry on the wire, decoding recovers the fields,
 //! determinism, minimal registries, and the 0xD9+0xDA pairing of the emitted
-//! stream (both parsers). Then each subject under test that declares `lower`
-//! is judged against core on what that operation answers
-//! ([`judge_module`]: every instruction's records and side rows plus the
-//! side-tables, or the first rejection's index and name).
+//! stream (both parsers). Every question goes through [`Subject`]
+//! (`lower`, `check_lowered`, `decode`, `parse_bundle_stream`). Then each
+//! subject under test that declares `lower` is judged against core on what
+//! that operation answers ([`judge_module`]: every instruction's records and
+//! side rows plus the side-tables, or the first rejection's index and name).
 //!
 //! The generation is the engine's (`--arch`; the gate runs case i under the
 //! (i mod 4)-th), so one input is one case per generation.
@@ -25,17 +26,14 @@ use crate::engine::nway::Engine;
 use crate::engine::{panic_text, Class, Divergence, Outcome, Signature};
 use crate::generators::lowering_module::{self, LoweringCase};
 use crate::reach::Reach;
-use crate::subjects::lowering_translate::{chip, side_pair};
-use crate::subjects::{registry, Fault, LoweredModule, ModuleAnswer, Reply, Subject};
+use crate::subjects::{
+    hex, registry, Fault, Generation, IrInstruction, LocalSendRecv, LoweredModule, ModuleAnswer,
+    Reply, StreamFail, Subject, Transfer,
+};
 use crate::targets::Target;
 use std::collections::BTreeSet;
 use std::fmt;
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use tpb_core::lower::{lower, Generation, IrInstruction, LocalSendRecv, Module, SideRef, Transfer};
-use tpb_core::lut::dtype_to_wire;
-use tpb_core::stream::{BundleItem, StreamItem};
-use tpb_core::{decode, Bundle, Instruction};
-use tpb_oracle as oracle;
 
 /// The collective-lowering kind.
 pub struct CollectiveLoweringKind;
@@ -190,7 +188,7 @@ pub fn compare(e: &Engine, target: Target, data: &[u8]) -> (String, Vec<Divergen
 /// One line of a `lower` answer: the module's records per instruction and
 /// its side-tables, or the rejection.
 fn answer_text(a: &Reply<ModuleAnswer>) -> String {
-    let hex = |rs: &[[u8; 64]]| rs.iter().map(|b| Bundle(*b).to_hex()).collect::<Vec<_>>();
+    let hex = |rs: &[[u8; 64]]| rs.iter().map(|b| hex(b)).collect::<Vec<_>>();
     match a {
         Err(f) => f.to_string(),
         Ok(ModuleAnswer::Rejected { instruction, name }) => {
@@ -236,12 +234,7 @@ pub fn judge_module(
     let (class, key): (Class, String) = match (&l, &r) {
         (Ok(a), Ok(b)) if a == b => return None,
         (Err(f), _) | (_, Err(f)) => {
-            let c = match f {
-                Fault::Unsupported => Class::Unsupported,
-                Fault::Timeout(_) => Class::Timeout,
-                Fault::Protocol(_) => Class::Protocol,
-                Fault::Crash(_) => Class::Crash,
-            };
+            let c = Class::of_fault(f);
             (c, format!("lower:{}", c.name()))
         }
         (Ok(ModuleAnswer::Rejected { .. }), Ok(ModuleAnswer::Lowered(_))) => {
@@ -369,39 +362,6 @@ fn moved(insn: &IrInstruction) -> Option<IrInstruction> {
     }
 }
 
-fn check_decoded(
-    gen: Generation,
-    insn: &IrInstruction,
-    records: &[[u8; 64]],
-) -> Result<(), String> {
-    let records: Vec<Bundle> = records.iter().map(|b| Bundle(*b)).collect();
-    let decode = |b: &Bundle| decode(b, gen);
-    for b in &records {
-        decode(b).map_err(|e| format!("record {} does not decode: {e:?}", b.to_hex()))?;
-        oracle::decode(&b.0, chip(gen))
-            .map_err(|e| format!("oracle cannot decode record {}: {e:?}", b.to_hex()))?;
-    }
-    let IrInstruction::Collective(c) = insn else {
-        return Ok(());
-    };
-    let tag = dtype_to_wire(c.dtype, gen.dtype_column()).map_err(|e| format!("{e}"))?;
-    match records.first().map(decode) {
-        Some(Ok(Instruction::CollectiveCompute(p)))
-            if (p.kind, p.cce_op, p.dtype, p.ap) == (c.kind, c.cce_op, tag, c.src) => {}
-        other => return Err(format!("0xD9 does not recover the collective: {other:?}")),
-    }
-    match (c.src2, records.get(1).map(decode)) {
-        (None, None) => Ok(()),
-        (Some(ap), Some(Ok(Instruction::CollectiveComputeSecondary(s))))
-            if (s.kind, s.cce_op, s.dtype, s.ap, s.channel_id)
-                == (c.kind, c.cce_op, tag, ap, c.channel_id) =>
-        {
-            Ok(())
-        }
-        (_, other) => Err(format!("0xDA does not recover the second leg: {other:?}")),
-    }
-}
-
 /// Compares core and oracle (the reference pair of the case's generation) on
 /// a built case, then checks the properties on core.
 pub fn compare_case(case: &LoweringCase) -> Result<LoweringOutcome, LoweringDivergence> {
@@ -434,12 +394,7 @@ pub fn compare_case_on(
         (Ok(l), Ok(r)) => (l, r),
         (l, r) => {
             let fault = l.as_ref().err().or(r.as_ref().err());
-            let class = match fault {
-                Some(Fault::Unsupported) => Class::Unsupported,
-                Some(Fault::Timeout(_)) => Class::Timeout,
-                Some(Fault::Protocol(_)) => Class::Protocol,
-                _ => Class::Crash,
-            };
+            let class = fault.map_or(Class::Crash, Class::of_fault);
             let show = |x: &Reply<LoweredModule>| match x {
                 Ok(_) => "answered".to_string(),
                 Err(f) => f.to_string(),
@@ -463,7 +418,7 @@ pub fn compare_case_on(
     }
     let mut verdicts = Vec::with_capacity(case.insns.len());
     let (mut lowered, mut rejected) = (0, 0);
-    let hex = |rs: &[[u8; 64]]| rs.iter().map(|b| Bundle(*b).to_hex()).collect::<Vec<_>>();
+    let hex = |rs: &[[u8; 64]]| rs.iter().map(|b| hex(b)).collect::<Vec<_>>();
     for (i, (insn, (lv, rv))) in case
         .insns
         .iter()
@@ -473,7 +428,7 @@ pub fn compare_case_on(
         match (lv, rv) {
             (Err(e), Err(r)) if e.name == r.name => {
                 rejected += 1;
-                verdicts.push(format!("err:{}", e.name));
+                verdicts.push(["err:", e.name].concat());
             }
             (Err(e), Err(r)) => {
                 return Err(diverge(
@@ -510,12 +465,10 @@ pub fn compare_case_on(
                         format!("[{i}] side refs: {ln} {:?}, {rn} {:?}", a.side, b.side),
                     ));
                 }
-                check_decoded(case.gen, insn, &a.records).map_err(|d| {
-                    diverge(LoweringMismatch::Property, format!("[{i}] decode: {d}"))
-                })?;
+                check_decoded(left, right, insn, &a.records)
+                    .map_err(|(m, d)| diverge(m, format!("[{i}] decode: {d}")))?;
                 lowered += 1;
-                let ops: Vec<String> = a.records.iter().map(|b| format!("{:02x}", b[0])).collect();
-                verdicts.push(format!("ok:{}", ops.join("+")));
+                verdicts.push(ok_verdict(&a.records));
             }
         }
     }
@@ -537,7 +490,7 @@ pub fn compare_case_on(
             ),
         ));
     }
-    check_properties(case, &l).map_err(|d| diverge(LoweringMismatch::Property, d))?;
+    check_properties(left, right, case, &l).map_err(|(m, d)| diverge(m, d))?;
     Ok(LoweringOutcome {
         key: format!(
             "{} {}",
@@ -550,137 +503,206 @@ pub fn compare_case_on(
     })
 }
 
-/// Properties of core's lowering (issue 13 §5) on a case core and oracle agree on.
-fn check_properties(case: &LoweringCase, first: &LoweredModule) -> Result<(), String> {
-    // Determinism: lowering again gives what the first lowering answered.
-    let mut again = Module::new(case.gen);
-    for insn in &case.insns {
-        let _ = lower(&mut again, insn);
+/// `ok:<opcodes>` of a lowered instruction, e.g. `ok:d9+da` (built without
+/// the formatting machinery: one per lowered instruction of every case).
+fn ok_verdict(records: &[[u8; 64]]) -> String {
+    const DIGITS: &[u8; 16] = b"0123456789abcdef";
+    let mut v = String::with_capacity(3 + 3 * records.len());
+    v.push_str("ok:");
+    for (j, b) in records.iter().enumerate() {
+        if j > 0 {
+            v.push('+');
+        }
+        v.push(char::from(DIGITS[usize::from(b[0] >> 4)]));
+        v.push(char::from(DIGITS[usize::from(b[0] & 0xF)]));
     }
-    let module = &again;
-    let answered = first.instrs.iter().flatten();
-    let same_instrs = module.lowered().len() == answered.clone().count()
-        && module.lowered().iter().zip(answered).all(|(m, a)| {
-            m.records.len() == a.records.len()
-                && m.records.iter().zip(&a.records).all(|(x, y)| x.0 == *y)
-                && m.side.iter().map(side_pair).eq(a.side.iter().copied())
-        });
-    let same_tables = module.replica_groups() == first.replica_groups.as_slice()
-        && module.source_target_pairs() == first.source_target_pairs.as_slice()
-        && module
-            .attributes()
-            .iter()
-            .map(|x| (x.kind, x.direction.name(), x.peer))
-            .eq(first.attributes.iter().copied());
-    if !(same_instrs && same_tables) {
-        return Err("lowering the same case twice differs".into());
+    v
+}
+
+/// Why a property check failed: the mismatch (a property, or a subject's
+/// fault) and what.
+type Failed = (LoweringMismatch, String);
+
+fn property(d: String) -> Failed {
+    (LoweringMismatch::Property, d)
+}
+
+/// A subject's fault on operation `op`.
+fn faulted(who: &dyn Subject, op: &str, f: &Fault) -> Failed {
+    (
+        LoweringMismatch::Fault(Class::of_fault(f)),
+        format!("{op}: {} {f}", who.name()),
+    )
+}
+
+/// `records` (what `insn` lowered to on `left`) decode on both sides, and on
+/// `left` give back the instruction's wire fields ([`Subject::check_lowered`]).
+fn check_decoded(
+    left: &dyn Subject,
+    right: &dyn Subject,
+    insn: &IrInstruction,
+    records: &[[u8; 64]],
+) -> Result<(), Failed> {
+    left.check_lowered(insn, records)
+        .map_err(|f| faulted(left, "check_lowered", &f))?
+        .map_err(property)?;
+    for b in records {
+        right
+            .decode(b)
+            .map_err(|f| faulted(right, "decode", &f))?
+            .map_err(|e| {
+                property(format!(
+                    "{} cannot decode record {}: {e:?}",
+                    right.name(),
+                    hex(b)
+                ))
+            })?;
+    }
+    Ok(())
+}
+
+/// Whether two lowerings give the same answer: each instruction's records
+/// and side rows or error name, and the side-tables (messages not compared:
+/// they are rendered only when shown).
+fn same_lowering(a: &LoweredModule, b: &LoweredModule) -> bool {
+    a.instrs.len() == b.instrs.len()
+        && a.instrs.iter().zip(&b.instrs).all(|(x, y)| match (x, y) {
+            (Ok(x), Ok(y)) => x == y,
+            (Err(x), Err(y)) => x.name == y.name,
+            _ => false,
+        })
+        && a.replica_groups == b.replica_groups
+        && a.source_target_pairs == b.source_target_pairs
+        && a.attributes == b.attributes
+}
+
+/// Properties of `left`'s lowering (issue 13 §5; core's in the gate) on a
+/// case it and `right` agree on; `first` is what `left` answered.
+fn check_properties(
+    left: &dyn Subject,
+    right: &dyn Subject,
+    case: &LoweringCase,
+    first: &LoweredModule,
+) -> Result<(), Failed> {
+    let lower = |insns: &[IrInstruction]| left.lower(insns).map_err(|f| faulted(left, "lower", &f));
+    // Determinism: lowering again gives what the first lowering answered
+    // (the same records, side rows and tables; the same error names).
+    if !same_lowering(&lower(&case.insns)?, first) {
+        return Err(property("lowering the same case twice differs".into()));
     }
     // Minimal registries: every entry is needed by some instruction.
-    let used: BTreeSet<SideRef> = module
-        .lowered()
+    let used: BTreeSet<(&str, usize)> = first
+        .instrs
         .iter()
-        .flat_map(|l| l.side.clone())
+        .flatten()
+        .flat_map(|l| l.side.iter().copied())
         .collect();
-    let all: BTreeSet<SideRef> = (0..module.replica_groups().len())
-        .map(SideRef::ReplicaGroups)
-        .chain((0..module.source_target_pairs().len()).map(SideRef::SourceTargetPairs))
-        .chain((0..module.attributes().len()).map(SideRef::Attribute))
+    let all: BTreeSet<(&str, usize)> = (0..first.replica_groups.len())
+        .map(|i| ("replica_groups", i))
+        .chain((0..first.source_target_pairs.len()).map(|i| ("source_target_pairs", i)))
+        .chain((0..first.attributes.len()).map(|i| ("attributes", i)))
         .collect();
     if used != all {
-        return Err(format!("registry entries {all:?}, needed {used:?}"));
+        return Err(property(format!(
+            "registry entries {all:?}, needed {used:?}"
+        )));
     }
     // No geometry on the wire: each accepted instruction with its ranks moved
     // lowers to the same records and to other side-tables (unless it has none).
     for insn in &case.insns {
-        let mut m1 = Module::new(case.gen);
-        let Ok(l1) = lower(&mut m1, insn) else {
+        let m1 = lower(std::slice::from_ref(insn))?;
+        let Some(Ok(l1)) = m1.instrs.first() else {
             continue;
         };
         let Some(other) = moved(insn) else { continue };
-        let mut m2 = Module::new(case.gen);
-        let l2 = lower(&mut m2, &other).map_err(|e| format!("moved geometry rejected: {e}"))?;
+        let m2 = lower(std::slice::from_ref(&other))?;
+        let l2 = match m2.instrs.first() {
+            Some(Ok(l2)) => l2,
+            Some(Err(e)) => {
+                return Err(property(format!("moved geometry rejected: {}", e.message)))
+            }
+            None => {
+                let f = Fault::Protocol("no answer for the one instruction asked".into());
+                return Err(faulted(left, "lower", &f));
+            }
+        };
         if l1.records != l2.records {
-            return Err(format!("geometry reaches the wire: {insn:?}"));
+            return Err(property(format!("geometry reaches the wire: {insn:?}")));
         }
-        let same_tables = m1.replica_groups() == m2.replica_groups()
-            && m1.source_target_pairs() == m2.source_target_pairs()
-            && m1.attributes() == m2.attributes();
+        let same_tables = m1.replica_groups == m2.replica_groups
+            && m1.source_target_pairs == m2.source_target_pairs
+            && m1.attributes == m2.attributes;
         if same_tables != l1.side.is_empty() {
-            return Err(format!(
+            return Err(property(format!(
                 "moved geometry leaves the side-tables as they were: {insn:?}"
-            ));
+            )));
         }
     }
     // The emitted stream parses, in both parsers, into one item per record
     // except that each 0xDA joins its 0xD9.
-    let bytes: Vec<u8> = module.records().flat_map(|b| b.0).collect();
-    let legs = module.records().filter(|b| b.0[0] == 0xDA).count();
-    let expected = module.records().count() - legs;
-    let core_items: Vec<(usize, usize, &str)> =
-        tpb_core::stream::parse_bundle_stream(&bytes, case.gen)
-            .map_err(|e| format!("core stream parser rejects the emitted stream: {e}"))?
-            .into_iter()
-            .map(|item| match item {
-                BundleItem::CollectivePair { index } => (index, 2, "pair"),
-                BundleItem::Custom(StreamItem::Other { index, .. }) => (index, 1, "single"),
-                BundleItem::Custom(StreamItem::Group {
-                    header_index, args, ..
-                }) => (header_index, args.len() + 2, "group"),
-            })
-            .collect();
-    let oracle_items: Vec<(usize, usize, &str)> =
-        oracle::parse_bundle_stream(&bytes, chip(case.gen))
-            .map_err(|e| format!("oracle stream parser rejects the emitted stream: {e:?}"))?
-            .into_iter()
-            .map(|s| (s.start, s.count, s.what))
-            .collect();
-    if core_items != oracle_items || core_items.len() != expected {
-        return Err(format!(
-            "stream items: core {core_items:?}, oracle {oracle_items:?}, expected {expected}"
-        ));
+    let mut bytes = Vec::with_capacity(64 * case.insns.len() * 2);
+    for l in first.instrs.iter().flatten() {
+        l.records.iter().for_each(|r| bytes.extend_from_slice(r));
     }
-    check_leg_faults(case, module)
+    let records = bytes.len() / 64;
+    let legs = bytes.chunks_exact(64).filter(|b| b[0] == 0xDA).count();
+    let expected = records - legs;
+    let parse = |s: &dyn Subject| {
+        s.parse_bundle_stream(&bytes)
+            .map_err(|f| faulted(s, "parse_bundle_stream", &f))?
+            .map_err(|e| {
+                property(format!(
+                    "{} stream parser rejects the emitted stream: {e}",
+                    s.name()
+                ))
+            })
+    };
+    let (left_items, right_items) = (parse(left)?, parse(right)?);
+    if left_items != right_items || left_items.len() != expected {
+        return Err(property(format!(
+            "stream items: {} {left_items:?}, {} {right_items:?}, expected {expected}",
+            left.name(),
+            right.name()
+        )));
+    }
+    check_leg_faults(left, right, &bytes)
 }
 
-/// The pairing's error paths (SPEC DL-12): the emitted stream with its first
-/// 0xDA's trio changed, the 0xDA dropped, repeated, or moved before its 0xD9;
-/// both parsers must give the same item count or the same error at the same
-/// bundle.
-fn check_leg_faults(case: &LoweringCase, module: &Module) -> Result<(), String> {
-    let recs: Vec<[u8; 64]> = module.records().map(|b| b.0).collect();
-    let Some(k) = recs.iter().position(|b| b[0] == 0xDA) else {
+/// The pairing's error paths (SPEC DL-12): the emitted stream `bytes` (whole
+/// records) with its first 0xDA's trio changed, the 0xDA dropped, repeated,
+/// or moved before its 0xD9; both parsers must give the same item count or
+/// the same error at the same bundle.
+fn check_leg_faults(left: &dyn Subject, right: &dyn Subject, bytes: &[u8]) -> Result<(), Failed> {
+    let records = bytes.len() / 64;
+    let Some(k) = bytes.chunks_exact(64).position(|b| b[0] == 0xDA) else {
         return Ok(());
     };
-    let mut variants: Vec<(&str, Vec<[u8; 64]>)> = Vec::with_capacity(4);
-    let mut v = recs.clone();
+    let (at, next) = (64 * k, 64 * (k + 1));
+    let mut variants: Vec<(&str, Vec<u8>)> = Vec::with_capacity(4);
+    let mut v = bytes.to_vec();
     // One of the three trio bytes +0x0C..=+0x0E (S003 §3.2), by record count.
-    v[k][0x0C + recs.len() % 3] ^= 0x01;
+    v[at + 0x0C + records % 3] ^= 0x01;
     variants.push(("trio byte changed", v));
-    let mut v = recs.clone();
-    v.remove(k);
-    variants.push(("leg dropped", v));
-    let mut v = recs.clone();
-    v.insert(k, recs[k]);
-    variants.push(("leg repeated", v));
+    variants.push(("leg dropped", [&bytes[..at], &bytes[next..]].concat()));
+    variants.push(("leg repeated", [&bytes[..next], &bytes[at..]].concat()));
     if k > 0 {
-        let mut v = recs.clone();
-        v.swap(k - 1, k);
+        let mut v = bytes.to_vec();
+        v[at - 64..next].rotate_left(64);
         variants.push(("leg before its 0xD9", v));
     }
+    let count = |s: &dyn Subject, bytes: &[u8]| -> Result<Result<usize, StreamFail>, Failed> {
+        Ok(s.parse_bundle_stream(bytes)
+            .map_err(|f| faulted(s, "parse_bundle_stream", &f))?
+            .map(|items| items.len()))
+    };
     for (what, v) in variants {
-        let bytes: Vec<u8> = v.concat();
-        let core = match tpb_core::stream::parse_bundle_stream(&bytes, case.gen) {
-            Ok(items) => Ok(items.len()),
-            Err(e) => Err((e.name(), e.index())),
-        };
-        let oracle = match oracle::parse_bundle_stream(&bytes, chip(case.gen)) {
-            Ok(spans) => Ok(spans.len()),
-            Err(e) => Err((e.name(), e.index())),
-        };
-        if core != oracle {
-            return Err(format!(
-                "bundle stream with {what} (record {k}): core {core:?}, oracle {oracle:?}"
-            ));
+        let (l, r) = (count(left, &v)?, count(right, &v)?);
+        if l != r {
+            return Err(property(format!(
+                "bundle stream with {what} (record {k}): {} {l:?}, {} {r:?}",
+                left.name(),
+                right.name()
+            )));
         }
     }
     Ok(())
@@ -730,6 +752,107 @@ mod tests {
         assert!(d.description.contains("records: flipped"), "{d}");
         let d = compare_case_on(&Silent, &*oracle, &case).expect_err("no answer diverges");
         assert_eq!(d.class, LoweringMismatch::Fault(Class::Unsupported), "{d}");
+    }
+
+    /// What [`Slipped`] gets wrong.
+    #[derive(Clone, Copy, Debug)]
+    enum Slip {
+        /// `check_lowered` says the records do not give the fields back.
+        Recovery,
+        /// `check_lowered` is not answered.
+        NoRecovery,
+        /// `parse_bundle_stream` loses the last item.
+        Spans,
+        /// `lower` answers another record the second time it is asked.
+        Again,
+    }
+
+    /// Core, with one slip in the operations the properties ask.
+    struct Slipped(Box<dyn Subject>, Slip, std::cell::Cell<u32>);
+
+    impl Subject for Slipped {
+        fn name(&self) -> &str {
+            "slipped"
+        }
+        fn capabilities(&self) -> Capabilities {
+            Capabilities::all()
+        }
+        fn lower(&self, insns: &[IrInstruction]) -> Reply<LoweredModule> {
+            let mut m = self.0.lower(insns)?;
+            self.2.set(self.2.get() + 1);
+            if matches!(self.1, Slip::Again) && self.2.get() == 2 {
+                if let Some(r) = m
+                    .instrs
+                    .iter_mut()
+                    .flatten()
+                    .find_map(|l| l.records.first_mut())
+                {
+                    r[63] ^= 1;
+                }
+            }
+            Ok(m)
+        }
+        fn check_lowered(
+            &self,
+            insn: &IrInstruction,
+            records: &[[u8; 64]],
+        ) -> Reply<Result<(), String>> {
+            match self.1 {
+                Slip::Recovery => Ok(Err("planted".into())),
+                Slip::NoRecovery => Err(Fault::Unsupported),
+                _ => self.0.check_lowered(insn, records),
+            }
+        }
+        fn parse_bundle_stream(&self, bytes: &[u8]) -> Reply<crate::subjects::BundleStreamResult> {
+            let mut r = self.0.parse_bundle_stream(bytes)?;
+            if let (Slip::Spans, Ok(spans)) = (self.1, &mut r) {
+                spans.pop();
+            }
+            Ok(r)
+        }
+        fn decode(
+            &self,
+            b: &[u8; 64],
+        ) -> Reply<Result<crate::subjects::Decoded, crate::subjects::DecodeFail>> {
+            self.0.decode(b)
+        }
+    }
+
+    /// Each property is asked through a `Subject` operation: a slip in the
+    /// operation's answer is a divergence naming it.
+    #[test]
+    fn the_properties_are_asked_through_the_subject_interface() {
+        let arch = Arch::V3;
+        let (core, oracle) = (registry::core_for(arch), registry::oracle_for(arch));
+        let case = (0..400u64)
+            .map(|s| {
+                lowering_module::build_case(&SplitMix64(s).bytes(256), Some(arch.generation()))
+            })
+            .find(|c| compare_case_on(&*core, &*oracle, c).is_ok_and(|o| o.lowered > 0))
+            .expect("a case that lowers");
+        for (slip, class, what) in [
+            (
+                Slip::Recovery,
+                LoweringMismatch::Property,
+                "decode: planted",
+            ),
+            (
+                Slip::NoRecovery,
+                LoweringMismatch::Fault(Class::Unsupported),
+                "check_lowered: slipped unsupported",
+            ),
+            (
+                Slip::Spans,
+                LoweringMismatch::Property,
+                "stream items: slipped",
+            ),
+            (Slip::Again, LoweringMismatch::Property, "twice differs"),
+        ] {
+            let left = Slipped(registry::core_for(arch), slip, Default::default());
+            let d = compare_case_on(&left, &*oracle, &case).expect_err("a slip diverges");
+            assert_eq!(d.class, class, "{slip:?}: {d}");
+            assert!(d.description.contains(what), "{slip:?}: {d}");
+        }
     }
 }
 

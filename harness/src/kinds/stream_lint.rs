@@ -1,21 +1,20 @@
-//! Kind `stream_lint`: core's stream walker (`tpb_core::walk`) against the oracle's
-//! independent one (`tpb_oracle::lint_stream`) on whole instruction streams (SPEC §5.3
-//! "Linting a stream", D-27, D-28; gate programs from
-//! [`crate::generators::stream_program`]). Reference pair only: neither walker is a
-//! [`crate::subjects::Subject`] operation, so other subjects take no part (as for
-//! `sync_handshake`'s answers they lack).
+//! Kind `stream_lint`: core's stream walker against the oracle's independent one on whole
+//! instruction streams (SPEC §5.3 "Linting a stream", D-27, D-28; gate programs from
+//! [`crate::generators::stream_program`]), each asked through [`Subject::lint_stream`] (core's
+//! and the oracle's rows made in their adapters). Reference pair only: no protocol op carries
+//! the walk, so other subjects take no part (as for `sync_handshake`'s answers they lack).
 //!
 //! Input mapping: the input's whole bundles, at most [`MAX_BUNDLES`] of them (a trailing
 //! partial bundle is dropped; the CLI refuses one, exit 2, so neither walker is asked).
-//! Compared, row by row in stream order: each instruction's bundle index, byte offset, opcode,
-//! length (64 or 128) and verdict (valid / skeleton / invalid with predicate and byte), and
-//! each stream error's SPEC §5.3 name, bundle index and byte offset, and its owner's index,
-//! offset and opcode. The oracle reports indices only; its offsets are `64 * index`
-//! (SPEC §5.3: every instruction starts on a bundle boundary).
+//! Compared, row by row in stream order ([`Row`]): each instruction's bundle index, byte
+//! offset, opcode, length (64 or 128) and verdict (valid / skeleton / invalid with predicate
+//! and byte), and each stream error's SPEC §5.3 name, bundle index and byte offset, and its
+//! owner's index, offset and opcode.
 //!
-//! Contract: [`compare`] never panics (a walker's panic is a `Panic` divergence); its
-//! coverage key is `clean` or `errors:<names>` (the distinct stream errors, sorted), or
-//! `diverged`; a divergence's signature key names what differs first, without numbers.
+//! Contract: [`compare`] never panics (a walker's panic is a `Panic` divergence, a fault one of
+//! its class); its coverage key is `clean` or `errors:<names>` (the distinct stream errors,
+//! sorted), or `diverged`; a divergence's signature key names what differs first, without
+//! numbers.
 
 use super::kind::{CaseBudget, CaseBuf, Draw, Form, Ran, TargetKind};
 use crate::arch::Arch;
@@ -23,12 +22,13 @@ use crate::engine::nway::Engine;
 use crate::engine::{panic_text, Class, DescribedCase, Divergence, Outcome};
 use crate::generators::stream_program;
 use crate::reach::Reach;
+use crate::subjects::{registry, Subject};
 use crate::targets::Target;
 use std::collections::BTreeSet;
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use tpb_core::lint::Verdict;
-use tpb_core::walk::{walk, Event};
-use tpb_oracle::{lint_stream, Chip, Lint, Report};
+
+/// One comparable report of a walker (the subject vocabulary's [`crate::subjects::LintRow`]).
+pub use crate::subjects::LintRow as Row;
 
 /// The most bundles of an input that are walked (a 255-argument group is 257).
 pub const MAX_BUNDLES: usize = 1024;
@@ -58,13 +58,13 @@ impl TargetKind for StreamLintKind {
     }
 
     fn compare(&self, e: &Engine, t: Target, input: &[u8]) -> Outcome {
-        Outcome(compare(e.arch(), t, input).1.into_iter().collect())
+        Outcome(on_engine(e, t, input).1.into_iter().collect())
     }
 
     /// Given `reach`, counts the walk's classes from core's rows under the engine's generation
     /// (the ones compared).
     fn run(&self, e: &Engine, t: Target, input: &[u8], reach: Option<&mut Reach>) -> Ran {
-        let (key, d, rows) = compare_rows(e.arch(), t, input);
+        let (key, d, rows) = on_engine(e, t, input);
         let classified = match reach {
             Some(r) => {
                 count_reach(r, input, &rows);
@@ -109,137 +109,26 @@ impl TargetKind for StreamLintKind {
     }
 }
 
-/// One comparable report of a walker.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Row {
-    /// An instruction.
-    Instruction {
-        /// Bundle index.
-        index: usize,
-        /// Byte offset.
-        offset: usize,
-        /// byte[0].
-        opcode: u8,
-        /// 64 or 128.
-        length: usize,
-        /// `valid`, `skeleton` or `invalid`.
-        verdict: &'static str,
-        /// The failing predicate and byte of an invalid one.
-        failure: Option<(&'static str, usize)>,
-    },
-    /// A stream error.
-    StreamError {
-        /// SPEC §5.3 name.
-        name: &'static str,
-        /// Bundle index where it is detected.
-        index: usize,
-        /// Byte offset where it is detected.
-        offset: usize,
-        /// Its owner's bundle index, byte offset and opcode.
-        owner: (usize, usize, u8),
-    },
-}
-
-impl Row {
-    /// What the row is, without numbers (signature keys).
-    fn what(&self) -> String {
-        match self {
-            Row::Instruction { verdict, .. } => format!("instruction:{verdict}"),
-            Row::StreamError { name, .. } => format!("stream_error:{name}"),
-        }
-    }
-}
-
-/// The oracle's chip for `arch` (FACTS "Generations": v2 Sunda … v5 Maverick).
-fn chip(arch: Arch) -> Chip {
-    match arch {
-        Arch::V2 => Chip::Sunda,
-        Arch::V3 => Chip::Cayman,
-        Arch::V4 => Chip::Mariana,
-        Arch::V5 => Chip::Maverick,
-    }
-}
-
 /// The bytes of `input` that are walked (see the module docs).
 pub fn walked(input: &[u8]) -> &[u8] {
     let n = (input.len() / 64).min(MAX_BUNDLES);
     &input[..64 * n]
 }
 
+/// The rows of `s`'s walk of `bytes`, a fault as text.
+fn rows_of(s: &dyn Subject, bytes: &[u8]) -> Result<Vec<Row>, String> {
+    s.lint_stream(bytes)
+        .map_err(|f| format!("{}: {f}", s.name()))?
+}
+
 /// Core's walk of `bytes` (whole bundles) under `arch`, as rows.
 pub fn core_rows(bytes: &[u8], arch: Arch) -> Result<Vec<Row>, String> {
-    let events = walk(bytes, arch.generation()).map_err(|e| format!("{e:?}"))?;
-    Ok(events
-        .into_iter()
-        .map(|e| match e {
-            Event::Instruction {
-                at,
-                length,
-                verdict,
-            } => {
-                let (verdict, failure) = match verdict {
-                    Verdict::Valid => ("valid", None),
-                    Verdict::SkeletonOnly => ("skeleton", None),
-                    Verdict::Invalid(f) => ("invalid", Some((f.predicate, f.offset))),
-                };
-                Row::Instruction {
-                    index: at.index,
-                    offset: at.offset,
-                    opcode: at.opcode,
-                    length,
-                    verdict,
-                    failure,
-                }
-            }
-            Event::Stream(s) => Row::StreamError {
-                name: s.fault.name(),
-                index: s.index,
-                offset: s.offset,
-                owner: (s.owner.index, s.owner.offset, s.owner.opcode),
-            },
-        })
-        .collect())
+    rows_of(&registry::reference_pair_for(arch).0, bytes)
 }
 
 /// The oracle's walk of `bytes` (whole bundles) under `arch`, as rows.
 pub fn oracle_rows(bytes: &[u8], arch: Arch) -> Result<Vec<Row>, String> {
-    let reports = lint_stream(bytes, chip(arch)).map_err(|e| format!("{e:?}"))?;
-    Ok(reports
-        .into_iter()
-        .map(|r| match r {
-            Report::Instruction {
-                index,
-                opcode,
-                length,
-                lint,
-            } => {
-                let (verdict, failure) = match lint {
-                    Lint::Valid => ("valid", None),
-                    Lint::NotModelled => ("skeleton", None),
-                    Lint::Invalid { predicate, offset } => ("invalid", Some((predicate, offset))),
-                };
-                Row::Instruction {
-                    index,
-                    offset: 64 * index,
-                    opcode,
-                    length,
-                    verdict,
-                    failure,
-                }
-            }
-            Report::Fault {
-                name,
-                index,
-                owner,
-                owner_opcode,
-            } => Row::StreamError {
-                name,
-                index,
-                offset: 64 * index,
-                owner: (owner, 64 * owner, owner_opcode),
-            },
-        })
-        .collect())
+    rows_of(&registry::reference_pair_for(arch).1, bytes)
 }
 
 /// Where two walks first differ: (signature key, description), or `None` when they agree.
@@ -310,7 +199,8 @@ pub fn count_reach(reach: &mut Reach, input: &[u8], rows: &[Row]) {
     }
 }
 
-/// Compares both walkers on `input` under `arch`: the coverage key and the divergence, if any.
+/// Compares both walkers on `input` under `arch` (core's and the oracle's): the coverage key
+/// and the divergence, if any.
 pub fn compare(arch: Arch, target: Target, input: &[u8]) -> (String, Option<Divergence>) {
     let (key, d, _) = compare_rows(arch, target, input);
     (key, d)
@@ -322,50 +212,61 @@ pub fn compare_rows(
     target: Target,
     input: &[u8],
 ) -> (String, Option<Divergence>, Vec<Row>) {
+    let (core, oracle) = registry::reference_pair_for(arch);
+    compare_on(&core, &oracle, arch, target, input)
+}
+
+/// [`compare_rows`] on the engine's reference pair, under its generation (in the gate, core
+/// is wrapped in its coverage recorder, which forwards `lint_stream`).
+fn on_engine(e: &Engine, target: Target, input: &[u8]) -> (String, Option<Divergence>, Vec<Row>) {
+    let (core, oracle) = (e.reference_subject(), &*e.subjects()[1]);
+    compare_on(core, oracle, e.arch(), target, input)
+}
+
+/// Compares the walks of `core` and `oracle` (both serving `arch`) on `input`: the coverage
+/// key, the divergence if any, and core's rows when they agree (empty otherwise).
+fn compare_on(
+    core: &dyn Subject,
+    oracle: &dyn Subject,
+    arch: Arch,
+    target: Target,
+    input: &[u8],
+) -> (String, Option<Divergence>, Vec<Row>) {
     let filed = DescribedCase {
         target,
         input,
-        names: ("core", "oracle"),
+        names: (core.name(), oracle.name()),
         sides: ("core", "oracle"),
     };
-    let div = |class: Class, key: String, description: String| {
-        let case = format!("{} bundles under {arch}", walked(input).len() / 64);
-        filed.divergence(class, key, description, case)
-    };
     let bytes = walked(input);
+    let diverged = |class: Class, key: String, description: String| {
+        let case = format!("{} bundles under {arch}", bytes.len() / 64);
+        let d = filed.divergence(class, key, description, case);
+        ("diverged".to_string(), Some(d), Vec::new())
+    };
     let run = catch_unwind(AssertUnwindSafe(|| {
-        (core_rows(bytes, arch), oracle_rows(bytes, arch))
+        (core.lint_stream(bytes), oracle.lint_stream(bytes))
     }));
-    let (core, oracle) = match run {
-        Ok((Ok(c), Ok(o))) => (c, o),
+    let (core_rows, oracle_rows) = match run {
+        Ok((Ok(Ok(c)), Ok(Ok(o)))) => (c, o),
+        Ok((Err(f), _) | (_, Err(f))) => {
+            let class = Class::of_fault(&f);
+            let detail = format!("lint_stream: {f}");
+            return diverged(class, format!("stream_lint:{}", class.name()), detail);
+        }
         Ok((c, o)) => {
             let detail = format!("a walker refused whole bundles: core {c:?}, oracle {o:?}");
-            let key = "stream_lint:refused".into();
-            return (
-                "diverged".into(),
-                Some(div(Class::DifferentOutput, key, detail)),
-                Vec::new(),
-            );
+            return diverged(Class::DifferentOutput, "stream_lint:refused".into(), detail);
         }
         Err(p) => {
             let detail = format!("PANIC: {}", panic_text(&*p));
-            let key = "stream_lint:panic".into();
-            return (
-                "diverged".into(),
-                Some(div(Class::Panic, key, detail)),
-                Vec::new(),
-            );
+            return diverged(Class::Panic, "stream_lint:panic".into(), detail);
         }
     };
-    if let Some((key, detail)) = first_difference(&core, &oracle) {
-        let key = format!("stream_lint:{key}");
-        return (
-            "diverged".into(),
-            Some(div(Class::DifferentOutput, key, detail)),
-            Vec::new(),
-        );
+    if let Some((key, detail)) = first_difference(&core_rows, &oracle_rows) {
+        return diverged(Class::DifferentOutput, format!("stream_lint:{key}"), detail);
     }
-    let errors: BTreeSet<&str> = core
+    let errors: BTreeSet<&str> = core_rows
         .iter()
         .filter_map(|r| match r {
             Row::StreamError { name, .. } => Some(*name),
@@ -380,7 +281,7 @@ pub fn compare_rows(
             errors.into_iter().collect::<Vec<_>>().join(",")
         )
     };
-    (key, None, core)
+    (key, None, core_rows)
 }
 
 /// The coverage signature of `input` for `minimize` (its verdict and outcome halves): per
@@ -488,6 +389,47 @@ mod tests {
         let mut s = stream_program::payload().to_vec();
         s.push(0x86);
         assert_eq!(compare(Arch::V2, target(), &s).0, "errors:stray_payload");
+    }
+
+    /// Core, its walk answered without its last row.
+    struct Short;
+
+    impl Subject for Short {
+        fn name(&self) -> &str {
+            "short"
+        }
+        fn capabilities(&self) -> crate::subjects::Capabilities {
+            crate::subjects::Capabilities::all()
+        }
+        fn lint_stream(&self, bytes: &[u8]) -> crate::subjects::Reply<crate::subjects::LintResult> {
+            let mut r = registry::core().lint_stream(bytes)?;
+            if let Ok(rows) = &mut r {
+                rows.pop();
+            }
+            Ok(r)
+        }
+    }
+
+    /// Both walks are asked through [`Subject::lint_stream`]: a row missing from one answer,
+    /// or no answer, is a divergence.
+    #[test]
+    fn the_walks_are_asked_through_the_subject_interface() {
+        let (_, oracle) = registry::reference_pair_for(Arch::V2);
+        let s = [stream_program::header(1, 3), stream_program::payload()].concat();
+        let (key, d, _) = compare_on(&Short, &oracle, Arch::V2, target(), &s);
+        let d = d.expect("a row missing");
+        assert_eq!(
+            (key.as_str(), d.class),
+            ("diverged", Class::DifferentOutput)
+        );
+        assert!(
+            d.signature.key.starts_with("stream_lint:only oracle:"),
+            "{d:?}"
+        );
+        let silent = crate::kinds::test_subjects::Silent;
+        let (_, d, _) = compare_on(&silent, &oracle, Arch::V2, target(), &s);
+        let d = d.expect("no answer");
+        assert_eq!(d.class, Class::Unsupported, "{d:?}");
     }
 
     /// Every field of every row is compared: a one-off in any of them, or a row too many, is

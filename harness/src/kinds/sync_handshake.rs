@@ -1,10 +1,9 @@
-//! Kind `sync_handshake`: the `alloc_semaphores` model (`tpb_core::sync`)
-//! against the engine simulator (`tpb_oracle::sim`) on generated programs
-//! (SPEC §8; programs from [`crate::generators::sync_program`]) through the
-//! [`Subject`] sync operations: core plans and stamps (`sync_plan`), the
-//! oracle vets, simulates and reads bands (`sync_plan`, `sync_simulate`,
-//! `sync_band`; translated by [`crate::subjects::sync_translate`]). Reference
-//! pair only.
+//! Kind `sync_handshake`: core's `alloc_semaphores` model against the
+//! oracle's engine simulator on generated programs (SPEC §8; programs from
+//! [`crate::generators::sync_program`]), only through the [`Subject`] sync
+//! operations: core plans and stamps (`sync_plan`), the oracle vets,
+//! simulates and reads bands (`sync_plan`, `sync_simulate`, `sync_band`;
+//! translated by [`crate::subjects::sync_translate`]). Reference pair only.
 //!
 //! Contract: [`compare`] never panics (a panic in the model or the simulator
 //! becomes a `Panic` divergence); its coverage key is `accepted`,
@@ -24,7 +23,6 @@ use crate::targets::Target;
 use std::collections::BTreeMap;
 use std::fmt;
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use tpb_core::sync as model;
 
 /// The sync-handshake kind.
 pub struct SyncHandshakeKind;
@@ -70,7 +68,7 @@ impl TargetKind for SyncHandshakeKind {
     /// comparison built.
     fn record_reach(&self, _t: Target, reach: &mut Reach, input: &[u8]) -> bool {
         let case = sync_program::build_case(&mut arbitrary::Unstructured::new(input));
-        if model::alloc_semaphores(&case.program).is_err() {
+        if !matches!(registry::core().sync_plan(&case.program, &[]), Ok(Ok(_))) {
             return false;
         }
         reach.sync_shape(&sync_program::shape(&case.program));
@@ -403,12 +401,7 @@ pub fn compare_case_on(
 
 fn fault(who: &dyn Subject, op: &str, f: Fault) -> SyncMismatch {
     SyncMismatch::Fault {
-        class: match f {
-            Fault::Unsupported => Class::Unsupported,
-            Fault::Timeout(_) => Class::Timeout,
-            Fault::Protocol(_) => Class::Protocol,
-            Fault::Crash(_) => Class::Crash,
-        },
+        class: Class::of_fault(&f),
         detail: format!("{} {op}: {f}", who.name()),
     }
 }

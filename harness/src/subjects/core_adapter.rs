@@ -1,13 +1,15 @@
 //! [`Subject`] over `tpb_core`, the production implementation.
 
 use super::interface::{Capabilities, Reply, Subject};
+use super::lint_types::{LintResult, LintRow};
 use super::lowering_translate::side_pair;
-use super::lowering_types::{IrInstruction, Lowered, LoweredModule, LoweringRejected};
+use super::lowering_types::{IrInstruction, Lowered, LoweredModule, LoweringRejected, Message};
 use super::sync_translate::to_sim_plan;
 use super::sync_types::{FlowStamps, SyncFlow, SyncPlanned, SyncProgram, SyncRejected};
 use super::types::{
-    DecodeFail, Decoded, EncodeResult, FieldName, IrAnswer, IrQuery, LutResult, LutTable, Name,
-    Predicate, Route, StreamFail, StreamResult, StreamSummary, Validator, Value, Verdict,
+    hex, BundleSpan, BundleStreamResult, DecodeFail, Decoded, EncodeResult, FieldName, IrAnswer,
+    IrQuery, LutResult, LutTable, Name, Predicate, Route, StreamFail, StreamResult, StreamSummary,
+    Validator, Value, Verdict,
 };
 use crate::arch::Arch;
 use tpb_core as c;
@@ -68,6 +70,72 @@ fn predicate(p: c::validate::Predicate) -> Predicate {
         P::CustomOpHeaderScratchSpaceVal => Predicate::CustomOpHeaderScratchSpaceVal,
         P::IsCustomOpPayloadOpcode => Predicate::IsCustomOpPayloadOpcode,
         P::CustomOpPayloadReservedZero => Predicate::CustomOpPayloadReservedZero,
+    }
+}
+
+/// One event of core's walker as a row (SPEC §5.3 "Linting a stream").
+#[inline]
+fn lint_row(e: c::walk::Event) -> LintRow {
+    use c::lint::Verdict as V;
+    match e {
+        c::walk::Event::Instruction {
+            at,
+            length,
+            verdict,
+        } => {
+            let (verdict, failure) = match verdict {
+                V::Valid => ("valid", None),
+                V::SkeletonOnly => ("skeleton", None),
+                V::Invalid(f) => ("invalid", Some((f.predicate, f.offset))),
+            };
+            LintRow::Instruction {
+                index: at.index,
+                offset: at.offset,
+                opcode: at.opcode,
+                length,
+                verdict,
+                failure,
+            }
+        }
+        c::walk::Event::Stream(s) => LintRow::StreamError {
+            name: s.fault.name(),
+            index: s.index,
+            offset: s.offset,
+            owner: (s.owner.index, s.owner.offset, s.owner.opcode),
+        },
+    }
+}
+
+/// Whether `records` (what `insn` lowered to under `gen`) decode and give
+/// back the instruction's wire fields (SPEC §5.4 "IR (DL-1)" and its table; §5.1).
+fn check_lowered(
+    gen: Generation,
+    insn: &IrInstruction,
+    records: &[[u8; 64]],
+) -> Result<(), String> {
+    use c::lower::IrInstruction as Ir;
+    let decode = |b: &[u8; 64]| c::decode(&Bundle(*b), gen);
+    for b in records {
+        decode(b).map_err(|e| format!("record {} does not decode: {e:?}", hex(b)))?;
+    }
+    let Ir::Collective(col) = insn else {
+        return Ok(());
+    };
+    let tag = c::lut::dtype_to_wire(col.dtype, gen.dtype_column()).map_err(|e| format!("{e}"))?;
+    match records.first().map(decode) {
+        Some(Ok(c::Instruction::CollectiveCompute(p)))
+            if (p.kind, p.cce_op, p.dtype, p.ap) == (col.kind, col.cce_op, tag, col.src) => {}
+        other => return Err(format!("0xD9 does not recover the collective: {other:?}")),
+    }
+    match (col.src2, records.get(1).map(decode)) {
+        (None, None) => Ok(()),
+        (Some(ap), Some(Ok(c::Instruction::CollectiveComputeSecondary(s))))
+            if (s.kind, s.cce_op, s.dtype, s.ap, s.channel_id)
+                == (col.kind, col.cce_op, tag, ap, col.channel_id) =>
+        {
+            Ok(())
+        }
+        (_, other) => Err(format!("0xDA does not recover the second leg: {other:?}")),
     }
 }
 
@@ -152,6 +220,47 @@ impl Subject for CoreSubject {
         })
     }
 
+    fn parse_bundle_stream(&self, bytes: &[u8]) -> Reply<BundleStreamResult> {
+        use c::stream::{BundleItem, StreamItem};
+        let span = |start, count, what| BundleSpan { start, count, what };
+        Ok(match c::stream::parse_bundle_stream(bytes, self.gen) {
+            Ok(items) => Ok(items
+                .into_iter()
+                .map(|item| match item {
+                    BundleItem::CollectivePair { index } => span(index, 2, "pair"),
+                    BundleItem::Custom(StreamItem::Other { index, .. }) => span(index, 1, "single"),
+                    BundleItem::Custom(StreamItem::Group {
+                        header_index, args, ..
+                    }) => span(header_index, args.len() + 2, "group"),
+                })
+                .collect()),
+            Err(e) => Err(StreamFail {
+                name: Name::Known(e.name()),
+                index: e.index().unwrap_or(bytes.len()),
+            }),
+        })
+    }
+
+    /// Core's streaming walker ([`c::walk::Walker`], as `tpbconform check`
+    /// runs it), its events mapped as they come.
+    fn lint_stream(&self, bytes: &[u8]) -> Reply<LintResult> {
+        if !bytes.len().is_multiple_of(c::layout::BUNDLE_LEN) {
+            return Ok(Err(format!("{:?}", c::LengthError { len: bytes.len() })));
+        }
+        // About one row per bundle (a 128-byte instruction has one, an error one more).
+        let mut rows = Vec::with_capacity(bytes.len() / c::layout::BUNDLE_LEN + 1);
+        let mut out = |e| rows.push(lint_row(e));
+        let mut w = c::walk::Walker::new(self.gen);
+        for chunk in bytes.chunks_exact(c::layout::BUNDLE_LEN) {
+            match Bundle::from_slice(chunk) {
+                Ok(b) => w.push(&b, &mut out),
+                Err(e) => return Ok(Err(format!("{e:?}"))),
+            }
+        }
+        w.finish(&mut out);
+        Ok(Ok(rows))
+    }
+
     #[inline]
     fn lut(&self, table: LutTable, n: u32) -> Reply<LutResult> {
         use c::lut;
@@ -210,12 +319,13 @@ impl Subject for CoreSubject {
             .iter()
             .map(|insn| match c::lower::lower(&mut m, insn) {
                 Ok(l) => Ok(Lowered {
-                    records: l.records.iter().map(|b| b.0).collect(),
                     side: l.side.iter().map(side_pair).collect(),
+                    // In place: `Bundle` is one `[u8; 64]`.
+                    records: l.records.into_iter().map(|b| b.0).collect(),
                 }),
                 Err(e) => Err(LoweringRejected {
                     name: e.name(),
-                    message: e.to_string(),
+                    message: Message::new(e),
                 }),
             })
             .collect();
@@ -229,6 +339,14 @@ impl Subject for CoreSubject {
                 .map(|a| (a.kind, a.direction.name(), a.peer))
                 .collect(),
         })
+    }
+
+    fn check_lowered(
+        &self,
+        insn: &IrInstruction,
+        records: &[[u8; 64]],
+    ) -> Reply<Result<(), String>> {
+        Ok(check_lowered(self.gen, insn, records))
     }
 
     fn sync_plan(

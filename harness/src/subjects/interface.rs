@@ -1,13 +1,14 @@
 //! The [`Subject`] interface: a name, [`Capabilities`], and one method per
 //! operation, each answering a typed result or a [`Fault`].
 
+use super::lint_types::LintResult;
 use super::lowering_types::{IrInstruction, LoweredModule, ModuleAnswer};
 use super::sync_types::{
     BandReading, SyncEntry, SyncFlow, SyncPlanned, SyncProgram, SyncRejected, SyncRun,
 };
 use super::types::{
-    DecodeFail, Decoded, EncodeResult, FieldName, IrAnswer, IrQuery, LutResult, LutTable,
-    StreamFail, StreamResult, Validator, Value, Verdict,
+    BundleStreamResult, DecodeFail, Decoded, EncodeResult, FieldName, IrAnswer, IrQuery, LutResult,
+    LutTable, StreamFail, StreamResult, Validator, Value, Verdict,
 };
 use std::fmt;
 
@@ -249,6 +250,20 @@ pub trait Subject {
         self.parse_stream(bytes).map(|r| r.map(|_| ()))
     }
 
+    /// SPEC §5.3 "Bundle stream" (DL-12): the stream parser with 0xD9 +
+    /// 0xDA pairing, one span per item or the first error (reference pair
+    /// only: no protocol op carries it).
+    fn parse_bundle_stream(&self, _bytes: &[u8]) -> Reply<BundleStreamResult> {
+        Err(Fault::Unsupported)
+    }
+
+    /// SPEC §5.3 "Linting a stream" (D-27, D-28): the walk of `bytes`
+    /// (whole bundles), one row per instruction and per stream error in
+    /// stream order, or why the walker refused them (reference pair only).
+    fn lint_stream(&self, _bytes: &[u8]) -> Reply<LintResult> {
+        Err(Fault::Unsupported)
+    }
+
     /// A SPEC §6 lookup.
     fn lut(&self, _table: LutTable, _input: u32) -> Reply<LutResult> {
         Err(Fault::Unsupported)
@@ -262,6 +277,18 @@ pub trait Subject {
     /// SPEC §5.4: lowers `insns`, in order, into one module of the
     /// subject's generation.
     fn lower(&self, _insns: &[IrInstruction]) -> Reply<LoweredModule> {
+        Err(Fault::Unsupported)
+    }
+
+    /// SPEC §5.4 / §5.1: whether `records`, what `insn` lowered to, each
+    /// decode under the subject's generation and give back the instruction's
+    /// wire fields (a collective's kind, CCE op, dtype tag and access
+    /// patterns on its 0xD9 and 0xDA); why not, as text (reference pair only).
+    fn check_lowered(
+        &self,
+        _insn: &IrInstruction,
+        _records: &[[u8; 64]],
+    ) -> Reply<Result<(), String>> {
         Err(Fault::Unsupported)
     }
 
@@ -339,6 +366,12 @@ impl<S: Subject + ?Sized> Subject for Box<S> {
     fn validate_stream(&self, bytes: &[u8]) -> Reply<Result<(), StreamFail>> {
         (**self).validate_stream(bytes)
     }
+    fn parse_bundle_stream(&self, bytes: &[u8]) -> Reply<BundleStreamResult> {
+        (**self).parse_bundle_stream(bytes)
+    }
+    fn lint_stream(&self, bytes: &[u8]) -> Reply<LintResult> {
+        (**self).lint_stream(bytes)
+    }
     #[inline]
     fn lut(&self, table: LutTable, input: u32) -> Reply<LutResult> {
         (**self).lut(table, input)
@@ -348,6 +381,13 @@ impl<S: Subject + ?Sized> Subject for Box<S> {
     }
     fn lower(&self, insns: &[IrInstruction]) -> Reply<LoweredModule> {
         (**self).lower(insns)
+    }
+    fn check_lowered(
+        &self,
+        insn: &IrInstruction,
+        records: &[[u8; 64]],
+    ) -> Reply<Result<(), String>> {
+        (**self).check_lowered(insn, records)
     }
     fn lower_module(&self, insns: &[IrInstruction]) -> Reply<ModuleAnswer> {
         (**self).lower_module(insns)

@@ -1,10 +1,14 @@
 //! The vocabulary of [`super::Subject::lower`] (SPEC §5.4 collective
 //! lowering): the request is a list of IR instructions (core's IR types,
-//! `tpb_core::lower`, are the vocabulary), lowered in order into one module of
-//! the subject's generation; the answer is each instruction's records and
-//! side-table rows, or its error, and the module's side-tables.
+//! `tpb_core::lower`, are the vocabulary, as is core's [`Generation`]),
+//! lowered in order into one module of the subject's generation; the answer
+//! is each instruction's records and side-table rows, or its error, and the
+//! module's side-tables.
 
-pub use tpb_core::lower::IrInstruction;
+use std::fmt;
+use std::sync::Arc;
+
+pub use tpb_core::lower::{Generation, IrInstruction, LocalSendRecv, Transfer};
 
 /// What one IR instruction lowered to.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -22,8 +26,42 @@ pub struct LoweringRejected {
     /// The SPEC §5.4 error name.
     pub name: &'static str,
     /// The subject's message.
-    pub message: String,
+    pub message: Message,
 }
+
+/// A subject's message, kept as the value it is rendered from and formatted
+/// only when shown: a gate case rejects thousands of instructions (the
+/// lowering properties lower each again) and shows none of the messages.
+#[derive(Clone)]
+pub struct Message(Arc<dyn fmt::Display + Send + Sync>);
+
+impl Message {
+    /// The message `why` renders to.
+    pub fn new(why: impl fmt::Display + Send + Sync + 'static) -> Message {
+        Message(Arc::new(why))
+    }
+}
+
+impl fmt::Display for Message {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.0.fmt(f)
+    }
+}
+
+impl fmt::Debug for Message {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(&self.to_string(), f)
+    }
+}
+
+/// Two messages are equal when they read the same.
+impl PartialEq for Message {
+    fn eq(&self, other: &Message) -> bool {
+        self.to_string() == other.to_string()
+    }
+}
+
+impl Eq for Message {}
 
 /// A whole module's lowering.
 #[derive(Clone, Debug, PartialEq, Eq, Default)]

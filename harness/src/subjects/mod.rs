@@ -17,6 +17,7 @@
 
 mod core_adapter;
 pub mod interface;
+mod lint_types;
 pub mod lowering_translate;
 mod lowering_types;
 mod oracle_adapter;
@@ -26,6 +27,7 @@ mod sync_types;
 mod types;
 
 pub use interface::{Batch, Capabilities, Capability, Fault, Reply, Subject};
+pub use lint_types::*;
 pub use lowering_types::*;
 pub use registry::{open, SubjectSpec};
 pub use sync_types::*;

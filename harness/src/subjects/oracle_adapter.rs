@@ -1,8 +1,9 @@
 //! [`Subject`] over `tpb_oracle`, the independent second reading.
 
 use super::interface::{Capabilities, Fault, Reply, Subject};
+use super::lint_types::{LintResult, LintRow};
 use super::lowering_translate::to_request;
-use super::lowering_types::{IrInstruction, Lowered, LoweredModule, LoweringRejected};
+use super::lowering_types::{IrInstruction, Lowered, LoweredModule, LoweringRejected, Message};
 use super::sync_translate::{to_script, to_script_into};
 use super::sync_types::{
     BandReading, SyncEntry, SyncFlow, SyncPlanned, SyncProgram, SyncRejected, SyncRun,
@@ -31,8 +32,9 @@ thread_local! {
     };
 }
 use super::types::{
-    DecodeFail, Decoded, EncodeResult, FieldName, IrAnswer, IrQuery, LutResult, LutTable, Name,
-    Predicate, Route, StreamFail, StreamResult, StreamSummary, Validator, Value, Verdict,
+    BundleSpan, BundleStreamResult, DecodeFail, Decoded, EncodeResult, FieldName, IrAnswer,
+    IrQuery, LutResult, LutTable, Name, Predicate, Route, StreamFail, StreamResult, StreamSummary,
+    Validator, Value, Verdict,
 };
 use crate::arch::Arch;
 use tpb_oracle as o;
@@ -87,6 +89,45 @@ fn predicate(p: o::Predicate) -> Predicate {
         P::CustomOpHeaderScratchSpaceVal => Predicate::CustomOpHeaderScratchSpaceVal,
         P::IsCustomOpPayloadOpcode => Predicate::IsCustomOpPayloadOpcode,
         P::CustomOpPayloadReservedZero => Predicate::CustomOpPayloadReservedZero,
+    }
+}
+
+/// One report of the oracle's walker as a row: it reports bundle indices
+/// only; offsets are `64 * index` (SPEC §5.3: every instruction starts on a
+/// bundle boundary).
+fn lint_row(r: o::Report) -> LintRow {
+    match r {
+        o::Report::Instruction {
+            index,
+            opcode,
+            length,
+            lint,
+        } => {
+            let (verdict, failure) = match lint {
+                o::Lint::Valid => ("valid", None),
+                o::Lint::NotModelled => ("skeleton", None),
+                o::Lint::Invalid { predicate, offset } => ("invalid", Some((predicate, offset))),
+            };
+            LintRow::Instruction {
+                index,
+                offset: 64 * index,
+                opcode,
+                length,
+                verdict,
+                failure,
+            }
+        }
+        o::Report::Fault {
+            name,
+            index,
+            owner,
+            owner_opcode,
+        } => LintRow::StreamError {
+            name,
+            index,
+            offset: 64 * index,
+            owner: (owner, 64 * owner, owner_opcode),
+        },
     }
 }
 
@@ -158,6 +199,29 @@ impl Subject for OracleSubject {
         })
     }
 
+    fn parse_bundle_stream(&self, bytes: &[u8]) -> Reply<BundleStreamResult> {
+        Ok(match o::parse_bundle_stream(bytes, self.chip) {
+            Ok(spans) => Ok(spans
+                .into_iter()
+                .map(|s| BundleSpan {
+                    start: s.start,
+                    count: s.count,
+                    what: s.what,
+                })
+                .collect()),
+            Err(e) => Err(StreamFail {
+                name: Name::Known(e.name()),
+                index: e.index().unwrap_or(bytes.len()),
+            }),
+        })
+    }
+
+    fn lint_stream(&self, bytes: &[u8]) -> Reply<LintResult> {
+        Ok(o::lint_stream(bytes, self.chip)
+            .map(|reports| reports.into_iter().map(lint_row).collect())
+            .map_err(|e| format!("{e:?}")))
+    }
+
     #[inline]
     fn lut(&self, table: LutTable, n: u32) -> Reply<LutResult> {
         let r = match table {
@@ -216,7 +280,7 @@ impl Subject for OracleSubject {
                 }),
                 Err(r) => Err(LoweringRejected {
                     name: r.name(),
-                    message: r.to_string(),
+                    message: Message::new(r),
                 }),
             })
             .collect();

@@ -10,7 +10,7 @@
 //! This module, the adapters it owns (`core_adapter`, `oracle_adapter`) and
 //! the translators of the reference-pair kinds ([`super::sync_translate`],
 //! [`super::lowering_translate`]) name the two in-process implementations
-//! (so do the comparators of those kinds and a few data readers; see
+//! (so do a few data readers and CLI commands, no kind; see
 //! `harness/ARCHITECTURE.md`).
 //!
 //! External subjects plug in through [`set_external_opener`]: until one is

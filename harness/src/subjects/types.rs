@@ -268,7 +268,8 @@ pub enum StreamSummary {
 #[derive(Clone, Debug, PartialEq)]
 pub struct StreamFail {
     /// `trailing_bytes`, `invalid_record`, `payload_count_mismatch`,
-    /// `stray_payload` or `short_group`.
+    /// `stray_payload` or `short_group` (a bundle stream also `stray_leg`,
+    /// `missing_leg`, `leg_mismatch`, DL-12).
     pub name: Name,
     /// Bundle index (header index for `short_group`; byte length for `trailing_bytes`).
     pub index: usize,
@@ -282,6 +283,22 @@ impl fmt::Display for StreamFail {
 
 /// Result of a stream parse.
 pub type StreamResult = Result<Vec<StreamSummary>, StreamFail>;
+
+/// One item of a bundle stream with 0xD9 + 0xDA pairing (SPEC §5.3 "Bundle
+/// stream", DL-12): its first bundle index, its bundles, and what it is
+/// (`pair`, `single` or `group`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct BundleSpan {
+    /// Bundle index of its first bundle.
+    pub start: usize,
+    /// Bundles it spans (2 for a pair, `num_arguments + 2` for a group).
+    pub count: usize,
+    /// `pair`, `single` or `group`.
+    pub what: &'static str,
+}
+
+/// Result of a bundle-stream parse (the error as [`StreamFail`]).
+pub type BundleStreamResult = Result<Vec<BundleSpan>, StreamFail>;
 
 /// Which CUSTOM_OP validator (SPEC §3 header / §4 payload).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
