@@ -10,13 +10,17 @@
 //!
 //! Modules: [`protocol`] (lines ⇄ typed requests and answers), [`process`]
 //! (the pipelined client with timeouts and restarts), [`subject`] (the
-//! client as a [`crate::subjects::Subject`], and the registry's opener),
+//! client as a [`crate::subjects::Subject`], and the registry's opener;
+//! `prefetch` its whole-batch transports and `ready` the answers they
+//! leave by position), [`answers`] (client replies as typed values),
+//! [`names`] (names from outside, interned),
 //! [`ffi`] (the only `unsafe` in the harness: calls into the library),
 //! [`worker`] (the library's protocol server), [`lower_json`] (the `lower`
 //! operation's IR and module JSON), [`shm`] / [`shm_client`] /
 //! [`shm_worker`] (a `lib:` subject's validator and LUT chunks through
 //! shared memory), [`verdict`] (the `tpb_verdict` ids).
 
+pub mod answers;
 pub mod batch_framing;
 pub mod ffi;
 pub mod lower_json;

@@ -5,13 +5,13 @@
 //! ([`super::batch_framing`]), LUTs without a worker as pipelined lines.
 //! Answers land in the subject's [`ReadyStore`] by position.
 
+use super::answers::{fault, lut_reply};
 use super::batch_framing::{self, BatchProcess};
-use super::names::foreign;
-use super::process::{Fault as ClientFault, FaultClass, Reply as ClientReply};
+use super::process::{Fault as ClientFault, FaultClass};
 use super::protocol::{Answer, Op, Request};
 use super::ready::ReadyStore;
 use super::shm_client::ShmAnswer;
-use super::subject::{fault, ExternalSubject};
+use super::subject::ExternalSubject;
 use crate::subjects::{
     Batch, Capability, Fault, LutResult, LutTable, Predicate, Reply, Validator, Verdict,
 };
@@ -46,17 +46,6 @@ pub(super) fn shm_lut(a: ShmAnswer) -> Reply<LutResult> {
         ShmAnswer::Fault(f) if f.class == FaultClass::NotSent => Err(Fault::Crash(f.detail)),
         ShmAnswer::Fault(f) => Err(shm_fault(f)),
         ShmAnswer::Verdict(_) => Err(Fault::Protocol("answer of the wrong kind".into())),
-    }
-}
-
-/// A lines answer to a LUT request, typed.
-pub(super) fn lut_reply(r: ClientReply) -> Reply<LutResult> {
-    match r {
-        Ok(Answer::Wire(w)) => u8::try_from(w)
-            .map(Ok)
-            .map_err(|_| Fault::Protocol(format!("wire value {w} is not a byte"))),
-        Ok(Answer::Refused(why)) => Ok(Err(foreign(&why))),
-        other => Err(fault(other)),
     }
 }
 
@@ -217,6 +206,7 @@ impl ExternalSubject {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::external::names::foreign;
 
     #[test]
     fn batch_refusal_names_stay_per_entry() {

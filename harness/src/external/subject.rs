@@ -14,9 +14,9 @@
 //! cases/s and the last [`STDERR_LINES`] lines after the per-thread
 //! subjects are gone.
 
+use super::answers::{fault, lut_reply};
 use super::batch_framing::{self, BatchProcess};
 use super::names::foreign;
-use super::prefetch::lut_reply;
 use super::process::{
     Fault as ClientFault, FaultClass, Launch, ProcessSubject, Reply as ClientReply, StartError,
     STDERR_LINES,
@@ -209,19 +209,6 @@ pub struct ExternalSubject {
     ready: RefCell<ReadyStore>,
     calls: AtomicU64,
     busy_ns: AtomicU64,
-}
-
-/// A client reply that is no answer, as the engine's fault.
-pub(super) fn fault(r: ClientReply) -> Fault {
-    match r {
-        Err(f) => match f.class {
-            FaultClass::Crash | FaultClass::NotSent => Fault::Crash(f.detail),
-            FaultClass::Timeout => Fault::Timeout(f.detail),
-            FaultClass::Protocol => Fault::Protocol(f.detail),
-        },
-        Ok(Answer::Unsupported) => Fault::Unsupported,
-        Ok(a) => Fault::Protocol(format!("answer of the wrong kind: {a:?}")),
-    }
 }
 
 /// What a hello declares: one capability per op, one per LUT table
