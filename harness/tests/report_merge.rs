@@ -114,6 +114,20 @@ fn bump_generation(m: &mut Value, name: &str, by: u64) {
     g["diverged"] = Value::from(g["diverged"].as_u64().unwrap() + by);
 }
 
+/// Writes `ls` as `dir`'s divergences.jsonl, counts one more divergent
+/// `validate_header` case of generation `arch` in its run.json, and reseals.
+fn add_divergent_case(dir: &Path, ls: &mut [Value], arch: &str) {
+    write_lines(dir, ls);
+    let mut m = read_json(&dir.join("run.json"));
+    m["distinct_divergences"] = Value::from(ls.len());
+    m["divergent_cases"] = Value::from(m["divergent_cases"].as_u64().unwrap() + 1);
+    assert_eq!(m["targets"][0]["name"], "validate_header");
+    m["targets"][0]["diverged"] = Value::from(m["targets"][0]["diverged"].as_u64().unwrap() + 1);
+    bump_generation(&mut m, arch, 1);
+    write_json(&dir.join("run.json"), &m);
+    reseal(dir);
+}
+
 /// A complete divergence record of generated case `index` (arch `arch`).
 fn planted_record(index: u64, arch: &str) -> Value {
     serde_json::json!({
@@ -251,17 +265,8 @@ fn divergences_merge_to_the_unsharded_signatures() {
         ls.push(planted_record(6, "v4"));
         // The gate lists validate_header divergences before `vectors`.
         ls.sort_by_key(|v| v["target"] != "validate_header");
-        write_lines(dir, &mut ls);
-        let mut m = read_json(&dir.join("run.json"));
-        m["distinct_divergences"] = Value::from(ls.len());
-        m["divergent_cases"] = Value::from(m["divergent_cases"].as_u64().unwrap() + 1);
-        m["targets"][0]["diverged"] =
-            Value::from(m["targets"][0]["diverged"].as_u64().unwrap() + 1);
-        assert_eq!(m["targets"][0]["name"], "validate_header");
         // Case 6 runs under the (6 mod 4)-th generation.
-        bump_generation(&mut m, "v4", 1);
-        write_json(&dir.join("run.json"), &m);
-        reseal(dir);
+        add_divergent_case(dir, &mut ls, "v4");
     };
     plant(&dirs[2]);
     plant(&full);
@@ -291,15 +296,7 @@ fn divergences_merge_to_the_unsharded_signatures() {
         x["origin"]["generated"] = Value::from(index);
         x["arch"] = "v3".into();
         ls.insert(0, x);
-        write_lines(dir, &mut ls);
-        let mut m = read_json(&dir.join("run.json"));
-        m["distinct_divergences"] = Value::from(ls.len());
-        m["divergent_cases"] = Value::from(m["divergent_cases"].as_u64().unwrap() + 1);
-        m["targets"][0]["diverged"] =
-            Value::from(m["targets"][0]["diverged"].as_u64().unwrap() + 1);
-        bump_generation(&mut m, "v3", 1);
-        write_json(&dir.join("run.json"), &m);
-        reseal(dir);
+        add_divergent_case(dir, &mut ls, "v3");
     };
     again(&dirs[1], 5);
     let out = root.join("merged-dedup");
@@ -400,13 +397,15 @@ fn refuses_sets_that_are_not_one_complete_run() {
         reseal(&d);
         [&dirs[..3], &[d]].concat()
     };
-    let set = |key: &'static str, v: Value| {
-        move |d: &Path| {
-            let mut m = read_json(&d.join("run.json"));
-            m[key] = v.clone();
-            write_json(&d.join("run.json"), &m);
+    // Sets `fields` of the shard's run.json.
+    fn set_meta(d: &Path, fields: &[(&str, Value)]) {
+        let mut m = read_json(&d.join("run.json"));
+        for (k, v) in fields {
+            m[*k] = v.clone();
         }
-    };
+        write_json(&d.join("run.json"), &m);
+    }
+    let set = |key: &'static str, v: Value| move |d: &Path| set_meta(d, &[(key, v.clone())]);
     refused(
         &edited("v", &set("version", "9.9.9".into())),
         &out,
@@ -435,11 +434,14 @@ fn refuses_sets_that_are_not_one_complete_run() {
     );
     refused(
         &edited("lie", &|d: &Path| {
-            let mut m = read_json(&d.join("run.json"));
-            m["verdict"] = "PASS".into();
-            m["failures"] = serde_json::json!(["timeout: x"]);
-            m["failure_targets"] = serde_json::json!(["validate_header"]);
-            write_json(&d.join("run.json"), &m);
+            set_meta(
+                d,
+                &[
+                    ("verdict", "PASS".into()),
+                    ("failures", serde_json::json!(["timeout: x"])),
+                    ("failure_targets", serde_json::json!(["validate_header"])),
+                ],
+            );
         }),
         &out,
         "verdict `PASS`",
@@ -449,11 +451,15 @@ fn refuses_sets_that_are_not_one_complete_run() {
             let mut rec = planted_record(4, "v2");
             rec["class"] = "OverAccept".into();
             write_lines(d, &mut [rec]);
-            let mut m = read_json(&d.join("run.json"));
-            m["distinct_divergences"] = 1.into();
-            m["divergent_cases"] = 1.into();
-            m["verdict"] = "FAIL".into();
-            write_json(&d.join("run.json"), &m);
+            let one = || Value::from(1);
+            set_meta(
+                d,
+                &[
+                    ("distinct_divergences", one()),
+                    ("divergent_cases", one()),
+                    ("verdict", "FAIL".into()),
+                ],
+            );
         }),
         &out,
         "not in shard 3/4",
@@ -468,10 +474,13 @@ fn refuses_sets_that_are_not_one_complete_run() {
     refused(
         &edited("garbage", &|d: &Path| {
             std::fs::write(d.join("divergences.jsonl"), "\n{not json\n").unwrap();
-            let mut m = read_json(&d.join("run.json"));
-            m["distinct_divergences"] = 1.into();
-            m["verdict"] = "FAIL".into();
-            write_json(&d.join("run.json"), &m);
+            set_meta(
+                d,
+                &[
+                    ("distinct_divergences", 1.into()),
+                    ("verdict", "FAIL".into()),
+                ],
+            );
         }),
         &out,
         "divergences.jsonl:2:",
