@@ -14,20 +14,28 @@ use tpb_core::validate::{validate_header, validate_payload};
 use tpb_core::walk::{At, Event, Walker};
 use tpb_core::Bundle;
 
-/// What `check` was asked for.
-#[derive(Clone, Copy, Debug)]
+/// What `check` was asked for (its command-line options).
+#[derive(Clone, Copy, Debug, clap::Args)]
 pub struct CheckArgs {
-    /// Hex text input.
+    /// Read hex text (one bundle per line) instead of raw binary.
+    #[arg(long)]
     pub hex: bool,
-    /// `auto` lints streams; another validator runs on every bundle alone.
+    /// Which validator to run on every bundle.
+    #[arg(long, value_enum, default_value_t = Validator::Auto)]
     pub validator: Validator,
     /// Output format.
+    #[arg(long, value_enum, default_value_t = Format::Text)]
     pub format: Format,
-    /// The generation.
+    /// Hardware generation (v2 Sunda, v3 Cayman, v4 Mariana, v5 Maverick).
+    #[arg(long, default_value = "v2")]
     pub arch: Arch,
-    /// Stop after this many errors (invalid verdicts + stream errors) over all streams.
+    /// Stop at the bundle where the Nth error is found (invalid verdicts and stream errors,
+    /// counted over all inputs; that bundle's reports are all printed).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
     pub max_errors: Option<u64>,
-    /// Per-opcode counts in each stream's summary.
+    /// Add per-opcode counts (valid / skeleton / invalid) to each stream's summary (text:
+    /// one line per opcode seen; jsonl: "per_opcode" in the summary object).
+    #[arg(long)]
     pub per_opcode: bool,
 }
 
