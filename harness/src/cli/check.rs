@@ -60,10 +60,18 @@ pub fn run(files: &[String], args: CheckArgs) -> CliResult {
             ..Tally::default()
         };
         let reader = open_input(path)?;
+        let mut sink = Sink {
+            source: &source,
+            printer: &mut printer,
+            tally: &mut tally,
+            errors: &mut errors,
+            printing: args.format != Format::Summary,
+            failed: Ok(()),
+        };
         let stopped = if args.validator == Validator::Auto {
-            lint_stream(&source, reader, args, &mut printer, &mut tally, &mut errors)?
+            lint_stream(reader, args, &mut sink)?
         } else {
-            validate_each(&source, reader, args, &mut printer, &mut tally, &mut errors)?
+            validate_each(reader, args, &mut sink)?
         };
         printer.summary(&source, &tally, stopped)?;
         if stopped {
@@ -269,22 +277,12 @@ impl<W: Write> Sink<'_, W> {
 
 /// `--validator auto`: walks one stream. Returns whether `--max-errors` stopped it.
 fn lint_stream<W: Write>(
-    source: &str,
     reader: Input,
     args: CheckArgs,
-    printer: &mut Printer<W>,
-    tally: &mut Tally,
-    errors: &mut u64,
+    sink: &mut Sink<'_, W>,
 ) -> Result<bool, CliError> {
     let mut walker = Walker::new(args.arch.generation());
-    let mut sink = Sink {
-        source,
-        printer,
-        tally,
-        errors,
-        printing: args.format != Format::Summary,
-        failed: Ok(()),
-    };
+    let source = sink.source;
     let limit = args.max_errors.unwrap_or(u64::MAX);
     let stopped = each_run(source, reader, args.hex, |run, line| {
         walker.push_bundles(run, &mut |e| sink.on(&e, line, limit));
@@ -303,13 +301,11 @@ fn lint_stream<W: Write>(
 /// `--validator custom_op_header|custom_op_payload`: that validator on every bundle alone
 /// (no stream rule; SPEC §3, §4).
 fn validate_each<W: Write>(
-    source: &str,
     reader: Input,
     args: CheckArgs,
-    printer: &mut Printer<W>,
-    tally: &mut Tally,
-    errors: &mut u64,
+    sink: &mut Sink<'_, W>,
 ) -> Result<bool, CliError> {
+    let source = sink.source;
     let limit = args.max_errors.unwrap_or(u64::MAX);
     let gen = args.arch.generation();
     let mut index = 0usize;
@@ -335,10 +331,10 @@ fn validate_each<W: Write>(
             length: 64,
             verdict,
         };
-        *errors += u64::from(tally.count(&event));
-        printer.event(source, &event, line)?;
+        *sink.errors += u64::from(sink.tally.count(&event));
+        sink.printer.event(source, &event, line)?;
         index += 1;
-        Ok(*errors >= limit)
+        Ok(*sink.errors >= limit)
     };
     each_run(source, reader, args.hex, |run, line| {
         for b in run.as_chunks::<64>().0 {
