@@ -5,7 +5,7 @@
 
 mod common;
 
-use common::{code, refused, stderr, tpb, BIN};
+use common::{code, gate_over, refused, stderr, tpb, BIN};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
@@ -224,17 +224,7 @@ fn replay_exit_codes_and_bad_input() {
 
 /// A 10-case `alu_lut` gate over `corpus`, the report in `report`.
 fn alu_gate(corpus: &Path, report: &Path) -> Output {
-    tpb(&[
-        "gate",
-        "--cases",
-        "10",
-        "--targets",
-        "alu_lut",
-        "--corpus",
-        corpus.to_str().unwrap(),
-        "--report-dir",
-        report.to_str().unwrap(),
-    ])
+    gate_over(&["--cases", "10", "--targets", "alu_lut"], corpus, report)
 }
 
 #[test]

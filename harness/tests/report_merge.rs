@@ -7,7 +7,7 @@
 mod common;
 mod report_support;
 
-use common::{code, copy_dir, repo_corpus, stderr, tpb};
+use common::{code, copy_dir, gate_over, repo_corpus, stderr, tpb};
 use report_support::{assert_refused, read_json, reseal, write_json};
 use serde_json::Value;
 use std::collections::BTreeSet;
@@ -35,24 +35,12 @@ fn gate_with(
     cases: &str,
     sync_cases: &str,
 ) -> i32 {
-    let mut args = vec![
-        "gate",
-        "--quiet",
-        "--cases",
-        cases,
-        "--sync-cases",
-        sync_cases,
-        "--seed",
-        seed,
-        "--corpus",
-        corpus.to_str().unwrap(),
-        "--report-dir",
-        out.to_str().unwrap(),
-    ];
+    let mut args = vec!["--quiet", "--cases", cases, "--sync-cases", sync_cases];
+    args.extend(["--seed", seed]);
     if let Some(s) = shard {
         args.extend(["--shard", s]);
     }
-    let o = tpb(&args);
+    let o = gate_over(&args, corpus, out);
     assert!(
         out.join("run.json").is_file(),
         "gate wrote no run.json: {}",
@@ -369,22 +357,12 @@ fn refuses_sets_that_are_not_one_complete_run() {
     refused(&[&dirs[..3], &[other]].concat(), &out, "its share");
     // A shard the time budget cut short (a real INCOMPLETE run).
     let other = root.join("cut-short");
-    let o = tpb(&[
-        "gate",
-        "--quiet",
-        "--cases",
-        "100000000",
-        "--seconds",
-        "0.2",
-        "--seed",
-        "0x5eed",
-        "--shard",
-        "3/4",
-        "--corpus",
-        corpus.to_str().unwrap(),
-        "--report-dir",
-        other.to_str().unwrap(),
-    ]);
+    let cut = ["--quiet", "--cases", "100000000", "--seconds", "0.2"];
+    let o = gate_over(
+        &[&cut[..], &["--seed", "0x5eed", "--shard", "3/4"]].concat(),
+        &corpus,
+        &other,
+    );
     assert!(other.join("run.json").is_file(), "{}", stderr(&o));
     assert_eq!(read_json(&other.join("run.json"))["complete"], false);
     refused(&[&dirs[..3], &[other]].concat(), &out, "INCOMPLETE");

@@ -46,6 +46,15 @@ pub fn tpb(args: &[&str]) -> Output {
         .expect("run tpbconform")
 }
 
+/// Runs `tpbconform gate args --corpus corpus --report-dir report` with stdin closed.
+pub fn gate_over(args: &[&str], corpus: &Path, report: &Path) -> Output {
+    let mut all = vec!["gate"];
+    all.extend(args);
+    all.extend(["--corpus", corpus.to_str().expect("UTF-8 path")]);
+    all.extend(["--report-dir", report.to_str().expect("UTF-8 path")]);
+    tpb(&all)
+}
+
 /// Runs `tpbconform args` with stdin closed, in `cwd`.
 pub fn tpb_in(cwd: &Path, args: &[&str]) -> Output {
     Command::new(BIN)
