@@ -5,7 +5,7 @@
 mod common;
 mod subjects;
 
-use common::{code, stderr, wait_until, Reap, BIN};
+use common::{code, stderr, strs, wait_until, Reap, BIN};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
@@ -338,12 +338,7 @@ fn repeated_targets_run_once() {
     assert_eq!(code(&o), 0, "{}", stderr(&o));
     let m: serde_json::Value =
         serde_json::from_slice(&std::fs::read(r.join("run.json")).unwrap()).unwrap();
-    let names: Vec<&str> = m["targets"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|t| t["name"].as_str().unwrap())
-        .collect();
+    let names = strs(&m["targets"], Some("name"));
     assert_eq!(names, ["alu_lut", "validate_header"]);
     std::fs::remove_dir_all(&root).unwrap();
 }

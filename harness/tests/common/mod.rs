@@ -55,6 +55,15 @@ pub fn gate_over(args: &[&str], corpus: &Path, report: &Path) -> Output {
     tpb(&all)
 }
 
+/// The strings of the JSON array `v`: each item, or each item's field `key`.
+pub fn strs<'a>(v: &'a serde_json::Value, key: Option<&str>) -> Vec<&'a str> {
+    v.as_array()
+        .expect("a JSON array")
+        .iter()
+        .map(|x| key.map_or(x, |k| &x[k]).as_str().expect("a JSON string"))
+        .collect()
+}
+
 /// Runs `tpbconform args` with stdin closed, in `cwd`.
 pub fn tpb_in(cwd: &Path, args: &[&str]) -> Output {
     Command::new(BIN)
