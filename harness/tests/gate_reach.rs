@@ -6,7 +6,7 @@
 
 mod common;
 
-use common::{strs, BIN};
+use common::{code, stderr, strs, BIN};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use tpb_harness::arch::Arch;
@@ -136,12 +136,7 @@ fn unexercised_classes_reach_summary_run_json_and_junit_and_fail_a_full_run() {
     // (the run is below the full-run case count).
     let small = root.join("small");
     let o = gate(&small, None);
-    assert_eq!(
-        o.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&o.stderr)
-    );
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
     let summary = std::fs::read_to_string(small.join("summary.md")).unwrap();
     assert!(summary.contains("## Reach: value classes of every field"));
     let meta: serde_json::Value =
@@ -159,12 +154,7 @@ fn unexercised_classes_reach_summary_run_json_and_junit_and_fail_a_full_run() {
     // The same run counted as full: FAIL, the classes in every output.
     let full = root.join("full");
     let o = gate(&full, Some("400"));
-    assert_eq!(
-        o.status.code(),
-        Some(1),
-        "{}",
-        String::from_utf8_lossy(&o.stderr)
-    );
+    assert_eq!(code(&o), 1, "{}", stderr(&o));
     let meta: serde_json::Value =
         serde_json::from_slice(&std::fs::read(full.join("run.json")).unwrap()).unwrap();
     assert_eq!(meta["verdict"], "FAIL");

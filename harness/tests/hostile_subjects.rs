@@ -7,10 +7,10 @@
 mod common;
 mod subjects;
 
-use common::{exit_within, repo_root, signal, Reap, BIN};
+use common::{exit_within, repo_root, signal, start, Reap};
 use nix::sys::signal::Signal;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, Stdio};
 use std::time::{Duration, Instant};
 use subjects::*;
 
@@ -19,15 +19,7 @@ fn tmp(name: &str) -> PathBuf {
 }
 
 fn spawn(args: &[&str]) -> Reap {
-    Reap(
-        Command::new(BIN)
-            .args(args)
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap(),
-    )
+    Reap(start(args, Stdio::null(), Stdio::null(), Stdio::piped()))
 }
 
 /// `gate --cases 20000` (no corpus) with `subject`, its report in `report`, and `more`.

@@ -7,7 +7,7 @@
 
 mod common;
 
-use common::{repo_root, strs, BIN};
+use common::{code, repo_root, stderr, strs, BIN};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -119,12 +119,7 @@ fn fails(args: &[&str]) {
         .stdin(Stdio::null())
         .output()
         .unwrap();
-    assert_eq!(
-        o.status.code(),
-        Some(1),
-        "{args:?}: {}",
-        String::from_utf8_lossy(&o.stderr)
-    );
+    assert_eq!(code(&o), 1, "{args:?}: {}", stderr(&o));
 }
 
 /// The records of `report`'s divergences.jsonl.

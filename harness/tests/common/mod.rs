@@ -64,6 +64,22 @@ pub fn strs<'a>(v: &'a serde_json::Value, key: Option<&str>) -> Vec<&'a str> {
         .collect()
 }
 
+/// Starts `tpbconform args` with the given standard input, output and error.
+pub fn start<S: AsRef<std::ffi::OsStr>>(
+    args: &[S],
+    stdin: Stdio,
+    stdout: Stdio,
+    stderr: Stdio,
+) -> Child {
+    Command::new(BIN)
+        .args(args)
+        .stdin(stdin)
+        .stdout(stdout)
+        .stderr(stderr)
+        .spawn()
+        .expect("spawn tpbconform")
+}
+
 /// Runs `tpbconform args` with stdin closed, in `cwd`.
 pub fn tpb_in(cwd: &Path, args: &[&str]) -> Output {
     Command::new(BIN)
