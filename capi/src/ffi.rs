@@ -97,6 +97,43 @@ fn non_null<T>(p: *const T, name: &'static str) -> Result<(), CallError> {
     }
 }
 
+/// An export's body: `TPB_ERROR` naming the first null pointer of `ptrs`, or
+/// with no generation selected; otherwise `body` with the selected generation
+/// bound to `arch`; all under [`guarded`].
+macro_rules! with_generation {
+    ($func:expr, [$($ptr:ident),+], |$arch:ident| $body:block) => {
+        guarded($func, || {
+            $(non_null($ptr, stringify!($ptr))?;)+
+            let $arch = arch()?;
+            $body
+        })
+    };
+}
+
+/// The header and the payload export of one validator shape: each calls
+/// `$inner` with its own C name and [`Validator`] (the same contract).
+macro_rules! validator_exports {
+    (
+        $(#[$hdoc:meta])* $header:ident,
+        $(#[$pdoc:meta])* $payload:ident,
+        $inner:ident($($arg:ident: $ty:ty),+)
+    ) => {
+        $(#[$hdoc])*
+        #[no_mangle]
+        pub unsafe extern "C" fn $header($($arg: $ty),+) -> c_int {
+            // SAFETY: the same contract.
+            unsafe { $inner(stringify!($header), Validator::Header, $($arg),+) }
+        }
+
+        $(#[$pdoc])*
+        #[no_mangle]
+        pub unsafe extern "C" fn $payload($($arg: $ty),+) -> c_int {
+            // SAFETY: the same contract.
+            unsafe { $inner(stringify!($payload), Validator::Payload, $($arg),+) }
+        }
+    };
+}
+
 fn name_ptr(n: &Name) -> Result<*const c_char, CallError> {
     c_name(n.as_str())
         .map(CStr::as_ptr)
@@ -242,10 +279,7 @@ unsafe fn validate_one(
     bundle: *const u8,
     failed: *mut *const c_char,
 ) -> c_int {
-    guarded(func, || {
-        non_null(bundle, "bundle")?;
-        non_null(failed, "failed")?;
-        let arch = arch()?;
+    with_generation!(func, [bundle, failed], |arch| {
         // SAFETY: non-null; 64 readable bytes per the contract.
         let b = unsafe { bundle_at(bundle) };
         let answer = match reference::validate(v, &b, arch) {
@@ -260,30 +294,18 @@ unsafe fn validate_one(
     })
 }
 
-/// `tpb_validate_header(bundle, failed)` (SPEC §3).
-///
-/// # Safety
-/// `bundle` is null or 64 readable bytes; `failed` null or writable.
-#[no_mangle]
-pub unsafe extern "C" fn tpb_validate_header(
-    bundle: *const u8,
-    failed: *mut *const c_char,
-) -> c_int {
-    // SAFETY: the same contract.
-    unsafe { validate_one("tpb_validate_header", Validator::Header, bundle, failed) }
-}
-
-/// `tpb_validate_payload(bundle, failed)` (SPEC §4).
-///
-/// # Safety
-/// As [`tpb_validate_header`].
-#[no_mangle]
-pub unsafe extern "C" fn tpb_validate_payload(
-    bundle: *const u8,
-    failed: *mut *const c_char,
-) -> c_int {
-    // SAFETY: the same contract.
-    unsafe { validate_one("tpb_validate_payload", Validator::Payload, bundle, failed) }
+validator_exports! {
+    /// `tpb_validate_header(bundle, failed)` (SPEC §3).
+    ///
+    /// # Safety
+    /// `bundle` is null or 64 readable bytes; `failed` null or writable.
+    tpb_validate_header,
+    /// `tpb_validate_payload(bundle, failed)` (SPEC §4).
+    ///
+    /// # Safety
+    /// As [`tpb_validate_header`].
+    tpb_validate_payload,
+    validate_one(bundle: *const u8, failed: *mut *const c_char)
 }
 
 /// One batch validator call: one `tpb_verdict` id per bundle.
@@ -297,10 +319,7 @@ unsafe fn validate_batch(
     n: usize,
     verdicts: *mut u16,
 ) -> c_int {
-    guarded(func, || {
-        non_null(bundles, "bundles")?;
-        non_null(verdicts, "verdicts")?;
-        let arch = arch()?;
+    with_generation!(func, [bundles, verdicts], |arch| {
         let bytes = n
             .checked_mul(64)
             .filter(|b| isize::try_from(*b).is_ok())
@@ -325,49 +344,19 @@ unsafe fn validate_batch(
     })
 }
 
-/// `tpb_validate_header_batch(bundles, n, verdicts)` (version 2).
-///
-/// # Safety
-/// `bundles` is null or `n * 64` readable bytes; `verdicts` null or `n`
-/// writable, aligned `uint16_t`s.
-#[no_mangle]
-pub unsafe extern "C" fn tpb_validate_header_batch(
-    bundles: *const u8,
-    n: usize,
-    verdicts: *mut u16,
-) -> c_int {
-    // SAFETY: the same contract.
-    unsafe {
-        validate_batch(
-            "tpb_validate_header_batch",
-            Validator::Header,
-            bundles,
-            n,
-            verdicts,
-        )
-    }
-}
-
-/// `tpb_validate_payload_batch(bundles, n, verdicts)` (version 2).
-///
-/// # Safety
-/// As [`tpb_validate_header_batch`].
-#[no_mangle]
-pub unsafe extern "C" fn tpb_validate_payload_batch(
-    bundles: *const u8,
-    n: usize,
-    verdicts: *mut u16,
-) -> c_int {
-    // SAFETY: the same contract.
-    unsafe {
-        validate_batch(
-            "tpb_validate_payload_batch",
-            Validator::Payload,
-            bundles,
-            n,
-            verdicts,
-        )
-    }
+validator_exports! {
+    /// `tpb_validate_header_batch(bundles, n, verdicts)` (version 2).
+    ///
+    /// # Safety
+    /// `bundles` is null or `n * 64` readable bytes; `verdicts` null or `n`
+    /// writable, aligned `uint16_t`s.
+    tpb_validate_header_batch,
+    /// `tpb_validate_payload_batch(bundles, n, verdicts)` (version 2).
+    ///
+    /// # Safety
+    /// As [`tpb_validate_header_batch`].
+    tpb_validate_payload_batch,
+    validate_batch(bundles: *const u8, n: usize, verdicts: *mut u16)
 }
 
 /// `tpb_decode(bundle, out, cap, len)` (SPEC §5.1).
@@ -382,11 +371,7 @@ pub unsafe extern "C" fn tpb_decode(
     cap: usize,
     len: *mut usize,
 ) -> c_int {
-    guarded("tpb_decode", || {
-        non_null(bundle, "bundle")?;
-        non_null(out, "out")?;
-        non_null(len, "len")?;
-        let arch = arch()?;
+    with_generation!("tpb_decode", [bundle, out, len], |arch| {
         // SAFETY: non-null; 64 readable bytes per the contract.
         let b = unsafe { bundle_at(bundle) };
         let text = reference::decode_json(&b, arch)?;
@@ -407,11 +392,7 @@ pub unsafe extern "C" fn tpb_encode(
     out: *mut u8,
     refused: *mut *const c_char,
 ) -> c_int {
-    guarded("tpb_encode", || {
-        non_null(request, "request")?;
-        non_null(out, "out")?;
-        non_null(refused, "refused")?;
-        let arch = arch()?;
+    with_generation!("tpb_encode", [request, out, refused], |arch| {
         // SAFETY: non-null; `request_len` readable bytes per the contract.
         let text = unsafe { bytes_at(request.cast::<u8>(), request_len) }?;
         let answer = reference::encode(text, arch)?;
@@ -438,11 +419,7 @@ pub unsafe extern "C" fn tpb_lut(
     wire: *mut u32,
     refused: *mut *const c_char,
 ) -> c_int {
-    guarded("tpb_lut", || {
-        non_null(table, "table")?;
-        non_null(wire, "wire")?;
-        non_null(refused, "refused")?;
-        let arch = arch()?;
+    with_generation!("tpb_lut", [table, wire, refused], |arch| {
         // SAFETY: non-null and NUL-terminated per the contract.
         let name = unsafe { CStr::from_ptr(table) };
         let Some(t) = name.to_str().ok().and_then(abi::lut_table) else {
@@ -466,11 +443,7 @@ pub unsafe extern "C" fn tpb_validate_stream(
     error: *mut *const c_char,
     index: *mut usize,
 ) -> c_int {
-    guarded("tpb_validate_stream", || {
-        non_null(bytes, "bytes")?;
-        non_null(error, "error")?;
-        non_null(index, "index")?;
-        let arch = arch()?;
+    with_generation!("tpb_validate_stream", [bytes, error, index], |arch| {
         // SAFETY: non-null; `len` readable bytes per the contract.
         let stream = unsafe { bytes_at(bytes, len) }?;
         let (name, at) = match reference::validate_stream(stream, arch)? {
@@ -499,11 +472,7 @@ pub unsafe extern "C" fn tpb_lower(
     cap: usize,
     len: *mut usize,
 ) -> c_int {
-    guarded("tpb_lower", || {
-        non_null(ir, "ir")?;
-        non_null(out, "out")?;
-        non_null(len, "len")?;
-        let arch = arch()?;
+    with_generation!("tpb_lower", [ir, out, len], |arch| {
         // SAFETY: non-null; `ir_len` readable bytes per the contract.
         let doc = unsafe { bytes_at(ir.cast::<u8>(), ir_len) }?;
         let text = reference::lower_json(doc, arch)?;

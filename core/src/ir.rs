@@ -54,80 +54,66 @@ impl Arch {
     }
 }
 
-/// Why an IR gate failed (SPEC §7).
-#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
-#[non_exhaustive]
-pub enum IrError {
-    /// checkCustomOp: more than one output.
-    TooManyOutputs {
-        /// Number of outputs.
-        n: usize,
-    },
-    /// checkCustomOp: an operand outside SBUF/HBM.
-    BadMemorySpace {
-        /// `false` = arg, `true` = output.
-        is_output: bool,
-        /// Position in its list.
-        index: usize,
-        /// The space.
-        space: MemSpace,
-    },
-    /// checkCustomOp: arch not Sunda/Tonga.
-    BadArch {
-        /// The arch.
-        arch: Arch,
-    },
-    /// isCCHavingSBScratchPad: kind != 0x30.
-    NotCustomOp {
-        /// The IR kind.
-        kind: u32,
-    },
-    /// isCCHavingSBScratchPad: subkind ∉ {2,3}.
-    BadSubkind {
-        /// The subkind.
-        subkind: u32,
-    },
-    /// isCCHavingSBScratchPad: not an SB-arg-global CC op.
-    NotSbArgGlobal,
-    /// isCCHavingSBScratchPad: n_args + 2 + n_outputs != n_scratch.
-    ScratchCountMismatch {
-        /// n_args + 2 + n_outputs (no overflow).
-        expected: u128,
-        /// n_scratch.
-        found: u64,
-    },
-    /// cc_dim ∉ {0, 1}.
-    BadCcDim {
-        /// The dim.
-        dim: u32,
-    },
-    /// GetGlobalRankId output storage kind != 11.
-    NotRegisterAccess {
-        /// The storage kind.
-        storage_kind: u32,
-    },
-    /// GPSIMDSB2SB: cores_per_lnc != 2.
-    NotLnc2 {
-        /// cores per LNC.
-        cores_per_lnc: u32,
-    },
-}
-
-impl IrError {
+named_error! {
     /// SPEC §7 error name.
-    pub fn name(&self) -> &'static str {
-        match self {
-            IrError::TooManyOutputs { .. } => "too_many_outputs",
-            IrError::BadMemorySpace { .. } => "bad_memory_space",
-            IrError::BadArch { .. } => "bad_arch",
-            IrError::NotCustomOp { .. } => "not_custom_op",
-            IrError::BadSubkind { .. } => "bad_subkind",
-            IrError::NotSbArgGlobal => "not_sb_arg_global",
-            IrError::ScratchCountMismatch { .. } => "scratch_count_mismatch",
-            IrError::BadCcDim { .. } => "bad_cc_dim",
-            IrError::NotRegisterAccess { .. } => "not_register_access",
-            IrError::NotLnc2 { .. } => "not_lnc2",
-        }
+    fn name;
+    /// Why an IR gate failed (SPEC §7).
+    #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+    #[non_exhaustive]
+    pub enum IrError {
+        /// checkCustomOp: more than one output.
+        TooManyOutputs {
+            /// Number of outputs.
+            n: usize,
+        } => "too_many_outputs",
+        /// checkCustomOp: an operand outside SBUF/HBM.
+        BadMemorySpace {
+            /// `false` = arg, `true` = output.
+            is_output: bool,
+            /// Position in its list.
+            index: usize,
+            /// The space.
+            space: MemSpace,
+        } => "bad_memory_space",
+        /// checkCustomOp: arch not Sunda/Tonga.
+        BadArch {
+            /// The arch.
+            arch: Arch,
+        } => "bad_arch",
+        /// isCCHavingSBScratchPad: kind != 0x30.
+        NotCustomOp {
+            /// The IR kind.
+            kind: u32,
+        } => "not_custom_op",
+        /// isCCHavingSBScratchPad: subkind ∉ {2,3}.
+        BadSubkind {
+            /// The subkind.
+            subkind: u32,
+        } => "bad_subkind",
+        /// isCCHavingSBScratchPad: not an SB-arg-global CC op.
+        NotSbArgGlobal => "not_sb_arg_global",
+        /// isCCHavingSBScratchPad: n_args + 2 + n_outputs != n_scratch.
+        ScratchCountMismatch {
+            /// n_args + 2 + n_outputs (no overflow).
+            expected: u128,
+            /// n_scratch.
+            found: u64,
+        } => "scratch_count_mismatch",
+        /// cc_dim ∉ {0, 1}.
+        BadCcDim {
+            /// The dim.
+            dim: u32,
+        } => "bad_cc_dim",
+        /// GetGlobalRankId output storage kind != 11.
+        NotRegisterAccess {
+            /// The storage kind.
+            storage_kind: u32,
+        } => "not_register_access",
+        /// GPSIMDSB2SB: cores_per_lnc != 2.
+        NotLnc2 {
+            /// cores per LNC.
+            cores_per_lnc: u32,
+        } => "not_lnc2",
     }
 }
 

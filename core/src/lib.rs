@@ -10,6 +10,41 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
+/// An error enum whose every variant states its snake_case name beside it
+/// (`Variant { .. } => "name",`): expands to the enum as written and
+/// `fn $name_fn(&self) -> &'static str` returning that name, so the name
+/// list and the variant list cannot drift apart.
+macro_rules! named_error {
+    (
+        $(#[$fn_doc:meta])*
+        fn $name_fn:ident;
+        $(#[$m:meta])*
+        pub enum $ty:ident {
+            $(
+                $(#[$vm:meta])*
+                $v:ident $({ $($(#[$fm:meta])* $f:ident: $ft:ty),* $(,)? })? => $n:literal,
+            )+
+        }
+    ) => {
+        $(#[$m])*
+        pub enum $ty {
+            $(
+                $(#[$vm])*
+                $v $({ $($(#[$fm])* $f: $ft),* })?,
+            )+
+        }
+
+        impl $ty {
+            $(#[$fn_doc])*
+            pub fn $name_fn(&self) -> &'static str {
+                match self {
+                    $($ty::$v { .. } => $n,)+
+                }
+            }
+        }
+    };
+}
+
 pub mod bundle;
 pub mod events;
 pub mod generation;

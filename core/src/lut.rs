@@ -12,47 +12,38 @@ pub enum DtypeColumn {
     V4,
 }
 
-/// Why a table lookup failed.
-#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
-#[non_exhaustive]
-pub enum LutError {
-    /// CollectiveKind 0/1 has no wire byte (S003 §2 GOTCHA).
-    NotEncodable {
-        /// The kind ordinal.
-        kind: u32,
-    },
-    /// Ordinal past the end of the table.
-    OutOfRange {
-        /// The ordinal.
-        value: u32,
-    },
-    /// AluOp average/elemwise_mul has no wire byte (F§4).
-    NoWireByte {
-        /// The AluOp ordinal.
-        op: u32,
-    },
-    /// AluOp outside the shipped CCE subset {bypass, add} (S003 §1.1).
-    NotShipped {
-        /// The AluOp ordinal.
-        op: u32,
-    },
-    /// AluOp other than bypass/add on the DGE path (S003 §1.2).
-    NotDgeOp {
-        /// The AluOp ordinal.
-        op: u32,
-    },
-}
-
-impl LutError {
+named_error! {
     /// SPEC §6 error name.
-    pub fn name(&self) -> &'static str {
-        match self {
-            LutError::NotEncodable { .. } => "not_encodable",
-            LutError::OutOfRange { .. } => "out_of_range",
-            LutError::NoWireByte { .. } => "no_wire_byte",
-            LutError::NotShipped { .. } => "not_shipped",
-            LutError::NotDgeOp { .. } => "not_dge_op",
-        }
+    fn name;
+    /// Why a table lookup failed.
+    #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+    #[non_exhaustive]
+    pub enum LutError {
+        /// CollectiveKind 0/1 has no wire byte (S003 §2 GOTCHA).
+        NotEncodable {
+            /// The kind ordinal.
+            kind: u32,
+        } => "not_encodable",
+        /// Ordinal past the end of the table.
+        OutOfRange {
+            /// The ordinal.
+            value: u32,
+        } => "out_of_range",
+        /// AluOp average/elemwise_mul has no wire byte (F§4).
+        NoWireByte {
+            /// The AluOp ordinal.
+            op: u32,
+        } => "no_wire_byte",
+        /// AluOp outside the shipped CCE subset {bypass, add} (S003 §1.1).
+        NotShipped {
+            /// The AluOp ordinal.
+            op: u32,
+        } => "not_shipped",
+        /// AluOp other than bypass/add on the DGE path (S003 §1.2).
+        NotDgeOp {
+            /// The AluOp ordinal.
+            op: u32,
+        } => "not_dge_op",
     }
 }
 

@@ -283,15 +283,11 @@ fn header_error(q: &[u64; 8], generation: Generation) -> ValidationError {
         | u32::from(!p4) << 3
         | u32::from(!header_reserved_ok(q)) << 4
         | u32::from(!header_scratch_ok(q)) << 5;
-    match fail.trailing_zeros() {
-        0 => ValidationError::ValidOpcode {
-            opcode: op,
-            generation,
-        },
-        1 => ValidationError::InstWordLen {
-            value: (q0 >> 8) as u8,
-        },
-        2 => events_error(q0),
+    let first = fail.trailing_zeros();
+    if let Some(e) = front_end_error(first, op, generation, q0) {
+        return e;
+    }
+    match first {
         3 => ValidationError::IsCustomOpHeaderOpcode { opcode: op },
         4 => header_reserved_error(q),
         // 5 (and, unreachably, an all-pass mask)
@@ -339,15 +335,11 @@ fn payload_error(q0: u64, q1: u64, generation: Generation) -> ValidationError {
         | u32::from(!p3) << 2
         | u32::from(!p4) << 3
         | u32::from(reserved != 0) << 4;
-    match fail.trailing_zeros() {
-        0 => ValidationError::ValidOpcode {
-            opcode: op,
-            generation,
-        },
-        1 => ValidationError::InstWordLen {
-            value: (q0 >> 8) as u8,
-        },
-        2 => events_error(q0),
+    let first = fail.trailing_zeros();
+    if let Some(e) = front_end_error(first, op, generation, q0) {
+        return e;
+    }
+    match first {
         3 => ValidationError::IsCustomOpPayloadOpcode { opcode: op },
         _ => {
             // lowest nonzero byte of the 3-byte little-endian field at 0x0C
@@ -357,6 +349,23 @@ fn payload_error(q0: u64, q1: u64, generation: Generation) -> ValidationError {
                 value: (reserved >> (lane * 8)) as u8,
             }
         }
+    }
+}
+
+/// The error of predicates #1..#3 (fail bits 0..=2, the [`front_end`] both
+/// validators share) when `first` is one of them.
+#[inline(always)]
+fn front_end_error(first: u32, op: u8, generation: Generation, q0: u64) -> Option<ValidationError> {
+    match first {
+        0 => Some(ValidationError::ValidOpcode {
+            opcode: op,
+            generation,
+        }),
+        1 => Some(ValidationError::InstWordLen {
+            value: (q0 >> 8) as u8,
+        }),
+        2 => Some(events_error(q0)),
+        _ => None,
     }
 }
 

@@ -33,6 +33,12 @@ fn ins(engine: Engine, deps: &[u16], sems: Vec<SemArg>, mult: u32) -> Instr {
         mult,
     }
 }
+/// `alloc_semaphores` rejects the program of `allocs` bottom allocations and `instrs` with `err`.
+#[track_caller]
+fn rejects(allocs: usize, instrs: Vec<Instr>, err: SyncError) {
+    assert_eq!(alloc_semaphores(&prog(allocs, instrs)), Err(err));
+}
+
 fn prog(allocs: usize, instrs: Vec<Instr>) -> Program {
     Program {
         num_semaphores: 256,
@@ -140,20 +146,17 @@ fn increment_guards_overflow() {
 
 #[test]
 fn program_overflowing_a_semaphore_is_rejected() {
-    let p = prog(
+    rejects(
         1,
         vec![
             ins(Engine::Dma(0), &[], vec![local(0)], 0x8000_0000),
             ins(Engine::Dma(0), &[], vec![local(0)], 0x8000_0000),
         ],
-    );
-    assert_eq!(
-        alloc_semaphores(&p),
-        Err(SyncError::Overflow {
+        SyncError::Overflow {
             sem: 0,
             value: 0x8000_0000,
-            delta: 0x8000_0000
-        })
+            delta: 0x8000_0000,
+        },
     );
 }
 
@@ -183,16 +186,13 @@ fn running_values_accumulate_per_semaphore() {
 
 #[test]
 fn dependency_on_missing_instruction_is_null_instruction() {
-    let p = prog(
+    rejects(
         0,
         vec![
             ins(Engine::Host, &[], vec![], 1),
             ins(Engine::Host, &[5], vec![], 1),
         ],
-    );
-    assert_eq!(
-        alloc_semaphores(&p),
-        Err(SyncError::NullInstruction { instr: 1, dep: 5 })
+        SyncError::NullInstruction { instr: 1, dep: 5 },
     );
 }
 
@@ -201,38 +201,32 @@ fn dependency_on_missing_instruction_is_null_instruction() {
 #[test]
 fn producer_with_two_local_updates_is_rejected() {
     // "A reimplementation that allows fan-out updates ... will trip both asserts" (:171).
-    let p = prog(
+    rejects(
         2,
         vec![
             ins(Engine::Dma(0), &[], vec![local(0), local(1)], 1),
             ins(Engine::Host, &[0], vec![], 1),
         ],
-    );
-    assert_eq!(
-        alloc_semaphores(&p),
-        Err(SyncError::NotSingleLocalUpdate {
+        SyncError::NotSingleLocalUpdate {
             producer: 0,
-            n_local: 2
-        })
+            n_local: 2,
+        },
     );
 }
 
 #[test]
 fn producer_with_only_a_remote_update_is_rejected() {
     // :171 counts only non-remote updates ("v10 += (isRemote(u)==0)").
-    let p = prog(
+    rejects(
         1,
         vec![
             ins(Engine::Gpsimd(0), &[], vec![remote(0, 1)], 1),
             ins(Engine::Host, &[0], vec![], 1),
         ],
-    );
-    assert_eq!(
-        alloc_semaphores(&p),
-        Err(SyncError::NotSingleLocalUpdate {
+        SyncError::NotSingleLocalUpdate {
             producer: 0,
-            n_local: 0
-        })
+            n_local: 0,
+        },
     );
 }
 
@@ -313,20 +307,17 @@ fn producer_without_consumers_needs_no_local_update() {
 
 #[test]
 fn producer_behind_a_pseudo_is_still_checked() {
-    let p = prog(
+    rejects(
         0,
         vec![
             ins(Engine::Dma(0), &[], vec![], 1),
             ins(Engine::Pseudo, &[0], vec![], 1),
             ins(Engine::Host, &[1], vec![], 1),
         ],
-    );
-    assert_eq!(
-        alloc_semaphores(&p),
-        Err(SyncError::NotSingleLocalUpdate {
+        SyncError::NotSingleLocalUpdate {
             producer: 0,
-            n_local: 0
-        })
+            n_local: 0,
+        },
     );
 }
 
@@ -374,20 +365,17 @@ fn spread_walks_through_pseudo_instructions() {
 
 #[test]
 fn two_engines_on_one_local_semaphore_are_rejected() {
-    let p = prog(
+    rejects(
         1,
         vec![
             ins(Engine::Dma(0), &[], vec![local(0)], 1),
             ins(Engine::Dma(1), &[], vec![local(0)], 1),
         ],
-    );
-    assert_eq!(
-        alloc_semaphores(&p),
-        Err(SyncError::SharedSemaphore {
+        SyncError::SharedSemaphore {
             sem: 0,
             owner: 0,
-            instr: 1
-        })
+            instr: 1,
+        },
     );
 }
 

@@ -159,20 +159,31 @@ VERDICT_IDS = {None: 0, **{p: i + 1 for i, p in enumerate([
 FRAME_OPS = {1: "validate_header", 2: "validate_payload"}
 
 
-def serve_batch64(validators, inp, out):
-    """The batch64 framing, after its hello: frames of `u32 seq, u32 n,
-    u8 op, 3 zero bytes, n x 64-byte bundles` in; `u32 seq, u32 n, n x u16
-    verdict id` out (little-endian), until stdin closes."""
+def read_frames(inp):
+    """The batch64 input frames (`u32 seq, u32 n, u8 op, 3 zero bytes,
+    n x 64-byte bundles`, little-endian) until stdin closes: (seq, op name,
+    the bundles)."""
     while True:
         head = inp.read(12)
         if len(head) < 12:
             return
         seq, n, op = struct.unpack_from("<IIB", head)
         data = inp.read(64 * n)
-        check = validators.get(FRAME_OPS.get(op))
-        ids = [VERDICT_IDS[check(data[i:i + 64])] for i in range(0, 64 * n, 64)]
-        out.write(struct.pack("<II%dH" % n, seq, n, *ids))
-        out.flush()
+        yield seq, FRAME_OPS.get(op), [data[i:i + 64] for i in range(0, 64 * n, 64)]
+
+
+def write_frame(out, seq, ids):
+    """One batch64 answer frame: `u32 seq, u32 n, n x u16 verdict id`."""
+    out.write(struct.pack("<II%dH" % len(ids), seq, len(ids), *ids))
+    out.flush()
+
+
+def serve_batch64(validators, inp, out):
+    """The batch64 framing, after its hello: one answer frame per input
+    frame (read_frames, write_frame), until stdin closes."""
+    for seq, op, bundles in read_frames(inp):
+        check = validators.get(op)
+        write_frame(out, seq, [VERDICT_IDS[check(b)] for b in bundles])
 
 
 def serve(validators=VALIDATORS, name=NAME, answer=answer, framings=()):

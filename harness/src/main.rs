@@ -7,7 +7,7 @@
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
 use tpb_harness::arch::Arch;
-use tpb_harness::cli::{self, help, CliResult, Format, Validator};
+use tpb_harness::cli::{self, help, CliResult};
 
 /// Differential-conformance tooling for the 64-byte TPB ISA bundles of the
 /// Neuron compiler (SPEC.md, tpb-spec-1). All subcommands use tpb-core.
@@ -38,26 +38,8 @@ enum Command {
     /// "instruction":{..},..}; per stream {"source","summary":{..}}.
     #[command(after_help = help::CHECK)]
     Check {
-        /// Read hex text (one bundle per line) instead of raw binary.
-        #[arg(long)]
-        hex: bool,
-        /// Which validator to run on every bundle.
-        #[arg(long, value_enum, default_value_t = Validator::Auto)]
-        validator: Validator,
-        /// Output format.
-        #[arg(long, value_enum, default_value_t = Format::Text)]
-        format: Format,
-        /// Hardware generation (v2 Sunda, v3 Cayman, v4 Mariana, v5 Maverick).
-        #[arg(long, default_value = "v2")]
-        arch: Arch,
-        /// Stop at the bundle where the Nth error is found (invalid verdicts and stream errors,
-        /// counted over all inputs; that bundle's reports are all printed).
-        #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
-        max_errors: Option<u64>,
-        /// Add per-opcode counts (valid / skeleton / invalid) to each stream's summary (text:
-        /// one line per opcode seen; jsonl: "per_opcode" in the summary object).
-        #[arg(long)]
-        per_opcode: bool,
+        #[command(flatten)]
+        args: cli::check::CheckArgs,
         /// Input files (`-` = stdin; none = stdin); each is one stream.
         #[arg(value_name = "FILE")]
         files: Vec<String>,
@@ -199,25 +181,7 @@ enum Command {
 
 fn run(cli: Cli) -> CliResult {
     match cli.command {
-        Command::Check {
-            hex,
-            validator,
-            format,
-            arch,
-            max_errors,
-            per_opcode,
-            files,
-        } => cli::check::run(
-            &files,
-            cli::check::CheckArgs {
-                hex,
-                validator,
-                format,
-                arch,
-                max_errors,
-                per_opcode,
-            },
-        ),
+        Command::Check { args, files } => cli::check::run(&files, args),
         Command::Decode {
             hex,
             stream,

@@ -19,82 +19,90 @@ use crate::generators::sync_program::{Shape, PSEUDO_RUNS};
 use crate::layout::{layout, Role, Span, OPCODES, UPDATE_MEMBERS, WAIT_MEMBERS};
 use std::collections::BTreeMap;
 
-/// One class per WAIT_MODE member ([`WAIT_MEMBERS`] order), then the non-members.
-const WAIT_CLASSES: [&str; 16] = [
-    "0x00",
-    "0x01",
-    "0x02",
-    "0x03",
-    "0x04",
-    "0x05",
-    "0x06",
-    "0x07",
-    "0x0E",
-    "0x0F",
-    "0x81",
-    "0x82",
-    "0x83",
-    "0x84",
-    "0x85",
-    "non-member",
-];
-/// One class per UPDATE_MODE member ([`UPDATE_MEMBERS`] order), then the non-members.
-const UPDATE_CLASSES: [&str; 17] = [
-    "0x00",
-    "0x01",
-    "0x02",
-    "0x03",
-    "0x04",
-    "0x05",
-    "0x07",
-    "0x09",
-    "0x11",
-    "0x12",
-    "0x13",
-    "0x14",
-    "0x15",
-    "0x17",
-    "0x19",
-    "0x99",
-    "non-member",
-];
+/// `0x00` … `0xFF`: the class names of single byte values.
+static HEX: std::sync::LazyLock<Vec<String>> =
+    std::sync::LazyLock::new(|| (0..=255u8).map(|b| format!("0x{b:02X}")).collect());
 
-/// The class of `b` among `members` (`classes[i]` names `members[i]`; the last, the rest).
-fn member_class(members: &[u8], classes: &[&'static str], b: u8) -> &'static str {
-    members
-        .iter()
-        .position(|&m| m == b)
-        .and_then(|i| classes.get(i))
-        .or(classes.last())
-        .copied()
-        .unwrap_or("non-member")
+fn hex(b: u8) -> &'static str {
+    HEX.get(usize::from(b)).map_or("", String::as_str)
 }
 
+/// One class per member of an enum byte (SPEC §6.5: [`WAIT_MEMBERS`], [`UPDATE_MEMBERS`]),
+/// in member order, then the non-members.
+fn member_classes(members: &[u8]) -> Vec<&'static str> {
+    members
+        .iter()
+        .map(|&m| hex(m))
+        .chain(["non-member"])
+        .collect()
+}
+
+/// The class of `b` among `members` (see [`member_classes`]).
+fn member_class(members: &[u8], b: u8) -> &'static str {
+    if members.contains(&b) {
+        hex(b)
+    } else {
+        "non-member"
+    }
+}
+
+/// A class of a one-byte field: byte 0 in `lo..=hi`, and its name.
+type Band = (u8, u8, &'static str);
+
+/// The classes of the one-byte fields classed by value bands, in report order (the first
+/// band holding the byte is its class).
+fn byte_bands(name: &str) -> Option<&'static [Band]> {
+    Some(match name {
+        // FACTS §8 [H]: TENSOR, ARRAY_OF_TENSOR
+        "arg_type" => &[(1, 1, "0x01"), (2, 2, "0x02"), (0, 0xFF, "non-member")],
+        // SPEC §6.2 shipped CCE ops (D-13)
+        "cce_op" => &[(0, 0, "0x00"), (4, 4, "0x04"), (0, 0xFF, "non-member")],
+        // SPEC §6.4 wire tags 0x01..=0x10
+        "dtype" | "src_dtype" | "dst_dtype" => &DTYPE_BANDS,
+        // SPEC §6.1 CollectiveKind wire bytes 0x01..=0x09
+        "kind" => &KIND_BANDS,
+        // D-7
+        "valid" => &[(0, 0, "0"), (1, 1, "1"), (0, 0xFF, "other")],
+        _ => return None,
+    })
+}
+
+const DTYPE_BANDS: [Band; 5] = [
+    (0x01, 0x01, "0x01"),
+    (0x02, 0x0F, "0x02..0x0F"),
+    (0x10, 0x10, "0x10"),
+    (0x00, 0x00, "0x00"),
+    (0x11, 0xFF, "0x11..0xFF"),
+];
+const KIND_BANDS: [Band; 5] = [
+    (0x01, 0x01, "0x01"),
+    (0x02, 0x08, "0x02..0x08"),
+    (0x09, 0x09, "0x09"),
+    (0x00, 0x00, "0x00"),
+    (0x0A, 0xFF, "0x0A..0xFF"),
+];
+
 /// The classes of a span, in report order.
-fn span_classes(s: &Span) -> &'static [&'static str] {
-    match (s.role, s.name) {
+fn span_classes(s: &Span) -> Vec<&'static str> {
+    let fixed: &[&'static str] = match (s.role, s.name) {
         (Role::Reserved, _) => &["zero", "nonzero"],
         (Role::Const(_), _) => &["stamp", "other"],
         (Role::Unknown, _) => &[],
         (_, "opcode") => &[],
         // SPEC §6.5 (FACTS §2 [H]): each WAIT_MODE / UPDATE_MODE member, and the rest
-        (_, "wait_mode") => &WAIT_CLASSES,
-        (_, "update_mode") => &UPDATE_CLASSES,
-        // FACTS §8 [H]: TENSOR, ARRAY_OF_TENSOR
-        (_, "arg_type") => &["0x01", "0x02", "non-member"],
-        // SPEC §6.2 shipped CCE ops (D-13)
-        (_, "cce_op") => &["0x00", "0x04", "non-member"],
-        // SPEC §6.4 wire tags 0x01..=0x10
-        (_, "dtype" | "src_dtype" | "dst_dtype") => {
-            &["0x01", "0x02..0x0F", "0x10", "0x00", "0x11..0xFF"]
+        (_, "wait_mode") => return member_classes(&WAIT_MEMBERS),
+        (_, "update_mode") => return member_classes(&UPDATE_MEMBERS),
+        (_, name) if byte_bands(name).is_some() => {
+            return byte_bands(name)
+                .unwrap_or_default()
+                .iter()
+                .map(|b| b.2)
+                .collect()
         }
-        // SPEC §6.1 CollectiveKind wire bytes 0x01..=0x09
-        (_, "kind") => &["0x01", "0x02..0x08", "0x09", "0x00", "0x0A..0xFF"],
-        // D-7
-        (_, "valid") => &["0", "1", "other"],
         _ if s.len > 8 => &["zero", "all-ones", "other"],
         _ => &["zero", "one", "max", "other"],
-    }
+    };
+    fixed.to_vec()
 }
 
 fn span_class(s: &Span, v: &[u8]) -> &'static str {
@@ -116,37 +124,13 @@ fn span_class(s: &Span, v: &[u8]) -> &'static str {
                 "other"
             }
         }
-        (_, "wait_mode") => member_class(&WAIT_MEMBERS, &WAIT_CLASSES, b0),
-        (_, "update_mode") => member_class(&UPDATE_MEMBERS, &UPDATE_CLASSES, b0),
-        (_, "arg_type") => match b0 {
-            0x01 => "0x01",
-            0x02 => "0x02",
-            _ => "non-member",
-        },
-        (_, "cce_op") => match b0 {
-            0x00 => "0x00",
-            0x04 => "0x04",
-            _ => "non-member",
-        },
-        (_, "dtype" | "src_dtype" | "dst_dtype") => match b0 {
-            0x00 => "0x00",
-            0x01 => "0x01",
-            0x02..=0x0F => "0x02..0x0F",
-            0x10 => "0x10",
-            _ => "0x11..0xFF",
-        },
-        (_, "kind") => match b0 {
-            0x00 => "0x00",
-            0x01 => "0x01",
-            0x02..=0x08 => "0x02..0x08",
-            0x09 => "0x09",
-            _ => "0x0A..0xFF",
-        },
-        (_, "valid") => match b0 {
-            0 => "0",
-            1 => "1",
-            _ => "other",
-        },
+        (_, "wait_mode") => member_class(&WAIT_MEMBERS, b0),
+        (_, "update_mode") => member_class(&UPDATE_MEMBERS, b0),
+        (_, name) if byte_bands(name).is_some() => byte_bands(name)
+            .unwrap_or_default()
+            .iter()
+            .find(|&&(lo, hi, _)| (lo..=hi).contains(&b0))
+            .map_or("other", |b| b.2),
         _ if s.len > 8 => {
             if zero {
                 "zero"
@@ -284,7 +268,7 @@ impl Reach {
                 .into_iter()
                 .filter(|s| !span_classes(s).is_empty())
                 .map(|s| {
-                    let i = self.decl(key(op, &s), span_classes(&s));
+                    let i = self.decl(key(op, &s), &span_classes(&s));
                     (s, i)
                 })
                 .collect();

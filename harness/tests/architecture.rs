@@ -114,6 +114,15 @@ fn ident_at(s: &[u8], mut i: usize) -> (String, usize) {
     (String::from_utf8_lossy(&s[start..i]).to_string(), i)
 }
 
+/// The identifier starting at `s[i]`, where it ends, and whether it can start
+/// a path (no identifier character or `:` before it); `None` if none starts there.
+fn word_at(s: &[u8], i: usize) -> Option<(String, usize, bool)> {
+    let (word, j) = ident_at(s, i);
+    let boundary =
+        i == 0 || !(s[i - 1].is_ascii_alphanumeric() || s[i - 1] == b'_' || s[i - 1] == b':');
+    (!word.is_empty()).then_some((word, j, boundary))
+}
+
 /// Every path `crate::…` / `super::…` / `self::…` in `code`, absolute,
 /// with `use` groups (`a::{b, c::d}`) expanded.
 fn paths(code: &str, module: &[String]) -> Vec<Vec<String>> {
@@ -121,13 +130,10 @@ fn paths(code: &str, module: &[String]) -> Vec<Vec<String>> {
     let mut out = Vec::new();
     let mut i = 0;
     while i < s.len() {
-        let boundary =
-            i == 0 || !(s[i - 1].is_ascii_alphanumeric() || s[i - 1] == b'_' || s[i - 1] == b':');
-        let (word, j) = ident_at(s, i);
-        if word.is_empty() {
+        let Some((word, j, boundary)) = word_at(s, i) else {
             i += 1;
             continue;
-        }
+        };
         if !boundary
             || !matches!(word.as_str(), "crate" | "super" | "self")
             || !code[j..].starts_with("::")
@@ -208,17 +214,8 @@ fn paths(code: &str, module: &[String]) -> Vec<Vec<String>> {
 /// Paths relative to `module` that start with one of its child modules
 /// (`corpus::run()`, `pub use config::X`).
 fn child_paths(code: &str, module: &[String], known: &BTreeSet<Vec<String>>) -> Vec<Vec<String>> {
-    let s = code.as_bytes();
     let mut out = Vec::new();
-    let mut i = 0;
-    while i < s.len() {
-        let boundary =
-            i == 0 || !(s[i - 1].is_ascii_alphanumeric() || s[i - 1] == b'_' || s[i - 1] == b':');
-        let (word, j) = ident_at(s, i);
-        if word.is_empty() {
-            i += 1;
-            continue;
-        }
+    for (word, j, boundary) in words(code.as_bytes()) {
         if boundary && code[j..].starts_with("::") {
             let mut child = module.to_vec();
             child.push(word);
@@ -226,7 +223,22 @@ fn child_paths(code: &str, module: &[String], known: &BTreeSet<Vec<String>>) -> 
                 out.push(child);
             }
         }
-        i = j;
+    }
+    out
+}
+
+/// Every identifier of `s` in order, as [`word_at`] reads it.
+fn words(s: &[u8]) -> Vec<(String, usize, bool)> {
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < s.len() {
+        match word_at(s, i) {
+            Some(w) => {
+                i = w.1;
+                out.push(w);
+            }
+            None => i += 1,
+        }
     }
     out
 }

@@ -903,22 +903,24 @@ fn run_closed_stdout(args: &[&str], cwd: &Path) -> Output {
         .expect("run")
 }
 
+/// The arguments of a 20-case `validate_header` gate with its report in `dir`.
+fn small_gate(dir: &str) -> [&str; 9] {
+    [
+        "gate",
+        "--no-corpus",
+        "--quiet",
+        "--cases",
+        "20",
+        "--targets",
+        "validate_header",
+        "--report-dir",
+        dir,
+    ]
+}
+
 /// A passing 20-case `validate_header` gate report in `shard`.
 fn small_shard(shard: &Path) {
-    let o = run(
-        &[
-            "gate",
-            "--no-corpus",
-            "--quiet",
-            "--cases",
-            "20",
-            "--targets",
-            "validate_header",
-            "--report-dir",
-            &shard.to_string_lossy(),
-        ],
-        b"",
-    );
+    let o = run(&small_gate(&shard.to_string_lossy()), b"");
     assert_eq!(code(&o), 0, "{}", stderr(&o));
 }
 
@@ -982,20 +984,7 @@ fn every_subcommand_exits_141_quietly_on_a_closed_stdout() {
         );
     }
     // The gate keeps its verdict (G12): the report is the record.
-    let o = run_closed_stdout(
-        &[
-            "gate",
-            "--no-corpus",
-            "--quiet",
-            "--cases",
-            "20",
-            "--targets",
-            "validate_header",
-            "--report-dir",
-            &dir.join("g").to_string_lossy(),
-        ],
-        &dir,
-    );
+    let o = run_closed_stdout(&small_gate(&dir.join("g").to_string_lossy()), &dir);
     assert_eq!(code(&o), 0, "{}", stderr(&o));
 }
 

@@ -5,7 +5,7 @@
 mod common;
 mod subjects;
 
-use common::{code, stderr, wait_until, Reap, BIN};
+use common::{code, stderr, strs, wait_until, Reap, BIN};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
@@ -113,18 +113,17 @@ fn header_corpus(root: &Path) -> PathBuf {
     c
 }
 
+/// A `cases`-case `validate_header` gate over `corpus`, reporting to `report`.
+fn header_args<'a>(cases: &'a str, corpus: &'a Path, report: &'a Path) -> Vec<&'a str> {
+    let mut args = vec!["--cases", cases, "--targets", "validate_header"];
+    args.extend(["--corpus", corpus.to_str().unwrap()]);
+    args.extend(["--report-dir", report.to_str().unwrap()]);
+    args
+}
+
 /// A 50-case `validate_header` gate over `corpus`, reporting to `report`.
 fn quick_args<'a>(corpus: &'a Path, report: &'a Path) -> Vec<&'a str> {
-    vec![
-        "--cases",
-        "50",
-        "--targets",
-        "validate_header",
-        "--corpus",
-        corpus.to_str().unwrap(),
-        "--report-dir",
-        report.to_str().unwrap(),
-    ]
+    header_args("50", corpus, report)
 }
 
 fn quick(corpus: &Path, report: &Path, extra: &[&str]) -> Output {
@@ -194,20 +193,10 @@ fn gate_with_zero_cases_never_passes() {
         assert_eq!(code(&o), 2, "{extra:?}: {}", stderr(&o));
         assert!(!r.exists());
     }
-    let o = gate(&[
-        "--cases",
-        "1",
-        "--shard",
-        "1/2",
-        "--targets",
-        "validate_header",
-        "--corpus",
-        c.to_str().unwrap(),
-        "--report-dir",
-        root.join("shard").to_str().unwrap(),
-    ])
-    .output()
-    .unwrap();
+    let shard = root.join("shard");
+    let mut args = header_args("1", &c, &shard);
+    args.extend(["--shard", "1/2"]);
+    let o = gate(&args).output().unwrap();
     assert_eq!(code(&o), 1, "{}", stderr(&o));
     let s = std::fs::read_to_string(root.join("shard/summary.md")).unwrap();
     assert!(
@@ -349,12 +338,7 @@ fn repeated_targets_run_once() {
     assert_eq!(code(&o), 0, "{}", stderr(&o));
     let m: serde_json::Value =
         serde_json::from_slice(&std::fs::read(r.join("run.json")).unwrap()).unwrap();
-    let names: Vec<&str> = m["targets"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|t| t["name"].as_str().unwrap())
-        .collect();
+    let names = strs(&m["targets"], Some("name"));
     assert_eq!(names, ["alu_lut", "validate_header"]);
     std::fs::remove_dir_all(&root).unwrap();
 }
@@ -374,20 +358,7 @@ fn special_files_in_the_corpus_are_skipped_with_a_warning() {
         .success());
     std::os::unix::fs::symlink("/dev/zero", vh.join("zero")).unwrap();
     let r = root.join("r");
-    let mut child = Reap(
-        gate(&[
-            "--cases",
-            "20",
-            "--targets",
-            "validate_header",
-            "--corpus",
-            c.to_str().unwrap(),
-            "--report-dir",
-            r.to_str().unwrap(),
-        ])
-        .spawn()
-        .unwrap(),
-    );
+    let mut child = Reap(gate(&header_args("20", &c, &r)).spawn().unwrap());
     let t0 = Instant::now();
     let status = loop {
         if let Some(s) = child.0.try_wait().unwrap() {

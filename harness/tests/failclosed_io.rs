@@ -5,7 +5,7 @@
 
 mod common;
 
-use common::{code, hexline, refused, run, stderr, valid_header, Reap, BIN};
+use common::{code, hexline, refused, run, start, stderr, valid_header, Reap, BIN};
 use std::io::{BufRead, BufReader, Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -20,15 +20,7 @@ fn tmp(name: &str) -> PathBuf {
 /// the first stdout line if it arrives within 20 s. A reader that slurps
 /// its input before printing never answers.
 fn first_line_before_eof(args: &[&str], first: &[u8]) -> Option<String> {
-    let mut c = Reap(
-        Command::new(BIN)
-            .args(args)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap(),
-    );
+    let mut c = Reap(start(args, Stdio::piped(), Stdio::piped(), Stdio::null()));
     let mut stdin = c.0.stdin.take().unwrap();
     stdin.write_all(first).unwrap();
     stdin.flush().unwrap();
@@ -149,13 +141,7 @@ fn broken_pipe_exits_141_quietly() {
         vec!["decode", path],
         vec!["explain", path],
     ] {
-        let mut c = Command::new(BIN)
-            .args(&args)
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
+        let mut c = start(&args, Stdio::null(), Stdio::piped(), Stdio::piped());
         let mut out = c.stdout.take().unwrap();
         let mut first = [0u8; 16];
         out.read_exact(&mut first).unwrap();

@@ -5,7 +5,7 @@
 
 mod common;
 
-use common::{code, refused, stderr, tpb, BIN};
+use common::{code, gate_over, refused, stderr, tpb, BIN};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
@@ -86,29 +86,19 @@ const FAST: &str = "validate_header,validate_payload,collective_lut,alu_lut,ir_g
 fn same_seed_gives_identical_reports_any_thread_count() {
     let root = tmp("determinism");
     let corpus = small_corpus(&root);
-    let run = |dir: &str, threads: &str| {
-        let o = tpb(&[
-            "gate",
-            "--cases",
-            "500",
-            "--seconds",
-            "0",
-            "--seed",
-            "0x1234",
-            "--targets",
-            FAST,
-            "--threads",
-            threads,
-            "--corpus",
-            corpus.to_str().unwrap(),
-            "--report-dir",
-            root.join(dir).to_str().unwrap(),
-        ]);
+    // A 500-case gate of `seed` (and `more` arguments) with its report in `dir`.
+    let run = |dir: &str, seed: &str, more: &[&str]| {
+        let report = root.join(dir);
+        let mut args = vec!["gate", "--cases", "500", "--seconds", "0", "--seed", seed];
+        args.extend(["--targets", FAST, "--corpus", corpus.to_str().unwrap()]);
+        args.extend(["--report-dir", report.to_str().unwrap()]);
+        args.extend(more);
+        let o = tpb(&args);
         assert_eq!(code(&o), 0, "{}", stderr(&o));
-        root.join(dir)
+        report
     };
-    let a = run("a", "1");
-    let b = run("b", "2");
+    let a = run("a", "0x1234", &["--threads", "1"]);
+    let b = run("b", "0x1234", &["--threads", "2"]);
     let fa = files_under(&a);
     let fb = files_under(&b);
     let rel = |v: &[PathBuf], base: &Path| -> Vec<PathBuf> {
@@ -127,23 +117,7 @@ fn same_seed_gives_identical_reports_any_thread_count() {
     assert!(s.contains("## Coverage"), "{s}");
     assert!(s.contains("cases/s"), "{s}");
     // A different seed changes the cases (the coverage counts move).
-    let o = tpb(&[
-        "gate",
-        "--cases",
-        "500",
-        "--seconds",
-        "0",
-        "--seed",
-        "99",
-        "--targets",
-        FAST,
-        "--corpus",
-        corpus.to_str().unwrap(),
-        "--report-dir",
-        root.join("c").to_str().unwrap(),
-    ]);
-    assert_eq!(code(&o), 0, "{}", stderr(&o));
-    let c = std::fs::read(root.join("c/summary.md")).unwrap();
+    let c = std::fs::read(run("c", "99", &[]).join("summary.md")).unwrap();
     assert_ne!(
         strip_timing(&c),
         strip_timing(&std::fs::read(a.join("summary.md")).unwrap())
@@ -250,17 +224,7 @@ fn replay_exit_codes_and_bad_input() {
 
 /// A 10-case `alu_lut` gate over `corpus`, the report in `report`.
 fn alu_gate(corpus: &Path, report: &Path) -> Output {
-    tpb(&[
-        "gate",
-        "--cases",
-        "10",
-        "--targets",
-        "alu_lut",
-        "--corpus",
-        corpus.to_str().unwrap(),
-        "--report-dir",
-        report.to_str().unwrap(),
-    ])
+    gate_over(&["--cases", "10", "--targets", "alu_lut"], corpus, report)
 }
 
 #[test]

@@ -6,7 +6,7 @@
 
 mod common;
 
-use common::BIN;
+use common::{code, stderr, strs, BIN};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use tpb_harness::arch::Arch;
@@ -136,22 +136,12 @@ fn unexercised_classes_reach_summary_run_json_and_junit_and_fail_a_full_run() {
     // (the run is below the full-run case count).
     let small = root.join("small");
     let o = gate(&small, None);
-    assert_eq!(
-        o.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&o.stderr)
-    );
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
     let summary = std::fs::read_to_string(small.join("summary.md")).unwrap();
     assert!(summary.contains("## Reach: value classes of every field"));
     let meta: serde_json::Value =
         serde_json::from_slice(&std::fs::read(small.join("run.json")).unwrap()).unwrap();
-    let unexercised: Vec<String> = meta["unexercised"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|v| v.as_str().unwrap().to_string())
-        .collect();
+    let unexercised = strs(&meta["unexercised"], None);
     assert!(!unexercised.is_empty());
     assert!(summary.contains(&format!("Unexercised classes ({}):", unexercised.len())));
     for c in &unexercised {
@@ -164,12 +154,7 @@ fn unexercised_classes_reach_summary_run_json_and_junit_and_fail_a_full_run() {
     // The same run counted as full: FAIL, the classes in every output.
     let full = root.join("full");
     let o = gate(&full, Some("400"));
-    assert_eq!(
-        o.status.code(),
-        Some(1),
-        "{}",
-        String::from_utf8_lossy(&o.stderr)
-    );
+    assert_eq!(code(&o), 1, "{}", stderr(&o));
     let meta: serde_json::Value =
         serde_json::from_slice(&std::fs::read(full.join("run.json")).unwrap()).unwrap();
     assert_eq!(meta["verdict"], "FAIL");
@@ -189,7 +174,7 @@ fn unexercised_classes_reach_summary_run_json_and_junit_and_fail_a_full_run() {
     let at = junit.find("name=\"reach\"").unwrap();
     let case = &junit[at..at + junit[at..].find("</testcase>").unwrap()];
     assert!(case.contains("<error type=\"gate\""), "{case}");
-    assert!(case.contains(&unexercised[0]), "{case}");
+    assert!(case.contains(unexercised[0]), "{case}");
     let summary = std::fs::read_to_string(full.join("summary.md")).unwrap();
     assert!(summary.contains("result: **FAIL**"));
     std::fs::remove_dir_all(&root).unwrap();

@@ -7,10 +7,10 @@
 mod common;
 mod subjects;
 
-use common::{exit_within, repo_root, signal, Reap, BIN};
+use common::{exit_within, repo_root, signal, start, Reap};
 use nix::sys::signal::Signal;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, Stdio};
 use std::time::{Duration, Instant};
 use subjects::*;
 
@@ -19,15 +19,20 @@ fn tmp(name: &str) -> PathBuf {
 }
 
 fn spawn(args: &[&str]) -> Reap {
-    Reap(
-        Command::new(BIN)
-            .args(args)
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap(),
-    )
+    Reap(start(args, Stdio::null(), Stdio::null(), Stdio::piped()))
+}
+
+/// `gate --cases 20000` (no corpus) with `subject`, its report in `report`, and `more`.
+fn gate_with(subject: &str, report: &Path, more: &[&str]) -> Reap {
+    let mut args = vec!["gate", "--quiet", "--no-corpus", "--cases", "20000"];
+    args.extend([
+        "--subject",
+        subject,
+        "--report-dir",
+        report.to_str().unwrap(),
+    ]);
+    args.extend(more);
+    spawn(&args)
 }
 
 fn stderr_of(c: &mut Child) -> String {
@@ -69,20 +74,12 @@ fn a_subject_that_faults_on_every_request_is_given_up_fast() {
         let mark = format!("{}-{mode}", root.display());
         let spec = sh_segv(&mark, (mode == "setsid").then_some(pids.as_path()));
         let r = root.join(mode);
-        let mut g = spawn(&[
-            "gate",
-            "--quiet",
-            "--no-corpus",
-            "--cases",
-            "20000",
-            // The subject's targets: the debug binary's core is slow.
-            "--targets",
-            "validate_header,validate_payload",
-            "--subject",
+        // The subject's targets: the debug binary's core is slow.
+        let mut g = gate_with(
             &spec,
-            "--report-dir",
-            r.to_str().unwrap(),
-        ]);
+            &r,
+            &["--targets", "validate_header,validate_payload"],
+        );
         let got = exit_within(&mut g.0, Duration::from_secs(30));
         let e = stderr_of(&mut g.0);
         let (code, took) = got.unwrap_or_else(|| panic!("{mode}: still running after 30 s"));
@@ -240,17 +237,7 @@ fn signals_end_the_gate_within_2s_in_every_phase() {
     }
     // Double SIGINT with a subject that never reads: exits at once.
     let r = root.join("double");
-    let mut g = spawn(&[
-        "gate",
-        "--quiet",
-        "--no-corpus",
-        "--cases",
-        "20000",
-        "--subject",
-        &deaf,
-        "--report-dir",
-        r.to_str().unwrap(),
-    ]);
+    let mut g = gate_with(&deaf, &r, &[]);
     std::thread::sleep(Duration::from_millis(1500));
     let sent = Instant::now();
     signal(&g.0, Signal::SIGINT);

@@ -7,7 +7,7 @@
 
 mod common;
 
-use common::{repo_root, BIN};
+use common::{code, repo_root, stderr, strs, BIN};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -119,12 +119,7 @@ fn fails(args: &[&str]) {
         .stdin(Stdio::null())
         .output()
         .unwrap();
-    assert_eq!(
-        o.status.code(),
-        Some(1),
-        "{args:?}: {}",
-        String::from_utf8_lossy(&o.stderr)
-    );
+    assert_eq!(code(&o), 1, "{args:?}: {}", stderr(&o));
 }
 
 /// The records of `report`'s divergences.jsonl.
@@ -162,12 +157,7 @@ fn check_page(root: &Path, report: &Path, tag: &str, spec: &str) {
     );
 
     // A table of contents whose links all resolve, one per divergence too.
-    let toc: Vec<&str> = r["toc"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|v| v.as_str().unwrap())
-        .collect();
+    let toc = strs(&r["toc"], None);
     assert!(toc.len() >= 8, "{toc:?}");
     assert_eq!(r["unresolved"], serde_json::json!([]), "{toc:?}");
     for rec in &records {
@@ -179,12 +169,7 @@ fn check_page(root: &Path, report: &Path, tag: &str, spec: &str) {
     }
 
     // Every summary.md section heading is a heading of the page.
-    let headings: Vec<String> = r["headings"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|v| v.as_str().unwrap().to_string())
-        .collect();
+    let headings = strs(&r["headings"], None);
     let md = std::fs::read_to_string(report.join("summary.md")).unwrap();
     let want = summary_headings(&md);
     for must in ["Targets", "Generations", "Divergences", "Throughput"] {
@@ -196,7 +181,7 @@ fn check_page(root: &Path, report: &Path, tag: &str, spec: &str) {
     assert!(want.iter().any(|h| h.starts_with("Coverage")));
     for h in &want {
         assert!(
-            headings.contains(h),
+            headings.contains(&h.as_str()),
             "summary.md section `{h}` missing from index.html"
         );
     }

@@ -7,7 +7,7 @@
 mod common;
 mod report_support;
 
-use common::{code, copy_dir, repo_corpus, stderr, tpb};
+use common::{code, copy_dir, gate_over, repo_corpus, stderr, tpb};
 use report_support::{assert_refused, read_json, reseal, write_json};
 use serde_json::Value;
 use std::collections::BTreeSet;
@@ -35,24 +35,12 @@ fn gate_with(
     cases: &str,
     sync_cases: &str,
 ) -> i32 {
-    let mut args = vec![
-        "gate",
-        "--quiet",
-        "--cases",
-        cases,
-        "--sync-cases",
-        sync_cases,
-        "--seed",
-        seed,
-        "--corpus",
-        corpus.to_str().unwrap(),
-        "--report-dir",
-        out.to_str().unwrap(),
-    ];
+    let mut args = vec!["--quiet", "--cases", cases, "--sync-cases", sync_cases];
+    args.extend(["--seed", seed]);
     if let Some(s) = shard {
         args.extend(["--shard", s]);
     }
-    let o = tpb(&args);
+    let o = gate_over(&args, corpus, out);
     assert!(
         out.join("run.json").is_file(),
         "gate wrote no run.json: {}",
@@ -112,6 +100,20 @@ fn bump_generation(m: &mut Value, name: &str, by: u64) {
         .find(|g| g["name"] == name)
         .unwrap();
     g["diverged"] = Value::from(g["diverged"].as_u64().unwrap() + by);
+}
+
+/// Writes `ls` as `dir`'s divergences.jsonl, counts one more divergent
+/// `validate_header` case of generation `arch` in its run.json, and reseals.
+fn add_divergent_case(dir: &Path, ls: &mut [Value], arch: &str) {
+    write_lines(dir, ls);
+    let mut m = read_json(&dir.join("run.json"));
+    m["distinct_divergences"] = Value::from(ls.len());
+    m["divergent_cases"] = Value::from(m["divergent_cases"].as_u64().unwrap() + 1);
+    assert_eq!(m["targets"][0]["name"], "validate_header");
+    m["targets"][0]["diverged"] = Value::from(m["targets"][0]["diverged"].as_u64().unwrap() + 1);
+    bump_generation(&mut m, arch, 1);
+    write_json(&dir.join("run.json"), &m);
+    reseal(dir);
 }
 
 /// A complete divergence record of generated case `index` (arch `arch`).
@@ -251,17 +253,8 @@ fn divergences_merge_to_the_unsharded_signatures() {
         ls.push(planted_record(6, "v4"));
         // The gate lists validate_header divergences before `vectors`.
         ls.sort_by_key(|v| v["target"] != "validate_header");
-        write_lines(dir, &mut ls);
-        let mut m = read_json(&dir.join("run.json"));
-        m["distinct_divergences"] = Value::from(ls.len());
-        m["divergent_cases"] = Value::from(m["divergent_cases"].as_u64().unwrap() + 1);
-        m["targets"][0]["diverged"] =
-            Value::from(m["targets"][0]["diverged"].as_u64().unwrap() + 1);
-        assert_eq!(m["targets"][0]["name"], "validate_header");
         // Case 6 runs under the (6 mod 4)-th generation.
-        bump_generation(&mut m, "v4", 1);
-        write_json(&dir.join("run.json"), &m);
-        reseal(dir);
+        add_divergent_case(dir, &mut ls, "v4");
     };
     plant(&dirs[2]);
     plant(&full);
@@ -291,15 +284,7 @@ fn divergences_merge_to_the_unsharded_signatures() {
         x["origin"]["generated"] = Value::from(index);
         x["arch"] = "v3".into();
         ls.insert(0, x);
-        write_lines(dir, &mut ls);
-        let mut m = read_json(&dir.join("run.json"));
-        m["distinct_divergences"] = Value::from(ls.len());
-        m["divergent_cases"] = Value::from(m["divergent_cases"].as_u64().unwrap() + 1);
-        m["targets"][0]["diverged"] =
-            Value::from(m["targets"][0]["diverged"].as_u64().unwrap() + 1);
-        bump_generation(&mut m, "v3", 1);
-        write_json(&dir.join("run.json"), &m);
-        reseal(dir);
+        add_divergent_case(dir, &mut ls, "v3");
     };
     again(&dirs[1], 5);
     let out = root.join("merged-dedup");
@@ -372,22 +357,12 @@ fn refuses_sets_that_are_not_one_complete_run() {
     refused(&[&dirs[..3], &[other]].concat(), &out, "its share");
     // A shard the time budget cut short (a real INCOMPLETE run).
     let other = root.join("cut-short");
-    let o = tpb(&[
-        "gate",
-        "--quiet",
-        "--cases",
-        "100000000",
-        "--seconds",
-        "0.2",
-        "--seed",
-        "0x5eed",
-        "--shard",
-        "3/4",
-        "--corpus",
-        corpus.to_str().unwrap(),
-        "--report-dir",
-        other.to_str().unwrap(),
-    ]);
+    let cut = ["--quiet", "--cases", "100000000", "--seconds", "0.2"];
+    let o = gate_over(
+        &[&cut[..], &["--seed", "0x5eed", "--shard", "3/4"]].concat(),
+        &corpus,
+        &other,
+    );
     assert!(other.join("run.json").is_file(), "{}", stderr(&o));
     assert_eq!(read_json(&other.join("run.json"))["complete"], false);
     refused(&[&dirs[..3], &[other]].concat(), &out, "INCOMPLETE");
@@ -400,13 +375,15 @@ fn refuses_sets_that_are_not_one_complete_run() {
         reseal(&d);
         [&dirs[..3], &[d]].concat()
     };
-    let set = |key: &'static str, v: Value| {
-        move |d: &Path| {
-            let mut m = read_json(&d.join("run.json"));
-            m[key] = v.clone();
-            write_json(&d.join("run.json"), &m);
+    // Sets `fields` of the shard's run.json.
+    fn set_meta(d: &Path, fields: &[(&str, Value)]) {
+        let mut m = read_json(&d.join("run.json"));
+        for (k, v) in fields {
+            m[*k] = v.clone();
         }
-    };
+        write_json(&d.join("run.json"), &m);
+    }
+    let set = |key: &'static str, v: Value| move |d: &Path| set_meta(d, &[(key, v.clone())]);
     refused(
         &edited("v", &set("version", "9.9.9".into())),
         &out,
@@ -435,11 +412,14 @@ fn refuses_sets_that_are_not_one_complete_run() {
     );
     refused(
         &edited("lie", &|d: &Path| {
-            let mut m = read_json(&d.join("run.json"));
-            m["verdict"] = "PASS".into();
-            m["failures"] = serde_json::json!(["timeout: x"]);
-            m["failure_targets"] = serde_json::json!(["validate_header"]);
-            write_json(&d.join("run.json"), &m);
+            set_meta(
+                d,
+                &[
+                    ("verdict", "PASS".into()),
+                    ("failures", serde_json::json!(["timeout: x"])),
+                    ("failure_targets", serde_json::json!(["validate_header"])),
+                ],
+            );
         }),
         &out,
         "verdict `PASS`",
@@ -449,11 +429,15 @@ fn refuses_sets_that_are_not_one_complete_run() {
             let mut rec = planted_record(4, "v2");
             rec["class"] = "OverAccept".into();
             write_lines(d, &mut [rec]);
-            let mut m = read_json(&d.join("run.json"));
-            m["distinct_divergences"] = 1.into();
-            m["divergent_cases"] = 1.into();
-            m["verdict"] = "FAIL".into();
-            write_json(&d.join("run.json"), &m);
+            let one = || Value::from(1);
+            set_meta(
+                d,
+                &[
+                    ("distinct_divergences", one()),
+                    ("divergent_cases", one()),
+                    ("verdict", "FAIL".into()),
+                ],
+            );
         }),
         &out,
         "not in shard 3/4",
@@ -468,10 +452,13 @@ fn refuses_sets_that_are_not_one_complete_run() {
     refused(
         &edited("garbage", &|d: &Path| {
             std::fs::write(d.join("divergences.jsonl"), "\n{not json\n").unwrap();
-            let mut m = read_json(&d.join("run.json"));
-            m["distinct_divergences"] = 1.into();
-            m["verdict"] = "FAIL".into();
-            write_json(&d.join("run.json"), &m);
+            set_meta(
+                d,
+                &[
+                    ("distinct_divergences", 1.into()),
+                    ("verdict", "FAIL".into()),
+                ],
+            );
         }),
         &out,
         "divergences.jsonl:2:",

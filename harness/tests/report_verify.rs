@@ -9,7 +9,7 @@
 mod common;
 mod report_support;
 
-use common::{code, copy_dir, repo_root, stderr, tpb_in, BIN};
+use common::{code, copy_dir, repo_root, start, stderr, tpb_in, BIN};
 use report_support::{assert_refused, read_json, reseal, take_ran, write_json};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
@@ -389,16 +389,10 @@ fn report_merge_with_a_closed_stdout_exits_141_quietly() {
     let root = tmp("closed-stdout");
     let dirs = shards(&root, &[]);
     let out = root.join("merged");
-    let mut child = Command::new(BIN)
-        .args(["report", "merge"])
-        .args(&dirs)
-        .arg("-o")
-        .arg(&out)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let mut args: Vec<&std::ffi::OsStr> = vec!["report".as_ref(), "merge".as_ref()];
+    args.extend(dirs.iter().map(|d| d.as_os_str()));
+    args.extend(["-o".as_ref(), out.as_os_str()]);
+    let mut child = start(&args, Stdio::null(), Stdio::piped(), Stdio::piped());
     // Close our end of its stdout before it prints anything.
     drop(child.stdout.take());
     let o = child.wait_with_output().unwrap();

@@ -10,7 +10,7 @@
 mod common;
 mod subjects;
 
-use common::{repo_root, BIN};
+use common::{code, repo_root, stderr, BIN};
 use std::path::Path;
 use std::time::{Duration, Instant};
 use subjects::*;
@@ -273,12 +273,7 @@ fn the_gate_names_a_planted_crash_and_completes() {
         .arg(&report)
         .output()
         .unwrap();
-    assert_eq!(
-        o.status.code(),
-        Some(1),
-        "{}",
-        String::from_utf8_lossy(&o.stderr)
-    );
+    assert_eq!(code(&o), 1, "{}", stderr(&o));
     let jsonl = std::fs::read_to_string(report.join("divergences.jsonl")).expect("jsonl");
     let crashes: Vec<&str> = jsonl.lines().filter(|l| l.contains("crash")).collect();
     assert!(!crashes.is_empty(), "{jsonl}");

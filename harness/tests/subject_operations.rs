@@ -8,7 +8,7 @@
 mod common;
 mod subjects;
 
-use common::{code, repo_root, text, tpb_in, BIN};
+use common::{code, repo_root, strs, text, tpb_in, BIN};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use subjects::*;
@@ -310,12 +310,7 @@ fn a_subject_with_some_tables_passes_and_the_others_are_not_supported() {
             );
         }
         let run: serde_json::Value = serde_json::from_str(&read(&report.join("run.json"))).unwrap();
-        let unsupported: Vec<&str> = run["unsupported"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|u| u["target"].as_str().unwrap())
-            .collect();
+        let unsupported = strs(&run["unsupported"], Some("target"));
         assert_eq!(
             unsupported,
             ["alu_lut", "cce_lut", "validate_header"],

@@ -22,7 +22,7 @@ use proptest::strategy::Union;
 use proptest_state_machine::{prop_state_machine, ReferenceStateMachine, StateMachineTest};
 use std::collections::{BTreeMap, BTreeSet};
 use tpb_core::sync::{self as model, AllocFrom, Dep, Engine, Instr, Program, SemArg};
-use tpb_harness::generators::sync_program::{Case, SyncFlow};
+use tpb_harness::generators::sync_program::{Case, EngineSems, SyncFlow};
 use tpb_harness::kinds::sync_handshake::{compare_case, SyncCaseOutcome};
 
 /// An instruction index or semaphore handle that never exists (programs stay below 256).
@@ -63,6 +63,17 @@ enum Via {
     Dangling,
 }
 
+/// The shape of one R12 flow ([`Transition::Flow`]).
+#[derive(Clone, Debug)]
+struct Flow {
+    in_q: u8,
+    out_q: u8,
+    cores: u8,
+    consumers: u8,
+    mult: u32,
+    remote: bool,
+}
+
 /// One program-building operation. References count back from the latest instruction or
 /// allocation request (0 = the latest), so they stay meaningful when shrinking drops earlier
 /// transitions; `after: Some(k)` is a dependency on the `k`-th most recent instruction.
@@ -71,14 +82,7 @@ enum Transition {
     /// R2: one more allocation request.
     Alloc { top: bool },
     /// R12: DMA in → custom op (host) → `cores` GPSIMD computes → result DMA → `consumers`.
-    Flow {
-        in_q: u8,
-        out_q: u8,
-        cores: u8,
-        consumers: u8,
-        mult: u32,
-        remote: bool,
-    },
+    Flow(Flow),
     /// A GPSIMD compute signalling its core's semaphore, optionally also a peer core (R9, DS-12).
     Compute {
         core: u8,
@@ -119,7 +123,7 @@ impl Transition {
     fn max_added(&self) -> usize {
         match self {
             Transition::Alloc { .. } => 0,
-            Transition::Flow { .. } => 9,
+            Transition::Flow(_) => 9,
             _ => 1,
         }
     }
@@ -129,7 +133,7 @@ impl Transition {
 #[derive(Clone, Debug)]
 struct Built {
     case: Case,
-    engine_sem: BTreeMap<Engine, u16>,
+    engine_sem: EngineSems,
 }
 
 impl Built {
@@ -143,7 +147,7 @@ impl Built {
                 },
                 flows: Vec::new(),
             },
-            engine_sem: BTreeMap::new(),
+            engine_sem: EngineSems::default(),
         }
     }
     fn n(&self) -> u16 {
@@ -164,18 +168,22 @@ impl Built {
         self.case.program.allocs.push(from);
         self.n_allocs() - 1
     }
-    /// The engine's own semaphore: DMA queues from the top, other engines from the bottom.
-    fn sem_of(&mut self, e: Engine) -> u16 {
-        if let Some(&h) = self.engine_sem.get(&e) {
-            return h;
-        }
-        let h = self.alloc(if matches!(e, Engine::Dma(_)) {
-            AllocFrom::Top
-        } else {
-            AllocFrom::Bottom
+    /// Instruction `c` (on `e`) also signals `e`'s semaphore on core `peer` (R9, DS-12).
+    fn signal_peer(&mut self, c: u16, e: Engine, peer: u8) {
+        let h = self.sem_of(e);
+        self.case.program.instrs[usize::from(c)].sems.push(SemArg {
+            handle: h,
+            target_core: Some(peer),
         });
-        self.engine_sem.insert(e, h);
-        h
+    }
+    /// The engine's own semaphore ([`EngineSems`]: DMA queues from the top, others from
+    /// the bottom).
+    fn sem_of(&mut self, e: Engine) -> u16 {
+        let allocs = &mut self.case.program.allocs;
+        self.engine_sem.of(e, |from| {
+            allocs.push(from);
+            (allocs.len() - 1) as u16
+        })
     }
     fn push(&mut self, engine: Engine, deps: Vec<Dep>, sems: Vec<SemArg>, mult: u32) -> u16 {
         self.case.program.instrs.push(Instr {
@@ -241,38 +249,26 @@ impl Built {
                     AllocFrom::Bottom
                 });
             }
-            Transition::Flow {
-                in_q,
-                out_q,
-                cores,
-                consumers,
-                mult,
-                remote,
-            } => {
-                let dma_in = self.own(Engine::Dma(in_q), &[], mult);
-                let custom_op = self.own(Engine::Host, &[dma_in], mult);
+            Transition::Flow(ref f) => {
+                let dma_in = self.own(Engine::Dma(f.in_q), &[], f.mult);
+                let custom_op = self.own(Engine::Host, &[dma_in], f.mult);
                 let mut computes = Vec::new();
-                for k in 0..cores {
-                    let e = Engine::Gpsimd((in_q + k) % 8);
-                    let c = self.own(e, &[custom_op], mult);
-                    if remote {
-                        let h = self.sem_of(e);
-                        let peer = (k + 1 + out_q) % 8;
-                        self.case.program.instrs[usize::from(c)].sems.push(SemArg {
-                            handle: h,
-                            target_core: Some(peer),
-                        });
+                for k in 0..f.cores {
+                    let e = Engine::Gpsimd((f.in_q + k) % 8);
+                    let c = self.own(e, &[custom_op], f.mult);
+                    if f.remote {
+                        self.signal_peer(c, e, (k + 1 + f.out_q) % 8);
                     }
                     computes.push(c);
                 }
                 if computes.is_empty() {
                     computes.push(custom_op);
                 }
-                let result_dma = self.own(Engine::Dma(out_q), &computes, mult);
+                let result_dma = self.own(Engine::Dma(f.out_q), &computes, f.mult);
                 let mut cons = Vec::new();
-                for k in 0..consumers {
+                for k in 0..f.consumers {
                     let e = [Engine::Host, Engine::Gpsimd(k), Engine::Dma(4)][usize::from(k % 3)];
-                    cons.push(self.own(e, &[result_dma], mult));
+                    cons.push(self.own(e, &[result_dma], f.mult));
                 }
                 self.case.flows.push(SyncFlow {
                     dma_in,
@@ -291,11 +287,7 @@ impl Built {
                 let deps: Vec<u16> = after.map(|k| self.back(k)).into_iter().collect();
                 let c = self.own(e, &deps, mult);
                 if let Some(peer) = remote {
-                    let h = self.sem_of(e);
-                    self.case.program.instrs[usize::from(c)].sems.push(SemArg {
-                        handle: h,
-                        target_core: Some(peer),
-                    });
+                    self.signal_peer(c, e, peer);
                 }
             }
             Transition::Consume { back, engine, via } => {
@@ -562,16 +554,16 @@ impl ReferenceStateMachine for HandshakeMachine {
             (
                 4,
                 (0u8..4, 0u8..4, 0u8..=3, 0u8..=3, mult(), any::<bool>())
-                    .prop_map(
-                        |(in_q, out_q, cores, consumers, mult, remote)| Transition::Flow {
+                    .prop_map(|(in_q, out_q, cores, consumers, mult, remote)| {
+                        Transition::Flow(Flow {
                             in_q,
                             out_q,
                             cores,
                             consumers,
                             mult,
                             remote,
-                        },
-                    )
+                        })
+                    })
                     .boxed(),
             ),
             (
@@ -689,7 +681,7 @@ impl ReferenceStateMachine for HandshakeMachine {
         let ok_via = |v: &Option<Via>| !matches!(v, Some(Via::Recent(k)) if *k >= a);
         let fits = usize::from(n) + t.max_added() <= MAX_BUILT;
         fits && match t {
-            Transition::Alloc { .. } | Transition::Flow { .. } => true,
+            Transition::Alloc { .. } | Transition::Flow(_) => true,
             Transition::Compute { after, .. }
             | Transition::DoubleUpdate { after, .. }
             | Transition::Silent { after, .. } => after.is_none_or(|p| p < n),

@@ -221,48 +221,27 @@ fn check_custom_op_gate() {
 
 #[test]
 fn sb_scratchpad_gate() {
-    assert_eq!(gate_err(gate_sb_scratchpad(0x30, 2, true, 3, 1, 6)), "ok");
-    assert_eq!(gate_err(gate_sb_scratchpad(0x30, 3, true, 0, 0, 2)), "ok");
-    assert_eq!(
-        gate_err(gate_sb_scratchpad(0x2F, 9, false, 0, 0, 0)),
-        "not_custom_op"
-    );
-    assert_eq!(
-        gate_err(gate_sb_scratchpad(0x30, 1, false, 0, 0, 0)),
-        "bad_subkind"
-    );
-    assert_eq!(
-        gate_err(gate_sb_scratchpad(0x30, 4, true, 0, 0, 2)),
-        "bad_subkind"
-    );
-    assert_eq!(
-        gate_err(gate_sb_scratchpad(0x30, 0, true, 0, 0, 2)),
-        "bad_subkind"
-    );
-    assert_eq!(
-        gate_err(gate_sb_scratchpad(0x30, 2, false, 0, 0, 2)),
-        "not_sb_arg_global"
-    );
-    assert_eq!(
-        gate_err(gate_sb_scratchpad(0x30, 2, true, 3, 1, 5)),
-        "scratch_count_mismatch"
-    );
-    // no overflow: u64::MAX + 2 + u64::MAX never equals a u64
-    assert_eq!(
-        gate_err(gate_sb_scratchpad(
-            0x30,
-            2,
-            true,
-            u64::MAX,
-            u64::MAX,
-            u64::MAX
-        )),
-        "scratch_count_mismatch"
-    );
-    assert_eq!(
-        gate_err(gate_sb_scratchpad(0x30, 2, true, u64::MAX - 2, 0, u64::MAX)),
-        "ok"
-    );
+    const MAX: u64 = u64::MAX;
+    // kind, subkind, sb_arg_global, n_args, n_outputs, n_scratch
+    type Args = (u32, u32, bool, u64, u64, u64);
+    // The arguments and the gate's answer.
+    let cases: [(Args, &str); 10] = [
+        ((0x30, 2, true, 3, 1, 6), "ok"),
+        ((0x30, 3, true, 0, 0, 2), "ok"),
+        ((0x2F, 9, false, 0, 0, 0), "not_custom_op"),
+        ((0x30, 1, false, 0, 0, 0), "bad_subkind"),
+        ((0x30, 4, true, 0, 0, 2), "bad_subkind"),
+        ((0x30, 0, true, 0, 0, 2), "bad_subkind"),
+        ((0x30, 2, false, 0, 0, 2), "not_sb_arg_global"),
+        ((0x30, 2, true, 3, 1, 5), "scratch_count_mismatch"),
+        // no overflow: u64::MAX + 2 + u64::MAX never equals a u64
+        ((0x30, 2, true, MAX, MAX, MAX), "scratch_count_mismatch"),
+        ((0x30, 2, true, MAX - 2, 0, MAX), "ok"),
+    ];
+    for ((k, sub, global, x, y, z), want) in cases {
+        let got = gate_err(gate_sb_scratchpad(k, sub, global, x, y, z));
+        assert_eq!(got, want, "{:?}", (k, sub, global, x, y, z));
+    }
 }
 
 #[test]

@@ -147,91 +147,79 @@ struct vcase {
     uint16_t id;
 };
 
+/* A case as written below: `n` bytes set in the valid bundle, and the answer. */
+struct poke {
+    uint8_t at;
+    uint8_t value;
+};
+struct vcase_def {
+    int n;
+    struct poke set[6];
+    const char *name;
+    uint16_t id;
+};
+
 #define HEADER_CASES 11
+static const struct vcase_def header_defs[HEADER_CASES] = {
+    /* 0: valid as built. */
+    {0, {{0, 0}}, "valid", TPB_VERDICT_VALID},
+    /* 1: bytes the validators never read (SPEC §3, D-2). */
+    {6, {{0x02, 0xAA}, {0x03, 0xBB}, {0x05, 0xCC}, {0x07, 0xDD}, {0x08, 0xEE}, {0x0B, 0xFF}},
+     "valid", TPB_VERDICT_VALID},
+    /* 2: #1 valid_opcode: 0xFF is never valid (SPEC §2). */
+    {1, {{0x00, 0xFF}}, "valid_opcode", TPB_PRED_VALID_OPCODE},
+    /* 3: #2 inst_word_len: byte[1] != 0x10. */
+    {1, {{0x01, 0x11}}, "inst_word_len", TPB_PRED_INST_WORD_LEN},
+    /* 4: #3 wait_mode INVALID 0xFF is excluded (SPEC §6.5). */
+    {1, {{0x04, 0xFF}}, "has_valid_neuron_events", TPB_PRED_HAS_VALID_NEURON_EVENTS},
+    /* 5: #3 update_mode 0x06 is no UPDATE_MODE member (SPEC §6.5). */
+    {1, {{0x06, 0x06}}, "has_valid_neuron_events", TPB_PRED_HAS_VALID_NEURON_EVENTS},
+    /* 6: #4 a valid opcode that is not 0x85. */
+    {1, {{0x00, 0x86}}, "is_custom_op_header_opcode", TPB_PRED_IS_CUSTOM_OP_HEADER_OPCODE},
+    /* 7: #5 the 32-byte tail must be zero. */
+    {1, {{0x3F, 0x01}}, "custom_op_header_reserved_zero",
+     TPB_PRED_CUSTOM_OP_HEADER_RESERVED_ZERO},
+    /* 8: #5 byte 0x11 is reserved. */
+    {1, {{0x11, 0x01}}, "custom_op_header_reserved_zero",
+     TPB_PRED_CUSTOM_OP_HEADER_RESERVED_ZERO},
+    /* 9: #6 has_scratch_space set, size and partitions zero. */
+    {1, {{0x10, 0x01}}, "custom_op_header_scratch_space_val",
+     TPB_PRED_CUSTOM_OP_HEADER_SCRATCH_SPACE_VAL},
+    /* 10: #6 all three nonzero: valid. */
+    {3, {{0x10, 0x01}, {0x18, 0x01}, {0x1C, 0x01}}, "valid", TPB_VERDICT_VALID},
+};
 static struct vcase header_cases[HEADER_CASES];
 
-static void build_header_cases(void) {
-    struct vcase *c = header_cases;
-    int i;
-    for (i = 0; i < HEADER_CASES; i++) {
-        valid_header(c[i].bundle);
-        c[i].name = "valid";
-        c[i].id = TPB_VERDICT_VALID;
-    }
-    /* 0: valid as built. 1: bytes the validators never read (SPEC §3, D-2). */
-    c[1].bundle[0x02] = 0xAA;
-    c[1].bundle[0x03] = 0xBB;
-    c[1].bundle[0x05] = 0xCC;
-    c[1].bundle[0x07] = 0xDD;
-    c[1].bundle[0x08] = 0xEE;
-    c[1].bundle[0x0B] = 0xFF;
-    /* 2: #1 valid_opcode: 0xFF is never valid (SPEC §2). */
-    c[2].bundle[0x00] = 0xFF;
-    c[2].name = "valid_opcode";
-    c[2].id = TPB_PRED_VALID_OPCODE;
-    /* 3: #2 inst_word_len: byte[1] != 0x10. */
-    c[3].bundle[0x01] = 0x11;
-    c[3].name = "inst_word_len";
-    c[3].id = TPB_PRED_INST_WORD_LEN;
-    /* 4: #3 wait_mode INVALID 0xFF is excluded (SPEC §6.5). */
-    c[4].bundle[0x04] = 0xFF;
-    c[4].name = "has_valid_neuron_events";
-    c[4].id = TPB_PRED_HAS_VALID_NEURON_EVENTS;
-    /* 5: #3 update_mode 0x06 is no UPDATE_MODE member (SPEC §6.5). */
-    c[5].bundle[0x06] = 0x06;
-    c[5].name = "has_valid_neuron_events";
-    c[5].id = TPB_PRED_HAS_VALID_NEURON_EVENTS;
-    /* 6: #4 a valid opcode that is not 0x85. */
-    c[6].bundle[0x00] = 0x86;
-    c[6].name = "is_custom_op_header_opcode";
-    c[6].id = TPB_PRED_IS_CUSTOM_OP_HEADER_OPCODE;
-    /* 7: #5 the 32-byte tail must be zero. */
-    c[7].bundle[0x3F] = 0x01;
-    c[7].name = "custom_op_header_reserved_zero";
-    c[7].id = TPB_PRED_CUSTOM_OP_HEADER_RESERVED_ZERO;
-    /* 8: #5 byte 0x11 is reserved. */
-    c[8].bundle[0x11] = 0x01;
-    c[8].name = "custom_op_header_reserved_zero";
-    c[8].id = TPB_PRED_CUSTOM_OP_HEADER_RESERVED_ZERO;
-    /* 9: #6 has_scratch_space set, size and partitions zero. */
-    c[9].bundle[0x10] = 0x01;
-    c[9].name = "custom_op_header_scratch_space_val";
-    c[9].id = TPB_PRED_CUSTOM_OP_HEADER_SCRATCH_SPACE_VAL;
-    /* 10: #6 all three nonzero: valid. */
-    c[10].bundle[0x10] = 0x01;
-    c[10].bundle[0x18] = 0x01;
-    c[10].bundle[0x1C] = 0x01;
-}
-
 #define PAYLOAD_CASES 6
+static const struct vcase_def payload_defs[PAYLOAD_CASES] = {
+    {0, {{0, 0}}, "valid", TPB_VERDICT_VALID},
+    /* 1: byte 0x0F is NOT checked (SPEC §4, AC03-C2). */
+    {1, {{0x0F, 0xFF}}, "valid", TPB_VERDICT_VALID},
+    /* 2: #4 a header is not a payload. */
+    {1, {{0x00, 0x85}}, "is_custom_op_payload_opcode", TPB_PRED_IS_CUSTOM_OP_PAYLOAD_OPCODE},
+    /* 3, 4: #5 bytes 0x0C and 0x0E must be zero. */
+    {1, {{0x0C, 0x01}}, "custom_op_payload_reserved_zero",
+     TPB_PRED_CUSTOM_OP_PAYLOAD_RESERVED_ZERO},
+    {1, {{0x0E, 0x80}}, "custom_op_payload_reserved_zero",
+     TPB_PRED_CUSTOM_OP_PAYLOAD_RESERVED_ZERO},
+    /* 5: #2 before #5. */
+    {2, {{0x01, 0x00}, {0x0C, 0x01}}, "inst_word_len", TPB_PRED_INST_WORD_LEN},
+};
 static struct vcase payload_cases[PAYLOAD_CASES];
 
-static void build_payload_cases(void) {
-    struct vcase *c = payload_cases;
+/* Builds `cases` from `defs`: each a bundle from `base` with the bytes set. */
+static void build_cases(struct vcase *cases, const struct vcase_def *defs, int count,
+                        void (*base)(uint8_t b[64])) {
     int i;
-    for (i = 0; i < PAYLOAD_CASES; i++) {
-        valid_payload(c[i].bundle);
-        c[i].name = "valid";
-        c[i].id = TPB_VERDICT_VALID;
+    int k;
+    for (i = 0; i < count; i++) {
+        base(cases[i].bundle);
+        for (k = 0; k < defs[i].n; k++) {
+            cases[i].bundle[defs[i].set[k].at] = defs[i].set[k].value;
+        }
+        cases[i].name = defs[i].name;
+        cases[i].id = defs[i].id;
     }
-    /* 1: byte 0x0F is NOT checked (SPEC §4, AC03-C2). */
-    c[1].bundle[0x0F] = 0xFF;
-    /* 2: #4 a header is not a payload. */
-    c[2].bundle[0x00] = 0x85;
-    c[2].name = "is_custom_op_payload_opcode";
-    c[2].id = TPB_PRED_IS_CUSTOM_OP_PAYLOAD_OPCODE;
-    /* 3, 4: #5 bytes 0x0C and 0x0E must be zero. */
-    c[3].bundle[0x0C] = 0x01;
-    c[3].name = "custom_op_payload_reserved_zero";
-    c[3].id = TPB_PRED_CUSTOM_OP_PAYLOAD_RESERVED_ZERO;
-    c[4].bundle[0x0E] = 0x80;
-    c[4].name = "custom_op_payload_reserved_zero";
-    c[4].id = TPB_PRED_CUSTOM_OP_PAYLOAD_RESERVED_ZERO;
-    /* 5: #2 before #5. */
-    c[5].bundle[0x01] = 0x00;
-    c[5].bundle[0x0C] = 0x01;
-    c[5].name = "inst_word_len";
-    c[5].id = TPB_PRED_INST_WORD_LEN;
 }
 
 static void test_validators(void) {
@@ -239,8 +227,8 @@ static void test_validators(void) {
     uint16_t verdicts[HEADER_CASES + 1];
     uint8_t b[64];
     int i;
-    build_header_cases();
-    build_payload_cases();
+    build_cases(header_cases, header_defs, HEADER_CASES, valid_header);
+    build_cases(payload_cases, payload_defs, PAYLOAD_CASES, valid_payload);
     for (i = 0; i < HEADER_CASES; i++) {
         if (!same(header_verdict(header_cases[i].bundle), header_cases[i].name)) {
             fprintf(stderr, "header case %d: %s, expected %s\n", i,

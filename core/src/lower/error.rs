@@ -2,137 +2,115 @@
 
 use core::fmt;
 
-/// A lowering error. Compared across implementations by [`LowerError::name`].
-#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
-#[non_exhaustive]
-pub enum LowerError {
-    /// A CollectiveCompute of kind SendRecv/SendRecvCCE: those never go
-    /// through the kind LUT (S003 §2 GOTCHA); use a local SendRecv.
-    SendRecvKind {
-        /// The kind ordinal (0 or 1).
-        kind: u32,
-    },
-    /// A local SendRecv whose kind is not SendRecv/SendRecvCCE.
-    NotSendRecvKind {
-        /// The kind ordinal.
-        kind: u32,
-    },
-    /// cc_dim ∉ {0, 1} (S003 §3.5).
-    BadCcDim {
-        /// The dimension.
-        dim: u32,
-    },
-    /// BIR dtype ordinal past the table (FACTS §6).
-    DtypeOutOfRange {
-        /// Which operand: `dtype`, `src_dtype` or `dst_dtype`.
-        field: &'static str,
-        /// The ordinal.
-        ordinal: u32,
-    },
-    /// cce_op outside the shipped subset {bypass, add} (S003 §1.1).
-    CceOpNotShipped {
-        /// The AluOp ordinal.
-        op: u32,
-    },
-    /// The op is not the one the kind accepts (collectiveKindAcceptsALUOp,
-    /// S003 §3; DL-4).
-    OpNotAccepted {
-        /// The kind ordinal.
-        kind: u32,
-        /// The AluOp ordinal.
-        op: u32,
-    },
-    /// A two-leg kind without its second access pattern (DL-3).
-    MissingSecondAp {
-        /// The kind ordinal.
-        kind: u32,
-    },
-    /// A one-leg kind given a second access pattern (DL-3).
-    UnexpectedSecondAp {
-        /// The kind ordinal.
-        kind: u32,
-    },
-    /// Source-target pairs on a kind that registers replica groups (DL-5).
-    PairsOnGroupKind {
-        /// The kind ordinal.
-        kind: u32,
-    },
-    /// Replica groups on a kind that registers source-target pairs (DL-5).
-    GroupsOnPairKind {
-        /// The kind ordinal.
-        kind: u32,
-    },
-    /// A group-registering kind with no replica groups (DL-5).
-    NoReplicaGroups {
-        /// The kind ordinal.
-        kind: u32,
-    },
-    /// A pair-registering kind with no source-target pairs (DL-5).
-    NoSourceTargetPairs {
-        /// The kind ordinal.
-        kind: u32,
-    },
-    /// More ranks (summed over groups) or pairs than the limit (DL-5).
-    TooLarge {
-        /// `ranks` or `pairs`.
-        what: &'static str,
-        /// How many were given.
-        found: usize,
-        /// The limit.
-        limit: usize,
-    },
-    /// A replica group with no rank (DL-5).
-    EmptyGroup {
-        /// Its position.
-        index: usize,
-    },
-    /// A rank in two groups, or twice in one (NKI ReplicaGroup: no overlap; DL-5).
-    DuplicateRank {
-        /// The rank.
-        rank: u32,
-    },
-    /// Two pairs with the same source (DL-5).
-    DuplicateSource {
-        /// The rank.
-        rank: u32,
-    },
-    /// Two pairs with the same target (DL-5).
-    DuplicateTarget {
-        /// The rank.
-        rank: u32,
-    },
-    /// A record encoder refused a field (the sync band, DL-11).
-    Record {
-        /// The record's opcode.
-        opcode: u8,
-        /// The encoder's field name.
-        field: &'static str,
-    },
-}
-
-impl LowerError {
+named_error! {
     /// SPEC §5.4 error name.
-    pub fn name(&self) -> &'static str {
-        match self {
-            LowerError::SendRecvKind { .. } => "send_recv_kind",
-            LowerError::NotSendRecvKind { .. } => "not_send_recv_kind",
-            LowerError::BadCcDim { .. } => "bad_cc_dim",
-            LowerError::DtypeOutOfRange { .. } => "dtype_out_of_range",
-            LowerError::CceOpNotShipped { .. } => "cce_op_not_shipped",
-            LowerError::OpNotAccepted { .. } => "op_not_accepted",
-            LowerError::MissingSecondAp { .. } => "missing_second_ap",
-            LowerError::UnexpectedSecondAp { .. } => "unexpected_second_ap",
-            LowerError::PairsOnGroupKind { .. } => "pairs_on_group_kind",
-            LowerError::GroupsOnPairKind { .. } => "groups_on_pair_kind",
-            LowerError::NoReplicaGroups { .. } => "no_replica_groups",
-            LowerError::NoSourceTargetPairs { .. } => "no_source_target_pairs",
-            LowerError::TooLarge { .. } => "too_large",
-            LowerError::EmptyGroup { .. } => "empty_group",
-            LowerError::DuplicateRank { .. } => "duplicate_rank",
-            LowerError::DuplicateSource { .. } => "duplicate_source",
-            LowerError::DuplicateTarget { .. } => "duplicate_target",
-            LowerError::Record { .. } => "record",
-        }
+    fn name;
+    /// A lowering error. Compared across implementations by [`LowerError::name`].
+    #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+    #[non_exhaustive]
+    pub enum LowerError {
+        /// A CollectiveCompute of kind SendRecv/SendRecvCCE: those never go
+        /// through the kind LUT (S003 §2 GOTCHA); use a local SendRecv.
+        SendRecvKind {
+            /// The kind ordinal (0 or 1).
+            kind: u32,
+        } => "send_recv_kind",
+        /// A local SendRecv whose kind is not SendRecv/SendRecvCCE.
+        NotSendRecvKind {
+            /// The kind ordinal.
+            kind: u32,
+        } => "not_send_recv_kind",
+        /// cc_dim ∉ {0, 1} (S003 §3.5).
+        BadCcDim {
+            /// The dimension.
+            dim: u32,
+        } => "bad_cc_dim",
+        /// BIR dtype ordinal past the table (FACTS §6).
+        DtypeOutOfRange {
+            /// Which operand: `dtype`, `src_dtype` or `dst_dtype`.
+            field: &'static str,
+            /// The ordinal.
+            ordinal: u32,
+        } => "dtype_out_of_range",
+        /// cce_op outside the shipped subset {bypass, add} (S003 §1.1).
+        CceOpNotShipped {
+            /// The AluOp ordinal.
+            op: u32,
+        } => "cce_op_not_shipped",
+        /// The op is not the one the kind accepts (collectiveKindAcceptsALUOp,
+        /// S003 §3; DL-4).
+        OpNotAccepted {
+            /// The kind ordinal.
+            kind: u32,
+            /// The AluOp ordinal.
+            op: u32,
+        } => "op_not_accepted",
+        /// A two-leg kind without its second access pattern (DL-3).
+        MissingSecondAp {
+            /// The kind ordinal.
+            kind: u32,
+        } => "missing_second_ap",
+        /// A one-leg kind given a second access pattern (DL-3).
+        UnexpectedSecondAp {
+            /// The kind ordinal.
+            kind: u32,
+        } => "unexpected_second_ap",
+        /// Source-target pairs on a kind that registers replica groups (DL-5).
+        PairsOnGroupKind {
+            /// The kind ordinal.
+            kind: u32,
+        } => "pairs_on_group_kind",
+        /// Replica groups on a kind that registers source-target pairs (DL-5).
+        GroupsOnPairKind {
+            /// The kind ordinal.
+            kind: u32,
+        } => "groups_on_pair_kind",
+        /// A group-registering kind with no replica groups (DL-5).
+        NoReplicaGroups {
+            /// The kind ordinal.
+            kind: u32,
+        } => "no_replica_groups",
+        /// A pair-registering kind with no source-target pairs (DL-5).
+        NoSourceTargetPairs {
+            /// The kind ordinal.
+            kind: u32,
+        } => "no_source_target_pairs",
+        /// More ranks (summed over groups) or pairs than the limit (DL-5).
+        TooLarge {
+            /// `ranks` or `pairs`.
+            what: &'static str,
+            /// How many were given.
+            found: usize,
+            /// The limit.
+            limit: usize,
+        } => "too_large",
+        /// A replica group with no rank (DL-5).
+        EmptyGroup {
+            /// Its position.
+            index: usize,
+        } => "empty_group",
+        /// A rank in two groups, or twice in one (NKI ReplicaGroup: no overlap; DL-5).
+        DuplicateRank {
+            /// The rank.
+            rank: u32,
+        } => "duplicate_rank",
+        /// Two pairs with the same source (DL-5).
+        DuplicateSource {
+            /// The rank.
+            rank: u32,
+        } => "duplicate_source",
+        /// Two pairs with the same target (DL-5).
+        DuplicateTarget {
+            /// The rank.
+            rank: u32,
+        } => "duplicate_target",
+        /// A record encoder refused a field (the sync band, DL-11).
+        Record {
+            /// The record's opcode.
+            opcode: u8,
+            /// The encoder's field name.
+            field: &'static str,
+        } => "record",
     }
 }
 

@@ -17,11 +17,12 @@
 //! Every function is total: no input panics, and memory is bounded by the limits above.
 
 mod band;
+mod pool;
 
 pub use band::{
     local_update_of, stamp_band, stamp_consumer, stamp_custom_op_header, sync_band, wait_on,
 };
-use std::collections::BTreeMap;
+pub use pool::{SemKey, SemaphorePool, SemaphoreValues};
 use std::fmt;
 
 /// Most instructions a program may hold (DS-2: bounded memory).
@@ -44,130 +45,113 @@ pub type InstrId = u16;
 /// A hardware semaphore id handed out by the pool.
 pub type SemId = u8;
 
-/// Everything `alloc_semaphores` can reject. Each variant names the seed assert it models, or the
-/// decision (DS-n in SPEC §8.4) where the seed is silent.
-#[non_exhaustive]
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum SyncError {
-    /// A size limit was exceeded (DS-2). `what` ∈ {`num_semaphores`, `allocs`, `instrs`, `deps`,
-    /// `sems`}.
-    LimitExceeded {
-        /// Which limit.
-        what: &'static str,
-        /// The size found.
-        found: usize,
-        /// The limit.
-        limit: usize,
-    },
-    /// A GPSIMD engine or a remote `targetCore` names a core ≥ 8 (S000 §sync R3; DS-3).
-    BadCore {
-        /// The instruction.
-        instr: InstrId,
-        /// The core named.
-        core: u8,
-    },
-    /// `I != nullptr` (alloc_semaphores.cpp:214): a dependency names no instruction.
-    NullInstruction {
-        /// The instruction holding the dependency.
-        instr: InstrId,
-        /// The nonexistent producer index.
-        dep: u16,
-    },
-    /// A semaphore handle names no allocation request (DS-4).
-    UnknownSemaphore {
-        /// The instruction.
-        instr: InstrId,
-        /// The handle (index into [`Program::allocs`]).
-        handle: u16,
-    },
-    /// An instruction updates semaphores by a zero delta (DS-5: a zero tick cannot signal).
-    ZeroIncrement {
-        /// The instruction.
-        instr: InstrId,
-    },
-    /// `currSemaphore < currSemaIDFromUpperBound < NumSemaphores` failed
-    /// (alloc_semaphores.cpp:256). Values are the counters before the failed allocation.
-    PoolExhausted {
-        /// The bottom counter (`AllocSemaphores+0x28`).
-        bottom: u16,
-        /// The top counter (`AllocSemaphores+0x2C`).
-        top: u16,
-        /// `HwmCore->NumSemaphores`.
-        num: u16,
-    },
-    /// The dependency graph plus per-engine program order has a cycle: a deadlock (DS-6).
-    /// `instr` is the smallest index that can never be scheduled.
-    Cycle {
-        /// Smallest unschedulable instruction.
-        instr: InstrId,
-    },
-    /// `hasSingleLocalUpdate(SI.OnUpdate)` (alloc_semaphores.cpp:171): a waited-on producer has
-    /// `n_local != 1` local (non-remote) Updates.
-    NotSingleLocalUpdate {
-        /// The producer.
-        producer: InstrId,
-        /// Its number of local updates.
-        n_local: usize,
-    },
-    /// `getLocalSemaphore(SI.OnUpdate) == semaphore` (alloc_semaphores.cpp:172).
-    LocalSemaphoreMismatch {
-        /// The producer.
-        producer: InstrId,
-        /// The semaphore being waited on.
-        expected: SemId,
-        /// The producer's local Update semaphore.
-        found: SemId,
-    },
-    /// Two engines update one local semaphore: fan-in on a shared semaphore (DS-7).
-    SharedSemaphore {
-        /// The semaphore.
-        sem: SemId,
-        /// The first instruction that updated it locally.
-        owner: InstrId,
-        /// The instruction on another engine that tried to.
-        instr: InstrId,
-    },
-    /// `incrementSemaphore` overflow guard (alloc_semaphores.cpp:207).
-    Overflow {
-        /// The semaphore.
-        sem: SemId,
-        /// Its running value.
-        value: u32,
-        /// The delta that does not fit.
-        delta: u32,
-    },
-    /// Stamping asked for a Wait the plan does not hold (DS-9).
-    MissingWait {
-        /// The waiting instruction.
-        instr: InstrId,
-        /// The producer it should wait on.
-        producer: InstrId,
-    },
-    /// Stamping asked for the local Update of an instruction that has none (DS-9).
-    MissingUpdate {
-        /// The instruction.
-        instr: InstrId,
-    },
-}
-
-impl SyncError {
+named_error! {
     /// The error class: the variant name in snake_case. Differential harnesses compare this.
-    pub fn class(&self) -> &'static str {
-        match self {
-            SyncError::LimitExceeded { .. } => "limit_exceeded",
-            SyncError::BadCore { .. } => "bad_core",
-            SyncError::NullInstruction { .. } => "null_instruction",
-            SyncError::UnknownSemaphore { .. } => "unknown_semaphore",
-            SyncError::ZeroIncrement { .. } => "zero_increment",
-            SyncError::PoolExhausted { .. } => "pool_exhausted",
-            SyncError::Cycle { .. } => "cycle",
-            SyncError::NotSingleLocalUpdate { .. } => "not_single_local_update",
-            SyncError::LocalSemaphoreMismatch { .. } => "local_semaphore_mismatch",
-            SyncError::SharedSemaphore { .. } => "shared_semaphore",
-            SyncError::Overflow { .. } => "overflow",
-            SyncError::MissingWait { .. } => "missing_wait",
-            SyncError::MissingUpdate { .. } => "missing_update",
-        }
+    fn class;
+    /// Everything `alloc_semaphores` can reject. Each variant names the seed assert it models, or the
+    /// decision (DS-n in SPEC §8.4) where the seed is silent.
+    #[non_exhaustive]
+    #[derive(Debug, Clone, PartialEq, Eq)]
+    pub enum SyncError {
+        /// A size limit was exceeded (DS-2). `what` ∈ {`num_semaphores`, `allocs`, `instrs`, `deps`,
+        /// `sems`}.
+        LimitExceeded {
+            /// Which limit.
+            what: &'static str,
+            /// The size found.
+            found: usize,
+            /// The limit.
+            limit: usize,
+        } => "limit_exceeded",
+        /// A GPSIMD engine or a remote `targetCore` names a core ≥ 8 (S000 §sync R3; DS-3).
+        BadCore {
+            /// The instruction.
+            instr: InstrId,
+            /// The core named.
+            core: u8,
+        } => "bad_core",
+        /// `I != nullptr` (alloc_semaphores.cpp:214): a dependency names no instruction.
+        NullInstruction {
+            /// The instruction holding the dependency.
+            instr: InstrId,
+            /// The nonexistent producer index.
+            dep: u16,
+        } => "null_instruction",
+        /// A semaphore handle names no allocation request (DS-4).
+        UnknownSemaphore {
+            /// The instruction.
+            instr: InstrId,
+            /// The handle (index into [`Program::allocs`]).
+            handle: u16,
+        } => "unknown_semaphore",
+        /// An instruction updates semaphores by a zero delta (DS-5: a zero tick cannot signal).
+        ZeroIncrement {
+            /// The instruction.
+            instr: InstrId,
+        } => "zero_increment",
+        /// `currSemaphore < currSemaIDFromUpperBound < NumSemaphores` failed
+        /// (alloc_semaphores.cpp:256). Values are the counters before the failed allocation.
+        PoolExhausted {
+            /// The bottom counter (`AllocSemaphores+0x28`).
+            bottom: u16,
+            /// The top counter (`AllocSemaphores+0x2C`).
+            top: u16,
+            /// `HwmCore->NumSemaphores`.
+            num: u16,
+        } => "pool_exhausted",
+        /// The dependency graph plus per-engine program order has a cycle: a deadlock (DS-6).
+        /// `instr` is the smallest index that can never be scheduled.
+        Cycle {
+            /// Smallest unschedulable instruction.
+            instr: InstrId,
+        } => "cycle",
+        /// `hasSingleLocalUpdate(SI.OnUpdate)` (alloc_semaphores.cpp:171): a waited-on producer has
+        /// `n_local != 1` local (non-remote) Updates.
+        NotSingleLocalUpdate {
+            /// The producer.
+            producer: InstrId,
+            /// Its number of local updates.
+            n_local: usize,
+        } => "not_single_local_update",
+        /// `getLocalSemaphore(SI.OnUpdate) == semaphore` (alloc_semaphores.cpp:172).
+        LocalSemaphoreMismatch {
+            /// The producer.
+            producer: InstrId,
+            /// The semaphore being waited on.
+            expected: SemId,
+            /// The producer's local Update semaphore.
+            found: SemId,
+        } => "local_semaphore_mismatch",
+        /// Two engines update one local semaphore: fan-in on a shared semaphore (DS-7).
+        SharedSemaphore {
+            /// The semaphore.
+            sem: SemId,
+            /// The first instruction that updated it locally.
+            owner: InstrId,
+            /// The instruction on another engine that tried to.
+            instr: InstrId,
+        } => "shared_semaphore",
+        /// `incrementSemaphore` overflow guard (alloc_semaphores.cpp:207).
+        Overflow {
+            /// The semaphore.
+            sem: SemId,
+            /// Its running value.
+            value: u32,
+            /// The delta that does not fit.
+            delta: u32,
+        } => "overflow",
+        /// Stamping asked for a Wait the plan does not hold (DS-9).
+        MissingWait {
+            /// The waiting instruction.
+            instr: InstrId,
+            /// The producer it should wait on.
+            producer: InstrId,
+        } => "missing_wait",
+        /// Stamping asked for the local Update of an instruction that has none (DS-9).
+        MissingUpdate {
+            /// The instruction.
+            instr: InstrId,
+        } => "missing_update",
     }
 }
 
@@ -244,105 +228,6 @@ pub struct Program {
     pub allocs: Vec<AllocFrom>,
     /// The instructions; an instruction's index is its [`InstrId`].
     pub instrs: Vec<Instr>,
-}
-
-/// The finite semaphore pool (S000 §"Semaphore id allocation", `allocateSemaphore` 0x1121480).
-///
-/// DS-11: the bottom counter starts at 0 and the top at `NumSemaphores − 1`; an allocation first
-/// checks `bottom < top < NumSemaphores` (`:256`) and then hands out `bottom++` or `top--`. So
-/// at most `NumSemaphores − 1` ids are handed out.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct SemaphorePool {
-    bottom: u16,
-    top: u16,
-    num: u16,
-}
-
-impl SemaphorePool {
-    /// A pool of `num` ids; `num > 256` is `LimitExceeded` (ids are one byte, F§2).
-    pub fn new(num: u16) -> Result<Self, SyncError> {
-        if num > MAX_NUM_SEMAPHORES {
-            return Err(SyncError::LimitExceeded {
-                what: "num_semaphores",
-                found: usize::from(num),
-                limit: usize::from(MAX_NUM_SEMAPHORES),
-            });
-        }
-        Ok(SemaphorePool {
-            bottom: 0,
-            top: num.saturating_sub(1),
-            num,
-        })
-    }
-
-    /// `allocateSemaphore(fromTop)`: a fresh id, or `PoolExhausted` (alloc_semaphores.cpp:256).
-    pub fn allocate(&mut self, from: AllocFrom) -> Result<SemId, SyncError> {
-        if !(self.bottom < self.top && self.top < self.num) {
-            return Err(SyncError::PoolExhausted {
-                bottom: self.bottom,
-                top: self.top,
-                num: self.num,
-            });
-        }
-        let id = match from {
-            AllocFrom::Bottom => {
-                let id = self.bottom;
-                self.bottom += 1;
-                id
-            }
-            AllocFrom::Top => {
-                let id = self.top;
-                self.top -= 1;
-                id
-            }
-        };
-        // top < num ≤ 256, so every id fits a byte.
-        SemId::try_from(id).map_err(|_| SyncError::PoolExhausted {
-            bottom: self.bottom,
-            top: self.top,
-            num: self.num,
-        })
-    }
-}
-
-/// The semaphore a value lives in: the local file, or a remote core's (DS-12).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct SemKey {
-    /// `None` = local; `Some(c)` = core `c`'s semaphore (a remote Update's `targetCore`).
-    pub core: Option<u8>,
-    /// The id.
-    pub sem: SemId,
-}
-
-/// The running-value map `semId → expected value` at `AllocSemaphores+0x168` (S000 §sync
-/// "incrementSemaphore — the running-value map").
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct SemaphoreValues {
-    values: BTreeMap<SemKey, u32>,
-}
-
-impl SemaphoreValues {
-    /// `incrementSemaphore(I, semId, delta)`: the new running value, or `Overflow` (:207).
-    pub fn increment(&mut self, key: SemKey, delta: u32) -> Result<u32, SyncError> {
-        let value = self.values.get(&key).copied().unwrap_or(0);
-        let new = value.checked_add(delta).ok_or(SyncError::Overflow {
-            sem: key.sem,
-            value,
-            delta,
-        })?;
-        self.values.insert(key, new);
-        Ok(new)
-    }
-
-    /// The running value (0 if never incremented).
-    pub fn get(&self, key: SemKey) -> u32 {
-        self.values.get(&key).copied().unwrap_or(0)
-    }
-
-    /// Every incremented semaphore with its value, in key order.
-    pub fn iter(&self) -> impl Iterator<Item = (SemKey, u32)> + '_ {
-        self.values.iter().map(|(k, v)| (*k, *v))
-    }
 }
 
 /// BIR wait mode (F§2 wire table; SPEC §6.5).

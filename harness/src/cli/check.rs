@@ -14,20 +14,28 @@ use tpb_core::validate::{validate_header, validate_payload};
 use tpb_core::walk::{At, Event, Walker};
 use tpb_core::Bundle;
 
-/// What `check` was asked for.
-#[derive(Clone, Copy, Debug)]
+/// What `check` was asked for (its command-line options).
+#[derive(Clone, Copy, Debug, clap::Args)]
 pub struct CheckArgs {
-    /// Hex text input.
+    /// Read hex text (one bundle per line) instead of raw binary.
+    #[arg(long)]
     pub hex: bool,
-    /// `auto` lints streams; another validator runs on every bundle alone.
+    /// Which validator to run on every bundle.
+    #[arg(long, value_enum, default_value_t = Validator::Auto)]
     pub validator: Validator,
     /// Output format.
+    #[arg(long, value_enum, default_value_t = Format::Text)]
     pub format: Format,
-    /// The generation.
+    /// Hardware generation (v2 Sunda, v3 Cayman, v4 Mariana, v5 Maverick).
+    #[arg(long, default_value = "v2")]
     pub arch: Arch,
-    /// Stop after this many errors (invalid verdicts + stream errors) over all streams.
+    /// Stop at the bundle where the Nth error is found (invalid verdicts and stream errors,
+    /// counted over all inputs; that bundle's reports are all printed).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
     pub max_errors: Option<u64>,
-    /// Per-opcode counts in each stream's summary.
+    /// Add per-opcode counts (valid / skeleton / invalid) to each stream's summary (text:
+    /// one line per opcode seen; jsonl: "per_opcode" in the summary object).
+    #[arg(long)]
     pub per_opcode: bool,
 }
 
@@ -52,10 +60,18 @@ pub fn run(files: &[String], args: CheckArgs) -> CliResult {
             ..Tally::default()
         };
         let reader = open_input(path)?;
+        let mut sink = Sink {
+            source: &source,
+            printer: &mut printer,
+            tally: &mut tally,
+            errors: &mut errors,
+            printing: args.format != Format::Summary,
+            failed: Ok(()),
+        };
         let stopped = if args.validator == Validator::Auto {
-            lint_stream(&source, reader, args, &mut printer, &mut tally, &mut errors)?
+            lint_stream(reader, args, &mut sink)?
         } else {
-            validate_each(&source, reader, args, &mut printer, &mut tally, &mut errors)?
+            validate_each(reader, args, &mut sink)?
         };
         printer.summary(&source, &tally, stopped)?;
         if stopped {
@@ -261,22 +277,12 @@ impl<W: Write> Sink<'_, W> {
 
 /// `--validator auto`: walks one stream. Returns whether `--max-errors` stopped it.
 fn lint_stream<W: Write>(
-    source: &str,
     reader: Input,
     args: CheckArgs,
-    printer: &mut Printer<W>,
-    tally: &mut Tally,
-    errors: &mut u64,
+    sink: &mut Sink<'_, W>,
 ) -> Result<bool, CliError> {
     let mut walker = Walker::new(args.arch.generation());
-    let mut sink = Sink {
-        source,
-        printer,
-        tally,
-        errors,
-        printing: args.format != Format::Summary,
-        failed: Ok(()),
-    };
+    let source = sink.source;
     let limit = args.max_errors.unwrap_or(u64::MAX);
     let stopped = each_run(source, reader, args.hex, |run, line| {
         walker.push_bundles(run, &mut |e| sink.on(&e, line, limit));
@@ -295,13 +301,11 @@ fn lint_stream<W: Write>(
 /// `--validator custom_op_header|custom_op_payload`: that validator on every bundle alone
 /// (no stream rule; SPEC §3, §4).
 fn validate_each<W: Write>(
-    source: &str,
     reader: Input,
     args: CheckArgs,
-    printer: &mut Printer<W>,
-    tally: &mut Tally,
-    errors: &mut u64,
+    sink: &mut Sink<'_, W>,
 ) -> Result<bool, CliError> {
+    let source = sink.source;
     let limit = args.max_errors.unwrap_or(u64::MAX);
     let gen = args.arch.generation();
     let mut index = 0usize;
@@ -327,10 +331,10 @@ fn validate_each<W: Write>(
             length: 64,
             verdict,
         };
-        *errors += u64::from(tally.count(&event));
-        printer.event(source, &event, line)?;
+        *sink.errors += u64::from(sink.tally.count(&event));
+        sink.printer.event(source, &event, line)?;
         index += 1;
-        Ok(*errors >= limit)
+        Ok(*sink.errors >= limit)
     };
     each_run(source, reader, args.hex, |run, line| {
         for b in run.as_chunks::<64>().0 {

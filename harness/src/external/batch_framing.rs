@@ -16,16 +16,13 @@
 //! one instead, which names the input. Records answered in another order
 //! are judged against the wrong inputs: divergences.
 
-use super::process::{describe_exit, stderr_loop, Fault, FaultClass, Launch, STDERR_LINES};
-use super::reaper;
+use super::process::{describe_exit, Fault, FaultClass, Launch, STDERR_LINES};
 use serde_json::Value;
 use std::collections::VecDeque;
 use std::io::{BufRead, BufReader, Read, Write};
-use std::os::unix::process::CommandExt;
-use std::process::{Child, Command, ExitStatus, Stdio};
-use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
+use std::process::{ChildStdin, ChildStdout};
+use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender};
 use std::sync::{Arc, Mutex};
-use std::thread;
 use std::time::Duration;
 
 /// The framing's name (hello `"framings"` / `"framing"`).
@@ -67,8 +64,18 @@ enum Event {
     Eof,
 }
 
+/// Writes each queued buffer (the hello line, then frames) to the subject.
+fn write_loop(stdin: ChildStdin, from: Receiver<Vec<u8>>) {
+    let mut w = stdin;
+    while let Ok(buf) = from.recv() {
+        if w.write_all(&buf).and_then(|()| w.flush()).is_err() {
+            return;
+        }
+    }
+}
+
 /// Reads the hello line, then answer frames, until end of output.
-fn read_loop(out: impl Read, tx: &Sender<Event>) {
+fn read_loop(out: ChildStdout, tx: Sender<Event>) {
     let mut r = BufReader::new(out);
     let mut line = Vec::new();
     match r.by_ref().take(1 << 16).read_until(b'\n', &mut line) {
@@ -110,21 +117,8 @@ fn read_loop(out: impl Read, tx: &Sender<Event>) {
     }
 }
 
-struct Running {
-    child: Child,
-    to_stdin: Option<Sender<Vec<u8>>>,
-    events: Receiver<Event>,
-    live: u64,
-}
-
-impl Running {
-    fn kill(mut self) -> Option<ExitStatus> {
-        self.to_stdin = None;
-        reaper::kill(self.live);
-        let _ = self.child.kill();
-        self.child.wait().ok()
-    }
-}
+/// The batch instance's process: raw buffers in, [`Event`]s out.
+type Running = super::process::Running<Vec<u8>, Event>;
 
 /// The batch instance of a `cmd:` subject.
 pub struct BatchProcess {
@@ -143,48 +137,10 @@ fn spawn(
     timeout: Duration,
     ring: &Arc<Mutex<VecDeque<String>>>,
 ) -> Result<Running, String> {
-    let mut child = Command::new(&launch.program)
-        .args(&launch.args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .process_group(0)
-        .spawn()
-        .map_err(|e| format!("cannot start {:?}: {e}", launch.program))?;
-    let (Some(stdin), Some(stdout), Some(stderr)) =
-        (child.stdin.take(), child.stdout.take(), child.stderr.take())
-    else {
-        let _ = child.kill();
-        let _ = child.wait();
-        return Err("child has no pipes".into());
-    };
-    let live = reaper::register(child.id(), &[&stdin, &stdout, &stderr]);
-    crate::interrupt::on_hard_exit(reaper::kill_all);
-    let (to_stdin, from) = mpsc::channel::<Vec<u8>>();
-    thread::spawn(move || {
-        let mut w = stdin;
-        while let Ok(buf) = from.recv() {
-            if w.write_all(&buf).and_then(|()| w.flush()).is_err() {
-                return;
-            }
-        }
-    });
-    let (tx, events) = mpsc::channel();
-    thread::spawn(move || read_loop(stdout, &tx));
-    let ring = Arc::clone(ring);
-    thread::spawn(move || stderr_loop(stderr, &ring));
-    let run = Running {
-        child,
-        to_stdin: Some(to_stdin),
-        events,
-        live,
-    };
+    let run = Running::spawn(launch, ring, write_loop, read_loop)?;
     let mut hello = hello_line(arch);
     hello.push('\n');
-    let sent = run
-        .to_stdin
-        .as_ref()
-        .is_some_and(|tx| tx.send(hello.into_bytes()).is_ok());
+    let sent = run.send(hello.into_bytes());
     let wait = timeout.max(Duration::from_secs(10));
     let answer = if sent {
         run.events.recv_timeout(wait)
@@ -268,10 +224,7 @@ impl BatchProcess {
         };
         self.seq = self.seq.wrapping_add(1);
         let seq = self.seq;
-        let sent = run
-            .to_stdin
-            .as_ref()
-            .is_some_and(|tx| tx.send(encode_frame(seq, op, bundles)).is_ok());
+        let sent = run.send(encode_frame(seq, op, bundles));
         if !sent {
             return Err(fault(FaultClass::Crash, "batch instance gone".into()));
         }

@@ -152,6 +152,30 @@ unsafe fn text(p: *const c_char, what: &str) -> Result<Option<String>, String> {
         .map_err(|_| format!("{what} is not UTF-8"))
 }
 
+/// The answer of a call that returns a value or names a refusal
+/// (`tpb_encode`, `tpb_lut`): `Ok(Ok(value))`, `Ok(Err(refusal))`, or the
+/// status `rc` of `func` when it is not `TPB_OK`.
+///
+/// # Safety
+/// `refused` is null or a live NUL-terminated string.
+unsafe fn value_or_refusal<T>(
+    func: &str,
+    rc: c_int,
+    value: T,
+    refused: *const c_char,
+) -> Status<Result<T, String>> {
+    match rc {
+        // SAFETY: the caller's contract.
+        TPB_OK => match unsafe { text(refused, "the refusal") } {
+            Ok(None) => Status::Ok(Ok(value)),
+            Ok(Some(r)) => Status::Ok(Err(r)),
+            Err(e) => Status::Error(e),
+        },
+        TPB_UNSUPPORTED => Status::Unsupported,
+        n => Status::Error(format!("{func} returned {n}")),
+    }
+}
+
 impl SubjectLib {
     /// Loads the library at `path` and checks the required symbols, the ABI
     /// version and that every declared capability has its symbol.
@@ -165,6 +189,19 @@ impl SubjectLib {
             let s: Result<Symbol<T>, _> = unsafe { lib.get(name.as_bytes()) };
             s.map(|s| *s)
                 .map_err(|e| format!("missing symbol `{name}`: {e}"))
+        }
+        // A declared operation's symbol must be there; an undeclared one is not looked up.
+        fn declared<T: Copy>(
+            lib: &Library,
+            caps: u32,
+            op: Op,
+            name: &str,
+        ) -> Result<Option<T>, String> {
+            if caps & cap_bit(op) != 0 {
+                sym(lib, name).map(Some)
+            } else {
+                Ok(None)
+            }
         }
         let abi: AbiVersionFn = sym(&lib, "tpb_subject_abi_version")?;
         let name_fn: NameFn = sym(&lib, "tpb_subject_name")?;
@@ -190,31 +227,13 @@ impl SubjectLib {
                 caps & !known
             ));
         }
-        let validate_header = if caps & cap_bit(Op::ValidateHeader) != 0 {
-            Some(sym::<ValidateFn>(&lib, "tpb_validate_header")?)
-        } else {
-            None
-        };
-        let validate_payload = if caps & cap_bit(Op::ValidatePayload) != 0 {
-            Some(sym::<ValidateFn>(&lib, "tpb_validate_payload")?)
-        } else {
-            None
-        };
-        let decode = if caps & cap_bit(Op::Decode) != 0 {
-            Some(sym::<DecodeFn>(&lib, "tpb_decode")?)
-        } else {
-            None
-        };
-        let encode = if caps & cap_bit(Op::Encode) != 0 {
-            Some(sym::<EncodeFn>(&lib, "tpb_encode")?)
-        } else {
-            None
-        };
-        let lut = if caps & cap_bit(Op::Lut) != 0 {
-            Some(sym::<LutFn>(&lib, "tpb_lut")?)
-        } else {
-            None
-        };
+        let validate_header: Option<ValidateFn> =
+            declared(&lib, caps, Op::ValidateHeader, "tpb_validate_header")?;
+        let validate_payload: Option<ValidateFn> =
+            declared(&lib, caps, Op::ValidatePayload, "tpb_validate_payload")?;
+        let decode: Option<DecodeFn> = declared(&lib, caps, Op::Decode, "tpb_decode")?;
+        let encode: Option<EncodeFn> = declared(&lib, caps, Op::Encode, "tpb_encode")?;
+        let lut: Option<LutFn> = declared(&lib, caps, Op::Lut, "tpb_lut")?;
         let tables = if lut.is_none() {
             Vec::new()
         } else if let Ok(f) = sym::<LutTablesFn>(&lib, "tpb_subject_lut_tables") {
@@ -234,16 +253,9 @@ impl SubjectLib {
         } else {
             LutTable::ALL.to_vec()
         };
-        let validate_stream = if caps & cap_bit(Op::ValidateStream) != 0 {
-            Some(sym::<StreamFn>(&lib, "tpb_validate_stream")?)
-        } else {
-            None
-        };
-        let lower = if caps & cap_bit(Op::Lower) != 0 {
-            Some(sym::<LowerFn>(&lib, "tpb_lower")?)
-        } else {
-            None
-        };
+        let validate_stream: Option<StreamFn> =
+            declared(&lib, caps, Op::ValidateStream, "tpb_validate_stream")?;
+        let lower: Option<LowerFn> = declared(&lib, caps, Op::Lower, "tpb_lower")?;
         // Version 2: the batch validators are optional (tpb_subject.h).
         let batch = |declared: bool, name: &str| {
             if v >= 2 && declared {
@@ -316,12 +328,7 @@ impl SubjectLib {
 
     /// `tpb_validate_header` / `tpb_validate_payload`.
     pub fn validate(&self, payload: bool, b: &[u8; 64]) -> Status<Option<String>> {
-        let f = if payload {
-            self.validate_payload
-        } else {
-            self.validate_header
-        };
-        let Some(f) = f else {
+        let Some(f) = self.validator(payload) else {
             return Status::Unsupported;
         };
         let mut failed: *const c_char = std::ptr::null();
@@ -346,22 +353,31 @@ impl SubjectLib {
 
     /// True if the library exports the batch entry point of this validator.
     pub fn has_batch(&self, payload: bool) -> bool {
+        self.batch_validator(payload).is_some()
+    }
+
+    /// `tpb_validate_payload` if `payload`, else `tpb_validate_header`.
+    fn validator(&self, payload: bool) -> Option<ValidateFn> {
         if payload {
-            self.payload_batch.is_some()
+            self.validate_payload
         } else {
-            self.header_batch.is_some()
+            self.validate_header
+        }
+    }
+
+    /// `tpb_validate_payload_batch` if `payload`, else `_header_batch`.
+    fn batch_validator(&self, payload: bool) -> Option<BatchFn> {
+        if payload {
+            self.payload_batch
+        } else {
+            self.header_batch
         }
     }
 
     /// `tpb_validate_header_batch` / `_payload_batch` on `bundles` (64 bytes
     /// each, back to back), one id per bundle into `out`.
     pub fn validate_batch(&self, payload: bool, bundles: &[u8], out: &mut [u16]) -> Status<()> {
-        let f = if payload {
-            self.payload_batch
-        } else {
-            self.header_batch
-        };
-        let Some(f) = f else {
+        let Some(f) = self.batch_validator(payload) else {
             return Status::Unsupported;
         };
         let n = (bundles.len() / 64).min(out.len());
@@ -377,12 +393,7 @@ impl SubjectLib {
     /// One validator call, answered as a `tpb_verdict` id when the name is
     /// in the enum (no allocation on that path).
     pub fn validate_code(&self, payload: bool, b: &[u8]) -> Status<VerdictCode> {
-        let f = if payload {
-            self.validate_payload
-        } else {
-            self.validate_header
-        };
-        let Some(f) = f else {
+        let Some(f) = self.validator(payload) else {
             return Status::Unsupported;
         };
         if b.len() < 64 {
@@ -473,16 +484,9 @@ impl SubjectLib {
                 &mut refused,
             )
         };
-        match rc {
-            // SAFETY: the ABI requires a null or a live NUL-terminated string.
-            TPB_OK => match unsafe { text(refused, "the refusal") } {
-                Ok(None) => Status::Ok(Ok(out)),
-                Ok(Some(r)) => Status::Ok(Err(r)),
-                Err(e) => Status::Error(e),
-            },
-            TPB_UNSUPPORTED => Status::Unsupported,
-            n => Status::Error(format!("tpb_encode returned {n}")),
-        }
+        // SAFETY: `refused` was written by the call (the ABI: null or a live
+        // NUL-terminated string).
+        unsafe { value_or_refusal("tpb_encode", rc, out, refused) }
     }
 
     /// `tpb_lut`: `Ok(Ok(wire))` or `Ok(Err(refusal))`.

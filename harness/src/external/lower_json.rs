@@ -126,6 +126,27 @@ fn index_at(path: &str, v: Option<&Value>) -> Result<usize, String> {
 }
 
 /// Each entry of a side-table must carry its position as `id`.
+/// The side-table `name` of a module answer: an array of objects with exactly the keys
+/// `keys_of`, the k-th of `id` k; `entry` reads one (its JSON path, the object).
+fn side_table<T>(
+    m: &Map<String, Value>,
+    name: &str,
+    keys_of: &[&str],
+    entry: impl Fn(&str, &Map<String, Value>) -> Result<T, String>,
+) -> Result<Vec<T>, String> {
+    array(&format!("$.{name}"), m.get(name))?
+        .iter()
+        .enumerate()
+        .map(|(i, v)| {
+            let p = format!("$.{name}[{i}]");
+            let e = object(&p, v)?;
+            keys(&p, e, keys_of)?;
+            check_id(&p, e, i)?;
+            entry(&p, e)
+        })
+        .collect()
+}
+
 fn check_id(path: &str, e: &Map<String, Value>, i: usize) -> Result<(), String> {
     match index_at(&format!("{path}.id"), e.get("id"))? {
         id if id == i => Ok(()),
@@ -184,61 +205,40 @@ pub fn module_from_json(m: &Map<String, Value>, expected: usize) -> Result<Lower
             .collect::<Result<Vec<_>, String>>()?;
         instrs.push(Ok(Lowered { records, side }));
     }
-    let mut replica_groups = Vec::new();
-    for (i, v) in array("$.replica_groups", m.get("replica_groups"))?
-        .iter()
-        .enumerate()
-    {
-        let p = format!("$.replica_groups[{i}]");
-        let e = object(&p, v)?;
-        keys(&p, e, &["id", "groups"])?;
-        check_id(&p, e, i)?;
-        let groups = array(&format!("{p}.groups"), e.get("groups"))?
+    let replica_groups = side_table(m, "replica_groups", &["id", "groups"], |p, e| {
+        array(&format!("{p}.groups"), e.get("groups"))?
             .iter()
             .enumerate()
             .map(|(j, g)| ranks(&format!("{p}.groups[{j}]"), g))
-            .collect::<Result<Vec<_>, _>>()?;
-        replica_groups.push(groups);
-    }
-    let mut source_target_pairs = Vec::new();
-    for (i, v) in array("$.source_target_pairs", m.get("source_target_pairs"))?
-        .iter()
-        .enumerate()
-    {
-        let p = format!("$.source_target_pairs[{i}]");
-        let e = object(&p, v)?;
-        keys(&p, e, &["id", "pairs"])?;
-        check_id(&p, e, i)?;
-        let pairs = array(&format!("{p}.pairs"), e.get("pairs"))?
+            .collect::<Result<Vec<_>, _>>()
+    })?;
+    let source_target_pairs = side_table(m, "source_target_pairs", &["id", "pairs"], |p, e| {
+        array(&format!("{p}.pairs"), e.get("pairs"))?
             .iter()
             .enumerate()
             .map(|(j, x)| match ranks(&format!("{p}.pairs[{j}]"), x)?[..] {
                 [s, t] => Ok((s, t)),
                 _ => Err(format!("{p}.pairs[{j}] is not [source, target]")),
             })
-            .collect::<Result<Vec<_>, String>>()?;
-        source_target_pairs.push(pairs);
-    }
-    let mut attributes = Vec::new();
-    for (i, v) in array("$.attributes", m.get("attributes"))?
-        .iter()
-        .enumerate()
-    {
-        let p = format!("$.attributes[{i}]");
-        let e = object(&p, v)?;
-        keys(&p, e, &["id", "kind", "direction", "peer"])?;
-        check_id(&p, e, i)?;
-        let direction = match e.get("direction").and_then(Value::as_str) {
-            Some("send") => "send",
-            Some("recv") => "recv",
-            _ => return Err(format!("{p}.direction is neither \"send\" nor \"recv\"")),
-        };
-        attributes.push((
-            u32_at(&format!("{p}.kind"), e.get("kind"))?,
-            direction,
-            u32_at(&format!("{p}.peer"), e.get("peer"))?,
-        ));
-    }
+            .collect::<Result<Vec<_>, String>>()
+    })?;
+    let attributes = side_table(
+        m,
+        "attributes",
+        &["id", "kind", "direction", "peer"],
+        |p, e| {
+            let direction = match e.get("direction").and_then(Value::as_str) {
+                Some("send") => "send",
+                Some("recv") => "recv",
+                _ => return Err(format!("{p}.direction is neither \"send\" nor \"recv\"")),
+            };
+            Ok((
+                u32_at(&format!("{p}.kind"), e.get("kind"))?,
+                direction,
+                u32_at(&format!("{p}.peer"), e.get("peer"))?,
+            ))
+        },
+    )?;
     Ok(LoweredModule {
         instrs,
         replica_groups,

@@ -47,7 +47,7 @@ use std::ffi::OsString;
 use std::fmt;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::os::unix::process::{CommandExt, ExitStatusExt};
-use std::process::{Child, ChildStdin, Command, ExitStatus, Stdio};
+use std::process::{Child, ChildStdin, ChildStdout, Command, ExitStatus, Stdio};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
 use std::sync::{Arc, Mutex};
 use std::thread;
@@ -145,17 +145,85 @@ enum Event {
     Eof,
 }
 
-struct Running {
-    child: Child,
-    to_stdin: Option<Sender<String>>,
-    lines: Receiver<Event>,
-    next_id: u64,
+/// A started child process (of this client, and of the `batch64` one):
+/// the leader of its own process group, registered with the [`reaper`],
+/// with a writer thread fed by `to_stdin` (`In`: what one send writes), a
+/// stdout reader thread feeding `events`, and a stderr reader thread
+/// keeping the shared ring (`stderr_done` fires when it ends).
+pub(super) struct Running<In, Ev> {
+    pub(super) child: Child,
+    pub(super) to_stdin: Option<Sender<In>>,
+    pub(super) events: Receiver<Ev>,
+    stderr_done: Receiver<()>,
     /// Its entry in the [`reaper`] registry.
     live: u64,
 }
 
-impl Running {
-    fn kill(mut self) -> Option<ExitStatus> {
+impl<In: Send + 'static, Ev: Send + 'static> Running<In, Ev> {
+    /// Starts `launch` with `write` on its stdin and `read` on its stdout.
+    pub(super) fn spawn(
+        launch: &Launch,
+        ring: &Arc<Mutex<VecDeque<String>>>,
+        write: fn(ChildStdin, Receiver<In>),
+        read: fn(ChildStdout, Sender<Ev>),
+    ) -> Result<Self, String> {
+        let mut child = Command::new(&launch.program)
+            .args(&launch.args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .process_group(0)
+            .spawn()
+            .map_err(|e| format!("cannot start {:?}: {e}", launch.program))?;
+        let (Some(stdin), Some(stdout), Some(stderr)) =
+            (child.stdin.take(), child.stdout.take(), child.stderr.take())
+        else {
+            let _ = child.kill();
+            let _ = child.wait();
+            return Err("child has no pipes".into());
+        };
+        let live = reaper::register(child.id(), &[&stdin, &stdout, &stderr]);
+        crate::interrupt::on_hard_exit(kill_all);
+        let (to_stdin, from_harness) = mpsc::channel::<In>();
+        thread::spawn(move || write(stdin, from_harness));
+        let (tx, events) = mpsc::channel();
+        thread::spawn(move || read(stdout, tx));
+        let ring = Arc::clone(ring);
+        let (done_tx, stderr_done) = mpsc::channel::<()>();
+        thread::spawn(move || {
+            stderr_loop(stderr, &ring);
+            let _ = done_tx.send(());
+        });
+        Ok(Running {
+            child,
+            to_stdin: Some(to_stdin),
+            events,
+            stderr_done,
+            live,
+        })
+    }
+}
+
+impl<In, Ev> Running<In, Ev> {
+    /// Queues `m` for the writer thread; false once stdin is closed.
+    pub(super) fn send(&self, m: In) -> bool {
+        self.to_stdin.as_ref().is_some_and(|tx| tx.send(m).is_ok())
+    }
+
+    /// Kills the process group and the pipe holders; the exit status.
+    pub(super) fn kill(mut self) -> Option<ExitStatus> {
+        self.stop()
+    }
+
+    /// [`Running::kill`], then a moment for the stderr reader to drain the
+    /// dying process.
+    pub(super) fn kill_and_drain(mut self) -> Option<ExitStatus> {
+        let st = self.stop();
+        let _ = self.stderr_done.recv_timeout(Duration::from_millis(500));
+        st
+    }
+
+    fn stop(&mut self) -> Option<ExitStatus> {
         self.to_stdin = None;
         // The child leads its own process group (see `spawn`): kill the
         // group (a `sh -c` wrapper's children) and whoever holds the pipes.
@@ -165,13 +233,18 @@ impl Running {
     }
 }
 
+/// The line client's process: one request line per send, answer lines out.
+type LineProcess = Running<String, Event>;
+
 /// A `tpb-subject/1` subject running as a child process.
 pub struct ProcessSubject {
     launch: Launch,
     arch: String,
     timeout: Duration,
     hello: Hello,
-    running: Option<Running>,
+    running: Option<LineProcess>,
+    /// The id of the next request to the running process (1 after each start).
+    next_id: u64,
     stderr: Arc<Mutex<VecDeque<String>>>,
     restarts: u64,
     dead: Option<String>,
@@ -311,6 +384,7 @@ impl ProcessSubject {
             timeout,
             hello,
             running: Some(running),
+            next_id: 1,
             stderr,
             restarts: 0,
             dead: None,
@@ -414,12 +488,9 @@ impl ProcessSubject {
             };
             while sent < wire.len() && in_flight.len() < MAX_IN_FLIGHT {
                 let i = wire[sent];
-                let id = run.next_id;
-                run.next_id += 1;
-                let ok = run
-                    .to_stdin
-                    .as_ref()
-                    .is_some_and(|tx| tx.send(reqs[i].to_line(id)).is_ok());
+                let id = self.next_id;
+                self.next_id += 1;
+                let ok = run.send(reqs[i].to_line(id));
                 in_flight.push_back((i, id));
                 sent += 1;
                 if !ok {
@@ -449,7 +520,7 @@ impl ProcessSubject {
                     detail: e,
                 },
                 Ok(Event::Eof) | Err(RecvTimeoutError::Disconnected) => {
-                    let status = self.running.take().and_then(Running::kill);
+                    let status = self.running.take().and_then(LineProcess::kill);
                     Fault {
                         class: FaultClass::Crash,
                         detail: format!("{} before answering", describe_exit(status)),
@@ -513,6 +584,7 @@ impl ProcessSubject {
             match spawn(&self.launch, &self.arch, self.timeout, &self.stderr) {
                 Ok((r, h)) if h == self.hello => {
                     self.running = Some(r);
+                    self.next_id = 1;
                     return;
                 }
                 Ok((r, h)) => {
@@ -556,19 +628,19 @@ impl Drop for ProcessSubject {
 /// a stop request ends the wait at once (as a timeout), and so does the
 /// process exiting (as end of output, after a last [`POLL`] for the lines
 /// it wrote), even while a child of it holds the pipe open.
-fn wait_line(run: &mut Running, timeout: Duration) -> Result<Event, RecvTimeoutError> {
+fn wait_line(run: &mut LineProcess, timeout: Duration) -> Result<Event, RecvTimeoutError> {
     let until = Instant::now() + timeout;
     loop {
         let left = until.saturating_duration_since(Instant::now());
         if left.is_zero() || crate::interrupt::stop_requested() {
             return Err(RecvTimeoutError::Timeout);
         }
-        match run.lines.recv_timeout(left.min(POLL)) {
+        match run.events.recv_timeout(left.min(POLL)) {
             Err(RecvTimeoutError::Timeout) => {}
             other => return other,
         }
         if let Ok(Some(_)) = run.child.try_wait() {
-            return match run.lines.recv_timeout(POLL) {
+            return match run.events.recv_timeout(POLL) {
                 Err(RecvTimeoutError::Timeout) => Ok(Event::Eof),
                 other => other,
             };
@@ -600,58 +672,17 @@ fn spawn(
     arch: &str,
     timeout: Duration,
     ring: &Arc<Mutex<VecDeque<String>>>,
-) -> Result<(Running, Hello), String> {
-    let mut child = Command::new(&launch.program)
-        .args(&launch.args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .process_group(0)
-        .spawn()
-        .map_err(|e| format!("cannot start {:?}: {e}", launch.program))?;
-    let (stdin, stdout, stderr) =
-        match (child.stdin.take(), child.stdout.take(), child.stderr.take()) {
-            (Some(i), Some(o), Some(e)) => (i, o, e),
-            _ => {
-                let _ = child.kill();
-                let _ = child.wait();
-                return Err("child has no pipes".into());
-            }
-        };
-    let live_id = reaper::register(child.id(), &[&stdin, &stdout, &stderr]);
-    crate::interrupt::on_hard_exit(kill_all);
-    let (to_stdin, from_harness) = mpsc::channel::<String>();
-    thread::spawn(move || write_loop(stdin, from_harness));
-    let (tx, lines) = mpsc::channel();
-    thread::spawn(move || read_loop(stdout, tx));
-    let ring2 = Arc::clone(ring);
-    let (err_done_tx, err_done) = mpsc::channel::<()>();
-    thread::spawn(move || {
-        stderr_loop(stderr, &ring2);
-        let _ = err_done_tx.send(());
-    });
-    let run = Running {
-        child,
-        to_stdin: Some(to_stdin),
-        lines,
-        next_id: 1,
-        live: live_id,
-    };
-    let sent = run
-        .to_stdin
-        .as_ref()
-        .is_some_and(|tx| tx.send(protocol::hello_line(arch)).is_ok());
+) -> Result<(LineProcess, Hello), String> {
+    let mut run = LineProcess::spawn(launch, ring, write_loop, read_loop)?;
+    let sent = run.send(protocol::hello_line(arch));
     let wait = timeout.max(Duration::from_secs(10));
-    let mut run = run;
     let answer = if sent {
         wait_line(&mut run, wait)
     } else {
         Err(RecvTimeoutError::Disconnected)
     };
-    let failed = |run: Running, why: String| {
-        let st = run.kill();
-        // Give the stderr reader a moment to drain the dying process.
-        let _ = err_done.recv_timeout(Duration::from_millis(500));
+    let failed = |run: LineProcess, why: String| {
+        let st = run.kill_and_drain();
         Err(format!("{why} ({})", describe_exit(st)))
     };
     match answer {
@@ -686,7 +717,7 @@ fn write_loop(stdin: ChildStdin, rx: Receiver<String>) {
     // Channel closed: dropping `w` closes the subject's stdin.
 }
 
-fn read_loop(stdout: impl Read, tx: Sender<Event>) {
+fn read_loop(stdout: ChildStdout, tx: Sender<Event>) {
     let mut r = BufReader::new(stdout);
     loop {
         let ev = match read_line(&mut r, MAX_LINE) {

@@ -78,13 +78,32 @@ pub struct Case {
     pub flows: Vec<SyncFlow>,
 }
 
+/// Each engine's own semaphore handle, requested on the engine's first use: DMA queues
+/// from the top of the pool, compute engines from the bottom (the generator's convention,
+/// shared with the sync state-machine test).
+#[derive(Clone, Debug, Default)]
+pub struct EngineSems(BTreeMap<Engine, u16>);
+
+impl EngineSems {
+    /// `e`'s handle; on first use `alloc` requests one from the engine's end of the pool.
+    pub fn of(&mut self, e: Engine, alloc: impl FnOnce(AllocFrom) -> u16) -> u16 {
+        *self.0.entry(e).or_insert_with(|| {
+            alloc(if matches!(e, Engine::Dma(_)) {
+                AllocFrom::Top
+            } else {
+                AllocFrom::Bottom
+            })
+        })
+    }
+}
+
 #[derive(Default)]
 struct Builder {
     num_semaphores: u16,
     allocs: Vec<AllocFrom>,
     instrs: Vec<Instr>,
     flows: Vec<SyncFlow>,
-    engine_sem: BTreeMap<Engine, u16>,
+    engine_sem: EngineSems,
     /// Instructions of an earlier case whose lists [`Builder::own`] refills (capacity only;
     /// every field is overwritten).
     spare: Vec<Instr>,
@@ -104,18 +123,13 @@ impl Builder {
         self.allocs.push(from);
         (self.allocs.len() - 1) as u16
     }
-    /// The engine's own semaphore handle: compute engines from the bottom, DMA from the top.
+    /// The engine's own semaphore handle ([`EngineSems`]).
     fn sem_of(&mut self, e: Engine) -> u16 {
-        if let Some(&h) = self.engine_sem.get(&e) {
-            return h;
-        }
-        let h = self.alloc(if matches!(e, Engine::Dma(_)) {
-            AllocFrom::Top
-        } else {
-            AllocFrom::Bottom
-        });
-        self.engine_sem.insert(e, h);
-        h
+        let allocs = &mut self.allocs;
+        self.engine_sem.of(e, |from| {
+            allocs.push(from);
+            (allocs.len() - 1) as u16
+        })
     }
     fn push(&mut self, engine: Engine, deps: Vec<Dep>, sems: Vec<SemArg>, mult: u32) -> u16 {
         self.instrs.push(Instr {

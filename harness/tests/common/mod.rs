@@ -46,6 +46,40 @@ pub fn tpb(args: &[&str]) -> Output {
         .expect("run tpbconform")
 }
 
+/// Runs `tpbconform gate args --corpus corpus --report-dir report` with stdin closed.
+pub fn gate_over(args: &[&str], corpus: &Path, report: &Path) -> Output {
+    let mut all = vec!["gate"];
+    all.extend(args);
+    all.extend(["--corpus", corpus.to_str().expect("UTF-8 path")]);
+    all.extend(["--report-dir", report.to_str().expect("UTF-8 path")]);
+    tpb(&all)
+}
+
+/// The strings of the JSON array `v`: each item, or each item's field `key`.
+pub fn strs<'a>(v: &'a serde_json::Value, key: Option<&str>) -> Vec<&'a str> {
+    v.as_array()
+        .expect("a JSON array")
+        .iter()
+        .map(|x| key.map_or(x, |k| &x[k]).as_str().expect("a JSON string"))
+        .collect()
+}
+
+/// Starts `tpbconform args` with the given standard input, output and error.
+pub fn start<S: AsRef<std::ffi::OsStr>>(
+    args: &[S],
+    stdin: Stdio,
+    stdout: Stdio,
+    stderr: Stdio,
+) -> Child {
+    Command::new(BIN)
+        .args(args)
+        .stdin(stdin)
+        .stdout(stdout)
+        .stderr(stderr)
+        .spawn()
+        .expect("spawn tpbconform")
+}
+
 /// Runs `tpbconform args` with stdin closed, in `cwd`.
 pub fn tpb_in(cwd: &Path, args: &[&str]) -> Output {
     Command::new(BIN)

@@ -7,7 +7,6 @@ frame in the other order, `seq` echoes a wrong frame number, `crash` dies
 which the harness then uses, answer correctly)."""
 import os
 import signal
-import struct
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
@@ -18,25 +17,18 @@ MODE = sys.argv[1]
 
 
 def broken_batch64(validators, inp, out):
-    while True:
-        head = inp.read(12)
-        if len(head) < 12:
-            return
-        seq, n, op = struct.unpack_from("<IIB", head)
-        data = inp.read(64 * n)
-        check = validators[custom_op.FRAME_OPS[op]]
-        bundles = [data[i:i + 64] for i in range(0, 64 * n, 64)]
+    for seq, op, bundles in custom_op.read_frames(inp):
+        check = validators[op]
         if MODE == "crash" and any(b[63] == 0xEE for b in bundles):
             os.kill(os.getpid(), signal.SIGSEGV)
         ids = [custom_op.VERDICT_IDS[check(b)] for b in bundles]
         if MODE == "drop":
             ids = ids[:-1]
-        elif MODE == "swap" and n >= 2:
+        elif MODE == "swap" and len(ids) >= 2:
             ids[0], ids[1] = ids[1], ids[0]
         elif MODE == "seq":
             seq += 1
-        out.write(struct.pack("<II%dH" % len(ids), seq, len(ids), *ids))
-        out.flush()
+        custom_op.write_frame(out, seq, ids)
 
 
 custom_op.serve_batch64 = broken_batch64

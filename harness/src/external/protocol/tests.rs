@@ -1,0 +1,236 @@
+//! Unit tests of the `tpb-subject/1` line protocol (docs/subject-protocol.md).
+
+use super::*;
+
+// The lines below are the issue's pinned examples of tpb-subject/1,
+// written out by hand (not produced by this module).
+const HEADER_HEX: &str = "85100000000000000000000003000102000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000";
+
+#[test]
+fn request_lines_are_the_pinned_shapes() {
+    let b = parse_bundle_hex(HEADER_HEX).unwrap();
+    assert_eq!(
+        Request::ValidateHeader(b).to_line(1),
+        format!(r#"{{"id":1,"op":"validate_header","hex":"{HEADER_HEX}"}}"#)
+    );
+    assert_eq!(
+        Request::Lut {
+            table: LutTable::AluOp,
+            input: 4
+        }
+        .to_line(4),
+        r#"{"id":4,"op":"lut","table":"alu_op","input":4}"#
+    );
+    assert_eq!(
+        hello_line("v2"),
+        r#"{"op":"hello","protocol":1,"arch":"v2"}"#
+    );
+}
+
+#[test]
+fn answers_parse_strictly() {
+    let v = Op::ValidateHeader;
+    assert_eq!(
+        parse_answer(r#"{"id":1,"failed":null}"#, 1, v),
+        Ok(Answer::Verdict(None))
+    );
+    assert_eq!(
+        parse_answer(
+            r#"{"id":1,"failed":"custom_op_header_reserved_zero"}"#,
+            1,
+            v
+        ),
+        Ok(Answer::Verdict(Some(
+            "custom_op_header_reserved_zero".into()
+        )))
+    );
+    assert_eq!(
+        parse_answer(r#"{"id":5,"unsupported":true}"#, 5, Op::Encode),
+        Ok(Answer::Unsupported)
+    );
+    assert_eq!(
+        parse_answer(
+            r#"{"id":2,"error":{"field":"kind","offset":14}}"#,
+            2,
+            Op::Decode
+        ),
+        Ok(Answer::DecodeError {
+            field: "kind".into(),
+            offset: 14
+        })
+    );
+    assert_eq!(
+        parse_answer(r#"{"id":4,"wire":9}"#, 4, Op::Lut),
+        Ok(Answer::Wire(9))
+    );
+    assert_eq!(
+        parse_answer(r#"{"id":4,"refused":"out_of_range"}"#, 4, Op::Lut),
+        Ok(Answer::Refused("out_of_range".into()))
+    );
+    for (bad, why) in [
+        (r#"{"id":2,"failed":null}"#, "wrong id"),
+        (r#"{"failed":null}"#, "missing id"),
+        (r#"{"id":1}"#, "missing failed"),
+        (r#"{"id":1,"failed":null,"x":1}"#, "extra key"),
+        (r#"{"id":1,"failed":3}"#, "mistyped"),
+        (r#"{"id":1,"failed":""}"#, "empty name"),
+        (r#"{"id":1,"unsupported":false}"#, "unsupported false"),
+        (r#"{"id":1,"failed":null"#, "truncated"),
+        ("garbage", "not JSON"),
+        ("[1]", "not an object"),
+    ] {
+        assert!(parse_answer(bad, 1, v).is_err(), "{why}: {bad}");
+    }
+    assert!(parse_answer(r#"{"id":3,"hex":"00"}"#, 3, Op::Encode).is_err());
+    assert!(parse_answer(r#"{"id":2,"opcode":"D9","fields":{}}"#, 2, Op::Decode).is_err());
+    assert!(parse_answer(r#"{"id":4,"wire":-1}"#, 4, Op::Lut).is_err());
+}
+
+#[test]
+fn hello_parses_strictly() {
+    let h =
+        parse_hello(r#"{"protocol":1,"name":"x","ops":["validate_payload","validate_header"]}"#)
+            .unwrap();
+    assert_eq!(h.ops, vec![Op::ValidateHeader, Op::ValidatePayload]);
+    for bad in [
+        r#"{"protocol":2,"name":"x","ops":[]}"#,
+        r#"{"protocol":1,"name":"x","ops":["fly"]}"#,
+        r#"{"protocol":1,"name":"","ops":[]}"#,
+        r#"{"protocol":1,"ops":[]}"#,
+        r#"{"protocol":1,"name":"x","ops":[],"id":0}"#,
+    ] {
+        assert!(parse_hello(bad).is_err(), "{bad}");
+    }
+}
+
+#[test]
+fn hello_tables_are_declared_one_by_one() {
+    let h =
+        parse_hello(r#"{"protocol":1,"name":"x","ops":["lut"],"tables":["update_mode","cce_op"]}"#)
+            .unwrap();
+    assert_eq!(h.lut_tables(), [LutTable::CceOp, LutTable::UpdateMode]);
+    // Absent: every SPEC §6 table, cce_op and update_mode included.
+    let all = parse_hello(r#"{"protocol":1,"name":"x","ops":["lut"]}"#).unwrap();
+    assert_eq!(all.lut_tables().len(), 8);
+    assert!(all.lut_tables().contains(&LutTable::CceOp));
+    assert!(all.lut_tables().contains(&LutTable::UpdateMode));
+    let none = parse_hello(r#"{"protocol":1,"name":"x","ops":[]}"#).unwrap();
+    assert!(none.lut_tables().is_empty());
+    for bad in [
+        r#"{"protocol":1,"name":"x","ops":["lut"],"tables":["alu"]}"#,
+        r#"{"protocol":1,"name":"x","ops":["lut"],"tables":"alu_op"}"#,
+        r#"{"protocol":1,"name":"x","ops":[],"tables":["alu_op"]}"#,
+    ] {
+        assert!(parse_hello(bad).is_err(), "{bad}");
+    }
+    assert_eq!(parse_hello(&h.to_line()), Ok(h));
+}
+
+#[test]
+fn stream_and_lower_answers_parse_strictly() {
+    let s = Op::ValidateStream;
+    assert_eq!(
+        parse_answer(r#"{"id":1,"valid":true}"#, 1, s),
+        Ok(Answer::Stream(None))
+    );
+    assert_eq!(
+        parse_answer(r#"{"id":1,"stream_error":"short_group","index":3}"#, 1, s),
+        Ok(Answer::Stream(Some(("short_group".into(), 3))))
+    );
+    for bad in [
+        r#"{"id":1,"valid":false}"#,
+        r#"{"id":1,"stream_error":"short_group"}"#,
+        r#"{"id":1,"stream_error":"","index":0}"#,
+        r#"{"id":1,"stream_error":"x","index":-1}"#,
+        r#"{"id":1,"valid":true,"index":0}"#,
+    ] {
+        assert!(parse_answer(bad, 1, s).is_err(), "{bad}");
+    }
+    let l = Op::Lower;
+    assert_eq!(
+        parse_answer(r#"{"id":2,"error":"duplicate_rank","instruction":1}"#, 2, l),
+        Ok(Answer::LowerRejected {
+            error: "duplicate_rank".into(),
+            instruction: 1
+        })
+    );
+    let ok = r#"{"id":2,"generation":"v3","instructions":[],"replica_groups":[],"source_target_pairs":[],"attributes":[]}"#;
+    assert!(matches!(parse_answer(ok, 2, l), Ok(Answer::Lowered(m)) if m.len() == 5));
+    assert!(parse_answer(&ok.replace(",\"attributes\":[]", ""), 2, l).is_err());
+    assert!(parse_answer(r#"{"id":2,"error":"x"}"#, 2, l).is_err());
+    // Requests: the pinned shapes, and the server reads them back.
+    let r = Request::ValidateStream(vec![0x85, 0x10]);
+    assert_eq!(
+        r.to_line(3),
+        r#"{"id":3,"op":"validate_stream","hex":"8510"}"#
+    );
+    assert_eq!(
+        parse_request(&r.to_line(3)),
+        Ok(Incoming::Request { id: 3, request: r })
+    );
+    let ir: Map<String, Value> =
+        serde_json::from_str(r#"{"generation":"v3","instructions":[]}"#).unwrap();
+    let r = Request::Lower(ir);
+    assert_eq!(
+        r.to_line(4),
+        r#"{"id":4,"op":"lower","ir":{"generation":"v3","instructions":[]}}"#
+    );
+    assert_eq!(
+        parse_request(&r.to_line(4)),
+        Ok(Incoming::Request { id: 4, request: r })
+    );
+    assert!(parse_request(r#"{"id":1,"op":"validate_stream","hex":"851"}"#).is_err());
+    // Every stream the gate reads (a corpus file) can be sent.
+    assert_eq!(MAX_STREAM as u64, crate::input::MAX_INPUT);
+    let big = vec![0x86; MAX_STREAM];
+    let line = Request::ValidateStream(big.clone()).to_line(1);
+    assert_eq!(
+        parse_request(&line),
+        Ok(Incoming::Request {
+            id: 1,
+            request: Request::ValidateStream(big)
+        })
+    );
+}
+
+#[test]
+fn server_side_round_trips() {
+    let b = parse_bundle_hex(HEADER_HEX).unwrap();
+    for r in [
+        Request::ValidatePayload(b),
+        Request::Decode(b),
+        Request::Lut {
+            table: LutTable::DtypeV4,
+            input: 7,
+        },
+    ] {
+        assert_eq!(
+            parse_request(&r.to_line(9)),
+            Ok(Incoming::Request { id: 9, request: r })
+        );
+    }
+    assert_eq!(
+        parse_request(&hello_line("v3")),
+        Ok(Incoming::Hello { arch: "v3".into() })
+    );
+    for a in [
+        Answer::Verdict(None),
+        Answer::Verdict(Some("inst_word_len".into())),
+        Answer::DecodeError {
+            field: "reserved".into(),
+            offset: 3,
+        },
+        Answer::Encoded(b),
+        Answer::Wire(5),
+        Answer::Refused("no".into()),
+        Answer::Unsupported,
+    ] {
+        let op = match a {
+            Answer::Verdict(_) => Op::ValidateHeader,
+            Answer::DecodeError { .. } => Op::Decode,
+            Answer::Encoded(_) | Answer::Refused(_) => Op::Encode,
+            _ => Op::Lut,
+        };
+        assert_eq!(parse_answer(&answer_line(7, &a), 7, op), Ok(a));
+    }
+}

@@ -1,0 +1,153 @@
+//! The pieces of a report document (spans, lines, blocks, sections) and
+//! the small builders the section code writes them with.
+
+/// A piece of inline text.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Span {
+    /// Plain text.
+    Text(String),
+    /// Code (`backticks` / `<code>`).
+    Code(String),
+    /// Emphasised (`**bold**` / `<strong>`), coloured by the verdict it names.
+    Verdict(String),
+    /// A per-row status: FAIL (true) or ok (false).
+    Status(bool),
+}
+
+/// One line of inline text.
+pub type Line = Vec<Span>;
+
+pub(super) fn text(s: impl Into<String>) -> Span {
+    Span::Text(s.into())
+}
+
+pub(super) fn code(s: impl Into<String>) -> Span {
+    Span::Code(s.into())
+}
+
+/// A block of a section.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Block {
+    /// A paragraph.
+    Para(Line),
+    /// A bullet list.
+    Bullets(Vec<Line>),
+    /// A table: column heads, which columns are numeric (right-aligned),
+    /// rows of cells.
+    Table {
+        /// Column heads.
+        head: Vec<String>,
+        /// Right-aligned columns.
+        numeric: Vec<bool>,
+        /// Rows.
+        rows: Vec<Vec<Line>>,
+    },
+    /// Preformatted text (`lang` for the Markdown fence).
+    Pre {
+        /// Fence language (`text`, or empty).
+        lang: &'static str,
+        /// The text.
+        text: String,
+    },
+    /// An annotated bundle ([`crate::explain`]): lines marked `<== FAILED`
+    /// are the failing field's.
+    Annotated(String),
+    /// The two field dumps of a divergence (Markdown: a unified diff; HTML:
+    /// side by side).
+    Dumps(Dumps),
+    /// The 64-byte map of a divergence's minimised bundle: which bytes each
+    /// side blames ([`super::byte_map::blamed_bytes`]).
+    ByteMap {
+        /// The 64 bytes.
+        bytes: [u8; 64],
+        /// Per side: subject name, blamed bytes.
+        sides: Vec<(String, [bool; 64])>,
+    },
+}
+
+/// The two field dumps of a divergence ([`Block::Dumps`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Dumps {
+    /// Left subject.
+    pub left_name: String,
+    /// Right subject.
+    pub right_name: String,
+    /// Left dump.
+    pub left: String,
+    /// Right dump.
+    pub right: String,
+    /// Shown when the dumps are equal.
+    pub when_equal: String,
+}
+
+/// One section (`level` 2) or subsection (`level` 3).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Section {
+    /// Anchor (unique in the document).
+    pub id: String,
+    /// 2 or 3.
+    pub level: u8,
+    /// Title.
+    pub title: Line,
+    /// Content.
+    pub blocks: Vec<Block>,
+}
+
+/// The whole report.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Document {
+    /// Title (h1).
+    pub title: String,
+    /// The bullet lines under the title.
+    pub head: Vec<Line>,
+    /// Sections in order.
+    pub sections: Vec<Section>,
+}
+
+pub(super) fn section(id: &str, title: &str, blocks: Vec<Block>) -> Section {
+    Section {
+        id: id.to_string(),
+        level: 2,
+        title: vec![text(title)],
+        blocks,
+    }
+}
+
+pub(super) fn table(head: &[&str], numeric_from: usize, rows: Vec<Vec<Line>>) -> Block {
+    Block::Table {
+        head: head.iter().map(|h| (*h).to_string()).collect(),
+        numeric: (0..head.len()).map(|i| i >= numeric_from).collect(),
+        rows,
+    }
+}
+
+pub(super) fn n(x: u64) -> Line {
+    vec![text(x.to_string())]
+}
+
+pub(super) fn t(s: impl Into<String>) -> Line {
+    vec![text(s)]
+}
+
+pub(super) fn c(s: impl Into<String>) -> Line {
+    vec![code(s)]
+}
+
+pub(super) fn secs(d: std::time::Duration) -> f64 {
+    d.as_secs_f64()
+}
+
+/// Cases per second as a whole number with a unit prefix (`1.34M`, `12.5k`).
+pub fn rate(n: u64, s: f64) -> String {
+    if s <= 0.0 {
+        return "-".into();
+    }
+    let r = n as f64 / s;
+    if r >= 1e6 {
+        format!("{:.2}M", r / 1e6)
+    } else if r >= 1e3 {
+        format!("{:.1}k", r / 1e3)
+    } else {
+        format!("{r:.0}")
+    }
+}

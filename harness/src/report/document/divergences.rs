@@ -1,0 +1,155 @@
+//! The divergence sections of the report document: the list, then one
+//! section per divergence (facts, byte map, annotated input, field diff).
+
+use super::blocks::{code, section, t, text, Block, Dumps, Section};
+use crate::arch::Arch;
+use crate::engine::bundle_from_input;
+use crate::explain::explain_bundle;
+use crate::report::byte_map::{blamed_bytes, Side};
+use crate::report::model::{is_bundle_target, DivergenceRecord, ReportModel};
+
+/// The annotated reading of a divergence's minimised input (core's
+/// reading), or a plain hex dump for inputs that are not bundles.
+pub fn annotated(target: &str, input: &[u8], arch: Arch) -> String {
+    if is_bundle_target(target) {
+        explain_bundle(&bundle_from_input(input), "bundle", false, arch).0
+    } else {
+        let mut s = String::new();
+        for (i, row) in input.chunks(16).enumerate() {
+            s.push_str(&format!("{:04x}  ", i * 16));
+            for b in row {
+                s.push_str(&format!("{b:02x} "));
+            }
+            s.push('\n');
+        }
+        s
+    }
+}
+
+/// Anchor of divergence `number`.
+pub fn divergence_id(number: u64) -> String {
+    format!("d{number}")
+}
+
+pub(super) fn divergence_sections(m: &ReportModel) -> Vec<Section> {
+    let mut out = vec![section(
+        "divergences",
+        "Divergences",
+        if m.divergences.is_empty() {
+            vec![Block::Para(t("None."))]
+        } else {
+            vec![Block::Bullets(
+                m.divergences
+                    .iter()
+                    .map(|d| {
+                        vec![
+                            text(format!("{}. ", d.number)),
+                            code(&d.target),
+                            text(format!(
+                                " — {} [{}] x{}",
+                                d.signature_line(),
+                                d.class,
+                                d.count
+                            )),
+                        ]
+                    })
+                    .collect(),
+            )]
+        },
+    )];
+    if !m.divergences.is_empty() {
+        out[0].blocks.push(Block::Para(t(
+            "Replay commands name each subject by absolute path (a lib: path, and each relative \
+             file argument of a cmd: command, resolved from the folder the gate ran in): the hex \
+             form runs from any folder, the file form from this report folder.",
+        )));
+    }
+    for d in &m.divergences {
+        out.push(divergence_section(d));
+    }
+    out
+}
+
+fn divergence_section(d: &DivergenceRecord) -> Section {
+    let input_len = d.input_bytes().map_or(0, |b| b.len());
+    let minimized = d.minimized_bytes().unwrap_or_default();
+    let mut facts = vec![
+        vec![text("predicate / field: "), code(&d.signature.key)],
+        if d.shards.is_empty() {
+            t(format!("occurrences: {}; first: {}", d.count, d.origin))
+        } else {
+            t(format!(
+                "occurrences: {} (shards {}); first: {}",
+                d.count,
+                d.shards.join(", "),
+                d.origin
+            ))
+        },
+        vec![text(format!("input ({input_len} bytes): ")), code(&d.input)],
+        vec![
+            text(format!("minimised ({} bytes): ", minimized.len())),
+            code(&d.minimized),
+        ],
+    ];
+    if let crate::report::model::OriginRecord::Vector { expected, .. } = &d.origin {
+        facts.push(vec![text("expected by the vector file: "), code(expected)]);
+    }
+    facts.push(vec![text("replay: "), code(&d.replay)]);
+    facts.push(vec![
+        text("replay (file, from this report folder): "),
+        code(&d.replay_file),
+    ]);
+    facts.push(vec![text(format!("{}: ", d.left_name)), code(&d.left)]);
+    facts.push(vec![text(format!("{}: ", d.right_name)), code(&d.right)]);
+    if !d.cohorts.is_empty() {
+        facts.push(vec![
+            text("cohorts (who gave which answer): "),
+            code(d.cohorts_line()),
+        ]);
+    }
+    let mut blocks = vec![Block::Bullets(facts)];
+    if is_bundle_target(&d.target) && minimized.len() <= 64 {
+        blocks.push(Block::Para(t(
+            "Bytes each side blames (byte map of the minimised input):",
+        )));
+        blocks.push(Block::ByteMap {
+            bytes: bundle_from_input(&minimized),
+            sides: [Side::Left, Side::Right]
+                .into_iter()
+                .map(|s| (d.side_name(s).to_string(), blamed_bytes(d, s)))
+                .collect(),
+        });
+    }
+    blocks.push(Block::Para(t(
+        "Minimised input, annotated (core's reading):",
+    )));
+    blocks.push(Block::Annotated(annotated(&d.target, &minimized, d.arch())));
+    blocks.push(Block::Para(t(format!(
+        "Field-level diff ({} → {}) on the minimised input:",
+        d.left_name, d.right_name
+    ))));
+    let w = d.left_name.len().max(d.right_name.len()) + 1;
+    blocks.push(Block::Dumps(Dumps {
+        left_name: d.left_name.clone(),
+        right_name: d.right_name.clone(),
+        left: d.left_dump.clone(),
+        right: d.right_dump.clone(),
+        when_equal: format!(
+            "(dumps equal)\n{:w$} {}\n{:w$} {}",
+            format!("{}:", d.left_name),
+            d.left,
+            format!("{}:", d.right_name),
+            d.right
+        ),
+    }));
+    Section {
+        id: divergence_id(d.number),
+        level: 3,
+        title: vec![
+            text(format!("{}. ", d.number)),
+            code(&d.target),
+            text(format!(" — {} [{}]", d.signature_line(), d.class)),
+        ],
+        blocks,
+    }
+}
