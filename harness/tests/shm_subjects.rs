@@ -100,8 +100,8 @@ fn v1_and_v2_libraries_answer_like_the_json_worker_on_both_validators() {
         &example("custom_op.c"),
         &["TPB_ABI_V1"],
     );
-    // More than one hand-off (8192 entries each).
-    let bs = bundles(20_000, None);
+    // More than one hand-off (CHUNK entries each).
+    let bs = bundles(2 * tpb_harness::external::shm::CHUNK + 1_000, None);
     for lib in [&v1, &v2] {
         let mut ch = channel(lib, Duration::from_secs(10));
         assert_eq!(ch.has_batch(false), lib == &v2, "{}", lib.display());
@@ -205,7 +205,7 @@ fn a_planted_hang_is_named_exactly_and_costs_the_case_timeout_once() {
     );
     let took = planted(&batch, FaultClass::Timeout, timeout);
     // The batch probe (bounded), then one timeout on the named input.
-    let bound = batch_budget(8192, timeout) + timeout * 2;
+    let bound = batch_budget(tpb_harness::external::shm::CHUNK, timeout) + timeout * 2;
     assert!(took < bound, "took {took:?} (bound {bound:?})");
 }
 

@@ -6,9 +6,10 @@
 //! capabilities); the coverage key is written into a reused `String`, so
 //! recording does not allocate once the buffer has grown.
 //!
-//! It wraps core, a pure function of its input: the last validator and LUT
-//! answer are kept, so a subject under test judged against core on the same
-//! case (right after core vs the oracle) does not make core answer twice.
+//! It wraps core, a pure function of its input: with `memo`, the last
+//! validator and LUT answer are kept, so a subject under test judged against
+//! core on the same case (right after core vs the oracle) does not make core
+//! answer twice (without subjects under test the memo would only cost).
 
 use crate::layout::same_bundle;
 use crate::subjects::{
@@ -60,6 +61,7 @@ impl RecordKey {
 pub struct Recorder {
     inner: Box<dyn Subject>,
     slot: Rc<Slot>,
+    memo: bool,
     last_verdict: RefCell<Option<LastVerdict>>,
     last_lut: RefCell<Option<(LutTable, u32, Reply<LutResult>)>>,
 }
@@ -68,8 +70,9 @@ pub struct Recorder {
 type LastVerdict = (Validator, [u8; 64], Reply<Verdict>);
 
 impl Recorder {
-    /// Wraps `inner`; the [`RecordKey`] reads what it records.
-    pub fn new(inner: Box<dyn Subject>) -> (Recorder, RecordKey) {
+    /// Wraps `inner`; the [`RecordKey`] reads what it records; `memo`: keep
+    /// the last validator and LUT answer (see the module docs).
+    pub fn new(inner: Box<dyn Subject>, memo: bool) -> (Recorder, RecordKey) {
         let slot = Rc::new(Slot {
             key: RefCell::new(String::with_capacity(64)),
             set: Cell::new(false),
@@ -79,6 +82,7 @@ impl Recorder {
             Recorder {
                 inner,
                 slot: Rc::clone(&slot),
+                memo,
                 last_verdict: RefCell::new(None),
                 last_lut: RefCell::new(None),
             },
@@ -123,16 +127,20 @@ impl Subject for Recorder {
     }
 
     fn validate(&self, v: Validator, b: &[u8; 64]) -> Reply<Verdict> {
-        if let Ok(last) = self.last_verdict.try_borrow() {
-            if let Some((lv, lb, r)) = &*last {
-                if *lv == v && same_bundle(lb, b) && self.slot.set.get() {
-                    return r.clone();
+        if self.memo && self.slot.set.get() {
+            if let Ok(last) = self.last_verdict.try_borrow() {
+                if let Some((lv, lb, r)) = &*last {
+                    if *lv == v && same_bundle(lb, b) {
+                        return r.clone();
+                    }
                 }
             }
         }
         let r = self.inner.validate(v, b);
-        if let Ok(mut last) = self.last_verdict.try_borrow_mut() {
-            *last = Some((v, *b, r.clone()));
+        if self.memo {
+            if let Ok(mut last) = self.last_verdict.try_borrow_mut() {
+                *last = Some((v, *b, r.clone()));
+            }
         }
         if let Ok(v) = &r {
             self.put(&[verdict_name(v)]);
@@ -178,16 +186,20 @@ impl Subject for Recorder {
     }
 
     fn lut(&self, table: LutTable, input: u32) -> Reply<LutResult> {
-        if let Ok(last) = self.last_lut.try_borrow() {
-            if let Some((lt, li, r)) = &*last {
-                if *lt == table && *li == input && self.slot.set.get() {
-                    return r.clone();
+        if self.memo && self.slot.set.get() {
+            if let Ok(last) = self.last_lut.try_borrow() {
+                if let Some((lt, li, r)) = &*last {
+                    if *lt == table && *li == input {
+                        return r.clone();
+                    }
                 }
             }
         }
         let r = self.inner.lut(table, input);
-        if let Ok(mut last) = self.last_lut.try_borrow_mut() {
-            *last = Some((table, input, r.clone()));
+        if self.memo {
+            if let Ok(mut last) = self.last_lut.try_borrow_mut() {
+                *last = Some((table, input, r.clone()));
+            }
         }
         match &r {
             Ok(Ok(_)) => self.put(&["ok"]),
@@ -272,7 +284,7 @@ mod tests {
     #[test]
     fn the_memo_answers_only_the_same_question() {
         let core = registry::core_for(crate::arch::Arch::default());
-        let (rec, key) = Recorder::new(registry::core_for(crate::arch::Arch::default()));
+        let (rec, key) = Recorder::new(registry::core_for(crate::arch::Arch::default()), true);
         // A header that is valid and a payload check on the same bytes
         // that is not (or the other way round): find one where they differ.
         // A valid CUSTOM_OP header (0x85): the header validator accepts it,

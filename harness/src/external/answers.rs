@@ -1,11 +1,12 @@
-//! Client replies (tpb-subject/1 lines) as the engine's typed values: a
-//! reply that is no answer as a [`Fault`], a LUT answer as a
-//! [`LutResult`].
+//! Client replies (tpb-subject/1 lines, shared-memory answers) as the
+//! engine's typed values: a reply that is no answer as a [`Fault`], a LUT
+//! answer as a [`LutResult`], a verdict as a [`Verdict`].
 
 use super::names::foreign;
-use super::process::{FaultClass, Reply as ClientReply};
+use super::process::{Fault as ClientFault, FaultClass, Reply as ClientReply};
 use super::protocol::Answer;
-use crate::subjects::{Fault, LutResult, Reply};
+use super::shm_client::ShmAnswer;
+use crate::subjects::{Fault, LutResult, Reply, Verdict};
 
 /// A client reply that is no answer, as the engine's fault.
 pub fn fault(r: ClientReply) -> Fault {
@@ -28,5 +29,72 @@ pub fn lut_reply(r: ClientReply) -> Reply<LutResult> {
             .map_err(|_| Fault::Protocol(format!("wire value {w} is not a byte"))),
         Ok(Answer::Refused(why)) => Ok(Err(foreign(&why))),
         other => Err(fault(other)),
+    }
+}
+
+fn shm_fault(f: ClientFault) -> Fault {
+    fault(Err(f))
+}
+
+/// A shared-memory verdict, typed (`None`: never sent).
+pub fn shm_verdict(a: ShmAnswer) -> Option<Reply<Verdict>> {
+    Some(match a {
+        ShmAnswer::Fault(f) if f.class == FaultClass::NotSent => return None,
+        ShmAnswer::Verdict(v) => Ok(v),
+        ShmAnswer::Unsupported => Err(Fault::Unsupported),
+        ShmAnswer::Fault(f) => Err(shm_fault(f)),
+        other => Err(Fault::Protocol(format!(
+            "answer of the wrong kind: {other:?}"
+        ))),
+    })
+}
+
+/// A shared-memory LUT answer, typed (an entry never sent is a crash fault,
+/// as on the lines transport).
+pub fn shm_lut(a: ShmAnswer) -> Reply<LutResult> {
+    match a {
+        ShmAnswer::Wire(w) => u8::try_from(w)
+            .map(Ok)
+            .map_err(|_| Fault::Protocol(format!("wire value {w} is not a byte"))),
+        ShmAnswer::Refused(n) => Ok(Err(n)),
+        ShmAnswer::Unsupported => Err(Fault::Unsupported),
+        ShmAnswer::Fault(f) if f.class == FaultClass::NotSent => Err(Fault::Crash(f.detail)),
+        ShmAnswer::Fault(f) => Err(shm_fault(f)),
+        ShmAnswer::Verdict(_) => Err(Fault::Protocol("answer of the wrong kind".into())),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::external::names::foreign;
+
+    #[test]
+    fn batch_refusal_names_stay_per_entry() {
+        let text = |r: Reply<LutResult>| match r {
+            Ok(Ok(w)) => format!("wire {w}"),
+            Ok(Err(n)) => format!("refused {}", n.as_str()),
+            Err(f) => format!("fault {f:?}"),
+        };
+        let got: Vec<String> = [
+            ShmAnswer::Refused(foreign("out_of_range")),
+            ShmAnswer::Refused(foreign("not_dge_op")),
+            ShmAnswer::Wire(5),
+            ShmAnswer::Refused(foreign("out_of_range")),
+            ShmAnswer::Wire(300),
+        ]
+        .into_iter()
+        .map(|a| text(shm_lut(a)))
+        .collect();
+        assert_eq!(
+            got[..4],
+            [
+                "refused out_of_range",
+                "refused not_dge_op",
+                "wire 5",
+                "refused out_of_range"
+            ]
+        );
+        assert!(got[4].starts_with("fault Protocol"), "{}", got[4]);
     }
 }

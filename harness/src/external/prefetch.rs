@@ -5,49 +5,14 @@
 //! ([`super::batch_framing`]), LUTs without a worker as pipelined lines.
 //! Answers land in the subject's [`ReadyStore`] by position.
 
-use super::answers::{fault, lut_reply};
+use super::answers::{fault, lut_reply, shm_lut, shm_verdict};
 use super::batch_framing::{self, BatchProcess};
 use super::process::{Fault as ClientFault, FaultClass};
 use super::protocol::{Answer, Op, Request};
 use super::ready::ReadyStore;
-use super::shm_client::ShmAnswer;
 use super::subject::ExternalSubject;
-use crate::subjects::{
-    Batch, Capability, Fault, LutResult, LutTable, Predicate, Reply, Validator, Verdict,
-};
+use crate::subjects::{Batch, Capability, Fault, LutTable, Predicate, Validator};
 use std::sync::Mutex;
-
-fn shm_fault(f: ClientFault) -> Fault {
-    fault(Err(f))
-}
-
-/// A shared-memory verdict, typed (`None`: never sent).
-fn shm_verdict(a: ShmAnswer) -> Option<Reply<Verdict>> {
-    Some(match a {
-        ShmAnswer::Fault(f) if f.class == FaultClass::NotSent => return None,
-        ShmAnswer::Verdict(v) => Ok(v),
-        ShmAnswer::Unsupported => Err(Fault::Unsupported),
-        ShmAnswer::Fault(f) => Err(shm_fault(f)),
-        other => Err(Fault::Protocol(format!(
-            "answer of the wrong kind: {other:?}"
-        ))),
-    })
-}
-
-/// A shared-memory LUT answer, typed (an entry never sent is a crash fault,
-/// as on the lines transport).
-pub(super) fn shm_lut(a: ShmAnswer) -> Reply<LutResult> {
-    match a {
-        ShmAnswer::Wire(w) => u8::try_from(w)
-            .map(Ok)
-            .map_err(|_| Fault::Protocol(format!("wire value {w} is not a byte"))),
-        ShmAnswer::Refused(n) => Ok(Err(n)),
-        ShmAnswer::Unsupported => Err(Fault::Unsupported),
-        ShmAnswer::Fault(f) if f.class == FaultClass::NotSent => Err(Fault::Crash(f.detail)),
-        ShmAnswer::Fault(f) => Err(shm_fault(f)),
-        ShmAnswer::Verdict(_) => Err(Fault::Protocol("answer of the wrong kind".into())),
-    }
-}
 
 fn op_of(v: Validator) -> Op {
     match v {
@@ -200,40 +165,5 @@ impl ExternalSubject {
             filled += chunk.len();
             store.pad_verdicts(filled);
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::external::names::foreign;
-
-    #[test]
-    fn batch_refusal_names_stay_per_entry() {
-        let text = |r: Reply<LutResult>| match r {
-            Ok(Ok(w)) => format!("wire {w}"),
-            Ok(Err(n)) => format!("refused {}", n.as_str()),
-            Err(f) => format!("fault {f:?}"),
-        };
-        let got: Vec<String> = [
-            ShmAnswer::Refused(foreign("out_of_range")),
-            ShmAnswer::Refused(foreign("not_dge_op")),
-            ShmAnswer::Wire(5),
-            ShmAnswer::Refused(foreign("out_of_range")),
-            ShmAnswer::Wire(300),
-        ]
-        .into_iter()
-        .map(|a| text(shm_lut(a)))
-        .collect();
-        assert_eq!(
-            got[..4],
-            [
-                "refused out_of_range",
-                "refused not_dge_op",
-                "wire 5",
-                "refused out_of_range"
-            ]
-        );
-        assert!(got[4].starts_with("fault Protocol"), "{}", got[4]);
     }
 }

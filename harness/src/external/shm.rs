@@ -36,8 +36,9 @@ use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 
-/// Entries per hand-off.
-pub const CHUNK: usize = 8192;
+/// Entries per hand-off (a gate chunk with an external subject is one
+/// hand-off per generation: `GateConfig::chunk_of`).
+pub const CHUNK: usize = 32768;
 const MAGIC: u64 = u64::from_le_bytes(*b"TPBSHM01");
 /// Inputs start here.
 pub const IN_OFF: usize = 4096;

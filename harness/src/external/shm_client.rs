@@ -524,10 +524,25 @@ impl ShmChannel {
     }
 }
 
+/// How long [`wait`] polls the region before it sleeps on the doorbell.
+const SPIN: Duration = Duration::from_millis(5);
+
 /// Waits for hand-off `seq` to finish. In single mode the deadline moves
 /// with every finished entry (a slow chunk is not a hang; one entry that
 /// takes `budget` is).
 fn wait(w: &mut Worker, seq: u32, single: bool, budget: Duration, tick: &dyn Fn()) -> Wait {
+    // A hand-off usually finishes within a few milliseconds: the region is
+    // polled first, yielding the core to whoever needs it (the worker among
+    // them), which saves the doorbell thread's and this thread's wake-ups.
+    // The doorbell bytes rung meanwhile are drained, so none pile up.
+    let spin_until = Instant::now() + SPIN;
+    while Instant::now() < spin_until {
+        if w.region.get(Field::Finished) == seq {
+            while w.rings.try_recv().is_ok() {}
+            return Wait::Finished;
+        }
+        thread::yield_now();
+    }
     let mut deadline = Instant::now() + budget;
     let mut last_done = w.region.get(Field::Done);
     loop {

@@ -14,7 +14,7 @@
 //! cases/s and the last [`STDERR_LINES`] lines after the per-thread
 //! subjects are gone.
 
-use super::answers::{fault, lut_reply};
+use super::answers::{fault, lut_reply, shm_verdict};
 use super::batch_framing::{self, BatchProcess};
 use super::names::foreign;
 use super::process::{
@@ -264,6 +264,26 @@ impl ExternalSubject {
         out
     }
 
+    /// One bundle the batch did not hold (a corpus file, a vector), through
+    /// a `lib:` subject's shared-memory worker: a hand-off of one entry
+    /// costs a fraction of a JSON round trip. `None`: no worker, or not
+    /// sent (the lines client answers instead).
+    fn validate_one_shared(&self, v: Validator, op: Op, b: &[u8; 64]) -> Option<Reply<Verdict>> {
+        let shm = self.shm.as_ref()?;
+        if !self.client.lock().is_ok_and(|c| c.supports(op)) {
+            return None;
+        }
+        let mut ch = shm.lock().ok()?;
+        let mut got = None;
+        let payload = v == Validator::Payload;
+        self.timed(1, || {
+            ch.validate_into(payload, std::slice::from_ref(b), &|| {}, &mut |a| {
+                got = Some(a);
+            });
+        });
+        got.and_then(shm_verdict)
+    }
+
     /// The hello name.
     pub fn hello_name(&self) -> String {
         self.client
@@ -445,6 +465,9 @@ impl Subject for ExternalSubject {
         let ready = self.ready.try_borrow_mut().ok();
         if let Some(v) = ready.and_then(|mut s| s.take_verdict(op, b)) {
             return v;
+        }
+        if let Some(r) = self.validate_one_shared(v, op, b) {
+            return r;
         }
         let r = match v {
             Validator::Header => Request::ValidateHeader(*b),
