@@ -610,14 +610,16 @@ impl Drop for ProcessSubject {
         // is stopping, then kill whatever is left of its group and pipes.
         if let Some(mut r) = self.running.take() {
             r.to_stdin = None;
-            for _ in 0..50 {
+            // Up to 500 ms, looked at every millisecond (a subject that
+            // exits at once costs a millisecond, not a 10 ms tick).
+            for _ in 0..500 {
                 if crate::interrupt::stop_requested() {
                     break;
                 }
                 if let Ok(Some(_)) = r.child.try_wait() {
                     break;
                 }
-                thread::sleep(Duration::from_millis(10));
+                thread::sleep(Duration::from_millis(1));
             }
             r.kill();
         }

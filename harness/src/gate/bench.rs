@@ -21,7 +21,7 @@ pub const CORE_RATE_CASES: u64 = 20_000;
 
 /// The timed passes over those cases repeat until this much time has
 /// passed, so the figure is not one clock tick over a fast target.
-const CORE_RATE_MIN_TIME: std::time::Duration = std::time::Duration::from_millis(20);
+const CORE_RATE_MIN_TIME: std::time::Duration = std::time::Duration::from_millis(5);
 
 /// True for a target whose per-case operations [`core_rate`] can time:
 /// validators, decode, round trip and LUT targets.
