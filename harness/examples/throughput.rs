@@ -2,12 +2,12 @@
 //! `cargo run --release -p tpb-harness --example throughput`
 
 use std::time::Instant;
-use tpb_harness::engine::Engine;
 use tpb_harness::generators::SplitMix64;
+use tpb_harness::judge::Judge;
 use tpb_harness::targets::Target;
 
 fn main() {
-    let e = Engine::reference();
+    let e = Judge::reference();
     let mut r = SplitMix64(0x9E37_79B9_7F4A_7C15);
     let mut inputs = Vec::with_capacity(4096);
     for i in 0..4096u64 {

@@ -119,7 +119,7 @@ impl Answer {
     }
 
     /// An answer read back from a divergence signature's short verdict
-    /// ([`crate::engine::Signature`] `left` / `right`): `valid` / `ok` /
+    /// ([`crate::judge::Signature`] `left` / `right`): `valid` / `ok` /
     /// `answered` → valid; `reserved@0xNN` → `reserved` at that offset;
     /// `err:<field>` (an encode refusal) → `roundtrip:<field>`; `panic`,
     /// `no-panic` and fault classes → a fault; anything else → that predicate

@@ -11,7 +11,7 @@
 //!   scheduling.
 
 use crate::arch::Arch;
-use crate::engine::Divergence;
+use crate::judge::Divergence;
 use std::collections::BTreeMap;
 
 pub use crate::generators::CaseKind;
@@ -70,7 +70,7 @@ pub struct Finding {
     pub arch: Arch,
     /// The raw input.
     pub input: Vec<u8>,
-    /// Class name ([`crate::engine::Class`] names, or `VectorMismatch`).
+    /// Class name ([`crate::judge::Class`] names, or `VectorMismatch`).
     pub class: String,
     /// Signature key: predicate / field / LUT / gate name.
     pub key: String,
@@ -89,8 +89,8 @@ pub struct Finding {
     /// The case derived from the input, human-readable (may be empty).
     pub case: String,
     /// Who gave which answer on the input, with two or more subjects
-    /// judged ([`crate::engine::cohort`]); not part of the dedup key.
-    pub cohorts: Vec<crate::engine::cohort::Cohort>,
+    /// judged ([`crate::judge::cohort`]); not part of the dedup key.
+    pub cohorts: Vec<crate::judge::cohort::Cohort>,
 }
 
 /// Deduplication key: `(target, class, key, left verdict, right verdict,

@@ -14,15 +14,15 @@
 //! Each fuzz target file names its [`Entry`], computed at compile time from
 //! the registry ([`Entry::of`]): the bundle folders (`validate_header`,
 //! `validate_payload`, `decode_any`) take the lean path
-//! ([`crate::engine::lean`]: the same comparisons on the statically
+//! ([`crate::judge::lean`]: the same comparisons on the statically
 //! dispatched reference pair, so the binary links only those operations and
 //! libFuzzer scans a fraction of the coverage counters per input); the
-//! others go through the [`Engine`] ([`check_engine`]). A lean finding's
+//! others go through the [`Judge`] ([`check_judged`]). A lean finding's
 //! report also gives the `tpbconform replay` command that re-runs the input
 //! through the whole engine.
 
 use crate::arch::Arch;
-use crate::engine::{lean, Divergence, Engine};
+use crate::judge::{lean, Divergence, Judge};
 use crate::kinds;
 use crate::subjects::{hex, registry, Subject, Validator};
 use crate::targets::{folder_set, folder_targets, folders, Check, Target, TARGETS};
@@ -55,9 +55,9 @@ pub enum Entry {
     /// [`folder_set`]) is a bundle target: each in registry order,
     /// statically ([`lean::bundle`]).
     Bundle(u32),
-    /// Through the [`Engine`] ([`check_engine`]); the target is the folder's
+    /// Through the [`Judge`] ([`check_judged`]); the target is the folder's
     /// first.
-    Engine(Target),
+    Judge(Target),
 }
 
 impl Entry {
@@ -84,7 +84,7 @@ impl Entry {
                 Check::Validator(_) | Check::Decode | Check::Roundtrip
             );
             if set & (1 << i) != 0 && !bundle {
-                return Some(Entry::Engine(t));
+                return Some(Entry::Judge(t));
             }
             i += 1;
         }
@@ -103,21 +103,21 @@ impl Entry {
     /// The fuzz target's name (its corpus folder).
     pub fn folder(self) -> &'static str {
         match self {
-            Entry::Validator(t, _) | Entry::Engine(t) => t.spec().folder,
+            Entry::Validator(t, _) | Entry::Judge(t) => t.spec().folder,
             Entry::Bundle(set) => TARGETS[set.trailing_zeros() as usize % TARGETS.len()].folder,
         }
     }
 
     /// True for the lean (statically dispatched) paths.
     pub fn is_lean(self) -> bool {
-        !matches!(self, Entry::Engine(_))
+        !matches!(self, Entry::Judge(_))
     }
 
     /// Runs the entry on `data`; `Err` on the first disagreement.
     #[inline(always)]
     pub fn check(self, data: &[u8]) -> Result<(), Finding> {
         match self {
-            Entry::Engine(t) => check_engine(t.spec().folder, data),
+            Entry::Judge(t) => check_judged(t.spec().folder, data),
             _ => {
                 let (core, oracle) = registry::reference_pair_for(Arch::default());
                 self.check_pair(&core, &oracle, data)
@@ -127,7 +127,7 @@ impl Entry {
 
     /// A lean entry's check with `left` (under test) against `right` in
     /// place of core vs oracle (tests plant a disagreeing subject here); the
-    /// [`Entry::Engine`] path runs the engine's own subjects.
+    /// [`Entry::Judge`] path runs the engine's own subjects.
     #[inline(always)]
     pub fn check_pair<L: Subject, R: Subject>(
         self,
@@ -148,7 +148,7 @@ impl Entry {
                 }
                 Ok(())
             }
-            Entry::Engine(t) => check_engine(t.spec().folder, data),
+            Entry::Judge(t) => check_judged(t.spec().folder, data),
         }
     }
 
@@ -173,19 +173,19 @@ fn lean_finding(d: &Divergence, shown: &dyn fmt::Display) -> Finding {
 }
 
 /// Runs fuzz target `name` on `data` the way its fuzz binary does (its
-/// [`Entry`]; a name that is not a fuzz target goes to [`check_engine`]);
+/// [`Entry`]; a name that is not a fuzz target goes to [`check_judged`]);
 /// `Err` on the first disagreement.
 pub fn check(name: &str, data: &[u8]) -> Result<(), Finding> {
     match Entry::find(name) {
         Some(e) => e.check(data),
-        None => check_engine(name, data),
+        None => check_judged(name, data),
     }
 }
 
-/// Runs fuzz target `name` on `data` through the [`Engine`]; `Err` on the
+/// Runs fuzz target `name` on `data` through the [`Judge`]; `Err` on the
 /// first disagreement (or for a name that is not a fuzz target nor a gate
 /// target).
-pub fn check_engine(name: &str, data: &[u8]) -> Result<(), Finding> {
+pub fn check_judged(name: &str, data: &[u8]) -> Result<(), Finding> {
     let targets = folder_targets(name);
     if targets.is_empty() {
         return Err(Finding(format!(
@@ -193,7 +193,7 @@ pub fn check_engine(name: &str, data: &[u8]) -> Result<(), Finding> {
             folders().join(", ")
         )));
     }
-    let e = Engine::reference();
+    let e = Judge::reference();
     for t in targets {
         match kinds::of(t).check_every_generation(&e, t, data) {
             Some((Some(arch), d)) => return Err(Finding(format!("[{arch}] {d}"))),

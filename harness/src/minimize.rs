@@ -34,8 +34,8 @@
 
 use crate::arch::Arch;
 use crate::atomic::write_atomic;
-use crate::engine::{bundle_from_input, Engine};
 use crate::input::CorpusEntry;
+use crate::judge::{bundle_from_input, Judge};
 use crate::kinds;
 use crate::layout::{layout, Role};
 use crate::targets::{folder_targets, Target};
@@ -131,7 +131,7 @@ pub fn signature(t: Target, input: &[u8]) -> String {
         };
         let (mut keys, mut outs) = (Vec::new(), Vec::new());
         for &arch in arches {
-            let (engine, recorded) = Engine::open_recorded(&[], arch).ok()?;
+            let (engine, recorded) = Judge::open_recorded(&[], arch).ok()?;
             recorded.reset();
             let ran = kind.run(&engine, t, input, None);
             keys.push(ran.key.unwrap_or_else(|| recorded.with_key(str::to_string)));
@@ -178,7 +178,7 @@ pub fn folder_signature(folder: &str, input: &[u8]) -> String {
             parts.push(signature(t, input));
             continue;
         }
-        let res = std::panic::catch_unwind(|| Engine::reference().compare(t, input));
+        let res = std::panic::catch_unwind(|| Judge::reference().compare(t, input));
         let o = match res {
             Ok(o) => o
                 .divergence()

@@ -489,13 +489,13 @@ impl Reach {
     }
 
     /// Counts the classes of the stream a stream-program input builds
-    /// ([`crate::engine::stream_from_input`], parsed by core); nothing when
+    /// ([`crate::judge::stream_from_input`], parsed by core); nothing when
     /// core refuses the stream.
     pub fn stream_program(&mut self, program: &[u8]) {
         if self.stream.is_none() {
             return;
         }
-        let stream = crate::engine::stream_from_input(program);
+        let stream = crate::judge::stream_from_input(program);
         if let Ok(items) =
             tpb_core::stream::parse_custom_op_stream(&stream, tpb_core::Generation::V2)
         {

@@ -33,13 +33,13 @@ pub enum Check {
     /// One bundle: SPEC §5.1 `encode(decode(b)) == b`, each side and crosswise.
     Roundtrip,
     /// A small stream program mapped to a bundle stream
-    /// ([`crate::engine::stream_from_input`]), through the SPEC §5.3 parser.
+    /// ([`crate::judge::stream_from_input`]), through the SPEC §5.3 parser.
     StreamProgram,
     /// The raw bytes as a bundle stream, through the SPEC §5.3 parser.
     StreamRaw,
     /// A `u32` LE ordinal through one SPEC §6 table.
     Lut(LutTable),
-    /// One SPEC §7 IR query ([`crate::engine::ir_query_from_input`]).
+    /// One SPEC §7 IR query ([`crate::judge::ir_query_from_input`]).
     Ir,
     /// A generated program: the semaphore model vs the simulator (SPEC §8).
     Sync,

@@ -6,11 +6,11 @@
 //! hex, both results) per distinct signature.
 
 use std::collections::BTreeMap;
-use tpb_harness::engine::{
-    compare, compare_bundle, compare_ir, compare_lut, compare_stream, group_header, group_payload,
-    Class, Divergence, Engine, Outcome,
-};
 use tpb_harness::generators::SplitMix64;
+use tpb_harness::judge::{
+    compare, compare_bundle, compare_ir, compare_lut, compare_stream, group_header, group_payload,
+    Class, Divergence, Judge, Outcome,
+};
 use tpb_harness::subjects::{
     registry, Capabilities, DecodeFail, Decoded, IrQuery, LutResult, LutTable, Name, Predicate,
     Reply, ScratchpadQuery, Subject, Validator, Verdict,
@@ -676,7 +676,7 @@ impl Subject for Inventor {
 
 #[test]
 fn engine_reports_a_wrong_subject() {
-    let e = Engine::pair(Liar(registry::core()), registry::oracle());
+    let e = Judge::pair(Liar(registry::core()), registry::oracle());
     let (_, mut h) = canonical()[0];
     h[0x20] = 1; // reserved tail byte
     let o = e.compare_bundle(t("validate_header"), &h);
@@ -692,7 +692,7 @@ fn engine_reports_a_wrong_subject() {
     assert!(text.contains("liar") && text.contains("oracle"), "{text}");
 
     // The reverse pairing is an UnderAccept.
-    let e2 = Engine::pair(registry::oracle(), Liar(registry::core()));
+    let e2 = Judge::pair(registry::oracle(), Liar(registry::core()));
     let d2 = e2.compare_bundle(t("validate_header"), &h);
     assert_eq!(d2.divergence().map(|d| d.class), Some(Class::UnderAccept));
 
@@ -713,7 +713,7 @@ fn engine_reports_a_wrong_subject() {
 
 #[test]
 fn engine_reports_a_panicking_subject() {
-    let e = Engine::pair(Panicky(registry::core()), registry::oracle());
+    let e = Judge::pair(Panicky(registry::core()), registry::oracle());
     let (_, b) = canonical()[3];
     for t in [t("decode_any"), t("roundtrip")] {
         let o = e.compare_bundle(t, &b);
@@ -730,7 +730,7 @@ fn engine_reports_a_panicking_subject() {
 #[test]
 fn invented_names_and_missing_capabilities_are_reported() {
     let inventor: Box<dyn Subject> = Box::new(Inventor(registry::core()));
-    let e = Engine::new(registry::core(), registry::oracle(), vec![inventor]);
+    let e = Judge::new(registry::core(), registry::oracle(), vec![inventor]);
     let (_, valid) = canonical()[0];
     let mut h = valid;
     h[0x20] = 1; // reserved tail byte
@@ -758,7 +758,7 @@ fn reference_disagreement_is_not_blamed_on_a_subject() {
     h[0x20] = 1;
     // core (as the liar) and oracle disagree: reported as that, once.
     let liar: Box<dyn Subject> = Box::new(Liar(registry::core()));
-    let e = Engine::new(liar, registry::oracle(), vec![registry::core()]);
+    let e = Judge::new(liar, registry::oracle(), vec![registry::core()]);
     let o = e.compare_bundle(t("validate_header"), &h);
     let names: Vec<(&str, &str)> = o
         .divergences()
@@ -768,7 +768,7 @@ fn reference_disagreement_is_not_blamed_on_a_subject() {
     assert_eq!(names, [("liar", "oracle")]);
     // A subject under test that lies where the reference pair agrees is blamed.
     let liar: Box<dyn Subject> = Box::new(Liar(registry::core()));
-    let e = Engine::new(registry::core(), registry::oracle(), vec![liar]);
+    let e = Judge::new(registry::core(), registry::oracle(), vec![liar]);
     let o = e.compare_bundle(t("validate_header"), &h);
     let d = o.divergence().expect("the subject's lie must be caught");
     assert_eq!(
@@ -847,7 +847,7 @@ fn roundtrip_catches_an_encoder_that_returns_other_bytes() {
     let (_, b) = canonical()[0];
     assert_eq!(b[0], 0x85);
     assert_eq!(b[63], 0);
-    let e = Engine::pair(Box::new(Misencoder(registry::core())), registry::oracle());
+    let e = Judge::pair(Box::new(Misencoder(registry::core())), registry::oracle());
     let d = e.compare_bundle(t("roundtrip"), &b);
     let d = d.divergence().expect("a wrong encoder image must diverge");
     assert_eq!(d.class, Class::DifferentOutput, "{d}");
@@ -857,6 +857,6 @@ fn roundtrip_catches_an_encoder_that_returns_other_bytes() {
         ("other_bytes", "ok")
     );
     // And the honest pair agrees on the same bundle.
-    let honest = Engine::pair(registry::core(), registry::oracle());
+    let honest = Judge::pair(registry::core(), registry::oracle());
     assert!(honest.compare_bundle(t("roundtrip"), &b).is_agree());
 }

@@ -404,7 +404,7 @@ const LAYERS: &[(&str, &[&str])] = &[
         ],
     ),
     ("generators", &["generators"]),
-    ("engine", &["engine"]),
+    ("judge", &["judge"]),
     ("kinds", &["kinds", "reach", "findings", "blame", "explain"]),
     ("campaigns", &["gate", "triage", "minimize", "fuzz_entry"]),
     ("report", &["report"]),
@@ -573,7 +573,7 @@ fn the_two_implementations_name_neither_the_other_nor_the_harness() {
 /// The checks that code outside `kinds/` and `targets.rs` may name: the
 /// parameterised ones (a validator, the LUT tables) and the bundle checks
 /// next to them, which bundle tools (explain, blame, triage, the lean fuzz
-/// path, `subject check`) answer by operation. In `engine/` also the typed
+/// path, `subject check`) answer by operation. In `judge/` also the typed
 /// entries for the raw stream and the IR gates. A kind that is one file
 /// (sync, lowering, stream lint, ...) is named only in `kinds/` and the
 /// registry.
@@ -595,7 +595,7 @@ fn kind_checks_outside(files: &[(String, String)]) -> Vec<String> {
             }
             let (variant, _) = ident_at(b, i + "Check::".len());
             let ok = PARAMETER_CHECKS.contains(&variant.as_str())
-                || (rel.starts_with("engine/") && ENGINE_CHECKS.contains(&variant.as_str()));
+                || (rel.starts_with("judge/") && ENGINE_CHECKS.contains(&variant.as_str()));
             if !ok {
                 bad.push(format!("{rel}: Check::{variant}"));
             }
@@ -633,12 +633,12 @@ fn only_kinds_and_the_registry_name_the_kind_checks() {
 
 #[test]
 fn the_checker_sees_every_rule_broken() {
-    // Layers: engine importing gate points up; gate importing engine is fine.
+    // Layers: judge importing gate points up; gate importing judge is fine.
     let e = |a: &str, b: &str| (vec![a.to_string()], BTreeSet::from([vec![b.to_string()]]));
-    let g = BTreeMap::from([e("engine", "gate"), e("gate", "engine")]);
+    let g = BTreeMap::from([e("judge", "gate"), e("gate", "judge")]);
     let (up, unlisted) = upward_imports(&g);
     assert_eq!(up.len(), 1, "{up:?}");
-    assert!(up[0].starts_with("engine (engine) -> gate"), "{up:?}");
+    assert!(up[0].starts_with("judge (judge) -> gate"), "{up:?}");
     assert!(unlisted.is_empty());
     let g = BTreeMap::from([e("newthing", "arch")]);
     assert_eq!(upward_imports(&g).1, vec!["newthing".to_string()]);
@@ -650,13 +650,13 @@ fn the_checker_sees_every_rule_broken() {
     assert!(names("use tpb_core::Bundle;", "tpb_core"));
     assert!(!names("use tpb_core_x::Bundle;", "tpb_core"));
     assert!(!names(&code_of("// tpb_core\nfn f() {}"), "tpb_core"));
-    // Kind checks: Sync in gate/ fails, Validator there and Ir in engine/ pass.
+    // Kind checks: Sync in gate/ fails, Validator there and Ir in judge/ pass.
     let files = vec![
         (
             "gate/config.rs".to_string(),
             "Check::Sync => 1, Check::Validator(v) => 2".to_string(),
         ),
-        ("engine/nway.rs".to_string(), "Check::Ir".to_string()),
+        ("judge/nway.rs".to_string(), "Check::Ir".to_string()),
         ("kinds/mod.rs".to_string(), "Check::Sync".to_string()),
         ("minimize.rs".to_string(), "MyCheck::Sync".to_string()),
     ];

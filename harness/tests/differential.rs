@@ -16,8 +16,8 @@ use images::valid_images;
 use std::path::PathBuf;
 use tpb_core::insn::CustomOpGroup;
 use tpb_core::{Bundle, Generation};
-use tpb_harness::engine::{compare_bundle, compare_stream, Outcome};
 use tpb_harness::gate::{self, GateConfig};
+use tpb_harness::judge::{compare_bundle, compare_stream, Outcome};
 use tpb_harness::targets::Target;
 use tpb_oracle::Chip;
 

@@ -5,10 +5,10 @@
 use arbitrary::Unstructured;
 use proptest::prelude::*;
 use std::collections::{BTreeMap, BTreeSet};
-use tpb_harness::engine::structured::check_case_report as check_case;
-use tpb_harness::engine::Engine;
 use tpb_harness::fuzz_entry;
 use tpb_harness::generators::{self as gen, Case, Config, SplitMix64, Violation, SCRATCH_PARTIAL};
+use tpb_harness::judge::structured::check_case_report as check_case;
+use tpb_harness::judge::Judge;
 use tpb_harness::layout::OPCODES;
 use tpb_harness::subjects::{registry, verdict_name, Subject, Validator};
 
@@ -79,7 +79,7 @@ const DECODE_FIELDS: [&str; 13] = [
 /// partial scratch combination occurs, every opcode is valid at least once.
 #[test]
 fn coverage_and_labels() {
-    let e = Engine::reference();
+    let e = Judge::reference();
     let (core, oracle) = (registry::core(), registry::oracle());
     // (view, label) -> [cases, core agrees, oracle agrees]
     let mut matrix: BTreeMap<(&str, String), [usize; 3]> = BTreeMap::new();
@@ -255,7 +255,7 @@ proptest! {
 
     #[test]
     fn prop_near_valid_labels_hold(c in near_valid()) {
-        let e = Engine::reference();
+        let e = Judge::reference();
         prop_assert!(check_case(&e, &c).is_ok(), "{}", check_case(&e, &c).unwrap_err());
     }
 

@@ -7,8 +7,8 @@ mod common;
 
 use common::BIN;
 use std::process::Command;
-use tpb_harness::engine::{group_header, group_payload, lean, Engine};
 use tpb_harness::fuzz_entry::{self, Entry};
+use tpb_harness::judge::{group_header, group_payload, lean, Judge};
 use tpb_harness::subjects::{
     hex, registry, Capabilities, DecodeFail, Decoded, EncodeResult, FieldName, Reply, Subject,
     Validator, Value, Verdict,
@@ -105,7 +105,7 @@ fn the_bundle_folders_and_only_they_take_the_lean_path() {
         Entry::Validator(_, Validator::Payload)
     ));
     assert!(matches!(Entry::of("decode_any"), Entry::Bundle(_)));
-    assert!(matches!(Entry::of("structured_diff"), Entry::Engine(_)));
+    assert!(matches!(Entry::of("structured_diff"), Entry::Judge(_)));
     assert_eq!(Entry::find("no_such_target"), None);
     // A gate target's own corpus folder is no fuzz target: `check` takes the engine.
     assert_eq!(Entry::find("alu_lut"), None);
@@ -114,7 +114,7 @@ fn the_bundle_folders_and_only_they_take_the_lean_path() {
 
 #[test]
 fn lean_divergences_are_the_engines() {
-    let engine = Engine::pair(Planted(registry::core()), registry::oracle());
+    let engine = Judge::pair(Planted(registry::core()), registry::oracle());
     let (left, right) = (Planted(registry::core()), registry::oracle());
     let inputs = inputs();
     for t in Target::all().filter(|t| t.is_bundle()) {

@@ -76,7 +76,7 @@ fn stream_lint_reach(cases: u64) -> Reach {
     kind.declare_reach(t, &mut reach);
     let engines: Vec<_> = Arch::ALL
         .iter()
-        .map(|&a| tpb_harness::engine::Engine::open(&[], a).expect("reference engine"))
+        .map(|&a| tpb_harness::judge::Judge::open(&[], a).expect("reference engine"))
         .collect();
     let mut buf = CaseBuf::default();
     for i in (0..cases).filter(|&i| tpb_harness::gate::reach_sampled(i)) {
@@ -167,7 +167,7 @@ fn the_gate_counts_sync_shapes_as_the_classifier_does() {
     // program the comparison built); that must equal `record_reach`.
     let t = Target::named("sync_handshake");
     let kind = kinds::of(t);
-    let e = tpb_harness::engine::Engine::reference();
+    let e = tpb_harness::judge::Judge::reference();
     let (mut by_run, mut by_record) = (Reach::default(), Reach::default());
     kind.declare_reach(t, &mut by_run);
     kind.declare_reach(t, &mut by_record);

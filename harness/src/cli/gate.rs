@@ -13,9 +13,9 @@
 use super::target_arg::TargetArg;
 use super::{CliResult, EXIT_BAD_INPUT, EXIT_INVALID, EXIT_OK};
 use crate::arch::Arch;
-use crate::engine::Engine;
 use crate::external;
 use crate::gate::{self, ExternalRun, GateConfig, Shard};
+use crate::judge::Judge;
 use crate::report::{self, Timing};
 use crate::subjects::SubjectSpec;
 use crate::targets::Target;
@@ -299,7 +299,7 @@ pub fn run(a: GateArgs) -> CliResult {
         &cfg.subjects
     };
     for arch in cfg.arches() {
-        match Engine::open(triage_subjects, arch) {
+        match Judge::open(triage_subjects, arch) {
             Ok(e) => engines.push(e),
             Err(e) => {
                 eprintln!("tpbconform: error: {e}");

@@ -8,8 +8,8 @@
 
 use super::{CliError, CliResult, EXIT_BAD_INPUT, EXIT_INVALID, EXIT_OK};
 use crate::arch::Arch;
-use crate::engine::Engine;
 use crate::input::{open_source, read_capped, source_name, Lines};
+use crate::judge::Judge;
 use crate::subjects::{hex, SubjectSpec};
 use crate::targets::Target;
 use std::fmt;
@@ -210,7 +210,7 @@ pub fn run(a: ReplayArgs) -> CliResult {
     super::panic_hook::install_quiet();
     crate::external::set_case_timeout(std::time::Duration::from_secs(a.case_timeout));
     let mut out = std::io::stdout().lock();
-    let e = match Engine::open(&a.subjects, a.arch) {
+    let e = match Judge::open(&a.subjects, a.arch) {
         Ok(e) => e,
         Err(e) => {
             eprintln!("tpbconform: error: {e}");

@@ -16,11 +16,11 @@
 
 use super::{CliResult, EXIT_BAD_INPUT, EXIT_INVALID, EXIT_OK};
 use crate::arch::Arch;
-use crate::engine::{Engine, Outcome};
 use crate::external;
 use crate::findings::CaseKind;
 use crate::generators::images::{bundle_case, valid_image};
 use crate::generators::{case_rng, name_hash};
+use crate::judge::{Judge, Outcome};
 use crate::kinds::{CaseBuf, Draw};
 use crate::subjects::{Subject, SubjectSpec, Validator};
 use crate::targets::{Check, Target};
@@ -107,7 +107,7 @@ pub fn run(a: SubjectCheckArgs) -> CliResult {
     let timeout = Duration::from_secs(a.timeout);
     external::set_case_timeout(timeout);
     super::panic_hook::install_quiet();
-    let engine = match Engine::open(std::slice::from_ref(&a.spec), a.arch) {
+    let engine = match Judge::open(std::slice::from_ref(&a.spec), a.arch) {
         Ok(e) => e,
         Err(e) => {
             eprintln!("tpbconform: error: {e}");

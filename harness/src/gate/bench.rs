@@ -5,9 +5,9 @@
 
 use super::config::GateConfig;
 use crate::arch::Arch;
-use crate::engine::ordinal_from_input;
 use crate::findings::CaseKind;
 use crate::generators::{case_rng, name_hash};
+use crate::judge::ordinal_from_input;
 use crate::kinds::{self, CaseBuf, Draw};
 use crate::subjects::{registry, Subject};
 use crate::targets::{Check, Target};

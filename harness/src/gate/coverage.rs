@@ -1,6 +1,6 @@
 //! One gate case through the engine, and the coverage matrix it fills.
 //!
-//! Coverage: core's verdict key (recorded by [`crate::engine::record`], or
+//! Coverage: core's verdict key (recorded by [`crate::judge::record`], or
 //! the kind's own key, [`TargetKind::run`]) → counts per [`super::OUTCOMES`] column. Agreeing
 //! validator, LUT and IR-gate cases do not allocate: the key is written into
 //! a reused buffer and looked up in place.
@@ -8,9 +8,9 @@
 use super::config::GateConfig;
 use super::outcome::outcome_col;
 use crate::arch::Arch;
-use crate::engine::record::RecordKey;
-use crate::engine::Engine;
 use crate::findings::{Finding, Origin};
+use crate::judge::record::RecordKey;
+use crate::judge::Judge;
 use crate::kinds::TargetKind;
 use crate::reach::Reach;
 use crate::subjects::registry::OpenError;
@@ -48,19 +48,19 @@ pub struct Runner {
     /// The generation every subject of `engine` serves.
     pub arch: Arch,
     /// The subjects.
-    pub engine: Engine,
+    pub judge: Judge,
     /// What core said on the last case.
     pub key: RecordKey,
 }
 
-/// A worker's engines, one per generation of [`GateConfig::arches`] in
+/// A worker's judges, one per generation of [`GateConfig::arches`] in
 /// order: core (recorded) vs oracle plus `cfg.subjects`, all serving it.
 pub fn runners(cfg: &GateConfig) -> Result<Vec<Runner>, OpenError> {
     cfg.arches()
         .iter()
         .map(|&arch| {
-            let (engine, key) = Engine::open_recorded(&cfg.subjects, arch)?;
-            Ok(Runner { arch, engine, key })
+            let (judge, key) = Judge::open_recorded(&cfg.subjects, arch)?;
+            Ok(Runner { arch, judge, key })
         })
         .collect()
 }
@@ -80,7 +80,7 @@ pub fn run_one(
 ) -> Vec<Finding> {
     r.key.reset();
     let mut reach = reach;
-    let ran = kind.run(&r.engine, t, input, reach.as_deref_mut());
+    let ran = kind.run(&r.judge, t, input, reach.as_deref_mut());
     if let (true, Some(reach)) = (ran.classified, reach) {
         reach.generation(r.arch.name());
     }

@@ -194,7 +194,7 @@ fn worker(sh: &Shared, w: usize) {
             kept.clear();
             kept_at.clear();
             for (a, r) in rs.iter().enumerate() {
-                if r.engine.under_test().is_empty() {
+                if r.judge.under_test().is_empty() {
                     continue;
                 }
                 let lut = matches!(t.check(), Check::Lut(_));
@@ -223,7 +223,7 @@ fn worker(sh: &Shared, w: usize) {
                     let form = kind.generate(t, draw, &mut one);
                     if lut {
                         // A LUT case costs less to draw again than to keep.
-                        batch_ords.push(crate::engine::ordinal_from_input(one.input(form)));
+                        batch_ords.push(crate::judge::ordinal_from_input(one.input(form)));
                         continue;
                     }
                     // The batch holds every case as the validators get it
@@ -237,9 +237,9 @@ fn worker(sh: &Shared, w: usize) {
                     }
                 }
                 if lut {
-                    r.engine.prefetch_ordinals(t, &batch_ords, &tick);
+                    r.judge.prefetch_ordinals(t, &batch_ords, &tick);
                 } else {
-                    r.engine.prefetch(t, &kept[first..], &tick);
+                    r.judge.prefetch(t, &kept[first..], &tick);
                 }
             }
             for m in lo..hi {
@@ -266,7 +266,7 @@ fn worker(sh: &Shared, w: usize) {
                 let case_kind = CaseKind::of(i);
                 by_kind[case_kind.index()] += 1;
                 by_arch[a][0] += 1;
-                r.engine.set_judging(cfg.judges(i));
+                r.judge.set_judging(cfg.judges(i));
                 let mut rng = case_rng(cfg.seed, hashes[ti], i);
                 let origin = || Origin::Generated {
                     index: i,
@@ -343,8 +343,8 @@ fn worker(sh: &Shared, w: usize) {
     acc.reach.merge(&reach);
     let n_arch = rs.len();
     for (a, r) in rs.iter().enumerate() {
-        add_judged(&mut acc.judged, (a, n_arch), &r.engine.judged(), true);
-        for (name, why, n) in r.engine.not_run() {
+        add_judged(&mut acc.judged, (a, n_arch), &r.judge.judged(), true);
+        for (name, why, n) in r.judge.not_run() {
             acc.given_up.push((name, r.arch.name().to_string(), why, n));
         }
     }

@@ -17,9 +17,9 @@
 //! - **Subjects.** Every corpus file and vector, and every generated case
 //!   (with `--subject-cases N`: those with an index below N,
 //!   [`GateConfig::subject_cases`]), go to core, oracle and each subject of
-//!   [`GateConfig::subjects`] ([`crate::engine::Engine`];
+//!   [`GateConfig::subjects`] ([`crate::judge::Judge`];
 //!   bundle cases are offered to them a chunk at a time first,
-//!   [`crate::engine::Engine::prefetch`]); a target a subject
+//!   [`crate::judge::Judge::prefetch`]); a target a subject
 //!   lacks the capabilities for is listed in [`GateRun::unsupported`] ("not
 //!   supported by X"), never counted as a pass for it, and a subject that
 //!   supports none of the selected targets is a
@@ -49,7 +49,7 @@
 //! - **Hot loop.** Bundle cases are generated into a stack `[u8; 64]`, other
 //!   inputs into a reused `Vec`; validator, LUT and IR-gate comparisons that
 //!   agree do not allocate (the coverage key is written into a reused
-//!   buffer, see [`crate::engine::record`]).
+//!   buffer, see [`crate::judge::record`]).
 
 pub mod bench;
 pub mod config;
@@ -119,11 +119,11 @@ pub fn run(cfg: &GateConfig, progress: Option<Progress<'_>>) -> GateRun {
     // A subject serves each generation in its own process, and may serve
     // some generations only (an empty hello): judged per generation.
     let multi = runners.len() > 1;
-    let first = runners.first().map_or(&[][..], |r| r.engine.under_test());
+    let first = runners.first().map_or(&[][..], |r| r.judge.under_test());
     for (k, s) in first.iter().enumerate() {
         let caps: Vec<Capabilities> = runners
             .iter()
-            .filter_map(|r| r.engine.under_test().get(k).map(|s| s.capabilities()))
+            .filter_map(|r| r.judge.under_test().get(k).map(|s| s.capabilities()))
             .collect();
         let union = caps.iter().fold(Capabilities::NONE, |u, c| u.union(*c));
         run.subjects.push((s.name().to_string(), union));
@@ -140,7 +140,7 @@ pub fn run(cfg: &GateConfig, progress: Option<Progress<'_>>) -> GateRun {
     for t in &cfg.targets {
         let mut lacking: Vec<String> = Vec::new();
         for r in &runners {
-            for (n, _) in r.engine.unsupported(*t) {
+            for (n, _) in r.judge.unsupported(*t) {
                 lacking.push(if multi {
                     format!("{n} ({})", r.arch)
                 } else {
@@ -168,10 +168,10 @@ pub fn run(cfg: &GateConfig, progress: Option<Progress<'_>>) -> GateRun {
         outcome::add_judged(
             &mut run.subject_judged,
             (a, n_arch),
-            &r.engine.judged(),
+            &r.judge.judged(),
             false,
         );
-        run.count_not_run(r.arch, &r.engine);
+        run.count_not_run(r.arch, &r.judge);
     }
     drop(runners);
     generate::generate(cfg, start, &mut run, progress);
@@ -201,7 +201,7 @@ fn subjects_judged_on_something(cfg: &GateConfig, run: &mut GateRun) {
 /// Phases 1 and 2: corpus replay and vector checks.
 fn replay_and_check_vectors(cfg: &GateConfig, runners: &[coverage::Runner], run: &mut GateRun) {
     corpus::replay_corpus(cfg, runners, run);
-    let engines: Vec<_> = runners.iter().map(|r| (r.arch, &r.engine)).collect();
+    let engines: Vec<_> = runners.iter().map(|r| (r.arch, &r.judge)).collect();
     match vectors::check_dir(&cfg.corpus_dir.join("vectors"), &engines) {
         Ok(checked) => {
             for why in checked.skipped {

@@ -216,7 +216,7 @@ pub struct GateRun {
     /// generation.
     pub subject_judged: Vec<SubjectJudged>,
     /// With two or more subjects under test: per cohort pattern
-    /// ([`crate::engine::cohort::pattern`]), the divergent inputs (one per
+    /// ([`crate::judge::cohort::pattern`]), the divergent inputs (one per
     /// input and generation) whose implementations split that way.
     pub cohorts: BTreeMap<String, u64>,
     /// Vector files checked.
@@ -261,8 +261,8 @@ pub struct GateRun {
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct SubjectJudged {
     /// Corpus files and vector checks, per
-    /// [`crate::engine::nway::JUDGED_SLOTS`] slot: each registry target by
-    /// [`Target::rank`], then [`crate::engine::nway::VECTORS_SLOT`].
+    /// [`crate::judge::nway::JUDGED_SLOTS`] slot: each registry target by
+    /// [`Target::rank`], then [`crate::judge::nway::VECTORS_SLOT`].
     pub replayed: Vec<u64>,
     /// Generated cases, per slot likewise.
     pub generated: Vec<u64>,
@@ -304,10 +304,10 @@ impl SubjectJudged {
 
     /// Vector checks judged.
     pub fn on_vectors(&self) -> u64 {
-        slot(&self.replayed, crate::engine::nway::VECTORS_SLOT)
+        slot(&self.replayed, crate::judge::nway::VECTORS_SLOT)
     }
 
-    /// Adds `slots` (an engine's [`crate::engine::Engine::judged`] row),
+    /// Adds `slots` (an engine's [`crate::judge::Judge::judged`] row),
     /// judged under the generation at `arch` of `arches` generations, as
     /// generated cases or (`generated` false) corpus and vector checks.
     pub fn add(&mut self, arch: usize, arches: usize, slots: &[u64], generated: bool) {
@@ -335,7 +335,7 @@ impl SubjectJudged {
 }
 
 /// Adds per-subject judged counts `more` (an engine's
-/// [`crate::engine::Engine::judged`], serving generation `arch` of
+/// [`crate::judge::Judge::judged`], serving generation `arch` of
 /// `arches`; generated cases or not) into `into`, growing it.
 pub fn add_judged(
     into: &mut Vec<SubjectJudged>,
@@ -366,7 +366,7 @@ pub fn merge_judged(into: &mut Vec<SubjectJudged>, more: &[SubjectJudged]) {
 pub fn count_cohorts(into: &mut BTreeMap<String, u64>, fs: &[crate::findings::Finding]) {
     if let Some(f) = fs.iter().find(|f| !f.cohorts.is_empty()) {
         *into
-            .entry(crate::engine::cohort::pattern(&f.cohorts))
+            .entry(crate::judge::cohort::pattern(&f.cohorts))
             .or_insert(0) += 1;
     }
 }
@@ -406,7 +406,7 @@ impl ExternalRun {
 
 impl GateRun {
     /// Adds what `engine` (serving `arch`) counted as not run.
-    pub fn count_not_run(&mut self, arch: Arch, engine: &crate::engine::Engine) {
+    pub fn count_not_run(&mut self, arch: Arch, engine: &crate::judge::Judge) {
         for (name, why, n) in engine.not_run() {
             let e = self
                 .given_up
@@ -457,4 +457,4 @@ pub struct CorpusFolder {
     pub diverged: u64,
 }
 
-pub use crate::engine::panic_text;
+pub use crate::judge::panic_text;

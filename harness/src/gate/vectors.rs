@@ -15,8 +15,8 @@
 //! that subject, right = core.
 
 use crate::arch::Arch;
-use crate::engine::Engine;
 use crate::findings::{Finding, Origin};
+use crate::judge::Judge;
 use crate::subjects::{verdict_name, Capability, Subject, Validator};
 use std::fmt;
 use std::path::Path;
@@ -352,7 +352,7 @@ fn open_vector_file(p: &Path) -> std::io::Result<Result<std::fs::File, String>> 
 /// it is read, and at most [`MAX_VECTOR_FILE`] bytes read (a file that grew
 /// past it is a [`VectorError::Io`]). A stop request
 /// ([`crate::interrupt::stop_requested`]) ends the check early.
-pub fn check_dir(dir: &Path, engines: &[(Arch, &Engine)]) -> Result<Checked, VectorError> {
+pub fn check_dir(dir: &Path, engines: &[(Arch, &Judge)]) -> Result<Checked, VectorError> {
     let io = |p: &Path, e: String| VectorError::Io {
         path: p.display().to_string(),
         error: e,
@@ -425,7 +425,7 @@ pub fn check_dir(dir: &Path, engines: &[(Arch, &Engine)]) -> Result<Checked, Vec
 
 /// Checks one vector against every engine serving one of its generations.
 fn check_one(
-    engines: &[(Arch, &Engine)],
+    engines: &[(Arch, &Judge)],
     path: &str,
     line: usize,
     v: &Vector,
@@ -433,7 +433,7 @@ fn check_one(
     st: &mut FileStats,
     findings: &mut Vec<Finding>,
 ) {
-    let runs: Vec<(Arch, &Engine)> = engines
+    let runs: Vec<(Arch, &Judge)> = engines
         .iter()
         .filter(|(a, _)| archs.iter().any(|x| x == a.name()))
         .copied()

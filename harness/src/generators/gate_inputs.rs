@@ -1,6 +1,6 @@
 //! Gate inputs of the byte-input targets: stream programs (for
-//! [`crate::engine::stream_from_input`]), LUT ordinals, IR queries (for
-//! [`crate::engine::ir_query_from_input`]) and length-banded raw bytes, each
+//! [`crate::judge::stream_from_input`]), LUT ordinals, IR queries (for
+//! [`crate::judge::ir_query_from_input`]) and length-banded raw bytes, each
 //! drawn from a [`SplitMix64`] into a caller-owned `Vec<u8>` (cleared first).
 
 use super::case_kind::CaseKind;
@@ -43,7 +43,7 @@ pub fn banded_bytes(r: &mut SplitMix64, kind: CaseKind, out: &mut Vec<u8>) {
     r.fill(out);
 }
 
-/// A program for [`crate::engine::stream_from_input`].
+/// A program for [`crate::judge::stream_from_input`].
 pub fn stream_program(r: &mut SplitMix64, kind: CaseKind, out: &mut Vec<u8>) {
     out.clear();
     match kind {
@@ -99,7 +99,7 @@ pub fn stream_program(r: &mut SplitMix64, kind: CaseKind, out: &mut Vec<u8>) {
     }
 }
 
-/// An input for [`crate::engine::ir_query_from_input`].
+/// An input for [`crate::judge::ir_query_from_input`].
 pub fn ir_query_input(r: &mut SplitMix64, kind: CaseKind, out: &mut Vec<u8>) {
     out.clear();
     if kind == CaseKind::Raw {

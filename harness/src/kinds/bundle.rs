@@ -4,9 +4,9 @@
 //! check. A bundle kind is a [`BundleKind`] value naming its opcodes.
 
 use super::kind::{CaseBuf, Draw, Form, Shrink, TargetKind};
-use crate::engine::nway::Engine;
-use crate::engine::{bundle_from_input, Outcome};
 use crate::generators::images;
+use crate::judge::nway::Judge;
+use crate::judge::{bundle_from_input, Outcome};
 use crate::reach::Reach;
 use crate::targets::{Check, Target};
 
@@ -34,7 +34,7 @@ impl TargetKind for BundleKind {
         Form::Bundle
     }
 
-    fn compare(&self, e: &Engine, t: Target, input: &[u8]) -> Outcome {
+    fn compare(&self, e: &Judge, t: Target, input: &[u8]) -> Outcome {
         e.bundle(t, &bundle_from_input(input), input)
     }
 

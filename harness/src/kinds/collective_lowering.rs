@@ -22,9 +22,9 @@
 
 use super::kind::{CaseBudget, Ran, TargetKind};
 use crate::arch::Arch;
-use crate::engine::nway::Engine;
-use crate::engine::{panic_text, Class, Divergence, Outcome, Signature};
 use crate::generators::lowering_module::{self, LoweringCase};
+use crate::judge::nway::Judge;
+use crate::judge::{panic_text, Class, Divergence, Outcome, Signature};
 use crate::reach::Reach;
 use crate::subjects::{
     hex, registry, Fault, Generation, IrInstruction, LocalSendRecv, LoweredModule, ModuleAnswer,
@@ -43,11 +43,11 @@ impl TargetKind for CollectiveLoweringKind {
         "collective_lowering"
     }
 
-    fn compare(&self, e: &Engine, t: Target, input: &[u8]) -> Outcome {
+    fn compare(&self, e: &Judge, t: Target, input: &[u8]) -> Outcome {
         Outcome(compare(e, t, input).1)
     }
 
-    fn run(&self, e: &Engine, t: Target, input: &[u8], _reach: Option<&mut Reach>) -> Ran {
+    fn run(&self, e: &Judge, t: Target, input: &[u8], _reach: Option<&mut Reach>) -> Ran {
         let (key, d) = compare(e, t, input);
         Ran {
             outcome: Outcome(d),
@@ -60,12 +60,12 @@ impl TargetKind for CollectiveLoweringKind {
     /// oracle disagree on `input` (0xBF only from v3, so every generation).
     fn check_every_generation(
         &self,
-        _e: &Engine,
+        _e: &Judge,
         t: Target,
         input: &[u8],
     ) -> Option<(Option<Arch>, Divergence)> {
         Arch::ALL.into_iter().find_map(|arch| {
-            let e = Engine::open(&[], arch).ok()?;
+            let e = Judge::open(&[], arch).ok()?;
             compare(&e, t, input)
                 .1
                 .into_iter()
@@ -144,7 +144,7 @@ fn signature_key(m: LoweringMismatch, description: &str) -> String {
 /// Runs one case under the engine's generation (input mapping:
 /// [`collective_lowering_case`]) on its reference pair, then on each subject
 /// under test that declares `lower`: the coverage key and the divergences.
-pub fn compare(e: &Engine, target: Target, data: &[u8]) -> (String, Vec<Divergence>) {
+pub fn compare(e: &Judge, target: Target, data: &[u8]) -> (String, Vec<Divergence>) {
     let gen = e.arch().generation();
     let filed = e.described_case(target, data, ("core", "oracle"));
     let div = |class: Class, key: String, description: String, case: String| {
@@ -862,7 +862,7 @@ mod recorded {
 
     #[test]
     fn the_gate_engine_lowers_through_its_recorded_core() {
-        let (e, _key) = Engine::open_recorded(&[], Arch::V3).expect("reference pair");
+        let (e, _key) = Judge::open_recorded(&[], Arch::V3).expect("reference pair");
         let t = Target::named("collective_lowering");
         let data = crate::generators::SplitMix64(5).bytes(300);
         let (key, d) = compare(&e, t, &data);

@@ -1,16 +1,16 @@
 //! Kind `custom_op` (targets `custom_op_group`, `custom_op_stream`): a
 //! bundle stream through the SPEC §5.3 custom-op stream parser on each
 //! subject. A `StreamProgram` row maps its input through a small stream
-//! program ([`crate::engine::stream_from_input`]; gate inputs from
+//! program ([`crate::judge::stream_from_input`]; gate inputs from
 //! [`gate_inputs::stream_program`], reach classes of the parsed stream); a
 //! `StreamRaw` row parses the raw bytes. Core and the oracle are compared on
 //! the whole parse; a subject under test that declares `validate_stream` on
 //! its answer only (the first stream error and its index, or valid).
 
 use super::kind::{CaseBuf, Draw, Form, TargetKind};
-use crate::engine::nway::Engine;
-use crate::engine::{stream_from_input, Outcome};
 use crate::generators::gate_inputs;
+use crate::judge::nway::Judge;
+use crate::judge::{stream_from_input, Outcome};
 use crate::reach::Reach;
 use crate::targets::{Check, Target};
 
@@ -31,7 +31,7 @@ impl TargetKind for CustomOpKind {
         Form::Bytes
     }
 
-    fn compare(&self, e: &Engine, t: Target, input: &[u8]) -> Outcome {
+    fn compare(&self, e: &Judge, t: Target, input: &[u8]) -> Outcome {
         if t.check() == Check::StreamProgram {
             e.stream(t, &stream_from_input(input), input, true)
         } else {

@@ -1,10 +1,10 @@
 //! Kind `ir_gate` (target `ir_gates`): one SPEC §7 IR query
-//! ([`crate::engine::ir_query_from_input`]) on each subject.
+//! ([`crate::judge::ir_query_from_input`]) on each subject.
 
 use super::kind::{CaseBuf, Draw, Form, TargetKind};
-use crate::engine::nway::Engine;
-use crate::engine::{ir_query_from_input, Outcome};
 use crate::generators::gate_inputs;
+use crate::judge::nway::Judge;
+use crate::judge::{ir_query_from_input, Outcome};
 use crate::targets::Target;
 
 /// The IR-gate kind.
@@ -20,7 +20,7 @@ impl TargetKind for IrGateKind {
         Form::Bytes
     }
 
-    fn compare(&self, e: &Engine, t: Target, input: &[u8]) -> Outcome {
+    fn compare(&self, e: &Judge, t: Target, input: &[u8]) -> Outcome {
         e.ir(t, &ir_query_from_input(input), input)
     }
 }

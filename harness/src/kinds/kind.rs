@@ -2,9 +2,9 @@
 //! generates into.
 
 use crate::arch::Arch;
-use crate::engine::nway::Engine;
-use crate::engine::{Divergence, Outcome};
 use crate::generators::{gate_inputs, CaseKind, SplitMix64};
+use crate::judge::nway::Judge;
+use crate::judge::{Divergence, Outcome};
 use crate::reach::Reach;
 use crate::targets::Target;
 
@@ -63,7 +63,7 @@ pub struct Ran {
     /// The comparison.
     pub outcome: Outcome,
     /// The coverage key: `None` when it is core's recorded verdict
-    /// ([`crate::engine::record`]), else the kind's own.
+    /// ([`crate::judge::record`]), else the kind's own.
     pub key: Option<String>,
     /// Whether the case was counted into the reach it was given.
     pub classified: bool,
@@ -108,14 +108,14 @@ pub trait TargetKind: Sync {
         Form::Bytes
     }
 
-    /// Runs the raw `input` of `t` (mapping in [`crate::engine::input_map`])
+    /// Runs the raw `input` of `t` (mapping in [`crate::judge::input_map`])
     /// on each subject of `e` and compares the answers.
-    fn compare(&self, e: &Engine, t: Target, input: &[u8]) -> Outcome;
+    fn compare(&self, e: &Judge, t: Target, input: &[u8]) -> Outcome;
 
     /// [`TargetKind::compare`] with the coverage key of the case and, given
     /// `reach`, its reach classes counted ([`TargetKind::record_reach`]; a
     /// kind may count them from what the comparison computed).
-    fn run(&self, e: &Engine, t: Target, input: &[u8], reach: Option<&mut Reach>) -> Ran {
+    fn run(&self, e: &Judge, t: Target, input: &[u8], reach: Option<&mut Reach>) -> Ran {
         Ran {
             outcome: self.compare(e, t, input),
             key: None,
@@ -128,7 +128,7 @@ pub trait TargetKind: Sync {
     /// kind runs several (default: `e`'s generation only, none named).
     fn check_every_generation(
         &self,
-        e: &Engine,
+        e: &Judge,
         t: Target,
         input: &[u8],
     ) -> Option<(Option<Arch>, Divergence)> {

@@ -3,9 +3,9 @@
 //! subject that declares that table.
 
 use super::kind::{CaseBuf, Draw, Form, TargetKind};
-use crate::engine::nway::Engine;
-use crate::engine::{ordinal_from_input, Outcome};
 use crate::generators::gate_inputs;
+use crate::judge::nway::Judge;
+use crate::judge::{ordinal_from_input, Outcome};
 use crate::targets::{Check, Target};
 
 /// The lookup-table kind.
@@ -21,7 +21,7 @@ impl TargetKind for LutKind {
         Form::Bytes
     }
 
-    fn compare(&self, e: &Engine, t: Target, input: &[u8]) -> Outcome {
+    fn compare(&self, e: &Judge, t: Target, input: &[u8]) -> Outcome {
         match t.check() {
             Check::Lut(table) => e.lut(t, table, ordinal_from_input(input), input),
             _ => Outcome::agree(),

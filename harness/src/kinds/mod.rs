@@ -2,14 +2,14 @@
 //! behind one trait, [`TargetKind`].
 //!
 //! A kind generates a gate case ([`TargetKind::generate`]), runs an input on
-//! each subject of an [`Engine`] and compares the answers
+//! each subject of a [`Judge`] and compares the answers
 //! ([`TargetKind::compare`]; [`TargetKind::run`] with its coverage key and
 //! reach classes),
 //! declares and counts its reach classes ([`TargetKind::declare_reach`],
 //! [`TargetKind::record_reach`]) and says how its inputs shrink
 //! ([`TargetKind::shrink`]). [`kind_of`] is the table from a registry row's
 //! [`Check`] to its kind; gate, triage, fuzz entries and replay reach every
-//! kind through it and [`Engine::compare`].
+//! kind through it and [`Judge::compare`].
 //!
 //! | check | file |
 //! |---|---|
@@ -38,8 +38,8 @@ pub mod validator;
 pub use kind::{CaseBudget, CaseBuf, Draw, Form, Ran, Shrink, TargetKind};
 
 use crate::arch::Arch;
-use crate::engine::nway::Engine;
-use crate::engine::{Divergence, Outcome};
+use crate::judge::nway::Judge;
+use crate::judge::{Divergence, Outcome};
 use crate::reach::Reach;
 use crate::targets::{Check, Target};
 
@@ -79,7 +79,7 @@ pub fn declared_reach(targets: &[Target], arches: &[Arch]) -> Reach {
     r
 }
 
-impl Engine {
+impl Judge {
     /// Compares the subjects on `target` with the raw `input` (its kind's
     /// [`TargetKind::compare`]).
     pub fn compare(&self, target: Target, input: &[u8]) -> Outcome {

@@ -18,9 +18,9 @@
 
 use super::kind::{CaseBudget, CaseBuf, Draw, Form, Ran, TargetKind};
 use crate::arch::Arch;
-use crate::engine::nway::Engine;
-use crate::engine::{panic_text, Class, DescribedCase, Divergence, Outcome};
 use crate::generators::stream_program;
+use crate::judge::nway::Judge;
+use crate::judge::{panic_text, Class, DescribedCase, Divergence, Outcome};
 use crate::reach::Reach;
 use crate::subjects::{registry, Subject};
 use crate::targets::Target;
@@ -57,13 +57,13 @@ impl TargetKind for StreamLintKind {
         Form::Bytes
     }
 
-    fn compare(&self, e: &Engine, t: Target, input: &[u8]) -> Outcome {
+    fn compare(&self, e: &Judge, t: Target, input: &[u8]) -> Outcome {
         Outcome(on_engine(e, t, input).1.into_iter().collect())
     }
 
     /// Given `reach`, counts the walk's classes from core's rows under the engine's generation
     /// (the ones compared).
-    fn run(&self, e: &Engine, t: Target, input: &[u8], reach: Option<&mut Reach>) -> Ran {
+    fn run(&self, e: &Judge, t: Target, input: &[u8], reach: Option<&mut Reach>) -> Ran {
         let (key, d, rows) = on_engine(e, t, input);
         let classified = match reach {
             Some(r) => {
@@ -95,7 +95,7 @@ impl TargetKind for StreamLintKind {
     /// roster, hence every verdict, depends on the generation).
     fn check_every_generation(
         &self,
-        _e: &Engine,
+        _e: &Judge,
         t: Target,
         input: &[u8],
     ) -> Option<(Option<Arch>, Divergence)> {
@@ -218,7 +218,7 @@ pub fn compare_rows(
 
 /// [`compare_rows`] on the engine's reference pair, under its generation (in the gate, core
 /// is wrapped in its coverage recorder, which forwards `lint_stream`).
-fn on_engine(e: &Engine, target: Target, input: &[u8]) -> (String, Option<Divergence>, Vec<Row>) {
+fn on_engine(e: &Judge, target: Target, input: &[u8]) -> (String, Option<Divergence>, Vec<Row>) {
     let (core, oracle) = (e.reference_subject(), &*e.subjects()[1]);
     compare_on(core, oracle, e.arch(), target, input)
 }

@@ -1,10 +1,10 @@
 //! Kind `structured` (target `structured_diff`, fuzzing only): a generator
 //! program whose items agree across the subjects and match the generators'
-//! labels ([`crate::engine::structured`]).
+//! labels ([`crate::judge::structured`]).
 
 use super::kind::TargetKind;
-use crate::engine::nway::Engine;
-use crate::engine::{structured, Outcome};
+use crate::judge::nway::Judge;
+use crate::judge::{structured, Outcome};
 use crate::targets::Target;
 
 /// The structured-generator kind.
@@ -15,7 +15,7 @@ impl TargetKind for StructuredKind {
         "structured"
     }
 
-    fn compare(&self, e: &Engine, t: Target, input: &[u8]) -> Outcome {
+    fn compare(&self, e: &Judge, t: Target, input: &[u8]) -> Outcome {
         structured::check(e, t, input)
     }
 }

@@ -13,10 +13,10 @@
 //! deduplicates to one entry.
 
 use super::kind::{CaseBudget, Ran, TargetKind};
-use crate::engine::nway::Engine;
-use crate::engine::{panic_text, Class, Divergence, Outcome};
 use crate::generators::sync_program::{self, Case, Shape};
 use crate::generators::SplitMix64;
+use crate::judge::nway::Judge;
+use crate::judge::{panic_text, Class, Divergence, Outcome};
 use crate::reach::Reach;
 use crate::subjects::{registry, Fault, Subject, SyncEntry, SyncPlanned, SyncWait};
 use crate::targets::Target;
@@ -32,13 +32,13 @@ impl TargetKind for SyncHandshakeKind {
         "sync_handshake"
     }
 
-    fn compare(&self, e: &Engine, t: Target, input: &[u8]) -> Outcome {
+    fn compare(&self, e: &Judge, t: Target, input: &[u8]) -> Outcome {
         Outcome(compare(e, t, input).1.into_iter().collect())
     }
 
     /// Given `reach`, counts the shapes of an accepted program from the
     /// program the comparison built (no second build).
-    fn run(&self, e: &Engine, t: Target, input: &[u8], reach: Option<&mut Reach>) -> Ran {
+    fn run(&self, e: &Judge, t: Target, input: &[u8], reach: Option<&mut Reach>) -> Ran {
         let (key, d, shape) = compare_shaped(e, t, input, reach.is_some());
         let classified = match (reach, shape) {
             (Some(r), Some(s)) => {
@@ -307,7 +307,7 @@ impl std::error::Error for SyncDivergence {}
 
 /// Runs one case (input mapping: [`sync_handshake_case`]) on the engine's
 /// reference pair: the coverage key and the divergence, if any.
-pub fn compare(e: &Engine, target: Target, data: &[u8]) -> (String, Option<Divergence>) {
+pub fn compare(e: &Judge, target: Target, data: &[u8]) -> (String, Option<Divergence>) {
     let (key, d, _) = compare_shaped(e, target, data, false);
     (key, d)
 }
@@ -315,7 +315,7 @@ pub fn compare(e: &Engine, target: Target, data: &[u8]) -> (String, Option<Diver
 /// [`compare`], with the program's [`sync_program::shape`] when `want_shape`
 /// and both sides accept it.
 fn compare_shaped(
-    e: &Engine,
+    e: &Judge,
     target: Target,
     data: &[u8],
     want_shape: bool,
@@ -763,7 +763,7 @@ mod tests {
         assert_eq!(d.mismatch.class(), Class::Unsupported, "{d}");
         // The gate's engine (core wrapped in its coverage recorder) agrees.
         let (e, _key) =
-            Engine::open_recorded(&[], crate::arch::Arch::default()).expect("reference pair");
+            Judge::open_recorded(&[], crate::arch::Arch::default()).expect("reference pair");
         let t = Target::named("sync_handshake");
         for s in 0..50u64 {
             let data = SplitMix64(s).bytes(600);

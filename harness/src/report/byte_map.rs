@@ -11,7 +11,7 @@
 
 use super::model::{is_bundle_target, DivergenceRecord};
 use crate::blame::{self, Answer};
-use crate::engine::bundle_from_input;
+use crate::judge::bundle_from_input;
 
 /// One side of a divergence.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -208,7 +208,7 @@ pub struct DivergenceRecord {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub shards: Vec<String>,
     /// With two or more subjects judged on the representative input: who
-    /// gave which answer ([`crate::engine::cohort`]).
+    /// gave which answer ([`crate::judge::cohort`]).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub cohorts: Vec<CohortRecord>,
 }
@@ -335,15 +335,15 @@ impl DivergenceRecord {
 
     /// The cohorts, one line (empty without cohorts).
     pub fn cohorts_line(&self) -> String {
-        let cs: Vec<crate::engine::cohort::Cohort> = self
+        let cs: Vec<crate::judge::cohort::Cohort> = self
             .cohorts
             .iter()
-            .map(|c| crate::engine::cohort::Cohort {
+            .map(|c| crate::judge::cohort::Cohort {
                 members: c.members.clone(),
                 answer: c.answer.clone(),
             })
             .collect();
-        crate::engine::cohort::Line(&cs).to_string()
+        crate::judge::cohort::Line(&cs).to_string()
     }
 
     /// One-line signature, as the gate prints it.

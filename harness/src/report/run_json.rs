@@ -86,7 +86,7 @@ pub struct RunMeta {
     /// Per target, the subjects under test that do not support it.
     pub unsupported: Vec<UnsupportedMeta>,
     /// With two or more subjects under test: divergent inputs (one per input
-    /// and generation) per cohort pattern ([`crate::engine::cohort`]).
+    /// and generation) per cohort pattern ([`crate::judge::cohort`]).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub cohorts: Vec<CohortMeta>,
     /// Value classes per field ([`crate::reach`]) with their hit counts;
@@ -150,7 +150,7 @@ impl SubjectMeta {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct CohortMeta {
-    /// `{core, oracle, lib:a} vs {cmd:b}` ([`crate::engine::cohort::pattern`]).
+    /// `{core, oracle, lib:a} vs {cmd:b}` ([`crate::judge::cohort::pattern`]).
     pub pattern: String,
     /// Inputs (one per input and generation).
     pub inputs: u64,

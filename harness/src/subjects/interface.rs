@@ -337,7 +337,7 @@ pub trait Subject {
     /// Why the subject was given up (it faulted on too many inputs in a
     /// row, or cannot be restarted), if it was. The engine then skips it
     /// and counts every case it would have judged as not run
-    /// ([`crate::engine::Engine::not_run`]).
+    /// ([`crate::judge::Judge::not_run`]).
     fn given_up(&self) -> Option<String> {
         None
     }

@@ -4,7 +4,7 @@
 //! its [`Capabilities`], and answers each operation with a typed result or a
 //! [`Fault`] (`Unsupported` for an operation it does not implement; `Crash`,
 //! `Timeout`, `Protocol` for external subjects that misbehave). The engine
-//! ([`crate::engine`]) sends the same case to several subjects and compares
+//! ([`crate::judge`]) sends the same case to several subjects and compares
 //! what they say.
 //!
 //! Subjects are created by name only through [`registry`]: `core` (the

@@ -60,7 +60,7 @@ pub struct SyncPlanned {
 /// A clean simulation.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SyncRun {
-    /// Engine steps taken.
+    /// Judge steps taken.
     pub steps: usize,
     /// The final semaphore values.
     pub finals: Finals,

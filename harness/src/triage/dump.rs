@@ -1,8 +1,8 @@
 //! Field dumps: one subject's view of an input, one item per line, for the
 //! side-by-side diffs of the report.
 
-use crate::engine::{bundle_from_input, Engine};
 use crate::findings::Finding;
+use crate::judge::{bundle_from_input, Judge};
 use crate::subjects::{hex, verdict_name, Subject, Validator};
 use crate::targets::Target;
 use std::fmt::Write as _;
@@ -64,7 +64,7 @@ pub fn dump(s: &dyn Subject, target: Option<Target>, input: &[u8], fallback: &st
 
 /// The left and right subjects' dumps of `f` (see [`dump`]); a side whose
 /// subject is not in `e` falls back to the reference.
-pub fn dumps(e: &Engine, target: Option<Target>, f: &Finding) -> (String, String) {
+pub fn dumps(e: &Judge, target: Option<Target>, f: &Finding) -> (String, String) {
     let by_name = |n: &str| {
         e.subjects()
             .iter()

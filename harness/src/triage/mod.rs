@@ -22,8 +22,8 @@ pub use reproduce::{reproduce, reproduce_key};
 pub use shrink::{canonical, minimize, minimize_with, MAX_ATTEMPTS, MAX_TIME};
 
 use crate::arch::Arch;
-use crate::engine::Engine;
 use crate::findings::{Finding, Findings, Kept};
+use crate::judge::Judge;
 use crate::subjects::{hex, SubjectSpec};
 use crate::targets::{Check, Target};
 
@@ -148,8 +148,8 @@ fn vector_target(f: &Finding) -> Option<Target> {
 /// order. `engines` hold the run's subjects, one engine per generation of
 /// the run (a finding is minimised on its own generation's); `specs` are its
 /// subjects under test (for replay commands).
-pub fn triage(findings: &Findings, engines: &[Engine], specs: &[SubjectSpec]) -> Vec<Triaged> {
-    let reference = Engine::reference();
+pub fn triage(findings: &Findings, engines: &[Judge], specs: &[SubjectSpec]) -> Vec<Triaged> {
+    let reference = Judge::reference();
     let rank = |name: &str| Target::from_name(name).map_or(usize::MAX, Target::rank);
     let mut kept: Vec<&Kept> = findings.0.values().collect();
     // Stable sort: ties keep the BTreeMap's key order, so the report stays deterministic.

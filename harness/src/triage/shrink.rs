@@ -10,8 +10,8 @@
 //! finding hits the attempt or time cap ([`MAX_ATTEMPTS`], [`MAX_TIME`]).
 
 use super::reproduce::reproduce_key;
-use crate::engine::{bundle_from_input, Engine};
 use crate::findings::Finding;
+use crate::judge::{bundle_from_input, Judge};
 use crate::layout::{layout, Role};
 use crate::targets::Target;
 
@@ -41,7 +41,7 @@ pub const MAX_TIME: std::time::Duration = std::time::Duration::from_secs(3);
 /// Minimises `f.input` for `target` (see the module docs). Returns the
 /// original input (64-byte padded for bundle targets) if it does not
 /// reproduce.
-pub fn minimize(e: &Engine, target: Target, f: &Finding) -> Vec<u8> {
+pub fn minimize(e: &Judge, target: Target, f: &Finding) -> Vec<u8> {
     let want = f.dedup_key();
     let mut attempts = 0usize;
     let deadline = std::time::Instant::now() + MAX_TIME;

@@ -3,8 +3,8 @@
 
 use super::blocks::{code, section, t, text, Block, Dumps, Section};
 use crate::arch::Arch;
-use crate::engine::bundle_from_input;
 use crate::explain::explain_bundle;
+use crate::judge::bundle_from_input;
 use crate::report::byte_map::{blamed_bytes, Side};
 use crate::report::model::{is_bundle_target, DivergenceRecord, ReportModel};
 

@@ -1,7 +1,7 @@
 //! The differential engine: run one input of a target through the subjects
 //! and say whether they agree.
 //!
-//! An [`Engine`] holds the reference pair — `core` (the reference) and
+//! A [`Judge`] holds the reference pair — `core` (the reference) and
 //! `oracle` (the second reading) — and zero or more subjects under test.
 //! Every case goes to all of them: core vs oracle is the reference check;
 //! each other subject is judged against core, on the targets its
@@ -13,7 +13,7 @@
 //! [`structured`]; the coverage recorder the gate wraps core in: [`record`];
 //! the bundle comparisons on concrete (statically dispatched) subjects, for
 //! the lean fuzz entries: [`lean`]. What each kind of target maps its input
-//! to and compares is [`crate::kinds`] (its [`Engine::compare`]).
+//! to and compares is [`crate::kinds`] (its [`Judge::compare`]).
 
 pub mod cohort;
 pub mod divergence;
@@ -26,7 +26,7 @@ mod render;
 pub mod structured;
 
 pub use divergence::{Class, DescribedCase, Divergence, Outcome, Signature};
-pub use nway::Engine;
+pub use nway::Judge;
 pub use pair::panic_text;
 
 use crate::subjects::IrQuery;
@@ -38,25 +38,25 @@ pub use input_map::{
 
 /// core vs oracle on `target` with raw `input`.
 pub fn compare(target: Target, input: &[u8]) -> Outcome {
-    Engine::reference().compare(target, input)
+    Judge::reference().compare(target, input)
 }
 
-/// core vs oracle on a 64-byte bundle (see [`Engine::compare_bundle`]).
+/// core vs oracle on a 64-byte bundle (see [`Judge::compare_bundle`]).
 pub fn compare_bundle(target: Target, b: &[u8; 64]) -> Outcome {
-    Engine::reference().compare_bundle(target, b)
+    Judge::reference().compare_bundle(target, b)
 }
 
-/// core vs oracle on a raw byte stream (see [`Engine::compare_stream`]).
+/// core vs oracle on a raw byte stream (see [`Judge::compare_stream`]).
 pub fn compare_stream(stream: &[u8]) -> Outcome {
-    Engine::reference().compare_stream(stream)
+    Judge::reference().compare_stream(stream)
 }
 
-/// core vs oracle on one LUT ordinal (see [`Engine::compare_lut`]).
+/// core vs oracle on one LUT ordinal (see [`Judge::compare_lut`]).
 pub fn compare_lut(target: Target, ordinal: u32) -> Outcome {
-    Engine::reference().compare_lut(target, ordinal)
+    Judge::reference().compare_lut(target, ordinal)
 }
 
-/// core vs oracle on one IR query (see [`Engine::compare_ir`]).
+/// core vs oracle on one IR query (see [`Judge::compare_ir`]).
 pub fn compare_ir(q: &IrQuery) -> Outcome {
-    Engine::reference().compare_ir(q)
+    Judge::reference().compare_ir(q)
 }

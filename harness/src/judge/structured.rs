@@ -27,17 +27,17 @@ use arbitrary::Unstructured;
 pub const STRUCTURED_MAX_ITEMS: usize = gen::MAX_ITEMS;
 
 /// What the property needs from the engine (implemented by
-/// [`super::nway::Engine`]).
+/// [`super::nway::Judge`]).
 pub trait Cases {
     /// Every subject, the reference pair first.
     fn subjects(&self) -> &[Box<dyn Subject>];
-    /// See [`super::nway::Engine::compare_bundle`].
+    /// See [`super::nway::Judge::compare_bundle`].
     fn compare_bundle(&self, target: Target, b: &[u8; 64]) -> Outcome;
-    /// See [`super::nway::Engine::compare_stream`].
+    /// See [`super::nway::Judge::compare_stream`].
     fn compare_stream(&self, stream: &[u8]) -> Outcome;
-    /// See [`super::nway::Engine::compare_lut`].
+    /// See [`super::nway::Judge::compare_lut`].
     fn compare_lut(&self, target: Target, ordinal: u32) -> Outcome;
-    /// See [`super::nway::Engine::compare_ir`].
+    /// See [`super::nway::Judge::compare_ir`].
     fn compare_ir(&self, q: &IrQuery) -> Outcome;
     /// Whether the subjects serve the generators' generation
     /// ([`crate::generators::ARCH`]), so the labels apply; otherwise the

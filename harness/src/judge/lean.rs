@@ -3,12 +3,12 @@
 //!
 //! libFuzzer scans and clears every coverage counter linked into the binary
 //! once per input, so its per-input cost grows with the instrumented code
-//! linked, executed or not. [`super::Engine`] holds `Box<dyn Subject>`s,
+//! linked, executed or not. [`super::Judge`] holds `Box<dyn Subject>`s,
 //! whose vtables link every operation of both implementations and with them
 //! the whole engine. These functions run the engine's own comparisons
 //! ([`super::pair`]) on concrete subjects (the fuzz entries pass
 //! `subjects::registry::reference_pair_for`): same case mapping, same
-//! divergence as [`super::Engine::compare`] (`tests/lean_entry.rs` checks
+//! divergence as [`super::Judge::compare`] (`tests/lean_entry.rs` checks
 //! both; a subject panic is a `Panic` divergence here too), and only the
 //! called operations linked.
 
@@ -55,7 +55,7 @@ pub fn bundle_pair<L: Subject, R: Subject>(
     }
 }
 
-/// The pair as [`super::Engine`]'s bundle comparisons build it: the input
+/// The pair as [`super::Judge`]'s bundle comparisons build it: the input
 /// reported is the raw input when it is one bundle long, else the bundle.
 #[inline]
 fn with_pair<L: Subject, R: Subject>(

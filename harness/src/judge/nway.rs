@@ -1,7 +1,7 @@
-//! [`Engine`]: the reference pair and the subjects under test, and the
+//! [`Judge`]: the reference pair and the subjects under test, and the
 //! typed comparisons that run one case through all of them (bundle, stream,
 //! LUT, IR). Which comparison a target's raw input takes is its kind's
-//! ([`crate::kinds`], which also defines [`Engine::compare`]).
+//! ([`crate::kinds`], which also defines [`Judge::compare`]).
 
 use super::cohort;
 use super::divergence::{DescribedCase, Divergence, Outcome};
@@ -13,18 +13,18 @@ use crate::subjects::{hex, Batch, Capabilities, IrQuery, LutTable, Subject};
 use crate::targets::{Check, Target, TARGETS};
 use std::cell::Cell;
 
-/// The slot of [`Engine::judged`] that counts the vector checks (after one
+/// The slot of [`Judge::judged`] that counts the vector checks (after one
 /// slot per registry target, by [`Target::rank`]).
 pub const VECTORS_SLOT: usize = TARGETS.len();
 
-/// Slots of [`Engine::judged`]: one per registry target, then the vectors.
+/// Slots of [`Judge::judged`]: one per registry target, then the vectors.
 pub const JUDGED_SLOTS: usize = VECTORS_SLOT + 1;
 
 /// The subjects of a comparison: the reference pair, then the subjects
 /// under test.
-pub struct Engine {
+pub struct Judge {
     subjects: Vec<Box<dyn Subject>>,
-    /// Whether the subjects under test are judged (see [`Engine::set_judging`]).
+    /// Whether the subjects under test are judged (see [`Judge::set_judging`]).
     judging: Cell<bool>,
     /// Per subject under test, per [`JUDGED_SLOTS`] slot: the cases it was
     /// judged on so far.
@@ -36,16 +36,16 @@ pub struct Engine {
     not_run: Vec<Cell<u64>>,
 }
 
-impl Default for Engine {
+impl Default for Judge {
     fn default() -> Self {
-        Engine::reference()
+        Judge::reference()
     }
 }
 
-impl Engine {
+impl Judge {
     /// core vs oracle.
-    pub fn reference() -> Engine {
-        Engine::new(registry::core(), registry::oracle(), Vec::new())
+    pub fn reference() -> Judge {
+        Judge::new(registry::core(), registry::oracle(), Vec::new())
     }
 
     /// A reference (`left` of the reference pair), its second reading
@@ -54,7 +54,7 @@ impl Engine {
         reference: Box<dyn Subject>,
         second: Box<dyn Subject>,
         under_test: Vec<Box<dyn Subject>>,
-    ) -> Engine {
+    ) -> Judge {
         let judged = under_test
             .iter()
             .map(|_| (0..JUDGED_SLOTS).map(|_| Cell::new(0)).collect())
@@ -62,7 +62,7 @@ impl Engine {
         let not_run = under_test.iter().map(|_| Cell::new(0)).collect();
         let mut subjects = vec![reference, second];
         subjects.extend(under_test);
-        Engine {
+        Judge {
             subjects,
             judging: Cell::new(true),
             judged,
@@ -72,28 +72,28 @@ impl Engine {
     }
 
     /// Two arbitrary subjects (`left` under test, `right` its reference).
-    pub fn pair(left: impl Subject + 'static, right: impl Subject + 'static) -> Engine {
-        Engine::new(Box::new(left), Box::new(right), Vec::new())
+    pub fn pair(left: impl Subject + 'static, right: impl Subject + 'static) -> Judge {
+        Judge::new(Box::new(left), Box::new(right), Vec::new())
     }
 
     /// core vs oracle plus the subjects `specs`, each serving `arch`.
-    pub fn open(specs: &[SubjectSpec], arch: Arch) -> Result<Engine, OpenError> {
+    pub fn open(specs: &[SubjectSpec], arch: Arch) -> Result<Judge, OpenError> {
         let others = specs
             .iter()
             .map(|s| registry::open(s, arch))
             .collect::<Result<Vec<_>, _>>()?;
-        let mut e = Engine::new(registry::core_for(arch), registry::oracle_for(arch), others);
+        let mut e = Judge::new(registry::core_for(arch), registry::oracle_for(arch), others);
         e.arch = arch;
         Ok(e)
     }
 
-    /// Like [`Engine::open`], with the reference wrapped in a coverage
+    /// Like [`Judge::open`], with the reference wrapped in a coverage
     /// [`record::Recorder`]; the key reads what it recorded.
     pub fn open_recorded(
         specs: &[SubjectSpec],
         arch: Arch,
-    ) -> Result<(Engine, record::RecordKey), OpenError> {
-        let mut e = Engine::open(specs, arch)?;
+    ) -> Result<(Judge, record::RecordKey), OpenError> {
+        let mut e = Judge::open(specs, arch)?;
         // Core answers twice per case only when a subject under test is
         // judged against it: only then is its last answer kept.
         let memo = !e.under_test().is_empty();
@@ -183,7 +183,7 @@ impl Engine {
         }
     }
 
-    /// [`Engine::prefetch`] for a LUT target: the cases' ordinals.
+    /// [`Judge::prefetch`] for a LUT target: the cases' ordinals.
     pub fn prefetch_ordinals(&self, t: Target, ords: &[u32], tick: &dyn Fn()) {
         let Check::Lut(table) = t.check() else {
             return;
@@ -255,7 +255,7 @@ impl Engine {
         out
     }
 
-    /// [`Engine::each`] with one comparison for the reference pair
+    /// [`Judge::each`] with one comparison for the reference pair
     /// (`reference`) and another for each subject under test against core
     /// (`judge`: only what the subject's operation answers).
     fn each_with(
@@ -280,7 +280,7 @@ impl Engine {
         if let Some(d) = pair(reference, &*s[0], &*s[1]) {
             return Outcome(vec![d]);
         }
-        // As [`Engine::judged_now`], without a list per case (this is the
+        // As [`Judge::judged_now`], without a list per case (this is the
         // hot path of every bundle and LUT case).
         let mut out: Vec<Divergence> = Vec::new();
         let mut judged = 0usize;
@@ -338,7 +338,7 @@ impl Engine {
 
     /// Typed entry for generator-produced bundles. For bundle targets the
     /// bundle is the case; for the others it is the raw input of
-    /// [`Engine::compare`].
+    /// [`Judge::compare`].
     pub fn compare_bundle(&self, target: Target, b: &[u8; 64]) -> Outcome {
         if target.is_bundle() {
             self.bundle(target, b, b)
@@ -357,7 +357,7 @@ impl Engine {
     }
 
     /// Typed entry: compares a LUT target at one ordinal (other targets:
-    /// [`Engine::compare`] on the ordinal's LE bytes).
+    /// [`Judge::compare`] on the ordinal's LE bytes).
     pub fn compare_lut(&self, target: Target, ordinal: u32) -> Outcome {
         let bytes = ordinal.to_le_bytes();
         match target.check() {
@@ -414,21 +414,21 @@ impl Engine {
     }
 }
 
-impl structured::Cases for Engine {
+impl structured::Cases for Judge {
     fn subjects(&self) -> &[Box<dyn Subject>] {
-        Engine::subjects(self)
+        Judge::subjects(self)
     }
     fn compare_bundle(&self, target: Target, b: &[u8; 64]) -> Outcome {
-        Engine::compare_bundle(self, target, b)
+        Judge::compare_bundle(self, target, b)
     }
     fn compare_stream(&self, stream: &[u8]) -> Outcome {
-        Engine::compare_stream(self, stream)
+        Judge::compare_stream(self, stream)
     }
     fn compare_lut(&self, target: Target, ordinal: u32) -> Outcome {
-        Engine::compare_lut(self, target, ordinal)
+        Judge::compare_lut(self, target, ordinal)
     }
     fn compare_ir(&self, q: &IrQuery) -> Outcome {
-        Engine::compare_ir(self, q)
+        Judge::compare_ir(self, q)
     }
     fn labels_apply(&self) -> bool {
         self.arch == crate::generators::ARCH

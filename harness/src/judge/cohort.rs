@@ -3,7 +3,7 @@
 //! answer, grouped into agreeing cohorts.
 //!
 //! The reference cohort comes first: core, the oracle (they agree, or no
-//! subject is judged: [`super::nway::Engine`]) and every judged subject that
+//! subject is judged: [`super::nway::Judge`]) and every judged subject that
 //! agreed with core. Each other cohort is the diverging subjects that gave
 //! the same answer (same signature key and short verdict). Subjects that do
 //! not support the target, or were given up, are in no cohort.
