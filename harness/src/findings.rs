@@ -98,7 +98,7 @@ pub struct Finding {
 pub type DedupKey = (String, String, String, String, String, (String, String));
 
 impl Finding {
-    /// From an engine divergence.
+    /// From a judge divergence.
     pub fn from_divergence(d: &Divergence, origin: Origin) -> Finding {
         Finding {
             target: d.target.name().to_string(),

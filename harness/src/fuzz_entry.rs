@@ -19,7 +19,7 @@
 //! libFuzzer scans a fraction of the coverage counters per input); the
 //! others go through the [`Judge`] ([`check_judged`]). A lean finding's
 //! report also gives the `tpbconform replay` command that re-runs the input
-//! through the whole engine.
+//! through the whole judge.
 
 use crate::arch::Arch;
 use crate::judge::{lean, Divergence, Judge};
@@ -127,7 +127,7 @@ impl Entry {
 
     /// A lean entry's check with `left` (under test) against `right` in
     /// place of core vs oracle (tests plant a disagreeing subject here); the
-    /// [`Entry::Judge`] path runs the engine's own subjects.
+    /// [`Entry::Judge`] path runs the judge's own subjects.
     #[inline(always)]
     pub fn check_pair<L: Subject, R: Subject>(
         self,
@@ -163,7 +163,7 @@ impl Entry {
 }
 
 /// A lean path's report: the divergence (`shown`: whole, or its head) and
-/// the command that replays it through the whole engine.
+/// the command that replays it through the whole judge.
 fn lean_finding(d: &Divergence, shown: &dyn fmt::Display) -> Finding {
     Finding(format!(
         "{shown}\n  replay: tpbconform replay --target {} --hex {}",

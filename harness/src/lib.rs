@@ -1,4 +1,4 @@
-//! `tpb-harness`: the differential engine, its subjects, input handling and
+//! `tpb-harness`: the judge (the differential engine), its subjects, input handling and
 //! the `tpbconform` CLI support code. Layers, top to bottom (see
 //! `harness/ARCHITECTURE.md`; `tests/architecture.rs` enforces that no
 //! library module imports [`cli`] and that imports have no cycle):
@@ -10,7 +10,7 @@
 //! - [`kinds`] — one file per kind of target behind one trait (generate,
 //!   compare, coverage key, reach, shrink), and the table from a registry
 //!   row to its kind;
-//! - [`engine`] — one input through every subject (typed comparisons);
+//! - [`judge`] — one input through every subject (typed comparisons);
 //!   [`generators`] — every input generator (structured, gate images, sync
 //!   programs, lowering modules) and the one PRNG;
 //! - [`subjects`] — the `Subject` interface and its registry (the only

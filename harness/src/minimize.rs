@@ -131,9 +131,9 @@ pub fn signature(t: Target, input: &[u8]) -> String {
         };
         let (mut keys, mut outs) = (Vec::new(), Vec::new());
         for &arch in arches {
-            let (engine, recorded) = Judge::open_recorded(&[], arch).ok()?;
+            let (judge, recorded) = Judge::open_recorded(&[], arch).ok()?;
             recorded.reset();
-            let ran = kind.run(&engine, t, input, None);
+            let ran = kind.run(&judge, t, input, None);
             keys.push(ran.key.unwrap_or_else(|| recorded.with_key(str::to_string)));
             outs.push(match ran.outcome.divergence() {
                 None => "agree".to_string(),

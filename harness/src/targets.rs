@@ -3,7 +3,7 @@
 //! A target is one property checked on one input. [`TARGETS`] lists them in
 //! report order with everything the rest of the harness derives from them:
 //!
-//! - `check`: how the input maps to a case and what the engine compares
+//! - `check`: how the input maps to a case and what the judge compares
 //!   ([`Check`]);
 //! - `gate`: whether the gate generates cases for it (and `--targets`
 //!   accepts it);
@@ -23,7 +23,7 @@ use crate::subjects::{Capabilities, Capability as C, LutTable, Validator};
 use std::fmt;
 use std::str::FromStr;
 
-/// What the engine compares for a target, and how its input maps to a case.
+/// What the judge compares for a target, and how its input maps to a case.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Check {
     /// One bundle (first 64 bytes, zero-padded) through a SPEC §3 / §4 validator.
@@ -298,7 +298,7 @@ impl Target {
         self.spec().name
     }
 
-    /// What the engine compares.
+    /// What the judge compares.
     #[inline]
     pub fn check(self) -> Check {
         self.spec().check

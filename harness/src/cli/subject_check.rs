@@ -1,7 +1,7 @@
 //! `tpbconform subject-check SPEC`: the first command a plugin author types.
 //! Starts the subject, prints what its hello says (name, protocol version,
 //! operations, capabilities, the gate targets it covers and lacks), then
-//! runs a short smoke set through the same engine as the gate (every case
+//! runs a short smoke set through the same judge as the gate (every case
 //! to core, oracle and the subject; the subject judged against core).
 //!
 //! Smoke set, per covered target: for bundle targets, a valid image of each
@@ -107,14 +107,14 @@ pub fn run(a: SubjectCheckArgs) -> CliResult {
     let timeout = Duration::from_secs(a.timeout);
     external::set_case_timeout(timeout);
     super::panic_hook::install_quiet();
-    let engine = match Judge::open(std::slice::from_ref(&a.spec), a.arch) {
+    let judge = match Judge::open(std::slice::from_ref(&a.spec), a.arch) {
         Ok(e) => e,
         Err(e) => {
             eprintln!("tpbconform: error: {e}");
             return Ok(EXIT_BAD_INPUT);
         }
     };
-    let Some(subject) = engine.under_test().first() else {
+    let Some(subject) = judge.under_test().first() else {
         eprintln!("tpbconform: error: no subject opened");
         return Ok(EXIT_BAD_INPUT);
     };
@@ -149,16 +149,16 @@ pub fn run(a: SubjectCheckArgs) -> CliResult {
         let outcomes: Vec<Outcome> = match t.check() {
             Check::Validator(_) | Check::Decode | Check::Roundtrip => bundle_inputs(*t)
                 .iter()
-                .map(|b| engine.compare_bundle(*t, b))
+                .map(|b| judge.compare_bundle(*t, b))
                 .collect(),
             Check::Lut(_) => (0..=64u32)
                 .chain([255, 256, 1 << 16, u32::MAX])
-                .map(|o| engine.compare_lut(*t, o))
+                .map(|o| judge.compare_lut(*t, o))
                 .collect(),
             // Every other kind: its own generated inputs (kinds::of).
             _ => generated_inputs(*t, a.arch)
                 .iter()
-                .map(|input| engine.compare(*t, input))
+                .map(|input| judge.compare(*t, input))
                 .collect(),
         };
         let n = outcomes.len();
@@ -180,7 +180,7 @@ pub fn run(a: SubjectCheckArgs) -> CliResult {
             }
         }
     }
-    for (name, why, n) in engine.not_run() {
+    for (name, why, n) in judge.not_run() {
         // Fail closed: cases the subject was not asked after giving up.
         failed = true;
         println!("smoke: {name} {why}; {n} case(s) not run");

@@ -1,5 +1,5 @@
 //! Client replies (tpb-subject/1 lines, shared-memory answers) as the
-//! engine's typed values: a reply that is no answer as a [`Fault`], a LUT
+//! judge's typed values: a reply that is no answer as a [`Fault`], a LUT
 //! answer as a [`LutResult`], a verdict as a [`Verdict`].
 
 use super::names::foreign;
@@ -8,7 +8,7 @@ use super::protocol::Answer;
 use super::shm_client::ShmAnswer;
 use crate::subjects::{Fault, LutResult, Reply, Verdict};
 
-/// A client reply that is no answer, as the engine's fault.
+/// A client reply that is no answer, as the judge's fault.
 pub fn fault(r: ClientReply) -> Fault {
     match r {
         Err(f) => match f.class {

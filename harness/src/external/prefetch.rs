@@ -1,5 +1,5 @@
 //! How an [`ExternalSubject`] answers a whole [`Batch`] ahead of the
-//! engine's per-case calls: a `lib:` subject's validator and LUT chunks
+//! judge's per-case calls: a `lib:` subject's validator and LUT chunks
 //! through its shared-memory worker ([`super::shm_client`]), a `cmd:`
 //! subject's validator chunks through its `batch64` framing
 //! ([`super::batch_framing`]), LUTs without a worker as pipelined lines.

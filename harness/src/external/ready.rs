@@ -1,8 +1,8 @@
 //! [`ReadyStore`]: the answers an external subject fetched ahead of the
-//! engine's per-case calls ([`crate::subjects::Subject::prefetch`]), kept by
+//! judge's per-case calls ([`crate::subjects::Subject::prefetch`]), kept by
 //! position in the batch.
 //!
-//! The engine asks in batch order, skipping the cases it does not judge
+//! The judge asks in batch order, skipping the cases it does not judge
 //! (another generation, a capped `--subject-cases`). A lookup starts at the
 //! cursor and moves it past the entry it serves, so the usual case is one
 //! 64-byte (or one `u32`) comparison, no hashing, no lock and no copy of
@@ -23,7 +23,7 @@ enum Held {
 }
 
 /// See the module docs. An entry is `None` when it was never asked (the
-/// subject was given up before it): the engine counts it as not run.
+/// subject was given up before it): the judge counts it as not run.
 pub struct ReadyStore {
     held: Held,
     bundles: Vec<[u8; 64]>,

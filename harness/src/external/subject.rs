@@ -1,4 +1,4 @@
-//! [`ExternalSubject`]: a `lib:` / `cmd:` subject as the engine sees it (the
+//! [`ExternalSubject`]: a `lib:` / `cmd:` subject as the judge sees it (the
 //! [`Subject`] trait) over the tpb-subject/1 client, and [`open`], the
 //! registry's opener for external specs.
 //!
@@ -6,7 +6,7 @@
 //! [`Predicate::from_name`] (an unknown one stays `Unknown`, never equal to
 //! core's); decode fields are read back with [`crate::fields_json`]; a decode
 //! error field or a refusal is compared by its text with core's. A fault
-//! (crash, timeout, protocol) becomes the engine's [`Fault`]; the engine
+//! (crash, timeout, protocol) becomes the judge's [`Fault`]; the judge
 //! records the case's input with it.
 //!
 //! Per subject name, the calls, the time spent in them and the stderr tail
@@ -432,7 +432,7 @@ impl Subject for ExternalSubject {
         m.clear();
         for (r, a) in reqs.iter().zip(replies) {
             if matches!(&a, Err(f) if f.class == FaultClass::NotSent) {
-                // Never asked: the engine counts these cases as not run.
+                // Never asked: the judge counts these cases as not run.
                 continue;
             }
             if let Request::ValidateHeader(b) | Request::ValidatePayload(b) | Request::Decode(b) = r

@@ -146,7 +146,7 @@ pub struct GateConfig {
     #[doc(hidden)]
     pub debug_hang_case: Option<u64>,
     /// Test hook: generated case with this index of the first target panics
-    /// outside the engine.
+    /// outside the judge.
     #[doc(hidden)]
     pub debug_panic_case: Option<u64>,
     /// Fault injection: on generated case with this index of the first

@@ -1,4 +1,4 @@
-//! One gate case through the engine, and the coverage matrix it fills.
+//! One gate case through the judge, and the coverage matrix it fills.
 //!
 //! Coverage: core's verdict key (recorded by [`crate::judge::record`], or
 //! the kind's own key, [`TargetKind::run`]) → counts per [`super::OUTCOMES`] column. Agreeing
@@ -42,10 +42,10 @@ impl std::hash::Hasher for Fnv {
 
 pub type CovMap = HashMap<String, [u64; 6], std::hash::BuildHasherDefault<Fnv>>;
 
-/// The engine of one worker for one generation: core wrapped in a coverage
+/// The judge of one worker for one generation: core wrapped in a coverage
 /// recorder.
 pub struct Runner {
-    /// The generation every subject of `engine` serves.
+    /// The generation every subject of `judge` serves.
     pub arch: Arch,
     /// The subjects.
     pub judge: Judge,

@@ -36,7 +36,7 @@
 //! - **Sharding.** `--shard i/n` runs exactly the case indices `≡ i (mod n)`
 //!   ([`Shard`]): shards are pairwise disjoint and their union is the
 //!   unsharded case set.
-//! - **Fail closed.** A subject panic is a `Panic` finding (engine); a panic
+//! - **Fail closed.** A subject panic is a `Panic` finding (judge); a panic
 //!   in the gate's own code is a [`GateFailure::InternalPanic`]; a case that
 //!   makes no progress for `case_timeout` is a [`GateFailure::Timeout`] (the
 //!   run stops, the stuck worker is abandoned, the report is still written);

@@ -307,7 +307,7 @@ impl SubjectJudged {
         slot(&self.replayed, crate::judge::nway::VECTORS_SLOT)
     }
 
-    /// Adds `slots` (an engine's [`crate::judge::Judge::judged`] row),
+    /// Adds `slots` (a judge's [`crate::judge::Judge::judged`] row),
     /// judged under the generation at `arch` of `arches` generations, as
     /// generated cases or (`generated` false) corpus and vector checks.
     pub fn add(&mut self, arch: usize, arches: usize, slots: &[u64], generated: bool) {
@@ -334,7 +334,7 @@ impl SubjectJudged {
     }
 }
 
-/// Adds per-subject judged counts `more` (an engine's
+/// Adds per-subject judged counts `more` (a judge's
 /// [`crate::judge::Judge::judged`], serving generation `arch` of
 /// `arches`; generated cases or not) into `into`, growing it.
 pub fn add_judged(
@@ -405,9 +405,9 @@ impl ExternalRun {
 }
 
 impl GateRun {
-    /// Adds what `engine` (serving `arch`) counted as not run.
-    pub fn count_not_run(&mut self, arch: Arch, engine: &crate::judge::Judge) {
-        for (name, why, n) in engine.not_run() {
+    /// Adds what `judge` (serving `arch`) counted as not run.
+    pub fn count_not_run(&mut self, arch: Arch, judge: &crate::judge::Judge) {
+        for (name, why, n) in judge.not_run() {
             let e = self
                 .given_up
                 .entry((name, arch.name().to_string()))

@@ -423,7 +423,7 @@ pub fn check_dir(dir: &Path, engines: &[(Arch, &Judge)]) -> Result<Checked, Vect
     Ok(out)
 }
 
-/// Checks one vector against every engine serving one of its generations.
+/// Checks one vector against every judge serving one of its generations.
 fn check_one(
     engines: &[(Arch, &Judge)],
     path: &str,

@@ -27,7 +27,7 @@ pub struct Answer<'a> {
 /// One group of implementations that gave the same answer on an input.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Cohort {
-    /// Implementation names (`core`, `oracle`, subject specs), in engine order.
+    /// Implementation names (`core`, `oracle`, subject specs), in judge order.
     pub members: Vec<String>,
     /// Their short answer (a SPEC predicate / field name, `valid`, `ok`, a
     /// fault class, …), prefixed with the signature key (`cce_lut=0x01`)
@@ -37,7 +37,7 @@ pub struct Cohort {
 }
 
 /// The cohorts of one input: `reference` (core, oracle), the `judged`
-/// subjects under test in engine order, and the answers of those that
+/// subjects under test in judge order, and the answers of those that
 /// diverged from core. Empty when fewer than two subjects were judged or
 /// nothing diverged.
 pub fn cohorts(reference: [&str; 2], judged: &[&str], divs: &[Answer<'_>]) -> Vec<Cohort> {

@@ -5,7 +5,7 @@
 //! once per input, so its per-input cost grows with the instrumented code
 //! linked, executed or not. [`super::Judge`] holds `Box<dyn Subject>`s,
 //! whose vtables link every operation of both implementations and with them
-//! the whole engine. These functions run the engine's own comparisons
+//! the whole judge. These functions run the judge's own comparisons
 //! ([`super::pair`]) on concrete subjects (the fuzz entries pass
 //! `subjects::registry::reference_pair_for`): same case mapping, same
 //! divergence as [`super::Judge::compare`] (`tests/lean_entry.rs` checks

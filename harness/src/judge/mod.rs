@@ -1,4 +1,4 @@
-//! The differential engine: run one input of a target through the subjects
+//! The judge (the differential engine): run one input of a target through the subjects
 //! and say whether they agree.
 //!
 //! A [`Judge`] holds the reference pair — `core` (the reference) and
@@ -8,7 +8,7 @@
 //! capabilities cover. A case where core and oracle disagree is reported as
 //! that and no subject is judged on it.
 //!
-//! The engine: [`nway`]; input mapping: [`input_map`]; comparisons: [`pair`]; classes and
+//! The judge: [`nway`]; input mapping: [`input_map`]; comparisons: [`pair`]; classes and
 //! divergences: [`divergence`]; who gave which answer with several subjects: [`cohort`]; the `structured_diff` generator property:
 //! [`structured`]; the coverage recorder the gate wraps core in: [`record`];
 //! the bundle comparisons on concrete (statically dispatched) subjects, for

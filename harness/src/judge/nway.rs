@@ -159,7 +159,7 @@ impl Judge {
 
     /// Per subject under test, in order, per slot (each registry target by
     /// [`Target::rank`], then [`VECTORS_SLOT`]): the cases it was judged on
-    /// (its answer compared with the reference) through this engine.
+    /// (its answer compared with the reference) through this judge.
     pub fn judged(&self) -> Vec<Vec<u64>> {
         self.judged
             .iter()
@@ -307,7 +307,7 @@ impl Judge {
     }
 
     /// Sets the [`cohort`]s of a divergent input on each of its divergences
-    /// (the subjects judged on `t` that are not given up, in engine order).
+    /// (the subjects judged on `t` that are not given up, in judge order).
     fn add_cohorts(&self, t: Target, out: &mut [Divergence]) {
         let judged: Vec<&str> = self
             .under_test()

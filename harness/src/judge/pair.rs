@@ -20,7 +20,7 @@ use crate::targets::Target;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 /// The two subjects and the case being compared. `dyn Subject` for the
-/// engine; concrete types for the lean fuzz entries ([`super::lean`]), whose
+/// judge; concrete types for the lean fuzz entries ([`super::lean`]), whose
 /// static dispatch links only the operations a target calls.
 pub struct Pair<'a, L: ?Sized + 'a = dyn Subject + 'a, R: ?Sized + 'a = dyn Subject + 'a> {
     /// Under test.

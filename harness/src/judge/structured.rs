@@ -26,7 +26,7 @@ use arbitrary::Unstructured;
 /// Most generated items per `structured_diff` input.
 pub const STRUCTURED_MAX_ITEMS: usize = gen::MAX_ITEMS;
 
-/// What the property needs from the engine (implemented by
+/// What the property needs from the judge (implemented by
 /// [`super::nway::Judge`]).
 pub trait Cases {
     /// Every subject, the reference pair first.

@@ -1,6 +1,6 @@
 //! What the two bundle kinds ([`super::validator`], [`super::decode`]) share:
 //! one 64-byte bundle per case (gate images, field reach, fixed-width
-//! shrinking), compared by the engine's bundle comparison for the row's
+//! shrinking), compared by the judge's bundle comparison for the row's
 //! check. A bundle kind is a [`BundleKind`] value naming its opcodes.
 
 use super::kind::{CaseBuf, Draw, Form, Shrink, TargetKind};

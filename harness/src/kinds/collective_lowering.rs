@@ -10,7 +10,7 @@
 //! that operation answers ([`judge_module`]: every instruction's records and
 //! side rows plus the side-tables, or the first rejection's index and name).
 //!
-//! The generation is the engine's (`--arch`; the gate runs case i under the
+//! The generation is the judge's (`--arch`; the gate runs case i under the
 //! (i mod 4)-th), so one input is one case per generation.
 //!
 //! Contract: [`compare`] never panics (a panic in either implementation
@@ -141,7 +141,7 @@ fn signature_key(m: LoweringMismatch, description: &str) -> String {
     format!("{}:{head}", m.name())
 }
 
-/// Runs one case under the engine's generation (input mapping:
+/// Runs one case under the judge's generation (input mapping:
 /// [`collective_lowering_case`]) on its reference pair, then on each subject
 /// under test that declares `lower`: the coverage key and the divergences.
 pub fn compare(e: &Judge, target: Target, data: &[u8]) -> (String, Vec<Divergence>) {
@@ -150,7 +150,7 @@ pub fn compare(e: &Judge, target: Target, data: &[u8]) -> (String, Vec<Divergenc
     let div = |class: Class, key: String, description: String, case: String| {
         filed.divergence(class, key, description, case)
     };
-    // The engine's reference pair (in the gate, core is wrapped in its
+    // The judge's reference pair (in the gate, core is wrapped in its
     // coverage recorder, which forwards `lower`).
     let (left, right) = (e.reference_subject(), &*e.subjects()[1]);
     let built = lowering_module::build_case(data, Some(gen));

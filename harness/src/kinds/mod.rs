@@ -93,7 +93,7 @@ impl Judge {
     }
 
     /// The `collective_lowering` check ([`collective_lowering`]) under the
-    /// engine's generation: its coverage key and the first divergence, if
+    /// judge's generation: its coverage key and the first divergence, if
     /// any (the reference pair's, else the first judged subject's).
     pub fn compare_lowering(&self, target: Target, input: &[u8]) -> (String, Option<Divergence>) {
         let (key, d) = collective_lowering::compare(self, target, input);

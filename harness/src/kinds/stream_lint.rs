@@ -61,7 +61,7 @@ impl TargetKind for StreamLintKind {
         Outcome(on_engine(e, t, input).1.into_iter().collect())
     }
 
-    /// Given `reach`, counts the walk's classes from core's rows under the engine's generation
+    /// Given `reach`, counts the walk's classes from core's rows under the judge's generation
     /// (the ones compared).
     fn run(&self, e: &Judge, t: Target, input: &[u8], reach: Option<&mut Reach>) -> Ran {
         let (key, d, rows) = on_engine(e, t, input);
@@ -83,7 +83,7 @@ impl TargetKind for StreamLintKind {
         reach.declare_lint();
     }
 
-    /// Counts the classes of core's walk under the default generation (without an engine, the
+    /// Counts the classes of core's walk under the default generation (without a judge, the
     /// generation is not known; the gate counts through [`TargetKind::run`]).
     fn record_reach(&self, _t: Target, reach: &mut Reach, input: &[u8]) -> bool {
         let rows = core_rows(walked(input), Arch::default()).unwrap_or_default();
@@ -216,7 +216,7 @@ pub fn compare_rows(
     compare_on(&core, &oracle, arch, target, input)
 }
 
-/// [`compare_rows`] on the engine's reference pair, under its generation (in the gate, core
+/// [`compare_rows`] on the judge's reference pair, under its generation (in the gate, core
 /// is wrapped in its coverage recorder, which forwards `lint_stream`).
 fn on_engine(e: &Judge, target: Target, input: &[u8]) -> (String, Option<Divergence>, Vec<Row>) {
     let (core, oracle) = (e.reference_subject(), &*e.subjects()[1]);

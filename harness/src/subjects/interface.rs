@@ -197,7 +197,7 @@ impl fmt::Display for Fault {
 /// A subject's answer: a typed result, or a [`Fault`].
 pub type Reply<T> = Result<T, Fault>;
 
-/// A batch of bundles the engine is about to ask one operation about (see
+/// A batch of bundles the judge is about to ask one operation about (see
 /// [`Subject::prefetch`]).
 #[derive(Clone, Copy, Debug)]
 pub enum Batch<'a> {
@@ -210,16 +210,16 @@ pub enum Batch<'a> {
     Lut(&'a [LutTable], &'a [u32]),
 }
 
-/// One implementation of SPEC.md, as the differential engine sees it.
+/// One implementation of SPEC.md, as the judge (the differential engine) sees it.
 ///
 /// Every operation may answer [`Fault::Unsupported`]; the default methods do.
-/// Implementations must not panic; if they do, the engine reports a `Panic`
+/// Implementations must not panic; if they do, the judge reports a `Panic`
 /// divergence.
 pub trait Subject {
     /// Short stable name, e.g. `core`, `oracle`, `cmd:python3 x.py`.
     fn name(&self) -> &str;
 
-    /// What the subject implements. The engine skips a target whose
+    /// What the subject implements. The judge skips a target whose
     /// capabilities the subject lacks (reported as "not supported by X").
     fn capabilities(&self) -> Capabilities;
 
@@ -327,7 +327,7 @@ pub trait Subject {
         Err(Fault::Unsupported)
     }
 
-    /// A hint: the engine is about to make the calls of `batch`, one per
+    /// A hint: the judge is about to make the calls of `batch`, one per
     /// case. A subject with a high per-call latency (an external process)
     /// may answer them all now, pipelined, and serve the calls from that,
     /// calling `tick` as answers arrive (the gate's progress watchdog);
@@ -335,7 +335,7 @@ pub trait Subject {
     fn prefetch(&self, _batch: Batch<'_>, _tick: &dyn Fn()) {}
 
     /// Why the subject was given up (it faulted on too many inputs in a
-    /// row, or cannot be restarted), if it was. The engine then skips it
+    /// row, or cannot be restarted), if it was. The judge then skips it
     /// and counts every case it would have judged as not run
     /// ([`crate::judge::Judge::not_run`]).
     fn given_up(&self) -> Option<String> {

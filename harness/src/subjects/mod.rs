@@ -3,7 +3,7 @@
 //! Modelled on wasmtime's `DiffEngine`: a [`Subject`] has a name, declares
 //! its [`Capabilities`], and answers each operation with a typed result or a
 //! [`Fault`] (`Unsupported` for an operation it does not implement; `Crash`,
-//! `Timeout`, `Protocol` for external subjects that misbehave). The engine
+//! `Timeout`, `Protocol` for external subjects that misbehave). The judge
 //! ([`crate::judge`]) sends the same case to several subjects and compares
 //! what they say.
 //!

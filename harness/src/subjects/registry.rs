@@ -150,7 +150,7 @@ pub fn emits(arch: Arch, opcode: u8) -> bool {
 
 /// `(core, oracle)` serving `arch` as concrete types, not `Box<dyn Subject>`:
 /// calls on them dispatch statically, so a caller links only the operations
-/// it uses (the lean fuzz entries, `engine::lean`; a `dyn` vtable would link
+/// it uses (the lean fuzz entries, `judge::lean`; a `dyn` vtable would link
 /// every operation of both implementations).
 pub fn reference_pair_for(arch: Arch) -> (impl Subject + Copy, impl Subject + Copy) {
     (CoreSubject::new(arch), OracleSubject::new(arch))
