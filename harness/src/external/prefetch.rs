@@ -14,13 +14,6 @@ use super::subject::ExternalSubject;
 use crate::subjects::{Batch, Capability, Fault, LutTable, Predicate, Validator};
 use std::sync::Mutex;
 
-fn op_of(v: Validator) -> Op {
-    match v {
-        Validator::Header => Op::ValidateHeader,
-        Validator::Payload => Op::ValidatePayload,
-    }
-}
-
 impl ExternalSubject {
     /// Answers `batch` into `store` through the batch worker, the framing,
     /// or (for LUTs without a worker) pipelined lines; false if it is not a
@@ -34,7 +27,7 @@ impl ExternalSubject {
         let supports = |op: Op| self.client.lock().is_ok_and(|c| c.supports(op));
         match batch {
             Batch::Validate(v, bs) if self.shm.is_none() => {
-                let op = op_of(v);
+                let op = Op::of_validator(v);
                 let Some(b) = &self.batch else { return false };
                 if !supports(op) || !b.lock().is_ok_and(|b| b.usable()) {
                     return false;
@@ -44,7 +37,7 @@ impl ExternalSubject {
             }
             Batch::Validate(v, bs) => {
                 let Some(shm) = &self.shm else { return false };
-                let op = op_of(v);
+                let op = Op::of_validator(v);
                 if !supports(op) {
                     return true;
                 }
@@ -141,13 +134,8 @@ impl ExternalSubject {
                     }
                 }
                 Err(_) => {
-                    let reqs: Vec<Request> = chunk
-                        .iter()
-                        .map(|x| match v {
-                            Validator::Header => Request::ValidateHeader(*x),
-                            Validator::Payload => Request::ValidatePayload(*x),
-                        })
-                        .collect();
+                    let reqs: Vec<Request> =
+                        chunk.iter().map(|x| Request::validate(v, *x)).collect();
                     let Ok(mut c) = self.client.lock() else {
                         return;
                     };

@@ -5,7 +5,7 @@
 //! is wrong. The same types serve the client ([`super::process`]) and the
 //! library worker ([`super::worker`]).
 
-use crate::subjects::LutTable;
+use crate::subjects::{LutTable, Validator};
 use serde_json::{Map, Value};
 use std::fmt;
 
@@ -37,6 +37,14 @@ pub enum Op {
 }
 
 impl Op {
+    /// The operation of validator `v`.
+    pub fn of_validator(v: Validator) -> Op {
+        match v {
+            Validator::Header => Op::ValidateHeader,
+            Validator::Payload => Op::ValidatePayload,
+        }
+    }
+
     /// Every operation, in protocol order.
     pub const ALL: [Op; 7] = [
         Op::ValidateHeader,
@@ -117,6 +125,14 @@ pub enum Request {
 }
 
 impl Request {
+    /// Validator `v` on bundle `b`.
+    pub fn validate(v: Validator, b: [u8; 64]) -> Request {
+        match v {
+            Validator::Header => Request::ValidateHeader(b),
+            Validator::Payload => Request::ValidatePayload(b),
+        }
+    }
+
     /// The operation.
     pub fn op(&self) -> Op {
         match self {

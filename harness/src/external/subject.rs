@@ -458,10 +458,7 @@ impl Subject for ExternalSubject {
     }
 
     fn validate(&self, v: Validator, b: &[u8; 64]) -> Reply<Verdict> {
-        let op = match v {
-            Validator::Header => Op::ValidateHeader,
-            Validator::Payload => Op::ValidatePayload,
-        };
+        let op = Op::of_validator(v);
         let ready = self.ready.try_borrow_mut().ok();
         if let Some(v) = ready.and_then(|mut s| s.take_verdict(op, b)) {
             return v;
@@ -469,11 +466,7 @@ impl Subject for ExternalSubject {
         if let Some(r) = self.validate_one_shared(v, op, b) {
             return r;
         }
-        let r = match v {
-            Validator::Header => Request::ValidateHeader(*b),
-            Validator::Payload => Request::ValidatePayload(*b),
-        };
-        match self.call(r) {
+        match self.call(Request::validate(v, *b)) {
             Ok(Answer::Verdict(p)) => Ok(p.map(|s| Predicate::from_name(&s))),
             other => Err(fault(other)),
         }
