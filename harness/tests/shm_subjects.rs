@@ -133,12 +133,24 @@ fn a_library_without_a_lut_answers_luts_unsupported() {
 /// the planted one at 12 345; checks that exactly that entry is the fault
 /// of `class` and every other entry equals the good library's answer.
 fn planted(lib: &Path, class: FaultClass, timeout: Duration) -> Duration {
+    let took = planted_with(lib, class, timeout, false);
+    // The same with the hand-off rung ahead (the gate's pipelined path):
+    // the fault happens before the collecting call and is named the same.
+    planted_with(lib, class, timeout, true);
+    took
+}
+
+fn planted_with(lib: &Path, class: FaultClass, timeout: Duration, ahead: bool) -> Duration {
     let dir = tempfile::tempdir().unwrap();
     let good = c_example(dir.path(), false);
     const AT: usize = 12_345;
     let bs = bundles(20_000, Some(AT));
     let want = names(&channel(&good, Duration::from_secs(10)).validate(false, &bs, &|| {}));
     let mut ch = channel(lib, timeout);
+    if ahead {
+        ch.begin_validate(false, &bs);
+        std::thread::sleep(Duration::from_millis(100));
+    }
     let t = Instant::now();
     let got = ch.validate(false, &bs, &|| {});
     let took = t.elapsed();
@@ -210,6 +222,41 @@ fn a_planted_hang_is_named_exactly_and_costs_the_case_timeout_once() {
 }
 
 #[test]
+fn a_hand_off_rung_ahead_serves_only_the_call_it_was_rung_for() {
+    let dir = tempfile::tempdir().unwrap();
+    let lib = c_example(dir.path(), false);
+    let a = bundles(5_000, None);
+    let mut b = bundles(5_000, None);
+    for x in &mut b {
+        x[0] = 0x86; // other answers than `a`'s for most entries
+    }
+    let want_a = names(&channel(&lib, Duration::from_secs(10)).validate(false, &a, &|| {}));
+    let want_b = names(&channel(&lib, Duration::from_secs(10)).validate(false, &b, &|| {}));
+    assert_ne!(want_a, want_b, "the two batches must differ for this test");
+    let mut ch = channel(&lib, Duration::from_secs(10));
+    // Rung for `a`, collected by `a`.
+    ch.begin_validate(false, &a);
+    assert_eq!(names(&ch.validate(false, &a, &|| {})), want_a);
+    // Rung for `a`, then a call on `b` (another slice), a LUT, the other
+    // validator: each gets its own answers, never `a`'s.
+    ch.begin_validate(false, &a);
+    assert_eq!(names(&ch.validate(false, &b, &|| {})), want_b);
+    ch.begin_validate(false, &a);
+    assert_eq!(
+        ch.lut(LutTable::AluOp, &[0, 1], &|| {}),
+        vec![ShmAnswer::Unsupported; 2]
+    );
+    ch.begin_validate(false, &a);
+    let payload = names(&ch.validate(true, &a, &|| {}));
+    assert_eq!(payload, json_verdicts(&lib, true, &a));
+    // A rung hand-off nobody collects does not stop later calls.
+    ch.begin_validate(false, &b);
+    ch.begin_validate(false, &a);
+    assert_eq!(names(&ch.validate(false, &a, &|| {})), want_a);
+    assert_eq!(ch.restarts(), 0);
+}
+
+#[test]
 fn a_library_error_is_a_protocol_fault_on_that_input_only() {
     let dir = tempfile::tempdir().unwrap();
     let lib = build_c(
@@ -261,8 +308,10 @@ fn the_gate_names_a_planted_crash_and_completes() {
         .args([
             "gate",
             "--quiet",
+            // Three hand-offs (shm::CHUNK = 32 768 each): the later ones
+            // are rung while the gate judges the one before.
             "--cases",
-            "20000",
+            "70000",
             "--targets",
             "validate_header",
         ])
@@ -285,7 +334,7 @@ fn the_gate_names_a_planted_crash_and_completes() {
     assert!(!summary.contains("interrupted"), "{summary}");
     // Every generated case of the target was judged, not just up to the crash.
     assert!(
-        summary.contains("20000") || summary.contains("20 000"),
+        summary.contains("70000") || summary.contains("70 000"),
         "{summary}"
     );
 }

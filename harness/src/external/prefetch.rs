@@ -65,6 +65,34 @@ impl ExternalSubject {
         true
     }
 
+    /// Rings the shared-memory hand-off of `batch` ahead of
+    /// [`ExternalSubject::prefetch_ready`] on the same batch
+    /// ([`crate::subjects::Subject::prefetch_begin`]): the worker runs it
+    /// while the judge works. Only a `lib:` subject's validator batch or a
+    /// LUT batch's first table it declares; other transports wait for the
+    /// prefetch itself.
+    pub(super) fn begin_ready(&self, batch: Batch<'_>) {
+        let Some(shm) = &self.shm else { return };
+        let supports = |op: Op| self.client.lock().is_ok_and(|c| c.supports(op));
+        match batch {
+            Batch::Validate(v, bs) if supports(Op::of_validator(v)) => {
+                if let Ok(mut ch) = shm.lock() {
+                    ch.begin_validate(v == Validator::Payload, bs);
+                }
+            }
+            Batch::Lut(tables, ords) if supports(Op::Lut) => {
+                let first = tables
+                    .iter()
+                    .copied()
+                    .find(|t| self.caps.has(Capability::Lut(*t)));
+                if let (Some(t), Ok(mut ch)) = (first, shm.lock()) {
+                    ch.begin_lut(t, ords);
+                }
+            }
+            _ => {}
+        }
+    }
+
     fn prefetch_luts(
         &self,
         tables: &[LutTable],

@@ -97,6 +97,21 @@ pub struct ShmChannel {
     /// One hand-off's answers, reused (a chunk's worth of entries is too
     /// big to allocate per hand-off without page faults).
     scratch: Vec<Option<ShmAnswer>>,
+    /// The hand-off rung by [`ShmChannel::begin_validate`] /
+    /// [`ShmChannel::begin_lut`], not yet collected.
+    in_flight: Option<InFlight>,
+}
+
+/// A hand-off rung ahead of the call that collects it: what it runs, on
+/// which caller slice (address and length: the collecting call must pass
+/// the very slice), and the hand-off number.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct InFlight {
+    op: u32,
+    table: u32,
+    at: usize,
+    n: usize,
+    seq: u32,
 }
 
 impl ShmChannel {
@@ -121,6 +136,7 @@ impl ShmChannel {
             streak: FaultStreak::default(),
             stderr,
             scratch: Vec::new(),
+            in_flight: None,
         };
         let w = c.spawn().map_err(StartError)?;
         c.flags = w.region.get(Field::Flags);
@@ -310,7 +326,8 @@ impl ShmChannel {
                 }
             };
             let name = |i: usize| crate::subjects::hex(&c[i]);
-            self.run_chunk(op, 0, c.len(), &fill, &name, sink, tick);
+            let at = c.as_ptr() as usize;
+            self.run_chunk(op, 0, (at, c.len()), &fill, &name, sink, tick);
         }
     }
 
@@ -337,7 +354,97 @@ impl ShmChannel {
                 }
             };
             let name = |i: usize| format!("{} {}", table.name(), c[i]);
-            self.run_chunk(shm::OP_LUT, ti, c.len(), &fill, &name, sink, tick);
+            let at = c.as_ptr() as usize;
+            self.run_chunk(shm::OP_LUT, ti, (at, c.len()), &fill, &name, sink, tick);
+        }
+    }
+
+    /// Rings the hand-off of [`ShmChannel::validate_into`] on `bundles`
+    /// now, so the worker runs it while the caller does other work; that
+    /// call, with the same slice, collects it (and handles its faults). Only
+    /// a batch of one hand-off is rung ahead; anything else, or a worker
+    /// that is not running, waits for the collecting call.
+    pub fn begin_validate(&mut self, payload: bool, bundles: &[[u8; 64]]) {
+        let op = if payload {
+            shm::OP_VALIDATE_PAYLOAD
+        } else {
+            shm::OP_VALIDATE_HEADER
+        };
+        let fill = |r: &mut Region| {
+            let dst = r.inputs();
+            for (i, b) in bundles.iter().enumerate() {
+                dst[i * 64..i * 64 + 64].copy_from_slice(b);
+            }
+        };
+        self.begin(op, 0, bundles.as_ptr() as usize, bundles.len(), &fill);
+    }
+
+    /// [`ShmChannel::begin_validate`] for [`ShmChannel::lut_into`].
+    pub fn begin_lut(&mut self, table: LutTable, ords: &[u32]) {
+        let Some(ti) = LUT_TABLES.iter().position(|&t| t == table) else {
+            return;
+        };
+        let fill = |r: &mut Region| {
+            let dst = r.inputs();
+            for (i, o) in ords.iter().enumerate() {
+                dst[i * 4..i * 4 + 4].copy_from_slice(&o.to_ne_bytes());
+            }
+        };
+        let ti = u32::try_from(ti).unwrap_or(u32::MAX);
+        self.begin(shm::OP_LUT, ti, ords.as_ptr() as usize, ords.len(), &fill);
+    }
+
+    fn begin(&mut self, op: u32, table: u32, at: usize, n: usize, fill: &dyn Fn(&mut Region)) {
+        if n == 0 || n > shm::CHUNK || self.in_flight.is_some() || self.dead.is_some() {
+            return;
+        }
+        let single = !self.batchable(op);
+        self.seq = self.seq.wrapping_add(1);
+        let seq = self.seq;
+        let Some(w) = self.worker.as_mut() else {
+            return;
+        };
+        fill(&mut w.region);
+        if ring(w, op, table, n, 0, single, seq) {
+            self.in_flight = Some(InFlight {
+                op,
+                table,
+                at,
+                n,
+                seq,
+            });
+        }
+    }
+
+    /// The hand-off rung ahead for this call, if it is this call's; one
+    /// rung for another call is waited for and dropped (its answers were
+    /// never asked for), so the region is free.
+    fn take_in_flight(&mut self, want: InFlight) -> Option<u32> {
+        let f = self.in_flight.take()?;
+        if (InFlight { seq: f.seq, ..want }) == f {
+            return Some(f.seq);
+        }
+        let single = !self.batchable(f.op);
+        let budget = if single {
+            self.timeout
+        } else {
+            batch_budget(f.n, self.timeout)
+        };
+        if let Some(w) = self.worker.as_mut() {
+            if !matches!(wait(w, f.seq, single, budget, &|| {}), Wait::Finished) {
+                if let Some(w) = self.worker.take() {
+                    w.kill();
+                }
+            }
+        }
+        None
+    }
+
+    fn batchable(&self, op: u32) -> bool {
+        match op {
+            shm::OP_VALIDATE_HEADER => self.has_batch(false),
+            shm::OP_VALIDATE_PAYLOAD => self.has_batch(true),
+            _ => false,
         }
     }
 
@@ -346,23 +453,26 @@ impl ShmChannel {
         &mut self,
         op: u32,
         table: u32,
-        n: usize,
+        (at, n): (usize, usize),
         fill: &dyn Fn(&mut Region),
         input_name: &dyn Fn(usize) -> String,
         sink: &mut impl FnMut(ShmAnswer),
         tick: &dyn Fn(),
     ) {
+        // Rung ahead by `begin` (region filled, start 0, the same mode).
+        let mut rung = self.take_in_flight(InFlight {
+            op,
+            table,
+            at,
+            n,
+            seq: 0,
+        });
         let mut answers = std::mem::take(&mut self.scratch);
         answers.clear();
         answers.resize(n, None);
-        let batchable = match op {
-            shm::OP_VALIDATE_HEADER => self.has_batch(false),
-            shm::OP_VALIDATE_PAYLOAD => self.has_batch(true),
-            _ => false,
-        };
-        let mut single = !batchable;
+        let mut single = !self.batchable(op);
         let mut start = 0usize;
-        let mut fresh = true;
+        let mut fresh = rung.is_none();
         while start < n {
             if let Some(why) = &self.dead {
                 let f = Fault {
@@ -379,38 +489,25 @@ impl ShmChannel {
                 fresh = true;
                 continue;
             }
-            self.seq = self.seq.wrapping_add(1);
-            let seq = self.seq;
+            let (seq, rang) = match rung.take() {
+                Some(seq) => (seq, true),
+                None => {
+                    self.seq = self.seq.wrapping_add(1);
+                    let seq = self.seq;
+                    let Some(w) = self.worker.as_mut() else {
+                        continue;
+                    };
+                    if fresh {
+                        fill(&mut w.region);
+                        fresh = false;
+                    }
+                    (seq, ring(w, op, table, n, start, single, seq))
+                }
+            };
             let Some(w) = self.worker.as_mut() else {
                 continue;
             };
-            if fresh {
-                fill(&mut w.region);
-                fresh = false;
-            }
-            let r = &w.region;
-            r.set(Field::Op, op);
-            r.set(Field::Table, table);
-            r.set(Field::N, u32::try_from(n).unwrap_or(u32::MAX));
-            r.set(Field::Start, u32::try_from(start).unwrap_or(u32::MAX));
-            r.set(
-                Field::Mode,
-                if single {
-                    shm::MODE_SINGLE
-                } else {
-                    shm::MODE_BATCH
-                },
-            );
-            r.set(Field::Done, u32::try_from(start).unwrap_or(u32::MAX));
-            r.set(Field::InBatch, 0);
-            r.clear_stamp();
-            r.set(Field::Seq, seq);
-            let outcome = if w
-                .bell
-                .write_all(&[1])
-                .and_then(|()| w.bell.flush())
-                .is_err()
-            {
+            let outcome = if !rang {
                 Wait::Died(None)
             } else {
                 let budget = if single {
@@ -522,6 +619,38 @@ impl ShmChannel {
         }
         self.scratch = answers;
     }
+}
+
+/// Sets up hand-off `seq` (entries `start..n` of `op` on `table`, in
+/// `single` or batch mode) and rings the worker; false if the doorbell
+/// cannot be rung (the worker is gone).
+fn ring(
+    w: &mut Worker,
+    op: u32,
+    table: u32,
+    n: usize,
+    start: usize,
+    single: bool,
+    seq: u32,
+) -> bool {
+    let r = &w.region;
+    r.set(Field::Op, op);
+    r.set(Field::Table, table);
+    r.set(Field::N, u32::try_from(n).unwrap_or(u32::MAX));
+    r.set(Field::Start, u32::try_from(start).unwrap_or(u32::MAX));
+    r.set(
+        Field::Mode,
+        if single {
+            shm::MODE_SINGLE
+        } else {
+            shm::MODE_BATCH
+        },
+    );
+    r.set(Field::Done, u32::try_from(start).unwrap_or(u32::MAX));
+    r.set(Field::InBatch, 0);
+    r.clear_stamp();
+    r.set(Field::Seq, seq);
+    w.bell.write_all(&[1]).and_then(|()| w.bell.flush()).is_ok()
 }
 
 /// How long [`wait`] polls the region before it sleeps on the doorbell.

@@ -442,6 +442,12 @@ impl Subject for ExternalSubject {
         }
     }
 
+    fn prefetch_begin(&self, batch: Batch<'_>) {
+        if self.recorded_give_up().is_none() {
+            self.begin_ready(batch);
+        }
+    }
+
     fn capabilities(&self) -> Capabilities {
         self.caps
     }

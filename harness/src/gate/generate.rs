@@ -4,17 +4,19 @@
 //! (see the module docs of [`crate::gate`]).
 
 use super::config::GateConfig;
-use super::coverage::{merge_cov, run_one, runners, CovMap};
+use super::coverage::{merge_cov, run_one, runners, CovMap, Runner};
 use super::outcome::{
     add_judged, count_cohorts, merge_judged, panic_text, GateFailure, GateRun, SubjectJudged,
 };
 use crate::arch::Arch;
 use crate::findings::{CaseKind, Findings, Origin};
 use crate::generators::{case_rng, name_hash};
+use crate::judge::ordinal_from_input;
 use crate::kinds::{self, CaseBuf, Draw, Form, TargetKind};
 use crate::reach::Reach;
 use crate::targets::{Check, Target};
 use std::collections::BTreeMap;
+use std::ops::Range;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering::Relaxed};
 use std::sync::{Arc, Mutex};
@@ -132,6 +134,125 @@ fn plan_items(cfg: &GateConfig) -> (Plan, Vec<u64>) {
     (Plan { chunks, total }, planned)
 }
 
+/// One work item and its subjects' prefetch inputs, generated ahead of
+/// judging it ([`Stager`]).
+#[derive(Default)]
+struct Staged {
+    /// (target index, chunk); `None`: nothing staged.
+    item: Option<(usize, u64)>,
+    /// The bundles generated for the prefetch, each generation's batch a
+    /// run of them ([`Run::bundles`]), as the validators get them.
+    kept: Vec<[u8; 64]>,
+    /// Where each position of the chunk finds its bundle (1 + index in
+    /// `kept`; 0: not kept, generated again when judged).
+    kept_at: Vec<u32>,
+    /// Per runner (generation).
+    runs: Vec<Run>,
+    /// Time spent staging (the item's worker time).
+    took: Duration,
+}
+
+/// One generation's share of a [`Staged`] item.
+#[derive(Default)]
+struct Run {
+    /// True if its subjects under test prefetch the item.
+    on: bool,
+    /// Its batch: a run of [`Staged::kept`].
+    bundles: Range<usize>,
+    /// A LUT target's batch: the cases' ordinals (drawing a LUT case again
+    /// costs less than keeping it).
+    ords: Vec<u32>,
+}
+
+/// Stages work items for one gate thread: generates the cases its
+/// subjects under test answer up front and hands them over
+/// ([`crate::judge::Judge::prefetch_begin`]); [`Stager::collect`] takes the
+/// answers in before the item is judged.
+struct Stager<'a> {
+    sh: &'a Shared,
+    rs: &'a [Runner],
+    hashes: &'a [u64],
+    kinds: &'a [&'a dyn TargetKind],
+}
+
+impl Stager<'_> {
+    fn stage(&self, st: &mut Staged, (ti, k): (usize, u64), one: &mut CaseBuf) {
+        let t0 = Instant::now();
+        let cfg = &self.sh.cfg;
+        let t = cfg.targets[ti];
+        let kind = self.kinds[ti];
+        let chunk = cfg.chunk_of(t);
+        let lo = k * chunk;
+        let hi = lo.saturating_add(chunk).min(self.sh.planned[ti]);
+        st.item = Some((ti, k));
+        st.kept.clear();
+        st.kept_at.clear();
+        st.runs.resize_with(self.rs.len(), Run::default);
+        let lut = matches!(t.check(), Check::Lut(_));
+        for (a, (r, run)) in self.rs.iter().zip(&mut st.runs).enumerate() {
+            let first = st.kept.len();
+            run.bundles = first..first;
+            run.ords.clear();
+            run.on = !r.judge.under_test().is_empty() && (lut || t.is_bundle());
+            if !run.on {
+                continue;
+            }
+            if !lut && st.kept_at.is_empty() {
+                st.kept_at.resize(usize::try_from(hi - lo).unwrap_or(0), 0);
+            }
+            for m in lo..hi {
+                let i = cfg.shard.case_index(m);
+                if !cfg.judges(i) || cfg.arch_index(i) != a {
+                    continue;
+                }
+                let draw = Draw {
+                    arch: r.arch,
+                    r: &mut case_rng(cfg.seed, self.hashes[ti], i),
+                    kind: CaseKind::of(i),
+                };
+                let form = kind.generate(t, draw, one);
+                if lut {
+                    run.ords.push(ordinal_from_input(one.input(form)));
+                    continue;
+                }
+                // The batch holds every case as the validators get it; a
+                // bundle is kept for the per-case loop.
+                st.kept.push(one.bundle);
+                if form == Form::Bundle {
+                    if let Some(p) = st.kept_at.get_mut((m - lo) as usize) {
+                        *p = u32::try_from(st.kept.len()).unwrap_or(0);
+                    }
+                }
+            }
+            run.bundles = first..st.kept.len();
+        }
+        // Handed over once `kept` is complete: it does not move until the
+        // item is collected.
+        for (r, run) in self.rs.iter().zip(&st.runs).filter(|(_, run)| run.on) {
+            if lut {
+                r.judge.prefetch_ordinals_begin(t, &run.ords);
+            } else {
+                r.judge.prefetch_begin(t, &st.kept[run.bundles.clone()]);
+            }
+        }
+        st.took = t0.elapsed();
+    }
+
+    /// The subjects' answers to staged item `st`, before it is judged.
+    fn collect(&self, st: &Staged, tick: &dyn Fn()) {
+        let Some((ti, _)) = st.item else { return };
+        let t = self.sh.cfg.targets[ti];
+        let lut = matches!(t.check(), Check::Lut(_));
+        for (r, run) in self.rs.iter().zip(&st.runs).filter(|(_, run)| run.on) {
+            if lut {
+                r.judge.prefetch_ordinals(t, &run.ords, tick);
+            } else {
+                r.judge.prefetch(t, &st.kept[run.bundles.clone()], tick);
+            }
+        }
+    }
+}
+
 fn worker(sh: &Shared, w: usize) {
     let rs = match runners(&sh.cfg) {
         Ok(r) if !r.is_empty() => r,
@@ -155,25 +276,39 @@ fn worker(sh: &Shared, w: usize) {
     let target_kinds: Vec<&dyn TargetKind> = cfg.targets.iter().map(|&t| kinds::of(t)).collect();
     let mut buf = CaseBuf::default();
     let mut one = CaseBuf::default();
-    // Per chunk, for external subjects: the bundles generated for their
-    // prefetch (each generation's batch a run of `kept`), where each
-    // position of the chunk finds its bundle (1 + index in `kept`; 0: not
-    // kept), and a LUT target's ordinals.
-    let mut kept: Vec<[u8; 64]> = Vec::new();
-    let mut kept_at: Vec<u32> = Vec::new();
-    let mut batch_ords: Vec<u32> = Vec::new();
     let mut reach = declared_reach(&cfg.targets, &cfg.arches());
+    // With subjects under test, the next item's prefetch inputs are
+    // generated and handed to the subjects before this item is judged, so
+    // a subject's worker answers them while this thread judges (`Staged`).
+    let piped = rs.iter().any(|r| !r.judge.under_test().is_empty());
+    let next_item = || loop {
+        if sh.stop.load(Relaxed) || sh.deadline.is_some_and(|d| Instant::now() >= d) {
+            return None;
+        }
+        let j = sh.next.fetch_add(1, Relaxed);
+        if j >= sh.plan.total {
+            return None;
+        }
+        if let Some(item) = sh.plan.item(j) {
+            return Some(item);
+        }
+    };
+    let (mut cur, mut next) = (Staged::default(), Staged::default());
+    let stager = Stager {
+        sh,
+        rs: &rs,
+        hashes: &hashes,
+        kinds: &target_kinds,
+    };
     loop {
         if sh.stop.load(Relaxed) || sh.deadline.is_some_and(|d| Instant::now() >= d) {
             break;
         }
-        let j = sh.next.fetch_add(1, Relaxed);
-        if j >= sh.plan.total {
-            break;
+        if cur.item.is_none() {
+            let Some(item) = next_item() else { break };
+            stager.stage(&mut cur, item, &mut one);
         }
-        let Some((ti, k)) = sh.plan.item(j) else {
-            continue;
-        };
+        let Some((ti, k)) = cur.item else { break };
         let t = cfg.targets[ti];
         let kind = target_kinds[ti];
         let chunk = cfg.chunk_of(t);
@@ -187,61 +322,19 @@ fn worker(sh: &Shared, w: usize) {
         slot.target.store(ti, Relaxed);
         slot.busy.store(true, Relaxed);
         let t0 = Instant::now();
+        next.item = None;
+        next.took = Duration::ZERO;
         let res = catch_unwind(AssertUnwindSafe(|| {
             let tick = || {
                 slot.ticks.fetch_add(1, Relaxed);
             };
-            kept.clear();
-            kept_at.clear();
-            for (a, r) in rs.iter().enumerate() {
-                if r.judge.under_test().is_empty() {
-                    continue;
-                }
-                let lut = matches!(t.check(), Check::Lut(_));
-                if !lut && !t.is_bundle() {
-                    continue;
-                }
-                // External subjects answer the chunk's judged cases of
-                // their generation up front (LUT targets: the cases'
-                // ordinals).
-                if !lut && kept_at.is_empty() {
-                    kept_at.resize(usize::try_from(hi - lo).unwrap_or(0), 0);
-                }
-                let first = kept.len();
-                batch_ords.clear();
-                for m in lo..hi {
-                    let i = cfg.shard.case_index(m);
-                    if !cfg.judges(i) || cfg.arch_index(i) != a {
-                        continue;
-                    }
-                    let mut rng = case_rng(cfg.seed, hashes[ti], i);
-                    let draw = Draw {
-                        arch: r.arch,
-                        r: &mut rng,
-                        kind: CaseKind::of(i),
-                    };
-                    let form = kind.generate(t, draw, &mut one);
-                    if lut {
-                        // A LUT case costs less to draw again than to keep.
-                        batch_ords.push(crate::judge::ordinal_from_input(one.input(form)));
-                        continue;
-                    }
-                    // The batch holds every case as the validators get it
-                    // (`kept[first..]`); a bundle is kept for the per-case
-                    // loop below.
-                    kept.push(one.bundle);
-                    if form == Form::Bundle {
-                        if let Some(p) = kept_at.get_mut((m - lo) as usize) {
-                            *p = u32::try_from(kept.len()).unwrap_or(0);
-                        }
-                    }
-                }
-                if lut {
-                    r.judge.prefetch_ordinals(t, &batch_ords, &tick);
-                } else {
-                    r.judge.prefetch(t, &kept[first..], &tick);
+            stager.collect(&cur, &tick);
+            if piped {
+                if let Some(item) = next_item() {
+                    stager.stage(&mut next, item, &mut one);
                 }
             }
+            let (kept, kept_at) = (&cur.kept, &cur.kept_at);
             for m in lo..hi {
                 if (m - lo).is_multiple_of(64) && cfg.interrupted() {
                     // Stopped: this chunk is dropped below.
@@ -267,7 +360,6 @@ fn worker(sh: &Shared, w: usize) {
                 by_kind[case_kind.index()] += 1;
                 by_arch[a][0] += 1;
                 r.judge.set_judging(cfg.judges(i));
-                let mut rng = case_rng(cfg.seed, hashes[ti], i);
                 let origin = || Origin::Generated {
                     index: i,
                     kind: case_kind,
@@ -282,7 +374,7 @@ fn worker(sh: &Shared, w: usize) {
                         t,
                         Draw {
                             arch: r.arch,
-                            r: &mut rng,
+                            r: &mut case_rng(cfg.seed, hashes[ti], i),
                             kind: case_kind,
                         },
                         &mut buf,
@@ -302,7 +394,9 @@ fn worker(sh: &Shared, w: usize) {
             }
         }));
         slot.busy.store(false, Relaxed);
-        let dt = t0.elapsed();
+        // This item's worker time: its own staging, not the next one's.
+        let dt = (t0.elapsed() + cur.took).saturating_sub(next.took);
+        std::mem::swap(&mut cur, &mut next);
         if cfg.interrupted() {
             // Answers cut short by the stop are not results: the chunk is
             // not counted (the run is INCOMPLETE / interrupted anyway).

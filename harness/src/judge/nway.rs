@@ -20,6 +20,15 @@ pub const VECTORS_SLOT: usize = TARGETS.len();
 /// Slots of [`Judge::judged`]: one per registry target, then the vectors.
 pub const JUDGED_SLOTS: usize = VECTORS_SLOT + 1;
 
+/// The batch a prefetch of bundle target `t` asks about.
+fn bundle_batch(t: Target, bundles: &[[u8; 64]]) -> Option<Batch<'_>> {
+    match t.check() {
+        Check::Validator(v) => Some(Batch::Validate(v, bundles)),
+        Check::Decode | Check::Roundtrip => Some(Batch::Decode(bundles)),
+        _ => None,
+    }
+}
+
 /// The subjects of a comparison: the reference pair, then the subjects
 /// under test.
 pub struct Judge {
@@ -171,15 +180,11 @@ impl Judge {
     /// the cases `bundles` ahead of the per-case comparisons
     /// ([`Subject::prefetch`]); `tick` is called as answers arrive.
     pub fn prefetch(&self, t: Target, bundles: &[[u8; 64]], tick: &dyn Fn()) {
-        let batch = match t.check() {
-            Check::Validator(v) => Batch::Validate(v, bundles),
-            Check::Decode | Check::Roundtrip => Batch::Decode(bundles),
-            _ => return,
+        let Some(batch) = bundle_batch(t, bundles) else {
+            return;
         };
-        for s in self.under_test() {
-            if s.capabilities().covers(t.spec().needs) && s.given_up().is_none() {
-                s.prefetch(batch, tick);
-            }
+        for s in self.prefetching(t) {
+            s.prefetch(batch, tick);
         }
     }
 
@@ -188,12 +193,40 @@ impl Judge {
         let Check::Lut(table) = t.check() else {
             return;
         };
-        let tables = [table];
-        for s in self.under_test() {
-            if s.capabilities().covers(t.spec().needs) && s.given_up().is_none() {
-                s.prefetch(Batch::Lut(&tables, ords), tick);
-            }
+        for s in self.prefetching(t) {
+            s.prefetch(Batch::Lut(&[table], ords), tick);
         }
+    }
+
+    /// Announces the [`Judge::prefetch`] that follows on the same
+    /// `bundles` ([`Subject::prefetch_begin`]), so the subjects can start
+    /// on it while the judge works on other cases.
+    pub fn prefetch_begin(&self, t: Target, bundles: &[[u8; 64]]) {
+        let Some(batch) = bundle_batch(t, bundles) else {
+            return;
+        };
+        for s in self.prefetching(t) {
+            s.prefetch_begin(batch);
+        }
+    }
+
+    /// [`Judge::prefetch_begin`] for [`Judge::prefetch_ordinals`].
+    pub fn prefetch_ordinals_begin(&self, t: Target, ords: &[u32]) {
+        let Check::Lut(table) = t.check() else {
+            return;
+        };
+        for s in self.prefetching(t) {
+            s.prefetch_begin(Batch::Lut(&[table], ords));
+        }
+    }
+
+    /// The subjects under test a prefetch of `t` goes to: those that
+    /// support it and are not given up.
+    fn prefetching(&self, t: Target) -> impl Iterator<Item = &dyn Subject> {
+        self.under_test()
+            .iter()
+            .filter(move |s| s.capabilities().covers(t.spec().needs) && s.given_up().is_none())
+            .map(|s| &**s)
     }
 
     /// Per subject under test that was given up: its name, why, and the

@@ -334,6 +334,13 @@ pub trait Subject {
     /// in-process subjects ignore it.
     fn prefetch(&self, _batch: Batch<'_>, _tick: &dyn Fn()) {}
 
+    /// A hint ahead of [`Subject::prefetch`]: the judge will prefetch this
+    /// very batch (the same slices, unchanged) next, after other work. A
+    /// subject that answers batches in another process may start on it now
+    /// and collect the answers in that prefetch, so its work overlaps the
+    /// judge's; nothing started here is served any other way.
+    fn prefetch_begin(&self, _batch: Batch<'_>) {}
+
     /// Why the subject was given up (it faulted on too many inputs in a
     /// row, or cannot be restarted), if it was. The judge then skips it
     /// and counts every case it would have judged as not run
@@ -413,6 +420,9 @@ impl<S: Subject + ?Sized> Subject for Box<S> {
     }
     fn prefetch(&self, batch: Batch<'_>, tick: &dyn Fn()) {
         (**self).prefetch(batch, tick)
+    }
+    fn prefetch_begin(&self, batch: Batch<'_>) {
+        (**self).prefetch_begin(batch)
     }
     fn given_up(&self) -> Option<String> {
         (**self).given_up()
