@@ -77,7 +77,9 @@ impl ExternalSubject {
         match batch {
             Batch::Validate(v, bs) if supports(Op::of_validator(v)) => {
                 if let Ok(mut ch) = shm.lock() {
-                    ch.begin_validate(v == Validator::Payload, bs);
+                    // Timed (no calls counted): filling the region is time
+                    // spent on the subject, wherever it happens.
+                    self.timed(0, || ch.begin_validate(v == Validator::Payload, bs));
                 }
             }
             Batch::Lut(tables, ords) if supports(Op::Lut) => {
@@ -86,7 +88,7 @@ impl ExternalSubject {
                     .copied()
                     .find(|t| self.caps.has(Capability::Lut(*t)));
                 if let (Some(t), Ok(mut ch)) = (first, shm.lock()) {
-                    ch.begin_lut(t, ords);
+                    self.timed(0, || ch.begin_lut(t, ords));
                 }
             }
             _ => {}

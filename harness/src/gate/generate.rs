@@ -143,8 +143,14 @@ struct Staged {
     /// The bundles generated for the prefetch, each generation's batch a
     /// run of them ([`Run::bundles`]), as the validators get them.
     kept: Vec<[u8; 64]>,
-    /// Where each position of the chunk finds its bundle (1 + index in
-    /// `kept`; 0: not kept, generated again when judged).
+    /// A LUT target's batches: the cases' ordinals, each generation's a
+    /// run of them ([`Run::ords`]), with their input's length (an input of
+    /// at most 4 bytes is its ordinal's first LE bytes).
+    ords: Vec<u32>,
+    ord_len: Vec<u8>,
+    /// Where each position of the chunk finds its case (1 + index in
+    /// `kept`, or in `ords` for a LUT target; 0: not kept, generated again
+    /// when judged).
     kept_at: Vec<u32>,
     /// Per runner (generation).
     runs: Vec<Run>,
@@ -159,9 +165,8 @@ struct Run {
     on: bool,
     /// Its batch: a run of [`Staged::kept`].
     bundles: Range<usize>,
-    /// A LUT target's batch: the cases' ordinals (drawing a LUT case again
-    /// costs less than keeping it).
-    ords: Vec<u32>,
+    /// A LUT target's batch: a run of [`Staged::ords`].
+    ords: Range<usize>,
 }
 
 /// Stages work items for one gate thread: generates the cases its
@@ -186,18 +191,20 @@ impl Stager<'_> {
         let hi = lo.saturating_add(chunk).min(self.sh.planned[ti]);
         st.item = Some((ti, k));
         st.kept.clear();
+        st.ords.clear();
+        st.ord_len.clear();
         st.kept_at.clear();
         st.runs.resize_with(self.rs.len(), Run::default);
         let lut = matches!(t.check(), Check::Lut(_));
         for (a, (r, run)) in self.rs.iter().zip(&mut st.runs).enumerate() {
-            let first = st.kept.len();
+            let (first, first_ord) = (st.kept.len(), st.ords.len());
             run.bundles = first..first;
-            run.ords.clear();
+            run.ords = first_ord..first_ord;
             run.on = !r.judge.under_test().is_empty() && (lut || t.is_bundle());
             if !run.on {
                 continue;
             }
-            if !lut && st.kept_at.is_empty() {
+            if st.kept_at.is_empty() {
                 st.kept_at.resize(usize::try_from(hi - lo).unwrap_or(0), 0);
             }
             for m in lo..hi {
@@ -212,7 +219,17 @@ impl Stager<'_> {
                 };
                 let form = kind.generate(t, draw, one);
                 if lut {
-                    run.ords.push(ordinal_from_input(one.input(form)));
+                    let input = one.input(form);
+                    st.ords.push(ordinal_from_input(input));
+                    if let (Ok(len @ 0..=4), Some(p)) = (
+                        u8::try_from(input.len()),
+                        st.kept_at.get_mut((m - lo) as usize),
+                    ) {
+                        *p = u32::try_from(st.ords.len()).unwrap_or(0);
+                        st.ord_len.push(len);
+                    } else {
+                        st.ord_len.push(u8::MAX);
+                    }
                     continue;
                 }
                 // The batch holds every case as the validators get it; a
@@ -225,12 +242,14 @@ impl Stager<'_> {
                 }
             }
             run.bundles = first..st.kept.len();
+            run.ords = first_ord..st.ords.len();
         }
         // Handed over once `kept` is complete: it does not move until the
         // item is collected.
         for (r, run) in self.rs.iter().zip(&st.runs).filter(|(_, run)| run.on) {
             if lut {
-                r.judge.prefetch_ordinals_begin(t, &run.ords);
+                r.judge
+                    .prefetch_ordinals_begin(t, &st.ords[run.ords.clone()]);
             } else {
                 r.judge.prefetch_begin(t, &st.kept[run.bundles.clone()]);
             }
@@ -245,7 +264,8 @@ impl Stager<'_> {
         let lut = matches!(t.check(), Check::Lut(_));
         for (r, run) in self.rs.iter().zip(&st.runs).filter(|(_, run)| run.on) {
             if lut {
-                r.judge.prefetch_ordinals(t, &run.ords, tick);
+                r.judge
+                    .prefetch_ordinals(t, &st.ords[run.ords.clone()], tick);
             } else {
                 r.judge.prefetch(t, &st.kept[run.bundles.clone()], tick);
             }
@@ -335,6 +355,7 @@ fn worker(sh: &Shared, w: usize) {
                 }
             }
             let (kept, kept_at) = (&cur.kept, &cur.kept_at);
+            let lut = matches!(t.check(), Check::Lut(_));
             for m in lo..hi {
                 if (m - lo).is_multiple_of(64) && cfg.interrupted() {
                     // Stopped: this chunk is dropped below.
@@ -365,12 +386,23 @@ fn worker(sh: &Shared, w: usize) {
                     kind: case_kind,
                 };
                 let at = kept_at.get((m - lo) as usize).copied().unwrap_or(0) as usize;
-                let form = match at.checked_sub(1).and_then(|k| kept.get(k)) {
-                    Some(b) => {
+                let k = at.checked_sub(1);
+                let kept_lut = k
+                    .filter(|_| lut)
+                    .and_then(|k| Some((*cur.ords.get(k)?, *cur.ord_len.get(k)?)));
+                let form = match (kept_lut, k.and_then(|k| kept.get(k))) {
+                    (Some((o, n @ 0..=4)), _) => {
+                        // A kept LUT case: its input again from its ordinal.
+                        buf.bytes.clear();
+                        buf.bytes
+                            .extend_from_slice(&o.to_le_bytes()[..usize::from(n)]);
+                        Form::Bytes
+                    }
+                    (None, Some(b)) if !lut => {
                         buf.bundle = *b;
                         Form::Bundle
                     }
-                    None => kind.generate(
+                    _ => kind.generate(
                         t,
                         Draw {
                             arch: r.arch,
@@ -381,6 +413,18 @@ fn worker(sh: &Shared, w: usize) {
                     ),
                 };
                 let input = buf.input(form);
+                // Debug builds (the tests) check that a kept case is the
+                // case its index generates.
+                #[cfg(debug_assertions)]
+                if k.is_some() {
+                    let draw = Draw {
+                        arch: r.arch,
+                        r: &mut case_rng(cfg.seed, hashes[ti], i),
+                        kind: case_kind,
+                    };
+                    let again = kind.generate(t, draw, &mut one);
+                    assert_eq!(one.input(again), input, "kept case {i} of {}", t.name());
+                }
                 let sampled = reach_sampled(i).then_some(&mut reach);
                 let fs = run_one(r, t, kind, input, sampled, origin, &mut cov);
                 if !fs.is_empty() {
