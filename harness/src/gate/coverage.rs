@@ -69,6 +69,7 @@ pub fn runners(cfg: &GateConfig) -> Result<Vec<Runner>, OpenError> {
 /// verdict (or the kind's key), counts its reach classes and generation into
 /// `reach` when given, and returns the findings (none when every subject
 /// agrees).
+#[inline(always)]
 pub fn run_one(
     r: &Runner,
     t: Target,
