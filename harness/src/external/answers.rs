@@ -37,6 +37,7 @@ fn shm_fault(f: ClientFault) -> Fault {
 }
 
 /// A shared-memory verdict, typed (`None`: never sent).
+#[inline]
 pub fn shm_verdict(a: ShmAnswer) -> Option<Reply<Verdict>> {
     Some(match a {
         ShmAnswer::Fault(f) if f.class == FaultClass::NotSent => return None,
@@ -51,6 +52,7 @@ pub fn shm_verdict(a: ShmAnswer) -> Option<Reply<Verdict>> {
 
 /// A shared-memory LUT answer, typed (an entry never sent is a crash fault,
 /// as on the lines transport).
+#[inline]
 pub fn shm_lut(a: ShmAnswer) -> Reply<LutResult> {
     match a {
         ShmAnswer::Wire(w) => u8::try_from(w)

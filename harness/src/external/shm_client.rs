@@ -467,9 +467,10 @@ impl ShmChannel {
             n,
             seq: 0,
         });
+        // Sized only off the usual path (a chunk answered in one hand-off
+        // goes straight to the sink).
         let mut answers = std::mem::take(&mut self.scratch);
         answers.clear();
-        answers.resize(n, None);
         let mut single = !self.batchable(op);
         let mut start = 0usize;
         let mut fresh = rung.is_none();
@@ -479,7 +480,7 @@ impl ShmChannel {
                     class: FaultClass::NotSent,
                     detail: format!("not sent: subject {why}"),
                 };
-                for a in &mut answers[start..] {
+                for a in &mut sized(&mut answers, n)[start..] {
                     *a = Some(ShmAnswer::Fault(f.clone()));
                 }
                 break;
@@ -532,7 +533,7 @@ impl ShmChannel {
                 }
                 Wait::Finished => {
                     let good = collect(&mut w.region, op, start..n, &mut |i, a| {
-                        answers[i] = Some(a)
+                        sized(&mut answers, n)[i] = Some(a)
                     });
                     if good {
                         self.count(None);
@@ -545,7 +546,7 @@ impl ShmChannel {
                         class: FaultClass::NotSent,
                         detail: "not answered: the run was interrupted".into(),
                     };
-                    for a in &mut answers[start..] {
+                    for a in &mut sized(&mut answers, n)[start..] {
                         *a = Some(ShmAnswer::Fault(f.clone()));
                     }
                     if let Some(w) = self.worker.take() {
@@ -569,7 +570,7 @@ impl ShmChannel {
                         _ => None,
                     };
                     let good = collect(&mut w.region, op, start..done, &mut |i, a| {
-                        answers[i] = Some(a)
+                        sized(&mut answers, n)[i] = Some(a)
                     });
                     if good {
                         self.count(None);
@@ -599,7 +600,7 @@ impl ShmChannel {
                         }
                     };
                     self.count(Some((&f, input_name(culprit))));
-                    answers[culprit] = Some(ShmAnswer::Fault(f));
+                    sized(&mut answers, n)[culprit] = Some(ShmAnswer::Fault(f));
                     start = culprit + 1;
                     tick();
                     if start < n && self.dead.is_none() {
@@ -609,7 +610,7 @@ impl ShmChannel {
                 }
             }
         }
-        for a in answers.drain(..) {
+        for a in sized(&mut answers, n).drain(..) {
             sink(a.unwrap_or_else(|| {
                 ShmAnswer::Fault(Fault {
                     class: FaultClass::Crash,
@@ -651,6 +652,14 @@ fn ring(
     r.clear_stamp();
     r.set(Field::Seq, seq);
     w.bell.write_all(&[1]).and_then(|()| w.bell.flush()).is_ok()
+}
+
+/// `answers`, grown to `n` unanswered entries if it is shorter.
+fn sized(answers: &mut Vec<Option<ShmAnswer>>, n: usize) -> &mut Vec<Option<ShmAnswer>> {
+    if answers.len() < n {
+        answers.resize(n, None);
+    }
+    answers
 }
 
 /// How long [`wait`] polls the region before it sleeps on the doorbell.
