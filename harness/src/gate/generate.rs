@@ -19,7 +19,7 @@ use std::collections::BTreeMap;
 use std::ops::Range;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering::Relaxed};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 
 #[derive(Default)]
@@ -96,6 +96,30 @@ struct Shared {
     deadline: Option<Instant>,
     slots: Vec<Slot>,
     accs: Vec<Mutex<Acc>>,
+    /// Workers finished (panicked ones too), for the monitor's wake-up.
+    finished: (Mutex<usize>, Condvar),
+}
+
+impl Shared {
+    /// Sleeps up to `d`, less when the last worker finishes meanwhile.
+    fn nap(&self, d: Duration, workers: usize) {
+        let (n, cv) = &self.finished;
+        let g = n.lock().unwrap_or_else(|p| p.into_inner());
+        if *g < workers {
+            let _ = cv.wait_timeout(g, d);
+        }
+    }
+}
+
+/// Counts its worker as finished when dropped (also when it unwinds).
+struct Finished<'a>(&'a Shared);
+
+impl Drop for Finished<'_> {
+    fn drop(&mut self) {
+        let (n, cv) = &self.0.finished;
+        *n.lock().unwrap_or_else(|p| p.into_inner()) += 1;
+        cv.notify_all();
+    }
 }
 
 /// The work list, computed on demand: item `j` is chunk `j / n` of target
@@ -523,6 +547,7 @@ pub fn generate(
             .map(|s| start + Duration::from_secs_f64(s.max(0.0))),
         slots: (0..threads).map(|_| Slot::default()).collect(),
         accs: (0..threads).map(|_| Mutex::new(acc())).collect(),
+        finished: (Mutex::new(0), Condvar::new()),
     });
     run.reach = declared_reach(&cfg.targets, &cfg.arches());
     let t0 = Instant::now();
@@ -531,7 +556,10 @@ pub fn generate(
             let sh = Arc::clone(&sh);
             std::thread::Builder::new()
                 .name(format!("gate-{w}"))
-                .spawn(move || worker(&sh, w))
+                .spawn(move || {
+                    let _done = Finished(&sh);
+                    worker(&sh, w);
+                })
         })
         .collect();
     let mut handles: Vec<_> = handles.into_iter().filter_map(Result::ok).collect();
@@ -542,7 +570,9 @@ pub fn generate(
         if handles.iter().all(|h| h.is_finished()) {
             break;
         }
-        std::thread::sleep(Duration::from_millis(50));
+        // Woken when the last worker finishes: a short run does not wait
+        // out the tick.
+        sh.nap(Duration::from_millis(50), threads);
         if cfg.interrupted() {
             sh.stop.store(true, Relaxed);
         }
