@@ -291,13 +291,16 @@ pub fn run(a: GateArgs) -> CliResult {
         b.finish_and_clear();
     }
     let mut engines = Vec::new();
-    // Interrupted: no new subject process (it could not even say hello);
-    // findings are kept as found, reproduced on core and oracle only.
-    let triage_subjects: &[SubjectSpec] = if crate::interrupt::stop_requested() {
-        &[]
-    } else {
-        &cfg.subjects
-    };
+    // Nothing to triage: no subject process is started again (issue 19:
+    // two starts per generation, after the run, for nothing). Interrupted:
+    // none either (it could not even say hello); findings are kept as
+    // found, reproduced on core and oracle only.
+    let triage_subjects: &[SubjectSpec] =
+        if run.findings.is_empty() || crate::interrupt::stop_requested() {
+            &[]
+        } else {
+            &cfg.subjects
+        };
     for arch in cfg.arches() {
         match Judge::open(triage_subjects, arch) {
             Ok(e) => engines.push(e),
