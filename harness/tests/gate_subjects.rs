@@ -239,3 +239,34 @@ fn a_subject_leaves_the_cases_of_the_run_unchanged() {
     assert_eq!(with.0, without.0, "coverage differs with a subject");
     assert_eq!(with.1, without.1, "reach differs with a subject");
 }
+
+/// Issue 19: after the run, triage starts the subjects again only when
+/// there is a finding to reproduce. The `cmd:` subject appends a line to
+/// a file at each start. One generation, one worker thread and a hello
+/// without the batch framing make the run itself two starts (the gate's
+/// first judges, for the capabilities and the corpus; the worker's).
+#[test]
+fn triage_starts_a_subject_again_only_for_a_finding() {
+    let dir = tempfile::tempdir().unwrap();
+    let starts = |args: &str, want_exit: i32| {
+        let log = dir.path().join(format!("starts{}.txt", args.len()));
+        let spec = format!(
+            "cmd:echo start >> {}; exec python3 {} {args}",
+            log.display(),
+            example("custom_op.py").display()
+        );
+        let (o, _) = gate_with(
+            dir.path(),
+            &spec,
+            "validate_header,validate_payload",
+            "3000",
+            &["--no-corpus", "--threads", "1", "--arch", "v2"],
+        );
+        assert_eq!(code(&o), want_exit, "{spec}\n{}", text(&o.stderr));
+        std::fs::read_to_string(&log).unwrap().lines().count()
+    };
+    // Agreeing: the run's starts only.
+    assert_eq!(starts("", 0), 2);
+    // A finding: triage reproduces it on the subject, started once more.
+    assert_eq!(starts("--planted-bug", 1), 3);
+}

@@ -14,7 +14,7 @@ use super::target_arg::TargetArg;
 use super::{CliResult, EXIT_BAD_INPUT, EXIT_INVALID, EXIT_OK};
 use crate::arch::Arch;
 use crate::external;
-use crate::gate::{self, ExternalRun, GateConfig, Shard};
+use crate::gate::{self, ExternalRun, GateConfig, GateFailure, Shard};
 use crate::judge::Judge;
 use crate::report::{self, Timing};
 use crate::subjects::SubjectSpec;
@@ -290,14 +290,28 @@ pub fn run(a: GateArgs) -> CliResult {
     if let Some(b) = &bar {
         b.finish_and_clear();
     }
+    // A subject the run could not open is bad usage: no report (the claimed
+    // folder is given back). Triage used to find it out by failing to open
+    // the subject again.
+    if let Some(GateFailure::Subject { error, .. }) = run
+        .failures
+        .iter()
+        .find(|f| matches!(f, GateFailure::Subject { .. }))
+    {
+        eprintln!("tpbconform: error: {error}");
+        return Ok(EXIT_BAD_INPUT);
+    }
     let mut engines = Vec::new();
-    // Interrupted: no new subject process (it could not even say hello);
-    // findings are kept as found, reproduced on core and oracle only.
-    let triage_subjects: &[SubjectSpec] = if crate::interrupt::stop_requested() {
-        &[]
-    } else {
-        &cfg.subjects
-    };
+    // Nothing to triage: no subject process is started again (issue 19:
+    // two starts per generation, after the run, for nothing). Interrupted:
+    // none either (it could not even say hello); findings are kept as
+    // found, reproduced on core and oracle only.
+    let triage_subjects: &[SubjectSpec] =
+        if run.findings.is_empty() || crate::interrupt::stop_requested() {
+            &[]
+        } else {
+            &cfg.subjects
+        };
     for arch in cfg.arches() {
         match Judge::open(triage_subjects, arch) {
             Ok(e) => engines.push(e),
