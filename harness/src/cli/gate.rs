@@ -150,11 +150,17 @@ use crate::gate::bench::CORE_RATE_CASES;
 /// in-process rate on the same cases: per target it was judged on, the
 /// first (at most [`CORE_RATE_CASES`]) of the very generated cases it was
 /// judged on (same indices, same generations), weighted by the cases it
-/// was judged on there.
+/// was judged on there. The measurements run on `cfg.threads` threads
+/// ([`gate::bench::core_rates`]; issue 19: one target after the other, they
+/// cost the gate ~35 ms of wall after the run).
 fn external_runs(cfg: &GateConfig, run: &gate::GateRun) -> Vec<ExternalRun> {
     let stats = external::stats();
     let n_arch = cfg.arches().len();
-    cfg.subjects
+    // Per subject: its name, statistics, judged cases, and per timed target
+    // the cases its rate there weighs and the index of the target's job.
+    let mut jobs = Vec::new();
+    let subjects: Vec<_> = cfg
+        .subjects
         .iter()
         .enumerate()
         .filter_map(|(k, spec)| {
@@ -164,7 +170,7 @@ fn external_runs(cfg: &GateConfig, run: &gate::GateRun) -> Vec<ExternalRun> {
             let served: Vec<bool> = (0..n_arch)
                 .map(|a| judged.by_arch.get(a).is_some_and(|n| *n > 0))
                 .collect();
-            let (mut w, mut secs) = (0u64, 0f64);
+            let mut weights = Vec::new();
             for (t, _) in &run.targets {
                 let generated = judged.generated_on(*t);
                 if generated == 0 || !gate::bench::timed(*t) {
@@ -172,18 +178,29 @@ fn external_runs(cfg: &GateConfig, run: &gate::GateRun) -> Vec<ExternalRun> {
                 }
                 let sample =
                     gate::bench::judged_cases(cfg, *t, &served, generated.min(CORE_RATE_CASES));
-                if let Some(r) = gate::bench::core_rate(cfg.seed, *t, &sample) {
-                    let cases = generated.saturating_add(judged.replayed_on(*t));
+                weights.push((generated.saturating_add(judged.replayed_on(*t)), jobs.len()));
+                jobs.push((*t, sample));
+            }
+            Some((name, st, judged, weights))
+        })
+        .collect();
+    let rates = gate::bench::core_rates(cfg.seed, &jobs, cfg.threads);
+    subjects
+        .into_iter()
+        .map(|(name, st, judged, weights)| {
+            let (mut w, mut secs) = (0u64, 0f64);
+            for (cases, j) in weights {
+                if let Some(r) = rates.get(j).copied().flatten() {
                     w = w.saturating_add(cases);
                     secs += cases as f64 / r;
                 }
             }
-            Some(ExternalRun {
+            ExternalRun {
                 spec: name,
                 stats: st,
                 cases: judged.total(),
                 core_rate: (secs > 0.0).then(|| w as f64 / secs),
-            })
+            }
         })
         .collect()
 }

@@ -12,6 +12,7 @@ use crate::kinds::{self, CaseBuf, Draw};
 use crate::subjects::{registry, Subject};
 use crate::targets::{Check, Target};
 use std::hint::black_box;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Instant;
 
 /// Core's rate is measured on at most this many cases per target (each
@@ -136,6 +137,56 @@ pub fn core_rate(seed: u64, t: Target, cases: &[(u64, Arch)]) -> Option<f64> {
     (s > 0.0).then(|| f64::from(passes) * spans.len() as f64 / s)
 }
 
+/// [`core_rate`] of each job (target, cases), in order. The jobs are spread
+/// over `threads` scoped threads (each figure is still one thread's, per
+/// core, as the subjects' are), and a job equal to an earlier one (two
+/// subjects judged on the same cases) is measured once.
+pub fn core_rates(
+    seed: u64,
+    jobs: &[(Target, Vec<(u64, Arch)>)],
+    threads: usize,
+) -> Vec<Option<f64>> {
+    let mut distinct: Vec<usize> = Vec::new();
+    let of: Vec<usize> = jobs
+        .iter()
+        .enumerate()
+        .map(|(i, j)| {
+            distinct
+                .iter()
+                .position(|&d| jobs[d] == *j)
+                .unwrap_or_else(|| {
+                    distinct.push(i);
+                    distinct.len() - 1
+                })
+        })
+        .collect();
+    let next = AtomicUsize::new(0);
+    let mut rates: Vec<Option<f64>> = vec![None; distinct.len()];
+    std::thread::scope(|s| {
+        let workers: Vec<_> = (0..threads.clamp(1, distinct.len().max(1)))
+            .map(|_| {
+                s.spawn(|| {
+                    let mut mine = Vec::new();
+                    loop {
+                        let k = next.fetch_add(1, Ordering::Relaxed);
+                        let Some((t, cases)) = distinct.get(k).and_then(|&j| jobs.get(j)) else {
+                            break;
+                        };
+                        mine.push((k, core_rate(seed, *t, cases)));
+                    }
+                    mine
+                })
+            })
+            .collect();
+        for w in workers {
+            for (k, r) in w.join().unwrap_or_default() {
+                rates[k] = r;
+            }
+        }
+    });
+    of.iter().map(|&k| rates[k]).collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -169,5 +220,38 @@ mod tests {
         };
         assert_eq!(judged_cases(&all, t, &[true; 4], 1000).len(), 50);
         assert!(core_rate(all.seed, t, &judged_cases(&all, t, &[true; 4], 10)).is_some());
+    }
+
+    #[test]
+    fn core_rates_answer_each_job_in_order_measuring_equal_jobs_once() {
+        let cfg = GateConfig {
+            cases: 100,
+            arches: Arch::ALL.to_vec(),
+            ..GateConfig::default()
+        };
+        let timed_targets: Vec<Target> = Target::all().filter(|t| timed(*t)).take(2).collect();
+        let untimed = Target::all()
+            .find(|t| !timed(*t))
+            .expect("an untimed target");
+        let (a, b) = (timed_targets[0], timed_targets[1]);
+        let cases = |t, n| judged_cases(&cfg, t, &[true; 4], n);
+        let jobs = vec![
+            (a, cases(a, 50)),
+            (untimed, cases(untimed, 50)),
+            (b, cases(b, 50)),
+            (a, cases(a, 50)),
+            (a, Vec::new()),
+            (a, cases(a, 40)),
+        ];
+        for threads in [1, 2, 8] {
+            let r = core_rates(cfg.seed, &jobs, threads);
+            assert_eq!(r.len(), jobs.len());
+            assert!(r[0].is_some() && r[2].is_some() && r[5].is_some(), "{r:?}");
+            assert_eq!(r[1], None, "an untimed target has no rate");
+            assert_eq!(r[4], None, "no case, no rate");
+            // The same job twice: one measurement (two would differ).
+            assert_eq!(r[3], r[0]);
+        }
+        assert!(core_rates(cfg.seed, &[], 2).is_empty());
     }
 }
