@@ -289,3 +289,38 @@ fn the_gate_names_a_planted_crash_and_completes() {
         "{summary}"
     );
 }
+
+/// Issue 19: a `lib:` subject's lines worker and batch worker start at
+/// once. When both fail, the gate still names the lines worker's error
+/// (not the batch worker's), and no region file of the gate is left.
+#[test]
+fn a_lib_that_cannot_start_names_the_lines_error_and_leaves_no_region() {
+    let dir = tempfile::tempdir().unwrap();
+    let child = std::process::Command::new(BIN)
+        .current_dir(repo_root())
+        .args(["gate", "--quiet", "--no-corpus", "--cases", "10"])
+        .args(["--targets", "validate_header"])
+        .args(["--subject", "lib:/nonexistent/libx.so", "--report-dir"])
+        .arg(dir.path().join("r"))
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let pid = child.id();
+    let o = child.wait_with_output().unwrap();
+    assert_eq!(code(&o), 2, "{}", stderr(&o));
+    let err = stderr(&o);
+    assert!(err.contains("exited before answering hello"), "{err}");
+    assert!(!err.contains("batch worker"), "{err}");
+    let prefix = format!("tpb-subject-{pid}-");
+    for d in [Path::new("/dev/shm").to_path_buf(), std::env::temp_dir()] {
+        let left: Vec<_> = std::fs::read_dir(&d)
+            .into_iter()
+            .flatten()
+            .filter_map(Result::ok)
+            .filter(|e| e.file_name().to_string_lossy().starts_with(&prefix))
+            .collect();
+        assert!(left.is_empty(), "{}: left {left:?}", d.display());
+    }
+}

@@ -156,14 +156,30 @@ pub fn open(spec: &SubjectSpec, arch: Arch) -> Result<Box<dyn Subject>, OpenErro
             "cannot find the tpbconform binary for the worker: {e}"
         ))
     })?;
-    let client = start(spec, &exe, arch, case_timeout()).map_err(|e| failed(e.0))?;
+    // A `lib:` subject's two workers start at once (issue 19: one after the
+    // other, an open cost two starts): the batch worker on a scoped thread,
+    // the lines one here. The lines client's error comes first; when it
+    // fails, the batch channel is dropped, which closes its doorbell (the
+    // worker, idle after its ready, exits; its region is unlinked already).
+    let shm_lib = match spec {
+        SubjectSpec::Lib(p) if shm_enabled() => Some(dlopen_path(p)),
+        _ => None,
+    };
+    let (client, shm) = std::thread::scope(|scope| {
+        let shm = shm_lib.map(|lib| {
+            let exe = exe.clone();
+            scope.spawn(move || ShmChannel::start(exe, lib, arch.name(), case_timeout()))
+        });
+        let client = start(spec, &exe, arch, case_timeout());
+        (client, shm.map(std::thread::ScopedJoinHandle::join))
+    });
+    let client = client.map_err(|e| failed(e.0))?;
     let mut s = ExternalSubject::new(spec.to_string(), client);
-    if let SubjectSpec::Lib(p) = spec {
-        if shm_enabled() {
-            let ch = ShmChannel::start(exe, dlopen_path(p), arch.name(), case_timeout())
-                .map_err(|e| failed(format!("batch worker: {}", e.0)))?;
-            s = s.with_shm(ch);
-        }
+    if let Some(ch) = shm {
+        let ch = ch
+            .map_err(|_| failed("batch worker: its start panicked".into()))?
+            .map_err(|e| failed(format!("batch worker: {}", e.0)))?;
+        s = s.with_shm(ch);
     }
     if let SubjectSpec::Cmd(c) = spec {
         let offered = s.client.lock().is_ok_and(|cl| {
