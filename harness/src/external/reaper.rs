@@ -44,9 +44,7 @@ pub fn kill_all() {
         }
         break;
     }
-    for t in &trees {
-        sweep(t);
-    }
+    sweep(&trees);
 }
 
 /// The inode of an open pipe end (`/proc/self/fd/N` names it).
@@ -57,17 +55,26 @@ fn pipe_inode(fd: &dyn AsRawFd) -> Option<u64> {
         .map(|m| m.ino())
 }
 
-/// SIGKILLs the group `t.pgid` and every other process that holds one of
-/// `t.pipes` open.
-fn sweep(t: &Tree) {
+/// SIGKILLs the group of each of `trees` and every other process that
+/// holds one of their pipes open: one pass over `/proc` for all of them
+/// (issue 19: a pass per tree, at the exit of a gate that had started three
+/// `lib:` batch workers, cost ~10 ms), and a process whose fds cannot be
+/// read is left at its first refused fd (the others are refused too).
+fn sweep(trees: &[Tree]) {
     use nix::sys::signal::{kill, killpg, Signal};
     use nix::unistd::Pid;
-    let _ = killpg(Pid::from_raw(t.pgid), Signal::SIGKILL);
-    if t.pipes.is_empty() {
+    for t in trees {
+        let _ = killpg(Pid::from_raw(t.pgid), Signal::SIGKILL);
+    }
+    let names: Vec<String> = trees
+        .iter()
+        .flat_map(|t| &t.pipes)
+        .map(|i| format!("pipe:[{i}]"))
+        .collect();
+    if names.is_empty() {
         return;
     }
     let me = std::process::id();
-    let names: Vec<String> = t.pipes.iter().map(|i| format!("pipe:[{i}]")).collect();
     let Ok(procs) = std::fs::read_dir("/proc") else {
         return;
     };
@@ -84,10 +91,17 @@ fn sweep(t: &Tree) {
         let Ok(fds) = std::fs::read_dir(p.path().join("fd")) else {
             continue;
         };
-        let holds = fds.filter_map(Result::ok).any(|fd| {
-            std::fs::read_link(fd.path())
-                .is_ok_and(|l| names.iter().any(|n| l.as_os_str() == n.as_str()))
-        });
+        let mut holds = false;
+        for fd in fds.filter_map(Result::ok) {
+            match std::fs::read_link(fd.path()) {
+                Ok(l) if names.iter().any(|n| l.as_os_str() == n.as_str()) => {
+                    holds = true;
+                    break;
+                }
+                Err(e) if e.kind() == std::io::ErrorKind::PermissionDenied => break,
+                _ => {}
+            }
+        }
         if holds {
             if let Ok(pid) = i32::try_from(pid) {
                 let _ = kill(Pid::from_raw(pid), Signal::SIGKILL);
@@ -122,7 +136,72 @@ pub fn register(pid: u32, pipes: &[&dyn AsRawFd]) -> u64 {
 /// forgets it.
 pub fn kill(id: u64) {
     let tree = live().remove(&id);
-    if let Some(t) = &tree {
-        sweep(t);
+    if let Some(t) = tree {
+        sweep(&[t]);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::Read;
+    use std::os::unix::process::CommandExt;
+    use std::process::{Child, ChildStdout, Command, Stdio};
+    use std::time::{Duration, Instant};
+
+    /// A group leader we started (`sleep`, its own group) and a `setsid
+    /// sleep` that is not our child but holds the write end of a pipe whose
+    /// read end we keep: (leader, holder pid, read end).
+    fn tree() -> (Child, u32, ChildStdout) {
+        let leader = Command::new("sleep")
+            .arg("60")
+            .process_group(0)
+            .spawn()
+            .expect("sleep");
+        let mut sh = Command::new("sh")
+            .args(["-c", "setsid sleep 60 & echo $!"])
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .spawn()
+            .expect("sh");
+        let mut out = sh.stdout.take().expect("stdout");
+        let _ = sh.wait();
+        let mut line = Vec::new();
+        let mut b = [0u8; 1];
+        while out.read(&mut b).unwrap_or(0) == 1 && b[0] != b'\n' {
+            line.push(b[0]);
+        }
+        let pid = String::from_utf8_lossy(&line).trim().parse().expect("pid");
+        (leader, pid, out)
+    }
+
+    fn gone(pid: u32) -> bool {
+        std::fs::read_to_string(format!("/proc/{pid}/stat")).map_or(true, |s| {
+            s.rsplit(')')
+                .next()
+                .is_some_and(|r| r.trim_start().starts_with('Z'))
+        })
+    }
+
+    #[test]
+    fn one_sweep_kills_every_trees_group_and_pipe_holders() {
+        let mut made: Vec<(Child, u32, ChildStdout)> = (0..2).map(|_| tree()).collect();
+        let trees: Vec<Tree> = made
+            .iter()
+            .map(|(leader, _, out)| Tree {
+                pgid: i32::try_from(leader.id()).expect("pid"),
+                pipes: pipe_inode(out).into_iter().collect(),
+            })
+            .collect();
+        assert!(made.iter().all(|(_, h, _)| !gone(*h)));
+        sweep(&trees);
+        let until = Instant::now() + Duration::from_secs(5);
+        while made.iter().any(|(_, h, _)| !gone(*h)) && Instant::now() < until {
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        for (leader, holder, _) in &mut made {
+            assert!(gone(*holder), "pipe holder {holder} survived the sweep");
+            assert!(leader.wait().is_ok_and(|s| !s.success()), "leader survived");
+        }
     }
 }
