@@ -14,7 +14,7 @@ use super::target_arg::TargetArg;
 use super::{CliResult, EXIT_BAD_INPUT, EXIT_INVALID, EXIT_OK};
 use crate::arch::Arch;
 use crate::external;
-use crate::gate::{self, ExternalRun, GateConfig, Shard};
+use crate::gate::{self, ExternalRun, GateConfig, GateFailure, Shard};
 use crate::judge::Judge;
 use crate::report::{self, Timing};
 use crate::subjects::SubjectSpec;
@@ -306,6 +306,17 @@ pub fn run(a: GateArgs) -> CliResult {
     run.external = external_runs(&cfg, &run);
     if let Some(b) = &bar {
         b.finish_and_clear();
+    }
+    // A subject the run could not open is bad usage: no report (the claimed
+    // folder is given back). Triage used to find it out by failing to open
+    // the subject again.
+    if let Some(GateFailure::Subject { error, .. }) = run
+        .failures
+        .iter()
+        .find(|f| matches!(f, GateFailure::Subject { .. }))
+    {
+        eprintln!("tpbconform: error: {error}");
+        return Ok(EXIT_BAD_INPUT);
     }
     let mut engines = Vec::new();
     // Nothing to triage: no subject process is started again (issue 19:
