@@ -127,6 +127,7 @@ impl ReadyStore {
     }
 
     /// The stored verdict of `op` on `b`, if the batch holds one.
+    #[inline]
     pub fn take_verdict(&mut self, op: Op, b: &[u8; 64]) -> Option<Reply<Verdict>> {
         if self.held != Held::Bundles(op) {
             return None;
@@ -138,6 +139,7 @@ impl ReadyStore {
     }
 
     /// The stored answer of `table` on `ord`, if the batch holds one.
+    #[inline]
     pub fn take_lut(&mut self, table: LutTable, ord: u32) -> Option<Reply<LutResult>> {
         if self.held != Held::Luts {
             return None;
