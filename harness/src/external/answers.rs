@@ -32,11 +32,14 @@ pub fn lut_reply(r: ClientReply) -> Reply<LutResult> {
     }
 }
 
+#[cold]
+#[inline(never)]
 fn shm_fault(f: ClientFault) -> Fault {
     fault(Err(f))
 }
 
 /// A shared-memory verdict, typed (`None`: never sent).
+#[inline]
 pub fn shm_verdict(a: ShmAnswer) -> Option<Reply<Verdict>> {
     Some(match a {
         ShmAnswer::Fault(f) if f.class == FaultClass::NotSent => return None,
@@ -51,6 +54,7 @@ pub fn shm_verdict(a: ShmAnswer) -> Option<Reply<Verdict>> {
 
 /// A shared-memory LUT answer, typed (an entry never sent is a crash fault,
 /// as on the lines transport).
+#[inline]
 pub fn shm_lut(a: ShmAnswer) -> Reply<LutResult> {
     match a {
         ShmAnswer::Wire(w) => u8::try_from(w)
