@@ -291,26 +291,25 @@ impl Judge {
         judge: &dyn Fn(&Pair<'_>) -> Option<Divergence>,
     ) -> Outcome {
         let s = &self.subjects;
-        let pair =
-            |f: &dyn Fn(&Pair<'_>) -> Option<Divergence>, l: &dyn Subject, r: &dyn Subject| {
-                f(&Pair {
-                    left: l,
-                    right: r,
-                    target: t,
-                    input,
-                    case,
-                })
-            };
-        if let Some(d) = pair(reference, &*s[0], &*s[1]) {
+        let core = &*s[0];
+        // One pair for the case: each subject under test takes the left side.
+        let mut p = Pair {
+            left: core,
+            right: &*s[1],
+            target: t,
+            input,
+            case,
+        };
+        if let Some(d) = reference(&p) {
             return Outcome(vec![d]);
         }
+        p.right = core;
         // As [`Judge::judged_now`], without a list per case (this is the
         // hot path of every bundle and LUT case).
         let mut out: Vec<Divergence> = Vec::new();
         let mut judged = 0usize;
         if self.judging.get() && !self.under.is_empty() {
             let (needs, slot) = (t.spec().needs, t.rank());
-            let core = &*s[0];
             for (x, u) in self.under_test_with() {
                 if !u.caps.covers(needs) {
                     continue;
@@ -321,7 +320,8 @@ impl Judge {
                 }
                 u.note_judged(slot);
                 judged += 1;
-                if let Some(d) = pair(judge, x, core) {
+                p.left = x;
+                if let Some(d) = judge(&p) {
                     out.push(d);
                 }
             }
