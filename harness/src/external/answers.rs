@@ -32,6 +32,8 @@ pub fn lut_reply(r: ClientReply) -> Reply<LutResult> {
     }
 }
 
+#[cold]
+#[inline(never)]
 fn shm_fault(f: ClientFault) -> Fault {
     fault(Err(f))
 }

@@ -14,11 +14,13 @@ use super::protocol::Op;
 use crate::layout::same_bundle;
 use crate::subjects::{LutResult, LutTable, Reply, Verdict};
 
-/// What the stored batch answers.
+/// What the stored batch answers (a bundle batch's operation is
+/// [`ReadyStore::op`]: a payload-free tag is one byte compare in
+/// [`ReadyStore::pending`], asked before every judged case).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Held {
     Nothing,
-    Bundles(Op),
+    Bundles,
     Luts,
 }
 
@@ -26,6 +28,8 @@ enum Held {
 /// subject was given up before it): the judge counts it as not run.
 pub struct ReadyStore {
     held: Held,
+    /// The operation of a [`Held::Bundles`] batch.
+    op: Op,
     bundles: Vec<[u8; 64]>,
     verdicts: Vec<Option<Reply<Verdict>>>,
     next: usize,
@@ -42,6 +46,7 @@ impl Default for ReadyStore {
     fn default() -> ReadyStore {
         ReadyStore {
             held: Held::Nothing,
+            op: Op::ValidateHeader,
             bundles: Vec::new(),
             verdicts: Vec::new(),
             next: 0,
@@ -70,7 +75,7 @@ impl ReadyStore {
     pub fn pending(&self) -> bool {
         match self.held {
             Held::Nothing => false,
-            Held::Bundles(_) => self.next < self.verdicts.len(),
+            Held::Bundles => self.next < self.verdicts.len(),
             Held::Luts => match self.tables.as_slice() {
                 [(_, a, c)] => *c < a.len(),
                 ts => ts.iter().any(|(_, a, c)| *c < a.len()),
@@ -82,7 +87,8 @@ impl ReadyStore {
     /// [`ReadyStore::push_verdict`], in the same order.
     pub fn begin_bundles(&mut self, op: Op, bundles: &[[u8; 64]]) {
         self.clear();
-        self.held = Held::Bundles(op);
+        self.held = Held::Bundles;
+        self.op = op;
         self.bundles.extend_from_slice(bundles);
     }
 
@@ -127,8 +133,9 @@ impl ReadyStore {
     }
 
     /// The stored verdict of `op` on `b`, if the batch holds one.
+    #[inline]
     pub fn take_verdict(&mut self, op: Op, b: &[u8; 64]) -> Option<Reply<Verdict>> {
-        if self.held != Held::Bundles(op) {
+        if self.held != Held::Bundles || self.op != op {
             return None;
         }
         let n = self.verdicts.len().min(self.bundles.len());
@@ -138,6 +145,7 @@ impl ReadyStore {
     }
 
     /// The stored answer of `table` on `ord`, if the batch holds one.
+    #[inline]
     pub fn take_lut(&mut self, table: LutTable, ord: u32) -> Option<Reply<LutResult>> {
         if self.held != Held::Luts {
             return None;

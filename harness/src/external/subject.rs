@@ -339,6 +339,34 @@ impl ExternalSubject {
 }
 
 impl ExternalSubject {
+    /// [`Subject::given_up`] with no stored answer pending (out of line:
+    /// the per-case call keeps a small frame).
+    #[inline(never)]
+    fn given_up_unless_prefetched(&self) -> Option<String> {
+        if self.prefetched.lock().is_ok_and(|m| !m.is_empty()) {
+            return None;
+        }
+        self.recorded_give_up()
+    }
+
+    /// [`Subject::validate`] of a bundle the stored batch does not answer.
+    #[inline(never)]
+    fn validate_unready(&self, v: Validator, op: Op, b: &[u8; 64]) -> Reply<Verdict> {
+        if let Some(r) = self.validate_one_shared(v, op, b) {
+            return r;
+        }
+        match self.call(Request::validate(v, *b)) {
+            Ok(Answer::Verdict(p)) => Ok(p.map(|s| Predicate::from_name(&s))),
+            other => Err(fault(other)),
+        }
+    }
+
+    /// [`Subject::lut`] of an ordinal the stored batch does not answer.
+    #[inline(never)]
+    fn lut_unready(&self, table: LutTable, input: u32) -> Reply<LutResult> {
+        lut_reply(self.call(Request::Lut { table, input }))
+    }
+
     /// Why this subject was given up for its generation, by this instance
     /// or another one (recorded in [`given_up_registry`]).
     fn recorded_give_up(&self) -> Option<String> {
@@ -468,30 +496,26 @@ impl Subject for ExternalSubject {
         self.caps
     }
 
+    #[inline]
     fn given_up(&self) -> Option<String> {
         // Answers fetched before giving up (the faults that caused it among
-        // them) are still served, so those cases are judged.
-        if self.ready.try_borrow().is_ok_and(|s| s.pending())
-            || self.prefetched.lock().is_ok_and(|m| !m.is_empty())
-        {
+        // them) are still served, so those cases are judged. The judge asks
+        // once per case: the usual answer (a stored answer pending) takes a
+        // small frame, the rest is out of line.
+        if self.ready.try_borrow().is_ok_and(|s| s.pending()) {
             return None;
         }
-        self.recorded_give_up()
+        self.given_up_unless_prefetched()
     }
 
+    #[inline]
     fn validate(&self, v: Validator, b: &[u8; 64]) -> Reply<Verdict> {
         let op = Op::of_validator(v);
         let ready = self.ready.try_borrow_mut().ok();
         if let Some(v) = ready.and_then(|mut s| s.take_verdict(op, b)) {
             return v;
         }
-        if let Some(r) = self.validate_one_shared(v, op, b) {
-            return r;
-        }
-        match self.call(Request::validate(v, *b)) {
-            Ok(Answer::Verdict(p)) => Ok(p.map(|s| Predicate::from_name(&s))),
-            other => Err(fault(other)),
-        }
+        self.validate_unready(v, op, b)
     }
 
     fn decode(&self, b: &[u8; 64]) -> Reply<Result<Decoded, DecodeFail>> {
@@ -525,6 +549,7 @@ impl Subject for ExternalSubject {
         }
     }
 
+    #[inline]
     fn lut(&self, table: LutTable, input: u32) -> Reply<LutResult> {
         // A table the hello did not declare is never sent.
         if !self.caps.has(Capability::Lut(table)) {
@@ -534,7 +559,7 @@ impl Subject for ExternalSubject {
         if let Some(r) = ready.and_then(|mut s| s.take_lut(table, input)) {
             return r;
         }
-        lut_reply(self.call(Request::Lut { table, input }))
+        self.lut_unready(table, input)
     }
 
     fn validate_stream(&self, bytes: &[u8]) -> Reply<Result<(), StreamFail>> {

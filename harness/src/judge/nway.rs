@@ -35,14 +35,36 @@ pub struct Judge {
     subjects: Vec<Box<dyn Subject>>,
     /// Whether the subjects under test are judged (see [`Judge::set_judging`]).
     judging: Cell<bool>,
-    /// Per subject under test, per [`JUDGED_SLOTS`] slot: the cases it was
-    /// judged on so far.
-    judged: Vec<Vec<Cell<u64>>>,
+    /// Per subject under test, in order: what the judge keeps of it.
+    under: Vec<UnderTest>,
     /// The generation the subjects serve.
     arch: Arch,
-    /// Per subject under test: cases it would have judged after it was
-    /// given up ([`Subject::given_up`]).
-    not_run: Vec<Cell<u64>>,
+}
+
+/// The judge's record of one subject under test.
+struct UnderTest {
+    /// Its [`Subject::capabilities`], read once: a subject's capabilities
+    /// are fixed when it is opened (the hello's, or every one in process),
+    /// and the per-case loop then needs no call to test them.
+    caps: Capabilities,
+    /// Per [`JUDGED_SLOTS`] slot: the cases it was judged on so far.
+    judged: [Cell<u64>; JUDGED_SLOTS],
+    /// Cases it would have judged after it was given up ([`Subject::given_up`]).
+    not_run: Cell<u64>,
+}
+
+impl UnderTest {
+    #[inline]
+    fn note_judged(&self, slot: usize) {
+        if let Some(c) = self.judged.get(slot) {
+            c.set(c.get().saturating_add(1));
+        }
+    }
+
+    #[inline]
+    fn note_not_run(&self) {
+        self.not_run.set(self.not_run.get() + 1);
+    }
 }
 
 impl Default for Judge {
@@ -64,19 +86,21 @@ impl Judge {
         second: Box<dyn Subject>,
         under_test: Vec<Box<dyn Subject>>,
     ) -> Judge {
-        let judged = under_test
+        let under = under_test
             .iter()
-            .map(|_| (0..JUDGED_SLOTS).map(|_| Cell::new(0)).collect())
+            .map(|s| UnderTest {
+                caps: s.capabilities(),
+                judged: std::array::from_fn(|_| Cell::new(0)),
+                not_run: Cell::new(0),
+            })
             .collect();
-        let not_run = under_test.iter().map(|_| Cell::new(0)).collect();
         let mut subjects = vec![reference, second];
         subjects.extend(under_test);
         Judge {
             subjects,
             judging: Cell::new(true),
-            judged,
+            under,
             arch: Arch::default(),
-            not_run,
         }
     }
 
@@ -161,18 +185,23 @@ impl Judge {
     }
 
     fn note_judged_in(&self, k: usize, slot: usize) {
-        if let Some(c) = self.judged.get(k).and_then(|s| s.get(slot)) {
-            c.set(c.get().saturating_add(1));
+        if let Some(u) = self.under.get(k) {
+            u.note_judged(slot);
         }
+    }
+
+    /// The subjects under test, each with the judge's record of it.
+    fn under_test_with(&self) -> impl Iterator<Item = (&dyn Subject, &UnderTest)> {
+        self.under_test().iter().map(|s| &**s).zip(&self.under)
     }
 
     /// Per subject under test, in order, per slot (each registry target by
     /// [`Target::rank`], then [`VECTORS_SLOT`]): the cases it was judged on
     /// (its answer compared with the reference) through this judge.
     pub fn judged(&self) -> Vec<Vec<u64>> {
-        self.judged
+        self.under
             .iter()
-            .map(|s| s.iter().map(Cell::get).collect())
+            .map(|u| u.judged.iter().map(Cell::get).collect())
             .collect()
     }
 
@@ -223,34 +252,28 @@ impl Judge {
     /// The subjects under test a prefetch of `t` goes to: those that
     /// support it and are not given up.
     fn prefetching(&self, t: Target) -> impl Iterator<Item = &dyn Subject> {
-        self.under_test()
-            .iter()
-            .filter(move |s| s.capabilities().covers(t.spec().needs) && s.given_up().is_none())
-            .map(|s| &**s)
+        self.under_test_with()
+            .filter(move |(s, u)| u.caps.covers(t.spec().needs) && s.given_up().is_none())
+            .map(|(s, _)| s)
     }
 
     /// Per subject under test that was given up: its name, why, and the
     /// cases it would have judged since (counted as not run: the gate
     /// fails on them).
     pub fn not_run(&self) -> Vec<(String, String, u64)> {
-        self.under_test()
-            .iter()
-            .zip(&self.not_run)
-            .filter_map(|(s, n)| s.given_up().map(|why| (s.name().to_string(), why, n.get())))
+        self.under_test_with()
+            .filter_map(|(s, u)| {
+                s.given_up()
+                    .map(|why| (s.name().to_string(), why, u.not_run.get()))
+            })
             .collect()
     }
 
     /// The subjects under test that cannot run `t`, with what they lack.
     pub fn unsupported(&self, t: Target) -> Vec<(String, Capabilities)> {
-        self.under_test()
-            .iter()
-            .filter(|s| !s.capabilities().covers(t.spec().needs))
-            .map(|s| {
-                (
-                    s.name().to_string(),
-                    s.capabilities().missing(t.spec().needs),
-                )
-            })
+        self.under_test_with()
+            .filter(|(_, u)| !u.caps.covers(t.spec().needs))
+            .map(|(s, u)| (s.name().to_string(), u.caps.missing(t.spec().needs)))
             .collect()
     }
 
@@ -275,14 +298,14 @@ impl Judge {
             return Vec::new();
         }
         let mut out = Vec::new();
-        for (k, (x, not_run)) in self.subjects[2..].iter().zip(&self.not_run).enumerate() {
-            if x.capabilities().covers(t.spec().needs) {
+        for (x, u) in self.under_test_with() {
+            if u.caps.covers(t.spec().needs) {
                 if x.given_up().is_some() {
-                    not_run.set(not_run.get() + 1);
+                    u.note_not_run();
                     continue;
                 }
-                self.note_judged_in(k, t.rank());
-                out.push(&**x);
+                u.note_judged(t.rank());
+                out.push(x);
             }
         }
         out
@@ -300,35 +323,37 @@ impl Judge {
         judge: &dyn Fn(&Pair<'_>) -> Option<Divergence>,
     ) -> Outcome {
         let s = &self.subjects;
-        let pair =
-            |f: &dyn Fn(&Pair<'_>) -> Option<Divergence>, l: &dyn Subject, r: &dyn Subject| {
-                f(&Pair {
-                    left: l,
-                    right: r,
-                    target: t,
-                    input,
-                    case,
-                })
-            };
-        if let Some(d) = pair(reference, &*s[0], &*s[1]) {
+        let core = &*s[0];
+        // One pair for the case: each subject under test takes the left side.
+        let mut p = Pair {
+            left: core,
+            right: &*s[1],
+            target: t,
+            input,
+            case,
+        };
+        if let Some(d) = reference(&p) {
             return Outcome(vec![d]);
         }
+        p.right = core;
         // As [`Judge::judged_now`], without a list per case (this is the
         // hot path of every bundle and LUT case).
         let mut out: Vec<Divergence> = Vec::new();
         let mut judged = 0usize;
-        if self.judging.get() {
-            for (k, (x, not_run)) in self.subjects[2..].iter().zip(&self.not_run).enumerate() {
-                if !x.capabilities().covers(t.spec().needs) {
+        if self.judging.get() && !self.under.is_empty() {
+            let (needs, slot) = (t.spec().needs, t.rank());
+            for (x, u) in self.under_test_with() {
+                if !u.caps.covers(needs) {
                     continue;
                 }
                 if x.given_up().is_some() {
-                    not_run.set(not_run.get() + 1);
+                    u.note_not_run();
                     continue;
                 }
-                self.note_judged_in(k, t.rank());
+                u.note_judged(slot);
                 judged += 1;
-                if let Some(d) = pair(judge, &**x, &*s[0]) {
+                p.left = x;
+                if let Some(d) = judge(&p) {
                     out.push(d);
                 }
             }
@@ -343,14 +368,13 @@ impl Judge {
     /// (the subjects judged on `t` that are not given up, in judge order).
     fn add_cohorts(&self, t: Target, out: &mut [Divergence]) {
         let judged: Vec<&str> = self
-            .under_test()
-            .iter()
-            .filter(|x| {
+            .under_test_with()
+            .filter(|(x, u)| {
                 // Given up before this input: not asked; during it: judged.
-                x.capabilities().covers(t.spec().needs)
+                u.caps.covers(t.spec().needs)
                     && (x.given_up().is_none() || out.iter().any(|d| d.left_name == x.name()))
             })
-            .map(|x| x.name())
+            .map(|(x, _)| x.name())
             .collect();
         let names = [self.subjects[0].name(), self.subjects[1].name()];
         let answers: Vec<cohort::Answer<'_>> = out

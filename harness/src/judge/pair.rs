@@ -13,8 +13,8 @@ use super::render::{
     stream_long, Shown,
 };
 use crate::subjects::{
-    hex, verdict_name, DecodeFail, Decoded, EncodeResult, Fault, IrAnswer, IrQuery, LutTable,
-    Reply, StreamFail, StreamResult, Subject, Validator, Verdict,
+    hex, verdict_name, DecodeFail, Decoded, EncodeResult, Fault, IrAnswer, IrQuery, LutResult,
+    LutTable, Reply, StreamFail, StreamResult, Subject, Validator, Verdict,
 };
 use crate::targets::Target;
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -88,6 +88,9 @@ impl<L: Subject + ?Sized, R: Subject + ?Sized> Pair<'_, L, R> {
     }
 
     /// Reports a panic or a fault on either side (`op` names the operation).
+    /// Cold and out of line: the per-case comparisons keep a small frame.
+    #[cold]
+    #[inline(never)]
     fn failed<A: Shown, B: Shown>(
         &self,
         op: &str,
@@ -172,8 +175,19 @@ pub fn validator<L: Subject + ?Sized, R: Subject + ?Sized>(
     if l == r {
         return None;
     }
+    verdicts_differ(p, &l, &r)
+}
+
+/// The divergence of two different verdicts (out of line, as [`Pair::failed`]).
+#[cold]
+#[inline(never)]
+fn verdicts_differ<L: Subject + ?Sized, R: Subject + ?Sized>(
+    p: &Pair<'_, L, R>,
+    l: &Verdict,
+    r: &Verdict,
+) -> Option<Divergence> {
     let class = Class::from_accepts(l.is_none(), r.is_none());
-    let (ls, rs) = (verdict_name(&l), verdict_name(&r));
+    let (ls, rs) = (verdict_name(l), verdict_name(r));
     let key = l.as_ref().or(r.as_ref()).map_or("valid", |p| p.name());
     p.div(class, key, ls, rs, ls.to_string(), rs.to_string())
 }
@@ -407,12 +421,24 @@ pub fn lut<L: Subject + ?Sized, R: Subject + ?Sized>(
     t: LutTable,
     ord: u32,
 ) -> Option<Divergence> {
-    let key = lut_key(t);
-    let (a, b) = both!(p, key, p.left.lut(t, ord), p.right.lut(t, ord));
+    let (a, b) = both!(p, lut_key(t), p.left.lut(t, ord), p.right.lut(t, ord));
     if a == b {
         return None;
     }
-    let (ls, rs) = (lut_str(&a), lut_str(&b));
+    luts_differ(p, t, &a, &b)
+}
+
+/// The divergence of two different LUT answers (out of line, as [`Pair::failed`]).
+#[cold]
+#[inline(never)]
+fn luts_differ<L: Subject + ?Sized, R: Subject + ?Sized>(
+    p: &Pair<'_, L, R>,
+    t: LutTable,
+    a: &LutResult,
+    b: &LutResult,
+) -> Option<Divergence> {
+    let key = lut_key(t);
+    let (ls, rs) = (lut_str(a), lut_str(b));
     p.div(
         Class::from_accepts(a.is_ok(), b.is_ok()),
         key,

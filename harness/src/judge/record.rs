@@ -9,14 +9,18 @@
 //! It wraps core, a pure function of its input: with `memo`, the last
 //! validator and LUT answer are kept, so a subject under test judged against
 //! core on the same case (right after core vs the oracle) does not make core
-//! answer twice (without subjects under test the memo would only cost).
+//! answer twice (without subjects under test the memo would only cost). The
+//! memo holds core's answer in a `Copy` form (valid or a known predicate's
+//! index; a wire byte or a known refusal name) in `Cell`s: no borrow flag,
+//! no clone of a `Reply`; an answer without one (a fault, an unknown name)
+//! is not memoised.
 
 use crate::layout::same_bundle;
 use crate::subjects::{
     verdict_name, BandReading, BundleStreamResult, Capabilities, DecodeFail, Decoded, EncodeResult,
     Fault, FieldName, IrAnswer, IrInstruction, IrQuery, LintResult, LoweredModule, LutResult,
-    LutTable, Reply, Route, StreamResult, Subject, SyncEntry, SyncFlow, SyncPlanned, SyncProgram,
-    SyncRejected, SyncRun, Validator, Value, Verdict,
+    LutTable, Name, Predicate, Reply, Route, StreamResult, Subject, SyncEntry, SyncFlow,
+    SyncPlanned, SyncProgram, SyncRejected, SyncRun, Validator, Value, Verdict,
 };
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
@@ -62,12 +66,18 @@ pub struct Recorder {
     inner: Box<dyn Subject>,
     slot: Rc<Slot>,
     memo: bool,
-    last_verdict: RefCell<Option<LastVerdict>>,
-    last_lut: RefCell<Option<(LutTable, u32, Reply<LutResult>)>>,
+    /// The bundle of `last_verdict`.
+    last_bundle: Cell<[u8; 64]>,
+    last_verdict: Cell<Option<LastVerdict>>,
+    last_lut: Cell<Option<LastLut>>,
 }
 
-/// Core's last validator answer: which validator, on what, what it said.
-type LastVerdict = (Validator, [u8; 64], Reply<Verdict>);
+/// Core's last validator answer: which validator, and valid (`None`) or the
+/// failing predicate's [`crate::subjects::Predicate::known_index`].
+type LastVerdict = (Validator, Option<u8>);
+
+/// Core's last LUT answer: table, ordinal, wire byte or known refusal name.
+type LastLut = (LutTable, u32, Result<u8, &'static str>);
 
 impl Recorder {
     /// Wraps `inner`; the [`RecordKey`] reads what it records; `memo`: keep
@@ -83,8 +93,9 @@ impl Recorder {
                 inner,
                 slot: Rc::clone(&slot),
                 memo,
-                last_verdict: RefCell::new(None),
-                last_lut: RefCell::new(None),
+                last_bundle: Cell::new([0; 64]),
+                last_verdict: Cell::new(None),
+                last_lut: Cell::new(None),
             },
             RecordKey(slot),
         )
@@ -102,6 +113,50 @@ impl Recorder {
                 k.push_str(p);
             }
         }
+    }
+
+    /// [`Subject::validate`] past the memo: core answers, and is memoised
+    /// (out of line: a memo hit keeps a small frame).
+    #[inline(never)]
+    fn validate_inner(&self, v: Validator, b: &[u8; 64]) -> Reply<Verdict> {
+        let r = self.inner.validate(v, b);
+        if self.memo {
+            let m = match &r {
+                Ok(None) => Some((v, None)),
+                Ok(Some(p)) => p.known_index().map(|i| (v, Some(i))),
+                Err(_) => None,
+            };
+            if m.is_some() {
+                self.last_bundle.set(*b);
+            }
+            self.last_verdict.set(m);
+        }
+        if let Ok(v) = &r {
+            self.put(&[verdict_name(v)]);
+        }
+        self.fault(&r);
+        r
+    }
+
+    /// [`Subject::lut`] past the memo, as [`Recorder::validate_inner`].
+    #[inline(never)]
+    fn lut_inner(&self, table: LutTable, input: u32) -> Reply<LutResult> {
+        let r = self.inner.lut(table, input);
+        if self.memo {
+            self.last_lut.set(match &r {
+                Ok(Ok(w)) => Some((table, input, Ok(*w))),
+                Ok(Err(Name::Known(n))) => Some((table, input, Err(*n))),
+                _ => None,
+            });
+        }
+        match &r {
+            Ok(Ok(_)) => self.put(&["ok"]),
+            Ok(Err(e)) => self.put(&["err:", e.as_str()]),
+            Err(_) => {
+                self.fault(&r);
+            }
+        }
+        r
     }
 
     fn fault<T>(&self, r: &Reply<T>) -> bool {
@@ -126,27 +181,20 @@ impl Subject for Recorder {
         self.inner.capabilities()
     }
 
+    #[inline]
     fn validate(&self, v: Validator, b: &[u8; 64]) -> Reply<Verdict> {
         if self.memo && self.slot.set.get() {
-            if let Ok(last) = self.last_verdict.try_borrow() {
-                if let Some((lv, lb, r)) = &*last {
-                    if *lv == v && same_bundle(lb, b) {
-                        return r.clone();
+            if let Some((lv, known)) = self.last_verdict.get() {
+                if lv == v && same_bundle(&self.last_bundle.get(), b) {
+                    match known.map(Predicate::known) {
+                        None => return Ok(None),
+                        Some(Some(p)) => return Ok(Some(p)),
+                        Some(None) => {}
                     }
                 }
             }
         }
-        let r = self.inner.validate(v, b);
-        if self.memo {
-            if let Ok(mut last) = self.last_verdict.try_borrow_mut() {
-                *last = Some((v, *b, r.clone()));
-            }
-        }
-        if let Ok(v) = &r {
-            self.put(&[verdict_name(v)]);
-        }
-        self.fault(&r);
-        r
+        self.validate_inner(v, b)
     }
 
     fn decode(&self, b: &[u8; 64]) -> Reply<Result<Decoded, DecodeFail>> {
@@ -185,30 +233,16 @@ impl Subject for Recorder {
         r
     }
 
+    #[inline]
     fn lut(&self, table: LutTable, input: u32) -> Reply<LutResult> {
         if self.memo && self.slot.set.get() {
-            if let Ok(last) = self.last_lut.try_borrow() {
-                if let Some((lt, li, r)) = &*last {
-                    if *lt == table && *li == input {
-                        return r.clone();
-                    }
+            if let Some((lt, li, a)) = self.last_lut.get() {
+                if lt == table && li == input {
+                    return Ok(a.map_err(Name::Known));
                 }
             }
         }
-        let r = self.inner.lut(table, input);
-        if self.memo {
-            if let Ok(mut last) = self.last_lut.try_borrow_mut() {
-                *last = Some((table, input, r.clone()));
-            }
-        }
-        match &r {
-            Ok(Ok(_)) => self.put(&["ok"]),
-            Ok(Err(e)) => self.put(&["err:", e.as_str()]),
-            Err(_) => {
-                self.fault(&r);
-            }
-        }
-        r
+        self.lut_inner(table, input)
     }
 
     fn ir(&self, q: &IrQuery) -> Reply<IrAnswer> {
@@ -325,5 +359,51 @@ mod tests {
         ] {
             assert_eq!(rec.lut(t, n), core.lut(t, n), "{t:?} {n}");
         }
+    }
+
+    /// A memo hit (the same question twice in one case) answers what core
+    /// answers, for every predicate and refusal seen: the `Copy` form
+    /// round-trips.
+    #[test]
+    fn a_memo_hit_answers_what_core_answers() {
+        let arch = crate::arch::Arch::default();
+        let core = registry::core_for(arch);
+        let (rec, key) = Recorder::new(registry::core_for(arch), true);
+        let mut r = crate::generators::SplitMix64(9);
+        let mut seen = std::collections::BTreeSet::new();
+        for i in 0..4000u32 {
+            let mut b = [0u8; 64];
+            let op = if i % 2 == 0 { 0x85 } else { 0x86 };
+            crate::generators::images::valid_image_for(&mut r, op, arch, &mut b);
+            // Break one byte (or none) so that every predicate fails somewhere.
+            let at = usize::try_from(r.next_u64() % 80).unwrap_or(0);
+            if let Some(x) = b.get_mut(at) {
+                *x ^= u8::try_from(r.next_u64() & 0xFF).unwrap_or(1) | 1;
+            }
+            for v in [Validator::Header, Validator::Payload] {
+                key.reset();
+                let want = core.validate(v, &b);
+                assert_eq!(rec.validate(v, &b), want, "first call");
+                let hit = rec.validate(v, &b);
+                assert_eq!(hit, want, "memo hit on {v:?}");
+                if let Ok(w) = &want {
+                    seen.insert(verdict_name(w).to_string());
+                }
+            }
+        }
+        assert!(seen.len() >= 8, "predicates seen: {seen:?}");
+        let mut refusals = std::collections::BTreeSet::new();
+        for t in LutTable::ALL {
+            for n in 0..300 {
+                key.reset();
+                let want = core.lut(t, n);
+                assert_eq!(rec.lut(t, n), want);
+                assert_eq!(rec.lut(t, n), want, "memo hit on {t:?} {n}");
+                if let Ok(Err(e)) = &want {
+                    refusals.insert(e.to_string());
+                }
+            }
+        }
+        assert!(!refusals.is_empty());
     }
 }

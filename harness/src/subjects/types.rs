@@ -78,6 +78,41 @@ impl Predicate {
             .unwrap_or_else(|| Predicate::Unknown(s.to_string()))
     }
 
+    /// A known predicate's position in [`Predicate::KNOWN`], its `Copy`
+    /// form (`None` for [`Predicate::Unknown`]); [`Predicate::known`] is
+    /// the inverse.
+    #[inline]
+    pub fn known_index(&self) -> Option<u8> {
+        Some(match self {
+            Predicate::ValidOpcode => 0,
+            Predicate::InstWordLen => 1,
+            Predicate::HasValidNeuronEvents => 2,
+            Predicate::IsCustomOpHeaderOpcode => 3,
+            Predicate::CustomOpHeaderReservedZero => 4,
+            Predicate::CustomOpHeaderScratchSpaceVal => 5,
+            Predicate::IsCustomOpPayloadOpcode => 6,
+            Predicate::CustomOpPayloadReservedZero => 7,
+            Predicate::Unknown(_) => return None,
+        })
+    }
+
+    /// The known predicate at position `i` of [`Predicate::KNOWN`] (a match,
+    /// not an index: `KNOWN` is a `const`, each use a fresh array).
+    #[inline]
+    pub fn known(i: u8) -> Option<Predicate> {
+        Some(match i {
+            0 => Predicate::ValidOpcode,
+            1 => Predicate::InstWordLen,
+            2 => Predicate::HasValidNeuronEvents,
+            3 => Predicate::IsCustomOpHeaderOpcode,
+            4 => Predicate::CustomOpHeaderReservedZero,
+            5 => Predicate::CustomOpHeaderScratchSpaceVal,
+            6 => Predicate::IsCustomOpPayloadOpcode,
+            7 => Predicate::CustomOpPayloadReservedZero,
+            _ => return None,
+        })
+    }
+
     /// True for [`Predicate::Unknown`].
     pub fn is_unknown(&self) -> bool {
         matches!(self, Predicate::Unknown(_))
@@ -548,6 +583,16 @@ mod tests {
         assert_ne!(Some(u), Some(Predicate::CustomOpHeaderReservedZero));
         for p in Predicate::KNOWN {
             assert_eq!(Predicate::from_name(p.name()), p);
+        }
+        assert_eq!(Predicate::from_name("x").known_index(), None);
+        let names: Vec<String> = (0..=8u8)
+            .map(|i| Predicate::known(i).map_or("-".into(), |p| p.name().to_string()))
+            .collect();
+        let known: Vec<&str> = Predicate::KNOWN.iter().map(Predicate::name).collect();
+        assert_eq!(names[..8], known[..], "known(i) is KNOWN[i]");
+        assert_eq!(names[8], "-");
+        for (i, p) in Predicate::KNOWN.iter().enumerate() {
+            assert_eq!(p.known_index(), u8::try_from(i).ok(), "{p}");
         }
         let n = Name::foreign("reserved", &["opcode"]);
         assert_ne!(n, n.clone());
