@@ -221,6 +221,7 @@ pub trait Subject {
 
     /// What the subject implements. The judge skips a target whose
     /// capabilities the subject lacks (reported as "not supported by X").
+    /// Fixed once the subject is open: the judge reads them once.
     fn capabilities(&self) -> Capabilities;
 
     /// SPEC §3 / §4 validator on any 64 bytes.
