@@ -9,10 +9,43 @@ use super::answers::{fault, lut_reply, shm_lut, shm_verdict};
 use super::batch_framing::{self, BatchProcess};
 use super::process::{Fault as ClientFault, FaultClass};
 use super::protocol::{Answer, Op, Request};
-use super::ready::ReadyStore;
+use super::ready::{LutColumn, ReadyStore};
+use super::shm_client::{ShmAnswer, ShmSink};
 use super::subject::ExternalSubject;
 use crate::subjects::{Batch, Capability, Fault, LutTable, Predicate, Validator};
 use std::sync::Mutex;
+
+/// Shared-memory verdicts into the store, ids kept as the worker wrote them.
+struct VerdictSink<'a>(&'a mut ReadyStore);
+
+impl ShmSink for VerdictSink<'_> {
+    fn answer(&mut self, a: ShmAnswer) {
+        self.0.push_verdict(shm_verdict(a));
+    }
+
+    #[inline]
+    fn verdict_id(&mut self, id: u16) {
+        self.0.push_verdict_id(id);
+    }
+}
+
+/// Shared-memory LUT answers into one table's column.
+struct LutSink<'a>(LutColumn<'a>);
+
+impl ShmSink for LutSink<'_> {
+    fn answer(&mut self, a: ShmAnswer) {
+        self.0.push(Some(shm_lut(a)));
+    }
+
+    #[inline]
+    fn wire(&mut self, w: u32) {
+        match u8::try_from(w) {
+            Ok(b) => self.0.push_wire(b),
+            // Not a byte: a protocol fault, the general way.
+            Err(_) => self.answer(ShmAnswer::Wire(w)),
+        }
+    }
+}
 
 impl ExternalSubject {
     /// Answers `batch` into `store` through the batch worker, the framing,
@@ -44,7 +77,7 @@ impl ExternalSubject {
                 let Ok(mut ch) = shm.lock() else { return true };
                 let payload = v == Validator::Payload;
                 store.begin_bundles(op, bs);
-                let mut sink = |a| store.push_verdict(shm_verdict(a));
+                let mut sink = VerdictSink(store);
                 self.timed(bs.len(), || ch.validate_into(payload, bs, tick, &mut sink));
                 store.pad_verdicts(bs.len());
             }
@@ -108,7 +141,7 @@ impl ExternalSubject {
                 let Some(col) = store.lut_column(t) else {
                     continue;
                 };
-                let mut sink = |a| col.push(Some(shm_lut(a)));
+                let mut sink = LutSink(col);
                 self.timed(ords.len(), || ch.lut_into(t, ords, tick, &mut sink));
             }
             return;

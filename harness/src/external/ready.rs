@@ -11,6 +11,7 @@
 //! batch to the next.
 
 use super::protocol::Op;
+use super::verdict::verdict_of;
 use crate::layout::same_bundle;
 use crate::subjects::{LutResult, LutTable, Reply, Verdict};
 
@@ -24,23 +25,87 @@ enum Held {
     Luts,
 }
 
-/// See the module docs. An entry is `None` when it was never asked (the
-/// subject was given up before it): the judge counts it as not run.
+/// One stored answer, four bytes: the usual answers inline (a verdict by
+/// its `tpb_verdict` id, a LUT's wire byte, as the shared-memory worker
+/// writes them), any other one kept aside and typed already.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Entry {
+    /// Never asked (the subject was given up before it), or served.
+    Empty,
+    /// A verdict: its `tpb_verdict` id ([`verdict_of`]).
+    Verdict(u16),
+    /// A LUT's `Ok(Ok(wire))`.
+    Wire(u8),
+    /// Position in the batch's side list of other answers.
+    Other(u32),
+}
+
+/// See the module docs. An entry never asked (the subject was given up
+/// before it) is not served: the judge counts it as not run.
 pub struct ReadyStore {
     held: Held,
     /// The operation of a [`Held::Bundles`] batch.
     op: Op,
     bundles: Vec<[u8; 64]>,
-    verdicts: Vec<Option<Reply<Verdict>>>,
+    verdicts: Vec<Entry>,
+    /// The verdicts [`Entry::Other`] points at.
+    other_verdicts: Vec<Option<Reply<Verdict>>>,
     next: usize,
     ords: Vec<u32>,
     /// Per LUT table of the batch: its answers (by ordinal position) and
     /// its cursor.
-    tables: Vec<(LutTable, Vec<LutEntry>, usize)>,
+    tables: Vec<(LutTable, Vec<Entry>, usize)>,
+    /// The LUT answers [`Entry::Other`] points at (every table's).
+    other_luts: Vec<LutEntry>,
 }
 
 /// One stored LUT answer (`None`: not asked).
 pub type LutEntry = Option<Reply<LutResult>>;
+
+/// Where the answers of one LUT table of the batch go, in ordinal order
+/// ([`ReadyStore::lut_column`]).
+pub struct LutColumn<'a> {
+    entries: &'a mut Vec<Entry>,
+    others: &'a mut Vec<LutEntry>,
+}
+
+impl LutColumn<'_> {
+    /// The next ordinal's answer.
+    pub fn push(&mut self, r: LutEntry) {
+        let e = match r {
+            None => Entry::Empty,
+            Some(Ok(Ok(w))) => Entry::Wire(w),
+            other => aside(self.others, other),
+        };
+        self.entries.push(e);
+    }
+
+    /// The next ordinal's answer when it is a wire byte (the usual one).
+    #[inline]
+    pub fn push_wire(&mut self, w: u8) {
+        self.entries.push(Entry::Wire(w));
+    }
+}
+
+/// Keeps `r` in `others`; its entry.
+fn aside<T>(others: &mut Vec<Option<T>>, r: Option<T>) -> Entry {
+    others.push(r);
+    Entry::Other(u32::try_from(others.len() - 1).unwrap_or(u32::MAX))
+}
+
+/// The answer of `e` (once: `e` is emptied), typed by `inline`.
+#[inline]
+fn serve<T>(
+    e: &mut Entry,
+    others: &mut [Option<T>],
+    inline: impl Fn(Entry) -> Option<T>,
+) -> Option<T> {
+    match std::mem::replace(e, Entry::Empty) {
+        Entry::Empty => None,
+        Entry::Other(i) => others.get_mut(usize::try_from(i).ok()?)?.take(),
+        x => inline(x),
+    }
+}
 
 impl Default for ReadyStore {
     fn default() -> ReadyStore {
@@ -49,9 +114,11 @@ impl Default for ReadyStore {
             op: Op::ValidateHeader,
             bundles: Vec::new(),
             verdicts: Vec::new(),
+            other_verdicts: Vec::new(),
             next: 0,
             ords: Vec::new(),
             tables: Vec::new(),
+            other_luts: Vec::new(),
         }
     }
 }
@@ -62,8 +129,10 @@ impl ReadyStore {
         self.held = Held::Nothing;
         self.bundles.clear();
         self.verdicts.clear();
+        self.other_verdicts.clear();
         self.next = 0;
         self.ords.clear();
+        self.other_luts.clear();
         for (_, answers, cursor) in &mut self.tables {
             answers.clear();
             *cursor = 0;
@@ -94,13 +163,29 @@ impl ReadyStore {
 
     /// The answer of the next bundle of the batch (`None`: not asked).
     pub fn push_verdict(&mut self, v: Option<Reply<Verdict>>) {
-        self.verdicts.push(v);
+        let e = match &v {
+            None => Entry::Empty,
+            Some(Ok(None)) => Entry::Verdict(super::verdict::VALID),
+            Some(Ok(Some(p))) => match p.known_index() {
+                Some(i) => Entry::Verdict(u16::from(i) + 1),
+                None => aside(&mut self.other_verdicts, v),
+            },
+            Some(Err(_)) => aside(&mut self.other_verdicts, v),
+        };
+        self.verdicts.push(e);
+    }
+
+    /// The next bundle's answer when it is a `tpb_verdict` id (the usual
+    /// one: what the shared-memory worker writes).
+    #[inline]
+    pub fn push_verdict_id(&mut self, id: u16) {
+        self.verdicts.push(Entry::Verdict(id));
     }
 
     /// Pads (or cuts) the batch's answers to `n` entries: a transport that
     /// answered short leaves the rest unasked, so positions stay aligned.
     pub fn pad_verdicts(&mut self, n: usize) {
-        self.verdicts.resize(n, None);
+        self.verdicts.resize(n, Entry::Empty);
     }
 
     /// Starts a LUT batch on `ords` for `tables`; answers follow with
@@ -118,17 +203,20 @@ impl ReadyStore {
     }
 
     /// Where the answers of `table` for the next ordinals of the batch go.
-    pub fn lut_column(&mut self, table: LutTable) -> Option<&mut Vec<LutEntry>> {
+    pub fn lut_column(&mut self, table: LutTable) -> Option<LutColumn<'_>> {
+        let others = &mut self.other_luts;
         self.tables
             .iter_mut()
             .find(|(t, _, _)| *t == table)
-            .map(|(_, answers, _)| answers)
+            .map(|(_, entries, _)| LutColumn { entries, others })
     }
 
     /// The answers of `table` for the next ordinals of the batch.
     pub fn extend_luts(&mut self, table: LutTable, rs: impl IntoIterator<Item = LutEntry>) {
-        if let Some((_, answers, _)) = self.tables.iter_mut().find(|(t, _, _)| *t == table) {
-            answers.extend(rs);
+        if let Some(mut col) = self.lut_column(table) {
+            for r in rs {
+                col.push(r);
+            }
         }
     }
 
@@ -141,7 +229,14 @@ impl ReadyStore {
         let n = self.verdicts.len().min(self.bundles.len());
         let at = (self.next..n).find(|&i| same_bundle(&self.bundles[i], b))?;
         self.next = at + 1;
-        self.verdicts[at].take()
+        serve(
+            &mut self.verdicts[at],
+            &mut self.other_verdicts,
+            |e| match e {
+                Entry::Verdict(id) => Some(Ok(verdict_of(id))),
+                _ => None,
+            },
+        )
     }
 
     /// The stored answer of `table` on `ord`, if the batch holds one.
@@ -155,7 +250,10 @@ impl ReadyStore {
         let n = answers.len().min(ords.len());
         let at = (*cursor..n).find(|&i| ords[i] == ord)?;
         *cursor = at + 1;
-        answers[at].take()
+        serve(&mut answers[at], &mut self.other_luts, |e| match e {
+            Entry::Wire(w) => Some(Ok(Ok(w))),
+            _ => None,
+        })
     }
 }
 
@@ -191,6 +289,38 @@ mod tests {
         );
         assert!(!s.pending());
         assert_eq!(s.take_verdict(Op::ValidateHeader, &b(1)), None);
+    }
+
+    #[test]
+    fn compact_and_other_answers_are_served_as_given() {
+        let mut s = ReadyStore::default();
+        s.begin_bundles(Op::ValidateHeader, &[b(1), b(2), b(3), b(4)]);
+        s.push_verdict_id(0);
+        s.push_verdict_id(2);
+        s.push_verdict(Some(Ok(Some(Predicate::from_name("not_a_spec_name")))));
+        s.push_verdict(Some(Err(Fault::Protocol("x".into()))));
+        assert_eq!(s.take_verdict(Op::ValidateHeader, &b(1)), Some(Ok(None)));
+        let p = s.take_verdict(Op::ValidateHeader, &b(2));
+        assert_eq!(p, Some(Ok(Some(Predicate::from_name("inst_word_len")))));
+        // An unknown name stays unknown (never equal to anything).
+        match s.take_verdict(Op::ValidateHeader, &b(3)) {
+            Some(Ok(Some(p))) => assert_eq!(p.name(), "not_a_spec_name"),
+            other => panic!("{other:?}"),
+        }
+        assert_eq!(
+            s.take_verdict(Op::ValidateHeader, &b(4)),
+            Some(Err(Fault::Protocol("x".into())))
+        );
+        s.begin_luts(&[LutTable::Dge], &[0, 4, 9]);
+        let mut col = s.lut_column(LutTable::Dge).expect("column");
+        col.push_wire(1);
+        col.push(Some(Ok(Err(crate::subjects::Name::Known("not_dge_op")))));
+        col.push(None);
+        assert_eq!(s.take_lut(LutTable::Dge, 0), Some(Ok(Ok(1))));
+        let r = s.take_lut(LutTable::Dge, 4);
+        assert!(matches!(r, Some(Ok(Err(n))) if n.as_str() == "not_dge_op"));
+        assert_eq!(s.take_lut(LutTable::Dge, 9), None, "never asked");
+        assert!(!s.pending());
     }
 
     #[test]

@@ -51,6 +51,33 @@ pub enum ShmAnswer {
     Fault(Fault),
 }
 
+/// Where a chunk's answers go, in order. Any `FnMut(ShmAnswer)` is one;
+/// a sink that keeps the worker's compact codes (the judge's store) takes
+/// the usual answers as they are in the region, untyped.
+pub trait ShmSink {
+    /// The next entry's answer.
+    fn answer(&mut self, a: ShmAnswer);
+
+    /// The next entry's answer when it is a validator's `tpb_verdict` id.
+    #[inline]
+    fn verdict_id(&mut self, id: u16) {
+        self.answer(ShmAnswer::Verdict(verdict::verdict_of(id)));
+    }
+
+    /// The next entry's answer when it is a LUT's wire value.
+    #[inline]
+    fn wire(&mut self, w: u32) {
+        self.answer(ShmAnswer::Wire(w));
+    }
+}
+
+impl<F: FnMut(ShmAnswer)> ShmSink for F {
+    #[inline]
+    fn answer(&mut self, a: ShmAnswer) {
+        self(a);
+    }
+}
+
 /// The time a library batch call of `n` entries gets before it is re-run
 /// one entry at a time: 1 s + 100 µs per entry, at most the case timeout.
 pub fn batch_budget(n: usize, case_timeout: Duration) -> Duration {
@@ -311,7 +338,7 @@ impl ShmChannel {
         payload: bool,
         bundles: &[[u8; 64]],
         tick: &dyn Fn(),
-        sink: &mut impl FnMut(ShmAnswer),
+        sink: &mut impl ShmSink,
     ) {
         let op = if payload {
             shm::OP_VALIDATE_PAYLOAD
@@ -337,11 +364,11 @@ impl ShmChannel {
         table: LutTable,
         ords: &[u32],
         tick: &dyn Fn(),
-        sink: &mut impl FnMut(ShmAnswer),
+        sink: &mut impl ShmSink,
     ) {
         let Some(ti) = LUT_TABLES.iter().position(|&t| t == table) else {
             for _ in ords {
-                sink(ShmAnswer::Unsupported);
+                sink.answer(ShmAnswer::Unsupported);
             }
             return;
         };
@@ -456,7 +483,7 @@ impl ShmChannel {
         (at, n): (usize, usize),
         fill: &dyn Fn(&mut Region),
         input_name: &dyn Fn(usize) -> String,
-        sink: &mut impl FnMut(ShmAnswer),
+        sink: &mut impl ShmSink,
         tick: &dyn Fn(),
     ) {
         // Rung ahead by `begin` (region filled, start 0, the same mode).
@@ -524,7 +551,7 @@ impl ShmChannel {
                 Wait::Finished if start == 0 => {
                     // The whole chunk in one hand-off (the usual case): the
                     // answers go straight to the sink, in order.
-                    if collect(&mut w.region, op, 0..n, &mut |_, a| sink(a)) {
+                    if collect_into(&mut w.region, op, n, sink) {
                         self.count(None);
                     }
                     tick();
@@ -611,7 +638,7 @@ impl ShmChannel {
             }
         }
         for a in sized(&mut answers, n).drain(..) {
-            sink(a.unwrap_or_else(|| {
+            sink.answer(a.unwrap_or_else(|| {
                 ShmAnswer::Fault(Fault {
                     class: FaultClass::Crash,
                     detail: "internal: entry not answered".into(),
@@ -723,6 +750,29 @@ fn wait(w: &mut Worker, seq: u32, single: bool, budget: Duration, tick: &dyn Fn(
     }
 }
 
+/// Hands entries `0..n` of the region to `sink` in order, the usual
+/// answers (a verdict id, a wire value) as the worker wrote them; true if
+/// one of them was a good answer.
+fn collect_into(r: &mut Region, op: u32, n: usize, sink: &mut impl ShmSink) -> bool {
+    let mut good = false;
+    let mut refusals = Refusals::default();
+    for i in 0..n {
+        let (code, value) = (r.codes()[i], r.values()[i]);
+        if op != shm::OP_LUT && code < shm::CODE_NAMED {
+            sink.verdict_id(code);
+            good = true;
+        } else if op == shm::OP_LUT && code == shm::CODE_WIRE {
+            sink.wire(value);
+            good = true;
+        } else {
+            let a = decode(r, op, code, value, &mut refusals);
+            good |= !matches!(a, ShmAnswer::Fault(_));
+            sink.answer(a);
+        }
+    }
+    good
+}
+
 /// Turns entries `range` of the region into answers, handed to `put` with
 /// their index in order; true if one of them was a good answer.
 fn collect(
@@ -732,43 +782,51 @@ fn collect(
     put: &mut impl FnMut(usize, ShmAnswer),
 ) -> bool {
     let mut good = false;
-    // Refusals of one hand-off by arena offset: the worker writes each
-    // distinct text once, so each is read and interned once per hand-off.
-    let mut refusals: Vec<(u32, Name)> = Vec::new();
+    let mut refusals = Refusals::default();
     for i in range {
         let (code, value) = (r.codes()[i], r.values()[i]);
-        let text = |r: &mut Region| {
-            r.text_at(value)
-                .unwrap_or_else(|| "(text lost: the worker's text arena is full)".into())
-        };
-        let a = match code {
-            shm::CODE_UNSUPPORTED => ShmAnswer::Unsupported,
-            shm::CODE_ERROR => ShmAnswer::Fault(Fault {
-                class: FaultClass::Protocol,
-                detail: format!("the library answered an error: {}", text(r)),
-            }),
-            shm::CODE_NAMED if op != shm::OP_LUT => {
-                ShmAnswer::Verdict(Some(Predicate::from_name(&text(r))))
-            }
-            _ if op != shm::OP_LUT => ShmAnswer::Verdict(verdict::verdict_of(code)),
-            shm::CODE_WIRE => ShmAnswer::Wire(value),
-            shm::CODE_REFUSED => match refusals.iter().find(|(o, _)| *o == value) {
-                Some((_, n)) => ShmAnswer::Refused(n.clone()),
-                None => {
-                    let n = super::names::foreign(&text(r));
-                    if value != u32::MAX && refusals.len() < 64 {
-                        refusals.push((value, n.clone()));
-                    }
-                    ShmAnswer::Refused(n)
-                }
-            },
-            c => ShmAnswer::Fault(Fault {
-                class: FaultClass::Protocol,
-                detail: format!("worker wrote answer code {c}"),
-            }),
-        };
+        let a = decode(r, op, code, value, &mut refusals);
         good |= !matches!(a, ShmAnswer::Fault(_));
         put(i, a);
     }
     good
+}
+
+/// Refusals of one hand-off by arena offset: the worker writes each
+/// distinct text once, so each is read and interned once per hand-off.
+#[derive(Default)]
+struct Refusals(Vec<(u32, Name)>);
+
+/// One entry's answer (`code`, `value`) of `op`, typed.
+fn decode(r: &mut Region, op: u32, code: u16, value: u32, refusals: &mut Refusals) -> ShmAnswer {
+    let text = |r: &mut Region| {
+        r.text_at(value)
+            .unwrap_or_else(|| "(text lost: the worker's text arena is full)".into())
+    };
+    match code {
+        shm::CODE_UNSUPPORTED => ShmAnswer::Unsupported,
+        shm::CODE_ERROR => ShmAnswer::Fault(Fault {
+            class: FaultClass::Protocol,
+            detail: format!("the library answered an error: {}", text(r)),
+        }),
+        shm::CODE_NAMED if op != shm::OP_LUT => {
+            ShmAnswer::Verdict(Some(Predicate::from_name(&text(r))))
+        }
+        _ if op != shm::OP_LUT => ShmAnswer::Verdict(verdict::verdict_of(code)),
+        shm::CODE_WIRE => ShmAnswer::Wire(value),
+        shm::CODE_REFUSED => match refusals.0.iter().find(|(o, _)| *o == value) {
+            Some((_, n)) => ShmAnswer::Refused(n.clone()),
+            None => {
+                let n = super::names::foreign(&text(r));
+                if value != u32::MAX && refusals.0.len() < 64 {
+                    refusals.0.push((value, n.clone()));
+                }
+                ShmAnswer::Refused(n)
+            }
+        },
+        c => ShmAnswer::Fault(Fault {
+            class: FaultClass::Protocol,
+            detail: format!("worker wrote answer code {c}"),
+        }),
+    }
 }
