@@ -501,6 +501,7 @@ impl SubjectLib {
     /// [`SubjectLib::lut`], handing the refusal text to `refused` while it
     /// is live (no copy: the batch worker writes it into its arena); an
     /// `Err` of `refused` (say [`NOT_UTF8_REFUSAL`]) is the call's error.
+    #[inline]
     pub fn lut_with<R>(
         &self,
         table: LutTable,
