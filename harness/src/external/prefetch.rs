@@ -78,7 +78,8 @@ impl ExternalSubject {
                 let payload = v == Validator::Payload;
                 store.begin_bundles(op, bs);
                 let mut sink = VerdictSink(store);
-                self.timed(bs.len(), || ch.validate_into(payload, bs, tick, &mut sink));
+                ch.validate_into(payload, bs, tick, &mut sink);
+                self.count_busy(bs.len(), ch.take_busy());
                 store.pad_verdicts(bs.len());
             }
             Batch::Lut(tables, ords) => {
@@ -110,9 +111,7 @@ impl ExternalSubject {
         match batch {
             Batch::Validate(v, bs) if supports(Op::of_validator(v)) => {
                 if let Ok(mut ch) = shm.lock() {
-                    // Timed (no calls counted): filling the region is time
-                    // spent on the subject, wherever it happens.
-                    self.timed(0, || ch.begin_validate(v == Validator::Payload, bs));
+                    ch.begin_validate(v == Validator::Payload, bs);
                 }
             }
             Batch::Lut(tables, ords) if supports(Op::Lut) => {
@@ -121,7 +120,7 @@ impl ExternalSubject {
                     .copied()
                     .find(|t| self.caps.has(Capability::Lut(*t)));
                 if let (Some(t), Ok(mut ch)) = (first, shm.lock()) {
-                    self.timed(0, || ch.begin_lut(t, ords));
+                    ch.begin_lut(t, ords);
                 }
             }
             _ => {}
@@ -142,7 +141,8 @@ impl ExternalSubject {
                     continue;
                 };
                 let mut sink = LutSink(col);
-                self.timed(ords.len(), || ch.lut_into(t, ords, tick, &mut sink));
+                ch.lut_into(t, ords, tick, &mut sink);
+                self.count_busy(ords.len(), ch.take_busy());
             }
             return;
         }

@@ -23,6 +23,7 @@
 //! | 48 | 4 | finished: the seq the worker finished last |
 //! | 52 | 4 | ready: worker state (0 starting, 1 ready, 2 init unsupported, 3 failed) |
 //! | 56 | 4 | worker flags ([`FLAG_HEADER_BATCH`], [`FLAG_PAYLOAD_BATCH`]) |
+//! | 60 | 4 | busy: µs the worker spent on the hand-off it finished last |
 //! | 64 | 1024 | the worker's load / init error text (NUL-terminated) |
 //! | [`IN_OFF`] | 64 × [`CHUNK`] | inputs: bundles, or a `u32` ordinal per entry |
 //! | [`CODE_OFF`] | 2 × [`CHUNK`] | `u16` answer code per entry ([`tpb_verdict`](super::verdict) id or a code below) |
@@ -116,6 +117,8 @@ pub enum Field {
     Ready = 52,
     /// Worker flags.
     Flags = 56,
+    /// µs the worker spent on its last finished hand-off.
+    Busy = 60,
 }
 const STAMP: usize = 32;
 

@@ -124,6 +124,9 @@ pub struct ShmChannel {
     /// One hand-off's answers, reused (a chunk's worth of entries is too
     /// big to allocate per hand-off without page faults).
     scratch: Vec<Option<ShmAnswer>>,
+    /// Time the worker reported spending on finished hand-offs, not yet
+    /// taken ([`ShmChannel::take_busy`]).
+    busy: Duration,
     /// The hand-off rung by [`ShmChannel::begin_validate`] /
     /// [`ShmChannel::begin_lut`], not yet collected.
     in_flight: Option<InFlight>,
@@ -163,6 +166,7 @@ impl ShmChannel {
             streak: FaultStreak::default(),
             stderr,
             scratch: Vec::new(),
+            busy: Duration::ZERO,
             in_flight: None,
         };
         let w = c.spawn().map_err(StartError)?;
@@ -192,6 +196,13 @@ impl ShmChannel {
             .lock()
             .map(|r| r.iter().cloned().collect())
             .unwrap_or_default()
+    }
+
+    /// The time the worker spent on the hand-offs finished since the last
+    /// call (its own clock, per hand-off: the subject's time, whether or
+    /// not the gate was waiting meanwhile).
+    pub fn take_busy(&mut self) -> Duration {
+        std::mem::take(&mut self.busy)
     }
 
     /// True if the library exports the batch entry point of this validator.
@@ -545,6 +556,10 @@ impl ShmChannel {
                 };
                 wait(w, seq, single, budget, tick)
             };
+            if matches!(outcome, Wait::Finished) {
+                let us = w.region.get(Field::Busy);
+                self.busy += Duration::from_micros(u64::from(us));
+            }
             let done = (w.region.get(Field::Done) as usize).clamp(start, n);
             let stamp = w.region.stamp();
             match outcome {

@@ -48,9 +48,12 @@ pub fn serve(lib_path: &str, region: &Path, arch: &str) -> Result<(), String> {
             Err(e) => return Err(format!("reading the doorbell: {e}")),
         }
         let seq = r.get(Field::Seq);
+        let t = std::time::Instant::now();
         arena.reset();
         run_handoff(&lib, &mut r, &mut arena);
         r.clear_stamp();
+        let us = u32::try_from(t.elapsed().as_micros()).unwrap_or(u32::MAX);
+        r.set(Field::Busy, us);
         r.set(Field::Finished, seq);
         ring(&mut bell_out)?;
     }

@@ -348,7 +348,9 @@ fn subjects_sections(m: &ReportModel) -> Vec<Section> {
             rows,
         ),
         Block::Para(t(format!(
-            "cases/s: cases judged per second of time spent waiting for the subject; core \
+            "cases/s: cases judged per second of the subject's time (a `lib:` subject's: its \
+             worker's own time per shared-memory hand-off, so the gate's work meanwhile is \
+             not counted; other subjects: the time spent waiting for them); core \
              in-process: core answering the same generated cases (same case indices and \
              generations, the first {} of each target), weighted by the cases judged per \
              target.",
