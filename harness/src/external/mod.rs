@@ -17,8 +17,9 @@
 //! [`ffi`] (the only `unsafe` in the harness: calls into the library),
 //! [`worker`] (the library's protocol server), [`lower_json`] (the `lower`
 //! operation's IR and module JSON), [`shm`] / [`shm_client`] /
-//! [`shm_worker`] (a `lib:` subject's validator and LUT chunks through
-//! shared memory), [`verdict`] (the `tpb_verdict` ids).
+//! `shm_answers` / [`shm_worker`] (a `lib:` subject's validator and LUT
+//! chunks through shared memory: the region, the gate's hand-offs, the
+//! answers read back, the worker), [`verdict`] (the `tpb_verdict` ids).
 
 pub mod answers;
 pub mod batch_framing;
@@ -31,6 +32,7 @@ pub mod protocol;
 mod ready;
 pub mod reaper;
 pub mod shm;
+mod shm_answers;
 pub mod shm_client;
 pub mod shm_worker;
 pub mod subject;

@@ -279,12 +279,11 @@ impl ExternalSubject {
         self.calls.fetch_add(n as u64, Ordering::Relaxed);
     }
 
+    /// Runs `f` (`n` calls), counting the time it takes as the subject's.
     pub(super) fn timed<T>(&self, n: usize, f: impl FnOnce() -> T) -> T {
         let t = Instant::now();
         let out = f();
-        let ns = u64::try_from(t.elapsed().as_nanos()).unwrap_or(u64::MAX);
-        self.busy_ns.fetch_add(ns, Ordering::Relaxed);
-        self.calls.fetch_add(n as u64, Ordering::Relaxed);
+        self.count_busy(n, t.elapsed());
         out
     }
 

@@ -1,0 +1,133 @@
+//! What a `lib:` subject's batch worker wrote into the region
+//! ([`super::shm`]), as answers: [`ShmAnswer`], the [`ShmSink`] a chunk's
+//! answers go to, and the decoding of the region's answer codes and texts
+//! ([`collect_into`], [`collect`]). [`super::shm_client`] runs the
+//! hand-offs.
+
+use super::process::{Fault, FaultClass};
+use super::shm::{self, Region};
+use super::verdict;
+use crate::subjects::{Name, Predicate, Verdict};
+
+/// One entry's answer.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ShmAnswer {
+    /// A validator's verdict.
+    Verdict(Verdict),
+    /// A LUT's wire value.
+    Wire(u32),
+    /// A LUT refusal, its text interned ([`super::names::foreign`]).
+    Refused(Name),
+    /// `TPB_UNSUPPORTED`.
+    Unsupported,
+    /// No answer: crash, timeout, `TPB_ERROR`, or not sent.
+    Fault(Fault),
+}
+
+/// Where a chunk's answers go, in order. Any `FnMut(ShmAnswer)` is one;
+/// a sink that keeps the worker's compact codes (the judge's store) takes
+/// the usual answers as they are in the region, untyped.
+pub trait ShmSink {
+    /// The next entry's answer.
+    fn answer(&mut self, a: ShmAnswer);
+
+    /// The next entry's answer when it is a validator's `tpb_verdict` id.
+    #[inline]
+    fn verdict_id(&mut self, id: u16) {
+        self.answer(ShmAnswer::Verdict(verdict::verdict_of(id)));
+    }
+
+    /// The next entry's answer when it is a LUT's wire value.
+    #[inline]
+    fn wire(&mut self, w: u32) {
+        self.answer(ShmAnswer::Wire(w));
+    }
+}
+
+impl<F: FnMut(ShmAnswer)> ShmSink for F {
+    #[inline]
+    fn answer(&mut self, a: ShmAnswer) {
+        self(a);
+    }
+}
+
+/// Hands entries `0..n` of the region to `sink` in order, the usual
+/// answers (a verdict id, a wire value) as the worker wrote them; true if
+/// one of them was a good answer.
+pub(super) fn collect_into(r: &mut Region, op: u32, n: usize, sink: &mut impl ShmSink) -> bool {
+    let mut good = false;
+    let mut refusals = Refusals::default();
+    for i in 0..n {
+        let (code, value) = (r.codes()[i], r.values()[i]);
+        if op != shm::OP_LUT && code < shm::CODE_NAMED {
+            sink.verdict_id(code);
+            good = true;
+        } else if op == shm::OP_LUT && code == shm::CODE_WIRE {
+            sink.wire(value);
+            good = true;
+        } else {
+            let a = decode(r, op, code, value, &mut refusals);
+            good |= !matches!(a, ShmAnswer::Fault(_));
+            sink.answer(a);
+        }
+    }
+    good
+}
+
+/// Turns entries `range` of the region into answers, handed to `put` with
+/// their index in order; true if one of them was a good answer.
+pub(super) fn collect(
+    r: &mut Region,
+    op: u32,
+    range: std::ops::Range<usize>,
+    put: &mut impl FnMut(usize, ShmAnswer),
+) -> bool {
+    let mut good = false;
+    let mut refusals = Refusals::default();
+    for i in range {
+        let (code, value) = (r.codes()[i], r.values()[i]);
+        let a = decode(r, op, code, value, &mut refusals);
+        good |= !matches!(a, ShmAnswer::Fault(_));
+        put(i, a);
+    }
+    good
+}
+
+/// Refusals of one hand-off by arena offset: the worker writes each
+/// distinct text once, so each is read and interned once per hand-off.
+#[derive(Default)]
+struct Refusals(Vec<(u32, Name)>);
+
+/// One entry's answer (`code`, `value`) of `op`, typed.
+fn decode(r: &mut Region, op: u32, code: u16, value: u32, refusals: &mut Refusals) -> ShmAnswer {
+    let text = |r: &mut Region| {
+        r.text_at(value)
+            .unwrap_or_else(|| "(text lost: the worker's text arena is full)".into())
+    };
+    match code {
+        shm::CODE_UNSUPPORTED => ShmAnswer::Unsupported,
+        shm::CODE_ERROR => ShmAnswer::Fault(Fault {
+            class: FaultClass::Protocol,
+            detail: format!("the library answered an error: {}", text(r)),
+        }),
+        shm::CODE_NAMED if op != shm::OP_LUT => {
+            ShmAnswer::Verdict(Some(Predicate::from_name(&text(r))))
+        }
+        _ if op != shm::OP_LUT => ShmAnswer::Verdict(verdict::verdict_of(code)),
+        shm::CODE_WIRE => ShmAnswer::Wire(value),
+        shm::CODE_REFUSED => match refusals.0.iter().find(|(o, _)| *o == value) {
+            Some((_, n)) => ShmAnswer::Refused(n.clone()),
+            None => {
+                let n = super::names::foreign(&text(r));
+                if value != u32::MAX && refusals.0.len() < 64 {
+                    refusals.0.push((value, n.clone()));
+                }
+                ShmAnswer::Refused(n)
+            }
+        },
+        c => ShmAnswer::Fault(Fault {
+            class: FaultClass::Protocol,
+            detail: format!("worker wrote answer code {c}"),
+        }),
+    }
+}
