@@ -84,6 +84,21 @@ fn both_examples_pass_the_gate_and_lacking_targets_are_not_supported() {
         assert!(summary.contains("not supported by"), "{summary}");
         assert!(summary.contains("cases/s"), "{summary}");
     }
+    // The library's cases/s is its worker's own time per hand-off: a
+    // worker that reports no time leaves no rate.
+    let (_, summary) = gate(dir.path(), &lib_spec(&lib), TARGETS, "3000", &[]);
+    let row = summary
+        .lines()
+        .find(|l| l.starts_with("| `lib:") && l.split('|').count() >= 10)
+        .unwrap_or_else(|| panic!("no subject rate row:\n{summary}"));
+    let rate: String = row
+        .split('|')
+        .nth(6)
+        .unwrap_or("")
+        .chars()
+        .filter(char::is_ascii_digit)
+        .collect();
+    assert!(rate.parse::<u64>().is_ok_and(|r| r > 0), "{row}");
 }
 
 #[test]
