@@ -285,3 +285,66 @@ fn triage_starts_a_subject_again_only_for_a_finding() {
     // A finding: triage reproduces it on the subject, started once more.
     assert_eq!(starts("--planted-bug", 1), 3);
 }
+
+/// The divergences of `subject` in a report: (target, key, count), sorted.
+fn divergences_of(report: &Path, subject: &str) -> Vec<(String, String, u64)> {
+    let jsonl = std::fs::read_to_string(report.join("divergences.jsonl")).unwrap();
+    let mut out: Vec<(String, String, u64)> = jsonl
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+        .filter(|d| d["left_name"] == subject)
+        .map(|d| {
+            (
+                d["target"].as_str().unwrap_or("").to_string(),
+                d["signature"]["key"].as_str().unwrap_or("").to_string(),
+                d["count"].as_u64().unwrap_or(0),
+            )
+        })
+        .collect();
+    out.sort();
+    out
+}
+
+/// Bulk judging (one subject under test: its batch of answers compared with
+/// core's in one pass, only the differing cases judged on their own) finds
+/// exactly what judging every case on its own finds, which a run with a
+/// second, agreeing subject does: the same divergences and counts, and the
+/// same coverage matrix and per-target counts.
+#[test]
+fn bulk_judging_finds_what_case_by_case_judging_finds() {
+    let dir = tempfile::tempdir().unwrap();
+    let (good, bad) = (
+        lib_spec(&c_example(dir.path(), false)),
+        lib_spec(&c_example(dir.path(), true)),
+    );
+    let targets = "validate_header,validate_payload";
+    let extra = ["--arch", "v2", "--no-corpus", "--seed", "7"];
+    let (o, bulk) = gate_with(dir.path(), &bad, targets, "20000", &extra);
+    assert_eq!(code(&o), 1, "{}", text(&o.stderr));
+    let mut two = extra.to_vec();
+    two.extend(["--subject", good.as_str()]);
+    let (o2, each) = gate_with(dir.path(), &bad, targets, "20000", &two);
+    assert_eq!(code(&o2), 1, "{}", text(&o2.stderr));
+    let found = divergences_of(&bulk, &bad);
+    assert!(
+        found
+            .iter()
+            .any(|(t, k, _)| t == "validate_payload" && k == "custom_op_payload_reserved_zero"),
+        "{found:?}"
+    );
+    assert_eq!(found, divergences_of(&each, &bad));
+    let run = |r: &Path| -> serde_json::Value {
+        serde_json::from_str(&std::fs::read_to_string(r.join("run.json")).unwrap()).unwrap()
+    };
+    let (a, b) = (run(&bulk), run(&each));
+    for (x, y) in a["targets"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .zip(b["targets"].as_array().unwrap())
+    {
+        for field in ["name", "ran", "diverged", "coverage"] {
+            assert_eq!(x[field], y[field], "{field} of {}", x["name"]);
+        }
+    }
+}

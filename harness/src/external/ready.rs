@@ -9,11 +9,16 @@
 //! the key; an input the batch does not hold leaves the cursor where it is
 //! (the caller then asks the subject directly). Buffers are reused from one
 //! batch to the next.
+//!
+//! Bulk judging ([`ReadyStore::vouch_bundles`], [`ReadyStore::vouch_luts`]):
+//! the judge hands the whole batch's cases with core's answers; the entries
+//! that equal them are vouched for, and lookups pass over them, so the
+//! cases left are served exactly as they would have been one by one.
 
 use super::protocol::Op;
 use super::verdict::verdict_of;
 use crate::layout::same_bundle;
-use crate::subjects::{LutResult, LutTable, Reply, Verdict};
+use crate::subjects::{Compact, LutResult, LutTable, Name, Reply, Verdict};
 
 /// What the stored batch answers (a bundle batch's operation is
 /// [`ReadyStore::op`]: a payload-free tag is one byte compare in
@@ -36,8 +41,66 @@ enum Entry {
     Verdict(u16),
     /// A LUT's `Ok(Ok(wire))`.
     Wire(u8),
+    /// A LUT's `Ok(Err(Name::Known(..)))`: position in the batch's list of
+    /// refusal names.
+    Refused(u32),
     /// Position in the batch's side list of other answers.
     Other(u32),
+    /// Vouched for in bulk (the judge counted it as agreeing): never served,
+    /// passed over by lookups.
+    Vouched,
+}
+
+/// True if `e` holds exactly the answer `c`; `names` are the batch's
+/// refusal names.
+#[inline]
+fn equals(e: Entry, c: Compact, names: &[&'static str]) -> bool {
+    match (e, c) {
+        (Entry::Verdict(a), Compact::Verdict(b)) => a == b,
+        (Entry::Wire(a), Compact::Wire(b)) => a == b,
+        (Entry::Refused(i), Compact::Refused(n)) => usize::try_from(i)
+            .ok()
+            .and_then(|i| names.get(i))
+            .is_some_and(|m| *m == n),
+        _ => false,
+    }
+}
+
+/// Vouches for the entries `j` of `entries` (from `from`) whose key is
+/// `asked[j]` and whose answer is `reference[j]`, setting `agreed[j]`; the
+/// number of vouched entries at the end of `entries`.
+fn vouch(
+    entries: &mut [Entry],
+    from: usize,
+    key: impl Fn(usize) -> Option<bool>,
+    reference: &[Compact],
+    agreed: &mut [bool],
+    names: &[&'static str],
+) -> usize {
+    for (j, e) in entries.iter_mut().enumerate().skip(from) {
+        let (Some(&c), Some(a)) = (reference.get(j), agreed.get_mut(j)) else {
+            break;
+        };
+        if key(j) == Some(true) && equals(*e, c, names) {
+            *e = Entry::Vouched;
+            *a = true;
+        }
+    }
+    entries
+        .iter()
+        .rev()
+        .take_while(|e| **e == Entry::Vouched)
+        .count()
+}
+
+/// One LUT table's answers in a batch, by ordinal position.
+struct Column {
+    table: LutTable,
+    entries: Vec<Entry>,
+    /// The next position a lookup starts at.
+    cursor: usize,
+    /// Vouched entries at the end (not pending).
+    vouched_tail: usize,
 }
 
 /// See the module docs. An entry never asked (the subject was given up
@@ -51,12 +114,15 @@ pub struct ReadyStore {
     /// The verdicts [`Entry::Other`] points at.
     other_verdicts: Vec<Option<Reply<Verdict>>>,
     next: usize,
+    /// Vouched verdicts at the end of `verdicts` (not pending).
+    vouched_tail: usize,
     ords: Vec<u32>,
-    /// Per LUT table of the batch: its answers (by ordinal position) and
-    /// its cursor.
-    tables: Vec<(LutTable, Vec<Entry>, usize)>,
+    /// Per LUT table of the batch: its answers.
+    tables: Vec<Column>,
     /// The LUT answers [`Entry::Other`] points at (every table's).
     other_luts: Vec<LutEntry>,
+    /// The refusal names [`Entry::Refused`] points at (every table's).
+    refusals: Vec<&'static str>,
 }
 
 /// One stored LUT answer (`None`: not asked).
@@ -67,7 +133,12 @@ pub type LutEntry = Option<Reply<LutResult>>;
 pub struct LutColumn<'a> {
     entries: &'a mut Vec<Entry>,
     others: &'a mut Vec<LutEntry>,
+    refusals: &'a mut Vec<&'static str>,
 }
+
+/// At most this many distinct refusal names per batch are kept compact;
+/// any other refusal is kept aside, typed.
+const MAX_REFUSALS: usize = 64;
 
 impl LutColumn<'_> {
     /// The next ordinal's answer.
@@ -75,15 +146,39 @@ impl LutColumn<'_> {
         let e = match r {
             None => Entry::Empty,
             Some(Ok(Ok(w))) => Entry::Wire(w),
+            Some(Ok(Err(Name::Known(n)))) => match self.refusal(n) {
+                Some(i) => Entry::Refused(i),
+                None => aside(self.others, Some(Ok(Err(Name::Known(n))))),
+            },
             other => aside(self.others, other),
         };
         self.entries.push(e);
+    }
+
+    /// The position of refusal name `n` in the batch's list, added if new
+    /// (`None` when the list is full).
+    fn refusal(&mut self, n: &'static str) -> Option<u32> {
+        let at = match self.refusals.iter().position(|m| *m == n) {
+            Some(i) => i,
+            None if self.refusals.len() < MAX_REFUSALS => {
+                self.refusals.push(n);
+                self.refusals.len() - 1
+            }
+            None => return None,
+        };
+        u32::try_from(at).ok()
     }
 
     /// The next ordinal's answer when it is a wire byte (the usual one).
     #[inline]
     pub fn push_wire(&mut self, w: u8) {
         self.entries.push(Entry::Wire(w));
+    }
+}
+
+impl Column {
+    fn pending(&self) -> bool {
+        self.cursor + self.vouched_tail < self.entries.len()
     }
 }
 
@@ -116,9 +211,11 @@ impl Default for ReadyStore {
             verdicts: Vec::new(),
             other_verdicts: Vec::new(),
             next: 0,
+            vouched_tail: 0,
             ords: Vec::new(),
             tables: Vec::new(),
             other_luts: Vec::new(),
+            refusals: Vec::new(),
         }
     }
 }
@@ -131,11 +228,14 @@ impl ReadyStore {
         self.verdicts.clear();
         self.other_verdicts.clear();
         self.next = 0;
+        self.vouched_tail = 0;
         self.ords.clear();
         self.other_luts.clear();
-        for (_, answers, cursor) in &mut self.tables {
-            answers.clear();
-            *cursor = 0;
+        self.refusals.clear();
+        for c in &mut self.tables {
+            c.entries.clear();
+            c.cursor = 0;
+            c.vouched_tail = 0;
         }
     }
 
@@ -144,10 +244,10 @@ impl ReadyStore {
     pub fn pending(&self) -> bool {
         match self.held {
             Held::Nothing => false,
-            Held::Bundles => self.next < self.verdicts.len(),
+            Held::Bundles => self.next + self.vouched_tail < self.verdicts.len(),
             Held::Luts => match self.tables.as_slice() {
-                [(_, a, c)] => *c < a.len(),
-                ts => ts.iter().any(|(_, a, c)| *c < a.len()),
+                [c] => c.pending(),
+                ts => ts.iter().any(Column::pending),
             },
         }
     }
@@ -194,21 +294,30 @@ impl ReadyStore {
         self.clear();
         self.held = Held::Luts;
         self.ords.extend_from_slice(ords);
-        self.tables.retain(|(t, _, _)| tables.contains(t));
+        self.tables.retain(|c| tables.contains(&c.table));
         for &t in tables {
-            if !self.tables.iter().any(|(x, _, _)| *x == t) {
-                self.tables.push((t, Vec::with_capacity(ords.len()), 0));
+            if !self.tables.iter().any(|c| c.table == t) {
+                self.tables.push(Column {
+                    table: t,
+                    entries: Vec::with_capacity(ords.len()),
+                    cursor: 0,
+                    vouched_tail: 0,
+                });
             }
         }
     }
 
     /// Where the answers of `table` for the next ordinals of the batch go.
     pub fn lut_column(&mut self, table: LutTable) -> Option<LutColumn<'_>> {
-        let others = &mut self.other_luts;
+        let (others, refusals) = (&mut self.other_luts, &mut self.refusals);
         self.tables
             .iter_mut()
-            .find(|(t, _, _)| *t == table)
-            .map(|(_, entries, _)| LutColumn { entries, others })
+            .find(|c| c.table == table)
+            .map(|c| LutColumn {
+                entries: &mut c.entries,
+                others,
+                refusals,
+            })
     }
 
     /// The answers of `table` for the next ordinals of the batch.
@@ -227,7 +336,8 @@ impl ReadyStore {
             return None;
         }
         let n = self.verdicts.len().min(self.bundles.len());
-        let at = (self.next..n).find(|&i| same_bundle(&self.bundles[i], b))?;
+        let at = (self.next..n)
+            .find(|&i| self.verdicts[i] != Entry::Vouched && same_bundle(&self.bundles[i], b))?;
         self.next = at + 1;
         serve(
             &mut self.verdicts[at],
@@ -246,14 +356,64 @@ impl ReadyStore {
             return None;
         }
         let ords = &self.ords;
-        let (_, answers, cursor) = self.tables.iter_mut().find(|(t, _, _)| *t == table)?;
-        let n = answers.len().min(ords.len());
-        let at = (*cursor..n).find(|&i| ords[i] == ord)?;
-        *cursor = at + 1;
-        serve(&mut answers[at], &mut self.other_luts, |e| match e {
+        let c = self.tables.iter_mut().find(|c| c.table == table)?;
+        let n = c.entries.len().min(ords.len());
+        let at = (c.cursor..n).find(|&i| c.entries[i] != Entry::Vouched && ords[i] == ord)?;
+        c.cursor = at + 1;
+        let names = &self.refusals;
+        serve(&mut c.entries[at], &mut self.other_luts, |e| match e {
             Entry::Wire(w) => Some(Ok(Ok(w))),
+            Entry::Refused(i) => Some(Ok(Err(Name::Known(names.get(usize::try_from(i).ok()?)?)))),
             _ => None,
         })
+    }
+
+    /// Bulk judging of a bundle batch of `op`: vouches for each entry `j`
+    /// not served yet whose bundle is `asked[j]` and whose answer is
+    /// `reference[j]`, and sets `agreed[j]`; false when the store holds no
+    /// such batch.
+    pub fn vouch_bundles(
+        &mut self,
+        op: Op,
+        asked: &[[u8; 64]],
+        reference: &[Compact],
+        agreed: &mut [bool],
+    ) -> bool {
+        if self.held != Held::Bundles || self.op != op {
+            return false;
+        }
+        let bundles = &self.bundles;
+        let key = |j: usize| Some(same_bundle(bundles.get(j)?, asked.get(j)?));
+        self.vouched_tail = vouch(&mut self.verdicts, self.next, key, reference, agreed, &[]);
+        true
+    }
+
+    /// [`ReadyStore::vouch_bundles`] for table `table` of a LUT batch on
+    /// ordinals `asked`.
+    pub fn vouch_luts(
+        &mut self,
+        table: LutTable,
+        asked: &[u32],
+        reference: &[Compact],
+        agreed: &mut [bool],
+    ) -> bool {
+        if self.held != Held::Luts {
+            return false;
+        }
+        let ords = &self.ords;
+        let Some(c) = self.tables.iter_mut().find(|c| c.table == table) else {
+            return false;
+        };
+        let key = |j: usize| Some(ords.get(j)? == asked.get(j)?);
+        c.vouched_tail = vouch(
+            &mut c.entries,
+            c.cursor,
+            key,
+            reference,
+            agreed,
+            &self.refusals,
+        );
+        true
     }
 }
 
@@ -340,5 +500,56 @@ mod tests {
         assert!(!s.pending());
         s.begin_bundles(Op::ValidateHeader, &[b(1)]);
         assert_eq!(s.take_lut(LutTable::AluOp, 4), None);
+    }
+
+    #[test]
+    fn vouched_entries_are_never_served_and_the_rest_are_served_as_before() {
+        let mut s = ReadyStore::default();
+        s.begin_bundles(Op::ValidateHeader, &[b(1), b(2), b(3), b(2)]);
+        for id in [0, 2, 0, 3] {
+            s.push_verdict_id(id);
+        }
+        // Position 1 asked another bundle; position 3 answered differently.
+        let asked = [b(1), b(9), b(3), b(2)];
+        let reference = [
+            Compact::Verdict(0),
+            Compact::Verdict(2),
+            Compact::Verdict(0),
+            Compact::Verdict(2),
+        ];
+        let mut agreed = [false; 4];
+        assert!(!s.vouch_bundles(Op::ValidatePayload, &asked, &reference, &mut agreed));
+        assert!(s.vouch_bundles(Op::ValidateHeader, &asked, &reference, &mut agreed));
+        assert_eq!(agreed, [true, false, true, false]);
+        // b(2) is served from position 1 first, then position 3, never a vouched one.
+        assert_eq!(s.take_verdict(Op::ValidateHeader, &b(1)), None);
+        let p = |n| Some(Ok(Some(Predicate::from_name(n))));
+        assert_eq!(
+            s.take_verdict(Op::ValidateHeader, &b(2)),
+            p("inst_word_len")
+        );
+        assert!(s.pending());
+        assert_eq!(
+            s.take_verdict(Op::ValidateHeader, &b(2)),
+            p("has_valid_neuron_events")
+        );
+        assert!(!s.pending());
+        s.begin_luts(&[LutTable::Dge], &[0, 5, 7]);
+        let mut col = s.lut_column(LutTable::Dge).expect("column");
+        col.push_wire(1);
+        col.push(Some(Ok(Err(crate::subjects::Name::Known("not_dge_op")))));
+        col.push(Some(Ok(Err(crate::subjects::Name::Known("not_dge_op")))));
+        let reference = [
+            Compact::Wire(1),
+            Compact::Refused("not_dge_op"),
+            Compact::Refused("out_of_range"),
+        ];
+        let mut agreed = [false; 3];
+        assert!(s.vouch_luts(LutTable::Dge, &[0, 5, 7], &reference, &mut agreed));
+        assert_eq!(agreed, [true, true, false]);
+        assert!(s.pending());
+        let r = s.take_lut(LutTable::Dge, 7);
+        assert!(matches!(r, Some(Ok(Err(n))) if n.as_str() == "not_dge_op"));
+        assert!(!s.pending());
     }
 }

@@ -29,7 +29,7 @@ use crate::fields_json::{fields_from_json, fields_json};
 use crate::layout::mnemonic;
 use crate::subjects::registry::{OpenError, SubjectSpec};
 use crate::subjects::{
-    Batch, Capabilities, Capability, DecodeFail, Decoded, EncodeResult, Fault, FieldName,
+    Batch, Capabilities, Capability, Compact, DecodeFail, Decoded, EncodeResult, Fault, FieldName,
     IrInstruction, LutResult, LutTable, ModuleAnswer, Predicate, Reply, StreamFail, Subject,
     Validator, Value, Verdict,
 };
@@ -500,6 +500,23 @@ impl Subject for ExternalSubject {
 
     fn capabilities(&self) -> Capabilities {
         self.caps
+    }
+
+    fn vouches(&self) -> bool {
+        true
+    }
+
+    fn vouch(&self, batch: Batch<'_>, reference: &[Compact], agreed: &mut [bool]) -> bool {
+        let Ok(mut store) = self.ready.try_borrow_mut() else {
+            return false;
+        };
+        match batch {
+            Batch::Validate(v, bs) => {
+                store.vouch_bundles(Op::of_validator(v), bs, reference, agreed)
+            }
+            Batch::Lut([table], ords) => store.vouch_luts(*table, ords, reference, agreed),
+            _ => false,
+        }
     }
 
     #[inline]

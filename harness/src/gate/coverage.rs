@@ -108,6 +108,49 @@ pub fn run_one(
     findings
 }
 
+/// Runs again one case that bulk judging did not vouch for
+/// ([`crate::judge::Judge::settle`]; the judge is replaying): the subjects
+/// under test alone are judged. [`run_one`] counted the case in coverage
+/// column 0 (agree) when it ran the reference pair; a divergence found now
+/// moves that count to its own column, so the matrix is the one judging
+/// case by case fills.
+pub fn rejudge_one(
+    r: &Runner,
+    t: Target,
+    kind: &dyn TargetKind,
+    input: &[u8],
+    origin: impl Fn() -> Origin,
+    cov: &mut CovMap,
+) -> Vec<Finding> {
+    r.key.reset();
+    let ran = kind.run(&r.judge, t, input, None);
+    let (outcome, own_key) = (ran.outcome, ran.key);
+    let col = outcome
+        .divergence()
+        .map_or(0, |d| outcome_col(d.class.name()));
+    let findings: Vec<Finding> = outcome
+        .into_iter()
+        .map(|d| Finding::from_divergence(&d, origin()).with_arch(r.arch))
+        .collect();
+    if col != 0 {
+        let mut moved = |k: &str| {
+            if let Some(c) = cov.get_mut(k) {
+                c[0] = c[0].saturating_sub(1);
+                c[col] += 1;
+            } else {
+                let mut c = [0u64; 6];
+                c[col] = 1;
+                cov.insert(k.to_string(), c);
+            }
+        };
+        match own_key {
+            Some(k) => moved(&k),
+            None => r.key.with_key(moved),
+        }
+    }
+    findings
+}
+
 /// Adds a chunk's coverage into the run's.
 pub fn merge_cov(into: &mut BTreeMap<String, [u64; 6]>, from: CovMap) {
     for (k, v) in from {

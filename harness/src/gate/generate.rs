@@ -4,7 +4,7 @@
 //! (see the module docs of [`crate::gate`]).
 
 use super::config::GateConfig;
-use super::coverage::{merge_cov, run_one, runners, CovMap, Runner};
+use super::coverage::{merge_cov, rejudge_one, run_one, runners, CovMap, Runner};
 use super::outcome::{
     add_judged, count_cohorts, merge_judged, panic_text, GateFailure, GateRun, SubjectJudged,
 };
@@ -281,6 +281,72 @@ impl Stager<'_> {
         st.took = t0.elapsed();
     }
 
+    /// Case `m` (at index `i`) of staged item `st` into `buf`, as it was
+    /// generated: the kept bundle or ordinal, else generated again (`one`
+    /// is scratch). Debug builds (the tests) check that a kept case is the
+    /// case its index generates.
+    #[allow(clippy::too_many_arguments)]
+    #[inline(always)]
+    fn case_input(
+        &self,
+        st: &Staged,
+        (ti, lo): (usize, u64),
+        (m, i): (u64, u64),
+        r: &Runner,
+        buf: &mut CaseBuf,
+        one: &mut CaseBuf,
+    ) -> Form {
+        let t = self.sh.cfg.targets[ti];
+        let kind = self.kinds[ti];
+        let lut = matches!(t.check(), Check::Lut(_));
+        let case_kind = CaseKind::of(i);
+        let at = st.kept_at.get((m - lo) as usize).copied().unwrap_or(0) as usize;
+        let k = at.checked_sub(1);
+        let kept_lut = k
+            .filter(|_| lut)
+            .and_then(|k| Some((*st.ords.get(k)?, *st.ord_len.get(k)?)));
+        let form = match (kept_lut, k.and_then(|k| st.kept.get(k))) {
+            (Some((o, n @ 0..=4)), _) => {
+                // A kept LUT case: its input again from its ordinal.
+                buf.bytes.clear();
+                buf.bytes
+                    .extend_from_slice(&o.to_le_bytes()[..usize::from(n)]);
+                Form::Bytes
+            }
+            (None, Some(b)) if !lut => {
+                buf.bundle = *b;
+                Form::Bundle
+            }
+            _ => kind.generate(
+                t,
+                Draw {
+                    arch: r.arch,
+                    r: &mut case_rng(self.sh.cfg.seed, self.hashes[ti], i),
+                    kind: case_kind,
+                },
+                buf,
+            ),
+        };
+        #[cfg(debug_assertions)]
+        if k.is_some() {
+            let draw = Draw {
+                arch: r.arch,
+                r: &mut case_rng(self.sh.cfg.seed, self.hashes[ti], i),
+                kind: case_kind,
+            };
+            let again = kind.generate(t, draw, one);
+            assert_eq!(
+                one.input(again),
+                buf.input(form),
+                "kept case {i} of {}",
+                t.name()
+            );
+        }
+        #[cfg(not(debug_assertions))]
+        let _ = one;
+        form
+    }
+
     /// The subjects' answers to staged item `st`, before it is judged.
     fn collect(&self, st: &Staged, tick: &dyn Fn()) {
         let Some((ti, _)) = st.item else { return };
@@ -338,6 +404,7 @@ fn worker(sh: &Shared, w: usize) {
         }
     };
     let (mut cur, mut next) = (Staged::default(), Staged::default());
+    let (mut bulk, mut replay): (Vec<bool>, Vec<u32>) = (Vec::new(), Vec::new());
     let stager = Stager {
         sh,
         rs: &rs,
@@ -368,99 +435,104 @@ fn worker(sh: &Shared, w: usize) {
         let t0 = Instant::now();
         next.item = None;
         next.took = Duration::ZERO;
-        let res = catch_unwind(AssertUnwindSafe(|| {
-            let tick = || {
-                slot.ticks.fetch_add(1, Relaxed);
-            };
-            stager.collect(&cur, &tick);
-            if piped {
-                if let Some(item) = next_item() {
-                    stager.stage(&mut next, item, &mut one);
-                }
-            }
-            let (kept, kept_at) = (&cur.kept, &cur.kept_at);
-            let lut = matches!(t.check(), Check::Lut(_));
-            for m in lo..hi {
-                if (m - lo).is_multiple_of(64) && cfg.interrupted() {
-                    // Stopped: this chunk is dropped below.
-                    break;
-                }
-                let i = cfg.shard.case_index(m);
-                slot.case.store(i, Relaxed);
-                slot.ticks.fetch_add(1, Relaxed);
-                let a = cfg.arch_index(i).min(rs.len() - 1);
-                let r = &rs[a];
-                if ti == 0 && cfg.debug_hang_case == Some(i) {
-                    loop {
-                        std::thread::sleep(Duration::from_secs(3600));
-                    }
-                }
-                if ti == 0 && cfg.debug_panic_case == Some(i) {
-                    panic!("debug_panic_case {i}");
-                }
-                if ti == 0 && cfg.debug_subject_panic_case == Some(i) {
-                    r.key.arm_fault();
-                }
-                let case_kind = CaseKind::of(i);
-                by_kind[case_kind.index()] += 1;
-                by_arch[a][0] += 1;
-                r.judge.set_judging(cfg.judges(i));
-                let origin = || Origin::Generated {
-                    index: i,
-                    kind: case_kind,
+        let res =
+            catch_unwind(AssertUnwindSafe(|| {
+                let tick = || {
+                    slot.ticks.fetch_add(1, Relaxed);
                 };
-                let at = kept_at.get((m - lo) as usize).copied().unwrap_or(0) as usize;
-                let k = at.checked_sub(1);
-                let kept_lut = k
-                    .filter(|_| lut)
-                    .and_then(|k| Some((*cur.ords.get(k)?, *cur.ord_len.get(k)?)));
-                let form = match (kept_lut, k.and_then(|k| kept.get(k))) {
-                    (Some((o, n @ 0..=4)), _) => {
-                        // A kept LUT case: its input again from its ordinal.
-                        buf.bytes.clear();
-                        buf.bytes
-                            .extend_from_slice(&o.to_le_bytes()[..usize::from(n)]);
-                        Form::Bytes
+                stager.collect(&cur, &tick);
+                if piped {
+                    if let Some(item) = next_item() {
+                        stager.stage(&mut next, item, &mut one);
                     }
-                    (None, Some(b)) if !lut => {
-                        buf.bundle = *b;
-                        Form::Bundle
+                }
+                // Bulk judging, per generation whose subjects prefetched the
+                // item (crate::judge's `bulk`): settled after the loop.
+                bulk.clear();
+                bulk.extend(rs.iter().enumerate().map(|(a, r)| {
+                    cur.runs.get(a).is_some_and(|run| run.on) && r.judge.defer_begin(t)
+                }));
+                for m in lo..hi {
+                    if (m - lo).is_multiple_of(64) && cfg.interrupted() {
+                        // Stopped: this chunk is dropped below.
+                        break;
                     }
-                    _ => kind.generate(
-                        t,
-                        Draw {
-                            arch: r.arch,
-                            r: &mut case_rng(cfg.seed, hashes[ti], i),
-                            kind: case_kind,
-                        },
-                        &mut buf,
-                    ),
-                };
-                let input = buf.input(form);
-                // Debug builds (the tests) check that a kept case is the
-                // case its index generates.
-                #[cfg(debug_assertions)]
-                if k.is_some() {
-                    let draw = Draw {
-                        arch: r.arch,
-                        r: &mut case_rng(cfg.seed, hashes[ti], i),
+                    let i = cfg.shard.case_index(m);
+                    slot.case.store(i, Relaxed);
+                    slot.ticks.fetch_add(1, Relaxed);
+                    let a = cfg.arch_index(i).min(rs.len() - 1);
+                    let r = &rs[a];
+                    if ti == 0 && cfg.debug_hang_case == Some(i) {
+                        loop {
+                            std::thread::sleep(Duration::from_secs(3600));
+                        }
+                    }
+                    if ti == 0 && cfg.debug_panic_case == Some(i) {
+                        panic!("debug_panic_case {i}");
+                    }
+                    if ti == 0 && cfg.debug_subject_panic_case == Some(i) {
+                        r.key.arm_fault();
+                    }
+                    let case_kind = CaseKind::of(i);
+                    by_kind[case_kind.index()] += 1;
+                    by_arch[a][0] += 1;
+                    r.judge.set_judging(cfg.judges(i));
+                    let origin = || Origin::Generated {
+                        index: i,
                         kind: case_kind,
                     };
-                    let again = kind.generate(t, draw, &mut one);
-                    assert_eq!(one.input(again), input, "kept case {i} of {}", t.name());
-                }
-                let sampled = reach_sampled(i).then_some(&mut reach);
-                let fs = run_one(r, t, kind, input, sampled, origin, &mut cov);
-                if !fs.is_empty() {
-                    diverged += 1;
-                    by_arch[a][1] += 1;
-                    count_cohorts(&mut cohorts, &fs);
-                    for f in fs {
-                        findings.add(f);
+                    r.judge
+                        .set_case_token(u32::try_from(m - lo).unwrap_or(u32::MAX));
+                    let form = stager.case_input(&cur, (ti, lo), (m, i), r, &mut buf, &mut one);
+                    let input = buf.input(form);
+                    let sampled = reach_sampled(i).then_some(&mut reach);
+                    let fs = run_one(r, t, kind, input, sampled, origin, &mut cov);
+                    if !fs.is_empty() {
+                        diverged += 1;
+                        by_arch[a][1] += 1;
+                        count_cohorts(&mut cohorts, &fs);
+                        for f in fs {
+                            findings.add(f);
+                        }
                     }
                 }
-            }
-        }));
+                // The cases bulk judging did not vouch for, judged again on
+                // their own (the subjects under test only).
+                for (a, r) in rs.iter().enumerate().filter(|(a, _)| bulk[*a]) {
+                    replay.clear();
+                    r.judge.settle(&mut replay);
+                    if replay.is_empty() || cfg.interrupted() {
+                        continue;
+                    }
+                    r.judge.set_replaying(true);
+                    r.judge.set_judging(true);
+                    for &token in &replay {
+                        let m = lo + u64::from(token);
+                        let i = cfg.shard.case_index(m);
+                        slot.case.store(i, Relaxed);
+                        slot.ticks.fetch_add(1, Relaxed);
+                        let form = stager.case_input(&cur, (ti, lo), (m, i), r, &mut buf, &mut one);
+                        let origin = || Origin::Generated {
+                            index: i,
+                            kind: CaseKind::of(i),
+                        };
+                        let fs = rejudge_one(r, t, kind, buf.input(form), origin, &mut cov);
+                        if !fs.is_empty() {
+                            diverged += 1;
+                            by_arch[a][1] += 1;
+                            count_cohorts(&mut cohorts, &fs);
+                            for f in fs {
+                                findings.add(f);
+                            }
+                        }
+                    }
+                    r.judge.set_replaying(false);
+                }
+            }));
+        // A chunk cut short by a panic leaves no judge deferring.
+        for r in &rs {
+            r.judge.end_bulk();
+        }
         slot.busy.store(false, Relaxed);
         // This item's worker time: its own staging, not the next one's.
         let dt = (t0.elapsed() + cur.took).saturating_sub(next.took);

@@ -3,6 +3,7 @@
 //! LUT, IR). Which comparison a target's raw input takes is its kind's
 //! ([`crate::kinds`], which also defines [`Judge::compare`]).
 
+use super::bulk::Bulk;
 use super::cohort;
 use super::divergence::{DescribedCase, Divergence, Outcome};
 use super::pair::{self, Pair};
@@ -39,6 +40,8 @@ pub struct Judge {
     under: Vec<UnderTest>,
     /// The generation the subjects serve.
     arch: Arch,
+    /// Bulk judging ([`super::bulk`]).
+    pub(super) bulk: Bulk,
 }
 
 /// The judge's record of one subject under test.
@@ -47,6 +50,8 @@ struct UnderTest {
     /// are fixed when it is opened (the hello's, or every one in process),
     /// and the per-case loop then needs no call to test them.
     caps: Capabilities,
+    /// Its [`Subject::vouches`], read once.
+    vouches: bool,
     /// Per [`JUDGED_SLOTS`] slot: the cases it was judged on so far.
     judged: [Cell<u64>; JUDGED_SLOTS],
     /// Cases it would have judged after it was given up ([`Subject::given_up`]).
@@ -90,6 +95,7 @@ impl Judge {
             .iter()
             .map(|s| UnderTest {
                 caps: s.capabilities(),
+                vouches: s.vouches(),
                 judged: std::array::from_fn(|_| Cell::new(0)),
                 not_run: Cell::new(0),
             })
@@ -101,6 +107,7 @@ impl Judge {
             judging: Cell::new(true),
             under,
             arch: Arch::default(),
+            bulk: Bulk::default(),
         }
     }
 
@@ -184,10 +191,28 @@ impl Judge {
         self.note_judged_in(k, VECTORS_SLOT);
     }
 
-    fn note_judged_in(&self, k: usize, slot: usize) {
+    pub(super) fn note_judged_in(&self, k: usize, slot: usize) {
         if let Some(u) = self.under.get(k) {
             u.note_judged(slot);
         }
+    }
+
+    /// Whether the subjects under test are judged on the next case.
+    #[inline]
+    pub(super) fn judging(&self) -> bool {
+        self.judging.get()
+    }
+
+    /// The position of the one subject under test that supports `t`, if
+    /// exactly one does, vouches, and is not given up ([`super::bulk`]).
+    pub(super) fn bulk_subject(&self, t: Target) -> Option<usize> {
+        let needs = t.spec().needs;
+        let mut covering = self
+            .under_test_with()
+            .enumerate()
+            .filter(|(_, (_, u))| u.caps.covers(needs));
+        let (k, (s, u)) = covering.next()?;
+        (covering.next().is_none() && u.vouches && s.given_up().is_none()).then_some(k)
     }
 
     /// The subjects under test, each with the judge's record of it.
@@ -336,6 +361,37 @@ impl Judge {
             return Outcome(vec![d]);
         }
         p.right = core;
+        self.judged_against(p, judge)
+    }
+
+    /// Each subject under test that supports `t` against core on one case
+    /// (the reference pair agreed on it).
+    pub(super) fn judge_under_test(
+        &self,
+        t: Target,
+        input: &[u8],
+        case: &dyn Fn() -> String,
+        judge: &dyn Fn(&Pair<'_>) -> Option<Divergence>,
+    ) -> Outcome {
+        let core = &*self.subjects[0];
+        let p = Pair {
+            left: core,
+            right: core,
+            target: t,
+            input,
+            case,
+        };
+        self.judged_against(p, judge)
+    }
+
+    /// [`Judge::judge_under_test`] with pair `p` (its right side core).
+    #[inline]
+    fn judged_against<'a>(
+        &'a self,
+        mut p: Pair<'a>,
+        judge: &dyn Fn(&Pair<'_>) -> Option<Divergence>,
+    ) -> Outcome {
+        let t = p.target;
         // As [`Judge::judged_now`], without a list per case (this is the
         // hot path of every bundle and LUT case).
         let mut out: Vec<Divergence> = Vec::new();
@@ -438,6 +494,7 @@ impl Judge {
         let input = if input.len() == 64 { input } else { &b[..] };
         let case = String::new;
         match target.check() {
+            Check::Validator(v) if self.bulk.on() => self.validator_in_bulk(target, v, b, input),
             Check::Validator(v) => self.each(target, input, &case, |p| pair::validator(p, v, b)),
             Check::Decode => self.each(target, input, &case, |p| pair::decode(p, b)),
             _ => self.each(target, input, &case, |p| pair::roundtrip(p, b)),
@@ -460,6 +517,9 @@ impl Judge {
 
     /// The lookup `table` at ordinal `ord`.
     pub fn lut(&self, target: Target, table: LutTable, ord: u32, input: &[u8]) -> Outcome {
+        if self.bulk.on() {
+            return self.lut_in_bulk(target, table, ord, input);
+        }
         let case = || format!("ordinal {ord} ({ord:#x})");
         self.each(target, input, &case, |p| pair::lut(p, table, ord))
     }

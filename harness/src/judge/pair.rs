@@ -170,12 +170,27 @@ pub fn validator<L: Subject + ?Sized, R: Subject + ?Sized>(
     v: Validator,
     b: &[u8; 64],
 ) -> Option<Divergence> {
-    let (l, r): (Verdict, Verdict) =
-        both!(p, v.op(), p.left.validate(v, b), p.right.validate(v, b));
-    if l == r {
-        return None;
+    validator_agreed(p, v, b).err().flatten()
+}
+
+/// [`validator`], with the verdict both sides gave when they agree
+/// (`Err`: the divergence, `None` only if there is none to report).
+// The divergence is returned as `validator` returns it (unboxed): the
+// agreeing path, the hot one, carries only the answer.
+#[allow(clippy::result_large_err)]
+#[inline]
+pub fn validator_agreed<L: Subject + ?Sized, R: Subject + ?Sized>(
+    p: &Pair<'_, L, R>,
+    v: Validator,
+    b: &[u8; 64],
+) -> Result<Verdict, Option<Divergence>> {
+    let l = guard(|| p.left.validate(v, b));
+    let r = guard(|| p.right.validate(v, b));
+    match (l, r) {
+        (Ok(Ok(l)), Ok(Ok(r))) if l == r => Ok(l),
+        (Ok(Ok(l)), Ok(Ok(r))) => Err(verdicts_differ(p, &l, &r)),
+        (l, r) => Err(p.failed(v.op(), l, r)),
     }
-    verdicts_differ(p, &l, &r)
 }
 
 /// The divergence of two different verdicts (out of line, as [`Pair::failed`]).
@@ -421,11 +436,27 @@ pub fn lut<L: Subject + ?Sized, R: Subject + ?Sized>(
     t: LutTable,
     ord: u32,
 ) -> Option<Divergence> {
-    let (a, b) = both!(p, lut_key(t), p.left.lut(t, ord), p.right.lut(t, ord));
-    if a == b {
-        return None;
+    lut_agreed(p, t, ord).err().flatten()
+}
+
+/// [`lut`], with the answer both sides gave when they agree (as
+/// [`validator_agreed`]).
+// The divergence is returned as `validator` returns it (unboxed): the
+// agreeing path, the hot one, carries only the answer.
+#[allow(clippy::result_large_err)]
+#[inline]
+pub fn lut_agreed<L: Subject + ?Sized, R: Subject + ?Sized>(
+    p: &Pair<'_, L, R>,
+    t: LutTable,
+    ord: u32,
+) -> Result<LutResult, Option<Divergence>> {
+    let a = guard(|| p.left.lut(t, ord));
+    let b = guard(|| p.right.lut(t, ord));
+    match (a, b) {
+        (Ok(Ok(a)), Ok(Ok(b))) if a == b => Ok(a),
+        (Ok(Ok(a)), Ok(Ok(b))) => Err(luts_differ(p, t, &a, &b)),
+        (a, b) => Err(p.failed(lut_key(t), a, b)),
     }
-    luts_differ(p, t, &a, &b)
 }
 
 /// The divergence of two different LUT answers (out of line, as [`Pair::failed`]).

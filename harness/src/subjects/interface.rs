@@ -1,6 +1,7 @@
 //! The [`Subject`] interface: a name, [`Capabilities`], and one method per
 //! operation, each answering a typed result or a [`Fault`].
 
+use super::compact::Compact;
 use super::lint_types::LintResult;
 use super::lowering_types::{IrInstruction, LoweredModule, ModuleAnswer};
 use super::sync_types::{
@@ -342,6 +343,27 @@ pub trait Subject {
     /// judge's; nothing started here is served any other way.
     fn prefetch_begin(&self, _batch: Batch<'_>) {}
 
+    /// Whether [`Subject::vouch`] can vouch for the answers of a prefetched
+    /// batch (the judge then defers this subject's per-case comparisons of
+    /// a batch to one [`Subject::vouch`]; see `Judge::defer_begin`).
+    /// Fixed once the subject is open. Default: no.
+    fn vouches(&self) -> bool {
+        false
+    }
+
+    /// Bulk judging of the batch last prefetched ([`Subject::prefetch`]):
+    /// `batch` holds the cases the judge asked, in the batch's order, and
+    /// `reference[j]` core's answer to case `j`. For each `j` whose held
+    /// answer is exactly `reference[j]` and whose case is the batch's own
+    /// `j`-th, sets `agreed[j]`: that answer counts as judged and agreeing
+    /// and is never served afterwards. The cases left unset are then asked
+    /// one by one, as without bulk judging, and served as they would have
+    /// been. False (nothing vouched for) when the subject holds no such
+    /// batch. Default: false.
+    fn vouch(&self, _batch: Batch<'_>, _reference: &[Compact], _agreed: &mut [bool]) -> bool {
+        false
+    }
+
     /// Why the subject was given up (it faulted on too many inputs in a
     /// row, or cannot be restarted), if it was. The judge then skips it
     /// and counts every case it would have judged as not run
@@ -424,6 +446,12 @@ impl<S: Subject + ?Sized> Subject for Box<S> {
     }
     fn prefetch_begin(&self, batch: Batch<'_>) {
         (**self).prefetch_begin(batch)
+    }
+    fn vouches(&self) -> bool {
+        (**self).vouches()
+    }
+    fn vouch(&self, batch: Batch<'_>, reference: &[Compact], agreed: &mut [bool]) -> bool {
+        (**self).vouch(batch, reference, agreed)
     }
     fn given_up(&self) -> Option<String> {
         (**self).given_up()

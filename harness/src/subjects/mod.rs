@@ -15,6 +15,7 @@
 //! The validator and LUT entry points of the in-process subjects do not
 //! allocate: they are the hot path of the gate.
 
+pub mod compact;
 mod core_adapter;
 pub mod interface;
 mod lint_types;
@@ -26,6 +27,7 @@ pub mod sync_translate;
 mod sync_types;
 mod types;
 
+pub use compact::Compact;
 pub use interface::{Batch, Capabilities, Capability, Fault, Reply, Subject};
 pub use lint_types::*;
 pub use lowering_types::*;
