@@ -12,65 +12,20 @@
 //! it, exactly as it would have been case by case. A case the reference
 //! pair disagreed on is not judged, as without bulk judging.
 
-use super::divergence::Outcome;
+use super::bulk_state::{Deferred, Mode};
+use super::divergence::{Divergence, Outcome};
 use super::nway::Judge;
 use super::pair::{self, Pair};
 use crate::subjects::{Batch, Compact, LutTable, Validator};
 use crate::targets::{Check, Target};
-use std::cell::{Cell, RefCell};
 
-/// What the judge does with the cases of a bulk-judged target.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-enum Mode {
-    /// Every case judged on its own.
-    #[default]
-    Off,
-    /// The reference pair only; core's answers kept for [`Judge::settle`].
-    Deferring,
-    /// The subject under test only (the reference pair agreed already).
-    Replaying,
-}
-
-/// A judge's bulk-judging state (see the module docs).
-#[derive(Default)]
-pub(super) struct Bulk {
-    mode: Cell<Mode>,
-    /// The caller's token for the next case ([`Judge::set_case_token`]).
-    token: Cell<u32>,
-    cases: RefCell<Deferred>,
-}
-
-impl Bulk {
-    /// True unless every case is judged on its own.
-    #[inline]
-    pub(super) fn on(&self) -> bool {
-        self.mode.get() != Mode::Off
-    }
-}
-
-/// The deferred cases of one batch, in order (buffers reused).
-#[derive(Default)]
-struct Deferred {
-    /// The subject under test judged in bulk (its position).
-    under: usize,
-    target: Option<Target>,
-    /// A validator target's cases.
-    bundles: Vec<[u8; 64]>,
-    /// A LUT target's cases.
-    ords: Vec<u32>,
-    /// Core's answer to each case ([`Compact::Other`] when the reference
-    /// pair disagreed).
-    reference: Vec<Compact>,
-    /// Each case's token; `None`: not judged (the reference pair disagreed).
-    tokens: Vec<Option<u32>>,
-    agreed: Vec<bool>,
-}
-
-impl Deferred {
-    #[inline]
-    fn push(&mut self, answer: Option<Compact>, token: u32) {
-        self.reference.push(answer.unwrap_or(Compact::Other));
-        self.tokens.push(answer.map(|_| token));
+/// The outcome of a reference comparison that gave `a` (no list built
+/// when the pair agreed: the usual case).
+#[inline]
+fn outcome_of<T>(a: Result<T, Option<Divergence>>) -> Outcome {
+    match a {
+        Ok(_) | Err(None) => Outcome(Vec::new()),
+        Err(Some(d)) => Outcome(vec![d]),
     }
 }
 
@@ -194,7 +149,7 @@ impl Judge {
                 self.bulk.token.get(),
             );
         }
-        Outcome(a.err().flatten().into_iter().collect())
+        outcome_of(a)
     }
 
     /// LUT `table` at `ord` while bulk judging.
@@ -223,6 +178,6 @@ impl Judge {
             d.ords.push(ord);
             d.push(a.as_ref().ok().map(Compact::of_lut), self.bulk.token.get());
         }
-        Outcome(a.err().flatten().into_iter().collect())
+        outcome_of(a)
     }
 }

@@ -16,6 +16,7 @@
 //! to and compares is [`crate::kinds`] (its [`Judge::compare`]).
 
 mod bulk;
+mod bulk_state;
 pub mod cohort;
 pub mod divergence;
 pub mod input_map;

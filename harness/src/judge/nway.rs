@@ -3,7 +3,7 @@
 //! LUT, IR). Which comparison a target's raw input takes is its kind's
 //! ([`crate::kinds`], which also defines [`Judge::compare`]).
 
-use super::bulk::Bulk;
+use super::bulk_state::Bulk;
 use super::cohort;
 use super::divergence::{DescribedCase, Divergence, Outcome};
 use super::pair::{self, Pair};
