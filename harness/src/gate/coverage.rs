@@ -85,27 +85,51 @@ pub fn run_one(
     if let (true, Some(reach)) = (ran.classified, reach) {
         reach.generation(r.arch.name());
     }
-    let (outcome, own_key) = (ran.outcome, ran.key);
-    let col = outcome
-        .divergence()
-        .map_or(0, |d| outcome_col(d.class.name()));
-    let findings: Vec<Finding> = outcome
-        .into_iter()
-        .map(|d| Finding::from_divergence(&d, origin()).with_arch(r.arch))
-        .collect();
-    let mut bump = |k: &str| match cov.get_mut(k) {
-        Some(c) => c[col] += 1,
-        None => {
-            let mut c = [0u64; 6];
-            c[col] = 1;
-            cov.insert(k.to_string(), c);
-        }
-    };
+    let (col, findings, own_key) = findings_of(r, ran, origin);
+    let mut bump = |k: &str| count(cov, k, col, None);
     match own_key {
         Some(k) => bump(&k),
         None => r.key.with_key(bump),
     }
     findings
+}
+
+/// The coverage column of a case's outcome, its findings, and the kind's
+/// own coverage key if any.
+#[inline(always)]
+fn findings_of(
+    r: &Runner,
+    ran: crate::kinds::Ran,
+    origin: impl Fn() -> Origin,
+) -> (usize, Vec<Finding>, Option<String>) {
+    let (outcome, own_key) = (ran.outcome, ran.key);
+    let col = outcome
+        .divergence()
+        .map_or(0, |d| outcome_col(d.class.name()));
+    let findings = outcome
+        .into_iter()
+        .map(|d| Finding::from_divergence(&d, origin()).with_arch(r.arch))
+        .collect();
+    (col, findings, own_key)
+}
+
+/// Counts one case into column `col` of coverage key `k`, taking it out of
+/// column `from` first when given.
+#[inline(always)]
+fn count(cov: &mut CovMap, k: &str, col: usize, from: Option<usize>) {
+    match cov.get_mut(k) {
+        Some(c) => {
+            if let Some(f) = from {
+                c[f] = c[f].saturating_sub(1);
+            }
+            c[col] += 1;
+        }
+        None => {
+            let mut c = [0u64; 6];
+            c[col] = 1;
+            cov.insert(k.to_string(), c);
+        }
+    }
 }
 
 /// Runs again one case that bulk judging did not vouch for
@@ -124,25 +148,9 @@ pub fn rejudge_one(
 ) -> Vec<Finding> {
     r.key.reset();
     let ran = kind.run(&r.judge, t, input, None);
-    let (outcome, own_key) = (ran.outcome, ran.key);
-    let col = outcome
-        .divergence()
-        .map_or(0, |d| outcome_col(d.class.name()));
-    let findings: Vec<Finding> = outcome
-        .into_iter()
-        .map(|d| Finding::from_divergence(&d, origin()).with_arch(r.arch))
-        .collect();
+    let (col, findings, own_key) = findings_of(r, ran, origin);
     if col != 0 {
-        let mut moved = |k: &str| {
-            if let Some(c) = cov.get_mut(k) {
-                c[0] = c[0].saturating_sub(1);
-                c[col] += 1;
-            } else {
-                let mut c = [0u64; 6];
-                c[col] = 1;
-                cov.insert(k.to_string(), c);
-            }
-        };
+        let mut moved = |k: &str| count(cov, k, col, Some(0));
         match own_key {
             Some(k) => moved(&k),
             None => r.key.with_key(moved),

@@ -363,6 +363,40 @@ impl Stager<'_> {
     }
 }
 
+/// What one work item found.
+#[derive(Default)]
+struct Filed {
+    /// Cases with findings.
+    diverged: u64,
+    /// Per generation: (cases run, cases diverged).
+    by_arch: Vec<[u64; 2]>,
+    /// Divergent inputs per cohort pattern.
+    cohorts: BTreeMap<String, u64>,
+    findings: Findings,
+}
+
+impl Filed {
+    /// Files the findings `fs` of one case run under generation `a`.
+    #[inline(always)]
+    fn file(&mut self, a: usize, fs: Vec<crate::findings::Finding>) {
+        if !fs.is_empty() {
+            self.file_some(a, fs);
+        }
+    }
+
+    #[inline(never)]
+    fn file_some(&mut self, a: usize, fs: Vec<crate::findings::Finding>) {
+        self.diverged += 1;
+        if let Some(x) = self.by_arch.get_mut(a) {
+            x[1] += 1;
+        }
+        count_cohorts(&mut self.cohorts, &fs);
+        for f in fs {
+            self.findings.add(f);
+        }
+    }
+}
+
 fn worker(sh: &Shared, w: usize) {
     let rs = match runners(&sh.cfg) {
         Ok(r) if !r.is_empty() => r,
@@ -426,10 +460,11 @@ fn worker(sh: &Shared, w: usize) {
         let lo = k * chunk;
         let hi = lo.saturating_add(chunk).min(sh.planned[ti]);
         let mut cov = CovMap::default();
-        let mut findings = Findings::default();
-        let mut cohorts = BTreeMap::new();
-        let (mut by_kind, mut diverged) = ([0u64; 3], 0u64);
-        let mut by_arch = vec![[0u64; 2]; rs.len()];
+        let mut by_kind = [0u64; 3];
+        let mut filed = Filed {
+            by_arch: vec![[0u64; 2]; rs.len()],
+            ..Filed::default()
+        };
         slot.target.store(ti, Relaxed);
         slot.busy.store(true, Relaxed);
         let t0 = Instant::now();
@@ -475,7 +510,7 @@ fn worker(sh: &Shared, w: usize) {
                     }
                     let case_kind = CaseKind::of(i);
                     by_kind[case_kind.index()] += 1;
-                    by_arch[a][0] += 1;
+                    filed.by_arch[a][0] += 1;
                     r.judge.set_judging(cfg.judges(i));
                     let origin = || Origin::Generated {
                         index: i,
@@ -487,14 +522,7 @@ fn worker(sh: &Shared, w: usize) {
                     let input = buf.input(form);
                     let sampled = reach_sampled(i).then_some(&mut reach);
                     let fs = run_one(r, t, kind, input, sampled, origin, &mut cov);
-                    if !fs.is_empty() {
-                        diverged += 1;
-                        by_arch[a][1] += 1;
-                        count_cohorts(&mut cohorts, &fs);
-                        for f in fs {
-                            findings.add(f);
-                        }
-                    }
+                    filed.file(a, fs);
                 }
                 // The cases bulk judging did not vouch for, judged again on
                 // their own (the subjects under test only).
@@ -517,14 +545,7 @@ fn worker(sh: &Shared, w: usize) {
                             kind: CaseKind::of(i),
                         };
                         let fs = rejudge_one(r, t, kind, buf.input(form), origin, &mut cov);
-                        if !fs.is_empty() {
-                            diverged += 1;
-                            by_arch[a][1] += 1;
-                            count_cohorts(&mut cohorts, &fs);
-                            for f in fs {
-                                findings.add(f);
-                            }
-                        }
+                        filed.file(a, fs);
                     }
                     r.judge.set_replaying(false);
                 }
@@ -549,8 +570,8 @@ fn worker(sh: &Shared, w: usize) {
                 for (a, b) in acc.by_kind[ti].iter_mut().zip(by_kind) {
                     *a += b;
                 }
-                acc.diverged[ti] += diverged;
-                for (x, y) in acc.by_arch.iter_mut().zip(&by_arch) {
+                acc.diverged[ti] += filed.diverged;
+                for (x, y) in acc.by_arch.iter_mut().zip(&filed.by_arch) {
                     x[0] += y[0];
                     x[1] += y[1];
                 }
@@ -566,8 +587,8 @@ fn worker(sh: &Shared, w: usize) {
         }
         acc.busy[ti] += dt;
         merge_cov(&mut acc.coverage[ti], cov);
-        acc.findings.merge(findings);
-        for (p, n) in cohorts {
+        acc.findings.merge(filed.findings);
+        for (p, n) in filed.cohorts {
             *acc.cohorts.entry(p).or_insert(0) += n;
         }
         drop(acc);

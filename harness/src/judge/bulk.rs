@@ -15,7 +15,7 @@
 use super::bulk_state::{Deferred, Mode};
 use super::divergence::{Divergence, Outcome};
 use super::nway::Judge;
-use super::pair::{self, Pair};
+use super::pair;
 use crate::subjects::{Batch, Compact, LutTable, Validator};
 use crate::targets::{Check, Target};
 
@@ -132,14 +132,7 @@ impl Judge {
         if self.bulk.mode.get() == Mode::Replaying {
             return self.judge_under_test(t, input, &case, &|p| pair::validator(p, v, b));
         }
-        let s = self.subjects();
-        let p = Pair {
-            left: &*s[0],
-            right: &*s[1],
-            target: t,
-            input,
-            case: &case,
-        };
+        let p = self.reference_pair(t, input, &case);
         let a = pair::validator_agreed(&p, v, b);
         if self.judging() {
             let mut d = self.bulk.cases.borrow_mut();
@@ -164,14 +157,7 @@ impl Judge {
         if self.bulk.mode.get() == Mode::Replaying {
             return self.judge_under_test(t, input, &case, &|p| pair::lut(p, table, ord));
         }
-        let s = self.subjects();
-        let p = Pair {
-            left: &*s[0],
-            right: &*s[1],
-            target: t,
-            input,
-            case: &case,
-        };
+        let p = self.reference_pair(t, input, &case);
         let a = pair::lut_agreed(&p, table, ord);
         if self.judging() {
             let mut d = self.bulk.cases.borrow_mut();

@@ -347,21 +347,34 @@ impl Judge {
         reference: &dyn Fn(&Pair<'_>) -> Option<Divergence>,
         judge: &dyn Fn(&Pair<'_>) -> Option<Divergence>,
     ) -> Outcome {
-        let s = &self.subjects;
-        let core = &*s[0];
         // One pair for the case: each subject under test takes the left side.
-        let mut p = Pair {
-            left: core,
-            right: &*s[1],
-            target: t,
-            input,
-            case,
-        };
+        let mut p = self.reference_pair(t, input, case);
         if let Some(d) = reference(&p) {
             return Outcome(vec![d]);
         }
-        p.right = core;
+        if self.under.is_empty() {
+            // No subject under test (the gate without `--subject`).
+            return Outcome(Vec::new());
+        }
+        p.right = p.left;
         self.judged_against(p, judge)
+    }
+
+    /// The reference pair (core, the oracle) on one case of `t`.
+    #[inline]
+    pub(super) fn reference_pair<'a>(
+        &'a self,
+        t: Target,
+        input: &'a [u8],
+        case: &'a dyn Fn() -> String,
+    ) -> Pair<'a> {
+        Pair {
+            left: &*self.subjects[0],
+            right: &*self.subjects[1],
+            target: t,
+            input,
+            case,
+        }
     }
 
     /// Each subject under test that supports `t` against core on one case
