@@ -54,7 +54,7 @@ extern "C" {
  * 1 or 2; the harness refuses any other value. The stream, lowering and
  * per-table symbols below are looked up when their capability bit is set
  * (tpb_subject_lut_tables when present), whatever the version; the batch
- * validators only in a library that returns 2. */
+ * validators and tpb_lut_batch only in a library that returns 2. */
 #define TPB_SUBJECT_ABI_VERSION 2u
 
 /* Return codes of every operation. */
@@ -196,6 +196,18 @@ tpb_status tpb_lut(const char *table, uint32_t input, uint32_t *wire, const char
  * time to name the exact input. */
 tpb_status tpb_validate_header_batch(const uint8_t *bundles, size_t n, uint16_t *verdicts);
 tpb_status tpb_validate_payload_batch(const uint8_t *bundles, size_t n, uint16_t *verdicts);
+
+/* ---- Version 2: batch LUT (optional) -------------------------------------
+ * tpb_lut on n ordinals of one table at once (the table name is resolved
+ * once per batch, not once per input): for each i, either refused[i] = NULL
+ * and wires[i] = the wire value, or refused[i] = the SPEC §6 error class,
+ * exactly as tpb_lut answers inputs[i]. An entry left unwritten is a finding
+ * on that input. The worker uses it when exported with TPB_CAP_LUT (and
+ * tpb_lut otherwise); when a batch call crashes or hangs, it re-runs that
+ * chunk one input at a time through this function to name the exact input.
+ * TPB_UNSUPPORTED or TPB_ERROR answers every input of the batch. */
+tpb_status tpb_lut_batch(const char *table, const uint32_t *inputs, size_t n, uint32_t *wires,
+                         const char **refused);
 
 /* ---- Version 2: per-table LUT declaration (optional) --------------------- */
 

@@ -431,6 +431,62 @@ pub unsafe extern "C" fn tpb_lut(
     })
 }
 
+/// `tpb_lut_batch(table, inputs, n, wires, refused)` (version 2, SPEC §6):
+/// `tpb_lut` on each of the `n` inputs; a table name that is not one of
+/// SPEC §6's is `TPB_UNSUPPORTED` for the whole batch.
+///
+/// # Safety
+/// `table` is null or a NUL-terminated string; `inputs` null or `n`
+/// readable, aligned `uint32_t`s; `wires` and `refused` null or `n`
+/// writable, aligned slots each.
+#[no_mangle]
+pub unsafe extern "C" fn tpb_lut_batch(
+    table: *const c_char,
+    inputs: *const u32,
+    n: usize,
+    wires: *mut u32,
+    refused: *mut *const c_char,
+) -> c_int {
+    with_generation!("tpb_lut_batch", [table, inputs, wires, refused], |arch| {
+        // SAFETY: non-null and NUL-terminated per the contract.
+        let name = unsafe { CStr::from_ptr(table) };
+        let Some(t) = name.to_str().ok().and_then(abi::lut_table) else {
+            return Ok(Status::Unsupported);
+        };
+        if n.checked_mul(8).is_none_or(|b| isize::try_from(b).is_err()) {
+            return Err(CallError::Overflow(n));
+        }
+        for (p, align) in [
+            (inputs as usize, std::mem::align_of::<u32>()),
+            (wires as usize, std::mem::align_of::<u32>()),
+            (refused as usize, std::mem::align_of::<*const c_char>()),
+        ] {
+            if p % align != 0 {
+                return Err(CallError::Misaligned(p));
+            }
+        }
+        // SAFETY: non-null, aligned; `n` readable inputs and `n` writable
+        // wires and refusal slots per the contract.
+        let (ins, ws, rs) = unsafe {
+            (
+                std::slice::from_raw_parts(inputs, n),
+                std::slice::from_raw_parts_mut(wires, n),
+                std::slice::from_raw_parts_mut(refused, n),
+            )
+        };
+        for ((&input, w), r) in ins.iter().zip(ws.iter_mut()).zip(rs.iter_mut()) {
+            *r = match reference::lut(t, input, arch)? {
+                Ok(wire) => {
+                    *w = u32::from(wire);
+                    std::ptr::null()
+                }
+                Err(why) => name_ptr(&why)?,
+            };
+        }
+        Ok(Status::Ok)
+    })
+}
+
 /// `tpb_validate_stream(bytes, len, error, index)` (version 2, SPEC §5.3).
 ///
 /// # Safety

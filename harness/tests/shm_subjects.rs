@@ -4,8 +4,10 @@
 //! own per-bundle entry points; a planted crash (SIGSEGV) and a planted hang
 //! on one input are each named with that exact input, the worker is
 //! restarted and every other input is still answered, both in per-bundle
-//! mode (stamped) and inside a library batch call (re-run one by one); and
-//! the gate completes with the planted crash named.
+//! mode (stamped) and inside a library batch call (re-run one by one), for
+//! the batch validators and for `tpb_lut_batch`; a LUT batch entry left
+//! unwritten is a finding on that input; and the gate completes with the
+//! planted crash named.
 
 mod common;
 mod subjects;
@@ -371,5 +373,54 @@ fn a_lib_that_cannot_start_names_the_lines_error_and_leaves_no_region() {
             .filter(|e| e.file_name().to_string_lossy().starts_with(&prefix))
             .collect();
         assert!(left.is_empty(), "{}: left {left:?}", d.display());
+    }
+}
+
+/// `tpb_lut_batch` of `lut_batch.c` built with `defines`, on 20 000 alu_op
+/// ordinals with the planted one at 12 345: that entry's answer, and every
+/// other entry checked against the good build's.
+fn planted_lut(defines: &[&str], timeout: Duration) -> ShmAnswer {
+    let dir = tempfile::tempdir().unwrap();
+    let good = build_c(dir.path(), "lut_good", &fixture("lut_batch.c"), &[]);
+    let bad = build_c(dir.path(), "lut_bad", &fixture("lut_batch.c"), defines);
+    const AT: usize = 12_345;
+    let ords: Vec<u32> = (0..20_000u32)
+        .map(|i| if i as usize == AT { 0xEE_00EE } else { i % 40 })
+        .collect();
+    let want = channel(&good, Duration::from_secs(10)).lut(LutTable::AluOp, &ords, &|| {});
+    // The good build answers as SPEC §6.2 says (not only as itself).
+    assert_eq!(want[4], ShmAnswer::Wire(4));
+    assert_eq!(want[19], ShmAnswer::Wire(0x18));
+    assert!(matches!(&want[24], ShmAnswer::Refused(n) if n.as_str() == "no_wire_byte"));
+    assert!(matches!(&want[AT], ShmAnswer::Refused(n) if n.as_str() == "out_of_range"));
+    let mut ch = channel(&bad, timeout);
+    let got = ch.lut(LutTable::AluOp, &ords, &|| {});
+    assert_eq!(got.len(), ords.len());
+    for (i, (g, w)) in got.iter().zip(&want).enumerate() {
+        if i != AT {
+            assert_eq!(g, w, "entry {i}");
+        }
+    }
+    got[AT].clone()
+}
+
+#[test]
+fn a_planted_crash_or_hang_inside_tpb_lut_batch_is_named_exactly() {
+    match planted_lut(&["LUT_CRASH"], Duration::from_secs(10)) {
+        ShmAnswer::Fault(f) => assert_eq!(f.class, FaultClass::Crash, "{f}"),
+        other => panic!("expected a crash on the planted ordinal, got {other:?}"),
+    }
+    match planted_lut(&["LUT_HANG"], Duration::from_millis(300)) {
+        ShmAnswer::Fault(f) => assert_eq!(f.class, FaultClass::Timeout, "{f}"),
+        other => panic!("expected a timeout on the planted ordinal, got {other:?}"),
+    }
+}
+
+#[test]
+fn a_lut_batch_entry_left_unwritten_is_a_finding_on_that_input() {
+    match planted_lut(&["LUT_DROP"], Duration::from_secs(10)) {
+        ShmAnswer::Fault(f) => assert_eq!(f.class, FaultClass::Protocol, "{f}"),
+        ShmAnswer::Wire(w) => assert!(w > 0xFF, "an unwritten entry read as wire {w}"),
+        other => panic!("expected a finding on the dropped entry, got {other:?}"),
     }
 }

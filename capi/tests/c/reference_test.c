@@ -379,6 +379,28 @@ static long lut(const char *table, uint32_t input, const char **why) {
     return *why == NULL ? (long)wire : -1;
 }
 
+/* tpb_lut_batch answers each input as tpb_lut does (SPEC §6). */
+static void test_lut_batch(void) {
+    static const char *const tables[] = {"collective_kind", "alu_op", "cce_op", "dge",
+                                         "dtype",           "dtype_v4", "wait_mode",
+                                         "update_mode"};
+    uint32_t inputs[40], wires[40];
+    const char *refused[40];
+    size_t t, i;
+    for (i = 0; i < 40; i++) inputs[i] = (uint32_t)i;
+    for (t = 0; t < sizeof tables / sizeof tables[0]; t++) {
+        CHECK(tpb_lut_batch(tables[t], inputs, 40, wires, refused) == TPB_OK);
+        for (i = 0; i < 40; i++) {
+            const char *why;
+            long one = lut(tables[t], inputs[i], &why);
+            CHECK(refused[i] == NULL ? one == (long)wires[i] : one == -1 && same(why, refused[i]));
+        }
+    }
+    CHECK(tpb_lut_batch("fp8", inputs, 40, wires, refused) == TPB_UNSUPPORTED);
+    CHECK(tpb_lut_batch("alu_op", NULL, 1, wires, refused) == TPB_ERROR);
+    CHECK(tpb_lut_batch("alu_op", inputs, 0, wires, refused) == TPB_OK);
+}
+
 static void test_luts(void) {
     const char *why;
     uint32_t wire;
@@ -418,6 +440,7 @@ static void test_luts(void) {
     CHECK(lut("update_mode", 6, &why) == -1 && same(why, "out_of_range"));
     /* A table SPEC §6 does not have. */
     CHECK(tpb_lut("fp8", 0, &wire, &why) == TPB_UNSUPPORTED);
+    test_lut_batch();
 }
 
 static void stream_check(const uint8_t *bytes, size_t len, const char *error, size_t index,

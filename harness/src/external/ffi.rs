@@ -53,6 +53,8 @@ type LutTablesFn = unsafe extern "C" fn() -> u32;
 type StreamFn = unsafe extern "C" fn(*const u8, usize, *mut *const c_char, *mut usize) -> c_int;
 type LowerFn = unsafe extern "C" fn(*const c_char, usize, *mut c_char, usize, *mut usize) -> c_int;
 type BatchFn = unsafe extern "C" fn(*const u8, usize, *mut u16) -> c_int;
+type LutBatchFn =
+    unsafe extern "C" fn(*const c_char, *const u32, usize, *mut u32, *mut *const c_char) -> c_int;
 
 /// A validator answer as a `tpb_verdict` id, or a name outside that enum.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -93,6 +95,7 @@ pub struct SubjectLib {
     lower: Option<LowerFn>,
     header_batch: Option<BatchFn>,
     payload_batch: Option<BatchFn>,
+    lut_batch: Option<LutBatchFn>,
     abi: u32,
     init: InitFn,
     // Keeps the function pointers above valid; dropped last.
@@ -266,6 +269,11 @@ impl SubjectLib {
         };
         let header_batch = batch(validate_header.is_some(), "tpb_validate_header_batch");
         let payload_batch = batch(validate_payload.is_some(), "tpb_validate_payload_batch");
+        let lut_batch = if v >= 2 && lut.is_some() {
+            sym::<LutBatchFn>(&lib, "tpb_lut_batch").ok()
+        } else {
+            None
+        };
         Ok(SubjectLib {
             name,
             caps,
@@ -283,6 +291,7 @@ impl SubjectLib {
             lower,
             header_batch,
             payload_batch,
+            lut_batch,
             abi: v,
             init,
             _lib: lib,
@@ -496,6 +505,66 @@ impl SubjectLib {
                 .map(str::to_string)
                 .map_err(|_| NOT_UTF8_REFUSAL.to_string())
         })
+    }
+
+    /// True if the library exports `tpb_lut_batch` (version 2).
+    pub fn has_lut_batch(&self) -> bool {
+        self.lut_batch.is_some()
+    }
+
+    /// `tpb_lut_batch(table, inputs, n, wires, refused)` with `n` the
+    /// shortest of the three slices (`refused` is scratch); on `TPB_OK`,
+    /// `each(k, answer)` for every entry `k` in order: its wire value or its
+    /// refusal text (live for that call only).
+    pub fn lut_batch(
+        &self,
+        table: LutTable,
+        inputs: &[u32],
+        wires: &mut [u32],
+        refused: &mut [*const c_char],
+        mut each: impl FnMut(usize, Result<u32, &CStr>),
+    ) -> Status<()> {
+        let Some(f) = self.lut_batch else {
+            return Status::Unsupported;
+        };
+        let Some(k) = self.tables.iter().position(|&t| t == table) else {
+            return Status::Unsupported;
+        };
+        let Some(t) = self.table_names.get(k).filter(|c| !c.is_empty()) else {
+            return Status::Error("table name holds a NUL byte".into());
+        };
+        let n = inputs.len().min(wires.len()).min(refused.len());
+        // An entry the library leaves unwritten reads as no refusal and wire
+        // u32::MAX: not a byte, so a protocol finding on that entry.
+        refused[..n].fill(std::ptr::null());
+        wires[..n].fill(u32::MAX);
+        // SAFETY: `t` is NUL-terminated; `inputs` holds n readable u32s,
+        // `wires` and `refused` n writable slots each, as the ABI requires.
+        let rc = unsafe {
+            f(
+                t.as_ptr(),
+                inputs.as_ptr(),
+                n,
+                wires.as_mut_ptr(),
+                refused.as_mut_ptr(),
+            )
+        };
+        match rc {
+            TPB_OK => {
+                for (k, (&w, &p)) in wires[..n].iter().zip(&refused[..n]).enumerate() {
+                    if p.is_null() {
+                        each(k, Ok(w));
+                    } else {
+                        // SAFETY: the ABI: null or a live NUL-terminated
+                        // string; read before the next library call.
+                        each(k, Err(unsafe { CStr::from_ptr(p) }));
+                    }
+                }
+                Status::Ok(())
+            }
+            TPB_UNSUPPORTED => Status::Unsupported,
+            rc => Status::Error(format!("tpb_lut_batch returned {rc}")),
+        }
     }
 
     /// [`SubjectLib::lut`], handing the refusal text to `refused` while it

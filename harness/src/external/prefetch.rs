@@ -12,7 +12,7 @@ use super::protocol::{Answer, Op, Request};
 use super::ready::{LutColumn, ReadyStore};
 use super::shm_client::{ShmAnswer, ShmSink};
 use super::subject::ExternalSubject;
-use crate::subjects::{Batch, Capability, Fault, LutTable, Predicate, Validator};
+use crate::subjects::{Batch, Capability, Fault, LutTable, Name, Predicate, Validator};
 use std::sync::Mutex;
 
 /// Shared-memory verdicts into the store, ids kept as the worker wrote them.
@@ -43,6 +43,14 @@ impl ShmSink for LutSink<'_> {
             Ok(b) => self.0.push_wire(b),
             // Not a byte: a protocol fault, the general way.
             Err(_) => self.answer(ShmAnswer::Wire(w)),
+        }
+    }
+
+    #[inline]
+    fn refused(&mut self, n: &Name) {
+        match n {
+            Name::Known(k) => self.0.push_refused(k),
+            Name::Unknown(_) => self.answer(ShmAnswer::Refused(n.clone())),
         }
     }
 }

@@ -66,24 +66,45 @@ fn equals(e: Entry, c: Compact, names: &[&'static str]) -> bool {
     }
 }
 
-/// Vouches for the entries `j` of `entries` (from `from`) whose key is
-/// `asked[j]` and whose answer is `reference[j]`, setting `agreed[j]`; the
-/// number of vouched entries at the end of `entries`.
-fn vouch(
+/// Vouches for the entries `j` of `entries` (from `from`) whose key
+/// `held[j]` is `asked[j]` (by `same`) and whose answer is `reference[j]`,
+/// setting `agreed[j]`; the number of vouched entries at the end of
+/// `entries`.
+fn vouch<K>(
     entries: &mut [Entry],
     from: usize,
-    key: impl Fn(usize) -> Option<bool>,
+    (held, asked, same_key): (&[K], &[K], impl Fn(&K, &K) -> bool),
     reference: &[Compact],
     agreed: &mut [bool],
     names: &[&'static str],
 ) -> usize {
-    for (j, e) in entries.iter_mut().enumerate().skip(from) {
-        let (Some(&c), Some(a)) = (reference.get(j), agreed.get_mut(j)) else {
-            break;
+    // The last refusal pair compared (store index, reference name, equal):
+    // a batch compares the same few pairs over and over.
+    let mut last: Option<(u32, &'static str, bool)> = None;
+    let n = entries
+        .len()
+        .min(held.len())
+        .min(asked.len())
+        .min(reference.len())
+        .min(agreed.len());
+    let (es, held, asked) = (&mut entries[..n], &held[..n], &asked[..n]);
+    let (reference, agreed) = (&reference[..n], &mut agreed[..n]);
+    for j in from.min(n)..n {
+        let (e, c) = (es[j], reference[j]);
+        let same = match (e, c) {
+            (Entry::Refused(i), Compact::Refused(r)) => match last {
+                Some((li, lr, eq)) if li == i && std::ptr::eq(lr, r) => eq,
+                _ => {
+                    let eq = equals(e, c, names);
+                    last = Some((i, r, eq));
+                    eq
+                }
+            },
+            _ => equals(e, c, names),
         };
-        if key(j) == Some(true) && equals(*e, c, names) {
-            *e = Entry::Vouched;
-            *a = true;
+        if same && same_key(&held[j], &asked[j]) {
+            es[j] = Entry::Vouched;
+            agreed[j] = true;
         }
     }
     entries
@@ -146,11 +167,18 @@ impl LutColumn<'_> {
         let e = match r {
             None => Entry::Empty,
             Some(Ok(Ok(w))) => Entry::Wire(w),
-            Some(Ok(Err(Name::Known(n)))) => match self.refusal(n) {
-                Some(i) => Entry::Refused(i),
-                None => aside(self.others, Some(Ok(Err(Name::Known(n))))),
-            },
+            Some(Ok(Err(Name::Known(n)))) => return self.push_refused(n),
             other => aside(self.others, other),
+        };
+        self.entries.push(e);
+    }
+
+    /// The next ordinal's answer when it is refusal `n`.
+    #[inline]
+    pub fn push_refused(&mut self, n: &'static str) {
+        let e = match self.refusal(n) {
+            Some(i) => Entry::Refused(i),
+            None => aside(self.others, Some(Ok(Err(Name::Known(n))))),
         };
         self.entries.push(e);
     }
@@ -158,8 +186,12 @@ impl LutColumn<'_> {
     /// The position of refusal name `n` in the batch's list, added if new
     /// (`None` when the list is full).
     fn refusal(&mut self, n: &'static str) -> Option<u32> {
-        let at = match self.refusals.iter().position(|m| *m == n) {
+        // Interned names (external::names) are one pointer per text: the
+        // pointer is compared first, the text only when that misses.
+        let same = |m: &&str| std::ptr::eq(*m, n);
+        let at = match self.refusals.iter().position(same) {
             Some(i) => i,
+            None if let Some(i) = self.refusals.iter().position(|m| *m == n) => i,
             None if self.refusals.len() < MAX_REFUSALS => {
                 self.refusals.push(n);
                 self.refusals.len() - 1
@@ -382,9 +414,8 @@ impl ReadyStore {
         if self.held != Held::Bundles || self.op != op {
             return false;
         }
-        let bundles = &self.bundles;
-        let key = |j: usize| Some(same_bundle(bundles.get(j)?, asked.get(j)?));
-        self.vouched_tail = vouch(&mut self.verdicts, self.next, key, reference, agreed, &[]);
+        let keys = (self.bundles.as_slice(), asked, same_bundle);
+        self.vouched_tail = vouch(&mut self.verdicts, self.next, keys, reference, agreed, &[]);
         true
     }
 
@@ -404,11 +435,10 @@ impl ReadyStore {
         let Some(c) = self.tables.iter_mut().find(|c| c.table == table) else {
             return false;
         };
-        let key = |j: usize| Some(ords.get(j)? == asked.get(j)?);
         c.vouched_tail = vouch(
             &mut c.entries,
             c.cursor,
-            key,
+            (ords.as_slice(), asked, |a: &u32, b: &u32| a == b),
             reference,
             agreed,
             &self.refusals,

@@ -22,7 +22,7 @@
 //! | 44 | 4 | done: entries finished (answers written) |
 //! | 48 | 4 | finished: the seq the worker finished last |
 //! | 52 | 4 | ready: worker state (0 starting, 1 ready, 2 init unsupported, 3 failed) |
-//! | 56 | 4 | worker flags ([`FLAG_HEADER_BATCH`], [`FLAG_PAYLOAD_BATCH`]) |
+//! | 56 | 4 | worker flags ([`FLAG_HEADER_BATCH`], [`FLAG_PAYLOAD_BATCH`], [`FLAG_LUT_BATCH`]) |
 //! | 60 | 4 | busy: µs the worker spent on the hand-off it finished last |
 //! | 64 | 1024 | the worker's load / init error text (NUL-terminated) |
 //! | [`IN_OFF`] | 64 × [`CHUNK`] | inputs: bundles, or a `u32` ordinal per entry |
@@ -70,6 +70,8 @@ pub const MODE_SINGLE: u32 = 1;
 pub const FLAG_HEADER_BATCH: u32 = 1;
 /// Worker flag: the library exports `tpb_validate_payload_batch`.
 pub const FLAG_PAYLOAD_BATCH: u32 = 2;
+/// Worker flag: the library exports `tpb_lut_batch`.
+pub const FLAG_LUT_BATCH: u32 = 4;
 
 /// Answer code of a LUT entry that mapped (value = wire).
 pub const CODE_WIRE: u16 = 0;
@@ -296,6 +298,19 @@ impl Region {
                 std::slice::from_raw_parts(self.ptr.add(IN_OFF), 64 * CHUNK),
                 std::slice::from_raw_parts_mut(self.ptr.add(CODE_OFF).cast(), CHUNK),
                 std::slice::from_raw_parts_mut(self.ptr.add(VAL_OFF).cast(), CHUNK),
+            )
+        }
+    }
+
+    /// The answer codes, values and text arena at once (the worker writes
+    /// all three for one entry).
+    pub fn answers(&mut self) -> (&mut [u16], &mut [u32], &mut [u8]) {
+        // SAFETY: three disjoint in-bounds areas, aligned as in `io`.
+        unsafe {
+            (
+                std::slice::from_raw_parts_mut(self.ptr.add(CODE_OFF).cast(), CHUNK),
+                std::slice::from_raw_parts_mut(self.ptr.add(VAL_OFF).cast(), CHUNK),
+                std::slice::from_raw_parts_mut(self.ptr.add(ARENA_OFF), ARENA),
             )
         }
     }

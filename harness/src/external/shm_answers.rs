@@ -42,6 +42,12 @@ pub trait ShmSink {
     fn wire(&mut self, w: u32) {
         self.answer(ShmAnswer::Wire(w));
     }
+
+    /// The next entry's answer when it is a LUT refusal, its text interned.
+    #[inline]
+    fn refused(&mut self, n: &Name) {
+        self.answer(ShmAnswer::Refused(n.clone()));
+    }
 }
 
 impl<F: FnMut(ShmAnswer)> ShmSink for F {
@@ -64,6 +70,13 @@ pub(super) fn collect_into(r: &mut Region, op: u32, n: usize, sink: &mut impl Sh
             good = true;
         } else if op == shm::OP_LUT && code == shm::CODE_WIRE {
             sink.wire(value);
+            good = true;
+        } else if let Some(n) = (op == shm::OP_LUT && code == shm::CODE_REFUSED)
+            .then(|| refusals.get(value))
+            .flatten()
+        {
+            // A refusal text already read in this hand-off.
+            sink.refused(n);
             good = true;
         } else {
             let a = decode(r, op, code, value, &mut refusals);
@@ -98,6 +111,14 @@ pub(super) fn collect(
 #[derive(Default)]
 struct Refusals(Vec<(u32, Name)>);
 
+impl Refusals {
+    /// The refusal at arena offset `offset`, if read already.
+    #[inline]
+    fn get(&self, offset: u32) -> Option<&Name> {
+        self.0.iter().find(|(o, _)| *o == offset).map(|(_, n)| n)
+    }
+}
+
 /// One entry's answer (`code`, `value`) of `op`, typed.
 fn decode(r: &mut Region, op: u32, code: u16, value: u32, refusals: &mut Refusals) -> ShmAnswer {
     let text = |r: &mut Region| {
@@ -115,8 +136,8 @@ fn decode(r: &mut Region, op: u32, code: u16, value: u32, refusals: &mut Refusal
         }
         _ if op != shm::OP_LUT => ShmAnswer::Verdict(verdict::verdict_of(code)),
         shm::CODE_WIRE => ShmAnswer::Wire(value),
-        shm::CODE_REFUSED => match refusals.0.iter().find(|(o, _)| *o == value) {
-            Some((_, n)) => ShmAnswer::Refused(n.clone()),
+        shm::CODE_REFUSED => match refusals.get(value) {
+            Some(n) => ShmAnswer::Refused(n.clone()),
             None => {
                 let n = super::names::foreign(&text(r));
                 if value != u32::MAX && refusals.0.len() < 64 {

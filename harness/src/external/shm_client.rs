@@ -442,6 +442,7 @@ impl ShmChannel {
         match op {
             shm::OP_VALIDATE_HEADER => self.has_batch(false),
             shm::OP_VALIDATE_PAYLOAD => self.has_batch(true),
+            shm::OP_LUT => self.flags & shm::FLAG_LUT_BATCH != 0,
             _ => false,
         }
     }

@@ -10,6 +10,8 @@
 use super::ffi::{Status, SubjectLib, VerdictCode, NOT_UTF8_REFUSAL};
 use super::protocol::LUT_TABLES;
 use super::shm::{self, Arena, Field, Region};
+use crate::subjects::LutTable;
+use std::ffi::CStr;
 use std::io::{Read, Write};
 use std::path::Path;
 
@@ -34,11 +36,13 @@ pub fn serve(lib_path: &str, region: &Path, arch: &str) -> Result<(), String> {
         }
     };
     let flags = (u32::from(lib.has_batch(false)) * shm::FLAG_HEADER_BATCH)
-        | (u32::from(lib.has_batch(true)) * shm::FLAG_PAYLOAD_BATCH);
+        | (u32::from(lib.has_batch(true)) * shm::FLAG_PAYLOAD_BATCH)
+        | (u32::from(lib.has_lut_batch()) * shm::FLAG_LUT_BATCH);
     r.set(Field::Flags, flags);
     r.set(Field::Ready, state);
     ring(&mut bell_out)?;
     let mut arena = Arena::new();
+    let mut scratch = LutScratch::default();
     let mut byte = [0u8; 1];
     loop {
         match bell_in.read(&mut byte) {
@@ -50,7 +54,7 @@ pub fn serve(lib_path: &str, region: &Path, arch: &str) -> Result<(), String> {
         let seq = r.get(Field::Seq);
         let t = std::time::Instant::now();
         arena.reset();
-        run_handoff(&lib, &mut r, &mut arena);
+        run_handoff(&lib, &mut r, &mut arena, &mut scratch);
         r.clear_stamp();
         let us = u32::try_from(t.elapsed().as_micros()).unwrap_or(u32::MAX);
         r.set(Field::Busy, us);
@@ -82,17 +86,117 @@ fn reserve(r: &mut Region, arena: &mut Arena, i: usize) {
     }
 }
 
+/// Distinct LUT refusal texts a hand-off remembers (each further one is
+/// written again for every entry that answers it).
+const REFUSALS_KEPT: usize = 8;
+
+/// `tpb_lut_batch`'s buffers, reused from one hand-off to the next.
+#[derive(Default)]
+struct LutScratch {
+    inputs: Vec<u32>,
+    wires: Vec<u32>,
+    refused: Vec<*const std::ffi::c_char>,
+}
+
+/// The refusal texts of one hand-off and their arena offsets: a library
+/// answers the same few over and over, so each is checked for UTF-8 and
+/// written once (found again by text: the pointer alone may be a reused
+/// buffer). At most [`REFUSALS_KEPT`] are kept.
+#[derive(Default)]
+struct Refusals(Vec<(Vec<u8>, u32)>);
+
+impl Refusals {
+    /// The arena offset of refusal `why` (written on first sight).
+    fn offset(&mut self, arena: &mut Arena, texts: &mut [u8], why: &CStr) -> Result<u32, String> {
+        let bytes = why.to_bytes();
+        if let Some((_, o)) = self.0.iter().find(|(t, _)| t.as_slice() == bytes) {
+            return Ok(*o);
+        }
+        let s = std::str::from_utf8(bytes).map_err(|_| NOT_UTF8_REFUSAL.to_string())?;
+        let o = arena.put(texts, s);
+        if self.0.len() < REFUSALS_KEPT {
+            self.0.push((bytes.to_vec(), o));
+        }
+        Ok(o)
+    }
+}
+
+/// Runs LUT entries `start..n` of table `t` through `tpb_lut_batch`: one
+/// call for them all, or (`single`: re-running a batch that crashed or
+/// hung) one call per entry, each stamped first.
+#[allow(clippy::too_many_arguments)]
+fn lut_batch(
+    lib: &SubjectLib,
+    r: &mut Region,
+    arena: &mut Arena,
+    sc: &mut LutScratch,
+    t: LutTable,
+    (start, n): (usize, usize),
+    single: bool,
+    refusals: &mut Refusals,
+) {
+    sc.inputs.clear();
+    sc.inputs.extend(
+        r.inputs()[start * 4..n * 4]
+            .chunks_exact(4)
+            .map(|b| u32::from_ne_bytes([b[0], b[1], b[2], b[3]])),
+    );
+    sc.wires.resize(n - start, 0);
+    sc.refused.resize(n - start, std::ptr::null());
+    let step = if single { 1 } else { (n - start).max(1) };
+    let mut i = start;
+    while i < n {
+        let end = (i + step).min(n);
+        let (lo, hi) = (i - start, end - start);
+        r.set_stamp(i);
+        r.set(Field::InBatch, u32::from(!single));
+        let (codes, values, texts) = r.answers();
+        let status = lib.lut_batch(
+            t,
+            &sc.inputs[lo..hi],
+            &mut sc.wires[lo..hi],
+            &mut sc.refused[lo..hi],
+            |k, a| {
+                let (code, value) = match a {
+                    Ok(w) => (shm::CODE_WIRE, w),
+                    Err(why) => match refusals.offset(arena, texts, why) {
+                        Ok(o) => (shm::CODE_REFUSED, o),
+                        Err(e) => (shm::CODE_ERROR, arena.put(texts, &e)),
+                    },
+                };
+                codes[i + k] = code;
+                values[i + k] = value;
+            },
+        );
+        r.set(Field::InBatch, 0);
+        for k in i..end {
+            match &status {
+                Status::Ok(()) => {}
+                Status::Unsupported => r.codes()[k] = shm::CODE_UNSUPPORTED,
+                Status::Error(e) => {
+                    let o = arena.put(r.arena(), e);
+                    r.codes()[k] = shm::CODE_ERROR;
+                    r.values()[k] = o;
+                }
+            }
+        }
+        r.set(Field::Done, u32::try_from(end).unwrap_or(u32::MAX));
+        i = end;
+    }
+}
+
 /// Runs entries `start..n` of the hand-off in the region.
-fn run_handoff(lib: &SubjectLib, r: &mut Region, arena: &mut Arena) {
+fn run_handoff(lib: &SubjectLib, r: &mut Region, arena: &mut Arena, sc: &mut LutScratch) {
     let op = r.get(Field::Op);
     let n = (r.get(Field::N) as usize).min(shm::CHUNK);
     let start = (r.get(Field::Start) as usize).min(n);
     let single = r.get(Field::Mode) == shm::MODE_SINGLE;
     let table = LUT_TABLES.get(r.get(Field::Table) as usize).copied();
-    // The last LUT refusal of this hand-off and its arena offset (NONE:
-    // none yet).
-    const NONE: u32 = u32::MAX - 1;
-    let mut last_refusal: (Vec<u8>, u32) = (Vec::new(), NONE);
+    let mut refusals = Refusals::default();
+    if let (shm::OP_LUT, Some(t), true) = (op, table, lib.has_lut_batch()) {
+        lut_batch(lib, r, arena, sc, t, (start, n), single, &mut refusals);
+        return;
+    }
     let payload = op == shm::OP_VALIDATE_PAYLOAD;
     if op != shm::OP_LUT && !single && lib.has_batch(payload) {
         r.set_stamp(start);
@@ -129,22 +233,8 @@ fn run_handoff(lib: &SubjectLib, r: &mut Region, arena: &mut Arena) {
                         input[i * 4 + 3],
                     ])
                 };
-                let (arena, texts, last) = (&mut *arena, r.arena(), &mut last_refusal);
-                let put = |why: &std::ffi::CStr| {
-                    // A library answers the same few refusals over and
-                    // over: the last one's offset is reused when the text
-                    // is the same (the pointer alone may be a reused buffer).
-                    let bytes = why.to_bytes();
-                    if last.1 != NONE && last.0.as_slice() == bytes {
-                        return Ok(last.1);
-                    }
-                    let s = std::str::from_utf8(bytes).map_err(|_| NOT_UTF8_REFUSAL.to_string())?;
-                    let o = arena.put(texts, s);
-                    last.0.clear();
-                    last.0.extend_from_slice(bytes);
-                    last.1 = o;
-                    Ok(o)
-                };
+                let (arena, texts, seen) = (&mut *arena, r.arena(), &mut refusals);
+                let put = |why: &CStr| seen.offset(arena, texts, why);
                 match lib.lut_with(t, ord, put) {
                     Status::Ok(Ok(w)) => (shm::CODE_WIRE, w),
                     Status::Ok(Err(offset)) => (shm::CODE_REFUSED, offset),

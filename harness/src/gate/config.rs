@@ -195,8 +195,11 @@ impl GateConfig {
     /// The index in [`GateConfig::arches`] of generated case `i`'s generation.
     #[inline]
     pub fn arch_index(&self, i: u64) -> usize {
-        let n = self.arches.len().max(1) as u64;
-        (i % n) as usize
+        match self.arches.len() as u64 {
+            // One generation (`--arch`): no division on every case.
+            0 | 1 => 0,
+            n => (i % n) as usize,
+        }
     }
 
     /// True when generated case `i` (of any target) goes to the subjects

@@ -22,11 +22,15 @@ pub fn bundle_from_input(input: &[u8]) -> [u8; 64] {
 }
 
 /// `u32` little-endian of the first ≤ 4 bytes of `input`, zero-padded.
+#[inline]
 pub fn ordinal_from_input(input: &[u8]) -> u32 {
-    let mut a = [0u8; 4];
-    let n = input.len().min(4);
-    a[..n].copy_from_slice(&input[..n]);
-    u32::from_le_bytes(a)
+    // Shifted in byte by byte: a short copy into an array read back as a
+    // word stalls on store forwarding (on every LUT case).
+    input
+        .iter()
+        .take(4)
+        .enumerate()
+        .fold(0u32, |v, (k, &b)| v | u32::from(b) << (8 * k))
 }
 
 /// A byte reader that yields zeros past the end.

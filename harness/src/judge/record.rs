@@ -30,6 +30,8 @@ struct Slot {
     key: RefCell<String>,
     set: Cell<bool>,
     fault: Cell<bool>,
+    /// The memo is not kept meanwhile ([`RecordKey::pause_memo`]).
+    memo_paused: Cell<bool>,
 }
 
 /// The caller's handle on what a [`Recorder`] recorded.
@@ -41,6 +43,14 @@ impl RecordKey {
     /// subject panics inside the subject, as a buggy subject would.
     pub fn arm_fault(&self) {
         self.0.fault.set(true);
+    }
+
+    /// Stops keeping the memo (`true`) or keeps it again: while no subject
+    /// under test is judged case by case against core (bulk judging), a
+    /// memo would only cost.
+    #[inline]
+    pub fn pause_memo(&self, paused: bool) {
+        self.0.memo_paused.set(paused);
     }
 
     /// Forgets the last key.
@@ -87,6 +97,7 @@ impl Recorder {
             key: RefCell::new(String::with_capacity(64)),
             set: Cell::new(false),
             fault: Cell::new(false),
+            memo_paused: Cell::new(false),
         });
         (
             Recorder {
@@ -99,6 +110,12 @@ impl Recorder {
             },
             RecordKey(slot),
         )
+    }
+
+    /// True if answers are memoised now.
+    #[inline]
+    fn memo(&self) -> bool {
+        self.memo && !self.slot.memo_paused.get()
     }
 
     #[inline]
@@ -120,7 +137,7 @@ impl Recorder {
     #[inline(never)]
     fn validate_inner(&self, v: Validator, b: &[u8; 64]) -> Reply<Verdict> {
         let r = self.inner.validate(v, b);
-        if self.memo {
+        if self.memo() {
             let m = match &r {
                 Ok(None) => Some((v, None)),
                 Ok(Some(p)) => p.known_index().map(|i| (v, Some(i))),
@@ -142,7 +159,7 @@ impl Recorder {
     #[inline(never)]
     fn lut_inner(&self, table: LutTable, input: u32) -> Reply<LutResult> {
         let r = self.inner.lut(table, input);
-        if self.memo {
+        if self.memo() {
             self.last_lut.set(match &r {
                 Ok(Ok(w)) => Some((table, input, Ok(*w))),
                 Ok(Err(Name::Known(n))) => Some((table, input, Err(*n))),
@@ -183,7 +200,7 @@ impl Subject for Recorder {
 
     #[inline]
     fn validate(&self, v: Validator, b: &[u8; 64]) -> Reply<Verdict> {
-        if self.memo && self.slot.set.get() {
+        if self.memo() && self.slot.set.get() {
             if let Some((lv, known)) = self.last_verdict.get() {
                 if lv == v && same_bundle(&self.last_bundle.get(), b) {
                     match known.map(Predicate::known) {
@@ -235,7 +252,7 @@ impl Subject for Recorder {
 
     #[inline]
     fn lut(&self, table: LutTable, input: u32) -> Reply<LutResult> {
-        if self.memo && self.slot.set.get() {
+        if self.memo() && self.slot.set.get() {
             if let Some((lt, li, a)) = self.last_lut.get() {
                 if lt == table && li == input {
                     return Ok(a.map_err(Name::Known));
