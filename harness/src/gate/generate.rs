@@ -324,9 +324,12 @@ impl Stager<'_> {
         let form = match (kept_lut, k.and_then(|k| st.kept.get(k))) {
             (Some((o, n @ 0..=4)), _) => {
                 // A kept LUT case: its input again from its ordinal.
+                // Byte by byte: a copy of at most 4 bytes is not worth a
+                // memcpy call on every case.
                 buf.bytes.clear();
-                buf.bytes
-                    .extend_from_slice(&o.to_le_bytes()[..usize::from(n)]);
+                for &b in o.to_le_bytes().iter().take(usize::from(n)) {
+                    buf.bytes.push(b);
+                }
                 Form::Bytes
             }
             (None, Some(b)) if !lut => {
