@@ -58,6 +58,7 @@ pub mod coverage;
 pub mod generate;
 pub mod outcome;
 pub mod preflight;
+mod stage;
 pub mod vectors;
 
 pub use config::{

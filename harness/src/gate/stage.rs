@@ -1,0 +1,224 @@
+//! Staging a work item of the generated phase ([`Stager`]): the cases its
+//! subjects under test answer up front are generated and handed over
+//! before the item is judged, and kept for the per-case loop
+//! ([`super::generate`]).
+
+use super::config::GateConfig;
+use super::coverage::Runner;
+use crate::findings::CaseKind;
+use crate::generators::case_rng;
+use crate::judge::ordinal_from_input;
+use crate::kinds::{CaseBuf, Draw, Form, TargetKind};
+use crate::targets::Check;
+use std::ops::Range;
+use std::time::{Duration, Instant};
+
+/// One work item and its subjects' prefetch inputs, generated ahead of
+/// judging it ([`Stager`]).
+#[derive(Default)]
+pub(super) struct Staged {
+    /// (target index, chunk); `None`: nothing staged.
+    pub(super) item: Option<(usize, u64)>,
+    /// The bundles generated for the prefetch, each generation's batch a
+    /// run of them ([`Run::bundles`]), as the validators get them.
+    kept: Vec<[u8; 64]>,
+    /// A LUT target's batches: the cases' ordinals, each generation's a
+    /// run of them ([`Run::ords`]), with their input's length (an input of
+    /// at most 4 bytes is its ordinal's first LE bytes).
+    ords: Vec<u32>,
+    ord_len: Vec<u8>,
+    /// Where each position of the chunk finds its case (1 + index in
+    /// `kept`, or in `ords` for a LUT target; 0: not kept, generated again
+    /// when judged).
+    kept_at: Vec<u32>,
+    /// Per runner (generation).
+    pub(super) runs: Vec<Run>,
+    /// Time spent staging (the item's worker time).
+    pub(super) took: Duration,
+}
+
+/// One generation's share of a [`Staged`] item.
+#[derive(Default)]
+pub(super) struct Run {
+    /// True if its subjects under test prefetch the item.
+    pub(super) on: bool,
+    /// Its batch: a run of [`Staged::kept`].
+    bundles: Range<usize>,
+    /// A LUT target's batch: a run of [`Staged::ords`].
+    ords: Range<usize>,
+}
+
+/// Stages work items for one gate thread: generates the cases its
+/// subjects under test answer up front and hands them over
+/// ([`crate::judge::Judge::prefetch_begin`]); [`Stager::collect`] takes the
+/// answers in before the item is judged.
+pub(super) struct Stager<'a> {
+    pub(super) cfg: &'a GateConfig,
+    /// Generated cases planned per target.
+    pub(super) planned: &'a [u64],
+    pub(super) rs: &'a [Runner],
+    pub(super) hashes: &'a [u64],
+    pub(super) kinds: &'a [&'a dyn TargetKind],
+}
+
+impl Stager<'_> {
+    pub(super) fn stage(&self, st: &mut Staged, (ti, k): (usize, u64), one: &mut CaseBuf) {
+        let t0 = Instant::now();
+        let cfg = self.cfg;
+        let t = cfg.targets[ti];
+        let kind = self.kinds[ti];
+        let chunk = cfg.chunk_of(t);
+        let lo = k * chunk;
+        let hi = lo.saturating_add(chunk).min(self.planned[ti]);
+        st.item = Some((ti, k));
+        st.kept.clear();
+        st.ords.clear();
+        st.ord_len.clear();
+        st.kept_at.clear();
+        st.runs.resize_with(self.rs.len(), Run::default);
+        let lut = matches!(t.check(), Check::Lut(_));
+        for (a, (r, run)) in self.rs.iter().zip(&mut st.runs).enumerate() {
+            let (first, first_ord) = (st.kept.len(), st.ords.len());
+            run.bundles = first..first;
+            run.ords = first_ord..first_ord;
+            run.on = !r.judge.under_test().is_empty() && (lut || t.is_bundle());
+            if !run.on {
+                continue;
+            }
+            if st.kept_at.is_empty() {
+                st.kept_at.resize(usize::try_from(hi - lo).unwrap_or(0), 0);
+            }
+            for m in lo..hi {
+                let i = cfg.shard.case_index(m);
+                if !cfg.judges(i) || cfg.arch_index(i) != a {
+                    continue;
+                }
+                let draw = Draw {
+                    arch: r.arch,
+                    r: &mut case_rng(cfg.seed, self.hashes[ti], i),
+                    kind: CaseKind::of(i),
+                };
+                let form = kind.generate(t, draw, one);
+                if lut {
+                    let input = one.input(form);
+                    st.ords.push(ordinal_from_input(input));
+                    if let (Ok(len @ 0..=4), Some(p)) = (
+                        u8::try_from(input.len()),
+                        st.kept_at.get_mut((m - lo) as usize),
+                    ) {
+                        *p = u32::try_from(st.ords.len()).unwrap_or(0);
+                        st.ord_len.push(len);
+                    } else {
+                        st.ord_len.push(u8::MAX);
+                    }
+                    continue;
+                }
+                // The batch holds every case as the validators get it; a
+                // bundle is kept for the per-case loop.
+                st.kept.push(one.bundle);
+                if form == Form::Bundle {
+                    if let Some(p) = st.kept_at.get_mut((m - lo) as usize) {
+                        *p = u32::try_from(st.kept.len()).unwrap_or(0);
+                    }
+                }
+            }
+            run.bundles = first..st.kept.len();
+            run.ords = first_ord..st.ords.len();
+        }
+        // Handed over once `kept` is complete: it does not move until the
+        // item is collected.
+        for (r, run) in self.rs.iter().zip(&st.runs).filter(|(_, run)| run.on) {
+            if lut {
+                r.judge
+                    .prefetch_ordinals_begin(t, &st.ords[run.ords.clone()]);
+            } else {
+                r.judge.prefetch_begin(t, &st.kept[run.bundles.clone()]);
+            }
+        }
+        st.took = t0.elapsed();
+    }
+
+    /// Case `m` (at index `i`) of staged item `st` into `buf`, as it was
+    /// generated: the kept bundle or ordinal, else generated again (`one`
+    /// is scratch). Debug builds (the tests) check that a kept case is the
+    /// case its index generates.
+    #[allow(clippy::too_many_arguments)]
+    #[inline(always)]
+    pub(super) fn case_input(
+        &self,
+        st: &Staged,
+        (ti, lo): (usize, u64),
+        (m, i): (u64, u64),
+        r: &Runner,
+        buf: &mut CaseBuf,
+        one: &mut CaseBuf,
+    ) -> Form {
+        let t = self.cfg.targets[ti];
+        let kind = self.kinds[ti];
+        let lut = matches!(t.check(), Check::Lut(_));
+        let case_kind = CaseKind::of(i);
+        let at = st.kept_at.get((m - lo) as usize).copied().unwrap_or(0) as usize;
+        let k = at.checked_sub(1);
+        let kept_lut = k
+            .filter(|_| lut)
+            .and_then(|k| Some((*st.ords.get(k)?, *st.ord_len.get(k)?)));
+        let form = match (kept_lut, k.and_then(|k| st.kept.get(k))) {
+            (Some((o, n @ 0..=4)), _) => {
+                // A kept LUT case: its input again from its ordinal.
+                // Byte by byte: a copy of at most 4 bytes is not worth a
+                // memcpy call on every case.
+                buf.bytes.clear();
+                for &b in o.to_le_bytes().iter().take(usize::from(n)) {
+                    buf.bytes.push(b);
+                }
+                Form::Bytes
+            }
+            (None, Some(b)) if !lut => {
+                buf.bundle = *b;
+                Form::Bundle
+            }
+            _ => kind.generate(
+                t,
+                Draw {
+                    arch: r.arch,
+                    r: &mut case_rng(self.cfg.seed, self.hashes[ti], i),
+                    kind: case_kind,
+                },
+                buf,
+            ),
+        };
+        #[cfg(debug_assertions)]
+        if k.is_some() {
+            let draw = Draw {
+                arch: r.arch,
+                r: &mut case_rng(self.cfg.seed, self.hashes[ti], i),
+                kind: case_kind,
+            };
+            let again = kind.generate(t, draw, one);
+            assert_eq!(
+                one.input(again),
+                buf.input(form),
+                "kept case {i} of {}",
+                t.name()
+            );
+        }
+        #[cfg(not(debug_assertions))]
+        let _ = one;
+        form
+    }
+
+    /// The subjects' answers to staged item `st`, before it is judged.
+    pub(super) fn collect(&self, st: &Staged, tick: &dyn Fn()) {
+        let Some((ti, _)) = st.item else { return };
+        let t = self.cfg.targets[ti];
+        let lut = matches!(t.check(), Check::Lut(_));
+        for (r, run) in self.rs.iter().zip(&st.runs).filter(|(_, run)| run.on) {
+            if lut {
+                r.judge
+                    .prefetch_ordinals(t, &st.ords[run.ords.clone()], tick);
+            } else {
+                r.judge.prefetch(t, &st.kept[run.bundles.clone()], tick);
+            }
+        }
+    }
+}
