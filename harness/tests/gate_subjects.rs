@@ -347,4 +347,17 @@ fn bulk_judging_finds_what_case_by_case_judging_finds() {
             assert_eq!(x[field], y[field], "{field} of {}", x["name"]);
         }
     }
+    // The cases the subject is counted as judged on: every generated case
+    // of both targets, bulk or not.
+    let judged = |r: &serde_json::Value| {
+        let s = r["subjects"].as_array().unwrap().iter();
+        s.filter(|s| s["spec"] == bad.as_str())
+            .map(|s| s["targets"].clone())
+            .next()
+            .unwrap()
+    };
+    assert_eq!(judged(&a), judged(&b));
+    for t in judged(&a).as_array().unwrap() {
+        assert_eq!(t["generated"], 20000, "{t}");
+    }
 }

@@ -87,24 +87,28 @@ fn vouch<K>(
         .min(asked.len())
         .min(reference.len())
         .min(agreed.len());
-    let (es, held, asked) = (&mut entries[..n], &held[..n], &asked[..n]);
-    let (reference, agreed) = (&reference[..n], &mut agreed[..n]);
-    for j in from.min(n)..n {
-        let (e, c) = (es[j], reference[j]);
-        let same = match (e, c) {
+    let from = from.min(n);
+    let (es, held, asked) = (&mut entries[from..n], &held[from..n], &asked[from..n]);
+    let (reference, agreed) = (&reference[from..n], &mut agreed[from..n]);
+    let cases = es
+        .iter_mut()
+        .zip(held.iter().zip(asked))
+        .zip(reference.iter().zip(agreed.iter_mut()));
+    for ((e, (h, k)), (&c, a)) in cases {
+        let same = match (*e, c) {
             (Entry::Refused(i), Compact::Refused(r)) => match last {
                 Some((li, lr, eq)) if li == i && std::ptr::eq(lr, r) => eq,
                 _ => {
-                    let eq = equals(e, c, names);
+                    let eq = equals(*e, c, names);
                     last = Some((i, r, eq));
                     eq
                 }
             },
-            _ => equals(e, c, names),
+            _ => equals(*e, c, names),
         };
-        if same && same_key(&held[j], &asked[j]) {
-            es[j] = Entry::Vouched;
-            agreed[j] = true;
+        if same && same_key(h, k) {
+            *e = Entry::Vouched;
+            *a = true;
         }
     }
     entries

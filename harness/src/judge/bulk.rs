@@ -97,13 +97,15 @@ impl Judge {
                 s.vouch(b, reference, agreed);
             }
         }
+        let mut vouched = 0u64;
         for (tok, ok) in tokens.iter().zip(agreed.iter()) {
             match tok {
                 None => {}
-                Some(_) if *ok => self.note_judged_in(*under, t.rank()),
+                Some(_) if *ok => vouched += 1,
                 Some(tok) => replay.push(*tok),
             }
         }
+        self.note_judged_times_in(*under, t.rank(), vouched);
     }
 
     /// Turns replay mode on or off: the following validator and LUT cases

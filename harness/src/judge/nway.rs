@@ -61,8 +61,13 @@ struct UnderTest {
 impl UnderTest {
     #[inline]
     fn note_judged(&self, slot: usize) {
+        self.note_judged_times(slot, 1);
+    }
+
+    #[inline]
+    fn note_judged_times(&self, slot: usize, n: u64) {
         if let Some(c) = self.judged.get(slot) {
-            c.set(c.get().saturating_add(1));
+            c.set(c.get().saturating_add(n));
         }
     }
 
@@ -192,8 +197,13 @@ impl Judge {
     }
 
     pub(super) fn note_judged_in(&self, k: usize, slot: usize) {
+        self.note_judged_times_in(k, slot, 1);
+    }
+
+    /// [`Judge::note_judged_in`] `n` times at once.
+    pub(super) fn note_judged_times_in(&self, k: usize, slot: usize, n: u64) {
         if let Some(u) = self.under.get(k) {
-            u.note_judged(slot);
+            u.note_judged_times(slot, n);
         }
     }
 
