@@ -507,6 +507,20 @@ impl SubjectLib {
         })
     }
 
+    /// The NUL-terminated name `tpb_lut` / `tpb_lut_batch` get for `table`,
+    /// or the status of a call on a table the library did not declare.
+    fn table_arg<T>(&self, table: LutTable) -> Result<&CString, Status<T>> {
+        let k = self
+            .tables
+            .iter()
+            .position(|&t| t == table)
+            .ok_or(Status::Unsupported)?;
+        self.table_names
+            .get(k)
+            .filter(|c| !c.is_empty())
+            .ok_or_else(|| Status::Error("table name holds a NUL byte".into()))
+    }
+
     /// True if the library exports `tpb_lut_batch` (version 2).
     pub fn has_lut_batch(&self) -> bool {
         self.lut_batch.is_some()
@@ -527,11 +541,9 @@ impl SubjectLib {
         let Some(f) = self.lut_batch else {
             return Status::Unsupported;
         };
-        let Some(k) = self.tables.iter().position(|&t| t == table) else {
-            return Status::Unsupported;
-        };
-        let Some(t) = self.table_names.get(k).filter(|c| !c.is_empty()) else {
-            return Status::Error("table name holds a NUL byte".into());
+        let t = match self.table_arg(table) {
+            Ok(t) => t,
+            Err(s) => return s,
         };
         let n = inputs.len().min(wires.len()).min(refused.len());
         // An entry the library leaves unwritten reads as no refusal and wire
@@ -580,11 +592,9 @@ impl SubjectLib {
         let Some(f) = self.lut else {
             return Status::Unsupported;
         };
-        let Some(k) = self.tables.iter().position(|&t| t == table) else {
-            return Status::Unsupported;
-        };
-        let Some(t) = self.table_names.get(k).filter(|c| !c.is_empty()) else {
-            return Status::Error("table name holds a NUL byte".into());
+        let t = match self.table_arg(table) {
+            Ok(t) => t,
+            Err(s) => return s,
         };
         let mut wire = 0u32;
         let mut why: *const c_char = std::ptr::null();

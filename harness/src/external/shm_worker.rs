@@ -86,6 +86,22 @@ fn reserve(r: &mut Region, arena: &mut Arena, i: usize) {
     }
 }
 
+/// Entry `k` of a batch call that returned `status`: true if the call
+/// answered it (its answer is in the region already); otherwise the
+/// call's status becomes the entry's answer.
+fn batch_answered(r: &mut Region, arena: &mut Arena, k: usize, status: &Status<()>) -> bool {
+    match status {
+        Status::Ok(()) => return true,
+        Status::Unsupported => r.codes()[k] = shm::CODE_UNSUPPORTED,
+        Status::Error(e) => {
+            let o = arena.put(r.arena(), e);
+            r.codes()[k] = shm::CODE_ERROR;
+            r.values()[k] = o;
+        }
+    }
+    false
+}
+
 /// Distinct LUT refusal texts a hand-off remembers (each further one is
 /// written again for every entry that answers it).
 const REFUSALS_KEPT: usize = 8;
@@ -103,9 +119,9 @@ struct LutScratch {
 /// written once (found again by text: the pointer alone may be a reused
 /// buffer). At most [`REFUSALS_KEPT`] are kept.
 #[derive(Default)]
-struct Refusals(Vec<(Vec<u8>, u32)>);
+struct RefusalTexts(Vec<(Vec<u8>, u32)>);
 
-impl Refusals {
+impl RefusalTexts {
     /// The arena offset of refusal `why` (written on first sight).
     fn offset(&mut self, arena: &mut Arena, texts: &mut [u8], why: &CStr) -> Result<u32, String> {
         let bytes = why.to_bytes();
@@ -133,7 +149,7 @@ fn lut_batch(
     t: LutTable,
     (start, n): (usize, usize),
     single: bool,
-    refusals: &mut Refusals,
+    refusals: &mut RefusalTexts,
 ) {
     sc.inputs.clear();
     sc.inputs.extend(
@@ -170,15 +186,7 @@ fn lut_batch(
         );
         r.set(Field::InBatch, 0);
         for k in i..end {
-            match &status {
-                Status::Ok(()) => {}
-                Status::Unsupported => r.codes()[k] = shm::CODE_UNSUPPORTED,
-                Status::Error(e) => {
-                    let o = arena.put(r.arena(), e);
-                    r.codes()[k] = shm::CODE_ERROR;
-                    r.values()[k] = o;
-                }
-            }
+            batch_answered(r, arena, k, &status);
         }
         r.set(Field::Done, u32::try_from(end).unwrap_or(u32::MAX));
         i = end;
@@ -192,7 +200,7 @@ fn run_handoff(lib: &SubjectLib, r: &mut Region, arena: &mut Arena, sc: &mut Lut
     let start = (r.get(Field::Start) as usize).min(n);
     let single = r.get(Field::Mode) == shm::MODE_SINGLE;
     let table = LUT_TABLES.get(r.get(Field::Table) as usize).copied();
-    let mut refusals = Refusals::default();
+    let mut refusals = RefusalTexts::default();
     if let (shm::OP_LUT, Some(t), true) = (op, table, lib.has_lut_batch()) {
         lut_batch(lib, r, arena, sc, t, (start, n), single, &mut refusals);
         return;
@@ -207,14 +215,8 @@ fn run_handoff(lib: &SubjectLib, r: &mut Region, arena: &mut Arena, sc: &mut Lut
         };
         r.set(Field::InBatch, 0);
         for i in start..n {
-            match &status {
-                Status::Ok(()) => reserve(r, arena, i),
-                Status::Unsupported => r.codes()[i] = shm::CODE_UNSUPPORTED,
-                Status::Error(e) => {
-                    let o = arena.put(r.arena(), e);
-                    r.codes()[i] = shm::CODE_ERROR;
-                    r.values()[i] = o;
-                }
+            if batch_answered(r, arena, i, &status) {
+                reserve(r, arena, i);
             }
         }
         r.set(Field::Done, u32::try_from(n).unwrap_or(u32::MAX));

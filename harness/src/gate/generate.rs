@@ -281,93 +281,89 @@ fn worker(sh: &Shared, w: usize) {
         let t0 = Instant::now();
         next.item = None;
         next.took = Duration::ZERO;
-        let res = catch_unwind(AssertUnwindSafe(|| {
-            let tick = || {
-                slot.tick();
-            };
-            stager.collect(&cur, &tick);
-            if piped {
-                if let Some(item) = next_item() {
-                    stager.stage(&mut next, item, &mut one);
-                }
-            }
-            // Bulk judging, per generation whose subjects prefetched the
-            // item (crate::judge's `bulk`): settled after the loop.
-            bulk.clear();
-            bulk.extend(rs.iter().enumerate().map(|(a, r)| {
-                let on = cur.runs.get(a).is_some_and(|run| run.on) && r.judge.defer_begin(t);
-                // Core's memo serves only a case-by-case comparison.
-                r.key.pause_memo(on);
-                on
-            }));
-            for m in lo..hi {
-                if (m - lo).is_multiple_of(64) && cfg.interrupted() {
-                    // Stopped: this chunk is dropped below.
-                    break;
-                }
-                let i = cfg.shard.case_index(m);
-                slot.case.store(i, Relaxed);
-                slot.tick();
-                let a = cfg.arch_index(i).min(rs.len() - 1);
-                let r = &rs[a];
-                if ti == 0 && cfg.debug_hang_case == Some(i) {
-                    loop {
-                        std::thread::sleep(Duration::from_secs(3600));
+        let res =
+            catch_unwind(AssertUnwindSafe(|| {
+                let tick = || {
+                    slot.tick();
+                };
+                stager.collect(&cur, &tick);
+                if piped {
+                    if let Some(item) = next_item() {
+                        stager.stage(&mut next, item, &mut one);
                     }
                 }
-                if ti == 0 && cfg.debug_panic_case == Some(i) {
-                    panic!("debug_panic_case {i}");
-                }
-                if ti == 0 && cfg.debug_subject_panic_case == Some(i) {
-                    r.key.arm_fault();
-                }
-                let case_kind = CaseKind::of(i);
-                by_kind[case_kind.index()] += 1;
-                filed.by_arch[a][0] += 1;
-                r.judge.set_judging(cfg.judges(i));
-                let origin = || Origin::Generated {
-                    index: i,
-                    kind: case_kind,
-                };
-                r.judge
-                    .set_case_token(u32::try_from(m - lo).unwrap_or(u32::MAX));
-                let form = stager.case_input(&cur, (ti, lo), (m, i), r, &mut buf, &mut one);
-                let input = buf.input(form);
-                let sampled = reach_sampled(i).then_some(&mut reach);
-                let fs = run_one(r, t, kind, input, sampled, origin, &mut cov);
-                filed.file(a, fs);
-            }
-            // The cases bulk judging did not vouch for, judged again on
-            // their own (the subjects under test only).
-            for (a, r) in rs.iter().enumerate().filter(|(a, _)| bulk[*a]) {
-                r.key.pause_memo(false);
-                replay.clear();
-                r.judge.settle(&mut replay);
-                if replay.is_empty() || cfg.interrupted() {
-                    continue;
-                }
-                r.judge.set_replaying(true);
-                r.judge.set_judging(true);
-                for &token in &replay {
-                    let m = lo + u64::from(token);
+                // Bulk judging, per generation whose subjects prefetched the
+                // item (crate::judge's `bulk`): settled after the loop.
+                bulk.clear();
+                bulk.extend(rs.iter().enumerate().map(|(a, r)| {
+                    cur.runs.get(a).is_some_and(|run| run.on) && r.judge.defer_begin(t)
+                }));
+                for m in lo..hi {
+                    if (m - lo).is_multiple_of(64) && cfg.interrupted() {
+                        // Stopped: this chunk is dropped below.
+                        break;
+                    }
                     let i = cfg.shard.case_index(m);
                     slot.case.store(i, Relaxed);
                     slot.tick();
-                    let form = stager.case_input(&cur, (ti, lo), (m, i), r, &mut buf, &mut one);
+                    let a = cfg.arch_index(i).min(rs.len() - 1);
+                    let r = &rs[a];
+                    if ti == 0 && cfg.debug_hang_case == Some(i) {
+                        loop {
+                            std::thread::sleep(Duration::from_secs(3600));
+                        }
+                    }
+                    if ti == 0 && cfg.debug_panic_case == Some(i) {
+                        panic!("debug_panic_case {i}");
+                    }
+                    if ti == 0 && cfg.debug_subject_panic_case == Some(i) {
+                        r.key.arm_fault();
+                    }
+                    let case_kind = CaseKind::of(i);
+                    by_kind[case_kind.index()] += 1;
+                    filed.by_arch[a][0] += 1;
+                    r.judge.set_judging(cfg.judges(i));
                     let origin = || Origin::Generated {
                         index: i,
-                        kind: CaseKind::of(i),
+                        kind: case_kind,
                     };
-                    let fs = rejudge_one(r, t, kind, buf.input(form), origin, &mut cov);
+                    r.judge
+                        .set_case_token(u32::try_from(m - lo).unwrap_or(u32::MAX));
+                    let form = stager.case_input(&cur, (ti, lo), (m, i), r, &mut buf, &mut one);
+                    let input = buf.input(form);
+                    let sampled = reach_sampled(i).then_some(&mut reach);
+                    let fs = run_one(r, t, kind, input, sampled, origin, &mut cov);
                     filed.file(a, fs);
                 }
-                r.judge.set_replaying(false);
-            }
-        }));
+                // The cases bulk judging did not vouch for, judged again on
+                // their own (the subjects under test only).
+                for (a, r) in rs.iter().enumerate().filter(|(a, _)| bulk[*a]) {
+                    replay.clear();
+                    r.judge.settle(&mut replay);
+                    if replay.is_empty() || cfg.interrupted() {
+                        continue;
+                    }
+                    r.judge.set_replaying(true);
+                    r.judge.set_judging(true);
+                    for &token in &replay {
+                        let m = lo + u64::from(token);
+                        let i = cfg.shard.case_index(m);
+                        slot.case.store(i, Relaxed);
+                        slot.tick();
+                        let form = stager.case_input(&cur, (ti, lo), (m, i), r, &mut buf, &mut one);
+                        let origin = || Origin::Generated {
+                            index: i,
+                            kind: CaseKind::of(i),
+                        };
+                        let fs = rejudge_one(r, t, kind, buf.input(form), origin, &mut cov);
+                        filed.file(a, fs);
+                    }
+                    r.judge.set_replaying(false);
+                }
+            }));
         // A chunk cut short by a panic leaves no judge deferring.
         for r in &rs {
             r.judge.end_bulk();
-            r.key.pause_memo(false);
         }
         slot.busy.store(false, Relaxed);
         // This item's worker time: its own staging, not the next one's.

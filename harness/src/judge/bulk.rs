@@ -36,7 +36,7 @@ impl Judge {
     /// subject vouches ([`crate::subjects::Subject::vouches`]) and is not
     /// given up. Call it after the batch's prefetch.
     pub fn defer_begin(&self, t: Target) -> bool {
-        self.bulk.mode.set(Mode::Off);
+        self.bulk.set_mode(Mode::Off);
         if !matches!(t.check(), Check::Validator(_) | Check::Lut(_)) {
             return false;
         }
@@ -50,7 +50,7 @@ impl Judge {
         d.ords.clear();
         d.reference.clear();
         d.tokens.clear();
-        self.bulk.mode.set(Mode::Deferring);
+        self.bulk.set_mode(Mode::Deferring);
         true
     }
 
@@ -69,7 +69,7 @@ impl Judge {
         if self.bulk.mode.get() != Mode::Deferring {
             return;
         }
-        self.bulk.mode.set(Mode::Off);
+        self.bulk.set_mode(Mode::Off);
         let mut d = self.bulk.cases.borrow_mut();
         let Deferred {
             under,
@@ -112,14 +112,13 @@ impl Judge {
     /// judge the subjects under test only (see the module docs).
     pub fn set_replaying(&self, on: bool) {
         self.bulk
-            .mode
-            .set(if on { Mode::Replaying } else { Mode::Off });
+            .set_mode(if on { Mode::Replaying } else { Mode::Off });
     }
 
     /// Ends bulk judging without settling: every following case is judged
     /// on its own (a chunk cut short; no-op otherwise).
     pub fn end_bulk(&self) {
-        self.bulk.mode.set(Mode::Off);
+        self.bulk.set_mode(Mode::Off);
     }
 
     /// Validator `v` on `b` while bulk judging.

@@ -1,6 +1,7 @@
 //! The state of bulk judging ([`super::bulk`]), apart from the code that
 //! runs it, so that the judge holds it without an import cycle.
 
+use super::record::RecordKey;
 use crate::subjects::Compact;
 use crate::targets::Target;
 use std::cell::{Cell, RefCell};
@@ -24,6 +25,10 @@ pub(super) struct Bulk {
     /// The caller's token for the next case ([`Judge::set_case_token`]).
     pub(super) token: Cell<u32>,
     pub(super) cases: RefCell<Deferred>,
+    /// Core's coverage recorder, when the judge wraps core in one: its memo
+    /// serves only case-by-case comparisons, so it is paused while
+    /// deferring.
+    pub(super) recorder: Option<RecordKey>,
 }
 
 impl Bulk {
@@ -31,6 +36,15 @@ impl Bulk {
     #[inline]
     pub(super) fn on(&self) -> bool {
         self.mode.get() != Mode::Off
+    }
+
+    /// Sets the mode, pausing core's memo exactly while deferring.
+    #[inline]
+    pub(super) fn set_mode(&self, m: Mode) {
+        self.mode.set(m);
+        if let Some(k) = &self.recorder {
+            k.pause_memo(m == Mode::Deferring);
+        }
     }
 }
 

@@ -144,6 +144,7 @@ impl Judge {
         let memo = !e.under_test().is_empty();
         let (rec, key) = record::Recorder::new(registry::core_for(arch), memo);
         e.subjects[0] = Box::new(rec);
+        e.bulk.recorder = Some(key.clone());
         Ok((e, key))
     }
 
