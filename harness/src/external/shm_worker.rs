@@ -116,7 +116,7 @@ struct LutScratch {
 
 /// The refusal texts of one hand-off and their arena offsets: a library
 /// answers the same few over and over, so each is checked for UTF-8 and
-/// written once (found again by text: the pointer alone may be a reused
+/// written once (found again by text across calls: the pointer alone may be a reused
 /// buffer). At most [`REFUSALS_KEPT`] are kept.
 #[derive(Default)]
 struct RefusalTexts(Vec<(Vec<u8>, u32)>);
@@ -166,24 +166,40 @@ fn lut_batch(
         let (lo, hi) = (i - start, end - start);
         r.set_stamp(i);
         r.set(Field::InBatch, u32::from(!single));
-        let (codes, values, texts) = r.answers();
         let status = lib.lut_batch(
             t,
             &sc.inputs[lo..hi],
             &mut sc.wires[lo..hi],
             &mut sc.refused[lo..hi],
-            |k, a| {
-                let (code, value) = match a {
-                    Ok(w) => (shm::CODE_WIRE, w),
-                    Err(why) => match refusals.offset(arena, texts, why) {
-                        Ok(o) => (shm::CODE_REFUSED, o),
-                        Err(e) => (shm::CODE_ERROR, arena.put(texts, &e)),
-                    },
-                };
-                codes[i + k] = code;
-                values[i + k] = value;
-            },
         );
+        let status = match status {
+            Status::Ok(answers) => {
+                let (codes, values, texts) = r.answers();
+                // The last refusal's text and its answer: one address is
+                // one text within a batch (LutBatchAnswers).
+                let mut last: Option<(*const std::ffi::c_char, (u16, u32))> = None;
+                let slots = codes[i..end].iter_mut().zip(&mut values[i..end]);
+                for ((code, value), a) in slots.zip(answers) {
+                    (*code, *value) = match a {
+                        Ok(w) => (shm::CODE_WIRE, w),
+                        Err(why) => match last {
+                            Some((p, answer)) if p == why.as_ptr() => answer,
+                            _ => {
+                                let answer = match refusals.offset(arena, texts, why) {
+                                    Ok(o) => (shm::CODE_REFUSED, o),
+                                    Err(e) => (shm::CODE_ERROR, arena.put(texts, &e)),
+                                };
+                                last = Some((why.as_ptr(), answer));
+                                answer
+                            }
+                        },
+                    };
+                }
+                Status::Ok(())
+            }
+            Status::Unsupported => Status::Unsupported,
+            Status::Error(e) => Status::Error(e),
+        };
         r.set(Field::InBatch, 0);
         for k in i..end {
             batch_answered(r, arena, k, &status);
