@@ -241,7 +241,9 @@ fn signals_end_the_gate_within_2s_in_every_phase() {
     std::thread::sleep(Duration::from_millis(1500));
     let sent = Instant::now();
     signal(&g.0, Signal::SIGINT);
-    std::thread::sleep(Duration::from_millis(20));
+    // Well inside the ~20 ms the first one takes to end the gate (a 20 ms
+    // pause raced it), and late enough not to merge with it.
+    std::thread::sleep(Duration::from_millis(2));
     signal(&g.0, Signal::SIGINT);
     let (code, _) = exit_within(&mut g.0, Duration::from_secs(10)).expect("double SIGINT");
     assert!(

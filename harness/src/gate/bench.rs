@@ -18,11 +18,11 @@ use std::time::Instant;
 /// Core's rate is measured on at most this many cases per target (each
 /// generated once after the run: generating is what costs, so a bigger
 /// sample would add to the gate's wall time, not to the figure's accuracy).
-pub const CORE_RATE_CASES: u64 = 20_000;
+pub const CORE_RATE_CASES: u64 = 10_000;
 
 /// The timed passes over those cases repeat until this much time has
 /// passed, so the figure is not one clock tick over a fast target.
-const CORE_RATE_MIN_TIME: std::time::Duration = std::time::Duration::from_millis(5);
+const CORE_RATE_MIN_TIME: std::time::Duration = std::time::Duration::from_millis(2);
 
 /// True for a target whose per-case operations [`core_rate`] can time:
 /// validators, decode, round trip and LUT targets.

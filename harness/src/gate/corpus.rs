@@ -9,7 +9,8 @@ use super::config::GateConfig;
 use super::coverage::{merge_cov, run_one, CovMap, Runner};
 use super::outcome::{count_cohorts, panic_text, CorpusFolder, GateFailure, GateRun};
 use crate::findings::Origin;
-use crate::targets::{folder_targets, Target};
+use crate::judge::{bundle_from_input, ordinal_from_input};
+use crate::targets::{folder_targets, Check, Target};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::{Path, PathBuf};
 
@@ -120,67 +121,43 @@ pub fn replay_corpus(cfg: &GateConfig, runners: &[Runner], run: &mut GateRun) {
             ..CorpusFolder::default()
         };
         let mut covs: Vec<CovMap> = rs.iter().map(|_| CovMap::default()).collect();
-        for p in files {
-            if cfg.interrupted() {
-                run.notes.push("corpus replay interrupted".to_string());
-                break;
-            }
-            let path = p.display().to_string();
-            let data = match crate::input::read_corpus_file(&p) {
-                Ok(crate::input::CorpusEntry::Data(d)) => d,
-                Ok(crate::input::CorpusEntry::Skipped(why)) => {
-                    run.notes
-                        .push(format!("warning: skipped corpus entry {why}"));
-                    continue;
+        let mut files = files.into_iter().peekable();
+        let mut block: Vec<(String, Vec<u8>)> = Vec::new();
+        let mut interrupted = false;
+        while files.peek().is_some() && !interrupted {
+            // Read a block of files (bounded in count and bytes), then
+            // replay it target by target.
+            block.clear();
+            let mut bytes = 0usize;
+            while block.len() < CORPUS_BLOCK_FILES && bytes < CORPUS_BLOCK_BYTES {
+                let Some(p) = files.next() else { break };
+                if cfg.interrupted() {
+                    interrupted = true;
+                    break;
                 }
-                Err(err) => {
-                    run.failures.push(GateFailure::Corpus {
+                let path = p.display().to_string();
+                match crate::input::read_corpus_file(&p) {
+                    Ok(crate::input::CorpusEntry::Data(d)) => {
+                        bytes += d.len();
+                        block.push((path, d));
+                    }
+                    Ok(crate::input::CorpusEntry::Skipped(why)) => {
+                        run.notes
+                            .push(format!("warning: skipped corpus entry {why}"));
+                    }
+                    Err(err) => run.failures.push(GateFailure::Corpus {
                         path,
                         error: err.to_string(),
-                    });
-                    continue;
-                }
-            };
-            folder.files += 1;
-            let mut any = false;
-            for (t, cov) in rs.iter().zip(covs.iter_mut()) {
-                let origin = || Origin::Corpus { path: path.clone() };
-                // Under every generation of the run.
-                let f = catch_unwind(AssertUnwindSafe(|| {
-                    let mut fs = Vec::new();
-                    let mut cohorts = std::collections::BTreeMap::new();
-                    for r in runners {
-                        let one = run_one(r, *t, crate::kinds::of(*t), &data, None, origin, cov);
-                        count_cohorts(&mut cohorts, &one);
-                        fs.extend(one);
-                    }
-                    (fs, cohorts)
-                }));
-                if let Some(st) = run.targets.iter_mut().find(|(g, _)| g == t).map(|(_, s)| s) {
-                    st.corpus_present = true;
-                    st.corpus_files += 1;
-                    if matches!(&f, Ok((v, _)) if !v.is_empty()) {
-                        st.corpus_diverged += 1;
-                    }
-                }
-                match f {
-                    Ok((fs, cohorts)) => {
-                        for (p, n) in cohorts {
-                            *run.cohorts.entry(p).or_insert(0) += n;
-                        }
-                        any |= !fs.is_empty();
-                        for f in fs {
-                            run.findings.add(f);
-                        }
-                    }
-                    Err(pl) => run.failures.push(GateFailure::InternalPanic {
-                        target: t.name().to_string(),
-                        index: 0,
-                        message: format!("corpus file {path}: {}", panic_text(&*pl)),
                     }),
                 }
             }
-            folder.diverged += u64::from(any);
+            let done = replay_block(runners, &rs, &block, &mut covs, run, &|| cfg.interrupted());
+            folder.files += done.len() as u64;
+            folder.diverged += done.iter().filter(|any| **any).count() as u64;
+            interrupted |= done.len() < block.len();
+        }
+        if interrupted {
+            run.notes.push("corpus replay interrupted".to_string());
         }
         for (t, cov) in rs.iter().zip(covs) {
             if let Some((_, st)) = run.targets.iter_mut().find(|(g, _)| g == t) {
@@ -194,6 +171,87 @@ pub fn replay_corpus(cfg: &GateConfig, runners: &[Runner], run: &mut GateRun) {
             run.notes.push(format!("no corpus files for target {t}"));
         }
     }
+}
+
+/// Corpus files read before they are replayed ([`replay_block`]), at most
+/// this many or (past) this many bytes: one hand-off to a subject under
+/// test per target and generation, memory bounded whatever the folder.
+const CORPUS_BLOCK_FILES: usize = 4096;
+const CORPUS_BLOCK_BYTES: usize = 16 << 20;
+
+/// Replays the files of `block` (path, data) through the targets `rs`, one
+/// target after the other, each file under every generation. Each
+/// generation's subjects under test first get the target's cases of the
+/// whole block as one batch (the judge's prefetch: one hand-off to a
+/// library subject, not a round trip per file); the per-file comparisons
+/// are served from it (anything the batch does not hold is asked one by
+/// one). Per file replayed, in order: true if it diverged on some target;
+/// shorter than `block` when `stop` cut the replay short.
+fn replay_block(
+    runners: &[Runner],
+    rs: &[Target],
+    block: &[(String, Vec<u8>)],
+    covs: &mut [CovMap],
+    run: &mut GateRun,
+    stop: &dyn Fn() -> bool,
+) -> Vec<bool> {
+    let mut any = vec![false; block.len()];
+    let mut replayed = block.len();
+    for (t, cov) in rs.iter().zip(covs.iter_mut()) {
+        for r in runners.iter().filter(|r| !r.judge.under_test().is_empty()) {
+            if matches!(t.check(), Check::Lut(_)) {
+                let ords: Vec<u32> = block.iter().map(|(_, d)| ordinal_from_input(d)).collect();
+                r.judge.prefetch_ordinals(*t, &ords, &|| {});
+            } else if t.is_bundle() {
+                let bundles: Vec<[u8; 64]> =
+                    block.iter().map(|(_, d)| bundle_from_input(d)).collect();
+                r.judge.prefetch(*t, &bundles, &|| {});
+            }
+        }
+        for (k, (path, data)) in block.iter().enumerate().take(replayed) {
+            if stop() {
+                replayed = k;
+                break;
+            }
+            let origin = || Origin::Corpus { path: path.clone() };
+            // Under every generation of the run.
+            let f = catch_unwind(AssertUnwindSafe(|| {
+                let mut fs = Vec::new();
+                let mut cohorts = std::collections::BTreeMap::new();
+                for r in runners {
+                    let one = run_one(r, *t, crate::kinds::of(*t), data, None, origin, cov);
+                    count_cohorts(&mut cohorts, &one);
+                    fs.extend(one);
+                }
+                (fs, cohorts)
+            }));
+            if let Some(st) = run.targets.iter_mut().find(|(g, _)| g == t).map(|(_, s)| s) {
+                st.corpus_present = true;
+                st.corpus_files += 1;
+                if matches!(&f, Ok((v, _)) if !v.is_empty()) {
+                    st.corpus_diverged += 1;
+                }
+            }
+            match f {
+                Ok((fs, cohorts)) => {
+                    for (p, n) in cohorts {
+                        *run.cohorts.entry(p).or_insert(0) += n;
+                    }
+                    any[k] |= !fs.is_empty();
+                    for f in fs {
+                        run.findings.add(f);
+                    }
+                }
+                Err(pl) => run.failures.push(GateFailure::InternalPanic {
+                    target: t.name().to_string(),
+                    index: 0,
+                    message: format!("corpus file {path}: {}", panic_text(&*pl)),
+                }),
+            }
+        }
+    }
+    any.truncate(replayed);
+    any
 }
 
 /// The files of `corpus/<name>/`, sorted (recursive), and the symlinks

@@ -17,7 +17,7 @@
 use crate::arch::Arch;
 use crate::findings::{Finding, Origin};
 use crate::judge::Judge;
-use crate::subjects::{verdict_name, Capability, Subject, Validator};
+use crate::subjects::{verdict_name, Batch, Capability, Subject, Validator};
 use std::fmt;
 use std::path::Path;
 
@@ -392,6 +392,7 @@ pub fn check_dir(dir: &Path, engines: &[(Arch, &Judge)]) -> Result<Checked, Vect
             ..FileStats::default()
         };
         let (mut bytes_read, mut vectors_read) = (0u64, 0usize);
+        let mut block: Vec<Parsed> = Vec::new();
         while let Some(l) = lines.next_line() {
             let (line, bytes) = l.map_err(|e| io(&p, e.to_string()))?;
             bytes_read += bytes.len() as u64 + 1;
@@ -406,21 +407,120 @@ pub fn check_dir(dir: &Path, engines: &[(Arch, &Judge)]) -> Result<Checked, Vect
                 line,
                 reason: "not UTF-8 text".into(),
             })?;
-            let Some((line, v, archs)) = parse_line(&path, line, text)? else {
+            let Some(parsed) = parse_line(&path, line, text)? else {
                 continue;
             };
             vectors_read += 1;
-            check_one(engines, &path, line, &v, &archs, &mut st, &mut out.findings);
+            block.push(parsed);
+            if block.len() == VECTOR_BLOCK {
+                check_block(engines, &path, &mut block, &mut st, &mut out.findings);
+            }
             if crate::interrupt::stop_requested() {
                 break;
             }
         }
+        check_block(engines, &path, &mut block, &mut st, &mut out.findings);
         if vectors_read == 0 && !crate::interrupt::stop_requested() {
             return Err(VectorError::Empty { path });
         }
         out.files.push(st);
     }
     Ok(out)
+}
+
+/// Vectors read before they are checked ([`check_block`]): enough for one
+/// hand-off per operation to a subject under test, few enough that a
+/// 16 MiB vector file is never held whole.
+const VECTOR_BLOCK: usize = 4096;
+
+/// The operation a vector asks about.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum VectorOp {
+    Validate(Validator),
+    Decode,
+}
+
+impl VectorOp {
+    const ALL: [VectorOp; 3] = [
+        VectorOp::Validate(Validator::Header),
+        VectorOp::Validate(Validator::Payload),
+        VectorOp::Decode,
+    ];
+
+    fn of(v: &Vector) -> (VectorOp, &[u8; 64]) {
+        match v {
+            Vector::Validator { bundle, header, .. } => (
+                VectorOp::Validate(if *header {
+                    Validator::Header
+                } else {
+                    Validator::Payload
+                }),
+                bundle,
+            ),
+            Vector::Decode { bundle, .. } => (VectorOp::Decode, bundle),
+        }
+    }
+
+    /// The capability a subject needs to be asked, and the finding's key.
+    fn need(self) -> (Capability, &'static str) {
+        match self {
+            VectorOp::Validate(Validator::Header) => (Capability::ValidateHeader, "header"),
+            VectorOp::Validate(Validator::Payload) => (Capability::ValidatePayload, "payload"),
+            VectorOp::Decode => (Capability::Decode, "decode"),
+        }
+    }
+}
+
+/// True if the vector check asks `s` (it has the capability, it was not
+/// given up).
+fn asks(s: &dyn Subject, op: VectorOp) -> bool {
+    s.capabilities().has(op.need().0) && s.given_up().is_none()
+}
+
+/// Checks the vectors of `block` (then empties it), one operation after
+/// the other, each in file order: each subject under test first gets the
+/// operation's bundles its generation runs as one batch
+/// ([`Subject::prefetch`]), so a library subject answers them in one
+/// hand-off rather than one round trip per vector; the per-vector checks
+/// are then served from it (any the batch does not hold are asked one by
+/// one, as before).
+fn check_block(
+    engines: &[(Arch, &Judge)],
+    path: &str,
+    block: &mut Vec<Parsed>,
+    st: &mut FileStats,
+    findings: &mut Vec<Finding>,
+) {
+    let mut bundles: Vec<[u8; 64]> = Vec::new();
+    for op in VectorOp::ALL {
+        let of_op = |v: &Vector| VectorOp::of(v).0 == op;
+        for (arch, e) in engines {
+            bundles.clear();
+            bundles.extend(
+                block
+                    .iter()
+                    .filter(|(_, v, archs)| of_op(v) && archs.iter().any(|x| x == arch.name()))
+                    .map(|(_, v, _)| *VectorOp::of(v).1),
+            );
+            if bundles.is_empty() {
+                continue;
+            }
+            let batch = match op {
+                VectorOp::Validate(which) => Batch::Validate(which, &bundles),
+                VectorOp::Decode => Batch::Decode(&bundles),
+            };
+            for s in e.under_test().iter().filter(|s| asks(&***s, op)) {
+                s.prefetch(batch, &|| {});
+            }
+        }
+        for (line, v, archs) in block.iter().filter(|(_, v, _)| of_op(v)) {
+            if crate::interrupt::stop_requested() {
+                break;
+            }
+            check_one(engines, path, *line, v, archs, st, findings);
+        }
+    }
+    block.clear();
 }
 
 /// Checks one vector against every judge serving one of its generations.
@@ -446,18 +546,8 @@ fn check_one(
         let (core, oracle) = (&*e.subjects()[0], &*e.subjects()[1]);
         st.vectors += 1;
         let want = expected(v);
-        let (bundle, key, need) = match v {
-            Vector::Validator { bundle, header, .. } => (
-                bundle,
-                if *header { "header" } else { "payload" },
-                if *header {
-                    Capability::ValidateHeader
-                } else {
-                    Capability::ValidatePayload
-                },
-            ),
-            Vector::Decode { bundle, .. } => (bundle, "decode", Capability::Decode),
-        };
+        let (op, bundle) = VectorOp::of(v);
+        let key = op.need().1;
         let finding = |l: &dyn Subject, r: &dyn Subject, ls: &String, rs: &String| Finding {
             target: "vectors".into(),
             origin: Origin::Vector {
@@ -484,7 +574,7 @@ fn check_one(
             findings.push(finding(core, oracle, &c, &o));
         }
         for (k, s) in e.under_test().iter().enumerate() {
-            if !s.capabilities().has(need) || s.given_up().is_some() {
+            if !asks(&**s, op) {
                 continue;
             }
             e.note_judged(k);
