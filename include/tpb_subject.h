@@ -51,7 +51,9 @@ extern "C" {
 #endif
 
 /* The ABI version this header describes. tpb_subject_abi_version() returns
- * 1 or 2; the harness refuses any other value. The stream, lowering and
+ * 1 (the per-call entry points only) or 2 (this header; a library built
+ * with it returns TPB_SUBJECT_ABI_VERSION); the harness refuses any other
+ * value. The stream, lowering and
  * per-table symbols below are looked up when their capability bit is set
  * (tpb_subject_lut_tables when present), whatever the version; the batch
  * validators and tpb_lut_batch only in a library that returns 2. */
@@ -190,7 +192,9 @@ tpb_status tpb_lut(const char *table, uint32_t input, uint32_t *wire, const char
 
 /* ---- Version 2: batch validators (optional) ------------------------------
  * `bundles` holds n bundles of 64 bytes back to back; write one tpb_verdict
- * per bundle into verdicts[0..n). The worker uses these when they are
+ * per bundle into verdicts[0..n) (an entry left unwritten is a finding on
+ * that bundle: the harness fills the buffer with 0xFFFF first, never an
+ * id). The worker uses these when they are
  * exported (and falls back to tpb_validate_header / _payload otherwise);
  * when a batch call crashes or hangs, it re-runs that chunk one bundle at a
  * time to name the exact input. */

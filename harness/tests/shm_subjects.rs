@@ -278,6 +278,47 @@ fn a_library_error_is_a_protocol_fault_on_that_input_only() {
     }
 }
 
+/// A batch validator that leaves one entry unwritten: that entry is a
+/// protocol finding, never a verdict left in the buffer by an earlier
+/// hand-off (the region is reused), and every other entry is answered.
+#[test]
+fn a_batch_verdict_left_unwritten_is_a_finding_on_that_input() {
+    let dir = tempfile::tempdir().unwrap();
+    let lib = build_c(
+        dir.path(),
+        "unwritten",
+        &fixture("misbehave.c"),
+        &["MISBEHAVE_BATCH", "MISBEHAVE_UNWRITTEN"],
+    );
+    let good = c_example(dir.path(), false);
+    let mut ch = channel(&lib, Duration::from_secs(10));
+    assert!(ch.has_batch(false));
+    // A first hand-off fills every entry of the region with a verdict.
+    let clean = bundles(100, None);
+    assert_eq!(
+        names(&ch.validate(false, &clean, &|| {})),
+        json_verdicts(&good, false, &clean)
+    );
+    let bs = bundles(100, Some(42));
+    let want = json_verdicts(&good, false, &bs);
+    for (i, a) in ch.validate(false, &bs, &|| {}).iter().enumerate() {
+        match a {
+            ShmAnswer::Fault(f) if i == 42 => {
+                assert_eq!(f.class, FaultClass::Protocol, "{f}");
+                assert!(f.detail.contains("unwritten"), "{f}");
+            }
+            ShmAnswer::Verdict(v) if i != 42 => {
+                assert_eq!(
+                    v.as_ref().map(Predicate::name),
+                    want[i].as_deref(),
+                    "entry {i}"
+                )
+            }
+            other => panic!("entry {i}: {other:?}"),
+        }
+    }
+}
+
 #[test]
 fn a_library_that_crashes_on_everything_is_given_up_not_restarted_forever() {
     let dir = tempfile::tempdir().unwrap();

@@ -77,6 +77,13 @@ pub enum Status<T> {
     Error(String),
 }
 
+/// What [`SubjectLib::validate_batch`] leaves in an entry the library did
+/// not write: no `tpb_verdict` id is this large (include/tpb_subject.h).
+pub const UNWRITTEN_VERDICT: u16 = u16::MAX;
+
+/// The text of the finding on an entry a batch call left unwritten.
+pub const UNWRITTEN_TEXT: &str = "the batch call left this entry unwritten (no tpb_verdict id)";
+
 /// A loaded subject library.
 pub struct SubjectLib {
     name: String,
@@ -384,12 +391,15 @@ impl SubjectLib {
     }
 
     /// `tpb_validate_header_batch` / `_payload_batch` on `bundles` (64 bytes
-    /// each, back to back), one id per bundle into `out`.
+    /// each, back to back), one id per bundle into `out`; an entry the
+    /// library leaves unwritten reads [`UNWRITTEN_VERDICT`] (never a value
+    /// left there by an earlier call).
     pub fn validate_batch(&self, payload: bool, bundles: &[u8], out: &mut [u16]) -> Status<()> {
         let Some(f) = self.batch_validator(payload) else {
             return Status::Unsupported;
         };
         let n = (bundles.len() / 64).min(out.len());
+        out[..n].fill(UNWRITTEN_VERDICT);
         // SAFETY: `bundles` holds n × 64 readable bytes and `out` n writable
         // u16s, as the ABI requires.
         match unsafe { f(bundles.as_ptr(), n, out.as_mut_ptr()) } {

@@ -7,7 +7,9 @@
 //! region, so when the library crashes or hangs the gate reads which input
 //! it was on (docs/subject-protocol.md "Shared-memory worker").
 
-use super::ffi::{Status, SubjectLib, VerdictCode, NOT_UTF8_REFUSAL};
+use super::ffi::{
+    Status, SubjectLib, VerdictCode, NOT_UTF8_REFUSAL, UNWRITTEN_TEXT, UNWRITTEN_VERDICT,
+};
 use super::protocol::LUT_TABLES;
 use super::shm::{self, Arena, Field, Region};
 use crate::subjects::LutTable;
@@ -79,7 +81,11 @@ fn ring(out: &mut std::fs::File) -> Result<(), String> {
 /// (`tpb_verdict id N`), never taken for one of those codes.
 fn reserve(r: &mut Region, arena: &mut Arena, i: usize) {
     let c = r.codes()[i];
-    if c >= shm::CODE_NAMED {
+    if c == UNWRITTEN_VERDICT {
+        let o = arena.put(r.arena(), UNWRITTEN_TEXT);
+        r.codes()[i] = shm::CODE_ERROR;
+        r.values()[i] = o;
+    } else if c >= shm::CODE_NAMED {
         let o = arena.put(r.arena(), &format!("tpb_verdict id {c}"));
         r.codes()[i] = shm::CODE_NAMED;
         r.values()[i] = o;
@@ -273,6 +279,9 @@ fn run_handoff(lib: &SubjectLib, r: &mut Region, arena: &mut Arena, sc: &mut Lut
                         &input[i * 64..i * 64 + 64],
                         &mut codes[i..=i],
                     ) {
+                        Status::Ok(()) if codes[i] == UNWRITTEN_VERDICT => {
+                            Status::Error(UNWRITTEN_TEXT.to_string())
+                        }
                         Status::Ok(()) if codes[i] >= shm::CODE_NAMED => {
                             Status::Ok(VerdictCode::Named(format!("tpb_verdict id {}", codes[i])))
                         }

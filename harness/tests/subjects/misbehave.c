@@ -4,7 +4,9 @@
  * (-DMISBEHAVE_ERROR) on every bundle whose last byte is 0xEE (on every
  * bundle with -DMISBEHAVE_ALWAYS). It is a version-1 library (per-bundle
  * calls only) unless -DMISBEHAVE_BATCH, which makes it version 2 with a
- * batch header validator that misbehaves the same way inside the batch. */
+ * batch header validator that misbehaves the same way inside the batch
+ * (with -DMISBEHAVE_UNWRITTEN too: that leaves the misbehaving bundle's
+ * entry of the batch unwritten instead). */
 #ifndef MISBEHAVE_BATCH
 #define TPB_ABI_V1
 #endif
@@ -38,7 +40,18 @@ EXPORT tpb_status tpb_validate_header(const uint8_t bundle[64], const char **fai
     return example_validate_header(bundle, failed);
 }
 
-#ifdef MISBEHAVE_BATCH
+#if defined(MISBEHAVE_BATCH) && defined(MISBEHAVE_UNWRITTEN)
+/* Answers every bundle but leaves the entry of each misbehaving one
+ * unwritten (whatever the buffer held stays). */
+EXPORT tpb_status tpb_validate_header_batch(const uint8_t *bundles, size_t n, uint16_t *verdicts) {
+    for (size_t i = 0; i < n; i++) {
+        if (bundles[64 * i + 63] == 0xEE) continue;
+        tpb_status s = example_validate_header_batch(bundles + 64 * i, 1, verdicts + i);
+        if (s != TPB_OK) return s;
+    }
+    return TPB_OK;
+}
+#elif defined(MISBEHAVE_BATCH)
 EXPORT tpb_status tpb_validate_header_batch(const uint8_t *bundles, size_t n, uint16_t *verdicts) {
     for (size_t i = 0; i < n; i++)
         if (misbehave(bundles + 64 * i) != TPB_OK) return TPB_ERROR;
