@@ -382,6 +382,62 @@ fn the_gate_names_a_planted_crash_and_completes() {
     );
 }
 
+/// A planted hang in a library's batch validator, through the whole gate:
+/// each hanging input is named (last byte 0xEE), costs the case timeout in
+/// the run and nothing after it: the report does not run the hang again to
+/// minimise it or to dump the library's fields (it keeps the input as it
+/// faulted and the answer recorded in the run).
+#[test]
+fn the_gate_names_a_planted_hang_and_does_not_run_it_again_after_the_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let lib = build_c(
+        dir.path(),
+        "hang_batch",
+        &fixture("misbehave.c"),
+        &["MISBEHAVE_HANG", "MISBEHAVE_BATCH"],
+    );
+    let report = dir.path().join("report");
+    let t = Instant::now();
+    let o = std::process::Command::new(std::path::PathBuf::from(BIN))
+        .current_dir(repo_root())
+        // The library gets half the case timeout: 2 s per input.
+        .args(["gate", "--quiet", "--no-corpus", "--cases", "1000"])
+        .args(["--targets", "validate_header", "--arch", "v2"])
+        .args(["--case-timeout", "4"])
+        .arg("--subject")
+        .arg(format!("lib:{}", lib.display()))
+        .arg("--report-dir")
+        .arg(&report)
+        .output()
+        .unwrap();
+    let wall = t.elapsed();
+    assert_eq!(code(&o), 1, "{}", stderr(&o));
+    let jsonl = std::fs::read_to_string(report.join("divergences.jsonl")).expect("jsonl");
+    let hangs: Vec<&str> = jsonl.lines().filter(|l| l.contains("timeout")).collect();
+    assert!(!hangs.is_empty(), "{jsonl}");
+    for l in &hangs {
+        assert!(l.to_lowercase().contains("ee\""), "{l}");
+    }
+    // The run's own time (summary.md "whole run N s") is nearly all of it.
+    let summary = std::fs::read_to_string(report.join("summary.md")).unwrap();
+    let run: f64 = summary
+        .split("whole run ")
+        .nth(1)
+        .and_then(|r| r.split(' ').next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("no whole-run time in {summary}"));
+    let after = wall.as_secs_f64() - run;
+    assert!(
+        after < 1.5,
+        "{after:.1} s after the run (a hang re-run costs 2 s)"
+    );
+    assert!(summary.contains("input (as it faulted"), "{summary}");
+    assert!(
+        summary.contains("-timeout: no answer within 2s"),
+        "{summary}"
+    );
+}
+
 /// Issue 19: a `lib:` subject's lines worker and batch worker start at
 /// once. When both fail, the gate still names the lines worker's error
 /// (not the batch worker's), and no region file of the gate is left.

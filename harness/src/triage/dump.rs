@@ -64,15 +64,19 @@ pub fn dump(s: &dyn Subject, target: Option<Target>, input: &[u8], fallback: &st
 
 /// The left and right subjects' dumps of `f` (see [`dump`]); a side whose
 /// subject is not in `e` falls back to the reference.
-pub fn dumps(e: &Judge, target: Option<Target>, f: &Finding) -> (String, String) {
+pub fn dumps(e: &Judge, target: Option<Target>, f: &Finding, faulted: bool) -> (String, String) {
     let by_name = |n: &str| {
         e.subjects()
             .iter()
             .find(|s| s.name() == n)
             .map_or(e.reference_subject(), |s| &**s)
     };
-    (
-        dump(by_name(&f.left_name), target, &f.input, &f.left),
-        dump(by_name(&f.right_name), target, &f.input, &f.right),
-    )
+    // After a crash or hang a subject under test is not asked again: its
+    // side shows the answer recorded in the run.
+    let under_test = |n: &str| e.under_test().iter().any(|s| s.name() == n);
+    let side = |name: &str, recorded: &str| {
+        let t = target.filter(|_| !(faulted && under_test(name)));
+        dump(by_name(name), t, &f.input, recorded)
+    };
+    (side(&f.left_name, &f.left), side(&f.right_name, &f.right))
 }

@@ -12,6 +12,10 @@
 //!   runs from any folder (the file form from the report folder), `--arch`
 //!   the finding's generation (omitted for v2, the default).
 //! - Dumps show each side's view of the minimised input ([`dump`]).
+//! - A subject's crash or hang (class `Crash` / `Timeout`) is neither
+//!   minimised nor run again: its input is the one that faulted, and the
+//!   subjects under test show the answer recorded in the run (a re-run
+//!   would cost the case timeout, or a restart, once more).
 
 pub mod dump;
 pub mod reproduce;
@@ -143,6 +147,12 @@ fn vector_target(f: &Finding) -> Option<Target> {
     Target::by_check(want)
 }
 
+/// True for the class of a subject's crash or hang: [`triage`] neither
+/// minimises nor re-runs such a finding.
+pub fn is_fault_class(class: &str) -> bool {
+    matches!(class, "Crash" | "Timeout")
+}
+
 /// Deduplicated, minimised findings: registry targets in report order (the
 /// validators first), then other names (`vectors`); within a target, key
 /// order. `engines` hold the run's subjects, one engine per generation of
@@ -163,7 +173,11 @@ pub fn triage(findings: &Findings, engines: &[Judge], specs: &[SubjectSpec]) -> 
             .find(|e| e.arch() == f.arch)
             .or(engines.first())
             .unwrap_or(&reference);
+        // A subject's crash or hang is not run again here: each re-run would
+        // cost the case timeout (or a restart) once more, after the run.
+        let faulted = is_fault_class(&f.class);
         let (replay_target, minimized, min_finding) = match Target::from_name(&f.target) {
+            Some(t) if faulted => (Some(t), f.input.clone(), f.clone()),
             Some(t) => {
                 let m = minimize(e, t, f);
                 let mf = reproduce_key(e, t, &m, &f.dedup_key()).unwrap_or_else(|| f.clone());
@@ -180,6 +194,7 @@ pub fn triage(findings: &Findings, engines: &[Judge], specs: &[SubjectSpec]) -> 
                 input: minimized.clone(),
                 ..min_finding.clone()
             },
+            faulted,
         );
         let file = format!("divergences/{number:03}-{replay_name}.bin");
         out.push(Triaged {

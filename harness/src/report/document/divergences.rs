@@ -108,10 +108,16 @@ fn divergence_section(d: &DivergenceRecord) -> Section {
         ]);
     }
     let mut blocks = vec![Block::Bullets(facts)];
+    // A subject's crash or hang is kept as it faulted (triage: not re-run).
+    let input = if crate::triage::is_fault_class(&d.class) {
+        "input (as it faulted: a crash or hang is not minimised)"
+    } else {
+        "minimised input"
+    };
     if is_bundle_target(&d.target) && minimized.len() <= 64 {
-        blocks.push(Block::Para(t(
-            "Bytes each side blames (byte map of the minimised input):",
-        )));
+        blocks.push(Block::Para(t(format!(
+            "Bytes each side blames (byte map of the {input}):"
+        ))));
         blocks.push(Block::ByteMap {
             bytes: bundle_from_input(&minimized),
             sides: [Side::Left, Side::Right]
@@ -120,12 +126,14 @@ fn divergence_section(d: &DivergenceRecord) -> Section {
                 .collect(),
         });
     }
-    blocks.push(Block::Para(t(
-        "Minimised input, annotated (core's reading):",
-    )));
+    let mut capital = input.to_string();
+    capital[..1].make_ascii_uppercase();
+    blocks.push(Block::Para(t(format!(
+        "{capital}, annotated (core's reading):"
+    ))));
     blocks.push(Block::Annotated(annotated(&d.target, &minimized, d.arch())));
     blocks.push(Block::Para(t(format!(
-        "Field-level diff ({} → {}) on the minimised input:",
+        "Field-level diff ({} → {}) on the {input}:",
         d.left_name, d.right_name
     ))));
     let w = d.left_name.len().max(d.right_name.len()) + 1;
