@@ -141,6 +141,13 @@ fn planted_bugs_fail_the_gate_naming_the_predicate_and_replay_reproduces() {
                 text(&r.stdout),
                 text(&r.stderr)
             );
+            // An agreeing replay with a subject says what it cannot show: a
+            // divergence of the subject's batch answers.
+            assert!(
+                text(&r.stdout).contains("one input at a time"),
+                "{}",
+                text(&r.stdout)
+            );
         }
     }
 }

@@ -225,9 +225,11 @@ pub fn run(a: ReplayArgs) -> CliResult {
     };
     let t = a.target;
     let mut any = false;
+    let mut agreed = false;
     visit_inputs(&a, |src, input| {
         let o = e.compare(t, &input);
         if o.is_agree() {
+            agreed = true;
             writeln!(
                 out,
                 "{src}: agree: {who} agree on {t} input {}",
@@ -240,6 +242,16 @@ pub fn run(a: ReplayArgs) -> CliResult {
         }
         Ok(())
     })?;
+    if agreed && !a.subjects.is_empty() {
+        // Replay asks each input alone; the gate asked in batches.
+        writeln!(
+            out,
+            "note: replay asks a subject one input at a time; a gate divergence that does not \
+             reproduce here may come from the subject's batch answers (an answer out of order \
+             or left unwritten, a batch64 frame with a wrong seq): check its batch entry point \
+             or framing"
+        )?;
+    }
     out.flush()?;
     Ok(if any { EXIT_INVALID } else { EXIT_OK })
 }
