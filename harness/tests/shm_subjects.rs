@@ -438,6 +438,46 @@ fn the_gate_names_a_planted_hang_and_does_not_run_it_again_after_the_run() {
     );
 }
 
+/// `TPB_SUBJECT_TRANSPORT=lines` (a debugging switch) never hides that the
+/// batch entry points were skipped: the console and the report say so,
+/// and without it nothing is said.
+#[test]
+fn the_lines_transport_is_stated_in_the_report() {
+    let dir = tempfile::tempdir().unwrap();
+    let lib = c_example(dir.path(), false);
+    for lines in [true, false] {
+        let report = dir.path().join(format!("report-{lines}"));
+        let mut c = std::process::Command::new(std::path::PathBuf::from(BIN));
+        c.current_dir(repo_root())
+            .args(["gate", "--quiet", "--no-corpus", "--cases", "2000"])
+            .args(["--targets", "validate_header", "--arch", "v2"])
+            .arg("--subject")
+            .arg(format!("lib:{}", lib.display()))
+            .arg("--report-dir")
+            .arg(&report);
+        if lines {
+            c.env(tpb_harness::external::TRANSPORT_ENV, "lines");
+        } else {
+            c.env_remove(tpb_harness::external::TRANSPORT_ENV);
+        }
+        let o = c.output().unwrap();
+        assert_eq!(code(&o), 0, "{}", stderr(&o));
+        let summary = std::fs::read_to_string(report.join("summary.md")).unwrap();
+        let run = std::fs::read_to_string(report.join("run.json")).unwrap();
+        for (what, text) in [
+            ("stderr", stderr(&o)),
+            ("summary", summary),
+            ("run.json", run),
+        ] {
+            assert_eq!(
+                text.contains("batch entry points"),
+                lines,
+                "{what} (lines={lines}): {text}"
+            );
+        }
+    }
+}
+
 /// Issue 19: a `lib:` subject's lines worker and batch worker start at
 /// once. When both fail, the gate still names the lines worker's error
 /// (not the batch worker's), and no region file of the gate is left.

@@ -42,5 +42,6 @@ pub mod worker;
 pub use process::{Fault, FaultClass, Launch, ProcessSubject, Reply, StartError, STDERR_LINES};
 pub use protocol::{Answer, Hello, Op, Request};
 pub use subject::{
-    open, set_case_timeout, start, stats, ExternalSubject, SubjectStats, WORKER_SUBCOMMAND,
+    open, set_case_timeout, start, stats, transport_note, ExternalSubject, SubjectStats,
+    TRANSPORT_ENV, WORKER_SUBCOMMAND,
 };

@@ -208,6 +208,20 @@ fn shm_enabled() -> bool {
     std::env::var(TRANSPORT_ENV).map_or(true, |v| v != "lines")
 }
 
+/// The report's note when [`TRANSPORT_ENV`] sends the `lib:` subjects
+/// among `specs` over protocol lines: their batch entry points are then
+/// never called (none otherwise).
+pub fn transport_note(specs: &[SubjectSpec]) -> Option<String> {
+    let any_lib = specs.iter().any(|s| matches!(s, SubjectSpec::Lib(_)));
+    (any_lib && !shm_enabled()).then(|| {
+        format!(
+            "warning: {TRANSPORT_ENV}=lines: the lib: subjects' validator and LUT cases went \
+             over protocol lines, one call per case; their batch entry points \
+             (tpb_validate_*_batch, tpb_lut_batch) were not called"
+        )
+    })
+}
+
 /// An external subject serving one generation.
 pub struct ExternalSubject {
     name: String,
