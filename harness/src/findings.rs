@@ -138,9 +138,33 @@ impl Finding {
     /// `key: left vs right` (one line).
     pub fn signature(&self) -> String {
         format!(
-            "{}: {}={} {}={}",
-            self.key, self.left_name, self.left_verdict, self.right_name, self.right_verdict
+            "{}: {}={} {}={}{}",
+            self.key,
+            self.left_name,
+            self.left_verdict,
+            self.right_name,
+            self.right_verdict,
+            answers_when_alike(
+                (&self.left_verdict, &self.right_verdict),
+                (&self.left, &self.right)
+            )
         )
+    }
+}
+
+/// When a signature's two verdicts read the same (its key drops what
+/// differs: the index of a stream error, a reason), the two answers in
+/// full, ` (LEFT vs RIGHT)` (first line of each, at most 80 characters);
+/// otherwise nothing.
+pub fn answers_when_alike((lv, rv): (&str, &str), (left, right): (&str, &str)) -> String {
+    let short = |s: &str| -> String {
+        let l = s.lines().next().unwrap_or("");
+        l.chars().take(80).collect()
+    };
+    if lv == rv && short(left) != short(right) {
+        format!(" ({} vs {})", short(left), short(right))
+    } else {
+        String::new()
     }
 }
 
@@ -202,5 +226,22 @@ impl Findings {
     /// True when empty.
     pub fn is_empty(&self) -> bool {
         self.0.is_empty()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::answers_when_alike;
+
+    #[test]
+    fn alike_verdicts_show_the_answers_that_differ() {
+        let alike = answers_when_alike(
+            ("err:short_group", "err:short_group"),
+            ("short_group at 1", "short_group at 0"),
+        );
+        assert_eq!(alike, " (short_group at 1 vs short_group at 0)");
+        // Different verdicts say it already; equal answers add nothing.
+        assert_eq!(answers_when_alike(("a", "b"), ("x", "y")), "");
+        assert_eq!(answers_when_alike(("a", "a"), ("x\nmore", "x\nother")), "");
     }
 }

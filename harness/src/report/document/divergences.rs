@@ -4,26 +4,38 @@
 use super::blocks::{code, section, t, text, Block, Dumps, Section};
 use crate::arch::Arch;
 use crate::explain::explain_bundle;
-use crate::judge::bundle_from_input;
+use crate::judge::{bundle_from_input, stream_from_input};
 use crate::report::byte_map::{blamed_bytes, Side};
 use crate::report::model::{is_bundle_target, DivergenceRecord, ReportModel};
+use crate::targets::{Check, Target};
 
 /// The annotated reading of a divergence's minimised input (core's
 /// reading), or a plain hex dump for inputs that are not bundles.
 pub fn annotated(target: &str, input: &[u8], arch: Arch) -> String {
     if is_bundle_target(target) {
-        explain_bundle(&bundle_from_input(input), "bundle", false, arch).0
-    } else {
-        let mut s = String::new();
-        for (i, row) in input.chunks(16).enumerate() {
-            s.push_str(&format!("{:04x}  ", i * 16));
-            for b in row {
-                s.push_str(&format!("{b:02x} "));
-            }
-            s.push('\n');
-        }
-        s
+        return explain_bundle(&bundle_from_input(input), "bundle", false, arch).0;
     }
+    let mut s = String::new();
+    for (i, row) in input.chunks(16).enumerate() {
+        s.push_str(&format!("{:04x}  ", i * 16));
+        for b in row {
+            s.push_str(&format!("{b:02x} "));
+        }
+        s.push('\n');
+    }
+    // A stream program's input is the program: the stream it builds (what
+    // every side was asked about) follows, one bundle per line.
+    if Target::from_name(target).is_some_and(|t| t.check() == Check::StreamProgram) {
+        let stream = stream_from_input(input);
+        s.push_str(&format!(
+            "\nthe stream it builds ({} bundles, SPEC §5.3), as sent:\n",
+            stream.len() / 64
+        ));
+        for (i, b) in stream.chunks(64).enumerate() {
+            s.push_str(&format!("#{i:<3} {}\n", crate::subjects::hex(b)));
+        }
+    }
+    s
 }
 
 /// Anchor of divergence `number`.
@@ -159,5 +171,24 @@ fn divergence_section(d: &DivergenceRecord) -> Section {
             text(format!(" — {} [{}]", d.signature_line(), d.class)),
         ],
         blocks,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_stream_program_is_shown_with_the_stream_it_builds() {
+        let input = [0u8, 0];
+        let stream = stream_from_input(&input);
+        assert!(!stream.is_empty());
+        let a = annotated("custom_op_group", &input, Arch::V2);
+        assert!(a.contains("the stream it builds"), "{a}");
+        for b in stream.chunks(64) {
+            assert!(a.contains(&crate::subjects::hex(b)), "{a}");
+        }
+        // A LUT input is its bytes only.
+        assert!(!annotated("alu_lut", &[1, 2], Arch::V2).contains("stream"));
     }
 }
