@@ -4,7 +4,7 @@
 use super::blocks::{code, section, t, text, Block, Dumps, Section};
 use crate::arch::Arch;
 use crate::explain::explain_bundle;
-use crate::judge::{bundle_from_input, stream_from_input};
+use crate::judge::{bundle_from_input, ordinal_from_input, stream_from_input};
 use crate::report::byte_map::{blamed_bytes, Side};
 use crate::report::model::{is_bundle_target, DivergenceRecord, ReportModel};
 use crate::targets::{Check, Target};
@@ -22,6 +22,14 @@ pub fn annotated(target: &str, input: &[u8], arch: Arch) -> String {
             s.push_str(&format!("{b:02x} "));
         }
         s.push('\n');
+    }
+    // A LUT input is read as its ordinal (crate::judge::ordinal_from_input).
+    if let Some(Check::Lut(table)) = Target::from_name(target).map(|t| t.check()) {
+        let ord = ordinal_from_input(input);
+        s.push_str(&format!(
+            "\nordinal {ord} ({ord:#x}) through table {} (SPEC §6)\n",
+            table.name()
+        ));
     }
     // A stream program's input is the program: the stream it builds (what
     // every side was asked about) follows, one bundle per line.
@@ -188,7 +196,12 @@ mod tests {
         for b in stream.chunks(64) {
             assert!(a.contains(&crate::subjects::hex(b)), "{a}");
         }
-        // A LUT input is its bytes only.
-        assert!(!annotated("alu_lut", &[1, 2], Arch::V2).contains("stream"));
+        // A LUT input is its bytes and the ordinal they make, no stream.
+        let lut = annotated("alu_lut", &[0x13], Arch::V2);
+        assert!(!lut.contains("stream"), "{lut}");
+        assert!(
+            lut.contains("ordinal 19 (0x13) through table alu_op"),
+            "{lut}"
+        );
     }
 }
