@@ -129,7 +129,7 @@ impl fmt::Display for GateFailure {
             GateFailure::Subject { spec, error } => write!(f, "subject {spec}: {error}"),
             GateFailure::SubjectCheckedNothing { subject } => write!(
                 f,
-                "subject {subject} supports none of the selected targets: nothing was checked"
+                "subject {subject} supports none of the selected targets: none of them was checked (vector checks alone do not count)"
             ),
             GateFailure::SubjectJudgedOnNothing { subject } => write!(
                 f,

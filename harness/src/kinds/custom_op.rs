@@ -31,6 +31,21 @@ impl TargetKind for CustomOpKind {
         Form::Bytes
     }
 
+    fn case_reading(&self, t: Target, input: &[u8]) -> Option<String> {
+        if t.check() != Check::StreamProgram {
+            return None;
+        }
+        let stream = stream_from_input(input);
+        let mut s = format!(
+            "the stream it builds ({} bundles, SPEC §5.3), as sent:\n",
+            stream.len() / 64
+        );
+        for (i, b) in stream.chunks(64).enumerate() {
+            s.push_str(&format!("#{i:<3} {}\n", crate::subjects::hex(b)));
+        }
+        Some(s)
+    }
+
     fn compare(&self, e: &Judge, t: Target, input: &[u8]) -> Outcome {
         if t.check() == Check::StreamProgram {
             e.stream(t, &stream_from_input(input), input, true)

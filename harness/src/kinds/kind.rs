@@ -171,4 +171,11 @@ pub trait TargetKind: Sync {
     fn corpus_signature(&self, _t: Target, _input: &[u8]) -> Option<(String, String)> {
         None
     }
+
+    /// What `input` becomes as `t`'s case when that is not the input
+    /// itself (a stream program's stream), for the report's reading of a
+    /// divergence: one line per item (default: none).
+    fn case_reading(&self, _t: Target, _input: &[u8]) -> Option<String> {
+        None
+    }
 }

@@ -4,7 +4,7 @@
 use super::blocks::{code, section, t, text, Block, Dumps, Section};
 use crate::arch::Arch;
 use crate::explain::explain_bundle;
-use crate::judge::{bundle_from_input, ordinal_from_input, stream_from_input};
+use crate::judge::{bundle_from_input, ordinal_from_input};
 use crate::report::byte_map::{blamed_bytes, Side};
 use crate::report::model::{is_bundle_target, DivergenceRecord, ReportModel};
 use crate::targets::{Check, Target};
@@ -31,17 +31,13 @@ pub fn annotated(target: &str, input: &[u8], arch: Arch) -> String {
             table.name()
         ));
     }
-    // A stream program's input is the program: the stream it builds (what
-    // every side was asked about) follows, one bundle per line.
-    if Target::from_name(target).is_some_and(|t| t.check() == Check::StreamProgram) {
-        let stream = stream_from_input(input);
-        s.push_str(&format!(
-            "\nthe stream it builds ({} bundles, SPEC §5.3), as sent:\n",
-            stream.len() / 64
-        ));
-        for (i, b) in stream.chunks(64).enumerate() {
-            s.push_str(&format!("#{i:<3} {}\n", crate::subjects::hex(b)));
-        }
+    // What the input becomes when that is not the input itself (a stream
+    // program's stream: what every side was asked about).
+    if let Some(r) =
+        Target::from_name(target).and_then(|t| crate::kinds::of(t).case_reading(t, input))
+    {
+        s.push('\n');
+        s.push_str(&r);
     }
     s
 }
@@ -189,7 +185,7 @@ mod tests {
     #[test]
     fn a_stream_program_is_shown_with_the_stream_it_builds() {
         let input = [0u8, 0];
-        let stream = stream_from_input(&input);
+        let stream = crate::judge::stream_from_input(&input);
         assert!(!stream.is_empty());
         let a = annotated("custom_op_group", &input, Arch::V2);
         assert!(a.contains("the stream it builds"), "{a}");
