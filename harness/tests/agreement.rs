@@ -702,7 +702,10 @@ fn engine_reports_a_wrong_subject() {
     let d3 = e.compare_lut(t("cce_lut"), 4);
     let d3 = d3.divergence().expect("cce lie must be caught");
     assert_eq!(d3.class, Class::DifferentOutput);
-    assert_eq!(d3.signature.key, "cce_lut");
+    assert_eq!(
+        d3.signature.key, "cce_op",
+        "a LUT key is its SPEC §6 table name"
+    );
     assert_eq!(
         (d3.signature.left.as_str(), d3.signature.right.as_str()),
         ("0x05", "0x04")

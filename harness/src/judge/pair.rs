@@ -416,18 +416,10 @@ pub fn stream_verdict<L: Subject + ?Sized, R: Subject + ?Sized>(
     )
 }
 
-/// The signature key of a LUT table: its target's name.
+/// The signature key of a LUT table: its SPEC §6 name (`alu_op`), the name
+/// subjects declare it by.
 pub fn lut_key(t: LutTable) -> &'static str {
-    match t {
-        LutTable::CollectiveKind => "collective_lut",
-        LutTable::AluOp => "alu_lut",
-        LutTable::CceOp => "cce_lut",
-        LutTable::Dge => "dge_lut",
-        LutTable::Dtype => "dtype_lut",
-        LutTable::DtypeV4 => "dtype_v4_lut",
-        LutTable::WaitMode => "wait_mode_lut",
-        LutTable::UpdateMode => "update_mode_lut",
-    }
+    t.name()
 }
 
 /// SPEC §6: one table at one ordinal.
