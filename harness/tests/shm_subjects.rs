@@ -336,6 +336,48 @@ fn a_library_that_crashes_on_everything_is_given_up_not_restarted_forever() {
     assert!(matches!(&got[999], ShmAnswer::Fault(f) if f.class == FaultClass::NotSent));
 }
 
+/// `tpbconform gate --quiet ARGS --subject lib:LIB --report-dir REPORT`
+/// from the repository root (`env`: extra environment, `None` to remove a
+/// variable).
+fn gate_lib(
+    lib: &Path,
+    report: &Path,
+    args: &[&str],
+    env: &[(&str, Option<&str>)],
+) -> std::process::Output {
+    let mut c = std::process::Command::new(std::path::PathBuf::from(BIN));
+    c.current_dir(repo_root())
+        .args(["gate", "--quiet"])
+        .args(args)
+        .arg("--subject")
+        .arg(format!("lib:{}", lib.display()))
+        .arg("--report-dir")
+        .arg(report);
+    for (k, v) in env {
+        match v {
+            Some(v) => c.env(k, v),
+            None => c.env_remove(k),
+        };
+    }
+    c.output().unwrap()
+}
+
+/// The divergences.jsonl lines of `report` that mention `what`, each
+/// naming an input that ends in 0xEE (the misbehaving one).
+fn planted_lines(report: &Path, what: &str) -> Vec<String> {
+    let jsonl = std::fs::read_to_string(report.join("divergences.jsonl")).expect("jsonl");
+    let lines: Vec<String> = jsonl
+        .lines()
+        .filter(|l| l.contains(what))
+        .map(String::from)
+        .collect();
+    assert!(!lines.is_empty(), "no {what} in {jsonl}");
+    for l in &lines {
+        assert!(l.to_lowercase().contains("ee\""), "{l}");
+    }
+    lines
+}
+
 #[test]
 fn the_gate_names_a_planted_crash_and_completes() {
     let dir = tempfile::tempdir().unwrap();
@@ -346,33 +388,17 @@ fn the_gate_names_a_planted_crash_and_completes() {
         &["MISBEHAVE_CRASH"],
     );
     let report = dir.path().join("report");
-    let o = std::process::Command::new(std::path::PathBuf::from(BIN))
-        .current_dir(repo_root())
-        .args([
-            "gate",
-            "--quiet",
-            // Three hand-offs (shm::CHUNK = 32 768 each): the later ones
-            // are rung while the gate judges the one before.
-            "--cases",
-            "70000",
-            "--targets",
-            "validate_header",
-        ])
-        .args(["--arch", "v2", "--subject-cases", "1000000"])
-        .arg("--subject")
-        .arg(format!("lib:{}", lib.display()))
-        .arg("--report-dir")
-        .arg(&report)
-        .output()
-        .unwrap();
+    // Three hand-offs (shm::CHUNK = 32 768 each): the later ones are rung
+    // while the gate judges the one before.
+    let args = ["--cases", "70000", "--targets", "validate_header"];
+    let o = gate_lib(
+        &lib,
+        &report,
+        &[&args[..], &["--arch", "v2", "--subject-cases", "1000000"]].concat(),
+        &[],
+    );
     assert_eq!(code(&o), 1, "{}", stderr(&o));
-    let jsonl = std::fs::read_to_string(report.join("divergences.jsonl")).expect("jsonl");
-    let crashes: Vec<&str> = jsonl.lines().filter(|l| l.contains("crash")).collect();
-    assert!(!crashes.is_empty(), "{jsonl}");
-    for l in &crashes {
-        // The named input is one the library crashes on: last byte 0xEE.
-        assert!(l.to_lowercase().contains("ee\""), "{l}");
-    }
+    planted_lines(&report, "crash");
     let summary = std::fs::read_to_string(report.join("summary.md")).unwrap();
     assert!(!summary.contains("interrupted"), "{summary}");
     // Every generated case of the target was judged, not just up to the crash.
@@ -398,26 +424,23 @@ fn the_gate_names_a_planted_hang_and_does_not_run_it_again_after_the_run() {
     );
     let report = dir.path().join("report");
     let t = Instant::now();
-    let o = std::process::Command::new(std::path::PathBuf::from(BIN))
-        .current_dir(repo_root())
-        // The library gets half the case timeout: 2 s per input.
-        .args(["gate", "--quiet", "--no-corpus", "--cases", "1000"])
-        .args(["--targets", "validate_header", "--arch", "v2"])
-        .args(["--case-timeout", "4"])
-        .arg("--subject")
-        .arg(format!("lib:{}", lib.display()))
-        .arg("--report-dir")
-        .arg(&report)
-        .output()
-        .unwrap();
+    // The library gets half the case timeout: 2 s per input.
+    let args = [
+        "--no-corpus",
+        "--cases",
+        "1000",
+        "--targets",
+        "validate_header",
+    ];
+    let o = gate_lib(
+        &lib,
+        &report,
+        &[&args[..], &["--arch", "v2", "--case-timeout", "4"]].concat(),
+        &[],
+    );
     let wall = t.elapsed();
     assert_eq!(code(&o), 1, "{}", stderr(&o));
-    let jsonl = std::fs::read_to_string(report.join("divergences.jsonl")).expect("jsonl");
-    let hangs: Vec<&str> = jsonl.lines().filter(|l| l.contains("timeout")).collect();
-    assert!(!hangs.is_empty(), "{jsonl}");
-    for l in &hangs {
-        assert!(l.to_lowercase().contains("ee\""), "{l}");
-    }
+    planted_lines(&report, "timeout");
     // The run's own time (summary.md "whole run N s") is nearly all of it.
     let summary = std::fs::read_to_string(report.join("summary.md")).unwrap();
     let run: f64 = summary
@@ -447,20 +470,20 @@ fn the_lines_transport_is_stated_in_the_report() {
     let lib = c_example(dir.path(), false);
     for lines in [true, false] {
         let report = dir.path().join(format!("report-{lines}"));
-        let mut c = std::process::Command::new(std::path::PathBuf::from(BIN));
-        c.current_dir(repo_root())
-            .args(["gate", "--quiet", "--no-corpus", "--cases", "2000"])
-            .args(["--targets", "validate_header", "--arch", "v2"])
-            .arg("--subject")
-            .arg(format!("lib:{}", lib.display()))
-            .arg("--report-dir")
-            .arg(&report);
-        if lines {
-            c.env(tpb_harness::external::TRANSPORT_ENV, "lines");
-        } else {
-            c.env_remove(tpb_harness::external::TRANSPORT_ENV);
-        }
-        let o = c.output().unwrap();
+        let args = [
+            "--no-corpus",
+            "--cases",
+            "2000",
+            "--targets",
+            "validate_header",
+            "--arch",
+            "v2",
+        ];
+        let env = [(
+            tpb_harness::external::TRANSPORT_ENV,
+            lines.then_some("lines"),
+        )];
+        let o = gate_lib(&lib, &report, &args, &env);
         assert_eq!(code(&o), 0, "{}", stderr(&o));
         let summary = std::fs::read_to_string(report.join("summary.md")).unwrap();
         let run = std::fs::read_to_string(report.join("run.json")).unwrap();
