@@ -137,35 +137,33 @@ impl Finding {
 
     /// `key: left vs right` (one line).
     pub fn signature(&self) -> String {
-        format!(
-            "{}: {}={} {}={}{}",
-            self.key,
-            self.left_name,
-            self.left_verdict,
-            self.right_name,
-            self.right_verdict,
-            answers_when_alike(
-                (&self.left_verdict, &self.right_verdict),
-                (&self.left, &self.right)
-            )
+        signature_line(
+            &self.key,
+            (&self.left_name, &self.left_verdict, &self.left),
+            (&self.right_name, &self.right_verdict, &self.right),
         )
     }
 }
 
-/// When a signature's two verdicts read the same (its key drops what
-/// differs: the index of a stream error, a reason), the two answers in
-/// full, ` (LEFT vs RIGHT)` (first line of each, at most 80 characters);
-/// otherwise nothing.
-pub fn answers_when_alike((lv, rv): (&str, &str), (left, right): (&str, &str)) -> String {
+/// A divergence's one-line signature, `key: LEFT=verdict RIGHT=verdict`
+/// (each side: subject name, verdict, full answer). When the two verdicts
+/// read the same (the key drops what differs: a stream error's index, a
+/// reason), the full answers follow, ` (left vs right)`: the first line of
+/// each, at most 80 characters.
+pub fn signature_line(
+    key: &str,
+    (ln, lv, left): (&str, &str, &str),
+    (rn, rv, right): (&str, &str, &str),
+) -> String {
     let short = |s: &str| -> String {
         let l = s.lines().next().unwrap_or("");
         l.chars().take(80).collect()
     };
+    let mut line = format!("{key}: {ln}={lv} {rn}={rv}");
     if lv == rv && short(left) != short(right) {
-        format!(" ({} vs {})", short(left), short(right))
-    } else {
-        String::new()
+        line.push_str(&format!(" ({} vs {})", short(left), short(right)));
     }
+    line
 }
 
 /// A kept representative and how many findings share its key.
@@ -231,17 +229,28 @@ impl Findings {
 
 #[cfg(test)]
 mod tests {
-    use super::answers_when_alike;
+    use super::signature_line;
 
     #[test]
     fn alike_verdicts_show_the_answers_that_differ() {
-        let alike = answers_when_alike(
-            ("err:short_group", "err:short_group"),
-            ("short_group at 1", "short_group at 0"),
+        let alike = signature_line(
+            "short_group:index",
+            ("lib", "err:short_group", "short_group at 1"),
+            ("core", "err:short_group", "short_group at 0"),
         );
-        assert_eq!(alike, " (short_group at 1 vs short_group at 0)");
+        assert_eq!(
+            alike,
+            "short_group:index: lib=err:short_group core=err:short_group \
+             (short_group at 1 vs short_group at 0)"
+        );
         // Different verdicts say it already; equal answers add nothing.
-        assert_eq!(answers_when_alike(("a", "b"), ("x", "y")), "");
-        assert_eq!(answers_when_alike(("a", "a"), ("x\nmore", "x\nother")), "");
+        assert_eq!(
+            signature_line("k", ("l", "a", "x"), ("r", "b", "y")),
+            "k: l=a r=b"
+        );
+        assert_eq!(
+            signature_line("k", ("l", "a", "x\nmore"), ("r", "a", "x\nother")),
+            "k: l=a r=a"
+        );
     }
 }

@@ -9,8 +9,7 @@ use super::config::GateConfig;
 use super::coverage::{merge_cov, run_one, CovMap, Runner};
 use super::outcome::{count_cohorts, panic_text, CorpusFolder, GateFailure, GateRun};
 use crate::findings::Origin;
-use crate::judge::{bundle_from_input, ordinal_from_input};
-use crate::targets::{folder_targets, Check, Target};
+use crate::targets::{folder_targets, Target};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::{Path, PathBuf};
 
@@ -198,15 +197,9 @@ fn replay_block(
     let mut any = vec![false; block.len()];
     let mut replayed = block.len();
     for (t, cov) in rs.iter().zip(covs.iter_mut()) {
-        for r in runners.iter().filter(|r| !r.judge.under_test().is_empty()) {
-            if matches!(t.check(), Check::Lut(_)) {
-                let ords: Vec<u32> = block.iter().map(|(_, d)| ordinal_from_input(d)).collect();
-                r.judge.prefetch_ordinals(*t, &ords, &|| {});
-            } else if t.is_bundle() {
-                let bundles: Vec<[u8; 64]> =
-                    block.iter().map(|(_, d)| bundle_from_input(d)).collect();
-                r.judge.prefetch(*t, &bundles, &|| {});
-            }
+        for r in runners {
+            r.judge
+                .prefetch_inputs(*t, block.iter().map(|(_, d)| d.as_slice()));
         }
         for (k, (path, data)) in block.iter().enumerate().take(replayed) {
             if stop() {

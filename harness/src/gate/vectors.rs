@@ -237,19 +237,12 @@ pub fn parse(path: &str, text: &str) -> Result<Vec<Parsed>, VectorError> {
 
 /// What `s` says about a vector, in the file's words.
 pub fn actual(s: &dyn Subject, v: &Vector) -> String {
-    let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| match v {
-        Vector::Validator { bundle, header, .. } => {
-            let which = if *header {
-                Validator::Header
-            } else {
-                Validator::Payload
-            };
-            match s.validate(which, bundle) {
-                Ok(verdict) => verdict_name(&verdict).to_string(),
-                Err(f) => f.to_string(),
-            }
-        }
-        Vector::Decode { bundle, .. } => match s.decode(bundle) {
+    let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| match VectorOp::of(v) {
+        (VectorOp::Validate(which), bundle) => match s.validate(which, bundle) {
+            Ok(verdict) => verdict_name(&verdict).to_string(),
+            Err(f) => f.to_string(),
+        },
+        (VectorOp::Decode, bundle) => match s.decode(bundle) {
             Ok(Ok(d)) => format!("ok {}", d.mnemonic),
             Ok(Err(e)) if e.field.as_str() == "reserved" => {
                 format!("err reserved@0x{:02x}", e.offset)

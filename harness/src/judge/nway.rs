@@ -6,6 +6,7 @@
 use super::bulk_state::Bulk;
 use super::cohort;
 use super::divergence::{DescribedCase, Divergence, Outcome};
+use super::input_map::{bundle_from_input, ordinal_from_input};
 use super::pair::{self, Pair};
 use super::{record, structured};
 use crate::arch::Arch;
@@ -260,6 +261,23 @@ impl Judge {
         };
         for s in self.prefetching(t) {
             s.prefetch(Batch::Lut(&[table], ords), tick);
+        }
+    }
+
+    /// [`Judge::prefetch`] / [`Judge::prefetch_ordinals`] on raw inputs of
+    /// target `t` (corpus files), each read as that target's case
+    /// ([`super::input_map`]); nothing for other targets or without a
+    /// subject under test.
+    pub fn prefetch_inputs<'a>(&self, t: Target, inputs: impl Iterator<Item = &'a [u8]>) {
+        if self.under_test().is_empty() {
+            return;
+        }
+        if matches!(t.check(), Check::Lut(_)) {
+            let ords: Vec<u32> = inputs.map(ordinal_from_input).collect();
+            self.prefetch_ordinals(t, &ords, &|| {});
+        } else if t.is_bundle() {
+            let bundles: Vec<[u8; 64]> = inputs.map(bundle_from_input).collect();
+            self.prefetch(t, &bundles, &|| {});
         }
     }
 

@@ -416,12 +416,6 @@ pub fn stream_verdict<L: Subject + ?Sized, R: Subject + ?Sized>(
     )
 }
 
-/// The signature key of a LUT table: its SPEC §6 name (`alu_op`), the name
-/// subjects declare it by.
-pub fn lut_key(t: LutTable) -> &'static str {
-    t.name()
-}
-
 /// SPEC §6: one table at one ordinal.
 pub fn lut<L: Subject + ?Sized, R: Subject + ?Sized>(
     p: &Pair<'_, L, R>,
@@ -447,7 +441,7 @@ pub fn lut_agreed<L: Subject + ?Sized, R: Subject + ?Sized>(
     match (a, b) {
         (Ok(Ok(a)), Ok(Ok(b))) if a == b => Ok(a),
         (Ok(Ok(a)), Ok(Ok(b))) => Err(luts_differ(p, t, &a, &b)),
-        (a, b) => Err(p.failed(lut_key(t), a, b)),
+        (a, b) => Err(p.failed(t.name(), a, b)),
     }
 }
 
@@ -460,7 +454,8 @@ fn luts_differ<L: Subject + ?Sized, R: Subject + ?Sized>(
     a: &LutResult,
     b: &LutResult,
 ) -> Option<Divergence> {
-    let key = lut_key(t);
+    // A LUT's key is its SPEC §6 table name (`alu_op`), as subjects declare it.
+    let key = t.name();
     let (ls, rs) = (lut_str(a), lut_str(b));
     p.div(
         Class::from_accepts(a.is_ok(), b.is_ok()),

@@ -21,6 +21,17 @@ impl TargetKind for LutKind {
         Form::Bytes
     }
 
+    fn case_reading(&self, t: Target, input: &[u8]) -> Option<String> {
+        let Check::Lut(table) = t.check() else {
+            return None;
+        };
+        let ord = ordinal_from_input(input);
+        Some(format!(
+            "ordinal {ord} ({ord:#x}) through table {} (SPEC §6)\n",
+            table.name()
+        ))
+    }
+
     fn compare(&self, e: &Judge, t: Target, input: &[u8]) -> Outcome {
         match t.check() {
             Check::Lut(table) => e.lut(t, table, ordinal_from_input(input), input),

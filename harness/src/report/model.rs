@@ -348,17 +348,10 @@ impl DivergenceRecord {
 
     /// One-line signature, as the gate prints it.
     pub fn signature_line(&self) -> String {
-        format!(
-            "{}: {}={} {}={}{}",
-            self.signature.key,
-            self.left_name,
-            self.signature.left,
-            self.right_name,
-            self.signature.right,
-            crate::findings::answers_when_alike(
-                (&self.signature.left, &self.signature.right),
-                (&self.left, &self.right)
-            )
+        crate::findings::signature_line(
+            &self.signature.key,
+            (&self.left_name, &self.signature.left, &self.left),
+            (&self.right_name, &self.signature.right, &self.right),
         )
     }
 

@@ -27,7 +27,7 @@ pub use shrink::{canonical, minimize, minimize_with, MAX_ATTEMPTS, MAX_TIME};
 
 use crate::arch::Arch;
 use crate::findings::{Finding, Findings, Kept};
-use crate::judge::Judge;
+use crate::judge::{Class, Judge};
 use crate::subjects::{hex, SubjectSpec};
 use crate::targets::{Check, Target};
 
@@ -150,7 +150,9 @@ fn vector_target(f: &Finding) -> Option<Target> {
 /// True for the class of a subject's crash or hang: [`triage`] neither
 /// minimises nor re-runs such a finding.
 pub fn is_fault_class(class: &str) -> bool {
-    matches!(class, "Crash" | "Timeout")
+    [Class::Crash, Class::Timeout]
+        .iter()
+        .any(|c| c.name() == class)
 }
 
 /// Deduplicated, minimised findings: registry targets in report order (the

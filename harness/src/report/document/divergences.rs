@@ -4,10 +4,10 @@
 use super::blocks::{code, section, t, text, Block, Dumps, Section};
 use crate::arch::Arch;
 use crate::explain::explain_bundle;
-use crate::judge::{bundle_from_input, ordinal_from_input};
+use crate::judge::bundle_from_input;
 use crate::report::byte_map::{blamed_bytes, Side};
 use crate::report::model::{is_bundle_target, DivergenceRecord, ReportModel};
-use crate::targets::{Check, Target};
+use crate::targets::Target;
 
 /// The annotated reading of a divergence's minimised input (core's
 /// reading), or a plain hex dump for inputs that are not bundles.
@@ -23,16 +23,8 @@ pub fn annotated(target: &str, input: &[u8], arch: Arch) -> String {
         }
         s.push('\n');
     }
-    // A LUT input is read as its ordinal (crate::judge::ordinal_from_input).
-    if let Some(Check::Lut(table)) = Target::from_name(target).map(|t| t.check()) {
-        let ord = ordinal_from_input(input);
-        s.push_str(&format!(
-            "\nordinal {ord} ({ord:#x}) through table {} (SPEC §6)\n",
-            table.name()
-        ));
-    }
-    // What the input becomes when that is not the input itself (a stream
-    // program's stream: what every side was asked about).
+    // What the input becomes when that is not the input itself (a LUT
+    // ordinal, a stream program's stream: what every side was asked about).
     if let Some(r) =
         Target::from_name(target).and_then(|t| crate::kinds::of(t).case_reading(t, input))
     {
