@@ -60,34 +60,10 @@ fn seeds(target: &str) -> Vec<Vec<u8>> {
                 gen::stream(&mut Unstructured::new(&d), &all).ok()
             })
             .collect(),
-        "luts" => [
-            0u32,
-            1,
-            2,
-            3,
-            4,
-            5,
-            6,
-            7,
-            9,
-            10,
-            11,
-            18,
-            19,
-            20,
-            23,
-            24,
-            25,
-            26,
-            29,
-            30,
-            31,
-            0x100,
-            u32::MAX,
-        ]
-        .iter()
-        .map(|v| v.to_le_bytes().to_vec())
-        .collect(),
+        "luts" => gen::lut_edge_ordinals()
+            .iter()
+            .map(|v| v.to_le_bytes().to_vec())
+            .collect(),
         "ir_gates" => (0..30u64)
             .map(|i| {
                 let mut d = bytes(800 + i, 24);

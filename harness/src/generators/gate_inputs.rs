@@ -17,7 +17,7 @@ pub fn lut_input(r: &mut SplitMix64, kind: CaseKind, out: &mut Vec<u8>) {
     let v = match kind {
         CaseKind::Valid => r.below(32) as u32,
         CaseKind::NearValid => {
-            r.pick(&super::LUT_EDGE_ORDINALS) ^ if r.below(4) == 0 { 1 << r.below(32) } else { 0 }
+            r.pick(super::lut_edge_ordinals()) ^ if r.below(4) == 0 { 1 << r.below(32) } else { 0 }
         }
         CaseKind::Raw => r.next_u64() as u32,
     };

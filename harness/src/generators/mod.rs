@@ -70,7 +70,7 @@ pub use program::{
     config as program_config, item_at, program, shape, Item, Program, Shape, CONFIG_BYTES,
     IMAGE_PICK, MAX_ITEMS, PAD,
 };
-pub use queries::{ir_query, lut_ordinal, LUT_EDGE_ORDINALS};
+pub use queries::{ir_query, lut_edge_ordinals, lut_ordinal};
 pub use rng::{case_rng, mix64, name_hash, SplitMix64};
 pub use roles::{in_roster, role, tag_of, Role};
 pub use streams::{encode_group, group, stream, wide_group};

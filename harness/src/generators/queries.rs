@@ -3,37 +3,47 @@
 use crate::subjects::{IrQuery, ScratchpadQuery};
 use arbitrary::{Result, Unstructured};
 
-/// 18..=25, 29, 30; dtype 19, 20; wait mode 0..=3; far out-of-range values.
-pub const LUT_EDGE_ORDINALS: [u32; 23] = [
-    0,
-    1,
-    2,
-    3,
-    4,
-    5,
-    6,
-    9,
-    10,
-    11,
-    18,
-    19,
-    20,
-    23,
-    24,
-    25,
-    29,
-    30,
-    31,
-    0x100,
-    0x1_0000,
-    0x8000_0000,
-    u32::MAX,
-];
+/// The LUT ordinals at the SPEC §6 tables' edges, derived from core's tables (one
+/// source per fact): 0 and 1; each table's last ordinal, its length and one past it;
+/// the collective-kind LUT's base and the ordinal below it; the ALU ordinals with no
+/// wire byte (FACTS §4: average, elemwise_mul); the shipped CCE ordinals; far values.
+pub fn lut_edge_ordinals() -> &'static [u32] {
+    use tpb_core::lut::{
+        ALU_OP_TABLE, CCE_SHIPPED, COLLECTIVE_KIND_LUT_BASE, COLLECTIVE_KIND_NAMES, DTYPE_TABLE,
+        UPDATE_MODE_LUT, WAIT_MODE_LUT,
+    };
+    static EDGES: std::sync::OnceLock<Vec<u32>> = std::sync::OnceLock::new();
+    EDGES.get_or_init(|| {
+        let ends = [
+            COLLECTIVE_KIND_NAMES.len(),
+            ALU_OP_TABLE.len(),
+            DTYPE_TABLE.len(),
+            WAIT_MODE_LUT.len(),
+            UPDATE_MODE_LUT.len(),
+        ];
+        let mut v = vec![0, 1, COLLECTIVE_KIND_LUT_BASE - 1, COLLECTIVE_KIND_LUT_BASE];
+        for n in ends {
+            let n = n as u32;
+            v.extend([n - 1, n, n + 1]);
+        }
+        v.extend(
+            (0u32..)
+                .zip(ALU_OP_TABLE)
+                .filter(|(_, (_, wire))| wire.is_none())
+                .map(|(ord, _)| ord),
+        );
+        v.extend(CCE_SHIPPED);
+        v.extend([0x100, 0x1_0000, 0x8000_0000, u32::MAX]);
+        v.sort_unstable();
+        v.dedup();
+        v
+    })
+}
 
-/// An ordinal for the LUT targets, biased to [`LUT_EDGE_ORDINALS`].
+/// An ordinal for the LUT targets, biased to [`lut_edge_ordinals`].
 pub fn lut_ordinal(u: &mut Unstructured<'_>) -> Result<u32> {
     Ok(match u.int_in_range(0..=3u8)? {
-        0 | 1 => *u.choose(&LUT_EDGE_ORDINALS)?,
+        0 | 1 => *u.choose(lut_edge_ordinals())?,
         2 => u.int_in_range(0..=40)?,
         _ => u.arbitrary()?,
     })

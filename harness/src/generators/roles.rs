@@ -118,13 +118,10 @@ fn derive_role(opcode: u8, off: usize) -> Option<Role> {
     })
 }
 
-/// [`super::GEN`]'s opcode enum: the v2 roster (144 named; FACTS §1 [H], isa/opcodes.tsv
-/// column v2), the harness's own transcription.
+/// [`super::GEN`]'s opcode enum: the v2 roster (FACTS §1 [H]), read from core's table
+/// generated from isa/opcodes.tsv (column v2), not restated here.
 pub fn in_roster(op: u8) -> bool {
-    matches!(op,
-        0x01..=0x05 | 0x21..=0x24 | 0x30 | 0x41..=0x4F | 0x51..=0x54 | 0x58 | 0x5E..=0x74
-        | 0x76..=0x7F | 0x82..=0x88 | 0x8A..=0x8F | 0x92..=0x96 | 0x98..=0xAB | 0xB0..=0xB3
-        | 0xB5 | 0xB8 | 0xBB | 0xC1..=0xD6 | 0xD8..=0xDF | 0xE5..=0xE8 | 0xEA | 0xF0)
+    tpb_core::Generation::V2.is_valid_opcode(op)
 }
 
 /// The tag byte[1] of an opcode's image (from the layout).
