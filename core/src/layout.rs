@@ -42,6 +42,25 @@ pub enum EnumDomain {
     Flag,
 }
 
+impl EnumDomain {
+    /// Is `value` a member under generation `gen`? The one statement of each domain's
+    /// members, read by core's decode walk and by the harness's generators and reach.
+    pub fn admits(self, value: u8, gen: Generation) -> bool {
+        match self {
+            EnumDomain::WaitMode => crate::events::is_wait_mode(value),
+            EnumDomain::UpdateMode => crate::events::is_update_mode(value),
+            EnumDomain::Dtype => gen.emits_dtype_tag(value),
+            // Shipped CCE wire bytes (D-13): the ALU wire bytes of `CCE_SHIPPED`.
+            EnumDomain::CceOp => crate::lut::CCE_SHIPPED
+                .iter()
+                .any(|&ord| crate::lut::alu_op_to_wire(ord) == Ok(value)),
+            EnumDomain::CollectiveKind => crate::lut::collective_kind_from_wire(value).is_some(),
+            EnumDomain::ArgType => value == 0x01 || value == 0x02,
+            EnumDomain::Flag => value <= 1,
+        }
+    }
+}
+
 /// The S000 validator that gates a record's body (SPEC §3, §4).
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
 pub enum Validator {

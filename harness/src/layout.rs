@@ -37,46 +37,59 @@ pub enum Domain {
 }
 
 impl Domain {
-    /// The legal values of a closed domain, in wire order (`None`: any value).
+    /// The legal values of a closed domain under the generators' generation (v2), in wire
+    /// order (`None`: any value).
     pub fn values(self) -> Option<&'static [u8]> {
-        const DTYPE: [u8; 15] = {
-            let mut v = [0u8; 15];
-            let mut i = 0;
-            while i < 15 {
-                v[i] = i as u8 + 1;
-                i += 1;
-            }
-            v
-        };
-        Some(match self {
-            Domain::WaitMode => &WAIT_MEMBERS,
-            Domain::UpdateMode => &UPDATE_MEMBERS,
-            Domain::ArgType => &[0x01, 0x02],
-            Domain::Flag => &[0x00, 0x01],
-            Domain::CceOp => &[0x00, 0x04],
-            Domain::Dtype => &DTYPE,
-            Domain::Kind => &[0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x08, 0x09],
-            Domain::Opcode | Domain::Scratch | Domain::Ap | Domain::Any => return None,
-        })
+        self.values_for(Arch::V2)
     }
 
-    /// The legal values of a closed domain under generation `arch`: v4's dtype
-    /// column adds tag 0x10 (FACTS §6; SPEC §6.4); the other domains do not
-    /// depend on the generation.
+    /// The legal values of a closed domain under generation `arch` (v4's dtype column adds
+    /// tag 0x10: FACTS §6, SPEC §6.4), read from core's one statement of each domain
+    /// ([`EnumDomain::admits`]), not restated here.
     pub fn values_for(self, arch: Arch) -> Option<&'static [u8]> {
-        const DTYPE_V4: [u8; 16] = {
-            let mut v = [0u8; 16];
-            let mut i = 0;
-            while i < 16 {
-                v[i] = i as u8 + 1;
-                i += 1;
-            }
-            v
-        };
-        match self {
-            Domain::Dtype if arch >= Arch::V4 => Some(&DTYPE_V4),
-            _ => self.values(),
-        }
+        const DOMAINS: [EnumDomain; 7] = [
+            EnumDomain::WaitMode,
+            EnumDomain::UpdateMode,
+            EnumDomain::ArgType,
+            EnumDomain::CceOp,
+            EnumDomain::Dtype,
+            EnumDomain::CollectiveKind,
+            EnumDomain::Flag,
+        ];
+        static SETS: OnceLock<Vec<Vec<Vec<u8>>>> = OnceLock::new();
+        let d = self.core_domain()?;
+        let sets = SETS.get_or_init(|| {
+            DOMAINS
+                .iter()
+                .map(|&d| {
+                    Arch::ALL
+                        .iter()
+                        .map(|a| {
+                            (0..=255u8)
+                                .filter(|&v| d.admits(v, a.generation()))
+                                .collect()
+                        })
+                        .collect()
+                })
+                .collect()
+        });
+        let i = DOMAINS.iter().position(|&x| x == d)?;
+        let g = Arch::ALL.iter().position(|&x| x == arch)?;
+        Some(sets[i][g].as_slice())
+    }
+
+    /// Core's enum domain of a closed domain.
+    fn core_domain(self) -> Option<EnumDomain> {
+        Some(match self {
+            Domain::WaitMode => EnumDomain::WaitMode,
+            Domain::UpdateMode => EnumDomain::UpdateMode,
+            Domain::ArgType => EnumDomain::ArgType,
+            Domain::CceOp => EnumDomain::CceOp,
+            Domain::Dtype => EnumDomain::Dtype,
+            Domain::Kind => EnumDomain::CollectiveKind,
+            Domain::Flag => EnumDomain::Flag,
+            Domain::Opcode | Domain::Scratch | Domain::Ap | Domain::Any => return None,
+        })
     }
 
     /// Is `v` a legal value of the field's first byte?
@@ -94,14 +107,26 @@ impl Domain {
     }
 }
 
-/// WAIT_MODE members: the harness's own transcription of FACTS §2 [H] (not core's table).
-pub const WAIT_MEMBERS: [u8; 15] = [
-    0x00, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x0E, 0x0F, 0x81, 0x82, 0x83, 0x84, 0x85,
-];
-/// UPDATE_MODE members known from the quoted header lines (FACTS §2 [H]).
-pub const UPDATE_MEMBERS: [u8; 16] = [
-    0x00, 0x01, 0x02, 0x03, 0x04, 0x05, 0x07, 0x09, 0x11, 0x12, 0x13, 0x14, 0x15, 0x17, 0x19, 0x99,
-];
+/// WAIT_MODE members in wire order (FACTS §2 [H]), from core's table.
+pub const WAIT_MEMBERS: [u8; tpb_core::events::WAIT_MODES.len()] = {
+    let mut v = [0u8; tpb_core::events::WAIT_MODES.len()];
+    let mut i = 0;
+    while i < v.len() {
+        v[i] = tpb_core::events::WAIT_MODES[i].0;
+        i += 1;
+    }
+    v
+};
+/// UPDATE_MODE members known from the quoted header lines (FACTS §2 [H]), from core's table.
+pub const UPDATE_MEMBERS: [u8; tpb_core::events::UPDATE_MODES.len()] = {
+    let mut v = [0u8; tpb_core::events::UPDATE_MODES.len()];
+    let mut i = 0;
+    while i < v.len() {
+        v[i] = tpb_core::events::UPDATE_MODES[i].0;
+        i += 1;
+    }
+    v
+};
 
 /// What a span of bytes is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -6,10 +6,8 @@
 
 use super::DecodeError;
 use crate::bundle::Bundle;
-use crate::events::{is_update_mode, is_wait_mode};
 use crate::generation::Generation;
 use crate::layout::{EnumDomain, FieldDef, FieldKind, RecordDef};
-use crate::lut::collective_kind_from_wire;
 
 /// Does byte `value` fit the field's kind? Byte 0 is dispatched on before the walk.
 fn admits(kind: FieldKind, value: u8, gen: Generation) -> bool {
@@ -17,16 +15,7 @@ fn admits(kind: FieldKind, value: u8, gen: Generation) -> bool {
         FieldKind::Opcode | FieldKind::Integer | FieldKind::Scratch | FieldKind::Ap => true,
         FieldKind::Constant(v) => value == v,
         FieldKind::Reserved => value == 0,
-        FieldKind::Enum(d) => match d {
-            EnumDomain::WaitMode => is_wait_mode(value),
-            EnumDomain::UpdateMode => is_update_mode(value),
-            EnumDomain::Dtype => gen.emits_dtype_tag(value),
-            // Shipped CCE wire bytes (D-13).
-            EnumDomain::CceOp => value == 0x00 || value == 0x04,
-            EnumDomain::CollectiveKind => collective_kind_from_wire(value).is_some(),
-            EnumDomain::ArgType => value == 0x01 || value == 0x02,
-            EnumDomain::Flag => value <= 1,
-        },
+        FieldKind::Enum(d) => d.admits(value, gen),
     }
 }
 
