@@ -15,6 +15,7 @@ use super::case_kind::CaseKind;
 use super::rng::SplitMix64;
 use crate::arch::Arch;
 use crate::layout::{spans, Domain, Role, OPCODES};
+use tpb_core::layout::custom_op_header as header;
 
 /// Writes a valid v2 encoder image of `op` (one of [`OPCODES`]) into `b`.
 pub fn valid_image(r: &mut SplitMix64, op: u8, b: &mut [u8; 64]) {
@@ -49,24 +50,31 @@ pub fn valid_image_for(r: &mut SplitMix64, op: u8, arch: Arch, b: &mut [u8; 64])
             },
         }
     }
-    if op == 0x85 {
-        // Scratch triple: all zero or all nonzero (SPEC §3 #6); dword[0x14] free.
+    if op == header::OPCODE {
+        // Scratch triple: all zero or all nonzero (SPEC §3 #6); the address is free.
         let full = r.below(2) == 0;
-        for o in [0x10, 0x14, 0x15, 0x16, 0x17, 0x18, 0x19, 0x1A, 0x1B, 0x1C] {
-            b[o] = 0;
-        }
+        let (flag, addr, size, parts) = (
+            header::OFF_HAS_SCRATCH_SPACE,
+            header::OFF_SCRATCH_SPACE_ADDR,
+            header::OFF_SCRATCH_SPACE_SIZE,
+            header::OFF_SCRATCH_SPACE_NUM_PARTITIONS,
+        );
+        b[flag] = 0;
+        b[addr..addr + 4].fill(0);
+        b[size..size + 4].fill(0);
+        b[parts] = 0;
         if full {
-            b[0x10] = 1 + r.below(255) as u8;
-            let d18 = if r.below(4) == 0 {
+            b[flag] = 1 + r.below(255) as u8;
+            let d = if r.below(4) == 0 {
                 u32::MAX
             } else {
                 1 + r.below(u64::from(u32::MAX)) as u32
             };
-            b[0x18..0x1C].copy_from_slice(&d18.to_le_bytes());
-            b[0x1C] = 1 + r.below(255) as u8;
+            b[size..size + 4].copy_from_slice(&d.to_le_bytes());
+            b[parts] = 1 + r.below(255) as u8;
             match r.below(4) {
-                0 | 1 => r.fill(&mut b[0x14..0x18]),
-                2 => b[0x14..0x18].fill(0xFF),
+                0 | 1 => r.fill(&mut b[addr..addr + 4]),
+                2 => b[addr..addr + 4].fill(0xFF),
                 _ => {}
             }
         }
