@@ -1,0 +1,348 @@
+//! Opening a NEFF: the header, then the payload as one stream: the file's `data_size` bytes
+//! after the header, hashed as they are read (FACTS §10: the hash covers the payload, not the
+//! header), gunzipped when they start 1f 8b, capped in decompressed size (the gzip-bomb cap),
+//! and cut into tar members by [`crate::tar::TarReader`]. Memory is bounded whatever the size.
+
+use crate::header::{hex, HashKind, Header, HEADER_SIZE};
+use crate::tar::TarReader;
+use crate::NeffError;
+use md5::Md5;
+use sha2::{Digest, Sha256};
+use std::fs::File;
+use std::io::{BufReader, Read, Take};
+
+/// The caps that keep a hostile NEFF's cost bounded.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Limits {
+    /// Decompressed payload cap, as a multiple of the compressed payload (the gzip-bomb cap).
+    pub max_ratio: u64,
+    /// ... but never below this many bytes.
+    pub min_cap: u64,
+    /// Members (regular files) at most.
+    pub max_members: usize,
+    /// A JSON member (def.json, engine JSON) is read whole up to this size.
+    pub max_json: u64,
+    /// All JSON members kept at once, at most (bytes).
+    pub max_json_total: u64,
+    /// Bytes of members held while their role is undecided (def.json later in the tar).
+    pub max_pending: u64,
+}
+
+impl Default for Limits {
+    /// 200:1 over at least 64 MiB, 100 000 members, 16 MiB per JSON, 256 MiB of JSON,
+    /// 256 MiB undecided.
+    fn default() -> Self {
+        Limits {
+            max_ratio: 200,
+            min_cap: 64 << 20,
+            max_members: 100_000,
+            max_json: 16 << 20,
+            max_json_total: 256 << 20,
+            max_pending: 256 << 20,
+        }
+    }
+}
+
+/// How the payload is stored (detected by content, FACTS §10).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Compression {
+    /// Starts 1f 8b.
+    Gzip,
+    /// `ustar` at +257.
+    Tar,
+}
+
+impl Compression {
+    /// `gzip` or `tar`.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Compression::Gzip => "gzip",
+            Compression::Tar => "tar (uncompressed)",
+        }
+    }
+}
+
+enum Hasher {
+    Sha(Box<Sha256>),
+    Md5(Md5),
+    None,
+}
+
+/// The file's payload bytes, hashed as they are read.
+struct Hashed {
+    inner: Take<File>,
+    hasher: Hasher,
+}
+
+impl Read for Hashed {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        match &mut self.hasher {
+            Hasher::Sha(h) => h.update(&buf[..n]),
+            Hasher::Md5(h) => h.update(&buf[..n]),
+            Hasher::None => {}
+        }
+        Ok(n)
+    }
+}
+
+enum Decoded {
+    Gzip(Box<flate2::bufread::GzDecoder<BufReader<Hashed>>>),
+    Plain(BufReader<Hashed>),
+}
+
+/// The decompressed payload, capped; decoder and read errors become [`NeffError`]s.
+pub struct Capped {
+    inner: Decoded,
+    count: u64,
+    cap: u64,
+}
+
+impl Read for Capped {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let r = match &mut self.inner {
+            Decoded::Gzip(g) => g.read(buf).map_err(|e| {
+                let reason = if e.kind() == std::io::ErrorKind::UnexpectedEof {
+                    "the gzip stream is truncated".to_string()
+                } else {
+                    format!("corrupt gzip stream: {e}")
+                };
+                NeffError::Gzip {
+                    member: "-".into(),
+                    reason,
+                }
+                .into_io()
+            }),
+            Decoded::Plain(p) => p.read(buf).map_err(|e| {
+                NeffError::Io {
+                    path: "payload".into(),
+                    error: e.to_string(),
+                }
+                .into_io()
+            }),
+        }?;
+        self.count += n_u64(r);
+        if self.count > self.cap {
+            return Err(NeffError::TooBig {
+                member: "-".into(),
+                what: "the decompressed payload (gzip-bomb cap: max_ratio x the payload, at least min_cap bytes)",
+                cap: self.cap,
+            }
+            .into_io());
+        }
+        Ok(r)
+    }
+}
+
+fn n_u64(n: usize) -> u64 {
+    n as u64
+}
+
+/// An opened NEFF: its header and its payload's members.
+pub struct Neff {
+    /// The header.
+    pub header: Header,
+    /// How the payload is stored.
+    pub compression: Compression,
+    /// Bytes after the payload that no header field accounts for (ignored).
+    pub trailing: u64,
+    /// The members.
+    pub tar: TarReader<Capped>,
+}
+
+/// What [`Neff::finish`] found of the payload's integrity.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Integrity {
+    /// The digest pkg_version selects matched the header's hash.
+    Verified(HashKind),
+    /// pkg_version is not one whose hash is known (FACTS §10): not verified.
+    NotVerified {
+        /// The pkg_version read.
+        pkg_version: u64,
+    },
+}
+
+/// Refuses anything but a regular file (a symlink too, even to a regular file: the project's
+/// readers of named files do so; `check` on raw streams reads FIFOs, a NEFF needs a second
+/// look at the file).
+pub fn regular_file(path: &std::path::Path) -> Result<File, NeffError> {
+    let shown = path.display().to_string();
+    let io = |e: std::io::Error| NeffError::Io {
+        path: shown.clone(),
+        error: e.to_string(),
+    };
+    let meta = std::fs::symlink_metadata(path).map_err(io)?;
+    let ft = meta.file_type();
+    if !ft.is_file() {
+        return Err(NeffError::NotRegular {
+            path: shown,
+            kind: file_kind(&ft),
+        });
+    }
+    let f = File::open(path).map_err(io)?;
+    // The file opened must still be the regular file looked at (no swap to a FIFO in between).
+    if !f.metadata().map_err(io)?.is_file() {
+        return Err(NeffError::NotRegular {
+            path: shown,
+            kind: "special file",
+        });
+    }
+    Ok(f)
+}
+
+/// A file type in words.
+pub fn file_kind(ft: &std::fs::FileType) -> &'static str {
+    use std::os::unix::fs::FileTypeExt;
+    if ft.is_symlink() {
+        "symlink"
+    } else if ft.is_dir() {
+        "folder"
+    } else if ft.is_fifo() {
+        "FIFO"
+    } else if ft.is_char_device() {
+        "character device"
+    } else if ft.is_block_device() {
+        "block device"
+    } else if ft.is_socket() {
+        "socket"
+    } else {
+        "special file"
+    }
+}
+
+impl Neff {
+    /// Opens the NEFF at `path` (a regular file): reads and checks the header and detects the
+    /// payload's form.
+    pub fn open(path: &std::path::Path, limits: &Limits) -> Result<Neff, NeffError> {
+        let shown = path.display().to_string();
+        let io = |e: std::io::Error| NeffError::Io {
+            path: shown.clone(),
+            error: e.to_string(),
+        };
+        let mut f = regular_file(path)?;
+        let size = f.metadata().map_err(io)?.len();
+        if size < HEADER_SIZE as u64 {
+            return Err(NeffError::TooShort { size });
+        }
+        let mut hb = [0u8; HEADER_SIZE];
+        f.read_exact(&mut hb).map_err(io)?;
+        let header = Header::parse(&hb, size)?;
+        let hasher = match header.hash_kind() {
+            HashKind::Sha256 => Hasher::Sha(Box::default()),
+            HashKind::Md5 => Hasher::Md5(Md5::default()),
+            HashKind::Unknown(_) => Hasher::None,
+        };
+        let mut raw = BufReader::with_capacity(
+            256 << 10,
+            Hashed {
+                inner: f.take(header.data_size),
+                hasher,
+            },
+        );
+        let first = {
+            use std::io::BufRead;
+            let b = raw.fill_buf().map_err(io)?;
+            let mut first = [0u8; 264];
+            let n = b.len().min(264);
+            first[..n].copy_from_slice(&b[..n]);
+            (first, n)
+        };
+        let (head, n) = first;
+        let compression = if n >= 2 && head[0] == 0x1f && head[1] == 0x8b {
+            Compression::Gzip
+        } else if n >= 262 && &head[257..262] == b"ustar" {
+            Compression::Tar
+        } else {
+            return Err(NeffError::UnknownPayload {
+                first: [head[0], head[1], head[2], head[3]],
+            });
+        };
+        let inner = match compression {
+            Compression::Gzip => Decoded::Gzip(Box::new(flate2::bufread::GzDecoder::new(raw))),
+            Compression::Tar => Decoded::Plain(raw),
+        };
+        let cap = header
+            .data_size
+            .saturating_mul(limits.max_ratio)
+            .max(limits.min_cap);
+        Ok(Neff {
+            trailing: size - HEADER_SIZE as u64 - header.data_size,
+            header,
+            compression,
+            tar: TarReader::new(
+                Capped {
+                    inner,
+                    count: 0,
+                    cap,
+                },
+                limits.max_members,
+            ),
+        })
+    }
+
+    /// Reads the rest of the payload (the gzip stream to its end, so its CRC is checked, then
+    /// every byte up to data_size) and checks the hash.
+    pub fn finish(self) -> Result<Integrity, NeffError> {
+        let header = self.header;
+        let mut capped = self.tar.into_inner();
+        let mut sink = vec![0u8; 64 << 10];
+        loop {
+            match capped.read(&mut sink) {
+                Ok(0) => break,
+                Ok(_) => {}
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(crate::tar::io_error(&e, "(after the last member)")),
+            }
+        }
+        let mut raw = match capped.inner {
+            Decoded::Gzip(g) => g.into_inner(),
+            Decoded::Plain(p) => p,
+        };
+        loop {
+            match raw.read(&mut sink) {
+                Ok(0) => break,
+                Ok(_) => {}
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(e) => {
+                    return Err(NeffError::Io {
+                        path: "payload".into(),
+                        error: e.to_string(),
+                    })
+                }
+            }
+        }
+        let found = match raw.into_inner().hasher {
+            Hasher::Sha(h) => h.finalize().to_vec(),
+            Hasher::Md5(h) => h.finalize().to_vec(),
+            Hasher::None => {
+                return Ok(Integrity::NotVerified {
+                    pkg_version: header.pkg_version,
+                })
+            }
+        };
+        let kind = header.hash_kind();
+        if found[..] != header.hash[..found.len()] {
+            return Err(NeffError::HashMismatch {
+                algorithm: kind.name(),
+                expected: header.hash_hex(),
+                found: hex(&found),
+            });
+        }
+        Ok(Integrity::Verified(kind))
+    }
+}
+
+/// The hash field a payload gets under `pkg_version` (1: SHA-256; 2: MD5 then 16 ASCII '0',
+/// as [R] saw; others: zeros). For the sample builder and tests.
+pub fn hash_field(pkg_version: u64, payload: &[u8]) -> [u8; 32] {
+    let mut h = [0u8; 32];
+    match pkg_version {
+        1 => h.copy_from_slice(&Sha256::digest(payload)),
+        2 => {
+            h[..16].copy_from_slice(&Md5::digest(payload));
+            h[16..].fill(b'0');
+        }
+        _ => {}
+    }
+    h
+}

@@ -1,0 +1,202 @@
+//! The scanner end to end on NEFFs written by `tpb_neff::build`: streams found by both key
+//! schemas and the fallback, in any tar order, and hostile payloads refused by name.
+
+use std::io::Read;
+use tpb_neff::build::{gzip, neff, tar, Member};
+use tpb_neff::payload::Limits;
+use tpb_neff::{scan_file, Engine, Integrity, NeffError, Report, StreamRef, StreamSink};
+
+fn parse(s: &str) -> Result<serde_json::Value, String> {
+    serde_json::from_str(s).map_err(|e| e.to_string())
+}
+
+#[derive(Default, Debug)]
+struct Collect(Vec<(String, Engine, String, Vec<u8>)>);
+
+impl StreamSink for Collect {
+    fn stream(&mut self, s: &StreamRef, data: &mut dyn Read) -> Result<bool, NeffError> {
+        let mut v = Vec::new();
+        data.read_to_end(&mut v)
+            .map_err(|e| tpb_neff::scan::error_of(&e))?;
+        self.0
+            .push((s.subgraph.clone(), s.engine, s.member.clone(), v));
+        Ok(false)
+    }
+}
+
+fn scan(bytes: &[u8], limits: &Limits) -> Result<(Report, Collect), NeffError> {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("m.neff");
+    std::fs::write(&p, bytes).unwrap();
+    let mut c = Collect::default();
+    let (_, r) = scan_file(&p, limits, parse, &mut c)?;
+    Ok((r, c))
+}
+
+const PE: &[u8] = &[
+    0x01, 0x10, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    0, 0,
+];
+
+fn schema_a(def_first: bool) -> Vec<u8> {
+    let def =
+        br#"{"pe": "pe.json", "pool": "pool.json", "dma_queue": {"qPool": {"num_queues": 16}}}"#;
+    let pe_json = br#"{"instr": "pe.bin"}"#;
+    let pool_json =
+        br#"{"instr": "Pool.bin", "dma": [{"id": 7, "queue": "qPool", "semaphore": 45}]}"#;
+    let mut m = vec![
+        Member::file("./sg00/pe.bin", PE),
+        Member::file("./sg00/Pool.bin", PE),
+        Member::file("./sg00/consts.bin", b"not a stream"),
+    ];
+    let jsons = vec![
+        Member::file("./sg00/def.json", def),
+        Member::file("./sg00/pe.json", pe_json),
+        Member::file("./sg00/pool.json", pool_json),
+    ];
+    if def_first {
+        let mut j = jsons;
+        j.extend(m);
+        m = j;
+    } else {
+        m.extend(jsons);
+    }
+    tar(&m)
+}
+
+#[test]
+fn schema_a_in_either_order_finds_both_streams_and_the_dma_increments() {
+    for def_first in [true, false] {
+        let bytes = neff(&gzip(&schema_a(def_first)), 1, 1, "a");
+        let (r, c) = scan(&bytes, &Limits::default()).unwrap();
+        assert_eq!(
+            r.integrity,
+            Some(Integrity::Verified(tpb_neff::HashKind::Sha256))
+        );
+        assert_eq!(r.passes, 1);
+        let got: Vec<_> = c.0.iter().map(|(_, e, m, _)| (*e, m.as_str())).collect();
+        assert_eq!(
+            got,
+            vec![(Engine::Pe, "sg00/pe.bin"), (Engine::Pool, "sg00/Pool.bin")]
+        );
+        assert!(c.0.iter().all(|x| x.3 == PE));
+        let pool = &r.subgraphs[0].engines[1];
+        assert_eq!(pool.dma[0].semaphore, Some(45));
+        assert_eq!(pool.dma[0].increment(), Some(16));
+        let consts = r
+            .members
+            .iter()
+            .find(|m| m.name == "sg00/consts.bin")
+            .unwrap();
+        assert_eq!(consts.role, tpb_neff::Role::Other);
+    }
+}
+
+#[test]
+fn streams_that_do_not_fit_while_undecided_are_read_in_a_second_pass() {
+    let bytes = neff(&schema_a(false), 2, 1, "a");
+    let limits = Limits {
+        max_pending: 10,
+        ..Limits::default()
+    };
+    let (r, c) = scan(&bytes, &limits).unwrap();
+    assert_eq!(r.passes, 2);
+    assert_eq!(
+        r.integrity,
+        Some(Integrity::Verified(tpb_neff::HashKind::Md5))
+    );
+    assert_eq!(c.0.len(), 2);
+}
+
+#[test]
+fn schema_b_and_the_fallback_match_names_without_regard_to_case() {
+    let t = tar(&[
+        Member::file("sg00/PE.BIN", PE),
+        Member::file("sg00/def.json", br#"{"PE_instr": "pe.bin"}"#),
+        Member::file("sg01/def.json", br#"{"var": {}}"#),
+        Member::file("sg01/Activation.bin", PE),
+        Member::file("sg01/other.bin", PE),
+    ]);
+    let (r, c) = scan(&neff(&t, 7, 2, "b"), &Limits::default()).unwrap();
+    assert_eq!(r.integrity, Some(Integrity::NotVerified { pkg_version: 7 }));
+    let got: Vec<_> =
+        c.0.iter()
+            .map(|(s, e, m, _)| (s.as_str(), *e, m.as_str()))
+            .collect();
+    assert_eq!(
+        got,
+        vec![
+            ("sg00", Engine::Pe, "sg00/PE.BIN"),
+            ("sg01", Engine::Act, "sg01/Activation.bin")
+        ]
+    );
+    assert!(r.members[3].why.contains("fallback"), "{:?}", r.members[3]);
+}
+
+#[test]
+fn hostile_payloads_are_refused_naming_the_member() {
+    let good = gzip(&schema_a(true));
+    // A hash that does not match.
+    let mut b = neff(&good, 1, 1, "a");
+    b[0xAC] ^= 1;
+    assert!(matches!(
+        scan(&b, &Limits::default()),
+        Err(NeffError::HashMismatch { .. })
+    ));
+    // A truncated gzip (data_size tells the truth about the shorter payload).
+    let cut = &good[..good.len() / 2];
+    let e = scan(&neff(cut, 1, 1, "a"), &Limits::default()).unwrap_err();
+    assert!(
+        matches!(&e, NeffError::Gzip { reason, .. } if reason.contains("truncated")),
+        "{e}"
+    );
+    // data_size that lies.
+    let mut b = neff(&good, 1, 1, "a");
+    b[0x10..0x18].copy_from_slice(&(good.len() as u64 + 1).to_le_bytes());
+    assert!(matches!(
+        scan(&b, &Limits::default()),
+        Err(NeffError::DataSize { .. })
+    ));
+    // A gzip bomb: 8 MiB of zeros in a member, capped at 1 MiB here.
+    let zeros = vec![0u8; 8 << 20];
+    let bomb = gzip(&tar(&[Member::file("sg00/PE.bin", &zeros)]));
+    let limits = Limits {
+        min_cap: 1 << 20,
+        ..Limits::default()
+    };
+    let e = scan(&neff(&bomb, 1, 1, "a"), &limits).unwrap_err();
+    assert!(
+        matches!(&e, NeffError::TooBig { member, .. } if member == "sg00/PE.bin"),
+        "{e}"
+    );
+    // def.json naming a member that is not there, or a folder.
+    let t = tar(&[
+        Member::file(
+            "sg00/def.json",
+            br#"{"pe_instr": "PE.bin", "act_instr": "x"}"#,
+        ),
+        Member::file("sg00/PE.bin", PE),
+        Member {
+            name: "sg00/x/",
+            typeflag: b'5',
+            link: "",
+            data: b"",
+        },
+    ]);
+    let e = scan(&neff(&t, 1, 1, "a"), &Limits::default()).unwrap_err();
+    assert!(
+        matches!(&e, NeffError::Missing { reason, .. } if reason.contains("folder")),
+        "{e}"
+    );
+    // Two members matching one name without regard to case.
+    let t = tar(&[
+        Member::file("sg00/def.json", br#"{"pe_instr": "PE.bin"}"#),
+        Member::file("sg00/PE.bin", PE),
+        Member::file("sg00/pe.bin", PE),
+    ]);
+    assert!(matches!(
+        scan(&neff(&t, 1, 1, "a"), &Limits::default()),
+        Err(NeffError::Ambiguous { .. })
+    ));
+}
