@@ -46,6 +46,7 @@ macro_rules! named_error {
 }
 
 pub mod bundle;
+pub mod engines;
 pub mod events;
 pub mod generation;
 pub mod insn;

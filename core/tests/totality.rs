@@ -412,3 +412,81 @@ proptest! {
         check_stream(&bytes);
     }
 }
+
+/// SPEC §11: the engine model never panics on any steps, DMA list or stream bytes; every
+/// finding's location names an instruction or DMA of the input; each engine ends somewhere in
+/// its stream.
+#[test]
+fn engine_sync_is_total() {
+    use tpb_core::engines::{analyze, steps_of_stream, DmaIncrement, End, Loc, Options, Step};
+    let mut s = SplitMix64(0xE5_0034);
+    // Mode bytes biased to the members (FACTS §2) with some non-members mixed in.
+    let waits = [
+        0x00, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x0E, 0x0F, 0x85, 0x10,
+    ];
+    let updates = [
+        0x00, 0x01, 0x02, 0x03, 0x04, 0x05, 0x07, 0x09, 0x13, 0x14, 0x15, 0x17, 0x19,
+    ];
+    for _ in 0..3000 {
+        let n = s.index(6);
+        let engines: Vec<Vec<Step>> = (0..n)
+            .map(|_| {
+                (0..s.index(12))
+                    .map(|_| Step {
+                        wait_mode: if s.below(50) == 0 {
+                            s.byte()
+                        } else {
+                            s.pick(&waits)
+                        },
+                        wait_idx: s.below(3) as u8,
+                        update_mode: if s.below(50) == 0 {
+                            s.byte()
+                        } else {
+                            s.pick(&updates)
+                        },
+                        update_idx: s.below(3) as u8,
+                        value: [0, 1, 2, 3, u32::MAX][s.index(5)],
+                    })
+                    .collect()
+            })
+            .collect();
+        let refs: Vec<&[Step]> = engines.iter().map(Vec::as_slice).collect();
+        let dma: Vec<DmaIncrement> = (0..s.index(3))
+            .map(|_| DmaIncrement {
+                sem: s.below(3) as u8,
+                by: s.below(4) as u32,
+                trigger: if s.below(2) == 0 && n > 0 {
+                    let e = s.index(n);
+                    Some((e as u16, s.below(engines[e].len() as u64 + 1) as u32))
+                } else {
+                    None
+                },
+            })
+            .collect();
+        let Ok(r) = analyze(&refs, &dma, Options { links: true }) else {
+            continue;
+        };
+        assert_eq!(r.ends.len(), n);
+        for (e, end) in r.ends.iter().enumerate() {
+            if let End::Blocked { index } | End::Stopped { index } = end {
+                assert!((*index as usize) < engines[e].len());
+            }
+        }
+        for f in &r.findings {
+            match f.at() {
+                Some(Loc::Instr { engine, index }) => {
+                    assert!(
+                        (index as usize) < engines[usize::from(engine)].len(),
+                        "{f:?}"
+                    )
+                }
+                Some(Loc::Dma { index }) => assert!((index as usize) < dma.len(), "{f:?}"),
+                None => panic!("{f:?} has no location"),
+            }
+        }
+        let len = s.index(400);
+        let bytes = s.bytes(len);
+        let x = steps_of_stream(&bytes);
+        assert_eq!(x.steps.len(), x.offsets.len());
+    }
+}

@@ -44,4 +44,5 @@ pub use roster::{is_named_opcode, Chip, CHIPS};
 pub use stream::{parse_bundle_stream, parse_stream, Item, Span};
 pub use val::Val;
 pub use verdict::{dbg_header_verdict, dbg_payload_verdict, header_verdict, payload_verdict};
+pub mod engines;
 pub mod sim;
