@@ -343,37 +343,167 @@ fn repeated_targets_run_once() {
     std::fs::remove_dir_all(&root).unwrap();
 }
 
-/// Guarantee G9: a FIFO or a symlink to /dev/zero in a corpus folder is
-/// skipped with a warning in the report, never opened blocking.
-#[cfg(unix)]
+/// Guarantee G9 (issue 35): no input is skipped quietly. Each entry the
+/// gate cannot read whole — in a corpus folder it replays or in
+/// `vectors/`: a FIFO, a symlink (to `/dev/zero`, to a file, to a folder,
+/// a symlinked corpus folder), a file over its cap (sparse: 1 MiB + 1 for
+/// a corpus file, 3 GiB for a vector file), a file the user cannot read —
+/// is refused before the run: exit 2 naming it, no report folder, never
+/// blocking; before, they were skipped with a warning and the gate passed.
 #[test]
-fn special_files_in_the_corpus_are_skipped_with_a_warning() {
+fn every_input_the_gate_cannot_read_whole_is_refused_before_the_run() {
+    use std::os::unix::fs::{symlink, PermissionsExt};
     let root = tmp("special");
     let c = header_corpus(&root);
-    let vh = c.join("validate_header");
-    assert!(Command::new("mkfifo")
-        .arg(vh.join("fifo"))
-        .status()
-        .unwrap()
-        .success());
-    std::os::unix::fs::symlink("/dev/zero", vh.join("zero")).unwrap();
+    let outside = root.join("outside");
+    std::fs::create_dir_all(&outside).unwrap();
+    std::fs::write(outside.join("x"), [0x85u8; 64]).unwrap();
     let r = root.join("r");
-    let mut child = Reap(gate(&header_args("20", &c, &r)).spawn().unwrap());
-    let t0 = Instant::now();
-    let status = loop {
-        if let Some(s) = child.0.try_wait().unwrap() {
-            break s;
-        }
-        assert!(
-            t0.elapsed() < Duration::from_secs(60),
-            "gate hangs on a FIFO"
+    // As root every file is readable: the unreadable case runs as nobody.
+    let as_root = nix::unistd::geteuid().is_root();
+    let run = |nobody: bool| {
+        let mut cmd = if nobody {
+            let mut c = Command::new("setpriv");
+            c.args(["--reuid=65534", "--regid=65534", "--clear-groups", BIN]);
+            c
+        } else {
+            Command::new(BIN)
+        };
+        let mut child = Reap(
+            cmd.arg("gate")
+                .args(["--threads", "1", "--quiet"])
+                .args(header_args("20", &c, &r))
+                .stdin(Stdio::null())
+                .stdout(Stdio::null())
+                .stderr(Stdio::piped())
+                .spawn()
+                .unwrap(),
         );
-        std::thread::sleep(Duration::from_millis(50));
+        let st = common::exit_within(&mut child.0, Duration::from_secs(60));
+        let mut e = String::new();
+        use std::io::Read;
+        let _ = child.0.stderr.take().unwrap().read_to_string(&mut e);
+        (st.map(|(code, _)| code), e)
     };
-    assert_eq!(status.code(), Some(0));
-    let s = std::fs::read_to_string(r.join("summary.md")).unwrap();
-    assert!(s.contains("fifo: FIFO, not a regular file"), "{s}");
-    assert!(s.contains("zero: device, not a regular file"), "{s}");
+    if as_root {
+        // nobody reaches the corpus and the binary.
+        for d in [&root, &c, &c.join("validate_header"), &c.join("vectors")] {
+            std::fs::set_permissions(d, std::fs::Permissions::from_mode(0o755)).unwrap();
+        }
+        for e in std::fs::read_dir(c.join("vectors")).unwrap().flatten() {
+            std::fs::set_permissions(e.path(), std::fs::Permissions::from_mode(0o644)).unwrap();
+        }
+        std::fs::set_permissions(
+            c.join("validate_header/canonical"),
+            std::fs::Permissions::from_mode(0o644),
+        )
+        .unwrap();
+    }
+    let vh = c.join("validate_header");
+    let v = c.join("vectors");
+    /// How one bad entry is made.
+    type Plant<'a> = &'a dyn Fn(&Path);
+    type Planter = Box<dyn Fn(&Path)>;
+    let cases: Vec<(PathBuf, &str, Planter)> = vec![
+        (
+            vh.join("fifo"),
+            "fifo: FIFO, not a regular file",
+            Box::new(|p: &Path| assert!(Command::new("mkfifo").arg(p).status().unwrap().success())),
+        ),
+        (
+            vh.join("zero"),
+            "zero: device, not a regular file (through a symlink)",
+            Box::new(|p: &Path| symlink("/dev/zero", p).unwrap()),
+        ),
+        (
+            vh.join("file"),
+            "file: symlink to a regular file, not followed",
+            Box::new({
+                let x = outside.join("x");
+                move |p: &Path| symlink(&x, p).unwrap()
+            }),
+        ),
+        (
+            vh.join("sub"),
+            "sub: symlink to a directory, not followed",
+            Box::new({
+                let o = outside.clone();
+                move |p: &Path| symlink(&o, p).unwrap()
+            }),
+        ),
+        (
+            c.join("validate_payload"),
+            "validate_payload: symlink to a directory, not followed",
+            Box::new({
+                let o = outside.clone();
+                move |p: &Path| symlink(&o, p).unwrap()
+            }),
+        ),
+        (
+            vh.join("big"),
+            "big: 1048577 bytes, over the cap of 1048576 bytes",
+            Box::new(|p: &Path| {
+                std::fs::File::create(p)
+                    .unwrap()
+                    .set_len((1 << 20) + 1)
+                    .unwrap()
+            }),
+        ),
+        (
+            v.join("fifo"),
+            "fifo: FIFO, not a regular file",
+            Box::new(|p: &Path| assert!(Command::new("mkfifo").arg(p).status().unwrap().success())),
+        ),
+        (
+            v.join("zero"),
+            "zero: device, not a regular file (through a symlink)",
+            Box::new(|p: &Path| symlink("/dev/zero", p).unwrap()),
+        ),
+        (
+            v.join("big"),
+            "big: 3221225472 bytes, over the cap of 16777216 bytes",
+            Box::new(|p: &Path| std::fs::File::create(p).unwrap().set_len(3 << 30).unwrap()),
+        ),
+    ];
+    let unreadable = |p: &Path| {
+        std::fs::write(p, [0x85u8; 64]).unwrap();
+        std::fs::set_permissions(p, std::fs::Permissions::from_mode(0o000)).unwrap();
+    };
+    let mut all: Vec<(PathBuf, &str, bool, Plant)> = cases
+        .iter()
+        .map(|(p, says, f)| (p.clone(), *says, false, &**f as Plant))
+        .collect();
+    for p in [vh.join("locked"), v.join("locked")] {
+        all.push((
+            p,
+            "locked: cannot be read: Permission denied",
+            as_root,
+            &unreadable,
+        ));
+    }
+    for (path, says, nobody, plant) in all {
+        plant(&path);
+        let (st, e) = run(nobody);
+        assert_eq!(
+            st,
+            Some(2),
+            "{}: not refused (or it blocked): {e}",
+            path.display()
+        );
+        assert!(
+            e.contains(&format!("{}", path.display())),
+            "names the entry: {e}"
+        );
+        assert!(e.contains(says), "{}: {e}", path.display());
+        assert!(
+            !r.exists(),
+            "{}: a refused gate writes no report",
+            path.display()
+        );
+        std::fs::remove_file(&path).unwrap();
+    }
+    let (st, e) = run(false);
+    assert_eq!(st, Some(0), "the clean corpus passes: {e}");
     std::fs::remove_dir_all(&root).unwrap();
 }
 

@@ -105,10 +105,11 @@ fn minimize_never_follows_symlinks_out_of_the_corpus() {
     std::fs::remove_dir_all(&root).unwrap();
 }
 
-/// Item 3: the gate's corpus walk does not follow symlinks either (a
-/// symlinked folder and file are skipped and named in the report).
+/// Item 3: the gate's corpus walk does not follow symlinks either: a
+/// symlinked folder or file is refused before the run (exit 2, named, no
+/// report), never followed nor skipped quietly (issue 35).
 #[test]
-fn gate_corpus_walk_skips_symlinks_and_names_them() {
+fn gate_corpus_walk_refuses_symlinks_and_names_them() {
     let root = tmp("gate-links");
     let c = corpus(&root);
     std::fs::write(
@@ -119,30 +120,41 @@ fn gate_corpus_walk_skips_symlinks_and_names_them() {
     let outside = root.join("outside");
     std::fs::create_dir_all(&outside).unwrap();
     std::fs::write(outside.join("x"), valid_header()).unwrap();
-    symlink(&outside, c.join("validate_header/sub")).unwrap();
-    symlink(outside.join("x"), c.join("validate_header/file")).unwrap();
     let r = root.join("r");
-    let o = Command::new(BIN)
-        .args(["gate", "--quiet", "--threads", "1", "--cases", "50"])
-        .args([
-            "--targets",
-            "validate_header",
-            "--corpus",
-            c.to_str().unwrap(),
-        ])
-        .args(["--report-dir", r.to_str().unwrap()])
-        .output()
-        .unwrap();
-    assert_eq!(code(&o), 0, "{}", stderr(&o));
-    let s = std::fs::read_to_string(r.join("summary.md")).unwrap();
-    assert!(
-        s.contains("sub: symlink to a directory, not followed"),
-        "{s}"
-    );
-    assert!(
-        s.contains("file: symlink to a regular file, not followed"),
-        "{s}"
-    );
+    let gate = || {
+        Command::new(BIN)
+            .args(["gate", "--quiet", "--threads", "1", "--cases", "50"])
+            .args([
+                "--targets",
+                "validate_header",
+                "--corpus",
+                c.to_str().unwrap(),
+            ])
+            .args(["--report-dir", r.to_str().unwrap()])
+            .output()
+            .unwrap()
+    };
+    for (link, to, says) in [
+        (
+            "sub",
+            outside.clone(),
+            "sub: symlink to a directory, not followed",
+        ),
+        (
+            "file",
+            outside.join("x"),
+            "file: symlink to a regular file, not followed",
+        ),
+    ] {
+        let at = c.join("validate_header").join(link);
+        symlink(&to, &at).unwrap();
+        let o = gate();
+        assert_eq!(code(&o), 2, "{}", stderr(&o));
+        assert!(stderr(&o).contains(says), "{}", stderr(&o));
+        assert!(!r.exists(), "a refused gate writes no report");
+        std::fs::remove_file(&at).unwrap();
+    }
+    assert_eq!(code(&gate()), 0);
     std::fs::remove_dir_all(&root).unwrap();
 }
 
@@ -297,12 +309,13 @@ fn sigint_late_in_minimize_output_leaves_no_staging_folder() {
 }
 
 /// Item 4: vector files like every other input. A FIFO, a symlink to
-/// /dev/zero and a file over the size cap in `corpus/vectors/` are skipped
-/// with a warning (the gate neither blocks nor reads without bound: it
-/// runs under a 1 GiB address-space cap), and an endless line is refused
-/// at the line cap naming the file and line.
+/// /dev/zero and a file over the size cap in `corpus/vectors/` are each
+/// refused before the run, named (issue 35: they were skipped with a
+/// warning and the gate passed); the gate neither blocks nor reads without
+/// bound (it runs under a 1 GiB address-space cap), and an endless line is
+/// refused at the line cap naming the file and line.
 #[test]
-fn vector_files_skip_special_files_and_stream_within_a_memory_cap() {
+fn vector_files_refuse_special_files_and_stream_within_a_memory_cap() {
     let root = tmp("vectors");
     let c = corpus(&root);
     let v = c.join("vectors");
@@ -311,14 +324,6 @@ fn vector_files_skip_special_files_and_stream_within_a_memory_cap() {
         format!("{} header valid -\n", hex(&valid_header())),
     )
     .unwrap();
-    assert!(Command::new("mkfifo")
-        .arg(v.join("fifo"))
-        .status()
-        .unwrap()
-        .success());
-    symlink("/dev/zero", v.join("zero")).unwrap();
-    let big = std::fs::File::create(v.join("big")).unwrap();
-    big.set_len(3 << 30).unwrap(); // 3 GiB, sparse
     let r = root.join("r");
     let gate = |r: &Path| {
         let cmd = format!(
@@ -343,17 +348,44 @@ fn vector_files_skip_special_files_and_stream_within_a_memory_cap() {
         }
         (st, e)
     };
+    let plant = |what: &str| match what {
+        "fifo" => assert!(Command::new("mkfifo")
+            .arg(v.join("fifo"))
+            .status()
+            .unwrap()
+            .success()),
+        "zero" => symlink("/dev/zero", v.join("zero")).unwrap(),
+        // 3 GiB, sparse.
+        _ => std::fs::File::create(v.join("big"))
+            .unwrap()
+            .set_len(3 << 30)
+            .unwrap(),
+    };
+    for (what, says) in [
+        ("fifo", "fifo: FIFO, not a regular file"),
+        (
+            "zero",
+            "zero: device, not a regular file (through a symlink)",
+        ),
+        (
+            "big",
+            "big: 3221225472 bytes, over the cap of 16777216 bytes",
+        ),
+    ] {
+        plant(what);
+        let (st, e) = gate(&r);
+        assert_eq!(
+            st,
+            Some(2),
+            "{what}: the gate blocked or did not refuse: {e}"
+        );
+        assert!(e.contains(says), "{what}: {e}");
+        assert!(!r.exists(), "{what}: a refused gate writes no report");
+        std::fs::remove_file(v.join(what)).unwrap();
+    }
     let (st, e) = gate(&r);
-    assert_eq!(st, Some(0), "the gate blocked or failed: {e}");
-    let s = std::fs::read_to_string(r.join("summary.md")).unwrap();
-    assert!(s.contains("fifo: FIFO, not a regular file"), "{s}");
-    assert!(
-        s.contains("zero: device, not a regular file (through a symlink)"),
-        "{s}"
-    );
-    assert!(s.contains("big: larger than"), "{s}");
+    assert_eq!(st, Some(0), "{e}");
     // A line without end, under the file cap: refused at the line cap.
-    std::fs::remove_file(v.join("big")).unwrap();
     std::fs::write(v.join("long"), vec![b'0'; 3 << 20]).unwrap();
     let (st, e) = gate(&root.join("r2"));
     assert_eq!(st, Some(2), "{e}");

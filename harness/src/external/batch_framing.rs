@@ -141,7 +141,8 @@ fn spawn(
     let mut hello = hello_line(arch);
     hello.push('\n');
     let sent = run.send(hello.into_bytes());
-    let wait = timeout.max(Duration::from_secs(10));
+    let wait = timeout.max(super::process::HELLO_MIN);
+    let _waiting = super::watch::waiting();
     let answer = if sent {
         run.events.recv_timeout(wait)
     } else {
@@ -229,6 +230,7 @@ impl BatchProcess {
             return Err(fault(FaultClass::Crash, "batch instance gone".into()));
         }
         let until = std::time::Instant::now() + self.timeout;
+        let _waiting = super::watch::waiting();
         loop {
             if crate::interrupt::stop_requested() {
                 return Err(fault(FaultClass::NotSent, "interrupted".into()));

@@ -19,7 +19,9 @@
 //! operation's IR and module JSON), [`shm`] / [`shm_client`] /
 //! `shm_answers` / [`shm_worker`] (a `lib:` subject's validator and LUT
 //! chunks through shared memory: the region, the gate's hand-offs, the
-//! answers read back, the worker), [`verdict`] (the `tpb_verdict` ids).
+//! answers read back, the worker), [`verdict`] (the `tpb_verdict` ids),
+//! [`watch`] (the gate's no-progress watchdog: the clients' progress and
+//! waits).
 
 pub mod answers;
 pub mod batch_framing;
@@ -37,6 +39,7 @@ pub mod shm_client;
 pub mod shm_worker;
 pub mod subject;
 pub mod verdict;
+pub mod watch;
 pub mod worker;
 
 pub use process::{Fault, FaultClass, Launch, ProcessSubject, Reply, StartError, STDERR_LINES};

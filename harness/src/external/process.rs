@@ -67,6 +67,7 @@ pub const GIVE_UP_AFTER_TIMEOUTS: u32 = 2;
 const FIRST_FAULTS: usize = 3;
 /// How often a wait for an answer looks at the stop request and the process.
 pub const POLL: Duration = Duration::from_millis(50);
+pub use super::watch::HELLO_MIN;
 /// Longest stderr line kept, in bytes (longer lines are cut).
 const STDERR_LINE_MAX: usize = 1000;
 
@@ -631,6 +632,7 @@ impl Drop for ProcessSubject {
 /// process exiting (as end of output, after a last [`POLL`] for the lines
 /// it wrote), even while a child of it holds the pipe open.
 fn wait_line(run: &mut LineProcess, timeout: Duration) -> Result<Event, RecvTimeoutError> {
+    let _waiting = super::watch::waiting();
     let until = Instant::now() + timeout;
     loop {
         let left = until.saturating_duration_since(Instant::now());
@@ -677,7 +679,7 @@ fn spawn(
 ) -> Result<(LineProcess, Hello), String> {
     let mut run = LineProcess::spawn(launch, ring, write_loop, read_loop)?;
     let sent = run.send(protocol::hello_line(arch));
-    let wait = timeout.max(Duration::from_secs(10));
+    let wait = timeout.max(HELLO_MIN);
     let answer = if sent {
         wait_line(&mut run, wait)
     } else {

@@ -2,11 +2,15 @@
 //! its process group and every other process holding one of its pipes
 //! (found in `/proc`, so a `setsid` child that kept stdout open goes too).
 //! [`kill_all`] is the exit hook of [`crate::interrupt`] and of the CLI's
-//! panic hooks.
+//! panic hooks, and the last thing `main` does; it closes the registry, so
+//! a process a still-running thread starts afterwards (a gate thread the
+//! watchdog abandoned restarting its subject) is killed as it registers,
+//! and never outlives the gate (issue 35: a `subject-worker --shm` spun on
+//! for 97 minutes after the gate).
 
 use std::collections::BTreeMap;
 use std::os::fd::AsRawFd;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Mutex;
 
 /// A process to sweep: its group id and the inodes of its three pipes.
@@ -16,35 +20,79 @@ struct Tree {
     pipes: Vec<u64>,
 }
 
-static LIVE: Mutex<BTreeMap<u64, Tree>> = Mutex::new(BTreeMap::new());
-static NEXT_LIVE: AtomicU64 = AtomicU64::new(0);
-
-fn live() -> std::sync::MutexGuard<'static, BTreeMap<u64, Tree>> {
-    LIVE.lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner)
+/// The processes to sweep, and whether the registry is closed.
+struct Registry {
+    live: Mutex<BTreeMap<u64, Tree>>,
+    next: AtomicU64,
+    closed: AtomicBool,
 }
 
-/// Kills every subject process still running, with its group and every
-/// process holding its pipes (the exit hook of [`crate::interrupt`]).
-/// Callable from a panic hook: the registry is taken with `try_lock` (a
-/// thread that panicked while holding it must not deadlock the exit), retried
-/// for up to 100 ms while another thread holds it.
-pub fn kill_all() {
-    let mut trees: Vec<Tree> = Vec::new();
-    for _ in 0..100 {
-        match LIVE.try_lock() {
-            Ok(g) => trees = g.values().cloned().collect(),
-            Err(std::sync::TryLockError::Poisoned(p)) => {
-                trees = p.into_inner().values().cloned().collect();
-            }
-            Err(std::sync::TryLockError::WouldBlock) => {
-                std::thread::sleep(std::time::Duration::from_millis(1));
-                continue;
-            }
+impl Registry {
+    const fn new() -> Registry {
+        Registry {
+            live: Mutex::new(BTreeMap::new()),
+            next: AtomicU64::new(0),
+            closed: AtomicBool::new(false),
         }
-        break;
     }
-    sweep(&trees);
+
+    fn live(&self) -> std::sync::MutexGuard<'_, BTreeMap<u64, Tree>> {
+        self.live
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// Registers `tree`; once the registry is closed, sweeps it at once.
+    /// `closed` is read after the insert and set before [`Registry::close`]
+    /// reads the map, so every tree is swept by one or the other.
+    fn register(&self, tree: Tree) -> u64 {
+        let id = self.next.fetch_add(1, Ordering::Relaxed);
+        self.live().insert(id, tree);
+        if self.closed.load(Ordering::SeqCst) {
+            self.kill(id);
+        }
+        id
+    }
+
+    fn kill(&self, id: u64) {
+        let tree = self.live().remove(&id);
+        if let Some(t) = tree {
+            sweep(&[t]);
+        }
+    }
+
+    /// Closes the registry and sweeps every tree in it. Callable from a
+    /// panic hook: the map is taken with `try_lock` (a thread that panicked
+    /// while holding it must not deadlock the exit), retried for up to
+    /// 100 ms while another thread holds it.
+    fn close(&self) {
+        self.closed.store(true, Ordering::SeqCst);
+        let mut trees: Vec<Tree> = Vec::new();
+        for _ in 0..100 {
+            match self.live.try_lock() {
+                Ok(mut g) => trees = std::mem::take(&mut *g).into_values().collect(),
+                Err(std::sync::TryLockError::Poisoned(p)) => {
+                    trees = std::mem::take(&mut *p.into_inner()).into_values().collect();
+                }
+                Err(std::sync::TryLockError::WouldBlock) => {
+                    std::thread::sleep(std::time::Duration::from_millis(1));
+                    continue;
+                }
+            }
+            break;
+        }
+        sweep(&trees);
+    }
+}
+
+static REGISTRY: Registry = Registry::new();
+
+/// Kills every subject process still running, with its group and every
+/// process holding its pipes, and closes the registry: a process
+/// registered from now on is killed at once (the exit hook of
+/// [`crate::interrupt`], the panic hooks' and `main`'s last step).
+pub fn kill_all() {
+    REGISTRY.close();
 }
 
 /// The inode of an open pipe end (`/proc/self/fd/N` names it).
@@ -123,22 +171,21 @@ fn parent_of(pid: u32) -> Option<u32> {
 
 /// Registers a process that leads its own group `pid`, with its pipe ends
 /// `pipes`; the id is for [`kill`].
+/// After [`kill_all`], the process is killed at once.
 pub fn register(pid: u32, pipes: &[&dyn AsRawFd]) -> u64 {
     let pipes: Vec<u64> = pipes.iter().filter_map(|p| pipe_inode(*p)).collect();
-    let id = NEXT_LIVE.fetch_add(1, Ordering::Relaxed);
-    if let Ok(pgid) = i32::try_from(pid) {
-        live().insert(id, Tree { pgid, pipes });
+    // A pid that is no i32 is no process: nothing to sweep.
+    let pgid = i32::try_from(pid).unwrap_or(0);
+    if pgid <= 0 {
+        return u64::MAX;
     }
-    id
+    REGISTRY.register(Tree { pgid, pipes })
 }
 
 /// Kills the process registered as `id` (its group and pipe holders) and
 /// forgets it.
 pub fn kill(id: u64) {
-    let tree = live().remove(&id);
-    if let Some(t) = tree {
-        sweep(&[t]);
-    }
+    REGISTRY.kill(id);
 }
 
 #[cfg(test)]
@@ -181,6 +228,30 @@ mod tests {
                 .next()
                 .is_some_and(|r| r.trim_start().starts_with('Z'))
         })
+    }
+
+    /// Issue 35: a process started after the exit sweep (by a thread the
+    /// gate abandoned) is killed as it registers, group and pipe holders.
+    #[test]
+    fn a_process_registered_after_the_close_is_killed_at_once() {
+        let reg = Registry::new();
+        let (mut early, early_holder, early_out) = tree();
+        let tree_of = |leader: &Child, out: &ChildStdout| Tree {
+            pgid: i32::try_from(leader.id()).expect("pid"),
+            pipes: pipe_inode(out).into_iter().collect(),
+        };
+        reg.register(tree_of(&early, &early_out));
+        reg.close();
+        assert!(early.wait().is_ok_and(|s| !s.success()), "swept on close");
+        let (mut late, late_holder, late_out) = tree();
+        reg.register(tree_of(&late, &late_out));
+        let until = Instant::now() + Duration::from_secs(5);
+        while !(gone(early_holder) && gone(late_holder)) && Instant::now() < until {
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        assert!(gone(early_holder) && gone(late_holder), "pipe holders left");
+        assert!(late.wait().is_ok_and(|s| !s.success()), "late one left");
+        assert!(reg.live().is_empty());
     }
 
     #[test]

@@ -19,8 +19,8 @@
 //! starts, and every later entry is [`FaultClass::NotSent`].
 
 use super::process::{
-    describe_exit, stderr_loop, Fault, FaultClass, FaultStreak, StartError, MAX_FAILED_STARTS,
-    POLL, STDERR_LINES,
+    describe_exit, stderr_loop, Fault, FaultClass, FaultStreak, StartError, HELLO_MIN,
+    MAX_FAILED_STARTS, POLL, STDERR_LINES,
 };
 use super::protocol::LUT_TABLES;
 use super::reaper;
@@ -230,8 +230,11 @@ impl ShmChannel {
             region,
             live,
         };
-        let wait = self.timeout.max(Duration::from_secs(10));
-        let got = w.rings.recv_timeout(wait);
+        let wait = self.timeout.max(HELLO_MIN);
+        let got = {
+            let _waiting = super::watch::waiting();
+            w.rings.recv_timeout(wait)
+        };
         Region::unlink(&path);
         match (got, w.region.get(Field::Ready)) {
             (Ok(()), shm::READY_OK | shm::READY_UNSUPPORTED) => Ok(w),
@@ -672,6 +675,7 @@ const SPIN: Duration = Duration::from_millis(5);
 /// with every finished entry (a slow chunk is not a hang; one entry that
 /// takes `budget` is).
 fn wait(w: &mut Worker, seq: u32, single: bool, budget: Duration, tick: &dyn Fn()) -> Wait {
+    let _waiting = super::watch::waiting();
     // A hand-off usually finishes within a few milliseconds: the region is
     // polled first, yielding the core to whoever needs it (the worker among
     // them), which saves the doorbell thread's and this thread's wake-ups.

@@ -45,19 +45,16 @@ fn walk(
 /// Phase 1: replays every corpus folder through its targets (see the
 /// module docs of [`crate::gate`]).
 pub fn replay_corpus(cfg: &GateConfig, runners: &[Runner], run: &mut GateRun) {
-    let all_selected = Target::gate_targets()
-        .iter()
-        .all(|t| cfg.targets.contains(t));
     let mut folders: Vec<String> = match std::fs::read_dir(&cfg.corpus_dir) {
         Ok(rd) => rd
             .filter_map(|x| x.ok())
             .filter(|x| {
                 let link = x.file_type().is_ok_and(|t| t.is_symlink());
                 if link && x.path().is_dir() {
-                    run.notes.push(format!(
-                        "warning: skipped corpus entry {}: symlink to a directory, not followed",
+                    run.failures.push(GateFailure::InputSkipped(format!(
+                        "{}: symlink to a directory, not followed",
                         x.path().display()
-                    ));
+                    )));
                 }
                 !link && x.path().is_dir()
             })
@@ -81,16 +78,7 @@ pub fn replay_corpus(cfg: &GateConfig, runners: &[Runner], run: &mut GateRun) {
     };
     folders.sort();
     for name in folders {
-        let rs: Vec<Target> = folder_targets(&name)
-            .into_iter()
-            .filter(|t| {
-                if t.spec().gate {
-                    cfg.targets.contains(t)
-                } else {
-                    all_selected
-                }
-            })
-            .collect();
+        let rs = replayed_targets(&cfg.targets, &name);
         if rs.is_empty() {
             let why = if folder_targets(&name).is_empty() {
                 "not a gate or fuzz target"
@@ -104,8 +92,7 @@ pub fn replay_corpus(cfg: &GateConfig, runners: &[Runner], run: &mut GateRun) {
         let files = match corpus_files_named(&cfg.corpus_dir, &name) {
             Ok((f, skipped)) => {
                 for why in skipped {
-                    run.notes
-                        .push(format!("warning: skipped corpus entry {why}"));
+                    run.failures.push(GateFailure::InputSkipped(why));
                 }
                 f
             }
@@ -141,8 +128,7 @@ pub fn replay_corpus(cfg: &GateConfig, runners: &[Runner], run: &mut GateRun) {
                         block.push((path, d));
                     }
                     Ok(crate::input::CorpusEntry::Skipped(why)) => {
-                        run.notes
-                            .push(format!("warning: skipped corpus entry {why}"));
+                        run.failures.push(GateFailure::InputSkipped(why));
                     }
                     Err(err) => run.failures.push(GateFailure::Corpus {
                         path,
@@ -170,6 +156,23 @@ pub fn replay_corpus(cfg: &GateConfig, runners: &[Runner], run: &mut GateRun) {
             run.notes.push(format!("no corpus files for target {t}"));
         }
     }
+}
+
+/// The targets corpus folder `name` is replayed through when `selected`
+/// are: its gate targets that are selected, its fuzz-only ones when every
+/// gate target is.
+pub fn replayed_targets(selected: &[Target], name: &str) -> Vec<Target> {
+    let all_selected = Target::gate_targets().iter().all(|t| selected.contains(t));
+    folder_targets(name)
+        .into_iter()
+        .filter(|t| {
+            if t.spec().gate {
+                selected.contains(t)
+            } else {
+                all_selected
+            }
+        })
+        .collect()
 }
 
 /// Corpus files read before they are replayed ([`replay_block`]), at most

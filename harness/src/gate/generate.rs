@@ -10,6 +10,7 @@ use super::outcome::{
 };
 use super::stage::{Staged, Stager};
 use crate::arch::Arch;
+use crate::external::watch::{self, Watch};
 use crate::findings::{CaseKind, Findings, Origin};
 use crate::generators::name_hash;
 use crate::kinds::{self, CaseBuf, TargetKind};
@@ -25,24 +26,27 @@ use std::time::{Duration, Instant};
 /// alone (on every case), so each slot has cache lines of its own: two
 /// threads' slots sharing a line made every case's write a cross-core
 /// transfer (measured: a quarter of the judging loop's time without
-/// subjects, most of it with one).
+/// subjects, most of it with one). Its [`Watch`] is also the thread's
+/// subject clients' (their answers, faults and restarts are progress,
+/// issue 35).
 #[derive(Default)]
 #[repr(align(128))]
 struct Slot {
-    ticks: AtomicU64,
+    watch: Arc<Watch>,
     busy: AtomicBool,
     target: AtomicUsize,
     case: AtomicU64,
+    /// 0 while case `case` is judged; n while the subjects answer the n
+    /// cases of the work item from case `case` on.
+    batch: AtomicU64,
     done: AtomicU64,
 }
 
 impl Slot {
-    /// One more tick (the slot's own thread is its only writer: no
-    /// read-modify-write needed).
+    /// One more tick.
     #[inline]
     fn tick(&self) {
-        self.ticks
-            .store(self.ticks.load(Relaxed).wrapping_add(1), Relaxed);
+        self.watch.tick();
     }
 }
 
@@ -226,6 +230,7 @@ fn worker(sh: &Shared, w: usize) {
     };
     let slot = &sh.slots[w];
     let cfg = &sh.cfg;
+    watch::watch_this_thread(Some(Arc::clone(&slot.watch)));
     let hashes: Vec<u64> = cfg.targets.iter().map(|t| name_hash(t.name())).collect();
     let target_kinds: Vec<&dyn TargetKind> = cfg.targets.iter().map(|&t| kinds::of(t)).collect();
     let mut buf = CaseBuf::default();
@@ -286,12 +291,17 @@ fn worker(sh: &Shared, w: usize) {
                 let tick = || {
                     slot.tick();
                 };
+                // A timeout now names the item's cases, not the last case
+                // judged (issue 35: `case #0` before the first).
+                slot.case.store(cfg.shard.case_index(lo), Relaxed);
+                slot.batch.store(hi - lo, Relaxed);
                 stager.collect(&cur, &tick);
                 if piped {
                     if let Some(item) = next_item() {
                         stager.stage(&mut next, item, &mut one);
                     }
                 }
+                slot.batch.store(0, Relaxed);
                 // Bulk judging, per generation whose subjects prefetched the
                 // item (crate::judge's `bulk`): settled after the loop.
                 bulk.clear();
@@ -414,6 +424,8 @@ fn worker(sh: &Shared, w: usize) {
             acc.given_up.push((name, r.arch.name().to_string(), why, n));
         }
     }
+    drop(acc);
+    watch::watch_this_thread(None);
 }
 
 /// Progress callback: `(cases done, cases planned)`.
@@ -485,17 +497,20 @@ pub fn generate(
             p(done, total_planned);
         }
         for (w, s) in sh.slots.iter().enumerate() {
-            let ticks = s.ticks.load(Relaxed);
+            let ticks = s.watch.ticks();
             if ticks != last[w].0 || !s.busy.load(Relaxed) {
                 last[w] = (ticks, Instant::now());
-            } else if last[w].1.elapsed() >= cfg.case_timeout && stuck.is_none() {
+            } else if last[w].1.elapsed() >= s.watch.limit(cfg.case_timeout) && stuck.is_none() {
+                // Stuck in the gate's own code (or a subject client that
+                // outwaited its own timeout): the thread is abandoned.
                 stuck = Some(w);
                 sh.stop.store(true, Relaxed);
                 let ti = s.target.load(Relaxed);
                 run.failures.push(GateFailure::Timeout {
                     target: cfg.targets[ti].name().to_string(),
                     index: s.case.load(Relaxed),
-                    seconds: cfg.case_timeout.as_secs(),
+                    batch: s.batch.load(Relaxed),
+                    seconds: s.watch.limit(cfg.case_timeout).as_secs(),
                 });
             }
         }

@@ -8,8 +8,11 @@
 //!   Unless `no_corpus`, a corpus that fails [`preflight::check_corpus`]
 //!   (missing or empty root or `vectors/`, a selected target without corpus
 //!   files) is a [`GateFailure::Corpus`] (bad input); so is an unreadable
-//!   file or folder. FIFOs, devices and files over 1 MiB are skipped with a
-//!   warning note, never opened blocking ([`crate::input::read_corpus_file`]).
+//!   file or folder, a symlink, a FIFO, device or socket, and a file over
+//!   its cap (1 MiB, a vector file 16 MiB) among the inputs the run reads.
+//!   One that turns so after that check is never opened blocking
+//!   ([`crate::input::read_corpus_file`]) nor read: a
+//!   [`GateFailure::InputSkipped`] (exit 1).
 //!   (2) Every vector file under `corpus/vectors/` is checked against every
 //!   subject ([`vectors`]). (3) `cases` generated cases per target
 //!   (each target kind's generator, [`crate::kinds`]), split over `threads`
@@ -206,8 +209,7 @@ fn replay_and_check_vectors(cfg: &GateConfig, runners: &[coverage::Runner], run:
     match vectors::check_dir(&cfg.corpus_dir.join("vectors"), &engines) {
         Ok(checked) => {
             for why in checked.skipped {
-                run.notes
-                    .push(format!("warning: skipped vector entry {why}"));
+                run.failures.push(GateFailure::InputSkipped(why));
             }
             if checked.files.is_empty() && !cfg.interrupted() {
                 // Fail closed: vectors/ held names but nothing was checked.

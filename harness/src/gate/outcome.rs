@@ -23,12 +23,16 @@ pub enum GateFailure {
     },
     /// A vector file is malformed or unreadable (bad input).
     Vectors(String),
-    /// A generated case hung.
+    /// A generated case hung in the gate's own code (a subject's hang is
+    /// a `Timeout` finding of its client, with its input).
     Timeout {
         /// Target.
         target: String,
-        /// Case index.
+        /// Case index (the first of `batch`).
         index: u64,
+        /// 0: case `index` was being judged; n: the subjects under test were
+        /// answering the n cases of the work item from `index` on.
+        batch: u64,
         /// Seconds without progress.
         seconds: u64,
     },
@@ -79,6 +83,10 @@ pub enum GateFailure {
         /// Cases it should have judged that it was not asked.
         not_run: u64,
     },
+    /// An input the gate was asked to read was not read (it turned into
+    /// a symlink, a special file or a file over its cap after the
+    /// preflight refused such inputs): not checked, so never a pass.
+    InputSkipped(String),
     /// Stopped from outside (Ctrl-C) before the planned cases ran.
     Interrupted,
     /// A full default run left declared value classes of some field unhit
@@ -107,10 +115,21 @@ impl fmt::Display for GateFailure {
             GateFailure::Timeout {
                 target,
                 index,
+                batch: 0,
                 seconds,
             } => write!(
                 f,
                 "timeout: target {target} case #{index} made no progress for {seconds} s"
+            ),
+            GateFailure::Timeout {
+                target,
+                index,
+                batch,
+                seconds,
+            } => write!(
+                f,
+                "timeout: target {target}: the subjects' answers to its {batch} case(s) from \
+                 #{index} on made no progress for {seconds} s"
             ),
             GateFailure::InternalPanic {
                 target,
@@ -146,6 +165,7 @@ impl fmt::Display for GateFailure {
                 "subject {subject} ({arch}) {reason}; {not_run} case(s) it should have judged \
                  were not run"
             ),
+            GateFailure::InputSkipped(why) => write!(f, "input not checked: {why}"),
             GateFailure::Interrupted => f.write_str("interrupted before the planned cases ran"),
             GateFailure::Unreached { classes } => write!(
                 f,

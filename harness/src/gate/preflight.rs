@@ -4,7 +4,14 @@
 //! [`check_corpus`] requires the corpus root to be a folder with something
 //! in it, `vectors/` to hold at least one vector file, and every selected
 //! target to have at least one regular file in a corpus folder routed to it
-//! ([`crate::targets::folder_targets`]).
+//! ([`crate::targets::folder_targets`]); and every input the gate will read
+//! to be readable: a symlink, FIFO, device or socket, a file over its cap
+//! ([`crate::input::MAX_INPUT`] for a corpus file,
+//! [`vectors::MAX_VECTOR_FILE`] for a vector file) or one that cannot be
+//! opened, in `vectors/` or a corpus folder the run replays, is refused
+//! naming it (issue 35: a 3 GiB vector file was skipped with a warning and
+//! the gate said PASS). One that turns bad after this check is a failure
+//! of the run ([`super::GateFailure::InputSkipped`]).
 
 use super::vectors;
 use crate::targets::{folder_targets, Target};
@@ -28,6 +35,13 @@ pub enum CorpusProblem {
     Empty(PathBuf),
     /// `vectors/` is missing or holds no vector file.
     NoVectors(PathBuf),
+    /// An input the gate was asked to read that it cannot read whole.
+    Unreadable {
+        /// The entry.
+        path: PathBuf,
+        /// Why (what it is, its size and cap, the OS error).
+        why: String,
+    },
     /// No corpus file is routed to a selected target.
     NoFilesForTarget {
         /// The root.
@@ -50,6 +64,14 @@ impl fmt::Display for CorpusProblem {
                 "{}: no vector file (missing or empty folder)",
                 p.display()
             )?,
+            CorpusProblem::Unreadable { path, why } => {
+                return write!(
+                    f,
+                    "{}: {why}; the gate checks every input it is given or refuses to run \
+                     (remove or replace it)",
+                    path.display()
+                );
+            }
             CorpusProblem::NoFilesForTarget { root, target } => write!(
                 f,
                 "{}: no corpus file for selected target {target} (expected a non-empty \
@@ -77,6 +99,125 @@ fn has_regular_file(dir: &Path) -> bool {
         Ok(t) if t.is_dir() => has_regular_file(&e.path()),
         _ => false,
     })
+}
+
+/// Checks that the entry at `p` is a regular file of at most `cap` bytes
+/// that opens (never following a symlink, never blocking); `Err(why)`.
+fn readable(p: &Path, cap: u64) -> Result<(), String> {
+    let md = std::fs::symlink_metadata(p).map_err(|e| e.to_string())?;
+    if md.file_type().is_symlink() {
+        return Err(match crate::input::symlink_skip(p) {
+            Ok(Some(why)) => why
+                .strip_prefix(&format!("{}: ", p.display()))
+                .unwrap_or(&why)
+                .to_string(),
+            Ok(None) => "symlink, not followed".into(),
+            Err(e) => e.to_string(),
+        });
+    }
+    if !md.is_file() {
+        return Err(format!(
+            "{}, not a regular file",
+            crate::atomic::file_kind(&md.file_type())
+        ));
+    }
+    if md.len() > cap {
+        return Err(format!("{} bytes, over the cap of {cap} bytes", md.len()));
+    }
+    let mut opts = std::fs::OpenOptions::new();
+    opts.read(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        opts.custom_flags(libc::O_NONBLOCK | libc::O_NOFOLLOW);
+    }
+    opts.open(p)
+        .map(drop)
+        .map_err(|e| format!("cannot be read: {e}"))
+}
+
+/// Every input below `dir` is [`readable`] within `cap` (subfolders too,
+/// unless `flat`, where they are not read: `vectors/`); `keep` picks the
+/// names read.
+fn check_inputs(
+    dir: &Path,
+    cap: u64,
+    flat: bool,
+    keep: &dyn Fn(&str) -> bool,
+) -> Result<(), CorpusProblem> {
+    let bad = |path: &Path, why: String| CorpusProblem::Unreadable {
+        path: path.to_path_buf(),
+        why,
+    };
+    let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)
+        .map_err(|e| bad(dir, format!("folder cannot be read: {e}")))?
+        .map(|e| e.map(|e| e.path()))
+        .collect::<Result<_, _>>()
+        .map_err(|e| bad(dir, format!("folder cannot be read: {e}")))?;
+    entries.sort();
+    for p in entries {
+        if !keep(&p.file_name().unwrap_or_default().to_string_lossy()) {
+            continue;
+        }
+        if std::fs::symlink_metadata(&p).is_ok_and(|m| m.is_dir()) {
+            if !flat {
+                check_inputs(&p, cap, flat, keep)?;
+            }
+            continue;
+        }
+        readable(&p, cap).map_err(|why| bad(&p, why))?;
+    }
+    Ok(())
+}
+
+/// Every input a gate over `targets` reads from `root` (module docs):
+/// `vectors/` and the corpus folders it replays, and no symlinked folder
+/// among them.
+fn check_every_input(root: &Path, targets: &[Target]) -> Result<(), CorpusProblem> {
+    check_inputs(
+        &root.join("vectors"),
+        vectors::MAX_VECTOR_FILE,
+        true,
+        &vectors::is_vector_file_name,
+    )?;
+    let mut folders: Vec<PathBuf> = std::fs::read_dir(root)
+        .map_err(|e| CorpusProblem::Missing {
+            root: root.to_path_buf(),
+            error: e.to_string(),
+        })?
+        .flatten()
+        .map(|e| e.path())
+        .collect();
+    folders.sort();
+    for p in folders {
+        let name = p
+            .file_name()
+            .unwrap_or_default()
+            .to_string_lossy()
+            .to_string();
+        let md = std::fs::symlink_metadata(&p).map_err(|e| CorpusProblem::Unreadable {
+            path: p.clone(),
+            why: e.to_string(),
+        })?;
+        // The replay lists every folder of the root: a symlinked one is
+        // refused whatever its name (never followed).
+        if md.file_type().is_symlink() && p.is_dir() {
+            return Err(CorpusProblem::Unreadable {
+                path: p,
+                why: "symlink to a directory, not followed".into(),
+            });
+        }
+        if name == "vectors"
+            || name.starts_with('.')
+            || super::corpus::replayed_targets(targets, &name).is_empty()
+        {
+            continue;
+        }
+        if md.is_dir() {
+            check_inputs(&p, crate::input::MAX_INPUT, false, &|_| true)?;
+        }
+    }
+    Ok(())
 }
 
 /// Checks that `root` can back a gate run over `targets` (module docs).
@@ -120,5 +261,5 @@ pub fn check_corpus(root: &Path, targets: &[Target]) -> Result<(), CorpusProblem
             });
         }
     }
-    Ok(())
+    check_every_input(root, targets)
 }

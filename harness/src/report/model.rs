@@ -629,6 +629,10 @@ impl ReportModel {
                         .is_some_and(|r| r.starts_with([' ', ':']))
                 });
                 let how = match (divs, failed) {
+                    // Never `agree` for a run cut short (issue 35).
+                    (0, false) if s.cases > 0 && !self.meta.complete => {
+                        "no divergence in the cases run, but the run was cut short".to_string()
+                    }
                     (0, false) if s.cases > 0 => "agree".to_string(),
                     (0, false) => "judged on nothing".to_string(),
                     (0, true) => "FAIL (see Failures)".to_string(),

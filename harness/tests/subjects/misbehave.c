@@ -2,7 +2,10 @@
  * examples/subjects/custom_op.c, except that its header validator crashes
  * (-DMISBEHAVE_CRASH: SIGSEGV), hangs (-DMISBEHAVE_HANG) or returns TPB_ERROR
  * (-DMISBEHAVE_ERROR) on every bundle whose last byte is 0xEE (on every
- * bundle with -DMISBEHAVE_ALWAYS). It is a version-1 library (per-bundle
+ * bundle with -DMISBEHAVE_ALWAYS; on every bundle whose byte MISBEHAVE_AT is
+ * MISBEHAVE_IS with -DMISBEHAVE_AT=off -DMISBEHAVE_IS=value, and whose byte
+ * MISBEHAVE_AT2 is MISBEHAVE_IS2 too if those are given: issue 35's 1 in 256
+ * crash, 1 in 65536 hang). It is a version-1 library (per-bundle
  * calls only) unless -DMISBEHAVE_BATCH, which makes it version 2 with a
  * batch header validator that misbehaves the same way inside the batch
  * (with -DMISBEHAVE_UNWRITTEN too: that leaves the misbehaving bundle's
@@ -16,12 +19,21 @@
 #undef tpb_validate_header
 #undef tpb_validate_header_batch
 
-static tpb_status misbehave(const uint8_t *bundle) {
+/* True for a bundle the validator misbehaves on. */
+static int misbehave_on(const uint8_t *bundle) {
 #if defined(MISBEHAVE_ALWAYS)
-    if (bundle) {
+    return bundle != 0;
+#elif defined(MISBEHAVE_AT) && defined(MISBEHAVE_AT2)
+    return bundle[MISBEHAVE_AT] == MISBEHAVE_IS && bundle[MISBEHAVE_AT2] == MISBEHAVE_IS2;
+#elif defined(MISBEHAVE_AT)
+    return bundle[MISBEHAVE_AT] == MISBEHAVE_IS;
 #else
-    if (bundle[63] == 0xEE) {
+    return bundle[63] == 0xEE;
 #endif
+}
+
+static tpb_status misbehave(const uint8_t *bundle) {
+    if (misbehave_on(bundle)) {
 #if defined(MISBEHAVE_CRASH)
         volatile int *volatile p = 0;
         *p = 1;
@@ -45,7 +57,7 @@ EXPORT tpb_status tpb_validate_header(const uint8_t bundle[64], const char **fai
  * unwritten (whatever the buffer held stays). */
 EXPORT tpb_status tpb_validate_header_batch(const uint8_t *bundles, size_t n, uint16_t *verdicts) {
     for (size_t i = 0; i < n; i++) {
-        if (bundles[64 * i + 63] == 0xEE) continue;
+        if (misbehave_on(bundles + 64 * i)) continue;
         tpb_status s = example_validate_header_batch(bundles + 64 * i, 1, verdicts + i);
         if (s != TPB_OK) return s;
     }

@@ -64,7 +64,8 @@ pub fn tiny_py(dir: &Path, name: &str, ops: &str, answer: &str) -> PathBuf {
 }
 
 /// `lib:` spec of `misbehave.c` built into `dir` with `defines`
-/// (`MISBEHAVE_CRASH`, `_HANG`, `_ERROR`, `_ALWAYS`).
+/// (`MISBEHAVE_CRASH`, `_HANG`, `_ERROR`, `_ALWAYS`, `MISBEHAVE_AT=off`
+/// with `MISBEHAVE_IS=value`).
 pub fn misbehave_lib(dir: &Path, stem: &str, defines: &[&str]) -> String {
     let lib = build_c(dir, stem, &fixture("misbehave.c"), defines);
     format!("lib:{}", lib.display())
@@ -100,7 +101,11 @@ pub fn build_c(dir: &Path, stem: &str, src: &Path, defines: &[&str]) -> PathBuf 
         .extra_warnings(true)
         .include(repo_root().join("include"));
     for d in defines {
-        b.define(d, None);
+        // `NAME` or `NAME=VALUE`.
+        match d.split_once('=') {
+            Some((n, v)) => b.define(n, Some(v)),
+            None => b.define(d, None),
+        };
     }
     let out = dir.join(format!("{stem}.so"));
     let mut cmd: Command = b.get_compiler().to_command();
