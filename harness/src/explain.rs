@@ -3,10 +3,9 @@
 //! subject and the harness's [`crate::layout`].
 
 use crate::arch::Arch;
-use crate::blame::{ask, blamed_bytes, Answer, ByteSet};
+use crate::blame::{blamed_bytes, Answer, ByteSet};
 use crate::layout::{layout, Domain, Role};
-use crate::subjects::{registry, DecodeFail, Subject, Validator, Value};
-use crate::targets::Check;
+use crate::subjects::{registry, LintRow, Subject, Validator, Value};
 
 /// Which verdict [`judge`] gives.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -20,6 +19,83 @@ pub enum Mode {
     Payload,
 }
 
+/// `check`'s verdict on one instruction (SPEC §5.3 "Linting a stream"): core's walker on the
+/// bundle alone, so `explain`, `decode` and the report say what `check` says.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Lint {
+    /// The skeleton and the modelled body hold.
+    Valid,
+    /// The skeleton holds; no record is modelled for the opcode under this generation.
+    Skeleton,
+    /// A predicate (or decode field) failed at byte `offset`.
+    Invalid {
+        /// Predicate or decode field name.
+        predicate: String,
+        /// The offending byte.
+        offset: usize,
+    },
+}
+
+impl Lint {
+    /// The verdict words `check` prints for `b` ([`crate::layout::invalid_text`]).
+    pub fn text(&self, b: &[u8; 64]) -> String {
+        match self {
+            Lint::Valid => "valid".to_string(),
+            Lint::Skeleton => crate::layout::VALID_SKELETON.to_string(),
+            Lint::Invalid { predicate, offset } => crate::layout::invalid_text(
+                b[0],
+                predicate,
+                *offset,
+                b.get(*offset).copied().unwrap_or(0),
+            ),
+        }
+    }
+
+    /// The verdict as [`blamed_bytes`] reads it.
+    pub fn answer(&self) -> Answer {
+        match self {
+            Lint::Valid | Lint::Skeleton => Answer::Valid,
+            Lint::Invalid { predicate, offset } => Answer::Rejected {
+                reason: predicate.clone(),
+                offset: Some(*offset),
+            },
+        }
+    }
+}
+
+/// `check`'s verdict on the instruction whose first 64 bytes are `b` under `arch` (a 128-byte
+/// instruction is judged on its first 64 bytes, as `check` does).
+pub fn lint(b: &[u8; 64], arch: Arch) -> Lint {
+    let rows = match registry::core_for(arch).lint_stream(b) {
+        Ok(Ok(rows)) => rows,
+        Ok(Err(e)) => return invalid_fault(e),
+        Err(f) => return invalid_fault(f.to_string()),
+    };
+    rows.into_iter()
+        .find_map(|r| match r {
+            LintRow::Instruction {
+                verdict, failure, ..
+            } => Some(match (verdict, failure) {
+                ("valid", _) => Lint::Valid,
+                ("skeleton", _) => Lint::Skeleton,
+                (_, Some((p, offset))) => Lint::Invalid {
+                    predicate: p.to_string(),
+                    offset,
+                },
+                (v, None) => invalid_fault(v.to_string()),
+            }),
+            LintRow::StreamError { .. } => None,
+        })
+        .unwrap_or_else(|| invalid_fault("no instruction".to_string()))
+}
+
+fn invalid_fault(why: String) -> Lint {
+    Lint::Invalid {
+        predicate: why,
+        offset: 0,
+    }
+}
+
 /// The verdict `check`/`explain` give one bundle: `None` = valid, else the
 /// failing predicate or decode field, with the byte offset when known;
 /// the reference serving generation `arch`.
@@ -29,18 +105,12 @@ pub fn judge(b: &[u8; 64], mode: Mode, arch: Arch) -> Option<(String, Option<usi
         Ok(p) => p.map(|p| (p.name().to_string(), None)),
         Err(f) => Some((f.to_string(), None)),
     };
-    match (mode, b[0]) {
-        (Mode::Header, _) | (Mode::Auto, 0x85) => by_validator(Validator::Header),
-        (Mode::Payload, _) | (Mode::Auto, 0x86) => by_validator(Validator::Payload),
-        (Mode::Auto, _) => match core.decode(b) {
-            Ok(Err(DecodeFail { field, offset })) => Some((field.to_string(), Some(offset))),
-            Ok(Ok(d)) => match core.encode(d.opcode, &d.fields) {
-                Ok(Ok(e)) if &e == b => None,
-                Ok(Ok(_)) => Some(("roundtrip".to_string(), None)),
-                Ok(Err(f)) => Some((format!("roundtrip:{f}"), None)),
-                Err(f) => Some((f.to_string(), None)),
-            },
-            Err(f) => Some((f.to_string(), None)),
+    match mode {
+        Mode::Header => by_validator(Validator::Header),
+        Mode::Payload => by_validator(Validator::Payload),
+        Mode::Auto => match lint(b, arch) {
+            Lint::Valid | Lint::Skeleton => None,
+            Lint::Invalid { predicate, offset } => Some((predicate, Some(offset))),
         },
     }
 }
@@ -67,16 +137,9 @@ fn le(bytes: &[u8]) -> u64 {
         .fold(0u64, |acc, &x| (acc << 8) | u64::from(x))
 }
 
-/// The reference's answer about `b` as [`judge`] in [`Mode::Auto`] reads it,
-/// with the offending byte it names (see [`crate::blame::ask`]).
+/// The reference's answer about `b` as `check` gives it ([`lint`]), with the offending byte.
 pub fn reference_answer(b: &[u8; 64], arch: Arch) -> Answer {
-    let check = match b[0] {
-        0x85 => Check::Validator(Validator::Header),
-        0x86 => Check::Validator(Validator::Payload),
-        _ => Check::Roundtrip,
-    };
-    ask(registry::core_for(arch).as_ref(), check, b)
-        .unwrap_or_else(|| Answer::Fault("no bundle check".to_string()))
+    lint(b, arch).answer()
 }
 
 /// The value column of a field span: the decoded value when the bundle
@@ -120,7 +183,7 @@ fn legal(domain: Domain, v: u8, arch: Arch) -> bool {
 }
 
 /// `0x04, 0x18..=0x1B`: the runs of a byte set.
-fn ranges(set: ByteSet) -> String {
+pub fn ranges(set: ByteSet) -> String {
     let mut runs: Vec<(usize, usize)> = Vec::new();
     for i in set.iter() {
         match runs.last_mut() {
@@ -149,29 +212,37 @@ const NAME_W: usize = 28;
 /// bytes red and zero reserved bytes dim, each escape reset before the end of
 /// its line.
 pub fn explain_bundle(b: &[u8; 64], header: &str, color: bool, arch: Arch) -> (String, bool) {
-    let answer = reference_answer(b, arch);
+    let verdict = lint(b, arch);
+    let answer = verdict.answer();
     let hot = blamed_bytes(b, &answer);
-    render(b, header, color, arch, &answer, hot)
+    render(b, header, color, arch, &verdict.text(b), &answer, hot)
 }
 
-/// [`explain_bundle`] with the answer and the blamed bytes given.
+/// The second 64 bytes of a 128-byte instruction: its bytes, no verdict of its own (`check`
+/// judges the instruction by its first 64 bytes).
+pub fn explain_tail(b: &[u8; 64], header: &str) -> String {
+    let mut s =
+        format!("{header}: the second half of a 128-byte instruction (no verdict of its own)");
+    for (k, row) in b.chunks(16).enumerate() {
+        let hex: Vec<String> = row.iter().map(|x| format!("{x:02x}")).collect();
+        s.push_str(&format!("\n  0x{:02X}  {}", k * 16, hex.join(" ")));
+    }
+    s
+}
+
+/// [`explain_bundle`] with the verdict words, the answer and the blamed bytes given.
 pub fn render(
     b: &[u8; 64],
     header: &str,
     color: bool,
     arch: Arch,
+    status: &str,
     answer: &Answer,
     hot: ByteSet,
 ) -> (String, bool) {
     let decoded = registry::core_for(arch).decode(b).ok().and_then(Result::ok);
     let mut s = String::new();
     let op = b[0];
-    let status = match answer.reason() {
-        None => "valid".to_string(),
-        Some(f) if hot.len() == 1 => format!("INVALID: {f} (byte {})", ranges(hot)),
-        Some(f) if !hot.is_empty() => format!("INVALID: {f} (bytes {})", ranges(hot)),
-        Some(f) => format!("INVALID: {f}"),
-    };
     s.push_str(&format!(
         "{header} {} {}: {status}\n",
         opcode_str(op),
@@ -196,7 +267,7 @@ pub fn render(
             Role::Reserved => "(reserved, NONZERO)".to_string(),
             Role::Const(v) if bytes[0] == v => format!("0x{v:02X} (constant)"),
             Role::Const(v) => format!("0x{:02X} (expected constant 0x{v:02X})", bytes[0]),
-            Role::Unknown => "(no encoder for this opcode)".to_string(),
+            Role::Unknown => "(body not modelled)".to_string(),
             Role::Field(Domain::Opcode) => opcode_str(op),
             // The mode's header name (SPEC §6.5; FACTS §2 [H]).
             Role::Field(Domain::WaitMode | Domain::UpdateMode) => {
@@ -292,7 +363,7 @@ mod tests {
             format!("{}^^", " ".repeat(8 + 15 * 3))
         );
         assert_eq!(t.matches("^^").count(), 1, "{t}");
-        assert!(lines[0].ends_with("(byte 0x3F)"), "{t}");
+        assert!(lines[0].ends_with("custom_op_header_reserved_zero at byte 0x3F"), "{t}");
     }
 
     #[test]

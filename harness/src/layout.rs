@@ -274,6 +274,34 @@ pub fn field_kind(name: &str) -> Kind {
 /// `a == b` for two bundles, as eight word compares inlined into the caller
 /// (the per-case answer lookups of external subjects and core's memo run it
 /// on every judged case; the array `==` is an out-of-line `memcmp` call).
+/// `check`'s verdict on an instruction whose skeleton holds and whose body no record models.
+pub const VALID_SKELETON: &str = "valid (skeleton; body not modelled)";
+
+/// `valid_opcode`'s note: which generations have opcode `op` (SPEC §2, isa/opcodes.tsv).
+pub fn membership_note(op: u8) -> String {
+    let gens: Vec<&str> = tpb_core::generation::generations_with(op)
+        .map(|g| g.name())
+        .collect();
+    match gens.as_slice() {
+        [] => format!("0x{op:02X} is an opcode of no generation"),
+        [one] => format!("0x{op:02X} is an opcode of {one} only"),
+        many => format!("0x{op:02X} is an opcode of {}", many.join(", ")),
+    }
+}
+
+/// The words of `check`'s verdict on an instruction of opcode `op` whose `predicate` failed at
+/// byte `offset` (value `value`): the one text `check`, `explain`, `decode` and the report print
+/// (SPEC §5.3 "Linting a stream").
+pub fn invalid_text(op: u8, predicate: &str, offset: usize, value: u8) -> String {
+    let _ = value;
+    let base = format!("invalid: {predicate} at byte 0x{offset:02X}");
+    if predicate == "valid_opcode" {
+        format!("{base} ({})", membership_note(op))
+    } else {
+        base
+    }
+}
+
 #[inline]
 pub fn same_bundle(a: &[u8; 64], b: &[u8; 64]) -> bool {
     let word = |x: &[u8; 64], i: usize| {

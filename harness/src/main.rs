@@ -49,9 +49,12 @@ enum Command {
     /// One object per bundle: {"index":N,"opcode":"0xD9","mnemonic":"...","fields":{...}}
     /// (header names: debug_cmd, debug_hint, wait_mode, wait_idx, update_mode, update_idx,
     /// semaphore_value, then the opcode's fields); names are strings, ints numbers, byte ranges
-    /// lowercase hex strings. A bundle that does not decode gives
+    /// lowercase hex strings. Each object's "check" is the verdict `check` gives it. A bundle
+    /// `check` finds invalid gives
     /// {"index":N,"opcode":..,"mnemonic":..,"error":"<field> at byte offset 0xNN","field":..,"offset":N}
-    /// and exit code 1.
+    /// and exit code 1; an opcode with no modelled record gives its skeleton's fields (header
+    /// and events band) and "body":"not modelled"; the second half of a 128-byte instruction
+    /// gives {"index":N,"body":..,"check":null}.
     #[command(after_help = help::DECODE)]
     Decode {
         /// Read hex text (one bundle per line) instead of raw binary.
@@ -102,7 +105,9 @@ enum Command {
     /// Reserved bytes are marked. Each byte that made the failing predicate or
     /// decode field fail has `^^` under it, its row ends with
     /// `<== FAILED: <name>`, and it is red with colour (`--color`). The
-    /// verdict is the one `check --validator auto` gives.
+    /// verdict is the one `check` gives (its default `--validator auto`): a
+    /// roster opcode with no modelled record is `valid (skeleton; body not
+    /// modelled)` or fails a skeleton predicate at its byte.
     #[command(after_help = help::EXPLAIN)]
     Explain {
         /// Read hex text (one bundle per line) instead of raw binary.

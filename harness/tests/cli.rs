@@ -343,7 +343,8 @@ fn decode_jsonl_shape() {
                 "wait_mode": 0x85, "wait_idx": 2, "update_mode": 1, "update_idx": 3, "semaphore_value": 0,
                 "cce_op": "add", "dtype": 10, "kind": "AllToAllV", "ap": ap
             },
-            "mode_names": {"wait_mode": "WAIT_FOR_SEM_GE_REG", "update_mode": "EVT_SET_READ"}
+            "mode_names": {"wait_mode": "WAIT_FOR_SEM_GE_REG", "update_mode": "EVT_SET_READ"},
+            "check": "valid"
         })
     );
     assert_eq!(l[1]["fields"]["num_arguments"], 1);
@@ -374,7 +375,10 @@ fn decode_error_names_field_and_offset() {
     assert_eq!(l[0]["offset"], 15);
     let msg = l[0]["error"].as_str().unwrap();
     assert!(msg.contains("reserved") && msg.contains("0x0F"), "{msg}");
-    assert_eq!(l[1]["field"], "opcode");
+    // A roster opcode with no record: its skeleton, as `check` judges it (issue 32).
+    assert_eq!(l[1]["body"], "not modelled");
+    assert_eq!(l[1]["check"], "valid (skeleton; body not modelled)");
+    assert_eq!(l[1]["fields"]["wait_mode"], 0);
 }
 
 #[test]
@@ -575,10 +579,11 @@ fn encode_refuses_an_opcode_the_generation_does_not_emit() {
     let e = run(&["encode", "--arch", "v3"], &d.stdout);
     assert_eq!(code(&e), 0, "{}", stderr(&e));
     assert_eq!(e.stdout, be.to_vec());
-    // decode under v2 refuses it too, at the opcode byte.
+    // decode under v2 refuses it too, at the opcode byte (`check`'s `valid_opcode`).
     let d = run(&["decode"], &be);
     assert_eq!(code(&d), 1);
-    assert_eq!(json_lines(&stdout(&d))[0]["field"], "opcode");
+    assert_eq!(json_lines(&stdout(&d))[0]["field"], "valid_opcode");
+    assert_eq!(json_lines(&stdout(&d))[0]["offset"], 0);
 }
 
 // ---- Issue 21 item 5 / issue 22 item 6: help, flags, closed stdout, messages ----

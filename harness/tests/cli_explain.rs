@@ -99,7 +99,10 @@ fn byte_0x3f_alone_marks_byte_0x3f_alone() {
         vec![0x3F],
         "{t}"
     );
-    assert!(t.contains("(byte 0x3F)"), "{t}");
+    assert!(
+        t.contains("custom_op_header_reserved_zero at byte 0x3F"),
+        "{t}"
+    );
     let o = explain(&["--color", "always"], &b, "h3f.bin");
     assert_eq!(red_bytes(&stdout(&o)), vec![0x3F], "{}", stdout(&o));
 }

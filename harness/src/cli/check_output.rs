@@ -9,7 +9,6 @@
 use super::{emit, mnemonic_of, opcode_str, CliError, Format};
 use crate::arch::Arch;
 use std::io::Write;
-use tpb_core::generation::generations_with;
 use tpb_core::lint::{Failure, Verdict};
 use tpb_core::walk::{At, Event, StreamError, StreamFault};
 
@@ -73,16 +72,6 @@ pub struct Printer<W: Write> {
     quoted: (String, String),
 }
 
-/// `valid_opcode`'s note: which generations have the opcode (SPEC §2).
-fn membership_note(op: u8) -> String {
-    let gens: Vec<&str> = generations_with(op).map(|g| g.name()).collect();
-    match gens.as_slice() {
-        [] => format!("{} is an opcode of no generation", opcode_str(op)),
-        [one] => format!("{} is an opcode of {one} only", opcode_str(op)),
-        many => format!("{} is an opcode of {}", opcode_str(op), many.join(", ")),
-    }
-}
-
 fn where_(source: &str, offset: usize, line: Option<usize>) -> String {
     match line {
         Some(n) => format!("{source}:{n}"),
@@ -142,18 +131,13 @@ fn hex3(b: [u8; 3]) -> String {
 pub(super) fn verdict_text(v: &Verdict, op: u8) -> String {
     match v {
         Verdict::Valid => "valid".to_string(),
-        Verdict::SkeletonOnly => "valid (skeleton; body not modelled)".to_string(),
+        Verdict::SkeletonOnly => crate::layout::VALID_SKELETON.to_string(),
         Verdict::Invalid(f) => invalid_text(f, op),
     }
 }
 
 fn invalid_text(f: &Failure, op: u8) -> String {
-    let base = format!("invalid: {} at byte 0x{:02X}", f.predicate, f.offset);
-    if f.predicate == "valid_opcode" {
-        format!("{base} ({})", membership_note(op))
-    } else {
-        base
-    }
+    crate::layout::invalid_text(op, f.predicate, f.offset, f.value)
 }
 
 impl<W: Write> Printer<W> {
@@ -190,7 +174,7 @@ impl<W: Write> Printer<W> {
                 Some(f.predicate),
                 f.offset.to_string(),
                 f.value.to_string(),
-                (f.predicate == "valid_opcode").then(|| membership_note(at.opcode)),
+                (f.predicate == "valid_opcode").then(|| crate::layout::membership_note(at.opcode)),
             ),
             _ => (None, "null".to_string(), "null".to_string(), None),
         };

@@ -5,12 +5,31 @@ use super::{
     emit, fields_json, mnemonic_of, mode_names, opcode_str, CliResult, EXIT_INVALID, EXIT_OK,
 };
 use crate::arch::Arch;
+use crate::explain::Lint;
+use crate::layout::{Domain, Role};
 use std::io::Write;
 
-/// The object `decode` prints for one bundle, and whether it decoded.
+/// The object `decode` prints for one bundle, and whether `check` finds it valid. `"check"` is
+/// `check`'s verdict words ([`crate::explain::lint`]); an invalid bundle is an error record
+/// naming `check`'s failing predicate (or decode field) and byte; a roster opcode with no
+/// modelled record decodes to its skeleton (header and events band, SPEC §1, §2) with
+/// `"body": "not modelled"`.
 pub fn bundle_json(index: usize, bytes: &[u8; 64], arch: Arch) -> (serde_json::Value, bool) {
-    match super::core_decode(bytes, arch) {
-        Ok(d) => (
+    let verdict = crate::explain::lint(bytes, arch);
+    let check = verdict.text(bytes);
+    let (mut o, ok) = match (&verdict, super::core_decode(bytes, arch)) {
+        (Lint::Invalid { predicate, offset }, _) => (
+            serde_json::json!({
+                "index": index,
+                "opcode": opcode_str(bytes[0]),
+                "mnemonic": mnemonic_of(bytes[0]),
+                "error": format!("{predicate} at byte offset 0x{offset:02X}"),
+                "field": predicate,
+                "offset": offset,
+            }),
+            false,
+        ),
+        (_, Ok(d)) => (
             serde_json::json!({
                 "index": index,
                 "opcode": opcode_str(d.opcode),
@@ -20,18 +39,43 @@ pub fn bundle_json(index: usize, bytes: &[u8; 64], arch: Arch) -> (serde_json::V
             }),
             true,
         ),
-        Err(e) => (
-            serde_json::json!({
-                "index": index,
-                "opcode": opcode_str(bytes[0]),
-                "mnemonic": mnemonic_of(bytes[0]),
-                "error": format!("{} at byte offset 0x{:02X}", e.field, e.offset),
-                "field": e.field.as_str(),
-                "offset": e.offset,
-            }),
-            false,
-        ),
+        (_, Err(_)) => (skeleton_json(index, bytes), true),
+    };
+    if let Some(m) = o.as_object_mut() {
+        m.insert("check".into(), check.into());
     }
+    (o, ok)
+}
+
+/// A bundle whose body no record models: the fields of its skeleton (the harness layout of
+/// the opcode: header and events band, [`crate::layout::layout`]) and `"body": "not modelled"`.
+fn skeleton_json(index: usize, bytes: &[u8; 64]) -> serde_json::Value {
+    let mut fields = serde_json::Map::new();
+    let mut modes = serde_json::Map::new();
+    for span in crate::layout::layout(bytes[0]) {
+        let Role::Field(domain) = span.role else {
+            continue;
+        };
+        if domain == Domain::Opcode || span.len > 8 {
+            continue;
+        }
+        let v = bytes[span.off..span.off + span.len]
+            .iter()
+            .rev()
+            .fold(0u64, |acc, &x| (acc << 8) | u64::from(x));
+        fields.insert(span.name.to_string(), v.into());
+        if let Some(n) = crate::subjects::registry::mode_byte_name(span.name, bytes[span.off]) {
+            modes.insert(span.name.to_string(), n.into());
+        }
+    }
+    serde_json::json!({
+        "index": index,
+        "opcode": opcode_str(bytes[0]),
+        "mnemonic": mnemonic_of(bytes[0]),
+        "fields": fields,
+        "mode_names": modes,
+        "body": "not modelled",
+    })
 }
 
 /// Runs `decode`: one JSON object per bundle; with `stream`, each carries its stream context
@@ -49,7 +93,19 @@ pub fn run(files: &[String], hex: bool, arch: Arch, stream: bool) -> CliResult {
         else {
             return Ok(());
         };
-        let (mut o, ok) = bundle_json(index, &l.bytes, arch);
+        // `check` judges a 128-byte instruction by its first 64 bytes: the second half is no
+        // instruction of its own.
+        let (mut o, ok) = match seen.opcode {
+            Some(_) => bundle_json(index, &l.bytes, arch),
+            None => (
+                serde_json::json!({
+                    "index": index,
+                    "body": "the second half of a 128-byte instruction",
+                    "check": serde_json::Value::Null,
+                }),
+                true,
+            ),
+        };
         any_bad |= !ok;
         if stream {
             if let Some(m) = o.as_object_mut() {

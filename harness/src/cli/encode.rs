@@ -27,17 +27,19 @@ use std::io::Write;
 
 /// The keys of a bundle record, as `decode` prints them (`stream`: the context `decode --stream`
 /// adds, ignored).
-const BUNDLE_KEYS: [&str; 6] = [
+const BUNDLE_KEYS: [&str; 8] = [
     "index",
     "opcode",
     "mnemonic",
     "fields",
     "mode_names",
     "stream",
+    "check",
+    "body",
 ];
-/// The keys of a `decode` error record.
-const ERROR_KEYS: [&str; 7] = [
-    "index", "opcode", "mnemonic", "error", "field", "offset", "stream",
+/// The keys of a `decode` error record (`check`: `check`'s verdict words, ignored).
+const ERROR_KEYS: [&str; 8] = [
+    "index", "opcode", "mnemonic", "error", "field", "offset", "stream", "check",
 ];
 
 /// One parsed JSONL record.
@@ -127,6 +129,11 @@ fn parse_record(v: &J) -> Result<Record, String> {
     }
     if let Some(e) = o.get("error") {
         return Ok(Record::Error(e.to_string()));
+    }
+    // `decode`'s skeleton of an opcode with no modelled record, or a 128-byte instruction's
+    // second half: nothing to encode.
+    if let Some(J::String(b)) = o.get("body") {
+        return Ok(Record::Error(format!("body {b}")));
     }
     let opcode = parse_opcode(o)?;
     check_mnemonic(o, opcode)?;

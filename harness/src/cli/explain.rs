@@ -6,7 +6,7 @@ use super::stream_context::{error_text, text, walk_streams, StreamStep};
 use super::{emit, location, CliResult};
 use super::{EXIT_INVALID, EXIT_OK};
 use crate::arch::Arch;
-use crate::explain::explain_bundle;
+use crate::explain::{explain_bundle, explain_tail};
 use std::io::Write;
 
 /// Runs `explain`.
@@ -25,8 +25,13 @@ pub fn run(files: &[String], hex: bool, arch: Arch, color: ColorChoice) -> CliRe
                 emit(&mut out, "")?;
             }
             let header = format!("bundle #{index} ({})", location(l));
-            let (body, valid) = explain_bundle(&l.bytes, &header, color, arch);
-            any_invalid |= !valid;
+            // `check`'s verdict is the walker's; the second half of a 128-byte instruction has none.
+            let (body, valid) = match seen.opcode {
+                Some(_) => explain_bundle(&l.bytes, &header, color, arch),
+                None => (explain_tail(&l.bytes, &header), true),
+            };
+            // Exit as `check` does: an invalid bundle or a broken stream rule is 1.
+            any_invalid |= !valid || !seen.errors.is_empty();
             let mut lines = body.splitn(2, '\n');
             let head = lines.next().unwrap_or("");
             emit(&mut out, head)?;
@@ -44,6 +49,7 @@ pub fn run(files: &[String], hex: bool, arch: Arch, color: ColorChoice) -> CliRe
             count,
             errors,
         } => {
+            any_invalid |= !errors.is_empty();
             if count > 0 && !errors.is_empty() {
                 emit(&mut out, "")?;
                 emit(

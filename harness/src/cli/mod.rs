@@ -128,10 +128,9 @@ pub type CliResult = Result<u8, CliError>;
 /// Which validator `check` runs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum Validator {
-    /// `check`: lint the stream (SPEC §5.3 "Linting a stream": the skeleton of every opcode,
-    /// the body where a record is modelled, the stream rules). `explain`: 0x85 → header
-    /// validator, 0x86 → payload validator, any other opcode → valid iff it decodes and
-    /// re-encodes to the same bytes.
+    /// Lint the stream (SPEC §5.3 "Linting a stream": the skeleton of every opcode, the body
+    /// where a record is modelled, the stream rules); `explain` and `decode` give each bundle
+    /// the same verdict.
     Auto,
     /// The SPEC §3 header validator on every bundle.
     #[value(name = "custom_op_header")]
