@@ -17,7 +17,16 @@ use std::io::Write;
 pub fn bundle_json(index: usize, bytes: &[u8; 64], arch: Arch) -> (serde_json::Value, bool) {
     let verdict = crate::explain::lint(bytes, arch);
     let check = verdict.text(bytes);
-    let (mut o, ok) = match (&verdict, super::core_decode(bytes, arch)) {
+    let decoded = super::core_decode(bytes, arch);
+    // The record decoder's own answer (SPEC §5.1), exactly what a subject's `decode`
+    // operation answers and is compared on (include/tpb_subject.h); printed as `"record"`
+    // where the object shows something else (check's refusal, an unmodelled body's skeleton).
+    let record = match &decoded {
+        Ok(d) => serde_json::json!({"opcode": opcode_str(d.opcode), "fields": fields_json(d)}),
+        Err(e) => serde_json::json!({"error": {"field": e.field.as_str(), "offset": e.offset}}),
+    };
+    let shows_record = decoded.is_ok() && !matches!(verdict, Lint::Invalid { .. });
+    let (mut o, ok) = match (&verdict, decoded) {
         (Lint::Invalid { predicate, offset }, _) => (
             serde_json::json!({
                 "index": index,
@@ -43,6 +52,9 @@ pub fn bundle_json(index: usize, bytes: &[u8; 64], arch: Arch) -> (serde_json::V
     };
     if let Some(m) = o.as_object_mut() {
         m.insert("check".into(), check.into());
+        if !shows_record {
+            m.insert("record".into(), record);
+        }
     }
     (o, ok)
 }

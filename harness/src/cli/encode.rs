@@ -26,8 +26,8 @@ use serde_json::Value as J;
 use std::io::Write;
 
 /// The keys of a bundle record, as `decode` prints them (`stream`: the context `decode --stream`
-/// adds, ignored).
-const BUNDLE_KEYS: [&str; 8] = [
+/// adds, `record`: the record decoder's answer beside a skeleton, both ignored).
+const BUNDLE_KEYS: [&str; 9] = [
     "index",
     "opcode",
     "mnemonic",
@@ -36,10 +36,12 @@ const BUNDLE_KEYS: [&str; 8] = [
     "stream",
     "check",
     "body",
+    "record",
 ];
-/// The keys of a `decode` error record (`check`: `check`'s verdict words, ignored).
-const ERROR_KEYS: [&str; 8] = [
-    "index", "opcode", "mnemonic", "error", "field", "offset", "stream", "check",
+/// The keys of a `decode` error record (`check`: `check`'s verdict words, `record`: the
+/// record decoder's answer, both ignored).
+const ERROR_KEYS: [&str; 9] = [
+    "index", "opcode", "mnemonic", "error", "field", "offset", "stream", "check", "record",
 ];
 
 /// One parsed JSONL record.
