@@ -262,10 +262,14 @@ impl State {
         let Decision::Ready(mut plan) = d else {
             return Ok(false);
         };
-        // `--engine NAME=MEMBER` replaces what def.json says of that engine.
+        // `--engine NAME=MEMBER` replaces what def.json says of that engine, and that member
+        // is no other engine's.
         for (engine, member) in &self.overrides {
             if subgraph_of(member) == Some(key) {
                 plan.retain(|p| p.engine != *engine);
+                for p in &mut plan {
+                    p.names.retain(|n| n != member);
+                }
                 plan.push(EnginePlan {
                     engine: *engine,
                     names: vec![member.clone()],
