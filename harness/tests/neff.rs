@@ -303,8 +303,9 @@ fn hostile_archives_exit_2_naming_the_member_and_the_reason_and_write_nothing() 
         &["sg00/PE.bin", "decompressed payload", "cap"],
     ));
     let dir = tmp("neff", "hostile");
-    for (name, bytes, says) in &cases {
-        let p = dir.join(format!("{name}.neff"));
+    for (i, (name, bytes, says)) in cases.iter().enumerate() {
+        // Named by number: the file name must not hold the reason the message gives.
+        let p = dir.join(format!("case{i}.neff"));
         std::fs::write(&p, bytes).unwrap();
         let before = listing(&dir);
         for cmd in [&["check", "--format", "summary"][..], &["neff", "info"][..]] {
