@@ -42,7 +42,7 @@ enum Command {
         args: cli::check::CheckArgs,
         /// Input files (`-` = stdin; none = stdin); each is one stream, except a NEFF file
         /// (named `.neff`, or a 1024-byte NEFF header before a gzip or tar payload) or an
-        /// unpacked NEFF folder, whose every engine stream is linted (SPEC §11).
+        /// unpacked NEFF folder, whose every engine stream is linted (SPEC §12).
         #[arg(value_name = "FILE")]
         files: Vec<String>,
         /// An engine's stream: NAME=MEMBER overrides what def.json says in a NEFF

@@ -1,4 +1,4 @@
-//! `check` and `neff info` on NEFF files (issue 33, SPEC §11, docs/guarantees.md N1-N4): the
+//! `check` and `neff info` on NEFF files (issue 33, SPEC §12, docs/guarantees.md N1-N4): the
 //! samples' planted errors named at their location, every hostile archive refused with exit 2
 //! naming the member and the reason and nothing written, memory bounded under a 1 GiB
 //! address-space cap.

@@ -2,7 +2,7 @@
 //! subgraph's engines, and each engine's instruction stream handed to a [`StreamSink`].
 //!
 //! The tar's order is arbitrary, so a stream may come before the def.json that names it. The
-//! rule (SPEC §11.4):
+//! rule (SPEC §12.4):
 //! - JSON members of a subgraph folder are read whole (capped) and kept;
 //! - a member whose subgraph is decided when it starts (def.json and the engine JSONs it
 //!   names already read) is streamed to the sink as it is decompressed, or skipped;

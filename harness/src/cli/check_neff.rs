@@ -1,4 +1,4 @@
-//! `check` on what the compiler ships (issue 33, SPEC §11): a NEFF file, an unpacked NEFF
+//! `check` on what the compiler ships (issue 33, SPEC §12): a NEFF file, an unpacked NEFF
 //! folder, or `--engine NAME=FILE` streams. `tpb_neff` finds each subgraph's engine streams;
 //! each is walked by core's [`Walker`] exactly as `check` walks a raw stream (the same
 //! [`Sink`], [`Splitter`] and [`Printer`]), named by its origin (subgraph, engine, member).

@@ -1,6 +1,6 @@
 //! `tpbconform neff info FILE`: a NEFF's header fields and every member with its size, its
 //! role (def.json, engine JSON, an engine's instruction stream, other) and how the role was
-//! decided (SPEC §11), like `readelf -h -S`. An unpacked NEFF folder: its files likewise.
+//! decided (SPEC §12), like `readelf -h -S`. An unpacked NEFF folder: its files likewise.
 
 use super::{CliError, CliResult, EXIT_OK};
 use std::io::Read;
