@@ -40,9 +40,16 @@ enum Command {
     Check {
         #[command(flatten)]
         args: cli::check::CheckArgs,
-        /// Input files (`-` = stdin; none = stdin); each is one stream.
+        /// Input files (`-` = stdin; none = stdin); each is one stream, except a NEFF file
+        /// (named `.neff`, or a 1024-byte NEFF header before a gzip or tar payload) or an
+        /// unpacked NEFF folder, whose every engine stream is linted (SPEC §12).
         #[arg(value_name = "FILE")]
         files: Vec<String>,
+        /// An engine's stream: NAME=MEMBER overrides what def.json says in a NEFF
+        /// (`--engine Pool=sg00/Pool.bin`); with no FILE, NAME=FILE lints raw files as
+        /// engines. NAME: PE, Activation (act), Pool, DVE, SP. Repeatable.
+        #[arg(long = "engine", value_name = "NAME=MEMBER|FILE")]
+        engines: Vec<String>,
     },
     /// Decode bundles to JSON lines (SPEC §5.2 field names and order).
     ///
@@ -179,6 +186,10 @@ enum Command {
         #[arg(long)]
         arch: Option<String>,
     },
+    /// Read NEFF files (the compiler's output, FACTS §10): `neff info FILE` lists the header
+    /// and every member with its role and how it was decided (exit 0; 2: refused, naming the
+    /// member and the reason).
+    Neff(cli::neff::NeffArgs),
     /// Work with report folders: `report merge DIR...` combines the reports
     /// of a sharded gate into one (exit codes: `report merge --help`).
     Report(cli::report::ReportArgs),
@@ -186,7 +197,11 @@ enum Command {
 
 fn run(cli: Cli) -> CliResult {
     match cli.command {
-        Command::Check { args, files } => cli::check::run(&files, args),
+        Command::Check {
+            args,
+            files,
+            engines,
+        } => cli::check::run(&files, args, &engines),
         Command::Decode {
             hex,
             stream,
@@ -212,6 +227,7 @@ fn run(cli: Cli) -> CliResult {
         Command::SubjectWorker { spec, shm, arch } => {
             cli::subject_worker::run(&spec, shm.as_deref(), arch.as_deref())
         }
+        Command::Neff(a) => cli::neff::run(a),
         Command::Report(a) => cli::report::run(a),
         Command::Lower { format, file } => cli::lower::run(&file, format),
     }

@@ -316,6 +316,7 @@ fn no_import_cycles_in_any_crate() {
         ("harness/src", true),
         ("oracles/src", true),
         ("capi/src", true),
+        ("neff/src", true),
         ("core/src", false),
     ] {
         let mut g = graph(&repo_root().join(krate));
@@ -473,6 +474,7 @@ const NAMES_CORE: &[&str] = &[
     "layout.rs",
     "reach.rs",
     "cli/check.rs",
+    "cli/check_neff.rs",
     "cli/check_output.rs",
     "cli/lower.rs",
     "cli/stream_context.rs",
@@ -568,6 +570,34 @@ fn the_two_implementations_name_neither_the_other_nor_the_harness() {
             );
         }
     }
+}
+
+/// The NEFF reader (`neff/`, crate tpb-neff) is a container reader below the harness: it
+/// names neither the harness nor either implementation of the ISA (it hands bytes on), and
+/// in the harness only the `check` front end and `neff info` name it.
+const NAMES_NEFF: &[&str] = &["cli/check_neff.rs", "cli/neff.rs"];
+
+#[test]
+fn the_neff_reader_names_no_other_crate_and_only_the_cli_names_it() {
+    let src = repo_root().join("neff/src");
+    for word in ["tpb_harness", "tpb_core", "tpb_oracle"] {
+        let found = files_naming(&src, word);
+        assert!(found.is_empty(), "neff/src names {word}: {found:?}");
+    }
+    let manifest = fs::read_to_string(repo_root().join("neff/Cargo.toml")).unwrap();
+    for dep in ["tpb-harness", "tpb-core", "tpb-oracle"] {
+        assert!(!manifest.contains(dep), "neff/Cargo.toml depends on {dep}");
+    }
+    let found = files_naming(&repo_root().join("harness/src"), "tpb_neff");
+    let (extra, stale) = naming_violations(&found, NAMES_NEFF);
+    assert!(
+        extra.is_empty(),
+        "tpb_neff named outside the CLI: {extra:?}"
+    );
+    assert!(
+        stale.is_empty(),
+        "listed as naming tpb_neff but no longer do: {stale:?}"
+    );
 }
 
 /// The checks that code outside `kinds/` and `targets.rs` may name: the

@@ -713,6 +713,14 @@ fn help_states_each_subcommands_exit_codes() {
             ],
         ),
         (
+            &["neff", "info"],
+            &[
+                (0, "every member were read"),
+                (2, "refused"),
+                (141, "closed"),
+            ],
+        ),
+        (
             &["report", "merge"],
             &[
                 (0, "complete and clean"),
@@ -749,6 +757,7 @@ fn help_states_each_subcommands_exit_codes() {
         "minimize",
         "subject-check",
         "report merge",
+        "neff info",
     ] {
         assert!(
             top.lines()
@@ -938,6 +947,10 @@ fn every_subcommand_exits_141_quietly_on_a_closed_stdout() {
     small_shard(&shard);
     let merged = dir.join("merged").to_string_lossy().into_owned();
     let bundles = sample("bundles.hex");
+    let neff = repo_root()
+        .join("examples/neff/one_subgraph.neff")
+        .to_string_lossy()
+        .into_owned();
     let gsb = sample("get_sequence_bounds.jsonl");
     let lowering = repo_root()
         .join("examples/lowering/collectives.json")
@@ -960,6 +973,7 @@ fn every_subcommand_exits_141_quietly_on_a_closed_stdout() {
         vec!["minimize", "--dry-run", &corpus_s],
         vec!["subject-check", &py],
         vec!["report", "merge", &shard_s, "-o", &merged],
+        vec!["neff", "info", &neff],
     ];
     // Every subcommand of the top-level help is here, except `gate` (below:
     // it keeps its verdict) and `help`; subject-worker is hidden (internal).

@@ -1,4 +1,4 @@
-//! From a subgraph's `def.json` to its engines' instruction files (FACTS §10; SPEC §11).
+//! From a subgraph's `def.json` to its engines' instruction files (FACTS §10; SPEC §12).
 //!
 //! Which keys lead there is not documented (FACTS §10 "Open"), so both schemas [R] reports are
 //! read, per engine:

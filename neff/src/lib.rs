@@ -1,5 +1,5 @@
 //! tpb-neff: a streaming reader of NEFF files, the container neuronx-cc writes (FACTS §10,
-//! SPEC §11): the 1024-byte header, the payload verified against its hash (pkg_version 1
+//! SPEC §12): the 1024-byte header, the payload verified against its hash (pkg_version 1
 //! SHA-256, 2 MD5), gzip or plain tar detected by content, tar members read one after the
 //! other with hostile names and types refused, and each subgraph's engine instruction
 //! streams found from its `def.json`. Memory is bounded whatever the file's size; nothing is

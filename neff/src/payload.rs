@@ -68,20 +68,111 @@ enum Hasher {
     None,
 }
 
-/// The file's payload bytes, hashed as they are read.
+impl Hasher {
+    fn update(&mut self, b: &[u8]) {
+        match self {
+            Hasher::Sha(h) => h.update(b),
+            Hasher::Md5(h) => h.update(b),
+            Hasher::None => {}
+        }
+    }
+
+    fn finish(self) -> Option<Vec<u8>> {
+        match self {
+            Hasher::Sha(h) => Some(h.finalize().to_vec()),
+            Hasher::Md5(h) => Some(h.finalize().to_vec()),
+            Hasher::None => None,
+        }
+    }
+}
+
+/// Bytes per block the reading thread hands on.
+const RAW_BLOCK: usize = 1 << 20;
+
+/// The file's payload bytes, read and hashed on a second thread (so the digest overlaps the
+/// decompression), handed on in blocks; memory: four blocks in flight.
 struct Hashed {
-    inner: Take<File>,
-    hasher: Hasher,
+    rx: std::sync::mpsc::Receiver<std::io::Result<Vec<u8>>>,
+    back: std::sync::mpsc::SyncSender<Vec<u8>>,
+    block: Vec<u8>,
+    at: usize,
+    done: bool,
+    thread: Option<std::thread::JoinHandle<Option<Vec<u8>>>>,
+}
+
+impl Hashed {
+    fn new(mut inner: Take<File>, mut hasher: Hasher) -> Hashed {
+        let (tx, rx) = std::sync::mpsc::sync_channel::<std::io::Result<Vec<u8>>>(4);
+        let (back, back_rx) = std::sync::mpsc::sync_channel::<Vec<u8>>(8);
+        let thread = std::thread::spawn(move || loop {
+            let mut buf = back_rx.try_recv().unwrap_or_default();
+            buf.resize(RAW_BLOCK, 0);
+            let mut got = 0;
+            while got < RAW_BLOCK {
+                match inner.read(&mut buf[got..]) {
+                    Ok(0) => break,
+                    Ok(n) => got += n,
+                    Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                    Err(e) => {
+                        let _ = tx.send(Err(e));
+                        return None;
+                    }
+                }
+            }
+            buf.truncate(got);
+            hasher.update(&buf);
+            let end = got == 0;
+            if tx.send(Ok(buf)).is_err() {
+                return None;
+            }
+            if end {
+                return hasher.finish();
+            }
+        });
+        Hashed {
+            rx,
+            back,
+            block: Vec::new(),
+            at: 0,
+            done: false,
+            thread: Some(thread),
+        }
+    }
+
+    /// Reads to the end and returns the digest (`None`: no digest for this pkg_version).
+    fn digest(mut self) -> std::io::Result<Option<Vec<u8>>> {
+        let mut sink = [0u8; 1 << 16];
+        while self.read(&mut sink)? > 0 {}
+        let t = self.thread.take().expect("the reading thread");
+        Ok(t.join().unwrap_or(None))
+    }
 }
 
 impl Read for Hashed {
     fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
-        let n = self.inner.read(buf)?;
-        match &mut self.hasher {
-            Hasher::Sha(h) => h.update(&buf[..n]),
-            Hasher::Md5(h) => h.update(&buf[..n]),
-            Hasher::None => {}
+        while self.at == self.block.len() {
+            if self.done {
+                return Ok(0);
+            }
+            match self.rx.recv() {
+                Ok(Ok(b)) => {
+                    let old = std::mem::replace(&mut self.block, b);
+                    let _ = self.back.try_send(old);
+                    self.at = 0;
+                    if self.block.is_empty() {
+                        self.done = true;
+                    }
+                }
+                Ok(Err(e)) => return Err(e),
+                Err(_) => {
+                    self.done = true;
+                    return Err(std::io::Error::other("the payload reader stopped"));
+                }
+            }
         }
+        let n = buf.len().min(self.block.len() - self.at);
+        buf[..n].copy_from_slice(&self.block[self.at..self.at + n]);
+        self.at += n;
         Ok(n)
     }
 }
@@ -232,13 +323,8 @@ impl Neff {
             HashKind::Md5 => Hasher::Md5(Md5::default()),
             HashKind::Unknown(_) => Hasher::None,
         };
-        let mut raw = BufReader::with_capacity(
-            256 << 10,
-            Hashed {
-                inner: f.take(header.data_size),
-                hasher,
-            },
-        );
+        let mut raw =
+            BufReader::with_capacity(256 << 10, Hashed::new(f.take(header.data_size), hasher));
         let first = {
             use std::io::BufRead;
             let b = raw.fill_buf().map_err(io)?;
@@ -294,31 +380,19 @@ impl Neff {
                 Err(e) => return Err(crate::tar::io_error(&e, "(after the last member)")),
             }
         }
-        let mut raw = match capped.inner {
+        let raw = match capped.inner {
             Decoded::Gzip(g) => g.into_inner(),
             Decoded::Plain(p) => p,
         };
-        loop {
-            match raw.read(&mut sink) {
-                Ok(0) => break,
-                Ok(_) => {}
-                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-                Err(e) => {
-                    return Err(NeffError::Io {
-                        path: "payload".into(),
-                        error: e.to_string(),
-                    })
-                }
-            }
-        }
-        let found = match raw.into_inner().hasher {
-            Hasher::Sha(h) => h.finalize().to_vec(),
-            Hasher::Md5(h) => h.finalize().to_vec(),
-            Hasher::None => {
-                return Ok(Integrity::NotVerified {
-                    pkg_version: header.pkg_version,
-                })
-            }
+        // The bytes after the gzip stream (up to data_size) are hashed too.
+        let digest = raw.into_inner().digest().map_err(|e| NeffError::Io {
+            path: "payload".into(),
+            error: e.to_string(),
+        })?;
+        let Some(found) = digest else {
+            return Ok(Integrity::NotVerified {
+                pkg_version: header.pkg_version,
+            });
         };
         let kind = header.hash_kind();
         if found[..] != header.hash[..found.len()] {

@@ -2,7 +2,7 @@
 //! subgraph's engines, and each engine's instruction stream handed to a [`StreamSink`].
 //!
 //! The tar's order is arbitrary, so a stream may come before the def.json that names it. The
-//! rule (SPEC §11.4):
+//! rule (SPEC §12.4):
 //! - JSON members of a subgraph folder are read whole (capped) and kept;
 //! - a member whose subgraph is decided when it starts (def.json and the engine JSONs it
 //!   names already read) is streamed to the sink as it is decompressed, or skipped;
@@ -171,15 +171,25 @@ struct State {
     streamed: HashSet<usize>,
     files: HashMap<usize, PathBuf>,
     stopped: bool,
+    /// `--engine NAME=MEMBER`: lower-case member, its subgraph key, the engine.
+    overrides: Vec<(Engine, String)>,
 }
 
 impl State {
-    fn new(limits: &Limits, parse: ParseJson) -> Self {
-        State {
+    fn new(limits: &Limits, parse: ParseJson, overrides: &[(Engine, String)]) -> Self {
+        let mut st = State {
             limits: *limits,
             parse: Some(parse),
             ..State::default()
+        };
+        for (e, m) in overrides {
+            let m = m.trim_start_matches("./").to_ascii_lowercase();
+            if let Some(folder) = subgraph_of(&m).map(str::to_string) {
+                st.sg(&folder);
+            }
+            st.overrides.push((*e, m));
         }
+        st
     }
 
     fn add_row(&mut self, name: &str, size: u64) -> usize {
@@ -249,9 +259,26 @@ impl State {
             &|p: &str| jsons.get(p).cloned(),
             last,
         )?;
-        let Decision::Ready(plan) = d else {
+        let Decision::Ready(mut plan) = d else {
             return Ok(false);
         };
+        // `--engine NAME=MEMBER` replaces what def.json says of that engine, and that member
+        // is no other engine's.
+        for (engine, member) in &self.overrides {
+            if subgraph_of(member) == Some(key) {
+                plan.retain(|p| p.engine != *engine);
+                for p in &mut plan {
+                    p.names.retain(|n| n != member);
+                }
+                plan.push(EnginePlan {
+                    engine: *engine,
+                    names: vec![member.clone()],
+                    how: How::Override,
+                    dma: Vec::new(),
+                });
+            }
+        }
+        plan.sort_by_key(|p| p.engine);
         for p in &plan {
             for n in &p.names {
                 self.stream_of
@@ -325,6 +352,7 @@ impl State {
                             let (by, key) = match &p.how {
                                 How::InstrKey { key } => (def_shown.clone(), key.clone()),
                                 How::EngineJson { json, .. } => (json.clone(), "instr".into()),
+                                How::Override => ("--engine".into(), p.engine.name().into()),
                                 _ => (def_shown.clone(), String::new()),
                             };
                             return Err(NeffError::Missing {
@@ -463,6 +491,7 @@ pub fn scan_file(
     path: &Path,
     limits: &Limits,
     parse: ParseJson,
+    overrides: &[(Engine, String)],
     sink: &mut dyn StreamSink,
 ) -> Result<(Opened, Report), NeffError> {
     let mut neff = Neff::open(path, limits)?;
@@ -471,7 +500,7 @@ pub fn scan_file(
         compression: neff.compression,
         trailing: neff.trailing,
     };
-    let mut st = State::new(limits, parse);
+    let mut st = State::new(limits, parse, overrides);
     while let Some(e) = neff.tar.next_any()? {
         if e.kind == crate::tar::Kind::Folder {
             st.folders.insert(e.name.to_ascii_lowercase());
@@ -530,7 +559,12 @@ pub fn scan_file(
 
 /// Scans an unpacked NEFF folder: every file's role and each engine stream's file (read
 /// nothing but the JSONs). Symlinks and special files are refused by name.
-pub fn scan_folder(root: &Path, limits: &Limits, parse: ParseJson) -> Result<Report, NeffError> {
+pub fn scan_folder(
+    root: &Path,
+    limits: &Limits,
+    parse: ParseJson,
+    overrides: &[(Engine, String)],
+) -> Result<Report, NeffError> {
     fn walk(
         root: &Path,
         dir: &Path,
@@ -597,7 +631,7 @@ pub fn scan_folder(root: &Path, limits: &Limits, parse: ParseJson) -> Result<Rep
     let mut files = Vec::new();
     let mut folders = Vec::new();
     walk(root, root, 0, &mut files, &mut folders, limits.max_members)?;
-    let mut st = State::new(limits, parse);
+    let mut st = State::new(limits, parse, overrides);
     st.folders = folders.into_iter().collect();
     for (rel, path, size) in files {
         let row = st.add_row(&rel, size);

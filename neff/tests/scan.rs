@@ -29,7 +29,7 @@ fn scan(bytes: &[u8], limits: &Limits) -> Result<(Report, Collect), NeffError> {
     let p = dir.path().join("m.neff");
     std::fs::write(&p, bytes).unwrap();
     let mut c = Collect::default();
-    let (_, r) = scan_file(&p, limits, parse, &mut c)?;
+    let (_, r) = scan_file(&p, limits, parse, &[], &mut c)?;
     Ok((r, c))
 }
 

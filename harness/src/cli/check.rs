@@ -2,8 +2,9 @@
 //! stream"), serving one generation (`--arch`). Each input is one stream; output lines follow
 //! [`super::check_output`].
 
-use super::check_output::{Printer, Tally};
-use super::check_read::read_ahead;
+use super::check_neff;
+use super::check_output::{LintSettings, Printer, Sink, Tally};
+use super::check_read::{read_ahead, Splitter};
 use super::{CliError, CliResult, Format, Validator};
 use super::{EXIT_INVALID, EXIT_OK};
 use crate::arch::Arch;
@@ -39,9 +40,13 @@ pub struct CheckArgs {
     pub per_opcode: bool,
 }
 
-/// Runs `check` on every input in order (none = stdin).
-pub fn run(files: &[String], args: CheckArgs) -> CliResult {
-    let paths: Vec<String> = if files.is_empty() {
+/// Runs `check` on every input in order (none = stdin). A NEFF file or an unpacked NEFF
+/// folder is read by [`super::check_neff`] (each engine stream linted, named by subgraph,
+/// engine and member); `engines` (`--engine NAME=MEMBER`) override def.json there, and with
+/// no input they name raw files as engines (`NAME=FILE`).
+pub fn run(files: &[String], args: CheckArgs, engines: &[String]) -> CliResult {
+    let overrides = check_neff::parse_engines(engines)?;
+    let paths: Vec<String> = if files.is_empty() && overrides.is_empty() {
         vec!["-".to_string()]
     } else {
         files.to_vec()
@@ -53,7 +58,44 @@ pub fn run(files: &[String], args: CheckArgs) -> CliResult {
         args.arch,
     );
     let mut errors = 0u64;
+    let settings = LintSettings {
+        format: args.format,
+        arch: args.arch,
+        per_opcode: args.per_opcode,
+        max_errors: args.max_errors,
+    };
+    let raw_only = |label: &str| -> Result<(), CliError> {
+        if args.validator != Validator::Auto || args.hex {
+            return Err(CliError::BadValue {
+                source: label.to_string(),
+                message: "a NEFF's streams are linted with --validator auto and read as binary \
+                          (--hex and --validator apply to raw streams)"
+                    .into(),
+            });
+        }
+        Ok(())
+    };
+    if paths.is_empty() {
+        raw_only("--engine")?;
+        let target = check_neff::Target::Engines(overrides.clone());
+        check_neff::run(target, "--engine", settings, &[], &mut printer, &mut errors)?;
+    }
     for path in &paths {
+        if let Some(target) = check_neff::target_of(path) {
+            raw_only(path)?;
+            let stopped = check_neff::run(
+                target,
+                path,
+                settings,
+                &overrides,
+                &mut printer,
+                &mut errors,
+            )?;
+            if stopped {
+                break;
+            }
+            continue;
+        }
         let source = source_name(path);
         let mut tally = Tally {
             per_opcode: args.per_opcode.then(|| Box::new([[0u64; 3]; 256])),
@@ -167,112 +209,6 @@ fn each_run(
     }
     split.finish(source)?;
     Ok(false)
-}
-
-/// Cuts byte blocks into runs of whole 64-byte bundles, carrying a partial bundle from one block
-/// to the next (the bundles of a block are handed on in place, not copied).
-struct Splitter {
-    carry: [u8; 64],
-    carried: usize,
-    total: usize,
-}
-
-impl Default for Splitter {
-    fn default() -> Self {
-        Splitter {
-            carry: [0u8; 64],
-            carried: 0,
-            total: 0,
-        }
-    }
-}
-
-impl Splitter {
-    /// Feeds `each` the runs of bundles completed by `block`: the carried bundle, then the
-    /// whole bundles of the rest; `true` when `each` asked to stop.
-    #[inline]
-    fn feed(
-        &mut self,
-        mut block: &[u8],
-        each: &mut impl FnMut(&[u8], Option<usize>) -> Result<bool, CliError>,
-    ) -> Result<bool, CliError> {
-        self.total += block.len();
-        if self.carried > 0 {
-            let take = (64 - self.carried).min(block.len());
-            self.carry[self.carried..self.carried + take].copy_from_slice(&block[..take]);
-            self.carried += take;
-            block = &block[take..];
-            if self.carried < 64 {
-                return Ok(false);
-            }
-            self.carried = 0;
-            let carried = self.carry;
-            if each(&carried, None)? {
-                return Ok(true);
-            }
-        }
-        let whole = block.len() - block.len() % 64;
-        if whole > 0 && each(&block[..whole], None)? {
-            return Ok(true);
-        }
-        let rest = &block[whole..];
-        self.carry[..rest.len()].copy_from_slice(rest);
-        self.carried = rest.len();
-        Ok(false)
-    }
-
-    /// The end of the input: empty, or a partial last bundle, is bad input.
-    fn finish(self, source: &str) -> Result<(), CliError> {
-        if self.total == 0 {
-            return Err(InputError::Empty {
-                source: source.to_string(),
-            }
-            .into());
-        }
-        if self.carried > 0 {
-            return Err(InputError::Length {
-                source: source.to_string(),
-                len: self.total,
-                partial_offset: self.total - self.carried,
-            }
-            .into());
-        }
-        Ok(())
-    }
-}
-
-/// Counts and prints the events of one stream; keeps the first output error.
-struct Sink<'a, W: Write> {
-    source: &'a str,
-    printer: &'a mut Printer<W>,
-    tally: &'a mut Tally,
-    errors: &'a mut u64,
-    /// `false` for `--format summary`: nothing per event.
-    printing: bool,
-    failed: Result<(), CliError>,
-}
-
-impl<W: Write> Sink<'_, W> {
-    /// Counts and prints `e`; `true` when the walk must stop (`--max-errors` reached, or the
-    /// output failed).
-    #[inline(always)]
-    fn on(&mut self, e: &Event, line: Option<usize>, limit: u64) -> bool {
-        if self.tally.count(e) {
-            *self.errors += 1;
-        }
-        if self.printing && self.failed.is_ok() {
-            self.failed = self.printer.event(self.source, e, line);
-        }
-        *self.errors >= limit || self.failed.is_err()
-    }
-
-    #[inline(always)]
-    fn take_failure(&mut self) -> Result<(), CliError> {
-        if self.failed.is_ok() {
-            return Ok(());
-        }
-        std::mem::replace(&mut self.failed, Ok(()))
-    }
 }
 
 /// `--validator auto`: walks one stream. Returns whether `--max-errors` stopped it.

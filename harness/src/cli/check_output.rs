@@ -12,6 +12,19 @@ use std::io::Write;
 use tpb_core::lint::{Failure, Verdict};
 use tpb_core::walk::{At, Event, StreamError, StreamFault};
 
+/// What linting a stream needs of `check`'s options (shared by raw streams and NEFFs).
+#[derive(Clone, Copy, Debug)]
+pub struct LintSettings {
+    /// Output format.
+    pub format: Format,
+    /// Generation.
+    pub arch: Arch,
+    /// `--per-opcode`.
+    pub per_opcode: bool,
+    /// `--max-errors`.
+    pub max_errors: Option<u64>,
+}
+
 /// Per-stream counts.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Tally {
@@ -63,6 +76,18 @@ impl Tally {
     }
 }
 
+/// Where a stream inside a NEFF comes from: named in every location (text: `model.neff:sg00/
+/// Pool.bin #7 @0x1C0, engine Pool`) and carried by every JSONL record (issue 33).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Origin {
+    /// The subgraph folder (`sg00`; `-` for `--engine NAME=FILE`).
+    pub subgraph: String,
+    /// The engine (`PE`, `Activation`, `Pool`, `DVE`, `SP`).
+    pub engine: String,
+    /// The member (`sg00/Pool.bin`) or file.
+    pub member: String,
+}
+
 /// Writes `check`'s output in one format.
 pub struct Printer<W: Write> {
     out: W,
@@ -70,12 +95,21 @@ pub struct Printer<W: Write> {
     arch: Arch,
     /// The last source and its JSON string form (quoted, escaped), reused per line.
     quoted: (String, String),
+    /// The stream's place in a NEFF, and its JSON keys (`"subgraph":..,"engine":..,"member":..,`).
+    origin: Option<(Origin, String)>,
 }
 
-fn where_(source: &str, offset: usize, line: Option<usize>) -> String {
-    match line {
-        Some(n) => format!("{source}:{n}"),
-        None => format!("{source}@0x{offset:X}"),
+fn where_(
+    source: &str,
+    index: usize,
+    offset: usize,
+    line: Option<usize>,
+    origin: Option<&(Origin, String)>,
+) -> String {
+    match (line, origin) {
+        (_, Some((o, _))) => format!("{source} #{index} @0x{offset:X}, engine {}", o.engine),
+        (Some(n), None) => format!("{source}:{n}"),
+        (None, None) => format!("{source}@0x{offset:X}"),
     }
 }
 
@@ -148,7 +182,36 @@ impl<W: Write> Printer<W> {
             format,
             arch,
             quoted: (String::new(), "\"\"".to_string()),
+            origin: None,
         }
+    }
+
+    /// Names the NEFF place of the streams printed next (`None`: a raw stream).
+    pub fn set_origin(&mut self, origin: Option<Origin>) {
+        self.origin = origin.map(|o| {
+            let keys = serde_json::json!({
+                "subgraph": o.subgraph,
+                "engine": o.engine,
+                "member": o.member,
+            })
+            .to_string();
+            // `{"subgraph":..}` without its braces, then a comma.
+            let keys = format!("{},", &keys[1..keys.len() - 1]);
+            (o, keys)
+        });
+    }
+
+    /// The output written so far (for a writer that is taken in chunks).
+    pub fn take_output(&mut self) -> W
+    where
+        W: Default,
+    {
+        std::mem::take(&mut self.out)
+    }
+
+    /// The output writer.
+    pub fn out_mut(&mut self) -> &mut W {
+        &mut self.out
     }
 
     /// One instruction as a JSON line, written directly (one per bundle, so no map is built).
@@ -181,8 +244,9 @@ impl<W: Write> Printer<W> {
         // Names, predicates and notes are ASCII letters, digits, '_', ' ', ',', '.': no escaping.
         writeln!(
             self.out,
-            "{{\"source\":{},\"index\":{},\"offset\":{},\"opcode\":\"{}\",\"mnemonic\":{},\"length\":{},\"verdict\":\"{}\",\"predicate\":{},\"byte\":{},\"value\":{},\"note\":{},\"valid\":{},\"failed\":{}}}",
+            "{{\"source\":{},{}\"index\":{},\"offset\":{},\"opcode\":\"{}\",\"mnemonic\":{},\"length\":{},\"verdict\":\"{}\",\"predicate\":{},\"byte\":{},\"value\":{},\"note\":{},\"valid\":{},\"failed\":{}}}",
             self.quoted.1,
+            self.origin.as_ref().map_or("", |o| o.1.as_str()),
             at.index,
             at.offset,
             opcode_str(at.opcode),
@@ -212,7 +276,7 @@ impl<W: Write> Printer<W> {
                         opcode_str(at.opcode),
                         name(at.opcode),
                         verdict_text(verdict, at.opcode),
-                        where_(source, at.offset, line)
+                        where_(source, at.index, at.offset, line, self.origin.as_ref())
                     ),
                     Event::Stream(s) => format!(
                         "#{} stream error: {} at byte offset 0x{:X}: {}; instruction {} ({})",
@@ -221,7 +285,7 @@ impl<W: Write> Printer<W> {
                         s.offset,
                         fault_text(&s.fault),
                         owner_text(&s.owner),
-                        where_(source, s.offset, line)
+                        where_(source, s.index, s.offset, line, self.origin.as_ref())
                     ),
                 };
                 emit(&mut self.out, &s)
@@ -233,7 +297,11 @@ impl<W: Write> Printer<W> {
                         length,
                         verdict,
                     } => return self.instruction_json(source, at, *length, verdict),
-                    Event::Stream(s) => stream_json(source, s),
+                    Event::Stream(s) => {
+                        let mut o = stream_json(source, s);
+                        self.add_origin(&mut o);
+                        o
+                    }
                 };
                 emit(&mut self.out, &o.to_string())
             }
@@ -244,8 +312,12 @@ impl<W: Write> Printer<W> {
     pub fn summary(&mut self, source: &str, t: &Tally, stopped: bool) -> Result<(), CliError> {
         match self.format {
             Format::Text | Format::Summary => {
+                let shown = match &self.origin {
+                    Some((o, _)) => format!("{source} ({} {})", o.subgraph, o.engine),
+                    None => source.to_string(),
+                };
                 let mut s = format!(
-                    "{source}: {} instructions ({}): {} valid, {} valid (skeleton; body not modelled), {} invalid, {} stream errors",
+                    "{shown}: {} instructions ({}): {} valid, {} valid (skeleton; body not modelled), {} invalid, {} stream errors",
                     t.instructions,
                     self.arch.name(),
                     t.valid,
@@ -280,6 +352,7 @@ impl<W: Write> Printer<W> {
                     }
                 });
                 let mut o = o;
+                self.add_origin(&mut o);
                 if t.per_opcode.is_some() {
                     let rows: Vec<serde_json::Value> = per_opcode_rows(t)
                         .map(|(op, [valid, skeleton, invalid])| {
@@ -297,6 +370,24 @@ impl<W: Write> Printer<W> {
                 emit(&mut self.out, &o.to_string())
             }
         }
+    }
+
+    /// Adds the origin's keys (after `source`) to a JSON record.
+    fn add_origin(&self, o: &mut serde_json::Value) {
+        let (Some((origin, _)), Some(map)) = (&self.origin, o.as_object_mut()) else {
+            return;
+        };
+        let mut out = serde_json::Map::new();
+        for (k, v) in std::mem::take(map) {
+            let after_source = k == "source";
+            out.insert(k, v);
+            if after_source {
+                out.insert("subgraph".into(), origin.subgraph.clone().into());
+                out.insert("engine".into(), origin.engine.clone().into());
+                out.insert("member".into(), origin.member.clone().into());
+            }
+        }
+        *map = out;
     }
 
     /// Flushes the output.
@@ -363,4 +454,38 @@ fn stream_json(source: &str, s: &StreamError) -> serde_json::Value {
         o.extend(extra);
     }
     o
+}
+
+/// Counts and prints the events of one stream; keeps the first output error.
+pub struct Sink<'a, W: Write> {
+    pub source: &'a str,
+    pub printer: &'a mut Printer<W>,
+    pub tally: &'a mut Tally,
+    pub errors: &'a mut u64,
+    /// `false` for `--format summary`: nothing per event.
+    pub printing: bool,
+    pub failed: Result<(), CliError>,
+}
+
+impl<W: Write> Sink<'_, W> {
+    /// Counts and prints `e`; `true` when the walk must stop (`--max-errors` reached, or the
+    /// output failed).
+    #[inline(always)]
+    pub fn on(&mut self, e: &Event, line: Option<usize>, limit: u64) -> bool {
+        if self.tally.count(e) {
+            *self.errors += 1;
+        }
+        if self.printing && self.failed.is_ok() {
+            self.failed = self.printer.event(self.source, e, line);
+        }
+        *self.errors >= limit || self.failed.is_err()
+    }
+
+    #[inline(always)]
+    pub fn take_failure(&mut self) -> Result<(), CliError> {
+        if self.failed.is_ok() {
+            return Ok(());
+        }
+        std::mem::replace(&mut self.failed, Ok(()))
+    }
 }

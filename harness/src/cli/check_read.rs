@@ -71,3 +71,84 @@ pub fn read_ahead(
         r
     })
 }
+
+/// Cuts byte blocks into runs of whole 64-byte bundles, carrying a partial bundle from one block
+/// to the next (the bundles of a block are handed on in place, not copied).
+pub struct Splitter {
+    carry: [u8; 64],
+    carried: usize,
+    total: usize,
+}
+
+impl Default for Splitter {
+    fn default() -> Self {
+        Splitter {
+            carry: [0u8; 64],
+            carried: 0,
+            total: 0,
+        }
+    }
+}
+
+impl Splitter {
+    /// Feeds `each` the runs of bundles completed by `block`: the carried bundle, then the
+    /// whole bundles of the rest; `true` when `each` asked to stop.
+    #[inline]
+    pub fn feed(
+        &mut self,
+        mut block: &[u8],
+        each: &mut impl FnMut(&[u8], Option<usize>) -> Result<bool, CliError>,
+    ) -> Result<bool, CliError> {
+        self.total += block.len();
+        if self.carried > 0 {
+            let take = (64 - self.carried).min(block.len());
+            self.carry[self.carried..self.carried + take].copy_from_slice(&block[..take]);
+            self.carried += take;
+            block = &block[take..];
+            if self.carried < 64 {
+                return Ok(false);
+            }
+            self.carried = 0;
+            let carried = self.carry;
+            if each(&carried, None)? {
+                return Ok(true);
+            }
+        }
+        let whole = block.len() - block.len() % 64;
+        if whole > 0 && each(&block[..whole], None)? {
+            return Ok(true);
+        }
+        let rest = &block[whole..];
+        self.carry[..rest.len()].copy_from_slice(rest);
+        self.carried = rest.len();
+        Ok(false)
+    }
+
+    /// The end of an engine's stream in a NEFF: empty is an engine with no program (FACTS
+    /// §10); a partial last bundle is bad input.
+    pub fn finish_allow_empty(self, source: &str) -> Result<(), CliError> {
+        if self.total == 0 {
+            return Ok(());
+        }
+        self.finish(source)
+    }
+
+    /// The end of the input: empty, or a partial last bundle, is bad input.
+    pub fn finish(self, source: &str) -> Result<(), CliError> {
+        if self.total == 0 {
+            return Err(InputError::Empty {
+                source: source.to_string(),
+            }
+            .into());
+        }
+        if self.carried > 0 {
+            return Err(InputError::Length {
+                source: source.to_string(),
+                len: self.total,
+                partial_offset: self.total - self.carried,
+            }
+            .into());
+        }
+        Ok(())
+    }
+}

@@ -158,6 +158,20 @@ pub const REPORT_MERGE: &str = concat!(
     closed_stdout!()
 );
 
+/// `neff info`.
+pub const NEFF_INFO: &str = concat!(
+    "A NEFF file is a 1024-byte header and a gzip or tar payload (FACTS §10); an
+unpacked NEFF folder is read likewise. Nothing is written anywhere.
+
+Exit codes:
+  0    the header, the payload's hash and every member were read
+  2    refused: not a NEFF, a hash mismatch, a hostile member (`..`, absolute,
+       link, device, FIFO, duplicate), a def.json naming a missing member, a
+       truncated or oversized payload (the message names the member and why)
+",
+    closed_stdout!()
+);
+
 /// The top level: every subcommand's codes in one table.
 pub const TOP: &str = "\
 Exit codes (each subcommand's --help has its own):
@@ -170,4 +184,5 @@ Exit codes (each subcommand's --help has its own):
   minimize         0 done                 1 a deletion failed     2 bad input
   subject-check    0 agrees with core     1 divergence or fault   2 bad spec
   report merge     0 pass                 1 divergence or failure 2 refused
+  neff info        0 read                                         2 refused
   141 (every command but gate): stdout was closed by its reader; no message";

@@ -9,6 +9,7 @@
 //! code means per subcommand: [`help`] (each `--help` ends with it).
 
 pub mod check;
+pub mod check_neff;
 pub mod check_output;
 pub mod check_read;
 pub mod color;
@@ -19,6 +20,7 @@ pub mod gate;
 pub mod help;
 pub mod lower;
 pub mod minimize;
+pub mod neff;
 pub mod panic_hook;
 pub mod progress;
 pub mod replay;

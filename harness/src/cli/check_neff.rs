@@ -1,0 +1,554 @@
+//! `check` on what the compiler ships (issue 33, SPEC §12): a NEFF file, an unpacked NEFF
+//! folder, or `--engine NAME=FILE` streams. `tpb_neff` finds each subgraph's engine streams;
+//! each is walked by core's [`Walker`] exactly as `check` walks a raw stream (the same
+//! [`Sink`], [`Splitter`] and [`Printer`]), named by its origin (subgraph, engine, member).
+//!
+//! Threads: one reads the NEFF (decompresses, hashes, cuts members) and hands each stream's
+//! blocks to a job; workers lint jobs in parallel; this thread prints each job's output in
+//! job order (the order the scan met the streams), so the output is the same on every run.
+//! Memory is bounded: a few blocks per job in flight, a few output chunks per job. With
+//! `--max-errors` one worker lints the jobs in turn, so the stop is where it is without
+//! threads.
+
+use super::check_output::{LintSettings, Origin, Printer, Sink, Tally};
+use super::check_read::Splitter;
+use super::{CliError, Format};
+use crate::strict_json;
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::mpsc::{channel, sync_channel, Receiver, SyncSender};
+use std::sync::Mutex;
+use tpb_core::walk::Walker;
+use tpb_neff::payload::Limits;
+use tpb_neff::{Engine, NeffError, Opened, Report, StreamRef, StreamSink};
+
+/// Bytes per block handed to a worker.
+const BLOCK: usize = 256 << 10;
+/// Blocks in flight per job.
+const BLOCKS_IN_FLIGHT: usize = 4;
+/// A worker's output is sent on in chunks of about this size.
+const CHUNK: usize = 64 << 10;
+
+/// What `check` was given besides raw streams.
+pub enum Target {
+    /// A NEFF file.
+    File(PathBuf),
+    /// An unpacked NEFF folder.
+    Folder(PathBuf),
+    /// `--engine NAME=FILE` alone: raw files named as engines.
+    Engines(Vec<(Engine, String)>),
+}
+
+/// Whether `path` is read as a NEFF: its name ends `.neff`, or it is a regular file whose
+/// bytes 8..16 say header_size 1024 and whose payload starts gzip or tar (FACTS §10).
+pub fn is_neff(path: &str) -> bool {
+    if path.to_ascii_lowercase().ends_with(".neff") {
+        return true;
+    }
+    let Ok(meta) = std::fs::metadata(path) else {
+        return false;
+    };
+    if !meta.is_file() || meta.len() < 1030 {
+        return false;
+    }
+    let Ok(mut f) = std::fs::File::open(path) else {
+        return false;
+    };
+    let mut b = vec![0u8; 1286];
+    let n = f.read(&mut b).unwrap_or(0);
+    if n < 1030 {
+        return false;
+    }
+    let header_size = u64::from_le_bytes(b[8..16].try_into().unwrap_or([0; 8]));
+    header_size == 1024
+        && (b[1024..1026] == [0x1f, 0x8b] || (n >= 1286 && &b[1281..1286] == b"ustar"))
+}
+
+/// Parses `--engine NAME=VALUE` arguments.
+pub fn parse_engines(args: &[String]) -> Result<Vec<(Engine, String)>, CliError> {
+    args.iter()
+        .map(|a| {
+            let bad = |m: String| CliError::BadValue {
+                source: "--engine".into(),
+                message: m,
+            };
+            let (name, value) = a
+                .split_once('=')
+                .ok_or_else(|| bad(format!("{a:?}: expected NAME=MEMBER or NAME=FILE")))?;
+            let engine = Engine::parse(name).ok_or_else(|| {
+                bad(format!(
+                    "{name:?} is not an engine (PE, Activation/act, Pool, DVE, SP)"
+                ))
+            })?;
+            if value.is_empty() {
+                return Err(bad(format!("{a:?}: no member or file after '='")));
+            }
+            Ok((engine, value.to_string()))
+        })
+        .collect()
+}
+
+/// The JSON reader of every harness input: a key given twice is refused (E3).
+fn parse_json(s: &str) -> Result<serde_json::Value, String> {
+    strict_json::parse(s).map_err(|e| e.to_string())
+}
+
+/// A NEFF error as `check`'s bad input (exit 2), naming the input.
+fn neff_error(source: &str, e: NeffError) -> CliError {
+    CliError::BadValue {
+        source: source.to_string(),
+        message: e.to_string(),
+    }
+}
+
+enum Input {
+    Blocks(Receiver<Vec<u8>>),
+    File(PathBuf),
+}
+
+enum Msg {
+    Out(Vec<u8>),
+    Done(Box<Tally>),
+    Failed(CliError),
+}
+
+struct Job {
+    source: String,
+    origin: Origin,
+    input: Input,
+    out: SyncSender<Msg>,
+}
+
+struct Shared {
+    args: LintSettings,
+    errors: AtomicU64,
+    stop: AtomicBool,
+    limit: u64,
+    /// Blocks given back by the workers, for the reader to fill again.
+    pool: Mutex<Vec<Vec<u8>>>,
+}
+
+/// Lints one job's stream; its output goes to `job.out` in chunks, then its tally.
+fn lint_job(job: Job, shared: &Shared) {
+    let args = shared.args;
+    let mut printer = Printer::new(Vec::with_capacity(2 * CHUNK), args.format, args.arch);
+    printer.set_origin(Some(job.origin.clone()));
+    let mut tally = Tally {
+        per_opcode: args.per_opcode.then(|| Box::new([[0u64; 3]; 256])),
+        ..Tally::default()
+    };
+    let start = shared.errors.load(Ordering::Relaxed);
+    let mut errors = start;
+    let out = job.out;
+    let result = (|| -> Result<bool, CliError> {
+        let mut sink = Sink {
+            source: &job.source,
+            printer: &mut printer,
+            tally: &mut tally,
+            errors: &mut errors,
+            printing: args.format != Format::Summary,
+            failed: Ok(()),
+        };
+        let limit = shared.limit;
+        let mut walker = Walker::new(args.arch.generation());
+        let mut split = Splitter::default();
+        let mut each = |run: &[u8], _: Option<usize>| -> Result<bool, CliError> {
+            walker.push_bundles(run, &mut |e| sink.on(&e, None, limit));
+            sink.take_failure()?;
+            if sink.printer.out_mut().len() >= CHUNK {
+                let chunk = sink.printer.take_output();
+                if out.send(Msg::Out(chunk)).is_err() {
+                    return Ok(true);
+                }
+            }
+            Ok(*sink.errors >= limit || shared.stop.load(Ordering::Relaxed))
+        };
+        let mut stopped = false;
+        match job.input {
+            Input::Blocks(rx) => {
+                for block in rx {
+                    stopped = split.feed(&block, &mut each)?;
+                    shared.pool.lock().map(|mut p| p.push(block)).ok();
+                    if stopped {
+                        break;
+                    }
+                }
+            }
+            Input::File(p) => {
+                let mut f =
+                    tpb_neff::payload::regular_file(&p).map_err(|e| neff_error(&job.source, e))?;
+                let mut buf = vec![0u8; BLOCK];
+                loop {
+                    let n = match f.read(&mut buf) {
+                        Ok(0) => break,
+                        Ok(n) => n,
+                        Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                        Err(e) => {
+                            return Err(crate::input::InputError::Io {
+                                source: job.source.clone(),
+                                error: e.to_string(),
+                            }
+                            .into())
+                        }
+                    };
+                    if split.feed(&buf[..n], &mut each)? {
+                        stopped = true;
+                        break;
+                    }
+                }
+            }
+        }
+        if !stopped {
+            // An empty engine file is an engine with no program (FACTS §10), not bad input.
+            split.finish_allow_empty(&job.source)?;
+            walker.finish(&mut |e| {
+                sink.on(&e, None, u64::MAX);
+            });
+            sink.take_failure()?;
+        }
+        let stopped = stopped && *sink.errors >= limit;
+        printer_summary(sink.printer, &job.source, sink.tally, stopped)?;
+        Ok(stopped)
+    })();
+    shared
+        .errors
+        .fetch_add(errors.saturating_sub(start), Ordering::Relaxed);
+    match result {
+        Ok(stopped) => {
+            if stopped {
+                shared.stop.store(true, Ordering::Relaxed);
+            }
+            let _ = out.send(Msg::Out(printer.take_output()));
+            let _ = out.send(Msg::Done(Box::new(tally)));
+        }
+        Err(e) => {
+            shared.stop.store(true, Ordering::Relaxed);
+            let _ = out.send(Msg::Out(printer.take_output()));
+            let _ = out.send(Msg::Failed(e));
+        }
+    }
+}
+
+fn printer_summary(
+    p: &mut Printer<Vec<u8>>,
+    source: &str,
+    t: &Tally,
+    stopped: bool,
+) -> Result<(), CliError> {
+    p.summary(source, t, stopped)
+}
+
+/// The scan's side: each stream becomes a job whose blocks it reads and sends.
+struct JobSink<'a> {
+    label: String,
+    jobs: SyncSender<Job>,
+    order: std::sync::mpsc::Sender<(Origin, Receiver<Msg>)>,
+    shared: &'a Shared,
+}
+
+impl JobSink<'_> {
+    /// Queues a job for `s`; `None` when the workers are gone.
+    fn start(&mut self, s: &StreamRef, input: Input) -> Option<()> {
+        let (out_tx, out_rx) = sync_channel(8);
+        let origin = Origin {
+            subgraph: s.subgraph.clone(),
+            engine: s.engine.name().to_string(),
+            member: s.member.clone(),
+        };
+        self.order.send((origin.clone(), out_rx)).ok()?;
+        let source = format!("{}:{}", self.label, s.member);
+        self.jobs
+            .send(Job {
+                source,
+                origin,
+                input,
+                out: out_tx,
+            })
+            .ok()
+    }
+}
+
+impl StreamSink for JobSink<'_> {
+    fn stream(&mut self, s: &StreamRef, data: &mut dyn Read) -> Result<bool, NeffError> {
+        if self.shared.stop.load(Ordering::Relaxed) {
+            return Ok(true);
+        }
+        let (tx, rx) = sync_channel::<Vec<u8>>(BLOCKS_IN_FLIGHT);
+        if self.start(s, Input::Blocks(rx)).is_none() {
+            return Ok(true);
+        }
+        loop {
+            let mut block = self
+                .shared
+                .pool
+                .lock()
+                .ok()
+                .and_then(|mut p| p.pop())
+                .unwrap_or_default();
+            block.resize(BLOCK, 0);
+            let mut got = 0;
+            while got < BLOCK {
+                match data.read(&mut block[got..]) {
+                    Ok(0) => break,
+                    Ok(n) => got += n,
+                    Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                    Err(e) => return Err(tpb_neff::scan::error_of(&e)),
+                }
+            }
+            if got == 0 {
+                return Ok(self.shared.stop.load(Ordering::Relaxed));
+            }
+            block.truncate(got);
+            if tx.send(block).is_err() {
+                // The worker stopped (--max-errors, or the output went away).
+                return Ok(true);
+            }
+        }
+    }
+}
+
+/// What a NEFF check found, for its closing lines.
+struct Ran {
+    opened: Option<Opened>,
+    report: Report,
+}
+
+/// Runs `check` on one NEFF target; `printer` prints (its origin is set per job). Returns
+/// whether `--max-errors` stopped it. `errors` counts over all inputs.
+pub fn run<W: Write>(
+    target: Target,
+    label: &str,
+    args: LintSettings,
+    overrides: &[(Engine, String)],
+    printer: &mut Printer<W>,
+    errors: &mut u64,
+) -> Result<bool, CliError> {
+    let limit = args.max_errors.unwrap_or(u64::MAX);
+    let shared = Shared {
+        args,
+        errors: AtomicU64::new(*errors),
+        stop: AtomicBool::new(false),
+        limit,
+        pool: Mutex::new(Vec::new()),
+    };
+    let workers = if args.max_errors.is_some() {
+        1
+    } else {
+        std::thread::available_parallelism().map_or(2, |n| n.get().clamp(2, 8))
+    };
+    let limits = Limits::default();
+    let (job_tx, job_rx) = sync_channel::<Job>(0);
+    let job_rx = Mutex::new(job_rx);
+    let (ran, drained) = std::thread::scope(|scope| {
+        let (order_tx, order_rx) = channel::<(Origin, Receiver<Msg>)>();
+        for _ in 0..workers {
+            let (job_rx, shared) = (&job_rx, &shared);
+            scope.spawn(move || loop {
+                let job = match job_rx.lock() {
+                    Ok(rx) => rx.recv(),
+                    Err(_) => return,
+                };
+                match job {
+                    Ok(job) => lint_job(job, shared),
+                    Err(_) => return,
+                }
+            });
+        }
+        let shared_ref = &shared;
+        let label_s = label.to_string();
+        let scan = scope.spawn(move || -> Result<Ran, CliError> {
+            let mut sink = JobSink {
+                label: label_s.clone(),
+                jobs: job_tx,
+                order: order_tx,
+                shared: shared_ref,
+            };
+            match target {
+                Target::File(path) => {
+                    let (opened, report) =
+                        tpb_neff::scan_file(&path, &limits, parse_json, overrides, &mut sink)
+                            .map_err(|e| neff_error(&label_s, e))?;
+                    Ok(Ran {
+                        opened: Some(opened),
+                        report,
+                    })
+                }
+                Target::Folder(path) => {
+                    let report = tpb_neff::scan_folder(&path, &limits, parse_json, overrides)
+                        .map_err(|e| neff_error(&label_s, e))?;
+                    for s in &report.streams {
+                        let file = s.file.clone().unwrap_or_default();
+                        if sink.start(s, Input::File(file)).is_none() {
+                            break;
+                        }
+                    }
+                    Ok(Ran {
+                        opened: None,
+                        report,
+                    })
+                }
+                Target::Engines(list) => {
+                    sink.label = String::new();
+                    let mut streams = Vec::new();
+                    for (engine, file) in list {
+                        let s = StreamRef {
+                            subgraph: "-".into(),
+                            engine,
+                            member: file.clone(),
+                            size: 0,
+                            file: Some(PathBuf::from(&file)),
+                        };
+                        let (origin, rx) = {
+                            let (out_tx, out_rx) = sync_channel(8);
+                            let origin = Origin {
+                                subgraph: "-".into(),
+                                engine: engine.name().to_string(),
+                                member: file.clone(),
+                            };
+                            let job = Job {
+                                source: file.clone(),
+                                origin: origin.clone(),
+                                input: Input::File(PathBuf::from(&file)),
+                                out: out_tx,
+                            };
+                            (origin, (out_rx, job))
+                        };
+                        let (out_rx, job) = rx;
+                        if sink.order.send((origin, out_rx)).is_err()
+                            || sink.jobs.send(job).is_err()
+                        {
+                            break;
+                        }
+                        streams.push(s);
+                    }
+                    Ok(Ran {
+                        opened: None,
+                        report: Report {
+                            members: Vec::new(),
+                            subgraphs: Vec::new(),
+                            streams,
+                            integrity: None,
+                            passes: 0,
+                            stopped: false,
+                        },
+                    })
+                }
+            }
+        });
+        // This thread prints each job's output in job order.
+        let drained = (|| -> Result<Vec<(Origin, Tally)>, CliError> {
+            let mut rows = Vec::new();
+            for (origin, rx) in order_rx {
+                for msg in rx {
+                    match msg {
+                        Msg::Out(b) => printer.out_mut().write_all(&b)?,
+                        Msg::Done(t) => rows.push((origin.clone(), *t)),
+                        Msg::Failed(e) => return Err(e),
+                    }
+                }
+            }
+            Ok(rows)
+        })();
+        let ran = scan
+            .join()
+            .unwrap_or_else(|_| Err(CliError::Output("the NEFF reader panicked".into())));
+        (ran, drained)
+    });
+    *errors = shared.errors.load(Ordering::Relaxed);
+    let rows = drained?;
+    let ran = ran?;
+    let stopped = shared.stop.load(Ordering::Relaxed) && *errors >= limit;
+    closing(printer, label, args, &ran, &rows, stopped)?;
+    Ok(stopped)
+}
+
+/// The closing lines: engines with no stream, then the NEFF's own line.
+fn closing<W: Write>(
+    printer: &mut Printer<W>,
+    label: &str,
+    args: LintSettings,
+    ran: &Ran,
+    rows: &[(Origin, Tally)],
+    stopped: bool,
+) -> Result<(), CliError> {
+    let instructions: u64 = rows.iter().map(|(_, t)| t.instructions).sum();
+    let errors: u64 = rows.iter().map(|(_, t)| t.invalid + t.stream_errors).sum();
+    let mut no_stream = Vec::new();
+    for sg in &ran.report.subgraphs {
+        for e in &sg.engines {
+            if e.member.is_none() {
+                no_stream.push((sg.name.clone(), e.engine.name(), e.how.text("def.json")));
+            }
+        }
+    }
+    let integrity = match (&ran.opened, &ran.report.integrity) {
+        (_, Some(tpb_neff::Integrity::Verified(k))) => format!("{} verified", k.name()),
+        (Some(o), Some(tpb_neff::Integrity::NotVerified { .. })) => format!(
+            "hash not verified: pkg_version {} is not 1 (SHA-256) or 2 (MD5)",
+            o.header.pkg_version
+        ),
+        (Some(_), None) => "hash not checked (stopped)".to_string(),
+        (None, _) => String::new(),
+    };
+    let out = printer.out_mut();
+    match args.format {
+        Format::Text | Format::Summary => {
+            for (sg, engine, how) in &no_stream {
+                writeln!(out, "{label}: {sg} {engine}: no instruction stream ({how})")?;
+            }
+            let mut line = format!(
+                "{label}: {} subgraphs, {} engine streams, {instructions} instructions, {errors} errors",
+                ran.report.subgraphs.len(),
+                rows.len()
+            );
+            if let Some(o) = &ran.opened {
+                line.push_str(&format!(
+                    "; NEFF pkg_version {}, payload {}, {integrity}",
+                    o.header.pkg_version,
+                    o.compression.name()
+                ));
+            }
+            if ran.report.passes == 2 {
+                line.push_str("; a stream came before its def.json and was read in a second pass");
+            }
+            if stopped {
+                line.push_str(" (stopped at --max-errors)");
+            }
+            writeln!(out, "{line}")?;
+        }
+        Format::Jsonl => {
+            let mut o = serde_json::json!({
+                "source": label,
+                "neff": {
+                    "subgraphs": ran.report.subgraphs.len(),
+                    "streams": rows.len(),
+                    "instructions": instructions,
+                    "errors": errors,
+                    "passes": ran.report.passes,
+                    "stopped": stopped,
+                    "no_stream": no_stream.iter().map(|(s, e, how)| serde_json::json!({"subgraph": s, "engine": e, "why": how})).collect::<Vec<_>>(),
+                }
+            });
+            if let Some(op) = &ran.opened {
+                o["neff"]["pkg_version"] = op.header.pkg_version.into();
+                o["neff"]["payload"] = op.compression.name().into();
+                o["neff"]["integrity"] = integrity.into();
+            }
+            writeln!(out, "{o}")?;
+        }
+    }
+    Ok(())
+}
+
+/// `check`'s NEFF target for a path, if it is one: an unpacked folder or a NEFF file.
+pub fn target_of(path: &str) -> Option<Target> {
+    if path == "-" {
+        return None;
+    }
+    let p = Path::new(path);
+    if std::fs::symlink_metadata(p).is_ok_and(|m| m.is_dir()) {
+        return Some(Target::Folder(p.to_path_buf()));
+    }
+    is_neff(path).then(|| Target::File(p.to_path_buf()))
+}

@@ -1,0 +1,153 @@
+//! `tpbconform neff info FILE`: a NEFF's header fields and every member with its size, its
+//! role (def.json, engine JSON, an engine's instruction stream, other) and how the role was
+//! decided (SPEC §12), like `readelf -h -S`. An unpacked NEFF folder: its files likewise.
+
+use super::{CliError, CliResult, EXIT_OK};
+use std::io::Read;
+use std::io::Write;
+use std::path::Path;
+use tpb_neff::header::hex;
+use tpb_neff::payload::Limits;
+use tpb_neff::{NeffError, Report, StreamRef, StreamSink};
+
+/// `neff` subcommands.
+#[derive(Debug, clap::Args)]
+pub struct NeffArgs {
+    #[command(subcommand)]
+    command: NeffCommand,
+}
+
+#[derive(Debug, clap::Subcommand)]
+enum NeffCommand {
+    /// Print a NEFF's header fields and every member with its size, role and how the role was
+    /// decided (exit 0; 2 on a NEFF refused, naming the member and the reason).
+    #[command(after_help = super::help::NEFF_INFO)]
+    Info {
+        /// The NEFF file (or an unpacked NEFF folder).
+        #[arg(value_name = "FILE")]
+        file: String,
+    },
+}
+
+fn parse_json(s: &str) -> Result<serde_json::Value, String> {
+    crate::strict_json::parse(s).map_err(|e| e.to_string())
+}
+
+/// Reads no stream (info lists members only).
+struct Skip;
+
+impl StreamSink for Skip {
+    fn stream(&mut self, _: &StreamRef, _: &mut dyn Read) -> Result<bool, NeffError> {
+        Ok(false)
+    }
+}
+
+/// Runs `neff`.
+pub fn run(args: NeffArgs) -> CliResult {
+    let NeffCommand::Info { file } = args.command;
+    let bad = |e: NeffError| CliError::BadValue {
+        source: file.clone(),
+        message: e.to_string(),
+    };
+    let limits = Limits::default();
+    let path = Path::new(&file);
+    let stdout = std::io::stdout();
+    let mut out = std::io::BufWriter::new(stdout.lock());
+    let report: Report;
+    if std::fs::symlink_metadata(path).is_ok_and(|m| m.is_dir()) {
+        report = tpb_neff::scan_folder(path, &limits, parse_json, &[]).map_err(bad)?;
+        writeln!(out, "{file}: unpacked NEFF folder")?;
+    } else {
+        let (o, r) = tpb_neff::scan_file(path, &limits, parse_json, &[], &mut Skip).map_err(bad)?;
+        report = r;
+        let h = &o.header;
+        writeln!(out, "{file}: NEFF")?;
+        writeln!(out, "  pkg_version          {}", h.pkg_version)?;
+        writeln!(out, "  header_size          {}", h.header_size)?;
+        writeln!(out, "  data_size            {}", h.data_size)?;
+        writeln!(
+            out,
+            "  neff_version         {}.{}",
+            h.neff_version_major, h.neff_version_minor
+        )?;
+        writeln!(out, "  neff_build_version   {:?}", h.build_version)?;
+        writeln!(out, "  num_tpb              {}", h.num_tpb)?;
+        writeln!(
+            out,
+            "  hash                 {} ({})",
+            h.hash_hex(),
+            h.hash_kind().name()
+        )?;
+        writeln!(out, "  uuid                 {}", hex(&h.uuid))?;
+        writeln!(out, "  name                 {:?}", h.name)?;
+        writeln!(out, "  requested_tpb_count  {}", h.requested_tpb_count)?;
+        let nodes: Vec<String> = h
+            .tpb_per_node
+            .iter()
+            .rev()
+            .skip_while(|&&b| b == 0)
+            .collect::<Vec<_>>()
+            .into_iter()
+            .rev()
+            .map(|b| b.to_string())
+            .collect();
+        writeln!(out, "  tpb_per_node         [{}]", nodes.join(", "))?;
+        writeln!(out, "  feature_bits         0x{:X}", h.feature_bits)?;
+        writeln!(out, "  lnc_size             {}", h.lnc_size)?;
+        writeln!(out, "  payload              {}", o.compression.name())?;
+        let integrity = match &report.integrity {
+            Some(tpb_neff::Integrity::Verified(k)) => format!("{} verified", k.name()),
+            _ => format!(
+                "not verified: pkg_version {} is not 1 (SHA-256) or 2 (MD5)",
+                h.pkg_version
+            ),
+        };
+        writeln!(out, "  integrity            {integrity}")?;
+        if o.trailing > 0 {
+            writeln!(
+                out,
+                "  trailing             {} bytes after the payload (ignored)",
+                o.trailing
+            )?;
+        }
+    }
+    writeln!(out, "members ({}):", report.members.len())?;
+    for m in &report.members {
+        writeln!(
+            out,
+            "  {:<32} {:>10}  {:<28} {}",
+            m.name,
+            m.size,
+            m.role.name(),
+            m.why
+        )?;
+    }
+    for sg in &report.subgraphs {
+        writeln!(out, "subgraph {}:", sg.name)?;
+        for e in &sg.engines {
+            let member = e.member.as_deref().unwrap_or("(no instruction stream)");
+            write!(out, "  {:<10} {member}", e.engine.name())?;
+            if !e.dma.is_empty() {
+                let incs: Vec<String> = e
+                    .dma
+                    .iter()
+                    .map(|d| {
+                        format!(
+                            "{}: sem {} +{}",
+                            d.id,
+                            d.semaphore.map_or("-".into(), |s| s.to_string()),
+                            d.increment().map_or("?".into(), |n| n.to_string())
+                        )
+                    })
+                    .collect();
+                write!(out, "; dma {}", incs.join(", "))?;
+            }
+            writeln!(out)?;
+        }
+    }
+    if report.passes == 2 {
+        writeln!(out, "note: a stream came before its def.json and did not fit in memory: the payload was read twice")?;
+    }
+    out.flush()?;
+    Ok(EXIT_OK)
+}
