@@ -413,7 +413,7 @@ proptest! {
     }
 }
 
-/// SPEC §11: the engine model never panics on any steps, DMA list or stream bytes; every
+/// SPEC §12: the engine model never panics on any steps, DMA list or stream bytes; every
 /// finding's location names an instruction or DMA of the input; each engine ends somewhere in
 /// its stream.
 #[test]

@@ -190,7 +190,7 @@ pub const LINT_VERDICTS: [&str; 6] = [
 /// Instruction lengths on the wire (isa/opcodes.tsv `length`).
 const LINT_LENGTHS: [&str; 2] = ["64", "128"];
 /// Sync program shapes beyond the pseudo runs ([`Shape`]).
-/// What the SPEC §11 engine model found in a program: each finding kind, or nothing.
+/// What the SPEC §12 engine model found in a program: each finding kind, or nothing.
 pub const ENGINE_SYNC_FINDINGS: [&str; 9] = [
     "clean",
     "deadlock",
@@ -358,7 +358,7 @@ impl Reach {
         }
     }
 
-    /// Declares the classes of engine programs (once, SPEC §11): each finding kind, `clean`,
+    /// Declares the classes of engine programs (once, SPEC §12): each finding kind, `clean`,
     /// and a deadlock beside an unsatisfiable wait in one program.
     pub fn declare_engine_sync(&mut self) {
         if self.engine_sync.is_none() {

@@ -49,7 +49,7 @@ pub enum Check {
     /// A whole instruction stream: core's stream walker vs the oracle's (SPEC §5.3
     /// "Linting a stream"; [`crate::kinds::stream_lint`]).
     StreamLint,
-    /// A generated multi-engine program: core's engine model vs the oracle's (SPEC §11;
+    /// A generated multi-engine program: core's engine model vs the oracle's (SPEC §12;
     /// [`crate::kinds::engine_sync`]).
     EngineSync,
     /// A generator program: labelled cases through every bundle target, plus

@@ -202,7 +202,7 @@ fn an_unhit_sync_shape_is_reported() {
 }
 
 /// The `engine_sync` cases a default gate classifies (one in `gate::REACH_SAMPLE` of its capped
-/// count), counted through the kind's `run` as the gate does: every finding kind of SPEC §11,
+/// count), counted through the kind's `run` as the gate does: every finding kind of SPEC §12,
 /// `clean`, and a deadlock beside an unsatisfiable wait.
 #[test]
 fn default_gate_engine_sync_cases_reach_every_finding() {
@@ -210,7 +210,7 @@ fn default_gate_engine_sync_cases_reach_every_finding() {
     let kind = kinds::of(t);
     let mut reach = Reach::default();
     kind.declare_reach(t, &mut reach);
-    // Declared from SPEC §11's finding names, not from the generator.
+    // Declared from SPEC §12's finding names, not from the generator.
     let declared = reach.unhit();
     for c in [
         "deadlock",

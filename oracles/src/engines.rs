@@ -1,6 +1,6 @@
-//! The engines of one subgraph against their semaphores and events (SPEC §11), read again.
+//! The engines of one subgraph against their semaphores and events (SPEC §12), read again.
 //!
-//! Written from SPEC §11 and FACTS §2/§10 only; it shares no code with `tpb-core`. Its style
+//! Written from SPEC §12 and FACTS §2/§10 only; it shares no code with `tpb-core`. Its style
 //! differs on purpose: the run rescans every engine from the first at each step (no wait
 //! queues), semaphores live in a map, and the end is judged on a ledger of counted updates per
 //! engine from which a wait-for graph is built and its cycles found as the orbits that return
@@ -11,7 +11,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-/// What a wait-mode byte asks, transcribed from FACTS §2 (common.h L313-330) and SPEC §11
+/// What a wait-mode byte asks, transcribed from FACTS §2 (common.h L313-330) and SPEC §12
 /// E3/E4: `(byte, header name, meaning)`.
 pub const WAIT_RULES: &[(u8, &str, Ask)] = &[
     (0x00, "NONE", Ask::Nothing),
@@ -59,7 +59,7 @@ pub const WAIT_RULES: &[(u8, &str, Ask)] = &[
     (0x85, "WAIT_FOR_SEM_GE_REG", Ask::Register),
 ];
 
-/// What an update-mode byte does, transcribed from FACTS §2 (common.h L347-370) and SPEC §11
+/// What an update-mode byte does, transcribed from FACTS §2 (common.h L347-370) and SPEC §12
 /// E5: `(byte, header name, effect)`.
 pub const UPDATE_RULES: &[(u8, &str, Effect)] = &[
     (0x00, "NONE", Effect::Nothing),
@@ -198,7 +198,7 @@ pub type Ending = (&'static str, usize);
 /// The oracle's answer.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Verdicts {
-    /// Observations in SPEC §11 DE-10 order.
+    /// Observations in SPEC §12 DE-10 order.
     pub observations: Vec<Observation>,
     /// Per engine.
     pub endings: Vec<Ending>,
@@ -209,7 +209,7 @@ pub struct Verdicts {
     pub satisfied: Vec<(Place, Option<Place>)>,
 }
 
-/// Engines most (SPEC §11 DE-2).
+/// Engines most (SPEC §12 DE-2).
 pub const MOST_ENGINES: usize = 64;
 const TOP: u64 = u32::MAX as u64;
 
@@ -221,7 +221,7 @@ fn effect_of(b: u8) -> Option<Effect> {
     UPDATE_RULES.iter().find(|r| r.0 == b).map(|r| r.2)
 }
 
-/// Why the oracle cannot follow a band, if it cannot (SPEC §11 DE-8, wait first).
+/// Why the oracle cannot follow a band, if it cannot (SPEC §12 DE-8, wait first).
 fn gives_up(band: &[u8; 8]) -> Option<(&'static str, u8)> {
     match ask_of(band[0]) {
         None => return Some(("unknown_wait_mode", band[0])),
@@ -313,7 +313,7 @@ impl World {
 }
 
 /// Runs the engines (`engines[e]` = engine `e`'s events bands, bytes `[0x04..0x0C]` of each
-/// instruction) with the DMA descriptors. `Err` names a refused input (SPEC §11 DE-2).
+/// instruction) with the DMA descriptors. `Err` names a refused input (SPEC §12 DE-2).
 pub fn engine_sync(
     engines: &[Vec<[u8; 8]>],
     dmas: &[Descriptor],
@@ -490,7 +490,7 @@ fn ledger(engines: &[Vec<[u8; 8]>], dmas: &[Descriptor], e: usize, from: usize) 
     out
 }
 
-/// SPEC §11 DE-6 / DE-7.
+/// SPEC §12 DE-6 / DE-7.
 fn judge(
     engines: &[Vec<[u8; 8]>],
     dmas: &[Descriptor],
@@ -646,7 +646,7 @@ fn judge(
     }
 }
 
-/// SPEC §11 DE-9.
+/// SPEC §12 DE-9.
 fn never_read(engines: &[Vec<[u8; 8]>], dmas: &[Descriptor], out: &mut Vec<Observation>) {
     let mut read: BTreeSet<Counter> = BTreeSet::new();
     let mut first: BTreeMap<Counter, Place> = BTreeMap::new();

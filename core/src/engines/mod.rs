@@ -1,5 +1,5 @@
 //! The engines of one subgraph, run against their semaphores and events: a model that finds
-//! deadlocks and waits nothing can satisfy (SPEC §11; decisions **DE-n** there).
+//! deadlocks and waits nothing can satisfy (SPEC §12; decisions **DE-n** there).
 //!
 //! Each engine runs its own stream in order (FACTS §10 D4–D6: engines are ordered only
 //! through semaphores). Each instruction carries one events band (FACTS §2 [H]): a wait on
@@ -195,7 +195,7 @@ named_error! {
 named_error! {
     /// The finding's kind, its snake_case name.
     fn kind;
-    /// What the model found (SPEC §11). Every finding is advisory: the model is one reading of
+    /// What the model found (SPEC §12). Every finding is advisory: the model is one reading of
     /// the band; `unconsumed_update` is a warning.
     #[non_exhaustive]
     #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -335,7 +335,7 @@ pub struct Options {
 /// What [`analyze`] found.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Report {
-    /// The findings, in the order of SPEC §11 (DE-10).
+    /// The findings, in the order of SPEC §12 (DE-10).
     pub findings: Vec<Finding>,
     /// Per engine, where its run ended.
     pub ends: Vec<End>,

@@ -1,4 +1,4 @@
-//! The simulation and the judgement of what is left (SPEC §11).
+//! The simulation and the judgement of what is left (SPEC §12).
 
 use super::{
     update_kind, wait_kind, DmaIncrement, End, EngineSyncError, Finding, Link, Loc, Options,
@@ -16,7 +16,7 @@ enum State {
 }
 
 /// Runs the engines of one subgraph (`engines[e]` is engine `e`'s steps) with the DMA
-/// increments `dma`, and reports what it found (SPEC §11).
+/// increments `dma`, and reports what it found (SPEC §12).
 pub fn analyze(
     engines: &[&[Step]],
     dma: &[DmaIncrement],

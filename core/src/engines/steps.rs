@@ -1,4 +1,4 @@
-//! An engine's instruction stream read as the model's steps (SPEC §11 DE-11): one step per
+//! An engine's instruction stream read as the model's steps (SPEC §12 DE-11): one step per
 //! instruction, its events band read by [`Sync::read`]; lengths from `isa/opcodes.tsv`
 //! ([`instruction_len`]: a 128-byte record is one instruction); a 0xDA record has no band
 //! (SPEC §1) and is the second half of its 0xD9 (FACTS §9), so it is no step of its own.

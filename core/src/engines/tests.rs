@@ -1,4 +1,4 @@
-//! Hand-built subgraphs for each rule of SPEC §11; mode bytes typed from FACTS §2.
+//! Hand-built subgraphs for each rule of SPEC §12; mode bytes typed from FACTS §2.
 
 use super::*;
 

@@ -1,4 +1,4 @@
-//! Multi-engine programs for the SPEC §11 engine model (the `engine_sync` target): a few
+//! Multi-engine programs for the SPEC §12 engine model (the `engine_sync` target): a few
 //! engines (2..=6) whose bands build producer/consumer chains, fan-out, barriers, event
 //! hand-offs and waits a DMA increment satisfies; then, now and then, a planted fault
 //! (crossed waits: a deadlock; a threshold one too high: an unsatisfiable wait; a wait for an

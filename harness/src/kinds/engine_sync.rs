@@ -1,11 +1,11 @@
 //! Kind `engine_sync`: core's model of a subgraph's engines against the oracle's independent
-//! reading (SPEC §11), each asked through [`Subject::engine_sync`] on generated multi-engine
+//! reading (SPEC §12), each asked through [`Subject::engine_sync`] on generated multi-engine
 //! programs ([`crate::generators::engine_sync`]). Reference pair only (no protocol op carries
 //! it), as for `stream_lint`.
 //!
 //! Input mapping: [`EngineProgram::from_bytes`] (total). Compared, in order: the refusal (if
 //! any), every finding (kind, both sides' locations, resource, numbers, stop reason) in SPEC
-//! §11 DE-10 order, each engine's end, the final semaphores, and every passed wait's link to
+//! §12 DE-10 order, each engine's end, the final semaphores, and every passed wait's link to
 //! the update that satisfied it.
 //!
 //! Contract: [`compare`] never panics (a panic is a `Panic` divergence, a fault one of its

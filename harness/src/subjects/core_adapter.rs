@@ -121,7 +121,7 @@ fn engine_finding(f: &c::engines::Finding) -> EngineFinding {
     out
 }
 
-/// Core's reading of `p` (SPEC §11), links recorded.
+/// Core's reading of `p` (SPEC §12), links recorded.
 fn core_engine_sync(p: &EngineProgram) -> EngineSyncAnswer {
     let steps: Vec<Vec<c::engines::Step>> = p
         .engines
@@ -385,7 +385,7 @@ impl Subject for CoreSubject {
         })
     }
 
-    /// Core's model of a subgraph's engines ([`c::engines::analyze`], SPEC §11), with links.
+    /// Core's model of a subgraph's engines ([`c::engines::analyze`], SPEC §12), with links.
     fn engine_sync(&self, p: &EngineProgram) -> Reply<EngineSyncAnswer> {
         Ok(core_engine_sync(p))
     }

@@ -1,4 +1,4 @@
-//! The vocabulary of [`super::Subject::engine_sync`] (SPEC §11): a subgraph's engines as
+//! The vocabulary of [`super::Subject::engine_sync`] (SPEC §12): a subgraph's engines as
 //! events bands plus DMA increments in, findings with both sides' locations, each engine's end,
 //! the final semaphores and the passed waits' links out. Reference pair only (no protocol op
 //! carries it).
@@ -145,7 +145,7 @@ impl std::fmt::Display for SyncSite {
 /// A semaphore (`'S'`) or an event (`'E'`) and its index.
 pub type SyncResource = (char, u8);
 
-/// One finding, in a shape both readings fill (SPEC §11):
+/// One finding, in a shape both readings fill (SPEC §12):
 ///
 /// | kind | `sites` | `resource` | `numbers` |
 /// |---|---|---|---|
@@ -157,7 +157,7 @@ pub type SyncResource = (char, u8);
 /// | `analysis_stopped` | the instruction | — | the mode byte (`reason` set) |
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct EngineFinding {
-    /// SPEC §11 name.
+    /// SPEC §12 name.
     pub kind: &'static str,
     /// Locations, the primary first.
     pub sites: Vec<SyncSite>,
@@ -183,7 +183,7 @@ pub type EngineEnd = (&'static str, u32);
 /// A reading of one subgraph.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct EngineSyncOutcome {
-    /// Findings in SPEC §11 DE-10 order.
+    /// Findings in SPEC §12 DE-10 order.
     pub findings: Vec<EngineFinding>,
     /// Per engine.
     pub ends: Vec<EngineEnd>,
@@ -193,5 +193,5 @@ pub struct EngineSyncOutcome {
     pub links: Vec<(SyncSite, Option<SyncSite>)>,
 }
 
-/// The answer: the outcome, or the name of the input error (SPEC §11 DE-2).
+/// The answer: the outcome, or the name of the input error (SPEC §12 DE-2).
 pub type EngineSyncAnswer = Result<EngineSyncOutcome, &'static str>;

@@ -41,7 +41,7 @@ pub enum Capability {
     Lower,
     /// The SPEC §5.3 "Linting a stream" walker (reference pair only).
     StreamLint,
-    /// The SPEC §11 model of a subgraph's engines (reference pair only).
+    /// The SPEC §12 model of a subgraph's engines (reference pair only).
     EngineSync,
 }
 
@@ -272,7 +272,7 @@ pub trait Subject {
         Err(Fault::Unsupported)
     }
 
-    /// SPEC §11: the engines of one subgraph run against their semaphores and events, with
+    /// SPEC §12: the engines of one subgraph run against their semaphores and events, with
     /// what they found (reference pair only).
     fn engine_sync(&self, _p: &EngineProgram) -> Reply<EngineSyncAnswer> {
         Err(Fault::Unsupported)

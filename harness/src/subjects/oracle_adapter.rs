@@ -219,7 +219,7 @@ impl Subject for OracleSubject {
         })
     }
 
-    /// The oracle's reading of a subgraph's engines ([`o::engines::engine_sync`], SPEC §11).
+    /// The oracle's reading of a subgraph's engines ([`o::engines::engine_sync`], SPEC §12).
     fn engine_sync(&self, p: &EngineProgram) -> Reply<EngineSyncAnswer> {
         Ok(oracle_engine_sync(p))
     }
@@ -464,7 +464,7 @@ fn observation(ob: &o::engines::Observation) -> EngineFinding {
     }
 }
 
-/// The oracle's reading of `p` (SPEC §11).
+/// The oracle's reading of `p` (SPEC §12).
 fn oracle_engine_sync(p: &EngineProgram) -> EngineSyncAnswer {
     let dmas: Vec<o::engines::Descriptor> = p
         .dma
