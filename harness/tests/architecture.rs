@@ -474,6 +474,7 @@ const NAMES_CORE: &[&str] = &[
     "reach.rs",
     "cli/check.rs",
     "cli/check_output.rs",
+    "cli/check_sync.rs",
     "cli/lower.rs",
     "cli/stream_context.rs",
     "lower_input.rs",
