@@ -190,6 +190,18 @@ pub const LINT_VERDICTS: [&str; 6] = [
 /// Instruction lengths on the wire (isa/opcodes.tsv `length`).
 const LINT_LENGTHS: [&str; 2] = ["64", "128"];
 /// Sync program shapes beyond the pseudo runs ([`Shape`]).
+/// What the SPEC §11 engine model found in a program: each finding kind, or nothing.
+pub const ENGINE_SYNC_FINDINGS: [&str; 9] = [
+    "clean",
+    "deadlock",
+    "unsatisfiable_wait",
+    "unset_event",
+    "semaphore_underflow",
+    "semaphore_overflow",
+    "unconsumed_update",
+    "analysis_stopped",
+    "deadlock+unsatisfiable_wait",
+];
 const SYNC_SHAPES: [&str; 3] = ["fan-out", "several engines", "long chain"];
 
 fn arg_band(n: usize) -> &'static str {
@@ -240,6 +252,8 @@ pub struct Reach {
     lint: Option<[usize; 4]>,
     /// Field indices of `sync.pseudo_run`, `sync.shape` (sync shapes declared).
     sync: Option<[usize; 2]>,
+    /// Field index of `engine_sync.finding` (engine programs declared).
+    engine_sync: Option<usize>,
 }
 
 impl Reach {
@@ -341,6 +355,21 @@ impl Reach {
     pub fn lint_stream_error(&mut self, name: &str) {
         if let Some([_, errors, _, _]) = self.lint {
             self.hit(errors, name);
+        }
+    }
+
+    /// Declares the classes of engine programs (once, SPEC §11): each finding kind, `clean`,
+    /// and a deadlock beside an unsatisfiable wait in one program.
+    pub fn declare_engine_sync(&mut self) {
+        if self.engine_sync.is_none() {
+            self.engine_sync = Some(self.decl("engine_sync.finding".into(), &ENGINE_SYNC_FINDINGS));
+        }
+    }
+
+    /// Counts one class of `engine_sync.finding`.
+    pub fn engine_sync_finding(&mut self, class: &str) {
+        if let Some(f) = self.engine_sync {
+            self.hit(f, class);
         }
     }
 

@@ -49,6 +49,9 @@ pub enum Check {
     /// A whole instruction stream: core's stream walker vs the oracle's (SPEC §5.3
     /// "Linting a stream"; [`crate::kinds::stream_lint`]).
     StreamLint,
+    /// A generated multi-engine program: core's engine model vs the oracle's (SPEC §11;
+    /// [`crate::kinds::engine_sync`]).
+    EngineSync,
     /// A generator program: labelled cases through every bundle target, plus
     /// streams, LUTs and IR queries ([`crate::fuzz_entry`]).
     Structured,
@@ -76,7 +79,7 @@ const FAST_CHUNK: u64 = 8192;
 
 /// The registry, in report order. Each LUT table is a target of its own
 /// (one capability each), sharing the corpus folder `luts`.
-pub static TARGETS: [TargetSpec; 19] = [
+pub static TARGETS: [TargetSpec; 20] = [
     TargetSpec {
         name: "validate_header",
         check: Check::Validator(Validator::Header),
@@ -211,6 +214,14 @@ pub static TARGETS: [TargetSpec; 19] = [
         gate: true,
         folder: "stream_lint",
         needs: Capabilities::of(&[C::StreamLint]),
+        chunk: 64,
+    },
+    TargetSpec {
+        name: "engine_sync",
+        check: Check::EngineSync,
+        gate: true,
+        folder: "engine_sync",
+        needs: Capabilities::of(&[C::EngineSync]),
         chunk: 64,
     },
     TargetSpec {

@@ -804,6 +804,7 @@ fn target_names_are_stable() {
             "sync_handshake",
             "collective_lowering",
             "stream_lint",
+            "engine_sync",
             "custom_op_stream",
             "structured_diff"
         ]

@@ -476,6 +476,7 @@ const NAMES_CORE: &[&str] = &[
     "cli/check.rs",
     "cli/check_neff.rs",
     "cli/check_output.rs",
+    "cli/check_sync.rs",
     "cli/lower.rs",
     "cli/stream_context.rs",
     "lower_input.rs",

@@ -204,6 +204,9 @@ pub struct Verdicts {
     pub endings: Vec<Ending>,
     /// Final value of every semaphore, 0..256.
     pub semaphores: Vec<u64>,
+    /// Every wait that passed, in the order they passed, with the last writer of its counter
+    /// then (`None`: the initial value satisfied it).
+    pub satisfied: Vec<(Place, Option<Place>)>,
 }
 
 /// Engines most (SPEC §11 DE-2).
@@ -340,6 +343,7 @@ pub fn engine_sync(
     let n = engines.len();
     let mut next = vec![0usize; n];
     let mut gave_up: Vec<Option<(&'static str, u8)>> = vec![None; n];
+    let mut satisfied = Vec::new();
     // DE-3: each step, the first engine (by index) whose next instruction can pass runs it.
     loop {
         let mut ran = false;
@@ -358,6 +362,15 @@ pub fn engine_sync(
                 continue;
             }
             let here = Place::At(e, next[e]);
+            match ask_of(band[0]) {
+                Some(Ask::Count(_)) => {
+                    satisfied.push((here, w.writer.get(&(false, band[1])).copied()))
+                }
+                Some(Ask::Flag { .. }) => {
+                    satisfied.push((here, w.writer.get(&(true, band[1])).copied()))
+                }
+                _ => {}
+            }
             if let Some(Ask::Flag { then: Some(up), .. }) = ask_of(band[0]) {
                 w.flag(band[1], up, here);
             }
@@ -408,6 +421,7 @@ pub fn engine_sync(
         observations: w.observations,
         endings,
         semaphores,
+        satisfied,
     })
 }
 

@@ -20,7 +20,7 @@ mod model;
 mod steps;
 
 pub use model::analyze;
-pub use steps::{steps_of_stream, Extracted};
+pub use steps::{steps_of_stream, Extracted, StepReader};
 
 use crate::events;
 use std::fmt;

@@ -21,31 +21,67 @@ pub struct Extracted {
 
 /// Reads `bytes` (a flat run of instructions, FACTS §10 [R]) as steps.
 pub fn steps_of_stream(bytes: &[u8]) -> Extracted {
-    let mut out = Extracted {
-        steps: Vec::with_capacity(bytes.len() / Bundle::LEN),
-        offsets: Vec::with_capacity(bytes.len() / Bundle::LEN),
-        trailing: 0,
-    };
-    let mut at = 0usize;
-    while at < bytes.len() {
-        let len = instruction_len(bytes[at]);
-        let Some(record) = bytes.get(at..at + len) else {
-            out.trailing = bytes.len() - at;
-            break;
-        };
+    let mut r = StepReader::default();
+    r.push(bytes);
+    r.finish()
+}
+
+/// [`steps_of_stream`] fed in pieces cut anywhere (a stream read block by block): holds at
+/// most one partial instruction between pushes.
+#[derive(Clone, Debug, Default)]
+pub struct StepReader {
+    out: Extracted,
+    /// Bytes of an instruction cut by the end of a push.
+    partial: Vec<u8>,
+    /// Stream offset of the next byte pushed.
+    at: u64,
+}
+
+impl StepReader {
+    /// Reads the next piece of the stream.
+    pub fn push(&mut self, mut bytes: &[u8]) {
+        if !self.partial.is_empty() {
+            let need = instruction_len(self.partial[0]) - self.partial.len();
+            let take = need.min(bytes.len());
+            self.partial.extend_from_slice(&bytes[..take]);
+            bytes = &bytes[take..];
+            if self.partial.len() < instruction_len(self.partial[0]) {
+                return;
+            }
+            let record = std::mem::take(&mut self.partial);
+            self.record(&record);
+        }
+        let mut at = 0usize;
+        while at < bytes.len() {
+            let len = instruction_len(bytes[at]);
+            let Some(record) = bytes.get(at..at + len) else {
+                self.partial.extend_from_slice(&bytes[at..]);
+                return;
+            };
+            self.record(record);
+            at += len;
+        }
+    }
+
+    fn record(&mut self, record: &[u8]) {
         if record[0] != 0xDA {
             let b = Bundle::from_slice(&record[..Bundle::LEN]).unwrap_or_default();
             let s = Sync::read(&b);
-            out.steps.push(Step {
+            self.out.steps.push(Step {
                 wait_mode: s.wait_mode.0,
                 wait_idx: s.wait_idx,
                 update_mode: s.update_mode.0,
                 update_idx: s.update_idx,
                 value: s.semaphore_value,
             });
-            out.offsets.push(at as u64);
+            self.out.offsets.push(self.at);
         }
-        at += len;
+        self.at += record.len() as u64;
     }
-    out
+
+    /// The steps read; bytes of a last instruction cut short are `trailing`.
+    pub fn finish(mut self) -> Extracted {
+        self.out.trailing = self.partial.len();
+        self.out
+    }
 }

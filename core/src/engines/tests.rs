@@ -357,6 +357,14 @@ fn streams_read_one_step_per_instruction() {
     assert_eq!(x.steps[1].wait_mode, 0x06);
     assert_eq!(x.trailing, 10);
     assert_eq!(Step::from_band(x.steps[0].to_band()), x.steps[0]);
+    // Read in pieces cut anywhere: the same steps.
+    for cut in [1, 7, 63, 64, 65, 100, 129] {
+        let mut r = StepReader::default();
+        for piece in s.chunks(cut) {
+            r.push(piece);
+        }
+        assert_eq!(r.finish(), x, "pieces of {cut}");
+    }
 }
 
 /// Linear time: `cargo test -p tpb-core --release -- --ignored ten_million --nocapture`.

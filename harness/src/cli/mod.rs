@@ -12,6 +12,7 @@ pub mod check;
 pub mod check_neff;
 pub mod check_output;
 pub mod check_read;
+pub mod check_sync;
 pub mod color;
 pub mod decode;
 pub mod encode;

@@ -284,7 +284,7 @@ mod tests {
         for t in Target::gate_targets() {
             let want = match t.name() {
                 "sync_handshake" => 1_000_000,
-                "collective_lowering" | "stream_lint" => 100_000,
+                "collective_lowering" | "stream_lint" | "engine_sync" => 100_000,
                 _ => 5_000_000,
             };
             assert_eq!(cfg.cases_for(t), want, "{t}");

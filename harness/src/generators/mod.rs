@@ -47,6 +47,7 @@
 mod case_kind;
 mod cases;
 mod config;
+pub mod engine_sync;
 pub mod gate_inputs;
 pub mod images;
 mod labels;

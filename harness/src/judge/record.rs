@@ -282,6 +282,14 @@ impl Subject for Recorder {
         self.inner.lint_stream(bytes)
     }
 
+    /// Forwarded unrecorded (the engine-sync kind keys its own coverage).
+    fn engine_sync(
+        &self,
+        p: &crate::subjects::EngineProgram,
+    ) -> Reply<crate::subjects::EngineSyncAnswer> {
+        self.inner.engine_sync(p)
+    }
+
     /// Forwarded unrecorded (the lowering kind keys its own coverage).
     fn lower(&self, insns: &[IrInstruction]) -> Reply<LoweredModule> {
         self.inner.lower(insns)

@@ -21,12 +21,14 @@
 //! | `Sync` | [`sync_handshake`] |
 //! | `Lowering` | [`collective_lowering`] |
 //! | `StreamLint` | [`stream_lint`] |
+//! | `EngineSync` | [`engine_sync`] |
 //! | `Structured` | [`structured`] |
 
 pub mod bundle;
 pub mod collective_lowering;
 pub mod custom_op;
 pub mod decode;
+pub mod engine_sync;
 pub mod ir_gate;
 mod kind;
 pub mod lut;
@@ -54,6 +56,7 @@ pub fn kind_of(check: Check) -> &'static dyn TargetKind {
         Check::Sync => &sync_handshake::SyncHandshakeKind,
         Check::Lowering => &collective_lowering::CollectiveLoweringKind,
         Check::StreamLint => &stream_lint::StreamLintKind,
+        Check::EngineSync => &engine_sync::EngineSyncKind,
         Check::Structured => &structured::StructuredKind,
     }
 }
@@ -138,6 +141,7 @@ mod tests {
                 Check::Sync => "sync_handshake",
                 Check::Lowering => "collective_lowering",
                 Check::StreamLint => "stream_lint",
+                Check::EngineSync => "engine_sync",
                 Check::Structured => "structured",
             };
             assert_eq!(k.name(), want, "{t}");
@@ -148,7 +152,7 @@ mod tests {
             let (budget, every) = match t.check() {
                 Check::Sync => (CaseBudget::SyncCases, false),
                 Check::Lowering => (CaseBudget::LoweringCases, true),
-                Check::StreamLint => (CaseBudget::AtMost(100_000), false),
+                Check::StreamLint | Check::EngineSync => (CaseBudget::AtMost(100_000), false),
                 _ => (CaseBudget::Cases, false),
             };
             assert_eq!(k.case_budget(), budget, "{t}");

@@ -30,6 +30,7 @@ pub mod format;
 pub mod index_html;
 pub mod integrity;
 pub mod junit_xml;
+pub mod lanes;
 pub mod merge;
 pub mod merge_error;
 pub mod model;

@@ -1,5 +1,8 @@
 //! [`Subject`] over `tpb_core`, the production implementation.
 
+use super::engine_sync_types::{
+    EngineFinding, EngineProgram, EngineSyncAnswer, EngineSyncOutcome, SyncResource, SyncSite,
+};
 use super::interface::{Capabilities, Reply, Subject};
 use super::lint_types::{LintResult, LintRow};
 use super::lowering_translate::side_pair;
@@ -15,6 +18,147 @@ use crate::arch::Arch;
 use tpb_core as c;
 use tpb_core::lut::DtypeColumn;
 use tpb_core::{Bundle, Generation};
+
+fn site(l: c::engines::Loc) -> SyncSite {
+    match l {
+        c::engines::Loc::Instr { engine, index } => SyncSite::Instr { engine, index },
+        c::engines::Loc::Dma { index } => SyncSite::Dma { index },
+    }
+}
+
+fn resource(r: c::engines::Resource) -> (u64, SyncResource) {
+    match r {
+        c::engines::Resource::Semaphore(i) => (0, ('S', i)),
+        c::engines::Resource::Event(i) => (1, ('E', i)),
+    }
+}
+
+fn engine_finding(f: &c::engines::Finding) -> EngineFinding {
+    use c::engines::Finding as F;
+    let kind = f.kind();
+    let mut out = EngineFinding {
+        kind,
+        sites: Vec::new(),
+        resource: None,
+        numbers: Vec::new(),
+        reason: None,
+    };
+    match f {
+        F::Deadlock { cycle } => {
+            for e in cycle {
+                out.sites.extend([site(e.waiter), site(e.helper)]);
+                let (k, (_, i)) = resource(e.resource);
+                out.numbers.extend([
+                    k,
+                    u64::from(i),
+                    u64::from(e.mode),
+                    u64::from(e.threshold),
+                    u64::from(e.value),
+                ]);
+            }
+        }
+        F::UnsatisfiableWait {
+            at,
+            resource: r,
+            mode,
+            threshold,
+            value,
+            last_update,
+        } => {
+            out.sites.push(site(*at));
+            out.sites.extend(last_update.map(site));
+            out.resource = Some(resource(*r).1);
+            out.numbers = vec![u64::from(*mode), u64::from(*threshold), u64::from(*value)];
+        }
+        F::UnsetEvent {
+            at,
+            event,
+            mode,
+            last_update,
+        } => {
+            out.sites.push(site(*at));
+            out.sites.extend(last_update.map(site));
+            out.resource = Some(('E', *event));
+            out.numbers = vec![u64::from(*mode)];
+        }
+        F::SemaphoreUnderflow {
+            at,
+            sem,
+            value,
+            delta,
+            last_update,
+        }
+        | F::SemaphoreOverflow {
+            at,
+            sem,
+            value,
+            delta,
+            last_update,
+        } => {
+            out.sites.push(site(*at));
+            out.sites.extend(last_update.map(site));
+            out.resource = Some(('S', *sem));
+            out.numbers = vec![u64::from(*value), u64::from(*delta)];
+        }
+        F::UnconsumedUpdate { at, resource: r } => {
+            out.sites.push(site(*at));
+            out.resource = Some(resource(*r).1);
+        }
+        F::AnalysisStopped { at, reason } => {
+            out.sites.push(site(*at));
+            out.reason = Some(reason.name());
+            let mode = match reason {
+                c::engines::StopReason::RegisterWait { mode }
+                | c::engines::StopReason::RegisterUpdate { mode }
+                | c::engines::StopReason::UnknownWaitMode { mode }
+                | c::engines::StopReason::UnknownUpdateMode { mode } => *mode,
+                _ => 0,
+            };
+            out.numbers = vec![u64::from(mode)];
+        }
+        _ => {}
+    }
+    out
+}
+
+/// Core's reading of `p` (SPEC §11), links recorded.
+fn core_engine_sync(p: &EngineProgram) -> EngineSyncAnswer {
+    let steps: Vec<Vec<c::engines::Step>> = p
+        .engines
+        .iter()
+        .map(|e| e.iter().map(|b| c::engines::Step::from_band(*b)).collect())
+        .collect();
+    let refs: Vec<&[c::engines::Step]> = steps.iter().map(Vec::as_slice).collect();
+    let dma: Vec<c::engines::DmaIncrement> = p
+        .dma
+        .iter()
+        .map(|d| c::engines::DmaIncrement {
+            sem: d.sem,
+            by: d.by,
+            trigger: d.trigger,
+        })
+        .collect();
+    let r = c::engines::analyze(&refs, &dma, c::engines::Options { links: true })
+        .map_err(|e| e.name())?;
+    Ok(EngineSyncOutcome {
+        findings: r.findings.iter().map(engine_finding).collect(),
+        ends: r
+            .ends
+            .iter()
+            .map(|e| match e {
+                c::engines::End::Finished => ("finished", 0),
+                c::engines::End::Blocked { index } => ("blocked", *index),
+                c::engines::End::Stopped { index } => ("stopped", *index),
+            })
+            .collect(),
+        semaphores: r.semaphores.iter().map(|&v| u64::from(v)).collect(),
+        links: r
+            .links
+            .iter()
+            .map(|l| (site(l.wait), l.by.map(site)))
+            .collect(),
+    })
+}
 
 /// `tpb_core` as a [`Subject`] (registry name `core`), serving one generation
 /// (v2 by default, SPEC §0).
@@ -239,6 +383,11 @@ impl Subject for CoreSubject {
                 index: e.index().unwrap_or(bytes.len()),
             }),
         })
+    }
+
+    /// Core's model of a subgraph's engines ([`c::engines::analyze`], SPEC §11), with links.
+    fn engine_sync(&self, p: &EngineProgram) -> Reply<EngineSyncAnswer> {
+        Ok(core_engine_sync(p))
     }
 
     /// Core's streaming walker ([`c::walk::Walker`], as `tpbconform check`

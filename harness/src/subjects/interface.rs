@@ -2,6 +2,7 @@
 //! operation, each answering a typed result or a [`Fault`].
 
 use super::compact::Compact;
+use super::engine_sync_types::{EngineProgram, EngineSyncAnswer};
 use super::lint_types::LintResult;
 use super::lowering_types::{IrInstruction, LoweredModule, ModuleAnswer};
 use super::sync_types::{
@@ -40,11 +41,13 @@ pub enum Capability {
     Lower,
     /// The SPEC §5.3 "Linting a stream" walker (reference pair only).
     StreamLint,
+    /// The SPEC §11 model of a subgraph's engines (reference pair only).
+    EngineSync,
 }
 
 impl Capability {
     /// Every capability, in a stable order.
-    pub const ALL: [Capability; 17] = [
+    pub const ALL: [Capability; 18] = [
         Capability::ValidateHeader,
         Capability::ValidatePayload,
         Capability::Decode,
@@ -62,6 +65,7 @@ impl Capability {
         Capability::Sync,
         Capability::Lower,
         Capability::StreamLint,
+        Capability::EngineSync,
     ];
 
     /// Stable name: the protocol's op name, `lut:<table>` for a table.
@@ -86,6 +90,7 @@ impl Capability {
             Capability::Sync => "sync",
             Capability::Lower => "lower",
             Capability::StreamLint => "stream_lint",
+            Capability::EngineSync => "engine_sync",
         }
     }
 
@@ -103,6 +108,7 @@ impl Capability {
             Capability::Sync => 6,
             Capability::Lower => 7,
             Capability::StreamLint => 8,
+            Capability::EngineSync => 9,
             Capability::Lut(t) => 16 + t as u32,
         };
         1 << i
@@ -266,6 +272,12 @@ pub trait Subject {
         Err(Fault::Unsupported)
     }
 
+    /// SPEC §11: the engines of one subgraph run against their semaphores and events, with
+    /// what they found (reference pair only).
+    fn engine_sync(&self, _p: &EngineProgram) -> Reply<EngineSyncAnswer> {
+        Err(Fault::Unsupported)
+    }
+
     /// A SPEC §6 lookup.
     fn lut(&self, _table: LutTable, _input: u32) -> Reply<LutResult> {
         Err(Fault::Unsupported)
@@ -401,6 +413,9 @@ impl<S: Subject + ?Sized> Subject for Box<S> {
     }
     fn lint_stream(&self, bytes: &[u8]) -> Reply<LintResult> {
         (**self).lint_stream(bytes)
+    }
+    fn engine_sync(&self, p: &EngineProgram) -> Reply<EngineSyncAnswer> {
+        (**self).engine_sync(p)
     }
     #[inline]
     fn lut(&self, table: LutTable, input: u32) -> Reply<LutResult> {

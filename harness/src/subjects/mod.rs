@@ -17,6 +17,7 @@
 
 pub mod compact;
 mod core_adapter;
+mod engine_sync_types;
 pub mod interface;
 mod lint_types;
 pub mod lowering_translate;
@@ -28,6 +29,7 @@ mod sync_types;
 mod types;
 
 pub use compact::Compact;
+pub use engine_sync_types::*;
 pub use interface::{Batch, Capabilities, Capability, Fault, Reply, Subject};
 pub use lint_types::*;
 pub use lowering_types::*;

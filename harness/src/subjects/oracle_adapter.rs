@@ -1,5 +1,8 @@
 //! [`Subject`] over `tpb_oracle`, the independent second reading.
 
+use super::engine_sync_types::{
+    EngineFinding, EngineProgram, EngineSyncAnswer, EngineSyncOutcome, SyncResource, SyncSite,
+};
 use super::interface::{Capabilities, Fault, Reply, Subject};
 use super::lint_types::{LintResult, LintRow};
 use super::lowering_translate::to_request;
@@ -216,6 +219,11 @@ impl Subject for OracleSubject {
         })
     }
 
+    /// The oracle's reading of a subgraph's engines ([`o::engines::engine_sync`], SPEC §11).
+    fn engine_sync(&self, p: &EngineProgram) -> Reply<EngineSyncAnswer> {
+        Ok(oracle_engine_sync(p))
+    }
+
     fn lint_stream(&self, bytes: &[u8]) -> Reply<LintResult> {
         Ok(o::lint_stream(bytes, self.chip)
             .map(|reports| reports.into_iter().map(lint_row).collect())
@@ -368,6 +376,116 @@ impl Subject for OracleSubject {
             sync: o::sim::band_sync(&b, ticks).map(|s| (s.wait, s.update)),
         })
     }
+}
+
+fn place(p: o::engines::Place) -> SyncSite {
+    match p {
+        o::engines::Place::At(e, i) => SyncSite::Instr {
+            engine: e as u16,
+            index: i as u32,
+        },
+        o::engines::Place::Desc(k) => SyncSite::Dma { index: k as u32 },
+    }
+}
+
+fn counter(c: o::engines::Counter) -> SyncResource {
+    (if c.0 { 'E' } else { 'S' }, c.1)
+}
+
+fn observation(ob: &o::engines::Observation) -> EngineFinding {
+    use o::engines::Observation as Ob;
+    let f = |kind, sites: Vec<SyncSite>, resource, numbers| EngineFinding {
+        kind,
+        sites,
+        resource,
+        numbers,
+        reason: None,
+    };
+    let with = |first: o::engines::Place, last: Option<o::engines::Place>| {
+        let mut v = vec![place(first)];
+        v.extend(last.map(place));
+        v
+    };
+    match ob {
+        Ob::Cycle(links) => {
+            let mut sites = Vec::new();
+            let mut numbers = Vec::new();
+            for (w, c, mode, t, v, h) in links {
+                sites.extend([place(*w), place(*h)]);
+                numbers.extend([
+                    u64::from(c.0),
+                    u64::from(c.1),
+                    u64::from(*mode),
+                    u64::from(*t),
+                    *v,
+                ]);
+            }
+            f("deadlock", sites, None, numbers)
+        }
+        Ob::NeverSatisfied(w, c, mode, t, v, last) => f(
+            "unsatisfiable_wait",
+            with(*w, *last),
+            Some(counter(*c)),
+            vec![u64::from(*mode), u64::from(*t), *v],
+        ),
+        Ob::NobodySets(w, e, mode, last) => f(
+            "unset_event",
+            with(*w, *last),
+            Some(('E', *e)),
+            vec![u64::from(*mode)],
+        ),
+        Ob::BelowZero(at, s, v, d, last) => f(
+            "semaphore_underflow",
+            with(*at, *last),
+            Some(('S', *s)),
+            vec![*v, *d],
+        ),
+        Ob::PastTop(at, s, v, d, last) => f(
+            "semaphore_overflow",
+            with(*at, *last),
+            Some(('S', *s)),
+            vec![*v, *d],
+        ),
+        Ob::NeverRead(at, c) => f(
+            "unconsumed_update",
+            vec![place(*at)],
+            Some(counter(*c)),
+            vec![],
+        ),
+        Ob::GaveUp(at, why, mode) => EngineFinding {
+            reason: Some(why),
+            ..f(
+                "analysis_stopped",
+                vec![place(*at)],
+                None,
+                vec![u64::from(*mode)],
+            )
+        },
+    }
+}
+
+/// The oracle's reading of `p` (SPEC §11).
+fn oracle_engine_sync(p: &EngineProgram) -> EngineSyncAnswer {
+    let dmas: Vec<o::engines::Descriptor> = p
+        .dma
+        .iter()
+        .map(|d| o::engines::Descriptor {
+            semaphore: d.sem,
+            amount: d.by,
+            after: d.trigger.map(|(e, i)| (usize::from(e), i as usize)),
+        })
+        .collect();
+    let v = o::engines::engine_sync(&p.engines, &dmas)?;
+    Ok(EngineSyncOutcome {
+        findings: v.observations.iter().map(observation).collect(),
+        ends: v.endings.iter().map(|&(k, i)| (k, i as u32)).collect(),
+        semaphores: v.semaphores,
+        links: v
+            .satisfied
+            .iter()
+            .map(|&(w, by)| (place(w), by.map(place)))
+            .collect(),
+    })
 }
 
 #[cfg(test)]

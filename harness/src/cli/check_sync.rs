@@ -1,0 +1,313 @@
+//! `check`'s look across the engines of one subgraph (SPEC §11): each engine's stream read as
+//! steps while it is linted ([`tpb_core::engines::StepReader`], fed the same blocks), the DMA
+//! increments of the engine JSONs (DE-12), core's model run on them, and its findings printed
+//! with both sides' locations (subgraph, engine, member, index, offset): a text line each, a
+//! jsonl record each (`"type":"sync"`), or the lane picture ([`crate::report::lanes`]).
+//!
+//! Every finding is advisory (SPEC §11); `unconsumed_update` and `analysis_stopped` are
+//! warnings and do not make `check` exit 1.
+
+use crate::report::lanes;
+use crate::subjects::{
+    registry, DmaRow, EngineFinding, EngineProgram, EngineSyncOutcome, SyncSite,
+};
+use serde_json::{json, Value};
+use std::io::Write;
+use tpb_core::engines::{Extracted, StepReader};
+
+/// One engine's stream of a subgraph, being read.
+pub struct EngineSteps {
+    /// Engine label (`Pool`, `PE`, …).
+    pub engine: String,
+    /// Member or file the stream came from.
+    pub member: String,
+    reader: StepReader,
+    done: Option<Extracted>,
+}
+
+impl EngineSteps {
+    /// An engine whose stream is about to be read.
+    pub fn new(engine: &str, member: &str) -> EngineSteps {
+        EngineSteps {
+            engine: engine.to_string(),
+            member: member.to_string(),
+            reader: StepReader::default(),
+            done: None,
+        }
+    }
+
+    /// The next block of its stream.
+    pub fn push(&mut self, block: &[u8]) {
+        self.reader.push(block);
+    }
+
+    fn steps(&mut self) -> &Extracted {
+        let r = std::mem::take(&mut self.reader);
+        self.done.get_or_insert_with(|| r.finish())
+    }
+}
+
+/// A DMA descriptor of an engine JSON (FACTS §10 D1): its semaphore and what one completion
+/// adds (`None`: the queue set is not declared; DE-12 takes 1).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Descriptor {
+    /// `semaphore`.
+    pub semaphore: Option<u32>,
+    /// `num_queues` of its set.
+    pub increment: Option<u32>,
+}
+
+/// A subgraph's reading: its program, core's outcome, and per engine its labels and offsets.
+pub struct SubgraphSync {
+    /// Subgraph name (`sg00`).
+    pub subgraph: String,
+    /// Engine labels and members.
+    pub engines: Vec<(String, String)>,
+    /// Byte offset of each engine's instruction `i`.
+    pub offsets: Vec<Vec<u64>>,
+    /// The program.
+    pub program: EngineProgram,
+    /// Core's reading, or why it refused the input.
+    pub outcome: Result<EngineSyncOutcome, String>,
+}
+
+/// Runs core's model on one subgraph's engines and DMA descriptors (SPEC §11, DE-12).
+pub fn analyze(subgraph: &str, mut engines: Vec<EngineSteps>, dma: &[Descriptor]) -> SubgraphSync {
+    let mut program = EngineProgram::default();
+    let mut offsets = Vec::new();
+    let mut labels = Vec::new();
+    for e in &mut engines {
+        let x = e.steps();
+        program
+            .engines
+            .push(x.steps.iter().map(|s| s.to_band()).collect());
+        offsets.push(x.offsets.clone());
+        labels.push((e.engine.clone(), e.member.clone()));
+    }
+    program.dma = dma
+        .iter()
+        .filter_map(|d| {
+            let sem = u8::try_from(d.semaphore?).ok()?;
+            Some(DmaRow {
+                sem,
+                by: d.increment.unwrap_or(1),
+                trigger: None,
+            })
+        })
+        .collect();
+    let outcome = match registry::core().engine_sync(&program) {
+        Ok(Ok(o)) => Ok(o),
+        Ok(Err(name)) => Err(name.to_string()),
+        Err(f) => Err(f.to_string()),
+    };
+    SubgraphSync {
+        subgraph: subgraph.to_string(),
+        engines: labels,
+        offsets,
+        program,
+        outcome,
+    }
+}
+
+impl SubgraphSync {
+    /// The findings that are errors of the program (not warnings).
+    pub fn errors(&self) -> usize {
+        self.outcome
+            .as_ref()
+            .map_or(0, |o| o.findings.iter().filter(|f| !f.is_warning()).count())
+    }
+
+    fn names(&self) -> Vec<String> {
+        self.engines
+            .iter()
+            .map(|(e, _)| format!("{}/{e}", self.subgraph))
+            .collect()
+    }
+
+    /// A location as JSON: subgraph, engine, member, index, offset (a DMA: its index).
+    fn site_json(&self, s: &SyncSite) -> Value {
+        match *s {
+            SyncSite::Instr { engine, index } => {
+                let e = usize::from(engine);
+                let (name, member) = self.engines.get(e).cloned().unwrap_or_default();
+                json!({
+                    "subgraph": self.subgraph,
+                    "engine": name,
+                    "member": member,
+                    "index": index,
+                    "offset": self.offsets.get(e).and_then(|o| o.get(index as usize)),
+                })
+            }
+            SyncSite::Dma { index } => json!({"subgraph": self.subgraph, "dma": index}),
+        }
+    }
+
+    fn record(&self, f: &EngineFinding) -> Value {
+        let mut r = json!({
+            "type": "sync",
+            "finding": f.kind,
+            "advisory": true,
+            "severity": if f.is_warning() { "warning" } else { "error" },
+            "text": lanes::finding_text(f, &self.names()),
+        });
+        let at = f.sites.first().map(|s| self.site_json(s));
+        if let (Some(obj), Some(Value::Object(at))) = (r.as_object_mut(), at) {
+            obj.extend(at);
+        }
+        if f.kind == "deadlock" {
+            let cycle: Vec<Value> = f
+                .sites
+                .chunks(2)
+                .enumerate()
+                .map(|(k, pair)| {
+                    let n = |i: usize| f.numbers.get(5 * k + i).copied().unwrap_or(0);
+                    json!({
+                        "waiter": pair.first().map(|s| self.site_json(s)),
+                        "helper": pair.get(1).map(|s| self.site_json(s)),
+                        "resource": format!("{}[{}]", if n(0) == 0 { 'S' } else { 'E' }, n(1)),
+                        "mode": n(2),
+                        "threshold": n(3),
+                        "value": n(4),
+                    })
+                })
+                .collect();
+            r["cycle"] = Value::Array(cycle);
+        } else {
+            r["other"] = Value::Array(f.sites.iter().skip(1).map(|s| self.site_json(s)).collect());
+            if let Some((k, i)) = f.resource {
+                r["resource"] = json!(format!("{k}[{i}]"));
+            }
+            if let Some(reason) = f.reason {
+                r["reason"] = json!(reason);
+            }
+        }
+        r
+    }
+
+    /// One line per finding (`source: sync <kind>: …`), or one record each with `jsonl`.
+    pub fn write(&self, w: &mut dyn Write, source: &str, jsonl: bool) -> std::io::Result<()> {
+        let o = match &self.outcome {
+            Ok(o) => o,
+            Err(why) => {
+                return if jsonl {
+                    writeln!(
+                        w,
+                        "{}",
+                        json!({"type": "sync", "subgraph": self.subgraph, "refused": why})
+                    )
+                } else {
+                    writeln!(w, "{source}:{}: sync: not analysed ({why})", self.subgraph)
+                };
+            }
+        };
+        for f in &o.findings {
+            if jsonl {
+                writeln!(w, "{}", self.record(f))?;
+            } else {
+                writeln!(
+                    w,
+                    "{source}:{}: sync {} (advisory): {}",
+                    self.subgraph,
+                    if f.is_warning() { "warning" } else { "error" },
+                    lanes::finding_text(f, &self.names())
+                )?;
+            }
+        }
+        Ok(())
+    }
+
+    /// The lane picture of this subgraph.
+    pub fn html(&self, source: &str) -> String {
+        let o = self.outcome.clone().unwrap_or_default();
+        lanes::render(
+            &format!("{source}: {}", self.subgraph),
+            &self.program,
+            &o,
+            &self.names(),
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A 64-byte instruction (opcode 0x01) with `band` at 0x04 (FACTS §2).
+    fn insn(band: [u8; 8]) -> Vec<u8> {
+        let mut b = vec![0u8; 64];
+        b[0] = 0x01;
+        b[1] = 0x10;
+        b[4..12].copy_from_slice(&band);
+        b
+    }
+
+    fn band(w: u8, wi: u8, u: u8, ui: u8, v: u32) -> [u8; 8] {
+        let x = v.to_le_bytes();
+        [w, wi, u, ui, x[0], x[1], x[2], x[3]]
+    }
+
+    fn engine(name: &str, bands: &[[u8; 8]]) -> EngineSteps {
+        let mut e = EngineSteps::new(name, &format!("sg00/{name}.bin"));
+        let bytes: Vec<u8> = bands.iter().flat_map(|b| insn(*b)).collect();
+        // Fed in odd pieces, as check's blocks cut it.
+        for piece in bytes.chunks(100) {
+            e.push(piece);
+        }
+        e
+    }
+
+    #[test]
+    fn a_deadlock_names_both_engines_members_indices_and_semaphores() {
+        let pe = engine("PE", &[band(5, 1, 0, 0, 1), band(0, 0, 0x13, 2, 0)]);
+        let pool = engine("Pool", &[band(5, 2, 0, 0, 1), band(0, 0, 0x13, 1, 0)]);
+        let s = analyze("sg00", vec![pe, pool], &[]);
+        assert_eq!(s.errors(), 1);
+        let mut out = Vec::new();
+        s.write(&mut out, "x.neff", true).unwrap();
+        let r: Value = serde_json::from_slice(&out).unwrap();
+        assert_eq!(r["finding"], "deadlock");
+        assert_eq!(r["engine"], "PE");
+        assert_eq!(r["member"], "sg00/PE.bin");
+        assert_eq!(r["cycle"][0]["helper"]["engine"], "Pool");
+        assert_eq!(r["cycle"][0]["helper"]["index"], 1);
+        assert_eq!(r["cycle"][0]["helper"]["offset"], 64);
+        assert_eq!(r["cycle"][0]["resource"], "S[1]");
+        assert_eq!(r["cycle"][1]["waiter"]["engine"], "Pool");
+        assert_eq!(r["cycle"][1]["resource"], "S[2]");
+        let mut text = Vec::new();
+        s.write(&mut text, "x.neff", false).unwrap();
+        let text = String::from_utf8(text).unwrap();
+        assert!(
+            text.starts_with("x.neff:sg00: sync error (advisory): deadlock: sg00/PE #0 waits S[1]"),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn a_wait_only_a_dma_satisfies_is_not_reported_and_one_nothing_satisfies_is() {
+        let pe = || engine("PE", &[band(5, 9, 0, 0, 16)]);
+        let dma = Descriptor {
+            semaphore: Some(9),
+            increment: Some(16),
+        };
+        assert_eq!(analyze("sg00", vec![pe()], &[dma]).errors(), 0);
+        let s = analyze("sg00", vec![pe()], &[]);
+        let mut out = Vec::new();
+        s.write(&mut out, "x.neff", true).unwrap();
+        let r: Value = serde_json::from_slice(&out).unwrap();
+        assert_eq!(
+            (
+                r["finding"].as_str(),
+                r["engine"].as_str(),
+                r["index"].as_u64()
+            ),
+            (Some("unsatisfiable_wait"), Some("PE"), Some(0))
+        );
+        // An undeclared queue set counts one (DE-12): 16 is not reached.
+        let one = Descriptor {
+            increment: None,
+            ..dma
+        };
+        assert_eq!(analyze("sg00", vec![pe()], &[one]).errors(), 1);
+    }
+}

@@ -1,0 +1,327 @@
+//! Multi-engine programs for the SPEC §11 engine model (the `engine_sync` target): a few
+//! engines (2..=6) whose bands build producer/consumer chains, fan-out, barriers, event
+//! hand-offs and waits a DMA increment satisfies; then, now and then, a planted fault
+//! (crossed waits: a deadlock; a threshold one too high: an unsatisfiable wait; a wait for an
+//! event nobody sets; an extra decrement: underflow; a write of `u32::MAX` then an increment:
+//! overflow; an update nobody waits for; a register wait or an unknown mode byte), and random
+//! bands of members (every wait and update mode of FACTS §2) on a few indices. Mode bytes are
+//! typed here from FACTS §2, not taken from either implementation.
+//!
+//! The output is the target's byte form ([`EngineProgram::to_bytes`]); half of the programs
+//! with the wait side of a few bands clobbered at random.
+
+use super::rng::SplitMix64;
+use crate::subjects::{DmaRow, EngineProgram, FORM_STEPS};
+
+/// FACTS §2 wait modes.
+const W_NONE: u8 = 0x00;
+const W_GE: u8 = 0x05;
+const W_EVT_SET: u8 = 0x06;
+const W_SET_THEN_CLEAR: u8 = 0x07;
+const WAITS: [u8; 15] = [
+    0x00, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x0E, 0x0F, 0x81, 0x82, 0x83, 0x84, 0x85,
+];
+/// FACTS §2 update modes.
+const U_NONE: u8 = 0x00;
+const U_EVT_SET: u8 = 0x11;
+const U_INC: u8 = 0x13;
+const U_DEC: u8 = 0x14;
+const U_ADD: u8 = 0x15;
+const U_WR: u8 = 0x19;
+const UPDATES: [u8; 16] = [
+    0x00, 0x01, 0x02, 0x03, 0x04, 0x05, 0x07, 0x09, 0x11, 0x12, 0x13, 0x14, 0x15, 0x17, 0x19, 0x99,
+];
+
+/// The shapes a program is built from (the generator's own labels; the gate's reach counts
+/// findings, not these).
+pub const SHAPES: [&str; 6] = ["chain", "fan_out", "barrier", "events", "dma", "random"];
+/// The faults a program may get.
+pub const PLANTS: [&str; 9] = [
+    "deadlock",
+    "deadlock_beside_unsatisfiable",
+    "unsatisfiable",
+    "unset_event",
+    "underflow",
+    "overflow",
+    "unconsumed",
+    "stop",
+    "none",
+];
+
+fn band(wait: u8, wi: u8, update: u8, ui: u8, value: u32) -> [u8; 8] {
+    let v = value.to_le_bytes();
+    [wait, wi, update, ui, v[0], v[1], v[2], v[3]]
+}
+
+struct Builder {
+    p: EngineProgram,
+    /// Next free semaphore (a shape takes fresh ones so shapes do not interfere).
+    sem: u8,
+    evt: u8,
+}
+
+impl Builder {
+    fn fresh_sem(&mut self) -> u8 {
+        self.sem = self.sem.wrapping_add(1);
+        self.sem
+    }
+
+    fn fresh_evt(&mut self) -> u8 {
+        self.evt = self.evt.wrapping_add(1);
+        self.evt
+    }
+
+    fn push(&mut self, e: usize, b: [u8; 8]) -> u32 {
+        let steps = &mut self.p.engines[e];
+        steps.push(b);
+        (steps.len() - 1) as u32
+    }
+
+    fn filler(&mut self, r: &mut SplitMix64, e: usize) {
+        for _ in 0..r.index(2) {
+            self.push(e, band(W_NONE, 0, U_NONE, 0, r.below(4) as u32));
+        }
+    }
+
+    /// A chain through every engine in turn: each waits for the previous one's count.
+    fn chain(&mut self, r: &mut SplitMix64) {
+        let n = self.p.engines.len();
+        let hops = 1 + r.index(n);
+        let mut prev: Option<(u8, u32)> = None;
+        let start = r.index(n);
+        for h in 0..=hops {
+            let e = (start + h) % n;
+            let s = self.fresh_sem();
+            let by = 1 + r.below(3) as u32;
+            let (w, wi, t) = prev.map_or((W_NONE, 0, 0), |(ps, pt)| (W_GE, ps, pt));
+            // An ADD_IMM carries the threshold as its immediate too (one u32, FACTS §2):
+            // increment instead when waiting.
+            let (u, val) = if w == W_NONE && by > 1 {
+                (U_ADD, by)
+            } else {
+                (U_INC, t)
+            };
+            self.filler(r, e);
+            self.push(e, band(w, wi, u, s, val));
+            prev = Some((s, if u == U_ADD { by } else { 1 }));
+        }
+    }
+
+    /// One producer, several consumers of one count.
+    fn fan_out(&mut self, r: &mut SplitMix64) {
+        let n = self.p.engines.len();
+        let s = self.fresh_sem();
+        let producer = r.index(n);
+        let k = 1 + r.below(3) as u32;
+        for _ in 0..k {
+            self.push(producer, band(W_NONE, 0, U_INC, s, 0));
+        }
+        for e in (0..n).filter(|&e| e != producer) {
+            self.filler(r, e);
+            self.push(
+                e,
+                band(W_GE, s, U_NONE, 0, 1 + r.below(u64::from(k)) as u32),
+            );
+        }
+    }
+
+    /// Every engine arrives, then waits for all.
+    fn barrier(&mut self, r: &mut SplitMix64) {
+        let n = self.p.engines.len();
+        let s = self.fresh_sem();
+        for e in 0..n {
+            self.filler(r, e);
+            self.push(e, band(W_NONE, 0, U_INC, s, 0));
+        }
+        for e in 0..n {
+            self.push(e, band(W_GE, s, U_NONE, 0, n as u32));
+        }
+    }
+
+    /// An event set by one engine and consumed by another.
+    fn events(&mut self, r: &mut SplitMix64) {
+        let n = self.p.engines.len();
+        let ev = self.fresh_evt();
+        let a = r.index(n);
+        let b = (a + 1 + r.index(n - 1)) % n;
+        self.push(a, band(W_NONE, 0, U_EVT_SET, ev, 0));
+        let w = if r.below(2) == 0 {
+            W_EVT_SET
+        } else {
+            W_SET_THEN_CLEAR
+        };
+        self.push(b, band(w, ev, U_NONE, 0, 0));
+    }
+
+    /// A wait satisfied only by a DMA increment (16 queues, FACTS §10 D5), started before the
+    /// run or by another engine's instruction.
+    fn dma(&mut self, r: &mut SplitMix64) {
+        let n = self.p.engines.len();
+        let s = self.fresh_sem();
+        let waiter = r.index(n);
+        let by = [1u32, 2, 16][r.index(3)];
+        let trigger = if r.below(2) == 0 {
+            None
+        } else {
+            let t = (waiter + 1 + r.index(n - 1)) % n;
+            let i = self.push(t, band(W_NONE, 0, U_NONE, 0, 0));
+            Some((t as u16, i))
+        };
+        self.p.dma.push(DmaRow {
+            sem: s,
+            by,
+            trigger,
+        });
+        self.push(waiter, band(W_GE, s, U_NONE, 0, by));
+    }
+
+    /// Bands of random members on indices 0..3.
+    fn random(&mut self, r: &mut SplitMix64) {
+        let n = self.p.engines.len();
+        for _ in 0..1 + r.index(6) {
+            let e = r.index(n);
+            let w = if r.below(3) == 0 {
+                r.pick(&WAITS)
+            } else {
+                W_NONE
+            };
+            let u = r.pick(&UPDATES);
+            let v = [0u32, 1, 2, 3, u32::MAX][r.index(5)];
+            self.push(e, band(w, r.below(3) as u8, u, r.below(3) as u8, v));
+        }
+    }
+
+    /// `a` and `b` each wait for what the other does next.
+    fn crossed(&mut self, a: usize, b: usize) {
+        let (s, t) = (self.fresh_sem(), self.fresh_sem());
+        self.push(a, band(W_GE, s, U_NONE, 0, 1));
+        self.push(a, band(W_NONE, 0, U_INC, t, 0));
+        self.push(b, band(W_GE, t, U_NONE, 0, 1));
+        self.push(b, band(W_NONE, 0, U_INC, s, 0));
+    }
+
+    fn plant(&mut self, r: &mut SplitMix64, what: &str) {
+        let n = self.p.engines.len();
+        let a = r.index(n);
+        let b = (a + 1 + r.index(n - 1)) % n;
+        match what {
+            "deadlock" => self.crossed(a, b),
+            "deadlock_beside_unsatisfiable" => {
+                self.crossed(a, b);
+                // A third engine waits for a count nobody makes.
+                if n >= 3 {
+                    let c = (0..n).find(|&c| c != a && c != b).unwrap_or(a);
+                    let s = self.fresh_sem();
+                    self.push(c, band(W_GE, s, U_NONE, 0, 1));
+                }
+            }
+            "unsatisfiable" => {
+                let s = self.fresh_sem();
+                let k = 1 + r.below(3) as u32;
+                for _ in 0..k {
+                    self.push(b, band(W_NONE, 0, U_INC, s, 0));
+                }
+                self.push(a, band(W_GE, s, U_NONE, 0, k + 1));
+            }
+            "unset_event" => {
+                let ev = self.fresh_evt();
+                self.push(a, band(W_EVT_SET, ev, U_NONE, 0, 0));
+            }
+            "underflow" => {
+                let s = self.fresh_sem();
+                self.push(a, band(W_NONE, 0, U_DEC, s, 0));
+                self.push(b, band(W_GE, s, U_NONE, 0, 0));
+            }
+            "overflow" => {
+                let s = self.fresh_sem();
+                self.push(a, band(W_NONE, 0, U_WR, s, u32::MAX));
+                self.push(a, band(W_NONE, 0, U_INC, s, 0));
+                self.push(b, band(W_GE, s, U_NONE, 0, 1));
+            }
+            "unconsumed" => {
+                let s = self.fresh_sem();
+                self.push(a, band(W_NONE, 0, U_INC, s, 0));
+            }
+            "stop" => {
+                let b = match r.index(3) {
+                    0 => band(0x85, self.sem, U_NONE, 0, 1),
+                    1 => band(W_NONE, 0, 0x99, self.sem, 0),
+                    _ => band(0x08 + r.below(4) as u8, 0, r.byte() | 0x20, 0, 0),
+                };
+                self.push(a, b);
+            }
+            _ => {}
+        }
+    }
+}
+
+/// A program (its byte form) into `out`.
+pub fn program_into(r: &mut SplitMix64, out: &mut Vec<u8>) {
+    let n = 2 + r.index(5);
+    let mut b = Builder {
+        p: EngineProgram {
+            engines: vec![Vec::new(); n],
+            dma: Vec::new(),
+        },
+        sem: r.byte() % 8,
+        evt: r.byte() % 8,
+    };
+    for _ in 0..1 + r.index(3) {
+        match r.pick(&SHAPES) {
+            "chain" => b.chain(r),
+            "fan_out" => b.fan_out(r),
+            "barrier" => b.barrier(r),
+            "events" => b.events(r),
+            "dma" => b.dma(r),
+            _ => b.random(r),
+        }
+    }
+    // Up to two faults (a deadlock beside an unsatisfiable wait, say).
+    for _ in 0..[0, 1, 1, 2][r.index(4)] {
+        let what = r.pick(&PLANTS);
+        b.plant(r, what);
+    }
+    for steps in &mut b.p.engines {
+        steps.truncate(FORM_STEPS);
+    }
+    b.p.dma.retain(|d| {
+        d.trigger
+            .is_none_or(|(e, i)| (i as usize) < FORM_STEPS && usize::from(e) < n)
+    });
+    b.p.dma.truncate(crate::subjects::FORM_DMAS);
+    if r.below(4) == 0 {
+        // Near-valid: a few bands' wait or update byte replaced.
+        for _ in 0..1 + r.index(2) {
+            let e = r.index(n);
+            if let Some(s) = b.p.engines[e].get_mut(r.index(FORM_STEPS)) {
+                let at = [0usize, 2, 1, 3][r.index(4)];
+                s[at] = r.byte();
+            }
+        }
+    }
+    out.clear();
+    out.extend_from_slice(&b.p.to_bytes());
+}
+
+/// A program's byte form.
+pub fn program(r: &mut SplitMix64) -> Vec<u8> {
+    let mut out = Vec::new();
+    program_into(r, &mut out);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_byte_form_round_trips() {
+        let mut r = SplitMix64(0x34);
+        for _ in 0..500 {
+            let bytes = program(&mut r);
+            let p = EngineProgram::from_bytes(&bytes);
+            assert_eq!(p.to_bytes(), bytes);
+            assert!((2..=6).contains(&p.engines.len()));
+        }
+    }
+}

@@ -1,0 +1,340 @@
+//! The lane picture of one subgraph's engines (SPEC §11): an HTML page with one SVG, each
+//! engine a lane (and one lane for the DMA increments), each instruction a mark, each wait
+//! joined by a grey arrow to the update that satisfied it, and a deadlock's cycle in red
+//! (arrows from each helper's update to the wait it would satisfy). Blocked instructions are
+//! outlined in red, waits nothing can satisfy filled orange, stopped ones grey. Below the
+//! picture, every finding in words with both sides' locations.
+//!
+//! Input: the program and one reading of it ([`EngineSyncOutcome`], core's in the CLI). Pure:
+//! the page is a function of its arguments. Lanes longer than [`MAX_MARKS`] instructions are
+//! drawn up to that many (the page says so).
+
+use super::format::xml_escape;
+use crate::subjects::{EngineFinding, EngineProgram, EngineSyncOutcome, SyncSite};
+use std::collections::BTreeMap;
+use std::fmt::Write;
+
+/// Most instructions drawn per lane.
+pub const MAX_MARKS: usize = 2000;
+
+const LEFT: f64 = 150.0;
+const LANE: f64 = 64.0;
+const TOP: f64 = 40.0;
+const MARK: f64 = 14.0;
+
+const STYLE: &str = "body{font:14px/1.4 system-ui,sans-serif;margin:16px;color:#222}
+svg{max-width:100%;height:auto;border:1px solid #ddd;background:#fcfcfc}
+.lane-label{font:13px monospace;fill:#333}.lane-line{stroke:#ddd}
+.mark{fill:#fff;stroke:#888;stroke-width:1}.mark.wait{fill:#cfe3ff}.mark.update{fill:#d4f5d4}
+.mark.both{fill:#f1e4ff}.mark.blocked{stroke:#e00;stroke-width:3}
+.mark.unsatisfiable{fill:#ffa64d}.mark.stopped{fill:#bbb}.mark.dma{fill:#fff3b0}
+.link{fill:none;stroke:#999;stroke-width:1.2;marker-end:url(#arrow)}
+.cycle{fill:none;stroke:#e00;stroke-width:3;marker-end:url(#arrow-red)}
+.cycle-label{font:12px monospace;fill:#e00}.idx{font:9px monospace;fill:#666}
+ol.findings li{font-family:monospace;margin:2px 0;overflow-wrap:anywhere}.deadlock{color:#e00}
+.legend span{display:inline-block;margin-right:14px}
+.sw{display:inline-block;width:12px;height:12px;border:1px solid #888;vertical-align:middle;margin-right:4px}";
+
+fn site_text(s: &SyncSite, names: &[String]) -> String {
+    match *s {
+        SyncSite::Instr { engine, index } => {
+            let name = names
+                .get(usize::from(engine))
+                .cloned()
+                .unwrap_or_else(|| format!("engine {engine}"));
+            format!("{name} #{index}")
+        }
+        SyncSite::Dma { index } => format!("dma {index}"),
+    }
+}
+
+/// One finding in words, both sides named (`names[e]`: engine `e`'s label).
+pub fn finding_text(f: &EngineFinding, names: &[String]) -> String {
+    let at = |i: usize| f.sites.get(i).map(|s| site_text(s, names));
+    let res = f
+        .resource
+        .map(|(k, i)| format!("{k}[{i}]"))
+        .unwrap_or_default();
+    let n = |i: usize| f.numbers.get(i).copied().unwrap_or(0);
+    let last = |i: usize| at(i).map_or(String::new(), |s| format!(", last update {s}"));
+    match f.kind {
+        "deadlock" => {
+            let mut s = String::from("deadlock:");
+            for (k, pair) in f.sites.chunks(2).enumerate() {
+                let r = if n(5 * k) == 0 { 'S' } else { 'E' };
+                let _ = write!(
+                    s,
+                    " {} waits {r}[{}] (mode {:#04x}, threshold {}, value {}) on {};",
+                    pair.first().map_or(String::new(), |x| site_text(x, names)),
+                    n(5 * k + 1),
+                    n(5 * k + 2),
+                    n(5 * k + 3),
+                    n(5 * k + 4),
+                    pair.get(1).map_or(String::new(), |x| site_text(x, names)),
+                );
+            }
+            s
+        }
+        "unsatisfiable_wait" => format!(
+            "unsatisfiable_wait: {} waits {res} (mode {:#04x}, threshold {}), value {} and no remaining update reaches it{}",
+            at(0).unwrap_or_default(),
+            n(0),
+            n(1),
+            n(2),
+            last(1)
+        ),
+        "unset_event" => format!(
+            "unset_event: {} waits for {res} (mode {:#04x}), which no other engine sets{}",
+            at(0).unwrap_or_default(),
+            n(0),
+            last(1)
+        ),
+        "semaphore_underflow" | "semaphore_overflow" => format!(
+            "{}: {} takes {res} from {} by {}{}",
+            f.kind,
+            at(0).unwrap_or_default(),
+            n(0),
+            n(1),
+            last(1)
+        ),
+        "unconsumed_update" => format!(
+            "unconsumed_update (warning): {} updates {res}, which no wait reads",
+            at(0).unwrap_or_default()
+        ),
+        "analysis_stopped" => format!(
+            "analysis_stopped: {} ({}, mode byte {:#04x}): the model does not follow this engine further",
+            at(0).unwrap_or_default(),
+            f.reason.unwrap_or("?"),
+            n(0)
+        ),
+        other => format!("{other}: {:?}", f.sites),
+    }
+}
+
+/// The page: `title`, the program `p`, its reading `o`, engine labels `names`.
+pub fn render(title: &str, p: &EngineProgram, o: &EngineSyncOutcome, names: &[String]) -> String {
+    let lanes = p.engines.len();
+    let dma_lane = usize::from(!p.dma.is_empty());
+    let longest = p
+        .engines
+        .iter()
+        .map(|e| e.len().min(MAX_MARKS))
+        .max()
+        .unwrap_or(0)
+        .max(1);
+    let dx = (1100.0 / longest as f64).clamp(4.0, 60.0);
+    let width = LEFT + dx * longest as f64 + 60.0;
+    let height = TOP + LANE * (lanes + dma_lane) as f64 + 20.0;
+    // A small picture is drawn larger (up to 900 px wide); the page scales it down to fit.
+    let scale = (900.0 / width).clamp(1.0, 2.0);
+    // Mark centres by site.
+    let lane_y = |lane: usize| TOP + LANE * (lane + dma_lane) as f64;
+    let x_of = |i: u32| LEFT + dx * f64::from(i) + dx / 2.0;
+    let mut at: BTreeMap<SyncSite, (f64, f64)> = BTreeMap::new();
+    for (e, steps) in p.engines.iter().enumerate() {
+        for i in 0..steps.len().min(MAX_MARKS) {
+            at.insert(
+                SyncSite::Instr {
+                    engine: e as u16,
+                    index: i as u32,
+                },
+                (x_of(i as u32), lane_y(e)),
+            );
+        }
+    }
+    for (k, d) in p.dma.iter().enumerate() {
+        let x = d.trigger.map_or(LEFT - dx, |(_, i)| x_of(i)) + (k as f64) * 3.0;
+        at.insert(SyncSite::Dma { index: k as u32 }, (x, TOP));
+    }
+    // Classes of the marks from the findings and the ends.
+    let mut class: BTreeMap<SyncSite, &str> = BTreeMap::new();
+    for (e, (what, i)) in o.ends.iter().enumerate() {
+        let s = SyncSite::Instr {
+            engine: e as u16,
+            index: *i,
+        };
+        match *what {
+            "blocked" => class.insert(s, "blocked"),
+            "stopped" => class.insert(s, "stopped"),
+            _ => None,
+        };
+    }
+    for f in &o.findings {
+        if matches!(f.kind, "unsatisfiable_wait" | "unset_event") {
+            if let Some(s) = f.sites.first() {
+                class.insert(*s, "blocked unsatisfiable");
+            }
+        }
+    }
+    let mut svg = String::new();
+    let _ = write!(
+        svg,
+        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{:.0}\" height=\"{:.0}\" viewBox=\"0 0 {width:.0} {height:.0}\" role=\"img\">\
+<defs><marker id=\"arrow\" viewBox=\"0 0 10 10\" refX=\"9\" refY=\"5\" markerWidth=\"7\" markerHeight=\"7\" orient=\"auto\"><path d=\"M0 0L10 5L0 10z\" fill=\"#999\"/></marker>\
+<marker id=\"arrow-red\" viewBox=\"0 0 10 10\" refX=\"9\" refY=\"5\" markerWidth=\"6\" markerHeight=\"6\" orient=\"auto\"><path d=\"M0 0L10 5L0 10z\" fill=\"#e00\"/></marker></defs>",
+        width * scale,
+        height * scale
+    );
+    if dma_lane == 1 {
+        let _ = write!(
+            svg,
+            "<text class=\"lane-label\" x=\"8\" y=\"{:.0}\">DMA</text><line class=\"lane-line\" x1=\"{LEFT}\" x2=\"{width:.0}\" y1=\"{TOP}\" y2=\"{TOP}\"/>",
+            TOP + 4.0
+        );
+    }
+    for (e, steps) in p.engines.iter().enumerate() {
+        let y = lane_y(e);
+        let name = names
+            .get(e)
+            .cloned()
+            .unwrap_or_else(|| format!("engine {e}"));
+        let _ = write!(
+            svg,
+            "<text class=\"lane-label\" x=\"8\" y=\"{:.0}\">{}</text><line class=\"lane-line\" x1=\"{LEFT}\" x2=\"{width:.0}\" y1=\"{y:.0}\" y2=\"{y:.0}\"/>",
+            y + 4.0,
+            xml_escape(&name)
+        );
+        if steps.len() > MAX_MARKS {
+            let _ = write!(
+                svg,
+                "<text class=\"idx\" x=\"{:.0}\" y=\"{:.0}\">… {} more</text>",
+                width - 58.0,
+                y - 10.0,
+                steps.len() - MAX_MARKS
+            );
+        }
+    }
+    // Links first (under the marks).
+    for (wait, by) in &o.links {
+        let (Some(by), Some(&(x1, y1))) = (by, at.get(wait)) else {
+            continue;
+        };
+        let Some(&(x0, y0)) = at.get(by) else {
+            continue;
+        };
+        let _ = write!(
+            svg,
+            "<path class=\"link\" data-from=\"{}\" data-to=\"{}\" d=\"{}\"/>",
+            xml_escape(&site_text(by, &[])),
+            xml_escape(&site_text(wait, &[])),
+            curve(x0, y0, x1, y1)
+        );
+    }
+    for f in o.findings.iter().filter(|f| f.kind == "deadlock") {
+        for (k, pair) in f.sites.chunks(2).enumerate() {
+            let (Some(w), Some(h)) = (pair.first(), pair.get(1)) else {
+                continue;
+            };
+            let (Some(&(x1, y1)), Some(&(x0, y0))) = (at.get(w), at.get(h)) else {
+                continue;
+            };
+            let n = |i: usize| f.numbers.get(5 * k + i).copied().unwrap_or(0);
+            let r = if n(0) == 0 { 'S' } else { 'E' };
+            let _ = write!(
+                svg,
+                "<path class=\"cycle\" data-from=\"{}\" data-to=\"{}\" d=\"{}\"/>\
+<text class=\"cycle-label\" x=\"{:.0}\" y=\"{:.0}\">{r}[{}] ≥ {}</text>",
+                xml_escape(&site_text(h, &[])),
+                xml_escape(&site_text(w, &[])),
+                curve(x0, y0, x1, y1),
+                x1 + 10.0,
+                y1 + if y0 > y1 { 22.0 } else { -14.0 },
+                n(1),
+                n(3)
+            );
+        }
+    }
+    for (s, &(x, y)) in &at {
+        let kind = match s {
+            SyncSite::Dma { .. } => "dma",
+            SyncSite::Instr { engine, index } => {
+                let b = p.engines[usize::from(*engine)][*index as usize];
+                match (b[0] != 0, b[2] != 0) {
+                    (true, true) => "both",
+                    (true, false) => "wait",
+                    (false, true) => "update",
+                    (false, false) => "plain",
+                }
+            }
+        };
+        let extra = class.get(s).copied().unwrap_or("");
+        let h = MARK.min(dx - 1.0).max(3.0);
+        let _ = write!(
+            svg,
+            "<rect class=\"mark {kind} {extra}\" data-site=\"{}\" x=\"{:.1}\" y=\"{:.1}\" width=\"{h:.1}\" height=\"{MARK}\"><title>{}</title></rect>",
+            xml_escape(&site_text(s, &[])),
+            x - h / 2.0,
+            y - MARK / 2.0,
+            xml_escape(&mark_title(s, p))
+        );
+        if dx >= 18.0 {
+            if let SyncSite::Instr { index, .. } = s {
+                let _ = write!(
+                    svg,
+                    "<text class=\"idx\" x=\"{:.0}\" y=\"{:.0}\">{index}</text>",
+                    x - 3.0,
+                    y + MARK + 4.0
+                );
+            }
+        }
+    }
+    svg.push_str("</svg>");
+    let mut page = String::new();
+    let _ = write!(
+        page,
+        "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>{t}</title><style>{STYLE}</style></head><body>\
+<h1>{t}</h1><p class=\"legend\"><span><i class=\"sw\" style=\"background:#cfe3ff\"></i>wait</span>\
+<span><i class=\"sw\" style=\"background:#d4f5d4\"></i>update</span><span><i class=\"sw\" style=\"background:#f1e4ff\"></i>wait and update</span>\
+<span><i class=\"sw\" style=\"background:#fff3b0\"></i>DMA increment</span><span><i class=\"sw\" style=\"border:3px solid #e00\"></i>blocked</span>\
+<span><i class=\"sw\" style=\"background:#ffa64d\"></i>nothing can satisfy it</span><span style=\"color:#e00\">━ deadlock cycle</span>\
+<span style=\"color:#999\">━ satisfied by</span></p>{svg}<h2>Findings ({n})</h2><ol class=\"findings\">",
+        t = xml_escape(title),
+        n = o.findings.len()
+    );
+    for f in &o.findings {
+        let _ = write!(
+            page,
+            "<li class=\"{}\">{}</li>",
+            f.kind,
+            xml_escape(&finding_text(f, names))
+        );
+    }
+    page.push_str("</ol><p>SPEC §11: every finding is advisory (one reading of the events band; with EQ/LT/LE waits, decrements or writes, the findings of one schedule, DE-3).</p></body></html>\n");
+    page
+}
+
+fn mark_title(s: &SyncSite, p: &EngineProgram) -> String {
+    match *s {
+        SyncSite::Instr { engine, index } => {
+            let b = p.engines[usize::from(engine)][index as usize];
+            let v = u32::from_le_bytes([b[4], b[5], b[6], b[7]]);
+            format!(
+                "engine {engine} #{index}: wait {:#04x} idx {}, update {:#04x} idx {}, value {v}",
+                b[0], b[1], b[2], b[3]
+            )
+        }
+        SyncSite::Dma { index } => {
+            let d = p.dma[index as usize];
+            format!("dma {index}: S[{}] += {}", d.sem, d.by)
+        }
+    }
+}
+
+/// A curve from one mark to another (an arc above when both are on one lane).
+fn curve(x0: f64, y0: f64, x1: f64, y1: f64) -> String {
+    if (y0 - y1).abs() < 1.0 {
+        let lift = 18.0 + (x1 - x0).abs() * 0.15;
+        format!(
+            "M{x0:.1} {:.1}C{x0:.1} {:.1} {x1:.1} {:.1} {x1:.1} {:.1}",
+            y0 - 7.0,
+            y0 - lift,
+            y1 - lift,
+            y1 - 7.0
+        )
+    } else {
+        let dir = if y1 > y0 { 1.0 } else { -1.0 };
+        let (ya, yb) = (y0 + dir * 7.0, y1 - dir * 7.0);
+        let my = (ya + yb) / 2.0;
+        format!("M{x0:.1} {ya:.1}C{x0:.1} {my:.1} {x1:.1} {my:.1} {x1:.1} {yb:.1}")
+    }
+}

@@ -1,0 +1,197 @@
+//! The vocabulary of [`super::Subject::engine_sync`] (SPEC §11): a subgraph's engines as
+//! events bands plus DMA increments in, findings with both sides' locations, each engine's end,
+//! the final semaphores and the passed waits' links out. Reference pair only (no protocol op
+//! carries it).
+//!
+//! The `engine_sync` target's byte form ([`EngineProgram::from_bytes`], total: every byte string
+//! is a program): byte 0 % 9 = engines; per engine one byte % 33 = its steps, then 8 bytes per
+//! step (the band, bundle bytes `[0x04..0x0C]`); then one byte % 9 = DMA increments, 4 bytes
+//! each: semaphore, amount, trigger engine (`% (engines + 1)`, `engines` = none), trigger
+//! instruction (`% steps`; an engine without steps: none). A missing byte ends the program
+//! there.
+
+/// Most engines of the byte form.
+pub const FORM_ENGINES: usize = 8;
+/// Most steps per engine of the byte form.
+pub const FORM_STEPS: usize = 32;
+/// Most DMA increments of the byte form.
+pub const FORM_DMAS: usize = 8;
+
+/// A DMA increment (FACTS §10 D1).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct DmaRow {
+    /// Semaphore.
+    pub sem: u8,
+    /// Amount.
+    pub by: u32,
+    /// `(engine, instruction)` that starts it.
+    pub trigger: Option<(u16, u32)>,
+}
+
+/// A subgraph: per engine its bands, and the DMA increments.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct EngineProgram {
+    /// `engines[e][i]` = the events band of engine `e`'s instruction `i`.
+    pub engines: Vec<Vec<[u8; 8]>>,
+    /// The DMA increments.
+    pub dma: Vec<DmaRow>,
+}
+
+impl EngineProgram {
+    /// The program a byte string is (see the module docs).
+    pub fn from_bytes(bytes: &[u8]) -> EngineProgram {
+        let mut it = bytes.iter().copied();
+        let mut p = EngineProgram::default();
+        let Some(n) = it.next() else {
+            return p;
+        };
+        'engines: for _ in 0..usize::from(n) % (FORM_ENGINES + 1) {
+            let Some(k) = it.next() else {
+                break;
+            };
+            let mut steps = Vec::new();
+            for _ in 0..usize::from(k) % (FORM_STEPS + 1) {
+                let mut band = [0u8; 8];
+                for b in &mut band {
+                    match it.next() {
+                        Some(x) => *b = x,
+                        None => {
+                            p.engines.push(steps);
+                            break 'engines;
+                        }
+                    }
+                }
+                steps.push(band);
+            }
+            p.engines.push(steps);
+        }
+        let Some(d) = it.next() else {
+            return p;
+        };
+        for _ in 0..usize::from(d) % (FORM_DMAS + 1) {
+            let (Some(sem), Some(by), Some(e), Some(i)) =
+                (it.next(), it.next(), it.next(), it.next())
+            else {
+                break;
+            };
+            let e = usize::from(e) % (p.engines.len() + 1);
+            let trigger = p
+                .engines
+                .get(e)
+                .filter(|s| !s.is_empty())
+                .map(|s| (e as u16, u32::from(i) % s.len() as u32));
+            p.dma.push(DmaRow {
+                sem,
+                by: u32::from(by),
+                trigger,
+            });
+        }
+        p
+    }
+
+    /// The byte form of this program (the inverse of [`EngineProgram::from_bytes`] for a
+    /// program within the form's limits).
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let mut out = vec![self.engines.len() as u8];
+        for steps in &self.engines {
+            out.push(steps.len() as u8);
+            for b in steps {
+                out.extend_from_slice(b);
+            }
+        }
+        out.push(self.dma.len() as u8);
+        for d in &self.dma {
+            let (e, i) = match d.trigger {
+                Some((e, i)) => (e as u8, i as u8),
+                None => (self.engines.len() as u8, 0),
+            };
+            out.extend_from_slice(&[d.sem, d.by as u8, e, i]);
+        }
+        out
+    }
+
+    /// Total instructions.
+    pub fn instructions(&self) -> usize {
+        self.engines.iter().map(Vec::len).sum()
+    }
+}
+
+/// A location: an engine's instruction, or a DMA increment of the list.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum SyncSite {
+    /// Instruction `index` of engine `engine`.
+    Instr {
+        /// Engine.
+        engine: u16,
+        /// Instruction.
+        index: u32,
+    },
+    /// DMA increment `index`.
+    Dma {
+        /// Index into the DMA list.
+        index: u32,
+    },
+}
+
+impl std::fmt::Display for SyncSite {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            SyncSite::Instr { engine, index } => write!(f, "engine {engine} #{index}"),
+            SyncSite::Dma { index } => write!(f, "dma {index}"),
+        }
+    }
+}
+
+/// A semaphore (`'S'`) or an event (`'E'`) and its index.
+pub type SyncResource = (char, u8);
+
+/// One finding, in a shape both readings fill (SPEC §11):
+///
+/// | kind | `sites` | `resource` | `numbers` |
+/// |---|---|---|---|
+/// | `deadlock` | waiter, helper of each edge | — | per edge: S 0 / E 1, index, mode, threshold, value |
+/// | `unsatisfiable_wait` | waiter, last update? | the resource | mode, threshold, value |
+/// | `unset_event` | waiter, last update? | the event | mode |
+/// | `semaphore_underflow` / `_overflow` | update, previous update? | the semaphore | value, delta |
+/// | `unconsumed_update` | first update | the resource | — |
+/// | `analysis_stopped` | the instruction | — | the mode byte (`reason` set) |
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct EngineFinding {
+    /// SPEC §11 name.
+    pub kind: &'static str,
+    /// Locations, the primary first.
+    pub sites: Vec<SyncSite>,
+    /// The resource.
+    pub resource: Option<SyncResource>,
+    /// The numbers of the kind (table above).
+    pub numbers: Vec<u64>,
+    /// The stop reason of `analysis_stopped`.
+    pub reason: Option<&'static str>,
+}
+
+impl EngineFinding {
+    /// `true` for `unconsumed_update` and `analysis_stopped` (not errors of the program).
+    pub fn is_warning(&self) -> bool {
+        matches!(self.kind, "unconsumed_update" | "analysis_stopped")
+    }
+}
+
+/// Where an engine ended: `finished`, `blocked` or `stopped`, and the instruction (0 when
+/// finished).
+pub type EngineEnd = (&'static str, u32);
+
+/// A reading of one subgraph.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct EngineSyncOutcome {
+    /// Findings in SPEC §11 DE-10 order.
+    pub findings: Vec<EngineFinding>,
+    /// Per engine.
+    pub ends: Vec<EngineEnd>,
+    /// Final value of each semaphore 0..256.
+    pub semaphores: Vec<u64>,
+    /// Each passed wait and the update that satisfied it, in execution order.
+    pub links: Vec<(SyncSite, Option<SyncSite>)>,
+}
+
+/// The answer: the outcome, or the name of the input error (SPEC §11 DE-2).
+pub type EngineSyncAnswer = Result<EngineSyncOutcome, &'static str>;
