@@ -243,6 +243,24 @@ fn budget_cut_run_is_incomplete() {
     let m: serde_json::Value =
         serde_json::from_slice(&std::fs::read(r1.join("run.json")).unwrap()).unwrap();
     assert_eq!(m["verdict"], "INCOMPLETE");
+    // S8 (issue 35): a subject's line never says `agree` for a run cut
+    // short, on the console or in summary.md.
+    let lib = subjects::c_example(&root, false);
+    let r3 = root.join("cut-subject");
+    let o = long(&r3, &["--subject", &format!("lib:{}", lib.display())]);
+    assert_eq!(code(&o), 1, "{}", stderr(&o));
+    let out = String::from_utf8_lossy(&o.stdout).to_string();
+    let s = std::fs::read_to_string(r3.join("summary.md")).unwrap();
+    for text in [&out, &s] {
+        let line = text
+            .lines()
+            .find(|l| l.contains("subject lib:"))
+            .unwrap_or_else(|| panic!("no subject line: {text}"));
+        assert!(
+            !line.contains("agree") && line.contains("but the run was cut short"),
+            "{line}"
+        );
+    }
     // A complete run's junit.xml says PASS and has no incomplete marker.
     let full = quick(&c, &root.join("full"), &[]);
     assert_eq!(code(&full), 0, "{}", stderr(&full));

@@ -5,19 +5,35 @@
  * bundle with -DMISBEHAVE_ALWAYS; on every bundle whose byte MISBEHAVE_AT is
  * MISBEHAVE_IS with -DMISBEHAVE_AT=off -DMISBEHAVE_IS=value, and whose byte
  * MISBEHAVE_AT2 is MISBEHAVE_IS2 too if those are given: issue 35's 1 in 256
- * crash, 1 in 65536 hang). It is a version-1 library (per-bundle
+ * crash, 1 in 65536 hang; -DMISBEHAVE_SLOW_START=ms: every start takes
+ * that long). It is a version-1 library (per-bundle
  * calls only) unless -DMISBEHAVE_BATCH, which makes it version 2 with a
  * batch header validator that misbehaves the same way inside the batch
  * (with -DMISBEHAVE_UNWRITTEN too: that leaves the misbehaving bundle's
  * entry of the batch unwritten instead). */
+#define _POSIX_C_SOURCE 200809L /* nanosleep */
 #ifndef MISBEHAVE_BATCH
 #define TPB_ABI_V1
 #endif
 #define tpb_validate_header example_validate_header
 #define tpb_validate_header_batch example_validate_header_batch
+#define tpb_subject_init example_subject_init
 #include "../../../examples/subjects/custom_op.c"
 #undef tpb_validate_header
 #undef tpb_validate_header_batch
+#undef tpb_subject_init
+
+/* -DMISBEHAVE_SLOW_START=ms: every start for a generation it serves takes
+ * that long (init sleeps), as a start does on a busy machine (issue 35). */
+#include <time.h>
+EXPORT tpb_status tpb_subject_init(const char *arch) {
+    tpb_status st = example_subject_init(arch);
+#ifdef MISBEHAVE_SLOW_START
+    struct timespec ts = {MISBEHAVE_SLOW_START / 1000, (MISBEHAVE_SLOW_START % 1000) * 1000000L};
+    if (st == TPB_OK) nanosleep(&ts, 0);
+#endif
+    return st;
+}
 
 /* True for a bundle the validator misbehaves on. */
 static int misbehave_on(const uint8_t *bundle) {
