@@ -53,8 +53,9 @@ fn bundles(n: usize, planted: Option<usize>) -> Vec<[u8; 64]> {
         .collect()
 }
 
-/// The same library's answers through the JSON-lines worker (the other
-/// transport), as SPEC names.
+/// The same library's answers as protocol request records (one
+/// `tpb_validate_*` call per bundle, the records path of the same worker),
+/// as SPEC names.
 fn json_verdicts(lib: &Path, payload: bool, bs: &[[u8; 64]]) -> Vec<Option<String>> {
     let spec: SubjectSpec = format!("lib:{}", lib.display()).parse().unwrap();
     let mut c = external::start(
@@ -112,7 +113,7 @@ fn v1_and_v2_libraries_answer_like_the_json_worker_on_both_validators() {
             let want = json_verdicts(lib, payload, &bs);
             assert_eq!(got, want, "{} payload={payload}", lib.display());
         }
-        assert_eq!(ch.restarts(), 0);
+        assert_eq!(ch.supervisor().restarts(), 0);
     }
     // The set of answers is not trivial: several predicates and valid.
     let mut ch = channel(&v2, Duration::from_secs(10));
@@ -174,8 +175,8 @@ fn planted_with(lib: &Path, class: FaultClass, timeout: Duration, ahead: bool) -
             }
         }
     }
-    assert!(ch.restarts() >= 1, "the worker was restarted");
-    assert!(ch.given_up().is_none());
+    assert!(ch.supervisor().restarts() >= 1, "the worker was restarted");
+    assert!(ch.supervisor().given_up().is_none());
     took
 }
 
@@ -255,7 +256,7 @@ fn a_hand_off_rung_ahead_serves_only_the_call_it_was_rung_for() {
     ch.begin_validate(false, &b);
     ch.begin_validate(false, &a);
     assert_eq!(names(&ch.validate(false, &a, &|| {})), want_a);
-    assert_eq!(ch.restarts(), 0);
+    assert_eq!(ch.supervisor().restarts(), 0);
 }
 
 #[test]
@@ -331,8 +332,12 @@ fn a_library_that_crashes_on_everything_is_given_up_not_restarted_forever() {
     let bs = bundles(1000, None);
     let mut ch = channel(&lib, Duration::from_secs(10));
     let got = ch.validate(false, &bs, &|| {});
-    assert!(ch.given_up().is_some());
-    assert!(ch.restarts() <= 5, "{}", ch.restarts());
+    assert!(ch.supervisor().given_up().is_some());
+    assert!(
+        ch.supervisor().restarts() <= 5,
+        "{}",
+        ch.supervisor().restarts()
+    );
     assert!(matches!(&got[999], ShmAnswer::Fault(f) if f.class == FaultClass::NotSent));
 }
 
@@ -461,51 +466,10 @@ fn the_gate_names_a_planted_hang_and_does_not_run_it_again_after_the_run() {
     );
 }
 
-/// `TPB_SUBJECT_TRANSPORT=lines` (a debugging switch) never hides that the
-/// batch entry points were skipped: the console and the report say so,
-/// and without it nothing is said.
+/// Issue 31: a `lib:` subject has one worker. When it cannot load the
+/// library, the gate names the worker's error and leaves no region file.
 #[test]
-fn the_lines_transport_is_stated_in_the_report() {
-    let dir = tempfile::tempdir().unwrap();
-    let lib = c_example(dir.path(), false);
-    for lines in [true, false] {
-        let report = dir.path().join(format!("report-{lines}"));
-        let args = [
-            "--no-corpus",
-            "--cases",
-            "2000",
-            "--targets",
-            "validate_header",
-            "--arch",
-            "v2",
-        ];
-        let env = [(
-            tpb_harness::external::TRANSPORT_ENV,
-            lines.then_some("lines"),
-        )];
-        let o = gate_lib(&lib, &report, &args, &env);
-        assert_eq!(code(&o), 0, "{}", stderr(&o));
-        let summary = std::fs::read_to_string(report.join("summary.md")).unwrap();
-        let run = std::fs::read_to_string(report.join("run.json")).unwrap();
-        for (what, text) in [
-            ("stderr", stderr(&o)),
-            ("summary", summary),
-            ("run.json", run),
-        ] {
-            assert_eq!(
-                text.contains("batch entry points"),
-                lines,
-                "{what} (lines={lines}): {text}"
-            );
-        }
-    }
-}
-
-/// Issue 19: a `lib:` subject's lines worker and batch worker start at
-/// once. When both fail, the gate still names the lines worker's error
-/// (not the batch worker's), and no region file of the gate is left.
-#[test]
-fn a_lib_that_cannot_start_names_the_lines_error_and_leaves_no_region() {
+fn a_lib_that_cannot_start_names_the_worker_error_and_leaves_no_region() {
     let dir = tempfile::tempdir().unwrap();
     let child = std::process::Command::new(BIN)
         .current_dir(repo_root())
@@ -522,8 +486,8 @@ fn a_lib_that_cannot_start_names_the_lines_error_and_leaves_no_region() {
     let o = child.wait_with_output().unwrap();
     assert_eq!(code(&o), 2, "{}", stderr(&o));
     let err = stderr(&o);
-    assert!(err.contains("exited before answering hello"), "{err}");
-    assert!(!err.contains("batch worker"), "{err}");
+    assert!(err.contains("worker failed"), "{err}");
+    assert!(err.contains("/nonexistent/libx.so"), "{err}");
     let prefix = format!("tpb-subject-{pid}-");
     for d in [Path::new("/dev/shm").to_path_buf(), std::env::temp_dir()] {
         let left: Vec<_> = std::fs::read_dir(&d)

@@ -25,6 +25,7 @@
 
 pub mod answers;
 pub mod batch_framing;
+pub mod client;
 pub mod ffi;
 pub mod lower_json;
 pub mod names;
@@ -40,11 +41,12 @@ pub mod shm_worker;
 pub mod subject;
 pub mod verdict;
 pub mod watch;
-pub mod worker;
 
-pub use process::{Fault, FaultClass, Launch, ProcessSubject, Reply, StartError, STDERR_LINES};
+pub use client::Client;
+pub use process::{
+    Fault, FaultClass, Launch, ProcessSubject, Reply, StartError, Supervisor, STDERR_LINES,
+};
 pub use protocol::{Answer, Hello, Op, Request};
 pub use subject::{
-    open, set_case_timeout, start, stats, transport_note, ExternalSubject, SubjectStats,
-    TRANSPORT_ENV, WORKER_SUBCOMMAND,
+    open, set_case_timeout, start, stats, ExternalSubject, SubjectStats, WORKER_SUBCOMMAND,
 };

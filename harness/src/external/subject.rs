@@ -16,6 +16,7 @@
 
 use super::answers::{fault, lut_reply, shm_verdict};
 use super::batch_framing::{self, BatchProcess};
+use super::client::Client;
 use super::names::foreign;
 use super::process::{
     Fault as ClientFault, FaultClass, Launch, ProcessSubject, Reply as ClientReply, StartError,
@@ -39,7 +40,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
-pub use super::worker::WORKER_SUBCOMMAND;
+pub use super::shm_worker::WORKER_SUBCOMMAND;
 
 /// A path `dlopen` takes as a file, never as a name to search for: one
 /// without a `/` gets `./` in front.
@@ -117,32 +118,28 @@ pub fn stats() -> BTreeMap<String, SubjectStats> {
     registry().lock().map(|g| g.clone()).unwrap_or_default()
 }
 
-/// How to start the subject of an external spec (`None` for core / oracle);
-/// `worker_exe` is the `tpbconform` binary that serves `lib:` subjects.
-pub fn launch(spec: &SubjectSpec, worker_exe: &std::path::Path) -> Option<Launch> {
-    match spec {
-        SubjectSpec::Cmd(c) => Some(Launch::shell(c)),
-        SubjectSpec::Lib(p) => Some(Launch {
-            program: worker_exe.as_os_str().to_owned(),
-            args: vec![
-                WORKER_SUBCOMMAND.into(),
-                format!("lib:{}", dlopen_path(p)).into(),
-            ],
-        }),
-        _ => None,
-    }
-}
-
-/// Starts the client for an external spec serving `arch`.
+/// Starts the client for an external spec serving `arch`: a `cmd:`
+/// subject's process speaking JSON lines, or a `lib:` subject's worker
+/// (`worker_exe subject-worker --shm …`, the `tpbconform` binary).
 pub fn start(
     spec: &SubjectSpec,
     worker_exe: &std::path::Path,
     arch: Arch,
     timeout: Duration,
-) -> Result<ProcessSubject, StartError> {
-    let l = launch(spec, worker_exe)
-        .ok_or_else(|| StartError(format!("`{spec}` is not an external subject")))?;
-    ProcessSubject::start(l, arch.name(), timeout)
+) -> Result<Client, StartError> {
+    match spec {
+        SubjectSpec::Cmd(c) => {
+            ProcessSubject::start(Launch::shell(c), arch.name(), timeout).map(Client::Lines)
+        }
+        SubjectSpec::Lib(p) => ShmChannel::start(
+            worker_exe.to_path_buf(),
+            dlopen_path(p),
+            arch.name(),
+            timeout,
+        )
+        .map(Client::Shm),
+        _ => Err(StartError(format!("`{spec}` is not an external subject"))),
+    }
 }
 
 /// The registry's opener for `lib:` / `cmd:` specs (installed by the CLI).
@@ -156,31 +153,8 @@ pub fn open(spec: &SubjectSpec, arch: Arch) -> Result<Box<dyn Subject>, OpenErro
             "cannot find the tpbconform binary for the worker: {e}"
         ))
     })?;
-    // A `lib:` subject's two workers start at once (issue 19: one after the
-    // other, an open cost two starts): the batch worker on a scoped thread,
-    // the lines one here. The lines client's error comes first; when it
-    // fails, the batch channel is dropped, which closes its doorbell (the
-    // worker, idle after its ready, exits; its region is unlinked already).
-    let shm_lib = match spec {
-        SubjectSpec::Lib(p) if shm_enabled() => Some(dlopen_path(p)),
-        _ => None,
-    };
-    let (client, shm) = std::thread::scope(|scope| {
-        let shm = shm_lib.map(|lib| {
-            let exe = exe.clone();
-            scope.spawn(move || ShmChannel::start(exe, lib, arch.name(), case_timeout()))
-        });
-        let client = start(spec, &exe, arch, case_timeout());
-        (client, shm.map(std::thread::ScopedJoinHandle::join))
-    });
-    let client = client.map_err(|e| failed(e.0))?;
+    let client = start(spec, &exe, arch, case_timeout()).map_err(|e| failed(e.0))?;
     let mut s = ExternalSubject::new(spec.to_string(), client);
-    if let Some(ch) = shm {
-        let ch = ch
-            .map_err(|_| failed("batch worker: its start panicked".into()))?
-            .map_err(|e| failed(format!("batch worker: {}", e.0)))?;
-        s = s.with_shm(ch);
-    }
     if let SubjectSpec::Cmd(c) = spec {
         let offered = s.client.lock().is_ok_and(|cl| {
             cl.hello()
@@ -199,39 +173,14 @@ pub fn open(spec: &SubjectSpec, arch: Arch) -> Result<Box<dyn Subject>, OpenErro
     Ok(Box::new(s))
 }
 
-/// The environment variable that sends a `lib:` subject's validator and LUT
-/// chunks over tpb-subject/1 lines instead of shared memory
-/// (`TPB_SUBJECT_TRANSPORT=lines`; for comparisons and debugging).
-pub const TRANSPORT_ENV: &str = "TPB_SUBJECT_TRANSPORT";
-
-fn shm_enabled() -> bool {
-    std::env::var(TRANSPORT_ENV).map_or(true, |v| v != "lines")
-}
-
-/// The report's note when [`TRANSPORT_ENV`] sends the `lib:` subjects
-/// among `specs` over protocol lines: their batch entry points are then
-/// never called (none otherwise).
-pub fn transport_note(specs: &[SubjectSpec]) -> Option<String> {
-    let any_lib = specs.iter().any(|s| matches!(s, SubjectSpec::Lib(_)));
-    (any_lib && !shm_enabled()).then(|| {
-        format!(
-            "warning: {TRANSPORT_ENV}=lines: the lib: subjects' validator and LUT cases went \
-             over protocol lines, one call per case; their batch entry points \
-             (tpb_validate_*_batch, tpb_lut_batch) were not called"
-        )
-    })
-}
-
 /// An external subject serving one generation.
 pub struct ExternalSubject {
     name: String,
     pub(super) caps: Capabilities,
-    pub(super) client: Mutex<ProcessSubject>,
+    pub(super) client: Mutex<Client>,
     /// Answers of the last [`Subject::prefetch`], served (once each) before
     /// any new round trip.
     prefetched: Mutex<HashMap<(Op, [u8; 64]), ClientReply>>,
-    /// The `lib:` batch worker (validator and LUT chunks), if any.
-    pub(super) shm: Option<Mutex<ShmChannel>>,
     /// The `cmd:` subject's `batch64` instance (validator chunks), if any.
     pub(super) batch: Option<Mutex<BatchProcess>>,
     /// Typed answers of the last [`Subject::prefetch`] by position, served
@@ -263,26 +212,18 @@ pub fn capabilities_of(h: &Hello) -> Capabilities {
 impl ExternalSubject {
     /// Wraps a started client; `name` is the spec (reports and replay
     /// commands use it).
-    pub fn new(name: String, client: ProcessSubject) -> ExternalSubject {
+    pub fn new(name: String, client: Client) -> ExternalSubject {
         let caps = capabilities_of(client.hello());
         ExternalSubject {
             name,
             caps,
             client: Mutex::new(client),
             prefetched: Mutex::new(HashMap::new()),
-            shm: None,
             batch: None,
             ready: RefCell::new(ReadyStore::default()),
             calls: AtomicU64::new(0),
             busy_ns: AtomicU64::new(0),
         }
-    }
-
-    /// Sends validator and LUT chunks through `ch` (a `lib:` subject's
-    /// batch worker) from now on.
-    pub fn with_shm(mut self, ch: ShmChannel) -> ExternalSubject {
-        self.shm = Some(Mutex::new(ch));
-        self
     }
 
     /// Counts `n` calls that took the subject `busy` (a `lib:` subject's
@@ -306,11 +247,11 @@ impl ExternalSubject {
     /// costs a fraction of a JSON round trip. `None`: no worker, or not
     /// sent (the lines client answers instead).
     fn validate_one_shared(&self, v: Validator, op: Op, b: &[u8; 64]) -> Option<Reply<Verdict>> {
-        let shm = self.shm.as_ref()?;
-        if !self.client.lock().is_ok_and(|c| c.supports(op)) {
+        let mut c = self.client.lock().ok()?;
+        if !c.supports(op) {
             return None;
         }
-        let mut ch = shm.lock().ok()?;
+        let ch = c.shm()?;
         let mut got = None;
         let payload = v == Validator::Payload;
         ch.validate_into(payload, std::slice::from_ref(b), &|| {}, &mut |a| {
@@ -390,20 +331,15 @@ impl ExternalSubject {
     /// Why this subject was given up for its generation, by this instance
     /// or another one (recorded in [`given_up_registry`]).
     fn recorded_give_up(&self) -> Option<String> {
-        let (arch, mut mine, mut hangs) = {
+        let (arch, mine, hangs) = {
             let c = self.client.lock().ok()?;
+            let sup = c.supervisor();
             (
                 c.arch().to_string(),
-                c.given_up().map(str::to_string),
-                c.given_up_for_timeouts(),
+                sup.given_up().map(str::to_string),
+                sup.given_up_for_timeouts(),
             )
         };
-        if mine.is_none() {
-            if let Some(ch) = self.shm.as_ref().and_then(|m| m.lock().ok()) {
-                mine = ch.given_up().map(str::to_string);
-                hangs = ch.given_up_for_timeouts();
-            }
-        }
         let mut g = given_up_registry().lock().ok()?;
         // A subject given up for timeouts is given up on every generation.
         let every = (self.name.clone(), ANY_ARCH.to_string());
@@ -431,10 +367,6 @@ impl Drop for ExternalSubject {
         e.restarts += c.restarts();
         let mut tail: VecDeque<String> = std::mem::take(&mut e.stderr_tail).into();
         tail.extend(c.stderr_tail());
-        if let Some(ch) = self.shm.as_ref().and_then(|m| m.lock().ok()) {
-            e.restarts += ch.restarts();
-            tail.extend(ch.stderr_tail());
-        }
         if let Some(b) = self.batch.as_ref().and_then(|m| m.lock().ok()) {
             tail.extend(b.stderr_tail());
         }
