@@ -548,3 +548,64 @@ fn a_lut_batch_entry_left_unwritten_is_a_finding_on_that_input() {
         other => panic!("expected a finding on the dropped entry, got {other:?}"),
     }
 }
+
+/// Issue 31: an answer the worker leaves unwritten is the harness's fault,
+/// never the library's divergence. `TPB_TEST_WORKER_SKIP_LAST` makes the
+/// worker skip the last entry of every hand-off while claiming it done (the
+/// batch bound off by one): every such case is a `Harness` finding and
+/// nothing else, and the report counts fewer answers received than calls.
+/// Without it the same run passes with every call answered and compared.
+#[test]
+fn an_answer_the_worker_leaves_unwritten_is_a_harness_fault_not_a_divergence() {
+    let dir = tempfile::tempdir().unwrap();
+    let lib = c_example(dir.path(), false);
+    let args = [
+        "--no-corpus",
+        "--cases",
+        "3000",
+        "--targets",
+        "validate_header,validate_payload,custom_op_group",
+        "--arch",
+        "v2",
+    ];
+    let counts = |report: &Path| {
+        let run: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(report.join("run.json")).unwrap())
+                .unwrap();
+        let s = &run["subjects"][0];
+        let n = |k: &str| s[k].as_u64().unwrap_or_else(|| panic!("{k} in {s}"));
+        (
+            n("calls"),
+            n("answers_received"),
+            n("answers_compared"),
+            n("cases"),
+        )
+    };
+    let good = dir.path().join("good");
+    let o = gate_lib(&lib, &good, &args, &[(PLANT, None)]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let (calls, received, compared, cases) = counts(&good);
+    assert_eq!((received, compared), (calls, cases), "{calls} calls");
+    let bad = dir.path().join("bad");
+    let o = gate_lib(&lib, &bad, &args, &[(PLANT, Some("1"))]);
+    assert_eq!(code(&o), 1, "{}", stderr(&o));
+    let (calls, received, _, _) = counts(&bad);
+    assert!(received < calls, "{received} of {calls} received");
+    let lines = std::fs::read_to_string(bad.join("divergences.jsonl")).unwrap();
+    let classes: std::collections::BTreeSet<String> = lines
+        .lines()
+        .map(|l| {
+            let v: serde_json::Value = serde_json::from_str(l).unwrap();
+            v["class"].as_str().unwrap().to_string()
+        })
+        .collect();
+    assert_eq!(
+        classes.into_iter().collect::<Vec<_>>(),
+        ["Harness"],
+        "{lines}"
+    );
+    let summary = std::fs::read_to_string(bad.join("summary.md")).unwrap();
+    assert!(summary.contains("left this entry unwritten"), "{summary}");
+}
+
+const PLANT: &str = tpb_harness::external::shm_worker::PLANT_SKIP_LAST_ENV;

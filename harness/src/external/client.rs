@@ -47,6 +47,14 @@ impl Client {
         }
     }
 
+    /// Answers the transport delivered so far (well-formed or not).
+    pub fn received(&self) -> u64 {
+        match self {
+            Client::Lines(c) => c.received(),
+            Client::Shm(c) => c.received(),
+        }
+    }
+
     /// Restarts after faults.
     pub fn restarts(&self) -> u64 {
         self.supervisor().restarts()

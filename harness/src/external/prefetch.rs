@@ -202,11 +202,13 @@ impl ExternalSubject {
             tick();
             match framed {
                 Ok(ids) => {
+                    self.note_received(ids.len());
                     for id in ids.into_iter().take(chunk.len()) {
                         store.push_verdict(Some(Ok(super::verdict::verdict_of(id))));
                     }
                 }
                 Err(f) if f.class == FaultClass::Protocol => {
+                    self.note_received(chunk.len());
                     for _ in chunk {
                         let r = Err(Fault::Protocol(format!("batch64: {}", f.detail)));
                         store.push_verdict(Some(r));

@@ -251,6 +251,8 @@ pub struct ProcessSubject {
     /// The id of the next request to the running process (1 after each start).
     next_id: u64,
     sup: Supervisor,
+    /// Answer lines received (well-formed or not).
+    received: u64,
 }
 
 /// What every external subject's process is kept by, whatever its
@@ -517,6 +519,7 @@ impl ProcessSubject {
             running: Some(running),
             next_id: 1,
             sup,
+            received: 0,
         })
     }
 
@@ -542,6 +545,11 @@ impl ProcessSubject {
 
     fn count(&mut self, fault: Option<(&Fault, String)>) {
         self.sup.count(fault);
+    }
+
+    /// Answer lines received so far (well-formed or not).
+    pub fn received(&self) -> u64 {
+        self.received
     }
 
     /// Sends one request and waits for its answer.
@@ -603,7 +611,9 @@ impl ProcessSubject {
             let Some(&(i, id)) = in_flight.front() else {
                 continue;
             };
-            let fault = match wait_line(run, self.timeout) {
+            let got = wait_line(run, self.timeout);
+            self.received += u64::from(matches!(got, Ok(Event::Line(_) | Event::Bad(_))));
+            let fault = match got {
                 Ok(Event::Line(l)) => match parse_answer(&l, id, reqs[i].op()) {
                     Ok(a) => {
                         out[i] = Some(Ok(a));

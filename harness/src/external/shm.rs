@@ -103,7 +103,7 @@ pub const CODE_RECORD: u16 = 2;
 /// writing one is answering a name: `tpb_verdict id N`).
 pub const CODE_RESERVED: u16 = 0xFFFB;
 /// Set by the gate before a hand-off: the worker has not written the entry.
-pub const CODE_UNSET: u16 = 0xFFFB;
+pub const CODE_UNSET: u16 = super::ffi::GATE_UNSET;
 /// A validator named a predicate outside `tpb_verdict` (value = text offset).
 pub const CODE_NAMED: u16 = 0xFFFC;
 /// The library answered `TPB_UNSUPPORTED`.

@@ -59,6 +59,44 @@ impl<F: FnMut(ShmAnswer)> ShmSink for F {
     }
 }
 
+/// True if `a` is an answer the transport delivered (well-formed or not):
+/// not a crash, hang, harness fault or request never sent.
+pub fn delivered(a: &ShmAnswer) -> bool {
+    !matches!(a, ShmAnswer::Fault(f) if f.class != FaultClass::Protocol)
+}
+
+/// A sink that counts the answers it passes on that were delivered
+/// ([`delivered`]).
+pub(super) struct Counted<'a, S: ShmSink> {
+    pub(super) sink: &'a mut S,
+    pub(super) n: u64,
+}
+
+impl<S: ShmSink> ShmSink for Counted<'_, S> {
+    fn answer(&mut self, a: ShmAnswer) {
+        self.n += u64::from(delivered(&a));
+        self.sink.answer(a);
+    }
+
+    #[inline]
+    fn verdict_id(&mut self, id: u16) {
+        self.n += 1;
+        self.sink.verdict_id(id);
+    }
+
+    #[inline]
+    fn wire(&mut self, w: u32) {
+        self.n += 1;
+        self.sink.wire(w);
+    }
+
+    #[inline]
+    fn refused(&mut self, n: &Name) {
+        self.n += 1;
+        self.sink.refused(n);
+    }
+}
+
 /// Hands entries `0..n` of the region to `sink` in order, the usual
 /// answers (a verdict id, a wire value) as the worker wrote them; true if
 /// one of them was a good answer.

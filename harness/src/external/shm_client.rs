@@ -26,7 +26,7 @@ use super::process::{
 use super::protocol::{parse_answer, parse_hello, Answer, Hello, Op, Request, LUT_TABLES};
 use super::reaper;
 use super::shm::{self, Field, Region};
-use super::shm_answers::{collect, collect_into};
+use super::shm_answers::{collect, collect_into, Counted};
 pub use super::shm_answers::{ShmAnswer, ShmSink};
 use crate::subjects::LutTable;
 use std::io::{Read, Write};
@@ -84,6 +84,8 @@ pub struct ShmChannel {
     flags: u32,
     seq: u32,
     sup: Supervisor,
+    /// Answers the worker delivered ([`super::shm_answers::delivered`]).
+    received: u64,
     /// One hand-off's answers, reused (a chunk's worth of entries is too
     /// big to allocate per hand-off without page faults).
     scratch: Vec<Option<ShmAnswer>>,
@@ -125,6 +127,7 @@ impl ShmChannel {
             flags: 0,
             seq: 0,
             sup: Supervisor::default(),
+            received: 0,
             scratch: Vec::new(),
             busy: Duration::ZERO,
             in_flight: None,
@@ -155,6 +158,12 @@ impl ShmChannel {
     /// Its supervisor: restarts, give-up, stderr tail.
     pub fn supervisor(&self) -> &Supervisor {
         &self.sup
+    }
+
+    /// Answers the worker delivered so far: its slot written, the record in
+    /// place (not a crash, hang, harness fault or entry never sent).
+    pub fn received(&self) -> u64 {
+        self.received
     }
 
     /// The time the worker spent on the hand-offs finished since the last
@@ -442,6 +451,22 @@ impl ShmChannel {
 
     #[allow(clippy::too_many_arguments)]
     fn run_chunk(
+        &mut self,
+        op: u32,
+        table: u32,
+        (at, n): (usize, usize),
+        fill: &dyn Fn(&mut Region),
+        input_name: &dyn Fn(usize) -> String,
+        sink: &mut impl ShmSink,
+        tick: &dyn Fn(),
+    ) {
+        let mut counted = Counted { sink, n: 0 };
+        self.run_counted(op, table, (at, n), fill, input_name, &mut counted, tick);
+        self.received += counted.n;
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn run_counted(
         &mut self,
         op: u32,
         table: u32,

@@ -77,6 +77,12 @@ pub struct SubjectStats {
     pub hello_name: String,
     /// Requests answered or faulted (not counting local `unsupported`).
     pub calls: u64,
+    /// Answers the transport delivered (well-formed or not): every call
+    /// but those that crashed, hung, were never sent, or whose answer the
+    /// harness lost (a harness fault).
+    pub received: u64,
+    /// Answers the judge compared with core's.
+    pub compared: u64,
     /// Wall time spent waiting for them.
     pub busy: Duration,
     /// Restarts after faults.
@@ -188,6 +194,10 @@ pub struct ExternalSubject {
     ready: RefCell<ReadyStore>,
     calls: AtomicU64,
     busy_ns: AtomicU64,
+    /// Answers delivered outside the client (`batch64` frames).
+    received: AtomicU64,
+    /// Answers handed to the judge (served, or vouched for in bulk).
+    compared: AtomicU64,
 }
 
 /// What a hello declares: one capability per op, one per LUT table
@@ -223,6 +233,8 @@ impl ExternalSubject {
             ready: RefCell::new(ReadyStore::default()),
             calls: AtomicU64::new(0),
             busy_ns: AtomicU64::new(0),
+            received: AtomicU64::new(0),
+            compared: AtomicU64::new(0),
         }
     }
 
@@ -232,6 +244,18 @@ impl ExternalSubject {
         let ns = u64::try_from(busy.as_nanos()).unwrap_or(u64::MAX);
         self.busy_ns.fetch_add(ns, Ordering::Relaxed);
         self.calls.fetch_add(n as u64, Ordering::Relaxed);
+    }
+
+    /// Counts `n` answers delivered outside the client.
+    pub(super) fn note_received(&self, n: usize) {
+        self.received.fetch_add(n as u64, Ordering::Relaxed);
+    }
+
+    /// Counts one answer handed to the judge; `r` passes through.
+    #[inline]
+    fn compared<T>(&self, r: Reply<T>) -> Reply<T> {
+        self.compared.fetch_add(1, Ordering::Relaxed);
+        r
     }
 
     /// Runs `f` (`n` calls), counting the time it takes as the subject's.
@@ -365,6 +389,8 @@ impl Drop for ExternalSubject {
         e.calls += self.calls.load(Ordering::Relaxed);
         e.busy += Duration::from_nanos(self.busy_ns.load(Ordering::Relaxed));
         e.restarts += c.restarts();
+        e.received += c.received() + self.received.load(Ordering::Relaxed);
+        e.compared += self.compared.load(Ordering::Relaxed);
         let mut tail: VecDeque<String> = std::mem::take(&mut e.stderr_tail).into();
         tail.extend(c.stderr_tail());
         if let Some(b) = self.batch.as_ref().and_then(|m| m.lock().ok()) {
@@ -456,13 +482,17 @@ impl Subject for ExternalSubject {
         let Ok(mut store) = self.ready.try_borrow_mut() else {
             return false;
         };
-        match batch {
+        let before = agreed.iter().filter(|a| **a).count();
+        let held = match batch {
             Batch::Validate(v, bs) => {
                 store.vouch_bundles(Op::of_validator(v), bs, reference, agreed)
             }
             Batch::Lut([table], ords) => store.vouch_luts(*table, ords, reference, agreed),
             _ => false,
-        }
+        };
+        let vouched = agreed.iter().filter(|a| **a).count().saturating_sub(before);
+        self.compared.fetch_add(vouched as u64, Ordering::Relaxed);
+        held
     }
 
     #[inline]
@@ -482,12 +512,44 @@ impl Subject for ExternalSubject {
         let op = Op::of_validator(v);
         let ready = self.ready.try_borrow_mut().ok();
         if let Some(v) = ready.and_then(|mut s| s.take_verdict(op, b)) {
-            return v;
+            return self.compared(v);
         }
-        self.validate_unready(v, op, b)
+        self.compared(self.validate_unready(v, op, b))
     }
 
     fn decode(&self, b: &[u8; 64]) -> Reply<Result<Decoded, DecodeFail>> {
+        self.compared(self.decode_answer(b))
+    }
+
+    fn encode(&self, opcode: u8, fields: &[(FieldName, Value)]) -> Reply<EncodeResult> {
+        self.compared(self.encode_answer(opcode, fields))
+    }
+
+    #[inline]
+    fn lut(&self, table: LutTable, input: u32) -> Reply<LutResult> {
+        // A table the hello did not declare is never sent.
+        if !self.caps.has(Capability::Lut(table)) {
+            return Err(Fault::Unsupported);
+        }
+        let ready = self.ready.try_borrow_mut().ok();
+        if let Some(r) = ready.and_then(|mut s| s.take_lut(table, input)) {
+            return self.compared(r);
+        }
+        self.compared(self.lut_unready(table, input))
+    }
+
+    fn validate_stream(&self, bytes: &[u8]) -> Reply<Result<(), StreamFail>> {
+        self.compared(self.stream_answer(bytes))
+    }
+
+    fn lower_module(&self, insns: &[IrInstruction]) -> Reply<ModuleAnswer> {
+        self.compared(self.lower_answer(insns))
+    }
+}
+
+/// The answers of the operations the judge asks one at a time, typed.
+impl ExternalSubject {
+    fn decode_answer(&self, b: &[u8; 64]) -> Reply<Result<Decoded, DecodeFail>> {
         match self.call(Request::Decode(*b)) {
             Ok(Answer::Decoded { opcode, fields }) => {
                 let fields = fields_from_json(&fields)
@@ -506,7 +568,7 @@ impl Subject for ExternalSubject {
         }
     }
 
-    fn encode(&self, opcode: u8, fields: &[(FieldName, Value)]) -> Reply<EncodeResult> {
+    fn encode_answer(&self, opcode: u8, fields: &[(FieldName, Value)]) -> Reply<EncodeResult> {
         let r = Request::Encode {
             opcode,
             fields: fields_json(fields),
@@ -518,20 +580,7 @@ impl Subject for ExternalSubject {
         }
     }
 
-    #[inline]
-    fn lut(&self, table: LutTable, input: u32) -> Reply<LutResult> {
-        // A table the hello did not declare is never sent.
-        if !self.caps.has(Capability::Lut(table)) {
-            return Err(Fault::Unsupported);
-        }
-        let ready = self.ready.try_borrow_mut().ok();
-        if let Some(r) = ready.and_then(|mut s| s.take_lut(table, input)) {
-            return r;
-        }
-        self.lut_unready(table, input)
-    }
-
-    fn validate_stream(&self, bytes: &[u8]) -> Reply<Result<(), StreamFail>> {
+    fn stream_answer(&self, bytes: &[u8]) -> Reply<Result<(), StreamFail>> {
         if bytes.len() > super::protocol::MAX_STREAM {
             return Err(Fault::Unsupported);
         }
@@ -545,7 +594,7 @@ impl Subject for ExternalSubject {
         }
     }
 
-    fn lower_module(&self, insns: &[IrInstruction]) -> Reply<ModuleAnswer> {
+    fn lower_answer(&self, insns: &[IrInstruction]) -> Reply<ModuleAnswer> {
         let arch = self
             .client
             .lock()
