@@ -10,14 +10,13 @@
  *     tpbconform subject-check lib:./libmysubject.so
  *     tpbconform gate --subject lib:./libmysubject.so
  *
- * The harness never calls the library inside its own process: it runs
- * worker processes that load the library. Validator and LUT cases go through
- * a batch worker that shares a memory region with the gate (chunks of
- * thousands of cases per hand-off; docs/subject-protocol.md "Shared-memory
- * worker"); decode and encode through a worker serving the process protocol
- * tpb-subject/1. A crash or hang inside the library kills only that worker;
- * the gate records the exact input as a finding (class crash or timeout)
- * and starts a fresh worker.
+ * The harness never calls the library inside its own process: it runs one
+ * worker process per generation (and gate thread) that loads the library
+ * and shares a memory region with the gate; every operation goes through
+ * it in chunks of thousands of cases per hand-off (docs/subject-protocol.md
+ * "Shared-memory worker"). A crash or hang inside the library kills only
+ * that worker; the gate records the exact input as a finding (class crash
+ * or timeout) and starts a fresh worker.
  *
  * The operations are exactly those of tpb-subject/1; the protocol document
  * defines their meaning, this header only how they cross the C boundary.

@@ -12,8 +12,10 @@ use common::{code, repo_root, strs, text, tpb_in, BIN};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use subjects::*;
+use tpb_harness::arch::Arch;
 use tpb_harness::external::protocol::{Answer, Op, Request};
-use tpb_harness::external::{Launch, ProcessSubject};
+use tpb_harness::external::{self, Client};
+use tpb_harness::subjects::SubjectSpec;
 
 /// `tpbconform subject-check SPEC` (v2).
 fn subject_check(spec: &str) -> Output {
@@ -167,15 +169,10 @@ fn pinned_streams() -> Vec<(Vec<u8>, StreamAnswer)> {
     ]
 }
 
-fn start(spec: &str) -> ProcessSubject {
-    let launch = match spec.strip_prefix("lib:") {
-        Some(p) => Launch {
-            program: PathBuf::from(BIN).into_os_string(),
-            args: vec!["subject-worker".into(), format!("lib:{p}").into()],
-        },
-        None => Launch::shell(spec.strip_prefix("cmd:").unwrap()),
-    };
-    ProcessSubject::start(launch, "v2", std::time::Duration::from_secs(20)).unwrap()
+fn start(spec: &str) -> Client {
+    let spec: SubjectSpec = spec.parse().unwrap();
+    let timeout = std::time::Duration::from_secs(20);
+    external::start(&spec, &PathBuf::from(BIN), Arch::V2, timeout).unwrap()
 }
 
 #[test]

@@ -304,10 +304,6 @@ pub fn run(a: GateArgs) -> CliResult {
     external::set_case_timeout(cfg.case_timeout / 2);
     let mut run = gate::run(&cfg, Some(&progress));
     run.external = external_runs(&cfg, &run);
-    if let Some(note) = external::transport_note(&cfg.subjects) {
-        eprintln!("tpbconform: {note}");
-        run.notes.push(note);
-    }
     if let Some(b) = &bar {
         b.finish_and_clear();
     }

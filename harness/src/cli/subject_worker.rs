@@ -1,11 +1,8 @@
-//! `tpbconform subject-worker lib:PATH` (hidden): the worker process of a
-//! `lib:` subject, see [`crate::external::worker`]; with `--shm REGION
-//! --arch vN` the batch worker of [`crate::external::shm_worker`]. Exit 0
-//! when stdin ends, 2 when the library does not load or a request line is
-//! malformed.
+//! `tpbconform subject-worker --shm REGION --arch vN lib:PATH` (hidden):
+//! the worker process of a `lib:` subject ([`crate::external::shm_worker`]).
+//! Exit 0 when stdin ends, 2 when the region or the library does not load.
 
 use super::{CliResult, EXIT_BAD_INPUT, EXIT_OK};
-use crate::external::worker;
 use crate::subjects::SubjectSpec;
 
 /// Runs the worker for `spec` (must be `lib:PATH`), the batch worker when
@@ -20,7 +17,7 @@ pub fn run(spec: &str, shm: Option<&std::path::Path>, arch: Option<&str>) -> Cli
     };
     let served = match (shm, arch) {
         (Some(region), Some(arch)) => crate::external::shm_worker::serve(&path, region, arch),
-        _ => worker::serve(&path, std::io::stdin().lock(), std::io::stdout().lock()),
+        _ => Err("expected --shm REGION --arch vN (the gate starts this worker)".into()),
     };
     match served {
         Ok(()) => Ok(EXIT_OK),

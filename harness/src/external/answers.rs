@@ -15,6 +15,7 @@ pub fn fault(r: ClientReply) -> Fault {
             FaultClass::Crash | FaultClass::NotSent => Fault::Crash(f.detail),
             FaultClass::Timeout => Fault::Timeout(f.detail),
             FaultClass::Protocol => Fault::Protocol(f.detail),
+            FaultClass::Harness => Fault::Harness(f.detail),
         },
         Ok(Answer::Unsupported) => Fault::Unsupported,
         Ok(a) => Fault::Protocol(format!("answer of the wrong kind: {a:?}")),
@@ -46,7 +47,7 @@ pub fn shm_verdict(a: ShmAnswer) -> Option<Reply<Verdict>> {
         ShmAnswer::Verdict(v) => Ok(v),
         ShmAnswer::Unsupported => Err(Fault::Unsupported),
         ShmAnswer::Fault(f) => Err(shm_fault(f)),
-        other => Err(Fault::Protocol(format!(
+        other => Err(Fault::Harness(format!(
             "answer of the wrong kind: {other:?}"
         ))),
     })
@@ -64,7 +65,9 @@ pub fn shm_lut(a: ShmAnswer) -> Reply<LutResult> {
         ShmAnswer::Unsupported => Err(Fault::Unsupported),
         ShmAnswer::Fault(f) if f.class == FaultClass::NotSent => Err(Fault::Crash(f.detail)),
         ShmAnswer::Fault(f) => Err(shm_fault(f)),
-        ShmAnswer::Verdict(_) => Err(Fault::Protocol("answer of the wrong kind".into())),
+        ShmAnswer::Verdict(_) | ShmAnswer::Line(_) => {
+            Err(Fault::Harness("answer of the wrong kind".into()))
+        }
     }
 }
 

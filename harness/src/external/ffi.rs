@@ -81,6 +81,11 @@ pub enum Status<T> {
 /// not write: no `tpb_verdict` id is this large (include/tpb_subject.h).
 pub const UNWRITTEN_VERDICT: u16 = u16::MAX;
 
+/// The gate's marker of an entry the worker has not answered
+/// (`shm::CODE_UNSET`); a batch validator writing it is answered as
+/// [`UNWRITTEN_VERDICT`].
+pub const GATE_UNSET: u16 = 0xFFFB;
+
 /// The text of the finding on an entry a batch call left unwritten.
 pub const UNWRITTEN_TEXT: &str = "the batch call left this entry unwritten (no tpb_verdict id)";
 
@@ -403,7 +408,17 @@ impl SubjectLib {
         // SAFETY: `bundles` holds n × 64 readable bytes and `out` n writable
         // u16s, as the ABI requires.
         match unsafe { f(bundles.as_ptr(), n, out.as_mut_ptr()) } {
-            TPB_OK => Status::Ok(()),
+            TPB_OK => {
+                // The gate's marker of an entry the worker never ran
+                // (shm::CODE_UNSET): written by the library, it is the
+                // library's wrong id, kept apart from that marker.
+                for c in &mut out[..n] {
+                    if *c == GATE_UNSET {
+                        *c = UNWRITTEN_VERDICT;
+                    }
+                }
+                Status::Ok(())
+            }
             TPB_UNSUPPORTED => Status::Unsupported,
             rc => Status::Error(format!("batch validator returned status {rc}")),
         }

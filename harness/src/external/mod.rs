@@ -1,30 +1,33 @@
 //! External subjects: somebody else's implementation, driven over the
 //! process protocol `tpb-subject/1` (docs/subject-protocol.md).
 //!
-//! - `cmd:COMMAND` runs `sh -c COMMAND` and speaks the protocol with it;
+//! - `cmd:COMMAND` runs `sh -c COMMAND` and speaks the protocol with it
+//!   ([`process::ProcessSubject`], JSON lines; `batch64` frames for its
+//!   validators when it offers them, [`batch_framing`]);
 //! - `lib:PATH` loads a shared library with the C ABI of
-//!   `include/tpb_subject.h` in a worker process (`tpbconform subject-worker
-//!   lib:PATH`, [`worker`]) that speaks the same protocol, so one client
-//!   ([`process::ProcessSubject`]) drives both and a crash or hang in the
+//!   `include/tpb_subject.h` in one worker process per generation
+//!   (`tpbconform subject-worker --shm …`, [`shm_worker`]) sharing a memory
+//!   region with the gate ([`shm`], [`shm_client::ShmChannel`]): validators
+//!   and LUTs in compact slots, every other operation as the protocol's
+//!   request and answer lines in records, so a crash or hang in the
 //!   library never reaches the gate.
 //!
-//! Modules: [`protocol`] (lines ⇄ typed requests and answers), [`process`]
-//! (the pipelined client with timeouts and restarts), [`subject`] (the
-//! client as a [`crate::subjects::Subject`], and the registry's opener;
-//! `prefetch` its whole-batch transports and `ready` the answers they
-//! leave by position), [`answers`] (client replies as typed values),
-//! [`names`] (names from outside, interned),
-//! [`ffi`] (the only `unsafe` in the harness: calls into the library),
-//! [`worker`] (the library's protocol server), [`lower_json`] (the `lower`
-//! operation's IR and module JSON), [`shm`] / [`shm_client`] /
-//! `shm_answers` / [`shm_worker`] (a `lib:` subject's validator and LUT
-//! chunks through shared memory: the region, the gate's hand-offs, the
-//! answers read back, the worker), [`verdict`] (the `tpb_verdict` ids),
-//! [`watch`] (the gate's no-progress watchdog: the clients' progress and
-//! waits).
+//! One [`Client`] drives either; one [`process::Supervisor`] keeps each
+//! (restarts, give-up, stderr tail); [`subject`] is the client as a
+//! [`crate::subjects::Subject`] and the registry's opener (`prefetch` its
+//! whole-batch transports, `ready` the answers they leave by position).
+//! Also: [`protocol`] (lines ⇄ typed requests and answers), [`answers`]
+//! (client replies as typed values), [`names`] (names from outside,
+//! interned), [`ffi`] (calls into the library), `shm_answers` (a hand-off's
+//! answers read back; an unwritten or misplaced one is a harness fault),
+//! [`lower_json`] (the `lower` operation's IR and module JSON),
+//! [`verdict`] (the `tpb_verdict` ids), [`reaper`] (killing process groups
+//! and pipe holders), [`watch`] (the gate's no-progress watchdog: the
+//! clients' progress and waits).
 
 pub mod answers;
 pub mod batch_framing;
+pub mod client;
 pub mod ffi;
 pub mod lower_json;
 pub mod names;
@@ -40,11 +43,12 @@ pub mod shm_worker;
 pub mod subject;
 pub mod verdict;
 pub mod watch;
-pub mod worker;
 
-pub use process::{Fault, FaultClass, Launch, ProcessSubject, Reply, StartError, STDERR_LINES};
+pub use client::Client;
+pub use process::{
+    Fault, FaultClass, Launch, ProcessSubject, Reply, StartError, Supervisor, STDERR_LINES,
+};
 pub use protocol::{Answer, Hello, Op, Request};
 pub use subject::{
-    open, set_case_timeout, start, stats, transport_note, ExternalSubject, SubjectStats,
-    TRANSPORT_ENV, WORKER_SUBCOMMAND,
+    open, set_case_timeout, start, stats, ExternalSubject, SubjectStats, WORKER_SUBCOMMAND,
 };

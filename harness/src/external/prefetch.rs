@@ -7,6 +7,7 @@
 
 use super::answers::{fault, lut_reply, shm_lut, shm_verdict};
 use super::batch_framing::{self, BatchProcess};
+use super::client::Client;
 use super::process::{Fault as ClientFault, FaultClass};
 use super::protocol::{Answer, Op, Request};
 use super::ready::{LutColumn, ReadyStore};
@@ -65,9 +66,13 @@ impl ExternalSubject {
         tick: &dyn Fn(),
         store: &mut ReadyStore,
     ) -> bool {
-        let supports = |op: Op| self.client.lock().is_ok_and(|c| c.supports(op));
+        let (supports, shm) = match self.client.lock() {
+            Ok(mut c) => (c.hello().ops.clone(), c.shm().is_some()),
+            Err(_) => return true,
+        };
+        let supports = |op: Op| supports.contains(&op);
         match batch {
-            Batch::Validate(v, bs) if self.shm.is_none() => {
+            Batch::Validate(v, bs) if !shm => {
                 let op = Op::of_validator(v);
                 let Some(b) = &self.batch else { return false };
                 if !supports(op) || !b.lock().is_ok_and(|b| b.usable()) {
@@ -77,12 +82,14 @@ impl ExternalSubject {
                 self.prefetch_framed(b, v, bs, tick, store);
             }
             Batch::Validate(v, bs) => {
-                let Some(shm) = &self.shm else { return false };
                 let op = Op::of_validator(v);
                 if !supports(op) {
                     return true;
                 }
-                let Ok(mut ch) = shm.lock() else { return true };
+                let Ok(mut c) = self.client.lock() else {
+                    return true;
+                };
+                let Some(ch) = c.shm() else { return true };
                 let payload = v == Validator::Payload;
                 store.begin_bundles(op, bs);
                 let mut sink = VerdictSink(store);
@@ -114,20 +121,22 @@ impl ExternalSubject {
     /// LUT batch's first table it declares; other transports wait for the
     /// prefetch itself.
     pub(super) fn begin_ready(&self, batch: Batch<'_>) {
-        let Some(shm) = &self.shm else { return };
-        let supports = |op: Op| self.client.lock().is_ok_and(|c| c.supports(op));
+        let Ok(mut c) = self.client.lock() else {
+            return;
+        };
+        let declared = |c: &Client, op: Op| c.supports(op);
         match batch {
-            Batch::Validate(v, bs) if supports(Op::of_validator(v)) => {
-                if let Ok(mut ch) = shm.lock() {
+            Batch::Validate(v, bs) if declared(&c, Op::of_validator(v)) => {
+                if let Some(ch) = c.shm() {
                     ch.begin_validate(v == Validator::Payload, bs);
                 }
             }
-            Batch::Lut(tables, ords) if supports(Op::Lut) => {
+            Batch::Lut(tables, ords) if declared(&c, Op::Lut) => {
                 let first = tables
                     .iter()
                     .copied()
                     .find(|t| self.caps.has(Capability::Lut(*t)));
-                if let (Some(t), Ok(mut ch)) = (first, shm.lock()) {
+                if let (Some(t), Some(ch)) = (first, c.shm()) {
                     ch.begin_lut(t, ords);
                 }
             }
@@ -142,8 +151,10 @@ impl ExternalSubject {
         tick: &dyn Fn(),
         store: &mut ReadyStore,
     ) {
-        if let Some(shm) = &self.shm {
-            let Ok(mut ch) = shm.lock() else { return };
+        let Ok(mut c) = self.client.lock() else {
+            return;
+        };
+        if let Some(ch) = c.shm() {
             for &t in tables {
                 let Some(col) = store.lut_column(t) else {
                     continue;
@@ -154,9 +165,6 @@ impl ExternalSubject {
             }
             return;
         }
-        let Ok(mut c) = self.client.lock() else {
-            return;
-        };
         for &t in tables {
             let reqs: Vec<Request> = ords
                 .iter()
@@ -194,11 +202,13 @@ impl ExternalSubject {
             tick();
             match framed {
                 Ok(ids) => {
+                    self.note_received(ids.len());
                     for id in ids.into_iter().take(chunk.len()) {
                         store.push_verdict(Some(Ok(super::verdict::verdict_of(id))));
                     }
                 }
                 Err(f) if f.class == FaultClass::Protocol => {
+                    self.note_received(chunk.len());
                     for _ in chunk {
                         let r = Err(Fault::Protocol(format!("batch64: {}", f.detail)));
                         store.push_verdict(Some(r));

@@ -81,8 +81,11 @@ pub enum FaultClass {
     /// The process exited (or could not be started) before answering.
     Crash,
     /// Not sent: the subject was given up earlier
-    /// ([`ProcessSubject::given_up`]), or the run is stopping.
+    /// ([`Supervisor::given_up`]), or the run is stopping.
     NotSent,
+    /// The harness's own transport lost, left unwritten or misplaced the
+    /// answer (a `lib:` worker's mistake): never the subject's.
+    Harness,
 }
 
 impl FaultClass {
@@ -93,6 +96,7 @@ impl FaultClass {
             FaultClass::Timeout => "timeout",
             FaultClass::Crash => "crash",
             FaultClass::NotSent => "not sent",
+            FaultClass::Harness => "harness",
         }
     }
 }
@@ -246,10 +250,144 @@ pub struct ProcessSubject {
     running: Option<LineProcess>,
     /// The id of the next request to the running process (1 after each start).
     next_id: u64,
+    sup: Supervisor,
+    /// Answer lines received (well-formed or not).
+    received: u64,
+}
+
+/// What every external subject's process is kept by, whatever its
+/// transport (JSON lines, `batch64`'s lines instance, a `lib:` worker's
+/// region): the stderr ring (the last [`STDERR_LINES`] lines, across
+/// restarts), restarts, the give-up budget ([`FaultStreak`]) and why it
+/// was given up. The transport names the faulting input (the oldest
+/// unanswered line, or the worker's stamp) and calls [`Supervisor::count`]
+/// and [`Supervisor::restart`].
+#[derive(Debug)]
+pub struct Supervisor {
     stderr: Arc<Mutex<VecDeque<String>>>,
     restarts: u64,
     dead: Option<String>,
     streak: FaultStreak,
+}
+
+impl Default for Supervisor {
+    fn default() -> Supervisor {
+        Supervisor {
+            stderr: Arc::new(Mutex::new(VecDeque::with_capacity(STDERR_LINES))),
+            restarts: 0,
+            dead: None,
+            streak: FaultStreak::default(),
+        }
+    }
+}
+
+impl Supervisor {
+    /// The stderr ring a started process's stderr reader writes into.
+    pub fn stderr_ring(&self) -> Arc<Mutex<VecDeque<String>>> {
+        Arc::clone(&self.stderr)
+    }
+
+    /// The last [`STDERR_LINES`] stderr lines (across restarts).
+    pub fn stderr_tail(&self) -> Vec<String> {
+        tail_of(&self.stderr)
+    }
+
+    /// How often the process was restarted after a fault.
+    pub fn restarts(&self) -> u64 {
+        self.restarts
+    }
+
+    /// Why the subject was given up, if it was (failed restarts, or
+    /// [`GIVE_UP_AFTER`] faults in a row, naming the first ones).
+    pub fn given_up(&self) -> Option<&str> {
+        self.dead.as_deref()
+    }
+
+    /// True if it was given up for [`GIVE_UP_AFTER_TIMEOUTS`] timeouts in a
+    /// row (a subject that stopped reading or answering: the other
+    /// generations it serves are given up with it, each timeout being slow).
+    pub fn given_up_for_timeouts(&self) -> bool {
+        self.dead.is_some() && self.streak.timed_out()
+    }
+
+    /// Counts one answered (`None`) or faulted request against the give-up
+    /// budget; `input` names the request. A harness fault is not the
+    /// subject's and is not counted.
+    pub fn count(&mut self, fault: Option<(&Fault, String)>) {
+        if fault
+            .as_ref()
+            .is_some_and(|(f, _)| f.class == FaultClass::Harness)
+        {
+            return;
+        }
+        self.streak.count(fault, &mut self.dead);
+    }
+
+    /// The fault of every request once the subject is given up.
+    pub fn not_sent(&self) -> Option<Fault> {
+        self.dead.as_ref().map(|why| Fault {
+            class: FaultClass::NotSent,
+            detail: format!("not sent: subject {why}"),
+        })
+    }
+
+    /// A failed first start, with the stderr tail.
+    pub fn start_error(&self, e: String) -> StartError {
+        let tail = self.stderr_tail();
+        if tail.is_empty() {
+            StartError(e)
+        } else {
+            StartError(format!("{e}; its stderr ends:\n{}", tail.join("\n")))
+        }
+    }
+
+    /// Starts the process again after a fault (`spawn`: one start and its
+    /// hello), at most [`MAX_FAILED_STARTS`] times in a row; gives the
+    /// subject up when every start fails, when a start answers another
+    /// hello than `hello`, or while the run is stopping.
+    pub fn restart<W: Kill>(
+        &mut self,
+        hello: &Hello,
+        mut spawn: impl FnMut() -> Result<(W, Hello), String>,
+    ) -> Option<W> {
+        if self.dead.is_some() || crate::interrupt::stop_requested() {
+            self.dead
+                .get_or_insert_with(|| "given up: the run was interrupted".into());
+            return None;
+        }
+        self.restarts += 1;
+        let mut last = String::new();
+        for _ in 0..MAX_FAILED_STARTS {
+            match spawn() {
+                Ok((w, h)) if h == *hello => return Some(w),
+                Ok((w, h)) => {
+                    w.kill_now();
+                    self.dead = Some(format!(
+                        "given up: restarted process changed its hello from {hello:?} to {h:?}"
+                    ));
+                    return None;
+                }
+                Err(e) => last = e,
+            }
+        }
+        self.dead = Some(format!(
+            "given up: {MAX_FAILED_STARTS} restarts in a row failed, last: {last}"
+        ));
+        None
+    }
+}
+
+/// A started process [`Supervisor::restart`] can kill (a restart that
+/// changed its hello).
+pub trait Kill {
+    /// Kills it (its whole process group and pipe holders).
+    fn kill_now(self);
+}
+
+impl<In, Ev> Kill for Running<In, Ev> {
+    fn kill_now(self) {
+        self.kill();
+    }
 }
 
 /// The give-up budget every external subject client keeps: the requests in
@@ -370,15 +508,9 @@ impl ProcessSubject {
         arch: &str,
         timeout: Duration,
     ) -> Result<ProcessSubject, StartError> {
-        let stderr = Arc::new(Mutex::new(VecDeque::with_capacity(STDERR_LINES)));
-        let (running, hello) = spawn(&launch, arch, timeout, &stderr).map_err(|e| {
-            let tail = tail_of(&stderr);
-            if tail.is_empty() {
-                StartError(e)
-            } else {
-                StartError(format!("{e}; its stderr ends:\n{}", tail.join("\n")))
-            }
-        })?;
+        let sup = Supervisor::default();
+        let (running, hello) =
+            spawn(&launch, arch, timeout, &sup.stderr_ring()).map_err(|e| sup.start_error(e))?;
         Ok(ProcessSubject {
             launch,
             arch: arch.to_string(),
@@ -386,10 +518,8 @@ impl ProcessSubject {
             hello,
             running: Some(running),
             next_id: 1,
-            stderr,
-            restarts: 0,
-            dead: None,
-            streak: FaultStreak::default(),
+            sup,
+            received: 0,
         })
     }
 
@@ -408,34 +538,18 @@ impl ProcessSubject {
         &self.arch
     }
 
-    /// How often the process was restarted after a fault.
-    pub fn restarts(&self) -> u64 {
-        self.restarts
+    /// Its supervisor: restarts, give-up, stderr tail.
+    pub fn supervisor(&self) -> &Supervisor {
+        &self.sup
     }
 
-    /// Why the subject was given up, if it was (failed restarts, or
-    /// [`GIVE_UP_AFTER`] faults in a row, naming the first ones).
-    pub fn given_up(&self) -> Option<&str> {
-        self.dead.as_deref()
-    }
-
-    /// True if it was given up for [`GIVE_UP_AFTER_TIMEOUTS`] timeouts in a
-    /// row (a subject that stopped reading or answering: the other
-    /// generations it serves are given up with it, each timeout being slow).
-    pub fn given_up_for_timeouts(&self) -> bool {
-        self.dead.is_some() && self.streak.timed_out()
-    }
-
-    /// Counts one answered (`None`) or faulted request against the give-up
-    /// budget; `input` names the request.
     fn count(&mut self, fault: Option<(&Fault, String)>) {
-        self.streak.count(fault, &mut self.dead);
+        self.sup.count(fault);
     }
 
-    /// The last [`STDERR_LINES`] lines the subject wrote to stderr (across
-    /// restarts).
-    pub fn stderr_tail(&self) -> Vec<String> {
-        tail_of(&self.stderr)
+    /// Answer lines received so far (well-formed or not).
+    pub fn received(&self) -> u64 {
+        self.received
     }
 
     /// Sends one request and waits for its answer.
@@ -468,11 +582,7 @@ impl ProcessSubject {
         let (mut sent, mut done) = (0usize, 0usize);
         let mut in_flight: VecDeque<(usize, u64)> = VecDeque::new();
         while done < wire.len() {
-            if let Some(why) = &self.dead {
-                let f = Fault {
-                    class: FaultClass::NotSent,
-                    detail: format!("not sent: subject {why}"),
-                };
+            if let Some(f) = self.sup.not_sent() {
                 for &i in &wire[done..] {
                     out[i] = Some(Err(f.clone()));
                 }
@@ -501,7 +611,9 @@ impl ProcessSubject {
             let Some(&(i, id)) = in_flight.front() else {
                 continue;
             };
-            let fault = match wait_line(run, self.timeout) {
+            let got = wait_line(run, self.timeout);
+            self.received += u64::from(matches!(got, Ok(Event::Line(_) | Event::Bad(_))));
+            let fault = match got {
                 Ok(Event::Line(l)) => match parse_answer(&l, id, reqs[i].op()) {
                     Ok(a) => {
                         out[i] = Some(Ok(a));
@@ -553,7 +665,7 @@ impl ProcessSubject {
             if let Some(r) = self.running.take() {
                 r.kill();
             }
-            if self.dead.is_some() {
+            if self.sup.given_up().is_some() {
                 continue;
             }
             self.restart();
@@ -574,34 +686,12 @@ impl ProcessSubject {
     }
 
     fn restart(&mut self) {
-        if self.dead.is_some() || crate::interrupt::stop_requested() {
-            self.dead
-                .get_or_insert_with(|| "given up: the run was interrupted".into());
-            return;
-        }
-        self.restarts += 1;
-        let mut last = String::new();
-        for _ in 0..MAX_FAILED_STARTS {
-            match spawn(&self.launch, &self.arch, self.timeout, &self.stderr) {
-                Ok((r, h)) if h == self.hello => {
-                    self.running = Some(r);
-                    self.next_id = 1;
-                    return;
-                }
-                Ok((r, h)) => {
-                    r.kill();
-                    self.dead = Some(format!(
-                        "given up: restarted process changed its hello from {:?} to {h:?}",
-                        self.hello
-                    ));
-                    return;
-                }
-                Err(e) => last = e,
-            }
-        }
-        self.dead = Some(format!(
-            "given up: {MAX_FAILED_STARTS} restarts in a row failed, last: {last}"
-        ));
+        let ring = self.sup.stderr_ring();
+        let (launch, arch, timeout) = (&self.launch, &self.arch, self.timeout);
+        self.running = self
+            .sup
+            .restart(&self.hello, || spawn(launch, arch, timeout, &ring));
+        self.next_id = 1;
     }
 }
 
@@ -652,7 +742,7 @@ fn wait_line(run: &mut LineProcess, timeout: Duration) -> Result<Event, RecvTime
     }
 }
 
-fn clip(s: &str) -> String {
+pub(super) fn clip(s: &str) -> String {
     const MAX: usize = 200;
     if s.len() <= MAX {
         return s.to_string();

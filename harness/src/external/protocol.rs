@@ -250,7 +250,7 @@ pub const LOWERED_KEYS: [&str; 5] = [
 ];
 
 /// The hello answer.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Hello {
     /// `"protocol"` (always [`PROTOCOL`] once parsed).
     pub protocol: u64,

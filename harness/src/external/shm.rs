@@ -24,11 +24,19 @@
 //! | 52 | 4 | ready: worker state (0 starting, 1 ready, 2 init unsupported, 3 failed) |
 //! | 56 | 4 | worker flags ([`FLAG_HEADER_BATCH`], [`FLAG_PAYLOAD_BATCH`], [`FLAG_LUT_BATCH`]) |
 //! | 60 | 4 | busy: µs the worker spent on the hand-off it finished last |
-//! | 64 | 1024 | the worker's load / init error text (NUL-terminated) |
-//! | [`IN_OFF`] | 64 × [`CHUNK`] | inputs: bundles, or a `u32` ordinal per entry |
+//! | 64 | 4 | full: 1 if the worker stopped at `done` < n, its answer area full |
+//! | 128 | 1024 | the worker's load / init error text (NUL-terminated) |
+//! | [`IN_OFF`] | 64 × [`CHUNK`] | inputs: bundles, a `u32` ordinal per entry, or a `u32` request offset per entry |
 //! | [`CODE_OFF`] | 2 × [`CHUNK`] | `u16` answer code per entry ([`tpb_verdict`](super::verdict) id or a code below) |
-//! | [`VAL_OFF`] | 4 × [`CHUNK`] | `u32` per entry: the LUT wire value or a text's arena offset |
+//! | [`VAL_OFF`] | 4 × [`CHUNK`] | `u32` per entry: the LUT wire value, a text's arena offset, or an answer record's offset |
 //! | [`ARENA_OFF`] | [`ARENA`] | texts: `u16` length + UTF-8 bytes, reset per hand-off |
+//! | [`REQ_OFF`] | [`REQ`] | [`OP_RECORDS`] requests: `u32` length + a tpb-subject/1 request line, 4-aligned |
+//! | [`ANS_OFF`] | [`ANS`] | answer records: `u32` entry index, `u32` length, the answer line, 4-aligned, reset per hand-off (the hello's at 0 when ready) |
+//!
+//! Before each hand-off the gate sets every answer code it asks for to
+//! [`CODE_UNSET`]: an entry the worker leaves so, or an answer record
+//! holding another entry's index, is a harness fault
+//! ([`super::process::FaultClass::Harness`]), never an answer.
 #![allow(unsafe_code)]
 
 use std::fs::{File, OpenOptions};
@@ -51,9 +59,18 @@ pub const VAL_OFF: usize = CODE_OFF + 2 * CHUNK;
 pub const ARENA_OFF: usize = VAL_OFF + 4 * CHUNK;
 /// Bytes of text arena.
 pub const ARENA: usize = 1 << 16;
+/// [`OP_RECORDS`] requests start here.
+pub const REQ_OFF: usize = ARENA_OFF + ARENA;
+/// Bytes of request records (a `validate_stream` line of a 1 MiB stream fits).
+pub const REQ: usize = 4 << 20;
+/// Answer records start here.
+pub const ANS_OFF: usize = REQ_OFF + REQ;
+/// Bytes of answer records (an answer line is at most 1 MiB, SPEC'd in
+/// docs/subject-protocol.md).
+pub const ANS: usize = 8 << 20;
 /// The whole region.
-pub const LEN: usize = ARENA_OFF + ARENA;
-const ERR_OFF: usize = 64;
+pub const LEN: usize = ANS_OFF + ANS;
+const ERR_OFF: usize = 128;
 const ERR_LEN: usize = 1024;
 
 /// Op: SPEC §3 header validator.
@@ -62,6 +79,9 @@ pub const OP_VALIDATE_HEADER: u32 = 1;
 pub const OP_VALIDATE_PAYLOAD: u32 = 2;
 /// Op: SPEC §6 lookup.
 pub const OP_LUT: u32 = 3;
+/// Op: any protocol request (decode, encode, `validate_stream`, `lower`,
+/// ...) as a request record, answered by an answer record.
+pub const OP_RECORDS: u32 = 4;
 /// Mode: one batch call over `start..n` (library batch entry point).
 pub const MODE_BATCH: u32 = 0;
 /// Mode: one call per entry, each stamped first.
@@ -77,6 +97,13 @@ pub const FLAG_LUT_BATCH: u32 = 4;
 pub const CODE_WIRE: u16 = 0;
 /// Answer code of a LUT entry that was refused (value = text offset).
 pub const CODE_REFUSED: u16 = 1;
+/// An answer record (value = its offset in the answer area).
+pub const CODE_RECORD: u16 = 2;
+/// Codes from here on are never `tpb_verdict` ids (a batch validator
+/// writing one is answering a name: `tpb_verdict id N`).
+pub const CODE_RESERVED: u16 = 0xFFFB;
+/// Set by the gate before a hand-off: the worker has not written the entry.
+pub const CODE_UNSET: u16 = super::ffi::GATE_UNSET;
 /// A validator named a predicate outside `tpb_verdict` (value = text offset).
 pub const CODE_NAMED: u16 = 0xFFFC;
 /// The library answered `TPB_UNSUPPORTED`.
@@ -121,6 +148,8 @@ pub enum Field {
     Flags = 56,
     /// µs the worker spent on its last finished hand-off.
     Busy = 60,
+    /// 1 if the worker stopped early, its answer area full.
+    Full = 64,
 }
 const STAMP: usize = 32;
 
@@ -330,6 +359,31 @@ impl Region {
         String::from_utf8(bytes.to_vec()).ok()
     }
 
+    /// The request record area.
+    pub fn requests(&mut self) -> &mut [u8] {
+        // SAFETY: in bounds; as `inputs`.
+        unsafe { std::slice::from_raw_parts_mut(self.ptr.add(REQ_OFF), REQ) }
+    }
+
+    /// The answer record area.
+    pub fn answer_area(&mut self) -> &mut [u8] {
+        // SAFETY: in bounds; as `inputs`.
+        unsafe { std::slice::from_raw_parts_mut(self.ptr.add(ANS_OFF), ANS) }
+    }
+
+    /// The request record at `off` of the request area.
+    pub fn request_at(&mut self, off: u32) -> Option<&[u8]> {
+        record(self.requests(), off as usize)
+    }
+
+    /// The answer record at `off`: the entry index it claims and its bytes.
+    pub fn answer_at(&mut self, off: u32) -> Option<(u32, &[u8])> {
+        let a = self.answer_area();
+        let o = off as usize;
+        let index = u32::from_ne_bytes(a.get(o..o + 4)?.try_into().ok()?);
+        Some((index, record(a, o + 4)?))
+    }
+
     /// Writes the worker's error text.
     pub fn set_error(&mut self, s: &str) {
         // SAFETY: in bounds header bytes.
@@ -359,6 +413,39 @@ impl Drop for Region {
             libc::munmap(self.ptr.cast(), LEN);
         }
     }
+}
+
+/// The `u32` length-prefixed bytes at `off` of `area`.
+fn record(area: &[u8], off: usize) -> Option<&[u8]> {
+    let len = u32::from_ne_bytes(area.get(off..off + 4)?.try_into().ok()?) as usize;
+    area.get(off + 4..(off + 4).checked_add(len)?)
+}
+
+/// Appends length-prefixed records to `area` from `*used`, 4-aligned
+/// (`index`: an answer record's entry index, written first); the record's
+/// offset, or `None` when it does not fit.
+pub fn put_record(
+    area: &mut [u8],
+    used: &mut usize,
+    index: Option<u32>,
+    bytes: &[u8],
+) -> Option<u32> {
+    let head = if index.is_some() { 8 } else { 4 };
+    let end = used.checked_add(head + bytes.len())?;
+    if end > area.len() {
+        return None;
+    }
+    let at = *used;
+    let mut o = at;
+    if let Some(i) = index {
+        area[o..o + 4].copy_from_slice(&i.to_ne_bytes());
+        o += 4;
+    }
+    let len = u32::try_from(bytes.len()).ok()?;
+    area[o..o + 4].copy_from_slice(&len.to_ne_bytes());
+    area[o + 4..o + 4 + bytes.len()].copy_from_slice(bytes);
+    *used = end.next_multiple_of(4).min(area.len());
+    u32::try_from(at).ok()
 }
 
 /// Appends texts to the arena of one hand-off (the worker's side),

@@ -20,6 +20,8 @@ pub enum ShmAnswer {
     Refused(Name),
     /// `TPB_UNSUPPORTED`.
     Unsupported,
+    /// A protocol answer line (an [`shm::OP_RECORDS`] entry).
+    Line(String),
     /// No answer: crash, timeout, `TPB_ERROR`, or not sent.
     Fault(Fault),
 }
@@ -57,15 +59,54 @@ impl<F: FnMut(ShmAnswer)> ShmSink for F {
     }
 }
 
+/// True if `a` is an answer the transport delivered (well-formed or not):
+/// not a crash, hang, harness fault or request never sent.
+pub fn delivered(a: &ShmAnswer) -> bool {
+    !matches!(a, ShmAnswer::Fault(f) if f.class != FaultClass::Protocol)
+}
+
+/// A sink that counts the answers it passes on that were delivered
+/// ([`delivered`]).
+pub(super) struct Counted<'a, S: ShmSink> {
+    pub(super) sink: &'a mut S,
+    pub(super) n: u64,
+}
+
+impl<S: ShmSink> ShmSink for Counted<'_, S> {
+    fn answer(&mut self, a: ShmAnswer) {
+        self.n += u64::from(delivered(&a));
+        self.sink.answer(a);
+    }
+
+    #[inline]
+    fn verdict_id(&mut self, id: u16) {
+        self.n += 1;
+        self.sink.verdict_id(id);
+    }
+
+    #[inline]
+    fn wire(&mut self, w: u32) {
+        self.n += 1;
+        self.sink.wire(w);
+    }
+
+    #[inline]
+    fn refused(&mut self, n: &Name) {
+        self.n += 1;
+        self.sink.refused(n);
+    }
+}
+
 /// Hands entries `0..n` of the region to `sink` in order, the usual
 /// answers (a verdict id, a wire value) as the worker wrote them; true if
 /// one of them was a good answer.
 pub(super) fn collect_into(r: &mut Region, op: u32, n: usize, sink: &mut impl ShmSink) -> bool {
     let mut good = false;
     let mut refusals = Refusals::default();
+    let validator = matches!(op, shm::OP_VALIDATE_HEADER | shm::OP_VALIDATE_PAYLOAD);
     for i in 0..n {
         let (code, value) = (r.codes()[i], r.values()[i]);
-        if op != shm::OP_LUT && code < shm::CODE_NAMED {
+        if validator && code < shm::CODE_RESERVED {
             sink.verdict_id(code);
             good = true;
         } else if op == shm::OP_LUT && code == shm::CODE_WIRE {
@@ -79,7 +120,7 @@ pub(super) fn collect_into(r: &mut Region, op: u32, n: usize, sink: &mut impl Sh
             sink.refused(n);
             good = true;
         } else {
-            let a = decode(r, op, code, value, &mut refusals);
+            let a = decode(r, op, i, code, value, &mut refusals);
             good |= !matches!(a, ShmAnswer::Fault(_));
             sink.answer(a);
         }
@@ -99,7 +140,7 @@ pub(super) fn collect(
     let mut refusals = Refusals::default();
     for i in range {
         let (code, value) = (r.codes()[i], r.values()[i]);
-        let a = decode(r, op, code, value, &mut refusals);
+        let a = decode(r, op, i, code, value, &mut refusals);
         good |= !matches!(a, ShmAnswer::Fault(_));
         put(i, a);
     }
@@ -119,18 +160,51 @@ impl Refusals {
     }
 }
 
-/// One entry's answer (`code`, `value`) of `op`, typed.
-fn decode(r: &mut Region, op: u32, code: u16, value: u32, refusals: &mut Refusals) -> ShmAnswer {
+/// A harness fault: the worker's own mistake, never the library's answer.
+#[cold]
+fn harness(detail: String) -> ShmAnswer {
+    ShmAnswer::Fault(Fault {
+        class: FaultClass::Harness,
+        detail,
+    })
+}
+
+/// Entry `i`'s answer (`code`, `value`) of `op`, typed.
+fn decode(
+    r: &mut Region,
+    op: u32,
+    i: usize,
+    code: u16,
+    value: u32,
+    refusals: &mut Refusals,
+) -> ShmAnswer {
     let text = |r: &mut Region| {
         r.text_at(value)
             .unwrap_or_else(|| "(text lost: the worker's text arena is full)".into())
     };
     match code {
+        shm::CODE_UNSET => harness("harness fault: the worker left this entry unwritten".into()),
         shm::CODE_UNSUPPORTED => ShmAnswer::Unsupported,
         shm::CODE_ERROR => ShmAnswer::Fault(Fault {
             class: FaultClass::Protocol,
             detail: format!("the library answered an error: {}", text(r)),
         }),
+        shm::CODE_RECORD if op == shm::OP_RECORDS => match r.answer_at(value) {
+            Some((at, line)) if at as usize == i => match std::str::from_utf8(line) {
+                Ok(l) => ShmAnswer::Line(l.to_string()),
+                Err(_) => ShmAnswer::Fault(Fault {
+                    class: FaultClass::Protocol,
+                    detail: "answer line is not UTF-8".into(),
+                }),
+            },
+            Some((at, _)) => harness(format!(
+                "harness fault: entry {i}'s answer record holds entry {at}'s answer (out of place)"
+            )),
+            None => harness(format!("harness fault: entry {i}'s answer record is cut")),
+        },
+        _ if op == shm::OP_RECORDS => harness(format!(
+            "harness fault: worker wrote code {code} for a record"
+        )),
         shm::CODE_NAMED if op != shm::OP_LUT => {
             ShmAnswer::Verdict(Some(Predicate::from_name(&text(r))))
         }

@@ -1,7 +1,8 @@
-//! The gate's side of a `lib:` subject's batch worker ([`super::shm_worker`]):
-//! whole chunks of validator bundles or LUT ordinals go through the shared
-//! region ([`super::shm`]), one doorbell byte each way per hand-off; the
-//! answers are read back by `shm_answers`.
+//! The gate's side of a `lib:` subject's worker ([`super::shm_worker`]):
+//! whole chunks of validator bundles or LUT ordinals, and of protocol
+//! requests of every other operation ([`ShmChannel::call_batch`]), go
+//! through the shared region ([`super::shm`]), one doorbell byte each way
+//! per hand-off; the answers are read back by `shm_answers`.
 //!
 //! # Faults, named without bisection
 //!
@@ -19,22 +20,20 @@
 //! starts, and every later entry is [`FaultClass::NotSent`].
 
 use super::process::{
-    describe_exit, stderr_loop, Fault, FaultClass, FaultStreak, StartError, HELLO_MIN,
-    MAX_FAILED_STARTS, POLL, STDERR_LINES,
+    clip, describe_exit, stderr_loop, Fault, FaultClass, Reply, StartError, Supervisor, HELLO_MIN,
+    POLL,
 };
-use super::protocol::LUT_TABLES;
+use super::protocol::{parse_answer, parse_hello, Answer, Hello, Op, Request, LUT_TABLES};
 use super::reaper;
 use super::shm::{self, Field, Region};
-use super::shm_answers::{collect, collect_into};
+use super::shm_answers::{collect, collect_into, Counted};
 pub use super::shm_answers::{ShmAnswer, ShmSink};
 use crate::subjects::LutTable;
-use std::collections::VecDeque;
 use std::io::{Read, Write};
 use std::os::unix::process::CommandExt;
 use std::path::PathBuf;
 use std::process::{Child, ChildStdin, Command, ExitStatus, Stdio};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
-use std::sync::{Arc, Mutex};
 use std::thread;
 use std::time::{Duration, Instant};
 
@@ -61,6 +60,12 @@ impl Worker {
     }
 }
 
+impl super::process::Kill for Worker {
+    fn kill_now(self) {
+        self.kill();
+    }
+}
+
 enum Wait {
     Finished,
     Died(Option<ExitStatus>),
@@ -68,19 +73,19 @@ enum Wait {
     Stopped,
 }
 
-/// A `lib:` subject's batch worker, restarted after faults.
+/// A `lib:` subject's worker, restarted after faults.
 pub struct ShmChannel {
     exe: PathBuf,
     lib: String,
     arch: String,
     timeout: Duration,
     worker: Option<Worker>,
+    hello: Hello,
     flags: u32,
     seq: u32,
-    restarts: u64,
-    dead: Option<String>,
-    streak: FaultStreak,
-    stderr: Arc<Mutex<VecDeque<String>>>,
+    sup: Supervisor,
+    /// Answers the worker delivered ([`super::shm_answers::delivered`]).
+    received: u64,
     /// One hand-off's answers, reused (a chunk's worth of entries is too
     /// big to allocate per hand-off without page faults).
     scratch: Vec<Option<ShmAnswer>>,
@@ -112,50 +117,53 @@ impl ShmChannel {
         arch: &str,
         timeout: Duration,
     ) -> Result<ShmChannel, StartError> {
-        let stderr = Arc::new(Mutex::new(VecDeque::with_capacity(STDERR_LINES)));
         let mut c = ShmChannel {
             exe,
             lib,
             arch: arch.to_string(),
             timeout,
             worker: None,
+            hello: Hello::default(),
             flags: 0,
             seq: 0,
-            restarts: 0,
-            dead: None,
-            streak: FaultStreak::default(),
-            stderr,
+            sup: Supervisor::default(),
+            received: 0,
             scratch: Vec::new(),
             busy: Duration::ZERO,
             in_flight: None,
         };
-        let w = c.spawn().map_err(StartError)?;
+        let (w, hello) = spawn(&c.exe, &c.lib, &c.arch, timeout, &c.sup.stderr_ring())
+            .map_err(|e| c.sup.start_error(e))?;
         c.flags = w.region.get(Field::Flags);
+        c.hello = hello;
         c.worker = Some(w);
         Ok(c)
     }
 
-    /// Restarts after faults.
-    pub fn restarts(&self) -> u64 {
-        self.restarts
+    /// The hello the worker wrote for the library at the first start.
+    pub fn hello(&self) -> &Hello {
+        &self.hello
     }
 
-    /// Why the worker was given up, if it was.
-    pub fn given_up(&self) -> Option<&str> {
-        self.dead.as_deref()
+    /// True if the library declared `op`.
+    pub fn supports(&self, op: Op) -> bool {
+        self.hello.ops.contains(&op)
     }
 
-    /// True if it was given up for timeouts in a row.
-    pub fn given_up_for_timeouts(&self) -> bool {
-        self.dead.is_some() && self.streak.timed_out()
+    /// The generation this worker serves.
+    pub fn arch(&self) -> &str {
+        &self.arch
     }
 
-    /// The worker's last stderr lines (across restarts).
-    pub fn stderr_tail(&self) -> Vec<String> {
-        self.stderr
-            .lock()
-            .map(|r| r.iter().cloned().collect())
-            .unwrap_or_default()
+    /// Its supervisor: restarts, give-up, stderr tail.
+    pub fn supervisor(&self) -> &Supervisor {
+        &self.sup
+    }
+
+    /// Answers the worker delivered so far: its slot written, the record in
+    /// place (not a crash, hang, harness fault or entry never sent).
+    pub fn received(&self) -> u64 {
+        self.received
     }
 
     /// The time the worker spent on the hand-offs finished since the last
@@ -175,116 +183,107 @@ impl ShmChannel {
         self.flags & bit != 0
     }
 
-    fn spawn(&self) -> Result<Worker, String> {
-        let (region, path) = Region::create().map_err(|e| e.0)?;
-        let child = Command::new(&self.exe)
-            .arg(super::worker::WORKER_SUBCOMMAND)
-            .arg("--shm")
-            .arg(&path)
-            .arg("--arch")
-            .arg(&self.arch)
-            .arg(format!("lib:{}", self.lib))
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .process_group(0)
-            .spawn();
-        let mut child = match child {
-            Ok(c) => c,
-            Err(e) => {
-                Region::unlink(&path);
-                return Err(format!("cannot start {}: {e}", self.exe.display()));
-            }
-        };
-        let (Some(bell), Some(out), Some(err)) =
-            (child.stdin.take(), child.stdout.take(), child.stderr.take())
-        else {
-            let _ = child.kill();
-            let _ = child.wait();
-            Region::unlink(&path);
-            return Err("worker has no pipes".into());
-        };
-        let live = reaper::register(child.id(), &[&bell, &out, &err]);
-        crate::interrupt::on_hard_exit(reaper::kill_all);
-        let ring = Arc::clone(&self.stderr);
-        thread::spawn(move || stderr_loop(err, &ring));
-        let (tx, rings) = mpsc::channel();
-        thread::spawn(move || {
-            let mut out = out;
-            let mut buf = [0u8; 64];
-            loop {
-                match out.read(&mut buf) {
-                    Ok(0) | Err(_) => return,
-                    Ok(_) => {
-                        if tx.send(()).is_err() {
-                            return;
-                        }
-                    }
-                }
-            }
-        });
-        let w = Worker {
-            child,
-            bell,
-            rings,
-            region,
-            live,
-        };
-        let wait = self.timeout.max(HELLO_MIN);
-        let got = {
-            let _waiting = super::watch::waiting();
-            w.rings.recv_timeout(wait)
-        };
-        Region::unlink(&path);
-        match (got, w.region.get(Field::Ready)) {
-            (Ok(()), shm::READY_OK | shm::READY_UNSUPPORTED) => Ok(w),
-            (Ok(()), shm::READY_FAILED) => {
-                let e = w.region.error();
-                let st = w.kill();
-                Err(format!("worker failed: {e} ({})", describe_exit(st)))
-            }
-            (Ok(()), s) => {
-                w.kill();
-                Err(format!("worker rang in state {s}"))
-            }
-            (Err(RecvTimeoutError::Timeout), _) => {
-                w.kill();
-                Err(format!("worker not ready within {wait:?}"))
-            }
-            (Err(RecvTimeoutError::Disconnected), _) => {
-                let st = w.kill();
-                Err(format!(
-                    "worker exited before it was ready ({})",
-                    describe_exit(st)
-                ))
-            }
-        }
-    }
-
     fn restart(&mut self) {
-        if self.dead.is_some() || crate::interrupt::stop_requested() {
-            self.dead
-                .get_or_insert_with(|| "given up: the run was interrupted".into());
-            return;
-        }
-        self.restarts += 1;
-        let mut last = String::new();
-        for _ in 0..MAX_FAILED_STARTS {
-            match self.spawn() {
-                Ok(w) => {
-                    self.worker = Some(w);
-                    return;
-                }
-                Err(e) => last = e,
-            }
-        }
-        self.dead = Some(format!(
-            "given up: {MAX_FAILED_STARTS} restarts in a row failed, last: {last}"
-        ));
+        let ring = self.sup.stderr_ring();
+        let (exe, lib, arch, timeout) = (&self.exe, &self.lib, &self.arch, self.timeout);
+        self.worker = self
+            .sup
+            .restart(&self.hello, || spawn(exe, lib, arch, timeout, &ring));
     }
 
     fn count(&mut self, fault: Option<(&Fault, String)>) {
-        self.streak.count(fault, &mut self.dead);
+        self.sup.count(fault);
+    }
+
+    /// Runs `reqs` (any operation) as request records, batched: one
+    /// hand-off per [`shm::CHUNK`] requests or [`shm::REQ`] bytes; one
+    /// reply per request, in order. Requests for an op the library did not
+    /// declare are answered [`Answer::Unsupported`] without a hand-off.
+    pub fn call_batch(&mut self, reqs: &[Request], tick: &dyn Fn()) -> Vec<Reply> {
+        let mut out = Vec::with_capacity(reqs.len());
+        let mut i = 0;
+        while i < reqs.len() {
+            if !self.supports(reqs[i].op()) {
+                out.push(Ok(Answer::Unsupported));
+                i += 1;
+                continue;
+            }
+            // The next run of declared requests that fits one hand-off.
+            let mut lines = Vec::new();
+            let mut bytes = 0usize;
+            while let Some(r) = reqs.get(i + lines.len()) {
+                if !self.supports(r.op()) || lines.len() == shm::CHUNK {
+                    break;
+                }
+                let l = r.to_line(lines.len() as u64 + 1);
+                bytes += l.len() + 8;
+                if bytes > shm::REQ && !lines.is_empty() {
+                    break;
+                }
+                lines.push(l);
+            }
+            let chunk = &reqs[i..i + lines.len()];
+            let fill = |r: &mut Region| {
+                let mut used = 0usize;
+                for (k, l) in lines.iter().enumerate() {
+                    let off = shm::put_record(r.requests(), &mut used, None, l.as_bytes())
+                        .unwrap_or(u32::MAX);
+                    r.inputs()[k * 4..k * 4 + 4].copy_from_slice(&off.to_ne_bytes());
+                }
+            };
+            let name = |k: usize| chunk[k].input_text();
+            let from = out.len();
+            let mut k = 0usize;
+            let mut sink = |a: ShmAnswer| {
+                let r = &chunk[k];
+                k += 1;
+                out.push(match a {
+                    ShmAnswer::Line(l) => parse_answer(&l, k as u64, r.op()).map_err(|e| Fault {
+                        class: FaultClass::Protocol,
+                        detail: format!("{e}; answer line: {}", clip(&l)),
+                    }),
+                    ShmAnswer::Fault(f) => Err(f),
+                    ShmAnswer::Unsupported => Ok(Answer::Unsupported),
+                    other => Err(Fault {
+                        class: FaultClass::Harness,
+                        detail: format!("worker answered a record with {other:?}"),
+                    }),
+                });
+            };
+            let at = chunk.as_ptr() as usize;
+            self.run_chunk(
+                shm::OP_RECORDS,
+                0,
+                (at, chunk.len()),
+                &fill,
+                &name,
+                &mut sink,
+                tick,
+            );
+            // A library error (an answer the protocol rejects) counts
+            // against the give-up budget like any fault; a crash or hang
+            // was counted where it was named.
+            if self.sup.given_up().is_none() {
+                for k in from..out.len() {
+                    match &out[k] {
+                        Ok(_) => self.sup.count(None),
+                        Err(f) if f.class == FaultClass::Protocol => {
+                            self.sup.count(Some((f, chunk[k - from].input_text())));
+                        }
+                        Err(_) => {}
+                    }
+                    if let Some(f) = self.sup.not_sent() {
+                        // Given up on this answer: the rest count as not run.
+                        for r in &mut out[k + 1..] {
+                            *r = Err(f.clone());
+                        }
+                        break;
+                    }
+                }
+            }
+            i += chunk.len();
+        }
+        out
     }
 
     /// The validator (`payload` or header) on every bundle, one answer each.
@@ -396,7 +395,7 @@ impl ShmChannel {
     }
 
     fn begin(&mut self, op: u32, table: u32, at: usize, n: usize, fill: &dyn Fn(&mut Region)) {
-        if n == 0 || n > shm::CHUNK || self.in_flight.is_some() || self.dead.is_some() {
+        if n == 0 || n > shm::CHUNK || self.in_flight.is_some() || self.sup.given_up().is_some() {
             return;
         }
         let single = !self.batchable(op);
@@ -461,6 +460,22 @@ impl ShmChannel {
         sink: &mut impl ShmSink,
         tick: &dyn Fn(),
     ) {
+        let mut counted = Counted { sink, n: 0 };
+        self.run_counted(op, table, (at, n), fill, input_name, &mut counted, tick);
+        self.received += counted.n;
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn run_counted(
+        &mut self,
+        op: u32,
+        table: u32,
+        (at, n): (usize, usize),
+        fill: &dyn Fn(&mut Region),
+        input_name: &dyn Fn(usize) -> String,
+        sink: &mut impl ShmSink,
+        tick: &dyn Fn(),
+    ) {
         // Rung ahead by `begin` (region filled, start 0, the same mode).
         let mut rung = self.take_in_flight(InFlight {
             op,
@@ -477,11 +492,7 @@ impl ShmChannel {
         let mut start = 0usize;
         let mut fresh = rung.is_none();
         while start < n {
-            if let Some(why) = &self.dead {
-                let f = Fault {
-                    class: FaultClass::NotSent,
-                    detail: format!("not sent: subject {why}"),
-                };
+            if let Some(f) = self.sup.not_sent() {
                 for a in &mut sized(&mut answers, n)[start..] {
                     *a = Some(ShmAnswer::Fault(f.clone()));
                 }
@@ -526,8 +537,9 @@ impl ShmChannel {
             }
             let done = (w.region.get(Field::Done) as usize).clamp(start, n);
             let stamp = w.region.stamp();
+            let full = w.region.get(Field::Full) == 1;
             match outcome {
-                Wait::Finished if start == 0 => {
+                Wait::Finished if start == 0 && done == n && !full => {
                     // The whole chunk in one hand-off (the usual case): the
                     // answers go straight to the sink, in order.
                     if collect_into(&mut w.region, op, n, sink) {
@@ -538,14 +550,31 @@ impl ShmChannel {
                     return;
                 }
                 Wait::Finished => {
-                    let good = collect(&mut w.region, op, start..n, &mut |i, a| {
+                    let good = collect(&mut w.region, op, start..done, &mut |i, a| {
                         sized(&mut answers, n)[i] = Some(a)
                     });
                     if good {
                         self.count(None);
                     }
-                    start = n;
                     tick();
+                    if full && done > start {
+                        // Its answer area filled: the rest in a new hand-off.
+                        start = done;
+                        continue;
+                    }
+                    // A hand-off finished short: the worker's fault, not the
+                    // library's (a wrong bound, a lost answer).
+                    let f = Fault {
+                        class: FaultClass::Harness,
+                        detail: format!(
+                            "harness fault: the worker finished hand-off {seq} at entry {done} of {n}, \
+                             this entry unanswered"
+                        ),
+                    };
+                    for a in &mut sized(&mut answers, n)[done..] {
+                        *a = Some(ShmAnswer::Fault(f.clone()));
+                    }
+                    start = n;
                 }
                 Wait::Stopped => {
                     let f = Fault {
@@ -609,7 +638,7 @@ impl ShmChannel {
                     sized(&mut answers, n)[culprit] = Some(ShmAnswer::Fault(f));
                     start = culprit + 1;
                     tick();
-                    if start < n && self.dead.is_none() {
+                    if start < n && self.sup.given_up().is_none() {
                         self.restart();
                         fresh = true;
                     }
@@ -625,6 +654,112 @@ impl ShmChannel {
             }));
         }
         self.scratch = answers;
+    }
+}
+
+/// Starts a worker for `lib` serving `arch` and waits for its ready ring
+/// and hello; its stderr goes to `ring`.
+fn spawn(
+    exe: &std::path::Path,
+    lib: &str,
+    arch: &str,
+    timeout: Duration,
+    ring: &std::sync::Arc<std::sync::Mutex<std::collections::VecDeque<String>>>,
+) -> Result<(Worker, Hello), String> {
+    let (region, path) = Region::create().map_err(|e| e.0)?;
+    let child = Command::new(exe)
+        .arg(super::shm_worker::WORKER_SUBCOMMAND)
+        .arg("--shm")
+        .arg(&path)
+        .arg("--arch")
+        .arg(arch)
+        .arg(format!("lib:{}", lib))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .process_group(0)
+        .spawn();
+    let mut child = match child {
+        Ok(c) => c,
+        Err(e) => {
+            Region::unlink(&path);
+            return Err(format!("cannot start {}: {e}", exe.display()));
+        }
+    };
+    let (Some(bell), Some(out), Some(err)) =
+        (child.stdin.take(), child.stdout.take(), child.stderr.take())
+    else {
+        let _ = child.kill();
+        let _ = child.wait();
+        Region::unlink(&path);
+        return Err("worker has no pipes".into());
+    };
+    let live = reaper::register(child.id(), &[&bell, &out, &err]);
+    crate::interrupt::on_hard_exit(reaper::kill_all);
+    let ring = std::sync::Arc::clone(ring);
+    thread::spawn(move || stderr_loop(err, &ring));
+    let (tx, rings) = mpsc::channel();
+    thread::spawn(move || {
+        let mut out = out;
+        let mut buf = [0u8; 64];
+        loop {
+            match out.read(&mut buf) {
+                Ok(0) | Err(_) => return,
+                Ok(_) => {
+                    if tx.send(()).is_err() {
+                        return;
+                    }
+                }
+            }
+        }
+    });
+    let mut w = Worker {
+        child,
+        bell,
+        rings,
+        region,
+        live,
+    };
+    let wait = timeout.max(HELLO_MIN);
+    let got = {
+        let _waiting = super::watch::waiting();
+        w.rings.recv_timeout(wait)
+    };
+    Region::unlink(&path);
+    match (got, w.region.get(Field::Ready)) {
+        (Ok(()), shm::READY_OK | shm::READY_UNSUPPORTED) => {
+            let line = w
+                .region
+                .answer_at(0)
+                .map(|(_, l)| String::from_utf8_lossy(l).into_owned());
+            match line.as_deref().map(parse_hello) {
+                Some(Ok(h)) => Ok((w, h)),
+                _ => {
+                    w.kill();
+                    Err(format!("worker wrote no hello: {line:?}"))
+                }
+            }
+        }
+        (Ok(()), shm::READY_FAILED) => {
+            let e = w.region.error();
+            let st = w.kill();
+            Err(format!("worker failed: {e} ({})", describe_exit(st)))
+        }
+        (Ok(()), s) => {
+            w.kill();
+            Err(format!("worker rang in state {s}"))
+        }
+        (Err(RecvTimeoutError::Timeout), _) => {
+            w.kill();
+            Err(format!("worker not ready within {wait:?}"))
+        }
+        (Err(RecvTimeoutError::Disconnected), _) => {
+            let st = w.kill();
+            Err(format!(
+                "worker exited before it was ready ({})",
+                describe_exit(st)
+            ))
+        }
     }
 }
 
@@ -655,6 +790,10 @@ fn ring(
     );
     r.set(Field::Done, u32::try_from(start).unwrap_or(u32::MAX));
     r.set(Field::InBatch, 0);
+    r.set(Field::Full, 0);
+    // An entry the worker does not write stays unset (a harness fault).
+    w.region.codes()[start.min(n)..n.min(shm::CHUNK)].fill(shm::CODE_UNSET);
+    let r = &w.region;
     r.clear_stamp();
     r.set(Field::Seq, seq);
     w.bell.write_all(&[1]).and_then(|()| w.bell.flush()).is_ok()

@@ -16,6 +16,7 @@
 
 use super::answers::{fault, lut_reply, shm_verdict};
 use super::batch_framing::{self, BatchProcess};
+use super::client::Client;
 use super::names::foreign;
 use super::process::{
     Fault as ClientFault, FaultClass, Launch, ProcessSubject, Reply as ClientReply, StartError,
@@ -39,7 +40,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
-pub use super::worker::WORKER_SUBCOMMAND;
+pub use super::shm_worker::WORKER_SUBCOMMAND;
 
 /// A path `dlopen` takes as a file, never as a name to search for: one
 /// without a `/` gets `./` in front.
@@ -76,6 +77,12 @@ pub struct SubjectStats {
     pub hello_name: String,
     /// Requests answered or faulted (not counting local `unsupported`).
     pub calls: u64,
+    /// Answers the transport delivered (well-formed or not): every call
+    /// but those that crashed, hung, were never sent, or whose answer the
+    /// harness lost (a harness fault).
+    pub received: u64,
+    /// Answers the judge compared with core's.
+    pub compared: u64,
     /// Wall time spent waiting for them.
     pub busy: Duration,
     /// Restarts after faults.
@@ -117,32 +124,28 @@ pub fn stats() -> BTreeMap<String, SubjectStats> {
     registry().lock().map(|g| g.clone()).unwrap_or_default()
 }
 
-/// How to start the subject of an external spec (`None` for core / oracle);
-/// `worker_exe` is the `tpbconform` binary that serves `lib:` subjects.
-pub fn launch(spec: &SubjectSpec, worker_exe: &std::path::Path) -> Option<Launch> {
-    match spec {
-        SubjectSpec::Cmd(c) => Some(Launch::shell(c)),
-        SubjectSpec::Lib(p) => Some(Launch {
-            program: worker_exe.as_os_str().to_owned(),
-            args: vec![
-                WORKER_SUBCOMMAND.into(),
-                format!("lib:{}", dlopen_path(p)).into(),
-            ],
-        }),
-        _ => None,
-    }
-}
-
-/// Starts the client for an external spec serving `arch`.
+/// Starts the client for an external spec serving `arch`: a `cmd:`
+/// subject's process speaking JSON lines, or a `lib:` subject's worker
+/// (`worker_exe subject-worker --shm …`, the `tpbconform` binary).
 pub fn start(
     spec: &SubjectSpec,
     worker_exe: &std::path::Path,
     arch: Arch,
     timeout: Duration,
-) -> Result<ProcessSubject, StartError> {
-    let l = launch(spec, worker_exe)
-        .ok_or_else(|| StartError(format!("`{spec}` is not an external subject")))?;
-    ProcessSubject::start(l, arch.name(), timeout)
+) -> Result<Client, StartError> {
+    match spec {
+        SubjectSpec::Cmd(c) => {
+            ProcessSubject::start(Launch::shell(c), arch.name(), timeout).map(Client::Lines)
+        }
+        SubjectSpec::Lib(p) => ShmChannel::start(
+            worker_exe.to_path_buf(),
+            dlopen_path(p),
+            arch.name(),
+            timeout,
+        )
+        .map(Client::Shm),
+        _ => Err(StartError(format!("`{spec}` is not an external subject"))),
+    }
 }
 
 /// The registry's opener for `lib:` / `cmd:` specs (installed by the CLI).
@@ -156,31 +159,8 @@ pub fn open(spec: &SubjectSpec, arch: Arch) -> Result<Box<dyn Subject>, OpenErro
             "cannot find the tpbconform binary for the worker: {e}"
         ))
     })?;
-    // A `lib:` subject's two workers start at once (issue 19: one after the
-    // other, an open cost two starts): the batch worker on a scoped thread,
-    // the lines one here. The lines client's error comes first; when it
-    // fails, the batch channel is dropped, which closes its doorbell (the
-    // worker, idle after its ready, exits; its region is unlinked already).
-    let shm_lib = match spec {
-        SubjectSpec::Lib(p) if shm_enabled() => Some(dlopen_path(p)),
-        _ => None,
-    };
-    let (client, shm) = std::thread::scope(|scope| {
-        let shm = shm_lib.map(|lib| {
-            let exe = exe.clone();
-            scope.spawn(move || ShmChannel::start(exe, lib, arch.name(), case_timeout()))
-        });
-        let client = start(spec, &exe, arch, case_timeout());
-        (client, shm.map(std::thread::ScopedJoinHandle::join))
-    });
-    let client = client.map_err(|e| failed(e.0))?;
+    let client = start(spec, &exe, arch, case_timeout()).map_err(|e| failed(e.0))?;
     let mut s = ExternalSubject::new(spec.to_string(), client);
-    if let Some(ch) = shm {
-        let ch = ch
-            .map_err(|_| failed("batch worker: its start panicked".into()))?
-            .map_err(|e| failed(format!("batch worker: {}", e.0)))?;
-        s = s.with_shm(ch);
-    }
     if let SubjectSpec::Cmd(c) = spec {
         let offered = s.client.lock().is_ok_and(|cl| {
             cl.hello()
@@ -199,39 +179,14 @@ pub fn open(spec: &SubjectSpec, arch: Arch) -> Result<Box<dyn Subject>, OpenErro
     Ok(Box::new(s))
 }
 
-/// The environment variable that sends a `lib:` subject's validator and LUT
-/// chunks over tpb-subject/1 lines instead of shared memory
-/// (`TPB_SUBJECT_TRANSPORT=lines`; for comparisons and debugging).
-pub const TRANSPORT_ENV: &str = "TPB_SUBJECT_TRANSPORT";
-
-fn shm_enabled() -> bool {
-    std::env::var(TRANSPORT_ENV).map_or(true, |v| v != "lines")
-}
-
-/// The report's note when [`TRANSPORT_ENV`] sends the `lib:` subjects
-/// among `specs` over protocol lines: their batch entry points are then
-/// never called (none otherwise).
-pub fn transport_note(specs: &[SubjectSpec]) -> Option<String> {
-    let any_lib = specs.iter().any(|s| matches!(s, SubjectSpec::Lib(_)));
-    (any_lib && !shm_enabled()).then(|| {
-        format!(
-            "warning: {TRANSPORT_ENV}=lines: the lib: subjects' validator and LUT cases went \
-             over protocol lines, one call per case; their batch entry points \
-             (tpb_validate_*_batch, tpb_lut_batch) were not called"
-        )
-    })
-}
-
 /// An external subject serving one generation.
 pub struct ExternalSubject {
     name: String,
     pub(super) caps: Capabilities,
-    pub(super) client: Mutex<ProcessSubject>,
+    pub(super) client: Mutex<Client>,
     /// Answers of the last [`Subject::prefetch`], served (once each) before
     /// any new round trip.
     prefetched: Mutex<HashMap<(Op, [u8; 64]), ClientReply>>,
-    /// The `lib:` batch worker (validator and LUT chunks), if any.
-    pub(super) shm: Option<Mutex<ShmChannel>>,
     /// The `cmd:` subject's `batch64` instance (validator chunks), if any.
     pub(super) batch: Option<Mutex<BatchProcess>>,
     /// Typed answers of the last [`Subject::prefetch`] by position, served
@@ -239,6 +194,10 @@ pub struct ExternalSubject {
     ready: RefCell<ReadyStore>,
     calls: AtomicU64,
     busy_ns: AtomicU64,
+    /// Answers delivered outside the client (`batch64` frames).
+    received: AtomicU64,
+    /// Answers handed to the judge (served, or vouched for in bulk).
+    compared: AtomicU64,
 }
 
 /// What a hello declares: one capability per op, one per LUT table
@@ -263,26 +222,20 @@ pub fn capabilities_of(h: &Hello) -> Capabilities {
 impl ExternalSubject {
     /// Wraps a started client; `name` is the spec (reports and replay
     /// commands use it).
-    pub fn new(name: String, client: ProcessSubject) -> ExternalSubject {
+    pub fn new(name: String, client: Client) -> ExternalSubject {
         let caps = capabilities_of(client.hello());
         ExternalSubject {
             name,
             caps,
             client: Mutex::new(client),
             prefetched: Mutex::new(HashMap::new()),
-            shm: None,
             batch: None,
             ready: RefCell::new(ReadyStore::default()),
             calls: AtomicU64::new(0),
             busy_ns: AtomicU64::new(0),
+            received: AtomicU64::new(0),
+            compared: AtomicU64::new(0),
         }
-    }
-
-    /// Sends validator and LUT chunks through `ch` (a `lib:` subject's
-    /// batch worker) from now on.
-    pub fn with_shm(mut self, ch: ShmChannel) -> ExternalSubject {
-        self.shm = Some(Mutex::new(ch));
-        self
     }
 
     /// Counts `n` calls that took the subject `busy` (a `lib:` subject's
@@ -291,6 +244,18 @@ impl ExternalSubject {
         let ns = u64::try_from(busy.as_nanos()).unwrap_or(u64::MAX);
         self.busy_ns.fetch_add(ns, Ordering::Relaxed);
         self.calls.fetch_add(n as u64, Ordering::Relaxed);
+    }
+
+    /// Counts `n` answers delivered outside the client.
+    pub(super) fn note_received(&self, n: usize) {
+        self.received.fetch_add(n as u64, Ordering::Relaxed);
+    }
+
+    /// Counts one answer handed to the judge; `r` passes through.
+    #[inline]
+    fn compared<T>(&self, r: Reply<T>) -> Reply<T> {
+        self.compared.fetch_add(1, Ordering::Relaxed);
+        r
     }
 
     /// Runs `f` (`n` calls), counting the time it takes as the subject's.
@@ -306,11 +271,11 @@ impl ExternalSubject {
     /// costs a fraction of a JSON round trip. `None`: no worker, or not
     /// sent (the lines client answers instead).
     fn validate_one_shared(&self, v: Validator, op: Op, b: &[u8; 64]) -> Option<Reply<Verdict>> {
-        let shm = self.shm.as_ref()?;
-        if !self.client.lock().is_ok_and(|c| c.supports(op)) {
+        let mut c = self.client.lock().ok()?;
+        if !c.supports(op) {
             return None;
         }
-        let mut ch = shm.lock().ok()?;
+        let ch = c.shm()?;
         let mut got = None;
         let payload = v == Validator::Payload;
         ch.validate_into(payload, std::slice::from_ref(b), &|| {}, &mut |a| {
@@ -390,20 +355,15 @@ impl ExternalSubject {
     /// Why this subject was given up for its generation, by this instance
     /// or another one (recorded in [`given_up_registry`]).
     fn recorded_give_up(&self) -> Option<String> {
-        let (arch, mut mine, mut hangs) = {
+        let (arch, mine, hangs) = {
             let c = self.client.lock().ok()?;
+            let sup = c.supervisor();
             (
                 c.arch().to_string(),
-                c.given_up().map(str::to_string),
-                c.given_up_for_timeouts(),
+                sup.given_up().map(str::to_string),
+                sup.given_up_for_timeouts(),
             )
         };
-        if mine.is_none() {
-            if let Some(ch) = self.shm.as_ref().and_then(|m| m.lock().ok()) {
-                mine = ch.given_up().map(str::to_string);
-                hangs = ch.given_up_for_timeouts();
-            }
-        }
         let mut g = given_up_registry().lock().ok()?;
         // A subject given up for timeouts is given up on every generation.
         let every = (self.name.clone(), ANY_ARCH.to_string());
@@ -429,12 +389,10 @@ impl Drop for ExternalSubject {
         e.calls += self.calls.load(Ordering::Relaxed);
         e.busy += Duration::from_nanos(self.busy_ns.load(Ordering::Relaxed));
         e.restarts += c.restarts();
+        e.received += c.received() + self.received.load(Ordering::Relaxed);
+        e.compared += self.compared.load(Ordering::Relaxed);
         let mut tail: VecDeque<String> = std::mem::take(&mut e.stderr_tail).into();
         tail.extend(c.stderr_tail());
-        if let Some(ch) = self.shm.as_ref().and_then(|m| m.lock().ok()) {
-            e.restarts += ch.restarts();
-            tail.extend(ch.stderr_tail());
-        }
         if let Some(b) = self.batch.as_ref().and_then(|m| m.lock().ok()) {
             tail.extend(b.stderr_tail());
         }
@@ -524,13 +482,17 @@ impl Subject for ExternalSubject {
         let Ok(mut store) = self.ready.try_borrow_mut() else {
             return false;
         };
-        match batch {
+        let before = agreed.iter().filter(|a| **a).count();
+        let held = match batch {
             Batch::Validate(v, bs) => {
                 store.vouch_bundles(Op::of_validator(v), bs, reference, agreed)
             }
             Batch::Lut([table], ords) => store.vouch_luts(*table, ords, reference, agreed),
             _ => false,
-        }
+        };
+        let vouched = agreed.iter().filter(|a| **a).count().saturating_sub(before);
+        self.compared.fetch_add(vouched as u64, Ordering::Relaxed);
+        held
     }
 
     #[inline]
@@ -550,12 +512,44 @@ impl Subject for ExternalSubject {
         let op = Op::of_validator(v);
         let ready = self.ready.try_borrow_mut().ok();
         if let Some(v) = ready.and_then(|mut s| s.take_verdict(op, b)) {
-            return v;
+            return self.compared(v);
         }
-        self.validate_unready(v, op, b)
+        self.compared(self.validate_unready(v, op, b))
     }
 
     fn decode(&self, b: &[u8; 64]) -> Reply<Result<Decoded, DecodeFail>> {
+        self.compared(self.decode_answer(b))
+    }
+
+    fn encode(&self, opcode: u8, fields: &[(FieldName, Value)]) -> Reply<EncodeResult> {
+        self.compared(self.encode_answer(opcode, fields))
+    }
+
+    #[inline]
+    fn lut(&self, table: LutTable, input: u32) -> Reply<LutResult> {
+        // A table the hello did not declare is never sent.
+        if !self.caps.has(Capability::Lut(table)) {
+            return Err(Fault::Unsupported);
+        }
+        let ready = self.ready.try_borrow_mut().ok();
+        if let Some(r) = ready.and_then(|mut s| s.take_lut(table, input)) {
+            return self.compared(r);
+        }
+        self.compared(self.lut_unready(table, input))
+    }
+
+    fn validate_stream(&self, bytes: &[u8]) -> Reply<Result<(), StreamFail>> {
+        self.compared(self.stream_answer(bytes))
+    }
+
+    fn lower_module(&self, insns: &[IrInstruction]) -> Reply<ModuleAnswer> {
+        self.compared(self.lower_answer(insns))
+    }
+}
+
+/// The answers of the operations the judge asks one at a time, typed.
+impl ExternalSubject {
+    fn decode_answer(&self, b: &[u8; 64]) -> Reply<Result<Decoded, DecodeFail>> {
         match self.call(Request::Decode(*b)) {
             Ok(Answer::Decoded { opcode, fields }) => {
                 let fields = fields_from_json(&fields)
@@ -574,7 +568,7 @@ impl Subject for ExternalSubject {
         }
     }
 
-    fn encode(&self, opcode: u8, fields: &[(FieldName, Value)]) -> Reply<EncodeResult> {
+    fn encode_answer(&self, opcode: u8, fields: &[(FieldName, Value)]) -> Reply<EncodeResult> {
         let r = Request::Encode {
             opcode,
             fields: fields_json(fields),
@@ -586,20 +580,7 @@ impl Subject for ExternalSubject {
         }
     }
 
-    #[inline]
-    fn lut(&self, table: LutTable, input: u32) -> Reply<LutResult> {
-        // A table the hello did not declare is never sent.
-        if !self.caps.has(Capability::Lut(table)) {
-            return Err(Fault::Unsupported);
-        }
-        let ready = self.ready.try_borrow_mut().ok();
-        if let Some(r) = ready.and_then(|mut s| s.take_lut(table, input)) {
-            return r;
-        }
-        self.lut_unready(table, input)
-    }
-
-    fn validate_stream(&self, bytes: &[u8]) -> Reply<Result<(), StreamFail>> {
+    fn stream_answer(&self, bytes: &[u8]) -> Reply<Result<(), StreamFail>> {
         if bytes.len() > super::protocol::MAX_STREAM {
             return Err(Fault::Unsupported);
         }
@@ -613,7 +594,7 @@ impl Subject for ExternalSubject {
         }
     }
 
-    fn lower_module(&self, insns: &[IrInstruction]) -> Reply<ModuleAnswer> {
+    fn lower_answer(&self, insns: &[IrInstruction]) -> Reply<ModuleAnswer> {
         let arch = self
             .client
             .lock()

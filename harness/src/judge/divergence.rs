@@ -45,11 +45,14 @@ pub enum Class {
     Timeout,
     /// A subject broke its protocol.
     Protocol,
+    /// The harness's transport lost, left unwritten or misplaced an
+    /// answer: a harness / protocol fault, never the subject's divergence.
+    Harness,
 }
 
 impl Class {
     /// Every class, in a stable order.
-    pub const ALL: [Class; 9] = [
+    pub const ALL: [Class; 10] = [
         Class::OverAccept,
         Class::UnderAccept,
         Class::SameVerdictDifferentReason,
@@ -59,6 +62,7 @@ impl Class {
         Class::Crash,
         Class::Timeout,
         Class::Protocol,
+        Class::Harness,
     ];
 
     /// Stable name (the variant name).
@@ -73,6 +77,7 @@ impl Class {
             Class::Crash => "Crash",
             Class::Timeout => "Timeout",
             Class::Protocol => "Protocol",
+            Class::Harness => "Harness",
         }
     }
 
@@ -83,6 +88,7 @@ impl Class {
             Fault::Crash(_) => Class::Crash,
             Fault::Timeout(_) => Class::Timeout,
             Fault::Protocol(_) => Class::Protocol,
+            Fault::Harness(_) => Class::Harness,
         }
     }
 

@@ -50,12 +50,7 @@ pub fn guard<T>(f: impl FnOnce() -> T) -> Result<T, String> {
 }
 
 fn fault_class(f: &Fault) -> Class {
-    match f {
-        Fault::Unsupported => Class::Unsupported,
-        Fault::Crash(_) => Class::Crash,
-        Fault::Timeout(_) => Class::Timeout,
-        Fault::Protocol(_) => Class::Protocol,
-    }
+    Class::of_fault(f)
 }
 
 impl<L: Subject + ?Sized, R: Subject + ?Sized> Pair<'_, L, R> {

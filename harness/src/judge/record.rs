@@ -183,6 +183,7 @@ impl Recorder {
                 Fault::Crash(_) => "crash",
                 Fault::Timeout(_) => "timeout",
                 Fault::Protocol(_) => "protocol",
+                Fault::Harness(_) => "harness",
             }]);
         }
         r.is_err()

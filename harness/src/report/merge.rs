@@ -84,6 +84,10 @@ fn merged_subjects(shards: &[ShardReport]) -> Vec<SubjectMeta> {
             for (mt, ot) in m.targets.iter_mut().zip(&o.targets) {
                 mt.generated = mt.generated.saturating_add(ot.generated);
             }
+            // Each shard's own calls and answers.
+            m.calls = m.calls.saturating_add(o.calls);
+            m.answers_received = m.answers_received.saturating_add(o.answers_received);
+            m.answers_compared = m.answers_compared.saturating_add(o.answers_compared);
             for g in &o.generations {
                 if !m.generations.contains(g) {
                     m.generations.push(g.clone());

@@ -451,8 +451,16 @@ fn subject_meta(run: &GateRun, k: usize, spec: &str, caps: Capabilities) -> Subj
             .map(|((a, _), _)| a.name().to_string())
             .collect(),
         cases: 0,
+        calls: 0,
+        answers_received: 0,
+        answers_compared: 0,
     };
     meta.cases = meta.cases_of_parts();
+    if let Some(e) = run.external.iter().find(|e| e.spec == spec) {
+        meta.calls = e.stats.calls;
+        meta.answers_received = e.stats.received;
+        meta.answers_compared = e.stats.compared;
+    }
     meta
 }
 

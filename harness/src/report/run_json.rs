@@ -115,6 +115,16 @@ pub struct SubjectMeta {
     /// Every case it was judged on: the targets' corpus files and generated
     /// cases plus the vector checks.
     pub cases: u64,
+    /// External subjects: calls made (requests handed to it).
+    #[serde(default)]
+    pub calls: u64,
+    /// External subjects: answers received (every call but those that
+    /// crashed, hung, were never sent or whose answer the harness lost).
+    #[serde(default)]
+    pub answers_received: u64,
+    /// External subjects: answers the judge compared with core's.
+    #[serde(default)]
+    pub answers_compared: u64,
 }
 
 /// One target a subject under test supports.

@@ -188,6 +188,9 @@ pub enum Fault {
     Timeout(String),
     /// The subject answered something the protocol does not allow.
     Protocol(String),
+    /// The harness's transport lost, left unwritten or misplaced the
+    /// answer: a fault of the harness, never of the subject.
+    Harness(String),
 }
 
 impl fmt::Display for Fault {
@@ -197,6 +200,7 @@ impl fmt::Display for Fault {
             Fault::Crash(m) => write!(f, "crash: {m}"),
             Fault::Timeout(m) => write!(f, "timeout: {m}"),
             Fault::Protocol(m) => write!(f, "protocol error: {m}"),
+            Fault::Harness(m) => write!(f, "harness fault: {m}"),
         }
     }
 }

@@ -147,10 +147,10 @@ fn vector_target(f: &Finding) -> Option<Target> {
     Target::by_check(want)
 }
 
-/// True for the class of a subject's crash or hang: [`triage`] neither
+/// True for the class of a subject's crash or hang, or a harness fault: [`triage`] neither
 /// minimises nor re-runs such a finding.
 pub fn is_fault_class(class: &str) -> bool {
-    [Class::Crash, Class::Timeout]
+    [Class::Crash, Class::Timeout, Class::Harness]
         .iter()
         .any(|c| c.name() == class)
 }

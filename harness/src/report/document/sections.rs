@@ -282,6 +282,9 @@ fn subjects_sections(m: &ReportModel) -> Vec<Section> {
                 c(&s.spec),
                 t(ext.map_or("-".into(), |e| e.stats.hello_name.clone())),
                 t(&s.capabilities),
+                t(ext.map_or("-".into(), |e| e.stats.calls.to_string())),
+                t(ext.map_or("-".into(), |e| e.stats.received.to_string())),
+                t(ext.map_or("-".into(), |e| e.stats.compared.to_string())),
             ]
         })
         .collect();
@@ -342,10 +345,25 @@ fn subjects_sections(m: &ReportModel) -> Vec<Section> {
             2,
             per_target,
         ),
-        table(&["subject", "says it is", "capabilities"], 3, rows),
+        table(
+            &[
+                "subject",
+                "says it is",
+                "capabilities",
+                "calls",
+                "answers received",
+                "answers compared",
+            ],
+            3,
+            rows,
+        ),
         Block::Bullets(timing),
         Block::Para(t(format!(
-            "cases/s: cases judged per second of the subject's time (a `lib:` subject's: its \
+            "calls: requests handed to the subject; answers received: those its transport \
+             delivered (not a crash, hang, request never sent, or an answer the harness lost: \
+             a harness fault, class Harness, never the subject's divergence); answers \
+             compared: those the judge compared with core's. cases/s: cases judged per second \
+             of the subject's time (a `lib:` subject's: its \
              worker's own time per shared-memory hand-off, so the gate's work meanwhile is \
              not counted; other subjects: the time spent waiting for them); core \
              in-process: core answering the same generated cases (same case indices and \
