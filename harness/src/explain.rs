@@ -363,7 +363,10 @@ mod tests {
             format!("{}^^", " ".repeat(8 + 15 * 3))
         );
         assert_eq!(t.matches("^^").count(), 1, "{t}");
-        assert!(lines[0].ends_with("custom_op_header_reserved_zero at byte 0x3F"), "{t}");
+        assert!(
+            lines[0].ends_with("custom_op_header_reserved_zero at byte 0x3F"),
+            "{t}"
+        );
     }
 
     #[test]
