@@ -5,7 +5,7 @@ use super::blocks::{code, section, t, text, Block, Dumps, Section};
 use crate::arch::Arch;
 use crate::explain::explain_bundle;
 use crate::judge::bundle_from_input;
-use crate::report::byte_map::{blamed_bytes, Side};
+use crate::report::byte_map::{blamed_bytes, side_detail, Side};
 use crate::report::model::{is_bundle_target, DivergenceRecord, ReportModel};
 use crate::targets::Target;
 
@@ -107,8 +107,18 @@ fn divergence_section(d: &DivergenceRecord) -> Section {
         text("replay (file, from this report folder): "),
         code(&d.replay_file),
     ]);
-    facts.push(vec![text(format!("{}: ", d.left_name)), code(&d.left)]);
-    facts.push(vec![text(format!("{}: ", d.right_name)), code(&d.right)]);
+    // Each side's answer, and what it is about: the field and its value (issue 32).
+    for side in [Side::Left, Side::Right] {
+        let answer = match side {
+            Side::Left => &d.left,
+            Side::Right => &d.right,
+        };
+        let mut fact = vec![text(format!("{}: ", d.side_name(side))), code(answer)];
+        if let Some(detail) = side_detail(d, side) {
+            fact.push(text(format!(" — {detail}")));
+        }
+        facts.push(fact);
+    }
     if !d.cohorts.is_empty() {
         facts.push(vec![
             text("cohorts (who gave which answer): "),
