@@ -134,7 +134,10 @@ fn each_run(
         }
         return Ok(false);
     }
-    let mut split = Splitter::default();
+    let mut split = Splitter {
+        source: source.to_string(),
+        ..Splitter::default()
+    };
     let stopped = match file {
         // A named input: a second thread reads ahead, so the kernel's copy overlaps the walk.
         Some(file) => read_ahead(source, file, READ_BLOCK, |block| {
@@ -172,6 +175,8 @@ fn each_run(
 /// Cuts byte blocks into runs of whole 64-byte bundles, carrying a partial bundle from one block
 /// to the next (the bundles of a block are handed on in place, not copied).
 struct Splitter {
+    /// The input's name, for the hex-text hint of its first block.
+    source: String,
     carry: [u8; 64],
     carried: usize,
     total: usize,
@@ -180,6 +185,7 @@ struct Splitter {
 impl Default for Splitter {
     fn default() -> Self {
         Splitter {
+            source: String::new(),
             carry: [0u8; 64],
             carried: 0,
             total: 0,
@@ -196,6 +202,12 @@ impl Splitter {
         mut block: &[u8],
         each: &mut impl FnMut(&[u8], Option<usize>) -> Result<bool, CliError>,
     ) -> Result<bool, CliError> {
+        if self.total == 0 && crate::input::looks_like_hex(block) {
+            return Err(InputError::LooksLikeHex {
+                source: self.source.clone(),
+            }
+            .into());
+        }
         self.total += block.len();
         if self.carried > 0 {
             let take = (64 - self.carried).min(block.len());
