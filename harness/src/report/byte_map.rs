@@ -134,6 +134,7 @@ mod tests {
             right_dump: String::new(),
             shards: Vec::new(),
             cohorts: Vec::new(),
+            caused_by: None,
         }
     }
 

@@ -28,8 +28,9 @@ pub fn document(m: &ReportModel) -> Document {
         text("result: "),
         Span::Verdict(meta.verdict.clone()),
         text(format!(
-            " — {} distinct divergence(s), {} divergent case(s), {} other failure(s)",
+            " — {} distinct divergence(s) ({}), {} divergent case(s), {} other failure(s)",
             meta.distinct_divergences,
+            m.root_causes_line(),
             meta.divergent_cases,
             meta.failures.len()
         )),
