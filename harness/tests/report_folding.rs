@@ -79,6 +79,17 @@ fn stream_divergences_fold_under_the_validator_divergence_they_follow_from() {
         "{out}"
     );
     assert!(!out.contains("--hex"), "{out}");
+    // Divergences first (item 6): the result, then the divergences, then targets, subjects…
+    let at = |h: &str| summary.find(h).unwrap_or_else(|| panic!("{h}: {summary}"));
+    assert!(at("## Divergences") < at("## Targets"), "divergences first");
+    assert!(at("## Targets") < at("## Subjects under test"));
+    // "not supported" is one line per subject, the generations it lacks grouped.
+    let lines: Vec<&str> = summary
+        .lines()
+        .filter(|l| l.contains("not supported"))
+        .collect();
+    assert_eq!(lines.len(), 1, "{lines:?}");
+    assert!(lines[0].contains("every target (v3, v4, v5)"), "{lines:?}");
     // A stream program's input is the stream it builds.
     assert!(summary.contains("input: the stream it builds ("), "summary");
 }
