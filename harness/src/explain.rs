@@ -364,7 +364,9 @@ mod tests {
         );
         assert_eq!(t.matches("^^").count(), 1, "{t}");
         assert!(
-            lines[0].ends_with("custom_op_header_reserved_zero at byte 0x3F"),
+            lines[0].ends_with(
+                "custom_op_header_reserved_zero: reserved byte 0x3F is 0x01, not zero (byte 0x3F)"
+            ),
             "{t}"
         );
     }

@@ -186,7 +186,7 @@ pub fn check(name: &str, data: &[u8]) -> Result<(), Finding> {
 /// first disagreement (or for a name that is not a fuzz target nor a gate
 /// target).
 pub fn check_judged(name: &str, data: &[u8]) -> Result<(), Finding> {
-    let targets = folder_targets(name);
+    let targets = replay_targets(name);
     if targets.is_empty() {
         return Err(Finding(format!(
             "`{name}` is not a fuzz target (expected one of: {})",
@@ -202,6 +202,37 @@ pub fn check_judged(name: &str, data: &[u8]) -> Result<(), Finding> {
         }
     }
     Ok(())
+}
+
+/// The registry targets an input of `name` runs through: every target of fuzz target (corpus
+/// folder) `name`, else the registry target of that name; empty: neither. The judged fuzz entry
+/// ([`check_judged`]) and `tpbconform replay --target` both resolve names here, and both hand the
+/// raw input to each target's kind ([`crate::kinds::of`]), which maps it (a bundle target: the
+/// first 64 bytes, zero-padded, [`crate::judge::bundle_from_input`], as the lean path does).
+pub fn replay_targets(name: &str) -> Vec<Target> {
+    let v = folder_targets(name);
+    if v.is_empty() {
+        Target::from_name(name).into_iter().collect()
+    } else {
+        v
+    }
+}
+
+/// The fuzz targets with no property (speed references, `scripts/fuzz_speed.sh`): replay agrees
+/// on every input, as the fuzz target never fails.
+pub const BASELINES: [&str; 1] = ["baseline_empty"];
+
+/// Every name `tpbconform replay --target` takes: the fuzz targets (fuzz/fuzz_targets/, the
+/// [`BASELINES`] among them), then the other registry targets; [`replay_targets`] resolves them.
+pub fn replay_names() -> Vec<&'static str> {
+    let mut v = folders();
+    v.extend(BASELINES);
+    for t in Target::all() {
+        if !v.contains(&t.name()) {
+            v.push(t.name());
+        }
+    }
+    v
 }
 
 /// [`check`], panicking with the report on a finding (for fuzz targets).

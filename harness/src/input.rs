@@ -78,6 +78,12 @@ pub enum InputError {
         /// The cap in bytes.
         max: u64,
     },
+    /// Binary input that starts like this module's hex text (hex digits, spaces, `#` comments,
+    /// line breaks): most likely `--hex` was forgotten.
+    LooksLikeHex {
+        /// Path or `<stdin>`.
+        source: String,
+    },
     /// A hex line with the wrong number of digits.
     HexLineLength {
         /// Path or `<stdin>`.
@@ -95,6 +101,7 @@ impl InputError {
         match self {
             InputError::Io { source, .. }
             | InputError::IsDirectory { source }
+            | InputError::LooksLikeHex { source }
             | InputError::Empty { source }
             | InputError::Length { source, .. }
             | InputError::BadHexDigit { source, .. }
@@ -113,6 +120,11 @@ impl fmt::Display for InputError {
                 write!(f, "{source}: is a directory, expected a file of bundles")
             }
             InputError::Empty { source } => write!(f, "{source}: empty input: no bundle found"),
+            InputError::LooksLikeHex { source } => write!(
+                f,
+                "{source}: looks like hex text: did you mean --hex? (read as raw binary, it \
+                 would be bundles of ASCII bytes)"
+            ),
             InputError::Length {
                 source,
                 len,
@@ -308,6 +320,28 @@ impl<R: BufRead> Lines<R> {
     }
 }
 
+/// Does `start`, the first bytes of an input read as raw binary, look like hex text (the format
+/// of this module: hex digits, spaces and tabs, `#` comments, line breaks) with at least two
+/// digits? A raw bundle never does unless every byte outside `#`…newline runs is one of those
+/// characters (an instruction's byte 1, inst_word_len 0x10, is none of them).
+pub fn looks_like_hex(start: &[u8]) -> bool {
+    let mut digits = 0usize;
+    for line in start.split(|&b| b == b'\n') {
+        let body = line
+            .iter()
+            .position(|&b| b == b'#')
+            .map_or(line, |i| &line[..i]);
+        for &c in body {
+            if c.is_ascii_hexdigit() {
+                digits += 1;
+            } else if !matches!(c, b' ' | b'\t' | b'\r') {
+                return false;
+            }
+        }
+    }
+    digits >= 2
+}
+
 /// Streams the bundles of one source: raw binary (64 bytes at a time) or hex
 /// lines ([`Lines`], so at most [`MAX_LINE`] bytes are held). Memory does not
 /// grow with the input. Errors end the stream.
@@ -357,6 +391,15 @@ impl<R: BufRead> Bundles<R> {
         let source = self.source.clone();
         match &mut self.kind {
             Kind::Binary(r) => {
+                if self.offset == 0 {
+                    // The first bytes, peeked: hex text given without --hex is a usage mistake.
+                    if looks_like_hex(r.fill_buf().map_err(|e| InputError::Io {
+                        source: source.clone(),
+                        error: e.to_string(),
+                    })?) {
+                        return Err(InputError::LooksLikeHex { source });
+                    }
+                }
                 let mut b = [0u8; 64];
                 let mut got = 0;
                 while got < BUNDLE {

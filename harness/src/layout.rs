@@ -92,6 +92,21 @@ impl Domain {
         })
     }
 
+    /// The name of the table a byte of the domain is a member of (FACTS §2 [H] for the modes,
+    /// SPEC §6 for the others), for messages; `None` for an unconstrained domain.
+    pub fn table(self) -> Option<&'static str> {
+        Some(match self {
+            Domain::WaitMode => "WAIT_MODE",
+            Domain::UpdateMode => "UPDATE_MODE",
+            Domain::ArgType => "ARG_TYPE",
+            Domain::CceOp => "CCE AluOp",
+            Domain::Dtype => "dtype",
+            Domain::Kind => "CollectiveKind",
+            Domain::Flag => "flag (0 or 1)",
+            Domain::Opcode | Domain::Scratch | Domain::Ap | Domain::Any => return None,
+        })
+    }
+
     /// Is `v` a legal value of the field's first byte?
     pub fn legal(self, v: u8) -> bool {
         self.values().is_none_or(|vs| vs.contains(&v))
@@ -290,15 +305,51 @@ pub fn membership_note(op: u8) -> String {
 }
 
 /// The words of `check`'s verdict on an instruction of opcode `op` whose `predicate` failed at
-/// byte `offset` (value `value`): the one text `check`, `explain`, `decode` and the report print
-/// (SPEC §5.3 "Linting a stream").
+/// byte `offset` (value `value`): `invalid: <predicate>: <what> (byte 0xNN)`, where `<what>`
+/// names the field and its value ([`failure_detail`]). The one text `check`, `explain`, `decode`
+/// and the report print (SPEC §5.3 "Linting a stream").
 pub fn invalid_text(op: u8, predicate: &str, offset: usize, value: u8) -> String {
-    let _ = value;
-    let base = format!("invalid: {predicate} at byte 0x{offset:02X}");
-    if predicate == "valid_opcode" {
-        format!("{base} ({})", membership_note(op))
+    let detail = failure_detail(op, predicate, offset, value);
+    // A decode field fails as itself: `invalid: kind 0x0A is not …`, not `kind: kind 0x0A …`.
+    if detail.starts_with(&format!("{predicate} ")) {
+        format!("invalid: {detail} (byte 0x{offset:02X})")
     } else {
-        base
+        format!("invalid: {predicate}: {detail} (byte 0x{offset:02X})")
+    }
+}
+
+/// What a failed predicate found at byte `offset` of an opcode-`op` instruction, naming the
+/// field (its name in the instruction table, isa/records.tsv, or the skeleton's) and its value:
+/// `wait_mode 0x08 is not a WAIT_MODE member`, `inst_word_len 0x00 is not 0x10`, `reserved byte
+/// 0x3F is 0x01, not zero`, `0x87 is an opcode of v2 only`.
+pub fn failure_detail(op: u8, predicate: &str, offset: usize, value: u8) -> String {
+    match predicate {
+        "valid_opcode" => return membership_note(op),
+        "is_custom_op_header_opcode" => return format!("opcode 0x{op:02X} is not 0x85"),
+        "is_custom_op_payload_opcode" => return format!("opcode 0x{op:02X} is not 0x86"),
+        _ => {}
+    }
+    let span = layout(op)
+        .into_iter()
+        .find(|s| (s.off..s.off + s.len).contains(&offset));
+    let Some(span) = span else {
+        return format!("byte 0x{offset:02X} is 0x{value:02X}");
+    };
+    let name = span.name;
+    match span.role {
+        Role::Reserved => format!("reserved byte 0x{offset:02X} is 0x{value:02X}, not zero"),
+        Role::Const(v) => format!("{name} 0x{value:02X} is not 0x{v:02X}"),
+        Role::Field(Domain::Scratch) => format!(
+            "{name} 0x{value:02X}: the scratch-space fields are neither all zero nor all set"
+        ),
+        Role::Field(d) => match (d.values(), d.table()) {
+            (Some(vs), Some(table)) if !vs.contains(&value) => {
+                format!("{name} 0x{value:02X} is not a {table} member")
+            }
+            _ if span.len > 1 => format!("{name} byte 0x{offset:02X} is 0x{value:02X}"),
+            _ => format!("{name} is 0x{value:02X}"),
+        },
+        Role::Unknown => format!("{name} byte 0x{offset:02X} is 0x{value:02X}"),
     }
 }
 

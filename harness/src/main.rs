@@ -139,7 +139,8 @@ enum Command {
     #[command(after_help = help::GATE)]
     Gate(cli::gate::GateArgs),
     /// Re-run one input through a target, core vs oracle and each --subject
-    /// vs core (the command a gate report prints).
+    /// vs core (the command a gate report prints, or a fuzz artefact: any fuzz
+    /// target name, the file read as that fuzz target reads its input).
     #[command(after_help = help::REPLAY)]
     Replay(cli::replay::ReplayArgs),
     /// Lower IR collectives and Send/Recv (JSON) to records plus the module

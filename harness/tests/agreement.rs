@@ -744,7 +744,14 @@ fn invented_names_and_missing_capabilities_are_reported() {
         (d.left_name.as_str(), d.right_name.as_str()),
         ("inventor", "core")
     );
-    assert_eq!(d.class, Class::SameVerdictDifferentReason);
+    // A name outside SPEC's vocabulary is a protocol finding naming it (issue 32).
+    assert_eq!(d.class, Class::Protocol);
+    assert!(
+        d.signature.key.contains("`custom_op_header_reserved_zero`"),
+        "{}",
+        d.signature.key
+    );
+    assert!(d.left.contains("not a SPEC name"), "{}", d.left);
     assert_eq!(o.divergences().len(), 1);
     assert!(e.compare_bundle(t("validate_header"), &valid).is_agree());
     // A target the subject lacks the capability for is skipped and listed.

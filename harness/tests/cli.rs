@@ -133,7 +133,8 @@ fn check_valid_exits_0_and_jsonl_shape() {
         lines[0],
         serde_json::json!({"source":"<stdin>","index":0,"offset":0,"opcode":"0x85",
             "mnemonic":"CustomOpHeader","length":64,"verdict":"valid","predicate":null,
-            "byte":null,"value":null,"note":null,"valid":true,"failed":null})
+            "byte":null,"value":null,"field":null,"message":null,"note":null,"valid":true,
+            "failed":null})
     );
     assert_eq!(lines[3]["opcode"], "0xD9");
     assert_eq!(lines[3]["mnemonic"], "CollectiveCompute");
@@ -174,7 +175,8 @@ fn check_invalid_exits_1_and_names_predicate() {
         l[1],
         serde_json::json!({"source":"<stdin>","index":1,"offset":64,"opcode":"0x86",
             "mnemonic":"CustomOpPayload","length":64,"verdict":"invalid",
-            "predicate":"custom_op_payload_reserved_zero","byte":0x0D,"value":1,"note":null,
+            "predicate":"custom_op_payload_reserved_zero","byte":0x0D,"value":1,
+            "field":"reserved","message":"reserved byte 0x0D is 0x01, not zero","note":null,
             "valid":false,"failed":"custom_op_payload_reserved_zero"})
     );
     assert_eq!(l[3]["failed"], "custom_op_header_scratch_space_val");
@@ -189,7 +191,7 @@ fn check_invalid_exits_1_and_names_predicate() {
     let t = stdout(&o);
     assert_eq!(t.lines().count(), 8, "{t}");
     assert!(
-        t.contains("#1 0x86 CustomOpPayload: invalid: custom_op_payload_reserved_zero at byte 0x0D (<stdin>@0x40)"),
+        t.contains("#1 0x86 CustomOpPayload: invalid: custom_op_payload_reserved_zero: reserved byte 0x0D is 0x01, not zero (byte 0x0D) (<stdin>@0x40)"),
         "{t}"
     );
     assert!(

@@ -100,7 +100,9 @@ fn byte_0x3f_alone_marks_byte_0x3f_alone() {
         "{t}"
     );
     assert!(
-        t.contains("custom_op_header_reserved_zero at byte 0x3F"),
+        t.contains(
+            "custom_op_header_reserved_zero: reserved byte 0x3F is 0x01, not zero (byte 0x3F)"
+        ),
         "{t}"
     );
     let o = explain(&["--color", "always"], &b, "h3f.bin");

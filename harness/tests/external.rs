@@ -347,6 +347,12 @@ fn subjects_that_cannot_start_say_why() {
     let cases = [
         ("cmd:echo starting >&2; exit 3", "exited with status 3"),
         ("cmd:echo not json", "bad hello answer"),
+        // A bad hello from a subject that keeps running: the harness ends it, and says so
+        // rather than blaming a signal on the subject (issue 32).
+        (
+            "cmd:echo not json; cat >/dev/null",
+            "; the harness ended the subject: a subject must answer the hello line first",
+        ),
         (
             r#"cmd:echo '{"protocol":2,"name":"x","ops":[]}'; cat >/dev/null"#,
             "protocol 2",
@@ -359,6 +365,7 @@ fn subjects_that_cannot_start_say_why() {
             .err()
             .unwrap_or_else(|| panic!("{spec} started"));
         assert!(e.0.contains(want), "{spec}: {e}");
+        assert!(!e.0.contains("killed by signal"), "{spec}: {e}");
     }
     // Its stderr is part of the message.
     let s: SubjectSpec = "cmd:echo starting >&2; exit 3".parse().unwrap();

@@ -153,8 +153,9 @@ fn broken_pipe_exits_141_quietly() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
-/// Guarantee X5: `replay` of a bundle target takes exactly 64 bytes from a
-/// FILE too; `replay -` reads stdin.
+/// Guarantee X5: `replay` of a bundle target takes exactly 64 bytes of typed
+/// hex, a raw FILE of any length (read as the fuzz target reads it); `replay -`
+/// reads stdin.
 #[test]
 fn replay_file_length_and_stdin() {
     let dir = tmp("replay");
@@ -165,6 +166,19 @@ fn replay_file_length_and_stdin() {
         std::fs::write(&p, &data).unwrap();
         let o = run(
             &["replay", "--target", "validate_header", p.to_str().unwrap()],
+            b"",
+        );
+        assert_eq!(code(&o), 0, "{n} bytes: {}", stderr(&o));
+        let h = p.with_extension("hex");
+        std::fs::write(&h, common::hexline(&data)).unwrap();
+        let o = run(
+            &[
+                "replay",
+                "--target",
+                "validate_header",
+                "--hex-file",
+                h.to_str().unwrap(),
+            ],
             b"",
         );
         assert_eq!(code(&o), 2, "{n} bytes: {}", stderr(&o));

@@ -157,3 +157,59 @@ fn a_roster_opcode_without_a_record_gets_the_skeleton_in_all_three() {
         stdout(&o)
     );
 }
+
+/// Verdicts name the field and its value (issue 32 item 3), in check's text and JSONL, explain
+/// and decode: the field names are the instruction table's (isa/records.tsv), the skeleton's for
+/// an opcode with no record.
+#[test]
+fn verdicts_name_the_field_and_its_value() {
+    let mut act = [0u8; 64];
+    act[0] = 0x21;
+    act[1] = 0x10;
+    act[4] = 0x08;
+    let mut hdr = common::valid_header();
+    hdr[0x3F] = 0x01;
+    let mut d9 = [0u8; 64];
+    d9[0] = 0xD9;
+    d9[1] = 0x10;
+    d9[0x0D] = 0x03;
+    d9[0x0E] = 0x0A; // not a CollectiveKind (SPEC §6.1)
+    let dir = tmp("one_verdict", "fields");
+    let cases = [
+        (
+            act,
+            "invalid: has_valid_neuron_events: wait_mode 0x08 is not a WAIT_MODE member (byte 0x04)",
+            "wait_mode",
+        ),
+        (
+            hdr,
+            "invalid: custom_op_header_reserved_zero: reserved byte 0x3F is 0x01, not zero (byte 0x3F)",
+            "reserved",
+        ),
+        (
+            d9,
+            "invalid: kind 0x0A is not a CollectiveKind member (byte 0x0E)",
+            "kind",
+        ),
+    ];
+    for (i, (b, want, field)) in cases.iter().enumerate() {
+        let p = dir.join(format!("{i}.bin"));
+        std::fs::write(&p, b).unwrap();
+        let p = p.to_str().unwrap();
+        let t = stdout(&tpb(&["check", p]));
+        assert!(t.contains(want), "check: {t}");
+        let e = stdout(&tpb(&["explain", "--color", "never", p]));
+        assert!(e.lines().next().unwrap().ends_with(want), "explain: {e}");
+        let d = stdout(&tpb(&["decode", p]));
+        assert!(d.contains(want), "decode: {d}");
+        let j: serde_json::Value = serde_json::from_str(
+            stdout(&tpb(&["check", "--format", "jsonl", p]))
+                .lines()
+                .next()
+                .unwrap(),
+        )
+        .unwrap();
+        assert_eq!(j["field"], *field, "{j}");
+        assert!(want.contains(j["message"].as_str().unwrap()), "{j}");
+    }
+}

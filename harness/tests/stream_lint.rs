@@ -440,7 +440,7 @@ fn cli_verdicts_summary_and_max_errors() {
     let (code, out) = check(&["--arch", "v3"], &s);
     assert_eq!(code, 1, "{out}");
     assert!(out.contains("#2 stream error: short_group at byte offset 0x80: group expects 2 payloads, found 1, cut short by 0x87"), "{out}");
-    assert!(out.contains("#2 0x87 TENSOR_SCALAR_PTR_MULTI_DUAL_ARITH: invalid: valid_opcode at byte 0x00 (0x87 is an opcode of v2 only) (<stdin>@0x80)"), "{out}");
+    assert!(out.contains("#2 0x87 TENSOR_SCALAR_PTR_MULTI_DUAL_ARITH: invalid: valid_opcode: 0x87 is an opcode of v2 only (byte 0x00) (<stdin>@0x80)"), "{out}");
     assert!(
         out.contains("#3 stream error: stray_leg at byte offset 0xC0"),
         "{out}"

@@ -176,7 +176,7 @@ fn each_run(
         }
         return Ok(false);
     }
-    let mut split = Splitter::default();
+    let mut split = Splitter::named(source);
     let stopped = match file {
         // A named input: a second thread reads ahead, so the kernel's copy overlaps the walk.
         Some(file) => read_ahead(source, file, READ_BLOCK, |block| {

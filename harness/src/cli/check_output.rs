@@ -1,7 +1,7 @@
 //! `check`'s output: one line per instruction and per stream error, then a summary per stream.
 //!
-//! Text: `#N 0xOP Mnemonic: valid | valid (skeleton; body not modelled) | invalid: <predicate>
-//! at byte 0xNN (where)`, `#N stream error: <name> at byte offset 0xNN: <what>; instruction #M
+//! Text: `#N 0xOP Mnemonic: valid | valid (skeleton; body not modelled) | invalid: <predicate>:
+//! <the field and its value> (byte 0xNN) (where)`, `#N stream error: <name> at byte offset 0xNN: <what>; instruction #M
 //! 0xOP Mnemonic at byte offset 0xNN (where)`, and `<source>: N instructions: …`.
 //! JSONL: the same as objects: an instruction's `byte` is the offset of the offending byte and
 //! `value` its value. `summary`: only the summary lines.
@@ -216,7 +216,9 @@ impl<W: Write> Printer<W> {
 
     /// One instruction as a JSON line, written directly (one per bundle, so no map is built).
     /// Keys: source, index, offset, opcode, mnemonic, length, verdict, predicate, byte (the
-    /// offending byte's offset), value (its value), note, valid, failed.
+    /// offending byte's offset), value (its value), field (the field holding that byte, from
+    /// the instruction table), message (the field and its value in words,
+    /// [`crate::layout::failure_detail`]), note, valid, failed.
     fn instruction_json(
         &mut self,
         source: &str,
@@ -232,19 +234,37 @@ impl<W: Write> Printer<W> {
             Some(s) => format!("\"{s}\""),
             None => "null".to_string(),
         };
-        let (predicate, byte, value, note) = match verdict {
+        let (predicate, byte, value, note, field, message) = match verdict {
             Verdict::Invalid(f) => (
                 Some(f.predicate),
                 f.offset.to_string(),
                 f.value.to_string(),
                 (f.predicate == "valid_opcode").then(|| crate::layout::membership_note(at.opcode)),
+                crate::layout::layout(at.opcode)
+                    .into_iter()
+                    .find(|s| (s.off..s.off + s.len).contains(&f.offset))
+                    .map(|s| s.name),
+                Some(crate::layout::failure_detail(
+                    at.opcode,
+                    f.predicate,
+                    f.offset,
+                    f.value,
+                )),
             ),
-            _ => (None, "null".to_string(), "null".to_string(), None),
+            _ => (
+                None,
+                "null".to_string(),
+                "null".to_string(),
+                None,
+                None,
+                None,
+            ),
         };
-        // Names, predicates and notes are ASCII letters, digits, '_', ' ', ',', '.': no escaping.
+        // Names, predicates, notes and messages are ASCII letters, digits, '_', ' ', ',', '.',
+        // '(', ')', '-': no escaping.
         writeln!(
             self.out,
-            "{{\"source\":{},{}\"index\":{},\"offset\":{},\"opcode\":\"{}\",\"mnemonic\":{},\"length\":{},\"verdict\":\"{}\",\"predicate\":{},\"byte\":{},\"value\":{},\"note\":{},\"valid\":{},\"failed\":{}}}",
+            "{{\"source\":{},{}\"index\":{},\"offset\":{},\"opcode\":\"{}\",\"mnemonic\":{},\"length\":{},\"verdict\":\"{}\",\"predicate\":{},\"byte\":{},\"value\":{},\"field\":{},\"message\":{},\"note\":{},\"valid\":{},\"failed\":{}}}",
             self.quoted.1,
             self.origin.as_ref().map_or("", |o| o.1.as_str()),
             at.index,
@@ -256,6 +276,8 @@ impl<W: Write> Printer<W> {
             str_or_null(predicate),
             byte,
             value,
+            str_or_null(field),
+            str_or_null(message.as_deref()),
             str_or_null(note.as_deref()),
             !matches!(verdict, Verdict::Invalid(_)),
             str_or_null(predicate),

@@ -75,6 +75,9 @@ pub fn read_ahead(
 /// Cuts byte blocks into runs of whole 64-byte bundles, carrying a partial bundle from one block
 /// to the next (the bundles of a block are handed on in place, not copied).
 pub struct Splitter {
+    /// The input's name, for the hex-text hint of its first block (empty: no hint, as for a
+    /// NEFF's engine stream).
+    source: String,
     carry: [u8; 64],
     carried: usize,
     total: usize,
@@ -83,6 +86,7 @@ pub struct Splitter {
 impl Default for Splitter {
     fn default() -> Self {
         Splitter {
+            source: String::new(),
             carry: [0u8; 64],
             carried: 0,
             total: 0,
@@ -91,6 +95,15 @@ impl Default for Splitter {
 }
 
 impl Splitter {
+    /// A splitter of the input named `source`, whose first block is refused when it looks like
+    /// hex text (`--hex` forgotten).
+    pub fn named(source: &str) -> Self {
+        Splitter {
+            source: source.to_string(),
+            ..Splitter::default()
+        }
+    }
+
     /// Feeds `each` the runs of bundles completed by `block`: the carried bundle, then the
     /// whole bundles of the rest; `true` when `each` asked to stop.
     #[inline]
@@ -99,6 +112,12 @@ impl Splitter {
         mut block: &[u8],
         each: &mut impl FnMut(&[u8], Option<usize>) -> Result<bool, CliError>,
     ) -> Result<bool, CliError> {
+        if self.total == 0 && !self.source.is_empty() && crate::input::looks_like_hex(block) {
+            return Err(InputError::LooksLikeHex {
+                source: self.source.clone(),
+            }
+            .into());
+        }
         self.total += block.len();
         if self.carried > 0 {
             let take = (64 - self.carried).min(block.len());

@@ -354,7 +354,7 @@ pub fn run(a: GateArgs) -> CliResult {
     let _ = writeln!(
         out,
         "gate: {verdict}: {} generated cases over {} targets{}, {} corpus files, {} vectors; \
-         {} distinct divergence(s), {} failure(s); {:.1} s, {}",
+         {} distinct divergence(s) ({}), {} failure(s); {:.1} s, {}",
         run.generated(),
         run.targets.len(),
         if run.stopped_early {
@@ -365,6 +365,7 @@ pub fn run(a: GateArgs) -> CliResult {
         run.targets.iter().map(|(_, s)| s.corpus_files).sum::<u64>(),
         run.vector_files.iter().map(|v| v.vectors).sum::<u64>(),
         run.findings.distinct(),
+        model.root_causes_line(),
         run.failures.len(),
         run.elapsed.as_secs_f64(),
         super::progress::whole_rate(
@@ -378,16 +379,28 @@ pub fn run(a: GateArgs) -> CliResult {
     for f in &run.failures {
         eprintln!("tpbconform: {f}");
     }
-    for d in &triaged {
+    // Root causes only, each with its short replay (the file form, from the report folder),
+    // and how many divergences are folded under it (issue 32).
+    for d in triaged.iter().filter(|d| d.caused_by.is_none()) {
+        let folded = triaged
+            .iter()
+            .filter(|f| f.caused_by == Some(d.number))
+            .count();
         let _ = writeln!(
             out,
-            "  #{} {} {} [{}] x{}\n     {}",
+            "  #{} {} {} [{}] x{}{}\n     (cd {} && {})",
             d.number,
             d.finding.target,
             d.finding.signature(),
             d.finding.class,
             d.count,
-            d.replay
+            if folded > 0 {
+                format!("; {folded} more, probably caused by #{}", d.number)
+            } else {
+                String::new()
+            },
+            crate::triage::shell_word(&dir.display().to_string()),
+            d.replay_file
         );
     }
     let _ = writeln!(out, "report: {}", dir.join("summary.md").display());

@@ -8,26 +8,23 @@
 
 use super::{CliError, CliResult, EXIT_BAD_INPUT, EXIT_INVALID, EXIT_OK};
 use crate::arch::Arch;
+use crate::fuzz_entry::{replay_names, replay_targets};
 use crate::input::{open_source, read_capped, source_name, Lines};
 use crate::judge::Judge;
+use crate::kinds;
 use crate::subjects::{hex, SubjectSpec};
-use crate::targets::Target;
 use std::fmt;
 use std::io::Write;
 use std::path::PathBuf;
 
-/// Accepts any registry target name.
-pub fn parse_target(s: &str) -> Result<Target, String> {
-    s.parse::<Target>().map_err(|e| e.to_string())
-}
-
 /// Arguments of `tpbconform replay`.
 #[derive(clap::Args, Debug, Clone)]
 pub struct ReplayArgs {
-    /// The target to run the input through: a gate target, or a fuzz-only
-    /// target (`structured_diff`, `custom_op_stream`).
-    #[arg(long, value_parser = super::target_arg::TargetArg::any())]
-    pub target: Target,
+    /// The target to run the input through: a fuzz target (fuzz/fuzz_targets/, e.g. `luts`:
+    /// every target of it, the input mapped as that fuzz target maps it) or a registry target
+    /// (a gate target, or a fuzz-only one such as `structured_diff`).
+    #[arg(long, value_parser = clap::builder::PossibleValuesParser::new(replay_names()))]
+    pub target: String,
     /// The input as hex digits (128 for a bundle target).
     #[arg(long, value_name = "HEX", conflicts_with = "file")]
     pub hex: Option<String>,
@@ -35,7 +32,8 @@ pub struct ReplayArgs {
     #[arg(long, requires = "file")]
     pub hex_file: bool,
     /// A raw input file (e.g. divergences/001-<target>.bin or a fuzz
-    /// artifact; `-` = stdin), at most 1 MiB.
+    /// artifact, of any length: read as the fuzz target reads its input; `-` = stdin), at most
+    /// 1 MiB.
     #[arg(value_name = "FILE", required_unless_present = "hex")]
     pub file: Option<PathBuf>,
     /// A subject under test to replay on as well (repeatable): `lib:PATH`
@@ -151,16 +149,20 @@ pub fn parse_hex_line(source: &str, line: usize, text: &str) -> Result<Vec<u8>, 
 }
 
 /// Reads the inputs `a` names one at a time and hands each to `each` as
-/// `(source[:line], bytes)`; a `--hex-file` is streamed line by line. A
-/// bundle target (see [`Target::is_bundle`]) takes exactly 64 bytes from
-/// every source: `--hex`, each `--hex-file` line and a raw FILE alike.
+/// `(source[:line], bytes)`; a `--hex-file` is streamed line by line. A raw
+/// FILE of any length (0 bytes too) is handed over whole, as a fuzz target
+/// takes its input; typed hex for bundle targets only (every target
+/// [`replay_targets`] gives is one) takes exactly 64 bytes: `--hex` and each
+/// `--hex-file` line.
 pub fn visit_inputs(
     a: &ReplayArgs,
     mut each: impl FnMut(String, Vec<u8>) -> Result<(), CliError>,
 ) -> Result<(), CliError> {
     let bad = |e: ReplayError| CliError::Replay(e);
+    let targets = replay_targets(&a.target);
+    let bundles = !targets.is_empty() && targets.iter().all(|t| t.is_bundle());
     let check = |src: &str, line: usize, b: Vec<u8>| {
-        if a.target.is_bundle() && b.len() != 64 {
+        if bundles && b.len() != 64 {
             return Err(bad(ReplayError::BundleLength {
                 source: src.to_string(),
                 line,
@@ -179,11 +181,7 @@ pub fn visit_inputs(
     let src = source_name(&arg);
     if !a.hex_file {
         let data = read_capped(&arg)?;
-        if data.is_empty() {
-            return Err(bad(ReplayError::Empty { source: src }));
-        }
-        let b = check(&src, 1, data)?;
-        return each(src, b);
+        return each(src, data);
     }
     let mut lines = Lines::new(&src, open_source(&arg)?);
     let mut any = false;
@@ -205,6 +203,15 @@ pub fn visit_inputs(
     Ok(())
 }
 
+/// An input as hex: whole up to 64 bytes, else its first 64 bytes and its length.
+fn shown(input: &[u8]) -> String {
+    match input.len() {
+        0 => "(0 bytes)".to_string(),
+        n if n <= 64 => hex(input),
+        n => format!("{}… ({n} bytes)", hex(&input[..64])),
+    }
+}
+
 /// Runs `replay`: one verdict per input, printed as soon as it is known.
 pub fn run(a: ReplayArgs) -> CliResult {
     super::panic_hook::install_quiet();
@@ -223,22 +230,35 @@ pub fn run(a: ReplayArgs) -> CliResult {
         let s: Vec<String> = a.subjects.iter().map(|s| s.to_string()).collect();
         format!("core, oracle and {}", s.join(", "))
     };
-    let t = a.target;
+    let targets = replay_targets(&a.target);
+    let name = &a.target;
     let mut any = false;
     let mut agreed = false;
     visit_inputs(&a, |src, input| {
-        let o = e.compare(t, &input);
-        if o.is_agree() {
+        let mut found = false;
+        for &t in &targets {
+            for d in e.compare(t, &input) {
+                found = true;
+                writeln!(out, "{src}: REPRODUCED\n{d}")?;
+            }
+            // Core vs oracle under every generation the fuzz entry runs the kind under
+            // (fuzz_entry::check_judged).
+            if !found && a.subjects.is_empty() {
+                if let Some((Some(arch), d)) = kinds::of(t).check_every_generation(&e, t, &input) {
+                    found = true;
+                    writeln!(out, "{src}: REPRODUCED under {arch}\n{d}")?;
+                }
+            }
+        }
+        if found {
+            any = true;
+        } else {
             agreed = true;
             writeln!(
                 out,
-                "{src}: agree: {who} agree on {t} input {}",
-                hex(&input)
+                "{src}: agree: {who} agree on {name} input {}",
+                shown(&input)
             )?;
-        }
-        for d in o {
-            any = true;
-            writeln!(out, "{src}: REPRODUCED\n{d}")?;
         }
         Ok(())
     })?;

@@ -779,16 +779,28 @@ fn spawn(
         let st = run.kill_and_drain();
         Err(format!("{why} ({})", describe_exit(st)))
     };
+    // A bad or missing hello: the harness ends the subject itself, so its SIGKILL is no crash
+    // of the subject's; say so, and why (issue 32).
+    let ended = |run: LineProcess, why: String| {
+        let st = run.kill_and_drain();
+        let how = match st.map(|s| (s.code(), s.signal())) {
+            Some((Some(c), _)) => format!("it exited with status {c} first"),
+            _ => "the harness ended the subject: a subject must answer the hello line first \
+                  (docs/subject-protocol.md)"
+                .to_string(),
+        };
+        Err(format!("{why}; {how}"))
+    };
     match answer {
         Ok(Event::Line(l)) => match parse_hello(&l) {
             Ok(h) => Ok((run, h)),
-            Err(e) => failed(run, format!("bad hello answer: {e}; line: {}", clip(&l))),
+            Err(e) => ended(run, format!("bad hello answer: {e}; line: {}", clip(&l))),
         },
-        Ok(Event::Bad(e)) => failed(run, format!("bad hello answer: {e}")),
+        Ok(Event::Bad(e)) => ended(run, format!("bad hello answer: {e}")),
         Ok(Event::Eof) | Err(RecvTimeoutError::Disconnected) => {
             failed(run, "exited before answering hello".into())
         }
-        Err(RecvTimeoutError::Timeout) => failed(run, format!("no hello answer within {wait:?}")),
+        Err(RecvTimeoutError::Timeout) => ended(run, format!("no hello answer within {wait:?}")),
     }
 }
 

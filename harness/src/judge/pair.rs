@@ -14,7 +14,7 @@ use super::render::{
 };
 use crate::subjects::{
     hex, verdict_name, DecodeFail, Decoded, EncodeResult, Fault, IrAnswer, IrQuery, LutResult,
-    LutTable, Reply, StreamFail, StreamResult, Subject, Validator, Verdict,
+    LutTable, Name, Predicate, Reply, StreamFail, StreamResult, Subject, Validator, Verdict,
 };
 use crate::targets::Target;
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -196,10 +196,38 @@ fn verdicts_differ<L: Subject + ?Sized, R: Subject + ?Sized>(
     l: &Verdict,
     r: &Verdict,
 ) -> Option<Divergence> {
-    let class = Class::from_accepts(l.is_none(), r.is_none());
     let (ls, rs) = (verdict_name(l), verdict_name(r));
+    if let Some(Predicate::Unknown(name)) = l {
+        return unknown_name(p, "predicate", name, rs, rs.to_string());
+    }
+    let class = Class::from_accepts(l.is_none(), r.is_none());
     let key = l.as_ref().or(r.as_ref()).map_or("valid", |p| p.name());
     p.div(class, key, ls, rs, ls.to_string(), rs.to_string())
+}
+
+/// A name outside SPEC's vocabulary in the left side's answer (a subject that invented a
+/// predicate or a decode field name, e.g. `custom_op_header_reserved_zeros`): a protocol finding
+/// naming the bad name, not a "different reason" (issue 32).
+#[cold]
+#[inline(never)]
+fn unknown_name<L: Subject + ?Sized, R: Subject + ?Sized>(
+    p: &Pair<'_, L, R>,
+    what: &str,
+    name: &str,
+    rs: impl Into<String>,
+    right: String,
+) -> Option<Divergence> {
+    p.div(
+        Class::Protocol,
+        format!("unknown {what} `{name}`"),
+        "protocol",
+        rs,
+        format!(
+            "answered {what} `{name}`, which is not a SPEC name (SPEC §3, §4 predicates, §5.1 \
+             decode fields: docs/subject-protocol.md)"
+        ),
+        right,
+    )
 }
 
 type DecodeReply = Result<Decoded, DecodeFail>;
@@ -212,6 +240,19 @@ fn decodes<L: Subject + ?Sized, R: Subject + ?Sized>(
     match (l, r) {
         (Ok(a), Ok(b)) if a == b => None,
         (Err(a), Err(b)) if a.same_as(b) => None,
+        (
+            Err(DecodeFail {
+                field: Name::Unknown(name),
+                ..
+            }),
+            _,
+        ) => unknown_name(
+            p,
+            "decode field",
+            name,
+            r.as_ref().map_or_else(fail_key, |_| "ok".to_string()),
+            decode_long(r),
+        ),
         (Ok(a), Ok(b)) => {
             let key = if a.opcode != b.opcode {
                 "opcode".to_string()

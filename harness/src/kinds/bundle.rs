@@ -53,4 +53,11 @@ impl TargetKind for BundleKind {
     fn shrink(&self) -> Shrink {
         Shrink::Bundle
     }
+
+    fn case_bundles(&self, t: Target, input: &[u8]) -> Vec<[u8; 64]> {
+        match t.check() {
+            Check::Validator(_) => Vec::new(),
+            _ => vec![bundle_from_input(input)],
+        }
+    }
 }

@@ -31,6 +31,14 @@ impl TargetKind for CustomOpKind {
         Form::Bytes
     }
 
+    fn case_bundles(&self, t: Target, input: &[u8]) -> Vec<[u8; 64]> {
+        if t.check() == Check::StreamProgram {
+            super::kind::whole_bundles(&stream_from_input(input))
+        } else {
+            super::kind::whole_bundles(input)
+        }
+    }
+
     fn case_reading(&self, t: Target, input: &[u8]) -> Option<String> {
         if t.check() != Check::StreamProgram {
             return None;

@@ -178,4 +178,24 @@ pub trait TargetKind: Sync {
     fn case_reading(&self, _t: Target, _input: &[u8]) -> Option<String> {
         None
     }
+
+    /// The bundles `input` puts before the subjects as `t`'s case (one
+    /// bundle, or a stream's bundles), for folding a divergence under a
+    /// validator divergence one of its bundles already shows (triage); none
+    /// when the case is no bundle, or is the validator's own (default: none).
+    fn case_bundles(&self, _t: Target, _input: &[u8]) -> Vec<[u8; 64]> {
+        Vec::new()
+    }
+}
+
+/// The whole 64-byte bundles of `bytes`, in order.
+pub fn whole_bundles(bytes: &[u8]) -> Vec<[u8; 64]> {
+    bytes
+        .chunks_exact(64)
+        .map(|c| {
+            let mut b = [0u8; 64];
+            b.copy_from_slice(c);
+            b
+        })
+        .collect()
 }

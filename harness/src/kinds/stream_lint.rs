@@ -45,6 +45,10 @@ impl TargetKind for StreamLintKind {
         "stream_lint"
     }
 
+    fn case_bundles(&self, _t: Target, input: &[u8]) -> Vec<[u8; 64]> {
+        super::kind::whole_bundles(input)
+    }
+
     fn corpus_signature(&self, t: Target, input: &[u8]) -> Option<(String, String)> {
         Some(signature(t, input))
     }

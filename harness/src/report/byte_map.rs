@@ -49,6 +49,32 @@ pub fn blamed_bytes(record: &DivergenceRecord, side: Side) -> [bool; 64] {
     blame::blamed_bytes(&b, &answer_of(short, long)).to_array()
 }
 
+/// What `side`'s rejection is about in `record`'s minimised bundle, naming the field and its
+/// value ([`crate::layout::failure_detail`]) at the first byte it blames: `wait_mode 0x08 is not
+/// a WAIT_MODE member (byte 0x04)`; `None` when the side accepted, faulted, or the input is not
+/// one bundle.
+pub fn side_detail(record: &DivergenceRecord, side: Side) -> Option<String> {
+    let min = record.minimized_bytes().ok()?;
+    if !is_bundle_target(&record.target) || min.len() > 64 {
+        return None;
+    }
+    let b = bundle_from_input(&min);
+    let (short, long) = match side {
+        Side::Left => (&record.signature.left, &record.left),
+        Side::Right => (&record.signature.right, &record.right),
+    };
+    let answer = answer_of(short, long);
+    let Answer::Rejected { reason, offset } = &answer else {
+        return None;
+    };
+    let off = offset.or_else(|| blame::blamed_bytes(&b, &answer).iter().next())?;
+    let reason = reason.strip_prefix("roundtrip:").unwrap_or(reason);
+    Some(format!(
+        "{} (byte 0x{off:02X})",
+        crate::layout::failure_detail(b[0], reason, off, *b.get(off)?)
+    ))
+}
+
 /// `short` as an [`Answer`], with the long form's `at offset 0xNN` when the
 /// short verdict names no offset.
 fn answer_of(short: &str, long: &str) -> Answer {
@@ -108,6 +134,7 @@ mod tests {
             right_dump: String::new(),
             shards: Vec::new(),
             cohorts: Vec::new(),
+            caused_by: None,
         }
     }
 
@@ -149,5 +176,32 @@ mod tests {
         let mut r = record("0102", "valid", "opcode", "Err(opcode at offset 0x00)");
         r.target = "stream".into();
         assert_eq!(set(&blamed_bytes(&r, Side::Right)), Vec::<usize>::new());
+    }
+
+    /// The report names the field and its value of each side's rejection (issue 32 item 3).
+    #[test]
+    fn a_rejection_names_its_field_and_value() {
+        let mut hex = String::from("85100000");
+        hex.push_str("08");
+        hex.push_str(&"00".repeat(59));
+        let r = record(
+            &hex,
+            "valid",
+            "has_valid_neuron_events",
+            "has_valid_neuron_events",
+        );
+        assert_eq!(side_detail(&r, Side::Left), None);
+        assert_eq!(
+            side_detail(&r, Side::Right).as_deref(),
+            Some("wait_mode 0x08 is not a WAIT_MODE member (byte 0x04)")
+        );
+        let mut hex = String::from("8510");
+        hex.push_str(&"00".repeat(61));
+        hex.push_str("01");
+        let r = record(&hex, "valid", "custom_op_header_reserved_zero", "x");
+        assert_eq!(
+            side_detail(&r, Side::Right).as_deref(),
+            Some("reserved byte 0x3F is 0x01, not zero (byte 0x3F)")
+        );
     }
 }

@@ -101,6 +101,7 @@ mod tests {
             right_dump: "b\n".into(),
             shards: Vec::new(),
             cohorts: Vec::new(),
+            caused_by: None,
         }
     }
 

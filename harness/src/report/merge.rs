@@ -436,6 +436,8 @@ fn merged_divergences(shards: &[ShardReport]) -> Vec<DivergenceRecord> {
                 replay_file: renumbered_replay(&a.rep.replay_file, &target, &file),
                 file,
                 shards: a.shards,
+                // A shard's folding names its own numbers: a merged report does not fold.
+                caused_by: None,
                 ..a.rep
             }
         })

@@ -211,6 +211,11 @@ pub struct DivergenceRecord {
     /// gave which answer ([`crate::judge::cohort`]).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub cohorts: Vec<CohortRecord>,
+    /// The number of the divergence this one is probably caused by (triage's
+    /// folding: one of its case's bundles already diverges there); `None`: a
+    /// root cause.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub caused_by: Option<u64>,
 }
 
 /// One cohort of a [`DivergenceRecord`]: implementations that gave the same
@@ -303,6 +308,7 @@ impl DivergenceRecord {
                     answer: c.answer.clone(),
                 })
                 .collect(),
+            caused_by: d.caused_by.map(|n| n as u64),
         }
     }
 
@@ -594,6 +600,28 @@ impl ReportModel {
                 external: run.external.clone(),
             }),
         }
+    }
+
+    /// The divergences folded under `root` (issue 32: probably caused by it), by number.
+    pub fn folded_under(&self, root: u64) -> Vec<u64> {
+        self.divergences
+            .iter()
+            .filter(|d| d.caused_by == Some(root))
+            .map(|d| d.number)
+            .collect()
+    }
+
+    /// `R root cause(s), F more folded under them` (the result line's count of divergences).
+    pub fn root_causes_line(&self) -> String {
+        let folded = self
+            .divergences
+            .iter()
+            .filter(|d| d.caused_by.is_some())
+            .count();
+        format!(
+            "{} root cause(s), {folded} more folded under them",
+            self.divergences.len() - folded
+        )
     }
 
     /// True iff the verdict is PASS.

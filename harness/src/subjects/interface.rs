@@ -46,6 +46,11 @@ pub enum Capability {
 }
 
 impl Capability {
+    /// The capabilities no subject protocol op carries (the reference pair's only): a subject
+    /// under test never has them, so their targets are not "not supported" by it.
+    pub const REFERENCE_ONLY: Capabilities =
+        Capabilities::of(&[Capability::Sync, Capability::StreamLint]);
+
     /// Every capability, in a stable order.
     pub const ALL: [Capability; 18] = [
         Capability::ValidateHeader,

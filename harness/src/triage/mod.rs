@@ -135,6 +135,9 @@ pub struct Triaged {
     pub file: String,
     /// Replay command (file form, run from the report folder).
     pub replay_file: String,
+    /// The number of the validator divergence this one is probably caused by
+    /// ([`fold`]): one of its case's bundles already diverges there, the same way.
+    pub caused_by: Option<usize>,
 }
 
 /// The target a vector finding is about (key `header`, `payload`, `decode`).
@@ -210,9 +213,76 @@ pub fn triage(findings: &Findings, engines: &[Judge], specs: &[SubjectSpec]) -> 
             min_finding,
             left_dump,
             right_dump,
+            caused_by: None,
         });
     }
+    fold(&mut out, engines, &reference);
     out
+}
+
+/// Root causes first (issue 32; syzkaller's grouping): a divergence whose case holds a bundle
+/// (a stream's, a decode target's) that already diverges on a validator target between the same
+/// two sides, with the same signature as an earlier divergence there, is marked as probably
+/// caused by it. Only the validator of each such bundle is asked again; a subject that crashed
+/// or hung anywhere in the run is not asked again at all (its divergences stay roots).
+fn fold(out: &mut [Triaged], engines: &[Judge], reference: &Judge) {
+    let faulted: Vec<String> = out
+        .iter()
+        .filter(|t| is_fault_class(&t.finding.class))
+        .flat_map(|t| [t.finding.left_name.clone(), t.finding.right_name.clone()])
+        .collect();
+    let roots: Vec<(usize, Target, Finding)> = out
+        .iter()
+        .filter(|a| !is_fault_class(&a.finding.class))
+        .filter_map(|a| {
+            let t = Target::from_name(&a.finding.target)?;
+            matches!(t.check(), Check::Validator(_)).then(|| (a.number, t, a.finding.clone()))
+        })
+        .collect();
+    if roots.is_empty() {
+        return;
+    }
+    for b in out.iter_mut() {
+        let f = &b.finding;
+        if is_fault_class(&f.class) || faulted.contains(&f.left_name) {
+            continue;
+        }
+        let bundles = match Target::from_name(&f.target) {
+            Some(tb) => crate::kinds::of(tb).case_bundles(tb, &b.minimized),
+            // A vector mismatch: its bundle.
+            None if vector_target(f).is_some() => {
+                vec![crate::judge::bundle_from_input(&b.minimized)]
+            }
+            None => continue,
+        };
+        if bundles.is_empty() {
+            continue;
+        }
+        let e = engines
+            .iter()
+            .find(|e| e.arch() == f.arch)
+            .unwrap_or(reference);
+        b.caused_by = roots
+            .iter()
+            .filter(|(n, _, a)| {
+                *n < b.number
+                    && a.arch == f.arch
+                    && a.left_name == f.left_name
+                    && a.right_name == f.right_name
+            })
+            .find(|(_, ta, a)| {
+                bundles.iter().any(|x| {
+                    e.compare_bundle(*ta, x).into_iter().any(|d| {
+                        d.left_name == a.left_name
+                            && d.right_name == a.right_name
+                            && d.signature.key == a.key
+                            && d.signature.left == a.left_verdict
+                            && d.signature.right == a.right_verdict
+                    })
+                })
+            })
+            .map(|(n, _, _)| *n);
+    }
 }
 
 #[cfg(test)]

@@ -5,7 +5,7 @@ use super::blocks::{code, section, t, text, Block, Dumps, Section};
 use crate::arch::Arch;
 use crate::explain::explain_bundle;
 use crate::judge::bundle_from_input;
-use crate::report::byte_map::{blamed_bytes, Side};
+use crate::report::byte_map::{blamed_bytes, side_detail, Side};
 use crate::report::model::{is_bundle_target, DivergenceRecord, ReportModel};
 use crate::targets::Target;
 
@@ -34,6 +34,33 @@ pub fn annotated(target: &str, input: &[u8], arch: Arch) -> String {
     s
 }
 
+/// `input (N bytes): HEX`; for a case that is not its input (a stream program), what the
+/// subjects were asked: `input: the stream it builds (K bundles, N bytes): HEX (generator
+/// bytes: HEX)` (issue 32).
+fn input_fact(what: &str, target: &str, bytes: &[u8], hex: &str) -> Vec<super::blocks::Span> {
+    let built: Vec<u8> = Target::from_name(target)
+        .map(|t| crate::kinds::of(t).case_bundles(t, bytes).concat())
+        .unwrap_or_default();
+    if built.is_empty() || built == bytes || is_bundle_target(target) {
+        return vec![text(format!("{what} ({} bytes): ", bytes.len())), code(hex)];
+    }
+    vec![
+        text(format!(
+            "{what}: the stream it builds ({} bundles, {} bytes): ",
+            built.len() / 64,
+            built.len()
+        )),
+        code(if built.len() > 256 {
+            format!("{}…", crate::subjects::hex(&built[..256]))
+        } else {
+            crate::subjects::hex(&built)
+        }),
+        text(" (generator bytes: "),
+        code(hex),
+        text(")"),
+    ]
+}
+
 /// Anchor of divergence `number`.
 pub fn divergence_id(number: u64) -> String {
     format!("d{number}")
@@ -54,10 +81,11 @@ pub(super) fn divergence_sections(m: &ReportModel) -> Vec<Section> {
                             text(format!("{}. ", d.number)),
                             code(&d.target),
                             text(format!(
-                                " — {} [{}] x{}",
+                                " — {} [{}] x{}{}",
                                 d.signature_line(),
                                 d.class,
-                                d.count
+                                d.count,
+                                fold_note(m, d)
                             )),
                         ]
                     })
@@ -73,13 +101,38 @@ pub(super) fn divergence_sections(m: &ReportModel) -> Vec<Section> {
         )));
     }
     for d in &m.divergences {
-        out.push(divergence_section(d));
+        let mut s = divergence_section(d);
+        let note = fold_note(m, d);
+        if !note.is_empty() {
+            s.title.push(text(note));
+        }
+        out.push(s);
     }
     out
 }
 
+/// `; probably caused by #1` for a folded divergence, `; 10 more probably caused by this one
+/// (#2–#11)` for a root with folded ones (triage's folding, issue 32), else nothing.
+pub fn fold_note(m: &ReportModel, d: &DivergenceRecord) -> String {
+    if let Some(root) = d.caused_by {
+        return format!("; probably caused by #{root}");
+    }
+    let folded = m.folded_under(d.number);
+    match folded.as_slice() {
+        [] => String::new(),
+        [one] => format!("; 1 more probably caused by this one (#{one})"),
+        many => format!(
+            "; {} more probably caused by this one ({})",
+            many.len(),
+            many.iter()
+                .map(|n| format!("#{n}"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+    }
+}
+
 fn divergence_section(d: &DivergenceRecord) -> Section {
-    let input_len = d.input_bytes().map_or(0, |b| b.len());
     let minimized = d.minimized_bytes().unwrap_or_default();
     let mut facts = vec![
         vec![text("predicate / field: "), code(&d.signature.key)],
@@ -93,11 +146,13 @@ fn divergence_section(d: &DivergenceRecord) -> Section {
                 d.origin
             ))
         },
-        vec![text(format!("input ({input_len} bytes): ")), code(&d.input)],
-        vec![
-            text(format!("minimised ({} bytes): ", minimized.len())),
-            code(&d.minimized),
-        ],
+        input_fact(
+            "input",
+            &d.target,
+            &d.input_bytes().unwrap_or_default(),
+            &d.input,
+        ),
+        input_fact("minimised", &d.target, &minimized, &d.minimized),
     ];
     if let crate::report::model::OriginRecord::Vector { expected, .. } = &d.origin {
         facts.push(vec![text("expected by the vector file: "), code(expected)]);
@@ -107,8 +162,18 @@ fn divergence_section(d: &DivergenceRecord) -> Section {
         text("replay (file, from this report folder): "),
         code(&d.replay_file),
     ]);
-    facts.push(vec![text(format!("{}: ", d.left_name)), code(&d.left)]);
-    facts.push(vec![text(format!("{}: ", d.right_name)), code(&d.right)]);
+    // Each side's answer, and what it is about: the field and its value (issue 32).
+    for side in [Side::Left, Side::Right] {
+        let answer = match side {
+            Side::Left => &d.left,
+            Side::Right => &d.right,
+        };
+        let mut fact = vec![text(format!("{}: ", d.side_name(side))), code(answer)];
+        if let Some(detail) = side_detail(d, side) {
+            fact.push(text(format!(" — {detail}")));
+        }
+        facts.push(fact);
+    }
     if !d.cohorts.is_empty() {
         facts.push(vec![
             text("cohorts (who gave which answer): "),

@@ -10,6 +10,18 @@ use crate::gate::OUTCOMES;
 use crate::report::format::TIMING_MARKER;
 use crate::report::model::ReportModel;
 
+/// The targets a subject lacks, per generation it serves.
+type PerGeneration<'a> = Vec<(String, Vec<&'a str>)>;
+
+/// True for a target only the reference pair can answer (its needs include a capability no
+/// subject protocol op carries).
+fn reference_only(target: &str) -> bool {
+    crate::targets::Target::from_name(target).is_some_and(|t| {
+        let needs = t.spec().needs;
+        crate::subjects::Capability::REFERENCE_ONLY.missing(needs) != needs
+    })
+}
+
 /// FACTS' codename of a generation.
 fn arch_codename(name: &str) -> &'static str {
     match name.parse::<Arch>() {
@@ -28,8 +40,9 @@ pub fn document(m: &ReportModel) -> Document {
         text("result: "),
         Span::Verdict(meta.verdict.clone()),
         text(format!(
-            " — {} distinct divergence(s), {} divergent case(s), {} other failure(s)",
+            " — {} distinct divergence(s) ({}), {} divergent case(s), {} other failure(s)",
             meta.distinct_divergences,
+            m.root_causes_line(),
             meta.divergent_cases,
             meta.failures.len()
         )),
@@ -100,6 +113,8 @@ pub fn document(m: &ReportModel) -> Document {
             vec![Block::Bullets(meta.failures.iter().map(t).collect())],
         ));
     }
+    // Divergences first (issue 32): the result, then what diverged, then the rest.
+    sections.extend(divergence_sections(m));
     sections.push(targets_section(m));
     if !meta.generations.is_empty() {
         sections.push(generations_section(m));
@@ -174,7 +189,6 @@ pub fn document(m: &ReportModel) -> Document {
         sections.push(cohorts_section(m));
     }
     sections.extend(coverage_sections(m));
-    sections.extend(divergence_sections(m));
     if !meta.notes.is_empty() {
         sections.push(section(
             "notes",
@@ -372,16 +386,72 @@ fn subjects_sections(m: &ReportModel) -> Vec<Section> {
             crate::report::format::grouped(crate::gate::bench::CORE_RATE_CASES)
         ))),
     ];
-    if !meta.unsupported.is_empty() {
+    // One line per subject (issue 32), without the targets only the reference pair answers: a
+    // subject is listed per generation (`SPEC (v3)`); generations lacking the same targets share
+    // one clause.
+    let answerable: Vec<&str> = meta
+        .targets
+        .iter()
+        .map(|t| t.name.as_str())
+        .filter(|t| !reference_only(t))
+        .collect();
+    let mut by_subject: Vec<(String, PerGeneration<'_>)> = Vec::new();
+    for u in meta
+        .unsupported
+        .iter()
+        .filter(|u| !reference_only(&u.target))
+    {
+        for s in &u.subjects {
+            let (base, gen) = match s.rsplit_once(" (") {
+                Some((b, g)) if g.ends_with(')') => {
+                    (b.to_string(), g.trim_end_matches(')').to_string())
+                }
+                _ => (s.clone(), String::new()),
+            };
+            let gens = match by_subject.iter_mut().find(|(n, _)| *n == base) {
+                Some((_, g)) => g,
+                None => {
+                    by_subject.push((base, Vec::new()));
+                    &mut by_subject.last_mut().expect("pushed").1
+                }
+            };
+            match gens.iter_mut().find(|(g, _)| *g == gen) {
+                Some((_, ts)) => ts.push(&u.target),
+                None => gens.push((gen, vec![&u.target])),
+            }
+        }
+    }
+    if !by_subject.is_empty() {
         blocks.push(Block::Bullets(
-            meta.unsupported
+            by_subject
                 .iter()
-                .map(|u| {
-                    t(format!(
-                        "{}: not supported by {}",
-                        u.target,
-                        u.subjects.join(", ")
-                    ))
+                .map(|(s, gens)| {
+                    let mut clauses: Vec<(String, Vec<&str>)> = Vec::new();
+                    for (g, ts) in gens {
+                        let what = if *ts == answerable {
+                            "every target".to_string()
+                        } else {
+                            ts.join(", ")
+                        };
+                        match clauses.iter_mut().find(|(w, _)| *w == what) {
+                            Some((_, gs)) => gs.push(g),
+                            None => clauses.push((what, vec![g])),
+                        }
+                    }
+                    let text = clauses
+                        .iter()
+                        .map(|(w, gs)| {
+                            let gs: Vec<&str> =
+                                gs.iter().copied().filter(|g| !g.is_empty()).collect();
+                            if gs.is_empty() {
+                                w.clone()
+                            } else {
+                                format!("{w} ({})", gs.join(", "))
+                            }
+                        })
+                        .collect::<Vec<_>>()
+                        .join("; ");
+                    t(format!("{s}: not supported: {text}"))
                 })
                 .collect(),
         ));

@@ -1,0 +1,95 @@
+//! Root causes first (issue 32 item 5): with a subject whose payload validator also reads byte
+//! 0x0F (arg_type) as reserved, its stream (custom_op_group) divergences follow from the
+//! validate_payload one and are folded under it — in divergences.jsonl (`caused_by`), the
+//! result line, summary.md and the console, which shows root causes only, each with the short
+//! (file form) replay; a stream program's input is shown as the stream it builds.
+
+mod common;
+
+use common::{repo_root, stdout, tmp, BIN};
+
+#[test]
+fn stream_divergences_fold_under_the_validator_divergence_they_follow_from() {
+    let report = tmp("report_folding", "r");
+    std::fs::remove_dir_all(&report).unwrap();
+    let subject = repo_root().join("harness/tests/subjects/arg_type_reserved.py");
+    let o = std::process::Command::new(BIN)
+        .current_dir(repo_root())
+        .args([
+            "gate",
+            "--cases",
+            "2000",
+            "--targets",
+            "validate_payload,custom_op_group",
+        ])
+        .arg("--subject")
+        .arg(format!("cmd:python3 {}", subject.display()))
+        .arg("--report-dir")
+        .arg(&report)
+        .output()
+        .unwrap();
+    assert_eq!(
+        o.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let jsonl = std::fs::read_to_string(report.join("divergences.jsonl")).unwrap();
+    let recs: Vec<serde_json::Value> = jsonl
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let root = recs
+        .iter()
+        .find(|r| r["target"] == "validate_payload")
+        .expect("the payload divergence");
+    assert!(root["caused_by"].is_null(), "{root}");
+    let n = root["number"].as_u64().unwrap();
+    let groups: Vec<&serde_json::Value> = recs
+        .iter()
+        .filter(|r| r["target"] == "custom_op_group")
+        .collect();
+    assert!(!groups.is_empty(), "{jsonl}");
+    for g in &groups {
+        assert_eq!(g["caused_by"].as_u64(), Some(n), "{g}");
+    }
+    let folded = recs.iter().filter(|r| !r["caused_by"].is_null()).count();
+    let roots = recs.len() - folded;
+    // The result line counts root causes and folded ones, on the console and in summary.md.
+    let counts = format!("{roots} root cause(s), {folded} more folded under them");
+    let out = stdout(&o);
+    assert!(out.contains(&counts), "{out}");
+    let summary = std::fs::read_to_string(report.join("summary.md")).unwrap();
+    assert!(
+        summary.lines().take(5).any(|l| l.contains(&counts)),
+        "{summary}"
+    );
+    assert!(
+        summary.contains(&format!("probably caused by #{n}")),
+        "summary"
+    );
+    // The console: root causes only, each with the file-form replay, no 2 KB --hex line.
+    assert!(!out.contains("custom_op_group"), "{out}");
+    assert!(
+        out.contains(&format!("more, probably caused by #{n}")),
+        "{out}"
+    );
+    assert!(
+        out.contains("divergences/001-validate_payload.bin"),
+        "{out}"
+    );
+    assert!(!out.contains("--hex"), "{out}");
+    // Divergences first (item 6): the result, then the divergences, then targets, subjects…
+    let at = |h: &str| summary.find(h).unwrap_or_else(|| panic!("{h}: {summary}"));
+    assert!(at("## Divergences") < at("## Targets"), "divergences first");
+    assert!(at("## Targets") < at("## Subjects under test"));
+    // "not supported" is one line per subject, the generations it lacks grouped.
+    let lines: Vec<&str> = summary
+        .lines()
+        .filter(|l| l.contains("not supported"))
+        .collect();
+    assert_eq!(lines.len(), 1, "{lines:?}");
+    assert!(lines[0].contains("every target (v3, v4, v5)"), "{lines:?}");
+    // A stream program's input is the stream it builds.
+    assert!(summary.contains("input: the stream it builds ("), "summary");
+}
