@@ -243,8 +243,10 @@ fn replay_exit_codes_and_bad_input() {
 
     let empty = root.join("empty.bin");
     std::fs::write(&empty, b"").unwrap();
+    // An empty artefact is what a fuzzer can find: replayed as the fuzz entry maps it
+    // (issue 32), a verdict, never a usage error.
     let o = tpb(&["replay", "--target", "alu_lut", empty.to_str().unwrap()]);
-    refused(&o, "empty.bin: empty input");
+    assert!(matches!(code(&o), 0 | 1), "{}", stderr(&o));
 
     let hf = root.join("inputs.hex");
     std::fs::write(&hf, format!("# ok\n{hex}\n\n{}\n", &hex[..63])).unwrap();

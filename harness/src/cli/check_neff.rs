@@ -377,6 +377,17 @@ pub fn run<W: Write>(
                 Target::Folder(path) => {
                     let report = tpb_neff::scan_folder(&path, &limits, parse_json, overrides)
                         .map_err(|e| neff_error(&label_s, e))?;
+                    // Fail closed: a folder with no engine stream is no unpacked NEFF, and
+                    // "nothing to lint" must never read as a pass.
+                    if report.streams.is_empty() {
+                        return Err(CliError::BadValue {
+                            source: label_s.clone(),
+                            message: "is a directory with no engine instruction stream (not an \
+                                      unpacked NEFF: no sgNN/ folder whose def.json or \
+                                      engine-named files lead to one)"
+                                .into(),
+                        });
+                    }
                     for s in &report.streams {
                         let file = s.file.clone().unwrap_or_default();
                         if sink.start(s, Input::File(file)).is_none() {
