@@ -44,6 +44,20 @@ fn stream_divergences_fold_under_the_validator_divergence_they_follow_from() {
         .find(|r| r["target"] == "validate_payload")
         .expect("the payload divergence");
     assert!(root["caused_by"].is_null(), "{root}");
+    // Blame from the subject's own answers (item 8): of the payload's bytes, the change that
+    // flips its answer is at 0x0F (arg_type, the byte it wrongly checks), not the reserved
+    // 0x0C..=0x0E the rule names (all zero).
+    let asked: Vec<u64> = root["subject_blame"]
+        .as_array()
+        .unwrap_or_else(|| panic!("asked: {root}"))
+        .iter()
+        .map(|v| v.as_u64().unwrap())
+        .collect();
+    assert!(asked.contains(&0x0F), "{asked:?}");
+    assert!(
+        !asked.iter().any(|i| (0x0C..=0x0E).contains(i)),
+        "{asked:?}"
+    );
     let n = root["number"].as_u64().unwrap();
     let groups: Vec<&serde_json::Value> = recs
         .iter()
@@ -90,6 +104,17 @@ fn stream_divergences_fold_under_the_validator_divergence_they_follow_from() {
         .collect();
     assert_eq!(lines.len(), 1, "{lines:?}");
     assert!(lines[0].contains("every target (v3, v4, v5)"), "{lines:?}");
+    // The asked bytes beside core's rule-based blame, in summary.md and index.html.
+    let line = summary
+        .lines()
+        .find(|l| l.contains("asked (single-byte changes that flip its answer) blames:"))
+        .unwrap_or_else(|| panic!("{summary}"));
+    assert!(line.contains("0x0f"), "{line}");
+    let html = std::fs::read_to_string(report.join("index.html")).unwrap();
+    assert!(
+        html.contains("asked (single-byte changes that flip its answer)"),
+        "index.html"
+    );
     // A stream program's input is the stream it builds.
     assert!(summary.contains("input: the stream it builds ("), "summary");
 }

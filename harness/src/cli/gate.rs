@@ -294,7 +294,21 @@ pub fn run(a: GateArgs) -> CliResult {
             .and_then(|v| v.parse().ok()),
     };
     let bar = cfg.progress.then(super::progress::gate_bar);
+    // No terminal, no bar: a line every 10 s instead (issue 32), whatever the phase.
+    let phase = Arc::new(super::progress::Phase::default());
+    phase.set("replaying the corpus and the vectors, then generating cases");
+    let ticker = (!a.quiet && !std::io::stderr().is_terminal()).then(|| {
+        let every = std::env::var("TPB_GATE_DEBUG_PROGRESS_SECS")
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(10);
+        super::progress::Ticker::start(Arc::clone(&phase), Duration::from_secs(every))
+    });
     let progress = |done: u64, total: u64| {
+        phase.cases(done, total);
+        if done < total {
+            phase.set("generating cases");
+        }
         if let Some(b) = &bar {
             b.set_length(total);
             b.set_position(done);
@@ -303,6 +317,7 @@ pub fn run(a: GateArgs) -> CliResult {
     quiet_panics();
     external::set_case_timeout(cfg.case_timeout / 2);
     let mut run = gate::run(&cfg, Some(&progress));
+    phase.set("minimising the divergences and writing the report");
     run.external = external_runs(&cfg, &run);
     if let Some(b) = &bar {
         b.finish_and_clear();
@@ -349,6 +364,7 @@ pub fn run(a: GateArgs) -> CliResult {
     // Quiet summary. The report on disk is the record: a stdout its reader
     // closed (`gate | head`) must not change the exit code, so write errors
     // on these console lines are ignored.
+    drop(ticker);
     let verdict = crate::report::verdict(&run);
     let mut out = std::io::stdout().lock();
     let _ = writeln!(

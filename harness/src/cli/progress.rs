@@ -44,6 +44,81 @@ pub fn gate_bar() -> ProgressBar {
     bar
 }
 
+/// What the gate is doing, for [`Ticker`]'s lines.
+#[derive(Default)]
+pub struct Phase {
+    /// Generated cases done and planned (the gate's progress callback).
+    done: std::sync::atomic::AtomicU64,
+    total: std::sync::atomic::AtomicU64,
+    /// The phase's words.
+    what: std::sync::Mutex<&'static str>,
+}
+
+impl Phase {
+    /// Sets the phase.
+    pub fn set(&self, what: &'static str) {
+        if let Ok(mut w) = self.what.lock() {
+            *w = what;
+        }
+    }
+
+    /// Generated cases done of planned.
+    pub fn cases(&self, done: u64, total: u64) {
+        use std::sync::atomic::Ordering::Relaxed;
+        self.done.store(done, Relaxed);
+        self.total.store(total, Relaxed);
+    }
+}
+
+/// A progress line on stderr every `every` while the gate runs, for a stderr that is not a
+/// terminal (no bar there): `tpbconform: gate: 42 s: generated cases: 120,000/400,000`
+/// (issue 32: a piped gate is never silent for long).
+pub struct Ticker {
+    stop: std::sync::mpsc::Sender<()>,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+impl Ticker {
+    /// Starts the ticker reading `phase`.
+    pub fn start(phase: std::sync::Arc<Phase>, every: std::time::Duration) -> Ticker {
+        let (stop, rx) = std::sync::mpsc::channel::<()>();
+        let start = std::time::Instant::now();
+        let thread = std::thread::spawn(move || {
+            use std::sync::atomic::Ordering::Relaxed;
+            while let Err(std::sync::mpsc::RecvTimeoutError::Timeout) = rx.recv_timeout(every) {
+                let what = phase.what.lock().map(|w| *w).unwrap_or("running");
+                let (done, total) = (phase.done.load(Relaxed), phase.total.load(Relaxed));
+                let cases = if total > 0 {
+                    format!(
+                        ": generated cases: {}/{}",
+                        crate::report::format::grouped(done),
+                        crate::report::format::grouped(total)
+                    )
+                } else {
+                    String::new()
+                };
+                eprintln!(
+                    "tpbconform: gate: {} s: {what}{cases}",
+                    start.elapsed().as_secs()
+                );
+            }
+        });
+        Ticker {
+            stop,
+            thread: Some(thread),
+        }
+    }
+}
+
+impl Drop for Ticker {
+    fn drop(&mut self) {
+        let _ = self.stop.send(());
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::whole_rate;

@@ -102,6 +102,7 @@ mod tests {
             shards: Vec::new(),
             cohorts: Vec::new(),
             caused_by: None,
+            subject_blame: None,
         }
     }
 

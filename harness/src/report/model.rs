@@ -216,6 +216,10 @@ pub struct DivergenceRecord {
     /// root cause.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub caused_by: Option<u64>,
+    /// The bytes of the minimised bundle whose single change flips the left subject's own
+    /// answer (triage asked it, [`crate::triage::asked_blame`]); `None`: not asked.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub subject_blame: Option<Vec<u64>>,
 }
 
 /// One cohort of a [`DivergenceRecord`]: implementations that gave the same
@@ -309,6 +313,10 @@ impl DivergenceRecord {
                 })
                 .collect(),
             caused_by: d.caused_by.map(|n| n as u64),
+            subject_blame: d
+                .subject_blame
+                .as_ref()
+                .map(|v| v.iter().map(|&i| i as u64).collect()),
         }
     }
 

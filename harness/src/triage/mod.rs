@@ -138,6 +138,9 @@ pub struct Triaged {
     /// The number of the validator divergence this one is probably caused by
     /// ([`fold`]): one of its case's bundles already diverges there, the same way.
     pub caused_by: Option<usize>,
+    /// The bytes of the minimised bundle whose single change flips the subject's own answer
+    /// ([`asked_blame`]): `None` when not asked (not a subject's bundle divergence, a fault).
+    pub subject_blame: Option<Vec<usize>>,
 }
 
 /// The target a vector finding is about (key `header`, `payload`, `decode`).
@@ -214,10 +217,62 @@ pub fn triage(findings: &Findings, engines: &[Judge], specs: &[SubjectSpec]) -> 
             left_dump,
             right_dump,
             caused_by: None,
+            subject_blame: None,
         });
     }
     fold(&mut out, engines, &reference);
+    for t in out.iter_mut() {
+        let e = engines
+            .iter()
+            .find(|e| e.arch() == t.finding.arch)
+            .unwrap_or(&reference);
+        t.subject_blame = asked_blame(e, &t.finding, &t.minimized);
+    }
     out
+}
+
+/// Blame from the subject's own answers (issue 32; C-Reduce's "interesting" test): for a
+/// subject's divergence on a bundle target, the bytes of the minimised bundle whose single
+/// change (a nonzero byte to 0, a zero byte to 1) changes the subject's answer. One call per
+/// byte, 64 in all, announced to the subject as one batch first. A crash or hang is never asked
+/// again (its class), nor is the reference pair (its blame is the rule's, [`crate::blame`]).
+pub fn asked_blame(e: &Judge, f: &Finding, minimized: &[u8]) -> Option<Vec<usize>> {
+    if is_fault_class(&f.class) {
+        return None;
+    }
+    let t = Target::from_name(&f.target)?;
+    if !matches!(
+        t.check(),
+        Check::Validator(_) | Check::Decode | Check::Roundtrip
+    ) {
+        return None;
+    }
+    let subject = e.under_test().iter().find(|s| s.name() == f.left_name)?;
+    let b = crate::judge::bundle_from_input(minimized);
+    let variants: Vec<[u8; 64]> = (0..64)
+        .map(|i| {
+            let mut v = b;
+            v[i] = if b[i] == 0 { 1 } else { 0 };
+            v
+        })
+        .collect();
+    let batch = match t.check() {
+        Check::Validator(v) => crate::subjects::Batch::Validate(v, &variants),
+        _ => crate::subjects::Batch::Decode(&variants),
+    };
+    let reason = |x: &[u8; 64]| {
+        crate::blame::ask(subject.as_ref(), t.check(), x).map(|a| a.reason().map(str::to_string))
+    };
+    let base = reason(&b)?;
+    subject.prefetch(batch, &|| {});
+    Some(
+        variants
+            .iter()
+            .enumerate()
+            .filter(|(_, v)| reason(v).is_some_and(|r| r != base))
+            .map(|(i, _)| i)
+            .collect(),
+    )
 }
 
 /// Root causes first (issue 32; syzkaller's grouping): a divergence whose case holds a bundle

@@ -193,10 +193,29 @@ fn divergence_section(d: &DivergenceRecord) -> Section {
         ))));
         blocks.push(Block::ByteMap {
             bytes: bundle_from_input(&minimized),
-            sides: [Side::Left, Side::Right]
-                .into_iter()
-                .map(|s| (d.side_name(s).to_string(), blamed_bytes(d, s)))
-                .collect(),
+            sides: {
+                let mut sides: Vec<(String, [bool; 64])> = [Side::Left, Side::Right]
+                    .into_iter()
+                    .map(|s| (d.side_name(s).to_string(), blamed_bytes(d, s)))
+                    .collect();
+                // Beside the rule's blame, what the subject's own answers say (issue 32).
+                if let Some(asked) = &d.subject_blame {
+                    let mut map = [false; 64];
+                    for &i in asked {
+                        if let Some(x) = map.get_mut(i as usize) {
+                            *x = true;
+                        }
+                    }
+                    sides.push((
+                        format!(
+                            "{} asked (single-byte changes that flip its answer)",
+                            d.left_name
+                        ),
+                        map,
+                    ));
+                }
+                sides
+            },
         });
     }
     let mut capital = input.to_string();
