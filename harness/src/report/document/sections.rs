@@ -296,7 +296,6 @@ fn subjects_sections(m: &ReportModel) -> Vec<Section> {
                 c(&s.spec),
                 t(ext.map_or("-".into(), |e| e.stats.hello_name.clone())),
                 t(&s.capabilities),
-                t(ext.map_or("-".into(), |e| e.stats.calls.to_string())),
                 t(ext.map_or("-".into(), |e| e.stats.received.to_string())),
                 t(ext.map_or("-".into(), |e| e.stats.compared.to_string())),
             ]
@@ -364,7 +363,6 @@ fn subjects_sections(m: &ReportModel) -> Vec<Section> {
                 "subject",
                 "says it is",
                 "capabilities",
-                "calls",
                 "answers received",
                 "answers compared",
             ],
