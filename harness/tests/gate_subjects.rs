@@ -93,13 +93,16 @@ fn both_examples_pass_the_gate_and_lacking_targets_are_not_supported() {
     // The library's cases/s is its worker's own time per hand-off: a
     // worker that reports no time leaves no rate.
     let (_, summary) = gate(dir.path(), &lib_spec(&lib), TARGETS, "3000", &[]);
+    // Its `[timing]` line (issue 35): `SPEC: N calls, T s in the subject =
+    // R cases/s; ...`.
     let row = summary
         .lines()
-        .find(|l| l.starts_with("| `lib:") && l.split('|').count() >= 10)
-        .unwrap_or_else(|| panic!("no subject rate row:\n{summary}"));
+        .find(|l| l.starts_with("- [timing] lib:") && l.contains(" cases/s"))
+        .unwrap_or_else(|| panic!("no subject rate line:\n{summary}"));
     let rate: String = row
-        .split('|')
-        .nth(6)
+        .split(" = ")
+        .nth(1)
+        .and_then(|r| r.split(' ').next())
         .unwrap_or("")
         .chars()
         .filter(char::is_ascii_digit)
