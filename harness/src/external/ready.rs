@@ -15,6 +15,7 @@
 //! that equal them are vouched for, and lookups pass over them, so the
 //! cases left are served exactly as they would have been one by one.
 
+use super::process::Reply as ClientReply;
 use super::protocol::Op;
 use super::verdict::verdict_of;
 use crate::layout::same_bundle;
@@ -138,6 +139,9 @@ pub struct ReadyStore {
     verdicts: Vec<Entry>,
     /// The verdicts [`Entry::Other`] points at.
     other_verdicts: Vec<Option<Reply<Verdict>>>,
+    /// The client replies [`Entry::Other`] points at in a batch kept as
+    /// replies ([`ReadyStore::push_reply`]: decode answers).
+    replies: Vec<Option<ClientReply>>,
     next: usize,
     /// Vouched verdicts at the end of `verdicts` (not pending).
     vouched_tail: usize,
@@ -246,6 +250,7 @@ impl Default for ReadyStore {
             bundles: Vec::new(),
             verdicts: Vec::new(),
             other_verdicts: Vec::new(),
+            replies: Vec::new(),
             next: 0,
             vouched_tail: 0,
             ords: Vec::new(),
@@ -263,6 +268,7 @@ impl ReadyStore {
         self.bundles.clear();
         self.verdicts.clear();
         self.other_verdicts.clear();
+        self.replies.clear();
         self.next = 0;
         self.vouched_tail = 0;
         self.ords.clear();
@@ -309,6 +315,28 @@ impl ReadyStore {
             Some(Err(_)) => aside(&mut self.other_verdicts, v),
         };
         self.verdicts.push(e);
+    }
+
+    /// The next bundle's answer kept as the client's reply (an operation
+    /// answered by a protocol line: decode); `None`: not asked.
+    pub fn push_reply(&mut self, r: Option<ClientReply>) {
+        let e = match r {
+            None => Entry::Empty,
+            r => aside(&mut self.replies, r),
+        };
+        self.verdicts.push(e);
+    }
+
+    /// The stored reply of `op` on `b` ([`ReadyStore::push_reply`]), if the
+    /// batch holds one.
+    pub fn take_reply(&mut self, op: Op, b: &[u8; 64]) -> Option<ClientReply> {
+        if self.held != Held::Bundles || self.op != op {
+            return None;
+        }
+        let n = self.verdicts.len().min(self.bundles.len());
+        let at = (self.next..n).find(|&i| same_bundle(&self.bundles[i], b))?;
+        self.next = at + 1;
+        serve(&mut self.verdicts[at], &mut self.replies, |_| None)
     }
 
     /// The next bundle's answer when it is a `tpb_verdict` id (the usual

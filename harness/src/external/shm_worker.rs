@@ -74,10 +74,6 @@ pub fn serve(lib_path: &str, region: &Path, arch: &str) -> Result<(), String> {
         | (u32::from(lib.has_batch(true)) * shm::FLAG_PAYLOAD_BATCH)
         | (u32::from(lib.has_lut_batch()) * shm::FLAG_LUT_BATCH);
     r.set(Field::Flags, flags);
-    // The hand-off finished last: a doorbell byte for it (its hand-off
-    // seen while polling) is drained, never run twice. Read before the
-    // ready ring, after which the gate may ring the first hand-off.
-    let mut last = r.get(Field::Seq);
     r.set(Field::Ready, state);
     ring(&mut bell_out)?;
     let mut arena = Arena::new();
@@ -85,27 +81,13 @@ pub fn serve(lib_path: &str, region: &Path, arch: &str) -> Result<(), String> {
     let mut byte = [0u8; 1];
     let skip_last = std::env::var_os(PLANT_SKIP_LAST_ENV).is_some();
     loop {
-        // A one-case call (a stream, a lowering, an encode) is followed by
-        // the next within microseconds: the region is polled a moment
-        // before sleeping on the doorbell, saving a wake-up each.
-        let polled = poll_seq(&r, last);
-        let seq = match polled {
-            Some(s) => s,
-            None => {
-                match bell_in.read(&mut byte) {
-                    Ok(0) => return Ok(()),
-                    Ok(_) => {}
-                    Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-                    Err(e) => return Err(format!("reading the doorbell: {e}")),
-                }
-                let s = r.get(Field::Seq);
-                if s == last {
-                    continue;
-                }
-                s
-            }
-        };
-        last = seq;
+        match bell_in.read(&mut byte) {
+            Ok(0) => return Ok(()),
+            Ok(_) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(format!("reading the doorbell: {e}")),
+        }
+        let seq = r.get(Field::Seq);
         let t = std::time::Instant::now();
         arena.reset();
         r.set(Field::Full, 0);
@@ -123,25 +105,6 @@ pub fn serve(lib_path: &str, region: &Path, arch: &str) -> Result<(), String> {
         r.set(Field::Busy, us);
         r.set(Field::Finished, seq);
         ring(&mut bell_out)?;
-    }
-}
-
-/// How long the worker polls the region for its next hand-off.
-const POLL_NEXT: std::time::Duration = std::time::Duration::from_micros(500);
-
-/// The next hand-off's number if the gate rings one (a number other than
-/// `last`) within [`POLL_NEXT`].
-fn poll_seq(r: &Region, last: u32) -> Option<u32> {
-    let until = std::time::Instant::now() + POLL_NEXT;
-    loop {
-        let s = r.get(Field::Seq);
-        if s != last {
-            return Some(s);
-        }
-        if std::time::Instant::now() >= until {
-            return None;
-        }
-        std::thread::yield_now();
     }
 }
 

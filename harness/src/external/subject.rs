@@ -35,7 +35,7 @@ use crate::subjects::{
     Validator, Value, Verdict,
 };
 use std::cell::RefCell;
-use std::collections::{BTreeMap, HashMap, VecDeque};
+use std::collections::{BTreeMap, VecDeque};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Mutex, OnceLock};
 use std::time::{Duration, Instant};
@@ -184,9 +184,6 @@ pub struct ExternalSubject {
     name: String,
     pub(super) caps: Capabilities,
     pub(super) client: Mutex<Client>,
-    /// Answers of the last [`Subject::prefetch`], served (once each) before
-    /// any new round trip.
-    prefetched: Mutex<HashMap<(Op, [u8; 64]), ClientReply>>,
     /// The `cmd:` subject's `batch64` instance (validator chunks), if any.
     pub(super) batch: Option<Mutex<BatchProcess>>,
     /// Typed answers of the last [`Subject::prefetch`] by position, served
@@ -228,7 +225,6 @@ impl ExternalSubject {
             name,
             caps,
             client: Mutex::new(client),
-            prefetched: Mutex::new(HashMap::new()),
             batch: None,
             ready: RefCell::new(ReadyStore::default()),
             calls: AtomicU64::new(0),
@@ -294,14 +290,9 @@ impl ExternalSubject {
     }
 
     fn call(&self, r: Request) -> ClientReply {
-        let key = match &r {
-            Request::ValidateHeader(b) | Request::ValidatePayload(b) | Request::Decode(b) => {
-                Some((r.op(), *b))
-            }
-            _ => None,
-        };
-        if let Some(k) = key {
-            if let Some(hit) = self.prefetched.lock().ok().and_then(|mut m| m.remove(&k)) {
+        if let Request::Decode(b) = &r {
+            let ready = self.ready.try_borrow_mut().ok();
+            if let Some(hit) = ready.and_then(|mut s| s.take_reply(Op::Decode, b)) {
                 return hit;
             }
         }
@@ -324,16 +315,6 @@ impl ExternalSubject {
 }
 
 impl ExternalSubject {
-    /// [`Subject::given_up`] with no stored answer pending (out of line:
-    /// the per-case call keeps a small frame).
-    #[inline(never)]
-    fn given_up_unless_prefetched(&self) -> Option<String> {
-        if self.prefetched.lock().is_ok_and(|m| !m.is_empty()) {
-            return None;
-        }
-        self.recorded_give_up()
-    }
-
     /// [`Subject::validate`] of a bundle the stored batch does not answer.
     #[inline(never)]
     fn validate_unready(&self, v: Validator, op: Op, b: &[u8; 64]) -> Reply<Verdict> {
@@ -413,53 +394,41 @@ impl Subject for ExternalSubject {
             return;
         };
         store.clear();
-        if self.recorded_give_up().is_some() {
-            if let Ok(mut m) = self.prefetched.lock() {
-                m.clear();
-            }
+        if self.recorded_give_up().is_some() || self.prefetch_ready(batch, tick, &mut store) {
             return;
         }
-        if self.prefetch_ready(batch, tick, &mut store) {
-            return;
-        }
-        drop(store);
-        let reqs: Vec<Request> = match batch {
-            Batch::Validate(Validator::Header, bs) => {
-                bs.iter().map(|b| Request::ValidateHeader(*b)).collect()
-            }
-            Batch::Validate(Validator::Payload, bs) => {
-                bs.iter().map(|b| Request::ValidatePayload(*b)).collect()
-            }
-            Batch::Decode(bs) => bs.iter().map(|b| Request::Decode(*b)).collect(),
+        // The rest (a `cmd:` subject's validators without `batch64`, and
+        // decode) as one batch of protocol requests.
+        let (op, bs, reqs): (Op, _, Vec<Request>) = match batch {
+            Batch::Validate(v, bs) => (
+                Op::of_validator(v),
+                bs,
+                bs.iter().map(|b| Request::validate(v, *b)).collect(),
+            ),
+            Batch::Decode(bs) => (
+                Op::Decode,
+                bs,
+                bs.iter().map(|b| Request::Decode(*b)).collect(),
+            ),
             Batch::Lut(..) => return,
         };
-        if self.recorded_give_up().is_some() {
-            if let Ok(mut m) = self.prefetched.lock() {
-                m.clear();
-            }
-            return;
-        }
         let Ok(mut c) = self.client.lock() else {
             return;
         };
         let t = Instant::now();
         let replies = c.call_batch_with(&reqs, tick);
-        let ns = u64::try_from(t.elapsed().as_nanos()).unwrap_or(u64::MAX);
-        self.busy_ns.fetch_add(ns, Ordering::Relaxed);
-        self.calls.fetch_add(reqs.len() as u64, Ordering::Relaxed);
+        self.count_busy(reqs.len(), t.elapsed());
         drop(c);
-        let Ok(mut m) = self.prefetched.lock() else {
-            return;
-        };
-        m.clear();
-        for (r, a) in reqs.iter().zip(replies) {
-            if matches!(&a, Err(f) if f.class == FaultClass::NotSent) {
-                // Never asked: the judge counts these cases as not run.
-                continue;
-            }
-            if let Request::ValidateHeader(b) | Request::ValidatePayload(b) | Request::Decode(b) = r
-            {
-                m.insert((r.op(), *b), a);
+        store.begin_bundles(op, bs);
+        for a in replies {
+            // Never asked: the judge counts these cases as not run.
+            let a = (!matches!(&a, Err(f) if f.class == FaultClass::NotSent)).then_some(a);
+            match op {
+                Op::Decode => store.push_reply(a),
+                _ => store.push_verdict(a.map(|a| match a {
+                    Ok(Answer::Verdict(p)) => Ok(p.map(|s| Predicate::from_name(&s))),
+                    other => Err(fault(other)),
+                })),
             }
         }
     }
@@ -504,7 +473,7 @@ impl Subject for ExternalSubject {
         if self.ready.try_borrow().is_ok_and(|s| s.pending()) {
             return None;
         }
-        self.given_up_unless_prefetched()
+        self.recorded_give_up()
     }
 
     #[inline]
