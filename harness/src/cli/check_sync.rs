@@ -216,10 +216,10 @@ impl SubgraphSync {
         Ok(())
     }
 
-    /// The lane picture of this subgraph.
+    /// The lane picture of this subgraph (a section of [`lanes::page`]).
     pub fn html(&self, source: &str) -> String {
         let o = self.outcome.clone().unwrap_or_default();
-        lanes::render(
+        lanes::section(
             &format!("{source}: {}", self.subgraph),
             &self.program,
             &o,

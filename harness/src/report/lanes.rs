@@ -111,8 +111,8 @@ pub fn finding_text(f: &EngineFinding, names: &[String]) -> String {
     }
 }
 
-/// The page: `title`, the program `p`, its reading `o`, engine labels `names`.
-pub fn render(title: &str, p: &EngineProgram, o: &EngineSyncOutcome, names: &[String]) -> String {
+/// One subgraph's section: `title`, the program `p`, its reading `o`, engine labels `names`.
+pub fn section(title: &str, p: &EngineProgram, o: &EngineSyncOutcome, names: &[String]) -> String {
     let lanes = p.engines.len();
     let dma_lane = usize::from(!p.dma.is_empty());
     let longest = p
@@ -279,6 +279,27 @@ pub fn render(title: &str, p: &EngineProgram, o: &EngineSyncOutcome, names: &[St
         }
     }
     svg.push_str("</svg>");
+    let mut sec = String::new();
+    let _ = write!(
+        sec,
+        "<section class=\"subgraph\"><h2>{t}</h2>{svg}<h3>Findings ({n})</h3><ol class=\"findings\">",
+        t = xml_escape(title),
+        n = o.findings.len()
+    );
+    for f in &o.findings {
+        let _ = write!(
+            sec,
+            "<li class=\"{}\">{}</li>",
+            f.kind,
+            xml_escape(&finding_text(f, names))
+        );
+    }
+    sec.push_str("</ol></section>");
+    sec
+}
+
+/// The page around sections made by [`section`] (none: a page that says `none_text`).
+pub fn page(title: &str, sections: &[String], none_text: &str) -> String {
     let mut page = String::new();
     let _ = write!(
         page,
@@ -287,20 +308,22 @@ pub fn render(title: &str, p: &EngineProgram, o: &EngineSyncOutcome, names: &[St
 <span><i class=\"sw\" style=\"background:#d4f5d4\"></i>update</span><span><i class=\"sw\" style=\"background:#f1e4ff\"></i>wait and update</span>\
 <span><i class=\"sw\" style=\"background:#fff3b0\"></i>DMA increment</span><span><i class=\"sw\" style=\"border:3px solid #e00\"></i>blocked</span>\
 <span><i class=\"sw\" style=\"background:#ffa64d\"></i>nothing can satisfy it</span><span style=\"color:#e00\">━ deadlock cycle</span>\
-<span style=\"color:#999\">━ satisfied by</span></p>{svg}<h2>Findings ({n})</h2><ol class=\"findings\">",
-        t = xml_escape(title),
-        n = o.findings.len()
+<span style=\"color:#999\">━ satisfied by</span></p>",
+        t = xml_escape(title)
     );
-    for f in &o.findings {
-        let _ = write!(
-            page,
-            "<li class=\"{}\">{}</li>",
-            f.kind,
-            xml_escape(&finding_text(f, names))
-        );
+    for s in sections {
+        page.push_str(s);
     }
-    page.push_str("</ol><p>SPEC §11: every finding is advisory (one reading of the events band; with EQ/LT/LE waits, decrements or writes, the findings of one schedule, DE-3).</p></body></html>\n");
+    if sections.is_empty() {
+        let _ = write!(page, "<p>{}</p>", xml_escape(none_text));
+    }
+    page.push_str("<p>SPEC §11: every finding is advisory (one reading of the events band; with EQ/LT/LE waits, decrements or writes, the findings of one schedule, DE-3).</p></body></html>\n");
     page
+}
+
+/// A page of one subgraph: `title`, the program `p`, its reading `o`, engine labels `names`.
+pub fn render(title: &str, p: &EngineProgram, o: &EngineSyncOutcome, names: &[String]) -> String {
+    page(title, &[section(title, p, o, names)], "")
 }
 
 fn mark_title(s: &SyncSite, p: &EngineProgram) -> String {
