@@ -131,6 +131,11 @@ struct Shared {
 
 /// Lints one job's stream; its output goes to `job.out` in chunks, then its tally.
 fn lint_job(job: Job, shared: &Shared) {
+    // A job queued before `--max-errors` stopped the run is not linted (no output, no row).
+    if shared.stop.load(Ordering::Relaxed) || shared.errors.load(Ordering::Relaxed) >= shared.limit
+    {
+        return;
+    }
     let args = shared.args;
     let mut printer = Printer::new(Vec::with_capacity(2 * CHUNK), args.format, args.arch);
     printer.set_origin(Some(job.origin.clone()));
@@ -475,7 +480,13 @@ fn closing<W: Write>(
     let instructions: u64 = rows.iter().map(|(_, t)| t.instructions).sum();
     let errors: u64 = rows.iter().map(|(_, t)| t.invalid + t.stream_errors).sum();
     let mut no_stream = Vec::new();
-    for sg in &ran.report.subgraphs {
+    // After a stop, an engine whose member was not reached is not said to have no stream.
+    let subgraphs = if stopped {
+        &[][..]
+    } else {
+        &ran.report.subgraphs[..]
+    };
+    for sg in subgraphs {
         for e in &sg.engines {
             if e.member.is_none() {
                 no_stream.push((sg.name.clone(), e.engine.name(), e.how.text("def.json")));
