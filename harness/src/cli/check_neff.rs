@@ -552,14 +552,28 @@ fn closing<W: Write>(
     Ok(())
 }
 
-/// `check`'s NEFF target for a path, if it is one: an unpacked folder or a NEFF file.
+/// Whether folder `p` holds a subgraph folder (`sg` and digits, any case).
+fn has_subgraph(p: &Path) -> bool {
+    std::fs::read_dir(p).is_ok_and(|rd| {
+        rd.flatten().any(|e| {
+            let n = e.file_name().to_string_lossy().to_ascii_lowercase();
+            n.len() > 2
+                && n.starts_with("sg")
+                && n[2..].bytes().all(|b| b.is_ascii_digit())
+                && e.file_type().is_ok_and(|t| t.is_dir())
+        })
+    })
+}
+
+/// `check`'s NEFF target for a path, if it is one: an unpacked NEFF folder (one holding an
+/// `sgNN/` folder; any other folder stays bad input) or a NEFF file.
 pub fn target_of(path: &str) -> Option<Target> {
     if path == "-" {
         return None;
     }
     let p = Path::new(path);
     if std::fs::symlink_metadata(p).is_ok_and(|m| m.is_dir()) {
-        return Some(Target::Folder(p.to_path_buf()));
+        return has_subgraph(p).then(|| Target::Folder(p.to_path_buf()));
     }
     is_neff(path).then(|| Target::File(p.to_path_buf()))
 }
