@@ -48,7 +48,13 @@ for sg in ("sg00", "sg01"):
             for _ in range(per):
                 f.write(block)
 PY
-(cd "$dir/tree" && tar --format=ustar -cf - sg00 sg01) | gzip -6 > "$dir/payload"
+# def.json first in each subgraph (ORDER=any: the order tar reads the folder, where a stream
+# may come before its def.json and, past the 256 MiB held, be read in a second pass).
+if [ "${ORDER:-def-first}" = any ]; then
+  (cd "$dir/tree" && tar --format=ustar -cf - sg00 sg01) | gzip -6 > "$dir/payload"
+else
+  (cd "$dir/tree" && tar --format=ustar -cf - sg00/def.json sg00/*.bin sg01/def.json sg01/*.bin) | gzip -6 > "$dir/payload"
+fi
 python3 - "$dir/payload" "$dir/big.neff" <<'PY'
 import hashlib, struct, sys
 payload, out = sys.argv[1], sys.argv[2]

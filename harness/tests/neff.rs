@@ -127,6 +127,29 @@ fn planted_errors_are_named_with_subgraph_engine_member_index_and_offset() {
         "{}",
         stdout(&o)
     );
+    // --max-errors stops at the Nth error across engines; later engines are not linted.
+    for (n, streams) in [(1u64, 1), (2, 3)] {
+        let o = tpb(&[
+            "check",
+            "--format",
+            "jsonl",
+            "--max-errors",
+            &n.to_string(),
+            &sample("planted_errors.neff"),
+        ]);
+        assert_eq!(code(&o), 1, "{}", stderr(&o));
+        let out = stdout(&o);
+        let errors = out
+            .lines()
+            .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+            .filter(|r| r["valid"] == false || r.get("stream_error").is_some())
+            .count();
+        assert_eq!(errors as u64, n, "{out}");
+        let last: serde_json::Value = serde_json::from_str(out.lines().last().unwrap()).unwrap();
+        assert_eq!(last["neff"]["stopped"], true, "{out}");
+        assert_eq!(last["neff"]["streams"], streams, "{out}");
+        assert_eq!(last["neff"]["no_stream"], serde_json::json!([]), "{out}");
+    }
     // The same output on every run (engines are linted in parallel).
     for _ in 0..3 {
         assert_eq!(

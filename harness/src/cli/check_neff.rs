@@ -131,6 +131,11 @@ struct Shared {
 
 /// Lints one job's stream; its output goes to `job.out` in chunks, then its tally.
 fn lint_job(job: Job, shared: &Shared) {
+    // A job queued before `--max-errors` stopped the run is not linted (no output, no row).
+    if shared.stop.load(Ordering::Relaxed) || shared.errors.load(Ordering::Relaxed) >= shared.limit
+    {
+        return;
+    }
     let args = shared.args;
     let mut printer = Printer::new(Vec::with_capacity(2 * CHUNK), args.format, args.arch);
     printer.set_origin(Some(job.origin.clone()));
@@ -486,7 +491,13 @@ fn closing<W: Write>(
     let instructions: u64 = rows.iter().map(|(_, t)| t.instructions).sum();
     let errors: u64 = rows.iter().map(|(_, t)| t.invalid + t.stream_errors).sum();
     let mut no_stream = Vec::new();
-    for sg in &ran.report.subgraphs {
+    // After a stop, an engine whose member was not reached is not said to have no stream.
+    let subgraphs = if stopped {
+        &[][..]
+    } else {
+        &ran.report.subgraphs[..]
+    };
+    for sg in subgraphs {
         for e in &sg.engines {
             if e.member.is_none() {
                 no_stream.push((sg.name.clone(), e.engine.name(), e.how.text("def.json")));
@@ -552,14 +563,28 @@ fn closing<W: Write>(
     Ok(())
 }
 
-/// `check`'s NEFF target for a path, if it is one: an unpacked folder or a NEFF file.
+/// Whether folder `p` holds a subgraph folder (`sg` and digits, any case).
+fn has_subgraph(p: &Path) -> bool {
+    std::fs::read_dir(p).is_ok_and(|rd| {
+        rd.flatten().any(|e| {
+            let n = e.file_name().to_string_lossy().to_ascii_lowercase();
+            n.len() > 2
+                && n.starts_with("sg")
+                && n[2..].bytes().all(|b| b.is_ascii_digit())
+                && e.file_type().is_ok_and(|t| t.is_dir())
+        })
+    })
+}
+
+/// `check`'s NEFF target for a path, if it is one: an unpacked NEFF folder (one holding an
+/// `sgNN/` folder; any other folder stays bad input) or a NEFF file.
 pub fn target_of(path: &str) -> Option<Target> {
     if path == "-" {
         return None;
     }
     let p = Path::new(path);
     if std::fs::symlink_metadata(p).is_ok_and(|m| m.is_dir()) {
-        return Some(Target::Folder(p.to_path_buf()));
+        return has_subgraph(p).then(|| Target::Folder(p.to_path_buf()));
     }
     is_neff(path).then(|| Target::File(p.to_path_buf()))
 }
