@@ -191,8 +191,10 @@ fn check_page(root: &Path, report: &Path, tag: &str, spec: &str) {
     let divs = r["divergences"].as_array().unwrap();
     assert_eq!(divs.len(), records.len());
     for d in divs {
+        // Core's and the subject's rule-based maps, then (issue 32 item 8) the bytes whose
+        // single change flips the subject's own answer, where triage could ask it.
         let maps = d["maps"].as_array().unwrap();
-        assert_eq!(maps.len(), 2, "{d}");
+        assert!(matches!(maps.len(), 2 | 3), "{d}");
         for m in maps {
             assert_eq!(m["cells"], 64, "{d}");
         }

@@ -185,7 +185,7 @@ fn smoke() {
         .into_iter()
         .filter(|t| *t != "sync_handshake")
         .collect();
-    assert_eq!(targets.len(), 9, "{targets:?}");
+    assert_eq!(targets.len(), 10, "{targets:?}");
     for (t, target) in targets.into_iter().enumerate() {
         for i in 0..RUNS {
             let data = input(target, t as u64, i);

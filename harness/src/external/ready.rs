@@ -143,6 +143,9 @@ pub struct ReadyStore {
     /// replies ([`ReadyStore::push_reply`]: decode answers).
     replies: Vec<Option<ClientReply>>,
     next: usize,
+    /// Entries up to the last one the subject was asked: past it the batch holds only
+    /// cases never sent (the subject was given up), which the judge counts as not run.
+    asked: usize,
     /// Vouched verdicts at the end of `verdicts` (not pending).
     vouched_tail: usize,
     ords: Vec<u32>,
@@ -252,6 +255,7 @@ impl Default for ReadyStore {
             other_verdicts: Vec::new(),
             replies: Vec::new(),
             next: 0,
+            asked: 0,
             vouched_tail: 0,
             ords: Vec::new(),
             tables: Vec::new(),
@@ -270,6 +274,7 @@ impl ReadyStore {
         self.other_verdicts.clear();
         self.replies.clear();
         self.next = 0;
+        self.asked = 0;
         self.vouched_tail = 0;
         self.ords.clear();
         self.other_luts.clear();
@@ -286,7 +291,9 @@ impl ReadyStore {
     pub fn pending(&self) -> bool {
         match self.held {
             Held::Nothing => false,
-            Held::Bundles => self.next + self.vouched_tail < self.verdicts.len(),
+            Held::Bundles => {
+                self.next < self.asked && self.next + self.vouched_tail < self.verdicts.len()
+            }
             Held::Luts => match self.tables.as_slice() {
                 [c] => c.pending(),
                 ts => ts.iter().any(Column::pending),
@@ -314,7 +321,16 @@ impl ReadyStore {
             },
             Some(Err(_)) => aside(&mut self.other_verdicts, v),
         };
+        self.push_entry(e);
+    }
+
+    /// Appends one entry of a bundle batch, noting how far the subject was asked.
+    #[inline]
+    fn push_entry(&mut self, e: Entry) {
         self.verdicts.push(e);
+        if e != Entry::Empty {
+            self.asked = self.verdicts.len();
+        }
     }
 
     /// The next bundle's answer kept as the client's reply (an operation
@@ -324,7 +340,7 @@ impl ReadyStore {
             None => Entry::Empty,
             r => aside(&mut self.replies, r),
         };
-        self.verdicts.push(e);
+        self.push_entry(e);
     }
 
     /// The stored reply of `op` on `b` ([`ReadyStore::push_reply`]), if the
@@ -343,7 +359,7 @@ impl ReadyStore {
     /// one: what the shared-memory worker writes).
     #[inline]
     pub fn push_verdict_id(&mut self, id: u16) {
-        self.verdicts.push(Entry::Verdict(id));
+        self.push_entry(Entry::Verdict(id));
     }
 
     /// Pads (or cuts) the batch's answers to `n` entries: a transport that
