@@ -10,6 +10,8 @@ fn main() {
         .expect("examples/samples/program.hex");
     let (files, unpacked) = tpb_neff::build::samples(&tpb_neff::build::parse_hex_lines(&program));
     let out = repo.join("examples/neff");
+    // The engine-model samples (SPEC §11, issue 34).
+    let files = files.into_iter().chain(tpb_neff::build::sync_samples());
     for (name, bytes) in files {
         std::fs::create_dir_all(&out).expect("examples/neff");
         std::fs::write(out.join(name), bytes).expect("write");

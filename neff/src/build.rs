@@ -201,3 +201,94 @@ pub fn samples(program: &[u8]) -> (Files, Files) {
         unpacked,
     )
 }
+
+/// A 64-byte instruction (0x01 LDWEIGHTS: a skeleton-only roster opcode, FACTS §1) carrying
+/// the events band `band` at 0x04 (FACTS §2).
+fn sync_insn(band: [u8; 8]) -> Vec<u8> {
+    let mut b = vec![0u8; 64];
+    b[0] = 0x01;
+    b[1] = 0x10;
+    b[4..12].copy_from_slice(&band);
+    b
+}
+
+/// A band: wait mode, wait index, update mode, update index, `semaphore_value` (FACTS §2).
+fn band(w: u8, wi: u8, u: u8, ui: u8, v: u32) -> [u8; 8] {
+    let x = v.to_le_bytes();
+    [w, wi, u, ui, x[0], x[1], x[2], x[3]]
+}
+
+/// The sync sample NEFFs (SPEC §11; one subgraph, schema A with a DMA descriptor, gzip,
+/// pkg_version 1): `sync_deadlock` (PE and Pool each wait on the other's next update),
+/// `sync_unsatisfiable` (Pool waits for S[7] >= 3, PE increments it twice),
+/// `sync_dma` (PE waits for S[45] >= 16, which only the Pool JSON's DMA descriptor on the
+/// 16-queue set qSyncIO makes), and `sync_clean` (PE feeds Act, Act feeds Pool).
+/// Mode bytes: 0x05 WAIT_FOR_SEM_GE_IMM, 0x13 SEM_INC_COMPLETE.
+pub fn sync_samples() -> Files {
+    let ge = |s: u8, t: u32| band(0x05, s, 0, 0, t);
+    let inc = |s: u8| band(0, 0, 0x13, s, 0);
+    let stream =
+        |bands: &[[u8; 8]]| -> Vec<u8> { bands.iter().flat_map(|b| sync_insn(*b)).collect() };
+    let def = br#"{"pe": "pe.json", "act": "act.json", "pool": "pool.json",
+ "dma_queue": {"qSyncIO": {"type": "io", "num_queues": 16, "semaphore": 3}}}"#;
+    let json = |bin: &str, dma: &str| format!(r#"{{"instr": "{bin}", "dma": [{dma}]}}"#);
+    let build = |name: &str, pe: Vec<u8>, act: Vec<u8>, pool: Vec<u8>, pool_dma: &str| {
+        let files: Vec<(String, Vec<u8>)> = vec![
+            ("sg00/def.json".into(), def.to_vec()),
+            ("sg00/pe.json".into(), json("pe.bin", "").into_bytes()),
+            ("sg00/act.json".into(), json("act.bin", "").into_bytes()),
+            (
+                "sg00/pool.json".into(),
+                json("pool.bin", pool_dma).into_bytes(),
+            ),
+            ("sg00/pe.bin".into(), pe),
+            ("sg00/act.bin".into(), act),
+            ("sg00/pool.bin".into(), pool),
+        ];
+        let members: Vec<Member<'_>> = files.iter().map(|(n, d)| Member::file(n, d)).collect();
+        neff(&gzip(&tar(&members)), 1, 1, name)
+    };
+    let nop = band(0, 0, 0, 0, 0);
+    vec![
+        (
+            "sync_deadlock.neff",
+            build(
+                "sync_deadlock",
+                stream(&[inc(1), ge(2, 1), inc(3)]),
+                stream(&[ge(1, 1), nop]),
+                stream(&[ge(3, 1), inc(2)]),
+                "",
+            ),
+        ),
+        (
+            "sync_unsatisfiable.neff",
+            build(
+                "sync_unsatisfiable",
+                stream(&[inc(7), inc(7)]),
+                stream(&[nop]),
+                stream(&[nop, ge(7, 3)]),
+                "",
+            ),
+        ),
+        (
+            "sync_dma.neff",
+            build(
+                "sync_dma",
+                stream(&[ge(45, 16), inc(1)]),
+                stream(&[ge(1, 1)]),
+                stream(&[nop]),
+                r#"{"id": 1, "queue": "qSyncIO", "semaphore": 45}"#,
+            ),
+        ),
+        (
+            "sync_clean.neff",
+            build(
+                "sync_clean",
+                stream(&[inc(1), ge(2, 1)]),
+                stream(&[ge(1, 1), inc(2), inc(4)]),
+                stream(&[ge(4, 1)]),
+                "",
+            ),
+        ),
+    ]
+}

@@ -9,7 +9,7 @@ fn the_sample_neffs_are_up_to_date() {
     let (files, unpacked) = tpb_neff::build::samples(&tpb_neff::build::parse_hex_lines(&program));
     let out = repo.join("examples/neff");
     let fix = "rebuild with: cargo run -p tpb-neff --example build_samples";
-    for (name, bytes) in files {
+    for (name, bytes) in files.into_iter().chain(tpb_neff::build::sync_samples()) {
         let have = std::fs::read(out.join(name)).unwrap_or_default();
         assert!(have == bytes, "examples/neff/{name} is stale; {fix}");
     }

@@ -38,6 +38,10 @@ pub struct CheckArgs {
     /// one line per opcode seen; jsonl: "per_opcode" in the summary object).
     #[arg(long)]
     pub per_opcode: bool,
+    /// Do not run the engine model (SPEC §11) on multi-engine input: a NEFF's subgraphs or
+    /// several --engine streams. On by default; its findings are advisory.
+    #[arg(long)]
+    pub no_sync: bool,
 }
 
 /// Runs `check` on every input in order (none = stdin). A NEFF file or an unpacked NEFF
@@ -52,17 +56,27 @@ pub fn run(files: &[String], args: CheckArgs, engines: &[String]) -> CliResult {
         files.to_vec()
     };
     let stdout = std::io::stdout();
-    let mut printer = Printer::new(
-        std::io::BufWriter::with_capacity(1 << 16, stdout.lock()),
-        args.format,
-        args.arch,
-    );
+    // --format html: the lint runs as for --format summary into nothing; the page is printed
+    // at the end.
+    let html = args.format == Format::Html;
+    let args = CheckArgs {
+        format: if html { Format::Summary } else { args.format },
+        ..args
+    };
+    let out: Box<dyn Write> = if html {
+        Box::new(std::io::sink())
+    } else {
+        Box::new(std::io::BufWriter::with_capacity(1 << 16, stdout.lock()))
+    };
+    let mut printer = Printer::new(out, args.format, args.arch);
+    let mut pictures: Vec<(String, super::check_sync::SubgraphSync)> = Vec::new();
     let mut errors = 0u64;
     let settings = LintSettings {
         format: args.format,
         arch: args.arch,
         per_opcode: args.per_opcode,
         max_errors: args.max_errors,
+        sync: !args.no_sync,
     };
     let raw_only = |label: &str| -> Result<(), CliError> {
         if args.validator != Validator::Auto || args.hex {
@@ -78,7 +92,15 @@ pub fn run(files: &[String], args: CheckArgs, engines: &[String]) -> CliResult {
     if paths.is_empty() {
         raw_only("--engine")?;
         let target = check_neff::Target::Engines(overrides.clone());
-        check_neff::run(target, "--engine", settings, &[], &mut printer, &mut errors)?;
+        check_neff::run(
+            target,
+            "--engine",
+            settings,
+            &[],
+            &mut printer,
+            &mut errors,
+            &mut pictures,
+        )?;
     }
     for path in &paths {
         if let Some(target) = check_neff::target_of(path) {
@@ -90,6 +112,7 @@ pub fn run(files: &[String], args: CheckArgs, engines: &[String]) -> CliResult {
                 &overrides,
                 &mut printer,
                 &mut errors,
+                &mut pictures,
             )?;
             if stopped {
                 break;
@@ -121,6 +144,17 @@ pub fn run(files: &[String], args: CheckArgs, engines: &[String]) -> CliResult {
         }
     }
     printer.flush()?;
+    if html {
+        let sections: Vec<String> = pictures.iter().map(|(label, s)| s.html(label)).collect();
+        let page = crate::report::lanes::page(
+            "tpbconform check: the engines of each subgraph (SPEC §11)",
+            &sections,
+            "no multi-engine subgraph to draw (one engine stream each, or --no-sync)",
+        );
+        let mut o = stdout.lock();
+        o.write_all(page.as_bytes())?;
+        o.flush()?;
+    }
     Ok(if errors > 0 { EXIT_INVALID } else { EXIT_OK })
 }
 

@@ -12,6 +12,7 @@
 
 use super::check_output::{LintSettings, Origin, Printer, Sink, Tally};
 use super::check_read::Splitter;
+use super::check_sync::{self, Descriptor, EngineSteps, SubgraphSync};
 use super::{CliError, Format};
 use crate::strict_json;
 use std::io::{Read, Write};
@@ -109,6 +110,8 @@ enum Input {
 
 enum Msg {
     Out(Vec<u8>),
+    /// The stream's steps for the engine model (SPEC §11), read whole.
+    Steps(Box<EngineSteps>),
     Done(Box<Tally>),
     Failed(CliError),
 }
@@ -146,6 +149,9 @@ fn lint_job(job: Job, shared: &Shared) {
     let start = shared.errors.load(Ordering::Relaxed);
     let mut errors = start;
     let out = job.out;
+    let mut steps = args
+        .sync
+        .then(|| EngineSteps::new(&job.origin.engine, &job.origin.member));
     let result = (|| -> Result<bool, CliError> {
         let mut sink = Sink {
             source: &job.source,
@@ -173,6 +179,9 @@ fn lint_job(job: Job, shared: &Shared) {
         match job.input {
             Input::Blocks(rx) => {
                 for block in rx {
+                    if let Some(s) = &mut steps {
+                        s.push(&block);
+                    }
                     stopped = split.feed(&block, &mut each)?;
                     shared.pool.lock().map(|mut p| p.push(block)).ok();
                     if stopped {
@@ -197,6 +206,9 @@ fn lint_job(job: Job, shared: &Shared) {
                             .into())
                         }
                     };
+                    if let Some(s) = &mut steps {
+                        s.push(&buf[..n]);
+                    }
                     if split.feed(&buf[..n], &mut each)? {
                         stopped = true;
                         break;
@@ -212,6 +224,9 @@ fn lint_job(job: Job, shared: &Shared) {
             });
             sink.take_failure()?;
         }
+        if stopped {
+            steps = None; // not read whole: its subgraph is not analysed
+        }
         let stopped = stopped && *sink.errors >= limit;
         printer_summary(sink.printer, &job.source, sink.tally, stopped)?;
         Ok(stopped)
@@ -225,6 +240,9 @@ fn lint_job(job: Job, shared: &Shared) {
                 shared.stop.store(true, Ordering::Relaxed);
             }
             let _ = out.send(Msg::Out(printer.take_output()));
+            if let Some(s) = steps {
+                let _ = out.send(Msg::Steps(Box::new(s)));
+            }
             let _ = out.send(Msg::Done(Box::new(tally)));
         }
         Err(e) => {
@@ -313,6 +331,42 @@ impl StreamSink for JobSink<'_> {
     }
 }
 
+/// SPEC §11 on each subgraph with two or more engine streams read whole, in scan order; its
+/// DMA descriptors from the engine JSONs (DE-12).
+fn sync_subgraphs(report: &Report, read: Vec<(Origin, EngineSteps)>) -> Vec<SubgraphSync> {
+    let mut order: Vec<String> = Vec::new();
+    let mut by: std::collections::BTreeMap<String, Vec<EngineSteps>> = Default::default();
+    for (o, s) in read {
+        if !by.contains_key(&o.subgraph) {
+            order.push(o.subgraph.clone());
+        }
+        by.entry(o.subgraph).or_default().push(s);
+    }
+    order
+        .into_iter()
+        .filter_map(|sg| {
+            let engines = by.remove(&sg)?;
+            if engines.len() < 2 {
+                return None;
+            }
+            let dma: Vec<Descriptor> = report
+                .subgraphs
+                .iter()
+                .filter(|g| g.name == sg)
+                .flat_map(|g| g.engines.iter().flat_map(|e| e.dma.iter()))
+                .map(|d| Descriptor {
+                    semaphore: d.semaphore,
+                    increment: d.increment(),
+                })
+                .collect();
+            Some(check_sync::analyze(&sg, engines, &dma))
+        })
+        .collect()
+}
+
+/// Each stream's tally and, for the engine model, its steps (both in scan order).
+type Drained = (Vec<(Origin, Tally)>, Vec<(Origin, EngineSteps)>);
+
 /// What a NEFF check found, for its closing lines.
 struct Ran {
     opened: Option<Opened>,
@@ -328,6 +382,7 @@ pub fn run<W: Write>(
     overrides: &[(Engine, String)],
     printer: &mut Printer<W>,
     errors: &mut u64,
+    pictures: &mut Vec<(String, SubgraphSync)>,
 ) -> Result<bool, CliError> {
     let limit = args.max_errors.unwrap_or(u64::MAX);
     let shared = Shared {
@@ -453,18 +508,20 @@ pub fn run<W: Write>(
             }
         });
         // This thread prints each job's output in job order.
-        let drained = (|| -> Result<Vec<(Origin, Tally)>, CliError> {
+        let drained = (|| -> Result<Drained, CliError> {
             let mut rows = Vec::new();
+            let mut read = Vec::new();
             for (origin, rx) in order_rx {
                 for msg in rx {
                     match msg {
                         Msg::Out(b) => printer.out_mut().write_all(&b)?,
+                        Msg::Steps(s) => read.push((origin.clone(), *s)),
                         Msg::Done(t) => rows.push((origin.clone(), *t)),
                         Msg::Failed(e) => return Err(e),
                     }
                 }
             }
-            Ok(rows)
+            Ok((rows, read))
         })();
         let ran = scan
             .join()
@@ -472,9 +529,18 @@ pub fn run<W: Write>(
         (ran, drained)
     });
     *errors = shared.errors.load(Ordering::Relaxed);
-    let rows = drained?;
+    let (rows, read) = drained?;
     let ran = ran?;
     let stopped = shared.stop.load(Ordering::Relaxed) && *errors >= limit;
+    if args.sync && !stopped {
+        for s in sync_subgraphs(&ran.report, read) {
+            *errors += s.errors() as u64;
+            if args.format != Format::Summary {
+                s.write(printer.out_mut(), label, args.format == Format::Jsonl)?;
+            }
+            pictures.push((label.to_string(), s));
+        }
+    }
     closing(printer, label, args, &ran, &rows, stopped)?;
     Ok(stopped)
 }
@@ -515,7 +581,7 @@ fn closing<W: Write>(
     };
     let out = printer.out_mut();
     match args.format {
-        Format::Text | Format::Summary => {
+        Format::Text | Format::Summary | Format::Html => {
             for (sg, engine, how) in &no_stream {
                 writeln!(out, "{label}: {sg} {engine}: no instruction stream ({how})")?;
             }

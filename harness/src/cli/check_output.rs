@@ -23,6 +23,8 @@ pub struct LintSettings {
     pub per_opcode: bool,
     /// `--max-errors`.
     pub max_errors: Option<u64>,
+    /// Run the engine model on multi-engine input (SPEC §11; off with `--no-sync`).
+    pub sync: bool,
 }
 
 /// Per-stream counts.
@@ -289,7 +291,7 @@ impl<W: Write> Printer<W> {
     #[inline]
     pub fn event(&mut self, source: &str, e: &Event, line: Option<usize>) -> Result<(), CliError> {
         match self.format {
-            Format::Summary => Ok(()),
+            Format::Summary | Format::Html => Ok(()),
             Format::Text => {
                 let s = match e {
                     Event::Instruction { at, verdict, .. } => format!(
@@ -333,7 +335,7 @@ impl<W: Write> Printer<W> {
     /// The closing summary of stream `source` (`stopped`: `--max-errors` ended it).
     pub fn summary(&mut self, source: &str, t: &Tally, stopped: bool) -> Result<(), CliError> {
         match self.format {
-            Format::Text | Format::Summary => {
+            Format::Text | Format::Summary | Format::Html => {
                 let shown = match &self.origin {
                     Some((o, _)) => format!("{source} ({} {})", o.subgraph, o.engine),
                     None => source.to_string(),

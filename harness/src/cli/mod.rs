@@ -152,6 +152,9 @@ pub enum Format {
     Jsonl,
     /// `check` only: the closing summary of each stream, nothing per bundle.
     Summary,
+    /// `check` only: the lane picture of each multi-engine subgraph's engine model (SPEC
+    /// §11) as one HTML page; no lines per bundle.
+    Html,
 }
 
 /// The verdict `check`/`explain` give one bundle (see [`crate::explain::judge`]).
