@@ -16,7 +16,7 @@ fn gate(extra: &[&str]) -> (String, std::time::Duration) {
         .args([
             "gate",
             "--cases",
-            "60000",
+            "400000",
             "--targets",
             "validate_header,decode_any",
         ])
@@ -51,9 +51,10 @@ fn a_piped_gate_prints_a_progress_line_every_interval() {
     for w in secs.windows(2) {
         assert!(w[1] - w[0] <= 2, "{err}");
     }
+    // A run of two intervals or more has printed its phase (a faster one may print nothing).
     assert!(
-        err.contains("generated cases: ") || err.contains("report"),
-        "{err}"
+        whole < 2 || err.contains("generated cases: ") || err.contains("report"),
+        "{whole} s: {err}"
     );
     let (quiet, _) = gate(&["--quiet"]);
     assert!(!quiet.contains("tpbconform: gate: "), "{quiet}");
