@@ -119,3 +119,30 @@ fn engine_files_are_one_subgraph_and_html_draws_its_lanes() {
     assert_eq!((rc, recs.len()), (0, 0));
     let _ = std::fs::remove_dir_all(&root);
 }
+
+/// `--format summary` counts each subgraph's findings and names them in the closing line, so
+/// its exit 1 has a reason on the page; a clean subgraph says so.
+#[test]
+fn the_summary_counts_the_findings_that_make_its_exit_code() {
+    let o = tpb(&[
+        "check",
+        "--format",
+        "summary",
+        &sample("sync_deadlock.neff"),
+    ]);
+    let out = stdout(&o);
+    assert_eq!(code(&o), 1, "{out}");
+    assert!(
+        out.contains(":sg00: sync (advisory): 1 error(s), 0 warning(s): deadlock x1"),
+        "{out}"
+    );
+    assert!(
+        out.contains("; 1 sync error(s) across engines (advisory)"),
+        "{out}"
+    );
+    let o = tpb(&["check", "--format", "summary", &sample("sync_clean.neff")]);
+    let out = stdout(&o);
+    assert_eq!(code(&o), 0, "{out}");
+    assert!(out.contains(":sg00: sync (advisory): 0 error(s)"), "{out}");
+    assert!(!out.contains("sync error(s) across engines"), "{out}");
+}

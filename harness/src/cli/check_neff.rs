@@ -532,16 +532,21 @@ pub fn run<W: Write>(
     let (rows, read) = drained?;
     let ran = ran?;
     let stopped = shared.stop.load(Ordering::Relaxed) && *errors >= limit;
+    let mut sync_errors = 0u64;
     if args.sync && !stopped {
         for s in sync_subgraphs(&ran.report, read) {
-            *errors += s.errors() as u64;
-            if args.format != Format::Summary {
+            sync_errors += s.errors() as u64;
+            if args.format == Format::Summary {
+                // The summary counts each subgraph's findings, so an exit 1 has its reason.
+                writeln!(printer.out_mut(), "{}", s.summary_line(label))?;
+            } else {
                 s.write(printer.out_mut(), label, args.format == Format::Jsonl)?;
             }
             pictures.push((label.to_string(), s));
         }
     }
-    closing(printer, label, args, &ran, &rows, stopped)?;
+    *errors += sync_errors;
+    closing(printer, label, args, &ran, &rows, stopped, sync_errors)?;
     Ok(stopped)
 }
 
@@ -553,6 +558,7 @@ fn closing<W: Write>(
     ran: &Ran,
     rows: &[(Origin, Tally)],
     stopped: bool,
+    sync_errors: u64,
 ) -> Result<(), CliError> {
     let instructions: u64 = rows.iter().map(|(_, t)| t.instructions).sum();
     let errors: u64 = rows.iter().map(|(_, t)| t.invalid + t.stream_errors).sum();
@@ -597,6 +603,11 @@ fn closing<W: Write>(
                     o.compression.name()
                 ));
             }
+            if sync_errors > 0 {
+                line.push_str(&format!(
+                    "; {sync_errors} sync error(s) across engines (advisory)"
+                ));
+            }
             if ran.report.passes == 2 {
                 line.push_str("; a stream came before its def.json and was read in a second pass");
             }
@@ -613,6 +624,7 @@ fn closing<W: Write>(
                     "streams": rows.len(),
                     "instructions": instructions,
                     "errors": errors,
+                    "sync_errors": sync_errors,
                     "passes": ran.report.passes,
                     "stopped": stopped,
                     "no_stream": no_stream.iter().map(|(s, e, how)| serde_json::json!({"subgraph": s, "engine": e, "why": how})).collect::<Vec<_>>(),

@@ -117,6 +117,30 @@ impl SubgraphSync {
             .map_or(0, |o| o.findings.iter().filter(|f| !f.is_warning()).count())
     }
 
+    /// One line for `--format summary`: the subgraph's findings counted by kind.
+    pub fn summary_line(&self, source: &str) -> String {
+        let o = match &self.outcome {
+            Ok(o) => o,
+            Err(why) => return format!("{source}:{}: sync: not analysed ({why})", self.subgraph),
+        };
+        let mut kinds = std::collections::BTreeMap::<&str, usize>::new();
+        for f in &o.findings {
+            *kinds.entry(f.kind).or_default() += 1;
+        }
+        let warnings = o.findings.iter().filter(|f| f.is_warning()).count();
+        let by_kind: Vec<String> = kinds.iter().map(|(k, n)| format!("{k} x{n}")).collect();
+        format!(
+            "{source}:{}: sync (advisory): {} error(s), {warnings} warning(s){}",
+            self.subgraph,
+            self.errors(),
+            if by_kind.is_empty() {
+                String::new()
+            } else {
+                format!(": {}", by_kind.join(", "))
+            }
+        )
+    }
+
     fn names(&self) -> Vec<String> {
         self.engines
             .iter()
