@@ -456,6 +456,15 @@ fn annotations_are_read_from_trailing_comments() {
 fn every_documented_command_runs_as_written() {
     let root = repo_root();
     let base = common::tmp("readme", "docs");
+    // The scratch copy is about 1 GB: removed however the test ends, a failure included (a
+    // failed run left it in the temp folder and filled the disk).
+    struct RemoveOnDrop(std::path::PathBuf);
+    impl Drop for RemoveOnDrop {
+        fn drop(&mut self) {
+            let _ = std::fs::remove_dir_all(&self.0);
+        }
+    }
+    let _scratch = RemoveOnDrop(base.clone());
     let (repo, tmp, out) = (base.join("repo"), base.join("tmp"), base.join("out"));
     for d in [&repo, &tmp, &out] {
         std::fs::create_dir_all(d).expect("mkdir");
