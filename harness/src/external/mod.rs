@@ -41,6 +41,7 @@ mod shm_answers;
 pub mod shm_client;
 pub mod shm_worker;
 pub mod subject;
+pub mod supervisor;
 pub mod verdict;
 pub mod watch;
 

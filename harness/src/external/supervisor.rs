@@ -1,0 +1,275 @@
+//! What keeps every external subject's process, whatever its transport (the JSON-lines
+//! client of [`super::process`], `batch64`, a `lib:` worker's region): the [`Supervisor`]
+//! (stderr ring, restarts, give-up) with its budget [`FaultStreak`], and [`StartError`].
+
+use super::protocol::Hello;
+use std::collections::VecDeque;
+use std::fmt;
+use std::sync::{Arc, Mutex};
+
+/// Lines of the subject's stderr kept for the report.
+pub const STDERR_LINES: usize = 50;
+/// Consecutive failed starts (spawn or hello) before the subject is given up.
+pub const MAX_FAILED_STARTS: u32 = 3;
+/// K: requests in a row that fault (crash, protocol, timeout) before the
+/// subject is given up. A good answer resets the count.
+pub const GIVE_UP_AFTER: u32 = 4;
+/// Of those, timeouts in a row enough to give up (each costs a whole case
+/// timeout).
+pub const GIVE_UP_AFTER_TIMEOUTS: u32 = 2;
+/// Fault details kept to name the first faulting inputs.
+pub(super) const FIRST_FAULTS: usize = 3;
+
+/// How a fault is classed in reports.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum FaultClass {
+    /// Malformed answer, wrong id, or a bad hello.
+    Protocol,
+    /// No answer within the case timeout.
+    Timeout,
+    /// The process exited (or could not be started) before answering.
+    Crash,
+    /// Not sent: the subject was given up earlier
+    /// ([`Supervisor::given_up`]), or the run is stopping.
+    NotSent,
+    /// The harness's own transport lost, left unwritten or misplaced the
+    /// answer (a `lib:` worker's mistake): never the subject's.
+    Harness,
+}
+
+impl FaultClass {
+    /// Stable lowercase name: `protocol`, `timeout`, `crash`.
+    pub fn name(self) -> &'static str {
+        match self {
+            FaultClass::Protocol => "protocol",
+            FaultClass::Timeout => "timeout",
+            FaultClass::Crash => "crash",
+            FaultClass::NotSent => "not sent",
+            FaultClass::Harness => "harness",
+        }
+    }
+}
+
+impl fmt::Display for FaultClass {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// A request the subject did not answer properly.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Fault {
+    /// The class.
+    pub class: FaultClass,
+    /// What happened (the parse error, the exit status, the timeout).
+    pub detail: String,
+}
+
+impl fmt::Display for Fault {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.class, self.detail)
+    }
+}
+
+/// What every external subject's process is kept by, whatever its
+/// transport (JSON lines, `batch64`'s lines instance, a `lib:` worker's
+/// region): the stderr ring (the last [`STDERR_LINES`] lines, across
+/// restarts), restarts, the give-up budget ([`FaultStreak`]) and why it
+/// was given up. The transport names the faulting input (the oldest
+/// unanswered line, or the worker's stamp) and calls [`Supervisor::count`]
+/// and [`Supervisor::restart`].
+#[derive(Debug)]
+pub struct Supervisor {
+    stderr: Arc<Mutex<VecDeque<String>>>,
+    restarts: u64,
+    dead: Option<String>,
+    streak: FaultStreak,
+}
+
+impl Default for Supervisor {
+    fn default() -> Supervisor {
+        Supervisor {
+            stderr: Arc::new(Mutex::new(VecDeque::with_capacity(STDERR_LINES))),
+            restarts: 0,
+            dead: None,
+            streak: FaultStreak::default(),
+        }
+    }
+}
+
+impl Supervisor {
+    /// The stderr ring a started process's stderr reader writes into.
+    pub fn stderr_ring(&self) -> Arc<Mutex<VecDeque<String>>> {
+        Arc::clone(&self.stderr)
+    }
+
+    /// The last [`STDERR_LINES`] stderr lines (across restarts).
+    pub fn stderr_tail(&self) -> Vec<String> {
+        tail_of(&self.stderr)
+    }
+
+    /// How often the process was restarted after a fault.
+    pub fn restarts(&self) -> u64 {
+        self.restarts
+    }
+
+    /// Why the subject was given up, if it was (failed restarts, or
+    /// [`GIVE_UP_AFTER`] faults in a row, naming the first ones).
+    pub fn given_up(&self) -> Option<&str> {
+        self.dead.as_deref()
+    }
+
+    /// True if it was given up for [`GIVE_UP_AFTER_TIMEOUTS`] timeouts in a
+    /// row (a subject that stopped reading or answering: the other
+    /// generations it serves are given up with it, each timeout being slow).
+    pub fn given_up_for_timeouts(&self) -> bool {
+        self.dead.is_some() && self.streak.timed_out()
+    }
+
+    /// Counts one answered (`None`) or faulted request against the give-up
+    /// budget; `input` names the request. A harness fault is not the
+    /// subject's and is not counted.
+    pub fn count(&mut self, fault: Option<(&Fault, String)>) {
+        if fault
+            .as_ref()
+            .is_some_and(|(f, _)| f.class == FaultClass::Harness)
+        {
+            return;
+        }
+        self.streak.count(fault, &mut self.dead);
+    }
+
+    /// The fault of every request once the subject is given up.
+    pub fn not_sent(&self) -> Option<Fault> {
+        self.dead.as_ref().map(|why| Fault {
+            class: FaultClass::NotSent,
+            detail: format!("not sent: subject {why}"),
+        })
+    }
+
+    /// A failed first start, with the stderr tail.
+    pub fn start_error(&self, e: String) -> StartError {
+        let tail = self.stderr_tail();
+        if tail.is_empty() {
+            StartError(e)
+        } else {
+            StartError(format!("{e}; its stderr ends:\n{}", tail.join("\n")))
+        }
+    }
+
+    /// Starts the process again after a fault (`spawn`: one start and its
+    /// hello), at most [`MAX_FAILED_STARTS`] times in a row; gives the
+    /// subject up when every start fails, when a start answers another
+    /// hello than `hello`, or while the run is stopping.
+    pub fn restart<W: Kill>(
+        &mut self,
+        hello: &Hello,
+        mut spawn: impl FnMut() -> Result<(W, Hello), String>,
+    ) -> Option<W> {
+        if self.dead.is_some() || crate::interrupt::stop_requested() {
+            self.dead
+                .get_or_insert_with(|| "given up: the run was interrupted".into());
+            return None;
+        }
+        self.restarts += 1;
+        let mut last = String::new();
+        for _ in 0..MAX_FAILED_STARTS {
+            match spawn() {
+                Ok((w, h)) if h == *hello => return Some(w),
+                Ok((w, h)) => {
+                    w.kill_now();
+                    self.dead = Some(format!(
+                        "given up: restarted process changed its hello from {hello:?} to {h:?}"
+                    ));
+                    return None;
+                }
+                Err(e) => last = e,
+            }
+        }
+        self.dead = Some(format!(
+            "given up: {MAX_FAILED_STARTS} restarts in a row failed, last: {last}"
+        ));
+        None
+    }
+}
+
+/// A started process [`Supervisor::restart`] can kill (a restart that
+/// changed its hello).
+pub trait Kill {
+    /// Kills it (its whole process group and pipe holders).
+    fn kill_now(self);
+}
+
+/// The give-up budget every external subject client keeps: the requests in
+/// a row that faulted, how many of them timed out, and the first faults of
+/// the streak (for the give-up reason).
+#[derive(Debug, Default)]
+pub struct FaultStreak {
+    faults: u32,
+    timeouts: u32,
+    first_faults: Vec<String>,
+}
+
+impl FaultStreak {
+    /// Counts one answered (`None`) or faulted request; `input` names the
+    /// request. Sets `dead` once the streak reaches [`GIVE_UP_AFTER`]
+    /// faults or [`GIVE_UP_AFTER_TIMEOUTS`] timeouts.
+    pub fn count(&mut self, fault: Option<(&Fault, String)>, dead: &mut Option<String>) {
+        let Some((f, input)) = fault else {
+            *self = FaultStreak::default();
+            return;
+        };
+        self.faults += 1;
+        if f.class == FaultClass::Timeout {
+            self.timeouts += 1;
+        }
+        if self.first_faults.len() < FIRST_FAULTS {
+            self.first_faults
+                .push(format!("{input}: {}", clip(&f.to_string())));
+        }
+        if dead.is_none()
+            && (self.faults >= GIVE_UP_AFTER || self.timeouts >= GIVE_UP_AFTER_TIMEOUTS)
+        {
+            *dead = Some(format!(
+                "given up after {} faults in a row (first: {})",
+                self.faults,
+                self.first_faults.join("; ")
+            ));
+        }
+    }
+
+    /// True once the streak holds [`GIVE_UP_AFTER_TIMEOUTS`] timeouts.
+    pub fn timed_out(&self) -> bool {
+        self.timeouts >= GIVE_UP_AFTER_TIMEOUTS
+    }
+}
+
+/// Why a subject could not be started.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StartError(pub String);
+
+impl fmt::Display for StartError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for StartError {}
+
+pub(super) fn clip(s: &str) -> String {
+    const MAX: usize = 200;
+    if s.len() <= MAX {
+        return s.to_string();
+    }
+    let mut end = MAX;
+    while !s.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("{}…", &s[..end])
+}
+
+pub(super) fn tail_of(ring: &Mutex<VecDeque<String>>) -> Vec<String> {
+    ring.lock()
+        .map(|r| r.iter().cloned().collect())
+        .unwrap_or_default()
+}
