@@ -178,8 +178,44 @@ impl Read for Hashed {
 }
 
 enum Decoded {
-    Gzip(Box<flate2::bufread::GzDecoder<BufReader<Hashed>>>),
+    Gzip(Members),
     Plain(BufReader<Hashed>),
+}
+
+/// The gzip members of a payload, read one after the other as `gzip -dc` does (RFC 1952 §2.2: a
+/// gzip file is a series of members). A member follows when the bytes after one start 1f 8b;
+/// any other bytes after the last member are hashed, not read (as `gzip -dc` ignores them).
+struct Members(Option<Box<flate2::bufread::GzDecoder<BufReader<Hashed>>>>);
+
+impl Members {
+    fn new(raw: BufReader<Hashed>) -> Self {
+        Members(Some(Box::new(flate2::bufread::GzDecoder::new(raw))))
+    }
+
+    fn into_inner(self) -> Option<BufReader<Hashed>> {
+        self.0.map(|g| g.into_inner())
+    }
+}
+
+impl Read for Members {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        use std::io::BufRead;
+        loop {
+            let Some(g) = self.0.as_mut() else {
+                return Ok(0);
+            };
+            let n = g.read(buf)?;
+            if n > 0 || buf.is_empty() {
+                return Ok(n);
+            }
+            let next = g.get_mut().fill_buf()?;
+            if !matches!(next, [0x1f, 0x8b, ..] | [0x1f]) {
+                return Ok(0);
+            }
+            let raw = self.0.take().map(|g| g.into_inner());
+            self.0 = raw.map(|r| Box::new(flate2::bufread::GzDecoder::new(r)));
+        }
+    }
 }
 
 /// The decompressed payload, capped; decoder and read errors become [`NeffError`]s.
@@ -344,7 +380,7 @@ impl Neff {
             });
         };
         let inner = match compression {
-            Compression::Gzip => Decoded::Gzip(Box::new(flate2::bufread::GzDecoder::new(raw))),
+            Compression::Gzip => Decoded::Gzip(Members::new(raw)),
             Compression::Tar => Decoded::Plain(raw),
         };
         let cap = header
@@ -382,7 +418,13 @@ impl Neff {
         }
         let raw = match capped.inner {
             Decoded::Gzip(g) => g.into_inner(),
-            Decoded::Plain(p) => p,
+            Decoded::Plain(p) => Some(p),
+        };
+        let Some(raw) = raw else {
+            return Err(NeffError::Io {
+                path: "payload".into(),
+                error: "the gzip reader was lost after a failed member".into(),
+            });
         };
         // The bytes after the gzip stream (up to data_size) are hashed too.
         let digest = raw.into_inner().digest().map_err(|e| NeffError::Io {

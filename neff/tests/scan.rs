@@ -200,3 +200,25 @@ fn hostile_payloads_are_refused_naming_the_member() {
         Err(NeffError::Ambiguous { .. })
     ));
 }
+
+/// RFC 1952 §2.2: a gzip file is a series of members, and `gzip -dc` reads them all; a tar split
+/// across two members (as `pigz` or `cat a.gz b.gz` write it) is read to its end, and bytes after
+/// the last member that do not start another are hashed, not read.
+#[test]
+fn a_payload_of_several_gzip_members_is_read_to_its_end() {
+    let whole = schema_a(true);
+    let cut = 1536; // inside the member list: the streams are in the second member
+    let mut payload = gzip(&whole[..cut]);
+    payload.extend(gzip(&whole[cut..]));
+    let one = scan(&neff(&gzip(&whole), 1, 1, "a"), &Limits::default()).unwrap();
+    let two = scan(&neff(&payload, 1, 1, "a"), &Limits::default()).unwrap();
+    assert_eq!(two.1 .0.len(), 2, "both streams of the second member");
+    assert_eq!(format!("{:?}", one.1), format!("{:?}", two.1));
+    payload.extend([0u8; 40]);
+    let padded = scan(&neff(&payload, 1, 1, "a"), &Limits::default()).unwrap();
+    assert_eq!(format!("{:?}", one.1), format!("{:?}", padded.1));
+    assert_eq!(
+        padded.0.integrity,
+        Some(Integrity::Verified(tpb_neff::HashKind::Sha256))
+    );
+}
