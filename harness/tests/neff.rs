@@ -487,3 +487,38 @@ fn a_big_neff_is_read_within_a_1_gib_address_space_cap() {
 fn head_bytes_for_crc(size: u64) -> Vec<u8> {
     tar_head("sg00/weights.bin", size)
 }
+
+/// The gzip-bomb cap (SPEC §12) is the user's to raise: a NEFF whose constants inflate past
+/// 200:1 is refused by default (exit 2 naming the option), read with `--max-ratio`.
+#[test]
+fn max_ratio_raises_the_gzip_bomb_cap() {
+    let zeros = vec![0u8; 80 << 20];
+    let prog = program();
+    let payload = gzip(&tar(&[
+        Member::file("sg00/def.json", br#"{"pe_instr": "PE.bin"}"#),
+        Member::file("sg00/consts.bin", &zeros),
+        Member::file("sg00/PE.bin", &prog),
+    ]));
+    assert!(payload.len() < (80 << 20) / 200, "{} bytes", payload.len());
+    let dir = tmp("neff", "max_ratio");
+    let p = dir.join("zeros.neff");
+    std::fs::write(&p, neff(&payload, 1, 1, "zeros")).unwrap();
+    let ps = p.to_string_lossy().into_owned();
+    for cmd in [&["check", "--format", "summary"][..], &["neff", "info"][..]] {
+        let refused = tpb(&[cmd, &[ps.as_str()]].concat());
+        assert_eq!(code(&refused), 2, "{cmd:?}: {}", stdout(&refused));
+        assert!(
+            stderr(&refused).contains("--max-ratio"),
+            "{}",
+            stderr(&refused)
+        );
+        let read = tpb(&[cmd, &["--max-ratio", "2000", ps.as_str()]].concat());
+        assert_ne!(code(&read), 2, "{cmd:?}: {}", stderr(&read));
+        assert!(
+            stdout(&read).contains("PE.bin"),
+            "{cmd:?}: {}",
+            stdout(&read)
+        );
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -252,7 +252,7 @@ impl Read for Capped {
         if self.count > self.cap {
             return Err(NeffError::TooBig {
                 member: "-".into(),
-                what: "the decompressed payload (gzip-bomb cap: max_ratio x the payload, at least min_cap bytes)",
+                what: "the decompressed payload (gzip-bomb cap: max_ratio x the payload, at least min_cap bytes; `--max-ratio` raises it)",
                 cap: self.cap,
             }
             .into_io());

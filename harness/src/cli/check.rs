@@ -42,6 +42,11 @@ pub struct CheckArgs {
     /// several --engine streams. On by default; its findings are advisory.
     #[arg(long)]
     pub no_sync: bool,
+    /// The gzip-bomb cap of a NEFF: its payload may inflate to at most N times its compressed
+    /// size (never less than 64 MiB; SPEC §12). Raise it for a NEFF of mostly-zero constants.
+    #[arg(long, value_name = "N", default_value_t = 200,
+          value_parser = clap::value_parser!(u64).range(1..))]
+    pub max_ratio: u64,
 }
 
 /// Runs `check` on every input in order (none = stdin). A NEFF file or an unpacked NEFF
@@ -77,6 +82,7 @@ pub fn run(files: &[String], args: CheckArgs, engines: &[String]) -> CliResult {
         per_opcode: args.per_opcode,
         max_errors: args.max_errors,
         sync: !args.no_sync,
+        max_ratio: args.max_ratio,
     };
     let raw_only = |label: &str| -> Result<(), CliError> {
         if args.validator != Validator::Auto || args.hex {

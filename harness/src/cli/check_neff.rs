@@ -397,7 +397,10 @@ pub fn run<W: Write>(
     } else {
         std::thread::available_parallelism().map_or(2, |n| n.get().clamp(2, 8))
     };
-    let limits = Limits::default();
+    let limits = Limits {
+        max_ratio: args.max_ratio,
+        ..Limits::default()
+    };
     let (job_tx, job_rx) = sync_channel::<Job>(0);
     let job_rx = Mutex::new(job_rx);
     let (ran, drained) = std::thread::scope(|scope| {

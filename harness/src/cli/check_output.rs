@@ -25,6 +25,8 @@ pub struct LintSettings {
     pub max_errors: Option<u64>,
     /// Run the engine model on multi-engine input (SPEC §11; off with `--no-sync`).
     pub sync: bool,
+    /// `--max-ratio`: the NEFF reader's gzip-bomb cap.
+    pub max_ratio: u64,
 }
 
 /// Per-stream counts.

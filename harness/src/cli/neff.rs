@@ -26,6 +26,11 @@ enum NeffCommand {
         /// The NEFF file (or an unpacked NEFF folder).
         #[arg(value_name = "FILE")]
         file: String,
+        /// The gzip-bomb cap: the payload may inflate to at most N times its compressed size
+        /// (never less than 64 MiB; SPEC §12).
+        #[arg(long, value_name = "N", default_value_t = 200,
+              value_parser = clap::value_parser!(u64).range(1..))]
+        max_ratio: u64,
     },
 }
 
@@ -44,12 +49,15 @@ impl StreamSink for Skip {
 
 /// Runs `neff`.
 pub fn run(args: NeffArgs) -> CliResult {
-    let NeffCommand::Info { file } = args.command;
+    let NeffCommand::Info { file, max_ratio } = args.command;
     let bad = |e: NeffError| CliError::BadValue {
         source: file.clone(),
         message: e.to_string(),
     };
-    let limits = Limits::default();
+    let limits = Limits {
+        max_ratio,
+        ..Limits::default()
+    };
     let path = Path::new(&file);
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
