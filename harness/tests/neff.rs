@@ -522,3 +522,55 @@ fn max_ratio_raises_the_gzip_bomb_cap() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `neff info --format jsonl` says what the text says, one JSON object per line, for scripts:
+/// the `neff` record, a `member` per member, an `engine` per subgraph engine, then `end` with
+/// the counts; a refusal names the path once.
+#[test]
+fn neff_info_jsonl_lists_every_member_and_engine() {
+    let o = tpb(&[
+        "neff",
+        "info",
+        "--format",
+        "jsonl",
+        &sample("sync_dma.neff"),
+    ]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let lines: Vec<serde_json::Value> = stdout(&o)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let kind = |v: &serde_json::Value| v["type"].as_str().unwrap().to_string();
+    assert_eq!(kind(&lines[0]), "neff");
+    assert_eq!(lines[0]["integrity"]["verified"], true);
+    assert_eq!(lines[0]["name"], "sync_dma");
+    let members: Vec<_> = lines.iter().filter(|v| kind(v) == "member").collect();
+    let engines: Vec<_> = lines.iter().filter(|v| kind(v) == "engine").collect();
+    let end = lines.last().unwrap();
+    assert_eq!(kind(end), "end");
+    assert_eq!(end["members"], members.len());
+    let streams: Vec<(&str, &str)> = members
+        .iter()
+        .filter(|m| m["role"] == "stream")
+        .map(|m| (m["engine"].as_str().unwrap(), m["name"].as_str().unwrap()))
+        .collect();
+    assert_eq!(
+        streams,
+        [
+            ("PE", "sg00/pe.bin"),
+            ("Activation", "sg00/act.bin"),
+            ("Pool", "sg00/pool.bin")
+        ]
+    );
+    for e in &engines {
+        let named = (e["engine"].as_str().unwrap(), e["member"].as_str().unwrap());
+        assert!(streams.contains(&named), "{e}");
+    }
+    let pool = engines.iter().find(|e| e["engine"] == "Pool").unwrap();
+    assert_eq!(pool["dma"][0]["semaphore"], 45);
+    assert_eq!(pool["dma"][0]["increment"], 16);
+    let gone = sample("nothere.neff");
+    let o = tpb(&["neff", "info", "--format", "jsonl", &gone]);
+    assert_eq!(code(&o), 2);
+    assert_eq!(stderr(&o).matches(&gone).count(), 1, "{}", stderr(&o));
+}

@@ -95,11 +95,16 @@ fn parse_json(s: &str) -> Result<serde_json::Value, String> {
     strict_json::parse(s).map_err(|e| e.to_string())
 }
 
-/// A NEFF error as `check`'s bad input (exit 2), naming the input.
-fn neff_error(source: &str, e: NeffError) -> CliError {
+/// A NEFF error as `check`'s and `neff info`'s bad input (exit 2), naming the input once
+/// (some of the reader's errors name the path already).
+pub fn neff_error(source: &str, e: NeffError) -> CliError {
+    let m = e.to_string();
     CliError::BadValue {
         source: source.to_string(),
-        message: e.to_string(),
+        message: m
+            .strip_prefix(&format!("{source}: "))
+            .unwrap_or(&m)
+            .to_string(),
     }
 }
 

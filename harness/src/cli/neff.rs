@@ -1,14 +1,15 @@
 //! `tpbconform neff info FILE`: a NEFF's header fields and every member with its size, its
 //! role (def.json, engine JSON, an engine's instruction stream, other) and how the role was
 //! decided (SPEC §12), like `readelf -h -S`. An unpacked NEFF folder: its files likewise.
+//! `--format jsonl`: the same as one JSON object per line, for scripts.
 
-use super::{CliError, CliResult, EXIT_OK};
+use super::{CliResult, EXIT_OK};
 use std::io::Read;
 use std::io::Write;
 use std::path::Path;
 use tpb_neff::header::hex;
 use tpb_neff::payload::Limits;
-use tpb_neff::{NeffError, Report, StreamRef, StreamSink};
+use tpb_neff::{NeffError, Report, Role, StreamRef, StreamSink};
 
 /// `neff` subcommands.
 #[derive(Debug, clap::Args)]
@@ -31,7 +32,18 @@ enum NeffCommand {
         #[arg(long, value_name = "N", default_value_t = 200,
               value_parser = clap::value_parser!(u64).range(1..))]
         max_ratio: u64,
+        /// Output format: `text` (aligned, for reading) or `jsonl` (one object per line:
+        /// `neff`, then one `member` per member, one `engine` per subgraph engine, `end`).
+        #[arg(long, value_enum, default_value_t = InfoFormat::Text)]
+        format: InfoFormat,
     },
+}
+
+/// `neff info --format`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+enum InfoFormat {
+    Text,
+    Jsonl,
 }
 
 fn parse_json(s: &str) -> Result<serde_json::Value, String> {
@@ -49,11 +61,12 @@ impl StreamSink for Skip {
 
 /// Runs `neff`.
 pub fn run(args: NeffArgs) -> CliResult {
-    let NeffCommand::Info { file, max_ratio } = args.command;
-    let bad = |e: NeffError| CliError::BadValue {
-        source: file.clone(),
-        message: e.to_string(),
-    };
+    let NeffCommand::Info {
+        file,
+        max_ratio,
+        format,
+    } = args.command;
+    let bad = |e: NeffError| super::check_neff::neff_error(&file, e);
     let limits = Limits {
         max_ratio,
         ..Limits::default()
@@ -64,11 +77,46 @@ pub fn run(args: NeffArgs) -> CliResult {
     let report: Report;
     if std::fs::symlink_metadata(path).is_ok_and(|m| m.is_dir()) {
         report = tpb_neff::scan_folder(path, &limits, parse_json, &[]).map_err(bad)?;
+        if format == InfoFormat::Jsonl {
+            let o = serde_json::json!({"type": "neff", "file": file, "kind": "folder"});
+            writeln!(out, "{o}")?;
+            return jsonl_rest(&mut out, &report);
+        }
         writeln!(out, "{file}: unpacked NEFF folder")?;
     } else {
         let (o, r) = tpb_neff::scan_file(path, &limits, parse_json, &[], &mut Skip).map_err(bad)?;
         report = r;
         let h = &o.header;
+        let nodes: Vec<u8> = {
+            let used = h
+                .tpb_per_node
+                .iter()
+                .rposition(|&b| b != 0)
+                .map_or(0, |i| i + 1);
+            h.tpb_per_node[..used].to_vec()
+        };
+        if format == InfoFormat::Jsonl {
+            let (verified, algorithm) = match &report.integrity {
+                Some(tpb_neff::Integrity::Verified(k)) => (true, k.name()),
+                _ => (false, h.hash_kind().name()),
+            };
+            let o = serde_json::json!({
+                "type": "neff", "file": file, "kind": "file",
+                "pkg_version": h.pkg_version, "header_size": h.header_size,
+                "data_size": h.data_size,
+                "neff_version": format!("{}.{}", h.neff_version_major, h.neff_version_minor),
+                "neff_build_version": h.build_version, "num_tpb": h.num_tpb,
+                "hash": h.hash_hex(), "hash_kind": h.hash_kind().name(),
+                "uuid": hex(&h.uuid), "name": h.name,
+                "requested_tpb_count": h.requested_tpb_count,
+                "tpb_per_node": nodes, "feature_bits": h.feature_bits,
+                "lnc_size": h.lnc_size, "payload": o.compression.name(),
+                "integrity": {"verified": verified, "algorithm": algorithm},
+                "trailing": o.trailing,
+            });
+            writeln!(out, "{o}")?;
+            return jsonl_rest(&mut out, &report);
+        }
         writeln!(out, "{file}: NEFF")?;
         writeln!(out, "  pkg_version          {}", h.pkg_version)?;
         writeln!(out, "  header_size          {}", h.header_size)?;
@@ -89,16 +137,7 @@ pub fn run(args: NeffArgs) -> CliResult {
         writeln!(out, "  uuid                 {}", hex(&h.uuid))?;
         writeln!(out, "  name                 {:?}", h.name)?;
         writeln!(out, "  requested_tpb_count  {}", h.requested_tpb_count)?;
-        let nodes: Vec<String> = h
-            .tpb_per_node
-            .iter()
-            .rev()
-            .skip_while(|&&b| b == 0)
-            .collect::<Vec<_>>()
-            .into_iter()
-            .rev()
-            .map(|b| b.to_string())
-            .collect();
+        let nodes: Vec<String> = nodes.iter().map(|b| b.to_string()).collect();
         writeln!(out, "  tpb_per_node         [{}]", nodes.join(", "))?;
         writeln!(out, "  feature_bits         0x{:X}", h.feature_bits)?;
         writeln!(out, "  lnc_size             {}", h.lnc_size)?;
@@ -156,6 +195,45 @@ pub fn run(args: NeffArgs) -> CliResult {
     if report.passes == 2 {
         writeln!(out, "note: a stream came before its def.json and did not fit in memory: the payload was read twice")?;
     }
+    out.flush()?;
+    Ok(EXIT_OK)
+}
+
+/// `--format jsonl` after the `neff` record: one `member` record per member, one `engine`
+/// record per engine of each subgraph, then `end`.
+fn jsonl_rest(out: &mut impl Write, report: &Report) -> CliResult {
+    for m in &report.members {
+        let (role, engine) = match m.role {
+            Role::DefJson => ("def_json", None),
+            Role::EngineJson(e) => ("engine_json", Some(e.name())),
+            Role::Stream(e) => ("stream", Some(e.name())),
+            Role::Other => ("other", None),
+        };
+        let o = serde_json::json!({
+            "type": "member", "name": m.name, "size": m.size, "role": role, "engine": engine,
+            "why": m.why,
+        });
+        writeln!(out, "{o}")?;
+    }
+    for sg in &report.subgraphs {
+        for e in &sg.engines {
+            let dma: Vec<_> = e
+                .dma
+                .iter()
+                .map(|d| serde_json::json!({"id": d.id, "semaphore": d.semaphore, "increment": d.increment()}))
+                .collect();
+            let o = serde_json::json!({
+                "type": "engine", "subgraph": sg.name, "engine": e.engine.name(),
+                "member": e.member, "dma": dma,
+            });
+            writeln!(out, "{o}")?;
+        }
+    }
+    let o = serde_json::json!({
+        "type": "end", "members": report.members.len(), "subgraphs": report.subgraphs.len(),
+        "passes": report.passes,
+    });
+    writeln!(out, "{o}")?;
     out.flush()?;
     Ok(EXIT_OK)
 }
