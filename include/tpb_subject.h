@@ -114,8 +114,8 @@ typedef enum tpb_status {
 #define TPB_LUT_UPDATE_MODE      (1u << 7)
 
 /* BEGIN GENERATED verdict ids: SPEC §3 / §4 predicate chain, do not edit.
- * Source: the SPEC.md §3 / §4 tables (harness/src/external/verdict.rs);
- * regenerate: TPB_BLESS=1 cargo test -p tpb-harness --test verdict_ids */
+ * Source: the SPEC.md §3 / §4 tables (harness/subjects/src/external/verdict.rs);
+ * regenerate: TPB_BLESS=1 cargo test -p tpbconform --test verdict_ids */
 /* One id per validator answer: TPB_VERDICT_VALID, or the first failing
  * predicate. The batch validators write one of these per bundle. */
 typedef enum tpb_verdict {

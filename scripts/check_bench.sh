@@ -14,7 +14,7 @@ repo=$(cd "$(dirname "$0")/.." && pwd)
 tool=${1:-$repo/target/release/tpbconform}
 runs=${2:-5}
 share=${RECORD_SHARE:-2}
-[ -x "$tool" ] || { echo "no $tool: cargo build --release -p tpb-harness --bin tpbconform" >&2; exit 2; }
+[ -x "$tool" ] || { echo "no $tool: cargo build --release -p tpbconform --bin tpbconform" >&2; exit 2; }
 command -v python3 >/dev/null || { echo "python3 is needed to write the stream" >&2; exit 2; }
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT

@@ -5,5 +5,5 @@
 # Used by .github/workflows/release.yml, .github/workflows/nightly.yml and scripts/nightly.sh.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-cargo build --release --locked -p tpb-harness --bin tpbconform
+cargo build --release --locked -p tpbconform --bin tpbconform
 exec "${CARGO_TARGET_DIR:-target}/release/tpbconform" gate "$@"

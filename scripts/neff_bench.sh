@@ -11,7 +11,7 @@ set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
 tool=${1:-$repo/target/release/tpbconform}
 runs=${2:-5}
-[ -x "$tool" ] || { echo "no $tool: cargo build --release -p tpb-harness --bin tpbconform" >&2; exit 2; }
+[ -x "$tool" ] || { echo "no $tool: cargo build --release -p tpbconform --bin tpbconform" >&2; exit 2; }
 command -v python3 >/dev/null && command -v gzip >/dev/null && command -v tar >/dev/null \
   || { echo "python3, gzip and tar are needed" >&2; exit 2; }
 dir=$(mktemp -d)

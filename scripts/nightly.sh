@@ -44,7 +44,7 @@ for t in $targets; do
   cargo fuzz cmin --fuzz-dir fuzz -s none "$t" || status=1
 done
 echo "=== minimize corpus"
-cargo run --release --locked -p tpb-harness --bin tpbconform -- minimize corpus || status=1
+cargo run --release --locked -p tpbconform --bin tpbconform -- minimize corpus || status=1
 mv "$log.partial" "$log"
 echo "=== gate -> $report"
 # shellcheck disable=SC2086

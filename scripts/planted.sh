@@ -46,6 +46,7 @@ if [ ! -d "$clone" ]; then
     for rel in "$clone/target/release" "$clone"/fuzz/target/*/release "$clone/fuzz/target/release"; do
       [ -d "$rel" ] || continue
       rm -rf "$rel"/.fingerprint/tpb-* "$rel"/build/tpb-* "$rel"/deps/libtpb_* "$rel"/deps/tpb_* \
+        "$rel"/.fingerprint/tpbconform-* "$rel"/deps/libtpbconform* "$rel"/deps/tpbconform-* \
         "$rel"/incremental
       for t in $(sed -n 's/^name = "\(.*\)"$/\1/p' "$clone/fuzz/Cargo.toml"); do
         rm -rf "$rel/deps/$t"-* "$rel/$t" "$rel/$t.d"
@@ -53,7 +54,7 @@ if [ ! -d "$clone" ]; then
     done
   fi
 fi
-(cd "$clone" && cargo build --release -q -p tpb-harness --bin tpbconform)
+(cd "$clone" && cargo build --release -q -p tpbconform --bin tpbconform)
 (cd "$clone" && rm -f fuzz/target/.rustc_info.json &&
   cargo fuzz build -s none structured_diff >/dev/null 2>&1 &&
   for t in validate_header decode_any custom_op_stream; do cargo fuzz build -s none "$t" >/dev/null 2>&1; done)

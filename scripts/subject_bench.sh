@@ -19,7 +19,7 @@ PAIRS=${PAIRS:-5}
 CC=${CC:-cc}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-cargo build --release -q -p tpb-harness --bin tpbconform
+cargo build --release -q -p tpbconform --bin tpbconform
 T=target/release/tpbconform
 "$CC" -O2 -fPIC -shared -Iinclude -o "$work/libsubject.so" scripts/bench/lut_subject.c
 "$CC" -O2 -Iinclude -o "$work/plain_loop" scripts/bench/plain_loop.c

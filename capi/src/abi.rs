@@ -5,9 +5,9 @@
 
 use std::ffi::c_int;
 use tpb_core::validate::Predicate;
-use tpb_harness::external::ffi::cap_bit;
-use tpb_harness::external::Op;
-use tpb_harness::subjects::LutTable;
+use tpb_subjects::external::ffi::cap_bit;
+use tpb_subjects::external::Op;
+use tpb_subjects::subjects::LutTable;
 
 /// What `tpb_subject_abi_version()` returns: the header's
 /// `TPB_SUBJECT_ABI_VERSION` (a harness refuses any other value).

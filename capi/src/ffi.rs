@@ -17,8 +17,8 @@ use crate::reference::{self, RequestError};
 use std::ffi::{c_char, c_int, CStr};
 use std::io::Write;
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use tpb_harness::arch::Arch;
-use tpb_harness::subjects::{Name, Validator};
+use tpb_subjects::arch::Arch;
+use tpb_subjects::subjects::{Name, Validator};
 
 /// Why a call failed (`TPB_ERROR`).
 enum CallError {
@@ -225,7 +225,7 @@ pub extern "C" fn tpb_subject_name() -> *const c_char {
         let name = format!(
             "tpb-reference {} (tpb-core, {})",
             env!("CARGO_PKG_VERSION"),
-            tpb_harness::SPEC_VERSION
+            tpb_subjects::SPEC_VERSION
         );
         c_name(&name).map_or(std::ptr::null(), CStr::as_ptr)
     })

@@ -6,7 +6,7 @@
 
 use std::fmt;
 use std::sync::atomic::{AtomicU8, Ordering};
-use tpb_harness::arch::Arch;
+use tpb_subjects::arch::Arch;
 
 /// 0 = none; otherwise 1 + the index in [`Arch::ALL`].
 static SELECTED: AtomicU8 = AtomicU8::new(0);

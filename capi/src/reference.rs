@@ -11,12 +11,12 @@ use serde_json::{Map, Value};
 use std::fmt;
 use tpb_core::validate::Predicate;
 use tpb_core::Bundle;
-use tpb_harness::arch::Arch;
-use tpb_harness::external::protocol::{answer_object, parse_opcode, Answer};
-use tpb_harness::fields_json::{fields_from_json, fields_json};
-use tpb_harness::lower_input::{parse_program, PathError, MAX_INPUT_BYTES};
-use tpb_harness::subjects::registry::reference_pair_for;
-use tpb_harness::subjects::{Fault, LutTable, Name, Subject, Validator};
+use tpb_subjects::arch::Arch;
+use tpb_subjects::external::protocol::{answer_object, parse_opcode, Answer};
+use tpb_subjects::fields_json::{fields_from_json, fields_json};
+use tpb_subjects::lower_input::{parse_program, PathError, MAX_INPUT_BYTES};
+use tpb_subjects::subjects::registry::reference_pair_for;
+use tpb_subjects::subjects::{Fault, LutTable, Name, Subject, Validator};
 
 /// Why a request was not answered (`TPB_ERROR`); each names the bad value.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -112,7 +112,7 @@ fn json(bytes: &[u8]) -> Result<Value, RequestError> {
         return Err(RequestError::TooLarge(bytes.len()));
     }
     let text = std::str::from_utf8(bytes).map_err(|e| RequestError::NotUtf8(e.valid_up_to()))?;
-    tpb_harness::strict_json::parse(text).map_err(|e| RequestError::NotJson(e.to_string()))
+    tpb_subjects::strict_json::parse(text).map_err(|e| RequestError::NotJson(e.to_string()))
 }
 
 fn object(v: Value) -> Result<Map<String, Value>, RequestError> {

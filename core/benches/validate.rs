@@ -16,7 +16,7 @@ use tpb_core::Generation;
 /// The harness's one PRNG (`generators::SplitMix64`), included as a file:
 /// this crate cannot depend on the harness.
 #[allow(dead_code, unused_imports)]
-#[path = "../../harness/src/generators/rng.rs"]
+#[path = "../../harness/generators/src/generators/rng.rs"]
 mod rng;
 use rng::SplitMix64;
 

@@ -313,7 +313,7 @@ fn all_single_byte_mutations() {
 /// The harness's one PRNG (`generators::SplitMix64`), included as a file:
 /// this crate cannot depend on the harness.
 #[allow(dead_code)]
-#[path = "../../harness/src/generators/rng.rs"]
+#[path = "../../harness/generators/src/generators/rng.rs"]
 mod rng;
 use rng::SplitMix64;
 

@@ -1,26 +1,26 @@
-//! Regenerates the seed corpus: `cargo run -p tpb-harness --example gen_corpus`.
+//! Regenerates the seed corpus: `cargo run -p tpbconform --example gen_corpus`.
 //!
 //! Writes `corpus/<target>/<fnv1a64-hex>` for every fuzz target (deleting the
 //! folder's previous files first) and `corpus/VERSION`, except the folders in
 //! [`HAND_WRITTEN`], whose seeds were written by hand and are left as they are. Deterministic: fixed
-//! seeds, generators from `tpb_harness::generators`. Seeds are inputs, not
+//! seeds, generators from `tpbconform::generators`. Seeds are inputs, not
 //! expectations: a seed on which core and oracle disagree is still written
 //! (and reported), so the replay test keeps failing until the bug is fixed.
 
 use arbitrary::Unstructured;
 use std::fs;
 use std::path::Path;
-use tpb_harness::atomic::write_atomic;
-use tpb_harness::fuzz_entry::{self, fnv1a64, fuzz_targets, CORPUS_VERSION};
-use tpb_harness::generators::{self as gen, Config, SplitMix64};
+use tpbconform::atomic::write_atomic;
+use tpbconform::fuzz_entry::{self, fnv1a64, fuzz_targets, CORPUS_VERSION};
+use tpbconform::generators::{self as gen, Config, SplitMix64};
 
 fn bytes(seed: u64, n: usize) -> Vec<u8> {
     SplitMix64(seed).bytes(n)
 }
 
 fn only(op: u8) -> Config {
-    let mut weights = [0u8; tpb_harness::layout::OPCODES.len()];
-    if let Some(i) = tpb_harness::layout::OPCODES.iter().position(|&o| o == op) {
+    let mut weights = [0u8; tpbconform::layout::OPCODES.len()];
+    if let Some(i) = tpbconform::layout::OPCODES.iter().position(|&o| o == op) {
         weights[i] = 1;
     }
     Config {

@@ -1,14 +1,14 @@
 //! Same-run throughput of collective lowering: core `lower` vs the oracle's
 //! `Ledger::lower` on the same generated cases, and the whole
 //! `collective_lowering` comparison (both + properties). Prints ratios.
-//! `cargo run --release -p tpb-harness --example lowering_speed [CASES]`
+//! `cargo run --release -p tpbconform --example lowering_speed [CASES]`
 
 use std::time::Instant;
 use tpb_core::lower::{lower, Module};
-use tpb_harness::generators::lowering_module::{build_case, LoweringCase};
-use tpb_harness::generators::SplitMix64;
-use tpb_harness::kinds::collective_lowering::compare_case;
-use tpb_harness::subjects::lowering_translate::{gen_number, to_request};
+use tpbconform::generators::lowering_module::{build_case, LoweringCase};
+use tpbconform::generators::SplitMix64;
+use tpbconform::kinds::collective_lowering::compare_case;
+use tpbconform::subjects::lowering_translate::{gen_number, to_request};
 
 fn bytes(seed: u64, n: usize) -> Vec<u8> {
     SplitMix64(seed).bytes(n)

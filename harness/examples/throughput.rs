@@ -1,10 +1,10 @@
 //! Rough differential throughput per target (core vs oracle), single thread.
-//! `cargo run --release -p tpb-harness --example throughput`
+//! `cargo run --release -p tpbconform --example throughput`
 
 use std::time::Instant;
-use tpb_harness::generators::SplitMix64;
-use tpb_harness::judge::Judge;
-use tpb_harness::targets::Target;
+use tpbconform::generators::SplitMix64;
+use tpbconform::judge::Judge;
+use tpbconform::targets::Target;
 
 fn main() {
     let e = Judge::reference();
@@ -44,7 +44,7 @@ fn main() {
 }
 
 fn subjects_alone(inputs: &[[u8; 64]]) {
-    use tpb_harness::subjects::{registry, Validator};
+    use tpbconform::subjects::{registry, Validator};
     for s in [registry::core(), registry::oracle()] {
         let name = s.name().to_string();
         let n = 2_000_000;

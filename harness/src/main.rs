@@ -2,12 +2,12 @@
 //!
 //! Adding a subcommand: add a variant to [`Command`] (with its doc comment as
 //! the help text) and one arm to the `match` in [`run`], calling a module of
-//! `tpb_harness::cli` (or your own) that returns `CliResult`.
+//! `tpbconform::cli` (or your own) that returns `CliResult`.
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
-use tpb_harness::arch::Arch;
-use tpb_harness::cli::{self, help, CliResult};
+use tpbconform::arch::Arch;
+use tpbconform::cli::{self, help, CliResult};
 
 /// Differential-conformance tooling for the 64-byte TPB ISA bundles of the
 /// Neuron compiler (SPEC.md, tpb-spec-1). All subcommands use tpb-core.
@@ -237,19 +237,19 @@ fn run(cli: Cli) -> CliResult {
 fn main() -> ExitCode {
     // Never print a backtrace: a panic is an internal error, exit 2.
     cli::panic_hook::install_loud(|| {});
-    // `lib:` / `cmd:` subject specs open through tpb_harness::external.
-    tpb_harness::subjects::registry::set_external_opener(tpb_harness::external::open);
+    // `lib:` / `cmd:` subject specs open through tpbconform::external.
+    tpbconform::subjects::registry::set_external_opener(tpbconform::external::open);
     // clap prints usage errors and exits 2 itself (help/version exit 0).
     let cli = Cli::parse();
     // SIGINT / SIGTERM / SIGHUP: remove temporary files, kill subject
     // processes, exit 130 (the gate stops gracefully first). The lib:
     // worker keeps the default (its client kills it).
     if !matches!(cli.command, Command::SubjectWorker { .. }) {
-        tpb_harness::interrupt::install();
+        tpbconform::interrupt::install();
     }
     let code = run(cli);
     // Subjects a stuck worker thread abandoned, or their children.
-    tpb_harness::external::process::kill_all();
+    tpbconform::external::process::kill_all();
     match code {
         Ok(code) => ExitCode::from(code),
         Err(cli::CliError::BrokenPipe) => ExitCode::from(cli::EXIT_BROKEN_PIPE),

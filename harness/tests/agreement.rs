@@ -6,16 +6,16 @@
 //! hex, both results) per distinct signature.
 
 use std::collections::BTreeMap;
-use tpb_harness::generators::SplitMix64;
-use tpb_harness::judge::{
+use tpbconform::generators::SplitMix64;
+use tpbconform::judge::{
     compare, compare_bundle, compare_ir, compare_lut, compare_stream, group_header, group_payload,
     Class, Divergence, Judge, Outcome,
 };
-use tpb_harness::subjects::{
+use tpbconform::subjects::{
     registry, Capabilities, DecodeFail, Decoded, IrQuery, LutResult, LutTable, Name, Predicate,
     Reply, ScratchpadQuery, Subject, Validator, Verdict,
 };
-use tpb_harness::targets::{Check, Target};
+use tpbconform::targets::{Check, Target};
 
 /// The registry target named `n`.
 fn t(n: &str) -> Target {
@@ -194,13 +194,13 @@ fn v(s: &dyn Subject, which: Validator, b: &[u8; 64]) -> Option<String> {
 }
 
 fn hex(b: &[u8]) -> String {
-    tpb_harness::subjects::hex(b)
+    tpbconform::subjects::hex(b)
 }
 
 #[test]
 fn canonical_bundles_are_encoder_images_in_both() {
     for (name, b) in canonical() {
-        if !tpb_harness::generators::GEN.emits(b[0]) {
+        if !tpbconform::generators::GEN.emits(b[0]) {
             // 0xBE, 0xBF, 0xD8: not emitted by the v2 compiler (seed 003); both refuse.
             for s in [registry::core(), registry::oracle()] {
                 let field = s.decode(&b).unwrap().map_err(|e| e.field.to_string());
@@ -381,7 +381,7 @@ const LARGE: [u32; 8] = [
 fn every_lut_input_agrees() {
     let mut c = Collector::default();
     let luts: Vec<Target> = Target::all()
-        .filter(|t| matches!(t.check(), tpb_harness::targets::Check::Lut(_)))
+        .filter(|t| matches!(t.check(), tpbconform::targets::Check::Lut(_)))
         .collect();
     assert_eq!(luts.len(), 8, "one LUT target per SPEC §6 table");
     for t in luts {
@@ -662,8 +662,8 @@ impl Subject for Inventor {
     }
     fn capabilities(&self) -> Capabilities {
         Capabilities::of(&[
-            tpb_harness::subjects::Capability::ValidateHeader,
-            tpb_harness::subjects::Capability::ValidatePayload,
+            tpbconform::subjects::Capability::ValidateHeader,
+            tpbconform::subjects::Capability::ValidatePayload,
         ])
     }
     fn validate(&self, which: Validator, b: &[u8; 64]) -> Reply<Verdict> {
@@ -838,11 +838,8 @@ impl Subject for Misencoder {
     fn encode(
         &self,
         opcode: u8,
-        fields: &[(
-            tpb_harness::subjects::FieldName,
-            tpb_harness::subjects::Value,
-        )],
-    ) -> Reply<tpb_harness::subjects::EncodeResult> {
+        fields: &[(tpbconform::subjects::FieldName, tpbconform::subjects::Value)],
+    ) -> Reply<tpbconform::subjects::EncodeResult> {
         self.0.encode(opcode, fields).map(|r| {
             r.map(|mut img| {
                 img[63] |= 1;

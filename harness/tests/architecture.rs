@@ -6,11 +6,14 @@
 //!   import cycle between its modules (file granularity; for `core` and the
 //!   `cli` front end, a child module's use of its ancestors is not counted);
 //! - `no_library_module_imports_the_cli`;
+//! - `the_crate_graph_points_down`: the harness's crates ([`CRATES`]) hold
+//!   the layers in order and depend only on the crates below them;
 //! - `layers_point_down`: each top-level harness module imports only its own
-//!   layer or the layers below it ([`LAYERS`]);
+//!   layer or the layers below it ([`LAYERS`]; the crates read as one);
 //! - `only_the_listed_modules_name_core_or_oracle` ([`NAMES_CORE`],
 //!   [`NAMES_ORACLE`]);
-//! - `the_two_implementations_name_neither_the_other_nor_the_harness`;
+//! - `the_two_implementations_name_neither_the_other_nor_the_harness` (nor
+//!   depend on a harness crate);
 //! - `only_kinds_and_the_registry_name_the_kind_checks`: outside `kinds/` and
 //!   `targets.rs`, code names only the parameterised checks
 //!   ([`PARAMETER_CHECKS`]), so a new kind is one file plus one row.
@@ -243,9 +246,42 @@ fn words(s: &[u8]) -> Vec<(String, usize, bool)> {
     out
 }
 
+/// The harness's crates, lowest first: folder, package, and the layers of
+/// [`LAYERS`] it holds, in order. A crate's `[dependencies]` (and dev- and
+/// build-dependencies) may name only the crates listed before it
+/// (`the_crate_graph_points_down`), so Cargo refuses an upward import; each
+/// crate's root imports the lower crates' modules it uses, so that the
+/// module paths (`crate::arch`) and the rules below read the crates as one.
+const CRATES: &[(&str, &str, &[&str])] = &[
+    ("harness/subjects", "tpb-subjects", &["data", "subjects"]),
+    ("harness/generators", "tpb-generators", &["generators"]),
+    ("harness/judge", "tpb-judge", &["judge", "kinds"]),
+    ("harness/gate", "tpb-gate", &["campaigns"]),
+    ("harness/report", "tpb-report", &["report"]),
+    ("harness", "tpbconform", &["cli"]),
+];
+
+/// The `src` folders of the harness's crates ([`CRATES`]).
+fn harness_srcs() -> Vec<PathBuf> {
+    CRATES
+        .iter()
+        .map(|(dir, _, _)| repo_root().join(dir).join("src"))
+        .collect()
+}
+
+/// Every module of the harness's crates, as [`modules`] gives them; the
+/// crates' top-level modules have distinct names, so they read as one crate.
+fn harness_modules() -> Vec<(Vec<String>, PathBuf)> {
+    harness_srcs().iter().flat_map(|s| modules(s)).collect()
+}
+
 /// Module-level import graph of the crate whose sources are `src`.
 fn graph(src: &Path) -> BTreeMap<Vec<String>, BTreeSet<Vec<String>>> {
-    let mods = modules(src);
+    graph_of(modules(src))
+}
+
+/// Module-level import graph of the modules `mods`.
+fn graph_of(mods: Vec<(Vec<String>, PathBuf)>) -> BTreeMap<Vec<String>, BTreeSet<Vec<String>>> {
     let known: BTreeSet<Vec<String>> = mods.iter().map(|(m, _)| m.clone()).collect();
     let mut g: BTreeMap<Vec<String>, BTreeSet<Vec<String>>> = BTreeMap::new();
     for (m, path) in &mods {
@@ -313,13 +349,17 @@ fn no_import_cycles_in_any_crate() {
     // its parent (harness, oracle). `false` (core, not restructured yet):
     // a child's use of its own ancestors is its namespace, not a cycle.
     for (krate, strict) in [
-        ("harness/src", true),
+        ("harness", true),
         ("oracles/src", true),
         ("capi/src", true),
         ("neff/src", true),
         ("core/src", false),
     ] {
-        let mut g = graph(&repo_root().join(krate));
+        let mut g = if krate == "harness" {
+            graph_of(harness_modules())
+        } else {
+            graph(&repo_root().join(krate))
+        };
         for (m, edges) in g.iter_mut() {
             // The CLI front end (top layer) keeps its shared helpers in
             // `cli/mod.rs`; a subcommand's use of them is not a cycle.
@@ -337,7 +377,7 @@ fn no_import_cycles_in_any_crate() {
 
 #[test]
 fn no_library_module_imports_the_cli() {
-    let g = graph(&repo_root().join("harness/src"));
+    let g = graph_of(harness_modules());
     let cli = vec!["cli".to_string()];
     for (m, edges) in &g {
         if m.first().is_some_and(|x| x == "cli") {
@@ -386,8 +426,9 @@ fn the_checker_sees_cycles_and_cli_imports() {
 
 /// The layers of the harness, lowest first: a top-level module may import
 /// modules of its own layer (the cycle test keeps those acyclic) and of the
-/// layers below, never above. `lib.rs` (the crate root) re-exports and is
-/// not checked. Every top-level module must be listed.
+/// layers below, never above. `lib.rs` (each crate root) imports or re-exports
+/// the lower crates' modules and is not checked. Every top-level module must
+/// be listed, in its layer's crate ([`CRATES`]).
 const LAYERS: &[(&str, &[&str])] = &[
     (
         "data",
@@ -448,7 +489,7 @@ fn upward_imports(g: &BTreeMap<Vec<String>, BTreeSet<Vec<String>>>) -> (Vec<Stri
 
 #[test]
 fn layers_point_down() {
-    let g = graph(&repo_root().join("harness/src"));
+    let g = graph_of(harness_modules());
     let (up, unlisted) = upward_imports(&g);
     assert!(
         unlisted.is_empty(),
@@ -461,7 +502,7 @@ fn layers_point_down() {
     );
 }
 
-/// The harness files (relative to `harness/src`; a trailing `/` is a whole
+/// The harness files (relative to their crate's `src`; a trailing `/` is a whole
 /// folder) whose code may name `tpb_core`: the subject adapters and their
 /// vocabulary, the modules that read core's generated instruction table
 /// (`arch`, `layout`, `reach`) and the generators that encode with core's
@@ -517,6 +558,14 @@ fn files_naming(src: &Path, word: &str) -> BTreeSet<String> {
         .collect()
 }
 
+/// Files of the harness's crates (relative to their `src`) whose code names `word`.
+fn harness_files_naming(word: &str) -> BTreeSet<String> {
+    harness_srcs()
+        .iter()
+        .flat_map(|src| files_naming(src, word))
+        .collect()
+}
+
 /// Files naming the crate that `allowed` does not cover, and the listed
 /// files (not folders) that no longer name it (the list must stay true).
 fn naming_violations(found: &BTreeSet<String>, allowed: &[&str]) -> (Vec<String>, Vec<String>) {
@@ -540,9 +589,8 @@ fn naming_violations(found: &BTreeSet<String>, allowed: &[&str]) -> (Vec<String>
 
 #[test]
 fn only_the_listed_modules_name_core_or_oracle() {
-    let src = repo_root().join("harness/src");
     for (krate, allowed) in [("tpb_core", NAMES_CORE), ("tpb_oracle", NAMES_ORACLE)] {
-        let found = files_naming(&src, krate);
+        let found = harness_files_naming(krate);
         let (extra, stale) = naming_violations(&found, allowed);
         assert!(
             extra.is_empty(),
@@ -555,14 +603,20 @@ fn only_the_listed_modules_name_core_or_oracle() {
     }
 }
 
+/// The library names of the harness's crates (`tpb_subjects`, ..., `tpbconform`).
+fn harness_lib_names() -> Vec<String> {
+    CRATES.iter().map(|(_, p, _)| p.replace('-', "_")).collect()
+}
+
 #[test]
 fn the_two_implementations_name_neither_the_other_nor_the_harness() {
-    for (src, forbidden) in [
-        ("core/src", ["tpb_oracle", "tpb_harness"]),
-        ("oracles/src", ["tpb_core", "tpb_harness"]),
-    ] {
-        let src = repo_root().join(src);
-        for word in forbidden {
+    for (dir, other) in [("core", "tpb_oracle"), ("oracles", "tpb_core")] {
+        let src = repo_root().join(dir).join("src");
+        for word in harness_lib_names()
+            .iter()
+            .map(String::as_str)
+            .chain([other])
+        {
             let found = files_naming(&src, word);
             assert!(
                 found.is_empty(),
@@ -570,7 +624,147 @@ fn the_two_implementations_name_neither_the_other_nor_the_harness() {
                 src.display()
             );
         }
+        let deps = manifest_deps(&repo_root().join(dir).join("Cargo.toml"));
+        for (_, p, _) in CRATES {
+            assert!(!deps.contains(*p), "{dir}/Cargo.toml depends on {p}");
+        }
     }
+}
+
+/// The packages a `Cargo.toml` depends on, in any dependency table
+/// (`[dependencies]`, `[dev-dependencies]`, `[build-dependencies]`, their
+/// `[target.'…'.…]` forms, and `[dependencies.name]`); a renamed dependency
+/// counts by its `package`.
+fn manifest_deps_of(text: &str) -> BTreeSet<String> {
+    let tables = ["dependencies", "dev-dependencies", "build-dependencies"];
+    let mut out = BTreeSet::new();
+    let mut in_deps = false;
+    for line in text.lines().map(str::trim) {
+        if line.starts_with('[') {
+            let header = line.trim_matches(|c| c == '[' || c == ']');
+            let mut parts = header.rsplitn(2, '.');
+            let (last, rest) = (parts.next().unwrap_or(""), parts.next());
+            in_deps = tables
+                .iter()
+                .any(|t| header == *t || header.ends_with(&format!(".{t}")));
+            if !in_deps
+                && rest.is_some_and(|r| {
+                    tables
+                        .iter()
+                        .any(|t| r == *t || r.ends_with(&format!(".{t}")))
+                })
+            {
+                // `[dependencies.name]`: the table is the dependency
+                out.insert(last.trim_matches('"').to_string());
+            }
+            continue;
+        }
+        if !in_deps || line.starts_with('#') {
+            continue;
+        }
+        let Some((key, value)) = line.split_once('=') else {
+            continue;
+        };
+        let package = value.split_once("package").and_then(|(_, v)| {
+            let v = v
+                .trim_start()
+                .strip_prefix('=')?
+                .trim_start()
+                .strip_prefix('"')?;
+            v.split('"').next()
+        });
+        out.insert(package.unwrap_or(key.trim().trim_matches('"')).to_string());
+    }
+    out
+}
+
+/// [`manifest_deps_of`] of the file `path`.
+fn manifest_deps(path: &Path) -> BTreeSet<String> {
+    manifest_deps_of(&fs::read_to_string(path).unwrap())
+}
+
+/// Every dependency of a harness crate on a harness crate not listed before it
+/// in [`CRATES`], as `"from -> to"`; `deps` is each crate's [`manifest_deps`].
+fn upward_crate_deps(deps: &[BTreeSet<String>]) -> Vec<String> {
+    let mut up = Vec::new();
+    for (i, d) in deps.iter().enumerate() {
+        for (j, (_, to, _)) in CRATES.iter().enumerate() {
+            if j >= i && d.contains(*to) {
+                up.push(format!("{} -> {to}", CRATES[i].1));
+            }
+        }
+    }
+    up
+}
+
+#[test]
+fn the_crate_graph_points_down() {
+    // The crates hold the layers in order, all of them.
+    let held: Vec<&str> = CRATES
+        .iter()
+        .flat_map(|(_, _, l)| l.iter().copied())
+        .collect();
+    let layers: Vec<&str> = LAYERS.iter().map(|(l, _)| *l).collect();
+    assert_eq!(
+        held, layers,
+        "CRATES must hold the layers of LAYERS in order"
+    );
+    // Each crate's top-level modules are of its own layers.
+    for (dir, package, held) in CRATES {
+        let src = repo_root().join(dir).join("src");
+        let mut tops: BTreeSet<String> = BTreeSet::new();
+        for (m, _) in modules(&src) {
+            if let Some(top) = m.first() {
+                tops.insert(top.clone());
+            }
+        }
+        assert!(
+            !tops.is_empty(),
+            "{package}: no modules under {}",
+            src.display()
+        );
+        for top in tops {
+            let layer = layer_of(&top).map(|l| LAYERS[l].0);
+            assert!(
+                layer.is_some_and(|l| held.contains(&l)),
+                "{package} holds module {top} of layer {layer:?}, not one of {held:?}"
+            );
+        }
+    }
+    // Every package folder under harness/ is one of CRATES.
+    let mut folders = vec![repo_root().join("harness")];
+    for e in fs::read_dir(repo_root().join("harness")).unwrap().flatten() {
+        if e.path().join("Cargo.toml").is_file() {
+            folders.push(e.path());
+        }
+    }
+    for f in &folders {
+        let rel = f
+            .strip_prefix(repo_root())
+            .unwrap()
+            .to_string_lossy()
+            .replace('\\', "/");
+        assert!(
+            CRATES.iter().any(|(dir, _, _)| *dir == rel),
+            "{rel}/Cargo.toml is a harness crate that CRATES does not list"
+        );
+    }
+    // Dependencies point down.
+    let deps: Vec<BTreeSet<String>> = CRATES
+        .iter()
+        .map(|(dir, _, _)| manifest_deps(&repo_root().join(dir).join("Cargo.toml")))
+        .collect();
+    assert!(
+        deps[1].contains(CRATES[0].1),
+        "the manifest reader found no harness dependency: {:?}",
+        deps[1]
+    );
+    let up = upward_crate_deps(&deps);
+    assert!(
+        up.is_empty(),
+        "harness crates depending on their own or a higher layer:\n{}",
+        up.join("\n")
+    );
 }
 
 /// The NEFF reader (`neff/`, crate tpb-neff) is a container reader below the harness: it
@@ -581,15 +775,21 @@ const NAMES_NEFF: &[&str] = &["cli/check_neff.rs", "cli/neff.rs"];
 #[test]
 fn the_neff_reader_names_no_other_crate_and_only_the_cli_names_it() {
     let src = repo_root().join("neff/src");
-    for word in ["tpb_harness", "tpb_core", "tpb_oracle"] {
+    let libs = harness_lib_names();
+    for word in libs
+        .iter()
+        .map(String::as_str)
+        .chain(["tpb_core", "tpb_oracle"])
+    {
         let found = files_naming(&src, word);
         assert!(found.is_empty(), "neff/src names {word}: {found:?}");
     }
-    let manifest = fs::read_to_string(repo_root().join("neff/Cargo.toml")).unwrap();
-    for dep in ["tpb-harness", "tpb-core", "tpb-oracle"] {
-        assert!(!manifest.contains(dep), "neff/Cargo.toml depends on {dep}");
+    let deps = manifest_deps(&repo_root().join("neff/Cargo.toml"));
+    let packages = CRATES.iter().map(|(_, p, _)| *p);
+    for dep in packages.chain(["tpb-core", "tpb-oracle"]) {
+        assert!(!deps.contains(dep), "neff/Cargo.toml depends on {dep}");
     }
-    let found = files_naming(&repo_root().join("harness/src"), "tpb_neff");
+    let found = harness_files_naming("tpb_neff");
     let (extra, stale) = naming_violations(&found, NAMES_NEFF);
     assert!(
         extra.is_empty(),
@@ -637,16 +837,17 @@ fn kind_checks_outside(files: &[(String, String)]) -> Vec<String> {
 
 #[test]
 fn only_kinds_and_the_registry_name_the_kind_checks() {
-    let src = repo_root().join("harness/src");
-    let files: Vec<(String, String)> = modules(&src)
-        .into_iter()
-        .map(|(_, p)| {
-            let rel = p
-                .strip_prefix(&src)
-                .unwrap()
-                .to_string_lossy()
-                .replace('\\', "/");
-            (rel, code(&p))
+    let files: Vec<(String, String)> = harness_srcs()
+        .iter()
+        .flat_map(|src| {
+            modules(src).into_iter().map(move |(_, p)| {
+                let rel = p
+                    .strip_prefix(src)
+                    .unwrap()
+                    .to_string_lossy()
+                    .replace('\\', "/");
+                (rel, code(&p))
+            })
         })
         .collect();
     let uses = files.iter().filter(|(_, c)| c.contains("Check::")).count();
@@ -694,6 +895,27 @@ fn the_checker_sees_every_rule_broken() {
     assert_eq!(
         kind_checks_outside(&files),
         vec!["gate/config.rs: Check::Sync".to_string()]
+    );
+    // Crate graph: the manifest reader sees every dependency form, and a
+    // harness crate depending on its own or a higher one is upward.
+    let deps = manifest_deps_of(
+        "[package]\nname = \"x\"\n[dependencies]\ntpb-subjects = { path = \"../subjects\" }\n\
+         serde = \"1\"\n[dev-dependencies]\nrep = { package = \"tpb-report\", path = \"r\" }\n\
+         [target.'cfg(unix)'.build-dependencies]\ncc = \"1\"\n[dependencies.tpb-gate]\npath = \"g\"\n\
+         [lints]\nworkspace = true\n",
+    );
+    let want = ["cc", "serde", "tpb-gate", "tpb-report", "tpb-subjects"];
+    assert_eq!(deps, want.iter().map(|s| s.to_string()).collect());
+    let mut graph = vec![BTreeSet::new(); CRATES.len()];
+    graph[1] = BTreeSet::from(["tpb-subjects".to_string()]);
+    assert!(upward_crate_deps(&graph).is_empty());
+    graph[2] = BTreeSet::from(["tpb-gate".to_string(), "tpb-judge".to_string()]);
+    assert_eq!(
+        upward_crate_deps(&graph),
+        vec![
+            "tpb-judge -> tpb-judge".to_string(),
+            "tpb-judge -> tpb-gate".to_string()
+        ]
     );
 }
 
@@ -745,7 +967,7 @@ fn one_prng_in_the_workspace() {
         walk(&root.join(top), &mut files);
     }
     assert!(files.len() > 50, "found only {} sources", files.len());
-    let one = root.join("harness/src/generators/rng.rs");
+    let one = root.join("harness/generators/src/generators/rng.rs");
     let this = root.join("harness/tests/architecture.rs");
     let bad: Vec<String> = files
         .iter()

@@ -12,10 +12,10 @@
 
 mod images;
 use images::valid_images;
-use tpb_harness::arch::Arch;
-use tpb_harness::blame::{ask, blamed_bytes, Answer, ByteSet};
-use tpb_harness::subjects::{hex, registry, Subject, Validator};
-use tpb_harness::targets::Check;
+use tpbconform::arch::Arch;
+use tpbconform::blame::{ask, blamed_bytes, Answer, ByteSet};
+use tpbconform::subjects::{hex, registry, Subject, Validator};
+use tpbconform::targets::Check;
 
 fn checks(op: u8) -> Vec<Check> {
     match op {

@@ -10,7 +10,7 @@
 //!   Docker with temporary SRC/OUT) and checks that every registered target is
 //!   in OUT as an executable, with `<t>_seed_corpus.zip` holding its corpus
 //!   folder and `<t>.dict` equal to the dictionary. Run it with
-//!   `cargo test -p tpb-harness --test cflite -- --ignored --nocapture`; it
+//!   `cargo test -p tpbconform --test cflite -- --ignored --nocapture`; it
 //!   skips, saying why, when the nightly toolchain or cargo-fuzz is missing.
 
 mod common;
@@ -19,10 +19,10 @@ use common::repo_root;
 use std::collections::BTreeSet;
 use std::path::Path;
 use std::process::Command;
-use tpb_harness::targets;
+use tpbconform::targets;
 
 /// The harness's fuzz targets: the corpus folders of the target registry
-/// (`tpb_harness::targets`).
+/// (`tpbconform::targets`).
 fn registered() -> BTreeSet<String> {
     targets::folders().iter().map(|t| t.to_string()).collect()
 }
@@ -172,7 +172,7 @@ fn fuzz_manifest_matches_the_registry() {
             (entry || run) && src.lines().count() <= 5,
             "fuzz/fuzz_targets/{t}.rs: a few lines running Entry::of(\"{t}\") (or fuzz_entry::run(\"{t}\", data))"
         );
-        let lean = tpb_harness::fuzz_entry::Entry::find(&t).is_some_and(|e| e.is_lean());
+        let lean = tpbconform::fuzz_entry::Entry::find(&t).is_some_and(|e| e.is_lean());
         assert!(
             entry || !lean,
             "fuzz/fuzz_targets/{t}.rs: a lean target must name its entry as a const (Entry::of), \
@@ -196,7 +196,7 @@ fn zip_entries(bytes: &[u8]) -> Option<usize> {
 }
 
 #[test]
-#[ignore = "slow (cold ASan release build, minutes): cargo test -p tpb-harness --test cflite -- --ignored --nocapture"]
+#[ignore = "slow (cold ASan release build, minutes): cargo test -p tpbconform --test cflite -- --ignored --nocapture"]
 fn cflite_dry_build() {
     let toolchain = std::env::var("CFLITE_TOOLCHAIN").unwrap_or_else(|_| "nightly".into());
     if !works("cargo", &[&format!("+{toolchain}"), "--version"]) {

@@ -778,7 +778,7 @@ fn help_states_each_subcommands_exit_codes() {
 
 #[test]
 fn help_lists_target_names_from_the_registry() {
-    use tpb_harness::targets::Target;
+    use tpbconform::targets::Target;
     let gate = help(&["gate"]);
     let replay = help(&["replay"]);
     for t in Target::all() {

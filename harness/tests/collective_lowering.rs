@@ -4,11 +4,11 @@
 
 use std::collections::BTreeSet;
 use tpb_core::lower::Generation;
-use tpb_harness::arch::Arch;
-use tpb_harness::gate::{self, GateConfig};
-use tpb_harness::generators::SplitMix64;
-use tpb_harness::kinds::collective_lowering::collective_lowering_case;
-use tpb_harness::targets::Target;
+use tpbconform::arch::Arch;
+use tpbconform::gate::{self, GateConfig};
+use tpbconform::generators::SplitMix64;
+use tpbconform::kinds::collective_lowering::collective_lowering_case;
+use tpbconform::targets::Target;
 
 fn bytes(seed: u64, n: usize) -> Vec<u8> {
     SplitMix64(seed).bytes(n)

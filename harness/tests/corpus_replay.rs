@@ -3,7 +3,7 @@
 
 use std::fs;
 use std::path::PathBuf;
-use tpb_harness::fuzz_entry::{self, fnv1a64, fuzz_targets, CORPUS_VERSION};
+use tpbconform::fuzz_entry::{self, fnv1a64, fuzz_targets, CORPUS_VERSION};
 
 fn corpus() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../corpus")
@@ -15,7 +15,7 @@ fn corpus_version_is_current() {
     assert_eq!(
         v.trim(),
         CORPUS_VERSION,
-        "stale corpus: regenerate with `cargo run -p tpb-harness --example gen_corpus`"
+        "stale corpus: regenerate with `cargo run -p tpbconform --example gen_corpus`"
     );
 }
 

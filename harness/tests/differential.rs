@@ -16,10 +16,10 @@ use images::valid_images;
 use std::path::PathBuf;
 use tpb_core::insn::CustomOpGroup;
 use tpb_core::{Bundle, Generation};
-use tpb_harness::gate::{self, GateConfig};
-use tpb_harness::judge::{compare_bundle, compare_stream, Outcome};
-use tpb_harness::targets::Target;
 use tpb_oracle::Chip;
+use tpbconform::gate::{self, GateConfig};
+use tpbconform::judge::{compare_bundle, compare_stream, Outcome};
+use tpbconform::targets::Target;
 
 fn fail_on(o: Outcome, what: &dyn Fn() -> String) {
     if let Some(d) = o.divergence() {
@@ -162,14 +162,14 @@ fn validators_name_the_same_offending_byte() {
                         c.predicate().name(),
                         o.predicate.name(),
                         "{g:?} {}",
-                        tpb_harness::subjects::hex(b)
+                        tpbconform::subjects::hex(b)
                     );
                     if c.predicate().name() != "custom_op_header_scratch_space_val" {
                         assert_eq!(
                             c.offset(),
                             o.offset,
                             "{g:?} {}: {} at core 0x{:02X}, oracle 0x{:02X}",
-                            tpb_harness::subjects::hex(b),
+                            tpbconform::subjects::hex(b),
                             c.predicate().name(),
                             c.offset(),
                             o.offset
@@ -179,7 +179,7 @@ fn validators_name_the_same_offending_byte() {
                 }
                 (c, o) => panic!(
                     "{g:?} {}: core {:?}, oracle {:?}",
-                    tpb_harness::subjects::hex(b),
+                    tpbconform::subjects::hex(b),
                     c.map(|e| e.predicate().name()),
                     o.map(|r| r.predicate.name())
                 ),

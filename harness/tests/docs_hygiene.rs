@@ -8,7 +8,7 @@ use common::repo_root;
 use std::collections::BTreeSet;
 use std::fs;
 use std::path::{Path, PathBuf};
-use tpb_harness::{fuzz_entry::CORPUS_VERSION, SPEC_VERSION};
+use tpbconform::{fuzz_entry::CORPUS_VERSION, SPEC_VERSION};
 
 /// Folders that hold build output, fuzzing output, reports or corpus data,
 /// not sources (relative to the root).
@@ -137,15 +137,18 @@ fn every_cited_repository_path_exists() {
     for (p, t) in sources() {
         let Some(text) = prose(&p, &t) else { continue };
         let dir = p.parent().unwrap_or(Path::new(""));
-        // The crate the file belongs to: `tests/x.rs` in a crate's docs is the crate's.
-        let krate = dir
+        // The crates the file belongs to: `tests/x.rs` in a crate's docs is the crate's,
+        // or the enclosing package's (the harness's layer crates sit inside `harness/`,
+        // whose `tests/` serves them all).
+        let krates: Vec<&Path> = dir
             .ancestors()
-            .find(|a| root.join(a).join("Cargo.toml").is_file())
-            .unwrap_or(Path::new(""));
+            .filter(|a| root.join(a).join("Cargo.toml").is_file())
+            .collect();
         for c in cited_paths(&text, &tops) {
             checked += 1;
-            if ![Path::new(""), dir, krate]
+            if ![Path::new(""), dir]
                 .iter()
+                .chain(&krates)
                 .any(|base| root.join(base).join(&c).exists())
             {
                 missing.push(format!("{}: `{c}`", p.display()));

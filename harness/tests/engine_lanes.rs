@@ -11,8 +11,8 @@ use serde_json::Value;
 use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
-use tpb_harness::report::lanes;
-use tpb_harness::subjects::{registry, DmaRow, EngineProgram};
+use tpbconform::report::lanes;
+use tpbconform::subjects::{registry, DmaRow, EngineProgram};
 
 const CHROMIUM: &str = "/usr/bin/chromium";
 

@@ -10,9 +10,9 @@ use common::{bundle_with, BIN};
 use std::path::Path;
 use std::time::{Duration, Instant};
 use subjects::*;
-use tpb_harness::arch::Arch;
-use tpb_harness::external::{self, Answer, Client, FaultClass, Op, Reply, Request};
-use tpb_harness::subjects::{LutTable, SubjectSpec};
+use tpbconform::arch::Arch;
+use tpbconform::external::{self, Answer, Client, FaultClass, Op, Reply, Request};
+use tpbconform::subjects::{LutTable, SubjectSpec};
 
 const TIMEOUT: Duration = Duration::from_secs(10);
 
@@ -119,7 +119,7 @@ fn pinned() -> Vec<(Request, Option<&'static str>)> {
 /// Deterministic mixed inputs: valid images with 0..3 byte mutations, and
 /// uniform bytes; the last byte is never 0xEE (the misbehaving trigger).
 fn mixed(n: usize) -> Vec<Request> {
-    let mut r = tpb_harness::generators::SplitMix64(0x9E37_79B9_7F4A_7C15);
+    let mut r = tpbconform::generators::SplitMix64(0x9E37_79B9_7F4A_7C15);
     let mut next = move || r.next_u64();
     (0..n)
         .map(|i| {
@@ -415,7 +415,7 @@ fn worker_rejects_non_lib_specs() {
 /// it was restarted K - 1 times (not once per request), and the reason
 /// names the first faulting input.
 fn given_up_after_k(spec: &str, class: FaultClass, timeout: Duration) {
-    use tpb_harness::external::process::{GIVE_UP_AFTER, GIVE_UP_AFTER_TIMEOUTS};
+    use tpbconform::external::process::{GIVE_UP_AFTER, GIVE_UP_AFTER_TIMEOUTS};
     let k = if class == FaultClass::Timeout {
         GIVE_UP_AFTER_TIMEOUTS
     } else {
@@ -442,7 +442,7 @@ fn given_up_after_k(spec: &str, class: FaultClass, timeout: Duration) {
         .given_up()
         .unwrap_or_else(|| panic!("{spec}: not given up"));
     assert!(
-        why.contains(&tpb_harness::subjects::hex(&match reqs[0] {
+        why.contains(&tpbconform::subjects::hex(&match reqs[0] {
             Request::ValidateHeader(b) => b,
             _ => unreachable!(),
         })),

@@ -10,9 +10,9 @@ use common::{code, gate_over, refused, stderr, tpb, BIN};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
-use tpb_harness::arch::Arch;
-use tpb_harness::gate::{self, GateConfig, Shard};
-use tpb_harness::targets::Target;
+use tpbconform::arch::Arch;
+use tpbconform::gate::{self, GateConfig, Shard};
+use tpbconform::targets::Target;
 
 fn tmp(name: &str) -> PathBuf {
     common::tmp("gate-test", name)
@@ -497,10 +497,10 @@ fn default_gate_covers_every_generation_and_arch_narrows_it() {
     for (a, st) in &all.arches {
         assert_eq!(st.ran, 3 * 175, "{a}");
     }
-    let md = tpb_harness::report::summary_md(
+    let md = tpbconform::report::summary_md(
         &all,
         &[],
-        &tpb_harness::report::Timing {
+        &tpbconform::report::Timing {
             timestamp: "t".into(),
         },
     );

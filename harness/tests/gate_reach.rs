@@ -1,5 +1,5 @@
 //! The gate's spec-coverage report (issue 12, item 2): generated cases are
-//! classified into every field's value classes ([`tpb_harness::reach`]) while
+//! classified into every field's value classes ([`tpbconform::reach`]) while
 //! the gate runs; summary.md, run.json and junit.xml list the classes the run
 //! never hit, and a full run (complete, unsharded, every target, at least the
 //! default case count) with an unhit class FAILS.
@@ -9,9 +9,9 @@ mod common;
 use common::{code, stderr, strs, BIN};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
-use tpb_harness::arch::Arch;
-use tpb_harness::gate::{self, declared_reach, reach_failure, GateConfig, GateFailure, GateRun};
-use tpb_harness::targets::Target;
+use tpbconform::arch::Arch;
+use tpbconform::gate::{self, declared_reach, reach_failure, GateConfig, GateFailure, GateRun};
+use tpbconform::targets::Target;
 
 fn tmp(name: &str) -> PathBuf {
     common::tmp("gate-reach", name)

@@ -137,8 +137,8 @@ fn planted_bugs_fail_the_gate_naming_the_predicate_and_replay_reproduces() {
             assert_eq!(code(&r), 1, "{l}\n{}{}", text(&r.stdout), text(&r.stderr));
             // The same input through the good build agrees with core.
             let fixed = l.replace(
-                &tpb_harness::triage::shell_word(&bad),
-                &tpb_harness::triage::shell_word(&good),
+                &tpbconform::triage::shell_word(&bad),
+                &tpbconform::triage::shell_word(&good),
             );
             assert_ne!(&fixed, l);
             let r = run_replay(&fixed, &report);

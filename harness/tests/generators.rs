@@ -5,12 +5,12 @@
 use arbitrary::Unstructured;
 use proptest::prelude::*;
 use std::collections::{BTreeMap, BTreeSet};
-use tpb_harness::fuzz_entry;
-use tpb_harness::generators::{self as gen, Case, Config, SplitMix64, Violation, SCRATCH_PARTIAL};
-use tpb_harness::judge::structured::check_case_report as check_case;
-use tpb_harness::judge::Judge;
-use tpb_harness::layout::OPCODES;
-use tpb_harness::subjects::{registry, verdict_name, Subject, Validator};
+use tpbconform::fuzz_entry;
+use tpbconform::generators::{self as gen, Case, Config, SplitMix64, Violation, SCRATCH_PARTIAL};
+use tpbconform::judge::structured::check_case_report as check_case;
+use tpbconform::judge::Judge;
+use tpbconform::layout::OPCODES;
+use tpbconform::subjects::{registry, verdict_name, Subject, Validator};
 
 /// A subject's verdict text (`valid`, a predicate, or its fault).
 fn verdict(s: &dyn Subject, which: Validator, b: &[u8; 64]) -> String {

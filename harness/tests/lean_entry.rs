@@ -7,13 +7,13 @@ mod common;
 
 use common::BIN;
 use std::process::Command;
-use tpb_harness::fuzz_entry::{self, Entry};
-use tpb_harness::judge::{group_header, group_payload, lean, Judge};
-use tpb_harness::subjects::{
+use tpbconform::fuzz_entry::{self, Entry};
+use tpbconform::judge::{group_header, group_payload, lean, Judge};
+use tpbconform::subjects::{
     hex, registry, Capabilities, DecodeFail, Decoded, EncodeResult, FieldName, Reply, Subject,
     Validator, Value, Verdict,
 };
-use tpb_harness::targets::{folder_targets, Target};
+use tpbconform::targets::{folder_targets, Target};
 
 /// core with one planted disagreement per operation: its validators ignore
 /// byte 0x3F (the "reserved check skips the tail byte" bug) and byte 0x0E
@@ -124,7 +124,7 @@ fn lean_divergences_are_the_engines() {
             let eng = engine.compare(t, input).0.into_iter().next();
             assert_eq!(lean, eng, "{t} on {}", hex(input));
             found += usize::from(lean.is_some());
-            if let tpb_harness::targets::Check::Validator(v) = t.check() {
+            if let tpbconform::targets::Check::Validator(v) = t.check() {
                 assert_eq!(lean::validator_pair(&left, &right, t, v, input), eng);
             }
         }

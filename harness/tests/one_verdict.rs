@@ -7,9 +7,9 @@ mod common;
 
 use common::{code, stdout, tmp, tpb};
 use std::collections::BTreeMap;
-use tpb_harness::arch::Arch;
-use tpb_harness::generators::SplitMix64;
-use tpb_harness::layout::{UPDATE_MEMBERS, WAIT_MEMBERS};
+use tpbconform::arch::Arch;
+use tpbconform::generators::SplitMix64;
+use tpbconform::layout::{UPDATE_MEMBERS, WAIT_MEMBERS};
 
 /// Three bundles per opcode: raw random bytes; a sound skeleton (inst_word_len 0x10, member
 /// modes) with a random body; a sound skeleton with one mode byte drawn at random.

@@ -1,16 +1,16 @@
 //! Domain reach of the default gate: regenerates the first cases of the gate's
 //! case set (the same pure function of seed, target and index the gate uses)
-//! and fails when a declared value class of some field (`tpb_harness::reach`)
+//! and fails when a declared value class of some field (`tpbconform::reach`)
 //! is never hit — a blind spot of the generators.
 
-use tpb_harness::arch::Arch;
-use tpb_harness::findings::CaseKind;
-use tpb_harness::gate::{DEFAULT_SEED, DEFAULT_SYNC_CASES};
-use tpb_harness::generators::sync_program::{self, Shape};
-use tpb_harness::generators::{case_rng, name_hash};
-use tpb_harness::kinds::{self, CaseBuf, Draw};
-use tpb_harness::reach::Reach;
-use tpb_harness::targets::{Check, Target};
+use tpbconform::arch::Arch;
+use tpbconform::findings::CaseKind;
+use tpbconform::gate::{DEFAULT_SEED, DEFAULT_SYNC_CASES};
+use tpbconform::generators::sync_program::{self, Shape};
+use tpbconform::generators::{case_rng, name_hash};
+use tpbconform::kinds::{self, CaseBuf, Draw};
+use tpbconform::reach::Reach;
+use tpbconform::targets::{Check, Target};
 
 /// Generated case `i` of gate target `t` under the default seed, for
 /// generation `arch`, written into `buf`.
@@ -76,10 +76,10 @@ fn stream_lint_reach(cases: u64) -> Reach {
     kind.declare_reach(t, &mut reach);
     let engines: Vec<_> = Arch::ALL
         .iter()
-        .map(|&a| tpb_harness::judge::Judge::open(&[], a).expect("reference engine"))
+        .map(|&a| tpbconform::judge::Judge::open(&[], a).expect("reference engine"))
         .collect();
     let mut buf = CaseBuf::default();
-    for i in (0..cases).filter(|&i| tpb_harness::gate::reach_sampled(i)) {
+    for i in (0..cases).filter(|&i| tpbconform::gate::reach_sampled(i)) {
         let k = (i % Arch::ALL.len() as u64) as usize;
         let input = gate_case(t, Arch::ALL[k], i, &mut buf).to_vec();
         let ran = kind.run(&engines[k], t, &input, Some(&mut reach));
@@ -108,7 +108,7 @@ fn default_gate_stream_lint_cases_reach_every_lint_class() {
         assert!(declared.iter().any(|u| u == c), "{c} not declared");
     }
     // A tenth of the default gate's sampled cases already hit every class.
-    let cases = tpb_harness::gate::config::STREAM_LINT_CASES / 10;
+    let cases = tpbconform::gate::config::STREAM_LINT_CASES / 10;
     let unhit = stream_lint_reach(cases).unhit();
     assert!(
         unhit.is_empty(),
@@ -132,8 +132,8 @@ fn reach_detects_an_unreachable_class() {
 /// Sync cases the gate classifies for reach in a `--cases 500000` run
 /// (one in `gate::REACH_SAMPLE`); the default gate classifies more.
 const SYNC_SAMPLED: u64 = {
-    let n = 500_000 / tpb_harness::gate::REACH_SAMPLE;
-    assert!(n <= DEFAULT_SYNC_CASES / tpb_harness::gate::REACH_SAMPLE);
+    let n = 500_000 / tpbconform::gate::REACH_SAMPLE;
+    assert!(n <= DEFAULT_SYNC_CASES / tpbconform::gate::REACH_SAMPLE);
     n
 };
 
@@ -150,7 +150,7 @@ fn default_gate_sync_cases_reach_every_program_shape() {
     // A tenth of the sampled cases of a 500,000-case gate must already hit
     // every class.
     while sampled < SYNC_SAMPLED / 10 {
-        if tpb_harness::gate::reach_sampled(i) {
+        if tpbconform::gate::reach_sampled(i) {
             sampled += 1;
             let input = gate_case(t, Arch::default(), i, &mut buf);
             kind.record_reach(t, &mut reach, input);
@@ -167,7 +167,7 @@ fn the_gate_counts_sync_shapes_as_the_classifier_does() {
     // program the comparison built); that must equal `record_reach`.
     let t = Target::named("sync_handshake");
     let kind = kinds::of(t);
-    let e = tpb_harness::judge::Judge::reference();
+    let e = tpbconform::judge::Judge::reference();
     let (mut by_run, mut by_record) = (Reach::default(), Reach::default());
     kind.declare_reach(t, &mut by_run);
     kind.declare_reach(t, &mut by_record);
@@ -225,11 +225,11 @@ fn default_gate_engine_sync_cases_reach_every_finding() {
         let c = format!("engine_sync.finding: {c}");
         assert!(declared.contains(&c), "{c} not declared: {declared:?}");
     }
-    let judge = tpb_harness::judge::Judge::open(&[], Arch::default()).expect("reference engine");
+    let judge = tpbconform::judge::Judge::open(&[], Arch::default()).expect("reference engine");
     let mut buf = CaseBuf::default();
     // A tenth of the default gate's cases already hit every class.
-    let cases = tpb_harness::kinds::engine_sync::ENGINE_SYNC_CASES / 10;
-    for i in (0..cases).filter(|&i| tpb_harness::gate::reach_sampled(i)) {
+    let cases = tpbconform::kinds::engine_sync::ENGINE_SYNC_CASES / 10;
+    for i in (0..cases).filter(|&i| tpbconform::gate::reach_sampled(i)) {
         let input = gate_case(t, Arch::default(), i, &mut buf).to_vec();
         let ran = kind.run(&judge, t, &input, Some(&mut reach));
         assert!(ran.outcome.is_agree(), "case {i}");

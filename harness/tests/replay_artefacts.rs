@@ -6,9 +6,9 @@
 mod common;
 
 use common::{code, repo_root, stderr, stdout, tmp, tpb};
-use tpb_harness::fuzz_entry;
-use tpb_harness::generators::SplitMix64;
-use tpb_harness::targets::Target;
+use tpbconform::fuzz_entry;
+use tpbconform::generators::SplitMix64;
+use tpbconform::targets::Target;
 
 /// The fuzz target names, from the folder cargo-fuzz builds.
 fn fuzz_targets() -> Vec<String> {
@@ -70,7 +70,7 @@ fn a_short_artefact_reads_as_its_zero_padded_bundle() {
     ]);
     assert_eq!(code(&o), 0, "{}", stderr(&o));
     assert!(
-        stdout(&o).contains(&tpb_harness::subjects::hex(&b[..33])),
+        stdout(&o).contains(&tpbconform::subjects::hex(&b[..33])),
         "{}",
         stdout(&o)
     );

@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 use subjects::{c_example, misbehave_py, tiny_py};
-use tpb_harness::subjects::Predicate;
+use tpbconform::subjects::Predicate;
 
 /// The Rust Debug forms a subject's answer used to be printed in
 /// (`Some(InstWordLen)`, `Err(Known("not_shipped"))`, `Route::Dma`): found

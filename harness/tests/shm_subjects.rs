@@ -16,10 +16,10 @@ use common::{code, repo_root, stderr, BIN};
 use std::path::Path;
 use std::time::{Duration, Instant};
 use subjects::*;
-use tpb_harness::arch::Arch;
-use tpb_harness::external::shm_client::{batch_budget, ShmAnswer, ShmChannel};
-use tpb_harness::external::{self, Answer, FaultClass, Request};
-use tpb_harness::subjects::{LutTable, Predicate, SubjectSpec};
+use tpbconform::arch::Arch;
+use tpbconform::external::shm_client::{batch_budget, ShmAnswer, ShmChannel};
+use tpbconform::external::{self, Answer, FaultClass, Request};
+use tpbconform::subjects::{LutTable, Predicate, SubjectSpec};
 
 fn channel(lib: &Path, timeout: Duration) -> ShmChannel {
     ShmChannel::start(
@@ -34,7 +34,7 @@ fn channel(lib: &Path, timeout: Duration) -> ShmChannel {
 /// `n` bundles: header-ish images with varied bytes, so every predicate
 /// shows up; entry `planted` (if any) ends in 0xEE, the misbehaving input.
 fn bundles(n: usize, planted: Option<usize>) -> Vec<[u8; 64]> {
-    let mut r = tpb_harness::generators::SplitMix64(7);
+    let mut r = tpbconform::generators::SplitMix64(7);
     (0..n)
         .map(|i| {
             let mut b = [0u8; 64];
@@ -104,7 +104,7 @@ fn v1_and_v2_libraries_answer_like_the_json_worker_on_both_validators() {
         &["TPB_ABI_V1"],
     );
     // More than one hand-off (CHUNK entries each).
-    let bs = bundles(2 * tpb_harness::external::shm::CHUNK + 1_000, None);
+    let bs = bundles(2 * tpbconform::external::shm::CHUNK + 1_000, None);
     for lib in [&v1, &v2] {
         let mut ch = channel(lib, Duration::from_secs(10));
         assert_eq!(ch.has_batch(false), lib == &v2, "{}", lib.display());
@@ -220,7 +220,7 @@ fn a_planted_hang_is_named_exactly_and_costs_the_case_timeout_once() {
     );
     let took = planted(&batch, FaultClass::Timeout, timeout);
     // The batch probe (bounded), then one timeout on the named input.
-    let bound = batch_budget(tpb_harness::external::shm::CHUNK, timeout) + timeout * 2;
+    let bound = batch_budget(tpbconform::external::shm::CHUNK, timeout) + timeout * 2;
     assert!(took < bound, "took {took:?} (bound {bound:?})");
 }
 
@@ -608,4 +608,4 @@ fn an_answer_the_worker_leaves_unwritten_is_a_harness_fault_not_a_divergence() {
     assert!(summary.contains("left this entry unwritten"), "{summary}");
 }
 
-const PLANT: &str = tpb_harness::external::shm_worker::PLANT_SKIP_LAST_ENV;
+const PLANT: &str = tpbconform::external::shm_worker::PLANT_SKIP_LAST_ENV;

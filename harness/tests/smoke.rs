@@ -13,15 +13,15 @@ use arbitrary::Unstructured;
 use tpb_core::stream::{parse_custom_op_stream, StreamItem};
 use tpb_core::validate::{validate_header, validate_payload, Predicate};
 use tpb_core::Bundle;
-use tpb_harness::fuzz_entry;
-use tpb_harness::generators::SplitMix64;
-use tpb_harness::generators::{self, Config, GEN};
-use tpb_harness::kinds::sync_handshake::sync_handshake_case;
+use tpbconform::fuzz_entry;
+use tpbconform::generators::SplitMix64;
+use tpbconform::generators::{self, Config, GEN};
+use tpbconform::kinds::sync_handshake::sync_handshake_case;
 
 const RUNS: u64 = 300;
 
 /// The record opcodes (isa/records.tsv), in the generators' weight order.
-const OPCODES: [u8; tpb_harness::layout::OPCODES.len()] = tpb_harness::layout::OPCODES;
+const OPCODES: [u8; tpbconform::layout::OPCODES.len()] = tpbconform::layout::OPCODES;
 
 /// The harness's SplitMix64: input `i` of a target is a pure function of `(target, i)`.
 fn rng(target: u64, i: u64) -> impl FnMut() -> u64 {

@@ -1,6 +1,6 @@
 //! `check`'s stream walker (SPEC §5.3 "Linting a stream", D-27, D-28): core's walker
 //! (`tpb_core::walk`) against the oracle's independent one (`tpb_oracle::lint_stream`) on
-//! generated programs (`tpb_harness::generators::stream_program`), and both against expectations written from the SPEC for the shipped
+//! generated programs (`tpbconform::generators::stream_program`), and both against expectations written from the SPEC for the shipped
 //! sample streams.
 
 mod common;
@@ -9,10 +9,10 @@ use common::{code, run, stdout, BIN};
 use tpb_core::lint::Verdict;
 use tpb_core::walk::{walk, Event, Walker};
 use tpb_core::Generation;
-use tpb_harness::arch::Arch;
-use tpb_harness::generators::stream_program::{d9, da, header, payload, program, skeleton};
-use tpb_harness::generators::SplitMix64;
 use tpb_oracle::{lint_stream, Chip, Lint, Report};
+use tpbconform::arch::Arch;
+use tpbconform::generators::stream_program::{d9, da, header, payload, program, skeleton};
+use tpbconform::generators::SplitMix64;
 
 /// One comparable report: an instruction (index, opcode, length, verdict kind, predicate,
 /// byte) or a stream error (name, index, owner index, owner opcode).
@@ -565,12 +565,12 @@ struct StreamVector {
     name: String,
     arches: Vec<Arch>,
     bytes: Vec<u8>,
-    rows: Vec<tpb_harness::kinds::stream_lint::Row>,
+    rows: Vec<tpbconform::kinds::stream_lint::Row>,
 }
 
 /// Parses the stream vectors (format: corpus/vectors/README.md, `streams/`).
 fn stream_vectors(text: &str) -> Vec<StreamVector> {
-    use tpb_harness::kinds::stream_lint::Row;
+    use tpbconform::kinds::stream_lint::Row;
     let mut out: Vec<StreamVector> = Vec::new();
     let mut open: Option<StreamVector> = None;
     for (i, raw) in text.lines().enumerate() {
@@ -683,7 +683,7 @@ const STREAM_ERROR_NAMES: [&str; 7] = [
 /// skeleton predicate, a body predicate) under every generation.
 #[test]
 fn the_stream_vectors_hold_for_core_and_oracle_under_each_generation() {
-    use tpb_harness::kinds::stream_lint::{core_rows, oracle_rows, Row};
+    use tpbconform::kinds::stream_lint::{core_rows, oracle_rows, Row};
     let path = concat!(
         env!("CARGO_MANIFEST_DIR"),
         "/../corpus/vectors/streams/lint.txt"
@@ -746,8 +746,8 @@ fn the_stream_vectors_hold_for_core_and_oracle_under_each_generation() {
 /// different stream errors, or with a verdict only one of them has, have different signatures.
 #[test]
 fn minimize_signatures_tell_stream_lint_seeds_apart() {
-    use tpb_harness::minimize::signature;
-    use tpb_harness::targets::Target;
+    use tpbconform::minimize::signature;
+    use tpbconform::targets::Target;
     let t = Target::named("stream_lint");
     let stray_payload = payload().to_vec();
     let stray_leg = da([0x04, 0x0A, 0x05]).to_vec();

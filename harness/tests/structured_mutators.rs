@@ -1,11 +1,11 @@
 //! The `structured_diff` input format and its custom mutator / crossover
-//! (`tpb_harness::generators::{program, mutate}`).
+//! (`tpbconform::generators::{program, mutate}`).
 
 use arbitrary::Unstructured;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use tpb_harness::generators::mutate::{crossover, field_copy, mutate};
-use tpb_harness::generators::{self as gen, program, Config, Item, SplitMix64};
-use tpb_harness::layout::{spans, OPCODES};
+use tpbconform::generators::mutate::{crossover, field_copy, mutate};
+use tpbconform::generators::{self as gen, program, Config, Item, SplitMix64};
+use tpbconform::layout::{spans, OPCODES};
 
 fn bytes(seed: u64, n: usize) -> Vec<u8> {
     let mut r = SplitMix64(seed);

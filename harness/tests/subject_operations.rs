@@ -12,10 +12,10 @@ use common::{code, repo_root, strs, text, tpb_in, BIN};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use subjects::*;
-use tpb_harness::arch::Arch;
-use tpb_harness::external::protocol::{Answer, Op, Request};
-use tpb_harness::external::{self, Client};
-use tpb_harness::subjects::SubjectSpec;
+use tpbconform::arch::Arch;
+use tpbconform::external::protocol::{Answer, Op, Request};
+use tpbconform::external::{self, Client};
+use tpbconform::subjects::SubjectSpec;
 
 /// `tpbconform subject-check SPEC` (v2).
 fn subject_check(spec: &str) -> Output {
@@ -189,7 +189,7 @@ fn both_examples_answer_validate_stream_as_spec_5_3_says() {
                 got,
                 Ok(want),
                 "{spec}: {}",
-                tpb_harness::subjects::hex(&bytes)
+                tpbconform::subjects::hex(&bytes)
             );
         }
     }
@@ -391,21 +391,17 @@ fn the_documented_capability_table_names_every_gate_target() {
     let doc = read(&repo_root().join("docs/subject-protocol.md"));
     let at = doc.find("## Capabilities").expect("a Capabilities section");
     let section = &doc[at..at + doc[at..].find("\n## Faults").unwrap()];
-    for t in tpb_harness::targets::Target::gate_targets() {
+    for t in tpbconform::targets::Target::gate_targets() {
         assert!(
             section.contains(&format!("`{}`", t.name())),
             "{t} is missing from the Capabilities table"
         );
     }
     // And each LUT target asks only its own table.
-    for t in tpb_harness::targets::Target::gate_targets() {
-        if let tpb_harness::targets::Check::Lut(table) = t.check() {
+    for t in tpbconform::targets::Target::gate_targets() {
+        if let tpbconform::targets::Check::Lut(table) = t.check() {
             let needs: Vec<_> = t.spec().needs.iter().collect();
-            assert_eq!(
-                needs,
-                [tpb_harness::subjects::Capability::Lut(table)],
-                "{t}"
-            );
+            assert_eq!(needs, [tpbconform::subjects::Capability::Lut(table)], "{t}");
         }
     }
 }
@@ -424,7 +420,7 @@ fn the_version_2_operations_cross_the_c_boundary() {
     );
     assert_eq!(
         s.hello().lut_tables(),
-        [tpb_harness::subjects::LutTable::AluOp],
+        [tpbconform::subjects::LutTable::AluOp],
         "tpb_subject_lut_tables becomes the hello's tables"
     );
     let got = s.call(&Request::ValidateStream(vec![0; 192]));
@@ -452,9 +448,9 @@ fn the_version_2_operations_cross_the_c_boundary() {
 
 #[test]
 fn the_header_bits_are_the_harness_bits_and_the_docs_name_every_table() {
-    use tpb_harness::external::ffi::cap_bit;
-    use tpb_harness::external::protocol::LUT_TABLES;
-    use tpb_harness::subjects::LutTable;
+    use tpbconform::external::ffi::cap_bit;
+    use tpbconform::external::protocol::LUT_TABLES;
+    use tpbconform::subjects::LutTable;
     let header = read(&repo_root().join("include/tpb_subject.h"));
     let (mut caps, mut tables) = (Vec::new(), Vec::new());
     for line in header.lines() {

@@ -2,7 +2,7 @@
 //! (tpb_oracle::sim) on generated programs.
 
 use proptest::prelude::*;
-use tpb_harness::kinds::sync_handshake::{smoke, sync_handshake_case, SyncCaseOutcome};
+use tpbconform::kinds::sync_handshake::{smoke, sync_handshake_case, SyncCaseOutcome};
 
 #[test]
 fn smoke_agrees_and_covers_every_rejection_class() {
@@ -58,7 +58,7 @@ proptest! {
     }
 }
 
-/// The 10^6-program campaign: `cargo test --release -p tpb-harness --test sync_handshake --
+/// The 10^6-program campaign: `cargo test --release -p tpbconform --test sync_handshake --
 /// --ignored --nocapture million`.
 #[test]
 #[ignore = "long: run in release mode"]

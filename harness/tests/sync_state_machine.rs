@@ -22,8 +22,8 @@ use proptest::strategy::Union;
 use proptest_state_machine::{prop_state_machine, ReferenceStateMachine, StateMachineTest};
 use std::collections::{BTreeMap, BTreeSet};
 use tpb_core::sync::{self as model, AllocFrom, Dep, Engine, Instr, Program, SemArg};
-use tpb_harness::generators::sync_program::{Case, EngineSems, SyncFlow};
-use tpb_harness::kinds::sync_handshake::{compare_case, SyncCaseOutcome};
+use tpbconform::generators::sync_program::{Case, EngineSems, SyncFlow};
+use tpbconform::kinds::sync_handshake::{compare_case, SyncCaseOutcome};
 
 /// An instruction index or semaphore handle that never exists (programs stay below 256).
 const DANGLING: u16 = 1000;

@@ -2,12 +2,12 @@
 //! SPEC.md §3 / §4 predicate tables, which must also be core's and the
 //! harness's predicate list in the same order. This test fails when the
 //! header block drifts from what `external::verdict::header_block` makes of
-//! SPEC.md; `TPB_BLESS=1 cargo test -p tpb-harness --test verdict_ids`
+//! SPEC.md; `TPB_BLESS=1 cargo test -p tpbconform --test verdict_ids`
 //! rewrites the block (and only the block) in place.
 
 use std::path::PathBuf;
-use tpb_harness::external::verdict::{block_in, header_block, spec_predicates};
-use tpb_harness::subjects::Predicate;
+use tpbconform::external::verdict::{block_in, header_block, spec_predicates};
+use tpbconform::subjects::Predicate;
 
 fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -51,7 +51,7 @@ fn the_header_block_is_generated_from_the_spec() {
     assert_eq!(
         have, want,
         "include/tpb_subject.h verdict block drifted from SPEC.md; regenerate with \
-         TPB_BLESS=1 cargo test -p tpb-harness --test verdict_ids"
+         TPB_BLESS=1 cargo test -p tpbconform --test verdict_ids"
     );
 }
 

@@ -444,7 +444,7 @@ pub fn dbg_payload_verdict(b: &[u8; 64], chip: Chip) -> Result<(), String> {
 /// the tests (the oracle depends on nothing).
 #[cfg(test)]
 #[allow(dead_code)]
-#[path = "../../harness/src/generators/rng.rs"]
+#[path = "../../harness/generators/src/generators/rng.rs"]
 mod test_rng;
 
 #[cfg(test)]

@@ -8,7 +8,7 @@ const C: tpb_oracle::Chip = tpb_oracle::Chip::Cayman;
 /// The harness's one PRNG (`generators::SplitMix64`), included as a file:
 /// this crate cannot depend on the harness.
 #[allow(dead_code)]
-#[path = "../../harness/src/generators/rng.rs"]
+#[path = "../../harness/generators/src/generators/rng.rs"]
 mod rng;
 use rng::SplitMix64;
 

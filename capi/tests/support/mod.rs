@@ -81,7 +81,7 @@ pub fn library() -> PathBuf {
 
 /// `tpbconform`, fresh.
 pub fn tpbconform() -> PathBuf {
-    build("tpb-harness", &["--bin", "tpbconform"], |m| {
+    build("tpbconform", &["--bin", "tpbconform"], |m| {
         m["executable"].as_str().map(str::to_string)
     })
 }

@@ -19,7 +19,7 @@ use crate::layout::OPCODES;
 use std::sync::OnceLock;
 
 /// The opcode table (FACTS §1 [H], SPEC §2, §5.3 D-27), read by the generator itself.
-const OPCODES_TSV: &str = include_str!("../../../isa/opcodes.tsv");
+const OPCODES_TSV: &str = include_str!("../../../../isa/opcodes.tsv");
 
 /// The roster rows the generator draws from: per generation ([`Arch::ALL`] order) its members,
 /// the opcodes of some generation that are not its members, and the 128-byte opcodes.

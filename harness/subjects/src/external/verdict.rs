@@ -7,7 +7,7 @@
 //! One source: the header's block between `BEGIN GENERATED` and `END
 //! GENERATED` is [`header_block`] of the SPEC §3 / §4 tables;
 //! `harness/tests/verdict_ids.rs` fails when the header drifts, and
-//! `TPB_BLESS=1 cargo test -p tpb-harness --test verdict_ids` rewrites it.
+//! `TPB_BLESS=1 cargo test -p tpbconform --test verdict_ids` rewrites it.
 
 use crate::subjects::{Predicate, Verdict};
 
@@ -114,8 +114,8 @@ fn c_name(name: &str) -> String {
 pub fn header_block(preds: &[SpecPredicate]) -> String {
     let mut s = String::from(
         "/* BEGIN GENERATED verdict ids: SPEC §3 / §4 predicate chain, do not edit.\n \
-         * Source: the SPEC.md §3 / §4 tables (harness/src/external/verdict.rs);\n \
-         * regenerate: TPB_BLESS=1 cargo test -p tpb-harness --test verdict_ids */\n\
+         * Source: the SPEC.md §3 / §4 tables (harness/subjects/src/external/verdict.rs);\n \
+         * regenerate: TPB_BLESS=1 cargo test -p tpbconform --test verdict_ids */\n\
          /* One id per validator answer: TPB_VERDICT_VALID, or the first failing\n \
          * predicate. The batch validators write one of these per bundle. */\n\
          typedef enum tpb_verdict {\n    TPB_VERDICT_VALID = 0,\n",

@@ -96,7 +96,7 @@ impl Entry {
     pub const fn of(folder: &str) -> Entry {
         match Entry::find(folder) {
             Some(e) => e,
-            None => panic!("not a fuzz target of the registry (tpb_harness::targets)"),
+            None => panic!("not a fuzz target of the registry (tpbconform::targets)"),
         }
     }
 

@@ -495,7 +495,7 @@ mod tests {
 
     fn seed(folder: &str, name: &str) -> Vec<u8> {
         let p = Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("../corpus")
+            .join("../../corpus")
             .join(folder)
             .join(name);
         std::fs::read(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()))

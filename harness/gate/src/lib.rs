@@ -1,0 +1,16 @@
+//! `tpb-gate`: the campaigns layer of the harness (`harness/ARCHITECTURE.md`):
+//! [`gate`], [`triage`], [`minimize`], [`fuzz_entry`].
+#![deny(unsafe_code)]
+
+// The lower layers' modules, so `crate::arch` names them here as it does
+// in their own crates (Cargo keeps the imports pointing down).
+use tpb_generators::generators;
+use tpb_judge::{blame, findings, judge, kinds, reach};
+use tpb_subjects::{
+    arch, atomic, external, input, interrupt, layout, subjects, targets, SPEC_VERSION,
+};
+
+pub mod fuzz_entry;
+pub mod gate;
+pub mod minimize;
+pub mod triage;

@@ -1,0 +1,10 @@
+//! `tpb-generators`: the generators layer of the harness
+//! (`harness/ARCHITECTURE.md`): every input generator (structured, gate
+//! images, sync programs, lowering modules) and the one PRNG.
+#![deny(unsafe_code)]
+
+// The lower layer's modules, so `crate::arch` names them here as it does
+// in `tpb-subjects` (Cargo keeps the imports pointing down).
+use tpb_subjects::{arch, layout, subjects};
+
+pub mod generators;

@@ -1,0 +1,21 @@
+//! `tpb-judge`: the judge and kinds layers of the harness
+//! (`harness/ARCHITECTURE.md`).
+//!
+//! - [`kinds`] — one file per kind of target behind one trait (generate,
+//!   compare, coverage key, reach, shrink), and the table from a registry
+//!   row to its kind; [`reach`], [`findings`], [`explain`], [`blame`] (the
+//!   bytes an answer blames);
+//! - [`judge`] — one input through every subject (typed comparisons).
+#![deny(unsafe_code)]
+
+// The lower layers' modules, so `crate::arch` names them here as it does
+// in their own crates (Cargo keeps the imports pointing down).
+use tpb_generators::generators;
+use tpb_subjects::{arch, layout, subjects, targets};
+
+pub mod blame;
+pub mod explain;
+pub mod findings;
+pub mod judge;
+pub mod kinds;
+pub mod reach;

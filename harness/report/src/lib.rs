@@ -1,0 +1,11 @@
+//! `tpb-report`: the report layer of the harness (`harness/ARCHITECTURE.md`):
+//! one model, four renderers, and `report merge` of a sharded gate's folders.
+#![deny(unsafe_code)]
+
+// The lower layers' modules, so `crate::arch` names them here as it does
+// in their own crates (Cargo keeps the imports pointing down).
+use tpb_gate::{gate, triage};
+use tpb_judge::{blame, explain, findings, judge, kinds};
+use tpb_subjects::{arch, atomic, input, layout, strict_json, subjects, targets};
+
+pub mod report;

@@ -1,0 +1,29 @@
+//! `tpb-subjects`: the two lowest layers of the harness (`harness/ARCHITECTURE.md`).
+//!
+//! - data stated once: [`targets`] (the target registry), [`layout`] (the
+//!   bundle layout), [`arch`] (generations); and the plumbing [`input`],
+//!   [`atomic`], [`interrupt`], [`fields_json`] (decoded fields as JSON),
+//!   [`lower_input`] (the IR JSON that `tpbconform lower` and the C ABI's
+//!   `tpb_lower` read), [`strict_json`] (duplicate JSON keys refused);
+//! - [`subjects`] — the `Subject` interface and its registry (the only
+//!   place that names core and oracle); [`external`] — `lib:` / `cmd:`
+//!   subjects over the tpb-subject/1 protocol.
+#![deny(unsafe_code)]
+
+/// The version of `SPEC.md` this workspace implements, stated once: SPEC.md's
+/// "Spec version" line, `corpus/VERSION` (written by the `gen_corpus`
+/// example from `fuzz_entry::CORPUS_VERSION`, checked by corpus replay) and
+/// every other mention must equal it (`tests/docs_hygiene.rs`).
+pub const SPEC_VERSION: &str = "tpb-spec-1";
+
+pub mod arch;
+pub mod atomic;
+pub mod external;
+pub mod fields_json;
+pub mod input;
+pub mod interrupt;
+pub mod layout;
+pub mod lower_input;
+pub mod strict_json;
+pub mod subjects;
+pub mod targets;
