@@ -58,6 +58,18 @@ fn stream_divergences_fold_under_the_validator_divergence_they_follow_from() {
         !asked.iter().any(|i| (0x0C..=0x0E).contains(i)),
         "{asked:?}"
     );
+    // The field-level diff shows only what the subject declared (item 5): its validators, not
+    // core's decoded fields beside `decode = unsupported`.
+    for side in ["left_dump", "right_dump"] {
+        let dump = root[side]
+            .as_str()
+            .unwrap_or_else(|| panic!("{side}: {root}"));
+        assert!(dump.contains("validate_payload = "), "{side}: {dump}");
+        assert!(
+            !dump.contains("decode") && !dump.contains("unsupported"),
+            "{side}: {dump}"
+        );
+    }
     let n = root["number"].as_u64().unwrap();
     let groups: Vec<&serde_json::Value> = recs
         .iter()
