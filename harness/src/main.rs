@@ -60,8 +60,11 @@ enum Command {
     /// `check` finds invalid gives
     /// {"index":N,"opcode":..,"mnemonic":..,"error":"<field> at byte offset 0xNN","field":..,"offset":N}
     /// and exit code 1; an opcode with no modelled record gives its skeleton's fields (header
-    /// and events band) and "body":"not modelled"; the second half of a 128-byte instruction
-    /// gives {"index":N,"body":..,"check":null}.
+    /// and events band) and "body":"not modelled" (its error record too), and no other
+    /// verdict; where the record decoder answers otherwise than the object shows (check
+    /// refuses a modelled record, or accepts one the decoder refuses), that answer is
+    /// "record"; the second half of a 128-byte instruction gives
+    /// {"index":N,"body":..,"check":null}.
     #[command(after_help = help::DECODE)]
     Decode {
         /// Read hex text (one bundle per line) instead of raw binary.

@@ -334,3 +334,27 @@ fn every_spec_section_citation_has_a_heading() {
         "SPEC sections that do not exist: {unresolved:#?}"
     );
 }
+
+/// `scripts/planted.sh` (docs/measurements.md's time-to-find table) applies
+/// `scripts/planted/bugs.patch` to a clone of HEAD: the patch must still apply to the tree
+/// (it had gone stale twice, so the documented measurement could not be re-run).
+#[test]
+fn the_planted_bug_patch_applies_to_the_tree() {
+    let o = std::process::Command::new("git")
+        .current_dir(repo_root())
+        .args(["apply", "--check", "scripts/planted/bugs.patch"])
+        .output();
+    let Ok(o) = o else {
+        println!("SKIPPED: no git");
+        return;
+    };
+    if !repo_root().join(".git").exists() {
+        println!("SKIPPED: not a git checkout");
+        return;
+    }
+    assert!(
+        o.status.success(),
+        "scripts/planted/bugs.patch no longer applies: {}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+}

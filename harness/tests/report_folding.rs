@@ -58,6 +58,18 @@ fn stream_divergences_fold_under_the_validator_divergence_they_follow_from() {
         !asked.iter().any(|i| (0x0C..=0x0E).contains(i)),
         "{asked:?}"
     );
+    // The field-level diff shows only what the subject declared (item 5): its validators, not
+    // core's decoded fields beside `decode = unsupported`.
+    for side in ["left_dump", "right_dump"] {
+        let dump = root[side]
+            .as_str()
+            .unwrap_or_else(|| panic!("{side}: {root}"));
+        assert!(dump.contains("validate_payload = "), "{side}: {dump}");
+        assert!(
+            !dump.contains("decode") && !dump.contains("unsupported"),
+            "{side}: {dump}"
+        );
+    }
     let n = root["number"].as_u64().unwrap();
     let groups: Vec<&serde_json::Value> = recs
         .iter()
@@ -117,4 +129,42 @@ fn stream_divergences_fold_under_the_validator_divergence_they_follow_from() {
     );
     // A stream program's input is the stream it builds.
     assert!(summary.contains("input: the stream it builds ("), "summary");
+
+    // The merged report of the run (one shard) folds the same way, by its own numbers.
+    let merged = report.with_file_name("merged");
+    let _ = std::fs::remove_dir_all(&merged);
+    let m = std::process::Command::new(BIN)
+        .args(["report", "merge"])
+        .arg(&report)
+        .arg("-o")
+        .arg(&merged)
+        .output()
+        .unwrap();
+    assert_eq!(
+        m.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&m.stderr)
+    );
+    let summary = std::fs::read_to_string(merged.join("summary.md")).unwrap();
+    assert!(
+        summary.lines().take(5).any(|l| l.contains(&counts)),
+        "merged: {summary}"
+    );
+    let merged_recs: Vec<serde_json::Value> =
+        std::fs::read_to_string(merged.join("divergences.jsonl"))
+            .unwrap()
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+    let root = merged_recs
+        .iter()
+        .find(|r| r["target"] == "validate_payload")
+        .expect("the payload divergence");
+    for g in merged_recs
+        .iter()
+        .filter(|r| r["target"] == "custom_op_group")
+    {
+        assert_eq!(g["caused_by"], root["number"], "merged: {g}");
+    }
 }

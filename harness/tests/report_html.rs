@@ -38,6 +38,22 @@ const r = {
         .map((c, i) => c.classList.contains('blamed') ? i : -1).filter(i => i >= 0),
     })),
   })),
+  // Words (runs of non-space) of table cells laid out on more than one line:
+  // a name broken mid-word (issue 32 item 5; byte maps are cells of 2 digits).
+  broken: q('table:not(.bm) td, table:not(.bm) th').flatMap(cell => {
+    const out = [];
+    const w = document.createTreeWalker(cell, NodeFilter.SHOW_TEXT);
+    for (let n = w.nextNode(); n; n = w.nextNode()) {
+      for (const m of n.data.matchAll(/\S+/g)) {
+        const r = document.createRange();
+        r.setStart(n, m.index);
+        r.setEnd(n, m.index + m[0].length);
+        const lines = new Set(Array.from(r.getClientRects()).map(x => Math.round(x.top)));
+        if (lines.size > 1) out.push(m[0]);
+      }
+    }
+    return out;
+  }),
   headings: q('h1,h2,h3').map(h => h.textContent),
   wider: q('body *').filter(e => e.getBoundingClientRect().right > document.documentElement.clientWidth + 1)
     .slice(0, 5).map(e => e.tagName + '.' + e.className),
@@ -46,6 +62,23 @@ const p = document.createElement('pre');
 p.id = 'probe';
 p.textContent = JSON.stringify(r);
 document.body.appendChild(p);
+</script>"#;
+
+/// Collects, once the page has loaded (and scrolled to its fragment), where the
+/// section the fragment names sits and what is drawn at the top of the viewport.
+const FRAGMENT_PROBE: &str = r#"<script>
+window.addEventListener('load', () => {
+  const d = document.getElementById(location.hash.slice(1));
+  const r = d.getBoundingClientRect();
+  const hit = document.elementFromPoint(200, 40);
+  const p = document.createElement('pre');
+  p.id = 'probe';
+  p.textContent = JSON.stringify({
+    hash: location.hash, scrollY: window.scrollY, top: r.top, height: r.height,
+    topDrawn: !!hit && d.contains(hit), text: d.innerText.length,
+  });
+  document.body.appendChild(p);
+});
 </script>"#;
 
 /// Runs chromium headless on `page` with `extra` (`--dump-dom`,
@@ -156,6 +189,9 @@ fn check_page(root: &Path, report: &Path, tag: &str, spec: &str) {
         r["wider"]
     );
 
+    // No table breaks a word (a target, predicate or subject name) across lines.
+    assert_eq!(r["broken"], serde_json::json!([]), "words broken mid-word");
+
     // A table of contents whose links all resolve, one per divergence too.
     let toc = strs(&r["toc"], None);
     assert!(toc.len() >= 8, "{toc:?}");
@@ -207,6 +243,41 @@ fn check_page(root: &Path, report: &Path, tag: &str, spec: &str) {
     let side = |name: &str| maps.iter().find(|m| m["side"] == name).unwrap()["blamed"].clone();
     assert_eq!(side("core"), serde_json::json!([0x3F]));
     assert_eq!(side(spec), serde_json::json!([]));
+
+    // `index.html#dN` opened directly shows divergence N at the top of the window (the last
+    // one, so the page must scroll to it). Checked by layout and hit test, not a screenshot:
+    // headless chromium's --screenshot paints any URL with a fragment blank.
+    let last = records
+        .iter()
+        .map(|v| v["number"].as_u64().unwrap())
+        .max()
+        .unwrap();
+    let frag = root.join(format!("fragment-{tag}.html"));
+    std::fs::write(
+        &frag,
+        html.replace("</body>", &format!("{FRAGMENT_PROBE}</body>")),
+    )
+    .unwrap();
+    let url = PathBuf::from(format!("{}#d{last}", frag.display()));
+    let dom = chromium(
+        &url,
+        "--dump-dom",
+        &root.join(format!("profile-frag-{tag}")),
+    );
+    let at = dom.find("<pre id=\"probe\">").expect("probe ran") + "<pre id=\"probe\">".len();
+    let end = at + dom[at..].find("</pre>").unwrap();
+    let f: Value = serde_json::from_str(&unescape(&dom[at..end])).unwrap();
+    assert_eq!(f["hash"], format!("#d{last}"), "{f}");
+    assert!(
+        f["scrollY"].as_f64().unwrap() > 0.0,
+        "not scrolled to it: {f}"
+    );
+    assert!(
+        f["top"].as_f64().unwrap().abs() < 2.0,
+        "not at the top: {f}"
+    );
+    assert_eq!(f["topDrawn"], true, "{f}");
+    assert!(f["text"].as_u64().unwrap() > 200, "{f}");
 }
 
 #[test]

@@ -39,9 +39,9 @@ const BUNDLE_KEYS: [&str; 9] = [
     "record",
 ];
 /// The keys of a `decode` error record (`check`: `check`'s verdict words, `record`: the
-/// record decoder's answer, both ignored).
-const ERROR_KEYS: [&str; 9] = [
-    "index", "opcode", "mnemonic", "error", "field", "offset", "stream", "check", "record",
+/// record decoder's answer, `body`: an unmodelled body's note, all ignored).
+const ERROR_KEYS: [&str; 10] = [
+    "index", "opcode", "mnemonic", "error", "field", "offset", "stream", "check", "record", "body",
 ];
 
 /// One parsed JSONL record.

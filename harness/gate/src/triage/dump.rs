@@ -3,16 +3,30 @@
 
 use crate::findings::Finding;
 use crate::judge::{bundle_from_input, Judge};
-use crate::subjects::{hex, verdict_name, Subject, Validator};
+use crate::subjects::{hex, verdict_name, Capabilities, Capability, Subject, Validator};
 use crate::targets::Target;
 use std::fmt::Write as _;
 
 /// A field dump of `s`'s view of `input` under `target`. Bundle targets show
-/// both validators, the decoded field list and the re-encode; other targets
-/// show the subject's result from the divergence (`fallback`).
-pub fn dump(s: &dyn Subject, target: Option<Target>, input: &[u8], fallback: &str) -> String {
+/// the validators, the decoded field list and the re-encode, each only where
+/// `ops` has it (the operations both sides of the diff declared, so a subject
+/// that never declared decode gets no `decode = unsupported` beside core's
+/// fields; issue 32 item 5); other targets, or no shared operation, show the
+/// subject's result from the divergence (`fallback`).
+pub fn dump(
+    s: &dyn Subject,
+    target: Option<Target>,
+    input: &[u8],
+    fallback: &str,
+    ops: Capabilities,
+) -> String {
     let mut out = String::new();
-    if !target.is_some_and(Target::is_bundle) {
+    let shown = [
+        Capability::ValidateHeader,
+        Capability::ValidatePayload,
+        Capability::Decode,
+    ];
+    if !target.is_some_and(Target::is_bundle) || !shown.iter().any(|c| ops.has(*c)) {
         for l in fallback.lines() {
             let _ = writeln!(out, "{l}");
         }
@@ -24,6 +38,13 @@ pub fn dump(s: &dyn Subject, target: Option<Target>, input: &[u8], fallback: &st
             .unwrap_or_else(|_| "PANIC".to_string())
     };
     for v in [Validator::Header, Validator::Payload] {
+        let declared = match v {
+            Validator::Header => Capability::ValidateHeader,
+            Validator::Payload => Capability::ValidatePayload,
+        };
+        if !ops.has(declared) {
+            continue;
+        }
         let _ = writeln!(
             out,
             "{} = {}",
@@ -34,12 +55,18 @@ pub fn dump(s: &dyn Subject, target: Option<Target>, input: &[u8], fallback: &st
             })
         );
     }
+    if !ops.has(Capability::Decode) {
+        return out;
+    }
     let decoded = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| s.decode(&b)));
     match decoded {
         Ok(Ok(Ok(d))) => {
             let _ = writeln!(out, "decode = ok {} (0x{:02X})", d.mnemonic, d.opcode);
             for (n, v) in &d.fields {
                 let _ = writeln!(out, "  {n} = {v}");
+            }
+            if !ops.has(Capability::Encode) {
+                return out;
             }
             let enc = guard(&|| match s.encode(d.opcode, &d.fields) {
                 Ok(Ok(e)) if e == b => "ok (same bytes)".to_string(),
@@ -74,9 +101,13 @@ pub fn dumps(e: &Judge, target: Option<Target>, f: &Finding, faulted: bool) -> (
     // After a crash or hang a subject under test is not asked again: its
     // side shows the answer recorded in the run.
     let under_test = |n: &str| e.under_test().iter().any(|s| s.name() == n);
+    // Only what both sides declared is asked and shown.
+    let ops = by_name(&f.left_name)
+        .capabilities()
+        .intersection(by_name(&f.right_name).capabilities());
     let side = |name: &str, recorded: &str| {
         let t = target.filter(|_| !(faulted && under_test(name)));
-        dump(by_name(name), t, &f.input, recorded)
+        dump(by_name(name), t, &f.input, recorded, ops)
     };
     (side(&f.left_name, &f.left), side(&f.right_name, &f.right))
 }

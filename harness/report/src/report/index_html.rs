@@ -1,7 +1,8 @@
 //! `index.html`: the [`Document`] as one self-contained page (inline CSS, no
 //! script, no server) with a table of contents and, per divergence, the
-//! byte map of its minimised bundle. Laid out to wrap, never to scroll
-//! sideways: fixed table layout, `overflow-wrap: anywhere`, wrapping `pre`.
+//! byte map of its minimised bundle. The page never scrolls sideways: text
+//! and `pre` wrap, and a table too wide for the page scrolls inside its own
+//! box (`div.tw`) rather than break a name mid-word (issue 32 item 5).
 
 use super::document::{document, Block, Document, Line, Section, Span};
 use super::format::{xml_escape, TIMING_MARKER};
@@ -18,9 +19,11 @@ pre,code,td.num,.bm td{font-family:ui-monospace,monospace;font-size:0.88em}
 code{overflow-wrap:anywhere;word-break:break-all;background:#f4f4f4;padding:0 2px}
 pre{white-space:pre-wrap;overflow-wrap:anywhere;background:#f8f8f8;padding:0.5em;\
 border:1px solid #e3e3e3}
-table{border-collapse:collapse;table-layout:fixed;width:100%;margin:0.4em 0}
-td,th{border:1px solid #ccc;padding:2px 6px;vertical-align:top;overflow-wrap:anywhere;\
-text-align:left}
+.tw{overflow-x:auto;max-width:100%;margin:0.4em 0}
+table{border-collapse:collapse;width:100%}
+td,th{border:1px solid #ccc;padding:2px 6px;vertical-align:top;overflow-wrap:normal;\
+word-break:normal;text-align:left}
+td code,th code,td.name,td.num{overflow-wrap:normal;word-break:normal;white-space:nowrap}
 th{background:#f0f0f0}
 td.num,th.num{text-align:right}
 .PASS,.ok{color:#070}.FAIL{color:#b00;font-weight:bold}.INCOMPLETE{color:#a60}
@@ -39,6 +42,9 @@ nav#toc li.l3{font-size:0.92em}
 .bm td.blamed{background:#e33;color:#fff;font-weight:bold}
 .legend .blamed{background:#e33;color:#fff;padding:0 4px}
 ";
+
+/// Table cells up to this many characters are kept on one line.
+const NOWRAP_CHARS: usize = 60;
 
 fn spans(l: &Line) -> String {
     l.iter()
@@ -82,7 +88,7 @@ fn side_by_side(s: &mut String, left: &str, right: &str, names: (&str, &str)) {
     let r: Vec<&str> = right.lines().collect();
     let _ = writeln!(
         s,
-        "<table class=\"sbs\"><tr><th>{}</th><th>{}</th></tr>",
+        "<div class=\"tw\"><table class=\"sbs\"><tr><th>{}</th><th>{}</th></tr>",
         xml_escape(names.0),
         xml_escape(names.1)
     );
@@ -111,7 +117,7 @@ fn side_by_side(s: &mut String, left: &str, right: &str, names: (&str, &str)) {
             }
         }
     }
-    s.push_str("</table>\n");
+    s.push_str("</table></div>\n");
 }
 
 fn byte_map(s: &mut String, bytes: &[u8; 64], sides: &[(String, [bool; 64])]) {
@@ -171,7 +177,7 @@ fn block(s: &mut String, b: &Block) {
             numeric,
             rows,
         } => {
-            s.push_str("<table><tr>");
+            s.push_str("<div class=\"tw\"><table><tr>");
             for (h, num) in head.iter().zip(numeric) {
                 let cls = if *num { " class=\"num\"" } else { "" };
                 let _ = write!(s, "<th{cls}>{}</th>", xml_escape(h));
@@ -180,12 +186,20 @@ fn block(s: &mut String, b: &Block) {
             for r in rows {
                 s.push_str("<tr>");
                 for (c, num) in r.iter().zip(numeric) {
-                    let cls = if *num { " class=\"num\"" } else { "" };
+                    // A short cell (a name: target, predicate, what a subject says it is)
+                    // never wraps, so no hyphen or underscore splits it; a long one (a
+                    // list) wraps at its spaces.
+                    let short = plain(c).chars().count() <= NOWRAP_CHARS;
+                    let cls = match (*num, short) {
+                        (true, _) => " class=\"num\"",
+                        (false, true) => " class=\"name\"",
+                        (false, false) => "",
+                    };
                     let _ = write!(s, "<td{cls}>{}</td>", spans(c));
                 }
                 s.push_str("</tr>\n");
             }
-            s.push_str("</table>\n");
+            s.push_str("</table></div>\n");
         }
         Block::Pre { text, .. } => {
             let _ = writeln!(s, "<pre>{}</pre>", xml_escape(text.trim_end()));

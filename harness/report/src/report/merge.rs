@@ -391,12 +391,22 @@ fn merged_divergences(shards: &[ShardReport]) -> Vec<DivergenceRecord> {
     struct Acc {
         rep: DivergenceRecord,
         rep_origin: Option<OriginKey>,
+        // The representative's root cause in its own shard, by signature (shards number
+        // their divergences each their own way).
+        rep_root: Option<DedupKey>,
         count: u64,
         shards: Vec<String>,
     }
     let mut by_key: BTreeMap<DedupKey, Acc> = BTreeMap::new();
     for s in shards {
         let name = shard_name(s.meta.shard);
+        let root_of = |d: &DivergenceRecord| {
+            let n = d.caused_by?;
+            s.divergences
+                .iter()
+                .find(|r| r.number == n)
+                .map(DivergenceRecord::dedup_key)
+        };
         for d in &s.divergences {
             let origin = d.origin.key();
             match by_key.get_mut(&d.dedup_key()) {
@@ -406,6 +416,7 @@ fn merged_divergences(shards: &[ShardReport]) -> Vec<DivergenceRecord> {
                         Acc {
                             rep: d.clone(),
                             rep_origin: origin,
+                            rep_root: root_of(d),
                             count: d.count,
                             shards: vec![name.clone()],
                         },
@@ -417,6 +428,7 @@ fn merged_divergences(shards: &[ShardReport]) -> Vec<DivergenceRecord> {
                     if origin < a.rep_origin {
                         a.rep = d.clone();
                         a.rep_origin = origin;
+                        a.rep_root = root_of(d);
                     }
                 }
             }
@@ -424,6 +436,11 @@ fn merged_divergences(shards: &[ShardReport]) -> Vec<DivergenceRecord> {
     }
     let mut accs: Vec<(DedupKey, Acc)> = by_key.into_iter().collect();
     accs.sort_by_key(|(k, _)| target_rank(&k.0));
+    let number_of: BTreeMap<DedupKey, u64> = accs
+        .iter()
+        .enumerate()
+        .map(|(i, (k, _))| (k.clone(), i as u64 + 1))
+        .collect();
     accs.into_iter()
         .enumerate()
         .map(|(i, (_, a))| {
@@ -436,8 +453,13 @@ fn merged_divergences(shards: &[ShardReport]) -> Vec<DivergenceRecord> {
                 replay_file: renumbered_replay(&a.rep.replay_file, &target, &file),
                 file,
                 shards: a.shards,
-                // A shard's folding names its own numbers: a merged report does not fold.
-                caused_by: None,
+                // Folded under its shard's root cause, by that root's merged number (a root
+                // that sorts after it would be a forward reference: left a root).
+                caused_by: a
+                    .rep_root
+                    .as_ref()
+                    .and_then(|k| number_of.get(k).copied())
+                    .filter(|&n| n < number),
                 ..a.rep
             }
         })

@@ -159,6 +159,11 @@ impl Capabilities {
         Capabilities(self.0 | other.0)
     }
 
+    /// The capabilities in both sets.
+    pub fn intersection(self, other: Capabilities) -> Capabilities {
+        Capabilities(self.0 & other.0)
+    }
+
     /// The capabilities of `other` missing from the set.
     pub fn missing(self, other: Capabilities) -> Capabilities {
         Capabilities(other.0 & !self.0)
