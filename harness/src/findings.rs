@@ -13,6 +13,7 @@
 use crate::arch::Arch;
 use crate::judge::Divergence;
 use std::collections::BTreeMap;
+use std::fmt;
 
 pub use crate::generators::CaseKind;
 
@@ -59,6 +60,79 @@ impl std::fmt::Display for Origin {
     }
 }
 
+/// What kind of disagreement a finding is: a judge's [`crate::judge::Class`],
+/// or a vector file's expectation that an implementation did not meet.
+/// Written to `divergences.jsonl` as its name (`OverAccept`,
+/// `VectorMismatch`) and read back by that name only. Ordered by name (the
+/// order a target's findings are listed in).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[serde(into = "&'static str", try_from = "String")]
+pub enum Class {
+    /// A judge class.
+    Judge(crate::judge::Class),
+    /// A `corpus/vectors/` line's expectation not met.
+    VectorMismatch,
+}
+
+impl Class {
+    /// Every class, the judge's in their order, then `VectorMismatch`.
+    pub fn all() -> impl Iterator<Item = Class> {
+        crate::judge::Class::ALL
+            .into_iter()
+            .map(Class::Judge)
+            .chain([Class::VectorMismatch])
+    }
+
+    /// Stable name (the variant name).
+    pub fn name(self) -> &'static str {
+        match self {
+            Class::Judge(c) => c.name(),
+            Class::VectorMismatch => "VectorMismatch",
+        }
+    }
+
+    /// The judge class, if it is one.
+    pub fn judge(self) -> Option<crate::judge::Class> {
+        match self {
+            Class::Judge(c) => Some(c),
+            Class::VectorMismatch => None,
+        }
+    }
+}
+
+impl Ord for Class {
+    fn cmp(&self, other: &Class) -> std::cmp::Ordering {
+        self.name().cmp(other.name())
+    }
+}
+
+impl PartialOrd for Class {
+    fn partial_cmp(&self, other: &Class) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl From<Class> for &'static str {
+    fn from(c: Class) -> &'static str {
+        c.name()
+    }
+}
+
+impl TryFrom<String> for Class {
+    type Error = String;
+    fn try_from(s: String) -> Result<Class, String> {
+        Class::all()
+            .find(|c| c.name() == s)
+            .ok_or_else(|| format!("unknown class `{s}`"))
+    }
+}
+
+impl fmt::Display for Class {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
 /// One disagreement (see the module docs).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Finding {
@@ -70,8 +144,8 @@ pub struct Finding {
     pub arch: Arch,
     /// The raw input.
     pub input: Vec<u8>,
-    /// Class name ([`crate::judge::Class`] names, or `VectorMismatch`).
-    pub class: String,
+    /// Class.
+    pub class: Class,
     /// Signature key: predicate / field / LUT / gate name.
     pub key: String,
     /// Left (core) short verdict.
@@ -95,7 +169,7 @@ pub struct Finding {
 
 /// Deduplication key: `(target, class, key, left verdict, right verdict,
 /// (left subject, right subject))`.
-pub type DedupKey = (String, String, String, String, String, (String, String));
+pub type DedupKey = (String, Class, String, String, String, (String, String));
 
 impl Finding {
     /// From a judge divergence.
@@ -105,7 +179,7 @@ impl Finding {
             origin,
             arch: Arch::default(),
             input: d.input.clone(),
-            class: d.class.name().to_string(),
+            class: Class::Judge(d.class),
             key: d.signature.key.clone(),
             left_verdict: d.signature.left.clone(),
             right_verdict: d.signature.right.clone(),
@@ -127,7 +201,7 @@ impl Finding {
     pub fn dedup_key(&self) -> DedupKey {
         (
             self.target.clone(),
-            self.class.clone(),
+            self.class,
             self.key.clone(),
             self.left_verdict.clone(),
             self.right_verdict.clone(),
@@ -229,7 +303,22 @@ impl Findings {
 
 #[cfg(test)]
 mod tests {
-    use super::signature_line;
+    use super::{signature_line, Class};
+
+    /// Findings of one target are listed in class-name order (the report's order since classes
+    /// were names), whatever the judge's own order of its classes.
+    #[test]
+    fn classes_order_by_name() {
+        let mut by_enum: Vec<Class> = Class::all().collect();
+        by_enum.sort();
+        let mut by_name: Vec<&str> = Class::all().map(Class::name).collect();
+        by_name.sort_unstable();
+        assert_eq!(
+            by_enum.iter().map(|c| c.name()).collect::<Vec<_>>(),
+            by_name
+        );
+        assert_eq!(by_name.len(), crate::judge::Class::ALL.len() + 1);
+    }
 
     #[test]
     fn alike_verdicts_show_the_answers_that_differ() {

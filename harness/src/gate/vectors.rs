@@ -550,7 +550,7 @@ fn check_one(
             },
             arch,
             input: bundle.to_vec(),
-            class: "VectorMismatch".into(),
+            class: crate::findings::Class::VectorMismatch,
             key: key.into(),
             left_verdict: ls.clone(),
             right_verdict: rs.clone(),

@@ -92,11 +92,6 @@ impl Class {
         }
     }
 
-    /// The class named `s`.
-    pub fn from_name(s: &str) -> Option<Class> {
-        Class::ALL.into_iter().find(|c| c.name() == s)
-    }
-
     /// The class of two verdicts from whether each side accepts.
     pub fn from_accepts(left_ok: bool, right_ok: bool) -> Class {
         match (left_ok, right_ok) {

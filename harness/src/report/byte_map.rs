@@ -109,7 +109,7 @@ mod tests {
         DivergenceRecord {
             number: 1,
             target: "validate_header".into(),
-            class: "OverAccept".into(),
+            class: crate::findings::Class::Judge(crate::judge::Class::OverAccept),
             signature: SignatureRecord {
                 key: right.into(),
                 left: left.into(),

@@ -172,8 +172,8 @@ pub struct DivergenceRecord {
     pub number: u64,
     /// Gate target, or `vectors`.
     pub target: String,
-    /// Class name.
-    pub class: String,
+    /// Class.
+    pub class: crate::findings::Class,
     /// Signature.
     pub signature: SignatureRecord,
     /// Occurrences (duplicates included).
@@ -266,7 +266,7 @@ impl DivergenceRecord {
         DivergenceRecord {
             number: d.number as u64,
             target: f.target.clone(),
-            class: f.class.clone(),
+            class: f.class,
             signature: SignatureRecord {
                 key: f.key.clone(),
                 left: f.left_verdict.clone(),
@@ -324,7 +324,7 @@ impl DivergenceRecord {
     pub fn dedup_key(&self) -> DedupKey {
         (
             self.target.clone(),
-            self.class.clone(),
+            self.class,
             self.signature.key.clone(),
             self.signature.left.clone(),
             self.signature.right.clone(),

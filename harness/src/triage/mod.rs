@@ -155,10 +155,11 @@ fn vector_target(f: &Finding) -> Option<Target> {
 
 /// True for the class of a subject's crash or hang, or a harness fault: [`triage`] neither
 /// minimises nor re-runs such a finding.
-pub fn is_fault_class(class: &str) -> bool {
-    [Class::Crash, Class::Timeout, Class::Harness]
-        .iter()
-        .any(|c| c.name() == class)
+pub fn is_fault_class(class: crate::findings::Class) -> bool {
+    matches!(
+        class.judge(),
+        Some(Class::Crash | Class::Timeout | Class::Harness)
+    )
 }
 
 /// Deduplicated, minimised findings: registry targets in report order (the
@@ -183,7 +184,7 @@ pub fn triage(findings: &Findings, engines: &[Judge], specs: &[SubjectSpec]) -> 
             .unwrap_or(&reference);
         // A subject's crash or hang is not run again here: each re-run would
         // cost the case timeout (or a restart) once more, after the run.
-        let faulted = is_fault_class(&f.class);
+        let faulted = is_fault_class(f.class);
         let (replay_target, minimized, min_finding) = match Target::from_name(&f.target) {
             Some(t) if faulted => (Some(t), f.input.clone(), f.clone()),
             Some(t) => {
@@ -237,7 +238,7 @@ pub fn triage(findings: &Findings, engines: &[Judge], specs: &[SubjectSpec]) -> 
 /// byte, 64 in all, announced to the subject as one batch first. A crash or hang is never asked
 /// again (its class), nor is the reference pair (its blame is the rule's, [`crate::blame`]).
 pub fn asked_blame(e: &Judge, f: &Finding, minimized: &[u8]) -> Option<Vec<usize>> {
-    if is_fault_class(&f.class) {
+    if is_fault_class(f.class) {
         return None;
     }
     let t = Target::from_name(&f.target)?;
@@ -283,12 +284,12 @@ pub fn asked_blame(e: &Judge, f: &Finding, minimized: &[u8]) -> Option<Vec<usize
 fn fold(out: &mut [Triaged], engines: &[Judge], reference: &Judge) {
     let faulted: Vec<String> = out
         .iter()
-        .filter(|t| is_fault_class(&t.finding.class))
+        .filter(|t| is_fault_class(t.finding.class))
         .flat_map(|t| [t.finding.left_name.clone(), t.finding.right_name.clone()])
         .collect();
     let roots: Vec<(usize, Target, Finding)> = out
         .iter()
-        .filter(|a| !is_fault_class(&a.finding.class))
+        .filter(|a| !is_fault_class(a.finding.class))
         .filter_map(|a| {
             let t = Target::from_name(&a.finding.target)?;
             matches!(t.check(), Check::Validator(_)).then(|| (a.number, t, a.finding.clone()))
@@ -299,7 +300,7 @@ fn fold(out: &mut [Triaged], engines: &[Judge], reference: &Judge) {
     }
     for b in out.iter_mut() {
         let f = &b.finding;
-        if is_fault_class(&f.class) || faulted.contains(&f.left_name) {
+        if is_fault_class(f.class) || faulted.contains(&f.left_name) {
             continue;
         }
         let bundles = match Target::from_name(&f.target) {
@@ -351,7 +352,7 @@ mod tests {
             origin,
             arch: Arch::default(),
             input: vec![1],
-            class: "OverAccept".into(),
+            class: crate::findings::Class::Judge(Class::OverAccept),
             key: key.into(),
             left_verdict: "valid".into(),
             right_verdict: key.into(),

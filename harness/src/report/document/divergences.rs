@@ -182,7 +182,7 @@ fn divergence_section(d: &DivergenceRecord) -> Section {
     }
     let mut blocks = vec![Block::Bullets(facts)];
     // A subject's crash or hang is kept as it faulted (triage: not re-run).
-    let input = if crate::triage::is_fault_class(&d.class) {
+    let input = if crate::triage::is_fault_class(d.class) {
         "input (as it faulted: a crash or hang is not minimised)"
     } else {
         "minimised input"
