@@ -165,6 +165,9 @@ pub struct Finding {
     /// Who gave which answer on the input, with two or more subjects
     /// judged ([`crate::judge::cohort`]); not part of the dedup key.
     pub cohorts: Vec<crate::judge::cohort::Cohort>,
+    /// Each side's typed answer about the bundle, when the input is one
+    /// ([`crate::judge::Answers`]; what the byte maps blame).
+    pub answers: crate::judge::Answers,
 }
 
 /// Deduplication key: `(target, class, key, left verdict, right verdict,
@@ -189,6 +192,7 @@ impl Finding {
             right: d.right.clone(),
             case: d.case.clone(),
             cohorts: d.cohorts.clone(),
+            answers: d.answers.clone(),
         }
     }
 

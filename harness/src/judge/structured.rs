@@ -351,5 +351,6 @@ pub fn text_divergence(
         },
         class: Class::DifferentOutput,
         cohorts: Vec::new(),
+        answers: Default::default(),
     }
 }

@@ -97,6 +97,13 @@ mod tests {
             right_name: "oracle".into(),
             left: "valid".into(),
             right: "valid_opcode".into(),
+            answers: crate::judge::Answers::of(
+                crate::judge::Answer::Valid,
+                crate::judge::Answer::Rejected {
+                    reason: "valid_opcode".into(),
+                    offset: None,
+                },
+            ),
             left_dump: "a\n".into(),
             right_dump: "b\n".into(),
             shards: Vec::new(),

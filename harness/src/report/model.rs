@@ -200,6 +200,10 @@ pub struct DivergenceRecord {
     pub left: String,
     /// Right full result on the minimised input.
     pub right: String,
+    /// Each side's typed answer on the minimised input, for a bundle (what the byte map
+    /// blames); absent otherwise.
+    #[serde(default, skip_serializing_if = "crate::judge::Answers::is_empty")]
+    pub answers: crate::judge::Answers,
     /// Left subject's field dump of the minimised input.
     pub left_dump: String,
     /// Right subject's field dump of the minimised input.
@@ -301,6 +305,7 @@ impl DivergenceRecord {
             right_name: f.right_name.clone(),
             left: d.min_finding.left.clone(),
             right: d.min_finding.right.clone(),
+            answers: d.min_finding.answers.clone(),
             left_dump: d.left_dump.clone(),
             right_dump: d.right_dump.clone(),
             shards: Vec::new(),

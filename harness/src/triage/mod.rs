@@ -362,6 +362,7 @@ mod tests {
             right: String::new(),
             case: String::new(),
             cohorts: Vec::new(),
+            answers: Default::default(),
         }
     }
 
