@@ -133,11 +133,15 @@ impl fmt::Display for Class {
     }
 }
 
+/// The name vector-line findings are filed under (a report's record target, a junit testcase).
+pub const VECTORS: &str = "vectors";
+
 /// One disagreement (see the module docs).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Finding {
-    /// Gate target name, or `vectors` for a vector-file mismatch.
-    pub target: String,
+    /// The target it was judged on; for a vector line (class
+    /// [`Class::VectorMismatch`]), the target whose check the line states (it replays it).
+    pub target: crate::targets::Target,
     /// Where it came from.
     pub origin: Origin,
     /// The generation the subjects served (replay with `--arch`).
@@ -178,7 +182,7 @@ impl Finding {
     /// From a judge divergence.
     pub fn from_divergence(d: &Divergence, origin: Origin) -> Finding {
         Finding {
-            target: d.target.name().to_string(),
+            target: d.target,
             origin,
             arch: Arch::default(),
             input: d.input.clone(),
@@ -196,6 +200,20 @@ impl Finding {
         }
     }
 
+    /// True for a vector line's finding.
+    pub fn is_vector(&self) -> bool {
+        self.class == Class::VectorMismatch
+    }
+
+    /// The name the report files it under: its target's, or `vectors` for a vector line.
+    pub fn target_name(&self) -> &'static str {
+        if self.is_vector() {
+            VECTORS
+        } else {
+            self.target.name()
+        }
+    }
+
     /// The same finding, made under generation `arch`.
     pub fn with_arch(self, arch: Arch) -> Finding {
         Finding { arch, ..self }
@@ -204,7 +222,7 @@ impl Finding {
     /// The deduplication key.
     pub fn dedup_key(&self) -> DedupKey {
         (
-            self.target.clone(),
+            self.target_name().to_string(),
             self.class,
             self.key.clone(),
             self.left_verdict.clone(),
@@ -220,6 +238,20 @@ impl Finding {
             (&self.left_name, &self.left_verdict, &self.left),
             (&self.right_name, &self.right_verdict, &self.right),
         )
+    }
+
+    /// [`headline`] of this finding.
+    pub fn headline(&self, count: Option<u64>) -> String {
+        headline(&self.signature(), self.class, count)
+    }
+}
+
+/// A finding's headline, `<signature line> [Class]`, then ` xN` with a count: the one wording
+/// of the console's list, `junit.xml` and the report's list and section titles.
+pub fn headline(signature: &str, class: Class, count: Option<u64>) -> String {
+    match count {
+        Some(n) => format!("{signature} [{class}] x{n}"),
+        None => format!("{signature} [{class}]"),
     }
 }
 

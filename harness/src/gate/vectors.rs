@@ -462,6 +462,15 @@ impl VectorOp {
         }
     }
 
+    /// The target whose check the line states (a finding replays on it).
+    fn target(self) -> crate::targets::Target {
+        crate::targets::Target::named(match self {
+            VectorOp::Validate(Validator::Header) => "validate_header",
+            VectorOp::Validate(Validator::Payload) => "validate_payload",
+            VectorOp::Decode => "decode_any",
+        })
+    }
+
     /// The capability a subject needs to be asked, and the finding's key.
     fn need(self) -> (Capability, &'static str) {
         match self {
@@ -553,7 +562,7 @@ fn check_one(
                        r: &dyn Subject,
                        (ls, la): &(String, Answer),
                        (rs, ra): &(String, Answer)| Finding {
-            target: "vectors".into(),
+            target: op.target(),
             origin: Origin::Vector {
                 path: path.to_string(),
                 line,
@@ -635,6 +644,14 @@ mod tests {
         let (words, answer) = actual(core.as_ref(), &header);
         assert_eq!(words, "custom_op_header_reserved_zero");
         assert_eq!(blamed_bytes(&h, &answer), ByteSet::of([0x3F]));
+        // A line's finding is typed with the target that replays it: the one of its check.
+        for op in VectorOp::ALL {
+            let want = match op {
+                VectorOp::Validate(v) => crate::targets::Check::Validator(v),
+                VectorOp::Decode => crate::targets::Check::Decode,
+            };
+            assert_eq!(op.target().check(), want, "{}", op.target().name());
+        }
     }
 
     #[test]

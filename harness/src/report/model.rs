@@ -31,7 +31,7 @@ pub struct Timing {
 pub const REACH_CASE: &str = "reach";
 
 /// The `junit.xml` testcase (and record target) of the vector files.
-pub const VECTORS_CASE: &str = "vectors";
+pub const VECTORS_CASE: &str = crate::findings::VECTORS;
 
 /// One report: the facts `run.json` holds, the divergences, and what only a
 /// live run knows (clock, threads, subject statistics).
@@ -269,7 +269,7 @@ impl DivergenceRecord {
         let f = &d.finding;
         DivergenceRecord {
             number: d.number as u64,
-            target: f.target.clone(),
+            target: f.target_name().to_string(),
             class: f.class,
             signature: SignatureRecord {
                 key: f.key.clone(),
@@ -372,6 +372,11 @@ impl DivergenceRecord {
             (&self.left_name, &self.signature.left, &self.left),
             (&self.right_name, &self.signature.right, &self.right),
         )
+    }
+
+    /// [`crate::findings::headline`] of this record.
+    pub fn headline(&self, count: Option<u64>) -> String {
+        crate::findings::headline(&self.signature_line(), self.class, count)
     }
 
     /// The target named by `file` (`divergences/NNN-<target>.bin`).
