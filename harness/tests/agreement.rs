@@ -887,6 +887,16 @@ fn roundtrip_catches_an_encoder_that_returns_other_bytes() {
         (d.signature.left.as_str(), d.signature.right.as_str()),
         ("other_bytes", "ok")
     );
+    // The other bytes are kept as the left's answer, so the byte map blames exactly 0x3F
+    // (read back from `other_bytes`, they blamed nothing).
+    let mut other = b;
+    other[63] = 1;
+    assert_eq!(
+        d.answers,
+        Answers::of(Answer::Reencoded(Box::new(other)), Answer::Valid)
+    );
+    let blamed = tpb_harness::blame::blamed_bytes(&b, d.answers.left.as_ref().unwrap());
+    assert_eq!(blamed.iter().collect::<Vec<_>>(), vec![63]);
     // And the honest pair agrees on the same bundle.
     let honest = Judge::pair(registry::core(), registry::oracle());
     assert!(honest.compare_bundle(t("roundtrip"), &b).is_agree());
