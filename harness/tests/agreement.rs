@@ -9,7 +9,7 @@ use std::collections::BTreeMap;
 use tpbconform::generators::SplitMix64;
 use tpbconform::judge::{
     compare, compare_bundle, compare_ir, compare_lut, compare_stream, group_header, group_payload,
-    Class, Divergence, Judge, Outcome,
+    Answer, Answers, Class, Divergence, Judge, Outcome,
 };
 use tpbconform::subjects::{
     registry, Capabilities, DecodeFail, Decoded, IrQuery, LutResult, LutTable, Name, Predicate,
@@ -686,6 +686,17 @@ fn engine_reports_a_wrong_subject() {
     assert_eq!(d.signature.key, "custom_op_header_reserved_zero");
     assert_eq!(d.signature.left, "valid");
     assert_eq!(d.signature.right, "custom_op_header_reserved_zero");
+    // Each side's answer as data (what the report's byte map blames, never read back from text).
+    assert_eq!(
+        d.answers,
+        Answers::of(
+            Answer::Valid,
+            Answer::Rejected {
+                reason: "custom_op_header_reserved_zero".into(),
+                offset: None
+            }
+        )
+    );
     let text = d.to_string();
     assert!(text.contains("validate_header"), "{text}");
     assert!(text.contains(&hex(&h)), "{text}");
@@ -710,6 +721,10 @@ fn engine_reports_a_wrong_subject() {
         (d3.signature.left.as_str(), d3.signature.right.as_str()),
         ("0x05", "0x04")
     );
+    assert!(
+        d3.answers.is_empty(),
+        "a LUT answer is not about a bundle's bytes"
+    );
     // And agreement where the liar tells the truth.
     assert!(e.compare_lut(t("cce_lut"), 0).is_agree());
 }
@@ -725,6 +740,11 @@ fn engine_reports_a_panicking_subject() {
         assert!(d.left.contains("deliberate panic in decode"), "{d}");
         assert_eq!(d.signature.left, "panic");
         assert_eq!(d.signature.right, "no-panic");
+        // The side that answered has no answer about the bytes: only the panic is typed.
+        assert_eq!(
+            (d.answers.left.clone(), d.answers.right.clone()),
+            (Some(Answer::Fault("panic".into())), None)
+        );
     }
     // Targets that do not call decode still agree.
     assert!(e.compare_bundle(t("validate_header"), &b).is_agree());
@@ -864,6 +884,16 @@ fn roundtrip_catches_an_encoder_that_returns_other_bytes() {
         (d.signature.left.as_str(), d.signature.right.as_str()),
         ("other_bytes", "ok")
     );
+    // The other bytes are kept as the left's answer, so the byte map blames exactly 0x3F
+    // (read back from `other_bytes`, they blamed nothing).
+    let mut other = b;
+    other[63] = 1;
+    assert_eq!(
+        d.answers,
+        Answers::of(Answer::Reencoded(Box::new(other)), Answer::Valid)
+    );
+    let blamed = tpb_harness::blame::blamed_bytes(&b, d.answers.left.as_ref().unwrap());
+    assert_eq!(blamed.iter().collect::<Vec<_>>(), vec![63]);
     // And the honest pair agrees on the same bundle.
     let honest = Judge::pair(registry::core(), registry::oracle());
     assert!(honest.compare_bundle(t("roundtrip"), &b).is_agree());

@@ -7,10 +7,11 @@
 //! ([`crate::layout`], SPEC §1, §3, §4, §5), never from core's tables, so the
 //! same function judges core, the oracle and a subject alike.
 
+pub use crate::judge::Answer;
 use crate::layout::{
     byte_role, layout, validator_reserved, Domain, Role, UPDATE_MEMBERS, WAIT_MEMBERS,
 };
-use crate::subjects::{DecodeFail, Predicate, Subject, Validator, Verdict};
+use crate::subjects::{Predicate, Subject, Validator};
 use crate::targets::Check;
 use std::fmt;
 
@@ -74,99 +75,6 @@ impl fmt::Debug for ByteSet {
         f.debug_set()
             .entries(self.iter().map(|i| format!("0x{i:02X}")))
             .finish()
-    }
-}
-
-/// One implementation's answer about one bundle, as [`blamed_bytes`] reads it.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Answer {
-    /// Accepted (valid, or decoded and re-encoded to the same bytes).
-    Valid,
-    /// Rejected: `reason` is a SPEC §3/§4 predicate name or a SPEC §5.1 decode
-    /// field name (`reserved`, `dtype`, …; `roundtrip:<field>` when
-    /// re-encoding refused the decoded field), `offset` the offending byte the
-    /// implementation named, when it names one.
-    Rejected {
-        /// Predicate or field name.
-        reason: String,
-        /// The implementation's own offending byte.
-        offset: Option<usize>,
-    },
-    /// Decoded, but re-encoding gave these other bytes (SPEC §5.1 roundtrip).
-    Reencoded(Box<[u8; 64]>),
-    /// The implementation gave no answer (crash, timeout, unsupported, …).
-    Fault(String),
-}
-
-impl Answer {
-    /// A validator verdict (a validator reply carries no offset).
-    pub fn from_verdict(v: &Verdict) -> Answer {
-        match v {
-            None => Answer::Valid,
-            Some(p) => Answer::Rejected {
-                reason: p.name().to_string(),
-                offset: None,
-            },
-        }
-    }
-
-    /// A decode failure: its field and offset.
-    pub fn from_decode_fail(d: &DecodeFail) -> Answer {
-        Answer::Rejected {
-            reason: d.field.to_string(),
-            offset: Some(d.offset),
-        }
-    }
-
-    /// An answer read back from a divergence signature's short verdict
-    /// ([`crate::judge::Signature`] `left` / `right`): `valid` / `ok` /
-    /// `answered` → valid; `reserved@0xNN` → `reserved` at that offset;
-    /// `err:<field>` (an encode refusal) → `roundtrip:<field>`; `panic`,
-    /// `no-panic` and fault classes → a fault; anything else → that predicate
-    /// or field, without an offset (short verdicts carry only reserved
-    /// offsets: use [`ask`] for the others; `other_bytes` has no re-encoding
-    /// to compare, so it blames nothing).
-    pub fn from_short(short: &str) -> Answer {
-        const FAULTS: [&str; 6] = [
-            "panic",
-            "no-panic",
-            "unsupported",
-            "crash",
-            "timeout",
-            "protocol",
-        ];
-        let rejected = |reason: String, offset| Answer::Rejected { reason, offset };
-        match short {
-            "valid" | "ok" | "answered" => Answer::Valid,
-            s if FAULTS.contains(&s) => Answer::Fault(s.to_string()),
-            s => match (s.strip_prefix("reserved@0x"), s.strip_prefix("err:")) {
-                (Some(hex), _) => match usize::from_str_radix(hex, 16) {
-                    Ok(o) => rejected("reserved".to_string(), Some(o)),
-                    Err(_) => rejected(s.to_string(), None),
-                },
-                (_, Some(f)) => rejected(format!("roundtrip:{f}"), None),
-                _ => rejected(s.to_string(), None),
-            },
-        }
-    }
-
-    /// The short verdict: `None` for valid, else the reason (`roundtrip` for
-    /// [`Answer::Reencoded`], the fault's text for [`Answer::Fault`]).
-    pub fn reason(&self) -> Option<&str> {
-        match self {
-            Answer::Valid => None,
-            Answer::Rejected { reason, .. } => Some(reason),
-            Answer::Reencoded(_) => Some("roundtrip"),
-            Answer::Fault(f) => Some(f),
-        }
-    }
-
-    /// The offending byte the implementation named.
-    pub fn offset(&self) -> Option<usize> {
-        match self {
-            Answer::Rejected { offset, .. } => *offset,
-            _ => None,
-        }
     }
 }
 
@@ -642,27 +550,49 @@ mod tests {
         }
     }
 
+    /// An answer goes to `divergences.jsonl` as data and comes back as itself, and blames the
+    /// same bytes (what the report's byte map reads; before, a short verdict was parsed back).
     #[test]
-    fn short_verdicts_read_back() {
+    fn answers_round_trip_as_data() {
         let mut b = d9();
         b[0x0F] = 1;
         b[0x20] = 2;
-        // `reserved@0x0F`: the only reserved byte of 0xD9 (SPEC §5); 0x20 is `ap`, not reserved.
-        let a = Answer::from_short("reserved@0x0F");
-        assert_eq!(a.offset(), Some(0x0F));
-        assert_eq!(blamed_bytes(&b, &a), ByteSet::of([0x0F]));
-        let mut h = header();
-        h[0x3F] = 1;
-        let a = Answer::from_short("custom_op_header_reserved_zero");
-        assert_eq!(blamed_bytes(&h, &a), ByteSet::of([0x3F]));
-        assert_eq!(Answer::from_short("ok"), Answer::Valid);
-        assert_eq!(Answer::from_short("valid"), Answer::Valid);
-        assert!(matches!(Answer::from_short("timeout"), Answer::Fault(_)));
+        let mut e = b;
+        e[0x05] = 7;
+        let reserved = Answer::Rejected {
+            reason: "reserved".into(),
+            offset: Some(0x0F),
+        };
+        let answers = [
+            Answer::Valid,
+            reserved.clone(),
+            Answer::Rejected {
+                reason: "roundtrip:dtype".into(),
+                offset: None,
+            },
+            Answer::Reencoded(Box::new(e)),
+            Answer::Fault("crash".into()),
+        ];
+        for a in &answers {
+            let json = serde_json::to_string(a).unwrap();
+            let back: Answer = serde_json::from_str(&json).unwrap();
+            assert_eq!(&back, a, "{json}");
+            assert_eq!(blamed_bytes(&b, &back), blamed_bytes(&b, a));
+        }
+        // `reserved` at 0x0F: the only reserved byte of 0xD9 (SPEC §5); 0x20 is `ap`, not reserved.
+        assert_eq!(blamed_bytes(&b, &reserved), ByteSet::of([0x0F]));
         assert_eq!(
-            Answer::from_short("err:dtype").reason(),
-            Some("roundtrip:dtype")
+            serde_json::to_string(&reserved).unwrap(),
+            r#"{"rejected":{"reason":"reserved","offset":15}}"#
         );
-        assert!(blamed_bytes(&b, &Answer::from_short("other_bytes")).is_empty());
+        assert_eq!(serde_json::to_string(&Answer::Valid).unwrap(), r#""valid""#);
+        for bad in [
+            r#""ok""#,
+            r#"{"rejected":{"reason":"x","at":1}}"#,
+            r#"{"reencoded":"00"}"#,
+        ] {
+            assert!(serde_json::from_str::<Answer>(bad).is_err(), "{bad}");
+        }
     }
 
     #[test]

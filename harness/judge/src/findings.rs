@@ -13,6 +13,7 @@
 use crate::arch::Arch;
 use crate::judge::Divergence;
 use std::collections::BTreeMap;
+use std::fmt;
 
 pub use crate::generators::CaseKind;
 
@@ -59,19 +60,96 @@ impl std::fmt::Display for Origin {
     }
 }
 
+/// What kind of disagreement a finding is: a judge's [`crate::judge::Class`],
+/// or a vector file's expectation that an implementation did not meet.
+/// Written to `divergences.jsonl` as its name (`OverAccept`,
+/// `VectorMismatch`) and read back by that name only. Ordered by name (the
+/// order a target's findings are listed in).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[serde(into = "&'static str", try_from = "String")]
+pub enum Class {
+    /// A judge class.
+    Judge(crate::judge::Class),
+    /// A `corpus/vectors/` line's expectation not met.
+    VectorMismatch,
+}
+
+impl Class {
+    /// Every class, the judge's in their order, then `VectorMismatch`.
+    pub fn all() -> impl Iterator<Item = Class> {
+        crate::judge::Class::ALL
+            .into_iter()
+            .map(Class::Judge)
+            .chain([Class::VectorMismatch])
+    }
+
+    /// Stable name (the variant name).
+    pub fn name(self) -> &'static str {
+        match self {
+            Class::Judge(c) => c.name(),
+            Class::VectorMismatch => "VectorMismatch",
+        }
+    }
+
+    /// The judge class, if it is one.
+    pub fn judge(self) -> Option<crate::judge::Class> {
+        match self {
+            Class::Judge(c) => Some(c),
+            Class::VectorMismatch => None,
+        }
+    }
+}
+
+impl Ord for Class {
+    fn cmp(&self, other: &Class) -> std::cmp::Ordering {
+        self.name().cmp(other.name())
+    }
+}
+
+impl PartialOrd for Class {
+    fn partial_cmp(&self, other: &Class) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl From<Class> for &'static str {
+    fn from(c: Class) -> &'static str {
+        c.name()
+    }
+}
+
+impl TryFrom<String> for Class {
+    type Error = String;
+    fn try_from(s: String) -> Result<Class, String> {
+        Class::all()
+            .find(|c| c.name() == s)
+            .ok_or_else(|| format!("unknown class `{s}`"))
+    }
+}
+
+impl fmt::Display for Class {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// The name vector-line findings are filed under (a report's record target, a junit testcase).
+pub const VECTORS: &str = "vectors";
+
 /// One disagreement (see the module docs).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Finding {
-    /// Gate target name, or `vectors` for a vector-file mismatch.
-    pub target: String,
+    /// The target it was judged on; for a vector line (class
+    /// [`Class::VectorMismatch`]), the target whose check the line states (it replays it).
+    pub target: crate::targets::Target,
     /// Where it came from.
     pub origin: Origin,
     /// The generation the subjects served (replay with `--arch`).
     pub arch: Arch,
     /// The raw input.
     pub input: Vec<u8>,
-    /// Class name ([`crate::judge::Class`] names, or `VectorMismatch`).
-    pub class: String,
+    /// Class.
+    pub class: Class,
     /// Signature key: predicate / field / LUT / gate name.
     pub key: String,
     /// Left (core) short verdict.
@@ -91,21 +169,24 @@ pub struct Finding {
     /// Who gave which answer on the input, with two or more subjects
     /// judged ([`crate::judge::cohort`]); not part of the dedup key.
     pub cohorts: Vec<crate::judge::cohort::Cohort>,
+    /// Each side's typed answer about the bundle, when the input is one
+    /// ([`crate::judge::Answers`]; what the byte maps blame).
+    pub answers: crate::judge::Answers,
 }
 
 /// Deduplication key: `(target, class, key, left verdict, right verdict,
 /// (left subject, right subject))`.
-pub type DedupKey = (String, String, String, String, String, (String, String));
+pub type DedupKey = (String, Class, String, String, String, (String, String));
 
 impl Finding {
     /// From a judge divergence.
     pub fn from_divergence(d: &Divergence, origin: Origin) -> Finding {
         Finding {
-            target: d.target.name().to_string(),
+            target: d.target,
             origin,
             arch: Arch::default(),
             input: d.input.clone(),
-            class: d.class.name().to_string(),
+            class: Class::Judge(d.class),
             key: d.signature.key.clone(),
             left_verdict: d.signature.left.clone(),
             right_verdict: d.signature.right.clone(),
@@ -115,6 +196,21 @@ impl Finding {
             right: d.right.clone(),
             case: d.case.clone(),
             cohorts: d.cohorts.clone(),
+            answers: d.answers.clone(),
+        }
+    }
+
+    /// True for a vector line's finding.
+    pub fn is_vector(&self) -> bool {
+        self.class == Class::VectorMismatch
+    }
+
+    /// The name the report files it under: its target's, or `vectors` for a vector line.
+    pub fn target_name(&self) -> &'static str {
+        if self.is_vector() {
+            VECTORS
+        } else {
+            self.target.name()
         }
     }
 
@@ -126,8 +222,8 @@ impl Finding {
     /// The deduplication key.
     pub fn dedup_key(&self) -> DedupKey {
         (
-            self.target.clone(),
-            self.class.clone(),
+            self.target_name().to_string(),
+            self.class,
             self.key.clone(),
             self.left_verdict.clone(),
             self.right_verdict.clone(),
@@ -142,6 +238,20 @@ impl Finding {
             (&self.left_name, &self.left_verdict, &self.left),
             (&self.right_name, &self.right_verdict, &self.right),
         )
+    }
+
+    /// [`headline`] of this finding.
+    pub fn headline(&self, count: Option<u64>) -> String {
+        headline(&self.signature(), self.class, count)
+    }
+}
+
+/// A finding's headline, `<signature line> [Class]`, then ` xN` with a count: the one wording
+/// of the console's list, `junit.xml` and the report's list and section titles.
+pub fn headline(signature: &str, class: Class, count: Option<u64>) -> String {
+    match count {
+        Some(n) => format!("{signature} [{class}] x{n}"),
+        None => format!("{signature} [{class}]"),
     }
 }
 
@@ -229,7 +339,22 @@ impl Findings {
 
 #[cfg(test)]
 mod tests {
-    use super::signature_line;
+    use super::{signature_line, Class};
+
+    /// Findings of one target are listed in class-name order (the report's order since classes
+    /// were names), whatever the judge's own order of its classes.
+    #[test]
+    fn classes_order_by_name() {
+        let mut by_enum: Vec<Class> = Class::all().collect();
+        by_enum.sort();
+        let mut by_name: Vec<&str> = Class::all().map(Class::name).collect();
+        by_name.sort_unstable();
+        assert_eq!(
+            by_enum.iter().map(|c| c.name()).collect::<Vec<_>>(),
+            by_name
+        );
+        assert_eq!(by_name.len(), crate::judge::Class::ALL.len() + 1);
+    }
 
     #[test]
     fn alike_verdicts_show_the_answers_that_differ() {

@@ -404,12 +404,10 @@ pub fn run(a: GateArgs) -> CliResult {
             .count();
         let _ = writeln!(
             out,
-            "  #{} {} {} [{}] x{}{}\n     (cd {} && {})",
+            "  #{} {} {}{}\n     (cd {} && {})",
             d.number,
-            d.finding.target,
-            d.finding.signature(),
-            d.finding.class,
-            d.count,
+            d.finding.target_name(),
+            d.finding.headline(Some(d.count)),
             if folded > 0 {
                 format!("; {folded} more, probably caused by #{}", d.number)
             } else {

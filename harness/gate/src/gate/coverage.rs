@@ -103,9 +103,7 @@ fn findings_of(
     origin: impl Fn() -> Origin,
 ) -> (usize, Vec<Finding>, Option<String>) {
     let (outcome, own_key) = (ran.outcome, ran.key);
-    let col = outcome
-        .divergence()
-        .map_or(0, |d| outcome_col(d.class.name()));
+    let col = outcome.divergence().map_or(0, |d| outcome_col(d.class));
     let findings = outcome
         .into_iter()
         .map(|d| Finding::from_divergence(&d, origin()).with_arch(r.arch))

@@ -187,9 +187,16 @@ pub const OUTCOMES: [&str; 6] = [
     "Panic",
 ];
 
-/// The coverage column of a class name (unknown classes count as `DifferentOutput`).
-pub fn outcome_col(class: &str) -> usize {
-    OUTCOMES.iter().position(|c| *c == class).unwrap_or(4)
+/// The [`OUTCOMES`] column of a divergence class (the fault classes count as `DifferentOutput`).
+pub fn outcome_col(class: crate::judge::Class) -> usize {
+    use crate::judge::Class as C;
+    match class {
+        C::OverAccept => 1,
+        C::UnderAccept => 2,
+        C::SameVerdictDifferentReason => 3,
+        C::Panic => 5,
+        C::DifferentOutput | C::Unsupported | C::Crash | C::Timeout | C::Protocol | C::Harness => 4,
+    }
 }
 
 /// Per-target results.

@@ -16,7 +16,7 @@
 
 use crate::arch::Arch;
 use crate::findings::{Finding, Origin};
-use crate::judge::Judge;
+use crate::judge::{Answer, Answers, Judge};
 use crate::subjects::{verdict_name, Batch, Capability, Subject, Validator};
 use std::fmt;
 use std::path::Path;
@@ -235,23 +235,31 @@ pub fn parse(path: &str, text: &str) -> Result<Vec<Parsed>, VectorError> {
     Ok(out)
 }
 
-/// What `s` says about a vector, in the file's words.
-pub fn actual(s: &dyn Subject, v: &Vector) -> String {
+/// What `s` says about a vector, in the file's words, and as a typed answer.
+pub fn actual(s: &dyn Subject, v: &Vector) -> (String, Answer) {
+    let fault = |f: &crate::subjects::Fault| {
+        let class = crate::judge::Class::of_fault(f).name().to_lowercase();
+        (f.to_string(), Answer::Fault(class))
+    };
     let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| match VectorOp::of(v) {
         (VectorOp::Validate(which), bundle) => match s.validate(which, bundle) {
-            Ok(verdict) => verdict_name(&verdict).to_string(),
-            Err(f) => f.to_string(),
+            Ok(verdict) => (
+                verdict_name(&verdict).to_string(),
+                Answer::from_verdict(&verdict),
+            ),
+            Err(f) => fault(&f),
         },
         (VectorOp::Decode, bundle) => match s.decode(bundle) {
-            Ok(Ok(d)) => format!("ok {}", d.mnemonic),
-            Ok(Err(e)) if e.field.as_str() == "reserved" => {
-                format!("err reserved@0x{:02x}", e.offset)
-            }
-            Ok(Err(e)) => format!("err {}", e.field),
-            Err(f) => f.to_string(),
+            Ok(Ok(d)) => (format!("ok {}", d.mnemonic), Answer::Valid),
+            Ok(Err(e)) if e.field.as_str() == "reserved" => (
+                format!("err reserved@0x{:02x}", e.offset),
+                Answer::from_decode_fail(&e),
+            ),
+            Ok(Err(e)) => (format!("err {}", e.field), Answer::from_decode_fail(&e)),
+            Err(f) => fault(&f),
         },
     }));
-    r.unwrap_or_else(|_| "PANIC".to_string())
+    r.unwrap_or_else(|_| ("PANIC".to_string(), Answer::Fault("panic".into())))
 }
 
 /// The expectation in the same words as [`actual`].
@@ -454,6 +462,15 @@ impl VectorOp {
         }
     }
 
+    /// The target whose check the line states (a finding replays on it).
+    fn target(self) -> crate::targets::Target {
+        crate::targets::Target::named(match self {
+            VectorOp::Validate(Validator::Header) => "validate_header",
+            VectorOp::Validate(Validator::Payload) => "validate_payload",
+            VectorOp::Decode => "decode_any",
+        })
+    }
+
     /// The capability a subject needs to be asked, and the finding's key.
     fn need(self) -> (Capability, &'static str) {
         match self {
@@ -541,8 +558,11 @@ fn check_one(
         let want = expected(v);
         let (op, bundle) = VectorOp::of(v);
         let key = op.need().1;
-        let finding = |l: &dyn Subject, r: &dyn Subject, ls: &String, rs: &String| Finding {
-            target: "vectors".into(),
+        let finding = |l: &dyn Subject,
+                       r: &dyn Subject,
+                       (ls, la): &(String, Answer),
+                       (rs, ra): &(String, Answer)| Finding {
+            target: op.target(),
             origin: Origin::Vector {
                 path: path.to_string(),
                 line,
@@ -550,7 +570,7 @@ fn check_one(
             },
             arch,
             input: bundle.to_vec(),
-            class: "VectorMismatch".into(),
+            class: crate::findings::Class::VectorMismatch,
             key: key.into(),
             left_verdict: ls.clone(),
             right_verdict: rs.clone(),
@@ -560,9 +580,10 @@ fn check_one(
             right: format!("{rs}  (expected {want})"),
             case: format!("{path}:{line} ({arch})"),
             cohorts: Vec::new(),
+            answers: Answers::of(la.clone(), ra.clone()),
         };
         let (c, o) = (actual(core, v), actual(oracle, v));
-        let mut failed = c != want || o != want;
+        let mut failed = c.0 != want || o.0 != want;
         if failed {
             findings.push(finding(core, oracle, &c, &o));
         }
@@ -572,7 +593,7 @@ fn check_one(
             }
             e.note_judged(k);
             let x = actual(&**s, v);
-            if x != want {
+            if x.0 != want {
                 failed = true;
                 findings.push(finding(&**s, core, &x, &c));
             }
@@ -584,6 +605,54 @@ fn check_one(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// What an implementation says about a vector is kept typed beside its words, and the byte
+    /// map blames from the typed answer: a decode failing on the field named `valid` (0xDC byte
+    /// 0x0C must be 0 or 1, SPEC §5.1) is a rejection at 0x0C, not the verdict `valid`; a
+    /// validator rejection is its predicate.
+    #[test]
+    fn what_a_subject_says_about_a_vector_is_typed() {
+        use crate::blame::{blamed_bytes, ByteSet};
+        let core = crate::subjects::registry::core_for(Arch::V2);
+        let mut b = [0u8; 64];
+        b[0] = 0xDC;
+        b[1] = 0x10;
+        b[0x0C] = 0x10;
+        let decode = Vector::Decode {
+            bundle: b,
+            expected: Err("valid".into()),
+        };
+        let (words, answer) = actual(core.as_ref(), &decode);
+        assert_eq!(words, "err valid");
+        assert_eq!(
+            answer,
+            Answer::Rejected {
+                reason: "valid".into(),
+                offset: Some(0x0C)
+            }
+        );
+        assert_eq!(blamed_bytes(&b, &answer), ByteSet::of([0x0C]));
+        let mut h = [0u8; 64];
+        h[0] = 0x85;
+        h[1] = 0x10;
+        h[0x3F] = 1;
+        let header = Vector::Validator {
+            bundle: h,
+            header: true,
+            expected: None,
+        };
+        let (words, answer) = actual(core.as_ref(), &header);
+        assert_eq!(words, "custom_op_header_reserved_zero");
+        assert_eq!(blamed_bytes(&h, &answer), ByteSet::of([0x3F]));
+        // A line's finding is typed with the target that replays it: the one of its check.
+        for op in VectorOp::ALL {
+            let want = match op {
+                VectorOp::Validate(v) => crate::targets::Check::Validator(v),
+                VectorOp::Decode => crate::targets::Check::Decode,
+            };
+            assert_eq!(op.target().check(), want, "{}", op.target().name());
+        }
+    }
 
     #[test]
     fn parse_forms_and_errors() {

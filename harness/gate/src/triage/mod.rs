@@ -143,22 +143,13 @@ pub struct Triaged {
     pub subject_blame: Option<Vec<usize>>,
 }
 
-/// The target a vector finding is about (key `header`, `payload`, `decode`).
-fn vector_target(f: &Finding) -> Option<Target> {
-    let want = match f.key.as_str() {
-        "header" => Check::Validator(crate::subjects::Validator::Header),
-        "payload" => Check::Validator(crate::subjects::Validator::Payload),
-        _ => Check::Decode,
-    };
-    Target::by_check(want)
-}
-
 /// True for the class of a subject's crash or hang, or a harness fault: [`triage`] neither
 /// minimises nor re-runs such a finding.
-pub fn is_fault_class(class: &str) -> bool {
-    [Class::Crash, Class::Timeout, Class::Harness]
-        .iter()
-        .any(|c| c.name() == class)
+pub fn is_fault_class(class: crate::findings::Class) -> bool {
+    matches!(
+        class.judge(),
+        Some(Class::Crash | Class::Timeout | Class::Harness)
+    )
 }
 
 /// Deduplicated, minimised findings: registry targets in report order (the
@@ -168,10 +159,17 @@ pub fn is_fault_class(class: &str) -> bool {
 /// subjects under test (for replay commands).
 pub fn triage(findings: &Findings, engines: &[Judge], specs: &[SubjectSpec]) -> Vec<Triaged> {
     let reference = Judge::reference();
-    let rank = |name: &str| Target::from_name(name).map_or(usize::MAX, Target::rank);
+    // Vector lines after every target.
+    let rank = |f: &Finding| {
+        if f.is_vector() {
+            usize::MAX
+        } else {
+            f.target.rank()
+        }
+    };
     let mut kept: Vec<&Kept> = findings.0.values().collect();
     // Stable sort: ties keep the BTreeMap's key order, so the report stays deterministic.
-    kept.sort_by_key(|k| rank(&k.finding.target));
+    kept.sort_by_key(|k| rank(&k.finding));
     let mut out = Vec::new();
     for (i, kept) in kept.into_iter().enumerate() {
         let f = &kept.finding;
@@ -183,21 +181,20 @@ pub fn triage(findings: &Findings, engines: &[Judge], specs: &[SubjectSpec]) -> 
             .unwrap_or(&reference);
         // A subject's crash or hang is not run again here: each re-run would
         // cost the case timeout (or a restart) once more, after the run.
-        let faulted = is_fault_class(&f.class);
-        let (replay_target, minimized, min_finding) = match Target::from_name(&f.target) {
-            Some(t) if faulted => (Some(t), f.input.clone(), f.clone()),
-            Some(t) => {
-                let m = minimize(e, t, f);
-                let mf = reproduce_key(e, t, &m, &f.dedup_key()).unwrap_or_else(|| f.clone());
-                (Some(t), m, mf)
-            }
-            // Vector mismatches: replay the bundle on the matching target.
-            None => (vector_target(f), f.input.clone(), f.clone()),
+        let faulted = is_fault_class(f.class);
+        // A vector line is replayed on its target as it is.
+        let t = f.target;
+        let (minimized, min_finding) = if faulted || f.is_vector() {
+            (f.input.clone(), f.clone())
+        } else {
+            let m = minimize(e, t, f);
+            let mf = reproduce_key(e, t, &m, &f.dedup_key()).unwrap_or_else(|| f.clone());
+            (m, mf)
         };
-        let replay_name: &str = replay_target.map_or(f.target.as_str(), |t| t.name());
+        let replay_name = t.name();
         let (left_dump, right_dump) = dumps(
             e,
-            replay_target,
+            Some(t),
             &Finding {
                 input: minimized.clone(),
                 ..min_finding.clone()
@@ -237,10 +234,10 @@ pub fn triage(findings: &Findings, engines: &[Judge], specs: &[SubjectSpec]) -> 
 /// byte, 64 in all, announced to the subject as one batch first. A crash or hang is never asked
 /// again (its class), nor is the reference pair (its blame is the rule's, [`crate::blame`]).
 pub fn asked_blame(e: &Judge, f: &Finding, minimized: &[u8]) -> Option<Vec<usize>> {
-    if is_fault_class(&f.class) {
+    if is_fault_class(f.class) || f.is_vector() {
         return None;
     }
-    let t = Target::from_name(&f.target)?;
+    let t = f.target;
     if !matches!(
         t.check(),
         Check::Validator(_) | Check::Decode | Check::Roundtrip
@@ -283,14 +280,14 @@ pub fn asked_blame(e: &Judge, f: &Finding, minimized: &[u8]) -> Option<Vec<usize
 fn fold(out: &mut [Triaged], engines: &[Judge], reference: &Judge) {
     let faulted: Vec<String> = out
         .iter()
-        .filter(|t| is_fault_class(&t.finding.class))
+        .filter(|t| is_fault_class(t.finding.class))
         .flat_map(|t| [t.finding.left_name.clone(), t.finding.right_name.clone()])
         .collect();
     let roots: Vec<(usize, Target, Finding)> = out
         .iter()
-        .filter(|a| !is_fault_class(&a.finding.class))
+        .filter(|a| !is_fault_class(a.finding.class) && !a.finding.is_vector())
         .filter_map(|a| {
-            let t = Target::from_name(&a.finding.target)?;
+            let t = a.finding.target;
             matches!(t.check(), Check::Validator(_)).then(|| (a.number, t, a.finding.clone()))
         })
         .collect();
@@ -299,16 +296,14 @@ fn fold(out: &mut [Triaged], engines: &[Judge], reference: &Judge) {
     }
     for b in out.iter_mut() {
         let f = &b.finding;
-        if is_fault_class(&f.class) || faulted.contains(&f.left_name) {
+        if is_fault_class(f.class) || faulted.contains(&f.left_name) {
             continue;
         }
-        let bundles = match Target::from_name(&f.target) {
-            Some(tb) => crate::kinds::of(tb).case_bundles(tb, &b.minimized),
+        let bundles = if f.is_vector() {
             // A vector mismatch: its bundle.
-            None if vector_target(f).is_some() => {
-                vec![crate::judge::bundle_from_input(&b.minimized)]
-            }
-            None => continue,
+            vec![crate::judge::bundle_from_input(&b.minimized)]
+        } else {
+            crate::kinds::of(f.target).case_bundles(f.target, &b.minimized)
         };
         if bundles.is_empty() {
             continue;
@@ -347,11 +342,11 @@ mod tests {
 
     fn fake(origin: Origin, key: &str) -> Finding {
         Finding {
-            target: "validate_header".into(),
+            target: Target::named("validate_header"),
             origin,
             arch: Arch::default(),
             input: vec![1],
-            class: "OverAccept".into(),
+            class: crate::findings::Class::Judge(Class::OverAccept),
             key: key.into(),
             left_verdict: "valid".into(),
             right_verdict: key.into(),
@@ -361,6 +356,7 @@ mod tests {
             right: String::new(),
             case: String::new(),
             cohorts: Vec::new(),
+            answers: Default::default(),
         }
     }
 

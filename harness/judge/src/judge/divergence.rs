@@ -20,8 +20,9 @@
 //!   [`Class::Protocol`]: a subject answered with a [`crate::subjects::Fault`]
 //!   for an operation its capabilities promise.
 
-use crate::subjects::{hex, Fault};
+use crate::subjects::{hex, DecodeFail, Fault, Verdict};
 use crate::targets::Target;
+use serde::{Deserialize, Serialize};
 use std::fmt;
 
 /// Divergence class, named from the left subject's perspective.
@@ -92,11 +93,6 @@ impl Class {
         }
     }
 
-    /// The class named `s`.
-    pub fn from_name(s: &str) -> Option<Class> {
-        Class::ALL.into_iter().find(|c| c.name() == s)
-    }
-
     /// The class of two verdicts from whether each side accepts.
     pub fn from_accepts(left_ok: bool, right_ok: bool) -> Class {
         match (left_ok, right_ok) {
@@ -111,6 +107,128 @@ impl Class {
 impl fmt::Display for Class {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.name())
+    }
+}
+
+/// One implementation's answer about one bundle, as [`crate::blame::blamed_bytes`] reads it:
+/// typed where the comparison has it (a validator verdict, a decode failure, a re-encoding),
+/// and written as data to `divergences.jsonl` (`"valid"`, `{"rejected":{"reason":…,"offset":…}}`,
+/// `{"reencoded":"<hex>"}`, `{"fault":…}`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case", deny_unknown_fields)]
+pub enum Answer {
+    /// Accepted (valid, or decoded and re-encoded to the same bytes).
+    Valid,
+    /// Rejected: `reason` is a SPEC §3/§4 predicate name or a SPEC §5.1 decode
+    /// field name (`reserved`, `dtype`, …; `roundtrip:<field>` when
+    /// re-encoding refused the decoded field), `offset` the offending byte the
+    /// implementation named, when it names one.
+    Rejected {
+        /// Predicate or field name.
+        reason: String,
+        /// The implementation's own offending byte.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        offset: Option<usize>,
+    },
+    /// Decoded, but re-encoding gave these other bytes (SPEC §5.1 roundtrip).
+    Reencoded(#[serde(with = "bundle_hex")] Box<[u8; 64]>),
+    /// The implementation gave no answer (`panic`, or a fault class: `crash`, `timeout`, …).
+    Fault(String),
+}
+
+impl Answer {
+    /// A validator verdict (a validator reply carries no offset).
+    pub fn from_verdict(v: &Verdict) -> Answer {
+        match v {
+            None => Answer::Valid,
+            Some(p) => Answer::Rejected {
+                reason: p.name().to_string(),
+                offset: None,
+            },
+        }
+    }
+
+    /// A decode failure: its field and offset.
+    pub fn from_decode_fail(d: &DecodeFail) -> Answer {
+        Answer::Rejected {
+            reason: d.field.to_string(),
+            offset: Some(d.offset),
+        }
+    }
+
+    /// The short verdict: `None` for valid, else the reason (`roundtrip` for
+    /// [`Answer::Reencoded`], the fault's text for [`Answer::Fault`]).
+    pub fn reason(&self) -> Option<&str> {
+        match self {
+            Answer::Valid => None,
+            Answer::Rejected { reason, .. } => Some(reason),
+            Answer::Reencoded(_) => Some("roundtrip"),
+            Answer::Fault(f) => Some(f),
+        }
+    }
+
+    /// The offending byte the implementation named.
+    pub fn offset(&self) -> Option<usize> {
+        match self {
+            Answer::Rejected { offset, .. } => *offset,
+            _ => None,
+        }
+    }
+}
+
+/// Each side's [`Answer`] of a divergence about one bundle's bytes (a bundle target's
+/// comparison, a vector line); `None` for a side whose answer is not about the bytes (it
+/// answered while the other faulted) and for every other target.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Answers {
+    /// The left subject's answer.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub left: Option<Answer>,
+    /// The right subject's answer.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub right: Option<Answer>,
+}
+
+impl Answers {
+    /// Both sides.
+    pub fn of(left: Answer, right: Answer) -> Answers {
+        Answers {
+            left: Some(left),
+            right: Some(right),
+        }
+    }
+
+    /// True when neither side has one.
+    pub fn is_empty(&self) -> bool {
+        self.left.is_none() && self.right.is_none()
+    }
+}
+
+/// A re-encoded bundle as 128 hex digits.
+mod bundle_hex {
+    use serde::{de::Error, Deserialize, Deserializer, Serializer};
+
+    pub fn serialize<S: Serializer>(b: &[u8; 64], s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&crate::subjects::hex(b))
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Box<[u8; 64]>, D::Error> {
+        let s = String::deserialize(d)?;
+        let mut out = [0u8; 64];
+        if s.len() != 128 {
+            return Err(D::Error::custom(format!(
+                "a re-encoding is 128 hex digits, not {}",
+                s.len()
+            )));
+        }
+        for (i, o) in out.iter_mut().enumerate() {
+            *o = s
+                .get(2 * i..2 * i + 2)
+                .and_then(|h| u8::from_str_radix(h, 16).ok())
+                .ok_or_else(|| D::Error::custom("a re-encoding has a non-hex digit"))?;
+        }
+        Ok(Box::new(out))
     }
 }
 
@@ -157,6 +275,8 @@ pub struct Divergence {
     /// With two or more subjects under test judged on the input: who gave
     /// which answer ([`super::cohort`]); empty otherwise.
     pub cohorts: Vec<super::cohort::Cohort>,
+    /// Each side's typed answer about the bundle (bundle comparisons only).
+    pub answers: Answers,
 }
 
 /// Where the kinds that judge a whole case with one description (collective lowering, sync
@@ -197,11 +317,20 @@ impl DescribedCase<'_> {
             },
             class,
             cohorts: Vec::new(),
+            answers: Answers::default(),
         }
     }
 }
 
 impl Divergence {
+    /// The same divergence with each side's typed answer.
+    pub fn with_answers(self, left: Answer, right: Answer) -> Divergence {
+        Divergence {
+            answers: Answers::of(left, right),
+            ..self
+        }
+    }
+
     /// The report without the line diff that [`fmt::Display`] appends to a
     /// multi-line `DifferentOutput` (for the lean fuzz entries, which should
     /// not link the differ; a validator verdict is one line anyway).

@@ -27,7 +27,7 @@ pub mod record;
 mod render;
 pub mod structured;
 
-pub use divergence::{Class, DescribedCase, Divergence, Outcome, Signature};
+pub use divergence::{Answer, Answers, Class, DescribedCase, Divergence, Outcome, Signature};
 pub use nway::Judge;
 pub use pair::panic_text;
 

@@ -7,7 +7,7 @@
 //! the default hook still prints the message, and under libFuzzer — whose
 //! hook aborts — a subject panic aborts the run: fail closed).
 
-use super::divergence::{Class, Divergence, Signature};
+use super::divergence::{Answer, Answers, Class, Divergence, Signature};
 use super::render::{
     decode_long, decoded_long, encode_long, fail_key, first_field_diff, gate_str, lut_str,
     stream_long, Shown,
@@ -79,6 +79,7 @@ impl<L: Subject + ?Sized, R: Subject + ?Sized> Pair<'_, L, R> {
             },
             class,
             cohorts: Vec::new(),
+            answers: Answers::default(),
         })
     }
 
@@ -104,14 +105,17 @@ impl<L: Subject + ?Sized, R: Subject + ?Sized> Pair<'_, L, R> {
             };
             let ls = show(l.as_ref().map(reply_shown));
             let rs = show(r.as_ref().map(reply_shown));
-            return self.div(
-                Class::Panic,
-                format!("{op}:panic"),
-                if l.is_err() { "panic" } else { "no-panic" },
-                if r.is_err() { "panic" } else { "no-panic" },
-                format!("{ls}  [{op}; panicked: {who}]"),
-                rs,
-            );
+            let panicked = |x: bool| x.then(|| Answer::Fault("panic".into()));
+            return self
+                .div(
+                    Class::Panic,
+                    format!("{op}:panic"),
+                    if l.is_err() { "panic" } else { "no-panic" },
+                    if r.is_err() { "panic" } else { "no-panic" },
+                    format!("{ls}  [{op}; panicked: {who}]"),
+                    rs,
+                )
+                .map(|d| self.about_bytes(d, panicked(l.is_err()), panicked(r.is_err())));
         }
         let (l, r) = (l.ok()?, r.ok()?);
         let fault = match (&l, &r) {
@@ -135,7 +139,32 @@ impl<L: Subject + ?Sized, R: Subject + ?Sized> Pair<'_, L, R> {
             long(l.as_ref().map(|v| v.shown())),
             long(r.as_ref().map(|v| v.shown())),
         )
+        .map(|d| self.about_bytes(d, fault_answer(&l), fault_answer(&r)))
     }
+
+    /// `d` with each side's answer, when the target's input is one bundle (the answers a
+    /// report's byte map reads); other targets' divergences carry none.
+    fn about_bytes(
+        &self,
+        d: Divergence,
+        left: Option<Answer>,
+        right: Option<Answer>,
+    ) -> Divergence {
+        if !self.target.is_bundle() {
+            return d;
+        }
+        Divergence {
+            answers: Answers { left, right },
+            ..d
+        }
+    }
+}
+
+/// A fault's typed answer (its class, `crash`), `None` for an answer.
+fn fault_answer<T>(r: &Reply<T>) -> Option<Answer> {
+    r.as_ref()
+        .err()
+        .map(|f| Answer::Fault(fault_class(f).name().to_lowercase()))
 }
 
 /// A reply (an answer or a fault) as a report prints it.
@@ -198,11 +227,19 @@ fn verdicts_differ<L: Subject + ?Sized, R: Subject + ?Sized>(
 ) -> Option<Divergence> {
     let (ls, rs) = (verdict_name(l), verdict_name(r));
     if let Some(Predicate::Unknown(name)) = l {
-        return unknown_name(p, "predicate", name, rs, rs.to_string());
+        return unknown_name(
+            p,
+            "predicate",
+            name,
+            rs,
+            rs.to_string(),
+            Answer::from_verdict(r),
+        );
     }
     let class = Class::from_accepts(l.is_none(), r.is_none());
     let key = l.as_ref().or(r.as_ref()).map_or("valid", |p| p.name());
     p.div(class, key, ls, rs, ls.to_string(), rs.to_string())
+        .map(|d| d.with_answers(Answer::from_verdict(l), Answer::from_verdict(r)))
 }
 
 /// A name outside SPEC's vocabulary in the left side's answer (a subject that invented a
@@ -216,6 +253,7 @@ fn unknown_name<L: Subject + ?Sized, R: Subject + ?Sized>(
     name: &str,
     rs: impl Into<String>,
     right: String,
+    right_answer: Answer,
 ) -> Option<Divergence> {
     p.div(
         Class::Protocol,
@@ -228,11 +266,26 @@ fn unknown_name<L: Subject + ?Sized, R: Subject + ?Sized>(
         ),
         right,
     )
+    .map(|d| d.with_answers(Answer::Fault("protocol".into()), right_answer))
 }
 
 type DecodeReply = Result<Decoded, DecodeFail>;
 
+/// A decode's typed answer: decoded (valid) or its first failure.
+fn decode_answer(r: &DecodeReply) -> Answer {
+    r.as_ref()
+        .map_or_else(Answer::from_decode_fail, |_| Answer::Valid)
+}
+
 fn decodes<L: Subject + ?Sized, R: Subject + ?Sized>(
+    p: &Pair<'_, L, R>,
+    l: &DecodeReply,
+    r: &DecodeReply,
+) -> Option<Divergence> {
+    decodes_differ(p, l, r).map(|d| d.with_answers(decode_answer(l), decode_answer(r)))
+}
+
+fn decodes_differ<L: Subject + ?Sized, R: Subject + ?Sized>(
     p: &Pair<'_, L, R>,
     l: &DecodeReply,
     r: &DecodeReply,
@@ -252,6 +305,7 @@ fn decodes<L: Subject + ?Sized, R: Subject + ?Sized>(
             name,
             r.as_ref().map_or_else(fail_key, |_| "ok".to_string()),
             decode_long(r),
+            decode_answer(r),
         ),
         (Ok(a), Ok(b)) => {
             let key = if a.opcode != b.opcode {
@@ -370,6 +424,16 @@ fn encodes<L: Subject + ?Sized, R: Subject + ?Sized>(
             d
         )
     };
+    // The typed answer: the same bytes, other bytes (the bytes that differ are blamed), or
+    // the field the encoder refused.
+    let answer = |r: &EncodeResult| match r {
+        Ok(x) if x == b => Answer::Valid,
+        Ok(x) => Answer::Reencoded(Box::new(*x)),
+        Err(f) => Answer::Rejected {
+            reason: format!("roundtrip:{f}"),
+            offset: None,
+        },
+    };
     p.div(
         class,
         format!("{key}@0x{:02X}", b[0]),
@@ -378,6 +442,7 @@ fn encodes<L: Subject + ?Sized, R: Subject + ?Sized>(
         long(el, fl),
         long(er, fr),
     )
+    .map(|d| d.with_answers(answer(el), answer(er)))
 }
 
 /// SPEC §5.3 stream parse.

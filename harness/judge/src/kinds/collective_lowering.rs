@@ -284,6 +284,7 @@ pub fn judge_module(
         },
         class,
         cohorts: Vec::new(),
+        answers: Default::default(),
     })
 }
 

@@ -1,17 +1,17 @@
 //! Which bytes of a divergence's minimised bundle each side blames: the one
 //! adapter every report view asks ([`blamed_bytes`]).
 //!
-//! Each side's answer is read back from its record ([`Answer::from_short`]
-//! on the signature's short verdict, with the offset of the long form
-//! `… at offset 0xNN` where the short one has none) and handed to
+//! Each side's typed answer on the minimised input (the record's `answers`,
+//! written as data by the judge's comparison) is handed to
 //! [`crate::blame::blamed_bytes`], the same function `explain` marks bytes
 //! with: the fewest bytes that must change for the failing rule to hold,
-//! plus the side's own offending byte. A side that says `valid` / `ok`, or
-//! faulted, blames no byte.
+//! plus the side's own offending byte. A side that accepted, faulted or has
+//! no answer about the bytes blames no byte.
 
 use super::model::{is_bundle_target, DivergenceRecord};
 use crate::blame::{self, Answer};
 use crate::judge::bundle_from_input;
+use crate::judge::Answers;
 
 /// One side of a divergence.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -30,6 +30,15 @@ impl DivergenceRecord {
             Side::Right => &self.right_name,
         }
     }
+
+    /// `side`'s typed answer on the minimised input, if it has one about the bytes.
+    pub fn side_answer(&self, side: Side) -> Option<&Answer> {
+        let Answers { left, right } = &self.answers;
+        match side {
+            Side::Left => left.as_ref(),
+            Side::Right => right.as_ref(),
+        }
+    }
 }
 
 /// The 64-byte map of the bytes `side` blames in `record`'s minimised input
@@ -41,12 +50,10 @@ pub fn blamed_bytes(record: &DivergenceRecord, side: Side) -> [bool; 64] {
     if !is_bundle_target(&record.target) || min.len() > 64 {
         return [false; 64];
     }
-    let b = bundle_from_input(&min);
-    let (short, long) = match side {
-        Side::Left => (&record.signature.left, &record.left),
-        Side::Right => (&record.signature.right, &record.right),
-    };
-    blame::blamed_bytes(&b, &answer_of(short, long)).to_array()
+    match record.side_answer(side) {
+        Some(a) => blame::blamed_bytes(&bundle_from_input(&min), a).to_array(),
+        None => [false; 64],
+    }
 }
 
 /// What `side`'s rejection is about in `record`'s minimised bundle, naming the field and its
@@ -59,15 +66,11 @@ pub fn side_detail(record: &DivergenceRecord, side: Side) -> Option<String> {
         return None;
     }
     let b = bundle_from_input(&min);
-    let (short, long) = match side {
-        Side::Left => (&record.signature.left, &record.left),
-        Side::Right => (&record.signature.right, &record.right),
-    };
-    let answer = answer_of(short, long);
-    let Answer::Rejected { reason, offset } = &answer else {
+    let answer = record.side_answer(side)?;
+    let Answer::Rejected { reason, offset } = answer else {
         return None;
     };
-    let off = offset.or_else(|| blame::blamed_bytes(&b, &answer).iter().next())?;
+    let off = offset.or_else(|| blame::blamed_bytes(&b, answer).iter().next())?;
     let reason = reason.strip_prefix("roundtrip:").unwrap_or(reason);
     Some(format!(
         "{} (byte 0x{off:02X})",
@@ -75,45 +78,29 @@ pub fn side_detail(record: &DivergenceRecord, side: Side) -> Option<String> {
     ))
 }
 
-/// `short` as an [`Answer`], with the long form's `at offset 0xNN` when the
-/// short verdict names no offset.
-fn answer_of(short: &str, long: &str) -> Answer {
-    match Answer::from_short(short.trim()) {
-        Answer::Rejected {
-            reason,
-            offset: None,
-        } => Answer::Rejected {
-            reason,
-            offset: offset_after(long, "at offset "),
-        },
-        other => other,
-    }
-}
-
-/// A hex offset after `marker` in `s` (`@0x3F`, `at offset 0x3F`).
-fn offset_after(s: &str, marker: &str) -> Option<usize> {
-    let at = s.find(marker)? + marker.len();
-    let rest = s[at..]
-        .strip_prefix("0x")
-        .or_else(|| s[at..].strip_prefix("0X"))?;
-    let digits: String = rest.chars().take_while(char::is_ascii_hexdigit).collect();
-    usize::from_str_radix(&digits, 16).ok()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::report::model::{OriginRecord, SignatureRecord};
 
-    fn record(minimized: &str, left: &str, right: &str, long_right: &str) -> DivergenceRecord {
+    fn rejected(reason: &str, offset: Option<usize>) -> Answer {
+        Answer::Rejected {
+            reason: reason.into(),
+            offset,
+        }
+    }
+
+    /// A record of `minimized` whose sides answered `left` and `right`; its texts say
+    /// something else, which the byte map must not read.
+    fn record(minimized: &str, left: Answer, right: Answer) -> DivergenceRecord {
         DivergenceRecord {
             number: 1,
             target: "validate_header".into(),
-            class: "OverAccept".into(),
+            class: crate::findings::Class::Judge(crate::judge::Class::OverAccept),
             signature: SignatureRecord {
-                key: right.into(),
-                left: left.into(),
-                right: right.into(),
+                key: "k".into(),
+                left: "reserved@0x01".into(),
+                right: "inst_word_len".into(),
             },
             count: 1,
             origin: OriginRecord::Generated {
@@ -128,8 +115,9 @@ mod tests {
             file: "divergences/001-validate_header.bin".into(),
             left_name: "sut".into(),
             right_name: "core".into(),
-            left: left.into(),
-            right: long_right.into(),
+            left: "Err(opcode at offset 0x05)".into(),
+            right: "Err(opcode at offset 0x06)".into(),
+            answers: Answers::of(left, right),
             left_dump: String::new(),
             right_dump: String::new(),
             shards: Vec::new(),
@@ -151,22 +139,25 @@ mod tests {
         hex.push_str("01");
         let r = record(
             &hex,
-            "valid",
-            "custom_op_header_reserved_zero",
-            "custom_op_header_reserved_zero",
+            Answer::Valid,
+            rejected("custom_op_header_reserved_zero", None),
         );
         assert_eq!(set(&blamed_bytes(&r, Side::Left)), Vec::<usize>::new());
         assert_eq!(set(&blamed_bytes(&r, Side::Right)), vec![0x3F]);
+        // A side without an answer about the bytes (it answered while the other faulted).
+        let mut none = r.clone();
+        none.answers.right = None;
+        assert_eq!(set(&blamed_bytes(&none, Side::Right)), Vec::<usize>::new());
+        assert_eq!(side_detail(&none, Side::Right), None);
     }
 
     #[test]
-    fn decode_offsets_short_and_long_forms() {
+    fn decode_offsets_are_the_answers_own() {
         let hex = "00".repeat(64);
         let r = record(
             &hex,
-            "reserved@0x2A",
-            "opcode",
-            "Err(opcode at offset 0x00)",
+            rejected("reserved", Some(0x2A)),
+            rejected("opcode", Some(0)),
         );
         assert_eq!(set(&blamed_bytes(&r, Side::Left)), vec![0x2A]);
         assert_eq!(set(&blamed_bytes(&r, Side::Right)), vec![0]);
@@ -174,7 +165,7 @@ mod tests {
 
     #[test]
     fn non_bundle_targets_blame_nothing() {
-        let mut r = record("0102", "valid", "opcode", "Err(opcode at offset 0x00)");
+        let mut r = record("0102", Answer::Valid, rejected("opcode", Some(0)));
         r.target = "stream".into();
         assert_eq!(set(&blamed_bytes(&r, Side::Right)), Vec::<usize>::new());
     }
@@ -187,9 +178,8 @@ mod tests {
         hex.push_str(&"00".repeat(59));
         let r = record(
             &hex,
-            "valid",
-            "has_valid_neuron_events",
-            "has_valid_neuron_events",
+            Answer::Valid,
+            rejected("has_valid_neuron_events", None),
         );
         assert_eq!(side_detail(&r, Side::Left), None);
         assert_eq!(
@@ -199,7 +189,11 @@ mod tests {
         let mut hex = String::from("8510");
         hex.push_str(&"00".repeat(61));
         hex.push_str("01");
-        let r = record(&hex, "valid", "custom_op_header_reserved_zero", "x");
+        let r = record(
+            &hex,
+            Answer::Valid,
+            rejected("custom_op_header_reserved_zero", None),
+        );
         assert_eq!(
             side_detail(&r, Side::Right).as_deref(),
             Some("reserved byte 0x3F is 0x01, not zero (byte 0x3F)")

@@ -79,7 +79,7 @@ mod tests {
         DivergenceRecord {
             number: 1,
             target: "vectors".into(),
-            class: "VectorMismatch".into(),
+            class: crate::findings::Class::VectorMismatch,
             signature: SignatureRecord {
                 key: "header".into(),
                 left: "valid".into(),
@@ -97,6 +97,13 @@ mod tests {
             right_name: "oracle".into(),
             left: "valid".into(),
             right: "valid_opcode".into(),
+            answers: crate::judge::Answers::of(
+                crate::judge::Answer::Valid,
+                crate::judge::Answer::Rejected {
+                    reason: "valid_opcode".into(),
+                    offset: None,
+                },
+            ),
             left_dump: "a\n".into(),
             right_dump: "b\n".into(),
             shards: Vec::new(),
@@ -113,6 +120,39 @@ mod tests {
         let f = std::fs::File::open(&p).unwrap();
         std::fs::remove_file(&p).unwrap();
         f
+    }
+
+    /// A record's class is typed: every class goes out as its name and comes back as itself,
+    /// and a name that is no class is refused when read (not carried as free text).
+    #[test]
+    fn every_class_round_trips_and_an_unknown_class_is_refused() {
+        use crate::findings::Class;
+        let recs: Vec<DivergenceRecord> = Class::all()
+            .map(|class| DivergenceRecord {
+                class,
+                ..record(OriginRecord::Corpus { corpus: "c".into() })
+            })
+            .collect();
+        assert_eq!(recs.len(), crate::judge::Class::ALL.len() + 1);
+        let text = render(&recs);
+        for (line, c) in text.lines().zip(Class::all()) {
+            assert!(
+                line.contains(&format!("\"class\":\"{}\"", c.name())),
+                "{line}"
+            );
+        }
+        assert_eq!(read(file_with(&text), 99).unwrap(), recs);
+        for bad in ["Bogus", "overaccept", ""] {
+            let forged = text.replacen(
+                "\"class\":\"OverAccept\"",
+                &format!("\"class\":\"{bad}\""),
+                1,
+            );
+            assert!(
+                matches!(read(file_with(&forged), 99), Err(LineError::Bad(1, m)) if m.contains("class")),
+                "{bad}"
+            );
+        }
     }
 
     #[test]

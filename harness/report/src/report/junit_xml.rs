@@ -51,11 +51,9 @@ pub fn render(m: &ReportModel) -> String {
     for d in &m.divergences {
         let i = case_at(&mut cases, &d.target);
         cases[i].divergences.push(format!(
-            "#{} {} [{}] x{}\nreplay: {}",
+            "#{} {}\nreplay: {}",
             d.number,
-            d.signature_line(),
-            d.class,
-            d.count,
+            d.headline(Some(d.count)),
             d.replay
         ));
     }

@@ -31,7 +31,7 @@ pub struct Timing {
 pub const REACH_CASE: &str = "reach";
 
 /// The `junit.xml` testcase (and record target) of the vector files.
-pub const VECTORS_CASE: &str = "vectors";
+pub const VECTORS_CASE: &str = crate::findings::VECTORS;
 
 /// One report: the facts `run.json` holds, the divergences, and what only a
 /// live run knows (clock, threads, subject statistics).
@@ -172,8 +172,8 @@ pub struct DivergenceRecord {
     pub number: u64,
     /// Gate target, or `vectors`.
     pub target: String,
-    /// Class name.
-    pub class: String,
+    /// Class.
+    pub class: crate::findings::Class,
     /// Signature.
     pub signature: SignatureRecord,
     /// Occurrences (duplicates included).
@@ -200,6 +200,10 @@ pub struct DivergenceRecord {
     pub left: String,
     /// Right full result on the minimised input.
     pub right: String,
+    /// Each side's typed answer on the minimised input, for a bundle (what the byte map
+    /// blames); absent otherwise.
+    #[serde(default, skip_serializing_if = "crate::judge::Answers::is_empty")]
+    pub answers: crate::judge::Answers,
     /// Left subject's field dump of the minimised input.
     pub left_dump: String,
     /// Right subject's field dump of the minimised input.
@@ -265,8 +269,8 @@ impl DivergenceRecord {
         let f = &d.finding;
         DivergenceRecord {
             number: d.number as u64,
-            target: f.target.clone(),
-            class: f.class.clone(),
+            target: f.target_name().to_string(),
+            class: f.class,
             signature: SignatureRecord {
                 key: f.key.clone(),
                 left: f.left_verdict.clone(),
@@ -301,6 +305,7 @@ impl DivergenceRecord {
             right_name: f.right_name.clone(),
             left: d.min_finding.left.clone(),
             right: d.min_finding.right.clone(),
+            answers: d.min_finding.answers.clone(),
             left_dump: d.left_dump.clone(),
             right_dump: d.right_dump.clone(),
             shards: Vec::new(),
@@ -324,7 +329,7 @@ impl DivergenceRecord {
     pub fn dedup_key(&self) -> DedupKey {
         (
             self.target.clone(),
-            self.class.clone(),
+            self.class,
             self.signature.key.clone(),
             self.signature.left.clone(),
             self.signature.right.clone(),
@@ -367,6 +372,11 @@ impl DivergenceRecord {
             (&self.left_name, &self.signature.left, &self.left),
             (&self.right_name, &self.signature.right, &self.right),
         )
+    }
+
+    /// [`crate::findings::headline`] of this record.
+    pub fn headline(&self, count: Option<u64>) -> String {
+        crate::findings::headline(&self.signature_line(), self.class, count)
     }
 
     /// The target named by `file` (`divergences/NNN-<target>.bin`).

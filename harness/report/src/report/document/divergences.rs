@@ -81,10 +81,8 @@ pub(super) fn divergence_sections(m: &ReportModel) -> Vec<Section> {
                             text(format!("{}. ", d.number)),
                             code(&d.target),
                             text(format!(
-                                " — {} [{}] x{}{}",
-                                d.signature_line(),
-                                d.class,
-                                d.count,
+                                " — {}{}",
+                                d.headline(Some(d.count)),
                                 fold_note(m, d)
                             )),
                         ]
@@ -182,7 +180,7 @@ fn divergence_section(d: &DivergenceRecord) -> Section {
     }
     let mut blocks = vec![Block::Bullets(facts)];
     // A subject's crash or hang is kept as it faulted (triage: not re-run).
-    let input = if crate::triage::is_fault_class(&d.class) {
+    let input = if crate::triage::is_fault_class(d.class) {
         "input (as it faulted: a crash or hang is not minimised)"
     } else {
         "minimised input"
@@ -248,7 +246,7 @@ fn divergence_section(d: &DivergenceRecord) -> Section {
         title: vec![
             text(format!("{}. ", d.number)),
             code(&d.target),
-            text(format!(" — {} [{}]", d.signature_line(), d.class)),
+            text(format!(" — {}", d.headline(None))),
         ],
         blocks,
     }
