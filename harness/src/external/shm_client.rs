@@ -15,9 +15,10 @@
 //! one entry at a time, which names the input; a batch call is given
 //! [`batch_budget`] before that, so a hang costs the case timeout once
 //! (plus that bounded probe). Give-up rules are those of
-//! [`super::process`]: [`super::process::GIVE_UP_AFTER`] faulting inputs in a row (or
-//! [`super::process::GIVE_UP_AFTER_TIMEOUTS`] timeouts), or [`MAX_FAILED_STARTS`] failed
-//! starts, and every later entry is [`FaultClass::NotSent`].
+//! [`super::process`]: [`super::process::GIVE_UP_AFTER`] faulting inputs of one operation
+//! in a row (or [`super::process::GIVE_UP_AFTER_TIMEOUTS`] timeouts) give that operation
+//! up, [`MAX_FAILED_STARTS`] failed starts the whole subject, and every later entry of
+//! what was given up is [`FaultClass::NotSent`]. A hand-off holds one operation only.
 
 use super::process::{
     clip, describe_exit, stderr_loop, Fault, FaultClass, Reply, StartError, Supervisor, HELLO_MIN,
