@@ -362,3 +362,78 @@ pub(super) fn tail_of(ring: &Mutex<VecDeque<String>>) -> Vec<String> {
         .map(|r| r.iter().cloned().collect())
         .unwrap_or_default()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::subjects::LutTable;
+
+    fn fault(class: FaultClass) -> Fault {
+        Fault {
+            class,
+            detail: "x".into(),
+        }
+    }
+
+    /// Issue 35: each operation has its own streak; giving one up leaves
+    /// the others (and the whole subject) asked.
+    #[test]
+    fn give_up_is_per_operation() {
+        let mut s = Supervisor::default();
+        let (vh, lut) = (Capability::ValidateHeader, Capability::Lut(LutTable::Dtype));
+        let crash = fault(FaultClass::Crash);
+        for i in 0..GIVE_UP_AFTER {
+            assert!(s.given_up_on(vh).is_none(), "after {i} faults");
+            s.count(vh, Some((&crash, format!("in{i}"))));
+            // Answers of another operation do not reset its streak.
+            s.count(lut, None);
+        }
+        let why = s.given_up_on(vh).expect("validate_header given up");
+        assert!(
+            why.starts_with("given up on validate_header after 4 faults"),
+            "{why}"
+        );
+        assert!(why.contains("in0: crash"), "{why}");
+        assert!(s.given_up_on(lut).is_none());
+        assert!(s.given_up_whole().is_none());
+        assert_eq!(s.not_sent(vh).map(|f| f.class), Some(FaultClass::NotSent));
+        assert!(s.not_sent(lut).is_none());
+        assert_eq!(s.given_up_ops().map(|(c, _)| c).collect::<Vec<_>>(), [vh]);
+        assert!(!s.given_up_for_timeouts(vh));
+        // A good answer resets only its own operation's streak.
+        let dec = Capability::Decode;
+        for _ in 0..GIVE_UP_AFTER - 1 {
+            s.count(dec, Some((&crash, "d".into())));
+        }
+        s.count(dec, None);
+        s.count(dec, Some((&crash, "d".into())));
+        assert!(s.given_up_on(dec).is_none());
+        // A harness fault is never counted.
+        for _ in 0..10 {
+            s.count(lut, Some((&fault(FaultClass::Harness), "h".into())));
+        }
+        assert!(s.given_up_on(lut).is_none());
+    }
+
+    /// Two operations given up for timeouts give the whole subject up (a
+    /// subject that stopped answering costs a case timeout per request).
+    #[test]
+    fn two_operations_timing_out_give_the_whole_subject_up() {
+        let mut s = Supervisor::default();
+        let hang = fault(FaultClass::Timeout);
+        let (a, b) = (Capability::ValidateHeader, Capability::Decode);
+        for _ in 0..GIVE_UP_AFTER_TIMEOUTS {
+            s.count(a, Some((&hang, "a".into())));
+        }
+        assert!(s.given_up_for_timeouts(a));
+        assert!(s.given_up_whole().is_none());
+        assert!(s.given_up_on(b).is_none());
+        for _ in 0..GIVE_UP_AFTER_TIMEOUTS {
+            s.count(b, Some((&hang, "b".into())));
+        }
+        let why = s.given_up_whole().expect("whole subject given up");
+        assert!(why.contains("validate_header and decode"), "{why}");
+        assert!(s.given_up_on(Capability::Encode).is_some());
+        assert!(s.given_up_for_timeouts(Capability::Encode));
+    }
+}
