@@ -892,7 +892,7 @@ fn roundtrip_catches_an_encoder_that_returns_other_bytes() {
         d.answers,
         Answers::of(Answer::Reencoded(Box::new(other)), Answer::Valid)
     );
-    let blamed = tpb_harness::blame::blamed_bytes(&b, d.answers.left.as_ref().unwrap());
+    let blamed = tpbconform::blame::blamed_bytes(&b, d.answers.left.as_ref().unwrap());
     assert_eq!(blamed.iter().collect::<Vec<_>>(), vec![63]);
     // And the honest pair agrees on the same bundle.
     let honest = Judge::pair(registry::core(), registry::oracle());

@@ -85,19 +85,29 @@ const FAST: &str = "validate_header,validate_payload,collective_lut,alu_lut,ir_g
 
 /// `run.json` without its `integrity` record (the digests of the other
 /// files, whose `[timing]` lines differ): every other field is clock-free.
+/// `run.json` without its clock- and machine-dependent parts: the
+/// `machine` group (threads, wall time, each subject's calls, answers,
+/// time, rate, restarts) and the `integrity` digests of the other files.
 fn run_json_facts(report: &Path) -> serde_json::Value {
-    let mut v: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(report.join("run.json")).unwrap()).unwrap();
-    v.as_object_mut().unwrap().remove("integrity");
+    let mut v = run_json(report);
+    let o = v.as_object_mut().unwrap();
+    o.remove("integrity");
+    o.remove("machine").expect("run.json has its machine group");
     v
+}
+
+fn run_json(report: &Path) -> serde_json::Value {
+    serde_json::from_str(&std::fs::read_to_string(report.join("run.json")).unwrap()).unwrap()
 }
 
 /// Same seed, same report (issue 35, item 4): with and without a subject
 /// under test, with 1 and 2 threads, every file of the report is the same
 /// once the `[timing]` lines (and run.json's `integrity` digests of them)
-/// are set aside; the subject table's calls, time, rates and restarts are
-/// `[timing]` lines (before: table cells without the marker, which
-/// differed between two runs).
+/// are set aside; the subject table's calls, answers, time, rates and
+/// restarts are `[timing]` lines (before: table cells without the marker,
+/// which differed between two runs), and in run.json they live in its one
+/// `machine` group (before: `calls`, `answers_received`, `answers_compared`
+/// among each subject's facts).
 #[test]
 fn same_seed_gives_identical_reports_any_thread_count() {
     let root = tmp("determinism");
@@ -149,6 +159,23 @@ fn same_seed_gives_identical_reports_any_thread_count() {
         s.contains(&format!("[timing] {subject}: ")) && s.contains(" calls, "),
         "{s}"
     );
+    // What was set aside: the machine group, which does differ (threads),
+    // holds each subject's counts, and only it does.
+    let (ma, mb) = (run_json(&sa), run_json(&sb));
+    assert_ne!(ma["machine"], mb["machine"]);
+    let m = &ma["machine"]["subjects"][0];
+    assert_eq!(m["spec"], subject.as_str(), "{m}");
+    for k in [
+        "calls",
+        "answers_received",
+        "answers_compared",
+        "subject_ms",
+    ] {
+        assert!(m[k].is_u64(), "{k} in {m}");
+    }
+    for k in ["calls", "answers_received", "answers_compared"] {
+        assert!(ma["subjects"][0].get(k).is_none(), "{k} outside machine");
+    }
     let a = run("a", "0x1234", &["--threads", "1"], &[0]);
     let b = run("b", "0x1234", &["--threads", "2"], &[0]);
     same(&a, &b);

@@ -163,7 +163,8 @@ fn run_facts(dir: &Path) -> Value {
     let o = v.as_object_mut().unwrap();
     // divergent_cases: corpus and vector findings are replayed by every shard
     // and counted once per shard (checked per divergence below).
-    // integrity: digests of files that name their shard and hold timing.
+    // integrity: digests of files that name their shard and hold timing;
+    // machine: threads, wall time and subject counts (summed over shards).
     for k in [
         "shard",
         "merged_from",
@@ -172,6 +173,7 @@ fn run_facts(dir: &Path) -> Value {
         "failure_targets",
         "divergent_cases",
         "integrity",
+        "machine",
     ] {
         o.remove(k);
     }

@@ -572,13 +572,15 @@ fn an_answer_the_worker_leaves_unwritten_is_a_harness_fault_not_a_divergence() {
         let run: serde_json::Value =
             serde_json::from_str(&std::fs::read_to_string(report.join("run.json")).unwrap())
                 .unwrap();
-        let s = &run["subjects"][0];
-        let n = |k: &str| s[k].as_u64().unwrap_or_else(|| panic!("{k} in {s}"));
+        // The machine-dependent counts live in run.json's `machine` group.
+        let m = &run["machine"]["subjects"][0];
+        let n = |k: &str| m[k].as_u64().unwrap_or_else(|| panic!("{k} in {m}"));
+        let cases = run["subjects"][0]["cases"].as_u64().unwrap();
         (
             n("calls"),
             n("answers_received"),
             n("answers_compared"),
-            n("cases"),
+            cases,
         )
     };
     let good = dir.path().join("good");

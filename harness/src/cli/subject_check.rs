@@ -180,10 +180,16 @@ pub fn run(a: SubjectCheckArgs) -> CliResult {
             }
         }
     }
-    for (name, why, n) in judge.not_run() {
+    for g in judge.not_run() {
         // Fail closed: cases the subject was not asked after giving up.
         failed = true;
-        println!("smoke: {name} {why}; {n} case(s) not run");
+        println!(
+            "smoke: {} {}: {}; {} case(s) not run",
+            g.subject,
+            g.op.name(),
+            g.why,
+            g.cases
+        );
     }
     if checked == 0 {
         writeln!(

@@ -102,8 +102,9 @@ struct Acc {
     judged: Vec<SubjectJudged>,
     /// Divergent inputs per cohort pattern.
     cohorts: BTreeMap<String, u64>,
-    /// Per (subject, generation): why it was given up, cases not run.
-    given_up: Vec<(String, String, String, u64)>,
+    /// Per (subject, generation, operation): why it was given up, cases
+    /// not run.
+    given_up: Vec<((String, String, String), String, u64)>,
 }
 
 struct Shared {
@@ -420,8 +421,13 @@ fn worker(sh: &Shared, w: usize) {
     let n_arch = rs.len();
     for (a, r) in rs.iter().enumerate() {
         add_judged(&mut acc.judged, (a, n_arch), &r.judge.judged(), true);
-        for (name, why, n) in r.judge.not_run() {
-            acc.given_up.push((name, r.arch.name().to_string(), why, n));
+        for g in r.judge.not_run() {
+            let key = (
+                g.subject,
+                r.arch.name().to_string(),
+                g.op.name().to_string(),
+            );
+            acc.given_up.push((key, g.why, g.cases));
         }
     }
     drop(acc);
@@ -574,8 +580,8 @@ pub fn generate(
         for (p, n) in a.cohorts {
             *run.cohorts.entry(p).or_insert(0) += n;
         }
-        for (name, arch, why, n) in a.given_up {
-            run.given_up.entry((name, arch)).or_insert((why, 0)).1 += n;
+        for (key, why, n) in a.given_up {
+            run.given_up.entry(key).or_insert((why, 0)).1 += n;
         }
         run.findings.merge(a.findings);
         run.failures.extend(a.failures);

@@ -70,14 +70,18 @@ pub enum GateFailure {
         /// The subject.
         subject: String,
     },
-    /// A subject under test faulted on too many inputs in a row and was
-    /// given up for one generation: the cases it should have judged after
-    /// that were not run (the faults before it are findings, with inputs).
+    /// A subject under test faulted on too many inputs of one operation in
+    /// a row and was given up on that operation for one generation (or on
+    /// every operation: it could not be restarted): the cases needing it
+    /// after that were not run (the faults before it are findings, with
+    /// inputs); its other operations were judged as usual.
     SubjectGivenUp {
         /// The subject.
         subject: String,
         /// The generation.
         arch: String,
+        /// The operation (`validate_header`, `lut:dtype`, …).
+        op: String,
         /// Why (the first faults).
         reason: String,
         /// Cases it should have judged that it was not asked.
@@ -158,12 +162,13 @@ impl fmt::Display for GateFailure {
             GateFailure::SubjectGivenUp {
                 subject,
                 arch,
+                op,
                 reason,
                 not_run,
             } => write!(
                 f,
-                "subject {subject} ({arch}) {reason}; {not_run} case(s) it should have judged \
-                 were not run"
+                "subject {subject} ({arch}) {op}: {reason}; {not_run} case(s) it should have \
+                 judged were not run"
             ),
             GateFailure::InputSkipped(why) => write!(f, "input not checked: {why}"),
             GateFailure::Interrupted => f.write_str("interrupted before the planned cases ran"),
@@ -278,9 +283,10 @@ pub struct GateRun {
     /// Per generation of the run, oldest first: its share of the generated
     /// cases.
     pub arches: Vec<(Arch, ArchStats)>,
-    /// Per (subject, generation) given up: why, and the cases not run
-    /// (becomes [`GateFailure::SubjectGivenUp`] at the end of the run).
-    pub given_up: BTreeMap<(String, String), (String, u64)>,
+    /// Per (subject, generation, operation) given up: why, and the cases
+    /// not run (becomes [`GateFailure::SubjectGivenUp`] at the end of the
+    /// run).
+    pub given_up: BTreeMap<(String, String, String), (String, u64)>,
 }
 
 /// The cases one subject under test was judged on (its answer compared with
@@ -434,21 +440,19 @@ impl ExternalRun {
 impl GateRun {
     /// Adds what `judge` (serving `arch`) counted as not run.
     pub fn count_not_run(&mut self, arch: Arch, judge: &crate::judge::Judge) {
-        for (name, why, n) in judge.not_run() {
-            let e = self
-                .given_up
-                .entry((name, arch.name().to_string()))
-                .or_insert((why, 0));
-            e.1 += n;
+        for g in judge.not_run() {
+            let key = (g.subject, arch.name().to_string(), g.op.name().to_string());
+            self.given_up.entry(key).or_insert((g.why, 0)).1 += g.cases;
         }
     }
 
     /// Turns [`GateRun::given_up`] into failures.
     pub fn fail_given_up(&mut self) {
-        for ((subject, arch), (reason, not_run)) in std::mem::take(&mut self.given_up) {
+        for ((subject, arch, op), (reason, not_run)) in std::mem::take(&mut self.given_up) {
             self.failures.push(GateFailure::SubjectGivenUp {
                 subject,
                 arch,
+                op,
                 reason,
                 not_run,
             });

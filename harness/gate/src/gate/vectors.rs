@@ -17,7 +17,7 @@
 use crate::arch::Arch;
 use crate::findings::{Finding, Origin};
 use crate::judge::{Answer, Answers, Judge};
-use crate::subjects::{verdict_name, Batch, Capability, Subject, Validator};
+use crate::subjects::{verdict_name, Batch, Capabilities, Capability, Subject, Validator};
 use std::fmt;
 use std::path::Path;
 
@@ -482,9 +482,10 @@ impl VectorOp {
 }
 
 /// True if the vector check asks `s` (it has the capability, it was not
-/// given up).
+/// given up on it).
 fn asks(s: &dyn Subject, op: VectorOp) -> bool {
-    s.capabilities().has(op.need().0) && s.given_up().is_none()
+    let need = op.need().0;
+    s.capabilities().has(need) && s.given_up(Capabilities::of(&[need])).is_none()
 }
 
 /// Checks the vectors of `block` (then empties it), one operation after

@@ -11,7 +11,7 @@ use super::pair::{self, Pair};
 use super::{record, structured};
 use crate::arch::Arch;
 use crate::subjects::registry::{self, OpenError, SubjectSpec};
-use crate::subjects::{hex, Batch, Capabilities, IrQuery, LutTable, Subject};
+use crate::subjects::{hex, Batch, Capabilities, Capability, IrQuery, LutTable, Subject};
 use crate::targets::{Check, Target, TARGETS};
 use std::cell::Cell;
 
@@ -55,8 +55,9 @@ struct UnderTest {
     vouches: bool,
     /// Per [`JUDGED_SLOTS`] slot: the cases it was judged on so far.
     judged: [Cell<u64>; JUDGED_SLOTS],
-    /// Cases it would have judged after it was given up ([`Subject::given_up`]).
-    not_run: Cell<u64>,
+    /// Per operation ([`Capability::ALL`] order): cases it would have
+    /// judged after it was given up on that operation ([`Subject::given_up`]).
+    not_run: [Cell<u64>; Capability::ALL.len()],
 }
 
 impl UnderTest {
@@ -72,11 +73,35 @@ impl UnderTest {
         }
     }
 
-    #[inline]
-    fn note_not_run(&self) {
-        self.not_run.set(self.not_run.get() + 1);
+    /// Counts a case not run because the subject was given up on `op`.
+    #[cold]
+    fn note_not_run(&self, op: Capability) {
+        if let Some(c) = op_slot(op).and_then(|i| self.not_run.get(i)) {
+            c.set(c.get() + 1);
+        }
     }
 }
+
+/// The position of `op` in [`Capability::ALL`].
+fn op_slot(op: Capability) -> Option<usize> {
+    Capability::ALL.iter().position(|c| *c == op)
+}
+
+/// Cases a subject under test was not asked because it was given up on
+/// one operation, for one generation ([`Judge::not_run`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct NotRun {
+    /// The subject's name.
+    pub subject: String,
+    /// The operation given up (a LUT: its table).
+    pub op: Capability,
+    /// Why.
+    pub why: String,
+    /// The cases of targets needing it it would have judged since.
+    pub cases: u64,
+}
+
+impl UnderTest {}
 
 impl Default for Judge {
     fn default() -> Self {
@@ -103,7 +128,7 @@ impl Judge {
                 caps: s.capabilities(),
                 vouches: s.vouches(),
                 judged: std::array::from_fn(|_| Cell::new(0)),
-                not_run: Cell::new(0),
+                not_run: std::array::from_fn(|_| Cell::new(0)),
             })
             .collect();
         let mut subjects = vec![reference, second];
@@ -224,7 +249,7 @@ impl Judge {
             .enumerate()
             .filter(|(_, (_, u))| u.caps.covers(needs));
         let (k, (s, u)) = covering.next()?;
-        (covering.next().is_none() && u.vouches && s.given_up().is_none()).then_some(k)
+        (covering.next().is_none() && u.vouches && s.given_up(needs).is_none()).then_some(k)
     }
 
     /// The subjects under test, each with the judge's record of it.
@@ -304,23 +329,36 @@ impl Judge {
     }
 
     /// The subjects under test a prefetch of `t` goes to: those that
-    /// support it and are not given up.
+    /// support it and are not given up on its operations.
     fn prefetching(&self, t: Target) -> impl Iterator<Item = &dyn Subject> {
+        let needs = t.spec().needs;
         self.under_test_with()
-            .filter(move |(s, u)| u.caps.covers(t.spec().needs) && s.given_up().is_none())
+            .filter(move |(s, u)| u.caps.covers(needs) && s.given_up(needs).is_none())
             .map(|(s, _)| s)
     }
 
-    /// Per subject under test that was given up: its name, why, and the
-    /// cases it would have judged since (counted as not run: the gate
-    /// fails on them).
-    pub fn not_run(&self) -> Vec<(String, String, u64)> {
-        self.under_test_with()
-            .filter_map(|(s, u)| {
-                s.given_up()
-                    .map(|why| (s.name().to_string(), why, u.not_run.get()))
-            })
-            .collect()
+    /// Per subject under test and operation it was given up on: why, and
+    /// the cases of targets needing that operation it would have judged
+    /// since (counted as not run: the gate fails on them). Its other
+    /// operations were judged as usual.
+    pub fn not_run(&self) -> Vec<NotRun> {
+        let mut out = Vec::new();
+        for (s, u) in self.under_test_with() {
+            for op in u.caps.iter() {
+                if let Some(g) = s.given_up(Capabilities::of(&[op])) {
+                    let cases = op_slot(op)
+                        .and_then(|i| u.not_run.get(i))
+                        .map_or(0, Cell::get);
+                    out.push(NotRun {
+                        subject: s.name().to_string(),
+                        op,
+                        why: g.why,
+                        cases,
+                    });
+                }
+            }
+        }
+        out
     }
 
     /// The subjects under test that cannot run `t`, with what they lack.
@@ -352,10 +390,11 @@ impl Judge {
             return Vec::new();
         }
         let mut out = Vec::new();
+        let needs = t.spec().needs;
         for (x, u) in self.under_test_with() {
-            if u.caps.covers(t.spec().needs) {
-                if x.given_up().is_some() {
-                    u.note_not_run();
+            if u.caps.covers(needs) {
+                if let Some(g) = x.given_up(needs) {
+                    u.note_not_run(g.op);
                     continue;
                 }
                 u.note_judged(t.rank());
@@ -444,8 +483,8 @@ impl Judge {
                 if !u.caps.covers(needs) {
                     continue;
                 }
-                if x.given_up().is_some() {
-                    u.note_not_run();
+                if let Some(g) = x.given_up(needs) {
+                    u.note_not_run(g.op);
                     continue;
                 }
                 u.note_judged(slot);
@@ -469,8 +508,9 @@ impl Judge {
             .under_test_with()
             .filter(|(x, u)| {
                 // Given up before this input: not asked; during it: judged.
-                u.caps.covers(t.spec().needs)
-                    && (x.given_up().is_none() || out.iter().any(|d| d.left_name == x.name()))
+                let needs = t.spec().needs;
+                u.caps.covers(needs)
+                    && (x.given_up(needs).is_none() || out.iter().any(|d| d.left_name == x.name()))
             })
             .map(|(x, _)| x.name())
             .collect();

@@ -23,8 +23,8 @@
 
 use super::model::{DivergenceRecord, OriginKey, ReportModel, ShardRef, REACH_CASE};
 use super::run_json::{
-    self, CohortMeta, GenerationMeta, ReachClass, RunMeta, ShardMeta, SubjectMeta, TargetMeta,
-    FAIL, PASS,
+    self, CohortMeta, GenerationMeta, MachineMeta, ReachClass, RunMeta, ShardMeta,
+    SubjectMachineMeta, SubjectMeta, TargetMeta, FAIL, PASS,
 };
 use crate::arch::Arch;
 use crate::findings::DedupKey;
@@ -84,10 +84,17 @@ fn merged_subjects(shards: &[ShardReport]) -> Vec<SubjectMeta> {
             for (mt, ot) in m.targets.iter_mut().zip(&o.targets) {
                 mt.generated = mt.generated.saturating_add(ot.generated);
             }
-            // Each shard's own calls and answers.
-            m.calls = m.calls.saturating_add(o.calls);
-            m.answers_received = m.answers_received.saturating_add(o.answers_received);
-            m.answers_compared = m.answers_compared.saturating_add(o.answers_compared);
+            // Each shard's own give-ups.
+            for g in &o.given_up {
+                match m
+                    .given_up
+                    .iter_mut()
+                    .find(|x| x.generation == g.generation && x.operation == g.operation)
+                {
+                    Some(x) => x.cases_not_run = x.cases_not_run.saturating_add(g.cases_not_run),
+                    None => m.given_up.push(g.clone()),
+                }
+            }
             for g in &o.generations {
                 if !m.generations.contains(g) {
                     m.generations.push(g.clone());
@@ -99,6 +106,51 @@ fn merged_subjects(shards: &[ShardReport]) -> Vec<SubjectMeta> {
         m.cases = m.cases_of_parts();
         m.generations
             .sort_by_key(|g| order.iter().position(|o| o == g).unwrap_or(usize::MAX));
+    }
+    out
+}
+
+/// The shards' `machine` groups summed (threads, wall time, each subject's
+/// calls, answers, time and restarts); the rate is recomputed from the
+/// merged cases and time. `None` when no shard has one.
+fn merged_machine(shards: &[ShardReport]) -> Option<MachineMeta> {
+    let mut out: Option<MachineMeta> = None;
+    for s in shards {
+        let Some(m) = &s.meta.machine else { continue };
+        let o = out.get_or_insert_with(MachineMeta::default);
+        o.threads = o.threads.saturating_add(m.threads);
+        o.elapsed_ms = o.elapsed_ms.saturating_add(m.elapsed_ms);
+        for sm in &m.subjects {
+            let at = match o.subjects.iter().position(|x| x.spec == sm.spec) {
+                Some(i) => i,
+                None => {
+                    o.subjects.push(SubjectMachineMeta {
+                        spec: sm.spec.clone(),
+                        ..SubjectMachineMeta::default()
+                    });
+                    o.subjects.len() - 1
+                }
+            };
+            let x = &mut o.subjects[at];
+            x.calls = x.calls.saturating_add(sm.calls);
+            x.answers_received = x.answers_received.saturating_add(sm.answers_received);
+            x.answers_compared = x.answers_compared.saturating_add(sm.answers_compared);
+            x.subject_ms = x.subject_ms.saturating_add(sm.subject_ms);
+            x.restarts = x.restarts.saturating_add(sm.restarts);
+        }
+    }
+    if let Some(o) = &mut out {
+        let subjects = merged_subjects(shards);
+        for x in &mut o.subjects {
+            let cases = subjects
+                .iter()
+                .find(|s| s.spec == x.spec)
+                .map_or(0, |s| s.cases);
+            x.cases_per_s = cases
+                .saturating_mul(1000)
+                .checked_div(x.subject_ms)
+                .unwrap_or(0);
+        }
     }
     out
 }
@@ -298,6 +350,7 @@ pub fn merge(mut shards: Vec<ShardReport>) -> Result<ReportModel, MergeError> {
         cohorts: merged_cohorts(&shards),
         unsupported: first.meta.unsupported.clone(),
         reach,
+        machine: merged_machine(&shards),
         integrity: None,
     };
     // Recomputed from the merged contents, never copied from a shard.

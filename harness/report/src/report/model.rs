@@ -5,8 +5,9 @@
 //! back with serde.
 
 use super::run_json::{
-    self, CohortMeta, CorpusMeta, GenerationMeta, ReachClass, RunMeta, ShardMeta, SubjectMeta,
-    SubjectTargetMeta, TargetMeta, UnsupportedMeta, VectorMeta, FAIL, INCOMPLETE, PASS,
+    self, CohortMeta, CorpusMeta, GenerationMeta, GivenUpMeta, MachineMeta, ReachClass, RunMeta,
+    ShardMeta, SubjectMachineMeta, SubjectMeta, SubjectTargetMeta, TargetMeta, UnsupportedMeta,
+    VectorMeta, FAIL, INCOMPLETE, PASS,
 };
 use crate::arch::Arch;
 use crate::findings::{DedupKey, Origin};
@@ -475,17 +476,54 @@ fn subject_meta(run: &GateRun, k: usize, spec: &str, caps: Capabilities) -> Subj
             .map(|((a, _), _)| a.name().to_string())
             .collect(),
         cases: 0,
-        calls: 0,
-        answers_received: 0,
-        answers_compared: 0,
+        given_up: run
+            .failures
+            .iter()
+            .filter_map(|f| match f {
+                GateFailure::SubjectGivenUp {
+                    subject,
+                    arch,
+                    op,
+                    reason,
+                    not_run,
+                } if subject == spec => Some(GivenUpMeta {
+                    generation: arch.clone(),
+                    operation: op.clone(),
+                    cases_not_run: *not_run,
+                    reason: reason.clone(),
+                }),
+                _ => None,
+            })
+            .collect(),
     };
     meta.cases = meta.cases_of_parts();
-    if let Some(e) = run.external.iter().find(|e| e.spec == spec) {
-        meta.calls = e.stats.calls;
-        meta.answers_received = e.stats.received;
-        meta.answers_compared = e.stats.compared;
-    }
     meta
+}
+
+/// The `machine` group of a gate run's `run.json`: threads, wall time, and
+/// per external subject its calls, answers, time and restarts.
+fn machine_of(run: &GateRun) -> MachineMeta {
+    MachineMeta {
+        threads: run.threads as u64,
+        elapsed_ms: millis(run.elapsed),
+        subjects: run
+            .external
+            .iter()
+            .map(|e| SubjectMachineMeta {
+                spec: e.spec.clone(),
+                calls: e.stats.calls,
+                answers_received: e.stats.received,
+                answers_compared: e.stats.compared,
+                subject_ms: millis(e.stats.busy),
+                cases_per_s: e.rate().map_or(0, |r| r.round() as u64),
+                restarts: e.stats.restarts,
+            })
+            .collect(),
+    }
+}
+
+fn millis(d: Duration) -> u64 {
+    u64::try_from(d.as_millis()).unwrap_or(u64::MAX)
 }
 
 /// The `run.json` facts of a gate run.
@@ -596,6 +634,7 @@ pub fn meta_of(run: &GateRun, records: &[DivergenceRecord]) -> RunMeta {
                 )
             })
             .collect(),
+        machine: Some(machine_of(run)),
         integrity: None,
     }
 }

@@ -5,11 +5,14 @@
 //! reads it back ([`super::merge`]); CI can read it instead of parsing
 //! summary.md. Its renderer is [`render`].
 //!
-//! Contract: every field but `integrity` is a pure function of the run with
-//! no clock-dependent value, so two runs of the same seed write the same
-//! facts (threads, timing and the budget are left out on purpose);
-//! `integrity` digests the other files, whose timing lines differ. Layout:
-//! `reports/README.md`.
+//! Contract: every field but `machine` and `integrity` is a pure function
+//! of the run with no clock- or machine-dependent value, so two runs of the
+//! same seed write the same facts once those two are set aside: `machine`
+//! ([`MachineMeta`]) holds what the clock, the thread count and the load
+//! decide (threads, wall time, each external subject's calls, answers
+//! received and compared, time in the subject, rate, restarts);
+//! `integrity` digests the other files, whose `[timing]` lines differ.
+//! Layout: `reports/README.md`.
 
 use super::integrity::Integrity;
 use serde::{Deserialize, Serialize};
@@ -20,8 +23,9 @@ pub const FILE: &str = "run.json";
 
 /// Layout version; bumped on any incompatible change (2: coverage, reach,
 /// subjects and the integrity record; 3: per-subject coverage, the
-/// optional `--subject-cases` cap, cohorts).
-pub const FORMAT: u32 = 3;
+/// optional `--subject-cases` cap, cohorts; 4: the `machine` group holds
+/// the subjects' calls and answers, a subject's `given_up` operations).
+pub const FORMAT: u32 = 4;
 
 /// Verdict of a complete run with no finding and no failure.
 pub const PASS: &str = "PASS";
@@ -92,9 +96,49 @@ pub struct RunMeta {
     /// Value classes per field ([`crate::reach`]) with their hit counts;
     /// empty when no sampled target ran.
     pub reach: BTreeMap<String, Vec<ReachClass>>,
+    /// Clock- and machine-dependent values (absent only in a report
+    /// written before it existed): set them aside, and two reports of one
+    /// seed compare equal.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub machine: Option<MachineMeta>,
     /// Digests of the folder's other files (absent while rendering).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub integrity: Option<Integrity>,
+}
+
+/// What the clock, the thread count and the machine's load decide: the
+/// one group of `run.json` two reports of one seed may differ in (besides
+/// `integrity`).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MachineMeta {
+    /// Worker threads (a merged report: the shards' summed).
+    pub threads: u64,
+    /// Wall time of the run, milliseconds (merged: the shards' summed).
+    pub elapsed_ms: u64,
+    /// Per external subject, in `subjects` order.
+    pub subjects: Vec<SubjectMachineMeta>,
+}
+
+/// One external subject's machine-dependent counts.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SubjectMachineMeta {
+    /// Its spec.
+    pub spec: String,
+    /// Calls made (requests handed to it; a restart re-sends some).
+    pub calls: u64,
+    /// Answers received (every call but those that crashed, hung, were
+    /// never sent or whose answer the harness lost).
+    pub answers_received: u64,
+    /// Answers the judge compared with core's.
+    pub answers_compared: u64,
+    /// Time spent in the subject, milliseconds.
+    pub subject_ms: u64,
+    /// Cases judged per second of that time (0: none measured).
+    pub cases_per_s: u64,
+    /// Restarts after faults.
+    pub restarts: u64,
 }
 
 /// One subject under test.
@@ -115,16 +159,27 @@ pub struct SubjectMeta {
     /// Every case it was judged on: the targets' corpus files and generated
     /// cases plus the vector checks.
     pub cases: u64,
-    /// External subjects: calls made (requests handed to it).
-    #[serde(default)]
-    pub calls: u64,
-    /// External subjects: answers received (every call but those that
-    /// crashed, hung, were never sent or whose answer the harness lost).
-    #[serde(default)]
-    pub answers_received: u64,
-    /// External subjects: answers the judge compared with core's.
-    #[serde(default)]
-    pub answers_compared: u64,
+    /// The operations it was given up on (too many faults in a row), per
+    /// generation: the cases needing them were not run, its other
+    /// operations were judged.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub given_up: Vec<GivenUpMeta>,
+}
+
+/// One operation a subject under test was given up on, in one generation.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct GivenUpMeta {
+    /// `v2` … `v5`.
+    pub generation: String,
+    /// `validate_header`, `lut:dtype`, … (every operation when the whole
+    /// subject was given up: one entry each).
+    pub operation: String,
+    /// Cases of targets needing it that were not run because of it (with
+    /// several threads: after the first thread gave it up).
+    pub cases_not_run: u64,
+    /// Why (the first faulting inputs).
+    pub reason: String,
 }
 
 /// One target a subject under test supports.

@@ -11,12 +11,14 @@
 //! the subject was working on. The process is then killed (its whole process
 //! group) and started again, the requests it had not answered are sent to
 //! the new process, and the batch goes on. A subject that cannot be started
-//! [`MAX_FAILED_STARTS`] times in a row, or that faults on
-//! [`GIVE_UP_AFTER`] requests in a row (any class; [`GIVE_UP_AFTER_TIMEOUTS`]
-//! if they are timeouts) is given up ([`ProcessSubject::given_up`], naming
-//! the first faults): it is not restarted again and every later request is
-//! a crash fault at once, so a subject that faults on every input costs a
-//! few restarts, not one per case, and a run against it never passes.
+//! [`MAX_FAILED_STARTS`] times in a row is given up; one that faults on
+//! [`GIVE_UP_AFTER`] requests of one operation in a row (any class;
+//! [`GIVE_UP_AFTER_TIMEOUTS`] if they are timeouts) is given up on that
+//! operation ([`Supervisor::given_up_on`], naming the first faults): its
+//! later requests of that operation are not sent (a [`FaultClass::NotSent`]
+//! fault at once), so a subject that faults on every input costs a few
+//! restarts, not one per case, and a run against it never passes, while its
+//! other operations are still asked and judged.
 //! While a stop is requested ([`crate::interrupt::stop_requested`]) every
 //! unanswered request is a fault at once (the waits poll every
 //! [`POLL`]); so is a request whose process exited, even if a child of it
@@ -47,6 +49,7 @@ pub use super::supervisor::{
     Fault, FaultClass, FaultStreak, Kill, StartError, Supervisor, GIVE_UP_AFTER,
     GIVE_UP_AFTER_TIMEOUTS, MAX_FAILED_STARTS, STDERR_LINES,
 };
+use crate::subjects::Capability;
 use std::collections::VecDeque;
 use std::ffi::OsString;
 use std::io::{BufRead, BufReader, Read, Write};
@@ -299,8 +302,8 @@ impl ProcessSubject {
         &self.sup
     }
 
-    fn count(&mut self, fault: Option<(&Fault, String)>) {
-        self.sup.count(fault);
+    fn count(&mut self, op: Capability, fault: Option<(&Fault, String)>) {
+        self.sup.count(op, fault);
     }
 
     /// Answer lines received so far (well-formed or not).
@@ -333,49 +336,55 @@ impl ProcessSubject {
                 ok
             })
             .collect();
-        // `sent` = how many of `wire` went to the current process;
-        // `done` = how many are answered (or faulted).
-        let (mut sent, mut done) = (0usize, 0usize);
+        // `next` = the position in `wire` of the next request to send to
+        // the current process; `in_flight` = positions sent, unanswered.
+        // A request of an operation given up ([`Supervisor::not_sent`]) is
+        // not sent: the other operations go on.
+        let mut next = 0usize;
         let mut in_flight: VecDeque<(usize, u64)> = VecDeque::new();
-        while done < wire.len() {
-            if let Some(f) = self.sup.not_sent() {
-                for &i in &wire[done..] {
-                    out[i] = Some(Err(f.clone()));
+        loop {
+            while next < wire.len() && in_flight.len() < MAX_IN_FLIGHT {
+                let i = wire[next];
+                if let Some(f) = self.sup.not_sent(reqs[i].capability()) {
+                    out[i] = Some(Err(f));
+                    next += 1;
+                    continue;
                 }
-                break;
-            }
-            if self.running.is_none() {
-                self.restart();
-                in_flight.clear();
-                sent = done;
-                continue;
-            }
-            let Some(run) = self.running.as_mut() else {
-                continue;
-            };
-            while sent < wire.len() && in_flight.len() < MAX_IN_FLIGHT {
-                let i = wire[sent];
+                if self.running.is_none() {
+                    // Started again after a fault (a restart is progress);
+                    // a failed restart gives the whole subject up.
+                    self.restart();
+                    tick();
+                    continue;
+                }
+                let Some(run) = self.running.as_mut() else {
+                    continue;
+                };
                 let id = self.next_id;
                 self.next_id += 1;
                 let ok = run.send(reqs[i].to_line(id));
-                in_flight.push_back((i, id));
-                sent += 1;
+                in_flight.push_back((next, id));
+                next += 1;
                 if !ok {
                     break;
                 }
             }
-            let Some(&(i, id)) = in_flight.front() else {
-                continue;
+            let Some(&(p, id)) = in_flight.front() else {
+                break;
+            };
+            let i = wire[p];
+            let Some(run) = self.running.as_mut() else {
+                break;
             };
             let got = wait_line(run, self.timeout);
             self.received += u64::from(matches!(got, Ok(Event::Line(_) | Event::Bad(_))));
+            let op = reqs[i].capability();
             let fault = match got {
                 Ok(Event::Line(l)) => match parse_answer(&l, id, reqs[i].op()) {
                     Ok(a) => {
                         out[i] = Some(Ok(a));
                         in_flight.pop_front();
-                        done += 1;
-                        self.count(None);
+                        self.count(op, None);
                         tick();
                         continue;
                     }
@@ -406,7 +415,10 @@ impl ProcessSubject {
                     class: FaultClass::NotSent,
                     detail: "not answered: the run was interrupted".into(),
                 };
-                for &i in &wire[done..] {
+                for &(q, _) in &in_flight {
+                    out[wire[q]] = Some(Err(f.clone()));
+                }
+                for &i in &wire[next..] {
                     out[i] = Some(Err(f.clone()));
                 }
                 if let Some(r) = self.running.take() {
@@ -414,20 +426,18 @@ impl ProcessSubject {
                 }
                 break;
             }
-            self.count(Some((&fault, reqs[i].input_text())));
+            self.count(op, Some((&fault, reqs[i].input_text())));
             out[i] = Some(Err(fault));
-            done += 1;
             tick();
             if let Some(r) = self.running.take() {
                 r.kill();
             }
-            if self.sup.given_up().is_some() {
-                continue;
+            // The requests sent after it go to the next process again.
+            in_flight.pop_front();
+            if let Some(&(q, _)) = in_flight.front() {
+                next = q;
             }
-            self.restart();
-            tick();
             in_flight.clear();
-            sent = done;
         }
         out.into_iter()
             .map(|r| {

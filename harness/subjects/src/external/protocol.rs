@@ -5,7 +5,7 @@
 //! is wrong. The same types serve the client ([`super::process`]) and the
 //! library worker ([`super::worker`]).
 
-use crate::subjects::{LutTable, Validator};
+use crate::subjects::{Capability, LutTable, Validator};
 use serde_json::{Map, Value};
 use std::fmt;
 
@@ -143,6 +143,20 @@ impl Request {
             Request::Lut { .. } => Op::Lut,
             Request::ValidateStream(_) => Op::ValidateStream,
             Request::Lower(_) => Op::Lower,
+        }
+    }
+
+    /// The operation as a capability (a LUT request: its table's): what
+    /// a subject is given up on ([`super::supervisor::Supervisor`]).
+    pub fn capability(&self) -> Capability {
+        match self {
+            Request::ValidateHeader(_) => Capability::ValidateHeader,
+            Request::ValidatePayload(_) => Capability::ValidatePayload,
+            Request::Decode(_) => Capability::Decode,
+            Request::Encode { .. } => Capability::Encode,
+            Request::Lut { table, .. } => Capability::Lut(*table),
+            Request::ValidateStream(_) => Capability::ValidateStream,
+            Request::Lower(_) => Capability::Lower,
         }
     }
 

@@ -15,9 +15,10 @@
 //! one entry at a time, which names the input; a batch call is given
 //! [`batch_budget`] before that, so a hang costs the case timeout once
 //! (plus that bounded probe). Give-up rules are those of
-//! [`super::process`]: [`super::process::GIVE_UP_AFTER`] faulting inputs in a row (or
-//! [`super::process::GIVE_UP_AFTER_TIMEOUTS`] timeouts), or [`MAX_FAILED_STARTS`] failed
-//! starts, and every later entry is [`FaultClass::NotSent`].
+//! [`super::process`]: [`super::process::GIVE_UP_AFTER`] faulting inputs of one operation
+//! in a row (or [`super::process::GIVE_UP_AFTER_TIMEOUTS`] timeouts) give that operation
+//! up, [`MAX_FAILED_STARTS`] failed starts the whole subject, and every later entry of
+//! what was given up is [`FaultClass::NotSent`]. A hand-off holds one operation only.
 
 use super::process::{
     clip, describe_exit, stderr_loop, Fault, FaultClass, Reply, StartError, Supervisor, HELLO_MIN,
@@ -28,7 +29,7 @@ use super::reaper;
 use super::shm::{self, Field, Region};
 use super::shm_answers::{collect, collect_into, Counted};
 pub use super::shm_answers::{ShmAnswer, ShmSink};
-use crate::subjects::LutTable;
+use crate::subjects::{Capability, LutTable};
 use std::io::{Read, Write};
 use std::os::unix::process::CommandExt;
 use std::path::PathBuf;
@@ -191,8 +192,8 @@ impl ShmChannel {
             .restart(&self.hello, || spawn(exe, lib, arch, timeout, &ring));
     }
 
-    fn count(&mut self, fault: Option<(&Fault, String)>) {
-        self.sup.count(fault);
+    fn count(&mut self, op: Capability, fault: Option<(&Fault, String)>) {
+        self.sup.count(op, fault);
     }
 
     /// Runs `reqs` (any operation) as request records, batched: one
@@ -208,11 +209,13 @@ impl ShmChannel {
                 i += 1;
                 continue;
             }
-            // The next run of declared requests that fits one hand-off.
+            // The next run of declared requests of one operation (its
+            // give-up budget, [`Supervisor::count`]) that fits one hand-off.
+            let cap = reqs[i].capability();
             let mut lines = Vec::new();
             let mut bytes = 0usize;
             while let Some(r) = reqs.get(i + lines.len()) {
-                if !self.supports(r.op()) || lines.len() == shm::CHUNK {
+                if !self.supports(r.op()) || r.capability() != cap || lines.len() == shm::CHUNK {
                     break;
                 }
                 let l = r.to_line(lines.len() as u64 + 1);
@@ -252,6 +255,7 @@ impl ShmChannel {
             };
             let at = chunk.as_ptr() as usize;
             self.run_chunk(
+                cap,
                 shm::OP_RECORDS,
                 0,
                 (at, chunk.len()),
@@ -263,16 +267,16 @@ impl ShmChannel {
             // A library error (an answer the protocol rejects) counts
             // against the give-up budget like any fault; a crash or hang
             // was counted where it was named.
-            if self.sup.given_up().is_none() {
+            if self.sup.given_up_on(cap).is_none() {
                 for k in from..out.len() {
                     match &out[k] {
-                        Ok(_) => self.sup.count(None),
+                        Ok(_) => self.sup.count(cap, None),
                         Err(f) if f.class == FaultClass::Protocol => {
-                            self.sup.count(Some((f, chunk[k - from].input_text())));
+                            self.sup.count(cap, Some((f, chunk[k - from].input_text())));
                         }
                         Err(_) => {}
                     }
-                    if let Some(f) = self.sup.not_sent() {
+                    if let Some(f) = self.sup.not_sent(cap) {
                         // Given up on this answer: the rest count as not run.
                         for r in &mut out[k + 1..] {
                             *r = Err(f.clone());
@@ -313,11 +317,7 @@ impl ShmChannel {
         tick: &dyn Fn(),
         sink: &mut impl ShmSink,
     ) {
-        let op = if payload {
-            shm::OP_VALIDATE_PAYLOAD
-        } else {
-            shm::OP_VALIDATE_HEADER
-        };
+        let (op, cap) = validator_op(payload);
         for c in bundles.chunks(shm::CHUNK) {
             let fill = |r: &mut Region| {
                 let dst = r.inputs();
@@ -327,7 +327,7 @@ impl ShmChannel {
             };
             let name = |i: usize| crate::subjects::hex(&c[i]);
             let at = c.as_ptr() as usize;
-            self.run_chunk(op, 0, (at, c.len()), &fill, &name, sink, tick);
+            self.run_chunk(cap, op, 0, (at, c.len()), &fill, &name, sink, tick);
         }
     }
 
@@ -355,7 +355,17 @@ impl ShmChannel {
             };
             let name = |i: usize| format!("{} {}", table.name(), c[i]);
             let at = c.as_ptr() as usize;
-            self.run_chunk(shm::OP_LUT, ti, (at, c.len()), &fill, &name, sink, tick);
+            let cap = Capability::Lut(table);
+            self.run_chunk(
+                cap,
+                shm::OP_LUT,
+                ti,
+                (at, c.len()),
+                &fill,
+                &name,
+                sink,
+                tick,
+            );
         }
     }
 
@@ -365,18 +375,20 @@ impl ShmChannel {
     /// a batch of one hand-off is rung ahead; anything else, or a worker
     /// that is not running, waits for the collecting call.
     pub fn begin_validate(&mut self, payload: bool, bundles: &[[u8; 64]]) {
-        let op = if payload {
-            shm::OP_VALIDATE_PAYLOAD
-        } else {
-            shm::OP_VALIDATE_HEADER
-        };
+        let (op, cap) = validator_op(payload);
         let fill = |r: &mut Region| {
             let dst = r.inputs();
             for (i, b) in bundles.iter().enumerate() {
                 dst[i * 64..i * 64 + 64].copy_from_slice(b);
             }
         };
-        self.begin(op, 0, bundles.as_ptr() as usize, bundles.len(), &fill);
+        self.begin(
+            cap,
+            op,
+            0,
+            (bundles.as_ptr() as usize, bundles.len()),
+            &fill,
+        );
     }
 
     /// [`ShmChannel::begin_validate`] for [`ShmChannel::lut_into`].
@@ -391,11 +403,29 @@ impl ShmChannel {
             }
         };
         let ti = u32::try_from(ti).unwrap_or(u32::MAX);
-        self.begin(shm::OP_LUT, ti, ords.as_ptr() as usize, ords.len(), &fill);
+        let cap = Capability::Lut(table);
+        self.begin(
+            cap,
+            shm::OP_LUT,
+            ti,
+            (ords.as_ptr() as usize, ords.len()),
+            &fill,
+        );
     }
 
-    fn begin(&mut self, op: u32, table: u32, at: usize, n: usize, fill: &dyn Fn(&mut Region)) {
-        if n == 0 || n > shm::CHUNK || self.in_flight.is_some() || self.sup.given_up().is_some() {
+    fn begin(
+        &mut self,
+        cap: Capability,
+        op: u32,
+        table: u32,
+        (at, n): (usize, usize),
+        fill: &dyn Fn(&mut Region),
+    ) {
+        if n == 0
+            || n > shm::CHUNK
+            || self.in_flight.is_some()
+            || self.sup.given_up_on(cap).is_some()
+        {
             return;
         }
         let single = !self.batchable(op);
@@ -452,6 +482,7 @@ impl ShmChannel {
     #[allow(clippy::too_many_arguments)]
     fn run_chunk(
         &mut self,
+        cap: Capability,
         op: u32,
         table: u32,
         (at, n): (usize, usize),
@@ -461,13 +492,23 @@ impl ShmChannel {
         tick: &dyn Fn(),
     ) {
         let mut counted = Counted { sink, n: 0 };
-        self.run_counted(op, table, (at, n), fill, input_name, &mut counted, tick);
+        self.run_counted(
+            cap,
+            op,
+            table,
+            (at, n),
+            fill,
+            input_name,
+            &mut counted,
+            tick,
+        );
         self.received += counted.n;
     }
 
     #[allow(clippy::too_many_arguments)]
     fn run_counted(
         &mut self,
+        cap: Capability,
         op: u32,
         table: u32,
         (at, n): (usize, usize),
@@ -492,7 +533,7 @@ impl ShmChannel {
         let mut start = 0usize;
         let mut fresh = rung.is_none();
         while start < n {
-            if let Some(f) = self.sup.not_sent() {
+            if let Some(f) = self.sup.not_sent(cap) {
                 for a in &mut sized(&mut answers, n)[start..] {
                     *a = Some(ShmAnswer::Fault(f.clone()));
                 }
@@ -543,7 +584,7 @@ impl ShmChannel {
                     // The whole chunk in one hand-off (the usual case): the
                     // answers go straight to the sink, in order.
                     if collect_into(&mut w.region, op, n, sink) {
-                        self.count(None);
+                        self.count(cap, None);
                     }
                     tick();
                     self.scratch = answers;
@@ -554,7 +595,7 @@ impl ShmChannel {
                         sized(&mut answers, n)[i] = Some(a)
                     });
                     if good {
-                        self.count(None);
+                        self.count(cap, None);
                     }
                     tick();
                     if full && done > start {
@@ -608,7 +649,7 @@ impl ShmChannel {
                         sized(&mut answers, n)[i] = Some(a)
                     });
                     if good {
-                        self.count(None);
+                        self.count(cap, None);
                     }
                     let culprit = usize::try_from(stamp)
                         .ok()
@@ -634,11 +675,11 @@ impl ShmChannel {
                             ),
                         }
                     };
-                    self.count(Some((&f, input_name(culprit))));
+                    self.count(cap, Some((&f, input_name(culprit))));
                     sized(&mut answers, n)[culprit] = Some(ShmAnswer::Fault(f));
                     start = culprit + 1;
                     tick();
-                    if start < n && self.sup.given_up().is_none() {
+                    if start < n && self.sup.given_up_on(cap).is_none() {
                         self.restart();
                         fresh = true;
                     }
@@ -654,6 +695,16 @@ impl ShmChannel {
             }));
         }
         self.scratch = answers;
+    }
+}
+
+/// The hand-off op of the header (`payload` false) or payload validator,
+/// and its capability.
+fn validator_op(payload: bool) -> (u32, Capability) {
+    if payload {
+        (shm::OP_VALIDATE_PAYLOAD, Capability::ValidatePayload)
+    } else {
+        (shm::OP_VALIDATE_HEADER, Capability::ValidateHeader)
     }
 }
 

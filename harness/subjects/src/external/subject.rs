@@ -31,12 +31,12 @@ use crate::layout::mnemonic;
 use crate::subjects::registry::{OpenError, SubjectSpec};
 use crate::subjects::{
     Batch, Capabilities, Capability, Compact, DecodeFail, Decoded, EncodeResult, Fault, FieldName,
-    IrInstruction, LutResult, LutTable, ModuleAnswer, Predicate, Reply, StreamFail, Subject,
-    Validator, Value, Verdict,
+    GivenUp, IrInstruction, LutResult, LutTable, ModuleAnswer, Predicate, Reply, StreamFail,
+    Subject, Validator, Value, Verdict,
 };
 use std::cell::RefCell;
 use std::collections::{BTreeMap, VecDeque};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
@@ -111,12 +111,20 @@ fn registry() -> &'static Mutex<BTreeMap<String, SubjectStats>> {
 /// The generation key of a subject given up on every generation.
 const ANY_ARCH: &str = "*";
 
-/// Per (subject name, generation or [`ANY_ARCH`]): why it was given up.
-/// One instance (a gate worker thread's) giving up gives up all of them.
-fn given_up_registry() -> &'static Mutex<BTreeMap<(String, String), String>> {
-    static R: OnceLock<Mutex<BTreeMap<(String, String), String>>> = OnceLock::new();
+/// One give-up of a subject: the generation (or [`ANY_ARCH`]), the
+/// operation (`None`: every operation), why.
+type GiveUp = (String, Option<Capability>, String);
+
+/// Per subject name: its give-ups. One instance (a gate worker thread's)
+/// giving an operation up gives it up in all of them.
+fn given_up_registry() -> &'static Mutex<BTreeMap<String, Vec<GiveUp>>> {
+    static R: OnceLock<Mutex<BTreeMap<String, Vec<GiveUp>>>> = OnceLock::new();
     R.get_or_init(|| Mutex::new(BTreeMap::new()))
 }
+
+/// True once anything was recorded in [`given_up_registry`] (the usual
+/// case, nothing given up, takes no lock of it).
+static ANY_GIVEN_UP: AtomicBool = AtomicBool::new(false);
 
 /// The accumulated statistics of every external subject closed so far, by
 /// subject name (the spec).
@@ -333,31 +341,59 @@ impl ExternalSubject {
         lut_reply(self.call(Request::Lut { table, input }))
     }
 
-    /// Why this subject was given up for its generation, by this instance
-    /// or another one (recorded in [`given_up_registry`]).
-    fn recorded_give_up(&self) -> Option<String> {
-        let (arch, mine, hangs) = {
+    /// Why this subject was given up on an operation of `needs` for its
+    /// generation, by this instance or another one (recorded in
+    /// [`given_up_registry`]): the first such operation.
+    fn recorded_give_up(&self, needs: Capabilities) -> Option<GivenUp> {
+        let (arch, mine) = {
             let c = self.client.lock().ok()?;
             let sup = c.supervisor();
-            (
-                c.arch().to_string(),
-                sup.given_up().map(str::to_string),
-                sup.given_up_for_timeouts(),
-            )
+            // What this instance gave up, each with whether it was for
+            // timeouts (then given up on every generation).
+            let mut mine: Vec<(Option<Capability>, String, bool)> = Vec::new();
+            if let Some(why) = sup.given_up_whole() {
+                let hangs = needs.iter().any(|op| sup.given_up_for_timeouts(op));
+                mine.push((None, why.to_string(), hangs));
+            }
+            for (op, why) in sup.given_up_ops() {
+                mine.push((Some(op), why.to_string(), sup.given_up_for_timeouts(op)));
+            }
+            if mine.is_empty() && !ANY_GIVEN_UP.load(Ordering::Relaxed) {
+                return None;
+            }
+            (c.arch().to_string(), mine)
         };
         let mut g = given_up_registry().lock().ok()?;
-        // A subject given up for timeouts is given up on every generation.
-        let every = (self.name.clone(), ANY_ARCH.to_string());
-        let key = (self.name.clone(), arch);
-        match mine {
-            Some(why) => {
-                if hangs {
-                    g.entry(every).or_insert_with(|| why.clone());
+        let ups = g.entry(self.name.clone()).or_default();
+        for (op, why, hangs) in mine {
+            let archs = [arch.as_str(), ANY_ARCH];
+            for a in &archs[..if hangs { 2 } else { 1 }] {
+                if !ups.iter().any(|(x, o, _)| x == a && *o == op) {
+                    ups.push(((*a).to_string(), op, why.clone()));
+                    ANY_GIVEN_UP.store(true, Ordering::Relaxed);
                 }
-                Some(g.entry(key).or_insert(why).clone())
             }
-            None => g.get(&key).or_else(|| g.get(&every)).cloned(),
         }
+        needs.iter().find_map(|op| {
+            ups.iter()
+                .find(|(a, o, _)| (*a == arch || a == ANY_ARCH) && o.is_none_or(|o| o == op))
+                .map(|(_, _, why)| GivenUp {
+                    op,
+                    why: why.clone(),
+                })
+        })
+    }
+}
+
+/// The operations a batch asks (a LUT batch: each of its tables).
+fn batch_needs(batch: Batch<'_>) -> Capabilities {
+    match batch {
+        Batch::Validate(Validator::Header, _) => Capabilities::of(&[Capability::ValidateHeader]),
+        Batch::Validate(Validator::Payload, _) => Capabilities::of(&[Capability::ValidatePayload]),
+        Batch::Decode(_) => Capabilities::of(&[Capability::Decode]),
+        Batch::Lut(tables, _) => tables.iter().fold(Capabilities::NONE, |c, t| {
+            c.union(Capabilities::of(&[Capability::Lut(*t)]))
+        }),
     }
 }
 
@@ -394,7 +430,9 @@ impl Subject for ExternalSubject {
             return;
         };
         store.clear();
-        if self.recorded_give_up().is_some() || self.prefetch_ready(batch, tick, &mut store) {
+        if self.recorded_give_up(batch_needs(batch)).is_some()
+            || self.prefetch_ready(batch, tick, &mut store)
+        {
             return;
         }
         // The rest (a `cmd:` subject's validators without `batch64`, and
@@ -434,7 +472,7 @@ impl Subject for ExternalSubject {
     }
 
     fn prefetch_begin(&self, batch: Batch<'_>) {
-        if self.recorded_give_up().is_none() {
+        if self.recorded_give_up(batch_needs(batch)).is_none() {
             self.begin_ready(batch);
         }
     }
@@ -465,7 +503,7 @@ impl Subject for ExternalSubject {
     }
 
     #[inline]
-    fn given_up(&self) -> Option<String> {
+    fn given_up(&self, needs: Capabilities) -> Option<GivenUp> {
         // Answers fetched before giving up (the faults that caused it among
         // them) are still served, so those cases are judged. The judge asks
         // once per case: the usual answer (a stored answer pending) takes a
@@ -473,7 +511,7 @@ impl Subject for ExternalSubject {
         if self.ready.try_borrow().is_ok_and(|s| s.pending()) {
             return None;
         }
-        self.recorded_give_up()
+        self.recorded_give_up(needs)
     }
 
     #[inline]

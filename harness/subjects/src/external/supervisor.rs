@@ -1,9 +1,11 @@
 //! What keeps every external subject's process, whatever its transport (the JSON-lines
 //! client of [`super::process`], `batch64`, a `lib:` worker's region): the [`Supervisor`]
-//! (stderr ring, restarts, give-up) with its budget [`FaultStreak`], and [`StartError`].
+//! (stderr ring, restarts, give-up per operation) with its budget [`FaultStreak`], and
+//! [`StartError`].
 
 use super::protocol::Hello;
-use std::collections::VecDeque;
+use crate::subjects::Capability;
+use std::collections::{BTreeMap, VecDeque};
 use std::fmt;
 use std::sync::{Arc, Mutex};
 
@@ -11,8 +13,9 @@ use std::sync::{Arc, Mutex};
 pub const STDERR_LINES: usize = 50;
 /// Consecutive failed starts (spawn or hello) before the subject is given up.
 pub const MAX_FAILED_STARTS: u32 = 3;
-/// K: requests in a row that fault (crash, protocol, timeout) before the
-/// subject is given up. A good answer resets the count.
+/// K: requests of one operation in a row that fault (crash, protocol,
+/// timeout) before the subject is given up on that operation. A good
+/// answer of the operation resets its count.
 pub const GIVE_UP_AFTER: u32 = 4;
 /// Of those, timeouts in a row enough to give up (each costs a whole case
 /// timeout).
@@ -29,8 +32,8 @@ pub enum FaultClass {
     Timeout,
     /// The process exited (or could not be started) before answering.
     Crash,
-    /// Not sent: the subject was given up earlier
-    /// ([`Supervisor::given_up`]), or the run is stopping.
+    /// Not sent: the subject was given up on the operation earlier
+    /// ([`Supervisor::given_up_on`]), or the run is stopping.
     NotSent,
     /// The harness's own transport lost, left unwritten or misplaced the
     /// answer (a `lib:` worker's mistake): never the subject's.
@@ -74,17 +77,36 @@ impl fmt::Display for Fault {
 /// What every external subject's process is kept by, whatever its
 /// transport (JSON lines, `batch64`'s lines instance, a `lib:` worker's
 /// region): the stderr ring (the last [`STDERR_LINES`] lines, across
-/// restarts), restarts, the give-up budget ([`FaultStreak`]) and why it
-/// was given up. The transport names the faulting input (the oldest
-/// unanswered line, or the worker's stamp) and calls [`Supervisor::count`]
-/// and [`Supervisor::restart`].
+/// restarts), restarts, and the give-up budget ([`FaultStreak`]) of each
+/// operation (issue 35: a library that crashes on every `validate_header`
+/// is given up on `validate_header` only and still judged on its LUTs,
+/// decode, lower …), with why each was given up. The whole subject is
+/// given up only when it cannot be restarted, changed its hello, the run
+/// is stopping, or [`TIMED_OUT_OPS`] operations were each given up for
+/// timeouts (a subject that stopped reading or answering: each timeout
+/// costs a whole case timeout). The transport names the faulting input
+/// (the oldest unanswered line, or the worker's stamp) and calls
+/// [`Supervisor::count`] and [`Supervisor::restart`].
 #[derive(Debug)]
 pub struct Supervisor {
     stderr: Arc<Mutex<VecDeque<String>>>,
     restarts: u64,
+    /// Why the whole subject was given up.
     dead: Option<String>,
-    streak: FaultStreak,
+    /// Per operation (a LUT: per table) that faulted: its streak and why
+    /// it was given up.
+    ops: BTreeMap<Capability, OpBudget>,
 }
+
+/// One operation's give-up budget.
+#[derive(Debug, Default)]
+struct OpBudget {
+    streak: FaultStreak,
+    dead: Option<String>,
+}
+
+/// Operations given up for timeouts before the whole subject is.
+pub const TIMED_OUT_OPS: usize = 2;
 
 impl Default for Supervisor {
     fn default() -> Supervisor {
@@ -92,7 +114,7 @@ impl Default for Supervisor {
             stderr: Arc::new(Mutex::new(VecDeque::with_capacity(STDERR_LINES))),
             restarts: 0,
             dead: None,
-            streak: FaultStreak::default(),
+            ops: BTreeMap::new(),
         }
     }
 }
@@ -113,35 +135,96 @@ impl Supervisor {
         self.restarts
     }
 
-    /// Why the subject was given up, if it was (failed restarts, or
-    /// [`GIVE_UP_AFTER`] faults in a row, naming the first ones).
+    /// Why the subject was given up as a whole, else on its first given-up
+    /// operation, if it was given up at all.
     pub fn given_up(&self) -> Option<&str> {
+        self.dead
+            .as_deref()
+            .or_else(|| self.given_up_ops().next().map(|(_, why)| why))
+    }
+
+    /// Why the whole subject was given up (failed restarts, a changed
+    /// hello, a stopping run, [`TIMED_OUT_OPS`] operations given up for
+    /// timeouts), if it was.
+    pub fn given_up_whole(&self) -> Option<&str> {
         self.dead.as_deref()
     }
 
-    /// True if it was given up for [`GIVE_UP_AFTER_TIMEOUTS`] timeouts in a
-    /// row (a subject that stopped reading or answering: the other
-    /// generations it serves are given up with it, each timeout being slow).
-    pub fn given_up_for_timeouts(&self) -> bool {
-        self.dead.is_some() && self.streak.timed_out()
+    /// Why `op` is not asked any more: the whole subject, or `op` itself
+    /// ([`GIVE_UP_AFTER`] faults of `op` in a row, naming the first ones).
+    #[inline]
+    pub fn given_up_on(&self, op: Capability) -> Option<&str> {
+        if self.dead.is_some() {
+            return self.dead.as_deref();
+        }
+        if self.ops.is_empty() {
+            return None;
+        }
+        self.ops.get(&op).and_then(|b| b.dead.as_deref())
     }
 
-    /// Counts one answered (`None`) or faulted request against the give-up
-    /// budget; `input` names the request. A harness fault is not the
-    /// subject's and is not counted.
-    pub fn count(&mut self, fault: Option<(&Fault, String)>) {
+    /// Every operation given up on its own, with why.
+    pub fn given_up_ops(&self) -> impl Iterator<Item = (Capability, &str)> {
+        self.ops
+            .iter()
+            .filter_map(|(c, b)| b.dead.as_deref().map(|why| (*c, why)))
+    }
+
+    /// True if `op` was given up for [`GIVE_UP_AFTER_TIMEOUTS`] timeouts in
+    /// a row, or the whole subject for timeouts ([`TIMED_OUT_OPS`]): the
+    /// other generations it serves are given up on it too, each timeout
+    /// being slow.
+    pub fn given_up_for_timeouts(&self, op: Capability) -> bool {
+        self.ops
+            .get(&op)
+            .is_some_and(|b| b.dead.is_some() && b.streak.timed_out())
+            || (self.dead.is_some() && self.timed_out_ops() >= TIMED_OUT_OPS)
+    }
+
+    fn timed_out_ops(&self) -> usize {
+        self.ops
+            .values()
+            .filter(|b| b.dead.is_some() && b.streak.timed_out())
+            .count()
+    }
+
+    /// Counts one answered (`None`) or faulted request of operation `op`
+    /// against its give-up budget; `input` names the request. A harness
+    /// fault is not the subject's and is not counted.
+    pub fn count(&mut self, op: Capability, fault: Option<(&Fault, String)>) {
         if fault
             .as_ref()
             .is_some_and(|(f, _)| f.class == FaultClass::Harness)
         {
             return;
         }
-        self.streak.count(fault, &mut self.dead);
+        if fault.is_none() && !self.ops.contains_key(&op) {
+            // The usual answer: nothing to reset.
+            return;
+        }
+        let b = self.ops.entry(op).or_default();
+        let was = b.dead.is_some();
+        b.streak.count(op, fault, &mut b.dead);
+        let given_up_now = !was && b.dead.is_some();
+        if given_up_now && self.dead.is_none() && self.timed_out_ops() >= TIMED_OUT_OPS {
+            let ops: Vec<&str> = self
+                .ops
+                .iter()
+                .filter(|(_, b)| b.dead.is_some() && b.streak.timed_out())
+                .map(|(c, _)| c.name())
+                .collect();
+            self.dead = Some(format!(
+                "given up on every operation: {} each timed out {GIVE_UP_AFTER_TIMEOUTS} \
+                 times in a row (a subject that stopped answering)",
+                ops.join(" and ")
+            ));
+        }
     }
 
-    /// The fault of every request once the subject is given up.
-    pub fn not_sent(&self) -> Option<Fault> {
-        self.dead.as_ref().map(|why| Fault {
+    /// The fault of every request of `op` once `op` (or the whole
+    /// subject) is given up.
+    pub fn not_sent(&self, op: Capability) -> Option<Fault> {
+        self.given_up_on(op).map(|why| Fault {
             class: FaultClass::NotSent,
             detail: format!("not sent: subject {why}"),
         })
@@ -159,8 +242,8 @@ impl Supervisor {
 
     /// Starts the process again after a fault (`spawn`: one start and its
     /// hello), at most [`MAX_FAILED_STARTS`] times in a row; gives the
-    /// subject up when every start fails, when a start answers another
-    /// hello than `hello`, or while the run is stopping.
+    /// whole subject up when every start fails, when a start answers
+    /// another hello than `hello`, or while the run is stopping.
     pub fn restart<W: Kill>(
         &mut self,
         hello: &Hello,
@@ -211,10 +294,15 @@ pub struct FaultStreak {
 }
 
 impl FaultStreak {
-    /// Counts one answered (`None`) or faulted request; `input` names the
-    /// request. Sets `dead` once the streak reaches [`GIVE_UP_AFTER`]
+    /// Counts one answered (`None`) or faulted request of `op`; `input`
+    /// names the request. Sets `dead` once the streak reaches [`GIVE_UP_AFTER`]
     /// faults or [`GIVE_UP_AFTER_TIMEOUTS`] timeouts.
-    pub fn count(&mut self, fault: Option<(&Fault, String)>, dead: &mut Option<String>) {
+    pub fn count(
+        &mut self,
+        op: Capability,
+        fault: Option<(&Fault, String)>,
+        dead: &mut Option<String>,
+    ) {
         let Some((f, input)) = fault else {
             *self = FaultStreak::default();
             return;
@@ -231,7 +319,8 @@ impl FaultStreak {
             && (self.faults >= GIVE_UP_AFTER || self.timeouts >= GIVE_UP_AFTER_TIMEOUTS)
         {
             *dead = Some(format!(
-                "given up after {} faults in a row (first: {})",
+                "given up on {} after {} faults in a row (first: {})",
+                op.name(),
                 self.faults,
                 self.first_faults.join("; ")
             ));
@@ -272,4 +361,79 @@ pub(super) fn tail_of(ring: &Mutex<VecDeque<String>>) -> Vec<String> {
     ring.lock()
         .map(|r| r.iter().cloned().collect())
         .unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::subjects::LutTable;
+
+    fn fault(class: FaultClass) -> Fault {
+        Fault {
+            class,
+            detail: "x".into(),
+        }
+    }
+
+    /// Issue 35: each operation has its own streak; giving one up leaves
+    /// the others (and the whole subject) asked.
+    #[test]
+    fn give_up_is_per_operation() {
+        let mut s = Supervisor::default();
+        let (vh, lut) = (Capability::ValidateHeader, Capability::Lut(LutTable::Dtype));
+        let crash = fault(FaultClass::Crash);
+        for i in 0..GIVE_UP_AFTER {
+            assert!(s.given_up_on(vh).is_none(), "after {i} faults");
+            s.count(vh, Some((&crash, format!("in{i}"))));
+            // Answers of another operation do not reset its streak.
+            s.count(lut, None);
+        }
+        let why = s.given_up_on(vh).expect("validate_header given up");
+        assert!(
+            why.starts_with("given up on validate_header after 4 faults"),
+            "{why}"
+        );
+        assert!(why.contains("in0: crash"), "{why}");
+        assert!(s.given_up_on(lut).is_none());
+        assert!(s.given_up_whole().is_none());
+        assert_eq!(s.not_sent(vh).map(|f| f.class), Some(FaultClass::NotSent));
+        assert!(s.not_sent(lut).is_none());
+        assert_eq!(s.given_up_ops().map(|(c, _)| c).collect::<Vec<_>>(), [vh]);
+        assert!(!s.given_up_for_timeouts(vh));
+        // A good answer resets only its own operation's streak.
+        let dec = Capability::Decode;
+        for _ in 0..GIVE_UP_AFTER - 1 {
+            s.count(dec, Some((&crash, "d".into())));
+        }
+        s.count(dec, None);
+        s.count(dec, Some((&crash, "d".into())));
+        assert!(s.given_up_on(dec).is_none());
+        // A harness fault is never counted.
+        for _ in 0..10 {
+            s.count(lut, Some((&fault(FaultClass::Harness), "h".into())));
+        }
+        assert!(s.given_up_on(lut).is_none());
+    }
+
+    /// Two operations given up for timeouts give the whole subject up (a
+    /// subject that stopped answering costs a case timeout per request).
+    #[test]
+    fn two_operations_timing_out_give_the_whole_subject_up() {
+        let mut s = Supervisor::default();
+        let hang = fault(FaultClass::Timeout);
+        let (a, b) = (Capability::ValidateHeader, Capability::Decode);
+        for _ in 0..GIVE_UP_AFTER_TIMEOUTS {
+            s.count(a, Some((&hang, "a".into())));
+        }
+        assert!(s.given_up_for_timeouts(a));
+        assert!(s.given_up_whole().is_none());
+        assert!(s.given_up_on(b).is_none());
+        for _ in 0..GIVE_UP_AFTER_TIMEOUTS {
+            s.count(b, Some((&hang, "b".into())));
+        }
+        let why = s.given_up_whole().expect("whole subject given up");
+        assert!(why.contains("validate_header and decode"), "{why}");
+        assert!(s.given_up_on(Capability::Encode).is_some());
+        assert!(s.given_up_for_timeouts(Capability::Encode));
+    }
 }

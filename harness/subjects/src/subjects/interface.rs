@@ -390,13 +390,25 @@ pub trait Subject {
         false
     }
 
-    /// Why the subject was given up (it faulted on too many inputs in a
-    /// row, or cannot be restarted), if it was. The judge then skips it
-    /// and counts every case it would have judged as not run
-    /// ([`crate::judge::Judge::not_run`]).
-    fn given_up(&self) -> Option<String> {
+    /// Why the subject is not asked some operation of `needs` any more
+    /// (it faulted on too many inputs of that operation in a row, or the
+    /// whole subject cannot be restarted), if it is not: the first such
+    /// operation of `needs`. The judge then skips it on a target needing
+    /// that operation, counts the case as not run for it
+    /// ([`crate::judge::Judge::not_run`]), and goes on judging it on its
+    /// other operations.
+    fn given_up(&self, _needs: Capabilities) -> Option<GivenUp> {
         None
     }
+}
+
+/// An operation a subject is not asked any more ([`Subject::given_up`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GivenUp {
+    /// The operation (a LUT: its table).
+    pub op: Capability,
+    /// Why (the first faults, or why the whole subject was given up).
+    pub why: String,
 }
 
 impl<S: Subject + ?Sized> Subject for Box<S> {
@@ -482,8 +494,8 @@ impl<S: Subject + ?Sized> Subject for Box<S> {
     fn vouch(&self, batch: Batch<'_>, reference: &[Compact], agreed: &mut [bool]) -> bool {
         (**self).vouch(batch, reference, agreed)
     }
-    fn given_up(&self) -> Option<String> {
-        (**self).given_up()
+    fn given_up(&self, needs: Capabilities) -> Option<GivenUp> {
+        (**self).given_up(needs)
     }
 }
 

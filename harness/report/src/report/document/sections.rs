@@ -9,6 +9,7 @@ use crate::arch::Arch;
 use crate::gate::OUTCOMES;
 use crate::report::format::TIMING_MARKER;
 use crate::report::model::ReportModel;
+use crate::report::run_json::SubjectMeta;
 
 /// The targets a subject lacks, per generation it serves.
 type PerGeneration<'a> = Vec<(String, Vec<&'a str>)>;
@@ -284,6 +285,26 @@ fn generations_section(m: &ReportModel) -> Section {
     )
 }
 
+/// The operations subject `s` was given up on, each with its generation and
+/// the cases not run because of it (`-`: none).
+fn given_up_cell(s: &SubjectMeta) -> String {
+    if s.given_up.is_empty() {
+        return "-".into();
+    }
+    s.given_up
+        .iter()
+        .map(|g| {
+            format!(
+                "{} ({}: {} case(s) not run)",
+                g.operation,
+                g.generation,
+                crate::report::format::grouped(g.cases_not_run)
+            )
+        })
+        .collect::<Vec<_>>()
+        .join("; ")
+}
+
 fn subjects_sections(m: &ReportModel) -> Vec<Section> {
     let meta = &m.meta;
     let external = m.live.as_ref().map_or(&[][..], |l| &l.external[..]);
@@ -296,23 +317,25 @@ fn subjects_sections(m: &ReportModel) -> Vec<Section> {
                 c(&s.spec),
                 t(ext.map_or("-".into(), |e| e.stats.hello_name.clone())),
                 t(&s.capabilities),
-                t(ext.map_or("-".into(), |e| e.stats.received.to_string())),
-                t(ext.map_or("-".into(), |e| e.stats.compared.to_string())),
+                t(given_up_cell(s)),
             ]
         })
         .collect();
-    // Calls, time and restarts depend on the clock and the machine (a
-    // restart per fault, re-sent requests, what a thread prefetched): one
+    // Calls, answers, time and restarts depend on the clock and the machine
+    // (a restart per fault, re-sent requests, what a thread prefetched): one
     // `[timing]` line each, so two reports of a seed compare equal without
     // them (issue 35).
     let timing: Vec<Line> = external
         .iter()
         .map(|e| {
             t(format!(
-                "{TIMING_MARKER} {}: {} calls, {:.2} s in the subject = {} cases/s; core \
-                 in-process on the same cases: {} cases/s; {} restart(s)",
+                "{TIMING_MARKER} {}: {} calls, {} answers received, {} compared, {:.2} s in the \
+                 subject = {} cases/s; core in-process on the same cases: {} cases/s; {} \
+                 restart(s)",
                 e.spec,
                 e.stats.calls,
+                e.stats.received,
+                e.stats.compared,
                 e.stats.busy.as_secs_f64(),
                 e.rate().map_or("-".into(), |r| format!("{r:.0}")),
                 e.core_rate.map_or("-".into(), |r| format!("{r:.0}")),
@@ -359,14 +382,8 @@ fn subjects_sections(m: &ReportModel) -> Vec<Section> {
             per_target,
         ),
         table(
-            &[
-                "subject",
-                "says it is",
-                "capabilities",
-                "answers received",
-                "answers compared",
-            ],
-            3,
+            &["subject", "says it is", "capabilities", "given up on"],
+            4,
             rows,
         ),
         Block::Bullets(timing),
