@@ -391,3 +391,26 @@ mod tests {
         }
     }
 }
+
+/// What `check` judges of an opcode's body under a generation (core's lint classes,
+/// [`tpb_core::lint::classify`]).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Body {
+    /// The opcode is not in the generation's enum (`valid_opcode` fails).
+    NotMember,
+    /// In the enum, no record modelled: the skeleton only (`valid (skeleton; body not
+    /// modelled)`).
+    NotModelled,
+    /// A record (or a CUSTOM_OP validator) judges the body.
+    Modelled,
+}
+
+/// The [`Body`] of opcode `op` under `arch`.
+pub fn body(op: u8, arch: Arch) -> Body {
+    use tpb_core::lint::Class;
+    match tpb_core::lint::classify(op, arch.generation()) {
+        Class::NotMember => Body::NotMember,
+        Class::Skeleton => Body::NotModelled,
+        _ => Body::Modelled,
+    }
+}
