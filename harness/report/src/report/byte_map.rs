@@ -62,11 +62,16 @@ pub fn blamed_bytes(record: &DivergenceRecord, side: Side) -> [bool; 64] {
 /// one bundle.
 pub fn side_detail(record: &DivergenceRecord, side: Side) -> Option<String> {
     let min = record.minimized_bytes().ok()?;
-    if !is_bundle_target(&record.target) || min.len() > 64 {
+    answer_detail(&record.target, &min, record.side_answer(side)?)
+}
+
+/// [`side_detail`] of one typed answer to `input` of gate target `target` (`replay` prints it
+/// under each divergence it reproduces).
+pub fn answer_detail(target: &str, input: &[u8], answer: &Answer) -> Option<String> {
+    if !is_bundle_target(target) || input.len() > 64 {
         return None;
     }
-    let b = bundle_from_input(&min);
-    let answer = record.side_answer(side)?;
+    let b = bundle_from_input(input);
     let Answer::Rejected { reason, offset } = answer else {
         return None;
     };
