@@ -84,3 +84,32 @@ fn a_short_artefact_reads_as_its_zero_padded_bundle() {
     assert_eq!(code(&o), 2);
     assert!(stderr(&o).contains("luts"), "{}", stderr(&o));
 }
+
+/// A reproduced bundle divergence names what each refusing side's verdict is about: the field,
+/// its value and the byte, as the report does (the walkthrough of issue 32: replay printed only
+/// `core: custom_op_header_reserved_zero`).
+#[test]
+fn a_reproduced_divergence_names_the_field_value_and_byte() {
+    let spec = format!(
+        "cmd:python3 {} --planted-bug",
+        repo_root().join("examples/subjects/custom_op.py").display()
+    );
+    let mut hex = String::from("8510");
+    hex.push_str(&"00".repeat(61));
+    hex.push_str("01");
+    let o = tpb(&[
+        "replay",
+        "--subject",
+        &spec,
+        "--target",
+        "validate_header",
+        "--hex",
+        &hex,
+    ]);
+    assert_eq!(code(&o), 1, "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(
+        out.contains("core refuses: reserved byte 0x3F is 0x01, not zero (byte 0x3F)"),
+        "{out}"
+    );
+}

@@ -122,6 +122,17 @@ fn stream_divergences_fold_under_the_validator_divergence_they_follow_from() {
         .find(|l| l.contains("asked (single-byte changes that flip its answer) blames:"))
         .unwrap_or_else(|| panic!("{summary}"));
     assert!(line.contains("0x0f"), "{line}");
+    // The subject's verdict line names that byte as its field and value, and never claims a
+    // zero reserved byte is nonzero (it said "reserved byte 0x0C is 0x00, not zero").
+    let said = summary
+        .lines()
+        .find(|l| l.starts_with("- cmd:") && l.contains("custom_op_payload_reserved_zero` — "))
+        .unwrap_or_else(|| panic!("{summary}"));
+    assert!(
+        said.contains("its answer flips on arg_type 0x01 (byte 0x0F)"),
+        "{said}"
+    );
+    assert!(!said.contains("is 0x00, not zero"), "{said}");
     let html = std::fs::read_to_string(report.join("index.html")).unwrap();
     assert!(
         html.contains("asked (single-byte changes that flip its answer)"),

@@ -6,7 +6,7 @@ use super::{
 };
 use crate::arch::Arch;
 use crate::explain::Lint;
-use crate::layout::{Domain, Role};
+use crate::layout::{Body, Domain, Role};
 use std::io::Write;
 
 /// The object `decode` prints for one bundle, and whether `check` finds it valid. `"check"` is
@@ -21,11 +21,8 @@ pub fn bundle_json(index: usize, bytes: &[u8; 64], arch: Arch) -> (serde_json::V
     // An opcode outside the generation's enum, or one no record models: the record decoder
     // has nothing to decode (it answers `opcode` at byte 0, which is not check's verdict:
     // issue 32 item 1), so no `"record"` is printed; `check`'s verdict stands alone.
-    let class = tpb_core::lint::classify(bytes[0], arch.generation());
-    let no_record = matches!(
-        class,
-        tpb_core::lint::Class::NotMember | tpb_core::lint::Class::Skeleton
-    );
+    let body = crate::layout::body(bytes[0], arch);
+    let no_record = body != Body::Modelled;
     // The record decoder's own answer (SPEC §5.1), exactly what a subject's `decode`
     // operation answers and is compared on (include/tpb_subject.h); printed as `"record"`
     // where the object shows something else (check's refusal of a modelled record).
@@ -68,7 +65,7 @@ pub fn bundle_json(index: usize, bytes: &[u8; 64], arch: Arch) -> (serde_json::V
         }
     };
     if let Some(m) = o.as_object_mut() {
-        if class == tpb_core::lint::Class::Skeleton {
+        if body == Body::NotModelled {
             m.insert("body".into(), "not modelled".into());
         }
         m.insert("check".into(), check.into());

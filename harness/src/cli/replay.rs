@@ -10,8 +10,9 @@ use super::{CliError, CliResult, EXIT_BAD_INPUT, EXIT_INVALID, EXIT_OK};
 use crate::arch::Arch;
 use crate::fuzz_entry::{replay_names, replay_targets};
 use crate::input::{open_source, read_capped, source_name, Lines};
-use crate::judge::Judge;
+use crate::judge::{Divergence, Judge};
 use crate::kinds;
+use crate::report::byte_map::answer_detail;
 use crate::subjects::{hex, SubjectSpec};
 use std::fmt;
 use std::io::Write;
@@ -212,6 +213,22 @@ fn shown(input: &[u8]) -> String {
     }
 }
 
+/// Under a bundle divergence, what each side's rejection is about: the field, its value and
+/// the byte (`  core refuses: reserved byte 0x3F is 0x01, not zero (byte 0x3F)`), as in the
+/// report.
+fn why(out: &mut impl std::io::Write, d: &Divergence) -> std::io::Result<()> {
+    for (name, answer) in [
+        (&d.left_name, &d.answers.left),
+        (&d.right_name, &d.answers.right),
+    ] {
+        let Some(answer) = answer else { continue };
+        if let Some(detail) = answer_detail(d.target.name(), &d.input, answer) {
+            writeln!(out, "  {name} refuses: {detail}")?;
+        }
+    }
+    Ok(())
+}
+
 /// Runs `replay`: one verdict per input, printed as soon as it is known.
 pub fn run(a: ReplayArgs) -> CliResult {
     super::panic_hook::install_quiet();
@@ -240,6 +257,7 @@ pub fn run(a: ReplayArgs) -> CliResult {
             for d in e.compare(t, &input) {
                 found = true;
                 writeln!(out, "{src}: REPRODUCED\n{d}")?;
+                why(&mut out, &d)?;
             }
             // Core vs oracle under every generation the fuzz entry runs the kind under
             // (fuzz_entry::check_judged).
@@ -247,6 +265,7 @@ pub fn run(a: ReplayArgs) -> CliResult {
                 if let Some((Some(arch), d)) = kinds::of(t).check_every_generation(&e, t, &input) {
                     found = true;
                     writeln!(out, "{src}: REPRODUCED under {arch}\n{d}")?;
+                    why(&mut out, &d)?;
                 }
             }
         }

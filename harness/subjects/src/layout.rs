@@ -337,6 +337,10 @@ pub fn failure_detail(op: u8, predicate: &str, offset: usize, value: u8) -> Stri
     };
     let name = span.name;
     match span.role {
+        // A side that blames a reserved byte that is zero claims a rule that holds here.
+        Role::Reserved if value == 0 => {
+            format!("reserved byte 0x{offset:02X} is 0x00: zero, the rule holds here")
+        }
         Role::Reserved => format!("reserved byte 0x{offset:02X} is 0x{value:02X}, not zero"),
         Role::Const(v) => format!("{name} 0x{value:02X} is not 0x{v:02X}"),
         Role::Field(Domain::Scratch) => format!(
@@ -350,6 +354,25 @@ pub fn failure_detail(op: u8, predicate: &str, offset: usize, value: u8) -> Stri
             _ => format!("{name} is 0x{value:02X}"),
         },
         Role::Unknown => format!("{name} byte 0x{offset:02X} is 0x{value:02X}"),
+    }
+}
+
+/// Byte `offset` of an opcode-`op` instruction as its field and value, for a byte a side's
+/// answer depends on: `arg_type 0x01 (byte 0x0F)`, `reserved byte 0x3F is 0x01 (byte 0x3F)`.
+pub fn byte_detail(op: u8, offset: usize, value: u8) -> String {
+    let span = layout(op)
+        .into_iter()
+        .find(|s| (s.off..s.off + s.len).contains(&offset));
+    match span {
+        Some(s) if s.role == Role::Reserved => {
+            format!("reserved byte 0x{offset:02X} = 0x{value:02X} (byte 0x{offset:02X})")
+        }
+        Some(s) if s.len > 1 => format!(
+            "{} byte 0x{offset:02X} = 0x{value:02X} (byte 0x{offset:02X})",
+            s.name
+        ),
+        Some(s) => format!("{} 0x{value:02X} (byte 0x{offset:02X})", s.name),
+        None => format!("byte 0x{offset:02X} = 0x{value:02X}"),
     }
 }
 
@@ -389,5 +412,28 @@ mod tests {
             b[i] ^= 0x80;
             assert!(!super::same_bundle(&a, &b), "byte {i}");
         }
+    }
+}
+
+/// What `check` judges of an opcode's body under a generation (core's lint classes,
+/// [`tpb_core::lint::classify`]).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Body {
+    /// The opcode is not in the generation's enum (`valid_opcode` fails).
+    NotMember,
+    /// In the enum, no record modelled: the skeleton only (`valid (skeleton; body not
+    /// modelled)`).
+    NotModelled,
+    /// A record (or a CUSTOM_OP validator) judges the body.
+    Modelled,
+}
+
+/// The [`Body`] of opcode `op` under `arch`.
+pub fn body(op: u8, arch: Arch) -> Body {
+    use tpb_core::lint::Class;
+    match tpb_core::lint::classify(op, arch.generation()) {
+        Class::NotMember => Body::NotMember,
+        Class::Skeleton => Body::NotModelled,
+        _ => Body::Modelled,
     }
 }

@@ -62,11 +62,38 @@ pub fn blamed_bytes(record: &DivergenceRecord, side: Side) -> [bool; 64] {
 /// one bundle.
 pub fn side_detail(record: &DivergenceRecord, side: Side) -> Option<String> {
     let min = record.minimized_bytes().ok()?;
-    if !is_bundle_target(&record.target) || min.len() > 64 {
+    let detail = answer_detail(&record.target, &min, record.side_answer(side)?)?;
+    // The subject's own answers (triage asked it): the bytes beyond the opcode and
+    // inst_word_len whose change flips its answer and the rule does not name, each as its
+    // field and value (a payload validator that reads arg_type as reserved: byte 0x0F).
+    let asked = match (side, &record.subject_blame) {
+        (Side::Left, Some(asked)) => asked,
+        _ => return Some(detail),
+    };
+    let b = bundle_from_input(&min);
+    let rule = blamed_bytes(record, side);
+    let extra: Vec<String> = asked
+        .iter()
+        .map(|&i| i as usize)
+        .filter(|&i| i > 0x01 && i < 64 && !rule[i])
+        .map(|i| crate::layout::byte_detail(b[0], i, b[i]))
+        .collect();
+    if extra.is_empty() {
+        return Some(detail);
+    }
+    Some(format!(
+        "{detail}; its answer flips on {}",
+        extra.join(", ")
+    ))
+}
+
+/// [`side_detail`] of one typed answer to `input` of gate target `target` (`replay` prints it
+/// under each divergence it reproduces).
+pub fn answer_detail(target: &str, input: &[u8], answer: &Answer) -> Option<String> {
+    if !is_bundle_target(target) || input.len() > 64 {
         return None;
     }
-    let b = bundle_from_input(&min);
-    let answer = record.side_answer(side)?;
+    let b = bundle_from_input(input);
     let Answer::Rejected { reason, offset } = answer else {
         return None;
     };

@@ -16,7 +16,7 @@ body{font-family:system-ui,sans-serif;margin:1.5em auto;max-width:84em;padding:0
 line-height:1.4;color:#222}
 h1,h2,h3{overflow-wrap:anywhere}
 pre,code,td.num,.bm td{font-family:ui-monospace,monospace;font-size:0.88em}
-code{overflow-wrap:anywhere;word-break:break-all;background:#f4f4f4;padding:0 2px}
+code{overflow-wrap:anywhere;background:#f4f4f4;padding:0 2px}
 pre{white-space:pre-wrap;overflow-wrap:anywhere;background:#f8f8f8;padding:0.5em;\
 border:1px solid #e3e3e3}
 .tw{overflow-x:auto;max-width:100%;margin:0.4em 0}
