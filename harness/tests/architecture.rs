@@ -515,7 +515,6 @@ const NAMES_CORE: &[&str] = &[
     "layout.rs",
     "reach.rs",
     "cli/check.rs",
-    "cli/decode.rs",
     "cli/check_neff.rs",
     "cli/check_output.rs",
     "cli/check_sync.rs",
