@@ -136,3 +136,95 @@ fn the_gate_passes_with_the_reference_library_as_its_subject() {
         "the subject answered {calls} calls, fewer than the {generated} generated cases"
     );
 }
+
+/// Issue 31: the batched record hand-offs (decode, a roundtrip's decodes
+/// and encodes, streams, lowering modules) keep the fault semantics of the
+/// compact ones. With `TPB_TEST_WORKER_SKIP_LAST` the worker skips the last
+/// entry of every hand-off while claiming it done: every target's findings
+/// are `Harness` faults and nothing else (never a divergence of the
+/// library), and fewer answers are received than calls made. Without it the
+/// same run passes with one answer received and compared per case judged.
+#[test]
+fn an_unwritten_entry_of_a_batched_record_hand_off_is_a_harness_fault() {
+    const PLANT: &str = "TPB_TEST_WORKER_SKIP_LAST";
+    let bin = support::tpbconform();
+    let lib = support::library();
+    let spec = format!("lib:{}", lib.display());
+    let targets = [
+        "decode_any",
+        "roundtrip",
+        "custom_op_group",
+        "collective_lowering",
+    ];
+    let dir = tempfile::tempdir().unwrap();
+    let gate = |report: &std::path::Path, plant: bool| {
+        let mut c = Command::new(&bin);
+        c.current_dir(support::root()).args([
+            "gate",
+            "--quiet",
+            "--no-corpus",
+            "--cases",
+            "3000",
+            "--targets",
+            &targets.join(","),
+            "--subject",
+            &spec,
+            "--report-dir",
+            report.to_str().unwrap(),
+        ]);
+        if plant {
+            c.env(PLANT, "1");
+        } else {
+            c.env_remove(PLANT);
+        }
+        let o = c.output().unwrap();
+        (
+            o.status.code(),
+            String::from_utf8_lossy(&o.stderr).into_owned(),
+        )
+    };
+    // The counts (machine-dependent: run.json's `machine` group) with the
+    // cases judged.
+    let subject = |report: &std::path::Path| {
+        let run: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(report.join("run.json")).unwrap())
+                .unwrap();
+        let mut m = run["machine"]["subjects"][0].clone();
+        m["cases"] = run["subjects"][0]["cases"].clone();
+        m
+    };
+    let n = |s: &serde_json::Value, k: &str| s[k].as_u64().unwrap_or_else(|| panic!("{k}: {s}"));
+
+    let good = dir.path().join("good");
+    let (code, err) = gate(&good, false);
+    assert_eq!(code, Some(0), "{err}");
+    let s = subject(&good);
+    assert_eq!(n(&s, "answers_received"), n(&s, "cases"), "{s}");
+    assert_eq!(n(&s, "answers_compared"), n(&s, "cases"), "{s}");
+    assert!(n(&s, "calls") > n(&s, "cases"), "roundtrip encodes: {s}");
+
+    let bad = dir.path().join("bad");
+    let (code, err) = gate(&bad, true);
+    assert_eq!(code, Some(1), "{err}");
+    let s = subject(&bad);
+    assert!(n(&s, "answers_received") < n(&s, "calls"), "{s}");
+    let lines = std::fs::read_to_string(bad.join("divergences.jsonl")).unwrap();
+    let mut by_target = std::collections::BTreeMap::<String, Vec<String>>::new();
+    for l in lines.lines() {
+        let v: serde_json::Value = serde_json::from_str(l).unwrap();
+        let t = v["target"].as_str().unwrap_or_else(|| panic!("{l}"));
+        by_target
+            .entry(t.to_string())
+            .or_default()
+            .push(v["class"].as_str().unwrap().to_string());
+    }
+    for t in targets {
+        let classes = by_target
+            .get(t)
+            .unwrap_or_else(|| panic!("no finding on {t}: {lines}"));
+        assert!(
+            classes.iter().all(|c| c == "Harness"),
+            "{t}: {classes:?}\n{lines}"
+        );
+    }
+}

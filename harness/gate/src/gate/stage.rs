@@ -27,6 +27,11 @@ pub(super) struct Staged {
     /// at most 4 bytes is its ordinal's first LE bytes).
     ords: Vec<u32>,
     ord_len: Vec<u8>,
+    /// A stream or lowering target's batches ([`Judge::prefetch_requests`]):
+    /// the cases' raw inputs end to end, each generation's a run of
+    /// `ends` ([`Run::inputs`]); the cases are generated again when judged.
+    inputs: Vec<u8>,
+    ends: Vec<usize>,
     /// Where each position of the chunk finds its case (1 + index in
     /// `kept`, or in `ords` for a LUT target; 0: not kept, generated again
     /// when judged).
@@ -46,6 +51,8 @@ pub(super) struct Run {
     bundles: Range<usize>,
     /// A LUT target's batch: a run of [`Staged::ords`].
     ords: Range<usize>,
+    /// A stream or lowering target's batch: a run of [`Staged::ends`].
+    inputs: Range<usize>,
 }
 
 /// Stages work items for one gate thread: generates the cases its
@@ -75,14 +82,44 @@ impl Stager<'_> {
         st.ords.clear();
         st.ord_len.clear();
         st.kept_at.clear();
+        st.inputs.clear();
+        st.ends.clear();
         st.runs.resize_with(self.rs.len(), Run::default);
         let lut = matches!(t.check(), Check::Lut(_));
+        let reqs = kind.asks_case_inputs(t);
         for (a, (r, run)) in self.rs.iter().zip(&mut st.runs).enumerate() {
-            let (first, first_ord) = (st.kept.len(), st.ords.len());
+            let (first, first_ord, first_in) = (st.kept.len(), st.ords.len(), st.ends.len());
             run.bundles = first..first;
             run.ords = first_ord..first_ord;
+            run.inputs = first_in..first_in;
             run.on = !r.judge.under_test().is_empty() && (lut || t.is_bundle());
+            run.on |= reqs && r.judge.prefetches(t);
             if !run.on {
+                continue;
+            }
+            if reqs {
+                let first_start = st.inputs.len();
+                for m in lo..hi {
+                    let i = cfg.shard.case_index(m);
+                    if !cfg.judges(i) || cfg.arch_index(i) != a {
+                        continue;
+                    }
+                    let draw = Draw {
+                        arch: r.arch,
+                        r: &mut case_rng(cfg.seed, self.hashes[ti], i),
+                        kind: CaseKind::of(i),
+                    };
+                    let form = kind.generate(t, draw, one);
+                    st.inputs.extend_from_slice(one.input(form));
+                    st.ends.push(st.inputs.len());
+                }
+                run.inputs = first_in..st.ends.len();
+                let ends = &st.ends[run.inputs.clone()];
+                let from = |k: usize| if k == 0 { first_start } else { ends[k - 1] };
+                let mut inputs = (0..ends.len()).map(|k| &st.inputs[from(k)..ends[k]]);
+                if let Some(b) = kind.case_inputs(t, r.arch, &mut inputs) {
+                    r.judge.prefetch_inputs_begin(t, b);
+                }
                 continue;
             }
             if st.kept_at.is_empty() {
@@ -127,7 +164,12 @@ impl Stager<'_> {
         }
         // Handed over once `kept` is complete: it does not move until the
         // item is collected.
-        for (r, run) in self.rs.iter().zip(&st.runs).filter(|(_, run)| run.on) {
+        for (r, run) in self
+            .rs
+            .iter()
+            .zip(&st.runs)
+            .filter(|(_, run)| run.on && !reqs)
+        {
             if lut {
                 r.judge
                     .prefetch_ordinals_begin(t, &st.ords[run.ords.clone()]);
@@ -216,6 +258,9 @@ impl Stager<'_> {
             if lut {
                 r.judge
                     .prefetch_ordinals(t, &st.ords[run.ords.clone()], tick);
+            } else if self.kinds[ti].asks_case_inputs(t) {
+                // Built and kept when it was announced ([`Stager::stage`]).
+                r.judge.prefetch_case_inputs(t, None, tick);
             } else {
                 r.judge.prefetch(t, &st.kept[run.bundles.clone()], tick);
             }

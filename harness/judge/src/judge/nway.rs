@@ -11,7 +11,9 @@ use super::pair::{self, Pair};
 use super::{record, structured};
 use crate::arch::Arch;
 use crate::subjects::registry::{self, OpenError, SubjectSpec};
-use crate::subjects::{hex, Batch, Capabilities, Capability, IrQuery, LutTable, Subject};
+use crate::subjects::{
+    hex, Batch, Capabilities, Capability, IrInstruction, IrQuery, LutTable, Subject,
+};
 use crate::targets::{Check, Target, TARGETS};
 use std::cell::Cell;
 
@@ -26,7 +28,8 @@ pub const JUDGED_SLOTS: usize = VECTORS_SLOT + 1;
 fn bundle_batch(t: Target, bundles: &[[u8; 64]]) -> Option<Batch<'_>> {
     match t.check() {
         Check::Validator(v) => Some(Batch::Validate(v, bundles)),
-        Check::Decode | Check::Roundtrip => Some(Batch::Decode(bundles)),
+        Check::Decode => Some(Batch::Decode(bundles)),
+        Check::Roundtrip => Some(Batch::Roundtrip(bundles)),
         _ => None,
     }
 }
@@ -43,6 +46,18 @@ pub struct Judge {
     arch: Arch,
     /// Bulk judging ([`super::bulk`]).
     pub(super) bulk: Bulk,
+    /// The batch announced by [`Judge::prefetch_inputs_begin`], kept for
+    /// the [`Judge::prefetch_case_inputs`] that follows.
+    begun: std::cell::RefCell<Option<(Target, CaseInputs)>>,
+}
+
+/// What the cases of a batch ask the subjects, one each: the stream of
+/// `validate_stream` or the module of `lower` (built by the target's kind).
+pub enum CaseInputs {
+    /// One stream per case.
+    Streams(Vec<Vec<u8>>),
+    /// One module per case.
+    Modules(Vec<Vec<IrInstruction>>),
 }
 
 /// The judge's record of one subject under test.
@@ -139,6 +154,7 @@ impl Judge {
             under,
             arch: Arch::default(),
             bulk: Bulk::default(),
+            begun: std::cell::RefCell::new(None),
         }
     }
 
@@ -304,6 +320,43 @@ impl Judge {
             let bundles: Vec<[u8; 64]> = inputs.map(bundle_from_input).collect();
             self.prefetch(t, &bundles, &|| {});
         }
+    }
+
+    /// [`Judge::prefetch`] for a target whose cases ask one stream or
+    /// module each: `inputs` (built by the target's kind,
+    /// [`crate::kinds::TargetKind::case_inputs`]) or, if
+    /// [`Judge::prefetch_inputs_begin`] announced this target's batch, the
+    /// batch it kept.
+    pub fn prefetch_case_inputs(&self, t: Target, inputs: Option<CaseInputs>, tick: &dyn Fn()) {
+        let begun = self.begun.borrow_mut().take();
+        let built = match begun {
+            Some((bt, built)) if bt == t => Some(built),
+            _ => inputs,
+        };
+        if let Some(built) = built {
+            self.each_built(t, &built, &|s, b| s.prefetch(b, tick));
+        }
+    }
+
+    /// Announces [`Judge::prefetch_case_inputs`] of `inputs` (see
+    /// [`Judge::prefetch_begin`]); the batch is kept for it.
+    pub fn prefetch_inputs_begin(&self, t: Target, inputs: CaseInputs) {
+        self.each_built(t, &inputs, &|s, b| s.prefetch_begin(b));
+        *self.begun.borrow_mut() = Some((t, inputs));
+    }
+
+    /// True if a subject under test would prefetch `t`.
+    pub fn prefetches(&self, t: Target) -> bool {
+        self.prefetching(t).next().is_some()
+    }
+
+    /// `each` on every subject prefetching `t`, with `built` as its batch.
+    fn each_built(&self, t: Target, built: &CaseInputs, each: &dyn Fn(&dyn Subject, Batch<'_>)) {
+        let batch = match built {
+            CaseInputs::Streams(ss) => Batch::Streams(ss),
+            CaseInputs::Modules(ms) => Batch::Lower(ms),
+        };
+        self.prefetching(t).for_each(|s| each(s, batch));
     }
 
     /// Announces the [`Judge::prefetch`] that follows on the same

@@ -23,7 +23,7 @@
 use super::kind::{CaseBudget, Ran, TargetKind};
 use crate::arch::Arch;
 use crate::generators::lowering_module::{self, LoweringCase};
-use crate::judge::nway::Judge;
+use crate::judge::nway::{CaseInputs, Judge};
 use crate::judge::{panic_text, Class, Divergence, Outcome, Signature};
 use crate::reach::Reach;
 use crate::subjects::{
@@ -76,6 +76,25 @@ impl TargetKind for CollectiveLoweringKind {
 
     fn case_budget(&self) -> CaseBudget {
         CaseBudget::LoweringCases
+    }
+
+    fn asks_case_inputs(&self, _t: Target) -> bool {
+        true
+    }
+
+    /// The modules [`compare`] asks the subjects under test to lower.
+    fn case_inputs(
+        &self,
+        _t: Target,
+        arch: Arch,
+        inputs: &mut dyn Iterator<Item = &[u8]>,
+    ) -> Option<CaseInputs> {
+        let gen = arch.generation();
+        Some(CaseInputs::Modules(
+            inputs
+                .map(|d| lowering_module::build_case(d, Some(gen)).insns)
+                .collect(),
+        ))
     }
 
     /// 0xBF only from v3: a module is signed under every generation.

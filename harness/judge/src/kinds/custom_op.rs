@@ -8,8 +8,9 @@
 //! its answer only (the first stream error and its index, or valid).
 
 use super::kind::{CaseBuf, Draw, Form, TargetKind};
+use crate::arch::Arch;
 use crate::generators::gate_inputs;
-use crate::judge::nway::Judge;
+use crate::judge::nway::{CaseInputs, Judge};
 use crate::judge::{stream_from_input, Outcome};
 use crate::reach::Reach;
 use crate::targets::{Check, Target};
@@ -60,6 +61,23 @@ impl TargetKind for CustomOpKind {
         } else {
             e.stream(t, input, input, false)
         }
+    }
+
+    fn asks_case_inputs(&self, _t: Target) -> bool {
+        true
+    }
+
+    fn case_inputs(
+        &self,
+        t: Target,
+        _arch: Arch,
+        inputs: &mut dyn Iterator<Item = &[u8]>,
+    ) -> Option<CaseInputs> {
+        Some(CaseInputs::Streams(if t.check() == Check::StreamProgram {
+            inputs.map(stream_from_input).collect()
+        } else {
+            inputs.map(<[u8]>::to_vec).collect()
+        }))
     }
 
     fn declare_reach(&self, t: Target, reach: &mut Reach) {

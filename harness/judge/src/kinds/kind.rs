@@ -3,7 +3,7 @@
 
 use crate::arch::Arch;
 use crate::generators::{gate_inputs, CaseKind, SplitMix64};
-use crate::judge::nway::Judge;
+use crate::judge::nway::{CaseInputs, Judge};
 use crate::judge::{Divergence, Outcome};
 use crate::reach::Reach;
 use crate::targets::Target;
@@ -185,6 +185,25 @@ pub trait TargetKind: Sync {
     /// when the case is no bundle, or is the validator's own (default: none).
     fn case_bundles(&self, _t: Target, _input: &[u8]) -> Vec<[u8; 64]> {
         Vec::new()
+    }
+
+    /// True if each case of `t` asks the subjects under test one stream or
+    /// module ([`TargetKind::case_inputs`]), which they may answer for a
+    /// whole batch up front (default: no).
+    fn asks_case_inputs(&self, _t: Target) -> bool {
+        false
+    }
+
+    /// What the cases `inputs` of `t` ask the subjects under test under
+    /// `arch` (the batch of [`Judge::prefetch_case_inputs`]); `None` when
+    /// [`TargetKind::asks_case_inputs`] is false.
+    fn case_inputs(
+        &self,
+        _t: Target,
+        _arch: Arch,
+        _inputs: &mut dyn Iterator<Item = &[u8]>,
+    ) -> Option<CaseInputs> {
+        None
     }
 }
 

@@ -126,12 +126,14 @@ pub struct MachineMeta {
 pub struct SubjectMachineMeta {
     /// Its spec.
     pub spec: String,
-    /// Calls made (requests handed to it; a restart re-sends some).
+    /// Calls made (requests handed to it; a restart re-sends some; a
+    /// roundtrip case makes a decode and up to two encodes).
     pub calls: u64,
-    /// Answers received (every call but those that crashed, hung, were
-    /// never sent or whose answer the harness lost).
+    /// Answers received, one per case (every case's but those whose call
+    /// crashed, hung, was never sent or whose answer the harness lost; a
+    /// roundtrip case's encodes are part of its answer).
     pub answers_received: u64,
-    /// Answers the judge compared with core's.
+    /// Answers the judge compared with core's (one per case likewise).
     pub answers_compared: u64,
     /// Time spent in the subject, milliseconds.
     pub subject_ms: u64,

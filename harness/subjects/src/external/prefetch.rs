@@ -109,7 +109,9 @@ impl ExternalSubject {
                 store.begin_luts(&tables, ords);
                 self.prefetch_luts(&tables, ords, tick, store);
             }
-            Batch::Decode(_) => return false,
+            Batch::Decode(_) | Batch::Roundtrip(_) | Batch::Streams(_) | Batch::Lower(_) => {
+                return false
+            }
         }
         true
     }

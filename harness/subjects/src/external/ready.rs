@@ -16,7 +16,7 @@
 //! cases left are served exactly as they would have been one by one.
 
 use super::process::Reply as ClientReply;
-use super::protocol::Op;
+use super::protocol::{Op, Request};
 use super::verdict::verdict_of;
 use crate::layout::same_bundle;
 use crate::subjects::{Compact, LutResult, LutTable, Name, Reply, Verdict};
@@ -155,6 +155,20 @@ pub struct ReadyStore {
     other_luts: Vec<LutEntry>,
     /// The refusal names [`Entry::Refused`] points at (every table's).
     refusals: Vec<&'static str>,
+    /// Requests answered ahead by protocol replies (`validate_stream`,
+    /// `lower`, a roundtrip's encodes): [`ReadyStore::push_request`].
+    requests: Requests,
+}
+
+/// Requests and their replies in the order the judge asks them, served
+/// from a cursor like the bundles; a request the judge skips (a case it
+/// did not judge, a cross encode after a self encode that diverged) is
+/// passed over.
+#[derive(Default)]
+struct Requests {
+    asked: Vec<Request>,
+    replies: Vec<Option<ClientReply>>,
+    next: usize,
 }
 
 /// One stored LUT answer (`None`: not asked).
@@ -261,6 +275,7 @@ impl Default for ReadyStore {
             tables: Vec::new(),
             other_luts: Vec::new(),
             refusals: Vec::new(),
+            requests: Requests::default(),
         }
     }
 }
@@ -279,6 +294,9 @@ impl ReadyStore {
         self.ords.clear();
         self.other_luts.clear();
         self.refusals.clear();
+        self.requests.asked.clear();
+        self.requests.replies.clear();
+        self.requests.next = 0;
         for c in &mut self.tables {
             c.entries.clear();
             c.cursor = 0;
@@ -289,6 +307,13 @@ impl ReadyStore {
     /// True while an answer is still to be served.
     #[inline]
     pub fn pending(&self) -> bool {
+        let r = &self.requests;
+        if r.replies[r.next.min(r.replies.len())..]
+            .iter()
+            .any(Option::is_some)
+        {
+            return true;
+        }
         match self.held {
             Held::Nothing => false,
             Held::Bundles => {
@@ -353,6 +378,29 @@ impl ReadyStore {
         let at = (self.next..n).find(|&i| same_bundle(&self.bundles[i], b))?;
         self.next = at + 1;
         serve(&mut self.verdicts[at], &mut self.replies, |_| None)
+    }
+
+    /// Keeps `reply` to `request` (`None`: never asked), served once by
+    /// [`ReadyStore::take_request`]; kept beside a bundle batch (a
+    /// roundtrip's decodes, then its encodes).
+    pub fn push_request(&mut self, request: Request, reply: Option<ClientReply>) {
+        self.requests.asked.push(request);
+        self.requests.replies.push(reply);
+    }
+
+    /// The stored reply to `request`, if one is held from the cursor on
+    /// (the cursor then moves past it).
+    pub fn take_request(&mut self, request: &Request) -> Option<ClientReply> {
+        let r = &mut self.requests;
+        let n = r.asked.len().min(r.replies.len());
+        let at = (r.next..n).find(|&i| r.replies[i].is_some() && r.asked[i] == *request)?;
+        r.next = at + 1;
+        r.replies[at].take()
+    }
+
+    /// True if any request is held (served or not).
+    pub fn holds_requests(&self) -> bool {
+        !self.requests.asked.is_empty()
     }
 
     /// The next bundle's answer when it is a `tpb_verdict` id (the usual

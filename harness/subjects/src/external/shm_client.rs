@@ -94,8 +94,11 @@ pub struct ShmChannel {
     /// taken ([`ShmChannel::take_busy`]).
     busy: Duration,
     /// The hand-off rung by [`ShmChannel::begin_validate`] /
-    /// [`ShmChannel::begin_lut`], not yet collected.
+    /// [`ShmChannel::begin_lut`] / [`ShmChannel::begin_records`], not yet
+    /// collected.
     in_flight: Option<InFlight>,
+    /// The request lines of a records hand-off rung ahead (its first run).
+    begun_lines: Vec<String>,
 }
 
 /// A hand-off rung ahead of the call that collects it: what it runs, on
@@ -132,6 +135,7 @@ impl ShmChannel {
             scratch: Vec::new(),
             busy: Duration::ZERO,
             in_flight: None,
+            begun_lines: Vec::new(),
         };
         let (w, hello) = spawn(&c.exe, &c.lib, &c.arch, timeout, &c.sup.stderr_ring())
             .map_err(|e| c.sup.start_error(e))?;
@@ -209,31 +213,23 @@ impl ShmChannel {
                 i += 1;
                 continue;
             }
-            // The next run of declared requests of one operation (its
-            // give-up budget, [`Supervisor::count`]) that fits one hand-off.
-            let cap = reqs[i].capability();
-            let mut lines = Vec::new();
-            let mut bytes = 0usize;
-            while let Some(r) = reqs.get(i + lines.len()) {
-                if !self.supports(r.op()) || r.capability() != cap || lines.len() == shm::CHUNK {
-                    break;
+            // The next run of declared requests that fits one hand-off (the
+            // first one's lines kept if it was rung ahead).
+            let begun = std::mem::take(&mut self.begun_lines);
+            let lines = match self.in_flight {
+                Some(f)
+                    if i == 0
+                        && f.op == shm::OP_RECORDS
+                        && f.at == reqs.as_ptr() as usize
+                        && f.n == begun.len() =>
+                {
+                    begun
                 }
-                let l = r.to_line(lines.len() as u64 + 1);
-                bytes += l.len() + 8;
-                if bytes > shm::REQ && !lines.is_empty() {
-                    break;
-                }
-                lines.push(l);
-            }
-            let chunk = &reqs[i..i + lines.len()];
-            let fill = |r: &mut Region| {
-                let mut used = 0usize;
-                for (k, l) in lines.iter().enumerate() {
-                    let off = shm::put_record(r.requests(), &mut used, None, l.as_bytes())
-                        .unwrap_or(u32::MAX);
-                    r.inputs()[k * 4..k * 4 + 4].copy_from_slice(&off.to_ne_bytes());
-                }
+                _ => self.record_lines(&reqs[i..]),
             };
+            let chunk = &reqs[i..i + lines.len()];
+            let cap = reqs[i].capability();
+            let fill = |r: &mut Region| put_records(r, &lines);
             let name = |k: usize| chunk[k].input_text();
             let from = out.len();
             let mut k = 0usize;
@@ -288,6 +284,52 @@ impl ShmChannel {
             i += chunk.len();
         }
         out
+    }
+
+    /// The request lines of the run of `reqs` from its start that fits one
+    /// hand-off: declared requests of one operation, at most [`shm::CHUNK`] of them and
+    /// [`shm::REQ`] bytes (at least one).
+    fn record_lines(&self, reqs: &[Request]) -> Vec<String> {
+        // One operation per hand-off (its give-up budget, [`Supervisor::count`]).
+        let Some(cap) = reqs.first().map(Request::capability) else {
+            return Vec::new();
+        };
+        let mut lines = Vec::new();
+        let mut bytes = 0usize;
+        while let Some(r) = reqs.get(lines.len()) {
+            if !self.supports(r.op()) || r.capability() != cap || lines.len() == shm::CHUNK {
+                break;
+            }
+            let l = r.to_line(lines.len() as u64 + 1);
+            bytes += l.len() + 8;
+            if bytes > shm::REQ && !lines.is_empty() {
+                break;
+            }
+            lines.push(l);
+        }
+        lines
+    }
+
+    /// Rings the first hand-off of [`ShmChannel::call_batch`] on `reqs`
+    /// now (see [`ShmChannel::begin_validate`]); that call, with the same
+    /// slice, collects it.
+    pub fn begin_records(&mut self, reqs: &[Request]) {
+        let lines = self.record_lines(reqs);
+        if lines.is_empty() || self.in_flight.is_some() {
+            return;
+        }
+        let fill = |r: &mut Region| put_records(r, &lines);
+        let cap = reqs[0].capability();
+        self.begin(
+            cap,
+            shm::OP_RECORDS,
+            0,
+            (reqs.as_ptr() as usize, lines.len()),
+            &fill,
+        );
+        if self.in_flight.is_some() {
+            self.begun_lines = lines;
+        }
     }
 
     /// The validator (`payload` or header) on every bundle, one answer each.
@@ -850,6 +892,15 @@ fn ring(
     r.clear_stamp();
     r.set(Field::Seq, seq);
     w.bell.write_all(&[1]).and_then(|()| w.bell.flush()).is_ok()
+}
+
+/// Request records `lines` into the region, entry `k`'s offset its input.
+fn put_records(r: &mut Region, lines: &[String]) {
+    let mut used = 0usize;
+    for (k, l) in lines.iter().enumerate() {
+        let off = shm::put_record(r.requests(), &mut used, None, l.as_bytes()).unwrap_or(u32::MAX);
+        r.inputs()[k * 4..k * 4 + 4].copy_from_slice(&off.to_ne_bytes());
+    }
 }
 
 /// `answers`, grown to `n` unanswered entries if it is shorter.

@@ -75,13 +75,15 @@ fn case_timeout() -> Duration {
 pub struct SubjectStats {
     /// The hello name.
     pub hello_name: String,
-    /// Requests answered or faulted (not counting local `unsupported`).
+    /// Requests answered or faulted (not counting local `unsupported`):
+    /// a roundtrip case makes a decode and up to two encodes.
     pub calls: u64,
     /// Answers the transport delivered (well-formed or not): every call
     /// but those that crashed, hung, were never sent, or whose answer the
-    /// harness lost (a harness fault).
+    /// harness lost (a harness fault). One per case: a roundtrip case's
+    /// encodes are part of its answer, counted by its decode.
     pub received: u64,
-    /// Answers the judge compared with core's.
+    /// Answers the judge compared with core's (one per case likewise).
     pub compared: u64,
     /// Wall time spent waiting for them.
     pub busy: Duration,
@@ -203,6 +205,26 @@ pub struct ExternalSubject {
     received: AtomicU64,
     /// Answers handed to the judge (served, or vouched for in bulk).
     compared: AtomicU64,
+    /// Encode answers delivered ([`ExternalSubject::note_encodes`]).
+    encodes: AtomicU64,
+    /// The requests of a batch rung ahead ([`Subject::prefetch_begin`]),
+    /// kept (unmoved) for the prefetch that collects it.
+    begun: RefCell<Vec<Request>>,
+    /// The batch [`ExternalSubject::begun`] was built from: its kind and
+    /// length (a prefetch of any other batch builds its own requests).
+    begun_key: std::cell::Cell<(u8, usize)>,
+}
+
+/// A batch's kind and length ([`ExternalSubject::begun_key`]).
+fn batch_key(b: Batch<'_>) -> (u8, usize) {
+    match b {
+        Batch::Validate(v, bs) => (u8::from(v == Validator::Payload), bs.len()),
+        Batch::Decode(bs) => (2, bs.len()),
+        Batch::Lut(_, os) => (3, os.len()),
+        Batch::Roundtrip(bs) => (4, bs.len()),
+        Batch::Streams(ss) => (5, ss.len()),
+        Batch::Lower(ms) => (6, ms.len()),
+    }
 }
 
 /// What a hello declares: one capability per op, one per LUT table
@@ -239,6 +261,9 @@ impl ExternalSubject {
             busy_ns: AtomicU64::new(0),
             received: AtomicU64::new(0),
             compared: AtomicU64::new(0),
+            encodes: AtomicU64::new(0),
+            begun: RefCell::new(Vec::new()),
+            begun_key: std::cell::Cell::new((u8::MAX, 0)),
         }
     }
 
@@ -248,6 +273,17 @@ impl ExternalSubject {
         let ns = u64::try_from(busy.as_nanos()).unwrap_or(u64::MAX);
         self.busy_ns.fetch_add(ns, Ordering::Relaxed);
         self.calls.fetch_add(n as u64, Ordering::Relaxed);
+    }
+
+    /// Notes the encode replies among `replies` the transport delivered:
+    /// an encode's answer is part of its roundtrip case's answer (counted
+    /// by the case's decode), so [`SubjectStats::received`] leaves them out.
+    fn note_encodes(&self, replies: &[ClientReply]) {
+        let n = replies
+            .iter()
+            .filter(|r| !matches!(r, Err(f) if f.class != FaultClass::Protocol))
+            .count();
+        self.encodes.fetch_add(n as u64, Ordering::Relaxed);
     }
 
     /// Counts `n` answers delivered outside the client.
@@ -298,9 +334,13 @@ impl ExternalSubject {
     }
 
     fn call(&self, r: Request) -> ClientReply {
-        if let Request::Decode(b) = &r {
-            let ready = self.ready.try_borrow_mut().ok();
-            if let Some(hit) = ready.and_then(|mut s| s.take_reply(Op::Decode, b)) {
+        if let Ok(mut s) = self.ready.try_borrow_mut() {
+            let hit = match &r {
+                Request::Decode(b) => s.take_reply(Op::Decode, b),
+                _ if s.holds_requests() => s.take_request(&r),
+                _ => None,
+            };
+            if let Some(hit) = hit {
                 return hit;
             }
         }
@@ -315,6 +355,9 @@ impl ExternalSubject {
         }
         let t = Instant::now();
         let out = c.call(&r);
+        if matches!(r, Request::Encode { .. }) {
+            self.note_encodes(std::slice::from_ref(&out));
+        }
         let ns = u64::try_from(t.elapsed().as_nanos()).unwrap_or(u64::MAX);
         self.busy_ns.fetch_add(ns, Ordering::Relaxed);
         self.calls.fetch_add(1, Ordering::Relaxed);
@@ -391,9 +434,66 @@ fn batch_needs(batch: Batch<'_>) -> Capabilities {
         Batch::Validate(Validator::Header, _) => Capabilities::of(&[Capability::ValidateHeader]),
         Batch::Validate(Validator::Payload, _) => Capabilities::of(&[Capability::ValidatePayload]),
         Batch::Decode(_) => Capabilities::of(&[Capability::Decode]),
+        Batch::Roundtrip(_) => Capabilities::of(&[Capability::Decode, Capability::Encode]),
+        Batch::Streams(_) => Capabilities::of(&[Capability::ValidateStream]),
+        Batch::Lower(_) => Capabilities::of(&[Capability::Lower]),
         Batch::Lut(tables, _) => tables.iter().fold(Capabilities::NONE, |c, t| {
             c.union(Capabilities::of(&[Capability::Lut(*t)]))
         }),
+    }
+}
+
+impl ExternalSubject {
+    /// The generation this instance serves.
+    fn arch(&self) -> Arch {
+        self.client
+            .lock()
+            .ok()
+            .and_then(|c| Arch::ALL.into_iter().find(|a| a.name() == c.arch()))
+            .unwrap_or_default()
+    }
+
+    /// The protocol requests of `batch` (a roundtrip's decodes only: its
+    /// encodes follow from their answers).
+    fn requests_of(&self, batch: Batch<'_>) -> Vec<Request> {
+        match batch {
+            Batch::Validate(v, bs) => bs.iter().map(|b| Request::validate(v, *b)).collect(),
+            Batch::Decode(bs) | Batch::Roundtrip(bs) => {
+                bs.iter().map(|b| Request::Decode(*b)).collect()
+            }
+            Batch::Streams(ss) => ss
+                .iter()
+                .filter(|s| s.len() <= super::protocol::MAX_STREAM)
+                .map(|s| Request::ValidateStream(s.clone()))
+                .collect(),
+            Batch::Lower(ms) => {
+                let gen = self.arch().generation();
+                ms.iter()
+                    .map(|m| Request::Lower(super::lower_json::ir_document(gen, m)))
+                    .collect()
+            }
+            Batch::Lut(..) => Vec::new(),
+        }
+    }
+
+    /// Answers `reqs` as one batch (one hand-off per chunk with a `lib:`
+    /// worker, pipelined lines with a `cmd:` subject), kept in `store` for
+    /// [`Subject`] calls that ask the same requests.
+    fn prefetch_requests(&self, reqs: Vec<Request>, tick: &dyn Fn(), store: &mut ReadyStore) {
+        let Ok(mut c) = self.client.lock() else {
+            return;
+        };
+        let t = Instant::now();
+        let replies = c.call_batch_with(&reqs, tick);
+        self.count_busy(reqs.len(), t.elapsed());
+        drop(c);
+        if matches!(reqs.first(), Some(Request::Encode { .. })) {
+            self.note_encodes(&replies);
+        }
+        for (r, a) in reqs.into_iter().zip(replies) {
+            let a = (!matches!(&a, Err(f) if f.class == FaultClass::NotSent)).then_some(a);
+            store.push_request(r, a);
+        }
     }
 }
 
@@ -406,7 +506,8 @@ impl Drop for ExternalSubject {
         e.calls += self.calls.load(Ordering::Relaxed);
         e.busy += Duration::from_nanos(self.busy_ns.load(Ordering::Relaxed));
         e.restarts += c.restarts();
-        e.received += c.received() + self.received.load(Ordering::Relaxed);
+        e.received += (c.received() + self.received.load(Ordering::Relaxed))
+            .saturating_sub(self.encodes.load(Ordering::Relaxed));
         e.compared += self.compared.load(Ordering::Relaxed);
         let mut tail: VecDeque<String> = std::mem::take(&mut e.stderr_tail).into();
         tail.extend(c.stderr_tail());
@@ -435,19 +536,26 @@ impl Subject for ExternalSubject {
         {
             return;
         }
-        // The rest (a `cmd:` subject's validators without `batch64`, and
-        // decode) as one batch of protocol requests.
-        let (op, bs, reqs): (Op, _, Vec<Request>) = match batch {
-            Batch::Validate(v, bs) => (
-                Op::of_validator(v),
-                bs,
-                bs.iter().map(|b| Request::validate(v, *b)).collect(),
-            ),
-            Batch::Decode(bs) => (
-                Op::Decode,
-                bs,
-                bs.iter().map(|b| Request::Decode(*b)).collect(),
-            ),
+        // The rest (a `cmd:` subject's validators without `batch64`,
+        // decode, and the operations asked once per case) as one batch of
+        // protocol requests (those rung ahead, if they were).
+        let begun = self
+            .begun
+            .try_borrow_mut()
+            .map(|mut b| std::mem::take(&mut *b))
+            .unwrap_or_default();
+        let key = self.begun_key.replace((u8::MAX, 0));
+        let reqs = if begun.is_empty() || key != batch_key(batch) {
+            self.requests_of(batch)
+        } else {
+            begun
+        };
+        let (op, bs) = match batch {
+            Batch::Validate(v, bs) => (Op::of_validator(v), bs),
+            Batch::Decode(bs) | Batch::Roundtrip(bs) => (Op::Decode, bs),
+            Batch::Streams(_) | Batch::Lower(_) => {
+                return self.prefetch_requests(reqs, tick, &mut store)
+            }
             Batch::Lut(..) => return,
         };
         let Ok(mut c) = self.client.lock() else {
@@ -458,22 +566,58 @@ impl Subject for ExternalSubject {
         self.count_busy(reqs.len(), t.elapsed());
         drop(c);
         store.begin_bundles(op, bs);
+        // A roundtrip's encodes, batched after its decodes: each decoded
+        // bundle's fields twice (the judge's self and cross encodes ask the
+        // same fields whenever the decodes agree; otherwise the cross
+        // encode is asked directly).
+        let mut encodes = Vec::new();
+        let roundtrip = matches!(batch, Batch::Roundtrip(_)) && self.caps.has(Capability::Encode);
         for a in replies {
             // Never asked: the judge counts these cases as not run.
             let a = (!matches!(&a, Err(f) if f.class == FaultClass::NotSent)).then_some(a);
             match op {
-                Op::Decode => store.push_reply(a),
+                Op::Decode => {
+                    if let (true, Some(Ok(Answer::Decoded { opcode, fields }))) = (roundtrip, &a) {
+                        if let Ok(fields) = fields_from_json(fields) {
+                            let r = Request::Encode {
+                                opcode: *opcode,
+                                fields: fields_json(&fields),
+                            };
+                            encodes.push(r.clone());
+                            encodes.push(r);
+                        }
+                    }
+                    store.push_reply(a);
+                }
                 _ => store.push_verdict(a.map(|a| match a {
                     Ok(Answer::Verdict(p)) => Ok(p.map(|s| Predicate::from_name(&s))),
                     other => Err(fault(other)),
                 })),
             }
         }
+        if !encodes.is_empty() {
+            self.prefetch_requests(encodes, tick, &mut store);
+        }
     }
 
     fn prefetch_begin(&self, batch: Batch<'_>) {
-        if self.recorded_give_up(batch_needs(batch)).is_none() {
-            self.begin_ready(batch);
+        if self.recorded_give_up(batch_needs(batch)).is_some() {
+            return;
+        }
+        match batch {
+            Batch::Decode(_) | Batch::Roundtrip(_) | Batch::Streams(_) | Batch::Lower(_) => {
+                let Ok(mut begun) = self.begun.try_borrow_mut() else {
+                    return;
+                };
+                *begun = self.requests_of(batch);
+                self.begun_key.set(batch_key(batch));
+                if let Ok(mut c) = self.client.lock() {
+                    if let Some(ch) = c.shm() {
+                        ch.begin_records(&begun);
+                    }
+                }
+            }
+            _ => self.begin_ready(batch),
         }
     }
 
@@ -529,7 +673,8 @@ impl Subject for ExternalSubject {
     }
 
     fn encode(&self, opcode: u8, fields: &[(FieldName, Value)]) -> Reply<EncodeResult> {
-        self.compared(self.encode_answer(opcode, fields))
+        // Part of its case's answer (a roundtrip's decode, counted there).
+        self.encode_answer(opcode, fields)
     }
 
     #[inline]
@@ -602,13 +747,7 @@ impl ExternalSubject {
     }
 
     fn lower_answer(&self, insns: &[IrInstruction]) -> Reply<ModuleAnswer> {
-        let arch = self
-            .client
-            .lock()
-            .ok()
-            .and_then(|c| Arch::ALL.into_iter().find(|a| a.name() == c.arch()))
-            .unwrap_or_default();
-        let gen = arch.generation();
+        let gen = self.arch().generation();
         let ir = super::lower_json::ir_document(gen, insns);
         match self.call(Request::Lower(ir)) {
             Ok(Answer::Lowered(m)) => {

@@ -229,6 +229,14 @@ pub enum Batch<'a> {
     /// [`Subject::lut`] on each ordinal, through each table in order (the
     /// calls come ordinal by ordinal, the tables of one ordinal in turn).
     Lut(&'a [LutTable], &'a [u32]),
+    /// SPEC §5.1 roundtrip on each bundle: [`Subject::decode`], then
+    /// [`Subject::encode`] of what it decoded, twice (on its own decode,
+    /// and on the reference's, the same fields when the decodes agree).
+    Roundtrip(&'a [[u8; 64]]),
+    /// [`Subject::validate_stream`] on each stream.
+    Streams(&'a [Vec<u8>]),
+    /// [`Subject::lower_module`] on each module.
+    Lower(&'a [Vec<IrInstruction>]),
 }
 
 /// One implementation of SPEC.md, as the judge (the differential engine) sees it.
