@@ -80,7 +80,8 @@ pub const OP_VALIDATE_PAYLOAD: u32 = 2;
 /// Op: SPEC §6 lookup.
 pub const OP_LUT: u32 = 3;
 /// A request record's first byte when it is binary (a request line
-/// starts with `{`): then a kind byte ([`BIN_STREAM`], [`BIN_DECODE`]) and
+/// starts with `{`): then a kind byte ([`BIN_STREAM`], [`BIN_DECODE`],
+/// [`BIN_LOWER`]) and
 /// the operation's raw input. Internal between the gate and its own
 /// worker; the protocol and the C ABI are unchanged.
 pub const BIN: u8 = 0;
@@ -88,9 +89,12 @@ pub const BIN: u8 = 0;
 pub const BIN_STREAM: u8 = b'S';
 /// Binary record kind: `decode` of the 64 bytes that follow.
 pub const BIN_DECODE: u8 = b'D';
+/// Binary record kind: `lower` of the IR document (JSON text, what
+/// `tpb_lower` takes) that follows.
+pub const BIN_LOWER: u8 = b'L';
 
-/// The request record of `r` (entry id `id`): a stream or a decode's
-/// bundle as raw bytes ([`BIN`]), any other request as its tpb-subject/1
+/// The request record of `r` (entry id `id`): a stream, a decode's
+/// bundle or a lowering's IR text as is ([`BIN`]), any other request as its tpb-subject/1
 /// line (the hex of a stream is twice its size and parsed again by the
 /// worker).
 pub fn request_record(r: &super::protocol::Request, id: u64) -> Vec<u8> {
@@ -98,6 +102,7 @@ pub fn request_record(r: &super::protocol::Request, id: u64) -> Vec<u8> {
     match r {
         Request::ValidateStream(bytes) => [&[BIN, BIN_STREAM][..], bytes].concat(),
         Request::Decode(b) => [&[BIN, BIN_DECODE][..], b].concat(),
+        Request::Lower(_) => [&[BIN, BIN_LOWER][..], r.input_text().as_bytes()].concat(),
         _ => r.to_line(id).into_bytes(),
     }
 }

@@ -383,6 +383,14 @@ fn records(lib: &SubjectLib, r: &mut Region, start: usize, n: usize) {
             Some([shm::BIN, shm::BIN_STREAM, bytes @ ..]) => {
                 answer(id, lib.validate_stream(bytes), Answer::Stream)
             }
+            Some([shm::BIN, shm::BIN_LOWER, ir @ ..]) => match std::str::from_utf8(ir) {
+                Ok(ir) => match lib.lower(ir) {
+                    Status::Ok(text) => object_line(id, "tpb_lower", &text),
+                    Status::Unsupported => answer_line(id, &Answer::Unsupported),
+                    Status::Error(e) => error_line(id, &e),
+                },
+                Err(_) => error_line(id, "bad lower record"),
+            },
             Some([shm::BIN, shm::BIN_DECODE, b @ ..]) => match <[u8; 64]>::try_from(b) {
                 Ok(b) => handle(lib, id, &Request::Decode(b)),
                 Err(_) => error_line(id, "bad decode record"),
