@@ -10,7 +10,11 @@
 //!   region with the gate ([`shm`], [`shm_client::ShmChannel`]): validators
 //!   and LUTs in compact slots, every other operation as the protocol's
 //!   request and answer lines in records, so a crash or hang in the
-//!   library never reaches the gate.
+//!   library never reaches the gate. Every operation is batched: the gate
+//!   stages a chunk's bundles, ordinals, streams or lowering modules and
+//!   rings one hand-off per generation ahead of judging the chunk
+//!   ([`crate::subjects::Batch`]); a roundtrip batch's encodes follow its
+//!   decodes in a second hand-off, collected at the first encode asked.
 //!
 //! One [`Client`] drives either; one [`process::Supervisor`] keeps each
 //! (restarts, give-up, stderr tail); [`subject`] is the client as a

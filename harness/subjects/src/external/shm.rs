@@ -30,7 +30,7 @@
 //! | [`CODE_OFF`] | 2 × [`CHUNK`] | `u16` answer code per entry ([`tpb_verdict`](super::verdict) id or a code below) |
 //! | [`VAL_OFF`] | 4 × [`CHUNK`] | `u32` per entry: the LUT wire value, a text's arena offset, or an answer record's offset |
 //! | [`ARENA_OFF`] | [`ARENA`] | texts: `u16` length + UTF-8 bytes, reset per hand-off |
-//! | [`REQ_OFF`] | [`REQ`] | [`OP_RECORDS`] requests: `u32` length + a tpb-subject/1 request line, 4-aligned |
+//! | [`REQ_OFF`] | [`REQ`] | [`OP_RECORDS`] requests: `u32` length + a request record ([`request_record`]), 4-aligned |
 //! | [`ANS_OFF`] | [`ANS`] | answer records: `u32` entry index, `u32` length, the answer line, 4-aligned, reset per hand-off (the hello's at 0 when ready) |
 //!
 //! Before each hand-off the gate sets every answer code it asks for to
@@ -79,6 +79,34 @@ pub const OP_VALIDATE_HEADER: u32 = 1;
 pub const OP_VALIDATE_PAYLOAD: u32 = 2;
 /// Op: SPEC §6 lookup.
 pub const OP_LUT: u32 = 3;
+/// A request record's first byte when it is binary (a request line
+/// starts with `{`): then a kind byte ([`BIN_STREAM`], [`BIN_DECODE`],
+/// [`BIN_LOWER`]) and
+/// the operation's raw input. Internal between the gate and its own
+/// worker; the protocol and the C ABI are unchanged.
+pub const BIN: u8 = 0;
+/// Binary record kind: `validate_stream` on the bytes that follow.
+pub const BIN_STREAM: u8 = b'S';
+/// Binary record kind: `decode` of the 64 bytes that follow.
+pub const BIN_DECODE: u8 = b'D';
+/// Binary record kind: `lower` of the IR document (JSON text, what
+/// `tpb_lower` takes) that follows.
+pub const BIN_LOWER: u8 = b'L';
+
+/// The request record of `r` (entry id `id`): a stream, a decode's
+/// bundle or a lowering's IR text as is ([`BIN`]), any other request as its tpb-subject/1
+/// line (the hex of a stream is twice its size and parsed again by the
+/// worker).
+pub fn request_record(r: &super::protocol::Request, id: u64) -> Vec<u8> {
+    use super::protocol::Request;
+    match r {
+        Request::ValidateStream(bytes) => [&[BIN, BIN_STREAM][..], bytes].concat(),
+        Request::Decode(b) => [&[BIN, BIN_DECODE][..], b].concat(),
+        Request::Lower(_) => [&[BIN, BIN_LOWER][..], r.input_text().as_bytes()].concat(),
+        _ => r.to_line(id).into_bytes(),
+    }
+}
+
 /// Op: any protocol request (decode, encode, `validate_stream`, `lower`,
 /// ...) as a request record, answered by an answer record.
 pub const OP_RECORDS: u32 = 4;

@@ -98,7 +98,7 @@ pub struct ShmChannel {
     /// collected.
     in_flight: Option<InFlight>,
     /// The request lines of a records hand-off rung ahead (its first run).
-    begun_lines: Vec<String>,
+    begun_lines: Vec<Vec<u8>>,
 }
 
 /// A hand-off rung ahead of the call that collects it: what it runs, on
@@ -289,7 +289,7 @@ impl ShmChannel {
     /// The request lines of the run of `reqs` from its start that fits one
     /// hand-off: declared requests of one operation, at most [`shm::CHUNK`] of them and
     /// [`shm::REQ`] bytes (at least one).
-    fn record_lines(&self, reqs: &[Request]) -> Vec<String> {
+    fn record_lines(&self, reqs: &[Request]) -> Vec<Vec<u8>> {
         // One operation per hand-off (its give-up budget, [`Supervisor::count`]).
         let Some(cap) = reqs.first().map(Request::capability) else {
             return Vec::new();
@@ -300,7 +300,7 @@ impl ShmChannel {
             if !self.supports(r.op()) || r.capability() != cap || lines.len() == shm::CHUNK {
                 break;
             }
-            let l = r.to_line(lines.len() as u64 + 1);
+            let l = shm::request_record(r, lines.len() as u64 + 1);
             bytes += l.len() + 8;
             if bytes > shm::REQ && !lines.is_empty() {
                 break;
@@ -895,10 +895,10 @@ fn ring(
 }
 
 /// Request records `lines` into the region, entry `k`'s offset its input.
-fn put_records(r: &mut Region, lines: &[String]) {
+fn put_records(r: &mut Region, lines: &[Vec<u8>]) {
     let mut used = 0usize;
     for (k, l) in lines.iter().enumerate() {
-        let off = shm::put_record(r.requests(), &mut used, None, l.as_bytes()).unwrap_or(u32::MAX);
+        let off = shm::put_record(r.requests(), &mut used, None, l).unwrap_or(u32::MAX);
         r.inputs()[k * 4..k * 4 + 4].copy_from_slice(&off.to_ne_bytes());
     }
 }

@@ -379,14 +379,32 @@ fn records(lib: &SubjectLib, r: &mut Region, start: usize, n: usize) {
             ])
         };
         let id = i as u64 + 1;
-        let line = match r.request_at(at).map(std::str::from_utf8) {
-            Some(Ok(l)) => match parse_request(l) {
-                Ok(Incoming::Request { id, request }) => handle(lib, id, &request),
-                Ok(Incoming::Unknown { id }) => answer_line(id, &Answer::Unsupported),
-                Ok(Incoming::Hello { .. }) => error_line(id, "hello inside a hand-off"),
-                Err(e) => error_line(id, &format!("bad request record: {e}")),
+        let line = match r.request_at(at) {
+            Some([shm::BIN, shm::BIN_STREAM, bytes @ ..]) => {
+                answer(id, lib.validate_stream(bytes), Answer::Stream)
+            }
+            Some([shm::BIN, shm::BIN_LOWER, ir @ ..]) => match std::str::from_utf8(ir) {
+                Ok(ir) => match lib.lower(ir) {
+                    Status::Ok(text) => object_line(id, "tpb_lower", &text),
+                    Status::Unsupported => answer_line(id, &Answer::Unsupported),
+                    Status::Error(e) => error_line(id, &e),
+                },
+                Err(_) => error_line(id, "bad lower record"),
             },
-            _ => error_line(id, "bad request record"),
+            Some([shm::BIN, shm::BIN_DECODE, b @ ..]) => match <[u8; 64]>::try_from(b) {
+                Ok(b) => handle(lib, id, &Request::Decode(b)),
+                Err(_) => error_line(id, "bad decode record"),
+            },
+            Some(l) => match std::str::from_utf8(l).map(parse_request) {
+                Ok(l) => match l {
+                    Ok(Incoming::Request { id, request }) => handle(lib, id, &request),
+                    Ok(Incoming::Unknown { id }) => answer_line(id, &Answer::Unsupported),
+                    Ok(Incoming::Hello { .. }) => error_line(id, "hello inside a hand-off"),
+                    Err(e) => error_line(id, &format!("bad request record: {e}")),
+                },
+                Err(_) => error_line(id, "bad request record"),
+            },
+            None => error_line(id, "bad request record"),
         };
         let line = if line.len() > MAX_LINE {
             error_line(id, &format!("answer longer than {MAX_LINE} bytes"))

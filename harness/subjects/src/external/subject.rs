@@ -207,6 +207,9 @@ pub struct ExternalSubject {
     compared: AtomicU64,
     /// Encode answers delivered ([`ExternalSubject::note_encodes`]).
     encodes: AtomicU64,
+    /// A roundtrip batch's encodes, rung and not collected yet (collected
+    /// at the first encode asked, [`ExternalSubject::call`]).
+    encodes_pending: RefCell<Vec<Request>>,
     /// The requests of a batch rung ahead ([`Subject::prefetch_begin`]),
     /// kept (unmoved) for the prefetch that collects it.
     begun: RefCell<Vec<Request>>,
@@ -262,6 +265,7 @@ impl ExternalSubject {
             received: AtomicU64::new(0),
             compared: AtomicU64::new(0),
             encodes: AtomicU64::new(0),
+            encodes_pending: RefCell::new(Vec::new()),
             begun: RefCell::new(Vec::new()),
             begun_key: std::cell::Cell::new((u8::MAX, 0)),
         }
@@ -335,6 +339,16 @@ impl ExternalSubject {
 
     fn call(&self, r: Request) -> ClientReply {
         if let Ok(mut s) = self.ready.try_borrow_mut() {
+            if matches!(r, Request::Encode { .. }) {
+                let pending = self
+                    .encodes_pending
+                    .try_borrow_mut()
+                    .map(|mut p| std::mem::take(&mut *p))
+                    .unwrap_or_default();
+                if !pending.is_empty() {
+                    self.prefetch_requests(pending, &|| {}, &mut s);
+                }
+            }
             let hit = match &r {
                 Request::Decode(b) => s.take_reply(Op::Decode, b),
                 _ if s.holds_requests() => s.take_request(&r),
@@ -531,6 +545,11 @@ impl Subject for ExternalSubject {
             return;
         };
         store.clear();
+        // A previous batch's encodes never asked for: dropped (their
+        // hand-off is waited for and dropped by the next call).
+        if let Ok(mut p) = self.encodes_pending.try_borrow_mut() {
+            p.clear();
+        }
         if self.recorded_give_up(batch_needs(batch)).is_some()
             || self.prefetch_ready(batch, tick, &mut store)
         {
@@ -596,7 +615,18 @@ impl Subject for ExternalSubject {
             }
         }
         if !encodes.is_empty() {
-            self.prefetch_requests(encodes, tick, &mut store);
+            // Rung now, collected at the first encode the judge asks: the
+            // other generations' batches are collected meanwhile, so their
+            // workers run side by side.
+            let Ok(mut pending) = self.encodes_pending.try_borrow_mut() else {
+                return self.prefetch_requests(encodes, tick, &mut store);
+            };
+            *pending = encodes;
+            if let Ok(mut c) = self.client.lock() {
+                if let Some(ch) = c.shm() {
+                    ch.begin_records(&pending);
+                }
+            }
         }
     }
 
