@@ -238,6 +238,26 @@ fn a_subject_given_up_on_one_operation_is_still_judged_on_the_others() {
     assert!(summary.contains("validate_header (v2: "), "{summary}");
     assert!(!summary.contains("lut:wait_mode ("), "{summary}");
     assert!(!summary.contains(", agree"), "{summary}");
+    // junit.xml files the give-up under the `subjects` testcase (a CI reads it there), not
+    // under `vectors` or a target that passed.
+    let junit = std::fs::read_to_string(report.join("junit.xml")).unwrap();
+    let case = |name: &str| -> String {
+        let at = junit
+            .find(&format!(" name=\"{name}\">"))
+            .unwrap_or_else(|| panic!("no testcase {name}: {junit}"));
+        let end = junit[at..]
+            .find("</testcase>")
+            .map_or(junit.len(), |e| at + e);
+        junit[at..end].to_string()
+    };
+    assert_eq!(
+        case("subjects")
+            .matches("given up on validate_header")
+            .count(),
+        generations,
+        "{junit}"
+    );
+    assert!(!case("vectors").contains("given up"), "{junit}");
     std::fs::remove_dir_all(&root).unwrap();
 }
 

@@ -34,6 +34,10 @@ pub const REACH_CASE: &str = "reach";
 /// The `junit.xml` testcase (and record target) of the vector files.
 pub const VECTORS_CASE: &str = crate::findings::VECTORS;
 
+/// The junit testcase of a failure about a subject under test as a whole (given up on an
+/// operation, judged on nothing, not opened), not about one target's inputs.
+pub const SUBJECTS_CASE: &str = "subjects";
+
 /// One report: the facts `run.json` holds, the divergences, and what only a
 /// live run knows (clock, threads, subject statistics).
 #[derive(Clone, Debug, Default)]
@@ -404,6 +408,10 @@ fn failure_target(f: &GateFailure) -> String {
         | G::InternalPanic { target, .. }
         | G::TargetDidNotRun { target } => Some(target.clone()),
         G::Unreached { .. } => Some(REACH_CASE.to_string()),
+        G::Subject { .. }
+        | G::SubjectCheckedNothing { .. }
+        | G::SubjectJudgedOnNothing { .. }
+        | G::SubjectGivenUp { .. } => Some(SUBJECTS_CASE.to_string()),
         G::Corpus { path, .. } => Target::gate_targets()
             .into_iter()
             .find(|t| {
