@@ -23,7 +23,9 @@
 //! Also: [`protocol`] (lines ⇄ typed requests and answers), [`answers`]
 //! (client replies as typed values), [`names`] (names from outside,
 //! interned), [`ffi`] (calls into the library), `shm_answers` (a hand-off's
-//! answers read back; an unwritten or misplaced one is a harness fault),
+//! answers read back; an unwritten or misplaced one is a harness fault), `shm_process` (a
+//! worker started, rung for a hand-off and waited for), `subject_stats` (what each subject did,
+//! by name, for the report),
 //! [`lower_json`] (the `lower` operation's IR and module JSON),
 //! [`verdict`] (the `tpb_verdict` ids), [`reaper`] (killing process groups
 //! and pipe holders), [`watch`] (the gate's no-progress watchdog: the
@@ -43,8 +45,10 @@ pub mod reaper;
 pub mod shm;
 mod shm_answers;
 pub mod shm_client;
+mod shm_process;
 pub mod shm_worker;
 pub mod subject;
+mod subject_stats;
 pub mod supervisor;
 pub mod verdict;
 pub mod watch;

@@ -41,6 +41,8 @@ use std::sync::{Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
 pub use super::shm_worker::WORKER_SUBCOMMAND;
+use super::subject_stats::registry;
+pub use super::subject_stats::{stats, SubjectStats};
 
 /// A path `dlopen` takes as a file, never as a name to search for: one
 /// without a `/` gets `./` in front.
@@ -69,47 +71,6 @@ fn case_timeout() -> Duration {
     Duration::from_millis(CASE_TIMEOUT_MS.load(Ordering::Relaxed))
 }
 
-/// What one external subject did in this process (summed over its
-/// per-thread instances).
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct SubjectStats {
-    /// The hello name.
-    pub hello_name: String,
-    /// Requests answered or faulted (not counting local `unsupported`):
-    /// a roundtrip case makes a decode and up to two encodes.
-    pub calls: u64,
-    /// Answers the transport delivered (well-formed or not): every call
-    /// but those that crashed, hung, were never sent, or whose answer the
-    /// harness lost (a harness fault). One per case: a roundtrip case's
-    /// encodes are part of its answer, counted by its decode.
-    pub received: u64,
-    /// Answers the judge compared with core's (one per case likewise).
-    pub compared: u64,
-    /// Wall time spent waiting for them.
-    pub busy: Duration,
-    /// Restarts after faults.
-    pub restarts: u64,
-    /// The last [`STDERR_LINES`] stderr lines.
-    pub stderr_tail: Vec<String>,
-}
-
-impl SubjectStats {
-    /// Calls per second of time spent in the subject.
-    pub fn rate(&self) -> f64 {
-        let s = self.busy.as_secs_f64();
-        if s > 0.0 {
-            self.calls as f64 / s
-        } else {
-            0.0
-        }
-    }
-}
-
-fn registry() -> &'static Mutex<BTreeMap<String, SubjectStats>> {
-    static R: OnceLock<Mutex<BTreeMap<String, SubjectStats>>> = OnceLock::new();
-    R.get_or_init(|| Mutex::new(BTreeMap::new()))
-}
-
 /// The generation key of a subject given up on every generation.
 const ANY_ARCH: &str = "*";
 
@@ -127,12 +88,6 @@ fn given_up_registry() -> &'static Mutex<BTreeMap<String, Vec<GiveUp>>> {
 /// True once anything was recorded in [`given_up_registry`] (the usual
 /// case, nothing given up, takes no lock of it).
 static ANY_GIVEN_UP: AtomicBool = AtomicBool::new(false);
-
-/// The accumulated statistics of every external subject closed so far, by
-/// subject name (the spec).
-pub fn stats() -> BTreeMap<String, SubjectStats> {
-    registry().lock().map(|g| g.clone()).unwrap_or_default()
-}
 
 /// Starts the client for an external spec serving `arch`: a `cmd:`
 /// subject's process speaking JSON lines, or a `lib:` subject's worker
