@@ -97,19 +97,25 @@ impl Stager<'_> {
             if !run.on {
                 continue;
             }
+            // Case `m` of the chunk into `one`, if it is this generation's (and judged).
+            let generate = |m: u64, one: &mut CaseBuf| {
+                let i = cfg.shard.case_index(m);
+                if !cfg.judges(i) || cfg.arch_index(i) != a {
+                    return None;
+                }
+                let draw = Draw {
+                    arch: r.arch,
+                    r: &mut case_rng(cfg.seed, self.hashes[ti], i),
+                    kind: CaseKind::of(i),
+                };
+                Some(kind.generate(t, draw, one))
+            };
             if reqs {
                 let first_start = st.inputs.len();
                 for m in lo..hi {
-                    let i = cfg.shard.case_index(m);
-                    if !cfg.judges(i) || cfg.arch_index(i) != a {
+                    let Some(form) = generate(m, one) else {
                         continue;
-                    }
-                    let draw = Draw {
-                        arch: r.arch,
-                        r: &mut case_rng(cfg.seed, self.hashes[ti], i),
-                        kind: CaseKind::of(i),
                     };
-                    let form = kind.generate(t, draw, one);
                     st.inputs.extend_from_slice(one.input(form));
                     st.ends.push(st.inputs.len());
                 }
@@ -126,16 +132,9 @@ impl Stager<'_> {
                 st.kept_at.resize(usize::try_from(hi - lo).unwrap_or(0), 0);
             }
             for m in lo..hi {
-                let i = cfg.shard.case_index(m);
-                if !cfg.judges(i) || cfg.arch_index(i) != a {
+                let Some(form) = generate(m, one) else {
                     continue;
-                }
-                let draw = Draw {
-                    arch: r.arch,
-                    r: &mut case_rng(cfg.seed, self.hashes[ti], i),
-                    kind: CaseKind::of(i),
                 };
-                let form = kind.generate(t, draw, one);
                 if lut {
                     let input = one.input(form);
                     st.ords.push(ordinal_from_input(input));
