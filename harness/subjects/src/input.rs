@@ -598,34 +598,52 @@ pub fn parse_binary(source: &str, data: &[u8]) -> Result<Vec<[u8; 64]>, InputErr
 /// One entry of a corpus folder, as [`read_corpus_file`] found it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum CorpusEntry {
-    /// A regular file (or a symlink to one) of at most [`MAX_INPUT`] bytes.
+    /// A regular file of at most [`MAX_INPUT`] bytes.
     Data(Vec<u8>),
-    /// Not read: a FIFO, device, socket (directly or through a symlink) or
-    /// a file over the cap. The text says which, for the warning.
+    /// Not read ([`open_regular`] says why, for the warning).
     Skipped(String),
 }
 
-/// Reads one corpus file without ever blocking or reading without bound:
-/// the file is opened non-blocking (a FIFO without a writer does not hang),
-/// checked to be a regular file on the open descriptor (so a symlink to
-/// `/dev/zero` is caught), and read up to [`MAX_INPUT`] + 1 bytes.
-pub fn read_corpus_file(path: &Path) -> std::io::Result<CorpusEntry> {
+/// Opens a corpus or vector file without following a symlink ([`symlink_skip`]; `O_NOFOLLOW`
+/// against a swap), without blocking (`O_NONBLOCK`: a FIFO without a writer does not hang),
+/// checked on the open descriptor to be a regular file of at most `max` bytes (so `/dev/zero`
+/// is caught). `Ok(Err(why))`: skipped, `why` names the path and the reason.
+pub fn open_regular(path: &Path, max: u64) -> std::io::Result<Result<File, String>> {
+    if let Some(why) = symlink_skip(path)? {
+        return Ok(Err(why));
+    }
     let mut opts = std::fs::OpenOptions::new();
     opts.read(true);
     #[cfg(unix)]
     {
         use std::os::unix::fs::OpenOptionsExt;
-        opts.custom_flags(libc::O_NONBLOCK);
+        opts.custom_flags(libc::O_NONBLOCK | libc::O_NOFOLLOW);
     }
-    let f = opts.open(path)?;
+    let f = match opts.open(path) {
+        Ok(f) => f,
+        Err(e) if e.raw_os_error() == Some(libc::ELOOP) => {
+            return Ok(Err(format!("{}: symlink, not followed", path.display())))
+        }
+        Err(e) => return Err(e),
+    };
     let md = f.metadata()?;
-    if !md.is_file() {
-        return Ok(CorpusEntry::Skipped(format!(
-            "{}: {}, not a regular file",
-            path.display(),
-            crate::atomic::file_kind(&md.file_type())
-        )));
-    }
+    Ok(if !md.is_file() {
+        let kind = crate::atomic::file_kind(&md.file_type());
+        Err(format!("{}: {kind}, not a regular file", path.display()))
+    } else if md.len() > max {
+        Err(format!("{}: larger than {max} bytes", path.display()))
+    } else {
+        Ok(f)
+    })
+}
+
+/// Reads one corpus file ([`open_regular`]) up to [`MAX_INPUT`] + 1 bytes: one that grew past
+/// the cap while read is skipped too.
+pub fn read_corpus_file(path: &Path) -> std::io::Result<CorpusEntry> {
+    let f = match open_regular(path, MAX_INPUT)? {
+        Ok(f) => f,
+        Err(why) => return Ok(CorpusEntry::Skipped(why)),
+    };
     let mut buf = Vec::new();
     f.take(MAX_INPUT + 1).read_to_end(&mut buf)?;
     if buf.len() as u64 > MAX_INPUT {

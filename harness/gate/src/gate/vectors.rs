@@ -295,55 +295,6 @@ pub struct Checked {
     pub skipped: Vec<String>,
 }
 
-/// Opens a vector file like a corpus file: never following a symlink
-/// ([`crate::input::symlink_skip`]: skipped, named; a dangling one is an
-/// error; `O_NOFOLLOW` against a swap), never blocking (`O_NONBLOCK`: a FIFO without a writer
-/// does not hang), a regular file of at most [`MAX_VECTOR_FILE`] bytes
-/// checked on the open descriptor. `Ok(Err(why))` = skipped.
-fn open_vector_file(p: &Path) -> std::io::Result<Result<std::fs::File, String>> {
-    if let Some(why) = crate::input::symlink_skip(p)? {
-        return Ok(Err(why));
-    }
-    let md = std::fs::symlink_metadata(p)?;
-    if !md.is_file() {
-        return Ok(Err(format!(
-            "{}: {}, not a regular file",
-            p.display(),
-            crate::atomic::file_kind(&md.file_type())
-        )));
-    }
-    let mut opts = std::fs::OpenOptions::new();
-    opts.read(true);
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::OpenOptionsExt;
-        opts.custom_flags(libc::O_NONBLOCK | libc::O_NOFOLLOW);
-    }
-    let f = match opts.open(p) {
-        Ok(f) => f,
-        // Replaced by a symlink since the check (O_NOFOLLOW: ELOOP).
-        Err(e) if e.raw_os_error() == Some(libc::ELOOP) => {
-            return Ok(Err(format!("{}: symlink, not followed", p.display())))
-        }
-        Err(e) => return Err(e),
-    };
-    let md = f.metadata()?;
-    if !md.is_file() {
-        return Ok(Err(format!(
-            "{}: {}, not a regular file",
-            p.display(),
-            crate::atomic::file_kind(&md.file_type())
-        )));
-    }
-    if md.len() > MAX_VECTOR_FILE {
-        return Ok(Err(format!(
-            "{}: larger than {MAX_VECTOR_FILE} bytes",
-            p.display()
-        )));
-    }
-    Ok(Ok(f))
-}
-
 /// Checks every vector file under `dir` against the subjects of `engines`,
 /// each vector under every generation it names that `engines` serves. A
 /// missing folder gives an empty [`Checked`]. Subfolders are ignored;
@@ -378,7 +329,9 @@ pub fn check_dir(dir: &Path, engines: &[(Arch, &Judge)]) -> Result<Checked, Vect
         if crate::interrupt::stop_requested() {
             break;
         }
-        let f = match open_vector_file(&p).map_err(|e| io(&p, e.to_string()))? {
+        let f = match crate::input::open_regular(&p, MAX_VECTOR_FILE)
+            .map_err(|e| io(&p, e.to_string()))?
+        {
             Ok(f) => f,
             Err(why) => {
                 out.skipped.push(why);
