@@ -631,7 +631,11 @@ pub fn open_regular(path: &Path, max: u64) -> std::io::Result<Result<File, Strin
         let kind = crate::atomic::file_kind(&md.file_type());
         Err(format!("{}: {kind}, not a regular file", path.display()))
     } else if md.len() > max {
-        Err(format!("{}: larger than {max} bytes", path.display()))
+        let len = md.len();
+        Err(format!(
+            "{}: {len} bytes, over the cap of {max} bytes",
+            path.display()
+        ))
     } else {
         Ok(f)
     })

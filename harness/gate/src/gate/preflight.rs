@@ -102,38 +102,16 @@ fn has_regular_file(dir: &Path) -> bool {
 }
 
 /// Checks that the entry at `p` is a regular file of at most `cap` bytes
-/// that opens (never following a symlink, never blocking); `Err(why)`.
+/// that opens ([`crate::input::open_regular`]); `Err(why)` without the path.
 fn readable(p: &Path, cap: u64) -> Result<(), String> {
-    let md = std::fs::symlink_metadata(p).map_err(|e| e.to_string())?;
-    if md.file_type().is_symlink() {
-        return Err(match crate::input::symlink_skip(p) {
-            Ok(Some(why)) => why
-                .strip_prefix(&format!("{}: ", p.display()))
-                .unwrap_or(&why)
-                .to_string(),
-            Ok(None) => "symlink, not followed".into(),
-            Err(e) => e.to_string(),
-        });
+    match crate::input::open_regular(p, cap) {
+        Ok(Ok(_)) => Ok(()),
+        Ok(Err(why)) => Err(why
+            .strip_prefix(&format!("{}: ", p.display()))
+            .unwrap_or(&why)
+            .to_string()),
+        Err(e) => Err(format!("cannot be read: {e}")),
     }
-    if !md.is_file() {
-        return Err(format!(
-            "{}, not a regular file",
-            crate::atomic::file_kind(&md.file_type())
-        ));
-    }
-    if md.len() > cap {
-        return Err(format!("{} bytes, over the cap of {cap} bytes", md.len()));
-    }
-    let mut opts = std::fs::OpenOptions::new();
-    opts.read(true);
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::OpenOptionsExt;
-        opts.custom_flags(libc::O_NONBLOCK | libc::O_NOFOLLOW);
-    }
-    opts.open(p)
-        .map(drop)
-        .map_err(|e| format!("cannot be read: {e}"))
 }
 
 /// Every input below `dir` is [`readable`] within `cap` (subfolders too,
