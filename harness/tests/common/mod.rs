@@ -7,6 +7,8 @@
 //! one area live beside it (`subjects/`, `report_support/`, `images/`).
 #![allow(dead_code)]
 
+pub mod browser;
+
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
