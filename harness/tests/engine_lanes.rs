@@ -7,7 +7,7 @@
 
 mod common;
 
-use common::browser::{chromium, probe, CHROMIUM};
+use common::browser::{probe, screenshot, CHROMIUM};
 use std::path::Path;
 use tpbconform::report::lanes;
 use tpbconform::subjects::{registry, DmaRow, EngineProgram};
@@ -123,17 +123,7 @@ fn the_lanes_show_links_and_the_deadlock_cycle_in_red() {
     );
     let shot = std::env::var_os("TPB_LANES_SCREENSHOT")
         .map_or_else(|| root.join("lanes.png"), std::path::PathBuf::from);
-    let shot_flag = format!("--screenshot={}", shot.display());
-    chromium(
-        &page,
-        &root.join("profile2"),
-        &[WINDOW, &[&shot_flag]].concat(),
-    );
-    let png = std::fs::read(&shot).unwrap();
-    assert!(
-        png.starts_with(b"\x89PNG") && png.len() > 5_000,
-        "{} bytes",
-        png.len()
-    );
+    let png = screenshot(&page, &root.join("profile2"), WINDOW, &shot);
+    assert!(png.len() > 5_000, "{} bytes", png.len());
     let _ = std::fs::remove_dir_all(&root);
 }

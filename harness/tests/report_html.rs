@@ -7,9 +7,8 @@
 
 mod common;
 
-use common::browser::{chromium, probe, CHROMIUM};
-use common::{code, repo_root, stderr, strs, BIN};
-use serde_json::Value;
+use common::browser::{probe, screenshot, CHROMIUM};
+use common::{code, divergences, repo_root, stderr, strs, BIN};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
@@ -108,19 +107,10 @@ fn fails(args: &[&str]) {
     assert_eq!(code(&o), 1, "{args:?}: {}", stderr(&o));
 }
 
-/// The records of `report`'s divergences.jsonl.
-fn records(report: &Path) -> Vec<Value> {
-    std::fs::read_to_string(report.join("divergences.jsonl"))
-        .unwrap()
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect()
-}
-
 /// Renders `report/index.html` and checks it (see the module docs); `spec`
 /// is the subject with the planted bug.
 fn check_page(root: &Path, report: &Path, tag: &str, spec: &str) {
-    let records = records(report);
+    let records = divergences(report);
     let page = root.join(format!("probe-{tag}.html"));
     let html = std::fs::read_to_string(report.join("index.html")).unwrap();
     assert!(!html.contains("<script"), "the report itself has no script");
@@ -252,7 +242,7 @@ fn index_html_renders_toc_byte_maps_and_every_summary_section_at_1400px() {
         "--report-dir",
         &report_str,
     ]);
-    let records = records(&report);
+    let records = divergences(&report);
     assert!(records.len() >= 2, "want several divergences: {records:?}");
 
     check_page(&root, &report, "gate", &spec);
@@ -266,17 +256,12 @@ fn index_html_renders_toc_byte_maps_and_every_summary_section_at_1400px() {
     // A screenshot renders (kept when TPB_REPORT_SCREENSHOT names a file).
     let shot = std::env::var_os("TPB_REPORT_SCREENSHOT")
         .map_or_else(|| root.join("report.png"), PathBuf::from);
-    let shot_flag = format!("--screenshot={}", shot.display());
-    chromium(
+    let png = screenshot(
         &report.join("index.html"),
         &root.join("profile2"),
-        &[WINDOW, &[&shot_flag]].concat(),
+        WINDOW,
+        &shot,
     );
-    let png = std::fs::read(&shot).unwrap();
-    assert!(
-        png.starts_with(b"\x89PNG") && png.len() > 10_000,
-        "{} bytes",
-        png.len()
-    );
+    assert!(png.len() > 10_000, "{} bytes", png.len());
     std::fs::remove_dir_all(&root).unwrap();
 }

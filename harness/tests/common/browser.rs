@@ -65,3 +65,13 @@ pub fn probe(page: &Path, profile: &Path, flags: &[&str]) -> Value {
         .replace("&amp;", "&");
     serde_json::from_str(&text).expect("probe JSON")
 }
+
+/// Screenshots `page` (`flags` as for [`chromium`]) into `shot`; its bytes,
+/// checked to be a PNG.
+pub fn screenshot(page: &Path, profile: &Path, flags: &[&str], shot: &Path) -> Vec<u8> {
+    let to = format!("--screenshot={}", shot.display());
+    chromium(page, profile, &[flags, &[&to]].concat());
+    let png = std::fs::read(shot).expect("the screenshot");
+    assert!(png.starts_with(b"\x89PNG"), "not a PNG: {}", shot.display());
+    png
+}

@@ -57,6 +57,17 @@ pub fn gate_over(args: &[&str], corpus: &Path, report: &Path) -> Output {
     tpb(&all)
 }
 
+/// The records of `report/divergences.jsonl`, one JSON value a line (blank
+/// lines skipped).
+pub fn divergences(report: &Path) -> Vec<serde_json::Value> {
+    std::fs::read_to_string(report.join("divergences.jsonl"))
+        .expect("read divergences.jsonl")
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| serde_json::from_str(l).expect("a JSON line"))
+        .collect()
+}
+
 /// The strings of the JSON array `v`: each item, or each item's field `key`.
 pub fn strs<'a>(v: &'a serde_json::Value, key: Option<&str>) -> Vec<&'a str> {
     v.as_array()
