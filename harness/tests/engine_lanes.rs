@@ -9,16 +9,12 @@ mod common;
 
 use common::browser::{probe, screenshot, CHROMIUM};
 use std::path::Path;
+use tpb_neff::build::band;
 use tpbconform::report::lanes;
 use tpbconform::subjects::{registry, DmaRow, EngineProgram};
 
 /// The window the lanes are checked in (no sideways scroll at 1400 px).
 const WINDOW: &[&str] = &["--hide-scrollbars", "--window-size=1400,900"];
-
-fn band(w: u8, wi: u8, u: u8, ui: u8, v: u32) -> [u8; 8] {
-    let b = v.to_le_bytes();
-    [w, wi, u, ui, b[0], b[1], b[2], b[3]]
-}
 
 /// PE waits for a DMA then feeds Act; Act and Pool each wait for the other's next update (a
 /// deadlock); DVE waits for two increments of S[7] and gets one (unsatisfiable). Mode bytes

@@ -101,21 +101,18 @@ fn coverage_and_labels() {
             failures.push(f.to_string());
         }
         let b = &c.bundle;
-        if let Some(w) = c.expected.header {
-            count(
-                "header",
-                v(w),
-                verdict(&*core, Validator::Header, b),
-                verdict(&*oracle, Validator::Header, b),
-            );
-        }
-        if let Some(w) = c.expected.payload {
-            count(
-                "payload",
-                v(w),
-                verdict(&*core, Validator::Payload, b),
-                verdict(&*oracle, Validator::Payload, b),
-            );
+        for (view, want, which) in [
+            ("header", c.expected.header, Validator::Header),
+            ("payload", c.expected.payload, Validator::Payload),
+        ] {
+            if let Some(w) = want {
+                count(
+                    view,
+                    v(w),
+                    verdict(&*core, which, b),
+                    verdict(&*oracle, which, b),
+                );
+            }
         }
         if let Some(w) = c.expected.decode {
             let f = |r: Result<(), String>| r.err().unwrap_or_else(|| "ok".into());

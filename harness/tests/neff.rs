@@ -349,11 +349,7 @@ fn a_neff_path_that_is_a_symlink_or_a_fifo_is_refused_without_blocking() {
     let link = dir.join("link.neff");
     std::os::unix::fs::symlink(&real, &link).unwrap();
     let fifo = dir.join("pipe.neff");
-    assert!(Command::new("mkfifo")
-        .arg(&fifo)
-        .status()
-        .unwrap()
-        .success());
+    common::mkfifo(&fifo);
     for (p, kind) in [(&link, "symlink"), (&fifo, "FIFO")] {
         for cmd in [&["check"][..], &["neff", "info"][..]] {
             let mut args = cmd.to_vec();

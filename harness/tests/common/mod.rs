@@ -57,6 +57,15 @@ pub fn gate_over(args: &[&str], corpus: &Path, report: &Path) -> Output {
     tpb(&all)
 }
 
+/// Makes a FIFO at `path` (`mkfifo`).
+pub fn mkfifo(path: &Path) {
+    let made = Command::new("mkfifo")
+        .arg(path)
+        .status()
+        .expect("run mkfifo");
+    assert!(made.success(), "mkfifo {}", path.display());
+}
+
 /// The records of `report/divergences.jsonl`, one JSON value a line (blank
 /// lines skipped).
 pub fn divergences(report: &Path) -> Vec<serde_json::Value> {
