@@ -241,25 +241,22 @@ fn instruction_rs(records: &[Record]) -> String {
             t = r.type_name
         );
     }
-    s.push_str("}\n\n/// `match` over every variant, binding the record as `$v`.\nmacro_rules! each_variant {\n    ($self:expr, $v:ident => $e:expr) => {\n        match $self {\n");
-    per_record(&mut s, records, |t| {
-        format!("            Instruction::{t}($v) => $e,")
-    });
-    s.push_str("        }\n    };\n}\n\nimpl Instruction {\n    /// The opcode byte.\n    pub fn opcode(&self) -> u8 {\n        match self {\n");
-    per_record(&mut s, records, |t| {
-        format!("            Instruction::{t}(_) => {t}::OPCODE,")
-    });
-    s.push_str("        }\n    }\n}\n\n/// Dispatches a bundle to its record's decoder on byte[0].\nfn decode_record(b: &Bundle, gen: Generation) -> Result<Instruction, DecodeError> {\n    Ok(match b.opcode() {\n");
-    per_record(&mut s, records, |t| {
-        format!("        {t}::OPCODE => Instruction::{t}({t}::decode(b, gen)?),")
-    });
-    s.push_str("        opcode => return Err(DecodeError::Opcode { opcode }),\n    })\n}\n\n/// Dispatches a field list to its record's `from_source` on the opcode.\nfn record_from_source<S: AsRef<str>>(\n    opcode: u8,\n    src: &Source<'_, S>,\n    gen: Generation,\n) -> Result<Instruction, EncodeError> {\n    Ok(match opcode {\n");
-    per_record(&mut s, records, |t| {
-        format!("        {t}::OPCODE => Instruction::{t}({t}::from_source(src, gen)?),")
-    });
-    s.push_str("        _ => return Err(EncodeError::Opcode { opcode }),\n    })\n}\n");
-    per_record(&mut s, records, |t| {
-        format!("\nimpl From<{t}> for Instruction {{\n    fn from(v: {t}) -> Self {{\n        Instruction::{t}(v)\n    }}\n}}")
-    });
+    // Each piece of text, then one line per record: the template with `{t}` as its type name.
+    let sections = [
+        ("}\n\n/// `match` over every variant, binding the record as `$v`.\nmacro_rules! each_variant {\n    ($self:expr, $v:ident => $e:expr) => {\n        match $self {\n",
+         "            Instruction::{t}($v) => $e,"),
+        ("        }\n    };\n}\n\nimpl Instruction {\n    /// The opcode byte.\n    pub fn opcode(&self) -> u8 {\n        match self {\n",
+         "            Instruction::{t}(_) => {t}::OPCODE,"),
+        ("        }\n    }\n}\n\n/// Dispatches a bundle to its record's decoder on byte[0].\nfn decode_record(b: &Bundle, gen: Generation) -> Result<Instruction, DecodeError> {\n    Ok(match b.opcode() {\n",
+         "        {t}::OPCODE => Instruction::{t}({t}::decode(b, gen)?),"),
+        ("        opcode => return Err(DecodeError::Opcode { opcode }),\n    })\n}\n\n/// Dispatches a field list to its record's `from_source` on the opcode.\nfn record_from_source<S: AsRef<str>>(\n    opcode: u8,\n    src: &Source<'_, S>,\n    gen: Generation,\n) -> Result<Instruction, EncodeError> {\n    Ok(match opcode {\n",
+         "        {t}::OPCODE => Instruction::{t}({t}::from_source(src, gen)?),"),
+        ("        _ => return Err(EncodeError::Opcode { opcode }),\n    })\n}\n",
+         "\nimpl From<{t}> for Instruction {\n    fn from(v: {t}) -> Self {\n        Instruction::{t}(v)\n    }\n}"),
+    ];
+    for (text, line) in sections {
+        s.push_str(text);
+        per_record(&mut s, records, |t| line.replace("{t}", t));
+    }
     s
 }

@@ -22,25 +22,10 @@ file=$dir/mixed.bin
 python3 - "$repo" "$file" "$share" <<'EOF'
 import random, sys
 repo, out, share = sys.argv[1], sys.argv[2], int(sys.argv[3])
+sys.path.insert(0, f"{repo}/scripts")
+from mixed_stream import block
 random.seed(20)
-prog = b"".join(bytes.fromhex(l.split("#")[0].strip())
-                for l in open(f"{repo}/examples/samples/program.hex")
-                if l.split("#")[0].strip())
-rows = [l.rstrip("\n").split("\t") for l in open(f"{repo}/isa/opcodes.tsv")
-        if l.startswith("0x")]
-plain = [int(r[0], 16) for r in rows if r[2] == "1" and r[6] == "64"
-         and r[0] not in ("0x85", "0x86", "0xD9", "0xDA")]
-block = bytearray()
-while len(block) < (1 << 20):
-    if random.randrange(100) < share:
-        block += prog
-    else:
-        b = bytearray(64)
-        b[0] = random.choice(plain)
-        b[1] = 0x10
-        b[12:] = random.randbytes(52)
-        block += b
-block = block[: 1 << 20]
+block = block(repo, share)
 with open(out, "wb") as f:
     for _ in range(1024):
         f.write(block)

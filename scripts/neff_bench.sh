@@ -3,7 +3,7 @@
 # decompressing its payload alone (`tail -c +1025 FILE | gzip -dc > /dev/null`), measured in
 # the same run, alternating, best of N each. Target: at most 1.25x.
 # The NEFF (built in a scratch folder, never committed): two subgraphs, schema <eng>_instr,
-# five engines each ~102 MiB of the mixed stream of scripts/check_bench.sh (mostly roster
+# five engines each ~102 MiB of the mixed stream of scripts/mixed_stream.py (mostly roster
 # opcodes with random bodies, the sample program mixed in), gzip -6, pkg_version 1 (SHA-256).
 # Usage: scripts/neff_bench.sh [TPBCONFORM] [RUNS]   (default: target/release/tpbconform, 5)
 # Exit: 0 the ratio holds, 1 it does not, 2 a prerequisite is missing.
@@ -19,13 +19,9 @@ trap 'rm -rf "$dir"' EXIT
 python3 - "$repo" "$dir/tree" <<'PY'
 import os, random, sys
 repo, out = sys.argv[1], sys.argv[2]
+sys.path.insert(0, f"{repo}/scripts")
+from mixed_stream import block
 random.seed(33)
-prog = b"".join(bytes.fromhex(l.split("#")[0].strip())
-                for l in open(f"{repo}/examples/samples/program.hex")
-                if l.split("#")[0].strip())
-rows = [l.rstrip("\n").split("\t") for l in open(f"{repo}/isa/opcodes.tsv") if l.startswith("0x")]
-plain = [int(r[0], 16) for r in rows if r[2] == "1" and r[6] == "64"
-         and r[0] not in ("0x85", "0x86", "0xD9", "0xDA")]
 engines = ["PE", "Activation", "Pool", "DVE", "SP"]
 per = (1 << 30) // 10 // (1 << 20)  # MiB per stream: 10 streams, 1 GiB in all
 for sg in ("sg00", "sg01"):
@@ -33,20 +29,10 @@ for sg in ("sg00", "sg01"):
     with open(f"{out}/{sg}/def.json", "w") as f:
         f.write("{" + ", ".join(f'"{e.lower()[:3] if e == "Activation" else e.lower()}_instr": "{e}.bin"' for e in engines) + "}")
     for e in engines:
-        block = bytearray()
-        while len(block) < (1 << 20):
-            if random.randrange(100) < 2:
-                block += prog
-            else:
-                b = bytearray(64)
-                b[0] = random.choice(plain)
-                b[1] = 0x10
-                b[12:] = random.randbytes(52)
-                block += b
-        block = bytes(block[: 1 << 20])
+        data = block(repo, 2)
         with open(f"{out}/{sg}/{e}.bin", "wb") as f:
             for _ in range(per):
-                f.write(block)
+                f.write(data)
 PY
 # def.json first in each subgraph (ORDER=any: the order tar reads the folder, where a stream
 # may come before its def.json and, past the 256 MiB held, be read in a second pass).

@@ -251,8 +251,7 @@ mod tests {
     /// split, column lookup by header name), and compares it with the compiled rosters.
     #[test]
     fn rosters_match_the_isa_file() {
-        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../isa/opcodes.tsv");
-        let text = std::fs::read_to_string(path).expect("isa/opcodes.tsv");
+        let text = include_str!("../../isa/opcodes.tsv");
         let mut lines = text.lines().filter(|l| !l.starts_with('#'));
         let header: Vec<&str> = lines.next().expect("header").split_whitespace().collect();
         let mut in_file = [[false; 256]; 4];
@@ -342,13 +341,18 @@ mod tests {
             assert!(!g.is_dtype_member(0x00), "INVALID");
             assert!(!g.is_dtype_member(0x17) && !g.is_dtype_member(0x18));
         }
-        assert!(!Generation::V3.emits_dtype_tag(0x10));
-        assert!(Generation::V4.emits_dtype_tag(0x10));
-        assert!(Generation::V5.emits_dtype_tag(0x10));
-        assert!(!Generation::V3.is_dtype_member(0x10));
-        assert!(Generation::V4.is_dtype_member(0x1F));
-        assert!(!Generation::V4.is_dtype_member(0x11));
-        assert!(Generation::V5.is_dtype_member(0x16));
+        use Generation::{V3, V4, V5};
+        for (g, want) in [(V3, false), (V4, true), (V5, true)] {
+            assert_eq!(g.emits_dtype_tag(0x10), want, "{g}");
+        }
+        for (g, tag, want) in [
+            (V3, 0x10, false),
+            (V4, 0x1F, true),
+            (V4, 0x11, false),
+            (V5, 0x16, true),
+        ] {
+            assert_eq!(g.is_dtype_member(tag), want, "{g} {tag:#x}");
+        }
     }
 
     #[test]
@@ -360,12 +364,12 @@ mod tests {
             assert!(!g.is_alu_member(0x1E) && !g.is_alu_member(0xFF));
             assert!(g.is_alu_member(0xC4) && g.is_alu_member(0xC6));
         }
-        assert!(!Generation::V2.is_alu_member(0xC7));
-        assert!(Generation::V3.is_alu_member(0xE1));
-        assert!(!Generation::V3.is_alu_member(0x20));
-        assert!(Generation::V4.is_alu_member(0x23));
-        assert!(!Generation::V4.is_alu_member(0x24));
-        assert!(Generation::V5.is_alu_member(0x24));
+        use Generation::{V2, V3, V4, V5};
+        let members = [(V2, 0xC7, false), (V3, 0xE1, true), (V3, 0x20, false)];
+        let more = [(V4, 0x23, true), (V4, 0x24, false), (V5, 0x24, true)];
+        for (g, w, want) in members.into_iter().chain(more) {
+            assert_eq!(g.is_alu_member(w), want, "{g} {w:#x}");
+        }
     }
 
     #[test]

@@ -1,62 +1,28 @@
 //! IR-level gates (SPEC §7).
 
-use core::fmt;
-
-/// Memory space of an operand (D-11; S000 §C4 names SBUF | HBM).
-#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
-pub enum MemSpace {
-    /// State buffer.
-    Sbuf = 0,
-    /// Device HBM.
-    Hbm = 1,
-    /// PSUM.
-    Psum = 2,
-    /// Anything else.
-    Other = 3,
-}
-
-impl MemSpace {
+coded_enum! {
+    /// Memory space of an operand (D-11; S000 §C4 names SBUF | HBM): the state
+    /// buffer, device HBM, PSUM, anything else.
+    #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+    #[allow(missing_docs)]
+    pub enum MemSpace { Sbuf = 0, Hbm = 1, Psum = 2, Other = 3 }
     /// From its code 0..=3.
-    pub fn from_code(c: u8) -> Option<MemSpace> {
-        Some(match c {
-            0 => MemSpace::Sbuf,
-            1 => MemSpace::Hbm,
-            2 => MemSpace::Psum,
-            3 => MemSpace::Other,
-            _ => return None,
-        })
-    }
+    fn from_code(u8);
 }
 
-/// Target architecture (D-11; S000 §C4 names Sunda/Tonga).
-#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
-pub enum Arch {
-    /// Tonga.
-    Tonga = 0,
-    /// Sunda (CoreV2, arch 20).
-    Sunda = 1,
-    /// Cayman (CoreV3, arch 30).
-    Cayman = 2,
-    /// Mariana.
-    Mariana = 3,
-}
-
-impl Arch {
+coded_enum! {
+    /// Target architecture (D-11; S000 §C4 names Sunda/Tonga): Tonga, Sunda
+    /// (CoreV2, arch 20), Cayman (CoreV3, arch 30), Mariana.
+    #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+    #[allow(missing_docs)]
+    pub enum Arch { Tonga = 0, Sunda = 1, Cayman = 2, Mariana = 3 }
     /// From its code 0..=3.
-    pub fn from_code(c: u8) -> Option<Arch> {
-        Some(match c {
-            0 => Arch::Tonga,
-            1 => Arch::Sunda,
-            2 => Arch::Cayman,
-            3 => Arch::Mariana,
-            _ => return None,
-        })
-    }
+    fn from_code(u8);
 }
 
 named_error! {
     /// SPEC §7 error name.
-    fn name;
+    fn name + Display;
     /// Why an IR gate failed (SPEC §7).
     #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
     #[non_exhaustive]
@@ -116,14 +82,6 @@ named_error! {
         } => "not_lnc2",
     }
 }
-
-impl fmt::Display for IrError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
-}
-
-impl std::error::Error for IrError {}
 
 /// checkCustomOp (S000 §C4, 0xfdbf90): ≤ 1 output; args then outputs in SBUF|HBM;
 /// arch ∈ {Sunda, Tonga}.

@@ -1,7 +1,5 @@
 //! Lookup tables (SPEC §6), all as data.
 
-use core::fmt;
-
 /// Column of the dtype table (F§6: pre-v4 and v4); a generation picks one
 /// ([`crate::generation::Generation::dtype_column`]).
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
@@ -14,7 +12,7 @@ pub enum DtypeColumn {
 
 named_error! {
     /// SPEC §6 error name.
-    fn name;
+    fn name + Display;
     /// Why a table lookup failed.
     #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
     #[non_exhaustive]
@@ -47,14 +45,6 @@ named_error! {
     }
 }
 
-impl fmt::Display for LutError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
-}
-
-impl std::error::Error for LutError {}
-
 // ---------------------------------------------------------------------------
 // 6.1 bir::CollectiveKind → wire. S003 §2 LUT unk_1DF5790 (indexed by kind−2),
 // xxd "01 02 03 04 09 05 06 07 08"; names F§3.
@@ -79,63 +69,21 @@ pub const COLLECTIVE_KIND_NAMES: [&str; 11] = [
     "PermuteReduceImplicit",
 ];
 
-/// `bir::CollectiveKind` (F§3 ordinals).
-#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, PartialOrd, Ord)]
-#[allow(missing_docs)]
-pub enum CollectiveKind {
-    SendRecv = 0,
-    SendRecvCce = 1,
-    AllReduce = 2,
-    ReduceScatter = 3,
-    AllGather = 4,
-    AllToAll = 5,
-    AllToAllV = 6,
-    Permute = 7,
-    PermuteReduce = 8,
-    PermuteImplicit = 9,
-    PermuteReduceImplicit = 10,
+coded_enum! {
+    /// `bir::CollectiveKind` (F§3 ordinals).
+    #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, PartialOrd, Ord)]
+    #[allow(missing_docs)]
+    pub enum CollectiveKind {
+        SendRecv = 0, SendRecvCce = 1, AllReduce = 2, ReduceScatter = 3, AllGather = 4,
+        AllToAll = 5, AllToAllV = 6, Permute = 7, PermuteReduce = 8, PermuteImplicit = 9,
+        PermuteReduceImplicit = 10,
+    }
+    /// Kind from its BIR ordinal.
+    fn from_ordinal(u32) -> ordinal;
+    names collective_kind_name;
 }
 
 impl CollectiveKind {
-    /// All kinds in ordinal order.
-    pub const ALL: [CollectiveKind; 11] = [
-        CollectiveKind::SendRecv,
-        CollectiveKind::SendRecvCce,
-        CollectiveKind::AllReduce,
-        CollectiveKind::ReduceScatter,
-        CollectiveKind::AllGather,
-        CollectiveKind::AllToAll,
-        CollectiveKind::AllToAllV,
-        CollectiveKind::Permute,
-        CollectiveKind::PermuteReduce,
-        CollectiveKind::PermuteImplicit,
-        CollectiveKind::PermuteReduceImplicit,
-    ];
-
-    /// Kind from its BIR ordinal.
-    pub fn from_ordinal(ord: u32) -> Option<CollectiveKind> {
-        usize::try_from(ord)
-            .ok()
-            .and_then(|i| CollectiveKind::ALL.get(i))
-            .copied()
-    }
-
-    /// The BIR ordinal.
-    pub fn ordinal(self) -> u32 {
-        self as u32
-    }
-
-    /// The F§3 name.
-    pub fn name(self) -> &'static str {
-        collective_kind_name(self as u32).unwrap_or("")
-    }
-
-    /// Kind from its F§3 name.
-    pub fn from_name(s: &str) -> Option<CollectiveKind> {
-        let i = COLLECTIVE_KIND_NAMES.iter().position(|n| *n == s)?;
-        CollectiveKind::ALL.get(i).copied()
-    }
-
     /// Wire byte via the S003 §2 LUT.
     pub fn to_wire(self) -> Result<u8, LutError> {
         collective_kind_to_wire(self as u32)
@@ -215,101 +163,23 @@ pub const ALU_OP_TABLE: [(&str, Option<u8>); 30] = [
 /// The CCE shipped subset {bypass=0, add=4} (S003 §1.1 "only emits {bypass=0, add=4}").
 pub const CCE_SHIPPED: [u32; 2] = [0, 4];
 
-/// `bir::AluOpType` (F§4 ordinals).
-#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, PartialOrd, Ord)]
-#[allow(missing_docs)]
-pub enum AluOp {
-    Bypass = 0,
-    BitwiseNot = 1,
-    ArithShiftLeft = 2,
-    ArithShiftRight = 3,
-    Add = 4,
-    Subtract = 5,
-    Mult = 6,
-    Divide = 7,
-    Max = 8,
-    Min = 9,
-    BitwiseAnd = 10,
-    BitwiseOr = 11,
-    BitwiseXor = 12,
-    LogicalAnd = 13,
-    LogicalOr = 14,
-    LogicalXor = 15,
-    LogicalShiftLeft = 16,
-    LogicalShiftRight = 17,
-    IsEqual = 18,
-    NotEqual = 19,
-    IsGt = 20,
-    IsGe = 21,
-    IsLt = 22,
-    IsLe = 23,
-    Average = 24,
-    ElemwiseMul = 25,
-    Pow = 26,
-    Mod = 27,
-    Rsqrt = 28,
-    Abs = 29,
-}
-
-impl AluOp {
-    /// All ops in ordinal order.
-    pub const ALL: [AluOp; 30] = [
-        AluOp::Bypass,
-        AluOp::BitwiseNot,
-        AluOp::ArithShiftLeft,
-        AluOp::ArithShiftRight,
-        AluOp::Add,
-        AluOp::Subtract,
-        AluOp::Mult,
-        AluOp::Divide,
-        AluOp::Max,
-        AluOp::Min,
-        AluOp::BitwiseAnd,
-        AluOp::BitwiseOr,
-        AluOp::BitwiseXor,
-        AluOp::LogicalAnd,
-        AluOp::LogicalOr,
-        AluOp::LogicalXor,
-        AluOp::LogicalShiftLeft,
-        AluOp::LogicalShiftRight,
-        AluOp::IsEqual,
-        AluOp::NotEqual,
-        AluOp::IsGt,
-        AluOp::IsGe,
-        AluOp::IsLt,
-        AluOp::IsLe,
-        AluOp::Average,
-        AluOp::ElemwiseMul,
-        AluOp::Pow,
-        AluOp::Mod,
-        AluOp::Rsqrt,
-        AluOp::Abs,
-    ];
-
+coded_enum! {
+    /// `bir::AluOpType` (F§4 ordinals).
+    #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, PartialOrd, Ord)]
+    #[allow(missing_docs)]
+    pub enum AluOp {
+        Bypass = 0, BitwiseNot = 1, ArithShiftLeft = 2, ArithShiftRight = 3, Add = 4, Subtract = 5,
+        Mult = 6, Divide = 7, Max = 8, Min = 9, BitwiseAnd = 10, BitwiseOr = 11, BitwiseXor = 12,
+        LogicalAnd = 13, LogicalOr = 14, LogicalXor = 15, LogicalShiftLeft = 16,
+        LogicalShiftRight = 17, IsEqual = 18, NotEqual = 19, IsGt = 20, IsGe = 21, IsLt = 22,
+        IsLe = 23, Average = 24, ElemwiseMul = 25, Pow = 26, Mod = 27, Rsqrt = 28, Abs = 29,
+    }
     /// Op from its BIR ordinal.
-    pub fn from_ordinal(ord: u32) -> Option<AluOp> {
-        usize::try_from(ord)
-            .ok()
-            .and_then(|i| AluOp::ALL.get(i))
-            .copied()
-    }
-
-    /// The BIR ordinal.
-    pub fn ordinal(self) -> u32 {
-        self as u32
-    }
-
-    /// The F§4 name.
-    pub fn name(self) -> &'static str {
-        alu_op_name(self as u32).unwrap_or("")
-    }
-
-    /// Op from its F§4 name.
-    pub fn from_name(s: &str) -> Option<AluOp> {
-        let i = ALU_OP_TABLE.iter().position(|(n, _)| *n == s)?;
-        AluOp::ALL.get(i).copied()
-    }
+    fn from_ordinal(u32) -> ordinal;
+    names alu_op_name;
 }
+
+impl AluOp {}
 
 fn alu_row(op: u32) -> Option<&'static (&'static str, Option<u8>)> {
     usize::try_from(op).ok().and_then(|i| ALU_OP_TABLE.get(i))

@@ -41,35 +41,34 @@ fn cat(bs: &[Bundle]) -> Vec<u8> {
 #[test]
 fn encoder_images_by_hand() {
     // S003 §3.1: D9 [0]=D9 [1]=10 [0x0C]=04 (add) [0x0D]=0A [0x0E]=09 (AllToAllV) [0x10..]=ap
-    let x = CollectiveCompute {
+    let d9 = CollectiveCompute {
         sync: Sync::default(),
         cce_op: AluOp::Add,
         dtype: 0x0A,
         kind: CollectiveKind::AllToAllV,
         ap: [0xAB; 48],
-    };
-    let b = x.encode(G).unwrap();
-    let mut want = [0u8; 64];
-    want[0] = 0xD9;
-    want[1] = 0x10;
-    want[0x0C] = 0x04;
-    want[0x0D] = 0x0A;
-    want[0x0E] = 0x09;
-    want[0x10..].fill(0xAB);
-    assert_eq!(b.0, want);
+    }
+    .encode(G)
+    .unwrap();
+    assert_eq!(d9.0[0x10..], [0xAB; 48]);
     // 0xDA stamped raw: byte[1] = 0, channel at 4..5
-    let y = CollectiveComputeSecondary {
+    let da = CollectiveComputeSecondary {
         channel_id: 0x1234,
         cce_op: AluOp::Bypass,
         dtype: 6,
         kind: CollectiveKind::Permute,
         ap: [0; 48],
-    };
-    let b = y.encode(G).unwrap();
-    assert_eq!(
-        &b.0[..0x10],
-        &[0xDA, 0, 0, 0, 0x34, 0x12, 0, 0, 0, 0, 0, 0, 0x00, 0x06, 0x05, 0]
-    );
+    }
+    .encode(G)
+    .unwrap();
+    let d9_head = [
+        0xD9, 0x10, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x04, 0x0A, 0x09, 0,
+    ];
+    assert_eq!(d9.0[..0x10], d9_head);
+    let da_head = [
+        0xDA, 0, 0, 0, 0x34, 0x12, 0, 0, 0, 0, 0, 0, 0x00, 0x06, 0x05, 0,
+    ];
+    assert_eq!(da.0[..0x10], da_head);
     // 0x86 marker
     assert_eq!(payload(0).0[0x0F], 1);
     // 0xBF cross-core enable
@@ -148,21 +147,11 @@ fn field_lists() {
     });
     let names: Vec<&str> = x.fields().iter().map(|(n, _)| *n).collect();
     assert_eq!(
-        names,
-        [
-            "debug_cmd",
-            "debug_hint",
-            "wait_mode",
-            "wait_idx",
-            "update_mode",
-            "update_idx",
-            "semaphore_value",
-            "group_id",
-            "channel_id",
-            "iteration_id",
-            "reg_id",
-            "stream_id"
-        ]
+        names.join(" "),
+        concat!(
+            "debug_cmd debug_hint wait_mode wait_idx update_mode update_idx semaphore_value ",
+            "group_id channel_id iteration_id reg_id stream_id"
+        )
     );
     assert_eq!(x.mnemonic(), "GetCurProcessingRankID");
     let y = Instruction::CollectiveComputeSecondary(CollectiveComputeSecondary {

@@ -90,21 +90,22 @@ static const char *const PREDICATE_NAMES[] = {
     [TPB_PRED_CUSTOM_OP_PAYLOAD_RESERVED_ZERO] = "custom_op_payload_reserved_zero",
 };
 
-/* SPEC §3/§4 #1..#3, shared by both validators (seed 000 Algorithm (1), (2)). */
-static tpb_verdict front_end(const uint8_t *b) {
+/* SPEC §3/§4 #1..#3, shared by both validators (seed 000 Algorithm (1), (2)), then #4: byte 0
+ * is `opcode` (else `not_opcode`). */
+static tpb_verdict front_end(const uint8_t *b, uint8_t opcode, tpb_verdict not_opcode) {
     if (!valid_opcode(b[0])) return TPB_PRED_VALID_OPCODE;
     if (b[1] != 0x10) return TPB_PRED_INST_WORD_LEN;
     if (!in_list(WAIT_MODES, sizeof WAIT_MODES, b[4]) ||
         !in_list(UPDATE_MODES, sizeof UPDATE_MODES, b[6]))
         return TPB_PRED_HAS_VALID_NEURON_EVENTS;
+    if (b[0] != opcode) return not_opcode;
     return TPB_VERDICT_VALID;
 }
 
 /* SPEC §3: the CUSTOM_OP header validator (0x85). */
 static tpb_verdict header(const uint8_t *b) {
-    tpb_verdict f = front_end(b);
+    tpb_verdict f = front_end(b, 0x85, TPB_PRED_IS_CUSTOM_OP_HEADER_OPCODE);
     if (f != TPB_VERDICT_VALID) return f;
-    if (b[0] != 0x85) return TPB_PRED_IS_CUSTOM_OP_HEADER_OPCODE;
     /* #5: [0x11..0x13], [0x1D..0x1F], [0x20..0x3F] are reserved zero. */
     if (any_nonzero(b, 0x11, 0x13) || any_nonzero(b, 0x1D, 0x1F) || any_nonzero(b, 0x20, 0x3F))
         return TPB_PRED_CUSTOM_OP_HEADER_RESERVED_ZERO;
@@ -118,9 +119,8 @@ static tpb_verdict header(const uint8_t *b) {
 
 /* SPEC §4: the CUSTOM_OP payload validator (0x86). */
 static tpb_verdict payload(const uint8_t *b) {
-    tpb_verdict f = front_end(b);
+    tpb_verdict f = front_end(b, 0x86, TPB_PRED_IS_CUSTOM_OP_PAYLOAD_OPCODE);
     if (f != TPB_VERDICT_VALID) return f;
-    if (b[0] != 0x86) return TPB_PRED_IS_CUSTOM_OP_PAYLOAD_OPCODE;
     /* #5: bytes 0x0C..0x0E zero; byte 0x0F (arg_type, FACTS §8) is not checked. */
     if (any_nonzero(b, 0x0C, PAYLOAD_RESERVED_LAST)) return TPB_PRED_CUSTOM_OP_PAYLOAD_RESERVED_ZERO;
     return TPB_VERDICT_VALID;

@@ -51,24 +51,25 @@ UPDATE_MODES = frozenset([0x00, 0x01, 0x02, 0x03, 0x04, 0x05, 0x07, 0x09,
 HEADER_RESERVED_END = 0x3F if PLANTED_BUG else 0x40  # SPEC §3 #5: [0x20..0x3F]
 
 
-def front_end(b):
-    """SPEC §3/§4 predicates 1..3 (seed 000 Algorithm (1), (2))."""
+def front_end(b, opcode, not_opcode):
+    """SPEC §3/§4 predicates 1..3 (seed 000 Algorithm (1), (2)), then #4: byte 0 is `opcode`
+    (else the predicate `not_opcode`)."""
     if b[0] not in V2_OPCODES:
         return "valid_opcode"
     if b[1] != 0x10:
         return "inst_word_len"
     if b[4] not in WAIT_MODES or b[6] not in UPDATE_MODES:
         return "has_valid_neuron_events"
+    if b[0] != opcode:
+        return not_opcode
     return None
 
 
 def validate_header(b):
     """SPEC §3: the CUSTOM_OP header validator (0x85)."""
-    failed = front_end(b)
+    failed = front_end(b, 0x85, "is_custom_op_header_opcode")
     if failed:
         return failed
-    if b[0] != 0x85:
-        return "is_custom_op_header_opcode"
     if any(b[0x11:0x14]) or any(b[0x1D:0x20]) or any(b[0x20:HEADER_RESERVED_END]):
         return "custom_op_header_reserved_zero"
     non_empty = b[0x10] or any(b[0x14:0x18]) or any(b[0x18:0x1D])
@@ -79,11 +80,9 @@ def validate_header(b):
 
 def validate_payload(b):
     """SPEC §4: the CUSTOM_OP payload validator (0x86)."""
-    failed = front_end(b)
+    failed = front_end(b, 0x86, "is_custom_op_payload_opcode")
     if failed:
         return failed
-    if b[0] != 0x86:
-        return "is_custom_op_payload_opcode"
     if any(b[0x0C:0x0F]):  # byte 0x0F (arg_type, FACTS §8) is not checked
         return "custom_op_payload_reserved_zero"
     return None

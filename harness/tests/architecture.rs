@@ -587,19 +587,24 @@ fn naming_violations(found: &BTreeSet<String>, allowed: &[&str]) -> (Vec<String>
     (extra, stale)
 }
 
+/// The files naming `krate` are exactly those `allowed` covers (`where_` says what they are).
+fn assert_names(found: &BTreeSet<String>, allowed: &[&str], krate: &str, where_: &str) {
+    let (extra, stale) = naming_violations(found, allowed);
+    assert!(
+        extra.is_empty(),
+        "{krate} named outside {where_}: {extra:?}"
+    );
+    assert!(
+        stale.is_empty(),
+        "listed as naming {krate} but no longer do (shrink the list and ARCHITECTURE.md): {stale:?}"
+    );
+}
+
 #[test]
 fn only_the_listed_modules_name_core_or_oracle() {
     for (krate, allowed) in [("tpb_core", NAMES_CORE), ("tpb_oracle", NAMES_ORACLE)] {
         let found = harness_files_naming(krate);
-        let (extra, stale) = naming_violations(&found, allowed);
-        assert!(
-            extra.is_empty(),
-            "{krate} named outside the modules ARCHITECTURE.md allows: {extra:?}"
-        );
-        assert!(
-            stale.is_empty(),
-            "listed as naming {krate} but no longer do (shrink the list and ARCHITECTURE.md): {stale:?}"
-        );
+        assert_names(&found, allowed, krate, "the modules ARCHITECTURE.md allows");
     }
 }
 
@@ -790,15 +795,7 @@ fn the_neff_reader_names_no_other_crate_and_only_the_cli_names_it() {
         assert!(!deps.contains(dep), "neff/Cargo.toml depends on {dep}");
     }
     let found = harness_files_naming("tpb_neff");
-    let (extra, stale) = naming_violations(&found, NAMES_NEFF);
-    assert!(
-        extra.is_empty(),
-        "tpb_neff named outside the CLI: {extra:?}"
-    );
-    assert!(
-        stale.is_empty(),
-        "listed as naming tpb_neff but no longer do: {stale:?}"
-    );
+    assert_names(&found, NAMES_NEFF, "tpb_neff", "the CLI");
 }
 
 /// The checks that code outside `kinds/` and `targets.rs` may name: the

@@ -495,14 +495,16 @@ fn explain_marks_fields_reserved_and_failure_without_colour_when_piped() {
         !t.contains('\x1b'),
         "no ANSI escapes when stdout is not a TTY"
     );
-    assert!(t.contains("num_payloads"), "{t}");
-    assert!(t.contains("reserved"), "{t}");
-    assert!(
-        t.contains("<== FAILED: custom_op_header_reserved_zero"),
-        "{t}"
-    );
-    assert!(t.contains("0x20  00 00 00 00 00 77"), "{t}");
-    assert!(t.contains("kind") && t.contains("AllReduce"), "{t}");
+    for want in [
+        "num_payloads",
+        "reserved",
+        "<== FAILED: custom_op_header_reserved_zero",
+        "0x20  00 00 00 00 00 77",
+        "kind",
+        "AllReduce",
+    ] {
+        assert!(t.contains(want), "{want}: {t}");
+    }
     let o = run(&["explain"], &d9(0x03));
     assert_eq!(code(&o), 0);
 }

@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::{stdout, valid_header, BIN};
+use common::{bundle_with, stdout, valid_header, BIN};
 use std::path::PathBuf;
 use std::process::{Command, Output};
 
@@ -125,9 +125,9 @@ fn wait_mode_0x80_marks_byte_0x04_alone() {
 #[test]
 fn several_bad_bytes_are_each_marked() {
     let mut b = valid_header();
-    b[0x12] = 0x02;
-    b[0x21] = 0x03;
-    b[0x3E] = 0x04;
+    for (at, v) in [(0x12, 0x02), (0x21, 0x03), (0x3E, 0x04)] {
+        b[at] = v;
+    }
     let t = stdout(&explain(&["--color", "never"], &b, "multi.bin"));
     assert_eq!(
         marked(&t, "custom_op_header_reserved_zero"),
@@ -139,12 +139,13 @@ fn several_bad_bytes_are_each_marked() {
 #[test]
 fn names_stay_readable_on_an_invalid_bundle() {
     // 0xD9 with a bad dtype (SPEC §5: 0x0D); cce_op 0x00 bypass, kind 0x03.
-    let mut b = [0u8; 64];
-    b[0] = 0xD9;
-    b[1] = 0x10;
-    b[0x0D] = 0xFF;
-    b[0x0E] = 0x03;
-    b[0x0C] = 0x04;
+    let b = bundle_with(&[
+        (0, 0xD9),
+        (1, 0x10),
+        (0x0D, 0xFF),
+        (0x0E, 0x03),
+        (0x0C, 0x04),
+    ]);
     let valid = {
         let mut v = b;
         v[0x0D] = 0x03;

@@ -7,19 +7,14 @@
 
 mod common;
 
-use serde_json::Value;
+use common::browser::{probe, screenshot, CHROMIUM};
 use std::path::Path;
-use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use tpb_neff::build::band;
 use tpbconform::report::lanes;
 use tpbconform::subjects::{registry, DmaRow, EngineProgram};
 
-const CHROMIUM: &str = "/usr/bin/chromium";
-
-fn band(w: u8, wi: u8, u: u8, ui: u8, v: u32) -> [u8; 8] {
-    let b = v.to_le_bytes();
-    [w, wi, u, ui, b[0], b[1], b[2], b[3]]
-}
+/// The window the lanes are checked in (no sideways scroll at 1400 px).
+const WINDOW: &[&str] = &["--hide-scrollbars", "--window-size=1400,900"];
 
 /// PE waits for a DMA then feeds Act; Act and Pool each wait for the other's next update (a
 /// deadlock); DVE waits for two increments of S[7] and gets one (unsatisfiable). Mode bytes
@@ -66,51 +61,6 @@ p.textContent = JSON.stringify(r);
 document.body.appendChild(p);
 </script>"#;
 
-fn chromium(page: &Path, extra: &str, profile: &Path) -> String {
-    let mut child = Command::new(CHROMIUM)
-        .args([
-            "--headless",
-            "--no-sandbox",
-            "--disable-gpu",
-            "--no-first-run",
-            "--disable-background-networking",
-            "--disable-component-update",
-            "--disable-sync",
-            "--hide-scrollbars",
-        ])
-        .arg(format!("--user-data-dir={}", profile.display()))
-        .arg("--window-size=1400,900")
-        .arg(extra)
-        .arg(format!("file://{}", page.display()))
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("start chromium");
-    let mut out = child.stdout.take().unwrap();
-    let reader = std::thread::spawn(move || {
-        let mut s = String::new();
-        let _ = std::io::Read::read_to_string(&mut out, &mut s);
-        s
-    });
-    let t0 = Instant::now();
-    while child.try_wait().unwrap().is_none() {
-        if t0.elapsed() > Duration::from_secs(90) {
-            let _ = child.kill();
-            panic!("chromium did not finish in 90 s");
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    reader.join().unwrap()
-}
-
-fn unescape(s: &str) -> String {
-    s.replace("&quot;", "\"")
-        .replace("&lt;", "<")
-        .replace("&gt;", ">")
-        .replace("&amp;", "&")
-}
-
 #[test]
 fn the_lanes_show_links_and_the_deadlock_cycle_in_red() {
     let (p, names) = program();
@@ -132,13 +82,7 @@ fn the_lanes_show_links_and_the_deadlock_cycle_in_red() {
     std::fs::create_dir_all(&root).unwrap();
     let page = root.join("lanes.html");
     std::fs::write(&page, html.replace("</body>", &format!("{PROBE}</body>"))).unwrap();
-    let dom = chromium(&page, "--dump-dom", &root.join("profile"));
-    let probe = dom
-        .split("<pre id=\"probe\">")
-        .nth(1)
-        .and_then(|s| s.split("</pre>").next())
-        .expect("the probe ran");
-    let r: Value = serde_json::from_str(&unescape(probe)).expect("probe JSON");
+    let r = probe(&page, &root.join("profile"), WINDOW);
     assert_eq!(r["marks"], 14, "13 instructions and 1 DMA: {r}");
     assert!(
         r["scrollWidth"].as_u64() <= r["clientWidth"].as_u64(),
@@ -175,16 +119,7 @@ fn the_lanes_show_links_and_the_deadlock_cycle_in_red() {
     );
     let shot = std::env::var_os("TPB_LANES_SCREENSHOT")
         .map_or_else(|| root.join("lanes.png"), std::path::PathBuf::from);
-    chromium(
-        &page,
-        &format!("--screenshot={}", shot.display()),
-        &root.join("profile2"),
-    );
-    let png = std::fs::read(&shot).unwrap();
-    assert!(
-        png.starts_with(b"\x89PNG") && png.len() > 5_000,
-        "{} bytes",
-        png.len()
-    );
+    let png = screenshot(&page, &root.join("profile2"), WINDOW, &shot);
+    assert!(png.len() > 5_000, "{} bytes", png.len());
     let _ = std::fs::remove_dir_all(&root);
 }

@@ -432,7 +432,7 @@ fn every_input_the_gate_cannot_read_whole_is_refused_before_the_run() {
         (
             vh.join("fifo"),
             "fifo: FIFO, not a regular file",
-            Box::new(|p: &Path| assert!(Command::new("mkfifo").arg(p).status().unwrap().success())),
+            Box::new(|p: &Path| common::mkfifo(p)),
         ),
         (
             vh.join("zero"),
@@ -476,7 +476,7 @@ fn every_input_the_gate_cannot_read_whole_is_refused_before_the_run() {
         (
             v.join("fifo"),
             "fifo: FIFO, not a regular file",
-            Box::new(|p: &Path| assert!(Command::new("mkfifo").arg(p).status().unwrap().success())),
+            Box::new(|p: &Path| common::mkfifo(p)),
         ),
         (
             v.join("zero"),
@@ -551,12 +551,8 @@ fn subject_panic_mid_gate_is_reported_with_its_input() {
     .output()
     .unwrap();
     assert_eq!(code(&o), 1, "{}", stderr(&o));
-    let jsonl = std::fs::read_to_string(r.join("divergences.jsonl")).unwrap();
-    let recs: Vec<serde_json::Value> = jsonl
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
-    assert_eq!(recs.len(), 1, "{jsonl}");
+    let recs = common::divergences(&r);
+    assert_eq!(recs.len(), 1, "{recs:?}");
     let d = &recs[0];
     assert_eq!(d["class"], "Panic", "{d}");
     assert_eq!(d["target"], "validate_header", "{d}");

@@ -295,11 +295,7 @@ fn encode_output_replaces_only_regular_files_it_owns() {
     let link = dir.join("link");
     symlink(&target, &link).unwrap();
     let fifo = dir.join("fifo");
-    assert!(Command::new("mkfifo")
-        .arg(&fifo)
-        .status()
-        .unwrap()
-        .success());
+    common::mkfifo(&fifo);
     for p in [link.as_path(), fifo.as_path(), Path::new("/dev/null")] {
         let o = run(&["encode", "-o", p.to_str().unwrap()], good.as_bytes());
         assert_eq!(code(&o), 2, "{}: {}", p.display(), stderr(&o));
@@ -377,11 +373,7 @@ fn minimize_in_place_touches_only_redundant_inputs() {
     let vh = c.join("validate_header");
     std::fs::create_dir_all(vh.join("crashes")).unwrap();
     std::fs::write(vh.join("crashes/crash-1"), valid_header()).unwrap();
-    assert!(Command::new("mkfifo")
-        .arg(vh.join("fifo"))
-        .status()
-        .unwrap()
-        .success());
+    common::mkfifo(&vh.join("fifo"));
     std::os::unix::fs::symlink("/dev/zero", vh.join("zero")).unwrap();
     let mut c2 = Command::new(BIN)
         .args(["minimize", c.to_str().unwrap()])

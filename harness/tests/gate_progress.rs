@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::{repo_root, tmp, BIN};
+use common::{code, repo_root, stderr, tmp, BIN};
 
 fn gate(extra: &[&str]) -> (String, std::time::Duration) {
     let report = tmp("gate_progress", &extra.len().to_string());
@@ -25,13 +25,8 @@ fn gate(extra: &[&str]) -> (String, std::time::Duration) {
         .arg(&report)
         .output()
         .unwrap();
-    assert_eq!(
-        o.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&o.stderr)
-    );
-    (String::from_utf8_lossy(&o.stderr).to_string(), t.elapsed())
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    (stderr(&o), t.elapsed())
 }
 
 #[test]

@@ -42,21 +42,15 @@ fn valid(seed: u64, cfg: &Config) -> Case {
     gen::valid_case(&mut Unstructured::new(&data), cfg).expect("generator")
 }
 
-const HEADER_PREDICATES: [&str; 6] = [
-    "valid_opcode",
-    "inst_word_len",
-    "has_valid_neuron_events",
-    "is_custom_op_header_opcode",
-    "custom_op_header_reserved_zero",
-    "custom_op_header_scratch_space_val",
-];
-const PAYLOAD_PREDICATES: [&str; 5] = [
-    "valid_opcode",
-    "inst_word_len",
-    "has_valid_neuron_events",
-    "is_custom_op_payload_opcode",
-    "custom_op_payload_reserved_zero",
-];
+/// The predicates of each validator in chain order (SPEC §3, §4), space-separated.
+const HEADER_PREDICATES: &str = concat!(
+    "valid_opcode inst_word_len has_valid_neuron_events is_custom_op_header_opcode ",
+    "custom_op_header_reserved_zero custom_op_header_scratch_space_val"
+);
+const PAYLOAD_PREDICATES: &str = concat!(
+    "valid_opcode inst_word_len has_valid_neuron_events is_custom_op_payload_opcode ",
+    "custom_op_payload_reserved_zero"
+);
 const DECODE_FIELDS: [&str; 13] = [
     "opcode",
     "inst_word_len",
@@ -107,21 +101,18 @@ fn coverage_and_labels() {
             failures.push(f.to_string());
         }
         let b = &c.bundle;
-        if let Some(w) = c.expected.header {
-            count(
-                "header",
-                v(w),
-                verdict(&*core, Validator::Header, b),
-                verdict(&*oracle, Validator::Header, b),
-            );
-        }
-        if let Some(w) = c.expected.payload {
-            count(
-                "payload",
-                v(w),
-                verdict(&*core, Validator::Payload, b),
-                verdict(&*oracle, Validator::Payload, b),
-            );
+        for (view, want, which) in [
+            ("header", c.expected.header, Validator::Header),
+            ("payload", c.expected.payload, Validator::Payload),
+        ] {
+            if let Some(w) = want {
+                count(
+                    view,
+                    v(w),
+                    verdict(&*core, which, b),
+                    verdict(&*oracle, which, b),
+                );
+            }
         }
         if let Some(w) = c.expected.decode {
             let f = |r: Result<(), String>| r.err().unwrap_or_else(|| "ok".into());
@@ -160,10 +151,10 @@ fn coverage_and_labels() {
         failures[0]
     );
     let has = |view: &str, l: &str| matrix.contains_key(&(view, l.to_string()));
-    for p in HEADER_PREDICATES {
+    for p in HEADER_PREDICATES.split(' ') {
         assert!(has("header", p), "header predicate {p} never first");
     }
-    for p in PAYLOAD_PREDICATES {
+    for p in PAYLOAD_PREDICATES.split(' ') {
         assert!(has("payload", p), "payload predicate {p} never first");
     }
     for f in DECODE_FIELDS {

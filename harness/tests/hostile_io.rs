@@ -349,11 +349,7 @@ fn vector_files_refuse_special_files_and_stream_within_a_memory_cap() {
         (st, e)
     };
     let plant = |what: &str| match what {
-        "fifo" => assert!(Command::new("mkfifo")
-            .arg(v.join("fifo"))
-            .status()
-            .unwrap()
-            .success()),
+        "fifo" => common::mkfifo(&v.join("fifo")),
         "zero" => symlink("/dev/zero", v.join("zero")).unwrap(),
         // 3 GiB, sparse.
         _ => std::fs::File::create(v.join("big"))

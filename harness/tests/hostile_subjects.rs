@@ -208,11 +208,7 @@ fn a_subject_given_up_on_one_operation_is_still_judged_on_the_others() {
         m["answers_received"].as_u64().unwrap() >= 200_000,
         "the LUT answers were the library's: {m}"
     );
-    let jsonl = std::fs::read_to_string(report.join("divergences.jsonl")).unwrap();
-    let divs: Vec<serde_json::Value> = jsonl
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
+    let divs = common::divergences(&report);
     assert!(!divs.is_empty());
     for d in &divs {
         assert_eq!(

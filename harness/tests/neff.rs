@@ -228,6 +228,16 @@ fn member<'a>(name: &'a str, typeflag: u8, link: &'a str, data: &'a [u8]) -> Mem
     }
 }
 
+/// (case, member path, tar typeflag, link name, data, what the message names)
+type BadMember = (
+    &'static str,
+    &'static str,
+    u8,
+    &'static str,
+    &'static [u8],
+    &'static [&'static str],
+);
+
 #[test]
 fn hostile_archives_exit_2_naming_the_member_and_the_reason_and_write_nothing() {
     let prog = program();
@@ -241,42 +251,23 @@ fn hostile_archives_exit_2_naming_the_member_and_the_reason_and_write_nothing() 
             extra,
         ])
     };
-    let mut cases: Vec<(&str, Vec<u8>, &[&str])> = vec![
-        (
-            "dotdot",
-            good(member("sg00/../../evil", b'0', "", b"x")),
-            &["sg00/../../evil", "`..`"],
-        ),
-        (
-            "absolute",
-            good(member("/etc/evil", b'0', "", b"x")),
-            &["/etc/evil", "absolute"],
-        ),
-        (
-            "symlink",
-            good(member("sg00/link", b'2', "/etc/passwd", b"")),
-            &["sg00/link", "symlink"],
-        ),
-        (
-            "hardlink",
-            good(member("sg00/hard", b'1', "sg00/PE.bin", b"")),
-            &["sg00/hard", "hard link"],
-        ),
-        (
-            "device",
-            good(member("sg00/dev", b'3', "", b"")),
-            &["sg00/dev", "character device"],
-        ),
-        (
-            "fifo",
-            good(member("sg00/fifo", b'6', "", b"")),
-            &["sg00/fifo", "FIFO"],
-        ),
-        (
-            "duplicate",
-            good(member("./sg00/PE.bin", b'0', "", b"")),
-            &["sg00/PE.bin", "two members"],
-        ),
+    #[rustfmt::skip]
+    let bad_members: [BadMember; 7] = [
+        ("dotdot", "sg00/../../evil", b'0', "", b"x", &["sg00/../../evil", "`..`"]),
+        ("absolute", "/etc/evil", b'0', "", b"x", &["/etc/evil", "absolute"]),
+        ("symlink", "sg00/link", b'2', "/etc/passwd", b"", &["sg00/link", "symlink"]),
+        ("hardlink", "sg00/hard", b'1', "sg00/PE.bin", b"", &["sg00/hard", "hard link"]),
+        ("device", "sg00/dev", b'3', "", b"", &["sg00/dev", "character device"]),
+        ("fifo", "sg00/fifo", b'6', "", b"", &["sg00/fifo", "FIFO"]),
+        ("duplicate", "./sg00/PE.bin", b'0', "", b"", &["sg00/PE.bin", "two members"]),
+    ];
+    let mut cases: Vec<(&str, Vec<u8>, &[&str])> = bad_members
+        .iter()
+        .map(|&(case, path, flag, link, data, says)| {
+            (case, good(member(path, flag, link, data)), says)
+        })
+        .collect();
+    cases.extend::<[(&str, Vec<u8>, &[&str]); 2]>([
         (
             "missing",
             archive(&[Member::file(
@@ -293,7 +284,7 @@ fn hostile_archives_exit_2_naming_the_member_and_the_reason_and_write_nothing() 
             ]),
             &["sg00/def.json", "a folder, not a regular member"],
         ),
-    ];
+    ]);
     // data_size that lies (one byte more than the file holds).
     let mut lying = good(Member::file("sg00/x", b""));
     let n = lying.len() as u64 - 1024 + 1;
@@ -358,11 +349,7 @@ fn a_neff_path_that_is_a_symlink_or_a_fifo_is_refused_without_blocking() {
     let link = dir.join("link.neff");
     std::os::unix::fs::symlink(&real, &link).unwrap();
     let fifo = dir.join("pipe.neff");
-    assert!(Command::new("mkfifo")
-        .arg(&fifo)
-        .status()
-        .unwrap()
-        .success());
+    common::mkfifo(&fifo);
     for (p, kind) in [(&link, "symlink"), (&fifo, "FIFO")] {
         for cmd in [&["check"][..], &["neff", "info"][..]] {
             let mut args = cmd.to_vec();

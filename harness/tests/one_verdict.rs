@@ -5,7 +5,7 @@
 
 mod common;
 
-use common::{code, stdout, tmp, tpb};
+use common::{bundle_with, code, stdout, tmp, tpb};
 use std::collections::BTreeMap;
 use tpbconform::arch::Arch;
 use tpbconform::generators::SplitMix64;
@@ -160,10 +160,7 @@ fn check_explain_and_decode_give_every_bundle_the_same_verdict() {
 /// wait_mode 0 it is a skeleton in all three, and decode shows the skeleton's fields.
 #[test]
 fn a_roster_opcode_without_a_record_gets_the_skeleton_in_all_three() {
-    let mut b = [0u8; 64];
-    b[0] = 0x21;
-    b[1] = 0x10;
-    b[4] = 0x08;
+    let mut b = bundle_with(&[(0, 0x21), (1, 0x10), (4, 0x08)]);
     let path = tmp("one_verdict", "activate").join("activate.bin");
     std::fs::write(&path, b).unwrap();
     let p = path.to_str().unwrap();
@@ -199,17 +196,11 @@ fn a_roster_opcode_without_a_record_gets_the_skeleton_in_all_three() {
 /// an opcode with no record.
 #[test]
 fn verdicts_name_the_field_and_its_value() {
-    let mut act = [0u8; 64];
-    act[0] = 0x21;
-    act[1] = 0x10;
-    act[4] = 0x08;
+    let act = bundle_with(&[(0, 0x21), (1, 0x10), (4, 0x08)]);
     let mut hdr = common::valid_header();
     hdr[0x3F] = 0x01;
-    let mut d9 = [0u8; 64];
-    d9[0] = 0xD9;
-    d9[1] = 0x10;
-    d9[0x0D] = 0x03;
-    d9[0x0E] = 0x0A; // not a CollectiveKind (SPEC §6.1)
+    // Kind 0x0A is not a CollectiveKind (SPEC §6.1).
+    let d9 = bundle_with(&[(0, 0xD9), (1, 0x10), (0x0D, 0x03), (0x0E, 0x0A)]);
     let dir = tmp("one_verdict", "fields");
     let cases = [
         (

@@ -6,39 +6,31 @@
 
 mod common;
 
-use common::{repo_root, stdout, tmp, BIN};
+use common::{code, repo_root, stderr, stdout, tmp, tpb, tpb_in};
 
 #[test]
 fn stream_divergences_fold_under_the_validator_divergence_they_follow_from() {
     let report = tmp("report_folding", "r");
     std::fs::remove_dir_all(&report).unwrap();
     let subject = repo_root().join("harness/tests/subjects/arg_type_reserved.py");
-    let o = std::process::Command::new(BIN)
-        .current_dir(repo_root())
-        .args([
+    let spec = format!("cmd:python3 {}", subject.display());
+    let report_arg = report.to_str().unwrap();
+    let o = tpb_in(
+        &repo_root(),
+        &[
             "gate",
             "--cases",
             "2000",
             "--targets",
             "validate_payload,custom_op_group",
-        ])
-        .arg("--subject")
-        .arg(format!("cmd:python3 {}", subject.display()))
-        .arg("--report-dir")
-        .arg(&report)
-        .output()
-        .unwrap();
-    assert_eq!(
-        o.status.code(),
-        Some(1),
-        "{}",
-        String::from_utf8_lossy(&o.stderr)
+            "--subject",
+            &spec,
+            "--report-dir",
+            report_arg,
+        ],
     );
-    let jsonl = std::fs::read_to_string(report.join("divergences.jsonl")).unwrap();
-    let recs: Vec<serde_json::Value> = jsonl
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
+    assert_eq!(code(&o), 1, "{}", stderr(&o));
+    let recs = common::divergences(&report);
     let root = recs
         .iter()
         .find(|r| r["target"] == "validate_payload")
@@ -75,7 +67,7 @@ fn stream_divergences_fold_under_the_validator_divergence_they_follow_from() {
         .iter()
         .filter(|r| r["target"] == "custom_op_group")
         .collect();
-    assert!(!groups.is_empty(), "{jsonl}");
+    assert!(!groups.is_empty(), "{recs:?}");
     for g in &groups {
         assert_eq!(g["caused_by"].as_u64(), Some(n), "{g}");
     }
@@ -144,30 +136,20 @@ fn stream_divergences_fold_under_the_validator_divergence_they_follow_from() {
     // The merged report of the run (one shard) folds the same way, by its own numbers.
     let merged = report.with_file_name("merged");
     let _ = std::fs::remove_dir_all(&merged);
-    let m = std::process::Command::new(BIN)
-        .args(["report", "merge"])
-        .arg(&report)
-        .arg("-o")
-        .arg(&merged)
-        .output()
-        .unwrap();
-    assert_eq!(
-        m.status.code(),
-        Some(1),
-        "{}",
-        String::from_utf8_lossy(&m.stderr)
-    );
+    let m = tpb(&[
+        "report",
+        "merge",
+        report_arg,
+        "-o",
+        merged.to_str().unwrap(),
+    ]);
+    assert_eq!(code(&m), 1, "{}", stderr(&m));
     let summary = std::fs::read_to_string(merged.join("summary.md")).unwrap();
     assert!(
         summary.lines().take(5).any(|l| l.contains(&counts)),
         "merged: {summary}"
     );
-    let merged_recs: Vec<serde_json::Value> =
-        std::fs::read_to_string(merged.join("divergences.jsonl"))
-            .unwrap()
-            .lines()
-            .map(|l| serde_json::from_str(l).unwrap())
-            .collect();
+    let merged_recs = common::divergences(&merged);
     let root = merged_recs
         .iter()
         .find(|r| r["target"] == "validate_payload")

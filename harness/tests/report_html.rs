@@ -7,18 +7,18 @@
 
 mod common;
 
-use common::{code, repo_root, stderr, strs, BIN};
-use serde_json::Value;
+use common::browser::{probe, screenshot, CHROMIUM};
+use common::{code, divergences, repo_root, stderr, strs, BIN};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
 
 fn tmp(name: &str) -> PathBuf {
     common::tmp("html", name)
 }
 
-const CHROMIUM: &str = "/usr/bin/chromium";
 const WIDTH: u64 = 1400;
+/// The window the page is checked in (its width is `WIDTH`).
+const WINDOW: &[&str] = &["--disable-quic", "--window-size=1400,1000"];
 
 /// Collects what the test asserts on, in the browser, into `<pre id=probe>`.
 const PROBE: &str = r#"<script>
@@ -81,54 +81,6 @@ window.addEventListener('load', () => {
 });
 </script>"#;
 
-/// Runs chromium headless on `page` with `extra` (`--dump-dom`,
-/// `--screenshot=…`); its stdout. Killed after 90 s.
-fn chromium(page: &Path, extra: &str, profile: &Path) -> String {
-    let mut child = Command::new(CHROMIUM)
-        .args([
-            "--headless",
-            "--no-sandbox",
-            "--disable-gpu",
-            "--disable-quic",
-            "--no-first-run",
-            "--disable-background-networking",
-            "--disable-component-update",
-            "--disable-sync",
-        ])
-        .arg(format!("--user-data-dir={}", profile.display()))
-        .arg(format!("--window-size={WIDTH},1000"))
-        .arg(extra)
-        .arg(format!("file://{}", page.display()))
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("start chromium");
-    let mut out = child.stdout.take().unwrap();
-    let reader = std::thread::spawn(move || {
-        let mut s = String::new();
-        let _ = std::io::Read::read_to_string(&mut out, &mut s);
-        s
-    });
-    let t0 = Instant::now();
-    while child.try_wait().unwrap().is_none() {
-        if t0.elapsed() > Duration::from_secs(90) {
-            let _ = child.kill();
-            panic!("chromium did not finish in 90 s");
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    reader.join().unwrap()
-}
-
-fn unescape(s: &str) -> String {
-    s.replace("&lt;", "<")
-        .replace("&gt;", ">")
-        .replace("&quot;", "\"")
-        .replace("&amp;", "&")
-}
-
-/// Headings of summary.md (`## …`, `### …`) as plain text.
 fn summary_headings(md: &str) -> Vec<String> {
     let mut in_fence = false;
     md.lines()
@@ -155,27 +107,15 @@ fn fails(args: &[&str]) {
     assert_eq!(code(&o), 1, "{args:?}: {}", stderr(&o));
 }
 
-/// The records of `report`'s divergences.jsonl.
-fn records(report: &Path) -> Vec<Value> {
-    std::fs::read_to_string(report.join("divergences.jsonl"))
-        .unwrap()
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect()
-}
-
 /// Renders `report/index.html` and checks it (see the module docs); `spec`
 /// is the subject with the planted bug.
 fn check_page(root: &Path, report: &Path, tag: &str, spec: &str) {
-    let records = records(report);
+    let records = divergences(report);
     let page = root.join(format!("probe-{tag}.html"));
     let html = std::fs::read_to_string(report.join("index.html")).unwrap();
     assert!(!html.contains("<script"), "the report itself has no script");
     std::fs::write(&page, html.replace("</body>", &format!("{PROBE}</body>"))).unwrap();
-    let dom = chromium(&page, "--dump-dom", &root.join(format!("profile-{tag}")));
-    let at = dom.find("<pre id=\"probe\">").expect("probe ran") + "<pre id=\"probe\">".len();
-    let end = at + dom[at..].find("</pre>").unwrap();
-    let r: Value = serde_json::from_str(&unescape(&dom[at..end])).unwrap();
+    let r = probe(&page, &root.join(format!("profile-{tag}")), WINDOW);
 
     // No sideways scroll at 1400 px.
     let (sw, cw) = (
@@ -259,14 +199,7 @@ fn check_page(root: &Path, report: &Path, tag: &str, spec: &str) {
     )
     .unwrap();
     let url = PathBuf::from(format!("{}#d{last}", frag.display()));
-    let dom = chromium(
-        &url,
-        "--dump-dom",
-        &root.join(format!("profile-frag-{tag}")),
-    );
-    let at = dom.find("<pre id=\"probe\">").expect("probe ran") + "<pre id=\"probe\">".len();
-    let end = at + dom[at..].find("</pre>").unwrap();
-    let f: Value = serde_json::from_str(&unescape(&dom[at..end])).unwrap();
+    let f = probe(&url, &root.join(format!("profile-frag-{tag}")), WINDOW);
     assert_eq!(f["hash"], format!("#d{last}"), "{f}");
     assert!(
         f["scrollY"].as_f64().unwrap() > 0.0,
@@ -309,7 +242,7 @@ fn index_html_renders_toc_byte_maps_and_every_summary_section_at_1400px() {
         "--report-dir",
         &report_str,
     ]);
-    let records = records(&report);
+    let records = divergences(&report);
     assert!(records.len() >= 2, "want several divergences: {records:?}");
 
     check_page(&root, &report, "gate", &spec);
@@ -323,16 +256,12 @@ fn index_html_renders_toc_byte_maps_and_every_summary_section_at_1400px() {
     // A screenshot renders (kept when TPB_REPORT_SCREENSHOT names a file).
     let shot = std::env::var_os("TPB_REPORT_SCREENSHOT")
         .map_or_else(|| root.join("report.png"), PathBuf::from);
-    chromium(
+    let png = screenshot(
         &report.join("index.html"),
-        &format!("--screenshot={}", shot.display()),
         &root.join("profile2"),
+        WINDOW,
+        &shot,
     );
-    let png = std::fs::read(&shot).unwrap();
-    assert!(
-        png.starts_with(b"\x89PNG") && png.len() > 10_000,
-        "{} bytes",
-        png.len()
-    );
+    assert!(png.len() > 10_000, "{} bytes", png.len());
     std::fs::remove_dir_all(&root).unwrap();
 }

@@ -131,18 +131,9 @@ fn planted_record(index: u64, arch: &str) -> Value {
     })
 }
 
-fn lines(dir: &Path) -> Vec<Value> {
-    std::fs::read_to_string(dir.join("divergences.jsonl"))
-        .unwrap()
-        .lines()
-        .filter(|l| !l.trim().is_empty())
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect()
-}
-
 /// (target, class, key, left, right) of every divergence, in report order.
 fn signatures(dir: &Path) -> Vec<[String; 5]> {
-    lines(dir)
+    common::divergences(dir)
         .iter()
         .map(|v| {
             let s = |x: &Value| x.as_str().unwrap().to_string();
@@ -199,7 +190,10 @@ fn assert_like_full(merged: &Path, full: &Path, full_code: i32, merge_out: &Outp
     }
     // The representative (first origin) and the minimised input are the
     // unsharded gate's; each merged .bin holds that minimised input.
-    for (m, f) in lines(merged).iter().zip(lines(full).iter()) {
+    for (m, f) in common::divergences(merged)
+        .iter()
+        .zip(common::divergences(full).iter())
+    {
         assert_eq!(m["origin"], f["origin"]);
         let every_shard = m["origin"].get("generated").is_none();
         let want = f["count"].as_u64().unwrap() * if every_shard { 4 } else { 1 };
@@ -251,7 +245,7 @@ fn divergences_merge_to_the_unsharded_signatures() {
     // Plus a divergence planted in shard 2's files only (generated case #6,
     // 6 mod 4 = 2), and the same in the unsharded report.
     let plant = |dir: &Path| {
-        let mut ls = lines(dir);
+        let mut ls = common::divergences(dir);
         ls.push(planted_record(6, "v4"));
         // The gate lists validate_header divergences before `vectors`.
         ls.sort_by_key(|v| v["target"] != "validate_header");
@@ -263,7 +257,7 @@ fn divergences_merge_to_the_unsharded_signatures() {
     let out = root.join("merged");
     let o = merge(&dirs, &out);
     assert_like_full(&out, &full, 1, &o);
-    let merged = lines(&out);
+    let merged = common::divergences(&out);
     let p = merged
         .iter()
         .find(|v| v["signature"]["key"] == "planted_predicate")
@@ -278,8 +272,8 @@ fn divergences_merge_to_the_unsharded_signatures() {
     // The same signature found by two shards is one divergence: counts add
     // up, the smaller case index is kept.
     let again = |dir: &Path, index: u64| {
-        let mut ls = lines(dir);
-        let mut x = lines(&full)
+        let mut ls = common::divergences(dir);
+        let mut x = common::divergences(&full)
             .into_iter()
             .find(|v| v["signature"]["key"] == "planted_predicate")
             .unwrap();
@@ -291,7 +285,7 @@ fn divergences_merge_to_the_unsharded_signatures() {
     again(&dirs[1], 5);
     let out = root.join("merged-dedup");
     assert_eq!(code(&merge(&dirs, &out)), 1);
-    let p: Vec<Value> = lines(&out)
+    let p: Vec<Value> = common::divergences(&out)
         .into_iter()
         .filter(|v| v["signature"]["key"] == "planted_predicate")
         .collect();

@@ -204,16 +204,12 @@ pub fn samples(program: &[u8]) -> (Files, Files) {
 
 /// A 64-byte instruction (0x01 LDWEIGHTS: a skeleton-only roster opcode, FACTS §1) carrying
 /// the events band `band` at 0x04 (FACTS §2).
-fn sync_insn(band: [u8; 8]) -> Vec<u8> {
-    let mut b = vec![0u8; 64];
-    b[0] = 0x01;
-    b[1] = 0x10;
-    b[4..12].copy_from_slice(&band);
-    b
+pub fn sync_insn(band: [u8; 8]) -> Vec<u8> {
+    [&[0x01, 0x10, 0, 0][..], &band, &[0; 52]].concat()
 }
 
 /// A band: wait mode, wait index, update mode, update index, `semaphore_value` (FACTS §2).
-fn band(w: u8, wi: u8, u: u8, ui: u8, v: u32) -> [u8; 8] {
+pub fn band(w: u8, wi: u8, u: u8, ui: u8, v: u32) -> [u8; 8] {
     let x = v.to_le_bytes();
     [w, wi, u, ui, x[0], x[1], x[2], x[3]]
 }

@@ -3,54 +3,70 @@
 use crate::roster::Chip;
 use crate::val::Val;
 
-/// The named predicates of the two custom-op validators (seed 000 §"The five named predicates").
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Predicate {
-    ValidOpcode,
-    InstWordLen,
-    HasValidNeuronEvents,
-    IsCustomOpHeaderOpcode,
-    CustomOpHeaderReservedZero,
-    CustomOpHeaderScratchSpaceVal,
-    IsCustomOpPayloadOpcode,
-    CustomOpPayloadReservedZero,
+/// A rejection enum as rows `Variant { fields } = "spec_name"`: declares the enum, `name()`
+/// (the row's SPEC error name), `Display` (`name: {:?}`) and `Error`, once for every such enum.
+macro_rules! rejection {
+    (
+        $(#[$meta:meta])*
+        pub enum $ty:ident {
+            $($(#[$vmeta:meta])* $v:ident $({ $($f:ident: $t:ty),* $(,)? })? = $name:literal,)*
+        }
+    ) => {
+        $crate::errors::named! {
+            $(#[$meta])*
+            pub enum $ty {
+                $($(#[$vmeta])* $v $({ $($f: $t),* })? = $name,)*
+            }
+        }
+
+        impl std::fmt::Display for $ty {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                write!(f, "{}: {:?}", self.name(), self)
+            }
+        }
+
+        impl std::error::Error for $ty {}
+    };
 }
 
-/// The predicate names, verbatim from seed 000, as rows searched by predicate.
-const PREDICATE_NAMES: &[(Predicate, &str)] = &[
-    (Predicate::ValidOpcode, "valid_opcode"),
-    (Predicate::InstWordLen, "inst_word_len"),
-    (Predicate::HasValidNeuronEvents, "has_valid_neuron_events"),
+/// An enum as rows `Variant { fields } = "spec_name"`: the enum and `name()`.
+macro_rules! named {
     (
-        Predicate::IsCustomOpHeaderOpcode,
-        "is_custom_op_header_opcode",
-    ),
-    (
-        Predicate::CustomOpHeaderReservedZero,
-        "custom_op_header_reserved_zero",
-    ),
-    (
-        Predicate::CustomOpHeaderScratchSpaceVal,
-        "custom_op_header_scratch_space_val",
-    ),
-    (
-        Predicate::IsCustomOpPayloadOpcode,
-        "is_custom_op_payload_opcode",
-    ),
-    (
-        Predicate::CustomOpPayloadReservedZero,
-        "custom_op_payload_reserved_zero",
-    ),
-];
+        $(#[$meta:meta])*
+        pub enum $ty:ident {
+            $($(#[$vmeta:meta])* $v:ident $({ $($f:ident: $t:ty),* $(,)? })? = $name:literal,)*
+        }
+    ) => {
+        $(#[$meta])*
+        pub enum $ty {
+            $($(#[$vmeta])* $v $({ $($f: $t),* })?,)*
+        }
 
-impl Predicate {
-    /// The predicate's name as the dbg validator prints it.
-    pub fn name(self) -> &'static str {
-        PREDICATE_NAMES
-            .iter()
-            .find(|row| row.0 == self)
-            .map(|row| row.1)
-            .unwrap_or("unknown_predicate")
+        impl $ty {
+            /// The variant's SPEC name.
+            pub fn name(&self) -> &'static str {
+                match self {
+                    $(Self::$v { .. } => $name,)*
+                }
+            }
+        }
+    };
+}
+pub(crate) use {named, rejection};
+
+named! {
+    /// The named predicates of the two custom-op validators, with their names verbatim from
+    /// seed 000 §"The five named predicates" (as the dbg validator prints them).
+    #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+    pub enum Predicate {
+        ValidOpcode = "valid_opcode",
+        InstWordLen = "inst_word_len",
+        HasValidNeuronEvents = "has_valid_neuron_events",
+        IsCustomOpHeaderOpcode = "is_custom_op_header_opcode",
+        CustomOpHeaderReservedZero = "custom_op_header_reserved_zero",
+        CustomOpHeaderScratchSpaceVal = "custom_op_header_scratch_space_val",
+        IsCustomOpPayloadOpcode = "is_custom_op_payload_opcode",
+        CustomOpPayloadReservedZero = "custom_op_payload_reserved_zero",
     }
 }
 
@@ -226,115 +242,55 @@ impl std::fmt::Display for EncodeRejection {
 
 impl std::error::Error for EncodeRejection {}
 
-/// Why a lookup table refused an input (SPEC §6).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum LutRejection {
-    /// A CollectiveKind with no wire byte (SendRecv, SendRecvCCE).
-    NotEncodable { kind: u32, name: &'static str },
-    /// An ordinal past the end of the table.
-    OutOfRange { value: u32 },
-    /// An AluOp with no wire byte (average, elemwise_mul).
-    NoWireByte { op: u32, name: &'static str },
-    /// An AluOp outside the shipped CCE subset.
-    NotShipped { op: u32, name: &'static str },
-    /// An AluOp that has no DgeComputeOp.
-    NotDgeOp { op: u32 },
-}
-
-impl LutRejection {
-    pub fn name(&self) -> &'static str {
-        match self {
-            LutRejection::NotEncodable { .. } => "not_encodable",
-            LutRejection::OutOfRange { .. } => "out_of_range",
-            LutRejection::NoWireByte { .. } => "no_wire_byte",
-            LutRejection::NotShipped { .. } => "not_shipped",
-            LutRejection::NotDgeOp { .. } => "not_dge_op",
-        }
+rejection! {
+    /// Why a lookup table refused an input (SPEC §6).
+    #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+    pub enum LutRejection {
+        /// A CollectiveKind with no wire byte (SendRecv, SendRecvCCE).
+        NotEncodable { kind: u32, name: &'static str } = "not_encodable",
+        /// An ordinal past the end of the table.
+        OutOfRange { value: u32 } = "out_of_range",
+        /// An AluOp with no wire byte (average, elemwise_mul).
+        NoWireByte { op: u32, name: &'static str } = "no_wire_byte",
+        /// An AluOp outside the shipped CCE subset.
+        NotShipped { op: u32, name: &'static str } = "not_shipped",
+        /// An AluOp that has no DgeComputeOp.
+        NotDgeOp { op: u32 } = "not_dge_op",
     }
 }
 
-impl std::fmt::Display for LutRejection {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{}: {:?}", self.name(), self)
+rejection! {
+    /// Why the stream parser refused a byte string (SPEC §5.3).
+    #[derive(Clone, Debug, PartialEq, Eq)]
+    pub enum StreamRejection {
+        TrailingBytes { len: usize } = "trailing_bytes",
+        InvalidRecord { index: usize, rejection: Rejection } = "invalid_record",
+        PayloadCountMismatch { index: usize, num_payloads: u64, num_arguments: u64 } = "payload_count_mismatch",
+        StrayPayload { index: usize } = "stray_payload",
+        ShortGroup { header_index: usize, expected: u64, found: u64 } = "short_group",
+        /// A 0xDA not right after a two-leg 0xD9.
+        StrayLeg { index: usize } = "stray_leg",
+        /// A two-leg 0xD9 (at `index`) not followed by a 0xDA.
+        MissingLeg { index: usize } = "missing_leg",
+        /// A 0xDA (at `index`) whose bytes 0x0C..0x0E differ from its 0xD9's.
+        LegMismatch { index: usize } = "leg_mismatch",
     }
-}
-
-impl std::error::Error for LutRejection {}
-
-/// Why the stream parser refused a byte string (SPEC §5.3).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum StreamRejection {
-    TrailingBytes {
-        len: usize,
-    },
-    InvalidRecord {
-        index: usize,
-        rejection: Rejection,
-    },
-    PayloadCountMismatch {
-        index: usize,
-        num_payloads: u64,
-        num_arguments: u64,
-    },
-    StrayPayload {
-        index: usize,
-    },
-    ShortGroup {
-        header_index: usize,
-        expected: u64,
-        found: u64,
-    },
-    /// A 0xDA not right after a two-leg 0xD9.
-    StrayLeg {
-        index: usize,
-    },
-    /// A two-leg 0xD9 (at `index`) not followed by a 0xDA.
-    MissingLeg {
-        index: usize,
-    },
-    /// A 0xDA (at `index`) whose bytes 0x0C..0x0E differ from its 0xD9's.
-    LegMismatch {
-        index: usize,
-    },
 }
 
 impl StreamRejection {
-    pub fn name(&self) -> &'static str {
-        match self {
-            StreamRejection::TrailingBytes { .. } => "trailing_bytes",
-            StreamRejection::InvalidRecord { .. } => "invalid_record",
-            StreamRejection::PayloadCountMismatch { .. } => "payload_count_mismatch",
-            StreamRejection::StrayPayload { .. } => "stray_payload",
-            StreamRejection::ShortGroup { .. } => "short_group",
-            StreamRejection::StrayLeg { .. } => "stray_leg",
-            StreamRejection::MissingLeg { .. } => "missing_leg",
-            StreamRejection::LegMismatch { .. } => "leg_mismatch",
-        }
-    }
-
     /// The bundle index the error is about (the header for `short_group`); None for
     /// `trailing_bytes`.
     pub fn index(&self) -> Option<usize> {
-        match self {
-            StreamRejection::TrailingBytes { .. } => None,
-            StreamRejection::InvalidRecord { index, .. }
-            | StreamRejection::PayloadCountMismatch { index, .. }
-            | StreamRejection::StrayPayload { index }
-            | StreamRejection::StrayLeg { index }
-            | StreamRejection::MissingLeg { index }
-            | StreamRejection::LegMismatch { index } => Some(*index),
-            StreamRejection::ShortGroup { header_index, .. } => Some(*header_index),
+        use StreamRejection::*;
+        match *self {
+            TrailingBytes { .. } => None,
+            ShortGroup { header_index, .. } => Some(header_index),
+            InvalidRecord { index, .. } | PayloadCountMismatch { index, .. } => Some(index),
+            StrayPayload { index } | StrayLeg { index } | MissingLeg { index } => Some(index),
+            LegMismatch { index } => Some(index),
         }
     }
 }
-
-impl std::fmt::Display for StreamRejection {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{}: {:?}", self.name(), self)
-    }
-}
-
-impl std::error::Error for StreamRejection {}
 
 /// Which operand list a memory-space failure is in.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -343,63 +299,19 @@ pub enum Operand {
     Output,
 }
 
-/// Why an IR gate refused (SPEC §7).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum GateRejection {
-    TooManyOutputs {
-        n_outputs: usize,
-    },
-    BadMemorySpace {
-        operand: Operand,
-        index: usize,
-        code: u8,
-    },
-    BadArch {
-        code: u8,
-    },
-    NotCustomOp {
-        kind: u32,
-    },
-    BadSubkind {
-        subkind: u32,
-    },
-    NotSbArgGlobal,
-    ScratchCountMismatch {
-        expected: u128,
-        n_scratch: u64,
-    },
-    BadCcDim {
-        dim: u32,
-    },
-    NotRegisterAccess {
-        storage_kind: u32,
-    },
-    NotLnc2 {
-        cores_per_lnc: u32,
-    },
-}
-
-impl GateRejection {
-    pub fn name(&self) -> &'static str {
-        match self {
-            GateRejection::TooManyOutputs { .. } => "too_many_outputs",
-            GateRejection::BadMemorySpace { .. } => "bad_memory_space",
-            GateRejection::BadArch { .. } => "bad_arch",
-            GateRejection::NotCustomOp { .. } => "not_custom_op",
-            GateRejection::BadSubkind { .. } => "bad_subkind",
-            GateRejection::NotSbArgGlobal => "not_sb_arg_global",
-            GateRejection::ScratchCountMismatch { .. } => "scratch_count_mismatch",
-            GateRejection::BadCcDim { .. } => "bad_cc_dim",
-            GateRejection::NotRegisterAccess { .. } => "not_register_access",
-            GateRejection::NotLnc2 { .. } => "not_lnc2",
-        }
+rejection! {
+    /// Why an IR gate refused (SPEC §7).
+    #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+    pub enum GateRejection {
+        TooManyOutputs { n_outputs: usize } = "too_many_outputs",
+        BadMemorySpace { operand: Operand, index: usize, code: u8 } = "bad_memory_space",
+        BadArch { code: u8 } = "bad_arch",
+        NotCustomOp { kind: u32 } = "not_custom_op",
+        BadSubkind { subkind: u32 } = "bad_subkind",
+        NotSbArgGlobal = "not_sb_arg_global",
+        ScratchCountMismatch { expected: u128, n_scratch: u64 } = "scratch_count_mismatch",
+        BadCcDim { dim: u32 } = "bad_cc_dim",
+        NotRegisterAccess { storage_kind: u32 } = "not_register_access",
+        NotLnc2 { cores_per_lnc: u32 } = "not_lnc2",
     }
 }
-
-impl std::fmt::Display for GateRejection {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{}: {:?}", self.name(), self)
-    }
-}
-
-impl std::error::Error for GateRejection {}

@@ -193,8 +193,7 @@ mod tests {
     /// Compare the length transcription with `isa/opcodes.tsv`'s `length` column.
     #[test]
     fn length_transcription_matches_the_isa_file() {
-        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../isa/opcodes.tsv");
-        let text = std::fs::read_to_string(path).expect("isa/opcodes.tsv");
+        let text = include_str!("../../isa/opcodes.tsv");
         let mut rows = text.lines().filter(|l| !l.starts_with('#'));
         let header: Vec<&str> = rows.next().expect("header").split('\t').collect();
         let col = header.iter().position(|h| *h == "length").expect("length");

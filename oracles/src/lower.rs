@@ -57,102 +57,30 @@ pub enum Request {
     },
 }
 
-/// Why a request does not lower; `name()` is the SPEC §5.4 error name.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum LowerRejection {
-    SendRecvKind {
-        kind: u32,
-    },
-    NotSendRecvKind {
-        kind: u32,
-    },
-    BadCcDim {
-        dim: u32,
-    },
-    DtypeOutOfRange {
-        field: &'static str,
-        ordinal: u32,
-    },
-    CceOpNotShipped {
-        op: u32,
-    },
-    OpNotAccepted {
-        kind: u32,
-        op: u32,
-    },
-    MissingSecondAp {
-        kind: u32,
-    },
-    UnexpectedSecondAp {
-        kind: u32,
-    },
-    PairsOnGroupKind {
-        kind: u32,
-    },
-    GroupsOnPairKind {
-        kind: u32,
-    },
-    NoReplicaGroups {
-        kind: u32,
-    },
-    NoSourceTargetPairs {
-        kind: u32,
-    },
-    TooLarge {
-        what: &'static str,
-        found: usize,
-        limit: usize,
-    },
-    EmptyGroup {
-        index: usize,
-    },
-    DuplicateRank {
-        rank: u32,
-    },
-    DuplicateSource {
-        rank: u32,
-    },
-    DuplicateTarget {
-        rank: u32,
-    },
-    Record {
-        opcode: u8,
-        field: &'static str,
-    },
-}
-
-impl LowerRejection {
-    pub fn name(&self) -> &'static str {
-        match self {
-            Self::SendRecvKind { .. } => "send_recv_kind",
-            Self::NotSendRecvKind { .. } => "not_send_recv_kind",
-            Self::BadCcDim { .. } => "bad_cc_dim",
-            Self::DtypeOutOfRange { .. } => "dtype_out_of_range",
-            Self::CceOpNotShipped { .. } => "cce_op_not_shipped",
-            Self::OpNotAccepted { .. } => "op_not_accepted",
-            Self::MissingSecondAp { .. } => "missing_second_ap",
-            Self::UnexpectedSecondAp { .. } => "unexpected_second_ap",
-            Self::PairsOnGroupKind { .. } => "pairs_on_group_kind",
-            Self::GroupsOnPairKind { .. } => "groups_on_pair_kind",
-            Self::NoReplicaGroups { .. } => "no_replica_groups",
-            Self::NoSourceTargetPairs { .. } => "no_source_target_pairs",
-            Self::TooLarge { .. } => "too_large",
-            Self::EmptyGroup { .. } => "empty_group",
-            Self::DuplicateRank { .. } => "duplicate_rank",
-            Self::DuplicateSource { .. } => "duplicate_source",
-            Self::DuplicateTarget { .. } => "duplicate_target",
-            Self::Record { .. } => "record",
-        }
+crate::errors::rejection! {
+    /// Why a request does not lower; `name()` is the SPEC §5.4 error name.
+    #[derive(Clone, Debug, PartialEq, Eq)]
+    pub enum LowerRejection {
+        SendRecvKind { kind: u32 } = "send_recv_kind",
+        NotSendRecvKind { kind: u32 } = "not_send_recv_kind",
+        BadCcDim { dim: u32 } = "bad_cc_dim",
+        DtypeOutOfRange { field: &'static str, ordinal: u32 } = "dtype_out_of_range",
+        CceOpNotShipped { op: u32 } = "cce_op_not_shipped",
+        OpNotAccepted { kind: u32, op: u32 } = "op_not_accepted",
+        MissingSecondAp { kind: u32 } = "missing_second_ap",
+        UnexpectedSecondAp { kind: u32 } = "unexpected_second_ap",
+        PairsOnGroupKind { kind: u32 } = "pairs_on_group_kind",
+        GroupsOnPairKind { kind: u32 } = "groups_on_pair_kind",
+        NoReplicaGroups { kind: u32 } = "no_replica_groups",
+        NoSourceTargetPairs { kind: u32 } = "no_source_target_pairs",
+        TooLarge { what: &'static str, found: usize, limit: usize } = "too_large",
+        EmptyGroup { index: usize } = "empty_group",
+        DuplicateRank { rank: u32 } = "duplicate_rank",
+        DuplicateSource { rank: u32 } = "duplicate_source",
+        DuplicateTarget { rank: u32 } = "duplicate_target",
+        Record { opcode: u8, field: &'static str } = "record",
     }
 }
-
-impl std::fmt::Display for LowerRejection {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{}: {:?}", self.name(), self)
-    }
-}
-
-impl std::error::Error for LowerRejection {}
 
 /// Limits of one request (SPEC DL-5).
 const RANK_LIMIT: usize = 4096;

@@ -7,6 +7,8 @@
 //! one area live beside it (`subjects/`, `report_support/`, `images/`).
 #![allow(dead_code)]
 
+pub mod browser;
+
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
@@ -53,6 +55,26 @@ pub fn gate_over(args: &[&str], corpus: &Path, report: &Path) -> Output {
     all.extend(["--corpus", corpus.to_str().expect("UTF-8 path")]);
     all.extend(["--report-dir", report.to_str().expect("UTF-8 path")]);
     tpb(&all)
+}
+
+/// Makes a FIFO at `path` (`mkfifo`).
+pub fn mkfifo(path: &Path) {
+    let made = Command::new("mkfifo")
+        .arg(path)
+        .status()
+        .expect("run mkfifo");
+    assert!(made.success(), "mkfifo {}", path.display());
+}
+
+/// The records of `report/divergences.jsonl`, one JSON value a line (blank
+/// lines skipped).
+pub fn divergences(report: &Path) -> Vec<serde_json::Value> {
+    std::fs::read_to_string(report.join("divergences.jsonl"))
+        .expect("read divergences.jsonl")
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| serde_json::from_str(l).expect("a JSON line"))
+        .collect()
 }
 
 /// The strings of the JSON array `v`: each item, or each item's field `key`.
