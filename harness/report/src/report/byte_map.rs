@@ -140,6 +140,8 @@ mod tests {
             replay: String::new(),
             replay_file: String::new(),
             file: "divergences/001-validate_header.bin".into(),
+            replay_target: None,
+            replay_subjects: Vec::new(),
             left_name: "sut".into(),
             right_name: "core".into(),
             left: "Err(opcode at offset 0x05)".into(),

@@ -93,6 +93,8 @@ mod tests {
             replay: "r".into(),
             replay_file: "rf".into(),
             file: "divergences/001-validate_header.bin".into(),
+            replay_target: Some("validate_header".into()),
+            replay_subjects: Vec::new(),
             left_name: "core".into(),
             right_name: "oracle".into(),
             left: "valid".into(),

@@ -26,11 +26,9 @@ use super::run_json::{
     self, CohortMeta, GenerationMeta, MachineMeta, ReachClass, RunMeta, ShardMeta,
     SubjectMachineMeta, SubjectMeta, TargetMeta, FAIL, PASS,
 };
-use crate::arch::Arch;
 use crate::findings::DedupKey;
 use crate::gate::Shard;
 use crate::targets::Target;
-use crate::triage::replay_file_command;
 use std::collections::BTreeMap;
 use std::fmt;
 
@@ -53,15 +51,6 @@ fn check_same<T: fmt::Debug + PartialEq>(
         first: (first.dir.clone(), format!("{a:?}")),
         other: (other.dir.clone(), format!("{b:?}")),
     })
-}
-
-/// The shard's file-form replay command (with its `--subject` flags) for the
-/// merged report's file name.
-fn renumbered_replay(old: &str, target: &str, file: &str) -> String {
-    match old.rsplit_once(' ') {
-        Some((head, _)) if old.contains(" --target ") => format!("{head} {file}"),
-        _ => replay_file_command(&[], Arch::default(), target, file),
-    }
 }
 
 /// The subjects under test over every shard: per target the cases summed,
@@ -95,6 +84,7 @@ fn merged_subjects(shards: &[ShardReport]) -> Vec<SubjectMeta> {
                     None => m.given_up.push(g.clone()),
                 }
             }
+            m.failures = m.failures.saturating_add(o.failures);
             for g in &o.generations {
                 if !m.generations.contains(g) {
                     m.generations.push(g.clone());
@@ -498,12 +488,11 @@ fn merged_divergences(shards: &[ShardReport]) -> Vec<DivergenceRecord> {
         .enumerate()
         .map(|(i, (_, a))| {
             let number = i as u64 + 1;
-            let target = a.rep.file_target().unwrap_or(&a.rep.target).to_string();
-            let file = format!("divergences/{number:03}-{target}.bin");
+            let [file, _, replay_file] = a.rep.replay_of(number);
             DivergenceRecord {
                 number,
                 count: a.count,
-                replay_file: renumbered_replay(&a.rep.replay_file, &target, &file),
+                replay_file,
                 file,
                 shards: a.shards,
                 // Folded under its shard's root cause, by that root's merged number (a root

@@ -15,7 +15,7 @@ use crate::gate::{ExternalRun, GateFailure, GateRun};
 use crate::input::{hex_nibbles, pack_nibbles};
 use crate::subjects::{hex, Capabilities};
 use crate::targets::Target;
-use crate::triage::Triaged;
+use crate::triage::{divergence_file, replay_command, replay_file_command, Triaged};
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -197,6 +197,13 @@ pub struct DivergenceRecord {
     pub replay_file: String,
     /// Report-relative file with the minimised input.
     pub file: String,
+    /// The target the replay commands name when it is not `target` (a vector line's).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub replay_target: Option<String>,
+    /// The subjects under test as the replay commands name them
+    /// ([`crate::triage::replay_spec`]).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub replay_subjects: Vec<String>,
     /// Left subject.
     pub left_name: String,
     /// Right subject.
@@ -306,6 +313,8 @@ impl DivergenceRecord {
             replay: d.replay.clone(),
             replay_file: d.replay_file.clone(),
             file: d.file.clone(),
+            replay_target: (f.target_name() != f.target.name()).then(|| f.target.name().into()),
+            replay_subjects: d.replay_subjects.clone(),
             left_name: f.left_name.clone(),
             right_name: f.right_name.clone(),
             left: d.min_finding.left.clone(),
@@ -384,14 +393,19 @@ impl DivergenceRecord {
         crate::findings::headline(&self.signature_line(), self.class, count)
     }
 
-    /// The target named by `file` (`divergences/NNN-<target>.bin`).
-    pub fn file_target(&self) -> Option<&str> {
-        self.file
-            .strip_prefix("divergences/")
-            .and_then(|f| f.strip_suffix(".bin"))
-            .and_then(|f| f.split_once('-'))
-            .filter(|(n, t)| n.len() == 3 && n.bytes().all(|b| b.is_ascii_digit()) && !t.is_empty())
-            .map(|(_, t)| t)
+    /// The target the replay commands name.
+    pub fn replay_target(&self) -> &str {
+        self.replay_target.as_deref().unwrap_or(&self.target)
+    }
+
+    /// `file`, `replay` and `replay_file` as the typed fields give them for divergence
+    /// `number` (a merged report renumbers; a shard's are checked against them).
+    pub fn replay_of(&self, number: u64) -> [String; 3] {
+        let (subjects, arch, t) = (&self.replay_subjects, self.arch(), self.replay_target());
+        let file = divergence_file(number as usize, t);
+        let min = self.minimized_bytes().unwrap_or_default();
+        let replay_file = replay_file_command(subjects, arch, t, &file);
+        [file, replay_command(subjects, arch, t, &min), replay_file]
     }
 }
 
@@ -400,18 +414,29 @@ pub fn is_bundle_target(target: &str) -> bool {
     Target::from_name(target).is_some_and(Target::is_bundle) || target == "vectors"
 }
 
+/// The subject under test a gate failure is about, if any.
+fn failure_subject(f: &GateFailure) -> Option<&str> {
+    use GateFailure as G;
+    match f {
+        G::Subject { spec: s, .. }
+        | G::SubjectCheckedNothing { subject: s }
+        | G::SubjectJudgedOnNothing { subject: s }
+        | G::SubjectGivenUp { subject: s, .. } => Some(s),
+        _ => None,
+    }
+}
+
 /// The junit testcase a gate failure belongs to.
 fn failure_target(f: &GateFailure) -> String {
     use GateFailure as G;
+    if failure_subject(f).is_some() {
+        return SUBJECTS_CASE.to_string();
+    }
     let t = match f {
         G::Timeout { target, .. }
         | G::InternalPanic { target, .. }
         | G::TargetDidNotRun { target } => Some(target.clone()),
         G::Unreached { .. } => Some(REACH_CASE.to_string()),
-        G::Subject { .. }
-        | G::SubjectCheckedNothing { .. }
-        | G::SubjectJudgedOnNothing { .. }
-        | G::SubjectGivenUp { .. } => Some(SUBJECTS_CASE.to_string()),
         G::Corpus { path, .. } => Target::gate_targets()
             .into_iter()
             .find(|t| {
@@ -484,6 +509,11 @@ fn subject_meta(run: &GateRun, k: usize, spec: &str, caps: Capabilities) -> Subj
             .map(|((a, _), _)| a.name().to_string())
             .collect(),
         cases: 0,
+        failures: run
+            .failures
+            .iter()
+            .filter(|f| failure_subject(f) == Some(spec))
+            .count() as u64,
         given_up: run
             .failures
             .iter()
@@ -724,12 +754,7 @@ impl ReportModel {
                     .iter()
                     .filter(|d| d.left_name == s.spec || d.right_name == s.spec)
                     .count();
-                let failed = self.meta.failures.iter().any(|f| {
-                    f.strip_prefix("subject ")
-                        .and_then(|r| r.strip_prefix(s.spec.as_str()))
-                        .is_some_and(|r| r.starts_with([' ', ':']))
-                });
-                let how = match (divs, failed) {
+                let how = match (divs, s.failures > 0) {
                     // Never `agree` for a run cut short (issue 35).
                     (0, false) if s.cases > 0 && !self.meta.complete => {
                         "no divergence in the cases run, but the run was cut short".to_string()
@@ -762,5 +787,32 @@ impl ReportModel {
     /// True for a report merged from shard folders.
     pub fn is_merged(&self) -> bool {
         self.meta.merged_from.is_some()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A subject's line says FAIL from its typed failure count, also in a merged report
+    /// whose failure texts start with their shard.
+    #[test]
+    fn a_subject_line_fails_from_its_failure_count() {
+        let mut m = ReportModel::default();
+        m.meta.complete = true;
+        m.meta.failures = vec!["shard 1/2: subject cmd:x was judged on no case".into()];
+        m.meta.subjects = vec![SubjectMeta {
+            spec: "cmd:x".into(),
+            capabilities: String::new(),
+            targets: Vec::new(),
+            vector_checks: 0,
+            generations: Vec::new(),
+            cases: 5,
+            failures: 1,
+            given_up: Vec::new(),
+        }];
+        assert!(m.subject_lines()[0].ends_with(", FAIL (see Failures)"));
+        m.meta.subjects[0].failures = 0;
+        assert!(m.subject_lines()[0].ends_with(", agree"));
     }
 }

@@ -24,8 +24,9 @@ pub const FILE: &str = "run.json";
 /// Layout version; bumped on any incompatible change (2: coverage, reach,
 /// subjects and the integrity record; 3: per-subject coverage, the
 /// optional `--subject-cases` cap, cohorts; 4: the `machine` group holds
-/// the subjects' calls and answers, a subject's `given_up` operations).
-pub const FORMAT: u32 = 4;
+/// the subjects' calls and answers, a subject's `given_up` operations; 5: a subject's
+/// `failures`).
+pub const FORMAT: u32 = 5;
 
 /// Verdict of a complete run with no finding and no failure.
 pub const PASS: &str = "PASS";
@@ -161,6 +162,9 @@ pub struct SubjectMeta {
     /// Every case it was judged on: the targets' corpus files and generated
     /// cases plus the vector checks.
     pub cases: u64,
+    /// The entries of `failures` about it (not opened, judged on nothing, given up on).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub failures: u64,
     /// The operations it was given up on (too many faults in a row), per
     /// generation: the cases needing them were not run, its other
     /// operations were judged.
@@ -337,4 +341,8 @@ pub fn render(meta: &RunMeta) -> String {
     let mut meta = meta.clone();
     meta.integrity = None;
     meta.to_json()
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
