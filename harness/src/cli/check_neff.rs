@@ -10,7 +10,7 @@
 //! `--max-errors` one worker lints the jobs in turn, so the stop is where it is without
 //! threads.
 
-use super::check_output::{LintSettings, Origin, Printer, Sink, Tally};
+use super::check_output::{LintSettings, Printer, Sink, StreamOrigin, Tally};
 use super::check_read::Splitter;
 use super::check_sync::{self, Descriptor, EngineSteps, SubgraphSync};
 use super::{CliError, Format};
@@ -32,10 +32,8 @@ const BLOCKS_IN_FLIGHT: usize = 4;
 const CHUNK: usize = 64 << 10;
 
 /// What `check` was given besides raw streams.
-pub enum Target {
-    /// A NEFF file.
+pub enum NeffInput {
     File(PathBuf),
-    /// An unpacked NEFF folder.
     Folder(PathBuf),
     /// `--engine NAME=FILE` alone: raw files named as engines.
     Engines(Vec<(Engine, String)>),
@@ -123,7 +121,7 @@ enum Msg {
 
 struct Job {
     source: String,
-    origin: Origin,
+    origin: StreamOrigin,
     input: Input,
     out: SyncSender<Msg>,
 }
@@ -271,7 +269,7 @@ fn printer_summary(
 struct JobSink<'a> {
     label: String,
     jobs: SyncSender<Job>,
-    order: std::sync::mpsc::Sender<(Origin, Receiver<Msg>)>,
+    order: std::sync::mpsc::Sender<(StreamOrigin, Receiver<Msg>)>,
     shared: &'a Shared,
 }
 
@@ -279,7 +277,7 @@ impl JobSink<'_> {
     /// Queues a job for `s`; `None` when the workers are gone.
     fn start(&mut self, s: &StreamRef, input: Input) -> Option<()> {
         let (out_tx, out_rx) = sync_channel(8);
-        let origin = Origin {
+        let origin = StreamOrigin {
             subgraph: s.subgraph.clone(),
             engine: s.engine.name().to_string(),
             member: s.member.clone(),
@@ -338,7 +336,7 @@ impl StreamSink for JobSink<'_> {
 
 /// SPEC §11 on each subgraph with two or more engine streams read whole, in scan order; its
 /// DMA descriptors from the engine JSONs (DE-12).
-fn sync_subgraphs(report: &Report, read: Vec<(Origin, EngineSteps)>) -> Vec<SubgraphSync> {
+fn sync_subgraphs(report: &Report, read: Vec<(StreamOrigin, EngineSteps)>) -> Vec<SubgraphSync> {
     let mut order: Vec<String> = Vec::new();
     let mut by: std::collections::BTreeMap<String, Vec<EngineSteps>> = Default::default();
     for (o, s) in read {
@@ -370,7 +368,7 @@ fn sync_subgraphs(report: &Report, read: Vec<(Origin, EngineSteps)>) -> Vec<Subg
 }
 
 /// Each stream's tally and, for the engine model, its steps (both in scan order).
-type Drained = (Vec<(Origin, Tally)>, Vec<(Origin, EngineSteps)>);
+type Drained = (Vec<(StreamOrigin, Tally)>, Vec<(StreamOrigin, EngineSteps)>);
 
 /// What a NEFF check found, for its closing lines.
 struct Ran {
@@ -381,7 +379,7 @@ struct Ran {
 /// Runs `check` on one NEFF target; `printer` prints (its origin is set per job). Returns
 /// whether `--max-errors` stopped it. `errors` counts over all inputs.
 pub fn run<W: Write>(
-    target: Target,
+    target: NeffInput,
     label: &str,
     args: LintSettings,
     overrides: &[(Engine, String)],
@@ -409,7 +407,7 @@ pub fn run<W: Write>(
     let (job_tx, job_rx) = sync_channel::<Job>(0);
     let job_rx = Mutex::new(job_rx);
     let (ran, drained) = std::thread::scope(|scope| {
-        let (order_tx, order_rx) = channel::<(Origin, Receiver<Msg>)>();
+        let (order_tx, order_rx) = channel::<(StreamOrigin, Receiver<Msg>)>();
         for _ in 0..workers {
             let (job_rx, shared) = (&job_rx, &shared);
             scope.spawn(move || loop {
@@ -433,7 +431,7 @@ pub fn run<W: Write>(
                 shared: shared_ref,
             };
             match target {
-                Target::File(path) => {
+                NeffInput::File(path) => {
                     let (opened, report) =
                         tpb_neff::scan_file(&path, &limits, parse_json, overrides, &mut sink)
                             .map_err(|e| neff_error(&label_s, e))?;
@@ -442,7 +440,7 @@ pub fn run<W: Write>(
                         report,
                     })
                 }
-                Target::Folder(path) => {
+                NeffInput::Folder(path) => {
                     let report = tpb_neff::scan_folder(&path, &limits, parse_json, overrides)
                         .map_err(|e| neff_error(&label_s, e))?;
                     // Fail closed: a folder with no engine stream is no unpacked NEFF, and
@@ -467,7 +465,7 @@ pub fn run<W: Write>(
                         report,
                     })
                 }
-                Target::Engines(list) => {
+                NeffInput::Engines(list) => {
                     sink.label = String::new();
                     let mut streams = Vec::new();
                     for (engine, file) in list {
@@ -480,7 +478,7 @@ pub fn run<W: Write>(
                         };
                         let (origin, rx) = {
                             let (out_tx, out_rx) = sync_channel(8);
-                            let origin = Origin {
+                            let origin = StreamOrigin {
                                 subgraph: "-".into(),
                                 engine: engine.name().to_string(),
                                 member: file.clone(),
@@ -564,7 +562,7 @@ fn closing<W: Write>(
     label: &str,
     args: LintSettings,
     ran: &Ran,
-    rows: &[(Origin, Tally)],
+    rows: &[(StreamOrigin, Tally)],
     stopped: bool,
     sync_errors: u64,
 ) -> Result<(), CliError> {
@@ -664,13 +662,13 @@ fn has_subgraph(p: &Path) -> bool {
 
 /// `check`'s NEFF target for a path, if it is one: an unpacked NEFF folder (one holding an
 /// `sgNN/` folder; any other folder stays bad input) or a NEFF file.
-pub fn target_of(path: &str) -> Option<Target> {
+pub fn neff_input(path: &str) -> Option<NeffInput> {
     if path == "-" {
         return None;
     }
     let p = Path::new(path);
     if std::fs::symlink_metadata(p).is_ok_and(|m| m.is_dir()) {
-        return has_subgraph(p).then(|| Target::Folder(p.to_path_buf()));
+        return has_subgraph(p).then(|| NeffInput::Folder(p.to_path_buf()));
     }
-    is_neff(path).then(|| Target::File(p.to_path_buf()))
+    is_neff(path).then(|| NeffInput::File(p.to_path_buf()))
 }

@@ -56,22 +56,16 @@ pub enum CliError {
     Input(InputError),
     /// A bad line in a JSONL input.
     Jsonl {
-        /// Path or `<stdin>`.
         source: String,
-        /// 1-based line.
         line: usize,
-        /// What is wrong.
         message: String,
     },
-    /// Bad `replay` input.
     Replay(replay::ReplayError),
-    /// Writing the output failed.
     Output(String),
     /// Stdout was closed by its reader: exit [`EXIT_BROKEN_PIPE`] quietly.
     BrokenPipe,
     /// A bad value in a structured (JSON) input: `message` names its path.
     BadValue {
-        /// Path or `<stdin>`.
         source: String,
         /// Where (JSON path or line/column) and what is wrong.
         message: String,
@@ -155,16 +149,6 @@ pub enum Format {
     /// `check` only: the lane picture of each multi-engine subgraph's engine model (SPEC
     /// §11) as one HTML page; no lines per bundle.
     Html,
-}
-
-/// The verdict `check`/`explain` give one bundle (see [`crate::explain::judge`]).
-pub fn judge(b: &[u8; 64], v: Validator, arch: Arch) -> Option<(String, Option<usize>)> {
-    let mode = match v {
-        Validator::Auto => crate::explain::Mode::Auto,
-        Validator::CustomOpHeader => crate::explain::Mode::Header,
-        Validator::CustomOpPayload => crate::explain::Mode::Payload,
-    };
-    crate::explain::judge(b, mode, arch)
 }
 
 /// The reference's decoder serving `arch` (a fault reads as a decode failure at offset 0).

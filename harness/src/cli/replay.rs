@@ -54,38 +54,27 @@ pub struct ReplayArgs {
 /// Bad replay input.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum ReplayError {
-    /// No input bytes.
     Empty {
-        /// `--hex` or the path.
         source: String,
     },
-    /// A non-hex character.
     BadHex {
-        /// `--hex` or the path.
         source: String,
         /// 1-based line (1 for `--hex`).
         line: usize,
         /// 0-based character offset in the line.
         offset: usize,
-        /// The character.
         found: char,
     },
     /// An odd number of hex digits.
     OddLength {
-        /// `--hex` or the path.
         source: String,
-        /// 1-based line.
         line: usize,
-        /// Digits found.
         digits: usize,
     },
     /// A bundle target given other than 64 bytes (raw, or as hex).
     BundleLength {
-        /// `--hex` or the path.
         source: String,
-        /// 1-based line.
         line: usize,
-        /// Bytes found.
         bytes: usize,
     },
 }

@@ -23,7 +23,7 @@ pub mod shrink;
 
 pub use dump::{dump, dumps};
 pub use reproduce::{reproduce, reproduce_key};
-pub use shrink::{canonical, minimize, minimize_with, MAX_ATTEMPTS, MAX_TIME};
+pub use shrink::{canonical, shrink, shrink_with, MAX_ATTEMPTS, MAX_TIME};
 
 use crate::arch::Arch;
 use crate::findings::{Finding, Findings, Kept};
@@ -197,7 +197,7 @@ pub fn triage(findings: &Findings, engines: &[Judge], specs: &[SubjectSpec]) -> 
         let (minimized, min_finding) = if faulted || f.is_vector() {
             (f.input.clone(), f.clone())
         } else {
-            let m = minimize(e, t, f);
+            let m = shrink(e, t, f);
             let mf = reproduce_key(e, t, &m, &f.dedup_key()).unwrap_or_else(|| f.clone());
             (m, mf)
         };
@@ -397,14 +397,14 @@ mod tests {
         // Property: a 0x85 bundle whose byte 0x15 is nonzero.
         let mut b = [0xA5u8; 64];
         b[0] = 0x85;
-        let m = minimize_with(true, &b, |c| c[0] == 0x85 && c[0x15] != 0);
+        let m = shrink_with(true, &b, |c| c[0] == 0x85 && c[0x15] != 0);
         let mut want = canonical(0x85);
         want[0x15] = 0x01;
         assert_eq!(m, want.to_vec());
         // Non-bundle: shortened, then zeroed, never empty.
-        let m = minimize_with(false, &[9, 9, 9, 9, 9], |c| c.len() >= 2 && c[1] & 8 != 0);
+        let m = shrink_with(false, &[9, 9, 9, 9, 9], |c| c.len() >= 2 && c[1] & 8 != 0);
         assert_eq!(m, vec![0, 8]);
-        let m = minimize_with(false, &[7, 7], |_| true);
+        let m = shrink_with(false, &[7, 7], |_| true);
         assert_eq!(m, vec![0]);
     }
 

@@ -18,7 +18,6 @@ use crate::judge::Answers;
 pub enum Side {
     /// `left_name` (a subject under test, or core against the oracle).
     Left,
-    /// `right_name`.
     Right,
 }
 

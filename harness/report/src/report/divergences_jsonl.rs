@@ -25,7 +25,6 @@ pub fn render(records: &[DivergenceRecord]) -> String {
 /// Why a line cannot be read.
 #[derive(Debug)]
 pub enum LineError {
-    /// An I/O error.
     Io(std::io::Error),
     /// A line over [`MAX_LINE`] (1-based line).
     TooLong(usize),

@@ -10,7 +10,7 @@ use super::run_json::{
     VectorMeta, FAIL, INCOMPLETE, PASS,
 };
 use crate::arch::Arch;
-use crate::findings::{DedupKey, Origin};
+use crate::findings::{CaseKind, DedupKey, Origin};
 use crate::gate::{ExternalRun, GateFailure, GateRun};
 use crate::input::{hex_nibbles, pack_nibbles};
 use crate::subjects::{hex, Capabilities};
@@ -23,7 +23,6 @@ use std::time::Duration;
 /// Clock-dependent facts of a run.
 #[derive(Clone, Debug, Default)]
 pub struct Timing {
-    /// UTC timestamp `YYYY-MM-DDTHH:MM:SSZ`.
     pub timestamp: String,
 }
 
@@ -55,9 +54,7 @@ pub struct ReportModel {
 /// One shard folder of a merged report.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ShardRef {
-    /// Folder.
     pub dir: PathBuf,
-    /// `i/N`.
     pub shard: String,
     /// Its verdict (as recomputed by the merge).
     pub verdict: String,
@@ -66,11 +63,8 @@ pub struct ShardRef {
 /// What only a live gate run knows.
 #[derive(Clone, Debug, Default)]
 pub struct LiveFacts {
-    /// UTC timestamp.
     pub timestamp: String,
-    /// Time budget, seconds.
     pub budget: Option<f64>,
-    /// Worker threads.
     pub threads: usize,
     /// Worker time per target (same order as `meta.targets`).
     pub busy: Vec<Duration>,
@@ -88,9 +82,7 @@ pub struct LiveFacts {
 pub struct SignatureRecord {
     /// Predicate / field / LUT / gate name.
     pub key: String,
-    /// Left short verdict.
     pub left: String,
-    /// Right short verdict.
     pub right: String,
 }
 
@@ -98,39 +90,27 @@ pub struct SignatureRecord {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(untagged, deny_unknown_fields)]
 pub enum OriginRecord {
-    /// A corpus file.
     Corpus {
-        /// Path.
         corpus: String,
     },
-    /// A vector file line.
     Vector {
-        /// Path.
         vector: String,
-        /// 1-based line.
         line: u64,
         /// The expectation written in the file.
         expected: String,
     },
-    /// A generated case.
     Generated {
         /// Case index (global over the shards).
         generated: u64,
-        /// `valid`, `near-valid` or `raw`.
         kind: String,
     },
 }
-
-/// Case kinds in [`crate::findings::CaseKind`] order.
-pub const KINDS: [&str; 3] = ["valid", "near-valid", "raw"];
 
 /// [`OriginRecord`] ordered like [`crate::findings::Origin`] (corpus <
 /// vector < generated; then path, line, case index, kind).
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub enum OriginKey {
-    /// A corpus file.
     Corpus(String),
-    /// A vector file line.
     Vector(String, u64, String),
     /// A generated case: index, kind rank.
     Generated(u64, usize),
@@ -146,9 +126,10 @@ impl OriginRecord {
                 line,
                 expected,
             } => OriginKey::Vector(vector.clone(), *line, expected.clone()),
-            OriginRecord::Generated { generated, kind } => {
-                OriginKey::Generated(*generated, KINDS.iter().position(|k| k == kind)?)
-            }
+            OriginRecord::Generated { generated, kind } => OriginKey::Generated(
+                *generated,
+                (0..3).position(|i| CaseKind::of(i).name() == kind)?,
+            ),
         })
     }
 }
@@ -175,23 +156,15 @@ impl std::fmt::Display for OriginRecord {
 pub struct DivergenceRecord {
     /// 1-based number in its report.
     pub number: u64,
-    /// Gate target, or `vectors`.
     pub target: String,
-    /// Class.
     pub class: crate::findings::Class,
-    /// Signature.
     pub signature: SignatureRecord,
-    /// Occurrences (duplicates included).
     pub count: u64,
-    /// The representative's origin.
     pub origin: OriginRecord,
     /// Generation it ran under (`v2` … `v5`).
     pub arch: String,
-    /// The representative's input, hex.
     pub input: String,
-    /// Its minimised input, hex.
     pub minimized: String,
-    /// Replay command (hex form).
     pub replay: String,
     /// Replay command (file form, from the report folder).
     pub replay_file: String,
@@ -204,9 +177,7 @@ pub struct DivergenceRecord {
     /// ([`crate::triage::replay_spec`]).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub replay_subjects: Vec<String>,
-    /// Left subject.
     pub left_name: String,
-    /// Right subject.
     pub right_name: String,
     /// Left full result on the minimised input.
     pub left: String,
@@ -243,7 +214,6 @@ pub struct DivergenceRecord {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct CohortRecord {
-    /// `core`, `oracle`, subject specs.
     pub members: Vec<String>,
     /// Their short answer (SPEC names).
     pub answer: String,

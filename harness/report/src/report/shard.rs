@@ -34,11 +34,8 @@ use super::merge_error::{MergeError, MAX_BYTES};
 /// One shard's report folder, read and verified.
 #[derive(Clone, Debug)]
 pub struct ShardReport {
-    /// Folder.
     pub dir: PathBuf,
-    /// Its `run.json`.
     pub meta: RunMeta,
-    /// Its `divergences.jsonl`.
     pub divergences: Vec<DivergenceRecord>,
 }
 
