@@ -231,7 +231,7 @@ fn lint_job(job: Job, shared: &Shared) {
             steps = None; // not read whole: its subgraph is not analysed
         }
         let stopped = stopped && *sink.errors >= limit;
-        printer_summary(sink.printer, &job.source, sink.tally, stopped)?;
+        sink.printer.summary(&job.source, sink.tally, stopped)?;
         Ok(stopped)
     })();
     shared
@@ -256,15 +256,6 @@ fn lint_job(job: Job, shared: &Shared) {
     }
 }
 
-fn printer_summary(
-    p: &mut Printer<Vec<u8>>,
-    source: &str,
-    t: &Tally,
-    stopped: bool,
-) -> Result<(), CliError> {
-    p.summary(source, t, stopped)
-}
-
 /// The scan's side: each stream becomes a job whose blocks it reads and sends.
 struct JobSink<'a> {
     label: String,
@@ -283,7 +274,10 @@ impl JobSink<'_> {
             member: s.member.clone(),
         };
         self.order.send((origin.clone(), out_rx)).ok()?;
-        let source = format!("{}:{}", self.label, s.member);
+        let source = match self.label.as_str() {
+            "" => s.member.clone(),
+            label => format!("{label}:{}", s.member),
+        };
         self.jobs
             .send(Job {
                 source,
@@ -476,25 +470,7 @@ pub fn run<W: Write>(
                             size: 0,
                             file: Some(PathBuf::from(&file)),
                         };
-                        let (origin, rx) = {
-                            let (out_tx, out_rx) = sync_channel(8);
-                            let origin = StreamOrigin {
-                                subgraph: "-".into(),
-                                engine: engine.name().to_string(),
-                                member: file.clone(),
-                            };
-                            let job = Job {
-                                source: file.clone(),
-                                origin: origin.clone(),
-                                input: Input::File(PathBuf::from(&file)),
-                                out: out_tx,
-                            };
-                            (origin, (out_rx, job))
-                        };
-                        let (out_rx, job) = rx;
-                        if sink.order.send((origin, out_rx)).is_err()
-                            || sink.jobs.send(job).is_err()
-                        {
+                        if sink.start(&s, Input::File(file.into())).is_none() {
                             break;
                         }
                         streams.push(s);

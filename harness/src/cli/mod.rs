@@ -65,6 +65,9 @@ pub enum CliError {
     /// Stdout was closed by its reader: exit [`EXIT_BROKEN_PIPE`] quietly.
     BrokenPipe,
     /// A bad value in a structured (JSON) input: `message` names its path.
+    /// Refused before anything changed (a corpus that checks nothing, an existing report
+    /// folder, a subject that does not open): the message as it stands.
+    Refused(String),
     BadValue {
         source: String,
         /// Where (JSON path or line/column) and what is wrong.
@@ -95,11 +98,24 @@ impl fmt::Display for CliError {
             CliError::Output(m) => write!(f, "cannot write output: {m}"),
             CliError::BrokenPipe => write!(f, "stdout closed by its reader"),
             CliError::BadValue { source, message } => write!(f, "{source}: {message}"),
+            CliError::Refused(m) => f.write_str(m),
         }
     }
 }
 
 impl std::error::Error for CliError {}
+
+impl CliError {
+    /// [`CliError::Refused`] with `e`'s message.
+    pub fn refused(e: impl fmt::Display) -> Self {
+        CliError::Refused(e.to_string())
+    }
+}
+
+/// A test hook: environment variable `name` parsed, if set and well-formed.
+pub fn debug_env<T: std::str::FromStr>(name: &str) -> Option<T> {
+    std::env::var(name).ok()?.parse().ok()
+}
 
 impl From<InputError> for CliError {
     fn from(e: InputError) -> Self {

@@ -6,7 +6,7 @@
 //! 2 = bad input ([`ReplayError`], message names the source and the line /
 //! offset).
 
-use super::{CliError, CliResult, EXIT_BAD_INPUT, EXIT_INVALID, EXIT_OK};
+use super::{CliError, CliResult, EXIT_INVALID, EXIT_OK};
 use crate::arch::Arch;
 use crate::fuzz_entry::{replay_names, replay_targets};
 use crate::input::{open_source, read_capped, source_name, Lines};
@@ -223,13 +223,7 @@ pub fn run(a: ReplayArgs) -> CliResult {
     super::panic_hook::install_quiet();
     crate::external::set_case_timeout(std::time::Duration::from_secs(a.case_timeout));
     let mut out = std::io::stdout().lock();
-    let e = match Judge::open(&a.subjects, a.arch) {
-        Ok(e) => e,
-        Err(e) => {
-            eprintln!("tpbconform: error: {e}");
-            return Ok(EXIT_BAD_INPUT);
-        }
-    };
+    let e = Judge::open(&a.subjects, a.arch).map_err(CliError::refused)?;
     let who = if a.subjects.is_empty() {
         "core and oracle".to_string()
     } else {

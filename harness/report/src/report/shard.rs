@@ -491,7 +491,7 @@ fn check_record(
     };
     match &r.origin {
         OriginRecord::Generated { generated, kind } => {
-            if r.origin.key().is_none() {
+            if !r.origin.kind_known() {
                 return Err(bad(&path, line, format!("unknown case kind `{kind}`")));
             }
             if generated % meta.shard.count != meta.shard.index {
