@@ -74,11 +74,24 @@ fn merge(dirs: &[PathBuf], out: &Path) -> Output {
     tpb(&args)
 }
 
-/// Writes divergence records (renumbered in order) to `dir`, and each
-/// record's raw file with its minimised input.
+/// Writes divergence records (renumbered in order, with the file and replay commands of
+/// their new number and generation, as the gate writes them: no subject under test) to
+/// `dir`, and each record's raw file with its minimised input.
 fn write_lines(dir: &Path, ls: &mut [Value]) {
     for (i, v) in ls.iter_mut().enumerate() {
+        assert!(v.get("replay_subjects").is_none(), "{v}");
         v["number"] = Value::from(i + 1);
+        let target = v.get("replay_target").unwrap_or(&v["target"]).clone();
+        let target = target.as_str().unwrap();
+        let file = format!("divergences/{:03}-{target}.bin", i + 1);
+        let arch = match v["arch"].as_str().unwrap() {
+            "v2" => String::new(),
+            a => format!("--arch {a} "),
+        };
+        let head = format!("tpbconform replay {arch}--target {target}");
+        v["replay"] = format!("{head} --hex {}", v["minimized"].as_str().unwrap()).into();
+        v["replay_file"] = format!("{head} {file}").into();
+        v["file"] = file.into();
         let hex = v["minimized"].as_str().unwrap();
         let bytes: Vec<u8> = (0..hex.len() / 2)
             .map(|k| u8::from_str_radix(&hex[2 * k..2 * k + 2], 16).unwrap())
@@ -123,9 +136,8 @@ fn planted_record(index: u64, arch: &str) -> Value {
         "signature": {"key": "planted_predicate", "left": "valid", "right": "planted_predicate"},
         "count": 1, "origin": {"generated": index, "kind": "valid"}, "arch": arch,
         "input": "85", "minimized": "85",
-        "replay": "tpbconform replay --target validate_header --hex 85",
-        "replay_file": "tpbconform replay --target validate_header divergences/099-validate_header.bin",
-        "file": "divergences/099-validate_header.bin",
+        // `write_lines` gives it the file and replay commands of its number.
+        "replay": "", "replay_file": "", "file": "",
         "left_name": "core", "right_name": "oracle", "left": "valid", "right": "planted",
         "left_dump": "validate_header = valid\n", "right_dump": "validate_header = planted\n"
     })
@@ -437,6 +449,39 @@ fn refuses_sets_that_are_not_one_complete_run() {
         }),
         &out,
         "not in shard 3/4",
+    );
+    // A record's file and replay commands are what its typed fields give: one edited, and
+    // one of an older tpbconform (a vector line's record without `replay_target`), refused.
+    let rewrite = |d: &Path, edit: &dyn Fn(&mut Value)| {
+        let mut ls = lines(d);
+        edit(&mut ls[0]);
+        std::fs::write(d.join("divergences.jsonl"), format!("{}\n", ls[0])).unwrap();
+    };
+    refused(
+        &edited("replayed", &|d: &Path| {
+            add_divergent_case(d, &mut [planted_record(3, "v5")], "v5");
+            rewrite(d, &|r| r["replay_file"] = "tpbconform replay x".into());
+        }),
+        &out,
+        "fields `file`, `replay` and `replay_file` are not the ones",
+    );
+    refused(
+        &edited("oldvec", &|d: &Path| {
+            let mut m = read_json(&d.join("run.json"));
+            let path = m["vector_files"][0]["path"].clone();
+            m["vector_files"][0]["failed"] = 1.into();
+            for k in ["distinct_divergences", "divergent_cases"] {
+                m[k] = 1.into();
+            }
+            m["verdict"] = "FAIL".into();
+            write_json(&d.join("run.json"), &m);
+            let mut rec = planted_record(3, "v5");
+            rec["origin"] = serde_json::json!({"vector": path, "line": 1, "expected": "x"});
+            write_lines(d, &mut [rec]);
+            rewrite(d, &|r| r["target"] = "vectors".into());
+        }),
+        &out,
+        "a vector line's record without `replay_target`",
     );
     refused(
         &edited("extra", &|d: &Path| {

@@ -30,15 +30,15 @@ use std::fmt;
 
 /// A finding: a rendered report (input bytes and both results).
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Finding(pub String);
+pub struct FuzzFinding(pub String);
 
-impl fmt::Display for Finding {
+impl fmt::Display for FuzzFinding {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(&self.0)
     }
 }
 
-impl std::error::Error for Finding {}
+impl std::error::Error for FuzzFinding {}
 
 /// The fuzz targets (= corpus folders), in registry order.
 pub fn fuzz_targets() -> Vec<&'static str> {
@@ -115,7 +115,7 @@ impl Entry {
 
     /// Runs the entry on `data`; `Err` on the first disagreement.
     #[inline(always)]
-    pub fn check(self, data: &[u8]) -> Result<(), Finding> {
+    pub fn check(self, data: &[u8]) -> Result<(), FuzzFinding> {
         match self {
             Entry::Judge(t) => check_judged(t.spec().folder, data),
             _ => {
@@ -134,7 +134,7 @@ impl Entry {
         left: &L,
         right: &R,
         data: &[u8],
-    ) -> Result<(), Finding> {
+    ) -> Result<(), FuzzFinding> {
         match self {
             Entry::Validator(t, v) => match lean::validator_pair(left, right, t, v, data) {
                 None => Ok(()),
@@ -164,8 +164,8 @@ impl Entry {
 
 /// A lean path's report: the divergence (`shown`: whole, or its head) and
 /// the command that replays it through the whole judge.
-fn lean_finding(d: &Divergence, shown: &dyn fmt::Display) -> Finding {
-    Finding(format!(
+fn lean_finding(d: &Divergence, shown: &dyn fmt::Display) -> FuzzFinding {
+    FuzzFinding(format!(
         "{shown}\n  replay: tpbconform replay --target {} --hex {}",
         d.target,
         hex(&d.input)
@@ -175,7 +175,7 @@ fn lean_finding(d: &Divergence, shown: &dyn fmt::Display) -> Finding {
 /// Runs fuzz target `name` on `data` the way its fuzz binary does (its
 /// [`Entry`]; a name that is not a fuzz target goes to [`check_judged`]);
 /// `Err` on the first disagreement.
-pub fn check(name: &str, data: &[u8]) -> Result<(), Finding> {
+pub fn check(name: &str, data: &[u8]) -> Result<(), FuzzFinding> {
     match Entry::find(name) {
         Some(e) => e.check(data),
         None => check_judged(name, data),
@@ -185,10 +185,10 @@ pub fn check(name: &str, data: &[u8]) -> Result<(), Finding> {
 /// Runs fuzz target `name` on `data` through the [`Judge`]; `Err` on the
 /// first disagreement (or for a name that is not a fuzz target nor a gate
 /// target).
-pub fn check_judged(name: &str, data: &[u8]) -> Result<(), Finding> {
+pub fn check_judged(name: &str, data: &[u8]) -> Result<(), FuzzFinding> {
     let targets = replay_targets(name);
     if targets.is_empty() {
-        return Err(Finding(format!(
+        return Err(FuzzFinding(format!(
             "`{name}` is not a fuzz target (expected one of: {})",
             folders().join(", ")
         )));
@@ -196,8 +196,8 @@ pub fn check_judged(name: &str, data: &[u8]) -> Result<(), Finding> {
     let e = Judge::reference();
     for t in targets {
         match kinds::of(t).check_every_generation(&e, t, data) {
-            Some((Some(arch), d)) => return Err(Finding(format!("[{arch}] {d}"))),
-            Some((None, d)) => return Err(Finding(d.to_string())),
+            Some((Some(arch), d)) => return Err(FuzzFinding(format!("[{arch}] {d}"))),
+            Some((None, d)) => return Err(FuzzFinding(d.to_string())),
             None => {}
         }
     }

@@ -97,7 +97,7 @@ pub fn run(files: &[String], args: CheckArgs, engines: &[String]) -> CliResult {
     };
     if paths.is_empty() {
         raw_only("--engine")?;
-        let target = check_neff::Target::Engines(overrides.clone());
+        let target = check_neff::NeffInput::Engines(overrides.clone());
         check_neff::run(
             target,
             "--engine",
@@ -109,7 +109,7 @@ pub fn run(files: &[String], args: CheckArgs, engines: &[String]) -> CliResult {
         )?;
     }
     for path in &paths {
-        if let Some(target) = check_neff::target_of(path) {
+        if let Some(target) = check_neff::neff_input(path) {
             raw_only(path)?;
             let stopped = check_neff::run(
                 target,

@@ -10,7 +10,7 @@
 //! `--max-errors` one worker lints the jobs in turn, so the stop is where it is without
 //! threads.
 
-use super::check_output::{LintSettings, Origin, Printer, Sink, Tally};
+use super::check_output::{LintSettings, Printer, Sink, StreamOrigin, Tally};
 use super::check_read::Splitter;
 use super::check_sync::{self, Descriptor, EngineSteps, SubgraphSync};
 use super::{CliError, Format};
@@ -32,10 +32,8 @@ const BLOCKS_IN_FLIGHT: usize = 4;
 const CHUNK: usize = 64 << 10;
 
 /// What `check` was given besides raw streams.
-pub enum Target {
-    /// A NEFF file.
+pub enum NeffInput {
     File(PathBuf),
-    /// An unpacked NEFF folder.
     Folder(PathBuf),
     /// `--engine NAME=FILE` alone: raw files named as engines.
     Engines(Vec<(Engine, String)>),
@@ -123,7 +121,7 @@ enum Msg {
 
 struct Job {
     source: String,
-    origin: Origin,
+    origin: StreamOrigin,
     input: Input,
     out: SyncSender<Msg>,
 }
@@ -233,7 +231,7 @@ fn lint_job(job: Job, shared: &Shared) {
             steps = None; // not read whole: its subgraph is not analysed
         }
         let stopped = stopped && *sink.errors >= limit;
-        printer_summary(sink.printer, &job.source, sink.tally, stopped)?;
+        sink.printer.summary(&job.source, sink.tally, stopped)?;
         Ok(stopped)
     })();
     shared
@@ -258,20 +256,11 @@ fn lint_job(job: Job, shared: &Shared) {
     }
 }
 
-fn printer_summary(
-    p: &mut Printer<Vec<u8>>,
-    source: &str,
-    t: &Tally,
-    stopped: bool,
-) -> Result<(), CliError> {
-    p.summary(source, t, stopped)
-}
-
 /// The scan's side: each stream becomes a job whose blocks it reads and sends.
 struct JobSink<'a> {
     label: String,
     jobs: SyncSender<Job>,
-    order: std::sync::mpsc::Sender<(Origin, Receiver<Msg>)>,
+    order: std::sync::mpsc::Sender<(StreamOrigin, Receiver<Msg>)>,
     shared: &'a Shared,
 }
 
@@ -279,13 +268,16 @@ impl JobSink<'_> {
     /// Queues a job for `s`; `None` when the workers are gone.
     fn start(&mut self, s: &StreamRef, input: Input) -> Option<()> {
         let (out_tx, out_rx) = sync_channel(8);
-        let origin = Origin {
+        let origin = StreamOrigin {
             subgraph: s.subgraph.clone(),
             engine: s.engine.name().to_string(),
             member: s.member.clone(),
         };
         self.order.send((origin.clone(), out_rx)).ok()?;
-        let source = format!("{}:{}", self.label, s.member);
+        let source = match self.label.as_str() {
+            "" => s.member.clone(),
+            label => format!("{label}:{}", s.member),
+        };
         self.jobs
             .send(Job {
                 source,
@@ -338,7 +330,7 @@ impl StreamSink for JobSink<'_> {
 
 /// SPEC §11 on each subgraph with two or more engine streams read whole, in scan order; its
 /// DMA descriptors from the engine JSONs (DE-12).
-fn sync_subgraphs(report: &Report, read: Vec<(Origin, EngineSteps)>) -> Vec<SubgraphSync> {
+fn sync_subgraphs(report: &Report, read: Vec<(StreamOrigin, EngineSteps)>) -> Vec<SubgraphSync> {
     let mut order: Vec<String> = Vec::new();
     let mut by: std::collections::BTreeMap<String, Vec<EngineSteps>> = Default::default();
     for (o, s) in read {
@@ -370,7 +362,7 @@ fn sync_subgraphs(report: &Report, read: Vec<(Origin, EngineSteps)>) -> Vec<Subg
 }
 
 /// Each stream's tally and, for the engine model, its steps (both in scan order).
-type Drained = (Vec<(Origin, Tally)>, Vec<(Origin, EngineSteps)>);
+type Drained = (Vec<(StreamOrigin, Tally)>, Vec<(StreamOrigin, EngineSteps)>);
 
 /// What a NEFF check found, for its closing lines.
 struct Ran {
@@ -381,7 +373,7 @@ struct Ran {
 /// Runs `check` on one NEFF target; `printer` prints (its origin is set per job). Returns
 /// whether `--max-errors` stopped it. `errors` counts over all inputs.
 pub fn run<W: Write>(
-    target: Target,
+    target: NeffInput,
     label: &str,
     args: LintSettings,
     overrides: &[(Engine, String)],
@@ -409,7 +401,7 @@ pub fn run<W: Write>(
     let (job_tx, job_rx) = sync_channel::<Job>(0);
     let job_rx = Mutex::new(job_rx);
     let (ran, drained) = std::thread::scope(|scope| {
-        let (order_tx, order_rx) = channel::<(Origin, Receiver<Msg>)>();
+        let (order_tx, order_rx) = channel::<(StreamOrigin, Receiver<Msg>)>();
         for _ in 0..workers {
             let (job_rx, shared) = (&job_rx, &shared);
             scope.spawn(move || loop {
@@ -433,7 +425,7 @@ pub fn run<W: Write>(
                 shared: shared_ref,
             };
             match target {
-                Target::File(path) => {
+                NeffInput::File(path) => {
                     let (opened, report) =
                         tpb_neff::scan_file(&path, &limits, parse_json, overrides, &mut sink)
                             .map_err(|e| neff_error(&label_s, e))?;
@@ -442,7 +434,7 @@ pub fn run<W: Write>(
                         report,
                     })
                 }
-                Target::Folder(path) => {
+                NeffInput::Folder(path) => {
                     let report = tpb_neff::scan_folder(&path, &limits, parse_json, overrides)
                         .map_err(|e| neff_error(&label_s, e))?;
                     // Fail closed: a folder with no engine stream is no unpacked NEFF, and
@@ -467,7 +459,7 @@ pub fn run<W: Write>(
                         report,
                     })
                 }
-                Target::Engines(list) => {
+                NeffInput::Engines(list) => {
                     sink.label = String::new();
                     let mut streams = Vec::new();
                     for (engine, file) in list {
@@ -478,25 +470,7 @@ pub fn run<W: Write>(
                             size: 0,
                             file: Some(PathBuf::from(&file)),
                         };
-                        let (origin, rx) = {
-                            let (out_tx, out_rx) = sync_channel(8);
-                            let origin = Origin {
-                                subgraph: "-".into(),
-                                engine: engine.name().to_string(),
-                                member: file.clone(),
-                            };
-                            let job = Job {
-                                source: file.clone(),
-                                origin: origin.clone(),
-                                input: Input::File(PathBuf::from(&file)),
-                                out: out_tx,
-                            };
-                            (origin, (out_rx, job))
-                        };
-                        let (out_rx, job) = rx;
-                        if sink.order.send((origin, out_rx)).is_err()
-                            || sink.jobs.send(job).is_err()
-                        {
+                        if sink.start(&s, Input::File(file.into())).is_none() {
                             break;
                         }
                         streams.push(s);
@@ -564,7 +538,7 @@ fn closing<W: Write>(
     label: &str,
     args: LintSettings,
     ran: &Ran,
-    rows: &[(Origin, Tally)],
+    rows: &[(StreamOrigin, Tally)],
     stopped: bool,
     sync_errors: u64,
 ) -> Result<(), CliError> {
@@ -664,13 +638,13 @@ fn has_subgraph(p: &Path) -> bool {
 
 /// `check`'s NEFF target for a path, if it is one: an unpacked NEFF folder (one holding an
 /// `sgNN/` folder; any other folder stays bad input) or a NEFF file.
-pub fn target_of(path: &str) -> Option<Target> {
+pub fn neff_input(path: &str) -> Option<NeffInput> {
     if path == "-" {
         return None;
     }
     let p = Path::new(path);
     if std::fs::symlink_metadata(p).is_ok_and(|m| m.is_dir()) {
-        return has_subgraph(p).then(|| Target::Folder(p.to_path_buf()));
+        return has_subgraph(p).then(|| NeffInput::Folder(p.to_path_buf()));
     }
-    is_neff(path).then(|| Target::File(p.to_path_buf()))
+    is_neff(path).then(|| NeffInput::File(p.to_path_buf()))
 }

@@ -15,13 +15,9 @@ use tpb_core::walk::{At, Event, StreamError, StreamFault};
 /// What linting a stream needs of `check`'s options (shared by raw streams and NEFFs).
 #[derive(Clone, Copy, Debug)]
 pub struct LintSettings {
-    /// Output format.
     pub format: Format,
-    /// Generation.
     pub arch: Arch,
-    /// `--per-opcode`.
     pub per_opcode: bool,
-    /// `--max-errors`.
     pub max_errors: Option<u64>,
     /// Run the engine model on multi-engine input (SPEC §11; off with `--no-sync`).
     pub sync: bool,
@@ -32,15 +28,11 @@ pub struct LintSettings {
 /// Per-stream counts.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Tally {
-    /// Instructions seen.
     pub instructions: u64,
-    /// Verdict `valid`.
     pub valid: u64,
     /// Verdict `valid (skeleton; body not modelled)`.
     pub skeleton: u64,
-    /// Verdict `invalid`.
     pub invalid: u64,
-    /// Stream errors.
     pub stream_errors: u64,
     /// With `--per-opcode`: per opcode (byte 0 of an instruction), its valid / skeleton /
     /// invalid counts (fixed size, whatever the stream).
@@ -83,7 +75,7 @@ impl Tally {
 /// Where a stream inside a NEFF comes from: named in every location (text: `model.neff:sg00/
 /// Pool.bin #7 @0x1C0, engine Pool`) and carried by every JSONL record (issue 33).
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Origin {
+pub struct StreamOrigin {
     /// The subgraph folder (`sg00`; `-` for `--engine NAME=FILE`).
     pub subgraph: String,
     /// The engine (`PE`, `Activation`, `Pool`, `DVE`, `SP`).
@@ -100,7 +92,7 @@ pub struct Printer<W: Write> {
     /// The last source and its JSON string form (quoted, escaped), reused per line.
     quoted: (String, String),
     /// The stream's place in a NEFF, and its JSON keys (`"subgraph":..,"engine":..,"member":..,`).
-    origin: Option<(Origin, String)>,
+    origin: Option<(StreamOrigin, String)>,
 }
 
 fn where_(
@@ -108,7 +100,7 @@ fn where_(
     index: usize,
     offset: usize,
     line: Option<usize>,
-    origin: Option<&(Origin, String)>,
+    origin: Option<&(StreamOrigin, String)>,
 ) -> String {
     match (line, origin) {
         (_, Some((o, _))) => format!("{source} #{index} @0x{offset:X}, engine {}", o.engine),
@@ -191,7 +183,7 @@ impl<W: Write> Printer<W> {
     }
 
     /// Names the NEFF place of the streams printed next (`None`: a raw stream).
-    pub fn set_origin(&mut self, origin: Option<Origin>) {
+    pub fn set_origin(&mut self, origin: Option<StreamOrigin>) {
         self.origin = origin.map(|o| {
             let keys = serde_json::json!({
                 "subgraph": o.subgraph,

@@ -51,21 +51,16 @@ impl EngineSteps {
 /// adds (`None`: the queue set is not declared; DE-12 takes 1).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Descriptor {
-    /// `semaphore`.
     pub semaphore: Option<u32>,
-    /// `num_queues` of its set.
     pub increment: Option<u32>,
 }
 
 /// A subgraph's reading: its program, core's outcome, and per engine its labels and offsets.
 pub struct SubgraphSync {
-    /// Subgraph name (`sg00`).
     pub subgraph: String,
-    /// Engine labels and members.
     pub engines: Vec<(String, String)>,
     /// Byte offset of each engine's instruction `i`.
     pub offsets: Vec<Vec<u64>>,
-    /// The program.
     pub program: EngineProgram,
     /// Core's reading, or why it refused the input.
     pub outcome: Result<EngineSyncOutcome, String>,

@@ -11,7 +11,7 @@
 //! `--report-dir`). See docs/guarantees.md.
 
 use super::target_arg::TargetArg;
-use super::{CliResult, EXIT_BAD_INPUT, EXIT_INVALID, EXIT_OK};
+use super::{debug_env, CliError, CliResult, EXIT_BAD_INPUT, EXIT_INVALID, EXIT_OK};
 use crate::arch::Arch;
 use crate::external;
 use crate::gate::{self, ExternalRun, GateConfig, GateFailure, Shard};
@@ -205,15 +205,6 @@ fn external_runs(cfg: &GateConfig, run: &gate::GateRun) -> Vec<ExternalRun> {
         .collect()
 }
 
-fn quiet_panics() {
-    // Subject panics are caught and reported as findings; keep stderr clean.
-    super::panic_hook::install_quiet();
-}
-
-fn loud_panics() {
-    super::panic_hook::install_loud(report::abort_staging);
-}
-
 /// Makes SIGINT / SIGTERM / SIGHUP stop the gate ([`crate::interrupt`]):
 /// the first signal stops it (it still writes a complete report, marked
 /// interrupted, if it can within [`crate::interrupt::GRACE`]); a second
@@ -230,32 +221,22 @@ pub fn install_stop_handler() -> Arc<AtomicBool> {
 
 /// Runs `gate`.
 pub fn run(a: GateArgs) -> CliResult {
-    let targets = if a.targets.is_empty() {
-        Target::gate_targets()
-    } else {
-        let mut t: Vec<Target> = Vec::new();
-        for x in &a.targets {
-            if !t.contains(x) {
-                t.push(*x);
-            }
-        }
-        t
-    };
-    // Fail closed before anything is created: a corpus that checks nothing.
-    if !a.no_corpus {
-        if let Err(e) = gate::preflight::check_corpus(&a.corpus, &targets) {
-            eprintln!("tpbconform: error: {e}");
-            return Ok(EXIT_BAD_INPUT);
+    let mut targets: Vec<Target> = Vec::new();
+    for x in &a.targets {
+        if !targets.contains(x) {
+            targets.push(*x);
         }
     }
+    if targets.is_empty() {
+        targets = Target::gate_targets();
+    }
+    // Fail closed before anything is created: a corpus that checks nothing.
+    if !a.no_corpus {
+        gate::preflight::check_corpus(&a.corpus, &targets).map_err(CliError::refused)?;
+    }
     let (stamp, iso) = report::utc_now();
-    let dir = match report::claim_dir(a.report_dir.as_deref(), &PathBuf::from("reports"), &stamp) {
-        Ok(d) => d,
-        Err(e) => {
-            eprintln!("tpbconform: error: {e}");
-            return Ok(EXIT_BAD_INPUT);
-        }
-    };
+    let dir = report::claim_dir(a.report_dir.as_deref(), &PathBuf::from("reports"), &stamp)
+        .map_err(CliError::refused)?;
     // Any return without a report (a subject that fails to start, …) gives
     // the claimed folder back, so a rerun is not refused as "exists".
     let _claim = report::ClaimGuard;
@@ -281,27 +262,17 @@ pub fn run(a: GateArgs) -> CliResult {
         progress: !a.quiet && std::io::stderr().is_terminal(),
         stop: Some(Arc::clone(&stop)),
         // Test hook: a smaller "full run" threshold for the reach failure.
-        reach_required_from: std::env::var("TPB_GATE_DEBUG_REACH_FROM")
-            .ok()
-            .and_then(|v| v.parse().ok())
-            .unwrap_or(crate::gate::DEFAULT_CASES),
-        debug_hang_case: std::env::var("TPB_GATE_DEBUG_HANG_CASE")
-            .ok()
-            .and_then(|v| v.parse().ok()),
+        reach_required_from: debug_env("TPB_GATE_DEBUG_REACH_FROM").unwrap_or(gate::DEFAULT_CASES),
+        debug_hang_case: debug_env("TPB_GATE_DEBUG_HANG_CASE"),
         debug_panic_case: None,
-        debug_subject_panic_case: std::env::var("TPB_GATE_DEBUG_SUBJECT_PANIC_CASE")
-            .ok()
-            .and_then(|v| v.parse().ok()),
+        debug_subject_panic_case: debug_env("TPB_GATE_DEBUG_SUBJECT_PANIC_CASE"),
     };
     let bar = cfg.progress.then(super::progress::gate_bar);
     // No terminal, no bar: a line every 10 s instead (issue 32), whatever the phase.
     let phase = Arc::new(super::progress::Phase::default());
     phase.set("replaying the corpus and the vectors, then generating cases");
     let ticker = (!a.quiet && !std::io::stderr().is_terminal()).then(|| {
-        let every = std::env::var("TPB_GATE_DEBUG_PROGRESS_SECS")
-            .ok()
-            .and_then(|v| v.parse().ok())
-            .unwrap_or(10);
+        let every = debug_env("TPB_GATE_DEBUG_PROGRESS_SECS").unwrap_or(10);
         super::progress::Ticker::start(Arc::clone(&phase), Duration::from_secs(every))
     });
     let progress = |done: u64, total: u64| {
@@ -314,7 +285,8 @@ pub fn run(a: GateArgs) -> CliResult {
             b.set_position(done);
         }
     };
-    quiet_panics();
+    // Subject panics are caught and reported as findings; keep stderr clean.
+    super::panic_hook::install_quiet();
     external::set_case_timeout(cfg.case_timeout / 2);
     let mut run = gate::run(&cfg, Some(&progress));
     phase.set("minimising the divergences and writing the report");
@@ -330,8 +302,7 @@ pub fn run(a: GateArgs) -> CliResult {
         .iter()
         .find(|f| matches!(f, GateFailure::Subject { .. }))
     {
-        eprintln!("tpbconform: error: {error}");
-        return Ok(EXIT_BAD_INPUT);
+        return Err(CliError::refused(error));
     }
     let mut engines = Vec::new();
     // Nothing to triage: no subject process is started again (issue 19:
@@ -345,22 +316,13 @@ pub fn run(a: GateArgs) -> CliResult {
             &cfg.subjects
         };
     for arch in cfg.arches() {
-        match Judge::open(triage_subjects, arch) {
-            Ok(e) => engines.push(e),
-            Err(e) => {
-                eprintln!("tpbconform: error: {e}");
-                return Ok(EXIT_BAD_INPUT);
-            }
-        }
+        engines.push(Judge::open(triage_subjects, arch).map_err(CliError::refused)?);
     }
     let triaged = triage::triage(&run.findings, &engines, &cfg.subjects);
-    loud_panics();
+    super::panic_hook::install_loud(report::abort_staging);
     let model = report::ReportModel::of_gate(&run, &triaged, &Timing { timestamp: iso });
     let files = report::files(&model);
-    if let Err(e) = report::write_dir(&dir, &files) {
-        eprintln!("tpbconform: error: {e}");
-        return Ok(EXIT_BAD_INPUT);
-    }
+    report::write_dir(&dir, &files).map_err(CliError::refused)?;
     // Quiet summary. The report on disk is the record: a stdout its reader
     // closed (`gate | head`) must not change the exit code, so write errors
     // on these console lines are ignored.

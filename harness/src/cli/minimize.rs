@@ -7,7 +7,7 @@
 //! signature is still covered); 2 = unreadable input, not a corpus folder or
 //! an existing `--output` (nothing changed).
 
-use super::{CliResult, EXIT_BAD_INPUT, EXIT_INVALID, EXIT_OK};
+use super::{CliError, CliResult, EXIT_BAD_INPUT, EXIT_INVALID, EXIT_OK};
 use crate::minimize::MinimizeStats;
 use std::io::Write;
 use std::path::PathBuf;
@@ -54,13 +54,7 @@ pub fn run(a: MinimizeArgs) -> CliResult {
     super::panic_hook::install_quiet();
     let mut out = std::io::stdout().lock();
     if a.dry_run {
-        let plans = match crate::minimize::plan(&a.dir) {
-            Ok(p) => p,
-            Err(e) => {
-                eprintln!("tpbconform: error: {e}");
-                return Ok(EXIT_BAD_INPUT);
-            }
-        };
+        let plans = crate::minimize::plan(&a.dir).map_err(CliError::refused)?;
         let mut total = 0;
         for p in &plans {
             let s = p.stats();

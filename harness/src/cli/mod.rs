@@ -56,22 +56,19 @@ pub enum CliError {
     Input(InputError),
     /// A bad line in a JSONL input.
     Jsonl {
-        /// Path or `<stdin>`.
         source: String,
-        /// 1-based line.
         line: usize,
-        /// What is wrong.
         message: String,
     },
-    /// Bad `replay` input.
     Replay(replay::ReplayError),
-    /// Writing the output failed.
     Output(String),
     /// Stdout was closed by its reader: exit [`EXIT_BROKEN_PIPE`] quietly.
     BrokenPipe,
     /// A bad value in a structured (JSON) input: `message` names its path.
+    /// Refused before anything changed (a corpus that checks nothing, an existing report
+    /// folder, a subject that does not open): the message as it stands.
+    Refused(String),
     BadValue {
-        /// Path or `<stdin>`.
         source: String,
         /// Where (JSON path or line/column) and what is wrong.
         message: String,
@@ -101,11 +98,24 @@ impl fmt::Display for CliError {
             CliError::Output(m) => write!(f, "cannot write output: {m}"),
             CliError::BrokenPipe => write!(f, "stdout closed by its reader"),
             CliError::BadValue { source, message } => write!(f, "{source}: {message}"),
+            CliError::Refused(m) => f.write_str(m),
         }
     }
 }
 
 impl std::error::Error for CliError {}
+
+impl CliError {
+    /// [`CliError::Refused`] with `e`'s message.
+    pub fn refused(e: impl fmt::Display) -> Self {
+        CliError::Refused(e.to_string())
+    }
+}
+
+/// A test hook: environment variable `name` parsed, if set and well-formed.
+pub fn debug_env<T: std::str::FromStr>(name: &str) -> Option<T> {
+    std::env::var(name).ok()?.parse().ok()
+}
 
 impl From<InputError> for CliError {
     fn from(e: InputError) -> Self {
@@ -155,16 +165,6 @@ pub enum Format {
     /// `check` only: the lane picture of each multi-engine subgraph's engine model (SPEC
     /// §11) as one HTML page; no lines per bundle.
     Html,
-}
-
-/// The verdict `check`/`explain` give one bundle (see [`crate::explain::judge`]).
-pub fn judge(b: &[u8; 64], v: Validator, arch: Arch) -> Option<(String, Option<usize>)> {
-    let mode = match v {
-        Validator::Auto => crate::explain::Mode::Auto,
-        Validator::CustomOpHeader => crate::explain::Mode::Header,
-        Validator::CustomOpPayload => crate::explain::Mode::Payload,
-    };
-    crate::explain::judge(b, mode, arch)
 }
 
 /// The reference's decoder serving `arch` (a fault reads as a decode failure at offset 0).

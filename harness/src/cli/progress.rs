@@ -50,7 +50,6 @@ pub struct Phase {
     /// Generated cases done and planned (the gate's progress callback).
     done: std::sync::atomic::AtomicU64,
     total: std::sync::atomic::AtomicU64,
-    /// The phase's words.
     what: std::sync::Mutex<&'static str>,
 }
 

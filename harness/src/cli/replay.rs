@@ -6,7 +6,7 @@
 //! 2 = bad input ([`ReplayError`], message names the source and the line /
 //! offset).
 
-use super::{CliError, CliResult, EXIT_BAD_INPUT, EXIT_INVALID, EXIT_OK};
+use super::{CliError, CliResult, EXIT_INVALID, EXIT_OK};
 use crate::arch::Arch;
 use crate::fuzz_entry::{replay_names, replay_targets};
 use crate::input::{open_source, read_capped, source_name, Lines};
@@ -54,38 +54,27 @@ pub struct ReplayArgs {
 /// Bad replay input.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum ReplayError {
-    /// No input bytes.
     Empty {
-        /// `--hex` or the path.
         source: String,
     },
-    /// A non-hex character.
     BadHex {
-        /// `--hex` or the path.
         source: String,
         /// 1-based line (1 for `--hex`).
         line: usize,
         /// 0-based character offset in the line.
         offset: usize,
-        /// The character.
         found: char,
     },
     /// An odd number of hex digits.
     OddLength {
-        /// `--hex` or the path.
         source: String,
-        /// 1-based line.
         line: usize,
-        /// Digits found.
         digits: usize,
     },
     /// A bundle target given other than 64 bytes (raw, or as hex).
     BundleLength {
-        /// `--hex` or the path.
         source: String,
-        /// 1-based line.
         line: usize,
-        /// Bytes found.
         bytes: usize,
     },
 }
@@ -234,13 +223,7 @@ pub fn run(a: ReplayArgs) -> CliResult {
     super::panic_hook::install_quiet();
     crate::external::set_case_timeout(std::time::Duration::from_secs(a.case_timeout));
     let mut out = std::io::stdout().lock();
-    let e = match Judge::open(&a.subjects, a.arch) {
-        Ok(e) => e,
-        Err(e) => {
-            eprintln!("tpbconform: error: {e}");
-            return Ok(EXIT_BAD_INPUT);
-        }
-    };
+    let e = Judge::open(&a.subjects, a.arch).map_err(CliError::refused)?;
     let who = if a.subjects.is_empty() {
         "core and oracle".to_string()
     } else {

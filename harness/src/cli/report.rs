@@ -89,10 +89,7 @@ pub fn run(a: ReportArgs) -> CliResult {
     // SIGINT / SIGTERM / SIGHUP while writing (crate::interrupt, a hard
     // stop, exit 130): remove the staging folder and the claim.
     crate::interrupt::on_hard_exit(report::abort_staging);
-    if let Some(ms) = std::env::var("TPB_REPORT_DEBUG_STAGING_PAUSE_MS")
-        .ok()
-        .and_then(|v| v.parse().ok())
-    {
+    if let Some(ms) = super::debug_env("TPB_REPORT_DEBUG_STAGING_PAUSE_MS") {
         report::folder::set_staging_pause_ms(ms);
     }
     if let Err(e) = report::write_dir(&dir, &report::files(&merged)) {

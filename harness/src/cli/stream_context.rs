@@ -39,9 +39,7 @@ pub struct Seen {
 pub enum StreamStep<'a> {
     /// A bundle: its index across all inputs, the bundle and its stream context.
     Bundle {
-        /// Index across all inputs.
         index: usize,
-        /// The bundle as read.
         loaded: &'a Loaded,
         /// Where it stands in its stream.
         seen: Seen,
@@ -50,7 +48,6 @@ pub enum StreamStep<'a> {
     End {
         /// The input path (`-` for standard input).
         path: &'a str,
-        /// Bundles read from it.
         count: usize,
         /// Stream errors detected at its end.
         errors: Vec<StreamError>,

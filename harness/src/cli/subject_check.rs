@@ -14,7 +14,7 @@
 //! Exit codes: 0 every smoke case agrees; 1 a divergence or fault, or no
 //! target covered; 2 bad spec, or the subject does not start.
 
-use super::{CliResult, EXIT_BAD_INPUT, EXIT_INVALID, EXIT_OK};
+use super::{CliError, CliResult, EXIT_INVALID, EXIT_OK};
 use crate::arch::Arch;
 use crate::external;
 use crate::findings::CaseKind;
@@ -107,16 +107,9 @@ pub fn run(a: SubjectCheckArgs) -> CliResult {
     let timeout = Duration::from_secs(a.timeout);
     external::set_case_timeout(timeout);
     super::panic_hook::install_quiet();
-    let judge = match Judge::open(std::slice::from_ref(&a.spec), a.arch) {
-        Ok(e) => e,
-        Err(e) => {
-            eprintln!("tpbconform: error: {e}");
-            return Ok(EXIT_BAD_INPUT);
-        }
-    };
+    let judge = Judge::open(std::slice::from_ref(&a.spec), a.arch).map_err(CliError::refused)?;
     let Some(subject) = judge.under_test().first() else {
-        eprintln!("tpbconform: error: no subject opened");
-        return Ok(EXIT_BAD_INPUT);
+        return Err(CliError::refused("no subject opened"));
     };
     let caps = subject.capabilities();
     let mut out = std::io::stdout().lock();

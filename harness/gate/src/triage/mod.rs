@@ -23,7 +23,7 @@ pub mod shrink;
 
 pub use dump::{dump, dumps};
 pub use reproduce::{reproduce, reproduce_key};
-pub use shrink::{canonical, minimize, minimize_with, MAX_ATTEMPTS, MAX_TIME};
+pub use shrink::{canonical, shrink, shrink_with, MAX_ATTEMPTS, MAX_TIME};
 
 use crate::arch::Arch;
 use crate::findings::{Finding, Findings, Kept};
@@ -83,10 +83,11 @@ pub fn replay_spec(spec: &SubjectSpec) -> String {
     }
 }
 
-fn subject_flags(specs: &[SubjectSpec], arch: Arch) -> String {
-    let mut s: String = specs
+/// `--subject` flags (`subjects` as [`replay_spec`] names them) and `--arch`.
+fn subject_flags(subjects: &[String], arch: Arch) -> String {
+    let mut s: String = subjects
         .iter()
-        .map(|s| format!("--subject {} ", shell_word(&replay_spec(s))))
+        .map(|s| format!("--subject {} ", shell_word(s)))
         .collect();
     if arch != Arch::default() {
         s.push_str(&format!("--arch {arch} "));
@@ -94,21 +95,27 @@ fn subject_flags(specs: &[SubjectSpec], arch: Arch) -> String {
     s
 }
 
-/// The one-line replay command for `input` on `target` under `arch`.
-pub fn replay_command(specs: &[SubjectSpec], arch: Arch, target: &str, input: &[u8]) -> String {
+/// The one-line replay command for `input` on `target` under `arch`, with `subjects` as
+/// [`replay_spec`] names them.
+pub fn replay_command(subjects: &[String], arch: Arch, target: &str, input: &[u8]) -> String {
     format!(
         "tpbconform replay {}--target {target} --hex {}",
-        subject_flags(specs, arch),
+        subject_flags(subjects, arch),
         hex(input)
     )
 }
 
 /// The replay command for a raw input file at `path` under `arch`.
-pub fn replay_file_command(specs: &[SubjectSpec], arch: Arch, target: &str, path: &str) -> String {
+pub fn replay_file_command(subjects: &[String], arch: Arch, target: &str, path: &str) -> String {
     format!(
         "tpbconform replay {}--target {target} {path}",
-        subject_flags(specs, arch)
+        subject_flags(subjects, arch)
     )
+}
+
+/// The report-relative file of divergence `number` (1-based) replayed on `target`.
+pub fn divergence_file(number: usize, target: &str) -> String {
+    format!("divergences/{number:03}-{target}.bin")
 }
 
 /// A triaged finding: the representative, its minimised input and what the
@@ -135,6 +142,8 @@ pub struct Triaged {
     pub file: String,
     /// Replay command (file form, run from the report folder).
     pub replay_file: String,
+    /// The subjects under test as the replay commands name them ([`replay_spec`]).
+    pub replay_subjects: Vec<String>,
     /// The number of the validator divergence this one is probably caused by
     /// ([`fold`]): one of its case's bundles already diverges there, the same way.
     pub caused_by: Option<usize>,
@@ -170,6 +179,7 @@ pub fn triage(findings: &Findings, engines: &[Judge], specs: &[SubjectSpec]) -> 
     let mut kept: Vec<&Kept> = findings.0.values().collect();
     // Stable sort: ties keep the BTreeMap's key order, so the report stays deterministic.
     kept.sort_by_key(|k| rank(&k.finding));
+    let subjects: Vec<String> = specs.iter().map(replay_spec).collect();
     let mut out = Vec::new();
     for (i, kept) in kept.into_iter().enumerate() {
         let f = &kept.finding;
@@ -187,7 +197,7 @@ pub fn triage(findings: &Findings, engines: &[Judge], specs: &[SubjectSpec]) -> 
         let (minimized, min_finding) = if faulted || f.is_vector() {
             (f.input.clone(), f.clone())
         } else {
-            let m = minimize(e, t, f);
+            let m = shrink(e, t, f);
             let mf = reproduce_key(e, t, &m, &f.dedup_key()).unwrap_or_else(|| f.clone());
             (m, mf)
         };
@@ -201,13 +211,14 @@ pub fn triage(findings: &Findings, engines: &[Judge], specs: &[SubjectSpec]) -> 
             },
             faulted,
         );
-        let file = format!("divergences/{number:03}-{replay_name}.bin");
+        let file = divergence_file(number, replay_name);
         out.push(Triaged {
             number,
             finding: f.clone(),
             count: kept.count,
-            replay: replay_command(specs, f.arch, replay_name, &minimized),
-            replay_file: replay_file_command(specs, f.arch, replay_name, &file),
+            replay: replay_command(&subjects, f.arch, replay_name, &minimized),
+            replay_file: replay_file_command(&subjects, f.arch, replay_name, &file),
+            replay_subjects: subjects.clone(),
             file,
             minimized,
             min_finding,
@@ -386,14 +397,14 @@ mod tests {
         // Property: a 0x85 bundle whose byte 0x15 is nonzero.
         let mut b = [0xA5u8; 64];
         b[0] = 0x85;
-        let m = minimize_with(true, &b, |c| c[0] == 0x85 && c[0x15] != 0);
+        let m = shrink_with(true, &b, |c| c[0] == 0x85 && c[0x15] != 0);
         let mut want = canonical(0x85);
         want[0x15] = 0x01;
         assert_eq!(m, want.to_vec());
         // Non-bundle: shortened, then zeroed, never empty.
-        let m = minimize_with(false, &[9, 9, 9, 9, 9], |c| c.len() >= 2 && c[1] & 8 != 0);
+        let m = shrink_with(false, &[9, 9, 9, 9, 9], |c| c.len() >= 2 && c[1] & 8 != 0);
         assert_eq!(m, vec![0, 8]);
-        let m = minimize_with(false, &[7, 7], |_| true);
+        let m = shrink_with(false, &[7, 7], |_| true);
         assert_eq!(m, vec![0]);
     }
 

@@ -41,7 +41,7 @@ pub const MAX_TIME: std::time::Duration = std::time::Duration::from_secs(3);
 /// Minimises `f.input` for `target` (see the module docs). Returns the
 /// original input (64-byte padded for bundle targets) if it does not
 /// reproduce.
-pub fn minimize(e: &Judge, target: Target, f: &Finding) -> Vec<u8> {
+pub fn shrink(e: &Judge, target: Target, f: &Finding) -> Vec<u8> {
     let want = f.dedup_key();
     let mut attempts = 0usize;
     let deadline = std::time::Instant::now() + MAX_TIME;
@@ -52,12 +52,12 @@ pub fn minimize(e: &Judge, target: Target, f: &Finding) -> Vec<u8> {
             && reproduce_key(e, target, cand, &want).is_some()
     };
     let bundle = crate::kinds::of(target).shrink() == crate::kinds::Shrink::Bundle;
-    minimize_with(bundle, &f.input, holds)
+    shrink_with(bundle, &f.input, holds)
 }
 
-/// The minimiser behind [`minimize`], for any property `holds` (which must
+/// The minimiser behind [`shrink`], for any property `holds` (which must
 /// hold for the input): `bundle` selects the fixed-width 64-byte mode.
-pub fn minimize_with(bundle: bool, input: &[u8], mut holds: impl FnMut(&[u8]) -> bool) -> Vec<u8> {
+pub fn shrink_with(bundle: bool, input: &[u8], mut holds: impl FnMut(&[u8]) -> bool) -> Vec<u8> {
     let mut cur: Vec<u8> = if bundle {
         bundle_from_input(input).to_vec()
     } else if input.is_empty() {

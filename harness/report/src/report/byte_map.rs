@@ -18,7 +18,6 @@ use crate::judge::Answers;
 pub enum Side {
     /// `left_name` (a subject under test, or core against the oracle).
     Left,
-    /// `right_name`.
     Right,
 }
 
@@ -140,6 +139,8 @@ mod tests {
             replay: String::new(),
             replay_file: String::new(),
             file: "divergences/001-validate_header.bin".into(),
+            replay_target: None,
+            replay_subjects: Vec::new(),
             left_name: "sut".into(),
             right_name: "core".into(),
             left: "Err(opcode at offset 0x05)".into(),

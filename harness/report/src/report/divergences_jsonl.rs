@@ -25,7 +25,6 @@ pub fn render(records: &[DivergenceRecord]) -> String {
 /// Why a line cannot be read.
 #[derive(Debug)]
 pub enum LineError {
-    /// An I/O error.
     Io(std::io::Error),
     /// A line over [`MAX_LINE`] (1-based line).
     TooLong(usize),
@@ -93,6 +92,8 @@ mod tests {
             replay: "r".into(),
             replay_file: "rf".into(),
             file: "divergences/001-validate_header.bin".into(),
+            replay_target: Some("validate_header".into()),
+            replay_subjects: Vec::new(),
             left_name: "core".into(),
             right_name: "oracle".into(),
             left: "valid".into(),

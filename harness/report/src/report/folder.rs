@@ -31,12 +31,7 @@ pub enum ReportDirError {
     /// The requested folder exists already.
     Exists(PathBuf),
     /// The folder could not be created or written.
-    Io {
-        /// Path.
-        path: PathBuf,
-        /// Error.
-        error: io::Error,
-    },
+    Io { path: PathBuf, error: io::Error },
 }
 
 impl std::fmt::Display for ReportDirError {

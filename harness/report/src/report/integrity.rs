@@ -26,7 +26,6 @@ pub const MAX_FILES: usize = 100_000;
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Integrity {
-    /// [`ALGORITHM`].
     pub algorithm: String,
     /// SHA-256 (hex) of `run.json` without its `integrity` key.
     pub facts: String,
@@ -38,9 +37,7 @@ pub struct Integrity {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct FileDigest {
-    /// Size in bytes.
     pub bytes: u64,
-    /// SHA-256, lowercase hex.
     pub sha256: String,
 }
 
@@ -91,7 +88,6 @@ pub enum IntegrityError {
     Changed(String),
     /// Something that is not a regular file or folder (symlink, FIFO, …).
     Special(String),
-    /// More than [`MAX_FILES`] files.
     TooMany,
     /// A file could not be read.
     Read(String, String),

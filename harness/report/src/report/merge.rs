@@ -21,16 +21,14 @@
 //!   shards that saw it.
 //! - Each folder is read and verified first ([`super::shard::load`]).
 
-use super::model::{DivergenceRecord, OriginKey, ReportModel, ShardRef, REACH_CASE};
+use super::model::{DivergenceRecord, ReportModel, ShardRef, REACH_CASE};
 use super::run_json::{
-    self, CohortMeta, GenerationMeta, MachineMeta, ReachClass, RunMeta, ShardMeta,
-    SubjectMachineMeta, SubjectMeta, TargetMeta, FAIL, PASS,
+    CohortMeta, GenerationMeta, MachineMeta, ReachClass, RunMeta, ShardMeta, SubjectMachineMeta,
+    SubjectMeta, TargetMeta, FAIL, PASS,
 };
-use crate::arch::Arch;
 use crate::findings::DedupKey;
 use crate::gate::Shard;
 use crate::targets::Target;
-use crate::triage::replay_file_command;
 use std::collections::BTreeMap;
 use std::fmt;
 
@@ -53,15 +51,6 @@ fn check_same<T: fmt::Debug + PartialEq>(
         first: (first.dir.clone(), format!("{a:?}")),
         other: (other.dir.clone(), format!("{b:?}")),
     })
-}
-
-/// The shard's file-form replay command (with its `--subject` flags) for the
-/// merged report's file name.
-fn renumbered_replay(old: &str, target: &str, file: &str) -> String {
-    match old.rsplit_once(' ') {
-        Some((head, _)) if old.contains(" --target ") => format!("{head} {file}"),
-        _ => replay_file_command(&[], Arch::default(), target, file),
-    }
 }
 
 /// The subjects under test over every shard: per target the cases summed,
@@ -95,6 +84,7 @@ fn merged_subjects(shards: &[ShardReport]) -> Vec<SubjectMeta> {
                     None => m.given_up.push(g.clone()),
                 }
             }
+            m.failures = m.failures.saturating_add(o.failures);
             for g in &o.generations {
                 if !m.generations.contains(g) {
                     m.generations.push(g.clone());
@@ -324,20 +314,14 @@ pub fn merge(mut shards: Vec<ShardReport>) -> Result<ReportModel, MergeError> {
             }
         })
         .collect();
+    // Tool, version, seed, cases, corpus, vector files, the cap and the unsupported targets
+    // are every shard's (checked above).
     let mut meta = RunMeta {
-        format: run_json::FORMAT,
-        tool: first.meta.tool.clone(),
-        version: first.meta.version.clone(),
-        verdict: String::new(),
         complete: true,
         bad_input: false,
-        seed: first.meta.seed.clone(),
-        cases: first.meta.cases,
         shard: ShardMeta { index: 0, count: 1 },
         merged_from: Some(count),
         targets,
-        corpus: first.meta.corpus.clone(),
-        vector_files: first.meta.vector_files.clone(),
         distinct_divergences: divergences.len() as u64,
         divergent_cases: divergences.iter().map(|d| d.count).sum(),
         failures,
@@ -346,12 +330,11 @@ pub fn merge(mut shards: Vec<ShardReport>) -> Result<ReportModel, MergeError> {
         unexercised,
         generations,
         subjects: merged_subjects(&shards),
-        subject_cases_cap: first.meta.subject_cases_cap,
         cohorts: merged_cohorts(&shards),
-        unsupported: first.meta.unsupported.clone(),
         reach,
         machine: merged_machine(&shards),
         integrity: None,
+        ..first.meta
     };
     // Recomputed from the merged contents, never copied from a shard.
     meta.verdict = if found_something(&meta, &divergences) {
@@ -443,7 +426,6 @@ fn merged_targets(shards: &[ShardReport], count: u64) -> Result<Vec<TargetMeta>,
 fn merged_divergences(shards: &[ShardReport]) -> Vec<DivergenceRecord> {
     struct Acc {
         rep: DivergenceRecord,
-        rep_origin: Option<OriginKey>,
         // The representative's root cause in its own shard, by signature (shards number
         // their divergences each their own way).
         rep_root: Option<DedupKey>,
@@ -461,14 +443,12 @@ fn merged_divergences(shards: &[ShardReport]) -> Vec<DivergenceRecord> {
                 .map(DivergenceRecord::dedup_key)
         };
         for d in &s.divergences {
-            let origin = d.origin.key();
             match by_key.get_mut(&d.dedup_key()) {
                 None => {
                     by_key.insert(
                         d.dedup_key(),
                         Acc {
                             rep: d.clone(),
-                            rep_origin: origin,
                             rep_root: root_of(d),
                             count: d.count,
                             shards: vec![name.clone()],
@@ -478,9 +458,8 @@ fn merged_divergences(shards: &[ShardReport]) -> Vec<DivergenceRecord> {
                 Some(a) => {
                     a.count += d.count;
                     a.shards.push(name.clone());
-                    if origin < a.rep_origin {
+                    if d.origin < a.rep.origin {
                         a.rep = d.clone();
-                        a.rep_origin = origin;
                         a.rep_root = root_of(d);
                     }
                 }
@@ -498,12 +477,11 @@ fn merged_divergences(shards: &[ShardReport]) -> Vec<DivergenceRecord> {
         .enumerate()
         .map(|(i, (_, a))| {
             let number = i as u64 + 1;
-            let target = a.rep.file_target().unwrap_or(&a.rep.target).to_string();
-            let file = format!("divergences/{number:03}-{target}.bin");
+            let [file, _, replay_file] = a.rep.replay_of(number);
             DivergenceRecord {
                 number,
                 count: a.count,
-                replay_file: renumbered_replay(&a.rep.replay_file, &target, &file),
+                replay_file,
                 file,
                 shards: a.shards,
                 // Folded under its shard's root cause, by that root's merged number (a root

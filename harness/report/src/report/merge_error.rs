@@ -13,41 +13,31 @@ pub const MAX_BYTES: u64 = 16 << 20;
 #[derive(Debug)]
 #[non_exhaustive]
 pub enum MergeError {
-    /// No folder given.
     NoShards,
     /// A file could not be opened or read.
     Read {
-        /// File.
         path: PathBuf,
-        /// Error text.
         error: String,
     },
     /// A path that must be a regular file is something else.
     NotAFile {
-        /// Path.
         path: PathBuf,
     },
     /// A file or line is over [`MAX_BYTES`].
     TooLarge {
-        /// File.
         path: PathBuf,
         /// 1-based line (jsonl), 0 for a whole file.
         line: usize,
     },
     /// Malformed JSON or a missing / mistyped field.
     BadJson {
-        /// File.
         path: PathBuf,
-        /// 1-based line.
         line: usize,
-        /// What is wrong.
         message: String,
     },
     /// The folder fails its integrity record.
     Integrity {
-        /// Folder.
         dir: PathBuf,
-        /// What is wrong.
         error: IntegrityError,
     },
     /// Two shards disagree on a run parameter.
@@ -61,44 +51,34 @@ pub enum MergeError {
     },
     /// The same shard index twice.
     DuplicateShard {
-        /// The shard.
         shard: String,
-        /// Both folders.
         dirs: (PathBuf, PathBuf),
     },
     /// Some shard indices of `0..count` have no folder.
     MissingShards {
-        /// Shard count.
         count: u64,
         /// The first missing indices (at most 10).
         missing: Vec<u64>,
     },
     /// A shard was cut short.
     Incomplete {
-        /// Folder.
         dir: PathBuf,
-        /// Its shard.
         shard: String,
     },
     /// A shard had bad input (its gate exited 2).
     BadInput {
-        /// Folder.
         dir: PathBuf,
-        /// Its shard.
         shard: String,
     },
     /// A shard's own files contradict each other or the split.
     Inconsistent {
-        /// Folder.
         dir: PathBuf,
-        /// What is wrong.
         message: String,
     },
     /// The shards checked nothing (no target, zero cases).
     NothingChecked {
         /// Folder (the first shard's for a merged-level finding).
         dir: PathBuf,
-        /// What is missing.
         message: String,
     },
 }

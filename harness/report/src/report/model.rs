@@ -10,12 +10,12 @@ use super::run_json::{
     VectorMeta, FAIL, INCOMPLETE, PASS,
 };
 use crate::arch::Arch;
-use crate::findings::{DedupKey, Origin};
+use crate::findings::{CaseKind, DedupKey, Origin};
 use crate::gate::{ExternalRun, GateFailure, GateRun};
 use crate::input::{hex_nibbles, pack_nibbles};
 use crate::subjects::{hex, Capabilities};
 use crate::targets::Target;
-use crate::triage::Triaged;
+use crate::triage::{divergence_file, replay_command, replay_file_command, Triaged};
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -23,7 +23,6 @@ use std::time::Duration;
 /// Clock-dependent facts of a run.
 #[derive(Clone, Debug, Default)]
 pub struct Timing {
-    /// UTC timestamp `YYYY-MM-DDTHH:MM:SSZ`.
     pub timestamp: String,
 }
 
@@ -55,9 +54,7 @@ pub struct ReportModel {
 /// One shard folder of a merged report.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ShardRef {
-    /// Folder.
     pub dir: PathBuf,
-    /// `i/N`.
     pub shard: String,
     /// Its verdict (as recomputed by the merge).
     pub verdict: String,
@@ -66,11 +63,8 @@ pub struct ShardRef {
 /// What only a live gate run knows.
 #[derive(Clone, Debug, Default)]
 pub struct LiveFacts {
-    /// UTC timestamp.
     pub timestamp: String,
-    /// Time budget, seconds.
     pub budget: Option<f64>,
-    /// Worker threads.
     pub threads: usize,
     /// Worker time per target (same order as `meta.targets`).
     pub busy: Vec<Duration>,
@@ -88,68 +82,39 @@ pub struct LiveFacts {
 pub struct SignatureRecord {
     /// Predicate / field / LUT / gate name.
     pub key: String,
-    /// Left short verdict.
     pub left: String,
-    /// Right short verdict.
     pub right: String,
 }
 
-/// Where a divergence came from (`origin` of a record).
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+/// Where a divergence came from (`origin` of a record), ordered like
+/// [`crate::findings::Origin`]: corpus < vector < generated, then path, line, case index (a
+/// case index has one kind, [`CaseKind::of`]).
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(untagged, deny_unknown_fields)]
 pub enum OriginRecord {
-    /// A corpus file.
     Corpus {
-        /// Path.
         corpus: String,
     },
-    /// A vector file line.
     Vector {
-        /// Path.
         vector: String,
-        /// 1-based line.
         line: u64,
         /// The expectation written in the file.
         expected: String,
     },
-    /// A generated case.
     Generated {
         /// Case index (global over the shards).
         generated: u64,
-        /// `valid`, `near-valid` or `raw`.
         kind: String,
     },
 }
 
-/// Case kinds in [`crate::findings::CaseKind`] order.
-pub const KINDS: [&str; 3] = ["valid", "near-valid", "raw"];
-
-/// [`OriginRecord`] ordered like [`crate::findings::Origin`] (corpus <
-/// vector < generated; then path, line, case index, kind).
-#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
-pub enum OriginKey {
-    /// A corpus file.
-    Corpus(String),
-    /// A vector file line.
-    Vector(String, u64, String),
-    /// A generated case: index, kind rank.
-    Generated(u64, usize),
-}
-
 impl OriginRecord {
-    /// Its sort key; `None` for an unknown case kind.
-    pub fn key(&self) -> Option<OriginKey> {
-        Some(match self {
-            OriginRecord::Corpus { corpus } => OriginKey::Corpus(corpus.clone()),
-            OriginRecord::Vector {
-                vector,
-                line,
-                expected,
-            } => OriginKey::Vector(vector.clone(), *line, expected.clone()),
-            OriginRecord::Generated { generated, kind } => {
-                OriginKey::Generated(*generated, KINDS.iter().position(|k| k == kind)?)
-            }
-        })
+    /// False for a generated case of an unknown kind.
+    pub fn kind_known(&self) -> bool {
+        match self {
+            OriginRecord::Generated { kind, .. } => (0..3).any(|i| CaseKind::of(i).name() == kind),
+            _ => true,
+        }
     }
 }
 
@@ -175,31 +140,28 @@ impl std::fmt::Display for OriginRecord {
 pub struct DivergenceRecord {
     /// 1-based number in its report.
     pub number: u64,
-    /// Gate target, or `vectors`.
     pub target: String,
-    /// Class.
     pub class: crate::findings::Class,
-    /// Signature.
     pub signature: SignatureRecord,
-    /// Occurrences (duplicates included).
     pub count: u64,
-    /// The representative's origin.
     pub origin: OriginRecord,
     /// Generation it ran under (`v2` … `v5`).
     pub arch: String,
-    /// The representative's input, hex.
     pub input: String,
-    /// Its minimised input, hex.
     pub minimized: String,
-    /// Replay command (hex form).
     pub replay: String,
     /// Replay command (file form, from the report folder).
     pub replay_file: String,
     /// Report-relative file with the minimised input.
     pub file: String,
-    /// Left subject.
+    /// The target the replay commands name when it is not `target` (a vector line's).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub replay_target: Option<String>,
+    /// The subjects under test as the replay commands name them
+    /// ([`crate::triage::replay_spec`]).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub replay_subjects: Vec<String>,
     pub left_name: String,
-    /// Right subject.
     pub right_name: String,
     /// Left full result on the minimised input.
     pub left: String,
@@ -236,7 +198,6 @@ pub struct DivergenceRecord {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct CohortRecord {
-    /// `core`, `oracle`, subject specs.
     pub members: Vec<String>,
     /// Their short answer (SPEC names).
     pub answer: String,
@@ -306,6 +267,8 @@ impl DivergenceRecord {
             replay: d.replay.clone(),
             replay_file: d.replay_file.clone(),
             file: d.file.clone(),
+            replay_target: (f.target_name() != f.target.name()).then(|| f.target.name().into()),
+            replay_subjects: d.replay_subjects.clone(),
             left_name: f.left_name.clone(),
             right_name: f.right_name.clone(),
             left: d.min_finding.left.clone(),
@@ -384,14 +347,19 @@ impl DivergenceRecord {
         crate::findings::headline(&self.signature_line(), self.class, count)
     }
 
-    /// The target named by `file` (`divergences/NNN-<target>.bin`).
-    pub fn file_target(&self) -> Option<&str> {
-        self.file
-            .strip_prefix("divergences/")
-            .and_then(|f| f.strip_suffix(".bin"))
-            .and_then(|f| f.split_once('-'))
-            .filter(|(n, t)| n.len() == 3 && n.bytes().all(|b| b.is_ascii_digit()) && !t.is_empty())
-            .map(|(_, t)| t)
+    /// The target the replay commands name.
+    pub fn replay_target(&self) -> &str {
+        self.replay_target.as_deref().unwrap_or(&self.target)
+    }
+
+    /// `file`, `replay` and `replay_file` as the typed fields give them for divergence
+    /// `number` (a merged report renumbers; a shard's are checked against them).
+    pub fn replay_of(&self, number: u64) -> [String; 3] {
+        let (subjects, arch, t) = (&self.replay_subjects, self.arch(), self.replay_target());
+        let file = divergence_file(number as usize, t);
+        let min = self.minimized_bytes().unwrap_or_default();
+        let replay_file = replay_file_command(subjects, arch, t, &file);
+        [file, replay_command(subjects, arch, t, &min), replay_file]
     }
 }
 
@@ -400,18 +368,29 @@ pub fn is_bundle_target(target: &str) -> bool {
     Target::from_name(target).is_some_and(Target::is_bundle) || target == "vectors"
 }
 
+/// The subject under test a gate failure is about, if any.
+fn failure_subject(f: &GateFailure) -> Option<&str> {
+    use GateFailure as G;
+    match f {
+        G::Subject { spec: s, .. }
+        | G::SubjectCheckedNothing { subject: s }
+        | G::SubjectJudgedOnNothing { subject: s }
+        | G::SubjectGivenUp { subject: s, .. } => Some(s),
+        _ => None,
+    }
+}
+
 /// The junit testcase a gate failure belongs to.
 fn failure_target(f: &GateFailure) -> String {
     use GateFailure as G;
+    if failure_subject(f).is_some() {
+        return SUBJECTS_CASE.to_string();
+    }
     let t = match f {
         G::Timeout { target, .. }
         | G::InternalPanic { target, .. }
         | G::TargetDidNotRun { target } => Some(target.clone()),
         G::Unreached { .. } => Some(REACH_CASE.to_string()),
-        G::Subject { .. }
-        | G::SubjectCheckedNothing { .. }
-        | G::SubjectJudgedOnNothing { .. }
-        | G::SubjectGivenUp { .. } => Some(SUBJECTS_CASE.to_string()),
         G::Corpus { path, .. } => Target::gate_targets()
             .into_iter()
             .find(|t| {
@@ -484,6 +463,11 @@ fn subject_meta(run: &GateRun, k: usize, spec: &str, caps: Capabilities) -> Subj
             .map(|((a, _), _)| a.name().to_string())
             .collect(),
         cases: 0,
+        failures: run
+            .failures
+            .iter()
+            .filter(|f| failure_subject(f) == Some(spec))
+            .count() as u64,
         given_up: run
             .failures
             .iter()
@@ -724,12 +708,7 @@ impl ReportModel {
                     .iter()
                     .filter(|d| d.left_name == s.spec || d.right_name == s.spec)
                     .count();
-                let failed = self.meta.failures.iter().any(|f| {
-                    f.strip_prefix("subject ")
-                        .and_then(|r| r.strip_prefix(s.spec.as_str()))
-                        .is_some_and(|r| r.starts_with([' ', ':']))
-                });
-                let how = match (divs, failed) {
+                let how = match (divs, s.failures > 0) {
                     // Never `agree` for a run cut short (issue 35).
                     (0, false) if s.cases > 0 && !self.meta.complete => {
                         "no divergence in the cases run, but the run was cut short".to_string()
@@ -762,5 +741,32 @@ impl ReportModel {
     /// True for a report merged from shard folders.
     pub fn is_merged(&self) -> bool {
         self.meta.merged_from.is_some()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A subject's line says FAIL from its typed failure count, also in a merged report
+    /// whose failure texts start with their shard.
+    #[test]
+    fn a_subject_line_fails_from_its_failure_count() {
+        let mut m = ReportModel::default();
+        m.meta.complete = true;
+        m.meta.failures = vec!["shard 1/2: subject cmd:x was judged on no case".into()];
+        m.meta.subjects = vec![SubjectMeta {
+            spec: "cmd:x".into(),
+            capabilities: String::new(),
+            targets: Vec::new(),
+            vector_checks: 0,
+            generations: Vec::new(),
+            cases: 5,
+            failures: 1,
+            given_up: Vec::new(),
+        }];
+        assert!(m.subject_lines()[0].ends_with(", FAIL (see Failures)"));
+        m.meta.subjects[0].failures = 0;
+        assert!(m.subject_lines()[0].ends_with(", agree"));
     }
 }

@@ -24,8 +24,9 @@ pub const FILE: &str = "run.json";
 /// Layout version; bumped on any incompatible change (2: coverage, reach,
 /// subjects and the integrity record; 3: per-subject coverage, the
 /// optional `--subject-cases` cap, cohorts; 4: the `machine` group holds
-/// the subjects' calls and answers, a subject's `given_up` operations).
-pub const FORMAT: u32 = 4;
+/// the subjects' calls and answers, a subject's `given_up` operations; 5: a subject's
+/// `failures`).
+pub const FORMAT: u32 = 5;
 
 /// Verdict of a complete run with no finding and no failure.
 pub const PASS: &str = "PASS";
@@ -38,13 +39,9 @@ pub const INCOMPLETE: &str = "INCOMPLETE";
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct RunMeta {
-    /// [`FORMAT`].
     pub format: u32,
-    /// `tpbconform`.
     pub tool: String,
-    /// The tool's package version.
     pub version: String,
-    /// [`PASS`], [`FAIL`] or [`INCOMPLETE`].
     pub verdict: String,
     /// False when the budget or a stop cut the generated phase short.
     pub complete: bool,
@@ -54,7 +51,6 @@ pub struct RunMeta {
     pub seed: String,
     /// Requested generated cases per target, before sharding.
     pub cases: u64,
-    /// This folder's shard.
     pub shard: ShardMeta,
     /// Number of shard folders merged into this one (absent for a gate run).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -67,7 +63,6 @@ pub struct RunMeta {
     pub vector_files: Vec<VectorMeta>,
     /// Distinct divergence signatures (lines of `divergences.jsonl`).
     pub distinct_divergences: u64,
-    /// Divergent cases, duplicates included.
     pub divergent_cases: u64,
     /// Failures other than divergences, one line each.
     pub failures: Vec<String>,
@@ -124,7 +119,6 @@ pub struct MachineMeta {
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct SubjectMachineMeta {
-    /// Its spec.
     pub spec: String,
     /// Calls made (requests handed to it; a restart re-sends some; a
     /// roundtrip case makes a decode and up to two encodes).
@@ -139,7 +133,6 @@ pub struct SubjectMachineMeta {
     pub subject_ms: u64,
     /// Cases judged per second of that time (0: none measured).
     pub cases_per_s: u64,
-    /// Restarts after faults.
     pub restarts: u64,
 }
 
@@ -147,9 +140,7 @@ pub struct SubjectMachineMeta {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct SubjectMeta {
-    /// Its spec (`cmd:…`, `lib:…`).
     pub spec: String,
-    /// Its capabilities, comma-separated.
     pub capabilities: String,
     /// Every selected target it supports, in report order, with the cases
     /// it was judged on there (every generation).
@@ -161,6 +152,9 @@ pub struct SubjectMeta {
     /// Every case it was judged on: the targets' corpus files and generated
     /// cases plus the vector checks.
     pub cases: u64,
+    /// The entries of `failures` about it (not opened, judged on nothing, given up on).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub failures: u64,
     /// The operations it was given up on (too many faults in a row), per
     /// generation: the cases needing them were not run, its other
     /// operations were judged.
@@ -172,7 +166,6 @@ pub struct SubjectMeta {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct GivenUpMeta {
-    /// `v2` … `v5`.
     pub generation: String,
     /// `validate_header`, `lut:dtype`, … (every operation when the whole
     /// subject was given up: one entry each).
@@ -188,7 +181,6 @@ pub struct GivenUpMeta {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct SubjectTargetMeta {
-    /// Target.
     pub name: String,
     /// Corpus files it was judged on, each generation counted (every shard
     /// replays the whole corpus).
@@ -227,9 +219,7 @@ pub struct CohortMeta {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct UnsupportedMeta {
-    /// Target.
     pub target: String,
-    /// Subject specs.
     pub subjects: Vec<String>,
 }
 
@@ -237,7 +227,6 @@ pub struct UnsupportedMeta {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ReachClass {
-    /// Class name.
     pub class: String,
     /// Sampled cases that hit it.
     pub hits: u64,
@@ -247,7 +236,6 @@ pub struct ReachClass {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct GenerationMeta {
-    /// `v2` … `v5`.
     pub name: String,
     /// Generated cases run under it.
     pub ran: u64,
@@ -259,9 +247,7 @@ pub struct GenerationMeta {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ShardMeta {
-    /// 0-based index.
     pub index: u64,
-    /// Number of shards.
     pub count: u64,
 }
 
@@ -269,23 +255,16 @@ pub struct ShardMeta {
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct TargetMeta {
-    /// Target name.
     pub name: String,
     /// Generated cases planned for this shard.
     pub planned: u64,
-    /// Generated cases run.
     pub ran: u64,
-    /// Generated valid cases.
     pub valid: u64,
-    /// Generated near-valid cases.
     pub near_valid: u64,
-    /// Generated raw cases.
     pub raw: u64,
-    /// Generated cases that diverged.
     pub diverged: u64,
     /// Corpus files replayed through this target.
     pub corpus_files: u64,
-    /// Corpus files that diverged.
     pub corpus_diverged: u64,
     /// True when some corpus folder was replayed through this target.
     pub corpus_present: bool,
@@ -298,13 +277,10 @@ pub struct TargetMeta {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct CorpusMeta {
-    /// Folder name.
     pub name: String,
     /// Routes (gate or fuzz target names).
     pub routes: Vec<String>,
-    /// Files replayed.
     pub files: u64,
-    /// Files that diverged.
     pub diverged: u64,
 }
 
@@ -312,11 +288,8 @@ pub struct CorpusMeta {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct VectorMeta {
-    /// Path.
     pub path: String,
-    /// Vectors checked.
     pub vectors: u64,
-    /// Vectors failed.
     pub failed: u64,
     /// Vectors naming none of the run's generations.
     pub other_generations: u64,
@@ -337,4 +310,8 @@ pub fn render(meta: &RunMeta) -> String {
     let mut meta = meta.clone();
     meta.integrity = None;
     meta.to_json()
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }

@@ -34,11 +34,8 @@ use super::merge_error::{MergeError, MAX_BYTES};
 /// One shard's report folder, read and verified.
 #[derive(Clone, Debug)]
 pub struct ShardReport {
-    /// Folder.
     pub dir: PathBuf,
-    /// Its `run.json`.
     pub meta: RunMeta,
-    /// Its `divergences.jsonl`.
     pub divergences: Vec<DivergenceRecord>,
 }
 
@@ -217,17 +214,22 @@ fn check_subjects(meta: &RunMeta) -> Result<(), String> {
                 s.spec
             ));
         }
-        let named = |f: &String| {
-            f.strip_prefix("subject ")
-                .and_then(|r| r.strip_prefix(s.spec.as_str()))
-                .is_some_and(|r| r.starts_with([' ', ':']))
-        };
-        if s.cases == 0 && !meta.failures.iter().any(named) {
+        if s.cases == 0 && s.failures == 0 {
             return Err(format!(
                 "subject {} was judged on no case, yet no failure says so",
                 s.spec
             ));
         }
+    }
+    let named = meta
+        .subjects
+        .iter()
+        .fold(0u64, |a, s| a.saturating_add(s.failures));
+    if named > meta.failures.len() as u64 {
+        return Err(format!(
+            "the subjects have {named} failure(s), but run.json lists {}",
+            meta.failures.len()
+        ));
     }
     let inputs = meta
         .cohorts
@@ -430,16 +432,6 @@ fn check_record(
             format!("target `{}` is not one of the run's targets", r.target),
         ));
     }
-    if r.file_target().is_none() {
-        return Err(bad(
-            &path,
-            line,
-            format!(
-                "field `file` is `{}`, expected divergences/NNN-<target>.bin",
-                r.file
-            ),
-        ));
-    }
     let minimized = r
         .minimized_bytes()
         .map_err(|e| bad(&path, line, format!("field `minimized`: {e}")))?;
@@ -473,13 +465,33 @@ fn check_record(
             format!("generation `{}` is not one of the run's", r.arch),
         ));
     }
+    if Target::from_name(r.replay_target()).is_none() {
+        let why = match &r.replay_target {
+            None => "a vector line's record without `replay_target` (a report of an older \
+                     tpbconform? run the gate again)"
+                .to_string(),
+            Some(t) => format!("replay target `{t}` is not a target"),
+        };
+        return Err(bad(&path, line, why));
+    }
+    // The file and the replay commands are what the typed fields give (a record of an older
+    // tpbconform, without `replay_subjects` / `replay_target`, fails here).
+    if [&r.file, &r.replay, &r.replay_file] != r.replay_of(r.number).each_ref() {
+        return Err(bad(
+            &path,
+            line,
+            "fields `file`, `replay` and `replay_file` are not the ones its target, \
+             generation, replay subjects and minimised input give (a report of an older \
+             tpbconform? run the gate again)",
+        ));
+    }
     let inconsistent = |message: String| MergeError::Inconsistent {
         dir: dir.to_path_buf(),
         message: format!("{}:{line}: {message}", divergences_jsonl::FILE),
     };
     match &r.origin {
         OriginRecord::Generated { generated, kind } => {
-            if r.origin.key().is_none() {
+            if !r.origin.kind_known() {
                 return Err(bad(&path, line, format!("unknown case kind `{kind}`")));
             }
             if generated % meta.shard.count != meta.shard.index {
@@ -558,4 +570,37 @@ pub fn load(dir: &Path) -> Result<ShardReport, MergeError> {
         meta,
         divergences,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::report::run_json::SubjectMeta;
+
+    /// A subject judged on nothing needs a failure about it, counted in its typed
+    /// `failures` (the failure's text is not read), and no more than run.json lists.
+    #[test]
+    fn a_subject_judged_on_nothing_needs_a_failure_about_it() {
+        let mut meta = RunMeta {
+            failures: vec!["subject cmd:x was judged on no case".into()],
+            ..RunMeta::default()
+        };
+        meta.subjects = vec![SubjectMeta {
+            spec: "cmd:x".into(),
+            capabilities: String::new(),
+            targets: Vec::new(),
+            vector_checks: 0,
+            generations: Vec::new(),
+            cases: 0,
+            failures: 0,
+            given_up: Vec::new(),
+        }];
+        assert!(check_subjects(&meta)
+            .unwrap_err()
+            .contains("yet no failure says so"));
+        meta.subjects[0].failures = 1;
+        assert_eq!(check_subjects(&meta), Ok(()));
+        meta.subjects[0].failures = 2;
+        assert!(check_subjects(&meta).unwrap_err().contains("2 failure(s)"));
+    }
 }

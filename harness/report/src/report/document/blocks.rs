@@ -4,9 +4,7 @@
 /// A piece of inline text.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Span {
-    /// Plain text.
     Text(String),
-    /// Code (`backticks` / `<code>`).
     Code(String),
     /// Emphasised (`**bold**` / `<strong>`), coloured by the verdict it names.
     Verdict(String),
@@ -28,25 +26,19 @@ pub(super) fn code(s: impl Into<String>) -> Span {
 /// A block of a section.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Block {
-    /// A paragraph.
     Para(Line),
-    /// A bullet list.
     Bullets(Vec<Line>),
     /// A table: column heads, which columns are numeric (right-aligned),
     /// rows of cells.
     Table {
-        /// Column heads.
         head: Vec<String>,
-        /// Right-aligned columns.
         numeric: Vec<bool>,
-        /// Rows.
         rows: Vec<Vec<Line>>,
     },
     /// Preformatted text (`lang` for the Markdown fence).
     Pre {
         /// Fence language (`text`, or empty).
         lang: &'static str,
-        /// The text.
         text: String,
     },
     /// An annotated bundle ([`crate::explain`]): lines marked `<== FAILED`
@@ -58,7 +50,6 @@ pub enum Block {
     /// The 64-byte map of a divergence's minimised bundle: which bytes each
     /// side blames ([`super::byte_map::blamed_bytes`]).
     ByteMap {
-        /// The 64 bytes.
         bytes: [u8; 64],
         /// Per side: subject name, blamed bytes.
         sides: Vec<(String, [bool; 64])>,
@@ -68,13 +59,9 @@ pub enum Block {
 /// The two field dumps of a divergence ([`Block::Dumps`]).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Dumps {
-    /// Left subject.
     pub left_name: String,
-    /// Right subject.
     pub right_name: String,
-    /// Left dump.
     pub left: String,
-    /// Right dump.
     pub right: String,
     /// Shown when the dumps are equal.
     pub when_equal: String,
@@ -85,22 +72,17 @@ pub struct Dumps {
 pub struct Section {
     /// Anchor (unique in the document).
     pub id: String,
-    /// 2 or 3.
     pub level: u8,
-    /// Title.
     pub title: Line,
-    /// Content.
     pub blocks: Vec<Block>,
 }
 
 /// The whole report.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Document {
-    /// Title (h1).
     pub title: String,
     /// The bullet lines under the title.
     pub head: Vec<Line>,
-    /// Sections in order.
     pub sections: Vec<Section>,
 }
 
