@@ -57,11 +57,6 @@ const EDGES: [u8; 9] = [
     payload::OPCODE,
 ];
 
-/// Writes a valid v2 encoder image of `op` (one of [`OPCODES`]) into `b`.
-pub fn valid_image(r: &mut SplitMix64, op: u8, b: &mut [u8; 64]) {
-    valid_image_for(r, op, Arch::default(), b);
-}
-
 /// Writes an encoder image of `op` (one of [`OPCODES`]) into `b` whose
 /// fields hold `arch`'s legal values (valid when `arch`'s compiler emits `op`).
 pub fn valid_image_for(r: &mut SplitMix64, op: u8, arch: Arch, b: &mut [u8; 64]) {
@@ -177,9 +172,8 @@ pub fn raw_bundle(r: &mut SplitMix64, ops: &[u8], b: &mut [u8; 64]) {
 /// A quarter of the valid and near-valid cases come from the labelled
 /// generators, drawn from 96 bytes of `r` (half of those near-valid cases get
 /// [`mutate_image`] instead of a generator violation; a generator refusal
-/// falls back to [`valid_image`]); the rest come from [`valid_image_for`] and
-/// [`mutate_image`]. The structured generators stay v2's, their labels'
-/// generation.
+/// falls back to [`valid_image_for`]); the rest come from [`valid_image_for`] and
+/// [`mutate_image`]. Both build `arch`'s images.
 pub fn bundle_case(ops: &[u8], arch: Arch, r: &mut SplitMix64, kind: CaseKind, b: &mut [u8; 64]) {
     if kind == CaseKind::Raw {
         raw_bundle(r, ops, b);
@@ -187,7 +181,7 @@ pub fn bundle_case(ops: &[u8], arch: Arch, r: &mut SplitMix64, kind: CaseKind, b
     }
     // Every fourth valid / near-valid case comes from the (slower,
     // labelled) structured generators; the rest from the layout-driven
-    // [`valid_image`] (+ [`mutate_image`]), which is several times faster.
+    // [`valid_image_for`] (+ [`mutate_image`]), which is several times faster.
     if r.below(4) != 0 {
         let op = r.pick(ops);
         valid_image_for(r, op, arch, b);
@@ -201,7 +195,7 @@ pub fn bundle_case(ops: &[u8], arch: Arch, r: &mut SplitMix64, kind: CaseKind, b
         *w = u8::from(ops.contains(&op));
     }
     let cfg = super::Config {
-        arch: Arch::default(),
+        arch,
         weights,
         k: r.byte(),
         near: 0,
@@ -220,7 +214,7 @@ pub fn bundle_case(ops: &[u8], arch: Arch, r: &mut SplitMix64, kind: CaseKind, b
         Ok(c) => *b = c.bundle,
         Err(_) => {
             let op = r.pick(ops);
-            valid_image(r, op, b);
+            valid_image_for(r, op, arch, b);
         }
     }
     if own_mutation {
