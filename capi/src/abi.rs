@@ -70,7 +70,7 @@ pub fn capabilities() -> u32 {
 
 /// Every table `tpb_lut` serves (all of SPEC §6), in header bit order: the
 /// harness's own list, so library and loader cannot disagree on it.
-pub const LUT_TABLES: [LutTable; 8] = LutTable::ALL;
+pub const LUT_TABLES: [LutTable; LutTable::ALL.len()] = LutTable::ALL;
 
 /// `tpb_subject_lut_tables()`: every table.
 pub fn lut_tables() -> u32 {

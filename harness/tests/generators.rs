@@ -5,6 +5,7 @@
 use arbitrary::Unstructured;
 use proptest::prelude::*;
 use std::collections::{BTreeMap, BTreeSet};
+use tpbconform::arch::Arch;
 use tpbconform::fuzz_entry;
 use tpbconform::generators::{self as gen, Case, Config, SplitMix64, Violation, SCRATCH_PARTIAL};
 use tpbconform::judge::structured::check_case_report as check_case;
@@ -159,12 +160,17 @@ fn coverage_and_labels() {
     }
     for f in DECODE_FIELDS {
         // src_dtype, dst_dtype, cross_core_enable live only in 0xBF, which the generators' generation may not emit.
-        if matches!(f, "src_dtype" | "dst_dtype" | "cross_core_enable") && !gen::GEN.emits(0xBF) {
+        if matches!(f, "src_dtype" | "dst_dtype" | "cross_core_enable")
+            && !Arch::default().generation().emits(0xBF)
+        {
             continue;
         }
         assert!(has("decode", f), "decode field {f} never first");
     }
-    for op in OPCODES.into_iter().filter(|&op| gen::GEN.emits(op)) {
+    for op in OPCODES
+        .into_iter()
+        .filter(|&op| Arch::default().generation().emits(op))
+    {
         assert!(
             has("valid_opcode", &format!("0x{op:02X}")),
             "0x{op:02X} never valid"
@@ -184,6 +190,7 @@ fn dword_14_alone_is_scratch_failure() {
             d18: 1,
             b1c: 1,
         }],
+        Arch::V2,
     );
     assert_eq!(c.header, Some(Some("custom_op_header_scratch_space_val")));
 }
@@ -219,6 +226,7 @@ fn swarm_configs_and_structured_diff_agree() {
 fn config() -> impl Strategy<Value = Config> {
     (prop::array::uniform(0u8..4), 0u8..3, any::<u8>(), 0u8..8).prop_map(
         |(weights, k, near, max_args)| Config {
+            arch: Arch::default(),
             weights,
             k,
             near,
@@ -281,4 +289,51 @@ fn bolero_raw_targets() {
                 fuzz_entry::check(t, d).unwrap_or_else(|f| panic!("{f}"));
             }
         });
+}
+
+/// The LUT edge ordinals read from core's answers are the tables' edges of SPEC §6 (and
+/// nothing else): collective kinds 2..=10, ALU ordinals 0..=29 with no wire byte at 24 and
+/// 25, CCE / DGE {0, 4}, dtype 0..=19, wait modes 0..=2, update modes 0..=5 (FACTS §2, §4).
+#[test]
+fn lut_edges_are_the_tables_edges() {
+    let far = [0x100, 0x1_0000, 0x8000_0000, u32::MAX];
+    let mut want = vec![
+        0, 1, 2, 3, 4, 5, 6, 7, 10, 11, 12, 19, 20, 21, 24, 25, 29, 30, 31,
+    ];
+    want.extend(far);
+    assert_eq!(gen::lut_edge_ordinals(), want.as_slice());
+}
+
+/// The labels follow the config's generation: under each, near-valid cases of the opcodes
+/// it emits are labelled as that generation's core and oracle judge them (its roster, dtype
+/// column and encoder).
+#[test]
+fn labels_follow_the_generation() {
+    for arch in Arch::ALL {
+        let (core, oracle) = (registry::core_for(arch), registry::oracle_for(arch));
+        let cfg = Config {
+            arch,
+            ..Config::default()
+        };
+        for seed in 0..1500 {
+            let c = near(seed, &cfg);
+            let b = &c.bundle;
+            for (want, which) in [
+                (c.expected.header, Validator::Header),
+                (c.expected.payload, Validator::Payload),
+            ] {
+                let Some(w) = want else { continue };
+                let w = w.unwrap_or("valid");
+                for s in [&core, &oracle] {
+                    assert_eq!(verdict(&**s, which, b), w, "{arch} {which:?} {c:?}");
+                }
+            }
+            if let Some(w) = c.expected.decode {
+                let w = w.map_err(|l| l.field.to_string());
+                for s in [&core, &oracle] {
+                    assert_eq!(decode_field(&**s, b), w, "{arch} decode {c:?}");
+                }
+            }
+        }
+    }
 }

@@ -15,13 +15,15 @@ use tpb_core::validate::{validate_header, validate_payload, Predicate};
 use tpb_core::Bundle;
 use tpbconform::fuzz_entry;
 use tpbconform::generators::SplitMix64;
-use tpbconform::generators::{self, Config, GEN};
+use tpbconform::generators::{self, Config};
 use tpbconform::kinds::sync_handshake::sync_handshake_case;
 
 const RUNS: u64 = 300;
 
 /// The record opcodes (isa/records.tsv), in the generators' weight order.
 const OPCODES: [u8; tpbconform::layout::OPCODES.len()] = tpbconform::layout::OPCODES;
+/// The generators' default generation (`Config::arch`).
+const GEN: tpb_core::Generation = tpb_core::Generation::V2;
 
 /// The harness's SplitMix64: input `i` of a target is a pure function of `(target, i)`.
 fn rng(target: u64, i: u64) -> impl FnMut() -> u64 {

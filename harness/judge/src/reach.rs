@@ -463,7 +463,7 @@ impl Reach {
         };
         let oc = if OPCODES.contains(&op) {
             "one of the eleven"
-        } else if crate::generators::in_roster(op) {
+        } else if crate::arch::Arch::V2.generation().is_valid_opcode(op) {
             "other roster"
         } else {
             "non-roster"

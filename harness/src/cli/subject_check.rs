@@ -18,7 +18,7 @@ use super::{CliError, CliResult, EXIT_INVALID, EXIT_OK};
 use crate::arch::Arch;
 use crate::external;
 use crate::findings::CaseKind;
-use crate::generators::images::{bundle_case, valid_image};
+use crate::generators::images::{bundle_case, valid_image_for};
 use crate::generators::{case_rng, name_hash};
 use crate::judge::{Judge, Outcome};
 use crate::kinds::{CaseBuf, Draw};
@@ -58,7 +58,12 @@ fn bundle_inputs(t: Target) -> Vec<[u8; 64]> {
     let h = name_hash(t.name());
     for (k, &op) in ops.iter().enumerate() {
         let mut base = [0u8; 64];
-        valid_image(&mut case_rng(SEED, h, k as u64), op, &mut base);
+        valid_image_for(
+            &mut case_rng(SEED, h, k as u64),
+            op,
+            Arch::default(),
+            &mut base,
+        );
         out.push(base);
         for i in 0..64 {
             for v in [0x01, 0xFF] {

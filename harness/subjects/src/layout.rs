@@ -22,7 +22,7 @@ pub enum Domain {
     ArgType,
     /// `cce_op` wire byte ∈ {0x00, 0x04}: the shipped CCE ops (SPEC §6.2).
     CceOp,
-    /// A dtype tag of the generators' generation's column: 0x01..=0x0F on v2 (SPEC §0, §6.4).
+    /// A dtype tag of the generation's column: 0x01..=0x0F on v2 (SPEC §0, §6.4).
     Dtype,
     /// A CollectiveKind wire byte 0x01..=0x09 (SPEC §6.1).
     Kind,
@@ -37,12 +37,6 @@ pub enum Domain {
 }
 
 impl Domain {
-    /// The legal values of a closed domain under the generators' generation (v2), in wire
-    /// order (`None`: any value).
-    pub fn values(self) -> Option<&'static [u8]> {
-        self.values_for(Arch::V2)
-    }
-
     /// The legal values of a closed domain under generation `arch` (v4's dtype column adds
     /// tag 0x10: FACTS §6, SPEC §6.4), read from core's one statement of each domain
     /// ([`EnumDomain::admits`]), not restated here.
@@ -105,11 +99,6 @@ impl Domain {
             Domain::Flag => "flag (0 or 1)",
             Domain::Opcode | Domain::Scratch | Domain::Ap | Domain::Any => return None,
         })
-    }
-
-    /// Is `v` a legal value of the field's first byte?
-    pub fn legal(self, v: u8) -> bool {
-        self.values().is_none_or(|vs| vs.contains(&v))
     }
 
     /// How the field's value is written in JSON (`decode` output).
@@ -346,7 +335,8 @@ pub fn failure_detail(op: u8, predicate: &str, offset: usize, value: u8) -> Stri
         Role::Field(Domain::Scratch) => format!(
             "{name} 0x{value:02X}: the scratch-space fields are neither all zero nor all set"
         ),
-        Role::Field(d) => match (d.values(), d.table()) {
+        // The default generation's members: the text names no generation.
+        Role::Field(d) => match (d.values_for(Arch::default()), d.table()) {
             (Some(vs), Some(table)) if !vs.contains(&value) => {
                 format!("{name} 0x{value:02X} is not a {table} member")
             }

@@ -58,7 +58,7 @@ pub enum Check {
 }
 
 /// One row of the registry.
-#[derive(Debug)]
+#[derive(Clone, Copy, Debug)]
 pub struct TargetSpec {
     /// Stable snake_case name (reports, `--targets`, replay).
     pub name: &'static str,
@@ -77,9 +77,8 @@ pub struct TargetSpec {
 const BUNDLE_CHUNK: u64 = 1024;
 const FAST_CHUNK: u64 = 8192;
 
-/// The registry, in report order. Each LUT table is a target of its own
-/// (one capability each), sharing the corpus folder `luts`.
-pub static TARGETS: [TargetSpec; 20] = [
+/// The rows before the LUT tables' (bundle and stream targets).
+const HEAD: [TargetSpec; 5] = [
     TargetSpec {
         name: "validate_header",
         check: Check::Validator(Validator::Header),
@@ -120,70 +119,10 @@ pub static TARGETS: [TargetSpec; 20] = [
         needs: Capabilities::of(&[C::ValidateStream]),
         chunk: BUNDLE_CHUNK,
     },
-    TargetSpec {
-        name: "collective_lut",
-        check: Check::Lut(LutTable::CollectiveKind),
-        gate: true,
-        folder: "luts",
-        needs: Capabilities::of(&[C::Lut(LutTable::CollectiveKind)]),
-        chunk: FAST_CHUNK,
-    },
-    TargetSpec {
-        name: "alu_lut",
-        check: Check::Lut(LutTable::AluOp),
-        gate: true,
-        folder: "luts",
-        needs: Capabilities::of(&[C::Lut(LutTable::AluOp)]),
-        chunk: FAST_CHUNK,
-    },
-    TargetSpec {
-        name: "cce_lut",
-        check: Check::Lut(LutTable::CceOp),
-        gate: true,
-        folder: "luts",
-        needs: Capabilities::of(&[C::Lut(LutTable::CceOp)]),
-        chunk: FAST_CHUNK,
-    },
-    TargetSpec {
-        name: "dge_lut",
-        check: Check::Lut(LutTable::Dge),
-        gate: true,
-        folder: "luts",
-        needs: Capabilities::of(&[C::Lut(LutTable::Dge)]),
-        chunk: FAST_CHUNK,
-    },
-    TargetSpec {
-        name: "dtype_lut",
-        check: Check::Lut(LutTable::Dtype),
-        gate: true,
-        folder: "luts",
-        needs: Capabilities::of(&[C::Lut(LutTable::Dtype)]),
-        chunk: FAST_CHUNK,
-    },
-    TargetSpec {
-        name: "dtype_v4_lut",
-        check: Check::Lut(LutTable::DtypeV4),
-        gate: true,
-        folder: "luts",
-        needs: Capabilities::of(&[C::Lut(LutTable::DtypeV4)]),
-        chunk: FAST_CHUNK,
-    },
-    TargetSpec {
-        name: "wait_mode_lut",
-        check: Check::Lut(LutTable::WaitMode),
-        gate: true,
-        folder: "luts",
-        needs: Capabilities::of(&[C::Lut(LutTable::WaitMode)]),
-        chunk: FAST_CHUNK,
-    },
-    TargetSpec {
-        name: "update_mode_lut",
-        check: Check::Lut(LutTable::UpdateMode),
-        gate: true,
-        folder: "luts",
-        needs: Capabilities::of(&[C::Lut(LutTable::UpdateMode)]),
-        chunk: FAST_CHUNK,
-    },
+];
+
+/// The rows after the LUT tables'.
+const TAIL: [TargetSpec; 7] = [
     TargetSpec {
         name: "ir_gates",
         check: Check::Ir,
@@ -243,19 +182,38 @@ pub static TARGETS: [TargetSpec; 20] = [
             C::Decode,
             C::Encode,
             C::ValidateStream,
-            C::Lut(LutTable::CollectiveKind),
-            C::Lut(LutTable::AluOp),
-            C::Lut(LutTable::CceOp),
-            C::Lut(LutTable::Dge),
-            C::Lut(LutTable::Dtype),
-            C::Lut(LutTable::DtypeV4),
-            C::Lut(LutTable::WaitMode),
-            C::Lut(LutTable::UpdateMode),
             C::IrGates,
-        ]),
+        ])
+        .union(Capabilities::LUTS),
         chunk: BUNDLE_CHUNK,
     },
 ];
+
+/// The registry, in report order. Each LUT table ([`LutTable::ALL`]) is a target of its own
+/// (one capability each) named [`LutTable::target_name`], sharing the corpus folder `luts`.
+pub static TARGETS: [TargetSpec; HEAD.len() + LutTable::ALL.len() + TAIL.len()] = {
+    let mut all = [HEAD[0]; HEAD.len() + LutTable::ALL.len() + TAIL.len()];
+    let mut i = 0;
+    while i < all.len() {
+        all[i] = if i < HEAD.len() {
+            HEAD[i]
+        } else if i < HEAD.len() + LutTable::ALL.len() {
+            let t = LutTable::ALL[i - HEAD.len()];
+            TargetSpec {
+                name: t.target_name(),
+                check: Check::Lut(t),
+                gate: true,
+                folder: "luts",
+                needs: Capabilities::of(&[C::Lut(t)]),
+                chunk: FAST_CHUNK,
+            }
+        } else {
+            TAIL[i - HEAD.len() - LutTable::ALL.len()]
+        };
+        i += 1;
+    }
+    all
+};
 
 /// A handle on one registry row (`Copy`; ordered by registry position).
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]

@@ -25,14 +25,14 @@ pub struct Case {
 /// A valid case.
 pub fn valid_case(u: &mut Unstructured<'_>, cfg: &Config) -> std::result::Result<Case, GenError> {
     let instruction = valid_instruction(u, cfg)?;
-    let bundle = encode(&instruction)?;
+    let bundle = encode(&instruction, cfg.arch)?;
     let base = instruction.opcode();
     Ok(Case {
         instruction,
         base,
         violations: Vec::new(),
         bundle,
-        expected: label(base, &[]),
+        expected: label(base, &[], cfg.arch),
     })
 }
 
@@ -48,7 +48,7 @@ pub fn near_valid_case(
         if c.violations.len() >= cfg.violations() {
             break;
         }
-        let v = violation(u, c.base)?;
+        let v = violation(u, c.base, cfg.arch)?;
         let fp = v.footprint();
         if fp.iter().any(|o| used.contains(o)) {
             continue;
@@ -57,7 +57,7 @@ pub fn near_valid_case(
         v.apply(&mut c.bundle);
         c.violations.push(v);
     }
-    c.expected = label(c.base, &c.violations);
+    c.expected = label(c.base, &c.violations, cfg.arch);
     Ok(c)
 }
 

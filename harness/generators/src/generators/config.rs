@@ -2,20 +2,18 @@
 
 use crate::arch::Arch;
 use crate::layout::OPCODES;
-use arbitrary::{Arbitrary, Result, Unstructured};
-use tpb_core::Generation;
-
-/// The generation the generators build images and labels for: v2, the default (SPEC §0).
-pub const GEN: Generation = Generation::V2;
-/// [`GEN`] as the harness spells it.
-pub const ARCH: Arch = Arch::V2;
+use arbitrary::{Result, Unstructured};
 
 /// Largest `k` a [`Config`] can ask for.
 pub const MAX_K: u8 = 3;
 
-/// Swarm configuration: drawn once per fuzz input, it skews the case mix.
-#[derive(Arbitrary, Clone, Debug, PartialEq, Eq)]
+/// The one generator configuration (swarm: drawn once per fuzz input, it skews the case
+/// mix): the generation, the opcode weights, the near-valid rate and violations, the sizes.
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Config {
+    /// The generation the cases are built and labelled for (its roster, emitted opcodes,
+    /// dtype column, encoder; SPEC §0).
+    pub arch: Arch,
     /// Relative weight of each opcode, in [`OPCODES`] order (all zero = uniform).
     pub weights: [u8; OPCODES.len()],
     /// Violations per near-valid case: `1 + k % MAX_K`.
@@ -28,9 +26,10 @@ pub struct Config {
 }
 
 impl Default for Config {
-    /// Uniform opcodes, `k = 1`, half near-valid, up to 4 group args.
+    /// The default generation, uniform opcodes, `k = 1`, half near-valid, up to 4 group args.
     fn default() -> Self {
         Config {
+            arch: Arch::default(),
             weights: [1; OPCODES.len()],
             k: 0,
             near: 128,
@@ -46,10 +45,11 @@ impl Config {
     }
 }
 
-/// Picks an opcode [`GEN`]'s compiler emits by the config's weights (seed 003 §"At a glance").
+/// Picks an opcode the config's generation emits by its weights (seed 003 §"At a glance").
 pub fn opcode(u: &mut Unstructured<'_>, cfg: &Config) -> Result<u8> {
+    let gen = cfg.arch.generation();
     let weight = |i: usize, w: u8| {
-        if GEN.emits(OPCODES[i]) {
+        if gen.emits(OPCODES[i]) {
             u32::from(w)
         } else {
             0
@@ -62,7 +62,7 @@ pub fn opcode(u: &mut Unstructured<'_>, cfg: &Config) -> Result<u8> {
         .map(|(i, &w)| weight(i, w))
         .sum();
     if total == 0 {
-        let emitted: Vec<u8> = OPCODES.iter().copied().filter(|&o| GEN.emits(o)).collect();
+        let emitted: Vec<u8> = OPCODES.iter().copied().filter(|&o| gen.emits(o)).collect();
         return u.choose(&emitted).copied();
     }
     let mut x = u.int_in_range(0..=total - 1)?;

@@ -15,12 +15,47 @@ use super::case_kind::CaseKind;
 use super::rng::SplitMix64;
 use crate::arch::Arch;
 use crate::layout::{spans, Domain, Role, OPCODES};
-use tpb_core::layout::custom_op_header as header;
+use tpb_core::layout::{
+    collective_compute as cc, custom_op_header as header, custom_op_payload as payload,
+    gpsimdsb2sb as sb2sb, sync_skeleton as sk, INST_WORD_LEN,
+};
 
-/// Writes a valid v2 encoder image of `op` (one of [`OPCODES`]) into `b`.
-pub fn valid_image(r: &mut SplitMix64, op: u8, b: &mut [u8; 64]) {
-    valid_image_for(r, op, Arch::default(), b);
-}
+/// The bytes a validator or decoder checks that [`mutate_image`] flips more often: the
+/// skeleton's tag, debug bytes and event modes (SPEC §1), the LUT bytes (SPEC §5.2), the
+/// payload `arg_type` (SPEC §4), the 0x85 scratch fields and the first byte of the reserved
+/// run after two of them (SPEC §3 #5, #6), the cross-core enable; from core's layout.
+const CHECKED: [usize; 16] = [
+    sk::OFF_INST_WORD_LEN,
+    sk::OFF_DEBUG_CMD,
+    sk::OFF_DEBUG_HINT,
+    sk::OFF_WAIT_MODE,
+    sk::OFF_UPDATE_MODE,
+    cc::OFF_CCE_OP,
+    cc::OFF_DTYPE,
+    cc::OFF_KIND,
+    payload::OFF_ARG_TYPE,
+    header::OFF_HAS_SCRATCH_SPACE,
+    header::OFF_HAS_SCRATCH_SPACE + 1,
+    header::OFF_SCRATCH_SPACE_ADDR,
+    header::OFF_SCRATCH_SPACE_SIZE,
+    header::OFF_SCRATCH_SPACE_NUM_PARTITIONS,
+    header::OFF_SCRATCH_SPACE_NUM_PARTITIONS + 1,
+    sb2sb::OFF_CROSS_CORE_ENABLE,
+];
+
+/// Edge byte values: 0, 1, the sign bits, all ones, the tag, a wait-mode member (0x05,
+/// FACTS §2) and the two CUSTOM_OP opcodes.
+const EDGES: [u8; 9] = [
+    0x00,
+    0x01,
+    0x7F,
+    0x80,
+    0xFF,
+    INST_WORD_LEN,
+    0x05,
+    header::OPCODE,
+    payload::OPCODE,
+];
 
 /// Writes an encoder image of `op` (one of [`OPCODES`]) into `b` whose
 /// fields hold `arch`'s legal values (valid when `arch`'s compiler emits `op`).
@@ -89,7 +124,7 @@ pub fn mutate_image(r: &mut SplitMix64, b: &mut [u8; 64]) {
         match r.below(7) {
             6 => {
                 let v = if r.below(2) == 0 {
-                    r.pick(&[0x01, 0x80, 0xFF, 0x10, 0x05])
+                    r.pick(&[0x01, 0x80, 0xFF, INST_WORD_LEN, 0x05])
                 } else {
                     r.byte() | 1
                 };
@@ -102,14 +137,11 @@ pub fn mutate_image(r: &mut SplitMix64, b: &mut [u8; 64]) {
             }
             2 => {
                 let i = r.below(64) as usize;
-                b[i] = r.pick(&[0x00, 0x01, 0x7F, 0x80, 0xFF, 0x10, 0x05, 0x85, 0x86]);
+                b[i] = r.pick(&EDGES);
             }
             3 => {
                 // Hit the checked low bytes more often.
-                let i = r.pick(&[
-                    1usize, 2, 3, 4, 6, 0x0C, 0x0D, 0x0E, 0x0F, 0x10, 0x11, 0x14, 0x18, 0x1C, 0x1D,
-                    0x20,
-                ]);
+                let i = r.pick(&CHECKED);
                 b[i] ^= 1 << r.below(8);
             }
             4 => {
@@ -127,7 +159,7 @@ pub fn raw_bundle(r: &mut SplitMix64, ops: &[u8], b: &mut [u8; 64]) {
     match r.below(4) {
         0 => {
             b[0] = r.pick(ops);
-            b[1] = 0x10;
+            b[1] = INST_WORD_LEN;
         }
         1 => b[0] = r.pick(ops),
         _ => {}
@@ -140,9 +172,8 @@ pub fn raw_bundle(r: &mut SplitMix64, ops: &[u8], b: &mut [u8; 64]) {
 /// A quarter of the valid and near-valid cases come from the labelled
 /// generators, drawn from 96 bytes of `r` (half of those near-valid cases get
 /// [`mutate_image`] instead of a generator violation; a generator refusal
-/// falls back to [`valid_image`]); the rest come from [`valid_image_for`] and
-/// [`mutate_image`]. The structured generators stay v2's, their labels'
-/// generation.
+/// falls back to [`valid_image_for`]); the rest come from [`valid_image_for`] and
+/// [`mutate_image`]. Both build `arch`'s images.
 pub fn bundle_case(ops: &[u8], arch: Arch, r: &mut SplitMix64, kind: CaseKind, b: &mut [u8; 64]) {
     if kind == CaseKind::Raw {
         raw_bundle(r, ops, b);
@@ -150,7 +181,7 @@ pub fn bundle_case(ops: &[u8], arch: Arch, r: &mut SplitMix64, kind: CaseKind, b
     }
     // Every fourth valid / near-valid case comes from the (slower,
     // labelled) structured generators; the rest from the layout-driven
-    // [`valid_image`] (+ [`mutate_image`]), which is several times faster.
+    // [`valid_image_for`] (+ [`mutate_image`]), which is several times faster.
     if r.below(4) != 0 {
         let op = r.pick(ops);
         valid_image_for(r, op, arch, b);
@@ -164,6 +195,7 @@ pub fn bundle_case(ops: &[u8], arch: Arch, r: &mut SplitMix64, kind: CaseKind, b
         *w = u8::from(ops.contains(&op));
     }
     let cfg = super::Config {
+        arch,
         weights,
         k: r.byte(),
         near: 0,
@@ -182,7 +214,7 @@ pub fn bundle_case(ops: &[u8], arch: Arch, r: &mut SplitMix64, kind: CaseKind, b
         Ok(c) => *b = c.bundle,
         Err(_) => {
             let op = r.pick(ops);
-            valid_image(r, op, b);
+            valid_image_for(r, op, arch, b);
         }
     }
     if own_mutation {

@@ -1,8 +1,9 @@
 //! Labels: what both subjects must say about a near-valid case, computed
 //! only from the mutations and SPEC's chain order.
 
-use super::roles::{in_roster, role, Role};
+use super::roles::{role, Role};
 use super::violations::Violation;
+use crate::arch::Arch;
 use crate::layout::{self, OPCODES};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -83,8 +84,8 @@ impl Validator {
     }
 }
 
-/// The validator chain verdict, from the mutations (SPEC §3 / §4 order).
-fn validator_label(v: Validator, base: u8, vs: &[Violation]) -> Option<Label> {
+/// The validator chain verdict under `arch`, from the mutations (SPEC §3 / §4 order).
+fn validator_label(v: Validator, base: u8, vs: &[Violation], arch: Arch) -> Option<Label> {
     let (is_op, reserved_zero) = v.names();
     let mut best: Option<(u8, &'static str)> = None;
     let mut note = |rank: u8, name: &'static str| match best {
@@ -97,7 +98,7 @@ fn validator_label(v: Validator, base: u8, vs: &[Violation]) -> Option<Label> {
                 if o == v.opcode() {
                     return None; // relabelled as this validator's record
                 }
-                if in_roster(o) {
+                if arch.generation().is_valid_opcode(o) {
                     note(4, is_op);
                 } else {
                     note(1, "valid_opcode");
@@ -124,8 +125,12 @@ fn validator_label(v: Validator, base: u8, vs: &[Violation]) -> Option<Label> {
     Some(best.map(|(_, n)| n))
 }
 
-/// The SPEC §5.1 decode verdict, from the mutations.
-fn decode_label(base: u8, vs: &[Violation]) -> Option<std::result::Result<(), DecodeLabel>> {
+/// The SPEC §5.1 decode verdict under `arch`, from the mutations.
+fn decode_label(
+    base: u8,
+    vs: &[Violation],
+    arch: Arch,
+) -> Option<std::result::Result<(), DecodeLabel>> {
     for x in vs {
         if let Violation::Opcode(o) = *x {
             if OPCODES.contains(&o) {
@@ -152,7 +157,7 @@ fn decode_label(base: u8, vs: &[Violation]) -> Option<std::result::Result<(), De
         _ => None,
     };
     if let Some(v) = custom {
-        if let Some(Some(p)) = validator_label(v, base, vs) {
+        if let Some(Some(p)) = validator_label(v, base, vs, arch) {
             return Some(Err(DecodeLabel {
                 field: p,
                 offset: 0,
@@ -177,11 +182,11 @@ fn decode_label(base: u8, vs: &[Violation]) -> Option<std::result::Result<(), De
     })
 }
 
-/// Labels `vs` applied to a valid image of `base` (see the module docs).
-pub fn label(base: u8, vs: &[Violation]) -> Expected {
+/// Labels `vs` applied to a valid image of `base` under `arch` (see the module docs).
+pub fn label(base: u8, vs: &[Violation], arch: Arch) -> Expected {
     Expected {
-        header: validator_label(Validator::Header, base, vs),
-        payload: validator_label(Validator::Payload, base, vs),
-        decode: decode_label(base, vs),
+        header: validator_label(Validator::Header, base, vs, arch),
+        payload: validator_label(Validator::Payload, base, vs, arch),
+        decode: decode_label(base, vs, arch),
     }
 }

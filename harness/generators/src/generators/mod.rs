@@ -6,7 +6,7 @@
 //! code serves libFuzzer, bolero, proptest and the corpus builder):
 //!
 //! - [`valid_instruction`] — a typed `tpb_core` [`Instruction`] for any of the
-//!   opcodes [`GEN`]'s compiler emits (SPEC §0, §5), valid by construction (events
+//!   opcodes [`Config::arch`]'s compiler emits (SPEC §0, §5), valid by construction (events
 //!   band from the WAIT_MODE / UPDATE_MODE members, FACTS §2; shipped `cce_op`;
 //!   encodable `kind`; dtype tags of the generation's column; scratch triple all-zero
 //!   or full).
@@ -65,7 +65,7 @@ mod violations;
 
 pub use case_kind::CaseKind;
 pub use cases::{case, correlate, near_valid_case, valid_case, Case};
-pub use config::{opcode, Config, ARCH, GEN, MAX_K};
+pub use config::{opcode, Config, MAX_K};
 pub use labels::{label, DecodeLabel, Expected, Label};
 pub use program::{
     config as program_config, item_at, program, shape, Item, Program, Shape, CONFIG_BYTES,
@@ -73,7 +73,7 @@ pub use program::{
 };
 pub use queries::{ir_query, lut_edge_ordinals, lut_ordinal};
 pub use rng::{case_rng, mix64, name_hash, SplitMix64};
-pub use roles::{in_roster, role, tag_of, Role};
+pub use roles::{role, tag_of, Role};
 pub use streams::{encode_group, group, stream, wide_group};
 pub use valid::{encode, instruction_of, sync, valid_instruction, EncodeRefused, GenError};
 pub use violations::{violation, Violation, SCRATCH_PARTIAL};

@@ -27,6 +27,7 @@ use super::queries::{ir_query, lut_ordinal};
 use super::rng::SplitMix64;
 use super::streams::{stream, wide_group};
 use super::valid::GenError;
+use crate::arch::Arch;
 use crate::layout::OPCODES;
 use crate::subjects::IrQuery;
 use arbitrary::Unstructured;
@@ -91,6 +92,7 @@ pub fn config(b: [u8; CONFIG_BYTES]) -> Config {
         *w = 1 + 2 * (b[0] >> 4);
     }
     Config {
+        arch: Arch::default(),
         weights,
         k: b[1] & 0x03,
         near: b[1] & 0xFC,

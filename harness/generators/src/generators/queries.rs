@@ -1,39 +1,28 @@
 //! LUT ordinals and IR queries at the tables' and gates' edges.
 
-use crate::subjects::{IrQuery, ScratchpadQuery};
+use crate::arch::Arch;
+use crate::subjects::{registry, IrQuery, LutTable, ScratchpadQuery, Subject};
 use arbitrary::{Result, Unstructured};
 
-/// The LUT ordinals at the SPEC §6 tables' edges, derived from core's tables (one
-/// source per fact): 0 and 1; each table's last ordinal, its length and one past it;
-/// the collective-kind LUT's base and the ordinal below it; the ALU ordinals with no
-/// wire byte (FACTS §4: average, elemwise_mul); the shipped CCE ordinals; far values.
+/// The LUT ordinals at the SPEC §6 tables' edges, read from core's answers for each
+/// [`LutTable`] (one source per fact): 0 and 1; per table, its first ordinal with a wire
+/// byte and the one below, its last one and the two above, and the ordinals with no wire
+/// byte between (FACTS §4: average, elemwise_mul; the CCE ops not shipped); far values.
 pub fn lut_edge_ordinals() -> &'static [u32] {
-    use tpb_core::lut::{
-        ALU_OP_TABLE, CCE_SHIPPED, COLLECTIVE_KIND_LUT_BASE, COLLECTIVE_KIND_NAMES, DTYPE_TABLE,
-        UPDATE_MODE_LUT, WAIT_MODE_LUT,
-    };
     static EDGES: std::sync::OnceLock<Vec<u32>> = std::sync::OnceLock::new();
     EDGES.get_or_init(|| {
-        let ends = [
-            COLLECTIVE_KIND_NAMES.len(),
-            ALU_OP_TABLE.len(),
-            DTYPE_TABLE.len(),
-            WAIT_MODE_LUT.len(),
-            UPDATE_MODE_LUT.len(),
-        ];
-        let mut v = vec![0, 1, COLLECTIVE_KIND_LUT_BASE - 1, COLLECTIVE_KIND_LUT_BASE];
-        for n in ends {
-            let n = n as u32;
-            v.extend([n - 1, n, n + 1]);
+        let core = registry::core_for(Arch::default());
+        let mut v = vec![0, 1, 0x100, 0x1_0000, 0x8000_0000, u32::MAX];
+        for t in LutTable::ALL {
+            let ok: Vec<u32> = (0..0x100)
+                .filter(|&n| matches!(core.lut(t, n), Ok(Ok(_))))
+                .collect();
+            let (Some(&first), Some(&last)) = (ok.first(), ok.last()) else {
+                continue;
+            };
+            v.extend([first.saturating_sub(1), first, last, last + 1, last + 2]);
+            v.extend((first..last).filter(|n| !ok.contains(n)));
         }
-        v.extend(
-            (0u32..)
-                .zip(ALU_OP_TABLE)
-                .filter(|(_, (_, wire))| wire.is_none())
-                .map(|(ord, _)| ord),
-        );
-        v.extend(CCE_SHIPPED);
-        v.extend([0x100, 0x1_0000, 0x8000_0000, u32::MAX]);
         v.sort_unstable();
         v.dedup();
         v

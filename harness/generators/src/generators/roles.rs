@@ -1,6 +1,6 @@
-//! The role of each byte of an image, derived from [`crate::layout`], and
-//! the v2 opcode roster (SPEC §2).
+//! The role of each byte of an image, derived from [`crate::layout`].
 
+use crate::arch::Arch;
 use crate::layout::{self, OPCODES};
 
 /// What SPEC says a byte of a given opcode's image holds.
@@ -22,7 +22,7 @@ pub enum Role {
     Scratch,
     /// `cce_op` wire byte ∈ {0x00, 0x04}.
     CceOp,
-    /// `dtype` tag of [`super::GEN`]'s column (the layout's `Dtype` domain).
+    /// `dtype` tag of the generation's column (the layout's `Dtype` domain).
     Dtype,
     /// CollectiveKind wire byte 0x01..=0x09.
     Kind,
@@ -58,22 +58,23 @@ impl Role {
         }
     }
 
-    /// Is `v` a legal value for this role (tag: `tag` is the opcode's tag)?
-    pub(super) fn accepts(self, v: u8, tag: u8) -> bool {
+    /// Is `v` a legal value for this role under `arch` (tag: `tag` is the opcode's tag)?
+    pub(super) fn accepts(self, v: u8, tag: u8, arch: Arch) -> bool {
         use crate::layout::Domain as D;
+        let legal = |d: D| d.values_for(arch).is_none_or(|vs| vs.contains(&v));
         match self {
             Role::Opcode | Role::Free | Role::Scratch => true,
             Role::Tag => v == tag,
             Role::Reserved => v == 0,
-            Role::WaitMode => D::WaitMode.legal(v),
-            Role::UpdateMode => D::UpdateMode.legal(v),
-            Role::CceOp => D::CceOp.legal(v),
-            Role::Dtype | Role::SrcDtype | Role::DstDtype => D::Dtype.legal(v),
-            Role::Kind => D::Kind.legal(v),
+            Role::WaitMode => legal(D::WaitMode),
+            Role::UpdateMode => legal(D::UpdateMode),
+            Role::CceOp => legal(D::CceOp),
+            Role::Dtype | Role::SrcDtype | Role::DstDtype => legal(D::Dtype),
+            Role::Kind => legal(D::Kind),
             // The stamped constant cross-core enable is 0x01.
             Role::CrossCoreEnable => v == 0x01,
-            Role::ArgType => D::ArgType.legal(v),
-            Role::Valid => D::Flag.legal(v),
+            Role::ArgType => legal(D::ArgType),
+            Role::Valid => legal(D::Flag),
         }
     }
 }
@@ -116,12 +117,6 @@ fn derive_role(opcode: u8, off: usize) -> Option<Role> {
             D::Ap | D::Any => Role::Free,
         },
     })
-}
-
-/// [`super::GEN`]'s opcode enum: the v2 roster (FACTS §1 [H]), read from core's table
-/// generated from isa/opcodes.tsv (column v2), not restated here.
-pub fn in_roster(op: u8) -> bool {
-    tpb_core::Generation::V2.is_valid_opcode(op)
 }
 
 /// The tag byte[1] of an opcode's image (from the layout).

@@ -1,9 +1,10 @@
 //! Custom-op groups and multi-bundle streams (SPEC §5.3).
 
 use super::cases::{near_valid_case, valid_case};
-use super::config::{Config, GEN};
+use super::config::Config;
 use super::rng::SplitMix64;
 use super::valid::{scratch, sync, EncodeRefused, GenError};
+use crate::arch::Arch;
 use arbitrary::{Result, Unstructured};
 use tpb_core::insn::{CustomOpGroup, CustomOpHeader, Instruction};
 
@@ -49,9 +50,9 @@ fn group_of(u: &mut Unstructured<'_>, n: u8) -> Result<CustomOpGroup> {
     })
 }
 
-/// Encodes a group with core's group encoder.
-pub fn encode_group(g: &CustomOpGroup) -> std::result::Result<Vec<u8>, GenError> {
-    match g.encode(GEN) {
+/// Encodes a group with core's group encoder under `arch`.
+pub fn encode_group(g: &CustomOpGroup, arch: Arch) -> std::result::Result<Vec<u8>, GenError> {
+    match g.encode(arch.generation()) {
         Ok(bs) => Ok(bs.iter().flat_map(|b| b.0).collect()),
         Err(e) => Err(GenError::Encode(Box::new(EncodeRefused {
             instruction: Instruction::CustomOpHeader(CustomOpHeader::default()),
@@ -68,7 +69,7 @@ pub fn wide_group(
     cfg: &Config,
 ) -> std::result::Result<Vec<u8>, GenError> {
     let n: u8 = u.arbitrary()?;
-    let mut out = encode_group(&group_of(u, n)?)?;
+    let mut out = encode_group(&group_of(u, n)?, cfg.arch)?;
     if u.arbitrary()? {
         out.extend(valid_case(u, cfg)?.bundle);
     }
@@ -84,22 +85,22 @@ pub fn stream(u: &mut Unstructured<'_>, cfg: &Config) -> std::result::Result<Vec
     let items = u.int_in_range(1..=6u8)?;
     for _ in 0..items {
         match u.int_in_range(0..=7u8)? {
-            0..=2 => out.extend(encode_group(&group(u, cfg)?)?),
+            0..=2 => out.extend(encode_group(&group(u, cfg)?, cfg.arch)?),
             3 => {
                 let c = valid_case(u, cfg)?;
                 out.extend(c.bundle);
             }
             4 => out.extend(near_valid_case(u, cfg)?.bundle),
             5 => {
-                let g = encode_group(&group(u, cfg)?)?;
+                let g = encode_group(&group(u, cfg)?, cfg.arch)?;
                 out.extend(&g[..g.len() - 64]);
             }
             6 => {
-                let g = encode_group(&group(u, cfg)?)?;
+                let g = encode_group(&group(u, cfg)?, cfg.arch)?;
                 out.extend(g.iter().chain(&g[g.len() - 64..]));
             }
             _ => {
-                let mut g = encode_group(&group(u, cfg)?)?;
+                let mut g = encode_group(&group(u, cfg)?, cfg.arch)?;
                 let np = u16::from_le_bytes([g[0x0C], g[0x0D]]);
                 let np = if u.arbitrary()? {
                     np.wrapping_add(1)

@@ -1,7 +1,8 @@
 //! Valid by construction: typed `tpb_core` instructions for any of the
-//! record opcodes [`GEN`]'s compiler emits (SPEC §0, §5), encoded with core's encoder.
+//! record opcodes a generation's compiler emits (SPEC §0, §5), encoded with core's encoder.
 
-use super::config::{opcode, Config, GEN};
+use super::config::{opcode, Config};
+use crate::arch::Arch;
 use crate::layout::{Domain, UPDATE_MEMBERS, WAIT_MEMBERS};
 use arbitrary::{Result, Unstructured};
 use tpb_core::insn::{
@@ -35,9 +36,9 @@ fn member<T: Copy>(u: &mut Unstructured<'_>, table: &[T]) -> Result<T> {
     u.choose(table).copied()
 }
 
-/// A dtype tag of [`GEN`]'s column (the layout's `Dtype` domain, SPEC §6.4).
-fn dtype_tag(u: &mut Unstructured<'_>) -> Result<u8> {
-    member(u, Domain::Dtype.values().unwrap_or(&[0x01]))
+/// A dtype tag of `arch`'s column (the layout's `Dtype` domain, SPEC §6.4).
+fn dtype_tag(u: &mut Unstructured<'_>, arch: Arch) -> Result<u8> {
+    member(u, Domain::Dtype.values_for(arch).unwrap_or(&[0x01]))
 }
 
 fn cce_op(u: &mut Unstructured<'_>) -> Result<AluOp> {
@@ -78,12 +79,14 @@ pub(super) fn scratch(u: &mut Unstructured<'_>) -> Result<(u8, u32, u32, u8)> {
 }
 
 /// A valid instruction of the given record opcode (one of
-/// [`crate::layout::OPCODES`]); an opcode without an arm here is
+/// [`crate::layout::OPCODES`]) under `arch`; an opcode without an arm here is
 /// [`GenError::NoGenerator`], never another opcode's instruction.
 pub fn instruction_of(
     u: &mut Unstructured<'_>,
     opcode: u8,
+    arch: Arch,
 ) -> std::result::Result<Instruction, GenError> {
+    let dtype_tag = |u: &mut Unstructured<'_>| dtype_tag(u, arch);
     Ok(match opcode {
         CustomOpHeader::OPCODE => {
             let sync = sync(u)?;
@@ -191,7 +194,7 @@ pub fn valid_instruction(
     cfg: &Config,
 ) -> std::result::Result<Instruction, GenError> {
     let op = opcode(u, cfg)?;
-    instruction_of(u, op)
+    instruction_of(u, op, cfg.arch)
 }
 
 /// A valid-by-construction instruction that core's encoder refused — itself a
@@ -253,9 +256,9 @@ impl std::fmt::Display for GenError {
 
 impl std::error::Error for GenError {}
 
-/// Encodes with core; a refusal is a [`GenError::Encode`].
-pub fn encode(i: &Instruction) -> std::result::Result<[u8; 64], GenError> {
-    i.encode(GEN).map(|b| b.0).map_err(|e| {
+/// Encodes with core under `arch`; a refusal is a [`GenError::Encode`].
+pub fn encode(i: &Instruction, arch: Arch) -> std::result::Result<[u8; 64], GenError> {
+    i.encode(arch.generation()).map(|b| b.0).map_err(|e| {
         GenError::Encode(Box::new(EncodeRefused {
             instruction: *i,
             error: format!("{e:?}"),
@@ -271,16 +274,19 @@ mod tests {
     #[test]
     fn every_record_opcode_has_its_own_generator_and_no_other_does() {
         let data = [0x5Au8; 4096];
-        for op in OPCODES.into_iter().filter(|&op| GEN.emits(op)) {
-            let mut u = Unstructured::new(&data);
-            let i = instruction_of(&mut u, op).expect("a generator");
-            assert_eq!(i.opcode(), op);
-            assert_eq!(encode(&i).map(|b| b[0]), Ok(op));
+        for arch in Arch::ALL {
+            let gen = arch.generation();
+            for op in OPCODES.into_iter().filter(|&op| gen.emits(op)) {
+                let mut u = Unstructured::new(&data);
+                let i = instruction_of(&mut u, op, arch).expect("a generator");
+                assert_eq!(i.opcode(), op);
+                assert_eq!(encode(&i, arch).map(|b| b[0]), Ok(op));
+            }
         }
         for op in [0x00u8, 0x01, 0x87, 0xFF] {
             let mut u = Unstructured::new(&data);
             assert_eq!(
-                instruction_of(&mut u, op),
+                instruction_of(&mut u, op, Arch::V2),
                 Err(GenError::NoGenerator { opcode: op })
             );
         }

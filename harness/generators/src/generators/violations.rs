@@ -2,6 +2,7 @@
 
 use super::roles::{role, tag_of, Role};
 use super::valid::{nonzero_u32, nonzero_u8};
+use crate::arch::Arch;
 use crate::layout::OPCODES;
 use arbitrary::{Result, Unstructured};
 
@@ -181,8 +182,8 @@ fn menu(base: u8) -> Vec<Menu> {
     m
 }
 
-/// One violation for `base`.
-pub fn violation(u: &mut Unstructured<'_>, base: u8) -> Result<Violation> {
+/// One violation for `base` under `arch`.
+pub fn violation(u: &mut Unstructured<'_>, base: u8, arch: Arch) -> Result<Violation> {
     let tag = tag_of(base);
     let m = menu(base);
     Ok(match *u.choose(&m)? {
@@ -224,12 +225,12 @@ pub fn violation(u: &mut Unstructured<'_>, base: u8) -> Result<Violation> {
         Menu::Wait => Violation::WaitMode(bad_value(
             u,
             &[0x08, 0x80, 0x0D, 0x10, 0x86, 0x8F, 0x45, 0xFF],
-            |v| Role::WaitMode.accepts(v, tag),
+            |v| Role::WaitMode.accepts(v, tag, arch),
         )?),
         Menu::Update => Violation::UpdateMode(bad_value(
             u,
             &[0x06, 0x08, 0x10, 0x16, 0x18, 0x1A, 0x98, 0xFF],
-            |v| Role::UpdateMode.accepts(v, tag),
+            |v| Role::UpdateMode.accepts(v, tag, arch),
         )?),
         Menu::Scratch => Violation::Scratch {
             parts: *u.choose(&SCRATCH_PARTIAL)?,
@@ -251,7 +252,7 @@ pub fn violation(u: &mut Unstructured<'_>, base: u8) -> Result<Violation> {
             };
             Violation::Field {
                 offset,
-                value: bad_value(u, edges, |v| r.accepts(v, tag))?,
+                value: bad_value(u, edges, |v| r.accepts(v, tag, arch))?,
             }
         }
     })

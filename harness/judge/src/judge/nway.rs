@@ -683,6 +683,6 @@ impl structured::Cases for Judge {
         Judge::compare_ir(self, q)
     }
     fn labels_apply(&self) -> bool {
-        self.arch == crate::generators::ARCH
+        self.arch == crate::generators::Config::default().arch
     }
 }

@@ -40,7 +40,7 @@ pub trait Cases {
     /// See [`super::nway::Judge::compare_ir`].
     fn compare_ir(&self, q: &IrQuery) -> Outcome;
     /// Whether the subjects serve the generators' generation
-    /// ([`crate::generators::ARCH`]), so the labels apply; otherwise the
+    /// (the default [`crate::generators::Config::arch`]), so the labels apply; otherwise the
     /// items are only compared across the subjects.
     fn labels_apply(&self) -> bool {
         true
@@ -236,7 +236,7 @@ fn check_case(e: &dyn Cases, c: &Case) -> Result<(), Report> {
 /// width + 1, …); every encoder must return the same bytes or the same error
 /// field as the reference.
 fn check_encode(e: &dyn Cases, u: &mut Unstructured<'_>, c: &Case) -> Result<(), Report> {
-    let Ok(base) = gen::encode(&c.instruction) else {
+    let Ok(base) = gen::encode(&c.instruction, gen::Config::default().arch) else {
         return Ok(());
     };
     let reference = &*e.subjects()[0];

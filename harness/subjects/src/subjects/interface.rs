@@ -51,27 +51,33 @@ impl Capability {
     pub const REFERENCE_ONLY: Capabilities =
         Capabilities::of(&[Capability::Sync, Capability::StreamLint]);
 
-    /// Every capability, in a stable order.
-    pub const ALL: [Capability; 18] = [
-        Capability::ValidateHeader,
-        Capability::ValidatePayload,
-        Capability::Decode,
-        Capability::Encode,
-        Capability::Lut(LutTable::CollectiveKind),
-        Capability::Lut(LutTable::AluOp),
-        Capability::Lut(LutTable::CceOp),
-        Capability::Lut(LutTable::Dge),
-        Capability::Lut(LutTable::Dtype),
-        Capability::Lut(LutTable::DtypeV4),
-        Capability::Lut(LutTable::WaitMode),
-        Capability::Lut(LutTable::UpdateMode),
-        Capability::ValidateStream,
-        Capability::IrGates,
-        Capability::Sync,
-        Capability::Lower,
-        Capability::StreamLint,
-        Capability::EngineSync,
-    ];
+    /// Every capability, in a stable order: the four bundle operations, the tables
+    /// ([`LutTable::ALL`]), the rest.
+    pub const ALL: [Capability; 10 + LutTable::ALL.len()] = {
+        use Capability as C;
+        const HEAD: [Capability; 4] = [C::ValidateHeader, C::ValidatePayload, C::Decode, C::Encode];
+        const TAIL: [Capability; 6] = [
+            C::ValidateStream,
+            C::IrGates,
+            C::Sync,
+            C::Lower,
+            C::StreamLint,
+            C::EngineSync,
+        ];
+        let mut all = [C::Decode; 10 + LutTable::ALL.len()];
+        let mut i = 0;
+        while i < all.len() {
+            all[i] = if i < HEAD.len() {
+                HEAD[i]
+            } else if i < HEAD.len() + LutTable::ALL.len() {
+                C::Lut(LutTable::ALL[i - HEAD.len()])
+            } else {
+                TAIL[i - HEAD.len() - LutTable::ALL.len()]
+            };
+            i += 1;
+        }
+        all
+    };
 
     /// Stable name: the protocol's op name, `lut:<table>` for a table.
     pub fn name(self) -> &'static str {
@@ -80,16 +86,7 @@ impl Capability {
             Capability::ValidatePayload => "validate_payload",
             Capability::Decode => "decode",
             Capability::Encode => "encode",
-            Capability::Lut(t) => match t {
-                LutTable::CollectiveKind => "lut:collective_kind",
-                LutTable::AluOp => "lut:alu_op",
-                LutTable::CceOp => "lut:cce_op",
-                LutTable::Dge => "lut:dge",
-                LutTable::Dtype => "lut:dtype",
-                LutTable::DtypeV4 => "lut:dtype_v4",
-                LutTable::WaitMode => "lut:wait_mode",
-                LutTable::UpdateMode => "lut:update_mode",
-            },
+            Capability::Lut(t) => t.capability_name(),
             Capability::ValidateStream => "validate_stream",
             Capability::IrGates => "ir_gates",
             Capability::Sync => "sync",
@@ -139,6 +136,9 @@ impl Capabilities {
         Capabilities(bits)
     }
 
+    /// Every table's capability.
+    pub const LUTS: Capabilities = Capabilities(((1 << LutTable::ALL.len()) - 1) << 16);
+
     /// Every capability.
     pub const fn all() -> Capabilities {
         Capabilities::of(&Capability::ALL)
@@ -155,7 +155,7 @@ impl Capabilities {
     }
 
     /// Every capability of either set.
-    pub fn union(self, other: Capabilities) -> Capabilities {
+    pub const fn union(self, other: Capabilities) -> Capabilities {
         Capabilities(self.0 | other.0)
     }
 

@@ -354,41 +354,58 @@ impl Validator {
     }
 }
 
-/// A lookup table of SPEC §6. The declaration order is the bit order of
-/// `TPB_LUT_*` in include/tpb_subject.h (bit `t as u32`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum LutTable {
+/// Declares [`LutTable`] from one row per SPEC §6 table: variant, the name external subjects
+/// see (`tpb-subject/1` `lut` op, `TPB_LUT_<NAME>` in include/tpb_subject.h), its
+/// [`crate::targets::TARGETS`] row's name. Everything else about a table derives from here.
+macro_rules! lut_tables {
+    ($($(#[$doc:meta])* $v:ident $name:literal $target:literal;)*) => {
+        /// A lookup table of SPEC §6. The declaration order is the bit order of
+        /// `TPB_LUT_*` in include/tpb_subject.h (bit `t as u32`).
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        pub enum LutTable { $($(#[$doc])* $v,)* }
+
+        impl LutTable {
+            /// Every table, in declaration (`TPB_LUT_*` bit) order.
+            pub const ALL: [LutTable; [$($name),*].len()] = [$(LutTable::$v),*];
+
+            /// Table name as external subjects see it (`tpb-subject/1` `lut` op).
+            pub const fn name(self) -> &'static str {
+                match self { $(LutTable::$v => $name,)* }
+            }
+
+            /// Its capability's name, `lut:<name>`.
+            pub const fn capability_name(self) -> &'static str {
+                match self { $(LutTable::$v => concat!("lut:", $name),)* }
+            }
+
+            /// The name of its differential target.
+            pub const fn target_name(self) -> &'static str {
+                match self { $(LutTable::$v => $target,)* }
+            }
+        }
+    };
+}
+
+lut_tables! {
     /// §6.1 CollectiveKind ordinal → wire byte.
-    CollectiveKind,
+    CollectiveKind "collective_kind" "collective_lut";
     /// §6.2 AluOpType ordinal → wire byte.
-    AluOp,
+    AluOp "alu_op" "alu_lut";
     /// §6.2 CCE subset: AluOpType ordinal → wire byte, shipped ops only.
-    CceOp,
+    CceOp "cce_op" "cce_lut";
     /// §6.3 AluOpType ordinal → DgeComputeOp value.
-    Dge,
+    Dge "dge" "dge_lut";
     /// §6.4 Dtype ordinal → wire tag, pre-v4 column.
-    Dtype,
+    Dtype "dtype" "dtype_lut";
     /// §6.4 Dtype ordinal → wire tag, v4 column.
-    DtypeV4,
+    DtypeV4 "dtype_v4" "dtype_v4_lut";
     /// §6.5 BIR wait mode → wire byte (the table; 0 → 0x07).
-    WaitMode,
+    WaitMode "wait_mode" "wait_mode_lut";
     /// §6.5 BIR update mode → wire byte (the table `11 15 17 13 14 19`).
-    UpdateMode,
+    UpdateMode "update_mode" "update_mode_lut";
 }
 
 impl LutTable {
-    /// Every table, in declaration (`TPB_LUT_*` bit) order.
-    pub const ALL: [LutTable; 8] = [
-        LutTable::CollectiveKind,
-        LutTable::AluOp,
-        LutTable::CceOp,
-        LutTable::Dge,
-        LutTable::Dtype,
-        LutTable::DtypeV4,
-        LutTable::WaitMode,
-        LutTable::UpdateMode,
-    ];
-
     /// The table named `s` (its [`LutTable::name`]).
     pub fn from_name(s: &str) -> Option<LutTable> {
         LutTable::ALL.into_iter().find(|t| t.name() == s)
@@ -397,20 +414,6 @@ impl LutTable {
     /// Its `TPB_LUT_*` bit (include/tpb_subject.h).
     pub const fn abi_bit(self) -> u32 {
         1 << self as u32
-    }
-
-    /// Table name as external subjects see it (`tpb-subject/1` `lut` op).
-    pub fn name(self) -> &'static str {
-        match self {
-            LutTable::CollectiveKind => "collective_kind",
-            LutTable::AluOp => "alu_op",
-            LutTable::CceOp => "cce_op",
-            LutTable::Dge => "dge",
-            LutTable::Dtype => "dtype",
-            LutTable::DtypeV4 => "dtype_v4",
-            LutTable::WaitMode => "wait_mode",
-            LutTable::UpdateMode => "update_mode",
-        }
     }
 }
 
