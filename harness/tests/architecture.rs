@@ -16,7 +16,8 @@
 //!   depend on a harness crate);
 //! - `only_kinds_and_the_registry_name_the_kind_checks`: outside `kinds/` and
 //!   `targets.rs`, code names only the parameterised checks
-//!   ([`PARAMETER_CHECKS`]), so a new kind is one file plus one row.
+//!   ([`PARAMETER_CHECKS`]), so a new kind is one file plus one row;
+//! - `only_the_judge_extends_the_judge`: no `impl Judge` outside `judge/`.
 //!
 //! - `one_prng_in_the_workspace`: the only PRNG of library, tests, benches
 //!   and examples is `generators::SplitMix64` (`generators/rng.rs`; core and
@@ -255,7 +256,7 @@ fn words(s: &[u8]) -> Vec<(String, usize, bool)> {
 const CRATES: &[(&str, &str, &[&str])] = &[
     ("harness/subjects", "tpb-subjects", &["data", "subjects"]),
     ("harness/generators", "tpb-generators", &["generators"]),
-    ("harness/judge", "tpb-judge", &["judge", "kinds"]),
+    ("harness/judge", "tpb-judge", &["judge"]),
     ("harness/gate", "tpb-gate", &["campaigns"]),
     ("harness/report", "tpb-report", &["report"]),
     ("harness", "tpbconform", &["cli"]),
@@ -446,8 +447,14 @@ const LAYERS: &[(&str, &[&str])] = &[
         ],
     ),
     ("generators", &["generators"]),
-    ("judge", &["judge"]),
-    ("kinds", &["kinds", "reach", "findings", "blame", "explain"]),
+    // One layer: the judge's engine (`judge/nway.rs`) is below the kinds,
+    // its one entry (`judge/batch.rs`) above them; the cycle test keeps the
+    // modules apart, and only `judge/` extends `Judge`
+    // (`only_the_judge_extends_the_judge`).
+    (
+        "judge",
+        &["judge", "kinds", "reach", "findings", "blame", "explain"],
+    ),
     ("campaigns", &["gate", "triage", "minimize", "fuzz_entry"]),
     ("report", &["report"]),
     ("cli", &["cli"]),
@@ -832,9 +839,9 @@ fn kind_checks_outside(files: &[(String, String)]) -> Vec<String> {
     bad
 }
 
-#[test]
-fn only_kinds_and_the_registry_name_the_kind_checks() {
-    let files: Vec<(String, String)> = harness_srcs()
+/// The code of every harness source file, with its path under its `src`.
+fn harness_files() -> Vec<(String, String)> {
+    harness_srcs()
         .iter()
         .flat_map(|src| {
             modules(src).into_iter().map(move |(_, p)| {
@@ -846,7 +853,41 @@ fn only_kinds_and_the_registry_name_the_kind_checks() {
                 (rel, code(&p))
             })
         })
-        .collect();
+        .collect()
+}
+
+/// The files outside `judge/` that extend the judge (`impl Judge`, or a
+/// trait implemented for it): a kind calling back into the judge through a
+/// block of its own is how comparisons ended up in three places.
+fn judge_impls_outside(files: &[(String, String)]) -> Vec<String> {
+    files
+        .iter()
+        .filter(|(rel, _)| !rel.starts_with("judge/"))
+        .filter(|(_, code)| {
+            code.split("impl").skip(1).any(|rest| {
+                let head = rest.split('{').next().unwrap_or("");
+                let ty = head.rsplit(" for ").next().unwrap_or(head);
+                ty.split(|c: char| !(c.is_alphanumeric() || c == '_' || c == ':'))
+                    .any(|w| w == "Judge" || w.ends_with("::Judge"))
+            })
+        })
+        .map(|(rel, _)| rel.clone())
+        .collect()
+}
+
+#[test]
+fn only_the_judge_extends_the_judge() {
+    let files = harness_files();
+    assert!(files
+        .iter()
+        .any(|(r, c)| r == "judge/nway.rs" && c.contains("impl Judge")));
+    let bad = judge_impls_outside(&files);
+    assert!(bad.is_empty(), "`impl Judge` outside judge/: {bad:?}");
+}
+
+#[test]
+fn only_kinds_and_the_registry_name_the_kind_checks() {
+    let files = harness_files();
     let uses = files.iter().filter(|(_, c)| c.contains("Check::")).count();
     assert!(
         uses > 5,
@@ -892,6 +933,27 @@ fn the_checker_sees_every_rule_broken() {
     assert_eq!(
         kind_checks_outside(&files),
         vec!["gate/config.rs: Check::Sync".to_string()]
+    );
+    // `impl Judge` (or a trait for it) outside judge/ fails, a kind's own
+    // impl passes.
+    let files = vec![
+        (
+            "kinds/mod.rs".to_string(),
+            "impl Judge { fn f() {} }".to_string(),
+        ),
+        (
+            "kinds/x.rs".to_string(),
+            "impl Cases for crate::judge::Judge {}".to_string(),
+        ),
+        (
+            "kinds/lut.rs".to_string(),
+            "impl TargetKind for LutKind { fn f(e: &Judge) {} }".to_string(),
+        ),
+        ("judge/batch.rs".to_string(), "impl Judge {}".to_string()),
+    ];
+    assert_eq!(
+        judge_impls_outside(&files),
+        vec!["kinds/mod.rs", "kinds/x.rs"]
     );
     // Crate graph: the manifest reader sees every dependency form, and a
     // harness crate depending on its own or a higher one is upward.

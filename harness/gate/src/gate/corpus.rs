@@ -6,9 +6,12 @@
 //! file or folder is a [`GateFailure::Corpus`] (bad input).
 
 use super::config::GateConfig;
-use super::coverage::{merge_cov, run_one, CovMap, Runner};
+use super::coverage::{file_case, merge_cov, CovMap, Runner};
 use super::outcome::{count_cohorts, panic_text, CorpusFolder, GateFailure, GateRun};
-use crate::findings::Origin;
+use crate::findings::{Finding, Origin};
+use crate::judge::batch::{Cases, Step};
+use crate::kinds::{CaseBuf, Form, Ran};
+use crate::reach::Reach;
 use crate::targets::{folder_targets, Target};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::{Path, PathBuf};
@@ -181,6 +184,41 @@ pub fn replayed_targets(selected: &[Target], name: &str) -> Vec<Target> {
 const CORPUS_BLOCK_FILES: usize = 4096;
 const CORPUS_BLOCK_BYTES: usize = 16 << 20;
 
+/// One corpus file, judged as a batch of one case under runner `r`.
+struct File<'a> {
+    r: &'a Runner,
+    data: &'a [u8],
+    origin: &'a dyn Fn() -> Origin,
+    cov: &'a mut CovMap,
+    /// Not counted (corpus files are not classified).
+    reach: Reach,
+    found: Vec<Finding>,
+}
+
+impl Cases for File<'_> {
+    fn positions(&self) -> u32 {
+        1
+    }
+
+    fn case(&mut self, _j: u32, buf: &mut CaseBuf, _again: bool) -> Step {
+        buf.bytes.clear();
+        buf.bytes.extend_from_slice(self.data);
+        Step::Case {
+            form: Form::Bytes,
+            judged: true,
+            sampled: false,
+        }
+    }
+
+    fn reach(&mut self) -> &mut Reach {
+        &mut self.reach
+    }
+
+    fn judged(&mut self, _j: u32, ran: Ran, key: &str) {
+        self.found = file_case(self.r, ran, key, &mut self.reach, self.origin, self.cov);
+    }
+}
+
 /// Replays the files of `block` (path, data) through the targets `rs`, one
 /// target after the other, each file under every generation. Each
 /// generation's subjects under test first get the target's cases of the
@@ -199,6 +237,7 @@ fn replay_block(
 ) -> Vec<bool> {
     let mut any = vec![false; block.len()];
     let mut replayed = block.len();
+    let mut buf = CaseBuf::default();
     for (t, cov) in rs.iter().zip(covs.iter_mut()) {
         for r in runners {
             r.judge
@@ -215,7 +254,16 @@ fn replay_block(
                 let mut fs = Vec::new();
                 let mut cohorts = std::collections::BTreeMap::new();
                 for r in runners {
-                    let one = run_one(r, *t, crate::kinds::of(*t), data, None, origin, cov);
+                    let mut file = File {
+                        r,
+                        data,
+                        origin: &origin,
+                        cov,
+                        reach: Reach::default(),
+                        found: Vec::new(),
+                    };
+                    r.judge.judge_batch(*t, false, &mut buf, &mut file);
+                    let one = file.found;
                     count_cohorts(&mut cohorts, &one);
                     fs.extend(one);
                 }

@@ -1,7 +1,7 @@
 //! One gate case through the judge, and the coverage matrix it fills.
 //!
 //! Coverage: core's verdict key (recorded by [`crate::judge::record`], or
-//! the kind's own key, [`TargetKind::run`]) → counts per [`super::OUTCOMES`] column. Agreeing
+//! the kind's own key, [`crate::kinds::TargetKind::run`]) → counts per [`super::OUTCOMES`] column. Agreeing
 //! validator, LUT and IR-gate cases do not allocate: the key is written into
 //! a reused buffer and looked up in place.
 
@@ -11,10 +11,9 @@ use crate::arch::Arch;
 use crate::findings::{Finding, Origin};
 use crate::judge::record::RecordKey;
 use crate::judge::Judge;
-use crate::kinds::TargetKind;
+use crate::kinds::Ran;
 use crate::reach::Reach;
 use crate::subjects::registry::OpenError;
-use crate::targets::Target;
 use std::collections::{BTreeMap, HashMap};
 
 /// FNV-1a hasher for the per-chunk coverage maps (keys are short strings;
@@ -65,96 +64,42 @@ pub fn runners(cfg: &GateConfig) -> Result<Vec<Runner>, OpenError> {
         .collect()
 }
 
-/// Runs one input through a target, bumps the coverage cell of core's
-/// verdict (or the kind's key), counts its reach classes and generation into
-/// `reach` when given, and returns the findings (none when every subject
-/// agrees).
+/// Files one case's outcome `ran` (from [`Judge::judge_batch`]) under
+/// runner `r`: bumps the coverage cell of `key` (core's verdict or the
+/// kind's own), counts the case's generation into `reach` when it was
+/// classified, and returns the findings (none when every subject agrees).
 #[inline(always)]
-pub fn run_one(
+pub fn file_case(
     r: &Runner,
-    t: Target,
-    kind: &dyn TargetKind,
-    input: &[u8],
-    reach: Option<&mut Reach>,
+    ran: Ran,
+    key: &str,
+    reach: &mut Reach,
     origin: impl Fn() -> Origin,
     cov: &mut CovMap,
 ) -> Vec<Finding> {
-    r.key.reset();
-    let mut reach = reach;
-    let ran = kind.run(&r.judge, t, input, reach.as_deref_mut());
-    if let (true, Some(reach)) = (ran.classified, reach) {
+    if ran.classified {
         reach.generation(r.arch.name());
     }
-    let (col, findings, own_key) = findings_of(r, ran, origin);
-    let mut bump = |k: &str| count(cov, k, col, None);
-    match own_key {
-        Some(k) => bump(&k),
-        None => r.key.with_key(bump),
-    }
-    findings
-}
-
-/// The coverage column of a case's outcome, its findings, and the kind's
-/// own coverage key if any.
-#[inline(always)]
-fn findings_of(
-    r: &Runner,
-    ran: crate::kinds::Ran,
-    origin: impl Fn() -> Origin,
-) -> (usize, Vec<Finding>, Option<String>) {
-    let (outcome, own_key) = (ran.outcome, ran.key);
+    let outcome = ran.outcome;
     let col = outcome.divergence().map_or(0, |d| outcome_col(d.class));
-    let findings = outcome
+    count(cov, key, col);
+    outcome
         .into_iter()
         .map(|d| Finding::from_divergence(&d, origin()).with_arch(r.arch))
-        .collect();
-    (col, findings, own_key)
+        .collect()
 }
 
-/// Counts one case into column `col` of coverage key `k`, taking it out of
-/// column `from` first when given.
+/// Counts one case into column `col` of coverage key `k`.
 #[inline(always)]
-fn count(cov: &mut CovMap, k: &str, col: usize, from: Option<usize>) {
+fn count(cov: &mut CovMap, k: &str, col: usize) {
     match cov.get_mut(k) {
-        Some(c) => {
-            if let Some(f) = from {
-                c[f] = c[f].saturating_sub(1);
-            }
-            c[col] += 1;
-        }
+        Some(c) => c[col] += 1,
         None => {
             let mut c = [0u64; 6];
             c[col] = 1;
             cov.insert(k.to_string(), c);
         }
     }
-}
-
-/// Runs again one case that bulk judging did not vouch for
-/// ([`crate::judge::Judge::settle`]; the judge is replaying): the subjects
-/// under test alone are judged. [`run_one`] counted the case in coverage
-/// column 0 (agree) when it ran the reference pair; a divergence found now
-/// moves that count to its own column, so the matrix is the one judging
-/// case by case fills.
-pub fn rejudge_one(
-    r: &Runner,
-    t: Target,
-    kind: &dyn TargetKind,
-    input: &[u8],
-    origin: impl Fn() -> Origin,
-    cov: &mut CovMap,
-) -> Vec<Finding> {
-    r.key.reset();
-    let ran = kind.run(&r.judge, t, input, None);
-    let (col, findings, own_key) = findings_of(r, ran, origin);
-    if col != 0 {
-        let mut moved = |k: &str| count(cov, k, col, Some(0));
-        match own_key {
-            Some(k) => moved(&k),
-            None => r.key.with_key(moved),
-        }
-    }
-    findings
 }
 
 /// Adds a chunk's coverage into the run's.

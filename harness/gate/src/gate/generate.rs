@@ -4,7 +4,7 @@
 //! (see the module docs of [`crate::gate`]).
 
 use super::config::GateConfig;
-use super::coverage::{merge_cov, rejudge_one, run_one, runners, CovMap};
+use super::coverage::{file_case, merge_cov, runners, CovMap, Runner};
 use super::outcome::{
     add_judged, count_cohorts, merge_judged, panic_text, GateFailure, GateRun, SubjectJudged,
 };
@@ -13,7 +13,8 @@ use crate::arch::Arch;
 use crate::external::watch::{self, Watch};
 use crate::findings::{CaseKind, Findings, Origin};
 use crate::generators::name_hash;
-use crate::kinds::{self, CaseBuf, TargetKind};
+use crate::judge::batch::{Cases, Step};
+use crate::kinds::{self, CaseBuf, Ran, TargetKind};
 use crate::reach::Reach;
 use crate::targets::Target;
 use std::collections::BTreeMap;
@@ -212,6 +213,88 @@ impl Filed {
     }
 }
 
+/// One generation's cases of a work item, as its judge takes them
+/// ([`crate::judge::Judge::judge_batch`]): position `j` is case `lo + j` of
+/// the item's target.
+struct Item<'a, 'b> {
+    stager: &'a Stager<'b>,
+    cur: &'a Staged,
+    /// (target index, first case of the item).
+    at: (usize, u64),
+    len: u32,
+    /// The generation (runner) and how many the run has.
+    a: usize,
+    r: &'a Runner,
+    arches: usize,
+    slot: &'a Slot,
+    one: &'a mut CaseBuf,
+    by_kind: &'a mut [u64; 3],
+    filed: &'a mut Filed,
+    cov: &'a mut CovMap,
+    reach: &'a mut Reach,
+}
+
+impl Cases for Item<'_, '_> {
+    fn positions(&self) -> u32 {
+        self.len
+    }
+
+    #[inline(always)]
+    fn case(&mut self, j: u32, buf: &mut CaseBuf, again: bool) -> Step {
+        let cfg = self.stager.cfg;
+        let (ti, lo) = self.at;
+        let m = lo + u64::from(j);
+        let i = cfg.shard.case_index(m);
+        if (again || j.is_multiple_of(64)) && cfg.interrupted() {
+            // Stopped: this chunk is dropped.
+            return Step::Stop;
+        }
+        if cfg.arch_index(i).min(self.arches - 1) != self.a {
+            return Step::Skip;
+        }
+        self.slot.case.store(i, Relaxed);
+        self.slot.tick();
+        if !again {
+            if ti == 0 && cfg.debug_hang_case == Some(i) {
+                loop {
+                    std::thread::sleep(Duration::from_secs(3600));
+                }
+            }
+            if ti == 0 && cfg.debug_panic_case == Some(i) {
+                panic!("debug_panic_case {i}");
+            }
+            if ti == 0 && cfg.debug_subject_panic_case == Some(i) {
+                self.r.key.arm_fault();
+            }
+            self.by_kind[CaseKind::of(i).index()] += 1;
+            self.filed.by_arch[self.a][0] += 1;
+        }
+        let form = self
+            .stager
+            .case_input(self.cur, self.at, (m, i), self.r, buf, self.one);
+        Step::Case {
+            form,
+            judged: cfg.judges(i),
+            sampled: reach_sampled(i),
+        }
+    }
+
+    fn reach(&mut self) -> &mut Reach {
+        self.reach
+    }
+
+    #[inline(always)]
+    fn judged(&mut self, j: u32, ran: Ran, key: &str) {
+        let i = self.stager.cfg.shard.case_index(self.at.1 + u64::from(j));
+        let origin = || Origin::Generated {
+            index: i,
+            kind: CaseKind::of(i),
+        };
+        let fs = file_case(self.r, ran, key, self.reach, origin, self.cov);
+        self.filed.file(self.a, fs);
+    }
+}
+
 fn worker(sh: &Shared, w: usize) {
     let rs = match runners(&sh.cfg) {
         Ok(r) if !r.is_empty() => r,
@@ -254,7 +337,6 @@ fn worker(sh: &Shared, w: usize) {
         }
     };
     let (mut cur, mut next) = (Staged::default(), Staged::default());
-    let (mut bulk, mut replay): (Vec<bool>, Vec<u32>) = (Vec::new(), Vec::new());
     let stager = Stager {
         cfg: &sh.cfg,
         planned: &sh.planned,
@@ -272,7 +354,6 @@ fn worker(sh: &Shared, w: usize) {
         }
         let Some((ti, k)) = cur.item else { break };
         let t = cfg.targets[ti];
-        let kind = target_kinds[ti];
         let chunk = cfg.chunk_of(t);
         let lo = k * chunk;
         let hi = lo.saturating_add(chunk).min(sh.planned[ti]);
@@ -287,95 +368,43 @@ fn worker(sh: &Shared, w: usize) {
         let t0 = Instant::now();
         next.item = None;
         next.took = Duration::ZERO;
-        let res =
-            catch_unwind(AssertUnwindSafe(|| {
-                let tick = || {
-                    slot.tick();
+        let res = catch_unwind(AssertUnwindSafe(|| {
+            let tick = || {
+                slot.tick();
+            };
+            // A timeout now names the item's cases, not the last case
+            // judged (issue 35: `case #0` before the first).
+            slot.case.store(cfg.shard.case_index(lo), Relaxed);
+            slot.batch.store(hi - lo, Relaxed);
+            stager.collect(&cur, &tick);
+            if piped {
+                if let Some(item) = next_item() {
+                    stager.stage(&mut next, item, &mut one);
+                }
+            }
+            slot.batch.store(0, Relaxed);
+            // Each generation's judge on its cases of the item, in one
+            // batch (bulk judged when its subjects prefetched it).
+            for (a, r) in rs.iter().enumerate() {
+                let mut item = Item {
+                    stager: &stager,
+                    cur: &cur,
+                    at: (ti, lo),
+                    len: u32::try_from(hi - lo).unwrap_or(u32::MAX),
+                    a,
+                    r,
+                    arches: rs.len(),
+                    slot,
+                    one: &mut one,
+                    by_kind: &mut by_kind,
+                    filed: &mut filed,
+                    cov: &mut cov,
+                    reach: &mut reach,
                 };
-                // A timeout now names the item's cases, not the last case
-                // judged (issue 35: `case #0` before the first).
-                slot.case.store(cfg.shard.case_index(lo), Relaxed);
-                slot.batch.store(hi - lo, Relaxed);
-                stager.collect(&cur, &tick);
-                if piped {
-                    if let Some(item) = next_item() {
-                        stager.stage(&mut next, item, &mut one);
-                    }
-                }
-                slot.batch.store(0, Relaxed);
-                // Bulk judging, per generation whose subjects prefetched the
-                // item (crate::judge's `bulk`): settled after the loop.
-                bulk.clear();
-                bulk.extend(rs.iter().enumerate().map(|(a, r)| {
-                    cur.runs.get(a).is_some_and(|run| run.on) && r.judge.defer_begin(t)
-                }));
-                for m in lo..hi {
-                    if (m - lo).is_multiple_of(64) && cfg.interrupted() {
-                        // Stopped: this chunk is dropped below.
-                        break;
-                    }
-                    let i = cfg.shard.case_index(m);
-                    slot.case.store(i, Relaxed);
-                    slot.tick();
-                    let a = cfg.arch_index(i).min(rs.len() - 1);
-                    let r = &rs[a];
-                    if ti == 0 && cfg.debug_hang_case == Some(i) {
-                        loop {
-                            std::thread::sleep(Duration::from_secs(3600));
-                        }
-                    }
-                    if ti == 0 && cfg.debug_panic_case == Some(i) {
-                        panic!("debug_panic_case {i}");
-                    }
-                    if ti == 0 && cfg.debug_subject_panic_case == Some(i) {
-                        r.key.arm_fault();
-                    }
-                    let case_kind = CaseKind::of(i);
-                    by_kind[case_kind.index()] += 1;
-                    filed.by_arch[a][0] += 1;
-                    r.judge.set_judging(cfg.judges(i));
-                    let origin = || Origin::Generated {
-                        index: i,
-                        kind: case_kind,
-                    };
-                    r.judge
-                        .set_case_token(u32::try_from(m - lo).unwrap_or(u32::MAX));
-                    let form = stager.case_input(&cur, (ti, lo), (m, i), r, &mut buf, &mut one);
-                    let input = buf.input(form);
-                    let sampled = reach_sampled(i).then_some(&mut reach);
-                    let fs = run_one(r, t, kind, input, sampled, origin, &mut cov);
-                    filed.file(a, fs);
-                }
-                // The cases bulk judging did not vouch for, judged again on
-                // their own (the subjects under test only).
-                for (a, r) in rs.iter().enumerate().filter(|(a, _)| bulk[*a]) {
-                    replay.clear();
-                    r.judge.settle(&mut replay);
-                    if replay.is_empty() || cfg.interrupted() {
-                        continue;
-                    }
-                    r.judge.set_replaying(true);
-                    r.judge.set_judging(true);
-                    for &token in &replay {
-                        let m = lo + u64::from(token);
-                        let i = cfg.shard.case_index(m);
-                        slot.case.store(i, Relaxed);
-                        slot.tick();
-                        let form = stager.case_input(&cur, (ti, lo), (m, i), r, &mut buf, &mut one);
-                        let origin = || Origin::Generated {
-                            index: i,
-                            kind: CaseKind::of(i),
-                        };
-                        let fs = rejudge_one(r, t, kind, buf.input(form), origin, &mut cov);
-                        filed.file(a, fs);
-                    }
-                    r.judge.set_replaying(false);
-                }
-            }));
-        // A chunk cut short by a panic leaves no judge deferring.
-        for r in &rs {
-            r.judge.end_bulk();
-        }
+                let prefetched = cur.runs.get(a).is_some_and(|run| run.on);
+                r.judge.judge_batch(t, prefetched, &mut buf, &mut item);
+            }
+        }));
         slot.busy.store(false, Relaxed);
         // This item's worker time: its own staging, not the next one's.
         let dt = (t0.elapsed() + cur.took).saturating_sub(next.took);

@@ -8,15 +8,15 @@
 //! capabilities cover. A case where core and oracle disagree is reported as
 //! that and no subject is judged on it.
 //!
-//! The judge: [`nway`] (bulk judging of a batch: `bulk`); input mapping: [`input_map`]; comparisons: [`pair`]; classes and
+//! The judge: [`nway`] (the one entry for a batch of cases, with bulk judging: [`batch`]); input mapping: [`input_map`]; comparisons: [`pair`]; classes and
 //! divergences: [`divergence`]; who gave which answer with several subjects: [`cohort`]; the `structured_diff` generator property:
 //! [`structured`]; the coverage recorder the gate wraps core in: [`record`];
 //! the bundle comparisons on concrete (statically dispatched) subjects, for
 //! the lean fuzz entries: [`lean`]. What each kind of target maps its input
 //! to and compares is [`crate::kinds`] (its [`Judge::compare`]).
 
+pub mod batch;
 mod bulk;
-mod bulk_state;
 pub mod cohort;
 pub mod divergence;
 pub mod input_map;

@@ -1,9 +1,10 @@
 //! [`Judge`]: the reference pair and the subjects under test, and the
 //! typed comparisons that run one case through all of them (bundle, stream,
 //! LUT, IR). Which comparison a target's raw input takes is its kind's
-//! ([`crate::kinds`], which also defines [`Judge::compare`]).
+//! ([`crate::kinds`]; [`Judge::compare`] routes a raw input to it). The one
+//! entry for a batch of cases is [`Judge::judge_batch`] ([`super::batch`]).
 
-use super::bulk_state::Bulk;
+use super::bulk::Deferred;
 use super::cohort;
 use super::divergence::{DescribedCase, Divergence, Outcome};
 use super::input_map::{bundle_from_input, ordinal_from_input};
@@ -38,14 +39,18 @@ fn bundle_batch(t: Target, bundles: &[[u8; 64]]) -> Option<Batch<'_>> {
 /// under test.
 pub struct Judge {
     subjects: Vec<Box<dyn Subject>>,
-    /// Whether the subjects under test are judged (see [`Judge::set_judging`]).
-    judging: Cell<bool>,
+    /// Whether the subjects under test are judged on the case at hand
+    /// (set per case by [`Judge::judge_batch`]).
+    pub(super) judging: Cell<bool>,
     /// Per subject under test, in order: what the judge keeps of it.
     under: Vec<UnderTest>,
     /// The generation the subjects serve.
     arch: Arch,
-    /// Bulk judging ([`super::bulk`]).
-    pub(super) bulk: Bulk,
+    /// Bulk judging ([`super::batch`]).
+    pub(super) deferred: Deferred,
+    /// Core's coverage recorder, when the judge wraps core in one
+    /// ([`Judge::open_recorded`]).
+    pub(super) recorder: Option<record::RecordKey>,
     /// The batch announced by [`Judge::prefetch_inputs_begin`], kept for
     /// the [`Judge::prefetch_case_inputs`] that follows.
     begun: std::cell::RefCell<Option<(Target, CaseInputs)>>,
@@ -116,8 +121,6 @@ pub struct NotRun {
     pub cases: u64,
 }
 
-impl UnderTest {}
-
 impl Default for Judge {
     fn default() -> Self {
         Judge::reference()
@@ -153,7 +156,8 @@ impl Judge {
             judging: Cell::new(true),
             under,
             arch: Arch::default(),
-            bulk: Bulk::default(),
+            deferred: Deferred::default(),
+            recorder: None,
             begun: std::cell::RefCell::new(None),
         }
     }
@@ -186,7 +190,7 @@ impl Judge {
         let memo = !e.under_test().is_empty();
         let (rec, key) = record::Recorder::new(registry::core_for(arch), memo);
         e.subjects[0] = Box::new(rec);
-        e.bulk.recorder = Some(key.clone());
+        e.recorder = Some(key.clone());
         Ok((e, key))
     }
 
@@ -226,13 +230,6 @@ impl Judge {
         &self.subjects[2..]
     }
 
-    /// Turns judging the subjects under test on or off for the following
-    /// comparisons (the reference pair is always compared); the gate judges
-    /// them on the first `--subject-cases` cases of each target only.
-    pub fn set_judging(&self, on: bool) {
-        self.judging.set(on);
-    }
-
     /// Counts one vector check judged for subject under test `k` (the
     /// vector checks compare the subjects themselves).
     pub fn note_judged(&self, k: usize) {
@@ -250,14 +247,8 @@ impl Judge {
         }
     }
 
-    /// Whether the subjects under test are judged on the next case.
-    #[inline]
-    pub(super) fn judging(&self) -> bool {
-        self.judging.get()
-    }
-
     /// The position of the one subject under test that supports `t`, if
-    /// exactly one does, vouches, and is not given up ([`super::bulk`]).
+    /// exactly one does, vouches, and is not given up ([`super::batch`]).
     pub(super) fn bulk_subject(&self, t: Target) -> Option<usize> {
         let needs = t.spec().needs;
         let mut covering = self
@@ -629,7 +620,7 @@ impl Judge {
         let input = if input.len() == 64 { input } else { &b[..] };
         let case = String::new;
         match target.check() {
-            Check::Validator(v) if self.bulk.on() => self.validator_in_bulk(target, v, b, input),
+            Check::Validator(v) if self.in_bulk() => self.validator_in_bulk(target, v, b, input),
             Check::Validator(v) => self.each(target, input, &case, |p| pair::validator(p, v, b)),
             Check::Decode => self.each(target, input, &case, |p| pair::decode(p, b)),
             _ => self.each(target, input, &case, |p| pair::roundtrip(p, b)),
@@ -652,7 +643,7 @@ impl Judge {
 
     /// The lookup `table` at ordinal `ord`.
     pub fn lut(&self, target: Target, table: LutTable, ord: u32, input: &[u8]) -> Outcome {
-        if self.bulk.on() {
+        if self.in_bulk() {
             return self.lut_in_bulk(target, table, ord, input);
         }
         let case = || format!("ordinal {ord} ({ord:#x})");

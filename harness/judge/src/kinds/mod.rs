@@ -9,7 +9,7 @@
 //! [`TargetKind::record_reach`]) and says how its inputs shrink
 //! ([`TargetKind::shrink`]). [`kind_of`] is the table from a registry row's
 //! [`Check`] to its kind; gate, triage, fuzz entries and replay reach every
-//! kind through it and [`Judge::compare`].
+//! kind through it and `Judge::compare` / `Judge::judge_batch`.
 //!
 //! | check | file |
 //! |---|---|
@@ -40,8 +40,6 @@ pub mod validator;
 pub use kind::{CaseBudget, CaseBuf, Draw, Form, Ran, Shrink, TargetKind};
 
 use crate::arch::Arch;
-use crate::judge::nway::Judge;
-use crate::judge::{Divergence, Outcome};
 use crate::reach::Reach;
 use crate::targets::{Check, Target};
 
@@ -80,28 +78,6 @@ pub fn declared_reach(targets: &[Target], arches: &[Arch]) -> Reach {
         r.declare_generations(&names);
     }
     r
-}
-
-impl Judge {
-    /// Compares the subjects on `target` with the raw `input` (its kind's
-    /// [`TargetKind::compare`]).
-    pub fn compare(&self, target: Target, input: &[u8]) -> Outcome {
-        of(target).compare(self, target, input)
-    }
-
-    /// The `sync_handshake` check ([`sync_handshake`]): its coverage key and
-    /// the divergence, if any. Reference pair only.
-    pub fn compare_sync(&self, target: Target, input: &[u8]) -> (String, Option<Divergence>) {
-        sync_handshake::compare(self, target, input)
-    }
-
-    /// The `collective_lowering` check ([`collective_lowering`]) under the
-    /// judge's generation: its coverage key and the first divergence, if
-    /// any (the reference pair's, else the first judged subject's).
-    pub fn compare_lowering(&self, target: Target, input: &[u8]) -> (String, Option<Divergence>) {
-        let (key, d) = collective_lowering::compare(self, target, input);
-        (key, d.into_iter().next())
-    }
 }
 
 #[cfg(test)]
