@@ -13,7 +13,7 @@ use tpb_core::validate::Predicate;
 use tpb_core::Bundle;
 use tpb_subjects::arch::Arch;
 use tpb_subjects::external::protocol::{answer_object, parse_opcode, Answer};
-use tpb_subjects::fields_json::{fields_from_json, fields_json};
+use tpb_subjects::fields_json::fields_from_json;
 use tpb_subjects::lower_input::{parse_program, PathError, MAX_INPUT_BYTES};
 use tpb_subjects::subjects::registry::reference_pair_for;
 use tpb_subjects::subjects::{Fault, LutTable, Name, Subject, Validator};
@@ -96,7 +96,7 @@ pub fn decode_json(b: &[u8; 64], arch: Arch) -> Result<String, RequestError> {
     let answer = match core.decode(b).map_err(fault)? {
         Ok(d) => Answer::Decoded {
             opcode: d.opcode,
-            fields: fields_json(&d.fields),
+            fields: d.fields,
         },
         Err(e) => Answer::DecodeError {
             field: e.field.as_str().to_string(),

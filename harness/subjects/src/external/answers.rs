@@ -65,7 +65,7 @@ pub fn shm_lut(a: ShmAnswer) -> Reply<LutResult> {
         ShmAnswer::Unsupported => Err(Fault::Unsupported),
         ShmAnswer::Fault(f) if f.class == FaultClass::NotSent => Err(Fault::Crash(f.detail)),
         ShmAnswer::Fault(f) => Err(shm_fault(f)),
-        ShmAnswer::Verdict(_) | ShmAnswer::Line(_) => {
+        ShmAnswer::Verdict(_) | ShmAnswer::Record(_) => {
             Err(Fault::Harness("answer of the wrong kind".into()))
         }
     }

@@ -42,6 +42,7 @@ pub mod process;
 pub mod protocol;
 mod ready;
 pub mod reaper;
+pub mod record;
 pub mod shm;
 mod shm_answers;
 pub mod shm_client;

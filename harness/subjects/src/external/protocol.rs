@@ -5,7 +5,8 @@
 //! is wrong. The same types serve the client ([`super::process`]) and the
 //! library worker ([`super::worker`]).
 
-use crate::subjects::{Capability, LutTable, Validator};
+use crate::fields_json::{fields_from_json, fields_json};
+use crate::subjects::{Capability, FieldName, LoweredModule, LutTable, Validator};
 use serde_json::{Map, Value};
 use std::fmt;
 
@@ -108,8 +109,8 @@ pub enum Request {
     Encode {
         /// `byte[0]`.
         opcode: u8,
-        /// The fields exactly as `tpbconform decode` prints them.
-        fields: Map<String, Value>,
+        /// The fields, sent exactly as `tpbconform decode` prints them.
+        fields: Vec<(FieldName, crate::subjects::Value)>,
     },
     /// `{"op":"lut","table":…,"input":N}`.
     Lut {
@@ -120,8 +121,9 @@ pub enum Request {
     },
     /// `{"op":"validate_stream","hex":…}`: a bundle stream of any length.
     ValidateStream(Vec<u8>),
-    /// `{"op":"lower","ir":{…}}`: the input document of `tpbconform lower`.
-    Lower(Map<String, Value>),
+    /// `{"op":"lower","ir":{…}}`: the input document of `tpbconform lower`,
+    /// as its JSON text ([`super::lower_json::ir_document`]).
+    Lower(String),
 }
 
 impl Request {
@@ -170,11 +172,9 @@ impl Request {
                     crate::subjects::hex(b)
                 )
             }
-            Request::Encode { opcode, fields } => format!(
-                r#"{{"id":{id},"op":"{op}","opcode":"{}","fields":{}}}"#,
-                opcode_str(*opcode),
-                Value::Object(fields.clone())
-            ),
+            Request::Encode { .. } => {
+                format!(r#"{{"id":{id},"op":"{op}",{}"#, &self.input_text()[1..])
+            }
             Request::Lut { table, input } => format!(
                 r#"{{"id":{id},"op":"{op}","table":"{}","input":{input}}}"#,
                 table.name()
@@ -183,10 +183,7 @@ impl Request {
                 r#"{{"id":{id},"op":"{op}","hex":"{}"}}"#,
                 crate::subjects::hex(bytes)
             ),
-            Request::Lower(ir) => format!(
-                r#"{{"id":{id},"op":"{op}","ir":{}}}"#,
-                Value::Object(ir.clone())
-            ),
+            Request::Lower(ir) => format!(r#"{{"id":{id},"op":"{op}","ir":{ir}}}"#),
         }
     }
 
@@ -200,11 +197,11 @@ impl Request {
             Request::Encode { opcode, fields } => format!(
                 r#"{{"opcode":"{}","fields":{}}}"#,
                 opcode_str(*opcode),
-                Value::Object(fields.clone())
+                Value::Object(fields_json(fields))
             ),
             Request::Lut { table, input } => format!("{} {input}", table.name()),
             Request::ValidateStream(bytes) => crate::subjects::hex(bytes),
-            Request::Lower(ir) => Value::Object(ir.clone()).to_string(),
+            Request::Lower(ir) => ir.clone(),
         }
     }
 }
@@ -218,8 +215,8 @@ pub enum Answer {
     Decoded {
         /// `"opcode"` as a byte.
         opcode: u8,
-        /// `"fields"`, as the subject sent them.
-        fields: Map<String, Value>,
+        /// `"fields"`, in the subject's order ([`crate::fields_json`]).
+        fields: Vec<(FieldName, crate::subjects::Value)>,
     },
     /// Decode failure: SPEC §5.1 field and byte offset.
     DecodeError {
@@ -237,10 +234,15 @@ pub enum Answer {
     /// `validate_stream`: `None` = valid, else the SPEC §5.3 stream error
     /// and the index it is reported at.
     Stream(Option<(String, u64)>),
-    /// `lower` success: the object `tpbconform lower --format json` prints
-    /// (`generation`, `instructions`, `replica_groups`,
-    /// `source_target_pairs`, `attributes`), as the subject sent it.
-    Lowered(Map<String, Value>),
+    /// `lower` success: the object `tpbconform lower --format json` prints,
+    /// read strictly ([`super::lower_json::module_from_json`]).
+    Lowered {
+        /// `"generation"`.
+        generation: String,
+        /// The module (its instruction count is checked against the
+        /// request by the asker).
+        module: LoweredModule,
+    },
     /// `lower` rejection: the SPEC §5.4 error class of the first rejected
     /// instruction and its index.
     LowerRejected {
@@ -474,16 +476,45 @@ pub fn parse_hello(line: &str) -> Result<Hello, String> {
     })
 }
 
+impl Answer {
+    /// True if this is an answer an `op` request can have.
+    pub fn answers(&self, op: Op) -> bool {
+        matches!(
+            (self, op),
+            (Answer::Unsupported, _)
+                | (Answer::Verdict(_), Op::ValidateHeader | Op::ValidatePayload)
+                | (
+                    Answer::Decoded { .. } | Answer::DecodeError { .. },
+                    Op::Decode
+                )
+                | (Answer::Encoded(_), Op::Encode)
+                | (Answer::Refused(_), Op::Encode | Op::Lut)
+                | (Answer::Wire(_), Op::Lut)
+                | (Answer::Stream(_), Op::ValidateStream)
+                | (
+                    Answer::Lowered { .. } | Answer::LowerRejected { .. },
+                    Op::Lower
+                )
+        )
+    }
+}
+
 /// Parses the answer to request `id` of operation `op`.
 pub fn parse_answer(line: &str, id: u64, op: Op) -> Result<Answer, String> {
-    let m = object(line)?;
-    match m.get("id") {
+    let mut m = object(line)?;
+    match m.shift_remove("id") {
         Some(v) if v.as_u64() == Some(id) => {}
         Some(v) => return Err(format!("answer has id {v}, expected {id}")),
         None => return Err("missing key `id`".into()),
     }
+    answer_of(m, op)
+}
+
+/// The answer object `m` (without its `"id"`: a line's, or what a C ABI
+/// library's `tpb_decode` / `tpb_lower` wrote) to an `op` request.
+pub fn answer_of(m: Map<String, Value>, op: Op) -> Result<Answer, String> {
     if m.contains_key("unsupported") {
-        exact_keys(&m, &["id", "unsupported"])?;
+        exact_keys(&m, &["unsupported"])?;
         return match m.get("unsupported") {
             Some(Value::Bool(true)) => Ok(Answer::Unsupported),
             _ => Err("`unsupported` is not true".into()),
@@ -491,7 +522,7 @@ pub fn parse_answer(line: &str, id: u64, op: Op) -> Result<Answer, String> {
     }
     match op {
         Op::ValidateHeader | Op::ValidatePayload => {
-            exact_keys(&m, &["id", "failed"])?;
+            exact_keys(&m, &["failed"])?;
             match m.get("failed") {
                 Some(Value::Null) => Ok(Answer::Verdict(None)),
                 Some(Value::String(s)) if !s.is_empty() => Ok(Answer::Verdict(Some(s.clone()))),
@@ -500,7 +531,7 @@ pub fn parse_answer(line: &str, id: u64, op: Op) -> Result<Answer, String> {
         }
         Op::Decode => {
             if let Some(e) = m.get("error") {
-                exact_keys(&m, &["id", "error"])?;
+                exact_keys(&m, &["error"])?;
                 let Value::Object(e) = e else {
                     return Err("`error` is not an object".into());
                 };
@@ -509,23 +540,23 @@ pub fn parse_answer(line: &str, id: u64, op: Op) -> Result<Answer, String> {
                 let offset = uint(e, "offset")?;
                 return Ok(Answer::DecodeError { field, offset });
             }
-            exact_keys(&m, &["id", "opcode", "fields"])?;
+            exact_keys(&m, &["opcode", "fields"])?;
             let s = string(&m, "opcode")?;
             let opcode = parse_opcode(s).ok_or_else(|| format!("`opcode` {s:?} is not 0xHH"))?;
             match m.get("fields") {
                 Some(Value::Object(f)) => Ok(Answer::Decoded {
                     opcode,
-                    fields: f.clone(),
+                    fields: fields_from_json(f).map_err(|e| format!("`fields`: {e}"))?,
                 }),
                 _ => Err("`fields` is not an object".into()),
             }
         }
         Op::Encode => {
             if m.contains_key("refused") {
-                exact_keys(&m, &["id", "refused"])?;
+                exact_keys(&m, &["refused"])?;
                 return Ok(Answer::Refused(string(&m, "refused")?.to_string()));
             }
-            exact_keys(&m, &["id", "hex"])?;
+            exact_keys(&m, &["hex"])?;
             let s = string(&m, "hex")?;
             parse_bundle_hex(s)
                 .map(Answer::Encoded)
@@ -533,21 +564,21 @@ pub fn parse_answer(line: &str, id: u64, op: Op) -> Result<Answer, String> {
         }
         Op::Lut => {
             if m.contains_key("refused") {
-                exact_keys(&m, &["id", "refused"])?;
+                exact_keys(&m, &["refused"])?;
                 return Ok(Answer::Refused(string(&m, "refused")?.to_string()));
             }
-            exact_keys(&m, &["id", "wire"])?;
+            exact_keys(&m, &["wire"])?;
             Ok(Answer::Wire(uint(&m, "wire")?))
         }
         Op::ValidateStream => {
             if m.contains_key("valid") {
-                exact_keys(&m, &["id", "valid"])?;
+                exact_keys(&m, &["valid"])?;
                 return match m.get("valid") {
                     Some(Value::Bool(true)) => Ok(Answer::Stream(None)),
                     _ => Err("`valid` is not true".into()),
                 };
             }
-            exact_keys(&m, &["id", "stream_error", "index"])?;
+            exact_keys(&m, &["stream_error", "index"])?;
             let e = string(&m, "stream_error")?;
             if e.is_empty() {
                 return Err("`stream_error` is empty".into());
@@ -556,7 +587,7 @@ pub fn parse_answer(line: &str, id: u64, op: Op) -> Result<Answer, String> {
         }
         Op::Lower => {
             if m.contains_key("error") {
-                exact_keys(&m, &["id", "error", "instruction"])?;
+                exact_keys(&m, &["error", "instruction"])?;
                 let e = string(&m, "error")?;
                 if e.is_empty() {
                     return Err("`error` is empty".into());
@@ -566,12 +597,11 @@ pub fn parse_answer(line: &str, id: u64, op: Op) -> Result<Answer, String> {
                     instruction: uint(&m, "instruction")?,
                 });
             }
-            let mut keys = vec!["id"];
-            keys.extend(LOWERED_KEYS);
-            exact_keys(&m, &keys)?;
-            let mut module = m;
-            module.remove("id");
-            Ok(Answer::Lowered(module))
+            exact_keys(&m, &LOWERED_KEYS)?;
+            Ok(Answer::Lowered {
+                generation: string(&m, "generation")?.to_string(),
+                module: super::lower_json::module_from_json(&m)?,
+            })
         }
     }
 }
@@ -598,7 +628,7 @@ pub fn answer_object(a: &Answer) -> Map<String, Value> {
         }
         Answer::Decoded { opcode, fields } => {
             m.insert("opcode".into(), Value::String(opcode_str(*opcode)));
-            m.insert("fields".into(), Value::Object(fields.clone()));
+            m.insert("fields".into(), Value::Object(fields_json(fields)));
         }
         Answer::DecodeError { field, offset } => {
             m.insert(
@@ -622,8 +652,8 @@ pub fn answer_object(a: &Answer) -> Map<String, Value> {
             m.insert("stream_error".into(), Value::String(e.clone()));
             m.insert("index".into(), Value::from(*index));
         }
-        Answer::Lowered(module) => {
-            m.extend(module.clone());
+        Answer::Lowered { generation, module } => {
+            m.extend(super::lower_json::module_json(generation, module));
         }
         Answer::LowerRejected { error, instruction } => {
             m.insert("error".into(), Value::String(error.clone()));
@@ -691,7 +721,7 @@ pub fn parse_request(line: &str) -> Result<Incoming, String> {
             };
             Request::Encode {
                 opcode,
-                fields: fields.clone(),
+                fields: fields_from_json(fields)?,
             }
         }
         Some(Op::Lut) => {
@@ -711,10 +741,10 @@ pub fn parse_request(line: &str) -> Result<Incoming, String> {
         }
         Some(Op::Lower) => {
             exact_keys(&m, &["id", "op", "ir"])?;
-            let Some(Value::Object(ir)) = m.get("ir") else {
+            let Some(ir @ Value::Object(_)) = m.get("ir") else {
                 return Err("`ir` is not an object".into());
             };
-            Request::Lower(ir.clone())
+            Request::Lower(ir.to_string())
         }
         None => return Ok(Incoming::Unknown { id }),
     };

@@ -31,7 +31,7 @@
 //! | [`VAL_OFF`] | 4 × [`CHUNK`] | `u32` per entry: the LUT wire value, a text's arena offset, or an answer record's offset |
 //! | [`ARENA_OFF`] | [`ARENA`] | texts: `u16` length + UTF-8 bytes, reset per hand-off |
 //! | [`REQ_OFF`] | [`REQ`] | [`OP_RECORDS`] requests: `u32` length + a request record ([`request_record`]), 4-aligned |
-//! | [`ANS_OFF`] | [`ANS`] | answer records: `u32` entry index, `u32` length, the answer line, 4-aligned, reset per hand-off (the hello's at 0 when ready) |
+//! | [`ANS_OFF`] | [`ANS`] | answer records: `u32` entry index, `u32` length, the binary answer ([`super::record`]), 4-aligned, reset per hand-off (the hello's at 0 when ready) |
 //!
 //! Before each hand-off the gate sets every answer code it asks for to
 //! [`CODE_UNSET`]: an entry the worker leaves so, or an answer record
@@ -92,6 +92,9 @@ pub const BIN_DECODE: u8 = b'D';
 /// Binary record kind: `lower` of the IR document (JSON text, what
 /// `tpb_lower` takes) that follows.
 pub const BIN_LOWER: u8 = b'L';
+/// Binary record kind: `encode` of the opcode byte and the fields
+/// ([`super::record::put_fields`]) that follow.
+pub const BIN_ENCODE: u8 = b'E';
 
 /// The request record of `r` (entry id `id`): a stream, a decode's
 /// bundle or a lowering's IR text as is ([`BIN`]), any other request as its tpb-subject/1
@@ -102,7 +105,12 @@ pub fn request_record(r: &super::protocol::Request, id: u64) -> Vec<u8> {
     match r {
         Request::ValidateStream(bytes) => [&[BIN, BIN_STREAM][..], bytes].concat(),
         Request::Decode(b) => [&[BIN, BIN_DECODE][..], b].concat(),
-        Request::Lower(_) => [&[BIN, BIN_LOWER][..], r.input_text().as_bytes()].concat(),
+        Request::Lower(ir) => [&[BIN, BIN_LOWER][..], ir.as_bytes()].concat(),
+        Request::Encode { opcode, fields } => {
+            let mut o = vec![BIN, BIN_ENCODE, *opcode];
+            super::record::put_fields(&mut o, fields);
+            o
+        }
         _ => r.to_line(id).into_bytes(),
     }
 }

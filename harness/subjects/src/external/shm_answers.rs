@@ -20,8 +20,9 @@ pub enum ShmAnswer {
     Refused(Name),
     /// `TPB_UNSUPPORTED`.
     Unsupported,
-    /// A protocol answer line (an [`shm::OP_RECORDS`] entry).
-    Line(String),
+    /// A binary answer record (an [`shm::OP_RECORDS`] entry,
+    /// [`super::record`]), read by the caller, which knows its request.
+    Record(Vec<u8>),
     /// No answer: crash, timeout, `TPB_ERROR`, or not sent.
     Fault(Fault),
 }
@@ -190,13 +191,7 @@ fn decode(
             detail: format!("the library answered an error: {}", text(r)),
         }),
         shm::CODE_RECORD if op == shm::OP_RECORDS => match r.answer_at(value) {
-            Some((at, line)) if at as usize == i => match std::str::from_utf8(line) {
-                Ok(l) => ShmAnswer::Line(l.to_string()),
-                Err(_) => ShmAnswer::Fault(Fault {
-                    class: FaultClass::Protocol,
-                    detail: "answer line is not UTF-8".into(),
-                }),
-            },
+            Some((at, rec)) if at as usize == i => ShmAnswer::Record(rec.to_vec()),
             Some((at, _)) => harness(format!(
                 "harness fault: entry {i}'s answer record holds entry {at}'s answer (out of place)"
             )),

@@ -20,8 +20,9 @@
 //! up, [`MAX_FAILED_STARTS`] failed starts the whole subject, and every later entry of
 //! what was given up is [`FaultClass::NotSent`]. A hand-off holds one operation only.
 
-use super::process::{clip, describe_exit, Fault, FaultClass, Reply, StartError, Supervisor};
-use super::protocol::{parse_answer, Answer, Hello, Op, Request, LUT_TABLES};
+use super::process::{describe_exit, Fault, FaultClass, Reply, StartError, Supervisor};
+use super::protocol::{Answer, Hello, Op, Request, LUT_TABLES};
+use super::record::get_answer;
 use super::shm::{self, Field, Region};
 use super::shm_answers::{collect, collect_into, Counted};
 pub use super::shm_answers::{ShmAnswer, ShmSink};
@@ -200,10 +201,17 @@ impl ShmChannel {
                 let r = &chunk[k];
                 k += 1;
                 out.push(match a {
-                    ShmAnswer::Line(l) => parse_answer(&l, k as u64, r.op()).map_err(|e| Fault {
-                        class: FaultClass::Protocol,
-                        detail: format!("{e}; answer line: {}", clip(&l)),
-                    }),
+                    ShmAnswer::Record(rec) => match get_answer(&rec, r.op()) {
+                        Ok(Ok(a)) => Ok(a),
+                        Ok(Err(e)) => Err(Fault {
+                            class: FaultClass::Protocol,
+                            detail: format!("the library answered an error: {e}"),
+                        }),
+                        Err(e) => Err(Fault {
+                            class: FaultClass::Harness,
+                            detail: format!("harness fault: entry {}'s {e}", k - 1),
+                        }),
+                    },
                     ShmAnswer::Fault(f) => Err(f),
                     ShmAnswer::Unsupported => Ok(Answer::Unsupported),
                     other => Err(Fault {

@@ -13,13 +13,14 @@
 use super::ffi::{
     Status, SubjectLib, VerdictCode, NOT_UTF8_REFUSAL, UNWRITTEN_TEXT, UNWRITTEN_VERDICT,
 };
+use super::process::clip;
 use super::protocol::{
-    answer_line, parse_request, Answer, Hello, Incoming, Op, Request, LUT_TABLES, MAX_LINE,
-    PROTOCOL,
+    answer_of, parse_request, Answer, Hello, Incoming, Op, Request, LUT_TABLES, MAX_LINE, PROTOCOL,
 };
+use super::record::{put_answer, Reader};
 use super::shm::{self, Arena, Field, Region};
 use crate::subjects::LutTable;
-use serde_json::{Map, Value};
+use serde_json::Value;
 use std::ffi::CStr;
 use std::io::{Read, Write};
 use std::path::Path;
@@ -363,8 +364,8 @@ fn run_handoff(lib: &SubjectLib, r: &mut Region, arena: &mut Arena, sc: &mut Lut
 }
 
 /// Runs request records `start..n`, one stamped library call each, each
-/// answer line an answer record; stops early (the `full` flag) when the
-/// next answer does not fit the answer area.
+/// answer a binary answer record ([`super::record`]); stops early (the
+/// `full` flag) when the next answer does not fit the answer area.
 fn records(lib: &SubjectLib, r: &mut Region, start: usize, n: usize) {
     let mut used = 0usize;
     for i in start..n {
@@ -378,42 +379,45 @@ fn records(lib: &SubjectLib, r: &mut Region, start: usize, n: usize) {
                 input[i * 4 + 3],
             ])
         };
-        let id = i as u64 + 1;
-        let line = match r.request_at(at) {
+        let answer = match r.request_at(at) {
             Some([shm::BIN, shm::BIN_STREAM, bytes @ ..]) => {
-                answer(id, lib.validate_stream(bytes), Answer::Stream)
+                status(lib.validate_stream(bytes), Answer::Stream)
             }
             Some([shm::BIN, shm::BIN_LOWER, ir @ ..]) => match std::str::from_utf8(ir) {
-                Ok(ir) => match lib.lower(ir) {
-                    Status::Ok(text) => object_line(id, "tpb_lower", &text),
-                    Status::Unsupported => answer_line(id, &Answer::Unsupported),
-                    Status::Error(e) => error_line(id, &e),
-                },
-                Err(_) => error_line(id, "bad lower record"),
+                Ok(ir) => object(lib.lower(ir), Op::Lower, "tpb_lower"),
+                Err(_) => Err("bad lower record".into()),
             },
             Some([shm::BIN, shm::BIN_DECODE, b @ ..]) => match <[u8; 64]>::try_from(b) {
-                Ok(b) => handle(lib, id, &Request::Decode(b)),
-                Err(_) => error_line(id, "bad decode record"),
+                Ok(b) => handle(lib, &Request::Decode(b)),
+                Err(_) => Err("bad decode record".into()),
             },
+            Some([shm::BIN, shm::BIN_ENCODE, opcode, fields @ ..]) => {
+                match Reader::new(fields).fields() {
+                    Ok(fields) => handle(
+                        lib,
+                        &Request::Encode {
+                            opcode: *opcode,
+                            fields,
+                        },
+                    ),
+                    Err(e) => Err(format!("bad encode record: {e}")),
+                }
+            }
             Some(l) => match std::str::from_utf8(l).map(parse_request) {
-                Ok(l) => match l {
-                    Ok(Incoming::Request { id, request }) => handle(lib, id, &request),
-                    Ok(Incoming::Unknown { id }) => answer_line(id, &Answer::Unsupported),
-                    Ok(Incoming::Hello { .. }) => error_line(id, "hello inside a hand-off"),
-                    Err(e) => error_line(id, &format!("bad request record: {e}")),
-                },
-                Err(_) => error_line(id, "bad request record"),
+                Ok(Ok(Incoming::Request { request, .. })) => handle(lib, &request),
+                Ok(Ok(Incoming::Unknown { .. })) => Ok(Answer::Unsupported),
+                Ok(Ok(Incoming::Hello { .. })) => Err("hello inside a hand-off".into()),
+                Ok(Err(e)) => Err(format!("bad request record: {e}")),
+                Err(_) => Err("bad request record".into()),
             },
-            None => error_line(id, "bad request record"),
+            None => Err("bad request record".into()),
         };
-        let line = if line.len() > MAX_LINE {
-            error_line(id, &format!("answer longer than {MAX_LINE} bytes"))
-        } else {
-            line
-        };
+        let mut rec = put_answer(&answer);
+        if rec.len() > MAX_LINE {
+            rec = put_answer(&Err(format!("answer longer than {MAX_LINE} bytes")));
+        }
         let index = u32::try_from(i).unwrap_or(u32::MAX);
-        let Some(off) = shm::put_record(r.answer_area(), &mut used, Some(index), line.as_bytes())
-        else {
+        let Some(off) = shm::put_record(r.answer_area(), &mut used, Some(index), &rec) else {
             // The area is full: the gate collects and rings again from here.
             r.set(Field::Full, 1);
             return;
@@ -424,61 +428,52 @@ fn records(lib: &SubjectLib, r: &mut Region, start: usize, n: usize) {
     }
 }
 
-fn error_line(id: u64, why: &str) -> String {
-    serde_json::json!({"id": id, "worker_error": why}).to_string()
-}
-
-fn answer<T>(id: u64, s: Status<T>, ok: impl FnOnce(T) -> Answer) -> String {
+/// A library call's status as an answer (`Err`: the library's error).
+fn status<T>(s: Status<T>, ok: impl FnOnce(T) -> Answer) -> Result<Answer, String> {
     match s {
-        Status::Ok(v) => answer_line(id, &ok(v)),
-        Status::Unsupported => answer_line(id, &Answer::Unsupported),
-        Status::Error(e) => error_line(id, &e),
+        Status::Ok(v) => Ok(ok(v)),
+        Status::Unsupported => Ok(Answer::Unsupported),
+        Status::Error(e) => Err(e),
     }
 }
 
-/// Splices `"id"` in front of the JSON object the library's decoder (or
-/// lowering) wrote; `what` names the function.
-fn object_line(id: u64, what: &str, text: &str) -> String {
-    match crate::strict_json::parse(text) {
+/// The answer object the library's decoder (or lowering) wrote as JSON
+/// text, read once, strictly; `what` names the function.
+fn object(s: Status<String>, op: Op, what: &str) -> Result<Answer, String> {
+    let text = match s {
+        Status::Ok(text) => text,
+        Status::Unsupported => return Ok(Answer::Unsupported),
+        Status::Error(e) => return Err(e),
+    };
+    match crate::strict_json::parse(&text) {
         Ok(Value::Object(m)) => {
-            let mut out = Map::new();
-            out.insert("id".into(), Value::from(id));
-            out.extend(m);
-            Value::Object(out).to_string()
+            answer_of(m, op).map_err(|e| format!("{e}; {what} wrote: {}", clip(&text)))
         }
-        _ => error_line(id, &format!("{what} wrote no JSON object: {text:?}")),
+        _ => Err(format!("{what} wrote no JSON object: {}", clip(&text))),
     }
 }
 
-/// One request through the library, answered as its protocol line. A call
-/// that returns `TPB_ERROR` (or breaks the ABI) is answered with a line
-/// the gate rejects (`{"id":N,"worker_error":…}`): a protocol finding with
-/// the input, as tpb_subject.h promises.
-fn handle(lib: &SubjectLib, id: u64, r: &Request) -> String {
+/// One request through the library, as its answer. A call that returns
+/// `TPB_ERROR` (or breaks the ABI) is the library's error: the gate
+/// records it as a protocol finding with the input, as tpb_subject.h
+/// promises.
+fn handle(lib: &SubjectLib, r: &Request) -> Result<Answer, String> {
     match r {
-        Request::ValidateHeader(b) => answer(id, lib.validate(false, b), Answer::Verdict),
-        Request::ValidatePayload(b) => answer(id, lib.validate(true, b), Answer::Verdict),
-        Request::Decode(b) => match lib.decode(b) {
-            Status::Ok(text) => object_line(id, "tpb_decode", &text),
-            Status::Unsupported => answer_line(id, &Answer::Unsupported),
-            Status::Error(e) => error_line(id, &e),
-        },
+        Request::ValidateHeader(b) => status(lib.validate(false, b), Answer::Verdict),
+        Request::ValidatePayload(b) => status(lib.validate(true, b), Answer::Verdict),
+        Request::Decode(b) => object(lib.decode(b), Op::Decode, "tpb_decode"),
         Request::Encode { .. } => {
             // The library gets the request's {"opcode":…,"fields":…} object.
-            answer(id, lib.encode(&r.input_text()), |v| match v {
+            status(lib.encode(&r.input_text()), |v| match v {
                 Ok(b) => Answer::Encoded(b),
                 Err(why) => Answer::Refused(why),
             })
         }
-        Request::Lut { table, input } => answer(id, lib.lut(*table, *input), |v| match v {
+        Request::Lut { table, input } => status(lib.lut(*table, *input), |v| match v {
             Ok(w) => Answer::Wire(u64::from(w)),
             Err(why) => Answer::Refused(why),
         }),
-        Request::ValidateStream(bytes) => answer(id, lib.validate_stream(bytes), Answer::Stream),
-        Request::Lower(_) => match lib.lower(&r.input_text()) {
-            Status::Ok(text) => object_line(id, "tpb_lower", &text),
-            Status::Unsupported => answer_line(id, &Answer::Unsupported),
-            Status::Error(e) => error_line(id, &e),
-        },
+        Request::ValidateStream(bytes) => status(lib.validate_stream(bytes), Answer::Stream),
+        Request::Lower(ir) => object(lib.lower(ir), Op::Lower, "tpb_lower"),
     }
 }

@@ -26,7 +26,6 @@ use super::protocol::{Answer, Hello, Op, Request};
 use super::ready::ReadyStore;
 use super::shm_client::ShmChannel;
 use crate::arch::Arch;
-use crate::fields_json::{fields_from_json, fields_json};
 use crate::layout::mnemonic;
 use crate::subjects::registry::{OpenError, SubjectSpec};
 use crate::subjects::{
@@ -552,14 +551,12 @@ impl Subject for ExternalSubject {
             match op {
                 Op::Decode => {
                     if let (true, Some(Ok(Answer::Decoded { opcode, fields }))) = (roundtrip, &a) {
-                        if let Ok(fields) = fields_from_json(fields) {
-                            let r = Request::Encode {
-                                opcode: *opcode,
-                                fields: fields_json(&fields),
-                            };
-                            encodes.push(r.clone());
-                            encodes.push(r);
-                        }
+                        let r = Request::Encode {
+                            opcode: *opcode,
+                            fields: fields.clone(),
+                        };
+                        encodes.push(r.clone());
+                        encodes.push(r);
                     }
                     store.push_reply(a);
                 }
@@ -688,15 +685,11 @@ impl Subject for ExternalSubject {
 impl ExternalSubject {
     fn decode_answer(&self, b: &[u8; 64]) -> Reply<Result<Decoded, DecodeFail>> {
         match self.call(Request::Decode(*b)) {
-            Ok(Answer::Decoded { opcode, fields }) => {
-                let fields = fields_from_json(&fields)
-                    .map_err(|e| Fault::Protocol(format!("decode answer: {e}")))?;
-                Ok(Ok(Decoded {
-                    opcode,
-                    mnemonic: mnemonic(opcode).unwrap_or("?").into(),
-                    fields,
-                }))
-            }
+            Ok(Answer::Decoded { opcode, fields }) => Ok(Ok(Decoded {
+                opcode,
+                mnemonic: mnemonic(opcode).unwrap_or("?").into(),
+                fields,
+            })),
             Ok(Answer::DecodeError { field, offset }) => Ok(Err(DecodeFail {
                 field: foreign(&field),
                 offset: usize::try_from(offset).unwrap_or(usize::MAX),
@@ -708,7 +701,7 @@ impl ExternalSubject {
     fn encode_answer(&self, opcode: u8, fields: &[(FieldName, Value)]) -> Reply<EncodeResult> {
         let r = Request::Encode {
             opcode,
-            fields: fields_json(fields),
+            fields: fields.to_vec(),
         };
         match self.call(r) {
             Ok(Answer::Encoded(b)) => Ok(Ok(b)),
@@ -735,15 +728,15 @@ impl ExternalSubject {
         let gen = self.arch().generation();
         let ir = super::lower_json::ir_document(gen, insns);
         match self.call(Request::Lower(ir)) {
-            Ok(Answer::Lowered(m)) => {
-                if m.get("generation").and_then(serde_json::Value::as_str) != Some(gen.name()) {
+            Ok(Answer::Lowered { generation, module }) => {
+                if generation != gen.name() {
                     return Err(Fault::Protocol(format!(
                         "lower answer: `generation` is not \"{}\"",
                         gen.name()
                     )));
                 }
-                super::lower_json::module_from_json(&m, insns.len())
-                    .map(ModuleAnswer::Lowered)
+                super::lower_json::check_count(&module, insns.len())
+                    .map(|()| ModuleAnswer::Lowered(module))
                     .map_err(|e| Fault::Protocol(format!("lower answer: {e}")))
             }
             Ok(Answer::LowerRejected { error, instruction }) => {
