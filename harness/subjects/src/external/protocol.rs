@@ -197,7 +197,7 @@ impl Request {
             Request::Encode { opcode, fields } => format!(
                 r#"{{"opcode":"{}","fields":{}}}"#,
                 opcode_str(*opcode),
-                Value::Object(fields_json(fields))
+                crate::fields_json::fields_text(fields)
             ),
             Request::Lut { table, input } => format!("{} {input}", table.name()),
             Request::ValidateStream(bytes) => crate::subjects::hex(bytes),
