@@ -64,6 +64,21 @@ fn json_str(o: &mut String, s: &str) {
     }
 }
 
+/// Parses exactly 128 hex digits into a bundle.
+pub fn parse_bundle_hex(s: &str) -> Option<[u8; 64]> {
+    let b = s.as_bytes();
+    if b.len() != 128 {
+        return None;
+    }
+    let mut out = [0u8; 64];
+    for (i, pair) in b.chunks_exact(2).enumerate() {
+        let hi = char::from(pair[0]).to_digit(16)?;
+        let lo = char::from(pair[1]).to_digit(16)?;
+        out[i] = u8::try_from(hi * 16 + lo).ok()?;
+    }
+    Some(out)
+}
+
 /// A JSON hex string (no comments) via the shared [`crate::input::hex_nibbles`].
 fn parse_hex_bytes(s: &str) -> Option<Vec<u8>> {
     let digits = crate::input::hex_nibbles(s.as_bytes(), false).ok()?;
