@@ -12,8 +12,8 @@ use std::fmt;
 use tpb_core::validate::Predicate;
 use tpb_core::Bundle;
 use tpb_subjects::arch::Arch;
-use tpb_subjects::external::protocol::{answer_object, parse_opcode, Answer};
-use tpb_subjects::fields_json::fields_from_json;
+use tpb_subjects::external::protocol::{answer_object, opcode_str, parse_opcode, Answer};
+use tpb_subjects::fields_json::{fields_from_json, fields_text};
 use tpb_subjects::lower_input::{parse_program, PathError, MAX_INPUT_BYTES};
 use tpb_subjects::subjects::registry::reference_pair_for;
 use tpb_subjects::subjects::{Fault, LutTable, Name, Subject, Validator};
@@ -94,10 +94,14 @@ pub fn validate(v: Validator, b: &[u8; 64], arch: Arch) -> Option<Predicate> {
 pub fn decode_json(b: &[u8; 64], arch: Arch) -> Result<String, RequestError> {
     let (core, _) = reference_pair_for(arch);
     let answer = match core.decode(b).map_err(fault)? {
-        Ok(d) => Answer::Decoded {
-            opcode: d.opcode,
-            fields: d.fields,
-        },
+        // Written directly: a roundtrip case asks every bundle's decode.
+        Ok(d) => {
+            return Ok(format!(
+                r#"{{"opcode":"{}","fields":{}}}"#,
+                opcode_str(d.opcode),
+                fields_text(&d.fields)
+            ))
+        }
         Err(e) => Answer::DecodeError {
             field: e.field.as_str().to_string(),
             offset: u64::try_from(e.offset).unwrap_or(u64::MAX),

@@ -133,9 +133,12 @@ fn the_gate_passes_with_the_reference_library_as_its_subject() {
 /// are `Harness` faults and nothing else (never a divergence of the
 /// library), and fewer answers are received than calls made. Without it the
 /// same run passes with one answer received and compared per case judged.
+/// With `TPB_TEST_WORKER_CUT_RECORDS` every binary answer record is one byte
+/// short: again `Harness` faults only, and no answer received.
 #[test]
 fn an_unwritten_entry_of_a_batched_record_hand_off_is_a_harness_fault() {
     const PLANT: &str = "TPB_TEST_WORKER_SKIP_LAST";
+    const CUT: &str = "TPB_TEST_WORKER_CUT_RECORDS";
     let bin = support::tpbconform();
     let lib = support::library();
     let spec = format!("lib:{}", lib.display());
@@ -146,7 +149,7 @@ fn an_unwritten_entry_of_a_batched_record_hand_off_is_a_harness_fault() {
         "collective_lowering",
     ];
     let dir = tempfile::tempdir().unwrap();
-    let gate = |report: &std::path::Path, plant: bool| {
+    let gate = |report: &std::path::Path, plant: Option<&str>| {
         let mut c = Command::new(&bin);
         c.current_dir(support::root()).args([
             "gate",
@@ -161,10 +164,9 @@ fn an_unwritten_entry_of_a_batched_record_hand_off_is_a_harness_fault() {
             "--report-dir",
             report.to_str().unwrap(),
         ]);
-        if plant {
-            c.env(PLANT, "1");
-        } else {
-            c.env_remove(PLANT);
+        c.env_remove(PLANT).env_remove(CUT);
+        if let Some(p) = plant {
+            c.env(p, "1");
         }
         let o = c.output().unwrap();
         (
@@ -185,35 +187,37 @@ fn an_unwritten_entry_of_a_batched_record_hand_off_is_a_harness_fault() {
     let n = |s: &serde_json::Value, k: &str| s[k].as_u64().unwrap_or_else(|| panic!("{k}: {s}"));
 
     let good = dir.path().join("good");
-    let (code, err) = gate(&good, false);
+    let (code, err) = gate(&good, None);
     assert_eq!(code, Some(0), "{err}");
     let s = subject(&good);
     assert_eq!(n(&s, "answers_received"), n(&s, "cases"), "{s}");
     assert_eq!(n(&s, "answers_compared"), n(&s, "cases"), "{s}");
     assert!(n(&s, "calls") > n(&s, "cases"), "roundtrip encodes: {s}");
 
-    let bad = dir.path().join("bad");
-    let (code, err) = gate(&bad, true);
-    assert_eq!(code, Some(1), "{err}");
-    let s = subject(&bad);
-    assert!(n(&s, "answers_received") < n(&s, "calls"), "{s}");
-    let lines = std::fs::read_to_string(bad.join("divergences.jsonl")).unwrap();
-    let mut by_target = std::collections::BTreeMap::<String, Vec<String>>::new();
-    for l in lines.lines() {
-        let v: serde_json::Value = serde_json::from_str(l).unwrap();
-        let t = v["target"].as_str().unwrap_or_else(|| panic!("{l}"));
-        by_target
-            .entry(t.to_string())
-            .or_default()
-            .push(v["class"].as_str().unwrap().to_string());
-    }
-    for t in targets {
-        let classes = by_target
-            .get(t)
-            .unwrap_or_else(|| panic!("no finding on {t}: {lines}"));
-        assert!(
-            classes.iter().all(|c| c == "Harness"),
-            "{t}: {classes:?}\n{lines}"
-        );
+    for (plant, name) in [(PLANT, "bad"), (CUT, "cut")] {
+        let bad = dir.path().join(name);
+        let (code, err) = gate(&bad, Some(plant));
+        assert_eq!(code, Some(1), "{plant}: {err}");
+        let s = subject(&bad);
+        assert!(n(&s, "answers_received") < n(&s, "calls"), "{plant}: {s}");
+        let lines = std::fs::read_to_string(bad.join("divergences.jsonl")).unwrap();
+        let mut by_target = std::collections::BTreeMap::<String, Vec<String>>::new();
+        for l in lines.lines() {
+            let v: serde_json::Value = serde_json::from_str(l).unwrap();
+            let t = v["target"].as_str().unwrap_or_else(|| panic!("{l}"));
+            by_target
+                .entry(t.to_string())
+                .or_default()
+                .push(v["class"].as_str().unwrap().to_string());
+        }
+        for t in targets {
+            let classes = by_target
+                .get(t)
+                .unwrap_or_else(|| panic!("{plant}: no finding on {t}: {lines}"));
+            assert!(
+                classes.iter().all(|c| c == "Harness"),
+                "{plant}: {t}: {classes:?}\n{lines}"
+            );
+        }
     }
 }

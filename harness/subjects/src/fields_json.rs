@@ -25,6 +25,60 @@ pub fn fields_json(fields: &[(FieldName, Value)]) -> Map<String, J> {
         .collect()
 }
 
+/// [`fields_json`] as JSON text, written directly (no map: a roundtrip
+/// case writes it for each encode it asks a library).
+pub fn fields_text(fields: &[(FieldName, Value)]) -> String {
+    let mut o = String::with_capacity(32 * fields.len() + 2);
+    o.push('{');
+    for (i, (name, v)) in fields.iter().enumerate() {
+        if i > 0 {
+            o.push(',');
+        }
+        json_str(&mut o, name);
+        o.push(':');
+        match v {
+            Value::Int(n) => o.push_str(&n.to_string()),
+            Value::Name(s) => json_str(&mut o, s),
+            Value::Bytes(b) => {
+                o.push('"');
+                o.push_str(&hex(b));
+                o.push('"');
+            }
+        }
+    }
+    o.push('}');
+    o
+}
+
+/// `s` as a JSON string (a plain name as is, anything else escaped by
+/// `serde_json`).
+fn json_str(o: &mut String, s: &str) {
+    if s.bytes()
+        .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-' || b == b'.')
+    {
+        o.push('"');
+        o.push_str(s);
+        o.push('"');
+    } else {
+        o.push_str(&J::from(s).to_string());
+    }
+}
+
+/// Parses exactly 128 hex digits into a bundle.
+pub fn parse_bundle_hex(s: &str) -> Option<[u8; 64]> {
+    let b = s.as_bytes();
+    if b.len() != 128 {
+        return None;
+    }
+    let mut out = [0u8; 64];
+    for (i, pair) in b.chunks_exact(2).enumerate() {
+        let hi = char::from(pair[0]).to_digit(16)?;
+        let lo = char::from(pair[1]).to_digit(16)?;
+        out[i] = u8::try_from(hi * 16 + lo).ok()?;
+    }
+    Some(out)
+}
+
 /// A JSON hex string (no comments) via the shared [`crate::input::hex_nibbles`].
 fn parse_hex_bytes(s: &str) -> Option<Vec<u8>> {
     let digits = crate::input::hex_nibbles(s.as_bytes(), false).ok()?;
@@ -60,4 +114,25 @@ pub fn fields_from_json(fo: &Map<String, J>) -> Result<Vec<(FieldName, Value)>, 
     fo.iter()
         .map(|(k, v)| Ok((k.clone().into(), json_to_value(k, v)?)))
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fields_text_is_the_fields_object_as_serde_json_writes_it() {
+        let fields: Vec<(FieldName, Value)> = vec![
+            ("opcode".into(), Value::Int(217)),
+            ("op".into(), Value::Name("add".into())),
+            ("odd".into(), Value::Name("a \"b\"\n".into())),
+            ("src".into(), Value::Bytes(vec![0, 0xAB])),
+            ("max".into(), Value::Int(u64::MAX)),
+        ];
+        assert_eq!(
+            fields_text(&fields),
+            J::Object(fields_json(&fields)).to_string()
+        );
+        assert_eq!(fields_text(&[]), "{}");
+    }
 }

@@ -92,43 +92,45 @@ impl<'a> Obj<'a> {
         key: &'static str,
         default: Option<T>,
     ) -> Result<T, PathError> {
-        let path = self.at(key);
+        // Paths are written only for an error (a lowering case reads
+        // every field of every instruction).
         let v = match (self.opt(key), default) {
             (None, Some(d)) => return Ok(d),
-            (None, None) => return err(&path, "missing"),
+            (None, None) => return err(&self.at(key), "missing"),
             (Some(v), _) => v,
         };
         let Some(n) = v.as_u64() else {
-            return err(&path, format!("expected an unsigned integer, found {v}"));
+            return err(
+                &self.at(key),
+                format!("expected an unsigned integer, found {v}"),
+            );
         };
         T::try_from(n).or_else(|_| {
             err(
-                &path,
+                &self.at(key),
                 format!("{n} does not fit {} bits", 8 * std::mem::size_of::<T>()),
             )
         })
     }
 
     fn str(&mut self, key: &'static str) -> Result<&'a str, PathError> {
-        let path = self.at(key);
         match self.req(key)?.as_str() {
             Some(s) => Ok(s),
-            None => err(&path, "expected a string"),
+            None => err(&self.at(key), "expected a string"),
         }
     }
 
     fn hex<const N: usize>(&mut self, key: &'static str) -> Result<Option<[u8; N]>, PathError> {
-        let path = self.at(key);
         let Some(v) = self.opt(key) else {
             return Ok(None);
         };
         let Some(s) = v.as_str() else {
-            return err(&path, "expected a hex string");
+            return err(&self.at(key), "expected a hex string");
         };
         let digits: Vec<u8> = s.bytes().filter(|c| !c.is_ascii_whitespace()).collect();
         if digits.len() != 2 * N {
             return err(
-                &path,
+                &self.at(key),
                 format!("expected {} hex digits, found {}", 2 * N, digits.len()),
             );
         }
@@ -137,7 +139,7 @@ impl<'a> Obj<'a> {
             let nib = |c: u8| char::from(c).to_digit(16);
             match (nib(pair[0]), nib(pair[1])) {
                 (Some(h), Some(l)) => out[i] = (h * 16 + l) as u8,
-                _ => return err(&path, format!("not a hex digit at digit {}", 2 * i)),
+                _ => return err(&self.at(key), format!("not a hex digit at digit {}", 2 * i)),
             }
         }
         Ok(Some(out))
@@ -151,18 +153,18 @@ impl<'a> Obj<'a> {
     }
 }
 
-fn rank_lists(path: &str, v: Option<&Value>) -> Result<Vec<Vec<u32>>, PathError> {
+/// `path` is written only for an error.
+fn rank_lists(path: &dyn Fn() -> String, v: Option<&Value>) -> Result<Vec<Vec<u32>>, PathError> {
     let Some(v) = v else { return Ok(Vec::new()) };
     let Some(outer) = v.as_array() else {
-        return err(path, "expected an array of arrays of ranks");
+        return err(&path(), "expected an array of arrays of ranks");
     };
     outer
         .iter()
         .enumerate()
         .map(|(i, g)| {
-            let gp = format!("{path}[{i}]");
             let Some(inner) = g.as_array() else {
-                return err(&gp, "expected an array of ranks");
+                return err(&format!("{}[{i}]", path()), "expected an array of ranks");
             };
             inner
                 .iter()
@@ -171,7 +173,7 @@ fn rank_lists(path: &str, v: Option<&Value>) -> Result<Vec<Vec<u32>>, PathError>
                     |(j, r)| match r.as_u64().and_then(|n| u32::try_from(n).ok()) {
                         Some(r) => Ok(r),
                         None => err(
-                            &format!("{gp}[{j}]"),
+                            &format!("{}[{i}][{j}]", path()),
                             format!("expected a u32 rank, found {r}"),
                         ),
                     },
@@ -181,13 +183,13 @@ fn rank_lists(path: &str, v: Option<&Value>) -> Result<Vec<Vec<u32>>, PathError>
         .collect()
 }
 
-fn pairs(path: &str, v: Option<&Value>) -> Result<Vec<(u32, u32)>, PathError> {
+fn pairs(path: &dyn Fn() -> String, v: Option<&Value>) -> Result<Vec<(u32, u32)>, PathError> {
     rank_lists(path, v)?
         .into_iter()
         .enumerate()
         .map(|(i, p)| match p[..] {
             [s, t] => Ok((s, t)),
-            _ => err(&format!("{path}[{i}]"), "expected [source, target]"),
+            _ => err(&format!("{}[{i}]", path()), "expected [source, target]"),
         })
         .collect()
 }
@@ -195,32 +197,29 @@ fn pairs(path: &str, v: Option<&Value>) -> Result<Vec<(u32, u32)>, PathError> {
 /// A dtype: its SPEC §6.4 name, or a bare ordinal (one past the table asks
 /// for `dtype_out_of_range`; the `lower` subject operation sends those so).
 fn dtype(o: &mut Obj<'_>, key: &'static str) -> Result<u32, PathError> {
-    let path = o.at(key);
     if let Some(n) = o.opt(key).and_then(Value::as_u64) {
-        return u32::try_from(n).or_else(|_| err(&path, format!("{n} does not fit 32 bits")));
+        return u32::try_from(n).or_else(|_| err(&o.at(key), format!("{n} does not fit 32 bits")));
     }
     let name = o.str(key)?;
     match DTYPE_TABLE.iter().position(|(n, _, _)| *n == name) {
         Some(i) => Ok(i as u32),
-        None => err(&path, format!("unknown dtype {name:?}")),
+        None => err(&o.at(key), format!("unknown dtype {name:?}")),
     }
 }
 
 fn kind(o: &mut Obj<'_>) -> Result<CollectiveKind, PathError> {
-    let path = o.at("kind");
     let name = o.str("kind")?;
     CollectiveKind::from_name(name).map_or_else(
-        || err(&path, format!("unknown collective kind {name:?}")),
+        || err(&o.at("kind"), format!("unknown collective kind {name:?}")),
         Ok,
     )
 }
 
 fn sync(o: &mut Obj<'_>) -> Result<Sync, PathError> {
-    let path = o.at("sync");
     let Some(v) = o.opt("sync") else {
         return Ok(Sync::default());
     };
-    let mut s = Obj::new(path, v)?;
+    let mut s = Obj::new(o.at("sync"), v)?;
     let band = Sync {
         wait_mode: WaitMode(s.uint("wait_mode", Some(0))?),
         wait_idx: s.uint("wait_idx", Some(0))?,
@@ -243,21 +242,19 @@ fn tensor(o: &mut Obj<'_>) -> Result<TransferOperand, PathError> {
 
 fn collective(o: &mut Obj<'_>) -> Result<Collective, PathError> {
     let kind = kind(o)?;
-    let op_path = o.at("cce_op");
     let op_name = o.str("cce_op")?;
     let Some(cce_op) = AluOp::from_name(op_name) else {
-        return err(&op_path, format!("unknown AluOp {op_name:?}"));
+        return err(&o.at("cce_op"), format!("unknown AluOp {op_name:?}"));
     };
     let dtype = dtype(o, "dtype")?;
-    let src_path = o.at("src");
     let Some(src) = o.hex::<AP2_LEN>("src")? else {
-        return err(&src_path, "missing");
+        return err(&o.at("src"), "missing");
     };
     let src2 = o.hex::<AP2_LEN>("src2")?;
-    let rg_path = o.at("replica_groups");
-    let replica_groups = rank_lists(&rg_path, o.opt("replica_groups"))?;
-    let stp_path = o.at("source_target_pairs");
-    let source_target_pairs = pairs(&stp_path, o.opt("source_target_pairs"))?;
+    let v = o.opt("replica_groups");
+    let replica_groups = rank_lists(&|| o.at("replica_groups"), v)?;
+    let v = o.opt("source_target_pairs");
+    let source_target_pairs = pairs(&|| o.at("source_target_pairs"), v)?;
     Ok(Collective {
         kind,
         cce_op,
@@ -288,9 +285,8 @@ fn local(o: &mut Obj<'_>) -> Result<LocalSendRecv, PathError> {
     let src_dtype = dtype(o, "src_dtype")?;
     let dst_dtype = dtype(o, "dst_dtype")?;
     let ap = |o: &mut Obj<'_>, key: &'static str| -> Result<[u8; AP3_LEN], PathError> {
-        let path = o.at(key);
         o.hex::<AP3_LEN>(key)?
-            .map_or_else(|| err(&path, "missing"), Ok)
+            .map_or_else(|| err(&o.at(key), "missing"), Ok)
     };
     let src_ap = ap(o, "src_ap")?;
     let dst_ap = ap(o, "dst_ap")?;
@@ -312,7 +308,6 @@ fn local(o: &mut Obj<'_>) -> Result<LocalSendRecv, PathError> {
 
 fn instruction(path: String, v: &Value) -> Result<IrInstruction, PathError> {
     let mut o = Obj::new(path, v)?;
-    let op_path = o.at("op");
     let insn = match o.str("op")? {
         "collective" => IrInstruction::Collective(collective(&mut o)?),
         d @ ("send" | "recv") => IrInstruction::Transfer(Transfer {
@@ -324,7 +319,7 @@ fn instruction(path: String, v: &Value) -> Result<IrInstruction, PathError> {
         "local_send_recv" => IrInstruction::LocalSendRecv(local(&mut o)?),
         other => {
             return err(
-                &op_path,
+                &o.at("op"),
                 format!("unknown op {other:?} (collective, send, recv, local_send_recv)"),
             )
         }

@@ -71,13 +71,19 @@ impl<'de> Visitor<'de> for StrictVisitor {
         Ok(J::Array(v))
     }
     fn visit_map<A: MapAccess<'de>>(self, mut m: A) -> Result<J, A::Error> {
+        use serde_json::map::Entry;
         let mut o = serde_json::Map::new();
         while let Some(k) = m.next_key::<String>()? {
-            if o.contains_key(&k) {
-                return Err(de::Error::custom(format!("duplicate key \"{k}\"")));
+            // One lookup per key (a subject's answers are read here).
+            match o.entry(k) {
+                Entry::Occupied(e) => {
+                    return Err(de::Error::custom(format!("duplicate key \"{}\"", e.key())));
+                }
+                Entry::Vacant(e) => {
+                    let Strict(v) = m.next_value()?;
+                    e.insert(v);
+                }
             }
-            let Strict(v) = m.next_value()?;
-            o.insert(k, v);
         }
         Ok(J::Object(o))
     }

@@ -148,6 +148,15 @@ pub fn ir_document(gen: Generation, insns: &[IrInstruction]) -> String {
     o
 }
 
+/// The keys of a `lower` success answer (besides `id`), as
+/// `tpb_core::lower::Module::to_json` writes them.
+pub const LOWERED_KEYS: [&str; 5] = [
+    "generation",
+    "instructions",
+    "replica_groups",
+    "source_target_pairs",
+    "attributes",
+];
 fn keys(path: &str, m: &Map<String, Value>, want: &[&str]) -> Result<(), String> {
     if let Some(k) = m.keys().find(|k| !want.contains(&k.as_str())) {
         return Err(format!("{path}: unexpected key `{k}`"));
@@ -220,7 +229,7 @@ fn ranks(path: &str, v: &Value) -> Result<Vec<u32>, String> {
 /// Reads a `lower` success answer (the object without its `id`) into the
 /// harness's typed module ([`check_count`] compares it with the request).
 pub fn module_from_json(m: &Map<String, Value>) -> Result<LoweredModule, String> {
-    keys("$", m, &super::protocol::LOWERED_KEYS)?;
+    keys("$", m, &LOWERED_KEYS)?;
     let list = array("$.instructions", m.get("instructions"))?;
     let mut instrs = Vec::with_capacity(list.len());
     for (i, v) in list.iter().enumerate() {
@@ -232,7 +241,7 @@ pub fn module_from_json(m: &Map<String, Value>) -> Result<LoweredModule, String>
             .enumerate()
             .map(|(j, r)| {
                 r.as_str()
-                    .and_then(super::protocol::parse_bundle_hex)
+                    .and_then(crate::fields_json::parse_bundle_hex)
                     .ok_or_else(|| format!("{p}.records[{j}] is not 128 hex digits"))
             })
             .collect::<Result<Vec<_>, _>>()?;

@@ -5,6 +5,8 @@
 //! is wrong. The same types serve the client ([`super::process`]) and the
 //! library worker ([`super::worker`]).
 
+use super::lower_json::LOWERED_KEYS;
+pub use crate::fields_json::parse_bundle_hex;
 use crate::fields_json::{fields_from_json, fields_json};
 use crate::subjects::{Capability, FieldName, LoweredModule, LutTable, Validator};
 use serde_json::{Map, Value};
@@ -197,7 +199,7 @@ impl Request {
             Request::Encode { opcode, fields } => format!(
                 r#"{{"opcode":"{}","fields":{}}}"#,
                 opcode_str(*opcode),
-                Value::Object(fields_json(fields))
+                crate::fields_json::fields_text(fields)
             ),
             Request::Lut { table, input } => format!("{} {input}", table.name()),
             Request::ValidateStream(bytes) => crate::subjects::hex(bytes),
@@ -254,16 +256,6 @@ pub enum Answer {
     /// `{"unsupported":true}`.
     Unsupported,
 }
-
-/// The keys of a `lower` success answer (besides `id`), as
-/// `tpb_core::lower::Module::to_json` writes them.
-pub const LOWERED_KEYS: [&str; 5] = [
-    "generation",
-    "instructions",
-    "replica_groups",
-    "source_target_pairs",
-    "attributes",
-];
 
 /// The hello answer.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -338,21 +330,6 @@ pub fn parse_hex_bytes(s: &str) -> Option<Vec<u8>> {
             u8::try_from(hi * 16 + lo).ok()
         })
         .collect()
-}
-
-/// Parses exactly 128 hex digits into a bundle.
-pub fn parse_bundle_hex(s: &str) -> Option<[u8; 64]> {
-    let b = s.as_bytes();
-    if b.len() != 128 {
-        return None;
-    }
-    let mut out = [0u8; 64];
-    for (i, pair) in b.chunks_exact(2).enumerate() {
-        let hi = char::from(pair[0]).to_digit(16)?;
-        let lo = char::from(pair[1]).to_digit(16)?;
-        out[i] = u8::try_from(hi * 16 + lo).ok()?;
-    }
-    Some(out)
 }
 
 /// The hello request line.

@@ -391,9 +391,14 @@ impl ReadyStore {
     /// The stored reply to `request`, if one is held from the cursor on
     /// (the cursor then moves past it).
     pub fn take_request(&mut self, request: &Request) -> Option<ClientReply> {
+        self.take_request_where(|q| q == request)
+    }
+
+    /// [`ReadyStore::take_request`] of the first held request `is` accepts.
+    pub fn take_request_where(&mut self, is: impl Fn(&Request) -> bool) -> Option<ClientReply> {
         let r = &mut self.requests;
         let n = r.asked.len().min(r.replies.len());
-        let at = (r.next..n).find(|&i| r.replies[i].is_some() && r.asked[i] == *request)?;
+        let at = (r.next..n).find(|&i| r.replies[i].is_some() && is(&r.asked[i]))?;
         r.next = at + 1;
         r.replies[at].take()
     }

@@ -96,22 +96,48 @@ pub const BIN_LOWER: u8 = b'L';
 /// ([`super::record::put_fields`]) that follow.
 pub const BIN_ENCODE: u8 = b'E';
 
-/// The request record of `r` (entry id `id`): a stream, a decode's
-/// bundle or a lowering's IR text as is ([`BIN`]), any other request as its tpb-subject/1
-/// line (the hex of a stream is twice its size and parsed again by the
-/// worker).
-pub fn request_record(r: &super::protocol::Request, id: u64) -> Vec<u8> {
+/// The request record of `r` (entry id `id`) written at `*used` of the
+/// request area (as [`put_record`]): a stream, a decode's bundle or a
+/// lowering's IR text as is, an encode's typed fields ([`BIN`]), any
+/// other request as its tpb-subject/1 line (the hex of a stream is twice
+/// its size and parsed again by the worker).
+pub fn put_request(
+    area: &mut [u8],
+    used: &mut usize,
+    r: &super::protocol::Request,
+    id: u64,
+) -> Option<u32> {
     use super::protocol::Request;
     match r {
-        Request::ValidateStream(bytes) => [&[BIN, BIN_STREAM][..], bytes].concat(),
-        Request::Decode(b) => [&[BIN, BIN_DECODE][..], b].concat(),
-        Request::Lower(ir) => [&[BIN, BIN_LOWER][..], ir.as_bytes()].concat(),
+        Request::ValidateStream(b) => put_record(area, used, None, &[&[BIN, BIN_STREAM], b]),
+        Request::Decode(b) => put_record(area, used, None, &[&[BIN, BIN_DECODE], b]),
+        Request::Lower(ir) => put_record(area, used, None, &[&[BIN, BIN_LOWER], ir.as_bytes()]),
         Request::Encode { opcode, fields } => {
-            let mut o = vec![BIN, BIN_ENCODE, *opcode];
-            super::record::put_fields(&mut o, fields);
-            o
+            put_record(area, used, None, &[&encode_record(*opcode, fields)])
         }
-        _ => r.to_line(id).into_bytes(),
+        _ => put_record(area, used, None, &[r.to_line(id).as_bytes()]),
+    }
+}
+
+fn encode_record(
+    opcode: u8,
+    fields: &[(crate::subjects::FieldName, crate::subjects::Value)],
+) -> Vec<u8> {
+    let mut o = vec![BIN, BIN_ENCODE, opcode];
+    super::record::put_fields(&mut o, fields);
+    o
+}
+
+/// The length of `r`'s request record ([`put_request`]).
+pub fn request_len(r: &super::protocol::Request) -> usize {
+    use super::protocol::Request;
+    match r {
+        Request::ValidateStream(b) => 2 + b.len(),
+        Request::Decode(_) => 66,
+        Request::Lower(ir) => 2 + ir.len(),
+        Request::Encode { opcode, fields } => encode_record(*opcode, fields).len(),
+        // An id of a hand-off is below `CHUNK`.
+        _ => r.to_line(CHUNK as u64).len(),
     }
 }
 
@@ -464,10 +490,11 @@ pub fn put_record(
     area: &mut [u8],
     used: &mut usize,
     index: Option<u32>,
-    bytes: &[u8],
+    parts: &[&[u8]],
 ) -> Option<u32> {
     let head = if index.is_some() { 8 } else { 4 };
-    let end = used.checked_add(head + bytes.len())?;
+    let n: usize = parts.iter().map(|p| p.len()).sum();
+    let end = used.checked_add(head + n)?;
     if end > area.len() {
         return None;
     }
@@ -477,9 +504,13 @@ pub fn put_record(
         area[o..o + 4].copy_from_slice(&i.to_ne_bytes());
         o += 4;
     }
-    let len = u32::try_from(bytes.len()).ok()?;
+    let len = u32::try_from(n).ok()?;
     area[o..o + 4].copy_from_slice(&len.to_ne_bytes());
-    area[o + 4..o + 4 + bytes.len()].copy_from_slice(bytes);
+    o += 4;
+    for p in parts {
+        area[o..o + p.len()].copy_from_slice(p);
+        o += p.len();
+    }
     *used = end.next_multiple_of(4).min(area.len());
     u32::try_from(at).ok()
 }

@@ -21,8 +21,9 @@ pub enum ShmAnswer {
     /// `TPB_UNSUPPORTED`.
     Unsupported,
     /// A binary answer record (an [`shm::OP_RECORDS`] entry,
-    /// [`super::record`]), read by the caller, which knows its request.
-    Record(Vec<u8>),
+    /// [`super::record`]): the answer or the library's error text (whether
+    /// it answers its request's operation is the caller's check).
+    Record(Result<super::protocol::Answer, String>),
     /// No answer: crash, timeout, `TPB_ERROR`, or not sent.
     Fault(Fault),
 }
@@ -191,7 +192,10 @@ fn decode(
             detail: format!("the library answered an error: {}", text(r)),
         }),
         shm::CODE_RECORD if op == shm::OP_RECORDS => match r.answer_at(value) {
-            Some((at, rec)) if at as usize == i => ShmAnswer::Record(rec.to_vec()),
+            Some((at, rec)) if at as usize == i => match super::record::get_answer(rec) {
+                Ok(a) => ShmAnswer::Record(a),
+                Err(e) => harness(format!("harness fault: entry {i}'s {e}")),
+            },
             Some((at, _)) => harness(format!(
                 "harness fault: entry {i}'s answer record holds entry {at}'s answer (out of place)"
             )),

@@ -22,7 +22,6 @@
 
 use super::process::{describe_exit, Fault, FaultClass, Reply, StartError, Supervisor};
 use super::protocol::{Answer, Hello, Op, Request, LUT_TABLES};
-use super::record::get_answer;
 use super::shm::{self, Field, Region};
 use super::shm_answers::{collect, collect_into, Counted};
 pub use super::shm_answers::{ShmAnswer, ShmSink};
@@ -61,8 +60,8 @@ pub struct ShmChannel {
     /// [`ShmChannel::begin_lut`] / [`ShmChannel::begin_records`], not yet
     /// collected.
     in_flight: Option<InFlight>,
-    /// The request lines of a records hand-off rung ahead (its first run).
-    begun_lines: Vec<Vec<u8>>,
+    /// The requests of a records hand-off rung ahead (its first run).
+    begun: usize,
 }
 
 /// A hand-off rung ahead of the call that collects it: what it runs, on
@@ -99,7 +98,7 @@ impl ShmChannel {
             scratch: Vec::new(),
             busy: Duration::ZERO,
             in_flight: None,
-            begun_lines: Vec::new(),
+            begun: 0,
         };
         let (w, hello) = spawn(&c.exe, &c.lib, &c.arch, timeout, &c.sup.stderr_ring())
             .map_err(|e| c.sup.start_error(e))?;
@@ -178,22 +177,22 @@ impl ShmChannel {
                 continue;
             }
             // The next run of declared requests that fits one hand-off (the
-            // first one's lines kept if it was rung ahead).
-            let begun = std::mem::take(&mut self.begun_lines);
-            let lines = match self.in_flight {
+            // first one's as it was rung ahead).
+            let begun = std::mem::take(&mut self.begun);
+            let n = match self.in_flight {
                 Some(f)
                     if i == 0
                         && f.op == shm::OP_RECORDS
                         && f.at == reqs.as_ptr() as usize
-                        && f.n == begun.len() =>
+                        && f.n == begun =>
                 {
                     begun
                 }
-                _ => self.record_lines(&reqs[i..]),
+                _ => self.records_fitting(&reqs[i..]),
             };
-            let chunk = &reqs[i..i + lines.len()];
+            let chunk = &reqs[i..i + n];
             let cap = reqs[i].capability();
-            let fill = |r: &mut Region| put_records(r, &lines);
+            let fill = |r: &mut Region| put_requests(r, chunk);
             let name = |k: usize| chunk[k].input_text();
             let from = out.len();
             let mut k = 0usize;
@@ -201,17 +200,14 @@ impl ShmChannel {
                 let r = &chunk[k];
                 k += 1;
                 out.push(match a {
-                    ShmAnswer::Record(rec) => match get_answer(&rec, r.op()) {
-                        Ok(Ok(a)) => Ok(a),
-                        Ok(Err(e)) => Err(Fault {
-                            class: FaultClass::Protocol,
-                            detail: format!("the library answered an error: {e}"),
-                        }),
-                        Err(e) => Err(Fault {
-                            class: FaultClass::Harness,
-                            detail: format!("harness fault: entry {}'s {e}", k - 1),
-                        }),
-                    },
+                    ShmAnswer::Record(Ok(a)) if a.answers(r.op()) => Ok(a),
+                    ShmAnswer::Record(a) => Err(Fault {
+                        class: FaultClass::Protocol,
+                        detail: match a {
+                            Ok(a) => format!("answer of the wrong kind: {a:?}"),
+                            Err(e) => format!("the library answered an error: {e}"),
+                        },
+                    }),
                     ShmAnswer::Fault(f) => Err(f),
                     ShmAnswer::Unsupported => Ok(Answer::Unsupported),
                     other => Err(Fault {
@@ -257,49 +253,42 @@ impl ShmChannel {
         out
     }
 
-    /// The request lines of the run of `reqs` from its start that fits one
-    /// hand-off: declared requests of one operation, at most [`shm::CHUNK`] of them and
-    /// [`shm::REQ`] bytes (at least one).
-    fn record_lines(&self, reqs: &[Request]) -> Vec<Vec<u8>> {
+    /// How many of `reqs` from its start fit one hand-off: declared
+    /// requests of one operation, at most [`shm::CHUNK`] of them and
+    /// [`shm::REQ`] bytes of records (at least one).
+    fn records_fitting(&self, reqs: &[Request]) -> usize {
         // One operation per hand-off (its give-up budget, [`Supervisor::count`]).
         let Some(cap) = reqs.first().map(Request::capability) else {
-            return Vec::new();
+            return 0;
         };
-        let mut lines = Vec::new();
         let mut bytes = 0usize;
-        while let Some(r) = reqs.get(lines.len()) {
-            if !self.supports(r.op()) || r.capability() != cap || lines.len() == shm::CHUNK {
+        let mut n = 0;
+        while let Some(r) = reqs.get(n) {
+            if !self.supports(r.op()) || r.capability() != cap || n == shm::CHUNK {
                 break;
             }
-            let l = shm::request_record(r, lines.len() as u64 + 1);
-            bytes += l.len() + 8;
-            if bytes > shm::REQ && !lines.is_empty() {
+            bytes += shm::request_len(r) + 8;
+            if bytes > shm::REQ && n > 0 {
                 break;
             }
-            lines.push(l);
+            n += 1;
         }
-        lines
+        n
     }
 
     /// Rings the first hand-off of [`ShmChannel::call_batch`] on `reqs`
     /// now (see [`ShmChannel::begin_validate`]); that call, with the same
     /// slice, collects it.
     pub fn begin_records(&mut self, reqs: &[Request]) {
-        let lines = self.record_lines(reqs);
-        if lines.is_empty() || self.in_flight.is_some() {
+        let n = self.records_fitting(reqs);
+        if n == 0 || self.in_flight.is_some() {
             return;
         }
-        let fill = |r: &mut Region| put_records(r, &lines);
+        let fill = |r: &mut Region| put_requests(r, &reqs[..n]);
         let cap = reqs[0].capability();
-        self.begin(
-            cap,
-            shm::OP_RECORDS,
-            0,
-            (reqs.as_ptr() as usize, lines.len()),
-            &fill,
-        );
+        self.begin(cap, shm::OP_RECORDS, 0, (reqs.as_ptr() as usize, n), &fill);
         if self.in_flight.is_some() {
-            self.begun_lines = lines;
+            self.begun = n;
         }
     }
 
@@ -721,11 +710,11 @@ fn validator_op(payload: bool) -> (u32, Capability) {
     }
 }
 
-/// Request records `lines` into the region, entry `k`'s offset its input.
-fn put_records(r: &mut Region, lines: &[Vec<u8>]) {
+/// The records of `reqs` into the region, entry `k`'s offset its input.
+fn put_requests(r: &mut Region, reqs: &[Request]) {
     let mut used = 0usize;
-    for (k, l) in lines.iter().enumerate() {
-        let off = shm::put_record(r.requests(), &mut used, None, l).unwrap_or(u32::MAX);
+    for (k, q) in reqs.iter().enumerate() {
+        let off = shm::put_request(r.requests(), &mut used, q, k as u64 + 1).unwrap_or(u32::MAX);
         r.inputs()[k * 4..k * 4 + 4].copy_from_slice(&off.to_ne_bytes());
     }
 }

@@ -33,6 +33,10 @@ pub const WORKER_SUBCOMMAND: &str = "subject-worker";
 /// it a harness fault, never a divergence of the library.
 pub const PLANT_SKIP_LAST_ENV: &str = "TPB_TEST_WORKER_SKIP_LAST";
 
+/// Test-only: set, the worker writes every answer record one byte short,
+/// so the tests see the gate name a malformed record a harness fault.
+pub const PLANT_CUT_RECORDS_ENV: &str = "TPB_TEST_WORKER_CUT_RECORDS";
+
 /// Runs the worker until its stdin ends. A region or library that does not
 /// open is an error (after writing it into the region when it is mapped).
 pub fn serve(lib_path: &str, region: &Path, arch: &str) -> Result<(), String> {
@@ -68,7 +72,7 @@ pub fn serve(lib_path: &str, region: &Path, arch: &str) -> Result<(), String> {
         framings: Vec::new(),
     }
     .to_line();
-    if shm::put_record(r.answer_area(), &mut 0, Some(0), hello.as_bytes()).is_none() {
+    if shm::put_record(r.answer_area(), &mut 0, Some(0), &[hello.as_bytes()]).is_none() {
         return Err(fail(&mut r, &mut bell_out, "hello too long".into()));
     }
     let flags = (u32::from(lib.has_batch(false)) * shm::FLAG_HEADER_BATCH)
@@ -81,6 +85,7 @@ pub fn serve(lib_path: &str, region: &Path, arch: &str) -> Result<(), String> {
     let mut scratch = LutScratch::default();
     let mut byte = [0u8; 1];
     let skip_last = std::env::var_os(PLANT_SKIP_LAST_ENV).is_some();
+    let cut = std::env::var_os(PLANT_CUT_RECORDS_ENV).is_some();
     loop {
         match bell_in.read(&mut byte) {
             Ok(0) => return Ok(()),
@@ -96,7 +101,7 @@ pub fn serve(lib_path: &str, region: &Path, arch: &str) -> Result<(), String> {
         if skip_last {
             r.set(Field::N, n.saturating_sub(1));
         }
-        run_handoff(&lib, &mut r, &mut arena, &mut scratch);
+        run_handoff(&lib, &mut r, &mut arena, &mut scratch, cut);
         if skip_last && r.get(Field::Full) == 0 {
             // Claims the whole hand-off done, the last entry unwritten.
             r.set(Field::Done, n);
@@ -265,7 +270,13 @@ fn lut_batch(
 }
 
 /// Runs entries `start..n` of the hand-off in the region.
-fn run_handoff(lib: &SubjectLib, r: &mut Region, arena: &mut Arena, sc: &mut LutScratch) {
+fn run_handoff(
+    lib: &SubjectLib,
+    r: &mut Region,
+    arena: &mut Arena,
+    sc: &mut LutScratch,
+    cut: bool,
+) {
     let op = r.get(Field::Op);
     let n = (r.get(Field::N) as usize).min(shm::CHUNK);
     let start = (r.get(Field::Start) as usize).min(n);
@@ -273,7 +284,7 @@ fn run_handoff(lib: &SubjectLib, r: &mut Region, arena: &mut Arena, sc: &mut Lut
     let table = LUT_TABLES.get(r.get(Field::Table) as usize).copied();
     let mut refusals = RefusalTexts::default();
     if op == shm::OP_RECORDS {
-        records(lib, r, start, n);
+        records(lib, r, (start, n), cut);
         return;
     }
     if let (shm::OP_LUT, Some(t), true) = (op, table, lib.has_lut_batch()) {
@@ -366,7 +377,7 @@ fn run_handoff(lib: &SubjectLib, r: &mut Region, arena: &mut Arena, sc: &mut Lut
 /// Runs request records `start..n`, one stamped library call each, each
 /// answer a binary answer record ([`super::record`]); stops early (the
 /// `full` flag) when the next answer does not fit the answer area.
-fn records(lib: &SubjectLib, r: &mut Region, start: usize, n: usize) {
+fn records(lib: &SubjectLib, r: &mut Region, (start, n): (usize, usize), cut: bool) {
     let mut used = 0usize;
     for i in start..n {
         r.set_stamp(i);
@@ -416,8 +427,11 @@ fn records(lib: &SubjectLib, r: &mut Region, start: usize, n: usize) {
         if rec.len() > MAX_LINE {
             rec = put_answer(&Err(format!("answer longer than {MAX_LINE} bytes")));
         }
+        if cut {
+            rec.pop();
+        }
         let index = u32::try_from(i).unwrap_or(u32::MAX);
-        let Some(off) = shm::put_record(r.answer_area(), &mut used, Some(index), &rec) else {
+        let Some(off) = shm::put_record(r.answer_area(), &mut used, Some(index), &[&rec]) else {
             // The area is full: the gate collects and rings again from here.
             r.set(Field::Full, 1);
             return;

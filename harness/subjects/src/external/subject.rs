@@ -714,7 +714,15 @@ impl ExternalSubject {
         if bytes.len() > super::protocol::MAX_STREAM {
             return Err(Fault::Unsupported);
         }
-        match self.call(Request::ValidateStream(bytes.to_vec())) {
+        // A stored answer is found without copying the stream.
+        let stored = self.ready.try_borrow_mut().ok().and_then(|mut s| {
+            s.take_request_where(|q| matches!(q, Request::ValidateStream(b) if b == bytes))
+        });
+        let answer = match stored {
+            Some(a) => a,
+            None => self.call(Request::ValidateStream(bytes.to_vec())),
+        };
+        match answer {
             Ok(Answer::Stream(None)) => Ok(Ok(())),
             Ok(Answer::Stream(Some((e, index)))) => Ok(Err(StreamFail {
                 name: foreign(&e),
