@@ -473,8 +473,9 @@ fn check_block(
                 VectorOp::Validate(which) => Batch::Validate(which, &bundles),
                 VectorOp::Decode => Batch::Decode(&bundles),
             };
-            for s in e.under_test().iter().filter(|s| asks(&***s, op)) {
-                s.prefetch(batch, &|| {});
+            let under = e.under_test().iter().filter(|s| asks(&***s, op));
+            for x in under.filter_map(|s| s.transport()) {
+                x.prefetch(batch, &|| {});
             }
         }
         for (line, v, archs) in block.iter().filter(|(_, v, _)| of_op(v)) {

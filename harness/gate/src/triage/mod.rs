@@ -272,7 +272,9 @@ pub fn asked_blame(e: &Judge, f: &Finding, minimized: &[u8]) -> Option<Vec<usize
         crate::blame::ask(subject.as_ref(), t.check(), x).map(|a| a.reason().map(str::to_string))
     };
     let base = reason(&b)?;
-    subject.prefetch(batch, &|| {});
+    if let Some(x) = subject.transport() {
+        x.prefetch(batch, &|| {});
+    }
     Some(
         variants
             .iter()

@@ -214,7 +214,7 @@ impl Judge {
         } = &mut d;
         agreed.clear();
         agreed.resize(held.len(), false);
-        if let Some(s) = self.under_test().get(*under) {
+        if let Some(s) = self.under_test().get(*under).and_then(|s| s.transport()) {
             let table: [LutTable; 1];
             let batch = match t.check() {
                 Check::Validator(v) => Some(Batch::Validate(v, bundles)),

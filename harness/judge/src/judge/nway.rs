@@ -13,7 +13,7 @@ use super::{record, structured};
 use crate::arch::Arch;
 use crate::subjects::registry::{self, OpenError, SubjectSpec};
 use crate::subjects::{
-    hex, Batch, Capabilities, Capability, IrInstruction, IrQuery, LutTable, Subject,
+    hex, Batch, Capabilities, Capability, IrInstruction, IrQuery, LutTable, Subject, Transport,
 };
 use crate::targets::{Check, Target, TARGETS};
 use std::cell::Cell;
@@ -71,7 +71,7 @@ struct UnderTest {
     /// are fixed when it is opened (the hello's, or every one in process),
     /// and the per-case loop then needs no call to test them.
     caps: Capabilities,
-    /// Its [`Subject::vouches`], read once.
+    /// Whether it has a [`Subject::transport`] (which vouches), read once.
     vouches: bool,
     /// Per [`JUDGED_SLOTS`] slot: the cases it was judged on so far.
     judged: [Cell<u64>; JUDGED_SLOTS],
@@ -144,7 +144,7 @@ impl Judge {
             .iter()
             .map(|s| UnderTest {
                 caps: s.capabilities(),
-                vouches: s.vouches(),
+                vouches: s.transport().is_some(),
                 judged: std::array::from_fn(|_| Cell::new(0)),
                 not_run: std::array::from_fn(|_| Cell::new(0)),
             })
@@ -342,7 +342,7 @@ impl Judge {
     }
 
     /// `each` on every subject prefetching `t`, with `built` as its batch.
-    fn each_built(&self, t: Target, built: &CaseInputs, each: &dyn Fn(&dyn Subject, Batch<'_>)) {
+    fn each_built(&self, t: Target, built: &CaseInputs, each: &dyn Fn(&dyn Transport, Batch<'_>)) {
         let batch = match built {
             CaseInputs::Streams(ss) => Batch::Streams(ss),
             CaseInputs::Modules(ms) => Batch::Lower(ms),
@@ -372,13 +372,14 @@ impl Judge {
         }
     }
 
-    /// The subjects under test a prefetch of `t` goes to: those that
-    /// support it and are not given up on its operations.
-    fn prefetching(&self, t: Target) -> impl Iterator<Item = &dyn Subject> {
+    /// The transports of the subjects under test a prefetch of `t` goes
+    /// to: those that support it and are not given up on its operations.
+    fn prefetching(&self, t: Target) -> impl Iterator<Item = &dyn Transport> {
         let needs = t.spec().needs;
         self.under_test_with()
-            .filter(move |(s, u)| u.caps.covers(needs) && s.given_up(needs).is_none())
-            .map(|(s, _)| s)
+            .filter(move |(_, u)| u.caps.covers(needs))
+            .filter_map(|(s, _)| s.transport())
+            .filter(move |x| x.given_up(needs).is_none())
     }
 
     /// Per subject under test and operation it was given up on: why, and

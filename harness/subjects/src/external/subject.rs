@@ -31,7 +31,7 @@ use crate::subjects::registry::{OpenError, SubjectSpec};
 use crate::subjects::{
     Batch, Capabilities, Capability, Compact, DecodeFail, Decoded, EncodeResult, Fault, FieldName,
     GivenUp, IrInstruction, LutResult, LutTable, ModuleAnswer, Predicate, Reply, StreamFail,
-    Subject, Validator, Value, Verdict,
+    Subject, Transport, Validator, Value, Verdict,
 };
 use std::cell::RefCell;
 use std::collections::{BTreeMap, VecDeque};
@@ -494,6 +494,56 @@ impl Subject for ExternalSubject {
         &self.name
     }
 
+    fn capabilities(&self) -> Capabilities {
+        self.caps
+    }
+
+    fn transport(&self) -> Option<&dyn Transport> {
+        Some(self)
+    }
+
+    #[inline]
+    fn validate(&self, v: Validator, b: &[u8; 64]) -> Reply<Verdict> {
+        let op = Op::of_validator(v);
+        let ready = self.ready.try_borrow_mut().ok();
+        if let Some(v) = ready.and_then(|mut s| s.take_verdict(op, b)) {
+            return self.compared(v);
+        }
+        self.compared(self.validate_unready(v, op, b))
+    }
+
+    fn decode(&self, b: &[u8; 64]) -> Reply<Result<Decoded, DecodeFail>> {
+        self.compared(self.decode_answer(b))
+    }
+
+    fn encode(&self, opcode: u8, fields: &[(FieldName, Value)]) -> Reply<EncodeResult> {
+        // Part of its case's answer (a roundtrip's decode, counted there).
+        self.encode_answer(opcode, fields)
+    }
+
+    #[inline]
+    fn lut(&self, table: LutTable, input: u32) -> Reply<LutResult> {
+        // A table the hello did not declare is never sent.
+        if !self.caps.has(Capability::Lut(table)) {
+            return Err(Fault::Unsupported);
+        }
+        let ready = self.ready.try_borrow_mut().ok();
+        if let Some(r) = ready.and_then(|mut s| s.take_lut(table, input)) {
+            return self.compared(r);
+        }
+        self.compared(self.lut_unready(table, input))
+    }
+
+    fn validate_stream(&self, bytes: &[u8]) -> Reply<Result<(), StreamFail>> {
+        self.compared(self.stream_answer(bytes))
+    }
+
+    fn lower_module(&self, insns: &[IrInstruction]) -> Reply<ModuleAnswer> {
+        self.compared(self.lower_answer(insns))
+    }
+}
+
+impl Transport for ExternalSubject {
     fn prefetch(&self, batch: Batch<'_>, tick: &dyn Fn()) {
         let Ok(mut store) = self.ready.try_borrow_mut() else {
             return;
@@ -603,14 +653,6 @@ impl Subject for ExternalSubject {
         }
     }
 
-    fn capabilities(&self) -> Capabilities {
-        self.caps
-    }
-
-    fn vouches(&self) -> bool {
-        true
-    }
-
     fn vouch(&self, batch: Batch<'_>, reference: &[Compact], agreed: &mut [bool]) -> bool {
         let Ok(mut store) = self.ready.try_borrow_mut() else {
             return false;
@@ -638,46 +680,6 @@ impl Subject for ExternalSubject {
             return None;
         }
         self.recorded_give_up(needs)
-    }
-
-    #[inline]
-    fn validate(&self, v: Validator, b: &[u8; 64]) -> Reply<Verdict> {
-        let op = Op::of_validator(v);
-        let ready = self.ready.try_borrow_mut().ok();
-        if let Some(v) = ready.and_then(|mut s| s.take_verdict(op, b)) {
-            return self.compared(v);
-        }
-        self.compared(self.validate_unready(v, op, b))
-    }
-
-    fn decode(&self, b: &[u8; 64]) -> Reply<Result<Decoded, DecodeFail>> {
-        self.compared(self.decode_answer(b))
-    }
-
-    fn encode(&self, opcode: u8, fields: &[(FieldName, Value)]) -> Reply<EncodeResult> {
-        // Part of its case's answer (a roundtrip's decode, counted there).
-        self.encode_answer(opcode, fields)
-    }
-
-    #[inline]
-    fn lut(&self, table: LutTable, input: u32) -> Reply<LutResult> {
-        // A table the hello did not declare is never sent.
-        if !self.caps.has(Capability::Lut(table)) {
-            return Err(Fault::Unsupported);
-        }
-        let ready = self.ready.try_borrow_mut().ok();
-        if let Some(r) = ready.and_then(|mut s| s.take_lut(table, input)) {
-            return self.compared(r);
-        }
-        self.compared(self.lut_unready(table, input))
-    }
-
-    fn validate_stream(&self, bytes: &[u8]) -> Reply<Result<(), StreamFail>> {
-        self.compared(self.stream_answer(bytes))
-    }
-
-    fn lower_module(&self, insns: &[IrInstruction]) -> Reply<ModuleAnswer> {
-        self.compared(self.lower_answer(insns))
     }
 }
 

@@ -219,7 +219,7 @@ impl fmt::Display for Fault {
 pub type Reply<T> = Result<T, Fault>;
 
 /// A batch of bundles the judge is about to ask one operation about (see
-/// [`Subject::prefetch`]).
+/// [`Transport::prefetch`]).
 #[derive(Clone, Copy, Debug)]
 pub enum Batch<'a> {
     /// [`Subject::validate`] with this validator on each bundle.
@@ -363,29 +363,34 @@ pub trait Subject {
         Err(Fault::Unsupported)
     }
 
+    /// How its answers travel, when they travel (an external subject):
+    /// batches handed over ahead, vouching, giving up. Default: none (an
+    /// in-process subject answers each call as it comes).
+    fn transport(&self) -> Option<&dyn Transport> {
+        None
+    }
+}
+
+/// The transport of a subject whose answers travel (an external process or
+/// library worker), apart from what it answers ([`Subject::transport`]).
+pub trait Transport {
     /// A hint: the judge is about to make the calls of `batch`, one per
     /// case. A subject with a high per-call latency (an external process)
     /// may answer them all now, pipelined, and serve the calls from that,
     /// calling `tick` as answers arrive (the gate's progress watchdog);
     /// in-process subjects ignore it.
-    fn prefetch(&self, _batch: Batch<'_>, _tick: &dyn Fn()) {}
+    fn prefetch(&self, batch: Batch<'_>, tick: &dyn Fn());
 
-    /// A hint ahead of [`Subject::prefetch`]: the judge will prefetch this
+    /// A hint ahead of [`Transport::prefetch`]: the judge will prefetch this
     /// very batch (the same slices, unchanged) next, after other work. A
     /// subject that answers batches in another process may start on it now
     /// and collect the answers in that prefetch, so its work overlaps the
     /// judge's; nothing started here is served any other way.
-    fn prefetch_begin(&self, _batch: Batch<'_>) {}
+    fn prefetch_begin(&self, batch: Batch<'_>);
 
-    /// Whether [`Subject::vouch`] can vouch for the answers of a prefetched
-    /// batch (the judge then defers this subject's per-case comparisons of
-    /// a batch to one [`Subject::vouch`]; see `Judge::defer_begin`).
-    /// Fixed once the subject is open. Default: no.
-    fn vouches(&self) -> bool {
-        false
-    }
-
-    /// Bulk judging of the batch last prefetched ([`Subject::prefetch`]):
+    /// Bulk judging of the batch last prefetched ([`Transport::prefetch`];
+    /// the judge's `judge_batch` defers the subject's per-case comparisons
+    /// of a validator or LUT batch to one call):
     /// `batch` holds the cases the judge asked, in the batch's order, and
     /// `reference[j]` core's answer to case `j`. For each `j` whose held
     /// answer is exactly `reference[j]` and whose case is the batch's own
@@ -393,10 +398,8 @@ pub trait Subject {
     /// and is never served afterwards. The cases left unset are then asked
     /// one by one, as without bulk judging, and served as they would have
     /// been. False (nothing vouched for) when the subject holds no such
-    /// batch. Default: false.
-    fn vouch(&self, _batch: Batch<'_>, _reference: &[Compact], _agreed: &mut [bool]) -> bool {
-        false
-    }
+    /// batch.
+    fn vouch(&self, batch: Batch<'_>, reference: &[Compact], agreed: &mut [bool]) -> bool;
 
     /// Why the subject is not asked some operation of `needs` any more
     /// (it faulted on too many inputs of that operation in a row, or the
@@ -405,12 +408,18 @@ pub trait Subject {
     /// that operation, counts the case as not run for it
     /// ([`crate::judge::Judge::not_run`]), and goes on judging it on its
     /// other operations.
-    fn given_up(&self, _needs: Capabilities) -> Option<GivenUp> {
-        None
+    fn given_up(&self, needs: Capabilities) -> Option<GivenUp>;
+}
+
+impl dyn Subject + '_ {
+    /// [`Transport::given_up`] of its transport (none: never given up).
+    #[inline]
+    pub fn given_up(&self, needs: Capabilities) -> Option<GivenUp> {
+        self.transport()?.given_up(needs)
     }
 }
 
-/// An operation a subject is not asked any more ([`Subject::given_up`]).
+/// An operation a subject is not asked any more ([`Transport::given_up`]).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct GivenUp {
     /// The operation (a LUT: its table).
@@ -490,20 +499,8 @@ impl<S: Subject + ?Sized> Subject for Box<S> {
     fn sync_band(&self, bundle: &[u8; 64], ticks: u32) -> Reply<BandReading> {
         (**self).sync_band(bundle, ticks)
     }
-    fn prefetch(&self, batch: Batch<'_>, tick: &dyn Fn()) {
-        (**self).prefetch(batch, tick)
-    }
-    fn prefetch_begin(&self, batch: Batch<'_>) {
-        (**self).prefetch_begin(batch)
-    }
-    fn vouches(&self) -> bool {
-        (**self).vouches()
-    }
-    fn vouch(&self, batch: Batch<'_>, reference: &[Compact], agreed: &mut [bool]) -> bool {
-        (**self).vouch(batch, reference, agreed)
-    }
-    fn given_up(&self, needs: Capabilities) -> Option<GivenUp> {
-        (**self).given_up(needs)
+    fn transport(&self) -> Option<&dyn Transport> {
+        (**self).transport()
     }
 }
 

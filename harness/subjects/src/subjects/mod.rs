@@ -30,7 +30,7 @@ mod types;
 
 pub use compact::Compact;
 pub use engine_sync_types::*;
-pub use interface::{Batch, Capabilities, Capability, Fault, GivenUp, Reply, Subject};
+pub use interface::{Batch, Capabilities, Capability, Fault, GivenUp, Reply, Subject, Transport};
 pub use lint_types::*;
 pub use lowering_types::*;
 pub use registry::{open, SubjectSpec};
