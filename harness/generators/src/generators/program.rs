@@ -26,7 +26,7 @@ use super::cases::{case, field_copy, Case};
 use super::config::Config;
 use super::gate_inputs::{ir_query_input, lut_ordinal};
 use super::labels::Expected;
-use super::rng::SplitMix64;
+use super::rng::{fnv1a64 as fnv, SplitMix64};
 use super::streams::{stream, wide_group};
 use super::valid::GenError;
 use crate::arch::Arch;
@@ -101,13 +101,6 @@ pub fn config(b: [u8; CONFIG_BYTES]) -> Config {
         // (item 7 builds single groups of any width whatever the config).
         max_args: if b[2] >= 0xE0 { b[2] } else { b[2] & 0x7F },
     }
-}
-
-/// FNV-1a (as the corpus names, `fuzz_entry::fnv1a64`).
-fn fnv(data: &[u8]) -> u64 {
-    data.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, &b| {
-        (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01B3)
-    })
 }
 
 /// `data` followed by `pad` PRNG bytes seeded by `seed`.
