@@ -73,7 +73,6 @@ pub use program::{
     IMAGE_PICK, MAX_ITEMS, PAD,
 };
 pub use rng::{case_rng, fnv1a64, mix64, name_hash, SplitMix64};
-pub use roles::{role, tag_of, Role};
 pub use streams::{encode_group, group, stream, wide_group};
 pub use valid::{encode, instruction_of, sync, valid_instruction, EncodeRefused, GenError};
 pub use violations::{violation, Violation, SCRATCH_PARTIAL};
