@@ -265,9 +265,4 @@ pub fn crossover_structured(a: &[u8], b: &[u8], out: &mut [u8], seed: u32) -> us
 /// [`crate::SPEC_VERSION`].
 pub const CORPUS_VERSION: &str = crate::SPEC_VERSION;
 
-/// 64-bit FNV-1a of `data`: corpus files are named by its 16-digit lowercase hex.
-pub fn fnv1a64(data: &[u8]) -> u64 {
-    data.iter().fold(0xcbf2_9ce4_8422_2325, |h, &b| {
-        (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01B3)
-    })
-}
+pub use crate::generators::fnv1a64;

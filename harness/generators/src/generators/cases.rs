@@ -2,10 +2,12 @@
 
 use super::config::Config;
 use super::labels::{label, Expected};
-use super::roles::role;
+use super::rng::SplitMix64;
 use super::valid::{encode, valid_instruction, GenError};
 use super::violations::{violation, Violation};
-use arbitrary::{Result, Unstructured};
+use crate::layout::spans;
+use arbitrary::Unstructured;
+use std::ops::Range;
 use tpb_core::insn::Instruction;
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -61,63 +63,58 @@ pub fn near_valid_case(
     Ok(c)
 }
 
-/// Correlated fault: writes one value into two bytes of the same SPEC role
-/// (two reserved bytes, two dtype bytes, …), copies one byte's value into
-/// another (field copy), or (half the time) writes one value at the same
-/// position of two layout spans of the same role and width class (e.g. the
-/// 0x85 reserved spans 0x11..0x14 and 0x1D..0x20). Equal values across fields
-/// are what single-byte and bit-flip mutations almost never build (e.g. two
-/// reserved dwords combined with XOR instead of OR fail only when both hold
-/// the same nonzero byte). The result is unlabelled: only the differential
-/// comparison applies.
-pub fn correlate(u: &mut Unstructured<'_>, c: &mut Case) -> Result<()> {
-    if u.arbitrary()? {
-        let spans = crate::layout::spans(c.base);
-        if let Ok(a) = u.choose(spans) {
-            let same: Vec<_> = spans
-                .iter()
-                .filter(|s| s.off != a.off && s.role == a.role)
-                .collect();
-            let b = if same.is_empty() {
-                a
-            } else {
-                *u.choose(&same)?
-            };
-            let k = u.int_in_range(0..=a.len.min(b.len) - 1)?;
-            let v = value(u)?;
-            c.bundle[a.off + k] = v;
-            c.bundle[b.off + k] = v;
-            c.expected = Expected::default();
-            return Ok(());
+/// Correlated fault: copies one layout span's value of the image `b` into another span of
+/// the same role (else any other span), or writes one nonzero value into both (e.g. the
+/// 0x85 reserved spans 0x11..0x14 and 0x1D..0x20); returns the two byte ranges, which then
+/// hold equal bytes. Opcodes without a layout: two random bytes. Equal values across fields
+/// are what single-byte and bit-flip mutations almost never build (two reserved dwords
+/// combined with XOR instead of OR fail only when both hold the same nonzero byte). The
+/// custom mutator's field copy ([`super::mutate`]) and the generator programs' unlabelled
+/// correlated cases ([`super::program()`]).
+pub fn field_copy(b: &mut [u8; 64], r: &mut SplitMix64) -> (Range<usize>, Range<usize>) {
+    let l = spans(b[0]);
+    let (src, dst) = if l.len() < 2 {
+        let (i, j) = (r.index(64), r.index(64));
+        (i..i + 1, j..j + 1)
+    } else {
+        let a = l[r.index(l.len())];
+        let same: Vec<_> = l
+            .iter()
+            .filter(|s| s.off != a.off && s.role == a.role)
+            .collect();
+        let d = if same.is_empty() || r.index(4) == 0 {
+            let others: Vec<_> = l.iter().filter(|s| s.off != a.off).collect();
+            *others[r.index(others.len())]
+        } else {
+            *same[r.index(same.len())]
+        };
+        let w = a.len.min(d.len);
+        (a.off..a.off + w, d.off..d.off + w)
+    };
+    if src.clone().all(|k| b[k] == 0) || r.index(2) == 0 {
+        // A fresh value: one nonzero byte (edge or random) at one position,
+        // or the whole width.
+        let v = |r: &mut SplitMix64| match r.index(4) {
+            0 => [0x01, 0x80, 0xFF, 0x0F][r.index(4)],
+            _ => r.byte() | 1,
+        };
+        if r.index(2) == 0 {
+            let k = r.index(src.len());
+            let x = v(r);
+            b[src.start + k] = x;
+            b[dst.start + k] = x;
+            return (
+                src.start + k..src.start + k + 1,
+                dst.start + k..dst.start + k + 1,
+            );
+        }
+        for k in src.clone() {
+            b[k] = v(r);
         }
     }
-    let i = usize::from(u.int_in_range(0..=63u8)?);
-    let r = role(c.base, i);
-    let same: Vec<usize> = (0..64)
-        .filter(|&o| o != i && role(c.base, o) == r)
-        .collect();
-    let j = match u.choose(&same) {
-        Ok(&j) if u.ratio(3, 4)? => j,
-        _ => usize::from(u.int_in_range(0..=63u8)?),
-    };
-    if u.ratio(1, 4)? {
-        c.bundle[j] = c.bundle[i];
-    } else {
-        let v = value(u)?;
-        c.bundle[i] = v;
-        c.bundle[j] = v;
-    }
-    c.expected = Expected::default();
-    Ok(())
-}
-
-/// A nonzero byte, half the time an edge value.
-fn value(u: &mut Unstructured<'_>) -> Result<u8> {
-    if u.ratio(1, 2)? {
-        u.choose(&[0x01u8, 0x80, 0xFF, 0x10, 0x05, 0x0F]).copied()
-    } else {
-        u.int_in_range(1..=0xFF)
-    }
+    let val: Vec<u8> = b[src.clone()].to_vec();
+    b[dst.clone()].copy_from_slice(&val);
+    (src, dst)
 }
 
 /// A valid case or, with probability `cfg.near / 256`, a near-valid one.

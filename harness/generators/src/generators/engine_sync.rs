@@ -11,26 +11,21 @@
 //! with the wait side of a few bands clobbered at random.
 
 use super::rng::SplitMix64;
+use crate::layout::{UPDATE_MEMBERS, WAIT_MEMBERS};
 use crate::subjects::{DmaRow, EngineProgram, FORM_STEPS};
 
-/// FACTS §2 wait modes.
+/// FACTS §2 wait modes (every member: [`WAIT_MEMBERS`], from core's table).
 const W_NONE: u8 = 0x00;
 const W_GE: u8 = 0x05;
 const W_EVT_SET: u8 = 0x06;
 const W_SET_THEN_CLEAR: u8 = 0x07;
-const WAITS: [u8; 15] = [
-    0x00, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x0E, 0x0F, 0x81, 0x82, 0x83, 0x84, 0x85,
-];
-/// FACTS §2 update modes.
+/// FACTS §2 update modes (every member: [`UPDATE_MEMBERS`], from core's table).
 const U_NONE: u8 = 0x00;
 const U_EVT_SET: u8 = 0x11;
 const U_INC: u8 = 0x13;
 const U_DEC: u8 = 0x14;
 const U_ADD: u8 = 0x15;
 const U_WR: u8 = 0x19;
-const UPDATES: [u8; 16] = [
-    0x00, 0x01, 0x02, 0x03, 0x04, 0x05, 0x07, 0x09, 0x11, 0x12, 0x13, 0x14, 0x15, 0x17, 0x19, 0x99,
-];
 
 /// The shapes a program is built from (the generator's own labels; the gate's reach counts
 /// findings, not these).
@@ -181,11 +176,11 @@ impl Builder {
         for _ in 0..1 + r.index(6) {
             let e = r.index(n);
             let w = if r.below(3) == 0 {
-                r.pick(&WAITS)
+                r.pick(&WAIT_MEMBERS)
             } else {
                 W_NONE
             };
-            let u = r.pick(&UPDATES);
+            let u = r.pick(&UPDATE_MEMBERS);
             let v = [0u32, 1, 2, 3, u32::MAX][r.index(5)];
             self.push(e, band(w, r.below(3) as u8, u, r.below(3) as u8, v));
         }

@@ -1,13 +1,51 @@
 //! Gate inputs of the byte-input targets: stream programs (for
-//! [`crate::judge::stream_from_input`]), LUT ordinals, IR queries (for
+//! [`crate::judge::stream_from_input`]), LUT ordinals (at the tables' edges, also for the
+//! generator programs), IR queries (for
 //! [`crate::judge::ir_query_from_input`]) and length-banded raw bytes, each
 //! drawn from a [`SplitMix64`] into a caller-owned `Vec<u8>` (cleared first).
 
 use super::case_kind::CaseKind;
 use super::rng::SplitMix64;
+use crate::arch::Arch;
+use crate::subjects::{registry, LutTable, Subject};
+use arbitrary::{Result, Unstructured};
 
 fn push_u32(out: &mut Vec<u8>, v: u32) {
     out.extend_from_slice(&v.to_le_bytes());
+}
+
+/// The LUT ordinals at the SPEC §6 tables' edges, read from core's answers for each
+/// [`LutTable`] (one source per fact): 0 and 1; per table, its first ordinal with a wire
+/// byte and the one below, its last one and the two above, and the ordinals with no wire
+/// byte between (FACTS §4: average, elemwise_mul; the CCE ops not shipped); far values.
+pub fn lut_edge_ordinals() -> &'static [u32] {
+    static EDGES: std::sync::OnceLock<Vec<u32>> = std::sync::OnceLock::new();
+    EDGES.get_or_init(|| {
+        let core = registry::core_for(Arch::default());
+        let mut v = vec![0, 1, 0x100, 0x1_0000, 0x8000_0000, u32::MAX];
+        for t in LutTable::ALL {
+            let ok: Vec<u32> = (0..0x100)
+                .filter(|&n| matches!(core.lut(t, n), Ok(Ok(_))))
+                .collect();
+            let (Some(&first), Some(&last)) = (ok.first(), ok.last()) else {
+                continue;
+            };
+            v.extend([first.saturating_sub(1), first, last, last + 1, last + 2]);
+            v.extend((first..last).filter(|n| !ok.contains(n)));
+        }
+        v.sort_unstable();
+        v.dedup();
+        v
+    })
+}
+
+/// An ordinal for the LUT targets, biased to [`lut_edge_ordinals`].
+pub fn lut_ordinal(u: &mut Unstructured<'_>) -> Result<u32> {
+    Ok(match u.int_in_range(0..=3u8)? {
+        0 | 1 => *u.choose(lut_edge_ordinals())?,
+        2 => u.int_in_range(0..=40)?,
+        _ => u.arbitrary()?,
+    })
 }
 
 /// A LUT input: an ordinal (valid: small; near-valid: a table edge with
@@ -17,7 +55,7 @@ pub fn lut_input(r: &mut SplitMix64, kind: CaseKind, out: &mut Vec<u8>) {
     let v = match kind {
         CaseKind::Valid => r.below(32) as u32,
         CaseKind::NearValid => {
-            r.pick(super::lut_edge_ordinals()) ^ if r.below(4) == 0 { 1 << r.below(32) } else { 0 }
+            r.pick(lut_edge_ordinals()) ^ if r.below(4) == 0 { 1 << r.below(32) } else { 0 }
         }
         CaseKind::Raw => r.next_u64() as u32,
     };

@@ -1,7 +1,7 @@
 //! Labels: what both subjects must say about a near-valid case, computed
 //! only from the mutations and SPEC's chain order.
 
-use super::roles::{role, Role};
+use super::roles::{role, ByteRole};
 use super::violations::Violation;
 use crate::arch::Arch;
 use crate::layout::{self, OPCODES};
@@ -142,11 +142,11 @@ fn decode_label(
             }));
         }
     }
-    let min_by_offset = |pred: &dyn Fn(usize, Role) -> bool| {
+    let min_by_offset = |pred: &dyn Fn(usize, ByteRole) -> bool| {
         vs.iter()
             .flat_map(|x| {
                 let off = x.footprint()[0];
-                let r = role(base, off).unwrap_or(Role::Reserved);
+                let r = role(base, off).unwrap_or(ByteRole::Reserved);
                 pred(off, r).then_some((off, r))
             })
             .min_by_key(|(off, _)| *off)
@@ -164,7 +164,7 @@ fn decode_label(
             }));
         }
         // then (0x86) arg_type; the debug bytes take any value (FACTS §2 [H])
-        let hit = min_by_offset(&|_, r| r == Role::ArgType);
+        let hit = min_by_offset(&|_, r| r == ByteRole::ArgType);
         return Some(match hit {
             Some((offset, r)) => Err(DecodeLabel {
                 field: r.field(),

@@ -20,7 +20,8 @@
 //! - [`group`] / [`stream`] — custom-op groups of 0..=[`Config::max_args`] args
 //!   (core's group encoder) and multi-bundle streams mixing groups, other
 //!   bundles, near-valid bundles, short groups, stray payloads, bad counts.
-//! - [`lut_ordinal`] and [`ir_query`] — edge-biased LUT ordinals and IR queries.
+//! - [`lut_ordinal`] — edge-biased LUT ordinals; IR queries are the gate's
+//!   ([`gate_inputs::ir_query_input`]).
 //! - [`program()`] — the `structured_diff` input format (config, then
 //!   self-delimiting items of the above), and [`mutate`] — its custom
 //!   mutator (materialise a case as an image, copy a field's value into
@@ -54,7 +55,6 @@ mod labels;
 pub mod lowering_module;
 pub mod mutate;
 mod program;
-mod queries;
 pub mod rng;
 mod roles;
 pub mod stream_program;
@@ -64,16 +64,15 @@ mod valid;
 mod violations;
 
 pub use case_kind::CaseKind;
-pub use cases::{case, correlate, near_valid_case, valid_case, Case};
+pub use cases::{case, field_copy, near_valid_case, valid_case, Case};
 pub use config::{opcode, Config, MAX_K};
+pub use gate_inputs::{lut_edge_ordinals, lut_ordinal};
 pub use labels::{label, DecodeLabel, Expected, Label};
 pub use program::{
     config as program_config, item_at, program, shape, Item, Program, Shape, CONFIG_BYTES,
     IMAGE_PICK, MAX_ITEMS, PAD,
 };
-pub use queries::{ir_query, lut_edge_ordinals, lut_ordinal};
-pub use rng::{case_rng, mix64, name_hash, SplitMix64};
-pub use roles::{role, tag_of, Role};
+pub use rng::{case_rng, fnv1a64, mix64, name_hash, SplitMix64};
 pub use streams::{encode_group, group, stream, wide_group};
 pub use valid::{encode, instruction_of, sync, valid_instruction, EncodeRefused, GenError};
 pub use violations::{violation, Violation, SCRATCH_PARTIAL};

@@ -13,9 +13,9 @@
 //! Everything else is left to libFuzzer's own mutator, passed in as
 //! `default` (so this crate does not depend on `libfuzzer-sys`).
 
+pub use super::cases::field_copy;
 use super::program::{config, item_at, shape, Item, IMAGE_PICK, MAX_ITEMS};
 use super::rng::SplitMix64;
-use crate::layout::spans;
 use std::ops::Range;
 
 /// libFuzzer's default mutator: `(data, size, max_size) -> new size`.
@@ -98,56 +98,6 @@ fn materialise(
     }
     data[..out.len()].copy_from_slice(&out);
     Some((at, out.len()))
-}
-
-/// Copies one layout span's value of the image `b` into another span of the
-/// same role (else any other span), or writes one nonzero value into both;
-/// returns the two byte ranges, which then hold equal bytes. Opcodes without
-/// a layout: two random bytes.
-pub fn field_copy(b: &mut [u8; 64], r: &mut SplitMix64) -> (Range<usize>, Range<usize>) {
-    let l = spans(b[0]);
-    let (src, dst) = if l.len() < 2 {
-        let (i, j) = (r.index(64), r.index(64));
-        (i..i + 1, j..j + 1)
-    } else {
-        let a = l[r.index(l.len())];
-        let same: Vec<_> = l
-            .iter()
-            .filter(|s| s.off != a.off && s.role == a.role)
-            .collect();
-        let d = if same.is_empty() || r.index(4) == 0 {
-            let others: Vec<_> = l.iter().filter(|s| s.off != a.off).collect();
-            *others[r.index(others.len())]
-        } else {
-            *same[r.index(same.len())]
-        };
-        let w = a.len.min(d.len);
-        (a.off..a.off + w, d.off..d.off + w)
-    };
-    if src.clone().all(|k| b[k] == 0) || r.index(2) == 0 {
-        // A fresh value: one nonzero byte (edge or random) at one position,
-        // or the whole width.
-        let v = |r: &mut SplitMix64| match r.index(4) {
-            0 => [0x01, 0x80, 0xFF, 0x0F][r.index(4)],
-            _ => r.byte() | 1,
-        };
-        if r.index(2) == 0 {
-            let k = r.index(src.len());
-            let x = v(r);
-            b[src.start + k] = x;
-            b[dst.start + k] = x;
-            return (
-                src.start + k..src.start + k + 1,
-                dst.start + k..dst.start + k + 1,
-            );
-        }
-        for k in src.clone() {
-            b[k] = v(r);
-        }
-    }
-    let val: Vec<u8> = b[src.clone()].to_vec();
-    b[dst.clone()].copy_from_slice(&val);
-    (src, dst)
 }
 
 /// A child of two inputs: `a`'s config bytes, then whole (complete) items

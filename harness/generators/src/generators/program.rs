@@ -21,15 +21,16 @@
 //! mutator and crossover ([`super::mutate`]) use to materialise cases as
 //! images, copy fields and splice items.
 
-use super::cases::{case, correlate, Case};
+use super::case_kind::CaseKind;
+use super::cases::{case, field_copy, Case};
 use super::config::Config;
-use super::queries::{ir_query, lut_ordinal};
-use super::rng::SplitMix64;
+use super::gate_inputs::{ir_query_input, lut_ordinal};
+use super::labels::Expected;
+use super::rng::{fnv1a64 as fnv, SplitMix64};
 use super::streams::{stream, wide_group};
 use super::valid::GenError;
 use crate::arch::Arch;
 use crate::layout::OPCODES;
-use crate::subjects::IrQuery;
 use arbitrary::Unstructured;
 use std::ops::Range;
 
@@ -55,8 +56,8 @@ pub enum Item {
     Stream(Vec<u8>),
     /// A LUT ordinal.
     Lut(u32),
-    /// An IR query.
-    Ir(IrQuery),
+    /// An IR query, as the `ir_gates` target's input (`judge::ir_query_from_input`).
+    Ir(Vec<u8>),
     /// The generator failed: core refused a valid instruction (a finding).
     Refused(GenError),
 }
@@ -100,13 +101,6 @@ pub fn config(b: [u8; CONFIG_BYTES]) -> Config {
         // (item 7 builds single groups of any width whatever the config).
         max_args: if b[2] >= 0xE0 { b[2] } else { b[2] & 0x7F },
     }
-}
-
-/// FNV-1a (as the corpus names, `fuzz_entry::fnv1a64`).
-fn fnv(data: &[u8]) -> u64 {
-    data.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, &b| {
-        (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01B3)
-    })
 }
 
 /// `data` followed by `pad` PRNG bytes seeded by `seed`.
@@ -198,7 +192,9 @@ fn item(buf: &[u8], len: usize, span: &Range<usize>, pick: u8, cfg: &Config) -> 
         0..=4 => match case(u, cfg) {
             Ok(mut c) => {
                 if u.ratio(1, 3).unwrap_or(false) {
-                    let _ = correlate(u, &mut c);
+                    // A correlated fault, unlabelled: only the differential comparison applies.
+                    field_copy(&mut c.bundle, &mut SplitMix64(u.arbitrary().unwrap_or(0)));
+                    c.expected = Expected::default();
                 }
                 let mut enc = [0u8; 3];
                 let _ = u.fill_buffer(&mut enc);
@@ -209,6 +205,16 @@ fn item(buf: &[u8], len: usize, span: &Range<usize>, pick: u8, cfg: &Config) -> 
         6 => stream(u, cfg).map_or_else(refused, Item::Stream),
         7 => wide_group(u, cfg).map_or_else(refused, Item::Stream),
         8 => Item::Lut(lut_ordinal(u).unwrap_or(0)),
-        _ => ir_query(u).map_or(Item::Lut(0), Item::Ir),
+        // The gate's IR inputs (valid or near-valid), seeded by the body.
+        _ => {
+            let kind = CaseKind::of(u.int_in_range(0..=1u64).unwrap_or(0));
+            let mut input = Vec::new();
+            ir_query_input(
+                &mut SplitMix64(u.arbitrary().unwrap_or(0)),
+                kind,
+                &mut input,
+            );
+            Item::Ir(input)
+        }
     }
 }

@@ -68,14 +68,17 @@ pub fn mix64(mut z: u64) -> u64 {
     z ^ (z >> 31)
 }
 
-/// FNV-1a of a name (stable across runs and platforms).
+/// 64-bit FNV-1a of `data` (stable across runs and platforms): corpus files are named by
+/// its 16-digit lowercase hex; it seeds generator programs' padding.
+pub fn fnv1a64(data: &[u8]) -> u64 {
+    data.iter().fold(0xcbf2_9ce4_8422_2325, |h, &b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01B3)
+    })
+}
+
+/// [`fnv1a64`] of a name.
 pub fn name_hash(s: &str) -> u64 {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for b in s.bytes() {
-        h ^= u64::from(b);
-        h = h.wrapping_mul(0x0000_0100_0000_01B3);
-    }
-    h
+    fnv1a64(s.as_bytes())
 }
 
 /// The generator of case `i` of the target whose name hashes to

@@ -3,9 +3,10 @@
 use crate::arch::Arch;
 use crate::layout::{self, OPCODES};
 
-/// What SPEC says a byte of a given opcode's image holds.
+/// What SPEC says a byte of a given opcode's image holds (per byte, for the labels and
+/// violations; the layout's [`crate::layout::Role`] is per span).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Role {
+pub enum ByteRole {
     /// byte[0].
     Opcode,
     /// byte[1] (0x10; 0x00 for 0xDA).
@@ -38,23 +39,23 @@ pub enum Role {
     ArgType,
 }
 
-impl Role {
+impl ByteRole {
     /// SPEC §5.1 decode-failure field name of a byte with this role.
     pub fn field(self) -> &'static str {
         match self {
-            Role::Opcode => "opcode",
-            Role::Tag => "inst_word_len",
-            Role::Reserved | Role::Free | Role::Scratch => "reserved",
-            Role::WaitMode => "wait_mode",
-            Role::UpdateMode => "update_mode",
-            Role::CceOp => "cce_op",
-            Role::Dtype => "dtype",
-            Role::Kind => "kind",
-            Role::SrcDtype => "src_dtype",
-            Role::DstDtype => "dst_dtype",
-            Role::CrossCoreEnable => "cross_core_enable",
-            Role::Valid => "valid",
-            Role::ArgType => "arg_type",
+            ByteRole::Opcode => "opcode",
+            ByteRole::Tag => "inst_word_len",
+            ByteRole::Reserved | ByteRole::Free | ByteRole::Scratch => "reserved",
+            ByteRole::WaitMode => "wait_mode",
+            ByteRole::UpdateMode => "update_mode",
+            ByteRole::CceOp => "cce_op",
+            ByteRole::Dtype => "dtype",
+            ByteRole::Kind => "kind",
+            ByteRole::SrcDtype => "src_dtype",
+            ByteRole::DstDtype => "dst_dtype",
+            ByteRole::CrossCoreEnable => "cross_core_enable",
+            ByteRole::Valid => "valid",
+            ByteRole::ArgType => "arg_type",
         }
     }
 
@@ -63,18 +64,18 @@ impl Role {
         use crate::layout::Domain as D;
         let legal = |d: D| d.values_for(arch).is_none_or(|vs| vs.contains(&v));
         match self {
-            Role::Opcode | Role::Free | Role::Scratch => true,
-            Role::Tag => v == tag,
-            Role::Reserved => v == 0,
-            Role::WaitMode => legal(D::WaitMode),
-            Role::UpdateMode => legal(D::UpdateMode),
-            Role::CceOp => legal(D::CceOp),
-            Role::Dtype | Role::SrcDtype | Role::DstDtype => legal(D::Dtype),
-            Role::Kind => legal(D::Kind),
+            ByteRole::Opcode | ByteRole::Free | ByteRole::Scratch => true,
+            ByteRole::Tag => v == tag,
+            ByteRole::Reserved => v == 0,
+            ByteRole::WaitMode => legal(D::WaitMode),
+            ByteRole::UpdateMode => legal(D::UpdateMode),
+            ByteRole::CceOp => legal(D::CceOp),
+            ByteRole::Dtype | ByteRole::SrcDtype | ByteRole::DstDtype => legal(D::Dtype),
+            ByteRole::Kind => legal(D::Kind),
             // The stamped constant cross-core enable is 0x01.
-            Role::CrossCoreEnable => v == 0x01,
-            Role::ArgType => legal(D::ArgType),
-            Role::Valid => legal(D::Flag),
+            ByteRole::CrossCoreEnable => v == 0x01,
+            ByteRole::ArgType => legal(D::ArgType),
+            ByteRole::Valid => legal(D::Flag),
         }
     }
 }
@@ -82,42 +83,39 @@ impl Role {
 /// The role of byte `off` (< 64) in an image of `opcode` (one of
 /// [`OPCODES`]), derived from the harness's one bundle layout
 /// ([`crate::layout`]).
-pub fn role(opcode: u8, off: usize) -> Option<Role> {
-    static TABLE: std::sync::OnceLock<[[Option<Role>; 64]; OPCODES.len()]> =
+pub fn role(opcode: u8, off: usize) -> Option<ByteRole> {
+    static TABLE: std::sync::OnceLock<[[Option<ByteRole>; 64]; OPCODES.len()]> =
         std::sync::OnceLock::new();
     let t = TABLE.get_or_init(|| OPCODES.map(|op| std::array::from_fn(|off| derive_role(op, off))));
     let i = OPCODES.iter().position(|&o| o == opcode)?;
     t[i].get(off).copied().flatten()
 }
 
-fn derive_role(opcode: u8, off: usize) -> Option<Role> {
+fn derive_role(opcode: u8, off: usize) -> Option<ByteRole> {
     use crate::layout::{Domain as D, Role as L};
     let s = layout::span_at(opcode, off)?;
     Some(match s.role {
-        L::Reserved | L::Unknown => Role::Reserved,
-        L::Const(_) if off == 1 => Role::Tag,
+        L::Reserved | L::Unknown => ByteRole::Reserved,
+        L::Const(_) if off == 1 => ByteRole::Tag,
         L::Const(_) => match s.name {
-            "cross_core_enable" => Role::CrossCoreEnable,
-            _ => Role::Reserved,
+            "cross_core_enable" => ByteRole::CrossCoreEnable,
+            _ => ByteRole::Reserved,
         },
         L::Field(d) => match d {
-            D::Opcode => Role::Opcode,
-            D::WaitMode => Role::WaitMode,
-            D::UpdateMode => Role::UpdateMode,
-            D::ArgType => Role::ArgType,
-            D::CceOp => Role::CceOp,
+            D::Opcode => ByteRole::Opcode,
+            D::WaitMode => ByteRole::WaitMode,
+            D::UpdateMode => ByteRole::UpdateMode,
+            D::ArgType => ByteRole::ArgType,
+            D::CceOp => ByteRole::CceOp,
             D::Dtype => match s.name {
-                "src_dtype" => Role::SrcDtype,
-                "dst_dtype" => Role::DstDtype,
-                _ => Role::Dtype,
+                "src_dtype" => ByteRole::SrcDtype,
+                "dst_dtype" => ByteRole::DstDtype,
+                _ => ByteRole::Dtype,
             },
-            D::Kind => Role::Kind,
-            D::Flag => Role::Valid,
-            D::Scratch => Role::Scratch,
-            D::Ap | D::Any => Role::Free,
+            D::Kind => ByteRole::Kind,
+            D::Flag => ByteRole::Valid,
+            D::Scratch => ByteRole::Scratch,
+            D::Ap | D::Any => ByteRole::Free,
         },
     })
 }
-
-/// The tag byte[1] of an opcode's image (from the layout).
-pub use crate::layout::tag_of;

@@ -17,9 +17,7 @@ use super::rng::SplitMix64;
 use crate::arch::Arch;
 use crate::layout::OPCODES;
 use std::sync::OnceLock;
-
-/// The opcode table (FACTS §1 [H], SPEC §2, §5.3 D-27), read by the generator itself.
-const OPCODES_TSV: &str = include_str!("../../../../isa/opcodes.tsv");
+use tpb_core::lint::instruction_len;
 
 /// The roster rows the generator draws from: per generation ([`Arch::ALL`] order) its members,
 /// the opcodes of some generation that are not its members, and the 128-byte opcodes.
@@ -32,47 +30,19 @@ pub struct Roster {
     pub long: Vec<u8>,
 }
 
-/// [`Roster`] parsed from isa/opcodes.tsv (columns found by header name; a row it cannot read
-/// is skipped, and `tests` count the members against SPEC §0).
+/// [`Roster`] from core's tables generated from isa/opcodes.tsv (`Generation::is_valid_opcode`,
+/// the `length` column through `instruction_len`); `tests` count the members against SPEC §0.
 pub fn roster() -> &'static Roster {
     static ROSTER: OnceLock<Roster> = OnceLock::new();
     ROSTER.get_or_init(|| {
-        let mut r = Roster {
-            members: Default::default(),
-            others: Default::default(),
-            long: Vec::new(),
-        };
-        let mut rows = OPCODES_TSV.lines().filter(|l| !l.starts_with('#'));
-        let header: Vec<&str> = rows.next().unwrap_or("").split('\t').collect();
-        let col = |name: &str| header.iter().position(|h| *h == name);
-        let gens: Vec<Option<usize>> = Arch::ALL.iter().map(|a| col(a.name())).collect();
-        let length = col("length");
-        for row in rows {
-            let cells: Vec<&str> = row.split('\t').collect();
-            let Some(op) = cells
-                .first()
-                .and_then(|c| c.strip_prefix("0x"))
-                .and_then(|h| u8::from_str_radix(h, 16).ok())
-            else {
-                continue;
-            };
-            let is = |c: Option<usize>| c.and_then(|c| cells.get(c)).is_some_and(|v| *v == "1");
-            let member: Vec<bool> = gens.iter().map(|&c| is(c)).collect();
-            for (k, &m) in member.iter().enumerate() {
-                if m {
-                    r.members[k].push(op);
-                } else if member.contains(&true) {
-                    r.others[k].push(op);
-                }
-            }
-            if length
-                .and_then(|c| cells.get(c))
-                .is_some_and(|v| *v == "128")
-            {
-                r.long.push(op);
-            }
+        let of = |keep: &dyn Fn(u8) -> bool| (0..=255u8).filter(|&op| keep(op)).collect();
+        let member = |a: Arch, op: u8| a.generation().is_valid_opcode(op);
+        let any = |op: u8| Arch::ALL.iter().any(|&a| member(a, op));
+        Roster {
+            members: Arch::ALL.map(|a| of(&|op| member(a, op))),
+            others: Arch::ALL.map(|a| of(&|op| any(op) && !member(a, op))),
+            long: of(&|op| instruction_len(op) == 128),
         }
-        r
     })
 }
 

@@ -1,9 +1,9 @@
 //! Near-valid: the violated predicates and how they are drawn.
 
-use super::roles::{role, tag_of, Role};
+use super::roles::{role, ByteRole};
 use super::valid::{nonzero_u32, nonzero_u8};
 use crate::arch::Arch;
-use crate::layout::OPCODES;
+use crate::layout::{tag_of, OPCODES};
 use arbitrary::{Result, Unstructured};
 
 /// One violated predicate. Each writes only the bytes of [`Violation::footprint`].
@@ -148,20 +148,20 @@ enum Menu {
 
 /// The payload bytes (from +0x0C) of `base`'s image whose value a decoder checks against a
 /// domain (an enum, a constant or a flag), with their roles.
-fn checked_field_bytes(base: u8) -> Vec<(u8, Role)> {
+fn checked_field_bytes(base: u8) -> Vec<(u8, ByteRole)> {
     (0x0Cu8..64)
         .filter_map(|o| {
             let r = role(base, usize::from(o))?;
             matches!(
                 r,
-                Role::CceOp
-                    | Role::Dtype
-                    | Role::Kind
-                    | Role::SrcDtype
-                    | Role::DstDtype
-                    | Role::CrossCoreEnable
-                    | Role::Valid
-                    | Role::ArgType
+                ByteRole::CceOp
+                    | ByteRole::Dtype
+                    | ByteRole::Kind
+                    | ByteRole::SrcDtype
+                    | ByteRole::DstDtype
+                    | ByteRole::CrossCoreEnable
+                    | ByteRole::Valid
+                    | ByteRole::ArgType
             )
             .then_some((o, r))
         })
@@ -205,7 +205,7 @@ pub fn violation(u: &mut Unstructured<'_>, base: u8, arch: Arch) -> Result<Viola
         })?),
         Menu::ReservedBit => {
             let offs: Vec<u8> = (0u8..64)
-                .filter(|&o| role(base, usize::from(o)) == Some(Role::Reserved))
+                .filter(|&o| role(base, usize::from(o)) == Some(ByteRole::Reserved))
                 .collect();
             // Half the time the first or last byte of a reserved run (an
             // off-by-one in a mask shows there), else any reserved byte.
@@ -225,12 +225,12 @@ pub fn violation(u: &mut Unstructured<'_>, base: u8, arch: Arch) -> Result<Viola
         Menu::Wait => Violation::WaitMode(bad_value(
             u,
             &[0x08, 0x80, 0x0D, 0x10, 0x86, 0x8F, 0x45, 0xFF],
-            |v| Role::WaitMode.accepts(v, tag, arch),
+            |v| ByteRole::WaitMode.accepts(v, tag, arch),
         )?),
         Menu::Update => Violation::UpdateMode(bad_value(
             u,
             &[0x06, 0x08, 0x10, 0x16, 0x18, 0x1A, 0x98, 0xFF],
-            |v| Role::UpdateMode.accepts(v, tag, arch),
+            |v| ByteRole::UpdateMode.accepts(v, tag, arch),
         )?),
         Menu::Scratch => Violation::Scratch {
             parts: *u.choose(&SCRATCH_PARTIAL)?,
@@ -243,11 +243,11 @@ pub fn violation(u: &mut Unstructured<'_>, base: u8, arch: Arch) -> Result<Viola
             let offs = checked_field_bytes(base);
             let (offset, r) = *u.choose(&offs)?;
             let edges: &[u8] = match r {
-                Role::CceOp => &[0x01, 0x03, 0x05, 0x1A, 0xFF],
-                Role::Kind => &[0x00, 0x0A, 0x0B, 0xFF],
-                Role::CrossCoreEnable => &[0x00, 0x02, 0x81, 0xFF],
-                Role::ArgType => &[0x00, 0x03, 0x81, 0xFF],
-                Role::Valid => &[0x02, 0x03, 0x80, 0xFF],
+                ByteRole::CceOp => &[0x01, 0x03, 0x05, 0x1A, 0xFF],
+                ByteRole::Kind => &[0x00, 0x0A, 0x0B, 0xFF],
+                ByteRole::CrossCoreEnable => &[0x00, 0x02, 0x81, 0xFF],
+                ByteRole::ArgType => &[0x00, 0x03, 0x81, 0xFF],
+                ByteRole::Valid => &[0x02, 0x03, 0x80, 0xFF],
                 _ => &[0x00, 0x10, 0x11, 0x12, 0xFF],
             };
             Violation::Field {

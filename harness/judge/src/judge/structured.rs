@@ -16,6 +16,7 @@
 //! numbers and hex masked.
 
 use super::divergence::{Class, Divergence, Outcome, Signature};
+use super::input_map::ir_query_from_input;
 use crate::generators::{self as gen, Case, GenError, Item};
 use crate::subjects::{
     hex, verdict_name, Capability, EncodeResult, IrQuery, Subject, Validator, Value,
@@ -127,7 +128,7 @@ fn run(e: &dyn Cases, data: &[u8]) -> Result<(), Report> {
                     outcome(e.compare_lut(t, ord))?;
                 }
             }
-            Item::Ir(q) => outcome(e.compare_ir(&q))?,
+            Item::Ir(input) => outcome(e.compare_ir(&ir_query_from_input(&input)))?,
             Item::Refused(err) => gen_err(err)?,
         }
     }
