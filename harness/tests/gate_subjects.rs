@@ -69,10 +69,6 @@ fn run_replay(line: &str, report: &Path) -> Output {
         .unwrap()
 }
 
-fn lib_spec(p: &Path) -> String {
-    format!("lib:{}", p.display())
-}
-
 #[test]
 fn both_examples_pass_the_gate_and_lacking_targets_are_not_supported() {
     let dir = tempfile::tempdir().unwrap();

@@ -16,7 +16,7 @@ use report_support::{read_json, reseal, write_json};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
-use subjects::{c_example, tiny_py};
+use subjects::{c_example, lib_spec, tiny_py};
 
 /// A Python subject of every generation whose validators always answer
 /// `answer` (`valid` or a SPEC §3 predicate name).
@@ -76,8 +76,7 @@ fn under(n: u64, k: u64) -> u64 {
 #[test]
 fn a_library_subject_gets_every_generated_case_by_default_and_the_cap_is_opt_in() {
     let dir = tempfile::tempdir().unwrap();
-    let lib = c_example(dir.path(), false);
-    let spec = format!("lib:{}", lib.display());
+    let spec = lib_spec(&c_example(dir.path(), false));
     // More than the old fixed 100000 per target: the v2 cases above index
     // 100000 reach the subject too.
     let n = 120_000u64;
@@ -261,8 +260,7 @@ fn merge(dirs: &[PathBuf], out: &Path) -> Output {
 #[test]
 fn merged_shards_sum_each_subjects_cases_and_forged_coverage_is_refused() {
     let dir = tempfile::tempdir().unwrap();
-    let lib = c_example(dir.path(), false);
-    let spec = format!("lib:{}", lib.display());
+    let spec = lib_spec(&c_example(dir.path(), false));
     let n = 400u64;
     let shards: Vec<PathBuf> = (0..2)
         .map(|i| {

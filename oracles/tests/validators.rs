@@ -1,6 +1,9 @@
 //! Per-predicate tests of the 0x85 / 0x86 validators. Expected values are derived by hand from
 //! seed 000 (Algorithm, reserved-zero region, scratch QUIRK, AC03-C1/C2) and SPEC §2–§4.
 
+mod common;
+
+use common::img;
 use tpb_oracle::{
     dbg_header_verdict, dbg_payload_verdict, header_verdict, is_named_opcode, payload_verdict,
     Chip, Rejection,
@@ -12,27 +15,15 @@ const C: tpb_oracle::Chip = tpb_oracle::Chip::Cayman;
 /// A header the validator accepts: opcode, tag, wait SEM_GE_IMM on sem 3, set-update sem 4,
 /// num_payloads 4, function 7, 2 arguments, empty scratch.
 fn header() -> [u8; 64] {
-    let mut b = [0u8; 64];
-    b[0] = 0x85;
-    b[1] = 0x10;
-    b[4] = 0x05;
-    b[5] = 3;
-    b[6] = 0x13;
-    b[7] = 4;
-    b[0x0C] = 4;
-    b[0x0E] = 7;
-    b[0x0F] = 2;
-    b
+    img(&[
+        (0, &[0x85, 0x10, 0, 0, 0x05, 3, 0x13, 4]),
+        (0x0C, &[4, 0, 7, 2]),
+    ])
 }
 
 /// A payload the validator accepts.
 fn payload() -> [u8; 64] {
-    let mut b = [0u8; 64];
-    b[0] = 0x86;
-    b[1] = 0x10;
-    b[4] = 0x85;
-    b[6] = 0x00;
-    b[0x0F] = 0x01;
+    let mut b = img(&[(0, &[0x86, 0x10, 0, 0, 0x85]), (0x0F, &[0x01])]);
     for (i, byte) in b.iter_mut().enumerate().skip(0x10) {
         *byte = i as u8 ^ 0x5A;
     }
