@@ -162,8 +162,7 @@ fn verdicts(r: Vec<Reply>) -> Vec<Option<String>> {
 #[test]
 fn both_examples_say_hello_and_match_the_pinned_verdicts() {
     let dir = tempfile::tempdir().unwrap();
-    let lib = c_example(dir.path(), false);
-    for spec in [lib_spec(&lib), python_spec("")] {
+    for spec in both_examples(dir.path()) {
         let mut s = start(&spec, TIMEOUT);
         assert_eq!(s.hello().protocol, 1);
         assert_eq!(
@@ -217,8 +216,7 @@ fn lib_and_cmd_examples_agree_on_many_pipelined_cases() {
 #[test]
 fn a_generation_the_subject_lacks_declares_no_ops() {
     let dir = tempfile::tempdir().unwrap();
-    let lib = c_example(dir.path(), false);
-    for spec in [lib_spec(&lib), python_spec("")] {
+    for spec in both_examples(dir.path()) {
         let s: SubjectSpec = spec.parse().unwrap();
         let mut p = external::start(&s, Path::new(BIN), Arch::V3, TIMEOUT).unwrap();
         assert!(p.hello().ops.is_empty(), "{spec}");

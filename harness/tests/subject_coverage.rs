@@ -38,6 +38,19 @@ fn tiny(dir: &Path, answer: &str) -> String {
 
 /// `tpbconform gate --quiet --no-corpus --report-dir <report> <args>` in the
 /// repository root.
+/// A `validate_header` gate of `cases` cases with subject `spec` (and `extra` arguments).
+fn header_gate(report: &Path, cases: &str, spec: &str, extra: &[&str]) -> Output {
+    let args = [
+        "--cases",
+        cases,
+        "--targets",
+        "validate_header",
+        "--subject",
+        spec,
+    ];
+    gate(report, &[&args[..], extra].concat())
+}
+
 fn gate(report: &Path, args: &[&str]) -> Output {
     Command::new(PathBuf::from(BIN))
         .current_dir(repo_root())
@@ -111,19 +124,7 @@ fn a_library_subject_gets_every_generated_case_by_default_and_the_cap_is_opt_in(
 
     // The cap: only indices below it.
     let capped = dir.path().join("capped");
-    let o = gate(
-        &capped,
-        &[
-            "--cases",
-            "4000",
-            "--targets",
-            "validate_header",
-            "--subject",
-            &spec,
-            "--subject-cases",
-            "1000",
-        ],
-    );
+    let o = header_gate(&capped, "4000", &spec, &["--subject-cases", "1000"]);
     assert_eq!(code(&o), 0, "{}", stderr(&o));
     let run = read_json(&capped.join("run.json"));
     assert_eq!(run["subject_cases_cap"], 1000);
@@ -141,17 +142,7 @@ fn a_subject_of_every_generation_is_judged_under_v2_to_v5() {
     // Valid on everything: it diverges where core rejects, agrees elsewhere.
     let spec = tiny(dir.path(), "valid");
     let report = dir.path().join("r");
-    let o = gate(
-        &report,
-        &[
-            "--cases",
-            "200",
-            "--targets",
-            "validate_header",
-            "--subject",
-            &spec,
-        ],
-    );
+    let o = header_gate(&report, "200", &spec, &[]);
     assert_eq!(code(&o), 1, "{}", stderr(&o));
     let run = read_json(&report.join("run.json"));
     let s = subject(&run, &spec);
