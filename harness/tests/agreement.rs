@@ -115,9 +115,7 @@ fn canonical() -> Vec<(&'static str, [u8; 64])> {
 
     // 0xD9 CollectiveCompute: add, float32 tag 0x0A, AllToAllV wire 0x09.
     let mut d9 = skel(0xD9);
-    d9[0x0C] = 0x04;
-    d9[0x0D] = 0x0A;
-    d9[0x0E] = 0x09;
+    put(&mut d9, 0x0C, &[0x04, 0x0A, 0x09]);
     ramp(&mut d9, 0x10, 48, 0x40);
     v.push(("0xD9 CollectiveCompute", d9));
 
@@ -140,19 +138,15 @@ fn canonical() -> Vec<(&'static str, [u8; 64])> {
 
     // 0xBF Gpsimdsb2sb.
     let mut bf = skel(0xBF);
-    bf[0x0C] = 0x08;
-    bf[0x0D] = 0x0A;
+    put(&mut bf, 0x0C, &[0x08, 0x0A]);
     ramp(&mut bf, 0x10, 16, 0x31);
-    bf[0x20] = 0x01;
-    bf[0x21] = 0x03;
+    put(&mut bf, 0x20, &[0x01, 0x03]);
     ramp(&mut bf, 0x30, 16, 0x55);
     v.push(("0xBF Gpsimdsb2sb", bf));
 
     // 0xBE GetSequenceBounds.
     let mut be = skel(0xBE);
-    be[0x0C] = 0x0A;
-    be[0x0E] = 0x01;
-    be[0x0F] = 0x02;
+    put(&mut be, 0x0C, &[0x0A, 0, 0x01, 0x02]);
     ramp(&mut be, 0x10, 16, 0x13);
     ramp(&mut be, 0x20, 16, 0x77);
     v.push(("0xBE GetSequenceBounds", be));
@@ -249,49 +243,51 @@ fn canonical_bundles_are_encoder_images_in_both() {
     }
 }
 
-#[test]
-fn canonical_bundles_agree() {
+/// Every bundle target judges each of `bundles` alike on core, the oracle and the subjects.
+fn all_agree(what: &str, bundles: impl IntoIterator<Item = [u8; 64]>) {
     let mut c = Collector::default();
-    for (_, b) in canonical() {
+    for b in bundles {
         for t in bundle_targets() {
             c.add(compare_bundle(t, &b));
         }
     }
-    c.finish("canonical bundles");
+    c.finish(what);
+}
+
+#[test]
+fn canonical_bundles_agree() {
+    all_agree("canonical bundles", canonical().into_iter().map(|(_, b)| b));
 }
 
 #[test]
 fn all_single_bit_flips_agree() {
-    let mut c = Collector::default();
-    for (_, base) in canonical() {
-        for bit in 0..512 {
+    let flips = canonical().into_iter().flat_map(|(_, base)| {
+        (0..512).map(move |bit| {
             let mut b = base;
             b[bit / 8] ^= 1 << (bit % 8);
-            for t in bundle_targets() {
-                c.add(compare_bundle(t, &b));
-            }
-        }
-    }
-    c.finish("single-bit flips of the canonical bundles");
+            b
+        })
+    });
+    all_agree("single-bit flips of the canonical bundles", flips);
 }
 
 #[test]
 fn all_byte_values_agree() {
-    let mut c = Collector::default();
     let mut bases = canonical();
     bases.push(("zero", [0u8; 64]));
-    for (_, base) in bases {
-        for off in 0..64 {
-            for v in 0..=255u8 {
+    let values = bases.into_iter().flat_map(|(_, base)| {
+        (0..64).flat_map(move |off| {
+            (0..=255u8).map(move |v| {
                 let mut b = base;
                 b[off] = v;
-                for t in bundle_targets() {
-                    c.add(compare_bundle(t, &b));
-                }
-            }
-        }
-    }
-    c.finish("all 256 values of each byte of the canonical bundles");
+                b
+            })
+        })
+    });
+    all_agree(
+        "all 256 values of each byte of the canonical bundles",
+        values,
+    );
 }
 
 #[test]
@@ -606,6 +602,22 @@ fn random_raw_inputs_agree_on_every_target() {
 // The engine can fail
 // ---------------------------------------------------------------------------
 
+/// `impl Subject for $ty`: named `$name`, the inner subject's capabilities, and the methods
+/// given (a test subject that delegates to `self.0` and misbehaves in those).
+macro_rules! wraps {
+    ($ty:ident, $name:literal, $($methods:tt)*) => {
+        impl Subject for $ty {
+            fn name(&self) -> &str {
+                $name
+            }
+            fn capabilities(&self) -> Capabilities {
+                self.0.capabilities()
+            }
+            $($methods)*
+        }
+    };
+}
+
 /// Delegates to `S`, but `validate_header` accepts everything and `cce_lut`
 /// returns a wrong byte for ordinal 4.
 struct Liar(Box<dyn Subject>);
@@ -616,13 +628,8 @@ struct Panicky(Box<dyn Subject>);
 /// Delegates to `S` but invents a predicate name and declares no LUTs.
 struct Inventor(Box<dyn Subject>);
 
-impl Subject for Liar {
-    fn name(&self) -> &str {
-        "liar"
-    }
-    fn capabilities(&self) -> Capabilities {
-        self.0.capabilities()
-    }
+wraps! {
+    Liar, "liar",
     fn validate(&self, which: Validator, b: &[u8; 64]) -> Reply<Verdict> {
         match which {
             Validator::Header => Ok(None),
@@ -641,13 +648,8 @@ impl Subject for Liar {
     }
 }
 
-impl Subject for Panicky {
-    fn name(&self) -> &str {
-        "panicky"
-    }
-    fn capabilities(&self) -> Capabilities {
-        self.0.capabilities()
-    }
+wraps! {
+    Panicky, "panicky",
     fn validate(&self, which: Validator, b: &[u8; 64]) -> Reply<Verdict> {
         self.0.validate(which, b)
     }
@@ -758,12 +760,7 @@ fn invented_names_and_missing_capabilities_are_reported() {
     let mut h = valid;
     h[0x20] = 1; // reserved tail byte
                  // The same predicate under a name the harness does not know diverges.
-    let o = e.compare_bundle(t("validate_header"), &h);
-    let d = o.divergence().expect("an invented name must diverge");
-    assert_eq!(
-        (d.left_name.as_str(), d.right_name.as_str()),
-        ("inventor", "core")
-    );
+    let (d, o) = header_blame(&e, &h, ("inventor", "core"));
     // A name outside SPEC's vocabulary is a protocol finding naming it (issue 32).
     assert_eq!(d.class, Class::Protocol);
     assert!(
@@ -780,6 +777,15 @@ fn invented_names_and_missing_capabilities_are_reported() {
     assert_eq!(lacking.len(), 1);
     assert_eq!(lacking[0].0, "inventor");
     assert!(e.unsupported(t("validate_header")).is_empty());
+}
+
+/// `validate_header` on `h` diverges, first between `pair` (left, right): that divergence and
+/// the outcome.
+fn header_blame(e: &Judge, h: &[u8; 64], pair: (&str, &str)) -> (Divergence, Outcome) {
+    let o = e.compare_bundle(t("validate_header"), h);
+    let d = o.divergence().expect("a divergence").clone();
+    assert_eq!((d.left_name.as_str(), d.right_name.as_str()), pair);
+    (d, o)
 }
 
 #[test]
@@ -799,12 +805,7 @@ fn reference_disagreement_is_not_blamed_on_a_subject() {
     // A subject under test that lies where the reference pair agrees is blamed.
     let liar: Box<dyn Subject> = Box::new(Liar(registry::core()));
     let e = Judge::new(registry::core(), registry::oracle(), vec![liar]);
-    let o = e.compare_bundle(t("validate_header"), &h);
-    let d = o.divergence().expect("the subject's lie must be caught");
-    assert_eq!(
-        (d.left_name.as_str(), d.right_name.as_str()),
-        ("liar", "core")
-    );
+    let (d, _) = header_blame(&e, &h, ("liar", "core"));
     assert_eq!(d.class, Class::OverAccept);
 }
 
@@ -845,13 +846,8 @@ fn target_names_are_stable() {
 /// Delegates to `S`, but its encoder sets the last byte of every image it returns.
 struct Misencoder(Box<dyn Subject>);
 
-impl Subject for Misencoder {
-    fn name(&self) -> &str {
-        "misencoder"
-    }
-    fn capabilities(&self) -> Capabilities {
-        self.0.capabilities()
-    }
+wraps! {
+    Misencoder, "misencoder",
     fn decode(&self, b: &[u8; 64]) -> Reply<Result<Decoded, DecodeFail>> {
         self.0.decode(b)
     }

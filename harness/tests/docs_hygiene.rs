@@ -155,11 +155,13 @@ fn every_cited_repository_path_exists() {
             }
         }
     }
-    assert!(checked > 150, "only {checked} citations checked");
-    assert!(
-        missing.is_empty(),
-        "cited paths that do not exist: {missing:#?}"
-    );
+    all_resolve(checked, 150, "cited paths that do not exist", &missing);
+}
+
+/// More than `min` citations were checked (the scan found them) and none is in `bad`.
+fn all_resolve(checked: usize, min: usize, what: &str, bad: &[String]) {
+    assert!(checked > min, "only {checked} checked ({what})");
+    assert!(bad.is_empty(), "{what}: {bad:#?}");
 }
 
 #[test]
@@ -239,10 +241,11 @@ fn every_facts_citation_has_a_section_in_docs_sources() {
             }
         }
     }
-    assert!(cited > 50, "only {cited} FACTS citations found");
-    assert!(
-        unresolved.is_empty(),
-        "citations without a heading in docs/sources.md: {unresolved:#?}"
+    all_resolve(
+        cited,
+        50,
+        "citations without a heading in docs/sources.md",
+        &unresolved,
     );
 }
 
@@ -328,11 +331,7 @@ fn every_spec_section_citation_has_a_heading() {
             }
         }
     }
-    assert!(cited > 100, "only {cited} SPEC citations found");
-    assert!(
-        unresolved.is_empty(),
-        "SPEC sections that do not exist: {unresolved:#?}"
-    );
+    all_resolve(cited, 100, "SPEC sections that do not exist", &unresolved);
 }
 
 /// `scripts/planted.sh` (docs/measurements.md's time-to-find table) applies

@@ -49,71 +49,42 @@ fn pinned() -> Vec<(Request, Option<&'static str>)> {
     scratch_ok[0x10] = 1;
     scratch_ok[0x18] = 1;
     scratch_ok[0x1C] = 1;
-    vec![
+    // (a header or a payload, the byte set on the valid one, its value, the verdict)
+    #[rustfmt::skip]
+    let rows: [(bool, usize, u8, Option<&'static str>); 18] = [
+        (true, 0, 0xFF, Some("valid_opcode")),
+        (true, 0, 0x06, Some("valid_opcode")), // v3+ only
+        (true, 1, 0x11, Some("inst_word_len")),
+        (true, 4, 0x08, Some("has_valid_neuron_events")),
+        (true, 4, 0x0E, None),
+        (true, 6, 0x99, None),
+        (true, 6, 0xFF, Some("has_valid_neuron_events")),
+        (true, 0, 0x86, Some("is_custom_op_header_opcode")),
+        (true, 0x3F, 1, Some("custom_op_header_reserved_zero")),
+        (true, 0x11, 1, Some("custom_op_header_reserved_zero")),
+        (true, 0x14, 1, Some("custom_op_header_scratch_space_val")),
+        (true, 0x10, 1, Some("custom_op_header_scratch_space_val")),
+        (true, 2, 0xAB, None), // debug bytes are not read
+        (false, 0x0F, 0, None), // arg_type not validated
+        (false, 0, 0x85, Some("is_custom_op_payload_opcode")),
+        (false, 0x0E, 1, Some("custom_op_payload_reserved_zero")),
+        (false, 0x0C, 1, Some("custom_op_payload_reserved_zero")),
+        (false, 6, 0x10, Some("has_valid_neuron_events")),
+    ];
+    let mut out = vec![
         (Request::ValidateHeader(h), None),
         (Request::ValidateHeader(scratch_ok), None),
-        (
-            Request::ValidateHeader(with(h, 0, 0xFF)),
-            Some("valid_opcode"),
-        ),
-        (
-            Request::ValidateHeader(with(h, 0, 0x06)),
-            Some("valid_opcode"),
-        ), // v3+ only
-        (
-            Request::ValidateHeader(with(h, 1, 0x11)),
-            Some("inst_word_len"),
-        ),
-        (
-            Request::ValidateHeader(with(h, 4, 0x08)),
-            Some("has_valid_neuron_events"),
-        ),
-        (Request::ValidateHeader(with(h, 4, 0x0E)), None),
-        (Request::ValidateHeader(with(h, 6, 0x99)), None),
-        (
-            Request::ValidateHeader(with(h, 6, 0xFF)),
-            Some("has_valid_neuron_events"),
-        ),
-        (
-            Request::ValidateHeader(with(h, 0, 0x86)),
-            Some("is_custom_op_header_opcode"),
-        ),
-        (
-            Request::ValidateHeader(with(h, 0x3F, 1)),
-            Some("custom_op_header_reserved_zero"),
-        ),
-        (
-            Request::ValidateHeader(with(h, 0x11, 1)),
-            Some("custom_op_header_reserved_zero"),
-        ),
-        (
-            Request::ValidateHeader(with(h, 0x14, 1)),
-            Some("custom_op_header_scratch_space_val"),
-        ),
-        (
-            Request::ValidateHeader(with(h, 0x10, 1)),
-            Some("custom_op_header_scratch_space_val"),
-        ),
-        (Request::ValidateHeader(with(h, 2, 0xAB)), None), // debug bytes are not read
         (Request::ValidatePayload(p), None),
-        (Request::ValidatePayload(with(p, 0x0F, 0)), None), // arg_type not validated
-        (
-            Request::ValidatePayload(with(p, 0, 0x85)),
-            Some("is_custom_op_payload_opcode"),
-        ),
-        (
-            Request::ValidatePayload(with(p, 0x0E, 1)),
-            Some("custom_op_payload_reserved_zero"),
-        ),
-        (
-            Request::ValidatePayload(with(p, 0x0C, 1)),
-            Some("custom_op_payload_reserved_zero"),
-        ),
-        (
-            Request::ValidatePayload(with(p, 6, 0x10)),
-            Some("has_valid_neuron_events"),
-        ),
-    ]
+    ];
+    out.extend(rows.map(|(header, at, v, verdict)| {
+        let req = if header {
+            Request::ValidateHeader(with(h, at, v))
+        } else {
+            Request::ValidatePayload(with(p, at, v))
+        };
+        (req, verdict)
+    }));
+    out
 }
 
 /// Deterministic mixed inputs: valid images with 0..3 byte mutations, and
@@ -162,8 +133,7 @@ fn verdicts(r: Vec<Reply>) -> Vec<Option<String>> {
 #[test]
 fn both_examples_say_hello_and_match_the_pinned_verdicts() {
     let dir = tempfile::tempdir().unwrap();
-    let lib = c_example(dir.path(), false);
-    for spec in [format!("lib:{}", lib.display()), python_spec("")] {
+    for spec in both_examples(dir.path()) {
         let mut s = start(&spec, TIMEOUT);
         assert_eq!(s.hello().protocol, 1);
         assert_eq!(
@@ -217,8 +187,7 @@ fn lib_and_cmd_examples_agree_on_many_pipelined_cases() {
 #[test]
 fn a_generation_the_subject_lacks_declares_no_ops() {
     let dir = tempfile::tempdir().unwrap();
-    let lib = c_example(dir.path(), false);
-    for spec in [format!("lib:{}", lib.display()), python_spec("")] {
+    for spec in both_examples(dir.path()) {
         let s: SubjectSpec = spec.parse().unwrap();
         let mut p = external::start(&s, Path::new(BIN), Arch::V3, TIMEOUT).unwrap();
         assert!(p.hello().ops.is_empty(), "{spec}");
@@ -295,51 +264,30 @@ fn faults_are_isolated(spec: &str, class: FaultClass, timeout: Duration, stderr_
     assert_eq!(s.call(&reqs[0]), want[0]);
 }
 
+/// [`faults_are_isolated`] for the Python misbehaver in `py_mode` (its stderr names the
+/// input: `{py_mode} on id`) and for the C one built with `define`.
+fn python_and_library_faults(py_mode: &str, define: &str, class: FaultClass, timeout: Duration) {
+    let says = format!("{py_mode} on id");
+    faults_are_isolated(&misbehave_py(py_mode), class, timeout, &says);
+    let dir = tempfile::tempdir().unwrap();
+    let lib = misbehave_lib(dir.path(), py_mode, &[define]);
+    faults_are_isolated(&lib, class, timeout, "");
+}
+
 #[test]
 fn crashing_subjects_are_restarted_and_name_the_input() {
-    faults_are_isolated(
-        &misbehave_py("crash"),
-        FaultClass::Crash,
-        TIMEOUT,
-        "crash on id",
-    );
-    let dir = tempfile::tempdir().unwrap();
-    faults_are_isolated(
-        &misbehave_lib(dir.path(), "crash", &["MISBEHAVE_CRASH"]),
-        FaultClass::Crash,
-        TIMEOUT,
-        "",
-    );
+    python_and_library_faults("crash", "MISBEHAVE_CRASH", FaultClass::Crash, TIMEOUT);
 }
 
 #[test]
 fn hanging_subjects_time_out_and_are_restarted() {
     let t = Duration::from_millis(700);
-    faults_are_isolated(&misbehave_py("hang"), FaultClass::Timeout, t, "hang on id");
-    let dir = tempfile::tempdir().unwrap();
-    faults_are_isolated(
-        &misbehave_lib(dir.path(), "hang", &["MISBEHAVE_HANG"]),
-        FaultClass::Timeout,
-        t,
-        "",
-    );
+    python_and_library_faults("hang", "MISBEHAVE_HANG", FaultClass::Timeout, t);
 }
 
 #[test]
 fn garbage_and_library_errors_are_protocol_faults() {
-    faults_are_isolated(
-        &misbehave_py("garbage"),
-        FaultClass::Protocol,
-        TIMEOUT,
-        "garbage on id",
-    );
-    let dir = tempfile::tempdir().unwrap();
-    faults_are_isolated(
-        &misbehave_lib(dir.path(), "err", &["MISBEHAVE_ERROR"]),
-        FaultClass::Protocol,
-        TIMEOUT,
-        "",
-    );
+    python_and_library_faults("garbage", "MISBEHAVE_ERROR", FaultClass::Protocol, TIMEOUT);
 }
 
 #[test]

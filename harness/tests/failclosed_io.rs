@@ -416,6 +416,12 @@ fn minimize_in_place_touches_only_redundant_inputs() {
     std::fs::remove_dir_all(&root).unwrap();
 }
 
+/// `tpbconform minimize INPUT --output OUT`.
+fn minimize_into(input: &Path, out: &Path) -> std::process::Output {
+    let (input, out) = (input.to_str().unwrap(), out.to_str().unwrap());
+    run(&["minimize", input, "--output", out], b"")
+}
+
 /// Guarantee M2: `--output` must be a new folder; an existing one (even the
 /// corpus root itself) is refused with exit 2 and nothing changes.
 #[test]
@@ -432,30 +438,13 @@ fn minimize_output_never_overwrites() {
         (c.join("validate_header"), c.clone()),
         (c.join("validate_header"), other.clone()),
     ] {
-        let o = run(
-            &[
-                "minimize",
-                input.to_str().unwrap(),
-                "--output",
-                out.to_str().unwrap(),
-            ],
-            b"",
-        );
-        refused(&o, "exists already");
+        refused(&minimize_into(&input, &out), "exists already");
         assert_eq!(snapshot(&c), before_c);
         assert_eq!(snapshot(&other), before_o);
     }
     // A new folder works and the input is untouched.
     let fresh = root.join("fresh");
-    let o = run(
-        &[
-            "minimize",
-            c.to_str().unwrap(),
-            "--output",
-            fresh.to_str().unwrap(),
-        ],
-        b"",
-    );
+    let o = minimize_into(&c, &fresh);
     assert_eq!(code(&o), 0, "{}", stderr(&o));
     assert_eq!(snapshot(&c), before_c);
     let names: Vec<String> = snapshot(&fresh).into_iter().map(|(n, _)| n).collect();

@@ -69,16 +69,12 @@ fn run_replay(line: &str, report: &Path) -> Output {
         .unwrap()
 }
 
-fn lib_spec(p: &Path) -> String {
-    format!("lib:{}", p.display())
-}
-
 #[test]
 fn both_examples_pass_the_gate_and_lacking_targets_are_not_supported() {
     let dir = tempfile::tempdir().unwrap();
-    let lib = c_example(dir.path(), false);
-    for spec in [lib_spec(&lib), python_spec("")] {
-        let (o, summary) = gate(dir.path(), &spec, TARGETS, "3000", &[]);
+    let [lib, py] = both_examples(dir.path());
+    for spec in [&lib, &py] {
+        let (o, summary) = gate(dir.path(), spec, TARGETS, "3000", &[]);
         assert_eq!(code(&o), 0, "{spec}\n{summary}\n{}", text(&o.stderr));
         assert!(summary.contains("PASS"), "{summary}");
         // One line per subject (issue 32): `SPEC: not supported: targets (generations)`.
@@ -92,7 +88,7 @@ fn both_examples_pass_the_gate_and_lacking_targets_are_not_supported() {
     }
     // The library's cases/s is its worker's own time per hand-off: a
     // worker that reports no time leaves no rate.
-    let (_, summary) = gate(dir.path(), &lib_spec(&lib), TARGETS, "3000", &[]);
+    let (_, summary) = gate(dir.path(), &lib, TARGETS, "3000", &[]);
     // Its `[timing]` line: `[timing] lib:…: N calls, T s in the subject = R cases/s; …`.
     let row = summary
         .lines()

@@ -8,7 +8,7 @@ use tpbconform::findings::CaseKind;
 use tpbconform::gate::{DEFAULT_SEED, DEFAULT_SYNC_CASES};
 use tpbconform::generators::sync_program::{self, Shape};
 use tpbconform::generators::{case_rng, name_hash};
-use tpbconform::kinds::{self, CaseBuf, Draw};
+use tpbconform::kinds::{self, CaseBuf, Draw, TargetKind};
 use tpbconform::reach::Reach;
 use tpbconform::targets::{Check, Target};
 
@@ -66,14 +66,20 @@ fn default_gate_stream_cases_reach_every_stream_class() {
     assert_all_hit(&reach);
 }
 
+/// Target `name`, its kind, and a reach table with what the kind declares (nothing hit).
+fn declared(name: &str) -> (Target, &'static dyn TargetKind, Reach) {
+    let t = Target::named(name);
+    let kind = kinds::of(t);
+    let mut reach = Reach::default();
+    kind.declare_reach(t, &mut reach);
+    (t, kind, reach)
+}
+
 /// The `stream_lint` cases a default gate classifies: one in `gate::REACH_SAMPLE` of its capped
 /// case count, each under the generation the gate gives it (case `i` runs under
 /// `Arch::ALL[i % 4]`), counted through the kind's `run` as the gate does.
 fn stream_lint_reach(cases: u64) -> Reach {
-    let t = Target::named("stream_lint");
-    let kind = kinds::of(t);
-    let mut reach = Reach::default();
-    kind.declare_reach(t, &mut reach);
+    let (t, kind, mut reach) = declared("stream_lint");
     let engines: Vec<_> = Arch::ALL
         .iter()
         .map(|&a| tpbconform::judge::Judge::open(&[], a).expect("reference engine"))
@@ -141,10 +147,7 @@ const SYNC_SAMPLED: u64 = {
 fn default_gate_sync_cases_reach_every_program_shape() {
     // The classes of the gate's sampled sync cases (the same sampling and
     // generator the gate uses), through the kind's own classifier.
-    let t = Target::named("sync_handshake");
-    let kind = kinds::of(t);
-    let mut reach = Reach::default();
-    kind.declare_reach(t, &mut reach);
+    let (t, kind, mut reach) = declared("sync_handshake");
     let mut buf = CaseBuf::default();
     let (mut i, mut sampled) = (0u64, 0u64);
     // A tenth of the sampled cases of a 500,000-case gate must already hit
@@ -206,10 +209,7 @@ fn an_unhit_sync_shape_is_reported() {
 /// `clean`, and a deadlock beside an unsatisfiable wait.
 #[test]
 fn default_gate_engine_sync_cases_reach_every_finding() {
-    let t = Target::named("engine_sync");
-    let kind = kinds::of(t);
-    let mut reach = Reach::default();
-    kind.declare_reach(t, &mut reach);
+    let (t, kind, mut reach) = declared("engine_sync");
     // Declared from SPEC §11's finding names, not from the generator.
     let declared = reach.unhit();
     let findings = concat!(

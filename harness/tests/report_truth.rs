@@ -58,6 +58,13 @@ fn tiny(dir: &Path, mode: &str) -> PathBuf {
 
 /// `tpbconform gate --quiet --no-corpus` in `cwd`: `cases` cases of `targets` with
 /// `subject`, the report in `report`.
+/// A gate of `subject` that must diverge (exit 1); its summary.md.
+fn diverging_summary(report: &Path, cases: &str, targets: &str, subject: &str) -> String {
+    let o = subject_gate(&repo_root(), report, cases, targets, subject);
+    assert_eq!(code(&o), 1, "{}", text(&o.stderr));
+    std::fs::read_to_string(report.join("summary.md")).unwrap()
+}
+
 fn subject_gate(cwd: &Path, report: &Path, cases: &str, targets: &str, subject: &str) -> Output {
     let report = report.to_str().unwrap();
     run_in(
@@ -152,9 +159,7 @@ fn answers_next_to_a_fault_are_spec_names_in_reports_replay_and_subject_check() 
     // Crashes on bundles ending in 0xEE: core's verdict is printed next to it.
     let crash = misbehave_py("crash");
     let report = dir.path().join("crash");
-    let o = subject_gate(&repo_root(), &report, "2000", "validate_header", &crash);
-    assert_eq!(code(&o), 1, "{}", text(&o.stderr));
-    let summary = std::fs::read_to_string(report.join("summary.md")).unwrap();
+    let summary = diverging_summary(&report, "2000", "validate_header", &crash);
     assert!(summary.contains("[Crash]"), "{summary}");
     assert_no_debug_forms("summary.md (crash)", &summary);
     let jsonl = std::fs::read_to_string(report.join("divergences.jsonl")).unwrap();
@@ -171,9 +176,7 @@ fn answers_next_to_a_fault_are_spec_names_in_reports_replay_and_subject_check() 
     // `err:<name>` answers are printed as such (not `Err(Known("…"))`).
     let lut = format!("cmd:python3 {}", tiny(dir.path(), "lut").display());
     let report = dir.path().join("lut");
-    let o = subject_gate(&repo_root(), &report, "400", "alu_lut", &lut);
-    assert_eq!(code(&o), 1, "{}", text(&o.stderr));
-    let summary = std::fs::read_to_string(report.join("summary.md")).unwrap();
+    let summary = diverging_summary(&report, "400", "alu_lut", &lut);
     assert!(summary.contains("err:"), "{summary}");
     assert_no_debug_forms("summary.md (lut)", &summary);
     let o = run_in(&repo_root(), &["subject-check", &lut]);

@@ -100,6 +100,36 @@ fn refused(root: &Path, dirs: &[PathBuf], what: &str) {
 
 fn no_files(_: usize, _: &Path) {}
 
+/// A run.json edit of [`forge`] (shard index, run.json).
+type RunEdit<'a> = &'a dyn Fn(usize, &mut Value);
+
+/// A shard folder edited after the gate.
+#[derive(Clone, Copy)]
+enum Edit {
+    /// In the file, the first `from` becomes `to`.
+    Replace(&'static str, &'static str, &'static str),
+    /// A file added.
+    Add(&'static str),
+    /// A file removed.
+    Remove(&'static str),
+    /// A note added to run.json (not a folder edit).
+    Notes,
+}
+
+impl Edit {
+    fn apply(self, d: &Path) {
+        match self {
+            Edit::Replace(f, from, to) => {
+                let s = std::fs::read_to_string(d.join(f)).unwrap();
+                std::fs::write(d.join(f), s.replacen(from, to, 1)).unwrap();
+            }
+            Edit::Add(f) => std::fs::write(d.join(f), "added").unwrap(),
+            Edit::Remove(f) => std::fs::remove_file(d.join(f)).unwrap(),
+            Edit::Notes => {}
+        }
+    }
+}
+
 fn each_target(m: &mut Value, f: &dyn Fn(&mut Value)) {
     for t in m["targets"].as_array_mut().unwrap() {
         f(t);
@@ -116,147 +146,111 @@ fn forged_clean_shards_never_merge_to_pass() {
     for seal in [true, false] {
         // Digest or cross-check: unsealed forgeries fail the digest first.
         let why = |cross: &'static str| if seal { cross } else { "digest mismatch" };
-        // Claim zero cases (every shard, consistently).
-        let zero = forge(
-            &root,
-            "zero",
-            &dirs,
-            seal,
-            &|_, m| {
-                m["cases"] = 0.into();
-                each_target(m, &|t| {
-                    for k in ["planned", "ran", "valid", "near_valid", "raw", "diverged"] {
+        // (name, run.json edit, what the refusal names when sealed)
+        let forgeries: [(&str, RunEdit, &'static str); 6] = [
+            // Claim zero cases (every shard, consistently).
+            (
+                "zero",
+                &|_, m| {
+                    m["cases"] = 0.into();
+                    each_target(m, &|t| {
+                        for k in ["planned", "ran", "valid", "near_valid", "raw", "diverged"] {
+                            t[k] = 0.into();
+                        }
+                    });
+                    for g in m["generations"].as_array_mut().unwrap() {
+                        g["ran"] = 0.into();
+                    }
+                },
+                "nothing was checked",
+            ),
+            // Zero planned cases for one target while the request says 120.
+            (
+                "none-planned",
+                &|_, m| {
+                    let t = &mut m["targets"][1];
+                    let ran = t["ran"].as_u64().unwrap();
+                    for k in ["planned", "ran", "valid", "near_valid", "raw"] {
                         t[k] = 0.into();
                     }
-                });
-                for g in m["generations"].as_array_mut().unwrap() {
-                    g["ran"] = 0.into();
-                }
-            },
-            &no_files,
-        );
-        refused(&root, &zero, why("nothing was checked"));
-        // Zero planned cases for one target while the request says 120.
-        let none_planned = forge(
-            &root,
-            "none-planned",
-            &dirs,
-            seal,
-            &|_, m| {
-                let t = &mut m["targets"][1];
-                let ran = t["ran"].as_u64().unwrap();
-                for k in ["planned", "ran", "valid", "near_valid", "raw"] {
-                    t[k] = 0.into();
-                }
-                take_ran(m, ran);
-            },
-            &no_files,
-        );
-        refused(
-            &root,
-            &none_planned,
-            why("no shard planned a generated case"),
-        );
-        // List no target.
-        let no_target = forge(
-            &root,
-            "no-target",
-            &dirs,
-            seal,
-            &|_, m| {
-                m["targets"] = serde_json::json!([]);
-                for g in m["generations"].as_array_mut().unwrap() {
-                    g["ran"] = 0.into();
-                }
-            },
-            &no_files,
-        );
-        refused(&root, &no_target, why("lists no target"));
-        // One target left out of run.json (its cases off the generations).
-        let missing = forge(
-            &root,
-            "missing-target",
-            &dirs,
-            seal,
-            &|_, m| {
-                let gone = m["targets"].as_array_mut().unwrap().remove(1);
-                take_ran(m, gone["ran"].as_u64().unwrap());
-            },
-            &no_files,
-        );
-        refused(&root, &missing, why("a missing target"));
-        // A target row that says diverged=5 under PASS.
-        let diverged = forge(
-            &root,
-            "diverged",
-            &dirs,
-            seal,
-            &|i, m| {
-                if i == 0 {
-                    m["targets"][0]["diverged"] = 5.into();
-                }
-            },
-            &no_files,
-        );
-        refused(&root, &diverged, why("5 diverged case(s) in run.json"));
-        // A generation that diverged under PASS.
-        let gen = forge(
-            &root,
-            "generation",
-            &dirs,
-            seal,
-            &|i, m| {
-                if i == 1 {
-                    m["generations"][2]["diverged"] = 1.into();
-                }
-            },
-            &no_files,
-        );
-        refused(&root, &gen, why("diverged"));
-    }
-    // Files changed after the gate, integrity record untouched: each named.
-    let summary = forge(&root, "summary", &dirs, false, &|_, _| {}, &|i, d| {
-        if i == 1 {
-            let p = d.join("summary.md");
-            let s = std::fs::read_to_string(&p).unwrap();
-            std::fs::write(&p, s.replacen("| ok |", "| FAIL |", 1)).unwrap();
+                    take_ran(m, ran);
+                },
+                "no shard planned a generated case",
+            ),
+            // List no target.
+            (
+                "no-target",
+                &|_, m| {
+                    m["targets"] = serde_json::json!([]);
+                    for g in m["generations"].as_array_mut().unwrap() {
+                        g["ran"] = 0.into();
+                    }
+                },
+                "lists no target",
+            ),
+            // One target left out of run.json (its cases off the generations).
+            (
+                "missing-target",
+                &|_, m| {
+                    let gone = m["targets"].as_array_mut().unwrap().remove(1);
+                    take_ran(m, gone["ran"].as_u64().unwrap());
+                },
+                "a missing target",
+            ),
+            // A target row that says diverged=5 under PASS.
+            (
+                "diverged",
+                &|i, m| {
+                    if i == 0 {
+                        m["targets"][0]["diverged"] = 5.into();
+                    }
+                },
+                "5 diverged case(s) in run.json",
+            ),
+            // A generation that diverged under PASS.
+            (
+                "generation",
+                &|i, m| {
+                    if i == 1 {
+                        m["generations"][2]["diverged"] = 1.into();
+                    }
+                },
+                "diverged",
+            ),
+        ];
+        for (name, edit, what) in forgeries {
+            let forged = forge(&root, name, &dirs, seal, edit, &no_files);
+            refused(&root, &forged, why(what));
         }
-    });
-    refused(&root, &summary, "digest mismatch: summary.md");
-    let facts = forge(
-        &root,
-        "facts",
-        &dirs,
-        false,
-        &|i, m| {
-            if i == 0 {
+    }
+    // Files changed after the gate, integrity record untouched, and a verdict recomputed
+    // consistently in run.json but not in summary.md (sealed): each named.
+    // (name, sealed, the shard edited, the edit, what the refusal names)
+    #[rustfmt::skip]
+    let edited: [(&str, bool, usize, Edit, &str); 5] = [
+        ("summary", false, 1, Edit::Replace("summary.md", "| ok |", "| FAIL |"), "digest mismatch: summary.md"),
+        ("facts", false, 0, Edit::Notes, "run.json was edited"),
+        ("added", false, 0, Edit::Add("notes.txt"), "is not listed"),
+        ("removed", false, 0, Edit::Remove("index.html"), "index.html is listed but absent"),
+        ("summary-says", true, 0, Edit::Replace("summary.md", "**PASS**", "**FAIL**"), "summary.md says FAIL"),
+    ];
+    for (name, seal, shard, edit, what) in edited {
+        let notes = |i: usize, m: &mut Value| {
+            if i == shard && matches!(edit, Edit::Notes) {
                 m["notes"] = serde_json::json!(["edited"]);
             }
-        },
-        &no_files,
-    );
-    refused(&root, &facts, "run.json was edited");
-    let added = forge(&root, "added", &dirs, false, &|_, _| {}, &|i, d| {
-        if i == 0 {
-            std::fs::write(d.join("notes.txt"), "added").unwrap();
-        }
-    });
-    refused(&root, &added, "is not listed");
-    let removed = forge(&root, "removed", &dirs, false, &|_, _| {}, &|i, d| {
-        if i == 0 {
-            std::fs::remove_file(d.join("index.html")).unwrap();
-        }
-    });
-    refused(&root, &removed, "index.html is listed but absent");
-    // A verdict recomputed consistently in run.json but not in summary.md.
-    let summary_says = forge(&root, "summary-says", &dirs, true, &|_, _| {}, &|i, d| {
-        if i == 0 {
-            let p = d.join("summary.md");
-            let s = std::fs::read_to_string(&p).unwrap();
-            std::fs::write(&p, s.replacen("**PASS**", "**FAIL**", 1)).unwrap();
-        }
-    });
-    refused(&root, &summary_says, "summary.md says FAIL");
+        };
+        let files = |i: usize, d: &Path| {
+            if i == shard {
+                edit.apply(d);
+            }
+        };
+        refused(
+            &root,
+            &forge(&root, name, &dirs, seal, &notes, &files),
+            what,
+        );
+    }
     std::fs::remove_dir_all(&root).unwrap();
 }
 

@@ -16,7 +16,7 @@ use report_support::{read_json, reseal, write_json};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
-use subjects::{c_example, tiny_py};
+use subjects::{c_example, lib_spec, tiny_py};
 
 /// A Python subject of every generation whose validators always answer
 /// `answer` (`valid` or a SPEC §3 predicate name).
@@ -38,6 +38,19 @@ fn tiny(dir: &Path, answer: &str) -> String {
 
 /// `tpbconform gate --quiet --no-corpus --report-dir <report> <args>` in the
 /// repository root.
+/// A `validate_header` gate of `cases` cases with subject `spec` (and `extra` arguments).
+fn header_gate(report: &Path, cases: &str, spec: &str, extra: &[&str]) -> Output {
+    let args = [
+        "--cases",
+        cases,
+        "--targets",
+        "validate_header",
+        "--subject",
+        spec,
+    ];
+    gate(report, &[&args[..], extra].concat())
+}
+
 fn gate(report: &Path, args: &[&str]) -> Output {
     Command::new(PathBuf::from(BIN))
         .current_dir(repo_root())
@@ -76,8 +89,7 @@ fn under(n: u64, k: u64) -> u64 {
 #[test]
 fn a_library_subject_gets_every_generated_case_by_default_and_the_cap_is_opt_in() {
     let dir = tempfile::tempdir().unwrap();
-    let lib = c_example(dir.path(), false);
-    let spec = format!("lib:{}", lib.display());
+    let spec = lib_spec(&c_example(dir.path(), false));
     // More than the old fixed 100000 per target: the v2 cases above index
     // 100000 reach the subject too.
     let n = 120_000u64;
@@ -112,19 +124,7 @@ fn a_library_subject_gets_every_generated_case_by_default_and_the_cap_is_opt_in(
 
     // The cap: only indices below it.
     let capped = dir.path().join("capped");
-    let o = gate(
-        &capped,
-        &[
-            "--cases",
-            "4000",
-            "--targets",
-            "validate_header",
-            "--subject",
-            &spec,
-            "--subject-cases",
-            "1000",
-        ],
-    );
+    let o = header_gate(&capped, "4000", &spec, &["--subject-cases", "1000"]);
     assert_eq!(code(&o), 0, "{}", stderr(&o));
     let run = read_json(&capped.join("run.json"));
     assert_eq!(run["subject_cases_cap"], 1000);
@@ -142,17 +142,7 @@ fn a_subject_of_every_generation_is_judged_under_v2_to_v5() {
     // Valid on everything: it diverges where core rejects, agrees elsewhere.
     let spec = tiny(dir.path(), "valid");
     let report = dir.path().join("r");
-    let o = gate(
-        &report,
-        &[
-            "--cases",
-            "200",
-            "--targets",
-            "validate_header",
-            "--subject",
-            &spec,
-        ],
-    );
+    let o = header_gate(&report, "200", &spec, &[]);
     assert_eq!(code(&o), 1, "{}", stderr(&o));
     let run = read_json(&report.join("run.json"));
     let s = subject(&run, &spec);
@@ -261,8 +251,7 @@ fn merge(dirs: &[PathBuf], out: &Path) -> Output {
 #[test]
 fn merged_shards_sum_each_subjects_cases_and_forged_coverage_is_refused() {
     let dir = tempfile::tempdir().unwrap();
-    let lib = c_example(dir.path(), false);
-    let spec = format!("lib:{}", lib.display());
+    let spec = lib_spec(&c_example(dir.path(), false));
     let n = 400u64;
     let shards: Vec<PathBuf> = (0..2)
         .map(|i| {

@@ -40,15 +40,14 @@ impl Engine {
         Engine::Sp,
     ];
 
+    /// Its row of [`NAMES`].
+    fn names(&self) -> &'static EngineNames {
+        &NAMES[*self as usize]
+    }
+
     /// The name printed (`PE`, `Activation`, `Pool`, `DVE`, `SP`).
     pub fn name(&self) -> &'static str {
-        match self {
-            Engine::Pe => "PE",
-            Engine::Act => "Activation",
-            Engine::Pool => "Pool",
-            Engine::Dve => "DVE",
-            Engine::Sp => "SP",
-        }
+        self.names().0
     }
 
     /// The engine a name means (`--engine NAME=…`, a key), without regard to case.
@@ -61,26 +60,34 @@ impl Engine {
 
     /// def.json keys naming it (schema A; `_instr` appended: schema B).
     fn keys(&self) -> &'static [&'static str] {
-        match self {
-            Engine::Pe => &["pe"],
-            Engine::Act => &["act", "activation"],
-            Engine::Pool => &["pool"],
-            Engine::Dve => &["dve"],
-            Engine::Sp => &["sp"],
-        }
+        self.names().1
     }
 
     /// Member names of the fallback (lower case).
     fn fallback(&self) -> &'static [&'static str] {
-        match self {
-            Engine::Pe => &["pe.bin"],
-            Engine::Act => &["activation.bin", "act.bin"],
-            Engine::Pool => &["pool.bin"],
-            Engine::Dve => &["dve.bin"],
-            Engine::Sp => &["sp.bin"],
-        }
+        self.names().2
     }
 }
+
+/// An engine's printed name, def.json keys and fallback member names.
+type EngineNames = (
+    &'static str,
+    &'static [&'static str],
+    &'static [&'static str],
+);
+
+/// [`EngineNames`] in [`Engine::ALL`] order.
+const NAMES: [EngineNames; 5] = [
+    ("PE", &["pe"], &["pe.bin"]),
+    (
+        "Activation",
+        &["act", "activation"],
+        &["activation.bin", "act.bin"],
+    ),
+    ("Pool", &["pool"], &["pool.bin"]),
+    ("DVE", &["dve"], &["dve.bin"]),
+    ("SP", &["sp"], &["sp.bin"]),
+];
 
 /// How an engine's instruction file was found.
 #[derive(Clone, Debug, PartialEq, Eq)]

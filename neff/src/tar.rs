@@ -603,45 +603,23 @@ mod tests {
             one("sg00/../../x", b'0', ""),
             NeffError::UnsafePath { .. }
         ));
-        assert!(matches!(
-            one("/etc/x", b'0', ""),
-            NeffError::UnsafePath {
-                reason: "an absolute path",
-                ..
-            }
-        ));
-        assert!(matches!(
-            one("a", b'2', "/etc/passwd"),
-            NeffError::Link {
-                kind: "symlink",
-                ..
-            }
-        ));
-        assert!(matches!(
-            one("a", b'1', "b"),
-            NeffError::Link {
-                kind: "hard link",
-                ..
-            }
-        ));
-        assert!(matches!(
-            one("a", b'3', ""),
-            NeffError::Special {
-                kind: "character device",
-                ..
-            }
-        ));
-        assert!(matches!(
-            one("a", b'4', ""),
-            NeffError::Special {
-                kind: "block device",
-                ..
-            }
-        ));
-        assert!(matches!(
-            one("a", b'6', ""),
-            NeffError::Special { kind: "FIFO", .. }
-        ));
+        // (name, typeflag, link name, the refusal and what it names)
+        for (name, flag, link, want) in [
+            ("/etc/x", b'0', "", ("unsafe path", "an absolute path")),
+            ("a", b'2', "/etc/passwd", ("link", "symlink")),
+            ("a", b'1', "b", ("link", "hard link")),
+            ("a", b'3', "", ("special", "character device")),
+            ("a", b'4', "", ("special", "block device")),
+            ("a", b'6', "", ("special", "FIFO")),
+        ] {
+            let got = match one(name, flag, link) {
+                NeffError::UnsafePath { reason, .. } => ("unsafe path", reason),
+                NeffError::Link { kind, .. } => ("link", kind),
+                NeffError::Special { kind, .. } => ("special", kind),
+                other => panic!("{name} {flag}: {other:?}"),
+            };
+            assert_eq!(got, want, "{name} {flag}");
+        }
         assert!(matches!(
             one("a", b'S', ""),
             NeffError::UnsupportedType { typeflag: 'S', .. }

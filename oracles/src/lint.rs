@@ -193,8 +193,9 @@ mod tests {
     /// Compare the length transcription with `isa/opcodes.tsv`'s `length` column.
     #[test]
     fn length_transcription_matches_the_isa_file() {
-        let text = include_str!("../../isa/opcodes.tsv");
-        let mut rows = text.lines().filter(|l| !l.starts_with('#'));
+        let mut rows = include_str!("../../isa/opcodes.tsv")
+            .lines()
+            .filter(|l| !l.starts_with('#'));
         let header: Vec<&str> = rows.next().expect("header").split('\t').collect();
         let col = header.iter().position(|h| *h == "length").expect("length");
         let mut seen = 0;

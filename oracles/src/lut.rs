@@ -103,64 +103,61 @@ const UPDATE_MODES: &[(&str, u32, u8)] = &[
 /// Chips whose compiler uses the v4 dtype column (FACTS §6; v5 inherits v4, SPEC D-22).
 const V4_COLUMN_CHIPS: &[Chip] = &[Chip::Mariana, Chip::Maverick];
 
+/// A row of [`COLLECTIVE_KINDS`] or [`ALU_OPS`]: (name, ordinal, wire byte).
+type Row = (&'static str, u32, Option<u8>);
+
+/// The row of `rows` with ordinal `ord`.
+fn row_of(rows: &'static [Row], ord: u32) -> Result<&'static Row, LutRejection> {
+    rows.iter()
+        .find(|row| row.1 == ord)
+        .ok_or(LutRejection::OutOfRange { value: ord })
+}
+
+/// The ordinal of the row of `rows` that `pick` finds.
+fn ordinal_where(rows: &[Row], pick: impl Fn(&Row) -> bool) -> Option<u32> {
+    rows.iter().find(|row| pick(row)).map(|row| row.1)
+}
+
 /// CollectiveKind → wire byte (SPEC §6.1).
 pub fn collective_wire(kind: u32) -> Result<u8, LutRejection> {
-    match COLLECTIVE_KINDS.iter().find(|row| row.1 == kind) {
-        None => Err(LutRejection::OutOfRange { value: kind }),
-        Some(&(name, _, None)) => Err(LutRejection::NotEncodable { kind, name }),
-        Some(&(_, _, Some(wire))) => Ok(wire),
-    }
+    let &(name, _, wire) = row_of(COLLECTIVE_KINDS, kind)?;
+    wire.ok_or(LutRejection::NotEncodable { kind, name })
 }
 
 /// Wire byte → CollectiveKind ordinal (inverse of [`collective_wire`]).
 pub fn collective_kind_of_wire(wire: u8) -> Option<u32> {
-    COLLECTIVE_KINDS
-        .iter()
-        .find(|row| row.2 == Some(wire))
-        .map(|row| row.1)
+    ordinal_where(COLLECTIVE_KINDS, |row| row.2 == Some(wire))
 }
 
 /// CollectiveKind ordinal → name.
 pub fn collective_name(kind: u32) -> Option<&'static str> {
-    COLLECTIVE_KINDS
-        .iter()
-        .find(|row| row.1 == kind)
-        .map(|row| row.0)
+    row_of(COLLECTIVE_KINDS, kind).ok().map(|row| row.0)
 }
 
 /// CollectiveKind name → ordinal.
 pub fn collective_ordinal_of_name(name: &str) -> Option<u32> {
-    COLLECTIVE_KINDS
-        .iter()
-        .find(|row| row.0 == name)
-        .map(|row| row.1)
+    ordinal_where(COLLECTIVE_KINDS, |row| row.0 == name)
 }
 
 /// AluOpType ordinal → wire byte (SPEC §6.2).
 pub fn alu_wire(op: u32) -> Result<u8, LutRejection> {
-    match ALU_OPS.iter().find(|row| row.1 == op) {
-        None => Err(LutRejection::OutOfRange { value: op }),
-        Some(&(name, _, None)) => Err(LutRejection::NoWireByte { op, name }),
-        Some(&(_, _, Some(wire))) => Ok(wire),
-    }
+    let &(name, _, wire) = row_of(ALU_OPS, op)?;
+    wire.ok_or(LutRejection::NoWireByte { op, name })
 }
 
 /// Wire byte → AluOpType ordinal.
 pub fn alu_of_wire(wire: u8) -> Option<u32> {
-    ALU_OPS
-        .iter()
-        .find(|row| row.2 == Some(wire))
-        .map(|row| row.1)
+    ordinal_where(ALU_OPS, |row| row.2 == Some(wire))
 }
 
 /// AluOpType ordinal → name.
 pub fn alu_name(op: u32) -> Option<&'static str> {
-    ALU_OPS.iter().find(|row| row.1 == op).map(|row| row.0)
+    row_of(ALU_OPS, op).ok().map(|row| row.0)
 }
 
 /// AluOpType name → ordinal.
 pub fn alu_ordinal_of_name(name: &str) -> Option<u32> {
-    ALU_OPS.iter().find(|row| row.0 == name).map(|row| row.1)
+    ordinal_where(ALU_OPS, |row| row.0 == name)
 }
 
 /// The CCE subset: AluOp errors first, then `not_shipped` unless the op is bypass or add.
@@ -206,20 +203,20 @@ pub fn is_dtype_tag(chip: Chip, tag: u8) -> bool {
         .any(|row| tag == if v4 { row.3 } else { row.2 })
 }
 
-/// BIR wait mode → wire byte, the raw LUT (0 → 0x07, 1 → 0x05, 2 → 0x85).
-pub fn wait_mode_lut(mode: u32) -> Result<u8, LutRejection> {
-    WAIT_MODES
-        .iter()
+/// The wire byte of BIR mode `mode` in `rows` (name, mode, wire).
+fn mode_lut(rows: &[(&str, u32, u8)], mode: u32) -> Result<u8, LutRejection> {
+    rows.iter()
         .find(|row| row.1 == mode)
         .map(|row| row.2)
         .ok_or(LutRejection::OutOfRange { value: mode })
 }
 
+/// BIR wait mode → wire byte, the raw LUT (0 → 0x07, 1 → 0x05, 2 → 0x85).
+pub fn wait_mode_lut(mode: u32) -> Result<u8, LutRejection> {
+    mode_lut(WAIT_MODES, mode)
+}
+
 /// BIR update mode → wire byte (0..5 → 11 15 17 13 14 19).
 pub fn update_mode_lut(mode: u32) -> Result<u8, LutRejection> {
-    UPDATE_MODES
-        .iter()
-        .find(|row| row.1 == mode)
-        .map(|row| row.2)
-        .ok_or(LutRejection::OutOfRange { value: mode })
+    mode_lut(UPDATE_MODES, mode)
 }

@@ -1,20 +1,14 @@
 //! decode / encode: hand-built images of all eleven opcodes (from SPEC §5 and seed 003),
 //! round trips, decode failures at each field (SPEC §5.1), encode failures (SPEC §5.2).
 
+mod common;
+
+use common::img;
 use tpb_oracle::*;
 
 /// The chip these tests run under: Mariana (v4) emits all eleven opcodes (seed 003) and has the
 /// v4 dtype column (tag 0x10, FACTS §6).
 const C: tpb_oracle::Chip = tpb_oracle::Chip::Mariana;
-
-/// Build an image from (offset, bytes) pieces over zeros.
-fn img(pieces: &[(usize, &[u8])]) -> [u8; 64] {
-    let mut b = [0u8; 64];
-    for (off, bytes) in pieces {
-        b[*off..*off + bytes.len()].copy_from_slice(bytes);
-    }
-    b
-}
 
 fn ramp(n: usize, seed: u8) -> Vec<u8> {
     (0..n)

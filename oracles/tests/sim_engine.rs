@@ -3,7 +3,7 @@
 
 use tpb_oracle::sim::{
     band_sync, read_band, simulate, vet, Band, BandSync, Edge, PlanEntry, PlanUpdate, PlanWait,
-    Reject, Script, Signal, Step, Unit, Violation,
+    Reject, Script, Signal, Step, Trace, Unit, Violation,
 };
 
 fn step(unit: Unit, inputs: &[u16], signals: &[(u16, Option<u8>)], tick: u32) -> Step {
@@ -96,24 +96,32 @@ fn missing_wait_breaks_happens_before() {
     );
 }
 
-#[test]
-fn unreachable_threshold_deadlocks() {
+/// [`dma_then_host`] simulated with the DMA's update of semaphore 0 (`by`, remote core) and the
+/// host's wait threshold on it.
+fn dma_then_host_with(update: (u32, Option<u8>), wait: u32) -> Result<Trace, Violation> {
     let s = dma_then_host();
     let exp = vet(&s).unwrap();
-    let plan = vec![entry(&[], &[(0, 1, None)]), entry(&[(0, 2)], &[])];
+    let plan = vec![
+        entry(&[], &[(0, update.0, update.1)]),
+        entry(&[(0, wait)], &[]),
+    ];
+    simulate(&s, &exp, &plan, &[])
+}
+
+#[test]
+fn unreachable_threshold_deadlocks() {
+    // The DMA adds 1; the host waits for 2.
     assert_eq!(
-        simulate(&s, &exp, &plan, &[]),
+        dma_then_host_with((1, None), 2),
         Err(Violation::Deadlock(vec![1]))
     );
 }
 
 #[test]
 fn wrong_update_value_is_a_final_value_violation() {
-    let s = dma_then_host();
-    let exp = vet(&s).unwrap();
-    let plan = vec![entry(&[], &[(0, 2, None)]), entry(&[(0, 1)], &[])];
+    // The DMA adds 2; the host waits for 1.
     assert_eq!(
-        simulate(&s, &exp, &plan, &[]),
+        dma_then_host_with((2, None), 1),
         Err(Violation::FinalValue {
             core: None,
             sem: 0,
@@ -194,29 +202,16 @@ fn vet_rejects_each_rule() {
     s.grabs.push(false);
     s.steps[1].inputs[0].sem_handle = Some(1);
     assert_eq!(vet(&s), Err(Reject::WrongSem(0)));
-    // Fan-in on one local semaphore from two units.
-    let s = script(
-        1,
-        vec![
-            step(Unit::Queue(0), &[], &[(0, None)], 1),
-            step(Unit::Queue(1), &[], &[(0, None)], 1),
-        ],
-    );
-    assert_eq!(vet(&s), Err(Reject::Shared(0)));
-    // :214 — a dependency on no instruction.
-    assert_eq!(
-        vet(&script(0, vec![step(Unit::Host, &[3], &[], 1)])),
-        Err(Reject::Dangling(0))
-    );
-    // A cycle.
-    let s = script(
-        0,
-        vec![
-            step(Unit::Host, &[1], &[], 1),
-            step(Unit::Core(1), &[0], &[], 1),
-        ],
-    );
-    assert_eq!(vet(&s), Err(Reject::Loop(0)));
+    // Fan-in on one local semaphore from two units; :214 — a dependency on no instruction; a
+    // cycle.
+    let fan_in = [(Unit::Queue(0), 0), (Unit::Queue(1), 0)];
+    let cycle = [(Unit::Host, 1), (Unit::Core(1), 0)];
+    let shared = fan_in.map(|(u, _)| step(u, &[], &[(0, None)], 1));
+    let looped = cycle.map(|(u, dep)| step(u, &[dep], &[], 1));
+    let dangling = [step(Unit::Host, &[3], &[], 1)];
+    assert_eq!(vet(&script(1, shared.to_vec())), Err(Reject::Shared(0)));
+    assert_eq!(vet(&script(0, dangling.to_vec())), Err(Reject::Dangling(0)));
+    assert_eq!(vet(&script(0, looped.to_vec())), Err(Reject::Loop(0)));
     // :256 — pool of 3: ids 0 and 1, then bottom 2 meets top 2.
     let s = Script {
         pool: 3,

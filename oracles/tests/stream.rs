@@ -1,34 +1,24 @@
 //! Stream parser (SPEC §5.3, D-10).
 
+mod common;
+
+use common::img;
 use tpb_oracle::*;
 
 /// The chip these tests run under: Cayman (v3) emits all eleven opcodes (seed 003).
 const C: tpb_oracle::Chip = tpb_oracle::Chip::Cayman;
 
 fn header(n_args: u8, num_payloads: u16) -> [u8; 64] {
-    let mut b = [0u8; 64];
-    b[0] = 0x85;
-    b[1] = 0x10;
-    b[0x0C..0x0E].copy_from_slice(&num_payloads.to_le_bytes());
-    b[0x0E] = 3;
-    b[0x0F] = n_args;
-    b
+    let n = num_payloads.to_le_bytes();
+    img(&[(0, &[0x85, 0x10]), (0x0C, &n), (0x0E, &[3, n_args])])
 }
 
 fn payload() -> [u8; 64] {
-    let mut b = [0u8; 64];
-    b[0] = 0x86;
-    b[1] = 0x10;
-    b[0x0F] = 1;
-    b[0x20] = 0xAB;
-    b
+    img(&[(0, &[0x86, 0x10]), (0x0F, &[1]), (0x20, &[0xAB])])
 }
 
 fn other(op: u8) -> [u8; 64] {
-    let mut b = [0u8; 64];
-    b[0] = op;
-    b[1] = 0x10;
-    b
+    img(&[(0, &[op, 0x10])])
 }
 
 fn cat(parts: &[[u8; 64]]) -> Vec<u8> {

@@ -1,6 +1,9 @@
 //! Per-predicate tests of the 0x85 / 0x86 validators. Expected values are derived by hand from
 //! seed 000 (Algorithm, reserved-zero region, scratch QUIRK, AC03-C1/C2) and SPEC §2–§4.
 
+mod common;
+
+use common::img;
 use tpb_oracle::{
     dbg_header_verdict, dbg_payload_verdict, header_verdict, is_named_opcode, payload_verdict,
     Chip, Rejection,
@@ -12,27 +15,15 @@ const C: tpb_oracle::Chip = tpb_oracle::Chip::Cayman;
 /// A header the validator accepts: opcode, tag, wait SEM_GE_IMM on sem 3, set-update sem 4,
 /// num_payloads 4, function 7, 2 arguments, empty scratch.
 fn header() -> [u8; 64] {
-    let mut b = [0u8; 64];
-    b[0] = 0x85;
-    b[1] = 0x10;
-    b[4] = 0x05;
-    b[5] = 3;
-    b[6] = 0x13;
-    b[7] = 4;
-    b[0x0C] = 4;
-    b[0x0E] = 7;
-    b[0x0F] = 2;
-    b
+    img(&[
+        (0, &[0x85, 0x10, 0, 0, 0x05, 3, 0x13, 4]),
+        (0x0C, &[4, 0, 7, 2]),
+    ])
 }
 
 /// A payload the validator accepts.
 fn payload() -> [u8; 64] {
-    let mut b = [0u8; 64];
-    b[0] = 0x86;
-    b[1] = 0x10;
-    b[4] = 0x85;
-    b[6] = 0x00;
-    b[0x0F] = 0x01;
+    let mut b = img(&[(0, &[0x86, 0x10, 0, 0, 0x85]), (0x0F, &[0x01])]);
     for (i, byte) in b.iter_mut().enumerate().skip(0x10) {
         *byte = i as u8 ^ 0x5A;
     }
@@ -95,34 +86,60 @@ fn roster_gaps_and_edges() {
 
 // ---------------------------------------------------------------- header chain order (SPEC §3)
 
-#[test]
-fn valid_opcode_is_first() {
-    for op in [0x00u8, 0x0B, 0x80, 0x87, 0xFF] {
+/// Each of `values` at byte `at` is reported first by both validators as `name`, naming that
+/// byte and value, even with the `later` bytes (checked later in the chain) also bad.
+fn reported_first(at: usize, values: [u8; 5], later: &[(usize, u8)], name: &str) {
+    for v in values {
         let mut b = header();
-        b[0] = op;
-        b[1] = 0; // also bad, but later in the chain
-        b[4] = 0x80;
+        b[at] = v;
+        for &(o, x) in later {
+            b[o] = x;
+        }
         let r = header_verdict(&b, C).unwrap_err();
-        assert_eq!(r.predicate_name(), "valid_opcode");
-        assert_eq!((r.offset, r.value), (0, op));
+        assert_eq!(r.predicate_name(), name);
+        assert_eq!((r.offset, r.value), (at, v));
         let mut p = payload();
-        p[0] = op;
-        assert_eq!(name_of(payload_verdict(&p, C)), "valid_opcode");
+        p[at] = v;
+        assert_eq!(name_of(payload_verdict(&p, C)), name);
     }
 }
 
 #[test]
+fn valid_opcode_is_first() {
+    // A bad tag and bad events too, later in the chain.
+    let values = [0x00u8, 0x0B, 0x80, 0x87, 0xFF];
+    reported_first(0, values, &[(1, 0), (4, 0x80)], "valid_opcode");
+}
+
+#[test]
 fn inst_word_len_is_second() {
-    for tag in [0x00u8, 0x0F, 0x11, 0x20, 0xFF] {
+    // Events also bad: must not be reported.
+    let values = [0x00u8, 0x0F, 0x11, 0x20, 0xFF];
+    reported_first(1, values, &[(4, 0x80)], "inst_word_len");
+}
+
+/// Every value of the mode byte at `off` passes both validators exactly when it is one of
+/// `members`, and a header failing on it names that byte and value.
+fn mode_domain(off: usize, members: &[u8], what: &str) {
+    for v in 0u8..=255 {
+        let want = if members.contains(&v) {
+            "ok"
+        } else {
+            "has_valid_neuron_events"
+        };
         let mut b = header();
-        b[1] = tag;
-        b[4] = 0x80; // events also bad: must not be reported
-        let r = header_verdict(&b, C).unwrap_err();
-        assert_eq!(r.predicate_name(), "inst_word_len");
-        assert_eq!((r.offset, r.value), (1, tag));
+        b[off] = v;
+        assert_eq!(name_of(header_verdict(&b, C)), want, "{what} {v:#04x}");
         let mut p = payload();
-        p[1] = tag;
-        assert_eq!(name_of(payload_verdict(&p, C)), "inst_word_len");
+        p[off] = v;
+        assert_eq!(
+            name_of(payload_verdict(&p, C)),
+            want,
+            "payload {what} {v:#04x}"
+        );
+        if let Err(r) = header_verdict(&b, C) {
+            assert_eq!((r.offset, r.value), (off, v));
+        }
     }
 }
 
@@ -132,52 +149,17 @@ fn events_wait_mode_domain() {
     let members = [
         0x00u8, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x0E, 0x0F, 0x81, 0x82, 0x83, 0x84, 0x85,
     ];
-    for wm in 0u8..=255 {
-        let mut b = header();
-        b[4] = wm;
-        let want = if members.contains(&wm) {
-            "ok"
-        } else {
-            "has_valid_neuron_events"
-        };
-        assert_eq!(name_of(header_verdict(&b, C)), want, "wait mode {wm:#04x}");
-        let mut p = payload();
-        p[4] = wm;
-        assert_eq!(
-            name_of(payload_verdict(&p, C)),
-            want,
-            "payload wait mode {wm:#04x}"
-        );
-        if let Err(r) = header_verdict(&b, C) {
-            assert_eq!((r.offset, r.value), (4, wm));
-        }
-    }
+    mode_domain(4, &members, "wait mode");
 }
 
 #[test]
 fn events_update_mode_domain() {
-    for um in 0u8..=255 {
-        let mut b = header();
-        b[6] = um;
-        // FACTS §2 [H] UPDATE_MODE members, typed by hand.
-        let members = [
-            0x00u8, 0x01, 0x02, 0x03, 0x04, 0x05, 0x07, 0x09, 0x11, 0x12, 0x13, 0x14, 0x15, 0x17,
-            0x19, 0x99,
-        ];
-        let want = if members.contains(&um) {
-            "ok"
-        } else {
-            "has_valid_neuron_events"
-        };
-        assert_eq!(
-            name_of(header_verdict(&b, C)),
-            want,
-            "update mode {um:#04x}"
-        );
-        if let Err(r) = header_verdict(&b, C) {
-            assert_eq!((r.offset, r.value), (6, um));
-        }
-    }
+    // FACTS §2 [H] UPDATE_MODE members, typed by hand.
+    let members = [
+        0x00u8, 0x01, 0x02, 0x03, 0x04, 0x05, 0x07, 0x09, 0x11, 0x12, 0x13, 0x14, 0x15, 0x17, 0x19,
+        0x99,
+    ];
+    mode_domain(6, &members, "update mode");
 }
 
 #[test]
@@ -347,12 +329,9 @@ fn payload_reserved_zero_is_0c_to_0e_only() {
             } else {
                 "ok" // 0x0F (marker) and the AP are not checked by the validator
             };
-            assert_eq!(
-                name_of(payload_verdict(&p, C)),
-                want,
-                "byte {off:#x}={v:#x}"
-            );
-            if let Err(e) = payload_verdict(&p, C) {
+            let got = payload_verdict(&p, C);
+            assert_eq!(name_of(got), want, "byte {off:#x}={v:#x}");
+            if let Err(e) = got {
                 assert_eq!((e.offset, e.value), (off, v));
             }
         }
@@ -370,34 +349,24 @@ fn payload_does_not_check_marker() {
 
 #[test]
 fn dbg_messages_name_the_predicate() {
-    let mut b = header();
-    b[0x30] = 1;
-    assert_eq!(
-        dbg_header_verdict(&b, C),
-        Err("inst failed assertion check: 'custom_op_header_reserved_zero'".to_string())
-    );
-    let mut b = header();
-    b[0x1C] = 1;
-    assert_eq!(
-        dbg_header_verdict(&b, C),
-        Err("inst failed assertion check: 'custom_op_header_scratch_space_val'".to_string())
-    );
-    let mut p = payload();
-    p[0x0D] = 1;
-    assert_eq!(
-        dbg_payload_verdict(&p, C),
-        Err("inst failed assertion check: 'custom_op_payload_reserved_zero'".to_string())
-    );
-    let mut p = payload();
-    p[0] = 0x85;
-    assert_eq!(
-        dbg_payload_verdict(&p, C),
-        Err("inst failed assertion check: 'is_custom_op_payload_opcode'".to_string())
-    );
-    let mut p = payload();
-    p[6] = 0x0A; // not an UPDATE_MODE member (FACTS §2)
-    assert_eq!(
-        dbg_payload_verdict(&p, C),
-        Err("inst failed assertion check: 'has_valid_neuron_events'".to_string())
-    );
+    // (a header or a payload, the byte set, the predicate the message names)
+    let cases: [(bool, usize, u8, &str); 5] = [
+        (true, 0x30, 1, "custom_op_header_reserved_zero"),
+        (true, 0x1C, 1, "custom_op_header_scratch_space_val"),
+        (false, 0x0D, 1, "custom_op_payload_reserved_zero"),
+        (false, 0, 0x85, "is_custom_op_payload_opcode"),
+        // 0x0A: not an UPDATE_MODE member (FACTS §2).
+        (false, 6, 0x0A, "has_valid_neuron_events"),
+    ];
+    for (is_header, at, v, name) in cases {
+        let mut b = if is_header { header() } else { payload() };
+        b[at] = v;
+        let got = if is_header {
+            dbg_header_verdict(&b, C)
+        } else {
+            dbg_payload_verdict(&b, C)
+        };
+        let want = format!("inst failed assertion check: '{name}'");
+        assert_eq!(got, Err(want));
+    }
 }

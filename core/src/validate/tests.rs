@@ -322,30 +322,29 @@ fn payload_reserved_bytes() {
 
 #[test]
 fn chain_order() {
-    // opcode invalid + bad tag + bad events → valid_opcode
-    let b = with(header(), &[(0, 0xFF), (1, 0), (4, 0x80)]);
-    assert_eq!(vh(&b).unwrap_err().predicate(), Predicate::ValidOpcode);
-    // bad tag + bad events → inst_word_len
-    let b = with(header(), &[(1, 0), (4, 0x80)]);
-    assert_eq!(vh(&b).unwrap_err().predicate(), Predicate::InstWordLen);
-    // bad events + wrong opcode (0x86 in header) → events
-    let b = with(header(), &[(0, 0x86), (6, 0x06)]);
-    assert_eq!(
-        vh(&b).unwrap_err().predicate(),
-        Predicate::HasValidNeuronEvents
-    );
-    // wrong opcode + reserved → is_custom_op_header_opcode
-    let b = with(header(), &[(0, 0xD9), (0x30, 1)]);
-    assert_eq!(
-        vh(&b).unwrap_err().predicate(),
-        Predicate::IsCustomOpHeaderOpcode
-    );
-    // reserved + half scratch → reserved
-    let b = with(header(), &[(0x3F, 1), (0x10, 1)]);
-    assert_eq!(
-        vh(&b).unwrap_err().predicate(),
-        Predicate::CustomOpHeaderReservedZero
-    );
+    // (bytes set over a valid header, the predicate reported first)
+    let header_first: [(&[(usize, u8)], Predicate); 5] = [
+        // opcode invalid + bad tag + bad events → valid_opcode
+        (&[(0, 0xFF), (1, 0), (4, 0x80)], Predicate::ValidOpcode),
+        // bad tag + bad events → inst_word_len
+        (&[(1, 0), (4, 0x80)], Predicate::InstWordLen),
+        // bad events + wrong opcode (0x86 in header) → events
+        (&[(0, 0x86), (6, 0x06)], Predicate::HasValidNeuronEvents),
+        // wrong opcode + reserved → is_custom_op_header_opcode
+        (&[(0, 0xD9), (0x30, 1)], Predicate::IsCustomOpHeaderOpcode),
+        // reserved + half scratch → reserved
+        (
+            &[(0x3F, 1), (0x10, 1)],
+            Predicate::CustomOpHeaderReservedZero,
+        ),
+    ];
+    for (set, want) in header_first {
+        assert_eq!(
+            vh(&with(header(), set)).unwrap_err().predicate(),
+            want,
+            "{set:?}"
+        );
+    }
     // reserved: lowest offset is reported
     let b = with(header(), &[(0x3F, 2), (0x12, 3), (0x1E, 4)]);
     assert_eq!(
@@ -355,18 +354,20 @@ fn chain_order() {
             value: 3
         })
     );
-    // payload: wrong opcode + reserved → opcode
-    let b = with(payload(), &[(0, 0x85), (0x0C, 1)]);
-    assert_eq!(
-        vp(&b).unwrap_err().predicate(),
-        Predicate::IsCustomOpPayloadOpcode
-    );
-    // payload: bad events + reserved → events
-    let b = with(payload(), &[(4, 0x80), (0x0D, 1)]);
-    assert_eq!(
-        vp(&b).unwrap_err().predicate(),
-        Predicate::HasValidNeuronEvents
-    );
+    // The same over a valid payload.
+    let payload_first: [(&[(usize, u8)], Predicate); 2] = [
+        // wrong opcode + reserved → opcode
+        (&[(0, 0x85), (0x0C, 1)], Predicate::IsCustomOpPayloadOpcode),
+        // bad events + reserved → events
+        (&[(4, 0x80), (0x0D, 1)], Predicate::HasValidNeuronEvents),
+    ];
+    for (set, want) in payload_first {
+        assert_eq!(
+            vp(&with(payload(), set)).unwrap_err().predicate(),
+            want,
+            "{set:?}"
+        );
+    }
     let b = with(payload(), &[(0x0E, 1), (0x0D, 2)]);
     assert_eq!(
         vp(&b),

@@ -123,6 +123,17 @@ pub fn build_c(dir: &Path, stem: &str, src: &Path, defines: &[&str]) -> PathBuf 
     out
 }
 
+/// Both examples as subject specs: the C library (built into `dir`) and the
+/// Python command.
+pub fn both_examples(dir: &Path) -> [String; 2] {
+    [lib_spec(&c_example(dir, false)), python_spec("")]
+}
+
+/// The `lib:` subject spec of the library at `p`.
+pub fn lib_spec(p: &Path) -> String {
+    format!("lib:{}", p.display())
+}
+
 /// The example C subject built into `dir` (planted bug with `planted`).
 pub fn c_example(dir: &Path, planted: bool) -> PathBuf {
     let defines: &[&str] = if planted { &["TPB_PLANTED_BUG"] } else { &[] };
