@@ -453,7 +453,7 @@ fn refuses_sets_that_are_not_one_complete_run() {
     // A record's file and replay commands are what its typed fields give: one edited, and
     // one of an older tpbconform (a vector line's record without `replay_target`), refused.
     let rewrite = |d: &Path, edit: &dyn Fn(&mut Value)| {
-        let mut ls = lines(d);
+        let mut ls = common::divergences(d);
         edit(&mut ls[0]);
         std::fs::write(d.join("divergences.jsonl"), format!("{}\n", ls[0])).unwrap();
     };
