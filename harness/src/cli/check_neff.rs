@@ -89,7 +89,7 @@ pub fn parse_engines(args: &[String]) -> Result<Vec<(Engine, String)>, CliError>
 }
 
 /// The JSON reader of every harness input: a key given twice is refused (E3).
-fn parse_json(s: &str) -> Result<serde_json::Value, String> {
+pub(super) fn parse_json(s: &str) -> Result<serde_json::Value, String> {
     strict_json::parse(s).map_err(|e| e.to_string())
 }
 
