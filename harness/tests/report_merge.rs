@@ -463,7 +463,15 @@ fn refuses_sets_that_are_not_one_complete_run() {
             rewrite(d, &|r| r["replay_file"] = "tpbconform replay x".into());
         }),
         &out,
-        "fields `file`, `replay` and `replay_file` are not the ones",
+        "fields `replay` and `replay_file` are not the ones",
+    );
+    refused(
+        &edited("outside", &|d: &Path| {
+            add_divergent_case(d, &mut [planted_record(3, "v5")], "v5");
+            rewrite(d, &|r| r["file"] = "/etc/passwd".into());
+        }),
+        &out,
+        "field `file` is `/etc/passwd`, expected divergences/001-validate_header.bin",
     );
     refused(
         &edited("oldvec", &|d: &Path| {
