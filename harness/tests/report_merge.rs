@@ -457,14 +457,27 @@ fn refuses_sets_that_are_not_one_complete_run() {
         edit(&mut ls[0]);
         std::fs::write(d.join("divergences.jsonl"), format!("{}\n", ls[0])).unwrap();
     };
-    refused(
-        &edited("replayed", &|d: &Path| {
+    // Edited replay commands, and a file outside the folder (refused before it is read).
+    for (name, field, value, says) in [
+        (
+            "replayed",
+            "replay_file",
+            "tpbconform replay x",
+            "fields `replay` and `replay_file` are not the ones",
+        ),
+        (
+            "outside",
+            "file",
+            "/etc/passwd",
+            "field `file` is `/etc/passwd`, expected divergences/001-",
+        ),
+    ] {
+        let edit = |d: &Path| {
             add_divergent_case(d, &mut [planted_record(3, "v5")], "v5");
-            rewrite(d, &|r| r["replay_file"] = "tpbconform replay x".into());
-        }),
-        &out,
-        "fields `file`, `replay` and `replay_file` are not the ones",
-    );
+            rewrite(d, &|r| r[field] = value.into());
+        };
+        refused(&edited(name, &edit), &out, says);
+    }
     refused(
         &edited("oldvec", &|d: &Path| {
             let mut m = read_json(&d.join("run.json"));

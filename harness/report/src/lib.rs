@@ -4,7 +4,7 @@
 
 // The lower layers' modules, so `crate::arch` names them here as it does
 // in their own crates (Cargo keeps the imports pointing down).
-use tpb_gate::{gate, triage};
+use tpb_gate::{fuzz_entry, gate, triage};
 use tpb_judge::{blame, explain, findings, judge, kinds};
 use tpb_subjects::{arch, atomic, input, layout, strict_json, subjects, targets};
 

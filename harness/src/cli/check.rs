@@ -4,8 +4,8 @@
 
 use super::check_neff;
 use super::check_output::{LintSettings, Printer, Sink, Tally};
-use super::check_read::{read_ahead, Splitter};
-use super::{CliError, CliResult, Format, Validator};
+use super::check_read::{read_ahead, read_blocks, Splitter};
+use super::{CliError, CliResult, Format, ValidatorChoice};
 use super::{EXIT_INVALID, EXIT_OK};
 use crate::arch::Arch;
 use crate::input::{open_source, source_name, Bundles, InputError};
@@ -22,8 +22,8 @@ pub struct CheckArgs {
     #[arg(long)]
     pub hex: bool,
     /// Which validator to run on every bundle.
-    #[arg(long, value_enum, default_value_t = Validator::Auto)]
-    pub validator: Validator,
+    #[arg(long, value_enum, default_value_t = ValidatorChoice::Auto)]
+    pub validator: ValidatorChoice,
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Text)]
     pub format: Format,
@@ -85,7 +85,7 @@ pub fn run(files: &[String], args: CheckArgs, engines: &[String]) -> CliResult {
         max_ratio: args.max_ratio,
     };
     let raw_only = |label: &str| -> Result<(), CliError> {
-        if args.validator != Validator::Auto || args.hex {
+        if args.validator != ValidatorChoice::Auto || args.hex {
             return Err(CliError::BadValue {
                 source: label.to_string(),
                 message: "a NEFF's streams are linted with --validator auto and read as binary \
@@ -139,7 +139,7 @@ pub fn run(files: &[String], args: CheckArgs, engines: &[String]) -> CliResult {
             printing: args.format != Format::Summary,
             failed: Ok(()),
         };
-        let stopped = if args.validator == Validator::Auto {
+        let stopped = if args.validator == ValidatorChoice::Auto {
             lint_stream(reader, args, &mut sink)?
         } else {
             validate_each(reader, args, &mut sink)?
@@ -222,27 +222,8 @@ fn each_run(
         Some(file) => read_ahead(source, file, READ_BLOCK, |block| {
             split.feed(block, &mut each)
         })?,
-        None => {
-            // Large reads straight into our buffer (a BufReader hands a read this big on).
-            let mut buf = vec![0u8; READ_BLOCK];
-            loop {
-                let n = match reader.read(&mut buf) {
-                    Ok(0) => break false,
-                    Ok(n) => n,
-                    Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-                    Err(e) => {
-                        return Err(InputError::Io {
-                            source: source.to_string(),
-                            error: e.to_string(),
-                        }
-                        .into())
-                    }
-                };
-                if split.feed(&buf[..n], &mut each)? {
-                    break true;
-                }
-            }
-        }
+        // Large reads straight into our buffer (a BufReader hands a read this big on).
+        None => read_blocks(source, reader, READ_BLOCK, |b| split.feed(b, &mut each))?,
     };
     if stopped {
         return Ok(true);
@@ -287,7 +268,7 @@ fn validate_each<W: Write>(
     let mut index = 0usize;
     let mut validate_one = |b: &Bundle, line| -> Result<bool, CliError> {
         let checked = match args.validator {
-            Validator::CustomOpPayload => validate_payload(b, gen),
+            ValidatorChoice::CustomOpPayload => validate_payload(b, gen),
             _ => validate_header(b, gen),
         };
         let verdict = match checked {

@@ -11,7 +11,7 @@
 //! threads.
 
 use super::check_output::{LintSettings, Printer, Sink, StreamOrigin, Tally};
-use super::check_read::Splitter;
+use super::check_read::{read_blocks, Splitter};
 use super::check_sync::{self, Descriptor, EngineSteps, SubgraphSync};
 use super::{CliError, Format};
 use crate::strict_json;
@@ -89,7 +89,7 @@ pub fn parse_engines(args: &[String]) -> Result<Vec<(Engine, String)>, CliError>
 }
 
 /// The JSON reader of every harness input: a key given twice is refused (E3).
-fn parse_json(s: &str) -> Result<serde_json::Value, String> {
+pub(super) fn parse_json(s: &str) -> Result<serde_json::Value, String> {
     strict_json::parse(s).map_err(|e| e.to_string())
 }
 
@@ -193,30 +193,14 @@ fn lint_job(job: Job, shared: &Shared) {
                 }
             }
             Input::File(p) => {
-                let mut f =
+                let f =
                     tpb_neff::payload::regular_file(&p).map_err(|e| neff_error(&job.source, e))?;
-                let mut buf = vec![0u8; BLOCK];
-                loop {
-                    let n = match f.read(&mut buf) {
-                        Ok(0) => break,
-                        Ok(n) => n,
-                        Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-                        Err(e) => {
-                            return Err(crate::input::InputError::Io {
-                                source: job.source.clone(),
-                                error: e.to_string(),
-                            }
-                            .into())
-                        }
-                    };
+                stopped = read_blocks(&job.source, f, BLOCK, |b| {
                     if let Some(s) = &mut steps {
-                        s.push(&buf[..n]);
+                        s.push(b);
                     }
-                    if split.feed(&buf[..n], &mut each)? {
-                        stopped = true;
-                        break;
-                    }
-                }
+                    split.feed(b, &mut each)
+                })?;
             }
         }
         if !stopped {

@@ -74,6 +74,31 @@ pub fn read_ahead(
 
 /// Cuts byte blocks into runs of whole 64-byte bundles, carrying a partial bundle from one block
 /// to the next (the bundles of a block are handed on in place, not copied).
+/// Reads `r` on this thread in reads of up to `block` bytes, each handed to `consume`, until
+/// the end or until `consume` says stop (then `true`).
+pub fn read_blocks(
+    source: &str,
+    mut r: impl Read,
+    block: usize,
+    mut consume: impl FnMut(&[u8]) -> Result<bool, CliError>,
+) -> Result<bool, CliError> {
+    let mut buf = vec![0u8; block];
+    loop {
+        let n = match r.read(&mut buf) {
+            Ok(0) => return Ok(false),
+            Ok(n) => n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => {
+                let (source, error) = (source.to_string(), e.to_string());
+                return Err(InputError::Io { source, error }.into());
+            }
+        };
+        if consume(&buf[..n])? {
+            return Ok(true);
+        }
+    }
+}
+
 pub struct Splitter {
     /// The input's name, for the hex-text hint of its first block (empty: no hint, as for a
     /// NEFF's engine stream).

@@ -1,14 +1,5 @@
 //! `tpbconform gate`: the release gate (see [`crate::gate`]), its report
-//! ([`crate::report`]) and its exit code.
-//!
-//! Exit codes: 0 = PASS: zero discrepancies and every selected target ran
-//! all its planned cases (or INCOMPLETE with `--allow-partial`);
-//! 1 = a divergence, a vector mismatch, a panic, a timeout, an interruption,
-//! a target that ran zero cases, or INCOMPLETE (cut short by `--seconds`);
-//! 2 = bad usage or bad input, refused before any case runs where possible
-//! (missing or empty corpus / vectors / target folder without
-//! `--no-corpus`, unreadable corpus file, malformed vector file, existing
-//! `--report-dir`). See docs/guarantees.md.
+//! ([`crate::report`]) and its exit code ([`super::help::GATE`], docs/guarantees.md).
 
 use super::target_arg::TargetArg;
 use super::{debug_env, CliError, CliResult, EXIT_BAD_INPUT, EXIT_INVALID, EXIT_OK};

@@ -2,10 +2,7 @@
 //! the same signatures (see [`crate::minimize`]). In place it deletes the
 //! redundant seeds; `--dry-run` lists them and deletes nothing.
 //!
-//! Exit codes: 0 = done (or, with `--dry-run`, the plan printed); 1 = a
-//! deletion failed part way (the files deleted before it stay deleted; every
-//! signature is still covered); 2 = unreadable input, not a corpus folder or
-//! an existing `--output` (nothing changed).
+//! Exit codes: [`super::help::MINIMIZE`].
 
 use super::{CliError, CliResult, EXIT_BAD_INPUT, EXIT_INVALID, EXIT_OK};
 use crate::minimize::MinimizeStats;

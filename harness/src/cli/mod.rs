@@ -140,7 +140,7 @@ pub type CliResult = Result<u8, CliError>;
 
 /// Which validator `check` runs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
-pub enum Validator {
+pub enum ValidatorChoice {
     /// Lint the stream (SPEC §5.3 "Linting a stream": the skeleton of every opcode, the body
     /// where a record is modelled, the stream rules); `explain` and `decode` give each bundle
     /// the same verdict.

@@ -3,6 +3,7 @@
 //! decided (SPEC §12), like `readelf -h -S`. An unpacked NEFF folder: its files likewise.
 //! `--format jsonl`: the same as one JSON object per line, for scripts.
 
+use super::check_neff::parse_json;
 use super::{CliResult, EXIT_OK};
 use std::io::Read;
 use std::io::Write;
@@ -44,10 +45,6 @@ enum NeffCommand {
 enum InfoFormat {
     Text,
     Jsonl,
-}
-
-fn parse_json(s: &str) -> Result<serde_json::Value, String> {
-    crate::strict_json::parse(s).map_err(|e| e.to_string())
 }
 
 /// Reads no stream (info lists members only).
@@ -118,30 +115,6 @@ pub fn run(args: NeffArgs) -> CliResult {
             return jsonl_rest(&mut out, &report);
         }
         writeln!(out, "{file}: NEFF")?;
-        writeln!(out, "  pkg_version          {}", h.pkg_version)?;
-        writeln!(out, "  header_size          {}", h.header_size)?;
-        writeln!(out, "  data_size            {}", h.data_size)?;
-        writeln!(
-            out,
-            "  neff_version         {}.{}",
-            h.neff_version_major, h.neff_version_minor
-        )?;
-        writeln!(out, "  neff_build_version   {:?}", h.build_version)?;
-        writeln!(out, "  num_tpb              {}", h.num_tpb)?;
-        writeln!(
-            out,
-            "  hash                 {} ({})",
-            h.hash_hex(),
-            h.hash_kind().name()
-        )?;
-        writeln!(out, "  uuid                 {}", hex(&h.uuid))?;
-        writeln!(out, "  name                 {:?}", h.name)?;
-        writeln!(out, "  requested_tpb_count  {}", h.requested_tpb_count)?;
-        let nodes: Vec<String> = nodes.iter().map(|b| b.to_string()).collect();
-        writeln!(out, "  tpb_per_node         [{}]", nodes.join(", "))?;
-        writeln!(out, "  feature_bits         0x{:X}", h.feature_bits)?;
-        writeln!(out, "  lnc_size             {}", h.lnc_size)?;
-        writeln!(out, "  payload              {}", o.compression.name())?;
         let integrity = match &report.integrity {
             Some(tpb_neff::Integrity::Verified(k)) => format!("{} verified", k.name()),
             _ => format!(
@@ -149,13 +122,34 @@ pub fn run(args: NeffArgs) -> CliResult {
                 h.pkg_version
             ),
         };
-        writeln!(out, "  integrity            {integrity}")?;
+        let nodes: Vec<String> = nodes.iter().map(|b| b.to_string()).collect();
+        let neff_version = format!("{}.{}", h.neff_version_major, h.neff_version_minor);
+        let mut rows = vec![
+            ("pkg_version", h.pkg_version.to_string()),
+            ("header_size", h.header_size.to_string()),
+            ("data_size", h.data_size.to_string()),
+            ("neff_version", neff_version),
+            ("neff_build_version", format!("{:?}", h.build_version)),
+            ("num_tpb", h.num_tpb.to_string()),
+            (
+                "hash",
+                format!("{} ({})", h.hash_hex(), h.hash_kind().name()),
+            ),
+            ("uuid", hex(&h.uuid)),
+            ("name", format!("{:?}", h.name)),
+            ("requested_tpb_count", h.requested_tpb_count.to_string()),
+            ("tpb_per_node", format!("[{}]", nodes.join(", "))),
+            ("feature_bits", format!("0x{:X}", h.feature_bits)),
+            ("lnc_size", h.lnc_size.to_string()),
+            ("payload", o.compression.name().to_string()),
+            ("integrity", integrity),
+        ];
         if o.trailing > 0 {
-            writeln!(
-                out,
-                "  trailing             {} bytes after the payload (ignored)",
-                o.trailing
-            )?;
+            let t = format!("{} bytes after the payload (ignored)", o.trailing);
+            rows.push(("trailing", t));
+        }
+        for (k, v) in rows {
+            writeln!(out, "  {k:<20} {v}")?;
         }
     }
     writeln!(out, "members ({}):", report.members.len())?;

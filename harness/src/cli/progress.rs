@@ -14,17 +14,7 @@ pub fn whole_rate(rate: f64, unit: &str) -> String {
     } else {
         0
     };
-    let digits = n.to_string();
-    let mut out = String::with_capacity(digits.len() + digits.len() / 3 + unit.len() + 1);
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i) % 3 == 0 {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out.push(' ');
-    out.push_str(unit);
-    out
+    format!("{} {unit}", crate::report::format::grouped(n))
 }
 
 /// The gate's bar: elapsed time, cases done / planned, the rate in whole

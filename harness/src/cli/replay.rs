@@ -2,9 +2,7 @@
 //! through a registry target: core vs oracle, and each `--subject` against
 //! core (as in the gate).
 //!
-//! Exit codes: 1 = the divergence reproduces; 0 = everyone agrees;
-//! 2 = bad input ([`ReplayError`], message names the source and the line /
-//! offset).
+//! Exit codes: [`super::help::REPLAY`].
 
 use super::{CliError, CliResult, EXIT_INVALID, EXIT_OK};
 use crate::arch::Arch;

@@ -1,12 +1,6 @@
 //! `tpbconform report merge DIR... [--output DIR]`: one report folder from
-//! the report folders of a sharded gate ([`crate::report::merge`]).
-//!
-//! Exit codes: 0 = every shard present, complete, verified and clean; 1 =
-//! some shard found a divergence or failed; 2 = refused (missing /
-//! duplicated / incomplete shard, shards of different runs, unreadable,
-//! malformed, edited or self-contradicting folder, a run that checked
-//! nothing, existing output) and nothing written; 141 = stdout closed after
-//! the report was written.
+//! the report folders of a sharded gate ([`crate::report::merge`]); exit codes:
+//! [`super::help::REPORT_MERGE`].
 
 use super::{CliResult, EXIT_BAD_INPUT, EXIT_BROKEN_PIPE, EXIT_INVALID, EXIT_OK};
 use crate::report::{self, merge, ReportModel};

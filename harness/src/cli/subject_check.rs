@@ -11,8 +11,7 @@
 //! targets (`validate_stream`, `lower`), [`SMOKE_GENERATED`] of the gate's
 //! generated cases of the target's kind.
 //!
-//! Exit codes: 0 every smoke case agrees; 1 a divergence or fault, or no
-//! target covered; 2 bad spec, or the subject does not start.
+//! Exit codes: [`super::help::SUBJECT_CHECK`].
 
 use super::{CliError, CliResult, EXIT_INVALID, EXIT_OK};
 use crate::arch::Arch;

@@ -249,10 +249,7 @@ fn staging_suffix() -> String {
     let nanos = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_nanos());
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for b in nanos.to_le_bytes() {
-        h = (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3);
-    }
+    let h = crate::fuzz_entry::fnv1a64(&nanos.to_le_bytes());
     format!("{}-{h:016x}", std::process::id())
 }
 

@@ -9,10 +9,10 @@
 //! write the folder can recompute it, which is why merge also re-derives
 //! every verdict from the files' contents ([`super::merge`]).
 
+use crate::subjects::hex;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 use std::collections::BTreeMap;
-use std::io::Read;
 use std::path::{Path, PathBuf};
 
 /// The `algorithm` value.
@@ -39,10 +39,6 @@ pub struct Integrity {
 pub struct FileDigest {
     pub bytes: u64,
     pub sha256: String,
-}
-
-fn hex(d: &[u8]) -> String {
-    d.iter().map(|b| format!("{b:02x}")).collect()
 }
 
 /// SHA-256 of `bytes`, hex.
@@ -153,16 +149,7 @@ fn digest_file(rel: &str, path: &Path) -> Result<(u64, String), IntegrityError> 
     let read = |e: std::io::Error| IntegrityError::Read(rel.to_string(), e.to_string());
     let mut f = std::fs::File::open(path).map_err(read)?;
     let mut h = Sha256::new();
-    let mut buf = vec![0u8; 64 << 10];
-    let mut n = 0u64;
-    loop {
-        let k = f.read(&mut buf).map_err(read)?;
-        if k == 0 {
-            break;
-        }
-        n += k as u64;
-        h.update(&buf[..k]);
-    }
+    let n = std::io::copy(&mut f, &mut h).map_err(read)?;
     Ok((n, hex(&h.finalize())))
 }
 

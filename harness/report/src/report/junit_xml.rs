@@ -7,17 +7,15 @@ use super::model::ReportModel;
 use super::model::{REACH_CASE, VECTORS_CASE};
 use std::fmt::Write as _;
 
-/// Prefix of an error that marks a target the run did not finish (written
-/// as `<error type="incomplete">`).
-pub const INCOMPLETE_PREFIX: &str = "incomplete: ";
-
 /// One testcase: name, divergence lines (one `<failure>`), other failures
 /// (one `<error>` each), notes (`<system-out>`: the subjects it is not
 /// supported by, neither a pass nor a failure of theirs).
+#[derive(Default)]
 struct Case {
     name: String,
     divergences: Vec<String>,
-    errors: Vec<String>,
+    /// `(type, message)`: `gate` for a failure, `incomplete` for a target cut short.
+    errors: Vec<(&'static str, String)>,
     notes: Vec<String>,
 }
 
@@ -27,9 +25,7 @@ fn case_at(cases: &mut Vec<Case>, name: &str) -> usize {
     }
     cases.push(Case {
         name: name.to_string(),
-        divergences: Vec::new(),
-        errors: Vec::new(),
-        notes: Vec::new(),
+        ..Case::default()
     });
     cases.len() - 1
 }
@@ -65,7 +61,7 @@ pub fn render(m: &ReportModel) -> String {
     }
     for (f, t) in meta.failures.iter().zip(&meta.failure_targets) {
         let i = case_at(&mut cases, t);
-        cases[i].errors.push(f.clone());
+        cases[i].errors.push(("gate", f.clone()));
     }
     // A cut-short run is not a green one: every target that did not run all
     // its planned cases gets an `incomplete` error.
@@ -73,9 +69,12 @@ pub fn render(m: &ReportModel) -> String {
         for t in &meta.targets {
             if t.ran < t.planned {
                 let i = case_at(&mut cases, &t.name);
-                cases[i].errors.push(format!(
-                    "{INCOMPLETE_PREFIX}ran {} of {} planned generated cases (run cut short)",
-                    t.ran, t.planned
+                cases[i].errors.push((
+                    "incomplete",
+                    format!(
+                        "incomplete: ran {} of {} planned generated cases (run cut short)",
+                        t.ran, t.planned
+                    ),
                 ));
             }
         }
@@ -142,12 +141,7 @@ fn document(cases: &[Case], properties: &[(String, String)]) -> String {
                 xml_escape(&c.divergences.join("\n"))
             );
         }
-        for e in &c.errors {
-            let kind = if e.starts_with(INCOMPLETE_PREFIX) {
-                "incomplete"
-            } else {
-                "gate"
-            };
+        for (kind, e) in &c.errors {
             let _ = writeln!(
                 s,
                 "      <error type=\"{kind}\" message=\"{}\"/>",

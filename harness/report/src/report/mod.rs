@@ -70,12 +70,6 @@ pub fn files(m: &ReportModel) -> Vec<(String, Vec<u8>)> {
     out
 }
 
-/// Every file of the report of a gate run ([`files`] of
-/// [`ReportModel::of_gate`]).
-pub fn render(run: &GateRun, triaged: &[Triaged], timing: &Timing) -> Vec<(String, Vec<u8>)> {
-    files(&ReportModel::of_gate(run, triaged, timing))
-}
-
 /// `summary.md` of a gate run.
 pub fn summary_md(run: &GateRun, triaged: &[Triaged], timing: &Timing) -> String {
     summary_md::render(&ReportModel::of_gate(run, triaged, timing))

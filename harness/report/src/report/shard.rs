@@ -432,6 +432,21 @@ fn check_record(
             format!("target `{}` is not one of the run's targets", r.target),
         ));
     }
+    if Target::from_name(r.replay_target()).is_none() {
+        let why = match &r.replay_target {
+            None => "a vector line's record without `replay_target` (a report of an older \
+                     tpbconform? run the gate again)"
+                .to_string(),
+            Some(t) => format!("replay target `{t}` is not a target"),
+        };
+        return Err(bad(&path, line, why));
+    }
+    // Checked before it is read: the raw file is the record's own, inside the folder.
+    let expected = r.replay_of(r.number);
+    if r.file != expected[0] {
+        let m = format!("field `file` is `{}`, expected {}", r.file, expected[0]);
+        return Err(bad(&path, line, m));
+    }
     let minimized = r
         .minimized_bytes()
         .map_err(|e| bad(&path, line, format!("field `minimized`: {e}")))?;
@@ -465,24 +480,16 @@ fn check_record(
             format!("generation `{}` is not one of the run's", r.arch),
         ));
     }
-    if Target::from_name(r.replay_target()).is_none() {
-        let why = match &r.replay_target {
-            None => "a vector line's record without `replay_target` (a report of an older \
-                     tpbconform? run the gate again)"
-                .to_string(),
-            Some(t) => format!("replay target `{t}` is not a target"),
-        };
-        return Err(bad(&path, line, why));
-    }
     // The file and the replay commands are what the typed fields give (a record of an older
     // tpbconform, without `replay_subjects` / `replay_target`, fails here).
-    if [&r.file, &r.replay, &r.replay_file] != r.replay_of(r.number).each_ref() {
+    let [_, replay, replay_file] = &expected;
+    if [&r.replay, &r.replay_file] != [replay, replay_file] {
         return Err(bad(
             &path,
             line,
-            "fields `file`, `replay` and `replay_file` are not the ones its target, \
-             generation, replay subjects and minimised input give (a report of an older \
-             tpbconform? run the gate again)",
+            "fields `replay` and `replay_file` are not the ones its target, generation, replay \
+             subjects and minimised input give (a report of an older tpbconform? run the gate \
+             again)",
         ));
     }
     let inconsistent = |message: String| MergeError::Inconsistent {
