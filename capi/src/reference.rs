@@ -16,7 +16,7 @@ use tpb_subjects::external::protocol::{answer_object, opcode_str, parse_opcode, 
 use tpb_subjects::fields_json::{fields_from_json, fields_text};
 use tpb_subjects::lower_input::{parse_program, PathError, MAX_INPUT_BYTES};
 use tpb_subjects::subjects::registry::reference_pair_for;
-use tpb_subjects::subjects::{Fault, LutTable, Name, Subject, Validator};
+use tpb_subjects::subjects::{Fault, LutTable, Name, Reference, Subject, Validator};
 
 /// Why a request was not answered (`TPB_ERROR`); each names the bad value.
 #[derive(Clone, Debug, PartialEq, Eq)]

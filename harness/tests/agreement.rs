@@ -13,7 +13,7 @@ use tpbconform::judge::{
 };
 use tpbconform::subjects::{
     registry, Capabilities, DecodeFail, Decoded, IrQuery, LutResult, LutTable, Name, Predicate,
-    Reply, ScratchpadQuery, Subject, Validator, Verdict,
+    Reference, Reply, ScratchpadQuery, Subject, Validator, Verdict,
 };
 use tpbconform::targets::{Check, Target};
 
@@ -615,6 +615,7 @@ macro_rules! wraps {
             }
             $($methods)*
         }
+        impl Reference for $ty {}
     };
 }
 
@@ -675,6 +676,8 @@ impl Subject for Inventor {
             .map(|v| v.map(|p| Predicate::Unknown(p.name().to_string())))
     }
 }
+
+impl Reference for Inventor {}
 
 #[test]
 fn engine_reports_a_wrong_subject() {
@@ -793,8 +796,12 @@ fn reference_disagreement_is_not_blamed_on_a_subject() {
     let (_, mut h) = canonical()[0];
     h[0x20] = 1;
     // core (as the liar) and oracle disagree: reported as that, once.
-    let liar: Box<dyn Subject> = Box::new(Liar(registry::core()));
-    let e = Judge::new(liar, registry::oracle(), vec![registry::core()]);
+    let liar: Box<dyn Reference> = Box::new(Liar(registry::core()));
+    let e = Judge::new(
+        liar,
+        registry::oracle(),
+        vec![registry::core() as Box<dyn Subject>],
+    );
     let o = e.compare_bundle(t("validate_header"), &h);
     let names: Vec<(&str, &str)> = o
         .divergences()

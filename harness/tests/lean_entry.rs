@@ -10,8 +10,8 @@ use std::process::Command;
 use tpbconform::fuzz_entry::{self, Entry};
 use tpbconform::judge::{group_header, group_payload, lean, Judge};
 use tpbconform::subjects::{
-    hex, registry, Capabilities, DecodeFail, Decoded, EncodeResult, FieldName, Reply, Subject,
-    Validator, Value, Verdict,
+    hex, registry, Capabilities, DecodeFail, Decoded, EncodeResult, FieldName, Reference, Reply,
+    Subject, Validator, Value, Verdict,
 };
 use tpbconform::targets::{folder_targets, Target};
 
@@ -55,6 +55,8 @@ impl Subject for Planted {
         })
     }
 }
+
+impl Reference for Planted {}
 
 /// Valid headers and payloads, an other-opcode bundle, each as is, with every
 /// byte set to 0x01 and to 0xFF in turn, cut short and run long.

@@ -61,8 +61,7 @@ fn tiny(dir: &Path, mode: &str) -> PathBuf {
 /// A gate of `subject` that must diverge (exit 1); its summary.md.
 fn diverging_summary(report: &Path, cases: &str, targets: &str, subject: &str) -> String {
     let o = subject_gate(&repo_root(), report, cases, targets, subject);
-    assert_eq!(code(&o), 1, "{}", text(&o.stderr));
-    std::fs::read_to_string(report.join("summary.md")).unwrap()
+    common::summary_of(&o, 1, report)
 }
 
 fn subject_gate(cwd: &Path, report: &Path, cases: &str, targets: &str, subject: &str) -> Output {
@@ -124,8 +123,7 @@ fn a_subjects_divergence_is_listed_once_never_as_a_masked_structured_diff_copy()
             report.to_str().unwrap(),
         ],
     );
-    assert_eq!(code(&o), 1, "{}", text(&o.stderr));
-    let summary = std::fs::read_to_string(report.join("summary.md")).unwrap();
+    let summary = common::summary_of(&o, 1, &report);
     assert!(
         summary.contains("| structured_diff/ | structured_diff |"),
         "the structured_diff corpus was not replayed:\n{summary}"

@@ -7,7 +7,7 @@ use crate::arch::Arch;
 use crate::external;
 use crate::gate::{self, ExternalRun, GateConfig, GateFailure, Shard};
 use crate::judge::Judge;
-use crate::report::{self, Timing};
+use crate::report;
 use crate::subjects::SubjectSpec;
 use crate::targets::Target;
 use crate::triage;
@@ -311,7 +311,7 @@ pub fn run(a: GateArgs) -> CliResult {
     }
     let triaged = triage::triage(&run.findings, &engines, &cfg.subjects);
     super::panic_hook::install_loud(report::abort_staging);
-    let model = report::ReportModel::of_gate(&run, &triaged, &Timing { timestamp: iso });
+    let model = report::ReportModel::of_gate(&run, &triaged, &iso);
     let files = report::files(&model);
     report::write_dir(&dir, &files).map_err(CliError::refused)?;
     // Quiet summary. The report on disk is the record: a stdout its reader

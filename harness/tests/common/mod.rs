@@ -57,6 +57,13 @@ pub fn gate_over(args: &[&str], corpus: &Path, report: &Path) -> Output {
     tpb(&all)
 }
 
+/// Asserts `o` (a gate or merge writing `report`) exited with `want`, its
+/// stderr shown otherwise; the report's summary.md.
+pub fn summary_of(o: &Output, want: i32, report: &Path) -> String {
+    assert_eq!(code(o), want, "{}", stderr(o));
+    std::fs::read_to_string(report.join("summary.md")).expect("summary.md")
+}
+
 /// Makes a FIFO at `path` (`mkfifo`).
 pub fn mkfifo(path: &Path) {
     let made = Command::new("mkfifo")

@@ -9,7 +9,7 @@ use crate::findings::CaseKind;
 use crate::generators::{case_rng, name_hash};
 use crate::judge::ordinal_from_input;
 use crate::kinds::{self, CaseBuf, Draw};
-use crate::subjects::{registry, Subject};
+use crate::subjects::registry;
 use crate::targets::{Check, Target};
 use std::hint::black_box;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -91,7 +91,7 @@ pub fn core_rate(seed: u64, t: Target, cases: &[(u64, Arch)]) -> Option<f64> {
     let inputs = spans
         .iter()
         .map(|&(arch, start, len)| (arch, &bytes[start..start + len]));
-    let cores: Vec<(Arch, Box<dyn Subject>)> = Arch::ALL
+    let cores: Vec<(Arch, Box<dyn crate::subjects::Reference>)> = Arch::ALL
         .iter()
         .map(|&a| (a, registry::core_for(a)))
         .collect();

@@ -508,7 +508,7 @@ fn check_one(
         return;
     }
     for (arch, e) in runs {
-        let (core, oracle) = (&*e.subjects()[0], &*e.subjects()[1]);
+        let (core, oracle) = e.references();
         st.vectors += 1;
         let want = expected(v);
         let (op, bundle) = VectorOp::of(v);

@@ -93,10 +93,11 @@ pub fn dump(
 /// subject is not in `e` falls back to the reference.
 pub fn dumps(e: &Judge, target: Option<Target>, f: &Finding, faulted: bool) -> (String, String) {
     let by_name = |n: &str| {
+        let core: &dyn Subject = e.reference_subject();
         e.subjects()
-            .iter()
+            .into_iter()
             .find(|s| s.name() == n)
-            .map_or(e.reference_subject(), |s| &**s)
+            .unwrap_or(core)
     };
     // After a crash or hang a subject under test is not asked again: its
     // side shows the answer recorded in the run.

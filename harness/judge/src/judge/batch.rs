@@ -320,7 +320,7 @@ impl Judge {
         if self.deferred.mode.get() == Mode::Replaying {
             return InBulk(self.judge_under_test(t, input, case, judge), None);
         }
-        let (answer, outcome) = reference(&self.reference_pair(t, input, case));
+        let (answer, outcome) = reference(&self.reference_pair(t, input, case).as_subjects());
         if !self.judging.get() {
             return InBulk(outcome, None);
         }

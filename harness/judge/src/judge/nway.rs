@@ -8,12 +8,13 @@ use super::bulk::Deferred;
 use super::cohort;
 use super::divergence::{DescribedCase, Divergence, Outcome};
 use super::input_map::{bundle_from_input, ordinal_from_input};
-use super::pair::{self, Pair};
+use super::pair::{self, Pair, ReferencePair};
 use super::{record, structured};
 use crate::arch::Arch;
 use crate::subjects::registry::{self, OpenError, SubjectSpec};
 use crate::subjects::{
-    hex, Batch, Capabilities, Capability, IrInstruction, IrQuery, LutTable, Subject, Transport,
+    hex, Batch, Capabilities, Capability, IrInstruction, IrQuery, LutTable, Reference, Subject,
+    Transport,
 };
 use crate::targets::{Check, Target, TARGETS};
 use std::cell::Cell;
@@ -38,7 +39,10 @@ fn bundle_batch(t: Target, bundles: &[[u8; 64]]) -> Option<Batch<'_>> {
 /// The subjects of a comparison: the reference pair, then the subjects
 /// under test.
 pub struct Judge {
-    subjects: Vec<Box<dyn Subject>>,
+    /// The reference pair: core, the oracle.
+    pair: [Box<dyn Reference>; 2],
+    /// The subjects under test.
+    tested: Vec<Box<dyn Subject>>,
     /// Whether the subjects under test are judged on the case at hand
     /// (set per case by [`Judge::judge_batch`]).
     pub(super) judging: Cell<bool>,
@@ -136,8 +140,8 @@ impl Judge {
     /// A reference (`left` of the reference pair), its second reading
     /// (`right`) and subjects under test.
     pub fn new(
-        reference: Box<dyn Subject>,
-        second: Box<dyn Subject>,
+        reference: Box<dyn Reference>,
+        second: Box<dyn Reference>,
         under_test: Vec<Box<dyn Subject>>,
     ) -> Judge {
         let under = under_test
@@ -149,10 +153,9 @@ impl Judge {
                 not_run: std::array::from_fn(|_| Cell::new(0)),
             })
             .collect();
-        let mut subjects = vec![reference, second];
-        subjects.extend(under_test);
         Judge {
-            subjects,
+            pair: [reference, second],
+            tested: under_test,
             judging: Cell::new(true),
             under,
             arch: Arch::default(),
@@ -163,7 +166,7 @@ impl Judge {
     }
 
     /// Two arbitrary subjects (`left` under test, `right` its reference).
-    pub fn pair(left: impl Subject + 'static, right: impl Subject + 'static) -> Judge {
+    pub fn pair(left: impl Reference + 'static, right: impl Reference + 'static) -> Judge {
         Judge::new(Box::new(left), Box::new(right), Vec::new())
     }
 
@@ -189,7 +192,7 @@ impl Judge {
         // judged against it: only then is its last answer kept.
         let memo = !e.under_test().is_empty();
         let (rec, key) = record::Recorder::new(registry::core_for(arch), memo);
-        e.subjects[0] = Box::new(rec);
+        e.pair[0] = Box::new(rec);
         e.recorder = Some(key.clone());
         Ok((e, key))
     }
@@ -200,8 +203,14 @@ impl Judge {
     }
 
     /// Every subject: the reference pair first.
-    pub fn subjects(&self) -> &[Box<dyn Subject>] {
-        &self.subjects
+    pub fn subjects(&self) -> Vec<&dyn Subject> {
+        let pair = self.pair.iter().map(|s| &**s as &dyn Subject);
+        pair.chain(self.tested.iter().map(|s| &**s)).collect()
+    }
+
+    /// The reference pair: core, the oracle.
+    pub fn references(&self) -> (&dyn Reference, &dyn Reference) {
+        (&*self.pair[0], &*self.pair[1])
     }
 
     /// Where a whole-case kind files what it finds on `input` of `target` between the first
@@ -215,19 +224,19 @@ impl Judge {
         DescribedCase {
             target,
             input,
-            names: (self.subjects[0].name(), self.subjects[1].name()),
+            names: (self.pair[0].name(), self.pair[1].name()),
             sides,
         }
     }
 
     /// The reference (core).
-    pub fn reference_subject(&self) -> &dyn Subject {
-        &*self.subjects[0]
+    pub fn reference_subject(&self) -> &dyn Reference {
+        &*self.pair[0]
     }
 
     /// The subjects under test (after the reference pair).
     pub fn under_test(&self) -> &[Box<dyn Subject>] {
-        &self.subjects[2..]
+        &self.tested
     }
 
     /// Counts one vector check judged for subject under test `k` (the
@@ -423,7 +432,7 @@ impl Judge {
         case: &dyn Fn() -> String,
         f: impl Fn(&Pair<'_>) -> Option<Divergence>,
     ) -> Outcome {
-        self.each_with(t, input, case, &f, &f)
+        self.each_with(t, input, case, &|p| f(&p.as_subjects()), &f)
     }
 
     /// The subjects under test that are judged on the next case of `t`, with
@@ -457,11 +466,10 @@ impl Judge {
         t: Target,
         input: &[u8],
         case: &dyn Fn() -> String,
-        reference: &dyn Fn(&Pair<'_>) -> Option<Divergence>,
+        reference: &dyn Fn(&ReferencePair<'_>) -> Option<Divergence>,
         judge: &dyn Fn(&Pair<'_>) -> Option<Divergence>,
     ) -> Outcome {
-        // One pair for the case: each subject under test takes the left side.
-        let mut p = self.reference_pair(t, input, case);
+        let p = self.reference_pair(t, input, case);
         if let Some(d) = reference(&p) {
             return Outcome(vec![d]);
         }
@@ -469,6 +477,8 @@ impl Judge {
             // No subject under test (the gate without `--subject`).
             return Outcome(Vec::new());
         }
+        // Each subject under test takes the left side.
+        let mut p = p.as_subjects();
         p.right = p.left;
         self.judged_against(p, judge)
     }
@@ -480,10 +490,10 @@ impl Judge {
         t: Target,
         input: &'a [u8],
         case: &'a dyn Fn() -> String,
-    ) -> Pair<'a> {
+    ) -> ReferencePair<'a> {
         Pair {
-            left: &*self.subjects[0],
-            right: &*self.subjects[1],
+            left: &*self.pair[0],
+            right: &*self.pair[1],
             target: t,
             input,
             case,
@@ -499,7 +509,7 @@ impl Judge {
         case: &dyn Fn() -> String,
         judge: &dyn Fn(&Pair<'_>) -> Option<Divergence>,
     ) -> Outcome {
-        let core = &*self.subjects[0];
+        let core: &dyn Subject = &*self.pair[0];
         let p = Pair {
             left: core,
             right: core,
@@ -559,7 +569,7 @@ impl Judge {
             })
             .map(|(x, _)| x.name())
             .collect();
-        let names = [self.subjects[0].name(), self.subjects[1].name()];
+        let names = [self.pair[0].name(), self.pair[1].name()];
         let answers: Vec<cohort::Answer<'_>> = out
             .iter()
             .map(|d| cohort::Answer {
@@ -651,15 +661,16 @@ impl Judge {
         self.each(target, input, &case, |p| pair::lut(p, table, ord))
     }
 
-    /// One IR query.
+    /// One IR query (the reference pair only: no protocol operation asks it).
     pub fn ir(&self, target: Target, q: &IrQuery, input: &[u8]) -> Outcome {
         let case = || q.to_string();
-        self.each(target, input, &case, |p| pair::ir(p, q))
+        let p = self.reference_pair(target, input, &case);
+        Outcome(pair::ir(&p, q).into_iter().collect())
     }
 }
 
 impl structured::Cases for Judge {
-    fn subjects(&self) -> &[Box<dyn Subject>] {
+    fn subjects(&self) -> Vec<&dyn Subject> {
         Judge::subjects(self)
     }
     fn compare_bundle(&self, target: Target, b: &[u8; 64]) -> Outcome {

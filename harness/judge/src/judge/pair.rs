@@ -14,7 +14,8 @@ use super::render::{
 };
 use crate::subjects::{
     hex, verdict_name, DecodeFail, Decoded, EncodeResult, Fault, IrAnswer, IrQuery, LutResult,
-    LutTable, Name, Predicate, Reply, StreamFail, StreamResult, Subject, Validator, Verdict,
+    LutTable, Name, Predicate, Reference, Reply, StreamFail, StreamResult, Subject, Validator,
+    Verdict,
 };
 use crate::targets::Target;
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -33,6 +34,24 @@ pub struct Pair<'a, L: ?Sized + 'a = dyn Subject + 'a, R: ?Sized + 'a = dyn Subj
     pub input: &'a [u8],
     /// The case, rendered on demand.
     pub case: &'a dyn Fn() -> String,
+}
+
+/// The reference pair's [`Pair`] (its comparisons may ask what only the
+/// reference pair answers).
+pub type ReferencePair<'a> = Pair<'a, dyn Reference + 'a, dyn Reference + 'a>;
+
+impl<'a> ReferencePair<'a> {
+    /// The same pair, for a comparison of the protocol's operations.
+    #[inline]
+    pub fn as_subjects(&self) -> Pair<'a> {
+        Pair {
+            left: self.left,
+            right: self.right,
+            target: self.target,
+            input: self.input,
+            case: self.case,
+        }
+    }
 }
 
 /// The text of a panic payload (the one place it is rendered; the gate and
@@ -446,7 +465,7 @@ fn encodes<L: Subject + ?Sized, R: Subject + ?Sized>(
 }
 
 /// SPEC §5.3 stream parse.
-pub fn stream<L: Subject + ?Sized, R: Subject + ?Sized>(
+pub fn stream<L: Reference + ?Sized, R: Reference + ?Sized>(
     p: &Pair<'_, L, R>,
     s: &[u8],
 ) -> Option<Divergence> {
@@ -569,7 +588,7 @@ fn luts_differ<L: Subject + ?Sized, R: Subject + ?Sized>(
 }
 
 /// SPEC §7 IR gates and the SB2SB-vs-DMA route.
-pub fn ir<L: Subject + ?Sized, R: Subject + ?Sized>(
+pub fn ir<L: Reference + ?Sized, R: Reference + ?Sized>(
     p: &Pair<'_, L, R>,
     q: &IrQuery,
 ) -> Option<Divergence> {

@@ -17,10 +17,11 @@
 
 use crate::layout::same_bundle;
 use crate::subjects::{
-    verdict_name, BandReading, BundleStreamResult, Capabilities, DecodeFail, Decoded, EncodeResult,
-    Fault, FieldName, IrAnswer, IrInstruction, IrQuery, LintResult, LoweredModule, LutResult,
-    LutTable, Name, Predicate, Reply, Route, StreamResult, Subject, SyncEntry, SyncFlow,
-    SyncPlanned, SyncProgram, SyncRejected, SyncRun, Validator, Value, Verdict,
+    module_answer, stream_verdict, verdict_name, BandReading, BundleStreamResult, Capabilities,
+    DecodeFail, Decoded, EncodeResult, Fault, FieldName, IrAnswer, IrInstruction, IrQuery,
+    LintResult, LoweredModule, LutResult, LutTable, ModuleAnswer, Name, Predicate, Reference,
+    Reply, Route, StreamFail, StreamResult, Subject, SyncEntry, SyncFlow, SyncPlanned, SyncProgram,
+    SyncRejected, SyncRun, Validator, Value, Verdict,
 };
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
@@ -73,7 +74,7 @@ impl RecordKey {
 
 /// See the module docs.
 pub struct Recorder {
-    inner: Box<dyn Subject>,
+    inner: Box<dyn Reference>,
     slot: Rc<Slot>,
     memo: bool,
     /// The bundle of `last_verdict`.
@@ -92,7 +93,7 @@ type LastLut = (LutTable, u32, Result<u8, &'static str>);
 impl Recorder {
     /// Wraps `inner`; the [`RecordKey`] reads what it records; `memo`: keep
     /// the last validator and LUT answer (see the module docs).
-    pub fn new(inner: Box<dyn Subject>, memo: bool) -> (Recorder, RecordKey) {
+    pub fn new(inner: Box<dyn Reference>, memo: bool) -> (Recorder, RecordKey) {
         let slot = Rc::new(Slot {
             key: RefCell::new(String::with_capacity(64)),
             set: Cell::new(false),
@@ -239,18 +240,6 @@ impl Subject for Recorder {
         r
     }
 
-    fn parse_stream(&self, bytes: &[u8]) -> Reply<StreamResult> {
-        let r = self.inner.parse_stream(bytes);
-        match &r {
-            Ok(Ok(_)) => self.put(&["ok"]),
-            Ok(Err(e)) => self.put(&["err:", e.name.as_str()]),
-            Err(_) => {
-                self.fault(&r);
-            }
-        }
-        r
-    }
-
     #[inline]
     fn lut(&self, table: LutTable, input: u32) -> Reply<LutResult> {
         if self.memo() && self.slot.set.get() {
@@ -261,6 +250,28 @@ impl Subject for Recorder {
             }
         }
         self.lut_inner(table, input)
+    }
+
+    fn validate_stream(&self, bytes: &[u8]) -> Reply<Result<(), StreamFail>> {
+        stream_verdict(self, bytes)
+    }
+
+    fn lower_module(&self, insns: &[IrInstruction]) -> Reply<ModuleAnswer> {
+        module_answer(self, insns)
+    }
+}
+
+impl Reference for Recorder {
+    fn parse_stream(&self, bytes: &[u8]) -> Reply<StreamResult> {
+        let r = self.inner.parse_stream(bytes);
+        match &r {
+            Ok(Ok(_)) => self.put(&["ok"]),
+            Ok(Err(e)) => self.put(&["err:", e.name.as_str()]),
+            Err(_) => {
+                self.fault(&r);
+            }
+        }
+        r
     }
 
     fn ir(&self, q: &IrQuery) -> Reply<IrAnswer> {

@@ -31,7 +31,7 @@ pub const STRUCTURED_MAX_ITEMS: usize = gen::MAX_ITEMS;
 /// [`super::nway::Judge`]).
 pub trait Cases {
     /// Every subject, the reference pair first.
-    fn subjects(&self) -> &[Box<dyn Subject>];
+    fn subjects(&self) -> Vec<&dyn Subject>;
     /// See [`super::nway::Judge::compare_bundle`].
     fn compare_bundle(&self, target: Target, b: &[u8; 64]) -> Outcome;
     /// See [`super::nway::Judge::compare_stream`].
@@ -240,7 +240,7 @@ fn check_encode(e: &dyn Cases, u: &mut Unstructured<'_>, c: &Case) -> Result<(),
     let Ok(base) = gen::encode(&c.instruction, gen::Config::default().arch) else {
         return Ok(());
     };
-    let reference = &*e.subjects()[0];
+    let reference = e.subjects()[0];
     let Ok(Ok(d)) = reference.decode(&base) else {
         return Ok(()); // decode_any / roundtrip already compared this image
     };

@@ -28,7 +28,7 @@ use crate::judge::{panic_text, Class, Divergence, Outcome, Signature};
 use crate::reach::Reach;
 use crate::subjects::{
     hex, registry, Fault, Generation, IrInstruction, LocalSendRecv, LoweredModule, ModuleAnswer,
-    Reply, StreamFail, Subject, Transfer,
+    Reference, Reply, StreamFail, Subject, Transfer,
 };
 use crate::targets::Target;
 use std::collections::BTreeSet;
@@ -171,7 +171,7 @@ pub fn compare(e: &Judge, target: Target, data: &[u8]) -> (String, Vec<Divergenc
     };
     // The judge's reference pair (in the gate, core is wrapped in its
     // coverage recorder, which forwards `lower`).
-    let (left, right) = (e.reference_subject(), &*e.subjects()[1]);
+    let (left, right) = e.references();
     let built = lowering_module::build_case(data, Some(gen));
     let case = || compare_case_on(left, right, &built);
     match catch_unwind(AssertUnwindSafe(case)) {
@@ -400,8 +400,8 @@ pub fn compare_case(case: &LoweringCase) -> Result<LoweringOutcome, LoweringDive
 /// through [`Subject::lower`] (both serving the case's generation), then
 /// checks the properties on core.
 pub fn compare_case_on(
-    left: &dyn Subject,
-    right: &dyn Subject,
+    left: &dyn Reference,
+    right: &dyn Reference,
     case: &LoweringCase,
 ) -> Result<LoweringOutcome, LoweringDivergence> {
     let diverge = |class: LoweringMismatch, description: String| LoweringDivergence {
@@ -548,7 +548,7 @@ fn property(d: String) -> Failed {
 }
 
 /// A subject's fault on operation `op`.
-fn faulted(who: &dyn Subject, op: &str, f: &Fault) -> Failed {
+fn faulted(who: &dyn Reference, op: &str, f: &Fault) -> Failed {
     (
         LoweringMismatch::Fault(Class::of_fault(f)),
         format!("{op}: {} {f}", who.name()),
@@ -558,8 +558,8 @@ fn faulted(who: &dyn Subject, op: &str, f: &Fault) -> Failed {
 /// `records` (what `insn` lowered to on `left`) decode on both sides, and on
 /// `left` give back the instruction's wire fields ([`Subject::check_lowered`]).
 fn check_decoded(
-    left: &dyn Subject,
-    right: &dyn Subject,
+    left: &dyn Reference,
+    right: &dyn Reference,
     insn: &IrInstruction,
     records: &[[u8; 64]],
 ) -> Result<(), Failed> {
@@ -599,8 +599,8 @@ fn same_lowering(a: &LoweredModule, b: &LoweredModule) -> bool {
 /// Properties of `left`'s lowering (issue 13 §5; core's in the gate) on a
 /// case it and `right` agree on; `first` is what `left` answered.
 fn check_properties(
-    left: &dyn Subject,
-    right: &dyn Subject,
+    left: &dyn Reference,
+    right: &dyn Reference,
     case: &LoweringCase,
     first: &LoweredModule,
 ) -> Result<(), Failed> {
@@ -667,7 +667,7 @@ fn check_properties(
     let records = bytes.len() / 64;
     let legs = bytes.chunks_exact(64).filter(|b| b[0] == 0xDA).count();
     let expected = records - legs;
-    let parse = |s: &dyn Subject| {
+    let parse = |s: &dyn Reference| {
         s.parse_bundle_stream(&bytes)
             .map_err(|f| faulted(s, "parse_bundle_stream", &f))?
             .map_err(|e| {
@@ -692,7 +692,11 @@ fn check_properties(
 /// records) with its first 0xDA's trio changed, the 0xDA dropped, repeated,
 /// or moved before its 0xD9; both parsers must give the same item count or
 /// the same error at the same bundle.
-fn check_leg_faults(left: &dyn Subject, right: &dyn Subject, bytes: &[u8]) -> Result<(), Failed> {
+fn check_leg_faults(
+    left: &dyn Reference,
+    right: &dyn Reference,
+    bytes: &[u8],
+) -> Result<(), Failed> {
     let records = bytes.len() / 64;
     let Some(k) = bytes.chunks_exact(64).position(|b| b[0] == 0xDA) else {
         return Ok(());
@@ -710,7 +714,7 @@ fn check_leg_faults(left: &dyn Subject, right: &dyn Subject, bytes: &[u8]) -> Re
         v[at - 64..next].rotate_left(64);
         variants.push(("leg before its 0xD9", v));
     }
-    let count = |s: &dyn Subject, bytes: &[u8]| -> Result<Result<usize, StreamFail>, Failed> {
+    let count = |s: &dyn Reference, bytes: &[u8]| -> Result<Result<usize, StreamFail>, Failed> {
         Ok(s.parse_bundle_stream(bytes)
             .map_err(|f| faulted(s, "parse_bundle_stream", &f))?
             .map(|items| items.len()))

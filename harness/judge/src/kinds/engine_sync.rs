@@ -17,7 +17,7 @@ use crate::generators::engine_sync as gen;
 use crate::judge::nway::Judge;
 use crate::judge::{panic_text, Class, DescribedCase, Divergence, Outcome};
 use crate::reach::Reach;
-use crate::subjects::{registry, EngineProgram, EngineSyncAnswer, Subject};
+use crate::subjects::{registry, EngineProgram, EngineSyncAnswer, Reference};
 use crate::targets::Target;
 use std::collections::BTreeSet;
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -194,15 +194,15 @@ fn on_engine(
     target: Target,
     input: &[u8],
 ) -> (String, Option<Divergence>, BTreeSet<&'static str>) {
-    let (core, oracle) = (e.reference_subject(), &*e.subjects()[1]);
+    let (core, oracle) = e.references();
     compare_on(core, oracle, target, input)
 }
 
 /// Compares `core` and `oracle` on `input`: the coverage key, the divergence if any, and the
 /// finding kinds when they agree.
 fn compare_on(
-    core: &dyn Subject,
-    oracle: &dyn Subject,
+    core: &dyn Reference,
+    oracle: &dyn Reference,
     target: Target,
     input: &[u8],
 ) -> (String, Option<Divergence>, BTreeSet<&'static str>) {
@@ -289,13 +289,16 @@ mod tests {
     /// Core, its answer without its last finding (or with one more semaphore bump).
     struct Slipped;
 
-    impl Subject for Slipped {
+    impl crate::subjects::Subject for Slipped {
         fn name(&self) -> &str {
             "slipped"
         }
         fn capabilities(&self) -> crate::subjects::Capabilities {
             crate::subjects::Capabilities::all()
         }
+    }
+
+    impl Reference for Slipped {
         fn engine_sync(&self, p: &EngineProgram) -> crate::subjects::Reply<EngineSyncAnswer> {
             let mut a = registry::core().engine_sync(p)?;
             if let Ok(o) = &mut a {

@@ -96,6 +96,8 @@ pub(crate) mod test_subjects {
             Capabilities::all()
         }
     }
+
+    impl crate::subjects::Reference for Silent {}
 }
 
 #[cfg(test)]

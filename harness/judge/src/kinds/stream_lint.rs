@@ -22,7 +22,7 @@ use crate::generators::stream_program;
 use crate::judge::nway::Judge;
 use crate::judge::{panic_text, Class, DescribedCase, Divergence, Outcome};
 use crate::reach::Reach;
-use crate::subjects::{registry, Subject};
+use crate::subjects::{registry, Reference};
 use crate::targets::Target;
 use std::collections::BTreeSet;
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -120,7 +120,7 @@ pub fn walked(input: &[u8]) -> &[u8] {
 }
 
 /// The rows of `s`'s walk of `bytes`, a fault as text.
-fn rows_of(s: &dyn Subject, bytes: &[u8]) -> Result<Vec<Row>, String> {
+fn rows_of(s: &dyn Reference, bytes: &[u8]) -> Result<Vec<Row>, String> {
     s.lint_stream(bytes)
         .map_err(|f| format!("{}: {f}", s.name()))?
 }
@@ -223,15 +223,15 @@ pub fn compare_rows(
 /// [`compare_rows`] on the judge's reference pair, under its generation (in the gate, core
 /// is wrapped in its coverage recorder, which forwards `lint_stream`).
 fn on_engine(e: &Judge, target: Target, input: &[u8]) -> (String, Option<Divergence>, Vec<Row>) {
-    let (core, oracle) = (e.reference_subject(), &*e.subjects()[1]);
+    let (core, oracle) = e.references();
     compare_on(core, oracle, e.arch(), target, input)
 }
 
 /// Compares the walks of `core` and `oracle` (both serving `arch`) on `input`: the coverage
 /// key, the divergence if any, and core's rows when they agree (empty otherwise).
 fn compare_on(
-    core: &dyn Subject,
-    oracle: &dyn Subject,
+    core: &dyn Reference,
+    oracle: &dyn Reference,
     arch: Arch,
     target: Target,
     input: &[u8],
@@ -398,13 +398,16 @@ mod tests {
     /// Core, its walk answered without its last row.
     struct Short;
 
-    impl Subject for Short {
+    impl crate::subjects::Subject for Short {
         fn name(&self) -> &str {
             "short"
         }
         fn capabilities(&self) -> crate::subjects::Capabilities {
             crate::subjects::Capabilities::all()
         }
+    }
+
+    impl Reference for Short {
         fn lint_stream(&self, bytes: &[u8]) -> crate::subjects::Reply<crate::subjects::LintResult> {
             let mut r = registry::core().lint_stream(bytes)?;
             if let Ok(rows) = &mut r {

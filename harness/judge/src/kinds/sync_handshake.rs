@@ -18,7 +18,7 @@ use crate::generators::SplitMix64;
 use crate::judge::nway::Judge;
 use crate::judge::{panic_text, Class, Divergence, Outcome};
 use crate::reach::Reach;
-use crate::subjects::{registry, Fault, Subject, SyncEntry, SyncPlanned, SyncWait};
+use crate::subjects::{registry, Fault, Reference, SyncEntry, SyncPlanned, SyncWait};
 use crate::targets::Target;
 use std::collections::BTreeMap;
 use std::fmt;
@@ -326,7 +326,7 @@ fn compare_shaped(
     };
     // The engine's reference pair (in the gate, core is wrapped in its
     // coverage recorder, which forwards the sync operations).
-    let (model, sim) = (e.reference_subject(), &*e.subjects()[1]);
+    let (model, sim) = e.references();
     match catch_unwind(AssertUnwindSafe(|| {
         case_shaped(model, sim, data, want_shape)
     })) {
@@ -366,8 +366,8 @@ pub fn sync_handshake_case(data: &[u8]) -> Result<SyncCaseOutcome, SyncDivergenc
 
 /// [`sync_handshake_case`], with the shape of an accepted program when `want_shape`.
 fn case_shaped(
-    model: &dyn Subject,
-    sim: &dyn Subject,
+    model: &dyn Reference,
+    sim: &dyn Reference,
     data: &[u8],
     want_shape: bool,
 ) -> (Result<SyncCaseOutcome, SyncDivergence>, Option<Shape>) {
@@ -388,8 +388,8 @@ pub fn compare_case(case: &Case, schedule: &[u8]) -> Result<SyncCaseOutcome, Syn
 /// Compares a planner (`model`) with a checker (`sim`) through the
 /// [`Subject`] sync operations on a built case.
 pub fn compare_case_on(
-    model: &dyn Subject,
-    sim: &dyn Subject,
+    model: &dyn Reference,
+    sim: &dyn Reference,
     case: &Case,
     schedule: &[u8],
 ) -> Result<SyncCaseOutcome, SyncDivergence> {
@@ -399,7 +399,7 @@ pub fn compare_case_on(
     })
 }
 
-fn fault(who: &dyn Subject, op: &str, f: Fault) -> SyncMismatch {
+fn fault(who: &dyn Reference, op: &str, f: Fault) -> SyncMismatch {
     SyncMismatch::Fault {
         class: Class::of_fault(&f),
         detail: format!("{} {op}: {f}", who.name()),
@@ -407,8 +407,8 @@ fn fault(who: &dyn Subject, op: &str, f: Fault) -> SyncMismatch {
 }
 
 fn compare_with(
-    model: &dyn Subject,
-    sim: &dyn Subject,
+    model: &dyn Reference,
+    sim: &dyn Reference,
     case: &Case,
     schedule: &[u8],
 ) -> Result<SyncCaseOutcome, SyncMismatch> {
@@ -518,7 +518,7 @@ fn put_band_wait(e: &mut SyncEntry, w: SyncWait) -> Result<(), String> {
 /// with every stamped wait taken from the bytes, so a wrong threshold on the
 /// wire shows up as an early start.
 fn check_stamps(
-    sim: &dyn Subject,
+    sim: &dyn Reference,
     case: &Case,
     plan: &SyncPlanned,
     exp: &SyncPlanned,
@@ -710,15 +710,18 @@ mod tests {
     }
 
     /// Core, with byte 5 (the wait index) of every stamped header changed.
-    struct Misstamped(Box<dyn Subject>);
+    struct Misstamped(Box<dyn Reference>);
 
-    impl Subject for Misstamped {
+    impl crate::subjects::Subject for Misstamped {
         fn name(&self) -> &str {
             "misstamped"
         }
         fn capabilities(&self) -> crate::subjects::Capabilities {
             crate::subjects::Capabilities::all()
         }
+    }
+
+    impl Reference for Misstamped {
         fn sync_plan(
             &self,
             p: &crate::subjects::SyncProgram,

@@ -43,7 +43,7 @@ pub use folder::{
     ClaimGuard, ReportDirError,
 };
 pub use format::{unified, xml_escape, TIMING_MARKER};
-pub use model::{verdict, DivergenceRecord, ReportModel, Timing, REACH_CASE, VECTORS_CASE};
+pub use model::{verdict, DivergenceRecord, ReportModel, REACH_CASE, VECTORS_CASE};
 
 use crate::gate::GateRun;
 use crate::triage::Triaged;
@@ -70,7 +70,7 @@ pub fn files(m: &ReportModel) -> Vec<(String, Vec<u8>)> {
     out
 }
 
-/// `summary.md` of a gate run.
-pub fn summary_md(run: &GateRun, triaged: &[Triaged], timing: &Timing) -> String {
-    summary_md::render(&ReportModel::of_gate(run, triaged, timing))
+/// `summary.md` of a gate run written at `timestamp`.
+pub fn summary_md(run: &GateRun, triaged: &[Triaged], timestamp: &str) -> String {
+    summary_md::render(&ReportModel::of_gate(run, triaged, timestamp))
 }

@@ -20,12 +20,6 @@ use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-/// Clock-dependent facts of a run.
-#[derive(Clone, Debug, Default)]
-pub struct Timing {
-    pub timestamp: String,
-}
-
 /// The `junit.xml` testcase of the value-class reach: an error per
 /// [`crate::gate::GateFailure::Unreached`] (the unhit classes).
 pub const REACH_CASE: &str = "reach";
@@ -632,15 +626,15 @@ pub fn meta_of(run: &GateRun, records: &[DivergenceRecord]) -> RunMeta {
 }
 
 impl ReportModel {
-    /// The model of a gate run and its triaged findings.
-    pub fn of_gate(run: &GateRun, triaged: &[Triaged], timing: &Timing) -> ReportModel {
+    /// The model of a gate run written at `timestamp` (UTC) with its triaged findings.
+    pub fn of_gate(run: &GateRun, triaged: &[Triaged], timestamp: &str) -> ReportModel {
         let divergences: Vec<DivergenceRecord> = triaged.iter().map(DivergenceRecord::of).collect();
         ReportModel {
             meta: meta_of(run, &divergences),
             divergences,
             shards: Vec::new(),
             live: Some(LiveFacts {
-                timestamp: timing.timestamp.clone(),
+                timestamp: timestamp.to_string(),
                 budget: run.seconds,
                 threads: run.threads,
                 busy: run.targets.iter().map(|(_, s)| s.busy).collect(),

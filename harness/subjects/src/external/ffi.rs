@@ -108,7 +108,6 @@ pub struct SubjectLib {
     header_batch: Option<BatchFn>,
     payload_batch: Option<BatchFn>,
     lut_batch: Option<LutBatchFn>,
-    abi: u32,
     init: InitFn,
     // Keeps the function pointers above valid; dropped last.
     _lib: Library,
@@ -304,7 +303,6 @@ impl SubjectLib {
             header_batch,
             payload_batch,
             lut_batch,
-            abi: v,
             init,
             _lib: lib,
         })
@@ -365,11 +363,6 @@ impl SubjectLib {
             TPB_UNSUPPORTED => Status::Unsupported,
             n => Status::Error(format!("validator returned status {n}")),
         }
-    }
-
-    /// The ABI version the library returned.
-    pub fn abi_version(&self) -> u32 {
-        self.abi
     }
 
     /// True if the library exports the batch entry point of this validator.

@@ -316,22 +316,6 @@ pub fn parse_opcode(s: &str) -> Option<u8> {
     u8::from_str_radix(h, 16).ok()
 }
 
-/// Parses an even number of hex digits (either case) into bytes, at most
-/// [`MAX_STREAM`] of them.
-pub fn parse_hex_bytes(s: &str) -> Option<Vec<u8>> {
-    let b = s.as_bytes();
-    if !b.len().is_multiple_of(2) || b.len() / 2 > MAX_STREAM {
-        return None;
-    }
-    b.chunks_exact(2)
-        .map(|pair| {
-            let hi = char::from(pair[0]).to_digit(16)?;
-            let lo = char::from(pair[1]).to_digit(16)?;
-            u8::try_from(hi * 16 + lo).ok()
-        })
-        .collect()
-}
-
 /// The hello request line.
 pub fn hello_line(arch: &str) -> String {
     format!(r#"{{"op":"hello","protocol":{PROTOCOL},"arch":"{arch}"}}"#)
@@ -583,15 +567,6 @@ pub fn answer_of(m: Map<String, Value>, op: Op) -> Result<Answer, String> {
     }
 }
 
-/// The answer line (without the newline) for request `id` (server side):
-/// `"id"` first, then [`answer_object`].
-pub fn answer_line(id: u64, a: &Answer) -> String {
-    let mut m = Map::new();
-    m.insert("id".into(), Value::from(id));
-    m.extend(answer_object(a));
-    Value::Object(m).to_string()
-}
-
 /// The keys of an answer without its `"id"`: the object a C ABI library's
 /// `tpb_decode` writes (include/tpb_subject.h).
 pub fn answer_object(a: &Answer) -> Map<String, Value> {
@@ -641,91 +616,6 @@ pub fn answer_object(a: &Answer) -> Map<String, Value> {
         }
     }
     m
-}
-
-/// A request line as the server reads it: the hello, or an id and a request.
-#[derive(Clone, Debug, PartialEq)]
-pub enum Incoming {
-    /// `{"op":"hello","protocol":1,"arch":…}`.
-    Hello {
-        /// The generation, e.g. `"v2"`.
-        arch: String,
-    },
-    /// Any later request.
-    Request {
-        /// `"id"`.
-        id: u64,
-        /// The request.
-        request: Request,
-    },
-    /// A well-formed request for an op or table this module does not know:
-    /// answered `unsupported`.
-    Unknown {
-        /// `"id"`.
-        id: u64,
-    },
-}
-
-/// Parses a request line (server side), strictly.
-pub fn parse_request(line: &str) -> Result<Incoming, String> {
-    let m = object(line)?;
-    let op = string(&m, "op")?;
-    if op == "hello" {
-        exact_keys(&m, &["op", "protocol", "arch"])?;
-        let p = uint(&m, "protocol")?;
-        if p != PROTOCOL {
-            return Err(format!("protocol {p} (this worker speaks {PROTOCOL})"));
-        }
-        return Ok(Incoming::Hello {
-            arch: string(&m, "arch")?.to_string(),
-        });
-    }
-    let id = uint(&m, "id")?;
-    let bundle = |m: &Map<String, Value>| -> Result<[u8; 64], String> {
-        exact_keys(m, &["id", "op", "hex"])?;
-        parse_bundle_hex(string(m, "hex")?).ok_or_else(|| "`hex` is not 128 hex digits".into())
-    };
-    let request = match Op::from_name(op) {
-        Some(Op::ValidateHeader) => Request::ValidateHeader(bundle(&m)?),
-        Some(Op::ValidatePayload) => Request::ValidatePayload(bundle(&m)?),
-        Some(Op::Decode) => Request::Decode(bundle(&m)?),
-        Some(Op::Encode) => {
-            exact_keys(&m, &["id", "op", "opcode", "fields"])?;
-            let s = string(&m, "opcode")?;
-            let opcode = parse_opcode(s).ok_or_else(|| format!("`opcode` {s:?} is not 0xHH"))?;
-            let Some(Value::Object(fields)) = m.get("fields") else {
-                return Err("`fields` is not an object".into());
-            };
-            Request::Encode {
-                opcode,
-                fields: fields_from_json(fields)?,
-            }
-        }
-        Some(Op::Lut) => {
-            exact_keys(&m, &["id", "op", "table", "input"])?;
-            let input = u32::try_from(uint(&m, "input")?).map_err(|_| "`input` exceeds u32")?;
-            match lut_table(string(&m, "table")?) {
-                Some(table) => Request::Lut { table, input },
-                None => return Ok(Incoming::Unknown { id }),
-            }
-        }
-        Some(Op::ValidateStream) => {
-            exact_keys(&m, &["id", "op", "hex"])?;
-            Request::ValidateStream(
-                parse_hex_bytes(string(&m, "hex")?)
-                    .ok_or("`hex` is not an even number of hex digits")?,
-            )
-        }
-        Some(Op::Lower) => {
-            exact_keys(&m, &["id", "op", "ir"])?;
-            let Some(ir @ Value::Object(_)) = m.get("ir") else {
-                return Err("`ir` is not an object".into());
-            };
-            Request::Lower(ir.to_string())
-        }
-        None => return Ok(Incoming::Unknown { id }),
-    };
-    Ok(Incoming::Request { id, request })
 }
 
 #[cfg(test)]

@@ -1,7 +1,8 @@
-//! The binary answer records a `lib:` subject's worker writes for the
-//! operations asked once per case (decode, encode, `validate_stream`,
-//! `lower`, and any single call), and the binary fields of an encode
-//! request: the worker reads the library's answer once (its JSON text for
+//! The binary request and answer records of a `lib:` subject's worker for
+//! the operations asked once per case (decode, encode, `validate_stream`,
+//! `lower`, and any single call): a request is a kind byte and the
+//! operation's input as is (a bundle, an ordinal, a stream, the IR
+//! document's text, an encode's typed fields); the worker reads the library's answer once (its JSON text for
 //! `tpb_decode` / `tpb_lower`, [`super::protocol::answer_of`]) and writes
 //! the typed [`Answer`]; the gate reads it back with no JSON on the way.
 //! Internal between the gate and its own worker (both ends are one
@@ -11,8 +12,73 @@
 //! A record is a tag byte and its fields: integers `u64` LE, texts and
 //! byte runs a `u32` LE length and the bytes, lists a `u32` LE count.
 
-use super::protocol::Answer;
+use super::protocol::{Answer, Request, LUT_TABLES};
 use crate::subjects::{FieldName, Lowered, LoweredModule, Value};
+
+const REQ_HEADER: u8 = b'H';
+const REQ_PAYLOAD: u8 = b'P';
+const REQ_DECODE: u8 = b'D';
+const REQ_ENCODE: u8 = b'E';
+const REQ_LUT: u8 = b'T';
+const REQ_STREAM: u8 = b'S';
+const REQ_LOWER: u8 = b'L';
+
+/// The request record of `r` in two parts, written one after the other
+/// (a stream or an IR document is not copied to make it).
+pub fn request_parts(r: &Request) -> (Vec<u8>, &[u8]) {
+    match r {
+        Request::ValidateHeader(b) => (vec![REQ_HEADER], b),
+        Request::ValidatePayload(b) => (vec![REQ_PAYLOAD], b),
+        Request::Decode(b) => (vec![REQ_DECODE], b),
+        Request::Encode { opcode, fields } => {
+            let mut o = vec![REQ_ENCODE, *opcode];
+            put_fields(&mut o, fields);
+            (o, &[])
+        }
+        Request::Lut { table, input } => {
+            let t = LUT_TABLES.iter().position(|x| x == table).unwrap_or(0) as u8;
+            let mut o = vec![REQ_LUT, t];
+            o.extend_from_slice(&input.to_le_bytes());
+            (o, &[])
+        }
+        Request::ValidateStream(b) => (vec![REQ_STREAM], b),
+        Request::Lower(ir) => (vec![REQ_LOWER], ir.as_bytes()),
+    }
+}
+
+/// The request a record of [`request_parts`] holds.
+pub fn get_request(b: &[u8]) -> Result<Request, String> {
+    let bundle = |b: &[u8]| <[u8; 64]>::try_from(b).map_err(|_| "not 64 bytes".to_string());
+    let Some((&kind, rest)) = b.split_first() else {
+        return Err("empty".into());
+    };
+    Ok(match kind {
+        REQ_HEADER => Request::ValidateHeader(bundle(rest)?),
+        REQ_PAYLOAD => Request::ValidatePayload(bundle(rest)?),
+        REQ_DECODE => Request::Decode(bundle(rest)?),
+        REQ_ENCODE => {
+            let (&opcode, fields) = rest.split_first().ok_or("no opcode")?;
+            let mut r = Reader(fields);
+            let fields = r.fields()?;
+            if !r.0.is_empty() {
+                return Err("bytes past the fields".into());
+            }
+            Request::Encode { opcode, fields }
+        }
+        REQ_LUT => match rest {
+            [t, a, b, c, d] => Request::Lut {
+                table: *LUT_TABLES.get(usize::from(*t)).ok_or("LUT table index")?,
+                input: u32::from_le_bytes([*a, *b, *c, *d]),
+            },
+            _ => return Err("not a table and an ordinal".into()),
+        },
+        REQ_STREAM => Request::ValidateStream(rest.to_vec()),
+        REQ_LOWER => Request::Lower(
+            String::from_utf8(rest.to_vec()).map_err(|_| "IR not UTF-8".to_string())?,
+        ),
+        k => return Err(format!("request kind {k}")),
+    })
+}
 
 const UNSUPPORTED: u8 = 0;
 /// The library answered `TPB_ERROR` or broke the ABI: the text says how.
@@ -397,5 +463,29 @@ mod tests {
             }
         }
         assert!(!Answer::Encoded([0; 64]).answers(Op::Decode));
+        // Requests of every operation read back as written.
+        let b = [3u8; 64];
+        for r in [
+            Request::ValidateHeader(b),
+            Request::ValidatePayload(b),
+            Request::Decode(b),
+            Request::Encode {
+                opcode: 0xD9,
+                fields: vec![("src".into(), Value::Bytes(vec![1]))],
+            },
+            Request::Lut {
+                table: crate::subjects::LutTable::Dge,
+                input: 70_000,
+            },
+            Request::ValidateStream(vec![0x85, 1, 2]),
+            Request::Lower("{}".into()),
+        ] {
+            let (head, tail) = request_parts(&r);
+            assert_eq!(get_request(&[head, tail.to_vec()].concat()), Ok(r));
+        }
+        assert!(get_request(&[REQ_DECODE, 0]).is_err());
+        // Every stream the gate reads (a corpus file) fits one hand-off.
+        let big = Request::ValidateStream(vec![0x86; super::super::protocol::MAX_STREAM]);
+        assert!(super::super::shm::request_len(&big) + 8 <= super::super::shm::REQ);
     }
 }

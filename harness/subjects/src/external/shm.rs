@@ -79,66 +79,17 @@ pub const OP_VALIDATE_HEADER: u32 = 1;
 pub const OP_VALIDATE_PAYLOAD: u32 = 2;
 /// Op: SPEC §6 lookup.
 pub const OP_LUT: u32 = 3;
-/// A request record's first byte when it is binary (a request line
-/// starts with `{`): then a kind byte ([`BIN_STREAM`], [`BIN_DECODE`],
-/// [`BIN_LOWER`]) and
-/// the operation's raw input. Internal between the gate and its own
-/// worker; the protocol and the C ABI are unchanged.
-pub const BIN: u8 = 0;
-/// Binary record kind: `validate_stream` on the bytes that follow.
-pub const BIN_STREAM: u8 = b'S';
-/// Binary record kind: `decode` of the 64 bytes that follow.
-pub const BIN_DECODE: u8 = b'D';
-/// Binary record kind: `lower` of the IR document (JSON text, what
-/// `tpb_lower` takes) that follows.
-pub const BIN_LOWER: u8 = b'L';
-/// Binary record kind: `encode` of the opcode byte and the fields
-/// ([`super::record::put_fields`]) that follow.
-pub const BIN_ENCODE: u8 = b'E';
-
-/// The request record of `r` (entry id `id`) written at `*used` of the
-/// request area (as [`put_record`]): a stream, a decode's bundle or a
-/// lowering's IR text as is, an encode's typed fields ([`BIN`]), any
-/// other request as its tpb-subject/1 line (the hex of a stream is twice
-/// its size and parsed again by the worker).
-pub fn put_request(
-    area: &mut [u8],
-    used: &mut usize,
-    r: &super::protocol::Request,
-    id: u64,
-) -> Option<u32> {
-    use super::protocol::Request;
-    match r {
-        Request::ValidateStream(b) => put_record(area, used, None, &[&[BIN, BIN_STREAM], b]),
-        Request::Decode(b) => put_record(area, used, None, &[&[BIN, BIN_DECODE], b]),
-        Request::Lower(ir) => put_record(area, used, None, &[&[BIN, BIN_LOWER], ir.as_bytes()]),
-        Request::Encode { opcode, fields } => {
-            put_record(area, used, None, &[&encode_record(*opcode, fields)])
-        }
-        _ => put_record(area, used, None, &[r.to_line(id).as_bytes()]),
-    }
-}
-
-fn encode_record(
-    opcode: u8,
-    fields: &[(crate::subjects::FieldName, crate::subjects::Value)],
-) -> Vec<u8> {
-    let mut o = vec![BIN, BIN_ENCODE, opcode];
-    super::record::put_fields(&mut o, fields);
-    o
+/// The request record of `r` ([`super::record::request_parts`]) written
+/// at `*used` of the request area (as [`put_record`]).
+pub fn put_request(area: &mut [u8], used: &mut usize, r: &super::protocol::Request) -> Option<u32> {
+    let (head, tail) = super::record::request_parts(r);
+    put_record(area, used, None, &[&head, tail])
 }
 
 /// The length of `r`'s request record ([`put_request`]).
 pub fn request_len(r: &super::protocol::Request) -> usize {
-    use super::protocol::Request;
-    match r {
-        Request::ValidateStream(b) => 2 + b.len(),
-        Request::Decode(_) => 66,
-        Request::Lower(ir) => 2 + ir.len(),
-        Request::Encode { opcode, fields } => encode_record(*opcode, fields).len(),
-        // An id of a hand-off is below `CHUNK`.
-        _ => r.to_line(CHUNK as u64).len(),
-    }
+    let (head, tail) = super::record::request_parts(r);
+    head.len() + tail.len()
 }
 
 /// Op: any protocol request (decode, encode, `validate_stream`, `lower`,

@@ -714,7 +714,7 @@ fn validator_op(payload: bool) -> (u32, Capability) {
 fn put_requests(r: &mut Region, reqs: &[Request]) {
     let mut used = 0usize;
     for (k, q) in reqs.iter().enumerate() {
-        let off = shm::put_request(r.requests(), &mut used, q, k as u64 + 1).unwrap_or(u32::MAX);
+        let off = shm::put_request(r.requests(), &mut used, q).unwrap_or(u32::MAX);
         r.inputs()[k * 4..k * 4 + 4].copy_from_slice(&off.to_ne_bytes());
     }
 }

@@ -14,10 +14,8 @@ use super::ffi::{
     Status, SubjectLib, VerdictCode, NOT_UTF8_REFUSAL, UNWRITTEN_TEXT, UNWRITTEN_VERDICT,
 };
 use super::process::clip;
-use super::protocol::{
-    answer_of, parse_request, Answer, Hello, Incoming, Op, Request, LUT_TABLES, MAX_LINE, PROTOCOL,
-};
-use super::record::{put_answer, Reader};
+use super::protocol::{answer_of, Answer, Hello, Op, Request, LUT_TABLES, MAX_LINE, PROTOCOL};
+use super::record::{get_request, put_answer};
 use super::shm::{self, Arena, Field, Region};
 use crate::subjects::LutTable;
 use serde_json::Value;
@@ -390,37 +388,9 @@ fn records(lib: &SubjectLib, r: &mut Region, (start, n): (usize, usize), cut: bo
                 input[i * 4 + 3],
             ])
         };
-        let answer = match r.request_at(at) {
-            Some([shm::BIN, shm::BIN_STREAM, bytes @ ..]) => {
-                status(lib.validate_stream(bytes), Answer::Stream)
-            }
-            Some([shm::BIN, shm::BIN_LOWER, ir @ ..]) => match std::str::from_utf8(ir) {
-                Ok(ir) => object(lib.lower(ir), Op::Lower, "tpb_lower"),
-                Err(_) => Err("bad lower record".into()),
-            },
-            Some([shm::BIN, shm::BIN_DECODE, b @ ..]) => match <[u8; 64]>::try_from(b) {
-                Ok(b) => handle(lib, &Request::Decode(b)),
-                Err(_) => Err("bad decode record".into()),
-            },
-            Some([shm::BIN, shm::BIN_ENCODE, opcode, fields @ ..]) => {
-                match Reader::new(fields).fields() {
-                    Ok(fields) => handle(
-                        lib,
-                        &Request::Encode {
-                            opcode: *opcode,
-                            fields,
-                        },
-                    ),
-                    Err(e) => Err(format!("bad encode record: {e}")),
-                }
-            }
-            Some(l) => match std::str::from_utf8(l).map(parse_request) {
-                Ok(Ok(Incoming::Request { request, .. })) => handle(lib, &request),
-                Ok(Ok(Incoming::Unknown { .. })) => Ok(Answer::Unsupported),
-                Ok(Ok(Incoming::Hello { .. })) => Err("hello inside a hand-off".into()),
-                Ok(Err(e)) => Err(format!("bad request record: {e}")),
-                Err(_) => Err("bad request record".into()),
-            },
+        let answer = match r.request_at(at).map(get_request) {
+            Some(Ok(request)) => handle(lib, &request),
+            Some(Err(e)) => Err(format!("bad request record: {e}")),
             None => Err("bad request record".into()),
         };
         let mut rec = put_answer(&answer);

@@ -44,14 +44,6 @@ pub fn verdict_of(id: u16) -> Verdict {
     )
 }
 
-/// The id a verdict is sent as (an `Unknown` has none).
-pub fn id_of_verdict(v: &Verdict) -> Option<u16> {
-    match v {
-        None => Some(VALID),
-        Some(p) => id_of(p),
-    }
-}
-
 /// One predicate row of SPEC §3 or §4: its name and its `§n #k` places.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct SpecPredicate {

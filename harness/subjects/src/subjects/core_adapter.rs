@@ -3,9 +3,10 @@
 use super::engine_sync_types::{
     EngineFinding, EngineProgram, EngineSyncAnswer, EngineSyncOutcome, SyncResource, SyncSite,
 };
-use super::interface::{Capabilities, Reply, Subject};
+use super::interface::{module_answer, stream_verdict, Capabilities, Reference, Reply, Subject};
 use super::lint_types::{LintResult, LintRow};
 use super::lowering_translate::side_pair;
+use super::lowering_types::ModuleAnswer;
 use super::lowering_types::{IrInstruction, Lowered, LoweredModule, LoweringRejected, Message};
 use super::sync_translate::to_sim_plan;
 use super::sync_types::{FlowStamps, SyncFlow, SyncPlanned, SyncProgram, SyncRejected};
@@ -340,6 +341,32 @@ impl Subject for CoreSubject {
             }))
     }
 
+    #[inline]
+    fn lut(&self, table: LutTable, n: u32) -> Reply<LutResult> {
+        use c::lut;
+        let r = match table {
+            LutTable::CollectiveKind => lut::collective_kind_to_wire(n),
+            LutTable::AluOp => lut::alu_op_to_wire(n),
+            LutTable::CceOp => lut::cce_op_to_wire(n),
+            LutTable::Dge => lut::alu_op_to_dge(n),
+            LutTable::Dtype => lut::dtype_to_wire(n, DtypeColumn::PreV4),
+            LutTable::DtypeV4 => lut::dtype_to_wire(n, DtypeColumn::V4),
+            LutTable::WaitMode => lut::wait_mode_lut(n),
+            LutTable::UpdateMode => lut::update_mode_lut(n),
+        };
+        Ok(r.map_err(|e| Name::Known(e.name())))
+    }
+
+    fn validate_stream(&self, bytes: &[u8]) -> Reply<Result<(), StreamFail>> {
+        stream_verdict(self, bytes)
+    }
+
+    fn lower_module(&self, insns: &[IrInstruction]) -> Reply<ModuleAnswer> {
+        module_answer(self, insns)
+    }
+}
+
+impl Reference for CoreSubject {
     fn parse_stream(&self, bytes: &[u8]) -> Reply<StreamResult> {
         Ok(match c::stream::parse_custom_op_stream(bytes, self.gen) {
             Ok(items) => Ok(items
@@ -408,22 +435,6 @@ impl Subject for CoreSubject {
         }
         w.finish(&mut out);
         Ok(Ok(rows))
-    }
-
-    #[inline]
-    fn lut(&self, table: LutTable, n: u32) -> Reply<LutResult> {
-        use c::lut;
-        let r = match table {
-            LutTable::CollectiveKind => lut::collective_kind_to_wire(n),
-            LutTable::AluOp => lut::alu_op_to_wire(n),
-            LutTable::CceOp => lut::cce_op_to_wire(n),
-            LutTable::Dge => lut::alu_op_to_dge(n),
-            LutTable::Dtype => lut::dtype_to_wire(n, DtypeColumn::PreV4),
-            LutTable::DtypeV4 => lut::dtype_to_wire(n, DtypeColumn::V4),
-            LutTable::WaitMode => lut::wait_mode_lut(n),
-            LutTable::UpdateMode => lut::update_mode_lut(n),
-        };
-        Ok(r.map_err(|e| Name::Known(e.name())))
     }
 
     fn ir(&self, q: &IrQuery) -> Reply<IrAnswer> {

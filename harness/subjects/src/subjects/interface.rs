@@ -268,16 +268,42 @@ pub trait Subject {
         Err(Fault::Unsupported)
     }
 
-    /// SPEC §5.3 stream parser.
-    fn parse_stream(&self, _bytes: &[u8]) -> Reply<StreamResult> {
+    /// SPEC §5.3 stream rules only (the `validate_stream` operation): the
+    /// first stream error with its index, or valid (the reference pair:
+    /// [`stream_verdict`] of [`Reference::parse_stream`]).
+    fn validate_stream(&self, _bytes: &[u8]) -> Reply<Result<(), StreamFail>> {
         Err(Fault::Unsupported)
     }
 
-    /// SPEC §5.3 stream rules only (the `validate_stream` operation): the
-    /// first stream error with its index, or valid. Default: from
-    /// [`Subject::parse_stream`].
-    fn validate_stream(&self, bytes: &[u8]) -> Reply<Result<(), StreamFail>> {
-        self.parse_stream(bytes).map(|r| r.map(|_| ()))
+    /// A SPEC §6 lookup.
+    fn lut(&self, _table: LutTable, _input: u32) -> Reply<LutResult> {
+        Err(Fault::Unsupported)
+    }
+
+    /// SPEC §5.4 as the `lower` operation answers (`tpbconform lower`):
+    /// the whole module, or the first rejection (the reference pair:
+    /// [`module_answer`] of [`Reference::lower`]).
+    fn lower_module(&self, _insns: &[IrInstruction]) -> Reply<ModuleAnswer> {
+        Err(Fault::Unsupported)
+    }
+
+    /// How its answers travel, when they travel (an external subject):
+    /// batches handed over ahead, vouching, giving up. Default: none (an
+    /// in-process subject answers each call as it comes).
+    fn transport(&self) -> Option<&dyn Transport> {
+        None
+    }
+}
+
+/// What only the reference pair (core, the oracle) answers, beside the
+/// protocol's operations ([`Subject`]): the full stream parse, the IR
+/// gates, the lowering with its check, stream lint, engine and semaphore
+/// sync. No protocol operation carries these; the kinds that need them
+/// compare core with the oracle alone.
+pub trait Reference: Subject {
+    /// SPEC §5.3 stream parser.
+    fn parse_stream(&self, _bytes: &[u8]) -> Reply<StreamResult> {
+        Err(Fault::Unsupported)
     }
 
     /// SPEC §5.3 "Bundle stream" (DL-12): the stream parser with 0xD9 +
@@ -297,11 +323,6 @@ pub trait Subject {
     /// SPEC §11: the engines of one subgraph run against their semaphores and events, with
     /// what they found (reference pair only).
     fn engine_sync(&self, _p: &EngineProgram) -> Reply<EngineSyncAnswer> {
-        Err(Fault::Unsupported)
-    }
-
-    /// A SPEC §6 lookup.
-    fn lut(&self, _table: LutTable, _input: u32) -> Reply<LutResult> {
         Err(Fault::Unsupported)
     }
 
@@ -326,13 +347,6 @@ pub trait Subject {
         _records: &[[u8; 64]],
     ) -> Reply<Result<(), String>> {
         Err(Fault::Unsupported)
-    }
-
-    /// SPEC §5.4 as the `lower` operation answers (`tpbconform lower`):
-    /// the whole module, or the first rejection. Default: from
-    /// [`Subject::lower`].
-    fn lower_module(&self, insns: &[IrInstruction]) -> Reply<ModuleAnswer> {
-        self.lower(insns).map(|m| m.answer())
     }
 
     /// SPEC §8 `alloc_semaphores` on `p`: ids, final values and (a planner)
@@ -362,13 +376,22 @@ pub trait Subject {
     fn sync_band(&self, _bundle: &[u8; 64], _ticks: u32) -> Reply<BandReading> {
         Err(Fault::Unsupported)
     }
+}
 
-    /// How its answers travel, when they travel (an external subject):
-    /// batches handed over ahead, vouching, giving up. Default: none (an
-    /// in-process subject answers each call as it comes).
-    fn transport(&self) -> Option<&dyn Transport> {
-        None
-    }
+/// [`Subject::validate_stream`] of a reference: its full parse's verdict.
+pub fn stream_verdict(
+    r: &(impl Reference + ?Sized),
+    bytes: &[u8],
+) -> Reply<Result<(), StreamFail>> {
+    r.parse_stream(bytes).map(|r| r.map(|_| ()))
+}
+
+/// [`Subject::lower_module`] of a reference: its whole lowering's answer.
+pub fn module_answer(
+    r: &(impl Reference + ?Sized),
+    insns: &[IrInstruction],
+) -> Reply<ModuleAnswer> {
+    r.lower(insns).map(|m| m.answer())
 }
 
 /// The transport of a subject whose answers travel (an external process or
@@ -445,11 +468,24 @@ impl<S: Subject + ?Sized> Subject for Box<S> {
     fn encode(&self, opcode: u8, fields: &[(FieldName, Value)]) -> Reply<EncodeResult> {
         (**self).encode(opcode, fields)
     }
-    fn parse_stream(&self, bytes: &[u8]) -> Reply<StreamResult> {
-        (**self).parse_stream(bytes)
-    }
     fn validate_stream(&self, bytes: &[u8]) -> Reply<Result<(), StreamFail>> {
         (**self).validate_stream(bytes)
+    }
+    #[inline]
+    fn lut(&self, table: LutTable, input: u32) -> Reply<LutResult> {
+        (**self).lut(table, input)
+    }
+    fn lower_module(&self, insns: &[IrInstruction]) -> Reply<ModuleAnswer> {
+        (**self).lower_module(insns)
+    }
+    fn transport(&self) -> Option<&dyn Transport> {
+        (**self).transport()
+    }
+}
+
+impl<S: Reference + ?Sized> Reference for Box<S> {
+    fn parse_stream(&self, bytes: &[u8]) -> Reply<StreamResult> {
+        (**self).parse_stream(bytes)
     }
     fn parse_bundle_stream(&self, bytes: &[u8]) -> Reply<BundleStreamResult> {
         (**self).parse_bundle_stream(bytes)
@@ -459,10 +495,6 @@ impl<S: Subject + ?Sized> Subject for Box<S> {
     }
     fn engine_sync(&self, p: &EngineProgram) -> Reply<EngineSyncAnswer> {
         (**self).engine_sync(p)
-    }
-    #[inline]
-    fn lut(&self, table: LutTable, input: u32) -> Reply<LutResult> {
-        (**self).lut(table, input)
     }
     fn ir(&self, q: &IrQuery) -> Reply<IrAnswer> {
         (**self).ir(q)
@@ -476,9 +508,6 @@ impl<S: Subject + ?Sized> Subject for Box<S> {
         records: &[[u8; 64]],
     ) -> Reply<Result<(), String>> {
         (**self).check_lowered(insn, records)
-    }
-    fn lower_module(&self, insns: &[IrInstruction]) -> Reply<ModuleAnswer> {
-        (**self).lower_module(insns)
     }
     fn sync_plan(
         &self,
@@ -498,9 +527,6 @@ impl<S: Subject + ?Sized> Subject for Box<S> {
     }
     fn sync_band(&self, bundle: &[u8; 64], ticks: u32) -> Reply<BandReading> {
         (**self).sync_band(bundle, ticks)
-    }
-    fn transport(&self) -> Option<&dyn Transport> {
-        (**self).transport()
     }
 }
 

@@ -30,7 +30,10 @@ mod types;
 
 pub use compact::Compact;
 pub use engine_sync_types::*;
-pub use interface::{Batch, Capabilities, Capability, Fault, GivenUp, Reply, Subject, Transport};
+pub use interface::{
+    module_answer, stream_verdict, Batch, Capabilities, Capability, Fault, GivenUp, Reference,
+    Reply, Subject, Transport,
+};
 pub use lint_types::*;
 pub use lowering_types::*;
 pub use registry::{open, SubjectSpec};

@@ -3,9 +3,12 @@
 use super::engine_sync_types::{
     EngineFinding, EngineProgram, EngineSyncAnswer, EngineSyncOutcome, SyncResource, SyncSite,
 };
-use super::interface::{Capabilities, Fault, Reply, Subject};
+use super::interface::{
+    module_answer, stream_verdict, Capabilities, Fault, Reference, Reply, Subject,
+};
 use super::lint_types::{LintResult, LintRow};
 use super::lowering_translate::to_request;
+use super::lowering_types::ModuleAnswer;
 use super::lowering_types::{IrInstruction, Lowered, LoweredModule, LoweringRejected, Message};
 use super::sync_translate::{to_script, to_script_into};
 use super::sync_types::{
@@ -179,6 +182,31 @@ impl Subject for OracleSubject {
         Ok(o::encode(opcode, &f, self.chip).map_err(|e| Name::Known(e.field())))
     }
 
+    #[inline]
+    fn lut(&self, table: LutTable, n: u32) -> Reply<LutResult> {
+        let r = match table {
+            LutTable::CollectiveKind => o::collective_wire(n),
+            LutTable::AluOp => o::alu_wire(n),
+            LutTable::CceOp => o::cce_wire(n),
+            LutTable::Dge => o::dge_op(n),
+            LutTable::Dtype => o::dtype_wire(n, false),
+            LutTable::DtypeV4 => o::dtype_wire(n, true),
+            LutTable::WaitMode => o::wait_mode_lut(n),
+            LutTable::UpdateMode => o::update_mode_lut(n),
+        };
+        Ok(r.map_err(|e| Name::Known(e.name())))
+    }
+
+    fn validate_stream(&self, bytes: &[u8]) -> Reply<Result<(), StreamFail>> {
+        stream_verdict(self, bytes)
+    }
+
+    fn lower_module(&self, insns: &[IrInstruction]) -> Reply<ModuleAnswer> {
+        module_answer(self, insns)
+    }
+}
+
+impl Reference for OracleSubject {
     fn parse_stream(&self, bytes: &[u8]) -> Reply<StreamResult> {
         Ok(match o::parse_stream(bytes, self.chip) {
             Ok(items) => Ok(items
@@ -228,21 +256,6 @@ impl Subject for OracleSubject {
         Ok(o::lint_stream(bytes, self.chip)
             .map(|reports| reports.into_iter().map(lint_row).collect())
             .map_err(|e| format!("{e:?}")))
-    }
-
-    #[inline]
-    fn lut(&self, table: LutTable, n: u32) -> Reply<LutResult> {
-        let r = match table {
-            LutTable::CollectiveKind => o::collective_wire(n),
-            LutTable::AluOp => o::alu_wire(n),
-            LutTable::CceOp => o::cce_wire(n),
-            LutTable::Dge => o::dge_op(n),
-            LutTable::Dtype => o::dtype_wire(n, false),
-            LutTable::DtypeV4 => o::dtype_wire(n, true),
-            LutTable::WaitMode => o::wait_mode_lut(n),
-            LutTable::UpdateMode => o::update_mode_lut(n),
-        };
-        Ok(r.map_err(|e| Name::Known(e.name())))
     }
 
     fn ir(&self, q: &IrQuery) -> Reply<IrAnswer> {

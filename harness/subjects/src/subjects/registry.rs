@@ -18,7 +18,7 @@
 //! [`OpenError::NotAvailable`].
 
 use super::core_adapter::{self, CoreSubject};
-use super::interface::Subject;
+use super::interface::{Reference, Subject};
 use super::oracle_adapter::OracleSubject;
 use crate::arch::Arch;
 use std::fmt;
@@ -133,12 +133,12 @@ pub fn open(spec: &SubjectSpec, arch: Arch) -> Result<Box<dyn Subject>, OpenErro
 }
 
 /// The reference implementation (`core`), serving v2 (the default).
-pub fn core() -> Box<dyn Subject> {
+pub fn core() -> Box<dyn Reference> {
     core_for(Arch::default())
 }
 
 /// The second reading (`oracle`), serving v2 (the default).
-pub fn oracle() -> Box<dyn Subject> {
+pub fn oracle() -> Box<dyn Reference> {
     oracle_for(Arch::default())
 }
 
@@ -152,17 +152,17 @@ pub fn emits(arch: Arch, opcode: u8) -> bool {
 /// calls on them dispatch statically, so a caller links only the operations
 /// it uses (the lean fuzz entries, `judge::lean`; a `dyn` vtable would link
 /// every operation of both implementations).
-pub fn reference_pair_for(arch: Arch) -> (impl Subject + Copy, impl Subject + Copy) {
+pub fn reference_pair_for(arch: Arch) -> (impl Reference + Copy, impl Reference + Copy) {
     (CoreSubject::new(arch), OracleSubject::new(arch))
 }
 
 /// `core` serving `arch`.
-pub fn core_for(arch: Arch) -> Box<dyn Subject> {
+pub fn core_for(arch: Arch) -> Box<dyn Reference> {
     Box::new(CoreSubject::new(arch))
 }
 
 /// `oracle` serving `arch`.
-pub fn oracle_for(arch: Arch) -> Box<dyn Subject> {
+pub fn oracle_for(arch: Arch) -> Box<dyn Reference> {
     Box::new(OracleSubject::new(arch))
 }
 

@@ -7,7 +7,7 @@ use crate::kinds::test_subjects::Silent;
 use crate::subjects::Capabilities;
 
 /// Core, with the last byte of each instruction's first record flipped.
-struct Flipped(Box<dyn Subject>);
+struct Flipped(Box<dyn Reference>);
 
 impl Subject for Flipped {
     fn name(&self) -> &str {
@@ -16,6 +16,12 @@ impl Subject for Flipped {
     fn capabilities(&self) -> Capabilities {
         Capabilities::all()
     }
+    fn lower_module(&self, insns: &[IrInstruction]) -> Reply<ModuleAnswer> {
+        crate::subjects::module_answer(self, insns)
+    }
+}
+
+impl Reference for Flipped {
     fn lower(&self, insns: &[IrInstruction]) -> Reply<LoweredModule> {
         let mut m = self.0.lower(insns)?;
         for l in m.instrs.iter_mut().flatten() {
@@ -57,7 +63,7 @@ enum Slip {
 }
 
 /// Core, with one slip in the operations the properties ask.
-struct Slipped(Box<dyn Subject>, Slip, std::cell::Cell<u32>);
+struct Slipped(Box<dyn Reference>, Slip, std::cell::Cell<u32>);
 
 impl Subject for Slipped {
     fn name(&self) -> &str {
@@ -66,6 +72,18 @@ impl Subject for Slipped {
     fn capabilities(&self) -> Capabilities {
         Capabilities::all()
     }
+    fn decode(
+        &self,
+        b: &[u8; 64],
+    ) -> Reply<Result<crate::subjects::Decoded, crate::subjects::DecodeFail>> {
+        self.0.decode(b)
+    }
+    fn lower_module(&self, insns: &[IrInstruction]) -> Reply<ModuleAnswer> {
+        crate::subjects::module_answer(self, insns)
+    }
+}
+
+impl Reference for Slipped {
     fn lower(&self, insns: &[IrInstruction]) -> Reply<LoweredModule> {
         let mut m = self.0.lower(insns)?;
         self.2.set(self.2.get() + 1);
@@ -98,12 +116,6 @@ impl Subject for Slipped {
             spans.pop();
         }
         Ok(r)
-    }
-    fn decode(
-        &self,
-        b: &[u8; 64],
-    ) -> Reply<Result<crate::subjects::Decoded, crate::subjects::DecodeFail>> {
-        self.0.decode(b)
     }
 }
 
