@@ -86,12 +86,11 @@ pub fn run(files: &[String], args: CheckArgs, engines: &[String]) -> CliResult {
     };
     let raw_only = |label: &str| -> Result<(), CliError> {
         if args.validator != ValidatorChoice::Auto || args.hex {
-            return Err(CliError::BadValue {
-                source: label.to_string(),
-                message: "a NEFF's streams are linted with --validator auto and read as binary \
-                          (--hex and --validator apply to raw streams)"
-                    .into(),
-            });
+            return Err(CliError::bad(
+                label,
+                "a NEFF's streams are linted with --validator auto and read as binary (--hex \
+                 and --validator apply to raw streams)",
+            ));
         }
         Ok(())
     };
@@ -126,19 +125,9 @@ pub fn run(files: &[String], args: CheckArgs, engines: &[String]) -> CliResult {
             continue;
         }
         let source = source_name(path);
-        let mut tally = Tally {
-            per_opcode: args.per_opcode.then(|| Box::new([[0u64; 3]; 256])),
-            ..Tally::default()
-        };
+        let mut tally = Tally::new(args.per_opcode);
         let reader = open_input(path)?;
-        let mut sink = Sink {
-            source: &source,
-            printer: &mut printer,
-            tally: &mut tally,
-            errors: &mut errors,
-            printing: args.format != Format::Summary,
-            failed: Ok(()),
-        };
+        let mut sink = Sink::new(&source, &mut printer, &mut tally, &mut errors);
         let stopped = if args.validator == ValidatorChoice::Auto {
             lint_stream(reader, args, &mut sink)?
         } else {

@@ -68,10 +68,7 @@ pub fn is_neff(path: &str) -> bool {
 pub fn parse_engines(args: &[String]) -> Result<Vec<(Engine, String)>, CliError> {
     args.iter()
         .map(|a| {
-            let bad = |m: String| CliError::BadValue {
-                source: "--engine".into(),
-                message: m,
-            };
+            let bad = |m: String| CliError::bad("--engine", m);
             let (name, value) = a
                 .split_once('=')
                 .ok_or_else(|| bad(format!("{a:?}: expected NAME=MEMBER or NAME=FILE")))?;
@@ -97,13 +94,7 @@ pub(super) fn parse_json(s: &str) -> Result<serde_json::Value, String> {
 /// (some of the reader's errors name the path already).
 pub fn neff_error(source: &str, e: NeffError) -> CliError {
     let m = e.to_string();
-    CliError::BadValue {
-        source: source.to_string(),
-        message: m
-            .strip_prefix(&format!("{source}: "))
-            .unwrap_or(&m)
-            .to_string(),
-    }
+    CliError::bad(source, m.strip_prefix(&format!("{source}: ")).unwrap_or(&m))
 }
 
 enum Input {
@@ -145,10 +136,7 @@ fn lint_job(job: Job, shared: &Shared) {
     let args = shared.args;
     let mut printer = Printer::new(Vec::with_capacity(2 * CHUNK), args.format, args.arch);
     printer.set_origin(Some(job.origin.clone()));
-    let mut tally = Tally {
-        per_opcode: args.per_opcode.then(|| Box::new([[0u64; 3]; 256])),
-        ..Tally::default()
-    };
+    let mut tally = Tally::new(args.per_opcode);
     let start = shared.errors.load(Ordering::Relaxed);
     let mut errors = start;
     let out = job.out;
@@ -156,14 +144,7 @@ fn lint_job(job: Job, shared: &Shared) {
         .sync
         .then(|| EngineSteps::new(&job.origin.engine, &job.origin.member));
     let result = (|| -> Result<bool, CliError> {
-        let mut sink = Sink {
-            source: &job.source,
-            printer: &mut printer,
-            tally: &mut tally,
-            errors: &mut errors,
-            printing: args.format != Format::Summary,
-            failed: Ok(()),
-        };
+        let mut sink = Sink::new(&job.source, &mut printer, &mut tally, &mut errors);
         let limit = shared.limit;
         let mut walker = Walker::new(args.arch.generation());
         let mut split = Splitter::default();
@@ -424,13 +405,12 @@ pub fn run<W: Write>(
                     // Fail closed: a folder with no engine stream is no unpacked NEFF, and
                     // "nothing to lint" must never read as a pass.
                     if report.streams.is_empty() {
-                        return Err(CliError::BadValue {
-                            source: label_s.clone(),
-                            message: "is a directory with no engine instruction stream (not an \
-                                      unpacked NEFF: no sgNN/ folder whose def.json or \
-                                      engine-named files lead to one)"
-                                .into(),
-                        });
+                        return Err(CliError::bad(
+                            &label_s,
+                            "is a directory with no engine instruction stream (not an unpacked \
+                             NEFF: no sgNN/ folder whose def.json or engine-named files lead to \
+                             one)",
+                        ));
                     }
                     for s in &report.streams {
                         let file = s.file.clone().unwrap_or_default();
@@ -491,7 +471,7 @@ pub fn run<W: Write>(
         })();
         let ran = scan
             .join()
-            .unwrap_or_else(|_| Err(CliError::Output("the NEFF reader panicked".into())));
+            .unwrap_or_else(|_| Err(CliError::output("the NEFF reader panicked")));
         (ran, drained)
     });
     *errors = shared.errors.load(Ordering::Relaxed);

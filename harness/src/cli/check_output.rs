@@ -40,6 +40,14 @@ pub struct Tally {
 }
 
 impl Tally {
+    /// An empty tally; `per_opcode`: with the per-opcode table.
+    pub fn new(per_opcode: bool) -> Tally {
+        Tally {
+            per_opcode: per_opcode.then(|| Box::new([[0u64; 3]; 256])),
+            ..Tally::default()
+        }
+    }
+
     /// Counts `e`; `true` when it is an error (an invalid verdict or a stream error).
     #[inline]
     pub fn count(&mut self, e: &Event) -> bool {
@@ -121,7 +129,7 @@ fn by_str(by: Option<u8>) -> String {
 }
 
 /// What a stream error is, in words.
-pub(super) fn fault_text(f: &StreamFault) -> String {
+fn fault_text(f: &StreamFault) -> String {
     match *f {
         StreamFault::PayloadCountMismatch {
             num_payloads,
@@ -223,7 +231,7 @@ impl<W: Write> Printer<W> {
         verdict: &Verdict,
     ) -> Result<(), CliError> {
         if self.quoted.0 != source {
-            let q = serde_json::to_string(source).map_err(|e| CliError::Output(e.to_string()))?;
+            let q = serde_json::to_string(source).map_err(CliError::output)?;
             self.quoted = (source.to_string(), q);
         }
         let str_or_null = |s: Option<&str>| match s {
@@ -289,20 +297,15 @@ impl<W: Write> Printer<W> {
             Format::Text => {
                 let s = match e {
                     Event::Instruction { at, verdict, .. } => format!(
-                        "#{} {} {}: {} ({})",
-                        at.index,
-                        opcode_str(at.opcode),
-                        name(at.opcode),
+                        "{}: {} ({})",
+                        at_text(at.index, at.opcode),
                         verdict_text(verdict, at.opcode),
                         where_(source, at.index, at.offset, line, self.origin.as_ref())
                     ),
                     Event::Stream(s) => format!(
-                        "#{} stream error: {} at byte offset 0x{:X}: {}; instruction {} ({})",
+                        "#{} {} ({})",
                         s.index,
-                        s.fault.name(),
-                        s.offset,
-                        fault_text(&s.fault),
-                        owner_text(&s.owner),
+                        error_text(s),
                         where_(source, s.index, s.offset, line, self.origin.as_ref())
                     ),
                 };
@@ -425,13 +428,21 @@ fn per_opcode_rows(t: &Tally) -> impl Iterator<Item = (u8, [u64; 3])> + '_ {
     })
 }
 
-pub(super) fn owner_text(a: &At) -> String {
+/// `#N 0xOP Mnemonic`.
+pub(super) fn at_text(index: usize, op: u8) -> String {
+    format!("#{index} {} {}", opcode_str(op), name(op))
+}
+
+/// `stream error: <name> at byte offset 0xNN: <what>; instruction #M 0xOP Mnemonic at byte
+/// offset 0xNN`.
+pub(super) fn error_text(e: &StreamError) -> String {
     format!(
-        "#{} {} {} at byte offset 0x{:X}",
-        a.index,
-        opcode_str(a.opcode),
-        name(a.opcode),
-        a.offset
+        "stream error: {} at byte offset 0x{:X}: {}; instruction {} at byte offset 0x{:X}",
+        e.fault.name(),
+        e.offset,
+        fault_text(&e.fault),
+        at_text(e.owner.index, e.owner.opcode),
+        e.owner.offset
     )
 }
 
@@ -481,11 +492,29 @@ pub struct Sink<'a, W: Write> {
     pub tally: &'a mut Tally,
     pub errors: &'a mut u64,
     /// `false` for `--format summary`: nothing per event.
-    pub printing: bool,
-    pub failed: Result<(), CliError>,
+    printing: bool,
+    failed: Result<(), CliError>,
 }
 
-impl<W: Write> Sink<'_, W> {
+impl<'a, W: Write> Sink<'a, W> {
+    /// The sink of stream `source`, printing its events unless the format is `summary`.
+    pub fn new(
+        source: &'a str,
+        printer: &'a mut Printer<W>,
+        tally: &'a mut Tally,
+        errors: &'a mut u64,
+    ) -> Self {
+        let printing = printer.format != Format::Summary;
+        Sink {
+            source,
+            printer,
+            tally,
+            errors,
+            printing,
+            failed: Ok(()),
+        }
+    }
+
     /// Counts and prints `e`; `true` when the walk must stop (`--max-errors` reached, or the
     /// output failed).
     #[inline(always)]

@@ -23,9 +23,7 @@ pub fn read_ahead(
     let (full_tx, full_rx) = sync_channel::<std::io::Result<(Vec<u8>, usize)>>(BLOCKS);
     let (empty_tx, empty_rx) = sync_channel::<Vec<u8>>(BLOCKS);
     for _ in 0..BLOCKS {
-        empty_tx
-            .send(vec![0u8; block])
-            .map_err(|e| CliError::Output(e.to_string()))?;
+        empty_tx.send(vec![0u8; block]).map_err(CliError::output)?;
     }
     std::thread::scope(|scope| {
         scope.spawn(move || {

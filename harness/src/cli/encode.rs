@@ -172,7 +172,7 @@ pub fn run(files: &[String], hex: bool, output: Option<&str>, arch: Arch) -> Cli
     let files = if files.is_empty() { &stdin[..] } else { files };
     let mut sink = match output {
         Some(path) => Sink::File(
-            AtomicFile::create(path).map_err(|e| CliError::Output(format!("{path}: {e}")))?,
+            AtomicFile::create(path).map_err(|e| CliError::output(format!("{path}: {e}")))?,
         ),
         None => Sink::Stdout(std::io::stdout().lock()),
     };
@@ -182,11 +182,8 @@ pub fn run(files: &[String], hex: bool, output: Option<&str>, arch: Arch) -> Cli
         let mut lines = Lines::new(&source, open_source(f)?);
         while let Some(next) = lines.next_line() {
             let (line, bytes) = next?;
-            let bad = |message: String| CliError::Jsonl {
-                source: source.clone(),
-                line,
-                message,
-            };
+            let bad =
+                |m: String| CliError::bad(format!("{source}:{line}"), format!("bad jsonl: {m}"));
             let text = std::str::from_utf8(bytes).map_err(|_| bad("invalid UTF-8".into()))?;
             if text.trim().is_empty() {
                 continue;
@@ -230,7 +227,7 @@ pub fn run(files: &[String], hex: bool, output: Option<&str>, arch: Arch) -> Cli
         }
     }
     if records == 0 {
-        return Err(CliError::Input(InputError::Empty {
+        return Err(CliError::from(InputError::Empty {
             source: files
                 .iter()
                 .map(|f| source_name(f))
@@ -243,7 +240,7 @@ pub fn run(files: &[String], hex: bool, output: Option<&str>, arch: Arch) -> Cli
         Sink::File(f) if encoded > 0 => {
             let path = output.unwrap_or_default();
             f.commit()
-                .map_err(|e| CliError::Output(format!("{path}: {e}")))?;
+                .map_err(|e| CliError::output(format!("{path}: {e}")))?;
         }
         Sink::File(_) => eprintln!(
             "tpbconform: nothing encoded: {} left unchanged",

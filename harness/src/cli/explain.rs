@@ -1,8 +1,9 @@
 //! `tpbconform explain`: an annotated dump of each bundle, with its stream context (each file is
 //! one stream, [`super::stream_context`]).
 
+use super::check_output::error_text;
 use super::color::ColorChoice;
-use super::stream_context::{error_text, text, walk_streams, StreamStep};
+use super::stream_context::{text, walk_streams, StreamStep};
 use super::{emit, location, CliResult};
 use super::{EXIT_INVALID, EXIT_OK};
 use crate::arch::Arch;

@@ -1,7 +1,6 @@
 //! `tpbconform gate`: the release gate (see [`crate::gate`]), its report
 //! ([`crate::report`]) and its exit code ([`super::help::GATE`], docs/guarantees.md).
 
-use super::target_arg::TargetArg;
 use super::{debug_env, CliError, CliResult, EXIT_BAD_INPUT, EXIT_INVALID, EXIT_OK};
 use crate::arch::Arch;
 use crate::external;
@@ -9,9 +8,10 @@ use crate::gate::{self, ExternalRun, GateConfig, GateFailure, Shard};
 use crate::judge::Judge;
 use crate::report;
 use crate::subjects::SubjectSpec;
-use crate::targets::Target;
+use crate::targets::{parse_gate_target, Target};
 use crate::triage;
-use clap::builder::RangedU64ValueParser;
+use clap::builder::{PossibleValue, RangedU64ValueParser, TypedValueParser};
+use std::ffi::OsStr;
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
 use std::sync::atomic::AtomicBool;
@@ -56,6 +56,37 @@ pub const MAX_THREADS: u64 = 256;
 /// computed from `Instant::now()` could overflow.
 pub const MAX_CASE_TIMEOUT: u64 = 86_400;
 
+/// `--targets`: a gate target name, parsed against the target registry
+/// ([`crate::targets::TARGETS`]), whose names clap lists in `--help`.
+#[derive(Clone, Copy, Debug)]
+pub struct TargetArg;
+
+impl TypedValueParser for TargetArg {
+    type Value = Target;
+
+    fn parse_ref(
+        &self,
+        cmd: &clap::Command,
+        arg: Option<&clap::Arg>,
+        value: &OsStr,
+    ) -> Result<Target, clap::Error> {
+        let s = value.to_string_lossy();
+        parse_gate_target(&s).map_err(|e| {
+            let flag = arg.map_or_else(|| "TARGET".to_string(), ToString::to_string);
+            clap::Error::raw(
+                clap::error::ErrorKind::InvalidValue,
+                format!("invalid value '{s}' for '{flag}': {e}\n"),
+            )
+            .with_cmd(cmd)
+        })
+    }
+
+    fn possible_values(&self) -> Option<Box<dyn Iterator<Item = PossibleValue> + '_>> {
+        let names = Target::gate_targets().into_iter().map(Target::name);
+        Some(Box::new(names.map(PossibleValue::new)))
+    }
+}
+
 /// Arguments of `tpbconform gate`.
 #[derive(clap::Args, Debug, Clone)]
 pub struct GateArgs {
@@ -94,7 +125,7 @@ pub struct GateArgs {
     #[arg(long, value_name = "i/n", default_value = "0/1")]
     pub shard: Shard,
     /// Comma-separated targets (default: all); a repeated target runs once.
-    #[arg(long, value_delimiter = ',', value_name = "a,b", value_parser = TargetArg::gate())]
+    #[arg(long, value_delimiter = ',', value_name = "a,b", value_parser = TargetArg)]
     pub targets: Vec<Target>,
     /// Report folder (must not exist). Default: reports/<UTC timestamp>/.
     #[arg(long, value_name = "DIR")]

@@ -20,37 +20,33 @@ pub enum LowerFormat {
     Json,
 }
 
-fn bad(source: &str, message: String) -> CliError {
-    CliError::BadValue {
-        source: source.to_string(),
-        message,
-    }
-}
-
 fn read_input(path: &str) -> Result<serde_json::Value, CliError> {
     let (source, text) = if path == "-" {
         let mut s = String::new();
         std::io::stdin()
             .take(MAX_INPUT_BYTES + 1)
             .read_to_string(&mut s)
-            .map_err(|e| bad("<stdin>", e.to_string()))?;
+            .map_err(|e| CliError::bad("<stdin>", e))?;
         ("<stdin>".to_string(), s)
     } else {
-        let meta = std::fs::metadata(path).map_err(|e| bad(path, e.to_string()))?;
+        let meta = std::fs::metadata(path).map_err(|e| CliError::bad(path, e))?;
         if !meta.is_file() {
-            return Err(bad(path, "not a regular file".into()));
+            return Err(CliError::bad(path, "not a regular file"));
         }
         let mut s = String::new();
         std::fs::File::open(path)
             .and_then(|f| f.take(MAX_INPUT_BYTES + 1).read_to_string(&mut s))
-            .map_err(|e| bad(path, e.to_string()))?;
+            .map_err(|e| CliError::bad(path, e))?;
         (path.to_string(), s)
     };
     if text.len() as u64 > MAX_INPUT_BYTES {
-        return Err(bad(&source, format!("larger than {MAX_INPUT_BYTES} bytes")));
+        return Err(CliError::bad(
+            &source,
+            format!("larger than {MAX_INPUT_BYTES} bytes"),
+        ));
     }
     crate::strict_json::parse(&text).map_err(|e| {
-        bad(
+        CliError::bad(
             &source,
             format!("line {} column {}: bad JSON: {e}", e.line(), e.column()),
         )
@@ -77,11 +73,11 @@ fn side_str(r: &SideRef) -> String {
 pub fn lower_file(path: &str) -> Result<(Module, Vec<IrInstruction>), CliError> {
     let source = if path == "-" { "<stdin>" } else { path };
     let doc = read_input(path)?;
-    let (gen, insns) = parse_program(&doc).map_err(|e: PathError| bad(source, e.to_string()))?;
+    let (gen, insns) = parse_program(&doc).map_err(|e: PathError| CliError::bad(source, e))?;
     let mut module = Module::new(gen);
     for (i, insn) in insns.iter().enumerate() {
         lower(&mut module, insn).map_err(|e| {
-            bad(
+            CliError::bad(
                 source,
                 format!("$.instructions[{i}]{}: {e}", error_path(insn, &e)),
             )
@@ -96,7 +92,7 @@ pub fn run(path: &str, format: LowerFormat) -> CliResult {
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
     let side: serde_json::Value = serde_json::from_str(&module.to_json())
-        .map_err(|e| CliError::Output(format!("module JSON: {e}")))?;
+        .map_err(|e| CliError::output(format!("module JSON: {e}")))?;
     match format {
         LowerFormat::Json => emit(
             &mut out,

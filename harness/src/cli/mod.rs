@@ -29,7 +29,6 @@ pub mod report;
 pub mod stream_context;
 pub mod subject_check;
 pub mod subject_worker;
-pub mod target_arg;
 
 use crate::arch::Arch;
 pub use crate::explain::{mnemonic_of, opcode_str};
@@ -49,30 +48,14 @@ pub const EXIT_BAD_INPUT: u8 = 2;
 /// for a tool killed by SIGPIPE; neither "valid" (0) nor "bad input" (2).
 pub const EXIT_BROKEN_PIPE: u8 = 141;
 
-/// A failure that makes the CLI exit 2. `Display` is the one-line message.
+/// A failure that makes the CLI exit 2 (141: a closed stdout). `Display` is the one-line message.
 #[derive(Debug)]
 pub enum CliError {
-    /// Unreadable or malformed bundle input.
-    Input(InputError),
-    /// A bad line in a JSONL input.
-    Jsonl {
-        source: String,
-        line: usize,
-        message: String,
-    },
-    Replay(replay::ReplayError),
-    Output(String),
     /// Stdout was closed by its reader: exit [`EXIT_BROKEN_PIPE`] quietly.
     BrokenPipe,
-    /// A bad value in a structured (JSON) input: `message` names its path.
-    /// Refused before anything changed (a corpus that checks nothing, an existing report
-    /// folder, a subject that does not open): the message as it stands.
+    /// Bad input or usage, a refusal before anything changed (a corpus that checks nothing, an
+    /// existing report folder, a subject that does not open), an output error: the message.
     Refused(String),
-    BadValue {
-        source: String,
-        /// Where (JSON path or line/column) and what is wrong.
-        message: String,
-    },
 }
 
 impl CliError {
@@ -80,37 +63,36 @@ impl CliError {
     pub fn exit_code(&self) -> u8 {
         match self {
             CliError::BrokenPipe => EXIT_BROKEN_PIPE,
-            _ => EXIT_BAD_INPUT,
+            CliError::Refused(_) => EXIT_BAD_INPUT,
         }
+    }
+
+    /// [`CliError::Refused`] with `e`'s message.
+    pub fn refused(e: impl fmt::Display) -> Self {
+        CliError::Refused(e.to_string())
+    }
+
+    /// `<source>: <message>`: a bad value in input `source` (with its line or JSON path).
+    pub fn bad(source: impl fmt::Display, message: impl fmt::Display) -> Self {
+        CliError::Refused(format!("{source}: {message}"))
+    }
+
+    /// `cannot write output: <m>`.
+    pub fn output(m: impl fmt::Display) -> Self {
+        CliError::Refused(format!("cannot write output: {m}"))
     }
 }
 
 impl fmt::Display for CliError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            CliError::Input(e) => write!(f, "{e}"),
-            CliError::Jsonl {
-                source,
-                line,
-                message,
-            } => write!(f, "{source}:{line}: bad jsonl: {message}"),
-            CliError::Replay(e) => write!(f, "{e}"),
-            CliError::Output(m) => write!(f, "cannot write output: {m}"),
             CliError::BrokenPipe => write!(f, "stdout closed by its reader"),
-            CliError::BadValue { source, message } => write!(f, "{source}: {message}"),
             CliError::Refused(m) => f.write_str(m),
         }
     }
 }
 
 impl std::error::Error for CliError {}
-
-impl CliError {
-    /// [`CliError::Refused`] with `e`'s message.
-    pub fn refused(e: impl fmt::Display) -> Self {
-        CliError::Refused(e.to_string())
-    }
-}
 
 /// A test hook: environment variable `name` parsed, if set and well-formed.
 pub fn debug_env<T: std::str::FromStr>(name: &str) -> Option<T> {
@@ -119,7 +101,7 @@ pub fn debug_env<T: std::str::FromStr>(name: &str) -> Option<T> {
 
 impl From<InputError> for CliError {
     fn from(e: InputError) -> Self {
-        CliError::Input(e)
+        CliError::refused(e)
     }
 }
 
@@ -130,7 +112,7 @@ impl From<io::Error> for CliError {
         if e.kind() == io::ErrorKind::BrokenPipe {
             CliError::BrokenPipe
         } else {
-            CliError::Output(e.to_string())
+            CliError::output(e)
         }
     }
 }

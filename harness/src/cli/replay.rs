@@ -12,7 +12,6 @@ use crate::judge::{Divergence, Judge};
 use crate::kinds;
 use crate::report::byte_map::answer_detail;
 use crate::subjects::{hex, SubjectSpec};
-use std::fmt;
 use std::io::Write;
 use std::path::PathBuf;
 
@@ -49,89 +48,32 @@ pub struct ReplayArgs {
     pub case_timeout: u64,
 }
 
-/// Bad replay input.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum ReplayError {
-    Empty {
-        source: String,
-    },
-    BadHex {
-        source: String,
-        /// 1-based line (1 for `--hex`).
-        line: usize,
-        /// 0-based character offset in the line.
-        offset: usize,
-        found: char,
-    },
-    /// An odd number of hex digits.
-    OddLength {
-        source: String,
-        line: usize,
-        digits: usize,
-    },
-    /// A bundle target given other than 64 bytes (raw, or as hex).
-    BundleLength {
-        source: String,
-        line: usize,
-        bytes: usize,
-    },
+/// Bad replay input at `source` line `line` (exit 2).
+fn bad(source: &str, line: usize, message: String) -> CliError {
+    CliError::bad(format!("{source}:{line}"), message)
 }
 
-impl fmt::Display for ReplayError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            ReplayError::Empty { source } => write!(f, "{source}: empty input: no bytes to replay"),
-            ReplayError::BadHex {
-                source,
-                line,
-                offset,
-                found,
-            } => write!(
-                f,
-                "{source}:{line}: bad hex digit {found:?} at offset {offset} (expected 0-9, a-f, A-F)"
-            ),
-            ReplayError::OddLength {
-                source,
-                line,
-                digits,
-            } => write!(
-                f,
-                "{source}:{line}: odd number of hex digits ({digits}); each byte needs two"
-            ),
-            ReplayError::BundleLength {
-                source,
-                line,
-                bytes,
-            } => write!(
-                f,
-                "{source}:{line}: {bytes} bytes, a bundle target needs exactly 64 (128 hex digits)"
-            ),
-        }
-    }
+/// The input is empty (exit 2).
+fn empty(source: &str) -> CliError {
+    CliError::bad(source, "empty input: no bytes to replay")
 }
-
-impl std::error::Error for ReplayError {}
 
 /// Parses one hex line (spaces and tabs ignored) with [`crate::input::hex_nibbles`].
-pub fn parse_hex_line(source: &str, line: usize, text: &str) -> Result<Vec<u8>, ReplayError> {
-    let digits =
-        crate::input::hex_nibbles(text.as_bytes(), false).map_err(|e| ReplayError::BadHex {
-            source: source.to_string(),
-            line,
-            offset: e.index,
-            found: e.found,
-        })?;
+fn parse_hex_line(source: &str, line: usize, text: &str) -> Result<Vec<u8>, CliError> {
+    let digits = crate::input::hex_nibbles(text.as_bytes(), false).map_err(|e| {
+        let (found, offset) = (e.found, e.index);
+        let m = format!("bad hex digit {found:?} at offset {offset} (expected 0-9, a-f, A-F)");
+        bad(source, line, m)
+    })?;
     if digits.is_empty() {
-        return Err(ReplayError::Empty {
-            source: source.to_string(),
-        });
+        return Err(empty(source));
     }
     if digits.len() % 2 == 1 {
-        return Err(ReplayError::OddLength {
-            source: source.to_string(),
-            line,
-            digits: digits.len(),
-        });
+        let m = format!(
+            "odd number of hex digits ({}); each byte needs two",
+            digits.len()
+        );
+        return Err(bad(source, line, m));
     }
     Ok(crate::input::pack_nibbles(&digits))
 }
@@ -142,26 +84,25 @@ pub fn parse_hex_line(source: &str, line: usize, text: &str) -> Result<Vec<u8>, 
 /// takes its input; typed hex for bundle targets only (every target
 /// [`replay_targets`] gives is one) takes exactly 64 bytes: `--hex` and each
 /// `--hex-file` line.
-pub fn visit_inputs(
+fn visit_inputs(
     a: &ReplayArgs,
     mut each: impl FnMut(String, Vec<u8>) -> Result<(), CliError>,
 ) -> Result<(), CliError> {
-    let bad = |e: ReplayError| CliError::Replay(e);
     let targets = replay_targets(&a.target);
     let bundles = !targets.is_empty() && targets.iter().all(|t| t.is_bundle());
     let check = |src: &str, line: usize, b: Vec<u8>| {
         if bundles && b.len() != 64 {
-            return Err(bad(ReplayError::BundleLength {
-                source: src.to_string(),
-                line,
-                bytes: b.len(),
-            }));
+            let m = format!(
+                "{} bytes, a bundle target needs exactly 64 (128 hex digits)",
+                b.len()
+            );
+            return Err(bad(src, line, m));
         }
         Ok(b)
     };
     if let Some(h) = &a.hex {
         let src = "--hex";
-        let b = parse_hex_line(src, 1, h).map_err(bad)?;
+        let b = parse_hex_line(src, 1, h)?;
         return each(src.into(), check(src, 1, b)?);
     }
     let path = a.file.clone().unwrap_or_default();
@@ -180,13 +121,13 @@ pub fn visit_inputs(
         if body.trim().is_empty() {
             continue;
         }
-        let b = parse_hex_line(&src, n, body).map_err(bad)?;
+        let b = parse_hex_line(&src, n, body)?;
         let b = check(&src, n, b)?;
         any = true;
         each(format!("{src}:{n}"), b)?;
     }
     if !any {
-        return Err(bad(ReplayError::Empty { source: src }));
+        return Err(empty(&src));
     }
     Ok(())
 }

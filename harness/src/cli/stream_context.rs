@@ -3,8 +3,8 @@
 //! it belongs to or opens, the 128-byte instruction it is the second half of, and the stream
 //! errors detected at it, from tpb_core's walker (the one `check` runs). Each file is one stream.
 
-use super::check_output::{fault_text, owner_text, verdict_text};
-use super::{mnemonic_of, opcode_str, CliError};
+use super::check_output::{at_text, error_text, verdict_text};
+use super::CliError;
 use crate::arch::Arch;
 use crate::input::{stream_bundles, Loaded};
 use tpb_core::layout::{custom_op_header, OPCODE_CUSTOM_OP_HEADER};
@@ -141,14 +141,6 @@ impl StreamContext {
     }
 }
 
-fn at_text(index: usize, op: u8) -> String {
-    format!(
-        "#{index} {} {}",
-        opcode_str(op),
-        mnemonic_of(op).unwrap_or("?")
-    )
-}
-
 /// What `bytes` opens when it is an instruction of its own: a group (0x85: num_arguments + 1
 /// payloads follow, D-28) or a pair (a two-leg 0xD9, SPEC §5.4).
 fn opens(bytes: &[u8; 64]) -> Option<String> {
@@ -209,17 +201,6 @@ pub fn text(seen: &Seen, bytes: &[u8; 64]) -> String {
         s.push_str(&error_text(e));
     }
     s
-}
-
-/// `stream error: <name> at byte offset 0xNN: <what>; instruction <owner>`.
-pub fn error_text(e: &StreamError) -> String {
-    format!(
-        "stream error: {} at byte offset 0x{:X}: {}; instruction {}",
-        e.fault.name(),
-        e.offset,
-        fault_text(&e.fault),
-        owner_text(&e.owner)
-    )
 }
 
 /// The `"stream"` object of `decode --stream`: {"index","offset","in" ("alone", "group",

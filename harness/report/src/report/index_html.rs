@@ -1,10 +1,10 @@
-//! `index.html`: the [`Document`] as one self-contained page (inline CSS, no
+//! `index.html`: the report document ([`super::document`]) as one self-contained page (inline CSS, no
 //! script, no server) with a table of contents and, per divergence, the
 //! byte map of its minimised bundle. The page never scrolls sideways: text
 //! and `pre` wrap, and a table too wide for the page scrolls inside its own
 //! box (`div.tw`) rather than break a name mid-word (issue 32 item 5).
 
-use super::document::{document, Block, Document, Line, Section, Span};
+use super::document::{document, Block, Line, Section, Span};
 use super::format::{xml_escape, TIMING_MARKER};
 use super::model::ReportModel;
 use std::fmt::Write as _;
@@ -262,8 +262,9 @@ fn toc(s: &mut String, sections: &[Section]) {
     s.push_str("</ul></nav>\n");
 }
 
-/// HTML of a document.
-pub fn html(doc: &Document) -> String {
+/// `index.html` of a model.
+pub fn render(m: &ReportModel) -> String {
+    let doc = document(m);
     let mut s = String::new();
     let _ = write!(
         s,
@@ -298,9 +299,4 @@ pub fn html(doc: &Document) -> String {
     }
     s.push_str("</body></html>\n");
     s
-}
-
-/// `index.html` of a model.
-pub fn render(m: &ReportModel) -> String {
-    html(&document(m))
 }

@@ -67,65 +67,28 @@ pub fn seal(facts: &str, files: &[(String, Vec<u8>)]) -> Integrity {
     }
 }
 
-/// Why a folder fails its integrity check.
-#[derive(Debug, PartialEq, Eq)]
-pub enum IntegrityError {
-    /// `run.json` has no `integrity` record.
-    Missing,
-    /// An algorithm other than [`ALGORITHM`].
-    Algorithm(String),
-    /// `run.json`'s facts do not match their digest (it was edited).
-    Facts,
-    /// A listed file is absent.
-    Absent(String),
-    /// A file that is not listed (added after the gate).
-    Unlisted(String),
-    /// A listed file whose size or digest differ (edited or truncated).
-    Changed(String),
-    /// Something that is not a regular file or folder (symlink, FIFO, …).
-    Special(String),
-    TooMany,
-    /// A file could not be read.
-    Read(String, String),
+/// Why a folder fails its integrity check: `integrity: <what>`.
+fn fails(what: impl std::fmt::Display) -> String {
+    format!("integrity: {what}")
 }
 
-impl std::fmt::Display for IntegrityError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        use IntegrityError as E;
-        match self {
-            E::Missing => f.write_str("integrity: run.json has no integrity record"),
-            E::Algorithm(a) => write!(f, "integrity: unknown algorithm `{a}`"),
-            E::Facts => f.write_str(
-                "integrity: digest mismatch: run.json was edited after the gate wrote it",
-            ),
-            E::Absent(p) => write!(f, "integrity: {p} is listed but absent"),
-            E::Unlisted(p) => write!(f, "integrity: {p} is not listed (added later?)"),
-            E::Changed(p) => write!(
-                f,
-                "integrity: digest mismatch: {p} was changed after the gate wrote it"
-            ),
-            E::Special(p) => write!(f, "integrity: {p} is not a regular file"),
-            E::TooMany => write!(f, "integrity: more than {MAX_FILES} files"),
-            E::Read(p, e) => write!(f, "integrity: {p}: cannot read: {e}"),
-        }
-    }
+/// `integrity: <file>: cannot read: <error>`.
+fn unreadable(file: impl std::fmt::Display, e: impl std::fmt::Display) -> String {
+    fails(format_args!("{file}: cannot read: {e}"))
 }
 
 /// The folder's files other than `own` (the file holding the record;
 /// relative, `/`-separated, sorted), at most two levels deep as a report is.
-fn walk(dir: &Path, own: &str) -> Result<Vec<(String, PathBuf)>, IntegrityError> {
+fn walk(dir: &Path, own: &str) -> Result<Vec<(String, PathBuf)>, String> {
     let mut out = Vec::new();
     let mut stack = vec![(String::new(), dir.to_path_buf(), 0u8)];
     while let Some((prefix, d, depth)) = stack.pop() {
-        let rd = std::fs::read_dir(&d)
-            .map_err(|e| IntegrityError::Read(d.display().to_string(), e.to_string()))?;
+        let rd = std::fs::read_dir(&d).map_err(|e| unreadable(d.display(), e))?;
         for e in rd {
-            let e = e.map_err(|e| IntegrityError::Read(d.display().to_string(), e.to_string()))?;
+            let e = e.map_err(|e| unreadable(d.display(), e))?;
             let name = e.file_name().to_string_lossy().to_string();
             let rel = format!("{prefix}{name}");
-            let ft = e
-                .file_type()
-                .map_err(|x| IntegrityError::Read(rel.clone(), x.to_string()))?;
+            let ft = e.file_type().map_err(|x| unreadable(&rel, x))?;
             if ft.is_dir() && depth == 0 {
                 stack.push((format!("{rel}/"), e.path(), depth + 1));
             } else if ft.is_file() {
@@ -133,10 +96,10 @@ fn walk(dir: &Path, own: &str) -> Result<Vec<(String, PathBuf)>, IntegrityError>
                     out.push((rel, e.path()));
                 }
             } else {
-                return Err(IntegrityError::Special(rel));
+                return Err(fails(format_args!("{rel} is not a regular file")));
             }
             if out.len() > MAX_FILES {
-                return Err(IntegrityError::TooMany);
+                return Err(fails(format_args!("more than {MAX_FILES} files")));
             }
         }
     }
@@ -145,8 +108,8 @@ fn walk(dir: &Path, own: &str) -> Result<Vec<(String, PathBuf)>, IntegrityError>
 }
 
 /// Streams `path` through SHA-256: (size, hex digest).
-fn digest_file(rel: &str, path: &Path) -> Result<(u64, String), IntegrityError> {
-    let read = |e: std::io::Error| IntegrityError::Read(rel.to_string(), e.to_string());
+fn digest_file(rel: &str, path: &Path) -> Result<(u64, String), String> {
+    let read = |e| unreadable(rel, e);
     let mut f = std::fs::File::open(path).map_err(read)?;
     let mut h = Sha256::new();
     let n = std::io::copy(&mut f, &mut h).map_err(read)?;
@@ -155,33 +118,32 @@ fn digest_file(rel: &str, path: &Path) -> Result<(u64, String), IntegrityError> 
 
 /// Checks `dir` against `rec`, the record read from its file `own`
 /// (`run.json`), whose facts re-rendered without the record are `facts`.
-pub fn verify(
-    dir: &Path,
-    own: &str,
-    rec: Option<&Integrity>,
-    facts: &str,
-) -> Result<(), IntegrityError> {
-    let rec = rec.ok_or(IntegrityError::Missing)?;
+pub fn verify(dir: &Path, own: &str, rec: Option<&Integrity>, facts: &str) -> Result<(), String> {
+    let rec = rec.ok_or_else(|| fails("run.json has no integrity record"))?;
     if rec.algorithm != ALGORITHM {
-        return Err(IntegrityError::Algorithm(rec.algorithm.clone()));
+        return Err(fails(format_args!("unknown algorithm `{}`", rec.algorithm)));
     }
     if sha256(facts.as_bytes()) != rec.facts {
-        return Err(IntegrityError::Facts);
+        return Err(fails(
+            "digest mismatch: run.json was edited after the gate wrote it",
+        ));
     }
     let found = walk(dir, own)?;
     for (rel, path) in &found {
         let want = rec
             .files
             .get(rel)
-            .ok_or_else(|| IntegrityError::Unlisted(rel.clone()))?;
+            .ok_or_else(|| fails(format_args!("{rel} is not listed (added later?)")))?;
         let (bytes, sha) = digest_file(rel, path)?;
         if bytes != want.bytes || sha != want.sha256 {
-            return Err(IntegrityError::Changed(rel.clone()));
+            return Err(fails(format_args!(
+                "digest mismatch: {rel} was changed after the gate wrote it"
+            )));
         }
     }
     for rel in rec.files.keys() {
         if !found.iter().any(|(r, _)| r == rel) {
-            return Err(IntegrityError::Absent(rel.clone()));
+            return Err(fails(format_args!("{rel} is listed but absent")));
         }
     }
     Ok(())

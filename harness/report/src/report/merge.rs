@@ -34,7 +34,7 @@ use std::fmt;
 
 pub use super::merge_error::{MergeError, MAX_BYTES};
 use super::shard::{found_something, shard_name};
-pub use super::shard::{load, read_divergences, read_meta, ShardReport};
+pub use super::shard::{load, ShardReport};
 
 fn check_same<T: fmt::Debug + PartialEq>(
     what: &'static str,
@@ -46,11 +46,11 @@ fn check_same<T: fmt::Debug + PartialEq>(
     if a == b {
         return Ok(());
     }
-    Err(MergeError::Mismatch {
-        what,
-        first: (first.dir.clone(), format!("{a:?}")),
-        other: (other.dir.clone(), format!("{b:?}")),
-    })
+    Err(MergeError(format!(
+        "shards disagree on {what}: {} has {a:?}, {} has {b:?}",
+        first.dir.display(),
+        other.dir.display()
+    )))
 }
 
 /// The subjects under test over every shard: per target the cases summed,
@@ -165,7 +165,10 @@ fn target_rank(name: &str) -> usize {
 
 /// Merges verified shard reports into one model (see the module docs).
 pub fn merge(mut shards: Vec<ShardReport>) -> Result<ReportModel, MergeError> {
-    let first = shards.first().ok_or(MergeError::NoShards)?.clone();
+    let first = shards
+        .first()
+        .ok_or_else(|| MergeError("no shard folder given".into()))?
+        .clone();
     for s in &shards[1..] {
         check_same("tool", &first, s, |m| m.tool.clone())?;
         check_same("version", &first, s, |m| m.version.clone())?;
@@ -222,19 +225,26 @@ pub fn merge(mut shards: Vec<ShardReport>) -> Result<ReportModel, MergeError> {
     shards.sort_by_key(|s| s.meta.shard.index);
     for w in shards.windows(2) {
         if w[0].meta.shard.index == w[1].meta.shard.index {
-            return Err(MergeError::DuplicateShard {
-                shard: shard_name(w[0].meta.shard),
-                dirs: (w[0].dir.clone(), w[1].dir.clone()),
-            });
+            return Err(MergeError(format!(
+                "shard {} given twice: {} and {}",
+                shard_name(w[0].meta.shard),
+                w[0].dir.display(),
+                w[1].dir.display()
+            )));
         }
     }
     if shards.len() as u64 != count {
         let have: Vec<u64> = shards.iter().map(|s| s.meta.shard.index).collect();
-        let missing = (0..count)
+        let missing: Vec<String> = (0..count)
             .filter(|i| have.binary_search(i).is_err())
             .take(10)
+            .map(|i| format!("{i}/{count}"))
             .collect();
-        return Err(MergeError::MissingShards { count, missing });
+        let more = if missing.len() >= 10 { ", …" } else { "" };
+        return Err(MergeError(format!(
+            "missing shard(s): {}{more}",
+            missing.join(", ")
+        )));
     }
     let targets = merged_targets(&shards, count)?;
     let divergences = merged_divergences(&shards);
@@ -372,10 +382,13 @@ fn merged_targets(shards: &[ShardReport], count: u64) -> Result<Vec<TargetMeta>,
     for (j, t0) in first.meta.targets.iter().enumerate() {
         let total: u64 = shards.iter().map(|s| s.meta.targets[j].planned).sum();
         if total == 0 {
-            return Err(MergeError::NothingChecked {
-                dir: first.dir.clone(),
-                message: format!("target {}: no shard planned a generated case", t0.name),
-            });
+            return Err(MergeError::at(
+                first.dir.display(),
+                format_args!(
+                    "nothing was checked: target {}: no shard planned a generated case",
+                    t0.name
+                ),
+            ));
         }
         let mut t = TargetMeta {
             name: t0.name.clone(),
@@ -393,16 +406,16 @@ fn merged_targets(shards: &[ShardReport], count: u64) -> Result<Vec<TargetMeta>,
             }
             .len(total);
             if st.planned != share {
-                return Err(MergeError::Inconsistent {
-                    dir: s.dir.clone(),
-                    message: format!(
+                return Err(MergeError::at(
+                    s.dir.display(),
+                    format_args!(
                         "target {}: shard {} planned {} generated cases, but its share of \
                          the shards' {total} is {share} (different --cases / --sync-cases?)",
                         t.name,
                         shard_name(s.meta.shard),
                         st.planned
                     ),
-                });
+                ));
             }
             t.ran += st.ran;
             t.valid += st.valid;

@@ -2,145 +2,54 @@
 //! a folder that fails verification ([`super::shard`]) or shards that are
 //! not one run ([`super::merge`]).
 
-use super::integrity::IntegrityError;
 use std::fmt;
-use std::path::PathBuf;
+use std::path::Path;
 
 /// Cap on `run.json`, `summary.md`, `junit.xml` and one jsonl line.
 pub const MAX_BYTES: u64 = 16 << 20;
 
-/// Why a set of shard folders cannot be merged (exit 2).
+/// Why a set of shard folders cannot be merged (exit 2): one line naming the folder, file or
+/// line and what is wrong.
 #[derive(Debug)]
-#[non_exhaustive]
-pub enum MergeError {
-    NoShards,
-    /// A file could not be opened or read.
-    Read {
-        path: PathBuf,
-        error: String,
-    },
-    /// A path that must be a regular file is something else.
-    NotAFile {
-        path: PathBuf,
-    },
-    /// A file or line is over [`MAX_BYTES`].
-    TooLarge {
-        path: PathBuf,
-        /// 1-based line (jsonl), 0 for a whole file.
-        line: usize,
-    },
-    /// Malformed JSON or a missing / mistyped field.
-    BadJson {
-        path: PathBuf,
-        line: usize,
-        message: String,
-    },
-    /// The folder fails its integrity record.
-    Integrity {
-        dir: PathBuf,
-        error: IntegrityError,
-    },
-    /// Two shards disagree on a run parameter.
-    Mismatch {
-        /// Which parameter (`seed`, `cases`, `version`, …).
-        what: &'static str,
-        /// The first folder and its value.
-        first: (PathBuf, String),
-        /// The disagreeing folder and its value.
-        other: (PathBuf, String),
-    },
-    /// The same shard index twice.
-    DuplicateShard {
-        shard: String,
-        dirs: (PathBuf, PathBuf),
-    },
-    /// Some shard indices of `0..count` have no folder.
-    MissingShards {
-        count: u64,
-        /// The first missing indices (at most 10).
-        missing: Vec<u64>,
-    },
-    /// A shard was cut short.
-    Incomplete {
-        dir: PathBuf,
-        shard: String,
-    },
-    /// A shard had bad input (its gate exited 2).
-    BadInput {
-        dir: PathBuf,
-        shard: String,
-    },
-    /// A shard's own files contradict each other or the split.
-    Inconsistent {
-        dir: PathBuf,
-        message: String,
-    },
-    /// The shards checked nothing (no target, zero cases).
-    NothingChecked {
-        /// Folder (the first shard's for a merged-level finding).
-        dir: PathBuf,
-        message: String,
-    },
+pub struct MergeError(pub String);
+
+impl MergeError {
+    /// `<at>: <message>`.
+    pub fn at(at: impl fmt::Display, message: impl fmt::Display) -> Self {
+        MergeError(format!("{at}: {message}"))
+    }
+
+    /// A file or folder that could not be opened or read.
+    pub fn read(path: &Path, error: impl fmt::Display) -> Self {
+        Self::at(path.display(), format_args!("cannot read: {error}"))
+    }
+
+    /// Line `line` (1-based) of `path`: malformed JSON, a bad or missing field.
+    pub fn line(path: &Path, line: usize, message: impl fmt::Display) -> Self {
+        Self::at(format_args!("{}:{line}", path.display()), message)
+    }
+
+    /// A file (`line` 0) or a jsonl line over [`MAX_BYTES`].
+    pub fn too_large(path: &Path, line: usize) -> Self {
+        match line {
+            0 => Self::at(
+                path.display(),
+                format_args!("larger than {MAX_BYTES} bytes"),
+            ),
+            n => Self::line(path, n, format_args!("line longer than {MAX_BYTES} bytes")),
+        }
+    }
+
+    /// Shard `shard` of folder `dir` was cut short.
+    pub fn incomplete(dir: &Path, shard: &str) -> Self {
+        let m = format!("shard {shard} is INCOMPLETE (cut short); re-run it");
+        Self::at(dir.display(), m)
+    }
 }
 
 impl fmt::Display for MergeError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        use MergeError as E;
-        match self {
-            E::NoShards => f.write_str("no shard folder given"),
-            E::Read { path, error } => write!(f, "{}: cannot read: {error}", path.display()),
-            E::NotAFile { path } => write!(f, "{}: not a regular file", path.display()),
-            E::TooLarge { path, line: 0 } => {
-                write!(f, "{}: larger than {MAX_BYTES} bytes", path.display())
-            }
-            E::TooLarge { path, line } => write!(
-                f,
-                "{}:{line}: line longer than {MAX_BYTES} bytes",
-                path.display()
-            ),
-            E::BadJson {
-                path,
-                line,
-                message,
-            } => write!(f, "{}:{line}: {message}", path.display()),
-            E::Integrity { dir, error } => write!(f, "{}: {error}", dir.display()),
-            E::Mismatch { what, first, other } => write!(
-                f,
-                "shards disagree on {what}: {} has {}, {} has {}",
-                first.0.display(),
-                first.1,
-                other.0.display(),
-                other.1
-            ),
-            E::DuplicateShard { shard, dirs } => write!(
-                f,
-                "shard {shard} given twice: {} and {}",
-                dirs.0.display(),
-                dirs.1.display()
-            ),
-            E::MissingShards { count, missing } => {
-                let list: Vec<String> = missing.iter().map(|i| format!("{i}/{count}")).collect();
-                write!(f, "missing shard(s): {}", list.join(", "))?;
-                if missing.len() >= 10 {
-                    f.write_str(", …")?;
-                }
-                Ok(())
-            }
-            E::Incomplete { dir, shard } => write!(
-                f,
-                "{}: shard {shard} is INCOMPLETE (cut short); re-run it",
-                dir.display()
-            ),
-            E::BadInput { dir, shard } => write!(
-                f,
-                "{}: shard {shard} had bad input (its gate exited 2)",
-                dir.display()
-            ),
-            E::Inconsistent { dir, message } => write!(f, "{}: {message}", dir.display()),
-            E::NothingChecked { dir, message } => {
-                write!(f, "{}: nothing was checked: {message}", dir.display())
-            }
-        }
+        f.write_str(&self.0)
     }
 }
 

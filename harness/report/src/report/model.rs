@@ -197,28 +197,11 @@ pub struct CohortRecord {
     pub answer: String,
 }
 
-/// Why a hex field of a record does not decode.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum HexError {
-    /// A character that is not a hex digit.
-    BadDigit(char),
-    /// An odd number of digits.
-    OddLength(usize),
-}
-
-impl std::fmt::Display for HexError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            HexError::BadDigit(c) => write!(f, "bad hex digit `{c}`"),
-            HexError::OddLength(n) => write!(f, "odd number of hex digits ({n})"),
-        }
-    }
-}
-
-fn unhex(s: &str) -> Result<Vec<u8>, HexError> {
-    let d = hex_nibbles(s.as_bytes(), false).map_err(|e| HexError::BadDigit(e.found))?;
+/// A hex field of a record as bytes, or why it does not decode.
+fn unhex(s: &str) -> Result<Vec<u8>, String> {
+    let d = hex_nibbles(s.as_bytes(), false).map_err(|e| format!("bad hex digit `{}`", e.found))?;
     if d.len() % 2 != 0 {
-        return Err(HexError::OddLength(d.len()));
+        return Err(format!("odd number of hex digits ({})", d.len()));
     }
     Ok(pack_nibbles(&d))
 }
@@ -300,12 +283,12 @@ impl DivergenceRecord {
     }
 
     /// The representative's input.
-    pub fn input_bytes(&self) -> Result<Vec<u8>, HexError> {
+    pub fn input_bytes(&self) -> Result<Vec<u8>, String> {
         unhex(&self.input)
     }
 
     /// The minimised input.
-    pub fn minimized_bytes(&self) -> Result<Vec<u8>, HexError> {
+    pub fn minimized_bytes(&self) -> Result<Vec<u8>, String> {
         unhex(&self.minimized)
     }
 

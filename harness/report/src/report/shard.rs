@@ -40,15 +40,10 @@ pub struct ShardReport {
 }
 
 fn open_regular(path: &Path) -> Result<std::fs::File, MergeError> {
-    let read = |e: std::io::Error| MergeError::Read {
-        path: path.to_path_buf(),
-        error: e.to_string(),
-    };
+    let read = |e| MergeError::read(path, e);
     let md = std::fs::symlink_metadata(path).map_err(read)?;
     if !md.is_file() {
-        return Err(MergeError::NotAFile {
-            path: path.to_path_buf(),
-        });
+        return Err(MergeError::at(path.display(), "not a regular file"));
     }
     std::fs::File::open(path).map_err(read)
 }
@@ -58,40 +53,26 @@ fn read_capped(path: &Path) -> Result<String, MergeError> {
     open_regular(path)?
         .take(MAX_BYTES + 1)
         .read_to_string(&mut text)
-        .map_err(|e| MergeError::Read {
-            path: path.to_path_buf(),
-            error: e.to_string(),
-        })?;
+        .map_err(|e| MergeError::read(path, e))?;
     if text.len() as u64 > MAX_BYTES {
-        return Err(MergeError::TooLarge {
-            path: path.to_path_buf(),
-            line: 0,
-        });
+        return Err(MergeError::too_large(path, 0));
     }
     Ok(text)
 }
 
-fn bad(path: &Path, line: usize, message: impl Into<String>) -> MergeError {
-    MergeError::BadJson {
-        path: path.to_path_buf(),
-        line,
-        message: message.into(),
-    }
-}
-
 /// Reads `run.json` of `dir`.
-pub fn read_meta(dir: &Path) -> Result<RunMeta, MergeError> {
+fn read_meta(dir: &Path) -> Result<RunMeta, MergeError> {
     let path = dir.join(run_json::FILE);
     let text = read_capped(&path)?;
     crate::strict_json::reject_duplicates(&text)
-        .map_err(|e| bad(&path, e.line(), e.to_string()))?;
+        .map_err(|e| MergeError::line(&path, e.line(), e.to_string()))?;
     // Check the format first, so an older or newer layout is named as such.
-    let v: serde_json::Value =
-        serde_json::from_str(&text).map_err(|e| bad(&path, e.line(), e.to_string()))?;
+    let v: serde_json::Value = serde_json::from_str(&text)
+        .map_err(|e| MergeError::line(&path, e.line(), e.to_string()))?;
     match v.get("format").and_then(serde_json::Value::as_u64) {
         Some(f) if f == u64::from(run_json::FORMAT) => {}
         other => {
-            return Err(bad(
+            return Err(MergeError::line(
                 &path,
                 1,
                 format!(
@@ -102,27 +83,24 @@ pub fn read_meta(dir: &Path) -> Result<RunMeta, MergeError> {
             ))
         }
     }
-    serde_json::from_value(v).map_err(|e| bad(&path, 1, e.to_string()))
+    serde_json::from_value(v).map_err(|e| MergeError::line(&path, 1, e.to_string()))
 }
 
 /// Reads `divergences.jsonl` of `dir`: at most `expected` records (the
 /// `run.json` count), so memory stays bounded by what `run.json` announces.
-pub fn read_divergences(dir: &Path, expected: u64) -> Result<Vec<DivergenceRecord>, MergeError> {
+fn read_divergences(dir: &Path, expected: u64) -> Result<Vec<DivergenceRecord>, MergeError> {
     let path = dir.join(divergences_jsonl::FILE);
     divergences_jsonl::read(open_regular(&path)?, expected).map_err(|e| match e {
-        LineError::Io(e) => MergeError::Read {
-            path,
-            error: e.to_string(),
-        },
-        LineError::TooLong(line) => MergeError::TooLarge { path, line },
-        LineError::TooMany(line) => MergeError::Inconsistent {
-            dir: dir.to_path_buf(),
-            message: format!(
+        LineError::Io(e) => MergeError::read(&path, e),
+        LineError::TooLong(line) => MergeError::too_large(&path, line),
+        LineError::TooMany(line) => MergeError::at(
+            dir.display(),
+            format_args!(
                 "{} has more than the {expected} divergence(s) run.json says (line {line})",
                 divergences_jsonl::FILE
             ),
-        },
-        LineError::Bad(line, m) => bad(&path, line, m),
+        ),
+        LineError::Bad(line, m) => MergeError::line(&path, line, m),
     })
 }
 
@@ -249,22 +227,15 @@ fn check_subjects(meta: &RunMeta) -> Result<(), String> {
 }
 
 fn check_shard(dir: &Path, meta: &RunMeta, recs: &[DivergenceRecord]) -> Result<(), MergeError> {
-    let no = |message: String| MergeError::Inconsistent {
-        dir: dir.to_path_buf(),
-        message,
-    };
+    let no = |message: String| MergeError::at(dir.display(), message);
     let shard = shard_name(meta.shard);
     if meta.targets.is_empty() {
-        return Err(MergeError::NothingChecked {
-            dir: dir.to_path_buf(),
-            message: "run.json lists no target".into(),
-        });
+        return Err(no("nothing was checked: run.json lists no target".into()));
     }
     if meta.cases == 0 {
-        return Err(MergeError::NothingChecked {
-            dir: dir.to_path_buf(),
-            message: "zero generated cases requested (cases = 0)".into(),
-        });
+        return Err(no(
+            "nothing was checked: zero generated cases requested (cases = 0)".into(),
+        ));
     }
     if recs.len() as u64 != meta.distinct_divergences {
         return Err(no(format!(
@@ -290,10 +261,7 @@ fn check_shard(dir: &Path, meta: &RunMeta, recs: &[DivergenceRecord]) -> Result<
             return Err(no(format!("run.json: target `{}` listed twice", t.name)));
         }
         if t.ran != t.planned {
-            return Err(MergeError::Incomplete {
-                dir: dir.to_path_buf(),
-                shard,
-            });
+            return Err(MergeError::incomplete(dir, &shard));
         }
         if t.valid + t.near_valid + t.raw != t.ran || t.diverged > t.ran {
             return Err(no(format!(
@@ -416,17 +384,17 @@ fn check_record(
     let shard = shard_name(meta.shard);
     let target = meta.targets.iter().find(|t| t.name == r.target);
     if r.number != line as u64 {
-        return Err(bad(
+        return Err(MergeError::line(
             &path,
             line,
             format!("record number {} (expected {line})", r.number),
         ));
     }
     if r.count == 0 {
-        return Err(bad(&path, line, "field `count` is 0"));
+        return Err(MergeError::line(&path, line, "field `count` is 0"));
     }
     if target.is_none() && r.target != VECTORS_CASE {
-        return Err(bad(
+        return Err(MergeError::line(
             &path,
             line,
             format!("target `{}` is not one of the run's targets", r.target),
@@ -439,42 +407,39 @@ fn check_record(
                 .to_string(),
             Some(t) => format!("replay target `{t}` is not a target"),
         };
-        return Err(bad(&path, line, why));
+        return Err(MergeError::line(&path, line, why));
     }
     // Checked before it is read: the raw file is the record's own, inside the folder.
     let expected = r.replay_of(r.number);
     if r.file != expected[0] {
         let m = format!("field `file` is `{}`, expected {}", r.file, expected[0]);
-        return Err(bad(&path, line, m));
+        return Err(MergeError::line(&path, line, m));
     }
     let minimized = r
         .minimized_bytes()
-        .map_err(|e| bad(&path, line, format!("field `minimized`: {e}")))?;
+        .map_err(|e| MergeError::line(&path, line, format!("field `minimized`: {e}")))?;
     // The raw file beside the record holds the same bytes.
     let bin = dir.join(&r.file);
     let mut held = Vec::new();
     open_regular(&bin)?
         .take(MAX_BYTES + 1)
         .read_to_end(&mut held)
-        .map_err(|e| MergeError::Read {
-            path: bin.clone(),
-            error: e.to_string(),
-        })?;
+        .map_err(|e| MergeError::read(&bin, e))?;
     if held != minimized {
-        return Err(MergeError::Inconsistent {
-            dir: dir.to_path_buf(),
-            message: format!(
+        return Err(MergeError::at(
+            dir.display(),
+            format_args!(
                 "{}: does not hold the minimised input of record {line} of {}",
                 r.file,
                 divergences_jsonl::FILE
             ),
-        });
+        ));
     }
     if let Err(e) = r.input_bytes() {
-        return Err(bad(&path, line, format!("field `input`: {e}")));
+        return Err(MergeError::line(&path, line, format!("field `input`: {e}")));
     }
     if !meta.generations.iter().any(|g| g.name == r.arch) {
-        return Err(bad(
+        return Err(MergeError::line(
             &path,
             line,
             format!("generation `{}` is not one of the run's", r.arch),
@@ -484,7 +449,7 @@ fn check_record(
     // tpbconform, without `replay_subjects` / `replay_target`, fails here).
     let [_, replay, replay_file] = &expected;
     if [&r.replay, &r.replay_file] != [replay, replay_file] {
-        return Err(bad(
+        return Err(MergeError::line(
             &path,
             line,
             "fields `replay` and `replay_file` are not the ones its target, generation, replay \
@@ -492,14 +457,20 @@ fn check_record(
              again)",
         ));
     }
-    let inconsistent = |message: String| MergeError::Inconsistent {
-        dir: dir.to_path_buf(),
-        message: format!("{}:{line}: {message}", divergences_jsonl::FILE),
+    let inconsistent = |message: String| {
+        MergeError::at(
+            dir.display(),
+            format_args!("{}:{line}: {message}", divergences_jsonl::FILE),
+        )
     };
     match &r.origin {
         OriginRecord::Generated { generated, kind } => {
             if !r.origin.kind_known() {
-                return Err(bad(&path, line, format!("unknown case kind `{kind}`")));
+                return Err(MergeError::line(
+                    &path,
+                    line,
+                    format!("unknown case kind `{kind}`"),
+                ));
             }
             if generated % meta.shard.count != meta.shard.index {
                 return Err(inconsistent(format!(
@@ -543,22 +514,17 @@ pub fn load(dir: &Path) -> Result<ShardReport, MergeError> {
     let meta = read_meta(dir)?;
     let shard = shard_name(meta.shard);
     if meta.shard.count == 0 || meta.shard.index >= meta.shard.count {
-        return Err(MergeError::Inconsistent {
-            dir: dir.to_path_buf(),
-            message: format!("run.json: bad shard {shard}"),
-        });
+        return Err(MergeError::at(
+            dir.display(),
+            format_args!("run.json: bad shard {shard}"),
+        ));
     }
     if meta.verdict == INCOMPLETE || !meta.complete {
-        return Err(MergeError::Incomplete {
-            dir: dir.to_path_buf(),
-            shard,
-        });
+        return Err(MergeError::incomplete(dir, &shard));
     }
     if meta.bad_input {
-        return Err(MergeError::BadInput {
-            dir: dir.to_path_buf(),
-            shard,
-        });
+        let m = format!("shard {shard} had bad input (its gate exited 2)");
+        return Err(MergeError::at(dir.display(), m));
     }
     let divergences = read_divergences(dir, meta.distinct_divergences)?;
     integrity::verify(
@@ -567,10 +533,7 @@ pub fn load(dir: &Path) -> Result<ShardReport, MergeError> {
         meta.integrity.as_ref(),
         &run_json::render(&meta),
     )
-    .map_err(|error| MergeError::Integrity {
-        dir: dir.to_path_buf(),
-        error,
-    })?;
+    .map_err(|error| MergeError::at(dir.display(), error))?;
     check_shard(dir, &meta, &divergences)?;
     Ok(ShardReport {
         dir: dir.to_path_buf(),

@@ -1,6 +1,6 @@
-//! `summary.md`: the [`Document`] as Markdown.
+//! `summary.md`: the report document ([`super::document`]) as Markdown.
 
-use super::document::{document, Block, Document, Line, Span};
+use super::document::{document, Block, Line, Span};
 use super::format::unified;
 use super::model::ReportModel;
 use std::fmt::Write as _;
@@ -93,8 +93,9 @@ fn block(s: &mut String, b: &Block) {
     }
 }
 
-/// Markdown of a document.
-pub fn markdown(doc: &Document) -> String {
+/// `summary.md` of a model.
+pub fn render(m: &ReportModel) -> String {
+    let doc = document(m);
     let mut s = String::new();
     let _ = writeln!(s, "# {}\n", doc.title);
     for l in &doc.head {
@@ -111,9 +112,4 @@ pub fn markdown(doc: &Document) -> String {
         }
     }
     s
-}
-
-/// `summary.md` of a model.
-pub fn render(m: &ReportModel) -> String {
-    markdown(&document(m))
 }

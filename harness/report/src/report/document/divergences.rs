@@ -11,7 +11,7 @@ use crate::targets::Target;
 
 /// The annotated reading of a divergence's minimised input (core's
 /// reading), or a plain hex dump for inputs that are not bundles.
-pub fn annotated(target: &str, input: &[u8], arch: Arch) -> String {
+fn annotated(target: &str, input: &[u8], arch: Arch) -> String {
     if is_bundle_target(target) {
         return explain_bundle(&bundle_from_input(input), "bundle", false, arch).0;
     }
@@ -61,11 +61,6 @@ fn input_fact(what: &str, target: &str, bytes: &[u8], hex: &str) -> Vec<super::b
     ]
 }
 
-/// Anchor of divergence `number`.
-pub fn divergence_id(number: u64) -> String {
-    format!("d{number}")
-}
-
 pub(super) fn divergence_sections(m: &ReportModel) -> Vec<Section> {
     let mut out = vec![section(
         "divergences",
@@ -111,7 +106,7 @@ pub(super) fn divergence_sections(m: &ReportModel) -> Vec<Section> {
 
 /// `; probably caused by #1` for a folded divergence, `; 10 more probably caused by this one
 /// (#2–#11)` for a root with folded ones (triage's folding, issue 32), else nothing.
-pub fn fold_note(m: &ReportModel, d: &DivergenceRecord) -> String {
+fn fold_note(m: &ReportModel, d: &DivergenceRecord) -> String {
     if let Some(root) = d.caused_by {
         return format!("; probably caused by #{root}");
     }
@@ -241,7 +236,7 @@ fn divergence_section(d: &DivergenceRecord) -> Section {
         ),
     }));
     Section {
-        id: divergence_id(d.number),
+        id: format!("d{}", d.number),
         level: 3,
         title: vec![
             text(format!("{}. ", d.number)),

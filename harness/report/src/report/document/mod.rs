@@ -9,5 +9,4 @@ mod divergences;
 mod sections;
 
 pub use blocks::{rate, Block, Document, Dumps, Line, Section, Span};
-pub use divergences::{annotated, divergence_id};
 pub use sections::document;
