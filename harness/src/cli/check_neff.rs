@@ -11,10 +11,11 @@
 //! threads.
 
 use super::check_output::{LintSettings, Printer, Sink, StreamOrigin, Tally};
-use super::check_read::{read_blocks, Splitter};
-use super::check_sync::{self, Descriptor, EngineSteps, SubgraphSync};
+use super::check_read::{read_blocks, read_once, Splitter};
+use super::check_sync::{self, EngineSteps, SubgraphSync};
 use super::{CliError, Format};
 use crate::strict_json;
+use crate::subjects::DmaRow;
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -274,10 +275,9 @@ impl StreamSink for JobSink<'_> {
             block.resize(BLOCK, 0);
             let mut got = 0;
             while got < BLOCK {
-                match data.read(&mut block[got..]) {
+                match read_once(data, &mut block[got..]) {
                     Ok(0) => break,
                     Ok(n) => got += n,
-                    Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
                     Err(e) => return Err(tpb_neff::scan::error_of(&e)),
                 }
             }
@@ -294,7 +294,8 @@ impl StreamSink for JobSink<'_> {
 }
 
 /// SPEC §11 on each subgraph with two or more engine streams read whole, in scan order; its
-/// DMA descriptors from the engine JSONs (DE-12).
+/// DMA descriptors from the engine JSONs (FACTS §10 D1), each completion adding its increment
+/// (an undeclared queue set: 1, DE-12).
 fn sync_subgraphs(report: &Report, read: Vec<(StreamOrigin, EngineSteps)>) -> Vec<SubgraphSync> {
     let mut order: Vec<String> = Vec::new();
     let mut by: std::collections::BTreeMap<String, Vec<EngineSteps>> = Default::default();
@@ -311,17 +312,20 @@ fn sync_subgraphs(report: &Report, read: Vec<(StreamOrigin, EngineSteps)>) -> Ve
             if engines.len() < 2 {
                 return None;
             }
-            let dma: Vec<Descriptor> = report
+            let dma = report
                 .subgraphs
                 .iter()
                 .filter(|g| g.name == sg)
                 .flat_map(|g| g.engines.iter().flat_map(|e| e.dma.iter()))
-                .map(|d| Descriptor {
-                    semaphore: d.semaphore,
-                    increment: d.increment(),
+                .filter_map(|d| {
+                    Some(DmaRow {
+                        sem: u8::try_from(d.semaphore?).ok()?,
+                        by: d.increment().unwrap_or(1),
+                        trigger: None,
+                    })
                 })
                 .collect();
-            Some(check_sync::analyze(&sg, engines, &dma))
+            Some(check_sync::analyze(&sg, engines, dma))
         })
         .collect()
 }

@@ -213,7 +213,6 @@ impl<W: Write> Printer<W> {
         std::mem::take(&mut self.out)
     }
 
-    /// The output writer.
     pub fn out_mut(&mut self) -> &mut W {
         &mut self.out
     }
@@ -411,7 +410,6 @@ impl<W: Write> Printer<W> {
         *map = out;
     }
 
-    /// Flushes the output.
     pub fn flush(&mut self) -> Result<(), CliError> {
         self.out.flush()?;
         Ok(())

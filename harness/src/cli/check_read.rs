@@ -10,6 +10,16 @@ use std::sync::mpsc::sync_channel;
 /// Blocks in flight (one being walked, one being filled, one spare).
 pub const BLOCKS: usize = 3;
 
+/// One `read` of `r` into `buf`, retried while it is interrupted.
+pub fn read_once<R: Read + ?Sized>(r: &mut R, buf: &mut [u8]) -> std::io::Result<usize> {
+    loop {
+        match r.read(buf) {
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            other => return other,
+        }
+    }
+}
+
 /// Reads `file` on a second thread, one read of at most `block` bytes per block, and hands each
 /// to `consume` in order, until the end of the file or until `consume` returns `true` (then
 /// `true`). A read error is bad input naming `source`.
@@ -30,13 +40,7 @@ pub fn read_ahead(
             // One read per block, sent as it is (a FIFO's bytes are walked as they come); an
             // empty block marks the end. Ends then, on an error, or when the walk hangs up.
             while let Ok(mut buf) = empty_rx.recv() {
-                let result = loop {
-                    match file.read(&mut buf) {
-                        Ok(n) => break Ok(n),
-                        Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-                        Err(e) => break Err(e),
-                    }
-                };
+                let result = read_once(&mut file, &mut buf);
                 let last = !matches!(result, Ok(n) if n > 0);
                 if full_tx.send(result.map(|n| (buf, n))).is_err() || last {
                     return;
@@ -70,8 +74,6 @@ pub fn read_ahead(
     })
 }
 
-/// Cuts byte blocks into runs of whole 64-byte bundles, carrying a partial bundle from one block
-/// to the next (the bundles of a block are handed on in place, not copied).
 /// Reads `r` on this thread in reads of up to `block` bytes, each handed to `consume`, until
 /// the end or until `consume` says stop (then `true`).
 pub fn read_blocks(
@@ -82,21 +84,21 @@ pub fn read_blocks(
 ) -> Result<bool, CliError> {
     let mut buf = vec![0u8; block];
     loop {
-        let n = match r.read(&mut buf) {
-            Ok(0) => return Ok(false),
-            Ok(n) => n,
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-            Err(e) => {
-                let (source, error) = (source.to_string(), e.to_string());
-                return Err(InputError::Io { source, error }.into());
-            }
-        };
+        let n = read_once(&mut r, &mut buf).map_err(|e| {
+            let (source, error) = (source.to_string(), e.to_string());
+            InputError::Io { source, error }
+        })?;
+        if n == 0 {
+            return Ok(false);
+        }
         if consume(&buf[..n])? {
             return Ok(true);
         }
     }
 }
 
+/// Cuts byte blocks into runs of whole 64-byte bundles, carrying a partial bundle from one block
+/// to the next (the bundles of a block are handed on in place, not copied).
 pub struct Splitter {
     /// The input's name, for the hex-text hint of its first block (empty: no hint, as for a
     /// NEFF's engine stream).

@@ -47,14 +47,6 @@ impl EngineSteps {
     }
 }
 
-/// A DMA descriptor of an engine JSON (FACTS §10 D1): its semaphore and what one completion
-/// adds (`None`: the queue set is not declared; DE-12 takes 1).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Descriptor {
-    pub semaphore: Option<u32>,
-    pub increment: Option<u32>,
-}
-
 /// A subgraph's reading: its program, core's outcome, and per engine its labels and offsets.
 pub struct SubgraphSync {
     pub subgraph: String,
@@ -66,8 +58,8 @@ pub struct SubgraphSync {
     pub outcome: Result<EngineSyncOutcome, String>,
 }
 
-/// Runs core's model on one subgraph's engines and DMA descriptors (SPEC §11, DE-12).
-pub fn analyze(subgraph: &str, mut engines: Vec<EngineSteps>, dma: &[Descriptor]) -> SubgraphSync {
+/// Runs core's model on one subgraph's engines and DMA increments (SPEC §11, DE-12).
+pub fn analyze(subgraph: &str, mut engines: Vec<EngineSteps>, dma: Vec<DmaRow>) -> SubgraphSync {
     let mut program = EngineProgram::default();
     let mut offsets = Vec::new();
     let mut labels = Vec::new();
@@ -79,17 +71,7 @@ pub fn analyze(subgraph: &str, mut engines: Vec<EngineSteps>, dma: &[Descriptor]
         offsets.push(x.offsets.clone());
         labels.push((e.engine.clone(), e.member.clone()));
     }
-    program.dma = dma
-        .iter()
-        .filter_map(|d| {
-            let sem = u8::try_from(d.semaphore?).ok()?;
-            Some(DmaRow {
-                sem,
-                by: d.increment.unwrap_or(1),
-                trigger: None,
-            })
-        })
-        .collect();
+    program.dma = dma;
     let outcome = match registry::core().engine_sync(&program) {
         Ok(Ok(o)) => Ok(o),
         Ok(Err(name)) => Err(name.to_string()),
@@ -279,7 +261,7 @@ mod tests {
     fn a_deadlock_names_both_engines_members_indices_and_semaphores() {
         let pe = engine("PE", &[band(5, 1, 0, 0, 1), band(0, 0, 0x13, 2, 0)]);
         let pool = engine("Pool", &[band(5, 2, 0, 0, 1), band(0, 0, 0x13, 1, 0)]);
-        let s = analyze("sg00", vec![pe, pool], &[]);
+        let s = analyze("sg00", vec![pe, pool], Vec::new());
         assert_eq!(s.errors(), 1);
         let mut out = Vec::new();
         s.write(&mut out, "x.neff", true).unwrap();
@@ -305,12 +287,13 @@ mod tests {
     #[test]
     fn a_wait_only_a_dma_satisfies_is_not_reported_and_one_nothing_satisfies_is() {
         let pe = || engine("PE", &[band(5, 9, 0, 0, 16)]);
-        let dma = Descriptor {
-            semaphore: Some(9),
-            increment: Some(16),
+        let dma = DmaRow {
+            sem: 9,
+            by: 16,
+            trigger: None,
         };
-        assert_eq!(analyze("sg00", vec![pe()], &[dma]).errors(), 0);
-        let s = analyze("sg00", vec![pe()], &[]);
+        assert_eq!(analyze("sg00", vec![pe()], vec![dma]).errors(), 0);
+        let s = analyze("sg00", vec![pe()], Vec::new());
         let mut out = Vec::new();
         s.write(&mut out, "x.neff", true).unwrap();
         let r: Value = serde_json::from_slice(&out).unwrap();
@@ -322,11 +305,8 @@ mod tests {
             ),
             (Some("unsatisfiable_wait"), Some("PE"), Some(0))
         );
-        // An undeclared queue set counts one (DE-12): 16 is not reached.
-        let one = Descriptor {
-            increment: None,
-            ..dma
-        };
-        assert_eq!(analyze("sg00", vec![pe()], &[one]).errors(), 1);
+        // An undeclared queue set counts one (DE-12, `sync_subgraphs`): 16 is not reached.
+        let one = DmaRow { by: 1, ..dma };
+        assert_eq!(analyze("sg00", vec![pe()], vec![one]).errors(), 1);
     }
 }

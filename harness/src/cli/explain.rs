@@ -10,7 +10,6 @@ use crate::arch::Arch;
 use crate::explain::{explain_bundle, explain_tail};
 use std::io::Write;
 
-/// Runs `explain`.
 pub fn run(files: &[String], hex: bool, arch: Arch, color: ColorChoice) -> CliResult {
     let color = color.for_stdout();
     let stdout = std::io::stdout();

@@ -241,7 +241,6 @@ pub fn install_stop_handler() -> Arc<AtomicBool> {
     Arc::new(AtomicBool::new(false))
 }
 
-/// Runs `gate`.
 pub fn run(a: GateArgs) -> CliResult {
     let mut targets: Vec<Target> = Vec::new();
     for x in &a.targets {

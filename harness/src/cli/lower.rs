@@ -86,7 +86,6 @@ pub fn lower_file(path: &str) -> Result<(Module, Vec<IrInstruction>), CliError> 
     Ok((module, insns))
 }
 
-/// Runs `lower`.
 pub fn run(path: &str, format: LowerFormat) -> CliResult {
     let (module, insns) = lower_file(path)?;
     let stdout = std::io::stdout();

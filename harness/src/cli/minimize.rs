@@ -46,7 +46,6 @@ fn warn_skipped(s: &MinimizeStats) {
     }
 }
 
-/// Runs `minimize`.
 pub fn run(a: MinimizeArgs) -> CliResult {
     super::panic_hook::install_quiet();
     let mut out = std::io::stdout().lock();

@@ -56,7 +56,6 @@ impl StreamSink for Skip {
     }
 }
 
-/// Runs `neff`.
 pub fn run(args: NeffArgs) -> CliResult {
     let NeffCommand::Info {
         file,

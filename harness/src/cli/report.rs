@@ -43,7 +43,6 @@ pub enum ReportCommand {
     },
 }
 
-/// Runs `report`.
 pub fn run(a: ReportArgs) -> CliResult {
     let ReportCommand::Merge { dirs, output } = a.command;
     // Verify every shard before anything is created: a refusal leaves no

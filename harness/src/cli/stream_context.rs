@@ -66,79 +66,60 @@ pub fn walk_streams(
     let paths = if files.is_empty() { &stdin[..] } else { files };
     let mut first = 0usize;
     for path in paths {
-        let mut context = StreamContext::new(arch);
+        let mut walker = Walker::new(arch.generation());
         let mut count = 0usize;
         for l in stream_bundles(std::slice::from_ref(path), hex) {
             let loaded = l?;
             count += 1;
-            let seen = context.next(&loaded.bytes);
+            let seen = next(&mut walker, &loaded.bytes);
             step(StreamStep::Bundle {
                 index: first + loaded.index,
                 loaded: &loaded,
                 seen,
             })?;
         }
+        let mut errors = Vec::new();
+        walker.finish(&mut |e| {
+            if let Event::Stream(s) = e {
+                errors.push(s);
+            }
+        });
         step(StreamStep::End {
             path,
             count,
-            errors: context.finish(),
+            errors,
         })?;
         first += count;
     }
     Ok(())
 }
 
-/// One stream's walker, fed bundle by bundle.
-pub struct StreamContext {
-    walker: Walker,
-}
-
-impl StreamContext {
-    /// A new stream under `arch`.
-    pub fn new(arch: Arch) -> Self {
-        StreamContext {
-            walker: Walker::new(arch.generation()),
+/// Walks the next bundle of a stream: where it stands and what the walker found at it.
+fn next(walker: &mut Walker, bytes: &[u8; 64]) -> Seen {
+    let b = Bundle(*bytes);
+    let index = walker.bundles();
+    let mut seen = Seen {
+        index,
+        offset: index * 64,
+        place: walker.place(&b),
+        opcode: None,
+        length: 64,
+        verdict: None,
+        errors: Vec::new(),
+    };
+    walker.push(&b, &mut |e| match e {
+        Event::Instruction {
+            at,
+            length,
+            verdict,
+        } => {
+            seen.opcode = Some(at.opcode);
+            seen.length = length;
+            seen.verdict = Some(verdict);
         }
-    }
-
-    /// Walks the next bundle: where it stands and what the walker found at it.
-    pub fn next(&mut self, bytes: &[u8; 64]) -> Seen {
-        let b = Bundle(*bytes);
-        let index = self.walker.bundles();
-        let mut seen = Seen {
-            index,
-            offset: index * 64,
-            place: self.walker.place(&b),
-            opcode: None,
-            length: 64,
-            verdict: None,
-            errors: Vec::new(),
-        };
-        self.walker.push(&b, &mut |e| match e {
-            Event::Instruction {
-                at,
-                length,
-                verdict,
-            } => {
-                seen.opcode = Some(at.opcode);
-                seen.length = length;
-                seen.verdict = Some(verdict);
-            }
-            Event::Stream(s) => seen.errors.push(s),
-        });
-        seen
-    }
-
-    /// Ends the stream: the errors detected at its end.
-    pub fn finish(self) -> Vec<StreamError> {
-        let mut errors = Vec::new();
-        self.walker.finish(&mut |e| {
-            if let Event::Stream(s) = e {
-                errors.push(s);
-            }
-        });
-        errors
-    }
+        Event::Stream(s) => seen.errors.push(s),
+    });
+    seen
 }
 
 /// What `bytes` opens when it is an instruction of its own: a group (0x85: num_arguments + 1

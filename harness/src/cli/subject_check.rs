@@ -106,7 +106,6 @@ fn generated_inputs(t: Target, arch: Arch) -> Vec<Vec<u8>> {
         .collect()
 }
 
-/// Runs `subject-check`.
 pub fn run(a: SubjectCheckArgs) -> CliResult {
     let timeout = Duration::from_secs(a.timeout);
     external::set_case_timeout(timeout);

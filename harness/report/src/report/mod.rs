@@ -5,7 +5,7 @@
 //!   atomically (staging folder, one rename).
 //! - [`model`]: the one [`ReportModel`] every renderer reads, built from a
 //!   gate run ([`ReportModel::of_gate`]) or from verified shard folders
-//!   ([`merge`]); [`DivergenceRecord`] is a `divergences.jsonl` line (serde).
+//!   ([`merge`]); [`model::DivergenceRecord`] is a `divergences.jsonl` line (serde).
 //! - [`document`]: the sections and tables, stated once; [`summary_md`] and
 //!   [`index_html`] format them, [`junit_xml`] and [`run_json`] render the
 //!   machine-readable views, [`divergences_jsonl`] the records.
@@ -16,7 +16,7 @@
 //!
 //! - **Determinism.** [`files`] is a pure function of the model. Every line
 //!   whose content depends on the clock (timestamp, durations, throughput,
-//!   thread count) contains the marker [`TIMING_MARKER`] and nothing else
+//!   thread count) contains the marker [`format::TIMING_MARKER`] and nothing else
 //!   that matters, so stripping the lines that contain it leaves
 //!   byte-identical reports for the same seed (`run.json`'s `integrity`
 //!   excepted: it digests those lines).
@@ -38,12 +38,8 @@ pub mod run_json;
 pub mod shard;
 pub mod summary_md;
 
-pub use folder::{
-    abort_staging, claim_dir, cleanup_stale, release_claim, utc_now, utc_stamp, write_dir,
-    ClaimGuard, ReportDirError,
-};
-pub use format::{unified, xml_escape, TIMING_MARKER};
-pub use model::{verdict, DivergenceRecord, ReportModel, REACH_CASE, VECTORS_CASE};
+pub use folder::{abort_staging, claim_dir, utc_now, write_dir, ClaimGuard, ReportDirError};
+pub use model::{verdict, ReportModel};
 
 use crate::gate::GateRun;
 use crate::triage::Triaged;
