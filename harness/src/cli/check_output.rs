@@ -317,11 +317,7 @@ impl<W: Write> Printer<W> {
                         length,
                         verdict,
                     } => return self.instruction_json(source, at, *length, verdict),
-                    Event::Stream(s) => {
-                        let mut o = stream_json(source, s);
-                        self.add_origin(&mut o);
-                        o
-                    }
+                    Event::Stream(s) => self.record(source, stream_json(s)),
                 };
                 emit(&mut self.out, &o.to_string())
             }
@@ -359,8 +355,7 @@ impl<W: Write> Printer<W> {
                 emit(&mut self.out, &s)
             }
             Format::Jsonl => {
-                let o = serde_json::json!({
-                    "source": source,
+                let summary = serde_json::json!({
                     "summary": {
                         "arch": self.arch.name(),
                         "instructions": t.instructions,
@@ -371,8 +366,7 @@ impl<W: Write> Printer<W> {
                         "stopped": stopped,
                     }
                 });
-                let mut o = o;
-                self.add_origin(&mut o);
+                let mut o = self.record(source, summary);
                 if t.per_opcode.is_some() {
                     let rows: Vec<serde_json::Value> = per_opcode_rows(t)
                         .map(|(op, [valid, skeleton, invalid])| {
@@ -392,22 +386,19 @@ impl<W: Write> Printer<W> {
         }
     }
 
-    /// Adds the origin's keys (after `source`) to a JSON record.
-    fn add_origin(&self, o: &mut serde_json::Value) {
-        let (Some((origin, _)), Some(map)) = (&self.origin, o.as_object_mut()) else {
-            return;
-        };
-        let mut out = serde_json::Map::new();
-        for (k, v) in std::mem::take(map) {
-            let after_source = k == "source";
-            out.insert(k, v);
-            if after_source {
-                out.insert("subgraph".into(), origin.subgraph.clone().into());
-                out.insert("engine".into(), origin.engine.clone().into());
-                out.insert("member".into(), origin.member.clone().into());
-            }
+    /// A JSON record: `source`, the stream's place in a NEFF (if any), then the keys of `rest`.
+    fn record(&self, source: &str, rest: serde_json::Value) -> serde_json::Value {
+        let mut o = serde_json::Map::new();
+        o.insert("source".into(), source.into());
+        if let Some((origin, _)) = &self.origin {
+            o.insert("subgraph".into(), origin.subgraph.as_str().into());
+            o.insert("engine".into(), origin.engine.as_str().into());
+            o.insert("member".into(), origin.member.as_str().into());
         }
-        *map = out;
+        if let serde_json::Value::Object(rest) = rest {
+            o.extend(rest);
+        }
+        o.into()
     }
 
     pub fn flush(&mut self) -> Result<(), CliError> {
@@ -444,9 +435,8 @@ pub(super) fn error_text(e: &StreamError) -> String {
     )
 }
 
-fn stream_json(source: &str, s: &StreamError) -> serde_json::Value {
+fn stream_json(s: &StreamError) -> serde_json::Value {
     let mut o = serde_json::json!({
-        "source": source,
         "index": s.index,
         "offset": s.offset,
         "stream_error": s.fault.name(),

@@ -161,14 +161,14 @@ impl SubgraphSync {
                 .chunks(2)
                 .enumerate()
                 .map(|(k, pair)| {
-                    let n = |i: usize| f.numbers.get(5 * k + i).copied().unwrap_or(0);
+                    let (resource, mode, threshold, value) = lanes::cycle_edge(f, k);
                     json!({
                         "waiter": pair.first().map(|s| self.site_json(s)),
                         "helper": pair.get(1).map(|s| self.site_json(s)),
-                        "resource": format!("{}[{}]", if n(0) == 0 { 'S' } else { 'E' }, n(1)),
-                        "mode": n(2),
-                        "threshold": n(3),
-                        "value": n(4),
+                        "resource": resource,
+                        "mode": mode,
+                        "threshold": threshold,
+                        "value": value,
                     })
                 })
                 .collect();

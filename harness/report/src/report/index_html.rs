@@ -72,12 +72,11 @@ fn plain(l: &Line) -> String {
 }
 
 /// `<li>` of a line; lines with clock-dependent content keep the marker.
-fn li(s: &mut String, l: &Line, class: &str) {
-    let timing = plain(l).contains(TIMING_MARKER);
-    let cls = match (timing, class.is_empty()) {
-        (true, _) => " class=\"timing\"".to_string(),
-        (false, true) => String::new(),
-        (false, false) => format!(" class=\"{class}\""),
+fn li(s: &mut String, l: &Line) {
+    let cls = if plain(l).contains(TIMING_MARKER) {
+        " class=\"timing\""
+    } else {
+        ""
     };
     let _ = writeln!(s, "<li{cls}>{}</li>", spans(l));
 }
@@ -168,7 +167,7 @@ fn block(s: &mut String, b: &Block) {
         Block::Bullets(items) => {
             s.push_str("<ul>\n");
             for l in items {
-                li(s, l, "");
+                li(s, l);
             }
             s.push_str("</ul>\n");
         }
@@ -279,7 +278,7 @@ pub fn render(m: &ReportModel) -> String {
         xml_escape(&doc.title)
     );
     for l in &doc.head {
-        li(&mut s, l, "");
+        li(&mut s, l);
     }
     s.push_str("</ul>\n");
     toc(&mut s, &doc.sections);

@@ -48,6 +48,14 @@ fn site_text(s: &SyncSite, names: &[String]) -> String {
     }
 }
 
+/// Edge `k` of a deadlock's cycle (its numbers `5k..5k+5`): the resource (`S[i]` / `E[i]`),
+/// the wait's mode, threshold and the resource's value.
+pub fn cycle_edge(f: &EngineFinding, k: usize) -> (String, u64, u64, u64) {
+    let n = |i: usize| f.numbers.get(5 * k + i).copied().unwrap_or(0);
+    let r = if n(0) == 0 { 'S' } else { 'E' };
+    (format!("{r}[{}]", n(1)), n(2), n(3), n(4))
+}
+
 /// One finding in words, both sides named (`names[e]`: engine `e`'s label).
 pub fn finding_text(f: &EngineFinding, names: &[String]) -> String {
     let at = |i: usize| f.sites.get(i).map(|s| site_text(s, names));
@@ -61,15 +69,11 @@ pub fn finding_text(f: &EngineFinding, names: &[String]) -> String {
         "deadlock" => {
             let mut s = String::from("deadlock:");
             for (k, pair) in f.sites.chunks(2).enumerate() {
-                let r = if n(5 * k) == 0 { 'S' } else { 'E' };
+                let (res, mode, threshold, value) = cycle_edge(f, k);
                 let _ = write!(
                     s,
-                    " {} waits {r}[{}] (mode {:#04x}, threshold {}, value {}) on {};",
+                    " {} waits {res} (mode {mode:#04x}, threshold {threshold}, value {value}) on {};",
                     pair.first().map_or(String::new(), |x| site_text(x, names)),
-                    n(5 * k + 1),
-                    n(5 * k + 2),
-                    n(5 * k + 3),
-                    n(5 * k + 4),
                     pair.get(1).map_or(String::new(), |x| site_text(x, names)),
                 );
             }
@@ -228,19 +232,16 @@ pub fn section(title: &str, p: &EngineProgram, o: &EngineSyncOutcome, names: &[S
             let (Some(&(x1, y1)), Some(&(x0, y0))) = (at.get(w), at.get(h)) else {
                 continue;
             };
-            let n = |i: usize| f.numbers.get(5 * k + i).copied().unwrap_or(0);
-            let r = if n(0) == 0 { 'S' } else { 'E' };
+            let (res, _, threshold, _) = cycle_edge(f, k);
             let _ = write!(
                 svg,
                 "<path class=\"cycle\" data-from=\"{}\" data-to=\"{}\" d=\"{}\"/>\
-<text class=\"cycle-label\" x=\"{:.0}\" y=\"{:.0}\">{r}[{}] ≥ {}</text>",
+<text class=\"cycle-label\" x=\"{:.0}\" y=\"{:.0}\">{res} ≥ {threshold}</text>",
                 xml_escape(&site_text(h, &[])),
                 xml_escape(&site_text(w, &[])),
                 curve(x0, y0, x1, y1),
                 x1 + 10.0,
                 y1 + if y0 > y1 { 22.0 } else { -14.0 },
-                n(1),
-                n(3)
             );
         }
     }

@@ -65,10 +65,10 @@ fn read_meta(dir: &Path) -> Result<RunMeta, MergeError> {
     let path = dir.join(run_json::FILE);
     let text = read_capped(&path)?;
     crate::strict_json::reject_duplicates(&text)
-        .map_err(|e| MergeError::line(&path, e.line(), e.to_string()))?;
+        .map_err(|e| MergeError::line(&path, e.line(), e))?;
     // Check the format first, so an older or newer layout is named as such.
-    let v: serde_json::Value = serde_json::from_str(&text)
-        .map_err(|e| MergeError::line(&path, e.line(), e.to_string()))?;
+    let v: serde_json::Value =
+        serde_json::from_str(&text).map_err(|e| MergeError::line(&path, e.line(), e))?;
     match v.get("format").and_then(serde_json::Value::as_u64) {
         Some(f) if f == u64::from(run_json::FORMAT) => {}
         other => {
@@ -83,7 +83,7 @@ fn read_meta(dir: &Path) -> Result<RunMeta, MergeError> {
             ))
         }
     }
-    serde_json::from_value(v).map_err(|e| MergeError::line(&path, 1, e.to_string()))
+    serde_json::from_value(v).map_err(|e| MergeError::line(&path, 1, e))
 }
 
 /// Reads `divergences.jsonl` of `dir`: at most `expected` records (the

@@ -5,15 +5,11 @@ use super::format::unified;
 use super::model::ReportModel;
 use std::fmt::Write as _;
 
-fn md_escape(s: &str) -> String {
-    s.replace('|', "\\|")
-}
-
 /// A line of inline text; `in_table` escapes `|`.
 fn line(l: &Line, in_table: bool) -> String {
     let esc = |s: &str| {
         if in_table {
-            md_escape(s)
+            s.replace('|', "\\|")
         } else {
             s.to_string()
         }

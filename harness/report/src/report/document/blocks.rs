@@ -115,10 +115,6 @@ pub(super) fn c(s: impl Into<String>) -> Line {
     vec![code(s)]
 }
 
-pub(super) fn secs(d: std::time::Duration) -> f64 {
-    d.as_secs_f64()
-}
-
 /// Cases per second as a whole number with a unit prefix (`1.34M`, `12.5k`).
 pub fn rate(n: u64, s: f64) -> String {
     if s <= 0.0 {

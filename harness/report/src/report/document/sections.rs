@@ -2,7 +2,7 @@
 //! divergences ([`super::divergences`]), in order.
 
 use super::blocks::{
-    c, code, n, rate, secs, section, t, table, text, Block, Document, Line, Section, Span,
+    c, code, n, rate, section, t, table, text, Block, Document, Line, Section, Span,
 };
 use super::divergences::divergence_sections;
 use crate::arch::Arch;
@@ -617,8 +617,8 @@ fn throughput_section(m: &ReportModel) -> Section {
                 "{TIMING_MARKER} {}: {} cases in {:.3} s worker time = {} cases/s per core",
                 tm.name,
                 tm.ran,
-                secs(*busy),
-                rate(tm.ran, secs(*busy))
+                busy.as_secs_f64(),
+                rate(tm.ran, busy.as_secs_f64())
             ))
         })
         .collect();
@@ -626,10 +626,10 @@ fn throughput_section(m: &ReportModel) -> Section {
         "{TIMING_MARKER} total: {} generated cases in {:.3} s wall = {} cases/s ({} threads); \
          whole run {:.3} s",
         m.generated(),
-        secs(l.gen_elapsed),
-        rate(m.generated(), secs(l.gen_elapsed)),
+        l.gen_elapsed.as_secs_f64(),
+        rate(m.generated(), l.gen_elapsed.as_secs_f64()),
         l.threads,
-        secs(l.elapsed)
+        l.elapsed.as_secs_f64()
     )));
     section(
         "throughput",
