@@ -39,7 +39,7 @@ enum Command {
     #[command(after_help = help::CHECK)]
     Check {
         #[command(flatten)]
-        args: cli::check::CheckArgs,
+        args: cli::CheckArgs,
         /// Input files (`-` = stdin; none = stdin); each is one stream, except a NEFF file
         /// (named `.neff`, or a 1024-byte NEFF header before a gzip or tar payload) or an
         /// unpacked NEFF folder, whose every engine stream is linted (SPEC §12).

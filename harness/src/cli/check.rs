@@ -3,51 +3,16 @@
 //! [`super::check_output`].
 
 use super::check_neff;
-use super::check_output::{LintSettings, Printer, Sink, Tally};
+use super::check_output::{Printer, Sink, Tally};
 use super::check_read::{read_ahead, read_blocks, Splitter};
-use super::{CliError, CliResult, Format, ValidatorChoice};
+use super::{CheckArgs, CliError, CliResult, Format, ValidatorChoice};
 use super::{EXIT_INVALID, EXIT_OK};
-use crate::arch::Arch;
 use crate::input::{open_source, source_name, Bundles, InputError};
 use std::io::{BufRead, Write};
 use tpb_core::lint::{Failure, Verdict};
 use tpb_core::validate::{validate_header, validate_payload};
 use tpb_core::walk::{At, Event, Walker};
 use tpb_core::Bundle;
-
-/// What `check` was asked for (its command-line options).
-#[derive(Clone, Copy, Debug, clap::Args)]
-pub struct CheckArgs {
-    /// Read hex text (one bundle per line) instead of raw binary.
-    #[arg(long)]
-    pub hex: bool,
-    /// Which validator to run on every bundle.
-    #[arg(long, value_enum, default_value_t = ValidatorChoice::Auto)]
-    pub validator: ValidatorChoice,
-    /// Output format.
-    #[arg(long, value_enum, default_value_t = Format::Text)]
-    pub format: Format,
-    /// Hardware generation (v2 Sunda, v3 Cayman, v4 Mariana, v5 Maverick).
-    #[arg(long, default_value = "v2")]
-    pub arch: Arch,
-    /// Stop at the bundle where the Nth error is found (invalid verdicts and stream errors,
-    /// counted over all inputs; that bundle's reports are all printed).
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
-    pub max_errors: Option<u64>,
-    /// Add per-opcode counts (valid / skeleton / invalid) to each stream's summary (text:
-    /// one line per opcode seen; jsonl: "per_opcode" in the summary object).
-    #[arg(long)]
-    pub per_opcode: bool,
-    /// Do not run the engine model (SPEC §11) on multi-engine input: a NEFF's subgraphs or
-    /// several --engine streams. On by default; its findings are advisory.
-    #[arg(long)]
-    pub no_sync: bool,
-    /// The gzip-bomb cap of a NEFF: its payload may inflate to at most N times its compressed
-    /// size (never less than 64 MiB; SPEC §12). Raise it for a NEFF of mostly-zero constants.
-    #[arg(long, value_name = "N", default_value_t = 200,
-          value_parser = clap::value_parser!(u64).range(1..))]
-    pub max_ratio: u64,
-}
 
 /// Runs `check` on every input in order (none = stdin). A NEFF file or an unpacked NEFF
 /// folder is read by [`super::check_neff`] (each engine stream linted, named by subgraph,
@@ -76,14 +41,6 @@ pub fn run(files: &[String], args: CheckArgs, engines: &[String]) -> CliResult {
     let mut printer = Printer::new(out, args.format, args.arch);
     let mut pictures: Vec<(String, super::check_sync::SubgraphSync)> = Vec::new();
     let mut errors = 0u64;
-    let settings = LintSettings {
-        format: args.format,
-        arch: args.arch,
-        per_opcode: args.per_opcode,
-        max_errors: args.max_errors,
-        sync: !args.no_sync,
-        max_ratio: args.max_ratio,
-    };
     let raw_only = |label: &str| -> Result<(), CliError> {
         if args.validator != ValidatorChoice::Auto || args.hex {
             return Err(CliError::bad(
@@ -100,7 +57,7 @@ pub fn run(files: &[String], args: CheckArgs, engines: &[String]) -> CliResult {
         check_neff::run(
             target,
             "--engine",
-            settings,
+            args,
             &[],
             &mut printer,
             &mut errors,
@@ -113,7 +70,7 @@ pub fn run(files: &[String], args: CheckArgs, engines: &[String]) -> CliResult {
             let stopped = check_neff::run(
                 target,
                 path,
-                settings,
+                args,
                 &overrides,
                 &mut printer,
                 &mut errors,

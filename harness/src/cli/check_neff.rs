@@ -10,10 +10,10 @@
 //! `--max-errors` one worker lints the jobs in turn, so the stop is where it is without
 //! threads.
 
-use super::check_output::{LintSettings, Printer, Sink, StreamOrigin, Tally};
+use super::check_output::{Printer, Sink, StreamOrigin, Tally};
 use super::check_read::{read_blocks, read_once, Splitter};
 use super::check_sync::{self, EngineSteps, SubgraphSync};
-use super::{CliError, Format};
+use super::{CheckArgs, CliError, Format};
 use crate::strict_json;
 use crate::subjects::DmaRow;
 use std::io::{Read, Write};
@@ -119,7 +119,7 @@ struct Job {
 }
 
 struct Shared {
-    args: LintSettings,
+    args: CheckArgs,
     errors: AtomicU64,
     stop: AtomicBool,
     limit: u64,
@@ -141,9 +141,8 @@ fn lint_job(job: Job, shared: &Shared) {
     let start = shared.errors.load(Ordering::Relaxed);
     let mut errors = start;
     let out = job.out;
-    let mut steps = args
-        .sync
-        .then(|| EngineSteps::new(&job.origin.engine, &job.origin.member));
+    let mut steps =
+        (!args.no_sync).then(|| EngineSteps::new(&job.origin.engine, &job.origin.member));
     let result = (|| -> Result<bool, CliError> {
         let mut sink = Sink::new(&job.source, &mut printer, &mut tally, &mut errors);
         let limit = shared.limit;
@@ -344,7 +343,7 @@ struct Ran {
 pub fn run<W: Write>(
     target: NeffInput,
     label: &str,
-    args: LintSettings,
+    args: CheckArgs,
     overrides: &[(Engine, String)],
     printer: &mut Printer<W>,
     errors: &mut u64,
@@ -483,7 +482,7 @@ pub fn run<W: Write>(
     let ran = ran?;
     let stopped = shared.stop.load(Ordering::Relaxed) && *errors >= limit;
     let mut sync_errors = 0u64;
-    if args.sync && !stopped {
+    if !args.no_sync && !stopped {
         for s in sync_subgraphs(&ran.report, read) {
             sync_errors += s.errors() as u64;
             if args.format == Format::Summary {
@@ -504,7 +503,7 @@ pub fn run<W: Write>(
 fn closing<W: Write>(
     printer: &mut Printer<W>,
     label: &str,
-    args: LintSettings,
+    args: CheckArgs,
     ran: &Ran,
     rows: &[(StreamOrigin, Tally)],
     stopped: bool,

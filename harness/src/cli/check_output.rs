@@ -12,19 +12,6 @@ use std::io::Write;
 use tpb_core::lint::{Failure, Verdict};
 use tpb_core::walk::{At, Event, StreamError, StreamFault};
 
-/// What linting a stream needs of `check`'s options (shared by raw streams and NEFFs).
-#[derive(Clone, Copy, Debug)]
-pub struct LintSettings {
-    pub format: Format,
-    pub arch: Arch,
-    pub per_opcode: bool,
-    pub max_errors: Option<u64>,
-    /// Run the engine model on multi-engine input (SPEC §11; off with `--no-sync`).
-    pub sync: bool,
-    /// `--max-ratio`: the NEFF reader's gzip-bomb cap.
-    pub max_ratio: u64,
-}
-
 /// Per-stream counts.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Tally {

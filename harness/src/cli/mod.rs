@@ -120,6 +120,40 @@ impl From<io::Error> for CliError {
 /// Result of a subcommand: the exit code (0 or 1) or an error (exit 2).
 pub type CliResult = Result<u8, CliError>;
 
+/// What `check` was asked for (its command-line options).
+#[derive(Clone, Copy, Debug, clap::Args)]
+pub struct CheckArgs {
+    /// Read hex text (one bundle per line) instead of raw binary.
+    #[arg(long)]
+    pub hex: bool,
+    /// Which validator to run on every bundle.
+    #[arg(long, value_enum, default_value_t = ValidatorChoice::Auto)]
+    pub validator: ValidatorChoice,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    pub format: Format,
+    /// Hardware generation (v2 Sunda, v3 Cayman, v4 Mariana, v5 Maverick).
+    #[arg(long, default_value = "v2")]
+    pub arch: Arch,
+    /// Stop at the bundle where the Nth error is found (invalid verdicts and stream errors,
+    /// counted over all inputs; that bundle's reports are all printed).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    pub max_errors: Option<u64>,
+    /// Add per-opcode counts (valid / skeleton / invalid) to each stream's summary (text:
+    /// one line per opcode seen; jsonl: "per_opcode" in the summary object).
+    #[arg(long)]
+    pub per_opcode: bool,
+    /// Do not run the engine model (SPEC §11) on multi-engine input: a NEFF's subgraphs or
+    /// several --engine streams. On by default; its findings are advisory.
+    #[arg(long)]
+    pub no_sync: bool,
+    /// The gzip-bomb cap of a NEFF: its payload may inflate to at most N times its compressed
+    /// size (never less than 64 MiB; SPEC §12). Raise it for a NEFF of mostly-zero constants.
+    #[arg(long, value_name = "N", default_value_t = 200,
+          value_parser = clap::value_parser!(u64).range(1..))]
+    pub max_ratio: u64,
+}
+
 /// Which validator `check` runs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum ValidatorChoice {
