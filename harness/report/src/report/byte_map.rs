@@ -22,20 +22,13 @@ pub enum Side {
 }
 
 impl DivergenceRecord {
-    /// The subject on `side`.
-    pub fn side_name(&self, side: Side) -> &str {
-        match side {
-            Side::Left => &self.left_name,
-            Side::Right => &self.right_name,
-        }
-    }
-
-    /// `side`'s typed answer on the minimised input, if it has one about the bytes.
-    pub fn side_answer(&self, side: Side) -> Option<&Answer> {
+    /// The subject on `side`, its full result on the minimised input, and its typed answer
+    /// there if it has one about the bytes.
+    pub fn side(&self, side: Side) -> (&str, &str, Option<&Answer>) {
         let Answers { left, right } = &self.answers;
         match side {
-            Side::Left => left.as_ref(),
-            Side::Right => right.as_ref(),
+            Side::Left => (&self.left_name, &self.left, left.as_ref()),
+            Side::Right => (&self.right_name, &self.right, right.as_ref()),
         }
     }
 }
@@ -49,7 +42,7 @@ pub fn blamed_bytes(record: &DivergenceRecord, side: Side) -> [bool; 64] {
     if !is_bundle_target(&record.target) || min.len() > 64 {
         return [false; 64];
     }
-    match record.side_answer(side) {
+    match record.side(side).2 {
         Some(a) => blame::blamed_bytes(&bundle_from_input(&min), a).to_array(),
         None => [false; 64],
     }
@@ -61,7 +54,7 @@ pub fn blamed_bytes(record: &DivergenceRecord, side: Side) -> [bool; 64] {
 /// one bundle.
 pub fn side_detail(record: &DivergenceRecord, side: Side) -> Option<String> {
     let min = record.minimized_bytes().ok()?;
-    let detail = answer_detail(&record.target, &min, record.side_answer(side)?)?;
+    let detail = answer_detail(&record.target, &min, record.side(side).2?)?;
     // The subject's own answers (triage asked it): the bytes beyond the opcode and
     // inst_word_len whose change flips its answer and the rule does not name, each as its
     // field and value (a payload validator that reads arg_type as reserved: byte 0x0F).

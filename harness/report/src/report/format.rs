@@ -1,5 +1,4 @@
-//! Text helpers every renderer shares: the clock-line marker, XML escaping
-//! and the unified diff of two field dumps.
+//! Text helpers the renderers share: the clock-line marker, grouped numbers and XML escaping.
 
 /// Marker of clock-dependent lines.
 pub const TIMING_MARKER: &str = "[timing]";
@@ -32,13 +31,4 @@ pub fn xml_escape(s: &str) -> String {
         }
     }
     o
-}
-
-/// Unified diff of two dumps (`left_name` → `right_name`).
-pub fn unified(left: &str, right: &str, left_name: &str, right_name: &str) -> String {
-    similar::TextDiff::from_lines(left, right)
-        .unified_diff()
-        .context_radius(64)
-        .header(left_name, right_name)
-        .to_string()
 }

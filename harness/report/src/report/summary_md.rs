@@ -1,7 +1,6 @@
 //! `summary.md`: the report document ([`super::document`]) as Markdown.
 
 use super::document::{document, Block, Line, Span};
-use super::format::unified;
 use super::model::ReportModel;
 use std::fmt::Write as _;
 
@@ -63,7 +62,11 @@ fn block(s: &mut String, b: &Block) {
         Block::Pre { lang, text } => fence(s, lang, text),
         Block::Annotated(text) => fence(s, "", text),
         Block::Dumps(d) => {
-            let diff = unified(&d.left, &d.right, &d.left_name, &d.right_name);
+            let diff = similar::TextDiff::from_lines(&d.left, &d.right)
+                .unified_diff()
+                .context_radius(64)
+                .header(&d.left_name, &d.right_name)
+                .to_string();
             let body = if diff.trim().is_empty() {
                 d.when_equal.clone()
             } else {

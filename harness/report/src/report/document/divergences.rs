@@ -157,11 +157,8 @@ fn divergence_section(d: &DivergenceRecord) -> Section {
     ]);
     // Each side's answer, and what it is about: the field and its value (issue 32).
     for side in [Side::Left, Side::Right] {
-        let answer = match side {
-            Side::Left => &d.left,
-            Side::Right => &d.right,
-        };
-        let mut fact = vec![text(format!("{}: ", d.side_name(side))), code(answer)];
+        let (name, answer, _) = d.side(side);
+        let mut fact = vec![text(format!("{name}: ")), code(answer)];
         if let Some(detail) = side_detail(d, side) {
             fact.push(text(format!(" — {detail}")));
         }
@@ -189,7 +186,7 @@ fn divergence_section(d: &DivergenceRecord) -> Section {
             sides: {
                 let mut sides: Vec<(String, [bool; 64])> = [Side::Left, Side::Right]
                     .into_iter()
-                    .map(|s| (d.side_name(s).to_string(), blamed_bytes(d, s)))
+                    .map(|s| (d.side(s).0.to_string(), blamed_bytes(d, s)))
                     .collect();
                 // Beside the rule's blame, what the subject's own answers say (issue 32).
                 if let Some(asked) = &d.subject_blame {
