@@ -32,9 +32,7 @@ pub enum Step {
         judged: bool,
         sampled: bool,
     },
-    /// Not this batch's case (another generation's).
     Skip,
-    /// No more cases (stopped).
     Stop,
 }
 
@@ -230,7 +228,7 @@ impl Judge {
         }
         let vouched = d.cases.iter().zip(&d.agreed);
         let n = vouched.filter(|(p, ok)| p.at.is_some() && **ok).count();
-        self.note_judged_times_in(d.under, t.rank(), n as u64);
+        self.note_judged_in(d.under, t.rank(), n as u64);
         let kind = kinds::of(t);
         let mut from = 0;
         let mut replaying = false;

@@ -19,7 +19,6 @@ pub(super) enum Mode {
 #[derive(Default)]
 pub(super) struct Deferred {
     pub(super) mode: Cell<Mode>,
-    /// The position of the next case.
     pub(super) token: Cell<u32>,
     /// Cases held before the one at hand.
     pub(super) seen: Cell<usize>,
@@ -30,14 +29,11 @@ pub(super) struct Deferred {
 pub(super) struct Held {
     /// The subject under test judged in bulk (its position).
     pub(super) under: usize,
-    /// A validator target's cases.
     pub(super) bundles: Vec<[u8; 64]>,
-    /// A LUT target's cases.
     pub(super) ords: Vec<u32>,
     /// Core's answer to each case ([`Compact::Other`] when the reference
     /// pair disagreed).
     pub(super) reference: Vec<Compact>,
-    /// Each case's record, in order.
     pub(super) cases: Vec<Pending>,
     /// The held cases' coverage keys, end to end ([`Pending::key_end`]).
     pub(super) keys: String,
@@ -52,7 +48,6 @@ pub(super) struct Pending {
     pub(super) at: Option<u32>,
     /// Where its coverage key ends in [`Held::keys`].
     pub(super) key_end: usize,
-    /// Whether its reach classes were counted.
     pub(super) classified: bool,
 }
 

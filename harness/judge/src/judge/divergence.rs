@@ -28,23 +28,17 @@ use std::fmt;
 /// Divergence class, named from the left subject's perspective.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Class {
-    /// Left accepts, right rejects.
     OverAccept,
-    /// Left rejects, right accepts.
     UnderAccept,
-    /// Both reject, for different reasons.
     SameVerdictDifferentReason,
     /// Both accept, different outputs (or a shared invariant failure).
     DifferentOutput,
-    /// A subject panicked.
     Panic,
     /// A subject said `unsupported` for an operation it claims.
     Unsupported,
-    /// A subject crashed.
     Crash,
     /// A subject did not answer in time.
     Timeout,
-    /// A subject broke its protocol.
     Protocol,
     /// The harness's transport lost, left unwritten or misplaced an
     /// answer: a harness / protocol fault, never the subject's divergence.
@@ -124,7 +118,6 @@ pub enum Answer {
     /// re-encoding refused the decoded field), `offset` the offending byte the
     /// implementation named, when it names one.
     Rejected {
-        /// Predicate or field name.
         reason: String,
         /// The implementation's own offending byte.
         #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -241,7 +234,6 @@ pub struct Signature {
     pub key: String,
     /// The left subject's short verdict (`valid`, a predicate, `ok`, `err:<name>`, …).
     pub left: String,
-    /// The right subject's short verdict.
     pub right: String,
 }
 
@@ -254,7 +246,6 @@ impl fmt::Display for Signature {
 /// One disagreement between two subjects.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Divergence {
-    /// The target that found it.
     pub target: Target,
     /// The raw input (for bundle targets: the 64-byte bundle).
     pub input: Vec<u8>,
@@ -264,13 +255,9 @@ pub struct Divergence {
     pub left_name: String,
     /// Name of the right subject (its reference; `oracle` in the reference pair).
     pub right_name: String,
-    /// The left subject's full result, human-readable.
     pub left: String,
-    /// The right subject's full result, human-readable.
     pub right: String,
-    /// Deduplication signature.
     pub signature: Signature,
-    /// Class.
     pub class: Class,
     /// With two or more subjects under test judged on the input: who gave
     /// which answer ([`super::cohort`]); empty otherwise.
@@ -283,11 +270,8 @@ pub struct Divergence {
 /// handshake, stream lint) file what they find: the target, the input, the two subjects'
 /// names and the names the signature gives the two sides.
 pub struct DescribedCase<'a> {
-    /// The target.
     pub target: Target,
-    /// The raw input.
     pub input: &'a [u8],
-    /// Left and right subject names.
     pub names: (&'a str, &'a str),
     /// Left and right sides of the signature (`core`/`oracle`, `model`/`simulator`).
     pub sides: (&'static str, &'static str),

@@ -9,7 +9,7 @@ use super::cohort;
 use super::divergence::{DescribedCase, Divergence, Outcome};
 use super::input_map::{bundle_from_input, ordinal_from_input};
 use super::pair::{self, Pair, ReferencePair};
-use super::{record, structured};
+use super::record;
 use crate::arch::Arch;
 use crate::subjects::registry::{self, OpenError, SubjectSpec};
 use crate::subjects::{
@@ -39,16 +39,13 @@ fn bundle_batch(t: Target, bundles: &[[u8; 64]]) -> Option<Batch<'_>> {
 /// The subjects of a comparison: the reference pair, then the subjects
 /// under test.
 pub struct Judge {
-    /// The reference pair: core, the oracle.
     pair: [Box<dyn Reference>; 2],
-    /// The subjects under test.
     tested: Vec<Box<dyn Subject>>,
     /// Whether the subjects under test are judged on the case at hand
     /// (set per case by [`Judge::judge_batch`]).
     pub(super) judging: Cell<bool>,
     /// Per subject under test, in order: what the judge keeps of it.
     under: Vec<UnderTest>,
-    /// The generation the subjects serve.
     arch: Arch,
     /// Bulk judging ([`super::batch`]).
     pub(super) deferred: Deferred,
@@ -63,9 +60,7 @@ pub struct Judge {
 /// What the cases of a batch ask the subjects, one each: the stream of
 /// `validate_stream` or the module of `lower` (built by the target's kind).
 pub enum CaseInputs {
-    /// One stream per case.
     Streams(Vec<Vec<u8>>),
-    /// One module per case.
     Modules(Vec<Vec<IrInstruction>>),
 }
 
@@ -86,12 +81,7 @@ struct UnderTest {
 
 impl UnderTest {
     #[inline]
-    fn note_judged(&self, slot: usize) {
-        self.note_judged_times(slot, 1);
-    }
-
-    #[inline]
-    fn note_judged_times(&self, slot: usize, n: u64) {
+    fn note_judged(&self, slot: usize, n: u64) {
         if let Some(c) = self.judged.get(slot) {
             c.set(c.get().saturating_add(n));
         }
@@ -115,20 +105,12 @@ fn op_slot(op: Capability) -> Option<usize> {
 /// one operation, for one generation ([`Judge::not_run`]).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct NotRun {
-    /// The subject's name.
     pub subject: String,
     /// The operation given up (a LUT: its table).
     pub op: Capability,
-    /// Why.
     pub why: String,
     /// The cases of targets needing it it would have judged since.
     pub cases: u64,
-}
-
-impl Default for Judge {
-    fn default() -> Self {
-        Judge::reference()
-    }
 }
 
 impl Judge {
@@ -229,11 +211,6 @@ impl Judge {
         }
     }
 
-    /// The reference (core).
-    pub fn reference_subject(&self) -> &dyn Reference {
-        &*self.pair[0]
-    }
-
     /// The subjects under test (after the reference pair).
     pub fn under_test(&self) -> &[Box<dyn Subject>] {
         &self.tested
@@ -242,17 +219,13 @@ impl Judge {
     /// Counts one vector check judged for subject under test `k` (the
     /// vector checks compare the subjects themselves).
     pub fn note_judged(&self, k: usize) {
-        self.note_judged_in(k, VECTORS_SLOT);
+        self.note_judged_in(k, VECTORS_SLOT, 1);
     }
 
-    pub(super) fn note_judged_in(&self, k: usize, slot: usize) {
-        self.note_judged_times_in(k, slot, 1);
-    }
-
-    /// [`Judge::note_judged_in`] `n` times at once.
-    pub(super) fn note_judged_times_in(&self, k: usize, slot: usize, n: u64) {
+    /// Counts `n` cases of `slot` judged for subject under test `k`.
+    pub(super) fn note_judged_in(&self, k: usize, slot: usize, n: u64) {
         if let Some(u) = self.under.get(k) {
-            u.note_judged_times(slot, n);
+            u.note_judged(slot, n);
         }
     }
 
@@ -435,27 +408,30 @@ impl Judge {
         self.each_with(t, input, case, &|p| f(&p.as_subjects()), &f)
     }
 
-    /// The subjects under test that are judged on the next case of `t`, with
-    /// their position: none while judging is off; a subject given up counts
-    /// the case as not run instead; each one returned counts it as judged.
-    /// For kinds that compare subjects themselves (the lowering kind).
-    pub fn judged_now(&self, t: Target) -> Vec<&dyn Subject> {
-        if !self.judging.get() {
-            return Vec::new();
-        }
-        let mut out = Vec::new();
+    /// The subjects under test judged on the next case of `t` (none while
+    /// judging is off): a subject given up counts the case as not run, each
+    /// one yielded counts it as judged. Lazy: the hot path builds no list.
+    fn judged_on(&self, t: Target) -> impl Iterator<Item = &dyn Subject> {
         let needs = t.spec().needs;
-        for (x, u) in self.under_test_with() {
-            if u.caps.covers(needs) {
-                if let Some(g) = x.given_up(needs) {
+        let on = self.judging.get();
+        self.under_test_with()
+            .filter(move |(_, u)| on && u.caps.covers(needs))
+            .filter_map(move |(x, u)| match x.given_up(needs) {
+                Some(g) => {
                     u.note_not_run(g.op);
-                    continue;
+                    None
                 }
-                u.note_judged(t.rank());
-                out.push(x);
-            }
-        }
-        out
+                None => {
+                    u.note_judged(t.rank(), 1);
+                    Some(x)
+                }
+            })
+    }
+
+    /// [`Judge::judged_on`], for kinds that compare the subjects themselves
+    /// (the lowering kind).
+    pub fn judged_now(&self, t: Target) -> Vec<&dyn Subject> {
+        self.judged_on(t).collect()
     }
 
     /// [`Judge::each`] with one comparison for the reference pair
@@ -528,26 +504,13 @@ impl Judge {
         judge: &dyn Fn(&Pair<'_>) -> Option<Divergence>,
     ) -> Outcome {
         let t = p.target;
-        // As [`Judge::judged_now`], without a list per case (this is the
-        // hot path of every bundle and LUT case).
         let mut out: Vec<Divergence> = Vec::new();
         let mut judged = 0usize;
-        if self.judging.get() && !self.under.is_empty() {
-            let (needs, slot) = (t.spec().needs, t.rank());
-            for (x, u) in self.under_test_with() {
-                if !u.caps.covers(needs) {
-                    continue;
-                }
-                if let Some(g) = x.given_up(needs) {
-                    u.note_not_run(g.op);
-                    continue;
-                }
-                u.note_judged(slot);
-                judged += 1;
-                p.left = x;
-                if let Some(d) = judge(&p) {
-                    out.push(d);
-                }
+        for x in self.judged_on(t) {
+            judged += 1;
+            p.left = x;
+            if let Some(d) = judge(&p) {
+                out.push(d);
             }
         }
         if judged >= 2 && !out.is_empty() {
@@ -666,26 +629,5 @@ impl Judge {
         let case = || q.to_string();
         let p = self.reference_pair(target, input, &case);
         Outcome(pair::ir(&p, q).into_iter().collect())
-    }
-}
-
-impl structured::Cases for Judge {
-    fn subjects(&self) -> Vec<&dyn Subject> {
-        Judge::subjects(self)
-    }
-    fn compare_bundle(&self, target: Target, b: &[u8; 64]) -> Outcome {
-        Judge::compare_bundle(self, target, b)
-    }
-    fn compare_stream(&self, stream: &[u8]) -> Outcome {
-        Judge::compare_stream(self, stream)
-    }
-    fn compare_lut(&self, target: Target, ordinal: u32) -> Outcome {
-        Judge::compare_lut(self, target, ordinal)
-    }
-    fn compare_ir(&self, q: &IrQuery) -> Outcome {
-        Judge::compare_ir(self, q)
-    }
-    fn labels_apply(&self) -> bool {
-        self.arch == crate::generators::Config::default().arch
     }
 }

@@ -24,15 +24,10 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 /// judge; concrete types for the lean fuzz entries ([`super::lean`]), whose
 /// static dispatch links only the operations a target calls.
 pub struct Pair<'a, L: ?Sized + 'a = dyn Subject + 'a, R: ?Sized + 'a = dyn Subject + 'a> {
-    /// Under test.
     pub left: &'a L,
-    /// Reference.
     pub right: &'a R,
-    /// Target reported.
     pub target: Target,
-    /// Input reported.
     pub input: &'a [u8],
-    /// The case, rendered on demand.
     pub case: &'a dyn Fn() -> String,
 }
 

@@ -3,7 +3,7 @@
 //! match the generator's labels.
 //!
 //! The input is a generator program ([`gen::program()`]): a swarm config,
-//! then up to [`STRUCTURED_MAX_ITEMS`] generated items: labelled bundle cases
+//! then up to [`gen::MAX_ITEMS`] generated items: labelled bundle cases
 //! (through every bundle target, then each subject against the label, then a
 //! near-valid encode field list), raw images (every bundle target), streams,
 //! LUT ordinals and IR queries. The
@@ -17,36 +17,11 @@
 
 use super::divergence::{Class, Divergence, Outcome, Signature};
 use super::input_map::ir_query_from_input;
+use super::nway::Judge;
 use crate::generators::{self as gen, Case, GenError, Item};
-use crate::subjects::{
-    hex, verdict_name, Capability, EncodeResult, IrQuery, Subject, Validator, Value,
-};
+use crate::subjects::{hex, verdict_name, Capability, EncodeResult, Subject, Validator, Value};
 use crate::targets::{Check, Target};
 use arbitrary::Unstructured;
-
-/// Most generated items per `structured_diff` input.
-pub const STRUCTURED_MAX_ITEMS: usize = gen::MAX_ITEMS;
-
-/// What the property needs from the judge (implemented by
-/// [`super::nway::Judge`]).
-pub trait Cases {
-    /// Every subject, the reference pair first.
-    fn subjects(&self) -> Vec<&dyn Subject>;
-    /// See [`super::nway::Judge::compare_bundle`].
-    fn compare_bundle(&self, target: Target, b: &[u8; 64]) -> Outcome;
-    /// See [`super::nway::Judge::compare_stream`].
-    fn compare_stream(&self, stream: &[u8]) -> Outcome;
-    /// See [`super::nway::Judge::compare_lut`].
-    fn compare_lut(&self, target: Target, ordinal: u32) -> Outcome;
-    /// See [`super::nway::Judge::compare_ir`].
-    fn compare_ir(&self, q: &IrQuery) -> Outcome;
-    /// Whether the subjects serve the generators' generation
-    /// (the default [`crate::generators::Config::arch`]), so the labels apply; otherwise the
-    /// items are only compared across the subjects.
-    fn labels_apply(&self) -> bool {
-        true
-    }
-}
 
 /// A failure report: text, and the two subjects it is about; or a
 /// differential target's own divergence, reported as it is.
@@ -90,7 +65,7 @@ fn targets_where(f: impl Fn(Check) -> bool) -> Vec<Target> {
 }
 
 /// Runs the property on `data`; the first failure as a divergence of `target`.
-pub fn check(e: &dyn Cases, target: Target, data: &[u8]) -> Outcome {
+pub fn check(e: &Judge, target: Target, data: &[u8]) -> Outcome {
     match run(e, data) {
         Ok(()) => Outcome::agree(),
         Err(Report {
@@ -109,7 +84,7 @@ pub fn check(e: &dyn Cases, target: Target, data: &[u8]) -> Outcome {
     }
 }
 
-fn run(e: &dyn Cases, data: &[u8]) -> Result<(), Report> {
+fn run(e: &Judge, data: &[u8]) -> Result<(), Report> {
     let prog = gen::program(data);
     for (_, item) in prog.items {
         match item {
@@ -137,11 +112,11 @@ fn run(e: &dyn Cases, data: &[u8]) -> Result<(), Report> {
 
 /// Runs a generated case through every bundle target, then checks each
 /// subject against the generator's label. `Err` holds the report.
-pub fn check_case_report(e: &dyn Cases, c: &Case) -> Result<(), String> {
+pub fn check_case_report(e: &Judge, c: &Case) -> Result<(), String> {
     check_case(e, c).map_err(|r| r.text)
 }
 
-fn check_case(e: &dyn Cases, c: &Case) -> Result<(), Report> {
+fn check_case(e: &Judge, c: &Case) -> Result<(), Report> {
     let ctx = || {
         format!(
             "\n  case: base 0x{:02X}, violations {:?}\n  bundle: {}",
@@ -156,7 +131,8 @@ fn check_case(e: &dyn Cases, c: &Case) -> Result<(), Report> {
             r
         })?;
     }
-    if !e.labels_apply() {
+    // The labels are the default generation's; under another the items are only compared.
+    if e.arch() != gen::Config::default().arch {
         return Ok(());
     }
     // The reference pair (subjects 0 and 1) was just compared on these very
@@ -236,7 +212,7 @@ fn check_case(e: &dyn Cases, c: &Case) -> Result<(), Report> {
 /// `SendRecv` / `SendRecvCCE`, a non-shipped `cce_op`, dtype 0 / 0x11,
 /// width + 1, …); every encoder must return the same bytes or the same error
 /// field as the reference.
-fn check_encode(e: &dyn Cases, u: &mut Unstructured<'_>, c: &Case) -> Result<(), Report> {
+fn check_encode(e: &Judge, u: &mut Unstructured<'_>, c: &Case) -> Result<(), Report> {
     let Ok(base) = gen::encode(&c.instruction, gen::Config::default().arch) else {
         return Ok(());
     };

@@ -12,7 +12,6 @@ use crate::targets::{Check, Target};
 
 /// A kind whose case is one bundle.
 pub struct BundleKind {
-    /// The kind's name.
     pub name: &'static str,
     /// The opcodes a row's gate images are biased toward.
     pub opcodes: fn(Check) -> &'static [u8],
