@@ -8,15 +8,15 @@
 //! capabilities cover. A case where core and oracle disagree is reported as
 //! that and no subject is judged on it.
 //!
-//! The judge: [`nway`] (the one entry for a batch of cases, with bulk judging: [`batch`]); input mapping: [`input_map`]; comparisons: [`pair`]; classes and
-//! divergences: [`divergence`]; who gave which answer with several subjects: [`cohort`]; the `structured_diff` generator property:
-//! [`structured`]; the coverage recorder the gate wraps core in: [`record`];
-//! the bundle comparisons on concrete (statically dispatched) subjects, for
-//! the lean fuzz entries: [`lean`]. What each kind of target maps its input
-//! to and compares is [`crate::kinds`] (its [`Judge::compare`]).
+//! Files: [`nway`] (the [`Judge`] and its typed comparisons), [`batch`]
+//! (its one entry for a batch of cases, with bulk judging), [`input_map`],
+//! [`pair`] (one comparison of two subjects), [`divergence`], [`cohort`],
+//! [`structured`] (the `structured_diff` property), [`record`] (the coverage
+//! recorder the gate wraps core in), [`lean`] (the bundle comparisons on
+//! concrete subjects, for the lean fuzz entries). What each kind of target
+//! maps its input to and compares is [`crate::kinds`].
 
 pub mod batch;
-mod bulk;
 pub mod cohort;
 pub mod divergence;
 pub mod input_map;

@@ -4,7 +4,6 @@
 //! ([`crate::kinds`]; [`Judge::compare`] routes a raw input to it). The one
 //! entry for a batch of cases is [`Judge::judge_batch`] ([`super::batch`]).
 
-use super::bulk::Deferred;
 use super::cohort;
 use super::divergence::{DescribedCase, Divergence, Outcome};
 use super::input_map::{bundle_from_input, ordinal_from_input};
@@ -26,14 +25,24 @@ pub const VECTORS_SLOT: usize = TARGETS.len();
 /// Slots of [`Judge::judged`]: one per registry target, then the vectors.
 pub const JUDGED_SLOTS: usize = VECTORS_SLOT + 1;
 
-/// The batch a prefetch of bundle target `t` asks about.
-fn bundle_batch(t: Target, bundles: &[[u8; 64]]) -> Option<Batch<'_>> {
-    match t.check() {
-        Check::Validator(v) => Some(Batch::Validate(v, bundles)),
-        Check::Decode => Some(Batch::Decode(bundles)),
-        Check::Roundtrip => Some(Batch::Roundtrip(bundles)),
-        _ => None,
-    }
+/// The batch of target `t`'s cases: `bundles` for a bundle target, `ords`
+/// for a LUT target; `None` for another target.
+pub(super) fn batch_of<'a>(
+    t: Target,
+    bundles: &'a [[u8; 64]],
+    ords: &'a [u32],
+) -> Option<Batch<'a>> {
+    let tables: &'static [LutTable] = &LutTable::ALL;
+    Some(match t.check() {
+        Check::Validator(v) => Batch::Validate(v, bundles),
+        Check::Decode => Batch::Decode(bundles),
+        Check::Roundtrip => Batch::Roundtrip(bundles),
+        Check::Lut(x) => Batch::Lut(
+            std::slice::from_ref(tables.iter().find(|a| **a == x)?),
+            ords,
+        ),
+        _ => return None,
+    })
 }
 
 /// The subjects of a comparison: the reference pair, then the subjects
@@ -47,8 +56,6 @@ pub struct Judge {
     /// Per subject under test, in order: what the judge keeps of it.
     under: Vec<UnderTest>,
     arch: Arch,
-    /// Bulk judging ([`super::batch`]).
-    pub(super) deferred: Deferred,
     /// Core's coverage recorder, when the judge wraps core in one
     /// ([`Judge::open_recorded`]).
     pub(super) recorder: Option<record::RecordKey>,
@@ -141,7 +148,6 @@ impl Judge {
             judging: Cell::new(true),
             under,
             arch: Arch::default(),
-            deferred: Deferred::default(),
             recorder: None,
             begun: std::cell::RefCell::new(None),
         }
@@ -260,22 +266,12 @@ impl Judge {
     /// the cases `bundles` ahead of the per-case comparisons
     /// ([`Subject::prefetch`]); `tick` is called as answers arrive.
     pub fn prefetch(&self, t: Target, bundles: &[[u8; 64]], tick: &dyn Fn()) {
-        let Some(batch) = bundle_batch(t, bundles) else {
-            return;
-        };
-        for s in self.prefetching(t) {
-            s.prefetch(batch, tick);
-        }
+        self.each_batch(batch_of(t, bundles, &[]), t, &|s, b| s.prefetch(b, tick));
     }
 
     /// [`Judge::prefetch`] for a LUT target: the cases' ordinals.
     pub fn prefetch_ordinals(&self, t: Target, ords: &[u32], tick: &dyn Fn()) {
-        let Check::Lut(table) = t.check() else {
-            return;
-        };
-        for s in self.prefetching(t) {
-            s.prefetch(Batch::Lut(&[table], ords), tick);
-        }
+        self.each_batch(batch_of(t, &[], ords), t, &|s, b| s.prefetch(b, tick));
     }
 
     /// [`Judge::prefetch`] / [`Judge::prefetch_ordinals`] on raw inputs of
@@ -329,28 +325,30 @@ impl Judge {
             CaseInputs::Streams(ss) => Batch::Streams(ss),
             CaseInputs::Modules(ms) => Batch::Lower(ms),
         };
-        self.prefetching(t).for_each(|s| each(s, batch));
+        self.each_batch(Some(batch), t, each);
     }
 
     /// Announces the [`Judge::prefetch`] that follows on the same
     /// `bundles` ([`Subject::prefetch_begin`]), so the subjects can start
     /// on it while the judge works on other cases.
     pub fn prefetch_begin(&self, t: Target, bundles: &[[u8; 64]]) {
-        let Some(batch) = bundle_batch(t, bundles) else {
-            return;
-        };
-        for s in self.prefetching(t) {
-            s.prefetch_begin(batch);
-        }
+        self.each_batch(batch_of(t, bundles, &[]), t, &|s, b| s.prefetch_begin(b));
     }
 
     /// [`Judge::prefetch_begin`] for [`Judge::prefetch_ordinals`].
     pub fn prefetch_ordinals_begin(&self, t: Target, ords: &[u32]) {
-        let Check::Lut(table) = t.check() else {
-            return;
-        };
-        for s in self.prefetching(t) {
-            s.prefetch_begin(Batch::Lut(&[table], ords));
+        self.each_batch(batch_of(t, &[], ords), t, &|s, b| s.prefetch_begin(b));
+    }
+
+    /// `each` on every subject prefetching `t`, with `batch` (if any).
+    fn each_batch(
+        &self,
+        batch: Option<Batch<'_>>,
+        t: Target,
+        each: &dyn Fn(&dyn Transport, Batch<'_>),
+    ) {
+        if let Some(batch) = batch {
+            self.prefetching(t).for_each(|s| each(s, batch));
         }
     }
 
@@ -594,7 +592,6 @@ impl Judge {
         let input = if input.len() == 64 { input } else { &b[..] };
         let case = String::new;
         match target.check() {
-            Check::Validator(v) if self.in_bulk() => self.validator_in_bulk(target, v, b, input),
             Check::Validator(v) => self.each(target, input, &case, |p| pair::validator(p, v, b)),
             Check::Decode => self.each(target, input, &case, |p| pair::decode(p, b)),
             _ => self.each(target, input, &case, |p| pair::roundtrip(p, b)),
@@ -617,9 +614,6 @@ impl Judge {
 
     /// The lookup `table` at ordinal `ord`.
     pub fn lut(&self, target: Target, table: LutTable, ord: u32, input: &[u8]) -> Outcome {
-        if self.in_bulk() {
-            return self.lut_in_bulk(target, table, ord, input);
-        }
         let case = || format!("ordinal {ord} ({ord:#x})");
         self.each(target, input, &case, |p| pair::lut(p, table, ord))
     }

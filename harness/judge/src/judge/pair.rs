@@ -63,10 +63,6 @@ pub fn guard<T>(f: impl FnOnce() -> T) -> Result<T, String> {
     catch_unwind(AssertUnwindSafe(f)).map_err(|p| panic_text(&*p))
 }
 
-fn fault_class(f: &Fault) -> Class {
-    Class::of_fault(f)
-}
-
 impl<L: Subject + ?Sized, R: Subject + ?Sized> Pair<'_, L, R> {
     /// A divergence of this pair.
     pub fn div(
@@ -138,7 +134,7 @@ impl<L: Subject + ?Sized, R: Subject + ?Sized> Pair<'_, L, R> {
         };
         let short = |x: Result<(), &Fault>| match x {
             Ok(()) => "answered".to_string(),
-            Err(f) => fault_class(f).name().to_lowercase(),
+            Err(f) => Class::of_fault(f).name().to_lowercase(),
         };
         let long = |x: Result<String, &Fault>| match x {
             Ok(s) => s,
@@ -146,8 +142,8 @@ impl<L: Subject + ?Sized, R: Subject + ?Sized> Pair<'_, L, R> {
         };
         let (sl, sr) = (short(l.as_ref().map(|_| ())), short(r.as_ref().map(|_| ())));
         self.div(
-            fault_class(&fault),
-            format!("{op}:{}", fault_class(&fault).name().to_lowercase()),
+            Class::of_fault(&fault),
+            format!("{op}:{}", Class::of_fault(&fault).name().to_lowercase()),
             sl,
             sr,
             long(l.as_ref().map(|v| v.shown())),
@@ -178,7 +174,7 @@ impl<L: Subject + ?Sized, R: Subject + ?Sized> Pair<'_, L, R> {
 fn fault_answer<T>(r: &Reply<T>) -> Option<Answer> {
     r.as_ref()
         .err()
-        .map(|f| Answer::Fault(fault_class(f).name().to_lowercase()))
+        .map(|f| Answer::Fault(Class::of_fault(f).name().to_lowercase()))
 }
 
 /// A reply (an answer or a fault) as a report prints it.
@@ -507,10 +503,6 @@ pub fn stream_verdict<L: Subject + ?Sized, R: Subject + ?Sized>(
     if l == r {
         return None;
     }
-    let show = |x: &Result<(), StreamFail>| match x {
-        Ok(()) => "valid".to_string(),
-        Err(e) => e.to_string(),
-    };
     let key = match (&l, &r) {
         // The same error at another index.
         (Err(a), Err(b)) if a.name == b.name => format!("{}:index", a.name),
@@ -526,8 +518,8 @@ pub fn stream_verdict<L: Subject + ?Sized, R: Subject + ?Sized>(
         key,
         short(&l),
         short(&r),
-        show(&l),
-        show(&r),
+        l.shown(),
+        r.shown(),
     )
 }
 
