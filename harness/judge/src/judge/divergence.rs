@@ -20,7 +20,7 @@
 //!   [`Class::Protocol`]: a subject answered with a [`crate::subjects::Fault`]
 //!   for an operation its capabilities promise.
 
-use crate::subjects::{hex, DecodeFail, Fault, Verdict};
+use crate::subjects::{hex, DecodeFail, Decoded, EncodeResult, Fault, Verdict};
 use crate::targets::Target;
 use serde::{Deserialize, Serialize};
 use std::fmt;
@@ -146,6 +146,25 @@ impl Answer {
         Answer::Rejected {
             reason: d.field.to_string(),
             offset: Some(d.offset),
+        }
+    }
+
+    /// A decode: decoded (valid), or its failure's field and offset.
+    pub fn of_decode(r: &Result<Decoded, DecodeFail>) -> Answer {
+        r.as_ref()
+            .map_or_else(Answer::from_decode_fail, |_| Answer::Valid)
+    }
+
+    /// A re-encoding `r` of bundle `b`: the same bytes, other bytes (the
+    /// bytes that differ are blamed), or the field the encoder refused.
+    pub fn of_encode(r: &EncodeResult, b: &[u8; 64]) -> Answer {
+        match r {
+            Ok(x) if x == b => Answer::Valid,
+            Ok(x) => Answer::Reencoded(Box::new(*x)),
+            Err(f) => Answer::Rejected {
+                reason: format!("roundtrip:{f}"),
+                offset: None,
+            },
         }
     }
 

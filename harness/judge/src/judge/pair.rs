@@ -13,9 +13,8 @@ use super::render::{
     stream_long, Shown,
 };
 use crate::subjects::{
-    hex, verdict_name, DecodeFail, Decoded, EncodeResult, Fault, IrAnswer, IrQuery, LutResult,
-    LutTable, Name, Predicate, Reference, Reply, StreamFail, StreamResult, Subject, Validator,
-    Verdict,
+    hex, verdict_name, DecodeFail, Decoded, EncodeResult, IrAnswer, IrQuery, LutResult, LutTable,
+    Name, Predicate, Reference, Reply, StreamFail, StreamResult, Subject, Validator, Verdict,
 };
 use crate::targets::Target;
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -128,28 +127,21 @@ impl<L: Subject + ?Sized, R: Subject + ?Sized> Pair<'_, L, R> {
                 .map(|d| self.about_bytes(d, panicked(l.is_err()), panicked(r.is_err())));
         }
         let (l, r) = (l.ok()?, r.ok()?);
-        let fault = match (&l, &r) {
-            (Err(f), _) | (_, Err(f)) => f.clone(),
-            _ => return None,
+        let class = Class::of_fault(l.as_ref().err().or(r.as_ref().err())?);
+        let (al, ar) = (fault_answer(&l), fault_answer(&r));
+        let short = |a: &Option<Answer>| {
+            let r = a.as_ref().and_then(Answer::reason);
+            r.unwrap_or("answered").to_string()
         };
-        let short = |x: Result<(), &Fault>| match x {
-            Ok(()) => "answered".to_string(),
-            Err(f) => Class::of_fault(f).name().to_lowercase(),
-        };
-        let long = |x: Result<String, &Fault>| match x {
-            Ok(s) => s,
-            Err(f) => f.to_string(),
-        };
-        let (sl, sr) = (short(l.as_ref().map(|_| ())), short(r.as_ref().map(|_| ())));
         self.div(
-            Class::of_fault(&fault),
-            format!("{op}:{}", Class::of_fault(&fault).name().to_lowercase()),
-            sl,
-            sr,
-            long(l.as_ref().map(|v| v.shown())),
-            long(r.as_ref().map(|v| v.shown())),
+            class,
+            format!("{op}:{}", class.name().to_lowercase()),
+            short(&al),
+            short(&ar),
+            reply_shown(&l),
+            reply_shown(&r),
         )
-        .map(|d| self.about_bytes(d, fault_answer(&l), fault_answer(&r)))
+        .map(|d| self.about_bytes(d, al, ar))
     }
 
     /// `d` with each side's answer, when the target's input is one bundle (the answers a
@@ -281,18 +273,12 @@ fn unknown_name<L: Subject + ?Sized, R: Subject + ?Sized>(
 
 type DecodeReply = Result<Decoded, DecodeFail>;
 
-/// A decode's typed answer: decoded (valid) or its first failure.
-fn decode_answer(r: &DecodeReply) -> Answer {
-    r.as_ref()
-        .map_or_else(Answer::from_decode_fail, |_| Answer::Valid)
-}
-
 fn decodes<L: Subject + ?Sized, R: Subject + ?Sized>(
     p: &Pair<'_, L, R>,
     l: &DecodeReply,
     r: &DecodeReply,
 ) -> Option<Divergence> {
-    decodes_differ(p, l, r).map(|d| d.with_answers(decode_answer(l), decode_answer(r)))
+    decodes_differ(p, l, r).map(|d| d.with_answers(Answer::of_decode(l), Answer::of_decode(r)))
 }
 
 fn decodes_differ<L: Subject + ?Sized, R: Subject + ?Sized>(
@@ -315,7 +301,7 @@ fn decodes_differ<L: Subject + ?Sized, R: Subject + ?Sized>(
             name,
             r.as_ref().map_or_else(fail_key, |_| "ok".to_string()),
             decode_long(r),
-            decode_answer(r),
+            Answer::of_decode(r),
         ),
         (Ok(a), Ok(b)) => {
             let key = if a.opcode != b.opcode {
@@ -434,16 +420,6 @@ fn encodes<L: Subject + ?Sized, R: Subject + ?Sized>(
             d
         )
     };
-    // The typed answer: the same bytes, other bytes (the bytes that differ are blamed), or
-    // the field the encoder refused.
-    let answer = |r: &EncodeResult| match r {
-        Ok(x) if x == b => Answer::Valid,
-        Ok(x) => Answer::Reencoded(Box::new(*x)),
-        Err(f) => Answer::Rejected {
-            reason: format!("roundtrip:{f}"),
-            offset: None,
-        },
-    };
     p.div(
         class,
         format!("{key}@0x{:02X}", b[0]),
@@ -452,7 +428,7 @@ fn encodes<L: Subject + ?Sized, R: Subject + ?Sized>(
         long(el, fl),
         long(er, fr),
     )
-    .map(|d| d.with_answers(answer(el), answer(er)))
+    .map(|d| d.with_answers(Answer::of_encode(el, b), Answer::of_encode(er, b)))
 }
 
 /// SPEC §5.3 stream parse.
