@@ -14,6 +14,7 @@ use crate::judge::nway::{CaseInputs, Judge};
 use crate::judge::{stream_from_input, Outcome};
 use crate::reach::Reach;
 use crate::targets::{Check, Target};
+use std::borrow::Cow;
 
 /// The custom-op stream kind.
 pub struct CustomOpKind;
@@ -33,11 +34,7 @@ impl TargetKind for CustomOpKind {
     }
 
     fn case_bundles(&self, t: Target, input: &[u8]) -> Vec<[u8; 64]> {
-        if t.check() == Check::StreamProgram {
-            super::kind::whole_bundles(&stream_from_input(input))
-        } else {
-            super::kind::whole_bundles(input)
-        }
+        super::kind::whole_bundles(&stream_of(t, input))
     }
 
     fn case_reading(&self, t: Target, input: &[u8]) -> Option<String> {
@@ -73,11 +70,9 @@ impl TargetKind for CustomOpKind {
         _arch: Arch,
         inputs: &mut dyn Iterator<Item = &[u8]>,
     ) -> Option<CaseInputs> {
-        Some(CaseInputs::Streams(if t.check() == Check::StreamProgram {
-            inputs.map(stream_from_input).collect()
-        } else {
-            inputs.map(<[u8]>::to_vec).collect()
-        }))
+        Some(CaseInputs::Streams(
+            inputs.map(|i| stream_of(t, i).into_owned()).collect(),
+        ))
     }
 
     fn declare_reach(&self, t: Target, reach: &mut Reach) {
@@ -92,5 +87,14 @@ impl TargetKind for CustomOpKind {
         }
         reach.stream_program(input);
         true
+    }
+}
+
+/// The stream a case of `t` parses: a stream program's stream, or the raw bytes.
+fn stream_of(t: Target, input: &[u8]) -> Cow<'_, [u8]> {
+    if t.check() == Check::StreamProgram {
+        Cow::Owned(stream_from_input(input))
+    } else {
+        Cow::Borrowed(input)
     }
 }
