@@ -17,9 +17,10 @@ use super::divergence::{Divergence, Outcome};
 use super::input_map::{bundle_from_input, ordinal_from_input};
 use super::nway::{batch_of, Judge};
 use super::pair;
+use crate::kinds::lut::ordinal_case;
 use crate::kinds::{self, CaseBuf, Form, Ran};
 use crate::reach::Reach;
-use crate::subjects::Compact;
+use crate::subjects::{Compact, IrQuery};
 use crate::targets::{Check, Target};
 
 /// What [`Cases::case`] hands the judge.
@@ -87,16 +88,35 @@ struct Held {
     keys: String,
 }
 
-/// A LUT case as a divergence reports it.
-fn ordinal_case(ord: u32) -> impl Fn() -> String {
-    move || format!("ordinal {ord} ({ord:#x})")
-}
-
 impl Judge {
     /// Compares the subjects on `target` with the raw `input` (its kind's
     /// [`crate::kinds::TargetKind::compare`]).
     pub fn compare(&self, target: Target, input: &[u8]) -> Outcome {
         kinds::of(target).compare(self, target, input)
+    }
+
+    /// [`Judge::compare`] on a generated bundle (a bundle target's case).
+    pub fn compare_bundle(&self, target: Target, b: &[u8; 64]) -> Outcome {
+        self.compare(target, b)
+    }
+
+    /// [`Judge::compare`] on a LUT ordinal (its little-endian bytes).
+    pub fn compare_lut(&self, target: Target, ordinal: u32) -> Outcome {
+        self.compare(target, &ordinal.to_le_bytes())
+    }
+
+    /// The stream parsers on a raw byte stream (any length), reported under
+    /// the raw-stream target.
+    pub fn compare_stream(&self, stream: &[u8]) -> Outcome {
+        Target::by_check(Check::StreamRaw).map_or_else(Outcome::agree, |t| self.compare(t, stream))
+    }
+
+    /// One IR query, reported under the IR target with an empty input.
+    pub fn compare_ir(&self, q: &IrQuery) -> Outcome {
+        let t = Target::by_check(Check::Ir);
+        t.map_or_else(Outcome::agree, |t| {
+            kinds::ir_gate::compare_query(self, t, q, &[])
+        })
     }
 
     /// Judges the cases of `cases`, of target `t`, on every subject (its

@@ -7,13 +7,12 @@
 use super::cohort;
 use super::divergence::{DescribedCase, Divergence, Outcome};
 use super::input_map::{bundle_from_input, ordinal_from_input};
-use super::pair::{self, Pair, ReferencePair};
+use super::pair::{Pair, ReferencePair};
 use super::record;
 use crate::arch::Arch;
 use crate::subjects::registry::{self, OpenError, SubjectSpec};
 use crate::subjects::{
-    hex, Batch, Capabilities, Capability, IrInstruction, IrQuery, LutTable, Reference, Subject,
-    Transport,
+    Batch, Capabilities, Capability, IrInstruction, LutTable, Reference, Subject, Transport,
 };
 use crate::targets::{Check, Target, TARGETS};
 use std::cell::Cell;
@@ -396,7 +395,7 @@ impl Judge {
 
     /// Runs `f` on the reference pair, then (if it agrees) on each subject
     /// under test that supports `t`, against the reference.
-    fn each(
+    pub fn each(
         &self,
         t: Target,
         input: &[u8],
@@ -435,7 +434,7 @@ impl Judge {
     /// [`Judge::each`] with one comparison for the reference pair
     /// (`reference`) and another for each subject under test against core
     /// (`judge`: only what the subject's operation answers).
-    fn each_with(
+    pub fn each_with(
         &self,
         t: Target,
         input: &[u8],
@@ -459,7 +458,7 @@ impl Judge {
 
     /// The reference pair (core, the oracle) on one case of `t`.
     #[inline]
-    pub(super) fn reference_pair<'a>(
+    pub fn reference_pair<'a>(
         &'a self,
         t: Target,
         input: &'a [u8],
@@ -545,83 +544,5 @@ impl Judge {
         for d in out.iter_mut() {
             d.cohorts.clone_from(&cs);
         }
-    }
-
-    /// Typed entry for generator-produced bundles. For bundle targets the
-    /// bundle is the case; for the others it is the raw input of
-    /// [`Judge::compare`].
-    pub fn compare_bundle(&self, target: Target, b: &[u8; 64]) -> Outcome {
-        if target.is_bundle() {
-            self.bundle(target, b, b)
-        } else {
-            self.compare(target, b)
-        }
-    }
-
-    /// Typed entry: compares the stream parsers on a raw byte stream (no
-    /// mapping; any length), reported under the raw-stream target.
-    pub fn compare_stream(&self, stream: &[u8]) -> Outcome {
-        match Target::by_check(Check::StreamRaw) {
-            Some(t) => self.stream(t, stream, stream, false),
-            None => Outcome::agree(),
-        }
-    }
-
-    /// Typed entry: compares a LUT target at one ordinal (other targets:
-    /// [`Judge::compare`] on the ordinal's LE bytes).
-    pub fn compare_lut(&self, target: Target, ordinal: u32) -> Outcome {
-        let bytes = ordinal.to_le_bytes();
-        match target.check() {
-            Check::Lut(table) => self.lut(target, table, ordinal, &bytes),
-            _ => self.compare(target, &bytes),
-        }
-    }
-
-    /// Typed entry: compares one IR query (reported under the IR target,
-    /// with an empty input).
-    pub fn compare_ir(&self, q: &IrQuery) -> Outcome {
-        match Target::by_check(Check::Ir) {
-            Some(t) => self.ir(t, q, &[]),
-            None => Outcome::agree(),
-        }
-    }
-
-    /// Bundle target `target` on `b` (the raw `input` is reported when it is
-    /// one bundle long, else `b`).
-    pub fn bundle(&self, target: Target, b: &[u8; 64], input: &[u8]) -> Outcome {
-        let input = if input.len() == 64 { input } else { &b[..] };
-        let case = String::new;
-        match target.check() {
-            Check::Validator(v) => self.each(target, input, &case, |p| pair::validator(p, v, b)),
-            Check::Decode => self.each(target, input, &case, |p| pair::decode(p, b)),
-            _ => self.each(target, input, &case, |p| pair::roundtrip(p, b)),
-        }
-    }
-
-    /// The stream parsers on stream `s` (built from `input` when `mapped`).
-    pub fn stream(&self, target: Target, s: &[u8], input: &[u8], mapped: bool) -> Outcome {
-        let case = || {
-            if mapped {
-                format!("stream ({} bytes): {}", s.len(), hex(s))
-            } else {
-                String::new()
-            }
-        };
-        self.each_with(target, input, &case, &|p| pair::stream(p, s), &|p| {
-            pair::stream_verdict(p, s)
-        })
-    }
-
-    /// The lookup `table` at ordinal `ord`.
-    pub fn lut(&self, target: Target, table: LutTable, ord: u32, input: &[u8]) -> Outcome {
-        let case = || format!("ordinal {ord} ({ord:#x})");
-        self.each(target, input, &case, |p| pair::lut(p, table, ord))
-    }
-
-    /// One IR query (the reference pair only: no protocol operation asks it).
-    pub fn ir(&self, target: Target, q: &IrQuery, input: &[u8]) -> Outcome {
-        let case = || q.to_string();
-        let p = self.reference_pair(target, input, &case);
-        Outcome(pair::ir(&p, q).into_iter().collect())
     }
 }

@@ -11,8 +11,10 @@ use super::kind::{CaseBuf, Draw, Form, TargetKind};
 use crate::arch::Arch;
 use crate::generators::gate_inputs;
 use crate::judge::nway::{CaseInputs, Judge};
+use crate::judge::pair::{self, ReferencePair};
 use crate::judge::{stream_from_input, Outcome};
 use crate::reach::Reach;
+use crate::subjects::hex;
 use crate::targets::{Check, Target};
 use std::borrow::Cow;
 
@@ -52,12 +54,17 @@ impl TargetKind for CustomOpKind {
         Some(s)
     }
 
+    /// Core and the oracle on the whole parse ([`pair::stream`]), each
+    /// subject under test against core on its `validate_stream` answer
+    /// ([`pair::stream_verdict`]).
     fn compare(&self, e: &Judge, t: Target, input: &[u8]) -> Outcome {
-        if t.check() == Check::StreamProgram {
-            e.stream(t, &stream_from_input(input), input, true)
-        } else {
-            e.stream(t, input, input, false)
-        }
+        let s = &*stream_of(t, input);
+        let case = || match t.check() {
+            Check::StreamProgram => format!("stream ({} bytes): {}", s.len(), hex(s)),
+            _ => String::new(),
+        };
+        let reference = |p: &ReferencePair<'_>| pair::stream(p, s);
+        e.each_with(t, input, &case, &reference, &|p| pair::stream_verdict(p, s))
     }
 
     fn asks_case_inputs(&self, _t: Target) -> bool {
