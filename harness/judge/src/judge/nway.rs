@@ -1,8 +1,9 @@
-//! [`Judge`]: the reference pair and the subjects under test, and the
-//! typed comparisons that run one case through all of them (bundle, stream,
-//! LUT, IR). Which comparison a target's raw input takes is its kind's
-//! ([`crate::kinds`]; [`Judge::compare`] routes a raw input to it). The one
-//! entry for a batch of cases is [`Judge::judge_batch`] ([`super::batch`]).
+//! [`Judge`]: the reference pair and the subjects under test, what it keeps
+//! of each (capabilities, judged and not-run counts), prefetching, and
+//! [`Judge::each`]: one case through the reference pair, then each subject
+//! under test against core. Which comparison a case takes is its kind's
+//! ([`crate::kinds`]); the entry for a batch of cases is
+//! [`Judge::judge_batch`] ([`super::batch`]).
 
 use super::cohort;
 use super::divergence::{DescribedCase, Divergence, Outcome};
