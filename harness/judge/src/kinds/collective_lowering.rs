@@ -35,7 +35,6 @@ use std::collections::BTreeSet;
 use std::fmt;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
-/// The collective-lowering kind.
 pub struct CollectiveLoweringKind;
 
 impl TargetKind for CollectiveLoweringKind {

@@ -18,7 +18,6 @@ use crate::subjects::hex;
 use crate::targets::{Check, Target};
 use std::borrow::Cow;
 
-/// The custom-op stream kind.
 pub struct CustomOpKind;
 
 impl TargetKind for CustomOpKind {

@@ -25,7 +25,6 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 /// Cap on `engine_sync` gate cases (a few dozen instructions each, both readings).
 pub const ENGINE_SYNC_CASES: u64 = 100_000;
 
-/// The engine-sync kind.
 pub struct EngineSyncKind;
 
 impl TargetKind for EngineSyncKind {

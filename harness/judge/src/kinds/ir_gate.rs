@@ -8,7 +8,6 @@ use crate::judge::{ir_query_from_input, pair, Outcome};
 use crate::subjects::IrQuery;
 use crate::targets::Target;
 
-/// The IR-gate kind.
 pub struct IrGateKind;
 
 impl TargetKind for IrGateKind {

@@ -8,7 +8,6 @@ use crate::judge::nway::Judge;
 use crate::judge::{ordinal_from_input, pair, Outcome};
 use crate::targets::{Check, Target};
 
-/// The lookup-table kind.
 pub struct LutKind;
 
 impl TargetKind for LutKind {

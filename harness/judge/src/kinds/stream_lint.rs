@@ -37,7 +37,6 @@ pub const MAX_BUNDLES: usize = 1024;
 /// default gate's wall time grows by at most 10% with it (measured, issue 20).
 pub const STREAM_LINT_CASES: u64 = 100_000;
 
-/// The stream-lint kind.
 pub struct StreamLintKind;
 
 impl TargetKind for StreamLintKind {

@@ -24,7 +24,6 @@ use crate::subjects::{hex, verdict_name, Capability, EncodeResult, Subject, Vali
 use crate::targets::{Check, Target};
 use arbitrary::Unstructured;
 
-/// The structured-generator kind.
 pub struct StructuredKind;
 
 impl TargetKind for StructuredKind {

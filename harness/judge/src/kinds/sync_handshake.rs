@@ -22,7 +22,6 @@ use crate::targets::Target;
 use std::fmt;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
-/// The sync-handshake kind.
 pub struct SyncHandshakeKind;
 
 impl TargetKind for SyncHandshakeKind {
