@@ -59,9 +59,6 @@ pub struct Judge {
     /// Core's coverage recorder, when the judge wraps core in one
     /// ([`Judge::open_recorded`]).
     pub(super) recorder: Option<record::RecordKey>,
-    /// The batch announced by [`Judge::prefetch_inputs_begin`], kept for
-    /// the [`Judge::prefetch_case_inputs`] that follows.
-    begun: std::cell::RefCell<Option<(Target, CaseInputs)>>,
 }
 
 /// What the cases of a batch ask the subjects, one each: the stream of
@@ -149,7 +146,6 @@ impl Judge {
             under,
             arch: Arch::default(),
             recorder: None,
-            begun: std::cell::RefCell::new(None),
         }
     }
 
@@ -292,26 +288,16 @@ impl Judge {
     }
 
     /// [`Judge::prefetch`] for a target whose cases ask one stream or
-    /// module each: `inputs` (built by the target's kind,
-    /// [`crate::kinds::TargetKind::case_inputs`]) or, if
-    /// [`Judge::prefetch_inputs_begin`] announced this target's batch, the
-    /// batch it kept.
-    pub fn prefetch_case_inputs(&self, t: Target, inputs: Option<CaseInputs>, tick: &dyn Fn()) {
-        let begun = self.begun.borrow_mut().take();
-        let built = match begun {
-            Some((bt, built)) if bt == t => Some(built),
-            _ => inputs,
-        };
-        if let Some(built) = built {
-            self.each_built(t, &built, &|s, b| s.prefetch(b, tick));
-        }
+    /// module each: `inputs`, built by the target's kind
+    /// ([`crate::kinds::TargetKind::case_inputs`]).
+    pub fn prefetch_case_inputs(&self, t: Target, inputs: &CaseInputs, tick: &dyn Fn()) {
+        self.each_built(t, inputs, &|s, b| s.prefetch(b, tick));
     }
 
     /// Announces [`Judge::prefetch_case_inputs`] of `inputs` (see
-    /// [`Judge::prefetch_begin`]); the batch is kept for it.
-    pub fn prefetch_inputs_begin(&self, t: Target, inputs: CaseInputs) {
-        self.each_built(t, &inputs, &|s, b| s.prefetch_begin(b));
-        *self.begun.borrow_mut() = Some((t, inputs));
+    /// [`Judge::prefetch_begin`]).
+    pub fn prefetch_inputs_begin(&self, t: Target, inputs: &CaseInputs) {
+        self.each_built(t, inputs, &|s, b| s.prefetch_begin(b));
     }
 
     /// True if a subject under test would prefetch `t`.
