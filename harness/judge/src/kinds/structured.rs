@@ -73,10 +73,6 @@ fn gen_err(e: GenError) -> Result<(), Report> {
     }
 }
 
-fn targets_where(f: impl Fn(Check) -> bool) -> Vec<Target> {
-    Target::all().filter(|t| f(t.check())).collect()
-}
-
 /// Runs the property on `data`; the first failure as a divergence of `target`.
 pub fn check(e: &Judge, target: Target, data: &[u8]) -> Outcome {
     match run(e, data) {
@@ -112,7 +108,7 @@ fn run(e: &Judge, data: &[u8]) -> Result<(), Report> {
             }
             Item::Stream(s) => outcome(e.compare_stream(&s))?,
             Item::Lut(ord) => {
-                for t in targets_where(|c| matches!(c, Check::Lut(_))) {
+                for t in Target::all().filter(|t| matches!(t.check(), Check::Lut(_))) {
                     outcome(e.compare_lut(t, ord))?;
                 }
             }
