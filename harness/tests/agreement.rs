@@ -8,14 +8,30 @@
 use std::collections::BTreeMap;
 use tpbconform::generators::SplitMix64;
 use tpbconform::judge::{
-    compare, compare_bundle, compare_ir, compare_lut, compare_stream, group_header, group_payload,
-    Answer, Answers, Class, Divergence, Judge, Outcome,
+    group_header, group_payload, Answer, Answers, Class, Divergence, Judge, Outcome,
 };
 use tpbconform::subjects::{
     registry, Capabilities, DecodeFail, Decoded, IrQuery, LutResult, LutTable, Name, Predicate,
     Reference, Reply, ScratchpadQuery, Subject, Validator, Verdict,
 };
 use tpbconform::targets::{Check, Target};
+
+// core vs oracle (the reference judge) through each typed entry.
+fn compare(t: Target, input: &[u8]) -> Outcome {
+    Judge::reference().compare(t, input)
+}
+fn compare_bundle(t: Target, b: &[u8; 64]) -> Outcome {
+    Judge::reference().compare_bundle(t, b)
+}
+fn compare_stream(s: &[u8]) -> Outcome {
+    Judge::reference().compare_stream(s)
+}
+fn compare_lut(t: Target, ord: u32) -> Outcome {
+    Judge::reference().compare_lut(t, ord)
+}
+fn compare_ir(q: &IrQuery) -> Outcome {
+    Judge::reference().compare_ir(q)
+}
 
 /// The registry target named `n`.
 fn t(n: &str) -> Target {

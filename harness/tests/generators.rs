@@ -8,8 +8,8 @@ use std::collections::{BTreeMap, BTreeSet};
 use tpbconform::arch::Arch;
 use tpbconform::fuzz_entry;
 use tpbconform::generators::{self as gen, Case, Config, SplitMix64, Violation, SCRATCH_PARTIAL};
-use tpbconform::judge::structured::check_case_report as check_case;
 use tpbconform::judge::Judge;
+use tpbconform::kinds::structured::check_case_report as check_case;
 use tpbconform::layout::OPCODES;
 use tpbconform::subjects::{registry, verdict_name, Subject, Validator};
 

@@ -2,7 +2,37 @@
 //! (tpb_oracle::sim) on generated programs.
 
 use proptest::prelude::*;
-use tpbconform::kinds::sync_handshake::{smoke, sync_handshake_case, SyncCaseOutcome};
+use std::collections::BTreeMap;
+use tpbconform::generators::SplitMix64;
+use tpbconform::kinds::sync_handshake::{sync_handshake_case, SyncCaseOutcome, SyncDivergence};
+
+/// Counts from [`smoke`] (programs both sides accepted; both rejected, per class).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+struct SmokeStats {
+    accepted: usize,
+    rejected: BTreeMap<&'static str, usize>,
+}
+
+/// Runs `n` cases of random bytes (0..1536 long) from a [`SplitMix64`]
+/// seeded with `seed`; the first divergence is returned with its input bytes.
+fn smoke(n: usize, seed: u64) -> Result<SmokeStats, (Vec<u8>, SyncDivergence)> {
+    let mut r = SplitMix64(seed);
+    let mut stats = SmokeStats::default();
+    let mut data = Vec::with_capacity(2048);
+    for _ in 0..n {
+        let len = r.below(1536) as usize;
+        data.resize(len, 0);
+        r.fill(&mut data);
+        match sync_handshake_case(&data) {
+            Ok(SyncCaseOutcome::Accepted { .. }) => stats.accepted += 1,
+            Ok(SyncCaseOutcome::Rejected { class }) => {
+                *stats.rejected.entry(class).or_insert(0) += 1
+            }
+            Err(d) => return Err((data.clone(), d)),
+        }
+    }
+    Ok(stats)
+}
 
 #[test]
 fn smoke_agrees_and_covers_every_rejection_class() {

@@ -95,20 +95,14 @@ pub fn ask(subject: &dyn Subject, check: Check, b: &[u8; 64]) -> Option<Answer> 
         },
         Check::Decode => match subject.decode(b) {
             Err(f) => Answer::Fault(f.to_string()),
-            Ok(Ok(_)) => Answer::Valid,
-            Ok(Err(d)) => Answer::from_decode_fail(&d),
+            Ok(d) => Answer::of_decode(&d),
         },
         Check::Roundtrip => match subject.decode(b) {
             Err(f) => Answer::Fault(f.to_string()),
             Ok(Err(d)) => Answer::from_decode_fail(&d),
             Ok(Ok(d)) => match subject.encode(d.opcode, &d.fields) {
                 Err(f) => Answer::Fault(f.to_string()),
-                Ok(Ok(e)) if &e == b => Answer::Valid,
-                Ok(Ok(e)) => Answer::Reencoded(Box::new(e)),
-                Ok(Err(f)) => Answer::Rejected {
-                    reason: format!("roundtrip:{f}"),
-                    offset: None,
-                },
+                Ok(e) => Answer::of_encode(&e, b),
             },
         },
         _ => return None,

@@ -28,12 +28,7 @@ pub enum Lint {
     /// The skeleton holds; no record is modelled for the opcode under this generation.
     Skeleton,
     /// A predicate (or decode field) failed at byte `offset`.
-    Invalid {
-        /// Predicate or decode field name.
-        predicate: String,
-        /// The offending byte.
-        offset: usize,
-    },
+    Invalid { predicate: String, offset: usize },
 }
 
 impl Lint {
@@ -135,11 +130,6 @@ fn le(bytes: &[u8]) -> u64 {
         .iter()
         .rev()
         .fold(0u64, |acc, &x| (acc << 8) | u64::from(x))
-}
-
-/// The reference's answer about `b` as `check` gives it ([`lint`]), with the offending byte.
-pub fn reference_answer(b: &[u8; 64], arch: Arch) -> Answer {
-    lint(b, arch).answer()
 }
 
 /// The value column of a field span: the decoded value when the bundle

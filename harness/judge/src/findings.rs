@@ -22,26 +22,16 @@ pub use crate::generators::CaseKind;
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Origin {
     /// A file of `corpus/<target>/`.
-    Corpus {
-        /// Path as walked (sorted walk).
-        path: String,
-    },
+    Corpus { path: String },
     /// A line of a `corpus/vectors/` file.
     Vector {
-        /// Path of the vector file.
         path: String,
-        /// 1-based line.
+        /// 1-based.
         line: usize,
-        /// The expectation written in the file.
         expected: String,
     },
     /// Generated case `index` (derived from `(seed, target, index)`).
-    Generated {
-        /// Case index.
-        index: u64,
-        /// Case kind.
-        kind: CaseKind,
-    },
+    Generated { index: u64, kind: CaseKind },
 }
 
 impl std::fmt::Display for Origin {
@@ -68,7 +58,6 @@ impl std::fmt::Display for Origin {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 #[serde(into = "&'static str", try_from = "String")]
 pub enum Class {
-    /// A judge class.
     Judge(crate::judge::Class),
     /// A `corpus/vectors/` line's expectation not met.
     VectorMismatch,
@@ -142,27 +131,18 @@ pub struct Finding {
     /// The target it was judged on; for a vector line (class
     /// [`Class::VectorMismatch`]), the target whose check the line states (it replays it).
     pub target: crate::targets::Target,
-    /// Where it came from.
     pub origin: Origin,
     /// The generation the subjects served (replay with `--arch`).
     pub arch: Arch,
-    /// The raw input.
     pub input: Vec<u8>,
-    /// Class.
     pub class: Class,
     /// Signature key: predicate / field / LUT / gate name.
     pub key: String,
-    /// Left (core) short verdict.
     pub left_verdict: String,
-    /// Right (oracle) short verdict.
     pub right_verdict: String,
-    /// Left subject name.
     pub left_name: String,
-    /// Right subject name.
     pub right_name: String,
-    /// Left full result.
     pub left: String,
-    /// Right full result.
     pub right: String,
     /// The case derived from the input, human-readable (may be empty).
     pub case: String,
@@ -279,9 +259,7 @@ pub fn signature_line(
 /// A kept representative and how many findings share its key.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Kept {
-    /// The representative (smallest origin).
     pub finding: Finding,
-    /// Findings with this key.
     pub count: u64,
 }
 

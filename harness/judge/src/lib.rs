@@ -1,11 +1,7 @@
 //! `tpb-judge`: the judge and kinds layers of the harness
-//! (`harness/ARCHITECTURE.md`).
-//!
-//! - [`kinds`] — one file per kind of target behind one trait (generate,
-//!   compare, coverage key, reach, shrink), and the table from a registry
-//!   row to its kind; [`reach`], [`findings`], [`explain`], [`blame`] (the
-//!   bytes an answer blames);
-//! - [`judge`] — one input through every subject (typed comparisons).
+//! (`harness/ARCHITECTURE.md`): [`judge`] (one input through every subject,
+//! typed comparisons), [`kinds`] (one file per kind of target), [`reach`],
+//! [`findings`], [`explain`], [`blame`] (the bytes an answer blames).
 #![deny(unsafe_code)]
 
 // The lower layers' modules, so `crate::arch` names them here as it does

@@ -7,6 +7,7 @@ use super::config::GateConfig;
 use super::coverage::Runner;
 use crate::findings::CaseKind;
 use crate::generators::case_rng;
+use crate::judge::nway::CaseInputs;
 use crate::judge::ordinal_from_input;
 use crate::kinds::{CaseBuf, Draw, Form, TargetKind};
 use crate::targets::Check;
@@ -53,6 +54,8 @@ pub(super) struct Run {
     ords: Range<usize>,
     /// A stream or lowering target's batch: a run of [`Staged::ends`].
     inputs: Range<usize>,
+    /// That batch as its kind builds it, announced and kept for the collect.
+    built: Option<CaseInputs>,
 }
 
 /// Stages work items for one gate thread: generates the cases its
@@ -92,6 +95,7 @@ impl Stager<'_> {
             run.bundles = first..first;
             run.ords = first_ord..first_ord;
             run.inputs = first_in..first_in;
+            run.built = None;
             run.on = !r.judge.under_test().is_empty() && (lut || t.is_bundle());
             run.on |= reqs && r.judge.prefetches(t);
             if !run.on {
@@ -123,7 +127,8 @@ impl Stager<'_> {
                 let ends = &st.ends[run.inputs.clone()];
                 let from = |k: usize| if k == 0 { first_start } else { ends[k - 1] };
                 let mut inputs = (0..ends.len()).map(|k| &st.inputs[from(k)..ends[k]]);
-                if let Some(b) = kind.case_inputs(t, r.arch, &mut inputs) {
+                run.built = kind.case_inputs(t, r.arch, &mut inputs);
+                if let Some(b) = &run.built {
                     r.judge.prefetch_inputs_begin(t, b);
                 }
                 continue;
@@ -257,9 +262,9 @@ impl Stager<'_> {
             if lut {
                 r.judge
                     .prefetch_ordinals(t, &st.ords[run.ords.clone()], tick);
-            } else if self.kinds[ti].asks_case_inputs(t) {
+            } else if let Some(b) = &run.built {
                 // Built and kept when it was announced ([`Stager::stage`]).
-                r.judge.prefetch_case_inputs(t, None, tick);
+                r.judge.prefetch_case_inputs(t, b, tick);
             } else {
                 r.judge.prefetch(t, &st.kept[run.bundles.clone()], tick);
             }

@@ -93,7 +93,7 @@ pub fn dump(
 /// subject is not in `e` falls back to the reference.
 pub fn dumps(e: &Judge, target: Option<Target>, f: &Finding, faulted: bool) -> (String, String) {
     let by_name = |n: &str| {
-        let core: &dyn Subject = e.reference_subject();
+        let core: &dyn Subject = e.references().0;
         e.subjects()
             .into_iter()
             .find(|s| s.name() == n)

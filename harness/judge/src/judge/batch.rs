@@ -13,13 +13,14 @@
 //! case the reference pair disagreed on is reported at once, and the
 //! subject is not judged on it, as without bulk judging.
 
-use super::bulk::{Held, Mode};
 use super::divergence::{Divergence, Outcome};
-use super::nway::Judge;
-use super::pair::{self, Pair};
+use super::input_map::{bundle_from_input, ordinal_from_input};
+use super::nway::{batch_of, Judge};
+use super::pair;
+use crate::kinds::lut::ordinal_case;
 use crate::kinds::{self, CaseBuf, Form, Ran};
 use crate::reach::Reach;
-use crate::subjects::{Batch, Compact, LutTable, Validator};
+use crate::subjects::{Compact, IrQuery};
 use crate::targets::{Check, Target};
 
 /// What [`Cases::case`] hands the judge.
@@ -32,9 +33,7 @@ pub enum Step {
         judged: bool,
         sampled: bool,
     },
-    /// Not this batch's case (another generation's).
     Skip,
-    /// No more cases (stopped).
     Stop,
 }
 
@@ -63,15 +62,30 @@ fn outcome_of<T>(a: Result<T, Option<Divergence>>) -> Outcome {
     }
 }
 
-/// Turns bulk judging off and judging on when the batch ends (also when a
+/// Turns core's memo and judging back on when the batch ends (also when a
 /// case panics).
 struct Ended<'a>(&'a Judge);
 
 impl Drop for Ended<'_> {
     fn drop(&mut self) {
-        self.0.set_mode(Mode::Off);
+        self.0.pause_memo(false);
         self.0.judging.set(true);
     }
+}
+
+/// The cases of a bulk batch the subjects under test are judged on, in
+/// order: each one's operand and core's answer ([`Compact::Other`] when the
+/// reference pair disagreed) for the vouch.
+#[derive(Default)]
+struct Held {
+    bundles: Vec<[u8; 64]>,
+    ords: Vec<u32>,
+    reference: Vec<Compact>,
+    /// Per case: its position (`None`: reported already, the reference pair
+    /// disagreed), where its coverage key ends in `keys`, and whether its
+    /// reach classes were counted.
+    cases: Vec<(Option<u32>, usize, bool)>,
+    keys: String,
 }
 
 impl Judge {
@@ -79,6 +93,30 @@ impl Judge {
     /// [`crate::kinds::TargetKind::compare`]).
     pub fn compare(&self, target: Target, input: &[u8]) -> Outcome {
         kinds::of(target).compare(self, target, input)
+    }
+
+    /// [`Judge::compare`] on a generated bundle (a bundle target's case).
+    pub fn compare_bundle(&self, target: Target, b: &[u8; 64]) -> Outcome {
+        self.compare(target, b)
+    }
+
+    /// [`Judge::compare`] on a LUT ordinal (its little-endian bytes).
+    pub fn compare_lut(&self, target: Target, ordinal: u32) -> Outcome {
+        self.compare(target, &ordinal.to_le_bytes())
+    }
+
+    /// The stream parsers on a raw byte stream (any length), reported under
+    /// the raw-stream target.
+    pub fn compare_stream(&self, stream: &[u8]) -> Outcome {
+        Target::by_check(Check::StreamRaw).map_or_else(Outcome::agree, |t| self.compare(t, stream))
+    }
+
+    /// One IR query, reported under the IR target with an empty input.
+    pub fn compare_ir(&self, q: &IrQuery) -> Outcome {
+        let t = Target::by_check(Check::Ir);
+        t.map_or_else(Outcome::agree, |t| {
+            kinds::ir_gate::compare_query(self, t, q, &[])
+        })
     }
 
     /// Judges the cases of `cases`, of target `t`, on every subject (its
@@ -94,9 +132,12 @@ impl Judge {
         buf: &mut CaseBuf,
         cases: &mut C,
     ) {
-        let kind = kinds::of(t);
         let _ended = Ended(self);
-        let bulk = prefetched && self.defer_begin(t);
+        let bulk = matches!(t.check(), Check::Validator(_) | Check::Lut(_)) && prefetched;
+        if let Some(under) = bulk.then(|| self.bulk_subject(t)).flatten() {
+            return self.judge_in_bulk(t, under, buf, cases);
+        }
+        let kind = kinds::of(t);
         for j in 0..cases.positions() {
             let (form, judged, sampled) = match cases.case(j, buf, false) {
                 Step::Case {
@@ -108,40 +149,11 @@ impl Judge {
                 Step::Stop => break,
             };
             self.judging.set(judged);
-            self.deferred.token.set(j);
             self.reset_key();
             let reach = if sampled { Some(cases.reach()) } else { None };
             let ran = kind.run(self, t, buf.input(form), reach);
-            if bulk && self.hold(ran.classified) {
-                continue;
-            }
             self.report(cases, j, ran);
         }
-        if bulk {
-            self.settle(t, buf, cases);
-        }
-    }
-
-    /// After a deferred case ran: true if it was held for the vouch (its
-    /// coverage key and `classified` kept); false if it is reported now.
-    #[inline]
-    fn hold(&self, classified: bool) -> bool {
-        let mut d = self.deferred.cases.borrow_mut();
-        let d = &mut *d;
-        let (n, seen) = (d.cases.len(), self.deferred.seen.get());
-        if n == seen {
-            return false;
-        }
-        self.deferred.seen.set(n);
-        let Some(p) = d.cases.last_mut() else {
-            return false;
-        };
-        p.classified = classified;
-        if p.at.is_some() {
-            self.with_key(|k| d.keys.push_str(k));
-            p.key_end = d.keys.len();
-        }
-        p.at.is_some()
     }
 
     /// Forgets core's recorded key (before a case).
@@ -170,79 +182,77 @@ impl Judge {
         }
     }
 
-    /// Sets the bulk mode, pausing core's memo exactly while deferring (no
-    /// subject under test is judged case by case against core then).
+    /// Pauses core's memo (`true`) or keeps it again.
     #[inline]
-    fn set_mode(&self, m: Mode) {
-        self.deferred.mode.set(m);
+    fn pause_memo(&self, paused: bool) {
         if let Some(k) = &self.recorder {
-            k.pause_memo(m == Mode::Deferring);
+            k.pause_memo(paused);
         }
     }
 
-    /// Starts deferring target `t`'s cases: true if it did. Only for a
-    /// validator or LUT target that exactly one subject under test
-    /// supports, and only if that subject vouches and is not given up.
-    fn defer_begin(&self, t: Target) -> bool {
-        if !matches!(t.check(), Check::Validator(_) | Check::Lut(_)) {
-            return false;
-        }
-        let Some(k) = self.bulk_subject(t) else {
-            return false;
-        };
-        self.deferred.cases.borrow_mut().reset(k);
-        self.deferred.seen.set(0);
-        self.set_mode(Mode::Deferring);
-        true
-    }
-
-    /// Ends deferring: the subject under test vouches for the answers equal
-    /// to core's (reported agreeing, counted as judged); every other held
-    /// case is asked of `cases` again and judged on the subjects under test
-    /// alone.
-    fn settle<C: Cases>(&self, t: Target, buf: &mut CaseBuf, cases: &mut C) {
-        self.set_mode(Mode::Off);
-        let mut d = std::mem::take(&mut *self.deferred.cases.borrow_mut());
-        let Held {
-            under,
-            bundles,
-            ords,
-            reference,
-            cases: held,
-            agreed,
-            ..
-        } = &mut d;
-        agreed.clear();
-        agreed.resize(held.len(), false);
-        if let Some(s) = self.under_test().get(*under).and_then(|s| s.transport()) {
-            let table: [LutTable; 1];
-            let batch = match t.check() {
-                Check::Validator(v) => Some(Batch::Validate(v, bundles)),
-                Check::Lut(x) => {
-                    table = [x];
-                    Some(Batch::Lut(&table, ords))
-                }
-                _ => None,
-            };
-            if let Some(b) = batch {
-                s.vouch(b, reference, agreed);
-            }
-        }
-        let vouched = d.cases.iter().zip(&d.agreed);
-        let n = vouched.filter(|(p, ok)| p.at.is_some() && **ok).count();
-        self.note_judged_times_in(d.under, t.rank(), n as u64);
+    /// [`Judge::judge_batch`] in bulk (see the module docs): subject under
+    /// test `under` (the one that supports `t`, vouches and is not given up)
+    /// vouches for the answers equal to core's (reported agreeing, counted
+    /// as judged); every other held case is asked of `cases` again and
+    /// judged on the subjects under test alone.
+    fn judge_in_bulk<C: Cases>(&self, t: Target, under: usize, buf: &mut CaseBuf, cases: &mut C) {
         let kind = kinds::of(t);
+        let mut held = Held::default();
+        // No subject under test is judged case by case against core
+        // meanwhile: core's memo would only cost.
+        self.pause_memo(true);
+        for j in 0..cases.positions() {
+            let (form, judged, sampled) = match cases.case(j, buf, false) {
+                Step::Case {
+                    form,
+                    judged,
+                    sampled,
+                } => (form, judged, sampled),
+                Step::Skip => continue,
+                Step::Stop => break,
+            };
+            self.reset_key();
+            let input = buf.input(form);
+            let (answer, outcome) = self.reference_only(t, input, judged.then_some(&mut held));
+            let classified = sampled && kind.record_reach(t, cases.reach(), input);
+            if judged {
+                held.reference.push(answer.unwrap_or(Compact::Other));
+                let at = answer.map(|_| j);
+                if at.is_some() {
+                    self.with_key(|k| held.keys.push_str(k));
+                }
+                held.cases.push((at, held.keys.len(), classified));
+                if at.is_some() {
+                    continue;
+                }
+            }
+            let ran = Ran {
+                outcome,
+                key: None,
+                classified,
+            };
+            self.report(cases, j, ran);
+        }
+        self.pause_memo(false);
+        let mut agreed = vec![false; held.cases.len()];
+        let s = self.under_test().get(under).and_then(|s| s.transport());
+        if let (Some(s), Some(b)) = (s, batch_of(t, &held.bundles, &held.ords)) {
+            s.vouch(b, &held.reference, &mut agreed);
+        }
+        let vouched = held.cases.iter().zip(&agreed);
+        let n = vouched.filter(|(p, ok)| p.0.is_some() && **ok).count();
+        self.note_judged_in(under, t.rank(), n as u64);
+        self.judging.set(true);
         let mut from = 0;
-        let mut replaying = false;
-        for (p, ok) in d.cases.iter().zip(&d.agreed) {
-            let Some(j) = p.at else { continue };
-            let key = &d.keys[from..p.key_end];
-            from = p.key_end;
+        for (&(at, key_end, classified), ok) in held.cases.iter().zip(&agreed) {
+            let Some(j) = at else { continue };
+            let key = &held.keys[from..key_end];
+            from = key_end;
             if *ok {
                 let ran = Ran {
                     outcome: Outcome::agree(),
                     key: None,
-                    classified: p.classified,
+                    classified,
                 };
                 cases.judged(j, ran, key);
                 continue;
@@ -252,94 +262,67 @@ impl Judge {
                 Step::Skip => continue,
                 Step::Stop => break,
             };
-            if !replaying {
-                replaying = true;
-                self.set_mode(Mode::Replaying);
-                self.judging.set(true);
-            }
             self.reset_key();
-            let mut ran = kind.run(self, t, buf.input(form), None);
-            ran.classified = p.classified;
+            let ran = Ran {
+                outcome: self.under_test_alone(t, buf.input(form)),
+                key: None,
+                classified,
+            };
             self.report(cases, j, ran);
         }
-        // The buffers back for the next batch.
-        *self.deferred.cases.borrow_mut() = d;
     }
 
-    /// True while cases are deferred or replayed.
-    #[inline]
-    pub(super) fn in_bulk(&self) -> bool {
-        self.deferred.mode.get() != Mode::Off
-    }
-
-    /// Validator `v` on `b` while bulk judging.
-    pub(super) fn validator_in_bulk(
+    /// A bulk case of validator or LUT target `t` on the reference pair
+    /// only: core's compact answer (`None`: the pair disagreed) and the
+    /// outcome; the case's operand kept in `held`, given one.
+    fn reference_only(
         &self,
         t: Target,
-        v: Validator,
-        b: &[u8; 64],
         input: &[u8],
-    ) -> Outcome {
-        let (case, judge) = (String::new, |p: &Pair<'_>| pair::validator(p, v, b));
-        self.bulk_case(t, input, &case, &judge, |p| {
-            let a = pair::validator_agreed(p, v, b);
-            (a.as_ref().ok().map(Compact::of_verdict), outcome_of(a))
-        })
-        .inspect_held(|d| d.bundles.push(*b))
+        held: Option<&mut Held>,
+    ) -> (Option<Compact>, Outcome) {
+        match t.check() {
+            Check::Validator(v) => {
+                // Reported as [`Judge::bundle`] reports it.
+                let b = bundle_from_input(input);
+                let shown = if input.len() == 64 { input } else { &b[..] };
+                let p = self.reference_pair(t, shown, &String::new);
+                let a = pair::validator_agreed(&p.as_subjects(), v, &b);
+                if let Some(h) = held {
+                    h.bundles.push(b);
+                }
+                (a.as_ref().ok().map(Compact::of_verdict), outcome_of(a))
+            }
+            Check::Lut(table) => {
+                let ord = ordinal_from_input(input);
+                let case = ordinal_case(ord);
+                let p = self.reference_pair(t, input, &case);
+                let a = pair::lut_agreed(&p.as_subjects(), table, ord);
+                if let Some(h) = held {
+                    h.ords.push(ord);
+                }
+                (a.as_ref().ok().map(Compact::of_lut), outcome_of(a))
+            }
+            _ => (None, Outcome::agree()),
+        }
     }
 
-    /// LUT `table` at `ord` while bulk judging.
-    pub(super) fn lut_in_bulk(
-        &self,
-        t: Target,
-        table: LutTable,
-        ord: u32,
-        input: &[u8],
-    ) -> Outcome {
-        let case = || format!("ordinal {ord} ({ord:#x})");
-        let judge = |p: &Pair<'_>| pair::lut(p, table, ord);
-        self.bulk_case(t, input, &case, &judge, |p| {
-            let a = pair::lut_agreed(p, table, ord);
-            (a.as_ref().ok().map(Compact::of_lut), outcome_of(a))
-        })
-        .inspect_held(|d| d.ords.push(ord))
-    }
-
-    /// One case while bulk judging: replaying, `judge` on the subjects under
-    /// test alone; deferring, `reference` on the reference pair (core's
-    /// compact answer, the outcome), core's answer held when the subjects
-    /// are judged on the case.
-    fn bulk_case<'a>(
-        &'a self,
-        t: Target,
-        input: &[u8],
-        case: &dyn Fn() -> String,
-        judge: &dyn Fn(&Pair<'_>) -> Option<Divergence>,
-        reference: impl FnOnce(&Pair<'_>) -> (Option<Compact>, Outcome),
-    ) -> InBulk<'a> {
-        if self.deferred.mode.get() == Mode::Replaying {
-            return InBulk(self.judge_under_test(t, input, case, judge), None);
+    /// A bulk case of validator or LUT target `t` on the subjects under test
+    /// alone, against core (the reference pair agreed on it).
+    fn under_test_alone(&self, t: Target, input: &[u8]) -> Outcome {
+        match t.check() {
+            Check::Validator(v) => {
+                // Reported as [`Judge::bundle`] reports it.
+                let b = bundle_from_input(input);
+                let shown = if input.len() == 64 { input } else { &b[..] };
+                self.judge_under_test(t, shown, &String::new, &|p| pair::validator(p, v, &b))
+            }
+            Check::Lut(table) => {
+                let ord = ordinal_from_input(input);
+                let judge = |p: &pair::Pair<'_>| pair::lut(p, table, ord);
+                self.judge_under_test(t, input, &ordinal_case(ord), &judge)
+            }
+            _ => Outcome::agree(),
         }
-        let (answer, outcome) = reference(&self.reference_pair(t, input, case).as_subjects());
-        if !self.judging.get() {
-            return InBulk(outcome, None);
-        }
-        let mut d = self.deferred.cases.borrow_mut();
-        d.push(answer, self.deferred.token.get());
-        InBulk(outcome, Some(d))
-    }
-}
-
-/// A case's outcome while bulk judging, with the batch it was held in.
-struct InBulk<'a>(Outcome, Option<std::cell::RefMut<'a, Held>>);
-
-impl InBulk<'_> {
-    /// `keep` the case's operand in the batch it was held in; the outcome.
-    #[inline]
-    fn inspect_held(self, keep: impl FnOnce(&mut Held)) -> Outcome {
-        if let Some(mut d) = self.1 {
-            keep(&mut d);
-        }
-        self.0
     }
 }

@@ -14,13 +14,10 @@ use std::fmt;
 /// left = the subject, right = core).
 #[derive(Clone, Copy, Debug)]
 pub struct Answer<'a> {
-    /// The subject.
     pub subject: &'a str,
     /// The signature key (predicate, field, table, …).
     pub key: &'a str,
-    /// Its short verdict.
     pub verdict: &'a str,
-    /// Core's short verdict.
     pub reference: &'a str,
 }
 

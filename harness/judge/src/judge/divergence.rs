@@ -20,7 +20,7 @@
 //!   [`Class::Protocol`]: a subject answered with a [`crate::subjects::Fault`]
 //!   for an operation its capabilities promise.
 
-use crate::subjects::{hex, DecodeFail, Fault, Verdict};
+use crate::subjects::{hex, DecodeFail, Decoded, EncodeResult, Fault, Verdict};
 use crate::targets::Target;
 use serde::{Deserialize, Serialize};
 use std::fmt;
@@ -28,23 +28,17 @@ use std::fmt;
 /// Divergence class, named from the left subject's perspective.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Class {
-    /// Left accepts, right rejects.
     OverAccept,
-    /// Left rejects, right accepts.
     UnderAccept,
-    /// Both reject, for different reasons.
     SameVerdictDifferentReason,
     /// Both accept, different outputs (or a shared invariant failure).
     DifferentOutput,
-    /// A subject panicked.
     Panic,
     /// A subject said `unsupported` for an operation it claims.
     Unsupported,
-    /// A subject crashed.
     Crash,
     /// A subject did not answer in time.
     Timeout,
-    /// A subject broke its protocol.
     Protocol,
     /// The harness's transport lost, left unwritten or misplaced an
     /// answer: a harness / protocol fault, never the subject's divergence.
@@ -124,7 +118,6 @@ pub enum Answer {
     /// re-encoding refused the decoded field), `offset` the offending byte the
     /// implementation named, when it names one.
     Rejected {
-        /// Predicate or field name.
         reason: String,
         /// The implementation's own offending byte.
         #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -153,6 +146,25 @@ impl Answer {
         Answer::Rejected {
             reason: d.field.to_string(),
             offset: Some(d.offset),
+        }
+    }
+
+    /// A decode: decoded (valid), or its failure's field and offset.
+    pub fn of_decode(r: &Result<Decoded, DecodeFail>) -> Answer {
+        r.as_ref()
+            .map_or_else(Answer::from_decode_fail, |_| Answer::Valid)
+    }
+
+    /// A re-encoding `r` of bundle `b`: the same bytes, other bytes (the
+    /// bytes that differ are blamed), or the field the encoder refused.
+    pub fn of_encode(r: &EncodeResult, b: &[u8; 64]) -> Answer {
+        match r {
+            Ok(x) if x == b => Answer::Valid,
+            Ok(x) => Answer::Reencoded(Box::new(*x)),
+            Err(f) => Answer::Rejected {
+                reason: format!("roundtrip:{f}"),
+                offset: None,
+            },
         }
     }
 
@@ -241,7 +253,6 @@ pub struct Signature {
     pub key: String,
     /// The left subject's short verdict (`valid`, a predicate, `ok`, `err:<name>`, …).
     pub left: String,
-    /// The right subject's short verdict.
     pub right: String,
 }
 
@@ -254,7 +265,6 @@ impl fmt::Display for Signature {
 /// One disagreement between two subjects.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Divergence {
-    /// The target that found it.
     pub target: Target,
     /// The raw input (for bundle targets: the 64-byte bundle).
     pub input: Vec<u8>,
@@ -264,13 +274,9 @@ pub struct Divergence {
     pub left_name: String,
     /// Name of the right subject (its reference; `oracle` in the reference pair).
     pub right_name: String,
-    /// The left subject's full result, human-readable.
     pub left: String,
-    /// The right subject's full result, human-readable.
     pub right: String,
-    /// Deduplication signature.
     pub signature: Signature,
-    /// Class.
     pub class: Class,
     /// With two or more subjects under test judged on the input: who gave
     /// which answer ([`super::cohort`]); empty otherwise.
@@ -283,11 +289,8 @@ pub struct Divergence {
 /// handshake, stream lint) file what they find: the target, the input, the two subjects'
 /// names and the names the signature gives the two sides.
 pub struct DescribedCase<'a> {
-    /// The target.
     pub target: Target,
-    /// The raw input.
     pub input: &'a [u8],
-    /// Left and right subject names.
     pub names: (&'a str, &'a str),
     /// Left and right sides of the signature (`core`/`oracle`, `model`/`simulator`).
     pub sides: (&'static str, &'static str),

@@ -48,19 +48,9 @@ impl<'a> Reader<'a> {
         self.pos += 1;
         v
     }
-    fn u32(&mut self) -> u32 {
-        let mut a = [0u8; 4];
-        for x in &mut a {
-            *x = self.u8();
-        }
-        u32::from_le_bytes(a)
-    }
-    fn u64(&mut self) -> u64 {
-        let mut a = [0u8; 8];
-        for x in &mut a {
-            *x = self.u8();
-        }
-        u64::from_le_bytes(a)
+    /// The next `n` bytes, little-endian.
+    fn le(&mut self, n: usize) -> u64 {
+        (0..n).fold(0, |v, k| v | u64::from(self.u8()) << (8 * k))
     }
 }
 
@@ -201,14 +191,14 @@ pub fn ir_query_from_input(input: &[u8]) -> IrQuery {
             let f = r.u8();
             let kind = if f & 1 != 0 { 0x30 } else { u32::from(r.u8()) };
             let subkind = if f & 2 != 0 {
-                r.u32()
+                r.le(4) as u32
             } else {
                 u32::from(r.u8() % 8)
             };
             let sb_arg_global = f & 4 != 0;
             let mut count = |wide: bool| {
                 if wide {
-                    r.u64()
+                    r.le(8)
                 } else {
                     u64::from(r.u8())
                 }
@@ -225,9 +215,9 @@ pub fn ir_query_from_input(input: &[u8]) -> IrQuery {
                 n_scratch,
             })
         }
-        2 => IrQuery::CcDim(r.u32()),
-        3 => IrQuery::RankIdOutput(r.u32()),
-        4 => IrQuery::Lnc(r.u32()),
-        _ => IrQuery::Route(r.u64()),
+        2 => IrQuery::CcDim(r.le(4) as u32),
+        3 => IrQuery::RankIdOutput(r.le(4) as u32),
+        4 => IrQuery::Lnc(r.le(4) as u32),
+        _ => IrQuery::Route(r.le(8)),
     }
 }

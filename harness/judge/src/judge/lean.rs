@@ -46,9 +46,7 @@ pub fn bundle_pair<L: Subject, R: Subject>(
 ) -> Option<Divergence> {
     let b = bundle_from_input(input);
     match target.check() {
-        Check::Validator(v) => with_pair(left, right, target, input, &b, |p| {
-            pair::validator(p, v, &b)
-        }),
+        Check::Validator(v) => validator_pair(left, right, target, v, input),
         Check::Decode => with_pair(left, right, target, input, &b, |p| pair::decode(p, &b)),
         Check::Roundtrip => with_pair(left, right, target, input, &b, |p| pair::roundtrip(p, &b)),
         _ => None,

@@ -1,20 +1,19 @@
-//! [`Judge`]: the reference pair and the subjects under test, and the
-//! typed comparisons that run one case through all of them (bundle, stream,
-//! LUT, IR). Which comparison a target's raw input takes is its kind's
-//! ([`crate::kinds`]; [`Judge::compare`] routes a raw input to it). The one
-//! entry for a batch of cases is [`Judge::judge_batch`] ([`super::batch`]).
+//! [`Judge`]: the reference pair and the subjects under test, what it keeps
+//! of each (capabilities, judged and not-run counts), prefetching, and
+//! [`Judge::each`]: one case through the reference pair, then each subject
+//! under test against core. Which comparison a case takes is its kind's
+//! ([`crate::kinds`]); the entry for a batch of cases is
+//! [`Judge::judge_batch`] ([`super::batch`]).
 
-use super::bulk::Deferred;
 use super::cohort;
 use super::divergence::{DescribedCase, Divergence, Outcome};
 use super::input_map::{bundle_from_input, ordinal_from_input};
-use super::pair::{self, Pair, ReferencePair};
-use super::{record, structured};
+use super::pair::{Pair, ReferencePair};
+use super::record;
 use crate::arch::Arch;
 use crate::subjects::registry::{self, OpenError, SubjectSpec};
 use crate::subjects::{
-    hex, Batch, Capabilities, Capability, IrInstruction, IrQuery, LutTable, Reference, Subject,
-    Transport,
+    Batch, Capabilities, Capability, IrInstruction, LutTable, Reference, Subject, Transport,
 };
 use crate::targets::{Check, Target, TARGETS};
 use std::cell::Cell;
@@ -26,46 +25,46 @@ pub const VECTORS_SLOT: usize = TARGETS.len();
 /// Slots of [`Judge::judged`]: one per registry target, then the vectors.
 pub const JUDGED_SLOTS: usize = VECTORS_SLOT + 1;
 
-/// The batch a prefetch of bundle target `t` asks about.
-fn bundle_batch(t: Target, bundles: &[[u8; 64]]) -> Option<Batch<'_>> {
-    match t.check() {
-        Check::Validator(v) => Some(Batch::Validate(v, bundles)),
-        Check::Decode => Some(Batch::Decode(bundles)),
-        Check::Roundtrip => Some(Batch::Roundtrip(bundles)),
-        _ => None,
-    }
+/// The batch of target `t`'s cases: `bundles` for a bundle target, `ords`
+/// for a LUT target; `None` for another target.
+pub(super) fn batch_of<'a>(
+    t: Target,
+    bundles: &'a [[u8; 64]],
+    ords: &'a [u32],
+) -> Option<Batch<'a>> {
+    let tables: &'static [LutTable] = &LutTable::ALL;
+    Some(match t.check() {
+        Check::Validator(v) => Batch::Validate(v, bundles),
+        Check::Decode => Batch::Decode(bundles),
+        Check::Roundtrip => Batch::Roundtrip(bundles),
+        Check::Lut(x) => Batch::Lut(
+            std::slice::from_ref(tables.iter().find(|a| **a == x)?),
+            ords,
+        ),
+        _ => return None,
+    })
 }
 
 /// The subjects of a comparison: the reference pair, then the subjects
 /// under test.
 pub struct Judge {
-    /// The reference pair: core, the oracle.
     pair: [Box<dyn Reference>; 2],
-    /// The subjects under test.
     tested: Vec<Box<dyn Subject>>,
     /// Whether the subjects under test are judged on the case at hand
     /// (set per case by [`Judge::judge_batch`]).
     pub(super) judging: Cell<bool>,
     /// Per subject under test, in order: what the judge keeps of it.
     under: Vec<UnderTest>,
-    /// The generation the subjects serve.
     arch: Arch,
-    /// Bulk judging ([`super::batch`]).
-    pub(super) deferred: Deferred,
     /// Core's coverage recorder, when the judge wraps core in one
     /// ([`Judge::open_recorded`]).
     pub(super) recorder: Option<record::RecordKey>,
-    /// The batch announced by [`Judge::prefetch_inputs_begin`], kept for
-    /// the [`Judge::prefetch_case_inputs`] that follows.
-    begun: std::cell::RefCell<Option<(Target, CaseInputs)>>,
 }
 
 /// What the cases of a batch ask the subjects, one each: the stream of
 /// `validate_stream` or the module of `lower` (built by the target's kind).
 pub enum CaseInputs {
-    /// One stream per case.
     Streams(Vec<Vec<u8>>),
-    /// One module per case.
     Modules(Vec<Vec<IrInstruction>>),
 }
 
@@ -86,12 +85,7 @@ struct UnderTest {
 
 impl UnderTest {
     #[inline]
-    fn note_judged(&self, slot: usize) {
-        self.note_judged_times(slot, 1);
-    }
-
-    #[inline]
-    fn note_judged_times(&self, slot: usize, n: u64) {
+    fn note_judged(&self, slot: usize, n: u64) {
         if let Some(c) = self.judged.get(slot) {
             c.set(c.get().saturating_add(n));
         }
@@ -115,20 +109,12 @@ fn op_slot(op: Capability) -> Option<usize> {
 /// one operation, for one generation ([`Judge::not_run`]).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct NotRun {
-    /// The subject's name.
     pub subject: String,
     /// The operation given up (a LUT: its table).
     pub op: Capability,
-    /// Why.
     pub why: String,
     /// The cases of targets needing it it would have judged since.
     pub cases: u64,
-}
-
-impl Default for Judge {
-    fn default() -> Self {
-        Judge::reference()
-    }
 }
 
 impl Judge {
@@ -159,9 +145,7 @@ impl Judge {
             judging: Cell::new(true),
             under,
             arch: Arch::default(),
-            deferred: Deferred::default(),
             recorder: None,
-            begun: std::cell::RefCell::new(None),
         }
     }
 
@@ -229,11 +213,6 @@ impl Judge {
         }
     }
 
-    /// The reference (core).
-    pub fn reference_subject(&self) -> &dyn Reference {
-        &*self.pair[0]
-    }
-
     /// The subjects under test (after the reference pair).
     pub fn under_test(&self) -> &[Box<dyn Subject>] {
         &self.tested
@@ -242,17 +221,13 @@ impl Judge {
     /// Counts one vector check judged for subject under test `k` (the
     /// vector checks compare the subjects themselves).
     pub fn note_judged(&self, k: usize) {
-        self.note_judged_in(k, VECTORS_SLOT);
+        self.note_judged_in(k, VECTORS_SLOT, 1);
     }
 
-    pub(super) fn note_judged_in(&self, k: usize, slot: usize) {
-        self.note_judged_times_in(k, slot, 1);
-    }
-
-    /// [`Judge::note_judged_in`] `n` times at once.
-    pub(super) fn note_judged_times_in(&self, k: usize, slot: usize, n: u64) {
+    /// Counts `n` cases of `slot` judged for subject under test `k`.
+    pub(super) fn note_judged_in(&self, k: usize, slot: usize, n: u64) {
         if let Some(u) = self.under.get(k) {
-            u.note_judged_times(slot, n);
+            u.note_judged(slot, n);
         }
     }
 
@@ -287,22 +262,12 @@ impl Judge {
     /// the cases `bundles` ahead of the per-case comparisons
     /// ([`Subject::prefetch`]); `tick` is called as answers arrive.
     pub fn prefetch(&self, t: Target, bundles: &[[u8; 64]], tick: &dyn Fn()) {
-        let Some(batch) = bundle_batch(t, bundles) else {
-            return;
-        };
-        for s in self.prefetching(t) {
-            s.prefetch(batch, tick);
-        }
+        self.each_batch(batch_of(t, bundles, &[]), t, &|s, b| s.prefetch(b, tick));
     }
 
     /// [`Judge::prefetch`] for a LUT target: the cases' ordinals.
     pub fn prefetch_ordinals(&self, t: Target, ords: &[u32], tick: &dyn Fn()) {
-        let Check::Lut(table) = t.check() else {
-            return;
-        };
-        for s in self.prefetching(t) {
-            s.prefetch(Batch::Lut(&[table], ords), tick);
-        }
+        self.each_batch(batch_of(t, &[], ords), t, &|s, b| s.prefetch(b, tick));
     }
 
     /// [`Judge::prefetch`] / [`Judge::prefetch_ordinals`] on raw inputs of
@@ -323,26 +288,16 @@ impl Judge {
     }
 
     /// [`Judge::prefetch`] for a target whose cases ask one stream or
-    /// module each: `inputs` (built by the target's kind,
-    /// [`crate::kinds::TargetKind::case_inputs`]) or, if
-    /// [`Judge::prefetch_inputs_begin`] announced this target's batch, the
-    /// batch it kept.
-    pub fn prefetch_case_inputs(&self, t: Target, inputs: Option<CaseInputs>, tick: &dyn Fn()) {
-        let begun = self.begun.borrow_mut().take();
-        let built = match begun {
-            Some((bt, built)) if bt == t => Some(built),
-            _ => inputs,
-        };
-        if let Some(built) = built {
-            self.each_built(t, &built, &|s, b| s.prefetch(b, tick));
-        }
+    /// module each: `inputs`, built by the target's kind
+    /// ([`crate::kinds::TargetKind::case_inputs`]).
+    pub fn prefetch_case_inputs(&self, t: Target, inputs: &CaseInputs, tick: &dyn Fn()) {
+        self.each_built(t, inputs, &|s, b| s.prefetch(b, tick));
     }
 
     /// Announces [`Judge::prefetch_case_inputs`] of `inputs` (see
-    /// [`Judge::prefetch_begin`]); the batch is kept for it.
-    pub fn prefetch_inputs_begin(&self, t: Target, inputs: CaseInputs) {
-        self.each_built(t, &inputs, &|s, b| s.prefetch_begin(b));
-        *self.begun.borrow_mut() = Some((t, inputs));
+    /// [`Judge::prefetch_begin`]).
+    pub fn prefetch_inputs_begin(&self, t: Target, inputs: &CaseInputs) {
+        self.each_built(t, inputs, &|s, b| s.prefetch_begin(b));
     }
 
     /// True if a subject under test would prefetch `t`.
@@ -356,28 +311,30 @@ impl Judge {
             CaseInputs::Streams(ss) => Batch::Streams(ss),
             CaseInputs::Modules(ms) => Batch::Lower(ms),
         };
-        self.prefetching(t).for_each(|s| each(s, batch));
+        self.each_batch(Some(batch), t, each);
     }
 
     /// Announces the [`Judge::prefetch`] that follows on the same
     /// `bundles` ([`Subject::prefetch_begin`]), so the subjects can start
     /// on it while the judge works on other cases.
     pub fn prefetch_begin(&self, t: Target, bundles: &[[u8; 64]]) {
-        let Some(batch) = bundle_batch(t, bundles) else {
-            return;
-        };
-        for s in self.prefetching(t) {
-            s.prefetch_begin(batch);
-        }
+        self.each_batch(batch_of(t, bundles, &[]), t, &|s, b| s.prefetch_begin(b));
     }
 
     /// [`Judge::prefetch_begin`] for [`Judge::prefetch_ordinals`].
     pub fn prefetch_ordinals_begin(&self, t: Target, ords: &[u32]) {
-        let Check::Lut(table) = t.check() else {
-            return;
-        };
-        for s in self.prefetching(t) {
-            s.prefetch_begin(Batch::Lut(&[table], ords));
+        self.each_batch(batch_of(t, &[], ords), t, &|s, b| s.prefetch_begin(b));
+    }
+
+    /// `each` on every subject prefetching `t`, with `batch` (if any).
+    fn each_batch(
+        &self,
+        batch: Option<Batch<'_>>,
+        t: Target,
+        each: &dyn Fn(&dyn Transport, Batch<'_>),
+    ) {
+        if let Some(batch) = batch {
+            self.prefetching(t).for_each(|s| each(s, batch));
         }
     }
 
@@ -425,7 +382,7 @@ impl Judge {
 
     /// Runs `f` on the reference pair, then (if it agrees) on each subject
     /// under test that supports `t`, against the reference.
-    fn each(
+    pub fn each(
         &self,
         t: Target,
         input: &[u8],
@@ -435,33 +392,36 @@ impl Judge {
         self.each_with(t, input, case, &|p| f(&p.as_subjects()), &f)
     }
 
-    /// The subjects under test that are judged on the next case of `t`, with
-    /// their position: none while judging is off; a subject given up counts
-    /// the case as not run instead; each one returned counts it as judged.
-    /// For kinds that compare subjects themselves (the lowering kind).
-    pub fn judged_now(&self, t: Target) -> Vec<&dyn Subject> {
-        if !self.judging.get() {
-            return Vec::new();
-        }
-        let mut out = Vec::new();
+    /// The subjects under test judged on the next case of `t` (none while
+    /// judging is off): a subject given up counts the case as not run, each
+    /// one yielded counts it as judged. Lazy: the hot path builds no list.
+    fn judged_on(&self, t: Target) -> impl Iterator<Item = &dyn Subject> {
         let needs = t.spec().needs;
-        for (x, u) in self.under_test_with() {
-            if u.caps.covers(needs) {
-                if let Some(g) = x.given_up(needs) {
+        let on = self.judging.get();
+        self.under_test_with()
+            .filter(move |(_, u)| on && u.caps.covers(needs))
+            .filter_map(move |(x, u)| match x.given_up(needs) {
+                Some(g) => {
                     u.note_not_run(g.op);
-                    continue;
+                    None
                 }
-                u.note_judged(t.rank());
-                out.push(x);
-            }
-        }
-        out
+                None => {
+                    u.note_judged(t.rank(), 1);
+                    Some(x)
+                }
+            })
+    }
+
+    /// [`Judge::judged_on`], for kinds that compare the subjects themselves
+    /// (the lowering kind).
+    pub fn judged_now(&self, t: Target) -> Vec<&dyn Subject> {
+        self.judged_on(t).collect()
     }
 
     /// [`Judge::each`] with one comparison for the reference pair
     /// (`reference`) and another for each subject under test against core
     /// (`judge`: only what the subject's operation answers).
-    fn each_with(
+    pub fn each_with(
         &self,
         t: Target,
         input: &[u8],
@@ -485,7 +445,7 @@ impl Judge {
 
     /// The reference pair (core, the oracle) on one case of `t`.
     #[inline]
-    pub(super) fn reference_pair<'a>(
+    pub fn reference_pair<'a>(
         &'a self,
         t: Target,
         input: &'a [u8],
@@ -528,26 +488,13 @@ impl Judge {
         judge: &dyn Fn(&Pair<'_>) -> Option<Divergence>,
     ) -> Outcome {
         let t = p.target;
-        // As [`Judge::judged_now`], without a list per case (this is the
-        // hot path of every bundle and LUT case).
         let mut out: Vec<Divergence> = Vec::new();
         let mut judged = 0usize;
-        if self.judging.get() && !self.under.is_empty() {
-            let (needs, slot) = (t.spec().needs, t.rank());
-            for (x, u) in self.under_test_with() {
-                if !u.caps.covers(needs) {
-                    continue;
-                }
-                if let Some(g) = x.given_up(needs) {
-                    u.note_not_run(g.op);
-                    continue;
-                }
-                u.note_judged(slot);
-                judged += 1;
-                p.left = x;
-                if let Some(d) = judge(&p) {
-                    out.push(d);
-                }
+        for x in self.judged_on(t) {
+            judged += 1;
+            p.left = x;
+            if let Some(d) = judge(&p) {
+                out.push(d);
             }
         }
         if judged >= 2 && !out.is_empty() {
@@ -584,108 +531,5 @@ impl Judge {
         for d in out.iter_mut() {
             d.cohorts.clone_from(&cs);
         }
-    }
-
-    /// Typed entry for generator-produced bundles. For bundle targets the
-    /// bundle is the case; for the others it is the raw input of
-    /// [`Judge::compare`].
-    pub fn compare_bundle(&self, target: Target, b: &[u8; 64]) -> Outcome {
-        if target.is_bundle() {
-            self.bundle(target, b, b)
-        } else {
-            self.compare(target, b)
-        }
-    }
-
-    /// Typed entry: compares the stream parsers on a raw byte stream (no
-    /// mapping; any length), reported under the raw-stream target.
-    pub fn compare_stream(&self, stream: &[u8]) -> Outcome {
-        match Target::by_check(Check::StreamRaw) {
-            Some(t) => self.stream(t, stream, stream, false),
-            None => Outcome::agree(),
-        }
-    }
-
-    /// Typed entry: compares a LUT target at one ordinal (other targets:
-    /// [`Judge::compare`] on the ordinal's LE bytes).
-    pub fn compare_lut(&self, target: Target, ordinal: u32) -> Outcome {
-        let bytes = ordinal.to_le_bytes();
-        match target.check() {
-            Check::Lut(table) => self.lut(target, table, ordinal, &bytes),
-            _ => self.compare(target, &bytes),
-        }
-    }
-
-    /// Typed entry: compares one IR query (reported under the IR target,
-    /// with an empty input).
-    pub fn compare_ir(&self, q: &IrQuery) -> Outcome {
-        match Target::by_check(Check::Ir) {
-            Some(t) => self.ir(t, q, &[]),
-            None => Outcome::agree(),
-        }
-    }
-
-    /// Bundle target `target` on `b` (the raw `input` is reported when it is
-    /// one bundle long, else `b`).
-    pub fn bundle(&self, target: Target, b: &[u8; 64], input: &[u8]) -> Outcome {
-        let input = if input.len() == 64 { input } else { &b[..] };
-        let case = String::new;
-        match target.check() {
-            Check::Validator(v) if self.in_bulk() => self.validator_in_bulk(target, v, b, input),
-            Check::Validator(v) => self.each(target, input, &case, |p| pair::validator(p, v, b)),
-            Check::Decode => self.each(target, input, &case, |p| pair::decode(p, b)),
-            _ => self.each(target, input, &case, |p| pair::roundtrip(p, b)),
-        }
-    }
-
-    /// The stream parsers on stream `s` (built from `input` when `mapped`).
-    pub fn stream(&self, target: Target, s: &[u8], input: &[u8], mapped: bool) -> Outcome {
-        let case = || {
-            if mapped {
-                format!("stream ({} bytes): {}", s.len(), hex(s))
-            } else {
-                String::new()
-            }
-        };
-        self.each_with(target, input, &case, &|p| pair::stream(p, s), &|p| {
-            pair::stream_verdict(p, s)
-        })
-    }
-
-    /// The lookup `table` at ordinal `ord`.
-    pub fn lut(&self, target: Target, table: LutTable, ord: u32, input: &[u8]) -> Outcome {
-        if self.in_bulk() {
-            return self.lut_in_bulk(target, table, ord, input);
-        }
-        let case = || format!("ordinal {ord} ({ord:#x})");
-        self.each(target, input, &case, |p| pair::lut(p, table, ord))
-    }
-
-    /// One IR query (the reference pair only: no protocol operation asks it).
-    pub fn ir(&self, target: Target, q: &IrQuery, input: &[u8]) -> Outcome {
-        let case = || q.to_string();
-        let p = self.reference_pair(target, input, &case);
-        Outcome(pair::ir(&p, q).into_iter().collect())
-    }
-}
-
-impl structured::Cases for Judge {
-    fn subjects(&self) -> Vec<&dyn Subject> {
-        Judge::subjects(self)
-    }
-    fn compare_bundle(&self, target: Target, b: &[u8; 64]) -> Outcome {
-        Judge::compare_bundle(self, target, b)
-    }
-    fn compare_stream(&self, stream: &[u8]) -> Outcome {
-        Judge::compare_stream(self, stream)
-    }
-    fn compare_lut(&self, target: Target, ordinal: u32) -> Outcome {
-        Judge::compare_lut(self, target, ordinal)
-    }
-    fn compare_ir(&self, q: &IrQuery) -> Outcome {
-        Judge::compare_ir(self, q)
-    }
-    fn labels_apply(&self) -> bool {
-        self.arch == crate::generators::Config::default().arch
     }
 }

@@ -13,9 +13,8 @@ use super::render::{
     stream_long, Shown,
 };
 use crate::subjects::{
-    hex, verdict_name, DecodeFail, Decoded, EncodeResult, Fault, IrAnswer, IrQuery, LutResult,
-    LutTable, Name, Predicate, Reference, Reply, StreamFail, StreamResult, Subject, Validator,
-    Verdict,
+    hex, verdict_name, DecodeFail, Decoded, EncodeResult, IrAnswer, IrQuery, LutResult, LutTable,
+    Name, Predicate, Reference, Reply, StreamFail, StreamResult, Subject, Validator, Verdict,
 };
 use crate::targets::Target;
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -24,15 +23,10 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 /// judge; concrete types for the lean fuzz entries ([`super::lean`]), whose
 /// static dispatch links only the operations a target calls.
 pub struct Pair<'a, L: ?Sized + 'a = dyn Subject + 'a, R: ?Sized + 'a = dyn Subject + 'a> {
-    /// Under test.
     pub left: &'a L,
-    /// Reference.
     pub right: &'a R,
-    /// Target reported.
     pub target: Target,
-    /// Input reported.
     pub input: &'a [u8],
-    /// The case, rendered on demand.
     pub case: &'a dyn Fn() -> String,
 }
 
@@ -66,10 +60,6 @@ pub fn panic_text(p: &(dyn std::any::Any + Send)) -> String {
 /// Runs `f`, turning a panic into `Err(message)`.
 pub fn guard<T>(f: impl FnOnce() -> T) -> Result<T, String> {
     catch_unwind(AssertUnwindSafe(f)).map_err(|p| panic_text(&*p))
-}
-
-fn fault_class(f: &Fault) -> Class {
-    Class::of_fault(f)
 }
 
 impl<L: Subject + ?Sized, R: Subject + ?Sized> Pair<'_, L, R> {
@@ -137,28 +127,21 @@ impl<L: Subject + ?Sized, R: Subject + ?Sized> Pair<'_, L, R> {
                 .map(|d| self.about_bytes(d, panicked(l.is_err()), panicked(r.is_err())));
         }
         let (l, r) = (l.ok()?, r.ok()?);
-        let fault = match (&l, &r) {
-            (Err(f), _) | (_, Err(f)) => f.clone(),
-            _ => return None,
+        let class = Class::of_fault(l.as_ref().err().or(r.as_ref().err())?);
+        let (al, ar) = (fault_answer(&l), fault_answer(&r));
+        let short = |a: &Option<Answer>| {
+            let r = a.as_ref().and_then(Answer::reason);
+            r.unwrap_or("answered").to_string()
         };
-        let short = |x: Result<(), &Fault>| match x {
-            Ok(()) => "answered".to_string(),
-            Err(f) => fault_class(f).name().to_lowercase(),
-        };
-        let long = |x: Result<String, &Fault>| match x {
-            Ok(s) => s,
-            Err(f) => f.to_string(),
-        };
-        let (sl, sr) = (short(l.as_ref().map(|_| ())), short(r.as_ref().map(|_| ())));
         self.div(
-            fault_class(&fault),
-            format!("{op}:{}", fault_class(&fault).name().to_lowercase()),
-            sl,
-            sr,
-            long(l.as_ref().map(|v| v.shown())),
-            long(r.as_ref().map(|v| v.shown())),
+            class,
+            format!("{op}:{}", class.name().to_lowercase()),
+            short(&al),
+            short(&ar),
+            reply_shown(&l),
+            reply_shown(&r),
         )
-        .map(|d| self.about_bytes(d, fault_answer(&l), fault_answer(&r)))
+        .map(|d| self.about_bytes(d, al, ar))
     }
 
     /// `d` with each side's answer, when the target's input is one bundle (the answers a
@@ -183,7 +166,7 @@ impl<L: Subject + ?Sized, R: Subject + ?Sized> Pair<'_, L, R> {
 fn fault_answer<T>(r: &Reply<T>) -> Option<Answer> {
     r.as_ref()
         .err()
-        .map(|f| Answer::Fault(fault_class(f).name().to_lowercase()))
+        .map(|f| Answer::Fault(Class::of_fault(f).name().to_lowercase()))
 }
 
 /// A reply (an answer or a fault) as a report prints it.
@@ -290,18 +273,12 @@ fn unknown_name<L: Subject + ?Sized, R: Subject + ?Sized>(
 
 type DecodeReply = Result<Decoded, DecodeFail>;
 
-/// A decode's typed answer: decoded (valid) or its first failure.
-fn decode_answer(r: &DecodeReply) -> Answer {
-    r.as_ref()
-        .map_or_else(Answer::from_decode_fail, |_| Answer::Valid)
-}
-
 fn decodes<L: Subject + ?Sized, R: Subject + ?Sized>(
     p: &Pair<'_, L, R>,
     l: &DecodeReply,
     r: &DecodeReply,
 ) -> Option<Divergence> {
-    decodes_differ(p, l, r).map(|d| d.with_answers(decode_answer(l), decode_answer(r)))
+    decodes_differ(p, l, r).map(|d| d.with_answers(Answer::of_decode(l), Answer::of_decode(r)))
 }
 
 fn decodes_differ<L: Subject + ?Sized, R: Subject + ?Sized>(
@@ -324,7 +301,7 @@ fn decodes_differ<L: Subject + ?Sized, R: Subject + ?Sized>(
             name,
             r.as_ref().map_or_else(fail_key, |_| "ok".to_string()),
             decode_long(r),
-            decode_answer(r),
+            Answer::of_decode(r),
         ),
         (Ok(a), Ok(b)) => {
             let key = if a.opcode != b.opcode {
@@ -443,16 +420,6 @@ fn encodes<L: Subject + ?Sized, R: Subject + ?Sized>(
             d
         )
     };
-    // The typed answer: the same bytes, other bytes (the bytes that differ are blamed), or
-    // the field the encoder refused.
-    let answer = |r: &EncodeResult| match r {
-        Ok(x) if x == b => Answer::Valid,
-        Ok(x) => Answer::Reencoded(Box::new(*x)),
-        Err(f) => Answer::Rejected {
-            reason: format!("roundtrip:{f}"),
-            offset: None,
-        },
-    };
     p.div(
         class,
         format!("{key}@0x{:02X}", b[0]),
@@ -461,7 +428,7 @@ fn encodes<L: Subject + ?Sized, R: Subject + ?Sized>(
         long(el, fl),
         long(er, fr),
     )
-    .map(|d| d.with_answers(answer(el), answer(er)))
+    .map(|d| d.with_answers(Answer::of_encode(el, b), Answer::of_encode(er, b)))
 }
 
 /// SPEC §5.3 stream parse.
@@ -512,10 +479,6 @@ pub fn stream_verdict<L: Subject + ?Sized, R: Subject + ?Sized>(
     if l == r {
         return None;
     }
-    let show = |x: &Result<(), StreamFail>| match x {
-        Ok(()) => "valid".to_string(),
-        Err(e) => e.to_string(),
-    };
     let key = match (&l, &r) {
         // The same error at another index.
         (Err(a), Err(b)) if a.name == b.name => format!("{}:index", a.name),
@@ -531,8 +494,8 @@ pub fn stream_verdict<L: Subject + ?Sized, R: Subject + ?Sized>(
         key,
         short(&l),
         short(&r),
-        show(&l),
-        show(&r),
+        l.shown(),
+        r.shown(),
     )
 }
 

@@ -170,14 +170,12 @@ impl Recorder {
         match &r {
             Ok(Ok(_)) => self.put(&["ok"]),
             Ok(Err(e)) => self.put(&["err:", e.as_str()]),
-            Err(_) => {
-                self.fault(&r);
-            }
+            Err(_) => self.fault(&r),
         }
         r
     }
 
-    fn fault<T>(&self, r: &Reply<T>) -> bool {
+    fn fault<T>(&self, r: &Reply<T>) {
         if let Err(f) = r {
             self.put(&[match f {
                 Fault::Unsupported => "unsupported",
@@ -187,7 +185,6 @@ impl Recorder {
                 Fault::Harness(_) => "harness",
             }]);
         }
-        r.is_err()
     }
 }
 
@@ -221,9 +218,7 @@ impl Subject for Recorder {
         match &r {
             Ok(Ok(d)) => self.put(&["ok:", &d.mnemonic]),
             Ok(Err(e)) => self.put(&["err:", e.field.as_str()]),
-            Err(_) => {
-                self.fault(&r);
-            }
+            Err(_) => self.fault(&r),
         }
         r
     }
@@ -233,9 +228,7 @@ impl Subject for Recorder {
         match &r {
             Ok(Ok(_)) => self.put(&["encode:ok"]),
             Ok(Err(e)) => self.put(&["encode:err:", e.as_str()]),
-            Err(_) => {
-                self.fault(&r);
-            }
+            Err(_) => self.fault(&r),
         }
         r
     }
@@ -267,9 +260,7 @@ impl Reference for Recorder {
         match &r {
             Ok(Ok(_)) => self.put(&["ok"]),
             Ok(Err(e)) => self.put(&["err:", e.name.as_str()]),
-            Err(_) => {
-                self.fault(&r);
-            }
+            Err(_) => self.fault(&r),
         }
         r
     }
@@ -282,9 +273,7 @@ impl Reference for Recorder {
             Ok(IrAnswer::Gate(Err(e))) => self.put(&[gate, ":err:", e.as_str()]),
             Ok(IrAnswer::Route(Route::Sb2sb)) => self.put(&["route:sb2sb"]),
             Ok(IrAnswer::Route(Route::Dma)) => self.put(&["route:dma"]),
-            Err(_) => {
-                self.fault(&r);
-            }
+            Err(_) => self.fault(&r),
         }
         r
     }

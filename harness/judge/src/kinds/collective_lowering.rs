@@ -35,7 +35,6 @@ use std::collections::BTreeSet;
 use std::fmt;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
-/// The collective-lowering kind.
 pub struct CollectiveLoweringKind;
 
 impl TargetKind for CollectiveLoweringKind {
@@ -44,7 +43,7 @@ impl TargetKind for CollectiveLoweringKind {
     }
 
     fn compare(&self, e: &Judge, t: Target, input: &[u8]) -> Outcome {
-        Outcome(compare(e, t, input).1)
+        self.run(e, t, input, None).outcome
     }
 
     fn run(&self, e: &Judge, t: Target, input: &[u8], _reach: Option<&mut Reach>) -> Ran {
@@ -106,11 +105,8 @@ impl TargetKind for CollectiveLoweringKind {
 /// How core and oracle disagree on a module, or which property fails.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum LoweringMismatch {
-    /// Core lowers, the oracle rejects.
     OverAccept,
-    /// Core rejects, the oracle lowers.
     UnderAccept,
-    /// Both reject, with different error names.
     SameVerdictDifferentReason,
     /// Both lower, to different records or side-tables.
     DifferentOutput,
@@ -121,15 +117,11 @@ pub enum LoweringMismatch {
 }
 
 impl LoweringMismatch {
-    /// Stable name (signature keys).
+    /// Stable name (signature keys): its class's, or `Property`.
     pub fn name(self) -> &'static str {
         match self {
-            LoweringMismatch::OverAccept => "OverAccept",
-            LoweringMismatch::UnderAccept => "UnderAccept",
-            LoweringMismatch::SameVerdictDifferentReason => "SameVerdictDifferentReason",
-            LoweringMismatch::DifferentOutput => "DifferentOutput",
             LoweringMismatch::Property => "Property",
-            LoweringMismatch::Fault(c) => c.name(),
+            m => m.class().name(),
         }
     }
 
@@ -315,20 +307,15 @@ pub struct LoweringOutcome {
     pub key: String,
     /// Every instruction's verdict, in order (`ok:<opcodes>` or `err:<name>`).
     pub verdicts: Vec<String>,
-    /// Instructions lowered.
     pub lowered: usize,
-    /// Instructions rejected.
     pub rejected: usize,
 }
 
 /// Core and oracle disagree, or a property fails on core.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct LoweringDivergence {
-    /// What kind of disagreement.
     pub class: LoweringMismatch,
-    /// What differs.
     pub description: String,
-    /// The case (Debug form).
     pub case: String,
 }
 

@@ -11,11 +11,13 @@ use super::kind::{CaseBuf, Draw, Form, TargetKind};
 use crate::arch::Arch;
 use crate::generators::gate_inputs;
 use crate::judge::nway::{CaseInputs, Judge};
+use crate::judge::pair::{self, ReferencePair};
 use crate::judge::{stream_from_input, Outcome};
 use crate::reach::Reach;
+use crate::subjects::hex;
 use crate::targets::{Check, Target};
+use std::borrow::Cow;
 
-/// The custom-op stream kind.
 pub struct CustomOpKind;
 
 impl TargetKind for CustomOpKind {
@@ -33,11 +35,7 @@ impl TargetKind for CustomOpKind {
     }
 
     fn case_bundles(&self, t: Target, input: &[u8]) -> Vec<[u8; 64]> {
-        if t.check() == Check::StreamProgram {
-            super::kind::whole_bundles(&stream_from_input(input))
-        } else {
-            super::kind::whole_bundles(input)
-        }
+        super::kind::whole_bundles(&stream_of(t, input))
     }
 
     fn case_reading(&self, t: Target, input: &[u8]) -> Option<String> {
@@ -55,12 +53,17 @@ impl TargetKind for CustomOpKind {
         Some(s)
     }
 
+    /// Core and the oracle on the whole parse ([`pair::stream`]), each
+    /// subject under test against core on its `validate_stream` answer
+    /// ([`pair::stream_verdict`]).
     fn compare(&self, e: &Judge, t: Target, input: &[u8]) -> Outcome {
-        if t.check() == Check::StreamProgram {
-            e.stream(t, &stream_from_input(input), input, true)
-        } else {
-            e.stream(t, input, input, false)
-        }
+        let s = &*stream_of(t, input);
+        let case = || match t.check() {
+            Check::StreamProgram => format!("stream ({} bytes): {}", s.len(), hex(s)),
+            _ => String::new(),
+        };
+        let reference = |p: &ReferencePair<'_>| pair::stream(p, s);
+        e.each_with(t, input, &case, &reference, &|p| pair::stream_verdict(p, s))
     }
 
     fn asks_case_inputs(&self, _t: Target) -> bool {
@@ -73,11 +76,9 @@ impl TargetKind for CustomOpKind {
         _arch: Arch,
         inputs: &mut dyn Iterator<Item = &[u8]>,
     ) -> Option<CaseInputs> {
-        Some(CaseInputs::Streams(if t.check() == Check::StreamProgram {
-            inputs.map(stream_from_input).collect()
-        } else {
-            inputs.map(<[u8]>::to_vec).collect()
-        }))
+        Some(CaseInputs::Streams(
+            inputs.map(|i| stream_of(t, i).into_owned()).collect(),
+        ))
     }
 
     fn declare_reach(&self, t: Target, reach: &mut Reach) {
@@ -92,5 +93,14 @@ impl TargetKind for CustomOpKind {
         }
         reach.stream_program(input);
         true
+    }
+}
+
+/// The stream a case of `t` parses: a stream program's stream, or the raw bytes.
+fn stream_of(t: Target, input: &[u8]) -> Cow<'_, [u8]> {
+    if t.check() == Check::StreamProgram {
+        Cow::Owned(stream_from_input(input))
+    } else {
+        Cow::Borrowed(input)
     }
 }

@@ -8,7 +8,7 @@
 //! §11 DE-10 order, each engine's end, the final semaphores, and every passed wait's link to
 //! the update that satisfied it.
 //!
-//! Contract: [`compare`] never panics (a panic is a `Panic` divergence, a fault one of its
+//! Contract: [`compare_on`] never panics (a panic is a `Panic` divergence, a fault one of its
 //! class); the coverage key is `clean` or the distinct finding kinds, sorted; a divergence's
 //! signature key names what differs first, without numbers.
 
@@ -17,7 +17,7 @@ use crate::generators::engine_sync as gen;
 use crate::judge::nway::Judge;
 use crate::judge::{panic_text, Class, DescribedCase, Divergence, Outcome};
 use crate::reach::Reach;
-use crate::subjects::{registry, EngineProgram, EngineSyncAnswer, Reference};
+use crate::subjects::{hex, registry, EngineProgram, EngineSyncAnswer, Reference};
 use crate::targets::Target;
 use std::collections::BTreeSet;
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -25,7 +25,6 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 /// Cap on `engine_sync` gate cases (a few dozen instructions each, both readings).
 pub const ENGINE_SYNC_CASES: u64 = 100_000;
 
-/// The engine-sync kind.
 pub struct EngineSyncKind;
 
 impl TargetKind for EngineSyncKind {
@@ -39,11 +38,12 @@ impl TargetKind for EngineSyncKind {
     }
 
     fn compare(&self, e: &Judge, t: Target, input: &[u8]) -> Outcome {
-        Outcome(on_engine(e, t, input).1.into_iter().collect())
+        self.run(e, t, input, None).outcome
     }
 
     fn run(&self, e: &Judge, t: Target, input: &[u8], reach: Option<&mut Reach>) -> Ran {
-        let (key, d, kinds) = on_engine(e, t, input);
+        let (core, oracle) = e.references();
+        let (key, d, kinds) = compare_on(core, oracle, t, input);
         let classified = match reach {
             Some(r) => {
                 count_reach(r, &kinds);
@@ -92,10 +92,6 @@ impl TargetKind for EngineSyncKind {
         }
         Some(out)
     }
-}
-
-fn hex(b: &[u8]) -> String {
-    b.iter().map(|x| format!("{x:02x}")).collect()
 }
 
 /// Counts `engine_sync.finding` classes: each finding kind seen, or `clean`.
@@ -181,23 +177,6 @@ pub fn first_difference(
     None
 }
 
-/// Compares the two readings of `input` (the reference pair): the coverage key and the
-/// divergence, if any.
-pub fn compare(target: Target, input: &[u8]) -> (String, Option<Divergence>) {
-    let (core, oracle) = (registry::core(), registry::oracle());
-    let (key, d, _) = compare_on(&core, &oracle, target, input);
-    (key, d)
-}
-
-fn on_engine(
-    e: &Judge,
-    target: Target,
-    input: &[u8],
-) -> (String, Option<Divergence>, BTreeSet<&'static str>) {
-    let (core, oracle) = e.references();
-    compare_on(core, oracle, target, input)
-}
-
 /// Compares `core` and `oracle` on `input`: the coverage key, the divergence if any, and the
 /// finding kinds when they agree.
 fn compare_on(
@@ -259,6 +238,12 @@ mod tests {
 
     fn target() -> Target {
         Target::named("engine_sync")
+    }
+
+    fn compare(target: Target, input: &[u8]) -> (String, Option<Divergence>) {
+        let (core, oracle) = (registry::core(), registry::oracle());
+        let (key, d, _) = compare_on(&core, &oracle, target, input);
+        (key, d)
     }
 
     #[test]

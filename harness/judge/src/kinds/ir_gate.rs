@@ -4,10 +4,10 @@
 use super::kind::{CaseBuf, Draw, Form, TargetKind};
 use crate::generators::gate_inputs;
 use crate::judge::nway::Judge;
-use crate::judge::{ir_query_from_input, Outcome};
+use crate::judge::{ir_query_from_input, pair, Outcome};
+use crate::subjects::IrQuery;
 use crate::targets::Target;
 
-/// The IR-gate kind.
 pub struct IrGateKind;
 
 impl TargetKind for IrGateKind {
@@ -21,6 +21,17 @@ impl TargetKind for IrGateKind {
     }
 
     fn compare(&self, e: &Judge, t: Target, input: &[u8]) -> Outcome {
-        e.ir(t, &ir_query_from_input(input), input)
+        compare_query(e, t, &ir_query_from_input(input), input)
     }
+}
+
+/// IR query `q` on the reference pair only (no protocol operation asks it),
+/// reported with `input` ([`pair::ir`]).
+pub fn compare_query(e: &Judge, t: Target, q: &IrQuery, input: &[u8]) -> Outcome {
+    let case = || q.to_string();
+    Outcome(
+        pair::ir(&e.reference_pair(t, input, &case), q)
+            .into_iter()
+            .collect(),
+    )
 }

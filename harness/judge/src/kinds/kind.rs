@@ -10,11 +10,8 @@ use crate::targets::Target;
 
 /// What [`TargetKind::generate`] draws a gate case from.
 pub struct Draw<'a> {
-    /// The generation the case runs under.
     pub arch: Arch,
-    /// The case's PRNG.
     pub r: &'a mut SplitMix64,
-    /// Valid, near-valid or raw.
     pub kind: CaseKind,
 }
 
@@ -31,9 +28,7 @@ pub enum Form {
 /// allocate).
 #[derive(Clone, Debug)]
 pub struct CaseBuf {
-    /// A bundle case.
     pub bundle: [u8; 64],
-    /// Any other case.
     pub bytes: Vec<u8>,
 }
 
@@ -60,7 +55,6 @@ impl CaseBuf {
 /// What [`TargetKind::run`] says about one case.
 #[derive(Debug)]
 pub struct Ran {
-    /// The comparison.
     pub outcome: Outcome,
     /// The coverage key: `None` when it is core's recorded verdict
     /// ([`crate::judge::record`]), else the kind's own.

@@ -5,10 +5,9 @@
 use super::kind::{CaseBuf, Draw, Form, TargetKind};
 use crate::generators::gate_inputs;
 use crate::judge::nway::Judge;
-use crate::judge::{ordinal_from_input, Outcome};
+use crate::judge::{ordinal_from_input, pair, Outcome};
 use crate::targets::{Check, Target};
 
-/// The lookup-table kind.
 pub struct LutKind;
 
 impl TargetKind for LutKind {
@@ -33,9 +32,15 @@ impl TargetKind for LutKind {
     }
 
     fn compare(&self, e: &Judge, t: Target, input: &[u8]) -> Outcome {
-        match t.check() {
-            Check::Lut(table) => e.lut(t, table, ordinal_from_input(input), input),
-            _ => Outcome::agree(),
-        }
+        let Check::Lut(table) = t.check() else {
+            return Outcome::agree();
+        };
+        let ord = ordinal_from_input(input);
+        e.each(t, input, &ordinal_case(ord), |p| pair::lut(p, table, ord))
     }
+}
+
+/// A LUT case as a divergence reports it.
+pub(crate) fn ordinal_case(ord: u32) -> impl Fn() -> String {
+    move || format!("ordinal {ord} ({ord:#x})")
 }

@@ -1,28 +1,7 @@
-//! Target kinds: what a target of each [`Check`] does, one file per kind
-//! behind one trait, [`TargetKind`].
-//!
-//! A kind generates a gate case ([`TargetKind::generate`]), runs an input on
-//! each subject of a [`Judge`] and compares the answers
-//! ([`TargetKind::compare`]; [`TargetKind::run`] with its coverage key and
-//! reach classes),
-//! declares and counts its reach classes ([`TargetKind::declare_reach`],
-//! [`TargetKind::record_reach`]) and says how its inputs shrink
-//! ([`TargetKind::shrink`]). [`kind_of`] is the table from a registry row's
-//! [`Check`] to its kind; gate, triage, fuzz entries and replay reach every
-//! kind through it and `Judge::compare` / `Judge::judge_batch`.
-//!
-//! | check | file |
-//! |---|---|
-//! | `Validator(_)` | [`validator`] |
-//! | `Decode`, `Roundtrip` | [`decode`] |
-//! | `StreamProgram`, `StreamRaw` | [`custom_op`] |
-//! | `Lut(_)` | [`lut`] |
-//! | `Ir` | [`ir_gate`] |
-//! | `Sync` | [`sync_handshake`] |
-//! | `Lowering` | [`collective_lowering`] |
-//! | `StreamLint` | [`stream_lint`] |
-//! | `EngineSync` | [`engine_sync`] |
-//! | `Structured` | [`structured`] |
+//! Target kinds: what a target of each [`Check`] does (generate a case,
+//! compare the subjects' answers, count reach, shrink), one file per kind
+//! behind one trait, [`TargetKind`]; [`kind_of`] is the one table from a
+//! registry row's check to its kind (the list: `harness/ARCHITECTURE.md`).
 
 pub mod bundle;
 pub mod collective_lowering;

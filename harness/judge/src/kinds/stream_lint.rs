@@ -11,7 +11,7 @@
 //! and byte), and each stream error's SPEC §5.3 name, bundle index and byte offset, and its
 //! owner's index, offset and opcode.
 //!
-//! Contract: [`compare`] never panics (a walker's panic is a `Panic` divergence, a fault one of
+//! Contract: [`compare_rows`] never panics (a walker's panic is a `Panic` divergence, a fault one of
 //! its class); its coverage key is `clean` or `errors:<names>` (the distinct stream errors,
 //! sorted), or `diverged`; a divergence's signature key names what differs first, without
 //! numbers.
@@ -37,7 +37,6 @@ pub const MAX_BUNDLES: usize = 1024;
 /// default gate's wall time grows by at most 10% with it (measured, issue 20).
 pub const STREAM_LINT_CASES: u64 = 100_000;
 
-/// The stream-lint kind.
 pub struct StreamLintKind;
 
 impl TargetKind for StreamLintKind {
@@ -62,13 +61,15 @@ impl TargetKind for StreamLintKind {
     }
 
     fn compare(&self, e: &Judge, t: Target, input: &[u8]) -> Outcome {
-        Outcome(on_engine(e, t, input).1.into_iter().collect())
+        self.run(e, t, input, None).outcome
     }
 
-    /// Given `reach`, counts the walk's classes from core's rows under the judge's generation
-    /// (the ones compared).
+    /// Both walks on the judge's reference pair under its generation (in the gate, core is
+    /// wrapped in its coverage recorder, which forwards `lint_stream`); given `reach`, counts
+    /// the walk's classes from core's rows (the ones compared).
     fn run(&self, e: &Judge, t: Target, input: &[u8], reach: Option<&mut Reach>) -> Ran {
-        let (key, d, rows) = on_engine(e, t, input);
+        let (core, oracle) = e.references();
+        let (key, d, rows) = compare_on(core, oracle, e.arch(), t, input);
         let classified = match reach {
             Some(r) => {
                 count_reach(r, input, &rows);
@@ -105,7 +106,7 @@ impl TargetKind for StreamLintKind {
     ) -> Option<(Option<Arch>, Divergence)> {
         Arch::ALL
             .into_iter()
-            .find_map(|arch| compare(arch, t, input).1.map(|d| (Some(arch), d)))
+            .find_map(|arch| compare_rows(arch, t, input).1.map(|d| (Some(arch), d)))
     }
 
     fn case_budget(&self) -> CaseBudget {
@@ -203,14 +204,8 @@ pub fn count_reach(reach: &mut Reach, input: &[u8], rows: &[Row]) {
     }
 }
 
-/// Compares both walkers on `input` under `arch` (core's and the oracle's): the coverage key
-/// and the divergence, if any.
-pub fn compare(arch: Arch, target: Target, input: &[u8]) -> (String, Option<Divergence>) {
-    let (key, d, _) = compare_rows(arch, target, input);
-    (key, d)
-}
-
-/// [`compare`], with core's rows when the walkers agree (empty otherwise).
+/// Both walkers on `input` under `arch`: the coverage key, the divergence if any, and core's
+/// rows when they agree (empty otherwise).
 pub fn compare_rows(
     arch: Arch,
     target: Target,
@@ -218,13 +213,6 @@ pub fn compare_rows(
 ) -> (String, Option<Divergence>, Vec<Row>) {
     let (core, oracle) = registry::reference_pair_for(arch);
     compare_on(&core, &oracle, arch, target, input)
-}
-
-/// [`compare_rows`] on the judge's reference pair, under its generation (in the gate, core
-/// is wrapped in its coverage recorder, which forwards `lint_stream`).
-fn on_engine(e: &Judge, target: Target, input: &[u8]) -> (String, Option<Divergence>, Vec<Row>) {
-    let (core, oracle) = e.references();
-    compare_on(core, oracle, e.arch(), target, input)
 }
 
 /// Compares the walks of `core` and `oracle` (both serving `arch`) on `input`: the coverage
@@ -342,7 +330,7 @@ mod tests {
             let arch = Arch::ALL[r.index(4)];
             let p = stream_program::program(&mut r, arch);
             for arch in Arch::ALL {
-                let (key, d) = compare(arch, target(), &p);
+                let (key, d, _) = compare_rows(arch, target(), &p);
                 assert!(d.is_none(), "{d:?}");
                 keys.extend(
                     key.trim_start_matches("errors:")
@@ -392,7 +380,10 @@ mod tests {
         // A stray payload then 65 bytes: the payload is walked, the tail byte is not.
         let mut s = stream_program::payload().to_vec();
         s.push(0x86);
-        assert_eq!(compare(Arch::V2, target(), &s).0, "errors:stray_payload");
+        assert_eq!(
+            compare_rows(Arch::V2, target(), &s).0,
+            "errors:stray_payload"
+        );
     }
 
     /// Core, its walk answered without its last row.

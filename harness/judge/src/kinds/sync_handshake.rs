@@ -5,7 +5,7 @@
 //! simulates and reads bands (`sync_plan`, `sync_simulate`, `sync_band`;
 //! translated by [`crate::subjects::sync_translate`]). Reference pair only.
 //!
-//! Contract: [`compare`] never panics (a panic in the model or the simulator
+//! Contract: [`compare_shaped`] never panics (a panic in the model or the simulator
 //! becomes a `Panic` divergence); its coverage key is `accepted`,
 //! `rejected:<class>` or `diverged`; a mismatch is a [`SyncMismatch`], whose
 //! [`Class`] is named from the model's perspective and whose signature key
@@ -14,17 +14,14 @@
 
 use super::kind::{CaseBudget, Ran, TargetKind};
 use crate::generators::sync_program::{self, Case, Shape};
-use crate::generators::SplitMix64;
 use crate::judge::nway::Judge;
 use crate::judge::{panic_text, Class, Divergence, Outcome};
 use crate::reach::Reach;
 use crate::subjects::{registry, Fault, Reference, SyncEntry, SyncPlanned, SyncWait};
 use crate::targets::Target;
-use std::collections::BTreeMap;
 use std::fmt;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
-/// The sync-handshake kind.
 pub struct SyncHandshakeKind;
 
 impl TargetKind for SyncHandshakeKind {
@@ -33,7 +30,7 @@ impl TargetKind for SyncHandshakeKind {
     }
 
     fn compare(&self, e: &Judge, t: Target, input: &[u8]) -> Outcome {
-        Outcome(compare(e, t, input).1.into_iter().collect())
+        self.run(e, t, input, None).outcome
     }
 
     /// Given `reach`, counts the shapes of an accepted program from the
@@ -95,7 +92,6 @@ pub enum StampFault {
     UnplannedWait,
     /// A consumer band's update is not in the plan.
     UnplannedUpdate,
-    /// A consumer index outside the plan.
     OutsidePlan,
     /// The simulator, running the waits read back from the stamped bytes,
     /// found a violation.
@@ -122,73 +118,50 @@ impl StampFault {
 /// How the model and the simulator disagree on one program.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum SyncMismatch {
-    /// The model accepts, the simulator rejects.
     ModelAccepts {
         /// The simulator's SPEC §8 class.
         oracle_class: &'static str,
-        /// Its rejection.
         oracle: String,
     },
-    /// The model rejects, the simulator accepts.
     ModelRejects {
         /// The model's SPEC §8 class.
         model_class: &'static str,
-        /// Its error.
         model: String,
     },
-    /// Both reject, with different classes.
     RejectClasses {
-        /// The model's class.
         model_class: &'static str,
-        /// The model's error.
         model: String,
-        /// The simulator's class.
         oracle_class: &'static str,
-        /// The simulator's rejection.
         oracle: String,
     },
     /// Different semaphore ids for the allocation requests.
     PoolIds {
-        /// The model's.
         model: Vec<u8>,
-        /// The simulator's.
         oracle: Vec<u8>,
     },
-    /// Different final semaphore values.
     FinalValues {
-        /// The model's.
         model: Finals,
-        /// The simulator's.
         oracle: Finals,
     },
     /// The simulator found a violation running the model's plan.
     Simulator {
-        /// The violation.
         violation: String,
-        /// The first 32 schedule bytes.
+        /// Its first 32 bytes.
         schedule: Vec<u8>,
-        /// Schedule length.
         len: usize,
     },
     /// The simulated final values differ from the model's.
     SimulatedFinals {
-        /// The simulator's.
         simulated: Finals,
-        /// The model's.
         model: Finals,
     },
     /// A subject gave no answer to a sync operation.
     Fault {
-        /// The fault's class.
         class: Class,
-        /// Who, which operation, what.
         detail: String,
     },
-    /// A stamped band is wrong.
     Stamp {
-        /// What.
         fault: StampFault,
-        /// Where and with which values.
         detail: String,
     },
 }
@@ -276,20 +249,13 @@ pub enum SyncCaseOutcome {
         class: &'static str,
     },
     /// Both accept it, and the model's plan ran clean in the simulator.
-    Accepted {
-        /// Instructions.
-        instrs: usize,
-        /// Simulator steps.
-        steps: usize,
-    },
+    Accepted { instrs: usize, steps: usize },
 }
 
 /// Model and simulator disagree.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SyncDivergence {
-    /// What differs.
     pub mismatch: Box<SyncMismatch>,
-    /// The program (Debug form).
     pub program: String,
 }
 
@@ -305,15 +271,9 @@ impl fmt::Display for SyncDivergence {
 
 impl std::error::Error for SyncDivergence {}
 
-/// Runs one case (input mapping: [`sync_handshake_case`]) on the engine's
-/// reference pair: the coverage key and the divergence, if any.
-pub fn compare(e: &Judge, target: Target, data: &[u8]) -> (String, Option<Divergence>) {
-    let (key, d, _) = compare_shaped(e, target, data, false);
-    (key, d)
-}
-
-/// [`compare`], with the program's [`sync_program::shape`] when `want_shape`
-/// and both sides accept it.
+/// Runs one case (input mapping: [`sync_handshake_case`]) on the judge's reference pair: the
+/// coverage key, the divergence if any, and the program's [`sync_program::shape`] when
+/// `want_shape` and both sides accept it.
 fn compare_shaped(
     e: &Judge,
     target: Target,
@@ -646,39 +606,10 @@ fn check_stamps(
     Ok(())
 }
 
-/// Counts from [`smoke`].
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct SmokeStats {
-    /// Programs both sides accepted.
-    pub accepted: usize,
-    /// Programs both sides rejected, per class.
-    pub rejected: BTreeMap<&'static str, usize>,
-}
-
-/// Runs `n` cases of random bytes (0..1536 long) from a [`SplitMix64`]
-/// seeded with `seed`; the first divergence is returned with its input bytes.
-pub fn smoke(n: usize, seed: u64) -> Result<SmokeStats, (Vec<u8>, SyncDivergence)> {
-    let mut r = SplitMix64(seed);
-    let mut stats = SmokeStats::default();
-    let mut data = Vec::with_capacity(2048);
-    for _ in 0..n {
-        let len = r.below(1536) as usize;
-        data.resize(len, 0);
-        r.fill(&mut data);
-        match sync_handshake_case(&data) {
-            Ok(SyncCaseOutcome::Accepted { .. }) => stats.accepted += 1,
-            Ok(SyncCaseOutcome::Rejected { class }) => {
-                *stats.rejected.entry(class).or_insert(0) += 1
-            }
-            Err(d) => return Err((data.clone(), d)),
-        }
-    }
-    Ok(stats)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::generators::SplitMix64;
     use crate::kinds::test_subjects::Silent;
 
     #[test]
@@ -770,7 +701,7 @@ mod tests {
         let t = Target::named("sync_handshake");
         for s in 0..50u64 {
             let data = SplitMix64(s).bytes(600);
-            let (key, d) = compare(&e, t, &data);
+            let (key, d, _) = compare_shaped(&e, t, &data, false);
             assert!(d.is_none() && key != "diverged", "{key} {d:?}");
         }
     }
