@@ -119,6 +119,7 @@ fn read_loop(out: ChildStdout, tx: Sender<Event>) {
 
 /// The batch instance's process: raw buffers in, [`Event`]s out.
 type Running = super::process::Running<Vec<u8>, Event>;
+use super::process::Ring;
 
 /// The batch instance of a `cmd:` subject.
 pub struct BatchProcess {
@@ -131,12 +132,7 @@ pub struct BatchProcess {
     stderr: Arc<Mutex<VecDeque<String>>>,
 }
 
-fn spawn(
-    launch: &Launch,
-    arch: &str,
-    timeout: Duration,
-    ring: &Arc<Mutex<VecDeque<String>>>,
-) -> Result<Running, String> {
+fn spawn(launch: &Launch, arch: &str, timeout: Duration, ring: &Ring) -> Result<Running, String> {
     let run = Running::spawn(launch, ring, write_loop, read_loop)?;
     let mut hello = hello_line(arch);
     hello.push('\n');

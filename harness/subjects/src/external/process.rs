@@ -94,36 +94,33 @@ enum Event {
     Eof,
 }
 
-/// A started child process (of this client, and of the `batch64` one):
-/// the leader of its own process group, registered with the [`reaper`],
-/// with a writer thread fed by `to_stdin` (`In`: what one send writes), a
-/// stdout reader thread feeding `events`, and a stderr reader thread
-/// keeping the shared ring (`stderr_done` fires when it ends).
-pub(super) struct Running<In, Ev> {
+/// A stderr ring shared across restarts ([`Supervisor::stderr_ring`]).
+pub(super) type Ring = Arc<Mutex<VecDeque<String>>>;
+
+/// A started child (a `cmd:` subject, its `batch64` instance, a `lib:`
+/// worker): the leader of its own process group, registered with the
+/// [`reaper`], its stderr kept in the ring (`stderr_done` fires when that
+/// reader ends).
+pub(super) struct Group {
     pub(super) child: Child,
-    pub(super) to_stdin: Option<Sender<In>>,
-    pub(super) events: Receiver<Ev>,
-    stderr_done: Receiver<()>,
-    /// Its entry in the [`reaper`] registry.
     live: u64,
+    stderr_done: Receiver<()>,
 }
 
-impl<In: Send + 'static, Ev: Send + 'static> Running<In, Ev> {
-    /// Starts `launch` with `write` on its stdin and `read` on its stdout.
+impl Group {
+    /// Starts `cmd` (`what` names it in the error) with its three pipes.
     pub(super) fn spawn(
-        launch: &Launch,
-        ring: &Arc<Mutex<VecDeque<String>>>,
-        write: fn(ChildStdin, Receiver<In>),
-        read: fn(ChildStdout, Sender<Ev>),
-    ) -> Result<Self, String> {
-        let mut child = Command::new(&launch.program)
-            .args(&launch.args)
+        cmd: &mut Command,
+        what: &str,
+        ring: &Ring,
+    ) -> Result<(Group, ChildStdin, ChildStdout), String> {
+        let mut child = cmd
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .process_group(0)
             .spawn()
-            .map_err(|e| format!("cannot start {:?}: {e}", launch.program))?;
+            .map_err(|e| format!("cannot start {what}: {e}"))?;
         let (Some(stdin), Some(stdout), Some(stderr)) =
             (child.stdin.take(), child.stdout.take(), child.stderr.take())
         else {
@@ -133,22 +130,69 @@ impl<In: Send + 'static, Ev: Send + 'static> Running<In, Ev> {
         };
         let live = reaper::register(child.id(), &[&stdin, &stdout, &stderr]);
         crate::interrupt::on_hard_exit(kill_all);
-        let (to_stdin, from_harness) = mpsc::channel::<In>();
-        thread::spawn(move || write(stdin, from_harness));
-        let (tx, events) = mpsc::channel();
-        thread::spawn(move || read(stdout, tx));
         let ring = Arc::clone(ring);
         let (done_tx, stderr_done) = mpsc::channel::<()>();
         thread::spawn(move || {
             stderr_loop(stderr, &ring);
             let _ = done_tx.send(());
         });
-        Ok(Running {
+        let g = Group {
             child,
+            live,
+            stderr_done,
+        };
+        Ok((g, stdin, stdout))
+    }
+
+    /// Kills the group (a `sh -c` wrapper's children too) and whoever
+    /// holds its pipes; the exit status.
+    pub(super) fn kill(mut self) -> Option<ExitStatus> {
+        self.stop()
+    }
+
+    /// [`Group::kill`], then a moment for the stderr reader to drain the
+    /// dying process.
+    fn kill_and_drain(mut self) -> Option<ExitStatus> {
+        let st = self.stop();
+        let _ = self.stderr_done.recv_timeout(Duration::from_millis(500));
+        st
+    }
+
+    fn stop(&mut self) -> Option<ExitStatus> {
+        reaper::kill(self.live);
+        let _ = self.child.kill();
+        self.child.wait().ok()
+    }
+}
+
+/// A [`Group`] with a writer thread fed by `to_stdin` (`In`: what one send
+/// writes) and a stdout reader thread feeding `events`.
+pub(super) struct Running<In, Ev> {
+    pub(super) group: Group,
+    pub(super) to_stdin: Option<Sender<In>>,
+    pub(super) events: Receiver<Ev>,
+}
+
+impl<In: Send + 'static, Ev: Send + 'static> Running<In, Ev> {
+    /// Starts `launch` with `write` on its stdin and `read` on its stdout.
+    pub(super) fn spawn(
+        launch: &Launch,
+        ring: &Ring,
+        write: fn(ChildStdin, Receiver<In>),
+        read: fn(ChildStdout, Sender<Ev>),
+    ) -> Result<Self, String> {
+        let mut cmd = Command::new(&launch.program);
+        cmd.args(&launch.args);
+        let what = format!("{:?}", launch.program);
+        let (group, stdin, stdout) = Group::spawn(&mut cmd, &what, ring)?;
+        let (to_stdin, from_harness) = mpsc::channel::<In>();
+        thread::spawn(move || write(stdin, from_harness));
+        let (tx, events) = mpsc::channel();
+        thread::spawn(move || read(stdout, tx));
+        Ok(Running {
+            group,
             to_stdin: Some(to_stdin),
             events,
-            stderr_done,
-            live,
         })
     }
 }
@@ -159,26 +203,16 @@ impl<In, Ev> Running<In, Ev> {
         self.to_stdin.as_ref().is_some_and(|tx| tx.send(m).is_ok())
     }
 
-    /// Kills the process group and the pipe holders; the exit status.
-    pub(super) fn kill(mut self) -> Option<ExitStatus> {
-        self.stop()
+    /// Closes stdin and kills the group; the exit status.
+    pub(super) fn kill(self) -> Option<ExitStatus> {
+        drop(self.to_stdin);
+        self.group.kill()
     }
 
-    /// [`Running::kill`], then a moment for the stderr reader to drain the
-    /// dying process.
-    pub(super) fn kill_and_drain(mut self) -> Option<ExitStatus> {
-        let st = self.stop();
-        let _ = self.stderr_done.recv_timeout(Duration::from_millis(500));
-        st
-    }
-
-    fn stop(&mut self) -> Option<ExitStatus> {
-        self.to_stdin = None;
-        // The child leads its own process group (see `spawn`): kill the
-        // group (a `sh -c` wrapper's children) and whoever holds the pipes.
-        reaper::kill(self.live);
-        let _ = self.child.kill();
-        self.child.wait().ok()
+    /// [`Group::kill_and_drain`], stdin closed first.
+    pub(super) fn kill_and_drain(self) -> Option<ExitStatus> {
+        drop(self.to_stdin);
+        self.group.kill_and_drain()
     }
 }
 
@@ -200,6 +234,12 @@ pub struct ProcessSubject {
 }
 
 impl<In, Ev> Kill for Running<In, Ev> {
+    fn kill_now(self) {
+        self.kill();
+    }
+}
+
+impl Kill for Group {
     fn kill_now(self) {
         self.kill();
     }
@@ -473,7 +513,7 @@ impl Drop for ProcessSubject {
                 if crate::interrupt::stop_requested() {
                     break;
                 }
-                if let Ok(Some(_)) = r.child.try_wait() {
+                if let Ok(Some(_)) = r.group.child.try_wait() {
                     break;
                 }
                 thread::sleep(Duration::from_millis(1));
@@ -499,7 +539,7 @@ fn wait_line(run: &mut LineProcess, timeout: Duration) -> Result<Event, RecvTime
             Err(RecvTimeoutError::Timeout) => {}
             other => return other,
         }
-        if let Ok(Some(_)) = run.child.try_wait() {
+        if let Ok(Some(_)) = run.group.child.try_wait() {
             return match run.events.recv_timeout(POLL) {
                 Err(RecvTimeoutError::Timeout) => Ok(Event::Eof),
                 other => other,
@@ -513,7 +553,7 @@ fn spawn(
     launch: &Launch,
     arch: &str,
     timeout: Duration,
-    ring: &Arc<Mutex<VecDeque<String>>>,
+    ring: &Ring,
 ) -> Result<(LineProcess, Hello), String> {
     let mut run = LineProcess::spawn(launch, ring, write_loop, read_loop)?;
     let sent = run.send(protocol::hello_line(arch));

@@ -1,7 +1,7 @@
 //! What a `lib:` subject's batch worker wrote into the region
 //! ([`super::shm`]), as answers: [`ShmAnswer`], the [`ShmSink`] a chunk's
 //! answers go to, and the decoding of the region's answer codes and texts
-//! ([`collect_into`], [`collect`]). [`super::shm_client`] runs the
+//! ([`collect`]). [`super::shm_client`] runs the
 //! hand-offs.
 
 use super::process::{Fault, FaultClass};
@@ -99,14 +99,19 @@ impl<S: ShmSink> ShmSink for Counted<'_, S> {
     }
 }
 
-/// Hands entries `0..n` of the region to `sink` in order, the usual
+/// Hands entries `range` of the region to `sink` in order, the usual
 /// answers (a verdict id, a wire value) as the worker wrote them; true if
 /// one of them was a good answer.
-pub(super) fn collect_into(r: &mut Region, op: u32, n: usize, sink: &mut impl ShmSink) -> bool {
+pub(super) fn collect(
+    r: &mut Region,
+    op: u32,
+    range: std::ops::Range<usize>,
+    sink: &mut impl ShmSink,
+) -> bool {
     let mut good = false;
     let mut refusals = Refusals::default();
     let validator = matches!(op, shm::OP_VALIDATE_HEADER | shm::OP_VALIDATE_PAYLOAD);
-    for i in 0..n {
+    for i in range {
         let (code, value) = (r.codes()[i], r.values()[i]);
         if validator && code < shm::CODE_RESERVED {
             sink.verdict_id(code);
@@ -126,25 +131,6 @@ pub(super) fn collect_into(r: &mut Region, op: u32, n: usize, sink: &mut impl Sh
             good |= !matches!(a, ShmAnswer::Fault(_));
             sink.answer(a);
         }
-    }
-    good
-}
-
-/// Turns entries `range` of the region into answers, handed to `put` with
-/// their index in order; true if one of them was a good answer.
-pub(super) fn collect(
-    r: &mut Region,
-    op: u32,
-    range: std::ops::Range<usize>,
-    put: &mut impl FnMut(usize, ShmAnswer),
-) -> bool {
-    let mut good = false;
-    let mut refusals = Refusals::default();
-    for i in range {
-        let (code, value) = (r.codes()[i], r.values()[i]);
-        let a = decode(r, op, i, code, value, &mut refusals);
-        good |= !matches!(a, ShmAnswer::Fault(_));
-        put(i, a);
     }
     good
 }

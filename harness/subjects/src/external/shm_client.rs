@@ -23,7 +23,7 @@
 use super::process::{describe_exit, Fault, FaultClass, Reply, StartError, Supervisor};
 use super::protocol::{Answer, Hello, Op, Request, LUT_TABLES};
 use super::shm::{self, Field, Region};
-use super::shm_answers::{collect, collect_into, Counted};
+use super::shm_answers::{collect, Counted};
 pub use super::shm_answers::{ShmAnswer, ShmSink};
 use super::shm_process::{ring, spawn, wait, Wait, Worker};
 use crate::subjects::{Capability, LutTable};
@@ -64,16 +64,94 @@ pub struct ShmChannel {
     begun: usize,
 }
 
-/// A hand-off rung ahead of the call that collects it: what it runs, on
-/// which caller slice (address and length: the collecting call must pass
-/// the very slice), and the hand-off number.
+/// A hand-off rung ahead of the call that collects it: what it runs
+/// ([`Chunk::key`]: the collecting call must pass the very slice) and the
+/// hand-off number.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct InFlight {
-    op: u32,
-    table: u32,
-    at: usize,
-    n: usize,
+    key: (u32, u32, usize, usize),
     seq: u32,
+}
+
+/// What one hand-off runs: a validator's bundles (`true`: payload), one
+/// table's ordinals, or request records of one operation.
+#[derive(Clone, Copy)]
+enum Chunk<'a> {
+    Bundles(bool, &'a [[u8; 64]]),
+    Lut(LutTable, &'a [u32]),
+    Records(&'a [Request]),
+}
+
+impl Chunk<'_> {
+    fn len(self) -> usize {
+        match self {
+            Chunk::Bundles(_, c) => c.len(),
+            Chunk::Lut(_, c) => c.len(),
+            Chunk::Records(c) => c.len(),
+        }
+    }
+
+    /// The hand-off op, the LUT table index, and the capability given up on.
+    fn op(self) -> (u32, u32, Capability) {
+        match self {
+            Chunk::Bundles(false, _) => (shm::OP_VALIDATE_HEADER, 0, Capability::ValidateHeader),
+            Chunk::Bundles(true, _) => (shm::OP_VALIDATE_PAYLOAD, 0, Capability::ValidatePayload),
+            Chunk::Lut(t, _) => {
+                let ti = LUT_TABLES.iter().position(|&x| x == t).unwrap_or(0);
+                (
+                    shm::OP_LUT,
+                    u32::try_from(ti).unwrap_or(u32::MAX),
+                    Capability::Lut(t),
+                )
+            }
+            Chunk::Records(c) => (shm::OP_RECORDS, 0, c[0].capability()),
+        }
+    }
+
+    /// Op, table, the slice's address and length.
+    fn key(self) -> (u32, u32, usize, usize) {
+        let at = match self {
+            Chunk::Bundles(_, c) => c.as_ptr() as usize,
+            Chunk::Lut(_, c) => c.as_ptr() as usize,
+            Chunk::Records(c) => c.as_ptr() as usize,
+        };
+        let (op, table, _) = self.op();
+        (op, table, at, self.len())
+    }
+
+    /// Writes the inputs into the region (a record's input: its offset).
+    fn fill(self, r: &mut Region) {
+        match self {
+            Chunk::Bundles(_, c) => {
+                let dst = r.inputs();
+                for (i, b) in c.iter().enumerate() {
+                    dst[i * 64..i * 64 + 64].copy_from_slice(b);
+                }
+            }
+            Chunk::Lut(_, c) => {
+                let dst = r.inputs();
+                for (i, o) in c.iter().enumerate() {
+                    dst[i * 4..i * 4 + 4].copy_from_slice(&o.to_ne_bytes());
+                }
+            }
+            Chunk::Records(c) => {
+                let mut used = 0usize;
+                for (k, q) in c.iter().enumerate() {
+                    let off = shm::put_request(r.requests(), &mut used, q).unwrap_or(u32::MAX);
+                    r.inputs()[k * 4..k * 4 + 4].copy_from_slice(&off.to_ne_bytes());
+                }
+            }
+        }
+    }
+
+    /// Entry `i` as a report names it.
+    fn input_name(self, i: usize) -> String {
+        match self {
+            Chunk::Bundles(_, c) => crate::subjects::hex(&c[i]),
+            Chunk::Lut(t, c) => format!("{} {}", t.name(), c[i]),
+            Chunk::Records(c) => c[i].input_text(),
+        }
+    }
 }
 
 impl ShmChannel {
@@ -182,9 +260,8 @@ impl ShmChannel {
             let n = match self.in_flight {
                 Some(f)
                     if i == 0
-                        && f.op == shm::OP_RECORDS
-                        && f.at == reqs.as_ptr() as usize
-                        && f.n == begun =>
+                        && f.key.0 == shm::OP_RECORDS
+                        && (f.key.2, f.key.3) == (reqs.as_ptr() as usize, begun) =>
                 {
                     begun
                 }
@@ -192,8 +269,6 @@ impl ShmChannel {
             };
             let chunk = &reqs[i..i + n];
             let cap = reqs[i].capability();
-            let fill = |r: &mut Region| put_requests(r, chunk);
-            let name = |k: usize| chunk[k].input_text();
             let from = out.len();
             let mut k = 0usize;
             let mut sink = |a: ShmAnswer| {
@@ -216,17 +291,7 @@ impl ShmChannel {
                     }),
                 });
             };
-            let at = chunk.as_ptr() as usize;
-            self.run_chunk(
-                cap,
-                shm::OP_RECORDS,
-                0,
-                (at, chunk.len()),
-                &fill,
-                &name,
-                &mut sink,
-                tick,
-            );
+            self.run_chunk(Chunk::Records(chunk), &mut sink, tick);
             // A library error (an answer the protocol rejects) counts
             // against the give-up budget like any fault; a crash or hang
             // was counted where it was named.
@@ -284,9 +349,7 @@ impl ShmChannel {
         if n == 0 || self.in_flight.is_some() {
             return;
         }
-        let fill = |r: &mut Region| put_requests(r, &reqs[..n]);
-        let cap = reqs[0].capability();
-        self.begin(cap, shm::OP_RECORDS, 0, (reqs.as_ptr() as usize, n), &fill);
+        self.begin(Chunk::Records(&reqs[..n]));
         if self.in_flight.is_some() {
             self.begun = n;
         }
@@ -319,17 +382,8 @@ impl ShmChannel {
         tick: &dyn Fn(),
         sink: &mut impl ShmSink,
     ) {
-        let (op, cap) = validator_op(payload);
         for c in bundles.chunks(shm::CHUNK) {
-            let fill = |r: &mut Region| {
-                let dst = r.inputs();
-                for (i, b) in c.iter().enumerate() {
-                    dst[i * 64..i * 64 + 64].copy_from_slice(b);
-                }
-            };
-            let name = |i: usize| crate::subjects::hex(&c[i]);
-            let at = c.as_ptr() as usize;
-            self.run_chunk(cap, op, 0, (at, c.len()), &fill, &name, sink, tick);
+            self.run_chunk(Chunk::Bundles(payload, c), sink, tick);
         }
     }
 
@@ -341,33 +395,8 @@ impl ShmChannel {
         tick: &dyn Fn(),
         sink: &mut impl ShmSink,
     ) {
-        let Some(ti) = LUT_TABLES.iter().position(|&t| t == table) else {
-            for _ in ords {
-                sink.answer(ShmAnswer::Unsupported);
-            }
-            return;
-        };
-        let ti = u32::try_from(ti).unwrap_or(u32::MAX);
         for c in ords.chunks(shm::CHUNK) {
-            let fill = |r: &mut Region| {
-                let dst = r.inputs();
-                for (i, o) in c.iter().enumerate() {
-                    dst[i * 4..i * 4 + 4].copy_from_slice(&o.to_ne_bytes());
-                }
-            };
-            let name = |i: usize| format!("{} {}", table.name(), c[i]);
-            let at = c.as_ptr() as usize;
-            let cap = Capability::Lut(table);
-            self.run_chunk(
-                cap,
-                shm::OP_LUT,
-                ti,
-                (at, c.len()),
-                &fill,
-                &name,
-                sink,
-                tick,
-            );
+            self.run_chunk(Chunk::Lut(table, c), sink, tick);
         }
     }
 
@@ -377,57 +406,21 @@ impl ShmChannel {
     /// a batch of one hand-off is rung ahead; anything else, or a worker
     /// that is not running, waits for the collecting call.
     pub fn begin_validate(&mut self, payload: bool, bundles: &[[u8; 64]]) {
-        let (op, cap) = validator_op(payload);
-        let fill = |r: &mut Region| {
-            let dst = r.inputs();
-            for (i, b) in bundles.iter().enumerate() {
-                dst[i * 64..i * 64 + 64].copy_from_slice(b);
-            }
-        };
-        self.begin(
-            cap,
-            op,
-            0,
-            (bundles.as_ptr() as usize, bundles.len()),
-            &fill,
-        );
+        self.begin(Chunk::Bundles(payload, bundles));
     }
 
     /// [`ShmChannel::begin_validate`] for [`ShmChannel::lut_into`].
     pub fn begin_lut(&mut self, table: LutTable, ords: &[u32]) {
-        let Some(ti) = LUT_TABLES.iter().position(|&t| t == table) else {
-            return;
-        };
-        let fill = |r: &mut Region| {
-            let dst = r.inputs();
-            for (i, o) in ords.iter().enumerate() {
-                dst[i * 4..i * 4 + 4].copy_from_slice(&o.to_ne_bytes());
-            }
-        };
-        let ti = u32::try_from(ti).unwrap_or(u32::MAX);
-        let cap = Capability::Lut(table);
-        self.begin(
-            cap,
-            shm::OP_LUT,
-            ti,
-            (ords.as_ptr() as usize, ords.len()),
-            &fill,
-        );
+        self.begin(Chunk::Lut(table, ords));
     }
 
-    fn begin(
-        &mut self,
-        cap: Capability,
-        op: u32,
-        table: u32,
-        (at, n): (usize, usize),
-        fill: &dyn Fn(&mut Region),
-    ) {
-        if n == 0
-            || n > shm::CHUNK
-            || self.in_flight.is_some()
-            || self.sup.given_up_on(cap).is_some()
-        {
+    fn begin(&mut self, chunk: Chunk<'_>) {
+        let n = chunk.len();
+        if n == 0 || n > shm::CHUNK || self.in_flight.is_some() {
+            return;
+        }
+        let (op, table, cap) = chunk.op();
+        if self.sup.given_up_on(cap).is_some() {
             return;
         }
         let single = !self.batchable(op);
@@ -436,31 +429,26 @@ impl ShmChannel {
         let Some(w) = self.worker.as_mut() else {
             return;
         };
-        fill(&mut w.region);
+        chunk.fill(&mut w.region);
         if ring(w, op, table, n, 0, single, seq) {
-            self.in_flight = Some(InFlight {
-                op,
-                table,
-                at,
-                n,
-                seq,
-            });
+            let key = chunk.key();
+            self.in_flight = Some(InFlight { key, seq });
         }
     }
 
     /// The hand-off rung ahead for this call, if it is this call's; one
     /// rung for another call is waited for and dropped (its answers were
     /// never asked for), so the region is free.
-    fn take_in_flight(&mut self, want: InFlight) -> Option<u32> {
+    fn take_in_flight(&mut self, key: (u32, u32, usize, usize)) -> Option<u32> {
         let f = self.in_flight.take()?;
-        if (InFlight { seq: f.seq, ..want }) == f {
+        if f.key == key {
             return Some(f.seq);
         }
-        let single = !self.batchable(f.op);
+        let single = !self.batchable(f.key.0);
         let budget = if single {
             self.timeout
         } else {
-            batch_budget(f.n, self.timeout)
+            batch_budget(f.key.3, self.timeout)
         };
         if let Some(w) = self.worker.as_mut() {
             if !matches!(wait(w, f.seq, single, budget, &|| {}), Wait::Finished) {
@@ -481,52 +469,20 @@ impl ShmChannel {
         }
     }
 
-    #[allow(clippy::too_many_arguments)]
-    fn run_chunk(
-        &mut self,
-        cap: Capability,
-        op: u32,
-        table: u32,
-        (at, n): (usize, usize),
-        fill: &dyn Fn(&mut Region),
-        input_name: &dyn Fn(usize) -> String,
-        sink: &mut impl ShmSink,
-        tick: &dyn Fn(),
-    ) {
+    /// Runs `chunk` (rung ahead or not), handing each answer to `sink` in
+    /// order and counting those delivered.
+    fn run_chunk(&mut self, chunk: Chunk<'_>, sink: &mut impl ShmSink, tick: &dyn Fn()) {
         let mut counted = Counted { sink, n: 0 };
-        self.run_counted(
-            cap,
-            op,
-            table,
-            (at, n),
-            fill,
-            input_name,
-            &mut counted,
-            tick,
-        );
+        self.run_counted(chunk, &mut counted, tick);
         self.received += counted.n;
     }
 
-    #[allow(clippy::too_many_arguments)]
-    fn run_counted(
-        &mut self,
-        cap: Capability,
-        op: u32,
-        table: u32,
-        (at, n): (usize, usize),
-        fill: &dyn Fn(&mut Region),
-        input_name: &dyn Fn(usize) -> String,
-        sink: &mut impl ShmSink,
-        tick: &dyn Fn(),
-    ) {
+    fn run_counted(&mut self, chunk: Chunk<'_>, sink: &mut impl ShmSink, tick: &dyn Fn()) {
+        let (op, table, cap) = chunk.op();
+        let n = chunk.len();
+        let input_name = |i: usize| chunk.input_name(i);
         // Rung ahead by `begin` (region filled, start 0, the same mode).
-        let mut rung = self.take_in_flight(InFlight {
-            op,
-            table,
-            at,
-            n,
-            seq: 0,
-        });
+        let mut rung = self.take_in_flight(chunk.key());
         // Sized only off the usual path (a chunk answered in one hand-off
         // goes straight to the sink).
         let mut answers = std::mem::take(&mut self.scratch);
@@ -555,7 +511,7 @@ impl ShmChannel {
                         continue;
                     };
                     if fresh {
-                        fill(&mut w.region);
+                        chunk.fill(&mut w.region);
                         fresh = false;
                     }
                     (seq, ring(w, op, table, n, start, single, seq))
@@ -585,7 +541,7 @@ impl ShmChannel {
                 Wait::Finished if start == 0 && done == n && !full => {
                     // The whole chunk in one hand-off (the usual case): the
                     // answers go straight to the sink, in order.
-                    if collect_into(&mut w.region, op, n, sink) {
+                    if collect(&mut w.region, op, 0..n, sink) {
                         self.count(cap, None);
                     }
                     tick();
@@ -593,9 +549,7 @@ impl ShmChannel {
                     return;
                 }
                 Wait::Finished => {
-                    let good = collect(&mut w.region, op, start..done, &mut |i, a| {
-                        sized(&mut answers, n)[i] = Some(a)
-                    });
+                    let good = collect_at(&mut w.region, op, start..done, &mut answers, n);
                     if good {
                         self.count(cap, None);
                     }
@@ -647,9 +601,7 @@ impl ShmChannel {
                         Wait::Died(st) => st,
                         _ => None,
                     };
-                    let good = collect(&mut w.region, op, start..done, &mut |i, a| {
-                        sized(&mut answers, n)[i] = Some(a)
-                    });
+                    let good = collect_at(&mut w.region, op, start..done, &mut answers, n);
                     if good {
                         self.count(cap, None);
                     }
@@ -700,23 +652,20 @@ impl ShmChannel {
     }
 }
 
-/// The hand-off op of the header (`payload` false) or payload validator,
-/// and its capability.
-fn validator_op(payload: bool) -> (u32, Capability) {
-    if payload {
-        (shm::OP_VALIDATE_PAYLOAD, Capability::ValidatePayload)
-    } else {
-        (shm::OP_VALIDATE_HEADER, Capability::ValidateHeader)
-    }
-}
-
-/// The records of `reqs` into the region, entry `k`'s offset its input.
-fn put_requests(r: &mut Region, reqs: &[Request]) {
-    let mut used = 0usize;
-    for (k, q) in reqs.iter().enumerate() {
-        let off = shm::put_request(r.requests(), &mut used, q).unwrap_or(u32::MAX);
-        r.inputs()[k * 4..k * 4 + 4].copy_from_slice(&off.to_ne_bytes());
-    }
+/// Entries `range` of the region into `answers` (grown to `n`) at their
+/// positions; true if one of them was a good answer.
+fn collect_at(
+    r: &mut Region,
+    op: u32,
+    range: std::ops::Range<usize>,
+    answers: &mut Vec<Option<ShmAnswer>>,
+    n: usize,
+) -> bool {
+    let mut i = range.start;
+    collect(r, op, range, &mut |a| {
+        sized(answers, n)[i] = Some(a);
+        i += 1;
+    })
 }
 
 /// `answers`, grown to `n` unanswered entries if it is shorter.

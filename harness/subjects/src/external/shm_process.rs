@@ -3,31 +3,26 @@
 //! died, hung or stopped). What goes into a hand-off, and what its answers mean, is
 //! [`super::shm_client`]'s.
 
-use super::process::{describe_exit, stderr_loop, HELLO_MIN, POLL};
+use super::process::{describe_exit, Group, Ring, HELLO_MIN, POLL};
 use super::protocol::{parse_hello, Hello};
-use super::reaper;
 use super::shm::{self, Field, Region};
 use std::io::{Read, Write};
-use std::os::unix::process::CommandExt;
-use std::process::{Child, ChildStdin, Command, ExitStatus, Stdio};
+use std::process::{ChildStdin, Command, ExitStatus};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
 use std::thread;
 use std::time::{Duration, Instant};
 
-/// A started worker: its process, doorbell (its stdin), ring receiver and region.
+/// A started worker: its process group, doorbell (its stdin), ring receiver and region.
 pub(super) struct Worker {
-    pub(super) child: Child,
+    pub(super) group: Group,
     bell: ChildStdin,
     pub(super) rings: Receiver<()>,
     pub(super) region: Region,
-    live: u64,
 }
 
 impl Worker {
-    pub(super) fn kill(mut self) -> Option<ExitStatus> {
-        reaper::kill(self.live);
-        let _ = self.child.kill();
-        self.child.wait().ok()
+    pub(super) fn kill(self) -> Option<ExitStatus> {
+        self.group.kill()
     }
 }
 
@@ -52,40 +47,18 @@ pub(super) fn spawn(
     lib: &str,
     arch: &str,
     timeout: Duration,
-    ring: &std::sync::Arc<std::sync::Mutex<std::collections::VecDeque<String>>>,
+    ring: &Ring,
 ) -> Result<(Worker, Hello), String> {
     let (region, path) = Region::create().map_err(|e| e.0)?;
-    let child = Command::new(exe)
-        .arg(super::shm_worker::WORKER_SUBCOMMAND)
+    let mut cmd = Command::new(exe);
+    cmd.arg(super::shm_worker::WORKER_SUBCOMMAND)
         .arg("--shm")
         .arg(&path)
         .arg("--arch")
         .arg(arch)
-        .arg(format!("lib:{}", lib))
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .process_group(0)
-        .spawn();
-    let mut child = match child {
-        Ok(c) => c,
-        Err(e) => {
-            Region::unlink(&path);
-            return Err(format!("cannot start {}: {e}", exe.display()));
-        }
-    };
-    let (Some(bell), Some(out), Some(err)) =
-        (child.stdin.take(), child.stdout.take(), child.stderr.take())
-    else {
-        let _ = child.kill();
-        let _ = child.wait();
-        Region::unlink(&path);
-        return Err("worker has no pipes".into());
-    };
-    let live = reaper::register(child.id(), &[&bell, &out, &err]);
-    crate::interrupt::on_hard_exit(reaper::kill_all);
-    let ring = std::sync::Arc::clone(ring);
-    thread::spawn(move || stderr_loop(err, &ring));
+        .arg(format!("lib:{}", lib));
+    let (group, bell, out) = Group::spawn(&mut cmd, &exe.display().to_string(), ring)
+        .inspect_err(|_| Region::unlink(&path))?;
     let (tx, rings) = mpsc::channel();
     thread::spawn(move || {
         let mut out = out;
@@ -102,11 +75,10 @@ pub(super) fn spawn(
         }
     });
     let mut w = Worker {
-        child,
+        group,
         bell,
         rings,
         region,
-        live,
     };
     let wait = timeout.max(HELLO_MIN);
     let got = {
@@ -232,10 +204,10 @@ pub(super) fn wait(
                 if w.region.get(Field::Finished) == seq {
                     return Wait::Finished;
                 }
-                return Wait::Died(w.child.try_wait().ok().flatten());
+                return Wait::Died(w.group.child.try_wait().ok().flatten());
             }
             Err(RecvTimeoutError::Timeout) => {
-                if let Ok(Some(st)) = w.child.try_wait() {
+                if let Ok(Some(st)) = w.group.child.try_wait() {
                     if w.region.get(Field::Finished) == seq {
                         return Wait::Finished;
                     }
