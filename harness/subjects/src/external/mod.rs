@@ -20,18 +20,15 @@
 //! (restarts, give-up, stderr tail); [`subject`] is the client as a
 //! [`crate::subjects::Subject`] and the registry's opener (`prefetch` its
 //! whole-batch transports, `ready` the answers they leave by position).
-//! Also: [`protocol`] (lines ⇄ typed requests and answers), [`answers`]
-//! (client replies as typed values), [`names`] (names from outside,
+//! Also: [`protocol`] (lines ⇄ typed requests and answers), [`names`] (names from outside,
 //! interned), [`ffi`] (calls into the library), `shm_answers` (a hand-off's
 //! answers read back; an unwritten or misplaced one is a harness fault), `shm_process` (a
-//! worker started, rung for a hand-off and waited for), `subject_stats` (what each subject did,
-//! by name, for the report),
+//! worker started, rung for a hand-off and waited for),
 //! [`lower_json`] (the `lower` operation's IR and module JSON),
 //! [`verdict`] (the `tpb_verdict` ids), [`reaper`] (killing process groups
 //! and pipe holders), [`watch`] (the gate's no-progress watchdog: the
 //! clients' progress and waits).
 
-pub mod answers;
 pub mod batch_framing;
 pub mod client;
 pub mod ffi;
@@ -49,7 +46,6 @@ pub mod shm_client;
 mod shm_process;
 pub mod shm_worker;
 pub mod subject;
-mod subject_stats;
 pub mod supervisor;
 pub mod verdict;
 pub mod watch;

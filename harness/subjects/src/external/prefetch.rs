@@ -5,9 +5,9 @@
 //! ([`super::batch_framing`]), LUTs without a worker as pipelined lines.
 //! Answers land in the subject's [`ReadyStore`] by position.
 
-use super::answers::{fault, lut_reply, shm_lut, shm_verdict};
 use super::batch_framing::{self, BatchProcess};
 use super::client::Client;
+use super::client::{fault, lut_reply, shm_lut, shm_verdict};
 use super::process::{Fault as ClientFault, FaultClass};
 use super::protocol::{Answer, Op, Request};
 use super::ready::{LutColumn, ReadyStore};

@@ -39,8 +39,9 @@
 //! harness can wait with a timeout), and a stderr reader thread keeping the
 //! last [`STDERR_LINES`] lines in a ring shared across restarts.
 
+use super::client::Kept;
 use super::protocol::{
-    self, parse_answer, parse_hello, Answer, Hello, Op, Request, MAX_IN_FLIGHT, MAX_LINE,
+    self, parse_answer, parse_hello, Answer, Hello, Request, MAX_IN_FLIGHT, MAX_LINE,
 };
 use super::reaper;
 pub use super::reaper::kill_all;
@@ -49,7 +50,6 @@ pub use super::supervisor::{
     Fault, FaultClass, FaultStreak, Kill, StartError, Supervisor, GIVE_UP_AFTER,
     GIVE_UP_AFTER_TIMEOUTS, MAX_FAILED_STARTS, STDERR_LINES,
 };
-use crate::subjects::Capability;
 use std::collections::VecDeque;
 use std::ffi::OsString;
 use std::io::{BufRead, BufReader, Read, Write};
@@ -221,16 +221,19 @@ type LineProcess = Running<String, Event>;
 
 /// A `tpb-subject/1` subject running as a child process.
 pub struct ProcessSubject {
+    k: Kept,
     launch: Launch,
-    arch: String,
-    timeout: Duration,
-    hello: Hello,
     running: Option<LineProcess>,
     /// The id of the next request to the running process (1 after each start).
     next_id: u64,
-    sup: Supervisor,
-    /// Answer lines received (well-formed or not).
-    received: u64,
+}
+
+impl std::ops::Deref for ProcessSubject {
+    type Target = Kept;
+
+    fn deref(&self) -> &Kept {
+        &self.k
+    }
 }
 
 impl<In, Ev> Kill for Running<In, Ev> {
@@ -307,65 +310,23 @@ impl ProcessSubject {
         arch: &str,
         timeout: Duration,
     ) -> Result<ProcessSubject, StartError> {
-        let sup = Supervisor::default();
-        let (running, hello) =
-            spawn(&launch, arch, timeout, &sup.stderr_ring()).map_err(|e| sup.start_error(e))?;
+        let mut k = Kept::new(arch, timeout);
+        let (running, hello) = spawn(&launch, arch, timeout, &k.sup.stderr_ring())
+            .map_err(|e| k.sup.start_error(e))?;
+        k.hello = hello;
         Ok(ProcessSubject {
+            k,
             launch,
-            arch: arch.to_string(),
-            timeout,
-            hello,
             running: Some(running),
             next_id: 1,
-            sup,
-            received: 0,
         })
     }
 
-    /// The hello answer of the first start.
-    pub fn hello(&self) -> &Hello {
-        &self.hello
-    }
-
-    /// True if the subject declared `op`.
-    pub fn supports(&self, op: Op) -> bool {
-        self.hello.ops.contains(&op)
-    }
-
-    /// The generation this process serves.
-    pub fn arch(&self) -> &str {
-        &self.arch
-    }
-
-    /// Its supervisor: restarts, give-up, stderr tail.
-    pub fn supervisor(&self) -> &Supervisor {
-        &self.sup
-    }
-
-    fn count(&mut self, op: Capability, fault: Option<(&Fault, String)>) {
-        self.sup.count(op, fault);
-    }
-
-    /// Answer lines received so far (well-formed or not).
-    pub fn received(&self) -> u64 {
-        self.received
-    }
-
-    /// Sends one request and waits for its answer.
-    pub fn call(&mut self, r: &Request) -> Reply {
-        self.call_batch(std::slice::from_ref(r)).remove(0)
-    }
-
-    /// Runs a batch of requests, pipelined; one reply per request, in order.
-    /// Requests for an op the subject did not declare are answered
-    /// [`Answer::Unsupported`] without a round trip.
-    pub fn call_batch(&mut self, reqs: &[Request]) -> Vec<Reply> {
-        self.call_batch_with(reqs, &|| {})
-    }
-
-    /// [`ProcessSubject::call_batch`], calling `tick` after each answer or
-    /// fault (progress for a watchdog).
-    pub fn call_batch_with(&mut self, reqs: &[Request], tick: &dyn Fn()) -> Vec<Reply> {
+    /// Runs a batch of requests, pipelined; one reply per request, in
+    /// order, calling `tick` after each answer or fault (progress for a
+    /// watchdog). Requests for an op the subject did not declare are
+    /// answered [`Answer::Unsupported`] without a round trip.
+    pub fn call_batch(&mut self, reqs: &[Request], tick: &dyn Fn()) -> Vec<Reply> {
         let mut out: Vec<Option<Reply>> = vec![None; reqs.len()];
         let wire: Vec<usize> = (0..reqs.len())
             .filter(|&i| {
@@ -385,7 +346,7 @@ impl ProcessSubject {
         loop {
             while next < wire.len() && in_flight.len() < MAX_IN_FLIGHT {
                 let i = wire[next];
-                if let Some(f) = self.sup.not_sent(reqs[i].capability()) {
+                if let Some(f) = self.k.sup.not_sent(reqs[i].capability()) {
                     out[i] = Some(Err(f));
                     next += 1;
                     continue;
@@ -416,15 +377,15 @@ impl ProcessSubject {
             let Some(run) = self.running.as_mut() else {
                 break;
             };
-            let got = wait_line(run, self.timeout);
-            self.received += u64::from(matches!(got, Ok(Event::Line(_) | Event::Bad(_))));
+            let got = wait_line(run, self.k.timeout);
+            self.k.received += u64::from(matches!(got, Ok(Event::Line(_) | Event::Bad(_))));
             let op = reqs[i].capability();
             let fault = match got {
                 Ok(Event::Line(l)) => match parse_answer(&l, id, reqs[i].op()) {
                     Ok(a) => {
                         out[i] = Some(Ok(a));
                         in_flight.pop_front();
-                        self.count(op, None);
+                        self.k.sup.count(op, None);
                         tick();
                         continue;
                     }
@@ -446,7 +407,7 @@ impl ProcessSubject {
                 }
                 Err(RecvTimeoutError::Timeout) => Fault {
                     class: FaultClass::Timeout,
-                    detail: format!("no answer within {:?}", self.timeout),
+                    detail: format!("no answer within {:?}", self.k.timeout),
                 },
             };
             if crate::interrupt::stop_requested() {
@@ -466,7 +427,7 @@ impl ProcessSubject {
                 }
                 break;
             }
-            self.count(op, Some((&fault, reqs[i].input_text())));
+            self.k.sup.count(op, Some((&fault, reqs[i].input_text())));
             out[i] = Some(Err(fault));
             tick();
             if let Some(r) = self.running.take() {
@@ -492,11 +453,12 @@ impl ProcessSubject {
     }
 
     fn restart(&mut self) {
-        let ring = self.sup.stderr_ring();
-        let (launch, arch, timeout) = (&self.launch, &self.arch, self.timeout);
+        let ring = self.k.sup.stderr_ring();
+        let (launch, arch, timeout) = (&self.launch, &self.k.arch, self.k.timeout);
         self.running = self
+            .k
             .sup
-            .restart(&self.hello, || spawn(launch, arch, timeout, &ring));
+            .restart(&self.k.hello, || spawn(launch, arch, timeout, &ring));
         self.next_id = 1;
     }
 }

@@ -20,8 +20,9 @@
 //! up, [`MAX_FAILED_STARTS`] failed starts the whole subject, and every later entry of
 //! what was given up is [`FaultClass::NotSent`]. A hand-off holds one operation only.
 
-use super::process::{describe_exit, Fault, FaultClass, Reply, StartError, Supervisor};
-use super::protocol::{Answer, Hello, Op, Request, LUT_TABLES};
+use super::client::Kept;
+use super::process::{describe_exit, Fault, FaultClass, Reply, StartError};
+use super::protocol::{Answer, Request, LUT_TABLES};
 use super::shm::{self, Field, Region};
 use super::shm_answers::{collect, Counted};
 pub use super::shm_answers::{ShmAnswer, ShmSink};
@@ -39,17 +40,12 @@ pub fn batch_budget(n: usize, case_timeout: Duration) -> Duration {
 
 /// A `lib:` subject's worker, restarted after faults.
 pub struct ShmChannel {
+    k: Kept,
     exe: PathBuf,
     lib: String,
-    arch: String,
-    timeout: Duration,
     worker: Option<Worker>,
-    hello: Hello,
     flags: u32,
     seq: u32,
-    sup: Supervisor,
-    /// Answers the worker delivered ([`super::shm_answers::delivered`]).
-    received: u64,
     /// One hand-off's answers, reused (a chunk's worth of entries is too
     /// big to allocate per hand-off without page faults).
     scratch: Vec<Option<ShmAnswer>>,
@@ -154,6 +150,14 @@ impl Chunk<'_> {
     }
 }
 
+impl std::ops::Deref for ShmChannel {
+    type Target = Kept;
+
+    fn deref(&self) -> &Kept {
+        &self.k
+    }
+}
+
 impl ShmChannel {
     /// Starts the worker `exe subject-worker --shm … --arch ARCH lib:LIB`.
     pub fn start(
@@ -163,53 +167,23 @@ impl ShmChannel {
         timeout: Duration,
     ) -> Result<ShmChannel, StartError> {
         let mut c = ShmChannel {
+            k: Kept::new(arch, timeout),
             exe,
             lib,
-            arch: arch.to_string(),
-            timeout,
             worker: None,
-            hello: Hello::default(),
             flags: 0,
             seq: 0,
-            sup: Supervisor::default(),
-            received: 0,
             scratch: Vec::new(),
             busy: Duration::ZERO,
             in_flight: None,
             begun: 0,
         };
-        let (w, hello) = spawn(&c.exe, &c.lib, &c.arch, timeout, &c.sup.stderr_ring())
-            .map_err(|e| c.sup.start_error(e))?;
+        let (w, hello) = spawn(&c.exe, &c.lib, arch, timeout, &c.k.sup.stderr_ring())
+            .map_err(|e| c.k.sup.start_error(e))?;
         c.flags = w.region.get(Field::Flags);
-        c.hello = hello;
+        c.k.hello = hello;
         c.worker = Some(w);
         Ok(c)
-    }
-
-    /// The hello the worker wrote for the library at the first start.
-    pub fn hello(&self) -> &Hello {
-        &self.hello
-    }
-
-    /// True if the library declared `op`.
-    pub fn supports(&self, op: Op) -> bool {
-        self.hello.ops.contains(&op)
-    }
-
-    /// The generation this worker serves.
-    pub fn arch(&self) -> &str {
-        &self.arch
-    }
-
-    /// Its supervisor: restarts, give-up, stderr tail.
-    pub fn supervisor(&self) -> &Supervisor {
-        &self.sup
-    }
-
-    /// Answers the worker delivered so far: its slot written, the record in
-    /// place (not a crash, hang, harness fault or entry never sent).
-    pub fn received(&self) -> u64 {
-        self.received
     }
 
     /// The time the worker spent on the hand-offs finished since the last
@@ -230,15 +204,12 @@ impl ShmChannel {
     }
 
     fn restart(&mut self) {
-        let ring = self.sup.stderr_ring();
-        let (exe, lib, arch, timeout) = (&self.exe, &self.lib, &self.arch, self.timeout);
+        let ring = self.k.sup.stderr_ring();
+        let (exe, lib, arch, timeout) = (&self.exe, &self.lib, &self.k.arch, self.k.timeout);
         self.worker = self
+            .k
             .sup
-            .restart(&self.hello, || spawn(exe, lib, arch, timeout, &ring));
-    }
-
-    fn count(&mut self, op: Capability, fault: Option<(&Fault, String)>) {
-        self.sup.count(op, fault);
+            .restart(&self.k.hello, || spawn(exe, lib, arch, timeout, &ring));
     }
 
     /// Runs `reqs` (any operation) as request records, batched: one
@@ -295,16 +266,18 @@ impl ShmChannel {
             // A library error (an answer the protocol rejects) counts
             // against the give-up budget like any fault; a crash or hang
             // was counted where it was named.
-            if self.sup.given_up_on(cap).is_none() {
+            if self.k.sup.given_up_on(cap).is_none() {
                 for k in from..out.len() {
                     match &out[k] {
-                        Ok(_) => self.sup.count(cap, None),
+                        Ok(_) => self.k.sup.count(cap, None),
                         Err(f) if f.class == FaultClass::Protocol => {
-                            self.sup.count(cap, Some((f, chunk[k - from].input_text())));
+                            self.k
+                                .sup
+                                .count(cap, Some((f, chunk[k - from].input_text())));
                         }
                         Err(_) => {}
                     }
-                    if let Some(f) = self.sup.not_sent(cap) {
+                    if let Some(f) = self.k.sup.not_sent(cap) {
                         // Given up on this answer: the rest count as not run.
                         for r in &mut out[k + 1..] {
                             *r = Err(f.clone());
@@ -420,7 +393,7 @@ impl ShmChannel {
             return;
         }
         let (op, table, cap) = chunk.op();
-        if self.sup.given_up_on(cap).is_some() {
+        if self.k.sup.given_up_on(cap).is_some() {
             return;
         }
         let single = !self.batchable(op);
@@ -446,9 +419,9 @@ impl ShmChannel {
         }
         let single = !self.batchable(f.key.0);
         let budget = if single {
-            self.timeout
+            self.k.timeout
         } else {
-            batch_budget(f.key.3, self.timeout)
+            batch_budget(f.key.3, self.k.timeout)
         };
         if let Some(w) = self.worker.as_mut() {
             if !matches!(wait(w, f.seq, single, budget, &|| {}), Wait::Finished) {
@@ -474,7 +447,7 @@ impl ShmChannel {
     fn run_chunk(&mut self, chunk: Chunk<'_>, sink: &mut impl ShmSink, tick: &dyn Fn()) {
         let mut counted = Counted { sink, n: 0 };
         self.run_counted(chunk, &mut counted, tick);
-        self.received += counted.n;
+        self.k.received += counted.n;
     }
 
     fn run_counted(&mut self, chunk: Chunk<'_>, sink: &mut impl ShmSink, tick: &dyn Fn()) {
@@ -491,7 +464,7 @@ impl ShmChannel {
         let mut start = 0usize;
         let mut fresh = rung.is_none();
         while start < n {
-            if let Some(f) = self.sup.not_sent(cap) {
+            if let Some(f) = self.k.sup.not_sent(cap) {
                 for a in &mut sized(&mut answers, n)[start..] {
                     *a = Some(ShmAnswer::Fault(f.clone()));
                 }
@@ -524,9 +497,9 @@ impl ShmChannel {
                 Wait::Died(None)
             } else {
                 let budget = if single {
-                    self.timeout
+                    self.k.timeout
                 } else {
-                    batch_budget(n - start, self.timeout)
+                    batch_budget(n - start, self.k.timeout)
                 };
                 wait(w, seq, single, budget, tick)
             };
@@ -542,7 +515,7 @@ impl ShmChannel {
                     // The whole chunk in one hand-off (the usual case): the
                     // answers go straight to the sink, in order.
                     if collect(&mut w.region, op, 0..n, sink) {
-                        self.count(cap, None);
+                        self.k.sup.count(cap, None);
                     }
                     tick();
                     self.scratch = answers;
@@ -551,7 +524,7 @@ impl ShmChannel {
                 Wait::Finished => {
                     let good = collect_at(&mut w.region, op, start..done, &mut answers, n);
                     if good {
-                        self.count(cap, None);
+                        self.k.sup.count(cap, None);
                     }
                     tick();
                     if full && done > start {
@@ -603,7 +576,7 @@ impl ShmChannel {
                     };
                     let good = collect_at(&mut w.region, op, start..done, &mut answers, n);
                     if good {
-                        self.count(cap, None);
+                        self.k.sup.count(cap, None);
                     }
                     let culprit = usize::try_from(stamp)
                         .ok()
@@ -617,7 +590,7 @@ impl ShmChannel {
                             class: FaultClass::Timeout,
                             detail: format!(
                                 "no answer within {:?} (the worker was running this input)",
-                                self.timeout
+                                self.k.timeout
                             ),
                         }
                     } else {
@@ -629,11 +602,11 @@ impl ShmChannel {
                             ),
                         }
                     };
-                    self.count(cap, Some((&f, input_name(culprit))));
+                    self.k.sup.count(cap, Some((&f, input_name(culprit))));
                     sized(&mut answers, n)[culprit] = Some(ShmAnswer::Fault(f));
                     start = culprit + 1;
                     tick();
-                    if start < n && self.sup.given_up_on(cap).is_none() {
+                    if start < n && self.k.sup.given_up_on(cap).is_none() {
                         self.restart();
                         fresh = true;
                     }

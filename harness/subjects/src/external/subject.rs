@@ -14,9 +14,9 @@
 //! cases/s and the last [`STDERR_LINES`] lines after the per-thread
 //! subjects are gone.
 
-use super::answers::{fault, lut_reply, shm_verdict};
 use super::batch_framing::{self, BatchProcess};
 use super::client::Client;
+use super::client::{fault, lut_reply, shm_verdict};
 use super::names::foreign;
 use super::process::{
     Fault as ClientFault, FaultClass, Launch, ProcessSubject, Reply as ClientReply, StartError,
@@ -40,8 +40,6 @@ use std::sync::{Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
 pub use super::shm_worker::WORKER_SUBCOMMAND;
-use super::subject_stats::registry;
-pub use super::subject_stats::{stats, SubjectStats};
 
 /// A path `dlopen` takes as a file, never as a name to search for: one
 /// without a `/` gets `./` in front.
@@ -681,6 +679,53 @@ impl Transport for ExternalSubject {
         }
         self.recorded_give_up(needs)
     }
+}
+
+/// What one external subject did in this process (summed over its
+/// per-thread instances).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct SubjectStats {
+    /// The hello name.
+    pub hello_name: String,
+    /// Requests answered or faulted (not counting local `unsupported`):
+    /// a roundtrip case makes a decode and up to two encodes.
+    pub calls: u64,
+    /// Answers the transport delivered (well-formed or not): every call
+    /// but those that crashed, hung, were never sent, or whose answer the
+    /// harness lost (a harness fault). One per case: a roundtrip case's
+    /// encodes are part of its answer, counted by its decode.
+    pub received: u64,
+    /// Answers the judge compared with core's (one per case likewise).
+    pub compared: u64,
+    /// Wall time spent waiting for them.
+    pub busy: Duration,
+    /// Restarts after faults.
+    pub restarts: u64,
+    /// The last [`super::process::STDERR_LINES`] stderr lines.
+    pub stderr_tail: Vec<String>,
+}
+
+impl SubjectStats {
+    /// Calls per second of time spent in the subject.
+    pub fn rate(&self) -> f64 {
+        let s = self.busy.as_secs_f64();
+        if s > 0.0 {
+            self.calls as f64 / s
+        } else {
+            0.0
+        }
+    }
+}
+
+fn registry() -> &'static Mutex<BTreeMap<String, SubjectStats>> {
+    static R: OnceLock<Mutex<BTreeMap<String, SubjectStats>>> = OnceLock::new();
+    R.get_or_init(|| Mutex::new(BTreeMap::new()))
+}
+
+/// The accumulated statistics of every external subject closed so far, by
+/// subject name (the spec).
+pub fn stats() -> BTreeMap<String, SubjectStats> {
+    registry().lock().map(|g| g.clone()).unwrap_or_default()
 }
 
 /// The answers of the operations the judge asks one at a time, typed.
