@@ -1,20 +1,10 @@
 //! The `batch64` framing of `cmd:` subjects (docs/subject-protocol.md
-//! "Batch framing"): a subject whose hello answer lists
-//! `"framings":["batch64"]` is started a second time with the hello request
-//! `{"op":"hello","protocol":1,"arch":…,"framing":"batch64"}`; that
-//! instance answers the same hello plus `"framing":"batch64"` and from then
-//! on reads and writes binary frames (all integers little-endian):
-//!
-//! - in: `u32 seq`, `u32 n`, `u8 op` (1 = `validate_header`, 2 =
-//!   `validate_payload`), 3 zero bytes, then n raw 64-byte bundles;
-//! - out: `u32 seq` (echoed), `u32 n` (the same n), then n `u16` verdict ids
-//!   (`tpb_verdict`, [`super::verdict`]), record k answering bundle k.
-//!
-//! An answer frame with another seq or count, or that does not parse, is a
-//! protocol fault on every record of the frame (a finding); a crash or a
-//! timeout sends the frame's records down the JSON-lines instance one by
-//! one instead, which names the input. Records answered in another order
-//! are judged against the wrong inputs: divergences.
+//! "Batch framing"): a second instance, started with
+//! `"framing":"batch64"` in its hello, answering validator frames of raw
+//! bundles with `u16` verdict ids ([`super::verdict`]). A wrong answer
+//! frame is a protocol fault on each of its records; a crash or a timeout
+//! sends the frame's records down the JSON lines one by one instead, which
+//! names the input.
 
 use super::process::{describe_exit, Fault, FaultClass, Launch, STDERR_LINES};
 use serde_json::Value;

@@ -345,26 +345,6 @@ impl SubjectLib {
         }
     }
 
-    /// `tpb_validate_header` / `tpb_validate_payload`.
-    pub fn validate(&self, payload: bool, b: &[u8; 64]) -> Status<Option<String>> {
-        let Some(f) = self.validator(payload) else {
-            return Status::Unsupported;
-        };
-        let mut failed: *const c_char = std::ptr::null();
-        // SAFETY: `b` is 64 readable bytes; `failed` is a valid out-pointer.
-        let rc = unsafe { f(b.as_ptr(), &mut failed) };
-        match rc {
-            // SAFETY: the ABI requires a null or a live NUL-terminated string.
-            TPB_OK => match unsafe { text(failed, "the failed predicate") } {
-                Ok(Some(s)) if s.is_empty() => Status::Error("empty predicate name".into()),
-                Ok(v) => Status::Ok(v),
-                Err(e) => Status::Error(e),
-            },
-            TPB_UNSUPPORTED => Status::Unsupported,
-            n => Status::Error(format!("validator returned status {n}")),
-        }
-    }
-
     /// True if the library exports the batch entry point of this validator.
     pub fn has_batch(&self, payload: bool) -> bool {
         self.batch_validator(payload).is_some()

@@ -1,43 +1,16 @@
-//! The `tpb-subject/1` client: one child process per generation, requests
-//! pipelined on its stdin (at most [`MAX_IN_FLIGHT`] unanswered), answers
-//! read from its stdout in request order.
+//! The `tpb-subject/1` client of a `cmd:` subject: one child process per
+//! generation, requests pipelined on its stdin (at most [`MAX_IN_FLIGHT`]
+//! unanswered), answers read from its stdout in request order.
 //!
-//! # Faults
-//!
-//! A malformed answer or a wrong id ([`FaultClass::Protocol`]), no answer
-//! within the case timeout ([`FaultClass::Timeout`]), or the process exiting
-//! before it answered ([`FaultClass::Crash`]) is a [`Fault`] for the oldest
-//! unanswered request: answers come in request order, so that is the input
-//! the subject was working on. The process is then killed (its whole process
-//! group) and started again, the requests it had not answered are sent to
-//! the new process, and the batch goes on. A subject that cannot be started
-//! [`MAX_FAILED_STARTS`] times in a row is given up; one that faults on
-//! [`GIVE_UP_AFTER`] requests of one operation in a row (any class;
-//! [`GIVE_UP_AFTER_TIMEOUTS`] if they are timeouts) is given up on that
-//! operation ([`Supervisor::given_up_on`], naming the first faults): its
-//! later requests of that operation are not sent (a [`FaultClass::NotSent`]
-//! fault at once), so a subject that faults on every input costs a few
-//! restarts, not one per case, and a run against it never passes, while its
-//! other operations are still asked and judged.
-//! While a stop is requested ([`crate::interrupt::stop_requested`]) every
-//! unanswered request is a fault at once (the waits poll every
-//! [`POLL`]); so is a request whose process exited, even if a child of it
-//! still holds the pipe open.
-//!
-//! # Processes
-//!
-//! Each process leads its own process group. Killing it kills the group
-//! and every other process holding one of its pipes (found in `/proc`, so
-//! a `setsid` child that kept stdout open goes too); [`kill_all`] does that
-//! for every process still running (the signal handler's exit hook), and a
-//! process that exits on its own has its group and pipe holders swept too.
-//!
-//! # Threads
-//!
-//! Per process: a writer thread (so a subject that stops reading cannot
-//! block the harness), a stdout reader thread feeding a channel (so the
-//! harness can wait with a timeout), and a stderr reader thread keeping the
-//! last [`STDERR_LINES`] lines in a ring shared across restarts.
+//! A fault (docs/subject-protocol.md "Faults") is the oldest unanswered
+//! request's; the process group is killed and restarted by the
+//! [`Supervisor`], the unanswered requests are sent again, and an operation
+//! given up is [`FaultClass::NotSent`] at once. While a stop is requested
+//! ([`crate::interrupt::stop_requested`]) every unanswered request is a
+//! fault at once (the waits poll every [`POLL`]). Per process: a writer
+//! thread (a subject that stops reading cannot block the harness), a stdout
+//! reader feeding a channel (waits with a timeout) and a stderr reader
+//! keeping the last [`STDERR_LINES`] lines in the supervisor's ring.
 
 use super::client::Kept;
 use super::protocol::{
@@ -47,8 +20,8 @@ use super::reaper;
 pub use super::reaper::kill_all;
 pub(super) use super::supervisor::clip;
 pub use super::supervisor::{
-    Fault, FaultClass, FaultStreak, Kill, StartError, Supervisor, GIVE_UP_AFTER,
-    GIVE_UP_AFTER_TIMEOUTS, MAX_FAILED_STARTS, STDERR_LINES,
+    Fault, FaultClass, Kill, StartError, Supervisor, GIVE_UP_AFTER, GIVE_UP_AFTER_TIMEOUTS,
+    MAX_FAILED_STARTS, STDERR_LINES,
 };
 use std::collections::VecDeque;
 use std::ffi::OsString;

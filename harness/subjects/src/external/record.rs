@@ -1,16 +1,10 @@
-//! The binary request and answer records of a `lib:` subject's worker for
-//! the operations asked once per case (decode, encode, `validate_stream`,
-//! `lower`, and any single call): a request is a kind byte and the
-//! operation's input as is (a bundle, an ordinal, a stream, the IR
-//! document's text, an encode's typed fields); the worker reads the library's answer once (its JSON text for
-//! `tpb_decode` / `tpb_lower`, [`super::protocol::answer_of`]) and writes
-//! the typed [`Answer`]; the gate reads it back with no JSON on the way.
-//! Internal between the gate and its own worker (both ends are one
-//! binary): the protocol lines and the C ABI are unchanged
-//! (docs/subject-protocol.md "Shared-memory worker").
-//!
-//! A record is a tag byte and its fields: integers `u64` LE, texts and
-//! byte runs a `u32` LE length and the bytes, lists a `u32` LE count.
+//! The binary request and answer records of a `lib:` worker
+//! (docs/subject-protocol.md "Shared-memory worker"; internal: both ends are
+//! one binary): a request is a kind byte and its input as is; the worker
+//! reads the library's answer once ([`super::protocol::answer_of`] for
+//! `tpb_decode` / `tpb_lower` JSON) and writes the typed [`Answer`], which
+//! the gate reads back with no JSON. Integers are `u64` LE, texts and byte
+//! runs a `u32` LE length and the bytes, lists a `u32` LE count.
 
 use super::protocol::{Answer, Request, LUT_TABLES};
 use crate::subjects::{FieldName, Lowered, LoweredModule, Value};

@@ -1,24 +1,15 @@
 //! The gate's side of a `lib:` subject's worker ([`super::shm_worker`]):
-//! whole chunks of validator bundles or LUT ordinals, and of protocol
-//! requests of every other operation ([`ShmChannel::call_batch`]), go
-//! through the shared region ([`super::shm`]), one doorbell byte each way
-//! per hand-off; the answers are read back by `shm_answers`.
+//! chunks of validator bundles, LUT ordinals or request records of one
+//! operation go through the region ([`super::shm`]), one doorbell byte each
+//! way per hand-off.
 //!
-//! # Faults, named without bisection
-//!
-//! The worker stamps the entry it is about to run into the region. When it
-//! dies (signal, exit) or stops making progress for the case timeout, the
-//! stamp names the input: that entry is the [`FaultClass::Crash`] or
-//! [`FaultClass::Timeout`] fault, the entries before it keep their answers,
-//! the worker is restarted and the chunk goes on from the next entry. A
-//! library batch call that crashes or hangs (no stamp inside it) is re-run
-//! one entry at a time, which names the input; a batch call is given
-//! [`batch_budget`] before that, so a hang costs the case timeout once
-//! (plus that bounded probe). Give-up rules are those of
-//! [`super::process`]: [`super::process::GIVE_UP_AFTER`] faulting inputs of one operation
-//! in a row (or [`super::process::GIVE_UP_AFTER_TIMEOUTS`] timeouts) give that operation
-//! up, [`MAX_FAILED_STARTS`] failed starts the whole subject, and every later entry of
-//! what was given up is [`FaultClass::NotSent`]. A hand-off holds one operation only.
+//! The worker stamps the entry it is about to run: when it dies or makes no
+//! progress for the case timeout, the stamp names the input (a
+//! [`FaultClass::Crash`] or [`FaultClass::Timeout`] fault), the entries
+//! before it keep their answers, and the worker is restarted for the rest.
+//! A library batch call that crashes or hangs, given [`batch_budget`], is
+//! re-run one entry at a time, which names the input. Give-up is the
+//! [`Supervisor`](super::Supervisor)'s.
 
 use super::client::Kept;
 use super::process::{describe_exit, Fault, FaultClass, Reply, StartError};

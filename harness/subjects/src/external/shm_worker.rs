@@ -17,6 +17,7 @@ use super::process::clip;
 use super::protocol::{answer_of, Answer, Hello, Op, Request, LUT_TABLES, MAX_LINE, PROTOCOL};
 use super::record::{get_request, put_answer};
 use super::shm::{self, Arena, Field, Region};
+use super::verdict::verdict_of;
 use crate::subjects::LutTable;
 use serde_json::Value;
 use std::ffi::CStr;
@@ -332,39 +333,24 @@ fn run_handoff(
                 shm::CODE_ERROR,
                 arena.put(r.arena(), "worker: unknown LUT table index"),
             ),
-            _ => {
-                let answer = if lib.has_batch(payload) {
-                    // Re-running a batch one bundle at a time: the same entry point.
+            _ if lib.has_batch(payload) => {
+                // Re-running a batch one bundle at a time: the same entry point.
+                let status = {
                     let (input, codes, _) = r.io();
-                    match lib.validate_batch(
-                        payload,
-                        &input[i * 64..i * 64 + 64],
-                        &mut codes[i..=i],
-                    ) {
-                        Status::Ok(()) if codes[i] == UNWRITTEN_VERDICT => {
-                            Status::Error(UNWRITTEN_TEXT.to_string())
-                        }
-                        Status::Ok(()) if codes[i] >= shm::CODE_RESERVED => {
-                            Status::Ok(VerdictCode::Named(format!("tpb_verdict id {}", codes[i])))
-                        }
-                        Status::Ok(()) => Status::Ok(VerdictCode::Id(codes[i])),
-                        Status::Unsupported => Status::Unsupported,
-                        Status::Error(e) => Status::Error(e),
-                    }
-                } else {
-                    let input = r.inputs();
-                    let b = &input[i * 64..i * 64 + 64];
-                    lib.validate_code(payload, b)
+                    lib.validate_batch(payload, &input[i * 64..i * 64 + 64], &mut codes[i..=i])
                 };
-                match answer {
-                    Status::Ok(VerdictCode::Id(id)) => (id, 0),
-                    Status::Ok(VerdictCode::Named(s)) => {
-                        (shm::CODE_NAMED, arena.put(r.arena(), &s))
-                    }
-                    Status::Unsupported => (shm::CODE_UNSUPPORTED, 0),
-                    Status::Error(e) => (shm::CODE_ERROR, arena.put(r.arena(), &e)),
+                if batch_answered(r, arena, i, &status) {
+                    reserve(r, arena, i);
                 }
+                r.set(Field::Done, u32::try_from(i + 1).unwrap_or(u32::MAX));
+                continue;
             }
+            _ => match lib.validate_code(payload, &r.inputs()[i * 64..i * 64 + 64]) {
+                Status::Ok(VerdictCode::Id(id)) => (id, 0),
+                Status::Ok(VerdictCode::Named(s)) => (shm::CODE_NAMED, arena.put(r.arena(), &s)),
+                Status::Unsupported => (shm::CODE_UNSUPPORTED, 0),
+                Status::Error(e) => (shm::CODE_ERROR, arena.put(r.arena(), &e)),
+            },
         };
         r.codes()[i] = code;
         r.values()[i] = value;
@@ -443,8 +429,15 @@ fn object(s: Status<String>, op: Op, what: &str) -> Result<Answer, String> {
 /// promises.
 fn handle(lib: &SubjectLib, r: &Request) -> Result<Answer, String> {
     match r {
-        Request::ValidateHeader(b) => status(lib.validate(false, b), Answer::Verdict),
-        Request::ValidatePayload(b) => status(lib.validate(true, b), Answer::Verdict),
+        Request::ValidateHeader(b) | Request::ValidatePayload(b) => {
+            let payload = matches!(r, Request::ValidatePayload(_));
+            status(lib.validate_code(payload, b), |v| {
+                Answer::Verdict(match v {
+                    VerdictCode::Id(id) => verdict_of(id).map(|p| p.name().to_string()),
+                    VerdictCode::Named(s) => Some(s),
+                })
+            })
+        }
         Request::Decode(b) => object(lib.decode(b), Op::Decode, "tpb_decode"),
         Request::Encode { .. } => {
             // The library gets the request's {"opcode":…,"fields":…} object.

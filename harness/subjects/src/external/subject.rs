@@ -1,18 +1,9 @@
 //! [`ExternalSubject`]: a `lib:` / `cmd:` subject as the judge sees it (the
-//! [`Subject`] trait) over the tpb-subject/1 client, and [`open`], the
-//! registry's opener for external specs.
-//!
-//! Answers become the harness's typed values. Predicate names go through
-//! [`Predicate::from_name`] (an unknown one stays `Unknown`, never equal to
-//! core's); decode fields are read back with [`crate::fields_json`]; a decode
-//! error field or a refusal is compared by its text with core's. A fault
-//! (crash, timeout, protocol) becomes the judge's [`Fault`]; the judge
-//! records the case's input with it.
-//!
-//! Per subject name, the calls, the time spent in them and the stderr tail
-//! are accumulated process-wide ([`stats`]) so the gate's report can show
-//! cases/s and the last [`STDERR_LINES`] lines after the per-thread
-//! subjects are gone.
+//! [`Subject`] trait) over its [`Client`], and [`open`], the registry's
+//! opener. Predicate names go through [`Predicate::from_name`] (an unknown
+//! one never equals core's); a decode error field or a refusal is compared
+//! by its text. Per subject name, calls, time and the stderr tail are
+//! summed process-wide ([`stats`]) for the report.
 
 use super::batch_framing::{self, BatchProcess};
 use super::client::Client;
