@@ -80,7 +80,7 @@ pub fn serve(lib_path: &str, region: &Path, arch: &str) -> Result<(), String> {
     r.set(Field::Flags, flags);
     r.set(Field::Ready, state);
     ring(&mut bell_out)?;
-    let mut arena = Arena::new();
+    let mut arena = Arena::default();
     let mut scratch = LutScratch::default();
     let mut byte = [0u8; 1];
     let skip_last = std::env::var_os(PLANT_SKIP_LAST_ENV).is_some();

@@ -272,14 +272,6 @@ impl ExternalSubject {
         got.and_then(shm_verdict)
     }
 
-    /// The hello name.
-    pub fn hello_name(&self) -> String {
-        self.client
-            .lock()
-            .map(|c| c.hello().name.clone())
-            .unwrap_or_default()
-    }
-
     fn call(&self, r: Request) -> ClientReply {
         if let Ok(mut s) = self.ready.try_borrow_mut() {
             if matches!(r, Request::Encode { .. }) {

@@ -14,14 +14,6 @@ use crate::subjects::{Predicate, Verdict};
 /// `TPB_VERDICT_VALID`.
 pub const VALID: u16 = 0;
 
-/// The id of `p` (`None` for [`Predicate::Unknown`]).
-pub fn id_of(p: &Predicate) -> Option<u16> {
-    Predicate::KNOWN
-        .iter()
-        .position(|k| k == p)
-        .and_then(|i| u16::try_from(i + 1).ok())
-}
-
 /// The id of the predicate named `name` (bytes, as a C string), or `None`.
 pub fn id_of_name(name: &[u8]) -> Option<u16> {
     Predicate::KNOWN
@@ -147,13 +139,11 @@ mod tests {
     fn ids_round_trip_and_strangers_stay_unknown() {
         for (i, p) in Predicate::KNOWN.iter().enumerate() {
             let id = u16::try_from(i + 1).expect("small");
-            assert_eq!(id_of(p), Some(id));
             assert_eq!(verdict_of(id), Some(p.clone()));
             assert_eq!(id_of_name(p.name().as_bytes()), Some(id));
         }
         assert_eq!(verdict_of(0), None);
         assert!(verdict_of(99).is_some_and(|p| p.is_unknown()));
         assert_eq!(id_of_name(b"valid_opcodex"), None);
-        assert_eq!(id_of(&Predicate::Unknown("x".into())), None);
     }
 }
