@@ -6,13 +6,11 @@
 //! sends the frame's records down the JSON lines one by one instead, which
 //! names the input.
 
-use super::process::{describe_exit, Fault, FaultClass, Launch, STDERR_LINES};
+use super::process::{describe_exit, Fault, FaultClass, Launch};
 use serde_json::Value;
-use std::collections::VecDeque;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::process::{ChildStdin, ChildStdout};
 use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender};
-use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 /// The framing's name (hello `"framings"` / `"framing"`).
@@ -119,7 +117,8 @@ pub struct BatchProcess {
     running: Option<Running>,
     seq: u32,
     failed_in_row: u32,
-    stderr: Arc<Mutex<VecDeque<String>>>,
+    /// The client's supervisor's stderr ring (one tail per subject).
+    stderr: Ring,
 }
 
 fn spawn(launch: &Launch, arch: &str, timeout: Duration, ring: &Ring) -> Result<Running, String> {
@@ -152,9 +151,14 @@ fn spawn(launch: &Launch, arch: &str, timeout: Duration, ring: &Ring) -> Result<
 }
 
 impl BatchProcess {
-    /// Starts the batch instance of `launch` for generation `arch`.
-    pub fn start(launch: Launch, arch: &str, timeout: Duration) -> Result<BatchProcess, String> {
-        let stderr = Arc::new(Mutex::new(VecDeque::with_capacity(STDERR_LINES)));
+    /// Starts the batch instance of `launch` for generation `arch`, its
+    /// stderr going to `stderr`.
+    pub fn start(
+        launch: Launch,
+        arch: &str,
+        timeout: Duration,
+        stderr: Ring,
+    ) -> Result<BatchProcess, String> {
         let running = spawn(&launch, arch, timeout, &stderr)?;
         Ok(BatchProcess {
             launch,
@@ -171,14 +175,6 @@ impl BatchProcess {
     /// lines carry everything from then on).
     pub fn usable(&self) -> bool {
         self.failed_in_row < MAX_FAILED_FRAMES
-    }
-
-    /// The batch instance's last stderr lines.
-    pub fn stderr_tail(&self) -> Vec<String> {
-        self.stderr
-            .lock()
-            .map(|r| r.iter().cloned().collect())
-            .unwrap_or_default()
     }
 
     /// Sends `bundles` (at most [`MAX_RECORDS`]) as one frame of `op` and

@@ -141,6 +141,20 @@ pub fn fault(r: Reply) -> Fault {
     }
 }
 
+/// A validator's reply, typed.
+pub fn verdict_reply(r: Reply) -> Typed<Verdict> {
+    match r {
+        Ok(Answer::Verdict(p)) => Ok(p.map(|s| crate::subjects::Predicate::from_name(&s))),
+        other => Err(fault(other)),
+    }
+}
+
+/// `r`, or `None` if it was never sent (the subject was given up before
+/// it: the judge counts that case as not run).
+pub fn sent(r: Reply) -> Option<Reply> {
+    (!matches!(&r, Err(f) if f.class == FaultClass::NotSent)).then_some(r)
+}
+
 /// A lines answer to a LUT request, typed.
 pub fn lut_reply(r: Reply) -> Typed<LutResult> {
     match r {

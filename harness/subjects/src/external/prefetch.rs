@@ -7,13 +7,13 @@
 
 use super::batch_framing::{self, BatchProcess};
 use super::client::Client;
-use super::client::{fault, lut_reply, shm_lut, shm_verdict};
+use super::client::{lut_reply, sent, shm_lut, shm_verdict, verdict_reply};
 use super::process::{Fault as ClientFault, FaultClass};
-use super::protocol::{Answer, Op, Request};
+use super::protocol::{Op, Request};
 use super::ready::{LutColumn, ReadyStore};
 use super::shm_client::{ShmAnswer, ShmSink};
 use super::subject::ExternalSubject;
-use crate::subjects::{Batch, Capability, Fault, LutTable, Name, Predicate, Validator};
+use crate::subjects::{Batch, Capability, Fault, LutTable, Name, Validator};
 use std::sync::Mutex;
 
 /// Shared-memory verdicts into the store, ids kept as the worker wrote them.
@@ -224,11 +224,7 @@ impl ExternalSubject {
                     };
                     let replies = self.timed(reqs.len(), || c.call_batch_with(&reqs, tick));
                     for r in replies.into_iter().take(chunk.len()) {
-                        store.push_verdict(match r {
-                            Err(f) if f.class == FaultClass::NotSent => None,
-                            Ok(Answer::Verdict(p)) => Some(Ok(p.map(|s| Predicate::from_name(&s)))),
-                            other => Some(Err(fault(other))),
-                        });
+                        store.push_verdict(sent(r).map(verdict_reply));
                     }
                 }
             }

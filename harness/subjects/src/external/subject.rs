@@ -7,7 +7,7 @@
 
 use super::batch_framing::{self, BatchProcess};
 use super::client::Client;
-use super::client::{fault, lut_reply, shm_verdict};
+use super::client::{fault, lut_reply, sent, shm_verdict, verdict_reply};
 use super::names::foreign;
 use super::process::{
     Fault as ClientFault, FaultClass, Launch, ProcessSubject, Reply as ClientReply, StartError,
@@ -21,8 +21,8 @@ use crate::layout::mnemonic;
 use crate::subjects::registry::{OpenError, SubjectSpec};
 use crate::subjects::{
     Batch, Capabilities, Capability, Compact, DecodeFail, Decoded, EncodeResult, Fault, FieldName,
-    GivenUp, IrInstruction, LutResult, LutTable, ModuleAnswer, Predicate, Reply, StreamFail,
-    Subject, Transport, Validator, Value, Verdict,
+    GivenUp, IrInstruction, LutResult, LutTable, ModuleAnswer, Reply, StreamFail, Subject,
+    Transport, Validator, Value, Verdict,
 };
 use std::cell::RefCell;
 use std::collections::{BTreeMap, VecDeque};
@@ -124,7 +124,9 @@ pub fn open(spec: &SubjectSpec, arch: Arch) -> Result<Box<dyn Subject>, OpenErro
         if offered {
             // A subject that offers the framing but cannot start with it
             // keeps the JSON lines (its stderr says why).
-            if let Ok(b) = BatchProcess::start(Launch::shell(c), arch.name(), case_timeout()) {
+            let ring = s.client.lock().ok().map(|cl| cl.supervisor().stderr_ring());
+            let start = |r| BatchProcess::start(Launch::shell(c), arch.name(), case_timeout(), r);
+            if let Some(Ok(b)) = ring.map(start) {
                 s.batch = Some(Mutex::new(b));
             }
         }
@@ -302,14 +304,10 @@ impl ExternalSubject {
         if !c.supports(r.op()) {
             return Ok(Answer::Unsupported);
         }
-        let t = Instant::now();
-        let out = c.call(&r);
+        let out = self.timed(1, || c.call(&r));
         if matches!(r, Request::Encode { .. }) {
             self.note_encodes(std::slice::from_ref(&out));
         }
-        let ns = u64::try_from(t.elapsed().as_nanos()).unwrap_or(u64::MAX);
-        self.busy_ns.fetch_add(ns, Ordering::Relaxed);
-        self.calls.fetch_add(1, Ordering::Relaxed);
         out
     }
 }
@@ -321,10 +319,7 @@ impl ExternalSubject {
         if let Some(r) = self.validate_one_shared(v, op, b) {
             return r;
         }
-        match self.call(Request::validate(v, *b)) {
-            Ok(Answer::Verdict(p)) => Ok(p.map(|s| Predicate::from_name(&s))),
-            other => Err(fault(other)),
-        }
+        verdict_reply(self.call(Request::validate(v, *b)))
     }
 
     /// [`Subject::lut`] of an ordinal the stored batch does not answer.
@@ -432,16 +427,13 @@ impl ExternalSubject {
         let Ok(mut c) = self.client.lock() else {
             return;
         };
-        let t = Instant::now();
-        let replies = c.call_batch_with(&reqs, tick);
-        self.count_busy(reqs.len(), t.elapsed());
+        let replies = self.timed(reqs.len(), || c.call_batch_with(&reqs, tick));
         drop(c);
         if matches!(reqs.first(), Some(Request::Encode { .. })) {
             self.note_encodes(&replies);
         }
         for (r, a) in reqs.into_iter().zip(replies) {
-            let a = (!matches!(&a, Err(f) if f.class == FaultClass::NotSent)).then_some(a);
-            store.push_request(r, a);
+            store.push_request(r, sent(a));
         }
     }
 }
@@ -460,9 +452,6 @@ impl Drop for ExternalSubject {
         e.compared += self.compared.load(Ordering::Relaxed);
         let mut tail: VecDeque<String> = std::mem::take(&mut e.stderr_tail).into();
         tail.extend(c.stderr_tail());
-        if let Some(b) = self.batch.as_ref().and_then(|m| m.lock().ok()) {
-            tail.extend(b.stderr_tail());
-        }
         while tail.len() > STDERR_LINES {
             tail.pop_front();
         }
@@ -565,9 +554,7 @@ impl Transport for ExternalSubject {
         let Ok(mut c) = self.client.lock() else {
             return;
         };
-        let t = Instant::now();
-        let replies = c.call_batch_with(&reqs, tick);
-        self.count_busy(reqs.len(), t.elapsed());
+        let replies = self.timed(reqs.len(), || c.call_batch_with(&reqs, tick));
         drop(c);
         store.begin_bundles(op, bs);
         // A roundtrip's encodes, batched after its decodes: each decoded
@@ -576,9 +563,7 @@ impl Transport for ExternalSubject {
         // encode is asked directly).
         let mut encodes = Vec::new();
         let roundtrip = matches!(batch, Batch::Roundtrip(_)) && self.caps.has(Capability::Encode);
-        for a in replies {
-            // Never asked: the judge counts these cases as not run.
-            let a = (!matches!(&a, Err(f) if f.class == FaultClass::NotSent)).then_some(a);
+        for a in replies.into_iter().map(sent) {
             match op {
                 Op::Decode => {
                     if let (true, Some(Ok(Answer::Decoded { opcode, fields }))) = (roundtrip, &a) {
@@ -591,10 +576,7 @@ impl Transport for ExternalSubject {
                     }
                     store.push_reply(a);
                 }
-                _ => store.push_verdict(a.map(|a| match a {
-                    Ok(Answer::Verdict(p)) => Ok(p.map(|s| Predicate::from_name(&s))),
-                    other => Err(fault(other)),
-                })),
+                _ => store.push_verdict(a.map(verdict_reply)),
             }
         }
         if !encodes.is_empty() {
