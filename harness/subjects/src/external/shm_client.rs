@@ -12,15 +12,18 @@
 //! [`Supervisor`](super::Supervisor)'s.
 
 use super::client::Kept;
-use super::process::{describe_exit, Fault, FaultClass, Reply, StartError};
-use super::protocol::{Answer, Request, LUT_TABLES};
+use super::process::{describe_exit, Fault, FaultClass, Group, Reply, Ring, StartError};
+use super::process::{HELLO_MIN, POLL};
+use super::protocol::{parse_hello, Answer, Hello, Request, LUT_TABLES};
 use super::shm::{self, Field, Region};
-use super::shm_answers::{collect, Counted};
-pub use super::shm_answers::{ShmAnswer, ShmSink};
-use super::shm_process::{ring, spawn, wait, Wait, Worker};
-use crate::subjects::{Capability, LutTable};
+use super::verdict;
+use crate::subjects::{Capability, LutTable, Name, Predicate, Verdict};
+use std::io::{Read, Write};
 use std::path::PathBuf;
-use std::time::Duration;
+use std::process::{ChildStdin, Command, ExitStatus};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
+use std::thread;
+use std::time::{Duration, Instant};
 
 /// The time a library batch call of `n` entries gets before it is re-run
 /// one entry at a time: 1 s + 100 µs per entry, at most the case timeout.
@@ -417,7 +420,7 @@ impl ShmChannel {
         if let Some(w) = self.worker.as_mut() {
             if !matches!(wait(w, f.seq, single, budget, &|| {}), Wait::Finished) {
                 if let Some(w) = self.worker.take() {
-                    w.kill();
+                    w.group.kill();
                 }
             }
         }
@@ -546,7 +549,7 @@ impl ShmChannel {
                         *a = Some(ShmAnswer::Fault(f.clone()));
                     }
                     if let Some(w) = self.worker.take() {
-                        w.kill();
+                        w.group.kill();
                     }
                     break;
                 }
@@ -554,7 +557,7 @@ impl ShmChannel {
                     // A batch call crashed or hung: run it one entry at a
                     // time on a fresh worker, which names the input.
                     if let Some(w) = self.worker.take() {
-                        w.kill();
+                        w.group.kill();
                     }
                     single = true;
                     self.restart();
@@ -575,7 +578,7 @@ impl ShmChannel {
                         .unwrap_or(done)
                         .clamp(done, n - 1);
                     let hung = matches!(outcome, Wait::Hung);
-                    let status = self.worker.take().and_then(Worker::kill).or(st);
+                    let status = self.worker.take().and_then(|w| w.group.kill()).or(st);
                     let f = if hung {
                         Fault {
                             class: FaultClass::Timeout,
@@ -638,4 +641,416 @@ fn sized(answers: &mut Vec<Option<ShmAnswer>>, n: usize) -> &mut Vec<Option<ShmA
         answers.resize(n, None);
     }
     answers
+}
+
+// The answers a hand-off leaves in the region.
+
+/// One entry's answer.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ShmAnswer {
+    /// A validator's verdict.
+    Verdict(Verdict),
+    /// A LUT's wire value.
+    Wire(u32),
+    /// A LUT refusal, its text interned ([`super::names::foreign`]).
+    Refused(Name),
+    /// `TPB_UNSUPPORTED`.
+    Unsupported,
+    /// A binary answer record (an [`shm::OP_RECORDS`] entry,
+    /// [`super::record`]): the answer or the library's error text (whether
+    /// it answers its request's operation is the caller's check).
+    Record(Result<super::protocol::Answer, String>),
+    /// No answer: crash, timeout, `TPB_ERROR`, or not sent.
+    Fault(Fault),
+}
+
+/// Where a chunk's answers go, in order. Any `FnMut(ShmAnswer)` is one;
+/// a sink that keeps the worker's compact codes (the judge's store) takes
+/// the usual answers as they are in the region, untyped.
+pub trait ShmSink {
+    /// The next entry's answer.
+    fn answer(&mut self, a: ShmAnswer);
+
+    /// The next entry's answer when it is a validator's `tpb_verdict` id.
+    #[inline]
+    fn verdict_id(&mut self, id: u16) {
+        self.answer(ShmAnswer::Verdict(verdict::verdict_of(id)));
+    }
+
+    /// The next entry's answer when it is a LUT's wire value.
+    #[inline]
+    fn wire(&mut self, w: u32) {
+        self.answer(ShmAnswer::Wire(w));
+    }
+
+    /// The next entry's answer when it is a LUT refusal, its text interned.
+    #[inline]
+    fn refused(&mut self, n: &Name) {
+        self.answer(ShmAnswer::Refused(n.clone()));
+    }
+}
+
+impl<F: FnMut(ShmAnswer)> ShmSink for F {
+    #[inline]
+    fn answer(&mut self, a: ShmAnswer) {
+        self(a);
+    }
+}
+
+/// True if `a` is an answer the transport delivered (well-formed or not):
+/// not a crash, hang, harness fault or request never sent.
+pub fn delivered(a: &ShmAnswer) -> bool {
+    !matches!(a, ShmAnswer::Fault(f) if f.class != FaultClass::Protocol)
+}
+
+/// A sink that counts the answers it passes on that were delivered
+/// ([`delivered`]).
+struct Counted<'a, S: ShmSink> {
+    sink: &'a mut S,
+    n: u64,
+}
+
+impl<S: ShmSink> ShmSink for Counted<'_, S> {
+    fn answer(&mut self, a: ShmAnswer) {
+        self.n += u64::from(delivered(&a));
+        self.sink.answer(a);
+    }
+
+    #[inline]
+    fn verdict_id(&mut self, id: u16) {
+        self.n += 1;
+        self.sink.verdict_id(id);
+    }
+
+    #[inline]
+    fn wire(&mut self, w: u32) {
+        self.n += 1;
+        self.sink.wire(w);
+    }
+
+    #[inline]
+    fn refused(&mut self, n: &Name) {
+        self.n += 1;
+        self.sink.refused(n);
+    }
+}
+
+/// Hands entries `range` of the region to `sink` in order, the usual
+/// answers (a verdict id, a wire value) as the worker wrote them; true if
+/// one of them was a good answer.
+fn collect(
+    r: &mut Region,
+    op: u32,
+    range: std::ops::Range<usize>,
+    sink: &mut impl ShmSink,
+) -> bool {
+    let mut good = false;
+    let mut refusals = Refusals::default();
+    let validator = matches!(op, shm::OP_VALIDATE_HEADER | shm::OP_VALIDATE_PAYLOAD);
+    for i in range {
+        let (code, value) = (r.codes()[i], r.values()[i]);
+        if validator && code < shm::CODE_RESERVED {
+            sink.verdict_id(code);
+            good = true;
+        } else if op == shm::OP_LUT && code == shm::CODE_WIRE {
+            sink.wire(value);
+            good = true;
+        } else if let Some(n) = (op == shm::OP_LUT && code == shm::CODE_REFUSED)
+            .then(|| refusals.get(value))
+            .flatten()
+        {
+            // A refusal text already read in this hand-off.
+            sink.refused(n);
+            good = true;
+        } else {
+            let a = decode(r, op, i, code, value, &mut refusals);
+            good |= !matches!(a, ShmAnswer::Fault(_));
+            sink.answer(a);
+        }
+    }
+    good
+}
+
+/// Refusals of one hand-off by arena offset: the worker writes each
+/// distinct text once, so each is read and interned once per hand-off.
+#[derive(Default)]
+struct Refusals(Vec<(u32, Name)>);
+
+impl Refusals {
+    /// The refusal at arena offset `offset`, if read already.
+    #[inline]
+    fn get(&self, offset: u32) -> Option<&Name> {
+        self.0.iter().find(|(o, _)| *o == offset).map(|(_, n)| n)
+    }
+}
+
+/// A harness fault: the worker's own mistake, never the library's answer.
+#[cold]
+fn harness(detail: String) -> ShmAnswer {
+    ShmAnswer::Fault(Fault {
+        class: FaultClass::Harness,
+        detail,
+    })
+}
+
+/// Entry `i`'s answer (`code`, `value`) of `op`, typed.
+fn decode(
+    r: &mut Region,
+    op: u32,
+    i: usize,
+    code: u16,
+    value: u32,
+    refusals: &mut Refusals,
+) -> ShmAnswer {
+    let text = |r: &mut Region| {
+        r.text_at(value)
+            .unwrap_or_else(|| "(text lost: the worker's text arena is full)".into())
+    };
+    match code {
+        shm::CODE_UNSET => harness("harness fault: the worker left this entry unwritten".into()),
+        shm::CODE_UNSUPPORTED => ShmAnswer::Unsupported,
+        shm::CODE_ERROR => ShmAnswer::Fault(Fault {
+            class: FaultClass::Protocol,
+            detail: format!("the library answered an error: {}", text(r)),
+        }),
+        shm::CODE_RECORD if op == shm::OP_RECORDS => match r.answer_at(value) {
+            Some((at, rec)) if at as usize == i => match super::record::get_answer(rec) {
+                Ok(a) => ShmAnswer::Record(a),
+                Err(e) => harness(format!("harness fault: entry {i}'s {e}")),
+            },
+            Some((at, _)) => harness(format!(
+                "harness fault: entry {i}'s answer record holds entry {at}'s answer (out of place)"
+            )),
+            None => harness(format!("harness fault: entry {i}'s answer record is cut")),
+        },
+        _ if op == shm::OP_RECORDS => harness(format!(
+            "harness fault: worker wrote code {code} for a record"
+        )),
+        shm::CODE_NAMED if op != shm::OP_LUT => {
+            ShmAnswer::Verdict(Some(Predicate::from_name(&text(r))))
+        }
+        _ if op != shm::OP_LUT => ShmAnswer::Verdict(verdict::verdict_of(code)),
+        shm::CODE_WIRE => ShmAnswer::Wire(value),
+        shm::CODE_REFUSED => match refusals.get(value) {
+            Some(n) => ShmAnswer::Refused(n.clone()),
+            None => {
+                let n = super::names::foreign(&text(r));
+                if value != u32::MAX && refusals.0.len() < 64 {
+                    refusals.0.push((value, n.clone()));
+                }
+                ShmAnswer::Refused(n)
+            }
+        },
+        c => ShmAnswer::Fault(Fault {
+            class: FaultClass::Protocol,
+            detail: format!("worker wrote answer code {c}"),
+        }),
+    }
+}
+
+// The worker process: started and greeted, rung for a hand-off, waited for.
+
+/// A started worker: its process group, doorbell (its stdin), ring receiver and region.
+struct Worker {
+    group: Group,
+    bell: ChildStdin,
+    rings: Receiver<()>,
+    region: Region,
+}
+
+impl super::process::Kill for Worker {
+    fn kill_now(self) {
+        self.group.kill();
+    }
+}
+
+/// How a hand-off ended.
+enum Wait {
+    Finished,
+    Died(Option<ExitStatus>),
+    Hung,
+    Stopped,
+}
+
+/// Starts a worker for `lib` serving `arch` and waits for its ready ring
+/// and hello; its stderr goes to `ring`.
+fn spawn(
+    exe: &std::path::Path,
+    lib: &str,
+    arch: &str,
+    timeout: Duration,
+    ring: &Ring,
+) -> Result<(Worker, Hello), String> {
+    let (region, path) = Region::create().map_err(|e| e.0)?;
+    let mut cmd = Command::new(exe);
+    cmd.arg(super::shm_worker::WORKER_SUBCOMMAND)
+        .arg("--shm")
+        .arg(&path)
+        .arg("--arch")
+        .arg(arch)
+        .arg(format!("lib:{}", lib));
+    let (group, bell, out) = Group::spawn(&mut cmd, &exe.display().to_string(), ring)
+        .inspect_err(|_| Region::unlink(&path))?;
+    let (tx, rings) = mpsc::channel();
+    thread::spawn(move || {
+        let mut out = out;
+        let mut buf = [0u8; 64];
+        loop {
+            match out.read(&mut buf) {
+                Ok(0) | Err(_) => return,
+                Ok(_) => {
+                    if tx.send(()).is_err() {
+                        return;
+                    }
+                }
+            }
+        }
+    });
+    let mut w = Worker {
+        group,
+        bell,
+        rings,
+        region,
+    };
+    let wait = timeout.max(HELLO_MIN);
+    let got = {
+        let _waiting = super::watch::waiting();
+        w.rings.recv_timeout(wait)
+    };
+    Region::unlink(&path);
+    match (got, w.region.get(Field::Ready)) {
+        (Ok(()), shm::READY_OK | shm::READY_UNSUPPORTED) => {
+            let line = w
+                .region
+                .answer_at(0)
+                .map(|(_, l)| String::from_utf8_lossy(l).into_owned());
+            match line.as_deref().map(parse_hello) {
+                Some(Ok(h)) => Ok((w, h)),
+                _ => {
+                    w.group.kill();
+                    Err(format!("worker wrote no hello: {line:?}"))
+                }
+            }
+        }
+        (Ok(()), shm::READY_FAILED) => {
+            // The worker's own report is the reason; the harness then ends it, so its exit
+            // status (our SIGKILL) would read as a crash of the subject.
+            let e = w.region.error();
+            w.group.kill();
+            Err(format!("worker failed: {e} (the harness ended the worker)"))
+        }
+        (Ok(()), s) => {
+            w.group.kill();
+            Err(format!("worker rang in state {s}"))
+        }
+        (Err(RecvTimeoutError::Timeout), _) => {
+            w.group.kill();
+            Err(format!("worker not ready within {wait:?}"))
+        }
+        (Err(RecvTimeoutError::Disconnected), _) => {
+            let st = w.group.kill();
+            Err(format!(
+                "worker exited before it was ready ({})",
+                describe_exit(st)
+            ))
+        }
+    }
+}
+
+/// Sets up hand-off `seq` (entries `start..n` of `op` on `table`, in
+/// `single` or batch mode) and rings the worker; false if the doorbell
+/// cannot be rung (the worker is gone).
+fn ring(
+    w: &mut Worker,
+    op: u32,
+    table: u32,
+    n: usize,
+    start: usize,
+    single: bool,
+    seq: u32,
+) -> bool {
+    let r = &w.region;
+    r.set(Field::Op, op);
+    r.set(Field::Table, table);
+    r.set(Field::N, u32::try_from(n).unwrap_or(u32::MAX));
+    r.set(Field::Start, u32::try_from(start).unwrap_or(u32::MAX));
+    r.set(
+        Field::Mode,
+        if single {
+            shm::MODE_SINGLE
+        } else {
+            shm::MODE_BATCH
+        },
+    );
+    r.set(Field::Done, u32::try_from(start).unwrap_or(u32::MAX));
+    r.set(Field::InBatch, 0);
+    r.set(Field::Full, 0);
+    // An entry the worker does not write stays unset (a harness fault).
+    w.region.codes()[start.min(n)..n.min(shm::CHUNK)].fill(shm::CODE_UNSET);
+    let r = &w.region;
+    r.clear_stamp();
+    r.set(Field::Seq, seq);
+    w.bell.write_all(&[1]).and_then(|()| w.bell.flush()).is_ok()
+}
+
+/// How long [`wait`] polls the region before it sleeps on the doorbell.
+const SPIN: Duration = Duration::from_millis(5);
+
+/// Waits for hand-off `seq` to finish. In single mode the deadline moves
+/// with every finished entry (a slow chunk is not a hang; one entry that
+/// takes `budget` is).
+fn wait(w: &mut Worker, seq: u32, single: bool, budget: Duration, tick: &dyn Fn()) -> Wait {
+    let _waiting = super::watch::waiting();
+    // A hand-off usually finishes within a few milliseconds: the region is
+    // polled first, yielding the core to whoever needs it (the worker among
+    // them), which saves the doorbell thread's and this thread's wake-ups.
+    // The doorbell bytes rung meanwhile are drained, so none pile up.
+    let spin_until = Instant::now() + SPIN;
+    while Instant::now() < spin_until {
+        if w.region.get(Field::Finished) == seq {
+            while w.rings.try_recv().is_ok() {}
+            return Wait::Finished;
+        }
+        thread::yield_now();
+    }
+    let mut deadline = Instant::now() + budget;
+    let mut last_done = w.region.get(Field::Done);
+    loop {
+        if crate::interrupt::stop_requested() {
+            return Wait::Stopped;
+        }
+        let left = deadline.saturating_duration_since(Instant::now());
+        match w.rings.recv_timeout(left.min(POLL)) {
+            Ok(()) => {
+                if w.region.get(Field::Finished) == seq {
+                    return Wait::Finished;
+                }
+            }
+            Err(RecvTimeoutError::Disconnected) => {
+                if w.region.get(Field::Finished) == seq {
+                    return Wait::Finished;
+                }
+                return Wait::Died(w.group.child.try_wait().ok().flatten());
+            }
+            Err(RecvTimeoutError::Timeout) => {
+                if let Ok(Some(st)) = w.group.child.try_wait() {
+                    if w.region.get(Field::Finished) == seq {
+                        return Wait::Finished;
+                    }
+                    return Wait::Died(Some(st));
+                }
+                if single {
+                    let d = w.region.get(Field::Done);
+                    if d != last_done {
+                        last_done = d;
+                        deadline = Instant::now() + budget;
+                        tick();
+                    }
+                }
+                if Instant::now() >= deadline {
+                    return Wait::Hung;
+                }
+            }
+        }
+    }
 }
