@@ -20,7 +20,6 @@ pub mod client;
 pub mod ffi;
 pub mod lower_json;
 pub mod names;
-mod prefetch;
 pub mod process;
 pub mod protocol;
 mod ready;

@@ -20,7 +20,7 @@ use super::reaper;
 pub use super::reaper::kill_all;
 pub(super) use super::supervisor::clip;
 pub use super::supervisor::{
-    Fault, FaultClass, Kill, StartError, Supervisor, GIVE_UP_AFTER, GIVE_UP_AFTER_TIMEOUTS,
+    Fault, FaultClass, StartError, Supervisor, GIVE_UP_AFTER, GIVE_UP_AFTER_TIMEOUTS,
     MAX_FAILED_STARTS, STDERR_LINES,
 };
 use std::collections::VecDeque;
@@ -206,18 +206,6 @@ impl std::ops::Deref for ProcessSubject {
 
     fn deref(&self) -> &Kept {
         &self.k
-    }
-}
-
-impl<In, Ev> Kill for Running<In, Ev> {
-    fn kill_now(self) {
-        self.kill();
-    }
-}
-
-impl Kill for Group {
-    fn kill_now(self) {
-        self.kill();
     }
 }
 
@@ -428,10 +416,13 @@ impl ProcessSubject {
     fn restart(&mut self) {
         let ring = self.k.sup.stderr_ring();
         let (launch, arch, timeout) = (&self.launch, &self.k.arch, self.k.timeout);
-        self.running = self
-            .k
-            .sup
-            .restart(&self.k.hello, || spawn(launch, arch, timeout, &ring));
+        self.running = self.k.sup.restart(
+            &self.k.hello,
+            || spawn(launch, arch, timeout, &ring),
+            |r| {
+                r.kill();
+            },
+        );
         self.next_id = 1;
     }
 }

@@ -200,10 +200,13 @@ impl ShmChannel {
     fn restart(&mut self) {
         let ring = self.k.sup.stderr_ring();
         let (exe, lib, arch, timeout) = (&self.exe, &self.lib, &self.k.arch, self.k.timeout);
-        self.worker = self
-            .k
-            .sup
-            .restart(&self.k.hello, || spawn(exe, lib, arch, timeout, &ring));
+        self.worker = self.k.sup.restart(
+            &self.k.hello,
+            || spawn(exe, lib, arch, timeout, &ring),
+            |w| {
+                w.group.kill();
+            },
+        );
     }
 
     /// Runs `reqs` (any operation) as request records, batched: one
@@ -856,12 +859,6 @@ struct Worker {
     bell: ChildStdin,
     rings: Receiver<()>,
     region: Region,
-}
-
-impl super::process::Kill for Worker {
-    fn kill_now(self) {
-        self.group.kill();
-    }
 }
 
 /// How a hand-off ended.

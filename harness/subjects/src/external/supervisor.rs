@@ -269,10 +269,11 @@ impl Supervisor {
     /// hello), at most [`MAX_FAILED_STARTS`] times in a row; gives the
     /// whole subject up when every start fails, when a start answers
     /// another hello than `hello`, or while the run is stopping.
-    pub fn restart<W: Kill>(
+    pub fn restart<W>(
         &mut self,
         hello: &Hello,
         mut spawn: impl FnMut() -> Result<(W, Hello), String>,
+        kill: impl FnOnce(W),
     ) -> Option<W> {
         if self.dead.is_some() || crate::interrupt::stop_requested() {
             self.dead
@@ -285,7 +286,7 @@ impl Supervisor {
             match spawn() {
                 Ok((w, h)) if h == *hello => return Some(w),
                 Ok((w, h)) => {
-                    w.kill_now();
+                    kill(w);
                     self.dead = Some(format!(
                         "given up: restarted process changed its hello from {hello:?} to {h:?}"
                     ));
@@ -299,13 +300,6 @@ impl Supervisor {
         ));
         None
     }
-}
-
-/// A started process [`Supervisor::restart`] can kill (a restart that
-/// changed its hello).
-pub trait Kill {
-    /// Kills it (its whole process group and pipe holders).
-    fn kill_now(self);
 }
 
 /// Why a subject could not be started.
