@@ -496,15 +496,6 @@ impl SubjectLib {
         unsafe { value_or_refusal("tpb_encode", rc, out, refused) }
     }
 
-    /// `tpb_lut`: `Ok(Ok(wire))` or `Ok(Err(refusal))`.
-    pub fn lut(&self, table: LutTable, input: u32) -> Status<Result<u32, String>> {
-        self.lut_with(table, input, |why| {
-            why.to_str()
-                .map(str::to_string)
-                .map_err(|_| NOT_UTF8_REFUSAL.to_string())
-        })
-    }
-
     /// The NUL-terminated name `tpb_lut` / `tpb_lut_batch` get for `table`,
     /// or the status of a call on a table the library did not declare.
     fn table_arg<T>(&self, table: LutTable) -> Result<&CString, Status<T>> {
@@ -567,8 +558,8 @@ impl SubjectLib {
         }
     }
 
-    /// [`SubjectLib::lut`], handing the refusal text to `refused` while it
-    /// is live (no copy: the batch worker writes it into its arena); an
+    /// `tpb_lut`: `Ok(Ok(wire))`, or `Ok(Err(_))` with what `refused` made of
+    /// the refusal text while it is live (no copy: the batch worker writes it into its arena); an
     /// `Err` of `refused` (say [`NOT_UTF8_REFUSAL`]) is the call's error.
     #[inline]
     pub fn lut_with<R>(

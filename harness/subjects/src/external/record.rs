@@ -107,7 +107,7 @@ fn bytes(o: &mut Vec<u8>, b: &[u8]) {
 
 /// Decoded fields, in order: name, then a kind byte (0 int, 1 name,
 /// 2 bytes) and the value.
-pub fn put_fields(o: &mut Vec<u8>, fields: &[(FieldName, Value)]) {
+fn put_fields(o: &mut Vec<u8>, fields: &[(FieldName, Value)]) {
     len(o, fields.len());
     for (name, v) in fields {
         bytes(o, name.as_bytes());
@@ -228,14 +228,9 @@ fn put_module(o: &mut Vec<u8>, m: &LoweredModule) {
 }
 
 /// A reader of one record; every read checks the bounds.
-pub struct Reader<'a>(&'a [u8]);
+struct Reader<'a>(&'a [u8]);
 
 impl<'a> Reader<'a> {
-    /// Reads `b` from its start.
-    pub fn new(b: &'a [u8]) -> Reader<'a> {
-        Reader(b)
-    }
-
     fn take(&mut self, n: usize) -> Result<&'a [u8], String> {
         if n > self.0.len() {
             return Err("answer record cut short".into());
@@ -281,7 +276,7 @@ impl<'a> Reader<'a> {
     }
 
     /// The fields [`put_fields`] wrote.
-    pub fn fields(&mut self) -> Result<Vec<(FieldName, Value)>, String> {
+    fn fields(&mut self) -> Result<Vec<(FieldName, Value)>, String> {
         let n = self.count(6)?;
         let mut out = Vec::with_capacity(n);
         for _ in 0..n {

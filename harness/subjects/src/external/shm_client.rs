@@ -325,26 +325,8 @@ impl ShmChannel {
         }
     }
 
-    /// The validator (`payload` or header) on every bundle, one answer each.
-    pub fn validate(
-        &mut self,
-        payload: bool,
-        bundles: &[[u8; 64]],
-        tick: &dyn Fn(),
-    ) -> Vec<ShmAnswer> {
-        let mut out = Vec::with_capacity(bundles.len());
-        self.validate_into(payload, bundles, tick, &mut |a| out.push(a));
-        out
-    }
-
-    /// `table` on every ordinal, one answer each.
-    pub fn lut(&mut self, table: LutTable, ords: &[u32], tick: &dyn Fn()) -> Vec<ShmAnswer> {
-        let mut out = Vec::with_capacity(ords.len());
-        self.lut_into(table, ords, tick, &mut |a| out.push(a));
-        out
-    }
-
-    /// [`ShmChannel::validate`], handing each answer to `sink` in order.
+    /// The validator (`payload` or header) on every bundle, each answer
+    /// handed to `sink` in order.
     pub fn validate_into(
         &mut self,
         payload: bool,
@@ -357,7 +339,7 @@ impl ShmChannel {
         }
     }
 
-    /// [`ShmChannel::lut`], handing each answer to `sink` in order.
+    /// `table` on every ordinal, each answer handed to `sink` in order.
     pub fn lut_into(
         &mut self,
         table: LutTable,

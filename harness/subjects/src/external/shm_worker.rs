@@ -446,10 +446,14 @@ fn handle(lib: &SubjectLib, r: &Request) -> Result<Answer, String> {
                 Err(why) => Answer::Refused(why),
             })
         }
-        Request::Lut { table, input } => status(lib.lut(*table, *input), |v| match v {
-            Ok(w) => Answer::Wire(u64::from(w)),
-            Err(why) => Answer::Refused(why),
-        }),
+        Request::Lut { table, input } => {
+            let refused = |why: &CStr| why.to_str().map(str::to_string);
+            let refused = |why: &CStr| refused(why).map_err(|_| NOT_UTF8_REFUSAL.to_string());
+            status(lib.lut_with(*table, *input, refused), |v| match v {
+                Ok(w) => Answer::Wire(u64::from(w)),
+                Err(why) => Answer::Refused(why),
+            })
+        }
         Request::ValidateStream(bytes) => status(lib.validate_stream(bytes), Answer::Stream),
         Request::Lower(ir) => object(lib.lower(ir), Op::Lower, "tpb_lower"),
     }
