@@ -84,19 +84,10 @@ impl fmt::Display for Op {
     }
 }
 
-/// The tables a `lut` request may name and a hello's `tables` may list
-/// (tpb-subject/1), by their [`LutTable::name`]: every SPEC §6 table.
-pub const LUT_TABLES: [LutTable; 8] = LutTable::ALL;
-
 /// The longest stream a `validate_stream` request carries, in bytes: the
 /// largest corpus file the gate reads (1 MiB), so every stream case can be
 /// sent (its request line is about 2 MiB; [`MAX_LINE`] bounds answers).
 pub const MAX_STREAM: usize = 1 << 20;
-
-/// The protocol table named `s`.
-pub fn lut_table(s: &str) -> Option<LutTable> {
-    LUT_TABLES.into_iter().find(|t| t.name() == s)
-}
 
 /// One request after the hello (the harness adds the `"id"`).
 #[derive(Clone, Debug, PartialEq)]
@@ -281,7 +272,9 @@ impl Hello {
         if !self.ops.contains(&Op::Lut) {
             return Vec::new();
         }
-        self.tables.clone().unwrap_or_else(|| LUT_TABLES.to_vec())
+        self.tables
+            .clone()
+            .unwrap_or_else(|| LutTable::ALL.to_vec())
     }
 
     /// The hello answer line (server side): `tables` only when given.
@@ -410,10 +403,10 @@ pub fn parse_hello(line: &str) -> Result<Hello, String> {
             let mut ts = Vec::new();
             for v in list {
                 let s = v.as_str().ok_or("`tables` holds a non-string")?;
-                let t = lut_table(s).ok_or_else(|| {
+                let t = LutTable::from_name(s).ok_or_else(|| {
                     format!(
                         "unknown table `{s}` in `tables` (expected one of: {})",
-                        LUT_TABLES.map(LutTable::name).join(", ")
+                        LutTable::ALL.map(LutTable::name).join(", ")
                     )
                 })?;
                 if !ts.contains(&t) {

@@ -6,8 +6,8 @@
 //! the gate reads back with no JSON. Integers are `u64` LE, texts and byte
 //! runs a `u32` LE length and the bytes, lists a `u32` LE count.
 
-use super::protocol::{Answer, Request, LUT_TABLES};
-use crate::subjects::{FieldName, Lowered, LoweredModule, Value};
+use super::protocol::{Answer, Request};
+use crate::subjects::{FieldName, Lowered, LoweredModule, LutTable, Value};
 
 const REQ_HEADER: u8 = b'H';
 const REQ_PAYLOAD: u8 = b'P';
@@ -30,7 +30,7 @@ pub fn request_parts(r: &Request) -> (Vec<u8>, &[u8]) {
             (o, &[])
         }
         Request::Lut { table, input } => {
-            let t = LUT_TABLES.iter().position(|x| x == table).unwrap_or(0) as u8;
+            let t = LutTable::ALL.iter().position(|x| x == table).unwrap_or(0) as u8;
             let mut o = vec![REQ_LUT, t];
             o.extend_from_slice(&input.to_le_bytes());
             (o, &[])
@@ -61,7 +61,9 @@ pub fn get_request(b: &[u8]) -> Result<Request, String> {
         }
         REQ_LUT => match rest {
             [t, a, b, c, d] => Request::Lut {
-                table: *LUT_TABLES.get(usize::from(*t)).ok_or("LUT table index")?,
+                table: *LutTable::ALL
+                    .get(usize::from(*t))
+                    .ok_or("LUT table index")?,
                 input: u32::from_le_bytes([*a, *b, *c, *d]),
             },
             _ => return Err("not a table and an ordinal".into()),

@@ -12,7 +12,7 @@
 //! |---|---|---|
 //! | 0 | 8 | magic `TPBSHM01` |
 //! | 8 | 4 | op ([`OP_VALIDATE_HEADER`], [`OP_VALIDATE_PAYLOAD`], [`OP_LUT`]) |
-//! | 12 | 4 | LUT table index (position in [`super::protocol::LUT_TABLES`]) |
+//! | 12 | 4 | LUT table index (position in [`LutTable::ALL`](crate::subjects::LutTable::ALL)) |
 //! | 16 | 4 | n: entries in the chunk |
 //! | 20 | 4 | start: the first entry to run |
 //! | 24 | 4 | mode ([`MODE_BATCH`] or [`MODE_SINGLE`]) |

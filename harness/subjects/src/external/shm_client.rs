@@ -14,7 +14,7 @@
 use super::client::Kept;
 use super::process::{describe_exit, Fault, FaultClass, Group, Reply, Ring, StartError};
 use super::process::{HELLO_MIN, POLL};
-use super::protocol::{parse_hello, Answer, Hello, Request, LUT_TABLES};
+use super::protocol::{parse_hello, Answer, Hello, Request};
 use super::shm::{self, Field, Region};
 use super::verdict;
 use crate::subjects::{Capability, LutTable, Name, Predicate, Verdict};
@@ -87,7 +87,7 @@ impl Chunk<'_> {
             Chunk::Bundles(false, _) => (shm::OP_VALIDATE_HEADER, 0, Capability::ValidateHeader),
             Chunk::Bundles(true, _) => (shm::OP_VALIDATE_PAYLOAD, 0, Capability::ValidatePayload),
             Chunk::Lut(t, _) => {
-                let ti = LUT_TABLES.iter().position(|&x| x == t).unwrap_or(0);
+                let ti = LutTable::ALL.iter().position(|&x| x == t).unwrap_or(0);
                 (
                     shm::OP_LUT,
                     u32::try_from(ti).unwrap_or(u32::MAX),

@@ -14,7 +14,7 @@ use super::ffi::{
     Status, SubjectLib, VerdictCode, NOT_UTF8_REFUSAL, UNWRITTEN_TEXT, UNWRITTEN_VERDICT,
 };
 use super::process::clip;
-use super::protocol::{answer_of, Answer, Hello, Op, Request, LUT_TABLES, MAX_LINE, PROTOCOL};
+use super::protocol::{answer_of, Answer, Hello, Op, Request, MAX_LINE, PROTOCOL};
 use super::record::{get_request, put_answer};
 use super::shm::{self, Arena, Field, Region};
 use super::verdict::verdict_of;
@@ -280,7 +280,7 @@ fn run_handoff(
     let n = (r.get(Field::N) as usize).min(shm::CHUNK);
     let start = (r.get(Field::Start) as usize).min(n);
     let single = r.get(Field::Mode) == shm::MODE_SINGLE;
-    let table = LUT_TABLES.get(r.get(Field::Table) as usize).copied();
+    let table = LutTable::ALL.get(r.get(Field::Table) as usize).copied();
     let mut refusals = RefusalTexts::default();
     if op == shm::OP_RECORDS {
         records(lib, r, (start, n), cut);
