@@ -156,14 +156,12 @@ pub struct ExternalSubject {
     /// at the first encode asked, [`ExternalSubject::call`]).
     encodes_pending: RefCell<Vec<Request>>,
     /// The requests of a batch rung ahead ([`Subject::prefetch_begin`]),
-    /// kept (unmoved) for the prefetch that collects it.
-    begun: RefCell<Vec<Request>>,
-    /// The batch [`ExternalSubject::begun`] was built from: its kind and
-    /// length (a prefetch of any other batch builds its own requests).
-    begun_key: std::cell::Cell<(u8, usize)>,
+    /// kept (unmoved) for the prefetch that collects it, with the batch's
+    /// kind and length (a prefetch of any other batch builds its own).
+    begun: RefCell<((u8, usize), Vec<Request>)>,
 }
 
-/// A batch's kind and length ([`ExternalSubject::begun_key`]).
+/// A batch's kind and length ([`ExternalSubject::begun`]).
 fn batch_key(b: Batch<'_>) -> (u8, usize) {
     match b {
         Batch::Validate(v, bs) => (u8::from(v == Validator::Payload), bs.len()),
@@ -175,23 +173,15 @@ fn batch_key(b: Batch<'_>) -> (u8, usize) {
     }
 }
 
-/// What a hello declares: one capability per op, one per LUT table
-/// (`tables`, or every table when the hello has none).
-pub fn capabilities_of(h: &Hello) -> Capabilities {
-    let mut caps = Vec::new();
-    for op in &h.ops {
-        match op {
-            Op::ValidateHeader => caps.push(Capability::ValidateHeader),
-            Op::ValidatePayload => caps.push(Capability::ValidatePayload),
-            Op::Decode => caps.push(Capability::Decode),
-            Op::Encode => caps.push(Capability::Encode),
-            Op::ValidateStream => caps.push(Capability::ValidateStream),
-            Op::Lower => caps.push(Capability::Lower),
-            Op::Lut => {}
-        }
-    }
-    caps.extend(h.lut_tables().into_iter().map(Capability::Lut));
-    Capabilities::of(&caps)
+/// What a hello declares: one capability per op (the same name), one per
+/// LUT table (`tables`, or every table when the hello has none).
+fn capabilities_of(h: &Hello) -> Capabilities {
+    let ops = h
+        .ops
+        .iter()
+        .filter_map(|o| Capability::ALL.into_iter().find(|c| c.name() == o.name()));
+    let tables = h.lut_tables().into_iter().map(Capability::Lut);
+    Capabilities::of(&ops.chain(tables).collect::<Vec<_>>())
 }
 
 impl ExternalSubject {
@@ -211,8 +201,7 @@ impl ExternalSubject {
             compared: AtomicU64::new(0),
             encodes: AtomicU64::new(0),
             encodes_pending: RefCell::new(Vec::new()),
-            begun: RefCell::new(Vec::new()),
-            begun_key: std::cell::Cell::new((u8::MAX, 0)),
+            begun: RefCell::default(),
         }
     }
 
@@ -532,12 +521,11 @@ impl Transport for ExternalSubject {
         // The rest (a `cmd:` subject's validators without `batch64`,
         // decode, and the operations asked once per case) as one batch of
         // protocol requests (those rung ahead, if they were).
-        let begun = self
+        let (key, begun) = self
             .begun
             .try_borrow_mut()
             .map(|mut b| std::mem::take(&mut *b))
             .unwrap_or_default();
-        let key = self.begun_key.replace((u8::MAX, 0));
         let reqs = if begun.is_empty() || key != batch_key(batch) {
             self.requests_of(batch)
         } else {
@@ -604,11 +592,10 @@ impl Transport for ExternalSubject {
                 let Ok(mut begun) = self.begun.try_borrow_mut() else {
                     return;
                 };
-                *begun = self.requests_of(batch);
-                self.begun_key.set(batch_key(batch));
+                *begun = (batch_key(batch), self.requests_of(batch));
                 if let Ok(mut c) = self.client.lock() {
                     if let Some(ch) = c.shm() {
-                        ch.begin_records(&begun);
+                        ch.begin_records(&begun.1);
                     }
                 }
             }
@@ -997,6 +984,25 @@ impl ExternalSubject {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_hello_declares_each_op_and_table() {
+        let h = Hello {
+            ops: Op::ALL.to_vec(),
+            tables: Some(vec![LutTable::Dge]),
+            ..Hello::default()
+        };
+        let want = [
+            Capability::ValidateHeader,
+            Capability::ValidatePayload,
+            Capability::Decode,
+            Capability::Encode,
+            Capability::ValidateStream,
+            Capability::Lower,
+            Capability::Lut(LutTable::Dge),
+        ];
+        assert_eq!(capabilities_of(&h), Capabilities::of(&want));
+    }
 
     #[test]
     fn dlopen_paths() {
