@@ -171,7 +171,7 @@ impl BatchProcess {
         })
     }
 
-    /// False once [`MAX_FAILED_FRAMES`] frames in a row failed (the JSON
+    /// False once `MAX_FAILED_FRAMES` frames in a row failed (the JSON
     /// lines carry everything from then on).
     pub fn usable(&self) -> bool {
         self.failed_in_row < MAX_FAILED_FRAMES

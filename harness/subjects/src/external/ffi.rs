@@ -2,7 +2,7 @@
 //! (versions 1 and 2; the version-2 batch validators are looked up only in a
 //! library that returns 2). The only module of the harness with `unsafe`: every call
 //! into the library is here. It runs inside the worker process
-//! ([`super::worker`]), never in the gate itself, so a library that crashes
+//! ([`super::shm_worker`]), never in the gate itself, so a library that crashes
 //! or hangs takes down only its worker.
 #![allow(unsafe_code)]
 

@@ -34,10 +34,6 @@ pub mod verdict;
 pub mod watch;
 
 pub use client::Client;
-pub use process::{
-    Fault, FaultClass, Launch, ProcessSubject, Reply, StartError, Supervisor, STDERR_LINES,
-};
-pub use protocol::{Answer, Hello, Op, Request};
-pub use subject::{
-    open, set_case_timeout, start, stats, ExternalSubject, SubjectStats, WORKER_SUBCOMMAND,
-};
+pub use process::{FaultClass, Reply, Supervisor};
+pub use protocol::{Answer, Op, Request};
+pub use subject::{open, set_case_timeout, start, stats, SubjectStats};

@@ -3,7 +3,7 @@
 //! into lines and lines into typed answers, strictly: an answer with a
 //! missing, extra or mistyped key, or the wrong id, is an error naming what
 //! is wrong. The same types serve the client ([`super::process`]) and the
-//! library worker ([`super::worker`]).
+//! library worker ([`super::shm_worker`]).
 
 use super::lower_json::LOWERED_KEYS;
 pub use crate::fields_json::parse_bundle_hex;

@@ -30,7 +30,7 @@
 //! | [`CODE_OFF`] | 2 × [`CHUNK`] | `u16` answer code per entry ([`tpb_verdict`](super::verdict) id or a code below) |
 //! | [`VAL_OFF`] | 4 × [`CHUNK`] | `u32` per entry: the LUT wire value, a text's arena offset, or an answer record's offset |
 //! | [`ARENA_OFF`] | [`ARENA`] | texts: `u16` length + UTF-8 bytes, reset per hand-off |
-//! | [`REQ_OFF`] | [`REQ`] | [`OP_RECORDS`] requests: `u32` length + a request record ([`request_record`]), 4-aligned |
+//! | [`REQ_OFF`] | [`REQ`] | [`OP_RECORDS`] requests: `u32` length + a request record ([`put_request`]), 4-aligned |
 //! | [`ANS_OFF`] | [`ANS`] | answer records: `u32` entry index, `u32` length, the binary answer ([`super::record`]), 4-aligned, reset per hand-off (the hello's at 0 when ready) |
 //!
 //! Before each hand-off the gate sets every answer code it asks for to

@@ -1,6 +1,6 @@
 //! [`ExternalSubject`]: a `lib:` / `cmd:` subject as the judge sees it (the
 //! [`Subject`] trait) over its [`Client`], and [`open`], the registry's
-//! opener. Predicate names go through [`Predicate::from_name`] (an unknown
+//! opener. Predicate names go through [`crate::subjects::Predicate::from_name`] (an unknown
 //! one never equals core's); a decode error field or a refusal is compared
 //! by its text. Per subject name, calls, time and the stderr tail are
 //! summed process-wide ([`stats`]) for the report.
@@ -29,8 +29,6 @@ use std::collections::{BTreeMap, VecDeque};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Mutex, OnceLock};
 use std::time::{Duration, Instant};
-
-pub use super::shm_worker::WORKER_SUBCOMMAND;
 
 /// A path `dlopen` takes as a file, never as a name to search for: one
 /// without a `/` gets `./` in front.

@@ -74,19 +74,14 @@ impl fmt::Display for Fault {
     }
 }
 
-/// What every external subject's process is kept by, whatever its
-/// transport (JSON lines, `batch64`'s lines instance, a `lib:` worker's
-/// region): the stderr ring (the last [`STDERR_LINES`] lines, across
-/// restarts), restarts, and the give-up budget of each
+/// What keeps every external subject's process, whatever its transport:
+/// the stderr ring (across restarts), restarts, and a give-up budget per
 /// operation (issue 35: a library that crashes on every `validate_header`
-/// is given up on `validate_header` only and still judged on its LUTs,
-/// decode, lower …), with why each was given up. The whole subject is
-/// given up only when it cannot be restarted, changed its hello, the run
-/// is stopping, or [`TIMED_OUT_OPS`] operations were each given up for
-/// timeouts (a subject that stopped reading or answering: each timeout
-/// costs a whole case timeout). The transport names the faulting input
-/// (the oldest unanswered line, or the worker's stamp) and calls
-/// [`Supervisor::count`] and [`Supervisor::restart`].
+/// is still judged on its LUTs, decode, lower …). The whole subject is
+/// given up when it cannot be restarted, changes its hello, the run stops,
+/// or [`TIMED_OUT_OPS`] operations were given up for timeouts. The
+/// transport names the faulting input and calls [`Supervisor::count`] and
+/// [`Supervisor::restart`].
 #[derive(Debug)]
 pub struct Supervisor {
     stderr: Arc<Mutex<VecDeque<String>>>,
