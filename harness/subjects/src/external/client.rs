@@ -3,15 +3,15 @@
 //! ([`ProcessSubject`]), or a `lib:` subject's worker sharing a memory
 //! region with the gate ([`ShmChannel`]: every operation, validators and
 //! LUTs in compact slots, the rest as request and answer records). Both
-//! keep the same [`Kept`]: hello, generation, timeout, one [`Supervisor`]
+//! keep the same [`Kept`]: hello, generation, timeout, one [`super::Supervisor`]
 //! (restarts, give-up, stderr tail) and the answers received.
 
 use super::names::foreign;
-use super::process::{Fault as ClientFault, FaultClass, ProcessSubject, Reply, Supervisor};
-use super::protocol::{Answer, Hello, Op, Request};
+use super::process::{Fault as ClientFault, FaultClass, ProcessSubject, Reply};
+use super::protocol::{Answer, Request};
 use super::shm_client::{ShmAnswer, ShmChannel};
+use super::supervisor::Kept;
 use crate::subjects::{Fault, LutResult, Reply as Typed, Verdict};
-use std::time::Duration;
 
 /// See the module docs.
 pub enum Client {
@@ -19,70 +19,6 @@ pub enum Client {
     Lines(ProcessSubject),
     /// A `lib:` subject's worker.
     Shm(ShmChannel),
-}
-
-/// What every client keeps, whatever carries its requests: the hello of
-/// the first start, the generation, the case timeout, its [`Supervisor`]
-/// and the answers the transport delivered (well-formed or not).
-pub struct Kept {
-    pub(super) hello: Hello,
-    pub(super) arch: String,
-    pub(super) timeout: Duration,
-    pub(super) sup: Supervisor,
-    pub(super) received: u64,
-}
-
-impl Kept {
-    /// Before the first start.
-    pub(super) fn new(arch: &str, timeout: Duration) -> Kept {
-        Kept {
-            hello: Hello::default(),
-            arch: arch.to_string(),
-            timeout,
-            sup: Supervisor::default(),
-            received: 0,
-        }
-    }
-
-    /// The hello of the first start.
-    pub fn hello(&self) -> &Hello {
-        &self.hello
-    }
-
-    /// True if the subject declared `op`.
-    pub fn supports(&self, op: Op) -> bool {
-        self.hello.ops.contains(&op)
-    }
-
-    /// The generation it serves.
-    pub fn arch(&self) -> &str {
-        &self.arch
-    }
-
-    /// Its supervisor: restarts, give-up, stderr tail.
-    pub fn supervisor(&self) -> &Supervisor {
-        &self.sup
-    }
-
-    /// Answers the transport delivered so far (well-formed or not).
-    pub fn received(&self) -> u64 {
-        self.received
-    }
-
-    /// Restarts after faults.
-    pub fn restarts(&self) -> u64 {
-        self.sup.restarts()
-    }
-
-    /// Why it was given up, if it was.
-    pub fn given_up(&self) -> Option<&str> {
-        self.sup.given_up()
-    }
-
-    /// The last stderr lines (across restarts).
-    pub fn stderr_tail(&self) -> Vec<String> {
-        self.sup.stderr_tail()
-    }
 }
 
 impl std::ops::Deref for Client {

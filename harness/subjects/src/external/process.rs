@@ -12,13 +12,13 @@
 //! reader feeding a channel (waits with a timeout) and a stderr reader
 //! keeping the last [`STDERR_LINES`] lines in the supervisor's ring.
 
-use super::client::Kept;
 use super::protocol::{
     self, parse_answer, parse_hello, Answer, Hello, Request, MAX_IN_FLIGHT, MAX_LINE,
 };
 use super::reaper;
 pub use super::reaper::kill_all;
 pub(super) use super::supervisor::clip;
+use super::supervisor::Kept;
 pub use super::supervisor::{
     Fault, FaultClass, StartError, Supervisor, GIVE_UP_AFTER, GIVE_UP_AFTER_TIMEOUTS,
     MAX_FAILED_STARTS, STDERR_LINES,

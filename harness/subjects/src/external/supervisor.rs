@@ -3,11 +3,12 @@
 //! (stderr ring, restarts, give-up per operation) and
 //! [`StartError`].
 
-use super::protocol::Hello;
+use super::protocol::{Hello, Op};
 use crate::subjects::Capability;
 use std::collections::{BTreeMap, VecDeque};
 use std::fmt;
 use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
 /// Lines of the subject's stderr kept for the report.
 pub const STDERR_LINES: usize = 50;
@@ -71,6 +72,70 @@ pub struct Fault {
 impl fmt::Display for Fault {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{}: {}", self.class, self.detail)
+    }
+}
+
+/// What every client keeps, whatever carries its requests: the hello of
+/// the first start, the generation, the case timeout, its [`Supervisor`]
+/// and the answers the transport delivered (well-formed or not).
+pub struct Kept {
+    pub(super) hello: Hello,
+    pub(super) arch: String,
+    pub(super) timeout: Duration,
+    pub(super) sup: Supervisor,
+    pub(super) received: u64,
+}
+
+impl Kept {
+    /// Before the first start.
+    pub(super) fn new(arch: &str, timeout: Duration) -> Kept {
+        Kept {
+            hello: Hello::default(),
+            arch: arch.to_string(),
+            timeout,
+            sup: Supervisor::default(),
+            received: 0,
+        }
+    }
+
+    /// The hello of the first start.
+    pub fn hello(&self) -> &Hello {
+        &self.hello
+    }
+
+    /// True if the subject declared `op`.
+    pub fn supports(&self, op: Op) -> bool {
+        self.hello.ops.contains(&op)
+    }
+
+    /// The generation it serves.
+    pub fn arch(&self) -> &str {
+        &self.arch
+    }
+
+    /// Its supervisor: restarts, give-up, stderr tail.
+    pub fn supervisor(&self) -> &Supervisor {
+        &self.sup
+    }
+
+    /// Answers the transport delivered so far (well-formed or not).
+    pub fn received(&self) -> u64 {
+        self.received
+    }
+
+    /// Restarts after faults.
+    pub fn restarts(&self) -> u64 {
+        self.sup.restarts()
+    }
+
+    /// Why it was given up, if it was.
+    pub fn given_up(&self) -> Option<&str> {
+        self.sup.given_up()
+    }
+
+    /// The last stderr lines (across restarts).
+    pub fn stderr_tail(&self) -> Vec<String> {
+        self.sup.stderr_tail()
     }
 }
 
