@@ -268,6 +268,12 @@ fn lut_batch(
     }
 }
 
+/// Input word `i` (an ordinal, or a request record's offset).
+fn word(r: &mut Region, i: usize) -> u32 {
+    let b = &r.inputs()[i * 4..i * 4 + 4];
+    u32::from_ne_bytes([b[0], b[1], b[2], b[3]])
+}
+
 /// Runs entries `start..n` of the hand-off in the region.
 fn run_handoff(
     lib: &SubjectLib,
@@ -291,35 +297,35 @@ fn run_handoff(
         return;
     }
     let payload = op == shm::OP_VALIDATE_PAYLOAD;
-    if op != shm::OP_LUT && !single && lib.has_batch(payload) {
-        r.set_stamp(start);
-        r.set(Field::InBatch, 1);
-        let status = {
-            let (input, codes, _) = r.io();
-            lib.validate_batch(payload, &input[start * 64..n * 64], &mut codes[start..n])
-        };
-        r.set(Field::InBatch, 0);
-        for i in start..n {
-            if batch_answered(r, arena, i, &status) {
-                reserve(r, arena, i);
+    if op != shm::OP_LUT && lib.has_batch(payload) {
+        // One batch call, or (re-running one that crashed or hung) one per
+        // entry, each stamped first.
+        let step = if single { 1 } else { (n - start).max(1) };
+        let mut i = start;
+        while i < n {
+            let end = (i + step).min(n);
+            r.set_stamp(i);
+            r.set(Field::InBatch, u32::from(!single));
+            let status = {
+                let (input, codes, _) = r.io();
+                lib.validate_batch(payload, &input[i * 64..end * 64], &mut codes[i..end])
+            };
+            r.set(Field::InBatch, 0);
+            for k in i..end {
+                if batch_answered(r, arena, k, &status) {
+                    reserve(r, arena, k);
+                }
             }
+            r.set(Field::Done, u32::try_from(end).unwrap_or(u32::MAX));
+            i = end;
         }
-        r.set(Field::Done, u32::try_from(n).unwrap_or(u32::MAX));
         return;
     }
     for i in start..n {
         r.set_stamp(i);
         let (code, value) = match (op, table) {
             (shm::OP_LUT, Some(t)) => {
-                let ord = {
-                    let input = r.inputs();
-                    u32::from_ne_bytes([
-                        input[i * 4],
-                        input[i * 4 + 1],
-                        input[i * 4 + 2],
-                        input[i * 4 + 3],
-                    ])
-                };
+                let ord = word(r, i);
                 let (arena, texts, seen) = (&mut *arena, r.arena(), &mut refusals);
                 let put = |why: &CStr| seen.offset(arena, texts, why);
                 match lib.lut_with(t, ord, put) {
@@ -333,18 +339,6 @@ fn run_handoff(
                 shm::CODE_ERROR,
                 arena.put(r.arena(), "worker: unknown LUT table index"),
             ),
-            _ if lib.has_batch(payload) => {
-                // Re-running a batch one bundle at a time: the same entry point.
-                let status = {
-                    let (input, codes, _) = r.io();
-                    lib.validate_batch(payload, &input[i * 64..i * 64 + 64], &mut codes[i..=i])
-                };
-                if batch_answered(r, arena, i, &status) {
-                    reserve(r, arena, i);
-                }
-                r.set(Field::Done, u32::try_from(i + 1).unwrap_or(u32::MAX));
-                continue;
-            }
             _ => match lib.validate_code(payload, &r.inputs()[i * 64..i * 64 + 64]) {
                 Status::Ok(VerdictCode::Id(id)) => (id, 0),
                 Status::Ok(VerdictCode::Named(s)) => (shm::CODE_NAMED, arena.put(r.arena(), &s)),
@@ -365,15 +359,7 @@ fn records(lib: &SubjectLib, r: &mut Region, (start, n): (usize, usize), cut: bo
     let mut used = 0usize;
     for i in start..n {
         r.set_stamp(i);
-        let at = {
-            let input = r.inputs();
-            u32::from_ne_bytes([
-                input[i * 4],
-                input[i * 4 + 1],
-                input[i * 4 + 2],
-                input[i * 4 + 3],
-            ])
-        };
+        let at = word(r, i);
         let answer = match r.request_at(at).map(get_request) {
             Some(Ok(request)) => handle(lib, &request),
             Some(Err(e)) => Err(format!("bad request record: {e}")),
