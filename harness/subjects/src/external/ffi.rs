@@ -93,8 +93,8 @@ pub const UNWRITTEN_TEXT: &str = "the batch call left this entry unwritten (no t
 pub struct SubjectLib {
     name: String,
     caps: u32,
-    validate_header: Option<ValidateFn>,
-    validate_payload: Option<ValidateFn>,
+    /// `tpb_validate_header`, `tpb_validate_payload` (indexed by `payload`).
+    validators: [Option<ValidateFn>; 2],
     decode: Option<DecodeFn>,
     encode: Option<EncodeFn>,
     lut: Option<LutFn>,
@@ -105,8 +105,8 @@ pub struct SubjectLib {
     table_names: Vec<CString>,
     validate_stream: Option<StreamFn>,
     lower: Option<LowerFn>,
-    header_batch: Option<BatchFn>,
-    payload_batch: Option<BatchFn>,
+    /// Their version-2 batch entry points, likewise.
+    batches: [Option<BatchFn>; 2],
     lut_batch: Option<LutBatchFn>,
     init: InitFn,
     // Keeps the function pointers above valid; dropped last.
@@ -164,30 +164,6 @@ unsafe fn text(p: *const c_char, what: &str) -> Result<Option<String>, String> {
     c.to_str()
         .map(|s| Some(s.to_string()))
         .map_err(|_| format!("{what} is not UTF-8"))
-}
-
-/// The answer of a call that returns a value or names a refusal
-/// (`tpb_encode`, `tpb_lut`): `Ok(Ok(value))`, `Ok(Err(refusal))`, or the
-/// status `rc` of `func` when it is not `TPB_OK`.
-///
-/// # Safety
-/// `refused` is null or a live NUL-terminated string.
-unsafe fn value_or_refusal<T>(
-    func: &str,
-    rc: c_int,
-    value: T,
-    refused: *const c_char,
-) -> Status<Result<T, String>> {
-    match rc {
-        // SAFETY: the caller's contract.
-        TPB_OK => match unsafe { text(refused, "the refusal") } {
-            Ok(None) => Status::Ok(Ok(value)),
-            Ok(Some(r)) => Status::Ok(Err(r)),
-            Err(e) => Status::Error(e),
-        },
-        TPB_UNSUPPORTED => Status::Unsupported,
-        n => Status::Error(format!("{func} returned {n}")),
-    }
 }
 
 impl SubjectLib {
@@ -288,8 +264,7 @@ impl SubjectLib {
         Ok(SubjectLib {
             name,
             caps,
-            validate_header,
-            validate_payload,
+            validators: [validate_header, validate_payload],
             decode,
             encode,
             lut,
@@ -300,8 +275,7 @@ impl SubjectLib {
             tables,
             validate_stream,
             lower,
-            header_batch,
-            payload_batch,
+            batches: [header_batch, payload_batch],
             lut_batch,
             init,
             _lib: lib,
@@ -347,25 +321,7 @@ impl SubjectLib {
 
     /// True if the library exports the batch entry point of this validator.
     pub fn has_batch(&self, payload: bool) -> bool {
-        self.batch_validator(payload).is_some()
-    }
-
-    /// `tpb_validate_payload` if `payload`, else `tpb_validate_header`.
-    fn validator(&self, payload: bool) -> Option<ValidateFn> {
-        if payload {
-            self.validate_payload
-        } else {
-            self.validate_header
-        }
-    }
-
-    /// `tpb_validate_payload_batch` if `payload`, else `_header_batch`.
-    fn batch_validator(&self, payload: bool) -> Option<BatchFn> {
-        if payload {
-            self.payload_batch
-        } else {
-            self.header_batch
-        }
+        self.batches[usize::from(payload)].is_some()
     }
 
     /// `tpb_validate_header_batch` / `_payload_batch` on `bundles` (64 bytes
@@ -373,7 +329,7 @@ impl SubjectLib {
     /// library leaves unwritten reads [`UNWRITTEN_VERDICT`] (never a value
     /// left there by an earlier call).
     pub fn validate_batch(&self, payload: bool, bundles: &[u8], out: &mut [u16]) -> Status<()> {
-        let Some(f) = self.batch_validator(payload) else {
+        let Some(f) = self.batches[usize::from(payload)] else {
             return Status::Unsupported;
         };
         let n = (bundles.len() / 64).min(out.len());
@@ -400,7 +356,7 @@ impl SubjectLib {
     /// One validator call, answered as a `tpb_verdict` id when the name is
     /// in the enum (no allocation on that path).
     pub fn validate_code(&self, payload: bool, b: &[u8]) -> Status<VerdictCode> {
-        let Some(f) = self.validator(payload) else {
+        let Some(f) = self.validators[usize::from(payload)] else {
             return Status::Unsupported;
         };
         if b.len() < 64 {
@@ -491,9 +447,17 @@ impl SubjectLib {
                 &mut refused,
             )
         };
-        // SAFETY: `refused` was written by the call (the ABI: null or a live
-        // NUL-terminated string).
-        unsafe { value_or_refusal("tpb_encode", rc, out, refused) }
+        match rc {
+            // SAFETY: `refused` was written by the call (the ABI: null or a
+            // live NUL-terminated string).
+            TPB_OK => match unsafe { text(refused, "the refusal") } {
+                Ok(None) => Status::Ok(Ok(out)),
+                Ok(Some(r)) => Status::Ok(Err(r)),
+                Err(e) => Status::Error(e),
+            },
+            TPB_UNSUPPORTED => Status::Unsupported,
+            n => Status::Error(format!("tpb_encode returned {n}")),
+        }
     }
 
     /// The NUL-terminated name `tpb_lut` / `tpb_lut_batch` get for `table`,
