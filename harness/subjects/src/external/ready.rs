@@ -380,24 +380,14 @@ impl ReadyStore {
         self.requests.replies.push(reply);
     }
 
-    /// The stored reply to `request`, if one is held from the cursor on
-    /// (the cursor then moves past it).
-    pub fn take_request(&mut self, request: &Request) -> Option<ClientReply> {
-        self.take_request_where(|q| q == request)
-    }
-
-    /// [`ReadyStore::take_request`] of the first held request `is` accepts.
-    pub fn take_request_where(&mut self, is: impl Fn(&Request) -> bool) -> Option<ClientReply> {
+    /// The stored reply to the first held request from the cursor on that
+    /// `is` accepts (the cursor then moves past it).
+    pub fn take_request(&mut self, is: impl Fn(&Request) -> bool) -> Option<ClientReply> {
         let r = &mut self.requests;
         let n = r.asked.len().min(r.replies.len());
         let at = (r.next..n).find(|&i| r.replies[i].is_some() && is(&r.asked[i]))?;
         r.next = at + 1;
         r.replies[at].take()
-    }
-
-    /// True if any request is held (served or not).
-    pub fn holds_requests(&self) -> bool {
-        !self.requests.asked.is_empty()
     }
 
     /// The next bundle's answer when it is a `tpb_verdict` id (the usual

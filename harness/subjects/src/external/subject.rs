@@ -275,8 +275,7 @@ impl ExternalSubject {
             }
             let hit = match &r {
                 Request::Decode(b) => s.take_reply(Op::Decode, b),
-                _ if s.holds_requests() => s.take_request(&r),
-                _ => None,
+                _ => s.take_request(|q| q == &r),
             };
             if let Some(hit) = hit {
                 return hit;
@@ -931,7 +930,7 @@ impl ExternalSubject {
         }
         // A stored answer is found without copying the stream.
         let stored = self.ready.try_borrow_mut().ok().and_then(|mut s| {
-            s.take_request_where(|q| matches!(q, Request::ValidateStream(b) if b == bytes))
+            s.take_request(|q| matches!(q, Request::ValidateStream(b) if b == bytes))
         });
         let answer = match stored {
             Some(a) => a,
