@@ -5,7 +5,7 @@
 //! is wrong. The same types serve the client ([`super::process`]) and the
 //! library worker ([`super::shm_worker`]).
 
-use super::lower_json::LOWERED_KEYS;
+use super::lower_json::{exact_keys, LOWERED_KEYS};
 pub use crate::fields_json::parse_bundle_hex;
 use crate::fields_json::{fields_from_json, fields_json};
 use crate::subjects::{Capability, FieldName, LoweredModule, LutTable, Validator};
@@ -320,18 +320,6 @@ fn object(line: &str) -> Result<Map<String, Value>, String> {
         Ok(_) => Err("not a JSON object".into()),
         Err(e) => Err(format!("not JSON ({e})")),
     }
-}
-
-/// Checks that `m` has exactly the keys `keys` (names the first stray or
-/// missing one).
-fn exact_keys(m: &Map<String, Value>, keys: &[&str]) -> Result<(), String> {
-    if let Some(k) = m.keys().find(|k| !keys.contains(&k.as_str())) {
-        return Err(format!("unexpected key `{k}`"));
-    }
-    if let Some(k) = keys.iter().find(|k| !m.contains_key(**k)) {
-        return Err(format!("missing key `{k}`"));
-    }
-    Ok(())
 }
 
 fn string<'a>(m: &'a Map<String, Value>, k: &str) -> Result<&'a str, String> {
