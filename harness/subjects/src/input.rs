@@ -83,23 +83,6 @@ pub enum InputError {
     },
 }
 
-impl InputError {
-    /// The source (path or `<stdin>`) the error is about.
-    pub fn source_name(&self) -> &str {
-        match self {
-            InputError::Io { source, .. }
-            | InputError::IsDirectory { source }
-            | InputError::LooksLikeHex { source }
-            | InputError::Empty { source }
-            | InputError::Length { source, .. }
-            | InputError::BadHexDigit { source, .. }
-            | InputError::HexLineLength { source, .. }
-            | InputError::LineTooLong { source, .. }
-            | InputError::TooBig { source, .. } => source,
-        }
-    }
-}
-
 impl fmt::Display for InputError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
