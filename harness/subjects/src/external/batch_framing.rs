@@ -6,7 +6,7 @@
 //! sends the frame's records down the JSON lines one by one instead, which
 //! names the input.
 
-use super::process::{describe_exit, Fault, FaultClass, Launch};
+use super::process::{describe_exit, Fault, FaultClass};
 use serde_json::Value;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::process::{ChildStdin, ChildStdout};
@@ -111,7 +111,7 @@ use super::process::Ring;
 
 /// The batch instance of a `cmd:` subject.
 pub struct BatchProcess {
-    launch: Launch,
+    command: String,
     arch: String,
     timeout: Duration,
     running: Option<Running>,
@@ -121,8 +121,8 @@ pub struct BatchProcess {
     stderr: Ring,
 }
 
-fn spawn(launch: &Launch, arch: &str, timeout: Duration, ring: &Ring) -> Result<Running, String> {
-    let run = Running::spawn(launch, ring, write_loop, read_loop)?;
+fn spawn(command: &str, arch: &str, timeout: Duration, ring: &Ring) -> Result<Running, String> {
+    let run = Running::spawn(command, ring, write_loop, read_loop)?;
     let mut hello = hello_line(arch);
     hello.push('\n');
     let sent = run.send(hello.into_bytes());
@@ -151,17 +151,17 @@ fn spawn(launch: &Launch, arch: &str, timeout: Duration, ring: &Ring) -> Result<
 }
 
 impl BatchProcess {
-    /// Starts the batch instance of `launch` for generation `arch`, its
+    /// Starts the batch instance of `sh -c COMMAND` for generation `arch`, its
     /// stderr going to `stderr`.
     pub fn start(
-        launch: Launch,
+        command: &str,
         arch: &str,
         timeout: Duration,
         stderr: Ring,
     ) -> Result<BatchProcess, String> {
-        let running = spawn(&launch, arch, timeout, &stderr)?;
+        let running = spawn(command, arch, timeout, &stderr)?;
         Ok(BatchProcess {
-            launch,
+            command: command.to_string(),
             arch: arch.to_string(),
             timeout,
             running: Some(running),
@@ -198,7 +198,7 @@ impl BatchProcess {
     fn run_once(&mut self, op: u8, bundles: &[[u8; 64]]) -> Result<Vec<u16>, Fault> {
         let fault = |class, detail: String| Fault { class, detail };
         if self.running.is_none() {
-            let r = spawn(&self.launch, &self.arch, self.timeout, &self.stderr)
+            let r = spawn(&self.command, &self.arch, self.timeout, &self.stderr)
                 .map_err(|e| fault(FaultClass::Crash, e))?;
             self.running = Some(r);
         }

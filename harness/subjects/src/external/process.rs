@@ -24,7 +24,6 @@ pub use super::supervisor::{
     MAX_FAILED_STARTS, STDERR_LINES,
 };
 use std::collections::VecDeque;
-use std::ffi::OsString;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::process::{Child, ChildStdin, ChildStdout, Command, ExitStatus, Stdio};
@@ -41,25 +40,6 @@ const STDERR_LINE_MAX: usize = 1000;
 
 /// The answer to one request, or the fault it caused.
 pub type Reply = Result<Answer, Fault>;
-
-/// What to run: a program and its arguments.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Launch {
-    /// The program.
-    pub program: OsString,
-    /// Its arguments.
-    pub args: Vec<OsString>,
-}
-
-impl Launch {
-    /// `sh -c COMMAND` (the `cmd:` subjects).
-    pub fn shell(command: &str) -> Launch {
-        Launch {
-            program: "sh".into(),
-            args: vec!["-c".into(), command.into()],
-        }
-    }
-}
 
 enum Event {
     Line(String),
@@ -147,17 +127,17 @@ pub(super) struct Running<In, Ev> {
 }
 
 impl<In: Send + 'static, Ev: Send + 'static> Running<In, Ev> {
-    /// Starts `launch` with `write` on its stdin and `read` on its stdout.
+    /// Starts `sh -c COMMAND` (a `cmd:` subject) with `write` on its stdin
+    /// and `read` on its stdout.
     pub(super) fn spawn(
-        launch: &Launch,
+        command: &str,
         ring: &Ring,
         write: fn(ChildStdin, Receiver<In>),
         read: fn(ChildStdout, Sender<Ev>),
     ) -> Result<Self, String> {
-        let mut cmd = Command::new(&launch.program);
-        cmd.args(&launch.args);
-        let what = format!("{:?}", launch.program);
-        let (group, stdin, stdout) = Group::spawn(&mut cmd, &what, ring)?;
+        let mut cmd = Command::new("sh");
+        cmd.args(["-c", command]);
+        let (group, stdin, stdout) = Group::spawn(&mut cmd, "\"sh\"", ring)?;
         let (to_stdin, from_harness) = mpsc::channel::<In>();
         thread::spawn(move || write(stdin, from_harness));
         let (tx, events) = mpsc::channel();
@@ -195,7 +175,7 @@ type LineProcess = Running<String, Event>;
 /// A `tpb-subject/1` subject running as a child process.
 pub struct ProcessSubject {
     k: Kept,
-    launch: Launch,
+    command: String,
     running: Option<LineProcess>,
     /// The id of the next request to the running process (1 after each start).
     next_id: u64,
@@ -267,17 +247,17 @@ impl ProcessSubject {
     /// Starts the subject for generation `arch` (e.g. `"v2"`) and performs the
     /// hello. `timeout` bounds every answer (the hello gets at least 10 s).
     pub fn start(
-        launch: Launch,
+        command: &str,
         arch: &str,
         timeout: Duration,
     ) -> Result<ProcessSubject, StartError> {
         let mut k = Kept::new(arch, timeout);
-        let (running, hello) = spawn(&launch, arch, timeout, &k.sup.stderr_ring())
+        let (running, hello) = spawn(command, arch, timeout, &k.sup.stderr_ring())
             .map_err(|e| k.sup.start_error(e))?;
         k.hello = hello;
         Ok(ProcessSubject {
             k,
-            launch,
+            command: command.to_string(),
             running: Some(running),
             next_id: 1,
         })
@@ -415,10 +395,10 @@ impl ProcessSubject {
 
     fn restart(&mut self) {
         let ring = self.k.sup.stderr_ring();
-        let (launch, arch, timeout) = (&self.launch, &self.k.arch, self.k.timeout);
+        let (command, arch, timeout) = (&self.command, &self.k.arch, self.k.timeout);
         self.running = self.k.sup.restart(
             &self.k.hello,
-            || spawn(launch, arch, timeout, &ring),
+            || spawn(command, arch, timeout, &ring),
             |r| {
                 r.kill();
             },
@@ -476,12 +456,12 @@ fn wait_line(run: &mut LineProcess, timeout: Duration) -> Result<Event, RecvTime
 
 /// Starts the process and runs the hello exchange.
 fn spawn(
-    launch: &Launch,
+    command: &str,
     arch: &str,
     timeout: Duration,
     ring: &Ring,
 ) -> Result<(LineProcess, Hello), String> {
-    let mut run = LineProcess::spawn(launch, ring, write_loop, read_loop)?;
+    let mut run = LineProcess::spawn(command, ring, write_loop, read_loop)?;
     let sent = run.send(protocol::hello_line(arch));
     let wait = timeout.max(HELLO_MIN);
     let answer = if sent {

@@ -10,7 +10,7 @@ use super::client::Client;
 use super::client::{fault, lut_reply, sent, shm_lut, shm_verdict, verdict_reply};
 use super::names::foreign;
 use super::process::{
-    Fault as ClientFault, FaultClass, Launch, ProcessSubject, Reply as ClientReply, StartError,
+    Fault as ClientFault, FaultClass, ProcessSubject, Reply as ClientReply, StartError,
     STDERR_LINES,
 };
 use super::protocol::{Answer, Hello, Op, Request};
@@ -85,9 +85,7 @@ pub fn start(
     timeout: Duration,
 ) -> Result<Client, StartError> {
     match spec {
-        SubjectSpec::Cmd(c) => {
-            ProcessSubject::start(Launch::shell(c), arch.name(), timeout).map(Client::Lines)
-        }
+        SubjectSpec::Cmd(c) => ProcessSubject::start(c, arch.name(), timeout).map(Client::Lines),
         SubjectSpec::Lib(p) => ShmChannel::start(
             worker_exe.to_path_buf(),
             dlopen_path(p),
@@ -123,7 +121,7 @@ pub fn open(spec: &SubjectSpec, arch: Arch) -> Result<Box<dyn Subject>, OpenErro
             // A subject that offers the framing but cannot start with it
             // keeps the JSON lines (its stderr says why).
             let ring = s.client.lock().ok().map(|cl| cl.supervisor().stderr_ring());
-            let start = |r| BatchProcess::start(Launch::shell(c), arch.name(), case_timeout(), r);
+            let start = |r| BatchProcess::start(c, arch.name(), case_timeout(), r);
             if let Some(Ok(b)) = ring.map(start) {
                 s.batch = Some(Mutex::new(b));
             }
