@@ -61,8 +61,8 @@ impl Client {
     }
 }
 
-/// Client replies as the judge's typed values: a reply that is no answer
-/// as a [`Fault`], a LUT answer as a [`LutResult`], a verdict as a [`Verdict`].
+// Client replies as the judge's typed values.
+
 /// A client reply that is no answer, as the judge's fault.
 pub fn fault(r: Reply) -> Fault {
     match r {
