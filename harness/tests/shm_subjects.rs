@@ -21,6 +21,26 @@ use tpbconform::external::shm_client::{batch_budget, ShmAnswer, ShmChannel};
 use tpbconform::external::{self, Answer, FaultClass, Request};
 use tpbconform::subjects::{LutTable, Predicate, SubjectSpec};
 
+/// A channel's answers to a whole batch, in order.
+trait Answers {
+    fn validate(&mut self, payload: bool, bs: &[[u8; 64]], tick: &dyn Fn()) -> Vec<ShmAnswer>;
+    fn lut(&mut self, table: LutTable, ords: &[u32], tick: &dyn Fn()) -> Vec<ShmAnswer>;
+}
+
+impl Answers for ShmChannel {
+    fn validate(&mut self, payload: bool, bs: &[[u8; 64]], tick: &dyn Fn()) -> Vec<ShmAnswer> {
+        let mut out = Vec::new();
+        self.validate_into(payload, bs, tick, &mut |a| out.push(a));
+        out
+    }
+
+    fn lut(&mut self, table: LutTable, ords: &[u32], tick: &dyn Fn()) -> Vec<ShmAnswer> {
+        let mut out = Vec::new();
+        self.lut_into(table, ords, tick, &mut |a| out.push(a));
+        out
+    }
+}
+
 fn channel(lib: &Path, timeout: Duration) -> ShmChannel {
     ShmChannel::start(
         std::path::PathBuf::from(BIN),

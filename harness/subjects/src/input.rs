@@ -21,13 +21,12 @@ use std::path::Path;
 /// Bundle length in bytes.
 pub const BUNDLE: usize = 64;
 
-/// Why an input could not be read. `Display` gives a one-line message naming
-/// the source and the position.
+/// Why an input could not be read (`source`: the path or `<stdin>`).
+/// `Display` gives a one-line message naming the source and the position.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum InputError {
     /// The file is missing or unreadable.
     Io {
-        /// Path or `<stdin>`.
         source: String,
         /// The OS error text.
         error: String,
@@ -38,13 +37,9 @@ pub enum InputError {
         source: String,
     },
     /// No bundle in the input.
-    Empty {
-        /// Path or `<stdin>`.
-        source: String,
-    },
+    Empty { source: String },
     /// Binary input whose length is not a multiple of 64.
     Length {
-        /// Path or `<stdin>`.
         source: String,
         /// Total length in bytes.
         len: usize,
@@ -53,7 +48,6 @@ pub enum InputError {
     },
     /// A character that is not a hex digit, space, tab or comment.
     BadHexDigit {
-        /// Path or `<stdin>`.
         source: String,
         /// 1-based line.
         line: usize,
@@ -64,7 +58,6 @@ pub enum InputError {
     },
     /// A line longer than [`MAX_LINE`] bytes.
     LineTooLong {
-        /// Path or `<stdin>`.
         source: String,
         /// 1-based line.
         line: usize,
@@ -73,43 +66,21 @@ pub enum InputError {
     },
     /// A whole-file input bigger than [`MAX_INPUT`] bytes.
     TooBig {
-        /// Path or `<stdin>`.
         source: String,
         /// The cap in bytes.
         max: u64,
     },
     /// Binary input that starts like this module's hex text (hex digits, spaces, `#` comments,
     /// line breaks): most likely `--hex` was forgotten.
-    LooksLikeHex {
-        /// Path or `<stdin>`.
-        source: String,
-    },
+    LooksLikeHex { source: String },
     /// A hex line with the wrong number of digits.
     HexLineLength {
-        /// Path or `<stdin>`.
         source: String,
         /// 1-based line.
         line: usize,
         /// Number of hex digits on the line.
         digits: usize,
     },
-}
-
-impl InputError {
-    /// The source (path or `<stdin>`) the error is about.
-    pub fn source_name(&self) -> &str {
-        match self {
-            InputError::Io { source, .. }
-            | InputError::IsDirectory { source }
-            | InputError::LooksLikeHex { source }
-            | InputError::Empty { source }
-            | InputError::Length { source, .. }
-            | InputError::BadHexDigit { source, .. }
-            | InputError::HexLineLength { source, .. }
-            | InputError::LineTooLong { source, .. }
-            | InputError::TooBig { source, .. } => source,
-        }
-    }
 }
 
 impl fmt::Display for InputError {
@@ -579,22 +550,6 @@ pub fn pack_nibbles(digits: &[u8]) -> Vec<u8> {
     digits.chunks_exact(2).map(|p| (p[0] << 4) | p[1]).collect()
 }
 
-/// Parses hex text held in memory: `(1-based line, bundle)` pairs (the same
-/// rules as the streaming [`Bundles`]).
-pub fn parse_hex(source: &str, text: &[u8]) -> Result<Vec<(usize, [u8; 64])>, InputError> {
-    Bundles::new(source, text, true)
-        .map(|r| r.map(|(line, _, b)| (line.unwrap_or(0), b)))
-        .collect()
-}
-
-/// Splits raw binary held in memory into bundles (the same rules as the
-/// streaming [`Bundles`]).
-pub fn parse_binary(source: &str, data: &[u8]) -> Result<Vec<[u8; 64]>, InputError> {
-    Bundles::new(source, data, false)
-        .map(|r| r.map(|(_, _, b)| b))
-        .collect()
-}
-
 /// One entry of a corpus folder, as [`read_corpus_file`] found it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum CorpusEntry {
@@ -682,14 +637,23 @@ pub fn symlink_skip(path: &Path) -> std::io::Result<Option<String>> {
     }))
 }
 
-/// Lowercase hex of a bundle (128 digits), the format [`parse_hex`] reads.
-pub fn to_hex_line(b: &[u8; 64]) -> String {
-    crate::subjects::hex(b)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Hex text held in memory: `(1-based line, bundle)` pairs.
+    fn parse_hex(source: &str, text: &[u8]) -> Result<Vec<(usize, [u8; 64])>, InputError> {
+        Bundles::new(source, text, true)
+            .map(|r| r.map(|(line, _, b)| (line.unwrap_or(0), b)))
+            .collect()
+    }
+
+    /// Raw binary held in memory, as bundles.
+    fn parse_binary(source: &str, data: &[u8]) -> Result<Vec<[u8; 64]>, InputError> {
+        Bundles::new(source, data, false)
+            .map(|r| r.map(|(_, _, b)| b))
+            .collect()
+    }
 
     #[test]
     fn hex_ok_and_comments() {

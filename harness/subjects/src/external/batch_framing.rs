@@ -1,28 +1,16 @@
 //! The `batch64` framing of `cmd:` subjects (docs/subject-protocol.md
-//! "Batch framing"): a subject whose hello answer lists
-//! `"framings":["batch64"]` is started a second time with the hello request
-//! `{"op":"hello","protocol":1,"arch":…,"framing":"batch64"}`; that
-//! instance answers the same hello plus `"framing":"batch64"` and from then
-//! on reads and writes binary frames (all integers little-endian):
-//!
-//! - in: `u32 seq`, `u32 n`, `u8 op` (1 = `validate_header`, 2 =
-//!   `validate_payload`), 3 zero bytes, then n raw 64-byte bundles;
-//! - out: `u32 seq` (echoed), `u32 n` (the same n), then n `u16` verdict ids
-//!   (`tpb_verdict`, [`super::verdict`]), record k answering bundle k.
-//!
-//! An answer frame with another seq or count, or that does not parse, is a
-//! protocol fault on every record of the frame (a finding); a crash or a
-//! timeout sends the frame's records down the JSON-lines instance one by
-//! one instead, which names the input. Records answered in another order
-//! are judged against the wrong inputs: divergences.
+//! "Batch framing"): a second instance, started with
+//! `"framing":"batch64"` in its hello, answering validator frames of raw
+//! bundles with `u16` verdict ids ([`super::verdict`]). A wrong answer
+//! frame is a protocol fault on each of its records; a crash or a timeout
+//! sends the frame's records down the JSON lines one by one instead, which
+//! names the input.
 
-use super::process::{describe_exit, Fault, FaultClass, Launch, STDERR_LINES};
+use super::process::{describe_exit, Fault, FaultClass};
 use serde_json::Value;
-use std::collections::VecDeque;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::process::{ChildStdin, ChildStdout};
 use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender};
-use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 /// The framing's name (hello `"framings"` / `"framing"`).
@@ -119,25 +107,22 @@ fn read_loop(out: ChildStdout, tx: Sender<Event>) {
 
 /// The batch instance's process: raw buffers in, [`Event`]s out.
 type Running = super::process::Running<Vec<u8>, Event>;
+use super::process::Ring;
 
 /// The batch instance of a `cmd:` subject.
 pub struct BatchProcess {
-    launch: Launch,
+    command: String,
     arch: String,
     timeout: Duration,
     running: Option<Running>,
     seq: u32,
     failed_in_row: u32,
-    stderr: Arc<Mutex<VecDeque<String>>>,
+    /// The client's supervisor's stderr ring (one tail per subject).
+    stderr: Ring,
 }
 
-fn spawn(
-    launch: &Launch,
-    arch: &str,
-    timeout: Duration,
-    ring: &Arc<Mutex<VecDeque<String>>>,
-) -> Result<Running, String> {
-    let run = Running::spawn(launch, ring, write_loop, read_loop)?;
+fn spawn(command: &str, arch: &str, timeout: Duration, ring: &Ring) -> Result<Running, String> {
+    let run = Running::spawn(command, ring, write_loop, read_loop)?;
     let mut hello = hello_line(arch);
     hello.push('\n');
     let sent = run.send(hello.into_bytes());
@@ -166,12 +151,17 @@ fn spawn(
 }
 
 impl BatchProcess {
-    /// Starts the batch instance of `launch` for generation `arch`.
-    pub fn start(launch: Launch, arch: &str, timeout: Duration) -> Result<BatchProcess, String> {
-        let stderr = Arc::new(Mutex::new(VecDeque::with_capacity(STDERR_LINES)));
-        let running = spawn(&launch, arch, timeout, &stderr)?;
+    /// Starts the batch instance of `sh -c COMMAND` for generation `arch`, its
+    /// stderr going to `stderr`.
+    pub fn start(
+        command: &str,
+        arch: &str,
+        timeout: Duration,
+        stderr: Ring,
+    ) -> Result<BatchProcess, String> {
+        let running = spawn(command, arch, timeout, &stderr)?;
         Ok(BatchProcess {
-            launch,
+            command: command.to_string(),
             arch: arch.to_string(),
             timeout,
             running: Some(running),
@@ -181,18 +171,10 @@ impl BatchProcess {
         })
     }
 
-    /// False once [`MAX_FAILED_FRAMES`] frames in a row failed (the JSON
+    /// False once `MAX_FAILED_FRAMES` frames in a row failed (the JSON
     /// lines carry everything from then on).
     pub fn usable(&self) -> bool {
         self.failed_in_row < MAX_FAILED_FRAMES
-    }
-
-    /// The batch instance's last stderr lines.
-    pub fn stderr_tail(&self) -> Vec<String> {
-        self.stderr
-            .lock()
-            .map(|r| r.iter().cloned().collect())
-            .unwrap_or_default()
     }
 
     /// Sends `bundles` (at most [`MAX_RECORDS`]) as one frame of `op` and
@@ -216,7 +198,7 @@ impl BatchProcess {
     fn run_once(&mut self, op: u8, bundles: &[[u8; 64]]) -> Result<Vec<u16>, Fault> {
         let fault = |class, detail: String| Fault { class, detail };
         if self.running.is_none() {
-            let r = spawn(&self.launch, &self.arch, self.timeout, &self.stderr)
+            let r = spawn(&self.command, &self.arch, self.timeout, &self.stderr)
                 .map_err(|e| fault(FaultClass::Crash, e))?;
             self.running = Some(r);
         }

@@ -3,11 +3,15 @@
 //! ([`ProcessSubject`]), or a `lib:` subject's worker sharing a memory
 //! region with the gate ([`ShmChannel`]: every operation, validators and
 //! LUTs in compact slots, the rest as request and answer records). Both
-//! are kept by one [`Supervisor`] each (restarts, give-up, stderr tail).
+//! keep the same [`Kept`]: hello, generation, timeout, one [`super::Supervisor`]
+//! (restarts, give-up, stderr tail) and the answers received.
 
-use super::process::{ProcessSubject, Reply, Supervisor};
-use super::protocol::{Hello, Op, Request};
-use super::shm_client::ShmChannel;
+use super::names::foreign;
+use super::process::{Fault as ClientFault, FaultClass, ProcessSubject, Reply};
+use super::protocol::{Answer, Request};
+use super::shm_client::{ShmAnswer, ShmChannel};
+use super::supervisor::Kept;
+use crate::subjects::{Fault, LutResult, Reply as Typed, Verdict};
 
 /// See the module docs.
 pub enum Client {
@@ -17,59 +21,18 @@ pub enum Client {
     Shm(ShmChannel),
 }
 
+impl std::ops::Deref for Client {
+    type Target = Kept;
+
+    fn deref(&self) -> &Kept {
+        match self {
+            Client::Lines(c) => c,
+            Client::Shm(c) => c,
+        }
+    }
+}
+
 impl Client {
-    /// The hello of the first start.
-    pub fn hello(&self) -> &Hello {
-        match self {
-            Client::Lines(c) => c.hello(),
-            Client::Shm(c) => c.hello(),
-        }
-    }
-
-    /// True if the subject declared `op`.
-    pub fn supports(&self, op: Op) -> bool {
-        self.hello().ops.contains(&op)
-    }
-
-    /// The generation it serves.
-    pub fn arch(&self) -> &str {
-        match self {
-            Client::Lines(c) => c.arch(),
-            Client::Shm(c) => c.arch(),
-        }
-    }
-
-    /// Its supervisor.
-    pub fn supervisor(&self) -> &Supervisor {
-        match self {
-            Client::Lines(c) => c.supervisor(),
-            Client::Shm(c) => c.supervisor(),
-        }
-    }
-
-    /// Answers the transport delivered so far (well-formed or not).
-    pub fn received(&self) -> u64 {
-        match self {
-            Client::Lines(c) => c.received(),
-            Client::Shm(c) => c.received(),
-        }
-    }
-
-    /// Restarts after faults.
-    pub fn restarts(&self) -> u64 {
-        self.supervisor().restarts()
-    }
-
-    /// Why it was given up, if it was.
-    pub fn given_up(&self) -> Option<&str> {
-        self.supervisor().given_up()
-    }
-
-    /// The last stderr lines (across restarts).
-    pub fn stderr_tail(&self) -> Vec<String> {
-        self.supervisor().stderr_tail()
-    }
-
     /// One request, one reply.
     pub fn call(&mut self, r: &Request) -> Reply {
         self.call_batch(std::slice::from_ref(r)).remove(0)
@@ -79,7 +42,7 @@ impl Client {
     /// record hand-offs); `tick` is called as answers arrive.
     pub fn call_batch_with(&mut self, reqs: &[Request], tick: &dyn Fn()) -> Vec<Reply> {
         match self {
-            Client::Lines(c) => c.call_batch_with(reqs, tick),
+            Client::Lines(c) => c.call_batch(reqs, tick),
             Client::Shm(c) => c.call_batch(reqs, tick),
         }
     }
@@ -95,5 +58,118 @@ impl Client {
             Client::Shm(c) => Some(c),
             Client::Lines(_) => None,
         }
+    }
+}
+
+// Client replies as the judge's typed values.
+
+/// A client reply that is no answer, as the judge's fault.
+pub fn fault(r: Reply) -> Fault {
+    match r {
+        Err(f) => match f.class {
+            FaultClass::Crash | FaultClass::NotSent => Fault::Crash(f.detail),
+            FaultClass::Timeout => Fault::Timeout(f.detail),
+            FaultClass::Protocol => Fault::Protocol(f.detail),
+            FaultClass::Harness => Fault::Harness(f.detail),
+        },
+        Ok(Answer::Unsupported) => Fault::Unsupported,
+        Ok(a) => Fault::Protocol(format!("answer of the wrong kind: {a:?}")),
+    }
+}
+
+/// A validator's reply, typed.
+pub fn verdict_reply(r: Reply) -> Typed<Verdict> {
+    match r {
+        Ok(Answer::Verdict(p)) => Ok(p.map(|s| crate::subjects::Predicate::from_name(&s))),
+        other => Err(fault(other)),
+    }
+}
+
+/// `r`, or `None` if it was never sent (the subject was given up before
+/// it: the judge counts that case as not run).
+pub fn sent(r: Reply) -> Option<Reply> {
+    (!matches!(&r, Err(f) if f.class == FaultClass::NotSent)).then_some(r)
+}
+
+/// A lines answer to a LUT request, typed.
+pub fn lut_reply(r: Reply) -> Typed<LutResult> {
+    match r {
+        Ok(Answer::Wire(w)) => u8::try_from(w)
+            .map(Ok)
+            .map_err(|_| Fault::Protocol(format!("wire value {w} is not a byte"))),
+        Ok(Answer::Refused(why)) => Ok(Err(foreign(&why))),
+        other => Err(fault(other)),
+    }
+}
+
+#[cold]
+#[inline(never)]
+fn shm_fault(f: ClientFault) -> Fault {
+    fault(Err(f))
+}
+
+/// A shared-memory verdict, typed (`None`: never sent).
+#[inline]
+pub fn shm_verdict(a: ShmAnswer) -> Option<Typed<Verdict>> {
+    Some(match a {
+        ShmAnswer::Fault(f) if f.class == FaultClass::NotSent => return None,
+        ShmAnswer::Verdict(v) => Ok(v),
+        ShmAnswer::Unsupported => Err(Fault::Unsupported),
+        ShmAnswer::Fault(f) => Err(shm_fault(f)),
+        other => Err(Fault::Harness(format!(
+            "answer of the wrong kind: {other:?}"
+        ))),
+    })
+}
+
+/// A shared-memory LUT answer, typed (an entry never sent is a crash fault,
+/// as on the lines transport).
+#[inline]
+pub fn shm_lut(a: ShmAnswer) -> Typed<LutResult> {
+    match a {
+        ShmAnswer::Wire(w) => u8::try_from(w)
+            .map(Ok)
+            .map_err(|_| Fault::Protocol(format!("wire value {w} is not a byte"))),
+        ShmAnswer::Refused(n) => Ok(Err(n)),
+        ShmAnswer::Unsupported => Err(Fault::Unsupported),
+        ShmAnswer::Fault(f) if f.class == FaultClass::NotSent => Err(Fault::Crash(f.detail)),
+        ShmAnswer::Fault(f) => Err(shm_fault(f)),
+        ShmAnswer::Verdict(_) | ShmAnswer::Record(_) => {
+            Err(Fault::Harness("answer of the wrong kind".into()))
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn batch_refusal_names_stay_per_entry() {
+        let text = |r: Typed<LutResult>| match r {
+            Ok(Ok(w)) => format!("wire {w}"),
+            Ok(Err(n)) => format!("refused {}", n.as_str()),
+            Err(f) => format!("fault {f:?}"),
+        };
+        let got: Vec<String> = [
+            ShmAnswer::Refused(foreign("out_of_range")),
+            ShmAnswer::Refused(foreign("not_dge_op")),
+            ShmAnswer::Wire(5),
+            ShmAnswer::Refused(foreign("out_of_range")),
+            ShmAnswer::Wire(300),
+        ]
+        .into_iter()
+        .map(|a| text(shm_lut(a)))
+        .collect();
+        assert_eq!(
+            got[..4],
+            [
+                "refused out_of_range",
+                "refused not_dge_op",
+                "wire 5",
+                "refused out_of_range"
+            ]
+        );
+        assert!(got[4].starts_with("fault Protocol"), "{}", got[4]);
     }
 }

@@ -2,7 +2,7 @@
 //! (versions 1 and 2; the version-2 batch validators are looked up only in a
 //! library that returns 2). The only module of the harness with `unsafe`: every call
 //! into the library is here. It runs inside the worker process
-//! ([`super::worker`]), never in the gate itself, so a library that crashes
+//! ([`super::shm_worker`]), never in the gate itself, so a library that crashes
 //! or hangs takes down only its worker.
 #![allow(unsafe_code)]
 
@@ -93,8 +93,8 @@ pub const UNWRITTEN_TEXT: &str = "the batch call left this entry unwritten (no t
 pub struct SubjectLib {
     name: String,
     caps: u32,
-    validate_header: Option<ValidateFn>,
-    validate_payload: Option<ValidateFn>,
+    /// `tpb_validate_header`, `tpb_validate_payload` (indexed by `payload`).
+    validators: [Option<ValidateFn>; 2],
     decode: Option<DecodeFn>,
     encode: Option<EncodeFn>,
     lut: Option<LutFn>,
@@ -105,8 +105,8 @@ pub struct SubjectLib {
     table_names: Vec<CString>,
     validate_stream: Option<StreamFn>,
     lower: Option<LowerFn>,
-    header_batch: Option<BatchFn>,
-    payload_batch: Option<BatchFn>,
+    /// Their version-2 batch entry points, likewise.
+    batches: [Option<BatchFn>; 2],
     lut_batch: Option<LutBatchFn>,
     init: InitFn,
     // Keeps the function pointers above valid; dropped last.
@@ -164,30 +164,6 @@ unsafe fn text(p: *const c_char, what: &str) -> Result<Option<String>, String> {
     c.to_str()
         .map(|s| Some(s.to_string()))
         .map_err(|_| format!("{what} is not UTF-8"))
-}
-
-/// The answer of a call that returns a value or names a refusal
-/// (`tpb_encode`, `tpb_lut`): `Ok(Ok(value))`, `Ok(Err(refusal))`, or the
-/// status `rc` of `func` when it is not `TPB_OK`.
-///
-/// # Safety
-/// `refused` is null or a live NUL-terminated string.
-unsafe fn value_or_refusal<T>(
-    func: &str,
-    rc: c_int,
-    value: T,
-    refused: *const c_char,
-) -> Status<Result<T, String>> {
-    match rc {
-        // SAFETY: the caller's contract.
-        TPB_OK => match unsafe { text(refused, "the refusal") } {
-            Ok(None) => Status::Ok(Ok(value)),
-            Ok(Some(r)) => Status::Ok(Err(r)),
-            Err(e) => Status::Error(e),
-        },
-        TPB_UNSUPPORTED => Status::Unsupported,
-        n => Status::Error(format!("{func} returned {n}")),
-    }
 }
 
 impl SubjectLib {
@@ -288,8 +264,7 @@ impl SubjectLib {
         Ok(SubjectLib {
             name,
             caps,
-            validate_header,
-            validate_payload,
+            validators: [validate_header, validate_payload],
             decode,
             encode,
             lut,
@@ -300,8 +275,7 @@ impl SubjectLib {
             tables,
             validate_stream,
             lower,
-            header_batch,
-            payload_batch,
+            batches: [header_batch, payload_batch],
             lut_batch,
             init,
             _lib: lib,
@@ -345,47 +319,9 @@ impl SubjectLib {
         }
     }
 
-    /// `tpb_validate_header` / `tpb_validate_payload`.
-    pub fn validate(&self, payload: bool, b: &[u8; 64]) -> Status<Option<String>> {
-        let Some(f) = self.validator(payload) else {
-            return Status::Unsupported;
-        };
-        let mut failed: *const c_char = std::ptr::null();
-        // SAFETY: `b` is 64 readable bytes; `failed` is a valid out-pointer.
-        let rc = unsafe { f(b.as_ptr(), &mut failed) };
-        match rc {
-            // SAFETY: the ABI requires a null or a live NUL-terminated string.
-            TPB_OK => match unsafe { text(failed, "the failed predicate") } {
-                Ok(Some(s)) if s.is_empty() => Status::Error("empty predicate name".into()),
-                Ok(v) => Status::Ok(v),
-                Err(e) => Status::Error(e),
-            },
-            TPB_UNSUPPORTED => Status::Unsupported,
-            n => Status::Error(format!("validator returned status {n}")),
-        }
-    }
-
     /// True if the library exports the batch entry point of this validator.
     pub fn has_batch(&self, payload: bool) -> bool {
-        self.batch_validator(payload).is_some()
-    }
-
-    /// `tpb_validate_payload` if `payload`, else `tpb_validate_header`.
-    fn validator(&self, payload: bool) -> Option<ValidateFn> {
-        if payload {
-            self.validate_payload
-        } else {
-            self.validate_header
-        }
-    }
-
-    /// `tpb_validate_payload_batch` if `payload`, else `_header_batch`.
-    fn batch_validator(&self, payload: bool) -> Option<BatchFn> {
-        if payload {
-            self.payload_batch
-        } else {
-            self.header_batch
-        }
+        self.batches[usize::from(payload)].is_some()
     }
 
     /// `tpb_validate_header_batch` / `_payload_batch` on `bundles` (64 bytes
@@ -393,7 +329,7 @@ impl SubjectLib {
     /// library leaves unwritten reads [`UNWRITTEN_VERDICT`] (never a value
     /// left there by an earlier call).
     pub fn validate_batch(&self, payload: bool, bundles: &[u8], out: &mut [u16]) -> Status<()> {
-        let Some(f) = self.batch_validator(payload) else {
+        let Some(f) = self.batches[usize::from(payload)] else {
             return Status::Unsupported;
         };
         let n = (bundles.len() / 64).min(out.len());
@@ -420,7 +356,7 @@ impl SubjectLib {
     /// One validator call, answered as a `tpb_verdict` id when the name is
     /// in the enum (no allocation on that path).
     pub fn validate_code(&self, payload: bool, b: &[u8]) -> Status<VerdictCode> {
-        let Some(f) = self.validator(payload) else {
+        let Some(f) = self.validators[usize::from(payload)] else {
             return Status::Unsupported;
         };
         if b.len() < 64 {
@@ -511,18 +447,17 @@ impl SubjectLib {
                 &mut refused,
             )
         };
-        // SAFETY: `refused` was written by the call (the ABI: null or a live
-        // NUL-terminated string).
-        unsafe { value_or_refusal("tpb_encode", rc, out, refused) }
-    }
-
-    /// `tpb_lut`: `Ok(Ok(wire))` or `Ok(Err(refusal))`.
-    pub fn lut(&self, table: LutTable, input: u32) -> Status<Result<u32, String>> {
-        self.lut_with(table, input, |why| {
-            why.to_str()
-                .map(str::to_string)
-                .map_err(|_| NOT_UTF8_REFUSAL.to_string())
-        })
+        match rc {
+            // SAFETY: `refused` was written by the call (the ABI: null or a
+            // live NUL-terminated string).
+            TPB_OK => match unsafe { text(refused, "the refusal") } {
+                Ok(None) => Status::Ok(Ok(out)),
+                Ok(Some(r)) => Status::Ok(Err(r)),
+                Err(e) => Status::Error(e),
+            },
+            TPB_UNSUPPORTED => Status::Unsupported,
+            n => Status::Error(format!("tpb_encode returned {n}")),
+        }
     }
 
     /// The NUL-terminated name `tpb_lut` / `tpb_lut_batch` get for `table`,
@@ -587,8 +522,8 @@ impl SubjectLib {
         }
     }
 
-    /// [`SubjectLib::lut`], handing the refusal text to `refused` while it
-    /// is live (no copy: the batch worker writes it into its arena); an
+    /// `tpb_lut`: `Ok(Ok(wire))`, or `Ok(Err(_))` with what `refused` made of
+    /// the refusal text while it is live (no copy: the batch worker writes it into its arena); an
     /// `Err` of `refused` (say [`NOT_UTF8_REFUSAL`]) is the call's error.
     #[inline]
     pub fn lut_with<R>(

@@ -157,14 +157,21 @@ pub const LOWERED_KEYS: [&str; 5] = [
     "source_target_pairs",
     "attributes",
 ];
-fn keys(path: &str, m: &Map<String, Value>, want: &[&str]) -> Result<(), String> {
+
+/// Checks that `m` has exactly the keys `want` (names the first stray or
+/// missing one); the protocol's answers are read with it too.
+pub(super) fn exact_keys(m: &Map<String, Value>, want: &[&str]) -> Result<(), String> {
     if let Some(k) = m.keys().find(|k| !want.contains(&k.as_str())) {
-        return Err(format!("{path}: unexpected key `{k}`"));
+        return Err(format!("unexpected key `{k}`"));
     }
     if let Some(k) = want.iter().find(|k| !m.contains_key(**k)) {
-        return Err(format!("{path}: missing key `{k}`"));
+        return Err(format!("missing key `{k}`"));
     }
     Ok(())
+}
+
+fn keys(path: &str, m: &Map<String, Value>, want: &[&str]) -> Result<(), String> {
+    exact_keys(m, want).map_err(|e| format!("{path}: {e}"))
 }
 
 fn array<'a>(path: &str, v: Option<&'a Value>) -> Result<&'a Vec<Value>, String> {

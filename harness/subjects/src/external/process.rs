@@ -1,57 +1,29 @@
-//! The `tpb-subject/1` client: one child process per generation, requests
-//! pipelined on its stdin (at most [`MAX_IN_FLIGHT`] unanswered), answers
-//! read from its stdout in request order.
+//! The `tpb-subject/1` client of a `cmd:` subject: one child process per
+//! generation, requests pipelined on its stdin (at most [`MAX_IN_FLIGHT`]
+//! unanswered), answers read from its stdout in request order.
 //!
-//! # Faults
-//!
-//! A malformed answer or a wrong id ([`FaultClass::Protocol`]), no answer
-//! within the case timeout ([`FaultClass::Timeout`]), or the process exiting
-//! before it answered ([`FaultClass::Crash`]) is a [`Fault`] for the oldest
-//! unanswered request: answers come in request order, so that is the input
-//! the subject was working on. The process is then killed (its whole process
-//! group) and started again, the requests it had not answered are sent to
-//! the new process, and the batch goes on. A subject that cannot be started
-//! [`MAX_FAILED_STARTS`] times in a row is given up; one that faults on
-//! [`GIVE_UP_AFTER`] requests of one operation in a row (any class;
-//! [`GIVE_UP_AFTER_TIMEOUTS`] if they are timeouts) is given up on that
-//! operation ([`Supervisor::given_up_on`], naming the first faults): its
-//! later requests of that operation are not sent (a [`FaultClass::NotSent`]
-//! fault at once), so a subject that faults on every input costs a few
-//! restarts, not one per case, and a run against it never passes, while its
-//! other operations are still asked and judged.
-//! While a stop is requested ([`crate::interrupt::stop_requested`]) every
-//! unanswered request is a fault at once (the waits poll every
-//! [`POLL`]); so is a request whose process exited, even if a child of it
-//! still holds the pipe open.
-//!
-//! # Processes
-//!
-//! Each process leads its own process group. Killing it kills the group
-//! and every other process holding one of its pipes (found in `/proc`, so
-//! a `setsid` child that kept stdout open goes too); [`kill_all`] does that
-//! for every process still running (the signal handler's exit hook), and a
-//! process that exits on its own has its group and pipe holders swept too.
-//!
-//! # Threads
-//!
-//! Per process: a writer thread (so a subject that stops reading cannot
-//! block the harness), a stdout reader thread feeding a channel (so the
-//! harness can wait with a timeout), and a stderr reader thread keeping the
-//! last [`STDERR_LINES`] lines in a ring shared across restarts.
+//! A fault (docs/subject-protocol.md "Faults") is the oldest unanswered
+//! request's; the process group is killed and restarted by the
+//! [`Supervisor`], the unanswered requests are sent again, and an operation
+//! given up is [`FaultClass::NotSent`] at once. While a stop is requested
+//! ([`crate::interrupt::stop_requested`]) every unanswered request is a
+//! fault at once (the waits poll every [`POLL`]). Per process: a writer
+//! thread (a subject that stops reading cannot block the harness), a stdout
+//! reader feeding a channel (waits with a timeout) and a stderr reader
+//! keeping the last [`STDERR_LINES`] lines in the supervisor's ring.
 
 use super::protocol::{
-    self, parse_answer, parse_hello, Answer, Hello, Op, Request, MAX_IN_FLIGHT, MAX_LINE,
+    self, parse_answer, parse_hello, Answer, Hello, Request, MAX_IN_FLIGHT, MAX_LINE,
 };
 use super::reaper;
 pub use super::reaper::kill_all;
 pub(super) use super::supervisor::clip;
+use super::supervisor::Kept;
 pub use super::supervisor::{
-    Fault, FaultClass, FaultStreak, Kill, StartError, Supervisor, GIVE_UP_AFTER,
-    GIVE_UP_AFTER_TIMEOUTS, MAX_FAILED_STARTS, STDERR_LINES,
+    Fault, FaultClass, StartError, Supervisor, GIVE_UP_AFTER, GIVE_UP_AFTER_TIMEOUTS,
+    MAX_FAILED_STARTS, STDERR_LINES,
 };
-use crate::subjects::Capability;
 use std::collections::VecDeque;
-use std::ffi::OsString;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::process::{Child, ChildStdin, ChildStdout, Command, ExitStatus, Stdio};
@@ -69,61 +41,39 @@ const STDERR_LINE_MAX: usize = 1000;
 /// The answer to one request, or the fault it caused.
 pub type Reply = Result<Answer, Fault>;
 
-/// What to run: a program and its arguments.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Launch {
-    /// The program.
-    pub program: OsString,
-    /// Its arguments.
-    pub args: Vec<OsString>,
-}
-
-impl Launch {
-    /// `sh -c COMMAND` (the `cmd:` subjects).
-    pub fn shell(command: &str) -> Launch {
-        Launch {
-            program: "sh".into(),
-            args: vec!["-c".into(), command.into()],
-        }
-    }
-}
-
 enum Event {
     Line(String),
     Bad(String),
     Eof,
 }
 
-/// A started child process (of this client, and of the `batch64` one):
-/// the leader of its own process group, registered with the [`reaper`],
-/// with a writer thread fed by `to_stdin` (`In`: what one send writes), a
-/// stdout reader thread feeding `events`, and a stderr reader thread
-/// keeping the shared ring (`stderr_done` fires when it ends).
-pub(super) struct Running<In, Ev> {
+/// A stderr ring shared across restarts ([`Supervisor::stderr_ring`]).
+pub(super) type Ring = Arc<Mutex<VecDeque<String>>>;
+
+/// A started child (a `cmd:` subject, its `batch64` instance, a `lib:`
+/// worker): the leader of its own process group, registered with the
+/// [`reaper`], its stderr kept in the ring (`stderr_done` fires when that
+/// reader ends).
+pub(super) struct Group {
     pub(super) child: Child,
-    pub(super) to_stdin: Option<Sender<In>>,
-    pub(super) events: Receiver<Ev>,
-    stderr_done: Receiver<()>,
-    /// Its entry in the [`reaper`] registry.
     live: u64,
+    stderr_done: Receiver<()>,
 }
 
-impl<In: Send + 'static, Ev: Send + 'static> Running<In, Ev> {
-    /// Starts `launch` with `write` on its stdin and `read` on its stdout.
+impl Group {
+    /// Starts `cmd` (`what` names it in the error) with its three pipes.
     pub(super) fn spawn(
-        launch: &Launch,
-        ring: &Arc<Mutex<VecDeque<String>>>,
-        write: fn(ChildStdin, Receiver<In>),
-        read: fn(ChildStdout, Sender<Ev>),
-    ) -> Result<Self, String> {
-        let mut child = Command::new(&launch.program)
-            .args(&launch.args)
+        cmd: &mut Command,
+        what: &str,
+        ring: &Ring,
+    ) -> Result<(Group, ChildStdin, ChildStdout), String> {
+        let mut child = cmd
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .process_group(0)
             .spawn()
-            .map_err(|e| format!("cannot start {:?}: {e}", launch.program))?;
+            .map_err(|e| format!("cannot start {what}: {e}"))?;
         let (Some(stdin), Some(stdout), Some(stderr)) =
             (child.stdin.take(), child.stdout.take(), child.stderr.take())
         else {
@@ -133,22 +83,69 @@ impl<In: Send + 'static, Ev: Send + 'static> Running<In, Ev> {
         };
         let live = reaper::register(child.id(), &[&stdin, &stdout, &stderr]);
         crate::interrupt::on_hard_exit(kill_all);
-        let (to_stdin, from_harness) = mpsc::channel::<In>();
-        thread::spawn(move || write(stdin, from_harness));
-        let (tx, events) = mpsc::channel();
-        thread::spawn(move || read(stdout, tx));
         let ring = Arc::clone(ring);
         let (done_tx, stderr_done) = mpsc::channel::<()>();
         thread::spawn(move || {
             stderr_loop(stderr, &ring);
             let _ = done_tx.send(());
         });
-        Ok(Running {
+        let g = Group {
             child,
+            live,
+            stderr_done,
+        };
+        Ok((g, stdin, stdout))
+    }
+
+    /// Kills the group (a `sh -c` wrapper's children too) and whoever
+    /// holds its pipes; the exit status.
+    pub(super) fn kill(mut self) -> Option<ExitStatus> {
+        self.stop()
+    }
+
+    /// [`Group::kill`], then a moment for the stderr reader to drain the
+    /// dying process.
+    fn kill_and_drain(mut self) -> Option<ExitStatus> {
+        let st = self.stop();
+        let _ = self.stderr_done.recv_timeout(Duration::from_millis(500));
+        st
+    }
+
+    fn stop(&mut self) -> Option<ExitStatus> {
+        reaper::kill(self.live);
+        let _ = self.child.kill();
+        self.child.wait().ok()
+    }
+}
+
+/// A [`Group`] with a writer thread fed by `to_stdin` (`In`: what one send
+/// writes) and a stdout reader thread feeding `events`.
+pub(super) struct Running<In, Ev> {
+    pub(super) group: Group,
+    pub(super) to_stdin: Option<Sender<In>>,
+    pub(super) events: Receiver<Ev>,
+}
+
+impl<In: Send + 'static, Ev: Send + 'static> Running<In, Ev> {
+    /// Starts `sh -c COMMAND` (a `cmd:` subject) with `write` on its stdin
+    /// and `read` on its stdout.
+    pub(super) fn spawn(
+        command: &str,
+        ring: &Ring,
+        write: fn(ChildStdin, Receiver<In>),
+        read: fn(ChildStdout, Sender<Ev>),
+    ) -> Result<Self, String> {
+        let mut cmd = Command::new("sh");
+        cmd.args(["-c", command]);
+        let (group, stdin, stdout) = Group::spawn(&mut cmd, "\"sh\"", ring)?;
+        let (to_stdin, from_harness) = mpsc::channel::<In>();
+        thread::spawn(move || write(stdin, from_harness));
+        let (tx, events) = mpsc::channel();
+        thread::spawn(move || read(stdout, tx));
+        Ok(Running {
+            group,
             to_stdin: Some(to_stdin),
             events,
-            stderr_done,
-            live,
         })
     }
 }
@@ -159,26 +156,16 @@ impl<In, Ev> Running<In, Ev> {
         self.to_stdin.as_ref().is_some_and(|tx| tx.send(m).is_ok())
     }
 
-    /// Kills the process group and the pipe holders; the exit status.
-    pub(super) fn kill(mut self) -> Option<ExitStatus> {
-        self.stop()
+    /// Closes stdin and kills the group; the exit status.
+    pub(super) fn kill(self) -> Option<ExitStatus> {
+        drop(self.to_stdin);
+        self.group.kill()
     }
 
-    /// [`Running::kill`], then a moment for the stderr reader to drain the
-    /// dying process.
-    pub(super) fn kill_and_drain(mut self) -> Option<ExitStatus> {
-        let st = self.stop();
-        let _ = self.stderr_done.recv_timeout(Duration::from_millis(500));
-        st
-    }
-
-    fn stop(&mut self) -> Option<ExitStatus> {
-        self.to_stdin = None;
-        // The child leads its own process group (see `spawn`): kill the
-        // group (a `sh -c` wrapper's children) and whoever holds the pipes.
-        reaper::kill(self.live);
-        let _ = self.child.kill();
-        self.child.wait().ok()
+    /// [`Group::kill_and_drain`], stdin closed first.
+    pub(super) fn kill_and_drain(self) -> Option<ExitStatus> {
+        drop(self.to_stdin);
+        self.group.kill_and_drain()
     }
 }
 
@@ -187,21 +174,18 @@ type LineProcess = Running<String, Event>;
 
 /// A `tpb-subject/1` subject running as a child process.
 pub struct ProcessSubject {
-    launch: Launch,
-    arch: String,
-    timeout: Duration,
-    hello: Hello,
+    k: Kept,
+    command: String,
     running: Option<LineProcess>,
     /// The id of the next request to the running process (1 after each start).
     next_id: u64,
-    sup: Supervisor,
-    /// Answer lines received (well-formed or not).
-    received: u64,
 }
 
-impl<In, Ev> Kill for Running<In, Ev> {
-    fn kill_now(self) {
-        self.kill();
+impl std::ops::Deref for ProcessSubject {
+    type Target = Kept;
+
+    fn deref(&self) -> &Kept {
+        &self.k
     }
 }
 
@@ -263,69 +247,27 @@ impl ProcessSubject {
     /// Starts the subject for generation `arch` (e.g. `"v2"`) and performs the
     /// hello. `timeout` bounds every answer (the hello gets at least 10 s).
     pub fn start(
-        launch: Launch,
+        command: &str,
         arch: &str,
         timeout: Duration,
     ) -> Result<ProcessSubject, StartError> {
-        let sup = Supervisor::default();
-        let (running, hello) =
-            spawn(&launch, arch, timeout, &sup.stderr_ring()).map_err(|e| sup.start_error(e))?;
+        let mut k = Kept::new(arch, timeout);
+        let (running, hello) = spawn(command, arch, timeout, &k.sup.stderr_ring())
+            .map_err(|e| k.sup.start_error(e))?;
+        k.hello = hello;
         Ok(ProcessSubject {
-            launch,
-            arch: arch.to_string(),
-            timeout,
-            hello,
+            k,
+            command: command.to_string(),
             running: Some(running),
             next_id: 1,
-            sup,
-            received: 0,
         })
     }
 
-    /// The hello answer of the first start.
-    pub fn hello(&self) -> &Hello {
-        &self.hello
-    }
-
-    /// True if the subject declared `op`.
-    pub fn supports(&self, op: Op) -> bool {
-        self.hello.ops.contains(&op)
-    }
-
-    /// The generation this process serves.
-    pub fn arch(&self) -> &str {
-        &self.arch
-    }
-
-    /// Its supervisor: restarts, give-up, stderr tail.
-    pub fn supervisor(&self) -> &Supervisor {
-        &self.sup
-    }
-
-    fn count(&mut self, op: Capability, fault: Option<(&Fault, String)>) {
-        self.sup.count(op, fault);
-    }
-
-    /// Answer lines received so far (well-formed or not).
-    pub fn received(&self) -> u64 {
-        self.received
-    }
-
-    /// Sends one request and waits for its answer.
-    pub fn call(&mut self, r: &Request) -> Reply {
-        self.call_batch(std::slice::from_ref(r)).remove(0)
-    }
-
-    /// Runs a batch of requests, pipelined; one reply per request, in order.
-    /// Requests for an op the subject did not declare are answered
-    /// [`Answer::Unsupported`] without a round trip.
-    pub fn call_batch(&mut self, reqs: &[Request]) -> Vec<Reply> {
-        self.call_batch_with(reqs, &|| {})
-    }
-
-    /// [`ProcessSubject::call_batch`], calling `tick` after each answer or
-    /// fault (progress for a watchdog).
-    pub fn call_batch_with(&mut self, reqs: &[Request], tick: &dyn Fn()) -> Vec<Reply> {
+    /// Runs a batch of requests, pipelined; one reply per request, in
+    /// order, calling `tick` after each answer or fault (progress for a
+    /// watchdog). Requests for an op the subject did not declare are
+    /// answered [`Answer::Unsupported`] without a round trip.
+    pub fn call_batch(&mut self, reqs: &[Request], tick: &dyn Fn()) -> Vec<Reply> {
         let mut out: Vec<Option<Reply>> = vec![None; reqs.len()];
         let wire: Vec<usize> = (0..reqs.len())
             .filter(|&i| {
@@ -345,7 +287,7 @@ impl ProcessSubject {
         loop {
             while next < wire.len() && in_flight.len() < MAX_IN_FLIGHT {
                 let i = wire[next];
-                if let Some(f) = self.sup.not_sent(reqs[i].capability()) {
+                if let Some(f) = self.k.sup.not_sent(reqs[i].capability()) {
                     out[i] = Some(Err(f));
                     next += 1;
                     continue;
@@ -376,15 +318,15 @@ impl ProcessSubject {
             let Some(run) = self.running.as_mut() else {
                 break;
             };
-            let got = wait_line(run, self.timeout);
-            self.received += u64::from(matches!(got, Ok(Event::Line(_) | Event::Bad(_))));
+            let got = wait_line(run, self.k.timeout);
+            self.k.received += u64::from(matches!(got, Ok(Event::Line(_) | Event::Bad(_))));
             let op = reqs[i].capability();
             let fault = match got {
                 Ok(Event::Line(l)) => match parse_answer(&l, id, reqs[i].op()) {
                     Ok(a) => {
                         out[i] = Some(Ok(a));
                         in_flight.pop_front();
-                        self.count(op, None);
+                        self.k.sup.count(op, None);
                         tick();
                         continue;
                     }
@@ -406,7 +348,7 @@ impl ProcessSubject {
                 }
                 Err(RecvTimeoutError::Timeout) => Fault {
                     class: FaultClass::Timeout,
-                    detail: format!("no answer within {:?}", self.timeout),
+                    detail: format!("no answer within {:?}", self.k.timeout),
                 },
             };
             if crate::interrupt::stop_requested() {
@@ -426,7 +368,7 @@ impl ProcessSubject {
                 }
                 break;
             }
-            self.count(op, Some((&fault, reqs[i].input_text())));
+            self.k.sup.count(op, Some((&fault, reqs[i].input_text())));
             out[i] = Some(Err(fault));
             tick();
             if let Some(r) = self.running.take() {
@@ -452,11 +394,15 @@ impl ProcessSubject {
     }
 
     fn restart(&mut self) {
-        let ring = self.sup.stderr_ring();
-        let (launch, arch, timeout) = (&self.launch, &self.arch, self.timeout);
-        self.running = self
-            .sup
-            .restart(&self.hello, || spawn(launch, arch, timeout, &ring));
+        let ring = self.k.sup.stderr_ring();
+        let (command, arch, timeout) = (&self.command, &self.k.arch, self.k.timeout);
+        self.running = self.k.sup.restart(
+            &self.k.hello,
+            || spawn(command, arch, timeout, &ring),
+            |r| {
+                r.kill();
+            },
+        );
         self.next_id = 1;
     }
 }
@@ -473,7 +419,7 @@ impl Drop for ProcessSubject {
                 if crate::interrupt::stop_requested() {
                     break;
                 }
-                if let Ok(Some(_)) = r.child.try_wait() {
+                if let Ok(Some(_)) = r.group.child.try_wait() {
                     break;
                 }
                 thread::sleep(Duration::from_millis(1));
@@ -499,7 +445,7 @@ fn wait_line(run: &mut LineProcess, timeout: Duration) -> Result<Event, RecvTime
             Err(RecvTimeoutError::Timeout) => {}
             other => return other,
         }
-        if let Ok(Some(_)) = run.child.try_wait() {
+        if let Ok(Some(_)) = run.group.child.try_wait() {
             return match run.events.recv_timeout(POLL) {
                 Err(RecvTimeoutError::Timeout) => Ok(Event::Eof),
                 other => other,
@@ -510,12 +456,12 @@ fn wait_line(run: &mut LineProcess, timeout: Duration) -> Result<Event, RecvTime
 
 /// Starts the process and runs the hello exchange.
 fn spawn(
-    launch: &Launch,
+    command: &str,
     arch: &str,
     timeout: Duration,
-    ring: &Arc<Mutex<VecDeque<String>>>,
+    ring: &Ring,
 ) -> Result<(LineProcess, Hello), String> {
-    let mut run = LineProcess::spawn(launch, ring, write_loop, read_loop)?;
+    let mut run = LineProcess::spawn(command, ring, write_loop, read_loop)?;
     let sent = run.send(protocol::hello_line(arch));
     let wait = timeout.max(HELLO_MIN);
     let answer = if sent {

@@ -3,9 +3,9 @@
 //! into lines and lines into typed answers, strictly: an answer with a
 //! missing, extra or mistyped key, or the wrong id, is an error naming what
 //! is wrong. The same types serve the client ([`super::process`]) and the
-//! library worker ([`super::worker`]).
+//! library worker ([`super::shm_worker`]).
 
-use super::lower_json::LOWERED_KEYS;
+use super::lower_json::{exact_keys, LOWERED_KEYS};
 pub use crate::fields_json::parse_bundle_hex;
 use crate::fields_json::{fields_from_json, fields_json};
 use crate::subjects::{Capability, FieldName, LoweredModule, LutTable, Validator};
@@ -84,19 +84,10 @@ impl fmt::Display for Op {
     }
 }
 
-/// The tables a `lut` request may name and a hello's `tables` may list
-/// (tpb-subject/1), by their [`LutTable::name`]: every SPEC §6 table.
-pub const LUT_TABLES: [LutTable; 8] = LutTable::ALL;
-
 /// The longest stream a `validate_stream` request carries, in bytes: the
 /// largest corpus file the gate reads (1 MiB), so every stream case can be
 /// sent (its request line is about 2 MiB; [`MAX_LINE`] bounds answers).
 pub const MAX_STREAM: usize = 1 << 20;
-
-/// The protocol table named `s`.
-pub fn lut_table(s: &str) -> Option<LutTable> {
-    LUT_TABLES.into_iter().find(|t| t.name() == s)
-}
 
 /// One request after the hello (the harness adds the `"id"`).
 #[derive(Clone, Debug, PartialEq)]
@@ -281,7 +272,9 @@ impl Hello {
         if !self.ops.contains(&Op::Lut) {
             return Vec::new();
         }
-        self.tables.clone().unwrap_or_else(|| LUT_TABLES.to_vec())
+        self.tables
+            .clone()
+            .unwrap_or_else(|| LutTable::ALL.to_vec())
     }
 
     /// The hello answer line (server side): `tables` only when given.
@@ -327,18 +320,6 @@ fn object(line: &str) -> Result<Map<String, Value>, String> {
         Ok(_) => Err("not a JSON object".into()),
         Err(e) => Err(format!("not JSON ({e})")),
     }
-}
-
-/// Checks that `m` has exactly the keys `keys` (names the first stray or
-/// missing one).
-fn exact_keys(m: &Map<String, Value>, keys: &[&str]) -> Result<(), String> {
-    if let Some(k) = m.keys().find(|k| !keys.contains(&k.as_str())) {
-        return Err(format!("unexpected key `{k}`"));
-    }
-    if let Some(k) = keys.iter().find(|k| !m.contains_key(**k)) {
-        return Err(format!("missing key `{k}`"));
-    }
-    Ok(())
 }
 
 fn string<'a>(m: &'a Map<String, Value>, k: &str) -> Result<&'a str, String> {
@@ -410,10 +391,10 @@ pub fn parse_hello(line: &str) -> Result<Hello, String> {
             let mut ts = Vec::new();
             for v in list {
                 let s = v.as_str().ok_or("`tables` holds a non-string")?;
-                let t = lut_table(s).ok_or_else(|| {
+                let t = LutTable::from_name(s).ok_or_else(|| {
                     format!(
                         "unknown table `{s}` in `tables` (expected one of: {})",
-                        LUT_TABLES.map(LutTable::name).join(", ")
+                        LutTable::ALL.map(LutTable::name).join(", ")
                     )
                 })?;
                 if !ts.contains(&t) {

@@ -1,19 +1,11 @@
-//! [`ReadyStore`]: the answers an external subject fetched ahead of the
-//! judge's per-case calls ([`crate::subjects::Subject::prefetch`]), kept by
-//! position in the batch.
-//!
-//! The judge asks in batch order, skipping the cases it does not judge
-//! (another generation, a capped `--subject-cases`). A lookup starts at the
-//! cursor and moves it past the entry it serves, so the usual case is one
-//! 64-byte (or one `u32`) comparison, no hashing, no lock and no copy of
-//! the key; an input the batch does not hold leaves the cursor where it is
-//! (the caller then asks the subject directly). Buffers are reused from one
-//! batch to the next.
-//!
-//! Bulk judging ([`ReadyStore::vouch_bundles`], [`ReadyStore::vouch_luts`]):
-//! the judge hands the whole batch's cases with core's answers; the entries
-//! that equal them are vouched for, and lookups pass over them, so the
-//! cases left are served exactly as they would have been one by one.
+//! [`ReadyStore`]: the one store of an external subject's answers fetched
+//! ahead of the judge's per-case calls ([`crate::subjects::Transport`]),
+//! kept by position in the batch. The judge asks in batch order, skipping
+//! cases it does not judge: a lookup starts at the cursor and moves it past
+//! the entry it serves (one comparison, no hashing, no copy of the key); an
+//! input the batch does not hold leaves the cursor (the caller asks the
+//! subject directly). Bulk judging vouches for the entries equal to core's
+//! answers, and lookups pass over them.
 
 use super::process::Reply as ClientReply;
 use super::protocol::{Op, Request};
@@ -388,24 +380,14 @@ impl ReadyStore {
         self.requests.replies.push(reply);
     }
 
-    /// The stored reply to `request`, if one is held from the cursor on
-    /// (the cursor then moves past it).
-    pub fn take_request(&mut self, request: &Request) -> Option<ClientReply> {
-        self.take_request_where(|q| q == request)
-    }
-
-    /// [`ReadyStore::take_request`] of the first held request `is` accepts.
-    pub fn take_request_where(&mut self, is: impl Fn(&Request) -> bool) -> Option<ClientReply> {
+    /// The stored reply to the first held request from the cursor on that
+    /// `is` accepts (the cursor then moves past it).
+    pub fn take_request(&mut self, is: impl Fn(&Request) -> bool) -> Option<ClientReply> {
         let r = &mut self.requests;
         let n = r.asked.len().min(r.replies.len());
         let at = (r.next..n).find(|&i| r.replies[i].is_some() && is(&r.asked[i]))?;
         r.next = at + 1;
         r.replies[at].take()
-    }
-
-    /// True if any request is held (served or not).
-    pub fn holds_requests(&self) -> bool {
-        !self.requests.asked.is_empty()
     }
 
     /// The next bundle's answer when it is a `tpb_verdict` id (the usual

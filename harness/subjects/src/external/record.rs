@@ -1,19 +1,13 @@
-//! The binary request and answer records of a `lib:` subject's worker for
-//! the operations asked once per case (decode, encode, `validate_stream`,
-//! `lower`, and any single call): a request is a kind byte and the
-//! operation's input as is (a bundle, an ordinal, a stream, the IR
-//! document's text, an encode's typed fields); the worker reads the library's answer once (its JSON text for
-//! `tpb_decode` / `tpb_lower`, [`super::protocol::answer_of`]) and writes
-//! the typed [`Answer`]; the gate reads it back with no JSON on the way.
-//! Internal between the gate and its own worker (both ends are one
-//! binary): the protocol lines and the C ABI are unchanged
-//! (docs/subject-protocol.md "Shared-memory worker").
-//!
-//! A record is a tag byte and its fields: integers `u64` LE, texts and
-//! byte runs a `u32` LE length and the bytes, lists a `u32` LE count.
+//! The binary request and answer records of a `lib:` worker
+//! (docs/subject-protocol.md "Shared-memory worker"; internal: both ends are
+//! one binary): a request is a kind byte and its input as is; the worker
+//! reads the library's answer once ([`super::protocol::answer_of`] for
+//! `tpb_decode` / `tpb_lower` JSON) and writes the typed [`Answer`], which
+//! the gate reads back with no JSON. Integers are `u64` LE, texts and byte
+//! runs a `u32` LE length and the bytes, lists a `u32` LE count.
 
-use super::protocol::{Answer, Request, LUT_TABLES};
-use crate::subjects::{FieldName, Lowered, LoweredModule, Value};
+use super::protocol::{Answer, Request};
+use crate::subjects::{FieldName, Lowered, LoweredModule, LutTable, Value};
 
 const REQ_HEADER: u8 = b'H';
 const REQ_PAYLOAD: u8 = b'P';
@@ -36,7 +30,7 @@ pub fn request_parts(r: &Request) -> (Vec<u8>, &[u8]) {
             (o, &[])
         }
         Request::Lut { table, input } => {
-            let t = LUT_TABLES.iter().position(|x| x == table).unwrap_or(0) as u8;
+            let t = LutTable::ALL.iter().position(|x| x == table).unwrap_or(0) as u8;
             let mut o = vec![REQ_LUT, t];
             o.extend_from_slice(&input.to_le_bytes());
             (o, &[])
@@ -67,7 +61,9 @@ pub fn get_request(b: &[u8]) -> Result<Request, String> {
         }
         REQ_LUT => match rest {
             [t, a, b, c, d] => Request::Lut {
-                table: *LUT_TABLES.get(usize::from(*t)).ok_or("LUT table index")?,
+                table: *LutTable::ALL
+                    .get(usize::from(*t))
+                    .ok_or("LUT table index")?,
                 input: u32::from_le_bytes([*a, *b, *c, *d]),
             },
             _ => return Err("not a table and an ordinal".into()),
@@ -113,7 +109,7 @@ fn bytes(o: &mut Vec<u8>, b: &[u8]) {
 
 /// Decoded fields, in order: name, then a kind byte (0 int, 1 name,
 /// 2 bytes) and the value.
-pub fn put_fields(o: &mut Vec<u8>, fields: &[(FieldName, Value)]) {
+fn put_fields(o: &mut Vec<u8>, fields: &[(FieldName, Value)]) {
     len(o, fields.len());
     for (name, v) in fields {
         bytes(o, name.as_bytes());
@@ -234,14 +230,9 @@ fn put_module(o: &mut Vec<u8>, m: &LoweredModule) {
 }
 
 /// A reader of one record; every read checks the bounds.
-pub struct Reader<'a>(&'a [u8]);
+struct Reader<'a>(&'a [u8]);
 
 impl<'a> Reader<'a> {
-    /// Reads `b` from its start.
-    pub fn new(b: &'a [u8]) -> Reader<'a> {
-        Reader(b)
-    }
-
     fn take(&mut self, n: usize) -> Result<&'a [u8], String> {
         if n > self.0.len() {
             return Err("answer record cut short".into());
@@ -287,7 +278,7 @@ impl<'a> Reader<'a> {
     }
 
     /// The fields [`put_fields`] wrote.
-    pub fn fields(&mut self) -> Result<Vec<(FieldName, Value)>, String> {
+    fn fields(&mut self) -> Result<Vec<(FieldName, Value)>, String> {
         let n = self.count(6)?;
         let mut out = Vec::with_capacity(n);
         for _ in 0..n {

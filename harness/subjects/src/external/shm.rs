@@ -12,7 +12,7 @@
 //! |---|---|---|
 //! | 0 | 8 | magic `TPBSHM01` |
 //! | 8 | 4 | op ([`OP_VALIDATE_HEADER`], [`OP_VALIDATE_PAYLOAD`], [`OP_LUT`]) |
-//! | 12 | 4 | LUT table index (position in [`super::protocol::LUT_TABLES`]) |
+//! | 12 | 4 | LUT table index (position in [`LutTable::ALL`](crate::subjects::LutTable::ALL)) |
 //! | 16 | 4 | n: entries in the chunk |
 //! | 20 | 4 | start: the first entry to run |
 //! | 24 | 4 | mode ([`MODE_BATCH`] or [`MODE_SINGLE`]) |
@@ -30,7 +30,7 @@
 //! | [`CODE_OFF`] | 2 × [`CHUNK`] | `u16` answer code per entry ([`tpb_verdict`](super::verdict) id or a code below) |
 //! | [`VAL_OFF`] | 4 × [`CHUNK`] | `u32` per entry: the LUT wire value, a text's arena offset, or an answer record's offset |
 //! | [`ARENA_OFF`] | [`ARENA`] | texts: `u16` length + UTF-8 bytes, reset per hand-off |
-//! | [`REQ_OFF`] | [`REQ`] | [`OP_RECORDS`] requests: `u32` length + a request record ([`request_record`]), 4-aligned |
+//! | [`REQ_OFF`] | [`REQ`] | [`OP_RECORDS`] requests: `u32` length + a request record ([`put_request`]), 4-aligned |
 //! | [`ANS_OFF`] | [`ANS`] | answer records: `u32` entry index, `u32` length, the binary answer ([`super::record`]), 4-aligned, reset per hand-off (the hello's at 0 when ready) |
 //!
 //! Before each hand-off the gate sets every answer code it asks for to
@@ -49,26 +49,19 @@ use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 /// hand-off per generation: `GateConfig::chunk_of`).
 pub const CHUNK: usize = 32768;
 const MAGIC: u64 = u64::from_le_bytes(*b"TPBSHM01");
-/// Inputs start here.
 pub const IN_OFF: usize = 4096;
-/// Answer codes start here.
 pub const CODE_OFF: usize = IN_OFF + 64 * CHUNK;
-/// Answer values start here.
 pub const VAL_OFF: usize = CODE_OFF + 2 * CHUNK;
-/// The text arena starts here.
 pub const ARENA_OFF: usize = VAL_OFF + 4 * CHUNK;
 /// Bytes of text arena.
 pub const ARENA: usize = 1 << 16;
-/// [`OP_RECORDS`] requests start here.
 pub const REQ_OFF: usize = ARENA_OFF + ARENA;
 /// Bytes of request records (a `validate_stream` line of a 1 MiB stream fits).
 pub const REQ: usize = 4 << 20;
-/// Answer records start here.
 pub const ANS_OFF: usize = REQ_OFF + REQ;
 /// Bytes of answer records (an answer line is at most 1 MiB, SPEC'd in
 /// docs/subject-protocol.md).
 pub const ANS: usize = 8 << 20;
-/// The whole region.
 pub const LEN: usize = ANS_OFF + ANS;
 const ERR_OFF: usize = 128;
 const ERR_LEN: usize = 1024;
@@ -124,8 +117,6 @@ pub const CODE_UNSUPPORTED: u16 = 0xFFFD;
 /// The library answered `TPB_ERROR` or broke the ABI (value = text offset).
 pub const CODE_ERROR: u16 = 0xFFFE;
 
-/// Worker state: still loading.
-pub const READY_STARTING: u32 = 0;
 /// Worker state: loaded and initialised.
 pub const READY_OK: u32 = 1;
 /// Worker state: `tpb_subject_init` answered unsupported.
@@ -133,35 +124,22 @@ pub const READY_UNSUPPORTED: u32 = 2;
 /// Worker state: load or init failed (error text set).
 pub const READY_FAILED: u32 = 3;
 
-/// Header field offsets.
+/// Header field offsets (the layout table above).
 #[derive(Clone, Copy)]
 #[repr(usize)]
 pub enum Field {
-    /// Op.
     Op = 8,
-    /// LUT table index.
     Table = 12,
-    /// Entries.
     N = 16,
-    /// First entry to run.
     Start = 20,
-    /// Mode.
     Mode = 24,
-    /// Hand-off number.
     Seq = 28,
-    /// 1 while a batch call runs.
     InBatch = 40,
-    /// Entries finished.
     Done = 44,
-    /// Last hand-off finished.
     Finished = 48,
-    /// Worker state.
     Ready = 52,
-    /// Worker flags.
     Flags = 56,
-    /// µs the worker spent on its last finished hand-off.
     Busy = 60,
-    /// 1 if the worker stopped early, its answer area full.
     Full = 64,
 }
 const STAMP: usize = 32;
@@ -468,26 +446,13 @@ pub fn put_record(
 
 /// Appends texts to the arena of one hand-off (the worker's side),
 /// deduplicated.
+#[derive(Default)]
 pub struct Arena {
     used: usize,
     seen: Vec<(String, u32)>,
 }
 
-impl Default for Arena {
-    fn default() -> Arena {
-        Arena::new()
-    }
-}
-
 impl Arena {
-    /// An empty arena.
-    pub fn new() -> Arena {
-        Arena {
-            used: 0,
-            seen: Vec::new(),
-        }
-    }
-
     /// Forgets every text (a new hand-off).
     pub fn reset(&mut self) {
         self.used = 0;
@@ -557,7 +522,7 @@ mod tests {
         assert_eq!(b.inputs()[5], 9);
         b.set_stamp(41);
         assert_eq!(a.stamp(), 42);
-        let mut ar = Arena::new();
+        let mut ar = Arena::default();
         let o = ar.put(b.arena(), "out_of_range");
         assert_eq!(ar.put(b.arena(), "out_of_range"), o);
         assert_eq!(a.text_at(o).as_deref(), Some("out_of_range"));

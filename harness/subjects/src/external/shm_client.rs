@@ -1,34 +1,29 @@
 //! The gate's side of a `lib:` subject's worker ([`super::shm_worker`]):
-//! whole chunks of validator bundles or LUT ordinals, and of protocol
-//! requests of every other operation ([`ShmChannel::call_batch`]), go
-//! through the shared region ([`super::shm`]), one doorbell byte each way
-//! per hand-off; the answers are read back by `shm_answers`.
+//! chunks of validator bundles, LUT ordinals or request records of one
+//! operation go through the region ([`super::shm`]), one doorbell byte each
+//! way per hand-off.
 //!
-//! # Faults, named without bisection
-//!
-//! The worker stamps the entry it is about to run into the region. When it
-//! dies (signal, exit) or stops making progress for the case timeout, the
-//! stamp names the input: that entry is the [`FaultClass::Crash`] or
-//! [`FaultClass::Timeout`] fault, the entries before it keep their answers,
-//! the worker is restarted and the chunk goes on from the next entry. A
-//! library batch call that crashes or hangs (no stamp inside it) is re-run
-//! one entry at a time, which names the input; a batch call is given
-//! [`batch_budget`] before that, so a hang costs the case timeout once
-//! (plus that bounded probe). Give-up rules are those of
-//! [`super::process`]: [`super::process::GIVE_UP_AFTER`] faulting inputs of one operation
-//! in a row (or [`super::process::GIVE_UP_AFTER_TIMEOUTS`] timeouts) give that operation
-//! up, [`MAX_FAILED_STARTS`] failed starts the whole subject, and every later entry of
-//! what was given up is [`FaultClass::NotSent`]. A hand-off holds one operation only.
+//! The worker stamps the entry it is about to run: when it dies or makes no
+//! progress for the case timeout, the stamp names the input (a
+//! [`FaultClass::Crash`] or [`FaultClass::Timeout`] fault), the entries
+//! before it keep their answers, and the worker is restarted for the rest.
+//! A library batch call that crashes or hangs, given [`batch_budget`], is
+//! re-run one entry at a time, which names the input. Give-up is the
+//! [`Supervisor`](super::Supervisor)'s.
 
-use super::process::{describe_exit, Fault, FaultClass, Reply, StartError, Supervisor};
-use super::protocol::{Answer, Hello, Op, Request, LUT_TABLES};
+use super::process::{describe_exit, Fault, FaultClass, Group, Reply, Ring, StartError};
+use super::process::{HELLO_MIN, POLL};
+use super::protocol::{parse_hello, Answer, Hello, Request};
 use super::shm::{self, Field, Region};
-use super::shm_answers::{collect, collect_into, Counted};
-pub use super::shm_answers::{ShmAnswer, ShmSink};
-use super::shm_process::{ring, spawn, wait, Wait, Worker};
-use crate::subjects::{Capability, LutTable};
+use super::supervisor::Kept;
+use super::verdict;
+use crate::subjects::{Capability, LutTable, Name, Predicate, Verdict};
+use std::io::{Read, Write};
 use std::path::PathBuf;
-use std::time::Duration;
+use std::process::{ChildStdin, Command, ExitStatus};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
+use std::thread;
+use std::time::{Duration, Instant};
 
 /// The time a library batch call of `n` entries gets before it is re-run
 /// one entry at a time: 1 s + 100 µs per entry, at most the case timeout.
@@ -39,17 +34,12 @@ pub fn batch_budget(n: usize, case_timeout: Duration) -> Duration {
 
 /// A `lib:` subject's worker, restarted after faults.
 pub struct ShmChannel {
+    k: Kept,
     exe: PathBuf,
     lib: String,
-    arch: String,
-    timeout: Duration,
     worker: Option<Worker>,
-    hello: Hello,
     flags: u32,
     seq: u32,
-    sup: Supervisor,
-    /// Answers the worker delivered ([`super::shm_answers::delivered`]).
-    received: u64,
     /// One hand-off's answers, reused (a chunk's worth of entries is too
     /// big to allocate per hand-off without page faults).
     scratch: Vec<Option<ShmAnswer>>,
@@ -64,16 +54,102 @@ pub struct ShmChannel {
     begun: usize,
 }
 
-/// A hand-off rung ahead of the call that collects it: what it runs, on
-/// which caller slice (address and length: the collecting call must pass
-/// the very slice), and the hand-off number.
+/// A hand-off rung ahead of the call that collects it: what it runs
+/// ([`Chunk::key`]: the collecting call must pass the very slice) and the
+/// hand-off number.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct InFlight {
-    op: u32,
-    table: u32,
-    at: usize,
-    n: usize,
+    key: (u32, u32, usize, usize),
     seq: u32,
+}
+
+/// What one hand-off runs: a validator's bundles (`true`: payload), one
+/// table's ordinals, or request records of one operation.
+#[derive(Clone, Copy)]
+enum Chunk<'a> {
+    Bundles(bool, &'a [[u8; 64]]),
+    Lut(LutTable, &'a [u32]),
+    Records(&'a [Request]),
+}
+
+impl Chunk<'_> {
+    fn len(self) -> usize {
+        match self {
+            Chunk::Bundles(_, c) => c.len(),
+            Chunk::Lut(_, c) => c.len(),
+            Chunk::Records(c) => c.len(),
+        }
+    }
+
+    /// The hand-off op, the LUT table index, and the capability given up on.
+    fn op(self) -> (u32, u32, Capability) {
+        match self {
+            Chunk::Bundles(false, _) => (shm::OP_VALIDATE_HEADER, 0, Capability::ValidateHeader),
+            Chunk::Bundles(true, _) => (shm::OP_VALIDATE_PAYLOAD, 0, Capability::ValidatePayload),
+            Chunk::Lut(t, _) => {
+                let ti = LutTable::ALL.iter().position(|&x| x == t).unwrap_or(0);
+                (
+                    shm::OP_LUT,
+                    u32::try_from(ti).unwrap_or(u32::MAX),
+                    Capability::Lut(t),
+                )
+            }
+            Chunk::Records(c) => (shm::OP_RECORDS, 0, c[0].capability()),
+        }
+    }
+
+    /// Op, table, the slice's address and length.
+    fn key(self) -> (u32, u32, usize, usize) {
+        let at = match self {
+            Chunk::Bundles(_, c) => c.as_ptr() as usize,
+            Chunk::Lut(_, c) => c.as_ptr() as usize,
+            Chunk::Records(c) => c.as_ptr() as usize,
+        };
+        let (op, table, _) = self.op();
+        (op, table, at, self.len())
+    }
+
+    /// Writes the inputs into the region (a record's input: its offset).
+    fn fill(self, r: &mut Region) {
+        match self {
+            Chunk::Bundles(_, c) => {
+                let dst = r.inputs();
+                for (i, b) in c.iter().enumerate() {
+                    dst[i * 64..i * 64 + 64].copy_from_slice(b);
+                }
+            }
+            Chunk::Lut(_, c) => {
+                let dst = r.inputs();
+                for (i, o) in c.iter().enumerate() {
+                    dst[i * 4..i * 4 + 4].copy_from_slice(&o.to_ne_bytes());
+                }
+            }
+            Chunk::Records(c) => {
+                let mut used = 0usize;
+                for (k, q) in c.iter().enumerate() {
+                    let off = shm::put_request(r.requests(), &mut used, q).unwrap_or(u32::MAX);
+                    r.inputs()[k * 4..k * 4 + 4].copy_from_slice(&off.to_ne_bytes());
+                }
+            }
+        }
+    }
+
+    /// Entry `i` as a report names it.
+    fn input_name(self, i: usize) -> String {
+        match self {
+            Chunk::Bundles(_, c) => crate::subjects::hex(&c[i]),
+            Chunk::Lut(t, c) => format!("{} {}", t.name(), c[i]),
+            Chunk::Records(c) => c[i].input_text(),
+        }
+    }
+}
+
+impl std::ops::Deref for ShmChannel {
+    type Target = Kept;
+
+    fn deref(&self) -> &Kept {
+        &self.k
+    }
 }
 
 impl ShmChannel {
@@ -85,53 +161,23 @@ impl ShmChannel {
         timeout: Duration,
     ) -> Result<ShmChannel, StartError> {
         let mut c = ShmChannel {
+            k: Kept::new(arch, timeout),
             exe,
             lib,
-            arch: arch.to_string(),
-            timeout,
             worker: None,
-            hello: Hello::default(),
             flags: 0,
             seq: 0,
-            sup: Supervisor::default(),
-            received: 0,
             scratch: Vec::new(),
             busy: Duration::ZERO,
             in_flight: None,
             begun: 0,
         };
-        let (w, hello) = spawn(&c.exe, &c.lib, &c.arch, timeout, &c.sup.stderr_ring())
-            .map_err(|e| c.sup.start_error(e))?;
+        let (w, hello) = spawn(&c.exe, &c.lib, arch, timeout, &c.k.sup.stderr_ring())
+            .map_err(|e| c.k.sup.start_error(e))?;
         c.flags = w.region.get(Field::Flags);
-        c.hello = hello;
+        c.k.hello = hello;
         c.worker = Some(w);
         Ok(c)
-    }
-
-    /// The hello the worker wrote for the library at the first start.
-    pub fn hello(&self) -> &Hello {
-        &self.hello
-    }
-
-    /// True if the library declared `op`.
-    pub fn supports(&self, op: Op) -> bool {
-        self.hello.ops.contains(&op)
-    }
-
-    /// The generation this worker serves.
-    pub fn arch(&self) -> &str {
-        &self.arch
-    }
-
-    /// Its supervisor: restarts, give-up, stderr tail.
-    pub fn supervisor(&self) -> &Supervisor {
-        &self.sup
-    }
-
-    /// Answers the worker delivered so far: its slot written, the record in
-    /// place (not a crash, hang, harness fault or entry never sent).
-    pub fn received(&self) -> u64 {
-        self.received
     }
 
     /// The time the worker spent on the hand-offs finished since the last
@@ -152,15 +198,15 @@ impl ShmChannel {
     }
 
     fn restart(&mut self) {
-        let ring = self.sup.stderr_ring();
-        let (exe, lib, arch, timeout) = (&self.exe, &self.lib, &self.arch, self.timeout);
-        self.worker = self
-            .sup
-            .restart(&self.hello, || spawn(exe, lib, arch, timeout, &ring));
-    }
-
-    fn count(&mut self, op: Capability, fault: Option<(&Fault, String)>) {
-        self.sup.count(op, fault);
+        let ring = self.k.sup.stderr_ring();
+        let (exe, lib, arch, timeout) = (&self.exe, &self.lib, &self.k.arch, self.k.timeout);
+        self.worker = self.k.sup.restart(
+            &self.k.hello,
+            || spawn(exe, lib, arch, timeout, &ring),
+            |w| {
+                w.group.kill();
+            },
+        );
     }
 
     /// Runs `reqs` (any operation) as request records, batched: one
@@ -182,9 +228,8 @@ impl ShmChannel {
             let n = match self.in_flight {
                 Some(f)
                     if i == 0
-                        && f.op == shm::OP_RECORDS
-                        && f.at == reqs.as_ptr() as usize
-                        && f.n == begun =>
+                        && f.key.0 == shm::OP_RECORDS
+                        && (f.key.2, f.key.3) == (reqs.as_ptr() as usize, begun) =>
                 {
                     begun
                 }
@@ -192,8 +237,6 @@ impl ShmChannel {
             };
             let chunk = &reqs[i..i + n];
             let cap = reqs[i].capability();
-            let fill = |r: &mut Region| put_requests(r, chunk);
-            let name = |k: usize| chunk[k].input_text();
             let from = out.len();
             let mut k = 0usize;
             let mut sink = |a: ShmAnswer| {
@@ -216,30 +259,22 @@ impl ShmChannel {
                     }),
                 });
             };
-            let at = chunk.as_ptr() as usize;
-            self.run_chunk(
-                cap,
-                shm::OP_RECORDS,
-                0,
-                (at, chunk.len()),
-                &fill,
-                &name,
-                &mut sink,
-                tick,
-            );
+            self.run_chunk(Chunk::Records(chunk), &mut sink, tick);
             // A library error (an answer the protocol rejects) counts
             // against the give-up budget like any fault; a crash or hang
             // was counted where it was named.
-            if self.sup.given_up_on(cap).is_none() {
+            if self.k.sup.given_up_on(cap).is_none() {
                 for k in from..out.len() {
                     match &out[k] {
-                        Ok(_) => self.sup.count(cap, None),
+                        Ok(_) => self.k.sup.count(cap, None),
                         Err(f) if f.class == FaultClass::Protocol => {
-                            self.sup.count(cap, Some((f, chunk[k - from].input_text())));
+                            self.k
+                                .sup
+                                .count(cap, Some((f, chunk[k - from].input_text())));
                         }
                         Err(_) => {}
                     }
-                    if let Some(f) = self.sup.not_sent(cap) {
+                    if let Some(f) = self.k.sup.not_sent(cap) {
                         // Given up on this answer: the rest count as not run.
                         for r in &mut out[k + 1..] {
                             *r = Err(f.clone());
@@ -284,34 +319,14 @@ impl ShmChannel {
         if n == 0 || self.in_flight.is_some() {
             return;
         }
-        let fill = |r: &mut Region| put_requests(r, &reqs[..n]);
-        let cap = reqs[0].capability();
-        self.begin(cap, shm::OP_RECORDS, 0, (reqs.as_ptr() as usize, n), &fill);
+        self.begin(Chunk::Records(&reqs[..n]));
         if self.in_flight.is_some() {
             self.begun = n;
         }
     }
 
-    /// The validator (`payload` or header) on every bundle, one answer each.
-    pub fn validate(
-        &mut self,
-        payload: bool,
-        bundles: &[[u8; 64]],
-        tick: &dyn Fn(),
-    ) -> Vec<ShmAnswer> {
-        let mut out = Vec::with_capacity(bundles.len());
-        self.validate_into(payload, bundles, tick, &mut |a| out.push(a));
-        out
-    }
-
-    /// `table` on every ordinal, one answer each.
-    pub fn lut(&mut self, table: LutTable, ords: &[u32], tick: &dyn Fn()) -> Vec<ShmAnswer> {
-        let mut out = Vec::with_capacity(ords.len());
-        self.lut_into(table, ords, tick, &mut |a| out.push(a));
-        out
-    }
-
-    /// [`ShmChannel::validate`], handing each answer to `sink` in order.
+    /// The validator (`payload` or header) on every bundle, each answer
+    /// handed to `sink` in order.
     pub fn validate_into(
         &mut self,
         payload: bool,
@@ -319,21 +334,12 @@ impl ShmChannel {
         tick: &dyn Fn(),
         sink: &mut impl ShmSink,
     ) {
-        let (op, cap) = validator_op(payload);
         for c in bundles.chunks(shm::CHUNK) {
-            let fill = |r: &mut Region| {
-                let dst = r.inputs();
-                for (i, b) in c.iter().enumerate() {
-                    dst[i * 64..i * 64 + 64].copy_from_slice(b);
-                }
-            };
-            let name = |i: usize| crate::subjects::hex(&c[i]);
-            let at = c.as_ptr() as usize;
-            self.run_chunk(cap, op, 0, (at, c.len()), &fill, &name, sink, tick);
+            self.run_chunk(Chunk::Bundles(payload, c), sink, tick);
         }
     }
 
-    /// [`ShmChannel::lut`], handing each answer to `sink` in order.
+    /// `table` on every ordinal, each answer handed to `sink` in order.
     pub fn lut_into(
         &mut self,
         table: LutTable,
@@ -341,33 +347,8 @@ impl ShmChannel {
         tick: &dyn Fn(),
         sink: &mut impl ShmSink,
     ) {
-        let Some(ti) = LUT_TABLES.iter().position(|&t| t == table) else {
-            for _ in ords {
-                sink.answer(ShmAnswer::Unsupported);
-            }
-            return;
-        };
-        let ti = u32::try_from(ti).unwrap_or(u32::MAX);
         for c in ords.chunks(shm::CHUNK) {
-            let fill = |r: &mut Region| {
-                let dst = r.inputs();
-                for (i, o) in c.iter().enumerate() {
-                    dst[i * 4..i * 4 + 4].copy_from_slice(&o.to_ne_bytes());
-                }
-            };
-            let name = |i: usize| format!("{} {}", table.name(), c[i]);
-            let at = c.as_ptr() as usize;
-            let cap = Capability::Lut(table);
-            self.run_chunk(
-                cap,
-                shm::OP_LUT,
-                ti,
-                (at, c.len()),
-                &fill,
-                &name,
-                sink,
-                tick,
-            );
+            self.run_chunk(Chunk::Lut(table, c), sink, tick);
         }
     }
 
@@ -377,57 +358,21 @@ impl ShmChannel {
     /// a batch of one hand-off is rung ahead; anything else, or a worker
     /// that is not running, waits for the collecting call.
     pub fn begin_validate(&mut self, payload: bool, bundles: &[[u8; 64]]) {
-        let (op, cap) = validator_op(payload);
-        let fill = |r: &mut Region| {
-            let dst = r.inputs();
-            for (i, b) in bundles.iter().enumerate() {
-                dst[i * 64..i * 64 + 64].copy_from_slice(b);
-            }
-        };
-        self.begin(
-            cap,
-            op,
-            0,
-            (bundles.as_ptr() as usize, bundles.len()),
-            &fill,
-        );
+        self.begin(Chunk::Bundles(payload, bundles));
     }
 
     /// [`ShmChannel::begin_validate`] for [`ShmChannel::lut_into`].
     pub fn begin_lut(&mut self, table: LutTable, ords: &[u32]) {
-        let Some(ti) = LUT_TABLES.iter().position(|&t| t == table) else {
-            return;
-        };
-        let fill = |r: &mut Region| {
-            let dst = r.inputs();
-            for (i, o) in ords.iter().enumerate() {
-                dst[i * 4..i * 4 + 4].copy_from_slice(&o.to_ne_bytes());
-            }
-        };
-        let ti = u32::try_from(ti).unwrap_or(u32::MAX);
-        let cap = Capability::Lut(table);
-        self.begin(
-            cap,
-            shm::OP_LUT,
-            ti,
-            (ords.as_ptr() as usize, ords.len()),
-            &fill,
-        );
+        self.begin(Chunk::Lut(table, ords));
     }
 
-    fn begin(
-        &mut self,
-        cap: Capability,
-        op: u32,
-        table: u32,
-        (at, n): (usize, usize),
-        fill: &dyn Fn(&mut Region),
-    ) {
-        if n == 0
-            || n > shm::CHUNK
-            || self.in_flight.is_some()
-            || self.sup.given_up_on(cap).is_some()
-        {
+    fn begin(&mut self, chunk: Chunk<'_>) {
+        let n = chunk.len();
+        if n == 0 || n > shm::CHUNK || self.in_flight.is_some() {
+            return;
+        }
+        let (op, table, cap) = chunk.op();
+        if self.k.sup.given_up_on(cap).is_some() {
             return;
         }
         let single = !self.batchable(op);
@@ -436,36 +381,31 @@ impl ShmChannel {
         let Some(w) = self.worker.as_mut() else {
             return;
         };
-        fill(&mut w.region);
+        chunk.fill(&mut w.region);
         if ring(w, op, table, n, 0, single, seq) {
-            self.in_flight = Some(InFlight {
-                op,
-                table,
-                at,
-                n,
-                seq,
-            });
+            let key = chunk.key();
+            self.in_flight = Some(InFlight { key, seq });
         }
     }
 
     /// The hand-off rung ahead for this call, if it is this call's; one
     /// rung for another call is waited for and dropped (its answers were
     /// never asked for), so the region is free.
-    fn take_in_flight(&mut self, want: InFlight) -> Option<u32> {
+    fn take_in_flight(&mut self, key: (u32, u32, usize, usize)) -> Option<u32> {
         let f = self.in_flight.take()?;
-        if (InFlight { seq: f.seq, ..want }) == f {
+        if f.key == key {
             return Some(f.seq);
         }
-        let single = !self.batchable(f.op);
+        let single = !self.batchable(f.key.0);
         let budget = if single {
-            self.timeout
+            self.k.timeout
         } else {
-            batch_budget(f.n, self.timeout)
+            batch_budget(f.key.3, self.k.timeout)
         };
         if let Some(w) = self.worker.as_mut() {
             if !matches!(wait(w, f.seq, single, budget, &|| {}), Wait::Finished) {
                 if let Some(w) = self.worker.take() {
-                    w.kill();
+                    w.group.kill();
                 }
             }
         }
@@ -481,52 +421,20 @@ impl ShmChannel {
         }
     }
 
-    #[allow(clippy::too_many_arguments)]
-    fn run_chunk(
-        &mut self,
-        cap: Capability,
-        op: u32,
-        table: u32,
-        (at, n): (usize, usize),
-        fill: &dyn Fn(&mut Region),
-        input_name: &dyn Fn(usize) -> String,
-        sink: &mut impl ShmSink,
-        tick: &dyn Fn(),
-    ) {
+    /// Runs `chunk` (rung ahead or not), handing each answer to `sink` in
+    /// order and counting those delivered.
+    fn run_chunk(&mut self, chunk: Chunk<'_>, sink: &mut impl ShmSink, tick: &dyn Fn()) {
         let mut counted = Counted { sink, n: 0 };
-        self.run_counted(
-            cap,
-            op,
-            table,
-            (at, n),
-            fill,
-            input_name,
-            &mut counted,
-            tick,
-        );
-        self.received += counted.n;
+        self.run_counted(chunk, &mut counted, tick);
+        self.k.received += counted.n;
     }
 
-    #[allow(clippy::too_many_arguments)]
-    fn run_counted(
-        &mut self,
-        cap: Capability,
-        op: u32,
-        table: u32,
-        (at, n): (usize, usize),
-        fill: &dyn Fn(&mut Region),
-        input_name: &dyn Fn(usize) -> String,
-        sink: &mut impl ShmSink,
-        tick: &dyn Fn(),
-    ) {
+    fn run_counted(&mut self, chunk: Chunk<'_>, sink: &mut impl ShmSink, tick: &dyn Fn()) {
+        let (op, table, cap) = chunk.op();
+        let n = chunk.len();
+        let input_name = |i: usize| chunk.input_name(i);
         // Rung ahead by `begin` (region filled, start 0, the same mode).
-        let mut rung = self.take_in_flight(InFlight {
-            op,
-            table,
-            at,
-            n,
-            seq: 0,
-        });
+        let mut rung = self.take_in_flight(chunk.key());
         // Sized only off the usual path (a chunk answered in one hand-off
         // goes straight to the sink).
         let mut answers = std::mem::take(&mut self.scratch);
@@ -535,7 +443,7 @@ impl ShmChannel {
         let mut start = 0usize;
         let mut fresh = rung.is_none();
         while start < n {
-            if let Some(f) = self.sup.not_sent(cap) {
+            if let Some(f) = self.k.sup.not_sent(cap) {
                 for a in &mut sized(&mut answers, n)[start..] {
                     *a = Some(ShmAnswer::Fault(f.clone()));
                 }
@@ -555,7 +463,7 @@ impl ShmChannel {
                         continue;
                     };
                     if fresh {
-                        fill(&mut w.region);
+                        chunk.fill(&mut w.region);
                         fresh = false;
                     }
                     (seq, ring(w, op, table, n, start, single, seq))
@@ -568,9 +476,9 @@ impl ShmChannel {
                 Wait::Died(None)
             } else {
                 let budget = if single {
-                    self.timeout
+                    self.k.timeout
                 } else {
-                    batch_budget(n - start, self.timeout)
+                    batch_budget(n - start, self.k.timeout)
                 };
                 wait(w, seq, single, budget, tick)
             };
@@ -585,19 +493,17 @@ impl ShmChannel {
                 Wait::Finished if start == 0 && done == n && !full => {
                     // The whole chunk in one hand-off (the usual case): the
                     // answers go straight to the sink, in order.
-                    if collect_into(&mut w.region, op, n, sink) {
-                        self.count(cap, None);
+                    if collect(&mut w.region, op, 0..n, sink) {
+                        self.k.sup.count(cap, None);
                     }
                     tick();
                     self.scratch = answers;
                     return;
                 }
                 Wait::Finished => {
-                    let good = collect(&mut w.region, op, start..done, &mut |i, a| {
-                        sized(&mut answers, n)[i] = Some(a)
-                    });
+                    let good = collect_at(&mut w.region, op, start..done, &mut answers, n);
                     if good {
-                        self.count(cap, None);
+                        self.k.sup.count(cap, None);
                     }
                     tick();
                     if full && done > start {
@@ -628,7 +534,7 @@ impl ShmChannel {
                         *a = Some(ShmAnswer::Fault(f.clone()));
                     }
                     if let Some(w) = self.worker.take() {
-                        w.kill();
+                        w.group.kill();
                     }
                     break;
                 }
@@ -636,7 +542,7 @@ impl ShmChannel {
                     // A batch call crashed or hung: run it one entry at a
                     // time on a fresh worker, which names the input.
                     if let Some(w) = self.worker.take() {
-                        w.kill();
+                        w.group.kill();
                     }
                     single = true;
                     self.restart();
@@ -647,11 +553,9 @@ impl ShmChannel {
                         Wait::Died(st) => st,
                         _ => None,
                     };
-                    let good = collect(&mut w.region, op, start..done, &mut |i, a| {
-                        sized(&mut answers, n)[i] = Some(a)
-                    });
+                    let good = collect_at(&mut w.region, op, start..done, &mut answers, n);
                     if good {
-                        self.count(cap, None);
+                        self.k.sup.count(cap, None);
                     }
                     let culprit = usize::try_from(stamp)
                         .ok()
@@ -659,13 +563,13 @@ impl ShmChannel {
                         .unwrap_or(done)
                         .clamp(done, n - 1);
                     let hung = matches!(outcome, Wait::Hung);
-                    let status = self.worker.take().and_then(Worker::kill).or(st);
+                    let status = self.worker.take().and_then(|w| w.group.kill()).or(st);
                     let f = if hung {
                         Fault {
                             class: FaultClass::Timeout,
                             detail: format!(
                                 "no answer within {:?} (the worker was running this input)",
-                                self.timeout
+                                self.k.timeout
                             ),
                         }
                     } else {
@@ -677,11 +581,11 @@ impl ShmChannel {
                             ),
                         }
                     };
-                    self.count(cap, Some((&f, input_name(culprit))));
+                    self.k.sup.count(cap, Some((&f, input_name(culprit))));
                     sized(&mut answers, n)[culprit] = Some(ShmAnswer::Fault(f));
                     start = culprit + 1;
                     tick();
-                    if start < n && self.sup.given_up_on(cap).is_none() {
+                    if start < n && self.k.sup.given_up_on(cap).is_none() {
                         self.restart();
                         fresh = true;
                     }
@@ -700,23 +604,20 @@ impl ShmChannel {
     }
 }
 
-/// The hand-off op of the header (`payload` false) or payload validator,
-/// and its capability.
-fn validator_op(payload: bool) -> (u32, Capability) {
-    if payload {
-        (shm::OP_VALIDATE_PAYLOAD, Capability::ValidatePayload)
-    } else {
-        (shm::OP_VALIDATE_HEADER, Capability::ValidateHeader)
-    }
-}
-
-/// The records of `reqs` into the region, entry `k`'s offset its input.
-fn put_requests(r: &mut Region, reqs: &[Request]) {
-    let mut used = 0usize;
-    for (k, q) in reqs.iter().enumerate() {
-        let off = shm::put_request(r.requests(), &mut used, q).unwrap_or(u32::MAX);
-        r.inputs()[k * 4..k * 4 + 4].copy_from_slice(&off.to_ne_bytes());
-    }
+/// Entries `range` of the region into `answers` (grown to `n`) at their
+/// positions; true if one of them was a good answer.
+fn collect_at(
+    r: &mut Region,
+    op: u32,
+    range: std::ops::Range<usize>,
+    answers: &mut Vec<Option<ShmAnswer>>,
+    n: usize,
+) -> bool {
+    let mut i = range.start;
+    collect(r, op, range, &mut |a| {
+        sized(answers, n)[i] = Some(a);
+        i += 1;
+    })
 }
 
 /// `answers`, grown to `n` unanswered entries if it is shorter.
@@ -725,4 +626,410 @@ fn sized(answers: &mut Vec<Option<ShmAnswer>>, n: usize) -> &mut Vec<Option<ShmA
         answers.resize(n, None);
     }
     answers
+}
+
+// The answers a hand-off leaves in the region.
+
+/// One entry's answer.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ShmAnswer {
+    /// A validator's verdict.
+    Verdict(Verdict),
+    /// A LUT's wire value.
+    Wire(u32),
+    /// A LUT refusal, its text interned ([`super::names::foreign`]).
+    Refused(Name),
+    /// `TPB_UNSUPPORTED`.
+    Unsupported,
+    /// A binary answer record (an [`shm::OP_RECORDS`] entry,
+    /// [`super::record`]): the answer or the library's error text (whether
+    /// it answers its request's operation is the caller's check).
+    Record(Result<super::protocol::Answer, String>),
+    /// No answer: crash, timeout, `TPB_ERROR`, or not sent.
+    Fault(Fault),
+}
+
+/// Where a chunk's answers go, in order. Any `FnMut(ShmAnswer)` is one;
+/// a sink that keeps the worker's compact codes (the judge's store) takes
+/// the usual answers as they are in the region, untyped.
+pub trait ShmSink {
+    /// The next entry's answer.
+    fn answer(&mut self, a: ShmAnswer);
+
+    /// The next entry's answer when it is a validator's `tpb_verdict` id.
+    #[inline]
+    fn verdict_id(&mut self, id: u16) {
+        self.answer(ShmAnswer::Verdict(verdict::verdict_of(id)));
+    }
+
+    /// The next entry's answer when it is a LUT's wire value.
+    #[inline]
+    fn wire(&mut self, w: u32) {
+        self.answer(ShmAnswer::Wire(w));
+    }
+
+    /// The next entry's answer when it is a LUT refusal, its text interned.
+    #[inline]
+    fn refused(&mut self, n: &Name) {
+        self.answer(ShmAnswer::Refused(n.clone()));
+    }
+}
+
+impl<F: FnMut(ShmAnswer)> ShmSink for F {
+    #[inline]
+    fn answer(&mut self, a: ShmAnswer) {
+        self(a);
+    }
+}
+
+/// True if `a` is an answer the transport delivered (well-formed or not):
+/// not a crash, hang, harness fault or request never sent.
+pub fn delivered(a: &ShmAnswer) -> bool {
+    !matches!(a, ShmAnswer::Fault(f) if f.class != FaultClass::Protocol)
+}
+
+/// A sink that counts the answers it passes on that were delivered
+/// ([`delivered`]).
+struct Counted<'a, S: ShmSink> {
+    sink: &'a mut S,
+    n: u64,
+}
+
+impl<S: ShmSink> ShmSink for Counted<'_, S> {
+    fn answer(&mut self, a: ShmAnswer) {
+        self.n += u64::from(delivered(&a));
+        self.sink.answer(a);
+    }
+
+    #[inline]
+    fn verdict_id(&mut self, id: u16) {
+        self.n += 1;
+        self.sink.verdict_id(id);
+    }
+
+    #[inline]
+    fn wire(&mut self, w: u32) {
+        self.n += 1;
+        self.sink.wire(w);
+    }
+
+    #[inline]
+    fn refused(&mut self, n: &Name) {
+        self.n += 1;
+        self.sink.refused(n);
+    }
+}
+
+/// Hands entries `range` of the region to `sink` in order, the usual
+/// answers (a verdict id, a wire value) as the worker wrote them; true if
+/// one of them was a good answer.
+fn collect(
+    r: &mut Region,
+    op: u32,
+    range: std::ops::Range<usize>,
+    sink: &mut impl ShmSink,
+) -> bool {
+    let mut good = false;
+    let mut refusals = Refusals::default();
+    let validator = matches!(op, shm::OP_VALIDATE_HEADER | shm::OP_VALIDATE_PAYLOAD);
+    for i in range {
+        let (code, value) = (r.codes()[i], r.values()[i]);
+        if validator && code < shm::CODE_RESERVED {
+            sink.verdict_id(code);
+            good = true;
+        } else if op == shm::OP_LUT && code == shm::CODE_WIRE {
+            sink.wire(value);
+            good = true;
+        } else if let Some(n) = (op == shm::OP_LUT && code == shm::CODE_REFUSED)
+            .then(|| refusals.get(value))
+            .flatten()
+        {
+            // A refusal text already read in this hand-off.
+            sink.refused(n);
+            good = true;
+        } else {
+            let a = decode(r, op, i, code, value, &mut refusals);
+            good |= !matches!(a, ShmAnswer::Fault(_));
+            sink.answer(a);
+        }
+    }
+    good
+}
+
+/// Refusals of one hand-off by arena offset: the worker writes each
+/// distinct text once, so each is read and interned once per hand-off.
+#[derive(Default)]
+struct Refusals(Vec<(u32, Name)>);
+
+impl Refusals {
+    /// The refusal at arena offset `offset`, if read already.
+    #[inline]
+    fn get(&self, offset: u32) -> Option<&Name> {
+        self.0.iter().find(|(o, _)| *o == offset).map(|(_, n)| n)
+    }
+}
+
+/// A harness fault: the worker's own mistake, never the library's answer.
+#[cold]
+fn harness(detail: String) -> ShmAnswer {
+    ShmAnswer::Fault(Fault {
+        class: FaultClass::Harness,
+        detail,
+    })
+}
+
+/// Entry `i`'s answer (`code`, `value`) of `op`, typed.
+fn decode(
+    r: &mut Region,
+    op: u32,
+    i: usize,
+    code: u16,
+    value: u32,
+    refusals: &mut Refusals,
+) -> ShmAnswer {
+    let text = |r: &mut Region| {
+        r.text_at(value)
+            .unwrap_or_else(|| "(text lost: the worker's text arena is full)".into())
+    };
+    match code {
+        shm::CODE_UNSET => harness("harness fault: the worker left this entry unwritten".into()),
+        shm::CODE_UNSUPPORTED => ShmAnswer::Unsupported,
+        shm::CODE_ERROR => ShmAnswer::Fault(Fault {
+            class: FaultClass::Protocol,
+            detail: format!("the library answered an error: {}", text(r)),
+        }),
+        shm::CODE_RECORD if op == shm::OP_RECORDS => match r.answer_at(value) {
+            Some((at, rec)) if at as usize == i => match super::record::get_answer(rec) {
+                Ok(a) => ShmAnswer::Record(a),
+                Err(e) => harness(format!("harness fault: entry {i}'s {e}")),
+            },
+            Some((at, _)) => harness(format!(
+                "harness fault: entry {i}'s answer record holds entry {at}'s answer (out of place)"
+            )),
+            None => harness(format!("harness fault: entry {i}'s answer record is cut")),
+        },
+        _ if op == shm::OP_RECORDS => harness(format!(
+            "harness fault: worker wrote code {code} for a record"
+        )),
+        shm::CODE_NAMED if op != shm::OP_LUT => {
+            ShmAnswer::Verdict(Some(Predicate::from_name(&text(r))))
+        }
+        _ if op != shm::OP_LUT => ShmAnswer::Verdict(verdict::verdict_of(code)),
+        shm::CODE_WIRE => ShmAnswer::Wire(value),
+        shm::CODE_REFUSED => match refusals.get(value) {
+            Some(n) => ShmAnswer::Refused(n.clone()),
+            None => {
+                let n = super::names::foreign(&text(r));
+                if value != u32::MAX && refusals.0.len() < 64 {
+                    refusals.0.push((value, n.clone()));
+                }
+                ShmAnswer::Refused(n)
+            }
+        },
+        c => ShmAnswer::Fault(Fault {
+            class: FaultClass::Protocol,
+            detail: format!("worker wrote answer code {c}"),
+        }),
+    }
+}
+
+// The worker process: started and greeted, rung for a hand-off, waited for.
+
+/// A started worker: its process group, doorbell (its stdin), ring receiver and region.
+struct Worker {
+    group: Group,
+    bell: ChildStdin,
+    rings: Receiver<()>,
+    region: Region,
+}
+
+/// How a hand-off ended.
+enum Wait {
+    Finished,
+    Died(Option<ExitStatus>),
+    Hung,
+    Stopped,
+}
+
+/// Starts a worker for `lib` serving `arch` and waits for its ready ring
+/// and hello; its stderr goes to `ring`.
+fn spawn(
+    exe: &std::path::Path,
+    lib: &str,
+    arch: &str,
+    timeout: Duration,
+    ring: &Ring,
+) -> Result<(Worker, Hello), String> {
+    let (region, path) = Region::create().map_err(|e| e.0)?;
+    let mut cmd = Command::new(exe);
+    cmd.arg(super::shm_worker::WORKER_SUBCOMMAND)
+        .arg("--shm")
+        .arg(&path)
+        .arg("--arch")
+        .arg(arch)
+        .arg(format!("lib:{}", lib));
+    let (group, bell, out) = Group::spawn(&mut cmd, &exe.display().to_string(), ring)
+        .inspect_err(|_| Region::unlink(&path))?;
+    let (tx, rings) = mpsc::channel();
+    thread::spawn(move || {
+        let mut out = out;
+        let mut buf = [0u8; 64];
+        loop {
+            match out.read(&mut buf) {
+                Ok(0) | Err(_) => return,
+                Ok(_) => {
+                    if tx.send(()).is_err() {
+                        return;
+                    }
+                }
+            }
+        }
+    });
+    let mut w = Worker {
+        group,
+        bell,
+        rings,
+        region,
+    };
+    let wait = timeout.max(HELLO_MIN);
+    let got = {
+        let _waiting = super::watch::waiting();
+        w.rings.recv_timeout(wait)
+    };
+    Region::unlink(&path);
+    match (got, w.region.get(Field::Ready)) {
+        (Ok(()), shm::READY_OK | shm::READY_UNSUPPORTED) => {
+            let line = w
+                .region
+                .answer_at(0)
+                .map(|(_, l)| String::from_utf8_lossy(l).into_owned());
+            match line.as_deref().map(parse_hello) {
+                Some(Ok(h)) => Ok((w, h)),
+                _ => {
+                    w.group.kill();
+                    Err(format!("worker wrote no hello: {line:?}"))
+                }
+            }
+        }
+        (Ok(()), shm::READY_FAILED) => {
+            // The worker's own report is the reason; the harness then ends it, so its exit
+            // status (our SIGKILL) would read as a crash of the subject.
+            let e = w.region.error();
+            w.group.kill();
+            Err(format!("worker failed: {e} (the harness ended the worker)"))
+        }
+        (Ok(()), s) => {
+            w.group.kill();
+            Err(format!("worker rang in state {s}"))
+        }
+        (Err(RecvTimeoutError::Timeout), _) => {
+            w.group.kill();
+            Err(format!("worker not ready within {wait:?}"))
+        }
+        (Err(RecvTimeoutError::Disconnected), _) => {
+            let st = w.group.kill();
+            Err(format!(
+                "worker exited before it was ready ({})",
+                describe_exit(st)
+            ))
+        }
+    }
+}
+
+/// Sets up hand-off `seq` (entries `start..n` of `op` on `table`, in
+/// `single` or batch mode) and rings the worker; false if the doorbell
+/// cannot be rung (the worker is gone).
+fn ring(
+    w: &mut Worker,
+    op: u32,
+    table: u32,
+    n: usize,
+    start: usize,
+    single: bool,
+    seq: u32,
+) -> bool {
+    let r = &w.region;
+    r.set(Field::Op, op);
+    r.set(Field::Table, table);
+    r.set(Field::N, u32::try_from(n).unwrap_or(u32::MAX));
+    r.set(Field::Start, u32::try_from(start).unwrap_or(u32::MAX));
+    r.set(
+        Field::Mode,
+        if single {
+            shm::MODE_SINGLE
+        } else {
+            shm::MODE_BATCH
+        },
+    );
+    r.set(Field::Done, u32::try_from(start).unwrap_or(u32::MAX));
+    r.set(Field::InBatch, 0);
+    r.set(Field::Full, 0);
+    // An entry the worker does not write stays unset (a harness fault).
+    w.region.codes()[start.min(n)..n.min(shm::CHUNK)].fill(shm::CODE_UNSET);
+    let r = &w.region;
+    r.clear_stamp();
+    r.set(Field::Seq, seq);
+    w.bell.write_all(&[1]).and_then(|()| w.bell.flush()).is_ok()
+}
+
+/// How long [`wait`] polls the region before it sleeps on the doorbell.
+const SPIN: Duration = Duration::from_millis(5);
+
+/// Waits for hand-off `seq` to finish. In single mode the deadline moves
+/// with every finished entry (a slow chunk is not a hang; one entry that
+/// takes `budget` is).
+fn wait(w: &mut Worker, seq: u32, single: bool, budget: Duration, tick: &dyn Fn()) -> Wait {
+    let _waiting = super::watch::waiting();
+    // A hand-off usually finishes within a few milliseconds: the region is
+    // polled first, yielding the core to whoever needs it (the worker among
+    // them), which saves the doorbell thread's and this thread's wake-ups.
+    // The doorbell bytes rung meanwhile are drained, so none pile up.
+    let spin_until = Instant::now() + SPIN;
+    while Instant::now() < spin_until {
+        if w.region.get(Field::Finished) == seq {
+            while w.rings.try_recv().is_ok() {}
+            return Wait::Finished;
+        }
+        thread::yield_now();
+    }
+    let mut deadline = Instant::now() + budget;
+    let mut last_done = w.region.get(Field::Done);
+    loop {
+        if crate::interrupt::stop_requested() {
+            return Wait::Stopped;
+        }
+        let left = deadline.saturating_duration_since(Instant::now());
+        match w.rings.recv_timeout(left.min(POLL)) {
+            Ok(()) => {
+                if w.region.get(Field::Finished) == seq {
+                    return Wait::Finished;
+                }
+            }
+            Err(RecvTimeoutError::Disconnected) => {
+                if w.region.get(Field::Finished) == seq {
+                    return Wait::Finished;
+                }
+                return Wait::Died(w.group.child.try_wait().ok().flatten());
+            }
+            Err(RecvTimeoutError::Timeout) => {
+                if let Ok(Some(st)) = w.group.child.try_wait() {
+                    if w.region.get(Field::Finished) == seq {
+                        return Wait::Finished;
+                    }
+                    return Wait::Died(Some(st));
+                }
+                if single {
+                    let d = w.region.get(Field::Done);
+                    if d != last_done {
+                        last_done = d;
+                        deadline = Instant::now() + budget;
+                        tick();
+                    }
+                }
+                if Instant::now() >= deadline {
+                    return Wait::Hung;
+                }
+            }
+        }
+    }
 }

@@ -14,9 +14,10 @@ use super::ffi::{
     Status, SubjectLib, VerdictCode, NOT_UTF8_REFUSAL, UNWRITTEN_TEXT, UNWRITTEN_VERDICT,
 };
 use super::process::clip;
-use super::protocol::{answer_of, Answer, Hello, Op, Request, LUT_TABLES, MAX_LINE, PROTOCOL};
+use super::protocol::{answer_of, Answer, Hello, Op, Request, MAX_LINE, PROTOCOL};
 use super::record::{get_request, put_answer};
 use super::shm::{self, Arena, Field, Region};
+use super::verdict::verdict_of;
 use crate::subjects::LutTable;
 use serde_json::Value;
 use std::ffi::CStr;
@@ -79,7 +80,7 @@ pub fn serve(lib_path: &str, region: &Path, arch: &str) -> Result<(), String> {
     r.set(Field::Flags, flags);
     r.set(Field::Ready, state);
     ring(&mut bell_out)?;
-    let mut arena = Arena::new();
+    let mut arena = Arena::default();
     let mut scratch = LutScratch::default();
     let mut byte = [0u8; 1];
     let skip_last = std::env::var_os(PLANT_SKIP_LAST_ENV).is_some();
@@ -267,6 +268,12 @@ fn lut_batch(
     }
 }
 
+/// Input word `i` (an ordinal, or a request record's offset).
+fn word(r: &mut Region, i: usize) -> u32 {
+    let b = &r.inputs()[i * 4..i * 4 + 4];
+    u32::from_ne_bytes([b[0], b[1], b[2], b[3]])
+}
+
 /// Runs entries `start..n` of the hand-off in the region.
 fn run_handoff(
     lib: &SubjectLib,
@@ -279,7 +286,7 @@ fn run_handoff(
     let n = (r.get(Field::N) as usize).min(shm::CHUNK);
     let start = (r.get(Field::Start) as usize).min(n);
     let single = r.get(Field::Mode) == shm::MODE_SINGLE;
-    let table = LUT_TABLES.get(r.get(Field::Table) as usize).copied();
+    let table = LutTable::ALL.get(r.get(Field::Table) as usize).copied();
     let mut refusals = RefusalTexts::default();
     if op == shm::OP_RECORDS {
         records(lib, r, (start, n), cut);
@@ -290,35 +297,35 @@ fn run_handoff(
         return;
     }
     let payload = op == shm::OP_VALIDATE_PAYLOAD;
-    if op != shm::OP_LUT && !single && lib.has_batch(payload) {
-        r.set_stamp(start);
-        r.set(Field::InBatch, 1);
-        let status = {
-            let (input, codes, _) = r.io();
-            lib.validate_batch(payload, &input[start * 64..n * 64], &mut codes[start..n])
-        };
-        r.set(Field::InBatch, 0);
-        for i in start..n {
-            if batch_answered(r, arena, i, &status) {
-                reserve(r, arena, i);
+    if op != shm::OP_LUT && lib.has_batch(payload) {
+        // One batch call, or (re-running one that crashed or hung) one per
+        // entry, each stamped first.
+        let step = if single { 1 } else { (n - start).max(1) };
+        let mut i = start;
+        while i < n {
+            let end = (i + step).min(n);
+            r.set_stamp(i);
+            r.set(Field::InBatch, u32::from(!single));
+            let status = {
+                let (input, codes, _) = r.io();
+                lib.validate_batch(payload, &input[i * 64..end * 64], &mut codes[i..end])
+            };
+            r.set(Field::InBatch, 0);
+            for k in i..end {
+                if batch_answered(r, arena, k, &status) {
+                    reserve(r, arena, k);
+                }
             }
+            r.set(Field::Done, u32::try_from(end).unwrap_or(u32::MAX));
+            i = end;
         }
-        r.set(Field::Done, u32::try_from(n).unwrap_or(u32::MAX));
         return;
     }
     for i in start..n {
         r.set_stamp(i);
         let (code, value) = match (op, table) {
             (shm::OP_LUT, Some(t)) => {
-                let ord = {
-                    let input = r.inputs();
-                    u32::from_ne_bytes([
-                        input[i * 4],
-                        input[i * 4 + 1],
-                        input[i * 4 + 2],
-                        input[i * 4 + 3],
-                    ])
-                };
+                let ord = word(r, i);
                 let (arena, texts, seen) = (&mut *arena, r.arena(), &mut refusals);
                 let put = |why: &CStr| seen.offset(arena, texts, why);
                 match lib.lut_with(t, ord, put) {
@@ -332,39 +339,12 @@ fn run_handoff(
                 shm::CODE_ERROR,
                 arena.put(r.arena(), "worker: unknown LUT table index"),
             ),
-            _ => {
-                let answer = if lib.has_batch(payload) {
-                    // Re-running a batch one bundle at a time: the same entry point.
-                    let (input, codes, _) = r.io();
-                    match lib.validate_batch(
-                        payload,
-                        &input[i * 64..i * 64 + 64],
-                        &mut codes[i..=i],
-                    ) {
-                        Status::Ok(()) if codes[i] == UNWRITTEN_VERDICT => {
-                            Status::Error(UNWRITTEN_TEXT.to_string())
-                        }
-                        Status::Ok(()) if codes[i] >= shm::CODE_RESERVED => {
-                            Status::Ok(VerdictCode::Named(format!("tpb_verdict id {}", codes[i])))
-                        }
-                        Status::Ok(()) => Status::Ok(VerdictCode::Id(codes[i])),
-                        Status::Unsupported => Status::Unsupported,
-                        Status::Error(e) => Status::Error(e),
-                    }
-                } else {
-                    let input = r.inputs();
-                    let b = &input[i * 64..i * 64 + 64];
-                    lib.validate_code(payload, b)
-                };
-                match answer {
-                    Status::Ok(VerdictCode::Id(id)) => (id, 0),
-                    Status::Ok(VerdictCode::Named(s)) => {
-                        (shm::CODE_NAMED, arena.put(r.arena(), &s))
-                    }
-                    Status::Unsupported => (shm::CODE_UNSUPPORTED, 0),
-                    Status::Error(e) => (shm::CODE_ERROR, arena.put(r.arena(), &e)),
-                }
-            }
+            _ => match lib.validate_code(payload, &r.inputs()[i * 64..i * 64 + 64]) {
+                Status::Ok(VerdictCode::Id(id)) => (id, 0),
+                Status::Ok(VerdictCode::Named(s)) => (shm::CODE_NAMED, arena.put(r.arena(), &s)),
+                Status::Unsupported => (shm::CODE_UNSUPPORTED, 0),
+                Status::Error(e) => (shm::CODE_ERROR, arena.put(r.arena(), &e)),
+            },
         };
         r.codes()[i] = code;
         r.values()[i] = value;
@@ -379,15 +359,7 @@ fn records(lib: &SubjectLib, r: &mut Region, (start, n): (usize, usize), cut: bo
     let mut used = 0usize;
     for i in start..n {
         r.set_stamp(i);
-        let at = {
-            let input = r.inputs();
-            u32::from_ne_bytes([
-                input[i * 4],
-                input[i * 4 + 1],
-                input[i * 4 + 2],
-                input[i * 4 + 3],
-            ])
-        };
+        let at = word(r, i);
         let answer = match r.request_at(at).map(get_request) {
             Some(Ok(request)) => handle(lib, &request),
             Some(Err(e)) => Err(format!("bad request record: {e}")),
@@ -443,8 +415,15 @@ fn object(s: Status<String>, op: Op, what: &str) -> Result<Answer, String> {
 /// promises.
 fn handle(lib: &SubjectLib, r: &Request) -> Result<Answer, String> {
     match r {
-        Request::ValidateHeader(b) => status(lib.validate(false, b), Answer::Verdict),
-        Request::ValidatePayload(b) => status(lib.validate(true, b), Answer::Verdict),
+        Request::ValidateHeader(b) | Request::ValidatePayload(b) => {
+            let payload = matches!(r, Request::ValidatePayload(_));
+            status(lib.validate_code(payload, b), |v| {
+                Answer::Verdict(match v {
+                    VerdictCode::Id(id) => verdict_of(id).map(|p| p.name().to_string()),
+                    VerdictCode::Named(s) => Some(s),
+                })
+            })
+        }
         Request::Decode(b) => object(lib.decode(b), Op::Decode, "tpb_decode"),
         Request::Encode { .. } => {
             // The library gets the request's {"opcode":…,"fields":…} object.
@@ -453,10 +432,14 @@ fn handle(lib: &SubjectLib, r: &Request) -> Result<Answer, String> {
                 Err(why) => Answer::Refused(why),
             })
         }
-        Request::Lut { table, input } => status(lib.lut(*table, *input), |v| match v {
-            Ok(w) => Answer::Wire(u64::from(w)),
-            Err(why) => Answer::Refused(why),
-        }),
+        Request::Lut { table, input } => {
+            let refused = |why: &CStr| why.to_str().map(str::to_string);
+            let refused = |why: &CStr| refused(why).map_err(|_| NOT_UTF8_REFUSAL.to_string());
+            status(lib.lut_with(*table, *input, refused), |v| match v {
+                Ok(w) => Answer::Wire(u64::from(w)),
+                Err(why) => Answer::Refused(why),
+            })
+        }
         Request::ValidateStream(bytes) => status(lib.validate_stream(bytes), Answer::Stream),
         Request::Lower(ir) => object(lib.lower(ir), Op::Lower, "tpb_lower"),
     }

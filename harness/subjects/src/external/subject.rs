@@ -1,47 +1,34 @@
 //! [`ExternalSubject`]: a `lib:` / `cmd:` subject as the judge sees it (the
-//! [`Subject`] trait) over the tpb-subject/1 client, and [`open`], the
-//! registry's opener for external specs.
-//!
-//! Answers become the harness's typed values. Predicate names go through
-//! [`Predicate::from_name`] (an unknown one stays `Unknown`, never equal to
-//! core's); decode fields are read back with [`crate::fields_json`]; a decode
-//! error field or a refusal is compared by its text with core's. A fault
-//! (crash, timeout, protocol) becomes the judge's [`Fault`]; the judge
-//! records the case's input with it.
-//!
-//! Per subject name, the calls, the time spent in them and the stderr tail
-//! are accumulated process-wide ([`stats`]) so the gate's report can show
-//! cases/s and the last [`STDERR_LINES`] lines after the per-thread
-//! subjects are gone.
+//! [`Subject`] trait) over its [`Client`], and [`open`], the registry's
+//! opener. Predicate names go through [`crate::subjects::Predicate::from_name`] (an unknown
+//! one never equals core's); a decode error field or a refusal is compared
+//! by its text. Per subject name, calls, time and the stderr tail are
+//! summed process-wide ([`stats`]) for the report.
 
-use super::answers::{fault, lut_reply, shm_verdict};
 use super::batch_framing::{self, BatchProcess};
 use super::client::Client;
+use super::client::{fault, lut_reply, sent, shm_lut, shm_verdict, verdict_reply};
 use super::names::foreign;
 use super::process::{
-    Fault as ClientFault, FaultClass, Launch, ProcessSubject, Reply as ClientReply, StartError,
+    Fault as ClientFault, FaultClass, ProcessSubject, Reply as ClientReply, StartError,
     STDERR_LINES,
 };
 use super::protocol::{Answer, Hello, Op, Request};
-use super::ready::ReadyStore;
-use super::shm_client::ShmChannel;
+use super::ready::{LutColumn, ReadyStore};
+use super::shm_client::{ShmAnswer, ShmChannel, ShmSink};
 use crate::arch::Arch;
 use crate::layout::mnemonic;
 use crate::subjects::registry::{OpenError, SubjectSpec};
 use crate::subjects::{
     Batch, Capabilities, Capability, Compact, DecodeFail, Decoded, EncodeResult, Fault, FieldName,
-    GivenUp, IrInstruction, LutResult, LutTable, ModuleAnswer, Predicate, Reply, StreamFail,
-    Subject, Transport, Validator, Value, Verdict,
+    GivenUp, IrInstruction, LutResult, LutTable, ModuleAnswer, Name, Reply, StreamFail, Subject,
+    Transport, Validator, Value, Verdict,
 };
 use std::cell::RefCell;
 use std::collections::{BTreeMap, VecDeque};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Mutex, OnceLock};
 use std::time::{Duration, Instant};
-
-pub use super::shm_worker::WORKER_SUBCOMMAND;
-use super::subject_stats::registry;
-pub use super::subject_stats::{stats, SubjectStats};
 
 /// A path `dlopen` takes as a file, never as a name to search for: one
 /// without a `/` gets `./` in front.
@@ -98,9 +85,7 @@ pub fn start(
     timeout: Duration,
 ) -> Result<Client, StartError> {
     match spec {
-        SubjectSpec::Cmd(c) => {
-            ProcessSubject::start(Launch::shell(c), arch.name(), timeout).map(Client::Lines)
-        }
+        SubjectSpec::Cmd(c) => ProcessSubject::start(c, arch.name(), timeout).map(Client::Lines),
         SubjectSpec::Lib(p) => ShmChannel::start(
             worker_exe.to_path_buf(),
             dlopen_path(p),
@@ -135,7 +120,9 @@ pub fn open(spec: &SubjectSpec, arch: Arch) -> Result<Box<dyn Subject>, OpenErro
         if offered {
             // A subject that offers the framing but cannot start with it
             // keeps the JSON lines (its stderr says why).
-            if let Ok(b) = BatchProcess::start(Launch::shell(c), arch.name(), case_timeout()) {
+            let ring = s.client.lock().ok().map(|cl| cl.supervisor().stderr_ring());
+            let start = |r| BatchProcess::start(c, arch.name(), case_timeout(), r);
+            if let Some(Ok(b)) = ring.map(start) {
                 s.batch = Some(Mutex::new(b));
             }
         }
@@ -146,12 +133,12 @@ pub fn open(spec: &SubjectSpec, arch: Arch) -> Result<Box<dyn Subject>, OpenErro
 /// An external subject serving one generation.
 pub struct ExternalSubject {
     name: String,
-    pub(super) caps: Capabilities,
-    pub(super) client: Mutex<Client>,
+    caps: Capabilities,
+    client: Mutex<Client>,
     /// The `cmd:` subject's `batch64` instance (validator chunks), if any.
-    pub(super) batch: Option<Mutex<BatchProcess>>,
+    batch: Option<Mutex<BatchProcess>>,
     /// Typed answers of the last [`Subject::prefetch`] by position, served
-    /// (once each) before any new round trip ([`super::prefetch`]).
+    /// (once each) before any new round trip.
     ready: RefCell<ReadyStore>,
     calls: AtomicU64,
     busy_ns: AtomicU64,
@@ -165,14 +152,12 @@ pub struct ExternalSubject {
     /// at the first encode asked, [`ExternalSubject::call`]).
     encodes_pending: RefCell<Vec<Request>>,
     /// The requests of a batch rung ahead ([`Subject::prefetch_begin`]),
-    /// kept (unmoved) for the prefetch that collects it.
-    begun: RefCell<Vec<Request>>,
-    /// The batch [`ExternalSubject::begun`] was built from: its kind and
-    /// length (a prefetch of any other batch builds its own requests).
-    begun_key: std::cell::Cell<(u8, usize)>,
+    /// kept (unmoved) for the prefetch that collects it, with the batch's
+    /// kind and length (a prefetch of any other batch builds its own).
+    begun: RefCell<((u8, usize), Vec<Request>)>,
 }
 
-/// A batch's kind and length ([`ExternalSubject::begun_key`]).
+/// A batch's kind and length ([`ExternalSubject::begun`]).
 fn batch_key(b: Batch<'_>) -> (u8, usize) {
     match b {
         Batch::Validate(v, bs) => (u8::from(v == Validator::Payload), bs.len()),
@@ -184,23 +169,15 @@ fn batch_key(b: Batch<'_>) -> (u8, usize) {
     }
 }
 
-/// What a hello declares: one capability per op, one per LUT table
-/// (`tables`, or every table when the hello has none).
-pub fn capabilities_of(h: &Hello) -> Capabilities {
-    let mut caps = Vec::new();
-    for op in &h.ops {
-        match op {
-            Op::ValidateHeader => caps.push(Capability::ValidateHeader),
-            Op::ValidatePayload => caps.push(Capability::ValidatePayload),
-            Op::Decode => caps.push(Capability::Decode),
-            Op::Encode => caps.push(Capability::Encode),
-            Op::ValidateStream => caps.push(Capability::ValidateStream),
-            Op::Lower => caps.push(Capability::Lower),
-            Op::Lut => {}
-        }
-    }
-    caps.extend(h.lut_tables().into_iter().map(Capability::Lut));
-    Capabilities::of(&caps)
+/// What a hello declares: one capability per op (the same name), one per
+/// LUT table (`tables`, or every table when the hello has none).
+fn capabilities_of(h: &Hello) -> Capabilities {
+    let ops = h
+        .ops
+        .iter()
+        .filter_map(|o| Capability::ALL.into_iter().find(|c| c.name() == o.name()));
+    let tables = h.lut_tables().into_iter().map(Capability::Lut);
+    Capabilities::of(&ops.chain(tables).collect::<Vec<_>>())
 }
 
 impl ExternalSubject {
@@ -220,14 +197,13 @@ impl ExternalSubject {
             compared: AtomicU64::new(0),
             encodes: AtomicU64::new(0),
             encodes_pending: RefCell::new(Vec::new()),
-            begun: RefCell::new(Vec::new()),
-            begun_key: std::cell::Cell::new((u8::MAX, 0)),
+            begun: RefCell::default(),
         }
     }
 
     /// Counts `n` calls that took the subject `busy` (a `lib:` subject's
     /// batch worker reports its own time per hand-off).
-    pub(super) fn count_busy(&self, n: usize, busy: Duration) {
+    fn count_busy(&self, n: usize, busy: Duration) {
         let ns = u64::try_from(busy.as_nanos()).unwrap_or(u64::MAX);
         self.busy_ns.fetch_add(ns, Ordering::Relaxed);
         self.calls.fetch_add(n as u64, Ordering::Relaxed);
@@ -245,7 +221,7 @@ impl ExternalSubject {
     }
 
     /// Counts `n` answers delivered outside the client.
-    pub(super) fn note_received(&self, n: usize) {
+    fn note_received(&self, n: usize) {
         self.received.fetch_add(n as u64, Ordering::Relaxed);
     }
 
@@ -257,7 +233,7 @@ impl ExternalSubject {
     }
 
     /// Runs `f` (`n` calls), counting the time it takes as the subject's.
-    pub(super) fn timed<T>(&self, n: usize, f: impl FnOnce() -> T) -> T {
+    fn timed<T>(&self, n: usize, f: impl FnOnce() -> T) -> T {
         let t = Instant::now();
         let out = f();
         self.count_busy(n, t.elapsed());
@@ -283,14 +259,6 @@ impl ExternalSubject {
         got.and_then(shm_verdict)
     }
 
-    /// The hello name.
-    pub fn hello_name(&self) -> String {
-        self.client
-            .lock()
-            .map(|c| c.hello().name.clone())
-            .unwrap_or_default()
-    }
-
     fn call(&self, r: Request) -> ClientReply {
         if let Ok(mut s) = self.ready.try_borrow_mut() {
             if matches!(r, Request::Encode { .. }) {
@@ -305,8 +273,7 @@ impl ExternalSubject {
             }
             let hit = match &r {
                 Request::Decode(b) => s.take_reply(Op::Decode, b),
-                _ if s.holds_requests() => s.take_request(&r),
-                _ => None,
+                _ => s.take_request(|q| q == &r),
             };
             if let Some(hit) = hit {
                 return hit;
@@ -321,14 +288,10 @@ impl ExternalSubject {
         if !c.supports(r.op()) {
             return Ok(Answer::Unsupported);
         }
-        let t = Instant::now();
-        let out = c.call(&r);
+        let out = self.timed(1, || c.call(&r));
         if matches!(r, Request::Encode { .. }) {
             self.note_encodes(std::slice::from_ref(&out));
         }
-        let ns = u64::try_from(t.elapsed().as_nanos()).unwrap_or(u64::MAX);
-        self.busy_ns.fetch_add(ns, Ordering::Relaxed);
-        self.calls.fetch_add(1, Ordering::Relaxed);
         out
     }
 }
@@ -340,10 +303,7 @@ impl ExternalSubject {
         if let Some(r) = self.validate_one_shared(v, op, b) {
             return r;
         }
-        match self.call(Request::validate(v, *b)) {
-            Ok(Answer::Verdict(p)) => Ok(p.map(|s| Predicate::from_name(&s))),
-            other => Err(fault(other)),
-        }
+        verdict_reply(self.call(Request::validate(v, *b)))
     }
 
     /// [`Subject::lut`] of an ordinal the stored batch does not answer.
@@ -451,16 +411,13 @@ impl ExternalSubject {
         let Ok(mut c) = self.client.lock() else {
             return;
         };
-        let t = Instant::now();
-        let replies = c.call_batch_with(&reqs, tick);
-        self.count_busy(reqs.len(), t.elapsed());
+        let replies = self.timed(reqs.len(), || c.call_batch_with(&reqs, tick));
         drop(c);
         if matches!(reqs.first(), Some(Request::Encode { .. })) {
             self.note_encodes(&replies);
         }
         for (r, a) in reqs.into_iter().zip(replies) {
-            let a = (!matches!(&a, Err(f) if f.class == FaultClass::NotSent)).then_some(a);
-            store.push_request(r, a);
+            store.push_request(r, sent(a));
         }
     }
 }
@@ -479,9 +436,6 @@ impl Drop for ExternalSubject {
         e.compared += self.compared.load(Ordering::Relaxed);
         let mut tail: VecDeque<String> = std::mem::take(&mut e.stderr_tail).into();
         tail.extend(c.stderr_tail());
-        if let Some(b) = self.batch.as_ref().and_then(|m| m.lock().ok()) {
-            tail.extend(b.stderr_tail());
-        }
         while tail.len() > STDERR_LINES {
             tail.pop_front();
         }
@@ -562,12 +516,11 @@ impl Transport for ExternalSubject {
         // The rest (a `cmd:` subject's validators without `batch64`,
         // decode, and the operations asked once per case) as one batch of
         // protocol requests (those rung ahead, if they were).
-        let begun = self
+        let (key, begun) = self
             .begun
             .try_borrow_mut()
             .map(|mut b| std::mem::take(&mut *b))
             .unwrap_or_default();
-        let key = self.begun_key.replace((u8::MAX, 0));
         let reqs = if begun.is_empty() || key != batch_key(batch) {
             self.requests_of(batch)
         } else {
@@ -584,9 +537,7 @@ impl Transport for ExternalSubject {
         let Ok(mut c) = self.client.lock() else {
             return;
         };
-        let t = Instant::now();
-        let replies = c.call_batch_with(&reqs, tick);
-        self.count_busy(reqs.len(), t.elapsed());
+        let replies = self.timed(reqs.len(), || c.call_batch_with(&reqs, tick));
         drop(c);
         store.begin_bundles(op, bs);
         // A roundtrip's encodes, batched after its decodes: each decoded
@@ -595,9 +546,7 @@ impl Transport for ExternalSubject {
         // encode is asked directly).
         let mut encodes = Vec::new();
         let roundtrip = matches!(batch, Batch::Roundtrip(_)) && self.caps.has(Capability::Encode);
-        for a in replies {
-            // Never asked: the judge counts these cases as not run.
-            let a = (!matches!(&a, Err(f) if f.class == FaultClass::NotSent)).then_some(a);
+        for a in replies.into_iter().map(sent) {
             match op {
                 Op::Decode => {
                     if let (true, Some(Ok(Answer::Decoded { opcode, fields }))) = (roundtrip, &a) {
@@ -610,10 +559,7 @@ impl Transport for ExternalSubject {
                     }
                     store.push_reply(a);
                 }
-                _ => store.push_verdict(a.map(|a| match a {
-                    Ok(Answer::Verdict(p)) => Ok(p.map(|s| Predicate::from_name(&s))),
-                    other => Err(fault(other)),
-                })),
+                _ => store.push_verdict(a.map(verdict_reply)),
             }
         }
         if !encodes.is_empty() {
@@ -641,11 +587,10 @@ impl Transport for ExternalSubject {
                 let Ok(mut begun) = self.begun.try_borrow_mut() else {
                     return;
                 };
-                *begun = self.requests_of(batch);
-                self.begun_key.set(batch_key(batch));
+                *begun = (batch_key(batch), self.requests_of(batch));
                 if let Ok(mut c) = self.client.lock() {
                     if let Some(ch) = c.shm() {
-                        ch.begin_records(&begun);
+                        ch.begin_records(&begun.1);
                     }
                 }
             }
@@ -683,6 +628,271 @@ impl Transport for ExternalSubject {
     }
 }
 
+// The whole-batch transports: a `lib:` subject's validator and LUT chunks
+// through its worker, a `cmd:` subject's validators through `batch64`,
+// LUTs without a worker as pipelined lines; answers land in the store.
+
+/// Shared-memory verdicts into the store, ids kept as the worker wrote them.
+struct VerdictSink<'a>(&'a mut ReadyStore);
+
+impl ShmSink for VerdictSink<'_> {
+    fn answer(&mut self, a: ShmAnswer) {
+        self.0.push_verdict(shm_verdict(a));
+    }
+
+    #[inline]
+    fn verdict_id(&mut self, id: u16) {
+        self.0.push_verdict_id(id);
+    }
+}
+
+/// Shared-memory LUT answers into one table's column.
+struct LutSink<'a>(LutColumn<'a>);
+
+impl ShmSink for LutSink<'_> {
+    fn answer(&mut self, a: ShmAnswer) {
+        self.0.push(Some(shm_lut(a)));
+    }
+
+    #[inline]
+    fn wire(&mut self, w: u32) {
+        match u8::try_from(w) {
+            Ok(b) => self.0.push_wire(b),
+            // Not a byte: a protocol fault, the general way.
+            Err(_) => self.answer(ShmAnswer::Wire(w)),
+        }
+    }
+
+    #[inline]
+    fn refused(&mut self, n: &Name) {
+        match n {
+            Name::Known(k) => self.0.push_refused(k),
+            Name::Unknown(_) => self.answer(ShmAnswer::Refused(n.clone())),
+        }
+    }
+}
+
+impl ExternalSubject {
+    /// Answers `batch` into `store` through the batch worker, the framing,
+    /// or (for LUTs without a worker) pipelined lines; false if it is not a
+    /// batch this path serves.
+    fn prefetch_ready(&self, batch: Batch<'_>, tick: &dyn Fn(), store: &mut ReadyStore) -> bool {
+        let (supports, shm) = match self.client.lock() {
+            Ok(mut c) => (c.hello().ops.clone(), c.shm().is_some()),
+            Err(_) => return true,
+        };
+        let supports = |op: Op| supports.contains(&op);
+        match batch {
+            Batch::Validate(v, bs) if !shm => {
+                let op = Op::of_validator(v);
+                let Some(b) = &self.batch else { return false };
+                if !supports(op) || !b.lock().is_ok_and(|b| b.usable()) {
+                    return false;
+                }
+                store.begin_bundles(op, bs);
+                self.prefetch_framed(b, v, bs, tick, store);
+            }
+            Batch::Validate(v, bs) => {
+                let op = Op::of_validator(v);
+                if !supports(op) {
+                    return true;
+                }
+                let Ok(mut c) = self.client.lock() else {
+                    return true;
+                };
+                let Some(ch) = c.shm() else { return true };
+                let payload = v == Validator::Payload;
+                store.begin_bundles(op, bs);
+                let mut sink = VerdictSink(store);
+                ch.validate_into(payload, bs, tick, &mut sink);
+                self.count_busy(bs.len(), ch.take_busy());
+                store.pad_verdicts(bs.len());
+            }
+            Batch::Lut(tables, ords) => {
+                if !supports(Op::Lut) {
+                    return true;
+                }
+                let tables: Vec<LutTable> = tables
+                    .iter()
+                    .copied()
+                    .filter(|t| self.caps.has(Capability::Lut(*t)))
+                    .collect();
+                store.begin_luts(&tables, ords);
+                self.prefetch_luts(&tables, ords, tick, store);
+            }
+            Batch::Decode(_) | Batch::Roundtrip(_) | Batch::Streams(_) | Batch::Lower(_) => {
+                return false
+            }
+        }
+        true
+    }
+
+    /// Rings the shared-memory hand-off of `batch` ahead of
+    /// [`ExternalSubject::prefetch_ready`] on the same batch
+    /// ([`crate::subjects::Subject::prefetch_begin`]): the worker runs it
+    /// while the judge works. Only a `lib:` subject's validator batch or a
+    /// LUT batch's first table it declares; other transports wait for the
+    /// prefetch itself.
+    fn begin_ready(&self, batch: Batch<'_>) {
+        let Ok(mut c) = self.client.lock() else {
+            return;
+        };
+        let declared = |c: &Client, op: Op| c.supports(op);
+        match batch {
+            Batch::Validate(v, bs) if declared(&c, Op::of_validator(v)) => {
+                if let Some(ch) = c.shm() {
+                    ch.begin_validate(v == Validator::Payload, bs);
+                }
+            }
+            Batch::Lut(tables, ords) if declared(&c, Op::Lut) => {
+                let first = tables
+                    .iter()
+                    .copied()
+                    .find(|t| self.caps.has(Capability::Lut(*t)));
+                if let (Some(t), Some(ch)) = (first, c.shm()) {
+                    ch.begin_lut(t, ords);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn prefetch_luts(
+        &self,
+        tables: &[LutTable],
+        ords: &[u32],
+        tick: &dyn Fn(),
+        store: &mut ReadyStore,
+    ) {
+        let Ok(mut c) = self.client.lock() else {
+            return;
+        };
+        if let Some(ch) = c.shm() {
+            for &t in tables {
+                let Some(col) = store.lut_column(t) else {
+                    continue;
+                };
+                let mut sink = LutSink(col);
+                ch.lut_into(t, ords, tick, &mut sink);
+                self.count_busy(ords.len(), ch.take_busy());
+            }
+            return;
+        }
+        for &t in tables {
+            let reqs: Vec<Request> = ords
+                .iter()
+                .map(|&input| Request::Lut { table: t, input })
+                .collect();
+            let replies = self.timed(reqs.len(), || c.call_batch_with(&reqs, tick));
+            store.extend_luts(t, replies.into_iter().map(|r| Some(lut_reply(r))));
+        }
+    }
+
+    /// Validator chunks through the `batch64` instance; a frame that
+    /// crashed or timed out goes down the JSON lines one by one instead.
+    /// Every chunk leaves exactly one entry per bundle in `store`.
+    fn prefetch_framed(
+        &self,
+        b: &Mutex<BatchProcess>,
+        v: Validator,
+        bs: &[[u8; 64]],
+        tick: &dyn Fn(),
+        store: &mut ReadyStore,
+    ) {
+        let code = match v {
+            Validator::Header => batch_framing::FRAME_VALIDATE_HEADER,
+            Validator::Payload => batch_framing::FRAME_VALIDATE_PAYLOAD,
+        };
+        let mut filled = 0usize;
+        for chunk in bs.chunks(batch_framing::MAX_RECORDS) {
+            let framed = match b.lock() {
+                Ok(mut b) if b.usable() => self.timed(chunk.len(), || b.run(code, chunk)),
+                _ => Err(ClientFault {
+                    class: FaultClass::Crash,
+                    detail: "batch framing given up".into(),
+                }),
+            };
+            tick();
+            match framed {
+                Ok(ids) => {
+                    self.note_received(ids.len());
+                    for id in ids.into_iter().take(chunk.len()) {
+                        store.push_verdict(Some(Ok(super::verdict::verdict_of(id))));
+                    }
+                }
+                Err(f) if f.class == FaultClass::Protocol => {
+                    self.note_received(chunk.len());
+                    for _ in chunk {
+                        let r = Err(Fault::Protocol(format!("batch64: {}", f.detail)));
+                        store.push_verdict(Some(r));
+                    }
+                }
+                Err(_) => {
+                    let reqs: Vec<Request> =
+                        chunk.iter().map(|x| Request::validate(v, *x)).collect();
+                    let Ok(mut c) = self.client.lock() else {
+                        return;
+                    };
+                    let replies = self.timed(reqs.len(), || c.call_batch_with(&reqs, tick));
+                    for r in replies.into_iter().take(chunk.len()) {
+                        store.push_verdict(sent(r).map(verdict_reply));
+                    }
+                }
+            }
+            // A short answer leaves the rest of the chunk to direct calls.
+            filled += chunk.len();
+            store.pad_verdicts(filled);
+        }
+    }
+}
+
+/// What one external subject did in this process (summed over its
+/// per-thread instances).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct SubjectStats {
+    /// The hello name.
+    pub hello_name: String,
+    /// Requests answered or faulted (not counting local `unsupported`):
+    /// a roundtrip case makes a decode and up to two encodes.
+    pub calls: u64,
+    /// Answers the transport delivered (well-formed or not): every call
+    /// but those that crashed, hung, were never sent, or whose answer the
+    /// harness lost (a harness fault). One per case: a roundtrip case's
+    /// encodes are part of its answer, counted by its decode.
+    pub received: u64,
+    /// Answers the judge compared with core's (one per case likewise).
+    pub compared: u64,
+    /// Wall time spent waiting for them.
+    pub busy: Duration,
+    /// Restarts after faults.
+    pub restarts: u64,
+    /// The last [`super::process::STDERR_LINES`] stderr lines.
+    pub stderr_tail: Vec<String>,
+}
+
+impl SubjectStats {
+    /// Calls per second of time spent in the subject.
+    pub fn rate(&self) -> f64 {
+        let s = self.busy.as_secs_f64();
+        if s > 0.0 {
+            self.calls as f64 / s
+        } else {
+            0.0
+        }
+    }
+}
+
+fn registry() -> &'static Mutex<BTreeMap<String, SubjectStats>> {
+    static R: OnceLock<Mutex<BTreeMap<String, SubjectStats>>> = OnceLock::new();
+    R.get_or_init(|| Mutex::new(BTreeMap::new()))
+}
+
+/// The accumulated statistics of every external subject closed so far, by
+/// subject name (the spec).
+pub fn stats() -> BTreeMap<String, SubjectStats> {
+    registry().lock().map(|g| g.clone()).unwrap_or_default()
+}
+
 /// The answers of the operations the judge asks one at a time, typed.
 impl ExternalSubject {
     fn decode_answer(&self, b: &[u8; 64]) -> Reply<Result<Decoded, DecodeFail>> {
@@ -718,7 +928,7 @@ impl ExternalSubject {
         }
         // A stored answer is found without copying the stream.
         let stored = self.ready.try_borrow_mut().ok().and_then(|mut s| {
-            s.take_request_where(|q| matches!(q, Request::ValidateStream(b) if b == bytes))
+            s.take_request(|q| matches!(q, Request::ValidateStream(b) if b == bytes))
         });
         let answer = match stored {
             Some(a) => a,
@@ -769,6 +979,25 @@ impl ExternalSubject {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_hello_declares_each_op_and_table() {
+        let h = Hello {
+            ops: Op::ALL.to_vec(),
+            tables: Some(vec![LutTable::Dge]),
+            ..Hello::default()
+        };
+        let want = [
+            Capability::ValidateHeader,
+            Capability::ValidatePayload,
+            Capability::Decode,
+            Capability::Encode,
+            Capability::ValidateStream,
+            Capability::Lower,
+            Capability::Lut(LutTable::Dge),
+        ];
+        assert_eq!(capabilities_of(&h), Capabilities::of(&want));
+    }
 
     #[test]
     fn dlopen_paths() {

@@ -1,13 +1,14 @@
 //! What keeps every external subject's process, whatever its transport (the JSON-lines
 //! client of [`super::process`], `batch64`, a `lib:` worker's region): the [`Supervisor`]
-//! (stderr ring, restarts, give-up per operation) with its budget [`FaultStreak`], and
+//! (stderr ring, restarts, give-up per operation) and
 //! [`StartError`].
 
-use super::protocol::Hello;
+use super::protocol::{Hello, Op};
 use crate::subjects::Capability;
 use std::collections::{BTreeMap, VecDeque};
 use std::fmt;
 use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
 /// Lines of the subject's stderr kept for the report.
 pub const STDERR_LINES: usize = 50;
@@ -74,19 +75,78 @@ impl fmt::Display for Fault {
     }
 }
 
-/// What every external subject's process is kept by, whatever its
-/// transport (JSON lines, `batch64`'s lines instance, a `lib:` worker's
-/// region): the stderr ring (the last [`STDERR_LINES`] lines, across
-/// restarts), restarts, and the give-up budget ([`FaultStreak`]) of each
+/// What every client keeps, whatever carries its requests: the hello of
+/// the first start, the generation, the case timeout, its [`Supervisor`]
+/// and the answers the transport delivered (well-formed or not).
+pub struct Kept {
+    pub(super) hello: Hello,
+    pub(super) arch: String,
+    pub(super) timeout: Duration,
+    pub(super) sup: Supervisor,
+    pub(super) received: u64,
+}
+
+impl Kept {
+    /// Before the first start.
+    pub(super) fn new(arch: &str, timeout: Duration) -> Kept {
+        Kept {
+            hello: Hello::default(),
+            arch: arch.to_string(),
+            timeout,
+            sup: Supervisor::default(),
+            received: 0,
+        }
+    }
+
+    /// The hello of the first start.
+    pub fn hello(&self) -> &Hello {
+        &self.hello
+    }
+
+    /// True if the subject declared `op`.
+    pub fn supports(&self, op: Op) -> bool {
+        self.hello.ops.contains(&op)
+    }
+
+    /// The generation it serves.
+    pub fn arch(&self) -> &str {
+        &self.arch
+    }
+
+    /// Its supervisor: restarts, give-up, stderr tail.
+    pub fn supervisor(&self) -> &Supervisor {
+        &self.sup
+    }
+
+    /// Answers the transport delivered so far (well-formed or not).
+    pub fn received(&self) -> u64 {
+        self.received
+    }
+
+    /// Restarts after faults.
+    pub fn restarts(&self) -> u64 {
+        self.sup.restarts()
+    }
+
+    /// Why it was given up, if it was.
+    pub fn given_up(&self) -> Option<&str> {
+        self.sup.given_up()
+    }
+
+    /// The last stderr lines (across restarts).
+    pub fn stderr_tail(&self) -> Vec<String> {
+        self.sup.stderr_tail()
+    }
+}
+
+/// What keeps every external subject's process, whatever its transport:
+/// the stderr ring (across restarts), restarts, and a give-up budget per
 /// operation (issue 35: a library that crashes on every `validate_header`
-/// is given up on `validate_header` only and still judged on its LUTs,
-/// decode, lower …), with why each was given up. The whole subject is
-/// given up only when it cannot be restarted, changed its hello, the run
-/// is stopping, or [`TIMED_OUT_OPS`] operations were each given up for
-/// timeouts (a subject that stopped reading or answering: each timeout
-/// costs a whole case timeout). The transport names the faulting input
-/// (the oldest unanswered line, or the worker's stamp) and calls
-/// [`Supervisor::count`] and [`Supervisor::restart`].
+/// is still judged on its LUTs, decode, lower …). The whole subject is
+/// given up when it cannot be restarted, changes its hello, the run stops,
+/// or [`TIMED_OUT_OPS`] operations were given up for timeouts. The
+/// transport names the faulting input and calls [`Supervisor::count`] and
+/// [`Supervisor::restart`].
 #[derive(Debug)]
 pub struct Supervisor {
     stderr: Arc<Mutex<VecDeque<String>>>,
@@ -98,11 +158,22 @@ pub struct Supervisor {
     ops: BTreeMap<Capability, OpBudget>,
 }
 
-/// One operation's give-up budget.
+/// One operation's give-up budget: the requests in a row that faulted, how
+/// many of them timed out, the first faults of the streak (for the reason)
+/// and why it was given up.
 #[derive(Debug, Default)]
 struct OpBudget {
-    streak: FaultStreak,
+    faults: u32,
+    timeouts: u32,
+    first_faults: Vec<String>,
     dead: Option<String>,
+}
+
+impl OpBudget {
+    /// True once given up for [`GIVE_UP_AFTER_TIMEOUTS`] timeouts in a row.
+    fn timed_out(&self) -> bool {
+        self.dead.is_some() && self.timeouts >= GIVE_UP_AFTER_TIMEOUTS
+    }
 }
 
 /// Operations given up for timeouts before the whole subject is.
@@ -175,17 +246,12 @@ impl Supervisor {
     /// other generations it serves are given up on it too, each timeout
     /// being slow.
     pub fn given_up_for_timeouts(&self, op: Capability) -> bool {
-        self.ops
-            .get(&op)
-            .is_some_and(|b| b.dead.is_some() && b.streak.timed_out())
+        self.ops.get(&op).is_some_and(OpBudget::timed_out)
             || (self.dead.is_some() && self.timed_out_ops() >= TIMED_OUT_OPS)
     }
 
     fn timed_out_ops(&self) -> usize {
-        self.ops
-            .values()
-            .filter(|b| b.dead.is_some() && b.streak.timed_out())
-            .count()
+        self.ops.values().filter(|b| b.timed_out()).count()
     }
 
     /// Counts one answered (`None`) or faulted request of operation `op`
@@ -203,14 +269,33 @@ impl Supervisor {
             return;
         }
         let b = self.ops.entry(op).or_default();
-        let was = b.dead.is_some();
-        b.streak.count(op, fault, &mut b.dead);
-        let given_up_now = !was && b.dead.is_some();
+        let Some((f, input)) = fault else {
+            // A good answer resets the streak (not a give-up).
+            (b.faults, b.timeouts) = (0, 0);
+            b.first_faults.clear();
+            return;
+        };
+        b.faults += 1;
+        b.timeouts += u32::from(f.class == FaultClass::Timeout);
+        if b.first_faults.len() < FIRST_FAULTS {
+            b.first_faults
+                .push(format!("{input}: {}", clip(&f.to_string())));
+        }
+        let given_up_now =
+            b.dead.is_none() && (b.faults >= GIVE_UP_AFTER || b.timeouts >= GIVE_UP_AFTER_TIMEOUTS);
+        if given_up_now {
+            b.dead = Some(format!(
+                "given up on {} after {} faults in a row (first: {})",
+                op.name(),
+                b.faults,
+                b.first_faults.join("; ")
+            ));
+        }
         if given_up_now && self.dead.is_none() && self.timed_out_ops() >= TIMED_OUT_OPS {
             let ops: Vec<&str> = self
                 .ops
                 .iter()
-                .filter(|(_, b)| b.dead.is_some() && b.streak.timed_out())
+                .filter(|(_, b)| b.timed_out())
                 .map(|(c, _)| c.name())
                 .collect();
             self.dead = Some(format!(
@@ -244,10 +329,11 @@ impl Supervisor {
     /// hello), at most [`MAX_FAILED_STARTS`] times in a row; gives the
     /// whole subject up when every start fails, when a start answers
     /// another hello than `hello`, or while the run is stopping.
-    pub fn restart<W: Kill>(
+    pub fn restart<W>(
         &mut self,
         hello: &Hello,
         mut spawn: impl FnMut() -> Result<(W, Hello), String>,
+        kill: impl FnOnce(W),
     ) -> Option<W> {
         if self.dead.is_some() || crate::interrupt::stop_requested() {
             self.dead
@@ -260,7 +346,7 @@ impl Supervisor {
             match spawn() {
                 Ok((w, h)) if h == *hello => return Some(w),
                 Ok((w, h)) => {
-                    w.kill_now();
+                    kill(w);
                     self.dead = Some(format!(
                         "given up: restarted process changed its hello from {hello:?} to {h:?}"
                     ));
@@ -273,63 +359,6 @@ impl Supervisor {
             "given up: {MAX_FAILED_STARTS} restarts in a row failed, last: {last}"
         ));
         None
-    }
-}
-
-/// A started process [`Supervisor::restart`] can kill (a restart that
-/// changed its hello).
-pub trait Kill {
-    /// Kills it (its whole process group and pipe holders).
-    fn kill_now(self);
-}
-
-/// The give-up budget every external subject client keeps: the requests in
-/// a row that faulted, how many of them timed out, and the first faults of
-/// the streak (for the give-up reason).
-#[derive(Debug, Default)]
-pub struct FaultStreak {
-    faults: u32,
-    timeouts: u32,
-    first_faults: Vec<String>,
-}
-
-impl FaultStreak {
-    /// Counts one answered (`None`) or faulted request of `op`; `input`
-    /// names the request. Sets `dead` once the streak reaches [`GIVE_UP_AFTER`]
-    /// faults or [`GIVE_UP_AFTER_TIMEOUTS`] timeouts.
-    pub fn count(
-        &mut self,
-        op: Capability,
-        fault: Option<(&Fault, String)>,
-        dead: &mut Option<String>,
-    ) {
-        let Some((f, input)) = fault else {
-            *self = FaultStreak::default();
-            return;
-        };
-        self.faults += 1;
-        if f.class == FaultClass::Timeout {
-            self.timeouts += 1;
-        }
-        if self.first_faults.len() < FIRST_FAULTS {
-            self.first_faults
-                .push(format!("{input}: {}", clip(&f.to_string())));
-        }
-        if dead.is_none()
-            && (self.faults >= GIVE_UP_AFTER || self.timeouts >= GIVE_UP_AFTER_TIMEOUTS)
-        {
-            *dead = Some(format!(
-                "given up on {} after {} faults in a row (first: {})",
-                op.name(),
-                self.faults,
-                self.first_faults.join("; ")
-            ));
-        }
-    }
-
-    /// True once the streak holds [`GIVE_UP_AFTER_TIMEOUTS`] timeouts.
-    pub fn timed_out(&self) -> bool {
-        self.timeouts >= GIVE_UP_AFTER_TIMEOUTS
     }
 }
 
