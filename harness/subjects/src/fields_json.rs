@@ -64,19 +64,13 @@ fn json_str(o: &mut String, s: &str) {
     }
 }
 
-/// Parses exactly 128 hex digits into a bundle.
+/// Parses exactly 128 hex digits (nothing else) into a bundle.
 pub fn parse_bundle_hex(s: &str) -> Option<[u8; 64]> {
-    let b = s.as_bytes();
-    if b.len() != 128 {
+    let digits = crate::input::hex_nibbles(s.as_bytes(), false).ok()?;
+    if s.len() != 128 || digits.len() != 128 {
         return None;
     }
-    let mut out = [0u8; 64];
-    for (i, pair) in b.chunks_exact(2).enumerate() {
-        let hi = char::from(pair[0]).to_digit(16)?;
-        let lo = char::from(pair[1]).to_digit(16)?;
-        out[i] = u8::try_from(hi * 16 + lo).ok()?;
-    }
-    Some(out)
+    crate::input::pack_nibbles(&digits).try_into().ok()
 }
 
 /// A JSON hex string (no comments) via the shared [`crate::input::hex_nibbles`].
@@ -134,5 +128,21 @@ mod tests {
             J::Object(fields_json(&fields)).to_string()
         );
         assert_eq!(fields_text(&[]), "{}");
+    }
+
+    #[test]
+    fn bundle_hex_is_exactly_128_digits() {
+        let ok = "0aF9".repeat(32);
+        let b = parse_bundle_hex(&ok).expect("128 digits");
+        assert_eq!((b[0], b[1], b[63]), (0x0A, 0xF9, 0xF9));
+        for bad in [
+            &ok[1..],
+            &format!("{ok}0"),
+            &format!(" {}", &ok[1..]),
+            &format!("g{}", &ok[1..]),
+        ] {
+            assert_eq!(parse_bundle_hex(bad), None, "{bad}");
+        }
+        assert_eq!(parse_bundle_hex(&format!("é{}", &ok[2..])), None);
     }
 }

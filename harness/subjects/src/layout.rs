@@ -275,9 +275,6 @@ pub fn field_kind(name: &str) -> Kind {
         .unwrap_or(Kind::Int)
 }
 
-/// `a == b` for two bundles, as eight word compares inlined into the caller
-/// (the per-case answer lookups of external subjects and core's memo run it
-/// on every judged case; the array `==` is an out-of-line `memcmp` call).
 /// `check`'s verdict on an instruction whose skeleton holds and whose body no record models.
 pub const VALID_SKELETON: &str = "valid (skeleton; body not modelled)";
 
@@ -366,6 +363,9 @@ pub fn byte_detail(op: u8, offset: usize, value: u8) -> String {
     }
 }
 
+/// `a == b` for two bundles, as eight word compares inlined into the caller
+/// (the per-case answer lookups of external subjects and core's memo run it
+/// on every judged case; the array `==` is an out-of-line `memcmp` call).
 #[inline]
 pub fn same_bundle(a: &[u8; 64], b: &[u8; 64]) -> bool {
     let word = |x: &[u8; 64], i: usize| {

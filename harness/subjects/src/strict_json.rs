@@ -13,14 +13,6 @@ pub fn parse(text: &str) -> Result<J, serde_json::Error> {
     serde_json::from_str::<Strict>(text).map(|Strict(v)| v)
 }
 
-/// `Ok` when no object of `text` has a key twice (at any depth) and `text`
-/// is one JSON value; else the error naming the key, with its line and
-/// column. For readers that then deserialise `text` into a typed struct,
-/// which alone would keep the last of two equal keys.
-pub fn reject_duplicates(text: &str) -> Result<(), serde_json::Error> {
-    parse(text).map(|_| ())
-}
-
 /// A JSON value parsed with duplicate object keys refused at every level
 /// (`serde_json` alone keeps the last one).
 pub struct Strict(pub J);
@@ -91,21 +83,7 @@ impl<'de> Visitor<'de> for StrictVisitor {
 
 #[cfg(test)]
 mod tests {
-    use super::{parse, reject_duplicates};
-
-    #[test]
-    fn reject_duplicates_at_any_level() {
-        assert!(reject_duplicates(r#"{"a": 1, "b": [{"c": 2}, {"c": 3}]}"#).is_ok());
-        for bad in [
-            r#"{"verdict": "FAIL", "verdict": "PASS"}"#,
-            r#"{"a": {"x": 1, "x": 2}}"#,
-            r#"[{"k": 0}, {"k": 1, "k": 1}]"#,
-        ] {
-            let e = reject_duplicates(bad).unwrap_err().to_string();
-            assert!(e.contains("duplicate key"), "{bad}: {e}");
-        }
-        assert!(reject_duplicates("{} trailing").is_err());
-    }
+    use super::parse;
 
     #[test]
     fn duplicate_keys_are_refused_at_every_level() {
@@ -114,6 +92,8 @@ mod tests {
             r#"{"a":1,"a":1}"#,
             r#"{"a":{"b":1,"b":2}}"#,
             r#"[{"x":[{"y":0,"y":0}]}]"#,
+            r#"{"verdict": "FAIL", "verdict": "PASS"}"#,
+            r#"[{"k": 0}, {"k": 1, "k": 1}]"#,
         ] {
             let e = parse(text).expect_err(text).to_string();
             assert!(e.contains("duplicate key"), "{text}: {e}");
@@ -124,5 +104,6 @@ mod tests {
             "{e}"
         );
         assert_eq!(e.line(), 3, "{e}");
+        assert!(parse("{} trailing").is_err());
     }
 }

@@ -60,8 +60,7 @@ pub fn read(file: std::fs::File, max: u64) -> Result<Vec<DivergenceRecord>, Line
         if out.len() as u64 >= max {
             return Err(LineError::TooMany(line));
         }
-        crate::strict_json::reject_duplicates(text)
-            .map_err(|e| LineError::Bad(line, e.to_string()))?;
+        crate::strict_json::parse(text).map_err(|e| LineError::Bad(line, e.to_string()))?;
         let rec: DivergenceRecord =
             serde_json::from_str(text).map_err(|e| LineError::Bad(line, e.to_string()))?;
         out.push(rec);

@@ -64,11 +64,8 @@ fn read_capped(path: &Path) -> Result<String, MergeError> {
 fn read_meta(dir: &Path) -> Result<RunMeta, MergeError> {
     let path = dir.join(run_json::FILE);
     let text = read_capped(&path)?;
-    crate::strict_json::reject_duplicates(&text)
-        .map_err(|e| MergeError::line(&path, e.line(), e))?;
+    let v = crate::strict_json::parse(&text).map_err(|e| MergeError::line(&path, e.line(), e))?;
     // Check the format first, so an older or newer layout is named as such.
-    let v: serde_json::Value =
-        serde_json::from_str(&text).map_err(|e| MergeError::line(&path, e.line(), e))?;
     match v.get("format").and_then(serde_json::Value::as_u64) {
         Some(f) if f == u64::from(run_json::FORMAT) => {}
         other => {

@@ -6,7 +6,8 @@
 //! sends the frame's records down the JSON lines one by one instead, which
 //! names the input.
 
-use super::process::{describe_exit, Fault, FaultClass};
+use super::process::{describe_exit, Fault, FaultClass, Supervisor};
+use crate::subjects::{Capability, Validator};
 use serde_json::Value;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::process::{ChildStdin, ChildStdout};
@@ -21,8 +22,6 @@ pub const MAX_RECORDS: usize = 8192;
 pub const FRAME_VALIDATE_HEADER: u8 = 1;
 /// Frame op: SPEC §4 payload validator.
 pub const FRAME_VALIDATE_PAYLOAD: u8 = 2;
-/// Failed frames in a row before the framing is no longer used.
-const MAX_FAILED_FRAMES: u32 = 2;
 
 /// The hello request of the batch instance.
 pub fn hello_line(arch: &str) -> String {
@@ -109,19 +108,29 @@ fn read_loop(out: ChildStdout, tx: Sender<Event>) {
 type Running = super::process::Running<Vec<u8>, Event>;
 use super::process::Ring;
 
-/// The batch instance of a `cmd:` subject.
+/// The batch instance of a `cmd:` subject. Its own [`Supervisor`] (writing
+/// into the JSON lines' stderr ring) restarts it and gives the framing up
+/// per validator as the JSON lines give an operation up; the JSON lines
+/// then carry that validator.
 pub struct BatchProcess {
     command: String,
     arch: String,
     timeout: Duration,
     running: Option<Running>,
     seq: u32,
-    failed_in_row: u32,
-    /// The client's supervisor's stderr ring (one tail per subject).
-    stderr: Ring,
+    sup: Supervisor,
+    /// The first start's hello answer (a restart must give the same).
+    hello: Value,
 }
 
-fn spawn(command: &str, arch: &str, timeout: Duration, ring: &Ring) -> Result<Running, String> {
+/// Starts the instance and runs its hello exchange: the process and its
+/// hello answer.
+fn spawn(
+    command: &str,
+    arch: &str,
+    timeout: Duration,
+    ring: &Ring,
+) -> Result<(Running, Value), String> {
     let run = Running::spawn(command, ring, write_loop, read_loop)?;
     let mut hello = hello_line(arch);
     hello.push('\n');
@@ -140,14 +149,21 @@ fn spawn(command: &str, arch: &str, timeout: Duration, ring: &Ring) -> Result<Ru
             return Err(format!("no batch64 hello answer ({})", describe_exit(st)));
         }
     };
-    let framing = crate::strict_json::parse(&line)
-        .ok()
-        .and_then(|v| v.get("framing").and_then(Value::as_str).map(str::to_string));
-    if framing.as_deref() != Some(BATCH64) {
-        run.kill();
-        return Err(format!("hello answer does not switch to {BATCH64}: {line}"));
+    match crate::strict_json::parse(&line) {
+        Ok(v) if v.get("framing").and_then(Value::as_str) == Some(BATCH64) => Ok((run, v)),
+        _ => {
+            run.kill();
+            Err(format!("hello answer does not switch to {BATCH64}: {line}"))
+        }
     }
-    Ok(run)
+}
+
+/// The frame op of `v` and the operation its give-up budget counts.
+fn op_of(v: Validator) -> (u8, Capability) {
+    match v {
+        Validator::Header => (FRAME_VALIDATE_HEADER, Capability::ValidateHeader),
+        Validator::Payload => (FRAME_VALIDATE_PAYLOAD, Capability::ValidatePayload),
+    }
 }
 
 impl BatchProcess {
@@ -159,103 +175,104 @@ impl BatchProcess {
         timeout: Duration,
         stderr: Ring,
     ) -> Result<BatchProcess, String> {
-        let running = spawn(command, arch, timeout, &stderr)?;
+        let (running, hello) = spawn(command, arch, timeout, &stderr)?;
+        let mut sup = Supervisor::default();
+        sup.stderr = stderr;
         Ok(BatchProcess {
             command: command.to_string(),
             arch: arch.to_string(),
             timeout,
             running: Some(running),
             seq: 0,
-            failed_in_row: 0,
-            stderr,
+            sup,
+            hello,
         })
     }
 
-    /// False once `MAX_FAILED_FRAMES` frames in a row failed (the JSON
-    /// lines carry everything from then on).
-    pub fn usable(&self) -> bool {
-        self.failed_in_row < MAX_FAILED_FRAMES
+    /// False once the framing is given up on `v` (the JSON lines carry it
+    /// from then on).
+    pub fn usable(&self, v: Validator) -> bool {
+        self.sup.given_up_on(op_of(v).1).is_none()
     }
 
-    /// Sends `bundles` (at most [`MAX_RECORDS`]) as one frame of `op` and
+    /// Sends `bundles` (at most [`MAX_RECORDS`]) as one frame of `v` and
     /// reads the ids. `Err` with class protocol: the answer frame is wrong
     /// (a finding for each record); other classes: the records were not
-    /// judged (crash, timeout, interrupted).
-    pub fn run(&mut self, op: u8, bundles: &[[u8; 64]]) -> Result<Vec<u16>, Fault> {
-        let r = self.run_once(op, bundles);
-        match &r {
-            Ok(_) => self.failed_in_row = 0,
-            Err(_) => {
-                self.failed_in_row += 1;
-                if let Some(run) = self.running.take() {
-                    run.kill();
-                }
-            }
+    /// judged (crash, timeout, interrupted). Only while [`Self::usable`].
+    pub fn run(&mut self, v: Validator, bundles: &[[u8; 64]]) -> Result<Vec<u16>, Fault> {
+        let cap = op_of(v).1;
+        if self.running.is_none() {
+            let (command, arch, timeout) = (&self.command, &self.arch, self.timeout);
+            let ring = self.sup.stderr_ring();
+            self.running = self.sup.restart(
+                &self.hello,
+                || spawn(command, arch, timeout, &ring),
+                |r| _ = r.kill(),
+            );
+        }
+        let r = self.frame(v, bundles);
+        let input = || format!("a frame of {} bundles", bundles.len());
+        self.sup.count(cap, r.as_ref().err().map(|f| (f, input())));
+        if r.is_err() {
+            self.running.take().map(Running::kill);
         }
         r
     }
 
-    fn run_once(&mut self, op: u8, bundles: &[[u8; 64]]) -> Result<Vec<u16>, Fault> {
-        let fault = |class, detail: String| Fault { class, detail };
-        if self.running.is_none() {
-            let r = spawn(&self.command, &self.arch, self.timeout, &self.stderr)
-                .map_err(|e| fault(FaultClass::Crash, e))?;
-            self.running = Some(r);
-        }
+    /// Sends one frame of `v` to the running instance and reads its answer.
+    fn frame(&mut self, v: Validator, bundles: &[[u8; 64]]) -> Result<Vec<u16>, Fault> {
+        let fault = |class, detail: String| Err(Fault { class, detail });
         let Some(run) = self.running.as_mut() else {
-            return Err(fault(FaultClass::Crash, "not running".into()));
+            return fault(FaultClass::Crash, "batch instance not running".into());
         };
         self.seq = self.seq.wrapping_add(1);
-        let seq = self.seq;
-        let sent = run.send(encode_frame(seq, op, bundles));
-        if !sent {
-            return Err(fault(FaultClass::Crash, "batch instance gone".into()));
+        let (seq, timeout) = (self.seq, self.timeout);
+        if !run.send(encode_frame(seq, op_of(v).0, bundles)) {
+            return fault(FaultClass::Crash, "batch instance gone".into());
         }
-        let until = std::time::Instant::now() + self.timeout;
+        let until = std::time::Instant::now() + timeout;
         let _waiting = super::watch::waiting();
         loop {
             if crate::interrupt::stop_requested() {
-                return Err(fault(FaultClass::NotSent, "interrupted".into()));
+                return fault(FaultClass::NotSent, "interrupted".into());
             }
             let left = until.saturating_duration_since(std::time::Instant::now());
             if left.is_zero() {
-                return Err(fault(
+                return fault(
                     FaultClass::Timeout,
-                    format!("no batch answer within {:?}", self.timeout),
-                ));
+                    format!("no batch answer within {timeout:?}"),
+                );
             }
             match run.events.recv_timeout(left.min(super::process::POLL)) {
                 Ok(Event::Frame { seq: s, ids }) => {
                     if s != seq {
-                        return Err(fault(
+                        return fault(
                             FaultClass::Protocol,
                             format!(
                                 "batch answer frame has seq {s}, expected {seq} (out of order)"
                             ),
-                        ));
+                        );
                     }
                     if ids.len() != bundles.len() {
-                        return Err(fault(
+                        return fault(
                             FaultClass::Protocol,
                             format!(
                                 "batch answer frame has {} records for {} bundles",
                                 ids.len(),
                                 bundles.len()
                             ),
-                        ));
+                        );
                     }
                     return Ok(ids);
                 }
-                Ok(Event::Bad(e)) => return Err(fault(FaultClass::Protocol, e)),
-                Ok(Event::Hello(_)) => {
-                    return Err(fault(FaultClass::Protocol, "a second hello".into()))
-                }
+                Ok(Event::Bad(e)) => return fault(FaultClass::Protocol, e),
+                Ok(Event::Hello(_)) => return fault(FaultClass::Protocol, "a second hello".into()),
                 Ok(Event::Eof) | Err(RecvTimeoutError::Disconnected) => {
                     let st = self.running.take().and_then(Running::kill);
-                    return Err(fault(
+                    return fault(
                         FaultClass::Crash,
                         format!("{} before answering the frame", describe_exit(st)),
-                    ));
+                    );
                 }
                 Err(RecvTimeoutError::Timeout) => {}
             }

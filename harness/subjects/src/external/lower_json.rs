@@ -49,14 +49,9 @@ fn tensor(o: &mut String, key: &str, t: &TransferOperand) {
     );
 }
 
+/// `bytes` as a JSON string of lowercase hex ([`crate::subjects::hex`]).
 fn hex(o: &mut String, bytes: &[u8]) {
-    const D: &[u8; 16] = b"0123456789abcdef";
-    o.push('"');
-    for &b in bytes {
-        o.push(char::from(D[usize::from(b >> 4)]));
-        o.push(char::from(D[usize::from(b & 0xF)]));
-    }
-    o.push('"');
+    let _ = write!(o, "\"{}\"", crate::subjects::hex(bytes));
 }
 
 fn list<T>(o: &mut String, xs: &[T], mut each: impl FnMut(&mut String, &T)) {

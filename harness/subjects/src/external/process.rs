@@ -399,9 +399,7 @@ impl ProcessSubject {
         self.running = self.k.sup.restart(
             &self.k.hello,
             || spawn(command, arch, timeout, &ring),
-            |r| {
-                r.kill();
-            },
+            |r| _ = r.kill(),
         );
         self.next_id = 1;
     }

@@ -203,9 +203,7 @@ impl ShmChannel {
         self.worker = self.k.sup.restart(
             &self.k.hello,
             || spawn(exe, lib, arch, timeout, &ring),
-            |w| {
-                w.group.kill();
-            },
+            |w| _ = w.group.kill(),
         );
     }
 

@@ -686,7 +686,7 @@ impl ExternalSubject {
             Batch::Validate(v, bs) if !shm => {
                 let op = Op::of_validator(v);
                 let Some(b) = &self.batch else { return false };
-                if !supports(op) || !b.lock().is_ok_and(|b| b.usable()) {
+                if !supports(op) || !b.lock().is_ok_and(|b| b.usable(v)) {
                     return false;
                 }
                 store.begin_bundles(op, bs);
@@ -799,14 +799,10 @@ impl ExternalSubject {
         tick: &dyn Fn(),
         store: &mut ReadyStore,
     ) {
-        let code = match v {
-            Validator::Header => batch_framing::FRAME_VALIDATE_HEADER,
-            Validator::Payload => batch_framing::FRAME_VALIDATE_PAYLOAD,
-        };
         let mut filled = 0usize;
         for chunk in bs.chunks(batch_framing::MAX_RECORDS) {
             let framed = match b.lock() {
-                Ok(mut b) if b.usable() => self.timed(chunk.len(), || b.run(code, chunk)),
+                Ok(mut b) if b.usable(v) => self.timed(chunk.len(), || b.run(v, chunk)),
                 _ => Err(ClientFault {
                     class: FaultClass::Crash,
                     detail: "batch framing given up".into(),

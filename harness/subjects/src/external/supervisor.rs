@@ -1,5 +1,5 @@
 //! What keeps every external subject's process, whatever its transport (the JSON-lines
-//! client of [`super::process`], `batch64`, a `lib:` worker's region): the [`Supervisor`]
+//! client of [`super::process`], its `batch64` instance, a `lib:` worker's region): the [`Supervisor`]
 //! (stderr ring, restarts, give-up per operation) and
 //! [`StartError`].
 
@@ -149,7 +149,8 @@ impl Kept {
 /// [`Supervisor::restart`].
 #[derive(Debug)]
 pub struct Supervisor {
-    stderr: Arc<Mutex<VecDeque<String>>>,
+    /// Shared with a second process of the subject (its `batch64` instance).
+    pub(super) stderr: Arc<Mutex<VecDeque<String>>>,
     restarts: u64,
     /// Why the whole subject was given up.
     dead: Option<String>,
@@ -329,10 +330,10 @@ impl Supervisor {
     /// hello), at most [`MAX_FAILED_STARTS`] times in a row; gives the
     /// whole subject up when every start fails, when a start answers
     /// another hello than `hello`, or while the run is stopping.
-    pub fn restart<W>(
+    pub fn restart<W, H: PartialEq + fmt::Debug>(
         &mut self,
-        hello: &Hello,
-        mut spawn: impl FnMut() -> Result<(W, Hello), String>,
+        hello: &H,
+        mut spawn: impl FnMut() -> Result<(W, H), String>,
         kill: impl FnOnce(W),
     ) -> Option<W> {
         if self.dead.is_some() || crate::interrupt::stop_requested() {

@@ -168,23 +168,13 @@ pub struct CoreSubject {
     gen: Generation,
 }
 
-/// Core's spelling of `arch`.
-fn generation(arch: Arch) -> Generation {
-    arch.generation()
-}
-
 impl CoreSubject {
     /// Core serving `arch`.
     pub fn new(arch: Arch) -> CoreSubject {
         CoreSubject {
-            gen: generation(arch),
+            gen: arch.generation(),
         }
     }
-}
-
-/// Whether core's `arch` compiler emits `opcode` (seed 003 §"At a glance").
-pub fn emits(arch: Arch, opcode: u8) -> bool {
-    generation(arch).emits(opcode)
 }
 
 fn val_from(v: c::FieldValue) -> Value {
@@ -566,30 +556,6 @@ impl Reference for CoreSubject {
             ticket: 0,
         }))
     }
-}
-
-/// Core's header name of a `wait_mode` / `update_mode` byte (FACTS §2 [H]), for display.
-pub fn mode_byte_name(field: &str, byte: u8) -> Option<&'static str> {
-    match field {
-        "wait_mode" => c::events::wait_mode_name(byte),
-        "update_mode" => c::events::update_mode_name(byte),
-        _ => None,
-    }
-}
-
-/// Core's table name of a `cce_op` (SPEC §6.2) or `kind` (SPEC §6.1) wire
-/// byte, for display (also of a byte decode rejects, e.g. an unshipped CCE op).
-pub fn table_byte_name(field: &str, byte: u8) -> Option<&'static str> {
-    match field {
-        "cce_op" => c::lut::alu_op_from_wire(byte).and_then(c::lut::alu_op_name),
-        "kind" => c::lut::CollectiveKind::from_wire(byte).map(c::lut::CollectiveKind::name),
-        _ => None,
-    }
-}
-
-/// Core's roster mnemonic of any opcode (SPEC §2), for display.
-pub fn roster_mnemonic(op: u8) -> Option<&'static str> {
-    c::mnemonics::mnemonic(op).or_else(|| c::generation::opcode_name(op))
 }
 
 #[cfg(test)]

@@ -77,13 +77,3 @@ pub fn side_pair(r: &SideRef) -> (&'static str, usize) {
         SideRef::Attribute(i) => ("attributes", i),
     }
 }
-
-/// The oracle's chip of generation `g`.
-pub fn chip(g: Generation) -> oracle::Chip {
-    match g {
-        Generation::V2 => oracle::Chip::Sunda,
-        Generation::V3 => oracle::Chip::Cayman,
-        Generation::V4 => oracle::Chip::Mariana,
-        Generation::V5 => oracle::Chip::Maverick,
-    }
-}

@@ -10,7 +10,7 @@ use super::lint_types::{LintResult, LintRow};
 use super::lowering_translate::to_request;
 use super::lowering_types::ModuleAnswer;
 use super::lowering_types::{IrInstruction, Lowered, LoweredModule, LoweringRejected, Message};
-use super::sync_translate::{to_script, to_script_into};
+use super::sync_translate::to_script_into;
 use super::sync_types::{
     BandReading, SyncEntry, SyncFlow, SyncPlanned, SyncProgram, SyncRejected, SyncRun,
 };
@@ -24,15 +24,18 @@ struct Vetted {
     exp: Option<o::sim::Expectation>,
 }
 
+/// An empty script, filled by [`to_script_into`].
+const NO_SCRIPT: o::sim::Script = o::sim::Script {
+    pool: 0,
+    grabs: Vec::new(),
+    steps: Vec::new(),
+};
+
 thread_local! {
     static VETTED: RefCell<Vetted> = const {
         RefCell::new(Vetted {
             ticket: 0,
-            script: o::sim::Script {
-                pool: 0,
-                grabs: Vec::new(),
-                steps: Vec::new(),
-            },
+            script: NO_SCRIPT,
             exp: None,
         })
     };
@@ -371,7 +374,8 @@ impl Reference for OracleSubject {
                 }
             }
             // Not the program last vetted on this thread: vet it again.
-            let s = to_script(p);
+            let mut s = NO_SCRIPT;
+            to_script_into(p, &mut s);
             Ok(match o::sim::vet(&s) {
                 Ok(exp) => run(&s, &exp),
                 Err(r) => Err(format!("not a vetted program: {r:?}")),

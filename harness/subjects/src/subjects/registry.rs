@@ -17,13 +17,14 @@
 //! installed, `lib:` and `cmd:` specs fail with
 //! [`OpenError::NotAvailable`].
 
-use super::core_adapter::{self, CoreSubject};
+use super::core_adapter::CoreSubject;
 use super::interface::{Reference, Subject};
 use super::oracle_adapter::OracleSubject;
 use crate::arch::Arch;
 use std::fmt;
 use std::str::FromStr;
 use std::sync::OnceLock;
+use tpb_core as c;
 
 /// A parsed subject spec.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -120,7 +121,6 @@ pub fn set_external_opener(f: ExternalOpener) -> bool {
 }
 
 /// Opens the subject `spec` serving generation `arch`.
-///
 pub fn open(spec: &SubjectSpec, arch: Arch) -> Result<Box<dyn Subject>, OpenError> {
     match spec {
         SubjectSpec::Core => Ok(core_for(arch)),
@@ -145,7 +145,7 @@ pub fn oracle() -> Box<dyn Reference> {
 /// Whether the reference's `arch` compiler emits `opcode` (SPEC §0; seed 003
 /// §"At a glance": 0xBE, 0xBF and 0xD8 are CoreV3+).
 pub fn emits(arch: Arch, opcode: u8) -> bool {
-    core_adapter::emits(arch, opcode)
+    arch.generation().emits(opcode)
 }
 
 /// `(core, oracle)` serving `arch` as concrete types, not `Box<dyn Subject>`:
@@ -168,17 +168,26 @@ pub fn oracle_for(arch: Arch) -> Box<dyn Reference> {
 
 /// The reference's header name of a `wait_mode` / `update_mode` byte (FACTS §2 [H]), for display.
 pub fn mode_byte_name(field: &str, byte: u8) -> Option<&'static str> {
-    core_adapter::mode_byte_name(field, byte)
+    match field {
+        "wait_mode" => c::events::wait_mode_name(byte),
+        "update_mode" => c::events::update_mode_name(byte),
+        _ => None,
+    }
 }
 
-/// The reference's table name of a `cce_op` / `kind` wire byte (SPEC §6.1, §6.2), for display.
+/// The reference's table name of a `cce_op` (SPEC §6.2) or `kind` (SPEC §6.1) wire byte, for
+/// display (also of a byte decode rejects, e.g. an unshipped CCE op).
 pub fn table_byte_name(field: &str, byte: u8) -> Option<&'static str> {
-    core_adapter::table_byte_name(field, byte)
+    match field {
+        "cce_op" => c::lut::alu_op_from_wire(byte).and_then(c::lut::alu_op_name),
+        "kind" => c::lut::CollectiveKind::from_wire(byte).map(c::lut::CollectiveKind::name),
+        _ => None,
+    }
 }
 
 /// The reference's roster mnemonic of any opcode (SPEC §2), for display.
 pub fn roster_mnemonic(op: u8) -> Option<&'static str> {
-    core_adapter::roster_mnemonic(op)
+    c::mnemonics::mnemonic(op).or_else(|| c::generation::opcode_name(op))
 }
 
 #[cfg(test)]

@@ -7,18 +7,8 @@
 use tpb_core::sync::{self as model, AllocFrom, Engine, Program};
 use tpb_oracle::sim;
 
-/// The same program in the oracle's vocabulary (a field-by-field mapping; no logic).
-pub fn to_script(p: &Program) -> sim::Script {
-    let mut s = sim::Script {
-        pool: 0,
-        grabs: Vec::new(),
-        steps: Vec::new(),
-    };
-    to_script_into(p, &mut s);
-    s
-}
-
-/// [`to_script`] into `s`, reusing its lists (and each step's) from an earlier program.
+/// The same program in the oracle's vocabulary, written into `s`, reusing its lists (and
+/// each step's) from an earlier program.
 pub fn to_script_into(p: &Program, s: &mut sim::Script) {
     s.pool = p.num_semaphores;
     s.grabs.clear();
