@@ -48,9 +48,7 @@ use std::path::{Path, PathBuf};
 pub enum MinimizeError {
     /// A file or folder could not be read or written.
     Io {
-        /// Path.
         path: PathBuf,
-        /// Error.
         error: std::io::Error,
     },
     /// The folder is neither `corpus/<target>/` nor a folder containing such folders.
@@ -64,7 +62,6 @@ pub enum MinimizeError {
     Partial {
         /// The file that could not be deleted.
         path: PathBuf,
-        /// Error.
         error: std::io::Error,
     },
 }

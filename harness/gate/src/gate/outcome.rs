@@ -15,18 +15,12 @@ use std::time::Duration;
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub enum GateFailure {
     /// A corpus file or folder could not be read (bad input).
-    Corpus {
-        /// Path.
-        path: String,
-        /// What went wrong.
-        error: String,
-    },
+    Corpus { path: String, error: String },
     /// A vector file is malformed or unreadable (bad input).
     Vectors(String),
     /// A generated case hung in the gate's own code (a subject's hang is
     /// a `Timeout` finding of its client, with its input).
     Timeout {
-        /// Target.
         target: String,
         /// Case index (the first of `batch`).
         index: u64,
@@ -38,47 +32,28 @@ pub enum GateFailure {
     },
     /// A panic in the gate's own code (generator, bookkeeping).
     InternalPanic {
-        /// Target.
         target: String,
-        /// Case index.
         index: u64,
-        /// Panic message.
         message: String,
     },
     /// A target ran no generated case although some were requested.
-    TargetDidNotRun {
-        /// Target.
-        target: String,
-    },
+    TargetDidNotRun { target: String },
     /// A subject under test could not be opened (bad usage).
-    Subject {
-        /// The spec.
-        spec: String,
-        /// Why.
-        error: String,
-    },
+    Subject { spec: String, error: String },
     /// A subject under test supports none of the selected targets: the gate
     /// checked nothing for it.
-    SubjectCheckedNothing {
-        /// The subject.
-        subject: String,
-    },
+    SubjectCheckedNothing { subject: String },
     /// A subject under test was judged on no case at all (e.g. `--no-corpus
     /// --subject-cases 0`): it supports some selected target, but nothing
     /// it answered was compared, so nothing says it is right.
-    SubjectJudgedOnNothing {
-        /// The subject.
-        subject: String,
-    },
+    SubjectJudgedOnNothing { subject: String },
     /// A subject under test faulted on too many inputs of one operation in
     /// a row and was given up on that operation for one generation (or on
     /// every operation: it could not be restarted): the cases needing it
     /// after that were not run (the faults before it are findings, with
     /// inputs); its other operations were judged as usual.
     SubjectGivenUp {
-        /// The subject.
         subject: String,
-        /// The generation.
         arch: String,
         /// The operation (`validate_header`, `lut:dtype`, …).
         op: String,
@@ -215,9 +190,7 @@ pub struct TargetStats {
     pub by_kind: [u64; 3],
     /// Generated cases that diverged.
     pub diverged: u64,
-    /// Corpus files replayed.
     pub corpus_files: u64,
-    /// Corpus files that diverged.
     pub corpus_diverged: u64,
     /// `true` when some corpus folder was replayed through this target.
     pub corpus_present: bool,
@@ -231,15 +204,12 @@ pub struct TargetStats {
 /// Everything a gate run found.
 #[derive(Clone, Debug, Default)]
 pub struct GateRun {
-    /// Seed.
     pub seed: u64,
-    /// Shard.
     pub shard: Shard,
     /// Requested cases per target.
     pub cases: u64,
     /// Budget.
     pub seconds: Option<f64>,
-    /// Threads.
     pub threads: usize,
     /// Per target, in config order.
     pub targets: Vec<(Target, TargetStats)>,
@@ -416,7 +386,6 @@ pub struct ArchStats {
 /// One external subject's share of a run (filled in by the CLI).
 #[derive(Clone, Debug, Default)]
 pub struct ExternalRun {
-    /// The spec.
     pub spec: String,
     /// Calls, time in the subject, restarts, stderr tail.
     pub stats: crate::external::SubjectStats,
@@ -478,11 +447,9 @@ impl GateRun {
 /// One corpus folder's replay.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct CorpusFolder {
-    /// Folder name.
     pub name: String,
     /// Routes run (names).
     pub routes: Vec<String>,
-    /// Files.
     pub files: u64,
     /// Files with at least one divergence.
     pub diverged: u64,

@@ -23,12 +23,7 @@ use std::path::{Path, PathBuf};
 #[non_exhaustive]
 pub enum CorpusProblem {
     /// The corpus root does not exist or cannot be read.
-    Missing {
-        /// The root.
-        root: PathBuf,
-        /// OS error.
-        error: String,
-    },
+    Missing { root: PathBuf, error: String },
     /// The corpus root is not a folder.
     NotAFolder(PathBuf),
     /// The corpus root holds nothing.
@@ -37,18 +32,12 @@ pub enum CorpusProblem {
     NoVectors(PathBuf),
     /// An input the gate was asked to read that it cannot read whole.
     Unreadable {
-        /// The entry.
         path: PathBuf,
         /// Why (what it is, its size and cap, the OS error).
         why: String,
     },
     /// No corpus file is routed to a selected target.
-    NoFilesForTarget {
-        /// The root.
-        root: PathBuf,
-        /// The target.
-        target: &'static str,
-    },
+    NoFilesForTarget { root: PathBuf, target: &'static str },
 }
 
 impl fmt::Display for CorpusProblem {

@@ -25,35 +25,21 @@ use std::path::Path;
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum VectorError {
     /// The folder or a file could not be read.
-    Io {
-        /// Path.
-        path: String,
-        /// OS error.
-        error: String,
-    },
+    Io { path: String, error: String },
     /// A file with no vector line.
-    Empty {
-        /// Path.
-        path: String,
-    },
+    Empty { path: String },
     /// A line that is in neither format.
     BadLine {
-        /// Path.
         path: String,
-        /// 1-based line.
         line: usize,
-        /// What is wrong.
         reason: String,
     },
     /// A hex field that is not 128 hex digits.
     BadHex {
-        /// Path.
         path: String,
-        /// 1-based line.
         line: usize,
         /// 1-based column of the first bad character (or of the field).
         column: usize,
-        /// What is wrong.
         reason: String,
     },
 }
@@ -83,7 +69,6 @@ impl std::error::Error for VectorError {}
 pub enum Vector {
     /// `custom_op` form.
     Validator {
-        /// The bundle.
         bundle: [u8; 64],
         /// `true` = header (0x85) validator, `false` = payload.
         header: bool,
@@ -92,7 +77,6 @@ pub enum Vector {
     },
     /// `decode` form.
     Decode {
-        /// The bundle.
         bundle: [u8; 64],
         /// `Ok(mnemonic)` or `Err(field or reserved@0xNN)`.
         expected: Result<String, String>,
@@ -102,7 +86,6 @@ pub enum Vector {
 /// Counts of one vector file.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct FileStats {
-    /// Path.
     pub path: String,
     /// Vector checks run: one per vector and generation of the run it names.
     pub vectors: u64,

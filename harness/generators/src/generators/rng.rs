@@ -32,7 +32,6 @@ impl SplitMix64 {
         (self.next_u64() % n as u64) as usize
     }
 
-    /// A random byte.
     #[inline]
     pub fn byte(&mut self) -> u8 {
         self.next_u64() as u8

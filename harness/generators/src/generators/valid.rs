@@ -201,7 +201,6 @@ pub fn valid_instruction(
 /// finding (the instruction is in the encoder's domain by SPEC §5).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct EncodeRefused {
-    /// The instruction.
     pub instruction: Instruction,
     /// Core's error, rendered.
     pub error: String,
@@ -227,10 +226,7 @@ pub enum GenError {
     Encode(Box<EncodeRefused>),
     /// [`instruction_of`] has no arm for this opcode (a record of
     /// isa/records.tsv added without its generator).
-    NoGenerator {
-        /// The opcode.
-        opcode: u8,
-    },
+    NoGenerator { opcode: u8 },
 }
 
 impl From<arbitrary::Error> for GenError {

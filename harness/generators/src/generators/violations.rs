@@ -16,7 +16,6 @@ pub enum Violation {
     Tag(u8),
     /// Flip one bit of a reserved byte (so exactly one reserved bit is set).
     ReservedBit {
-        /// Byte offset.
         offset: u8,
         /// Bit 0..=7.
         bit: u8,
@@ -43,7 +42,6 @@ pub enum Violation {
     /// A LUT / flag byte (cce_op, dtype, kind, src/dst dtype, valid,
     /// cross-core enable, payload arg_type) := an out-of-table value.
     Field {
-        /// Byte offset.
         offset: u8,
         /// The bad value.
         value: u8,
