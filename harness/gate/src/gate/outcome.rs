@@ -273,13 +273,18 @@ pub struct SubjectJudged {
     pub by_arch: Vec<u64>,
 }
 
-fn add_into(into: &mut Vec<u64>, more: &[u64]) {
+/// Applies `f` to each element of `into` and its counterpart in `more`, growing `into` first.
+fn zip_grow<T: Clone + Default, U>(into: &mut Vec<T>, more: &[U], mut f: impl FnMut(&mut T, &U)) {
     if into.len() < more.len() {
-        into.resize(more.len(), 0);
+        into.resize(more.len(), T::default());
     }
     for (x, y) in into.iter_mut().zip(more) {
-        *x = x.saturating_add(*y);
+        f(x, y);
     }
+}
+
+fn add_into(into: &mut Vec<u64>, more: &[u64]) {
+    zip_grow(into, more, |x, y| *x = x.saturating_add(*y));
 }
 
 fn slot(v: &[u64], i: usize) -> u64 {
@@ -346,22 +351,12 @@ pub fn add_judged(
     more: &[Vec<u64>],
     generated: bool,
 ) {
-    if into.len() < more.len() {
-        into.resize(more.len(), SubjectJudged::default());
-    }
-    for (x, y) in into.iter_mut().zip(more) {
-        x.add(arch, arches, y, generated);
-    }
+    zip_grow(into, more, |x, y| x.add(arch, arches, y, generated));
 }
 
 /// Adds the per-subject counts `more` into `into`, growing it.
 pub fn merge_judged(into: &mut Vec<SubjectJudged>, more: &[SubjectJudged]) {
-    if into.len() < more.len() {
-        into.resize(more.len(), SubjectJudged::default());
-    }
-    for (x, y) in into.iter_mut().zip(more) {
-        x.merge(y);
-    }
+    zip_grow(into, more, SubjectJudged::merge);
 }
 
 /// Counts the cohort pattern of one divergent input's findings into `into`
