@@ -239,11 +239,7 @@ impl FolderPlan {
 /// [`crate::input::read_corpus_file`] and picks one file per signature.
 /// Reads only; any unreadable entry is an error.
 pub fn plan_folder(folder: &str, dir: &Path) -> Result<FolderPlan, MinimizeError> {
-    let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)
-        .map_err(io(dir))?
-        .map(|e| e.map(|e| e.path()).map_err(io(dir)))
-        .collect::<Result<_, _>>()?;
-    entries.sort();
+    let entries = crate::gate::vectors::sorted_paths(dir).map_err(io(dir))?;
     let mut best: BTreeMap<String, (PathBuf, Vec<u8>)> = BTreeMap::new();
     let mut read = Vec::new();
     let mut skipped = Vec::new();

@@ -25,12 +25,7 @@ fn walk(
     skipped: &mut Vec<String>,
 ) -> Result<(), (String, String)> {
     let err = |p: &Path, e: std::io::Error| (p.display().to_string(), e.to_string());
-    let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)
-        .map_err(|e| err(dir, e))?
-        .map(|e| e.map(|e| e.path()).map_err(|e| err(dir, e)))
-        .collect::<Result<_, _>>()?;
-    entries.sort();
-    for p in entries {
+    for p in super::vectors::sorted_paths(dir).map_err(|e| err(dir, e))? {
         if let Some(why) = crate::input::symlink_skip(&p).map_err(|e| err(&p, e))? {
             skipped.push(why);
             continue;

@@ -116,12 +116,8 @@ fn check_inputs(
         path: path.to_path_buf(),
         why,
     };
-    let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)
-        .map_err(|e| bad(dir, format!("folder cannot be read: {e}")))?
-        .map(|e| e.map(|e| e.path()))
-        .collect::<Result<_, _>>()
+    let entries = super::vectors::sorted_paths(dir)
         .map_err(|e| bad(dir, format!("folder cannot be read: {e}")))?;
-    entries.sort();
     for p in entries {
         if !keep(&p.file_name().unwrap_or_default().to_string_lossy()) {
             continue;

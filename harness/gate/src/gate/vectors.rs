@@ -19,7 +19,7 @@ use crate::findings::{Finding, Origin};
 use crate::judge::{Answer, Answers, Judge};
 use crate::subjects::{verdict_name, Batch, Capabilities, Capability, Subject, Validator};
 use std::fmt;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// A malformed or unreadable vector file.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -93,6 +93,15 @@ pub struct FileStats {
     pub failed: u64,
     /// Vectors naming none of the run's generations (a gate narrowed by `--arch`).
     pub other_generations: u64,
+}
+
+/// The entries of folder `dir`, sorted (the vector folder, corpus folders, `minimize`).
+pub(crate) fn sorted_paths(dir: &Path) -> std::io::Result<Vec<PathBuf>> {
+    let mut v = std::fs::read_dir(dir)?
+        .map(|e| e.map(|e| e.path()))
+        .collect::<std::io::Result<Vec<_>>>()?;
+    v.sort();
+    Ok(v)
 }
 
 /// The generation of a vector line without an `arch=` field (SPEC §0 default).
@@ -296,12 +305,7 @@ pub fn check_dir(dir: &Path, engines: &[(Arch, &Judge)]) -> Result<Checked, Vect
     if std::fs::symlink_metadata(dir).is_err() {
         return Ok(out);
     }
-    let mut files: Vec<_> = std::fs::read_dir(dir)
-        .map_err(|e| io(dir, e.to_string()))?
-        .map(|e| e.map(|e| e.path()).map_err(|e| io(dir, e.to_string())))
-        .collect::<Result<_, _>>()?;
-    files.sort();
-    for p in files {
+    for p in sorted_paths(dir).map_err(|e| io(dir, e.to_string()))? {
         let name = p.file_name().map(|n| n.to_string_lossy().to_string());
         if !is_vector_file_name(&name.unwrap_or_default()) {
             continue;
