@@ -7,7 +7,7 @@ use super::config::GateConfig;
 use crate::arch::Arch;
 use crate::findings::CaseKind;
 use crate::generators::{case_rng, name_hash};
-use crate::judge::ordinal_from_input;
+use crate::judge::{bundle_from_input, ordinal_from_input};
 use crate::kinds::{self, CaseBuf, Draw};
 use crate::subjects::registry;
 use crate::targets::{Check, Target};
@@ -106,9 +106,7 @@ pub fn core_rate(seed: u64, t: Target, cases: &[(u64, Arch)]) -> Option<f64> {
     loop {
         for (arch, input) in inputs.clone() {
             let core = core_of(arch);
-            let mut b = [0u8; 64];
-            let n = input.len().min(64);
-            b[..n].copy_from_slice(&input[..n]);
+            let b = bundle_from_input(input);
             match t.check() {
                 Check::Validator(v) => {
                     let _ = black_box(core.validate(v, black_box(&b)));

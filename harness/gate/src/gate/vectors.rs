@@ -148,9 +148,9 @@ fn parse_hex_field(path: &str, line: usize, col: usize, s: &str) -> Result<[u8; 
             format!("{} hex digits{odd}, expected exactly 128", digits.len()),
         ));
     }
-    let mut b = [0u8; 64];
-    b.copy_from_slice(&crate::input::pack_nibbles(&digits));
-    Ok(b)
+    Ok(crate::judge::bundle_from_input(
+        &crate::input::pack_nibbles(&digits),
+    ))
 }
 
 /// One parsed vector line: `(line, vector, generations)`.
