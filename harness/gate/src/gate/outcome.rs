@@ -76,16 +76,6 @@ pub enum GateFailure {
     },
 }
 
-impl GateFailure {
-    /// True for failures caused by bad input (exit 2).
-    pub fn is_bad_input(&self) -> bool {
-        matches!(
-            self,
-            GateFailure::Corpus { .. } | GateFailure::Vectors(_) | GateFailure::Subject { .. }
-        )
-    }
-}
-
 impl fmt::Display for GateFailure {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
@@ -428,9 +418,14 @@ impl GateRun {
         self.findings.is_empty() && self.failures.is_empty()
     }
 
-    /// True if some failure is bad input.
+    /// True if some failure is bad input (exit 2).
     pub fn bad_input(&self) -> bool {
-        self.failures.iter().any(GateFailure::is_bad_input)
+        self.failures.iter().any(|f| {
+            matches!(
+                f,
+                GateFailure::Corpus { .. } | GateFailure::Vectors(_) | GateFailure::Subject { .. }
+            )
+        })
     }
 
     /// Total generated cases run.

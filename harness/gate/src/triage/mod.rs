@@ -18,12 +18,10 @@
 //!   would cost the case timeout, or a restart, once more).
 
 pub mod dump;
-pub mod reproduce;
 pub mod shrink;
 
 pub use dump::{dump, dumps};
-pub use reproduce::{reproduce, reproduce_key};
-pub use shrink::{canonical, shrink, shrink_with, MAX_ATTEMPTS, MAX_TIME};
+pub use shrink::{canonical, reproduce_key, shrink, shrink_with, MAX_ATTEMPTS, MAX_TIME};
 
 use crate::arch::Arch;
 use crate::findings::{Finding, Findings, Kept};
