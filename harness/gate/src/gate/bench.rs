@@ -42,9 +42,8 @@ pub fn judged_cases(cfg: &GateConfig, t: Target, served: &[bool], n: u64) -> Vec
     if !served.iter().any(|s| *s) {
         return Vec::new();
     }
-    let planned = cfg.shard.len(cfg.cases_for(t));
-    (0..planned)
-        .map(|m| cfg.shard.case_index(m))
+    cfg.shard
+        .case_ids(cfg.cases_for(t))
         .take_while(|&i| cfg.judges(i))
         .filter_map(|i| {
             let a = cfg.arch_index(i);

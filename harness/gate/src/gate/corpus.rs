@@ -87,18 +87,14 @@ pub fn replay_corpus(cfg: &GateConfig, runners: &[Runner], run: &mut GateRun) {
                 .push(format!("corpus folder {name}/ not replayed ({why})"));
             continue;
         }
-        let files = match corpus_files_named(&cfg.corpus_dir, &name) {
-            Ok((f, skipped)) => {
-                for why in skipped {
-                    run.failures.push(GateFailure::InputSkipped(why));
-                }
-                f
-            }
-            Err(f) => {
-                run.failures.push(f);
-                continue;
-            }
-        };
+        let (mut files, mut skipped) = (Vec::new(), Vec::new());
+        if let Err((path, error)) = walk(&cfg.corpus_dir.join(&name), &mut files, &mut skipped) {
+            run.failures.push(GateFailure::Corpus { path, error });
+            continue;
+        }
+        for why in skipped {
+            run.failures.push(GateFailure::InputSkipped(why));
+        }
         let mut folder = CorpusFolder {
             name: name.clone(),
             routes: rs.iter().map(|t| t.name().to_string()).collect(),
@@ -291,16 +287,4 @@ fn replay_block(
     }
     any.truncate(replayed);
     any
-}
-
-/// The files of `corpus/<name>/`, sorted (recursive), and the symlinks
-/// skipped on the way (each with why).
-pub fn corpus_files_named(
-    corpus: &Path,
-    name: &str,
-) -> Result<(Vec<PathBuf>, Vec<String>), GateFailure> {
-    let (mut files, mut skipped) = (Vec::new(), Vec::new());
-    walk(&corpus.join(name), &mut files, &mut skipped)
-        .map_err(|(path, error)| GateFailure::Corpus { path, error })?;
-    Ok((files, skipped))
 }

@@ -213,20 +213,6 @@ pub fn parse_line(path: &str, line: usize, raw: &str) -> Result<Option<Parsed>, 
     )))
 }
 
-/// Parses one file's text. Returns `(line, vector, generations)` triples.
-pub fn parse(path: &str, text: &str) -> Result<Vec<Parsed>, VectorError> {
-    let mut out = Vec::new();
-    for (li, raw) in text.lines().enumerate() {
-        out.extend(parse_line(path, li + 1, raw)?);
-    }
-    if out.is_empty() {
-        return Err(VectorError::Empty {
-            path: path.to_string(),
-        });
-    }
-    Ok(out)
-}
-
 /// What `s` says about a vector, in the file's words, and as a typed answer.
 pub fn actual(s: &dyn Subject, v: &Vector) -> (String, Answer) {
     let fault = |f: &crate::subjects::Fault| {
@@ -594,6 +580,20 @@ mod tests {
             };
             assert_eq!(op.target().check(), want, "{}", op.target().name());
         }
+    }
+
+    /// A whole file's text through [`parse_line`], empty as [`check_dir`] refuses it.
+    fn parse(path: &str, text: &str) -> Result<Vec<Parsed>, VectorError> {
+        let mut out = Vec::new();
+        for (li, raw) in text.lines().enumerate() {
+            out.extend(parse_line(path, li + 1, raw)?);
+        }
+        if out.is_empty() {
+            return Err(VectorError::Empty {
+                path: path.to_string(),
+            });
+        }
+        Ok(out)
     }
 
     #[test]
