@@ -57,7 +57,7 @@ pub use program::{
     config as program_config, item_at, program, shape, Item, Program, Shape, CONFIG_BYTES,
     IMAGE_PICK, MAX_ITEMS, PAD,
 };
-pub use rng::{case_rng, fnv1a64, mix64, name_hash, SplitMix64};
+pub use rng::{case_rng, fnv1a64, fnv1a64_on, mix64, name_hash, SplitMix64};
 pub use streams::{encode_group, group, stream, wide_group};
 pub use valid::{encode, instruction_of, sync, valid_instruction, EncodeRefused, GenError};
 pub use violations::{violation, Violation, SCRATCH_PARTIAL};
