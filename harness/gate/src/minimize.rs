@@ -210,7 +210,6 @@ pub struct MinimizeStats {
 pub struct FolderPlan {
     /// Target (folder name).
     pub target: String,
-    /// The folder.
     pub dir: PathBuf,
     /// Kept inputs: `(signature, path, bytes)`, sorted by signature.
     pub kept: Vec<(String, PathBuf, Vec<u8>)>,

@@ -14,7 +14,6 @@ use std::time::Duration;
 /// Bad `--shard` values.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum UsageError {
-    /// Malformed shard.
     BadShard(String),
 }
 

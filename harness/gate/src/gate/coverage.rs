@@ -41,7 +41,6 @@ pub type CovMap = HashMap<String, [u64; 6], std::hash::BuildHasherDefault<Fnv>>;
 pub struct Runner {
     /// The generation every subject of `judge` serves.
     pub arch: Arch,
-    /// The subjects.
     pub judge: Judge,
     /// What core said on the last case.
     pub key: RecordKey,

@@ -174,7 +174,6 @@ pub fn outcome_col(class: crate::judge::Class) -> usize {
 pub struct TargetStats {
     /// Generated cases planned for this shard.
     pub planned: u64,
-    /// Generated cases run.
     pub ran: u64,
     /// Generated cases per [`CaseKind`] (valid, near-valid, raw).
     pub by_kind: [u64; 3],
@@ -198,7 +197,6 @@ pub struct GateRun {
     pub shard: Shard,
     /// Requested cases per target.
     pub cases: u64,
-    /// Budget.
     pub seconds: Option<f64>,
     pub threads: usize,
     /// Per target, in config order.
@@ -211,9 +209,7 @@ pub struct GateRun {
     /// ([`crate::judge::cohort::pattern`]), the divergent inputs (one per
     /// input and generation) whose implementations split that way.
     pub cohorts: BTreeMap<String, u64>,
-    /// Vector files checked.
     pub vector_files: Vec<vectors::FileStats>,
-    /// Corpus folders replayed.
     pub corpus: Vec<CorpusFolder>,
     /// Deduplicated findings.
     pub findings: Findings,

@@ -264,7 +264,6 @@ pub const MAX_VECTOR_FILE: u64 = 16 << 20;
 /// What [`check_dir`] checked.
 #[derive(Debug, Default)]
 pub struct Checked {
-    /// Per vector file read.
     pub files: Vec<FileStats>,
     /// Vectors core, the oracle or a subject did not meet.
     pub findings: Vec<Finding>,

@@ -221,7 +221,6 @@ fn gen_instruction(u: &mut Unstructured<'_>) -> IrInstruction {
     }
 }
 
-/// A generated case.
 #[derive(Clone, Debug)]
 pub struct LoweringCase {
     pub gen: Generation,

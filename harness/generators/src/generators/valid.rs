@@ -220,13 +220,13 @@ impl std::fmt::Display for EncodeRefused {
 /// refused a valid instruction, or a record opcode has no generator.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum GenError {
-    /// `arbitrary` error.
     Arbitrary(arbitrary::Error),
-    /// See [`EncodeRefused`].
     Encode(Box<EncodeRefused>),
     /// [`instruction_of`] has no arm for this opcode (a record of
     /// isa/records.tsv added without its generator).
-    NoGenerator { opcode: u8 },
+    NoGenerator {
+        opcode: u8,
+    },
 }
 
 impl From<arbitrary::Error> for GenError {

@@ -41,11 +41,7 @@ pub enum Violation {
     },
     /// A LUT / flag byte (cce_op, dtype, kind, src/dst dtype, valid,
     /// cross-core enable, payload arg_type) := an out-of-table value.
-    Field {
-        offset: u8,
-        /// The bad value.
-        value: u8,
-    },
+    Field { offset: u8, value: u8 },
 }
 
 /// Every partial scratch combination (13 of the 15 nonempty part sets).
