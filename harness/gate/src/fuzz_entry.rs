@@ -24,7 +24,7 @@
 use crate::arch::Arch;
 use crate::judge::{lean, Divergence, Judge};
 use crate::kinds;
-use crate::subjects::{hex, registry, Subject, Validator};
+use crate::subjects::{registry, Subject, Validator};
 use crate::targets::{folder_set, folder_targets, folders, Check, Target, TARGETS};
 use std::fmt;
 
@@ -41,9 +41,7 @@ impl fmt::Display for FuzzFinding {
 impl std::error::Error for FuzzFinding {}
 
 /// The fuzz targets (= corpus folders), in registry order.
-pub fn fuzz_targets() -> Vec<&'static str> {
-    folders()
-}
+pub use crate::targets::folders as fuzz_targets;
 
 /// How a fuzz target runs its input, chosen from the target registry.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -165,11 +163,8 @@ impl Entry {
 /// A lean path's report: the divergence (`shown`: whole, or its head) and
 /// the command that replays it through the whole judge.
 fn lean_finding(d: &Divergence, shown: &dyn fmt::Display) -> FuzzFinding {
-    FuzzFinding(format!(
-        "{shown}\n  replay: tpbconform replay --target {} --hex {}",
-        d.target,
-        hex(&d.input)
-    ))
+    let replay = crate::triage::replay_command(&[], Arch::default(), d.target.name(), &d.input);
+    FuzzFinding(format!("{shown}\n  replay: {replay}"))
 }
 
 /// Runs fuzz target `name` on `data` the way its fuzz binary does (its
@@ -242,24 +237,10 @@ pub fn run(name: &str, data: &[u8]) {
     }
 }
 
-/// `structured_diff`'s custom mutator (`fuzz_mutator!`): one step of
-/// [`crate::generators::mutate::mutate`] (materialise a case as an image,
-/// copy one field's value into another, or libFuzzer's own `default`).
-pub fn mutate_structured(
-    data: &mut [u8],
-    size: usize,
-    max_size: usize,
-    seed: u32,
-    default: crate::generators::mutate::DefaultMutate,
-) -> usize {
-    crate::generators::mutate::mutate(data, size, max_size, seed, default)
-}
-
-/// `structured_diff`'s custom crossover (`fuzz_crossover!`): whole items of
-/// the two parents ([`crate::generators::mutate::crossover`]).
-pub fn crossover_structured(a: &[u8], b: &[u8], out: &mut [u8], seed: u32) -> usize {
-    crate::generators::mutate::crossover(a, b, out, seed)
-}
+/// `structured_diff`'s custom mutator (`fuzz_mutator!`) and crossover (`fuzz_crossover!`).
+pub use crate::generators::mutate::{
+    crossover as crossover_structured, mutate as mutate_structured,
+};
 
 /// The spec version the seed corpus must be generated for (`corpus/VERSION`):
 /// [`crate::SPEC_VERSION`].

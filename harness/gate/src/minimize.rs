@@ -48,9 +48,7 @@ use std::path::{Path, PathBuf};
 pub enum MinimizeError {
     /// A file or folder could not be read or written.
     Io {
-        /// Path.
         path: PathBuf,
-        /// Error.
         error: std::io::Error,
     },
     /// The folder is neither `corpus/<target>/` nor a folder containing such folders.
@@ -64,7 +62,6 @@ pub enum MinimizeError {
     Partial {
         /// The file that could not be deleted.
         path: PathBuf,
-        /// Error.
         error: std::io::Error,
     },
 }
@@ -213,7 +210,6 @@ pub struct MinimizeStats {
 pub struct FolderPlan {
     /// Target (folder name).
     pub target: String,
-    /// The folder.
     pub dir: PathBuf,
     /// Kept inputs: `(signature, path, bytes)`, sorted by signature.
     pub kept: Vec<(String, PathBuf, Vec<u8>)>,
@@ -242,11 +238,7 @@ impl FolderPlan {
 /// [`crate::input::read_corpus_file`] and picks one file per signature.
 /// Reads only; any unreadable entry is an error.
 pub fn plan_folder(folder: &str, dir: &Path) -> Result<FolderPlan, MinimizeError> {
-    let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)
-        .map_err(io(dir))?
-        .map(|e| e.map(|e| e.path()).map_err(io(dir)))
-        .collect::<Result<_, _>>()?;
-    entries.sort();
+    let entries = crate::gate::vectors::sorted_paths(dir).map_err(io(dir))?;
     let mut best: BTreeMap<String, (PathBuf, Vec<u8>)> = BTreeMap::new();
     let mut read = Vec::new();
     let mut skipped = Vec::new();

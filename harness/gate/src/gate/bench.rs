@@ -7,7 +7,7 @@ use super::config::GateConfig;
 use crate::arch::Arch;
 use crate::findings::CaseKind;
 use crate::generators::{case_rng, name_hash};
-use crate::judge::ordinal_from_input;
+use crate::judge::{bundle_from_input, ordinal_from_input};
 use crate::kinds::{self, CaseBuf, Draw};
 use crate::subjects::registry;
 use crate::targets::{Check, Target};
@@ -42,9 +42,8 @@ pub fn judged_cases(cfg: &GateConfig, t: Target, served: &[bool], n: u64) -> Vec
     if !served.iter().any(|s| *s) {
         return Vec::new();
     }
-    let planned = cfg.shard.len(cfg.cases_for(t));
-    (0..planned)
-        .map(|m| cfg.shard.case_index(m))
+    cfg.shard
+        .case_ids(cfg.cases_for(t))
         .take_while(|&i| cfg.judges(i))
         .filter_map(|i| {
             let a = cfg.arch_index(i);
@@ -106,9 +105,7 @@ pub fn core_rate(seed: u64, t: Target, cases: &[(u64, Arch)]) -> Option<f64> {
     loop {
         for (arch, input) in inputs.clone() {
             let core = core_of(arch);
-            let mut b = [0u8; 64];
-            let n = input.len().min(64);
-            b[..n].copy_from_slice(&input[..n]);
+            let b = bundle_from_input(input);
             match t.check() {
                 Check::Validator(v) => {
                     let _ = black_box(core.validate(v, black_box(&b)));

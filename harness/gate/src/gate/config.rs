@@ -14,7 +14,6 @@ use std::time::Duration;
 /// Bad `--shard` values.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum UsageError {
-    /// Malformed shard.
     BadShard(String),
 }
 
@@ -106,9 +105,7 @@ pub struct GateConfig {
     pub lowering_cases: u64,
     /// Time budget for the whole run; `None` = no budget.
     pub seconds: Option<f64>,
-    /// Seed.
     pub seed: u64,
-    /// Shard.
     pub shard: Shard,
     /// Targets, in report order (gate targets of the registry).
     pub targets: Vec<Target>,
@@ -169,7 +166,6 @@ pub use crate::kinds::stream_lint::STREAM_LINT_CASES;
 /// budget is well beyond both, so a default run on a busy CI host is still
 /// complete (never INCOMPLETE) and its report deterministic.
 pub const DEFAULT_SECONDS: f64 = 1200.0;
-/// Default seed.
 pub const DEFAULT_SEED: u64 = 0x7BC0_4F0E;
 
 impl GateConfig {

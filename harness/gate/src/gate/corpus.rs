@@ -25,12 +25,7 @@ fn walk(
     skipped: &mut Vec<String>,
 ) -> Result<(), (String, String)> {
     let err = |p: &Path, e: std::io::Error| (p.display().to_string(), e.to_string());
-    let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)
-        .map_err(|e| err(dir, e))?
-        .map(|e| e.map(|e| e.path()).map_err(|e| err(dir, e)))
-        .collect::<Result<_, _>>()?;
-    entries.sort();
-    for p in entries {
+    for p in super::vectors::sorted_paths(dir).map_err(|e| err(dir, e))? {
         if let Some(why) = crate::input::symlink_skip(&p).map_err(|e| err(&p, e))? {
             skipped.push(why);
             continue;
@@ -92,18 +87,14 @@ pub fn replay_corpus(cfg: &GateConfig, runners: &[Runner], run: &mut GateRun) {
                 .push(format!("corpus folder {name}/ not replayed ({why})"));
             continue;
         }
-        let files = match corpus_files_named(&cfg.corpus_dir, &name) {
-            Ok((f, skipped)) => {
-                for why in skipped {
-                    run.failures.push(GateFailure::InputSkipped(why));
-                }
-                f
-            }
-            Err(f) => {
-                run.failures.push(f);
-                continue;
-            }
-        };
+        let (mut files, mut skipped) = (Vec::new(), Vec::new());
+        if let Err((path, error)) = walk(&cfg.corpus_dir.join(&name), &mut files, &mut skipped) {
+            run.failures.push(GateFailure::Corpus { path, error });
+            continue;
+        }
+        for why in skipped {
+            run.failures.push(GateFailure::InputSkipped(why));
+        }
         let mut folder = CorpusFolder {
             name: name.clone(),
             routes: rs.iter().map(|t| t.name().to_string()).collect(),
@@ -296,16 +287,4 @@ fn replay_block(
     }
     any.truncate(replayed);
     any
-}
-
-/// The files of `corpus/<name>/`, sorted (recursive), and the symlinks
-/// skipped on the way (each with why).
-pub fn corpus_files_named(
-    corpus: &Path,
-    name: &str,
-) -> Result<(Vec<PathBuf>, Vec<String>), GateFailure> {
-    let (mut files, mut skipped) = (Vec::new(), Vec::new());
-    walk(&corpus.join(name), &mut files, &mut skipped)
-        .map_err(|(path, error)| GateFailure::Corpus { path, error })?;
-    Ok((files, skipped))
 }

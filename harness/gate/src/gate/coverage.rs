@@ -9,6 +9,7 @@ use super::config::GateConfig;
 use super::outcome::outcome_col;
 use crate::arch::Arch;
 use crate::findings::{Finding, Origin};
+use crate::generators::{fnv1a64, fnv1a64_on};
 use crate::judge::record::RecordKey;
 use crate::judge::Judge;
 use crate::kinds::Ran;
@@ -16,7 +17,7 @@ use crate::reach::Reach;
 use crate::subjects::registry::OpenError;
 use std::collections::{BTreeMap, HashMap};
 
-/// FNV-1a hasher for the per-chunk coverage maps (keys are short strings;
+/// FNV-1a ([`fnv1a64`]) hasher for the per-chunk coverage maps (keys are short strings;
 /// SipHash showed up in profiles).
 #[derive(Clone, Copy, Default)]
 pub struct Fnv(u64);
@@ -26,16 +27,10 @@ impl std::hash::Hasher for Fnv {
         self.0
     }
     fn write(&mut self, bytes: &[u8]) {
-        let mut h = if self.0 == 0 {
-            0xcbf2_9ce4_8422_2325
-        } else {
-            self.0
+        self.0 = match self.0 {
+            0 => fnv1a64(bytes),
+            h => fnv1a64_on(h, bytes),
         };
-        for &b in bytes {
-            h ^= u64::from(b);
-            h = h.wrapping_mul(0x0000_0100_0000_01B3);
-        }
-        self.0 = h;
     }
 }
 
@@ -46,7 +41,6 @@ pub type CovMap = HashMap<String, [u64; 6], std::hash::BuildHasherDefault<Fnv>>;
 pub struct Runner {
     /// The generation every subject of `judge` serves.
     pub arch: Arch,
-    /// The subjects.
     pub judge: Judge,
     /// What core said on the last case.
     pub key: RecordKey,

@@ -15,18 +15,12 @@ use std::time::Duration;
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub enum GateFailure {
     /// A corpus file or folder could not be read (bad input).
-    Corpus {
-        /// Path.
-        path: String,
-        /// What went wrong.
-        error: String,
-    },
+    Corpus { path: String, error: String },
     /// A vector file is malformed or unreadable (bad input).
     Vectors(String),
     /// A generated case hung in the gate's own code (a subject's hang is
     /// a `Timeout` finding of its client, with its input).
     Timeout {
-        /// Target.
         target: String,
         /// Case index (the first of `batch`).
         index: u64,
@@ -38,47 +32,28 @@ pub enum GateFailure {
     },
     /// A panic in the gate's own code (generator, bookkeeping).
     InternalPanic {
-        /// Target.
         target: String,
-        /// Case index.
         index: u64,
-        /// Panic message.
         message: String,
     },
     /// A target ran no generated case although some were requested.
-    TargetDidNotRun {
-        /// Target.
-        target: String,
-    },
+    TargetDidNotRun { target: String },
     /// A subject under test could not be opened (bad usage).
-    Subject {
-        /// The spec.
-        spec: String,
-        /// Why.
-        error: String,
-    },
+    Subject { spec: String, error: String },
     /// A subject under test supports none of the selected targets: the gate
     /// checked nothing for it.
-    SubjectCheckedNothing {
-        /// The subject.
-        subject: String,
-    },
+    SubjectCheckedNothing { subject: String },
     /// A subject under test was judged on no case at all (e.g. `--no-corpus
     /// --subject-cases 0`): it supports some selected target, but nothing
     /// it answered was compared, so nothing says it is right.
-    SubjectJudgedOnNothing {
-        /// The subject.
-        subject: String,
-    },
+    SubjectJudgedOnNothing { subject: String },
     /// A subject under test faulted on too many inputs of one operation in
     /// a row and was given up on that operation for one generation (or on
     /// every operation: it could not be restarted): the cases needing it
     /// after that were not run (the faults before it are findings, with
     /// inputs); its other operations were judged as usual.
     SubjectGivenUp {
-        /// The subject.
         subject: String,
-        /// The generation.
         arch: String,
         /// The operation (`validate_header`, `lut:dtype`, …).
         op: String,
@@ -99,16 +74,6 @@ pub enum GateFailure {
         /// `field: class`, sorted.
         classes: Vec<String>,
     },
-}
-
-impl GateFailure {
-    /// True for failures caused by bad input (exit 2).
-    pub fn is_bad_input(&self) -> bool {
-        matches!(
-            self,
-            GateFailure::Corpus { .. } | GateFailure::Vectors(_) | GateFailure::Subject { .. }
-        )
-    }
 }
 
 impl fmt::Display for GateFailure {
@@ -209,15 +174,12 @@ pub fn outcome_col(class: crate::judge::Class) -> usize {
 pub struct TargetStats {
     /// Generated cases planned for this shard.
     pub planned: u64,
-    /// Generated cases run.
     pub ran: u64,
     /// Generated cases per [`CaseKind`] (valid, near-valid, raw).
     pub by_kind: [u64; 3],
     /// Generated cases that diverged.
     pub diverged: u64,
-    /// Corpus files replayed.
     pub corpus_files: u64,
-    /// Corpus files that diverged.
     pub corpus_diverged: u64,
     /// `true` when some corpus folder was replayed through this target.
     pub corpus_present: bool,
@@ -231,15 +193,11 @@ pub struct TargetStats {
 /// Everything a gate run found.
 #[derive(Clone, Debug, Default)]
 pub struct GateRun {
-    /// Seed.
     pub seed: u64,
-    /// Shard.
     pub shard: Shard,
     /// Requested cases per target.
     pub cases: u64,
-    /// Budget.
     pub seconds: Option<f64>,
-    /// Threads.
     pub threads: usize,
     /// Per target, in config order.
     pub targets: Vec<(Target, TargetStats)>,
@@ -251,9 +209,7 @@ pub struct GateRun {
     /// ([`crate::judge::cohort::pattern`]), the divergent inputs (one per
     /// input and generation) whose implementations split that way.
     pub cohorts: BTreeMap<String, u64>,
-    /// Vector files checked.
     pub vector_files: Vec<vectors::FileStats>,
-    /// Corpus folders replayed.
     pub corpus: Vec<CorpusFolder>,
     /// Deduplicated findings.
     pub findings: Findings,
@@ -303,13 +259,18 @@ pub struct SubjectJudged {
     pub by_arch: Vec<u64>,
 }
 
-fn add_into(into: &mut Vec<u64>, more: &[u64]) {
+/// Applies `f` to each element of `into` and its counterpart in `more`, growing `into` first.
+fn zip_grow<T: Clone + Default, U>(into: &mut Vec<T>, more: &[U], mut f: impl FnMut(&mut T, &U)) {
     if into.len() < more.len() {
-        into.resize(more.len(), 0);
+        into.resize(more.len(), T::default());
     }
     for (x, y) in into.iter_mut().zip(more) {
-        *x = x.saturating_add(*y);
+        f(x, y);
     }
+}
+
+fn add_into(into: &mut Vec<u64>, more: &[u64]) {
+    zip_grow(into, more, |x, y| *x = x.saturating_add(*y));
 }
 
 fn slot(v: &[u64], i: usize) -> u64 {
@@ -376,22 +337,12 @@ pub fn add_judged(
     more: &[Vec<u64>],
     generated: bool,
 ) {
-    if into.len() < more.len() {
-        into.resize(more.len(), SubjectJudged::default());
-    }
-    for (x, y) in into.iter_mut().zip(more) {
-        x.add(arch, arches, y, generated);
-    }
+    zip_grow(into, more, |x, y| x.add(arch, arches, y, generated));
 }
 
 /// Adds the per-subject counts `more` into `into`, growing it.
 pub fn merge_judged(into: &mut Vec<SubjectJudged>, more: &[SubjectJudged]) {
-    if into.len() < more.len() {
-        into.resize(more.len(), SubjectJudged::default());
-    }
-    for (x, y) in into.iter_mut().zip(more) {
-        x.merge(y);
-    }
+    zip_grow(into, more, SubjectJudged::merge);
 }
 
 /// Counts the cohort pattern of one divergent input's findings into `into`
@@ -416,7 +367,6 @@ pub struct ArchStats {
 /// One external subject's share of a run (filled in by the CLI).
 #[derive(Clone, Debug, Default)]
 pub struct ExternalRun {
-    /// The spec.
     pub spec: String,
     /// Calls, time in the subject, restarts, stderr tail.
     pub stats: crate::external::SubjectStats,
@@ -464,9 +414,14 @@ impl GateRun {
         self.findings.is_empty() && self.failures.is_empty()
     }
 
-    /// True if some failure is bad input.
+    /// True if some failure is bad input (exit 2).
     pub fn bad_input(&self) -> bool {
-        self.failures.iter().any(GateFailure::is_bad_input)
+        self.failures.iter().any(|f| {
+            matches!(
+                f,
+                GateFailure::Corpus { .. } | GateFailure::Vectors(_) | GateFailure::Subject { .. }
+            )
+        })
     }
 
     /// Total generated cases run.
@@ -478,11 +433,9 @@ impl GateRun {
 /// One corpus folder's replay.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct CorpusFolder {
-    /// Folder name.
     pub name: String,
     /// Routes run (names).
     pub routes: Vec<String>,
-    /// Files.
     pub files: u64,
     /// Files with at least one divergence.
     pub diverged: u64,

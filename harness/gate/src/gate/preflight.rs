@@ -23,12 +23,7 @@ use std::path::{Path, PathBuf};
 #[non_exhaustive]
 pub enum CorpusProblem {
     /// The corpus root does not exist or cannot be read.
-    Missing {
-        /// The root.
-        root: PathBuf,
-        /// OS error.
-        error: String,
-    },
+    Missing { root: PathBuf, error: String },
     /// The corpus root is not a folder.
     NotAFolder(PathBuf),
     /// The corpus root holds nothing.
@@ -37,18 +32,12 @@ pub enum CorpusProblem {
     NoVectors(PathBuf),
     /// An input the gate was asked to read that it cannot read whole.
     Unreadable {
-        /// The entry.
         path: PathBuf,
         /// Why (what it is, its size and cap, the OS error).
         why: String,
     },
     /// No corpus file is routed to a selected target.
-    NoFilesForTarget {
-        /// The root.
-        root: PathBuf,
-        /// The target.
-        target: &'static str,
-    },
+    NoFilesForTarget { root: PathBuf, target: &'static str },
 }
 
 impl fmt::Display for CorpusProblem {
@@ -127,12 +116,8 @@ fn check_inputs(
         path: path.to_path_buf(),
         why,
     };
-    let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)
-        .map_err(|e| bad(dir, format!("folder cannot be read: {e}")))?
-        .map(|e| e.map(|e| e.path()))
-        .collect::<Result<_, _>>()
+    let entries = super::vectors::sorted_paths(dir)
         .map_err(|e| bad(dir, format!("folder cannot be read: {e}")))?;
-    entries.sort();
     for p in entries {
         if !keep(&p.file_name().unwrap_or_default().to_string_lossy()) {
             continue;

@@ -19,41 +19,27 @@ use crate::findings::{Finding, Origin};
 use crate::judge::{Answer, Answers, Judge};
 use crate::subjects::{verdict_name, Batch, Capabilities, Capability, Subject, Validator};
 use std::fmt;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// A malformed or unreadable vector file.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum VectorError {
     /// The folder or a file could not be read.
-    Io {
-        /// Path.
-        path: String,
-        /// OS error.
-        error: String,
-    },
+    Io { path: String, error: String },
     /// A file with no vector line.
-    Empty {
-        /// Path.
-        path: String,
-    },
+    Empty { path: String },
     /// A line that is in neither format.
     BadLine {
-        /// Path.
         path: String,
-        /// 1-based line.
         line: usize,
-        /// What is wrong.
         reason: String,
     },
     /// A hex field that is not 128 hex digits.
     BadHex {
-        /// Path.
         path: String,
-        /// 1-based line.
         line: usize,
         /// 1-based column of the first bad character (or of the field).
         column: usize,
-        /// What is wrong.
         reason: String,
     },
 }
@@ -83,7 +69,6 @@ impl std::error::Error for VectorError {}
 pub enum Vector {
     /// `custom_op` form.
     Validator {
-        /// The bundle.
         bundle: [u8; 64],
         /// `true` = header (0x85) validator, `false` = payload.
         header: bool,
@@ -92,7 +77,6 @@ pub enum Vector {
     },
     /// `decode` form.
     Decode {
-        /// The bundle.
         bundle: [u8; 64],
         /// `Ok(mnemonic)` or `Err(field or reserved@0xNN)`.
         expected: Result<String, String>,
@@ -102,7 +86,6 @@ pub enum Vector {
 /// Counts of one vector file.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct FileStats {
-    /// Path.
     pub path: String,
     /// Vector checks run: one per vector and generation of the run it names.
     pub vectors: u64,
@@ -110,6 +93,15 @@ pub struct FileStats {
     pub failed: u64,
     /// Vectors naming none of the run's generations (a gate narrowed by `--arch`).
     pub other_generations: u64,
+}
+
+/// The entries of folder `dir`, sorted (the vector folder, corpus folders, `minimize`).
+pub(crate) fn sorted_paths(dir: &Path) -> std::io::Result<Vec<PathBuf>> {
+    let mut v = std::fs::read_dir(dir)?
+        .map(|e| e.map(|e| e.path()))
+        .collect::<std::io::Result<Vec<_>>>()?;
+    v.sort();
+    Ok(v)
 }
 
 /// The generation of a vector line without an `arch=` field (SPEC §0 default).
@@ -156,9 +148,9 @@ fn parse_hex_field(path: &str, line: usize, col: usize, s: &str) -> Result<[u8; 
             format!("{} hex digits{odd}, expected exactly 128", digits.len()),
         ));
     }
-    let mut b = [0u8; 64];
-    b.copy_from_slice(&crate::input::pack_nibbles(&digits));
-    Ok(b)
+    Ok(crate::judge::bundle_from_input(
+        &crate::input::pack_nibbles(&digits),
+    ))
 }
 
 /// One parsed vector line: `(line, vector, generations)`.
@@ -221,20 +213,6 @@ pub fn parse_line(path: &str, line: usize, raw: &str) -> Result<Option<Parsed>, 
     )))
 }
 
-/// Parses one file's text. Returns `(line, vector, generations)` triples.
-pub fn parse(path: &str, text: &str) -> Result<Vec<Parsed>, VectorError> {
-    let mut out = Vec::new();
-    for (li, raw) in text.lines().enumerate() {
-        out.extend(parse_line(path, li + 1, raw)?);
-    }
-    if out.is_empty() {
-        return Err(VectorError::Empty {
-            path: path.to_string(),
-        });
-    }
-    Ok(out)
-}
-
 /// What `s` says about a vector, in the file's words, and as a typed answer.
 pub fn actual(s: &dyn Subject, v: &Vector) -> (String, Answer) {
     let fault = |f: &crate::subjects::Fault| {
@@ -286,7 +264,6 @@ pub const MAX_VECTOR_FILE: u64 = 16 << 20;
 /// What [`check_dir`] checked.
 #[derive(Debug, Default)]
 pub struct Checked {
-    /// Per vector file read.
     pub files: Vec<FileStats>,
     /// Vectors core, the oracle or a subject did not meet.
     pub findings: Vec<Finding>,
@@ -313,12 +290,7 @@ pub fn check_dir(dir: &Path, engines: &[(Arch, &Judge)]) -> Result<Checked, Vect
     if std::fs::symlink_metadata(dir).is_err() {
         return Ok(out);
     }
-    let mut files: Vec<_> = std::fs::read_dir(dir)
-        .map_err(|e| io(dir, e.to_string()))?
-        .map(|e| e.map(|e| e.path()).map_err(|e| io(dir, e.to_string())))
-        .collect::<Result<_, _>>()?;
-    files.sort();
-    for p in files {
+    for p in sorted_paths(dir).map_err(|e| io(dir, e.to_string()))? {
         let name = p.file_name().map(|n| n.to_string_lossy().to_string());
         if !is_vector_file_name(&name.unwrap_or_default()) {
             continue;
@@ -607,6 +579,20 @@ mod tests {
             };
             assert_eq!(op.target().check(), want, "{}", op.target().name());
         }
+    }
+
+    /// A whole file's text through [`parse_line`], empty as [`check_dir`] refuses it.
+    fn parse(path: &str, text: &str) -> Result<Vec<Parsed>, VectorError> {
+        let mut out = Vec::new();
+        for (li, raw) in text.lines().enumerate() {
+            out.extend(parse_line(path, li + 1, raw)?);
+        }
+        if out.is_empty() {
+            return Err(VectorError::Empty {
+                path: path.to_string(),
+            });
+        }
+        Ok(out)
     }
 
     #[test]

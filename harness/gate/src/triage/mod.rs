@@ -18,12 +18,10 @@
 //!   would cost the case timeout, or a restart, once more).
 
 pub mod dump;
-pub mod reproduce;
 pub mod shrink;
 
 pub use dump::{dump, dumps};
-pub use reproduce::{reproduce, reproduce_key};
-pub use shrink::{canonical, shrink, shrink_with, MAX_ATTEMPTS, MAX_TIME};
+pub use shrink::{canonical, reproduce_key, shrink, shrink_with, MAX_ATTEMPTS, MAX_TIME};
 
 use crate::arch::Arch;
 use crate::findings::{Finding, Findings, Kept};
@@ -230,13 +228,18 @@ pub fn triage(findings: &Findings, engines: &[Judge], specs: &[SubjectSpec]) -> 
     }
     fold(&mut out, engines, &reference);
     for t in out.iter_mut() {
-        let e = engines
-            .iter()
-            .find(|e| e.arch() == t.finding.arch)
-            .unwrap_or(&reference);
+        let e = engine_for(engines, t.finding.arch, &reference);
         t.subject_blame = asked_blame(e, &t.finding, &t.minimized);
     }
     out
+}
+
+/// The engine of `engines` serving `arch`, else `reference`.
+fn engine_for<'a>(engines: &'a [Judge], arch: Arch, reference: &'a Judge) -> &'a Judge {
+    engines
+        .iter()
+        .find(|e| e.arch() == arch)
+        .unwrap_or(reference)
 }
 
 /// Blame from the subject's own answers (issue 32; C-Reduce's "interesting" test): for a
@@ -321,10 +324,7 @@ fn fold(out: &mut [Triaged], engines: &[Judge], reference: &Judge) {
         if bundles.is_empty() {
             continue;
         }
-        let e = engines
-            .iter()
-            .find(|e| e.arch() == f.arch)
-            .unwrap_or(reference);
+        let e = engine_for(engines, f.arch, reference);
         b.caused_by = roots
             .iter()
             .filter(|(n, _, a)| {

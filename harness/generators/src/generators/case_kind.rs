@@ -22,7 +22,6 @@ impl CaseKind {
         }
     }
 
-    /// Stable name.
     pub fn name(self) -> &'static str {
         match self {
             CaseKind::Valid => "valid",

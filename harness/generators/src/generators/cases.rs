@@ -18,9 +18,7 @@ pub struct Case {
     pub base: u8,
     /// The violations applied, in order (empty = valid case).
     pub violations: Vec<Violation>,
-    /// The bundle.
     pub bundle: [u8; 64],
-    /// The label.
     pub expected: Expected,
 }
 

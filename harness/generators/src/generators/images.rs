@@ -153,19 +153,6 @@ pub fn mutate_image(r: &mut SplitMix64, b: &mut [u8; 64]) {
     }
 }
 
-/// Writes a random bundle (raw kind) into `b`, opcode biased toward `ops`.
-pub fn raw_bundle(r: &mut SplitMix64, ops: &[u8], b: &mut [u8; 64]) {
-    r.fill(b);
-    match r.below(4) {
-        0 => {
-            b[0] = r.pick(ops);
-            b[1] = INST_WORD_LEN;
-        }
-        1 => b[0] = r.pick(ops),
-        _ => {}
-    }
-}
-
 /// Generates a bundle case of `kind` for generation `arch` whose opcode is
 /// biased toward `ops` (the target's opcodes) into `b`.
 ///
@@ -176,7 +163,16 @@ pub fn raw_bundle(r: &mut SplitMix64, ops: &[u8], b: &mut [u8; 64]) {
 /// [`mutate_image`]. Both build `arch`'s images.
 pub fn bundle_case(ops: &[u8], arch: Arch, r: &mut SplitMix64, kind: CaseKind, b: &mut [u8; 64]) {
     if kind == CaseKind::Raw {
-        raw_bundle(r, ops, b);
+        // Random bytes, the opcode biased toward `ops`.
+        r.fill(b);
+        match r.below(4) {
+            0 => {
+                b[0] = r.pick(ops);
+                b[1] = INST_WORD_LEN;
+            }
+            1 => b[0] = r.pick(ops),
+            _ => {}
+        }
         return;
     }
     // Every fourth valid / near-valid case comes from the (slower,

@@ -1,10 +1,10 @@
 //! Labels: what both subjects must say about a near-valid case, computed
 //! only from the mutations and SPEC's chain order.
 
-use super::roles::{role, ByteRole};
+use super::roles::field;
 use super::violations::Violation;
 use crate::arch::Arch;
-use crate::layout::{self, OPCODES};
+use crate::layout::{self, Domain, Role, OPCODES};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct DecodeLabel {
@@ -142,14 +142,11 @@ fn decode_label(
             }));
         }
     }
-    let min_by_offset = |pred: &dyn Fn(usize, ByteRole) -> bool| {
+    let min_by_offset = |pred: &dyn Fn(usize) -> bool| {
         vs.iter()
-            .flat_map(|x| {
-                let off = x.footprint()[0];
-                let r = role(base, off).unwrap_or(ByteRole::Reserved);
-                pred(off, r).then_some((off, r))
-            })
-            .min_by_key(|(off, _)| *off)
+            .map(|x| x.footprint()[0])
+            .filter(|&off| pred(off))
+            .min()
     };
     let custom = match base {
         0x85 => Some(Validator::Header),
@@ -164,18 +161,20 @@ fn decode_label(
             }));
         }
         // then (0x86) arg_type; the debug bytes take any value (FACTS §2 [H])
-        let hit = min_by_offset(&|_, r| r == ByteRole::ArgType);
+        let hit = min_by_offset(&|off| {
+            layout::byte_role(base, off) == Some(Role::Field(Domain::ArgType))
+        });
         return Some(match hit {
-            Some((offset, r)) => Err(DecodeLabel {
-                field: r.field(),
+            Some(offset) => Err(DecodeLabel {
+                field: field(base, offset),
                 offset,
             }),
             None => Ok(()),
         });
     }
-    Some(match min_by_offset(&|_, _| true) {
-        Some((offset, r)) => Err(DecodeLabel {
-            field: r.field(),
+    Some(match min_by_offset(&|_| true) {
+        Some(offset) => Err(DecodeLabel {
+            field: field(base, offset),
             offset,
         }),
         None => Ok(()),

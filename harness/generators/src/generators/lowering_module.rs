@@ -221,10 +221,8 @@ fn gen_instruction(u: &mut Unstructured<'_>) -> IrInstruction {
     }
 }
 
-/// A generated case.
 #[derive(Clone, Debug)]
 pub struct LoweringCase {
-    /// The generation.
     pub gen: Generation,
     /// The instructions, lowered in order into one module.
     pub insns: Vec<IrInstruction>,

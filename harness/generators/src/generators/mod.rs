@@ -3,29 +3,14 @@
 //! # What is generated
 //!
 //! Every generator is a function of an [`arbitrary::Unstructured`] (so the same
-//! code serves libFuzzer, bolero, proptest and the corpus builder):
-//!
-//! - [`valid_instruction`] — a typed `tpb_core` [`Instruction`] for any of the
-//!   opcodes [`Config::arch`]'s compiler emits (SPEC §0, §5), valid by construction (events
-//!   band from the WAIT_MODE / UPDATE_MODE members, FACTS §2; shipped `cce_op`;
-//!   encodable `kind`; dtype tags of the generation's column; scratch triple all-zero
-//!   or full).
-//!   [`valid_case`] encodes it with core's encoder.
-//! - [`near_valid_case`] — a valid bundle with exactly `k` [`Violation`]s applied
-//!   (`k` from [`Config::k`], 1 by default), each touching disjoint bytes:
-//!   a flipped reserved bit, a half-filled scratch triple (every partial
-//!   combination, including dword[0x14] alone), a wrong tag, a wrong / reserved
-//!   opcode, an illegal event mode, an out-of-table LUT byte (kind, cce_op, dtype,
-//!   valid, cross-core enable, payload arg_type) or a payload reserved byte.
-//! - [`group`] / [`stream`] — custom-op groups of 0..=[`Config::max_args`] args
-//!   (core's group encoder) and multi-bundle streams mixing groups, other
-//!   bundles, near-valid bundles, short groups, stray payloads, bad counts.
-//! - [`lut_ordinal`] — edge-biased LUT ordinals; IR queries are the gate's
-//!   ([`gate_inputs::ir_query_input`]).
-//! - [`program()`] — the `structured_diff` input format (config, then
-//!   self-delimiting items of the above), and [`mutate`] — its custom
-//!   mutator (materialise a case as an image, copy a field's value into
-//!   another) and crossover (splice whole items).
+//! code serves libFuzzer, bolero, proptest and the corpus builder), for
+//! [`Config::arch`]'s generation: [`valid_instruction`] / [`valid_case`] (typed
+//! `tpb_core` instructions encoded with core's encoder), [`near_valid_case`]
+//! (exactly [`Config::violations`] [`Violation`]s on disjoint bytes), [`group`] /
+//! [`stream`] (SPEC §5.3), [`lut_ordinal`], and [`program()`], the `structured_diff`
+//! input format, with its custom mutator and crossover ([`mutate`]). The gate's own
+//! inputs, drawn from a [`SplitMix64`], are [`images`], [`gate_inputs`],
+//! [`sync_program`], [`engine_sync`], [`lowering_module`] and [`stream_program`].
 //!
 //! # Labelling guarantee
 //!
@@ -72,7 +57,7 @@ pub use program::{
     config as program_config, item_at, program, shape, Item, Program, Shape, CONFIG_BYTES,
     IMAGE_PICK, MAX_ITEMS, PAD,
 };
-pub use rng::{case_rng, fnv1a64, mix64, name_hash, SplitMix64};
+pub use rng::{case_rng, fnv1a64, fnv1a64_on, mix64, name_hash, SplitMix64};
 pub use streams::{encode_group, group, stream, wide_group};
 pub use valid::{encode, instruction_of, sync, valid_instruction, EncodeRefused, GenError};
 pub use violations::{violation, Violation, SCRATCH_PARTIAL};

@@ -54,7 +54,6 @@ pub enum Item {
     Image([u8; 64]),
     /// A multi-bundle stream (SPEC §5.3).
     Stream(Vec<u8>),
-    /// A LUT ordinal.
     Lut(u32),
     /// An IR query, as the `ir_gates` target's input (`judge::ir_query_from_input`).
     Ir(Vec<u8>),
@@ -67,7 +66,6 @@ pub enum Item {
 pub struct Program {
     /// The bytes [`Program::cfg`] was read from (PRNG bytes past `data`).
     pub cfg_bytes: [u8; CONFIG_BYTES],
-    /// The swarm config.
     pub cfg: Config,
     /// The items and their spans ([`shape`]): positions at or past
     /// `data.len()` are PRNG bytes (an image reads zeros there instead).

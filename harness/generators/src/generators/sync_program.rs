@@ -21,7 +21,6 @@ pub const GEN_MAX_INSTRS: usize = 200;
 /// Most ops read from one input.
 pub const GEN_MAX_OPS: usize = 48;
 
-/// One generator step.
 #[derive(Arbitrary, Debug, Clone)]
 pub enum Op {
     /// A whole custom-op flow, valid by construction.
@@ -69,7 +68,6 @@ pub enum Op {
     },
 }
 
-/// A generated case.
 #[derive(Debug, Clone)]
 pub struct Case {
     /// The program, in the model's types.

@@ -201,7 +201,6 @@ pub fn valid_instruction(
 /// finding (the instruction is in the encoder's domain by SPEC §5).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct EncodeRefused {
-    /// The instruction.
     pub instruction: Instruction,
     /// Core's error, rendered.
     pub error: String,
@@ -221,14 +220,11 @@ impl std::fmt::Display for EncodeRefused {
 /// refused a valid instruction, or a record opcode has no generator.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum GenError {
-    /// `arbitrary` error.
     Arbitrary(arbitrary::Error),
-    /// See [`EncodeRefused`].
     Encode(Box<EncodeRefused>),
     /// [`instruction_of`] has no arm for this opcode (a record of
     /// isa/records.tsv added without its generator).
     NoGenerator {
-        /// The opcode.
         opcode: u8,
     },
 }

@@ -1,9 +1,9 @@
 //! Near-valid: the violated predicates and how they are drawn.
 
-use super::roles::{role, ByteRole};
+use super::roles::{accepts, checked};
 use super::valid::{nonzero_u32, nonzero_u8};
 use crate::arch::Arch;
-use crate::layout::{tag_of, OPCODES};
+use crate::layout::{byte_role, tag_of, Domain, Role, OPCODES};
 use arbitrary::{Result, Unstructured};
 
 /// One violated predicate. Each writes only the bytes of [`Violation::footprint`].
@@ -16,7 +16,6 @@ pub enum Violation {
     Tag(u8),
     /// Flip one bit of a reserved byte (so exactly one reserved bit is set).
     ReservedBit {
-        /// Byte offset.
         offset: u8,
         /// Bit 0..=7.
         bit: u8,
@@ -42,12 +41,7 @@ pub enum Violation {
     },
     /// A LUT / flag byte (cce_op, dtype, kind, src/dst dtype, valid,
     /// cross-core enable, payload arg_type) := an out-of-table value.
-    Field {
-        /// Byte offset.
-        offset: u8,
-        /// The bad value.
-        value: u8,
-    },
+    Field { offset: u8, value: u8 },
 }
 
 /// Every partial scratch combination (13 of the 15 nonempty part sets).
@@ -148,23 +142,10 @@ enum Menu {
 
 /// The payload bytes (from +0x0C) of `base`'s image whose value a decoder checks against a
 /// domain (an enum, a constant or a flag), with their roles.
-fn checked_field_bytes(base: u8) -> Vec<(u8, ByteRole)> {
+fn checked_field_bytes(base: u8) -> Vec<(u8, Role)> {
     (0x0Cu8..64)
-        .filter_map(|o| {
-            let r = role(base, usize::from(o))?;
-            matches!(
-                r,
-                ByteRole::CceOp
-                    | ByteRole::Dtype
-                    | ByteRole::Kind
-                    | ByteRole::SrcDtype
-                    | ByteRole::DstDtype
-                    | ByteRole::CrossCoreEnable
-                    | ByteRole::Valid
-                    | ByteRole::ArgType
-            )
-            .then_some((o, r))
-        })
+        .filter_map(|o| byte_role(base, usize::from(o)).map(|r| (o, r)))
+        .filter(|&(_, r)| checked(r))
         .collect()
 }
 
@@ -205,7 +186,12 @@ pub fn violation(u: &mut Unstructured<'_>, base: u8, arch: Arch) -> Result<Viola
         })?),
         Menu::ReservedBit => {
             let offs: Vec<u8> = (0u8..64)
-                .filter(|&o| role(base, usize::from(o)) == Some(ByteRole::Reserved))
+                .filter(|&o| {
+                    matches!(
+                        byte_role(base, usize::from(o)),
+                        Some(Role::Reserved | Role::Unknown)
+                    )
+                })
                 .collect();
             // Half the time the first or last byte of a reserved run (an
             // off-by-one in a mask shows there), else any reserved byte.
@@ -225,12 +211,12 @@ pub fn violation(u: &mut Unstructured<'_>, base: u8, arch: Arch) -> Result<Viola
         Menu::Wait => Violation::WaitMode(bad_value(
             u,
             &[0x08, 0x80, 0x0D, 0x10, 0x86, 0x8F, 0x45, 0xFF],
-            |v| ByteRole::WaitMode.accepts(v, tag, arch),
+            |v| accepts(Role::Field(Domain::WaitMode), v, arch),
         )?),
         Menu::Update => Violation::UpdateMode(bad_value(
             u,
             &[0x06, 0x08, 0x10, 0x16, 0x18, 0x1A, 0x98, 0xFF],
-            |v| ByteRole::UpdateMode.accepts(v, tag, arch),
+            |v| accepts(Role::Field(Domain::UpdateMode), v, arch),
         )?),
         Menu::Scratch => Violation::Scratch {
             parts: *u.choose(&SCRATCH_PARTIAL)?,
@@ -243,16 +229,16 @@ pub fn violation(u: &mut Unstructured<'_>, base: u8, arch: Arch) -> Result<Viola
             let offs = checked_field_bytes(base);
             let (offset, r) = *u.choose(&offs)?;
             let edges: &[u8] = match r {
-                ByteRole::CceOp => &[0x01, 0x03, 0x05, 0x1A, 0xFF],
-                ByteRole::Kind => &[0x00, 0x0A, 0x0B, 0xFF],
-                ByteRole::CrossCoreEnable => &[0x00, 0x02, 0x81, 0xFF],
-                ByteRole::ArgType => &[0x00, 0x03, 0x81, 0xFF],
-                ByteRole::Valid => &[0x02, 0x03, 0x80, 0xFF],
+                Role::Field(Domain::CceOp) => &[0x01, 0x03, 0x05, 0x1A, 0xFF],
+                Role::Field(Domain::Kind) => &[0x00, 0x0A, 0x0B, 0xFF],
+                Role::Const(_) => &[0x00, 0x02, 0x81, 0xFF],
+                Role::Field(Domain::ArgType) => &[0x00, 0x03, 0x81, 0xFF],
+                Role::Field(Domain::Flag) => &[0x02, 0x03, 0x80, 0xFF],
                 _ => &[0x00, 0x10, 0x11, 0x12, 0xFF],
             };
             Violation::Field {
                 offset,
-                value: bad_value(u, edges, |v| r.accepts(v, tag, arch))?,
+                value: bad_value(u, edges, |v| accepts(r, v, arch))?,
             }
         }
     })
