@@ -530,8 +530,10 @@ fn ok_verdict(records: &[[u8; 64]]) -> String {
 /// fault), what failed ([`LoweringDivergence::what`]) and the description.
 type Failed = (LoweringMismatch, String, String);
 
-fn property(what: &str, d: String) -> Failed {
-    (LoweringMismatch::Property, what.into(), d)
+/// A failed property: `what: detail`.
+fn property(what: String, detail: impl fmt::Display) -> Failed {
+    let d = format!("{what}: {detail}");
+    (LoweringMismatch::Property, what, d)
 }
 
 /// A subject's fault on operation `op`.
@@ -553,16 +555,14 @@ fn check_decoded(
 ) -> Result<(), Failed> {
     left.check_lowered(insn, records)
         .map_err(|f| faulted(left, "check_lowered", &f))?
-        .map_err(|d| property("check_lowered", d))?;
+        .map_err(|d| (LoweringMismatch::Property, String::new(), d))?;
     for b in records {
         right
             .decode(b)
             .map_err(|f| faulted(right, "decode", &f))?
             .map_err(|e| {
-                property(
-                    "cannot decode record",
-                    format!("{} cannot decode record {}: {e:?}", right.name(), hex(b)),
-                )
+                let what = format!("{} cannot decode record {}", right.name(), hex(b));
+                property(what, format!("{e:?}"))
             })?;
     }
     Ok(())
@@ -595,10 +595,8 @@ fn check_properties(
     // Determinism: lowering again gives what the first lowering answered
     // (the same records, side rows and tables; the same error names).
     if !same_lowering(&lower(&case.insns)?, first) {
-        return Err(property(
-            "lowering the same case twice differs",
-            "lowering the same case twice differs".into(),
-        ));
+        let what = "lowering the same case twice differs".to_string();
+        return Err((LoweringMismatch::Property, what.clone(), what));
     }
     // Minimal registries: every entry is needed by some instruction.
     let used: BTreeSet<(&str, usize)> = first
@@ -613,8 +611,9 @@ fn check_properties(
         .chain((0..first.attributes.len()).map(|i| ("attributes", i)))
         .collect();
     if used != all {
-        return Err(property(
-            "registry entries",
+        return Err((
+            LoweringMismatch::Property,
+            "registry entries".into(),
             format!("registry entries {all:?}, needed {used:?}"),
         ));
     }
@@ -629,12 +628,7 @@ fn check_properties(
         let m2 = lower(std::slice::from_ref(&other))?;
         let l2 = match m2.instrs.first() {
             Some(Ok(l2)) => l2,
-            Some(Err(e)) => {
-                return Err(property(
-                    "moved geometry rejected",
-                    format!("moved geometry rejected: {}", e.message),
-                ))
-            }
+            Some(Err(e)) => return Err(property("moved geometry rejected".into(), &e.message)),
             None => {
                 let f = Fault::Protocol("no answer for the one instruction asked".into());
                 return Err(faulted(left, "lower", &f));
@@ -642,18 +636,16 @@ fn check_properties(
         };
         if l1.records != l2.records {
             return Err(property(
-                "geometry reaches the wire",
-                format!("geometry reaches the wire: {insn:?}"),
+                "geometry reaches the wire".into(),
+                format!("{insn:?}"),
             ));
         }
         let same_tables = m1.replica_groups == m2.replica_groups
             && m1.source_target_pairs == m2.source_target_pairs
             && m1.attributes == m2.attributes;
         if same_tables != l1.side.is_empty() {
-            return Err(property(
-                "moved geometry leaves the side-tables as they were",
-                format!("moved geometry leaves the side-tables as they were: {insn:?}"),
-            ));
+            let what = "moved geometry leaves the side-tables as they were";
+            return Err(property(what.into(), format!("{insn:?}")));
         }
     }
     // The emitted stream parses, in both parsers, into one item per record
@@ -670,17 +662,17 @@ fn check_properties(
             .map_err(|f| faulted(s, "parse_bundle_stream", &f))?
             .map_err(|e| {
                 property(
-                    &format!("{} stream parser rejects the emitted stream", s.name()),
-                    format!("{} stream parser rejects the emitted stream: {e}", s.name()),
+                    format!("{} stream parser rejects the emitted stream", s.name()),
+                    e,
                 )
             })
     };
     let (left_items, right_items) = (parse(left)?, parse(right)?);
     if left_items != right_items || left_items.len() != expected {
         return Err(property(
-            "stream items",
+            "stream items".into(),
             format!(
-                "stream items: {} {left_items:?}, {} {right_items:?}, expected {expected}",
+                "{} {left_items:?}, {} {right_items:?}, expected {expected}",
                 left.name(),
                 right.name()
             ),
@@ -723,8 +715,9 @@ fn check_leg_faults(
     for (what, v) in variants {
         let (l, r) = (count(left, &v)?, count(right, &v)?);
         if l != r {
-            return Err(property(
-                &format!("bundle stream with {what}"),
+            return Err((
+                LoweringMismatch::Property,
+                format!("bundle stream with {what}"),
                 format!(
                     "bundle stream with {what} (record {k}): {} {l:?}, {} {r:?}",
                     left.name(),
