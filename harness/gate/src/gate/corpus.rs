@@ -32,7 +32,7 @@ fn walk(
     entries.sort();
     for p in entries {
         if let Some(why) = crate::input::symlink_skip(&p).map_err(|e| err(&p, e))? {
-            skipped.push(why);
+            skipped.push(format!("{}: {why}", p.display()));
             continue;
         }
         let md = std::fs::symlink_metadata(&p).map_err(|e| err(&p, e))?;
