@@ -201,7 +201,7 @@ const NAME_W: usize = 28;
 /// row holding one ends with `<== FAILED: <reason>`; `color` also paints those
 /// bytes red and zero reserved bytes dim, each escape reset before the end of
 /// its line.
-pub fn explain_bundle(b: &[u8; 64], header: &str, color: bool, arch: Arch) -> (String, bool) {
+pub fn explain_bundle(b: &[u8; 64], header: &str, color: bool, arch: Arch) -> Explained {
     let verdict = lint(b, arch);
     let answer = verdict.answer();
     let hot = blamed_bytes(b, &answer);
@@ -220,8 +220,16 @@ pub fn explain_tail(b: &[u8; 64], header: &str) -> String {
     s
 }
 
+/// A bundle's explanation: its text, whether the bundle is valid, and which lines (0-based)
+/// end with `<== FAILED`.
+pub struct Explained {
+    pub text: String,
+    pub valid: bool,
+    pub failed_lines: Vec<usize>,
+}
+
 /// [`explain_bundle`] with the verdict words, the answer and the blamed bytes given.
-pub fn render(
+fn render(
     b: &[u8; 64],
     header: &str,
     color: bool,
@@ -229,7 +237,7 @@ pub fn render(
     status: &str,
     answer: &Answer,
     hot: ByteSet,
-) -> (String, bool) {
+) -> Explained {
     let decoded = registry::core_for(arch).decode(b).ok().and_then(Result::ok);
     let mut s = String::new();
     let op = b[0];
@@ -242,6 +250,8 @@ pub fn render(
         "  off   bytes                                            {:<NAME_W$}  value\n",
         "field"
     ));
+    // The header and column lines come first.
+    let (mut lines, mut failed_lines) = (2, Vec::new());
     let mark = |s: &mut String| {
         let text = format!("<== FAILED: {}", answer.reason().unwrap_or(""));
         if color {
@@ -307,17 +317,24 @@ pub fn render(
             };
             if row_hot {
                 mark(&mut line);
+                failed_lines.push(lines);
             }
             s.push_str(&line);
             s.push('\n');
+            lines += 1;
             if row_hot {
                 s.push_str(&format!("        {}", carets.trim_end()));
                 s.push('\n');
+                lines += 1;
             }
         }
     }
     s.pop();
-    (s, answer.reason().is_none())
+    Explained {
+        text: s,
+        valid: answer.reason().is_none(),
+        failed_lines,
+    }
 }
 
 #[cfg(test)]
@@ -333,7 +350,11 @@ mod tests {
         b[0] = 0x85;
         b[1] = 0x10;
         b[0x3F] = 0x01;
-        let (t, valid) = explain_bundle(&b, "bundle", false, Arch::V2);
+        let Explained {
+            text: t,
+            valid,
+            failed_lines,
+        } = explain_bundle(&b, "bundle", false, Arch::V2);
         assert!(!valid);
         assert!(!t.contains('\x1b'), "{t}");
         let lines: Vec<&str> = t.lines().collect();
@@ -341,6 +362,8 @@ mod tests {
             .filter(|&i| lines[i].contains("<== FAILED"))
             .collect();
         assert_eq!(failed.len(), 1, "{t}");
+        // The typed line numbers are the marked lines.
+        assert_eq!(failed_lines, failed, "{t}");
         let row = lines[failed[0]];
         assert!(row.starts_with("  0x30  "), "{t}");
         assert!(

@@ -27,7 +27,10 @@ pub fn run(files: &[String], hex: bool, arch: Arch, color: ColorChoice) -> CliRe
             let header = format!("bundle #{index} ({})", location(l));
             // `check`'s verdict is the walker's; the second half of a 128-byte instruction has none.
             let (body, valid) = match seen.opcode {
-                Some(_) => explain_bundle(&l.bytes, &header, color, arch),
+                Some(_) => {
+                    let e = explain_bundle(&l.bytes, &header, color, arch);
+                    (e.text, e.valid)
+                }
                 None => (explain_tail(&l.bytes, &header), true),
             };
             // Exit as `check` does: an invalid bundle or a broken stream rule is 1.
