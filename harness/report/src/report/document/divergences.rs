@@ -15,7 +15,7 @@ fn annotated(target: &str, input: &[u8], arch: Arch) -> Block {
     if is_bundle_target(target) {
         let e = explain_bundle(&bundle_from_input(input), "bundle", false, arch);
         return Block::Annotated {
-            text: e.text,
+            text: e.text(),
             failed_lines: e.failed_lines,
         };
     }
