@@ -245,7 +245,7 @@ pub fn plan_folder(folder: &str, dir: &Path) -> Result<FolderPlan, MinimizeError
     let mut ids = std::collections::HashMap::new();
     for p in entries {
         if let Some(why) = crate::input::symlink_skip(&p).map_err(io(&p))? {
-            skipped.push(why);
+            skipped.push(format!("{}: {why}", p.display()));
             continue;
         }
         let md = std::fs::symlink_metadata(&p).map_err(io(&p))?;

@@ -201,7 +201,7 @@ const NAME_W: usize = 28;
 /// row holding one ends with `<== FAILED: <reason>`; `color` also paints those
 /// bytes red and zero reserved bytes dim, each escape reset before the end of
 /// its line.
-pub fn explain_bundle(b: &[u8; 64], header: &str, color: bool, arch: Arch) -> (String, bool) {
+pub fn explain_bundle(b: &[u8; 64], header: &str, color: bool, arch: Arch) -> Explained {
     let verdict = lint(b, arch);
     let answer = verdict.answer();
     let hot = blamed_bytes(b, &answer);
@@ -210,18 +210,43 @@ pub fn explain_bundle(b: &[u8; 64], header: &str, color: bool, arch: Arch) -> (S
 
 /// The second 64 bytes of a 128-byte instruction: its bytes, no verdict of its own (`check`
 /// judges the instruction by its first 64 bytes).
-pub fn explain_tail(b: &[u8; 64], header: &str) -> String {
-    let mut s =
-        format!("{header}: the second half of a 128-byte instruction (no verdict of its own)");
-    for (k, row) in b.chunks(16).enumerate() {
-        let hex: Vec<String> = row.iter().map(|x| format!("{x:02x}")).collect();
-        s.push_str(&format!("\n  0x{:02X}  {}", k * 16, hex.join(" ")));
+pub fn explain_tail(b: &[u8; 64], header: &str) -> Explained {
+    let rows: Vec<String> = b
+        .chunks(16)
+        .enumerate()
+        .map(|(k, row)| {
+            let hex: Vec<String> = row.iter().map(|x| format!("{x:02x}")).collect();
+            format!("  0x{:02X}  {}", k * 16, hex.join(" "))
+        })
+        .collect();
+    Explained {
+        head: format!(
+            "{header}: the second half of a 128-byte instruction (no verdict of its own)"
+        ),
+        body: rows.join("\n"),
+        valid: true,
+        failed_lines: Vec::new(),
     }
-    s
+}
+
+/// A bundle's explanation: its first line (the verdict) and the lines under it, whether the
+/// bundle is valid, and which lines (0-based, the first line 0) end with `<== FAILED`.
+pub struct Explained {
+    pub head: String,
+    pub body: String,
+    pub valid: bool,
+    pub failed_lines: Vec<usize>,
+}
+
+impl Explained {
+    /// The whole explanation.
+    pub fn text(&self) -> String {
+        format!("{}\n{}", self.head, self.body)
+    }
 }
 
 /// [`explain_bundle`] with the verdict words, the answer and the blamed bytes given.
-pub fn render(
+fn render(
     b: &[u8; 64],
     header: &str,
     color: bool,
@@ -229,19 +254,21 @@ pub fn render(
     status: &str,
     answer: &Answer,
     hot: ByteSet,
-) -> (String, bool) {
+) -> Explained {
     let decoded = registry::core_for(arch).decode(b).ok().and_then(Result::ok);
     let mut s = String::new();
     let op = b[0];
-    s.push_str(&format!(
-        "{header} {} {}: {status}\n",
+    let head = format!(
+        "{header} {} {}: {status}",
         opcode_str(op),
         mnemonic_of(op).unwrap_or("(not a decodable opcode)")
-    ));
+    );
     s.push_str(&format!(
         "  off   bytes                                            {:<NAME_W$}  value\n",
         "field"
     ));
+    // The header and column lines come first.
+    let (mut lines, mut failed_lines) = (2, Vec::new());
     let mark = |s: &mut String| {
         let text = format!("<== FAILED: {}", answer.reason().unwrap_or(""));
         if color {
@@ -307,17 +334,25 @@ pub fn render(
             };
             if row_hot {
                 mark(&mut line);
+                failed_lines.push(lines);
             }
             s.push_str(&line);
             s.push('\n');
+            lines += 1;
             if row_hot {
                 s.push_str(&format!("        {}", carets.trim_end()));
                 s.push('\n');
+                lines += 1;
             }
         }
     }
     s.pop();
-    (s, answer.reason().is_none())
+    Explained {
+        head,
+        body: s,
+        valid: answer.reason().is_none(),
+        failed_lines,
+    }
 }
 
 #[cfg(test)]
@@ -333,14 +368,17 @@ mod tests {
         b[0] = 0x85;
         b[1] = 0x10;
         b[0x3F] = 0x01;
-        let (t, valid) = explain_bundle(&b, "bundle", false, Arch::V2);
-        assert!(!valid);
+        let e = explain_bundle(&b, "bundle", false, Arch::V2);
+        let t = e.text();
+        assert!(!e.valid);
         assert!(!t.contains('\x1b'), "{t}");
         let lines: Vec<&str> = t.lines().collect();
         let failed: Vec<usize> = (0..lines.len())
             .filter(|&i| lines[i].contains("<== FAILED"))
             .collect();
         assert_eq!(failed.len(), 1, "{t}");
+        // The typed line numbers are the marked lines.
+        assert_eq!(e.failed_lines, failed, "{t}");
         let row = lines[failed[0]];
         assert!(row.starts_with("  0x30  "), "{t}");
         assert!(

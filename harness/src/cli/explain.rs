@@ -26,23 +26,18 @@ pub fn run(files: &[String], hex: bool, arch: Arch, color: ColorChoice) -> CliRe
             }
             let header = format!("bundle #{index} ({})", location(l));
             // `check`'s verdict is the walker's; the second half of a 128-byte instruction has none.
-            let (body, valid) = match seen.opcode {
+            let e = match seen.opcode {
                 Some(_) => explain_bundle(&l.bytes, &header, color, arch),
-                None => (explain_tail(&l.bytes, &header), true),
+                None => explain_tail(&l.bytes, &header),
             };
             // Exit as `check` does: an invalid bundle or a broken stream rule is 1.
-            any_invalid |= !valid || !seen.errors.is_empty();
-            let mut lines = body.splitn(2, '\n');
-            let head = lines.next().unwrap_or("");
-            emit(&mut out, head)?;
+            any_invalid |= !e.valid || !seen.errors.is_empty();
+            emit(&mut out, &e.head)?;
             emit(
                 &mut out,
                 &format!("  {}", text(&seen, &l.bytes).replace('\n', "\n  ")),
             )?;
-            match lines.next() {
-                Some(rest) => emit(&mut out, rest),
-                None => Ok(()),
-            }
+            emit(&mut out, &e.body)
         }
         StreamStep::End {
             path,

@@ -562,7 +562,7 @@ pub enum CorpusEntry {
 /// Opens a corpus or vector file without following a symlink ([`symlink_skip`]; `O_NOFOLLOW`
 /// against a swap), without blocking (`O_NONBLOCK`: a FIFO without a writer does not hang),
 /// checked on the open descriptor to be a regular file of at most `max` bytes (so `/dev/zero`
-/// is caught). `Ok(Err(why))`: skipped, `why` names the path and the reason.
+/// is caught). `Ok(Err(why))`: skipped, `why` the reason (the caller names the path).
 pub fn open_regular(path: &Path, max: u64) -> std::io::Result<Result<File, String>> {
     if let Some(why) = symlink_skip(path)? {
         return Ok(Err(why));
@@ -577,20 +577,16 @@ pub fn open_regular(path: &Path, max: u64) -> std::io::Result<Result<File, Strin
     let f = match opts.open(path) {
         Ok(f) => f,
         Err(e) if e.raw_os_error() == Some(libc::ELOOP) => {
-            return Ok(Err(format!("{}: symlink, not followed", path.display())))
+            return Ok(Err("symlink, not followed".into()))
         }
         Err(e) => return Err(e),
     };
     let md = f.metadata()?;
     Ok(if !md.is_file() {
         let kind = crate::atomic::file_kind(&md.file_type());
-        Err(format!("{}: {kind}, not a regular file", path.display()))
+        Err(format!("{kind}, not a regular file"))
     } else if md.len() > max {
-        let len = md.len();
-        Err(format!(
-            "{}: {len} bytes, over the cap of {max} bytes",
-            path.display()
-        ))
+        Err(format!("{} bytes, over the cap of {max} bytes", md.len()))
     } else {
         Ok(f)
     })
@@ -601,7 +597,7 @@ pub fn open_regular(path: &Path, max: u64) -> std::io::Result<Result<File, Strin
 pub fn read_corpus_file(path: &Path) -> std::io::Result<CorpusEntry> {
     let f = match open_regular(path, MAX_INPUT)? {
         Ok(f) => f,
-        Err(why) => return Ok(CorpusEntry::Skipped(why)),
+        Err(why) => return Ok(CorpusEntry::Skipped(format!("{}: {why}", path.display()))),
     };
     let mut buf = Vec::new();
     f.take(MAX_INPUT + 1).read_to_end(&mut buf)?;
@@ -615,9 +611,9 @@ pub fn read_corpus_file(path: &Path) -> std::io::Result<CorpusEntry> {
 }
 
 /// A corpus walk never follows a symlink (it stays inside the folder it
-/// was given). For a symlink at `path`: `Ok(Some(warning))` naming what it
-/// points to, for the skip list (`<path>: device, not a regular file
-/// (through a symlink)`, `<path>: symlink to a regular file, not followed`);
+/// was given). For a symlink at `path`: `Ok(Some(why))` naming what it
+/// points to, for the skip list after the path (`device, not a regular file
+/// (through a symlink)`, `symlink to a regular file, not followed`);
 /// a dangling symlink is an error (an unreadable entry). `Ok(None)` for
 /// anything that is not a symlink.
 pub fn symlink_skip(path: &Path) -> std::io::Result<Option<String>> {
@@ -628,12 +624,9 @@ pub fn symlink_skip(path: &Path) -> std::io::Result<Option<String>> {
         .map_err(|e| std::io::Error::new(e.kind(), format!("dangling symlink: {e}")))?;
     let kind = crate::atomic::file_kind(&to.file_type());
     Ok(Some(if to.is_file() || to.is_dir() {
-        format!("{}: symlink to a {kind}, not followed", path.display())
+        format!("symlink to a {kind}, not followed")
     } else {
-        format!(
-            "{}: {kind}, not a regular file (through a symlink)",
-            path.display()
-        )
+        format!("{kind}, not a regular file (through a symlink)")
     }))
 }
 

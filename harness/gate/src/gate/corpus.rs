@@ -27,7 +27,7 @@ fn walk(
     let err = |p: &Path, e: std::io::Error| (p.display().to_string(), e.to_string());
     for p in super::vectors::sorted_paths(dir).map_err(|e| err(dir, e))? {
         if let Some(why) = crate::input::symlink_skip(&p).map_err(|e| err(&p, e))? {
-            skipped.push(why);
+            skipped.push(format!("{}: {why}", p.display()));
             continue;
         }
         let md = std::fs::symlink_metadata(&p).map_err(|e| err(&p, e))?;

@@ -94,11 +94,7 @@ fn has_regular_file(dir: &Path) -> bool {
 /// that opens ([`crate::input::open_regular`]); `Err(why)` without the path.
 fn readable(p: &Path, cap: u64) -> Result<(), String> {
     match crate::input::open_regular(p, cap) {
-        Ok(Ok(_)) => Ok(()),
-        Ok(Err(why)) => Err(why
-            .strip_prefix(&format!("{}: ", p.display()))
-            .unwrap_or(&why)
-            .to_string()),
+        Ok(r) => r.map(drop),
         Err(e) => Err(format!("cannot be read: {e}")),
     }
 }

@@ -306,7 +306,7 @@ pub fn check_dir(dir: &Path, engines: &[(Arch, &Judge)]) -> Result<Checked, Vect
         {
             Ok(f) => f,
             Err(why) => {
-                out.skipped.push(why);
+                out.skipped.push(format!("{}: {why}", p.display()));
                 continue;
             }
         };

@@ -21,7 +21,7 @@ use crate::subjects::{
     DecodeFail, Decoded, EncodeResult, Fault, FieldName, IrAnswer, IrInstruction, IrQuery,
     LintResult, LoweredModule, LutResult, LutTable, ModuleAnswer, Name, Predicate, Reference,
     Reply, Route, StreamFail, StreamResult, Subject, SyncEntry, SyncFlow, SyncPlanned, SyncProgram,
-    SyncRejected, SyncRun, Validator, Value, Verdict,
+    SyncRejected, SyncRun, SyncViolation, Validator, Value, Verdict,
 };
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
@@ -325,7 +325,7 @@ impl Reference for Recorder {
         ticket: u64,
         plan: &[SyncEntry],
         schedule: &[u8],
-    ) -> Reply<Result<SyncRun, String>> {
+    ) -> Reply<Result<SyncRun, SyncViolation>> {
         self.inner.sync_simulate(p, ticket, plan, schedule)
     }
 

@@ -16,8 +16,8 @@
 //! Contract: [`compare`] never panics (a panic in either implementation
 //! becomes a `Panic` divergence); its coverage key is the generation and
 //! the first instruction's verdict (`v3 ok:d9+da`, `v2 err:duplicate_rank`)
-//! or `diverged`; the signature key is the [`LoweringMismatch`] and the
-//! description with digits masked, cut at the first `:` context, so one bug
+//! or `diverged`; the signature key is the [`LoweringMismatch`] and what
+//! differs ([`LoweringDivergence::what`]: no index, no values), so one bug
 //! deduplicates to one entry.
 
 use super::kind::{CaseBudget, Ran, TargetKind};
@@ -139,19 +139,6 @@ impl LoweringMismatch {
     }
 }
 
-/// Digits masked, instruction index and values dropped: `[#] records`.
-fn signature_key(m: LoweringMismatch, description: &str) -> String {
-    let head: String = description
-        .split(&[',', ':', '('][..])
-        .next()
-        .unwrap_or("")
-        .chars()
-        .take(72)
-        .map(|c| if c.is_ascii_digit() { '#' } else { c })
-        .collect();
-    format!("{}:{head}", m.name())
-}
-
 /// Runs one case under the judge's generation (input mapping:
 /// [`collective_lowering_case`]) on its reference pair, then on each subject
 /// under test that declares `lower`: the coverage key and the divergences.
@@ -179,7 +166,7 @@ pub fn compare(e: &Judge, target: Target, data: &[u8]) -> (String, Vec<Divergenc
             "diverged".into(),
             vec![div(
                 d.class.class(),
-                signature_key(d.class, &d.description),
+                format!("{}:{}", d.class.name(), d.what),
                 d.description,
                 d.case,
             )],
@@ -315,6 +302,9 @@ pub struct LoweringOutcome {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct LoweringDivergence {
     pub class: LoweringMismatch,
+    /// What differs, without index or values (`[#] records`, `stream items`): the signature
+    /// key's second half.
+    pub what: String,
     pub description: String,
     pub case: String,
 }
@@ -391,8 +381,9 @@ pub fn compare_case_on(
     right: &dyn Reference,
     case: &LoweringCase,
 ) -> Result<LoweringOutcome, LoweringDivergence> {
-    let diverge = |class: LoweringMismatch, description: String| LoweringDivergence {
+    let diverge = |class: LoweringMismatch, what: String, description: String| LoweringDivergence {
         class,
+        what,
         description,
         case: format!("{case:?}"),
     };
@@ -408,6 +399,7 @@ pub fn compare_case_on(
             };
             return Err(diverge(
                 LoweringMismatch::Fault(class),
+                "lower".into(),
                 format!("lower: {ln} {}, {rn} {}", show(&l), show(&r)),
             ));
         }
@@ -415,6 +407,7 @@ pub fn compare_case_on(
     if l.instrs.len() != case.insns.len() || r.instrs.len() != case.insns.len() {
         return Err(diverge(
             LoweringMismatch::Fault(Class::Protocol),
+            "lower".into(),
             format!(
                 "lower: {} instructions asked, {ln} answered {}, {rn} {}",
                 case.insns.len(),
@@ -440,18 +433,21 @@ pub fn compare_case_on(
             (Err(e), Err(r)) => {
                 return Err(diverge(
                     LoweringMismatch::SameVerdictDifferentReason,
+                    format!("[#] {ln} rejects with {}", e.name),
                     format!("[{i}] {ln} rejects with {}, {rn} with {}", e.name, r.name),
                 ))
             }
             (Err(e), Ok(_)) => {
                 return Err(diverge(
                     LoweringMismatch::UnderAccept,
+                    format!("[#] {ln} rejects with {}", e.name),
                     format!("[{i}] {ln} rejects with {}, {rn} accepts", e.message),
                 ))
             }
             (Ok(_), Err(r)) => {
                 return Err(diverge(
                     LoweringMismatch::OverAccept,
+                    format!("[#] {ln} accepts"),
                     format!("[{i}] {ln} accepts, {rn} rejects with {}", r.message),
                 ))
             }
@@ -459,6 +455,7 @@ pub fn compare_case_on(
                 if a.records != b.records {
                     return Err(diverge(
                         LoweringMismatch::DifferentOutput,
+                        "[#] records".into(),
                         format!(
                             "[{i}] records: {ln} {:?}, {rn} {:?}",
                             hex(&a.records),
@@ -469,11 +466,13 @@ pub fn compare_case_on(
                 if a.side != b.side {
                     return Err(diverge(
                         LoweringMismatch::DifferentOutput,
+                        "[#] side refs".into(),
                         format!("[{i}] side refs: {ln} {:?}, {rn} {:?}", a.side, b.side),
                     ));
                 }
-                check_decoded(left, right, insn, &a.records)
-                    .map_err(|(m, d)| diverge(m, format!("[{i}] decode: {d}")))?;
+                check_decoded(left, right, insn, &a.records).map_err(|(m, _, d)| {
+                    diverge(m, "[#] decode".into(), format!("[{i}] decode: {d}"))
+                })?;
                 lowered += 1;
                 verdicts.push(ok_verdict(&a.records));
             }
@@ -486,6 +485,7 @@ pub fn compare_case_on(
     {
         return Err(diverge(
             LoweringMismatch::DifferentOutput,
+            "side-tables".into(),
             format!(
                 "side-tables: {ln} {:?}/{:?}/{:?}, {rn} {:?}/{:?}/{:?}",
                 l.replica_groups,
@@ -497,7 +497,7 @@ pub fn compare_case_on(
             ),
         ));
     }
-    check_properties(left, right, case, &l).map_err(|(m, d)| diverge(m, d))?;
+    check_properties(left, right, case, &l).map_err(|(m, w, d)| diverge(m, w, d))?;
     Ok(LoweringOutcome {
         key: format!(
             "{} {}",
@@ -527,17 +527,20 @@ fn ok_verdict(records: &[[u8; 64]]) -> String {
 }
 
 /// Why a property check failed: the mismatch (a property, or a subject's
-/// fault) and what.
-type Failed = (LoweringMismatch, String);
+/// fault), what failed ([`LoweringDivergence::what`]) and the description.
+type Failed = (LoweringMismatch, String, String);
 
-fn property(d: String) -> Failed {
-    (LoweringMismatch::Property, d)
+/// A failed property: `what: detail`.
+fn property(what: String, detail: impl fmt::Display) -> Failed {
+    let d = format!("{what}: {detail}");
+    (LoweringMismatch::Property, what, d)
 }
 
 /// A subject's fault on operation `op`.
 fn faulted(who: &dyn Reference, op: &str, f: &Fault) -> Failed {
     (
         LoweringMismatch::Fault(Class::of_fault(f)),
+        op.into(),
         format!("{op}: {} {f}", who.name()),
     )
 }
@@ -552,17 +555,14 @@ fn check_decoded(
 ) -> Result<(), Failed> {
     left.check_lowered(insn, records)
         .map_err(|f| faulted(left, "check_lowered", &f))?
-        .map_err(property)?;
+        .map_err(|d| (LoweringMismatch::Property, String::new(), d))?;
     for b in records {
         right
             .decode(b)
             .map_err(|f| faulted(right, "decode", &f))?
             .map_err(|e| {
-                property(format!(
-                    "{} cannot decode record {}: {e:?}",
-                    right.name(),
-                    hex(b)
-                ))
+                let what = format!("{} cannot decode record {}", right.name(), hex(b));
+                property(what, format!("{e:?}"))
             })?;
     }
     Ok(())
@@ -595,7 +595,8 @@ fn check_properties(
     // Determinism: lowering again gives what the first lowering answered
     // (the same records, side rows and tables; the same error names).
     if !same_lowering(&lower(&case.insns)?, first) {
-        return Err(property("lowering the same case twice differs".into()));
+        let what = "lowering the same case twice differs".to_string();
+        return Err((LoweringMismatch::Property, what.clone(), what));
     }
     // Minimal registries: every entry is needed by some instruction.
     let used: BTreeSet<(&str, usize)> = first
@@ -610,9 +611,11 @@ fn check_properties(
         .chain((0..first.attributes.len()).map(|i| ("attributes", i)))
         .collect();
     if used != all {
-        return Err(property(format!(
-            "registry entries {all:?}, needed {used:?}"
-        )));
+        return Err((
+            LoweringMismatch::Property,
+            "registry entries".into(),
+            format!("registry entries {all:?}, needed {used:?}"),
+        ));
     }
     // No geometry on the wire: each accepted instruction with its ranks moved
     // lowers to the same records and to other side-tables (unless it has none).
@@ -625,24 +628,24 @@ fn check_properties(
         let m2 = lower(std::slice::from_ref(&other))?;
         let l2 = match m2.instrs.first() {
             Some(Ok(l2)) => l2,
-            Some(Err(e)) => {
-                return Err(property(format!("moved geometry rejected: {}", e.message)))
-            }
+            Some(Err(e)) => return Err(property("moved geometry rejected".into(), &e.message)),
             None => {
                 let f = Fault::Protocol("no answer for the one instruction asked".into());
                 return Err(faulted(left, "lower", &f));
             }
         };
         if l1.records != l2.records {
-            return Err(property(format!("geometry reaches the wire: {insn:?}")));
+            return Err(property(
+                "geometry reaches the wire".into(),
+                format!("{insn:?}"),
+            ));
         }
         let same_tables = m1.replica_groups == m2.replica_groups
             && m1.source_target_pairs == m2.source_target_pairs
             && m1.attributes == m2.attributes;
         if same_tables != l1.side.is_empty() {
-            return Err(property(format!(
-                "moved geometry leaves the side-tables as they were: {insn:?}"
-            )));
+            let what = "moved geometry leaves the side-tables as they were";
+            return Err(property(what.into(), format!("{insn:?}")));
         }
     }
     // The emitted stream parses, in both parsers, into one item per record
@@ -658,19 +661,22 @@ fn check_properties(
         s.parse_bundle_stream(&bytes)
             .map_err(|f| faulted(s, "parse_bundle_stream", &f))?
             .map_err(|e| {
-                property(format!(
-                    "{} stream parser rejects the emitted stream: {e}",
-                    s.name()
-                ))
+                property(
+                    format!("{} stream parser rejects the emitted stream", s.name()),
+                    e,
+                )
             })
     };
     let (left_items, right_items) = (parse(left)?, parse(right)?);
     if left_items != right_items || left_items.len() != expected {
-        return Err(property(format!(
-            "stream items: {} {left_items:?}, {} {right_items:?}, expected {expected}",
-            left.name(),
-            right.name()
-        )));
+        return Err(property(
+            "stream items".into(),
+            format!(
+                "{} {left_items:?}, {} {right_items:?}, expected {expected}",
+                left.name(),
+                right.name()
+            ),
+        ));
     }
     check_leg_faults(left, right, &bytes)
 }
@@ -709,11 +715,15 @@ fn check_leg_faults(
     for (what, v) in variants {
         let (l, r) = (count(left, &v)?, count(right, &v)?);
         if l != r {
-            return Err(property(format!(
-                "bundle stream with {what} (record {k}): {} {l:?}, {} {r:?}",
-                left.name(),
-                right.name()
-            )));
+            return Err((
+                LoweringMismatch::Property,
+                format!("bundle stream with {what}"),
+                format!(
+                    "bundle stream with {what} (record {k}): {} {l:?}, {} {r:?}",
+                    left.name(),
+                    right.name()
+                ),
+            ));
         }
     }
     Ok(())

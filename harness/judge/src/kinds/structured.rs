@@ -12,8 +12,8 @@
 //! with its own signature and input (so the gate lists it once, merged with
 //! the same divergence found through that target); a failure only this
 //! property sees (a label mismatch, a near-valid encode) as a divergence of
-//! the `structured_diff` target whose key is its first report line with
-//! numbers and hex masked.
+//! the `structured_diff` target keyed by what failed, from the typed answers
+//! (the view, the label and each subject's answer; the opcode and field).
 
 use super::kind::TargetKind;
 use crate::generators::{self as gen, Case, GenError, Item};
@@ -36,18 +36,24 @@ impl TargetKind for StructuredKind {
     }
 }
 
-/// A failure report: text, and the two subjects it is about; or a
-/// differential target's own divergence, reported as it is.
+/// A failure report: text, its signature (key and left verdict, from the typed answers) and
+/// the two subjects it is about; or a differential target's own divergence, reported as it is.
 struct Report {
     text: String,
+    signature: Box<Signature>,
     names: Option<(String, String)>,
     divergence: Option<Box<Divergence>>,
 }
 
 impl Report {
-    fn text(text: String) -> Report {
+    fn text(text: String, key: String, left: String) -> Report {
         Report {
             text,
+            signature: Box::new(Signature {
+                key,
+                left,
+                right: String::new(),
+            }),
             names: None,
             divergence: None,
         }
@@ -59,6 +65,7 @@ fn outcome(o: Outcome) -> Result<(), Report> {
         None => Ok(()),
         Some(d) => Err(Report {
             text: d.to_string(),
+            signature: Box::new(d.signature.clone()),
             names: Some((d.left_name.clone(), d.right_name.clone())),
             divergence: Some(Box::new(d)),
         }),
@@ -68,8 +75,17 @@ fn outcome(o: Outcome) -> Result<(), Report> {
 fn gen_err(e: GenError) -> Result<(), Report> {
     match e {
         GenError::Arbitrary(_) => Ok(()), // not reachable in practice; nothing to compare
-        GenError::Encode(r) => Err(Report::text(r.to_string())),
-        e @ GenError::NoGenerator { .. } => Err(Report::text(e.to_string())),
+        GenError::Encode(r) => Err(Report::text(
+            r.to_string(),
+            format!(
+                "core refused to encode a valid-by-construction instruction: opcode 0x{:02X}",
+                r.instruction.opcode()
+            ),
+            String::new(),
+        )),
+        e @ GenError::NoGenerator { .. } => {
+            Err(Report::text(e.to_string(), e.to_string(), String::new()))
+        }
     }
 }
 
@@ -88,7 +104,19 @@ pub fn check(e: &Judge, target: Target, data: &[u8]) -> Outcome {
                     e.subjects()[1].name().to_string(),
                 )
             });
-            Outcome(vec![text_divergence(target, &r.text, data, names)])
+            Outcome(vec![Divergence {
+                target,
+                input: data.to_vec(),
+                case: String::new(),
+                left_name: names.0,
+                right_name: names.1,
+                left: r.text,
+                right: String::new(),
+                signature: *r.signature,
+                class: Class::DifferentOutput,
+                cohorts: Vec::new(),
+                answers: Default::default(),
+            }])
         }
     }
 }
@@ -166,11 +194,16 @@ fn check_case(e: &Judge, c: &Case) -> Result<(), Report> {
                 return Ok(());
             }
             let list: Vec<String> = says.iter().map(|(n, g)| format!("{n} says {g}")).collect();
-            Err(Report::text(format!(
-                "label mismatch in `{view}`: generator expects {want}, {}{}",
-                list.join(", "),
-                ctx()
-            )))
+            let key = format!(
+                "label mismatch in `{view}`: generator expects {want}, {}",
+                list.join(", ")
+            );
+            let kinds: Vec<&str> = c.violations.iter().map(|v| v.kind()).collect();
+            Err(Report::text(
+                format!("{key}{}", ctx()),
+                key,
+                format!("violations: {}", kinds.join(", ")),
+            ))
         };
     let b = &c.bundle;
     let v = |s: &dyn Subject, which: Validator| match s.validate(which, b) {
@@ -279,6 +312,7 @@ fn check_encode(e: &Judge, u: &mut Unstructured<'_>, c: &Case) -> Result<(), Rep
             continue;
         }
         let list: Vec<String> = fields.iter().map(|(n, v)| format!("{n}={v}")).collect();
+        let name = &fields[i].0;
         return Err(Report {
             text: format!(
                 "divergence in encode (near-valid field list) for opcode 0x{:02X}\n  fields: {}\n  {}: {}\n  {}: {}",
@@ -289,54 +323,20 @@ fn check_encode(e: &Judge, u: &mut Unstructured<'_>, c: &Case) -> Result<(), Rep
                 s.name(),
                 show(&r)
             ),
+            signature: Box::new(Signature {
+                key: format!(
+                    "divergence in encode (near-valid field list) for opcode 0x{:02X}: field {name}",
+                    d.opcode
+                ),
+                left: match &l {
+                    Ok(Ok(_)) => format!("{}: Ok", reference.name()),
+                    _ => format!("{}: {}", reference.name(), show(&l)),
+                },
+                right: String::new(),
+            }),
             names: Some((reference.name().to_string(), s.name().to_string())),
             divergence: None,
         });
     }
     Ok(())
-}
-
-/// A divergence from a text report (a label mismatch, a generator's refusal, a near-valid
-/// encode: each a `DifferentOutput`): the key is its first line with digits and long hex
-/// masked, the left verdict its second line, masked the same way.
-pub fn text_divergence(
-    target: Target,
-    report: &str,
-    input: &[u8],
-    names: (String, String),
-) -> Divergence {
-    let mut lines = report.lines();
-    let first = lines.next().unwrap_or("");
-    let second = lines.next().unwrap_or("").trim();
-    let mask = |s: &str| -> String {
-        s.split_whitespace()
-            .map(|w| {
-                if w.len() > 8 && w.chars().all(|c| c.is_ascii_hexdigit()) {
-                    "<hex>".to_string()
-                } else {
-                    w.chars()
-                        .map(|c| if c.is_ascii_digit() { '#' } else { c })
-                        .collect()
-                }
-            })
-            .collect::<Vec<_>>()
-            .join(" ")
-    };
-    Divergence {
-        target,
-        input: input.to_vec(),
-        case: String::new(),
-        left_name: names.0,
-        right_name: names.1,
-        left: report.to_string(),
-        right: String::new(),
-        signature: Signature {
-            key: mask(first),
-            left: mask(second),
-            right: String::new(),
-        },
-        class: Class::DifferentOutput,
-        cohorts: Vec::new(),
-        answers: Default::default(),
-    }
 }

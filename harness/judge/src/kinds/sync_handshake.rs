@@ -17,7 +17,9 @@ use crate::generators::sync_program::{self, Case, Shape};
 use crate::judge::nway::Judge;
 use crate::judge::{panic_text, Class, Divergence, Outcome};
 use crate::reach::Reach;
-use crate::subjects::{registry, Fault, Reference, SyncEntry, SyncPlanned, SyncWait};
+use crate::subjects::{
+    registry, Fault, Reference, SyncEntry, SyncPlanned, SyncViolation, SyncWait,
+};
 use crate::targets::Target;
 use std::fmt;
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -145,7 +147,7 @@ pub enum SyncMismatch {
     },
     /// The simulator found a violation running the model's plan.
     Simulator {
-        violation: String,
+        violation: SyncViolation,
         /// Its first 32 bytes.
         schedule: Vec<u8>,
         len: usize,
@@ -194,10 +196,7 @@ impl SyncMismatch {
             } => format!("reject classes:{model_class}/{oracle_class}"),
             SyncMismatch::PoolIds { .. } => "pool ids".into(),
             SyncMismatch::FinalValues { .. } => "final values".into(),
-            SyncMismatch::Simulator { violation, .. } => {
-                let kind = violation.split([' ', '{', '(']).next().unwrap_or("");
-                format!("simulator:{kind}")
-            }
+            SyncMismatch::Simulator { violation, .. } => format!("simulator:{}", violation.kind()),
             SyncMismatch::SimulatedFinals { .. } => "simulated finals".into(),
             SyncMismatch::Fault { class, .. } => format!("fault:{}", class.name()),
             SyncMismatch::Stamp { fault, .. } => format!("stamp:{}", fault.name()),
@@ -638,6 +637,21 @@ mod tests {
         assert_eq!(ids.class(), Class::DifferentOutput);
         assert_eq!(both.key(), "reject classes:cycle/overflow");
         assert!(!ids.key().chars().any(|c| c.is_ascii_digit()));
+        // The simulator's violation keys by its kind, not by its rendering.
+        let sim = SyncMismatch::Simulator {
+            violation: SyncViolation::Run(crate::subjects::SimViolation::EarlyStart {
+                instr: 3,
+                sem: 7,
+            }),
+            schedule: vec![1],
+            len: 1,
+        };
+        assert_eq!(sim.key(), "simulator:EarlyStart");
+        assert!(
+            sim.to_string()
+                .starts_with("simulator: EarlyStart { instr: 3"),
+            "{sim}"
+        );
     }
 
     /// Core, with byte 5 (the wait index) of every stamped header changed.

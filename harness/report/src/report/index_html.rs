@@ -203,10 +203,10 @@ fn block(s: &mut String, b: &Block) {
         Block::Pre { text, .. } => {
             let _ = writeln!(s, "<pre>{}</pre>", xml_escape(text.trim_end()));
         }
-        Block::Annotated(text) => {
+        Block::Annotated { text, failed_lines } => {
             s.push_str("<pre class=\"annotated\">");
-            for line in text.trim_end().lines() {
-                if line.contains("<== FAILED") {
+            for (i, line) in text.trim_end().lines().enumerate() {
+                if failed_lines.contains(&i) {
                     let _ = writeln!(s, "<span class=\"hot\">{}</span>", xml_escape(line));
                 } else {
                     let _ = writeln!(s, "{}", xml_escape(line));

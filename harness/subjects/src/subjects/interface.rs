@@ -7,6 +7,7 @@ use super::lint_types::LintResult;
 use super::lowering_types::{IrInstruction, LoweredModule, ModuleAnswer};
 use super::sync_types::{
     BandReading, SyncEntry, SyncFlow, SyncPlanned, SyncProgram, SyncRejected, SyncRun,
+    SyncViolation,
 };
 use super::types::{
     BundleStreamResult, DecodeFail, Decoded, EncodeResult, FieldName, IrAnswer, IrQuery, LutResult,
@@ -361,14 +362,14 @@ pub trait Reference: Subject {
 
     /// SPEC §8: runs `plan` for program `p` (vetted by this subject's
     /// [`Subject::sync_plan`] as `ticket`) under the interleaving `schedule`
-    /// picks; a violation as text.
+    /// picks, or the violation.
     fn sync_simulate(
         &self,
         _p: &SyncProgram,
         _ticket: u64,
         _plan: &[SyncEntry],
         _schedule: &[u8],
-    ) -> Reply<Result<SyncRun, String>> {
+    ) -> Reply<Result<SyncRun, SyncViolation>> {
         Err(Fault::Unsupported)
     }
 
@@ -522,7 +523,7 @@ impl<S: Reference + ?Sized> Reference for Box<S> {
         ticket: u64,
         plan: &[SyncEntry],
         schedule: &[u8],
-    ) -> Reply<Result<SyncRun, String>> {
+    ) -> Reply<Result<SyncRun, SyncViolation>> {
         (**self).sync_simulate(p, ticket, plan, schedule)
     }
     fn sync_band(&self, bundle: &[u8; 64], ticks: u32) -> Reply<BandReading> {

@@ -13,6 +13,7 @@ use super::lowering_types::{IrInstruction, Lowered, LoweredModule, LoweringRejec
 use super::sync_translate::to_script_into;
 use super::sync_types::{
     BandReading, SyncEntry, SyncFlow, SyncPlanned, SyncProgram, SyncRejected, SyncRun,
+    SyncViolation,
 };
 use std::cell::RefCell;
 
@@ -358,14 +359,14 @@ impl Reference for OracleSubject {
         ticket: u64,
         plan: &[SyncEntry],
         schedule: &[u8],
-    ) -> Reply<Result<SyncRun, String>> {
+    ) -> Reply<Result<SyncRun, SyncViolation>> {
         let run = |s: &o::sim::Script, exp: &o::sim::Expectation| {
             o::sim::simulate(s, exp, plan, schedule)
                 .map(|t| SyncRun {
                     steps: t.steps,
                     finals: t.finals,
                 })
-                .map_err(|v| format!("{v:?}"))
+                .map_err(SyncViolation::Run)
         };
         VETTED.with(|cell| {
             if let Ok(v) = cell.try_borrow() {
@@ -378,7 +379,7 @@ impl Reference for OracleSubject {
             to_script_into(p, &mut s);
             Ok(match o::sim::vet(&s) {
                 Ok(exp) => run(&s, &exp),
-                Err(r) => Err(format!("not a vetted program: {r:?}")),
+                Err(r) => Err(SyncViolation::NotVetted(format!("{r:?}"))),
             })
         })
     }

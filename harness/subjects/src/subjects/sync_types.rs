@@ -6,7 +6,10 @@
 use std::collections::BTreeMap;
 
 pub use tpb_core::sync::Program as SyncProgram;
-pub use tpb_oracle::sim::{PlanEntry as SyncEntry, PlanUpdate as SyncUpdate, PlanWait as SyncWait};
+pub use tpb_oracle::sim::{
+    PlanEntry as SyncEntry, PlanUpdate as SyncUpdate, PlanWait as SyncWait,
+    Violation as SimViolation,
+};
 
 /// Final semaphore values: `(remote core, id) → value` (nonzero ones).
 pub type Finals = BTreeMap<(Option<u8>, u8), u64>;
@@ -64,6 +67,40 @@ pub struct SyncRun {
     pub steps: usize,
     /// The final semaphore values.
     pub finals: Finals,
+}
+
+/// Why a simulation failed: what the simulator observed going wrong, or a program it never
+/// vetted (its reason).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SyncViolation {
+    Run(SimViolation),
+    NotVetted(String),
+}
+
+impl SyncViolation {
+    /// The violation's kind (signature keys).
+    pub fn kind(&self) -> &'static str {
+        match self {
+            SyncViolation::Run(v) => match v {
+                SimViolation::PlanLength { .. } => "PlanLength",
+                SimViolation::PlanShape(_) => "PlanShape",
+                SimViolation::EarlyStart { .. } => "EarlyStart",
+                SimViolation::HappensBefore { .. } => "HappensBefore",
+                SimViolation::Deadlock(_) => "Deadlock",
+                SimViolation::FinalValue { .. } => "FinalValue",
+            },
+            SyncViolation::NotVetted(_) => "NotVetted",
+        }
+    }
+}
+
+impl std::fmt::Display for SyncViolation {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            SyncViolation::Run(v) => write!(f, "{v:?}"),
+            SyncViolation::NotVetted(r) => write!(f, "not a vetted program: {r}"),
+        }
+    }
 }
 
 /// One bundle's events band as a checker reads it (SPEC §6.5, §8 DS-9).

@@ -45,8 +45,10 @@ fn lowering_goes_through_the_subject_interface() {
         .expect_err("a changed record diverges");
     assert_eq!(d.class, LoweringMismatch::DifferentOutput, "{d}");
     assert!(d.description.contains("records: flipped"), "{d}");
+    assert_eq!(d.what, "[#] records");
     let d = compare_case_on(&Silent, &*oracle, &case).expect_err("no answer diverges");
     assert_eq!(d.class, LoweringMismatch::Fault(Class::Unsupported), "{d}");
+    assert_eq!(d.what, "lower");
 }
 
 /// What [`Slipped`] gets wrong.
@@ -120,7 +122,7 @@ impl Reference for Slipped {
 }
 
 /// Each property is asked through a `Subject` operation: a slip in the
-/// operation's answer is a divergence naming it.
+/// operation's answer is a divergence naming it, keyed by what failed.
 #[test]
 fn the_properties_are_asked_through_the_subject_interface() {
     let arch = Arch::V3;
@@ -129,27 +131,36 @@ fn the_properties_are_asked_through_the_subject_interface() {
         .map(|s| lowering_module::build_case(&SplitMix64(s).bytes(256), Some(arch.generation())))
         .find(|c| compare_case_on(&*core, &*oracle, c).is_ok_and(|o| o.lowered > 0))
         .expect("a case that lowers");
-    for (slip, class, what) in [
+    for (slip, class, what, key) in [
         (
             Slip::Recovery,
             LoweringMismatch::Property,
             "decode: planted",
+            "[#] decode",
         ),
         (
             Slip::NoRecovery,
             LoweringMismatch::Fault(Class::Unsupported),
             "check_lowered: slipped unsupported",
+            "[#] decode",
         ),
         (
             Slip::Spans,
             LoweringMismatch::Property,
             "stream items: slipped",
+            "stream items",
         ),
-        (Slip::Again, LoweringMismatch::Property, "twice differs"),
+        (
+            Slip::Again,
+            LoweringMismatch::Property,
+            "twice differs",
+            "lowering the same case twice differs",
+        ),
     ] {
         let left = Slipped(registry::core_for(arch), slip, Default::default());
         let d = compare_case_on(&left, &*oracle, &case).expect_err("a slip diverges");
         assert_eq!(d.class, class, "{slip:?}: {d}");
         assert!(d.description.contains(what), "{slip:?}: {d}");
+        assert_eq!(d.what, key, "{slip:?}: {d}");
     }
 }

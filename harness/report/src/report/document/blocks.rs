@@ -41,9 +41,12 @@ pub enum Block {
         lang: &'static str,
         text: String,
     },
-    /// An annotated bundle ([`crate::explain`]): lines marked `<== FAILED`
-    /// are the failing field's.
-    Annotated(String),
+    /// An annotated input ([`crate::explain`]), and its lines (0-based) marked `<== FAILED`:
+    /// the failing field's.
+    Annotated {
+        text: String,
+        failed_lines: Vec<usize>,
+    },
     /// The two field dumps of a divergence (Markdown: a unified diff; HTML:
     /// side by side).
     Dumps(Dumps),

@@ -10,10 +10,14 @@ use crate::report::model::{is_bundle_target, DivergenceRecord, ReportModel};
 use crate::targets::Target;
 
 /// The annotated reading of a divergence's minimised input (core's
-/// reading), or a plain hex dump for inputs that are not bundles.
-fn annotated(target: &str, input: &[u8], arch: Arch) -> String {
+/// reading), or a plain hex dump (no line marked) for inputs that are not bundles.
+fn annotated(target: &str, input: &[u8], arch: Arch) -> Block {
     if is_bundle_target(target) {
-        return explain_bundle(&bundle_from_input(input), "bundle", false, arch).0;
+        let e = explain_bundle(&bundle_from_input(input), "bundle", false, arch);
+        return Block::Annotated {
+            text: e.text(),
+            failed_lines: e.failed_lines,
+        };
     }
     let mut s = String::new();
     for (i, row) in input.chunks(16).enumerate() {
@@ -31,7 +35,10 @@ fn annotated(target: &str, input: &[u8], arch: Arch) -> String {
         s.push('\n');
         s.push_str(&r);
     }
-    s
+    Block::Annotated {
+        text: s,
+        failed_lines: Vec::new(),
+    }
 }
 
 /// `input (N bytes): HEX`; for a case that is not its input (a stream program), what the
@@ -213,7 +220,7 @@ fn divergence_section(d: &DivergenceRecord) -> Section {
     blocks.push(Block::Para(t(format!(
         "{capital}, annotated (core's reading):"
     ))));
-    blocks.push(Block::Annotated(annotated(&d.target, &minimized, d.arch())));
+    blocks.push(annotated(&d.target, &minimized, d.arch()));
     blocks.push(Block::Para(t(format!(
         "Field-level diff ({} → {}) on the {input}:",
         d.left_name, d.right_name
@@ -253,13 +260,17 @@ mod tests {
         let input = [0u8, 0];
         let stream = crate::judge::stream_from_input(&input);
         assert!(!stream.is_empty());
-        let a = annotated("custom_op_group", &input, Arch::V2);
+        let text = |b: Block| match b {
+            Block::Annotated { text, failed_lines } if failed_lines.is_empty() => text,
+            b => panic!("{b:?}"),
+        };
+        let a = text(annotated("custom_op_group", &input, Arch::V2));
         assert!(a.contains("the stream it builds"), "{a}");
         for b in stream.chunks(64) {
             assert!(a.contains(&crate::subjects::hex(b)), "{a}");
         }
         // A LUT input is its bytes and the ordinal they make, no stream.
-        let lut = annotated("alu_lut", &[0x13], Arch::V2);
+        let lut = text(annotated("alu_lut", &[0x13], Arch::V2));
         assert!(!lut.contains("stream"), "{lut}");
         assert!(
             lut.contains("ordinal 19 (0x13) through table alu_op"),
