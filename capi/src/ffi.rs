@@ -17,7 +17,7 @@ use crate::reference::{self, RequestError};
 use std::ffi::{c_char, c_int, CStr};
 use std::io::Write;
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use tpb_subjects::arch::Arch;
+use tpb_subjects::generation::Generation;
 use tpb_subjects::subjects::{Name, Validator};
 
 /// Why a call failed (`TPB_ERROR`).
@@ -85,7 +85,7 @@ fn or_fallback<T>(fallback: T, body: impl FnOnce() -> T) -> T {
     catch_unwind(AssertUnwindSafe(body)).unwrap_or(fallback)
 }
 
-fn arch() -> Result<Arch, CallError> {
+fn arch() -> Result<Generation, CallError> {
     generation::selected().ok_or(CallError::NoInit)
 }
 

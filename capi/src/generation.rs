@@ -6,9 +6,9 @@
 
 use std::fmt;
 use std::sync::atomic::{AtomicU8, Ordering};
-use tpb_subjects::arch::Arch;
+use tpb_subjects::generation::Generation;
 
-/// 0 = none; otherwise 1 + the index in [`Arch::ALL`].
+/// 0 = none; otherwise 1 + the index in [`Generation::ALL`].
 static SELECTED: AtomicU8 = AtomicU8::new(0);
 
 /// `arch` is not one of `v2` … `v5` (include/tpb_subject.h; FACTS §1).
@@ -22,10 +22,10 @@ impl fmt::Display for UnknownArch {
 }
 
 /// Selects `arch` (`"v2"` … `"v5"`); any other text selects nothing.
-pub fn select(arch: &str) -> Result<Arch, UnknownArch> {
-    match arch.parse::<Arch>() {
+pub fn select(arch: &str) -> Result<Generation, UnknownArch> {
+    match arch.parse::<Generation>() {
         Ok(a) => {
-            let i = Arch::ALL.iter().position(|x| *x == a).unwrap_or(0);
+            let i = Generation::ALL.iter().position(|x| *x == a).unwrap_or(0);
             SELECTED.store(u8::try_from(i + 1).unwrap_or(0), Ordering::SeqCst);
             Ok(a)
         }
@@ -42,9 +42,10 @@ pub fn clear() {
 }
 
 /// The selected generation, if any.
-pub fn selected() -> Option<Arch> {
+pub fn selected() -> Option<Generation> {
     let i = usize::from(SELECTED.load(Ordering::SeqCst));
-    i.checked_sub(1).and_then(|i| Arch::ALL.get(i).copied())
+    i.checked_sub(1)
+        .and_then(|i| Generation::ALL.get(i).copied())
 }
 
 #[cfg(test)]
@@ -54,12 +55,12 @@ mod tests {
     // One test: the selection is process-wide state.
     #[test]
     fn init_selects_a_generation_or_nothing() {
-        for a in Arch::ALL {
+        for a in Generation::ALL {
             assert_eq!(select(a.name()), Ok(a));
             assert_eq!(selected(), Some(a));
         }
         for bad in ["v1", "v6", "V2", "", "sunda", "v2 "] {
-            assert_eq!(select("v3"), Ok(Arch::V3));
+            assert_eq!(select("v3"), Ok(Generation::V3));
             assert_eq!(select(bad), Err(UnknownArch(bad.into())));
             assert_eq!(selected(), None, "{bad:?} leaves nothing selected");
         }

@@ -11,9 +11,9 @@ use serde_json::{Map, Value};
 use std::fmt;
 use tpb_core::validate::Predicate;
 use tpb_core::Bundle;
-use tpb_subjects::arch::Arch;
 use tpb_subjects::external::protocol::{answer_object, opcode_str, parse_opcode, Answer};
 use tpb_subjects::fields_json::{fields_from_json, fields_text};
+use tpb_subjects::generation::Generation;
 use tpb_subjects::lower_input::{parse_program, PathError, MAX_INPUT_BYTES};
 use tpb_subjects::subjects::registry::reference_pair_for;
 use tpb_subjects::subjects::{Fault, LutTable, Name, Reference, Subject, Validator};
@@ -78,9 +78,9 @@ fn fault(f: Fault) -> RequestError {
 }
 
 /// Core's validator: `None` = valid, else the first failing predicate.
-pub fn validate(v: Validator, b: &[u8; 64], arch: Arch) -> Option<Predicate> {
+pub fn validate(v: Validator, b: &[u8; 64], arch: Generation) -> Option<Predicate> {
     let b = Bundle(*b);
-    let gen = arch.generation();
+    let gen = arch;
     let r = match v {
         Validator::Header => tpb_core::validate::validate_header(&b, gen),
         Validator::Payload => tpb_core::validate::validate_payload(&b, gen),
@@ -91,7 +91,7 @@ pub fn validate(v: Validator, b: &[u8; 64], arch: Arch) -> Option<Predicate> {
 /// The decode answer object, as text: `{"opcode":"0xD9","fields":{…}}`
 /// (fields as `tpbconform decode` prints them) or
 /// `{"error":{"field":…,"offset":…}}` (SPEC §5.1).
-pub fn decode_json(b: &[u8; 64], arch: Arch) -> Result<String, RequestError> {
+pub fn decode_json(b: &[u8; 64], arch: Generation) -> Result<String, RequestError> {
     let (core, _) = reference_pair_for(arch);
     let answer = match core.decode(b).map_err(fault)? {
         // Written directly: a roundtrip case asks every bundle's decode.
@@ -132,7 +132,7 @@ fn object(v: Value) -> Result<Map<String, Value>, RequestError> {
 
 /// Core's encoder on the request `{"opcode":"0xD9","fields":{…}}`: the
 /// bundle, or the name of what it refuses (SPEC §5.2).
-pub fn encode(request: &[u8], arch: Arch) -> Result<Result<[u8; 64], Name>, RequestError> {
+pub fn encode(request: &[u8], arch: Generation) -> Result<Result<[u8; 64], Name>, RequestError> {
     let m = object(json(request)?)?;
     if let Some(k) = m.keys().find(|k| *k != "opcode" && *k != "fields") {
         return Err(RequestError::UnexpectedKey(k.clone()));
@@ -155,7 +155,11 @@ pub fn encode(request: &[u8], arch: Arch) -> Result<Result<[u8; 64], Name>, Requ
 
 /// Core's lookup table `table` on `input`: the wire value, or the SPEC §6
 /// error class.
-pub fn lut(table: LutTable, input: u32, arch: Arch) -> Result<Result<u8, Name>, RequestError> {
+pub fn lut(
+    table: LutTable,
+    input: u32,
+    arch: Generation,
+) -> Result<Result<u8, Name>, RequestError> {
     let (core, _) = reference_pair_for(arch);
     core.lut(table, input).map_err(fault)
 }
@@ -163,7 +167,10 @@ pub fn lut(table: LutTable, input: u32, arch: Arch) -> Result<Result<u8, Name>, 
 /// Core's custom-op stream parser (SPEC §5.3): `None` = valid, else the
 /// first stream error and the bundle index it is reported at (the stream
 /// length in bytes for `trailing_bytes`).
-pub fn validate_stream(bytes: &[u8], arch: Arch) -> Result<Option<(Name, usize)>, RequestError> {
+pub fn validate_stream(
+    bytes: &[u8],
+    arch: Generation,
+) -> Result<Option<(Name, usize)>, RequestError> {
     let (core, _) = reference_pair_for(arch);
     Ok(core
         .parse_stream(bytes)
@@ -177,10 +184,10 @@ pub fn validate_stream(bytes: &[u8], arch: Arch) -> Result<Option<(Name, usize)>
 /// `Module::to_json` writes it (what `lower --format json` prints), or
 /// `{"error":"<class>","instruction":i}` for the first instruction core
 /// rejects (docs/subject-protocol.md, `lower`).
-pub fn lower_json(ir: &[u8], arch: Arch) -> Result<String, RequestError> {
+pub fn lower_json(ir: &[u8], arch: Generation) -> Result<String, RequestError> {
     use tpb_core::lower::{lower, Module};
     let (gen, insns) = parse_program(&json(ir)?).map_err(RequestError::BadProgram)?;
-    if gen != arch.generation() {
+    if gen != arch {
         return Err(RequestError::OtherGeneration {
             document: gen.name(),
             selected: arch.name(),

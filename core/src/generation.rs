@@ -222,6 +222,14 @@ impl Generation {
     }
 }
 
+impl core::str::FromStr for Generation {
+    type Err = GenerationError;
+    /// [`Generation::from_name`]: `v2` … `v5`.
+    fn from_str(s: &str) -> Result<Generation, GenerationError> {
+        Generation::from_name(s)
+    }
+}
+
 impl fmt::Display for Generation {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{} ({})", self.name(), self.codename())

@@ -14,7 +14,7 @@
 //! - `tpb-subjects`: [`subjects`] (the `Subject` interface and its registry,
 //!   the only place that names core and oracle), [`external`] (`lib:` / `cmd:`
 //!   subjects over the tpb-subject/1 protocol), and the data stated once:
-//!   [`targets`], [`layout`], [`arch`], with the plumbing [`input`],
+//!   [`targets`], [`layout`], [`generation`], with the plumbing [`input`],
 //!   [`atomic`], [`interrupt`], [`fields_json`], [`lower_input`],
 //!   [`strict_json`].
 //!
@@ -27,7 +27,7 @@ pub use tpb_generators::generators;
 pub use tpb_judge::{blame, explain, findings, judge, kinds, reach};
 pub use tpb_report::report;
 pub use tpb_subjects::{
-    arch, atomic, external, fields_json, input, interrupt, layout, lower_input, strict_json,
+    atomic, external, fields_json, generation, input, interrupt, layout, lower_input, strict_json,
     subjects, targets, SPEC_VERSION,
 };
 

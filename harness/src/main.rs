@@ -6,8 +6,8 @@
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
-use tpbconform::arch::Arch;
 use tpbconform::cli::{self, help, CliResult};
+use tpbconform::generation::Generation;
 
 /// Differential-conformance tooling for the 64-byte TPB ISA bundles of the
 /// Neuron compiler (SPEC.md, tpb-spec-1). All subcommands use tpb-core.
@@ -78,7 +78,7 @@ enum Command {
         stream: bool,
         /// Hardware generation (v2 Sunda, v3 Cayman, v4 Mariana, v5 Maverick).
         #[arg(long, default_value = "v2")]
-        arch: Arch,
+        arch: Generation,
         /// Input files (`-` = stdin; none = stdin).
         #[arg(value_name = "FILE")]
         files: Vec<String>,
@@ -105,7 +105,7 @@ enum Command {
         /// Hardware generation (v2 Sunda, v3 Cayman, v4 Mariana, v5 Maverick): an opcode its
         /// compiler does not emit is refused (exit 1).
         #[arg(long, default_value = "v2")]
-        arch: Arch,
+        arch: Generation,
         /// JSONL input files (`-` = stdin; none = stdin).
         #[arg(value_name = "FILE")]
         files: Vec<String>,
@@ -125,7 +125,7 @@ enum Command {
         hex: bool,
         /// Hardware generation (v2 Sunda, v3 Cayman, v4 Mariana, v5 Maverick).
         #[arg(long, default_value = "v2")]
-        arch: Arch,
+        arch: Generation,
         /// Colour the blamed bytes: `auto` = when stdout is a terminal and
         /// `NO_COLOR` is unset or empty.
         #[arg(long, value_enum, default_value_t = cli::color::ColorChoice::Auto, value_name = "WHEN")]

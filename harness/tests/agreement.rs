@@ -210,7 +210,7 @@ fn hex(b: &[u8]) -> String {
 #[test]
 fn canonical_bundles_are_encoder_images_in_both() {
     for (name, b) in canonical() {
-        if !tpbconform::arch::Arch::default().generation().emits(b[0]) {
+        if !tpbconform::generation::Generation::default().emits(b[0]) {
             // 0xBE, 0xBF, 0xD8: not emitted by the v2 compiler (seed 003); both refuse.
             for s in [registry::core(), registry::oracle()] {
                 let field = s.decode(&b).unwrap().map_err(|e| e.field.to_string());

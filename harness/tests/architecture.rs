@@ -433,7 +433,7 @@ fn the_checker_sees_cycles_and_cli_imports() {
 const LAYERS: &[(&str, &[&str])] = &[
     (
         "data",
-        &["arch", "layout", "atomic", "interrupt", "strict_json"],
+        &["generation", "layout", "atomic", "interrupt", "strict_json"],
     ),
     (
         "subjects",
@@ -512,13 +512,13 @@ fn layers_point_down() {
 /// The harness files (relative to their crate's `src`; a trailing `/` is a whole
 /// folder) whose code may name `tpb_core`: the subject adapters and their
 /// vocabulary, the modules that read core's generated instruction table
-/// (`arch`, `layout`, `reach`) and the generators that encode with core's
+/// (`generation`, `layout`, `reach`) and the generators that encode with core's
 /// encoders, the CLI commands whose reference is core (`check`, `lower`) and
 /// the IR readers. No kind: every kind asks through `Subject` (issue 18).
 const NAMES_CORE: &[&str] = &[
     "subjects/",
     "generators/",
-    "arch.rs",
+    "generation.rs",
     "layout.rs",
     "reach.rs",
     "cli/check.rs",
@@ -910,7 +910,7 @@ fn the_checker_sees_every_rule_broken() {
     assert_eq!(up.len(), 1, "{up:?}");
     assert!(up[0].starts_with("judge (judge) -> gate"), "{up:?}");
     assert!(unlisted.is_empty());
-    let g = BTreeMap::from([e("newthing", "arch")]);
+    let g = BTreeMap::from([e("newthing", "generation")]);
     assert_eq!(upward_imports(&g).1, vec!["newthing".to_string()]);
     // Naming a crate: found outside the list, and a stale listed file.
     let found = BTreeSet::from(["gate/mod.rs".to_string(), "subjects/x.rs".to_string()]);

@@ -12,8 +12,8 @@
 
 mod images;
 use images::valid_images;
-use tpbconform::arch::Arch;
 use tpbconform::blame::{ask, blamed_bytes, Answer, ByteSet};
+use tpbconform::generation::Generation;
 use tpbconform::subjects::{hex, registry, Subject, Validator};
 use tpbconform::targets::Check;
 
@@ -43,8 +43,8 @@ fn restored(m: &[u8; 64], base: &[u8; 64], set: ByteSet) -> [u8; 64] {
 #[test]
 fn blamed_bytes_are_sufficient_and_each_necessary() {
     // v3: its compiler emits all eleven opcodes (SPEC §0).
-    let core = registry::core_for(Arch::V3);
-    let oracle = registry::oracle_for(Arch::V3);
+    let core = registry::core_for(Generation::V3);
+    let oracle = registry::oracle_for(Generation::V3);
     let mut judged = 0u32;
     let mut one = |base: &[u8; 64], m: &[u8; 64], check: Check| {
         let a = ask(core.as_ref(), check, m).unwrap();

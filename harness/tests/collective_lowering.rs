@@ -4,7 +4,6 @@
 
 use std::collections::BTreeSet;
 use tpb_core::lower::Generation;
-use tpbconform::arch::Arch;
 use tpbconform::gate::{self, GateConfig};
 use tpbconform::generators::SplitMix64;
 use tpbconform::kinds::collective_lowering::collective_lowering_case;
@@ -101,7 +100,7 @@ fn gate_runs_it_under_every_generation_and_arch_narrows_it() {
         "{all:?}"
     );
     let v4 = keys(&GateConfig {
-        arches: vec![Arch::V4],
+        arches: vec![Generation::V4],
         ..cfg.clone()
     });
     assert!(v4.iter().all(|k| k.starts_with("v4 ")), "{v4:?}");

@@ -16,7 +16,6 @@ use images::valid_images;
 use std::path::PathBuf;
 use tpb_core::insn::CustomOpGroup;
 use tpb_core::{Bundle, Generation};
-use tpb_oracle::Chip;
 use tpbconform::gate::{self, GateConfig};
 use tpbconform::judge::{Judge, Outcome};
 use tpbconform::targets::Target;
@@ -91,8 +90,14 @@ fn groups_of_every_argument_count_agree() {
         let output = [n as u8; 48];
         let args: Vec<[u8; 48]> = (0..n).map(|k| [(k as u8) ^ 0x5A; 48]).collect();
         let sync = (0x05, n as u8, 0x13, 0x07, 0x0102_0304);
-        let group = tpb_oracle::encode_custom_op_group(n as u8, sync, &output, &args, Chip::Sunda)
-            .unwrap_or_else(|e| panic!("oracle refused a group of {n} args: {e:?}"));
+        let group = tpb_oracle::encode_custom_op_group(
+            n as u8,
+            sync,
+            &output,
+            &args,
+            tpb_oracle::Generation::Sunda,
+        )
+        .unwrap_or_else(|e| panic!("oracle refused a group of {n} args: {e:?}"));
         assert_eq!(group.len(), n + 2);
         let stream: Vec<u8> = group.iter().flatten().copied().collect();
         fail_on(compare_stream(&stream), &|| format!("group of {n} args"));
@@ -144,13 +149,13 @@ fn groups_of_every_argument_count_agree() {
 fn validators_name_the_same_offending_byte() {
     use tpb_core::validate::{validate_header, validate_payload};
     let gens = [
-        (Generation::V2, Chip::Sunda),
-        (Generation::V3, Chip::Cayman),
-        (Generation::V4, Chip::Mariana),
-        (Generation::V5, Chip::Maverick),
+        (Generation::V2, tpb_oracle::Generation::Sunda),
+        (Generation::V3, tpb_oracle::Generation::Cayman),
+        (Generation::V4, tpb_oracle::Generation::Mariana),
+        (Generation::V5, tpb_oracle::Generation::Maverick),
     ];
     let mut compared = 0u32;
-    let mut check = |b: &[u8; 64], g: Generation, chip: Chip| {
+    let mut check = |b: &[u8; 64], g: Generation, chip: tpb_oracle::Generation| {
         let bundle = Bundle::from_slice(b).unwrap();
         let pairs = [
             (

@@ -10,15 +10,15 @@ use common::{bundle_with, BIN};
 use std::path::Path;
 use std::time::{Duration, Instant};
 use subjects::*;
-use tpbconform::arch::Arch;
 use tpbconform::external::{self, Answer, Client, FaultClass, Op, Reply, Request};
+use tpbconform::generation::Generation;
 use tpbconform::subjects::{LutTable, SubjectSpec};
 
 const TIMEOUT: Duration = Duration::from_secs(10);
 
 fn start(spec: &str, timeout: Duration) -> Client {
     let s: SubjectSpec = spec.parse().expect("spec");
-    external::start(&s, Path::new(BIN), Arch::V2, timeout)
+    external::start(&s, Path::new(BIN), Generation::V2, timeout)
         .unwrap_or_else(|e| panic!("start {spec}: {e}"))
 }
 
@@ -189,7 +189,7 @@ fn a_generation_the_subject_lacks_declares_no_ops() {
     let dir = tempfile::tempdir().unwrap();
     for spec in both_examples(dir.path()) {
         let s: SubjectSpec = spec.parse().unwrap();
-        let mut p = external::start(&s, Path::new(BIN), Arch::V3, TIMEOUT).unwrap();
+        let mut p = external::start(&s, Path::new(BIN), Generation::V3, TIMEOUT).unwrap();
         assert!(p.hello().ops.is_empty(), "{spec}");
         assert_eq!(
             p.call(&Request::ValidateHeader(valid_header())),
@@ -309,7 +309,7 @@ fn subjects_that_cannot_start_say_why() {
     ];
     for (spec, want) in cases {
         let s: SubjectSpec = spec.parse().unwrap();
-        let e = external::start(&s, Path::new(BIN), Arch::V2, Duration::from_secs(5))
+        let e = external::start(&s, Path::new(BIN), Generation::V2, Duration::from_secs(5))
             .err()
             .unwrap_or_else(|| panic!("{spec} started"));
         assert!(e.0.contains(want), "{spec}: {e}");
@@ -317,7 +317,7 @@ fn subjects_that_cannot_start_say_why() {
     }
     // Its stderr is part of the message.
     let s: SubjectSpec = "cmd:echo starting >&2; exit 3".parse().unwrap();
-    let e = external::start(&s, Path::new(BIN), Arch::V2, TIMEOUT)
+    let e = external::start(&s, Path::new(BIN), Generation::V2, TIMEOUT)
         .err()
         .unwrap();
     assert!(e.0.contains("starting"), "{e}");

@@ -10,8 +10,8 @@ use common::{code, gate_over, refused, stderr, tpb, BIN};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
-use tpbconform::arch::Arch;
 use tpbconform::gate::{self, GateConfig, Shard};
+use tpbconform::generation::Generation;
 use tpbconform::targets::Target;
 
 fn tmp(name: &str) -> PathBuf {
@@ -529,7 +529,7 @@ fn default_gate_covers_every_generation_and_arch_narrows_it() {
     }
     let v4 = gate::run(
         &GateConfig {
-            arches: vec![Arch::V4],
+            arches: vec![Generation::V4],
             ..cfg.clone()
         },
         None,
@@ -539,7 +539,7 @@ fn default_gate_covers_every_generation_and_arch_narrows_it() {
     assert_eq!(
         v4.arches[0],
         (
-            Arch::V4,
+            Generation::V4,
             gate::ArchStats {
                 ran: 2100,
                 diverged: 0

@@ -9,8 +9,8 @@ mod common;
 use common::{code, stderr, strs, BIN};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
-use tpbconform::arch::Arch;
 use tpbconform::gate::{self, declared_reach, reach_failure, GateConfig, GateFailure, GateRun};
+use tpbconform::generation::Generation;
 use tpbconform::targets::Target;
 
 fn tmp(name: &str) -> PathBuf {
@@ -20,7 +20,7 @@ fn tmp(name: &str) -> PathBuf {
 /// A run of every gate target with no case classified: every declared class unhit.
 fn empty_full_run(cfg: &GateConfig) -> GateRun {
     GateRun {
-        reach: declared_reach(&cfg.targets, &Arch::ALL),
+        reach: declared_reach(&cfg.targets, &Generation::ALL),
         ..GateRun::default()
     }
 }

@@ -5,8 +5,8 @@
 use arbitrary::Unstructured;
 use proptest::prelude::*;
 use std::collections::{BTreeMap, BTreeSet};
-use tpbconform::arch::Arch;
 use tpbconform::fuzz_entry;
+use tpbconform::generation::Generation;
 use tpbconform::generators::{self as gen, Case, Config, SplitMix64, Violation, SCRATCH_PARTIAL};
 use tpbconform::judge::Judge;
 use tpbconform::kinds::structured::check_case_report as check_case;
@@ -161,7 +161,7 @@ fn coverage_and_labels() {
     for f in DECODE_FIELDS {
         // src_dtype, dst_dtype, cross_core_enable live only in 0xBF, which the generators' generation may not emit.
         if matches!(f, "src_dtype" | "dst_dtype" | "cross_core_enable")
-            && !Arch::default().generation().emits(0xBF)
+            && !Generation::default().emits(0xBF)
         {
             continue;
         }
@@ -169,7 +169,7 @@ fn coverage_and_labels() {
     }
     for op in OPCODES
         .into_iter()
-        .filter(|&op| Arch::default().generation().emits(op))
+        .filter(|&op| Generation::default().emits(op))
     {
         assert!(
             has("valid_opcode", &format!("0x{op:02X}")),
@@ -190,7 +190,7 @@ fn dword_14_alone_is_scratch_failure() {
             d18: 1,
             b1c: 1,
         }],
-        Arch::V2,
+        Generation::V2,
     );
     assert_eq!(c.header, Some(Some("custom_op_header_scratch_space_val")));
 }
@@ -226,7 +226,7 @@ fn swarm_configs_and_structured_diff_agree() {
 fn config() -> impl Strategy<Value = Config> {
     (prop::array::uniform(0u8..4), 0u8..3, any::<u8>(), 0u8..8).prop_map(
         |(weights, k, near, max_args)| Config {
-            arch: Arch::default(),
+            arch: Generation::default(),
             weights,
             k,
             near,
@@ -309,7 +309,7 @@ fn lut_edges_are_the_tables_edges() {
 /// column and encoder).
 #[test]
 fn labels_follow_the_generation() {
-    for arch in Arch::ALL {
+    for arch in Generation::ALL {
         let (core, oracle) = (registry::core_for(arch), registry::oracle_for(arch));
         let cfg = Config {
             arch,

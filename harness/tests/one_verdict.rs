@@ -7,7 +7,7 @@ mod common;
 
 use common::{bundle_with, code, stdout, tmp, tpb};
 use std::collections::BTreeMap;
-use tpbconform::arch::Arch;
+use tpbconform::generation::Generation;
 use tpbconform::generators::SplitMix64;
 use tpbconform::layout::{UPDATE_MEMBERS, WAIT_MEMBERS};
 
@@ -105,7 +105,7 @@ fn decode_verdicts(text: &str, stream: bool) -> BTreeMap<usize, String> {
 
 #[test]
 fn check_explain_and_decode_give_every_bundle_the_same_verdict() {
-    for (g, arch) in Arch::ALL.into_iter().enumerate() {
+    for (g, arch) in Generation::ALL.into_iter().enumerate() {
         let input: Vec<u8> = bundles(0x5eed_0032 + g as u64).concat();
         let path = tmp("one_verdict", arch.name()).join("bundles.bin");
         std::fs::write(&path, &input).unwrap();

@@ -3,9 +3,9 @@
 //! and fails when a declared value class of some field (`tpbconform::reach`)
 //! is never hit — a blind spot of the generators.
 
-use tpbconform::arch::Arch;
 use tpbconform::findings::CaseKind;
 use tpbconform::gate::{DEFAULT_SEED, DEFAULT_SYNC_CASES};
+use tpbconform::generation::Generation;
 use tpbconform::generators::sync_program::{self, Shape};
 use tpbconform::generators::{case_rng, name_hash};
 use tpbconform::kinds::{self, CaseBuf, Draw, TargetKind};
@@ -14,7 +14,7 @@ use tpbconform::targets::{Check, Target};
 
 /// Generated case `i` of gate target `t` under the default seed, for
 /// generation `arch`, written into `buf`.
-fn gate_case(t: Target, arch: Arch, i: u64, buf: &mut CaseBuf) -> &[u8] {
+fn gate_case(t: Target, arch: Generation, i: u64, buf: &mut CaseBuf) -> &[u8] {
     let mut r = case_rng(DEFAULT_SEED, name_hash(t.name()), i);
     let draw = Draw {
         arch,
@@ -46,7 +46,7 @@ fn default_gate_bundle_cases_reach_every_field_class() {
     for t in Target::gate_targets().into_iter().filter(|t| t.is_bundle()) {
         for i in 0..N {
             // The default gate spreads its cases over the generations.
-            let arch = Arch::ALL[(i % Arch::ALL.len() as u64) as usize];
+            let arch = Generation::ALL[(i % Generation::ALL.len() as u64) as usize];
             let input = gate_case(t, arch, i, &mut buf);
             reach.bundle(input.try_into().expect("a bundle case"));
         }
@@ -60,7 +60,7 @@ fn default_gate_stream_cases_reach_every_stream_class() {
     let t = Target::by_check(Check::StreamProgram).expect("a stream-program target");
     let mut buf = CaseBuf::default();
     for i in 0..N / 4 {
-        let input = gate_case(t, Arch::default(), i, &mut buf);
+        let input = gate_case(t, Generation::default(), i, &mut buf);
         reach.stream_program(input);
     }
     assert_all_hit(&reach);
@@ -77,17 +77,17 @@ fn declared(name: &str) -> (Target, &'static dyn TargetKind, Reach) {
 
 /// The `stream_lint` cases a default gate classifies: one in `gate::REACH_SAMPLE` of its capped
 /// case count, each under the generation the gate gives it (case `i` runs under
-/// `Arch::ALL[i % 4]`), counted through the kind's `run` as the gate does.
+/// `Generation::ALL[i % 4]`), counted through the kind's `run` as the gate does.
 fn stream_lint_reach(cases: u64) -> Reach {
     let (t, kind, mut reach) = declared("stream_lint");
-    let engines: Vec<_> = Arch::ALL
+    let engines: Vec<_> = Generation::ALL
         .iter()
         .map(|&a| tpbconform::judge::Judge::open(&[], a).expect("reference engine"))
         .collect();
     let mut buf = CaseBuf::default();
     for i in (0..cases).filter(|&i| tpbconform::gate::reach_sampled(i)) {
-        let k = (i % Arch::ALL.len() as u64) as usize;
-        let input = gate_case(t, Arch::ALL[k], i, &mut buf).to_vec();
+        let k = (i % Generation::ALL.len() as u64) as usize;
+        let input = gate_case(t, Generation::ALL[k], i, &mut buf).to_vec();
         let ran = kind.run(&engines[k], t, &input, Some(&mut reach));
         assert!(ran.outcome.is_agree(), "case {i}");
         assert!(ran.classified);
@@ -155,7 +155,7 @@ fn default_gate_sync_cases_reach_every_program_shape() {
     while sampled < SYNC_SAMPLED / 10 {
         if tpbconform::gate::reach_sampled(i) {
             sampled += 1;
-            let input = gate_case(t, Arch::default(), i, &mut buf);
+            let input = gate_case(t, Generation::default(), i, &mut buf);
             kind.record_reach(t, &mut reach, input);
         }
         i += 1;
@@ -177,7 +177,7 @@ fn the_gate_counts_sync_shapes_as_the_classifier_does() {
     let mut buf = CaseBuf::default();
     let mut classified = 0;
     for i in 0..600 {
-        let input = gate_case(t, Arch::default(), i, &mut buf);
+        let input = gate_case(t, Generation::default(), i, &mut buf);
         let ran = kind.run(&e, t, input, Some(&mut by_run));
         assert!(ran.outcome.is_agree());
         let recorded = kind.record_reach(t, &mut by_record, input);
@@ -220,12 +220,13 @@ fn default_gate_engine_sync_cases_reach_every_finding() {
         let c = format!("engine_sync.finding: {c}");
         assert!(declared.contains(&c), "{c} not declared: {declared:?}");
     }
-    let judge = tpbconform::judge::Judge::open(&[], Arch::default()).expect("reference engine");
+    let judge =
+        tpbconform::judge::Judge::open(&[], Generation::default()).expect("reference engine");
     let mut buf = CaseBuf::default();
     // A tenth of the default gate's cases already hit every class.
     let cases = tpbconform::kinds::engine_sync::ENGINE_SYNC_CASES / 10;
     for i in (0..cases).filter(|&i| tpbconform::gate::reach_sampled(i)) {
-        let input = gate_case(t, Arch::default(), i, &mut buf).to_vec();
+        let input = gate_case(t, Generation::default(), i, &mut buf).to_vec();
         let ran = kind.run(&judge, t, &input, Some(&mut reach));
         assert!(ran.outcome.is_agree(), "case {i}");
     }

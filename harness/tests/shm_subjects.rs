@@ -16,9 +16,9 @@ use common::{code, repo_root, stderr, BIN};
 use std::path::Path;
 use std::time::{Duration, Instant};
 use subjects::*;
-use tpbconform::arch::Arch;
 use tpbconform::external::shm_client::{batch_budget, ShmAnswer, ShmChannel};
 use tpbconform::external::{self, Answer, FaultClass, Request};
+use tpbconform::generation::Generation;
 use tpbconform::subjects::{LutTable, Predicate, SubjectSpec};
 
 /// A channel's answers to a whole batch, in order.
@@ -81,7 +81,7 @@ fn json_verdicts(lib: &Path, payload: bool, bs: &[[u8; 64]]) -> Vec<Option<Strin
     let mut c = external::start(
         &spec,
         &std::path::PathBuf::from(BIN),
-        Arch::V2,
+        Generation::V2,
         Duration::from_secs(10),
     )
     .expect("start");

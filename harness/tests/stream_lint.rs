@@ -9,8 +9,7 @@ use common::{code, run, stdout, BIN};
 use tpb_core::lint::Verdict;
 use tpb_core::walk::{walk, Event, Walker};
 use tpb_core::Generation;
-use tpb_oracle::{lint_stream, Chip, Lint, Report};
-use tpbconform::arch::Arch;
+use tpb_oracle::{lint_stream, Lint, Report};
 use tpbconform::generators::stream_program::{d9, da, header, payload, program, skeleton};
 use tpbconform::generators::SplitMix64;
 
@@ -29,12 +28,12 @@ enum Row {
     Fault(&'static str, usize, usize, u8),
 }
 
-fn gens() -> [(Generation, Chip); 4] {
+fn gens() -> [(Generation, tpb_oracle::Generation); 4] {
     [
-        (Generation::V2, Chip::Sunda),
-        (Generation::V3, Chip::Cayman),
-        (Generation::V4, Chip::Mariana),
-        (Generation::V5, Chip::Maverick),
+        (Generation::V2, tpb_oracle::Generation::Sunda),
+        (Generation::V3, tpb_oracle::Generation::Cayman),
+        (Generation::V4, tpb_oracle::Generation::Mariana),
+        (Generation::V5, tpb_oracle::Generation::Maverick),
     ]
 }
 
@@ -69,7 +68,7 @@ fn core_rows(bytes: &[u8], gen: Generation) -> Vec<Row> {
         .collect()
 }
 
-fn oracle_rows(bytes: &[u8], chip: Chip) -> Vec<Row> {
+fn oracle_rows(bytes: &[u8], chip: tpb_oracle::Generation) -> Vec<Row> {
     lint_stream(bytes, chip)
         .expect("whole bundles")
         .into_iter()
@@ -118,7 +117,7 @@ fn core_and_oracle_walk_generated_programs_alike() {
     let mut faults = std::collections::BTreeSet::new();
     let mut kinds = std::collections::BTreeSet::new();
     for case in 0..3000 {
-        let s = program(&mut r, Arch::ALL[case % 4]);
+        let s = program(&mut r, Generation::ALL[case % 4]);
         agree(&s, &format!("case {case}"));
         for row in core_rows(&s, Generation::V2) {
             match row {
@@ -150,7 +149,7 @@ fn the_block_walk_gives_the_bundle_walk_events() {
             for _ in 0..r.below(40) {
                 s.extend_from_slice(&skeleton(0x01 + r.below(3) as u8));
             }
-            s.extend(program(&mut r, Arch::ALL[case % 4]));
+            s.extend(program(&mut r, Generation::ALL[case % 4]));
         }
         for (gen, _) in gens() {
             let want = walk(&s, gen).expect("whole bundles");
@@ -265,7 +264,10 @@ fn the_broken_sample_names_each_stream_error_where_spec_says() {
             Row::Fault("stray_leg", 9, 9, 0xDA),
         ]
     );
-    assert_eq!(core_rows(&s, Generation::V2), oracle_rows(&s, Chip::Sunda));
+    assert_eq!(
+        core_rows(&s, Generation::V2),
+        oracle_rows(&s, tpb_oracle::Generation::Sunda)
+    );
     // 0x87 is a v2-only opcode (FACTS §1 [H]): skeleton on v2, valid_opcode at byte 0 on v3.
     let last = |gen| core_rows(&s, gen).last().cloned();
     assert_eq!(
@@ -303,7 +305,7 @@ fn each_stream_error_at_the_end_of_the_stream() {
         let s: Vec<u8> = bundles.concat();
         let rows = core_rows(&s, Generation::V2);
         assert_eq!(rows.last(), Some(&want));
-        assert_eq!(rows, oracle_rows(&s, Chip::Sunda));
+        assert_eq!(rows, oracle_rows(&s, tpb_oracle::Generation::Sunda));
     }
     // A 0xDA whose trio differs (SPEC §5.3 leg_mismatch), at the 0xDA, owned by the 0xD9.
     let s = [d9(0x05), da([0x04, 0x0A, 0x06])].concat();
@@ -324,7 +326,7 @@ fn each_stream_error_at_the_end_of_the_stream() {
         .filter(|r| matches!(r, Row::Fault(..)))
         .collect();
     assert_eq!(faults, [&Row::Fault("stray_payload", 257, 257, 0x86)]);
-    assert_eq!(rows, oracle_rows(&s, Chip::Sunda));
+    assert_eq!(rows, oracle_rows(&s, tpb_oracle::Generation::Sunda));
 }
 
 fn from_hex(h: &str) -> [u8; 64] {
@@ -522,7 +524,7 @@ fn the_broken_sample_completed_exits_0() {
         rows.iter().all(|r| !matches!(r, Row::Fault(..))),
         "{rows:?}"
     );
-    assert_eq!(rows, oracle_rows(&s, Chip::Sunda));
+    assert_eq!(rows, oracle_rows(&s, tpb_oracle::Generation::Sunda));
     let (code, out) = check(&[], &s);
     assert_eq!(code, 0, "{out}");
     let (code, out) = check(
@@ -542,7 +544,7 @@ fn the_broken_sample_completed_exits_0() {
 struct StreamVector {
     line: usize,
     name: String,
-    arches: Vec<Arch>,
+    arches: Vec<Generation>,
     bytes: Vec<u8>,
     rows: Vec<tpbconform::kinds::stream_lint::Row>,
 }
@@ -567,10 +569,10 @@ fn stream_vectors(text: &str) -> Vec<StreamVector> {
                     .unwrap_or_else(|| panic!("line {line}: arch="))
                     .split(',')
                     .map(|a| match a {
-                        "v2" => Arch::V2,
-                        "v3" => Arch::V3,
-                        "v4" => Arch::V4,
-                        "v5" => Arch::V5,
+                        "v2" => Generation::V2,
+                        "v3" => Generation::V3,
+                        "v4" => Generation::V4,
+                        "v5" => Generation::V5,
                         _ => panic!("line {line}: generation {a}"),
                     })
                     .collect();
@@ -706,7 +708,7 @@ fn the_stream_vectors_hold_for_core_and_oracle_under_each_generation() {
         "events@6",
         "body",
     ];
-    for arch in Arch::ALL {
+    for arch in Generation::ALL {
         for what in STREAM_ERROR_NAMES.split(' ').chain(kinds) {
             assert!(
                 covered.contains(&(arch, what.to_string())),

@@ -12,9 +12,9 @@ use common::{code, repo_root, strs, text, tpb_in, BIN};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use subjects::*;
-use tpbconform::arch::Arch;
 use tpbconform::external::protocol::{Answer, Op, Request};
 use tpbconform::external::{self, Client};
+use tpbconform::generation::Generation;
 use tpbconform::subjects::SubjectSpec;
 
 /// `tpbconform subject-check SPEC` (v2).
@@ -172,7 +172,7 @@ fn pinned_streams() -> Vec<(Vec<u8>, StreamAnswer)> {
 fn start(spec: &str) -> Client {
     let spec: SubjectSpec = spec.parse().unwrap();
     let timeout = std::time::Duration::from_secs(20);
-    external::start(&spec, &PathBuf::from(BIN), Arch::V2, timeout).unwrap()
+    external::start(&spec, &PathBuf::from(BIN), Generation::V2, timeout).unwrap()
 }
 
 #[test]

@@ -8,7 +8,7 @@ use crate::lut::{
 use crate::regions::{
     byte_at, first_nonzero, le_value, record, slice, Domain, Record, Region, Role, OPTIONAL_FIELDS,
 };
-use crate::roster::Chip;
+use crate::roster::Generation;
 use crate::val::Val;
 use crate::verdict::run_record_chain;
 
@@ -21,7 +21,7 @@ pub struct Decoded {
 }
 
 /// Read a live field's wire bytes as a `Val`, or None if the field does not admit them.
-fn wire_to_val(domain: Domain, bytes: &[u8], chip: Chip) -> Option<Val> {
+fn wire_to_val(domain: Domain, bytes: &[u8], chip: Generation) -> Option<Val> {
     let value = le_value(bytes);
     if !domain.admits(value, chip) {
         return None;
@@ -48,7 +48,7 @@ fn wire_to_val(domain: Domain, bytes: &[u8], chip: Chip) -> Option<Val> {
 
 /// Decode a 64-byte bundle as `chip`; succeeds exactly on that chip's encoder images
 /// (SPEC §5.1, D-8, D-22).
-pub fn decode(b: &[u8; 64], chip: Chip) -> Result<Decoded, DecodeRejection> {
+pub fn decode(b: &[u8; 64], chip: Generation) -> Result<Decoded, DecodeRejection> {
     let opcode = byte_at(b, 0);
     let rec = record(opcode).ok_or(DecodeRejection::UnknownOpcode { value: opcode })?;
     if chip < rec.first_chip {
@@ -207,7 +207,7 @@ fn val_to_wire(
     domain: Domain,
     width: usize,
     val: &Val,
-    chip: Chip,
+    chip: Generation,
 ) -> Result<Wire, EncodeRejection> {
     match (domain, val) {
         (Domain::Opaque, Val::Bytes(bytes)) => {
@@ -284,7 +284,11 @@ fn put(out: &mut [u8; 64], reg: &Region, bytes: &[u8]) {
 
 /// Encode `opcode` from a named field list as `chip`'s compiler would; every byte not written
 /// is zero (SPEC §5.2). An opcode that compiler cannot emit is refused first (D-22).
-pub fn encode(opcode: u8, fields: &[(&str, Val)], chip: Chip) -> Result<[u8; 64], EncodeRejection> {
+pub fn encode(
+    opcode: u8,
+    fields: &[(&str, Val)],
+    chip: Generation,
+) -> Result<[u8; 64], EncodeRejection> {
     let rec = record(opcode).ok_or(EncodeRejection::UnknownOpcode { opcode })?;
     if chip < rec.first_chip {
         return Err(EncodeRejection::NotOnChip { opcode, chip });
@@ -324,7 +328,7 @@ pub fn encode_custom_op_group(
     sync: (u8, u8, u8, u8, u32),
     output_ap: &[u8; 48],
     arg_aps: &[[u8; 48]],
-    chip: Chip,
+    chip: Generation,
 ) -> Result<Vec<[u8; 64]>, EncodeRejection> {
     let n_args = arg_aps.len();
     if n_args > usize::from(u8::MAX) {

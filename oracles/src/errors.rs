@@ -1,6 +1,6 @@
 //! Error enums. Each variant names the reason and carries the offending value.
 
-use crate::roster::Chip;
+use crate::roster::Generation;
 use crate::val::Val;
 
 /// A rejection enum as rows `Variant { fields } = "spec_name"`: declares the enum, `name()`
@@ -108,7 +108,7 @@ pub enum DecodeRejection {
     /// byte[0] is not one of the eleven opcodes.
     UnknownOpcode { value: u8 },
     /// One of the eleven, but `chip`'s compiler does not emit it (seed 003 "At a glance").
-    NotOnChip { value: u8, chip: Chip },
+    NotOnChip { value: u8, chip: Generation },
     /// byte[1] is not the record's inst_word_len.
     BadInstWordLen { value: u8, expected: u8 },
     /// A reserved byte is nonzero.
@@ -172,7 +172,7 @@ pub enum EncodeRejection {
     /// The opcode is not one of the eleven.
     UnknownOpcode { opcode: u8 },
     /// One of the eleven, but `chip`'s compiler cannot emit it (seed 003 "At a glance").
-    NotOnChip { opcode: u8, chip: Chip },
+    NotOnChip { opcode: u8, chip: Generation },
     /// A canonical field is absent.
     Missing { field: &'static str },
     /// A canonical field is given more than once.

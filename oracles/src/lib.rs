@@ -5,7 +5,7 @@
 //! dependencies with `tpb-core`. Every record type is described by a declarative *region table*
 //! (see [`regions`]) and one generic interpreter validates, decodes and encodes all of them.
 //! Lookup tables are rows of `(name, ordinal, wire)` searched by value; the opcode enums are a
-//! per-chip transcription checked by membership; every wire function takes the [`Chip`] (v2
+//! per-chip transcription checked by membership; every wire function takes the [`Generation`] (v2
 //! Sunda … v5 Maverick; Sunda is the default). See `oracles/README.md`.
 
 mod codec;
@@ -40,7 +40,7 @@ pub use lut::{
 };
 pub use profile::{alu_member, chip_emits, dtype_member};
 pub use regions::{opcode_field_names, RECORD_OPCODES};
-pub use roster::{is_named_opcode, Chip, CHIPS};
+pub use roster::{is_named_opcode, Generation, CHIPS};
 pub use stream::{parse_bundle_stream, parse_stream, Item, Span};
 pub use val::Val;
 pub use verdict::{dbg_header_verdict, dbg_payload_verdict, header_verdict, payload_verdict};

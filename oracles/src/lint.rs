@@ -6,7 +6,7 @@
 use crate::codec::decode;
 use crate::events::{is_member, UPDATE_MODE_MEMBERS, WAIT_MODE_MEMBERS};
 use crate::profile::chip_emits;
-use crate::roster::{is_named_opcode, Chip};
+use crate::roster::{is_named_opcode, Generation};
 use crate::stream::takes_leg;
 use crate::verdict::{header_verdict, payload_verdict};
 
@@ -38,7 +38,7 @@ pub enum Lint {
 }
 
 /// The verdict of an instruction whose first 64 bytes are `b` (SPEC §5.3, D-27).
-pub fn lint_one(b: &[u8; 64], chip: Chip) -> Lint {
+pub fn lint_one(b: &[u8; 64], chip: Generation) -> Lint {
     let opcode = b[0];
     let bad = |predicate, offset| Lint::Invalid { predicate, offset };
     if !is_named_opcode(chip, opcode) {
@@ -104,7 +104,7 @@ pub struct NotBundles {
 /// non-0x86 closes (`short_group`), the instruction itself, then its own rule
 /// (`payload_count_mismatch`, `stray_payload`, `stray_leg`). At the end: a 128-byte
 /// instruction cut short, a leg never seen, a group never completed.
-pub fn lint_stream(bytes: &[u8], chip: Chip) -> Result<Vec<Report>, NotBundles> {
+pub fn lint_stream(bytes: &[u8], chip: Generation) -> Result<Vec<Report>, NotBundles> {
     if !bytes.len().is_multiple_of(64) {
         return Err(NotBundles { len: bytes.len() });
     }
@@ -216,7 +216,7 @@ mod tests {
         s[64] = 0x86; // second half of the 0xD4: not an opcode
         s[128] = 0x01;
         s[129] = 0x10;
-        let r = lint_stream(&s, Chip::Sunda).expect("bundles");
+        let r = lint_stream(&s, Generation::Sunda).expect("bundles");
         assert_eq!(r.len(), 2, "{r:?}");
         assert!(r.iter().all(|x| matches!(
             x,

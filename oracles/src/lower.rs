@@ -8,7 +8,7 @@
 use crate::codec::encode;
 use crate::gates::{gate_cc_dim, gate_lnc, route_is_sb2sb};
 use crate::lut::{cce_wire, collective_name, collective_wire, dtype_wire};
-use crate::roster::{Chip, CHIPS};
+use crate::roster::{Generation, CHIPS};
 use crate::val::Val;
 use std::collections::BTreeSet;
 
@@ -141,11 +141,11 @@ fn band_fields(band: Band) -> Vec<(&'static str, Val)> {
 }
 
 /// The chip of a generation number 2..=5 (FACTS "Generations"); later numbers are Maverick.
-fn chip_of(generation: u8) -> Chip {
+fn chip_of(generation: u8) -> Generation {
     CHIPS
         .iter()
         .find(|(n, _)| n.strip_prefix('v') == Some(generation.to_string().as_str()))
-        .map_or(Chip::Maverick, |(_, c)| *c)
+        .map_or(Generation::Maverick, |(_, c)| *c)
 }
 
 fn emit(generation: u8, opcode: u8, fields: &[(&str, Val)]) -> Result<[u8; 64], LowerRejection> {

@@ -1,7 +1,7 @@
 //! Lookup tables of SPEC §6, written as rows of names and searched by value (never indexed).
 
 use crate::errors::LutRejection;
-use crate::roster::Chip;
+use crate::roster::Generation;
 
 /// bir::CollectiveKind rows: (name, ordinal, wire byte or None when the kind has no wire byte).
 /// SPEC §6.1; seed 003 §2 LUT `01 02 03 04 09 05 06 07 08` for kinds 2..10.
@@ -101,7 +101,7 @@ const UPDATE_MODES: &[(&str, u32, u8)] = &[
 ];
 
 /// Chips whose compiler uses the v4 dtype column (FACTS §6; v5 inherits v4, SPEC D-22).
-const V4_COLUMN_CHIPS: &[Chip] = &[Chip::Mariana, Chip::Maverick];
+const V4_COLUMN_CHIPS: &[Generation] = &[Generation::Mariana, Generation::Maverick];
 
 /// A row of [`COLLECTIVE_KINDS`] or [`ALU_OPS`]: (name, ordinal, wire byte).
 type Row = (&'static str, u32, Option<u8>);
@@ -191,12 +191,12 @@ pub fn dtype_wire(ord: u32, v4: bool) -> Result<u8, LutRejection> {
 }
 
 /// Does `chip`'s compiler use the v4 dtype column?
-pub fn uses_v4_dtypes(chip: Chip) -> bool {
+pub fn uses_v4_dtypes(chip: Generation) -> bool {
     V4_COLUMN_CHIPS.contains(&chip)
 }
 
 /// Is `tag` a tag of `chip`'s dtype column (the decoder's accepted set)?
-pub fn is_dtype_tag(chip: Chip, tag: u8) -> bool {
+pub fn is_dtype_tag(chip: Generation, tag: u8) -> bool {
     let v4 = uses_v4_dtypes(chip);
     DTYPES
         .iter()

@@ -3,16 +3,25 @@
 //! Written as "which chips" lists per value band.
 
 use crate::regions::record;
-use crate::roster::Chip;
+use crate::roster::Generation;
 
-const ALL: &[Chip] = &[Chip::Sunda, Chip::Cayman, Chip::Mariana, Chip::Maverick];
-const FROM_CAYMAN: &[Chip] = &[Chip::Cayman, Chip::Mariana, Chip::Maverick];
-const FROM_MARIANA: &[Chip] = &[Chip::Mariana, Chip::Maverick];
-const MAVERICK: &[Chip] = &[Chip::Maverick];
-const SUNDA: &[Chip] = &[Chip::Sunda];
+const ALL: &[Generation] = &[
+    Generation::Sunda,
+    Generation::Cayman,
+    Generation::Mariana,
+    Generation::Maverick,
+];
+const FROM_CAYMAN: &[Generation] = &[
+    Generation::Cayman,
+    Generation::Mariana,
+    Generation::Maverick,
+];
+const FROM_MARIANA: &[Generation] = &[Generation::Mariana, Generation::Maverick];
+const MAVERICK: &[Generation] = &[Generation::Maverick];
+const SUNDA: &[Generation] = &[Generation::Sunda];
 
 /// NEURON_ISA_TPB_DTYPE: `(first tag, last tag, chips)` (FACTS §6 [H]).
-const DTYPE_BANDS: &[(u8, u8, &[Chip])] = &[
+const DTYPE_BANDS: &[(u8, u8, &[Generation])] = &[
     (0x01, 0x0F, ALL),
     (0x10, 0x10, FROM_MARIANA),
     (0x11, 0x16, MAVERICK),
@@ -20,7 +29,7 @@ const DTYPE_BANDS: &[(u8, u8, &[Chip])] = &[
 ];
 
 /// ALU op wire bands: `(first, last, chips)` (FACTS §4 [H]).
-const ALU_BANDS: &[(u8, u8, &[Chip])] = &[
+const ALU_BANDS: &[(u8, u8, &[Generation])] = &[
     (0x00, 0x1D, ALL),
     (0x20, 0x23, FROM_MARIANA),
     (0x24, 0x24, MAVERICK),
@@ -28,24 +37,24 @@ const ALU_BANDS: &[(u8, u8, &[Chip])] = &[
     (0xC4, 0xE1, FROM_CAYMAN),
 ];
 
-fn in_bands(bands: &[(u8, u8, &[Chip])], chip: Chip, v: u8) -> bool {
+fn in_bands(bands: &[(u8, u8, &[Generation])], chip: Generation, v: u8) -> bool {
     bands
         .iter()
         .any(|(lo, hi, chips)| *lo <= v && v <= *hi && chips.contains(&chip))
 }
 
 /// Is `tag` a member of `chip`'s header DTYPE enum?
-pub fn dtype_member(chip: Chip, tag: u8) -> bool {
+pub fn dtype_member(chip: Generation, tag: u8) -> bool {
     in_bands(DTYPE_BANDS, chip, tag)
 }
 
 /// Is `wire` a member of `chip`'s header ALU-op enum?
-pub fn alu_member(chip: Chip, wire: u8) -> bool {
+pub fn alu_member(chip: Generation, wire: u8) -> bool {
     in_bands(ALU_BANDS, chip, wire)
 }
 
 /// Does `chip`'s compiler emit `opcode` (one of the eleven; seed 003 "At a glance")?
-pub fn chip_emits(chip: Chip, opcode: u8) -> bool {
+pub fn chip_emits(chip: Generation, opcode: u8) -> bool {
     record(opcode).is_some_and(|rec| rec.first_chip <= chip)
 }
 
@@ -62,8 +71,8 @@ mod tests {
                 }
             }
         }
-        assert!(crate::lut::is_dtype_tag(Chip::Mariana, 0x10));
-        assert!(!crate::lut::is_dtype_tag(Chip::Cayman, 0x10));
+        assert!(crate::lut::is_dtype_tag(Generation::Mariana, 0x10));
+        assert!(!crate::lut::is_dtype_tag(Generation::Cayman, 0x10));
     }
 
     #[test]
@@ -75,18 +84,18 @@ mod tests {
                 }
             }
         }
-        assert!(alu_member(Chip::Sunda, 0xC6) && !alu_member(Chip::Sunda, 0xC7));
-        assert!(alu_member(Chip::Cayman, 0xE1) && !alu_member(Chip::Cayman, 0x20));
-        assert!(alu_member(Chip::Maverick, 0x24) && !alu_member(Chip::Mariana, 0x24));
+        assert!(alu_member(Generation::Sunda, 0xC6) && !alu_member(Generation::Sunda, 0xC7));
+        assert!(alu_member(Generation::Cayman, 0xE1) && !alu_member(Generation::Cayman, 0x20));
+        assert!(alu_member(Generation::Maverick, 0x24) && !alu_member(Generation::Mariana, 0x24));
     }
 
     #[test]
     fn emitting_chips() {
         for op in [0xBEu8, 0xBF, 0xD8] {
-            assert!(!chip_emits(Chip::Sunda, op));
-            assert!(chip_emits(Chip::Cayman, op) && chip_emits(Chip::Maverick, op));
+            assert!(!chip_emits(Generation::Sunda, op));
+            assert!(chip_emits(Generation::Cayman, op) && chip_emits(Generation::Maverick, op));
         }
-        assert!(chip_emits(Chip::Sunda, 0xD9));
-        assert!(!chip_emits(Chip::Maverick, 0x87));
+        assert!(chip_emits(Generation::Sunda, 0xD9));
+        assert!(!chip_emits(Generation::Maverick, 0x87));
     }
 }

@@ -5,7 +5,7 @@
 //! tile bytes 0x00..0x40 exactly once, in ascending order (checked by a test).
 
 use crate::events::{is_member, UPDATE_MODE_MEMBERS, WAIT_MODE_MEMBERS};
-use crate::roster::Chip;
+use crate::roster::Generation;
 
 /// What values a live field admits, and how it is shown when decoded.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -252,7 +252,7 @@ pub(crate) enum Chain {
 /// regions, and its validator if any.
 pub(crate) struct Record {
     pub opcode: u8,
-    pub first_chip: Chip,
+    pub first_chip: Generation,
     pub mnemonic: &'static str,
     pub skeleton: &'static [Region],
     pub body: &'static [Region],
@@ -288,7 +288,7 @@ impl Role {
 pub(crate) const RECORDS: &[Record] = &[
     Record {
         opcode: 0x85,
-        first_chip: Chip::Sunda,
+        first_chip: Generation::Sunda,
         mnemonic: "CustomOpHeader",
         skeleton: SKELETON_SYNC,
         body: BODY_85,
@@ -296,7 +296,7 @@ pub(crate) const RECORDS: &[Record] = &[
     },
     Record {
         opcode: 0x86,
-        first_chip: Chip::Sunda,
+        first_chip: Generation::Sunda,
         mnemonic: "CustomOpPayload",
         skeleton: SKELETON_SYNC,
         body: BODY_86,
@@ -304,7 +304,7 @@ pub(crate) const RECORDS: &[Record] = &[
     },
     Record {
         opcode: 0xD9,
-        first_chip: Chip::Sunda,
+        first_chip: Generation::Sunda,
         mnemonic: "CollectiveCompute",
         skeleton: SKELETON_SYNC,
         body: BODY_D9,
@@ -312,7 +312,7 @@ pub(crate) const RECORDS: &[Record] = &[
     },
     Record {
         opcode: 0xDA,
-        first_chip: Chip::Sunda,
+        first_chip: Generation::Sunda,
         mnemonic: "CollectiveComputeSecondary",
         skeleton: SKELETON_RAW,
         body: BODY_DA,
@@ -320,7 +320,7 @@ pub(crate) const RECORDS: &[Record] = &[
     },
     Record {
         opcode: 0xCB,
-        first_chip: Chip::Sunda,
+        first_chip: Generation::Sunda,
         mnemonic: "CollectiveSendRecv",
         skeleton: SKELETON_SYNC,
         body: BODY_CB,
@@ -328,7 +328,7 @@ pub(crate) const RECORDS: &[Record] = &[
     },
     Record {
         opcode: 0xBF,
-        first_chip: Chip::Cayman,
+        first_chip: Generation::Cayman,
         mnemonic: "Gpsimdsb2sb",
         skeleton: SKELETON_SYNC,
         body: BODY_BF,
@@ -336,7 +336,7 @@ pub(crate) const RECORDS: &[Record] = &[
     },
     Record {
         opcode: 0xBE,
-        first_chip: Chip::Cayman,
+        first_chip: Generation::Cayman,
         mnemonic: "GetSequenceBounds",
         skeleton: SKELETON_SYNC,
         body: BODY_BE,
@@ -344,7 +344,7 @@ pub(crate) const RECORDS: &[Record] = &[
     },
     Record {
         opcode: 0xD8,
-        first_chip: Chip::Cayman,
+        first_chip: Generation::Cayman,
         mnemonic: "CoreBarrier",
         skeleton: SKELETON_SYNC,
         body: BODY_D8,
@@ -352,7 +352,7 @@ pub(crate) const RECORDS: &[Record] = &[
     },
     Record {
         opcode: 0xDC,
-        first_chip: Chip::Sunda,
+        first_chip: Generation::Sunda,
         mnemonic: "GetGlobalRankId",
         skeleton: SKELETON_SYNC,
         body: BODY_DC,
@@ -360,7 +360,7 @@ pub(crate) const RECORDS: &[Record] = &[
     },
     Record {
         opcode: 0xDB,
-        first_chip: Chip::Sunda,
+        first_chip: Generation::Sunda,
         mnemonic: "GetCurProcessingRankID",
         skeleton: SKELETON_SYNC,
         body: BODY_DB,
@@ -368,7 +368,7 @@ pub(crate) const RECORDS: &[Record] = &[
     },
     Record {
         opcode: 0xDE,
-        first_chip: Chip::Sunda,
+        first_chip: Generation::Sunda,
         mnemonic: "TensorCompletion",
         skeleton: SKELETON_SYNC,
         body: BODY_DE,
@@ -442,7 +442,7 @@ fn in_named_set(set: &[(&str, u8)], value: u64) -> bool {
 
 impl Domain {
     /// Does the field admit the unsigned `value` on `chip` (read from / destined for the wire)?
-    pub(crate) fn admits(self, value: u64, chip: Chip) -> bool {
+    pub(crate) fn admits(self, value: u64, chip: Generation) -> bool {
         let byte = u8::try_from(value).ok();
         match self {
             Domain::Any | Domain::Opaque => true,

@@ -4,7 +4,7 @@
 
 /// A TPB chip, named as FACTS names the generations (v2 Sunda … v5 Maverick).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
-pub enum Chip {
+pub enum Generation {
     /// v2, the seeds' `core_v2` path; the default.
     #[default]
     Sunda,
@@ -17,16 +17,16 @@ pub enum Chip {
 }
 
 /// `(arch name, chip)`: the `--arch` spelling of each chip (FACTS "Generations").
-pub const CHIPS: &[(&str, Chip)] = &[
-    ("v2", Chip::Sunda),
-    ("v3", Chip::Cayman),
-    ("v4", Chip::Mariana),
-    ("v5", Chip::Maverick),
+pub const CHIPS: &[(&str, Generation)] = &[
+    ("v2", Generation::Sunda),
+    ("v3", Generation::Cayman),
+    ("v4", Generation::Mariana),
+    ("v5", Generation::Maverick),
 ];
 
-impl Chip {
+impl Generation {
     /// The chip spelled `v2` … `v5`, or None.
-    pub fn from_arch(name: &str) -> Option<Chip> {
+    pub fn from_arch(name: &str) -> Option<Generation> {
         CHIPS.iter().find(|(n, _)| *n == name).map(|(_, c)| *c)
     }
 
@@ -68,24 +68,24 @@ const EVERY_CHIP: &[(u8, u8)] = &[
 const SUNDA_ONLY: &[u8] = &[0x87, 0x88, 0x8A, 0x8B, 0x8C, 0x8D, 0x8F];
 
 /// Added by a chip and kept by every later one: `(first chip, opcodes)`.
-const ADDED: &[(Chip, &[u8])] = &[
+const ADDED: &[(Generation, &[u8])] = &[
     (
-        Chip::Cayman,
+        Generation::Cayman,
         &[
             0x06, 0x07, 0x81, 0xBC, 0xBD, 0xBE, 0xBF, 0xD7, 0xE4, 0xE9, 0xF1, 0xF2,
         ],
     ),
     (
-        Chip::Mariana,
+        Generation::Mariana,
         &[0x08, 0x09, 0x0A, 0x25, 0xB4, 0xE0, 0xE1, 0xE2, 0xE3],
     ),
-    (Chip::Maverick, &[0x26, 0xB6, 0xB9, 0xBA, 0xF3, 0xF4]),
+    (Generation::Maverick, &[0x26, 0xB6, 0xB9, 0xBA, 0xF3, 0xF4]),
 ];
 
 /// `is_valid_enum(OPCODE, op)` on `chip`: is `op` a named member of its opcode enum?
-pub fn is_named_opcode(chip: Chip, op: u8) -> bool {
+pub fn is_named_opcode(chip: Generation, op: u8) -> bool {
     EVERY_CHIP.iter().any(|&(lo, hi)| lo <= op && op <= hi)
-        || (chip == Chip::Sunda && SUNDA_ONLY.contains(&op))
+        || (chip == Generation::Sunda && SUNDA_ONLY.contains(&op))
         || ADDED
             .iter()
             .any(|&(since, ops)| since <= chip && ops.contains(&op))

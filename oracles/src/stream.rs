@@ -4,7 +4,7 @@
 use crate::errors::StreamRejection;
 use crate::lut::{collective_kind_of_wire, collective_name};
 use crate::regions::{byte_at, le_value, record, slice, Region};
-use crate::roster::Chip;
+use crate::roster::Generation;
 use crate::verdict::Resolved;
 use std::sync::OnceLock;
 
@@ -65,7 +65,7 @@ fn header_field(b: &[u8; 64], region: Option<&Region>) -> u64 {
 
 /// Parse a stream of 64-byte bundles into groups and other bundles; 0xD9/0xDA are
 /// plain bundles here.
-pub fn parse_stream(bytes: &[u8], chip: Chip) -> Result<Vec<Item>, StreamRejection> {
+pub fn parse_stream(bytes: &[u8], chip: Generation) -> Result<Vec<Item>, StreamRejection> {
     Ok(walk(bytes, false, chip)?
         .into_iter()
         .filter_map(|s| s.ok())
@@ -74,7 +74,7 @@ pub fn parse_stream(bytes: &[u8], chip: Chip) -> Result<Vec<Item>, StreamRejecti
 
 /// Parse a bundle stream, pairing each 0xD9 whose kind byte names a two-leg kind with
 /// the 0xDA right after it (SPEC §5.3, DL-12).
-pub fn parse_bundle_stream(bytes: &[u8], chip: Chip) -> Result<Vec<Span>, StreamRejection> {
+pub fn parse_bundle_stream(bytes: &[u8], chip: Generation) -> Result<Vec<Span>, StreamRejection> {
     Ok(walk(bytes, true, chip)?
         .into_iter()
         .map(|s| s.map_or_else(|pair| pair, span_of))
@@ -93,7 +93,7 @@ pub(crate) fn takes_leg(kind_byte: u8) -> bool {
 fn walk(
     bytes: &[u8],
     pairing: bool,
-    chip: Chip,
+    chip: Generation,
 ) -> Result<Vec<Result<Item, Span>>, StreamRejection> {
     if !bytes.len().is_multiple_of(64) {
         return Err(StreamRejection::TrailingBytes { len: bytes.len() });

@@ -5,7 +5,7 @@ use crate::errors::{Predicate, Rejection};
 use crate::regions::{
     byte_at, first_nonzero, le_value, record, slice, Chain, Domain, Guard, Record, Region, Role,
 };
-use crate::roster::{is_named_opcode, Chip, CHIPS};
+use crate::roster::{is_named_opcode, Generation, CHIPS};
 use std::sync::OnceLock;
 
 /// How a predicate is evaluated over a region table.
@@ -121,7 +121,7 @@ struct Compiled {
 }
 
 impl Compiled {
-    fn of(chain: &[(Predicate, Check)], plan: &Plan, chip: Chip) -> Compiled {
+    fn of(chain: &[(Predicate, Check)], plan: &Plan, chip: Generation) -> Compiled {
         let mut c = Compiled {
             probes: Vec::new(),
             zero: None,
@@ -156,7 +156,7 @@ impl Compiled {
         chain: &[(Predicate, Check)],
         plan: &Plan,
         b: &[u8; 64],
-        chip: Chip,
+        chip: Generation,
     ) -> Option<(usize, (usize, u8))> {
         // The first probe that refuses, then the mask if its check comes earlier.
         let mut first = self.probes.iter().find_map(|p| {
@@ -195,7 +195,7 @@ impl Compiled {
 }
 
 /// The probes of byte-local check `check` (index `k`), or None if it is not byte-local.
-fn probes(k: usize, check: Check, plan: &Plan, chip: Chip) -> Option<Vec<Probe>> {
+fn probes(k: usize, check: Check, plan: &Plan, chip: Generation) -> Option<Vec<Probe>> {
     let probe = |at: usize, keep: &dyn Fn(u8) -> bool| {
         let at = u8::try_from(at).ok().filter(|&at| at < 64)?;
         let mut admits = [false; 256];
@@ -252,13 +252,13 @@ struct Validator {
     chain: &'static [(Predicate, Check)],
     plan: Plan,
     /// At index `chip as usize`: that chip and the chain compiled for it.
-    compiled: Vec<(Chip, Compiled)>,
+    compiled: Vec<(Generation, Compiled)>,
 }
 
 impl Validator {
     fn of(opcode: u8, chain: &'static [(Predicate, Check)]) -> Option<Validator> {
         let plan = Plan::of(record(opcode)?);
-        let mut chips: Vec<Chip> = CHIPS.iter().map(|&(_, chip)| chip).collect();
+        let mut chips: Vec<Generation> = CHIPS.iter().map(|&(_, chip)| chip).collect();
         chips.sort_by_key(|&chip| chip as usize);
         let compiled = chips
             .into_iter()
@@ -273,7 +273,7 @@ impl Validator {
 
     /// The chain walked with [`evaluate`] only (a chip without a compiled chain; the tests'
     /// reference).
-    fn walk(&self, b: &[u8; 64], chip: Chip) -> Option<(usize, (usize, u8))> {
+    fn walk(&self, b: &[u8; 64], chip: Generation) -> Option<(usize, (usize, u8))> {
         self.chain
             .iter()
             .enumerate()
@@ -294,7 +294,7 @@ fn validators() -> &'static [Option<Validator>; 2] {
 }
 
 /// Evaluate one check; on failure return (offset, value) of the offending byte.
-fn evaluate(check: Check, plan: &Plan, b: &[u8; 64], chip: Chip) -> Result<(), (usize, u8)> {
+fn evaluate(check: Check, plan: &Plan, b: &[u8; 64], chip: Generation) -> Result<(), (usize, u8)> {
     match check {
         Check::Roster => {
             let op = byte_at(b, 0);
@@ -356,11 +356,11 @@ pub(crate) struct Resolved {
     validator: Option<&'static Validator>,
     /// The chain compiled for `chip` (None: walked with [`evaluate`]).
     compiled: Option<&'static Compiled>,
-    chip: Chip,
+    chip: Generation,
 }
 
 impl Resolved {
-    pub(crate) fn of(which: usize, chip: Chip) -> Resolved {
+    pub(crate) fn of(which: usize, chip: Generation) -> Resolved {
         let validator = validators().get(which).and_then(Option::as_ref);
         let compiled = validator.and_then(|v| {
             v.compiled
@@ -403,12 +403,16 @@ impl Resolved {
 
 /// Run validator `which` (0: header, 1: payload) on `chip`, short-circuiting at the first
 /// failing predicate of its chain.
-fn run_chain(which: usize, b: &[u8; 64], chip: Chip) -> Result<(), Rejection> {
+fn run_chain(which: usize, b: &[u8; 64], chip: Generation) -> Result<(), Rejection> {
     Resolved::of(which, chip).run(b)
 }
 
 /// Run the validator chain a record declares (None for records without one).
-pub(crate) fn run_record_chain(rec: &Record, b: &[u8; 64], chip: Chip) -> Result<(), Rejection> {
+pub(crate) fn run_record_chain(
+    rec: &Record,
+    b: &[u8; 64],
+    chip: Generation,
+) -> Result<(), Rejection> {
     match rec.chain {
         Some(Chain::Header) => header_verdict(b, chip),
         Some(Chain::Payload) => payload_verdict(b, chip),
@@ -417,12 +421,12 @@ pub(crate) fn run_record_chain(rec: &Record, b: &[u8; 64], chip: Chip) -> Result
 }
 
 /// `is_valid_custom_op_header` of `chip` (SPEC §3): the first failing predicate, or Ok.
-pub fn header_verdict(b: &[u8; 64], chip: Chip) -> Result<(), Rejection> {
+pub fn header_verdict(b: &[u8; 64], chip: Generation) -> Result<(), Rejection> {
     run_chain(0, b, chip)
 }
 
 /// `is_valid_custom_op_payload` of `chip` (SPEC §4): the first failing predicate, or Ok.
-pub fn payload_verdict(b: &[u8; 64], chip: Chip) -> Result<(), Rejection> {
+pub fn payload_verdict(b: &[u8; 64], chip: Generation) -> Result<(), Rejection> {
     run_chain(1, b, chip)
 }
 
@@ -431,12 +435,12 @@ fn dbg_message(r: Rejection) -> String {
 }
 
 /// The dbg twin of [`header_verdict`]: `inst failed assertion check: '<predicate>'`.
-pub fn dbg_header_verdict(b: &[u8; 64], chip: Chip) -> Result<(), String> {
+pub fn dbg_header_verdict(b: &[u8; 64], chip: Generation) -> Result<(), String> {
     header_verdict(b, chip).map_err(dbg_message)
 }
 
 /// The dbg twin of [`payload_verdict`].
-pub fn dbg_payload_verdict(b: &[u8; 64], chip: Chip) -> Result<(), String> {
+pub fn dbg_payload_verdict(b: &[u8; 64], chip: Generation) -> Result<(), String> {
     payload_verdict(b, chip).map_err(dbg_message)
 }
 
@@ -452,7 +456,7 @@ mod tests {
     use super::*;
 
     /// The chain walked with [`evaluate`] only: the reading the compiled chain must reproduce.
-    fn walked(which: usize, b: &[u8; 64], chip: Chip) -> Result<(), Rejection> {
+    fn walked(which: usize, b: &[u8; 64], chip: Generation) -> Result<(), Rejection> {
         let v = validators()[which].as_ref().expect("validator");
         match v.walk(b, chip) {
             None => Ok(()),
@@ -466,7 +470,7 @@ mod tests {
 
     /// A bundle the walked chain accepts on `chip`: the record's opcode, its tags, and each
     /// one-byte event field at its first admitted value (found by trying them all).
-    fn accepted(which: usize, chip: Chip) -> [u8; 64] {
+    fn accepted(which: usize, chip: Generation) -> [u8; 64] {
         let v = validators()[which].as_ref().expect("validator");
         let mut b = [0u8; 64];
         b[0] = v.plan.opcode;
@@ -492,10 +496,15 @@ mod tests {
                 assert_eq!(c.walked, scratch, "{chip:?}");
                 assert!(c.zero.is_some(), "{chip:?}");
             }
-            let chips: Vec<Chip> = v.compiled.iter().map(|(c, _)| *c).collect();
+            let chips: Vec<Generation> = v.compiled.iter().map(|(c, _)| *c).collect();
             assert_eq!(
                 chips,
-                [Chip::Sunda, Chip::Cayman, Chip::Mariana, Chip::Maverick]
+                [
+                    Generation::Sunda,
+                    Generation::Cayman,
+                    Generation::Mariana,
+                    Generation::Maverick
+                ]
             );
         }
     }

@@ -8,7 +8,7 @@ use tpb_oracle::*;
 
 /// The chip these tests run under: Mariana (v4) emits all eleven opcodes (seed 003) and has the
 /// v4 dtype column (tag 0x10, FACTS §6).
-const C: tpb_oracle::Chip = tpb_oracle::Chip::Mariana;
+const C: tpb_oracle::Generation = tpb_oracle::Generation::Mariana;
 
 fn ramp(n: usize, seed: u8) -> Vec<u8> {
     (0..n)
@@ -746,20 +746,20 @@ fn chips_gate_decode_and_encode() {
     // seed 003 "At a glance": 0xBE, 0xBF, 0xD8 come with CoreV3 (Cayman).
     for op in [0xBEu8, 0xBF, 0xD8] {
         let b = sample(op);
-        assert_eq!(decode(&b, Chip::Sunda).unwrap_err().field(), "opcode");
-        assert!(decode(&b, Chip::Cayman).is_ok());
+        assert_eq!(decode(&b, Generation::Sunda).unwrap_err().field(), "opcode");
+        assert!(decode(&b, Generation::Cayman).is_ok());
         let f = fields_of(op);
         assert_eq!(
-            encode(op, &f, Chip::Sunda),
+            encode(op, &f, Generation::Sunda),
             Err(EncodeRejection::NotOnChip {
                 opcode: op,
-                chip: Chip::Sunda
+                chip: Generation::Sunda
             })
         );
-        assert_eq!(encode(op, &f, Chip::Maverick), Ok(b));
+        assert_eq!(encode(op, &f, Generation::Maverick), Ok(b));
     }
     // dtype 0x10 only in the v4 column (FACTS §6)
     let b = poke(0xD9, &[(0x0D, 0x10)]);
-    assert_eq!(decode(&b, Chip::Cayman).unwrap_err().field(), "dtype");
-    assert!(decode(&b, Chip::Mariana).is_ok());
+    assert_eq!(decode(&b, Generation::Cayman).unwrap_err().field(), "dtype");
+    assert!(decode(&b, Generation::Mariana).is_ok());
 }

@@ -148,7 +148,7 @@ fn bundle_stream_pairs() {
             .map(|(i, _)| if i == 0 { 0xDE } else { 0 }),
     );
     assert_eq!(
-        parse_bundle_stream(&bytes, tpb_oracle::Chip::Cayman).unwrap(),
+        parse_bundle_stream(&bytes, tpb_oracle::Generation::Cayman).unwrap(),
         vec![
             Span {
                 start: 0,
@@ -164,13 +164,13 @@ fn bundle_stream_pairs() {
     );
     let da = out.records[1];
     assert_eq!(
-        parse_bundle_stream(&da, tpb_oracle::Chip::Cayman)
+        parse_bundle_stream(&da, tpb_oracle::Generation::Cayman)
             .unwrap_err()
             .name(),
         "stray_leg"
     );
     assert_eq!(
-        parse_bundle_stream(&out.records[0], tpb_oracle::Chip::Cayman)
+        parse_bundle_stream(&out.records[0], tpb_oracle::Generation::Cayman)
             .unwrap_err()
             .name(),
         "missing_leg"

@@ -141,14 +141,14 @@ fn dtype_tables() {
     assert_eq!(lut_err(dtype_wire(20, true)), "out_of_range");
     // decodable tags: 0x01..=0x0F on the pre-v4 chips, 0x01..=0x10 on v4 and v5 (FACTS §6)
     for tag in 0u8..=255 {
-        for chip in [Chip::Sunda, Chip::Cayman] {
+        for chip in [Generation::Sunda, Generation::Cayman] {
             assert_eq!(
                 is_dtype_tag(chip, tag),
                 (0x01..=0x0F).contains(&tag),
                 "{chip:?} {tag:#x}"
             );
         }
-        for chip in [Chip::Mariana, Chip::Maverick] {
+        for chip in [Generation::Mariana, Generation::Maverick] {
             assert_eq!(
                 is_dtype_tag(chip, tag),
                 (0x01..=0x10).contains(&tag),

@@ -6,7 +6,7 @@ use common::img;
 use tpb_oracle::*;
 
 /// The chip these tests run under: Cayman (v3) emits all eleven opcodes (seed 003).
-const C: tpb_oracle::Chip = tpb_oracle::Chip::Cayman;
+const C: tpb_oracle::Generation = tpb_oracle::Generation::Cayman;
 
 fn header(n_args: u8, num_payloads: u16) -> [u8; 64] {
     let n = num_payloads.to_le_bytes();

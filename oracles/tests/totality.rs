@@ -3,7 +3,7 @@
 use tpb_oracle::*;
 
 /// The chip these tests run under: Cayman (v3) emits all eleven opcodes (seed 003).
-const C: tpb_oracle::Chip = tpb_oracle::Chip::Cayman;
+const C: tpb_oracle::Generation = tpb_oracle::Generation::Cayman;
 
 /// The harness's one PRNG (`generators::SplitMix64`), included as a file:
 /// this crate cannot depend on the harness.

@@ -6,11 +6,11 @@ mod common;
 use common::img;
 use tpb_oracle::{
     dbg_header_verdict, dbg_payload_verdict, header_verdict, is_named_opcode, payload_verdict,
-    Chip, Rejection,
+    Generation, Rejection,
 };
 
 /// The chip these tests run under: Cayman (v3) emits all eleven opcodes (seed 003).
-const C: tpb_oracle::Chip = tpb_oracle::Chip::Cayman;
+const C: tpb_oracle::Generation = tpb_oracle::Generation::Cayman;
 
 /// A header the validator accepts: opcode, tag, wait SEM_GE_IMM on sem 3, set-update sem 4,
 /// num_payloads 4, function 7, 2 arguments, empty scratch.
@@ -50,7 +50,12 @@ fn base_images_pass() {
 #[test]
 fn roster_counts_per_chip() {
     // FACTS §1: v2 144, v3 149, v4 158, v5 164 named opcodes.
-    let chips = [Chip::Sunda, Chip::Cayman, Chip::Mariana, Chip::Maverick];
+    let chips = [
+        Generation::Sunda,
+        Generation::Cayman,
+        Generation::Mariana,
+        Generation::Maverick,
+    ];
     let counts: Vec<usize> = chips
         .iter()
         .map(|&c| (0u8..=255).filter(|&op| is_named_opcode(c, op)).count())
@@ -65,7 +70,12 @@ fn roster_gaps_and_edges() {
         0u8, 11, 32, 39, 47, 49, 64, 80, 85, 86, 87, 89, 93, 117, 128, 137, 144, 145, 151, 183,
         192, 236, 235, 245, 254, 255,
     ];
-    for chip in [Chip::Sunda, Chip::Cayman, Chip::Mariana, Chip::Maverick] {
+    for chip in [
+        Generation::Sunda,
+        Generation::Cayman,
+        Generation::Mariana,
+        Generation::Maverick,
+    ] {
         for op in not_named {
             assert!(
                 !is_named_opcode(chip, op),
@@ -79,9 +89,11 @@ fn roster_gaps_and_edges() {
         }
     }
     // 0x87 on Sunda only; 0xBE from Cayman; 0xF3 on Maverick only.
-    assert!(is_named_opcode(Chip::Sunda, 0x87) && !is_named_opcode(Chip::Cayman, 0x87));
-    assert!(!is_named_opcode(Chip::Sunda, 0xBE) && is_named_opcode(Chip::Cayman, 0xBE));
-    assert!(!is_named_opcode(Chip::Mariana, 0xF3) && is_named_opcode(Chip::Maverick, 0xF3));
+    assert!(is_named_opcode(Generation::Sunda, 0x87) && !is_named_opcode(Generation::Cayman, 0x87));
+    assert!(!is_named_opcode(Generation::Sunda, 0xBE) && is_named_opcode(Generation::Cayman, 0xBE));
+    assert!(
+        !is_named_opcode(Generation::Mariana, 0xF3) && is_named_opcode(Generation::Maverick, 0xF3)
+    );
 }
 
 // ---------------------------------------------------------------- header chain order (SPEC §3)

@@ -21,7 +21,7 @@
 //! report also gives the `tpbconform replay` command that re-runs the input
 //! through the whole judge.
 
-use crate::arch::Arch;
+use crate::generation::Generation;
 use crate::judge::{lean, Divergence, Judge};
 use crate::kinds;
 use crate::subjects::{registry, Subject, Validator};
@@ -117,7 +117,7 @@ impl Entry {
         match self {
             Entry::Judge(t) => check_judged(t.spec().folder, data),
             _ => {
-                let (core, oracle) = registry::reference_pair_for(Arch::default());
+                let (core, oracle) = registry::reference_pair_for(Generation::default());
                 self.check_pair(&core, &oracle, data)
             }
         }
@@ -163,7 +163,8 @@ impl Entry {
 /// A lean path's report: the divergence (`shown`: whole, or its head) and
 /// the command that replays it through the whole judge.
 fn lean_finding(d: &Divergence, shown: &dyn fmt::Display) -> FuzzFinding {
-    let replay = crate::triage::replay_command(&[], Arch::default(), d.target.name(), &d.input);
+    let replay =
+        crate::triage::replay_command(&[], Generation::default(), d.target.name(), &d.input);
     FuzzFinding(format!("{shown}\n  replay: {replay}"))
 }
 

@@ -2,12 +2,12 @@
 //! [`gate`], [`triage`], [`minimize`], [`fuzz_entry`].
 #![deny(unsafe_code)]
 
-// The lower layers' modules, so `crate::arch` names them here as it does
+// The lower layers' modules, so `crate::generation` names them here as it does
 // in their own crates (Cargo keeps the imports pointing down).
 use tpb_generators::generators;
 use tpb_judge::{blame, findings, judge, kinds, reach};
 use tpb_subjects::{
-    arch, atomic, external, input, interrupt, layout, subjects, targets, SPEC_VERSION,
+    atomic, external, generation, input, interrupt, layout, subjects, targets, SPEC_VERSION,
 };
 
 pub mod fuzz_entry;

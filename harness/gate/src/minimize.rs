@@ -32,8 +32,8 @@
 //!   The staging folder is registered with [`crate::interrupt`], so no exit
 //!   path (an error, SIGINT, SIGTERM) leaves it behind.
 
-use crate::arch::Arch;
 use crate::atomic::write_atomic;
+use crate::generation::Generation;
 use crate::input::CorpusEntry;
 use crate::judge::{bundle_from_input, Judge};
 use crate::kinds;
@@ -120,9 +120,9 @@ pub fn signature(t: Target, input: &[u8]) -> String {
         if let Some(own) = kind.corpus_signature(t, input) {
             return Some(own);
         }
-        let default = [Arch::default()];
-        let arches: &[Arch] = if kind.signed_under_every_generation() {
-            &Arch::ALL
+        let default = [Generation::default()];
+        let arches: &[Generation] = if kind.signed_under_every_generation() {
+            &Generation::ALL
         } else {
             &default
         };
@@ -506,6 +506,6 @@ mod tests {
         assert_ne!(clean, short);
         // Lowering: one key per generation, joined.
         let sig = signature(Target::named("collective_lowering"), b"{}");
-        assert!(sig.matches(" | ").count() >= Arch::ALL.len(), "{sig}");
+        assert!(sig.matches(" | ").count() >= Generation::ALL.len(), "{sig}");
     }
 }

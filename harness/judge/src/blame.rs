@@ -263,7 +263,7 @@ mod tests {
     //! never from [`blamed_bytes`]' own output. Each case is asked of core and
     //! of the oracle through [`ask`], so the offsets they name are used too.
     use super::*;
-    use crate::arch::Arch;
+    use crate::generation::Generation;
     use crate::subjects::registry;
 
     fn header() -> [u8; 64] {
@@ -291,7 +291,10 @@ mod tests {
 
     /// `check` asked of core and the oracle blames exactly `want`, and both name `reason`.
     fn blames(check: Check, b: [u8; 64], reason: &str, want: &[usize]) {
-        for s in [registry::core_for(Arch::V2), registry::oracle_for(Arch::V2)] {
+        for s in [
+            registry::core_for(Generation::V2),
+            registry::oracle_for(Generation::V2),
+        ] {
             let a = ask(s.as_ref(), check, &b).expect("a bundle check");
             assert_eq!(a.reason(), Some(reason), "{}: {a:?}", s.name());
             assert_eq!(
@@ -430,7 +433,7 @@ mod tests {
     #[test]
     fn scratch_blame_is_the_union_of_the_smallest_fixes() {
         const DESC: [usize; 10] = [0x10, 0x14, 0x15, 0x16, 0x17, 0x18, 0x19, 0x1A, 0x1B, 0x1C];
-        let oracle = registry::oracle_for(Arch::V2);
+        let oracle = registry::oracle_for(Generation::V2);
         let scratch_fails = |b: &[u8; 64]| {
             oracle
                 .validate(Validator::Header, b)
@@ -462,7 +465,7 @@ mod tests {
                     .flat_map(|t| (0..DESC.len()).filter(move |k| t >> k & 1 == 1))
                     .map(|k| DESC[k]),
             );
-            let a = ask(registry::core_for(Arch::V2).as_ref(), H, &b).unwrap();
+            let a = ask(registry::core_for(Generation::V2).as_ref(), H, &b).unwrap();
             assert_eq!(blamed_bytes(&b, &a), want, "{}", crate::subjects::hex(&b));
         }
         assert!(failing > 500, "only {failing} failing patterns");
@@ -491,7 +494,10 @@ mod tests {
         b[1] = 0x10;
         b[0x0C] = 0x03;
         b[0x0D] = 0x03;
-        for s in [registry::core_for(Arch::V3), registry::oracle_for(Arch::V3)] {
+        for s in [
+            registry::core_for(Generation::V3),
+            registry::oracle_for(Generation::V3),
+        ] {
             let a = ask(s.as_ref(), D, &b).unwrap();
             assert_eq!(a.reason(), Some("cross_core_enable"), "{a:?}");
             assert_eq!(blamed_bytes(&b, &a), ByteSet::of([0x20]));
@@ -537,7 +543,10 @@ mod tests {
     }
 
     fn blames_none(check: Check, b: [u8; 64]) {
-        for s in [registry::core_for(Arch::V2), registry::oracle_for(Arch::V2)] {
+        for s in [
+            registry::core_for(Generation::V2),
+            registry::oracle_for(Generation::V2),
+        ] {
             let a = ask(s.as_ref(), check, &b).unwrap();
             assert_eq!(a, Answer::Valid, "{}", s.name());
             assert!(blamed_bytes(&b, &a).is_empty());

@@ -2,8 +2,8 @@
 //! annotated inputs) and the verdict `check` gives it, from the reference
 //! subject and the harness's [`crate::layout`].
 
-use crate::arch::Arch;
 use crate::blame::{blamed_bytes, Answer, ByteSet};
+use crate::generation::Generation;
 use crate::layout::{layout, Domain, Role};
 use crate::subjects::{registry, LintRow, Subject, Validator, Value};
 
@@ -60,7 +60,7 @@ impl Lint {
 
 /// `check`'s verdict on the instruction whose first 64 bytes are `b` under `arch` (a 128-byte
 /// instruction is judged on its first 64 bytes, as `check` does).
-pub fn lint(b: &[u8; 64], arch: Arch) -> Lint {
+pub fn lint(b: &[u8; 64], arch: Generation) -> Lint {
     let rows = match registry::core_for(arch).lint_stream(b) {
         Ok(Ok(rows)) => rows,
         Ok(Err(e)) => return invalid_fault(e),
@@ -94,7 +94,7 @@ fn invalid_fault(why: String) -> Lint {
 /// The verdict `check`/`explain` give one bundle: `None` = valid, else the
 /// failing predicate or decode field, with the byte offset when known;
 /// the reference serving generation `arch`.
-pub fn judge(b: &[u8; 64], mode: Mode, arch: Arch) -> Option<(String, Option<usize>)> {
+pub fn judge(b: &[u8; 64], mode: Mode, arch: Generation) -> Option<(String, Option<usize>)> {
     let core = registry::core_for(arch);
     let by_validator = |v: Validator| match core.validate(v, b) {
         Ok(p) => p.map(|p| (p.name().to_string(), None)),
@@ -140,7 +140,7 @@ fn field_value(
     domain: Domain,
     bytes: &[u8],
     decoded: Option<&crate::subjects::Decoded>,
-    arch: Arch,
+    arch: Generation,
 ) -> String {
     if let Some(v) = decoded.and_then(|d| d.get(name)) {
         return match v {
@@ -168,7 +168,7 @@ fn field_value(
 }
 
 /// Is `v` a legal first byte of a `domain` field under `arch`?
-fn legal(domain: Domain, v: u8, arch: Arch) -> bool {
+fn legal(domain: Domain, v: u8, arch: Generation) -> bool {
     domain.values_for(arch).is_none_or(|vs| vs.contains(&v))
 }
 
@@ -201,7 +201,7 @@ const NAME_W: usize = 28;
 /// row holding one ends with `<== FAILED: <reason>`; `color` also paints those
 /// bytes red and zero reserved bytes dim, each escape reset before the end of
 /// its line.
-pub fn explain_bundle(b: &[u8; 64], header: &str, color: bool, arch: Arch) -> Explained {
+pub fn explain_bundle(b: &[u8; 64], header: &str, color: bool, arch: Generation) -> Explained {
     let verdict = lint(b, arch);
     let answer = verdict.answer();
     let hot = blamed_bytes(b, &answer);
@@ -250,7 +250,7 @@ fn render(
     b: &[u8; 64],
     header: &str,
     color: bool,
-    arch: Arch,
+    arch: Generation,
     status: &str,
     answer: &Answer,
     hot: ByteSet,
@@ -368,7 +368,7 @@ mod tests {
         b[0] = 0x85;
         b[1] = 0x10;
         b[0x3F] = 0x01;
-        let e = explain_bundle(&b, "bundle", false, Arch::V2);
+        let e = explain_bundle(&b, "bundle", false, Generation::V2);
         let t = e.text();
         assert!(!e.valid);
         assert!(!t.contains('\x1b'), "{t}");

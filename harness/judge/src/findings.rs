@@ -10,7 +10,7 @@
 //!   index), so the kept representative does not depend on thread
 //!   scheduling.
 
-use crate::arch::Arch;
+use crate::generation::Generation;
 use crate::judge::Divergence;
 use std::collections::BTreeMap;
 use std::fmt;
@@ -133,7 +133,7 @@ pub struct Finding {
     pub target: crate::targets::Target,
     pub origin: Origin,
     /// The generation the subjects served (replay with `--arch`).
-    pub arch: Arch,
+    pub arch: Generation,
     pub input: Vec<u8>,
     pub class: Class,
     /// Signature key: predicate / field / LUT / gate name.
@@ -164,7 +164,7 @@ impl Finding {
         Finding {
             target: d.target,
             origin,
-            arch: Arch::default(),
+            arch: Generation::default(),
             input: d.input.clone(),
             class: Class::Judge(d.class),
             key: d.signature.key.clone(),
@@ -195,7 +195,7 @@ impl Finding {
     }
 
     /// The same finding, made under generation `arch`.
-    pub fn with_arch(self, arch: Arch) -> Finding {
+    pub fn with_arch(self, arch: Generation) -> Finding {
         Finding { arch, ..self }
     }
 

@@ -4,10 +4,10 @@
 //! [`findings`], [`explain`], [`blame`] (the bytes an answer blames).
 #![deny(unsafe_code)]
 
-// The lower layers' modules, so `crate::arch` names them here as it does
+// The lower layers' modules, so `crate::generation` names them here as it does
 // in their own crates (Cargo keeps the imports pointing down).
 use tpb_generators::generators;
-use tpb_subjects::{arch, layout, subjects, targets};
+use tpb_subjects::{generation, layout, subjects, targets};
 
 pub mod blame;
 pub mod explain;

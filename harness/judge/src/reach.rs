@@ -463,7 +463,7 @@ impl Reach {
         };
         let oc = if OPCODES.contains(&op) {
             "one of the eleven"
-        } else if crate::arch::Arch::V2.generation().is_valid_opcode(op) {
+        } else if crate::generation::Generation::V2.is_valid_opcode(op) {
             "other roster"
         } else {
             "non-roster"

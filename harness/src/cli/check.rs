@@ -184,7 +184,7 @@ fn lint_stream<W: Write>(
     args: CheckArgs,
     sink: &mut Sink<'_, W>,
 ) -> Result<bool, CliError> {
-    let mut walker = Walker::new(args.arch.generation());
+    let mut walker = Walker::new(args.arch);
     let source = sink.source;
     let limit = args.max_errors.unwrap_or(u64::MAX);
     let stopped = each_run(source, reader, args.hex, |run, line| {
@@ -210,7 +210,7 @@ fn validate_each<W: Write>(
 ) -> Result<bool, CliError> {
     let source = sink.source;
     let limit = args.max_errors.unwrap_or(u64::MAX);
-    let gen = args.arch.generation();
+    let gen = args.arch;
     let mut index = 0usize;
     let mut validate_one = |b: &Bundle, line| -> Result<bool, CliError> {
         let checked = match args.validator {

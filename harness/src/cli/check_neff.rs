@@ -146,7 +146,7 @@ fn lint_job(job: Job, shared: &Shared) {
     let result = (|| -> Result<bool, CliError> {
         let mut sink = Sink::new(&job.source, &mut printer, &mut tally, &mut errors);
         let limit = shared.limit;
-        let mut walker = Walker::new(args.arch.generation());
+        let mut walker = Walker::new(args.arch);
         let mut split = Splitter::default();
         let mut each = |run: &[u8], _: Option<usize>| -> Result<bool, CliError> {
             walker.push_bundles(run, &mut |e| sink.on(&e, None, limit));

@@ -7,7 +7,7 @@
 //! `value` its value. `summary`: only the summary lines.
 
 use super::{emit, mnemonic_of, opcode_str, CliError, Format};
-use crate::arch::Arch;
+use crate::generation::Generation;
 use std::io::Write;
 use tpb_core::lint::{Failure, Verdict};
 use tpb_core::walk::{At, Event, StreamError, StreamFault};
@@ -83,7 +83,7 @@ pub struct StreamOrigin {
 pub struct Printer<W: Write> {
     out: W,
     format: Format,
-    arch: Arch,
+    arch: Generation,
     /// The last source and its JSON string form (quoted, escaped), reused per line.
     quoted: (String, String),
     /// The stream's place in a NEFF, and its JSON keys (`"subgraph":..,"engine":..,"member":..,`).
@@ -167,7 +167,7 @@ fn invalid_text(f: &Failure, op: u8) -> String {
 
 impl<W: Write> Printer<W> {
     /// A printer writing `format` to `out`.
-    pub fn new(out: W, format: Format, arch: Arch) -> Self {
+    pub fn new(out: W, format: Format, arch: Generation) -> Self {
         Printer {
             out,
             format,

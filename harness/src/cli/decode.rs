@@ -4,8 +4,8 @@ use super::stream_context::{json as stream_json, walk_streams, StreamStep};
 use super::{
     emit, fields_json, mnemonic_of, mode_names, opcode_str, CliResult, EXIT_INVALID, EXIT_OK,
 };
-use crate::arch::Arch;
 use crate::explain::Lint;
+use crate::generation::Generation;
 use crate::layout::{Body, Domain, Role};
 use std::io::Write;
 
@@ -14,7 +14,7 @@ use std::io::Write;
 /// naming `check`'s failing predicate (or decode field) and byte; a roster opcode with no
 /// modelled record decodes to its skeleton (header and events band, SPEC §1, §2) with
 /// `"body": "not modelled"`, and so does its error record.
-pub fn bundle_json(index: usize, bytes: &[u8; 64], arch: Arch) -> (serde_json::Value, bool) {
+pub fn bundle_json(index: usize, bytes: &[u8; 64], arch: Generation) -> (serde_json::Value, bool) {
     let verdict = crate::explain::lint(bytes, arch);
     let check = verdict.text(bytes);
     let decoded = super::core_decode(bytes, arch);
@@ -109,7 +109,7 @@ fn skeleton_json(index: usize, bytes: &[u8; 64]) -> serde_json::Value {
 
 /// Runs `decode`: one JSON object per bundle; with `stream`, each carries its stream context
 /// (`"stream"`, [`super::stream_context::json`]; each file is one stream).
-pub fn run(files: &[String], hex: bool, arch: Arch, stream: bool) -> CliResult {
+pub fn run(files: &[String], hex: bool, arch: Generation, stream: bool) -> CliResult {
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
     let mut any_bad = false;

@@ -17,8 +17,8 @@
 //!   refused (exit 2) before any input is read.
 
 use super::{mnemonic_of, CliError, CliResult, EXIT_INVALID, EXIT_OK};
-use crate::arch::Arch;
 use crate::atomic::AtomicFile;
+use crate::generation::Generation;
 use crate::input::{open_source, source_name, InputError, Lines};
 use crate::subjects::registry::{self, mode_byte_name};
 use crate::subjects::{FieldName, Value};
@@ -167,7 +167,7 @@ impl Sink {
 /// Runs `encode`. Malformed JSONL exits 2 naming file and line (with `-o`,
 /// PATH unchanged); records the encoder rejects (and `decode` error
 /// records) are reported on stderr and skipped, and the exit code is then 1.
-pub fn run(files: &[String], hex: bool, output: Option<&str>, arch: Arch) -> CliResult {
+pub fn run(files: &[String], hex: bool, output: Option<&str>, arch: Generation) -> CliResult {
     let stdin = ["-".to_string()];
     let files = if files.is_empty() { &stdin[..] } else { files };
     let mut sink = match output {

@@ -6,11 +6,11 @@ use super::color::ColorChoice;
 use super::stream_context::{text, walk_streams, StreamStep};
 use super::{emit, location, CliResult};
 use super::{EXIT_INVALID, EXIT_OK};
-use crate::arch::Arch;
 use crate::explain::{explain_bundle, explain_tail};
+use crate::generation::Generation;
 use std::io::Write;
 
-pub fn run(files: &[String], hex: bool, arch: Arch, color: ColorChoice) -> CliResult {
+pub fn run(files: &[String], hex: bool, arch: Generation, color: ColorChoice) -> CliResult {
     let color = color.for_stdout();
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());

@@ -2,9 +2,9 @@
 //! ([`crate::report`]) and its exit code ([`super::help::GATE`], docs/guarantees.md).
 
 use super::{debug_env, CliError, CliResult, EXIT_BAD_INPUT, EXIT_INVALID, EXIT_OK};
-use crate::arch::Arch;
 use crate::external;
 use crate::gate::{self, ExternalRun, GateConfig, GateFailure, Shard};
+use crate::generation::Generation;
 use crate::judge::Judge;
 use crate::report;
 use crate::subjects::SubjectSpec;
@@ -163,7 +163,7 @@ pub struct GateArgs {
     /// (case i under the (i mod 4)-th) and the corpus and vectors run under
     /// each; the report has one row per generation.
     #[arg(long)]
-    pub arch: Option<Arch>,
+    pub arch: Option<Generation>,
 }
 
 use crate::gate::bench::CORE_RATE_CASES;
@@ -272,7 +272,7 @@ pub fn run(a: GateArgs) -> CliResult {
         targets,
         subjects: a.subjects.clone(),
         subject_cases: a.subject_cases,
-        arches: a.arch.map_or_else(|| Arch::ALL.to_vec(), |x| vec![x]),
+        arches: a.arch.map_or_else(|| Generation::ALL.to_vec(), |x| vec![x]),
         corpus_dir: a.corpus.clone(),
         no_corpus: a.no_corpus,
         threads: a

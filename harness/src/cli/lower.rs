@@ -101,8 +101,7 @@ pub fn run(path: &str, format: LowerFormat) -> CliResult {
             let mut index = 0;
             for (i, l) in module.lowered().iter().enumerate() {
                 for b in &l.records {
-                    let (mut o, _) =
-                        bundle_json(index, &b.0, crate::arch::Arch::of(module.generation()));
+                    let (mut o, _) = bundle_json(index, &b.0, module.generation());
                     if let serde_json::Value::Object(m) = &mut o {
                         m.insert("instruction".into(), i.into());
                     }

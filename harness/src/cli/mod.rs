@@ -30,8 +30,8 @@ pub mod stream_context;
 pub mod subject_check;
 pub mod subject_worker;
 
-use crate::arch::Arch;
 pub use crate::explain::{mnemonic_of, opcode_str};
+use crate::generation::Generation;
 use crate::input::InputError;
 use crate::subjects::{Decoded, FieldName, Value};
 use std::fmt;
@@ -134,7 +134,7 @@ pub struct CheckArgs {
     pub format: Format,
     /// Hardware generation (v2 Sunda, v3 Cayman, v4 Mariana, v5 Maverick).
     #[arg(long, default_value = "v2")]
-    pub arch: Arch,
+    pub arch: Generation,
     /// Stop at the bundle where the Nth error is found (invalid verdicts and stream errors,
     /// counted over all inputs; that bundle's reports are all printed).
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
@@ -184,7 +184,7 @@ pub enum Format {
 }
 
 /// The reference's decoder serving `arch` (a fault reads as a decode failure at offset 0).
-pub fn core_decode(b: &[u8; 64], arch: Arch) -> Result<Decoded, crate::subjects::DecodeFail> {
+pub fn core_decode(b: &[u8; 64], arch: Generation) -> Result<Decoded, crate::subjects::DecodeFail> {
     use crate::subjects::Subject;
     crate::subjects::registry::core_for(arch)
         .decode(b)
@@ -200,7 +200,7 @@ pub fn core_decode(b: &[u8; 64], arch: Arch) -> Result<Decoded, crate::subjects:
 pub fn core_encode(
     opcode: u8,
     fields: &[(FieldName, Value)],
-    arch: Arch,
+    arch: Generation,
 ) -> Result<[u8; 64], String> {
     use crate::subjects::Subject;
     match crate::subjects::registry::core_for(arch).encode(opcode, fields) {

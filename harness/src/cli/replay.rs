@@ -5,8 +5,8 @@
 //! Exit codes: [`super::help::REPLAY`].
 
 use super::{CliError, CliResult, EXIT_INVALID, EXIT_OK};
-use crate::arch::Arch;
 use crate::fuzz_entry::{replay_names, replay_targets};
+use crate::generation::Generation;
 use crate::input::{open_source, read_capped, source_name, Lines};
 use crate::judge::{Divergence, Judge};
 use crate::kinds;
@@ -40,7 +40,7 @@ pub struct ReplayArgs {
     pub subjects: Vec<SubjectSpec>,
     /// The generation the subjects serve.
     #[arg(long, default_value = "v2")]
-    pub arch: Arch,
+    pub arch: Generation,
     /// Seconds to wait for each answer of a --subject, 1 to 86400 (a hang
     /// is a Timeout divergence after this long).
     #[arg(long, value_name = "SECONDS", default_value_t = 10,

@@ -5,7 +5,7 @@
 
 use super::check_output::{at_text, error_text, verdict_text};
 use super::CliError;
-use crate::arch::Arch;
+use crate::generation::Generation;
 use crate::input::{stream_bundles, Loaded};
 use tpb_core::layout::{custom_op_header, OPCODE_CUSTOM_OP_HEADER};
 use tpb_core::lint::Verdict;
@@ -59,14 +59,14 @@ pub enum StreamStep<'a> {
 pub fn walk_streams(
     files: &[String],
     hex: bool,
-    arch: Arch,
+    arch: Generation,
     mut step: impl FnMut(StreamStep<'_>) -> Result<(), CliError>,
 ) -> Result<(), CliError> {
     let stdin = ["-".to_string()];
     let paths = if files.is_empty() { &stdin[..] } else { files };
     let mut first = 0usize;
     for path in paths {
-        let mut walker = Walker::new(arch.generation());
+        let mut walker = Walker::new(arch);
         let mut count = 0usize;
         for l in stream_bundles(std::slice::from_ref(path), hex) {
             let loaded = l?;

@@ -14,9 +14,9 @@
 //! Exit codes: [`super::help::SUBJECT_CHECK`].
 
 use super::{CliError, CliResult, EXIT_INVALID, EXIT_OK};
-use crate::arch::Arch;
 use crate::external;
 use crate::findings::CaseKind;
+use crate::generation::Generation;
 use crate::generators::images::{bundle_case, valid_image_for};
 use crate::generators::{case_rng, name_hash};
 use crate::judge::{Judge, Outcome};
@@ -40,7 +40,7 @@ pub struct SubjectCheckArgs {
     pub spec: SubjectSpec,
     /// The generation the subject is asked to serve.
     #[arg(long, default_value = "v2")]
-    pub arch: Arch,
+    pub arch: Generation,
     /// Seconds to wait for each answer, 1 to 3600.
     #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u64).range(1..=3600))]
     pub timeout: u64,
@@ -60,7 +60,7 @@ fn bundle_inputs(t: Target) -> Vec<[u8; 64]> {
         valid_image_for(
             &mut case_rng(SEED, h, k as u64),
             op,
-            Arch::default(),
+            Generation::default(),
             &mut base,
         );
         out.push(base);
@@ -88,7 +88,7 @@ fn bundle_inputs(t: Target) -> Vec<[u8; 64]> {
 
 /// [`SMOKE_GENERATED`] cases of target `t` as its kind generates them for
 /// the gate (valid, near-valid and raw in turn).
-fn generated_inputs(t: Target, arch: Arch) -> Vec<Vec<u8>> {
+fn generated_inputs(t: Target, arch: Generation) -> Vec<Vec<u8>> {
     let kind = crate::kinds::of(t);
     let h = name_hash(t.name());
     let mut buf = CaseBuf::default();

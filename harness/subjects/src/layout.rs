@@ -5,7 +5,7 @@
 //! ([`crate::generators`]), `explain`, reach, gate images ([`crate::generators::images`]), the
 //! minimisers and JSON field kinds all derive from it.
 
-use crate::arch::Arch;
+use crate::generation::Generation;
 use std::sync::OnceLock;
 use tpb_core::layout::{sync_skeleton, EnumDomain, FieldDef, FieldKind, RECORDS};
 
@@ -40,7 +40,7 @@ impl Domain {
     /// The legal values of a closed domain under generation `arch` (v4's dtype column adds
     /// tag 0x10: FACTS §6, SPEC §6.4), read from core's one statement of each domain
     /// ([`EnumDomain::admits`]), not restated here.
-    pub fn values_for(self, arch: Arch) -> Option<&'static [u8]> {
+    pub fn values_for(self, arch: Generation) -> Option<&'static [u8]> {
         const DOMAINS: [EnumDomain; 7] = [
             EnumDomain::WaitMode,
             EnumDomain::UpdateMode,
@@ -56,19 +56,15 @@ impl Domain {
             DOMAINS
                 .iter()
                 .map(|&d| {
-                    Arch::ALL
+                    Generation::ALL
                         .iter()
-                        .map(|a| {
-                            (0..=255u8)
-                                .filter(|&v| d.admits(v, a.generation()))
-                                .collect()
-                        })
+                        .map(|a| (0..=255u8).filter(|&v| d.admits(v, *a)).collect())
                         .collect()
                 })
                 .collect()
         });
         let i = DOMAINS.iter().position(|&x| x == d)?;
-        let g = Arch::ALL.iter().position(|&x| x == arch)?;
+        let g = Generation::ALL.iter().position(|&x| x == arch)?;
         Some(sets[i][g].as_slice())
     }
 
@@ -333,7 +329,7 @@ pub fn failure_detail(op: u8, predicate: &str, offset: usize, value: u8) -> Stri
             "{name} 0x{value:02X}: the scratch-space fields are neither all zero nor all set"
         ),
         // The default generation's members: the text names no generation.
-        Role::Field(d) => match (d.values_for(Arch::default()), d.table()) {
+        Role::Field(d) => match (d.values_for(Generation::default()), d.table()) {
             (Some(vs), Some(table)) if !vs.contains(&value) => {
                 format!("{name} 0x{value:02X} is not a {table} member")
             }
@@ -419,9 +415,9 @@ pub enum Body {
 }
 
 /// The [`Body`] of opcode `op` under `arch`.
-pub fn body(op: u8, arch: Arch) -> Body {
+pub fn body(op: u8, arch: Generation) -> Body {
     use tpb_core::lint::Class;
-    match tpb_core::lint::classify(op, arch.generation()) {
+    match tpb_core::lint::classify(op, arch) {
         Class::NotMember => Body::NotMember,
         Class::Skeleton => Body::NotModelled,
         _ => Body::Modelled,

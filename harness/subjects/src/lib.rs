@@ -1,7 +1,7 @@
 //! `tpb-subjects`: the two lowest layers of the harness (`harness/ARCHITECTURE.md`).
 //!
 //! - data stated once: [`targets`] (the target registry), [`layout`] (the
-//!   bundle layout), [`arch`] (generations); and the plumbing [`input`],
+//!   bundle layout), [`generation`]; and the plumbing [`input`],
 //!   [`atomic`], [`interrupt`], [`fields_json`] (decoded fields as JSON),
 //!   [`lower_input`] (the IR JSON that `tpbconform lower` and the C ABI's
 //!   `tpb_lower` read), [`strict_json`] (duplicate JSON keys refused);
@@ -16,10 +16,10 @@
 /// every other mention must equal it (`tests/docs_hygiene.rs`).
 pub const SPEC_VERSION: &str = "tpb-spec-1";
 
-pub mod arch;
 pub mod atomic;
 pub mod external;
 pub mod fields_json;
+pub mod generation;
 pub mod input;
 pub mod interrupt;
 pub mod layout;

@@ -4,8 +4,8 @@
 //! each case), the same generations, the same operations per case.
 
 use super::config::GateConfig;
-use crate::arch::Arch;
 use crate::findings::CaseKind;
+use crate::generation::Generation;
 use crate::generators::{case_rng, name_hash};
 use crate::judge::{bundle_from_input, ordinal_from_input};
 use crate::kinds::{self, CaseBuf, Draw};
@@ -37,7 +37,12 @@ pub fn timed(t: Target) -> bool {
 /// generations `served` (flags in [`GateConfig::arches`] order) was judged
 /// on: this shard's indices, under the `--subject-cases` cap, whose
 /// generation it serves.
-pub fn judged_cases(cfg: &GateConfig, t: Target, served: &[bool], n: u64) -> Vec<(u64, Arch)> {
+pub fn judged_cases(
+    cfg: &GateConfig,
+    t: Target,
+    served: &[bool],
+    n: u64,
+) -> Vec<(u64, Generation)> {
     let arches = cfg.arches();
     if !served.iter().any(|s| *s) {
         return Vec::new();
@@ -62,7 +67,7 @@ pub fn judged_cases(cfg: &GateConfig, t: Target, served: &[bool], n: u64) -> Vec
 /// asked for it (a validator; decode; decode and both encodes of the round
 /// trip; every table of a LUT target). Cases are generated before the clock
 /// starts. `None` for a target [`timed`] rejects or no case.
-pub fn core_rate(seed: u64, t: Target, cases: &[(u64, Arch)]) -> Option<f64> {
+pub fn core_rate(seed: u64, t: Target, cases: &[(u64, Generation)]) -> Option<f64> {
     if !timed(t) || cases.is_empty() {
         return None;
     }
@@ -72,7 +77,7 @@ pub fn core_rate(seed: u64, t: Target, cases: &[(u64, Arch)]) -> Option<f64> {
     // case), each as (generation, start, length).
     let mut bytes: Vec<u8> = Vec::new();
     let mut buf = CaseBuf::default();
-    let spans: Vec<(Arch, usize, usize)> = cases
+    let spans: Vec<(Generation, usize, usize)> = cases
         .iter()
         .map(|&(i, arch)| {
             let draw = Draw {
@@ -90,11 +95,11 @@ pub fn core_rate(seed: u64, t: Target, cases: &[(u64, Arch)]) -> Option<f64> {
     let inputs = spans
         .iter()
         .map(|&(arch, start, len)| (arch, &bytes[start..start + len]));
-    let cores: Vec<(Arch, Box<dyn crate::subjects::Reference>)> = Arch::ALL
+    let cores: Vec<(Generation, Box<dyn crate::subjects::Reference>)> = Generation::ALL
         .iter()
         .map(|&a| (a, registry::core_for(a)))
         .collect();
-    let core_of = |a: Arch| {
+    let core_of = |a: Generation| {
         cores
             .iter()
             .find(|(x, _)| *x == a)
@@ -140,7 +145,7 @@ pub fn core_rate(seed: u64, t: Target, cases: &[(u64, Arch)]) -> Option<f64> {
 /// subjects judged on the same cases) is measured once.
 pub fn core_rates(
     seed: u64,
-    jobs: &[(Target, Vec<(u64, Arch)>)],
+    jobs: &[(Target, Vec<(u64, Generation)>)],
     threads: usize,
 ) -> Vec<Option<f64>> {
     let mut distinct: Vec<usize> = Vec::new();
@@ -195,15 +200,15 @@ mod tests {
             cases: 100,
             shard: Shard { index: 0, count: 2 },
             subject_cases: Some(40),
-            arches: Arch::ALL.to_vec(),
+            arches: Generation::ALL.to_vec(),
             ..GateConfig::default()
         };
         let t = Target::all().next().expect("a target");
-        // Serves v2 and v4: case i runs under Arch::ALL[i % 4].
+        // Serves v2 and v4: case i runs under Generation::ALL[i % 4].
         let served = [true, false, true, false];
-        let want: Vec<(u64, Arch)> = (0..40u64)
+        let want: Vec<(u64, Generation)> = (0..40u64)
             .filter(|i| i % 2 == 0 && (i % 4 == 0 || i % 4 == 2))
-            .map(|i| (i, Arch::ALL[(i % 4) as usize]))
+            .map(|i| (i, Generation::ALL[(i % 4) as usize]))
             .collect();
         assert_eq!(judged_cases(&cfg, t, &served, 1000), want);
         assert_eq!(judged_cases(&cfg, t, &served, 3), want[..3].to_vec());
@@ -223,7 +228,7 @@ mod tests {
     fn core_rates_answer_each_job_in_order_measuring_equal_jobs_once() {
         let cfg = GateConfig {
             cases: 100,
-            arches: Arch::ALL.to_vec(),
+            arches: Generation::ALL.to_vec(),
             ..GateConfig::default()
         };
         let timed_targets: Vec<Target> = Target::all().filter(|t| timed(*t)).take(2).collect();

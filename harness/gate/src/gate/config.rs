@@ -1,6 +1,6 @@
 //! Gate parameters: [`GateConfig`], [`Shard`] and their defaults.
 
-use crate::arch::Arch;
+use crate::generation::Generation;
 use crate::kinds::{self, CaseBudget};
 use crate::subjects::SubjectSpec;
 use crate::targets::Target;
@@ -119,7 +119,7 @@ pub struct GateConfig {
     /// The generations the run covers, oldest first (empty = v2): generated
     /// case `i` runs under `arches[i % arches.len()]`; the corpus and the
     /// vectors run under each. Default: every generation (SPEC §0).
-    pub arches: Vec<Arch>,
+    pub arches: Vec<Generation>,
     /// The corpus root (`corpus/`).
     pub corpus_dir: PathBuf,
     /// Skip the corpus and vector phases (`--no-corpus`). Without it a
@@ -180,9 +180,9 @@ impl GateConfig {
     }
 
     /// The generations of the run ([`GateConfig::arches`]; v2 when empty).
-    pub fn arches(&self) -> Vec<Arch> {
+    pub fn arches(&self) -> Vec<Generation> {
         if self.arches.is_empty() {
-            vec![Arch::default()]
+            vec![Generation::default()]
         } else {
             self.arches.clone()
         }
@@ -256,7 +256,7 @@ impl Default for GateConfig {
             targets: Target::gate_targets(),
             subjects: Vec::new(),
             subject_cases: None,
-            arches: Arch::ALL.to_vec(),
+            arches: Generation::ALL.to_vec(),
             corpus_dir: PathBuf::from("corpus"),
             no_corpus: false,
             threads: std::thread::available_parallelism().map_or(1, |n| n.get()),

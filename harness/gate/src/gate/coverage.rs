@@ -7,8 +7,8 @@
 
 use super::config::GateConfig;
 use super::outcome::outcome_col;
-use crate::arch::Arch;
 use crate::findings::{Finding, Origin};
+use crate::generation::Generation;
 use crate::generators::{fnv1a64, fnv1a64_on};
 use crate::judge::record::RecordKey;
 use crate::judge::Judge;
@@ -40,7 +40,7 @@ pub type CovMap = HashMap<String, [u64; 6], std::hash::BuildHasherDefault<Fnv>>;
 /// recorder.
 pub struct Runner {
     /// The generation every subject of `judge` serves.
-    pub arch: Arch,
+    pub arch: Generation,
     pub judge: Judge,
     /// What core said on the last case.
     pub key: RecordKey,

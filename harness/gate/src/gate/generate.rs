@@ -9,9 +9,9 @@ use super::outcome::{
     add_judged, count_cohorts, merge_judged, panic_text, GateFailure, GateRun, SubjectJudged,
 };
 use super::stage::{Staged, Stager};
-use crate::arch::Arch;
 use crate::external::watch::{self, Watch};
 use crate::findings::{CaseKind, Findings, Origin};
+use crate::generation::Generation;
 use crate::generators::name_hash;
 use crate::judge::batch::{Cases, Step};
 use crate::kinds::{self, CaseBuf, Ran, TargetKind};
@@ -69,7 +69,7 @@ pub fn reach_sampled(index: u64) -> bool {
 /// bundle fields, stream classes, sync program shapes) and, with any, the
 /// generation each classified case ran under, one class per generation of
 /// the run.
-pub fn declared_reach(targets: &[Target], arches: &[Arch]) -> Reach {
+pub fn declared_reach(targets: &[Target], arches: &[Generation]) -> Reach {
     kinds::declared_reach(targets, arches)
 }
 

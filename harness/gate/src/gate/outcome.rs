@@ -3,8 +3,8 @@
 
 use super::config::Shard;
 use super::vectors;
-use crate::arch::Arch;
 use crate::findings::Findings;
+use crate::generation::Generation;
 use crate::subjects::Capabilities;
 use crate::targets::Target;
 use std::collections::BTreeMap;
@@ -238,7 +238,7 @@ pub struct GateRun {
     pub external: Vec<ExternalRun>,
     /// Per generation of the run, oldest first: its share of the generated
     /// cases.
-    pub arches: Vec<(Arch, ArchStats)>,
+    pub arches: Vec<(Generation, ArchStats)>,
     /// Per (subject, generation, operation) given up: why, and the cases
     /// not run (becomes [`GateFailure::SubjectGivenUp`] at the end of the
     /// run).
@@ -389,7 +389,7 @@ impl ExternalRun {
 
 impl GateRun {
     /// Adds what `judge` (serving `arch`) counted as not run.
-    pub fn count_not_run(&mut self, arch: Arch, judge: &crate::judge::Judge) {
+    pub fn count_not_run(&mut self, arch: Generation, judge: &crate::judge::Judge) {
         for g in judge.not_run() {
             let key = (g.subject, arch.name().to_string(), g.op.name().to_string());
             self.given_up.entry(key).or_insert((g.why, 0)).1 += g.cases;

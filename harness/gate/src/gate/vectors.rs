@@ -14,8 +14,8 @@
 //! test (that has the capability) does not meet is a finding with left =
 //! that subject, right = core.
 
-use crate::arch::Arch;
 use crate::findings::{Finding, Origin};
+use crate::generation::Generation;
 use crate::judge::{Answer, Answers, Judge};
 use crate::subjects::{verdict_name, Batch, Capabilities, Capability, Subject, Validator};
 use std::fmt;
@@ -281,7 +281,7 @@ pub struct Checked {
 /// it is read, and at most [`MAX_VECTOR_FILE`] bytes read (a file that grew
 /// past it is a [`VectorError::Io`]). A stop request
 /// ([`crate::interrupt::stop_requested`]) ends the check early.
-pub fn check_dir(dir: &Path, engines: &[(Arch, &Judge)]) -> Result<Checked, VectorError> {
+pub fn check_dir(dir: &Path, engines: &[(Generation, &Judge)]) -> Result<Checked, VectorError> {
     let io = |p: &Path, e: String| VectorError::Io {
         path: p.display().to_string(),
         error: e,
@@ -421,7 +421,7 @@ fn asks(s: &dyn Subject, op: VectorOp) -> bool {
 /// are then served from it (any the batch does not hold are asked one by
 /// one, as before).
 fn check_block(
-    engines: &[(Arch, &Judge)],
+    engines: &[(Generation, &Judge)],
     path: &str,
     block: &mut Vec<Parsed>,
     st: &mut FileStats,
@@ -462,7 +462,7 @@ fn check_block(
 
 /// Checks one vector against every judge serving one of its generations.
 fn check_one(
-    engines: &[(Arch, &Judge)],
+    engines: &[(Generation, &Judge)],
     path: &str,
     line: usize,
     v: &Vector,
@@ -470,7 +470,7 @@ fn check_one(
     st: &mut FileStats,
     findings: &mut Vec<Finding>,
 ) {
-    let runs: Vec<(Arch, &Judge)> = engines
+    let runs: Vec<(Generation, &Judge)> = engines
         .iter()
         .filter(|(a, _)| archs.iter().any(|x| x == a.name()))
         .copied()
@@ -540,7 +540,7 @@ mod tests {
     #[test]
     fn what_a_subject_says_about_a_vector_is_typed() {
         use crate::blame::{blamed_bytes, ByteSet};
-        let core = crate::subjects::registry::core_for(Arch::V2);
+        let core = crate::subjects::registry::core_for(Generation::V2);
         let mut b = [0u8; 64];
         b[0] = 0xDC;
         b[1] = 0x10;

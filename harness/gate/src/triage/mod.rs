@@ -23,8 +23,8 @@ pub mod shrink;
 pub use dump::{dump, dumps};
 pub use shrink::{canonical, reproduce_key, shrink, shrink_with, MAX_ATTEMPTS, MAX_TIME};
 
-use crate::arch::Arch;
 use crate::findings::{Finding, Findings, Kept};
+use crate::generation::Generation;
 use crate::judge::{Class, Judge};
 use crate::subjects::{hex, SubjectSpec};
 use crate::targets::{Check, Target};
@@ -82,12 +82,12 @@ pub fn replay_spec(spec: &SubjectSpec) -> String {
 }
 
 /// `--subject` flags (`subjects` as [`replay_spec`] names them) and `--arch`.
-fn subject_flags(subjects: &[String], arch: Arch) -> String {
+fn subject_flags(subjects: &[String], arch: Generation) -> String {
     let mut s: String = subjects
         .iter()
         .map(|s| format!("--subject {} ", shell_word(s)))
         .collect();
-    if arch != Arch::default() {
+    if arch != Generation::default() {
         s.push_str(&format!("--arch {arch} "));
     }
     s
@@ -95,7 +95,7 @@ fn subject_flags(subjects: &[String], arch: Arch) -> String {
 
 /// The one-line replay command for `input` on `target` under `arch`, with `subjects` as
 /// [`replay_spec`] names them.
-pub fn replay_command(subjects: &[String], arch: Arch, target: &str, input: &[u8]) -> String {
+pub fn replay_command(subjects: &[String], arch: Generation, target: &str, input: &[u8]) -> String {
     format!(
         "tpbconform replay {}--target {target} --hex {}",
         subject_flags(subjects, arch),
@@ -104,7 +104,12 @@ pub fn replay_command(subjects: &[String], arch: Arch, target: &str, input: &[u8
 }
 
 /// The replay command for a raw input file at `path` under `arch`.
-pub fn replay_file_command(subjects: &[String], arch: Arch, target: &str, path: &str) -> String {
+pub fn replay_file_command(
+    subjects: &[String],
+    arch: Generation,
+    target: &str,
+    path: &str,
+) -> String {
     format!(
         "tpbconform replay {}--target {target} {path}",
         subject_flags(subjects, arch)
@@ -235,7 +240,7 @@ pub fn triage(findings: &Findings, engines: &[Judge], specs: &[SubjectSpec]) -> 
 }
 
 /// The engine of `engines` serving `arch`, else `reference`.
-fn engine_for<'a>(engines: &'a [Judge], arch: Arch, reference: &'a Judge) -> &'a Judge {
+fn engine_for<'a>(engines: &'a [Judge], arch: Generation, reference: &'a Judge) -> &'a Judge {
     engines
         .iter()
         .find(|e| e.arch() == arch)
@@ -357,7 +362,7 @@ mod tests {
         Finding {
             target: Target::named("validate_header"),
             origin,
-            arch: Arch::default(),
+            arch: Generation::default(),
             input: vec![1],
             class: crate::findings::Class::Judge(Class::OverAccept),
             key: key.into(),

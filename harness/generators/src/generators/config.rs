@@ -1,6 +1,6 @@
 //! The swarm [`Config`] and the opcode draw.
 
-use crate::arch::Arch;
+use crate::generation::Generation;
 use crate::layout::OPCODES;
 use arbitrary::{Result, Unstructured};
 
@@ -13,7 +13,7 @@ pub const MAX_K: u8 = 3;
 pub struct Config {
     /// The generation the cases are built and labelled for (its roster, emitted opcodes,
     /// dtype column, encoder; SPEC §0).
-    pub arch: Arch,
+    pub arch: Generation,
     /// Relative weight of each opcode, in [`OPCODES`] order (all zero = uniform).
     pub weights: [u8; OPCODES.len()],
     /// Violations per near-valid case: `1 + k % MAX_K`.
@@ -29,7 +29,7 @@ impl Default for Config {
     /// The default generation, uniform opcodes, `k = 1`, half near-valid, up to 4 group args.
     fn default() -> Self {
         Config {
-            arch: Arch::default(),
+            arch: Generation::default(),
             weights: [1; OPCODES.len()],
             k: 0,
             near: 128,
@@ -47,7 +47,7 @@ impl Config {
 
 /// Picks an opcode the config's generation emits by its weights (seed 003 §"At a glance").
 pub fn opcode(u: &mut Unstructured<'_>, cfg: &Config) -> Result<u8> {
-    let gen = cfg.arch.generation();
+    let gen = cfg.arch;
     let weight = |i: usize, w: u8| {
         if gen.emits(OPCODES[i]) {
             u32::from(w)

@@ -13,7 +13,7 @@
 
 use super::case_kind::CaseKind;
 use super::rng::SplitMix64;
-use crate::arch::Arch;
+use crate::generation::Generation;
 use crate::layout::{spans, Domain, Role, OPCODES};
 use tpb_core::layout::{
     collective_compute as cc, custom_op_header as header, custom_op_payload as payload,
@@ -59,7 +59,7 @@ const EDGES: [u8; 9] = [
 
 /// Writes an encoder image of `op` (one of [`OPCODES`]) into `b` whose
 /// fields hold `arch`'s legal values (valid when `arch`'s compiler emits `op`).
-pub fn valid_image_for(r: &mut SplitMix64, op: u8, arch: Arch, b: &mut [u8; 64]) {
+pub fn valid_image_for(r: &mut SplitMix64, op: u8, arch: Generation, b: &mut [u8; 64]) {
     *b = [0; 64];
     for s in spans(op) {
         let bytes = &mut b[s.off..s.off + s.len];
@@ -161,7 +161,13 @@ pub fn mutate_image(r: &mut SplitMix64, b: &mut [u8; 64]) {
 /// [`mutate_image`] instead of a generator violation; a generator refusal
 /// falls back to [`valid_image_for`]); the rest come from [`valid_image_for`] and
 /// [`mutate_image`]. Both build `arch`'s images.
-pub fn bundle_case(ops: &[u8], arch: Arch, r: &mut SplitMix64, kind: CaseKind, b: &mut [u8; 64]) {
+pub fn bundle_case(
+    ops: &[u8],
+    arch: Generation,
+    r: &mut SplitMix64,
+    kind: CaseKind,
+    b: &mut [u8; 64],
+) {
     if kind == CaseKind::Raw {
         // Random bytes, the opcode biased toward `ops`.
         r.fill(b);
@@ -227,7 +233,7 @@ mod tests {
     fn valid_images_decode() {
         let mut r = SplitMix64(7);
         let mut b = [0u8; 64];
-        for arch in Arch::ALL {
+        for arch in Generation::ALL {
             let core = registry::core_for(arch);
             for _ in 0..2000 {
                 let op = r.pick(&OPCODES);

@@ -3,7 +3,7 @@
 
 use super::roles::field;
 use super::violations::Violation;
-use crate::arch::Arch;
+use crate::generation::Generation;
 use crate::layout::{self, Domain, Role, OPCODES};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -85,7 +85,7 @@ impl Validator {
 }
 
 /// The validator chain verdict under `arch`, from the mutations (SPEC §3 / §4 order).
-fn validator_label(v: Validator, base: u8, vs: &[Violation], arch: Arch) -> Option<Label> {
+fn validator_label(v: Validator, base: u8, vs: &[Violation], arch: Generation) -> Option<Label> {
     let (is_op, reserved_zero) = v.names();
     let mut best: Option<(u8, &'static str)> = None;
     let mut note = |rank: u8, name: &'static str| match best {
@@ -98,7 +98,7 @@ fn validator_label(v: Validator, base: u8, vs: &[Violation], arch: Arch) -> Opti
                 if o == v.opcode() {
                     return None; // relabelled as this validator's record
                 }
-                if arch.generation().is_valid_opcode(o) {
+                if arch.is_valid_opcode(o) {
                     note(4, is_op);
                 } else {
                     note(1, "valid_opcode");
@@ -129,7 +129,7 @@ fn validator_label(v: Validator, base: u8, vs: &[Violation], arch: Arch) -> Opti
 fn decode_label(
     base: u8,
     vs: &[Violation],
-    arch: Arch,
+    arch: Generation,
 ) -> Option<std::result::Result<(), DecodeLabel>> {
     for x in vs {
         if let Violation::Opcode(o) = *x {
@@ -182,7 +182,7 @@ fn decode_label(
 }
 
 /// Labels `vs` applied to a valid image of `base` under `arch` (see the module docs).
-pub fn label(base: u8, vs: &[Violation], arch: Arch) -> Expected {
+pub fn label(base: u8, vs: &[Violation], arch: Generation) -> Expected {
     Expected {
         header: validator_label(Validator::Header, base, vs, arch),
         payload: validator_label(Validator::Payload, base, vs, arch),

@@ -29,7 +29,7 @@ use super::labels::Expected;
 use super::rng::{fnv1a64 as fnv, SplitMix64};
 use super::streams::{stream, wide_group};
 use super::valid::GenError;
-use crate::arch::Arch;
+use crate::generation::Generation;
 use crate::layout::OPCODES;
 use arbitrary::Unstructured;
 use std::ops::Range;
@@ -91,7 +91,7 @@ pub fn config(b: [u8; CONFIG_BYTES]) -> Config {
         *w = 1 + 2 * (b[0] >> 4);
     }
     Config {
-        arch: Arch::default(),
+        arch: Generation::default(),
         weights,
         k: b[1] & 0x03,
         near: b[1] & 0xFC,

@@ -1,6 +1,6 @@
 //! How the labels and violations read a byte of an image: from its [`crate::layout`] span.
 
-use crate::arch::Arch;
+use crate::generation::Generation;
 use crate::layout::{span_at, Domain, Role};
 
 /// True when a decoder checks the value of a byte with role `r` (SPEC §5.1): the opcode, a
@@ -22,7 +22,7 @@ pub(super) fn field(base: u8, off: usize) -> &'static str {
 }
 
 /// Is `v` a legal value under `arch` of a byte with role `r`?
-pub(super) fn accepts(r: Role, v: u8, arch: Arch) -> bool {
+pub(super) fn accepts(r: Role, v: u8, arch: Generation) -> bool {
     match r {
         Role::Const(c) => v == c,
         Role::Field(d) => d.values_for(arch).is_none_or(|vs| vs.contains(&v)),

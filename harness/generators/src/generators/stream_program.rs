@@ -14,12 +14,12 @@
 
 use super::images::{mutate_image, valid_image_for};
 use super::rng::SplitMix64;
-use crate::arch::Arch;
+use crate::generation::Generation;
 use crate::layout::OPCODES;
 use std::sync::OnceLock;
 use tpb_core::lint::instruction_len;
 
-/// The roster rows the generator draws from: per generation ([`Arch::ALL`] order) its members,
+/// The roster rows the generator draws from: per generation ([`Generation::ALL`] order) its members,
 /// the opcodes of some generation that are not its members, and the 128-byte opcodes.
 pub struct Roster {
     /// Members of each generation's enum.
@@ -36,18 +36,18 @@ pub fn roster() -> &'static Roster {
     static ROSTER: OnceLock<Roster> = OnceLock::new();
     ROSTER.get_or_init(|| {
         let of = |keep: &dyn Fn(u8) -> bool| (0..=255u8).filter(|&op| keep(op)).collect();
-        let member = |a: Arch, op: u8| a.generation().is_valid_opcode(op);
-        let any = |op: u8| Arch::ALL.iter().any(|&a| member(a, op));
+        let member = |a: Generation, op: u8| a.is_valid_opcode(op);
+        let any = |op: u8| Generation::ALL.iter().any(|&a| member(a, op));
         Roster {
-            members: Arch::ALL.map(|a| of(&|op| member(a, op))),
-            others: Arch::ALL.map(|a| of(&|op| any(op) && !member(a, op))),
+            members: Generation::ALL.map(|a| of(&|op| member(a, op))),
+            others: Generation::ALL.map(|a| of(&|op| any(op) && !member(a, op))),
             long: of(&|op| instruction_len(op) == 128),
         }
     })
 }
 
-fn arch_index(arch: Arch) -> usize {
-    Arch::ALL.iter().position(|&a| a == arch).unwrap_or(0)
+fn arch_index(arch: Generation) -> usize {
+    Generation::ALL.iter().position(|&a| a == arch).unwrap_or(0)
 }
 
 /// A bundle of opcode `op` with a well-formed skeleton (byte 1 = 0x10, SPEC §3), rest zero.
@@ -116,7 +116,7 @@ fn group_arguments(r: &mut SplitMix64) -> u8 {
 
 /// An instruction of the roster with a skeleton (byte 1, the events band) that is mostly well
 /// formed, and a body of zeros and random bytes.
-fn plain(r: &mut SplitMix64, arch: Arch, s: &mut Vec<u8>) {
+fn plain(r: &mut SplitMix64, arch: Generation, s: &mut Vec<u8>) {
     let ros = roster();
     let op = match r.below(16) {
         0 => r.byte(),
@@ -153,7 +153,7 @@ fn plain(r: &mut SplitMix64, arch: Arch, s: &mut Vec<u8>) {
 }
 
 /// Appends one random piece of program for generation `arch` to `s`.
-fn piece(r: &mut SplitMix64, arch: Arch, s: &mut Vec<u8>) {
+fn piece(r: &mut SplitMix64, arch: Generation, s: &mut Vec<u8>) {
     match r.below(11) {
         0..=2 => plain(r, arch, s),
         // A record of the eleven: a valid image of the generation, sometimes mutated.
@@ -225,7 +225,7 @@ const RULE_BYTES: [usize; 8] = [0x00, 0x01, 0x04, 0x06, 0x0C, 0x0D, 0x0E, 0x0F];
 
 /// Writes one random program for generation `arch` (whole bundles, at most 16 pieces) into
 /// `s`, replacing what it held.
-pub fn program_into(r: &mut SplitMix64, arch: Arch, s: &mut Vec<u8>) {
+pub fn program_into(r: &mut SplitMix64, arch: Generation, s: &mut Vec<u8>) {
     s.clear();
     if one_in(r, 8) {
         // Random bytes.
@@ -262,7 +262,7 @@ pub fn program_into(r: &mut SplitMix64, arch: Arch, s: &mut Vec<u8>) {
 }
 
 /// One random program for generation `arch` ([`program_into`]).
-pub fn program(r: &mut SplitMix64, arch: Arch) -> Vec<u8> {
+pub fn program(r: &mut SplitMix64, arch: Generation) -> Vec<u8> {
     let mut s = Vec::new();
     program_into(r, arch, &mut s);
     s
@@ -277,7 +277,7 @@ mod tests {
         let (mut a, mut b) = (SplitMix64(7), SplitMix64(7));
         let mut lens = std::collections::BTreeSet::new();
         for i in 0..500 {
-            let arch = Arch::ALL[i % 4];
+            let arch = Generation::ALL[i % 4];
             let p = program(&mut a, arch);
             assert_eq!(p.len() % 64, 0);
             assert_eq!(p, program(&mut b, arch));
@@ -310,7 +310,7 @@ mod tests {
         let mut r = SplitMix64(3);
         let mut hist = [0u32; 256];
         for _ in 0..400 {
-            let p = program(&mut r, Arch::V3);
+            let p = program(&mut r, Generation::V3);
             for b in p.chunks(64) {
                 hist[usize::from(b[0])] += 1;
             }

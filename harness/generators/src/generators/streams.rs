@@ -4,7 +4,7 @@ use super::cases::{near_valid_case, valid_case};
 use super::config::Config;
 use super::rng::SplitMix64;
 use super::valid::{scratch, sync, EncodeRefused, GenError};
-use crate::arch::Arch;
+use crate::generation::Generation;
 use arbitrary::{Result, Unstructured};
 use tpb_core::insn::{CustomOpGroup, CustomOpHeader, Instruction};
 
@@ -51,8 +51,8 @@ fn group_of(u: &mut Unstructured<'_>, n: u8) -> Result<CustomOpGroup> {
 }
 
 /// Encodes a group with core's group encoder under `arch`.
-pub fn encode_group(g: &CustomOpGroup, arch: Arch) -> std::result::Result<Vec<u8>, GenError> {
-    match g.encode(arch.generation()) {
+pub fn encode_group(g: &CustomOpGroup, arch: Generation) -> std::result::Result<Vec<u8>, GenError> {
+    match g.encode(arch) {
         Ok(bs) => Ok(bs.iter().flat_map(|b| b.0).collect()),
         Err(e) => Err(GenError::Encode(Box::new(EncodeRefused {
             instruction: Instruction::CustomOpHeader(CustomOpHeader::default()),

@@ -2,7 +2,7 @@
 //! record opcodes a generation's compiler emits (SPEC §0, §5), encoded with core's encoder.
 
 use super::config::{opcode, Config};
-use crate::arch::Arch;
+use crate::generation::Generation;
 use crate::layout::{Domain, UPDATE_MEMBERS, WAIT_MEMBERS};
 use arbitrary::{Result, Unstructured};
 use tpb_core::insn::{
@@ -37,7 +37,7 @@ fn member<T: Copy>(u: &mut Unstructured<'_>, table: &[T]) -> Result<T> {
 }
 
 /// A dtype tag of `arch`'s column (the layout's `Dtype` domain, SPEC §6.4).
-fn dtype_tag(u: &mut Unstructured<'_>, arch: Arch) -> Result<u8> {
+fn dtype_tag(u: &mut Unstructured<'_>, arch: Generation) -> Result<u8> {
     member(u, Domain::Dtype.values_for(arch).unwrap_or(&[0x01]))
 }
 
@@ -84,7 +84,7 @@ pub(super) fn scratch(u: &mut Unstructured<'_>) -> Result<(u8, u32, u32, u8)> {
 pub fn instruction_of(
     u: &mut Unstructured<'_>,
     opcode: u8,
-    arch: Arch,
+    arch: Generation,
 ) -> std::result::Result<Instruction, GenError> {
     let dtype_tag = |u: &mut Unstructured<'_>| dtype_tag(u, arch);
     Ok(match opcode {
@@ -253,8 +253,8 @@ impl std::fmt::Display for GenError {
 impl std::error::Error for GenError {}
 
 /// Encodes with core under `arch`; a refusal is a [`GenError::Encode`].
-pub fn encode(i: &Instruction, arch: Arch) -> std::result::Result<[u8; 64], GenError> {
-    i.encode(arch.generation()).map(|b| b.0).map_err(|e| {
+pub fn encode(i: &Instruction, arch: Generation) -> std::result::Result<[u8; 64], GenError> {
+    i.encode(arch).map(|b| b.0).map_err(|e| {
         GenError::Encode(Box::new(EncodeRefused {
             instruction: *i,
             error: format!("{e:?}"),
@@ -270,8 +270,8 @@ mod tests {
     #[test]
     fn every_record_opcode_has_its_own_generator_and_no_other_does() {
         let data = [0x5Au8; 4096];
-        for arch in Arch::ALL {
-            let gen = arch.generation();
+        for arch in Generation::ALL {
+            let gen = arch;
             for op in OPCODES.into_iter().filter(|&op| gen.emits(op)) {
                 let mut u = Unstructured::new(&data);
                 let i = instruction_of(&mut u, op, arch).expect("a generator");
@@ -282,7 +282,7 @@ mod tests {
         for op in [0x00u8, 0x01, 0x87, 0xFF] {
             let mut u = Unstructured::new(&data);
             assert_eq!(
-                instruction_of(&mut u, op, Arch::V2),
+                instruction_of(&mut u, op, Generation::V2),
                 Err(GenError::NoGenerator { opcode: op })
             );
         }

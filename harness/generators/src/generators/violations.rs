@@ -2,7 +2,7 @@
 
 use super::roles::{accepts, checked};
 use super::valid::{nonzero_u32, nonzero_u8};
-use crate::arch::Arch;
+use crate::generation::Generation;
 use crate::layout::{byte_role, tag_of, Domain, Role, OPCODES};
 use arbitrary::{Result, Unstructured};
 
@@ -164,7 +164,7 @@ fn menu(base: u8) -> Vec<Menu> {
 }
 
 /// One violation for `base` under `arch`.
-pub fn violation(u: &mut Unstructured<'_>, base: u8, arch: Arch) -> Result<Violation> {
+pub fn violation(u: &mut Unstructured<'_>, base: u8, arch: Generation) -> Result<Violation> {
     let tag = tag_of(base);
     let m = menu(base);
     Ok(match *u.choose(&m)? {

@@ -10,7 +10,7 @@ use super::divergence::{DescribedCase, Divergence, Outcome};
 use super::input_map::{bundle_from_input, ordinal_from_input};
 use super::pair::{Pair, ReferencePair};
 use super::record;
-use crate::arch::Arch;
+use crate::generation::Generation;
 use crate::subjects::registry::{self, OpenError, SubjectSpec};
 use crate::subjects::{
     Batch, Capabilities, Capability, IrInstruction, LutTable, Reference, Subject, Transport,
@@ -55,7 +55,7 @@ pub struct Judge {
     pub(super) judging: Cell<bool>,
     /// Per subject under test, in order: what the judge keeps of it.
     under: Vec<UnderTest>,
-    arch: Arch,
+    arch: Generation,
     /// Core's coverage recorder, when the judge wraps core in one
     /// ([`Judge::open_recorded`]).
     pub(super) recorder: Option<record::RecordKey>,
@@ -144,7 +144,7 @@ impl Judge {
             tested: under_test,
             judging: Cell::new(true),
             under,
-            arch: Arch::default(),
+            arch: Generation::default(),
             recorder: None,
         }
     }
@@ -155,7 +155,7 @@ impl Judge {
     }
 
     /// core vs oracle plus the subjects `specs`, each serving `arch`.
-    pub fn open(specs: &[SubjectSpec], arch: Arch) -> Result<Judge, OpenError> {
+    pub fn open(specs: &[SubjectSpec], arch: Generation) -> Result<Judge, OpenError> {
         let others = specs
             .iter()
             .map(|s| registry::open(s, arch))
@@ -169,7 +169,7 @@ impl Judge {
     /// [`record::Recorder`]; the key reads what it recorded.
     pub fn open_recorded(
         specs: &[SubjectSpec],
-        arch: Arch,
+        arch: Generation,
     ) -> Result<(Judge, record::RecordKey), OpenError> {
         let mut e = Judge::open(specs, arch)?;
         // Core answers twice per case only when a subject under test is
@@ -182,7 +182,7 @@ impl Judge {
     }
 
     /// The generation the subjects serve (v2 unless opened for another).
-    pub fn arch(&self) -> Arch {
+    pub fn arch(&self) -> Generation {
         self.arch
     }
 

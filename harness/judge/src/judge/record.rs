@@ -343,8 +343,11 @@ mod tests {
     /// validator, another bundle or another table goes to core.
     #[test]
     fn the_memo_answers_only_the_same_question() {
-        let core = registry::core_for(crate::arch::Arch::default());
-        let (rec, key) = Recorder::new(registry::core_for(crate::arch::Arch::default()), true);
+        let core = registry::core_for(crate::generation::Generation::default());
+        let (rec, key) = Recorder::new(
+            registry::core_for(crate::generation::Generation::default()),
+            true,
+        );
         // A header that is valid and a payload check on the same bytes
         // that is not (or the other way round): find one where they differ.
         // A valid CUSTOM_OP header (0x85): the header validator accepts it,
@@ -354,7 +357,7 @@ mod tests {
         crate::generators::images::valid_image_for(
             &mut r,
             0x85,
-            crate::arch::Arch::default(),
+            crate::generation::Generation::default(),
             &mut b,
         );
         assert_ne!(
@@ -392,7 +395,7 @@ mod tests {
     /// round-trips.
     #[test]
     fn a_memo_hit_answers_what_core_answers() {
-        let arch = crate::arch::Arch::default();
+        let arch = crate::generation::Generation::default();
         let core = registry::core_for(arch);
         let (rec, key) = Recorder::new(registry::core_for(arch), true);
         let mut r = crate::generators::SplitMix64(9);

@@ -21,14 +21,14 @@
 //! deduplicates to one entry.
 
 use super::kind::{CaseBudget, Ran, TargetKind};
-use crate::arch::Arch;
+use crate::generation::Generation;
 use crate::generators::lowering_module::{self, LoweringCase};
 use crate::judge::nway::{CaseInputs, Judge};
 use crate::judge::{panic_text, Class, Divergence, Outcome, Signature};
 use crate::reach::Reach;
 use crate::subjects::{
-    hex, registry, Fault, Generation, IrInstruction, LocalSendRecv, LoweredModule, ModuleAnswer,
-    Reference, Reply, StreamFail, Subject, Transfer,
+    hex, registry, Fault, IrInstruction, LocalSendRecv, LoweredModule, ModuleAnswer, Reference,
+    Reply, StreamFail, Subject, Transfer,
 };
 use crate::targets::Target;
 use std::collections::BTreeSet;
@@ -55,15 +55,15 @@ impl TargetKind for CollectiveLoweringKind {
         }
     }
 
-    /// The first generation (in [`Arch::ALL`] order) under which core and
+    /// The first generation (in [`Generation::ALL`] order) under which core and
     /// oracle disagree on `input` (0xBF only from v3, so every generation).
     fn check_every_generation(
         &self,
         _e: &Judge,
         t: Target,
         input: &[u8],
-    ) -> Option<(Option<Arch>, Divergence)> {
-        Arch::ALL.into_iter().find_map(|arch| {
+    ) -> Option<(Option<Generation>, Divergence)> {
+        Generation::ALL.into_iter().find_map(|arch| {
             let e = Judge::open(&[], arch).ok()?;
             compare(&e, t, input)
                 .1
@@ -85,10 +85,10 @@ impl TargetKind for CollectiveLoweringKind {
     fn case_inputs(
         &self,
         _t: Target,
-        arch: Arch,
+        arch: Generation,
         inputs: &mut dyn Iterator<Item = &[u8]>,
     ) -> Option<CaseInputs> {
-        let gen = arch.generation();
+        let gen = arch;
         Some(CaseInputs::Modules(
             inputs
                 .map(|d| lowering_module::build_case(d, Some(gen)).insns)
@@ -143,7 +143,7 @@ impl LoweringMismatch {
 /// [`collective_lowering_case`]) on its reference pair, then on each subject
 /// under test that declares `lower`: the coverage key and the divergences.
 pub fn compare(e: &Judge, target: Target, data: &[u8]) -> (String, Vec<Divergence>) {
-    let gen = e.arch().generation();
+    let gen = e.arch();
     let filed = e.described_case(target, data, ("core", "oracle"));
     let div = |class: Class, key: String, description: String, case: String| {
         filed.divergence(class, key, description, case)
@@ -362,10 +362,7 @@ fn moved(insn: &IrInstruction) -> Option<IrInstruction> {
 /// Compares core and oracle (the reference pair of the case's generation) on
 /// a built case, then checks the properties on core.
 pub fn compare_case(case: &LoweringCase) -> Result<LoweringOutcome, LoweringDivergence> {
-    let arch = Arch::ALL
-        .into_iter()
-        .find(|a| a.generation() == case.gen)
-        .unwrap_or_default();
+    let arch = case.gen;
     compare_case_on(
         &*registry::core_for(arch),
         &*registry::oracle_for(arch),
@@ -738,7 +735,7 @@ mod recorded {
 
     #[test]
     fn the_gate_judge_lowers_through_its_recorded_core() {
-        let (e, _key) = Judge::open_recorded(&[], Arch::V3).expect("reference pair");
+        let (e, _key) = Judge::open_recorded(&[], Generation::V3).expect("reference pair");
         let t = Target::named("collective_lowering");
         let data = crate::generators::SplitMix64(5).bytes(300);
         let (key, d) = compare(&e, t, &data);

@@ -8,7 +8,7 @@
 //! its answer only (the first stream error and its index, or valid).
 
 use super::kind::{CaseBuf, Draw, Form, TargetKind};
-use crate::arch::Arch;
+use crate::generation::Generation;
 use crate::generators::gate_inputs;
 use crate::judge::nway::{CaseInputs, Judge};
 use crate::judge::pair::{self, ReferencePair};
@@ -73,7 +73,7 @@ impl TargetKind for CustomOpKind {
     fn case_inputs(
         &self,
         t: Target,
-        _arch: Arch,
+        _arch: Generation,
         inputs: &mut dyn Iterator<Item = &[u8]>,
     ) -> Option<CaseInputs> {
         Some(CaseInputs::Streams(

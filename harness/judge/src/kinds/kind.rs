@@ -1,7 +1,7 @@
 //! The [`TargetKind`] trait every kind implements, and the case storage it
 //! generates into.
 
-use crate::arch::Arch;
+use crate::generation::Generation;
 use crate::generators::{gate_inputs, CaseKind, SplitMix64};
 use crate::judge::nway::{CaseInputs, Judge};
 use crate::judge::{Divergence, Outcome};
@@ -10,7 +10,7 @@ use crate::targets::Target;
 
 /// What [`TargetKind::generate`] draws a gate case from.
 pub struct Draw<'a> {
-    pub arch: Arch,
+    pub arch: Generation,
     pub r: &'a mut SplitMix64,
     pub kind: CaseKind,
 }
@@ -125,7 +125,7 @@ pub trait TargetKind: Sync {
         e: &Judge,
         t: Target,
         input: &[u8],
-    ) -> Option<(Option<Arch>, Divergence)> {
+    ) -> Option<(Option<Generation>, Divergence)> {
         self.compare(e, t, input)
             .into_iter()
             .next()
@@ -154,7 +154,7 @@ pub trait TargetKind: Sync {
 
     /// Whether an input of the kind means something under every
     /// generation, so that its corpus signature (`minimize`) joins its runs
-    /// under each of [`Arch::ALL`] (default: the default generation only).
+    /// under each of [`Generation::ALL`] (default: the default generation only).
     fn signed_under_every_generation(&self) -> bool {
         false
     }
@@ -194,7 +194,7 @@ pub trait TargetKind: Sync {
     fn case_inputs(
         &self,
         _t: Target,
-        _arch: Arch,
+        _arch: Generation,
         _inputs: &mut dyn Iterator<Item = &[u8]>,
     ) -> Option<CaseInputs> {
         None

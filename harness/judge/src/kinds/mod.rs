@@ -18,7 +18,7 @@ pub mod validator;
 
 pub use kind::{CaseBudget, CaseBuf, Draw, Form, Ran, Shrink, TargetKind};
 
-use crate::arch::Arch;
+use crate::generation::Generation;
 use crate::reach::Reach;
 use crate::targets::{Check, Target};
 
@@ -47,7 +47,7 @@ pub fn of(t: Target) -> &'static dyn TargetKind {
 /// The reach classes the gate declares for `targets` under `arches`: each
 /// target's kind's classes and, when any is declared, one `generation` class
 /// per generation of the run.
-pub fn declared_reach(targets: &[Target], arches: &[Arch]) -> Reach {
+pub fn declared_reach(targets: &[Target], arches: &[Generation]) -> Reach {
     let mut r = Reach::default();
     for &t in targets {
         of(t).declare_reach(t, &mut r);

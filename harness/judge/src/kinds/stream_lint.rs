@@ -17,7 +17,7 @@
 //! numbers.
 
 use super::kind::{CaseBudget, CaseBuf, Draw, Form, Ran, TargetKind};
-use crate::arch::Arch;
+use crate::generation::Generation;
 use crate::generators::stream_program;
 use crate::judge::nway::Judge;
 use crate::judge::{panic_text, Class, DescribedCase, Divergence, Outcome};
@@ -91,20 +91,20 @@ impl TargetKind for StreamLintKind {
     /// Counts the classes of core's walk under the default generation (without a judge, the
     /// generation is not known; the gate counts through [`TargetKind::run`]).
     fn record_reach(&self, _t: Target, reach: &mut Reach, input: &[u8]) -> bool {
-        let rows = core_rows(walked(input), Arch::default()).unwrap_or_default();
+        let rows = core_rows(walked(input), Generation::default()).unwrap_or_default();
         count_reach(reach, input, &rows);
         true
     }
 
-    /// The first generation (in [`Arch::ALL`] order) under which the walkers disagree (the
+    /// The first generation (in [`Generation::ALL`] order) under which the walkers disagree (the
     /// roster, hence every verdict, depends on the generation).
     fn check_every_generation(
         &self,
         _e: &Judge,
         t: Target,
         input: &[u8],
-    ) -> Option<(Option<Arch>, Divergence)> {
-        Arch::ALL
+    ) -> Option<(Option<Generation>, Divergence)> {
+        Generation::ALL
             .into_iter()
             .find_map(|arch| compare_rows(arch, t, input).1.map(|d| (Some(arch), d)))
     }
@@ -127,12 +127,12 @@ fn rows_of(s: &dyn Reference, bytes: &[u8]) -> Result<Vec<Row>, String> {
 }
 
 /// Core's walk of `bytes` (whole bundles) under `arch`, as rows.
-pub fn core_rows(bytes: &[u8], arch: Arch) -> Result<Vec<Row>, String> {
+pub fn core_rows(bytes: &[u8], arch: Generation) -> Result<Vec<Row>, String> {
     rows_of(&registry::reference_pair_for(arch).0, bytes)
 }
 
 /// The oracle's walk of `bytes` (whole bundles) under `arch`, as rows.
-pub fn oracle_rows(bytes: &[u8], arch: Arch) -> Result<Vec<Row>, String> {
+pub fn oracle_rows(bytes: &[u8], arch: Generation) -> Result<Vec<Row>, String> {
     rows_of(&registry::reference_pair_for(arch).1, bytes)
 }
 
@@ -207,7 +207,7 @@ pub fn count_reach(reach: &mut Reach, input: &[u8], rows: &[Row]) {
 /// Both walkers on `input` under `arch`: the coverage key, the divergence if any, and core's
 /// rows when they agree (empty otherwise).
 pub fn compare_rows(
-    arch: Arch,
+    arch: Generation,
     target: Target,
     input: &[u8],
 ) -> (String, Option<Divergence>, Vec<Row>) {
@@ -220,7 +220,7 @@ pub fn compare_rows(
 fn compare_on(
     core: &dyn Reference,
     oracle: &dyn Reference,
-    arch: Arch,
+    arch: Generation,
     target: Target,
     input: &[u8],
 ) -> (String, Option<Divergence>, Vec<Row>) {
@@ -277,13 +277,13 @@ fn compare_on(
 }
 
 /// The coverage signature of `input` for `minimize` (its verdict and outcome halves): per
-/// generation ([`Arch::ALL`] order, since membership and hence every verdict depends on it), the
+/// generation ([`Generation::ALL`] order, since membership and hence every verdict depends on it), the
 /// distinct classes of core's rows (each verdict, with the failed predicate; `length:128`; each
 /// stream error by name), and whether the walkers agree (else the divergence's class and key).
 /// Two seeds with the same signature exercise the same classes.
 pub fn signature(target: Target, input: &[u8]) -> (String, String) {
     let (mut classes, mut outcomes) = (Vec::new(), Vec::new());
-    for arch in Arch::ALL {
+    for arch in Generation::ALL {
         let (_, d, rows) = compare_rows(arch, target, input);
         let seen: BTreeSet<String> = rows
             .iter()
@@ -327,9 +327,9 @@ mod tests {
         let mut r = SplitMix64(0x5EED_0021);
         let mut keys = BTreeSet::new();
         for _ in 0..400 {
-            let arch = Arch::ALL[r.index(4)];
+            let arch = Generation::ALL[r.index(4)];
             let p = stream_program::program(&mut r, arch);
-            for arch in Arch::ALL {
+            for arch in Generation::ALL {
                 let (key, d, _) = compare_rows(arch, target(), &p);
                 assert!(d.is_none(), "{d:?}");
                 keys.extend(
@@ -381,7 +381,7 @@ mod tests {
         let mut s = stream_program::payload().to_vec();
         s.push(0x86);
         assert_eq!(
-            compare_rows(Arch::V2, target(), &s).0,
+            compare_rows(Generation::V2, target(), &s).0,
             "errors:stray_payload"
         );
     }
@@ -412,9 +412,9 @@ mod tests {
     /// or no answer, is a divergence.
     #[test]
     fn the_walks_are_asked_through_the_subject_interface() {
-        let (_, oracle) = registry::reference_pair_for(Arch::V2);
+        let (_, oracle) = registry::reference_pair_for(Generation::V2);
         let s = [stream_program::header(1, 3), stream_program::payload()].concat();
-        let (key, d, _) = compare_on(&Short, &oracle, Arch::V2, target(), &s);
+        let (key, d, _) = compare_on(&Short, &oracle, Generation::V2, target(), &s);
         let d = d.expect("a row missing");
         assert_eq!(
             (key.as_str(), d.class),
@@ -425,7 +425,7 @@ mod tests {
             "{d:?}"
         );
         let silent = crate::kinds::test_subjects::Silent;
-        let (_, d, _) = compare_on(&silent, &oracle, Arch::V2, target(), &s);
+        let (_, d, _) = compare_on(&silent, &oracle, Generation::V2, target(), &s);
         let d = d.expect("no answer");
         assert_eq!(d.class, Class::Unsupported, "{d:?}");
     }
@@ -440,8 +440,8 @@ mod tests {
             stream_program::d9(0x05),
         ]
         .concat();
-        let good = core_rows(&s, Arch::V2).expect("whole bundles");
-        let oracle = oracle_rows(&s, Arch::V2).expect("whole bundles");
+        let good = core_rows(&s, Generation::V2).expect("whole bundles");
+        let oracle = oracle_rows(&s, Generation::V2).expect("whole bundles");
         assert_eq!(first_difference(&good, &oracle), None);
         assert!(good.iter().any(|r| matches!(r, Row::StreamError { .. })));
         let one_offs: [fn(&mut Row); 5] = [

@@ -9,9 +9,9 @@ use super::run_json::{
     ShardMeta, SubjectMachineMeta, SubjectMeta, SubjectTargetMeta, TargetMeta, UnsupportedMeta,
     VectorMeta, FAIL, INCOMPLETE, PASS,
 };
-use crate::arch::Arch;
 use crate::findings::{CaseKind, DedupKey, Origin};
 use crate::gate::{ExternalRun, GateFailure, GateRun};
+use crate::generation::Generation;
 use crate::input::{hex_nibbles, pack_nibbles};
 use crate::subjects::{hex, Capabilities};
 use crate::targets::Target;
@@ -293,7 +293,7 @@ impl DivergenceRecord {
     }
 
     /// The generation it ran under (`v2` when the name is unknown, SPEC §0).
-    pub fn arch(&self) -> Arch {
+    pub fn arch(&self) -> Generation {
         self.arch.parse().unwrap_or_default()
     }
 
@@ -398,7 +398,7 @@ pub fn verdict(run: &GateRun) -> &'static str {
 pub fn generation_span(names: &[String]) -> String {
     let pos: Vec<Option<usize>> = names
         .iter()
-        .map(|n| Arch::ALL.iter().position(|a| a.name() == n))
+        .map(|n| Generation::ALL.iter().position(|a| a.name() == n))
         .collect();
     let consecutive = pos.len() > 2
         && pos.windows(2).all(|w| match (w[0], w[1]) {

@@ -16,7 +16,7 @@ use super::process::{
 use super::protocol::{Answer, Hello, Op, Request};
 use super::ready::{LutColumn, ReadyStore};
 use super::shm_client::{ShmAnswer, ShmChannel, ShmSink};
-use crate::arch::Arch;
+use crate::generation::Generation;
 use crate::layout::mnemonic;
 use crate::subjects::registry::{OpenError, SubjectSpec};
 use crate::subjects::{
@@ -81,7 +81,7 @@ static ANY_GIVEN_UP: AtomicBool = AtomicBool::new(false);
 pub fn start(
     spec: &SubjectSpec,
     worker_exe: &std::path::Path,
-    arch: Arch,
+    arch: Generation,
     timeout: Duration,
 ) -> Result<Client, StartError> {
     match spec {
@@ -98,7 +98,7 @@ pub fn start(
 }
 
 /// The registry's opener for `lib:` / `cmd:` specs (installed by the CLI).
-pub fn open(spec: &SubjectSpec, arch: Arch) -> Result<Box<dyn Subject>, OpenError> {
+pub fn open(spec: &SubjectSpec, arch: Generation) -> Result<Box<dyn Subject>, OpenError> {
     let failed = |reason: String| OpenError::Failed {
         spec: spec.clone(),
         reason,
@@ -373,11 +373,11 @@ fn batch_needs(batch: Batch<'_>) -> Capabilities {
 
 impl ExternalSubject {
     /// The generation this instance serves.
-    fn arch(&self) -> Arch {
+    fn arch(&self) -> Generation {
         self.client
             .lock()
             .ok()
-            .and_then(|c| Arch::ALL.into_iter().find(|a| a.name() == c.arch()))
+            .and_then(|c| Generation::ALL.into_iter().find(|a| a.name() == c.arch()))
             .unwrap_or_default()
     }
 
@@ -395,7 +395,7 @@ impl ExternalSubject {
                 .map(|s| Request::ValidateStream(s.clone()))
                 .collect(),
             Batch::Lower(ms) => {
-                let gen = self.arch().generation();
+                let gen = self.arch();
                 ms.iter()
                     .map(|m| Request::Lower(super::lower_json::ir_document(gen, m)))
                     .collect()
@@ -941,7 +941,7 @@ impl ExternalSubject {
     }
 
     fn lower_answer(&self, insns: &[IrInstruction]) -> Reply<ModuleAnswer> {
-        let gen = self.arch().generation();
+        let gen = self.arch();
         let ir = super::lower_json::ir_document(gen, insns);
         match self.call(Request::Lower(ir)) {
             Ok(Answer::Lowered { generation, module }) => {

@@ -15,7 +15,6 @@ use super::types::{
     IrQuery, LutResult, LutTable, Name, Predicate, Route, StreamFail, StreamResult, StreamSummary,
     Validator, Value, Verdict,
 };
-use crate::arch::Arch;
 use tpb_core as c;
 use tpb_core::lut::DtypeColumn;
 use tpb_core::{Bundle, Generation};
@@ -170,10 +169,8 @@ pub struct CoreSubject {
 
 impl CoreSubject {
     /// Core serving `arch`.
-    pub fn new(arch: Arch) -> CoreSubject {
-        CoreSubject {
-            gen: arch.generation(),
-        }
+    pub fn new(arch: Generation) -> CoreSubject {
+        CoreSubject { gen: arch }
     }
 }
 

@@ -46,26 +46,26 @@ use super::types::{
     IrQuery, LutResult, LutTable, Name, Predicate, Route, StreamFail, StreamResult, StreamSummary,
     Validator, Value, Verdict,
 };
-use crate::arch::Arch;
+use crate::generation::Generation;
 use tpb_oracle as o;
 
 /// `tpb_oracle` as a [`Subject`] (registry name `oracle`), serving one chip
 /// (Sunda, v2, by default; SPEC §0).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct OracleSubject {
-    chip: o::Chip,
+    chip: o::Generation,
 }
 
 impl OracleSubject {
     /// The oracle serving `arch`. An exhaustive match, not a lookup with a
     /// default: a generation the oracle cannot serve must not silently run
     /// as v2 (FACTS "Generations": v2 Sunda, v3 Cayman, v4 Mariana, v5 Maverick).
-    pub fn new(arch: Arch) -> OracleSubject {
+    pub fn new(arch: Generation) -> OracleSubject {
         let chip = match arch {
-            Arch::V2 => o::Chip::Sunda,
-            Arch::V3 => o::Chip::Cayman,
-            Arch::V4 => o::Chip::Mariana,
-            Arch::V5 => o::Chip::Maverick,
+            Generation::V2 => o::Generation::Sunda,
+            Generation::V3 => o::Generation::Cayman,
+            Generation::V4 => o::Generation::Mariana,
+            Generation::V5 => o::Generation::Maverick,
         };
         OracleSubject { chip }
     }
@@ -290,10 +290,10 @@ impl Reference for OracleSubject {
 
     fn lower(&self, insns: &[IrInstruction]) -> Reply<LoweredModule> {
         let generation = match self.chip {
-            o::Chip::Sunda => 2,
-            o::Chip::Cayman => 3,
-            o::Chip::Mariana => 4,
-            o::Chip::Maverick => 5,
+            o::Generation::Sunda => 2,
+            o::Generation::Cayman => 3,
+            o::Generation::Mariana => 4,
+            o::Generation::Maverick => 5,
         };
         let mut ledger = o::Ledger::new(generation);
         let instrs = insns
@@ -512,7 +512,7 @@ mod tests {
 
     #[test]
     fn every_generation_opens_the_oracle_chip_of_that_name() {
-        for a in Arch::ALL {
+        for a in Generation::ALL {
             assert_eq!(OracleSubject::new(a).chip.arch(), a.name(), "{a:?}");
         }
     }

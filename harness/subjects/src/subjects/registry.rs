@@ -20,7 +20,7 @@
 use super::core_adapter::CoreSubject;
 use super::interface::{Reference, Subject};
 use super::oracle_adapter::OracleSubject;
-use crate::arch::Arch;
+use crate::generation::Generation;
 use std::fmt;
 use std::str::FromStr;
 use std::sync::OnceLock;
@@ -110,7 +110,7 @@ impl fmt::Display for OpenError {
 impl std::error::Error for OpenError {}
 
 /// Opens an external (`lib:` / `cmd:`) subject for a generation.
-pub type ExternalOpener = fn(&SubjectSpec, Arch) -> Result<Box<dyn Subject>, OpenError>;
+pub type ExternalOpener = fn(&SubjectSpec, Generation) -> Result<Box<dyn Subject>, OpenError>;
 
 static EXTERNAL: OnceLock<ExternalOpener> = OnceLock::new();
 
@@ -121,7 +121,7 @@ pub fn set_external_opener(f: ExternalOpener) -> bool {
 }
 
 /// Opens the subject `spec` serving generation `arch`.
-pub fn open(spec: &SubjectSpec, arch: Arch) -> Result<Box<dyn Subject>, OpenError> {
+pub fn open(spec: &SubjectSpec, arch: Generation) -> Result<Box<dyn Subject>, OpenError> {
     match spec {
         SubjectSpec::Core => Ok(core_for(arch)),
         SubjectSpec::Oracle => Ok(oracle_for(arch)),
@@ -134,35 +134,35 @@ pub fn open(spec: &SubjectSpec, arch: Arch) -> Result<Box<dyn Subject>, OpenErro
 
 /// The reference implementation (`core`), serving v2 (the default).
 pub fn core() -> Box<dyn Reference> {
-    core_for(Arch::default())
+    core_for(Generation::default())
 }
 
 /// The second reading (`oracle`), serving v2 (the default).
 pub fn oracle() -> Box<dyn Reference> {
-    oracle_for(Arch::default())
+    oracle_for(Generation::default())
 }
 
 /// Whether the reference's `arch` compiler emits `opcode` (SPEC §0; seed 003
 /// §"At a glance": 0xBE, 0xBF and 0xD8 are CoreV3+).
-pub fn emits(arch: Arch, opcode: u8) -> bool {
-    arch.generation().emits(opcode)
+pub fn emits(arch: Generation, opcode: u8) -> bool {
+    arch.emits(opcode)
 }
 
 /// `(core, oracle)` serving `arch` as concrete types, not `Box<dyn Subject>`:
 /// calls on them dispatch statically, so a caller links only the operations
 /// it uses (the lean fuzz entries, `judge::lean`; a `dyn` vtable would link
 /// every operation of both implementations).
-pub fn reference_pair_for(arch: Arch) -> (impl Reference + Copy, impl Reference + Copy) {
+pub fn reference_pair_for(arch: Generation) -> (impl Reference + Copy, impl Reference + Copy) {
     (CoreSubject::new(arch), OracleSubject::new(arch))
 }
 
 /// `core` serving `arch`.
-pub fn core_for(arch: Arch) -> Box<dyn Reference> {
+pub fn core_for(arch: Generation) -> Box<dyn Reference> {
     Box::new(CoreSubject::new(arch))
 }
 
 /// `oracle` serving `arch`.
-pub fn oracle_for(arch: Arch) -> Box<dyn Reference> {
+pub fn oracle_for(arch: Generation) -> Box<dyn Reference> {
     Box::new(OracleSubject::new(arch))
 }
 
@@ -211,7 +211,7 @@ mod tests {
     fn in_process_subjects_open_by_name() {
         for (s, name) in [("core", "core"), ("oracle", "oracle")] {
             let spec: SubjectSpec = s.parse().unwrap();
-            assert_eq!(open(&spec, Arch::V2).unwrap().name(), name);
+            assert_eq!(open(&spec, Generation::V2).unwrap().name(), name);
         }
     }
 }

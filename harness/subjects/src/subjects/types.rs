@@ -463,9 +463,9 @@ pub mod mem {
     }
 }
 
-/// IR `Arch` ordinals (the compiler's target-architecture enum, SPEC §7,
+/// IR `Generation` ordinals (the compiler's target-architecture enum, SPEC §7,
 /// D-11) used by [`IrQuery::CheckCustomOp`]. Not the wire generation: that is
-/// [`crate::arch::Arch`].
+/// [`crate::generation::Generation`].
 pub mod ir_arch {
     /// Tonga.
     pub const TONGA: u8 = 0;
@@ -497,7 +497,7 @@ pub enum IrQuery {
         args: Vec<u8>,
         /// Output memory spaces.
         outputs: Vec<u8>,
-        /// Arch ordinal.
+        /// Generation ordinal.
         arch: u8,
     },
     /// isCCHavingSBScratchPad.

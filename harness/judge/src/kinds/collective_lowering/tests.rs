@@ -35,10 +35,10 @@ impl Reference for Flipped {
 
 #[test]
 fn lowering_goes_through_the_subject_interface() {
-    let arch = Arch::default();
+    let arch = Generation::default();
     let (core, oracle) = (registry::core_for(arch), registry::oracle_for(arch));
     let case = (0..200u64)
-        .map(|s| lowering_module::build_case(&SplitMix64(s).bytes(256), Some(arch.generation())))
+        .map(|s| lowering_module::build_case(&SplitMix64(s).bytes(256), Some(arch)))
         .find(|c| compare_case_on(&*core, &*oracle, c).is_ok_and(|o| o.lowered > 0))
         .expect("a case that lowers");
     let d = compare_case_on(&Flipped(registry::core_for(arch)), &*oracle, &case)
@@ -125,10 +125,10 @@ impl Reference for Slipped {
 /// operation's answer is a divergence naming it, keyed by what failed.
 #[test]
 fn the_properties_are_asked_through_the_subject_interface() {
-    let arch = Arch::V3;
+    let arch = Generation::V3;
     let (core, oracle) = (registry::core_for(arch), registry::oracle_for(arch));
     let case = (0..400u64)
-        .map(|s| lowering_module::build_case(&SplitMix64(s).bytes(256), Some(arch.generation())))
+        .map(|s| lowering_module::build_case(&SplitMix64(s).bytes(256), Some(arch)))
         .find(|c| compare_case_on(&*core, &*oracle, c).is_ok_and(|o| o.lowered > 0))
         .expect("a case that lowers");
     for (slip, class, what, key) in [

@@ -2,8 +2,8 @@
 //! section per divergence (facts, byte map, annotated input, field diff).
 
 use super::blocks::{code, section, t, text, Block, Dumps, Section};
-use crate::arch::Arch;
 use crate::explain::explain_bundle;
+use crate::generation::Generation;
 use crate::judge::bundle_from_input;
 use crate::report::byte_map::{blamed_bytes, side_detail, Side};
 use crate::report::model::{is_bundle_target, DivergenceRecord, ReportModel};
@@ -11,7 +11,7 @@ use crate::targets::Target;
 
 /// The annotated reading of a divergence's minimised input (core's
 /// reading), or a plain hex dump (no line marked) for inputs that are not bundles.
-fn annotated(target: &str, input: &[u8], arch: Arch) -> Block {
+fn annotated(target: &str, input: &[u8], arch: Generation) -> Block {
     if is_bundle_target(target) {
         let e = explain_bundle(&bundle_from_input(input), "bundle", false, arch);
         return Block::Annotated {
@@ -264,13 +264,13 @@ mod tests {
             Block::Annotated { text, failed_lines } if failed_lines.is_empty() => text,
             b => panic!("{b:?}"),
         };
-        let a = text(annotated("custom_op_group", &input, Arch::V2));
+        let a = text(annotated("custom_op_group", &input, Generation::V2));
         assert!(a.contains("the stream it builds"), "{a}");
         for b in stream.chunks(64) {
             assert!(a.contains(&crate::subjects::hex(b)), "{a}");
         }
         // A LUT input is its bytes and the ordinal they make, no stream.
-        let lut = text(annotated("alu_lut", &[0x13], Arch::V2));
+        let lut = text(annotated("alu_lut", &[0x13], Generation::V2));
         assert!(!lut.contains("stream"), "{lut}");
         assert!(
             lut.contains("ordinal 19 (0x13) through table alu_op"),

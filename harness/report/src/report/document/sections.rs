@@ -5,8 +5,8 @@ use super::blocks::{
     c, code, n, rate, section, t, table, text, Block, Document, Line, Section, Span,
 };
 use super::divergences::divergence_sections;
-use crate::arch::Arch;
 use crate::gate::OUTCOMES;
+use crate::generation::Generation;
 use crate::report::format::TIMING_MARKER;
 use crate::report::model::ReportModel;
 use crate::report::run_json::SubjectMeta;
@@ -25,11 +25,11 @@ fn reference_only(target: &str) -> bool {
 
 /// FACTS' codename of a generation.
 fn arch_codename(name: &str) -> &'static str {
-    match name.parse::<Arch>() {
-        Ok(Arch::V2) => "Sunda",
-        Ok(Arch::V3) => "Cayman",
-        Ok(Arch::V4) => "Mariana",
-        Ok(Arch::V5) => "Maverick",
+    match name.parse::<Generation>() {
+        Ok(Generation::V2) => "Sunda",
+        Ok(Generation::V3) => "Cayman",
+        Ok(Generation::V4) => "Mariana",
+        Ok(Generation::V5) => "Maverick",
         Err(_) => "?",
     }
 }
