@@ -219,11 +219,24 @@ pub fn spans(opcode: u8) -> &'static [Span] {
         .map_or(&[], |i| cached()[i].as_slice())
 }
 
-/// The span holding byte `off` of an `opcode` image (one of [`OPCODES`]).
+/// The span holding byte `off` of an `opcode` image (one of [`OPCODES`]):
+/// a per-byte index into its spans, built once (the labels and violations
+/// ask it for every byte of every generated image).
 pub fn span_at(opcode: u8, off: usize) -> Option<&'static Span> {
-    spans(opcode)
-        .iter()
-        .find(|s| (s.off..s.off + s.len).contains(&off))
+    static AT: OnceLock<[[u8; 64]; OPCODES.len()]> = OnceLock::new();
+    let at = AT.get_or_init(|| {
+        std::array::from_fn(|i| {
+            std::array::from_fn(|off| {
+                cached()[i]
+                    .iter()
+                    .position(|s| (s.off..s.off + s.len).contains(&off))
+                    .and_then(|k| u8::try_from(k).ok())
+                    .unwrap_or(u8::MAX)
+            })
+        })
+    });
+    let i = OPCODES.iter().position(|&o| o == opcode)?;
+    cached()[i].get(usize::from(*at[i].get(off)?))
 }
 
 /// The role of byte `off` of an `opcode` image (one of [`OPCODES`]).
