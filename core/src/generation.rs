@@ -230,9 +230,10 @@ impl core::str::FromStr for Generation {
     }
 }
 
+/// The `--arch` name, `v2` … `v5` (what the harness prints in replay commands and keys).
 impl fmt::Display for Generation {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{} ({})", self.name(), self.codename())
+        f.write_str(self.name())
     }
 }
 

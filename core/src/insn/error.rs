@@ -187,7 +187,9 @@ impl fmt::Display for DecodeError {
         if let DecodeError::NotEmitted { opcode, generation } = self {
             return write!(
                 f,
-                "decode error: opcode {opcode:#04x} is not emitted by the {generation} compiler"
+                "decode error: opcode {opcode:#04x} is not emitted by the {} ({}) compiler",
+                generation.name(),
+                generation.codename()
             );
         }
         write!(
@@ -358,7 +360,9 @@ impl fmt::Display for EncodeError {
             let name = crate::mnemonics::mnemonic(*opcode).unwrap_or("?");
             return write!(
                 f,
-                "encode error: opcode {opcode:#04x} ({name}) is not emitted by the {generation} compiler"
+                "encode error: opcode {opcode:#04x} ({name}) is not emitted by the {} ({}) compiler",
+                generation.name(),
+                generation.codename()
             );
         }
         write!(f, "encode error: {} ({})", self.field(), self.reason())
