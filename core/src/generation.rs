@@ -385,7 +385,12 @@ mod tests {
     fn names() {
         for g in Generation::ALL {
             assert_eq!(Generation::from_name(g.name()), Ok(g));
+            // Display is the `--arch` name and parses back (the harness's
+            // replay commands and keys print it).
+            assert_eq!(g.to_string(), g.name());
+            assert_eq!(g.to_string().parse::<Generation>(), Ok(g));
         }
+        assert!("v1".parse::<Generation>().is_err());
         assert_eq!(Generation::default(), Generation::V2);
         assert_eq!(Generation::V5.codename(), "Maverick");
         assert!(Generation::from_name("v6").is_err());
