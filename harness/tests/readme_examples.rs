@@ -94,9 +94,9 @@ const EXCEPTIONS: &[(&str, &str, Instead)] = &[
         "README.md",
         "cargo build --release -p tpb-capi",
         Instead::Run(
-            "cargo build -q -p tpb-capi --manifest-path \"$(dirname \"$(command -v \
-             tpbconform)\")/../../Cargo.toml\" && mkdir -p target/release && cp \
-             \"$(dirname \"$(command -v tpbconform)\")/libtpb_reference.so\" target/release/",
+            "cargo build -q -p tpb-capi --manifest-path \"$TPB_REPO/Cargo.toml\" && mkdir -p \
+             target/release && cp \"$(dirname \"$(command -v tpbconform)\")/libtpb_reference.so\" \
+             target/release/",
             "a release build of the workspace from scratch takes minutes; the same library is \
              built (debug) in the repository this test runs from, next to the tpbconform on \
              PATH, and put where the documented command writes it",
@@ -380,6 +380,9 @@ fn run_script(script: &str, cwd: &Path, tmp: &Path, limit: Duration) -> bool {
         .env("PATH", path)
         .env("TMPDIR", tmp)
         .env("NO_COLOR", "1")
+        // The repository this test runs from (its target folder may be
+        // elsewhere: CARGO_TARGET_DIR).
+        .env("TPB_REPO", Path::new(env!("CARGO_MANIFEST_DIR")).join(".."))
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(Stdio::null())
