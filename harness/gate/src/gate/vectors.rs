@@ -541,10 +541,14 @@ mod tests {
     fn what_a_subject_says_about_a_vector_is_typed() {
         use crate::blame::{blamed_bytes, ByteSet};
         let core = crate::subjects::registry::core_for(Generation::V2);
-        let mut b = [0u8; 64];
-        b[0] = 0xDC;
-        b[1] = 0x10;
-        b[0x0C] = 0x10;
+        let bundle = |set: [(usize, u8); 3]| {
+            let mut b = [0u8; 64];
+            for (i, v) in set {
+                b[i] = v;
+            }
+            b
+        };
+        let b = bundle([(0, 0xDC), (1, 0x10), (0x0C, 0x10)]);
         let decode = Vector::Decode {
             bundle: b,
             expected: Err("valid".into()),
@@ -559,10 +563,7 @@ mod tests {
             }
         );
         assert_eq!(blamed_bytes(&b, &answer), ByteSet::of([0x0C]));
-        let mut h = [0u8; 64];
-        h[0] = 0x85;
-        h[1] = 0x10;
-        h[0x3F] = 1;
+        let h = bundle([(0, 0x85), (1, 0x10), (0x3F, 1)]);
         let header = Vector::Validator {
             bundle: h,
             header: true,

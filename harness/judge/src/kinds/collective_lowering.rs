@@ -48,11 +48,7 @@ impl TargetKind for CollectiveLoweringKind {
 
     fn run(&self, e: &Judge, t: Target, input: &[u8], _reach: Option<&mut Reach>) -> Ran {
         let (key, d) = compare(e, t, input);
-        Ran {
-            outcome: Outcome(d),
-            key: Some(key),
-            classified: false,
-        }
+        Ran::keyed(d, key, false)
     }
 
     /// The first generation (in [`Generation::ALL`] order) under which core and

@@ -44,18 +44,8 @@ impl TargetKind for EngineSyncKind {
     fn run(&self, e: &Judge, t: Target, input: &[u8], reach: Option<&mut Reach>) -> Ran {
         let (core, oracle) = e.references();
         let (key, d, kinds) = compare_on(core, oracle, t, input);
-        let classified = match reach {
-            Some(r) => {
-                count_reach(r, &kinds);
-                true
-            }
-            None => false,
-        };
-        Ran {
-            outcome: Outcome(d.into_iter().collect()),
-            key: Some(key),
-            classified,
-        }
+        let classified = reach.map(|r| count_reach(r, &kinds)).is_some();
+        Ran::keyed(d, key, classified)
     }
 
     fn declare_reach(&self, _t: Target, reach: &mut Reach) {

@@ -63,6 +63,18 @@ pub struct Ran {
     pub classified: bool,
 }
 
+impl Ran {
+    /// A kind's own verdict: its divergences and coverage key, and whether
+    /// the case was counted into the reach it was given.
+    pub fn keyed(d: impl IntoIterator<Item = Divergence>, key: String, classified: bool) -> Ran {
+        Ran {
+            outcome: Outcome(d.into_iter().collect()),
+            key: Some(key),
+            classified,
+        }
+    }
+}
+
 /// How an input of a kind shrinks ([`crate::triage`]'s minimiser).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Shrink {

@@ -70,18 +70,8 @@ impl TargetKind for StreamLintKind {
     fn run(&self, e: &Judge, t: Target, input: &[u8], reach: Option<&mut Reach>) -> Ran {
         let (core, oracle) = e.references();
         let (key, d, rows) = compare_on(core, oracle, e.arch(), t, input);
-        let classified = match reach {
-            Some(r) => {
-                count_reach(r, input, &rows);
-                true
-            }
-            None => false,
-        };
-        Ran {
-            outcome: Outcome(d.into_iter().collect()),
-            key: Some(key),
-            classified,
-        }
+        let classified = reach.map(|r| count_reach(r, input, &rows)).is_some();
+        Ran::keyed(d, key, classified)
     }
 
     fn declare_reach(&self, _t: Target, reach: &mut Reach) {

@@ -210,21 +210,26 @@ fn check_case(e: &Judge, c: &Case) -> Result<(), Report> {
         Ok(x) => verdict_name(&x).to_string(),
         Err(f) => f.to_string(),
     };
-    if let Some(want) = c.expected.header {
-        label(
-            "validate_header",
+    for (want, need, which) in [
+        (
+            c.expected.header,
             Capability::ValidateHeader,
-            want.unwrap_or("valid").to_string(),
-            &|s| v(s, Validator::Header),
-        )?;
-    }
-    if let Some(want) = c.expected.payload {
-        label(
-            "validate_payload",
+            Validator::Header,
+        ),
+        (
+            c.expected.payload,
             Capability::ValidatePayload,
-            want.unwrap_or("valid").to_string(),
-            &|s| v(s, Validator::Payload),
-        )?;
+            Validator::Payload,
+        ),
+    ] {
+        if let Some(want) = want {
+            label(
+                which.op(),
+                need,
+                want.unwrap_or("valid").to_string(),
+                &|s| v(s, which),
+            )?;
+        }
     }
     if let Some(want) = c.expected.decode {
         let show = |r: Result<(), (&str, usize)>| match r {

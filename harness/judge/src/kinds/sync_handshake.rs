@@ -46,11 +46,7 @@ impl TargetKind for SyncHandshakeKind {
             }
             _ => false,
         };
-        Ran {
-            outcome: Outcome(d.into_iter().collect()),
-            key: Some(key),
-            classified,
-        }
+        Ran::keyed(d, key, classified)
     }
 
     fn declare_reach(&self, _t: Target, reach: &mut Reach) {

@@ -152,17 +152,20 @@ mod tests {
         (0..64).filter(|&i| m[i]).collect()
     }
 
-    #[test]
-    fn reserved_byte_0x3f_alone_is_blamed_by_the_side_that_rejects() {
-        // Header 0x85 with only byte 0x3F nonzero (SPEC §3 #5 reserved zero).
-        let mut hex = String::from("8510");
-        hex.push_str(&"00".repeat(61));
-        hex.push_str("01");
-        let r = record(
+    /// Header 0x85 with only byte 0x3F nonzero (SPEC §3 #5 reserved zero):
+    /// the left side accepts it, the right rejects it.
+    fn reserved_0x3f_record() -> DivergenceRecord {
+        let hex = format!("8510{}01", "00".repeat(61));
+        record(
             &hex,
             Answer::Valid,
             rejected("custom_op_header_reserved_zero", None),
-        );
+        )
+    }
+
+    #[test]
+    fn reserved_byte_0x3f_alone_is_blamed_by_the_side_that_rejects() {
+        let r = reserved_0x3f_record();
         assert_eq!(set(&blamed_bytes(&r, Side::Left)), Vec::<usize>::new());
         assert_eq!(set(&blamed_bytes(&r, Side::Right)), vec![0x3F]);
         // A side without an answer about the bytes (it answered while the other faulted).
@@ -207,16 +210,8 @@ mod tests {
             side_detail(&r, Side::Right).as_deref(),
             Some("wait_mode 0x08 is not a WAIT_MODE member (byte 0x04)")
         );
-        let mut hex = String::from("8510");
-        hex.push_str(&"00".repeat(61));
-        hex.push_str("01");
-        let r = record(
-            &hex,
-            Answer::Valid,
-            rejected("custom_op_header_reserved_zero", None),
-        );
         assert_eq!(
-            side_detail(&r, Side::Right).as_deref(),
+            side_detail(&reserved_0x3f_record(), Side::Right).as_deref(),
             Some("reserved byte 0x3F is 0x01, not zero (byte 0x3F)")
         );
     }

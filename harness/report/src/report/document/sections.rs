@@ -107,13 +107,7 @@ pub fn document(m: &ReportModel) -> Document {
         )));
     }
     let mut sections = Vec::new();
-    if !meta.failures.is_empty() {
-        sections.push(section(
-            "failures",
-            "Failures",
-            vec![Block::Bullets(meta.failures.iter().map(t).collect())],
-        ));
-    }
+    sections.extend(bullets("failures", "Failures", &meta.failures, t));
     // Divergences first (issue 32): the result, then what diverged, then the rest.
     sections.extend(divergence_sections(m));
     sections.push(targets_section(m));
@@ -179,30 +173,33 @@ pub fn document(m: &ReportModel) -> Document {
     }
     if !meta.reach.is_empty() {
         sections.push(reach_section(m));
-    } else if !meta.unexercised.is_empty() {
-        sections.push(section(
+    } else {
+        sections.extend(bullets(
             "reach",
             "Unexercised classes (hit by no shard)",
-            vec![Block::Bullets(meta.unexercised.iter().map(c).collect())],
+            &meta.unexercised,
+            c,
         ));
     }
     if !meta.cohorts.is_empty() {
         sections.push(cohorts_section(m));
     }
     sections.extend(coverage_sections(m));
-    if !meta.notes.is_empty() {
-        sections.push(section(
-            "notes",
-            "Notes",
-            vec![Block::Bullets(meta.notes.iter().map(t).collect())],
-        ));
-    }
+    sections.extend(bullets("notes", "Notes", &meta.notes, t));
     sections.push(throughput_section(m));
     Document {
         title,
         head,
         sections,
     }
+}
+
+/// A section of one bullet per item, none without items.
+fn bullets(id: &str, title: &str, items: &[String], line: fn(String) -> Line) -> Option<Section> {
+    (!items.is_empty()).then(|| {
+        let lines = items.iter().cloned().map(line).collect();
+        section(id, title, vec![Block::Bullets(lines)])
+    })
 }
 
 fn targets_section(m: &ReportModel) -> Section {
