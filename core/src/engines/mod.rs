@@ -479,23 +479,12 @@ fn wait_kind_by_name(b: u8) -> WaitKind {
         "GE" => Some(Cmp::Ge),
         _ => None,
     };
+    let evt = |set, flip| Some(WaitKind::Evt { set, flip });
     let kind = match name.strip_prefix("WAIT_FOR_") {
-        Some("EVT_SET") => Some(WaitKind::Evt {
-            set: true,
-            flip: false,
-        }),
-        Some("EVT_SET_THEN_CLEAR") => Some(WaitKind::Evt {
-            set: true,
-            flip: true,
-        }),
-        Some("EVT_CLEAR") => Some(WaitKind::Evt {
-            set: false,
-            flip: false,
-        }),
-        Some("EVT_CLEAR_THEN_SET") => Some(WaitKind::Evt {
-            set: false,
-            flip: true,
-        }),
+        Some("EVT_SET") => evt(true, false),
+        Some("EVT_SET_THEN_CLEAR") => evt(true, true),
+        Some("EVT_CLEAR") => evt(false, false),
+        Some("EVT_CLEAR_THEN_SET") => evt(false, true),
         Some(s) => s
             .strip_prefix("SEM_")
             .and_then(|s| s.strip_suffix("_IMM"))

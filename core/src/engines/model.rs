@@ -219,10 +219,10 @@ impl Sim<'_> {
             match u {
                 UpdateKind::EvtSet => self.set_event(s.update_idx, true, at),
                 UpdateKind::EvtClr => self.set_event(s.update_idx, false, at),
-                UpdateKind::Inc => self.add(s.update_idx, 1, at),
-                UpdateKind::Add => self.add(s.update_idx, s.value, at),
-                UpdateKind::Dec => self.sub(s.update_idx, 1, at),
-                UpdateKind::Sub => self.sub(s.update_idx, s.value, at),
+                UpdateKind::Inc => self.bump(s.update_idx, 1, true, at),
+                UpdateKind::Add => self.bump(s.update_idx, s.value, true, at),
+                UpdateKind::Dec => self.bump(s.update_idx, 1, false, at),
+                UpdateKind::Sub => self.bump(s.update_idx, s.value, false, at),
                 UpdateKind::Write => self.write(s.update_idx, s.value, at),
                 UpdateKind::None | UpdateKind::Stop(_) => {}
             }
@@ -241,7 +241,7 @@ impl Sim<'_> {
 
     fn dma_fire(&mut self, k: usize) {
         if let Some(d) = self.dma.get(k) {
-            self.add(d.sem, d.by, Loc::Dma { index: k as u32 });
+            self.bump(d.sem, d.by, true, Loc::Dma { index: k as u32 });
         }
     }
 
@@ -250,30 +250,23 @@ impl Sim<'_> {
         self.changed(Resource::Event(idx), at);
     }
 
-    fn add(&mut self, idx: u8, by: u32, at: Loc) {
+    /// Adds (`up`) or subtracts `by`; past a bound, reports it (DE-4) and saturates.
+    fn bump(&mut self, idx: u8, by: u32, up: bool, at: Loc) {
         let v = self.sem[usize::from(idx)];
-        let new = match v.checked_add(by) {
-            Some(n) => n,
-            None => {
-                self.report_bound(idx, v, by, at, true);
-                u32::MAX
-            }
+        let new = if up {
+            v.checked_add(by)
+        } else {
+            v.checked_sub(by)
         };
-        self.sem[usize::from(idx)] = new;
-        self.changed(Resource::Semaphore(idx), at);
-    }
-
-    fn sub(&mut self, idx: u8, by: u32, at: Loc) {
-        let v = self.sem[usize::from(idx)];
-        let new = match v.checked_sub(by) {
-            Some(n) => n,
-            None => {
-                self.report_bound(idx, v, by, at, false);
+        let new = new.unwrap_or_else(|| {
+            self.report_bound(idx, v, by, at, up);
+            if up {
+                u32::MAX
+            } else {
                 0
             }
-        };
-        self.sem[usize::from(idx)] = new;
-        self.changed(Resource::Semaphore(idx), at);
+        });
+        self.write(idx, new, at);
     }
 
     fn write(&mut self, idx: u8, value: u32, at: Loc) {

@@ -97,13 +97,7 @@ fn check_groups(c: &Collective) -> Result<(), LowerError> {
         return Err(LowerError::NoReplicaGroups { kind });
     }
     let ranks: usize = c.replica_groups.iter().map(Vec::len).sum();
-    if ranks > MAX_RANKS {
-        return Err(LowerError::TooLarge {
-            what: "ranks",
-            found: ranks,
-            limit: MAX_RANKS,
-        });
-    }
+    at_most("ranks", ranks, MAX_RANKS)?;
     let mut seen = HashSet::with_capacity(ranks);
     for (index, group) in c.replica_groups.iter().enumerate() {
         if group.is_empty() {
@@ -114,6 +108,14 @@ fn check_groups(c: &Collective) -> Result<(), LowerError> {
                 return Err(LowerError::DuplicateRank { rank });
             }
         }
+    }
+    Ok(())
+}
+
+/// `found` within `limit` (DL-5), else [`LowerError::TooLarge`].
+fn at_most(what: &'static str, found: usize, limit: usize) -> Result<(), LowerError> {
+    if found > limit {
+        return Err(LowerError::TooLarge { what, found, limit });
     }
     Ok(())
 }
@@ -129,13 +131,7 @@ fn check_pairs(c: &Collective) -> Result<(), LowerError> {
     if n == 0 {
         return Err(LowerError::NoSourceTargetPairs { kind });
     }
-    if n > MAX_PAIRS {
-        return Err(LowerError::TooLarge {
-            what: "pairs",
-            found: n,
-            limit: MAX_PAIRS,
-        });
-    }
+    at_most("pairs", n, MAX_PAIRS)?;
     let mut sources = HashSet::with_capacity(n);
     let mut targets = HashSet::with_capacity(n);
     for &(source, target) in &c.source_target_pairs {

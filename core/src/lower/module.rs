@@ -100,26 +100,12 @@ impl Module {
     /// `Module::addReplicaGroupIDs` (S003 §3.3): the id of an identical entry,
     /// or a new one.
     pub(crate) fn add_replica_groups(&mut self, groups: &[Vec<u32>]) -> SideRef {
-        let id = match self.replica_groups.iter().position(|g| g == groups) {
-            Some(id) => id,
-            None => {
-                self.replica_groups.push(groups.to_vec());
-                self.replica_groups.len() - 1
-            }
-        };
-        SideRef::ReplicaGroups(id)
+        SideRef::ReplicaGroups(intern(&mut self.replica_groups, groups))
     }
 
     /// `Module::addSrcTargetPairIDs` (S003 §3.3).
     pub(crate) fn add_source_target_pairs(&mut self, pairs: &[(u32, u32)]) -> SideRef {
-        let id = match self.source_target_pairs.iter().position(|p| p == pairs) {
-            Some(id) => id,
-            None => {
-                self.source_target_pairs.push(pairs.to_vec());
-                self.source_target_pairs.len() - 1
-            }
-        };
-        SideRef::SourceTargetPairs(id)
+        SideRef::SourceTargetPairs(intern(&mut self.source_target_pairs, pairs))
     }
 
     /// `Module::setAttribute(kind=2, …)` (S003 §4.1): one entry per record.
@@ -135,4 +121,13 @@ impl Module {
     pub(crate) fn push(&mut self, lowered: Lowered) {
         self.lowered.push(lowered);
     }
+}
+
+/// The index of the entry of `list` equal to `item`, appended when there is
+/// none (S003 §3.3: an identical side entry is shared).
+fn intern<T: PartialEq + Clone>(list: &mut Vec<Vec<T>>, item: &[T]) -> usize {
+    list.iter().position(|x| x == item).unwrap_or_else(|| {
+        list.push(item.to_vec());
+        list.len() - 1
+    })
 }

@@ -108,25 +108,22 @@ impl Domain {
 }
 
 /// WAIT_MODE members in wire order (FACTS §2 [H]), from core's table.
-pub const WAIT_MEMBERS: [u8; tpb_core::events::WAIT_MODES.len()] = {
-    let mut v = [0u8; tpb_core::events::WAIT_MODES.len()];
-    let mut i = 0;
-    while i < v.len() {
-        v[i] = tpb_core::events::WAIT_MODES[i].0;
-        i += 1;
-    }
-    v
-};
+pub const WAIT_MEMBERS: [u8; tpb_core::events::WAIT_MODES.len()] =
+    mode_bytes(&tpb_core::events::WAIT_MODES);
 /// UPDATE_MODE members known from the quoted header lines (FACTS §2 [H]), from core's table.
-pub const UPDATE_MEMBERS: [u8; tpb_core::events::UPDATE_MODES.len()] = {
-    let mut v = [0u8; tpb_core::events::UPDATE_MODES.len()];
+pub const UPDATE_MEMBERS: [u8; tpb_core::events::UPDATE_MODES.len()] =
+    mode_bytes(&tpb_core::events::UPDATE_MODES);
+
+/// The bytes of one of core's mode tables, in its order.
+const fn mode_bytes<const N: usize>(table: &[(u8, &str); N]) -> [u8; N] {
+    let mut v = [0u8; N];
     let mut i = 0;
-    while i < v.len() {
-        v[i] = tpb_core::events::UPDATE_MODES[i].0;
+    while i < N {
+        v[i] = table[i].0;
         i += 1;
     }
     v
-};
+}
 
 /// What a span of bytes is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -33,6 +33,13 @@ fn resource(r: c::engines::Resource) -> (u64, SyncResource) {
     }
 }
 
+/// A finding's place, then the update it last saw (if any).
+fn at_then(at: c::engines::Loc, last_update: Option<c::engines::Loc>) -> Vec<SyncSite> {
+    let mut v = vec![site(at)];
+    v.extend(last_update.map(site));
+    v
+}
+
 fn engine_finding(f: &c::engines::Finding) -> EngineFinding {
     use c::engines::Finding as F;
     let kind = f.kind();
@@ -65,8 +72,7 @@ fn engine_finding(f: &c::engines::Finding) -> EngineFinding {
             value,
             last_update,
         } => {
-            out.sites.push(site(*at));
-            out.sites.extend(last_update.map(site));
+            out.sites = at_then(*at, *last_update);
             out.resource = Some(resource(*r).1);
             out.numbers = vec![u64::from(*mode), u64::from(*threshold), u64::from(*value)];
         }
@@ -76,8 +82,7 @@ fn engine_finding(f: &c::engines::Finding) -> EngineFinding {
             mode,
             last_update,
         } => {
-            out.sites.push(site(*at));
-            out.sites.extend(last_update.map(site));
+            out.sites = at_then(*at, *last_update);
             out.resource = Some(('E', *event));
             out.numbers = vec![u64::from(*mode)];
         }
@@ -95,8 +100,7 @@ fn engine_finding(f: &c::engines::Finding) -> EngineFinding {
             delta,
             last_update,
         } => {
-            out.sites.push(site(*at));
-            out.sites.extend(last_update.map(site));
+            out.sites = at_then(*at, *last_update);
             out.resource = Some(('S', *sem));
             out.numbers = vec![u64::from(*value), u64::from(*delta)];
         }
@@ -190,19 +194,11 @@ fn val_to(v: &Value) -> c::FieldValue {
     }
 }
 
+/// Core's predicate as the harness's: both enums are in SPEC chain order
+/// (`every_core_predicate_is_known` pins the names).
 #[inline]
 fn predicate(p: c::validate::Predicate) -> Predicate {
-    use c::validate::Predicate as P;
-    match p {
-        P::ValidOpcode => Predicate::ValidOpcode,
-        P::InstWordLen => Predicate::InstWordLen,
-        P::HasValidNeuronEvents => Predicate::HasValidNeuronEvents,
-        P::IsCustomOpHeaderOpcode => Predicate::IsCustomOpHeaderOpcode,
-        P::CustomOpHeaderReservedZero => Predicate::CustomOpHeaderReservedZero,
-        P::CustomOpHeaderScratchSpaceVal => Predicate::CustomOpHeaderScratchSpaceVal,
-        P::IsCustomOpPayloadOpcode => Predicate::IsCustomOpPayloadOpcode,
-        P::CustomOpPayloadReservedZero => Predicate::CustomOpPayloadReservedZero,
-    }
+    Predicate::known(p as u8).unwrap_or_else(|| Predicate::Unknown(p.name().into()))
 }
 
 /// One event of core's walker as a row (SPEC §5.3 "Linting a stream").

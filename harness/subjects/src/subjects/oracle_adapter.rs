@@ -87,19 +87,11 @@ fn val_to(v: &Value) -> o::Val {
     }
 }
 
+/// The oracle's predicate as the harness's: both enums are in SPEC chain
+/// order (`oracle_and_harness_spell_predicates_alike` pins the names).
 #[inline]
 fn predicate(p: o::Predicate) -> Predicate {
-    use o::Predicate as P;
-    match p {
-        P::ValidOpcode => Predicate::ValidOpcode,
-        P::InstWordLen => Predicate::InstWordLen,
-        P::HasValidNeuronEvents => Predicate::HasValidNeuronEvents,
-        P::IsCustomOpHeaderOpcode => Predicate::IsCustomOpHeaderOpcode,
-        P::CustomOpHeaderReservedZero => Predicate::CustomOpHeaderReservedZero,
-        P::CustomOpHeaderScratchSpaceVal => Predicate::CustomOpHeaderScratchSpaceVal,
-        P::IsCustomOpPayloadOpcode => Predicate::IsCustomOpPayloadOpcode,
-        P::CustomOpPayloadReservedZero => Predicate::CustomOpPayloadReservedZero,
-    }
+    Predicate::known(p as u8).unwrap_or_else(|| Predicate::Unknown(p.name().into()))
 }
 
 /// One report of the oracle's walker as a row: it reports bundle indices
