@@ -4,7 +4,7 @@
 use tpb_core::sync::{
     alloc_semaphores, stamp_consumer, stamp_custom_op_header, AllocFrom, BirUpdateMode,
     BirWaitMode, Dep, Engine, Instr, Program, SemArg, SemKey, SemaphorePool, SemaphoreValues,
-    SyncError,
+    SyncError, SyncPlan,
 };
 
 fn local(handle: u16) -> SemArg {
@@ -37,6 +37,13 @@ fn ins(engine: Engine, deps: &[u16], sems: Vec<SemArg>, mult: u32) -> Instr {
 #[track_caller]
 fn rejects(allocs: usize, instrs: Vec<Instr>, err: SyncError) {
     assert_eq!(alloc_semaphores(&prog(allocs, instrs)), Err(err));
+}
+
+/// `alloc_semaphores`'s plan of the program of `allocs` bottom allocations and `instrs`, which
+/// it must accept.
+#[track_caller]
+fn plan(allocs: usize, instrs: Vec<Instr>) -> SyncPlan {
+    alloc_semaphores(&prog(allocs, instrs)).unwrap()
 }
 
 fn prog(allocs: usize, instrs: Vec<Instr>) -> Program {
@@ -164,7 +171,7 @@ fn program_overflowing_a_semaphore_is_rejected() {
 fn running_values_accumulate_per_semaphore() {
     // S000 §incrementSemaphore: "tracks the cumulative semaphore count so each Update gets the
     // correct value and each Wait targets the right threshold".
-    let p = prog(
+    let plan = plan(
         1,
         vec![
             ins(Engine::Dma(0), &[], vec![local(0)], 2),
@@ -172,7 +179,6 @@ fn running_values_accumulate_per_semaphore() {
             ins(Engine::Host, &[1], vec![], 1),
         ],
     );
-    let plan = alloc_semaphores(&p).unwrap();
     assert_eq!(plan.infos[0].updates[0].value, 2);
     assert_eq!(plan.infos[1].updates[0].value, 5);
     assert_eq!(plan.infos[1].updates[0].mode, BirUpdateMode::SemIncComplete);
@@ -232,7 +238,7 @@ fn producer_with_only_a_remote_update_is_rejected() {
 
 #[test]
 fn one_local_plus_remote_updates_is_accepted() {
-    let p = prog(
+    let plan = plan(
         2,
         vec![
             ins(
@@ -244,7 +250,6 @@ fn one_local_plus_remote_updates_is_accepted() {
             ins(Engine::Host, &[0], vec![], 1),
         ],
     );
-    let plan = alloc_semaphores(&p).unwrap();
     assert_eq!(plan.infos[0].updates.len(), 3);
     assert_eq!(plan.infos[0].updates[0].target_core, Some(3));
     // Only the local update is spread: one wait, on sem 0.
@@ -327,7 +332,7 @@ fn producer_behind_a_pseudo_is_still_checked() {
 fn update_is_spread_to_transitive_descendants() {
     // "walks I.realDescendents() (the transitive successor instructions) and adds the
     // Wait/Update to each".
-    let p = prog(
+    let plan = plan(
         3,
         vec![
             ins(Engine::Dma(0), &[], vec![local(0)], 1),
@@ -335,7 +340,6 @@ fn update_is_spread_to_transitive_descendants() {
             ins(Engine::Gpsimd(0), &[1], vec![local(2)], 1),
         ],
     );
-    let plan = alloc_semaphores(&p).unwrap();
     let froms: Vec<u16> = plan.infos[2].waits.iter().map(|w| w.from).collect();
     assert_eq!(froms, vec![0, 1]);
     assert_eq!(plan.infos[2].waits[0].sem, 0);
@@ -344,7 +348,7 @@ fn update_is_spread_to_transitive_descendants() {
 
 #[test]
 fn spread_walks_through_pseudo_instructions() {
-    let p = prog(
+    let plan = plan(
         1,
         vec![
             ins(Engine::Dma(0), &[], vec![local(0)], 4),
@@ -352,7 +356,6 @@ fn spread_walks_through_pseudo_instructions() {
             ins(Engine::Host, &[1], vec![], 1),
         ],
     );
-    let plan = alloc_semaphores(&p).unwrap();
     assert!(plan.infos[1].waits.is_empty());
     assert_eq!(plan.infos[2].waits.len(), 1);
     assert_eq!(
@@ -383,33 +386,33 @@ fn two_engines_on_one_local_semaphore_are_rejected() {
 
 #[test]
 fn dependency_cycle_is_rejected() {
-    let p = prog(
+    rejects(
         0,
         vec![
             ins(Engine::Host, &[1], vec![], 1),
             ins(Engine::Dma(0), &[0], vec![], 1),
         ],
+        SyncError::Cycle { instr: 0 },
     );
-    assert_eq!(alloc_semaphores(&p), Err(SyncError::Cycle { instr: 0 }));
-    let selfdep = prog(0, vec![ins(Engine::Pseudo, &[0], vec![], 1)]);
-    assert_eq!(
-        alloc_semaphores(&selfdep),
-        Err(SyncError::Cycle { instr: 0 })
+    rejects(
+        0,
+        vec![ins(Engine::Pseudo, &[0], vec![], 1)],
+        SyncError::Cycle { instr: 0 },
     );
 }
 
 #[test]
 fn engine_order_deadlock_is_a_cycle() {
     // Host runs 0 before 2, but 0 needs 1, which needs 2 (DS-6).
-    let p = prog(
+    rejects(
         0,
         vec![
             ins(Engine::Host, &[1], vec![], 1),
             ins(Engine::Dma(0), &[2], vec![], 1),
             ins(Engine::Host, &[], vec![], 1),
         ],
+        SyncError::Cycle { instr: 0 },
     );
-    assert_eq!(alloc_semaphores(&p), Err(SyncError::Cycle { instr: 0 }));
 }
 
 #[test]
