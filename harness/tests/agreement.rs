@@ -12,7 +12,7 @@ use tpbconform::judge::{
 };
 use tpbconform::subjects::{
     registry, Capabilities, DecodeFail, Decoded, IrQuery, LutResult, LutTable, Name, Predicate,
-    Reference, Reply, ScratchpadQuery, Subject, Validator, Verdict,
+    Reference, Reply, ScratchPadQuery, Subject, Validator, Verdict,
 };
 use tpbconform::targets::{Check, Target};
 
@@ -542,7 +542,7 @@ fn ir_gates_agree_on_small_grids() {
                 for n_args in 0..3u64 {
                     for n_outputs in 0..3u64 {
                         for n_scratch in 0..8u64 {
-                            c.add(compare_ir(&IrQuery::SbScratchpad(ScratchpadQuery {
+                            c.add(compare_ir(&IrQuery::SbScratchpad(ScratchPadQuery {
                                 kind,
                                 subkind,
                                 sb_arg_global: g,
@@ -564,7 +564,7 @@ fn ir_gates_agree_on_small_grids() {
         (0, u64::MAX - 2, u64::MAX),
         (u64::MAX, 1, 0),
     ] {
-        c.add(compare_ir(&IrQuery::SbScratchpad(ScratchpadQuery {
+        c.add(compare_ir(&IrQuery::SbScratchpad(ScratchPadQuery {
             kind: 0x30,
             subkind: 2,
             sb_arg_global: true,

@@ -11,7 +11,7 @@
 //! | sync | a program ([`crate::generators::sync_program`]) |
 //! | lowering | a module ([`crate::generators::lowering_module`]) |
 
-use crate::subjects::{IrQuery, ScratchpadQuery};
+use crate::subjects::{IrQuery, ScratchPadQuery};
 
 /// The first 64 bytes of `input`, zero-padded.
 pub fn bundle_from_input(input: &[u8]) -> [u8; 64] {
@@ -206,7 +206,7 @@ pub fn ir_query_from_input(input: &[u8]) -> IrQuery {
             let n_args = count(f & 8 != 0);
             let n_outputs = count(f & 16 != 0);
             let n_scratch = count(f & 32 != 0);
-            IrQuery::SbScratchpad(ScratchpadQuery {
+            IrQuery::SbScratchpad(ScratchPadQuery {
                 kind,
                 subkind,
                 sb_arg_global,

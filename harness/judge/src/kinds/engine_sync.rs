@@ -264,14 +264,7 @@ mod tests {
     /// Core, its answer without its last finding (or with one more semaphore bump).
     struct Slipped;
 
-    impl crate::subjects::Subject for Slipped {
-        fn name(&self) -> &str {
-            "slipped"
-        }
-        fn capabilities(&self) -> crate::subjects::Capabilities {
-            crate::subjects::Capabilities::all()
-        }
-    }
+    super::super::kind::stand_in_subject!(Slipped, "slipped");
 
     impl Reference for Slipped {
         fn engine_sync(&self, p: &EngineProgram) -> crate::subjects::Reply<EngineSyncAnswer> {

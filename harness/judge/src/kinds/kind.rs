@@ -224,3 +224,21 @@ pub fn whole_bundles(bytes: &[u8]) -> Vec<[u8; 64]> {
         })
         .collect()
 }
+
+/// Implements [`crate::subjects::Subject`] for a test's stand-in reference `$t`: named
+/// `$name`, claiming every capability, every operation the trait's default.
+#[cfg(test)]
+macro_rules! stand_in_subject {
+    ($t:ty, $name:literal) => {
+        impl crate::subjects::Subject for $t {
+            fn name(&self) -> &str {
+                $name
+            }
+            fn capabilities(&self) -> crate::subjects::Capabilities {
+                crate::subjects::Capabilities::all()
+            }
+        }
+    };
+}
+#[cfg(test)]
+pub(crate) use stand_in_subject;

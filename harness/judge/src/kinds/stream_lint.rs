@@ -379,14 +379,7 @@ mod tests {
     /// Core, its walk answered without its last row.
     struct Short;
 
-    impl crate::subjects::Subject for Short {
-        fn name(&self) -> &str {
-            "short"
-        }
-        fn capabilities(&self) -> crate::subjects::Capabilities {
-            crate::subjects::Capabilities::all()
-        }
-    }
+    super::super::kind::stand_in_subject!(Short, "short");
 
     impl Reference for Short {
         fn lint_stream(&self, bytes: &[u8]) -> crate::subjects::Reply<crate::subjects::LintResult> {

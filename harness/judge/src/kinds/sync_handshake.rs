@@ -653,14 +653,7 @@ mod tests {
     /// Core, with byte 5 (the wait index) of every stamped header changed.
     struct Misstamped(Box<dyn Reference>);
 
-    impl crate::subjects::Subject for Misstamped {
-        fn name(&self) -> &str {
-            "misstamped"
-        }
-        fn capabilities(&self) -> crate::subjects::Capabilities {
-            crate::subjects::Capabilities::all()
-        }
-    }
+    super::super::kind::stand_in_subject!(Misstamped, "misstamped");
 
     impl Reference for Misstamped {
         fn sync_plan(

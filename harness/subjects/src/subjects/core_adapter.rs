@@ -436,16 +436,7 @@ impl Reference for CoreSubject {
                 let arch = ir::Arch::from_code(*arch).unwrap_or(ir::Arch::Mariana);
                 gate(ir::check_custom_op(&a, &o, arch))
             }
-            IrQuery::SbScratchpad(q) => {
-                gate(ir::is_cc_having_sb_scratchpad(&ir::ScratchPadQuery {
-                    kind: q.kind,
-                    subkind: q.subkind,
-                    sb_arg_global: q.sb_arg_global,
-                    n_args: q.n_args,
-                    n_outputs: q.n_outputs,
-                    n_scratch: q.n_scratch,
-                }))
-            }
+            IrQuery::SbScratchpad(q) => gate(ir::is_cc_having_sb_scratchpad(q)),
             IrQuery::CcDim(d) => gate(ir::check_cc_dim(*d)),
             IrQuery::RankIdOutput(k) => gate(ir::check_rank_id_output(*k)),
             IrQuery::Lnc(n) => gate(ir::check_lnc(*n)),

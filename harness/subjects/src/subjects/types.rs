@@ -442,52 +442,25 @@ pub enum IrAnswer {
     Route(Route),
 }
 
-/// IR memory-space ordinals used by [`IrQuery::CheckCustomOp`] (SPEC §7, D-11).
-pub mod mem {
-    /// SBUF (state buffer).
-    pub const SBUF: u8 = 0;
-    /// HBM (device memory).
-    pub const HBM: u8 = 1;
-    /// PSUM.
-    pub const PSUM: u8 = 2;
-    /// Any other memory space.
-    pub const OTHER: u8 = 3;
-    /// Display name of an ordinal.
-    pub fn name(m: u8) -> &'static str {
-        match m {
-            SBUF => "SBUF",
-            HBM => "HBM",
-            PSUM => "PSUM",
-            _ => "Other",
-        }
-    }
+/// The name of an IR memory-space ordinal of [`IrQuery::CheckCustomOp`] (SPEC §7, D-11):
+/// 0 SBUF (state buffer), 1 HBM (device memory), 2 PSUM, any other `Other`.
+pub fn mem_name(m: u8) -> &'static str {
+    ["SBUF", "HBM", "PSUM"]
+        .get(usize::from(m))
+        .map_or("Other", |n| n)
 }
 
-/// IR `Generation` ordinals (the compiler's target-architecture enum, SPEC §7,
-/// D-11) used by [`IrQuery::CheckCustomOp`]. Not the wire generation: that is
-/// [`crate::generation::Generation`].
-pub mod ir_arch {
-    /// Tonga.
-    pub const TONGA: u8 = 0;
-    /// Sunda.
-    pub const SUNDA: u8 = 1;
-    /// Cayman.
-    pub const CAYMAN: u8 = 2;
-    /// Mariana.
-    pub const MARIANA: u8 = 3;
-    /// Display name of an ordinal.
-    pub fn name(a: u8) -> &'static str {
-        match a {
-            TONGA => "Tonga",
-            SUNDA => "Sunda",
-            CAYMAN => "Cayman",
-            _ => "Mariana",
-        }
-    }
+/// The name of an IR `Generation` ordinal of [`IrQuery::CheckCustomOp`] (the compiler's
+/// target-architecture enum, SPEC §7, D-11; not the wire generation, that is
+/// [`crate::generation::Generation`]): 0 Tonga, 1 Sunda, 2 Cayman, 3 (and above) Mariana.
+pub fn ir_arch_name(a: u8) -> &'static str {
+    ["Tonga", "Sunda", "Cayman"]
+        .get(usize::from(a))
+        .map_or("Mariana", |n| n)
 }
 
 /// One SPEC §7 IR query. IR enums are harness ordinals: memory spaces per
-/// [`mem`], arch per [`ir_arch`]; a subject given an ordinal above 3 must
+/// [`mem_name`], arch per [`ir_arch_name`]; a subject given an ordinal above 3 must
 /// reject it as a bad memory space / arch.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum IrQuery {
@@ -501,7 +474,7 @@ pub enum IrQuery {
         arch: u8,
     },
     /// isCCHavingSBScratchPad.
-    SbScratchpad(ScratchpadQuery),
+    SbScratchpad(ScratchPadQuery),
     /// cc_dim.
     CcDim(u32),
     /// GetGlobalRankId output storage kind.
@@ -512,23 +485,9 @@ pub enum IrQuery {
     Route(u64),
 }
 
-/// The question isCCHavingSBScratchPad answers: a collective's kind and its
-/// argument, output and scratch counts.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub struct ScratchpadQuery {
-    /// Collective kind.
-    pub kind: u32,
-    /// Subkind.
-    pub subkind: u32,
-    /// isSBArgGlobalCCOp.
-    pub sb_arg_global: bool,
-    /// Argument count.
-    pub n_args: u64,
-    /// Output count.
-    pub n_outputs: u64,
-    /// Scratch MemoryLocation count.
-    pub n_scratch: u64,
-}
+/// The question isCCHavingSBScratchPad answers (core's type: a collective's kind and its
+/// argument, output and scratch counts).
+pub use tpb_core::ir::ScratchPadQuery;
 
 impl IrQuery {
     /// The gate's name (used as the signature key).
@@ -552,12 +511,12 @@ impl fmt::Display for IrQuery {
                 outputs,
                 arch,
             } => {
-                let a: Vec<_> = args.iter().map(|&m| mem::name(m)).collect();
-                let o: Vec<_> = outputs.iter().map(|&m| mem::name(m)).collect();
+                let a: Vec<_> = args.iter().map(|&m| mem_name(m)).collect();
+                let o: Vec<_> = outputs.iter().map(|&m| mem_name(m)).collect();
                 write!(
                     f,
                     "check_custom_op(args={a:?}, outputs={o:?}, arch={})",
-                    ir_arch::name(*arch)
+                    ir_arch_name(*arch)
                 )
             }
             IrQuery::SbScratchpad(q) => write!(
