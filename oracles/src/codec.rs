@@ -1,10 +1,7 @@
 //! The generic decoder / encoder: one interpreter over the region tables (SPEC §5).
 
 use crate::errors::{DecodeRejection, EncodeRejection};
-use crate::lut::{
-    alu_name, alu_of_wire, alu_ordinal_of_name, cce_wire, collective_kind_of_wire, collective_name,
-    collective_ordinal_of_name, collective_wire,
-};
+use crate::lut::{cce_wire, collective_wire, Table, ALU, COLLECTIVE};
 use crate::regions::{
     byte_at, first_nonzero, le_value, record, slice, Domain, Record, Region, Role, OPTIONAL_FIELDS,
 };
@@ -20,6 +17,12 @@ pub struct Decoded {
     pub fields: Vec<(&'static str, Val)>,
 }
 
+/// The name `table` gives the wire byte `byte`, as a `Val`.
+fn named(table: Table, byte: Option<u8>) -> Option<Val> {
+    let ord = table.of_wire(byte?)?;
+    table.name(ord).map(|n| Val::Name(n.to_string()))
+}
+
 /// Read a live field's wire bytes as a `Val`, or None if the field does not admit them.
 fn wire_to_val(domain: Domain, bytes: &[u8], chip: Generation) -> Option<Val> {
     let value = le_value(bytes);
@@ -29,14 +32,8 @@ fn wire_to_val(domain: Domain, bytes: &[u8], chip: Generation) -> Option<Val> {
     let byte = u8::try_from(value).ok();
     match domain {
         Domain::Opaque => Some(Val::Bytes(bytes.to_vec())),
-        Domain::CceOpName => byte
-            .and_then(alu_of_wire)
-            .and_then(alu_name)
-            .map(|n| Val::Name(n.to_string())),
-        Domain::KindName => byte
-            .and_then(collective_kind_of_wire)
-            .and_then(collective_name)
-            .map(|n| Val::Name(n.to_string())),
+        Domain::CceOpName => named(ALU, byte),
+        Domain::KindName => named(COLLECTIVE, byte),
         Domain::Any
         | Domain::WaitMode
         | Domain::UpdateMode
@@ -221,19 +218,23 @@ fn val_to_wire(
             }
         }
         (Domain::CceOpName, Val::Name(n)) => {
-            let op = alu_ordinal_of_name(n).ok_or_else(|| EncodeRejection::UnknownName {
-                field: name,
-                name: n.clone(),
-            })?;
+            let op = ALU
+                .ordinal_of_name(n)
+                .ok_or_else(|| EncodeRejection::UnknownName {
+                    field: name,
+                    name: n.clone(),
+                })?;
             let wire = cce_wire(op).map_err(|cause| EncodeRejection::Lut { field: name, cause })?;
             Ok(Wire::byte(wire))
         }
         (Domain::KindName, Val::Name(n)) => {
             let kind =
-                collective_ordinal_of_name(n).ok_or_else(|| EncodeRejection::UnknownName {
-                    field: name,
-                    name: n.clone(),
-                })?;
+                COLLECTIVE
+                    .ordinal_of_name(n)
+                    .ok_or_else(|| EncodeRejection::UnknownName {
+                        field: name,
+                        name: n.clone(),
+                    })?;
             let wire = collective_wire(kind)
                 .map_err(|cause| EncodeRejection::Lut { field: name, cause })?;
             Ok(Wire::byte(wire))

@@ -34,9 +34,8 @@ pub use gates::{
 pub use lint::{length_of, lint_one, lint_stream, Lint, NotBundles, Report, LONG_INSTRUCTIONS};
 pub use lower::{Band, Emitted, Ledger, LowerRejection, Request, Tensor};
 pub use lut::{
-    alu_name, alu_of_wire, alu_ordinal_of_name, alu_wire, cce_wire, collective_kind_of_wire,
-    collective_name, collective_ordinal_of_name, collective_wire, dge_op, dtype_wire, is_dtype_tag,
-    update_mode_lut, uses_v4_dtypes, wait_mode_lut,
+    alu_wire, cce_wire, collective_wire, dge_op, dtype_wire, is_dtype_tag, update_mode_lut,
+    uses_v4_dtypes, wait_mode_lut, Table, ALU, COLLECTIVE,
 };
 pub use profile::{alu_member, chip_emits, dtype_member};
 pub use regions::{opcode_field_names, RECORD_OPCODES};

@@ -7,7 +7,7 @@
 
 use crate::codec::encode;
 use crate::gates::{gate_cc_dim, gate_lnc, route_is_sb2sb};
-use crate::lut::{cce_wire, collective_name, collective_wire, dtype_wire};
+use crate::lut::{cce_wire, collective_wire, dtype_wire, ALU, COLLECTIVE};
 use crate::roster::{Generation, CHIPS};
 use crate::val::Val;
 use std::collections::BTreeSet;
@@ -221,7 +221,7 @@ impl Ledger {
         };
         let kind = *kind;
         let wire_kind = collective_wire(kind).ok();
-        let name = collective_name(kind).filter(|_| wire_kind.is_some());
+        let name = COLLECTIVE.name(kind).filter(|_| wire_kind.is_some());
         let Some(name) = name else {
             return Err(LowerRejection::SendRecvKind { kind });
         };
@@ -244,10 +244,7 @@ impl Ledger {
             vet_groups(kind, groups, pairs)?;
         }
         let trio = [
-            (
-                "cce_op",
-                Val::Name(crate::lut::alu_name(*op).unwrap_or("").to_string()),
-            ),
+            ("cce_op", Val::Name(ALU.name(*op).unwrap_or("").to_string())),
             ("dtype", Val::Int(tag.into())),
             ("kind", Val::Name(name.to_string())),
         ];
@@ -297,7 +294,7 @@ impl Ledger {
             return Ok(Emitted::default());
         };
         // Exactly the kinds without a wire byte are the send/recv kinds (seed 003 §2).
-        if collective_name(*kind).is_none() || collective_wire(*kind).is_ok() {
+        if COLLECTIVE.name(*kind).is_none() || collective_wire(*kind).is_ok() {
             return Err(LowerRejection::NotSendRecvKind { kind: *kind });
         }
         let src = self.tag("src_dtype", *src_dtype)?;

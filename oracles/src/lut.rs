@@ -106,64 +106,61 @@ const V4_COLUMN_CHIPS: &[Generation] = &[Generation::Mariana, Generation::Maveri
 /// A row of [`COLLECTIVE_KINDS`] or [`ALU_OPS`]: (name, ordinal, wire byte).
 type Row = (&'static str, u32, Option<u8>);
 
-/// The row of `rows` with ordinal `ord`.
-fn row_of(rows: &'static [Row], ord: u32) -> Result<&'static Row, LutRejection> {
-    rows.iter()
-        .find(|row| row.1 == ord)
-        .ok_or(LutRejection::OutOfRange { value: ord })
-}
+/// [`COLLECTIVE_KINDS`] or [`ALU_OPS`], looked up by ordinal, wire byte or name.
+#[derive(Clone, Copy, Debug)]
+pub struct Table(&'static [Row]);
 
-/// The ordinal of the row of `rows` that `pick` finds.
-fn ordinal_where(rows: &[Row], pick: impl Fn(&Row) -> bool) -> Option<u32> {
-    rows.iter().find(|row| pick(row)).map(|row| row.1)
+/// The CollectiveKind table (SPEC §6.1).
+pub const COLLECTIVE: Table = Table(COLLECTIVE_KINDS);
+/// The AluOpType table (SPEC §6.2).
+pub const ALU: Table = Table(ALU_OPS);
+
+impl Table {
+    /// The row with ordinal `ord`.
+    fn row(self, ord: u32) -> Result<&'static Row, LutRejection> {
+        self.0
+            .iter()
+            .find(|row| row.1 == ord)
+            .ok_or(LutRejection::OutOfRange { value: ord })
+    }
+
+    /// The ordinal of the row `pick` finds.
+    fn ordinal_where(self, pick: impl Fn(&Row) -> bool) -> Option<u32> {
+        self.0.iter().find(|row| pick(row)).map(|row| row.1)
+    }
+
+    /// Wire byte → ordinal (inverse of [`collective_wire`] / [`alu_wire`]).
+    pub fn of_wire(self, wire: u8) -> Option<u32> {
+        self.ordinal_where(|row| row.2 == Some(wire))
+    }
+
+    /// Ordinal → name.
+    pub fn name(self, ord: u32) -> Option<&'static str> {
+        self.row(ord).ok().map(|row| row.0)
+    }
+
+    /// Name → ordinal.
+    pub fn ordinal_of_name(self, name: &str) -> Option<u32> {
+        self.ordinal_where(|row| row.0 == name)
+    }
 }
 
 /// CollectiveKind → wire byte (SPEC §6.1).
 pub fn collective_wire(kind: u32) -> Result<u8, LutRejection> {
-    let &(name, _, wire) = row_of(COLLECTIVE_KINDS, kind)?;
+    let &(name, _, wire) = COLLECTIVE.row(kind)?;
     wire.ok_or(LutRejection::NotEncodable { kind, name })
-}
-
-/// Wire byte → CollectiveKind ordinal (inverse of [`collective_wire`]).
-pub fn collective_kind_of_wire(wire: u8) -> Option<u32> {
-    ordinal_where(COLLECTIVE_KINDS, |row| row.2 == Some(wire))
-}
-
-/// CollectiveKind ordinal → name.
-pub fn collective_name(kind: u32) -> Option<&'static str> {
-    row_of(COLLECTIVE_KINDS, kind).ok().map(|row| row.0)
-}
-
-/// CollectiveKind name → ordinal.
-pub fn collective_ordinal_of_name(name: &str) -> Option<u32> {
-    ordinal_where(COLLECTIVE_KINDS, |row| row.0 == name)
 }
 
 /// AluOpType ordinal → wire byte (SPEC §6.2).
 pub fn alu_wire(op: u32) -> Result<u8, LutRejection> {
-    let &(name, _, wire) = row_of(ALU_OPS, op)?;
+    let &(name, _, wire) = ALU.row(op)?;
     wire.ok_or(LutRejection::NoWireByte { op, name })
-}
-
-/// Wire byte → AluOpType ordinal.
-pub fn alu_of_wire(wire: u8) -> Option<u32> {
-    ordinal_where(ALU_OPS, |row| row.2 == Some(wire))
-}
-
-/// AluOpType ordinal → name.
-pub fn alu_name(op: u32) -> Option<&'static str> {
-    row_of(ALU_OPS, op).ok().map(|row| row.0)
-}
-
-/// AluOpType name → ordinal.
-pub fn alu_ordinal_of_name(name: &str) -> Option<u32> {
-    ordinal_where(ALU_OPS, |row| row.0 == name)
 }
 
 /// The CCE subset: AluOp errors first, then `not_shipped` unless the op is bypass or add.
 pub fn cce_wire(op: u32) -> Result<u8, LutRejection> {
     let wire = alu_wire(op)?;
-    let name = alu_name(op).unwrap_or("");
+    let name = ALU.name(op).unwrap_or("");
     if CCE_SHIPPED.contains(&name) {
         Ok(wire)
     } else {
@@ -173,7 +170,7 @@ pub fn cce_wire(op: u32) -> Result<u8, LutRejection> {
 
 /// AluOpType ordinal → klr::DgeComputeOp value (bypass → none 1, add → add 2).
 pub fn dge_op(op: u32) -> Result<u8, LutRejection> {
-    let name = alu_name(op);
+    let name = ALU.name(op);
     DGE_OPS
         .iter()
         .find(|row| Some(row.0) == name)

@@ -452,9 +452,11 @@ impl Domain {
             Domain::Flag => in_named_set(FLAG_BYTES, value),
             Domain::DtypeTag => byte.is_some_and(|t| crate::lut::is_dtype_tag(chip, t)),
             Domain::CceOpName => byte
-                .and_then(crate::lut::alu_of_wire)
+                .and_then(|w| crate::lut::ALU.of_wire(w))
                 .is_some_and(|op| crate::lut::cce_wire(op).is_ok()),
-            Domain::KindName => byte.and_then(crate::lut::collective_kind_of_wire).is_some(),
+            Domain::KindName => byte
+                .and_then(|w| crate::lut::COLLECTIVE.of_wire(w))
+                .is_some(),
         }
     }
 }

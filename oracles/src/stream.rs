@@ -2,7 +2,7 @@
 //! [`parse_bundle_stream`] 0xD9 + 0xDA pairs (FACTS §9, SPEC DL-12).
 
 use crate::errors::StreamRejection;
-use crate::lut::{collective_kind_of_wire, collective_name};
+use crate::lut::COLLECTIVE;
 use crate::regions::{byte_at, le_value, record, slice, Region};
 use crate::roster::Generation;
 use crate::verdict::Resolved;
@@ -84,8 +84,9 @@ pub fn parse_bundle_stream(bytes: &[u8], chip: Generation) -> Result<Vec<Span>, 
 /// Does a 0xD9 with this kind byte (+0x0E) take a 0xDA leg? The two-leg kinds are the
 /// permute family (SPEC §5.4), recognised by name.
 pub(crate) fn takes_leg(kind_byte: u8) -> bool {
-    collective_kind_of_wire(kind_byte)
-        .and_then(collective_name)
+    COLLECTIVE
+        .of_wire(kind_byte)
+        .and_then(|k| COLLECTIVE.name(k))
         .is_some_and(|n| n.starts_with("Permute"))
 }
 

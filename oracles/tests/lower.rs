@@ -136,17 +136,12 @@ fn local_swap_routes() {
 
 #[test]
 fn bundle_stream_pairs() {
-    let mut l = Ledger::new(2);
-    let out = l
-        .lower(&collective(10, 4, vec![vec![0, 1]], vec![], true))
-        .unwrap();
-    let mut bytes: Vec<u8> = out.records.iter().flatten().copied().collect();
-    bytes.extend(
-        [0u8; 64]
-            .iter()
-            .enumerate()
-            .map(|(i, _)| if i == 0 { 0xDE } else { 0 }),
-    );
+    let out = Ledger::new(2).lower(&collective(10, 4, vec![vec![0, 1]], vec![], true));
+    let out = out.unwrap();
+    let mut bytes: Vec<u8> = out.records.concat();
+    // Then one 0xDE bundle.
+    bytes.push(0xDE);
+    bytes.extend([0u8; 63]);
     assert_eq!(
         parse_bundle_stream(&bytes, tpb_oracle::Generation::Cayman).unwrap(),
         vec![

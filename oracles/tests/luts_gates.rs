@@ -13,7 +13,7 @@ fn collective_lut_is_the_nine_bytes() {
     for (i, &wire) in lut.iter().enumerate() {
         let kind = i as u32 + 2;
         assert_eq!(collective_wire(kind), Ok(wire), "kind {kind}");
-        assert_eq!(collective_kind_of_wire(wire), Some(kind));
+        assert_eq!(COLLECTIVE.of_wire(wire), Some(kind));
     }
     assert_eq!(lut_err(collective_wire(0)), "not_encodable");
     assert_eq!(lut_err(collective_wire(1)), "not_encodable");
@@ -21,14 +21,14 @@ fn collective_lut_is_the_nine_bytes() {
         assert_eq!(lut_err(collective_wire(k)), "out_of_range");
     }
     for w in [0x00u8, 0x0A, 0x0B, 0x80, 0xFF] {
-        assert_eq!(collective_kind_of_wire(w), None);
+        assert_eq!(COLLECTIVE.of_wire(w), None);
     }
     assert_eq!(collective_wire(6), Ok(0x09)); // AllToAllV QUIRK
-    assert_eq!(collective_name(6), Some("AllToAllV"));
-    assert_eq!(collective_name(3), Some("ReduceScatter"));
-    assert_eq!(collective_name(4), Some("AllGather"));
+    assert_eq!(COLLECTIVE.name(6), Some("AllToAllV"));
+    assert_eq!(COLLECTIVE.name(3), Some("ReduceScatter"));
+    assert_eq!(COLLECTIVE.name(4), Some("AllGather"));
     assert_eq!(
-        collective_ordinal_of_name("PermuteReduceImplicit"),
+        COLLECTIVE.ordinal_of_name("PermuteReduceImplicit"),
         Some(10)
     );
 }
@@ -69,12 +69,12 @@ fn alu_lut_all_thirty() {
         (29, Some(0x19), "abs"),
     ];
     for (ord, wire, name) in rows {
-        assert_eq!(alu_name(ord), Some(name));
-        assert_eq!(alu_ordinal_of_name(name), Some(ord));
+        assert_eq!(ALU.name(ord), Some(name));
+        assert_eq!(ALU.ordinal_of_name(name), Some(ord));
         match wire {
             Some(w) => {
                 assert_eq!(alu_wire(ord), Ok(w), "{name}");
-                assert_eq!(alu_of_wire(w), Some(ord));
+                assert_eq!(ALU.of_wire(w), Some(ord));
             }
             None => assert_eq!(lut_err(alu_wire(ord)), "no_wire_byte"),
         }
@@ -83,7 +83,7 @@ fn alu_lut_all_thirty() {
         assert_eq!(lut_err(alu_wire(ord)), "out_of_range");
     }
     for w in [0x17u8, 0x1C, 0x1E, 0xFF] {
-        assert_eq!(alu_of_wire(w), None);
+        assert_eq!(ALU.of_wire(w), None);
     }
 }
 

@@ -227,11 +227,7 @@ fn lut_and_gate_totality() {
         let _ = gate_sb_scratchpad(x, x, x % 2 == 0, u64::from(x), u64::MAX, u64::from(x));
     }
     for w in 0u8..=255 {
-        let _ = (
-            collective_kind_of_wire(w),
-            alu_of_wire(w),
-            is_dtype_tag(C, w),
-        );
+        let _ = (COLLECTIVE.of_wire(w), ALU.of_wire(w), is_dtype_tag(C, w));
         let _ = gate_custom_op(&[w, 0], &[w], w);
     }
 }
