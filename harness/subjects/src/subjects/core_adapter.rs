@@ -33,23 +33,27 @@ fn resource(r: c::engines::Resource) -> (u64, SyncResource) {
     }
 }
 
-/// A finding's place, then the update it last saw (if any).
-fn at_then(at: c::engines::Loc, last_update: Option<c::engines::Loc>) -> Vec<SyncSite> {
-    let mut v = vec![site(at)];
-    v.extend(last_update.map(site));
-    v
-}
-
 fn engine_finding(f: &c::engines::Finding) -> EngineFinding {
     use c::engines::Finding as F;
-    let kind = f.kind();
     let mut out = EngineFinding {
-        kind,
+        kind: f.kind(),
         sites: Vec::new(),
         resource: None,
         numbers: Vec::new(),
         reason: None,
     };
+    // Every finding but a deadlock: its place, then the update it last saw (if any).
+    let last_update = match f {
+        F::UnsatisfiableWait { last_update, .. }
+        | F::UnsetEvent { last_update, .. }
+        | F::SemaphoreUnderflow { last_update, .. }
+        | F::SemaphoreOverflow { last_update, .. } => *last_update,
+        _ => None,
+    };
+    if !matches!(f, F::Deadlock { .. }) {
+        out.sites.extend(f.at().map(site));
+        out.sites.extend(last_update.map(site));
+    }
     match f {
         F::Deadlock { cycle } => {
             for e in cycle {
@@ -65,51 +69,30 @@ fn engine_finding(f: &c::engines::Finding) -> EngineFinding {
             }
         }
         F::UnsatisfiableWait {
-            at,
             resource: r,
             mode,
             threshold,
             value,
-            last_update,
+            ..
         } => {
-            out.sites = at_then(*at, *last_update);
             out.resource = Some(resource(*r).1);
             out.numbers = vec![u64::from(*mode), u64::from(*threshold), u64::from(*value)];
         }
-        F::UnsetEvent {
-            at,
-            event,
-            mode,
-            last_update,
-        } => {
-            out.sites = at_then(*at, *last_update);
+        F::UnsetEvent { event, mode, .. } => {
             out.resource = Some(('E', *event));
             out.numbers = vec![u64::from(*mode)];
         }
         F::SemaphoreUnderflow {
-            at,
-            sem,
-            value,
-            delta,
-            last_update,
+            sem, value, delta, ..
         }
         | F::SemaphoreOverflow {
-            at,
-            sem,
-            value,
-            delta,
-            last_update,
+            sem, value, delta, ..
         } => {
-            out.sites = at_then(*at, *last_update);
             out.resource = Some(('S', *sem));
             out.numbers = vec![u64::from(*value), u64::from(*delta)];
         }
-        F::UnconsumedUpdate { at, resource: r } => {
-            out.sites.push(site(*at));
-            out.resource = Some(resource(*r).1);
-        }
-        F::AnalysisStopped { at, reason } => {
-            out.sites.push(site(*at));
+        F::UnconsumedUpdate { resource: r, .. } => out.resource = Some(resource(*r).1),
+        F::AnalysisStopped { reason, .. } => {
             out.reason = Some(reason.name());
             let mode = match reason {
                 c::engines::StopReason::RegisterWait { mode }
@@ -175,22 +158,6 @@ impl CoreSubject {
     /// Core serving `arch`.
     pub fn new(arch: Generation) -> CoreSubject {
         CoreSubject { gen: arch }
-    }
-}
-
-fn val_from(v: c::FieldValue) -> Value {
-    match v {
-        c::FieldValue::Int(n) => Value::Int(n),
-        c::FieldValue::Name(s) => Value::Name(s),
-        c::FieldValue::Bytes(b) => Value::Bytes(b),
-    }
-}
-
-fn val_to(v: &Value) -> c::FieldValue {
-    match v {
-        Value::Int(n) => c::FieldValue::Int(*n),
-        Value::Name(s) => c::FieldValue::Name(s.clone()),
-        Value::Bytes(b) => c::FieldValue::Bytes(b.clone()),
     }
 }
 
@@ -295,11 +262,7 @@ impl Subject for CoreSubject {
             Ok(i) => Ok(Decoded {
                 opcode: i.opcode(),
                 mnemonic: i.mnemonic().into(),
-                fields: i
-                    .fields()
-                    .into_iter()
-                    .map(|(n, v)| (n.into(), val_from(v)))
-                    .collect(),
+                fields: i.fields().into_iter().map(|(n, v)| (n.into(), v)).collect(),
             }),
             Err(e) => Err(DecodeFail {
                 field: Name::Known(e.field()),
@@ -309,7 +272,7 @@ impl Subject for CoreSubject {
     }
 
     fn encode(&self, opcode: u8, fields: &[(FieldName, Value)]) -> Reply<EncodeResult> {
-        let f: Vec<(&str, c::FieldValue)> = fields.iter().map(|(n, v)| (&**n, val_to(v))).collect();
+        let f: Vec<(&str, Value)> = fields.iter().map(|(n, v)| (&**n, v.clone())).collect();
         Ok(c::Instruction::from_fields(opcode, &f, self.gen)
             .and_then(|i| i.encode(self.gen))
             .map(|b| b.0)
@@ -367,10 +330,7 @@ impl Reference for CoreSubject {
                     }
                 })
                 .collect()),
-            Err(e) => Err(StreamFail {
-                name: Name::Known(e.name()),
-                index: e.index().unwrap_or(bytes.len()),
-            }),
+            Err(e) => Err(StreamFail::at(e.name(), e.index(), bytes.len())),
         })
     }
 
@@ -388,10 +348,7 @@ impl Reference for CoreSubject {
                     }) => span(header_index, args.len() + 2, "group"),
                 })
                 .collect()),
-            Err(e) => Err(StreamFail {
-                name: Name::Known(e.name()),
-                index: e.index().unwrap_or(bytes.len()),
-            }),
+            Err(e) => Err(StreamFail::at(e.name(), e.index(), bytes.len())),
         })
     }
 

@@ -219,10 +219,7 @@ impl Reference for OracleSubject {
                     o::Item::Other { index, opcode } => StreamSummary::Other { index, opcode },
                 })
                 .collect()),
-            Err(e) => Err(StreamFail {
-                name: Name::Known(e.name()),
-                index: e.index().unwrap_or(bytes.len()),
-            }),
+            Err(e) => Err(StreamFail::at(e.name(), e.index(), bytes.len())),
         })
     }
 
@@ -236,10 +233,7 @@ impl Reference for OracleSubject {
                     what: s.what,
                 })
                 .collect()),
-            Err(e) => Err(StreamFail {
-                name: Name::Known(e.name()),
-                index: e.index().unwrap_or(bytes.len()),
-            }),
+            Err(e) => Err(StreamFail::at(e.name(), e.index(), bytes.len())),
         })
     }
 

@@ -191,26 +191,8 @@ impl fmt::Display for Name {
     }
 }
 
-/// A decoded field value (SPEC §5.2 value kinds).
-#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum Value {
-    /// An unsigned integer.
-    Int(u64),
-    /// A name from the SPEC §6 tables (e.g. `"add"`, `"AllReduce"`).
-    Name(String),
-    /// A byte range (access patterns).
-    Bytes(Vec<u8>),
-}
-
-impl fmt::Display for Value {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Value::Int(n) => write!(f, "{n}"),
-            Value::Name(s) => write!(f, "{s}"),
-            Value::Bytes(b) => f.write_str(&hex(b)),
-        }
-    }
-}
+/// A decoded field value (SPEC §5.2 value kinds): core's type.
+pub use tpb_core::FieldValue as Value;
 
 /// A field or mnemonic name: borrowed from an in-process subject's tables, owned when it
 /// came over a wire (so decoding in process does not allocate one string per field).
@@ -308,6 +290,17 @@ pub struct StreamFail {
     pub name: Name,
     /// Bundle index (header index for `short_group`; byte length for `trailing_bytes`).
     pub index: usize,
+}
+
+impl StreamFail {
+    /// An in-process parser's failure `name` at bundle `index`, or at the end
+    /// of the `len`-byte stream when it names no bundle (`trailing_bytes`).
+    pub fn at(name: &'static str, index: Option<usize>, len: usize) -> StreamFail {
+        StreamFail {
+            name: Name::Known(name),
+            index: index.unwrap_or(len),
+        }
+    }
 }
 
 impl fmt::Display for StreamFail {
