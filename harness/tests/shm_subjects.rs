@@ -13,7 +13,7 @@ mod common;
 mod subjects;
 
 use common::{code, repo_root, stderr, BIN};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 use subjects::*;
 use tpbconform::external::shm_client::{batch_budget, ShmAnswer, ShmChannel};
@@ -152,6 +152,11 @@ fn a_library_without_a_lut_answers_luts_unsupported() {
     assert_eq!(a, vec![ShmAnswer::Unsupported; 3]);
 }
 
+/// `misbehave.c` built into `dir` as `stem` with `defines` (its planted faults).
+fn misbehave(dir: &Path, stem: &str, defines: &[&str]) -> PathBuf {
+    build_c(dir, stem, &fixture("misbehave.c"), defines)
+}
+
 /// Runs `lib` (misbehaving on inputs ending in 0xEE) on 20 000 bundles with
 /// the planted one at 12 345; checks that exactly that entry is the fault
 /// of `class` and every other entry equals the good library's answer.
@@ -203,17 +208,11 @@ fn planted_with(lib: &Path, class: FaultClass, timeout: Duration, ahead: bool) -
 #[test]
 fn a_planted_crash_is_named_exactly_and_the_run_goes_on() {
     let dir = tempfile::tempdir().unwrap();
-    let single = build_c(
-        dir.path(),
-        "crash",
-        &fixture("misbehave.c"),
-        &["MISBEHAVE_CRASH"],
-    );
+    let single = misbehave(dir.path(), "crash", &["MISBEHAVE_CRASH"]);
     planted(&single, FaultClass::Crash, Duration::from_secs(10));
-    let batch = build_c(
+    let batch = misbehave(
         dir.path(),
         "crash_batch",
-        &fixture("misbehave.c"),
         &["MISBEHAVE_CRASH", "MISBEHAVE_BATCH"],
     );
     planted(&batch, FaultClass::Crash, Duration::from_secs(10));
@@ -223,19 +222,13 @@ fn a_planted_crash_is_named_exactly_and_the_run_goes_on() {
 fn a_planted_hang_is_named_exactly_and_costs_the_case_timeout_once() {
     let dir = tempfile::tempdir().unwrap();
     let timeout = Duration::from_millis(1500);
-    let single = build_c(
-        dir.path(),
-        "hang",
-        &fixture("misbehave.c"),
-        &["MISBEHAVE_HANG"],
-    );
+    let single = misbehave(dir.path(), "hang", &["MISBEHAVE_HANG"]);
     let took = planted(&single, FaultClass::Timeout, timeout);
     // One timeout, plus restarts and the work: well under two timeouts.
     assert!(took < timeout * 2, "took {took:?}");
-    let batch = build_c(
+    let batch = misbehave(
         dir.path(),
         "hang_batch",
-        &fixture("misbehave.c"),
         &["MISBEHAVE_HANG", "MISBEHAVE_BATCH"],
     );
     let took = planted(&batch, FaultClass::Timeout, timeout);
@@ -282,12 +275,7 @@ fn a_hand_off_rung_ahead_serves_only_the_call_it_was_rung_for() {
 #[test]
 fn a_library_error_is_a_protocol_fault_on_that_input_only() {
     let dir = tempfile::tempdir().unwrap();
-    let lib = build_c(
-        dir.path(),
-        "error",
-        &fixture("misbehave.c"),
-        &["MISBEHAVE_ERROR"],
-    );
+    let lib = misbehave(dir.path(), "error", &["MISBEHAVE_ERROR"]);
     let bs = bundles(100, Some(42));
     let got = channel(&lib, Duration::from_secs(10)).validate(false, &bs, &|| {});
     for (i, a) in got.iter().enumerate() {
@@ -305,10 +293,9 @@ fn a_library_error_is_a_protocol_fault_on_that_input_only() {
 #[test]
 fn a_batch_verdict_left_unwritten_is_a_finding_on_that_input() {
     let dir = tempfile::tempdir().unwrap();
-    let lib = build_c(
+    let lib = misbehave(
         dir.path(),
         "unwritten",
-        &fixture("misbehave.c"),
         &["MISBEHAVE_BATCH", "MISBEHAVE_UNWRITTEN"],
     );
     let good = c_example(dir.path(), false);
@@ -343,10 +330,9 @@ fn a_batch_verdict_left_unwritten_is_a_finding_on_that_input() {
 #[test]
 fn a_library_that_crashes_on_everything_is_given_up_not_restarted_forever() {
     let dir = tempfile::tempdir().unwrap();
-    let lib = build_c(
+    let lib = misbehave(
         dir.path(),
         "always",
-        &fixture("misbehave.c"),
         &["MISBEHAVE_CRASH", "MISBEHAVE_ALWAYS"],
     );
     let bs = bundles(1000, None);
@@ -406,12 +392,7 @@ fn planted_lines(report: &Path, what: &str) -> Vec<String> {
 #[test]
 fn the_gate_names_a_planted_crash_and_completes() {
     let dir = tempfile::tempdir().unwrap();
-    let lib = build_c(
-        dir.path(),
-        "crash",
-        &fixture("misbehave.c"),
-        &["MISBEHAVE_CRASH"],
-    );
+    let lib = misbehave(dir.path(), "crash", &["MISBEHAVE_CRASH"]);
     let report = dir.path().join("report");
     // Three hand-offs (shm::CHUNK = 32 768 each): the later ones are rung
     // while the gate judges the one before.
@@ -441,10 +422,9 @@ fn the_gate_names_a_planted_crash_and_completes() {
 #[test]
 fn the_gate_names_a_planted_hang_and_does_not_run_it_again_after_the_run() {
     let dir = tempfile::tempdir().unwrap();
-    let lib = build_c(
+    let lib = misbehave(
         dir.path(),
         "hang_batch",
-        &fixture("misbehave.c"),
         &["MISBEHAVE_HANG", "MISBEHAVE_BATCH"],
     );
     let report = dir.path().join("report");

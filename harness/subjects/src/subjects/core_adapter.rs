@@ -320,11 +320,7 @@ impl Reference for CoreSubject {
                 .map(|it| match it {
                     c::stream::StreamItem::Group {
                         header_index, args, ..
-                    } => StreamSummary::Group {
-                        header_index,
-                        output: header_index + 1,
-                        args: (header_index + 2..header_index + 2 + args.len()).collect(),
-                    },
+                    } => StreamSummary::group(header_index, args.len()),
                     c::stream::StreamItem::Other { index, opcode } => {
                         StreamSummary::Other { index, opcode }
                     }

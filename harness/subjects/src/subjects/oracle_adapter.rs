@@ -211,11 +211,7 @@ impl Reference for OracleSubject {
                     o::Item::Group {
                         header_index,
                         n_args,
-                    } => StreamSummary::Group {
-                        header_index,
-                        output: header_index + 1,
-                        args: (header_index + 2..header_index + 2 + n_args).collect(),
-                    },
+                    } => StreamSummary::group(header_index, n_args),
                     o::Item::Other { index, opcode } => StreamSummary::Other { index, opcode },
                 })
                 .collect()),

@@ -280,6 +280,18 @@ pub enum StreamSummary {
     },
 }
 
+impl StreamSummary {
+    /// The group whose 0x85 header is bundle `header_index`: its output payload
+    /// next, then its `n_args` argument payloads (SPEC §5.3).
+    pub fn group(header_index: usize, n_args: usize) -> StreamSummary {
+        StreamSummary::Group {
+            header_index,
+            output: header_index + 1,
+            args: (header_index + 2..header_index + 2 + n_args).collect(),
+        }
+    }
+}
+
 /// A stream-parser error (SPEC §5.3): the error name and the bundle index it is
 /// reported at (for `trailing_bytes`: the stream length in bytes).
 #[derive(Clone, Debug, PartialEq)]
