@@ -6,7 +6,7 @@
 mod common;
 mod subjects;
 
-use common::{code, repo_root, text, BIN};
+use common::{code, repo_root, sh_in, text, BIN};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use subjects::*;
@@ -55,18 +55,11 @@ fn replay_lines(summary: &str) -> Vec<String> {
 /// binary under test standing in for `tpbconform`, in the repository root
 /// (a line replaying a `divergences/` file: in the report folder `report`).
 fn run_replay(line: &str, report: &Path) -> Output {
-    let cmd = line.replacen("tpbconform", BIN, 1);
-    Command::new("sh")
-        .arg("-c")
-        .arg(cmd)
-        .current_dir(if line.contains(" divergences/") {
-            report.to_path_buf()
-        } else {
-            repo_root()
-        })
-        .stdin(Stdio::null())
-        .output()
-        .unwrap()
+    if line.contains(" divergences/") {
+        sh_in(report, line)
+    } else {
+        sh_in(&repo_root(), line)
+    }
 }
 
 #[test]

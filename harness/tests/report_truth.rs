@@ -9,9 +9,9 @@
 mod common;
 mod subjects;
 
-use common::{code, repo_root, text, tpb_in as run_in, BIN};
+use common::{code, repo_root, sh_in, text, tpb_in as run_in};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::process::Output;
 use std::time::{Duration, Instant};
 use subjects::{c_example, misbehave_py, tiny_py};
 use tpbconform::subjects::Predicate;
@@ -89,18 +89,6 @@ fn replay(target: &str, hex: &str, extra: &[&str]) -> Output {
     let mut args = vec!["replay", "--target", target, "--hex", hex];
     args.extend_from_slice(extra);
     run_in(&repo_root(), &args)
-}
-
-/// `sh -c LINE` in `cwd`, the binary under test standing in for `tpbconform`.
-fn sh_in(cwd: &Path, line: &str) -> Output {
-    let cmd = line.replacen("tpbconform", &PathBuf::from(BIN).display().to_string(), 1);
-    Command::new("sh")
-        .arg("-c")
-        .arg(cmd)
-        .current_dir(cwd)
-        .stdin(Stdio::null())
-        .output()
-        .unwrap()
 }
 
 #[test]

@@ -119,6 +119,18 @@ pub fn tpb_in(cwd: &Path, args: &[&str]) -> Output {
         .expect("run tpbconform")
 }
 
+/// `sh -c LINE` in `cwd` (a command line as a report quotes it), the binary
+/// under test standing in for `tpbconform`.
+pub fn sh_in(cwd: &Path, line: &str) -> Output {
+    Command::new("sh")
+        .arg("-c")
+        .arg(line.replacen("tpbconform", BIN, 1))
+        .current_dir(cwd)
+        .stdin(Stdio::null())
+        .output()
+        .unwrap()
+}
+
 /// Runs `tpbconform args` with `stdin` on its standard input (written from
 /// a thread, so a large input cannot deadlock against a full stdout). A
 /// command that exits without reading all of it closes the pipe: that is
