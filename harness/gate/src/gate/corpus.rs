@@ -13,6 +13,8 @@ use crate::judge::batch::{Cases, Step};
 use crate::kinds::{CaseBuf, Form, Ran};
 use crate::reach::Reach;
 use crate::targets::{folder_targets, Target};
+use std::iter::StepBy;
+use std::ops::Range;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::{Path, PathBuf};
 
@@ -187,18 +189,18 @@ struct File<'a> {
 }
 
 impl Cases for File<'_> {
-    fn positions(&self) -> u32 {
-        1
+    fn positions(&self) -> StepBy<Range<u32>> {
+        (0..1).step_by(1)
     }
 
-    fn case(&mut self, _j: u32, buf: &mut CaseBuf, _again: bool) -> Step {
+    fn case(&mut self, _j: u32, buf: &mut CaseBuf, _again: bool) -> Option<Step> {
         buf.bytes.clear();
         buf.bytes.extend_from_slice(self.data);
-        Step::Case {
+        Some(Step {
             form: Form::Bytes,
             judged: true,
             sampled: false,
-        }
+        })
     }
 
     fn reach(&mut self) -> &mut Reach {

@@ -77,6 +77,9 @@ pub fn file_case(
     let outcome = ran.outcome;
     let col = outcome.divergence().map_or(0, |d| outcome_col(d.class));
     count(cov, key, col);
+    if outcome.is_agree() {
+        return Vec::new();
+    }
     outcome
         .into_iter()
         .map(|d| Finding::from_divergence(&d, origin()).with_arch(r.arch))

@@ -18,6 +18,8 @@ use crate::kinds::{self, CaseBuf, Ran, TargetKind};
 use crate::reach::Reach;
 use crate::targets::Target;
 use std::collections::BTreeMap;
+use std::iter::StepBy;
+use std::ops::Range;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering::Relaxed};
 use std::sync::{Arc, Condvar, Mutex};
@@ -235,22 +237,32 @@ struct Item<'a, 'b> {
 }
 
 impl Cases for Item<'_, '_> {
-    fn positions(&self) -> u32 {
-        self.len
+    /// The item's cases of generation `a`: one step range, as case `i`
+    /// runs under generation `i mod n` and the shard's indices step by its
+    /// count.
+    fn positions(&self) -> StepBy<Range<u32>> {
+        let cfg = self.stager.cfg;
+        let ours = |j: &u32| {
+            let i = cfg.shard.case_index(self.at.1 + u64::from(*j));
+            cfg.arch_index(i).min(self.arches - 1) == self.a
+        };
+        let n = self.arches as u32;
+        let Some(first) = (0..n).find(ours) else {
+            return (0..0).step_by(1);
+        };
+        let next = (first + 1..=first + n).find(ours).unwrap_or(first + n);
+        (first..self.len).step_by((next - first) as usize)
     }
 
     #[inline(always)]
-    fn case(&mut self, j: u32, buf: &mut CaseBuf, again: bool) -> Step {
+    fn case(&mut self, j: u32, buf: &mut CaseBuf, again: bool) -> Option<Step> {
         let cfg = self.stager.cfg;
         let (ti, lo) = self.at;
         let m = lo + u64::from(j);
         let i = cfg.shard.case_index(m);
         if (again || j.is_multiple_of(64)) && cfg.interrupted() {
             // Stopped: this chunk is dropped.
-            return Step::Stop;
-        }
-        if cfg.arch_index(i).min(self.arches - 1) != self.a {
-            return Step::Skip;
+            return None;
         }
         self.slot.case.store(i, Relaxed);
         self.slot.tick();
@@ -272,11 +284,11 @@ impl Cases for Item<'_, '_> {
         let form = self
             .stager
             .case_input(self.cur, self.at, (m, i), self.r, buf, self.one);
-        Step::Case {
+        Some(Step {
             form,
             judged: cfg.judges(i),
             sampled: reach_sampled(i),
-        }
+        })
     }
 
     fn reach(&mut self) -> &mut Reach {

@@ -69,11 +69,13 @@ pub fn mix64(mut z: u64) -> u64 {
 
 /// 64-bit FNV-1a of `data` (stable across runs and platforms): corpus files are named by
 /// its 16-digit lowercase hex; it seeds generator programs' padding.
+#[inline]
 pub fn fnv1a64(data: &[u8]) -> u64 {
     fnv1a64_on(0xcbf2_9ce4_8422_2325, data)
 }
 
 /// [`fnv1a64`] continued from hash `h` over `data` (the gate's coverage maps hash with it).
+#[inline]
 pub fn fnv1a64_on(h: u64, data: &[u8]) -> u64 {
     data.iter().fold(h, |h, &b| {
         (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01B3)

@@ -22,29 +22,28 @@ use crate::kinds::{self, CaseBuf, Form, Ran};
 use crate::reach::Reach;
 use crate::subjects::{Compact, IrQuery};
 use crate::targets::{Check, Target};
+use std::iter::StepBy;
+use std::ops::Range;
 
-/// What [`Cases::case`] hands the judge.
-pub enum Step {
-    /// The case, in the judge's buffer as `form`; `judged`: the subjects
-    /// under test are judged on it (else the reference pair only);
-    /// `sampled`: its reach classes are counted into [`Cases::reach`].
-    Case {
-        form: Form,
-        judged: bool,
-        sampled: bool,
-    },
-    Skip,
-    Stop,
+/// A case [`Cases::case`] put in the judge's buffer, as `form`.
+pub struct Step {
+    pub form: Form,
+    /// The subjects under test are judged on it (else the reference pair
+    /// only).
+    pub judged: bool,
+    /// Its reach classes are counted into [`Cases::reach`].
+    pub sampled: bool,
 }
 
 /// The caller's side of [`Judge::judge_batch`]: the cases, and where their
 /// outcomes go.
 pub trait Cases {
-    /// Positions in the batch.
-    fn positions(&self) -> u32;
-    /// Case `j` into `buf`; `again`: asked a second time, after a bulk
-    /// vouch left it to be judged on its own (not a new case).
-    fn case(&mut self, j: u32, buf: &mut CaseBuf, again: bool) -> Step;
+    /// The batch's positions, in order.
+    fn positions(&self) -> StepBy<Range<u32>>;
+    /// Case `j` into `buf` (`None`: stop, the run was interrupted);
+    /// `again`: asked a second time, after a bulk vouch left it to be
+    /// judged on its own (not a new case).
+    fn case(&mut self, j: u32, buf: &mut CaseBuf, again: bool) -> Option<Step>;
     /// Where sampled cases' reach classes are counted.
     fn reach(&mut self) -> &mut Reach;
     /// Case `j`'s outcome (once per case), with its coverage key (the
@@ -138,20 +137,14 @@ impl Judge {
             return self.judge_in_bulk(t, under, buf, cases);
         }
         let kind = kinds::of(t);
-        for j in 0..cases.positions() {
-            let (form, judged, sampled) = match cases.case(j, buf, false) {
-                Step::Case {
-                    form,
-                    judged,
-                    sampled,
-                } => (form, judged, sampled),
-                Step::Skip => continue,
-                Step::Stop => break,
+        for j in cases.positions() {
+            let Some(c) = cases.case(j, buf, false) else {
+                break;
             };
-            self.judging.set(judged);
+            self.judging.set(c.judged);
             self.reset_key();
-            let reach = if sampled { Some(cases.reach()) } else { None };
-            let ran = kind.run(self, t, buf.input(form), reach);
+            let reach = if c.sampled { Some(cases.reach()) } else { None };
+            let ran = kind.run(self, t, buf.input(c.form), reach);
             self.report(cases, j, ran);
         }
     }
@@ -174,7 +167,7 @@ impl Judge {
     }
 
     /// Reports case `j`'s `ran` with its coverage key.
-    #[inline]
+    #[inline(always)]
     fn report<C: Cases>(&self, cases: &mut C, j: u32, mut ran: Ran) {
         match ran.key.take() {
             Some(k) => cases.judged(j, ran, &k),
@@ -201,21 +194,15 @@ impl Judge {
         // No subject under test is judged case by case against core
         // meanwhile: core's memo would only cost.
         self.pause_memo(true);
-        for j in 0..cases.positions() {
-            let (form, judged, sampled) = match cases.case(j, buf, false) {
-                Step::Case {
-                    form,
-                    judged,
-                    sampled,
-                } => (form, judged, sampled),
-                Step::Skip => continue,
-                Step::Stop => break,
+        for j in cases.positions() {
+            let Some(c) = cases.case(j, buf, false) else {
+                break;
             };
             self.reset_key();
-            let input = buf.input(form);
-            let (answer, outcome) = self.reference_only(t, input, judged.then_some(&mut held));
-            let classified = sampled && kind.record_reach(t, cases.reach(), input);
-            if judged {
+            let input = buf.input(c.form);
+            let (answer, outcome) = self.reference_only(t, input, c.judged.then_some(&mut held));
+            let classified = c.sampled && kind.record_reach(t, cases.reach(), input);
+            if c.judged {
                 held.reference.push(answer.unwrap_or(Compact::Other));
                 let at = answer.map(|_| j);
                 if at.is_some() {
@@ -257,14 +244,12 @@ impl Judge {
                 cases.judged(j, ran, key);
                 continue;
             }
-            let form = match cases.case(j, buf, true) {
-                Step::Case { form, .. } => form,
-                Step::Skip => continue,
-                Step::Stop => break,
+            let Some(c) = cases.case(j, buf, true) else {
+                break;
             };
             self.reset_key();
             let ran = Ran {
-                outcome: self.under_test_alone(t, buf.input(form)),
+                outcome: self.under_test_alone(t, buf.input(c.form)),
                 key: None,
                 classified,
             };

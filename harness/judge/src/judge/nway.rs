@@ -382,6 +382,7 @@ impl Judge {
 
     /// Runs `f` on the reference pair, then (if it agrees) on each subject
     /// under test that supports `t`, against the reference.
+    #[inline]
     pub fn each(
         &self,
         t: Target,
@@ -389,7 +390,7 @@ impl Judge {
         case: &dyn Fn() -> String,
         f: impl Fn(&Pair<'_>) -> Option<Divergence>,
     ) -> Outcome {
-        self.each_with(t, input, case, &|p| f(&p.as_subjects()), &f)
+        self.each_with(t, input, case, |p| f(&p.as_subjects()), &f)
     }
 
     /// The subjects under test judged on the next case of `t` (none while
@@ -421,12 +422,13 @@ impl Judge {
     /// [`Judge::each`] with one comparison for the reference pair
     /// (`reference`) and another for each subject under test against core
     /// (`judge`: only what the subject's operation answers).
+    #[inline]
     pub fn each_with(
         &self,
         t: Target,
         input: &[u8],
         case: &dyn Fn() -> String,
-        reference: &dyn Fn(&ReferencePair<'_>) -> Option<Divergence>,
+        reference: impl Fn(&ReferencePair<'_>) -> Option<Divergence>,
         judge: &dyn Fn(&Pair<'_>) -> Option<Divergence>,
     ) -> Outcome {
         let p = self.reference_pair(t, input, case);

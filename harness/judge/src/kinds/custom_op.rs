@@ -63,7 +63,7 @@ impl TargetKind for CustomOpKind {
             _ => String::new(),
         };
         let reference = |p: &ReferencePair<'_>| pair::stream(p, s);
-        e.each_with(t, input, &case, &reference, &|p| pair::stream_verdict(p, s))
+        e.each_with(t, input, &case, reference, &|p| pair::stream_verdict(p, s))
     }
 
     fn asks_case_inputs(&self, _t: Target) -> bool {
