@@ -1,10 +1,9 @@
-//! The binary request and answer records of a `lib:` worker
+//! The byte codecs of a `lib:` worker's binary request and answer records
 //! (docs/subject-protocol.md "Shared-memory worker"; internal: both ends are
-//! one binary): a request is a kind byte and its input as is; the worker
-//! reads the library's answer once ([`super::protocol::answer_of`] for
-//! `tpb_decode` / `tpb_lower` JSON) and writes the typed [`Answer`], which
-//! the gate reads back with no JSON. Integers are `u64` LE, texts and byte
-//! runs a `u32` LE length and the bytes, lists a `u32` LE count.
+//! one binary; each operation's record is in [`super::protocol`]): the
+//! worker reads the library's answer once and writes it typed, which the
+//! gate reads back with no JSON. Integers are `u64` LE, texts and byte runs
+//! a `u32` LE length and the bytes, lists a `u32` LE count.
 
 use crate::subjects::{FieldName, Lowered, LoweredModule, Value};
 
