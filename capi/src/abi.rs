@@ -43,29 +43,18 @@ impl Status {
     }
 }
 
-/// `TPB_CAP_VALIDATE_HEADER`.
-pub const CAP_VALIDATE_HEADER: u32 = cap_bit(Op::ValidateHeader);
-/// `TPB_CAP_VALIDATE_PAYLOAD`.
-pub const CAP_VALIDATE_PAYLOAD: u32 = cap_bit(Op::ValidatePayload);
-/// `TPB_CAP_DECODE`.
-pub const CAP_DECODE: u32 = cap_bit(Op::Decode);
-/// `TPB_CAP_ENCODE`.
-pub const CAP_ENCODE: u32 = cap_bit(Op::Encode);
-/// `TPB_CAP_LUT`.
-pub const CAP_LUT: u32 = cap_bit(Op::Lut);
-/// `TPB_CAP_VALIDATE_STREAM` (version 2).
-pub const CAP_VALIDATE_STREAM: u32 = cap_bit(Op::ValidateStream);
-/// `TPB_CAP_LOWER` (version 2).
-pub const CAP_LOWER: u32 = cap_bit(Op::Lower);
-
-/// `tpb_subject_capabilities()`: every operation of [`ABI_VERSION`].
+/// `tpb_subject_capabilities()`: one `TPB_CAP_*` bit per protocol operation
+/// ([`cap_bit`]); while [`ABI_VERSION`] is 1, only the version-1 ones.
 pub fn capabilities() -> u32 {
-    let v1 = CAP_VALIDATE_HEADER | CAP_VALIDATE_PAYLOAD | CAP_DECODE | CAP_ENCODE | CAP_LUT;
-    if ABI_VERSION >= 2 {
-        v1 | CAP_VALIDATE_STREAM | CAP_LOWER
-    } else {
-        v1
-    }
+    let v1 = [
+        Op::ValidateHeader,
+        Op::ValidatePayload,
+        Op::Decode,
+        Op::Encode,
+        Op::Lut,
+    ];
+    let ops: &[Op] = if ABI_VERSION >= 2 { &Op::ALL } else { &v1 };
+    ops.iter().fold(0, |m, &op| m | cap_bit(op))
 }
 
 /// Every table `tpb_lut` serves (all of SPEC §6), in header bit order: the
@@ -151,16 +140,9 @@ mod tests {
 
     #[test]
     fn the_capability_bits_are_the_headers() {
-        for (bit, name) in [
-            (CAP_VALIDATE_HEADER, "TPB_CAP_VALIDATE_HEADER"),
-            (CAP_VALIDATE_PAYLOAD, "TPB_CAP_VALIDATE_PAYLOAD"),
-            (CAP_DECODE, "TPB_CAP_DECODE"),
-            (CAP_ENCODE, "TPB_CAP_ENCODE"),
-            (CAP_LUT, "TPB_CAP_LUT"),
-            (CAP_VALIDATE_STREAM, "TPB_CAP_VALIDATE_STREAM"),
-            (CAP_LOWER, "TPB_CAP_LOWER"),
-        ] {
-            assert_eq!(u64::from(bit), header(name), "{name}");
+        for op in Op::ALL {
+            let name = format!("TPB_CAP_{}", op.name().to_uppercase());
+            assert_eq!(u64::from(cap_bit(op)), header(&name), "{name}");
         }
         // Every defined TPB_CAP_* bit is declared once the version is 2.
         let all: u64 = header_numbers()

@@ -697,7 +697,11 @@ impl Reference for Inventor {}
 
 #[test]
 fn engine_reports_a_wrong_subject() {
-    let e = Judge::pair(Liar(registry::core()), registry::oracle());
+    let e = Judge::new(
+        Box::new(Liar(registry::core())),
+        registry::oracle(),
+        Vec::new(),
+    );
     let (_, mut h) = canonical()[0];
     h[0x20] = 1; // reserved tail byte
     let o = e.compare_bundle(t("validate_header"), &h);
@@ -724,7 +728,11 @@ fn engine_reports_a_wrong_subject() {
     assert!(text.contains("liar") && text.contains("oracle"), "{text}");
 
     // The reverse pairing is an UnderAccept.
-    let e2 = Judge::pair(registry::oracle(), Liar(registry::core()));
+    let e2 = Judge::new(
+        registry::oracle(),
+        Box::new(Liar(registry::core())),
+        Vec::new(),
+    );
     let d2 = e2.compare_bundle(t("validate_header"), &h);
     assert_eq!(d2.divergence().map(|d| d.class), Some(Class::UnderAccept));
 
@@ -752,7 +760,11 @@ fn engine_reports_a_wrong_subject() {
 
 #[test]
 fn engine_reports_a_panicking_subject() {
-    let e = Judge::pair(Panicky(registry::core()), registry::oracle());
+    let e = Judge::new(
+        Box::new(Panicky(registry::core())),
+        registry::oracle(),
+        Vec::new(),
+    );
     let (_, b) = canonical()[3];
     for t in [t("decode_any"), t("roundtrip")] {
         let o = e.compare_bundle(t, &b);
@@ -894,7 +906,11 @@ fn roundtrip_catches_an_encoder_that_returns_other_bytes() {
     let (_, b) = canonical()[0];
     assert_eq!(b[0], 0x85);
     assert_eq!(b[63], 0);
-    let e = Judge::pair(Box::new(Misencoder(registry::core())), registry::oracle());
+    let e = Judge::new(
+        Box::new(Misencoder(registry::core())),
+        registry::oracle(),
+        Vec::new(),
+    );
     let d = e.compare_bundle(t("roundtrip"), &b);
     let d = d.divergence().expect("a wrong encoder image must diverge");
     assert_eq!(d.class, Class::DifferentOutput, "{d}");
@@ -914,6 +930,6 @@ fn roundtrip_catches_an_encoder_that_returns_other_bytes() {
     let blamed = tpbconform::blame::blamed_bytes(&b, d.answers.left.as_ref().unwrap());
     assert_eq!(blamed.iter().collect::<Vec<_>>(), vec![63]);
     // And the honest pair agrees on the same bundle.
-    let honest = Judge::pair(registry::core(), registry::oracle());
+    let honest = Judge::new(registry::core(), registry::oracle(), Vec::new());
     assert!(honest.compare_bundle(t("roundtrip"), &b).is_agree());
 }

@@ -58,6 +58,11 @@ impl Subject for Planted {
 
 impl Reference for Planted {}
 
+/// The oracle as a concrete subject (the lean entries take `impl Subject`).
+fn oracle() -> impl Reference + Copy {
+    registry::reference_pair_for(Default::default()).1
+}
+
 /// Valid headers and payloads, an other-opcode bundle, each as is, with every
 /// byte set to 0x01 and to 0xFF in turn, cut short and run long.
 fn inputs() -> Vec<Vec<u8>> {
@@ -116,8 +121,12 @@ fn the_bundle_folders_and_only_they_take_the_lean_path() {
 
 #[test]
 fn lean_divergences_are_the_engines() {
-    let engine = Judge::pair(Planted(registry::core()), registry::oracle());
-    let (left, right) = (Planted(registry::core()), registry::oracle());
+    let engine = Judge::new(
+        Box::new(Planted(registry::core())),
+        Box::new(oracle()),
+        Vec::new(),
+    );
+    let (left, right) = (Planted(registry::core()), oracle());
     let inputs = inputs();
     for t in Target::all().filter(|t| t.is_bundle()) {
         let mut found = 0;
@@ -141,7 +150,7 @@ fn a_lean_finding_names_input_verdicts_and_a_replay_command_that_parses() {
     b[0x3F] = 7;
     let left = Planted(registry::core());
     let f = Entry::of("validate_header")
-        .check_pair(&left, &registry::oracle(), &b)
+        .check_pair(&left, &oracle(), &b)
         .expect_err("the planted validator accepts a nonzero byte 0x3F")
         .to_string();
     for want in [
@@ -159,7 +168,7 @@ fn a_lean_finding_names_input_verdicts_and_a_replay_command_that_parses() {
     // A short input is reported (and replayed) as its zero-padded bundle.
     let short = [0x86, 0x10, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 9];
     let f = Entry::of("decode_any")
-        .check_pair(&left, &registry::oracle(), &short)
+        .check_pair(&left, &oracle(), &short)
         .expect_err("the planted decoder adds a field to 0x86")
         .to_string();
     let cmd = f

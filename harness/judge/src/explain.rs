@@ -5,7 +5,7 @@
 use crate::blame::{blamed_bytes, Answer, ByteSet};
 use crate::generation::Generation;
 use crate::layout::{layout, Domain, Role};
-use crate::subjects::{registry, LintRow, Subject, Validator, Value};
+use crate::subjects::{registry, LintRow, Validator, Value};
 
 /// Which verdict [`judge`] gives.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

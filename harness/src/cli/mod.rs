@@ -185,7 +185,6 @@ pub enum Format {
 
 /// The reference's decoder serving `arch` (a fault reads as a decode failure at offset 0).
 pub fn core_decode(b: &[u8; 64], arch: Generation) -> Result<Decoded, crate::subjects::DecodeFail> {
-    use crate::subjects::Subject;
     crate::subjects::registry::core_for(arch)
         .decode(b)
         .unwrap_or_else(|f| {
@@ -202,7 +201,6 @@ pub fn core_encode(
     fields: &[(FieldName, Value)],
     arch: Generation,
 ) -> Result<[u8; 64], String> {
-    use crate::subjects::Subject;
     match crate::subjects::registry::core_for(arch).encode(opcode, fields) {
         Ok(r) => r.map_err(|f| f.to_string()),
         Err(f) => Err(f.to_string()),

@@ -21,7 +21,7 @@ use crate::generators::images::{bundle_case, valid_image_for};
 use crate::generators::{case_rng, name_hash};
 use crate::judge::{Judge, Outcome};
 use crate::kinds::{CaseBuf, Draw};
-use crate::subjects::{Subject, SubjectSpec, Validator};
+use crate::subjects::{SubjectSpec, Validator};
 use crate::targets::{Check, Target};
 use std::io::Write;
 use std::time::Duration;

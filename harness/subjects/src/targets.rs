@@ -23,39 +23,82 @@ use crate::subjects::{Capabilities, Capability as C, LutTable, Validator};
 use std::fmt;
 use std::str::FromStr;
 
-/// What the judge compares for a target, and how its input maps to a case.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Check {
-    /// One bundle (first 64 bytes, zero-padded) through a SPEC §3 / §4 validator.
-    Validator(Validator),
-    /// One bundle through the SPEC §5.1 decoder: same fields, or same failure.
-    Decode,
-    /// One bundle: SPEC §5.1 `encode(decode(b)) == b`, each side and crosswise.
-    Roundtrip,
-    /// A small stream program mapped to a bundle stream
-    /// ([`crate::judge::stream_from_input`]), through the SPEC §5.3 parser.
-    StreamProgram,
-    /// The raw bytes as a bundle stream, through the SPEC §5.3 parser.
-    StreamRaw,
-    /// A `u32` LE ordinal through one SPEC §6 table.
-    Lut(LutTable),
-    /// One SPEC §7 IR query ([`crate::judge::ir_query_from_input`]).
-    Ir,
-    /// A generated program: the semaphore model vs the simulator (SPEC §8).
-    Sync,
-    /// Generated IR collectives: core's lowering vs the oracle's, plus the
-    /// lowering properties (SPEC §5.4).
-    Lowering,
-    /// A whole instruction stream: core's stream walker vs the oracle's (SPEC §5.3
-    /// "Linting a stream"; [`crate::kinds::stream_lint`]).
-    StreamLint,
-    /// A generated multi-engine program: core's engine model vs the oracle's (SPEC §11;
-    /// [`crate::kinds::engine_sync`]).
-    EngineSync,
-    /// A generator program: labelled cases through every bundle target, plus
-    /// streams, LUTs and IR queries ([`crate::fuzz_entry`]).
-    Structured,
+/// The kinds of target, one row each: the kind's module in the judge's
+/// `kinds/` and its value, then the [`Check`] variants it judges. [`Check`]
+/// is made from these rows, and so are the judge's `mod` lines and
+/// `kinds::kind_of` (`kinds/mod.rs` expands them): a new kind is its file
+/// and a row here (with its target rows in [`TARGETS`]).
+#[macro_export]
+macro_rules! for_each_kind {
+    ($then:ident) => {
+        $then! {
+            validator::VALIDATOR => {
+                /// One bundle (first 64 bytes, zero-padded) through a SPEC §3 / §4 validator.
+                Validator(Validator),
+            }
+            decode::DECODE => {
+                /// One bundle through the SPEC §5.1 decoder: same fields, or same failure.
+                Decode,
+                /// One bundle: SPEC §5.1 `encode(decode(b)) == b`, each side and crosswise.
+                Roundtrip,
+            }
+            custom_op::CustomOpKind => {
+                /// A small stream program mapped to a bundle stream
+                /// (`judge::stream_from_input`), through the SPEC §5.3 parser.
+                StreamProgram,
+                /// The raw bytes as a bundle stream, through the SPEC §5.3 parser.
+                StreamRaw,
+            }
+            lut::LutKind => {
+                /// A `u32` LE ordinal through one SPEC §6 table.
+                Lut(LutTable),
+            }
+            ir_gate::IrGateKind => {
+                /// One SPEC §7 IR query (`judge::ir_query_from_input`).
+                Ir,
+            }
+            sync_handshake::SyncHandshakeKind => {
+                /// A generated program: the semaphore model vs the simulator (SPEC §8).
+                Sync,
+            }
+            collective_lowering::CollectiveLoweringKind => {
+                /// Generated IR collectives: core's lowering vs the oracle's, plus the
+                /// lowering properties (SPEC §5.4).
+                Lowering,
+            }
+            stream_lint::StreamLintKind => {
+                /// A whole instruction stream: core's stream walker vs the oracle's
+                /// (SPEC §5.3 "Linting a stream").
+                StreamLint,
+            }
+            engine_sync::EngineSyncKind => {
+                /// A generated multi-engine program: core's engine model vs the
+                /// oracle's (SPEC §11).
+                EngineSync,
+            }
+            structured::StructuredKind => {
+                /// A generator program: labelled cases through every bundle target,
+                /// plus streams, LUTs and IR queries (`fuzz_entry`).
+                Structured,
+            }
+        }
+    };
 }
+
+macro_rules! check_enum {
+    ($($module:ident::$kind:ident => {
+        $($(#[$doc:meta])* $variant:ident $(($param:ty))?,)+
+    })+) => {
+        /// What the judge compares for a target, and how its input maps to a
+        /// case: one variant per check of a [`for_each_kind`] row.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+        pub enum Check {
+            $($($(#[$doc])* $variant $(($param))?,)+)+
+        }
+    };
+}
+
+for_each_kind!(check_enum);
 
 /// One row of the registry.
 #[derive(Clone, Copy, Debug)]

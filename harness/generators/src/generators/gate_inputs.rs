@@ -7,7 +7,7 @@
 use super::case_kind::CaseKind;
 use super::rng::SplitMix64;
 use crate::generation::Generation;
-use crate::subjects::{registry, LutTable, Subject};
+use crate::subjects::{registry, LutTable};
 use arbitrary::{Result, Unstructured};
 
 fn push_u32(out: &mut Vec<u8>, v: u32) {

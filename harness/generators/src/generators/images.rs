@@ -227,7 +227,7 @@ pub fn bundle_case(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::subjects::{registry, Subject};
+    use crate::subjects::registry;
 
     #[test]
     fn valid_images_decode() {

@@ -149,11 +149,6 @@ impl Judge {
         }
     }
 
-    /// Two arbitrary subjects (`left` under test, `right` its reference).
-    pub fn pair(left: impl Reference + 'static, right: impl Reference + 'static) -> Judge {
-        Judge::new(Box::new(left), Box::new(right), Vec::new())
-    }
-
     /// core vs oracle plus the subjects `specs`, each serving `arch`.
     pub fn open(specs: &[SubjectSpec], arch: Generation) -> Result<Judge, OpenError> {
         let others = specs

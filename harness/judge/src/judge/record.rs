@@ -17,11 +17,10 @@
 
 use crate::layout::same_bundle;
 use crate::subjects::{
-    module_answer, stream_verdict, verdict_name, BandReading, BundleStreamResult, Capabilities,
-    DecodeFail, Decoded, EncodeResult, Fault, FieldName, IrAnswer, IrInstruction, IrQuery,
-    LintResult, LoweredModule, LutResult, LutTable, ModuleAnswer, Name, Predicate, Reference,
-    Reply, Route, StreamFail, StreamResult, Subject, SyncEntry, SyncFlow, SyncPlanned, SyncProgram,
-    SyncRejected, SyncRun, SyncViolation, Validator, Value, Verdict,
+    module_answer, stream_verdict, verdict_name, Capabilities, DecodeFail, Decoded, EncodeResult,
+    Fault, FieldName, IrAnswer, IrInstruction, IrQuery, LutResult, LutTable, ModuleAnswer, Name,
+    Predicate, Reference, Reply, Route, StreamFail, StreamResult, Subject, Validator, Value,
+    Verdict,
 };
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
@@ -252,6 +251,10 @@ impl Subject for Recorder {
     fn lower_module(&self, insns: &[IrInstruction]) -> Reply<ModuleAnswer> {
         module_answer(self, insns)
     }
+
+    fn forwards_to(&self) -> Option<&dyn Reference> {
+        Some(&*self.inner)
+    }
 }
 
 impl Reference for Recorder {
@@ -277,61 +280,8 @@ impl Reference for Recorder {
         }
         r
     }
-
-    /// Forwarded unrecorded (the stream-lint kind keys its own coverage).
-    fn lint_stream(&self, bytes: &[u8]) -> Reply<LintResult> {
-        self.inner.lint_stream(bytes)
-    }
-
-    /// Forwarded unrecorded (the engine-sync kind keys its own coverage).
-    fn engine_sync(
-        &self,
-        p: &crate::subjects::EngineProgram,
-    ) -> Reply<crate::subjects::EngineSyncAnswer> {
-        self.inner.engine_sync(p)
-    }
-
-    /// Forwarded unrecorded (the lowering kind keys its own coverage).
-    fn lower(&self, insns: &[IrInstruction]) -> Reply<LoweredModule> {
-        self.inner.lower(insns)
-    }
-
-    /// Forwarded unrecorded (a lowering property).
-    fn check_lowered(
-        &self,
-        insn: &IrInstruction,
-        records: &[[u8; 64]],
-    ) -> Reply<Result<(), String>> {
-        self.inner.check_lowered(insn, records)
-    }
-
-    /// Forwarded unrecorded (a lowering property).
-    fn parse_bundle_stream(&self, bytes: &[u8]) -> Reply<BundleStreamResult> {
-        self.inner.parse_bundle_stream(bytes)
-    }
-
-    /// Forwarded unrecorded (the sync kind keys its own coverage).
-    fn sync_plan(
-        &self,
-        p: &SyncProgram,
-        flows: &[SyncFlow],
-    ) -> Reply<Result<SyncPlanned, SyncRejected>> {
-        self.inner.sync_plan(p, flows)
-    }
-
-    fn sync_simulate(
-        &self,
-        p: &SyncProgram,
-        ticket: u64,
-        plan: &[SyncEntry],
-        schedule: &[u8],
-    ) -> Reply<Result<SyncRun, SyncViolation>> {
-        self.inner.sync_simulate(p, ticket, plan, schedule)
-    }
-
-    fn sync_band(&self, bundle: &[u8; 64], ticks: u32) -> Reply<BandReading> {
-        self.inner.sync_band(bundle, ticks)
-    }
+    // The other operations are forwarded unrecorded (their kinds key their
+    // own coverage): `Subject::forwards_to`.
 }
 
 #[cfg(test)]

@@ -232,7 +232,7 @@ mod tests {
 
     fn compare(target: Target, input: &[u8]) -> (String, Option<Divergence>) {
         let (core, oracle) = (registry::core(), registry::oracle());
-        let (key, d, _) = compare_on(&core, &oracle, target, input);
+        let (key, d, _) = compare_on(&*core, &*oracle, target, input);
         (key, d)
     }
 
@@ -283,14 +283,14 @@ mod tests {
         let oracle = registry::oracle();
         let mut r = SplitMix64(7);
         let p = gen::program(&mut r);
-        let (key, d, _) = compare_on(&Slipped, &oracle, target(), &p);
+        let (key, d, _) = compare_on(&Slipped, &*oracle, target(), &p);
         let d = d.expect("a difference");
         assert_eq!(
             (key.as_str(), d.class),
             ("diverged", Class::DifferentOutput)
         );
         let silent = crate::kinds::test_subjects::Silent;
-        let (_, d, _) = compare_on(&silent, &oracle, target(), &p);
+        let (_, d, _) = compare_on(&silent, &*oracle, target(), &p);
         assert_eq!(d.expect("no answer").class, Class::Unsupported);
     }
 }

@@ -4,17 +4,7 @@
 //! registry row's check to its kind (the list: `harness/ARCHITECTURE.md`).
 
 pub mod bundle;
-pub mod collective_lowering;
-pub mod custom_op;
-pub mod decode;
-pub mod engine_sync;
-pub mod ir_gate;
 mod kind;
-pub mod lut;
-pub mod stream_lint;
-pub mod structured;
-pub mod sync_handshake;
-pub mod validator;
 
 pub use kind::{CaseBudget, CaseBuf, Draw, Form, Ran, Shrink, TargetKind};
 
@@ -22,21 +12,32 @@ use crate::generation::Generation;
 use crate::reach::Reach;
 use crate::targets::{Check, Target};
 
-/// The table: the kind of a registry row's check.
-pub fn kind_of(check: Check) -> &'static dyn TargetKind {
-    match check {
-        Check::Validator(_) => &validator::VALIDATOR,
-        Check::Decode | Check::Roundtrip => &decode::DECODE,
-        Check::StreamProgram | Check::StreamRaw => &custom_op::CustomOpKind,
-        Check::Lut(_) => &lut::LutKind,
-        Check::Ir => &ir_gate::IrGateKind,
-        Check::Sync => &sync_handshake::SyncHandshakeKind,
-        Check::Lowering => &collective_lowering::CollectiveLoweringKind,
-        Check::StreamLint => &stream_lint::StreamLintKind,
-        Check::EngineSync => &engine_sync::EngineSyncKind,
-        Check::Structured => &structured::StructuredKind,
-    }
+/// Each kind's `mod` line and [`kind_of`], from the rows of
+/// `targets::for_each_kind`.
+macro_rules! kind_table {
+    ($($module:ident::$kind:ident => {
+        $($(#[$doc:meta])* $variant:ident $(($param:ty))?,)+
+    })+) => {
+        $(pub mod $module;)+
+
+        /// The table: the kind of a registry row's check.
+        pub fn kind_of(check: Check) -> &'static dyn TargetKind {
+            match check {
+                $($(Check::$variant { .. })|+ => &$module::$kind,)+
+            }
+        }
+
+        /// The module of the kind of `check` (a kind is named for its file).
+        #[cfg(test)]
+        fn module_of(check: Check) -> &'static str {
+            match check {
+                $($(Check::$variant { .. })|+ => stringify!($module),)+
+            }
+        }
+    };
 }
+
+tpb_subjects::for_each_kind!(kind_table);
 
 /// The kind of target `t`.
 #[inline]
@@ -87,21 +88,9 @@ mod tests {
     fn every_registry_row_has_a_kind_named_for_its_check() {
         for t in Target::all() {
             let k = of(t);
-            // Written out here, not read from `kind_of`: a row sent to the
-            // wrong kind (LUT rows to the IR kind, say) fails.
-            let want = match t.check() {
-                Check::Validator(_) => "validator",
-                Check::Decode | Check::Roundtrip => "decode",
-                Check::StreamProgram | Check::StreamRaw => "custom_op",
-                Check::Lut(_) => "lut",
-                Check::Ir => "ir_gate",
-                Check::Sync => "sync_handshake",
-                Check::Lowering => "collective_lowering",
-                Check::StreamLint => "stream_lint",
-                Check::EngineSync => "engine_sync",
-                Check::Structured => "structured",
-            };
-            assert_eq!(k.name(), want, "{t}");
+            // The kind's own name is its file's: a row naming another
+            // file's kind value fails.
+            assert_eq!(k.name(), module_of(t.check()), "{t}");
             assert_eq!(k.shrink() == Shrink::Bundle, t.is_bundle(), "{t}");
             // The gate budget and the corpus signature's generations, also
             // written out (`--sync-cases`, `--lowering-cases`, the stream

@@ -8,7 +8,7 @@
 
 use super::names::foreign;
 use super::process::{Fault as ClientFault, FaultClass, ProcessSubject, Reply};
-use super::protocol::{Answer, Request};
+use super::protocol::{wrong_kind, Answer, Request};
 use super::shm_client::{ShmAnswer, ShmChannel};
 use super::supervisor::Kept;
 use crate::subjects::{Fault, LutResult, Reply as Typed, Verdict};
@@ -73,7 +73,7 @@ pub fn fault(r: Reply) -> Fault {
             FaultClass::Harness => Fault::Harness(f.detail),
         },
         Ok(Answer::Unsupported) => Fault::Unsupported,
-        Ok(a) => Fault::Protocol(format!("answer of the wrong kind: {a:?}")),
+        Ok(a) => wrong_kind(&a),
     }
 }
 

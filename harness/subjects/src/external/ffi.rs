@@ -6,9 +6,12 @@
 //! or hangs takes down only its worker.
 #![allow(unsafe_code)]
 
-use super::protocol::Op;
+use super::process::clip;
+use super::protocol::{answer_of, Answer, Op, Request};
+use super::verdict::verdict_of;
 use crate::subjects::LutTable;
 use libloading::{Library, Symbol};
+use serde_json::Value;
 use std::ffi::{c_char, c_int, CStr, CString};
 
 /// `TPB_SUBJECT_ABI_VERSION`: the newest version this harness speaks.
@@ -591,5 +594,68 @@ impl<'s> Iterator for LutBatchAnswers<'s> {
 
     fn size_hint(&self) -> (usize, Option<usize>) {
         self.entries.size_hint()
+    }
+}
+
+/// A library call's status as an answer (`Err`: the library's error).
+fn status<T>(s: Status<T>, ok: impl FnOnce(T) -> Answer) -> Result<Answer, String> {
+    match s {
+        Status::Ok(v) => Ok(ok(v)),
+        Status::Unsupported => Ok(Answer::Unsupported),
+        Status::Error(e) => Err(e),
+    }
+}
+
+/// The answer object the library's decoder (or lowering) wrote as JSON
+/// text, read once, strictly; `what` names the function.
+fn object(s: Status<String>, op: Op, what: &str) -> Result<Answer, String> {
+    let text = match s {
+        Status::Ok(text) => text,
+        Status::Unsupported => return Ok(Answer::Unsupported),
+        Status::Error(e) => return Err(e),
+    };
+    match crate::strict_json::parse(&text) {
+        Ok(Value::Object(m)) => {
+            answer_of(m, op).map_err(|e| format!("{e}; {what} wrote: {}", clip(&text)))
+        }
+        _ => Err(format!("{what} wrote no JSON object: {}", clip(&text))),
+    }
+}
+
+impl SubjectLib {
+    /// One request through the library, as its answer (the `lib:` worker's
+    /// records). A call that returns `TPB_ERROR` (or breaks the ABI) is the
+    /// library's error: the gate records it as a protocol finding with the
+    /// input, as tpb_subject.h promises.
+    pub fn answer(&self, r: &Request) -> Result<Answer, String> {
+        match r {
+            Request::ValidateHeader(b) | Request::ValidatePayload(b) => {
+                let payload = matches!(r, Request::ValidatePayload(_));
+                status(self.validate_code(payload, b), |v| {
+                    Answer::Verdict(match v {
+                        VerdictCode::Id(id) => verdict_of(id).map(|p| p.name().to_string()),
+                        VerdictCode::Named(s) => Some(s),
+                    })
+                })
+            }
+            Request::Decode(b) => object(self.decode(b), Op::Decode, "tpb_decode"),
+            Request::Encode { .. } => {
+                // The library gets the request's {"opcode":…,"fields":…} object.
+                status(self.encode(&r.input_text()), |v| match v {
+                    Ok(b) => Answer::Encoded(b),
+                    Err(why) => Answer::Refused(why),
+                })
+            }
+            Request::Lut { table, input } => {
+                let refused = |why: &CStr| why.to_str().map(str::to_string);
+                let refused = |why: &CStr| refused(why).map_err(|_| NOT_UTF8_REFUSAL.to_string());
+                status(self.lut_with(*table, *input, refused), |v| match v {
+                    Ok(w) => Answer::Wire(u64::from(w)),
+                    Err(why) => Answer::Refused(why),
+                })
+            }
+            Request::ValidateStream(bytes) => status(self.validate_stream(bytes), Answer::Stream),
+            Request::Lower(ir) => object(self.lower(ir), Op::Lower, "tpb_lower"),
+        }
     }
 }

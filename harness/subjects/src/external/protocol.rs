@@ -6,9 +6,16 @@
 //! library worker ([`super::shm_worker`]).
 
 use super::lower_json::{exact_keys, LOWERED_KEYS};
+use super::names::foreign;
+use super::record::{bytes, put_fields, put_module, u64_, Reader};
 pub use crate::fields_json::parse_bundle_hex;
 use crate::fields_json::{fields_from_json, fields_json};
-use crate::subjects::{Capability, FieldName, LoweredModule, LutTable, Validator};
+use crate::generation::Generation;
+use crate::layout::mnemonic;
+use crate::subjects::{
+    Capability, DecodeFail, Decoded, EncodeResult, Fault, FieldName, LoweredModule, LutTable,
+    ModuleAnswer, Reply, StreamFail, Validator,
+};
 use serde_json::{Map, Value};
 use std::fmt;
 
@@ -597,6 +604,317 @@ pub fn answer_object(a: &Answer) -> Map<String, Value> {
         }
     }
     m
+}
+
+// The typed answers of the operations asked one request at a time: the
+// judge's values (an answer of another kind is a protocol fault; the asker
+// handles `unsupported` and the transport's faults).
+
+/// An answer of the wrong kind for its request, as the judge's fault.
+pub fn wrong_kind(a: &Answer) -> Fault {
+    Fault::Protocol(format!("answer of the wrong kind: {a:?}"))
+}
+
+/// A `decode` answer, typed.
+pub fn decoded(a: Answer) -> Reply<Result<Decoded, DecodeFail>> {
+    match a {
+        Answer::Decoded { opcode, fields } => Ok(Ok(Decoded {
+            opcode,
+            mnemonic: mnemonic(opcode).unwrap_or("?").into(),
+            fields,
+        })),
+        Answer::DecodeError { field, offset } => Ok(Err(DecodeFail {
+            field: foreign(&field),
+            offset: usize::try_from(offset).unwrap_or(usize::MAX),
+        })),
+        other => Err(wrong_kind(&other)),
+    }
+}
+
+/// An `encode` answer, typed.
+pub fn encoded(a: Answer) -> Reply<EncodeResult> {
+    match a {
+        Answer::Encoded(b) => Ok(Ok(b)),
+        Answer::Refused(why) => Ok(Err(foreign(&why))),
+        other => Err(wrong_kind(&other)),
+    }
+}
+
+/// A `validate_stream` answer, typed.
+pub fn streamed(a: Answer) -> Reply<Result<(), StreamFail>> {
+    match a {
+        Answer::Stream(None) => Ok(Ok(())),
+        Answer::Stream(Some((e, index))) => Ok(Err(StreamFail {
+            name: foreign(&e),
+            index: usize::try_from(index).unwrap_or(usize::MAX),
+        })),
+        other => Err(wrong_kind(&other)),
+    }
+}
+
+/// A `lower` answer to a module of `asked` instructions under `gen`, typed.
+pub fn lowered(a: Answer, gen: Generation, asked: usize) -> Reply<ModuleAnswer> {
+    match a {
+        Answer::Lowered { generation, module } => {
+            if generation != gen.name() {
+                return Err(Fault::Protocol(format!(
+                    "lower answer: `generation` is not \"{}\"",
+                    gen.name()
+                )));
+            }
+            super::lower_json::check_count(&module, asked)
+                .map(|()| ModuleAnswer::Lowered(module))
+                .map_err(|e| Fault::Protocol(format!("lower answer: {e}")))
+        }
+        Answer::LowerRejected { error, instruction } => match usize::try_from(instruction) {
+            Ok(i) if i < asked => Ok(ModuleAnswer::Rejected {
+                instruction: i,
+                name: foreign(&error),
+            }),
+            _ => Err(Fault::Protocol(format!(
+                "lower answer: instruction {instruction} of {asked} asked"
+            ))),
+        },
+        other => Err(wrong_kind(&other)),
+    }
+}
+
+/// The [`crate::subjects::Subject`] methods of the operations an external
+/// subject asks one request at a time, each its request and its typed answer
+/// (above): expanded in `ExternalSubject`'s impl ([`super::subject`], whose
+/// `ask` makes the round trip), beside the validators and LUTs it serves
+/// from its batches.
+macro_rules! asked_one_at_a_time {
+    () => {
+        fn decode(
+            &self,
+            b: &[u8; 64],
+        ) -> $crate::subjects::Reply<Result<$crate::subjects::Decoded, $crate::subjects::DecodeFail>>
+        {
+            use $crate::external::protocol::{decoded, Request};
+            self.compared(self.ask(Request::Decode(*b), decoded))
+        }
+
+        fn encode(
+            &self,
+            opcode: u8,
+            fields: &[($crate::subjects::FieldName, $crate::subjects::Value)],
+        ) -> $crate::subjects::Reply<$crate::subjects::EncodeResult> {
+            use $crate::external::protocol::{encoded, Request};
+            // Part of its case's answer (a roundtrip's decode, counted there).
+            let fields = fields.to_vec();
+            self.ask(Request::Encode { opcode, fields }, encoded)
+        }
+
+        fn validate_stream(
+            &self,
+            bytes: &[u8],
+        ) -> $crate::subjects::Reply<Result<(), $crate::subjects::StreamFail>> {
+            use $crate::external::protocol::{streamed, Request, MAX_STREAM};
+            if bytes.len() > MAX_STREAM {
+                return Err($crate::subjects::Fault::Unsupported);
+            }
+            // A stored answer is found without copying the stream.
+            let held = |q: &Request| matches!(q, Request::ValidateStream(b) if b == bytes);
+            let request = || Request::ValidateStream(bytes.to_vec());
+            self.compared(self.ask_held(held, request, streamed))
+        }
+
+        fn lower_module(
+            &self,
+            insns: &[$crate::subjects::IrInstruction],
+        ) -> $crate::subjects::Reply<$crate::subjects::ModuleAnswer> {
+            use $crate::external::protocol::{lowered, Request};
+            let gen = self.arch();
+            let ir = Request::Lower($crate::external::lower_json::ir_document(gen, insns));
+            self.compared(self.ask(ir, |a| lowered(a, gen, insns.len())))
+        }
+    };
+}
+pub(super) use asked_one_at_a_time;
+
+// The binary records of a `lib:` worker ([`super::record`]): a request is
+// a kind byte and its input as is, an answer a tag and its parts.
+
+const REQ_HEADER: u8 = b'H';
+const REQ_PAYLOAD: u8 = b'P';
+const REQ_DECODE: u8 = b'D';
+const REQ_ENCODE: u8 = b'E';
+const REQ_LUT: u8 = b'T';
+const REQ_STREAM: u8 = b'S';
+const REQ_LOWER: u8 = b'L';
+
+/// The request record of `r` in two parts, written one after the other
+/// (a stream or an IR document is not copied to make it).
+pub fn request_parts(r: &Request) -> (Vec<u8>, &[u8]) {
+    match r {
+        Request::ValidateHeader(b) => (vec![REQ_HEADER], b),
+        Request::ValidatePayload(b) => (vec![REQ_PAYLOAD], b),
+        Request::Decode(b) => (vec![REQ_DECODE], b),
+        Request::Encode { opcode, fields } => {
+            let mut o = vec![REQ_ENCODE, *opcode];
+            put_fields(&mut o, fields);
+            (o, &[])
+        }
+        Request::Lut { table, input } => {
+            let t = LutTable::ALL.iter().position(|x| x == table).unwrap_or(0) as u8;
+            let mut o = vec![REQ_LUT, t];
+            o.extend_from_slice(&input.to_le_bytes());
+            (o, &[])
+        }
+        Request::ValidateStream(b) => (vec![REQ_STREAM], b),
+        Request::Lower(ir) => (vec![REQ_LOWER], ir.as_bytes()),
+    }
+}
+
+/// The request a record of [`request_parts`] holds.
+pub fn get_request(b: &[u8]) -> Result<Request, String> {
+    let bundle = |b: &[u8]| <[u8; 64]>::try_from(b).map_err(|_| "not 64 bytes".to_string());
+    let Some((&kind, rest)) = b.split_first() else {
+        return Err("empty".into());
+    };
+    Ok(match kind {
+        REQ_HEADER => Request::ValidateHeader(bundle(rest)?),
+        REQ_PAYLOAD => Request::ValidatePayload(bundle(rest)?),
+        REQ_DECODE => Request::Decode(bundle(rest)?),
+        REQ_ENCODE => {
+            let (&opcode, fields) = rest.split_first().ok_or("no opcode")?;
+            let mut r = Reader(fields);
+            let fields = r.fields()?;
+            if !r.0.is_empty() {
+                return Err("bytes past the fields".into());
+            }
+            Request::Encode { opcode, fields }
+        }
+        REQ_LUT => match rest {
+            [t, a, b, c, d] => Request::Lut {
+                table: *LutTable::ALL
+                    .get(usize::from(*t))
+                    .ok_or("LUT table index")?,
+                input: u32::from_le_bytes([*a, *b, *c, *d]),
+            },
+            _ => return Err("not a table and an ordinal".into()),
+        },
+        REQ_STREAM => Request::ValidateStream(rest.to_vec()),
+        REQ_LOWER => Request::Lower(
+            String::from_utf8(rest.to_vec()).map_err(|_| "IR not UTF-8".to_string())?,
+        ),
+        k => return Err(format!("request kind {k}")),
+    })
+}
+
+const UNSUPPORTED: u8 = 0;
+/// The library answered `TPB_ERROR` or broke the ABI: the text says how.
+const ERROR: u8 = 1;
+const VERDICT: u8 = 2;
+const VALID: u8 = 3;
+const DECODED: u8 = 4;
+const DECODE_ERROR: u8 = 5;
+const ENCODED: u8 = 6;
+const REFUSED: u8 = 7;
+const WIRE: u8 = 8;
+const STREAM_OK: u8 = 9;
+const STREAM_ERROR: u8 = 10;
+const LOWERED: u8 = 11;
+const LOWER_REJECTED: u8 = 12;
+
+/// `a` (or the library's error text) as a record.
+pub fn put_answer(a: &Result<Answer, String>) -> Vec<u8> {
+    let mut o = Vec::with_capacity(80);
+    let o_ = &mut o;
+    match a {
+        Err(e) => {
+            o_.push(ERROR);
+            bytes(o_, e.as_bytes());
+        }
+        Ok(Answer::Unsupported) => o_.push(UNSUPPORTED),
+        Ok(Answer::Verdict(None)) => o_.push(VALID),
+        Ok(Answer::Verdict(Some(p))) => {
+            o_.push(VERDICT);
+            bytes(o_, p.as_bytes());
+        }
+        Ok(Answer::Decoded { opcode, fields }) => {
+            o_.extend_from_slice(&[DECODED, *opcode]);
+            put_fields(o_, fields);
+        }
+        Ok(Answer::DecodeError { field, offset }) => {
+            o_.push(DECODE_ERROR);
+            bytes(o_, field.as_bytes());
+            u64_(o_, *offset);
+        }
+        Ok(Answer::Encoded(b)) => {
+            o_.push(ENCODED);
+            o_.extend_from_slice(b);
+        }
+        Ok(Answer::Refused(why)) => {
+            o_.push(REFUSED);
+            bytes(o_, why.as_bytes());
+        }
+        Ok(Answer::Wire(w)) => {
+            o_.push(WIRE);
+            u64_(o_, *w);
+        }
+        Ok(Answer::Stream(None)) => o_.push(STREAM_OK),
+        Ok(Answer::Stream(Some((e, index)))) => {
+            o_.push(STREAM_ERROR);
+            bytes(o_, e.as_bytes());
+            u64_(o_, *index);
+        }
+        Ok(Answer::Lowered { generation, module }) => {
+            o_.push(LOWERED);
+            bytes(o_, generation.as_bytes());
+            put_module(o_, module);
+        }
+        Ok(Answer::LowerRejected { error, instruction }) => {
+            o_.push(LOWER_REJECTED);
+            bytes(o_, error.as_bytes());
+            u64_(o_, *instruction);
+        }
+    }
+    o
+}
+
+/// The answer record `b`: `Ok(Err(text))` is the library's error; `Err` a
+/// record that is not one (the worker's fault). Whether it answers its
+/// request's operation is the reader's check ([`Answer::answers`]).
+pub fn get_answer(b: &[u8]) -> Result<Result<Answer, String>, String> {
+    let mut r = Reader(b);
+    let a = match r.u8()? {
+        ERROR => return Ok(Err(r.text()?)),
+        UNSUPPORTED => Answer::Unsupported,
+        VALID => Answer::Verdict(None),
+        VERDICT => Answer::Verdict(Some(r.text()?)),
+        DECODED => Answer::Decoded {
+            opcode: r.u8()?,
+            fields: r.fields()?,
+        },
+        DECODE_ERROR => Answer::DecodeError {
+            field: r.text()?,
+            offset: r.u64()?,
+        },
+        ENCODED => {
+            let mut b = [0u8; 64];
+            b.copy_from_slice(r.take(64)?);
+            Answer::Encoded(b)
+        }
+        REFUSED => Answer::Refused(r.text()?),
+        WIRE => Answer::Wire(r.u64()?),
+        STREAM_OK => Answer::Stream(None),
+        STREAM_ERROR => Answer::Stream(Some((r.text()?, r.u64()?))),
+        LOWERED => Answer::Lowered {
+            generation: r.text()?,
+            module: r.module()?,
+        },
+        LOWER_REJECTED => Answer::LowerRejected {
+            error: r.text()?,
+            instruction: r.u64()?,
+        },
+        t => return Err(format!("answer record tag {t}")),
+    };
+    if !r.0.is_empty() {
+        return Err("answer record has bytes past its end".into());
+    }
+    Ok(Ok(a))
 }
 
 #[cfg(test)]

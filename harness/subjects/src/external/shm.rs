@@ -72,16 +72,16 @@ pub const OP_VALIDATE_HEADER: u32 = 1;
 pub const OP_VALIDATE_PAYLOAD: u32 = 2;
 /// Op: SPEC §6 lookup.
 pub const OP_LUT: u32 = 3;
-/// The request record of `r` ([`super::record::request_parts`]) written
+/// The request record of `r` ([`super::protocol::request_parts`]) written
 /// at `*used` of the request area (as [`put_record`]).
 pub fn put_request(area: &mut [u8], used: &mut usize, r: &super::protocol::Request) -> Option<u32> {
-    let (head, tail) = super::record::request_parts(r);
+    let (head, tail) = super::protocol::request_parts(r);
     put_record(area, used, None, &[&head, tail])
 }
 
 /// The length of `r`'s request record ([`put_request`]).
 pub fn request_len(r: &super::protocol::Request) -> usize {
-    let (head, tail) = super::record::request_parts(r);
+    let (head, tail) = super::protocol::request_parts(r);
     head.len() + tail.len()
 }
 

@@ -797,7 +797,7 @@ fn decode(
             detail: format!("the library answered an error: {}", text(r)),
         }),
         shm::CODE_RECORD if op == shm::OP_RECORDS => match r.answer_at(value) {
-            Some((at, rec)) if at as usize == i => match super::record::get_answer(rec) {
+            Some((at, rec)) if at as usize == i => match super::protocol::get_answer(rec) {
                 Ok(a) => ShmAnswer::Record(a),
                 Err(e) => harness(format!("harness fault: entry {i}'s {e}")),
             },

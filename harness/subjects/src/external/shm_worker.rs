@@ -13,13 +13,10 @@
 use super::ffi::{
     Status, SubjectLib, VerdictCode, NOT_UTF8_REFUSAL, UNWRITTEN_TEXT, UNWRITTEN_VERDICT,
 };
-use super::process::clip;
-use super::protocol::{answer_of, Answer, Hello, Op, Request, MAX_LINE, PROTOCOL};
-use super::record::{get_request, put_answer};
+use super::protocol::{get_request, put_answer};
+use super::protocol::{Hello, Op, MAX_LINE, PROTOCOL};
 use super::shm::{self, Arena, Field, Region};
-use super::verdict::verdict_of;
 use crate::subjects::LutTable;
-use serde_json::Value;
 use std::ffi::CStr;
 use std::io::{Read, Write};
 use std::path::Path;
@@ -361,7 +358,7 @@ fn records(lib: &SubjectLib, r: &mut Region, (start, n): (usize, usize), cut: bo
         r.set_stamp(i);
         let at = word(r, i);
         let answer = match r.request_at(at).map(get_request) {
-            Some(Ok(request)) => handle(lib, &request),
+            Some(Ok(request)) => lib.answer(&request),
             Some(Err(e)) => Err(format!("bad request record: {e}")),
             None => Err("bad request record".into()),
         };
@@ -381,66 +378,5 @@ fn records(lib: &SubjectLib, r: &mut Region, (start, n): (usize, usize), cut: bo
         r.codes()[i] = shm::CODE_RECORD;
         r.values()[i] = off;
         r.set(Field::Done, u32::try_from(i + 1).unwrap_or(u32::MAX));
-    }
-}
-
-/// A library call's status as an answer (`Err`: the library's error).
-fn status<T>(s: Status<T>, ok: impl FnOnce(T) -> Answer) -> Result<Answer, String> {
-    match s {
-        Status::Ok(v) => Ok(ok(v)),
-        Status::Unsupported => Ok(Answer::Unsupported),
-        Status::Error(e) => Err(e),
-    }
-}
-
-/// The answer object the library's decoder (or lowering) wrote as JSON
-/// text, read once, strictly; `what` names the function.
-fn object(s: Status<String>, op: Op, what: &str) -> Result<Answer, String> {
-    let text = match s {
-        Status::Ok(text) => text,
-        Status::Unsupported => return Ok(Answer::Unsupported),
-        Status::Error(e) => return Err(e),
-    };
-    match crate::strict_json::parse(&text) {
-        Ok(Value::Object(m)) => {
-            answer_of(m, op).map_err(|e| format!("{e}; {what} wrote: {}", clip(&text)))
-        }
-        _ => Err(format!("{what} wrote no JSON object: {}", clip(&text))),
-    }
-}
-
-/// One request through the library, as its answer. A call that returns
-/// `TPB_ERROR` (or breaks the ABI) is the library's error: the gate
-/// records it as a protocol finding with the input, as tpb_subject.h
-/// promises.
-fn handle(lib: &SubjectLib, r: &Request) -> Result<Answer, String> {
-    match r {
-        Request::ValidateHeader(b) | Request::ValidatePayload(b) => {
-            let payload = matches!(r, Request::ValidatePayload(_));
-            status(lib.validate_code(payload, b), |v| {
-                Answer::Verdict(match v {
-                    VerdictCode::Id(id) => verdict_of(id).map(|p| p.name().to_string()),
-                    VerdictCode::Named(s) => Some(s),
-                })
-            })
-        }
-        Request::Decode(b) => object(lib.decode(b), Op::Decode, "tpb_decode"),
-        Request::Encode { .. } => {
-            // The library gets the request's {"opcode":…,"fields":…} object.
-            status(lib.encode(&r.input_text()), |v| match v {
-                Ok(b) => Answer::Encoded(b),
-                Err(why) => Answer::Refused(why),
-            })
-        }
-        Request::Lut { table, input } => {
-            let refused = |why: &CStr| why.to_str().map(str::to_string);
-            let refused = |why: &CStr| refused(why).map_err(|_| NOT_UTF8_REFUSAL.to_string());
-            status(lib.lut_with(*table, *input, refused), |v| match v {
-                Ok(w) => Answer::Wire(u64::from(w)),
-                Err(why) => Answer::Refused(why),
-            })
-        }
-        Request::ValidateStream(bytes) => status(lib.validate_stream(bytes), Answer::Stream),
-        Request::Lower(ir) => object(lib.lower(ir), Op::Lower, "tpb_lower"),
     }
 }

@@ -8,7 +8,6 @@
 use super::batch_framing::{self, BatchProcess};
 use super::client::Client;
 use super::client::{fault, lut_reply, sent, shm_lut, shm_verdict, verdict_reply};
-use super::names::foreign;
 use super::process::{
     Fault as ClientFault, FaultClass, ProcessSubject, Reply as ClientReply, StartError,
     STDERR_LINES,
@@ -17,12 +16,10 @@ use super::protocol::{Answer, Hello, Op, Request};
 use super::ready::{LutColumn, ReadyStore};
 use super::shm_client::{ShmAnswer, ShmChannel, ShmSink};
 use crate::generation::Generation;
-use crate::layout::mnemonic;
 use crate::subjects::registry::{OpenError, SubjectSpec};
 use crate::subjects::{
-    Batch, Capabilities, Capability, Compact, DecodeFail, Decoded, EncodeResult, Fault, FieldName,
-    GivenUp, IrInstruction, LutResult, LutTable, ModuleAnswer, Name, Reply, StreamFail, Subject,
-    Transport, Validator, Value, Verdict,
+    Batch, Capabilities, Capability, Compact, Fault, GivenUp, LutResult, LutTable, Name, Reply,
+    Subject, Transport, Validator, Verdict,
 };
 use std::cell::RefCell;
 use std::collections::{BTreeMap, VecDeque};
@@ -294,6 +291,34 @@ impl ExternalSubject {
         }
         out
     }
+
+    /// `r` asked (or served from the stored batch), its answer typed by
+    /// `typed` ([`super::protocol::asked_one_at_a_time`]).
+    fn ask<T>(&self, r: Request, typed: impl FnOnce(Answer) -> Reply<T>) -> Reply<T> {
+        typed_reply(self.call(r), typed)
+    }
+
+    /// [`ExternalSubject::ask`] of a stored answer to a request `held`
+    /// accepts, or else of `r()` (built only when asked).
+    fn ask_held<T>(
+        &self,
+        held: impl Fn(&Request) -> bool,
+        r: impl FnOnce() -> Request,
+        typed: impl FnOnce(Answer) -> Reply<T>,
+    ) -> Reply<T> {
+        let stored = self.ready.try_borrow_mut().ok();
+        let stored = stored.and_then(|mut s| s.take_request(held));
+        typed_reply(stored.unwrap_or_else(|| self.call(r())), typed)
+    }
+}
+
+/// A reply typed by `typed` (`unsupported` and the transport's faults are
+/// the judge's faults as they are).
+fn typed_reply<T>(r: ClientReply, typed: impl FnOnce(Answer) -> Reply<T>) -> Reply<T> {
+    match r {
+        Ok(Answer::Unsupported) | Err(_) => Err(fault(r)),
+        Ok(a) => typed(a),
+    }
 }
 
 impl ExternalSubject {
@@ -466,15 +491,6 @@ impl Subject for ExternalSubject {
         self.compared(self.validate_unready(v, op, b))
     }
 
-    fn decode(&self, b: &[u8; 64]) -> Reply<Result<Decoded, DecodeFail>> {
-        self.compared(self.decode_answer(b))
-    }
-
-    fn encode(&self, opcode: u8, fields: &[(FieldName, Value)]) -> Reply<EncodeResult> {
-        // Part of its case's answer (a roundtrip's decode, counted there).
-        self.encode_answer(opcode, fields)
-    }
-
     #[inline]
     fn lut(&self, table: LutTable, input: u32) -> Reply<LutResult> {
         // A table the hello did not declare is never sent.
@@ -488,13 +504,7 @@ impl Subject for ExternalSubject {
         self.compared(self.lut_unready(table, input))
     }
 
-    fn validate_stream(&self, bytes: &[u8]) -> Reply<Result<(), StreamFail>> {
-        self.compared(self.stream_answer(bytes))
-    }
-
-    fn lower_module(&self, insns: &[IrInstruction]) -> Reply<ModuleAnswer> {
-        self.compared(self.lower_answer(insns))
-    }
+    super::protocol::asked_one_at_a_time!();
 }
 
 impl Transport for ExternalSubject {
@@ -887,89 +897,6 @@ fn registry() -> &'static Mutex<BTreeMap<String, SubjectStats>> {
 /// subject name (the spec).
 pub fn stats() -> BTreeMap<String, SubjectStats> {
     registry().lock().map(|g| g.clone()).unwrap_or_default()
-}
-
-/// The answers of the operations the judge asks one at a time, typed.
-impl ExternalSubject {
-    fn decode_answer(&self, b: &[u8; 64]) -> Reply<Result<Decoded, DecodeFail>> {
-        match self.call(Request::Decode(*b)) {
-            Ok(Answer::Decoded { opcode, fields }) => Ok(Ok(Decoded {
-                opcode,
-                mnemonic: mnemonic(opcode).unwrap_or("?").into(),
-                fields,
-            })),
-            Ok(Answer::DecodeError { field, offset }) => Ok(Err(DecodeFail {
-                field: foreign(&field),
-                offset: usize::try_from(offset).unwrap_or(usize::MAX),
-            })),
-            other => Err(fault(other)),
-        }
-    }
-
-    fn encode_answer(&self, opcode: u8, fields: &[(FieldName, Value)]) -> Reply<EncodeResult> {
-        let r = Request::Encode {
-            opcode,
-            fields: fields.to_vec(),
-        };
-        match self.call(r) {
-            Ok(Answer::Encoded(b)) => Ok(Ok(b)),
-            Ok(Answer::Refused(why)) => Ok(Err(foreign(&why))),
-            other => Err(fault(other)),
-        }
-    }
-
-    fn stream_answer(&self, bytes: &[u8]) -> Reply<Result<(), StreamFail>> {
-        if bytes.len() > super::protocol::MAX_STREAM {
-            return Err(Fault::Unsupported);
-        }
-        // A stored answer is found without copying the stream.
-        let stored = self.ready.try_borrow_mut().ok().and_then(|mut s| {
-            s.take_request(|q| matches!(q, Request::ValidateStream(b) if b == bytes))
-        });
-        let answer = match stored {
-            Some(a) => a,
-            None => self.call(Request::ValidateStream(bytes.to_vec())),
-        };
-        match answer {
-            Ok(Answer::Stream(None)) => Ok(Ok(())),
-            Ok(Answer::Stream(Some((e, index)))) => Ok(Err(StreamFail {
-                name: foreign(&e),
-                index: usize::try_from(index).unwrap_or(usize::MAX),
-            })),
-            other => Err(fault(other)),
-        }
-    }
-
-    fn lower_answer(&self, insns: &[IrInstruction]) -> Reply<ModuleAnswer> {
-        let gen = self.arch();
-        let ir = super::lower_json::ir_document(gen, insns);
-        match self.call(Request::Lower(ir)) {
-            Ok(Answer::Lowered { generation, module }) => {
-                if generation != gen.name() {
-                    return Err(Fault::Protocol(format!(
-                        "lower answer: `generation` is not \"{}\"",
-                        gen.name()
-                    )));
-                }
-                super::lower_json::check_count(&module, insns.len())
-                    .map(|()| ModuleAnswer::Lowered(module))
-                    .map_err(|e| Fault::Protocol(format!("lower answer: {e}")))
-            }
-            Ok(Answer::LowerRejected { error, instruction }) => {
-                match usize::try_from(instruction) {
-                    Ok(i) if i < insns.len() => Ok(ModuleAnswer::Rejected {
-                        instruction: i,
-                        name: foreign(&error),
-                    }),
-                    _ => Err(Fault::Protocol(format!(
-                        "lower answer: instruction {instruction} of {} asked",
-                        insns.len()
-                    ))),
-                }
-            }
-            other => Err(fault(other)),
-        }
-    }
 }
 
 #[cfg(test)]

@@ -242,7 +242,9 @@ pub enum Batch<'a> {
 
 /// One implementation of SPEC.md, as the judge (the differential engine) sees it.
 ///
-/// Every operation may answer [`Fault::Unsupported`]; the default methods do.
+/// Every operation may answer [`Fault::Unsupported`]; the default methods do
+/// (a wrapper's: what the subject it wraps answers, [`Subject::forwards_to`]),
+/// so a new operation is one method here and no wrapper forwards it by hand.
 /// Implementations must not panic; if they do, the judge reports a `Panic`
 /// divergence.
 pub trait Subject {
@@ -255,43 +257,55 @@ pub trait Subject {
     fn capabilities(&self) -> Capabilities;
 
     /// SPEC §3 / §4 validator on any 64 bytes.
-    fn validate(&self, _v: Validator, _b: &[u8; 64]) -> Reply<Verdict> {
-        Err(Fault::Unsupported)
+    fn validate(&self, v: Validator, b: &[u8; 64]) -> Reply<Verdict> {
+        self.forwards_to()
+            .map_or(Err(Fault::Unsupported), |s| s.validate(v, b))
     }
 
     /// SPEC §5.1 strict decoder.
-    fn decode(&self, _b: &[u8; 64]) -> Reply<Result<Decoded, DecodeFail>> {
-        Err(Fault::Unsupported)
+    fn decode(&self, b: &[u8; 64]) -> Reply<Result<Decoded, DecodeFail>> {
+        self.forwards_to()
+            .map_or(Err(Fault::Unsupported), |s| s.decode(b))
     }
 
     /// SPEC §5.2 encoder: `Err(field)` names the first bad field.
-    fn encode(&self, _opcode: u8, _fields: &[(FieldName, Value)]) -> Reply<EncodeResult> {
-        Err(Fault::Unsupported)
+    fn encode(&self, opcode: u8, fields: &[(FieldName, Value)]) -> Reply<EncodeResult> {
+        self.forwards_to()
+            .map_or(Err(Fault::Unsupported), |s| s.encode(opcode, fields))
     }
 
     /// SPEC §5.3 stream rules only (the `validate_stream` operation): the
     /// first stream error with its index, or valid (the reference pair:
     /// [`stream_verdict`] of [`Reference::parse_stream`]).
-    fn validate_stream(&self, _bytes: &[u8]) -> Reply<Result<(), StreamFail>> {
-        Err(Fault::Unsupported)
+    fn validate_stream(&self, bytes: &[u8]) -> Reply<Result<(), StreamFail>> {
+        self.forwards_to()
+            .map_or(Err(Fault::Unsupported), |s| s.validate_stream(bytes))
     }
 
     /// A SPEC §6 lookup.
-    fn lut(&self, _table: LutTable, _input: u32) -> Reply<LutResult> {
-        Err(Fault::Unsupported)
+    fn lut(&self, table: LutTable, input: u32) -> Reply<LutResult> {
+        self.forwards_to()
+            .map_or(Err(Fault::Unsupported), |s| s.lut(table, input))
     }
 
     /// SPEC §5.4 as the `lower` operation answers (`tpbconform lower`):
     /// the whole module, or the first rejection (the reference pair:
     /// [`module_answer`] of [`Reference::lower`]).
-    fn lower_module(&self, _insns: &[IrInstruction]) -> Reply<ModuleAnswer> {
-        Err(Fault::Unsupported)
+    fn lower_module(&self, insns: &[IrInstruction]) -> Reply<ModuleAnswer> {
+        self.forwards_to()
+            .map_or(Err(Fault::Unsupported), |s| s.lower_module(insns))
     }
 
     /// How its answers travel, when they travel (an external subject):
     /// batches handed over ahead, vouching, giving up. Default: none (an
     /// in-process subject answers each call as it comes).
     fn transport(&self) -> Option<&dyn Transport> {
+        None
+    }
+
+    /// A wrapper's inner subject, which answers every operation the wrapper
+    /// does not implement itself (default: none, those answer `Unsupported`).
+    fn forwards_to(&self) -> Option<&dyn Reference> {
         None
     }
 }
@@ -303,39 +317,45 @@ pub trait Subject {
 /// compare core with the oracle alone.
 pub trait Reference: Subject {
     /// SPEC §5.3 stream parser.
-    fn parse_stream(&self, _bytes: &[u8]) -> Reply<StreamResult> {
-        Err(Fault::Unsupported)
+    fn parse_stream(&self, bytes: &[u8]) -> Reply<StreamResult> {
+        self.forwards_to()
+            .map_or(Err(Fault::Unsupported), |s| s.parse_stream(bytes))
     }
 
     /// SPEC §5.3 "Bundle stream" (DL-12): the stream parser with 0xD9 +
     /// 0xDA pairing, one span per item or the first error (reference pair
     /// only: no protocol op carries it).
-    fn parse_bundle_stream(&self, _bytes: &[u8]) -> Reply<BundleStreamResult> {
-        Err(Fault::Unsupported)
+    fn parse_bundle_stream(&self, bytes: &[u8]) -> Reply<BundleStreamResult> {
+        self.forwards_to()
+            .map_or(Err(Fault::Unsupported), |s| s.parse_bundle_stream(bytes))
     }
 
     /// SPEC §5.3 "Linting a stream" (D-27, D-28): the walk of `bytes`
     /// (whole bundles), one row per instruction and per stream error in
     /// stream order, or why the walker refused them (reference pair only).
-    fn lint_stream(&self, _bytes: &[u8]) -> Reply<LintResult> {
-        Err(Fault::Unsupported)
+    fn lint_stream(&self, bytes: &[u8]) -> Reply<LintResult> {
+        self.forwards_to()
+            .map_or(Err(Fault::Unsupported), |s| s.lint_stream(bytes))
     }
 
     /// SPEC §11: the engines of one subgraph run against their semaphores and events, with
     /// what they found (reference pair only).
-    fn engine_sync(&self, _p: &EngineProgram) -> Reply<EngineSyncAnswer> {
-        Err(Fault::Unsupported)
+    fn engine_sync(&self, p: &EngineProgram) -> Reply<EngineSyncAnswer> {
+        self.forwards_to()
+            .map_or(Err(Fault::Unsupported), |s| s.engine_sync(p))
     }
 
     /// A SPEC §7 IR query.
-    fn ir(&self, _q: &IrQuery) -> Reply<IrAnswer> {
-        Err(Fault::Unsupported)
+    fn ir(&self, q: &IrQuery) -> Reply<IrAnswer> {
+        self.forwards_to()
+            .map_or(Err(Fault::Unsupported), |s| s.ir(q))
     }
 
     /// SPEC §5.4: lowers `insns`, in order, into one module of the
     /// subject's generation.
-    fn lower(&self, _insns: &[IrInstruction]) -> Reply<LoweredModule> {
-        Err(Fault::Unsupported)
+    fn lower(&self, insns: &[IrInstruction]) -> Reply<LoweredModule> {
+        self.forwards_to()
+            .map_or(Err(Fault::Unsupported), |s| s.lower(insns))
     }
 
     /// SPEC §5.4 / §5.1: whether `records`, what `insn` lowered to, each
@@ -344,20 +364,22 @@ pub trait Reference: Subject {
     /// patterns on its 0xD9 and 0xDA); why not, as text (reference pair only).
     fn check_lowered(
         &self,
-        _insn: &IrInstruction,
-        _records: &[[u8; 64]],
+        insn: &IrInstruction,
+        records: &[[u8; 64]],
     ) -> Reply<Result<(), String>> {
-        Err(Fault::Unsupported)
+        self.forwards_to()
+            .map_or(Err(Fault::Unsupported), |s| s.check_lowered(insn, records))
     }
 
     /// SPEC §8 `alloc_semaphores` on `p`: ids, final values and (a planner)
     /// the plan and the stamped bands of `flows`, or the rejection.
     fn sync_plan(
         &self,
-        _p: &SyncProgram,
-        _flows: &[SyncFlow],
+        p: &SyncProgram,
+        flows: &[SyncFlow],
     ) -> Reply<Result<SyncPlanned, SyncRejected>> {
-        Err(Fault::Unsupported)
+        self.forwards_to()
+            .map_or(Err(Fault::Unsupported), |s| s.sync_plan(p, flows))
     }
 
     /// SPEC §8: runs `plan` for program `p` (vetted by this subject's
@@ -365,17 +387,20 @@ pub trait Reference: Subject {
     /// picks, or the violation.
     fn sync_simulate(
         &self,
-        _p: &SyncProgram,
-        _ticket: u64,
-        _plan: &[SyncEntry],
-        _schedule: &[u8],
+        p: &SyncProgram,
+        ticket: u64,
+        plan: &[SyncEntry],
+        schedule: &[u8],
     ) -> Reply<Result<SyncRun, SyncViolation>> {
-        Err(Fault::Unsupported)
+        self.forwards_to().map_or(Err(Fault::Unsupported), |s| {
+            s.sync_simulate(p, ticket, plan, schedule)
+        })
     }
 
     /// Reads the events band of `bundle` (the instruction adds `ticks`).
-    fn sync_band(&self, _bundle: &[u8; 64], _ticks: u32) -> Reply<BandReading> {
-        Err(Fault::Unsupported)
+    fn sync_band(&self, bundle: &[u8; 64], ticks: u32) -> Reply<BandReading> {
+        self.forwards_to()
+            .map_or(Err(Fault::Unsupported), |s| s.sync_band(bundle, ticks))
     }
 }
 
@@ -450,85 +475,6 @@ pub struct GivenUp {
     pub op: Capability,
     /// Why (the first faults, or why the whole subject was given up).
     pub why: String,
-}
-
-impl<S: Subject + ?Sized> Subject for Box<S> {
-    fn name(&self) -> &str {
-        (**self).name()
-    }
-    fn capabilities(&self) -> Capabilities {
-        (**self).capabilities()
-    }
-    #[inline]
-    fn validate(&self, v: Validator, b: &[u8; 64]) -> Reply<Verdict> {
-        (**self).validate(v, b)
-    }
-    fn decode(&self, b: &[u8; 64]) -> Reply<Result<Decoded, DecodeFail>> {
-        (**self).decode(b)
-    }
-    fn encode(&self, opcode: u8, fields: &[(FieldName, Value)]) -> Reply<EncodeResult> {
-        (**self).encode(opcode, fields)
-    }
-    fn validate_stream(&self, bytes: &[u8]) -> Reply<Result<(), StreamFail>> {
-        (**self).validate_stream(bytes)
-    }
-    #[inline]
-    fn lut(&self, table: LutTable, input: u32) -> Reply<LutResult> {
-        (**self).lut(table, input)
-    }
-    fn lower_module(&self, insns: &[IrInstruction]) -> Reply<ModuleAnswer> {
-        (**self).lower_module(insns)
-    }
-    fn transport(&self) -> Option<&dyn Transport> {
-        (**self).transport()
-    }
-}
-
-impl<S: Reference + ?Sized> Reference for Box<S> {
-    fn parse_stream(&self, bytes: &[u8]) -> Reply<StreamResult> {
-        (**self).parse_stream(bytes)
-    }
-    fn parse_bundle_stream(&self, bytes: &[u8]) -> Reply<BundleStreamResult> {
-        (**self).parse_bundle_stream(bytes)
-    }
-    fn lint_stream(&self, bytes: &[u8]) -> Reply<LintResult> {
-        (**self).lint_stream(bytes)
-    }
-    fn engine_sync(&self, p: &EngineProgram) -> Reply<EngineSyncAnswer> {
-        (**self).engine_sync(p)
-    }
-    fn ir(&self, q: &IrQuery) -> Reply<IrAnswer> {
-        (**self).ir(q)
-    }
-    fn lower(&self, insns: &[IrInstruction]) -> Reply<LoweredModule> {
-        (**self).lower(insns)
-    }
-    fn check_lowered(
-        &self,
-        insn: &IrInstruction,
-        records: &[[u8; 64]],
-    ) -> Reply<Result<(), String>> {
-        (**self).check_lowered(insn, records)
-    }
-    fn sync_plan(
-        &self,
-        p: &SyncProgram,
-        flows: &[SyncFlow],
-    ) -> Reply<Result<SyncPlanned, SyncRejected>> {
-        (**self).sync_plan(p, flows)
-    }
-    fn sync_simulate(
-        &self,
-        p: &SyncProgram,
-        ticket: u64,
-        plan: &[SyncEntry],
-        schedule: &[u8],
-    ) -> Reply<Result<SyncRun, SyncViolation>> {
-        (**self).sync_simulate(p, ticket, plan, schedule)
-    }
-    fn sync_band(&self, bundle: &[u8; 64], ticks: u32) -> Reply<BandReading> {
-        (**self).sync_band(bundle, ticks)
-    }
 }
 
 #[cfg(test)]

@@ -160,7 +160,7 @@ fn stream_and_lower_answers_parse_strictly() {
     assert!(parse_answer(&ok.replace(",\"attributes\":[]", ""), 2, l).is_err());
     assert!(parse_answer(r#"{"id":2,"error":"x"}"#, 2, l).is_err());
     // Requests: the pinned shapes (a `lib:` worker reads them as binary
-    // records instead: `record::tests`).
+    // records instead: `every_answer_reads_back_as_written`).
     let r = Request::ValidateStream(vec![0x85, 0x10]);
     assert_eq!(
         r.to_line(3),
@@ -207,4 +207,92 @@ fn answer_objects_read_back() {
         };
         assert_eq!(parse_answer(&answer_line(7, &a), 7, op), Ok(a));
     }
+}
+
+/// The worker's binary records (request kinds and answer tags).
+#[test]
+fn every_answer_reads_back_as_written() {
+    let module = LoweredModule {
+        instrs: vec![Ok(crate::subjects::Lowered {
+            records: vec![[7; 64]],
+            side: vec![("attributes", 0), ("replica_groups", 3)],
+        })],
+        replica_groups: vec![vec![vec![0, 1], vec![]]],
+        source_target_pairs: vec![vec![(0, 1), (1, 0)]],
+        attributes: vec![(4, "recv", 1)],
+    };
+    let fields = vec![
+        ("opcode".into(), crate::subjects::Value::Int(0xD9)),
+        ("op".into(), crate::subjects::Value::Name("add".into())),
+        ("src".into(), crate::subjects::Value::Bytes(vec![1, 2])),
+    ];
+    for (op, a) in [
+        (Op::Decode, Ok(Answer::Unsupported)),
+        (Op::Lower, Err("bad".to_string())),
+        (Op::ValidateHeader, Ok(Answer::Verdict(None))),
+        (Op::ValidatePayload, Ok(Answer::Verdict(Some("x".into())))),
+        (Op::Decode, Ok(Answer::Decoded { opcode: 9, fields })),
+        (
+            Op::Decode,
+            Ok(Answer::DecodeError {
+                field: "f".into(),
+                offset: 3,
+            }),
+        ),
+        (Op::Encode, Ok(Answer::Encoded([5; 64]))),
+        (Op::Encode, Ok(Answer::Refused("r".into()))),
+        (Op::Lut, Ok(Answer::Wire(300))),
+        (Op::ValidateStream, Ok(Answer::Stream(None))),
+        (
+            Op::ValidateStream,
+            Ok(Answer::Stream(Some(("e".into(), 2)))),
+        ),
+        (
+            Op::Lower,
+            Ok(Answer::Lowered {
+                generation: "v3".into(),
+                module,
+            }),
+        ),
+        (
+            Op::Lower,
+            Ok(Answer::LowerRejected {
+                error: "e".into(),
+                instruction: 1,
+            }),
+        ),
+    ] {
+        let rec = put_answer(&a);
+        assert_eq!(get_answer(&rec), Ok(a.clone()), "{a:?}");
+        assert!(a.as_ref().map_or(true, |a| a.answers(op)), "{a:?}");
+        // Every cut is refused, never read as another answer.
+        for n in 0..rec.len() {
+            assert!(get_answer(&rec[..n]).is_err(), "{a:?} cut at {n}");
+        }
+    }
+    assert!(!Answer::Encoded([0; 64]).answers(Op::Decode));
+    // Requests of every operation read back as written.
+    let b = [3u8; 64];
+    for r in [
+        Request::ValidateHeader(b),
+        Request::ValidatePayload(b),
+        Request::Decode(b),
+        Request::Encode {
+            opcode: 0xD9,
+            fields: vec![("src".into(), crate::subjects::Value::Bytes(vec![1]))],
+        },
+        Request::Lut {
+            table: LutTable::Dge,
+            input: 70_000,
+        },
+        Request::ValidateStream(vec![0x85, 1, 2]),
+        Request::Lower("{}".into()),
+    ] {
+        let (head, tail) = request_parts(&r);
+        assert_eq!(get_request(&[head, tail.to_vec()].concat()), Ok(r));
+    }
+    assert!(get_request(&[REQ_DECODE, 0]).is_err());
+    // Every stream the gate reads (a corpus file) fits one hand-off.
+    let big = Request::ValidateStream(vec![0x86; MAX_STREAM]);
+    assert!(super::super::shm::request_len(&big) + 8 <= super::super::shm::REQ);
 }
