@@ -226,10 +226,11 @@ pub fn whole_bundles(bytes: &[u8]) -> Vec<[u8; 64]> {
 }
 
 /// Implements [`crate::subjects::Subject`] for a test's stand-in reference `$t`: named
-/// `$name`, claiming every capability, every operation the trait's default.
+/// `$name`, claiming every capability, every operation the trait's default but the
+/// methods after a `;`.
 #[cfg(test)]
 macro_rules! stand_in_subject {
-    ($t:ty, $name:literal) => {
+    ($t:ty, $name:literal $(; $($method:tt)*)?) => {
         impl crate::subjects::Subject for $t {
             fn name(&self) -> &str {
                 $name
@@ -237,6 +238,7 @@ macro_rules! stand_in_subject {
             fn capabilities(&self) -> crate::subjects::Capabilities {
                 crate::subjects::Capabilities::all()
             }
+            $($($method)*)?
         }
     };
 }
