@@ -88,10 +88,6 @@ fn stale_cleanup_keeps_folders_it_did_not_make() {
     std::fs::remove_dir_all(&root).unwrap();
 }
 
-fn repo_corpus() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../corpus")
-}
-
 /// A copy of the real corpus reduced to what `validate_header` needs.
 fn header_corpus(root: &Path) -> PathBuf {
     let c = root.join("corpus");
@@ -101,7 +97,7 @@ fn header_corpus(root: &Path) -> PathBuf {
     h[0] = 0x85;
     h[1] = 0x10;
     std::fs::write(c.join("validate_header/canonical"), h).unwrap();
-    for e in std::fs::read_dir(repo_corpus().join("vectors"))
+    for e in std::fs::read_dir(common::repo_corpus().join("vectors"))
         .unwrap()
         .flatten()
     {
@@ -143,8 +139,7 @@ fn gate_refuses_a_missing_or_empty_corpus() {
     let ok = quick(&good, &root.join("r-ok"), &[]);
     assert_eq!(code(&ok), 0, "{}", stderr(&ok));
     let mut bad: Vec<(PathBuf, &str)> = vec![(root.join("missing"), "missing")];
-    let empty = root.join("empty");
-    std::fs::create_dir_all(&empty).unwrap();
+    let empty = common::mkdir(&root, "empty");
     bad.push((empty, "empty"));
     for (what, mutate) in [
         ("novectors", "rm-vectors"),
@@ -376,8 +371,7 @@ fn every_input_the_gate_cannot_read_whole_is_refused_before_the_run() {
     use std::os::unix::fs::{symlink, PermissionsExt};
     let root = tmp("special");
     let c = header_corpus(&root);
-    let outside = root.join("outside");
-    std::fs::create_dir_all(&outside).unwrap();
+    let outside = common::mkdir(&root, "outside");
     std::fs::write(outside.join("x"), [0x85u8; 64]).unwrap();
     let r = root.join("r");
     // As root every file is readable: the unreadable case runs as nobody.
