@@ -129,19 +129,35 @@ pub trait TargetKind: Sync {
         }
     }
 
+    /// Whether an input of the kind is about every generation, so that the
+    /// fuzz entries run it under each of [`Generation::ALL`]
+    /// ([`TargetKind::check_every_generation`]; default: no, `e`'s only).
+    fn fuzzed_under_every_generation(&self) -> bool {
+        false
+    }
+
     /// Runs `input` under every generation the kind's inputs are about
     /// (fuzz entries); the first divergence, with its generation when the
-    /// kind runs several (default: `e`'s generation only, none named).
+    /// kind runs several (the first in [`Generation::ALL`] order, under the
+    /// reference pair only), else under `e`'s generation, none named.
     fn check_every_generation(
         &self,
         e: &Judge,
         t: Target,
         input: &[u8],
     ) -> Option<(Option<Generation>, Divergence)> {
-        self.compare(e, t, input)
-            .into_iter()
-            .next()
-            .map(|d| (None, d))
+        if !self.fuzzed_under_every_generation() {
+            return self
+                .compare(e, t, input)
+                .into_iter()
+                .next()
+                .map(|d| (None, d));
+        }
+        Generation::ALL.into_iter().find_map(|arch| {
+            let e = Judge::open(&[], arch).ok()?;
+            let d = self.compare(&e, t, input).into_iter().next()?;
+            Some((Some(arch), d))
+        })
     }
 
     /// Declares the reach classes the kind's generated cases are counted
