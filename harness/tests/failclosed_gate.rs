@@ -25,6 +25,14 @@ fn gate(args: &[&str]) -> Command {
     c
 }
 
+/// A `cases`-case gate of `targets` without the corpus, reporting to `report`,
+/// with `extra` arguments.
+fn generated(cases: &str, targets: &str, report: &Path, extra: &[&str]) -> Command {
+    let mut c = gate(&["--no-corpus", "--cases", cases, "--targets", targets]);
+    c.arg("--report-dir").arg(report).args(extra);
+    c
+}
+
 /// Guarantee G7: the report folder is claimed before any case runs, so a
 /// second gate on the same `--report-dir` is refused at once (exit 2), not
 /// after its whole run.
@@ -88,10 +96,6 @@ fn stale_cleanup_keeps_folders_it_did_not_make() {
     std::fs::remove_dir_all(&root).unwrap();
 }
 
-fn repo_corpus() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../corpus")
-}
-
 /// A copy of the real corpus reduced to what `validate_header` needs.
 fn header_corpus(root: &Path) -> PathBuf {
     let c = root.join("corpus");
@@ -101,7 +105,7 @@ fn header_corpus(root: &Path) -> PathBuf {
     h[0] = 0x85;
     h[1] = 0x10;
     std::fs::write(c.join("validate_header/canonical"), h).unwrap();
-    for e in std::fs::read_dir(repo_corpus().join("vectors"))
+    for e in std::fs::read_dir(common::repo_corpus().join("vectors"))
         .unwrap()
         .flatten()
     {
@@ -143,8 +147,7 @@ fn gate_refuses_a_missing_or_empty_corpus() {
     let ok = quick(&good, &root.join("r-ok"), &[]);
     assert_eq!(code(&ok), 0, "{}", stderr(&ok));
     let mut bad: Vec<(PathBuf, &str)> = vec![(root.join("missing"), "missing")];
-    let empty = root.join("empty");
-    std::fs::create_dir_all(&empty).unwrap();
+    let empty = common::mkdir(&root, "empty");
     bad.push((empty, "empty"));
     for (what, mutate) in [
         ("novectors", "rm-vectors"),
@@ -345,17 +348,9 @@ fn huge_case_count_stops_in_time_with_bounded_memory() {
 fn repeated_targets_run_once() {
     let root = tmp("dup");
     let r = root.join("r");
-    let o = gate(&[
-        "--no-corpus",
-        "--cases",
-        "20",
-        "--targets",
-        "alu_lut,validate_header,alu_lut",
-        "--report-dir",
-        r.to_str().unwrap(),
-    ])
-    .output()
-    .unwrap();
+    let o = generated("20", "alu_lut,validate_header,alu_lut", &r, &[])
+        .output()
+        .unwrap();
     assert_eq!(code(&o), 0, "{}", stderr(&o));
     let m: serde_json::Value =
         serde_json::from_slice(&std::fs::read(r.join("run.json")).unwrap()).unwrap();
@@ -376,8 +371,7 @@ fn every_input_the_gate_cannot_read_whole_is_refused_before_the_run() {
     use std::os::unix::fs::{symlink, PermissionsExt};
     let root = tmp("special");
     let c = header_corpus(&root);
-    let outside = root.join("outside");
-    std::fs::create_dir_all(&outside).unwrap();
+    let outside = common::mkdir(&root, "outside");
     std::fs::write(outside.join("x"), [0x85u8; 64]).unwrap();
     let r = root.join("r");
     // As root every file is readable: the unreadable case runs as nobody.
@@ -424,84 +418,61 @@ fn every_input_the_gate_cannot_read_whole_is_refused_before_the_run() {
     let v = c.join("vectors");
     /// How one bad entry is made.
     type Plant<'a> = &'a dyn Fn(&Path);
-    type Planter = Box<dyn Fn(&Path)>;
-    let cases: Vec<(PathBuf, &str, Planter)> = vec![
-        (
-            vh.join("fifo"),
-            "fifo: FIFO, not a regular file",
-            Box::new(|p: &Path| common::mkfifo(p)),
-        ),
-        (
-            vh.join("zero"),
-            "zero: device, not a regular file (through a symlink)",
-            Box::new(|p: &Path| symlink("/dev/zero", p).unwrap()),
-        ),
-        (
-            vh.join("file"),
-            "file: symlink to a regular file, not followed",
-            Box::new({
-                let x = outside.join("x");
-                move |p: &Path| symlink(&x, p).unwrap()
-            }),
-        ),
-        (
-            vh.join("sub"),
-            "sub: symlink to a directory, not followed",
-            Box::new({
-                let o = outside.clone();
-                move |p: &Path| symlink(&o, p).unwrap()
-            }),
-        ),
-        (
-            c.join("validate_payload"),
-            "validate_payload: symlink to a directory, not followed",
-            Box::new({
-                let o = outside.clone();
-                move |p: &Path| symlink(&o, p).unwrap()
-            }),
-        ),
-        (
-            vh.join("big"),
-            "big: 1048577 bytes, over the cap of 1048576 bytes",
-            Box::new(|p: &Path| {
-                std::fs::File::create(p)
-                    .unwrap()
-                    .set_len((1 << 20) + 1)
-                    .unwrap()
-            }),
-        ),
-        (
-            v.join("fifo"),
-            "fifo: FIFO, not a regular file",
-            Box::new(|p: &Path| common::mkfifo(p)),
-        ),
-        (
-            v.join("zero"),
-            "zero: device, not a regular file (through a symlink)",
-            Box::new(|p: &Path| symlink("/dev/zero", p).unwrap()),
-        ),
-        (
-            v.join("big"),
-            "big: 3221225472 bytes, over the cap of 16777216 bytes",
-            Box::new(|p: &Path| std::fs::File::create(p).unwrap().set_len(3 << 30).unwrap()),
-        ),
-    ];
+    let fifo = |p: &Path| common::mkfifo(p);
+    let zero = |p: &Path| symlink("/dev/zero", p).unwrap();
+    let x = outside.join("x");
+    let to_file = |p: &Path| symlink(&x, p).unwrap();
+    let to_dir = |p: &Path| symlink(&outside, p).unwrap();
+    let sparse = |len: u64| move |p: &Path| std::fs::File::create(p).unwrap().set_len(len).unwrap();
+    let (over_1m, over_3g) = (sparse((1 << 20) + 1), sparse(3 << 30));
     let unreadable = |p: &Path| {
         std::fs::write(p, [0x85u8; 64]).unwrap();
         std::fs::set_permissions(p, std::fs::Permissions::from_mode(0o000)).unwrap();
     };
-    let mut all: Vec<(PathBuf, &str, bool, Plant)> = cases
-        .iter()
-        .map(|(p, says, f)| (p.clone(), *says, false, &**f as Plant))
-        .collect();
-    for p in [vh.join("locked"), v.join("locked")] {
-        all.push((
-            p,
-            "locked: cannot be read: Permission denied",
-            as_root,
-            &unreadable,
-        ));
-    }
+    let (fifo_says, zero_says) = (
+        "fifo: FIFO, not a regular file",
+        "zero: device, not a regular file (through a symlink)",
+    );
+    let locked = "locked: cannot be read: Permission denied";
+    // (entry, what the refusal says, planted as root for `nobody`, how it is made)
+    let all: [(PathBuf, &str, bool, Plant); 11] = [
+        (vh.join("fifo"), fifo_says, false, &fifo),
+        (vh.join("zero"), zero_says, false, &zero),
+        (
+            vh.join("file"),
+            "file: symlink to a regular file, not followed",
+            false,
+            &to_file,
+        ),
+        (
+            vh.join("sub"),
+            "sub: symlink to a directory, not followed",
+            false,
+            &to_dir,
+        ),
+        (
+            c.join("validate_payload"),
+            "validate_payload: symlink to a directory, not followed",
+            false,
+            &to_dir,
+        ),
+        (
+            vh.join("big"),
+            "big: 1048577 bytes, over the cap of 1048576 bytes",
+            false,
+            &over_1m,
+        ),
+        (v.join("fifo"), fifo_says, false, &fifo),
+        (v.join("zero"), zero_says, false, &zero),
+        (
+            v.join("big"),
+            "big: 3221225472 bytes, over the cap of 16777216 bytes",
+            false,
+            &over_3g,
+        ),
+        (vh.join("locked"), locked, as_root, &unreadable),
+        (v.join("locked"), locked, as_root, &unreadable),
+    ];
     for (path, says, nobody, plant) in all {
         plant(&path);
         let (st, e) = run(nobody);
@@ -535,18 +506,10 @@ fn every_input_the_gate_cannot_read_whole_is_refused_before_the_run() {
 fn subject_panic_mid_gate_is_reported_with_its_input() {
     let root = tmp("fault");
     let r = root.join("r");
-    let o = gate(&[
-        "--no-corpus",
-        "--cases",
-        "200",
-        "--targets",
-        "validate_header,alu_lut",
-        "--report-dir",
-        r.to_str().unwrap(),
-    ])
-    .env("TPB_GATE_DEBUG_SUBJECT_PANIC_CASE", "97")
-    .output()
-    .unwrap();
+    let o = generated("200", "validate_header,alu_lut", &r, &[])
+        .env("TPB_GATE_DEBUG_SUBJECT_PANIC_CASE", "97")
+        .output()
+        .unwrap();
     assert_eq!(code(&o), 1, "{}", stderr(&o));
     let recs = common::divergences(&r);
     assert_eq!(recs.len(), 1, "{recs:?}");
@@ -601,19 +564,13 @@ fn a_subject_judged_on_nothing_never_passes() {
     let planted = format!("lib:{}", planted.display());
     let good = subjects::python_spec("");
     let run = |subject: &str, subject_cases: &str, name: &str| {
-        gate(&[
-            "--no-corpus",
-            "--cases",
+        let extra = ["--subject-cases", subject_cases, "--subject", subject];
+        generated(
             "2000",
-            "--targets",
             "validate_header,validate_payload",
-            "--subject-cases",
-            subject_cases,
-            "--subject",
-            subject,
-            "--report-dir",
-            dir.join(name).to_str().unwrap(),
-        ])
+            &dir.join(name),
+            &extra,
+        )
         .output()
         .unwrap()
     };

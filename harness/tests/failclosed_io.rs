@@ -428,8 +428,7 @@ fn minimize_into(input: &Path, out: &Path) -> std::process::Output {
 fn minimize_output_never_overwrites() {
     let root = tmp("min-out");
     let c = corpus(&root);
-    let other = root.join("other");
-    std::fs::create_dir_all(&other).unwrap();
+    let other = common::mkdir(&root, "other");
     std::fs::write(other.join("keep"), b"k").unwrap();
     let before_c = snapshot(&c);
     let before_o = snapshot(&other);

@@ -477,8 +477,7 @@ fn killed_gate_leaves_no_partial_report() {
 #[test]
 fn minimize_keeps_one_file_per_signature_and_is_idempotent() {
     let root = tmp("minimize");
-    let dir = root.join("corpus/validate_header");
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = common::mkdir(&root, "corpus/validate_header");
     let mut h = [0u8; 64];
     h[0] = 0x85;
     h[1] = 0x10;

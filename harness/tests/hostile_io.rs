@@ -59,8 +59,7 @@ fn corpus(root: &Path) -> PathBuf {
 fn minimize_never_follows_symlinks_out_of_the_corpus() {
     let root = tmp("min-links");
     let c = corpus(&root);
-    let outside = root.join("outside");
-    std::fs::create_dir_all(&outside).unwrap();
+    let outside = common::mkdir(&root, "outside");
     for i in 0..7 {
         std::fs::write(outside.join(format!("f{i}")), valid_header()).unwrap();
     }
@@ -114,11 +113,10 @@ fn gate_corpus_walk_refuses_symlinks_and_names_them() {
     let c = corpus(&root);
     std::fs::write(
         c.join("vectors/v.txt"),
-        format!("{} header valid -\n", hex(&valid_header())),
+        format!("{} header valid -\n", hexline(&valid_header())),
     )
     .unwrap();
-    let outside = root.join("outside");
-    std::fs::create_dir_all(&outside).unwrap();
+    let outside = common::mkdir(&root, "outside");
     std::fs::write(outside.join("x"), valid_header()).unwrap();
     let r = root.join("r");
     let gate = || {
@@ -156,10 +154,6 @@ fn gate_corpus_walk_refuses_symlinks_and_names_them() {
     }
     assert_eq!(code(&gate()), 0);
     std::fs::remove_dir_all(&root).unwrap();
-}
-
-fn hex(b: &[u8]) -> String {
-    b.iter().map(|x| format!("{x:02x}")).collect()
 }
 
 const NOBODY: u32 = 65534;
@@ -321,7 +315,7 @@ fn vector_files_refuse_special_files_and_stream_within_a_memory_cap() {
     let v = c.join("vectors");
     std::fs::write(
         v.join("a.txt"),
-        format!("{} header valid -\n", hex(&valid_header())),
+        format!("{} header valid -\n", hexline(&valid_header())),
     )
     .unwrap();
     let r = root.join("r");

@@ -17,6 +17,7 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 use subjects::*;
 use tpbconform::external::shm_client::{batch_budget, ShmAnswer, ShmChannel};
+use tpbconform::external::supervisor::Fault;
 use tpbconform::external::{self, Answer, FaultClass, Request};
 use tpbconform::generation::Generation;
 use tpbconform::subjects::{LutTable, Predicate, SubjectSpec};
@@ -152,9 +153,40 @@ fn a_library_without_a_lut_answers_luts_unsupported() {
     assert_eq!(a, vec![ShmAnswer::Unsupported; 3]);
 }
 
-/// `misbehave.c` built into `dir` as `stem` with `defines` (its planted faults).
-fn misbehave(dir: &Path, stem: &str, defines: &[&str]) -> PathBuf {
-    build_c(dir, stem, &fixture("misbehave.c"), defines)
+/// `misbehave.c` built into `dir` as `stem` with its planted faults
+/// `MISBEHAVE_<fault>` defined for each of `faults`.
+fn misbehave(dir: &Path, stem: &str, faults: &[&str]) -> PathBuf {
+    let defines: Vec<String> = faults.iter().map(|f| format!("MISBEHAVE_{f}")).collect();
+    let defines: Vec<&str> = defines.iter().map(String::as_str).collect();
+    build_c(dir, stem, &fixture("misbehave.c"), &defines)
+}
+
+/// Checks that entry `at` of `got` is a fault of `class` (returned) and every
+/// other entry a verdict, the one in `want` when given.
+#[track_caller]
+fn fault_only_at<'a>(
+    got: &'a [ShmAnswer],
+    at: usize,
+    class: FaultClass,
+    want: Option<&[Option<String>]>,
+) -> &'a Fault {
+    let mut fault = None;
+    for (i, a) in got.iter().enumerate() {
+        match a {
+            ShmAnswer::Fault(f) if i == at => {
+                assert_eq!(f.class, class, "{f}");
+                fault = Some(f);
+            }
+            ShmAnswer::Verdict(v) if i != at => {
+                if let Some(want) = want {
+                    let got = v.as_ref().map(Predicate::name);
+                    assert_eq!(got, want[i].as_deref(), "entry {i}");
+                }
+            }
+            other => panic!("entry {i}: {other:?}"),
+        }
+    }
+    fault.expect("entry `at` exists")
 }
 
 /// Runs `lib` (misbehaving on inputs ending in 0xEE) on 20 000 bundles with
@@ -183,23 +215,7 @@ fn planted_with(lib: &Path, class: FaultClass, timeout: Duration, ahead: bool) -
     let got = ch.validate(false, &bs, &|| {});
     let took = t.elapsed();
     assert_eq!(got.len(), bs.len());
-    for (i, a) in got.iter().enumerate() {
-        if i == AT {
-            match a {
-                ShmAnswer::Fault(f) => assert_eq!(f.class, class, "{f}"),
-                other => panic!("entry {AT}: expected a {class} fault, got {other:?}"),
-            }
-        } else {
-            match a {
-                ShmAnswer::Verdict(v) => assert_eq!(
-                    v.as_ref().map(Predicate::name),
-                    want[i].as_deref(),
-                    "entry {i}"
-                ),
-                other => panic!("entry {i}: {other:?}"),
-            }
-        }
-    }
+    fault_only_at(&got, AT, class, Some(&want));
     assert!(ch.supervisor().restarts() >= 1, "the worker was restarted");
     assert!(ch.supervisor().given_up().is_none());
     took
@@ -208,13 +224,9 @@ fn planted_with(lib: &Path, class: FaultClass, timeout: Duration, ahead: bool) -
 #[test]
 fn a_planted_crash_is_named_exactly_and_the_run_goes_on() {
     let dir = tempfile::tempdir().unwrap();
-    let single = misbehave(dir.path(), "crash", &["MISBEHAVE_CRASH"]);
+    let single = misbehave(dir.path(), "crash", &["CRASH"]);
     planted(&single, FaultClass::Crash, Duration::from_secs(10));
-    let batch = misbehave(
-        dir.path(),
-        "crash_batch",
-        &["MISBEHAVE_CRASH", "MISBEHAVE_BATCH"],
-    );
+    let batch = misbehave(dir.path(), "crash_batch", &["CRASH", "BATCH"]);
     planted(&batch, FaultClass::Crash, Duration::from_secs(10));
 }
 
@@ -222,15 +234,11 @@ fn a_planted_crash_is_named_exactly_and_the_run_goes_on() {
 fn a_planted_hang_is_named_exactly_and_costs_the_case_timeout_once() {
     let dir = tempfile::tempdir().unwrap();
     let timeout = Duration::from_millis(1500);
-    let single = misbehave(dir.path(), "hang", &["MISBEHAVE_HANG"]);
+    let single = misbehave(dir.path(), "hang", &["HANG"]);
     let took = planted(&single, FaultClass::Timeout, timeout);
     // One timeout, plus restarts and the work: well under two timeouts.
     assert!(took < timeout * 2, "took {took:?}");
-    let batch = misbehave(
-        dir.path(),
-        "hang_batch",
-        &["MISBEHAVE_HANG", "MISBEHAVE_BATCH"],
-    );
+    let batch = misbehave(dir.path(), "hang_batch", &["HANG", "BATCH"]);
     let took = planted(&batch, FaultClass::Timeout, timeout);
     // The batch probe (bounded), then one timeout on the named input.
     let bound = batch_budget(tpbconform::external::shm::CHUNK, timeout) + timeout * 2;
@@ -275,16 +283,10 @@ fn a_hand_off_rung_ahead_serves_only_the_call_it_was_rung_for() {
 #[test]
 fn a_library_error_is_a_protocol_fault_on_that_input_only() {
     let dir = tempfile::tempdir().unwrap();
-    let lib = misbehave(dir.path(), "error", &["MISBEHAVE_ERROR"]);
+    let lib = misbehave(dir.path(), "error", &["ERROR"]);
     let bs = bundles(100, Some(42));
     let got = channel(&lib, Duration::from_secs(10)).validate(false, &bs, &|| {});
-    for (i, a) in got.iter().enumerate() {
-        match a {
-            ShmAnswer::Fault(f) if i == 42 => assert_eq!(f.class, FaultClass::Protocol),
-            ShmAnswer::Verdict(_) if i != 42 => {}
-            other => panic!("entry {i}: {other:?}"),
-        }
-    }
+    fault_only_at(&got, 42, FaultClass::Protocol, None);
 }
 
 /// A batch validator that leaves one entry unwritten: that entry is a
@@ -293,11 +295,7 @@ fn a_library_error_is_a_protocol_fault_on_that_input_only() {
 #[test]
 fn a_batch_verdict_left_unwritten_is_a_finding_on_that_input() {
     let dir = tempfile::tempdir().unwrap();
-    let lib = misbehave(
-        dir.path(),
-        "unwritten",
-        &["MISBEHAVE_BATCH", "MISBEHAVE_UNWRITTEN"],
-    );
+    let lib = misbehave(dir.path(), "unwritten", &["BATCH", "UNWRITTEN"]);
     let good = c_example(dir.path(), false);
     let mut ch = channel(&lib, Duration::from_secs(10));
     assert!(ch.has_batch(false));
@@ -309,32 +307,15 @@ fn a_batch_verdict_left_unwritten_is_a_finding_on_that_input() {
     );
     let bs = bundles(100, Some(42));
     let want = json_verdicts(&good, false, &bs);
-    for (i, a) in ch.validate(false, &bs, &|| {}).iter().enumerate() {
-        match a {
-            ShmAnswer::Fault(f) if i == 42 => {
-                assert_eq!(f.class, FaultClass::Protocol, "{f}");
-                assert!(f.detail.contains("unwritten"), "{f}");
-            }
-            ShmAnswer::Verdict(v) if i != 42 => {
-                assert_eq!(
-                    v.as_ref().map(Predicate::name),
-                    want[i].as_deref(),
-                    "entry {i}"
-                )
-            }
-            other => panic!("entry {i}: {other:?}"),
-        }
-    }
+    let got = ch.validate(false, &bs, &|| {});
+    let f = fault_only_at(&got, 42, FaultClass::Protocol, Some(&want));
+    assert!(f.detail.contains("unwritten"), "{f}");
 }
 
 #[test]
 fn a_library_that_crashes_on_everything_is_given_up_not_restarted_forever() {
     let dir = tempfile::tempdir().unwrap();
-    let lib = misbehave(
-        dir.path(),
-        "always",
-        &["MISBEHAVE_CRASH", "MISBEHAVE_ALWAYS"],
-    );
+    let lib = misbehave(dir.path(), "always", &["CRASH", "ALWAYS"]);
     let bs = bundles(1000, None);
     let mut ch = channel(&lib, Duration::from_secs(10));
     let got = ch.validate(false, &bs, &|| {});
@@ -392,7 +373,7 @@ fn planted_lines(report: &Path, what: &str) -> Vec<String> {
 #[test]
 fn the_gate_names_a_planted_crash_and_completes() {
     let dir = tempfile::tempdir().unwrap();
-    let lib = misbehave(dir.path(), "crash", &["MISBEHAVE_CRASH"]);
+    let lib = misbehave(dir.path(), "crash", &["CRASH"]);
     let report = dir.path().join("report");
     // Three hand-offs (shm::CHUNK = 32 768 each): the later ones are rung
     // while the gate judges the one before.
@@ -422,11 +403,7 @@ fn the_gate_names_a_planted_crash_and_completes() {
 #[test]
 fn the_gate_names_a_planted_hang_and_does_not_run_it_again_after_the_run() {
     let dir = tempfile::tempdir().unwrap();
-    let lib = misbehave(
-        dir.path(),
-        "hang_batch",
-        &["MISBEHAVE_HANG", "MISBEHAVE_BATCH"],
-    );
+    let lib = misbehave(dir.path(), "hang_batch", &["HANG", "BATCH"]);
     let report = dir.path().join("report");
     let t = Instant::now();
     // The library gets half the case timeout: 2 s per input.

@@ -280,6 +280,14 @@ mod tests {
         b
     }
 
+    /// `b` with the `(offset, value)` bytes set.
+    fn set(mut b: [u8; 64], bytes: &[(usize, u8)]) -> [u8; 64] {
+        for &(i, v) in bytes {
+            b[i] = v;
+        }
+        b
+    }
+
     fn d9() -> [u8; 64] {
         let mut b = [0u8; 64];
         b[0] = 0xD9;
@@ -314,72 +322,53 @@ mod tests {
     #[test]
     fn opcode_and_inst_word_len_blame_their_byte() {
         // SPEC §3 #1, §4 #1: byte 0 not in the v2 enum (0xFF INVALID).
-        let mut b = header();
-        b[0] = 0xFF;
+        let b = set(header(), &[(0, 0xFF)]);
         blames(H, b, "valid_opcode", &[0x00]);
         blames(P, b, "valid_opcode", &[0x00]);
-        // SPEC §3 #2: byte 1.
-        let mut b = header();
-        b[1] = 0x11;
-        b[0x3F] = 1; // a later predicate's byte is not blamed
+        // SPEC §3 #2: byte 1 (byte 0x3F, a later predicate's, is not blamed).
+        let b = set(header(), &[(1, 0x11), (0x3F, 1)]);
         blames(H, b, "inst_word_len", &[0x01]);
         // SPEC §3 #4 / §4 #4: the other CUSTOM_OP opcode.
         blames(H, payload(), "is_custom_op_header_opcode", &[0x00]);
         blames(P, header(), "is_custom_op_payload_opcode", &[0x00]);
         // SPEC §5.1: byte[0] not one of the eleven → field `opcode`.
-        let mut b = d9();
-        b[0] = 0x01;
-        blames(D, b, "opcode", &[0x00]);
+        blames(D, set(d9(), &[(0, 0x01)]), "opcode", &[0x00]);
     }
 
     #[test]
     fn events_blame_each_bad_mode_byte_only() {
         // SPEC §3 #3: only bytes 4 (wait_mode) and 6 (update_mode) are read;
         // 0x80 and 0xFF are not members (SPEC §6.5).
-        let mut b = header();
-        b[4] = 0x80;
-        b[5] = 0x33; // wait_idx, update_idx, semaphore_value: never read
-        b[7] = 0x44;
-        b[8..12].copy_from_slice(&[1, 2, 3, 4]);
+        // wait_idx (5), update_idx (7), semaphore_value (8..12): never read.
+        let quiet = [(5, 0x33), (7, 0x44), (8, 1), (9, 2), (10, 3), (11, 4)];
+        let b = set(set(header(), &quiet), &[(4, 0x80)]);
         blames(H, b, "has_valid_neuron_events", &[0x04]);
-        let mut b = payload();
-        b[6] = 0xFF;
+        let b = set(payload(), &[(6, 0xFF)]);
         blames(P, b, "has_valid_neuron_events", &[0x06]);
-        let mut b = header();
-        b[4] = 0xFF;
-        b[6] = 0x80;
+        let b = set(header(), &[(4, 0xFF), (6, 0x80)]);
         blames(H, b, "has_valid_neuron_events", &[0x04, 0x06]);
         // SPEC §5.1 on another opcode: the mode byte is its own field.
-        let mut b = d9();
-        b[6] = 0x80;
-        blames(D, b, "update_mode", &[0x06]);
+        blames(D, set(d9(), &[(6, 0x80)]), "update_mode", &[0x06]);
     }
 
     #[test]
     fn reserved_zero_blames_every_nonzero_reserved_byte_and_no_other() {
         // SPEC §3 #5: 0x11..=0x13, 0x1D..=0x1F, 0x20..=0x3F.
-        let mut b = header();
-        b[0x3F] = 0x01;
+        let b = set(header(), &[(0x3F, 0x01)]);
         blames(H, b, "custom_op_header_reserved_zero", &[0x3F]);
-        b[0x12] = 0x80;
-        b[0x1E] = 0x02;
-        b[0x0C] = 0x05; // num_payloads: a field, not reserved
+        // Byte 0x0C (num_payloads) is a field, not reserved.
+        let b = set(b, &[(0x12, 0x80), (0x1E, 0x02), (0x0C, 0x05)]);
         blames(H, b, "custom_op_header_reserved_zero", &[0x12, 0x1E, 0x3F]);
         // SPEC §4 #5: 0x0C..=0x0E; byte 0x0F (arg_type) is not checked.
-        let mut b = payload();
-        b[0x0D] = 0x07;
-        b[0x0F] = 0x09;
+        let b = set(payload(), &[(0x0D, 0x07), (0x0F, 0x09)]);
         blames(P, b, "custom_op_payload_reserved_zero", &[0x0D]);
-        // SPEC §5.1 `reserved` of 0xD9: byte 0x0F; of 0xDC: 0x0D..=0x16, 0x18..=0x3F.
-        let mut b = d9();
-        b[0x0F] = 0x01;
-        blames(D, b, "reserved", &[0x0F]);
-        let mut b = [0u8; 64];
-        b[0] = 0xDC;
-        b[1] = 0x10;
-        b[0x0E] = 1;
-        b[0x17] = 9; // reg_id: a field
-        b[0x30] = 2;
+        // SPEC §5.1 `reserved` of 0xD9: byte 0x0F; of 0xDC: 0x0D..=0x16, 0x18..=0x3F
+        // (byte 0x17, reg_id, is a field).
+        blames(D, set(d9(), &[(0x0F, 0x01)]), "reserved", &[0x0F]);
+        let b = set(
+            [0u8; 64],
+            &[(0, 0xDC), (1, 0x10), (0x0E, 1), (0x17, 9), (0x30, 2)],
+        );
         blames(D, b, "reserved", &[0x0E, 0x30]);
     }
 
@@ -389,41 +378,23 @@ mod tests {
         // 0x10, dword 0x18 and byte 0x1C nonzero; the address never needs to be.
         let scratch = "custom_op_header_scratch_space_val";
         // Only the flag: clearing it (1 byte) beats filling size and partitions (2).
-        let mut b = header();
-        b[0x10] = 0x01;
-        blames(H, b, scratch, &[0x10]);
+        blames(H, set(header(), &[(0x10, 1)]), scratch, &[0x10]);
         // Size and partitions without the flag: the flag is the one byte missing.
-        let mut b = header();
-        b[0x18] = 0x01;
-        b[0x1C] = 0x01;
-        blames(H, b, scratch, &[0x10]);
-        // Flag and partitions, size 0: any byte of the size dword.
-        let mut b = header();
-        b[0x10] = 0x01;
-        b[0x1C] = 0x04;
-        b[0x15] = 0x09; // the address is fine either way
+        blames(H, set(header(), &[(0x18, 1), (0x1C, 1)]), scratch, &[0x10]);
+        // Flag and partitions, size 0: any byte of the size dword (the address
+        // is fine either way).
+        let b = set(header(), &[(0x10, 1), (0x1C, 4), (0x15, 9)]);
         blames(H, b, scratch, &[0x18, 0x19, 0x1A, 0x1B]);
         // Only an address byte: that byte.
-        let mut b = header();
-        b[0x15] = 0x01;
-        blames(H, b, scratch, &[0x15]);
+        blames(H, set(header(), &[(0x15, 1)]), scratch, &[0x15]);
         // Flag, one size byte and an address byte, no partitions: 0x1C.
-        let mut b = header();
-        b[0x10] = 0x01;
-        b[0x19] = 0x01;
-        b[0x14] = 0x07;
+        let b = set(header(), &[(0x10, 1), (0x19, 1), (0x14, 7)]);
         blames(H, b, scratch, &[0x1C]);
         // A tie (flag + address vs size + partitions): both changes.
-        let mut b = header();
-        b[0x10] = 0x01;
-        b[0x17] = 0x01;
+        let b = set(header(), &[(0x10, 1), (0x17, 1)]);
         blames(H, b, scratch, &[0x10, 0x17, 0x18, 0x19, 0x1A, 0x1B, 0x1C]);
         // Full: not this predicate.
-        let mut b = header();
-        b[0x10] = 1;
-        b[0x1A] = 1;
-        b[0x1C] = 1;
-        blames_none(H, b);
+        blames_none(H, set(header(), &[(0x10, 1), (0x1A, 1), (0x1C, 1)]));
     }
 
     /// Every zero / nonzero pattern of the ten scratch descriptor bytes: the
@@ -474,26 +445,23 @@ mod tests {
     #[test]
     fn decode_fields_blame_their_byte() {
         // SPEC §5.1 / §5: 0xD9 dtype 0x0D, kind 0x0E, cce_op 0x0C.
-        let mut b = d9();
-        b[0x0D] = 0xFF;
-        b[0x0F] = 0x01; // a later reserved byte is a later failure
-        blames(D, b, "dtype", &[0x0D]);
-        let mut b = d9();
-        b[0x0E] = 0x00;
-        blames(D, b, "kind", &[0x0E]);
-        let mut b = d9();
-        b[0x0C] = 0x01;
-        blames(D, b, "cce_op", &[0x0C]);
+        // (Byte 0x0F, a later reserved byte, is a later failure.)
+        blames(
+            D,
+            set(d9(), &[(0x0D, 0xFF), (0x0F, 0x01)]),
+            "dtype",
+            &[0x0D],
+        );
+        blames(D, set(d9(), &[(0x0E, 0x00)]), "kind", &[0x0E]);
+        blames(D, set(d9(), &[(0x0C, 0x01)]), "cce_op", &[0x0C]);
         // 0x86 byte 0x0F arg_type ∈ {1, 2} (SPEC §4, §5.1).
-        let mut b = payload();
-        b[0x0F] = 0x03;
+        let b = set(payload(), &[(0x0F, 0x03)]);
         blames(Check::Decode, b, "arg_type", &[0x0F]);
         // 0xBF cross_core_enable 0x20 must be 0x01 (SPEC §5; v3 emits 0xBF).
-        let mut b = [0u8; 64];
-        b[0] = 0xBF;
-        b[1] = 0x10;
-        b[0x0C] = 0x03;
-        b[0x0D] = 0x03;
+        let b = set(
+            [0u8; 64],
+            &[(0, 0xBF), (1, 0x10), (0x0C, 0x03), (0x0D, 0x03)],
+        );
         for s in [
             registry::core_for(Generation::V3),
             registry::oracle_for(Generation::V3),
@@ -506,8 +474,7 @@ mod tests {
 
     #[test]
     fn answers_that_do_not_match_the_bytes() {
-        let mut b = header();
-        b[0x3F] = 0x01;
+        let b = set(header(), &[(0x3F, 0x01)]);
         // A subject's offset that is not the first offending byte shows as an extra byte.
         let wrong = Answer::Rejected {
             reason: "custom_op_header_reserved_zero".into(),

@@ -34,22 +34,6 @@ pub enum Origin {
     Generated { index: u64, kind: CaseKind },
 }
 
-impl std::fmt::Display for Origin {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            Origin::Corpus { path } => write!(f, "corpus file {path}"),
-            Origin::Vector {
-                path,
-                line,
-                expected,
-            } => write!(f, "vector {path}:{line} (expected `{expected}`)"),
-            Origin::Generated { index, kind } => {
-                write!(f, "generated case #{index} ({})", kind.name())
-            }
-        }
-    }
-}
-
 /// What kind of disagreement a finding is: a judge's [`crate::judge::Class`],
 /// or a vector file's expectation that an implementation did not meet.
 /// Written to `divergences.jsonl` as its name (`OverAccept`,

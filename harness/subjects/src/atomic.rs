@@ -217,12 +217,23 @@ mod tests {
         dir
     }
 
-    fn leftovers(dir: &Path) -> usize {
-        fs::read_dir(dir)
+    /// Asserts no temporary file is left in `dir`, then removes it.
+    #[track_caller]
+    fn finish(dir: &Path) {
+        let tmps = fs::read_dir(dir)
             .unwrap()
             .filter_map(|e| e.ok())
             .filter(|e| e.file_name().to_string_lossy().ends_with(".tmp"))
-            .count()
+            .count();
+        assert_eq!(tmps, 0, "temporary files left in {}", dir.display());
+        fs::remove_dir_all(dir).unwrap();
+    }
+
+    /// `dir/name` holding `data`.
+    fn file(dir: &Path, name: &str, data: &[u8]) -> PathBuf {
+        let p = dir.join(name);
+        fs::write(&p, data).unwrap();
+        p
     }
 
     #[test]
@@ -232,8 +243,7 @@ mod tests {
         write_atomic(&p, b"one").unwrap();
         write_atomic(&p, b"two").unwrap();
         assert_eq!(fs::read(&p).unwrap(), b"two");
-        assert_eq!(leftovers(&dir), 0);
-        fs::remove_dir_all(&dir).unwrap();
+        finish(&dir);
     }
 
     #[cfg(unix)]
@@ -241,16 +251,14 @@ mod tests {
     fn keeps_permissions_and_refuses_special_files() {
         use std::os::unix::fs::{symlink, PermissionsExt};
         let dir = scratch("special");
-        let p = dir.join("secret");
-        fs::write(&p, b"old").unwrap();
+        let p = file(&dir, "secret", b"old");
         fs::set_permissions(&p, Permissions::from_mode(0o600)).unwrap();
         write_atomic(&p, b"new").unwrap();
         assert_eq!(fs::read(&p).unwrap(), b"new");
         let mode = fs::metadata(&p).unwrap().permissions().mode() & 0o777;
         assert_eq!(mode, 0o600, "permissions kept");
         // A symlink, a directory, a device and a FIFO are refused, untouched.
-        let target = dir.join("target");
-        fs::write(&target, b"keep").unwrap();
+        let target = file(&dir, "target", b"keep");
         let link = dir.join("link");
         symlink(&target, &link).unwrap();
         let sub = dir.join("sub");
@@ -283,8 +291,7 @@ mod tests {
             use std::os::unix::fs::FileTypeExt;
             assert!(fs::symlink_metadata(&fifo).unwrap().file_type().is_fifo());
         }
-        assert_eq!(leftovers(&dir), 0);
-        fs::remove_dir_all(&dir).unwrap();
+        finish(&dir);
     }
 
     /// The target replaced by a symlink between create and commit: the
@@ -294,10 +301,8 @@ mod tests {
     #[test]
     fn failed_commit_leaves_no_temporary_file() {
         let dir = scratch("swap");
-        let p = dir.join("out");
-        fs::write(&p, b"old").unwrap();
-        let elsewhere = dir.join("elsewhere");
-        fs::write(&elsewhere, b"keep").unwrap();
+        let p = file(&dir, "out", b"old");
+        let elsewhere = file(&dir, "elsewhere", b"keep");
         let mut f = AtomicFile::create(&p).unwrap();
         f.write_all(b"new").unwrap();
         assert!(crate::interrupt::registered_temps().contains(&f.tmp));
@@ -308,9 +313,8 @@ mod tests {
         assert_eq!(e.kind(), io::ErrorKind::InvalidInput, "{e}");
         assert_eq!(fs::read(&elsewhere).unwrap(), b"keep");
         assert!(fs::symlink_metadata(&p).unwrap().file_type().is_symlink());
-        assert_eq!(leftovers(&dir), 0);
         assert!(!crate::interrupt::registered_temps().contains(&tmp));
-        fs::remove_dir_all(&dir).unwrap();
+        finish(&dir);
     }
 
     /// A regular file owned by another uid is refused before anything is
@@ -320,8 +324,7 @@ mod tests {
     fn refuses_a_file_owned_by_another_user() {
         use std::os::unix::fs::MetadataExt;
         let dir = scratch("owner");
-        let p = dir.join("theirs");
-        fs::write(&p, b"theirs").unwrap();
+        let p = file(&dir, "theirs", b"theirs");
         let m = fs::metadata(&p).unwrap();
         let other = Some(m.uid().wrapping_add(1));
         let e = check_owner(&m, other).unwrap_err();
@@ -337,21 +340,18 @@ mod tests {
             assert_eq!(e.kind(), io::ErrorKind::PermissionDenied, "{e}");
             assert_eq!(fs::read(&p).unwrap(), b"theirs");
         }
-        assert_eq!(leftovers(&dir), 0);
-        fs::remove_dir_all(&dir).unwrap();
+        finish(&dir);
     }
 
     #[test]
     fn dropped_without_commit_changes_nothing() {
         let dir = scratch("drop");
-        let p = dir.join("out");
-        fs::write(&p, b"old").unwrap();
+        let p = file(&dir, "out", b"old");
         {
             let mut f = AtomicFile::create(&p).unwrap();
             f.write_all(b"partial").unwrap();
         }
         assert_eq!(fs::read(&p).unwrap(), b"old");
-        assert_eq!(leftovers(&dir), 0);
-        fs::remove_dir_all(&dir).unwrap();
+        finish(&dir);
     }
 }

@@ -39,6 +39,13 @@ pub fn tmp(test: &str, name: &str) -> PathBuf {
     d
 }
 
+/// A new folder `parent/name` (and any missing parents).
+pub fn mkdir(parent: &Path, name: &str) -> PathBuf {
+    let d = parent.join(name);
+    std::fs::create_dir_all(&d).expect("create folder");
+    d
+}
+
 /// Runs `tpbconform args` with stdin closed, in the current directory.
 pub fn tpb(args: &[&str]) -> Output {
     Command::new(BIN)

@@ -129,19 +129,35 @@ pub trait TargetKind: Sync {
         }
     }
 
+    /// Whether an input of the kind is about every generation, so that the
+    /// fuzz entries run it under each of [`Generation::ALL`]
+    /// ([`TargetKind::check_every_generation`]; default: no, `e`'s only).
+    fn fuzzed_under_every_generation(&self) -> bool {
+        false
+    }
+
     /// Runs `input` under every generation the kind's inputs are about
     /// (fuzz entries); the first divergence, with its generation when the
-    /// kind runs several (default: `e`'s generation only, none named).
+    /// kind runs several (the first in [`Generation::ALL`] order, under the
+    /// reference pair only), else under `e`'s generation, none named.
     fn check_every_generation(
         &self,
         e: &Judge,
         t: Target,
         input: &[u8],
     ) -> Option<(Option<Generation>, Divergence)> {
-        self.compare(e, t, input)
-            .into_iter()
-            .next()
-            .map(|d| (None, d))
+        if !self.fuzzed_under_every_generation() {
+            return self
+                .compare(e, t, input)
+                .into_iter()
+                .next()
+                .map(|d| (None, d));
+        }
+        Generation::ALL.into_iter().find_map(|arch| {
+            let e = Judge::open(&[], arch).ok()?;
+            let d = self.compare(&e, t, input).into_iter().next()?;
+            Some((Some(arch), d))
+        })
     }
 
     /// Declares the reach classes the kind's generated cases are counted
@@ -226,10 +242,11 @@ pub fn whole_bundles(bytes: &[u8]) -> Vec<[u8; 64]> {
 }
 
 /// Implements [`crate::subjects::Subject`] for a test's stand-in reference `$t`: named
-/// `$name`, claiming every capability, every operation the trait's default.
+/// `$name`, claiming every capability, every operation the trait's default but the
+/// methods after a `;`.
 #[cfg(test)]
 macro_rules! stand_in_subject {
-    ($t:ty, $name:literal) => {
+    ($t:ty, $name:literal $(; $($method:tt)*)?) => {
         impl crate::subjects::Subject for $t {
             fn name(&self) -> &str {
                 $name
@@ -237,6 +254,7 @@ macro_rules! stand_in_subject {
             fn capabilities(&self) -> crate::subjects::Capabilities {
                 crate::subjects::Capabilities::all()
             }
+            $($($method)*)?
         }
     };
 }

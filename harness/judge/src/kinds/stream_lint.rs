@@ -86,17 +86,9 @@ impl TargetKind for StreamLintKind {
         true
     }
 
-    /// The first generation (in [`Generation::ALL`] order) under which the walkers disagree (the
-    /// roster, hence every verdict, depends on the generation).
-    fn check_every_generation(
-        &self,
-        _e: &Judge,
-        t: Target,
-        input: &[u8],
-    ) -> Option<(Option<Generation>, Divergence)> {
-        Generation::ALL
-            .into_iter()
-            .find_map(|arch| compare_rows(arch, t, input).1.map(|d| (Some(arch), d)))
+    /// The roster, hence every verdict, depends on the generation.
+    fn fuzzed_under_every_generation(&self) -> bool {
+        true
     }
 
     fn case_budget(&self) -> CaseBudget {

@@ -19,63 +19,44 @@ pub fn hex(b: &[u8]) -> String {
     s
 }
 
-/// A validator predicate of SPEC §3 / §4 (chain order).
+/// A validator predicate of SPEC §3 / §4: core's (chain order), or a name
+/// the harness does not know.
 #[derive(Clone, Debug)]
 pub enum Predicate {
-    /// SPEC §3 #1 / §4 #1.
-    ValidOpcode,
-    /// SPEC §3 #2 / §4 #2.
-    InstWordLen,
-    /// SPEC §3 #3 / §4 #3.
-    HasValidNeuronEvents,
-    /// SPEC §3 #4.
-    IsCustomOpHeaderOpcode,
-    /// SPEC §3 #5.
-    CustomOpHeaderReservedZero,
-    /// SPEC §3 #6.
-    CustomOpHeaderScratchSpaceVal,
-    /// SPEC §4 #4.
-    IsCustomOpPayloadOpcode,
-    /// SPEC §4 #5.
-    CustomOpPayloadReservedZero,
+    /// A SPEC predicate.
+    Known(tpb_core::validate::Predicate),
     /// A name the harness does not know (never equal to anything).
     Unknown(String),
 }
 
 impl Predicate {
-    /// The known predicates, in SPEC order.
-    pub const KNOWN: [Predicate; 8] = [
-        Predicate::ValidOpcode,
-        Predicate::InstWordLen,
-        Predicate::HasValidNeuronEvents,
-        Predicate::IsCustomOpHeaderOpcode,
-        Predicate::CustomOpHeaderReservedZero,
-        Predicate::CustomOpHeaderScratchSpaceVal,
-        Predicate::IsCustomOpPayloadOpcode,
-        Predicate::CustomOpPayloadReservedZero,
-    ];
+    /// The known predicates, in SPEC order (core's `Predicate::ALL`).
+    pub const KNOWN: [Predicate; 8] = {
+        let p = tpb_core::validate::Predicate::ALL;
+        [
+            Predicate::Known(p[0]),
+            Predicate::Known(p[1]),
+            Predicate::Known(p[2]),
+            Predicate::Known(p[3]),
+            Predicate::Known(p[4]),
+            Predicate::Known(p[5]),
+            Predicate::Known(p[6]),
+            Predicate::Known(p[7]),
+        ]
+    };
 
     /// The SPEC name (the unknown text for [`Predicate::Unknown`]).
     pub fn name(&self) -> &str {
         match self {
-            Predicate::ValidOpcode => "valid_opcode",
-            Predicate::InstWordLen => "inst_word_len",
-            Predicate::HasValidNeuronEvents => "has_valid_neuron_events",
-            Predicate::IsCustomOpHeaderOpcode => "is_custom_op_header_opcode",
-            Predicate::CustomOpHeaderReservedZero => "custom_op_header_reserved_zero",
-            Predicate::CustomOpHeaderScratchSpaceVal => "custom_op_header_scratch_space_val",
-            Predicate::IsCustomOpPayloadOpcode => "is_custom_op_payload_opcode",
-            Predicate::CustomOpPayloadReservedZero => "custom_op_payload_reserved_zero",
+            Predicate::Known(p) => p.name(),
             Predicate::Unknown(s) => s,
         }
     }
 
     /// The predicate named `s`, or [`Predicate::Unknown`].
     pub fn from_name(s: &str) -> Predicate {
-        Predicate::KNOWN
-            .into_iter()
-            .find(|p| p.name() == s)
-            .unwrap_or_else(|| Predicate::Unknown(s.to_string()))
+        tpb_core::validate::Predicate::from_name(s)
+            .map_or_else(|| Predicate::Unknown(s.to_string()), Predicate::Known)
     }
 
     /// A known predicate's position in [`Predicate::KNOWN`], its `Copy`
@@ -83,34 +64,17 @@ impl Predicate {
     /// the inverse.
     #[inline]
     pub fn known_index(&self) -> Option<u8> {
-        Some(match self {
-            Predicate::ValidOpcode => 0,
-            Predicate::InstWordLen => 1,
-            Predicate::HasValidNeuronEvents => 2,
-            Predicate::IsCustomOpHeaderOpcode => 3,
-            Predicate::CustomOpHeaderReservedZero => 4,
-            Predicate::CustomOpHeaderScratchSpaceVal => 5,
-            Predicate::IsCustomOpPayloadOpcode => 6,
-            Predicate::CustomOpPayloadReservedZero => 7,
-            Predicate::Unknown(_) => return None,
-        })
+        match self {
+            Predicate::Known(p) => Some(*p as u8),
+            Predicate::Unknown(_) => None,
+        }
     }
 
-    /// The known predicate at position `i` of [`Predicate::KNOWN`] (a match,
-    /// not an index: `KNOWN` is a `const`, each use a fresh array).
+    /// The known predicate at position `i` of [`Predicate::KNOWN`].
     #[inline]
     pub fn known(i: u8) -> Option<Predicate> {
-        Some(match i {
-            0 => Predicate::ValidOpcode,
-            1 => Predicate::InstWordLen,
-            2 => Predicate::HasValidNeuronEvents,
-            3 => Predicate::IsCustomOpHeaderOpcode,
-            4 => Predicate::CustomOpHeaderReservedZero,
-            5 => Predicate::CustomOpHeaderScratchSpaceVal,
-            6 => Predicate::IsCustomOpPayloadOpcode,
-            7 => Predicate::CustomOpPayloadReservedZero,
-            _ => return None,
-        })
+        let all = tpb_core::validate::Predicate::ALL;
+        all.get(usize::from(i)).map(|&p| Predicate::Known(p))
     }
 
     /// True for [`Predicate::Unknown`].
@@ -121,9 +85,7 @@ impl Predicate {
 
 impl PartialEq for Predicate {
     fn eq(&self, other: &Predicate) -> bool {
-        !self.is_unknown()
-            && !other.is_unknown()
-            && std::mem::discriminant(self) == std::mem::discriminant(other)
+        matches!((self, other), (Predicate::Known(a), Predicate::Known(b)) if a == b)
     }
 }
 
@@ -547,7 +509,12 @@ mod tests {
         let u = Predicate::from_name("custom_op_header_reserved_zer0");
         assert!(u.is_unknown());
         assert_ne!(u, u.clone());
-        assert_ne!(Some(u), Some(Predicate::CustomOpHeaderReservedZero));
+        assert_ne!(
+            Some(u),
+            Some(Predicate::Known(
+                tpb_core::validate::Predicate::CustomOpHeaderReservedZero
+            ))
+        );
         for p in Predicate::KNOWN {
             assert_eq!(Predicate::from_name(p.name()), p);
         }

@@ -4,18 +4,11 @@
 use super::*;
 use crate::generators::SplitMix64;
 use crate::kinds::test_subjects::Silent;
-use crate::subjects::Capabilities;
 
 /// Core, with the last byte of each instruction's first record flipped.
 struct Flipped(Box<dyn Reference>);
 
-impl Subject for Flipped {
-    fn name(&self) -> &str {
-        "flipped"
-    }
-    fn capabilities(&self) -> Capabilities {
-        Capabilities::all()
-    }
+crate::kinds::kind::stand_in_subject! { Flipped, "flipped";
     fn lower_module(&self, insns: &[IrInstruction]) -> Reply<ModuleAnswer> {
         crate::subjects::module_answer(self, insns)
     }
@@ -67,13 +60,7 @@ enum Slip {
 /// Core, with one slip in the operations the properties ask.
 struct Slipped(Box<dyn Reference>, Slip, std::cell::Cell<u32>);
 
-impl Subject for Slipped {
-    fn name(&self) -> &str {
-        "slipped"
-    }
-    fn capabilities(&self) -> Capabilities {
-        Capabilities::all()
-    }
+crate::kinds::kind::stand_in_subject! { Slipped, "slipped";
     fn decode(
         &self,
         b: &[u8; 64],

@@ -130,12 +130,10 @@ pub fn document(m: &ReportModel) -> Document {
                 ]
             })
             .collect();
-        let mut blocks = Vec::new();
-        if m.is_merged() {
-            blocks.push(Block::Para(t(
-                "Every shard replays the whole corpus: one shard's counts.",
-            )));
-        }
+        let mut blocks = merged_note(
+            m,
+            "Every shard replays the whole corpus: one shard's counts.",
+        );
         blocks.push(table(
             &["folder", "replayed through", "files", "diverged"],
             2,
@@ -194,6 +192,15 @@ pub fn document(m: &ReportModel) -> Document {
     }
 }
 
+/// `note` as a paragraph when `m` is merged from shards (what its counts mean then).
+fn merged_note(m: &ReportModel, note: &str) -> Vec<Block> {
+    if m.is_merged() {
+        vec![Block::Para(t(note))]
+    } else {
+        Vec::new()
+    }
+}
+
 /// A section of one bullet per item, none without items.
 fn bullets(id: &str, title: &str, items: &[String], line: fn(String) -> Line) -> Option<Section> {
     (!items.is_empty()).then(|| {
@@ -225,13 +232,11 @@ fn targets_section(m: &ReportModel) -> Section {
             ]
         })
         .collect();
-    let mut blocks = Vec::new();
-    if m.is_merged() {
-        blocks.push(Block::Para(t(
-            "Generated counts are summed over the shards; every shard replays the whole corpus, \
-             so corpus counts are one shard's.",
-        )));
-    }
+    let mut blocks = merged_note(
+        m,
+        "Generated counts are summed over the shards; every shard replays the whole corpus, so \
+         corpus counts are one shard's.",
+    );
     blocks.push(table(
         &[
             "target",
@@ -557,11 +562,10 @@ fn coverage_sections(m: &ReportModel) -> Vec<Section> {
         "Rows are core's verdict (validator predicate, decode field or mnemonic, LUT / gate \
          result); columns the differential outcome. Corpus and generated cases.",
     ))];
-    if m.is_merged() {
-        intro.push(Block::Para(t(
-            "Summed over the shards (corpus cases once per shard).",
-        )));
-    }
+    intro.extend(merged_note(
+        m,
+        "Summed over the shards (corpus cases once per shard).",
+    ));
     let mut out = vec![section(
         "coverage",
         "Coverage: core verdict × outcome",
