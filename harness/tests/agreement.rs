@@ -21,7 +21,7 @@ fn compare(t: Target, input: &[u8]) -> Outcome {
     Judge::reference().compare(t, input)
 }
 fn compare_bundle(t: Target, b: &[u8; 64]) -> Outcome {
-    Judge::reference().compare_bundle(t, b)
+    Judge::reference().compare(t, b)
 }
 fn compare_stream(s: &[u8]) -> Outcome {
     Judge::reference().compare_stream(s)
@@ -700,7 +700,7 @@ fn engine_reports_a_wrong_subject() {
     let e = Judge::pair(Liar(registry::core()), registry::oracle());
     let (_, mut h) = canonical()[0];
     h[0x20] = 1; // reserved tail byte
-    let o = e.compare_bundle(t("validate_header"), &h);
+    let o = e.compare(t("validate_header"), &h);
     let d = o.divergence().expect("the liar must be caught");
     assert_eq!(d.class, Class::OverAccept);
     assert_eq!(d.target, t("validate_header"));
@@ -725,7 +725,7 @@ fn engine_reports_a_wrong_subject() {
 
     // The reverse pairing is an UnderAccept.
     let e2 = Judge::pair(registry::oracle(), Liar(registry::core()));
-    let d2 = e2.compare_bundle(t("validate_header"), &h);
+    let d2 = e2.compare(t("validate_header"), &h);
     assert_eq!(d2.divergence().map(|d| d.class), Some(Class::UnderAccept));
 
     // A LUT lie: DifferentOutput at ordinal 4 (through the cce_lut target;
@@ -755,7 +755,7 @@ fn engine_reports_a_panicking_subject() {
     let e = Judge::pair(Panicky(registry::core()), registry::oracle());
     let (_, b) = canonical()[3];
     for t in [t("decode_any"), t("roundtrip")] {
-        let o = e.compare_bundle(t, &b);
+        let o = e.compare(t, &b);
         let d = o.divergence().expect("a panic must be reported");
         assert_eq!(d.class, Class::Panic, "{d}");
         assert!(d.left.contains("deliberate panic in decode"), "{d}");
@@ -768,7 +768,7 @@ fn engine_reports_a_panicking_subject() {
         );
     }
     // Targets that do not call decode still agree.
-    assert!(e.compare_bundle(t("validate_header"), &b).is_agree());
+    assert!(e.compare(t("validate_header"), &b).is_agree());
 }
 
 #[test]
@@ -789,7 +789,7 @@ fn invented_names_and_missing_capabilities_are_reported() {
     );
     assert!(d.left.contains("not a SPEC name"), "{}", d.left);
     assert_eq!(o.divergences().len(), 1);
-    assert!(e.compare_bundle(t("validate_header"), &valid).is_agree());
+    assert!(e.compare(t("validate_header"), &valid).is_agree());
     // A target the subject lacks the capability for is skipped and listed.
     assert!(e.compare_lut(t("alu_lut"), 4).is_agree());
     let lacking = e.unsupported(t("alu_lut"));
@@ -801,7 +801,7 @@ fn invented_names_and_missing_capabilities_are_reported() {
 /// `validate_header` on `h` diverges, first between `pair` (left, right): that divergence and
 /// the outcome.
 fn header_blame(e: &Judge, h: &[u8; 64], pair: (&str, &str)) -> (Divergence, Outcome) {
-    let o = e.compare_bundle(t("validate_header"), h);
+    let o = e.compare(t("validate_header"), h);
     let d = o.divergence().expect("a divergence").clone();
     assert_eq!((d.left_name.as_str(), d.right_name.as_str()), pair);
     (d, o)
@@ -818,7 +818,7 @@ fn reference_disagreement_is_not_blamed_on_a_subject() {
         registry::oracle(),
         vec![registry::core() as Box<dyn Subject>],
     );
-    let o = e.compare_bundle(t("validate_header"), &h);
+    let o = e.compare(t("validate_header"), &h);
     let names: Vec<(&str, &str)> = o
         .divergences()
         .iter()
@@ -895,7 +895,7 @@ fn roundtrip_catches_an_encoder_that_returns_other_bytes() {
     assert_eq!(b[0], 0x85);
     assert_eq!(b[63], 0);
     let e = Judge::pair(Box::new(Misencoder(registry::core())), registry::oracle());
-    let d = e.compare_bundle(t("roundtrip"), &b);
+    let d = e.compare(t("roundtrip"), &b);
     let d = d.divergence().expect("a wrong encoder image must diverge");
     assert_eq!(d.class, Class::DifferentOutput, "{d}");
     assert_eq!(d.signature.key, "roundtrip.self@0x85");
@@ -915,5 +915,5 @@ fn roundtrip_catches_an_encoder_that_returns_other_bytes() {
     assert_eq!(blamed.iter().collect::<Vec<_>>(), vec![63]);
     // And the honest pair agrees on the same bundle.
     let honest = Judge::pair(registry::core(), registry::oracle());
-    assert!(honest.compare_bundle(t("roundtrip"), &b).is_agree());
+    assert!(honest.compare(t("roundtrip"), &b).is_agree());
 }
