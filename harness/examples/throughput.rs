@@ -30,7 +30,7 @@ fn main() {
         let start = Instant::now();
         let mut div = 0u64;
         for i in 0..n {
-            if !e.compare_bundle(t, &inputs[i % inputs.len()]).is_agree() {
+            if !e.compare(t, &inputs[i % inputs.len()]).is_agree() {
                 div += 1;
             }
         }

@@ -20,8 +20,8 @@ use tpbconform::targets::{Check, Target};
 fn compare(t: Target, input: &[u8]) -> Outcome {
     Judge::reference().compare(t, input)
 }
-fn compare_bundle(t: Target, b: &[u8; 64]) -> Outcome {
-    Judge::reference().compare_bundle(t, b)
+fn compare(t: Target, b: &[u8; 64]) -> Outcome {
+    Judge::reference().compare(t, b)
 }
 fn compare_stream(s: &[u8]) -> Outcome {
     Judge::reference().compare_stream(s)
@@ -264,7 +264,7 @@ fn all_agree(what: &str, bundles: impl IntoIterator<Item = [u8; 64]>) {
     let mut c = Collector::default();
     for b in bundles {
         for t in bundle_targets() {
-            c.add(compare_bundle(t, &b));
+            c.add(compare(t, &b));
         }
     }
     c.finish(what);
@@ -316,7 +316,7 @@ fn byte_value_pairs_in_the_header_agree() {
             let mut b = h;
             b[0x10] = a;
             b[0x1C] = z;
-            c.add(compare_bundle(t("validate_header"), &b));
+            c.add(compare(t("validate_header"), &b));
         }
     }
     c.finish("byte[0x10] x byte[0x1C] pairs");
@@ -351,7 +351,7 @@ fn scratch_lattice_agrees_and_matches_spec() {
                         b[0x1C] = x1c;
                         cases += 1;
                         for t in [t("validate_header"), t("decode_any"), t("roundtrip")] {
-                            c.add(compare_bundle(t, &b));
+                            c.add(compare(t, &b));
                         }
                         // SPEC §3 (6): all-zero, or byte10 & dword18 & byte1c all nonzero.
                         let expect = if mask == 0 || mask & 0b1101 == 0b1101 {
@@ -704,7 +704,7 @@ fn engine_reports_a_wrong_subject() {
     );
     let (_, mut h) = canonical()[0];
     h[0x20] = 1; // reserved tail byte
-    let o = e.compare_bundle(t("validate_header"), &h);
+    let o = e.compare(t("validate_header"), &h);
     let d = o.divergence().expect("the liar must be caught");
     assert_eq!(d.class, Class::OverAccept);
     assert_eq!(d.target, t("validate_header"));
@@ -733,7 +733,7 @@ fn engine_reports_a_wrong_subject() {
         Box::new(Liar(registry::core())),
         Vec::new(),
     );
-    let d2 = e2.compare_bundle(t("validate_header"), &h);
+    let d2 = e2.compare(t("validate_header"), &h);
     assert_eq!(d2.divergence().map(|d| d.class), Some(Class::UnderAccept));
 
     // A LUT lie: DifferentOutput at ordinal 4 (through the cce_lut target;
@@ -767,7 +767,7 @@ fn engine_reports_a_panicking_subject() {
     );
     let (_, b) = canonical()[3];
     for t in [t("decode_any"), t("roundtrip")] {
-        let o = e.compare_bundle(t, &b);
+        let o = e.compare(t, &b);
         let d = o.divergence().expect("a panic must be reported");
         assert_eq!(d.class, Class::Panic, "{d}");
         assert!(d.left.contains("deliberate panic in decode"), "{d}");
@@ -780,7 +780,7 @@ fn engine_reports_a_panicking_subject() {
         );
     }
     // Targets that do not call decode still agree.
-    assert!(e.compare_bundle(t("validate_header"), &b).is_agree());
+    assert!(e.compare(t("validate_header"), &b).is_agree());
 }
 
 #[test]
@@ -801,7 +801,7 @@ fn invented_names_and_missing_capabilities_are_reported() {
     );
     assert!(d.left.contains("not a SPEC name"), "{}", d.left);
     assert_eq!(o.divergences().len(), 1);
-    assert!(e.compare_bundle(t("validate_header"), &valid).is_agree());
+    assert!(e.compare(t("validate_header"), &valid).is_agree());
     // A target the subject lacks the capability for is skipped and listed.
     assert!(e.compare_lut(t("alu_lut"), 4).is_agree());
     let lacking = e.unsupported(t("alu_lut"));
@@ -813,7 +813,7 @@ fn invented_names_and_missing_capabilities_are_reported() {
 /// `validate_header` on `h` diverges, first between `pair` (left, right): that divergence and
 /// the outcome.
 fn header_blame(e: &Judge, h: &[u8; 64], pair: (&str, &str)) -> (Divergence, Outcome) {
-    let o = e.compare_bundle(t("validate_header"), h);
+    let o = e.compare(t("validate_header"), h);
     let d = o.divergence().expect("a divergence").clone();
     assert_eq!((d.left_name.as_str(), d.right_name.as_str()), pair);
     (d, o)
@@ -830,7 +830,7 @@ fn reference_disagreement_is_not_blamed_on_a_subject() {
         registry::oracle(),
         vec![registry::core() as Box<dyn Subject>],
     );
-    let o = e.compare_bundle(t("validate_header"), &h);
+    let o = e.compare(t("validate_header"), &h);
     let names: Vec<(&str, &str)> = o
         .divergences()
         .iter()
@@ -911,7 +911,7 @@ fn roundtrip_catches_an_encoder_that_returns_other_bytes() {
         registry::oracle(),
         Vec::new(),
     );
-    let d = e.compare_bundle(t("roundtrip"), &b);
+    let d = e.compare(t("roundtrip"), &b);
     let d = d.divergence().expect("a wrong encoder image must diverge");
     assert_eq!(d.class, Class::DifferentOutput, "{d}");
     assert_eq!(d.signature.key, "roundtrip.self@0x85");
@@ -931,5 +931,5 @@ fn roundtrip_catches_an_encoder_that_returns_other_bytes() {
     assert_eq!(blamed.iter().collect::<Vec<_>>(), vec![63]);
     // And the honest pair agrees on the same bundle.
     let honest = Judge::new(registry::core(), registry::oracle(), Vec::new());
-    assert!(honest.compare_bundle(t("roundtrip"), &b).is_agree());
+    assert!(honest.compare(t("roundtrip"), &b).is_agree());
 }

@@ -21,7 +21,7 @@ use tpbconform::judge::{Judge, Outcome};
 use tpbconform::targets::Target;
 
 fn compare_bundle(t: Target, b: &[u8; 64]) -> Outcome {
-    Judge::reference().compare_bundle(t, b)
+    Judge::reference().compare(t, b)
 }
 
 fn compare_stream(s: &[u8]) -> Outcome {

@@ -145,7 +145,7 @@ pub fn run(a: SubjectCheckArgs) -> CliResult {
         let outcomes: Vec<Outcome> = match t.check() {
             Check::Validator(_) | Check::Decode | Check::Roundtrip => bundle_inputs(*t)
                 .iter()
-                .map(|b| judge.compare_bundle(*t, b))
+                .map(|b| judge.compare(*t, b))
                 .collect(),
             Check::Lut(_) => (0..=64u32)
                 .chain([255, 256, 1 << 16, u32::MAX])

@@ -7,10 +7,11 @@ use super::config::GateConfig;
 use super::coverage::Runner;
 use crate::findings::CaseKind;
 use crate::generators::case_rng;
-use crate::judge::nway::CaseInputs;
+use crate::judge::nway::{batch_of, CaseInputs};
 use crate::judge::ordinal_from_input;
 use crate::kinds::{CaseBuf, Draw, Form, TargetKind};
-use crate::targets::Check;
+use crate::subjects::Batch;
+use crate::targets::{Check, Target};
 use std::ops::Range;
 use std::time::{Duration, Instant};
 
@@ -28,7 +29,7 @@ pub(super) struct Staged {
     /// at most 4 bytes is its ordinal's first LE bytes).
     ords: Vec<u32>,
     ord_len: Vec<u8>,
-    /// A stream or lowering target's batches ([`Judge::prefetch_requests`]):
+    /// A stream or lowering target's batches ([`crate::kinds::TargetKind::case_inputs`]):
     /// the cases' raw inputs end to end, each generation's a run of
     /// `ends` ([`Run::inputs`]); the cases are generated again when judged.
     inputs: Vec<u8>,
@@ -128,9 +129,8 @@ impl Stager<'_> {
                 let from = |k: usize| if k == 0 { first_start } else { ends[k - 1] };
                 let mut inputs = (0..ends.len()).map(|k| &st.inputs[from(k)..ends[k]]);
                 run.built = kind.case_inputs(t, r.arch, &mut inputs);
-                if let Some(b) = &run.built {
-                    r.judge.prefetch_inputs_begin(t, b);
-                }
+                r.judge
+                    .prefetch_begin(t, run.built.as_ref().map(CaseInputs::batch));
                 continue;
             }
             if st.kept_at.is_empty() {
@@ -174,12 +174,7 @@ impl Stager<'_> {
             .zip(&st.runs)
             .filter(|(_, run)| run.on && !reqs)
         {
-            if lut {
-                r.judge
-                    .prefetch_ordinals_begin(t, &st.ords[run.ords.clone()]);
-            } else {
-                r.judge.prefetch_begin(t, &st.kept[run.bundles.clone()]);
-            }
+            r.judge.prefetch_begin(t, st.batch(t, run));
         }
         st.took = t0.elapsed();
     }
@@ -257,17 +252,24 @@ impl Stager<'_> {
     pub(super) fn collect(&self, st: &Staged, tick: &dyn Fn()) {
         let Some((ti, _)) = st.item else { return };
         let t = self.cfg.targets[ti];
-        let lut = matches!(t.check(), Check::Lut(_));
         for (r, run) in self.rs.iter().zip(&st.runs).filter(|(_, run)| run.on) {
-            if lut {
-                r.judge
-                    .prefetch_ordinals(t, &st.ords[run.ords.clone()], tick);
-            } else if let Some(b) = &run.built {
-                // Built and kept when it was announced ([`Stager::stage`]).
-                r.judge.prefetch_case_inputs(t, b, tick);
-            } else {
-                r.judge.prefetch(t, &st.kept[run.bundles.clone()], tick);
-            }
+            r.judge.prefetch(t, st.batch(t, run), tick);
+        }
+    }
+}
+
+impl Staged {
+    /// Generation `run`'s batch of target `t`: the one its kind built when
+    /// it was announced ([`Stager::stage`]), else its kept bundles or
+    /// ordinals.
+    fn batch<'a>(&'a self, t: Target, run: &'a Run) -> Option<Batch<'a>> {
+        match &run.built {
+            Some(b) => Some(b.batch()),
+            None => batch_of(
+                t,
+                &self.kept[run.bundles.clone()],
+                &self.ords[run.ords.clone()],
+            ),
         }
     }
 }

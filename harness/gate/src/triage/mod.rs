@@ -340,7 +340,7 @@ fn fold(out: &mut [Triaged], engines: &[Judge], reference: &Judge) {
             })
             .find(|(_, ta, a)| {
                 bundles.iter().any(|x| {
-                    e.compare_bundle(*ta, x).into_iter().any(|d| {
+                    e.compare(*ta, x).into_iter().any(|d| {
                         d.left_name == a.left_name
                             && d.right_name == a.right_name
                             && d.signature.key == a.key

@@ -94,11 +94,6 @@ impl Judge {
         kinds::of(target).compare(self, target, input)
     }
 
-    /// [`Judge::compare`] on a generated bundle (a bundle target's case).
-    pub fn compare_bundle(&self, target: Target, b: &[u8; 64]) -> Outcome {
-        self.compare(target, b)
-    }
-
     /// [`Judge::compare`] on a LUT ordinal (its little-endian bytes).
     pub fn compare_lut(&self, target: Target, ordinal: u32) -> Outcome {
         self.compare(target, &ordinal.to_le_bytes())

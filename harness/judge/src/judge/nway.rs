@@ -27,11 +27,7 @@ pub const JUDGED_SLOTS: usize = VECTORS_SLOT + 1;
 
 /// The batch of target `t`'s cases: `bundles` for a bundle target, `ords`
 /// for a LUT target; `None` for another target.
-pub(super) fn batch_of<'a>(
-    t: Target,
-    bundles: &'a [[u8; 64]],
-    ords: &'a [u32],
-) -> Option<Batch<'a>> {
+pub fn batch_of<'a>(t: Target, bundles: &'a [[u8; 64]], ords: &'a [u32]) -> Option<Batch<'a>> {
     let tables: &'static [LutTable] = &LutTable::ALL;
     Some(match t.check() {
         Check::Validator(v) => Batch::Validate(v, bundles),
@@ -66,6 +62,16 @@ pub struct Judge {
 pub enum CaseInputs {
     Streams(Vec<Vec<u8>>),
     Modules(Vec<Vec<IrInstruction>>),
+}
+
+impl CaseInputs {
+    /// The batch [`Judge::prefetch`] hands the subjects.
+    pub fn batch(&self) -> Batch<'_> {
+        match self {
+            CaseInputs::Streams(ss) => Batch::Streams(ss),
+            CaseInputs::Modules(ms) => Batch::Lower(ms),
+        }
+    }
 }
 
 /// The judge's record of one subject under test.
@@ -253,84 +259,44 @@ impl Judge {
             .collect()
     }
 
-    /// Lets each subject under test that supports bundle target `t` answer
-    /// the cases `bundles` ahead of the per-case comparisons
-    /// ([`Subject::prefetch`]); `tick` is called as answers arrive.
-    pub fn prefetch(&self, t: Target, bundles: &[[u8; 64]], tick: &dyn Fn()) {
-        self.each_batch(batch_of(t, bundles, &[]), t, &|s, b| s.prefetch(b, tick));
+    /// Lets each subject under test that supports target `t` answer its
+    /// cases `batch` ([`batch_of`], [`CaseInputs::batch`]) ahead of the
+    /// per-case comparisons ([`Subject::prefetch`]); `tick` is called as
+    /// answers arrive.
+    pub fn prefetch(&self, t: Target, batch: Option<Batch<'_>>, tick: &dyn Fn()) {
+        if let Some(b) = batch {
+            self.prefetching(t).for_each(|s| s.prefetch(b, tick));
+        }
     }
 
-    /// [`Judge::prefetch`] for a LUT target: the cases' ordinals.
-    pub fn prefetch_ordinals(&self, t: Target, ords: &[u32], tick: &dyn Fn()) {
-        self.each_batch(batch_of(t, &[], ords), t, &|s, b| s.prefetch(b, tick));
+    /// Announces the [`Judge::prefetch`] that follows on the same `batch`
+    /// ([`Subject::prefetch_begin`]), so the subjects can start on it while
+    /// the judge works on other cases.
+    pub fn prefetch_begin(&self, t: Target, batch: Option<Batch<'_>>) {
+        if let Some(b) = batch {
+            self.prefetching(t).for_each(|s| s.prefetch_begin(b));
+        }
     }
 
-    /// [`Judge::prefetch`] / [`Judge::prefetch_ordinals`] on raw inputs of
-    /// target `t` (corpus files), each read as that target's case
-    /// ([`super::input_map`]); nothing for other targets or without a
-    /// subject under test.
+    /// [`Judge::prefetch`] on raw inputs of target `t` (corpus files), each
+    /// read as that target's case ([`super::input_map`]); nothing for other
+    /// targets or without a subject under test.
     pub fn prefetch_inputs<'a>(&self, t: Target, inputs: impl Iterator<Item = &'a [u8]>) {
         if self.under_test().is_empty() {
             return;
         }
         if matches!(t.check(), Check::Lut(_)) {
             let ords: Vec<u32> = inputs.map(ordinal_from_input).collect();
-            self.prefetch_ordinals(t, &ords, &|| {});
+            self.prefetch(t, batch_of(t, &[], &ords), &|| {});
         } else if t.is_bundle() {
             let bundles: Vec<[u8; 64]> = inputs.map(bundle_from_input).collect();
-            self.prefetch(t, &bundles, &|| {});
+            self.prefetch(t, batch_of(t, &bundles, &[]), &|| {});
         }
-    }
-
-    /// [`Judge::prefetch`] for a target whose cases ask one stream or
-    /// module each: `inputs`, built by the target's kind
-    /// ([`crate::kinds::TargetKind::case_inputs`]).
-    pub fn prefetch_case_inputs(&self, t: Target, inputs: &CaseInputs, tick: &dyn Fn()) {
-        self.each_built(t, inputs, &|s, b| s.prefetch(b, tick));
-    }
-
-    /// Announces [`Judge::prefetch_case_inputs`] of `inputs` (see
-    /// [`Judge::prefetch_begin`]).
-    pub fn prefetch_inputs_begin(&self, t: Target, inputs: &CaseInputs) {
-        self.each_built(t, inputs, &|s, b| s.prefetch_begin(b));
     }
 
     /// True if a subject under test would prefetch `t`.
     pub fn prefetches(&self, t: Target) -> bool {
         self.prefetching(t).next().is_some()
-    }
-
-    /// `each` on every subject prefetching `t`, with `built` as its batch.
-    fn each_built(&self, t: Target, built: &CaseInputs, each: &dyn Fn(&dyn Transport, Batch<'_>)) {
-        let batch = match built {
-            CaseInputs::Streams(ss) => Batch::Streams(ss),
-            CaseInputs::Modules(ms) => Batch::Lower(ms),
-        };
-        self.each_batch(Some(batch), t, each);
-    }
-
-    /// Announces the [`Judge::prefetch`] that follows on the same
-    /// `bundles` ([`Subject::prefetch_begin`]), so the subjects can start
-    /// on it while the judge works on other cases.
-    pub fn prefetch_begin(&self, t: Target, bundles: &[[u8; 64]]) {
-        self.each_batch(batch_of(t, bundles, &[]), t, &|s, b| s.prefetch_begin(b));
-    }
-
-    /// [`Judge::prefetch_begin`] for [`Judge::prefetch_ordinals`].
-    pub fn prefetch_ordinals_begin(&self, t: Target, ords: &[u32]) {
-        self.each_batch(batch_of(t, &[], ords), t, &|s, b| s.prefetch_begin(b));
-    }
-
-    /// `each` on every subject prefetching `t`, with `batch` (if any).
-    fn each_batch(
-        &self,
-        batch: Option<Batch<'_>>,
-        t: Target,
-        each: &dyn Fn(&dyn Transport, Batch<'_>),
-    ) {
-        if let Some(batch) = batch {
-            self.prefetching(t).for_each(|s| each(s, batch));
-        }
     }
 
     /// The transports of the subjects under test a prefetch of `t` goes

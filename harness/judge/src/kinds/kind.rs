@@ -217,7 +217,7 @@ pub trait TargetKind: Sync {
     }
 
     /// What the cases `inputs` of `t` ask the subjects under test under
-    /// `arch` (the batch of [`Judge::prefetch_case_inputs`]); `None` when
+    /// `arch` (the batch of [`Judge::prefetch`]); `None` when
     /// [`TargetKind::asks_case_inputs`] is false.
     fn case_inputs(
         &self,

@@ -131,7 +131,7 @@ fn run(e: &Judge, data: &[u8]) -> Result<(), Report> {
             }
             Item::Image(b) => {
                 for t in Target::all().filter(|t| t.is_bundle()) {
-                    outcome(e.compare_bundle(t, &b))?;
+                    outcome(e.compare(t, &b))?;
                 }
             }
             Item::Stream(s) => outcome(e.compare_stream(&s))?,
@@ -163,7 +163,7 @@ fn check_case(e: &Judge, c: &Case) -> Result<(), Report> {
         )
     };
     for t in Target::all().filter(|t| t.is_bundle()) {
-        outcome(e.compare_bundle(t, &c.bundle)).map_err(|mut r| {
+        outcome(e.compare(t, &c.bundle)).map_err(|mut r| {
             r.text.push_str(&ctx());
             r
         })?;
