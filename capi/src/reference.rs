@@ -16,7 +16,7 @@ use tpb_subjects::fields_json::{fields_from_json, fields_text};
 use tpb_subjects::generation::Generation;
 use tpb_subjects::lower_input::{parse_program, PathError, MAX_INPUT_BYTES};
 use tpb_subjects::subjects::registry::reference_pair_for;
-use tpb_subjects::subjects::{Fault, LutTable, Name, Reference, Subject, Validator};
+use tpb_subjects::subjects::{LutTable, Name, Reference, Reply, Validator};
 
 /// Why a request was not answered (`TPB_ERROR`); each names the bad value.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -73,8 +73,14 @@ impl fmt::Display for RequestError {
     }
 }
 
-fn fault(f: Fault) -> RequestError {
-    RequestError::Reference(f.to_string())
+/// Core's answer (the gate's `core` subject serving `arch`) to `ask`; a
+/// fault of it is the request's error.
+pub fn core<T>(
+    arch: Generation,
+    ask: impl FnOnce(&dyn Reference) -> Reply<T>,
+) -> Result<T, RequestError> {
+    let (core, _) = reference_pair_for(arch);
+    ask(&core).map_err(|f| RequestError::Reference(f.to_string()))
 }
 
 /// Core's validator: `None` = valid, else the first failing predicate.
@@ -92,8 +98,7 @@ pub fn validate(v: Validator, b: &[u8; 64], arch: Generation) -> Option<Predicat
 /// (fields as `tpbconform decode` prints them) or
 /// `{"error":{"field":…,"offset":…}}` (SPEC §5.1).
 pub fn decode_json(b: &[u8; 64], arch: Generation) -> Result<String, RequestError> {
-    let (core, _) = reference_pair_for(arch);
-    let answer = match core.decode(b).map_err(fault)? {
+    let answer = match core(arch, |c| c.decode(b))? {
         // Written directly: a roundtrip case asks every bundle's decode.
         Ok(d) => {
             return Ok(format!(
@@ -149,8 +154,7 @@ pub fn encode(request: &[u8], arch: Generation) -> Result<Result<[u8; 64], Name>
         Some(Value::Object(f)) => fields_from_json(f).map_err(RequestError::BadFields)?,
         Some(other) => return Err(RequestError::BadFields(format!("{other} is not an object"))),
     };
-    let (core, _) = reference_pair_for(arch);
-    core.encode(opcode, &fields).map_err(fault)
+    core(arch, |c| c.encode(opcode, &fields))
 }
 
 /// Core's lookup table `table` on `input`: the wire value, or the SPEC §6
@@ -160,8 +164,7 @@ pub fn lut(
     input: u32,
     arch: Generation,
 ) -> Result<Result<u8, Name>, RequestError> {
-    let (core, _) = reference_pair_for(arch);
-    core.lut(table, input).map_err(fault)
+    core(arch, |c| c.lut(table, input))
 }
 
 /// Core's custom-op stream parser (SPEC §5.3): `None` = valid, else the
@@ -171,12 +174,8 @@ pub fn validate_stream(
     bytes: &[u8],
     arch: Generation,
 ) -> Result<Option<(Name, usize)>, RequestError> {
-    let (core, _) = reference_pair_for(arch);
-    Ok(core
-        .parse_stream(bytes)
-        .map_err(fault)?
-        .err()
-        .map(|e| (e.name, e.index)))
+    let parsed = core(arch, |c| c.parse_stream(bytes))?;
+    Ok(parsed.err().map(|e| (e.name, e.index)))
 }
 
 /// Lowers one `tpbconform lower` document (SPEC §5.4) under the selected

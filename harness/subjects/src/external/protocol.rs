@@ -1,9 +1,10 @@
-//! The wire format of `tpb-subject/1` (docs/subject-protocol.md): one JSON
-//! object per line, both directions. This module only turns typed requests
-//! into lines and lines into typed answers, strictly: an answer with a
-//! missing, extra or mistyped key, or the wrong id, is an error naming what
-//! is wrong. The same types serve the client ([`super::process`]) and the
-//! library worker ([`super::shm_worker`]).
+//! The operations of `tpb-subject/1` (docs/subject-protocol.md), each whole
+//! here: its request and answer as JSON lines (one object per line, both
+//! directions, read strictly: an answer with a missing, extra or mistyped
+//! key, or the wrong id, is an error naming what is wrong), as a `lib:`
+//! worker's binary records, and typed for the judge
+//! ([`asked_one_at_a_time`]). The same types serve the client
+//! ([`super::process`]) and the library worker ([`super::shm_worker`]).
 
 use super::lower_json::{exact_keys, LOWERED_KEYS};
 use super::names::foreign;
