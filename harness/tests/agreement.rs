@@ -20,7 +20,7 @@ use tpbconform::targets::{Check, Target};
 fn compare(t: Target, input: &[u8]) -> Outcome {
     Judge::reference().compare(t, input)
 }
-fn compare(t: Target, b: &[u8; 64]) -> Outcome {
+fn compare_bundle(t: Target, b: &[u8; 64]) -> Outcome {
     Judge::reference().compare(t, b)
 }
 fn compare_stream(s: &[u8]) -> Outcome {
@@ -264,7 +264,7 @@ fn all_agree(what: &str, bundles: impl IntoIterator<Item = [u8; 64]>) {
     let mut c = Collector::default();
     for b in bundles {
         for t in bundle_targets() {
-            c.add(compare(t, &b));
+            c.add(compare_bundle(t, &b));
         }
     }
     c.finish(what);
@@ -316,7 +316,7 @@ fn byte_value_pairs_in_the_header_agree() {
             let mut b = h;
             b[0x10] = a;
             b[0x1C] = z;
-            c.add(compare(t("validate_header"), &b));
+            c.add(compare_bundle(t("validate_header"), &b));
         }
     }
     c.finish("byte[0x10] x byte[0x1C] pairs");
@@ -351,7 +351,7 @@ fn scratch_lattice_agrees_and_matches_spec() {
                         b[0x1C] = x1c;
                         cases += 1;
                         for t in [t("validate_header"), t("decode_any"), t("roundtrip")] {
-                            c.add(compare(t, &b));
+                            c.add(compare_bundle(t, &b));
                         }
                         // SPEC §3 (6): all-zero, or byte10 & dword18 & byte1c all nonzero.
                         let expect = if mask == 0 || mask & 0b1101 == 0b1101 {
