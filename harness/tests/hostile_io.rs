@@ -193,15 +193,8 @@ fn encode_output_refuses_a_file_owned_by_another_user() {
         let theirs = d.join("theirs");
         std::fs::write(&theirs, b"not yours").unwrap();
         std::os::unix::fs::chown(&theirs, Some(NOBODY), Some(NOBODY)).unwrap();
-        let mut c = Command::new(BIN)
-            .args(["encode", "-o", theirs.to_str().unwrap()])
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        c.stdin.take().unwrap().write_all(&rec).unwrap();
-        let o = c.wait_with_output().unwrap();
+        // (It may refuse before reading its input: `run` allows the closed pipe.)
+        let o = common::run(&["encode", "-o", theirs.to_str().unwrap()], &rec);
         assert_eq!(code(&o), 2, "{mode:o}: {}", stderr(&o));
         assert!(stderr(&o).contains("owned by uid 65534"), "{}", stderr(&o));
         assert_eq!(std::fs::read(&theirs).unwrap(), b"not yours");
