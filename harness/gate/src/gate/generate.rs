@@ -260,7 +260,9 @@ impl Cases for Item<'_, '_> {
         let (ti, lo) = self.at;
         let m = lo + u64::from(j);
         let i = cfg.shard.case_index(m);
-        if (again || j.is_multiple_of(64)) && cfg.interrupted() {
+        // At least once in 64 positions (the generation's step by at most
+        // `arches`).
+        if (again || j % 64 < self.arches as u32) && cfg.interrupted() {
             // Stopped: this chunk is dropped.
             return None;
         }

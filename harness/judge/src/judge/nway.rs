@@ -400,10 +400,7 @@ impl Judge {
             // No subject under test (the gate without `--subject`).
             return Outcome(Vec::new());
         }
-        // Each subject under test takes the left side.
-        let mut p = p.as_subjects();
-        p.right = p.left;
-        self.judged_against(p, judge)
+        self.judge_under_test(t, input, case, judge)
     }
 
     /// The reference pair (core, the oracle) on one case of `t`.
@@ -432,25 +429,15 @@ impl Judge {
         case: &dyn Fn() -> String,
         judge: &dyn Fn(&Pair<'_>) -> Option<Divergence>,
     ) -> Outcome {
+        // Each subject under test takes the left side.
         let core: &dyn Subject = &*self.pair[0];
-        let p = Pair {
+        let mut p = Pair {
             left: core,
             right: core,
             target: t,
             input,
             case,
         };
-        self.judged_against(p, judge)
-    }
-
-    /// [`Judge::judge_under_test`] with pair `p` (its right side core).
-    #[inline]
-    fn judged_against<'a>(
-        &'a self,
-        mut p: Pair<'a>,
-        judge: &dyn Fn(&Pair<'_>) -> Option<Divergence>,
-    ) -> Outcome {
-        let t = p.target;
         let mut out: Vec<Divergence> = Vec::new();
         let mut judged = 0usize;
         for x in self.judged_on(t) {
