@@ -202,38 +202,54 @@ pub fn validator_reserved(opcode: u8, off: usize) -> bool {
     off >= 0x0C && byte_role(opcode, off) == Some(Role::Reserved)
 }
 
-/// The layouts of the [`OPCODES`], computed once.
-fn cached() -> &'static [Vec<Span>; OPCODES.len()] {
-    static L: OnceLock<[Vec<Span>; OPCODES.len()]> = OnceLock::new();
-    L.get_or_init(|| OPCODES.map(layout))
+const _: () = assert!(OPCODES.len() < u8::MAX as usize);
+/// The position of each opcode in [`OPCODES`] (`u8::MAX`: not a record).
+const POSITION: [u8; 256] = {
+    let mut at = [u8::MAX; 256];
+    let mut i = 0;
+    while i < OPCODES.len() {
+        at[OPCODES[i] as usize] = i as u8;
+        i += 1;
+    }
+    at
+};
+
+/// The layouts of the [`OPCODES`] and, per byte, the index of the span
+/// holding it (`u8::MAX`: none), computed once: the labels and violations
+/// ask for every byte of every generated image.
+struct Cached {
+    spans: [Vec<Span>; OPCODES.len()],
+    at: [[u8; 64]; OPCODES.len()],
+}
+
+fn cached(opcode: u8) -> Option<(&'static [Span], &'static [u8; 64])> {
+    static C: OnceLock<Cached> = OnceLock::new();
+    let c = C.get_or_init(|| {
+        let spans = OPCODES.map(layout);
+        let at = std::array::from_fn(|i| {
+            std::array::from_fn(|off| {
+                spans[i]
+                    .iter()
+                    .position(|s: &Span| (s.off..s.off + s.len).contains(&off))
+                    .and_then(|k| u8::try_from(k).ok())
+                    .unwrap_or(u8::MAX)
+            })
+        });
+        Cached { spans, at }
+    });
+    let i = usize::from(POSITION[usize::from(opcode)]);
+    Some((c.spans.get(i)?.as_slice(), c.at.get(i)?))
 }
 
 /// The spans of one of the [`OPCODES`] (cached; empty for other opcodes).
 pub fn spans(opcode: u8) -> &'static [Span] {
-    OPCODES
-        .iter()
-        .position(|&o| o == opcode)
-        .map_or(&[], |i| cached()[i].as_slice())
+    cached(opcode).map_or(&[], |(s, _)| s)
 }
 
-/// The span holding byte `off` of an `opcode` image (one of [`OPCODES`]):
-/// a per-byte index into its spans, built once (the labels and violations
-/// ask it for every byte of every generated image).
+/// The span holding byte `off` of an `opcode` image (one of [`OPCODES`]).
 pub fn span_at(opcode: u8, off: usize) -> Option<&'static Span> {
-    static AT: OnceLock<[[u8; 64]; OPCODES.len()]> = OnceLock::new();
-    let at = AT.get_or_init(|| {
-        std::array::from_fn(|i| {
-            std::array::from_fn(|off| {
-                cached()[i]
-                    .iter()
-                    .position(|s| (s.off..s.off + s.len).contains(&off))
-                    .and_then(|k| u8::try_from(k).ok())
-                    .unwrap_or(u8::MAX)
-            })
-        })
-    });
-    let i = OPCODES.iter().position(|&o| o == opcode)?;
-    cached()[i].get(usize::from(*at[i].get(off)?))
+    let (spans, at) = cached(opcode)?;
+    spans.get(usize::from(*at.get(off)?))
 }
 
 /// The role of byte `off` of an `opcode` image (one of [`OPCODES`]).
