@@ -416,6 +416,22 @@ mod tests {
     }
 
     #[test]
+    fn span_at_is_the_span_of_the_layout_holding_the_byte() {
+        for op in 0..=u8::MAX {
+            let l = if OPCODES.contains(&op) {
+                layout(op)
+            } else {
+                Vec::new()
+            };
+            assert_eq!(spans(op), l.as_slice(), "opcode {op:#x}");
+            for off in 0..65 {
+                let want = l.iter().find(|s| (s.off..s.off + s.len).contains(&off));
+                assert_eq!(span_at(op, off), want, "opcode {op:#x} byte {off}");
+            }
+        }
+    }
+
+    #[test]
     fn same_bundle_is_byte_equality() {
         let a = [7u8; 64];
         assert!(super::same_bundle(&a, &a));
