@@ -2,8 +2,8 @@
 //! here: its request and answer as JSON lines (one object per line, both
 //! directions, read strictly: an answer with a missing, extra or mistyped
 //! key, or the wrong id, is an error naming what is wrong), as a `lib:`
-//! worker's binary records, and typed for the judge
-//! ([`asked_one_at_a_time`]). The same types serve the client
+//! worker's binary records, and typed for the judge ([`decoded`] …, which
+//! `ExternalSubject` asks through). The same types serve the client
 //! ([`super::process`]) and the library worker ([`super::shm_worker`]).
 
 use super::lower_json::{exact_keys, LOWERED_KEYS};
@@ -679,60 +679,6 @@ pub fn lowered(a: Answer, gen: Generation, asked: usize) -> Reply<ModuleAnswer> 
         other => Err(wrong_kind(&other)),
     }
 }
-
-/// The [`crate::subjects::Subject`] methods of the operations an external
-/// subject asks one request at a time, each its request and its typed answer
-/// (above): expanded in `ExternalSubject`'s impl ([`super::subject`], whose
-/// `ask` makes the round trip), beside the validators and LUTs it serves
-/// from its batches.
-macro_rules! asked_one_at_a_time {
-    () => {
-        fn decode(
-            &self,
-            b: &[u8; 64],
-        ) -> $crate::subjects::Reply<Result<$crate::subjects::Decoded, $crate::subjects::DecodeFail>>
-        {
-            use $crate::external::protocol::{decoded, Request};
-            self.compared(self.ask(Request::Decode(*b), decoded))
-        }
-
-        fn encode(
-            &self,
-            opcode: u8,
-            fields: &[($crate::subjects::FieldName, $crate::subjects::Value)],
-        ) -> $crate::subjects::Reply<$crate::subjects::EncodeResult> {
-            use $crate::external::protocol::{encoded, Request};
-            // Part of its case's answer (a roundtrip's decode, counted there).
-            let fields = fields.to_vec();
-            self.ask(Request::Encode { opcode, fields }, encoded)
-        }
-
-        fn validate_stream(
-            &self,
-            bytes: &[u8],
-        ) -> $crate::subjects::Reply<Result<(), $crate::subjects::StreamFail>> {
-            use $crate::external::protocol::{streamed, Request, MAX_STREAM};
-            if bytes.len() > MAX_STREAM {
-                return Err($crate::subjects::Fault::Unsupported);
-            }
-            // A stored answer is found without copying the stream.
-            let held = |q: &Request| matches!(q, Request::ValidateStream(b) if b == bytes);
-            let request = || Request::ValidateStream(bytes.to_vec());
-            self.compared(self.ask_held(held, request, streamed))
-        }
-
-        fn lower_module(
-            &self,
-            insns: &[$crate::subjects::IrInstruction],
-        ) -> $crate::subjects::Reply<$crate::subjects::ModuleAnswer> {
-            use $crate::external::protocol::{lowered, Request};
-            let gen = self.arch();
-            let ir = Request::Lower($crate::external::lower_json::ir_document(gen, insns));
-            self.compared(self.ask(ir, |a| lowered(a, gen, insns.len())))
-        }
-    };
-}
-pub(super) use asked_one_at_a_time;
 
 // The binary records of a `lib:` worker ([`super::record`]): a request is
 // a kind byte and its input as is, an answer a tag and its parts.

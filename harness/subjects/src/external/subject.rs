@@ -12,14 +12,17 @@ use super::process::{
     Fault as ClientFault, FaultClass, ProcessSubject, Reply as ClientReply, StartError,
     STDERR_LINES,
 };
-use super::protocol::{Answer, Hello, Op, Request};
+use super::protocol::{
+    decoded, encoded, lowered, streamed, Answer, Hello, Op, Request, MAX_STREAM,
+};
 use super::ready::{LutColumn, ReadyStore};
 use super::shm_client::{ShmAnswer, ShmChannel, ShmSink};
 use crate::generation::Generation;
 use crate::subjects::registry::{OpenError, SubjectSpec};
 use crate::subjects::{
-    Batch, Capabilities, Capability, Compact, Fault, GivenUp, LutResult, LutTable, Name, Reply,
-    Subject, Transport, Validator, Verdict,
+    Batch, Capabilities, Capability, Compact, DecodeFail, Decoded, EncodeResult, Fault, FieldName,
+    GivenUp, IrInstruction, LutResult, LutTable, ModuleAnswer, Name, Reply, StreamFail, Subject,
+    Transport, Validator, Value, Verdict,
 };
 use std::cell::RefCell;
 use std::collections::{BTreeMap, VecDeque};
@@ -293,7 +296,7 @@ impl ExternalSubject {
     }
 
     /// `r` asked (or served from the stored batch), its answer typed by
-    /// `typed` ([`super::protocol::asked_one_at_a_time`]).
+    /// `typed` (`protocol::decoded` …).
     fn ask<T>(&self, r: Request, typed: impl FnOnce(Answer) -> Reply<T>) -> Reply<T> {
         typed_reply(self.call(r), typed)
     }
@@ -504,7 +507,33 @@ impl Subject for ExternalSubject {
         self.compared(self.lut_unready(table, input))
     }
 
-    super::protocol::asked_one_at_a_time!();
+    // The operations asked one request at a time, each typed by its
+    // protocol answer (`protocol::decoded` …).
+    fn decode(&self, b: &[u8; 64]) -> Reply<Result<Decoded, DecodeFail>> {
+        self.compared(self.ask(Request::Decode(*b), decoded))
+    }
+
+    fn encode(&self, opcode: u8, fields: &[(FieldName, Value)]) -> Reply<EncodeResult> {
+        // Part of its case's answer (a roundtrip's decode, counted there).
+        let fields = fields.to_vec();
+        self.ask(Request::Encode { opcode, fields }, encoded)
+    }
+
+    fn validate_stream(&self, bytes: &[u8]) -> Reply<Result<(), StreamFail>> {
+        if bytes.len() > MAX_STREAM {
+            return Err(Fault::Unsupported);
+        }
+        // A stored answer is found without copying the stream.
+        let held = |q: &Request| matches!(q, Request::ValidateStream(b) if b == bytes);
+        let request = || Request::ValidateStream(bytes.to_vec());
+        self.compared(self.ask_held(held, request, streamed))
+    }
+
+    fn lower_module(&self, insns: &[IrInstruction]) -> Reply<ModuleAnswer> {
+        let gen = self.arch();
+        let ir = Request::Lower(super::lower_json::ir_document(gen, insns));
+        self.compared(self.ask(ir, |a| lowered(a, gen, insns.len())))
+    }
 }
 
 impl Transport for ExternalSubject {
