@@ -286,15 +286,25 @@ pub enum Kind {
 
 /// The value kind of a field name: the [`Domain::kind`] of the first span
 /// of that name in the layouts (names not in the layouts: [`Kind::Int`]).
+/// Looked up in a table sorted by name, built once (each field of every
+/// decode answer and encode request is read through it).
 pub fn field_kind(name: &str) -> Kind {
-    OPCODES
-        .iter()
-        .flat_map(|&op| spans(op))
-        .find_map(|s| match s.role {
-            Role::Field(d) if s.name == name => Some(d.kind()),
-            _ => None,
-        })
-        .unwrap_or(Kind::Int)
+    static KINDS: OnceLock<Vec<(&'static str, Kind)>> = OnceLock::new();
+    let kinds = KINDS.get_or_init(|| {
+        let mut first: Vec<(&'static str, Kind)> = Vec::new();
+        for s in OPCODES.iter().flat_map(|&op| spans(op)) {
+            if let Role::Field(d) = s.role {
+                if !first.iter().any(|(n, _)| *n == s.name) {
+                    first.push((s.name, d.kind()));
+                }
+            }
+        }
+        first.sort_by_key(|(n, _)| *n);
+        first
+    });
+    kinds
+        .binary_search_by_key(&name, |(n, _)| n)
+        .map_or(Kind::Int, |i| kinds[i].1)
 }
 
 /// `check`'s verdict on an instruction whose skeleton holds and whose body no record models.
@@ -413,6 +423,32 @@ mod tests {
             }
             assert_eq!(next, 64, "opcode {op:#x}");
         }
+    }
+
+    #[test]
+    fn a_field_kind_is_the_kind_of_the_first_span_of_that_name() {
+        let mut names = vec!["no_such_field", "", "reserved"];
+        for op in OPCODES {
+            names.extend(layout(op).iter().map(|s| s.name));
+        }
+        let mut kinds = std::collections::BTreeSet::new();
+        for name in names {
+            let first = OPCODES
+                .iter()
+                .flat_map(|&op| layout(op))
+                .find_map(|s| match s.role {
+                    Role::Field(d) if s.name == name => Some(d.kind()),
+                    _ => None,
+                })
+                .unwrap_or(Kind::Int);
+            assert_eq!(field_kind(name), first, "{name}");
+            kinds.insert(format!("{first:?}"));
+        }
+        assert_eq!(
+            kinds.len(),
+            3,
+            "names of every kind are looked up: {kinds:?}"
+        );
     }
 
     #[test]

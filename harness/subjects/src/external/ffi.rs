@@ -116,38 +116,46 @@ pub struct SubjectLib {
     _lib: Library,
 }
 
+thread_local! {
+    /// [`text_out`]'s buffer, kept between calls: a fresh one per call cost
+    /// the worker a page fault per page (a lowering case's is 64 KiB).
+    static OUT: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
 /// Calls `call(buf, cap, &mut len)` for an operation that writes JSON text
 /// into a caller buffer (`tpb_decode`, `tpb_lower`): once with `first`
 /// bytes, once more with the size asked for on `TPB_BUFFER_TOO_SMALL` (at
-/// most `max`).
+/// most `max`). The buffer is zeroed before each call, as a fresh one.
 fn text_out(
     what: &str,
     first: usize,
     max: usize,
     mut call: impl FnMut(*mut c_char, usize, &mut usize) -> c_int,
 ) -> Status<String> {
-    let mut cap = first;
-    for _ in 0..2 {
-        let mut buf = vec![0u8; cap];
-        let mut len = 0usize;
-        match call(buf.as_mut_ptr().cast(), cap, &mut len) {
-            TPB_OK if len <= cap => {
-                buf.truncate(len);
-                return match String::from_utf8(buf) {
-                    Ok(s) => Status::Ok(s),
-                    Err(_) => Status::Error(format!("{what} answer is not UTF-8")),
-                };
+    OUT.with_borrow_mut(|buf| {
+        let mut cap = first;
+        for _ in 0..2 {
+            buf.clear();
+            buf.resize(cap, 0);
+            let mut len = 0usize;
+            match call(buf.as_mut_ptr().cast(), cap, &mut len) {
+                TPB_OK if len <= cap => {
+                    return match std::str::from_utf8(&buf[..len]) {
+                        Ok(s) => Status::Ok(s.to_string()),
+                        Err(_) => Status::Error(format!("{what} answer is not UTF-8")),
+                    };
+                }
+                TPB_OK => return Status::Error(format!("{what} length {len} > capacity {cap}")),
+                TPB_BUFFER_TOO_SMALL if len > cap && len <= max => cap = len,
+                TPB_BUFFER_TOO_SMALL => {
+                    return Status::Error(format!("{what} needs {len} bytes (capacity {cap})"))
+                }
+                TPB_UNSUPPORTED => return Status::Unsupported,
+                n => return Status::Error(format!("{what} returned {n}")),
             }
-            TPB_OK => return Status::Error(format!("{what} length {len} > capacity {cap}")),
-            TPB_BUFFER_TOO_SMALL if len > cap && len <= max => cap = len,
-            TPB_BUFFER_TOO_SMALL => {
-                return Status::Error(format!("{what} needs {len} bytes (capacity {cap})"))
-            }
-            TPB_UNSUPPORTED => return Status::Unsupported,
-            n => return Status::Error(format!("{what} returned {n}")),
         }
-    }
-    Status::Error(format!("{what} buffer still too small after a retry"))
+        Status::Error(format!("{what} buffer still too small after a retry"))
+    })
 }
 
 /// The error of a LUT refusal that is not UTF-8.

@@ -7,140 +7,249 @@
 
 use crate::subjects::{Lowered, LoweredModule};
 use serde_json::{json, Map, Value};
-use std::fmt::Write;
 use tpb_core::insn::Sync;
 use tpb_core::lower::{Generation, IrInstruction, TransferOperand};
 use tpb_core::lut::DTYPE_TABLE;
 
-// The IR document is written as text, key for key in the order
-// `serde_json` (preserve_order) printed the object it replaces: a
-// collective_lowering case asks it twice (batched, then judged), so no
-// `Value` tree is built for it.
+// The IR document is written as bytes, key for key in the order
+// `serde_json` (preserve_order) printed the object it replaces, without
+// `fmt`: a collective_lowering case builds it for the batch, and the judged
+// case compares its own with it ([`is_ir_document`]).
+
+/// Where the document goes: built, or compared with a held one.
+trait Out {
+    fn put(&mut self, s: &[u8]);
+}
+
+impl Out for Vec<u8> {
+    fn put(&mut self, s: &[u8]) {
+        self.extend_from_slice(s);
+    }
+}
+
+/// What is left of a held document to match; `None` once it differs.
+struct Rest<'a>(Option<&'a [u8]>);
+
+impl Out for Rest<'_> {
+    fn put(&mut self, s: &[u8]) {
+        self.0 = self.0.and_then(|r| r.strip_prefix(s));
+    }
+}
+
+/// `n` in decimal, two digits a step (most of a document is numbers, many
+/// of them 20 digits).
+fn num(o: &mut impl Out, n: u64) {
+    const PAIRS: [u8; 200] = {
+        let mut t = [0u8; 200];
+        let mut i = 0;
+        while i < 100 {
+            t[2 * i] = b'0' + (i / 10) as u8;
+            t[2 * i + 1] = b'0' + (i % 10) as u8;
+            i += 1;
+        }
+        t
+    };
+    let mut digits = [0u8; 20];
+    let mut at = digits.len();
+    let mut n = n;
+    while n >= 100 {
+        let d = (n % 100) as usize * 2;
+        n /= 100;
+        at -= 2;
+        digits[at..at + 2].copy_from_slice(&PAIRS[d..d + 2]);
+    }
+    if n >= 10 {
+        let d = n as usize * 2;
+        at -= 2;
+        digits[at..at + 2].copy_from_slice(&PAIRS[d..d + 2]);
+    } else {
+        at -= 1;
+        digits[at] = b'0' + n as u8;
+    }
+    o.put(&digits[at..]);
+}
+
+/// `,"key":n` for each pair (no comma before the first when `first`).
+fn nums(o: &mut impl Out, first: bool, pairs: &[(&str, u64)]) {
+    for (i, (key, n)) in pairs.iter().enumerate() {
+        o.put(if first && i == 0 { b"\"" } else { b",\"" });
+        o.put(key.as_bytes());
+        o.put(b"\":");
+        num(o, *n);
+    }
+}
+
+/// `s` as a JSON string (`s` needs no escapes: names and hex).
+fn string(o: &mut impl Out, s: &str) {
+    o.put(b"\"");
+    o.put(s.as_bytes());
+    o.put(b"\"");
+}
 
 /// A dtype as the input document names it: its SPEC §6.4 name, or the bare
 /// ordinal when it is past the table (so `dtype_out_of_range` can be asked).
-fn dtype(o: &mut String, ordinal: u32) {
+fn dtype(o: &mut impl Out, ordinal: u32) {
     match usize::try_from(ordinal)
         .ok()
         .and_then(|i| DTYPE_TABLE.get(i))
     {
-        Some((name, _, _)) => {
-            let _ = write!(o, "\"{name}\"");
-        }
-        None => {
-            let _ = write!(o, "{ordinal}");
-        }
+        Some((name, _, _)) => string(o, name),
+        None => num(o, ordinal.into()),
     }
 }
 
-fn sync(o: &mut String, s: &Sync) {
-    let _ = write!(
+/// `,"sync":{…}`.
+fn sync(o: &mut impl Out, s: &Sync) {
+    o.put(br#","sync":{"#);
+    nums(
         o,
-        r#""sync":{{"wait_mode":{},"wait_idx":{},"update_mode":{},"update_idx":{},"semaphore_value":{}}}"#,
-        s.wait_mode.0, s.wait_idx, s.update_mode.0, s.update_idx, s.semaphore_value
+        true,
+        &[
+            ("wait_mode", s.wait_mode.0.into()),
+            ("wait_idx", s.wait_idx.into()),
+            ("update_mode", s.update_mode.0.into()),
+            ("update_idx", s.update_idx.into()),
+            ("semaphore_value", s.semaphore_value.into()),
+        ],
     );
+    o.put(b"}");
 }
 
-fn tensor(o: &mut String, key: &str, t: &TransferOperand) {
-    let _ = write!(
+/// `,"key":{…}`.
+fn tensor(o: &mut impl Out, key: &str, t: &TransferOperand) {
+    o.put(b",\"");
+    o.put(key.as_bytes());
+    o.put(b"\":{");
+    nums(
         o,
-        r#""{key}":{{"tensor_id":{},"tensor_base":{},"num_elements_per_partition":{}}},"#,
-        t.tensor_id, t.tensor_base, t.num_elements_per_partition
+        true,
+        &[
+            ("tensor_id", t.tensor_id),
+            ("tensor_base", t.tensor_base),
+            ("num_elements_per_partition", t.num_elements_per_partition),
+        ],
     );
+    o.put(b"}");
 }
 
 /// `bytes` as a JSON string of lowercase hex ([`crate::subjects::hex`]).
-fn hex(o: &mut String, bytes: &[u8]) {
-    let _ = write!(o, "\"{}\"", crate::subjects::hex(bytes));
+fn hex(o: &mut impl Out, bytes: &[u8]) {
+    string(o, &crate::subjects::hex(bytes));
 }
 
-fn list<T>(o: &mut String, xs: &[T], mut each: impl FnMut(&mut String, &T)) {
-    o.push('[');
+fn list<O: Out, T>(o: &mut O, xs: &[T], mut each: impl FnMut(&mut O, &T)) {
+    o.put(b"[");
     for (i, x) in xs.iter().enumerate() {
         if i > 0 {
-            o.push(',');
+            o.put(b",");
         }
         each(o, x);
     }
-    o.push(']');
+    o.put(b"]");
 }
 
-fn instruction(o: &mut String, insn: &IrInstruction) {
+fn instruction(o: &mut impl Out, insn: &IrInstruction) {
     match insn {
         IrInstruction::Collective(c) => {
-            let _ = write!(
-                o,
-                r#"{{"op":"collective","kind":"{}","cce_op":"{}","dtype":"#,
-                c.kind.name(),
-                c.cce_op.name()
-            );
+            o.put(br#"{"op":"collective","kind":"#);
+            string(o, c.kind.name());
+            o.put(br#","cce_op":"#);
+            string(o, c.cce_op.name());
+            o.put(br#","dtype":"#);
             dtype(o, c.dtype);
-            o.push_str(r#","src":"#);
+            o.put(br#","src":"#);
             hex(o, &c.src);
-            o.push_str(r#","src2":"#);
+            o.put(br#","src2":"#);
             match &c.src2 {
                 Some(s) => hex(o, s),
-                None => o.push_str("null"),
+                None => o.put(b"null"),
             }
-            o.push_str(r#","replica_groups":"#);
+            o.put(br#","replica_groups":"#);
             list(o, &c.replica_groups, |o, g| {
-                list(o, g, |o, r| {
-                    let _ = write!(o, "{r}");
-                });
+                list(o, g, |o, r| num(o, (*r).into()));
             });
-            o.push_str(r#","source_target_pairs":"#);
+            o.put(br#","source_target_pairs":"#);
             list(o, &c.source_target_pairs, |o, (s, t)| {
-                let _ = write!(o, "[{s},{t}]");
+                list(o, &[*s, *t], |o, r| num(o, (*r).into()));
             });
-            let _ = write!(
+            nums(
                 o,
-                r#","channel_id":{},"cc_dim":{},"#,
-                c.channel_id, c.cc_dim
+                false,
+                &[
+                    ("channel_id", c.channel_id.into()),
+                    ("cc_dim", c.cc_dim.into()),
+                ],
             );
             sync(o, &c.sync);
         }
         IrInstruction::Transfer(t) => {
-            let _ = write!(
+            o.put(br#"{"op":"#);
+            string(o, t.direction.name());
+            nums(
                 o,
-                r#"{{"op":"{}","tensor_id":{},"tensor_base":{},"num_elements_per_partition":{},"peer":{},"#,
-                t.direction.name(),
-                t.operand.tensor_id,
-                t.operand.tensor_base,
-                t.operand.num_elements_per_partition,
-                t.peer
+                false,
+                &[
+                    ("tensor_id", t.operand.tensor_id),
+                    ("tensor_base", t.operand.tensor_base),
+                    (
+                        "num_elements_per_partition",
+                        t.operand.num_elements_per_partition,
+                    ),
+                    ("peer", t.peer.into()),
+                ],
             );
             sync(o, &t.sync);
         }
         IrInstruction::LocalSendRecv(l) => {
-            let _ = write!(o, r#"{{"op":"local_send_recv","kind":"{}","#, l.kind.name());
+            o.put(br#"{"op":"local_send_recv","kind":"#);
+            string(o, l.kind.name());
             tensor(o, "send", &l.send);
             tensor(o, "recv", &l.recv);
-            let _ = write!(o, r#""peer":{},"src_dtype":"#, l.peer);
+            nums(o, false, &[("peer", l.peer.into())]);
+            o.put(br#","src_dtype":"#);
             dtype(o, l.src_dtype);
-            o.push_str(r#","dst_dtype":"#);
+            o.put(br#","dst_dtype":"#);
             dtype(o, l.dst_dtype);
-            o.push_str(r#","src_ap":"#);
+            o.put(br#","src_ap":"#);
             hex(o, &l.src_ap);
-            o.push_str(r#","dst_ap":"#);
+            o.put(br#","dst_ap":"#);
             hex(o, &l.dst_ap);
-            let _ = write!(
+            nums(
                 o,
-                r#","peer_partition":{},"bytes_per_partition":{},"cores_per_lnc":{},"#,
-                l.peer_partition, l.bytes_per_partition, l.cores_per_lnc
+                false,
+                &[
+                    ("peer_partition", l.peer_partition.into()),
+                    ("bytes_per_partition", l.bytes_per_partition),
+                    ("cores_per_lnc", l.cores_per_lnc.into()),
+                ],
             );
             sync(o, &l.sync);
         }
     }
-    o.push('}');
+    o.put(b"}");
+}
+
+fn document(o: &mut impl Out, gen: Generation, insns: &[IrInstruction]) {
+    o.put(br#"{"generation":"#);
+    string(o, gen.name());
+    o.put(br#","instructions":"#);
+    list(o, insns, |o, i| instruction(o, i));
+    o.put(b"}");
 }
 
 /// The `tpbconform lower` input document of `insns` under `gen`, as text.
 pub fn ir_document(gen: Generation, insns: &[IrInstruction]) -> String {
-    let mut o = String::with_capacity(64 + 400 * insns.len());
-    let _ = write!(o, r#"{{"generation":"{}","instructions":"#, gen.name());
-    list(&mut o, insns, instruction);
-    o.push('}');
-    o
+    let mut o = Vec::with_capacity(64 + 600 * insns.len());
+    document(&mut o, gen, insns);
+    // Names, digits and hex: ASCII.
+    String::from_utf8(o).unwrap_or_default()
+}
+
+/// True if `text` is [`ir_document`]`(gen, insns)`, found without writing it.
+pub fn is_ir_document(text: &str, gen: Generation, insns: &[IrInstruction]) -> bool {
+    let mut rest = Rest(Some(text.as_bytes()));
+    document(&mut rest, gen, insns);
+    rest.0.is_some_and(<[u8]>::is_empty)
 }
 
 /// The keys of a `lower` success answer (besides `id`), as
@@ -368,6 +477,18 @@ pub fn module_json(generation: &str, m: &LoweredModule) -> Map<String, Value> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn numbers_are_written_as_display_writes_them() {
+        let mut edges = vec![0, 9, 10, 99, 100, 101, 999, 1000, u64::MAX, u64::MAX - 1];
+        edges.extend((0..64).map(|k| 1u64 << k));
+        edges.extend((1..20).map(|k| 10u64.pow(k) - 1));
+        for n in edges {
+            let mut o = Vec::new();
+            num(&mut o, n);
+            assert_eq!(String::from_utf8(o).unwrap(), n.to_string());
+        }
+    }
 
     #[test]
     fn a_module_answer_is_read_strictly() {

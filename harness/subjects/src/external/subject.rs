@@ -531,8 +531,10 @@ impl Subject for ExternalSubject {
 
     fn lower_module(&self, insns: &[IrInstruction]) -> Reply<ModuleAnswer> {
         let gen = self.arch();
-        let ir = Request::Lower(super::lower_json::ir_document(gen, insns));
-        self.compared(self.ask(ir, |a| lowered(a, gen, insns.len())))
+        // A stored answer is found without writing the document again.
+        let held = |q: &Request| matches!(q, Request::Lower(ir) if super::lower_json::is_ir_document(ir, gen, insns));
+        let ir = || Request::Lower(super::lower_json::ir_document(gen, insns));
+        self.compared(self.ask_held(held, ir, |a| lowered(a, gen, insns.len())))
     }
 }
 
