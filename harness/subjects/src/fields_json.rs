@@ -106,7 +106,7 @@ pub fn json_to_value(name: &str, v: &J) -> Result<Value, String> {
 /// The inverse of [`fields_json`]: the field list in the object's order.
 pub fn fields_from_json(fo: &Map<String, J>) -> Result<Vec<(FieldName, Value)>, String> {
     fo.iter()
-        .map(|(k, v)| Ok((k.clone().into(), json_to_value(k, v)?)))
+        .map(|(k, v)| Ok((crate::layout::field_name(k), json_to_value(k, v)?)))
         .collect()
 }
 

@@ -284,11 +284,10 @@ pub enum Kind {
     Bytes,
 }
 
-/// The value kind of a field name: the [`Domain::kind`] of the first span
-/// of that name in the layouts (names not in the layouts: [`Kind::Int`]).
-/// Looked up in a table sorted by name, built once (each field of every
-/// decode answer and encode request is read through it).
-pub fn field_kind(name: &str) -> Kind {
+/// A field name of the layouts and the [`Domain::kind`] of its first span,
+/// looked up in a table sorted by name, built once: each field of every
+/// decode answer and encode request is read through it.
+fn known_field(name: &str) -> Option<(&'static str, Kind)> {
     static KINDS: OnceLock<Vec<(&'static str, Kind)>> = OnceLock::new();
     let kinds = KINDS.get_or_init(|| {
         let mut first: Vec<(&'static str, Kind)> = Vec::new();
@@ -302,9 +301,23 @@ pub fn field_kind(name: &str) -> Kind {
         first.sort_by_key(|(n, _)| *n);
         first
     });
-    kinds
-        .binary_search_by_key(&name, |(n, _)| n)
-        .map_or(Kind::Int, |i| kinds[i].1)
+    let i = kinds.binary_search_by_key(&name, |(n, _)| n).ok()?;
+    Some(kinds[i])
+}
+
+/// The value kind of a field name: the [`Domain::kind`] of the first span
+/// of that name in the layouts (names not in the layouts: [`Kind::Int`]).
+pub fn field_kind(name: &str) -> Kind {
+    known_field(name).map_or(Kind::Int, |(_, k)| k)
+}
+
+/// `name` as a [`FieldName`](crate::subjects::FieldName): the layouts' own
+/// text when it is one of their field names (no allocation), else a copy.
+pub fn field_name(name: &str) -> crate::subjects::FieldName {
+    match known_field(name) {
+        Some((n, _)) => n.into(),
+        None => name.to_string().into(),
+    }
 }
 
 /// `check`'s verdict on an instruction whose skeleton holds and whose body no record models.
@@ -425,6 +438,13 @@ mod tests {
         }
     }
 
+    fn first_span_is_field(name: &str) -> bool {
+        OPCODES
+            .iter()
+            .flat_map(|&op| layout(op))
+            .any(|s| s.name == name && matches!(s.role, Role::Field(_)))
+    }
+
     #[test]
     fn a_field_kind_is_the_kind_of_the_first_span_of_that_name() {
         let mut names = vec!["no_such_field", "", "reserved"];
@@ -442,6 +462,9 @@ mod tests {
                 })
                 .unwrap_or(Kind::Int);
             assert_eq!(field_kind(name), first, "{name}");
+            assert_eq!(field_name(name), name);
+            let borrowed = matches!(field_name(name), std::borrow::Cow::Borrowed(_));
+            assert_eq!(borrowed, first_span_is_field(name), "{name}");
             kinds.insert(format!("{first:?}"));
         }
         assert_eq!(

@@ -131,10 +131,12 @@ impl<'a> Reader<'a> {
         self.take(n)
     }
 
+    pub(super) fn str(&mut self) -> Result<&'a str, String> {
+        std::str::from_utf8(self.bytes()?).map_err(|_| "answer text is not UTF-8".into())
+    }
+
     pub(super) fn text(&mut self) -> Result<String, String> {
-        std::str::from_utf8(self.bytes()?)
-            .map(str::to_string)
-            .map_err(|_| "answer text is not UTF-8".into())
+        self.str().map(str::to_string)
     }
 
     /// The fields [`put_fields`] wrote.
@@ -142,14 +144,14 @@ impl<'a> Reader<'a> {
         let n = self.count(6)?;
         let mut out = Vec::with_capacity(n);
         for _ in 0..n {
-            let name = self.text()?;
+            let name = crate::layout::field_name(self.str()?);
             let v = match self.u8()? {
                 0 => Value::Int(self.u64()?),
                 1 => Value::Name(self.text()?),
                 2 => Value::Bytes(self.bytes()?.to_vec()),
                 k => return Err(format!("field value kind {k}")),
             };
-            out.push((name.into(), v));
+            out.push((name, v));
         }
         Ok(out)
     }
