@@ -311,9 +311,9 @@ pub fn field_kind(name: &str) -> Kind {
     known_field(name).map_or(Kind::Int, |(_, k)| k)
 }
 
-/// `name` as a [`FieldName`](crate::subjects::FieldName): the layouts' own
-/// text when it is one of their field names (no allocation), else a copy.
-pub fn field_name(name: &str) -> crate::subjects::FieldName {
+/// `name` as a field name: the layouts' own text when it is one of their
+/// field names (no allocation), else a copy.
+pub fn field_name(name: &str) -> std::borrow::Cow<'static, str> {
     match known_field(name) {
         Some((n, _)) => n.into(),
         None => name.to_string().into(),

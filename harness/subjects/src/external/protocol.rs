@@ -2,8 +2,8 @@
 //! here: its request and answer as JSON lines (one object per line, both
 //! directions, read strictly: an answer with a missing, extra or mistyped
 //! key, or the wrong id, is an error naming what is wrong), as a `lib:`
-//! worker's binary records, and typed for the judge ([`decoded`] …, which
-//! `ExternalSubject` asks through). The same types serve the client
+//! worker's binary records, and typed for the judge ([`request_of`] and
+//! [`said`], which `ExternalSubject` asks through). The same types serve the client
 //! ([`super::process`]) and the library worker ([`super::shm_worker`]).
 
 use super::lower_json::{exact_keys, LOWERED_KEYS};
@@ -14,8 +14,8 @@ use crate::fields_json::{fields_from_json, fields_json};
 use crate::generation::Generation;
 use crate::layout::mnemonic;
 use crate::subjects::{
-    Capability, DecodeFail, Decoded, EncodeResult, Fault, FieldName, LoweredModule, LutTable,
-    ModuleAnswer, Reply, StreamFail, Validator,
+    Capability, DecodeFail, Decoded, Fault, FieldName, LoweredModule, LutTable, ModuleAnswer,
+    Question, Reply, Said, StreamFail, Validator,
 };
 use serde_json::{Map, Value};
 use std::fmt;
@@ -607,77 +607,96 @@ pub fn answer_object(a: &Answer) -> Map<String, Value> {
     m
 }
 
-// The typed answers of the operations asked one request at a time: the
-// judge's values (an answer of another kind is a protocol fault; the asker
-// handles `unsupported` and the transport's faults).
+// The operations asked one input at a time ([`Question`]): the request of
+// each, and its answer typed as the judge's value (an answer of another
+// kind is a protocol fault; the asker handles `unsupported` and the
+// transport's faults).
 
 /// An answer of the wrong kind for its request, as the judge's fault.
 pub fn wrong_kind(a: &Answer) -> Fault {
     Fault::Protocol(format!("answer of the wrong kind: {a:?}"))
 }
 
-/// A `decode` answer, typed.
-pub fn decoded(a: Answer) -> Reply<Result<Decoded, DecodeFail>> {
-    match a {
-        Answer::Decoded { opcode, fields } => Ok(Ok(Decoded {
+/// The request asking `q` of a subject serving `gen`; a stream longer
+/// than [`MAX_STREAM`] is never sent (`Unsupported`).
+pub fn request_of(q: Question<'_>, gen: Generation) -> Reply<Request> {
+    Ok(match q {
+        Question::Decode(b) => Request::Decode(*b),
+        Question::Encode(opcode, fields) => Request::Encode {
+            opcode,
+            fields: fields.to_vec(),
+        },
+        Question::ValidateStream(b) if b.len() > MAX_STREAM => return Err(Fault::Unsupported),
+        Question::ValidateStream(b) => Request::ValidateStream(b.to_vec()),
+        Question::LowerModule(insns) => Request::Lower(super::lower_json::ir_document(gen, insns)),
+    })
+}
+
+/// True if `r` is [`request_of`]`(q, gen)`, found without building it.
+pub fn asks(q: Question<'_>, r: &Request, gen: Generation) -> bool {
+    match (q, r) {
+        (Question::Decode(b), Request::Decode(x)) => b == x,
+        (Question::Encode(op, f), Request::Encode { opcode, fields }) => {
+            op == *opcode && f == fields.as_slice()
+        }
+        (Question::ValidateStream(b), Request::ValidateStream(x)) => b == x.as_slice(),
+        (Question::LowerModule(insns), Request::Lower(ir)) => {
+            super::lower_json::is_ir_document(ir, gen, insns)
+        }
+        _ => false,
+    }
+}
+
+/// Answer `a` to `q`, asked of a subject serving `gen`, typed.
+pub fn said(q: Question<'_>, a: Answer, gen: Generation) -> Reply<Said> {
+    Ok(match (q, a) {
+        (Question::Decode(_), Answer::Decoded { opcode, fields }) => Said::Decode(Ok(Decoded {
             opcode,
             mnemonic: mnemonic(opcode).unwrap_or("?").into(),
             fields,
         })),
-        Answer::DecodeError { field, offset } => Ok(Err(DecodeFail {
-            field: foreign(&field),
-            offset: usize::try_from(offset).unwrap_or(usize::MAX),
-        })),
-        other => Err(wrong_kind(&other)),
-    }
-}
-
-/// An `encode` answer, typed.
-pub fn encoded(a: Answer) -> Reply<EncodeResult> {
-    match a {
-        Answer::Encoded(b) => Ok(Ok(b)),
-        Answer::Refused(why) => Ok(Err(foreign(&why))),
-        other => Err(wrong_kind(&other)),
-    }
-}
-
-/// A `validate_stream` answer, typed.
-pub fn streamed(a: Answer) -> Reply<Result<(), StreamFail>> {
-    match a {
-        Answer::Stream(None) => Ok(Ok(())),
-        Answer::Stream(Some((e, index))) => Ok(Err(StreamFail {
-            name: foreign(&e),
-            index: usize::try_from(index).unwrap_or(usize::MAX),
-        })),
-        other => Err(wrong_kind(&other)),
-    }
-}
-
-/// A `lower` answer to a module of `asked` instructions under `gen`, typed.
-pub fn lowered(a: Answer, gen: Generation, asked: usize) -> Reply<ModuleAnswer> {
-    match a {
-        Answer::Lowered { generation, module } => {
+        (Question::Decode(_), Answer::DecodeError { field, offset }) => {
+            Said::Decode(Err(DecodeFail {
+                field: foreign(&field),
+                offset: usize::try_from(offset).unwrap_or(usize::MAX),
+            }))
+        }
+        (Question::Encode(..), Answer::Encoded(b)) => Said::Encode(Ok(b)),
+        (Question::Encode(..), Answer::Refused(why)) => Said::Encode(Err(foreign(&why))),
+        (Question::ValidateStream(_), Answer::Stream(None)) => Said::ValidateStream(Ok(())),
+        (Question::ValidateStream(_), Answer::Stream(Some((e, index)))) => {
+            Said::ValidateStream(Err(StreamFail {
+                name: foreign(&e),
+                index: usize::try_from(index).unwrap_or(usize::MAX),
+            }))
+        }
+        (Question::LowerModule(insns), Answer::Lowered { generation, module }) => {
             if generation != gen.name() {
                 return Err(Fault::Protocol(format!(
                     "lower answer: `generation` is not \"{}\"",
                     gen.name()
                 )));
             }
-            super::lower_json::check_count(&module, asked)
-                .map(|()| ModuleAnswer::Lowered(module))
-                .map_err(|e| Fault::Protocol(format!("lower answer: {e}")))
+            super::lower_json::check_count(&module, insns.len())
+                .map_err(|e| Fault::Protocol(format!("lower answer: {e}")))?;
+            Said::LowerModule(ModuleAnswer::Lowered(module))
         }
-        Answer::LowerRejected { error, instruction } => match usize::try_from(instruction) {
-            Ok(i) if i < asked => Ok(ModuleAnswer::Rejected {
-                instruction: i,
-                name: foreign(&error),
-            }),
-            _ => Err(Fault::Protocol(format!(
-                "lower answer: instruction {instruction} of {asked} asked"
-            ))),
-        },
-        other => Err(wrong_kind(&other)),
-    }
+        (Question::LowerModule(insns), Answer::LowerRejected { error, instruction }) => {
+            let asked = insns.len();
+            match usize::try_from(instruction) {
+                Ok(i) if i < asked => Said::LowerModule(ModuleAnswer::Rejected {
+                    instruction: i,
+                    name: foreign(&error),
+                }),
+                _ => {
+                    return Err(Fault::Protocol(format!(
+                        "lower answer: instruction {instruction} of {asked} asked"
+                    )))
+                }
+            }
+        }
+        (_, other) => return Err(wrong_kind(&other)),
+    })
 }
 
 // The binary records of a `lib:` worker ([`super::record`]): a request is

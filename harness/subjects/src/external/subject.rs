@@ -12,17 +12,14 @@ use super::process::{
     Fault as ClientFault, FaultClass, ProcessSubject, Reply as ClientReply, StartError,
     STDERR_LINES,
 };
-use super::protocol::{
-    decoded, encoded, lowered, streamed, Answer, Hello, Op, Request, MAX_STREAM,
-};
+use super::protocol::{request_of, said, Answer, Hello, Op, Request};
 use super::ready::{LutColumn, ReadyStore};
 use super::shm_client::{ShmAnswer, ShmChannel, ShmSink};
 use crate::generation::Generation;
 use crate::subjects::registry::{OpenError, SubjectSpec};
 use crate::subjects::{
-    Batch, Capabilities, Capability, Compact, DecodeFail, Decoded, EncodeResult, Fault, FieldName,
-    GivenUp, IrInstruction, LutResult, LutTable, ModuleAnswer, Name, Reply, StreamFail, Subject,
-    Transport, Validator, Value, Verdict,
+    Batch, Capabilities, Capability, Compact, Fault, GivenUp, LutResult, LutTable, Name, Question,
+    Reply, Said, Subject, Transport, Validator, Verdict,
 };
 use std::cell::RefCell;
 use std::collections::{BTreeMap, VecDeque};
@@ -134,6 +131,8 @@ pub fn open(spec: &SubjectSpec, arch: Generation) -> Result<Box<dyn Subject>, Op
 pub struct ExternalSubject {
     name: String,
     caps: Capabilities,
+    /// The generation it serves.
+    gen: Generation,
     client: Mutex<Client>,
     /// The `cmd:` subject's `batch64` instance (validator chunks), if any.
     batch: Option<Mutex<BatchProcess>>,
@@ -185,9 +184,14 @@ impl ExternalSubject {
     /// commands use it).
     pub fn new(name: String, client: Client) -> ExternalSubject {
         let caps = capabilities_of(client.hello());
+        let gen = Generation::ALL
+            .into_iter()
+            .find(|a| a.name() == client.arch())
+            .unwrap_or_default();
         ExternalSubject {
             name,
             caps,
+            gen,
             client: Mutex::new(client),
             batch: None,
             ready: RefCell::new(ReadyStore::default()),
@@ -294,34 +298,6 @@ impl ExternalSubject {
         }
         out
     }
-
-    /// `r` asked (or served from the stored batch), its answer typed by
-    /// `typed` (`protocol::decoded` …).
-    fn ask<T>(&self, r: Request, typed: impl FnOnce(Answer) -> Reply<T>) -> Reply<T> {
-        typed_reply(self.call(r), typed)
-    }
-
-    /// [`ExternalSubject::ask`] of a stored answer to a request `held`
-    /// accepts, or else of `r()` (built only when asked).
-    fn ask_held<T>(
-        &self,
-        held: impl Fn(&Request) -> bool,
-        r: impl FnOnce() -> Request,
-        typed: impl FnOnce(Answer) -> Reply<T>,
-    ) -> Reply<T> {
-        let stored = self.ready.try_borrow_mut().ok();
-        let stored = stored.and_then(|mut s| s.take_request(held));
-        typed_reply(stored.unwrap_or_else(|| self.call(r())), typed)
-    }
-}
-
-/// A reply typed by `typed` (`unsupported` and the transport's faults are
-/// the judge's faults as they are).
-fn typed_reply<T>(r: ClientReply, typed: impl FnOnce(Answer) -> Reply<T>) -> Reply<T> {
-    match r {
-        Ok(Answer::Unsupported) | Err(_) => Err(fault(r)),
-        Ok(a) => typed(a),
-    }
 }
 
 impl ExternalSubject {
@@ -400,34 +376,24 @@ fn batch_needs(batch: Batch<'_>) -> Capabilities {
 }
 
 impl ExternalSubject {
-    /// The generation this instance serves.
-    fn arch(&self) -> Generation {
-        self.client
-            .lock()
-            .ok()
-            .and_then(|c| Generation::ALL.into_iter().find(|a| a.name() == c.arch()))
-            .unwrap_or_default()
-    }
-
     /// The protocol requests of `batch` (a roundtrip's decodes only: its
-    /// encodes follow from their answers).
+    /// encodes follow from their answers; a stream never sent: none).
     fn requests_of(&self, batch: Batch<'_>) -> Vec<Request> {
+        let asking = |q| request_of(q, self.gen).ok();
         match batch {
             Batch::Validate(v, bs) => bs.iter().map(|b| Request::validate(v, *b)).collect(),
-            Batch::Decode(bs) | Batch::Roundtrip(bs) => {
-                bs.iter().map(|b| Request::Decode(*b)).collect()
-            }
+            Batch::Decode(bs) | Batch::Roundtrip(bs) => bs
+                .iter()
+                .filter_map(|b| asking(Question::Decode(b)))
+                .collect(),
             Batch::Streams(ss) => ss
                 .iter()
-                .filter(|s| s.len() <= super::protocol::MAX_STREAM)
-                .map(|s| Request::ValidateStream(s.clone()))
+                .filter_map(|s| asking(Question::ValidateStream(s)))
                 .collect(),
-            Batch::Lower(ms) => {
-                let gen = self.arch();
-                ms.iter()
-                    .map(|m| Request::Lower(super::lower_json::ir_document(gen, m)))
-                    .collect()
-            }
+            Batch::Lower(ms) => ms
+                .iter()
+                .filter_map(|m| asking(Question::LowerModule(m)))
+                .collect(),
             Batch::Lut(..) => Vec::new(),
         }
     }
@@ -507,34 +473,30 @@ impl Subject for ExternalSubject {
         self.compared(self.lut_unready(table, input))
     }
 
-    // The operations asked one request at a time, each typed by its
-    // protocol answer (`protocol::decoded` …).
-    fn decode(&self, b: &[u8; 64]) -> Reply<Result<Decoded, DecodeFail>> {
-        self.compared(self.ask(Request::Decode(*b), decoded))
-    }
-
-    fn encode(&self, opcode: u8, fields: &[(FieldName, Value)]) -> Reply<EncodeResult> {
-        // Part of its case's answer (a roundtrip's decode, counted there).
-        let fields = fields.to_vec();
-        self.ask(Request::Encode { opcode, fields }, encoded)
-    }
-
-    fn validate_stream(&self, bytes: &[u8]) -> Reply<Result<(), StreamFail>> {
-        if bytes.len() > MAX_STREAM {
-            return Err(Fault::Unsupported);
+    fn asked(&self, q: Question<'_>) -> Reply<Said> {
+        // A stored answer is found without building the request (no stream
+        // copied, no IR document written again).
+        let stored = self
+            .ready
+            .try_borrow_mut()
+            .ok()
+            .and_then(|mut s| s.take_request(|r| super::protocol::asks(q, r, self.gen)));
+        let reply = match stored {
+            Some(a) => a,
+            None => self.call(request_of(q, self.gen)?),
+        };
+        // An encode is part of its case's answer (a roundtrip's decode,
+        // counted there).
+        let counted = !matches!(q, Question::Encode(..));
+        let typed = match reply {
+            Ok(a) if !matches!(a, Answer::Unsupported) => said(q, a, self.gen),
+            r => Err(fault(r)),
+        };
+        if counted {
+            self.compared(typed)
+        } else {
+            typed
         }
-        // A stored answer is found without copying the stream.
-        let held = |q: &Request| matches!(q, Request::ValidateStream(b) if b == bytes);
-        let request = || Request::ValidateStream(bytes.to_vec());
-        self.compared(self.ask_held(held, request, streamed))
-    }
-
-    fn lower_module(&self, insns: &[IrInstruction]) -> Reply<ModuleAnswer> {
-        let gen = self.arch();
-        // A stored answer is found without writing the document again.
-        let held = |q: &Request| matches!(q, Request::Lower(ir) if super::lower_json::is_ir_document(ir, gen, insns));
-        let ir = || Request::Lower(super::lower_json::ir_document(gen, insns));
-        self.compared(self.ask_held(held, ir, |a| lowered(a, gen, insns.len())))
     }
 }
 

@@ -240,11 +240,48 @@ pub enum Batch<'a> {
     Lower(&'a [Vec<IrInstruction>]),
 }
 
+/// An operation asked one input at a time, its input borrowed: what a
+/// subject whose answers travel answers through [`Subject::asked`].
+#[derive(Clone, Copy, Debug)]
+pub enum Question<'a> {
+    /// [`Subject::decode`].
+    Decode(&'a [u8; 64]),
+    /// [`Subject::encode`]: the opcode and the fields.
+    Encode(u8, &'a [(FieldName, Value)]),
+    /// [`Subject::validate_stream`].
+    ValidateStream(&'a [u8]),
+    /// [`Subject::lower_module`].
+    LowerModule(&'a [IrInstruction]),
+}
+
+/// The typed answer to a [`Question`], of the same operation.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Said {
+    /// To [`Question::Decode`].
+    Decode(Result<Decoded, DecodeFail>),
+    /// To [`Question::Encode`].
+    Encode(EncodeResult),
+    /// To [`Question::ValidateStream`].
+    ValidateStream(Result<(), StreamFail>),
+    /// To [`Question::LowerModule`].
+    LowerModule(ModuleAnswer),
+}
+
+impl Said {
+    /// This answer given to a question of another operation: the harness
+    /// misplaced it.
+    fn misplaced(self) -> Fault {
+        Fault::Harness(format!("answer to another operation: {self:?}"))
+    }
+}
+
 /// One implementation of SPEC.md, as the judge (the differential engine) sees it.
 ///
 /// Every operation may answer [`Fault::Unsupported`]; the default methods do
-/// (a wrapper's: what the subject it wraps answers, [`Subject::forwards_to`]),
-/// so a new operation is one method here and no wrapper forwards it by hand.
+/// (a wrapper's: what the subject it wraps answers, [`Subject::forwards_to`];
+/// one asked one input at a time: what [`Subject::asked`] answers), so a
+/// new operation is one method here and neither a wrapper nor an external
+/// subject implements it by hand.
 /// Implementations must not panic; if they do, the judge reports a `Panic`
 /// divergence.
 pub trait Subject {
@@ -264,22 +301,37 @@ pub trait Subject {
 
     /// SPEC §5.1 strict decoder.
     fn decode(&self, b: &[u8; 64]) -> Reply<Result<Decoded, DecodeFail>> {
-        self.forwards_to()
-            .map_or(Err(Fault::Unsupported), |s| s.decode(b))
+        match self.forwards_to() {
+            Some(s) => s.decode(b),
+            None => match self.asked(Question::Decode(b))? {
+                Said::Decode(r) => Ok(r),
+                other => Err(other.misplaced()),
+            },
+        }
     }
 
     /// SPEC §5.2 encoder: `Err(field)` names the first bad field.
     fn encode(&self, opcode: u8, fields: &[(FieldName, Value)]) -> Reply<EncodeResult> {
-        self.forwards_to()
-            .map_or(Err(Fault::Unsupported), |s| s.encode(opcode, fields))
+        match self.forwards_to() {
+            Some(s) => s.encode(opcode, fields),
+            None => match self.asked(Question::Encode(opcode, fields))? {
+                Said::Encode(r) => Ok(r),
+                other => Err(other.misplaced()),
+            },
+        }
     }
 
     /// SPEC §5.3 stream rules only (the `validate_stream` operation): the
     /// first stream error with its index, or valid (the reference pair:
     /// [`stream_verdict`] of [`Reference::parse_stream`]).
     fn validate_stream(&self, bytes: &[u8]) -> Reply<Result<(), StreamFail>> {
-        self.forwards_to()
-            .map_or(Err(Fault::Unsupported), |s| s.validate_stream(bytes))
+        match self.forwards_to() {
+            Some(s) => s.validate_stream(bytes),
+            None => match self.asked(Question::ValidateStream(bytes))? {
+                Said::ValidateStream(r) => Ok(r),
+                other => Err(other.misplaced()),
+            },
+        }
     }
 
     /// A SPEC §6 lookup.
@@ -292,8 +344,21 @@ pub trait Subject {
     /// the whole module, or the first rejection (the reference pair:
     /// [`module_answer`] of [`Reference::lower`]).
     fn lower_module(&self, insns: &[IrInstruction]) -> Reply<ModuleAnswer> {
-        self.forwards_to()
-            .map_or(Err(Fault::Unsupported), |s| s.lower_module(insns))
+        match self.forwards_to() {
+            Some(s) => s.lower_module(insns),
+            None => match self.asked(Question::LowerModule(insns))? {
+                Said::LowerModule(r) => Ok(r),
+                other => Err(other.misplaced()),
+            },
+        }
+    }
+
+    /// The one hook of a subject whose answers travel (an external
+    /// subject): the operations asked one input at a time ([`Question`])
+    /// default to it, so such a subject implements none of them itself.
+    /// Default: `Unsupported`.
+    fn asked(&self, _q: Question<'_>) -> Reply<Said> {
+        Err(Fault::Unsupported)
     }
 
     /// How its answers travel, when they travel (an external subject):
@@ -497,5 +562,35 @@ mod tests {
         let header = Capabilities::of(&[Capability::ValidateHeader]);
         assert!(!header.has(Capability::ValidatePayload));
         assert_eq!(header.to_string(), "validate_header");
+    }
+
+    /// Answers every question with `said`, as a transport would.
+    struct Hook(Said);
+
+    impl Subject for Hook {
+        fn name(&self) -> &str {
+            "hook"
+        }
+        fn capabilities(&self) -> Capabilities {
+            Capabilities::NONE
+        }
+        fn asked(&self, _q: Question<'_>) -> Reply<Said> {
+            Ok(self.0.clone())
+        }
+    }
+
+    #[test]
+    fn the_asked_operations_answer_through_the_hook() {
+        let encoded = Hook(Said::Encode(Ok([7; 64])));
+        assert_eq!(encoded.encode(0xD9, &[]), Ok(Ok([7; 64])));
+        let streamed = Hook(Said::ValidateStream(Ok(())));
+        assert_eq!(streamed.validate_stream(&[1, 2]), Ok(Ok(())));
+        // An answer of another operation is the harness's fault.
+        for op in [
+            encoded.decode(&[0; 64]).err(),
+            streamed.lower_module(&[]).err(),
+        ] {
+            assert!(matches!(op, Some(Fault::Harness(_))), "{op:?}");
+        }
     }
 }

@@ -31,8 +31,8 @@ mod types;
 pub use compact::Compact;
 pub use engine_sync_types::*;
 pub use interface::{
-    module_answer, stream_verdict, Batch, Capabilities, Capability, Fault, GivenUp, Reference,
-    Reply, Subject, Transport,
+    module_answer, stream_verdict, Batch, Capabilities, Capability, Fault, GivenUp, Question,
+    Reference, Reply, Said, Subject, Transport,
 };
 pub use lint_types::*;
 pub use lowering_types::*;

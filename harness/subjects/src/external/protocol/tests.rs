@@ -296,3 +296,41 @@ fn every_answer_reads_back_as_written() {
     let big = Request::ValidateStream(vec![0x86; MAX_STREAM]);
     assert!(super::super::shm::request_len(&big) + 8 <= super::super::shm::REQ);
 }
+
+#[test]
+fn a_stored_request_is_found_for_its_question_only() {
+    let gen = Generation::V3;
+    let doc = r#"{"generation":"v3","instructions":[{"op":"send","tensor_id":4096,"tensor_base":0,"num_elements_per_partition":64,"peer":1}]}"#;
+    let (_, insns) = crate::lower_input::parse_program(&crate::strict_json::parse(doc).unwrap())
+        .expect("a valid program");
+    let other = crate::lower_input::parse_program(
+        &crate::strict_json::parse(&doc.replace("\"peer\":1", "\"peer\":2")).unwrap(),
+    )
+    .expect("a valid program")
+    .1;
+    let b = parse_bundle_hex(HEADER_HEX).unwrap();
+    let mut b2 = b;
+    b2[63] ^= 1;
+    let fields: Vec<(FieldName, crate::subjects::Value)> =
+        vec![("opcode".into(), crate::subjects::Value::Int(0x85))];
+    let stream = [b, b2].concat();
+    let questions = [
+        Question::Decode(&b),
+        Question::Encode(0x85, &fields),
+        Question::ValidateStream(&stream),
+        Question::LowerModule(&insns),
+    ];
+    let others = [
+        Question::Decode(&b2),
+        Question::Encode(0x86, &fields),
+        Question::ValidateStream(&stream[..64]),
+        Question::LowerModule(&other),
+    ];
+    for (i, q) in questions.iter().enumerate() {
+        let r = request_of(*q, gen).expect("sent");
+        for (j, p) in questions.iter().enumerate() {
+            assert_eq!(asks(*p, &r, gen), i == j, "{q:?} asked as {p:?}");
+        }
+        assert!(!asks(others[i], &r, gen), "{:?} is not {q:?}", others[i]);
+    }
+}
