@@ -474,12 +474,14 @@ impl Subject for ExternalSubject {
     }
 
     fn asked(&self, q: Question<'_>) -> Reply<Said> {
-        // A stored answer is found without building the request (no stream
-        // copied, no IR document written again).
-        let stored = self
-            .ready
-            .try_borrow_mut()
-            .ok()
+        // A stream's or a module's stored answer is found without building
+        // its request (no stream copied, no IR document written again);
+        // `call` looks up the others (a decode in the bundle batch, an
+        // encode once the pending ones are sent).
+        let costly = matches!(q, Question::ValidateStream(_) | Question::LowerModule(_));
+        let stored = costly
+            .then(|| self.ready.try_borrow_mut().ok())
+            .flatten()
             .and_then(|mut s| s.take_request(|r| super::protocol::asks(q, r, self.gen)));
         let reply = match stored {
             Some(a) => a,
