@@ -92,7 +92,6 @@ impl Shard {
     }
 }
 
-/// Gate parameters.
 #[derive(Clone, Debug)]
 pub struct GateConfig {
     /// Generated cases per target (before sharding).

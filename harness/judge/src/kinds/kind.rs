@@ -170,7 +170,6 @@ pub trait TargetKind: Sync {
         false
     }
 
-    /// How the kind's inputs shrink.
     fn shrink(&self) -> Shrink {
         Shrink::Bytes
     }
