@@ -25,9 +25,27 @@ use crate::targets::Target;
 use serde::{Deserialize, Serialize};
 use std::fmt;
 
-/// Divergence class, named from the left subject's perspective.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum Class {
+/// Declares [`Class`] from its variants, in their stable order: [`Class::ALL`] and
+/// [`Class::name`] (the variant's name) follow.
+macro_rules! classes {
+    ($($(#[$doc:meta])* $v:ident,)*) => {
+        /// Divergence class, named from the left subject's perspective.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        pub enum Class { $($(#[$doc])* $v,)* }
+
+        impl Class {
+            /// Every class, in a stable order.
+            pub const ALL: [Class; [$(stringify!($v)),*].len()] = [$(Class::$v),*];
+
+            /// Stable name (the variant name).
+            pub fn name(self) -> &'static str {
+                match self { $(Class::$v => stringify!($v),)* }
+            }
+        }
+    };
+}
+
+classes! {
     OverAccept,
     UnderAccept,
     SameVerdictDifferentReason,
@@ -46,36 +64,6 @@ pub enum Class {
 }
 
 impl Class {
-    /// Every class, in a stable order.
-    pub const ALL: [Class; 10] = [
-        Class::OverAccept,
-        Class::UnderAccept,
-        Class::SameVerdictDifferentReason,
-        Class::DifferentOutput,
-        Class::Panic,
-        Class::Unsupported,
-        Class::Crash,
-        Class::Timeout,
-        Class::Protocol,
-        Class::Harness,
-    ];
-
-    /// Stable name (the variant name).
-    pub fn name(self) -> &'static str {
-        match self {
-            Class::OverAccept => "OverAccept",
-            Class::UnderAccept => "UnderAccept",
-            Class::SameVerdictDifferentReason => "SameVerdictDifferentReason",
-            Class::DifferentOutput => "DifferentOutput",
-            Class::Panic => "Panic",
-            Class::Unsupported => "Unsupported",
-            Class::Crash => "Crash",
-            Class::Timeout => "Timeout",
-            Class::Protocol => "Protocol",
-            Class::Harness => "Harness",
-        }
-    }
-
     /// The class of a subject's [`Fault`].
     pub fn of_fault(f: &Fault) -> Class {
         match f {
