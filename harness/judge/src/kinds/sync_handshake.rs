@@ -650,7 +650,7 @@ mod tests {
     /// Core, with byte 5 (the wait index) of every stamped header changed.
     struct Misstamped(Box<dyn Reference>);
 
-    super::super::kind::stand_in_subject!(Misstamped, "misstamped");
+    crate::kinds::test_subjects::stand_in_subject!(Misstamped, "misstamped");
 
     impl Reference for Misstamped {
         fn sync_plan(
