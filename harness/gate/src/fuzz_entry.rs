@@ -29,16 +29,7 @@ use crate::targets::{folder_set, folder_targets, folders, Check, Target, TARGETS
 use std::fmt;
 
 /// A finding: a rendered report (input bytes and both results).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct FuzzFinding(pub String);
-
-impl fmt::Display for FuzzFinding {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-
-impl std::error::Error for FuzzFinding {}
+pub type FuzzFinding = String;
 
 /// The fuzz targets (= corpus folders), in registry order.
 pub use crate::targets::folders as fuzz_targets;
@@ -165,7 +156,7 @@ impl Entry {
 fn lean_finding(d: &Divergence, shown: &dyn fmt::Display) -> FuzzFinding {
     let replay =
         crate::triage::replay_command(&[], Generation::default(), d.target.name(), &d.input);
-    FuzzFinding(format!("{shown}\n  replay: {replay}"))
+    format!("{shown}\n  replay: {replay}")
 }
 
 /// Runs fuzz target `name` on `data` the way its fuzz binary does (its
@@ -184,16 +175,16 @@ pub fn check(name: &str, data: &[u8]) -> Result<(), FuzzFinding> {
 pub fn check_judged(name: &str, data: &[u8]) -> Result<(), FuzzFinding> {
     let targets = replay_targets(name);
     if targets.is_empty() {
-        return Err(FuzzFinding(format!(
+        return Err(format!(
             "`{name}` is not a fuzz target (expected one of: {})",
             folders().join(", ")
-        )));
+        ));
     }
     let e = Judge::reference();
     for t in targets {
         match kinds::of(t).check_every_generation(&e, t, data) {
-            Some((Some(arch), d)) => return Err(FuzzFinding(format!("[{arch}] {d}"))),
-            Some((None, d)) => return Err(FuzzFinding(d.to_string())),
+            Some((Some(arch), d)) => return Err(format!("[{arch}] {d}")),
+            Some((None, d)) => return Err(d.to_string()),
             None => {}
         }
     }

@@ -20,7 +20,6 @@ use std::fmt;
 pub struct ByteSet(u64);
 
 impl ByteSet {
-    /// No byte.
     pub const EMPTY: ByteSet = ByteSet(0);
 
     /// The set of `offsets` (offsets ≥ 64 are not bundle bytes and are dropped).
@@ -39,22 +38,18 @@ impl ByteSet {
         }
     }
 
-    /// Is byte `off` in the set?
     pub fn contains(self, off: usize) -> bool {
         off < 64 && self.0 & (1 << off) != 0
     }
 
-    /// The union.
     pub fn union(self, other: ByteSet) -> ByteSet {
         ByteSet(self.0 | other.0)
     }
 
-    /// Number of bytes in the set.
     pub fn len(self) -> usize {
         self.0.count_ones() as usize
     }
 
-    /// True when no byte is in the set.
     pub fn is_empty(self) -> bool {
         self.0 == 0
     }
@@ -64,7 +59,6 @@ impl ByteSet {
         (0..64).filter(move |&i| self.contains(i))
     }
 
-    /// One flag per byte.
     pub fn to_array(self) -> [bool; 64] {
         std::array::from_fn(|i| self.contains(i))
     }

@@ -5,19 +5,7 @@
 use crate::blame::{blamed_bytes, Answer, ByteSet};
 use crate::generation::Generation;
 use crate::layout::{layout, Domain, Role};
-use crate::subjects::{registry, LintRow, Validator, Value};
-
-/// Which verdict [`judge`] gives.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Mode {
-    /// 0x85 → header validator, 0x86 → payload validator, any other opcode →
-    /// valid iff it decodes and re-encodes to the same bytes.
-    Auto,
-    /// The SPEC §3 header validator.
-    Header,
-    /// The SPEC §4 payload validator.
-    Payload,
-}
+use crate::subjects::{registry, LintRow, Value};
 
 /// `check`'s verdict on one instruction (SPEC §5.3 "Linting a stream"): core's walker on the
 /// bundle alone, so `explain`, `decode` and the report say what `check` says.
@@ -88,25 +76,6 @@ fn invalid_fault(why: String) -> Lint {
     Lint::Invalid {
         predicate: why,
         offset: 0,
-    }
-}
-
-/// The verdict `check`/`explain` give one bundle: `None` = valid, else the
-/// failing predicate or decode field, with the byte offset when known;
-/// the reference serving generation `arch`.
-pub fn judge(b: &[u8; 64], mode: Mode, arch: Generation) -> Option<(String, Option<usize>)> {
-    let core = registry::core_for(arch);
-    let by_validator = |v: Validator| match core.validate(v, b) {
-        Ok(p) => p.map(|p| (p.name().to_string(), None)),
-        Err(f) => Some((f.to_string(), None)),
-    };
-    match mode {
-        Mode::Header => by_validator(Validator::Header),
-        Mode::Payload => by_validator(Validator::Payload),
-        Mode::Auto => match lint(b, arch) {
-            Lint::Valid | Lint::Skeleton => None,
-            Lint::Invalid { predicate, offset } => Some((predicate, Some(offset))),
-        },
     }
 }
 

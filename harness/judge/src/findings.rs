@@ -143,7 +143,6 @@ pub struct Finding {
 pub type DedupKey = (String, Class, String, String, String, (String, String));
 
 impl Finding {
-    /// From a judge divergence.
     pub fn from_divergence(d: &Divergence, origin: Origin) -> Finding {
         Finding {
             target: d.target,
@@ -164,7 +163,6 @@ impl Finding {
         }
     }
 
-    /// True for a vector line's finding.
     pub fn is_vector(&self) -> bool {
         self.class == Class::VectorMismatch
     }
@@ -183,7 +181,6 @@ impl Finding {
         Finding { arch, ..self }
     }
 
-    /// The deduplication key.
     pub fn dedup_key(&self) -> DedupKey {
         (
             self.target_name().to_string(),
@@ -252,7 +249,6 @@ pub struct Kept {
 pub struct Findings(pub BTreeMap<DedupKey, Kept>);
 
 impl Findings {
-    /// Adds one finding.
     pub fn add(&mut self, f: Finding) {
         self.add_n(f, 1);
     }
@@ -293,7 +289,6 @@ impl Findings {
         self.0.len()
     }
 
-    /// True when empty.
     pub fn is_empty(&self) -> bool {
         self.0.is_empty()
     }

@@ -7,7 +7,7 @@
 // The lower layers' modules, so `crate::generation` names them here as it does
 // in their own crates (Cargo keeps the imports pointing down).
 use tpb_generators::generators;
-use tpb_subjects::{generation, layout, subjects, targets};
+use tpb_subjects::{fields_json, generation, layout, subjects, targets};
 
 pub mod blame;
 pub mod explain;

@@ -189,7 +189,6 @@ pub const LINT_VERDICTS: [&str; 6] = [
 ];
 /// Instruction lengths on the wire (isa/opcodes.tsv `length`).
 const LINT_LENGTHS: [&str; 2] = ["64", "128"];
-/// Sync program shapes beyond the pseudo runs ([`Shape`]).
 /// What the SPEC §11 engine model found in a program: each finding kind, or nothing.
 pub const ENGINE_SYNC_FINDINGS: [&str; 9] = [
     "clean",
@@ -202,6 +201,7 @@ pub const ENGINE_SYNC_FINDINGS: [&str; 9] = [
     "analysis_stopped",
     "deadlock+unsatisfiable_wait",
 ];
+/// Sync program shapes beyond the pseudo runs ([`Shape`]).
 const SYNC_SHAPES: [&str; 3] = ["fan-out", "several engines", "long chain"];
 
 fn arg_band(n: usize) -> &'static str {

@@ -75,11 +75,6 @@ impl Shard {
         }
     }
 
-    /// True if the shard has no case of `0..n`.
-    pub fn is_empty(self, n: u64) -> bool {
-        self.len(n) == 0
-    }
-
     /// The case index of the shard's `m`-th case.
     #[inline]
     pub fn case_index(self, m: u64) -> u64 {
@@ -92,7 +87,6 @@ impl Shard {
     }
 }
 
-/// Gate parameters.
 #[derive(Clone, Debug)]
 pub struct GateConfig {
     /// Generated cases per target (before sharding).

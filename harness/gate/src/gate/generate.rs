@@ -11,7 +11,6 @@ use super::outcome::{
 use super::stage::{Staged, Stager};
 use crate::external::watch::{self, Watch};
 use crate::findings::{CaseKind, Findings, Origin};
-use crate::generation::Generation;
 use crate::generators::name_hash;
 use crate::judge::batch::{Cases, Step};
 use crate::kinds::{self, CaseBuf, Ran, TargetKind};
@@ -64,15 +63,6 @@ pub const REACH_SAMPLE: u64 = 16;
 /// the unsharded one).
 pub fn reach_sampled(index: u64) -> bool {
     index.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 60 == 0
-}
-
-/// The value classes the selected targets' generated cases are classified
-/// into: each target's kind's classes ([`kinds::TargetKind::declare_reach`]:
-/// bundle fields, stream classes, sync program shapes) and, with any, the
-/// generation each classified case ran under, one class per generation of
-/// the run.
-pub fn declared_reach(targets: &[Target], arches: &[Generation]) -> Reach {
-    kinds::declared_reach(targets, arches)
 }
 
 /// [`GateFailure::Unreached`] when `run` is a full run (complete, unsharded,
@@ -333,7 +323,7 @@ fn worker(sh: &Shared, w: usize) {
     let target_kinds: Vec<&dyn TargetKind> = cfg.targets.iter().map(|&t| kinds::of(t)).collect();
     let mut buf = CaseBuf::default();
     let mut one = CaseBuf::default();
-    let mut reach = declared_reach(&cfg.targets, &cfg.arches());
+    let mut reach = kinds::declared_reach(&cfg.targets, &cfg.arches());
     // With subjects under test, the next item's prefetch inputs are
     // generated and handed to the subjects before this item is judged, so
     // a subject's worker answers them while this thread judges (`Staged`).
@@ -514,7 +504,7 @@ pub fn generate(
         accs: (0..threads).map(|_| Mutex::new(acc())).collect(),
         finished: (Mutex::new(0), Condvar::new()),
     });
-    run.reach = declared_reach(&cfg.targets, &cfg.arches());
+    run.reach = kinds::declared_reach(&cfg.targets, &cfg.arches());
     let t0 = Instant::now();
     let handles: Vec<_> = (0..threads)
         .map(|w| {

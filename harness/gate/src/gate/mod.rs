@@ -64,11 +64,12 @@ pub mod preflight;
 mod stage;
 pub mod vectors;
 
+pub use crate::kinds::declared_reach;
 pub use config::{
     GateConfig, Shard, UsageError, DEFAULT_CASES, DEFAULT_LOWERING_CASES, DEFAULT_SECONDS,
     DEFAULT_SEED, DEFAULT_SYNC_CASES,
 };
-pub use generate::{declared_reach, reach_failure, reach_sampled, Progress, REACH_SAMPLE};
+pub use generate::{reach_failure, reach_sampled, Progress, REACH_SAMPLE};
 pub use outcome::{
     ArchStats, CorpusFolder, ExternalRun, GateFailure, GateRun, SubjectJudged, TargetStats,
     OUTCOMES,

@@ -169,7 +169,6 @@ pub fn outcome_col(class: crate::judge::Class) -> usize {
     }
 }
 
-/// Per-target results.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct TargetStats {
     /// Generated cases planned for this shard.
@@ -211,7 +210,6 @@ pub struct GateRun {
     pub cohorts: BTreeMap<String, u64>,
     pub vector_files: Vec<vectors::FileStats>,
     pub corpus: Vec<CorpusFolder>,
-    /// Deduplicated findings.
     pub findings: Findings,
     /// Failures other than findings (sorted).
     pub failures: Vec<GateFailure>,

@@ -112,8 +112,8 @@ fn check_inputs(
         path: path.to_path_buf(),
         why,
     };
-    let entries = super::vectors::sorted_paths(dir)
-        .map_err(|e| bad(dir, format!("folder cannot be read: {e}")))?;
+    let entries =
+        vectors::sorted_paths(dir).map_err(|e| bad(dir, format!("folder cannot be read: {e}")))?;
     for p in entries {
         if !keep(&p.file_name().unwrap_or_default().to_string_lossy()) {
             continue;
@@ -139,15 +139,10 @@ fn check_every_input(root: &Path, targets: &[Target]) -> Result<(), CorpusProble
         true,
         &vectors::is_vector_file_name,
     )?;
-    let mut folders: Vec<PathBuf> = std::fs::read_dir(root)
-        .map_err(|e| CorpusProblem::Missing {
-            root: root.to_path_buf(),
-            error: e.to_string(),
-        })?
-        .flatten()
-        .map(|e| e.path())
-        .collect();
-    folders.sort();
+    let folders = vectors::sorted_paths(root).map_err(|e| CorpusProblem::Missing {
+        root: root.to_path_buf(),
+        error: e.to_string(),
+    })?;
     for p in folders {
         let name = p
             .file_name()

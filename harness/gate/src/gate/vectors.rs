@@ -64,7 +64,6 @@ impl fmt::Display for VectorError {
 
 impl std::error::Error for VectorError {}
 
-/// One parsed vector.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Vector {
     /// `custom_op` form.

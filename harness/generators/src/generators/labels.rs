@@ -52,7 +52,6 @@ impl Expected {
     }
 }
 
-/// Which validator.
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Validator {
     Header,

@@ -43,7 +43,6 @@ pub const PAD: usize = 1024;
 /// Pick byte of an image item (`% 10 == 5`).
 pub const IMAGE_PICK: u8 = 5;
 
-/// One generated item.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Item {
     /// A labelled case (valid, near-valid, or correlated = unlabelled) and
@@ -61,7 +60,6 @@ pub enum Item {
     Refused(GenError),
 }
 
-/// A parsed input.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Program {
     /// The bytes [`Program::cfg`] was read from (PRNG bytes past `data`).

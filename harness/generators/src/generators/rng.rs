@@ -43,7 +43,6 @@ impl SplitMix64 {
         xs[self.below(xs.len() as u64) as usize]
     }
 
-    /// Fills `out` with random bytes.
     pub fn fill(&mut self, out: &mut [u8]) {
         for c in out.chunks_mut(8) {
             let v = self.next_u64().to_le_bytes();
@@ -51,7 +50,6 @@ impl SplitMix64 {
         }
     }
 
-    /// `len` random bytes.
     pub fn bytes(&mut self, len: usize) -> Vec<u8> {
         let mut v = vec![0u8; len];
         self.fill(&mut v);

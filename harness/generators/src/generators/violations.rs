@@ -65,7 +65,6 @@ impl Violation {
         }
     }
 
-    /// Applies the violation to `b`.
     pub fn apply(&self, b: &mut [u8; 64]) {
         match *self {
             Violation::Opcode(v) => b[0] = v,

@@ -25,9 +25,27 @@ use crate::targets::Target;
 use serde::{Deserialize, Serialize};
 use std::fmt;
 
-/// Divergence class, named from the left subject's perspective.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum Class {
+/// Declares [`Class`] from its variants, in their stable order: [`Class::ALL`] and
+/// [`Class::name`] (the variant's name) follow.
+macro_rules! classes {
+    ($($(#[$doc:meta])* $v:ident,)*) => {
+        /// Divergence class, named from the left subject's perspective.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        pub enum Class { $($(#[$doc])* $v,)* }
+
+        impl Class {
+            /// Every class, in a stable order.
+            pub const ALL: [Class; [$(stringify!($v)),*].len()] = [$(Class::$v),*];
+
+            /// Stable name (the variant name).
+            pub fn name(self) -> &'static str {
+                match self { $(Class::$v => stringify!($v),)* }
+            }
+        }
+    };
+}
+
+classes! {
     OverAccept,
     UnderAccept,
     SameVerdictDifferentReason,
@@ -46,36 +64,6 @@ pub enum Class {
 }
 
 impl Class {
-    /// Every class, in a stable order.
-    pub const ALL: [Class; 10] = [
-        Class::OverAccept,
-        Class::UnderAccept,
-        Class::SameVerdictDifferentReason,
-        Class::DifferentOutput,
-        Class::Panic,
-        Class::Unsupported,
-        Class::Crash,
-        Class::Timeout,
-        Class::Protocol,
-        Class::Harness,
-    ];
-
-    /// Stable name (the variant name).
-    pub fn name(self) -> &'static str {
-        match self {
-            Class::OverAccept => "OverAccept",
-            Class::UnderAccept => "UnderAccept",
-            Class::SameVerdictDifferentReason => "SameVerdictDifferentReason",
-            Class::DifferentOutput => "DifferentOutput",
-            Class::Panic => "Panic",
-            Class::Unsupported => "Unsupported",
-            Class::Crash => "Crash",
-            Class::Timeout => "Timeout",
-            Class::Protocol => "Protocol",
-            Class::Harness => "Harness",
-        }
-    }
-
     /// The class of a subject's [`Fault`].
     pub fn of_fault(f: &Fault) -> Class {
         match f {
@@ -194,16 +182,13 @@ impl Answer {
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Answers {
-    /// The left subject's answer.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub left: Option<Answer>,
-    /// The right subject's answer.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub right: Option<Answer>,
 }
 
 impl Answers {
-    /// Both sides.
     pub fn of(left: Answer, right: Answer) -> Answers {
         Answers {
             left: Some(left),
@@ -211,7 +196,6 @@ impl Answers {
         }
     }
 
-    /// True when neither side has one.
     pub fn is_empty(&self) -> bool {
         self.left.is_none() && self.right.is_none()
     }
@@ -227,20 +211,15 @@ mod bundle_hex {
 
     pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Box<[u8; 64]>, D::Error> {
         let s = String::deserialize(d)?;
-        let mut out = [0u8; 64];
         if s.len() != 128 {
             return Err(D::Error::custom(format!(
                 "a re-encoding is 128 hex digits, not {}",
                 s.len()
             )));
         }
-        for (i, o) in out.iter_mut().enumerate() {
-            *o = s
-                .get(2 * i..2 * i + 2)
-                .and_then(|h| u8::from_str_radix(h, 16).ok())
-                .ok_or_else(|| D::Error::custom("a re-encoding has a non-hex digit"))?;
-        }
-        Ok(Box::new(out))
+        crate::fields_json::parse_bundle_hex(&s)
+            .map(Box::new)
+            .ok_or_else(|| D::Error::custom("a re-encoding has a non-hex digit"))
     }
 }
 
@@ -392,22 +371,18 @@ impl fmt::Display for Divergence {
 pub struct Outcome(pub Vec<Divergence>);
 
 impl Outcome {
-    /// No divergence.
     pub fn agree() -> Outcome {
         Outcome(Vec::new())
     }
 
-    /// True when no divergence was found.
     pub fn is_agree(&self) -> bool {
         self.0.is_empty()
     }
 
-    /// The first divergence, if any.
     pub fn divergence(&self) -> Option<&Divergence> {
         self.0.first()
     }
 
-    /// Every divergence.
     pub fn divergences(&self) -> &[Divergence] {
         &self.0
     }

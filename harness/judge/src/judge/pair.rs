@@ -8,10 +8,7 @@
 //! hook aborts — a subject panic aborts the run: fail closed).
 
 use super::divergence::{Answer, Answers, Class, Divergence, Signature};
-use super::render::{
-    decode_long, decoded_long, encode_long, fail_key, first_field_diff, gate_str, lut_str,
-    stream_long, Shown,
-};
+use super::render::{fail_key, first_field_diff, Shown};
 use crate::subjects::{
     hex, verdict_name, DecodeFail, Decoded, EncodeResult, IrAnswer, IrQuery, LutResult, LutTable,
     Name, Predicate, Reference, Reply, StreamFail, StreamResult, Subject, Validator, Verdict,
@@ -278,73 +275,41 @@ fn decodes<L: Subject + ?Sized, R: Subject + ?Sized>(
     l: &DecodeReply,
     r: &DecodeReply,
 ) -> Option<Divergence> {
-    decodes_differ(p, l, r).map(|d| d.with_answers(Answer::of_decode(l), Answer::of_decode(r)))
-}
-
-fn decodes_differ<L: Subject + ?Sized, R: Subject + ?Sized>(
-    p: &Pair<'_, L, R>,
-    l: &DecodeReply,
-    r: &DecodeReply,
-) -> Option<Divergence> {
-    match (l, r) {
-        (Ok(a), Ok(b)) if a == b => None,
-        (Err(a), Err(b)) if a.same_as(b) => None,
+    let short = |x: &DecodeReply| x.as_ref().map_or_else(fail_key, |_| "ok".to_string());
+    let key = match (l, r) {
+        (Ok(a), Ok(b)) if a == b => return None,
+        (Err(a), Err(b)) if a.same_as(b) => return None,
         (
             Err(DecodeFail {
                 field: Name::Unknown(name),
                 ..
             }),
             _,
-        ) => unknown_name(
+        ) => Err(name),
+        (Ok(a), Ok(b)) if a.opcode != b.opcode => Ok("opcode".to_string()),
+        (Ok(a), Ok(b)) if a.mnemonic != b.mnemonic => Ok("mnemonic".to_string()),
+        (Ok(a), Ok(b)) => Ok(first_field_diff(&a.fields, &b.fields)),
+        (Err(e), _) | (_, Err(e)) => Ok(e.field.to_string()),
+    };
+    let d = match key {
+        Err(name) => unknown_name(
             p,
             "decode field",
             name,
-            r.as_ref().map_or_else(fail_key, |_| "ok".to_string()),
-            decode_long(r),
+            short(r),
+            r.shown(),
             Answer::of_decode(r),
         ),
-        (Ok(a), Ok(b)) => {
-            let key = if a.opcode != b.opcode {
-                "opcode".to_string()
-            } else if a.mnemonic != b.mnemonic {
-                "mnemonic".to_string()
-            } else {
-                first_field_diff(&a.fields, &b.fields)
-            };
-            p.div(
-                Class::DifferentOutput,
-                key,
-                "ok",
-                "ok",
-                decoded_long(a),
-                decoded_long(b),
-            )
-        }
-        (Ok(_), Err(e)) => p.div(
-            Class::OverAccept,
-            e.field.to_string(),
-            "ok",
-            fail_key(e),
-            decode_long(l),
-            decode_long(r),
+        Ok(key) => p.div(
+            Class::from_accepts(l.is_ok(), r.is_ok()),
+            key,
+            short(l),
+            short(r),
+            l.shown(),
+            r.shown(),
         ),
-        (Err(e), Ok(_)) => p.div(
-            Class::UnderAccept,
-            e.field.to_string(),
-            fail_key(e),
-            "ok",
-            decode_long(l),
-            decode_long(r),
-        ),
-        (Err(a), Err(b)) => p.div(
-            Class::SameVerdictDifferentReason,
-            a.field.to_string(),
-            fail_key(a),
-            fail_key(b),
-            decode_long(l),
-            decode_long(r),
-        ),
-    }
+    };
+    d.map(|d| d.with_answers(Answer::of_decode(l), Answer::of_decode(r)))
 }
 
 /// SPEC §5.1 decode: same fields, or same failure.
@@ -415,7 +380,7 @@ fn encodes<L: Subject + ?Sized, R: Subject + ?Sized>(
     let long = |r: &EncodeResult, d: &Decoded| {
         format!(
             "encode(…) = {}\n  expected    {}\n  fields: {}",
-            encode_long(r),
+            r.shown(),
             hex(b),
             d
         )
@@ -458,8 +423,8 @@ pub fn stream<L: Reference + ?Sized, R: Reference + ?Sized>(
         key,
         short(&l),
         short(&r),
-        stream_long(&l),
-        stream_long(&r),
+        l.shown(),
+        r.shown(),
     )
 }
 
@@ -538,16 +503,20 @@ fn luts_differ<L: Subject + ?Sized, R: Subject + ?Sized>(
     b: &LutResult,
 ) -> Option<Divergence> {
     // A LUT's key is its SPEC §6 table name (`alu_op`), as subjects declare it.
-    let key = t.name();
-    let (ls, rs) = (lut_str(a), lut_str(b));
-    p.div(
-        Class::from_accepts(a.is_ok(), b.is_ok()),
-        key,
-        ls.clone(),
-        rs.clone(),
-        format!("{key} = {ls}"),
-        format!("{key} = {rs}"),
-    )
+    let class = Class::from_accepts(a.is_ok(), b.is_ok());
+    equation(p, class, t.name(), a.shown(), b.shown())
+}
+
+/// A divergence of two answers to a named question, shown as `name = answer`.
+fn equation<L: Subject + ?Sized, R: Subject + ?Sized>(
+    p: &Pair<'_, L, R>,
+    class: Class,
+    name: &str,
+    ls: String,
+    rs: String,
+) -> Option<Divergence> {
+    let (left, right) = (format!("{name} = {ls}"), format!("{name} = {rs}"));
+    p.div(class, name, ls, rs, left, right)
 }
 
 /// SPEC §7 IR gates and the SB2SB-vs-DMA route.
@@ -560,28 +529,9 @@ pub fn ir<L: Reference + ?Sized, R: Reference + ?Sized>(
     if a == b {
         return None;
     }
-    match (&a, &b) {
-        (IrAnswer::Gate(x), IrAnswer::Gate(y)) => {
-            let (ls, rs) = (gate_str(x), gate_str(y));
-            p.div(
-                Class::from_accepts(x.is_ok(), y.is_ok()),
-                gate,
-                ls.clone(),
-                rs.clone(),
-                format!("{gate} = {ls}"),
-                format!("{gate} = {rs}"),
-            )
-        }
-        _ => {
-            let (ls, rs) = (a.shown(), b.shown());
-            p.div(
-                Class::DifferentOutput,
-                gate,
-                ls.clone(),
-                rs.clone(),
-                format!("{gate} = {ls}"),
-                format!("{gate} = {rs}"),
-            )
-        }
-    }
+    let class = match (&a, &b) {
+        (IrAnswer::Gate(x), IrAnswer::Gate(y)) => Class::from_accepts(x.is_ok(), y.is_ok()),
+        _ => Class::DifferentOutput,
+    };
+    equation(p, class, gate, a.shown(), b.shown())
 }

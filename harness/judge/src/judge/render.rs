@@ -3,13 +3,12 @@
 //! Debug forms (`Some(InstWordLen)`, `Err(Known("not_shipped"))`).
 
 use crate::subjects::{
-    hex, verdict_name, DecodeFail, Decoded, EncodeResult, FieldName, GateResult, IrAnswer,
-    LutResult, Route, StreamResult, StreamSummary, Value, Verdict,
+    hex, verdict_name, DecodeFail, Decoded, EncodeResult, FieldName, IrAnswer, LutResult, Route,
+    StreamResult, StreamSummary, Value, Verdict,
 };
 
 /// A subject's answer as a report prints it (SPEC names).
 pub trait Shown {
-    /// The rendering.
     fn shown(&self) -> String;
 }
 
@@ -19,21 +18,60 @@ impl Shown for Verdict {
     }
 }
 
+/// A decoded bundle, one field per line.
 impl Shown for Result<Decoded, DecodeFail> {
     fn shown(&self) -> String {
-        decode_long(self)
+        match self {
+            Ok(d) => {
+                let mut s = format!("Ok {} (0x{:02X})\n", d.mnemonic, d.opcode);
+                for (n, v) in &d.fields {
+                    s.push_str(&format!("    {n} = {v}\n"));
+                }
+                s
+            }
+            Err(e) => format!("Err({e})"),
+        }
     }
 }
 
 impl Shown for EncodeResult {
     fn shown(&self) -> String {
-        encode_long(self)
+        match self {
+            Ok(b) => format!("Ok {}", hex(b)),
+            Err(e) => format!("Err(field {e})"),
+        }
     }
 }
 
+/// One stream item per line: `group header 0 output 1 args [2, 3]` or `bundle 4 opcode 0xBE`.
 impl Shown for StreamResult {
     fn shown(&self) -> String {
-        stream_long(self)
+        let v = match self {
+            Ok(v) => v,
+            Err(e) => return format!("Err({e})"),
+        };
+        let mut s = String::from("Ok [\n");
+        for it in v {
+            let item = match it {
+                StreamSummary::Group {
+                    header_index,
+                    output,
+                    args,
+                } => {
+                    let a: Vec<String> = args.iter().map(ToString::to_string).collect();
+                    format!(
+                        "group header {header_index} output {output} args [{}]",
+                        a.join(", ")
+                    )
+                }
+                StreamSummary::Other { index, opcode } => {
+                    format!("bundle {index} opcode 0x{opcode:02X}")
+                }
+            };
+            s.push_str(&format!("    {item}\n"));
+        }
+        s.push(']');
+        s
     }
 }
 
@@ -46,60 +84,25 @@ impl Shown for Result<(), crate::subjects::StreamFail> {
     }
 }
 
+/// `0xNN` or `err:<name>`.
 impl Shown for LutResult {
     fn shown(&self) -> String {
-        lut_str(self)
+        match self {
+            Ok(b) => format!("0x{b:02X}"),
+            Err(e) => format!("err:{e}"),
+        }
     }
 }
 
+/// A gate: `ok` or `err:<name>`; a route: `sb2sb` or `dma` (SPEC §7).
 impl Shown for IrAnswer {
     fn shown(&self) -> String {
         match self {
-            IrAnswer::Gate(g) => gate_str(g),
-            IrAnswer::Route(r) => route_name(*r).to_string(),
+            IrAnswer::Gate(Ok(())) => "ok".to_string(),
+            IrAnswer::Gate(Err(e)) => format!("err:{e}"),
+            IrAnswer::Route(Route::Sb2sb) => "sb2sb".to_string(),
+            IrAnswer::Route(Route::Dma) => "dma".to_string(),
         }
-    }
-}
-
-/// `sb2sb` or `dma` (SPEC §7).
-pub fn route_name(r: Route) -> &'static str {
-    match r {
-        Route::Sb2sb => "sb2sb",
-        Route::Dma => "dma",
-    }
-}
-
-/// One stream item: `group header 0 output 1 args [2, 3]` or `bundle 4 opcode 0xBE`.
-pub fn stream_item(it: &StreamSummary) -> String {
-    match it {
-        StreamSummary::Group {
-            header_index,
-            output,
-            args,
-        } => {
-            let a: Vec<String> = args.iter().map(ToString::to_string).collect();
-            format!(
-                "group header {header_index} output {output} args [{}]",
-                a.join(", ")
-            )
-        }
-        StreamSummary::Other { index, opcode } => format!("bundle {index} opcode 0x{opcode:02X}"),
-    }
-}
-
-/// `0xNN` or `err:<name>`.
-pub fn lut_str(r: &LutResult) -> String {
-    match r {
-        Ok(b) => format!("0x{b:02X}"),
-        Err(e) => format!("err:{e}"),
-    }
-}
-
-/// `ok` or `err:<name>`.
-pub fn gate_str(r: &GateResult) -> String {
-    match r {
-        Ok(()) => "ok".to_string(),
-        Err(e) => format!("err:{e}"),
     }
 }
 
@@ -109,46 +112,6 @@ pub fn fail_key(f: &DecodeFail) -> String {
         format!("reserved@0x{:02X}", f.offset)
     } else {
         f.field.to_string()
-    }
-}
-
-/// A decoded bundle, one field per line.
-pub fn decoded_long(d: &Decoded) -> String {
-    let mut s = format!("Ok {} (0x{:02X})\n", d.mnemonic, d.opcode);
-    for (n, v) in &d.fields {
-        s.push_str(&format!("    {n} = {v}\n"));
-    }
-    s
-}
-
-/// A decode result.
-pub fn decode_long(r: &Result<Decoded, DecodeFail>) -> String {
-    match r {
-        Ok(d) => decoded_long(d),
-        Err(e) => format!("Err({e})"),
-    }
-}
-
-/// An encode result.
-pub fn encode_long(r: &EncodeResult) -> String {
-    match r {
-        Ok(b) => format!("Ok {}", hex(b)),
-        Err(e) => format!("Err(field {e})"),
-    }
-}
-
-/// A stream parse result.
-pub fn stream_long(r: &StreamResult) -> String {
-    match r {
-        Ok(v) => {
-            let mut s = String::from("Ok [\n");
-            for it in v {
-                s.push_str(&format!("    {}\n", stream_item(it)));
-            }
-            s.push(']');
-            s
-        }
-        Err(e) => format!("Err({e})"),
     }
 }
 

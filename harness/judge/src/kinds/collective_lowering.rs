@@ -71,10 +71,9 @@ impl TargetKind for CollectiveLoweringKind {
         arch: Generation,
         inputs: &mut dyn Iterator<Item = &[u8]>,
     ) -> Option<CaseInputs> {
-        let gen = arch;
         Some(CaseInputs::Modules(
             inputs
-                .map(|d| lowering_module::build_case(d, Some(gen)).insns)
+                .map(|d| lowering_module::build_case(d, Some(arch)).insns)
                 .collect(),
         ))
     }
@@ -128,9 +127,6 @@ impl LoweringMismatch {
 pub fn compare(e: &Judge, target: Target, data: &[u8]) -> (String, Vec<Divergence>) {
     let gen = e.arch();
     let filed = e.described_case(target, data, ("core", "oracle"));
-    let div = |class: Class, key: String, description: String, case: String| {
-        filed.divergence(class, key, description, case)
-    };
     // The judge's reference pair (in the gate, core is wrapped in its
     // coverage recorder, which forwards `lower`).
     let (left, right) = e.references();
@@ -147,7 +143,7 @@ pub fn compare(e: &Judge, target: Target, data: &[u8]) -> (String, Vec<Divergenc
         }
         Ok(Err(d)) => (
             "diverged".into(),
-            vec![div(
+            vec![filed.divergence(
                 d.class.class(),
                 format!("{}:{}", d.class.name(), d.what),
                 d.description,
@@ -156,7 +152,7 @@ pub fn compare(e: &Judge, target: Target, data: &[u8]) -> (String, Vec<Divergenc
         ),
         Err(p) => (
             "diverged".into(),
-            vec![div(
+            vec![filed.divergence(
                 Class::Panic,
                 "collective_lowering:panic".into(),
                 format!("PANIC: {}", panic_text(&*p)),
@@ -169,7 +165,6 @@ pub fn compare(e: &Judge, target: Target, data: &[u8]) -> (String, Vec<Divergenc
 /// One line of a `lower` answer: the module's records per instruction and
 /// its side-tables, or the rejection.
 fn answer_text(a: &Reply<ModuleAnswer>) -> String {
-    let hex = |rs: &[[u8; 64]]| rs.iter().map(|b| hex(b)).collect::<Vec<_>>();
     match a {
         Err(f) => f.to_string(),
         Ok(ModuleAnswer::Rejected { instruction, name }) => {
@@ -181,7 +176,7 @@ fn answer_text(a: &Reply<ModuleAnswer>) -> String {
                 .iter()
                 .enumerate()
                 .map(|(i, l)| match l {
-                    Ok(l) => format!("[{i}] records {:?} side {:?}", hex(&l.records), l.side),
+                    Ok(l) => format!("[{i}] records {:?} side {:?}", hexes(&l.records), l.side),
                     Err(e) => format!("[{i}] {}", e.name),
                 })
                 .collect();
@@ -194,6 +189,11 @@ fn answer_text(a: &Reply<ModuleAnswer>) -> String {
             )
         }
     }
+}
+
+/// Each record as hex.
+fn hexes(records: &[[u8; 64]]) -> Vec<String> {
+    records.iter().map(|b| hex(b)).collect()
 }
 
 /// Subject `x` (under test) against `core` on what the `lower` operation
@@ -398,7 +398,6 @@ pub fn compare_case_on(
     }
     let mut verdicts = Vec::with_capacity(case.insns.len());
     let (mut lowered, mut rejected) = (0, 0);
-    let hex = |rs: &[[u8; 64]]| rs.iter().map(|b| hex(b)).collect::<Vec<_>>();
     for (i, (insn, (lv, rv))) in case
         .insns
         .iter()
@@ -438,8 +437,8 @@ pub fn compare_case_on(
                         "[#] records".into(),
                         format!(
                             "[{i}] records: {ln} {:?}, {rn} {:?}",
-                            hex(&a.records),
-                            hex(&b.records)
+                            hexes(&a.records),
+                            hexes(&b.records)
                         ),
                     ));
                 }

@@ -264,7 +264,7 @@ mod tests {
     /// Core, its answer without its last finding (or with one more semaphore bump).
     struct Slipped;
 
-    super::super::kind::stand_in_subject!(Slipped, "slipped");
+    crate::kinds::test_subjects::stand_in_subject!(Slipped, "slipped");
 
     impl Reference for Slipped {
         fn engine_sync(&self, p: &EngineProgram) -> crate::subjects::Reply<EngineSyncAnswer> {

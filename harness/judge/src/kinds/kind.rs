@@ -170,7 +170,6 @@ pub trait TargetKind: Sync {
         false
     }
 
-    /// How the kind's inputs shrink.
     fn shrink(&self) -> Shrink {
         Shrink::Bytes
     }
@@ -240,23 +239,3 @@ pub fn whole_bundles(bytes: &[u8]) -> Vec<[u8; 64]> {
         })
         .collect()
 }
-
-/// Implements [`crate::subjects::Subject`] for a test's stand-in reference `$t`: named
-/// `$name`, claiming every capability, every operation the trait's default but the
-/// methods after a `;`.
-#[cfg(test)]
-macro_rules! stand_in_subject {
-    ($t:ty, $name:literal $(; $($method:tt)*)?) => {
-        impl crate::subjects::Subject for $t {
-            fn name(&self) -> &str {
-                $name
-            }
-            fn capabilities(&self) -> crate::subjects::Capabilities {
-                crate::subjects::Capabilities::all()
-            }
-            $($($method)*)?
-        }
-    };
-}
-#[cfg(test)]
-pub(crate) use stand_in_subject;

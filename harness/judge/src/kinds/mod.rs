@@ -62,20 +62,29 @@ pub fn declared_reach(targets: &[Target], arches: &[Generation]) -> Reach {
 
 #[cfg(test)]
 pub(crate) mod test_subjects {
-    use crate::subjects::{Capabilities, Subject};
+    /// Implements [`crate::subjects::Subject`] for a test's stand-in reference `$t`: named
+    /// `$name`, claiming every capability, every operation the trait's default but the
+    /// methods after a `;`.
+    macro_rules! stand_in_subject {
+        ($t:ty, $name:literal $(; $($method:tt)*)?) => {
+            impl crate::subjects::Subject for $t {
+                fn name(&self) -> &str {
+                    $name
+                }
+                fn capabilities(&self) -> crate::subjects::Capabilities {
+                    crate::subjects::Capabilities::all()
+                }
+                $($($method)*)?
+            }
+        };
+    }
+    pub(crate) use stand_in_subject;
 
     /// A subject that claims every capability and answers every operation
     /// `Unsupported` (the trait's default methods).
     pub(crate) struct Silent;
 
-    impl Subject for Silent {
-        fn name(&self) -> &str {
-            "silent"
-        }
-        fn capabilities(&self) -> Capabilities {
-            Capabilities::all()
-        }
-    }
+    stand_in_subject!(Silent, "silent");
 
     impl crate::subjects::Reference for Silent {}
 }

@@ -371,7 +371,7 @@ mod tests {
     /// Core, its walk answered without its last row.
     struct Short;
 
-    super::super::kind::stand_in_subject!(Short, "short");
+    crate::kinds::test_subjects::stand_in_subject!(Short, "short");
 
     impl Reference for Short {
         fn lint_stream(&self, bytes: &[u8]) -> crate::subjects::Reply<crate::subjects::LintResult> {

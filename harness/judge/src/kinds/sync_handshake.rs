@@ -276,9 +276,6 @@ fn compare_shaped(
     want_shape: bool,
 ) -> (String, Option<Divergence>, Option<Shape>) {
     let filed = e.described_case(target, data, ("model", "simulator"));
-    let div = |class: Class, key: String, description: String, program: String| {
-        filed.divergence(class, key, description, program)
-    };
     // The engine's reference pair (in the gate, core is wrapped in its
     // coverage recorder, which forwards the sync operations).
     let (model, sim) = e.references();
@@ -291,7 +288,7 @@ fn compare_shaped(
         }
         Ok((Err(d), _)) => (
             "diverged".into(),
-            Some(div(
+            Some(filed.divergence(
                 d.mismatch.class(),
                 d.mismatch.key(),
                 d.mismatch.to_string(),
@@ -301,7 +298,7 @@ fn compare_shaped(
         ),
         Err(p) => (
             "diverged".into(),
-            Some(div(
+            Some(filed.divergence(
                 Class::Panic,
                 "sync_handshake:panic".into(),
                 format!("PANIC: {}", panic_text(&*p)),
@@ -653,7 +650,7 @@ mod tests {
     /// Core, with byte 5 (the wait index) of every stamped header changed.
     struct Misstamped(Box<dyn Reference>);
 
-    super::super::kind::stand_in_subject!(Misstamped, "misstamped");
+    crate::kinds::test_subjects::stand_in_subject!(Misstamped, "misstamped");
 
     impl Reference for Misstamped {
         fn sync_plan(

@@ -8,7 +8,7 @@ use crate::kinds::test_subjects::Silent;
 /// Core, with the last byte of each instruction's first record flipped.
 struct Flipped(Box<dyn Reference>);
 
-crate::kinds::kind::stand_in_subject! { Flipped, "flipped";
+crate::kinds::test_subjects::stand_in_subject! { Flipped, "flipped";
     fn lower_module(&self, insns: &[IrInstruction]) -> Reply<ModuleAnswer> {
         crate::subjects::module_answer(self, insns)
     }
@@ -60,7 +60,7 @@ enum Slip {
 /// Core, with one slip in the operations the properties ask.
 struct Slipped(Box<dyn Reference>, Slip, std::cell::Cell<u32>);
 
-crate::kinds::kind::stand_in_subject! { Slipped, "slipped";
+crate::kinds::test_subjects::stand_in_subject! { Slipped, "slipped";
     fn decode(
         &self,
         b: &[u8; 64],
