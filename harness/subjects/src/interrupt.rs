@@ -70,11 +70,6 @@ pub fn stop_requested() -> bool {
     STOP.load(Ordering::Relaxed)
 }
 
-/// Asks the process to stop, as a signal would in graceful mode (tests).
-pub fn request_stop() {
-    STOP.store(true, Ordering::SeqCst);
-}
-
 /// Registers `hook` to run on [`hard_exit`] (once per distinct hook).
 pub fn on_hard_exit(hook: fn()) {
     let mut g = HOOKS
