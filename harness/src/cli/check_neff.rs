@@ -11,9 +11,10 @@
 //! threads.
 
 use super::check_output::{Printer, Sink, StreamOrigin, Tally};
-use super::check_read::{read_blocks, read_once, Splitter};
+use super::check_read::{read_blocks, Splitter};
 use super::check_sync::{self, EngineSteps, SubgraphSync};
 use super::{CheckArgs, CliError, Format};
+use crate::report::format::find_or_push;
 use crate::strict_json;
 use crate::subjects::DmaRow;
 use std::io::{Read, Write};
@@ -184,16 +185,15 @@ fn lint_job(job: Job, shared: &Shared) {
                 })?;
             }
         }
-        if !stopped {
+        if stopped {
+            steps = None; // not read whole: its subgraph is not analysed
+        } else {
             // An empty engine file is an engine with no program (FACTS §10), not bad input.
             split.finish_allow_empty(&job.source)?;
             walker.finish(&mut |e| {
                 sink.on(&e, None, u64::MAX);
             });
             sink.take_failure()?;
-        }
-        if stopped {
-            steps = None; // not read whole: its subgraph is not analysed
         }
         let stopped = stopped && *sink.errors >= limit;
         sink.printer.summary(&job.source, sink.tally, stopped)?;
@@ -271,19 +271,14 @@ impl StreamSink for JobSink<'_> {
                 .ok()
                 .and_then(|mut p| p.pop())
                 .unwrap_or_default();
-            block.resize(BLOCK, 0);
-            let mut got = 0;
-            while got < BLOCK {
-                match read_once(data, &mut block[got..]) {
-                    Ok(0) => break,
-                    Ok(n) => got += n,
-                    Err(e) => return Err(tpb_neff::scan::error_of(&e)),
-                }
-            }
-            if got == 0 {
+            block.clear();
+            block.reserve(BLOCK);
+            Read::take(&mut *data, BLOCK as u64)
+                .read_to_end(&mut block)
+                .map_err(|e| tpb_neff::scan::error_of(&e))?;
+            if block.is_empty() {
                 return Ok(self.shared.stop.load(Ordering::Relaxed));
             }
-            block.truncate(got);
             if tx.send(block).is_err() {
                 // The worker stopped (--max-errors, or the output went away).
                 return Ok(true);
@@ -296,21 +291,19 @@ impl StreamSink for JobSink<'_> {
 /// DMA descriptors from the engine JSONs (FACTS §10 D1), each completion adding its increment
 /// (an undeclared queue set: 1, DE-12).
 fn sync_subgraphs(report: &Report, read: Vec<(StreamOrigin, EngineSteps)>) -> Vec<SubgraphSync> {
-    let mut order: Vec<String> = Vec::new();
-    let mut by: std::collections::BTreeMap<String, Vec<EngineSteps>> = Default::default();
+    let mut by: Vec<(String, Vec<EngineSteps>)> = Vec::new();
     for (o, s) in read {
-        if !by.contains_key(&o.subgraph) {
-            order.push(o.subgraph.clone());
-        }
-        by.entry(o.subgraph).or_default().push(s);
+        find_or_push(
+            &mut by,
+            |(sg, _)| *sg == o.subgraph,
+            || (o.subgraph.clone(), Vec::new()),
+        )
+        .1
+        .push(s);
     }
-    order
-        .into_iter()
-        .filter_map(|sg| {
-            let engines = by.remove(&sg)?;
-            if engines.len() < 2 {
-                return None;
-            }
+    by.into_iter()
+        .filter(|(_, engines)| engines.len() >= 2)
+        .map(|(sg, engines)| {
             let dma = report
                 .subgraphs
                 .iter()
@@ -324,7 +317,7 @@ fn sync_subgraphs(report: &Report, read: Vec<(StreamOrigin, EngineSteps)>) -> Ve
                     })
                 })
                 .collect();
-            Some(check_sync::analyze(&sg, engines, dma))
+            check_sync::analyze(&sg, engines, dma)
         })
         .collect()
 }

@@ -505,9 +505,6 @@ impl<'a, W: Write> Sink<'a, W> {
 
     #[inline(always)]
     pub fn take_failure(&mut self) -> Result<(), CliError> {
-        if self.failed.is_ok() {
-            return Ok(());
-        }
         std::mem::replace(&mut self.failed, Ok(()))
     }
 }

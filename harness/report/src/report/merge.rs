@@ -21,10 +21,11 @@
 //!   shards that saw it.
 //! - Each folder is read and verified first ([`super::shard::load`]).
 
+use super::format::find_or_push;
 use super::model::{DivergenceRecord, ReportModel, ShardRef, REACH_CASE};
 use super::run_json::{
-    CohortMeta, GenerationMeta, MachineMeta, ReachClass, RunMeta, ShardMeta, SubjectMachineMeta,
-    SubjectMeta, TargetMeta, FAIL, PASS,
+    CohortMeta, GenerationMeta, GivenUpMeta, MachineMeta, ReachClass, RunMeta, ShardMeta,
+    SubjectMachineMeta, SubjectMeta, TargetMeta, FAIL, PASS,
 };
 use crate::findings::DedupKey;
 use crate::gate::Shard;
@@ -75,14 +76,14 @@ fn merged_subjects(shards: &[ShardReport]) -> Vec<SubjectMeta> {
             }
             // Each shard's own give-ups.
             for g in &o.given_up {
-                match m
-                    .given_up
-                    .iter_mut()
-                    .find(|x| x.generation == g.generation && x.operation == g.operation)
-                {
-                    Some(x) => x.cases_not_run = x.cases_not_run.saturating_add(g.cases_not_run),
-                    None => m.given_up.push(g.clone()),
-                }
+                let same = |x: &GivenUpMeta| {
+                    (&x.generation, &x.operation) == (&g.generation, &g.operation)
+                };
+                let x = find_or_push(&mut m.given_up, same, || GivenUpMeta {
+                    cases_not_run: 0,
+                    ..g.clone()
+                });
+                x.cases_not_run = x.cases_not_run.saturating_add(g.cases_not_run);
             }
             m.failures = m.failures.saturating_add(o.failures);
             for g in &o.generations {
@@ -111,17 +112,14 @@ fn merged_machine(shards: &[ShardReport]) -> Option<MachineMeta> {
         o.threads = o.threads.saturating_add(m.threads);
         o.elapsed_ms = o.elapsed_ms.saturating_add(m.elapsed_ms);
         for sm in &m.subjects {
-            let at = match o.subjects.iter().position(|x| x.spec == sm.spec) {
-                Some(i) => i,
-                None => {
-                    o.subjects.push(SubjectMachineMeta {
-                        spec: sm.spec.clone(),
-                        ..SubjectMachineMeta::default()
-                    });
-                    o.subjects.len() - 1
-                }
-            };
-            let x = &mut o.subjects[at];
+            let x = find_or_push(
+                &mut o.subjects,
+                |x| x.spec == sm.spec,
+                || SubjectMachineMeta {
+                    spec: sm.spec.clone(),
+                    ..SubjectMachineMeta::default()
+                },
+            );
             x.calls = x.calls.saturating_add(sm.calls);
             x.answers_received = x.answers_received.saturating_add(sm.answers_received);
             x.answers_compared = x.answers_compared.saturating_add(sm.answers_compared);

@@ -41,9 +41,6 @@ pub mod summary_md;
 pub use folder::{abort_staging, claim_dir, utc_now, write_dir, ClaimGuard, ReportDirError};
 pub use model::{verdict, ReportModel};
 
-use crate::gate::GateRun;
-use crate::triage::Triaged;
-
 /// Every file of the report of `m`, as `(relative path, bytes)`; `run.json`
 /// (last) carries the integrity record of the others.
 pub fn files(m: &ReportModel) -> Vec<(String, Vec<u8>)> {
@@ -64,9 +61,4 @@ pub fn files(m: &ReportModel) -> Vec<(String, Vec<u8>)> {
     meta.integrity = Some(integrity::seal(&facts, &out));
     out.push((run_json::FILE.to_string(), meta.to_json().into_bytes()));
     out
-}
-
-/// `summary.md` of a gate run written at `timestamp`.
-pub fn summary_md(run: &GateRun, triaged: &[Triaged], timestamp: &str) -> String {
-    summary_md::render(&ReportModel::of_gate(run, triaged, timestamp))
 }

@@ -378,24 +378,20 @@ fn check_record(
 ) -> Result<(), MergeError> {
     let path = dir.join(divergences_jsonl::FILE);
     let line = i + 1;
+    let bad = |m: String| MergeError::line(&path, line, m);
     let shard = shard_name(meta.shard);
     let target = meta.targets.iter().find(|t| t.name == r.target);
     if r.number != line as u64 {
-        return Err(MergeError::line(
-            &path,
-            line,
-            format!("record number {} (expected {line})", r.number),
-        ));
+        return Err(bad(format!("record number {} (expected {line})", r.number)));
     }
     if r.count == 0 {
-        return Err(MergeError::line(&path, line, "field `count` is 0"));
+        return Err(bad("field `count` is 0".into()));
     }
     if target.is_none() && r.target != VECTORS_CASE {
-        return Err(MergeError::line(
-            &path,
-            line,
-            format!("target `{}` is not one of the run's targets", r.target),
-        ));
+        return Err(bad(format!(
+            "target `{}` is not one of the run's targets",
+            r.target
+        )));
     }
     if Target::from_name(r.replay_target()).is_none() {
         let why = match &r.replay_target {
@@ -404,17 +400,17 @@ fn check_record(
                 .to_string(),
             Some(t) => format!("replay target `{t}` is not a target"),
         };
-        return Err(MergeError::line(&path, line, why));
+        return Err(bad(why));
     }
     // Checked before it is read: the raw file is the record's own, inside the folder.
     let expected = r.replay_of(r.number);
     if r.file != expected[0] {
         let m = format!("field `file` is `{}`, expected {}", r.file, expected[0]);
-        return Err(MergeError::line(&path, line, m));
+        return Err(bad(m));
     }
     let minimized = r
         .minimized_bytes()
-        .map_err(|e| MergeError::line(&path, line, format!("field `minimized`: {e}")))?;
+        .map_err(|e| bad(format!("field `minimized`: {e}")))?;
     // The raw file beside the record holds the same bytes.
     let bin = dir.join(&r.file);
     let mut held = Vec::new();
@@ -433,25 +429,23 @@ fn check_record(
         ));
     }
     if let Err(e) = r.input_bytes() {
-        return Err(MergeError::line(&path, line, format!("field `input`: {e}")));
+        return Err(bad(format!("field `input`: {e}")));
     }
     if !meta.generations.iter().any(|g| g.name == r.arch) {
-        return Err(MergeError::line(
-            &path,
-            line,
-            format!("generation `{}` is not one of the run's", r.arch),
-        ));
+        return Err(bad(format!(
+            "generation `{}` is not one of the run's",
+            r.arch
+        )));
     }
     // The file and the replay commands are what the typed fields give (a record of an older
     // tpbconform, without `replay_subjects` / `replay_target`, fails here).
     let [_, replay, replay_file] = &expected;
     if [&r.replay, &r.replay_file] != [replay, replay_file] {
-        return Err(MergeError::line(
-            &path,
-            line,
+        return Err(bad(
             "fields `replay` and `replay_file` are not the ones its target, generation, replay \
              subjects and minimised input give (a report of an older tpbconform? run the gate \
-             again)",
+             again)"
+                .into(),
         ));
     }
     let inconsistent = |message: String| {
@@ -463,11 +457,7 @@ fn check_record(
     match &r.origin {
         OriginRecord::Generated { generated, kind } => {
             if !r.origin.kind_known() {
-                return Err(MergeError::line(
-                    &path,
-                    line,
-                    format!("unknown case kind `{kind}`"),
-                ));
+                return Err(bad(format!("unknown case kind `{kind}`")));
             }
             if generated % meta.shard.count != meta.shard.index {
                 return Err(inconsistent(format!(
