@@ -1,12 +1,6 @@
-//! The subcommands of `tpbconform`. `main.rs` holds the clap definitions and
-//! dispatches to one `run` function per subcommand; each returns an exit code
-//! or a [`CliError`] (exit 2).
-//!
-//! Exit codes: [`EXIT_OK`] 0 = success (for `check`: every bundle valid),
-//! [`EXIT_INVALID`] 1 = a negative verdict (some bundle invalid, a
-//! divergence, FAIL), [`EXIT_BAD_INPUT`] 2 = bad input or usage,
-//! [`EXIT_BROKEN_PIPE`] 141 = stdout closed by its reader (quiet). What each
-//! code means per subcommand: [`help`] (each `--help` ends with it).
+//! The subcommands of `tpbconform`: `main.rs` holds the clap definitions and dispatches to one
+//! `run` per subcommand, which returns an exit code or a [`CliError`] (exit 2; 141 for a closed
+//! stdout). What each code means per subcommand: [`help`].
 
 pub mod check;
 pub mod check_neff;

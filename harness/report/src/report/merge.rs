@@ -1,25 +1,9 @@
-//! One [`ReportModel`] from the report folders of a sharded gate
-//! (`tpbconform gate --shard i/N`, one folder per shard): what
-//! `tpbconform report merge DIR... [--output DIR]` renders.
-//!
-//! # Contracts
-//!
-//! - **One run** ([`merge`]): shards that disagree on tool version, seed,
-//!   requested cases, targets, generations, shard count, corpus replay,
-//!   vector files or subjects; a shard index given twice or one of `0..N`
-//!   missing; planned counts that are not each shard's `i/N` share of one
-//!   per-target count: refused.
-//! - **Verdict, recomputed.** FAIL if any record, failure or diverged count
-//!   exists in any shard (or a full default run left a class unhit), else
-//!   PASS. A shard's own verdict is only cross-checked, never used.
-//! - **Deduplication.** Divergences are merged by signature, the gate's own
-//!   dedup key ([`crate::findings::DedupKey`]); the representative is the one
-//!   with the smallest origin (the gate's own rule; generated case indices
-//!   are global, so it is the one the unsharded gate keeps). `count` sums
-//!   the shards' counts (every shard replays the whole corpus and the vector
-//!   files, so those occurrences count once per shard); `shards` lists the
-//!   shards that saw it.
-//! - Each folder is read and verified first ([`super::shard::load`]).
+//! One [`ReportModel`] from the verified report folders of a sharded gate ([`super::shard::load`]),
+//! what `tpbconform report merge` renders: shards of one run only, the verdict recomputed from
+//! the merged contents, divergences deduplicated by the gate's own key
+//! ([`crate::findings::DedupKey`]) with the smallest origin as representative (the one the
+//! unsharded gate keeps). Contracts: `reports/README.md` ("Merging the reports of a sharded
+//! gate").
 
 use super::format::find_or_push;
 use super::model::{DivergenceRecord, ReportModel, ShardRef, REACH_CASE};

@@ -1,25 +1,7 @@
-//! One shard's report folder read and verified ([`load`]), for
-//! `tpbconform report merge`; errors are [`MergeError`]s (exit 2, nothing
-//! written).
-//!
-//! # Contracts
-//!
-//! - **Verify, don't trust** ([`MergeError`], exit 2, nothing written). Each
-//!   folder ([`load`]) must pass its integrity record
-//!   ([`super::integrity`]), and its files must agree with each other: the
-//!   records of `divergences.jsonl` with `run.json`'s counts (distinct and
-//!   divergent cases; a target, vector file or generation with diverged
-//!   cases has records, a record's origin has a diverged count behind it and
-//!   lies in the shard's share of the cases, its raw file holds its
-//!   minimised input), per target `ran = planned =
-//!   valid + near-valid + raw`, generations summing to the targets, and the
-//!   verdict `run.json`, `summary.md` and `junit.xml` state equal to the one
-//!   recomputed from those contents. A folder that lists no target, a run of
-//!   zero requested cases, and a target no shard planned a case for are
-//!   refused (nothing was checked).
-//! - **Bounded reading.** `run.json`, `summary.md`, `junit.xml` and each
-//!   `divergences.jsonl` line are capped at [`MAX_BYTES`]; the jsonl file is
-//!   streamed, and holds at most the records `run.json` announces.
+//! One shard's report folder read and verified ([`load`]), for `tpbconform report merge`: its
+//! integrity record, its files against each other and the verdict they give, each file read
+//! with a cap of [`MAX_BYTES`]. What is checked: `reports/README.md` ("Merging the reports of a
+//! sharded gate"); a refusal is a [`MergeError`] (exit 2, nothing written).
 
 use super::divergences_jsonl::{self, LineError};
 use super::integrity::{self};

@@ -51,7 +51,7 @@ pub enum Block {
     /// side by side).
     Dumps(Dumps),
     /// The 64-byte map of a divergence's minimised bundle: which bytes each
-    /// side blames ([`super::byte_map::blamed_bytes`]).
+    /// side blames ([`crate::report::byte_map::blamed_bytes`]).
     ByteMap {
         bytes: [u8; 64],
         /// Per side: subject name, blamed bytes.
