@@ -202,23 +202,20 @@ fn lint_job(job: Job, shared: &Shared) {
     shared
         .errors
         .fetch_add(errors.saturating_sub(start), Ordering::Relaxed);
-    match result {
-        Ok(stopped) => {
-            if stopped {
-                shared.stop.store(true, Ordering::Relaxed);
-            }
-            let _ = out.send(Msg::Out(printer.take_output()));
+    // Stopped by --max-errors or by a failure: no further job is linted.
+    if !matches!(result, Ok(false)) {
+        shared.stop.store(true, Ordering::Relaxed);
+    }
+    let _ = out.send(Msg::Out(printer.take_output()));
+    let _ = match result {
+        Ok(_) => {
             if let Some(s) = steps {
                 let _ = out.send(Msg::Steps(Box::new(s)));
             }
-            let _ = out.send(Msg::Done(Box::new(tally)));
+            out.send(Msg::Done(Box::new(tally)))
         }
-        Err(e) => {
-            shared.stop.store(true, Ordering::Relaxed);
-            let _ = out.send(Msg::Out(printer.take_output()));
-            let _ = out.send(Msg::Failed(e));
-        }
-    }
+        Err(e) => out.send(Msg::Failed(e)),
+    };
 }
 
 /// The scan's side: each stream becomes a job whose blocks it reads and sends.
@@ -421,7 +418,6 @@ pub fn run<W: Write>(
                 }
                 NeffInput::Engines(list) => {
                     sink.label = String::new();
-                    let mut streams = Vec::new();
                     for (engine, file) in list {
                         let s = StreamRef {
                             subgraph: "-".into(),
@@ -433,14 +429,13 @@ pub fn run<W: Write>(
                         if sink.start(&s, Input::File(file.into())).is_none() {
                             break;
                         }
-                        streams.push(s);
                     }
                     Ok(Ran {
                         opened: None,
                         report: Report {
                             members: Vec::new(),
                             subgraphs: Vec::new(),
-                            streams,
+                            streams: Vec::new(),
                             integrity: None,
                             passes: 0,
                             stopped: false,

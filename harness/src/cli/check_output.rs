@@ -90,7 +90,9 @@ pub struct Printer<W: Write> {
     origin: Option<(StreamOrigin, String)>,
 }
 
-fn where_(
+/// Where a bundle is, for messages: `file:line` (hex), `file@0xOFFSET` (binary), or in a NEFF
+/// `member #index @0xOFFSET, engine E`.
+pub(super) fn where_(
     source: &str,
     index: usize,
     offset: usize,

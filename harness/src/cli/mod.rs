@@ -230,11 +230,3 @@ pub fn emit(out: &mut impl Write, s: &str) -> Result<(), CliError> {
     out.write_all(b"\n")?;
     Ok(())
 }
-
-/// Where a bundle came from, for messages: `file:line` or `file@offset`.
-pub fn location(l: &crate::input::Loaded) -> String {
-    match l.line {
-        Some(n) => format!("{}:{n}", l.source),
-        None => format!("{}@0x{:X}", l.source, l.offset),
-    }
-}

@@ -328,7 +328,7 @@ impl DivergenceRecord {
 
 /// True for a target whose input is one 64-byte bundle.
 pub fn is_bundle_target(target: &str) -> bool {
-    Target::from_name(target).is_some_and(Target::is_bundle) || target == "vectors"
+    Target::from_name(target).is_some_and(Target::is_bundle) || target == VECTORS_CASE
 }
 
 /// The subject under test a gate failure is about, if any.

@@ -13,7 +13,7 @@ use crate::report::run_json::SubjectMeta;
 use crate::report::shard::shard_name;
 
 /// The targets a subject lacks, per generation it serves.
-type PerGeneration<'a> = Vec<(String, Vec<&'a str>)>;
+type PerGeneration<'a> = Vec<(&'a str, Vec<&'a str>)>;
 
 /// True for a target only the reference pair can answer (its needs include a capability no
 /// subject protocol op carries).
@@ -409,7 +409,7 @@ fn subjects_sections(m: &ReportModel) -> Vec<Section> {
         .map(|t| t.name.as_str())
         .filter(|t| !reference_only(t))
         .collect();
-    let mut by_subject: Vec<(String, PerGeneration<'_>)> = Vec::new();
+    let mut by_subject: Vec<(&str, PerGeneration<'_>)> = Vec::new();
     for u in meta
         .unsupported
         .iter()
@@ -417,18 +417,11 @@ fn subjects_sections(m: &ReportModel) -> Vec<Section> {
     {
         for s in &u.subjects {
             let (base, gen) = match s.rsplit_once(" (") {
-                Some((b, g)) if g.ends_with(')') => {
-                    (b.to_string(), g.trim_end_matches(')').to_string())
-                }
-                _ => (s.clone(), String::new()),
+                Some((b, g)) if g.ends_with(')') => (b, g.trim_end_matches(')')),
+                _ => (s.as_str(), ""),
             };
-            let gens = &mut find_or_push(
-                &mut by_subject,
-                |(n, _)| *n == base,
-                || (base.clone(), Vec::new()),
-            )
-            .1;
-            find_or_push(gens, |(g, _)| *g == gen, || (gen.clone(), Vec::new()))
+            let (_, gens) = find_or_push(&mut by_subject, |(n, _)| *n == base, || (base, vec![]));
+            find_or_push(gens, |(g, _)| *g == gen, || (gen, vec![]))
                 .1
                 .push(&u.target);
         }
