@@ -9,7 +9,7 @@
 use super::{emit, mnemonic_of, opcode_str, CliError, Format};
 use crate::generation::Generation;
 use std::io::Write;
-use tpb_core::lint::{Failure, Verdict};
+use tpb_core::lint::Verdict;
 use tpb_core::walk::{At, Event, StreamError, StreamFault};
 
 /// Per-stream counts.
@@ -159,12 +159,8 @@ pub(super) fn verdict_text(v: &Verdict, op: u8) -> String {
     match v {
         Verdict::Valid => "valid".to_string(),
         Verdict::SkeletonOnly => crate::layout::VALID_SKELETON.to_string(),
-        Verdict::Invalid(f) => invalid_text(f, op),
+        Verdict::Invalid(f) => crate::layout::invalid_text(op, f.predicate, f.offset, f.value),
     }
-}
-
-fn invalid_text(f: &Failure, op: u8) -> String {
-    crate::layout::invalid_text(op, f.predicate, f.offset, f.value)
 }
 
 impl<W: Write> Printer<W> {

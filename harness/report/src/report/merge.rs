@@ -9,7 +9,7 @@ use super::format::find_or_push;
 use super::model::{DivergenceRecord, ReportModel, ShardRef, REACH_CASE};
 use super::run_json::{
     CohortMeta, GenerationMeta, GivenUpMeta, MachineMeta, ReachClass, RunMeta, ShardMeta,
-    SubjectMachineMeta, SubjectMeta, TargetMeta, FAIL, PASS,
+    SubjectMachineMeta, SubjectMeta, TargetMeta,
 };
 use crate::findings::DedupKey;
 use crate::gate::Shard;
@@ -18,8 +18,8 @@ use std::collections::BTreeMap;
 use std::fmt;
 
 pub use super::merge_error::{MergeError, MAX_BYTES};
-use super::shard::{found_something, shard_name};
 pub use super::shard::{load, ShardReport};
+use super::shard::{shard_name, verdict_of};
 
 fn check_same<T: fmt::Debug + PartialEq>(
     what: &'static str,
@@ -139,10 +139,6 @@ fn merged_cohorts(shards: &[ShardReport]) -> Vec<CohortMeta> {
     by.into_iter()
         .map(|(pattern, inputs)| CohortMeta { pattern, inputs })
         .collect()
-}
-
-fn target_rank(name: &str) -> usize {
-    Target::from_name(name).map_or(usize::MAX, Target::rank)
 }
 
 /// Merges verified shard reports into one model (see the module docs).
@@ -329,23 +325,13 @@ pub fn merge(mut shards: Vec<ShardReport>) -> Result<ReportModel, MergeError> {
         ..first.meta
     };
     // Recomputed from the merged contents, never copied from a shard.
-    meta.verdict = if found_something(&meta, &divergences) {
-        FAIL
-    } else {
-        PASS
-    }
-    .into();
+    meta.verdict = verdict_of(&meta, &divergences).into();
     let shard_refs = shards
         .iter()
         .map(|s| ShardRef {
             dir: s.dir.clone(),
             shard: shard_name(s.meta.shard),
-            verdict: if found_something(&s.meta, &s.divergences) {
-                FAIL
-            } else {
-                PASS
-            }
-            .into(),
+            verdict: verdict_of(&s.meta, &s.divergences).into(),
         })
         .collect();
     Ok(ReportModel {
@@ -462,7 +448,7 @@ fn merged_divergences(shards: &[ShardReport]) -> Vec<DivergenceRecord> {
         }
     }
     let mut accs: Vec<(DedupKey, Acc)> = by_key.into_iter().collect();
-    accs.sort_by_key(|(k, _)| target_rank(&k.0));
+    accs.sort_by_key(|(k, _)| Target::from_name(&k.0).map_or(usize::MAX, Target::rank));
     let number_of: BTreeMap<DedupKey, u64> = accs
         .iter()
         .enumerate()

@@ -87,10 +87,10 @@ pub(super) fn shard_name(s: ShardMeta) -> String {
     format!("{}/{}", s.index, s.count)
 }
 
-/// True when the facts of `meta` and `records` hold a divergence or a
-/// failure (the verdict is then FAIL).
-pub(super) fn found_something(meta: &RunMeta, records: &[DivergenceRecord]) -> bool {
-    !records.is_empty()
+/// The verdict of the facts of `meta` and `records`: FAIL when they hold a divergence or a
+/// failure, else PASS.
+pub(super) fn verdict_of(meta: &RunMeta, records: &[DivergenceRecord]) -> &'static str {
+    let found = !records.is_empty()
         || !meta.failures.is_empty()
         || meta.distinct_divergences > 0
         || meta.divergent_cases > 0
@@ -100,7 +100,12 @@ pub(super) fn found_something(meta: &RunMeta, records: &[DivergenceRecord]) -> b
             .any(|t| t.diverged > 0 || t.corpus_diverged > 0)
         || meta.vector_files.iter().any(|v| v.failed > 0)
         || meta.generations.iter().any(|g| g.diverged > 0)
-        || meta.corpus.iter().any(|c| c.diverged > 0)
+        || meta.corpus.iter().any(|c| c.diverged > 0);
+    if found {
+        FAIL
+    } else {
+        PASS
+    }
 }
 
 /// The verdict `summary.md` states (`- result: **X**`), from its first lines.
@@ -303,11 +308,7 @@ fn check_shard(dir: &Path, meta: &RunMeta, recs: &[DivergenceRecord]) -> Result<
     for (i, r) in recs.iter().enumerate() {
         check_record(dir, meta, i, r)?;
     }
-    let want = if found_something(meta, recs) {
-        FAIL
-    } else {
-        PASS
-    };
+    let want = verdict_of(meta, recs);
     if meta.verdict != want {
         return Err(no(format!(
             "run.json verdict `{}` but its files hold {} divergence record(s), {} failure(s) \
