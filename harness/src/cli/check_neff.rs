@@ -47,17 +47,14 @@ pub fn is_neff(path: &str) -> bool {
     if path.to_ascii_lowercase().ends_with(".neff") {
         return true;
     }
-    let Ok(meta) = std::fs::metadata(path) else {
-        return false;
-    };
-    if !meta.is_file() || meta.len() < 1030 {
+    // A regular file first: opening a FIFO would block.
+    if !std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.len() >= 1030) {
         return false;
     }
-    let Ok(mut f) = std::fs::File::open(path) else {
-        return false;
-    };
-    let mut b = vec![0u8; 1286];
-    let n = f.read(&mut b).unwrap_or(0);
+    let mut b = Vec::new();
+    let n = std::fs::File::open(path)
+        .and_then(|f| f.take(1286).read_to_end(&mut b))
+        .unwrap_or(0);
     if n < 1030 {
         return false;
     }
