@@ -193,7 +193,7 @@ fn block(s: &mut String, b: &Block) {
             }
             s.push_str("</table></div>\n");
         }
-        Block::Pre { text, .. } => {
+        Block::Pre(text) => {
             let _ = writeln!(s, "<pre>{}</pre>", xml_escape(text.trim_end()));
         }
         Block::Annotated { text, failed_lines } => {

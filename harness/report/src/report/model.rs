@@ -296,18 +296,14 @@ impl DivergenceRecord {
         crate::judge::cohort::Line(&cs).to_string()
     }
 
-    /// One-line signature, as the gate prints it.
-    pub fn signature_line(&self) -> String {
-        crate::findings::signature_line(
+    /// [`crate::findings::headline`] of this record: its signature line, as the gate prints it.
+    pub fn headline(&self, count: Option<u64>) -> String {
+        let signature = crate::findings::signature_line(
             &self.signature.key,
             (&self.left_name, &self.signature.left, &self.left),
             (&self.right_name, &self.signature.right, &self.right),
-        )
-    }
-
-    /// [`crate::findings::headline`] of this record.
-    pub fn headline(&self, count: Option<u64>) -> String {
-        crate::findings::headline(&self.signature_line(), self.class, count)
+        );
+        crate::findings::headline(&signature, self.class, count)
     }
 
     /// The target the replay commands name.

@@ -35,12 +35,8 @@ pub enum Block {
         numeric: Vec<bool>,
         rows: Vec<Vec<Line>>,
     },
-    /// Preformatted text (`lang` for the Markdown fence).
-    Pre {
-        /// Fence language (`text`, or empty).
-        lang: &'static str,
-        text: String,
-    },
+    /// Preformatted text (Markdown: a `text` fence).
+    Pre(String),
     /// An annotated input ([`crate::explain`]), and its lines (0-based) marked `<== FAILED`:
     /// the failing field's.
     Annotated {

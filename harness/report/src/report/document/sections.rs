@@ -477,10 +477,7 @@ fn subjects_sections(m: &ReportModel) -> Vec<Section> {
                 code(&e.spec),
                 text(format!(" (last {} lines)", e.stats.stderr_tail.len())),
             ],
-            blocks: vec![Block::Pre {
-                lang: "text",
-                text: e.stats.stderr_tail.join("\n"),
-            }],
+            blocks: vec![Block::Pre(e.stats.stderr_tail.join("\n"))],
         });
     }
     out
