@@ -95,7 +95,7 @@ pub fn run(files: &[String], args: CheckArgs, engines: &[String]) -> CliResult {
             break;
         }
     }
-    printer.flush()?;
+    printer.out_mut().flush()?;
     if html {
         let sections: Vec<String> = pictures.iter().map(|(label, s)| s.html(label)).collect();
         let page = crate::report::lanes::page(

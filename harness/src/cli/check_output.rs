@@ -385,11 +385,6 @@ impl<W: Write> Printer<W> {
         }
         o.into()
     }
-
-    pub fn flush(&mut self) -> Result<(), CliError> {
-        self.out.flush()?;
-        Ok(())
-    }
 }
 
 /// The opcodes a stream had, in opcode order, with their valid / skeleton / invalid counts.
