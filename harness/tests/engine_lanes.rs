@@ -70,7 +70,8 @@ fn the_lanes_show_links_and_the_deadlock_cycle_in_red() {
         .expect("accepted");
     let kinds: Vec<&str> = o.findings.iter().map(|f| f.kind).collect();
     assert_eq!(kinds, ["unsatisfiable_wait", "deadlock"]);
-    let html = lanes::render("sg00: four engines", &p, &o, &names);
+    let title = "sg00: four engines";
+    let html = lanes::page(title, &[lanes::section(title, &p, &o, &names)], "");
     // Without a browser: the page names both sides of the cycle.
     assert!(html.contains("sg00 Act #2 waits S[3]"), "{html}");
     assert!(html.contains("on sg00 Pool #2"), "{html}");

@@ -522,7 +522,11 @@ fn default_gate_covers_every_generation_and_arch_narrows_it() {
     for (a, st) in &all.arches {
         assert_eq!(st.ran, 3 * 175, "{a}");
     }
-    let md = tpbconform::report::summary_md(&all, &[], "t");
+    let md = tpbconform::report::summary_md::render(&tpbconform::report::ReportModel::of_gate(
+        &all,
+        &[],
+        "t",
+    ));
     for row in ["| v2 Sunda | ok | 525 |", "| v5 Maverick | ok | 525 |"] {
         assert!(md.contains(row), "{row} in\n{md}");
     }

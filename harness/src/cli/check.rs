@@ -83,7 +83,7 @@ pub fn run(files: &[String], args: CheckArgs, engines: &[String]) -> CliResult {
         }
         let source = source_name(path);
         let mut tally = Tally::new(args.per_opcode);
-        let reader = open_input(path)?;
+        let reader = open_input(path, args.hex)?;
         let mut sink = Sink::new(&source, &mut printer, &mut tally, &mut errors);
         let stopped = if args.validator == ValidatorChoice::Auto {
             lint_stream(reader, args, &mut sink)?
@@ -95,7 +95,7 @@ pub fn run(files: &[String], args: CheckArgs, engines: &[String]) -> CliResult {
             break;
         }
     }
-    printer.flush()?;
+    printer.out_mut().flush()?;
     if html {
         let sections: Vec<String> = pictures.iter().map(|(label, s)| s.html(label)).collect();
         let page = crate::report::lanes::page(
@@ -110,15 +110,16 @@ pub fn run(files: &[String], args: CheckArgs, engines: &[String]) -> CliResult {
     Ok(if errors > 0 { EXIT_INVALID } else { EXIT_OK })
 }
 
-/// One input: stdin (read on this thread) or a named file (read ahead on a second thread).
+/// One input: stdin or hex text (read on this thread), or a binary file (read ahead on a second
+/// thread).
 enum Input {
     Stream(Box<dyn BufRead>),
     File(std::fs::File),
 }
 
 /// Opens a path argument (`-` = stdin); a directory is bad input, as for every reader.
-fn open_input(path: &str) -> Result<Input, CliError> {
-    if path == "-" {
+fn open_input(path: &str, hex: bool) -> Result<Input, CliError> {
+    if path == "-" || hex {
         return Ok(Input::Stream(open_source(path)?));
     }
     let source = source_name(path);
@@ -145,31 +146,25 @@ fn each_run(
     hex: bool,
     mut each: impl FnMut(&[u8], Option<usize>) -> Result<bool, CliError>,
 ) -> Result<bool, CliError> {
-    let (mut reader, file) = match input {
-        Input::Stream(r) => (r, None),
-        Input::File(f) if hex => (
-            Box::new(std::io::BufReader::with_capacity(64 * 1024, f)) as Box<dyn BufRead>,
-            None,
-        ),
-        Input::File(f) => (Box::new(std::io::empty()) as Box<dyn BufRead>, Some(f)),
-    };
-    if hex {
-        for item in Bundles::new(source, &mut reader, true) {
-            let (line, _, bytes) = item?;
-            if each(&bytes, line)? {
-                return Ok(true);
-            }
-        }
-        return Ok(false);
-    }
     let mut split = Splitter::named(source);
-    let stopped = match file {
+    let stopped = match input {
+        Input::Stream(mut reader) if hex => {
+            for item in Bundles::new(source, &mut reader, true) {
+                let (line, _, bytes) = item?;
+                if each(&bytes, line)? {
+                    return Ok(true);
+                }
+            }
+            return Ok(false);
+        }
         // A named input: a second thread reads ahead, so the kernel's copy overlaps the walk.
-        Some(file) => read_ahead(source, file, READ_BLOCK, |block| {
+        Input::File(file) => read_ahead(source, file, READ_BLOCK, |block| {
             split.feed(block, &mut each)
         })?,
         // Large reads straight into our buffer (a BufReader hands a read this big on).
-        None => read_blocks(source, reader, READ_BLOCK, |b| split.feed(b, &mut each))?,
+        Input::Stream(reader) => {
+            read_blocks(source, reader, READ_BLOCK, |b| split.feed(b, &mut each))?
+        }
     };
     if stopped {
         return Ok(true);

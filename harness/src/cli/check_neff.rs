@@ -11,9 +11,10 @@
 //! threads.
 
 use super::check_output::{Printer, Sink, StreamOrigin, Tally};
-use super::check_read::{read_blocks, read_once, Splitter};
+use super::check_read::{read_blocks, Splitter};
 use super::check_sync::{self, EngineSteps, SubgraphSync};
 use super::{CheckArgs, CliError, Format};
+use crate::report::format::find_or_push;
 use crate::strict_json;
 use crate::subjects::DmaRow;
 use std::io::{Read, Write};
@@ -46,17 +47,14 @@ pub fn is_neff(path: &str) -> bool {
     if path.to_ascii_lowercase().ends_with(".neff") {
         return true;
     }
-    let Ok(meta) = std::fs::metadata(path) else {
-        return false;
-    };
-    if !meta.is_file() || meta.len() < 1030 {
+    // A regular file first: opening a FIFO would block.
+    if !std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.len() >= 1030) {
         return false;
     }
-    let Ok(mut f) = std::fs::File::open(path) else {
-        return false;
-    };
-    let mut b = vec![0u8; 1286];
-    let n = f.read(&mut b).unwrap_or(0);
+    let mut b = Vec::new();
+    let n = std::fs::File::open(path)
+        .and_then(|f| f.take(1286).read_to_end(&mut b))
+        .unwrap_or(0);
     if n < 1030 {
         return false;
     }
@@ -184,16 +182,15 @@ fn lint_job(job: Job, shared: &Shared) {
                 })?;
             }
         }
-        if !stopped {
+        if stopped {
+            steps = None; // not read whole: its subgraph is not analysed
+        } else {
             // An empty engine file is an engine with no program (FACTS §10), not bad input.
             split.finish_allow_empty(&job.source)?;
             walker.finish(&mut |e| {
                 sink.on(&e, None, u64::MAX);
             });
             sink.take_failure()?;
-        }
-        if stopped {
-            steps = None; // not read whole: its subgraph is not analysed
         }
         let stopped = stopped && *sink.errors >= limit;
         sink.printer.summary(&job.source, sink.tally, stopped)?;
@@ -202,23 +199,20 @@ fn lint_job(job: Job, shared: &Shared) {
     shared
         .errors
         .fetch_add(errors.saturating_sub(start), Ordering::Relaxed);
-    match result {
-        Ok(stopped) => {
-            if stopped {
-                shared.stop.store(true, Ordering::Relaxed);
-            }
-            let _ = out.send(Msg::Out(printer.take_output()));
+    // Stopped by --max-errors or by a failure: no further job is linted.
+    if !matches!(result, Ok(false)) {
+        shared.stop.store(true, Ordering::Relaxed);
+    }
+    let _ = out.send(Msg::Out(printer.take_output()));
+    let _ = match result {
+        Ok(_) => {
             if let Some(s) = steps {
                 let _ = out.send(Msg::Steps(Box::new(s)));
             }
-            let _ = out.send(Msg::Done(Box::new(tally)));
+            out.send(Msg::Done(Box::new(tally)))
         }
-        Err(e) => {
-            shared.stop.store(true, Ordering::Relaxed);
-            let _ = out.send(Msg::Out(printer.take_output()));
-            let _ = out.send(Msg::Failed(e));
-        }
-    }
+        Err(e) => out.send(Msg::Failed(e)),
+    };
 }
 
 /// The scan's side: each stream becomes a job whose blocks it reads and sends.
@@ -271,19 +265,14 @@ impl StreamSink for JobSink<'_> {
                 .ok()
                 .and_then(|mut p| p.pop())
                 .unwrap_or_default();
-            block.resize(BLOCK, 0);
-            let mut got = 0;
-            while got < BLOCK {
-                match read_once(data, &mut block[got..]) {
-                    Ok(0) => break,
-                    Ok(n) => got += n,
-                    Err(e) => return Err(tpb_neff::scan::error_of(&e)),
-                }
-            }
-            if got == 0 {
+            block.clear();
+            block.reserve(BLOCK);
+            Read::take(&mut *data, BLOCK as u64)
+                .read_to_end(&mut block)
+                .map_err(|e| tpb_neff::scan::error_of(&e))?;
+            if block.is_empty() {
                 return Ok(self.shared.stop.load(Ordering::Relaxed));
             }
-            block.truncate(got);
             if tx.send(block).is_err() {
                 // The worker stopped (--max-errors, or the output went away).
                 return Ok(true);
@@ -296,21 +285,19 @@ impl StreamSink for JobSink<'_> {
 /// DMA descriptors from the engine JSONs (FACTS §10 D1), each completion adding its increment
 /// (an undeclared queue set: 1, DE-12).
 fn sync_subgraphs(report: &Report, read: Vec<(StreamOrigin, EngineSteps)>) -> Vec<SubgraphSync> {
-    let mut order: Vec<String> = Vec::new();
-    let mut by: std::collections::BTreeMap<String, Vec<EngineSteps>> = Default::default();
+    let mut by: Vec<(String, Vec<EngineSteps>)> = Vec::new();
     for (o, s) in read {
-        if !by.contains_key(&o.subgraph) {
-            order.push(o.subgraph.clone());
-        }
-        by.entry(o.subgraph).or_default().push(s);
+        find_or_push(
+            &mut by,
+            |(sg, _)| *sg == o.subgraph,
+            || (o.subgraph.clone(), Vec::new()),
+        )
+        .1
+        .push(s);
     }
-    order
-        .into_iter()
-        .filter_map(|sg| {
-            let engines = by.remove(&sg)?;
-            if engines.len() < 2 {
-                return None;
-            }
+    by.into_iter()
+        .filter(|(_, engines)| engines.len() >= 2)
+        .map(|(sg, engines)| {
             let dma = report
                 .subgraphs
                 .iter()
@@ -324,7 +311,7 @@ fn sync_subgraphs(report: &Report, read: Vec<(StreamOrigin, EngineSteps)>) -> Ve
                     })
                 })
                 .collect();
-            Some(check_sync::analyze(&sg, engines, dma))
+            check_sync::analyze(&sg, engines, dma)
         })
         .collect()
 }
@@ -428,7 +415,6 @@ pub fn run<W: Write>(
                 }
                 NeffInput::Engines(list) => {
                     sink.label = String::new();
-                    let mut streams = Vec::new();
                     for (engine, file) in list {
                         let s = StreamRef {
                             subgraph: "-".into(),
@@ -440,14 +426,13 @@ pub fn run<W: Write>(
                         if sink.start(&s, Input::File(file.into())).is_none() {
                             break;
                         }
-                        streams.push(s);
                     }
                     Ok(Ran {
                         opened: None,
                         report: Report {
                             members: Vec::new(),
                             subgraphs: Vec::new(),
-                            streams,
+                            streams: Vec::new(),
                             integrity: None,
                             passes: 0,
                             stopped: false,

@@ -9,7 +9,7 @@
 use super::{emit, mnemonic_of, opcode_str, CliError, Format};
 use crate::generation::Generation;
 use std::io::Write;
-use tpb_core::lint::{Failure, Verdict};
+use tpb_core::lint::Verdict;
 use tpb_core::walk::{At, Event, StreamError, StreamFault};
 
 /// Per-stream counts.
@@ -90,7 +90,9 @@ pub struct Printer<W: Write> {
     origin: Option<(StreamOrigin, String)>,
 }
 
-fn where_(
+/// Where a bundle is, for messages: `file:line` (hex), `file@0xOFFSET` (binary), or in a NEFF
+/// `member #index @0xOFFSET, engine E`.
+pub(super) fn where_(
     source: &str,
     index: usize,
     offset: usize,
@@ -157,12 +159,8 @@ pub(super) fn verdict_text(v: &Verdict, op: u8) -> String {
     match v {
         Verdict::Valid => "valid".to_string(),
         Verdict::SkeletonOnly => crate::layout::VALID_SKELETON.to_string(),
-        Verdict::Invalid(f) => invalid_text(f, op),
+        Verdict::Invalid(f) => crate::layout::invalid_text(op, f.predicate, f.offset, f.value),
     }
-}
-
-fn invalid_text(f: &Failure, op: u8) -> String {
-    crate::layout::invalid_text(op, f.predicate, f.offset, f.value)
 }
 
 impl<W: Write> Printer<W> {
@@ -387,11 +385,6 @@ impl<W: Write> Printer<W> {
         }
         o.into()
     }
-
-    pub fn flush(&mut self) -> Result<(), CliError> {
-        self.out.flush()?;
-        Ok(())
-    }
 }
 
 /// The opcodes a stream had, in opcode order, with their valid / skeleton / invalid counts.
@@ -505,9 +498,6 @@ impl<'a, W: Write> Sink<'a, W> {
 
     #[inline(always)]
     pub fn take_failure(&mut self) -> Result<(), CliError> {
-        if self.failed.is_ok() {
-            return Ok(());
-        }
         std::mem::replace(&mut self.failed, Ok(()))
     }
 }

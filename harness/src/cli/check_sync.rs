@@ -13,7 +13,7 @@ use crate::subjects::{
 };
 use serde_json::{json, Value};
 use std::io::Write;
-use tpb_core::engines::{Extracted, StepReader};
+use tpb_core::engines::StepReader;
 
 /// One engine's stream of a subgraph, being read.
 pub struct EngineSteps {
@@ -22,7 +22,6 @@ pub struct EngineSteps {
     /// Member or file the stream came from.
     pub member: String,
     reader: StepReader,
-    done: Option<Extracted>,
 }
 
 impl EngineSteps {
@@ -32,18 +31,12 @@ impl EngineSteps {
             engine: engine.to_string(),
             member: member.to_string(),
             reader: StepReader::default(),
-            done: None,
         }
     }
 
     /// The next block of its stream.
     pub fn push(&mut self, block: &[u8]) {
         self.reader.push(block);
-    }
-
-    fn steps(&mut self) -> &Extracted {
-        let r = std::mem::take(&mut self.reader);
-        self.done.get_or_insert_with(|| r.finish())
     }
 }
 
@@ -59,17 +52,17 @@ pub struct SubgraphSync {
 }
 
 /// Runs core's model on one subgraph's engines and DMA increments (SPEC §11, DE-12).
-pub fn analyze(subgraph: &str, mut engines: Vec<EngineSteps>, dma: Vec<DmaRow>) -> SubgraphSync {
+pub fn analyze(subgraph: &str, engines: Vec<EngineSteps>, dma: Vec<DmaRow>) -> SubgraphSync {
     let mut program = EngineProgram::default();
     let mut offsets = Vec::new();
     let mut labels = Vec::new();
-    for e in &mut engines {
-        let x = e.steps();
+    for e in engines {
+        let x = e.reader.finish();
         program
             .engines
             .push(x.steps.iter().map(|s| s.to_band()).collect());
-        offsets.push(x.offsets.clone());
-        labels.push((e.engine.clone(), e.member.clone()));
+        offsets.push(x.offsets);
+        labels.push((e.engine, e.member));
     }
     program.dma = dma;
     let outcome = match registry::core().engine_sync(&program) {

@@ -1,20 +1,8 @@
-//! `tpbconform encode`: `decode`'s JSONL → bundles (tpb_core's encoder).
-//!
-//! # Contracts
-//!
-//! - Streams: one JSONL line at a time (at most [`crate::input::MAX_LINE`]
-//!   bytes), each bundle written as soon as it is encoded.
-//! - Strict records: a JSON object whose keys are those `decode` prints
-//!   (`index`, `opcode`, `mnemonic`, `fields`, `mode_names`; error records
-//!   `error`, `field`, `offset`), no key twice at any level, a `mnemonic`, when
-//!   given, that is the opcode's own, and `mode_names`, when given, that name
-//!   the `wait_mode` / `update_mode` bytes of `fields` (FACTS §2 [H]). Anything else exits 2 naming the file,
-//!   the line and the key.
-//! - `-o PATH` writes through [`crate::atomic::AtomicFile`]: PATH is
-//!   replaced only when the run ends with exit 0 or 1 and at least one bundle
-//!   was encoded; on exit 2, or when every record was skipped, PATH is left
-//!   as it was. A PATH that is a symlink, FIFO, device or directory is
-//!   refused (exit 2) before any input is read.
+//! `tpbconform encode`: `decode`'s JSONL → bundles (tpb_core's encoder), one line at a time
+//! (at most [`crate::input::MAX_LINE`] bytes). Strict records (the keys `decode` prints, none
+//! twice, a `mnemonic` and `mode_names` (FACTS §2 [H]) that are the bytes' own) and `-o PATH`
+//! through [`crate::atomic::AtomicFile`]: the help text of `Encode` in `main.rs`, docs/guarantees.md
+//! E1.
 
 use super::{mnemonic_of, CliError, CliResult, EXIT_INVALID, EXIT_OK};
 use crate::atomic::AtomicFile;

@@ -1,10 +1,10 @@
 //! `tpbconform explain`: an annotated dump of each bundle, with its stream context (each file is
 //! one stream, [`super::stream_context`]).
 
-use super::check_output::error_text;
+use super::check_output::{error_text, where_};
 use super::color::ColorChoice;
 use super::stream_context::{text, walk_streams, StreamStep};
-use super::{emit, location, CliResult};
+use super::{emit, CliResult};
 use super::{EXIT_INVALID, EXIT_OK};
 use crate::explain::{explain_bundle, explain_tail};
 use crate::generation::Generation;
@@ -24,7 +24,8 @@ pub fn run(files: &[String], hex: bool, arch: Generation, color: ColorChoice) ->
             if index > 0 {
                 emit(&mut out, "")?;
             }
-            let header = format!("bundle #{index} ({})", location(l));
+            let at = where_(&l.source, l.index, l.offset, l.line, None);
+            let header = format!("bundle #{index} ({at})");
             // `check`'s verdict is the walker's; the second half of a 128-byte instruction has none.
             let e = match seen.opcode {
                 Some(_) => explain_bundle(&l.bytes, &header, color, arch),

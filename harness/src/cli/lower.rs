@@ -3,6 +3,7 @@
 
 use super::decode::bundle_json;
 use super::{emit, CliError, CliResult, EXIT_OK};
+use crate::input::source_name;
 use crate::lower_input::{error_path, parse_program, PathError, MAX_INPUT_BYTES};
 use std::io::{Read, Write};
 use tpb_core::lower::{lower, IrInstruction, Module, SideRef};
@@ -21,24 +22,21 @@ pub enum LowerFormat {
 }
 
 fn read_input(path: &str) -> Result<serde_json::Value, CliError> {
-    let (source, text) = if path == "-" {
-        let mut s = String::new();
-        std::io::stdin()
-            .take(MAX_INPUT_BYTES + 1)
-            .read_to_string(&mut s)
-            .map_err(|e| CliError::bad("<stdin>", e))?;
-        ("<stdin>".to_string(), s)
+    let source = source_name(path);
+    let input: Box<dyn Read> = if path == "-" {
+        Box::new(std::io::stdin())
     } else {
         let meta = std::fs::metadata(path).map_err(|e| CliError::bad(path, e))?;
         if !meta.is_file() {
             return Err(CliError::bad(path, "not a regular file"));
         }
-        let mut s = String::new();
-        std::fs::File::open(path)
-            .and_then(|f| f.take(MAX_INPUT_BYTES + 1).read_to_string(&mut s))
-            .map_err(|e| CliError::bad(path, e))?;
-        (path.to_string(), s)
+        Box::new(std::fs::File::open(path).map_err(|e| CliError::bad(path, e))?)
     };
+    let mut text = String::new();
+    input
+        .take(MAX_INPUT_BYTES + 1)
+        .read_to_string(&mut text)
+        .map_err(|e| CliError::bad(&source, e))?;
     if text.len() as u64 > MAX_INPUT_BYTES {
         return Err(CliError::bad(
             &source,
@@ -71,14 +69,14 @@ fn side_str(r: &SideRef) -> String {
 
 /// Lowers every instruction; nothing is printed unless all succeed.
 pub fn lower_file(path: &str) -> Result<(Module, Vec<IrInstruction>), CliError> {
-    let source = if path == "-" { "<stdin>" } else { path };
+    let source = source_name(path);
     let doc = read_input(path)?;
-    let (gen, insns) = parse_program(&doc).map_err(|e: PathError| CliError::bad(source, e))?;
+    let (gen, insns) = parse_program(&doc).map_err(|e: PathError| CliError::bad(&source, e))?;
     let mut module = Module::new(gen);
     for (i, insn) in insns.iter().enumerate() {
         lower(&mut module, insn).map_err(|e| {
             CliError::bad(
-                source,
+                &source,
                 format!("$.instructions[{i}]{}: {e}", error_path(insn, &e)),
             )
         })?;

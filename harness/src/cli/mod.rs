@@ -1,12 +1,6 @@
-//! The subcommands of `tpbconform`. `main.rs` holds the clap definitions and
-//! dispatches to one `run` function per subcommand; each returns an exit code
-//! or a [`CliError`] (exit 2).
-//!
-//! Exit codes: [`EXIT_OK`] 0 = success (for `check`: every bundle valid),
-//! [`EXIT_INVALID`] 1 = a negative verdict (some bundle invalid, a
-//! divergence, FAIL), [`EXIT_BAD_INPUT`] 2 = bad input or usage,
-//! [`EXIT_BROKEN_PIPE`] 141 = stdout closed by its reader (quiet). What each
-//! code means per subcommand: [`help`] (each `--help` ends with it).
+//! The subcommands of `tpbconform`: `main.rs` holds the clap definitions and dispatches to one
+//! `run` per subcommand, which returns an exit code or a [`CliError`] (exit 2; 141 for a closed
+//! stdout). What each code means per subcommand: [`help`].
 
 pub mod check;
 pub mod check_neff;
@@ -235,12 +229,4 @@ pub fn emit(out: &mut impl Write, s: &str) -> Result<(), CliError> {
     out.write_all(s.as_bytes())?;
     out.write_all(b"\n")?;
     Ok(())
-}
-
-/// Where a bundle came from, for messages: `file:line` or `file@offset`.
-pub fn location(l: &crate::input::Loaded) -> String {
-    match l.line {
-        Some(n) => format!("{}:{n}", l.source),
-        None => format!("{}@0x{:X}", l.source, l.offset),
-    }
 }

@@ -2,14 +2,12 @@
 //! serde ([`render`]) and read back with serde, streaming and bounded
 //! ([`read`]).
 
+use super::merge_error::MAX_BYTES;
 use super::model::DivergenceRecord;
 use std::io::{BufRead, BufReader, Read};
 
 /// File name inside a report folder.
 pub const FILE: &str = "divergences.jsonl";
-
-/// Cap on one line.
-pub const MAX_LINE: u64 = 16 << 20;
 
 /// The file's text.
 pub fn render(records: &[DivergenceRecord]) -> String {
@@ -26,7 +24,7 @@ pub fn render(records: &[DivergenceRecord]) -> String {
 #[derive(Debug)]
 pub enum LineError {
     Io(std::io::Error),
-    /// A line over [`MAX_LINE`] (1-based line).
+    /// A line over [`MAX_BYTES`] (1-based line).
     TooLong(usize),
     /// More records than the caller allows (1-based line of the first extra).
     TooMany(usize),
@@ -44,13 +42,13 @@ pub fn read(file: std::fs::File, max: u64) -> Result<Vec<DivergenceRecord>, Line
         buf.clear();
         let n = r
             .by_ref()
-            .take(MAX_LINE + 1)
+            .take(MAX_BYTES + 1)
             .read_until(b'\n', &mut buf)
             .map_err(LineError::Io)?;
         if n == 0 {
             break;
         }
-        if n as u64 > MAX_LINE {
+        if n as u64 > MAX_BYTES {
             return Err(LineError::TooLong(line));
         }
         let text = std::str::from_utf8(&buf).map_err(|e| LineError::Bad(line, e.to_string()))?;

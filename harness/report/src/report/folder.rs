@@ -1,23 +1,7 @@
-//! The report folder: claimed before the run, filled atomically.
-//!
-//! - **Never overwrite, refuse at once.** [`claim_dir`] creates the report
-//!   folder before any case runs: an existing `--report-dir` is refused
-//!   ([`ReportDirError::Exists`], exit 2) right away, and the default
-//!   `reports/<UTC timestamp>/` takes the first free `-N` suffix atomically,
-//!   so concurrent runs never share a folder.
-//! - **Nothing left by a refusal.** A run that ends without a report gives
-//!   the claim back ([`release_claim`], or a [`ClaimGuard`] going out of
-//!   scope): the claimed folder and every parent folder [`claim_dir`] created
-//!   for it (`reports/` itself on a first run) are removed while still empty.
-//! - **Never half-written.** [`write_dir`] writes every file with
-//!   [`crate::atomic::write_atomic`] into a hidden staging folder next to the
-//!   final one (`.<name>.staging-<pid>-<token>`, holding a marker file with
-//!   that same suffix), then renames it onto the claimed (empty) folder:
-//!   readers see an empty folder or a complete report. A Ctrl-C / SIGTERM
-//!   handler calls [`abort_staging`], which removes the staging folder; a
-//!   staging folder left by a SIGKILL is removed by the next run
-//!   ([`cleanup_stale`]) once its process is gone, and only if its marker
-//!   proves tpbconform made it.
+//! The report folder, claimed before the run ([`claim_dir`]; [`release_claim`] or a
+//! [`ClaimGuard`] gives it back) and filled atomically ([`write_dir`]: a marked staging folder
+//! renamed onto the claim; [`abort_staging`] on a signal, [`cleanup_stale`] after a SIGKILL).
+//! The promises: `reports/README.md` (the paragraph after the file list).
 
 use crate::atomic::write_atomic;
 use std::io;

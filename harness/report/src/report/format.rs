@@ -1,4 +1,5 @@
-//! Text helpers the renderers share: the clock-line marker, grouped numbers and XML escaping.
+//! Helpers the renderers share: the clock-line marker, grouped numbers, XML escaping and
+//! insertion-ordered lookup.
 
 /// Marker of clock-dependent lines.
 pub const TIMING_MARKER: &str = "[timing]";
@@ -31,4 +32,17 @@ pub fn xml_escape(s: &str) -> String {
         }
     }
     o
+}
+
+/// The element of `v` that `is` picks, `new()` pushed first when none does (a map that keeps
+/// its insertion order).
+pub fn find_or_push<T>(v: &mut Vec<T>, is: impl Fn(&T) -> bool, new: impl FnOnce() -> T) -> &mut T {
+    let i = match v.iter().position(is) {
+        Some(i) => i,
+        None => {
+            v.push(new());
+            v.len() - 1
+        }
+    };
+    &mut v[i]
 }

@@ -71,14 +71,14 @@ fn plain(l: &Line) -> String {
         .collect()
 }
 
-/// `<li>` of a line; lines with clock-dependent content keep the marker.
-fn li(s: &mut String, l: &Line) {
+/// `<tag>` of a line; lines with clock-dependent content keep the marker and are greyed.
+fn tagged(s: &mut String, tag: &str, l: &Line) {
     let cls = if plain(l).contains(TIMING_MARKER) {
         " class=\"timing\""
     } else {
         ""
     };
-    let _ = writeln!(s, "<li{cls}>{}</li>", spans(l));
+    let _ = writeln!(s, "<{tag}{cls}>{}</{tag}>", spans(l));
 }
 
 fn side_by_side(s: &mut String, left: &str, right: &str, names: (&str, &str)) {
@@ -156,18 +156,11 @@ fn byte_map(s: &mut String, bytes: &[u8; 64], sides: &[(String, [bool; 64])]) {
 
 fn block(s: &mut String, b: &Block) {
     match b {
-        Block::Para(l) => {
-            let cls = if plain(l).contains(TIMING_MARKER) {
-                " class=\"timing\""
-            } else {
-                ""
-            };
-            let _ = writeln!(s, "<p{cls}>{}</p>", spans(l));
-        }
+        Block::Para(l) => tagged(s, "p", l),
         Block::Bullets(items) => {
             s.push_str("<ul>\n");
             for l in items {
-                li(s, l);
+                tagged(s, "li", l);
             }
             s.push_str("</ul>\n");
         }
@@ -200,7 +193,7 @@ fn block(s: &mut String, b: &Block) {
             }
             s.push_str("</table></div>\n");
         }
-        Block::Pre { text, .. } => {
+        Block::Pre(text) => {
             let _ = writeln!(s, "<pre>{}</pre>", xml_escape(text.trim_end()));
         }
         Block::Annotated { text, failed_lines } => {
@@ -278,7 +271,7 @@ pub fn render(m: &ReportModel) -> String {
         xml_escape(&doc.title)
     );
     for l in &doc.head {
-        li(&mut s, l);
+        tagged(&mut s, "li", l);
     }
     s.push_str("</ul>\n");
     toc(&mut s, &doc.sections);

@@ -1,13 +1,6 @@
-//! The integrity record of a report folder. `run.json` lists every other
-//! file of the folder with its size and SHA-256 (the RustCrypto `sha2`
-//! crate), plus the SHA-256 of its own facts (`run.json` as written without
-//! the `integrity` key, i.e. [`super::run_json::render`]). `report merge`
-//! recomputes all of it ([`verify`]) and refuses a folder edited, truncated
-//! or added to after the gate wrote it.
-//!
-//! This is a seal against edits and damage, not a signature: whoever can
-//! write the folder can recompute it, which is why merge also re-derives
-//! every verdict from the files' contents ([`super::merge`]).
+//! The integrity record of a report folder ([`seal`]): the size and SHA-256 of every other file
+//! and the SHA-256 of `run.json`'s own facts ([`super::run_json::render`]); `report merge`
+//! recomputes it ([`verify`]). A seal against edits, not a signature: `reports/README.md`.
 
 use crate::subjects::hex;
 use serde::{Deserialize, Serialize};

@@ -2,9 +2,10 @@
 //! the run sampled it) and one for the vector files, plus one per other name
 //! a divergence or failure is filed under (a merged report's shards).
 
-use super::format::{xml_escape, TIMING_MARKER};
+use super::format::{find_or_push, xml_escape, TIMING_MARKER};
 use super::model::ReportModel;
 use super::model::{REACH_CASE, VECTORS_CASE};
+use super::shard::shard_name;
 use std::fmt::Write as _;
 
 /// One testcase: name, divergence lines (one `<failure>`), other failures
@@ -19,15 +20,15 @@ struct Case {
     notes: Vec<String>,
 }
 
-fn case_at(cases: &mut Vec<Case>, name: &str) -> usize {
-    if let Some(i) = cases.iter().position(|c| c.name == name) {
-        return i;
-    }
-    cases.push(Case {
-        name: name.to_string(),
-        ..Case::default()
-    });
-    cases.len() - 1
+fn case_at<'a>(cases: &'a mut Vec<Case>, name: &str) -> &'a mut Case {
+    find_or_push(
+        cases,
+        |c| c.name == name,
+        || Case {
+            name: name.to_string(),
+            ..Case::default()
+        },
+    )
 }
 
 /// `junit.xml` of a model.
@@ -45,8 +46,7 @@ pub fn render(m: &ReportModel) -> String {
         case_at(&mut cases, &format!("shard {}", s.shard));
     }
     for d in &m.divergences {
-        let i = case_at(&mut cases, &d.target);
-        cases[i].divergences.push(format!(
+        case_at(&mut cases, &d.target).divergences.push(format!(
             "#{} {}\nreplay: {}",
             d.number,
             d.headline(Some(d.count)),
@@ -54,22 +54,20 @@ pub fn render(m: &ReportModel) -> String {
         ));
     }
     for u in &meta.unsupported {
-        let i = case_at(&mut cases, &u.target);
+        let c = case_at(&mut cases, &u.target);
         for s in &u.subjects {
-            cases[i].notes.push(format!("not supported by {s}"));
+            c.notes.push(format!("not supported by {s}"));
         }
     }
     for (f, t) in meta.failures.iter().zip(&meta.failure_targets) {
-        let i = case_at(&mut cases, t);
-        cases[i].errors.push(("gate", f.clone()));
+        case_at(&mut cases, t).errors.push(("gate", f.clone()));
     }
     // A cut-short run is not a green one: every target that did not run all
     // its planned cases gets an `incomplete` error.
     if !meta.complete {
         for t in &meta.targets {
             if t.ran < t.planned {
-                let i = case_at(&mut cases, &t.name);
-                cases[i].errors.push((
+                case_at(&mut cases, &t.name).errors.push((
                     "incomplete",
                     format!(
                         "incomplete: ran {} of {} planned generated cases (run cut short)",
@@ -86,10 +84,7 @@ pub fn render(m: &ReportModel) -> String {
     if m.is_merged() {
         properties.push(("merged_shards".to_string(), m.shards.len().to_string()));
     } else {
-        properties.push((
-            "shard".to_string(),
-            format!("{}/{}", meta.shard.index, meta.shard.count),
-        ));
+        properties.push(("shard".to_string(), shard_name(meta.shard)));
     }
     if let Some(l) = &m.live {
         properties.push((

@@ -322,11 +322,6 @@ pub fn page(title: &str, sections: &[String], none_text: &str) -> String {
     page
 }
 
-/// A page of one subgraph: `title`, the program `p`, its reading `o`, engine labels `names`.
-pub fn render(title: &str, p: &EngineProgram, o: &EngineSyncOutcome, names: &[String]) -> String {
-    page(title, &[section(title, p, o, names)], "")
-}
-
 fn mark_title(s: &SyncSite, p: &EngineProgram) -> String {
     match *s {
         SyncSite::Instr { engine, index } => {

@@ -1,30 +1,15 @@
-//! One [`ReportModel`] from the report folders of a sharded gate
-//! (`tpbconform gate --shard i/N`, one folder per shard): what
-//! `tpbconform report merge DIR... [--output DIR]` renders.
-//!
-//! # Contracts
-//!
-//! - **One run** ([`merge`]): shards that disagree on tool version, seed,
-//!   requested cases, targets, generations, shard count, corpus replay,
-//!   vector files or subjects; a shard index given twice or one of `0..N`
-//!   missing; planned counts that are not each shard's `i/N` share of one
-//!   per-target count: refused.
-//! - **Verdict, recomputed.** FAIL if any record, failure or diverged count
-//!   exists in any shard (or a full default run left a class unhit), else
-//!   PASS. A shard's own verdict is only cross-checked, never used.
-//! - **Deduplication.** Divergences are merged by signature, the gate's own
-//!   dedup key ([`crate::findings::DedupKey`]); the representative is the one
-//!   with the smallest origin (the gate's own rule; generated case indices
-//!   are global, so it is the one the unsharded gate keeps). `count` sums
-//!   the shards' counts (every shard replays the whole corpus and the vector
-//!   files, so those occurrences count once per shard); `shards` lists the
-//!   shards that saw it.
-//! - Each folder is read and verified first ([`super::shard::load`]).
+//! One [`ReportModel`] from the verified report folders of a sharded gate ([`super::shard::load`]),
+//! what `tpbconform report merge` renders: shards of one run only, the verdict recomputed from
+//! the merged contents, divergences deduplicated by the gate's own key
+//! ([`crate::findings::DedupKey`]) with the smallest origin as representative (the one the
+//! unsharded gate keeps). Contracts: `reports/README.md` ("Merging the reports of a sharded
+//! gate").
 
+use super::format::find_or_push;
 use super::model::{DivergenceRecord, ReportModel, ShardRef, REACH_CASE};
 use super::run_json::{
-    CohortMeta, GenerationMeta, MachineMeta, ReachClass, RunMeta, ShardMeta, SubjectMachineMeta,
-    SubjectMeta, TargetMeta, FAIL, PASS,
+    CohortMeta, GenerationMeta, GivenUpMeta, MachineMeta, ReachClass, RunMeta, ShardMeta,
+    SubjectMachineMeta, SubjectMeta, TargetMeta,
 };
 use crate::findings::DedupKey;
 use crate::gate::Shard;
@@ -33,8 +18,8 @@ use std::collections::BTreeMap;
 use std::fmt;
 
 pub use super::merge_error::{MergeError, MAX_BYTES};
-use super::shard::{found_something, shard_name};
 pub use super::shard::{load, ShardReport};
+use super::shard::{shard_name, verdict_of};
 
 fn check_same<T: fmt::Debug + PartialEq>(
     what: &'static str,
@@ -75,14 +60,14 @@ fn merged_subjects(shards: &[ShardReport]) -> Vec<SubjectMeta> {
             }
             // Each shard's own give-ups.
             for g in &o.given_up {
-                match m
-                    .given_up
-                    .iter_mut()
-                    .find(|x| x.generation == g.generation && x.operation == g.operation)
-                {
-                    Some(x) => x.cases_not_run = x.cases_not_run.saturating_add(g.cases_not_run),
-                    None => m.given_up.push(g.clone()),
-                }
+                let same = |x: &GivenUpMeta| {
+                    (&x.generation, &x.operation) == (&g.generation, &g.operation)
+                };
+                let x = find_or_push(&mut m.given_up, same, || GivenUpMeta {
+                    cases_not_run: 0,
+                    ..g.clone()
+                });
+                x.cases_not_run = x.cases_not_run.saturating_add(g.cases_not_run);
             }
             m.failures = m.failures.saturating_add(o.failures);
             for g in &o.generations {
@@ -111,17 +96,14 @@ fn merged_machine(shards: &[ShardReport]) -> Option<MachineMeta> {
         o.threads = o.threads.saturating_add(m.threads);
         o.elapsed_ms = o.elapsed_ms.saturating_add(m.elapsed_ms);
         for sm in &m.subjects {
-            let at = match o.subjects.iter().position(|x| x.spec == sm.spec) {
-                Some(i) => i,
-                None => {
-                    o.subjects.push(SubjectMachineMeta {
-                        spec: sm.spec.clone(),
-                        ..SubjectMachineMeta::default()
-                    });
-                    o.subjects.len() - 1
-                }
-            };
-            let x = &mut o.subjects[at];
+            let x = find_or_push(
+                &mut o.subjects,
+                |x| x.spec == sm.spec,
+                || SubjectMachineMeta {
+                    spec: sm.spec.clone(),
+                    ..SubjectMachineMeta::default()
+                },
+            );
             x.calls = x.calls.saturating_add(sm.calls);
             x.answers_received = x.answers_received.saturating_add(sm.answers_received);
             x.answers_compared = x.answers_compared.saturating_add(sm.answers_compared);
@@ -157,10 +139,6 @@ fn merged_cohorts(shards: &[ShardReport]) -> Vec<CohortMeta> {
     by.into_iter()
         .map(|(pattern, inputs)| CohortMeta { pattern, inputs })
         .collect()
-}
-
-fn target_rank(name: &str) -> usize {
-    Target::from_name(name).map_or(usize::MAX, Target::rank)
 }
 
 /// Merges verified shard reports into one model (see the module docs).
@@ -347,23 +325,13 @@ pub fn merge(mut shards: Vec<ShardReport>) -> Result<ReportModel, MergeError> {
         ..first.meta
     };
     // Recomputed from the merged contents, never copied from a shard.
-    meta.verdict = if found_something(&meta, &divergences) {
-        FAIL
-    } else {
-        PASS
-    }
-    .into();
+    meta.verdict = verdict_of(&meta, &divergences).into();
     let shard_refs = shards
         .iter()
         .map(|s| ShardRef {
             dir: s.dir.clone(),
             shard: shard_name(s.meta.shard),
-            verdict: if found_something(&s.meta, &s.divergences) {
-                FAIL
-            } else {
-                PASS
-            }
-            .into(),
+            verdict: verdict_of(&s.meta, &s.divergences).into(),
         })
         .collect();
     Ok(ReportModel {
@@ -480,7 +448,7 @@ fn merged_divergences(shards: &[ShardReport]) -> Vec<DivergenceRecord> {
         }
     }
     let mut accs: Vec<(DedupKey, Acc)> = by_key.into_iter().collect();
-    accs.sort_by_key(|(k, _)| target_rank(&k.0));
+    accs.sort_by_key(|(k, _)| Target::from_name(&k.0).map_or(usize::MAX, Target::rank));
     let number_of: BTreeMap<DedupKey, u64> = accs
         .iter()
         .enumerate()

@@ -1,26 +1,9 @@
-//! Reports: `summary.md`, `divergences.jsonl`, `junit.xml`, `index.html`,
-//! `run.json` and one raw file per divergence (`divergences/NNN-<target>.bin`).
-//!
-//! - [`folder`]: the report folder, claimed before the run and filled
-//!   atomically (staging folder, one rename).
-//! - [`model`]: the one [`ReportModel`] every renderer reads, built from a
-//!   gate run ([`ReportModel::of_gate`]) or from verified shard folders
-//!   ([`merge`]); [`model::DivergenceRecord`] is a `divergences.jsonl` line (serde).
-//! - [`document`]: the sections and tables, stated once; [`summary_md`] and
-//!   [`index_html`] format them, [`junit_xml`] and [`run_json`] render the
-//!   machine-readable views, [`divergences_jsonl`] the records.
-//! - [`integrity`]: the digests `run.json` records over the other files.
-//! - [`byte_map`]: which bytes each side of a divergence blames.
-//!
-//! # Contracts
-//!
-//! - **Determinism.** [`files`] is a pure function of the model. Every line
-//!   whose content depends on the clock (timestamp, durations, throughput,
-//!   thread count) contains the marker [`format::TIMING_MARKER`] and nothing else
-//!   that matters, so stripping the lines that contain it leaves
-//!   byte-identical reports for the same seed (`run.json`'s `integrity`
-//!   excepted: it digests those lines).
-//! - **One renderer per file**, the same for a gate run and a merged one.
+//! Reports: `summary.md`, `divergences.jsonl`, `junit.xml`, `index.html`, `run.json` and one
+//! raw file per divergence, rendered from one [`ReportModel`] (a gate run's or a merge's) by one
+//! renderer per file (the modules: `harness/ARCHITECTURE.md` "Reports"). [`files`] is a pure
+//! function of the model; every line that depends on the clock carries
+//! [`format::TIMING_MARKER`], so without those lines two reports of one seed are byte-identical
+//! (`run.json`'s `integrity`, which digests them, excepted).
 
 pub mod byte_map;
 pub mod divergences_jsonl;
@@ -40,9 +23,6 @@ pub mod summary_md;
 
 pub use folder::{abort_staging, claim_dir, utc_now, write_dir, ClaimGuard, ReportDirError};
 pub use model::{verdict, ReportModel};
-
-use crate::gate::GateRun;
-use crate::triage::Triaged;
 
 /// Every file of the report of `m`, as `(relative path, bytes)`; `run.json`
 /// (last) carries the integrity record of the others.
@@ -64,9 +44,4 @@ pub fn files(m: &ReportModel) -> Vec<(String, Vec<u8>)> {
     meta.integrity = Some(integrity::seal(&facts, &out));
     out.push((run_json::FILE.to_string(), meta.to_json().into_bytes()));
     out
-}
-
-/// `summary.md` of a gate run written at `timestamp`.
-pub fn summary_md(run: &GateRun, triaged: &[Triaged], timestamp: &str) -> String {
-    summary_md::render(&ReportModel::of_gate(run, triaged, timestamp))
 }

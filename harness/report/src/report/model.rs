@@ -128,48 +128,34 @@ impl std::fmt::Display for OriginRecord {
     }
 }
 
-/// One line of `divergences.jsonl`: one distinct divergence.
+/// One line of `divergences.jsonl`: one distinct divergence (fields: `reports/README.md`).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct DivergenceRecord {
-    /// 1-based number in its report.
     pub number: u64,
     pub target: String,
     pub class: crate::findings::Class,
     pub signature: SignatureRecord,
     pub count: u64,
     pub origin: OriginRecord,
-    /// Generation it ran under (`v2` … `v5`).
     pub arch: String,
     pub input: String,
     pub minimized: String,
     pub replay: String,
-    /// Replay command (file form, from the report folder).
     pub replay_file: String,
-    /// Report-relative file with the minimised input.
     pub file: String,
-    /// The target the replay commands name when it is not `target` (a vector line's).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub replay_target: Option<String>,
-    /// The subjects under test as the replay commands name them
-    /// ([`crate::triage::replay_spec`]).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub replay_subjects: Vec<String>,
     pub left_name: String,
     pub right_name: String,
-    /// Left full result on the minimised input.
     pub left: String,
-    /// Right full result on the minimised input.
     pub right: String,
-    /// Each side's typed answer on the minimised input, for a bundle (what the byte map
-    /// blames); absent otherwise.
     #[serde(default, skip_serializing_if = "crate::judge::Answers::is_empty")]
     pub answers: crate::judge::Answers,
-    /// Left subject's field dump of the minimised input.
     pub left_dump: String,
-    /// Right subject's field dump of the minimised input.
     pub right_dump: String,
-    /// Shards that saw it (merged reports only).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub shards: Vec<String>,
     /// With two or more subjects judged on the representative input: who
@@ -310,18 +296,14 @@ impl DivergenceRecord {
         crate::judge::cohort::Line(&cs).to_string()
     }
 
-    /// One-line signature, as the gate prints it.
-    pub fn signature_line(&self) -> String {
-        crate::findings::signature_line(
+    /// [`crate::findings::headline`] of this record: its signature line, as the gate prints it.
+    pub fn headline(&self, count: Option<u64>) -> String {
+        let signature = crate::findings::signature_line(
             &self.signature.key,
             (&self.left_name, &self.signature.left, &self.left),
             (&self.right_name, &self.signature.right, &self.right),
-        )
-    }
-
-    /// [`crate::findings::headline`] of this record.
-    pub fn headline(&self, count: Option<u64>) -> String {
-        crate::findings::headline(&self.signature_line(), self.class, count)
+        );
+        crate::findings::headline(&signature, self.class, count)
     }
 
     /// The target the replay commands name.
@@ -342,7 +324,7 @@ impl DivergenceRecord {
 
 /// True for a target whose input is one 64-byte bundle.
 pub fn is_bundle_target(target: &str) -> bool {
-    Target::from_name(target).is_some_and(Target::is_bundle) || target == "vectors"
+    Target::from_name(target).is_some_and(Target::is_bundle) || target == VECTORS_CASE
 }
 
 /// The subject under test a gate failure is about, if any.

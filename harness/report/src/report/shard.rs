@@ -1,25 +1,7 @@
-//! One shard's report folder read and verified ([`load`]), for
-//! `tpbconform report merge`; errors are [`MergeError`]s (exit 2, nothing
-//! written).
-//!
-//! # Contracts
-//!
-//! - **Verify, don't trust** ([`MergeError`], exit 2, nothing written). Each
-//!   folder ([`load`]) must pass its integrity record
-//!   ([`super::integrity`]), and its files must agree with each other: the
-//!   records of `divergences.jsonl` with `run.json`'s counts (distinct and
-//!   divergent cases; a target, vector file or generation with diverged
-//!   cases has records, a record's origin has a diverged count behind it and
-//!   lies in the shard's share of the cases, its raw file holds its
-//!   minimised input), per target `ran = planned =
-//!   valid + near-valid + raw`, generations summing to the targets, and the
-//!   verdict `run.json`, `summary.md` and `junit.xml` state equal to the one
-//!   recomputed from those contents. A folder that lists no target, a run of
-//!   zero requested cases, and a target no shard planned a case for are
-//!   refused (nothing was checked).
-//! - **Bounded reading.** `run.json`, `summary.md`, `junit.xml` and each
-//!   `divergences.jsonl` line are capped at [`MAX_BYTES`]; the jsonl file is
-//!   streamed, and holds at most the records `run.json` announces.
+//! One shard's report folder read and verified ([`load`]), for `tpbconform report merge`: its
+//! integrity record, its files against each other and the verdict they give, each file read
+//! with a cap of [`MAX_BYTES`]. What is checked: `reports/README.md` ("Merging the reports of a
+//! sharded gate"); a refusal is a [`MergeError`] (exit 2, nothing written).
 
 use super::divergences_jsonl::{self, LineError};
 use super::integrity::{self};
@@ -105,10 +87,10 @@ pub(super) fn shard_name(s: ShardMeta) -> String {
     format!("{}/{}", s.index, s.count)
 }
 
-/// True when the facts of `meta` and `records` hold a divergence or a
-/// failure (the verdict is then FAIL).
-pub(super) fn found_something(meta: &RunMeta, records: &[DivergenceRecord]) -> bool {
-    !records.is_empty()
+/// The verdict of the facts of `meta` and `records`: FAIL when they hold a divergence or a
+/// failure, else PASS.
+pub(super) fn verdict_of(meta: &RunMeta, records: &[DivergenceRecord]) -> &'static str {
+    let found = !records.is_empty()
         || !meta.failures.is_empty()
         || meta.distinct_divergences > 0
         || meta.divergent_cases > 0
@@ -118,7 +100,12 @@ pub(super) fn found_something(meta: &RunMeta, records: &[DivergenceRecord]) -> b
             .any(|t| t.diverged > 0 || t.corpus_diverged > 0)
         || meta.vector_files.iter().any(|v| v.failed > 0)
         || meta.generations.iter().any(|g| g.diverged > 0)
-        || meta.corpus.iter().any(|c| c.diverged > 0)
+        || meta.corpus.iter().any(|c| c.diverged > 0);
+    if found {
+        FAIL
+    } else {
+        PASS
+    }
 }
 
 /// The verdict `summary.md` states (`- result: **X**`), from its first lines.
@@ -321,11 +308,7 @@ fn check_shard(dir: &Path, meta: &RunMeta, recs: &[DivergenceRecord]) -> Result<
     for (i, r) in recs.iter().enumerate() {
         check_record(dir, meta, i, r)?;
     }
-    let want = if found_something(meta, recs) {
-        FAIL
-    } else {
-        PASS
-    };
+    let want = verdict_of(meta, recs);
     if meta.verdict != want {
         return Err(no(format!(
             "run.json verdict `{}` but its files hold {} divergence record(s), {} failure(s) \
@@ -378,24 +361,20 @@ fn check_record(
 ) -> Result<(), MergeError> {
     let path = dir.join(divergences_jsonl::FILE);
     let line = i + 1;
+    let bad = |m: String| MergeError::line(&path, line, m);
     let shard = shard_name(meta.shard);
     let target = meta.targets.iter().find(|t| t.name == r.target);
     if r.number != line as u64 {
-        return Err(MergeError::line(
-            &path,
-            line,
-            format!("record number {} (expected {line})", r.number),
-        ));
+        return Err(bad(format!("record number {} (expected {line})", r.number)));
     }
     if r.count == 0 {
-        return Err(MergeError::line(&path, line, "field `count` is 0"));
+        return Err(bad("field `count` is 0".into()));
     }
     if target.is_none() && r.target != VECTORS_CASE {
-        return Err(MergeError::line(
-            &path,
-            line,
-            format!("target `{}` is not one of the run's targets", r.target),
-        ));
+        return Err(bad(format!(
+            "target `{}` is not one of the run's targets",
+            r.target
+        )));
     }
     if Target::from_name(r.replay_target()).is_none() {
         let why = match &r.replay_target {
@@ -404,17 +383,17 @@ fn check_record(
                 .to_string(),
             Some(t) => format!("replay target `{t}` is not a target"),
         };
-        return Err(MergeError::line(&path, line, why));
+        return Err(bad(why));
     }
     // Checked before it is read: the raw file is the record's own, inside the folder.
     let expected = r.replay_of(r.number);
     if r.file != expected[0] {
         let m = format!("field `file` is `{}`, expected {}", r.file, expected[0]);
-        return Err(MergeError::line(&path, line, m));
+        return Err(bad(m));
     }
     let minimized = r
         .minimized_bytes()
-        .map_err(|e| MergeError::line(&path, line, format!("field `minimized`: {e}")))?;
+        .map_err(|e| bad(format!("field `minimized`: {e}")))?;
     // The raw file beside the record holds the same bytes.
     let bin = dir.join(&r.file);
     let mut held = Vec::new();
@@ -433,25 +412,23 @@ fn check_record(
         ));
     }
     if let Err(e) = r.input_bytes() {
-        return Err(MergeError::line(&path, line, format!("field `input`: {e}")));
+        return Err(bad(format!("field `input`: {e}")));
     }
     if !meta.generations.iter().any(|g| g.name == r.arch) {
-        return Err(MergeError::line(
-            &path,
-            line,
-            format!("generation `{}` is not one of the run's", r.arch),
-        ));
+        return Err(bad(format!(
+            "generation `{}` is not one of the run's",
+            r.arch
+        )));
     }
     // The file and the replay commands are what the typed fields give (a record of an older
     // tpbconform, without `replay_subjects` / `replay_target`, fails here).
     let [_, replay, replay_file] = &expected;
     if [&r.replay, &r.replay_file] != [replay, replay_file] {
-        return Err(MergeError::line(
-            &path,
-            line,
+        return Err(bad(
             "fields `replay` and `replay_file` are not the ones its target, generation, replay \
              subjects and minimised input give (a report of an older tpbconform? run the gate \
-             again)",
+             again)"
+                .into(),
         ));
     }
     let inconsistent = |message: String| {
@@ -463,11 +440,7 @@ fn check_record(
     match &r.origin {
         OriginRecord::Generated { generated, kind } => {
             if !r.origin.kind_known() {
-                return Err(MergeError::line(
-                    &path,
-                    line,
-                    format!("unknown case kind `{kind}`"),
-                ));
+                return Err(bad(format!("unknown case kind `{kind}`")));
             }
             if generated % meta.shard.count != meta.shard.index {
                 return Err(inconsistent(format!(

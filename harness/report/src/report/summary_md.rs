@@ -59,7 +59,7 @@ fn block(s: &mut String, b: &Block) {
             }
             s.push('\n');
         }
-        Block::Pre { lang, text } => fence(s, lang, text),
+        Block::Pre(text) => fence(s, "text", text),
         Block::Annotated { text, .. } => fence(s, "", text),
         Block::Dumps(d) => {
             let diff = similar::TextDiff::from_lines(&d.left, &d.right)

@@ -35,12 +35,8 @@ pub enum Block {
         numeric: Vec<bool>,
         rows: Vec<Vec<Line>>,
     },
-    /// Preformatted text (`lang` for the Markdown fence).
-    Pre {
-        /// Fence language (`text`, or empty).
-        lang: &'static str,
-        text: String,
-    },
+    /// Preformatted text (Markdown: a `text` fence).
+    Pre(String),
     /// An annotated input ([`crate::explain`]), and its lines (0-based) marked `<== FAILED`:
     /// the failing field's.
     Annotated {
@@ -51,7 +47,7 @@ pub enum Block {
     /// side by side).
     Dumps(Dumps),
     /// The 64-byte map of a divergence's minimised bundle: which bytes each
-    /// side blames ([`super::byte_map::blamed_bytes`]).
+    /// side blames ([`crate::report::byte_map::blamed_bytes`]).
     ByteMap {
         bytes: [u8; 64],
         /// Per side: subject name, blamed bytes.

@@ -120,7 +120,6 @@ fn fold_note(m: &ReportModel, d: &DivergenceRecord) -> String {
     let folded = m.folded_under(d.number);
     match folded.as_slice() {
         [] => String::new(),
-        [one] => format!("; 1 more probably caused by this one (#{one})"),
         many => format!(
             "; {} more probably caused by this one ({})",
             many.len(),

@@ -7,12 +7,13 @@ use super::blocks::{
 use super::divergences::divergence_sections;
 use crate::gate::OUTCOMES;
 use crate::generation::Generation;
-use crate::report::format::TIMING_MARKER;
+use crate::report::format::{find_or_push, TIMING_MARKER};
 use crate::report::model::ReportModel;
 use crate::report::run_json::SubjectMeta;
+use crate::report::shard::shard_name;
 
 /// The targets a subject lacks, per generation it serves.
-type PerGeneration<'a> = Vec<(String, Vec<&'a str>)>;
+type PerGeneration<'a> = Vec<(&'a str, Vec<&'a str>)>;
 
 /// True for a target only the reference pair can answer (its needs include a capability no
 /// subject protocol op carries).
@@ -21,17 +22,6 @@ fn reference_only(target: &str) -> bool {
         let needs = t.spec().needs;
         crate::subjects::Capability::REFERENCE_ONLY.missing(needs) != needs
     })
-}
-
-/// FACTS' codename of a generation.
-fn arch_codename(name: &str) -> &'static str {
-    match name.parse::<Generation>() {
-        Ok(Generation::V2) => "Sunda",
-        Ok(Generation::V3) => "Cayman",
-        Ok(Generation::V4) => "Mariana",
-        Ok(Generation::V5) => "Maverick",
-        Err(_) => "?",
-    }
 }
 
 /// The document of a report.
@@ -76,8 +66,9 @@ pub fn document(m: &ReportModel) -> Document {
             text("seed: "),
             code(&meta.seed),
             text(format!(
-                ", shard: {}/{}, generated cases per target requested: {}",
-                meta.shard.index, meta.shard.count, meta.cases
+                ", shard: {}, generated cases per target requested: {}",
+                shard_name(meta.shard),
+                meta.cases
             )),
         ]);
         "tpbconform gate report".to_string()
@@ -262,7 +253,13 @@ fn generations_section(m: &ReportModel) -> Section {
         .iter()
         .map(|g| {
             vec![
-                t(format!("{} {}", g.name, arch_codename(&g.name))),
+                t(format!(
+                    "{} {}",
+                    g.name,
+                    g.name
+                        .parse::<Generation>()
+                        .map_or("?", Generation::codename)
+                )),
                 vec![Span::Status(m.generation_failed(g))],
                 n(g.ran),
                 n(g.diverged),
@@ -412,7 +409,7 @@ fn subjects_sections(m: &ReportModel) -> Vec<Section> {
         .map(|t| t.name.as_str())
         .filter(|t| !reference_only(t))
         .collect();
-    let mut by_subject: Vec<(String, PerGeneration<'_>)> = Vec::new();
+    let mut by_subject: Vec<(&str, PerGeneration<'_>)> = Vec::new();
     for u in meta
         .unsupported
         .iter()
@@ -420,22 +417,13 @@ fn subjects_sections(m: &ReportModel) -> Vec<Section> {
     {
         for s in &u.subjects {
             let (base, gen) = match s.rsplit_once(" (") {
-                Some((b, g)) if g.ends_with(')') => {
-                    (b.to_string(), g.trim_end_matches(')').to_string())
-                }
-                _ => (s.clone(), String::new()),
+                Some((b, g)) if g.ends_with(')') => (b, g.trim_end_matches(')')),
+                _ => (s.as_str(), ""),
             };
-            let gens = match by_subject.iter_mut().find(|(n, _)| *n == base) {
-                Some((_, g)) => g,
-                None => {
-                    by_subject.push((base, Vec::new()));
-                    &mut by_subject.last_mut().expect("pushed").1
-                }
-            };
-            match gens.iter_mut().find(|(g, _)| *g == gen) {
-                Some((_, ts)) => ts.push(&u.target),
-                None => gens.push((gen, vec![&u.target])),
-            }
+            let (_, gens) = find_or_push(&mut by_subject, |(n, _)| *n == base, || (base, vec![]));
+            find_or_push(gens, |(g, _)| *g == gen, || (gen, vec![]))
+                .1
+                .push(&u.target);
         }
     }
     if !by_subject.is_empty() {
@@ -450,10 +438,9 @@ fn subjects_sections(m: &ReportModel) -> Vec<Section> {
                         } else {
                             ts.join(", ")
                         };
-                        match clauses.iter_mut().find(|(w, _)| *w == what) {
-                            Some((_, gs)) => gs.push(g),
-                            None => clauses.push((what, vec![g])),
-                        }
+                        find_or_push(&mut clauses, |(w, _)| *w == what, || (what.clone(), vec![]))
+                            .1
+                            .push(g);
                     }
                     let text = clauses
                         .iter()
@@ -490,10 +477,7 @@ fn subjects_sections(m: &ReportModel) -> Vec<Section> {
                 code(&e.spec),
                 text(format!(" (last {} lines)", e.stats.stderr_tail.len())),
             ],
-            blocks: vec![Block::Pre {
-                lang: "text",
-                text: e.stats.stderr_tail.join("\n"),
-            }],
+            blocks: vec![Block::Pre(e.stats.stderr_tail.join("\n"))],
         });
     }
     out
