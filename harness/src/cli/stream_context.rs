@@ -19,10 +19,8 @@ const OFF_KIND: usize = 0x0E;
 /// What one bundle is in its stream.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Seen {
-    /// Bundle index in the stream (the file).
+    /// Bundle index in the stream (the file); its byte offset is 64 times it.
     pub index: usize,
-    /// Byte offset in the stream.
-    pub offset: usize,
     /// The group, pair or 128-byte instruction it belongs to.
     pub place: Place,
     /// Its opcode, when it is an instruction (not a 128-byte instruction's second half).
@@ -100,7 +98,6 @@ fn next(walker: &mut Walker, bytes: &[u8; 64]) -> Seen {
     let index = walker.bundles();
     let mut seen = Seen {
         index,
-        offset: index * 64,
         place: walker.place(&b),
         opcode: None,
         length: 64,
@@ -143,7 +140,8 @@ fn opens(bytes: &[u8; 64]) -> Option<String> {
 pub fn text(seen: &Seen, bytes: &[u8; 64]) -> String {
     let mut s = format!(
         "stream: bundle #{} at byte offset 0x{:X}",
-        seen.index, seen.offset
+        seen.index,
+        seen.index * 64
     );
     let place = match seen.place {
         Place::Tail { of } => Some(format!(
@@ -205,7 +203,7 @@ pub fn json(seen: &Seen, bytes: &[u8; 64]) -> serde_json::Value {
     };
     serde_json::json!({
         "index": seen.index,
-        "offset": seen.offset,
+        "offset": seen.index * 64,
         "in": within,
         "of": of,
         "payload": payload.map(|p| p.0),
