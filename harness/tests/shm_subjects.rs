@@ -13,6 +13,7 @@ mod common;
 mod subjects;
 
 use common::{code, repo_root, stderr, BIN};
+use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 use subjects::*;
@@ -570,21 +571,35 @@ fn an_answer_the_worker_leaves_unwritten_is_a_harness_fault_not_a_divergence() {
     assert_eq!(code(&o), 1, "{}", stderr(&o));
     let (calls, received, _, _) = counts(&bad);
     assert!(received < calls, "{received} of {calls} received");
-    let lines = std::fs::read_to_string(bad.join("divergences.jsonl")).unwrap();
-    let classes: std::collections::BTreeSet<String> = lines
-        .lines()
-        .map(|l| {
-            let v: serde_json::Value = serde_json::from_str(l).unwrap();
-            v["class"].as_str().unwrap().to_string()
-        })
-        .collect();
-    assert_eq!(
-        classes.into_iter().collect::<Vec<_>>(),
-        ["Harness"],
-        "{lines}"
-    );
+    let (targets, classes) = filed(&bad);
+    assert_eq!(classes, ["Harness"], "{targets:?}");
     let summary = std::fs::read_to_string(bad.join("summary.md")).unwrap();
     assert!(summary.contains("left this entry unwritten"), "{summary}");
+    // The corpus's vector lines too: an answer lost on one is the harness's
+    // fault, not a mismatch of the line's expectation.
+    let vectors = dir.path().join("vectors");
+    let o = gate_lib(
+        &lib,
+        &vectors,
+        &["--cases", "10", "--arch", "v2"],
+        &[(PLANT, Some("1"))],
+    );
+    assert_eq!(code(&o), 1, "{}", stderr(&o));
+    let (targets, classes) = filed(&vectors);
+    assert!(targets.contains("vectors"), "{targets:?}");
+    assert_eq!(classes, ["Harness"], "{targets:?}");
+}
+
+/// The targets and classes of a report's divergences.jsonl records.
+fn filed(report: &Path) -> (BTreeSet<String>, Vec<String>) {
+    let lines = std::fs::read_to_string(report.join("divergences.jsonl")).unwrap();
+    let (mut targets, mut classes) = (BTreeSet::new(), BTreeSet::new());
+    for l in lines.lines() {
+        let v: serde_json::Value = serde_json::from_str(l).unwrap();
+        targets.insert(v["target"].as_str().unwrap().to_string());
+        classes.insert(v["class"].as_str().unwrap().to_string());
+    }
+    (targets, classes.into_iter().collect())
 }
 
 const PLANT: &str = tpbconform::external::shm_worker::PLANT_SKIP_LAST_ENV;

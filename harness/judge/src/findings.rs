@@ -112,8 +112,8 @@ pub const VECTORS: &str = "vectors";
 /// One disagreement (see the module docs).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Finding {
-    /// The target it was judged on; for a vector line (class
-    /// [`Class::VectorMismatch`]), the target whose check the line states (it replays it).
+    /// The target it was judged on; for a vector line ([`Origin::Vector`]),
+    /// the target whose check the line states (it replays it).
     pub target: crate::targets::Target,
     pub origin: Origin,
     /// The generation the subjects served (replay with `--arch`).
@@ -163,8 +163,9 @@ impl Finding {
         }
     }
 
+    /// True for a `corpus/vectors/` line's finding (filed under `vectors`).
     pub fn is_vector(&self) -> bool {
-        self.class == Class::VectorMismatch
+        matches!(self.origin, Origin::Vector { .. })
     }
 
     /// The name the report files it under: its target's, or `vectors` for a vector line.

@@ -212,31 +212,50 @@ pub fn parse_line(path: &str, line: usize, raw: &str) -> Result<Option<Parsed>, 
     )))
 }
 
-/// What `s` says about a vector, in the file's words, and as a typed answer.
-pub fn actual(s: &dyn Subject, v: &Vector) -> (String, Answer) {
+/// What a subject says about a vector: in the file's words, as a typed
+/// answer, and the class of its fault if it gave none (a crash, a panic, or
+/// an answer its transport lost).
+pub type VectorAnswer = (String, Answer, Option<crate::judge::Class>);
+
+/// What `s` says about a vector ([`VectorAnswer`]).
+pub fn actual(s: &dyn Subject, v: &Vector) -> VectorAnswer {
     let fault = |f: &crate::subjects::Fault| {
-        let class = crate::judge::Class::of_fault(f).name().to_lowercase();
-        (f.to_string(), Answer::Fault(class))
+        let class = crate::judge::Class::of_fault(f);
+        let name = class.name().to_lowercase();
+        (f.to_string(), Answer::Fault(name), Some(class))
     };
     let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| match VectorOp::of(v) {
         (VectorOp::Validate(which), bundle) => match s.validate(which, bundle) {
             Ok(verdict) => (
                 verdict_name(&verdict).to_string(),
                 Answer::from_verdict(&verdict),
+                None,
             ),
             Err(f) => fault(&f),
         },
         (VectorOp::Decode, bundle) => match s.decode(bundle) {
-            Ok(Ok(d)) => (format!("ok {}", d.mnemonic), Answer::Valid),
+            Ok(Ok(d)) => (format!("ok {}", d.mnemonic), Answer::Valid, None),
             Ok(Err(e)) if e.field.as_str() == "reserved" => (
                 format!("err reserved@0x{:02x}", e.offset),
                 Answer::from_decode_fail(&e),
+                None,
             ),
-            Ok(Err(e)) => (format!("err {}", e.field), Answer::from_decode_fail(&e)),
+            Ok(Err(e)) => (
+                format!("err {}", e.field),
+                Answer::from_decode_fail(&e),
+                None,
+            ),
             Err(f) => fault(&f),
         },
     }));
-    r.unwrap_or_else(|_| ("PANIC".to_string(), Answer::Fault("panic".into())))
+    r.unwrap_or_else(|_| {
+        let class = crate::judge::Class::Panic;
+        (
+            "PANIC".to_string(),
+            Answer::Fault(class.name().to_lowercase()),
+            Some(class),
+        )
+    })
 }
 
 /// The expectation in the same words as [`actual`].
@@ -484,10 +503,13 @@ fn check_one(
         let want = expected(v);
         let (op, bundle) = VectorOp::of(v);
         let key = op.need().1;
+        // A side that faulted (a crash, or an answer the transport lost: a
+        // harness or protocol fault) is filed as that fault, never as a
+        // mismatch of the expectation.
         let finding = |l: &dyn Subject,
                        r: &dyn Subject,
-                       (ls, la): &(String, Answer),
-                       (rs, ra): &(String, Answer)| Finding {
+                       (ls, la, lf): &VectorAnswer,
+                       (rs, ra, rf): &VectorAnswer| Finding {
             target: op.target(),
             origin: Origin::Vector {
                 path: path.to_string(),
@@ -496,7 +518,10 @@ fn check_one(
             },
             arch,
             input: bundle.to_vec(),
-            class: crate::findings::Class::VectorMismatch,
+            class: lf.or(*rf).map_or(
+                crate::findings::Class::VectorMismatch,
+                crate::findings::Class::Judge,
+            ),
             key: key.into(),
             left_verdict: ls.clone(),
             right_verdict: rs.clone(),
@@ -552,7 +577,8 @@ mod tests {
             bundle: b,
             expected: Err("valid".into()),
         };
-        let (words, answer) = actual(core.as_ref(), &decode);
+        let (words, answer, fault) = actual(core.as_ref(), &decode);
+        assert_eq!(fault, None);
         assert_eq!(words, "err valid");
         assert_eq!(
             answer,
@@ -568,7 +594,7 @@ mod tests {
             header: true,
             expected: None,
         };
-        let (words, answer) = actual(core.as_ref(), &header);
+        let (words, answer, _) = actual(core.as_ref(), &header);
         assert_eq!(words, "custom_op_header_reserved_zero");
         assert_eq!(blamed_bytes(&h, &answer), ByteSet::of([0x3F]));
         // A line's finding is typed with the target that replays it: the one of its check.
