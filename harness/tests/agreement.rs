@@ -6,6 +6,8 @@
 //! hex, both results) per distinct signature.
 
 use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
 use tpbconform::generators::SplitMix64;
 use tpbconform::judge::{
     group_header, group_payload, Answer, Answers, Class, Divergence, Judge, Outcome,
@@ -932,4 +934,61 @@ fn roundtrip_catches_an_encoder_that_returns_other_bytes() {
     // And the honest pair agrees on the same bundle.
     let honest = Judge::new(registry::core(), registry::oracle(), Vec::new());
     assert!(honest.compare(t("roundtrip"), &b).is_agree());
+}
+
+/// Delegates to `S`, counting the encodes it is asked (`.1`). With `.2`, its decode adds a
+/// field of its own (`marker`), its encoder drops it, and an encode of fields without it
+/// returns other bytes.
+struct CrossOnly(Box<dyn Subject>, Arc<AtomicUsize>, bool);
+
+wraps! {
+    CrossOnly, "cross_only",
+    fn decode(&self, b: &[u8; 64]) -> Reply<Result<Decoded, DecodeFail>> {
+        self.0.decode(b).map(|r| {
+            r.map(|mut d| {
+                if self.2 {
+                    d.fields.push(("marker".into(), tpbconform::subjects::Value::Int(1)));
+                }
+                d
+            })
+        })
+    }
+    fn encode(
+        &self,
+        opcode: u8,
+        fields: &[(tpbconform::subjects::FieldName, tpbconform::subjects::Value)],
+    ) -> Reply<tpbconform::subjects::EncodeResult> {
+        self.1.fetch_add(1, Ordering::Relaxed);
+        let marked = fields.iter().any(|(n, _)| n == "marker");
+        let own: Vec<_> = fields.iter().filter(|(n, _)| n != "marker").cloned().collect();
+        self.0.encode(opcode, &own).map(|r| {
+            r.map(|mut img| {
+                img[63] |= u8::from(self.2 && !marked);
+                img
+            })
+        })
+    }
+}
+
+#[test]
+fn roundtrip_asks_the_cross_encodes_only_when_the_decodes_differ() {
+    let (_, b) = canonical()[0];
+    assert_eq!(b[63], 0);
+    let judge = |mark: bool| {
+        let asked = Arc::new(AtomicUsize::new(0));
+        let s = CrossOnly(registry::core(), Arc::clone(&asked), mark);
+        let e = Judge::new(Box::new(s), registry::oracle(), Vec::new());
+        (e.compare(t("roundtrip"), &b), asked.load(Ordering::Relaxed))
+    };
+    // Its decode differs from the oracle's (the marker): the cross encode of the oracle's
+    // fields is asked too, and its other bytes diverge there, not on the self encodes.
+    let (o, asked) = judge(true);
+    let d = o.divergence().expect("the cross encode must diverge");
+    assert_eq!(d.signature.key, "roundtrip.cross@0x85", "{d}");
+    assert_eq!(d.signature.left, "other_bytes", "{d}");
+    assert_eq!(asked, 2);
+    // Decodes that agree: the self encode only (a cross encode would ask the same fields).
+    let (o, asked) = judge(false);
+    assert!(o.is_agree());
+    assert_eq!(asked, 1);
 }

@@ -322,7 +322,7 @@ pub fn decode<L: Subject + ?Sized, R: Subject + ?Sized>(
 }
 
 /// SPEC §5.1 `encode(decode(b)) == b`, each side on its own decode (`self`)
-/// and on the other's (`cross`).
+/// and, when the decodes differ, on the other's (`cross`).
 pub fn roundtrip<L: Subject + ?Sized, R: Subject + ?Sized>(
     p: &Pair<'_, L, R>,
     b: &[u8; 64],
@@ -341,6 +341,11 @@ pub fn roundtrip<L: Subject + ?Sized, R: Subject + ?Sized>(
     );
     if let Some(d) = encodes(p, "roundtrip.self", b, &el, &er, dl, dr) {
         return Some(d);
+    }
+    if dl == dr {
+        // The cross encodes would ask each side the fields its self encode
+        // was just asked.
+        return None;
     }
     let (el, er) = both!(
         p,

@@ -546,21 +546,18 @@ impl Transport for ExternalSubject {
         drop(c);
         store.begin_bundles(op, bs);
         // A roundtrip's encodes, batched after its decodes: each decoded
-        // bundle's fields twice (the judge's self and cross encodes ask the
-        // same fields whenever the decodes agree; otherwise the cross
-        // encode is asked directly).
+        // bundle's fields once (the judge's self encode; a cross encode is
+        // asked only when the decodes differ, directly).
         let mut encodes = Vec::new();
         let roundtrip = matches!(batch, Batch::Roundtrip(_)) && self.caps.has(Capability::Encode);
         for a in replies.into_iter().map(sent) {
             match op {
                 Op::Decode => {
                     if let (true, Some(Ok(Answer::Decoded { opcode, fields }))) = (roundtrip, &a) {
-                        let r = Request::Encode {
+                        encodes.push(Request::Encode {
                             opcode: *opcode,
                             fields: fields.clone(),
-                        };
-                        encodes.push(r.clone());
-                        encodes.push(r);
+                        });
                     }
                     store.push_reply(a);
                 }
