@@ -542,7 +542,7 @@ fn an_answer_the_worker_leaves_unwritten_is_a_harness_fault_not_a_divergence() {
         "--cases",
         "3000",
         "--targets",
-        "validate_header,validate_payload,custom_op_group",
+        "validate_header,validate_payload,custom_op_group,collective_lowering,decode_any",
         "--arch",
         "v2",
     ];
@@ -566,6 +566,9 @@ fn an_answer_the_worker_leaves_unwritten_is_a_harness_fault_not_a_divergence() {
     assert_eq!(code(&o), 0, "{}", stderr(&o));
     let (calls, received, compared, cases) = counts(&good);
     assert_eq!((received, compared), (calls, cases), "{calls} calls");
+    // Each case is asked once, in its batch: the judge is served from the
+    // batch, not asked again one at a time.
+    assert_eq!(calls, cases, "{received} received");
     let bad = dir.path().join("bad");
     let o = gate_lib(&lib, &bad, &args, &[(PLANT, Some("1"))]);
     assert_eq!(code(&o), 1, "{}", stderr(&o));

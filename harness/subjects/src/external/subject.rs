@@ -264,25 +264,43 @@ impl ExternalSubject {
     }
 
     fn call(&self, r: Request) -> ClientReply {
-        if let Ok(mut s) = self.ready.try_borrow_mut() {
-            if matches!(r, Request::Encode { .. }) {
-                let pending = self
-                    .encodes_pending
-                    .try_borrow_mut()
-                    .map(|mut p| std::mem::take(&mut *p))
-                    .unwrap_or_default();
-                if !pending.is_empty() {
-                    self.prefetch_requests(pending, &|| {}, &mut s);
-                }
-            }
-            let hit = match &r {
-                Request::Decode(b) => s.take_reply(Op::Decode, b),
-                _ => s.take_request(|q| q == &r),
-            };
-            if let Some(hit) = hit {
-                return hit;
+        let decode = match &r {
+            Request::Decode(b) => Some(*b),
+            _ => None,
+        };
+        let encode = matches!(r, Request::Encode { .. });
+        self.stored(decode.as_ref(), encode, |q| q == &r)
+            .unwrap_or_else(|| self.ask_now(r))
+    }
+
+    /// The stored answer `held` accepts, if the batch holds one: a decode's
+    /// (`decode`) in the bundle batch, any other's among the batch's
+    /// requests (an encode's once the pending encodes are sent).
+    fn stored(
+        &self,
+        decode: Option<&[u8; 64]>,
+        encode: bool,
+        held: impl Fn(&Request) -> bool,
+    ) -> Option<ClientReply> {
+        let mut s = self.ready.try_borrow_mut().ok()?;
+        if encode {
+            let pending = self
+                .encodes_pending
+                .try_borrow_mut()
+                .map(|mut p| std::mem::take(&mut *p))
+                .unwrap_or_default();
+            if !pending.is_empty() {
+                self.prefetch_requests(pending, &|| {}, &mut s);
             }
         }
+        match decode {
+            Some(b) => s.take_reply(Op::Decode, b),
+            None => s.take_request(held),
+        }
+    }
+
+    /// `r` asked of the subject now.
+    fn ask_now(&self, r: Request) -> ClientReply {
         let Ok(mut c) = self.client.lock() else {
             return Err(ClientFault {
                 class: FaultClass::Crash,
@@ -474,18 +492,17 @@ impl Subject for ExternalSubject {
     }
 
     fn asked(&self, q: Question<'_>) -> Reply<Said> {
-        // A stream's or a module's stored answer is found without building
-        // its request (no stream copied, no IR document written again);
-        // `call` looks up the others (a decode in the bundle batch, an
-        // encode once the pending ones are sent).
-        let costly = matches!(q, Question::ValidateStream(_) | Question::LowerModule(_));
-        let stored = costly
-            .then(|| self.ready.try_borrow_mut().ok())
-            .flatten()
-            .and_then(|mut s| s.take_request(|r| super::protocol::asks(q, r, self.gen)));
-        let reply = match stored {
+        // A stored answer is found without building the request (no stream
+        // copied, no IR document written again, no fields cloned).
+        let decode = match q {
+            Question::Decode(b) => Some(b),
+            _ => None,
+        };
+        let encode = matches!(q, Question::Encode(..));
+        let held = |r: &Request| super::protocol::asks(q, r, self.gen);
+        let reply = match self.stored(decode, encode, held) {
             Some(a) => a,
-            None => self.call(request_of(q, self.gen)?),
+            None => self.ask_now(request_of(q, self.gen)?),
         };
         // An encode is part of its case's answer (a roundtrip's decode,
         // counted there).
