@@ -7,7 +7,8 @@
 //! `tpbconform lower` reads) and the lowered module from core's
 //! `Module::to_json` (what `tpbconform lower --format json` prints).
 
-use serde_json::{Map, Value};
+use serde_json::Value;
+use std::borrow::Cow;
 use std::fmt;
 use tpb_core::validate::Predicate;
 use tpb_core::Bundle;
@@ -15,6 +16,7 @@ use tpb_subjects::external::protocol::{answer_object, opcode_str, parse_opcode, 
 use tpb_subjects::fields_json::{fields_from_json, fields_text};
 use tpb_subjects::generation::Generation;
 use tpb_subjects::lower_input::{parse_program, PathError, MAX_INPUT_BYTES};
+use tpb_subjects::strict_json::{get, Json};
 use tpb_subjects::subjects::registry::reference_pair_for;
 use tpb_subjects::subjects::{LutTable, Name, Reference, Reply, Validator};
 
@@ -116,7 +118,7 @@ pub fn decode_json(b: &[u8; 64], arch: Generation) -> Result<String, RequestErro
 }
 
 /// Reads a request: UTF-8, bounded, strict JSON (no key twice).
-fn json(bytes: &[u8]) -> Result<Value, RequestError> {
+fn json(bytes: &[u8]) -> Result<Json<'_>, RequestError> {
     if bytes.len() as u64 > MAX_INPUT_BYTES {
         return Err(RequestError::TooLarge(bytes.len()));
     }
@@ -124,14 +126,14 @@ fn json(bytes: &[u8]) -> Result<Value, RequestError> {
     tpb_subjects::strict_json::parse(text).map_err(|e| RequestError::NotJson(e.to_string()))
 }
 
-fn object(v: Value) -> Result<Map<String, Value>, RequestError> {
+fn object(v: Json<'_>) -> Result<Vec<(Cow<'_, str>, Json<'_>)>, RequestError> {
     match v {
-        Value::Object(m) => Ok(m),
-        Value::Null => Err(RequestError::NotAnObject("null")),
-        Value::Bool(_) => Err(RequestError::NotAnObject("a boolean")),
-        Value::Number(_) => Err(RequestError::NotAnObject("a number")),
-        Value::String(_) => Err(RequestError::NotAnObject("a string")),
-        Value::Array(_) => Err(RequestError::NotAnObject("an array")),
+        Json::Object(m) => Ok(m),
+        Json::Null => Err(RequestError::NotAnObject("null")),
+        Json::Bool(_) => Err(RequestError::NotAnObject("a boolean")),
+        Json::U64(_) | Json::I64(_) | Json::F64(_) => Err(RequestError::NotAnObject("a number")),
+        Json::Str(_) => Err(RequestError::NotAnObject("a string")),
+        Json::Array(_) => Err(RequestError::NotAnObject("an array")),
     }
 }
 
@@ -139,19 +141,19 @@ fn object(v: Value) -> Result<Map<String, Value>, RequestError> {
 /// bundle, or the name of what it refuses (SPEC §5.2).
 pub fn encode(request: &[u8], arch: Generation) -> Result<Result<[u8; 64], Name>, RequestError> {
     let m = object(json(request)?)?;
-    if let Some(k) = m.keys().find(|k| *k != "opcode" && *k != "fields") {
-        return Err(RequestError::UnexpectedKey(k.clone()));
+    if let Some((k, _)) = m.iter().find(|(k, _)| k != "opcode" && k != "fields") {
+        return Err(RequestError::UnexpectedKey(k.to_string()));
     }
-    let opcode = match m.get("opcode") {
+    let opcode = match get(&m, "opcode") {
         None => return Err(RequestError::MissingKey("opcode")),
-        Some(Value::String(s)) => {
+        Some(Json::Str(s)) => {
             parse_opcode(s).ok_or_else(|| RequestError::BadOpcode(format!("{s:?}")))?
         }
         Some(other) => return Err(RequestError::BadOpcode(other.to_string())),
     };
-    let fields = match m.get("fields") {
+    let fields = match get(&m, "fields") {
         None => return Err(RequestError::MissingKey("fields")),
-        Some(Value::Object(f)) => fields_from_json(f).map_err(RequestError::BadFields)?,
+        Some(Json::Object(f)) => fields_from_json(f).map_err(RequestError::BadFields)?,
         Some(other) => return Err(RequestError::BadFields(format!("{other} is not an object"))),
     };
     core(arch, |c| c.encode(opcode, &fields))

@@ -86,7 +86,9 @@ pub fn parse_engines(args: &[String]) -> Result<Vec<(Engine, String)>, CliError>
 
 /// The JSON reader of every harness input: a key given twice is refused (E3).
 pub(super) fn parse_json(s: &str) -> Result<serde_json::Value, String> {
-    strict_json::parse(s).map_err(|e| e.to_string())
+    strict_json::parse(s)
+        .map(|j| j.to_value())
+        .map_err(|e| e.to_string())
 }
 
 /// A NEFF error as `check`'s and `neff info`'s bad input (exit 2), naming the input once

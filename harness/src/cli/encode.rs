@@ -8,9 +8,9 @@ use super::{mnemonic_of, CliError, CliResult, EXIT_INVALID, EXIT_OK};
 use crate::atomic::AtomicFile;
 use crate::generation::Generation;
 use crate::input::{open_source, source_name, InputError, Lines};
+use crate::strict_json::{get, Json as J, Object};
 use crate::subjects::registry::{self, mode_byte_name};
 use crate::subjects::{FieldName, Value};
-use serde_json::Value as J;
 use std::io::Write;
 
 /// The keys of a bundle record, as `decode` prints them (`stream`: the context `decode --stream`
@@ -43,16 +43,16 @@ enum Record {
     Error(String),
 }
 
-fn parse_opcode(o: &serde_json::Map<String, J>) -> Result<u8, String> {
-    match o.get("opcode") {
-        Some(J::String(s)) => {
+fn parse_opcode(o: &Object<'_>) -> Result<u8, String> {
+    match get(o, "opcode") {
+        Some(J::Str(s)) => {
             let h = s
                 .strip_prefix("0x")
                 .or_else(|| s.strip_prefix("0X"))
                 .ok_or_else(|| format!("\"opcode\": {s:?} is not of the form \"0xNN\""))?;
             u8::from_str_radix(h, 16).map_err(|_| format!("\"opcode\": {s:?} is not a hex byte"))
         }
-        Some(J::Number(n)) => n
+        Some(n @ (J::U64(_) | J::I64(_) | J::F64(_))) => n
             .as_u64()
             .and_then(|n| u8::try_from(n).ok())
             .ok_or_else(|| format!("\"opcode\": {n} is not a byte")),
@@ -62,11 +62,11 @@ fn parse_opcode(o: &serde_json::Map<String, J>) -> Result<u8, String> {
 }
 
 /// A `mnemonic` key, when present, must be the opcode's (null when it has none).
-fn check_mnemonic(o: &serde_json::Map<String, J>, opcode: u8) -> Result<(), String> {
+fn check_mnemonic(o: &Object<'_>, opcode: u8) -> Result<(), String> {
     let want = mnemonic_of(opcode);
-    match (o.get("mnemonic"), want) {
+    match (get(o, "mnemonic"), want) {
         (None, _) | (Some(J::Null), None) => Ok(()),
-        (Some(J::String(m)), Some(w)) if m == w => Ok(()),
+        (Some(J::Str(m)), Some(w)) if m == w => Ok(()),
         (Some(got), Some(w)) => Err(format!(
             "\"mnemonic\": {got} is not the mnemonic of opcode 0x{opcode:02X} (\"{w}\")"
         )),
@@ -78,17 +78,15 @@ fn check_mnemonic(o: &serde_json::Map<String, J>, opcode: u8) -> Result<(), Stri
 
 /// `mode_names`, when present, holds only `wait_mode` / `update_mode`, each the header name of
 /// that field's byte in `fields` (as `decode` prints it).
-fn check_mode_names(
-    o: &serde_json::Map<String, J>,
-    fields: &[(FieldName, Value)],
-) -> Result<(), String> {
-    let Some(names) = o.get("mode_names") else {
+fn check_mode_names(o: &Object<'_>, fields: &[(FieldName, Value)]) -> Result<(), String> {
+    let Some(names) = get(o, "mode_names") else {
         return Ok(());
     };
     let names = names
         .as_object()
         .ok_or_else(|| format!("\"mode_names\": expected an object, got {names}"))?;
     for (k, v) in names {
+        let k: &str = k;
         let byte = fields
             .iter()
             .find(|(n, _)| n == k)
@@ -106,28 +104,28 @@ fn check_mode_names(
     Ok(())
 }
 
-fn parse_record(v: &J) -> Result<Record, String> {
+fn parse_record(v: &J<'_>) -> Result<Record, String> {
     let o = v.as_object().ok_or("expected a JSON object")?;
-    let is_error = o.contains_key("error");
+    let is_error = get(o, "error").is_some();
     let allowed: &[&str] = if is_error { &ERROR_KEYS } else { &BUNDLE_KEYS };
-    if let Some(k) = o.keys().find(|k| !allowed.contains(&k.as_str())) {
+    if let Some((k, _)) = o.iter().find(|(k, _)| !allowed.contains(&&**k)) {
         return Err(format!(
             "unknown key \"{k}\" (a {} record has only: {})",
             if is_error { "decode error" } else { "bundle" },
             allowed.join(", ")
         ));
     }
-    if let Some(e) = o.get("error") {
+    if let Some(e) = get(o, "error") {
         return Ok(Record::Error(e.to_string()));
     }
     // `decode`'s skeleton of an opcode with no modelled record, or a 128-byte instruction's
     // second half: nothing to encode.
-    if let Some(J::String(b)) = o.get("body") {
+    if let Some(J::Str(b)) = get(o, "body") {
         return Ok(Record::Error(format!("body {b}")));
     }
     let opcode = parse_opcode(o)?;
     check_mnemonic(o, opcode)?;
-    let fo = match o.get("fields") {
+    let fo = match get(o, "fields") {
         Some(J::Object(m)) => m,
         Some(other) => return Err(format!("\"fields\": expected an object, got {other}")),
         None => return Err("missing \"fields\"".to_string()),

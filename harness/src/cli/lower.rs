@@ -21,7 +21,8 @@ pub enum LowerFormat {
     Json,
 }
 
-fn read_input(path: &str) -> Result<serde_json::Value, CliError> {
+/// The input's text (bounded).
+fn read_input(path: &str) -> Result<String, CliError> {
     let source = source_name(path);
     let input: Box<dyn Read> = if path == "-" {
         Box::new(std::io::stdin())
@@ -43,12 +44,7 @@ fn read_input(path: &str) -> Result<serde_json::Value, CliError> {
             format!("larger than {MAX_INPUT_BYTES} bytes"),
         ));
     }
-    crate::strict_json::parse(&text).map_err(|e| {
-        CliError::bad(
-            &source,
-            format!("line {} column {}: bad JSON: {e}", e.line(), e.column()),
-        )
-    })
+    Ok(text)
 }
 
 fn summary(insn: &IrInstruction) -> String {
@@ -70,7 +66,13 @@ fn side_str(r: &SideRef) -> String {
 /// Lowers every instruction; nothing is printed unless all succeed.
 pub fn lower_file(path: &str) -> Result<(Module, Vec<IrInstruction>), CliError> {
     let source = source_name(path);
-    let doc = read_input(path)?;
+    let text = read_input(path)?;
+    let doc = crate::strict_json::parse(&text).map_err(|e| {
+        CliError::bad(
+            &source,
+            format!("line {} column {}: bad JSON: {e}", e.line(), e.column()),
+        )
+    })?;
     let (gen, insns) = parse_program(&doc).map_err(|e: PathError| CliError::bad(&source, e))?;
     let mut module = Module::new(gen);
     for (i, insn) in insns.iter().enumerate() {

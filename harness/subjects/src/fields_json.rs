@@ -5,6 +5,7 @@
 //! lowercase hex.
 
 use crate::layout::{field_kind, Kind};
+use crate::strict_json::{Json, Object};
 use crate::subjects::{hex, FieldName, Value};
 use serde_json::{Map, Value as J};
 
@@ -84,17 +85,17 @@ fn parse_hex_bytes(s: &str) -> Option<Vec<u8>> {
 
 /// One field's JSON value back as a [`Value`] of the kind its name has
 /// ([`field_kind`]); the error names the field and what is wrong.
-pub fn json_to_value(name: &str, v: &J) -> Result<Value, String> {
+pub fn json_to_value(name: &str, v: &Json<'_>) -> Result<Value, String> {
     match (field_kind(name), v) {
-        (_, J::Number(n)) => n
-            .as_u64()
-            .map(Value::Int)
-            .ok_or_else(|| format!("field `{name}`: {n} is not an unsigned 64-bit integer")),
-        (Kind::Bytes, J::String(s)) => parse_hex_bytes(s)
+        (_, Json::U64(n)) => Ok(Value::Int(*n)),
+        (_, n @ (Json::I64(_) | Json::F64(_))) => Err(format!(
+            "field `{name}`: {n} is not an unsigned 64-bit integer"
+        )),
+        (Kind::Bytes, Json::Str(s)) => parse_hex_bytes(s)
             .map(Value::Bytes)
             .ok_or_else(|| format!("field `{name}`: {s:?} is not an even-length hex string")),
-        (Kind::Name, J::String(s)) => Ok(Value::Name(s.clone())),
-        (Kind::Int, J::String(s)) => Err(format!(
+        (Kind::Name, Json::Str(s)) => Ok(Value::Name(s.to_string())),
+        (Kind::Int, Json::Str(s)) => Err(format!(
             "field `{name}`: expected a number, got the string {s:?}"
         )),
         (_, other) => Err(format!(
@@ -104,7 +105,7 @@ pub fn json_to_value(name: &str, v: &J) -> Result<Value, String> {
 }
 
 /// The inverse of [`fields_json`]: the field list in the object's order.
-pub fn fields_from_json(fo: &Map<String, J>) -> Result<Vec<(FieldName, Value)>, String> {
+pub fn fields_from_json(fo: &Object<'_>) -> Result<Vec<(FieldName, Value)>, String> {
     fo.iter()
         .map(|(k, v)| Ok((crate::layout::field_name(k), json_to_value(k, v)?)))
         .collect()

@@ -18,7 +18,7 @@
 //! update_idx, semaphore_value}` as decode names them, each 0 when absent). A dtype is a
 //! name or its ordinal (an unsigned integer). Any other key is an error.
 
-use serde_json::{Map, Value};
+use crate::strict_json::{Json, Object};
 use std::fmt;
 use tpb_core::insn::{Sync, UpdateMode, WaitMode, SYNC_FIELDS};
 use tpb_core::lower::{
@@ -53,20 +53,18 @@ fn err<T>(path: &str, message: impl Into<String>) -> Result<T, PathError> {
 }
 
 /// One object's keys, consumed as they are read; leftovers are errors.
-struct Obj<'a> {
+struct Obj<'a, 'j> {
     path: String,
-    map: &'a Map<String, Value>,
-    used: Vec<&'static str>,
+    map: &'a Object<'j>,
+    /// Bit `i`: entry `i` was read (an object of more than 64 entries has
+    /// an unknown key among its first 64, which `finish` names).
+    used: u64,
 }
 
-impl<'a> Obj<'a> {
-    fn new(path: String, v: &'a Value) -> Result<Obj<'a>, PathError> {
+impl<'a, 'j> Obj<'a, 'j> {
+    fn new(path: String, v: &'a Json<'j>) -> Result<Obj<'a, 'j>, PathError> {
         match v {
-            Value::Object(map) => Ok(Obj {
-                path,
-                map,
-                used: Vec::new(),
-            }),
+            Json::Object(map) => Ok(Obj { path, map, used: 0 }),
             _ => err(&path, "expected an object"),
         }
     }
@@ -75,12 +73,13 @@ impl<'a> Obj<'a> {
         format!("{}.{key}", self.path)
     }
 
-    fn opt(&mut self, key: &'static str) -> Option<&'a Value> {
-        self.used.push(key);
-        self.map.get(key).filter(|v| !v.is_null())
+    fn opt(&mut self, key: &'static str) -> Option<&'a Json<'j>> {
+        let i = self.map.iter().position(|(k, _)| k == key)?;
+        self.used |= 1u64.checked_shl(i as u32).unwrap_or(0);
+        Some(&self.map[i].1).filter(|v| !v.is_null())
     }
 
-    fn req(&mut self, key: &'static str) -> Result<&'a Value, PathError> {
+    fn req(&mut self, key: &'static str) -> Result<&'a Json<'j>, PathError> {
         match self.opt(key) {
             Some(v) => Ok(v),
             None => err(&self.at(key), "missing"),
@@ -146,15 +145,16 @@ impl<'a> Obj<'a> {
     }
 
     fn finish(self) -> Result<(), PathError> {
-        match self.map.keys().find(|k| !self.used.contains(&k.as_str())) {
-            Some(k) => err(&self.at(k), "unknown key"),
+        let unread = |i: usize| i >= 64 || self.used & (1 << i) == 0;
+        match (0..self.map.len()).find(|&i| unread(i)) {
+            Some(i) => err(&self.at(&self.map[i].0), "unknown key"),
             None => Ok(()),
         }
     }
 }
 
 /// `path` is written only for an error.
-fn rank_lists(path: &dyn Fn() -> String, v: Option<&Value>) -> Result<Vec<Vec<u32>>, PathError> {
+fn rank_lists(path: &dyn Fn() -> String, v: Option<&Json<'_>>) -> Result<Vec<Vec<u32>>, PathError> {
     let Some(v) = v else { return Ok(Vec::new()) };
     let Some(outer) = v.as_array() else {
         return err(&path(), "expected an array of arrays of ranks");
@@ -183,7 +183,7 @@ fn rank_lists(path: &dyn Fn() -> String, v: Option<&Value>) -> Result<Vec<Vec<u3
         .collect()
 }
 
-fn pairs(path: &dyn Fn() -> String, v: Option<&Value>) -> Result<Vec<(u32, u32)>, PathError> {
+fn pairs(path: &dyn Fn() -> String, v: Option<&Json<'_>>) -> Result<Vec<(u32, u32)>, PathError> {
     rank_lists(path, v)?
         .into_iter()
         .enumerate()
@@ -196,8 +196,8 @@ fn pairs(path: &dyn Fn() -> String, v: Option<&Value>) -> Result<Vec<(u32, u32)>
 
 /// A dtype: its SPEC §6.4 name, or a bare ordinal (one past the table asks
 /// for `dtype_out_of_range`; the `lower` subject operation sends those so).
-fn dtype(o: &mut Obj<'_>, key: &'static str) -> Result<u32, PathError> {
-    if let Some(n) = o.opt(key).and_then(Value::as_u64) {
+fn dtype(o: &mut Obj<'_, '_>, key: &'static str) -> Result<u32, PathError> {
+    if let Some(n) = o.opt(key).and_then(Json::as_u64) {
         return u32::try_from(n).or_else(|_| err(&o.at(key), format!("{n} does not fit 32 bits")));
     }
     let name = o.str(key)?;
@@ -207,7 +207,7 @@ fn dtype(o: &mut Obj<'_>, key: &'static str) -> Result<u32, PathError> {
     }
 }
 
-fn kind(o: &mut Obj<'_>) -> Result<CollectiveKind, PathError> {
+fn kind(o: &mut Obj<'_, '_>) -> Result<CollectiveKind, PathError> {
     let name = o.str("kind")?;
     CollectiveKind::from_name(name).map_or_else(
         || err(&o.at("kind"), format!("unknown collective kind {name:?}")),
@@ -215,7 +215,7 @@ fn kind(o: &mut Obj<'_>) -> Result<CollectiveKind, PathError> {
     )
 }
 
-fn sync(o: &mut Obj<'_>) -> Result<Sync, PathError> {
+fn sync(o: &mut Obj<'_, '_>) -> Result<Sync, PathError> {
     let Some(v) = o.opt("sync") else {
         return Ok(Sync::default());
     };
@@ -232,7 +232,7 @@ fn sync(o: &mut Obj<'_>) -> Result<Sync, PathError> {
     Ok(band)
 }
 
-fn tensor(o: &mut Obj<'_>) -> Result<TransferOperand, PathError> {
+fn tensor(o: &mut Obj<'_, '_>) -> Result<TransferOperand, PathError> {
     Ok(TransferOperand {
         tensor_id: o.uint("tensor_id", None)?,
         tensor_base: o.uint("tensor_base", None)?,
@@ -240,7 +240,7 @@ fn tensor(o: &mut Obj<'_>) -> Result<TransferOperand, PathError> {
     })
 }
 
-fn collective(o: &mut Obj<'_>) -> Result<Collective, PathError> {
+fn collective(o: &mut Obj<'_, '_>) -> Result<Collective, PathError> {
     let kind = kind(o)?;
     let op_name = o.str("cce_op")?;
     let Some(cce_op) = AluOp::from_name(op_name) else {
@@ -269,9 +269,9 @@ fn collective(o: &mut Obj<'_>) -> Result<Collective, PathError> {
     })
 }
 
-fn local(o: &mut Obj<'_>) -> Result<LocalSendRecv, PathError> {
+fn local(o: &mut Obj<'_, '_>) -> Result<LocalSendRecv, PathError> {
     let kind = kind(o)?;
-    let sub = |o: &mut Obj<'_>, key: &'static str| -> Result<TransferOperand, PathError> {
+    let sub = |o: &mut Obj<'_, '_>, key: &'static str| -> Result<TransferOperand, PathError> {
         let path = o.at(key);
         let v = o.req(key)?;
         let mut t = Obj::new(path, v)?;
@@ -284,7 +284,7 @@ fn local(o: &mut Obj<'_>) -> Result<LocalSendRecv, PathError> {
     let peer = o.uint("peer", None)?;
     let src_dtype = dtype(o, "src_dtype")?;
     let dst_dtype = dtype(o, "dst_dtype")?;
-    let ap = |o: &mut Obj<'_>, key: &'static str| -> Result<[u8; AP3_LEN], PathError> {
+    let ap = |o: &mut Obj<'_, '_>, key: &'static str| -> Result<[u8; AP3_LEN], PathError> {
         o.hex::<AP3_LEN>(key)?
             .map_or_else(|| err(&o.at(key), "missing"), Ok)
     };
@@ -306,7 +306,7 @@ fn local(o: &mut Obj<'_>) -> Result<LocalSendRecv, PathError> {
     })
 }
 
-fn instruction(path: String, v: &Value) -> Result<IrInstruction, PathError> {
+fn instruction(path: String, v: &Json<'_>) -> Result<IrInstruction, PathError> {
     let mut o = Obj::new(path, v)?;
     let insn = match o.str("op")? {
         "collective" => IrInstruction::Collective(collective(&mut o)?),
@@ -329,7 +329,7 @@ fn instruction(path: String, v: &Value) -> Result<IrInstruction, PathError> {
 }
 
 /// Parses a whole input document.
-pub fn parse_program(v: &Value) -> Result<(Generation, Vec<IrInstruction>), PathError> {
+pub fn parse_program(v: &Json<'_>) -> Result<(Generation, Vec<IrInstruction>), PathError> {
     let mut o = Obj::new("$".to_string(), v)?;
     let gen_path = o.at("generation");
     let g = o.str("generation")?;

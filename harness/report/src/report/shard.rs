@@ -48,7 +48,7 @@ fn read_meta(dir: &Path) -> Result<RunMeta, MergeError> {
     let text = read_capped(&path)?;
     let v = crate::strict_json::parse(&text).map_err(|e| MergeError::line(&path, e.line(), e))?;
     // Check the format first, so an older or newer layout is named as such.
-    match v.get("format").and_then(serde_json::Value::as_u64) {
+    match v.get("format").and_then(crate::strict_json::Json::as_u64) {
         Some(f) if f == u64::from(run_json::FORMAT) => {}
         other => {
             return Err(MergeError::line(
@@ -62,7 +62,7 @@ fn read_meta(dir: &Path) -> Result<RunMeta, MergeError> {
             ))
         }
     }
-    serde_json::from_value(v).map_err(|e| MergeError::line(&path, 1, e))
+    serde_json::from_value(v.to_value()).map_err(|e| MergeError::line(&path, 1, e))
 }
 
 /// Reads `divergences.jsonl` of `dir`: at most `expected` records (the

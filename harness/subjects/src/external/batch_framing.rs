@@ -7,6 +7,7 @@
 //! names the input.
 
 use super::process::{describe_exit, Fault, FaultClass, Supervisor};
+use crate::strict_json::Json;
 use crate::subjects::{Capability, Validator};
 use serde_json::Value;
 use std::io::{BufRead, BufReader, Read, Write};
@@ -150,7 +151,9 @@ fn spawn(
         }
     };
     match crate::strict_json::parse(&line) {
-        Ok(v) if v.get("framing").and_then(Value::as_str) == Some(BATCH64) => Ok((run, v)),
+        Ok(v) if v.get("framing").and_then(Json::as_str) == Some(BATCH64) => {
+            Ok((run, v.to_value()))
+        }
         _ => {
             run.kill();
             Err(format!("hello answer does not switch to {BATCH64}: {line}"))

@@ -9,9 +9,9 @@
 use super::process::clip;
 use super::protocol::{answer_of, Answer, Op, Request};
 use super::verdict::verdict_of;
+use crate::strict_json::Json;
 use crate::subjects::LutTable;
 use libloading::{Library, Symbol};
-use serde_json::Value;
 use std::ffi::{c_char, c_int, CStr, CString};
 
 /// `TPB_SUBJECT_ABI_VERSION`: the newest version this harness speaks.
@@ -623,8 +623,8 @@ fn object(s: Status<String>, op: Op, what: &str) -> Result<Answer, String> {
         Status::Error(e) => return Err(e),
     };
     match crate::strict_json::parse(&text) {
-        Ok(Value::Object(m)) => {
-            answer_of(m, op).map_err(|e| format!("{e}; {what} wrote: {}", clip(&text)))
+        Ok(Json::Object(m)) => {
+            answer_of(&m, op).map_err(|e| format!("{e}; {what} wrote: {}", clip(&text)))
         }
         _ => Err(format!("{what} wrote no JSON object: {}", clip(&text))),
     }

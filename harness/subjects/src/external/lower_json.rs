@@ -5,6 +5,7 @@
 //! the one, [`module_from_json`] reads the other, strictly (a missing, extra
 //! or mistyped key names its JSON path).
 
+use crate::strict_json::{get, Json, Object};
 use crate::subjects::{Lowered, LoweredModule};
 use serde_json::{json, Map, Value};
 use tpb_core::insn::Sync;
@@ -264,56 +265,59 @@ pub const LOWERED_KEYS: [&str; 5] = [
 
 /// Checks that `m` has exactly the keys `want` (names the first stray or
 /// missing one); the protocol's answers are read with it too.
-pub(super) fn exact_keys(m: &Map<String, Value>, want: &[&str]) -> Result<(), String> {
-    if let Some(k) = m.keys().find(|k| !want.contains(&k.as_str())) {
+pub(super) fn exact_keys(m: &Object<'_>, want: &[&str]) -> Result<(), String> {
+    if let Some((k, _)) = m.iter().find(|(k, _)| !want.contains(&&**k)) {
         return Err(format!("unexpected key `{k}`"));
     }
-    if let Some(k) = want.iter().find(|k| !m.contains_key(**k)) {
+    if let Some(k) = want.iter().find(|k| get(m, k).is_none()) {
         return Err(format!("missing key `{k}`"));
     }
     Ok(())
 }
 
-fn keys(path: &str, m: &Map<String, Value>, want: &[&str]) -> Result<(), String> {
-    exact_keys(m, want).map_err(|e| format!("{path}: {e}"))
+// The readers below take their JSON path as a closure: it is written only
+// for an error (a lowering answer is read for every collective_lowering case).
+type Path<'p> = &'p dyn Fn() -> String;
+
+fn keys(path: Path, m: &Object<'_>, want: &[&str]) -> Result<(), String> {
+    exact_keys(m, want).map_err(|e| format!("{}: {e}", path()))
 }
 
-fn array<'a>(path: &str, v: Option<&'a Value>) -> Result<&'a Vec<Value>, String> {
-    v.and_then(Value::as_array)
-        .ok_or_else(|| format!("{path} is not an array"))
+fn array<'a, 'j>(path: Path, v: Option<&'a Json<'j>>) -> Result<&'a [Json<'j>], String> {
+    v.and_then(Json::as_array)
+        .ok_or_else(|| format!("{} is not an array", path()))
 }
 
-fn object<'a>(path: &str, v: &'a Value) -> Result<&'a Map<String, Value>, String> {
+fn object<'a, 'j>(path: Path, v: &'a Json<'j>) -> Result<&'a Object<'j>, String> {
     v.as_object()
-        .ok_or_else(|| format!("{path} is not an object"))
+        .ok_or_else(|| format!("{} is not an object", path()))
 }
 
-fn u32_at(path: &str, v: Option<&Value>) -> Result<u32, String> {
-    v.and_then(Value::as_u64)
+fn u32_at(path: Path, v: Option<&Json<'_>>) -> Result<u32, String> {
+    v.and_then(Json::as_u64)
         .and_then(|n| u32::try_from(n).ok())
-        .ok_or_else(|| format!("{path} is not a u32"))
+        .ok_or_else(|| format!("{} is not a u32", path()))
 }
 
-fn index_at(path: &str, v: Option<&Value>) -> Result<usize, String> {
-    v.and_then(Value::as_u64)
+fn index_at(path: Path, v: Option<&Json<'_>>) -> Result<usize, String> {
+    v.and_then(Json::as_u64)
         .and_then(|n| usize::try_from(n).ok())
-        .ok_or_else(|| format!("{path} is not an index"))
+        .ok_or_else(|| format!("{} is not an index", path()))
 }
 
-/// Each entry of a side-table must carry its position as `id`.
 /// The side-table `name` of a module answer: an array of objects with exactly the keys
 /// `keys_of`, the k-th of `id` k; `entry` reads one (its JSON path, the object).
 fn side_table<T>(
-    m: &Map<String, Value>,
+    m: &Object<'_>,
     name: &str,
     keys_of: &[&str],
-    entry: impl Fn(&str, &Map<String, Value>) -> Result<T, String>,
+    entry: impl Fn(Path, &Object<'_>) -> Result<T, String>,
 ) -> Result<Vec<T>, String> {
-    array(&format!("$.{name}"), m.get(name))?
+    array(&|| format!("$.{name}"), get(m, name))?
         .iter()
         .enumerate()
         .map(|(i, v)| {
-            let p = format!("$.{name}[{i}]");
+            let p = || format!("$.{name}[{i}]");
             let e = object(&p, v)?;
             keys(&p, e, keys_of)?;
             check_id(&p, e, i)?;
@@ -322,73 +326,75 @@ fn side_table<T>(
         .collect()
 }
 
-fn check_id(path: &str, e: &Map<String, Value>, i: usize) -> Result<(), String> {
-    match index_at(&format!("{path}.id"), e.get("id"))? {
+fn check_id(path: Path, e: &Object<'_>, i: usize) -> Result<(), String> {
+    match index_at(&|| format!("{}.id", path()), get(e, "id"))? {
         id if id == i => Ok(()),
-        id => Err(format!("{path}.id is {id}, expected {i}")),
+        id => Err(format!("{}.id is {id}, expected {i}", path())),
     }
 }
 
-fn ranks(path: &str, v: &Value) -> Result<Vec<u32>, String> {
+fn ranks(path: Path, v: &Json<'_>) -> Result<Vec<u32>, String> {
     array(path, Some(v))?
         .iter()
         .enumerate()
-        .map(|(j, r)| u32_at(&format!("{path}[{j}]"), Some(r)))
+        .map(|(j, r)| u32_at(&|| format!("{}[{j}]", path()), Some(r)))
         .collect()
 }
 
 /// Reads a `lower` success answer (the object without its `id`) into the
 /// harness's typed module ([`check_count`] compares it with the request).
-pub fn module_from_json(m: &Map<String, Value>) -> Result<LoweredModule, String> {
-    keys("$", m, &LOWERED_KEYS)?;
-    let list = array("$.instructions", m.get("instructions"))?;
+pub fn module_from_json(m: &Object<'_>) -> Result<LoweredModule, String> {
+    keys(&|| "$".into(), m, &LOWERED_KEYS)?;
+    let list = array(&|| "$.instructions".into(), get(m, "instructions"))?;
     let mut instrs = Vec::with_capacity(list.len());
     for (i, v) in list.iter().enumerate() {
-        let p = format!("$.instructions[{i}]");
+        let p = || format!("$.instructions[{i}]");
         let o = object(&p, v)?;
         keys(&p, o, &["records", "side"])?;
-        let records = array(&format!("{p}.records"), o.get("records"))?
+        let records = array(&|| format!("{}.records", p()), get(o, "records"))?
             .iter()
             .enumerate()
             .map(|(j, r)| {
                 r.as_str()
                     .and_then(crate::fields_json::parse_bundle_hex)
-                    .ok_or_else(|| format!("{p}.records[{j}] is not 128 hex digits"))
+                    .ok_or_else(|| format!("{}.records[{j}] is not 128 hex digits", p()))
             })
             .collect::<Result<Vec<_>, _>>()?;
-        let side = array(&format!("{p}.side"), o.get("side"))?
+        let side = array(&|| format!("{}.side", p()), get(o, "side"))?
             .iter()
             .enumerate()
             .map(|(j, r)| {
-                let sp = format!("{p}.side[{j}]");
+                let sp = || format!("{}.side[{j}]", p());
                 let e = object(&sp, r)?;
                 keys(&sp, e, &["table", "id"])?;
-                let table = match e.get("table").and_then(Value::as_str) {
+                let table = match get(e, "table").and_then(Json::as_str) {
                     Some("replica_groups") => "replica_groups",
                     Some("source_target_pairs") => "source_target_pairs",
                     Some("attributes") => "attributes",
-                    _ => return Err(format!("{sp}.table is not a side-table name")),
+                    _ => return Err(format!("{}.table is not a side-table name", sp())),
                 };
-                Ok((table, index_at(&format!("{sp}.id"), e.get("id"))?))
+                Ok((table, index_at(&|| format!("{}.id", sp()), get(e, "id"))?))
             })
             .collect::<Result<Vec<_>, String>>()?;
         instrs.push(Ok(Lowered { records, side }));
     }
     let replica_groups = side_table(m, "replica_groups", &["id", "groups"], |p, e| {
-        array(&format!("{p}.groups"), e.get("groups"))?
+        array(&|| format!("{}.groups", p()), get(e, "groups"))?
             .iter()
             .enumerate()
-            .map(|(j, g)| ranks(&format!("{p}.groups[{j}]"), g))
+            .map(|(j, g)| ranks(&|| format!("{}.groups[{j}]", p()), g))
             .collect::<Result<Vec<_>, _>>()
     })?;
     let source_target_pairs = side_table(m, "source_target_pairs", &["id", "pairs"], |p, e| {
-        array(&format!("{p}.pairs"), e.get("pairs"))?
+        array(&|| format!("{}.pairs", p()), get(e, "pairs"))?
             .iter()
             .enumerate()
-            .map(|(j, x)| match ranks(&format!("{p}.pairs[{j}]"), x)?[..] {
-                [s, t] => Ok((s, t)),
-                _ => Err(format!("{p}.pairs[{j}] is not [source, target]")),
-            })
+            .map(
+                |(j, x)| match ranks(&|| format!("{}.pairs[{j}]", p()), x)?[..] {
+                    [s, t] => Ok((s, t)),
+                    _ => Err(format!("{}.pairs[{j}] is not [source, target]", p())),
+                },
+            )
             .collect::<Result<Vec<_>, String>>()
     })?;
     let attributes = side_table(
@@ -396,15 +402,20 @@ pub fn module_from_json(m: &Map<String, Value>) -> Result<LoweredModule, String>
         "attributes",
         &["id", "kind", "direction", "peer"],
         |p, e| {
-            let direction = match e.get("direction").and_then(Value::as_str) {
+            let direction = match get(e, "direction").and_then(Json::as_str) {
                 Some("send") => "send",
                 Some("recv") => "recv",
-                _ => return Err(format!("{p}.direction is neither \"send\" nor \"recv\"")),
+                _ => {
+                    return Err(format!(
+                        "{}.direction is neither \"send\" nor \"recv\"",
+                        p()
+                    ))
+                }
             };
             Ok((
-                u32_at(&format!("{p}.kind"), e.get("kind"))?,
+                u32_at(&|| format!("{}.kind", p()), get(e, "kind"))?,
                 direction,
-                u32_at(&format!("{p}.peer"), e.get("peer"))?,
+                u32_at(&|| format!("{}.peer", p()), get(e, "peer"))?,
             ))
         },
     )?;
@@ -495,28 +506,53 @@ mod tests {
         let ok = r#"{"generation":"v3","instructions":[{"records":[],"side":[{"table":"attributes","id":0}]}],
             "replica_groups":[],"source_target_pairs":[],
             "attributes":[{"id":0,"kind":4,"direction":"send","peer":1}]}"#;
-        let m: Map<String, Value> = serde_json::from_str(ok).unwrap();
-        let got = module_from_json(&m).unwrap();
+        let read = |text: &str| {
+            let j = crate::strict_json::parse(text).unwrap();
+            module_from_json(j.as_object().unwrap())
+        };
+        let got = read(ok).unwrap();
         assert_eq!(got.instrs[0].as_ref().unwrap().side, [("attributes", 0)]);
         assert_eq!(got.attributes, [(4, "send", 1)]);
         assert!(check_count(&got, 1).is_ok());
         assert!(check_count(&got, 2).is_err(), "instruction count");
         // What the worker writes back for a line reads as the same module.
-        assert_eq!(
-            module_from_json(&module_json("v3", &got)).as_ref(),
-            Ok(&got)
-        );
+        let back = Value::Object(module_json("v3", &got)).to_string();
+        assert_eq!(read(&back).as_ref(), Ok(&got));
+        // Each error names the JSON path of the bad value.
         for (bad, why) in [
             (
                 ok.replace("\"attributes\",\"id\"", "\"nope\",\"id\""),
-                "side table",
+                "$.instructions[0].side[0].table is not a side-table name",
             ),
-            (ok.replace("\"send\"", "\"sideways\""), "direction"),
-            (ok.replace("{\"id\":0,\"kind\"", "{\"id\":1,\"kind\""), "id"),
-            (ok.replace("\"generation\":\"v3\",", ""), "missing key"),
+            (
+                ok.replace("\"send\"", "\"sideways\""),
+                "$.attributes[0].direction is neither \"send\" nor \"recv\"",
+            ),
+            (
+                ok.replace("{\"id\":0,\"kind\"", "{\"id\":1,\"kind\""),
+                "$.attributes[0].id is 1, expected 0",
+            ),
+            (
+                ok.replace("\"peer\":1", "\"peer\":-1"),
+                "$.attributes[0].peer is not a u32",
+            ),
+            (
+                ok.replace("\"records\":[]", "\"records\":[\"00\"]"),
+                "$.instructions[0].records[0] is not 128 hex digits",
+            ),
+            (
+                ok.replace(
+                    "\"replica_groups\":[]",
+                    "\"replica_groups\":[{\"id\":0,\"groups\":[[1,\"x\"]]}]",
+                ),
+                "$.replica_groups[0].groups[0][1] is not a u32",
+            ),
+            (
+                ok.replace("\"generation\":\"v3\",", ""),
+                "$: missing key `generation`",
+            ),
         ] {
-            let m: Map<String, Value> = serde_json::from_str(&bad).unwrap();
-            assert!(module_from_json(&m).is_err(), "{why}");
+            assert_eq!(read(&bad).unwrap_err(), why, "{bad}");
         }
     }
 }

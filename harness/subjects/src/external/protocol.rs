@@ -13,11 +13,13 @@ pub use crate::fields_json::parse_bundle_hex;
 use crate::fields_json::{fields_from_json, fields_json};
 use crate::generation::Generation;
 use crate::layout::mnemonic;
+use crate::strict_json::{get, Json, Object};
 use crate::subjects::{
     Capability, DecodeFail, Decoded, Fault, FieldName, LoweredModule, LutTable, ModuleAnswer,
     Question, Reply, Said, StreamFail, Validator,
 };
 use serde_json::{Map, Value};
+use std::borrow::Cow;
 use std::fmt;
 
 /// The protocol version this module speaks (`"protocol":1`).
@@ -322,29 +324,39 @@ pub fn hello_line(arch: &str) -> String {
     format!(r#"{{"op":"hello","protocol":{PROTOCOL},"arch":"{arch}"}}"#)
 }
 
-fn object(line: &str) -> Result<Map<String, Value>, String> {
+/// The object of one JSON line, strictly ([`crate::strict_json`]).
+pub(super) fn object(line: &str) -> Result<Entries<'_>, String> {
     match crate::strict_json::parse(line) {
-        Ok(Value::Object(m)) => Ok(m),
+        Ok(Json::Object(m)) => Ok(m),
         Ok(_) => Err("not a JSON object".into()),
         Err(e) => Err(format!("not JSON ({e})")),
     }
 }
 
-fn string<'a>(m: &'a Map<String, Value>, k: &str) -> Result<&'a str, String> {
-    m.get(k)
-        .and_then(Value::as_str)
+/// An object's entries, owned.
+pub(super) type Entries<'a> = Vec<(Cow<'a, str>, Json<'a>)>;
+
+fn string<'a>(m: &'a Object<'_>, k: &str) -> Result<&'a str, String> {
+    get(m, k)
+        .and_then(Json::as_str)
         .ok_or_else(|| format!("`{k}` is not a string"))
 }
 
-fn uint(m: &Map<String, Value>, k: &str) -> Result<u64, String> {
-    m.get(k)
-        .and_then(Value::as_u64)
+fn uint(m: &Object<'_>, k: &str) -> Result<u64, String> {
+    get(m, k)
+        .and_then(Json::as_u64)
         .ok_or_else(|| format!("`{k}` is not a non-negative integer"))
+}
+
+/// Takes `k` out of `m` (the last entry takes its place).
+fn take<'a>(m: &mut Entries<'a>, k: &str) -> Option<Json<'a>> {
+    let i = m.iter().position(|(x, _)| x == k)?;
+    Some(m.swap_remove(i).1)
 }
 
 /// Reads the hello answer's optional `"framings"`: an array of strings
 /// (names this harness does not know are kept and never used).
-fn parse_framings(v: &Value) -> Result<Vec<String>, String> {
+fn parse_framings(v: &Json<'_>) -> Result<Vec<String>, String> {
     let Some(a) = v.as_array() else {
         return Err("`framings` is not an array".into());
     };
@@ -362,11 +374,11 @@ fn parse_framings(v: &Value) -> Result<Vec<String>, String> {
 /// [`super::batch_framing`]).
 pub fn parse_hello(line: &str) -> Result<Hello, String> {
     let mut m = object(line)?;
-    let framings = match m.remove("framings") {
+    let framings = match take(&mut m, "framings") {
         None => Vec::new(),
         Some(v) => parse_framings(&v)?,
     };
-    if m.contains_key("tables") {
+    if get(&m, "tables").is_some() {
         exact_keys(&m, &["protocol", "name", "ops", "tables"])?;
     } else {
         exact_keys(&m, &["protocol", "name", "ops"])?;
@@ -381,7 +393,7 @@ pub fn parse_hello(line: &str) -> Result<Hello, String> {
     if name.trim().is_empty() {
         return Err("`name` is empty".into());
     }
-    let Some(list) = m.get("ops").and_then(Value::as_array) else {
+    let Some(list) = get(&m, "ops").and_then(Json::as_array) else {
         return Err("`ops` is not an array".into());
     };
     let mut ops = Vec::new();
@@ -393,9 +405,9 @@ pub fn parse_hello(line: &str) -> Result<Hello, String> {
         }
     }
     ops.sort();
-    let tables = match m.get("tables") {
+    let tables = match get(&m, "tables") {
         None => None,
-        Some(Value::Array(list)) => {
+        Some(Json::Array(list)) => {
             let mut ts = Vec::new();
             for v in list {
                 let s = v.as_str().ok_or("`tables` holds a non-string")?;
@@ -452,37 +464,39 @@ impl Answer {
 /// Parses the answer to request `id` of operation `op`.
 pub fn parse_answer(line: &str, id: u64, op: Op) -> Result<Answer, String> {
     let mut m = object(line)?;
-    match m.shift_remove("id") {
-        Some(v) if v.as_u64() == Some(id) => {}
-        Some(v) => return Err(format!("answer has id {v}, expected {id}")),
-        None => return Err("missing key `id`".into()),
+    let Some(i) = m.iter().position(|(k, _)| k == "id") else {
+        return Err("missing key `id`".into());
+    };
+    match m.remove(i).1 {
+        v if v.as_u64() == Some(id) => {}
+        v => return Err(format!("answer has id {v}, expected {id}")),
     }
-    answer_of(m, op)
+    answer_of(&m, op)
 }
 
 /// The answer object `m` (without its `"id"`: a line's, or what a C ABI
 /// library's `tpb_decode` / `tpb_lower` wrote) to an `op` request.
-pub fn answer_of(m: Map<String, Value>, op: Op) -> Result<Answer, String> {
-    if m.contains_key("unsupported") {
-        exact_keys(&m, &["unsupported"])?;
-        return match m.get("unsupported") {
-            Some(Value::Bool(true)) => Ok(Answer::Unsupported),
+pub fn answer_of(m: &Object<'_>, op: Op) -> Result<Answer, String> {
+    if get(m, "unsupported").is_some() {
+        exact_keys(m, &["unsupported"])?;
+        return match get(m, "unsupported") {
+            Some(Json::Bool(true)) => Ok(Answer::Unsupported),
             _ => Err("`unsupported` is not true".into()),
         };
     }
     match op {
         Op::ValidateHeader | Op::ValidatePayload => {
-            exact_keys(&m, &["failed"])?;
-            match m.get("failed") {
-                Some(Value::Null) => Ok(Answer::Verdict(None)),
-                Some(Value::String(s)) if !s.is_empty() => Ok(Answer::Verdict(Some(s.clone()))),
+            exact_keys(m, &["failed"])?;
+            match get(m, "failed") {
+                Some(Json::Null) => Ok(Answer::Verdict(None)),
+                Some(Json::Str(s)) if !s.is_empty() => Ok(Answer::Verdict(Some(s.to_string()))),
                 _ => Err("`failed` is neither null nor a predicate name".into()),
             }
         }
         Op::Decode => {
-            if let Some(e) = m.get("error") {
-                exact_keys(&m, &["error"])?;
-                let Value::Object(e) = e else {
+            if let Some(e) = get(m, "error") {
+                exact_keys(m, &["error"])?;
+                let Json::Object(e) = e else {
                     return Err("`error` is not an object".into());
                 };
                 exact_keys(e, &["field", "offset"])?;
@@ -490,11 +504,11 @@ pub fn answer_of(m: Map<String, Value>, op: Op) -> Result<Answer, String> {
                 let offset = uint(e, "offset")?;
                 return Ok(Answer::DecodeError { field, offset });
             }
-            exact_keys(&m, &["opcode", "fields"])?;
-            let s = string(&m, "opcode")?;
+            exact_keys(m, &["opcode", "fields"])?;
+            let s = string(m, "opcode")?;
             let opcode = parse_opcode(s).ok_or_else(|| format!("`opcode` {s:?} is not 0xHH"))?;
-            match m.get("fields") {
-                Some(Value::Object(f)) => Ok(Answer::Decoded {
+            match get(m, "fields") {
+                Some(Json::Object(f)) => Ok(Answer::Decoded {
                     opcode,
                     fields: fields_from_json(f).map_err(|e| format!("`fields`: {e}"))?,
                 }),
@@ -502,55 +516,55 @@ pub fn answer_of(m: Map<String, Value>, op: Op) -> Result<Answer, String> {
             }
         }
         Op::Encode => {
-            if m.contains_key("refused") {
-                exact_keys(&m, &["refused"])?;
-                return Ok(Answer::Refused(string(&m, "refused")?.to_string()));
+            if get(m, "refused").is_some() {
+                exact_keys(m, &["refused"])?;
+                return Ok(Answer::Refused(string(m, "refused")?.to_string()));
             }
-            exact_keys(&m, &["hex"])?;
-            let s = string(&m, "hex")?;
+            exact_keys(m, &["hex"])?;
+            let s = string(m, "hex")?;
             parse_bundle_hex(s)
                 .map(Answer::Encoded)
                 .ok_or_else(|| "`hex` is not 128 hex digits".into())
         }
         Op::Lut => {
-            if m.contains_key("refused") {
-                exact_keys(&m, &["refused"])?;
-                return Ok(Answer::Refused(string(&m, "refused")?.to_string()));
+            if get(m, "refused").is_some() {
+                exact_keys(m, &["refused"])?;
+                return Ok(Answer::Refused(string(m, "refused")?.to_string()));
             }
-            exact_keys(&m, &["wire"])?;
-            Ok(Answer::Wire(uint(&m, "wire")?))
+            exact_keys(m, &["wire"])?;
+            Ok(Answer::Wire(uint(m, "wire")?))
         }
         Op::ValidateStream => {
-            if m.contains_key("valid") {
-                exact_keys(&m, &["valid"])?;
-                return match m.get("valid") {
-                    Some(Value::Bool(true)) => Ok(Answer::Stream(None)),
+            if get(m, "valid").is_some() {
+                exact_keys(m, &["valid"])?;
+                return match get(m, "valid") {
+                    Some(Json::Bool(true)) => Ok(Answer::Stream(None)),
                     _ => Err("`valid` is not true".into()),
                 };
             }
-            exact_keys(&m, &["stream_error", "index"])?;
-            let e = string(&m, "stream_error")?;
+            exact_keys(m, &["stream_error", "index"])?;
+            let e = string(m, "stream_error")?;
             if e.is_empty() {
                 return Err("`stream_error` is empty".into());
             }
-            Ok(Answer::Stream(Some((e.to_string(), uint(&m, "index")?))))
+            Ok(Answer::Stream(Some((e.to_string(), uint(m, "index")?))))
         }
         Op::Lower => {
-            if m.contains_key("error") {
-                exact_keys(&m, &["error", "instruction"])?;
-                let e = string(&m, "error")?;
+            if get(m, "error").is_some() {
+                exact_keys(m, &["error", "instruction"])?;
+                let e = string(m, "error")?;
                 if e.is_empty() {
                     return Err("`error` is empty".into());
                 }
                 return Ok(Answer::LowerRejected {
                     error: e.to_string(),
-                    instruction: uint(&m, "instruction")?,
+                    instruction: uint(m, "instruction")?,
                 });
             }
-            exact_keys(&m, &LOWERED_KEYS)?;
+            exact_keys(m, &LOWERED_KEYS)?;
             Ok(Answer::Lowered {
-                generation: string(&m, "generation")?.to_string(),
-                module: super::lower_json::module_from_json(&m)?,
+                generation: string(m, "generation")?.to_string(),
+                module: super::lower_json::module_from_json(m)?,
             })
         }
     }
