@@ -183,7 +183,7 @@ fn both_examples_answer_validate_stream_as_spec_5_3_says() {
         let mut s = start(&spec);
         assert!(s.hello().ops.contains(&Op::ValidateStream), "{spec}");
         for (bytes, want) in pinned_streams() {
-            let got = s.call(&Request::ValidateStream(bytes.clone()));
+            let got = s.call(&Request::ValidateStream(bytes.clone().into()));
             let want = Answer::Stream(want.map(|(e, i)| (e.to_string(), i)));
             assert_eq!(
                 got,
@@ -423,7 +423,7 @@ fn the_version_2_operations_cross_the_c_boundary() {
         [tpbconform::subjects::LutTable::AluOp],
         "tpb_subject_lut_tables becomes the hello's tables"
     );
-    let got = s.call(&Request::ValidateStream(vec![0; 192]));
+    let got = s.call(&Request::ValidateStream(vec![0; 192].into()));
     assert_eq!(got, Ok(Answer::Stream(Some(("short_group".into(), 3)))));
     // The retry with the size tpb_lower asked for.
     let ir = r#"{"generation":"v2","instructions":[]}"#.to_string();

@@ -86,7 +86,12 @@ fn parse_hex_bytes(s: &str) -> Option<Vec<u8>> {
 /// One field's JSON value back as a [`Value`] of the kind its name has
 /// ([`field_kind`]); the error names the field and what is wrong.
 pub fn json_to_value(name: &str, v: &Json<'_>) -> Result<Value, String> {
-    match (field_kind(name), v) {
+    value_of(field_kind(name), name, v)
+}
+
+/// [`json_to_value`] for a field of kind `kind`.
+fn value_of(kind: Kind, name: &str, v: &Json<'_>) -> Result<Value, String> {
+    match (kind, v) {
         (_, Json::U64(n)) => Ok(Value::Int(*n)),
         (_, n @ (Json::I64(_) | Json::F64(_))) => Err(format!(
             "field `{name}`: {n} is not an unsigned 64-bit integer"
@@ -107,7 +112,10 @@ pub fn json_to_value(name: &str, v: &Json<'_>) -> Result<Value, String> {
 /// The inverse of [`fields_json`]: the field list in the object's order.
 pub fn fields_from_json(fo: &Object<'_>) -> Result<Vec<(FieldName, Value)>, String> {
     fo.iter()
-        .map(|(k, v)| Ok((crate::layout::field_name(k), json_to_value(k, v)?)))
+        .map(|(k, v)| {
+            let (name, kind) = crate::layout::field(k);
+            Ok((name, value_of(kind, k, v)?))
+        })
         .collect()
 }
 

@@ -285,7 +285,8 @@ pub enum Kind {
 }
 
 /// A field name of the layouts and the [`Domain::kind`] of its first span,
-/// looked up in a table sorted by name, built once: each field of every
+/// looked up in a table built once and sorted by length, then text (most
+/// probes end on the length, without comparing bytes): each field of every
 /// decode answer and encode request is read through it.
 fn known_field(name: &str) -> Option<(&'static str, Kind)> {
     static KINDS: OnceLock<Vec<(&'static str, Kind)>> = OnceLock::new();
@@ -298,11 +299,22 @@ fn known_field(name: &str) -> Option<(&'static str, Kind)> {
                 }
             }
         }
-        first.sort_by_key(|(n, _)| *n);
+        first.sort_by_key(|(n, _)| (n.len(), *n));
         first
     });
-    let i = kinds.binary_search_by_key(&name, |(n, _)| n).ok()?;
+    let i = kinds
+        .binary_search_by(|(n, _)| (n.len(), *n).cmp(&(name.len(), name)))
+        .ok()?;
     Some(kinds[i])
+}
+
+/// `name` as a field name ([`field_name`]) and its kind ([`field_kind`]),
+/// looked up once.
+pub fn field(name: &str) -> (std::borrow::Cow<'static, str>, Kind) {
+    match known_field(name) {
+        Some((n, k)) => (n.into(), k),
+        None => (name.to_string().into(), Kind::Int),
+    }
 }
 
 /// The value kind of a field name: the [`Domain::kind`] of the first span
@@ -465,6 +477,7 @@ mod tests {
             assert_eq!(field_name(name), name);
             let borrowed = matches!(field_name(name), std::borrow::Cow::Borrowed(_));
             assert_eq!(borrowed, first_span_is_field(name), "{name}");
+            assert_eq!(field(name), (field_name(name), field_kind(name)), "{name}");
             kinds.insert(format!("{first:?}"));
         }
         assert_eq!(

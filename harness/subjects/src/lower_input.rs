@@ -52,25 +52,29 @@ fn err<T>(path: &str, message: impl Into<String>) -> Result<T, PathError> {
     })
 }
 
+/// An object's JSON path, written only for an error (a lowering case reads
+/// every field of every instruction).
+type Path<'p> = &'p dyn Fn() -> String;
+
 /// One object's keys, consumed as they are read; leftovers are errors.
-struct Obj<'a, 'j> {
-    path: String,
+struct Obj<'p, 'a, 'j> {
+    path: Path<'p>,
     map: &'a Object<'j>,
     /// Bit `i`: entry `i` was read (an object of more than 64 entries has
     /// an unknown key among its first 64, which `finish` names).
     used: u64,
 }
 
-impl<'a, 'j> Obj<'a, 'j> {
-    fn new(path: String, v: &'a Json<'j>) -> Result<Obj<'a, 'j>, PathError> {
+impl<'p, 'a, 'j> Obj<'p, 'a, 'j> {
+    fn new(path: Path<'p>, v: &'a Json<'j>) -> Result<Obj<'p, 'a, 'j>, PathError> {
         match v {
             Json::Object(map) => Ok(Obj { path, map, used: 0 }),
-            _ => err(&path, "expected an object"),
+            _ => err(&path(), "expected an object"),
         }
     }
 
     fn at(&self, key: &str) -> String {
-        format!("{}.{key}", self.path)
+        format!("{}.{key}", (self.path)())
     }
 
     fn opt(&mut self, key: &'static str) -> Option<&'a Json<'j>> {
@@ -126,22 +130,28 @@ impl<'a, 'j> Obj<'a, 'j> {
         let Some(s) = v.as_str() else {
             return err(&self.at(key), "expected a hex string");
         };
-        let digits: Vec<u8> = s.bytes().filter(|c| !c.is_ascii_whitespace()).collect();
-        if digits.len() != 2 * N {
+        // The digits, whitespace skipped, read in place: the count is
+        // checked first, then the first pair with a non-hex digit is named.
+        let mut out = [0u8; N];
+        let (mut n, mut bad) = (0usize, None);
+        for c in s.bytes().filter(|c| !c.is_ascii_whitespace()) {
+            match (out.get_mut(n / 2), char::from(c).to_digit(16)) {
+                (Some(o), Some(d)) => *o = (*o << 4) | d as u8,
+                (Some(_), None) => bad = bad.or(Some(n / 2)),
+                (None, _) => {}
+            }
+            n += 1;
+        }
+        if n != 2 * N {
             return err(
                 &self.at(key),
-                format!("expected {} hex digits, found {}", 2 * N, digits.len()),
+                format!("expected {} hex digits, found {n}", 2 * N),
             );
         }
-        let mut out = [0u8; N];
-        for (i, pair) in digits.chunks_exact(2).enumerate() {
-            let nib = |c: u8| char::from(c).to_digit(16);
-            match (nib(pair[0]), nib(pair[1])) {
-                (Some(h), Some(l)) => out[i] = (h * 16 + l) as u8,
-                _ => return err(&self.at(key), format!("not a hex digit at digit {}", 2 * i)),
-            }
+        match bad {
+            Some(i) => err(&self.at(key), format!("not a hex digit at digit {}", 2 * i)),
+            None => Ok(Some(out)),
         }
-        Ok(Some(out))
     }
 
     fn finish(self) -> Result<(), PathError> {
@@ -196,7 +206,7 @@ fn pairs(path: &dyn Fn() -> String, v: Option<&Json<'_>>) -> Result<Vec<(u32, u3
 
 /// A dtype: its SPEC §6.4 name, or a bare ordinal (one past the table asks
 /// for `dtype_out_of_range`; the `lower` subject operation sends those so).
-fn dtype(o: &mut Obj<'_, '_>, key: &'static str) -> Result<u32, PathError> {
+fn dtype(o: &mut Obj<'_, '_, '_>, key: &'static str) -> Result<u32, PathError> {
     if let Some(n) = o.opt(key).and_then(Json::as_u64) {
         return u32::try_from(n).or_else(|_| err(&o.at(key), format!("{n} does not fit 32 bits")));
     }
@@ -207,7 +217,7 @@ fn dtype(o: &mut Obj<'_, '_>, key: &'static str) -> Result<u32, PathError> {
     }
 }
 
-fn kind(o: &mut Obj<'_, '_>) -> Result<CollectiveKind, PathError> {
+fn kind(o: &mut Obj<'_, '_, '_>) -> Result<CollectiveKind, PathError> {
     let name = o.str("kind")?;
     CollectiveKind::from_name(name).map_or_else(
         || err(&o.at("kind"), format!("unknown collective kind {name:?}")),
@@ -215,11 +225,12 @@ fn kind(o: &mut Obj<'_, '_>) -> Result<CollectiveKind, PathError> {
     )
 }
 
-fn sync(o: &mut Obj<'_, '_>) -> Result<Sync, PathError> {
+fn sync(o: &mut Obj<'_, '_, '_>) -> Result<Sync, PathError> {
     let Some(v) = o.opt("sync") else {
         return Ok(Sync::default());
     };
-    let mut s = Obj::new(o.at("sync"), v)?;
+    let p = || o.at("sync");
+    let mut s = Obj::new(&p, v)?;
     let band = Sync {
         wait_mode: WaitMode(s.uint("wait_mode", Some(0))?),
         wait_idx: s.uint("wait_idx", Some(0))?,
@@ -232,7 +243,7 @@ fn sync(o: &mut Obj<'_, '_>) -> Result<Sync, PathError> {
     Ok(band)
 }
 
-fn tensor(o: &mut Obj<'_, '_>) -> Result<TransferOperand, PathError> {
+fn tensor(o: &mut Obj<'_, '_, '_>) -> Result<TransferOperand, PathError> {
     Ok(TransferOperand {
         tensor_id: o.uint("tensor_id", None)?,
         tensor_base: o.uint("tensor_base", None)?,
@@ -240,7 +251,7 @@ fn tensor(o: &mut Obj<'_, '_>) -> Result<TransferOperand, PathError> {
     })
 }
 
-fn collective(o: &mut Obj<'_, '_>) -> Result<Collective, PathError> {
+fn collective(o: &mut Obj<'_, '_, '_>) -> Result<Collective, PathError> {
     let kind = kind(o)?;
     let op_name = o.str("cce_op")?;
     let Some(cce_op) = AluOp::from_name(op_name) else {
@@ -269,12 +280,12 @@ fn collective(o: &mut Obj<'_, '_>) -> Result<Collective, PathError> {
     })
 }
 
-fn local(o: &mut Obj<'_, '_>) -> Result<LocalSendRecv, PathError> {
+fn local(o: &mut Obj<'_, '_, '_>) -> Result<LocalSendRecv, PathError> {
     let kind = kind(o)?;
-    let sub = |o: &mut Obj<'_, '_>, key: &'static str| -> Result<TransferOperand, PathError> {
-        let path = o.at(key);
+    let sub = |o: &mut Obj<'_, '_, '_>, key: &'static str| -> Result<TransferOperand, PathError> {
         let v = o.req(key)?;
-        let mut t = Obj::new(path, v)?;
+        let p = || o.at(key);
+        let mut t = Obj::new(&p, v)?;
         let r = tensor(&mut t)?;
         t.finish()?;
         Ok(r)
@@ -284,7 +295,7 @@ fn local(o: &mut Obj<'_, '_>) -> Result<LocalSendRecv, PathError> {
     let peer = o.uint("peer", None)?;
     let src_dtype = dtype(o, "src_dtype")?;
     let dst_dtype = dtype(o, "dst_dtype")?;
-    let ap = |o: &mut Obj<'_, '_>, key: &'static str| -> Result<[u8; AP3_LEN], PathError> {
+    let ap = |o: &mut Obj<'_, '_, '_>, key: &'static str| -> Result<[u8; AP3_LEN], PathError> {
         o.hex::<AP3_LEN>(key)?
             .map_or_else(|| err(&o.at(key), "missing"), Ok)
     };
@@ -306,7 +317,7 @@ fn local(o: &mut Obj<'_, '_>) -> Result<LocalSendRecv, PathError> {
     })
 }
 
-fn instruction(path: String, v: &Json<'_>) -> Result<IrInstruction, PathError> {
+fn instruction(path: Path, v: &Json<'_>) -> Result<IrInstruction, PathError> {
     let mut o = Obj::new(path, v)?;
     let insn = match o.str("op")? {
         "collective" => IrInstruction::Collective(collective(&mut o)?),
@@ -330,23 +341,21 @@ fn instruction(path: String, v: &Json<'_>) -> Result<IrInstruction, PathError> {
 
 /// Parses a whole input document.
 pub fn parse_program(v: &Json<'_>) -> Result<(Generation, Vec<IrInstruction>), PathError> {
-    let mut o = Obj::new("$".to_string(), v)?;
-    let gen_path = o.at("generation");
+    let mut o = Obj::new(&|| "$".to_string(), v)?;
     let g = o.str("generation")?;
     let Ok(gen) = Generation::from_name(g) else {
         return err(
-            &gen_path,
+            &o.at("generation"),
             format!("unknown generation {g:?} (v2, v3, v4, v5)"),
         );
     };
-    let list_path = o.at("instructions");
     let Some(list) = o.req("instructions")?.as_array() else {
-        return err(&list_path, "expected an array");
+        return err(&o.at("instructions"), "expected an array");
     };
     let insns = list
         .iter()
         .enumerate()
-        .map(|(i, v)| instruction(format!("{list_path}[{i}]"), v))
+        .map(|(i, v)| instruction(&|| format!("$.instructions[{i}]"), v))
         .collect::<Result<Vec<_>, _>>()?;
     o.finish()?;
     Ok((gen, insns))
@@ -413,5 +422,58 @@ pub fn error_path(insn: &IrInstruction, e: &LowerError) -> String {
         }
         LowerError::Record { field, .. } => format!(".{field}"),
         _ => String::new(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn read(text: &str) -> Result<(Generation, Vec<IrInstruction>), String> {
+        let doc = crate::strict_json::parse(text).map_err(|e| e.to_string())?;
+        parse_program(&doc).map_err(|e| e.to_string())
+    }
+
+    /// An AllReduce whose `src` is `src` (48 bytes: 96 hex digits).
+    fn with_src(src: &str) -> String {
+        format!(
+            r#"{{"generation":"v3","instructions":[{{"op":"collective","kind":"AllReduce",
+            "cce_op":"add","dtype":"bfloat16","src":"{src}","replica_groups":[[0,1]]}}]}}"#
+        )
+    }
+
+    #[test]
+    fn hex_operands_skip_whitespace_and_name_the_first_bad_pair() {
+        let ok = "0a".repeat(AP2_LEN);
+        let (_, insns) = read(&with_src(&ok)).unwrap();
+        let IrInstruction::Collective(c) = &insns[0] else {
+            panic!("{insns:?}")
+        };
+        assert_eq!(c.src, [0x0A; AP2_LEN]);
+        let spaced = format!("0A {}\\n", &ok[2..]);
+        assert!(read(&with_src(&spaced)).is_ok(), "whitespace skipped");
+        let src = "$.instructions[0].src";
+        assert_eq!(
+            read(&with_src("0a0b")).unwrap_err(),
+            format!("{src}: expected {} hex digits, found 4", 2 * AP2_LEN)
+        );
+        // Digit 5 (the second of pair 2) and digit 9 bad: pair 2 is named.
+        let mut bad = ok.clone().into_bytes();
+        bad[5] = b'g';
+        bad[9] = b'x';
+        let bad = String::from_utf8(bad).unwrap();
+        assert_eq!(
+            read(&with_src(&bad)).unwrap_err(),
+            format!("{src}: not a hex digit at digit 4")
+        );
+        let long = format!("{ok}00");
+        assert_eq!(
+            read(&with_src(&long)).unwrap_err(),
+            format!(
+                "{src}: expected {} hex digits, found {}",
+                2 * AP2_LEN,
+                2 * AP2_LEN + 2
+            )
+        );
     }
 }

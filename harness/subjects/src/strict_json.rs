@@ -8,8 +8,12 @@
 //! library reading its requests. Strings and keys are borrowed from the
 //! text, an object is its entries in text order (no hash map, no copy per
 //! key): a `lib:` gate reads a JSON answer or request for every decode,
-//! encode and lowering case. Errors are `serde_json`'s (the scanner is
-//! its), with line and column.
+//! encode and lowering case. A text is read by [`Scan`], a scanner for
+//! the JSON this harness and its subjects write (integers, strings without
+//! escapes), which gives up on anything else (a fraction, an escape, an
+//! error, deep nesting); `serde_json` then reads the text again, so every
+//! value is read as `serde_json` reads it and every error is its error,
+//! with line and column.
 
 use serde::de::{self, Deserialize, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde_json::Value;
@@ -44,7 +48,161 @@ pub type Object<'a> = [(Cow<'a, str>, Json<'a>)];
 /// Parses `text` as one JSON value; a key given twice in one object (at
 /// any depth) is an error naming the key, with its line and column.
 pub fn parse(text: &str) -> Result<Json<'_>, serde_json::Error> {
-    serde_json::from_str(text)
+    match Scan::whole(text) {
+        Some(j) => Ok(j),
+        None => serde_json::from_str(text),
+    }
+}
+
+/// The fast reading of [`parse`]: `None` where it gives up, and then
+/// `serde_json` reads the text; where it reads a value, `serde_json` reads
+/// the same one (tested on generated texts).
+struct Scan<'a> {
+    text: &'a str,
+    at: usize,
+}
+
+/// Deeper nesting is left to `serde_json` (its own limit is 128).
+const SCAN_DEPTH: u32 = 64;
+
+impl<'a> Scan<'a> {
+    fn whole(text: &'a str) -> Option<Json<'a>> {
+        let mut s = Scan { text, at: 0 };
+        let v = s.value(0)?;
+        s.blank();
+        (s.at == text.len()).then_some(v)
+    }
+
+    fn peek(&self) -> Option<u8> {
+        self.text.as_bytes().get(self.at).copied()
+    }
+
+    /// Skips what `serde_json` skips between tokens.
+    fn blank(&mut self) {
+        while matches!(self.peek(), Some(b' ' | b'\n' | b'\t' | b'\r')) {
+            self.at += 1;
+        }
+    }
+
+    fn eat(&mut self, c: u8) -> Option<()> {
+        self.blank();
+        (self.peek()? == c).then(|| self.at += 1)
+    }
+
+    fn word(&mut self, w: &str, v: Json<'a>) -> Option<Json<'a>> {
+        self.text[self.at..].starts_with(w).then(|| {
+            self.at += w.len();
+            v
+        })
+    }
+
+    fn value(&mut self, depth: u32) -> Option<Json<'a>> {
+        self.blank();
+        match self.peek()? {
+            b'"' => self.string().map(Json::Str),
+            b'-' | b'0'..=b'9' => self.integer(),
+            b'n' => self.word("null", Json::Null),
+            b't' => self.word("true", Json::Bool(true)),
+            b'f' => self.word("false", Json::Bool(false)),
+            b'[' if depth < SCAN_DEPTH => self.array(depth + 1),
+            b'{' if depth < SCAN_DEPTH => self.object(depth + 1),
+            _ => None,
+        }
+    }
+
+    /// A string without escapes or control characters, borrowed.
+    fn string(&mut self) -> Option<Cow<'a, str>> {
+        let b = self.text.as_bytes();
+        let start = self.at + 1;
+        let len = b[start..]
+            .iter()
+            .position(|&c| c == b'"' || c == b'\\' || c < 0x20)?;
+        let end = start + len;
+        (b[end] == b'"').then(|| {
+            self.at = end + 1;
+            Cow::Borrowed(&self.text[start..end])
+        })
+    }
+
+    /// An integer without fraction or exponent that fits `u64` (or, when
+    /// negative, `i64`).
+    fn integer(&mut self) -> Option<Json<'a>> {
+        let b = self.text.as_bytes();
+        let negative = b[self.at] == b'-';
+        let start = self.at + usize::from(negative);
+        let digits = b[start..].iter().take_while(|c| c.is_ascii_digit()).count();
+        let end = start + digits;
+        // "01", "-", "1.5", "1e3": serde_json's (an error, or a float).
+        if digits == 0
+            || (digits > 1 && b[start] == b'0')
+            || matches!(b.get(end), Some(b'.' | b'e' | b'E'))
+        {
+            return None;
+        }
+        let n: u64 = self.text[start..end].parse().ok()?;
+        self.at = end;
+        match negative {
+            false => Some(Json::U64(n)),
+            // "-0" is serde_json's too.
+            true if n == 0 => None,
+            true => 0i64.checked_sub_unsigned(n).map(Json::I64),
+        }
+    }
+
+    fn array(&mut self, depth: u32) -> Option<Json<'a>> {
+        self.at += 1;
+        let mut v = Vec::new();
+        self.blank();
+        if self.peek()? == b']' {
+            self.at += 1;
+            return Some(Json::Array(v));
+        }
+        loop {
+            v.push(self.value(depth)?);
+            self.blank();
+            match self.peek()? {
+                b',' => self.at += 1,
+                b']' => {
+                    self.at += 1;
+                    return Some(Json::Array(v));
+                }
+                _ => return None,
+            }
+        }
+    }
+
+    fn object(&mut self, depth: u32) -> Option<Json<'a>> {
+        self.at += 1;
+        let mut o: Vec<(Cow<'a, str>, Json<'a>)> = Vec::new();
+        self.blank();
+        if self.peek()? == b'}' {
+            self.at += 1;
+            return Some(Json::Object(o));
+        }
+        loop {
+            self.blank();
+            if self.peek()? != b'"' {
+                return None;
+            }
+            let k = self.string()?;
+            // A key twice: serde_json's error. Objects here are small.
+            if o.len() >= 32 || o.iter().any(|(x, _)| *x == k) {
+                return None;
+            }
+            self.eat(b':')?;
+            let v = self.value(depth)?;
+            o.push((k, v));
+            self.blank();
+            match self.peek()? {
+                b',' => self.at += 1,
+                b'}' => {
+                    self.at += 1;
+                    return Some(Json::Object(o));
+                }
+                _ => return None,
+            }
+        }
+    }
 }
 
 /// The value of `key` in an object's entries.
@@ -230,10 +388,135 @@ impl<'de> Visitor<'de> for Key {
     }
 }
 
+/// The harness's one PRNG (`generators::SplitMix64`), included as a file
+/// for the tests (this crate is below the generators).
+#[cfg(test)]
+#[allow(dead_code)]
+#[path = "../../generators/src/generators/rng.rs"]
+mod test_rng;
+
 #[cfg(test)]
 mod tests {
-    use super::{parse, Json};
+    use super::test_rng::SplitMix64;
+    use super::{parse, Json, Scan};
     use serde_json::Value;
+
+    /// A random JSON text of depth at most `depth`, in the shapes the
+    /// harness and its subjects write and some they do not.
+    fn text(r: &mut SplitMix64, depth: u32, o: &mut String) {
+        let blank = [" ", "", "", "\n", "\t", "\r\n  "];
+        o.push_str(blank[r.below(6) as usize]);
+        let pick = if depth == 0 { r.below(5) } else { r.below(7) };
+        match pick {
+            0 => o.push_str(["null", "true", "false", "nul", "True"][r.below(5) as usize]),
+            1 | 2 => {
+                let ints = [
+                    "0",
+                    "7",
+                    "-1",
+                    "-0",
+                    "01",
+                    "18446744073709551615",
+                    "18446744073709551616",
+                    "-9223372036854775808",
+                    "-9223372036854775809",
+                    "1.5",
+                    "1e3",
+                    "-",
+                    "2E-2",
+                    "12345678901234567890",
+                    "00",
+                    "-01",
+                ];
+                if r.below(3) == 0 {
+                    o.push_str(ints[r.below(ints.len() as u64) as usize]);
+                } else {
+                    o.push_str(&r.below(u64::MAX).to_string());
+                }
+            }
+            3 | 4 => {
+                let strs = [
+                    "\"a\"",
+                    "\"\"",
+                    "\"x\\\"y\"",
+                    "\"\\u0061\"",
+                    "\"é\"",
+                    "\"\u{1}\"",
+                    "\"tab\there\"",
+                    "\"unterminated",
+                ];
+                o.push_str(strs[r.below(strs.len() as u64) as usize]);
+            }
+            5 => {
+                o.push('[');
+                for i in 0..r.below(4) {
+                    if i > 0 {
+                        o.push(',');
+                    }
+                    text(r, depth - 1, o);
+                }
+                o.push_str(if r.below(20) == 0 { ",]" } else { "]" });
+            }
+            _ => {
+                o.push('{');
+                let keys = ["a", "b", "op", "a", "\\u0061", "fields"];
+                for i in 0..r.below(4) {
+                    if i > 0 {
+                        o.push(',');
+                    }
+                    o.push_str(&format!(
+                        "\"{}\":",
+                        keys[r.below(keys.len() as u64) as usize]
+                    ));
+                    text(r, depth - 1, o);
+                }
+                o.push('}');
+            }
+        }
+        o.push_str(blank[r.below(6) as usize]);
+    }
+
+    /// Where the scanner reads a value, `serde_json` reads the same one
+    /// (through the same tree), and it reads the texts the harness writes.
+    #[test]
+    fn the_scanner_reads_what_serde_json_reads_or_gives_up() {
+        let mut r = SplitMix64(7);
+        let (mut scanned, mut total) = (0, 0);
+        for _ in 0..20_000 {
+            let mut t = String::new();
+            text(&mut r, 4, &mut t);
+            let mut texts = vec![t.clone()];
+            // And with one byte cut or one byte doubled.
+            if let Some(i) = (0..t.len()).find(|&i| t.is_char_boundary(i) && i * 7 % 13 == 3) {
+                let mut cut = t.clone();
+                cut.remove(i);
+                texts.push(cut);
+                let mut twice = t.clone();
+                twice.insert(i, t.as_bytes()[i] as char);
+                texts.push(twice);
+            }
+            for t in texts.iter().filter(|t| t.is_char_boundary(0)) {
+                total += 1;
+                let serde = serde_json::from_str::<Json<'_>>(t);
+                if let Some(j) = Scan::whole(t) {
+                    scanned += 1;
+                    assert_eq!(serde.as_ref().ok(), Some(&j), "{t:?}");
+                }
+                // parse is one or the other, and equals serde's reading.
+                match (parse(t), serde) {
+                    (Ok(a), Ok(b)) => assert_eq!(a, b, "{t:?}"),
+                    (Err(a), Err(b)) => assert_eq!(a.to_string(), b.to_string(), "{t:?}"),
+                    (a, b) => panic!("{t:?}: {a:?} but {b:?}"),
+                }
+            }
+        }
+        assert!(scanned * 4 > total, "the scanner read {scanned} of {total}");
+        let doc = r#"{"generation":"v3","instructions":[{"op":"send","tensor_id":4096,
+            "tensor_base":0,"num_elements_per_partition":64,"peer":1,"sync":{"wait_mode":3}}]}"#;
+        assert!(Scan::whole(doc).is_some(), "an IR document");
+        let answer = r#"{"opcode":"0x85","fields":{"debug_cmd":0,"src":"00ff","op":"add"}}"#;
+        assert!(Scan::whole(answer).is_some(), "a decode answer");
+    }
 
     #[test]
     fn duplicate_keys_are_refused_at_every_level() {

@@ -273,9 +273,9 @@ impl Cases for Item<'_, '_> {
             self.by_kind[CaseKind::of(i).index()] += 1;
             self.filed.by_arch[self.a][0] += 1;
         }
-        let form = self
-            .stager
-            .case_input(self.cur, self.at, (m, i), self.r, buf, self.one);
+        let form =
+            self.stager
+                .case_input(self.cur, self.at, (m, i), (self.a, self.r), buf, self.one);
         Some(Step {
             form,
             judged: cfg.judges(i),

@@ -31,12 +31,13 @@ pub(super) struct Staged {
     ord_len: Vec<u8>,
     /// A stream or lowering target's batches ([`crate::kinds::TargetKind::case_inputs`]):
     /// the cases' raw inputs end to end, each generation's a run of
-    /// `ends` ([`Run::inputs`]); the cases are generated again when judged.
+    /// `ends` ([`Run::inputs`]); a case is read back from them when judged,
+    /// with the stream its kind built (a lowering case is generated again).
     inputs: Vec<u8>,
     ends: Vec<usize>,
     /// Where each position of the chunk finds its case (1 + index in
-    /// `kept`, or in `ords` for a LUT target; 0: not kept, generated again
-    /// when judged).
+    /// `kept`, in `ords` for a LUT target, or in `ends` for a stream or
+    /// lowering target; 0: not kept, generated again when judged).
     kept_at: Vec<u32>,
     /// Per runner (generation).
     pub(super) runs: Vec<Run>,
@@ -115,6 +116,9 @@ impl Stager<'_> {
                 };
                 Some(kind.generate(t, draw, one))
             };
+            if st.kept_at.is_empty() {
+                st.kept_at.resize(usize::try_from(hi - lo).unwrap_or(0), 0);
+            }
             if reqs {
                 let first_start = st.inputs.len();
                 for m in lo..hi {
@@ -123,6 +127,9 @@ impl Stager<'_> {
                     };
                     st.inputs.extend_from_slice(one.input(form));
                     st.ends.push(st.inputs.len());
+                    if let Some(p) = st.kept_at.get_mut((m - lo) as usize) {
+                        *p = u32::try_from(st.ends.len()).unwrap_or(0);
+                    }
                 }
                 run.inputs = first_in..st.ends.len();
                 let ends = &st.ends[run.inputs.clone()];
@@ -132,9 +139,6 @@ impl Stager<'_> {
                 r.judge
                     .prefetch_begin(t, run.built.as_ref().map(CaseInputs::batch));
                 continue;
-            }
-            if st.kept_at.is_empty() {
-                st.kept_at.resize(usize::try_from(hi - lo).unwrap_or(0), 0);
             }
             for m in lo..hi {
                 let Some(form) = generate(m, one) else {
@@ -179,10 +183,11 @@ impl Stager<'_> {
         st.took = t0.elapsed();
     }
 
-    /// Case `m` (at index `i`) of staged item `st` into `buf`, as it was
-    /// generated: the kept bundle or ordinal, else generated again (`one`
-    /// is scratch). Debug builds (the tests) check that a kept case is the
-    /// case its index generates.
+    /// Case `m` (at index `i`) of staged item `st`, generation `a`, into
+    /// `buf`, as it was generated: the kept bundle, ordinal or input (with
+    /// the stream its kind built, [`CaseBuf::stream`]), else generated again
+    /// (`one` is scratch). Debug builds (the tests) check that a kept case
+    /// is the case its index generates.
     #[allow(clippy::too_many_arguments)]
     #[inline(always)]
     pub(super) fn case_input(
@@ -190,7 +195,7 @@ impl Stager<'_> {
         st: &Staged,
         (ti, lo): (usize, u64),
         (m, i): (u64, u64),
-        r: &Runner,
+        (a, r): (usize, &Runner),
         buf: &mut CaseBuf,
         one: &mut CaseBuf,
     ) -> Form {
@@ -203,8 +208,29 @@ impl Stager<'_> {
         let kept_lut = k
             .filter(|_| lut)
             .and_then(|k| Some((*st.ords.get(k)?, *st.ord_len.get(k)?)));
-        let form = match (kept_lut, k.and_then(|k| st.kept.get(k))) {
-            (Some((o, n @ 0..=4)), _) => {
+        // A stream or lowering case: its input in `inputs`, what its kind
+        // built from it in the run's batch.
+        let run = st.runs.get(a).filter(|run| run.built.is_some());
+        let kept_input = k.zip(run).and_then(|(k, run)| {
+            let end = *st.ends.get(k)?;
+            let start = k.checked_sub(1).map_or(0, |p| st.ends[p]);
+            Some((
+                &st.inputs[start..end],
+                run,
+                k.checked_sub(run.inputs.start)?,
+            ))
+        });
+        buf.stream = None;
+        let form = match (kept_input, kept_lut, k.and_then(|k| st.kept.get(k))) {
+            (Some((input, run, at)), _, _) => {
+                buf.bytes.clear();
+                buf.bytes.extend_from_slice(input);
+                if let Some(CaseInputs::Streams(ss)) = &run.built {
+                    buf.stream = ss.get(at).cloned();
+                }
+                Form::Bytes
+            }
+            (None, Some((o, n @ 0..=4)), _) => {
                 // A kept LUT case: its input again from its ordinal.
                 // Byte by byte: a copy of at most 4 bytes is not worth a
                 // memcpy call on every case.
@@ -214,7 +240,7 @@ impl Stager<'_> {
                 }
                 Form::Bytes
             }
-            (None, Some(b)) if !lut => {
+            (None, None, Some(b)) if !lut => {
                 buf.bundle = *b;
                 Form::Bundle
             }

@@ -24,6 +24,7 @@ use crate::subjects::{Compact, IrQuery};
 use crate::targets::{Check, Target};
 use std::iter::StepBy;
 use std::ops::Range;
+use std::sync::Arc;
 
 /// A case [`Cases::case`] put in the judge's buffer, as `form`.
 pub struct Step {
@@ -139,9 +140,17 @@ impl Judge {
             self.judging.set(c.judged);
             self.reset_key();
             let reach = if c.sampled { Some(cases.reach()) } else { None };
+            self.stream.replace(buf.stream.take());
             let ran = kind.run(self, t, buf.input(c.form), reach);
+            self.stream.replace(None);
             self.report(cases, j, ran);
         }
+    }
+
+    /// The case at hand's stream as its kind built it for the subjects
+    /// (the one they were asked ahead), when the caller kept it.
+    pub fn staged_stream(&self) -> Option<Arc<Vec<u8>>> {
+        self.stream.borrow().clone()
     }
 
     /// Forgets core's recorded key (before a case).

@@ -16,7 +16,8 @@ use crate::subjects::{
     Batch, Capabilities, Capability, IrInstruction, LutTable, Reference, Subject, Transport,
 };
 use crate::targets::{Check, Target, TARGETS};
-use std::cell::Cell;
+use std::cell::{Cell, RefCell};
+use std::sync::Arc;
 
 /// The slot of [`Judge::judged`] that counts the vector checks (after one
 /// slot per registry target, by [`Target::rank`]).
@@ -55,12 +56,16 @@ pub struct Judge {
     /// Core's coverage recorder, when the judge wraps core in one
     /// ([`Judge::open_recorded`]).
     pub(super) recorder: Option<record::RecordKey>,
+    /// The case at hand's stream as its kind built it for the subjects
+    /// ([`crate::kinds::CaseBuf::stream`], set per case by
+    /// [`Judge::judge_batch`]).
+    pub(super) stream: RefCell<Option<Arc<Vec<u8>>>>,
 }
 
 /// What the cases of a batch ask the subjects, one each: the stream of
 /// `validate_stream` or the module of `lower` (built by the target's kind).
 pub enum CaseInputs {
-    Streams(Vec<Vec<u8>>),
+    Streams(Vec<Arc<Vec<u8>>>),
     Modules(Vec<Vec<IrInstruction>>),
 }
 
@@ -152,6 +157,7 @@ impl Judge {
             under,
             arch: Generation::default(),
             recorder: None,
+            stream: RefCell::new(None),
         }
     }
 

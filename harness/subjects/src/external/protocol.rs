@@ -21,6 +21,7 @@ use crate::subjects::{
 use serde_json::{Map, Value};
 use std::borrow::Cow;
 use std::fmt;
+use std::sync::Arc;
 
 /// The protocol version this module speaks (`"protocol":1`).
 pub const PROTOCOL: u64 = 1;
@@ -122,8 +123,10 @@ pub enum Request {
         /// The ordinal looked up.
         input: u32,
     },
-    /// `{"op":"validate_stream","hex":…}`: a bundle stream of any length.
-    ValidateStream(Vec<u8>),
+    /// `{"op":"validate_stream","hex":…}`: a bundle stream of any length
+    /// (shared with the batch that holds it: a stream is not copied to be
+    /// asked).
+    ValidateStream(Arc<Vec<u8>>),
     /// `{"op":"lower","ir":{…}}`: the input document of `tpbconform lower`,
     /// as its JSON text ([`super::lower_json::ir_document`]).
     Lower(String),
@@ -641,9 +644,17 @@ pub fn request_of(q: Question<'_>, gen: Generation) -> Reply<Request> {
             fields: fields.to_vec(),
         },
         Question::ValidateStream(b) if b.len() > MAX_STREAM => return Err(Fault::Unsupported),
-        Question::ValidateStream(b) => Request::ValidateStream(b.to_vec()),
+        Question::ValidateStream(b) => return stream_request(Arc::new(b.to_vec())),
         Question::LowerModule(insns) => Request::Lower(super::lower_json::ir_document(gen, insns)),
     })
+}
+
+/// [`request_of`] on a stream a batch holds, shared, not copied.
+pub fn stream_request(s: Arc<Vec<u8>>) -> Reply<Request> {
+    match s.len() {
+        n if n > MAX_STREAM => Err(Fault::Unsupported),
+        _ => Ok(Request::ValidateStream(s)),
+    }
 }
 
 /// True if `r` is [`request_of`]`(q, gen)`, found without building it.
@@ -653,7 +664,11 @@ pub fn asks(q: Question<'_>, r: &Request, gen: Generation) -> bool {
         (Question::Encode(op, f), Request::Encode { opcode, fields }) => {
             op == *opcode && f == fields.as_slice()
         }
-        (Question::ValidateStream(b), Request::ValidateStream(x)) => b == x.as_slice(),
+        // The batch's own stream (the request holds it, so its bytes
+        // stay put), else one equal to it.
+        (Question::ValidateStream(b), Request::ValidateStream(x)) => {
+            std::ptr::eq(b, x.as_slice()) || b == x.as_slice()
+        }
         (Question::LowerModule(insns), Request::Lower(ir)) => {
             super::lower_json::is_ir_document(ir, gen, insns)
         }
@@ -775,7 +790,7 @@ pub fn get_request(b: &[u8]) -> Result<Request, String> {
             },
             _ => return Err("not a table and an ordinal".into()),
         },
-        REQ_STREAM => Request::ValidateStream(rest.to_vec()),
+        REQ_STREAM => Request::ValidateStream(Arc::new(rest.to_vec())),
         REQ_LOWER => Request::Lower(
             String::from_utf8(rest.to_vec()).map_err(|_| "IR not UTF-8".to_string())?,
         ),

@@ -12,7 +12,7 @@ use super::process::{
     Fault as ClientFault, FaultClass, ProcessSubject, Reply as ClientReply, StartError,
     STDERR_LINES,
 };
-use super::protocol::{request_of, said, Answer, Hello, Op, Request};
+use super::protocol::{request_of, said, stream_request, Answer, Hello, Op, Request};
 use super::ready::{LutColumn, ReadyStore};
 use super::shm_client::{ShmAnswer, ShmChannel, ShmSink};
 use crate::generation::Generation;
@@ -404,9 +404,10 @@ impl ExternalSubject {
                 .iter()
                 .filter_map(|b| asking(Question::Decode(b)))
                 .collect(),
+            // The batch's own streams, not copies.
             Batch::Streams(ss) => ss
                 .iter()
-                .filter_map(|s| asking(Question::ValidateStream(s)))
+                .filter_map(|s| stream_request(s.clone()).ok())
                 .collect(),
             Batch::Lower(ms) => ms
                 .iter()

@@ -235,7 +235,7 @@ pub enum Batch<'a> {
     /// and on the reference's, the same fields when the decodes agree).
     Roundtrip(&'a [[u8; 64]]),
     /// [`Subject::validate_stream`] on each stream.
-    Streams(&'a [Vec<u8>]),
+    Streams(&'a [std::sync::Arc<Vec<u8>>]),
     /// [`Subject::lower_module`] on each module.
     Lower(&'a [Vec<IrInstruction>]),
 }

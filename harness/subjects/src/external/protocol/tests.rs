@@ -161,7 +161,7 @@ fn stream_and_lower_answers_parse_strictly() {
     assert!(parse_answer(r#"{"id":2,"error":"x"}"#, 2, l).is_err());
     // Requests: the pinned shapes (a `lib:` worker reads them as binary
     // records instead: `every_answer_reads_back_as_written`).
-    let r = Request::ValidateStream(vec![0x85, 0x10]);
+    let r = Request::ValidateStream(vec![0x85, 0x10].into());
     assert_eq!(
         r.to_line(3),
         r#"{"id":3,"op":"validate_stream","hex":"8510"}"#
@@ -285,7 +285,7 @@ fn every_answer_reads_back_as_written() {
             table: LutTable::Dge,
             input: 70_000,
         },
-        Request::ValidateStream(vec![0x85, 1, 2]),
+        Request::ValidateStream(vec![0x85, 1, 2].into()),
         Request::Lower("{}".into()),
     ] {
         let (head, tail) = request_parts(&r);
@@ -293,7 +293,7 @@ fn every_answer_reads_back_as_written() {
     }
     assert!(get_request(&[REQ_DECODE, 0]).is_err());
     // Every stream the gate reads (a corpus file) fits one hand-off.
-    let big = Request::ValidateStream(vec![0x86; MAX_STREAM]);
+    let big = Request::ValidateStream(vec![0x86; MAX_STREAM].into());
     assert!(super::super::shm::request_len(&big) + 8 <= super::super::shm::REQ);
 }
 
@@ -333,4 +333,11 @@ fn a_stored_request_is_found_for_its_question_only() {
         }
         assert!(!asks(others[i], &r, gen), "{:?} is not {q:?}", others[i]);
     }
+    // A batch's own stream, shared with its request, is found as itself;
+    // its first bundle alone (same address, shorter) is not it.
+    let shared = std::sync::Arc::new(stream.clone());
+    let r = stream_request(shared.clone()).expect("sent");
+    assert!(asks(Question::ValidateStream(&shared), &r, gen));
+    assert!(!asks(Question::ValidateStream(&shared[..64]), &r, gen));
+    assert!(!asks(Question::ValidateStream(&stream[..64]), &r, gen));
 }
