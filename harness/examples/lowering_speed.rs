@@ -26,7 +26,7 @@ fn main() {
     let mut ok = 0usize;
     for c in &cases {
         let mut m = Module::new(c.gen);
-        for i in &c.insns {
+        for i in c.insns.iter() {
             ok += usize::from(lower(&mut m, i).is_ok());
         }
     }

@@ -428,7 +428,7 @@ fn the_version_2_operations_cross_the_c_boundary() {
     // The retry with the size tpb_lower asked for.
     let ir = r#"{"generation":"v2","instructions":[]}"#.to_string();
     assert_eq!(
-        s.call(&Request::Lower(ir)),
+        s.call(&Request::Lower(ir.into())),
         Ok(Answer::LowerRejected {
             error: "duplicate_rank".into(),
             instruction: 0
@@ -515,7 +515,7 @@ fn the_lower_request_document_reads_back_as_the_module_sent() {
             .unwrap_or_else(|e| panic!("seed {seed}: {}: {text}", e.message));
         assert_eq!(
             (gen, &insns),
-            (case.gen, &case.insns),
+            (case.gen, &*case.insns),
             "seed {seed}: {text}"
         );
     }

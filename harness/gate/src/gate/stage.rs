@@ -220,14 +220,12 @@ impl Stager<'_> {
                 k.checked_sub(run.inputs.start)?,
             ))
         });
-        buf.stream = None;
+        buf.built = None;
         let form = match (kept_input, kept_lut, k.and_then(|k| st.kept.get(k))) {
             (Some((input, run, at)), _, _) => {
                 buf.bytes.clear();
                 buf.bytes.extend_from_slice(input);
-                if let Some(CaseInputs::Streams(ss)) = &run.built {
-                    buf.stream = ss.get(at).cloned();
-                }
+                buf.built = run.built.as_ref().and_then(|b| b.get(at));
                 Form::Bytes
             }
             (None, Some((o, n @ 0..=4)), _) => {

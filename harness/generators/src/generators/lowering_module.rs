@@ -224,8 +224,9 @@ fn gen_instruction(u: &mut Unstructured<'_>) -> IrInstruction {
 #[derive(Clone, Debug)]
 pub struct LoweringCase {
     pub gen: Generation,
-    /// The instructions, lowered in order into one module.
-    pub insns: Vec<IrInstruction>,
+    /// The instructions, lowered in order into one module (shared with
+    /// the batch a subject under test is asked).
+    pub insns: std::sync::Arc<Vec<IrInstruction>>,
 }
 
 /// Builds a case; `gen` forces the generation (else the first byte picks it).
@@ -242,6 +243,6 @@ pub fn build_case(data: &[u8], gen: Option<Generation>) -> LoweringCase {
     }
     LoweringCase {
         gen: gen.unwrap_or(g),
-        insns,
+        insns: insns.into(),
     }
 }

@@ -15,7 +15,7 @@
 
 use super::divergence::{Divergence, Outcome};
 use super::input_map::{bundle_from_input, ordinal_from_input};
-use super::nway::{batch_of, Judge};
+use super::nway::{batch_of, Built, Judge};
 use super::pair;
 use crate::kinds::lut::ordinal_case;
 use crate::kinds::{self, CaseBuf, Form, Ran};
@@ -24,7 +24,6 @@ use crate::subjects::{Compact, IrQuery};
 use crate::targets::{Check, Target};
 use std::iter::StepBy;
 use std::ops::Range;
-use std::sync::Arc;
 
 /// A case [`Cases::case`] put in the judge's buffer, as `form`.
 pub struct Step {
@@ -140,17 +139,17 @@ impl Judge {
             self.judging.set(c.judged);
             self.reset_key();
             let reach = if c.sampled { Some(cases.reach()) } else { None };
-            self.stream.replace(buf.stream.take());
+            self.built.replace(buf.built.take());
             let ran = kind.run(self, t, buf.input(c.form), reach);
-            self.stream.replace(None);
+            self.built.replace(None);
             self.report(cases, j, ran);
         }
     }
 
-    /// The case at hand's stream as its kind built it for the subjects
-    /// (the one they were asked ahead), when the caller kept it.
-    pub fn staged_stream(&self) -> Option<Arc<Vec<u8>>> {
-        self.stream.borrow().clone()
+    /// What the case at hand's kind built from it for the subjects (what
+    /// they were asked ahead), when the caller kept it.
+    pub fn built(&self) -> Option<Built> {
+        self.built.borrow().clone()
     }
 
     /// Forgets core's recorded key (before a case).

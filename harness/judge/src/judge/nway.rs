@@ -56,20 +56,35 @@ pub struct Judge {
     /// Core's coverage recorder, when the judge wraps core in one
     /// ([`Judge::open_recorded`]).
     pub(super) recorder: Option<record::RecordKey>,
-    /// The case at hand's stream as its kind built it for the subjects
-    /// ([`crate::kinds::CaseBuf::stream`], set per case by
+    /// What the case at hand's kind built from it for the subjects
+    /// ([`crate::kinds::CaseBuf::built`], set per case by
     /// [`Judge::judge_batch`]).
-    pub(super) stream: RefCell<Option<Arc<Vec<u8>>>>,
+    pub(super) built: RefCell<Option<Built>>,
 }
 
 /// What the cases of a batch ask the subjects, one each: the stream of
 /// `validate_stream` or the module of `lower` (built by the target's kind).
 pub enum CaseInputs {
     Streams(Vec<Arc<Vec<u8>>>),
-    Modules(Vec<Vec<IrInstruction>>),
+    Modules(Vec<Arc<Vec<IrInstruction>>>),
+}
+
+/// One case of [`CaseInputs`]: what its kind built from its input.
+#[derive(Clone, Debug)]
+pub enum Built {
+    Stream(Arc<Vec<u8>>),
+    Module(Arc<Vec<IrInstruction>>),
 }
 
 impl CaseInputs {
+    /// Case `k` of the batch.
+    pub fn get(&self, k: usize) -> Option<Built> {
+        match self {
+            CaseInputs::Streams(ss) => ss.get(k).cloned().map(Built::Stream),
+            CaseInputs::Modules(ms) => ms.get(k).cloned().map(Built::Module),
+        }
+    }
+
     /// The batch [`Judge::prefetch`] hands the subjects.
     pub fn batch(&self) -> Batch<'_> {
         match self {
@@ -157,7 +172,7 @@ impl Judge {
             under,
             arch: Generation::default(),
             recorder: None,
-            stream: RefCell::new(None),
+            built: RefCell::new(None),
         }
     }
 

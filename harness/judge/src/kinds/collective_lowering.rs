@@ -23,7 +23,7 @@
 use super::kind::{CaseBudget, Ran, TargetKind};
 use crate::generation::Generation;
 use crate::generators::lowering_module::{self, LoweringCase};
-use crate::judge::nway::{CaseInputs, Judge};
+use crate::judge::nway::{Built, CaseInputs, Judge};
 use crate::judge::{panic_text, Class, Divergence, Outcome, Signature};
 use crate::reach::Reach;
 use crate::subjects::{
@@ -130,7 +130,20 @@ pub fn compare(e: &Judge, target: Target, data: &[u8]) -> (String, Vec<Divergenc
     // The judge's reference pair (in the gate, core is wrapped in its
     // coverage recorder, which forwards `lower`).
     let (left, right) = e.references();
-    let built = lowering_module::build_case(data, Some(gen));
+    // The module the subjects were asked ahead, else built here.
+    let staged = match e.built() {
+        Some(Built::Module(insns)) => Some(LoweringCase { gen, insns }),
+        _ => None,
+    };
+    let built = staged.unwrap_or_else(|| lowering_module::build_case(data, Some(gen)));
+    // The tests (debug builds) check it is this input's module.
+    #[cfg(debug_assertions)]
+    assert_eq!(
+        built.insns,
+        lowering_module::build_case(data, Some(gen)).insns,
+        "the staged module of a {} case",
+        target.name()
+    );
     let case = || compare_case_on(left, right, &built);
     match catch_unwind(AssertUnwindSafe(case)) {
         Ok(Ok(o)) => {
@@ -598,7 +611,7 @@ fn check_properties(
     }
     // No geometry on the wire: each accepted instruction with its ranks moved
     // lowers to the same records and to other side-tables (unless it has none).
-    for insn in &case.insns {
+    for insn in case.insns.iter() {
         let m1 = lower(std::slice::from_ref(insn))?;
         let Some(Ok(l1)) = m1.instrs.first() else {
             continue;

@@ -10,7 +10,7 @@
 use super::kind::{CaseBuf, Draw, Form, TargetKind};
 use crate::generation::Generation;
 use crate::generators::gate_inputs;
-use crate::judge::nway::{CaseInputs, Judge};
+use crate::judge::nway::{Built, CaseInputs, Judge};
 use crate::judge::pair::{self, ReferencePair};
 use crate::judge::{stream_from_input, Outcome};
 use crate::reach::Reach;
@@ -58,7 +58,10 @@ impl TargetKind for CustomOpKind {
     /// ([`pair::stream_verdict`]).
     fn compare(&self, e: &Judge, t: Target, input: &[u8]) -> Outcome {
         // The stream the subjects were asked ahead, else built here.
-        let staged = e.staged_stream();
+        let staged = match e.built() {
+            Some(Built::Stream(s)) => Some(s),
+            _ => None,
+        };
         let built;
         let s: &[u8] = match &staged {
             Some(s) => s,
@@ -92,7 +95,10 @@ impl TargetKind for CustomOpKind {
     ) -> Option<CaseInputs> {
         Some(CaseInputs::Streams(
             inputs
-                .map(|i| std::sync::Arc::new(stream_of(t, i).into_owned()))
+                // Kept until the batch is judged: a copy at its own size,
+                // the room `stream_from_input` reserves (reused by the next
+                // case while still in cache) freed at once.
+                .map(|i| std::sync::Arc::new(stream_of(t, i).to_vec()))
                 .collect(),
         ))
     }

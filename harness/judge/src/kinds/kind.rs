@@ -30,10 +30,10 @@ pub enum Form {
 pub struct CaseBuf {
     pub bundle: [u8; 64],
     pub bytes: Vec<u8>,
-    /// The stream the case's kind built for the subjects under test
-    /// ([`TargetKind::case_inputs`]), when the caller kept it: the case
-    /// is then judged on that stream, the one they were asked.
-    pub stream: Option<std::sync::Arc<Vec<u8>>>,
+    /// What the case's kind built from it for the subjects under test
+    /// ([`TargetKind::case_inputs`]), when the caller kept it: the case is
+    /// then judged on that stream or module, the one they were asked.
+    pub built: Option<crate::judge::nway::Built>,
 }
 
 impl Default for CaseBuf {
@@ -41,7 +41,7 @@ impl Default for CaseBuf {
         CaseBuf {
             bundle: [0; 64],
             bytes: Vec::with_capacity(2048),
-            stream: None,
+            built: None,
         }
     }
 }

@@ -663,7 +663,7 @@ impl SubjectLib {
                 })
             }
             Request::ValidateStream(bytes) => status(self.validate_stream(bytes), Answer::Stream),
-            Request::Lower(ir) => object(self.lower(ir), Op::Lower, "tpb_lower"),
+            Request::Lower(ir) => object(self.lower(&ir.text), Op::Lower, "tpb_lower"),
         }
     }
 }

@@ -15,8 +15,8 @@ use crate::generation::Generation;
 use crate::layout::mnemonic;
 use crate::strict_json::{get, Json, Object};
 use crate::subjects::{
-    Capability, DecodeFail, Decoded, Fault, FieldName, LoweredModule, LutTable, ModuleAnswer,
-    Question, Reply, Said, StreamFail, Validator,
+    Capability, DecodeFail, Decoded, Fault, FieldName, IrInstruction, LoweredModule, LutTable,
+    ModuleAnswer, Question, Reply, Said, StreamFail, Validator,
 };
 use serde_json::{Map, Value};
 use std::borrow::Cow;
@@ -129,7 +129,30 @@ pub enum Request {
     ValidateStream(Arc<Vec<u8>>),
     /// `{"op":"lower","ir":{…}}`: the input document of `tpbconform lower`,
     /// as its JSON text ([`super::lower_json::ir_document`]).
-    Lower(String),
+    Lower(IrDocument),
+}
+
+/// A `lower` request's IR document: its text, and the module it was
+/// written from when a batch holds that module (held here, so [`asks`]
+/// finds the batch's own module by address). Requests compare by text.
+#[derive(Clone, Debug)]
+pub struct IrDocument {
+    /// The JSON text the subject gets.
+    pub text: String,
+    /// The batch's module the text was written from.
+    pub module: Option<Arc<Vec<IrInstruction>>>,
+}
+
+impl PartialEq for IrDocument {
+    fn eq(&self, other: &Self) -> bool {
+        self.text == other.text
+    }
+}
+
+impl From<String> for IrDocument {
+    fn from(text: String) -> IrDocument {
+        IrDocument { text, module: None }
+    }
 }
 
 impl Request {
@@ -189,7 +212,7 @@ impl Request {
                 r#"{{"id":{id},"op":"{op}","hex":"{}"}}"#,
                 crate::subjects::hex(bytes)
             ),
-            Request::Lower(ir) => format!(r#"{{"id":{id},"op":"{op}","ir":{ir}}}"#),
+            Request::Lower(ir) => format!(r#"{{"id":{id},"op":"{op}","ir":{}}}"#, ir.text),
         }
     }
 
@@ -207,7 +230,7 @@ impl Request {
             ),
             Request::Lut { table, input } => format!("{} {input}", table.name()),
             Request::ValidateStream(bytes) => crate::subjects::hex(bytes),
-            Request::Lower(ir) => ir.clone(),
+            Request::Lower(ir) => ir.text.clone(),
         }
     }
 }
@@ -645,7 +668,9 @@ pub fn request_of(q: Question<'_>, gen: Generation) -> Reply<Request> {
         },
         Question::ValidateStream(b) if b.len() > MAX_STREAM => return Err(Fault::Unsupported),
         Question::ValidateStream(b) => return stream_request(Arc::new(b.to_vec())),
-        Question::LowerModule(insns) => Request::Lower(super::lower_json::ir_document(gen, insns)),
+        Question::LowerModule(insns) => {
+            Request::Lower(super::lower_json::ir_document(gen, insns).into())
+        }
     })
 }
 
@@ -655,6 +680,14 @@ pub fn stream_request(s: Arc<Vec<u8>>) -> Reply<Request> {
         n if n > MAX_STREAM => Err(Fault::Unsupported),
         _ => Ok(Request::ValidateStream(s)),
     }
+}
+
+/// [`request_of`] on a module a batch holds, which the request keeps.
+pub fn lower_request(module: Arc<Vec<IrInstruction>>, gen: Generation) -> Request {
+    Request::Lower(IrDocument {
+        text: super::lower_json::ir_document(gen, &module),
+        module: Some(module),
+    })
 }
 
 /// True if `r` is [`request_of`]`(q, gen)`, found without building it.
@@ -669,8 +702,13 @@ pub fn asks(q: Question<'_>, r: &Request, gen: Generation) -> bool {
         (Question::ValidateStream(b), Request::ValidateStream(x)) => {
             std::ptr::eq(b, x.as_slice()) || b == x.as_slice()
         }
+        // The batch's own module (the request holds it), else one whose
+        // document is the same text.
         (Question::LowerModule(insns), Request::Lower(ir)) => {
-            super::lower_json::is_ir_document(ir, gen, insns)
+            ir.module
+                .as_deref()
+                .is_some_and(|m| std::ptr::eq(m.as_slice(), insns))
+                || super::lower_json::is_ir_document(&ir.text, gen, insns)
         }
         _ => false,
     }
@@ -758,7 +796,7 @@ pub fn request_parts(r: &Request) -> (Vec<u8>, &[u8]) {
             (o, &[])
         }
         Request::ValidateStream(b) => (vec![REQ_STREAM], b),
-        Request::Lower(ir) => (vec![REQ_LOWER], ir.as_bytes()),
+        Request::Lower(ir) => (vec![REQ_LOWER], ir.text.as_bytes()),
     }
 }
 
@@ -792,7 +830,9 @@ pub fn get_request(b: &[u8]) -> Result<Request, String> {
         },
         REQ_STREAM => Request::ValidateStream(Arc::new(rest.to_vec())),
         REQ_LOWER => Request::Lower(
-            String::from_utf8(rest.to_vec()).map_err(|_| "IR not UTF-8".to_string())?,
+            String::from_utf8(rest.to_vec())
+                .map_err(|_| "IR not UTF-8".to_string())?
+                .into(),
         ),
         k => return Err(format!("request kind {k}")),
     })

@@ -12,7 +12,9 @@ use super::process::{
     Fault as ClientFault, FaultClass, ProcessSubject, Reply as ClientReply, StartError,
     STDERR_LINES,
 };
-use super::protocol::{request_of, said, stream_request, Answer, Hello, Op, Request};
+use super::protocol::{
+    lower_request, request_of, said, stream_request, Answer, Hello, Op, Request,
+};
 use super::ready::{LutColumn, ReadyStore};
 use super::shm_client::{ShmAnswer, ShmChannel, ShmSink};
 use crate::generation::Generation;
@@ -409,9 +411,10 @@ impl ExternalSubject {
                 .iter()
                 .filter_map(|s| stream_request(s.clone()).ok())
                 .collect(),
+            // The batch's own modules, kept by their requests.
             Batch::Lower(ms) => ms
                 .iter()
-                .filter_map(|m| asking(Question::LowerModule(m)))
+                .map(|m| lower_request(m.clone(), self.gen))
                 .collect(),
             Batch::Lut(..) => Vec::new(),
         }

@@ -237,7 +237,7 @@ pub enum Batch<'a> {
     /// [`Subject::validate_stream`] on each stream.
     Streams(&'a [std::sync::Arc<Vec<u8>>]),
     /// [`Subject::lower_module`] on each module.
-    Lower(&'a [Vec<IrInstruction>]),
+    Lower(&'a [std::sync::Arc<Vec<IrInstruction>>]),
 }
 
 /// An operation asked one input at a time, its input borrowed: what a

@@ -166,7 +166,7 @@ fn stream_and_lower_answers_parse_strictly() {
         r.to_line(3),
         r#"{"id":3,"op":"validate_stream","hex":"8510"}"#
     );
-    let r = Request::Lower(r#"{"generation":"v3","instructions":[]}"#.into());
+    let r = Request::Lower(r#"{"generation":"v3","instructions":[]}"#.to_string().into());
     assert_eq!(
         r.to_line(4),
         r#"{"id":4,"op":"lower","ir":{"generation":"v3","instructions":[]}}"#
@@ -286,7 +286,7 @@ fn every_answer_reads_back_as_written() {
             input: 70_000,
         },
         Request::ValidateStream(vec![0x85, 1, 2].into()),
-        Request::Lower("{}".into()),
+        Request::Lower("{}".to_string().into()),
     ] {
         let (head, tail) = request_parts(&r);
         assert_eq!(get_request(&[head, tail.to_vec()].concat()), Ok(r));
@@ -340,4 +340,12 @@ fn a_stored_request_is_found_for_its_question_only() {
     assert!(asks(Question::ValidateStream(&shared), &r, gen));
     assert!(!asks(Question::ValidateStream(&shared[..64]), &r, gen));
     assert!(!asks(Question::ValidateStream(&stream[..64]), &r, gen));
+    // A batch's own module likewise; an equal copy by its document.
+    let module = std::sync::Arc::new(insns.clone());
+    let r = lower_request(module.clone(), gen);
+    assert_eq!(r, request_of(Question::LowerModule(&insns), gen).unwrap());
+    assert!(asks(Question::LowerModule(&module), &r, gen));
+    assert!(asks(Question::LowerModule(&insns), &r, gen));
+    assert!(!asks(Question::LowerModule(&other), &r, gen));
+    assert!(!asks(Question::LowerModule(&module[..0]), &r, gen));
 }
