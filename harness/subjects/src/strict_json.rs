@@ -130,8 +130,13 @@ impl<'a> Scan<'a> {
         let b = self.text.as_bytes();
         let negative = b[self.at] == b'-';
         let start = self.at + usize::from(negative);
-        let digits = b[start..].iter().take_while(|c| c.is_ascii_digit()).count();
-        let end = start + digits;
+        // The value as it is read; past u64: serde_json's (a float).
+        let (mut n, mut end) = (0u64, start);
+        while let Some(d) = b.get(end).and_then(|c| c.checked_sub(b'0')).filter(|d| *d < 10) {
+            n = n.checked_mul(10)?.checked_add(u64::from(d))?;
+            end += 1;
+        }
+        let digits = end - start;
         // "01", "-", "1.5", "1e3": serde_json's (an error, or a float).
         if digits == 0
             || (digits > 1 && b[start] == b'0')
@@ -139,7 +144,6 @@ impl<'a> Scan<'a> {
         {
             return None;
         }
-        let n: u64 = self.text[start..end].parse().ok()?;
         self.at = end;
         match negative {
             false => Some(Json::U64(n)),
@@ -151,7 +155,7 @@ impl<'a> Scan<'a> {
 
     fn array(&mut self, depth: u32) -> Option<Json<'a>> {
         self.at += 1;
-        let mut v = Vec::new();
+        let mut v = Vec::with_capacity(4);
         self.blank();
         if self.peek()? == b']' {
             self.at += 1;
@@ -173,7 +177,7 @@ impl<'a> Scan<'a> {
 
     fn object(&mut self, depth: u32) -> Option<Json<'a>> {
         self.at += 1;
-        let mut o: Vec<(Cow<'a, str>, Json<'a>)> = Vec::new();
+        let mut o: Vec<(Cow<'a, str>, Json<'a>)> = Vec::with_capacity(8);
         self.blank();
         if self.peek()? == b'}' {
             self.at += 1;
