@@ -132,7 +132,11 @@ impl<'a> Scan<'a> {
         let start = self.at + usize::from(negative);
         // The value as it is read; past u64: serde_json's (a float).
         let (mut n, mut end) = (0u64, start);
-        while let Some(d) = b.get(end).and_then(|c| c.checked_sub(b'0')).filter(|d| *d < 10) {
+        while let Some(d) = b
+            .get(end)
+            .and_then(|c| c.checked_sub(b'0'))
+            .filter(|d| *d < 10)
+        {
             n = n.checked_mul(10)?.checked_add(u64::from(d))?;
             end += 1;
         }

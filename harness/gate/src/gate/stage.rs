@@ -32,7 +32,7 @@ pub(super) struct Staged {
     /// A stream or lowering target's batches ([`crate::kinds::TargetKind::case_inputs`]):
     /// the cases' raw inputs end to end, each generation's a run of
     /// `ends` ([`Run::inputs`]); a case is read back from them when judged,
-    /// with the stream its kind built (a lowering case is generated again).
+    /// with the stream or module its kind built ([`CaseBuf::built`]).
     inputs: Vec<u8>,
     ends: Vec<usize>,
     /// Where each position of the chunk finds its case (1 + index in
@@ -185,7 +185,7 @@ impl Stager<'_> {
 
     /// Case `m` (at index `i`) of staged item `st`, generation `a`, into
     /// `buf`, as it was generated: the kept bundle, ordinal or input (with
-    /// the stream its kind built, [`CaseBuf::stream`]), else generated again
+    /// the stream or module its kind built, [`CaseBuf::built`]), else generated again
     /// (`one` is scratch). Debug builds (the tests) check that a kept case
     /// is the case its index generates.
     #[allow(clippy::too_many_arguments)]
