@@ -4,7 +4,7 @@
 //! `semaphore_value` first), ints as numbers, names as strings, byte ranges as
 //! lowercase hex.
 
-use crate::layout::{field_kind, Kind};
+use crate::layout::Kind;
 use crate::strict_json::{Json, Object};
 use crate::subjects::{hex, FieldName, Value};
 use serde_json::{Map, Value as J};
@@ -83,13 +83,8 @@ fn parse_hex_bytes(s: &str) -> Option<Vec<u8>> {
         .then(|| crate::input::pack_nibbles(&digits))
 }
 
-/// One field's JSON value back as a [`Value`] of the kind its name has
-/// ([`field_kind`]); the error names the field and what is wrong.
-pub fn json_to_value(name: &str, v: &Json<'_>) -> Result<Value, String> {
-    value_of(field_kind(name), name, v)
-}
-
-/// [`json_to_value`] for a field of kind `kind`.
+/// Field `name`'s JSON value back as a [`Value`] of its `kind`
+/// ([`crate::layout::field`]); the error names the field and what is wrong.
 fn value_of(kind: Kind, name: &str, v: &Json<'_>) -> Result<Value, String> {
     match (kind, v) {
         (_, Json::U64(n)) => Ok(Value::Int(*n)),

@@ -308,19 +308,14 @@ fn known_field(name: &str) -> Option<(&'static str, Kind)> {
     Some(kinds[i])
 }
 
-/// `name` as a field name ([`field_name`]) and its kind ([`field_kind`]),
-/// looked up once.
+/// `name` as a field name ([`field_name`]) and its value kind: the
+/// [`Domain::kind`] of the first span of that name in the layouts (names
+/// not in the layouts: [`Kind::Int`]).
 pub fn field(name: &str) -> (std::borrow::Cow<'static, str>, Kind) {
     match known_field(name) {
         Some((n, k)) => (n.into(), k),
         None => (name.to_string().into(), Kind::Int),
     }
-}
-
-/// The value kind of a field name: the [`Domain::kind`] of the first span
-/// of that name in the layouts (names not in the layouts: [`Kind::Int`]).
-pub fn field_kind(name: &str) -> Kind {
-    known_field(name).map_or(Kind::Int, |(_, k)| k)
 }
 
 /// `name` as a field name: the layouts' own text when it is one of their
@@ -473,11 +468,11 @@ mod tests {
                     _ => None,
                 })
                 .unwrap_or(Kind::Int);
-            assert_eq!(field_kind(name), first, "{name}");
+            assert_eq!(field(name).1, first, "{name}");
             assert_eq!(field_name(name), name);
             let borrowed = matches!(field_name(name), std::borrow::Cow::Borrowed(_));
             assert_eq!(borrowed, first_span_is_field(name), "{name}");
-            assert_eq!(field(name), (field_name(name), field_kind(name)), "{name}");
+            assert_eq!(field(name).0, field_name(name), "{name}");
             kinds.insert(format!("{first:?}"));
         }
         assert_eq!(

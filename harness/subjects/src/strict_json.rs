@@ -157,59 +157,49 @@ impl<'a> Scan<'a> {
         }
     }
 
-    fn array(&mut self, depth: u32) -> Option<Json<'a>> {
+    /// The items of an array or object up to `close` (the opening byte at
+    /// hand), each read by `item`, separated by commas.
+    fn list(&mut self, close: u8, mut item: impl FnMut(&mut Self) -> Option<()>) -> Option<()> {
         self.at += 1;
-        let mut v = Vec::with_capacity(4);
         self.blank();
-        if self.peek()? == b']' {
-            self.at += 1;
-            return Some(Json::Array(v));
-        }
-        loop {
-            v.push(self.value(depth)?);
-            self.blank();
-            match self.peek()? {
-                b',' => self.at += 1,
-                b']' => {
-                    self.at += 1;
-                    return Some(Json::Array(v));
+        if self.peek()? != close {
+            loop {
+                item(self)?;
+                self.blank();
+                match self.peek()? {
+                    b',' => self.at += 1,
+                    c if c == close => break,
+                    _ => return None,
                 }
-                _ => return None,
             }
         }
+        self.at += 1;
+        Some(())
+    }
+
+    fn array(&mut self, depth: u32) -> Option<Json<'a>> {
+        let mut v = Vec::with_capacity(4);
+        self.list(b']', |s| s.value(depth).map(|x| v.push(x)))?;
+        Some(Json::Array(v))
     }
 
     fn object(&mut self, depth: u32) -> Option<Json<'a>> {
-        self.at += 1;
         let mut o: Vec<(Cow<'a, str>, Json<'a>)> = Vec::with_capacity(8);
-        self.blank();
-        if self.peek()? == b'}' {
-            self.at += 1;
-            return Some(Json::Object(o));
-        }
-        loop {
-            self.blank();
-            if self.peek()? != b'"' {
+        self.list(b'}', |s| {
+            s.blank();
+            if s.peek()? != b'"' {
                 return None;
             }
-            let k = self.string()?;
+            let k = s.string()?;
             // A key twice: serde_json's error. Objects here are small.
             if o.len() >= 32 || o.iter().any(|(x, _)| *x == k) {
                 return None;
             }
-            self.eat(b':')?;
-            let v = self.value(depth)?;
-            o.push((k, v));
-            self.blank();
-            match self.peek()? {
-                b',' => self.at += 1,
-                b'}' => {
-                    self.at += 1;
-                    return Some(Json::Object(o));
-                }
-                _ => return None,
-            }
-        }
+            s.eat(b':')?;
+            o.push((k, s.value(depth)?));
+            Some(())
+        })?;
+        Some(Json::Object(o))
     }
 }
 
@@ -494,14 +484,17 @@ mod tests {
             let mut t = String::new();
             text(&mut r, 4, &mut t);
             let mut texts = vec![t.clone()];
-            // And with one byte cut or one byte doubled.
-            if let Some(i) = (0..t.len()).find(|&i| t.is_char_boundary(i) && i * 7 % 13 == 3) {
-                let mut cut = t.clone();
-                cut.remove(i);
-                texts.push(cut);
-                let mut twice = t.clone();
-                twice.insert(i, t.as_bytes()[i] as char);
-                texts.push(twice);
+            // And with one character cut or doubled, at three places.
+            for _ in 0..3 {
+                let i = r.index(t.len());
+                if let Some(c) = t.get(i..).and_then(|rest| rest.chars().next()) {
+                    let mut cut = t.clone();
+                    cut.remove(i);
+                    texts.push(cut);
+                    let mut twice = t.clone();
+                    twice.insert(i, c);
+                    texts.push(twice);
+                }
             }
             for t in texts.iter().filter(|t| t.is_char_boundary(0)) {
                 total += 1;
@@ -567,6 +560,9 @@ mod tests {
             "{\"a\":",
             "{1:2}",
             "[1,]",
+            "[1}",
+            r#"[{"a":1]"#,
+            r#"{"a":[1}"#,
             "\"\\q\"",
             "",
         ] {

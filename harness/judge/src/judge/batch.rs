@@ -139,9 +139,15 @@ impl Judge {
             self.judging.set(c.judged);
             self.reset_key();
             let reach = if c.sampled { Some(cases.reach()) } else { None };
-            self.built.replace(buf.built.take());
+            let built = buf.built.take();
+            let staged = built.is_some();
+            if staged {
+                self.built.replace(built);
+            }
             let ran = kind.run(self, t, buf.input(c.form), reach);
-            self.built.replace(None);
+            if staged {
+                self.built.replace(None);
+            }
             self.report(cases, j, ran);
         }
     }

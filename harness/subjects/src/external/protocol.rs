@@ -351,7 +351,7 @@ pub fn hello_line(arch: &str) -> String {
 }
 
 /// The object of one JSON line, strictly ([`crate::strict_json`]).
-pub(super) fn object(line: &str) -> Result<Entries<'_>, String> {
+fn object(line: &str) -> Result<Entries<'_>, String> {
     match crate::strict_json::parse(line) {
         Ok(Json::Object(m)) => Ok(m),
         Ok(_) => Err("not a JSON object".into()),
@@ -360,7 +360,7 @@ pub(super) fn object(line: &str) -> Result<Entries<'_>, String> {
 }
 
 /// An object's entries, owned.
-pub(super) type Entries<'a> = Vec<(Cow<'a, str>, Json<'a>)>;
+type Entries<'a> = Vec<(Cow<'a, str>, Json<'a>)>;
 
 fn string<'a>(m: &'a Object<'_>, k: &str) -> Result<&'a str, String> {
     get(m, k)

@@ -348,4 +348,13 @@ fn a_stored_request_is_found_for_its_question_only() {
     assert!(asks(Question::LowerModule(&insns), &r, gen));
     assert!(!asks(Question::LowerModule(&other), &r, gen));
     assert!(!asks(Question::LowerModule(&module[..0]), &r, gen));
+    // By address first: a request holding the module is found through it
+    // even when its text is not that module's document (never so in the
+    // harness; it shows the address is what is compared).
+    let by_address = Request::Lower(IrDocument {
+        text: "{}".into(),
+        module: Some(module.clone()),
+    });
+    assert!(asks(Question::LowerModule(&module), &by_address, gen));
+    assert!(!asks(Question::LowerModule(&insns), &by_address, gen));
 }
