@@ -434,6 +434,13 @@ fn the_version_2_operations_cross_the_c_boundary() {
             instruction: 0
         })
     );
+    // An answer written short of the length reported reads the zeroed
+    // buffer there, not the previous answer's bytes.
+    let short = s.call(&Request::Lower(r#"{"under":1}"#.to_string().into()));
+    assert!(
+        matches!(&short, Err(e) if e.detail.contains("wrote no JSON object")),
+        "{short:?}"
+    );
     // An undefined table bit: the library does not load.
     let bad = build_c(dir.path(), "abi_v2_bad_tables", &src, &["BAD_TABLES"]);
     let o = subject_check(&format!("lib:{}", bad.display()));

@@ -2,7 +2,9 @@
  * boundary (not of their meaning): tpb_validate_stream answers
  * "short_group" at index = the stream's bundle count for every stream, and
  * tpb_lower first asks for a 70000-byte buffer (TPB_BUFFER_TOO_SMALL; the
- * worker's first one is 65536), then writes a rejection naming instruction 0.
+ * worker's first one is 65536), then writes a rejection naming instruction 0
+ * (for an IR text that starts {"under": at once, only its first 10 bytes,
+ * with the whole length reported: an under-written answer).
  * -DBAD_TABLES makes tpb_subject_lut_tables set an undefined bit (the
  * library must not load). */
 #include <stdio.h>
@@ -45,8 +47,11 @@ tpb_status tpb_validate_stream(const uint8_t *bytes, size_t len, const char **er
 
 tpb_status tpb_lower(const char *ir, size_t ir_len, char *out, size_t cap, size_t *len) {
     static const char answer[] = "{\"error\":\"duplicate_rank\",\"instruction\":0}";
-    (void)ir;
-    (void)ir_len;
+    if (ir_len >= 8 && memcmp(ir, "{\"under\"", 8) == 0) {
+        memcpy(out, answer, 10);
+        *len = sizeof answer - 1;
+        return TPB_OK;
+    }
     if (cap < 70000) {
         *len = 70000;
         return TPB_BUFFER_TOO_SMALL;

@@ -117,31 +117,49 @@ pub struct SubjectLib {
 }
 
 thread_local! {
-    /// [`text_out`]'s buffer, kept between calls: a fresh one per call cost
-    /// the worker a page fault per page (a lowering case's is 64 KiB).
-    static OUT: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
+    /// [`text_out`]'s buffer, kept between calls (a fresh one per call cost
+    /// the worker a page fault per page; a lowering case's is 64 KiB), and
+    /// how far the last call may have written into it.
+    static OUT: std::cell::RefCell<(Vec<u8>, usize)> = const { std::cell::RefCell::new((Vec::new(), 0)) };
 }
+
+/// What a call that answered `len` bytes may have written: its answer, the
+/// NUL a C library adds after it, and a little more.
+const OVERSHOOT: usize = 64;
 
 /// Calls `call(buf, cap, &mut len)` for an operation that writes JSON text
 /// into a caller buffer (`tpb_decode`, `tpb_lower`): once with `first`
 /// bytes, once more with the size asked for on `TPB_BUFFER_TOO_SMALL` (at
-/// most `max`). The buffer is zeroed before each call, as a fresh one.
-fn text_out(
+/// most `max`), and reads the answer text in place. Each call gets the
+/// buffer zeroed, as a fresh one: what the call before may have written
+/// (its answer and [`OVERSHOOT`]; all of it after any other status) is
+/// zeroed again, not the whole 64 KiB.
+fn text_out<T>(
     what: &str,
     first: usize,
     max: usize,
     mut call: impl FnMut(*mut c_char, usize, &mut usize) -> c_int,
-) -> Status<String> {
-    OUT.with_borrow_mut(|buf| {
+    read: impl FnOnce(&str) -> T,
+) -> Status<T> {
+    OUT.with_borrow_mut(|(buf, dirty)| {
         let mut cap = first;
         for _ in 0..2 {
-            buf.clear();
-            buf.resize(cap, 0);
+            let clean = (*dirty).min(buf.len());
+            buf[..clean].fill(0);
+            if buf.len() < cap {
+                buf.resize(cap, 0);
+            }
             let mut len = 0usize;
-            match call(buf.as_mut_ptr().cast(), cap, &mut len) {
+            let rc = call(buf.as_mut_ptr().cast(), cap, &mut len);
+            *dirty = if rc == TPB_OK && len <= cap {
+                len.saturating_add(OVERSHOOT).min(cap)
+            } else {
+                cap
+            };
+            match rc {
                 TPB_OK if len <= cap => {
                     return match std::str::from_utf8(&buf[..len]) {
-                        Ok(s) => Status::Ok(s.to_string()),
+                        Ok(s) => Status::Ok(read(s)),
                         Err(_) => Status::Error(format!("{what} answer is not UTF-8")),
                     };
                 }
@@ -396,15 +414,16 @@ impl SubjectLib {
     }
 
     /// `tpb_decode`: the JSON answer text.
-    pub fn decode(&self, b: &[u8; 64]) -> Status<String> {
+    pub fn decode<T>(&self, b: &[u8; 64], read: impl FnOnce(&str) -> T) -> Status<T> {
         let Some(f) = self.decode else {
             return Status::Unsupported;
         };
-        text_out("tpb_decode", DECODE_CAP, DECODE_MAX, |buf, cap, len| {
+        let call = |buf, cap, len: &mut usize| {
             // SAFETY: `b` is 64 bytes; `buf` has `cap` writable bytes; `len`
             // is a valid out-pointer.
             unsafe { f(b.as_ptr(), buf, cap, len) }
-        })
+        };
+        text_out("tpb_decode", DECODE_CAP, DECODE_MAX, call, read)
     }
 
     /// `tpb_validate_stream`: `Ok(None)` valid, `Ok(Some((error, index)))`.
@@ -430,15 +449,16 @@ impl SubjectLib {
     }
 
     /// `tpb_lower`: the JSON answer text (`ir` is the input document).
-    pub fn lower(&self, ir: &str) -> Status<String> {
+    pub fn lower<T>(&self, ir: &str, read: impl FnOnce(&str) -> T) -> Status<T> {
         let Some(f) = self.lower else {
             return Status::Unsupported;
         };
-        text_out("tpb_lower", LOWER_CAP, DECODE_MAX, |buf, cap, len| {
+        let call = |buf, cap, len: &mut usize| {
             // SAFETY: `ir` is `ir.len()` readable bytes; `buf` has `cap`
             // writable bytes; `len` is a valid out-pointer.
             unsafe { f(ir.as_ptr().cast(), ir.len(), buf, cap, len) }
-        })
+        };
+        text_out("tpb_lower", LOWER_CAP, DECODE_MAX, call, read)
     }
 
     /// `tpb_encode`: `Ok(Ok(bundle))` or `Ok(Err(refusal))`.
@@ -614,19 +634,23 @@ fn status<T>(s: Status<T>, ok: impl FnOnce(T) -> Answer) -> Result<Answer, Strin
     }
 }
 
+/// The answer a call's text was read as ([`object`]).
+fn read(s: Status<Result<Answer, String>>) -> Result<Answer, String> {
+    match s {
+        Status::Ok(a) => a,
+        Status::Unsupported => Ok(Answer::Unsupported),
+        Status::Error(e) => Err(e),
+    }
+}
+
 /// The answer object the library's decoder (or lowering) wrote as JSON
 /// text, read once, strictly; `what` names the function.
-fn object(s: Status<String>, op: Op, what: &str) -> Result<Answer, String> {
-    let text = match s {
-        Status::Ok(text) => text,
-        Status::Unsupported => return Ok(Answer::Unsupported),
-        Status::Error(e) => return Err(e),
-    };
-    match crate::strict_json::parse(&text) {
+fn object(text: &str, op: Op, what: &str) -> Result<Answer, String> {
+    match crate::strict_json::parse(text) {
         Ok(Json::Object(m)) => {
-            answer_of(&m, op).map_err(|e| format!("{e}; {what} wrote: {}", clip(&text)))
+            answer_of(&m, op).map_err(|e| format!("{e}; {what} wrote: {}", clip(text)))
         }
-        _ => Err(format!("{what} wrote no JSON object: {}", clip(&text))),
+        _ => Err(format!("{what} wrote no JSON object: {}", clip(text))),
     }
 }
 
@@ -646,7 +670,7 @@ impl SubjectLib {
                     })
                 })
             }
-            Request::Decode(b) => object(self.decode(b), Op::Decode, "tpb_decode"),
+            Request::Decode(b) => read(self.decode(b, |t| object(t, Op::Decode, "tpb_decode"))),
             Request::Encode { .. } => {
                 // The library gets the request's {"opcode":…,"fields":…} object.
                 status(self.encode(&r.input_text()), |v| match v {
@@ -663,7 +687,7 @@ impl SubjectLib {
                 })
             }
             Request::ValidateStream(bytes) => status(self.validate_stream(bytes), Answer::Stream),
-            Request::Lower(ir) => object(self.lower(&ir.text), Op::Lower, "tpb_lower"),
+            Request::Lower(ir) => read(self.lower(&ir.text, |t| object(t, Op::Lower, "tpb_lower"))),
         }
     }
 }
