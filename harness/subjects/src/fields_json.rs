@@ -29,6 +29,7 @@ pub fn fields_json(fields: &[(FieldName, Value)]) -> Map<String, J> {
 /// [`fields_json`] as JSON text, written directly (no map: a roundtrip
 /// case writes it for each encode it asks a library).
 pub fn fields_text(fields: &[(FieldName, Value)]) -> String {
+    use std::fmt::Write;
     let mut o = String::with_capacity(32 * fields.len() + 2);
     o.push('{');
     for (i, (name, v)) in fields.iter().enumerate() {
@@ -38,16 +39,34 @@ pub fn fields_text(fields: &[(FieldName, Value)]) -> String {
         json_str(&mut o, name);
         o.push(':');
         match v {
-            Value::Int(n) => o.push_str(&n.to_string()),
+            Value::Int(n) => {
+                let _ = write!(o, "{n}");
+            }
             Value::Name(s) => json_str(&mut o, s),
             Value::Bytes(b) => {
+                const D: &[u8; 16] = b"0123456789abcdef";
                 o.push('"');
-                o.push_str(&hex(b));
+                for &x in b {
+                    o.push(char::from(D[usize::from(x >> 4)]));
+                    o.push(char::from(D[usize::from(x & 0xF)]));
+                }
                 o.push('"');
             }
         }
     }
     o.push('}');
+    o
+}
+
+/// A decode answer's error object, `{"error":{"field":…,"offset":…}}`
+/// (tpb_subject.h `tpb_decode`), written directly: most bundles of a
+/// `decode_any` case fail to decode.
+pub fn decode_error_text(field: &str, offset: u64) -> String {
+    use std::fmt::Write;
+    let mut o = String::with_capacity(48 + field.len());
+    o.push_str(r#"{"error":{"field":"#);
+    json_str(&mut o, field);
+    let _ = write!(o, r#","offset":{offset}}}}}"#);
     o
 }
 
@@ -132,6 +151,21 @@ mod tests {
             J::Object(fields_json(&fields)).to_string()
         );
         assert_eq!(fields_text(&[]), "{}");
+    }
+
+    #[test]
+    fn decode_error_text_is_the_answer_object_as_serde_json_writes_it() {
+        use crate::external::protocol::{answer_object, Answer};
+        for (field, offset) in [("kind", 14), ("odd \"name\"", u64::MAX), ("", 0)] {
+            let a = Answer::DecodeError {
+                field: field.into(),
+                offset,
+            };
+            assert_eq!(
+                decode_error_text(field, offset),
+                J::Object(answer_object(&a)).to_string()
+            );
+        }
     }
 
     #[test]

@@ -285,12 +285,13 @@ pub enum Kind {
 }
 
 /// A field name of the layouts and the [`Domain::kind`] of its first span,
-/// looked up in a table built once and sorted by length, then text (most
-/// probes end on the length, without comparing bytes): each field of every
-/// decode answer and encode request is read through it.
+/// looked up in an open-addressed table built once (each field of every
+/// decode answer and encode request is read through it): one hash of the
+/// name's length and its first and last 8 bytes, then one comparison.
 fn known_field(name: &str) -> Option<(&'static str, Kind)> {
-    static KINDS: OnceLock<Vec<(&'static str, Kind)>> = OnceLock::new();
-    let kinds = KINDS.get_or_init(|| {
+    type Table = (u32, Vec<Option<(&'static str, Kind)>>);
+    static TABLE: OnceLock<Table> = OnceLock::new();
+    let (bits, slots) = TABLE.get_or_init(|| {
         let mut first: Vec<(&'static str, Kind)> = Vec::new();
         for s in OPCODES.iter().flat_map(|&op| spans(op)) {
             if let Role::Field(d) = s.role {
@@ -299,13 +300,43 @@ fn known_field(name: &str) -> Option<(&'static str, Kind)> {
                 }
             }
         }
-        first.sort_by_key(|(n, _)| (n.len(), *n));
-        first
+        // At most a quarter full: probes are short.
+        let bits = (first.len() * 4)
+            .next_power_of_two()
+            .trailing_zeros()
+            .max(4);
+        let mut slots = vec![None; 1 << bits];
+        for f in first {
+            let mut i = name_hash(f.0, bits);
+            while slots[i].is_some() {
+                i = (i + 1) & (slots.len() - 1);
+            }
+            slots[i] = Some(f);
+        }
+        (bits, slots)
     });
-    let i = kinds
-        .binary_search_by(|(n, _)| (n.len(), *n).cmp(&(name.len(), name)))
-        .ok()?;
-    Some(kinds[i])
+    let mut i = name_hash(name, *bits);
+    loop {
+        match slots[i] {
+            Some(f) if f.0 == name => return Some(f),
+            Some(_) => i = (i + 1) & (slots.len() - 1),
+            None => return None,
+        }
+    }
+}
+
+/// [`known_field`]'s slot for `name` in a table of `2^bits` slots.
+fn name_hash(name: &str, bits: u32) -> usize {
+    let b = name.as_bytes();
+    let word = |s: &[u8]| {
+        let mut w = [0u8; 8];
+        w[..s.len()].copy_from_slice(s);
+        u64::from_le_bytes(w)
+    };
+    let head = word(&b[..b.len().min(8)]);
+    let tail = word(&b[b.len().saturating_sub(8)..]);
+    let h = (head ^ tail.rotate_left(29) ^ b.len() as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    (h >> (64 - bits)) as usize
 }
 
 /// `name` as a field name ([`field_name`]) and its value kind: the
@@ -454,12 +485,23 @@ mod tests {
 
     #[test]
     fn a_field_kind_is_the_kind_of_the_first_span_of_that_name() {
-        let mut names = vec!["no_such_field", "", "reserved"];
+        let mut names: Vec<String> = vec!["no_such_field".into(), "".into(), "reserved".into()];
         for op in OPCODES {
-            names.extend(layout(op).iter().map(|s| s.name));
+            for s in layout(op) {
+                // The name, and near misses of the hashed lookup: one byte
+                // more, one less, the last one changed.
+                let n = s.name;
+                names.extend([n.into(), format!("{n}x"), n[..n.len() - 1].into()]);
+                names.push(format!(
+                    "{}{}",
+                    &n[..n.len() - 1],
+                    if n.ends_with('a') { 'b' } else { 'a' }
+                ));
+            }
         }
         let mut kinds = std::collections::BTreeSet::new();
-        for name in names {
+        for name in &names {
+            let name = name.as_str();
             let first = OPCODES
                 .iter()
                 .flat_map(|&op| layout(op))

@@ -68,7 +68,8 @@ const SCAN_DEPTH: u32 = 64;
 impl<'a> Scan<'a> {
     fn whole(text: &'a str) -> Option<Json<'a>> {
         let mut s = Scan { text, at: 0 };
-        let v = s.value(0)?;
+        let mut v = Json::Null;
+        s.value(0, &mut v)?;
         s.blank();
         (s.at == text.len()).then_some(v)
     }
@@ -89,23 +90,27 @@ impl<'a> Scan<'a> {
         (self.peek()? == c).then(|| self.at += 1)
     }
 
-    fn word(&mut self, w: &str, v: Json<'a>) -> Option<Json<'a>> {
+    fn word(&mut self, w: &str, v: Json<'a>, slot: &mut Json<'a>) -> Option<()> {
         self.text[self.at..].starts_with(w).then(|| {
             self.at += w.len();
-            v
+            *slot = v;
         })
     }
 
-    fn value(&mut self, depth: u32) -> Option<Json<'a>> {
+    /// Reads one value into `slot` (which holds `null`).
+    fn value(&mut self, depth: u32, slot: &mut Json<'a>) -> Option<()> {
         self.blank();
         match self.peek()? {
-            b'"' => self.string().map(Json::Str),
-            b'-' | b'0'..=b'9' => self.integer(),
-            b'n' => self.word("null", Json::Null),
-            b't' => self.word("true", Json::Bool(true)),
-            b'f' => self.word("false", Json::Bool(false)),
-            b'[' if depth < SCAN_DEPTH => self.array(depth + 1),
-            b'{' if depth < SCAN_DEPTH => self.object(depth + 1),
+            b'"' => {
+                *slot = Json::Str(self.string()?);
+                Some(())
+            }
+            b'-' | b'0'..=b'9' => self.integer(slot),
+            b'n' => self.word("null", Json::Null, slot),
+            b't' => self.word("true", Json::Bool(true), slot),
+            b'f' => self.word("false", Json::Bool(false), slot),
+            b'[' if depth < SCAN_DEPTH => self.array(depth + 1, slot),
+            b'{' if depth < SCAN_DEPTH => self.object(depth + 1, slot),
             _ => None,
         }
     }
@@ -126,7 +131,7 @@ impl<'a> Scan<'a> {
 
     /// An integer without fraction or exponent that fits `u64` (or, when
     /// negative, `i64`).
-    fn integer(&mut self) -> Option<Json<'a>> {
+    fn integer(&mut self, slot: &mut Json<'a>) -> Option<()> {
         let b = self.text.as_bytes();
         let negative = b[self.at] == b'-';
         let start = self.at + usize::from(negative);
@@ -148,13 +153,14 @@ impl<'a> Scan<'a> {
         {
             return None;
         }
-        self.at = end;
-        match negative {
-            false => Some(Json::U64(n)),
+        *slot = match negative {
+            false => Json::U64(n),
             // "-0" is serde_json's too.
-            true if n == 0 => None,
-            true => 0i64.checked_sub_unsigned(n).map(Json::I64),
-        }
+            true if n == 0 => return None,
+            true => Json::I64(0i64.checked_sub_unsigned(n)?),
+        };
+        self.at = end;
+        Some(())
     }
 
     /// The items of an array or object up to `close` (the opening byte at
@@ -177,13 +183,17 @@ impl<'a> Scan<'a> {
         Some(())
     }
 
-    fn array(&mut self, depth: u32) -> Option<Json<'a>> {
+    fn array(&mut self, depth: u32, slot: &mut Json<'a>) -> Option<()> {
         let mut v = Vec::with_capacity(4);
-        self.list(b']', |s| s.value(depth).map(|x| v.push(x)))?;
-        Some(Json::Array(v))
+        self.list(b']', |s| {
+            v.resize_with(v.len() + 1, || Json::Null);
+            s.value(depth, v.last_mut()?)
+        })?;
+        *slot = Json::Array(v);
+        Some(())
     }
 
-    fn object(&mut self, depth: u32) -> Option<Json<'a>> {
+    fn object(&mut self, depth: u32, slot: &mut Json<'a>) -> Option<()> {
         let mut o: Vec<(Cow<'a, str>, Json<'a>)> = Vec::with_capacity(8);
         self.list(b'}', |s| {
             s.blank();
@@ -196,10 +206,11 @@ impl<'a> Scan<'a> {
                 return None;
             }
             s.eat(b':')?;
-            o.push((k, s.value(depth)?));
-            Some(())
+            o.push((k, Json::Null));
+            s.value(depth, &mut o.last_mut()?.1)
         })?;
-        Some(Json::Object(o))
+        *slot = Json::Object(o);
+        Some(())
     }
 }
 

@@ -142,6 +142,9 @@ impl Judge {
             let built = buf.built.take();
             let staged = built.is_some();
             if staged {
+                if let (Some(k), Some(Built::Stream(s))) = (&self.recorder, &built) {
+                    k.stage(Some(s));
+                }
                 self.built.replace(built);
             }
             let ran = kind.run(self, t, buf.input(c.form), reach);

@@ -95,10 +95,13 @@ impl TargetKind for CustomOpKind {
     ) -> Option<CaseInputs> {
         Some(CaseInputs::Streams(
             inputs
-                // Kept until the batch is judged: a copy at its own size,
-                // the room `stream_from_input` reserves (reused by the next
-                // case while still in cache) freed at once.
-                .map(|i| std::sync::Arc::new(stream_of(t, i).to_vec()))
+                // Kept until the batch is judged at its own size: the room
+                // `stream_from_input` reserves is given back in place.
+                .map(|i| {
+                    let mut s = stream_of(t, i).into_owned();
+                    s.shrink_to_fit();
+                    std::sync::Arc::new(s)
+                })
                 .collect(),
         ))
     }

@@ -7,7 +7,7 @@
 #![allow(unsafe_code)]
 
 use super::process::clip;
-use super::protocol::{answer_of, Answer, Op, Request};
+use super::protocol::{answer_of, get_request, in_place, Answer, InPlace, Op, Request};
 use super::verdict::verdict_of;
 use crate::strict_json::Json;
 use crate::subjects::LutTable;
@@ -659,7 +659,30 @@ impl SubjectLib {
     /// records). A call that returns `TPB_ERROR` (or breaks the ABI) is the
     /// library's error: the gate records it as a protocol finding with the
     /// input, as tpb_subject.h promises.
-    pub fn answer(&self, r: &Request) -> Result<Answer, String> {
+    pub fn answer_record(&self, rec: &[u8]) -> Result<Answer, String> {
+        match in_place(rec) {
+            Some(InPlace::Stream(s)) => self.stream_answer(s),
+            Some(InPlace::Lower(ir)) => match std::str::from_utf8(ir) {
+                Ok(ir) => self.lower_answer(ir),
+                Err(_) => Err("bad request record: IR not UTF-8".into()),
+            },
+            None => match get_request(rec) {
+                Ok(r) => self.answer(&r),
+                Err(e) => Err(format!("bad request record: {e}")),
+            },
+        }
+    }
+
+    fn stream_answer(&self, s: &[u8]) -> Result<Answer, String> {
+        status(self.validate_stream(s), Answer::Stream)
+    }
+
+    fn lower_answer(&self, ir: &str) -> Result<Answer, String> {
+        read(self.lower(ir, |t| object(t, Op::Lower, "tpb_lower")))
+    }
+
+    /// [`SubjectLib::answer_record`] of a request read out of its record.
+    fn answer(&self, r: &Request) -> Result<Answer, String> {
         match r {
             Request::ValidateHeader(b) | Request::ValidatePayload(b) => {
                 let payload = matches!(r, Request::ValidatePayload(_));
@@ -686,8 +709,8 @@ impl SubjectLib {
                     Err(why) => Answer::Refused(why),
                 })
             }
-            Request::ValidateStream(bytes) => status(self.validate_stream(bytes), Answer::Stream),
-            Request::Lower(ir) => read(self.lower(&ir.text, |t| object(t, Op::Lower, "tpb_lower"))),
+            Request::ValidateStream(bytes) => self.stream_answer(bytes),
+            Request::Lower(ir) => self.lower_answer(&ir.text),
         }
     }
 }

@@ -800,6 +800,25 @@ pub fn request_parts(r: &Request) -> (Vec<u8>, &[u8]) {
     }
 }
 
+/// A request record's stream or IR document, read where it lies (a `lib:`
+/// worker asks its library on the region's bytes, not on a copy).
+pub enum InPlace<'a> {
+    /// A `validate_stream` request's stream.
+    Stream(&'a [u8]),
+    /// A `lower` request's IR document (not yet checked to be UTF-8).
+    Lower(&'a [u8]),
+}
+
+/// The stream or IR document of a record of [`request_parts`]; `None` for
+/// the other requests ([`get_request`]).
+pub fn in_place(b: &[u8]) -> Option<InPlace<'_>> {
+    match b.split_first()? {
+        (&REQ_STREAM, s) => Some(InPlace::Stream(s)),
+        (&REQ_LOWER, ir) => Some(InPlace::Lower(ir)),
+        _ => None,
+    }
+}
+
 /// The request a record of [`request_parts`] holds.
 pub fn get_request(b: &[u8]) -> Result<Request, String> {
     let bundle = |b: &[u8]| <[u8; 64]>::try_from(b).map_err(|_| "not 64 bytes".to_string());

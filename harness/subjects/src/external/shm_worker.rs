@@ -13,7 +13,7 @@
 use super::ffi::{
     Status, SubjectLib, VerdictCode, NOT_UTF8_REFUSAL, UNWRITTEN_TEXT, UNWRITTEN_VERDICT,
 };
-use super::protocol::{get_request, put_answer};
+use super::protocol::put_answer;
 use super::protocol::{Hello, Op, MAX_LINE, PROTOCOL};
 use super::shm::{self, Arena, Field, Region};
 use crate::subjects::LutTable;
@@ -357,9 +357,8 @@ fn records(lib: &SubjectLib, r: &mut Region, (start, n): (usize, usize), cut: bo
     for i in start..n {
         r.set_stamp(i);
         let at = word(r, i);
-        let answer = match r.request_at(at).map(get_request) {
-            Some(Ok(request)) => lib.answer(&request),
-            Some(Err(e)) => Err(format!("bad request record: {e}")),
+        let answer = match r.request_at(at) {
+            Some(rec) => lib.answer_record(rec),
             None => Err("bad request record".into()),
         };
         let mut rec = put_answer(&answer);
