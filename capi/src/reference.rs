@@ -14,7 +14,7 @@ use tpb_core::Bundle;
 use tpb_subjects::external::protocol::{opcode_str, parse_opcode};
 use tpb_subjects::fields_json::{decode_error_text, fields_from_json, fields_text};
 use tpb_subjects::generation::Generation;
-use tpb_subjects::lower_input::{parse_program, PathError, MAX_INPUT_BYTES};
+use tpb_subjects::lower_input::{parse_program, parse_program_text, PathError, MAX_INPUT_BYTES};
 use tpb_subjects::strict_json::{get, Json};
 use tpb_subjects::subjects::registry::reference_pair_for;
 use tpb_subjects::subjects::{LutTable, Name, Reference, Reply, Validator};
@@ -116,11 +116,16 @@ pub fn decode_json(b: &[u8; 64], arch: Generation) -> Result<String, RequestErro
 
 /// Reads a request: UTF-8, bounded, strict JSON (no key twice).
 fn json(bytes: &[u8]) -> Result<Json<'_>, RequestError> {
+    let text = text(bytes)?;
+    tpb_subjects::strict_json::parse(text).map_err(|e| RequestError::NotJson(e.to_string()))
+}
+
+/// A request's text: UTF-8, bounded.
+fn text(bytes: &[u8]) -> Result<&str, RequestError> {
     if bytes.len() as u64 > MAX_INPUT_BYTES {
         return Err(RequestError::TooLarge(bytes.len()));
     }
-    let text = std::str::from_utf8(bytes).map_err(|e| RequestError::NotUtf8(e.valid_up_to()))?;
-    tpb_subjects::strict_json::parse(text).map_err(|e| RequestError::NotJson(e.to_string()))
+    std::str::from_utf8(bytes).map_err(|e| RequestError::NotUtf8(e.valid_up_to()))
 }
 
 fn object(v: Json<'_>) -> Result<Vec<(Cow<'_, str>, Json<'_>)>, RequestError> {
@@ -184,7 +189,12 @@ pub fn validate_stream(
 /// rejects (docs/subject-protocol.md, `lower`).
 pub fn lower_json(ir: &[u8], arch: Generation) -> Result<String, RequestError> {
     use tpb_core::lower::{lower, Module};
-    let (gen, insns) = parse_program(&json(ir)?).map_err(RequestError::BadProgram)?;
+    // Read straight from the text; anything unusual through the tree,
+    // which names the error.
+    let (gen, insns) = match parse_program_text(text(ir)?) {
+        Some(p) => p,
+        None => parse_program(&json(ir)?).map_err(RequestError::BadProgram)?,
+    };
     if gen != arch {
         return Err(RequestError::OtherGeneration {
             document: gen.name(),
@@ -194,7 +204,8 @@ pub fn lower_json(ir: &[u8], arch: Generation) -> Result<String, RequestError> {
     let mut module = Module::new(gen);
     for (i, insn) in insns.iter().enumerate() {
         if let Err(e) = lower(&mut module, insn) {
-            return Ok(serde_json::json!({ "error": e.name(), "instruction": i }).to_string());
+            // A SPEC §5.4 error name: no escapes.
+            return Ok(format!(r#"{{"error":"{}","instruction":{i}}}"#, e.name()));
         }
     }
     Ok(module.to_json())

@@ -18,7 +18,7 @@
 //! update_idx, semaphore_value}` as decode names them, each 0 when absent). A dtype is a
 //! name or its ordinal (an unsigned integer). Any other key is an error.
 
-use crate::strict_json::{Json, Object};
+use crate::strict_json::{Json, Object, Scan};
 use std::fmt;
 use tpb_core::insn::{Sync, UpdateMode, WaitMode, SYNC_FIELDS};
 use tpb_core::lower::{
@@ -130,28 +130,7 @@ impl<'p, 'a, 'j> Obj<'p, 'a, 'j> {
         let Some(s) = v.as_str() else {
             return err(&self.at(key), "expected a hex string");
         };
-        // The digits, whitespace skipped, read in place: the count is
-        // checked first, then the first pair with a non-hex digit is named.
-        let mut out = [0u8; N];
-        let (mut n, mut bad) = (0usize, None);
-        for c in s.bytes().filter(|c| !c.is_ascii_whitespace()) {
-            match (out.get_mut(n / 2), char::from(c).to_digit(16)) {
-                (Some(o), Some(d)) => *o = (*o << 4) | d as u8,
-                (Some(_), None) => bad = bad.or(Some(n / 2)),
-                (None, _) => {}
-            }
-            n += 1;
-        }
-        if n != 2 * N {
-            return err(
-                &self.at(key),
-                format!("expected {} hex digits, found {n}", 2 * N),
-            );
-        }
-        match bad {
-            Some(i) => err(&self.at(key), format!("not a hex digit at digit {}", 2 * i)),
-            None => Ok(Some(out)),
-        }
+        hex_digits(s).map(Some).or_else(|e| err(&self.at(key), e))
     }
 
     fn finish(self) -> Result<(), PathError> {
@@ -160,6 +139,42 @@ impl<'p, 'a, 'j> Obj<'p, 'a, 'j> {
             Some(i) => err(&self.at(&self.map[i].0), "unknown key"),
             None => Ok(()),
         }
+    }
+}
+
+/// `N` bytes as hex digits, whitespace skipped, read in place: the count is
+/// checked first, then the first pair with a non-hex digit is named.
+fn hex_digits<const N: usize>(s: &str) -> Result<[u8; N], String> {
+    let mut out = [0u8; N];
+    // The usual text: exactly the digits.
+    if s.len() == 2 * N {
+        let nibble = |c: u8| char::from(c).to_digit(16).map_or(16, |d| d as u8);
+        let mut ok = true;
+        for (o, p) in out.iter_mut().zip(s.as_bytes().chunks_exact(2)) {
+            let (h, l) = (nibble(p[0]), nibble(p[1]));
+            ok &= h < 16 && l < 16;
+            *o = h << 4 | (l & 15);
+        }
+        if ok {
+            return Ok(out);
+        }
+        out = [0u8; N];
+    }
+    let (mut n, mut bad) = (0usize, None);
+    for c in s.bytes().filter(|c| !c.is_ascii_whitespace()) {
+        match (out.get_mut(n / 2), char::from(c).to_digit(16)) {
+            (Some(o), Some(d)) => *o = (*o << 4) | d as u8,
+            (Some(_), None) => bad = bad.or(Some(n / 2)),
+            (None, _) => {}
+        }
+        n += 1;
+    }
+    if n != 2 * N {
+        return Err(format!("expected {} hex digits, found {n}", 2 * N));
+    }
+    match bad {
+        Some(i) => Err(format!("not a hex digit at digit {}", 2 * i)),
+        None => Ok(out),
     }
 }
 
@@ -211,10 +226,15 @@ fn dtype(o: &mut Obj<'_, '_, '_>, key: &'static str) -> Result<u32, PathError> {
         return u32::try_from(n).or_else(|_| err(&o.at(key), format!("{n} does not fit 32 bits")));
     }
     let name = o.str(key)?;
-    match DTYPE_TABLE.iter().position(|(n, _, _)| *n == name) {
-        Some(i) => Ok(i as u32),
-        None => err(&o.at(key), format!("unknown dtype {name:?}")),
-    }
+    dtype_named(name).map_or_else(|| err(&o.at(key), format!("unknown dtype {name:?}")), Ok)
+}
+
+/// The ordinal of the SPEC §6.4 dtype `name`.
+fn dtype_named(name: &str) -> Option<u32> {
+    DTYPE_TABLE
+        .iter()
+        .position(|(n, _, _)| *n == name)
+        .map(|i| i as u32)
 }
 
 fn kind(o: &mut Obj<'_, '_, '_>) -> Result<CollectiveKind, PathError> {
@@ -359,6 +379,233 @@ pub fn parse_program(v: &Json<'_>) -> Result<(Generation, Vec<IrInstruction>), P
         .collect::<Result<Vec<_>, _>>()?;
     o.finish()?;
     Ok((gen, insns))
+}
+
+/// [`parse_program`] read straight from the text, with no tree, for the
+/// documents a lowering case sends (a `lib:` worker's library reads one per
+/// case): `None` wherever it is unsure (an escape, a key twice, an
+/// instruction whose `op` is not its first key, any error), and then
+/// [`parse_program`] reads the tree and names the error. Where it reads a
+/// program, `parse_program` reads the same one (tested on generated
+/// documents and their mutations, `tests/lower_input_fast.rs`).
+pub fn parse_program_text(text: &str) -> Option<(Generation, Vec<IrInstruction>)> {
+    let mut s = Scan::new(text);
+    let (mut gen, mut insns, mut seen) = (None, None, 0u64);
+    s.entries(|s, k| {
+        match key_once(&mut seen, &["generation", "instructions"], k)? {
+            0 => gen = Some(Generation::from_name(s.str()?).ok()?),
+            _ => {
+                let mut v = Vec::new();
+                s.items(|s| fast_instruction(s).map(|i| v.push(i)))?;
+                insns = Some(v);
+            }
+        }
+        Some(())
+    })?;
+    s.end()?;
+    Some((gen?, insns?))
+}
+
+/// The index of `key` in `keys`, the first time it is read.
+fn key_once(seen: &mut u64, keys: &[&str], key: &str) -> Option<usize> {
+    let i = keys.iter().position(|k| *k == key)?;
+    let bit = 1u64 << i;
+    (*seen & bit == 0).then(|| *seen |= bit)?;
+    Some(i)
+}
+
+/// A value that fits `T`, `default` when absent ([`Obj::uint`]).
+fn fit<T: TryFrom<u64>>(v: Option<u64>, default: Option<T>) -> Option<T> {
+    match v {
+        Some(n) => T::try_from(n).ok(),
+        None => default,
+    }
+}
+
+/// A dtype as [`dtype`] reads it: an ordinal that fits 32 bits, or a name.
+fn fast_dtype(s: &mut Scan<'_>) -> Option<u32> {
+    match s.u64() {
+        Some(n) => u32::try_from(n).ok(),
+        None => dtype_named(s.str()?),
+    }
+}
+
+/// `[[rank, …], …]` ([`rank_lists`]).
+fn fast_ranks(s: &mut Scan<'_>) -> Option<Vec<Vec<u32>>> {
+    let mut out = Vec::new();
+    s.items(|s| {
+        let mut g = Vec::new();
+        s.items(|s| u32::try_from(s.u64()?).ok().map(|r| g.push(r)))?;
+        out.push(g);
+        Some(())
+    })?;
+    Some(out)
+}
+
+/// The keys of an instruction's `sync` ([`sync`]).
+const SYNC_KEYS: [&str; 5] = [
+    "wait_mode",
+    "wait_idx",
+    "update_mode",
+    "update_idx",
+    "semaphore_value",
+];
+
+/// `{wait_mode, …}` ([`sync`]).
+fn fast_sync(s: &mut Scan<'_>) -> Option<Sync> {
+    let mut v = [None; 5];
+    let mut seen = 0;
+    s.entries(|s, k| {
+        let i = key_once(&mut seen, &SYNC_KEYS, k)?;
+        v[i] = if s.null() { None } else { Some(s.u64()?) };
+        Some(())
+    })?;
+    Some(Sync {
+        wait_mode: WaitMode(fit(v[0], Some(0))?),
+        wait_idx: fit(v[1], Some(0))?,
+        update_mode: UpdateMode(fit(v[2], Some(0))?),
+        update_idx: fit(v[3], Some(0))?,
+        semaphore_value: fit(v[4], Some(0))?,
+        ..Sync::default()
+    })
+}
+
+const TENSOR_KEYS: [&str; 3] = ["tensor_id", "tensor_base", "num_elements_per_partition"];
+
+/// `{tensor_id, tensor_base, num_elements_per_partition}` ([`tensor`]).
+fn fast_tensor(v: [Option<u64>; 3]) -> Option<TransferOperand> {
+    Some(TransferOperand {
+        tensor_id: fit(v[0], None)?,
+        tensor_base: fit(v[1], None)?,
+        num_elements_per_partition: fit(v[2], None)?,
+    })
+}
+
+fn fast_operand(s: &mut Scan<'_>) -> Option<TransferOperand> {
+    let (mut v, mut seen) = ([None; 3], 0);
+    s.entries(|s, k| {
+        let i = key_once(&mut seen, &TENSOR_KEYS, k)?;
+        v[i] = if s.null() { None } else { Some(s.u64()?) };
+        Some(())
+    })?;
+    fast_tensor(v)
+}
+
+/// The keys an instruction may have, in [`fast_instruction`]'s order.
+const INSN_KEYS: [&str; 24] = [
+    "op",
+    "kind",
+    "cce_op",
+    "dtype",
+    "src",
+    "src2",
+    "replica_groups",
+    "source_target_pairs",
+    "channel_id",
+    "cc_dim",
+    "sync",
+    "tensor_id",
+    "tensor_base",
+    "num_elements_per_partition",
+    "peer",
+    "send",
+    "recv",
+    "src_dtype",
+    "dst_dtype",
+    "src_ap",
+    "dst_ap",
+    "peer_partition",
+    "bytes_per_partition",
+    "cores_per_lnc",
+];
+
+/// Which of [`INSN_KEYS`] each op has (bit `i`: key `i`).
+fn insn_keys(op: &str) -> u64 {
+    let bits = |keys: &[usize]| keys.iter().fold(0, |b, i| b | 1 << i);
+    match op {
+        "collective" => bits(&[0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10]),
+        "send" | "recv" => bits(&[0, 10, 11, 12, 13, 14]),
+        "local_send_recv" => bits(&[0, 1, 10, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23]),
+        _ => 0,
+    }
+}
+
+/// One instruction ([`instruction`]), its `op` first.
+fn fast_instruction(s: &mut Scan<'_>) -> Option<IrInstruction> {
+    let mut op = "";
+    let mut seen = 0u64;
+    let (mut strs, mut ints) = ([None; 24], [None; 24]);
+    let (mut dtypes, mut groups, mut pairs) = ([None; 24], None, None);
+    let (mut sync, mut operands) = (None, [None, None]);
+    s.entries(|s, k| {
+        let i = key_once(&mut seen, &INSN_KEYS, k)?;
+        if i == 0 {
+            op = s.str()?;
+            return Some(());
+        }
+        // Keys of another op, or before `op`: the tree reader's.
+        if insn_keys(op) & 1 << i == 0 {
+            return None;
+        }
+        if s.null() {
+            return Some(());
+        }
+        match INSN_KEYS[i] {
+            "kind" | "cce_op" | "src" | "src2" | "src_ap" | "dst_ap" => strs[i] = Some(s.str()?),
+            "dtype" | "src_dtype" | "dst_dtype" => dtypes[i] = Some(fast_dtype(s)?),
+            "replica_groups" => groups = Some(fast_ranks(s)?),
+            "source_target_pairs" => {
+                let p = fast_ranks(s)?.into_iter().map(|p| match p[..] {
+                    [a, b] => Some((a, b)),
+                    _ => None,
+                });
+                pairs = Some(p.collect::<Option<Vec<_>>>()?);
+            }
+            "sync" => sync = Some(fast_sync(s)?),
+            "send" | "recv" => operands[usize::from(i == 16)] = Some(fast_operand(s)?),
+            _ => ints[i] = Some(s.u64()?),
+        }
+        Some(())
+    })?;
+    let kind = |k: Option<&str>| CollectiveKind::from_name(k?);
+    let sync = sync.unwrap_or_default();
+    Some(match op {
+        "collective" => IrInstruction::Collective(Collective {
+            kind: kind(strs[1])?,
+            cce_op: AluOp::from_name(strs[2]?)?,
+            dtype: dtypes[3]?,
+            src: hex_digits(strs[4]?).ok()?,
+            src2: strs[5]
+                .map(|h| hex_digits(h).ok())
+                .map_or(Some(None), |h| h.map(Some))?,
+            replica_groups: groups.unwrap_or_default(),
+            source_target_pairs: pairs.unwrap_or_default(),
+            channel_id: fit(ints[8], Some(0))?,
+            cc_dim: fit(ints[9], Some(0))?,
+            sync,
+        }),
+        "send" | "recv" => IrInstruction::Transfer(Transfer {
+            direction: Direction::from_name(op)?,
+            operand: fast_tensor([ints[11], ints[12], ints[13]])?,
+            peer: fit(ints[14], None)?,
+            sync,
+        }),
+        "local_send_recv" => IrInstruction::LocalSendRecv(LocalSendRecv {
+            kind: kind(strs[1])?,
+            send: operands[0]?,
+            recv: operands[1]?,
+            peer: fit(ints[14], None)?,
+            src_dtype: dtypes[17]?,
+            dst_dtype: dtypes[18]?,
+            src_ap: hex_digits(strs[19]?).ok()?,
+            dst_ap: hex_digits(strs[20]?).ok()?,
+            peer_partition: fit(ints[21], None)?,
+            bytes_per_partition: fit(ints[22], None)?,
+            cores_per_lnc: fit(ints[23], None)?,
+            sync,
+        }),
+        _ => return None,
+    })
 }
 
 /// The JSON path (below the instruction's own path) of the value a lowering

@@ -56,8 +56,12 @@ pub fn parse(text: &str) -> Result<Json<'_>, serde_json::Error> {
 
 /// The fast reading of [`parse`]: `None` where it gives up, and then
 /// `serde_json` reads the text; where it reads a value, `serde_json` reads
-/// the same one (tested on generated texts).
-struct Scan<'a> {
+/// the same one (tested on generated texts). A reader that knows the shape
+/// it expects can also pull values straight off the text ([`Scan::new`],
+/// [`Scan::u64`], [`Scan::str`], [`Scan::items`], [`Scan::entries`]),
+/// with no tree: `None` where the scanner gives up or the text is not that
+/// shape, and then it reads the text with [`parse`].
+pub struct Scan<'a> {
     text: &'a str,
     at: usize,
 }
@@ -66,6 +70,69 @@ struct Scan<'a> {
 const SCAN_DEPTH: u32 = 64;
 
 impl<'a> Scan<'a> {
+    /// A pull reader at the start of `text`.
+    pub fn new(text: &'a str) -> Scan<'a> {
+        Scan { text, at: 0 }
+    }
+
+    /// Reads a `null` (true), or reads nothing (false).
+    pub fn null(&mut self) -> bool {
+        self.blank();
+        let yes = self.text[self.at..].starts_with("null");
+        self.at += if yes { 4 } else { 0 };
+        yes
+    }
+
+    /// Reads an unsigned integer.
+    pub fn u64(&mut self) -> Option<u64> {
+        self.blank();
+        self.natural()
+    }
+
+    /// Reads a string without escapes.
+    pub fn str(&mut self) -> Option<&'a str> {
+        self.blank();
+        if self.peek()? != b'"' {
+            return None;
+        }
+        match self.string()? {
+            Cow::Borrowed(s) => Some(s),
+            Cow::Owned(_) => None,
+        }
+    }
+
+    /// Reads an array, each item by `item`.
+    pub fn items(&mut self, item: impl FnMut(&mut Self) -> Option<()>) -> Option<()> {
+        self.blank();
+        if self.peek()? != b'[' {
+            return None;
+        }
+        self.list(b']', item)
+    }
+
+    /// Reads an object, each value by `entry` given its key (a key twice is
+    /// the caller's to refuse).
+    pub fn entries(
+        &mut self,
+        mut entry: impl FnMut(&mut Self, &'a str) -> Option<()>,
+    ) -> Option<()> {
+        self.blank();
+        if self.peek()? != b'{' {
+            return None;
+        }
+        self.list(b'}', |s| {
+            let k = s.str()?;
+            s.eat(b':')?;
+            entry(s, k)
+        })
+    }
+
+    /// Reads the end of the text (blanks only).
+    pub fn end(&mut self) -> Option<()> {
+        self.blank();
+        (self.at == self.text.len()).then_some(())
+    }
+
     fn whole(text: &'a str) -> Option<Json<'a>> {
         let mut s = Scan { text, at: 0 };
         let mut v = Json::Null;
@@ -132,35 +199,54 @@ impl<'a> Scan<'a> {
     /// An integer without fraction or exponent that fits `u64` (or, when
     /// negative, `i64`).
     fn integer(&mut self, slot: &mut Json<'a>) -> Option<()> {
+        let from = self.at;
+        let negative = self.peek() == Some(b'-');
+        self.at += usize::from(negative);
+        *slot = match (negative, self.natural()) {
+            (false, Some(n)) => Json::U64(n),
+            // "-0" is serde_json's too.
+            (true, Some(n)) if n != 0 => match 0i64.checked_sub_unsigned(n) {
+                Some(i) => Json::I64(i),
+                None => {
+                    self.at = from;
+                    return None;
+                }
+            },
+            _ => {
+                self.at = from;
+                return None;
+            }
+        };
+        Some(())
+    }
+
+    /// The digits at hand as a `u64`, read only if they are one: not "01",
+    /// "1.5", "1e3" or past `u64` (serde_json's: an error, or a float).
+    fn natural(&mut self) -> Option<u64> {
         let b = self.text.as_bytes();
-        let negative = b[self.at] == b'-';
-        let start = self.at + usize::from(negative);
-        // The value as it is read; past u64: serde_json's (a float).
+        let start = self.at;
         let (mut n, mut end) = (0u64, start);
-        while let Some(d) = b
-            .get(end)
-            .and_then(|c| c.checked_sub(b'0'))
-            .filter(|d| *d < 10)
-        {
-            n = n.checked_mul(10)?.checked_add(u64::from(d))?;
+        while let Some(d) = b.get(end).map(|c| c.wrapping_sub(b'0')).filter(|d| *d < 10) {
+            // Wraps only past 19 digits, checked below.
+            n = n.wrapping_mul(10).wrapping_add(u64::from(d));
             end += 1;
         }
-        let digits = end - start;
-        // "01", "-", "1.5", "1e3": serde_json's (an error, or a float).
-        if digits == 0
-            || (digits > 1 && b[start] == b'0')
+        let digits = &b[start..end];
+        let fits = match digits.len() {
+            0 => false,
+            1..=19 => true,
+            // Same length: the text order is the numbers' order.
+            20 => digits <= b"18446744073709551615".as_slice(),
+            _ => false,
+        };
+        if !fits
+            || (digits.len() > 1 && digits[0] == b'0')
             || matches!(b.get(end), Some(b'.' | b'e' | b'E'))
         {
             return None;
         }
-        *slot = match negative {
-            false => Json::U64(n),
-            // "-0" is serde_json's too.
-            true if n == 0 => return None,
-            true => Json::I64(0i64.checked_sub_unsigned(n)?),
-        };
         self.at = end;
-        Some(())
+        Some(n)
     }
 
     /// The items of an array or object up to `close` (the opening byte at
