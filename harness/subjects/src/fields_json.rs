@@ -5,7 +5,7 @@
 //! lowercase hex.
 
 use crate::layout::Kind;
-use crate::strict_json::{Json, Object};
+use crate::strict_json::{Json, Object, Scan};
 use crate::subjects::{hex, FieldName, Value};
 use serde_json::{Map, Value as J};
 
@@ -131,6 +131,31 @@ pub fn fields_from_json(fo: &Object<'_>) -> Result<Vec<(FieldName, Value)>, Stri
             Ok((name, value_of(kind, k, v)?))
         })
         .collect()
+}
+
+/// [`fields_from_json`] read straight from the text at `s` (an object), with
+/// no tree: `None` wherever it is unsure (an escape, a key twice, any
+/// error), and then the caller reads the text with
+/// [`crate::strict_json::parse`], which names the error.
+pub fn fields_from_text(s: &mut Scan<'_>) -> Option<Vec<(FieldName, Value)>> {
+    let mut out: Vec<(FieldName, Value)> = Vec::with_capacity(16);
+    s.entries(|s, k| {
+        let (name, kind) = crate::layout::field(k);
+        if out.iter().any(|(n, _)| *n == name) {
+            return None;
+        }
+        let v = match s.u64() {
+            Some(n) => Value::Int(n),
+            None => match (kind, s.str()?) {
+                (Kind::Bytes, h) => Value::Bytes(parse_hex_bytes(h)?),
+                (Kind::Name, n) => Value::Name(n.to_string()),
+                (Kind::Int, _) => return None,
+            },
+        };
+        out.push((name, v));
+        Some(())
+    })?;
+    Some(out)
 }
 
 #[cfg(test)]

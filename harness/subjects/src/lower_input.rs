@@ -387,7 +387,7 @@ pub fn parse_program(v: &Json<'_>) -> Result<(Generation, Vec<IrInstruction>), P
 /// instruction whose `op` is not its first key, any error), and then
 /// [`parse_program`] reads the tree and names the error. Where it reads a
 /// program, `parse_program` reads the same one (tested on generated
-/// documents and their mutations, `tests/lower_input_fast.rs`).
+/// documents and their mutations, `tests/text_readers.rs`).
 pub fn parse_program_text(text: &str) -> Option<(Generation, Vec<IrInstruction>)> {
     let mut s = Scan::new(text);
     let (mut gen, mut insns, mut seen) = (None, None, 0u64);

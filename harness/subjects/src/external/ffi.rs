@@ -7,7 +7,9 @@
 #![allow(unsafe_code)]
 
 use super::process::clip;
-use super::protocol::{answer_of, get_request, in_place, Answer, InPlace, Op, Request};
+use super::protocol::{
+    answer_of, decode_answer_text, get_request, in_place, Answer, InPlace, Op, Request,
+};
 use super::verdict::verdict_of;
 use crate::strict_json::Json;
 use crate::subjects::LutTable;
@@ -646,6 +648,11 @@ fn read(s: Status<Result<Answer, String>>) -> Result<Answer, String> {
 /// The answer object the library's decoder (or lowering) wrote as JSON
 /// text, read once, strictly; `what` names the function.
 fn object(text: &str, op: Op, what: &str) -> Result<Answer, String> {
+    if op == Op::Decode {
+        if let Some(a) = decode_answer_text(text) {
+            return Ok(a);
+        }
+    }
     match crate::strict_json::parse(text) {
         Ok(Json::Object(m)) => {
             answer_of(&m, op).map_err(|e| format!("{e}; {what} wrote: {}", clip(text)))

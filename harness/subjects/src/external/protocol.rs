@@ -10,10 +10,10 @@ use super::lower_json::{exact_keys, LOWERED_KEYS};
 use super::names::foreign;
 use super::record::{bytes, put_fields, put_module, u64_, Reader};
 pub use crate::fields_json::parse_bundle_hex;
-use crate::fields_json::{fields_from_json, fields_json};
+use crate::fields_json::{fields_from_json, fields_from_text, fields_json};
 use crate::generation::Generation;
 use crate::layout::mnemonic;
-use crate::strict_json::{get, Json, Object};
+use crate::strict_json::{get, Json, Object, Scan};
 use crate::subjects::{
     Capability, DecodeFail, Decoded, Fault, FieldName, IrInstruction, LoweredModule, LutTable,
     ModuleAnswer, Question, Reply, Said, StreamFail, Validator,
@@ -498,6 +498,44 @@ pub fn parse_answer(line: &str, id: u64, op: Op) -> Result<Answer, String> {
         v => return Err(format!("answer has id {v}, expected {id}")),
     }
     answer_of(&m, op)
+}
+
+/// [`answer_of`] for [`Op::Decode`] read straight from the text (a `lib:`
+/// worker reads one per decode case): `None` wherever it is unsure (any
+/// other key, an escape, a key twice, any error), and then the text is read
+/// as a tree by [`answer_of`], which names the error.
+pub fn decode_answer_text(text: &str) -> Option<Answer> {
+    let mut s = Scan::new(text);
+    let (mut opcode, mut fields, mut error) = (None, None, None);
+    s.entries(|s, k| {
+        match k {
+            "opcode" if opcode.is_none() => opcode = Some(parse_opcode(s.str()?)?),
+            "fields" if fields.is_none() => fields = Some(fields_from_text(s)?),
+            "error" if error.is_none() => {
+                let (mut field, mut offset) = (None, None);
+                s.entries(|s, k| {
+                    match k {
+                        "field" if field.is_none() => field = Some(s.str()?),
+                        "offset" if offset.is_none() => offset = Some(s.u64()?),
+                        _ => return None,
+                    }
+                    Some(())
+                })?;
+                error = Some((field?, offset?));
+            }
+            _ => return None,
+        }
+        Some(())
+    })?;
+    s.end()?;
+    match (opcode, fields, error) {
+        (Some(opcode), Some(fields), None) => Some(Answer::Decoded { opcode, fields }),
+        (None, None, Some((field, offset))) => Some(Answer::DecodeError {
+            field: field.to_string(),
+            offset,
+        }),
+        _ => None,
+    }
 }
 
 /// The answer object `m` (without its `"id"`: a line's, or what a C ABI
