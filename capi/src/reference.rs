@@ -11,7 +11,7 @@ use std::borrow::Cow;
 use std::fmt;
 use tpb_core::validate::Predicate;
 use tpb_core::Bundle;
-use tpb_subjects::external::protocol::{opcode_str, parse_opcode};
+use tpb_subjects::external::protocol::{opcode_fields_text, opcode_str, parse_opcode};
 use tpb_subjects::fields_json::{decode_error_text, fields_from_json, fields_text};
 use tpb_subjects::generation::Generation;
 use tpb_subjects::lower_input::{parse_program, parse_program_text, PathError, MAX_INPUT_BYTES};
@@ -142,6 +142,11 @@ fn object(v: Json<'_>) -> Result<Vec<(Cow<'_, str>, Json<'_>)>, RequestError> {
 /// Core's encoder on the request `{"opcode":"0xD9","fields":{…}}`: the
 /// bundle, or the name of what it refuses (SPEC §5.2).
 pub fn encode(request: &[u8], arch: Generation) -> Result<Result<[u8; 64], Name>, RequestError> {
+    // Read straight from the text; anything unusual through the tree,
+    // which names the error.
+    if let Some((opcode, fields)) = opcode_fields_text(text(request)?) {
+        return core(arch, |c| c.encode(opcode, &fields));
+    }
     let m = object(json(request)?)?;
     if let Some((k, _)) = m.iter().find(|(k, _)| k != "opcode" && k != "fields") {
         return Err(RequestError::UnexpectedKey(k.to_string()));

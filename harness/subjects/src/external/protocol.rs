@@ -500,42 +500,55 @@ pub fn parse_answer(line: &str, id: u64, op: Op) -> Result<Answer, String> {
     answer_of(&m, op)
 }
 
-/// [`answer_of`] for [`Op::Decode`] read straight from the text (a `lib:`
-/// worker reads one per decode case): `None` wherever it is unsure (any
-/// other key, an escape, a key twice, any error), and then the text is read
-/// as a tree by [`answer_of`], which names the error.
-pub fn decode_answer_text(text: &str) -> Option<Answer> {
+/// `{"opcode":"0xHH","fields":{…}}` (a decode answer, an encode request)
+/// read straight from the text: `None` wherever it is unsure (any other
+/// key, an escape, a key twice, any error), and then the text is read as a
+/// tree, whose reader names the error.
+pub fn opcode_fields_text(text: &str) -> Option<(u8, Vec<(FieldName, crate::subjects::Value)>)> {
     let mut s = Scan::new(text);
-    let (mut opcode, mut fields, mut error) = (None, None, None);
+    let (mut opcode, mut fields) = (None, None);
     s.entries(|s, k| {
         match k {
             "opcode" if opcode.is_none() => opcode = Some(parse_opcode(s.str()?)?),
             "fields" if fields.is_none() => fields = Some(fields_from_text(s)?),
-            "error" if error.is_none() => {
-                let (mut field, mut offset) = (None, None);
-                s.entries(|s, k| {
-                    match k {
-                        "field" if field.is_none() => field = Some(s.str()?),
-                        "offset" if offset.is_none() => offset = Some(s.u64()?),
-                        _ => return None,
-                    }
-                    Some(())
-                })?;
-                error = Some((field?, offset?));
-            }
             _ => return None,
         }
         Some(())
     })?;
     s.end()?;
-    match (opcode, fields, error) {
-        (Some(opcode), Some(fields), None) => Some(Answer::Decoded { opcode, fields }),
-        (None, None, Some((field, offset))) => Some(Answer::DecodeError {
-            field: field.to_string(),
-            offset,
-        }),
-        _ => None,
+    Some((opcode?, fields?))
+}
+
+/// [`answer_of`] for [`Op::Decode`] read straight from the text (a `lib:`
+/// worker reads one per decode case), as [`opcode_fields_text`] reads it.
+pub fn decode_answer_text(text: &str) -> Option<Answer> {
+    if let Some((opcode, fields)) = opcode_fields_text(text) {
+        return Some(Answer::Decoded { opcode, fields });
     }
+    let mut s = Scan::new(text);
+    let mut error = None;
+    s.entries(|s, k| {
+        if k != "error" || error.is_some() {
+            return None;
+        }
+        let (mut field, mut offset) = (None, None);
+        s.entries(|s, k| {
+            match k {
+                "field" if field.is_none() => field = Some(s.str()?),
+                "offset" if offset.is_none() => offset = Some(s.u64()?),
+                _ => return None,
+            }
+            Some(())
+        })?;
+        error = Some((field?, offset?));
+        Some(())
+    })?;
+    s.end()?;
+    let (field, offset) = error?;
+    Some(Answer::DecodeError {
+        field: field.to_string(),
+        offset,
+    })
 }
 
 /// The answer object `m` (without its `"id"`: a line's, or what a C ABI
