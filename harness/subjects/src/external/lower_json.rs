@@ -23,6 +23,7 @@ trait Out {
 }
 
 impl Out for Vec<u8> {
+    #[inline]
     fn put(&mut self, s: &[u8]) {
         self.extend_from_slice(s);
     }
@@ -32,6 +33,7 @@ impl Out for Vec<u8> {
 struct Rest<'a>(Option<&'a [u8]>);
 
 impl Out for Rest<'_> {
+    #[inline]
     fn put(&mut self, s: &[u8]) {
         self.0 = self.0.and_then(|r| r.strip_prefix(s));
     }
@@ -133,9 +135,20 @@ fn tensor(o: &mut impl Out, key: &str, t: &TransferOperand) {
     o.put(b"}");
 }
 
-/// `bytes` as a JSON string of lowercase hex ([`crate::subjects::hex`]).
+/// `bytes` as a JSON string of lowercase hex ([`crate::subjects::hex`]),
+/// 32 bytes a piece.
 fn hex(o: &mut impl Out, bytes: &[u8]) {
-    string(o, &crate::subjects::hex(bytes));
+    const D: &[u8; 16] = b"0123456789abcdef";
+    o.put(b"\"");
+    for chunk in bytes.chunks(32) {
+        let mut digits = [0u8; 64];
+        for (d, &x) in digits.chunks_exact_mut(2).zip(chunk) {
+            d[0] = D[usize::from(x >> 4)];
+            d[1] = D[usize::from(x & 0xF)];
+        }
+        o.put(&digits[..2 * chunk.len()]);
+    }
+    o.put(b"\"");
 }
 
 fn list<O: Out, T>(o: &mut O, xs: &[T], mut each: impl FnMut(&mut O, &T)) {
