@@ -6,7 +6,7 @@
 
 use crate::layout::Kind;
 use crate::strict_json::{Json, Object, Scan};
-use crate::subjects::{hex, FieldName, Value};
+use crate::subjects::{hex, push_hex, FieldName, Value};
 use serde_json::{Map, Value as J};
 
 /// A field value as JSON (ints as numbers, names as strings, bytes as hex).
@@ -44,12 +44,8 @@ pub fn fields_text(fields: &[(FieldName, Value)]) -> String {
             }
             Value::Name(s) => json_str(&mut o, s),
             Value::Bytes(b) => {
-                const D: &[u8; 16] = b"0123456789abcdef";
                 o.push('"');
-                for &x in b {
-                    o.push(char::from(D[usize::from(x >> 4)]));
-                    o.push(char::from(D[usize::from(x & 0xF)]));
-                }
+                push_hex(&mut o, b);
                 o.push('"');
             }
         }

@@ -272,6 +272,8 @@ impl<'a> Scan<'a> {
     fn array(&mut self, depth: u32, slot: &mut Json<'a>) -> Option<()> {
         let mut v = Vec::with_capacity(4);
         self.list(b']', |s| {
+            // Not `push(Json::Null)`: that wrote the tag to the stack and
+            // copied it whole, a stalled store-to-load forward.
             v.resize_with(v.len() + 1, || Json::Null);
             s.value(depth, v.last_mut()?)
         })?;

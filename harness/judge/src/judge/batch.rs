@@ -150,6 +150,9 @@ impl Judge {
             let ran = kind.run(self, t, buf.input(c.form), reach);
             if staged {
                 self.built.replace(None);
+                if let Some(k) = &self.recorder {
+                    k.stage(None);
+                }
             }
             self.report(cases, j, ran);
         }

@@ -66,21 +66,17 @@ impl RecordKey {
         self.0.memo_paused.set(paused);
     }
 
-    /// Forgets the last key (and the staged stream).
+    /// Forgets the last key.
     #[inline]
     pub fn reset(&self) {
         self.0.set.set(false);
         self.0.key.borrow_mut().clear();
-        self.stage(None);
     }
 
-    /// The stream the case at hand staged for the subjects (until the
-    /// next [`RecordKey::reset`]): core's verdict on it is kept.
-    #[inline]
+    /// The stream the case at hand staged for the subjects, kept with
+    /// core's verdict on it until the case is judged (`None` then).
     pub fn stage(&self, stream: Option<&Arc<Vec<u8>>>) {
-        if stream.is_some() || self.0.staged.borrow().is_some() {
-            self.0.staged.replace(stream.map(|s| (Arc::clone(s), None)));
-        }
+        self.0.staged.replace(stream.map(|s| (Arc::clone(s), None)));
     }
 
     /// The key recorded since the last reset (`"-"` if none).

@@ -667,17 +667,12 @@ impl SubjectLib {
     /// library's error: the gate records it as a protocol finding with the
     /// input, as tpb_subject.h promises.
     pub fn answer_record(&self, rec: &[u8]) -> Result<Answer, String> {
-        match in_place(rec) {
-            Some(InPlace::Stream(s)) => self.stream_answer(s),
-            Some(InPlace::Lower(ir)) => match std::str::from_utf8(ir) {
-                Ok(ir) => self.lower_answer(ir),
-                Err(_) => Err("bad request record: IR not UTF-8".into()),
-            },
-            None => match get_request(rec) {
-                Ok(r) => self.answer(&r),
-                Err(e) => Err(format!("bad request record: {e}")),
-            },
-        }
+        let request = in_place(rec).and_then(|p| match p {
+            Some(InPlace::Stream(s)) => Ok(self.stream_answer(s)),
+            Some(InPlace::Lower(ir)) => Ok(self.lower_answer(ir)),
+            None => get_request(rec).map(|r| self.answer(&r)),
+        });
+        request.unwrap_or_else(|e| Err(format!("bad request record: {e}")))
     }
 
     fn stream_answer(&self, s: &[u8]) -> Result<Answer, String> {

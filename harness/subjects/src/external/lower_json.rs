@@ -138,13 +138,11 @@ fn tensor(o: &mut impl Out, key: &str, t: &TransferOperand) {
 /// `bytes` as a JSON string of lowercase hex ([`crate::subjects::hex`]),
 /// 32 bytes a piece.
 fn hex(o: &mut impl Out, bytes: &[u8]) {
-    const D: &[u8; 16] = b"0123456789abcdef";
     o.put(b"\"");
     for chunk in bytes.chunks(32) {
         let mut digits = [0u8; 64];
         for (d, &x) in digits.chunks_exact_mut(2).zip(chunk) {
-            d[0] = D[usize::from(x >> 4)];
-            d[1] = D[usize::from(x & 0xF)];
+            d.copy_from_slice(&crate::subjects::hex_pair(x));
         }
         o.put(&digits[..2 * chunk.len()]);
     }

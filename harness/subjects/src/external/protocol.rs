@@ -856,22 +856,29 @@ pub fn request_parts(r: &Request) -> (Vec<u8>, &[u8]) {
 pub enum InPlace<'a> {
     /// A `validate_stream` request's stream.
     Stream(&'a [u8]),
-    /// A `lower` request's IR document (not yet checked to be UTF-8).
-    Lower(&'a [u8]),
+    /// A `lower` request's IR document.
+    Lower(&'a str),
 }
 
-/// The stream or IR document of a record of [`request_parts`]; `None` for
-/// the other requests ([`get_request`]).
-pub fn in_place(b: &[u8]) -> Option<InPlace<'_>> {
-    match b.split_first()? {
-        (&REQ_STREAM, s) => Some(InPlace::Stream(s)),
-        (&REQ_LOWER, ir) => Some(InPlace::Lower(ir)),
+/// The stream or IR document of a record of [`request_parts`]; `Ok(None)`
+/// for the other requests ([`get_request`] reads every one).
+pub fn in_place(b: &[u8]) -> Result<Option<InPlace<'_>>, String> {
+    Ok(match b.split_first() {
+        Some((&REQ_STREAM, s)) => Some(InPlace::Stream(s)),
+        Some((&REQ_LOWER, ir)) => Some(InPlace::Lower(
+            std::str::from_utf8(ir).map_err(|_| "IR not UTF-8")?,
+        )),
         _ => None,
-    }
+    })
 }
 
 /// The request a record of [`request_parts`] holds.
 pub fn get_request(b: &[u8]) -> Result<Request, String> {
+    match in_place(b)? {
+        Some(InPlace::Stream(s)) => return Ok(Request::ValidateStream(Arc::new(s.to_vec()))),
+        Some(InPlace::Lower(ir)) => return Ok(Request::Lower(ir.to_string().into())),
+        None => {}
+    }
     let bundle = |b: &[u8]| <[u8; 64]>::try_from(b).map_err(|_| "not 64 bytes".to_string());
     let Some((&kind, rest)) = b.split_first() else {
         return Err("empty".into());
@@ -898,12 +905,6 @@ pub fn get_request(b: &[u8]) -> Result<Request, String> {
             },
             _ => return Err("not a table and an ordinal".into()),
         },
-        REQ_STREAM => Request::ValidateStream(Arc::new(rest.to_vec())),
-        REQ_LOWER => Request::Lower(
-            String::from_utf8(rest.to_vec())
-                .map_err(|_| "IR not UTF-8".to_string())?
-                .into(),
-        ),
         k => return Err(format!("request kind {k}")),
     })
 }

@@ -10,13 +10,24 @@ use std::fmt;
 
 /// Lowercase hex of a byte slice.
 pub fn hex(b: &[u8]) -> String {
-    const D: &[u8; 16] = b"0123456789abcdef";
     let mut s = String::with_capacity(b.len() * 2);
-    for &x in b {
-        s.push(char::from(D[usize::from(x >> 4)]));
-        s.push(char::from(D[usize::from(x & 0xF)]));
-    }
+    push_hex(&mut s, b);
     s
+}
+
+/// [`hex`] of `b` appended to `s`.
+pub fn push_hex(s: &mut String, b: &[u8]) {
+    for &x in b {
+        let [h, l] = hex_pair(x);
+        s.push(char::from(h));
+        s.push(char::from(l));
+    }
+}
+
+/// `x` as two lowercase hex digits.
+pub fn hex_pair(x: u8) -> [u8; 2] {
+    const D: &[u8; 16] = b"0123456789abcdef";
+    [D[usize::from(x >> 4)], D[usize::from(x & 0xF)]]
 }
 
 /// A validator predicate of SPEC §3 / §4: core's (chain order), or a name

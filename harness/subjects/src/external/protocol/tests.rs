@@ -292,6 +292,25 @@ fn every_answer_reads_back_as_written() {
         assert_eq!(get_request(&[head, tail.to_vec()].concat()), Ok(r));
     }
     assert!(get_request(&[REQ_DECODE, 0]).is_err());
+    // A stream or IR document is read where it lies; an IR document that
+    // is not UTF-8 is refused by both readings.
+    assert!(matches!(
+        in_place(&[REQ_STREAM, 1, 2]),
+        Ok(Some(InPlace::Stream([1, 2])))
+    ));
+    assert!(matches!(
+        in_place(&[REQ_LOWER, b'{', b'}']),
+        Ok(Some(InPlace::Lower("{}")))
+    ));
+    assert!(matches!(in_place(&[REQ_DECODE, 0]), Ok(None)));
+    assert_eq!(
+        in_place(&[REQ_LOWER, 0xFF]).err().as_deref(),
+        Some("IR not UTF-8")
+    );
+    assert_eq!(
+        get_request(&[REQ_LOWER, 0xFF]),
+        Err("IR not UTF-8".to_string())
+    );
     // Every stream the gate reads (a corpus file) fits one hand-off.
     let big = Request::ValidateStream(vec![0x86; MAX_STREAM].into());
     assert!(super::super::shm::request_len(&big) + 8 <= super::super::shm::REQ);
