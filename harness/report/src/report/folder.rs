@@ -77,56 +77,53 @@ pub fn claim_dir(
     root: &Path,
     stamp: &str,
 ) -> Result<PathBuf, ReportDirError> {
-    let ioe = |path: &Path, error: io::Error| ReportDirError::Io {
-        path: path.to_path_buf(),
-        error,
-    };
     let mut created = Vec::new();
     let result = (|| {
-        if let Some(p) = explicit {
-            if std::fs::symlink_metadata(p).is_ok() {
-                return Err(ReportDirError::Exists(p.to_path_buf()));
+        let parent = match explicit {
+            Some(p) if std::fs::symlink_metadata(p).is_ok() => {
+                return Err(ReportDirError::Exists(p.to_path_buf()))
             }
-            if let Some(d) = p.parent().filter(|d| !d.as_os_str().is_empty()) {
-                create_dirs(d, &mut created).map_err(|(q, e)| ioe(&q, e))?;
-            }
-            return match std::fs::create_dir(p) {
-                Ok(()) => Ok(p.to_path_buf()),
-                Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {
-                    Err(ReportDirError::Exists(p.to_path_buf()))
-                }
-                Err(e) => Err(ioe(p, e)),
-            };
+            Some(p) => p.parent().filter(|d| !d.as_os_str().is_empty()),
+            None => Some(root),
+        };
+        if let Some(d) = parent {
+            create_dirs(d, &mut created).map_err(|(q, e)| io_error(&q, e))?;
         }
-        create_dirs(root, &mut created).map_err(|(q, e)| ioe(&q, e))?;
         let mut n = 0u32;
         loop {
-            let p = if n == 0 {
-                root.join(stamp)
-            } else {
-                root.join(format!("{stamp}-{n}"))
+            let p = match explicit {
+                Some(p) => p.to_path_buf(),
+                None if n == 0 => root.join(stamp),
+                None => root.join(format!("{stamp}-{n}")),
             };
             match std::fs::create_dir(&p) {
                 Ok(()) => return Ok(p),
-                Err(e) if e.kind() == io::ErrorKind::AlreadyExists => n += 1,
-                Err(e) => return Err(ioe(&p, e)),
+                Err(e) if e.kind() != io::ErrorKind::AlreadyExists => return Err(io_error(&p, e)),
+                Err(_) if explicit.is_some() => return Err(ReportDirError::Exists(p)),
+                Err(_) => n += 1,
             }
         }
     })();
     match result {
         Ok(dir) => {
-            if let Ok(mut g) = CLAIMED.lock() {
-                *g = Some(Claim {
-                    dir: dir.clone(),
-                    created,
-                });
-            }
+            let claim = Claim {
+                dir: dir.clone(),
+                created,
+            };
+            put(&CLAIMED, Some(claim));
             Ok(dir)
         }
         Err(e) => {
             remove_created(&created);
             Err(e)
         }
+    }
+}
+
+fn io_error(path: &Path, error: io::Error) -> ReportDirError {
+    ReportDirError::Io {
+        path: path.to_path_buf(),
+        error,
     }
 }
 
@@ -171,8 +168,7 @@ fn remove_created(created: &[PathBuf]) {
 /// created for it, while they are still empty (a run that ends without a
 /// report).
 pub fn release_claim() {
-    let c = CLAIMED.lock().ok().and_then(|mut g| g.take());
-    if let Some(c) = c {
+    if let Some(c) = put(&CLAIMED, None) {
         if std::fs::remove_dir(&c.dir).is_ok() {
             remove_created(&c.created);
         }
@@ -201,6 +197,13 @@ static CLAIMED: Mutex<Option<Claim>> = Mutex::new(None);
 static STAGING: Mutex<Option<PathBuf>> = Mutex::new(None);
 static STAGING_PAUSE_MS: AtomicU64 = AtomicU64::new(0);
 
+/// Sets `slot` to `value` and returns what it held (nothing when its lock is poisoned).
+fn put<T>(slot: &Mutex<Option<T>>, value: Option<T>) -> Option<T> {
+    slot.lock()
+        .ok()
+        .and_then(|mut g| std::mem::replace(&mut *g, value))
+}
+
 /// Test hook: [`write_dir`] waits this long with its staging folder in
 /// place (the CLI sets it from `TPB_REPORT_DEBUG_STAGING_PAUSE_MS`), so a
 /// test can signal a command mid-write.
@@ -211,8 +214,7 @@ pub fn set_staging_pause_ms(ms: u64) {
 /// Removes the staging folder of a report being written, if any, and the
 /// still-empty claimed folder (for signal handlers and fatal errors).
 pub fn abort_staging() {
-    let p = STAGING.lock().ok().and_then(|mut g| g.take());
-    if let Some(p) = p {
+    if let Some(p) = put(&STAGING, None) {
         let _ = std::fs::remove_dir_all(p);
     }
     release_claim();
@@ -262,17 +264,9 @@ pub fn cleanup_stale(parent: &Path) {
     };
     for e in rd.flatten() {
         let n = e.file_name().to_string_lossy().to_string();
-        let Some((_, suffix)) = n
-            .starts_with('.')
-            .then(|| n.rsplit_once(STAGING_INFIX))
-            .flatten()
-        else {
-            continue;
-        };
-        let Some(pid) = suffix
-            .split_once('-')
-            .and_then(|(p, _)| p.parse::<u32>().ok())
-        else {
+        let staging = n.strip_prefix('.').and(n.rsplit_once(STAGING_INFIX));
+        let pid = |s: &str| s.split_once('-')?.0.parse::<u32>().ok();
+        let Some((suffix, pid)) = staging.and_then(|(_, s)| Some((s, pid(s)?))) else {
             continue;
         };
         let ours = e.file_type().is_ok_and(|t| t.is_dir())
@@ -288,15 +282,11 @@ pub fn cleanup_stale(parent: &Path) {
 /// atomically (see the module docs). `final_dir` must be absent or the
 /// empty folder this process claimed with [`claim_dir`].
 pub fn write_dir(final_dir: &Path, files: &[(String, Vec<u8>)]) -> Result<(), ReportDirError> {
-    let ioe = |path: &Path, error: io::Error| ReportDirError::Io {
-        path: path.to_path_buf(),
-        error,
-    };
     let parent = final_dir
         .parent()
         .filter(|p| !p.as_os_str().is_empty())
         .unwrap_or(Path::new("."));
-    std::fs::create_dir_all(parent).map_err(|e| ioe(parent, e))?;
+    std::fs::create_dir_all(parent).map_err(|e| io_error(parent, e))?;
     cleanup_stale(parent);
     let claimed = CLAIMED
         .lock()
@@ -307,13 +297,11 @@ pub fn write_dir(final_dir: &Path, files: &[(String, Vec<u8>)]) -> Result<(), Re
     }
     let suffix = staging_suffix();
     let staging = staging_name(final_dir, &suffix);
-    std::fs::create_dir(&staging).map_err(|e| ioe(&staging, e))?;
-    if let Ok(mut g) = STAGING.lock() {
-        *g = Some(staging.clone());
-    }
+    std::fs::create_dir(&staging).map_err(|e| io_error(&staging, e))?;
+    put(&STAGING, Some(staging.clone()));
     let result = (|| {
         let marker = staging.join(STAGING_MARKER);
-        write_atomic(&marker, marker_text(&suffix).as_bytes()).map_err(|e| ioe(&marker, e))?;
+        write_atomic(&marker, marker_text(&suffix).as_bytes()).map_err(|e| io_error(&marker, e))?;
         let pause = STAGING_PAUSE_MS.load(Ordering::Relaxed);
         if pause > 0 {
             std::thread::sleep(std::time::Duration::from_millis(pause));
@@ -321,31 +309,27 @@ pub fn write_dir(final_dir: &Path, files: &[(String, Vec<u8>)]) -> Result<(), Re
         for (rel, bytes) in files {
             let p = staging.join(rel);
             if let Some(d) = p.parent() {
-                std::fs::create_dir_all(d).map_err(|e| ioe(d, e))?;
+                std::fs::create_dir_all(d).map_err(|e| io_error(d, e))?;
             }
-            write_atomic(&p, bytes).map_err(|e| ioe(&p, e))?;
+            write_atomic(&p, bytes).map_err(|e| io_error(&p, e))?;
         }
-        std::fs::remove_file(&marker).map_err(|e| ioe(&marker, e))?;
+        std::fs::remove_file(&marker).map_err(|e| io_error(&marker, e))?;
         // rename(2) replaces the empty claimed folder atomically; a folder
         // that is not empty (someone else's) makes it fail.
         std::fs::rename(&staging, final_dir).map_err(|e| match e.kind() {
             io::ErrorKind::DirectoryNotEmpty | io::ErrorKind::AlreadyExists => {
                 ReportDirError::Exists(final_dir.to_path_buf())
             }
-            _ => ioe(final_dir, e),
+            _ => io_error(final_dir, e),
         })?;
         if let Ok(d) = std::fs::File::open(parent) {
             let _ = d.sync_all();
         }
         Ok(())
     })();
-    if let Ok(mut g) = STAGING.lock() {
-        *g = None;
-    }
+    put(&STAGING, None);
     if claimed && result.is_ok() {
-        if let Ok(mut g) = CLAIMED.lock() {
-            *g = None;
-        }
+        put(&CLAIMED, None);
     }
     if result.is_err() {
         let _ = std::fs::remove_dir_all(&staging);

@@ -47,28 +47,20 @@ nav#toc li.l3{font-size:0.92em}
 const NOWRAP_CHARS: usize = 60;
 
 fn spans(l: &Line) -> String {
-    l.iter()
-        .map(|sp| match sp {
-            Span::Text(s) => xml_escape(s),
-            Span::Code(s) => format!("<code>{}</code>", xml_escape(s)),
-            Span::Verdict(s) => format!(
-                "<strong class=\"{}\">{}</strong>",
-                xml_escape(s),
-                xml_escape(s)
-            ),
-            Span::Status(true) => "<span class=\"FAIL\">FAIL</span>".to_string(),
-            Span::Status(false) => "<span class=\"ok\">ok</span>".to_string(),
-        })
-        .collect()
+    let span = |sp: &Span| {
+        let s = xml_escape(sp.text());
+        match sp {
+            Span::Text(_) => s,
+            Span::Code(_) => format!("<code>{s}</code>"),
+            Span::Verdict(_) => format!("<strong class=\"{s}\">{s}</strong>"),
+            Span::Status(_) => format!("<span class=\"{s}\">{s}</span>"),
+        }
+    };
+    l.iter().map(span).collect()
 }
 
 fn plain(l: &Line) -> String {
-    l.iter()
-        .map(|sp| match sp {
-            Span::Text(s) | Span::Code(s) | Span::Verdict(s) => s.clone(),
-            Span::Status(b) => if *b { "FAIL" } else { "ok" }.to_string(),
-        })
-        .collect()
+    l.iter().map(Span::text).collect()
 }
 
 /// `<tag>` of a line; lines with clock-dependent content keep the marker and are greyed.
@@ -100,20 +92,21 @@ fn side_by_side(s: &mut String, left: &str, right: &str, names: (&str, &str)) {
         );
     };
     for op in diff.ops() {
+        // An equal run pairs its lines one to one; a change pads the shorter side.
         let (tag, or, nr) = op.as_tag_tuple();
-        if tag == similar::DiffTag::Equal {
-            for (i, j) in or.zip(nr) {
-                row(l.get(i).copied(), r.get(j).copied(), "eq");
-            }
+        let cls = if tag == similar::DiffTag::Equal {
+            "eq"
         } else {
-            let (a, b): (Vec<usize>, Vec<usize>) = (or.collect(), nr.collect());
-            for k in 0..a.len().max(b.len()) {
-                row(
-                    a.get(k).and_then(|&i| l.get(i).copied()),
-                    b.get(k).and_then(|&j| r.get(j).copied()),
-                    "chg",
-                );
-            }
+            "chg"
+        };
+        let a: Vec<Option<&str>> = or.map(|i| l.get(i).copied()).collect();
+        let b: Vec<Option<&str>> = nr.map(|j| r.get(j).copied()).collect();
+        for k in 0..a.len().max(b.len()) {
+            row(
+                a.get(k).copied().flatten(),
+                b.get(k).copied().flatten(),
+                cls,
+            );
         }
     }
     s.push_str("</table></div>\n");
@@ -152,6 +145,10 @@ fn byte_map(s: &mut String, bytes: &[u8; 64], sides: &[(String, [bool; 64])]) {
         "</div>\n<p class=\"legend\"><span class=\"blamed\">red</span>: the bytes that \
                 side's verdict is about.</p>\n",
     );
+}
+
+fn pre(s: &mut String, text: &str) {
+    let _ = writeln!(s, "<pre>{}</pre>", xml_escape(text));
 }
 
 fn block(s: &mut String, b: &Block) {
@@ -193,27 +190,21 @@ fn block(s: &mut String, b: &Block) {
             }
             s.push_str("</table></div>\n");
         }
-        Block::Pre(text) => {
-            let _ = writeln!(s, "<pre>{}</pre>", xml_escape(text.trim_end()));
-        }
+        Block::Pre(text) => pre(s, text.trim_end()),
         Block::Annotated { text, failed_lines } => {
             s.push_str("<pre class=\"annotated\">");
             for (i, line) in text.trim_end().lines().enumerate() {
-                if failed_lines.contains(&i) {
-                    let _ = writeln!(s, "<span class=\"hot\">{}</span>", xml_escape(line));
+                let (open, close) = if failed_lines.contains(&i) {
+                    ("<span class=\"hot\">", "</span>")
                 } else {
-                    let _ = writeln!(s, "{}", xml_escape(line));
-                }
+                    ("", "")
+                };
+                let _ = writeln!(s, "{open}{}{close}", xml_escape(line));
             }
             s.push_str("</pre>\n");
         }
-        Block::Dumps(d) => {
-            if d.left == d.right {
-                let _ = writeln!(s, "<pre>{}</pre>", xml_escape(&d.when_equal));
-            } else {
-                side_by_side(s, &d.left, &d.right, (&d.left_name, &d.right_name));
-            }
-        }
+        Block::Dumps(d) if d.left == d.right => pre(s, &d.when_equal),
+        Block::Dumps(d) => side_by_side(s, &d.left, &d.right, (&d.left_name, &d.right_name)),
         Block::ByteMap { bytes, sides } => byte_map(s, bytes, sides),
     }
 }
@@ -221,36 +212,27 @@ fn block(s: &mut String, b: &Block) {
 /// The table of contents: one entry per section, its subsections nested.
 fn toc(s: &mut String, sections: &[Section]) {
     s.push_str("<nav id=\"toc\"><h2>Contents</h2>\n<ul>\n");
-    let mut open_sub = false;
+    // Whether the entry before is a subsection (its `<ul>` is open).
+    let mut sub = false;
     for (i, sec) in sections.iter().enumerate() {
-        let link = format!(
-            "<a href=\"#{}\">{}</a>",
-            xml_escape(&sec.id),
-            xml_escape(&plain(&sec.title))
-        );
-        if sec.level > 2 {
-            if !open_sub {
-                s.push_str("<ul>\n");
-                open_sub = true;
+        let (id, title) = (xml_escape(&sec.id), xml_escape(&plain(&sec.title)));
+        let link = format!("<a href=\"#{id}\">{title}</a>");
+        let was_sub = std::mem::replace(&mut sub, sec.level > 2);
+        match (was_sub, sub) {
+            (_, true) => {
+                s.push_str(if was_sub { "" } else { "<ul>\n" });
+                let _ = writeln!(s, "<li class=\"l3\">{link}</li>");
             }
-            let _ = writeln!(s, "<li class=\"l3\">{link}</li>");
-        } else {
-            if open_sub {
-                s.push_str("</ul>\n");
-                open_sub = false;
+            (true, false) => {
+                let _ = write!(s, "</ul>\n</li>\n<li>{link}");
             }
-            if i > 0 {
-                s.push_str("</li>\n");
+            (false, false) => {
+                let _ = write!(s, "{}<li>{link}", if i > 0 { "</li>\n" } else { "" });
             }
-            let _ = write!(s, "<li>{link}");
         }
     }
-    if open_sub {
-        s.push_str("</ul>\n");
-    }
-    if !sections.is_empty() {
-        s.push_str("</li>\n");
-    }
+    s.push_str(if sub { "</ul>\n" } else { "" });
+    s.push_str(if sections.is_empty() { "" } else { "</li>\n" });
     s.push_str("</ul></nav>\n");
 }
 
@@ -258,17 +240,13 @@ fn toc(s: &mut String, sections: &[Section]) {
 pub fn render(m: &ReportModel) -> String {
     let doc = document(m);
     let mut s = String::new();
-    let _ = write!(
+    let title = xml_escape(&doc.title);
+    let _ = writeln!(
         s,
         "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n\
          <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n\
-         <title>{}</title>\n<style>\n{STYLE}</style></head><body>\n",
-        xml_escape(&doc.title)
-    );
-    let _ = writeln!(
-        s,
-        "<h1>{}</h1>\n<ul class=\"head\">",
-        xml_escape(&doc.title)
+         <title>{title}</title>\n<style>\n{STYLE}</style></head><body>\n\
+         <h1>{title}</h1>\n<ul class=\"head\">"
     );
     for l in &doc.head {
         tagged(&mut s, "li", l);

@@ -3,7 +3,6 @@
 //! recomputes it ([`verify`]). A seal against edits, not a signature: `reports/README.md`.
 
 use crate::subjects::hex;
-use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -15,23 +14,21 @@ pub const ALGORITHM: &str = "sha-256";
 /// divergence).
 pub const MAX_FILES: usize = 100_000;
 
-/// `run.json`'s `integrity` record.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct Integrity {
-    pub algorithm: String,
-    /// SHA-256 (hex) of `run.json` without its `integrity` key.
-    pub facts: String,
-    /// Every other file, by folder-relative path (`/`-separated).
-    pub files: BTreeMap<String, FileDigest>,
-}
+wire! {
+    /// `run.json`'s `integrity` record.
+    pub struct Integrity {
+        pub algorithm: String,
+        /// SHA-256 (hex) of `run.json` without its `integrity` key.
+        pub facts: String,
+        /// Every other file, by folder-relative path (`/`-separated).
+        pub files: BTreeMap<String, FileDigest>,
+    }
 
-/// One file's size and digest.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct FileDigest {
-    pub bytes: u64,
-    pub sha256: String,
+    /// One file's size and digest.
+    pub struct FileDigest {
+        pub bytes: u64,
+        pub sha256: String,
+    }
 }
 
 /// SHA-256 of `bytes`, hex.

@@ -64,28 +64,25 @@ pub fn render(m: &ReportModel) -> String {
     }
     // A cut-short run is not a green one: every target that did not run all
     // its planned cases gets an `incomplete` error.
-    if !meta.complete {
-        for t in &meta.targets {
-            if t.ran < t.planned {
-                case_at(&mut cases, &t.name).errors.push((
-                    "incomplete",
-                    format!(
-                        "incomplete: ran {} of {} planned generated cases (run cut short)",
-                        t.ran, t.planned
-                    ),
-                ));
-            }
-        }
+    for t in meta
+        .targets
+        .iter()
+        .filter(|t| !meta.complete && t.ran < t.planned)
+    {
+        let (ran, planned) = (t.ran, t.planned);
+        let e =
+            format!("incomplete: ran {ran} of {planned} planned generated cases (run cut short)");
+        case_at(&mut cases, &t.name).errors.push(("incomplete", e));
     }
     let mut properties = vec![
         ("verdict".to_string(), meta.verdict.clone()),
         ("seed".to_string(), meta.seed.clone()),
+        if m.is_merged() {
+            ("merged_shards".to_string(), m.shards.len().to_string())
+        } else {
+            ("shard".to_string(), shard_name(meta.shard))
+        },
     ];
-    if m.is_merged() {
-        properties.push(("merged_shards".to_string(), m.shards.len().to_string()));
-    } else {
-        properties.push(("shard".to_string(), shard_name(meta.shard)));
-    }
     if let Some(l) = &m.live {
         properties.push((
             format!("{TIMING_MARKER} elapsed_seconds"),
@@ -102,16 +99,14 @@ fn document(cases: &[Case], properties: &[(String, String)]) -> String {
         .filter(|c| c.divergences.is_empty() && !c.errors.is_empty())
         .count();
     let mut s = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
-    let _ = writeln!(
-        s,
-        "<testsuites name=\"tpbconform gate\" tests=\"{}\" failures=\"{failures}\" errors=\"{errors}\">",
-        cases.len()
-    );
-    let _ = writeln!(
-        s,
-        "  <testsuite name=\"tpbconform.gate\" tests=\"{}\" failures=\"{failures}\" errors=\"{errors}\">",
-        cases.len()
-    );
+    let tests = cases.len();
+    for (tag, name) in [
+        ("<testsuites", "tpbconform gate"),
+        ("  <testsuite", "tpbconform.gate"),
+    ] {
+        let counts = format!("tests=\"{tests}\" failures=\"{failures}\" errors=\"{errors}\"");
+        let _ = writeln!(s, "{tag} name=\"{name}\" {counts}>");
+    }
     let _ = writeln!(s, "    <properties>");
     for (name, value) in properties {
         let _ = writeln!(

@@ -35,14 +35,18 @@ ol.findings li{font-family:monospace;margin:2px 0;overflow-wrap:anywhere}.deadlo
 .legend span{display:inline-block;margin-right:14px}
 .sw{display:inline-block;width:12px;height:12px;border:1px solid #888;vertical-align:middle;margin-right:4px}";
 
+/// Engine `e`'s label (`engine e` past the labels given).
+fn engine_name(names: &[String], e: usize) -> String {
+    names
+        .get(e)
+        .cloned()
+        .unwrap_or_else(|| format!("engine {e}"))
+}
+
 fn site_text(s: &SyncSite, names: &[String]) -> String {
     match *s {
         SyncSite::Instr { engine, index } => {
-            let name = names
-                .get(usize::from(engine))
-                .cloned()
-                .unwrap_or_else(|| format!("engine {engine}"));
-            format!("{name} #{index}")
+            format!("{} #{index}", engine_name(names, usize::from(engine)))
         }
         SyncSite::Dma { index } => format!("dma {index}"),
     }
@@ -136,14 +140,8 @@ pub fn section(title: &str, p: &EngineProgram, o: &EngineSyncOutcome, names: &[S
     let x_of = |i: u32| LEFT + dx * f64::from(i) + dx / 2.0;
     let mut at: BTreeMap<SyncSite, (f64, f64)> = BTreeMap::new();
     for (e, steps) in p.engines.iter().enumerate() {
-        for i in 0..steps.len().min(MAX_MARKS) {
-            at.insert(
-                SyncSite::Instr {
-                    engine: e as u16,
-                    index: i as u32,
-                },
-                (x_of(i as u32), lane_y(e)),
-            );
+        for i in 0..steps.len().min(MAX_MARKS) as u32 {
+            at.insert(instr(e, i), (x_of(i), lane_y(e)));
         }
     }
     for (k, d) in p.dma.iter().enumerate() {
@@ -152,16 +150,10 @@ pub fn section(title: &str, p: &EngineProgram, o: &EngineSyncOutcome, names: &[S
     }
     // Classes of the marks from the findings and the ends.
     let mut class: BTreeMap<SyncSite, &str> = BTreeMap::new();
-    for (e, (what, i)) in o.ends.iter().enumerate() {
-        let s = SyncSite::Instr {
-            engine: e as u16,
-            index: *i,
-        };
-        match *what {
-            "blocked" => class.insert(s, "blocked"),
-            "stopped" => class.insert(s, "stopped"),
-            _ => None,
-        };
+    for (e, &(what, index)) in o.ends.iter().enumerate() {
+        if matches!(what, "blocked" | "stopped") {
+            class.insert(instr(e, index), what);
+        }
     }
     for f in &o.findings {
         if matches!(f.kind, "unsatisfiable_wait" | "unset_event") {
@@ -188,10 +180,7 @@ pub fn section(title: &str, p: &EngineProgram, o: &EngineSyncOutcome, names: &[S
     }
     for (e, steps) in p.engines.iter().enumerate() {
         let y = lane_y(e);
-        let name = names
-            .get(e)
-            .cloned()
-            .unwrap_or_else(|| format!("engine {e}"));
+        let name = engine_name(names, e);
         let _ = write!(
             svg,
             "<text class=\"lane-label\" x=\"8\" y=\"{:.0}\">{}</text><line class=\"lane-line\" x1=\"{LEFT}\" x2=\"{width:.0}\" y1=\"{y:.0}\" y2=\"{y:.0}\"/>",
@@ -210,26 +199,25 @@ pub fn section(title: &str, p: &EngineProgram, o: &EngineSyncOutcome, names: &[S
     }
     // Links first (under the marks).
     for (wait, by) in &o.links {
-        let (Some(by), Some(&(x1, y1))) = (by, at.get(wait)) else {
-            continue;
-        };
-        let Some(&(x0, y0)) = at.get(by) else {
+        let Some((by, &(x0, y0), &(x1, y1))) =
+            by.and_then(|b| Some((b, at.get(&b)?, at.get(wait)?)))
+        else {
             continue;
         };
         let _ = write!(
             svg,
             "<path class=\"link\" data-from=\"{}\" data-to=\"{}\" d=\"{}\"/>",
-            xml_escape(&site_text(by, &[])),
+            xml_escape(&site_text(&by, &[])),
             xml_escape(&site_text(wait, &[])),
             curve(x0, y0, x1, y1)
         );
     }
     for f in o.findings.iter().filter(|f| f.kind == "deadlock") {
         for (k, pair) in f.sites.chunks(2).enumerate() {
-            let (Some(w), Some(h)) = (pair.first(), pair.get(1)) else {
-                continue;
-            };
-            let (Some(&(x1, y1)), Some(&(x0, y0))) = (at.get(w), at.get(h)) else {
+            let Some((w, h, &(x1, y1), &(x0, y0))) = pair
+                .get(1)
+                .and_then(|h| Some((&pair[0], h, at.get(&pair[0])?, at.get(h)?)))
+            else {
                 continue;
             };
             let (res, _, threshold, _) = cycle_edge(f, k);
@@ -337,6 +325,11 @@ fn mark_title(s: &SyncSite, p: &EngineProgram) -> String {
             format!("dma {index}: S[{}] += {}", d.sem, d.by)
         }
     }
+}
+
+fn instr(engine: usize, index: u32) -> SyncSite {
+    let engine = engine as u16;
+    SyncSite::Instr { engine, index }
 }
 
 /// A curve from one mark to another (an arc above when both are on one lane).

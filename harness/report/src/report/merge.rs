@@ -21,22 +21,53 @@ pub use super::merge_error::{MergeError, MAX_BYTES};
 pub use super::shard::{load, ShardReport};
 use super::shard::{shard_name, verdict_of};
 
-fn check_same<T: fmt::Debug + PartialEq>(
-    what: &'static str,
-    first: &ShardReport,
-    other: &ShardReport,
-    get: impl Fn(&RunMeta) -> T,
-) -> Result<(), MergeError> {
-    let (a, b) = (get(&first.meta), get(&other.meta));
-    if a == b {
-        return Ok(());
-    }
-    Err(MergeError(format!(
-        "shards disagree on {what}: {} has {a:?}, {} has {b:?}",
-        first.dir.display(),
-        other.dir.display()
-    )))
+/// `x` as the refusal of shards that disagree on it shows it.
+fn shown(x: impl fmt::Debug) -> String {
+    format!("{x:?}")
 }
+
+fn names<T>(v: &[T], name: fn(&T) -> &String) -> Vec<&String> {
+    v.iter().map(name).collect()
+}
+
+/// A fact of `run.json` shown as [`shown`] does.
+type Fact = fn(&RunMeta) -> String;
+
+/// What the shards of one run have alike, by the name a refusal gives it.
+const ALIKE: [(&str, Fact); 12] = [
+    ("tool", |m| shown(&m.tool)),
+    ("version", |m| shown(&m.version)),
+    ("seed", |m| shown(&m.seed)),
+    ("cases", |m| shown(m.cases)),
+    ("shard count", |m| shown(m.shard.count)),
+    ("generations", |m| shown(names(&m.generations, |g| &g.name))),
+    ("targets", |m| shown(names(&m.targets, |t| &t.name))),
+    ("corpus replay", |m| shown(&m.corpus)),
+    ("vector files", |m| shown(&m.vector_files)),
+    ("corpus files per target", |m| {
+        let per = m
+            .targets
+            .iter()
+            .map(|t| (t.corpus_files, t.corpus_diverged, t.corpus_present));
+        shown(per.collect::<Vec<_>>())
+    }),
+    ("subjects", |m| {
+        let subjects = m.subjects.iter().map(|s| {
+            let corpus: Vec<(&String, u64)> =
+                s.targets.iter().map(|t| (&t.name, t.corpus)).collect();
+            (&s.spec, &s.capabilities, corpus, s.vector_checks)
+        });
+        shown((
+            subjects.collect::<Vec<_>>(),
+            m.subject_cases_cap,
+            &m.unsupported,
+        ))
+    }),
+    ("reach classes", |m| {
+        let classes = m.reach.iter().map(|(f, cs)| (f, names(cs, |c| &c.class)));
+        shown(classes.collect::<Vec<_>>())
+    }),
+];
 
 /// The subjects under test over every shard: per target the cases summed,
 /// the generations united (in run order), the totals summed.
@@ -88,7 +119,7 @@ fn merged_subjects(shards: &[ShardReport]) -> Vec<SubjectMeta> {
 /// The shards' `machine` groups summed (threads, wall time, each subject's
 /// calls, answers, time and restarts); the rate is recomputed from the
 /// merged cases and time. `None` when no shard has one.
-fn merged_machine(shards: &[ShardReport]) -> Option<MachineMeta> {
+fn merged_machine(shards: &[ShardReport], subjects: &[SubjectMeta]) -> Option<MachineMeta> {
     let mut out: Option<MachineMeta> = None;
     for s in shards {
         let Some(m) = &s.meta.machine else { continue };
@@ -111,25 +142,22 @@ fn merged_machine(shards: &[ShardReport]) -> Option<MachineMeta> {
             x.restarts = x.restarts.saturating_add(sm.restarts);
         }
     }
-    if let Some(o) = &mut out {
-        let subjects = merged_subjects(shards);
-        for x in &mut o.subjects {
-            let cases = subjects
-                .iter()
-                .find(|s| s.spec == x.spec)
-                .map_or(0, |s| s.cases);
-            x.cases_per_s = cases
-                .saturating_mul(1000)
-                .checked_div(x.subject_ms)
-                .unwrap_or(0);
-        }
+    for x in out.iter_mut().flat_map(|o| &mut o.subjects) {
+        let cases = subjects
+            .iter()
+            .find(|s| s.spec == x.spec)
+            .map_or(0, |s| s.cases);
+        x.cases_per_s = cases
+            .saturating_mul(1000)
+            .checked_div(x.subject_ms)
+            .unwrap_or(0);
     }
     out
 }
 
 /// The cohort patterns over every shard, inputs summed.
 fn merged_cohorts(shards: &[ShardReport]) -> Vec<CohortMeta> {
-    let mut by: std::collections::BTreeMap<String, u64> = std::collections::BTreeMap::new();
+    let mut by: BTreeMap<String, u64> = BTreeMap::new();
     for s in shards {
         for c in &s.meta.cohorts {
             let e = by.entry(c.pattern.clone()).or_insert(0);
@@ -147,57 +175,15 @@ pub fn merge(mut shards: Vec<ShardReport>) -> Result<ReportModel, MergeError> {
         .first()
         .ok_or_else(|| MergeError("no shard folder given".into()))?
         .clone();
-    for s in &shards[1..] {
-        check_same("tool", &first, s, |m| m.tool.clone())?;
-        check_same("version", &first, s, |m| m.version.clone())?;
-        check_same("seed", &first, s, |m| m.seed.clone())?;
-        check_same("cases", &first, s, |m| m.cases)?;
-        check_same("shard count", &first, s, |m| m.shard.count)?;
-        check_same("generations", &first, s, |m| {
-            m.generations
-                .iter()
-                .map(|g| g.name.clone())
-                .collect::<Vec<_>>()
-        })?;
-        check_same("targets", &first, s, |m| {
-            m.targets.iter().map(|t| t.name.clone()).collect::<Vec<_>>()
-        })?;
-        check_same("corpus replay", &first, s, |m| m.corpus.clone())?;
-        check_same("vector files", &first, s, |m| m.vector_files.clone())?;
-        check_same("corpus files per target", &first, s, |m| {
-            m.targets
-                .iter()
-                .map(|t| (t.corpus_files, t.corpus_diverged, t.corpus_present))
-                .collect::<Vec<_>>()
-        })?;
-        check_same("subjects", &first, s, |m| {
-            (
-                m.subjects
-                    .iter()
-                    .map(|s| {
-                        let corpus: Vec<(String, u64)> = s
-                            .targets
-                            .iter()
-                            .map(|t| (t.name.clone(), t.corpus))
-                            .collect();
-                        (
-                            s.spec.clone(),
-                            s.capabilities.clone(),
-                            corpus,
-                            s.vector_checks,
-                        )
-                    })
-                    .collect::<Vec<_>>(),
-                m.subject_cases_cap,
-                m.unsupported.clone(),
-            )
-        })?;
-        check_same("reach classes", &first, s, |m| {
-            m.reach
-                .iter()
-                .map(|(f, cs)| (f.clone(), cs.iter().map(|c| c.class.clone()).collect()))
-                .collect::<Vec<(String, Vec<String>)>>()
-        })?;
+    for (s, (what, get)) in shards[1..].iter().flat_map(|s| ALIKE.map(|a| (s, a))) {
+        let (a, b) = (get(&first.meta), get(&s.meta));
+        if a != b {
+            return Err(MergeError(format!(
+                "shards disagree on {what}: {} has {a}, {} has {b}",
+                first.dir.display(),
+                s.dir.display()
+            )));
+        }
     }
     let count = first.meta.shard.count;
     shards.sort_by_key(|s| s.meta.shard.index);
@@ -287,23 +273,21 @@ pub fn merge(mut shards: Vec<ShardReport>) -> Result<ReportModel, MergeError> {
         .generations
         .iter()
         .map(|g| {
-            let of = |f: fn(&GenerationMeta) -> u64| -> u64 {
-                shards
-                    .iter()
-                    .flat_map(|s| &s.meta.generations)
-                    .filter(|x| x.name == g.name)
-                    .map(f)
-                    .sum()
-            };
+            let of = shards
+                .iter()
+                .flat_map(|s| &s.meta.generations)
+                .filter(|x| x.name == g.name);
+            let (ran, diverged) = of.fold((0, 0), |(r, d), x| (r + x.ran, d + x.diverged));
             GenerationMeta {
                 name: g.name.clone(),
-                ran: of(|x| x.ran),
-                diverged: of(|x| x.diverged),
+                ran,
+                diverged,
             }
         })
         .collect();
     // Tool, version, seed, cases, corpus, vector files, the cap and the unsupported targets
     // are every shard's (checked above).
+    let subjects = merged_subjects(&shards);
     let mut meta = RunMeta {
         complete: true,
         bad_input: false,
@@ -317,10 +301,10 @@ pub fn merge(mut shards: Vec<ShardReport>) -> Result<ReportModel, MergeError> {
         notes,
         unexercised,
         generations,
-        subjects: merged_subjects(&shards),
+        machine: merged_machine(&shards, &subjects),
+        subjects,
         cohorts: merged_cohorts(&shards),
         reach,
-        machine: merged_machine(&shards),
         integrity: None,
         ..first.meta
     };
@@ -424,26 +408,17 @@ fn merged_divergences(shards: &[ShardReport]) -> Vec<DivergenceRecord> {
                 .map(DivergenceRecord::dedup_key)
         };
         for d in &s.divergences {
-            match by_key.get_mut(&d.dedup_key()) {
-                None => {
-                    by_key.insert(
-                        d.dedup_key(),
-                        Acc {
-                            rep: d.clone(),
-                            rep_root: root_of(d),
-                            count: d.count,
-                            shards: vec![name.clone()],
-                        },
-                    );
-                }
-                Some(a) => {
-                    a.count += d.count;
-                    a.shards.push(name.clone());
-                    if d.origin < a.rep.origin {
-                        a.rep = d.clone();
-                        a.rep_root = root_of(d);
-                    }
-                }
+            let a = by_key.entry(d.dedup_key()).or_insert_with(|| Acc {
+                rep: d.clone(),
+                rep_root: root_of(d),
+                count: 0,
+                shards: Vec::new(),
+            });
+            a.count += d.count;
+            a.shards.push(name.clone());
+            if d.origin < a.rep.origin {
+                a.rep = d.clone();
+                a.rep_root = root_of(d);
             }
         }
     }

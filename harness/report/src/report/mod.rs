@@ -5,6 +5,17 @@
 //! [`format::TIMING_MARKER`], so without those lines two reports of one seed are byte-identical
 //! (`run.json`'s `integrity`, which digests them, excepted).
 
+/// Records a report file holds (`run.json`, `divergences.jsonl`): written and read with serde,
+/// refused with a field they do not name.
+macro_rules! wire {
+    ($($(#[$a:meta])* pub struct $name:ident $body:tt)*) => {$(
+        #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+        #[serde(deny_unknown_fields)]
+        $(#[$a])*
+        pub struct $name $body
+    )*};
+}
+
 pub mod byte_map;
 pub mod divergences_jsonl;
 pub mod document;

@@ -4,6 +4,7 @@
 //! [`DivergenceRecord`] is one line of `divergences.jsonl`, written and read
 //! back with serde.
 
+use super::format::grouped;
 use super::run_json::{
     self, CohortMeta, CorpusMeta, GenerationMeta, GivenUpMeta, MachineMeta, ReachClass, RunMeta,
     ShardMeta, SubjectMachineMeta, SubjectMeta, SubjectTargetMeta, TargetMeta, UnsupportedMeta,
@@ -70,14 +71,65 @@ pub struct LiveFacts {
     pub external: Vec<ExternalRun>,
 }
 
-/// The signature part of a [`DivergenceRecord`].
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct SignatureRecord {
-    /// Predicate / field / LUT / gate name.
-    pub key: String,
-    pub left: String,
-    pub right: String,
+wire! {
+    /// The signature part of a [`DivergenceRecord`].
+    pub struct SignatureRecord {
+        /// Predicate / field / LUT / gate name.
+        pub key: String,
+        pub left: String,
+        pub right: String,
+    }
+
+    /// One line of `divergences.jsonl`: one distinct divergence (fields: `reports/README.md`).
+    pub struct DivergenceRecord {
+        pub number: u64,
+        pub target: String,
+        pub class: crate::findings::Class,
+        pub signature: SignatureRecord,
+        pub count: u64,
+        pub origin: OriginRecord,
+        pub arch: String,
+        pub input: String,
+        pub minimized: String,
+        pub replay: String,
+        pub replay_file: String,
+        pub file: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub replay_target: Option<String>,
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        pub replay_subjects: Vec<String>,
+        pub left_name: String,
+        pub right_name: String,
+        pub left: String,
+        pub right: String,
+        #[serde(default, skip_serializing_if = "crate::judge::Answers::is_empty")]
+        pub answers: crate::judge::Answers,
+        pub left_dump: String,
+        pub right_dump: String,
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        pub shards: Vec<String>,
+        /// With two or more subjects judged on the representative input: who
+        /// gave which answer ([`crate::judge::cohort`]).
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        pub cohorts: Vec<CohortRecord>,
+        /// The number of the divergence this one is probably caused by (triage's
+        /// folding: one of its case's bundles already diverges there); `None`: a
+        /// root cause.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub caused_by: Option<u64>,
+        /// The bytes of the minimised bundle whose single change flips the left subject's own
+        /// answer (triage asked it, [`crate::triage::asked_blame`]); `None`: not asked.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub subject_blame: Option<Vec<u64>>,
+    }
+
+    /// One cohort of a [`DivergenceRecord`]: implementations that gave the same
+    /// answer.
+    pub struct CohortRecord {
+        pub members: Vec<String>,
+        /// Their short answer (SPEC names).
+        pub answer: String,
+    }
 }
 
 /// Where a divergence came from (`origin` of a record), ordered like
@@ -126,61 +178,6 @@ impl std::fmt::Display for OriginRecord {
             }
         }
     }
-}
-
-/// One line of `divergences.jsonl`: one distinct divergence (fields: `reports/README.md`).
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct DivergenceRecord {
-    pub number: u64,
-    pub target: String,
-    pub class: crate::findings::Class,
-    pub signature: SignatureRecord,
-    pub count: u64,
-    pub origin: OriginRecord,
-    pub arch: String,
-    pub input: String,
-    pub minimized: String,
-    pub replay: String,
-    pub replay_file: String,
-    pub file: String,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub replay_target: Option<String>,
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub replay_subjects: Vec<String>,
-    pub left_name: String,
-    pub right_name: String,
-    pub left: String,
-    pub right: String,
-    #[serde(default, skip_serializing_if = "crate::judge::Answers::is_empty")]
-    pub answers: crate::judge::Answers,
-    pub left_dump: String,
-    pub right_dump: String,
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub shards: Vec<String>,
-    /// With two or more subjects judged on the representative input: who
-    /// gave which answer ([`crate::judge::cohort`]).
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub cohorts: Vec<CohortRecord>,
-    /// The number of the divergence this one is probably caused by (triage's
-    /// folding: one of its case's bundles already diverges there); `None`: a
-    /// root cause.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub caused_by: Option<u64>,
-    /// The bytes of the minimised bundle whose single change flips the left subject's own
-    /// answer (triage asked it, [`crate::triage::asked_blame`]); `None`: not asked.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub subject_blame: Option<Vec<u64>>,
-}
-
-/// One cohort of a [`DivergenceRecord`]: implementations that gave the same
-/// answer.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct CohortRecord {
-    pub members: Vec<String>,
-    /// Their short answer (SPEC names).
-    pub answer: String,
 }
 
 /// A hex field of a record as bytes, or why it does not decode.
@@ -378,15 +375,11 @@ pub fn verdict(run: &GateRun) -> &'static str {
 /// `v2..v5` for consecutive generations (SPEC §0 order), else a list;
 /// `no generation` for none.
 pub fn generation_span(names: &[String]) -> String {
-    let pos: Vec<Option<usize>> = names
-        .iter()
-        .map(|n| Generation::ALL.iter().position(|a| a.name() == n))
-        .collect();
-    let consecutive = pos.len() > 2
-        && pos.windows(2).all(|w| match (w[0], w[1]) {
-            (Some(a), Some(b)) => b == a + 1,
-            _ => false,
-        });
+    let pos = |n: &String| Generation::ALL.iter().position(|a| a.name() == n);
+    let consecutive = names.len() > 2
+        && names
+            .windows(2)
+            .all(|w| pos(&w[0]).is_some_and(|a| pos(&w[1]) == Some(a + 1)));
     match names {
         [] => "no generation".to_string(),
         [first, .., last] if consecutive => format!("{first}..{last}"),
@@ -678,20 +671,16 @@ impl ReportModel {
                     (n, false) => format!("{n} distinct divergence(s)"),
                     (n, true) => format!("{n} distinct divergence(s), FAIL (see Failures)"),
                 };
+                let vectors = match s.vector_checks {
+                    0 => String::new(),
+                    n => format!(" ({} vector checks)", grouped(n)),
+                };
                 format!(
-                    "subject {}: {covered} of {} targets, {}, {} cases{}, {how}",
+                    "subject {}: {covered} of {} targets, {}, {} cases{vectors}, {how}",
                     s.spec,
                     self.meta.targets.len(),
                     generation_span(&s.generations),
-                    super::format::grouped(s.cases),
-                    if s.vector_checks > 0 {
-                        format!(
-                            " ({} vector checks)",
-                            super::format::grouped(s.vector_checks)
-                        )
-                    } else {
-                        String::new()
-                    }
+                    grouped(s.cases),
                 )
             })
             .collect()

@@ -4,7 +4,6 @@
 //! `reports/README.md` ("`run.json`").
 
 use super::integrity::Integrity;
-use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
 /// File name inside a report folder.
@@ -24,100 +23,157 @@ pub const FAIL: &str = "FAIL";
 /// Verdict of a run the budget or a signal cut short, with nothing found.
 pub const INCOMPLETE: &str = "INCOMPLETE";
 
-/// The contents of `run.json`.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct RunMeta {
-    pub format: u32,
-    pub tool: String,
-    pub version: String,
-    pub verdict: String,
-    pub complete: bool,
-    pub bad_input: bool,
-    pub seed: String,
-    pub cases: u64,
-    pub shard: ShardMeta,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub merged_from: Option<u64>,
-    pub targets: Vec<TargetMeta>,
-    pub corpus: Vec<CorpusMeta>,
-    pub vector_files: Vec<VectorMeta>,
-    pub distinct_divergences: u64,
-    pub divergent_cases: u64,
-    pub failures: Vec<String>,
-    pub failure_targets: Vec<String>,
-    pub notes: Vec<String>,
-    pub unexercised: Vec<String>,
-    pub generations: Vec<GenerationMeta>,
-    pub subjects: Vec<SubjectMeta>,
-    pub subject_cases_cap: Option<u64>,
-    pub unsupported: Vec<UnsupportedMeta>,
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub cohorts: Vec<CohortMeta>,
-    pub reach: BTreeMap<String, Vec<ReachClass>>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub machine: Option<MachineMeta>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub integrity: Option<Integrity>,
-}
+wire! {
+    /// The contents of `run.json`.
+    #[derive(Default)]
+    pub struct RunMeta {
+        pub format: u32,
+        pub tool: String,
+        pub version: String,
+        pub verdict: String,
+        pub complete: bool,
+        pub bad_input: bool,
+        pub seed: String,
+        pub cases: u64,
+        pub shard: ShardMeta,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub merged_from: Option<u64>,
+        pub targets: Vec<TargetMeta>,
+        pub corpus: Vec<CorpusMeta>,
+        pub vector_files: Vec<VectorMeta>,
+        pub distinct_divergences: u64,
+        pub divergent_cases: u64,
+        pub failures: Vec<String>,
+        pub failure_targets: Vec<String>,
+        pub notes: Vec<String>,
+        pub unexercised: Vec<String>,
+        pub generations: Vec<GenerationMeta>,
+        pub subjects: Vec<SubjectMeta>,
+        pub subject_cases_cap: Option<u64>,
+        pub unsupported: Vec<UnsupportedMeta>,
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        pub cohorts: Vec<CohortMeta>,
+        pub reach: BTreeMap<String, Vec<ReachClass>>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub machine: Option<MachineMeta>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub integrity: Option<Integrity>,
+    }
 
-/// What the clock, the thread count and the machine's load decide: the
-/// one group of `run.json` two reports of one seed may differ in (besides
-/// `integrity`).
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct MachineMeta {
-    pub threads: u64,
-    pub elapsed_ms: u64,
-    pub subjects: Vec<SubjectMachineMeta>,
-}
+    /// What the clock, the thread count and the machine's load decide: the
+    /// one group of `run.json` two reports of one seed may differ in (besides
+    /// `integrity`).
+    #[derive(Default)]
+    pub struct MachineMeta {
+        pub threads: u64,
+        pub elapsed_ms: u64,
+        pub subjects: Vec<SubjectMachineMeta>,
+    }
 
-/// One external subject's machine-dependent counts.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct SubjectMachineMeta {
-    pub spec: String,
-    pub calls: u64,
-    pub answers_received: u64,
-    pub answers_compared: u64,
-    pub subject_ms: u64,
-    pub cases_per_s: u64,
-    pub restarts: u64,
-}
+    /// One external subject's machine-dependent counts.
+    #[derive(Default)]
+    pub struct SubjectMachineMeta {
+        pub spec: String,
+        pub calls: u64,
+        pub answers_received: u64,
+        pub answers_compared: u64,
+        pub subject_ms: u64,
+        pub cases_per_s: u64,
+        pub restarts: u64,
+    }
 
-/// One subject under test.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct SubjectMeta {
-    pub spec: String,
-    pub capabilities: String,
-    pub targets: Vec<SubjectTargetMeta>,
-    pub vector_checks: u64,
-    pub generations: Vec<String>,
-    pub cases: u64,
-    #[serde(default, skip_serializing_if = "is_zero")]
-    pub failures: u64,
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub given_up: Vec<GivenUpMeta>,
-}
+    /// One subject under test.
+    pub struct SubjectMeta {
+        pub spec: String,
+        pub capabilities: String,
+        pub targets: Vec<SubjectTargetMeta>,
+        pub vector_checks: u64,
+        pub generations: Vec<String>,
+        pub cases: u64,
+        #[serde(default, skip_serializing_if = "is_zero")]
+        pub failures: u64,
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        pub given_up: Vec<GivenUpMeta>,
+    }
 
-/// One operation a subject under test was given up on, in one generation.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct GivenUpMeta {
-    pub generation: String,
-    pub operation: String,
-    pub cases_not_run: u64,
-    pub reason: String,
-}
+    /// One operation a subject under test was given up on, in one generation.
+    pub struct GivenUpMeta {
+        pub generation: String,
+        pub operation: String,
+        pub cases_not_run: u64,
+        pub reason: String,
+    }
 
-/// One target a subject under test supports.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct SubjectTargetMeta {
-    pub name: String,
-    pub corpus: u64,
-    pub generated: u64,
+    /// One target a subject under test supports.
+    pub struct SubjectTargetMeta {
+        pub name: String,
+        pub corpus: u64,
+        pub generated: u64,
+    }
+
+    /// Divergent inputs whose implementations split one way.
+    pub struct CohortMeta {
+        pub pattern: String,
+        pub inputs: u64,
+    }
+
+    /// The subjects under test one target is not supported by.
+    pub struct UnsupportedMeta {
+        pub target: String,
+        pub subjects: Vec<String>,
+    }
+
+    /// One value class of a field and how many sampled cases hit it.
+    pub struct ReachClass {
+        pub class: String,
+        pub hits: u64,
+    }
+
+    /// One generation's share of the generated cases.
+    pub struct GenerationMeta {
+        pub name: String,
+        pub ran: u64,
+        pub diverged: u64,
+    }
+
+    /// Shard `index/count`.
+    #[derive(Copy, Default)]
+    pub struct ShardMeta {
+        pub index: u64,
+        pub count: u64,
+    }
+
+    /// One target's counts.
+    #[derive(Default)]
+    pub struct TargetMeta {
+        pub name: String,
+        pub planned: u64,
+        pub ran: u64,
+        pub valid: u64,
+        pub near_valid: u64,
+        pub raw: u64,
+        pub diverged: u64,
+        pub corpus_files: u64,
+        pub corpus_diverged: u64,
+        pub corpus_present: bool,
+        pub coverage: BTreeMap<String, [u64; 6]>,
+    }
+
+    /// One corpus folder's replay.
+    pub struct CorpusMeta {
+        pub name: String,
+        pub routes: Vec<String>,
+        pub files: u64,
+        pub diverged: u64,
+    }
+
+    /// One vector file's check.
+    pub struct VectorMeta {
+        pub path: String,
+        pub vectors: u64,
+        pub failed: u64,
+        pub other_generations: u64,
+    }
 }
 
 impl SubjectTargetMeta {
@@ -134,84 +190,6 @@ impl SubjectMeta {
             .iter()
             .fold(self.vector_checks, |a, t| a.saturating_add(t.cases()))
     }
-}
-
-/// Divergent inputs whose implementations split one way.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct CohortMeta {
-    pub pattern: String,
-    pub inputs: u64,
-}
-
-/// The subjects under test one target is not supported by.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct UnsupportedMeta {
-    pub target: String,
-    pub subjects: Vec<String>,
-}
-
-/// One value class of a field and how many sampled cases hit it.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct ReachClass {
-    pub class: String,
-    pub hits: u64,
-}
-
-/// One generation's share of the generated cases.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct GenerationMeta {
-    pub name: String,
-    pub ran: u64,
-    pub diverged: u64,
-}
-
-/// Shard `index/count`.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct ShardMeta {
-    pub index: u64,
-    pub count: u64,
-}
-
-/// One target's counts.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct TargetMeta {
-    pub name: String,
-    pub planned: u64,
-    pub ran: u64,
-    pub valid: u64,
-    pub near_valid: u64,
-    pub raw: u64,
-    pub diverged: u64,
-    pub corpus_files: u64,
-    pub corpus_diverged: u64,
-    pub corpus_present: bool,
-    pub coverage: BTreeMap<String, [u64; 6]>,
-}
-
-/// One corpus folder's replay.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct CorpusMeta {
-    pub name: String,
-    pub routes: Vec<String>,
-    pub files: u64,
-    pub diverged: u64,
-}
-
-/// One vector file's check.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct VectorMeta {
-    pub path: String,
-    pub vectors: u64,
-    pub failed: u64,
-    pub other_generations: u64,
 }
 
 impl RunMeta {

@@ -6,7 +6,7 @@
 use super::divergences_jsonl::{self, LineError};
 use super::integrity::{self};
 use super::model::{DivergenceRecord, OriginRecord, VECTORS_CASE};
-use super::run_json::{self, RunMeta, ShardMeta, FAIL, INCOMPLETE, PASS};
+use super::run_json::{self, RunMeta, ShardMeta, TargetMeta, FAIL, INCOMPLETE, PASS};
 use crate::targets::Target;
 use std::io::Read;
 use std::path::{Path, PathBuf};
@@ -136,6 +136,15 @@ fn junit_facts(dir: &Path) -> Result<(Option<String>, Vec<String>), MergeError> 
     Ok((verdict, cases))
 }
 
+/// Returns `Err(error)` from the enclosing function when `bad` holds.
+macro_rules! refuse {
+    ($bad:expr, $error:expr) => {
+        if $bad {
+            return Err($error);
+        }
+    };
+}
+
 /// Checks one shard's files against each other (see the module docs).
 /// The subjects' coverage and the cohort counts agree with the rest of
 /// `run.json`: each subject's total is its parts, it names only the run's
@@ -144,55 +153,52 @@ fn junit_facts(dir: &Path) -> Result<(Option<String>, Vec<String>), MergeError> 
 /// are at most the diverged inputs.
 fn check_subjects(meta: &RunMeta) -> Result<(), String> {
     for s in &meta.subjects {
-        if s.cases != s.cases_of_parts() {
-            return Err(format!(
-                "subject {}: {} case(s) judged, but its targets and vector checks add up to {}",
-                s.spec,
-                s.cases,
-                s.cases_of_parts()
-            ));
-        }
+        let (spec, parts) = (&s.spec, s.cases_of_parts());
+        refuse!(
+            s.cases != parts,
+            format!(
+                "subject {spec}: {} case(s) judged, but its targets and vector checks add up to \
+                 {parts}",
+                s.cases
+            )
+        );
         for st in &s.targets {
             let Some(t) = meta.targets.iter().find(|t| t.name == st.name) else {
                 return Err(format!(
-                    "subject {}: target `{}` is not one of the run's",
-                    s.spec, st.name
+                    "subject {spec}: target `{}` is not one of the run's",
+                    st.name
                 ));
             };
-            if st.generated > t.ran {
-                return Err(format!(
-                    "subject {}: judged on {} generated case(s) of {}, which ran {}",
-                    s.spec, st.generated, t.name, t.ran
-                ));
-            }
+            refuse!(
+                st.generated > t.ran,
+                format!(
+                    "subject {spec}: judged on {} generated case(s) of {}, which ran {}",
+                    st.generated, t.name, t.ran
+                )
+            );
         }
-        if let Some(g) = s
-            .generations
-            .iter()
-            .find(|g| !meta.generations.iter().any(|m| m.name == **g))
-        {
+        let foreign = |g: &&String| !meta.generations.iter().any(|m| m.name == **g);
+        if let Some(g) = s.generations.iter().find(foreign) {
             return Err(format!(
-                "subject {}: generation `{g}` is not one of the run's",
-                s.spec
+                "subject {spec}: generation `{g}` is not one of the run's"
             ));
         }
-        if s.cases == 0 && s.failures == 0 {
-            return Err(format!(
-                "subject {} was judged on no case, yet no failure says so",
-                s.spec
-            ));
-        }
+        refuse!(
+            s.cases == 0 && s.failures == 0,
+            format!("subject {spec} was judged on no case, yet no failure says so")
+        );
     }
     let named = meta
         .subjects
         .iter()
         .fold(0u64, |a, s| a.saturating_add(s.failures));
-    if named > meta.failures.len() as u64 {
-        return Err(format!(
+    refuse!(
+        named > meta.failures.len() as u64,
+        format!(
             "the subjects have {named} failure(s), but run.json lists {}",
             meta.failures.len()
-        ));
-    }
+        )
+    );
     let inputs = meta
         .cohorts
         .iter()
@@ -202,75 +208,78 @@ fn check_subjects(meta: &RunMeta) -> Result<(), String> {
         a.saturating_add(t.diverged)
             .saturating_add(t.corpus_diverged.saturating_mul(per_gen))
     });
-    if inputs > diverged {
-        return Err(format!(
-            "{inputs} divergent input(s) counted by cohort, but only {diverged} diverged"
-        ));
-    }
+    refuse!(
+        inputs > diverged,
+        format!("{inputs} divergent input(s) counted by cohort, but only {diverged} diverged")
+    );
     Ok(())
 }
 
 fn check_shard(dir: &Path, meta: &RunMeta, recs: &[DivergenceRecord]) -> Result<(), MergeError> {
     let no = |message: String| MergeError::at(dir.display(), message);
-    let shard = shard_name(meta.shard);
-    if meta.targets.is_empty() {
-        return Err(no("nothing was checked: run.json lists no target".into()));
-    }
-    if meta.cases == 0 {
-        return Err(no(
-            "nothing was checked: zero generated cases requested (cases = 0)".into(),
-        ));
-    }
-    if recs.len() as u64 != meta.distinct_divergences {
-        return Err(no(format!(
-            "{} has {} divergence(s), run.json says {}",
-            divergences_jsonl::FILE,
+    let jsonl = divergences_jsonl::FILE;
+    refuse!(
+        meta.targets.is_empty(),
+        no("nothing was checked: run.json lists no target".into())
+    );
+    refuse!(
+        meta.cases == 0,
+        no("nothing was checked: zero generated cases requested (cases = 0)".into())
+    );
+    refuse!(
+        recs.len() as u64 != meta.distinct_divergences,
+        no(format!(
+            "{jsonl} has {} divergence(s), run.json says {}",
             recs.len(),
             meta.distinct_divergences
-        )));
-    }
+        ))
+    );
     let total: u64 = recs.iter().map(|r| r.count).sum();
-    if total != meta.divergent_cases {
-        return Err(no(format!(
-            "{} records {total} divergent case(s), run.json says {}",
-            divergences_jsonl::FILE,
+    refuse!(
+        total != meta.divergent_cases,
+        no(format!(
+            "{jsonl} records {total} divergent case(s), run.json says {}",
             meta.divergent_cases
-        )));
-    }
+        ))
+    );
     for (i, t) in meta.targets.iter().enumerate() {
-        if Target::from_name(&t.name).is_none() {
-            return Err(no(format!("run.json: unknown target `{}`", t.name)));
-        }
-        if meta.targets[..i].iter().any(|u| u.name == t.name) {
-            return Err(no(format!("run.json: target `{}` listed twice", t.name)));
-        }
-        if t.ran != t.planned {
-            return Err(MergeError::incomplete(dir, &shard));
-        }
-        if t.valid + t.near_valid + t.raw != t.ran || t.diverged > t.ran {
-            return Err(no(format!(
-                "target {}: {} run but {} valid + {} near-valid + {} raw, {} diverged",
-                t.name, t.ran, t.valid, t.near_valid, t.raw, t.diverged
-            )));
-        }
-        if t.corpus_diverged > t.corpus_files {
-            return Err(no(format!(
-                "target {}: {} of {} corpus files diverged",
-                t.name, t.corpus_diverged, t.corpus_files
-            )));
-        }
-        let of_t: Vec<&DivergenceRecord> = recs.iter().filter(|r| r.target == t.name).collect();
+        let name = &t.name;
+        refuse!(
+            Target::from_name(name).is_none(),
+            no(format!("run.json: unknown target `{name}`"))
+        );
+        refuse!(
+            meta.targets[..i].iter().any(|u| u.name == *name),
+            no(format!("run.json: target `{name}` listed twice"))
+        );
+        refuse!(
+            t.ran != t.planned,
+            MergeError::incomplete(dir, &shard_name(meta.shard))
+        );
+        refuse!(
+            t.valid + t.near_valid + t.raw != t.ran || t.diverged > t.ran,
+            no(format!(
+                "target {name}: {} run but {} valid + {} near-valid + {} raw, {} diverged",
+                t.ran, t.valid, t.near_valid, t.raw, t.diverged
+            ))
+        );
+        refuse!(
+            t.corpus_diverged > t.corpus_files,
+            no(format!(
+                "target {name}: {} of {} corpus files diverged",
+                t.corpus_diverged, t.corpus_files
+            ))
+        );
+        let of_t = recs.iter().filter(|r| r.target == *name);
+        let (records, occurrences) = (of_t.clone().count(), of_t.map(|r| r.count).sum::<u64>());
         let cases = t.diverged + t.corpus_diverged;
-        if cases > of_t.iter().map(|r| r.count).sum::<u64>() {
-            return Err(no(format!(
-                "target {}: {cases} diverged case(s) in run.json but {} divergence record(s) \
-                 with {} occurrence(s) in {}",
-                t.name,
-                of_t.len(),
-                of_t.iter().map(|r| r.count).sum::<u64>(),
-                divergences_jsonl::FILE
-            )));
-        }
+        refuse!(
+            cases > occurrences,
+            no(format!(
+                "target {name}: {cases} diverged case(s) in run.json but {records} divergence \
+                 record(s) with {occurrences} occurrence(s) in {jsonl}"
+            ))
+        );
     }
     let vector_failed: u64 = meta.vector_files.iter().map(|v| v.failed).sum();
     let vector_recs: u64 = recs
@@ -278,73 +287,68 @@ fn check_shard(dir: &Path, meta: &RunMeta, recs: &[DivergenceRecord]) -> Result<
         .filter(|r| r.target == VECTORS_CASE)
         .map(|r| r.count)
         .sum();
-    if meta.vector_files.iter().any(|v| v.failed > v.vectors) || vector_failed > vector_recs {
-        return Err(no(format!(
+    refuse!(
+        meta.vector_files.iter().any(|v| v.failed > v.vectors) || vector_failed > vector_recs,
+        no(format!(
             "{vector_failed} failed vector check(s) in run.json but {vector_recs} vector \
-             divergence occurrence(s) in {}",
-            divergences_jsonl::FILE
-        )));
-    }
-    let (g_ran, g_div) = meta
-        .generations
-        .iter()
-        .fold((0, 0), |(a, b), g| (a + g.ran, b + g.diverged));
-    let (t_ran, t_div) = meta
-        .targets
-        .iter()
-        .fold((0, 0), |(a, b), t| (a + t.ran, b + t.diverged));
-    if meta.generations.is_empty() || g_ran != t_ran || g_div != t_div {
-        return Err(no(format!(
+             divergence occurrence(s) in {jsonl}"
+        ))
+    );
+    let sum =
+        |it: &mut dyn Iterator<Item = (u64, u64)>| it.fold((0, 0), |(a, b), (r, d)| (a + r, b + d));
+    let (g_ran, g_div) = sum(&mut meta.generations.iter().map(|g| (g.ran, g.diverged)));
+    let (t_ran, t_div) = sum(&mut meta.targets.iter().map(|t| (t.ran, t.diverged)));
+    refuse!(
+        meta.generations.is_empty() || g_ran != t_ran || g_div != t_div,
+        no(format!(
             "generations run {g_ran} case(s), {g_div} diverged; targets run {t_ran}, {t_div} \
              diverged"
-        )));
-    }
+        ))
+    );
     check_subjects(meta).map_err(no)?;
-    if meta.failures.len() != meta.failure_targets.len() {
-        return Err(no(
-            "run.json: failures and failure_targets differ in length".into(),
-        ));
-    }
+    refuse!(
+        meta.failures.len() != meta.failure_targets.len(),
+        no("run.json: failures and failure_targets differ in length".into())
+    );
     for (i, r) in recs.iter().enumerate() {
         check_record(dir, meta, i, r)?;
     }
     let want = verdict_of(meta, recs);
-    if meta.verdict != want {
-        return Err(no(format!(
+    refuse!(
+        meta.verdict != want,
+        no(format!(
             "run.json verdict `{}` but its files hold {} divergence record(s), {} failure(s) \
-             and {} diverged generated case(s): the verdict is {want}",
+             and {t_div} diverged generated case(s): the verdict is {want}",
             meta.verdict,
             recs.len(),
-            meta.failures.len(),
-            t_div
-        )));
-    }
-    match summary_verdict(dir)? {
-        Some(v) if v == want => {}
-        v => {
-            return Err(no(format!(
-                "summary.md says {} but the verdict is {want}",
-                v.as_deref().unwrap_or("no result")
-            )))
-        }
-    }
+            meta.failures.len()
+        ))
+    );
+    let sv = summary_verdict(dir)?;
+    refuse!(
+        sv.as_deref() != Some(want),
+        no(format!(
+            "summary.md says {} but the verdict is {want}",
+            sv.as_deref().unwrap_or("no result")
+        ))
+    );
     let (jv, cases) = junit_facts(dir)?;
-    if jv.as_deref() != Some(want) {
-        return Err(no(format!(
+    refuse!(
+        jv.as_deref() != Some(want),
+        no(format!(
             "junit.xml says {} but the verdict is {want}",
             jv.as_deref().unwrap_or("no verdict")
-        )));
-    }
+        ))
+    );
     if let Some(t) = meta.targets.iter().find(|t| !cases.contains(&t.name)) {
         return Err(no(format!(
             "junit.xml has no testcase for target {}",
             t.name
         )));
     }
-    if let Some(c) = cases
-        .iter()
-        .find(|c| Target::from_name(c).is_some() && !meta.targets.iter().any(|t| t.name == **c))
-    {
+    let unlisted =
+        |c: &&String| Target::from_name(c).is_some() && !meta.targets.iter().any(|t| t.name == **c);
+    if let Some(c) = cases.iter().find(unlisted) {
         return Err(no(format!(
             "junit.xml has a testcase for target {c}, which run.json does not list (a missing \
              target)"
@@ -359,38 +363,37 @@ fn check_record(
     i: usize,
     r: &DivergenceRecord,
 ) -> Result<(), MergeError> {
-    let path = dir.join(divergences_jsonl::FILE);
+    let jsonl = divergences_jsonl::FILE;
+    let path = dir.join(jsonl);
     let line = i + 1;
     let bad = |m: String| MergeError::line(&path, line, m);
-    let shard = shard_name(meta.shard);
     let target = meta.targets.iter().find(|t| t.name == r.target);
-    if r.number != line as u64 {
-        return Err(bad(format!("record number {} (expected {line})", r.number)));
-    }
-    if r.count == 0 {
-        return Err(bad("field `count` is 0".into()));
-    }
-    if target.is_none() && r.target != VECTORS_CASE {
-        return Err(bad(format!(
+    refuse!(
+        r.number != line as u64,
+        bad(format!("record number {} (expected {line})", r.number))
+    );
+    refuse!(r.count == 0, bad("field `count` is 0".into()));
+    refuse!(
+        target.is_none() && r.target != VECTORS_CASE,
+        bad(format!(
             "target `{}` is not one of the run's targets",
             r.target
-        )));
-    }
+        ))
+    );
     if Target::from_name(r.replay_target()).is_none() {
-        let why = match &r.replay_target {
+        return Err(bad(match &r.replay_target {
             None => "a vector line's record without `replay_target` (a report of an older \
                      tpbconform? run the gate again)"
                 .to_string(),
             Some(t) => format!("replay target `{t}` is not a target"),
-        };
-        return Err(bad(why));
+        }));
     }
     // Checked before it is read: the raw file is the record's own, inside the folder.
-    let expected = r.replay_of(r.number);
-    if r.file != expected[0] {
-        let m = format!("field `file` is `{}`, expected {}", r.file, expected[0]);
-        return Err(bad(m));
-    }
+    let [file, replay, replay_file] = r.replay_of(r.number);
+    refuse!(
+        r.file != file,
+        bad(format!("field `file` is `{}`, expected {file}", r.file))
+    );
     let minimized = r
         .minimized_bytes()
         .map_err(|e| bad(format!("field `minimized`: {e}")))?;
@@ -401,80 +404,73 @@ fn check_record(
         .take(MAX_BYTES + 1)
         .read_to_end(&mut held)
         .map_err(|e| MergeError::read(&bin, e))?;
-    if held != minimized {
-        return Err(MergeError::at(
-            dir.display(),
-            format_args!(
-                "{}: does not hold the minimised input of record {line} of {}",
-                r.file,
-                divergences_jsonl::FILE
-            ),
-        ));
-    }
+    let inconsistent = |m: String| MergeError::at(dir.display(), m);
+    refuse!(
+        held != minimized,
+        inconsistent(format!(
+            "{}: does not hold the minimised input of record {line} of {jsonl}",
+            r.file
+        ))
+    );
     if let Err(e) = r.input_bytes() {
         return Err(bad(format!("field `input`: {e}")));
     }
-    if !meta.generations.iter().any(|g| g.name == r.arch) {
-        return Err(bad(format!(
-            "generation `{}` is not one of the run's",
-            r.arch
-        )));
-    }
+    refuse!(
+        !meta.generations.iter().any(|g| g.name == r.arch),
+        bad(format!("generation `{}` is not one of the run's", r.arch))
+    );
     // The file and the replay commands are what the typed fields give (a record of an older
     // tpbconform, without `replay_subjects` / `replay_target`, fails here).
-    let [_, replay, replay_file] = &expected;
-    if [&r.replay, &r.replay_file] != [replay, replay_file] {
-        return Err(bad(
+    refuse!(
+        [&r.replay, &r.replay_file] != [&replay, &replay_file],
+        bad(
             "fields `replay` and `replay_file` are not the ones its target, generation, replay \
              subjects and minimised input give (a report of an older tpbconform? run the gate \
              again)"
-                .into(),
-        ));
-    }
-    let inconsistent = |message: String| {
-        MergeError::at(
-            dir.display(),
-            format_args!("{}:{line}: {message}", divergences_jsonl::FILE),
+                .into()
         )
-    };
+    );
+    let inconsistent = |m: String| inconsistent(format!("{jsonl}:{line}: {m}"));
+    let target_has = |n: fn(&TargetMeta) -> u64| target.is_some_and(|t| n(t) > 0);
     match &r.origin {
         OriginRecord::Generated { generated, kind } => {
-            if !r.origin.kind_known() {
-                return Err(bad(format!("unknown case kind `{kind}`")));
-            }
-            if generated % meta.shard.count != meta.shard.index {
-                return Err(inconsistent(format!(
-                    "divergence from generated case #{generated}, which is not in shard {shard}"
-                )));
-            }
-            if target.is_none_or(|t| t.diverged == 0) {
-                return Err(inconsistent(format!(
+            refuse!(
+                !r.origin.kind_known(),
+                bad(format!("unknown case kind `{kind}`"))
+            );
+            refuse!(
+                generated % meta.shard.count != meta.shard.index,
+                inconsistent(format!(
+                    "divergence from generated case #{generated}, which is not in shard {}",
+                    shard_name(meta.shard)
+                ))
+            );
+            refuse!(
+                !target_has(|t| t.diverged),
+                inconsistent(format!(
                     "divergence from generated case #{generated} but run.json has no diverged \
                      generated case of {}",
                     r.target
-                )));
-            }
+                ))
+            );
         }
-        OriginRecord::Corpus { corpus } => {
-            if target.is_none_or(|t| t.corpus_diverged == 0) {
-                return Err(inconsistent(format!(
-                    "divergence from corpus file {corpus} but run.json has no diverged corpus \
-                     file of {}",
-                    r.target
-                )));
-            }
-        }
-        OriginRecord::Vector { vector, .. } => {
-            if !meta
+        OriginRecord::Corpus { corpus } => refuse!(
+            !target_has(|t| t.corpus_diverged),
+            inconsistent(format!(
+                "divergence from corpus file {corpus} but run.json has no diverged corpus file \
+                 of {}",
+                r.target
+            ))
+        ),
+        OriginRecord::Vector { vector, .. } => refuse!(
+            !meta
                 .vector_files
                 .iter()
-                .any(|v| v.path == *vector && v.failed > 0)
-            {
-                return Err(inconsistent(format!(
-                    "divergence from vector file {vector} but run.json has no failed check in it"
-                )));
-            }
-        }
+                .any(|v| v.path == *vector && v.failed > 0),
+            inconsistent(format!(
+                "divergence from vector file {vector} but run.json has no failed check in it"
+            ))
+        ),
     }
     Ok(())
 }

@@ -4,23 +4,16 @@ use super::document::{document, Block, Line, Span};
 use super::model::ReportModel;
 use std::fmt::Write as _;
 
-/// A line of inline text; `in_table` escapes `|`.
+/// A line of inline text; `in_table` escapes `|` in text and code.
 fn line(l: &Line, in_table: bool) -> String {
-    let esc = |s: &str| {
-        if in_table {
-            s.replace('|', "\\|")
-        } else {
-            s.to_string()
-        }
+    let span = |sp: &Span| match sp {
+        Span::Text(s) if in_table => s.replace('|', "\\|"),
+        Span::Code(s) if in_table => format!("`{}`", s.replace('|', "\\|")),
+        Span::Code(s) => format!("`{s}`"),
+        Span::Verdict(s) => format!("**{s}**"),
+        sp => sp.text().to_string(),
     };
-    l.iter()
-        .map(|sp| match sp {
-            Span::Text(s) => esc(s),
-            Span::Code(s) => format!("`{}`", esc(s)),
-            Span::Verdict(s) => format!("**{s}**"),
-            Span::Status(bad) => if *bad { "FAIL" } else { "ok" }.to_string(),
-        })
-        .collect()
+    l.iter().map(span).collect()
 }
 
 fn fence(s: &mut String, lang: &str, body: &str) {

@@ -12,6 +12,16 @@ pub enum Span {
     Status(bool),
 }
 
+impl Span {
+    /// Its text (a status: `FAIL` or `ok`), as every format writes it before marking it up.
+    pub fn text(&self) -> &str {
+        match self {
+            Span::Text(s) | Span::Code(s) | Span::Verdict(s) => s,
+            Span::Status(bad) => ["ok", "FAIL"][usize::from(*bad)],
+        }
+    }
+}
+
 /// One line of inline text.
 pub type Line = Vec<Span>;
 
@@ -94,12 +104,19 @@ pub(super) fn section(id: &str, title: &str, blocks: Vec<Block>) -> Section {
     }
 }
 
-pub(super) fn table(head: &[&str], numeric_from: usize, rows: Vec<Vec<Line>>) -> Block {
+/// A table of column heads `head` (`|`-separated), numeric from column `numeric_from` on.
+pub(super) fn table(head: &str, numeric_from: usize, rows: Vec<Vec<Line>>) -> Block {
+    let head: Vec<String> = head.split('|').map(str::to_string).collect();
+    let numeric = (0..head.len()).map(|i| i >= numeric_from).collect();
     Block::Table {
-        head: head.iter().map(|h| (*h).to_string()).collect(),
-        numeric: (0..head.len()).map(|i| i >= numeric_from).collect(),
+        head,
+        numeric,
         rows,
     }
+}
+
+pub(super) fn para(s: impl Into<String>) -> Block {
+    Block::Para(t(s))
 }
 
 pub(super) fn n(x: u64) -> Line {

@@ -1,7 +1,7 @@
 //! The divergence sections of the report document: the list, then one
 //! section per divergence (facts, byte map, annotated input, field diff).
 
-use super::blocks::{code, section, t, text, Block, Dumps, Section};
+use super::blocks::{code, para, section, t, text, Block, Dumps, Section};
 use crate::explain::explain_bundle;
 use crate::generation::Generation;
 use crate::judge::bundle_from_input;
@@ -21,11 +21,8 @@ fn annotated(target: &str, input: &[u8], arch: Generation) -> Block {
     }
     let mut s = String::new();
     for (i, row) in input.chunks(16).enumerate() {
-        s.push_str(&format!("{:04x}  ", i * 16));
-        for b in row {
-            s.push_str(&format!("{b:02x} "));
-        }
-        s.push('\n');
+        let bytes: String = row.iter().map(|b| format!("{b:02x} ")).collect();
+        s.push_str(&format!("{:04x}  {bytes}\n", i * 16));
     }
     // What the input becomes when that is not the input itself (a LUT
     // ordinal, a stream program's stream: what every side was asked about).
@@ -51,17 +48,14 @@ fn input_fact(what: &str, target: &str, bytes: &[u8], hex: &str) -> Vec<super::b
     if built.is_empty() || built == bytes || is_bundle_target(target) {
         return vec![text(format!("{what} ({} bytes): ", bytes.len())), code(hex)];
     }
+    let more = if built.len() > 256 { "…" } else { "" };
     vec![
         text(format!(
             "{what}: the stream it builds ({} bundles, {} bytes): ",
             built.len() / 64,
             built.len()
         )),
-        code(if built.len() > 256 {
-            format!("{}…", crate::subjects::hex(&built[..256]))
-        } else {
-            crate::subjects::hex(&built)
-        }),
+        code(crate::subjects::hex(&built[..built.len().min(256)]) + more),
         text(" (generator bytes: "),
         code(hex),
         text(")"),
@@ -69,46 +63,35 @@ fn input_fact(what: &str, target: &str, bytes: &[u8], hex: &str) -> Vec<super::b
 }
 
 pub(super) fn divergence_sections(m: &ReportModel) -> Vec<Section> {
-    let mut out = vec![section(
-        "divergences",
-        "Divergences",
-        if m.divergences.is_empty() {
-            vec![Block::Para(t("None."))]
-        } else {
-            vec![Block::Bullets(
-                m.divergences
-                    .iter()
-                    .map(|d| {
-                        vec![
-                            text(format!("{}. ", d.number)),
-                            code(&d.target),
-                            text(format!(
-                                " — {}{}",
-                                d.headline(Some(d.count)),
-                                fold_note(m, d)
-                            )),
-                        ]
-                    })
-                    .collect(),
-            )]
-        },
-    )];
-    if !m.divergences.is_empty() {
-        out[0].blocks.push(Block::Para(t(
+    let item = |d: &DivergenceRecord| {
+        let headline = format!(" — {}{}", d.headline(Some(d.count)), fold_note(m, d));
+        vec![
+            text(format!("{}. ", d.number)),
+            code(&d.target),
+            text(headline),
+        ]
+    };
+    let list = if m.divergences.is_empty() {
+        vec![para("None.")]
+    } else {
+        let replay = para(
             "Replay commands name each subject by absolute path (a lib: path, and each relative \
              file argument of a cmd: command, resolved from the folder the gate ran in): the hex \
              form runs from any folder, the file form from this report folder.",
-        )));
-    }
-    for d in &m.divergences {
-        let mut s = divergence_section(d);
-        let note = fold_note(m, d);
-        if !note.is_empty() {
-            s.title.push(text(note));
-        }
-        out.push(s);
-    }
-    out
+        );
+        vec![
+            Block::Bullets(m.divergences.iter().map(item).collect()),
+            replay,
+        ]
+    };
+    let each = m
+        .divergences
+        .iter()
+        .map(|d| divergence_section(d, fold_note(m, d)));
+    [section("divergences", "Divergences", list)]
+        .into_iter()
+        .chain(each)
+        .collect()
 }
 
 /// `; probably caused by #1` for a folded divergence, `; 10 more probably caused by this one
@@ -131,20 +114,20 @@ fn fold_note(m: &ReportModel, d: &DivergenceRecord) -> String {
     }
 }
 
-fn divergence_section(d: &DivergenceRecord) -> Section {
+/// Divergence `d`'s section, `note` ([`fold_note`]) ending its title.
+fn divergence_section(d: &DivergenceRecord, note: String) -> Section {
     let minimized = d.minimized_bytes().unwrap_or_default();
+    let shards = if d.shards.is_empty() {
+        String::new()
+    } else {
+        format!(" (shards {})", d.shards.join(", "))
+    };
     let mut facts = vec![
         vec![text("predicate / field: "), code(&d.signature.key)],
-        if d.shards.is_empty() {
-            t(format!("occurrences: {}; first: {}", d.count, d.origin))
-        } else {
-            t(format!(
-                "occurrences: {} (shards {}); first: {}",
-                d.count,
-                d.shards.join(", "),
-                d.origin
-            ))
-        },
+        t(format!(
+            "occurrences: {}{shards}; first: {}",
+            d.count, d.origin
+        )),
         input_fact(
             "input",
             &d.target,
@@ -184,9 +167,9 @@ fn divergence_section(d: &DivergenceRecord) -> Section {
         "minimised input"
     };
     if is_bundle_target(&d.target) && minimized.len() <= 64 {
-        blocks.push(Block::Para(t(format!(
+        blocks.push(para(format!(
             "Bytes each side blames (byte map of the {input}):"
-        ))));
+        )));
         blocks.push(Block::ByteMap {
             bytes: bundle_from_input(&minimized),
             sides: {
@@ -196,12 +179,7 @@ fn divergence_section(d: &DivergenceRecord) -> Section {
                     .collect();
                 // Beside the rule's blame, what the subject's own answers say (issue 32).
                 if let Some(asked) = &d.subject_blame {
-                    let mut map = [false; 64];
-                    for &i in asked {
-                        if let Some(x) = map.get_mut(i as usize) {
-                            *x = true;
-                        }
-                    }
+                    let map = std::array::from_fn(|i| asked.contains(&(i as u64)));
                     sides.push((
                         format!(
                             "{} asked (single-byte changes that flip its answer)",
@@ -216,14 +194,12 @@ fn divergence_section(d: &DivergenceRecord) -> Section {
     }
     let mut capital = input.to_string();
     capital[..1].make_ascii_uppercase();
-    blocks.push(Block::Para(t(format!(
-        "{capital}, annotated (core's reading):"
-    ))));
+    blocks.push(para(format!("{capital}, annotated (core's reading):")));
     blocks.push(annotated(&d.target, &minimized, d.arch()));
-    blocks.push(Block::Para(t(format!(
-        "Field-level diff ({} → {}) on the {input}:",
-        d.left_name, d.right_name
-    ))));
+    let (left, right) = (&d.left_name, &d.right_name);
+    blocks.push(para(format!(
+        "Field-level diff ({left} → {right}) on the {input}:"
+    )));
     let w = d.left_name.len().max(d.right_name.len()) + 1;
     blocks.push(Block::Dumps(Dumps {
         left_name: d.left_name.clone(),
@@ -245,6 +221,7 @@ fn divergence_section(d: &DivergenceRecord) -> Section {
             text(format!("{}. ", d.number)),
             code(&d.target),
             text(format!(" — {}", d.headline(None))),
+            text(note),
         ],
         blocks,
     }
