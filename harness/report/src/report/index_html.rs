@@ -114,30 +114,27 @@ fn side_by_side(s: &mut String, left: &str, right: &str, names: (&str, &str)) {
 
 fn byte_map(s: &mut String, bytes: &[u8; 64], sides: &[(String, [bool; 64])]) {
     s.push_str("<div class=\"bytemaps\">\n");
+    let columns: String = (0..16).map(|c| format!("<th>{c:X}</th>")).collect();
     for (name, blamed) in sides {
-        let count = blamed.iter().filter(|b| **b).count();
+        let (name, count) = (xml_escape(name), blamed.iter().filter(|b| **b).count());
         let _ = writeln!(
             s,
-            "<div class=\"bytemap\" data-side=\"{}\"><p><strong>{}</strong> blames {count} \
-             byte(s)</p>\n<table class=\"bm\"><tr><th></th>{}</tr>",
-            xml_escape(name),
-            xml_escape(name),
-            (0..16)
-                .map(|c| format!("<th>{c:X}</th>"))
-                .collect::<String>()
+            "<div class=\"bytemap\" data-side=\"{name}\"><p><strong>{name}</strong> blames \
+             {count} byte(s)</p>\n<table class=\"bm\"><tr><th></th>{columns}</tr>"
         );
-        for row in 0..4 {
-            let _ = write!(s, "<tr><th>0x{:02X}</th>", row * 16);
-            for col in 0..16 {
-                let i = row * 16 + col;
-                let cls = if blamed[i] { "byte blamed" } else { "byte" };
-                let _ = write!(
-                    s,
-                    "<td class=\"{cls}\" title=\"byte 0x{i:02X}\">{:02x}</td>",
-                    bytes[i]
-                );
+        // Four rows of 16 bytes, each headed by its first byte's offset.
+        for (i, (byte, hot)) in bytes.iter().zip(blamed).enumerate() {
+            if i % 16 == 0 {
+                let _ = write!(s, "<tr><th>0x{i:02X}</th>");
             }
-            s.push_str("</tr>\n");
+            let cls = if *hot { "byte blamed" } else { "byte" };
+            let _ = write!(
+                s,
+                "<td class=\"{cls}\" title=\"byte 0x{i:02X}\">{byte:02x}</td>"
+            );
+            if i % 16 == 15 {
+                s.push_str("</tr>\n");
+            }
         }
         s.push_str("</table></div>\n");
     }

@@ -39,21 +39,14 @@ pub fn sha256(bytes: &[u8]) -> String {
 /// The integrity record of `facts` (the `run.json` text without
 /// `integrity`) and the folder's other `files`.
 pub fn seal(facts: &str, files: &[(String, Vec<u8>)]) -> Integrity {
+    let digest = |(path, b): &(String, Vec<u8>)| {
+        let (bytes, sha256) = (b.len() as u64, sha256(b));
+        (path.clone(), FileDigest { bytes, sha256 })
+    };
     Integrity {
         algorithm: ALGORITHM.into(),
         facts: sha256(facts.as_bytes()),
-        files: files
-            .iter()
-            .map(|(p, b)| {
-                (
-                    p.clone(),
-                    FileDigest {
-                        bytes: b.len() as u64,
-                        sha256: sha256(b),
-                    },
-                )
-            })
-            .collect(),
+        files: files.iter().map(digest).collect(),
     }
 }
 

@@ -75,12 +75,7 @@ fn merged_subjects(shards: &[ShardReport]) -> Vec<SubjectMeta> {
     let Some(first) = shards.first() else {
         return Vec::new();
     };
-    let order: Vec<&str> = first
-        .meta
-        .generations
-        .iter()
-        .map(|g| g.name.as_str())
-        .collect();
+    let order = names(&first.meta.generations, |g| &g.name);
     let mut out = first.meta.subjects.clone();
     for s in &shards[1..] {
         for (m, o) in out.iter_mut().zip(&s.meta.subjects) {
@@ -111,7 +106,7 @@ fn merged_subjects(shards: &[ShardReport]) -> Vec<SubjectMeta> {
     for m in &mut out {
         m.cases = m.cases_of_parts();
         m.generations
-            .sort_by_key(|g| order.iter().position(|o| o == g).unwrap_or(usize::MAX));
+            .sort_by_key(|g| order.iter().position(|o| *o == g).unwrap_or(usize::MAX));
     }
     out
 }
@@ -352,11 +347,8 @@ fn merged_targets(shards: &[ShardReport], count: u64) -> Result<Vec<TargetMeta>,
         };
         for s in shards {
             let st = &s.meta.targets[j];
-            let share = Shard {
-                index: s.meta.shard.index,
-                count,
-            }
-            .len(total);
+            let index = s.meta.shard.index;
+            let share = Shard { index, count }.len(total);
             if st.planned != share {
                 return Err(MergeError::at(
                     s.dir.display(),

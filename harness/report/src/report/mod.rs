@@ -16,6 +16,15 @@ macro_rules! wire {
     )*};
 }
 
+/// Returns `Err(error)` from the enclosing function when `bad` holds.
+macro_rules! refuse {
+    ($bad:expr, $error:expr) => {
+        if $bad {
+            return Err($error);
+        }
+    };
+}
+
 pub mod byte_map;
 pub mod divergences_jsonl;
 pub mod document;

@@ -347,14 +347,17 @@ fn failure_target(f: &GateFailure) -> String {
         | G::InternalPanic { target, .. }
         | G::TargetDidNotRun { target } => Some(target.clone()),
         G::Unreached { .. } => Some(REACH_CASE.to_string()),
-        G::Corpus { path, .. } => Target::gate_targets()
-            .into_iter()
-            .find(|t| {
+        G::Corpus { path, .. } => {
+            let named = |t: &Target| {
                 Path::new(path)
                     .components()
                     .any(|c| c.as_os_str() == t.name())
-            })
-            .map(|t| t.name().to_string()),
+            };
+            Target::gate_targets()
+                .into_iter()
+                .find(named)
+                .map(|t| t.name().to_string())
+        }
         _ => None,
     };
     t.unwrap_or_else(|| VECTORS_CASE.to_string())

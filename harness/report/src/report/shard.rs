@@ -48,19 +48,11 @@ fn read_meta(dir: &Path) -> Result<RunMeta, MergeError> {
     let text = read_capped(&path)?;
     let v = crate::strict_json::parse(&text).map_err(|e| MergeError::line(&path, e.line(), e))?;
     // Check the format first, so an older or newer layout is named as such.
-    match v.get("format").and_then(crate::strict_json::Json::as_u64) {
-        Some(f) if f == u64::from(run_json::FORMAT) => {}
-        other => {
-            return Err(MergeError::line(
-                &path,
-                1,
-                format!(
-                    "run.json format {} (expected {})",
-                    other.map_or_else(|| "missing".to_string(), |n| n.to_string()),
-                    run_json::FORMAT
-                ),
-            ))
-        }
+    let format = v.get("format").and_then(crate::strict_json::Json::as_u64);
+    if format != Some(u64::from(run_json::FORMAT)) {
+        let found = format.map_or_else(|| "missing".to_string(), |n| n.to_string());
+        let m = format!("run.json format {found} (expected {})", run_json::FORMAT);
+        return Err(MergeError::line(&path, 1, m));
     }
     serde_json::from_value(v.to_value()).map_err(|e| MergeError::line(&path, 1, e))
 }
@@ -134,15 +126,6 @@ fn junit_facts(dir: &Path) -> Result<(Option<String>, Vec<String>), MergeError> 
         .filter_map(|l| attr(" name=\"", l))
         .collect();
     Ok((verdict, cases))
-}
-
-/// Returns `Err(error)` from the enclosing function when `bad` holds.
-macro_rules! refuse {
-    ($bad:expr, $error:expr) => {
-        if $bad {
-            return Err($error);
-        }
-    };
 }
 
 /// Checks one shard's files against each other (see the module docs).
@@ -478,28 +461,24 @@ fn check_record(
 /// Reads one shard folder and verifies it on its own (see the module docs).
 pub fn load(dir: &Path) -> Result<ShardReport, MergeError> {
     let meta = read_meta(dir)?;
-    let shard = shard_name(meta.shard);
-    if meta.shard.count == 0 || meta.shard.index >= meta.shard.count {
-        return Err(MergeError::at(
-            dir.display(),
-            format_args!("run.json: bad shard {shard}"),
-        ));
-    }
-    if meta.verdict == INCOMPLETE || !meta.complete {
-        return Err(MergeError::incomplete(dir, &shard));
-    }
-    if meta.bad_input {
-        let m = format!("shard {shard} had bad input (its gate exited 2)");
-        return Err(MergeError::at(dir.display(), m));
-    }
+    let (shard, no) = (shard_name(meta.shard), |m: String| {
+        MergeError::at(dir.display(), m)
+    });
+    refuse!(
+        meta.shard.count == 0 || meta.shard.index >= meta.shard.count,
+        no(format!("run.json: bad shard {shard}"))
+    );
+    refuse!(
+        meta.verdict == INCOMPLETE || !meta.complete,
+        MergeError::incomplete(dir, &shard)
+    );
+    refuse!(
+        meta.bad_input,
+        no(format!("shard {shard} had bad input (its gate exited 2)"))
+    );
     let divergences = read_divergences(dir, meta.distinct_divergences)?;
-    integrity::verify(
-        dir,
-        run_json::FILE,
-        meta.integrity.as_ref(),
-        &run_json::render(&meta),
-    )
-    .map_err(|error| MergeError::at(dir.display(), error))?;
+    let facts = run_json::render(&meta);
+    integrity::verify(dir, run_json::FILE, meta.integrity.as_ref(), &facts).map_err(no)?;
     check_shard(dir, &meta, &divergences)?;
     Ok(ShardReport {
         dir: dir.to_path_buf(),
