@@ -237,9 +237,7 @@ pub fn merge(mut shards: Vec<ShardReport>) -> Result<ReportModel, MergeError> {
     }
     let unexercised: Vec<String> = if reach.is_empty() {
         let mut u = shards[0].meta.unexercised.clone();
-        for s in &shards[1..] {
-            u.retain(|c| s.meta.unexercised.contains(c));
-        }
+        u.retain(|c| shards.iter().all(|s| s.meta.unexercised.contains(c)));
         u
     } else {
         reach

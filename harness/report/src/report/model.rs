@@ -453,24 +453,30 @@ fn machine_of(run: &GateRun) -> MachineMeta {
     MachineMeta {
         threads: run.threads as u64,
         elapsed_ms: millis(run.elapsed),
-        subjects: run
-            .external
-            .iter()
-            .map(|e| SubjectMachineMeta {
-                spec: e.spec.clone(),
-                calls: e.stats.calls,
-                answers_received: e.stats.received,
-                answers_compared: e.stats.compared,
-                subject_ms: millis(e.stats.busy),
-                cases_per_s: e.rate().map_or(0, |r| r.round() as u64),
-                restarts: e.stats.restarts,
-            })
-            .collect(),
+        subjects: each(&run.external, |e| SubjectMachineMeta {
+            spec: e.spec.clone(),
+            calls: e.stats.calls,
+            answers_received: e.stats.received,
+            answers_compared: e.stats.compared,
+            subject_ms: millis(e.stats.busy),
+            cases_per_s: e.rate().map_or(0, |r| r.round() as u64),
+            restarts: e.stats.restarts,
+        }),
     }
+}
+
+/// `f` of each element of `v`, in order.
+fn each<T, U>(v: &[T], f: impl FnMut(&T) -> U) -> Vec<U> {
+    v.iter().map(f).collect()
 }
 
 fn millis(d: Duration) -> u64 {
     u64::try_from(d.as_millis()).unwrap_or(u64::MAX)
+}
+
+fn reach_class(&(class, hits): &(&str, u64)) -> ReachClass {
+    let class = class.to_string();
+    ReachClass { class, hits }
 }
 
 /// The `run.json` facts of a gate run.
@@ -489,58 +495,42 @@ pub fn meta_of(run: &GateRun, records: &[DivergenceRecord]) -> RunMeta {
             count: run.shard.count,
         },
         merged_from: None,
-        targets: run
-            .targets
-            .iter()
-            .map(|(t, s)| TargetMeta {
-                name: t.name().to_string(),
-                planned: s.planned,
-                ran: s.ran,
-                valid: s.by_kind[0],
-                near_valid: s.by_kind[1],
-                raw: s.by_kind[2],
-                diverged: s.diverged,
-                corpus_files: s.corpus_files,
-                corpus_diverged: s.corpus_diverged,
-                corpus_present: s.corpus_present,
-                coverage: s.coverage.clone(),
-            })
-            .collect(),
-        corpus: run
-            .corpus
-            .iter()
-            .map(|c| CorpusMeta {
-                name: c.name.clone(),
-                routes: c.routes.clone(),
-                files: c.files,
-                diverged: c.diverged,
-            })
-            .collect(),
-        vector_files: run
-            .vector_files
-            .iter()
-            .map(|v| VectorMeta {
-                path: v.path.clone(),
-                vectors: v.vectors,
-                failed: v.failed,
-                other_generations: v.other_generations,
-            })
-            .collect(),
+        targets: each(&run.targets, |(t, s)| TargetMeta {
+            name: t.name().to_string(),
+            planned: s.planned,
+            ran: s.ran,
+            valid: s.by_kind[0],
+            near_valid: s.by_kind[1],
+            raw: s.by_kind[2],
+            diverged: s.diverged,
+            corpus_files: s.corpus_files,
+            corpus_diverged: s.corpus_diverged,
+            corpus_present: s.corpus_present,
+            coverage: s.coverage.clone(),
+        }),
+        corpus: each(&run.corpus, |c| CorpusMeta {
+            name: c.name.clone(),
+            routes: c.routes.clone(),
+            files: c.files,
+            diverged: c.diverged,
+        }),
+        vector_files: each(&run.vector_files, |v| VectorMeta {
+            path: v.path.clone(),
+            vectors: v.vectors,
+            failed: v.failed,
+            other_generations: v.other_generations,
+        }),
         distinct_divergences: records.len() as u64,
         divergent_cases: records.iter().map(|r| r.count).sum(),
         failures: run.failures.iter().map(ToString::to_string).collect(),
         failure_targets: run.failures.iter().map(failure_target).collect(),
         notes: run.notes.clone(),
         unexercised: run.reach.unhit(),
-        generations: run
-            .arches
-            .iter()
-            .map(|(a, st)| GenerationMeta {
-                name: a.name().to_string(),
-                ran: st.ran,
-                diverged: st.diverged,
-            })
-            .collect(),
+        generations: each(&run.arches, |(a, st)| GenerationMeta {
+            name: a.name().to_string(),
+            ran: st.ran,
+            diverged: st.diverged,
+        }),
         subjects: run
             .subjects
             .iter()
@@ -556,30 +546,15 @@ pub fn meta_of(run: &GateRun, records: &[DivergenceRecord]) -> RunMeta {
                 inputs: *n,
             })
             .collect(),
-        unsupported: run
-            .unsupported
-            .iter()
-            .map(|(t, who)| UnsupportedMeta {
-                target: t.name().to_string(),
-                subjects: who.clone(),
-            })
-            .collect(),
+        unsupported: each(&run.unsupported, |(t, who)| UnsupportedMeta {
+            target: t.name().to_string(),
+            subjects: who.clone(),
+        }),
         reach: run
             .reach
             .table()
             .into_iter()
-            .map(|(field, classes)| {
-                (
-                    field.to_string(),
-                    classes
-                        .iter()
-                        .map(|(c, n)| ReachClass {
-                            class: (*c).to_string(),
-                            hits: *n,
-                        })
-                        .collect(),
-                )
-            })
+            .map(|(field, classes)| (field.to_string(), classes.iter().map(reach_class).collect()))
             .collect(),
         machine: Some(machine_of(run)),
         integrity: None,
