@@ -1,5 +1,5 @@
-//! Helpers the renderers share: the clock-line marker, grouped numbers, XML escaping and
-//! insertion-ordered lookup.
+//! Helpers the renderers share: the clock-line marker, grouped numbers, XML escaping, mapping a
+//! list and insertion-ordered lookup.
 
 /// Marker of clock-dependent lines.
 pub const TIMING_MARKER: &str = "[timing]";
@@ -32,6 +32,11 @@ pub fn xml_escape(s: &str) -> String {
         }
     }
     o
+}
+
+/// `f` of each element of `v`, in order.
+pub fn each<T, U>(v: &[T], f: impl FnMut(&T) -> U) -> Vec<U> {
+    v.iter().map(f).collect()
 }
 
 /// The element of `v` that `is` picks, `new()` pushed first when none does (a map that keeps

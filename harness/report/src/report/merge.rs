@@ -5,7 +5,7 @@
 //! unsharded gate keeps). Contracts: `reports/README.md` ("Merging the reports of a sharded
 //! gate").
 
-use super::format::find_or_push;
+use super::format::{each, find_or_push};
 use super::model::{DivergenceRecord, ReportModel, ShardRef, REACH_CASE};
 use super::run_json::{
     CohortMeta, GenerationMeta, GivenUpMeta, MachineMeta, ReachClass, RunMeta, ShardMeta,
@@ -261,23 +261,16 @@ pub fn merge(mut shards: Vec<ShardReport>) -> Result<ReportModel, MergeError> {
         );
         failure_targets.push(REACH_CASE.to_string());
     }
-    let generations: Vec<GenerationMeta> = first
-        .meta
-        .generations
-        .iter()
-        .map(|g| {
-            let of = shards
-                .iter()
-                .flat_map(|s| &s.meta.generations)
-                .filter(|x| x.name == g.name);
-            let (ran, diverged) = of.fold((0, 0), |(r, d), x| (r + x.ran, d + x.diverged));
-            GenerationMeta {
-                name: g.name.clone(),
-                ran,
-                diverged,
-            }
-        })
-        .collect();
+    let generations = each(&first.meta.generations, |g| {
+        let of = shards.iter().flat_map(|s| &s.meta.generations);
+        let of = of.filter(|x| x.name == g.name);
+        let (ran, diverged) = of.fold((0, 0), |(r, d), x| (r + x.ran, d + x.diverged));
+        GenerationMeta {
+            name: g.name.clone(),
+            ran,
+            diverged,
+        }
+    });
     // Tool, version, seed, cases, corpus, vector files, the cap and the unsupported targets
     // are every shard's (checked above).
     let subjects = merged_subjects(&shards);
@@ -303,14 +296,11 @@ pub fn merge(mut shards: Vec<ShardReport>) -> Result<ReportModel, MergeError> {
     };
     // Recomputed from the merged contents, never copied from a shard.
     meta.verdict = verdict_of(&meta, &divergences).into();
-    let shard_refs = shards
-        .iter()
-        .map(|s| ShardRef {
-            dir: s.dir.clone(),
-            shard: shard_name(s.meta.shard),
-            verdict: verdict_of(&s.meta, &s.divergences).into(),
-        })
-        .collect();
+    let shard_refs = each(&shards, |s| ShardRef {
+        dir: s.dir.clone(),
+        shard: shard_name(s.meta.shard),
+        verdict: verdict_of(&s.meta, &s.divergences).into(),
+    });
     Ok(ReportModel {
         meta,
         divergences,

@@ -4,7 +4,7 @@
 //! [`DivergenceRecord`] is one line of `divergences.jsonl`, written and read
 //! back with serde.
 
-use super::format::grouped;
+use super::format::{each, grouped};
 use super::run_json::{
     self, CohortMeta, CorpusMeta, GenerationMeta, GivenUpMeta, MachineMeta, ReachClass, RunMeta,
     ShardMeta, SubjectMachineMeta, SubjectMeta, SubjectTargetMeta, TargetMeta, UnsupportedMeta,
@@ -463,11 +463,6 @@ fn machine_of(run: &GateRun) -> MachineMeta {
             restarts: e.stats.restarts,
         }),
     }
-}
-
-/// `f` of each element of `v`, in order.
-fn each<T, U>(v: &[T], f: impl FnMut(&T) -> U) -> Vec<U> {
-    v.iter().map(f).collect()
 }
 
 fn millis(d: Duration) -> u64 {

@@ -8,7 +8,7 @@ use super::divergences::divergence_sections;
 use crate::gate::ExternalRun;
 use crate::gate::OUTCOMES;
 use crate::generation::Generation;
-use crate::report::format::{find_or_push, grouped, TIMING_MARKER};
+use crate::report::format::{each, find_or_push, grouped, TIMING_MARKER};
 use crate::report::model::ReportModel;
 use crate::report::run_json::{
     CorpusMeta, GenerationMeta, GivenUpMeta, ReachClass, RunMeta, SubjectMeta, TargetMeta,
@@ -144,11 +144,7 @@ pub fn document(m: &ReportModel) -> Document {
         sections.extend(bullets("reach", title, &meta.unexercised, c));
     }
     if !meta.cohorts.is_empty() {
-        let rows = meta
-            .cohorts
-            .iter()
-            .map(|cm| vec![t(&cm.pattern), n(cm.inputs)])
-            .collect();
+        let rows = each(&meta.cohorts, |cm| vec![t(&cm.pattern), n(cm.inputs)]);
         let about = para(
             "With two or more subjects under test: each divergent input (per generation) grouped \
              by which implementations gave the same answer, core's cohort first. Each divergence \
@@ -401,10 +397,7 @@ fn unsupported_lines(meta: &RunMeta) -> Option<Vec<Line>> {
 fn reach_section(m: &ReportModel) -> Section {
     let meta = &m.meta;
     let row = |(field, classes): (&String, &Vec<ReachClass>)| {
-        let cells: Vec<String> = classes
-            .iter()
-            .map(|r| format!("{} ({})", r.class, r.hits))
-            .collect();
+        let cells = each(classes, |r| format!("{} ({})", r.class, r.hits));
         vec![c(field), t(cells.join(", "))]
     };
     let mut blocks = vec![
