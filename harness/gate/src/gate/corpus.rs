@@ -7,7 +7,7 @@
 
 use super::config::GateConfig;
 use super::coverage::{file_case, merge_cov, CovMap, Runner};
-use super::outcome::{count_cohorts, panic_text, CorpusFolder, GateFailure, GateRun};
+use super::outcome::{add_counts, count_cohorts, panic_text, CorpusFolder, GateFailure, GateRun};
 use crate::findings::{Finding, Origin};
 use crate::judge::batch::{Cases, Step};
 use crate::kinds::{CaseBuf, Form, Ran};
@@ -271,9 +271,7 @@ fn replay_block(
             }
             match f {
                 Ok((fs, cohorts)) => {
-                    for (p, n) in cohorts {
-                        *run.cohorts.entry(p).or_insert(0) += n;
-                    }
+                    add_counts(&mut run.cohorts, cohorts);
                     any[k] |= !fs.is_empty();
                     for f in fs {
                         run.findings.add(f);

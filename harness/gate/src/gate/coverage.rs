@@ -99,8 +99,11 @@ fn count(cov: &mut CovMap, k: &str, col: usize) {
     }
 }
 
-/// Adds a chunk's coverage into the run's.
-pub fn merge_cov(into: &mut BTreeMap<String, [u64; 6]>, from: CovMap) {
+/// Adds a chunk's (or a worker's) coverage into the run's.
+pub fn merge_cov(
+    into: &mut BTreeMap<String, [u64; 6]>,
+    from: impl IntoIterator<Item = (String, [u64; 6])>,
+) {
     for (k, v) in from {
         let e = into.entry(k).or_insert([0; 6]);
         for (a, b) in e.iter_mut().zip(v) {

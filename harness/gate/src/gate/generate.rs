@@ -5,9 +5,7 @@
 
 use super::config::GateConfig;
 use super::coverage::{file_case, merge_cov, runners, CovMap, Runner};
-use super::outcome::{
-    add_judged, count_cohorts, merge_judged, panic_text, GateFailure, GateRun, SubjectJudged,
-};
+use super::outcome::{add_counts, count_cohorts, merge_judged, panic_text, GateFailure, GateRun};
 use super::stage::{Staged, Stager};
 use crate::external::watch::{self, Watch};
 use crate::findings::{CaseKind, Findings, Origin};
@@ -79,27 +77,6 @@ pub fn reach_failure(cfg: &GateConfig, run: &GateRun) -> Option<GateFailure> {
     (full && !classes.is_empty()).then_some(GateFailure::Unreached { classes })
 }
 
-#[derive(Default)]
-struct Acc {
-    reach: Reach,
-    ran: Vec<u64>,
-    by_kind: Vec<[u64; 3]>,
-    diverged: Vec<u64>,
-    busy: Vec<Duration>,
-    coverage: Vec<BTreeMap<String, [u64; 6]>>,
-    /// Per generation of the run: (cases run, cases diverged).
-    by_arch: Vec<[u64; 2]>,
-    findings: Findings,
-    failures: Vec<GateFailure>,
-    /// Per subject under test: cases judged, per target and generation.
-    judged: Vec<SubjectJudged>,
-    /// Divergent inputs per cohort pattern.
-    cohorts: BTreeMap<String, u64>,
-    /// Per (subject, generation, operation): why it was given up, cases
-    /// not run.
-    given_up: Vec<((String, String, String), String, u64)>,
-}
-
 struct Shared {
     cfg: GateConfig,
     plan: Plan,
@@ -108,7 +85,8 @@ struct Shared {
     stop: AtomicBool,
     deadline: Option<Instant>,
     slots: Vec<Slot>,
-    accs: Vec<Mutex<Acc>>,
+    /// Per worker, what its items found (the generated phase's share of a [`GateRun`]).
+    accs: Vec<Mutex<GateRun>>,
     /// Workers finished (panicked ones too), for the monitor's wake-up.
     finished: (Mutex<usize>, Condvar),
 }
@@ -419,16 +397,19 @@ fn worker(sh: &Shared, w: usize) {
             break;
         }
         let mut acc = sh.accs[w].lock().unwrap_or_else(|p| p.into_inner());
+        let acc = &mut *acc;
+        let st = &mut acc.targets[ti].1;
         match res {
             Ok(()) => {
-                acc.ran[ti] += hi - lo;
-                for (a, b) in acc.by_kind[ti].iter_mut().zip(by_kind) {
-                    *a += b;
-                }
-                acc.diverged[ti] += filed.diverged;
-                for (x, y) in acc.by_arch.iter_mut().zip(&filed.by_arch) {
-                    x[0] += y[0];
-                    x[1] += y[1];
+                st.ran += hi - lo;
+                st.by_kind
+                    .iter_mut()
+                    .zip(by_kind)
+                    .for_each(|(a, b)| *a += b);
+                st.diverged += filed.diverged;
+                for ((_, x), y) in acc.arches.iter_mut().zip(&filed.by_arch) {
+                    x.ran += y[0];
+                    x.diverged += y[1];
                 }
             }
             Err(p) => {
@@ -440,29 +421,15 @@ fn worker(sh: &Shared, w: usize) {
                 sh.stop.store(true, Relaxed);
             }
         }
-        acc.busy[ti] += dt;
-        merge_cov(&mut acc.coverage[ti], cov);
+        st.busy += dt;
+        merge_cov(&mut st.coverage, cov);
         acc.findings.merge(filed.findings);
-        for (p, n) in filed.cohorts {
-            *acc.cohorts.entry(p).or_insert(0) += n;
-        }
-        drop(acc);
+        add_counts(&mut acc.cohorts, filed.cohorts);
         slot.done.fetch_add(hi - lo, Relaxed);
     }
     let mut acc = sh.accs[w].lock().unwrap_or_else(|p| p.into_inner());
     acc.reach.merge(&reach);
-    let n_arch = rs.len();
-    for (a, r) in rs.iter().enumerate() {
-        add_judged(&mut acc.judged, (a, n_arch), &r.judge.judged(), true);
-        for g in r.judge.not_run() {
-            let key = (
-                g.subject,
-                r.arch.name().to_string(),
-                g.op.name().to_string(),
-            );
-            acc.given_up.push((key, g.why, g.cases));
-        }
-    }
+    acc.count_judged(rs.iter().map(|r| (r.arch, &r.judge)), true);
     drop(acc);
     watch::watch_this_thread(None);
 }
@@ -478,17 +445,7 @@ pub fn generate(
     progress: Option<Progress<'_>>,
 ) {
     let (plan, planned) = plan_items(cfg);
-    let n_t = cfg.targets.len();
     let threads = cfg.threads.max(1);
-    let acc = || Acc {
-        ran: vec![0; n_t],
-        by_kind: vec![[0; 3]; n_t],
-        diverged: vec![0; n_t],
-        busy: vec![Duration::ZERO; n_t],
-        coverage: vec![BTreeMap::new(); n_t],
-        by_arch: vec![[0; 2]; cfg.arches().len()],
-        ..Acc::default()
-    };
     let total_items = plan.total;
     let total_planned: u64 = planned.iter().fold(0u64, |a, &p| a.saturating_add(p));
     let sh = Arc::new(Shared {
@@ -501,7 +458,7 @@ pub fn generate(
             .seconds
             .map(|s| start + Duration::from_secs_f64(s.max(0.0))),
         slots: (0..threads).map(|_| Slot::default()).collect(),
-        accs: (0..threads).map(|_| Mutex::new(acc())).collect(),
+        accs: (0..threads).map(|_| Mutex::new(GateRun::of(cfg))).collect(),
         finished: (Mutex::new(0), Condvar::new()),
     });
     run.reach = kinds::declared_reach(&cfg.targets, &cfg.arches());
@@ -587,33 +544,24 @@ pub fn generate(
     }
     for m in &sh.accs {
         let a = std::mem::take(&mut *m.lock().unwrap_or_else(|p| p.into_inner()));
-        for ((_, st), x) in run.arches.iter_mut().zip(&a.by_arch) {
-            st.ran += x[0];
-            st.diverged += x[1];
+        for ((_, st), (_, x)) in run.arches.iter_mut().zip(&a.arches) {
+            st.ran += x.ran;
+            st.diverged += x.diverged;
         }
-        for (ti, (_, st)) in run.targets.iter_mut().enumerate() {
-            if a.ran.is_empty() {
-                break;
-            }
-            st.ran += a.ran[ti];
-            for (x, y) in st.by_kind.iter_mut().zip(a.by_kind[ti]) {
-                *x += y;
-            }
-            st.diverged += a.diverged[ti];
-            st.busy += a.busy[ti];
-            for (k, v) in &a.coverage[ti] {
-                let e = st.coverage.entry(k.clone()).or_insert([0; 6]);
-                for (x, y) in e.iter_mut().zip(v) {
-                    *x += y;
-                }
-            }
+        for ((_, st), (_, x)) in run.targets.iter_mut().zip(a.targets) {
+            st.ran += x.ran;
+            st.by_kind
+                .iter_mut()
+                .zip(x.by_kind)
+                .for_each(|(a, b)| *a += b);
+            st.diverged += x.diverged;
+            st.busy += x.busy;
+            merge_cov(&mut st.coverage, x.coverage);
         }
         run.reach.merge(&a.reach);
-        merge_judged(&mut run.subject_judged, &a.judged);
-        for (p, n) in a.cohorts {
-            *run.cohorts.entry(p).or_insert(0) += n;
-        }
-        for (key, why, n) in a.given_up {
+        merge_judged(&mut run.subject_judged, &a.subject_judged);
+        add_counts(&mut run.cohorts, a.cohorts);
+        for (key, (why, n)) in a.given_up {
             run.given_up.entry(key).or_insert((why, 0)).1 += n;
         }
         run.findings.merge(a.findings);

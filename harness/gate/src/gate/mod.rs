@@ -82,25 +82,7 @@ use std::time::Instant;
 /// Runs the gate. `progress` is called from the monitoring thread.
 pub fn run(cfg: &GateConfig, progress: Option<Progress<'_>>) -> GateRun {
     let start = Instant::now();
-    let mut run = GateRun {
-        seed: cfg.seed,
-        shard: cfg.shard,
-        cases: cfg.cases,
-        subject_cases: cfg.subject_cases.map(|c| c.min(cfg.cases)),
-        seconds: cfg.seconds,
-        threads: cfg.threads.max(1),
-        targets: cfg
-            .targets
-            .iter()
-            .map(|t| (*t, TargetStats::default()))
-            .collect(),
-        ..GateRun::default()
-    };
-    run.arches = cfg
-        .arches()
-        .into_iter()
-        .map(|a| (a, ArchStats::default()))
-        .collect();
+    let mut run = GateRun::of(cfg);
     let runners = match coverage::runners(cfg) {
         Ok(r) => r,
         Err(_) if cfg.interrupted() => {
@@ -168,16 +150,7 @@ pub fn run(cfg: &GateConfig, progress: Option<Progress<'_>>) -> GateRun {
     } else {
         replay_and_check_vectors(cfg, &runners, &mut run);
     }
-    let n_arch = runners.len();
-    for (a, r) in runners.iter().enumerate() {
-        outcome::add_judged(
-            &mut run.subject_judged,
-            (a, n_arch),
-            &r.judge.judged(),
-            false,
-        );
-        run.count_not_run(r.arch, &r.judge);
-    }
+    run.count_judged(runners.iter().map(|r| (r.arch, &r.judge)), false);
     drop(runners);
     generate::generate(cfg, start, &mut run, progress);
     subjects_judged_on_something(cfg, &mut run);

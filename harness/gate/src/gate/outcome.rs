@@ -1,7 +1,7 @@
 //! What a gate run found: [`GateRun`], per-target [`TargetStats`] and the
 //! [`GateFailure`]s other than findings.
 
-use super::config::Shard;
+use super::config::{GateConfig, Shard};
 use super::vectors;
 use crate::findings::Findings;
 use crate::generation::Generation;
@@ -326,21 +326,16 @@ impl SubjectJudged {
     }
 }
 
-/// Adds per-subject judged counts `more` (a judge's
-/// [`crate::judge::Judge::judged`], serving generation `arch` of
-/// `arches`; generated cases or not) into `into`, growing it.
-pub fn add_judged(
-    into: &mut Vec<SubjectJudged>,
-    (arch, arches): (usize, usize),
-    more: &[Vec<u64>],
-    generated: bool,
-) {
-    zip_grow(into, more, |x, y| x.add(arch, arches, y, generated));
-}
-
 /// Adds the per-subject counts `more` into `into`, growing it.
 pub fn merge_judged(into: &mut Vec<SubjectJudged>, more: &[SubjectJudged]) {
     zip_grow(into, more, SubjectJudged::merge);
+}
+
+/// Adds the counts `from` (per cohort pattern) into `into`.
+pub fn add_counts(into: &mut BTreeMap<String, u64>, from: BTreeMap<String, u64>) {
+    for (k, n) in from {
+        *into.entry(k).or_insert(0) += n;
+    }
 }
 
 /// Counts the cohort pattern of one divergent input's findings into `into`
@@ -386,11 +381,46 @@ impl ExternalRun {
 }
 
 impl GateRun {
-    /// Adds what `judge` (serving `arch`) counted as not run.
-    pub fn count_not_run(&mut self, arch: Generation, judge: &crate::judge::Judge) {
-        for g in judge.not_run() {
-            let key = (g.subject, arch.name().to_string(), g.op.name().to_string());
-            self.given_up.entry(key).or_insert((g.why, 0)).1 += g.cases;
+    /// A run of `cfg` that found nothing yet: its parameters, and zeros for each of its
+    /// targets and generations.
+    pub fn of(cfg: &GateConfig) -> GateRun {
+        GateRun {
+            seed: cfg.seed,
+            shard: cfg.shard,
+            cases: cfg.cases,
+            subject_cases: cfg.subject_cases.map(|c| c.min(cfg.cases)),
+            seconds: cfg.seconds,
+            threads: cfg.threads.max(1),
+            targets: cfg
+                .targets
+                .iter()
+                .map(|t| (*t, TargetStats::default()))
+                .collect(),
+            arches: cfg
+                .arches()
+                .into_iter()
+                .map(|a| (a, ArchStats::default()))
+                .collect(),
+            ..GateRun::default()
+        }
+    }
+
+    /// Adds what the judges of the run's generations (`(generation, judge)` in
+    /// [`GateRun::arches`] order) counted: the cases each subject under test was judged on
+    /// (generated cases, or corpus files and vector checks), and what was not run.
+    pub fn count_judged<'a, J>(&mut self, judges: J, generated: bool)
+    where
+        J: ExactSizeIterator<Item = (Generation, &'a crate::judge::Judge)>,
+    {
+        let n = judges.len();
+        for (a, (arch, judge)) in judges.enumerate() {
+            zip_grow(&mut self.subject_judged, &judge.judged(), |x, y| {
+                x.add(a, n, y, generated)
+            });
+            for g in judge.not_run() {
+                let key = (g.subject, arch.name().to_string(), g.op.name().to_string());
+                self.given_up.entry(key).or_insert((g.why, 0)).1 += g.cases;
+            }
         }
     }
 

@@ -64,22 +64,15 @@ impl fmt::Display for VectorError {
 
 impl std::error::Error for VectorError {}
 
+/// One vector line: the operation it asks about (`custom_op` form: a validator; `decode`
+/// form), its bundle, and the answer it expects in the words [`actual`] gives a subject's
+/// (the first failing predicate or `valid`; `ok <mnemonic>`, `err <field>` or
+/// `err reserved@0xNN`).
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Vector {
-    /// `custom_op` form.
-    Validator {
-        bundle: [u8; 64],
-        /// `true` = header (0x85) validator, `false` = payload.
-        header: bool,
-        /// Expected first failing predicate (`None` = valid).
-        expected: Option<String>,
-    },
-    /// `decode` form.
-    Decode {
-        bundle: [u8; 64],
-        /// `Ok(mnemonic)` or `Err(field or reserved@0xNN)`.
-        expected: Result<String, String>,
-    },
+pub struct Vector {
+    pub op: VectorOp,
+    pub bundle: [u8; 64],
+    pub expected: String,
 }
 
 /// Counts of one vector file.
@@ -171,11 +164,11 @@ pub fn parse_line(path: &str, line: usize, raw: &str) -> Result<Option<Parsed>, 
     };
     let archs = split_arch(&mut fields, &bad)?;
     let bundle = parse_hex_field(path, line, col, fields[0])?;
-    let v = match fields.as_slice() {
+    let (op, expected) = match fields.as_slice() {
         [_, which @ ("header" | "payload"), verdict, pred] => {
             let expected = match (*verdict, *pred) {
-                ("valid", "-") => None,
-                ("invalid", p) if p != "-" => Some(p.to_string()),
+                ("valid", "-") => "valid".to_string(),
+                ("invalid", p) if p != "-" => p.to_string(),
                 _ => {
                     return Err(bad(format!(
                         "verdict `{verdict}` with predicate `{pred}` (expected `valid -` or \
@@ -183,20 +176,15 @@ pub fn parse_line(path: &str, line: usize, raw: &str) -> Result<Option<Parsed>, 
                     )))
                 }
             };
-            Vector::Validator {
-                bundle,
-                header: *which == "header",
-                expected,
-            }
+            let header = *which == "header";
+            let v = if header {
+                Validator::Header
+            } else {
+                Validator::Payload
+            };
+            (VectorOp::Validate(v), expected)
         }
-        [_, "ok", what] => Vector::Decode {
-            bundle,
-            expected: Ok(what.to_string()),
-        },
-        [_, "err", what] => Vector::Decode {
-            bundle,
-            expected: Err(what.to_string()),
-        },
+        [_, ok @ ("ok" | "err"), what] => (VectorOp::Decode, format!("{ok} {what}")),
         _ => {
             return Err(bad(format!(
                 "{} fields; expected `<hex> header|payload valid|invalid <predicate>` or \
@@ -204,6 +192,11 @@ pub fn parse_line(path: &str, line: usize, raw: &str) -> Result<Option<Parsed>, 
                 fields.len()
             )))
         }
+    };
+    let v = Vector {
+        op,
+        bundle,
+        expected,
     };
     Ok(Some((
         line,
@@ -217,15 +210,15 @@ pub fn parse_line(path: &str, line: usize, raw: &str) -> Result<Option<Parsed>, 
 /// an answer its transport lost).
 pub type VectorAnswer = (String, Answer, Option<crate::judge::Class>);
 
-/// What `s` says about a vector ([`VectorAnswer`]).
-pub fn actual(s: &dyn Subject, v: &Vector) -> VectorAnswer {
+/// What `s` says about `bundle` asked `op` ([`VectorAnswer`]).
+pub fn actual(s: &dyn Subject, op: VectorOp, bundle: &[u8; 64]) -> VectorAnswer {
     let fault = |f: &crate::subjects::Fault| {
         let class = crate::judge::Class::of_fault(f);
         let name = class.name().to_lowercase();
         (f.to_string(), Answer::Fault(name), Some(class))
     };
-    let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| match VectorOp::of(v) {
-        (VectorOp::Validate(which), bundle) => match s.validate(which, bundle) {
+    let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| match op {
+        VectorOp::Validate(which) => match s.validate(which, bundle) {
             Ok(verdict) => (
                 verdict_name(&verdict).to_string(),
                 Answer::from_verdict(&verdict),
@@ -233,7 +226,7 @@ pub fn actual(s: &dyn Subject, v: &Vector) -> VectorAnswer {
             ),
             Err(f) => fault(&f),
         },
-        (VectorOp::Decode, bundle) => match s.decode(bundle) {
+        VectorOp::Decode => match s.decode(bundle) {
             Ok(Ok(d)) => (format!("ok {}", d.mnemonic), Answer::Valid, None),
             Ok(Err(e)) if e.field.as_str() == "reserved" => (
                 format!("err reserved@0x{:02x}", e.offset),
@@ -256,17 +249,6 @@ pub fn actual(s: &dyn Subject, v: &Vector) -> VectorAnswer {
             Some(class),
         )
     })
-}
-
-/// The expectation in the same words as [`actual`].
-pub fn expected(v: &Vector) -> String {
-    match v {
-        Vector::Validator { expected, .. } => expected.clone().unwrap_or_else(|| "valid".into()),
-        Vector::Decode { expected, .. } => match expected {
-            Ok(m) => format!("ok {m}"),
-            Err(f) => format!("err {f}"),
-        },
-    }
 }
 
 /// True for the names of vector files in `corpus/vectors/` (not a README,
@@ -378,8 +360,8 @@ pub fn check_dir(dir: &Path, engines: &[(Generation, &Judge)]) -> Result<Checked
 const VECTOR_BLOCK: usize = 4096;
 
 /// The operation a vector asks about.
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum VectorOp {
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum VectorOp {
     Validate(Validator),
     Decode,
 }
@@ -391,43 +373,29 @@ impl VectorOp {
         VectorOp::Decode,
     ];
 
-    fn of(v: &Vector) -> (VectorOp, &[u8; 64]) {
-        match v {
-            Vector::Validator { bundle, header, .. } => (
-                VectorOp::Validate(if *header {
-                    Validator::Header
-                } else {
-                    Validator::Payload
-                }),
-                bundle,
-            ),
-            Vector::Decode { bundle, .. } => (VectorOp::Decode, bundle),
-        }
-    }
-
-    /// The target whose check the line states (a finding replays on it).
-    fn target(self) -> crate::targets::Target {
-        crate::targets::Target::named(match self {
-            VectorOp::Validate(Validator::Header) => "validate_header",
-            VectorOp::Validate(Validator::Payload) => "validate_payload",
-            VectorOp::Decode => "decode_any",
-        })
-    }
-
-    /// The capability a subject needs to be asked, and the finding's key.
-    fn need(self) -> (Capability, &'static str) {
+    /// The target whose check the line states (a finding replays on it), the capability a
+    /// subject needs to be asked, and the finding's key.
+    fn need(self) -> (&'static str, Capability, &'static str) {
         match self {
-            VectorOp::Validate(Validator::Header) => (Capability::ValidateHeader, "header"),
-            VectorOp::Validate(Validator::Payload) => (Capability::ValidatePayload, "payload"),
-            VectorOp::Decode => (Capability::Decode, "decode"),
+            VectorOp::Validate(Validator::Header) => {
+                ("validate_header", Capability::ValidateHeader, "header")
+            }
+            VectorOp::Validate(Validator::Payload) => {
+                ("validate_payload", Capability::ValidatePayload, "payload")
+            }
+            VectorOp::Decode => ("decode_any", Capability::Decode, "decode"),
         }
+    }
+
+    fn target(self) -> crate::targets::Target {
+        crate::targets::Target::named(self.need().0)
     }
 }
 
 /// True if the vector check asks `s` (it has the capability, it was not
 /// given up on it).
 fn asks(s: &dyn Subject, op: VectorOp) -> bool {
-    let need = op.need().0;
+    let need = op.need().1;
     s.capabilities().has(need) && s.given_up(Capabilities::of(&[need])).is_none()
 }
 
@@ -447,14 +415,13 @@ fn check_block(
 ) {
     let mut bundles: Vec<[u8; 64]> = Vec::new();
     for op in VectorOp::ALL {
-        let of_op = |v: &Vector| VectorOp::of(v).0 == op;
         for (arch, e) in engines {
             bundles.clear();
             bundles.extend(
                 block
                     .iter()
-                    .filter(|(_, v, archs)| of_op(v) && archs.iter().any(|x| x == arch.name()))
-                    .map(|(_, v, _)| *VectorOp::of(v).1),
+                    .filter(|(_, v, archs)| v.op == op && archs.iter().any(|x| x == arch.name()))
+                    .map(|(_, v, _)| v.bundle),
             );
             if bundles.is_empty() {
                 continue;
@@ -468,7 +435,7 @@ fn check_block(
                 x.prefetch(batch, &|| {});
             }
         }
-        for (line, v, archs) in block.iter().filter(|(_, v, _)| of_op(v)) {
+        for (line, v, archs) in block.iter().filter(|(_, v, _)| v.op == op) {
             if crate::interrupt::stop_requested() {
                 break;
             }
@@ -500,9 +467,7 @@ fn check_one(
     for (arch, e) in runs {
         let (core, oracle) = e.references();
         st.vectors += 1;
-        let want = expected(v);
-        let (op, bundle) = VectorOp::of(v);
-        let key = op.need().1;
+        let (want, op, bundle) = (&v.expected, v.op, &v.bundle);
         // A side that faulted (a crash, or an answer the transport lost: a
         // harness or protocol fault) is filed as that fault, never as a
         // mismatch of the expectation.
@@ -522,7 +487,7 @@ fn check_one(
                 crate::findings::Class::VectorMismatch,
                 crate::findings::Class::Judge,
             ),
-            key: key.into(),
+            key: op.need().2.into(),
             left_verdict: ls.clone(),
             right_verdict: rs.clone(),
             left_name: l.name().into(),
@@ -533,8 +498,8 @@ fn check_one(
             cohorts: Vec::new(),
             answers: Answers::of(la.clone(), ra.clone()),
         };
-        let (c, o) = (actual(core, v), actual(oracle, v));
-        let mut failed = c.0 != want || o.0 != want;
+        let (c, o) = (actual(core, op, bundle), actual(oracle, op, bundle));
+        let mut failed = c.0 != *want || o.0 != *want;
         if failed {
             findings.push(finding(core, oracle, &c, &o));
         }
@@ -543,8 +508,8 @@ fn check_one(
                 continue;
             }
             e.note_judged(k);
-            let x = actual(&**s, v);
-            if x.0 != want {
+            let x = actual(&**s, op, bundle);
+            if x.0 != *want {
                 failed = true;
                 findings.push(finding(&**s, core, &x, &c));
             }
@@ -573,11 +538,7 @@ mod tests {
             b
         };
         let b = bundle([(0, 0xDC), (1, 0x10), (0x0C, 0x10)]);
-        let decode = Vector::Decode {
-            bundle: b,
-            expected: Err("valid".into()),
-        };
-        let (words, answer, fault) = actual(core.as_ref(), &decode);
+        let (words, answer, fault) = actual(core.as_ref(), VectorOp::Decode, &b);
         assert_eq!(fault, None);
         assert_eq!(words, "err valid");
         assert_eq!(
@@ -589,12 +550,7 @@ mod tests {
         );
         assert_eq!(blamed_bytes(&b, &answer), ByteSet::of([0x0C]));
         let h = bundle([(0, 0x85), (1, 0x10), (0x3F, 1)]);
-        let header = Vector::Validator {
-            bundle: h,
-            header: true,
-            expected: None,
-        };
-        let (words, answer, _) = actual(core.as_ref(), &header);
+        let (words, answer, _) = actual(core.as_ref(), VectorOp::Validate(Validator::Header), &h);
         assert_eq!(words, "custom_op_header_reserved_zero");
         assert_eq!(blamed_bytes(&h, &answer), ByteSet::of([0x3F]));
         // A line's finding is typed with the target that replays it: the one of its check.
@@ -632,6 +588,19 @@ mod tests {
         assert_eq!(v[0].0, 2);
         assert_eq!(v[0].2, ["v2"]);
         assert_eq!(v[2].2, ["v3", "v5"]);
+        // Each line's expectation in the words a subject's answer is given in (`actual`).
+        let head = VectorOp::Validate(Validator::Header);
+        assert_eq!(
+            (v[0].1.op, v[0].1.expected.as_str()),
+            (head, "valid_opcode")
+        );
+        assert_eq!(
+            (v[1].1.op, v[1].1.expected.as_str()),
+            (VectorOp::Decode, "err opcode")
+        );
+        let ok = parse("f", &format!("{h} payload valid -\n{h} ok nop\n")).unwrap();
+        assert_eq!(ok[0].1.expected, "valid");
+        assert_eq!(ok[1].1.expected, "ok nop");
         let e = parse("f", &format!("{h} err opcode arch=v6\n")).unwrap_err();
         assert!(e.to_string().contains("unknown generation `v6`"), "{e}");
         let e = parse("f", &format!("{} ok X\n", &h[..127])).unwrap_err();

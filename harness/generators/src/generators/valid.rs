@@ -87,6 +87,17 @@ pub fn instruction_of(
     arch: Generation,
 ) -> std::result::Result<Instruction, GenError> {
     let dtype_tag = |u: &mut Unstructured<'_>| dtype_tag(u, arch);
+    // `T { field, field: draw }`: the instruction `T` with its fields drawn in the order
+    // written (the order is the case): `sync` by [`sync`], a field given a draw by it, any
+    // other by `u.arbitrary()`.
+    macro_rules! rec {
+        ($t:ident { $($f:ident $(: $e:expr)?),* }) => {
+            Instruction::from($t { $($f: rec!(@ $f $($e)?)),* })
+        };
+        (@ $f:ident $e:expr) => { $e };
+        (@ sync) => { sync(u)? };
+        (@ $f:ident) => { u.arbitrary()? };
+    }
     Ok(match opcode {
         CustomOpHeader::OPCODE => {
             let sync = sync(u)?;
@@ -109,81 +120,34 @@ pub fn instruction_of(
             }
             .into()
         }
-        CustomOpPayload::OPCODE => CustomOpPayload {
-            sync: sync(u)?,
-            arg_type: *u.choose(&[1, 2])?,
-            ap: u.arbitrary()?,
+        CustomOpPayload::OPCODE => {
+            rec! { CustomOpPayload { sync, arg_type: *u.choose(&[1, 2])?, ap } }
         }
-        .into(),
-        CollectiveCompute::OPCODE => CollectiveCompute {
-            sync: sync(u)?,
-            cce_op: cce_op(u)?,
-            dtype: dtype_tag(u)?,
-            kind: kind(u)?,
-            ap: u.arbitrary()?,
-        }
-        .into(),
-        CollectiveComputeSecondary::OPCODE => CollectiveComputeSecondary {
-            channel_id: u.arbitrary()?,
-            cce_op: cce_op(u)?,
-            dtype: dtype_tag(u)?,
-            kind: kind(u)?,
-            ap: u.arbitrary()?,
-        }
-        .into(),
-        CollectiveSendRecv::OPCODE => CollectiveSendRecv {
-            sync: sync(u)?,
-            tensor_id: u.arbitrary()?,
-            tensor_base: u.arbitrary()?,
-            num_elements_per_partition: u.arbitrary()?,
-        }
-        .into(),
-        Gpsimdsb2sb::OPCODE => Gpsimdsb2sb {
-            sync: sync(u)?,
-            src_dtype: dtype_tag(u)?,
-            dst_dtype: dtype_tag(u)?,
-            src_ap: u.arbitrary()?,
-            peer_partition: u.arbitrary()?,
-            dst_ap: u.arbitrary()?,
-        }
-        .into(),
-        GetSequenceBounds::OPCODE => GetSequenceBounds {
-            sync: sync(u)?,
-            dtype: dtype_tag(u)?,
-            flag_0e: u.arbitrary()?,
-            flag_0f: u.arbitrary()?,
-            in_ap: u.arbitrary()?,
-            out_ap: u.arbitrary()?,
-        }
-        .into(),
-        CoreBarrier::OPCODE => CoreBarrier {
-            sync: sync(u)?,
-            barrier_id: u.arbitrary()?,
-            barrier_index: u.arbitrary()?,
-            sema_ap: u.arbitrary()?,
-        }
-        .into(),
-        GetGlobalRankId::OPCODE => GetGlobalRankId {
-            sync: sync(u)?,
-            valid: u.arbitrary()?,
-            reg_id: u.arbitrary()?,
-        }
-        .into(),
-        GetCurProcessingRankId::OPCODE => GetCurProcessingRankId {
-            sync: sync(u)?,
-            group_id: u.arbitrary()?,
-            channel_id: u.arbitrary()?,
-            iteration_id: u.arbitrary()?,
-            reg_id: u.arbitrary()?,
-            stream_id: u.arbitrary()?,
-        }
-        .into(),
-        TensorCompletion::OPCODE => TensorCompletion {
-            sync: sync(u)?,
-            handle: u.arbitrary()?,
-            ap_byte: u.arbitrary()?,
-        }
-        .into(),
+        CollectiveCompute::OPCODE => rec! {
+            CollectiveCompute { sync, cce_op: cce_op(u)?, dtype: dtype_tag(u)?, kind: kind(u)?, ap }
+        },
+        CollectiveComputeSecondary::OPCODE => rec! {
+            CollectiveComputeSecondary {
+                channel_id, cce_op: cce_op(u)?, dtype: dtype_tag(u)?, kind: kind(u)?, ap
+            }
+        },
+        CollectiveSendRecv::OPCODE => rec! {
+            CollectiveSendRecv { sync, tensor_id, tensor_base, num_elements_per_partition }
+        },
+        Gpsimdsb2sb::OPCODE => rec! {
+            Gpsimdsb2sb {
+                sync, src_dtype: dtype_tag(u)?, dst_dtype: dtype_tag(u)?, src_ap, peer_partition, dst_ap
+            }
+        },
+        GetSequenceBounds::OPCODE => rec! {
+            GetSequenceBounds { sync, dtype: dtype_tag(u)?, flag_0e, flag_0f, in_ap, out_ap }
+        },
+        CoreBarrier::OPCODE => rec! { CoreBarrier { sync, barrier_id, barrier_index, sema_ap } },
+        GetGlobalRankId::OPCODE => rec! { GetGlobalRankId { sync, valid, reg_id } },
+        GetCurProcessingRankId::OPCODE => rec! {
+            GetCurProcessingRankId { sync, group_id, channel_id, iteration_id, reg_id, stream_id }
+        },
+        TensorCompletion::OPCODE => rec! { TensorCompletion { sync, handle, ap_byte } },
         opcode => return Err(GenError::NoGenerator { opcode }),
     })
 }
