@@ -156,10 +156,7 @@ pub fn signature(t: Target, input: &[u8]) -> String {
         }
         s
     } else {
-        format!(
-            "len~{}",
-            usize::BITS - input.len().leading_zeros() // log2 bucket
-        )
+        len_band(input)
     };
     format!("{} | {verdict} | {outcome} | {shape}", t.name())
 }
@@ -182,13 +179,14 @@ pub fn folder_signature(folder: &str, input: &[u8]) -> String {
                 .map_or_else(|| "agree".to_string(), |d| d.signature.key.clone()),
             Err(_) => "panic".to_string(),
         };
-        parts.push(format!(
-            "{} | {o} | len~{}",
-            t.name(),
-            usize::BITS - input.len().leading_zeros()
-        ));
+        parts.push(format!("{} | {o} | {}", t.name(), len_band(input)));
     }
     parts.join(" || ")
+}
+
+/// The length bucket of an input in a signature (`len~` its log2 bucket).
+fn len_band(input: &[u8]) -> String {
+    format!("len~{}", usize::BITS - input.len().leading_zeros())
 }
 
 /// What minimisation did to one folder.

@@ -92,6 +92,16 @@ struct Shared {
 }
 
 impl Shared {
+    /// True once the workers are to take no more items (a stop, the time budget).
+    fn stopping(&self) -> bool {
+        self.stop.load(Relaxed) || self.deadline.is_some_and(|d| Instant::now() >= d)
+    }
+
+    /// Generated cases done (every worker).
+    fn done(&self) -> u64 {
+        self.slots.iter().map(|s| s.done.load(Relaxed)).sum()
+    }
+
     /// Sleeps up to `d`, less when the last worker finishes meanwhile.
     fn nap(&self, d: Duration, workers: usize) {
         let (n, cv) = &self.finished;
@@ -307,7 +317,7 @@ fn worker(sh: &Shared, w: usize) {
     // a subject's worker answers them while this thread judges (`Staged`).
     let piped = rs.iter().any(|r| !r.judge.under_test().is_empty());
     let next_item = || loop {
-        if sh.stop.load(Relaxed) || sh.deadline.is_some_and(|d| Instant::now() >= d) {
+        if sh.stopping() {
             return None;
         }
         let j = sh.next.fetch_add(1, Relaxed);
@@ -327,7 +337,7 @@ fn worker(sh: &Shared, w: usize) {
         kinds: &target_kinds,
     };
     loop {
-        if sh.stop.load(Relaxed) || sh.deadline.is_some_and(|d| Instant::now() >= d) {
+        if sh.stopping() {
             break;
         }
         if cur.item.is_none() {
@@ -488,9 +498,8 @@ pub fn generate(
         if cfg.interrupted() {
             sh.stop.store(true, Relaxed);
         }
-        let done: u64 = sh.slots.iter().map(|s| s.done.load(Relaxed)).sum();
         if let Some(p) = progress {
-            p(done, total_planned);
+            p(sh.done(), total_planned);
         }
         for (w, s) in sh.slots.iter().enumerate() {
             let ticks = s.watch.ticks();
@@ -539,8 +548,7 @@ pub fn generate(
     }
     run.gen_elapsed = t0.elapsed();
     if let Some(p) = progress {
-        let done: u64 = sh.slots.iter().map(|s| s.done.load(Relaxed)).sum();
-        p(done, total_planned);
+        p(sh.done(), total_planned);
     }
     for m in &sh.accs {
         let a = std::mem::take(&mut *m.lock().unwrap_or_else(|p| p.into_inner()));

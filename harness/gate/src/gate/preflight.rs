@@ -77,6 +77,14 @@ impl fmt::Display for CorpusProblem {
 
 impl std::error::Error for CorpusProblem {}
 
+/// [`CorpusProblem::Missing`]: `root` could not be read.
+fn missing(root: &Path) -> impl Fn(std::io::Error) -> CorpusProblem + '_ {
+    move |e| CorpusProblem::Missing {
+        root: root.to_path_buf(),
+        error: e.to_string(),
+    }
+}
+
 /// True when `dir` holds a regular file somewhere below it (symlinks not
 /// followed, so a special file is never opened).
 fn has_regular_file(dir: &Path) -> bool {
@@ -139,10 +147,7 @@ fn check_every_input(root: &Path, targets: &[Target]) -> Result<(), CorpusProble
         true,
         &vectors::is_vector_file_name,
     )?;
-    let folders = vectors::sorted_paths(root).map_err(|e| CorpusProblem::Missing {
-        root: root.to_path_buf(),
-        error: e.to_string(),
-    })?;
+    let folders = vectors::sorted_paths(root).map_err(missing(root))?;
     for p in folders {
         let name = p
             .file_name()
@@ -176,18 +181,12 @@ fn check_every_input(root: &Path, targets: &[Target]) -> Result<(), CorpusProble
 
 /// Checks that `root` can back a gate run over `targets` (module docs).
 pub fn check_corpus(root: &Path, targets: &[Target]) -> Result<(), CorpusProblem> {
-    let md = std::fs::metadata(root).map_err(|e| CorpusProblem::Missing {
-        root: root.to_path_buf(),
-        error: e.to_string(),
-    })?;
+    let md = std::fs::metadata(root).map_err(missing(root))?;
     if !md.is_dir() {
         return Err(CorpusProblem::NotAFolder(root.to_path_buf()));
     }
     let entries: Vec<std::fs::DirEntry> = std::fs::read_dir(root)
-        .map_err(|e| CorpusProblem::Missing {
-            root: root.to_path_buf(),
-            error: e.to_string(),
-        })?
+        .map_err(missing(root))?
         .flatten()
         .collect();
     if entries.is_empty() {

@@ -37,11 +37,10 @@ pub fn dump(
         std::panic::catch_unwind(std::panic::AssertUnwindSafe(f))
             .unwrap_or_else(|_| "PANIC".to_string())
     };
-    for v in [Validator::Header, Validator::Payload] {
-        let declared = match v {
-            Validator::Header => Capability::ValidateHeader,
-            Validator::Payload => Capability::ValidatePayload,
-        };
+    for (v, declared) in [
+        (Validator::Header, shown[0]),
+        (Validator::Payload, shown[1]),
+    ] {
         if !ops.has(declared) {
             continue;
         }
@@ -58,33 +57,30 @@ pub fn dump(
     if !ops.has(Capability::Decode) {
         return out;
     }
-    let decoded = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| s.decode(&b)));
-    match decoded {
-        Ok(Ok(Ok(d))) => {
-            let _ = writeln!(out, "decode = ok {} (0x{:02X})", d.mnemonic, d.opcode);
-            for (n, v) in &d.fields {
-                let _ = writeln!(out, "  {n} = {v}");
-            }
-            if !ops.has(Capability::Encode) {
-                return out;
-            }
-            let enc = guard(&|| match s.encode(d.opcode, &d.fields) {
-                Ok(Ok(e)) if e == b => "ok (same bytes)".to_string(),
-                Ok(Ok(e)) => format!("other bytes {}", hex(&e)),
-                Ok(Err(e)) => format!("err:{e}"),
-                Err(f) => f.to_string(),
-            });
-            let _ = writeln!(out, "encode(decode) = {enc}");
+    let d = match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| s.decode(&b))) {
+        Ok(Ok(Ok(d))) => d,
+        other => {
+            let what = match other {
+                Ok(Ok(Err(e))) => format!("err {e}"),
+                Ok(Err(f)) => f.to_string(),
+                _ => "PANIC".to_string(),
+            };
+            let _ = writeln!(out, "decode = {what}");
+            return out;
         }
-        Ok(Ok(Err(e))) => {
-            let _ = writeln!(out, "decode = err {e}");
-        }
-        Ok(Err(f)) => {
-            let _ = writeln!(out, "decode = {f}");
-        }
-        Err(_) => {
-            let _ = writeln!(out, "decode = PANIC");
-        }
+    };
+    let _ = writeln!(out, "decode = ok {} (0x{:02X})", d.mnemonic, d.opcode);
+    for (n, v) in &d.fields {
+        let _ = writeln!(out, "  {n} = {v}");
+    }
+    if ops.has(Capability::Encode) {
+        let enc = guard(&|| match s.encode(d.opcode, &d.fields) {
+            Ok(Ok(e)) if e == b => "ok (same bytes)".to_string(),
+            Ok(Ok(e)) => format!("other bytes {}", hex(&e)),
+            Ok(Err(e)) => format!("err:{e}"),
+            Err(f) => f.to_string(),
+        });
+        let _ = writeln!(out, "encode(decode) = {enc}");
     }
     out
 }

@@ -96,14 +96,12 @@ fn subject_flags(subjects: &[String], arch: Generation) -> String {
 /// The one-line replay command for `input` on `target` under `arch`, with `subjects` as
 /// [`replay_spec`] names them.
 pub fn replay_command(subjects: &[String], arch: Generation, target: &str, input: &[u8]) -> String {
-    format!(
-        "tpbconform replay {}--target {target} --hex {}",
-        subject_flags(subjects, arch),
-        hex(input)
-    )
+    let arg = format!("--hex {}", hex(input));
+    replay_file_command(subjects, arch, target, &arg)
 }
 
-/// The replay command for a raw input file at `path` under `arch`.
+/// The replay command for a raw input file at `path` under `arch` (or any other input
+/// argument of `replay`).
 pub fn replay_file_command(
     subjects: &[String],
     arch: Generation,

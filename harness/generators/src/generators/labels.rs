@@ -5,6 +5,7 @@ use super::roles::field;
 use super::violations::Violation;
 use crate::generation::Generation;
 use crate::layout::{self, Domain, Role, OPCODES};
+use crate::subjects::Validator;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct DecodeLabel {
@@ -52,40 +53,26 @@ impl Expected {
     }
 }
 
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Validator {
-    Header,
-    Payload,
-}
-
-impl Validator {
-    fn opcode(self) -> u8 {
-        match self {
-            Validator::Header => 0x85,
-            Validator::Payload => 0x86,
-        }
-    }
-    fn names(self) -> (&'static str, &'static str) {
-        match self {
-            Validator::Header => (
-                "is_custom_op_header_opcode",
-                "custom_op_header_reserved_zero",
-            ),
-            Validator::Payload => (
-                "is_custom_op_payload_opcode",
-                "custom_op_payload_reserved_zero",
-            ),
-        }
-    }
-    /// Bytes the validator's reserved-zero predicate reads (SPEC §3 #5, §4 #5).
-    fn reserved(self, off: usize) -> bool {
-        layout::validator_reserved(self.opcode(), off)
+/// The record validator `v` checks (SPEC §3: 0x85, §4: 0x86), its own-opcode predicate and
+/// its reserved-zero one.
+fn record(v: Validator) -> (u8, &'static str, &'static str) {
+    match v {
+        Validator::Header => (
+            0x85,
+            "is_custom_op_header_opcode",
+            "custom_op_header_reserved_zero",
+        ),
+        Validator::Payload => (
+            0x86,
+            "is_custom_op_payload_opcode",
+            "custom_op_payload_reserved_zero",
+        ),
     }
 }
 
 /// The validator chain verdict under `arch`, from the mutations (SPEC §3 / §4 order).
 fn validator_label(v: Validator, base: u8, vs: &[Violation], arch: Generation) -> Option<Label> {
-    let (is_op, reserved_zero) = v.names();
+    let (own, is_op, reserved_zero) = record(v);
     let mut best: Option<(u8, &'static str)> = None;
     let mut note = |rank: u8, name: &'static str| match best {
         Some((r, _)) if r <= rank => {}
@@ -94,7 +81,7 @@ fn validator_label(v: Validator, base: u8, vs: &[Violation], arch: Generation) -
     for x in vs {
         match *x {
             Violation::Opcode(o) => {
-                if o == v.opcode() {
+                if o == own {
                     return None; // relabelled as this validator's record
                 }
                 if arch.is_valid_opcode(o) {
@@ -105,7 +92,10 @@ fn validator_label(v: Validator, base: u8, vs: &[Violation], arch: Generation) -
             }
             Violation::Tag(_) => note(2, "inst_word_len"),
             Violation::WaitMode(_) | Violation::UpdateMode(_) => note(3, "has_valid_neuron_events"),
-            Violation::ReservedBit { offset, .. } if v.reserved(usize::from(offset)) => {
+            // The bytes the reserved-zero predicate reads (SPEC §3 #5, §4 #5).
+            Violation::ReservedBit { offset, .. }
+                if layout::validator_reserved(own, usize::from(offset)) =>
+            {
                 note(5, reserved_zero)
             }
             Violation::Scratch { .. } if v == Validator::Header => {
@@ -114,7 +104,7 @@ fn validator_label(v: Validator, base: u8, vs: &[Violation], arch: Generation) -
             _ => {}
         }
     }
-    if base != v.opcode() {
+    if base != own {
         note(4, is_op);
     }
     if base == 0xDA {
@@ -152,32 +142,25 @@ fn decode_label(
         0x86 => Some(Validator::Payload),
         _ => None,
     };
-    if let Some(v) = custom {
-        if let Some(Some(p)) = validator_label(v, base, vs, arch) {
-            return Some(Err(DecodeLabel {
-                field: p,
-                offset: 0,
-            }));
+    let hit = match custom {
+        Some(v) => {
+            if let Some(Some(p)) = validator_label(v, base, vs, arch) {
+                return Some(Err(DecodeLabel {
+                    field: p,
+                    offset: 0,
+                }));
+            }
+            // then (0x86) arg_type; the debug bytes take any value (FACTS §2 [H])
+            min_by_offset(&|off| layout::byte_role(base, off) == Some(Role::Field(Domain::ArgType)))
         }
-        // then (0x86) arg_type; the debug bytes take any value (FACTS §2 [H])
-        let hit = min_by_offset(&|off| {
-            layout::byte_role(base, off) == Some(Role::Field(Domain::ArgType))
-        });
-        return Some(match hit {
-            Some(offset) => Err(DecodeLabel {
-                field: field(base, offset),
-                offset,
-            }),
-            None => Ok(()),
-        });
-    }
-    Some(match min_by_offset(&|_| true) {
-        Some(offset) => Err(DecodeLabel {
+        None => min_by_offset(&|_| true),
+    };
+    Some(hit.map_or(Ok(()), |offset| {
+        Err(DecodeLabel {
             field: field(base, offset),
             offset,
-        }),
-        None => Ok(()),
-    })
+        })
+    }))
 }
 
 /// Labels `vs` applied to a valid image of `base` under `arch` (see the module docs).

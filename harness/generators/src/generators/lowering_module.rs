@@ -26,18 +26,12 @@ fn pick<T: Copy>(u: &mut Unstructured<'_>, xs: &[T]) -> T {
 }
 
 fn gen_sync(u: &mut Unstructured<'_>, valid: bool) -> Sync {
-    let wait = [0x00, 0x05, 0x85];
-    let update = [0x00, 0x01, 0x13];
-    let wm = if valid {
-        pick(u, &wait)
-    } else {
-        u.arbitrary().unwrap_or(0)
+    // A wait mode, then an update mode: a member (valid), else any byte.
+    let mut mode = |members: &[u8]| match valid {
+        true => pick(u, members),
+        false => u.arbitrary().unwrap_or(0),
     };
-    let um = if valid {
-        pick(u, &update)
-    } else {
-        u.arbitrary().unwrap_or(0)
-    };
+    let (wm, um) = (mode(&[0x00, 0x05, 0x85]), mode(&[0x00, 0x01, 0x13]));
     Sync {
         wait_mode: WaitMode(wm),
         wait_idx: u.arbitrary().unwrap_or(0),

@@ -140,10 +140,7 @@ impl Builder {
     }
     fn own(&mut self, engine: Engine, deps: &[u16], mult: u32) -> u16 {
         let h = self.sem_of(engine);
-        let deps = deps.iter().map(|&p| Dep {
-            producer: p,
-            via: None,
-        });
+        let deps = deps.iter().map(|&p| dep(p));
         let sem = SemArg {
             handle: h,
             target_core: None,
@@ -169,6 +166,14 @@ impl Builder {
         } else {
             n - 1 - u16::from(sel) % n
         }
+    }
+}
+
+/// A dependency on `producer` through its own semaphore.
+fn dep(producer: u16) -> Dep {
+    Dep {
+        producer,
+        via: None,
     }
 }
 
@@ -228,13 +233,8 @@ fn apply(b: &mut Builder, op: Op) {
             });
         }
         Op::Consume { engine, back } => {
-            let e = engine_of(engine % 15);
-            let p = b.back(back);
-            if b.n() == 0 {
-                b.own(e, &[], 1);
-            } else {
-                b.own(e, &[p], 1);
-            }
+            let p = [b.back(back)];
+            b.own(engine_of(engine % 15), if b.n() == 0 { &[] } else { &p }, 1);
         }
         Op::Raw {
             engine,
@@ -287,14 +287,7 @@ fn apply(b: &mut Builder, op: Op) {
             b.push(e, ds, args, mult);
         }
         Op::Pseudo { deps } => {
-            let deps = deps
-                .into_iter()
-                .take(4)
-                .map(|s| Dep {
-                    producer: b.back(s),
-                    via: None,
-                })
-                .collect();
+            let deps = deps.into_iter().take(4).map(|s| dep(b.back(s))).collect();
             b.push(Engine::Pseudo, deps, vec![], 1);
         }
         Op::Alloc { top } => {
@@ -333,30 +326,16 @@ const CHAIN_MAX_INSTRS: usize = 1 + 11 + 4 + 4;
 pub const CHAIN_SELECTORS: std::ops::Range<u8> = 212..224;
 
 fn apply_chain(b: &mut Builder, c: Chain) {
-    let Chain {
-        len,
-        pseudos,
-        engine,
-        consumers,
-    } = c;
-    let mut last = b.own(engine_of(engine % 15), &[], 1);
-    for k in 1..=len % 12 {
-        let e = engine_of(engine.wrapping_add(k.wrapping_mul(3)) % 15);
+    let mut last = b.own(engine_of(c.engine % 15), &[], 1);
+    for k in 1..=c.len % 12 {
+        let e = engine_of(c.engine.wrapping_add(k.wrapping_mul(3)) % 15);
         let e = if e == Engine::Pseudo { Engine::Host } else { e };
         last = b.own(e, &[last], 1);
     }
-    for _ in 0..pseudos % 5 {
-        last = b.push(
-            Engine::Pseudo,
-            vec![Dep {
-                producer: last,
-                via: None,
-            }],
-            vec![],
-            1,
-        );
+    for _ in 0..c.pseudos % 5 {
+        last = b.push(Engine::Pseudo, vec![dep(last)], vec![], 1);
     }
-    for k in 0..consumers % 4 + 1 {
+    for k in 0..c.consumers % 4 + 1 {
         let e = [
             Engine::Gpsimd(k),
             Engine::Dma(k),
