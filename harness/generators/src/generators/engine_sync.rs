@@ -55,17 +55,13 @@ struct Builder {
     evt: u8,
 }
 
+/// The next of a builder's semaphores or events (`c` the last taken).
+fn fresh(c: &mut u8) -> u8 {
+    *c = c.wrapping_add(1);
+    *c
+}
+
 impl Builder {
-    fn fresh_sem(&mut self) -> u8 {
-        self.sem = self.sem.wrapping_add(1);
-        self.sem
-    }
-
-    fn fresh_evt(&mut self) -> u8 {
-        self.evt = self.evt.wrapping_add(1);
-        self.evt
-    }
-
     fn push(&mut self, e: usize, b: [u8; 8]) -> u32 {
         let steps = &mut self.p.engines[e];
         steps.push(b);
@@ -86,7 +82,7 @@ impl Builder {
         let start = r.index(n);
         for h in 0..=hops {
             let e = (start + h) % n;
-            let s = self.fresh_sem();
+            let s = fresh(&mut self.sem);
             let by = 1 + r.below(3) as u32;
             let (w, wi, t) = prev.map_or((W_NONE, 0, 0), |(ps, pt)| (W_GE, ps, pt));
             // An ADD_IMM carries the threshold as its immediate too (one u32, FACTS §2):
@@ -105,7 +101,7 @@ impl Builder {
     /// One producer, several consumers of one count.
     fn fan_out(&mut self, r: &mut SplitMix64) {
         let n = self.p.engines.len();
-        let s = self.fresh_sem();
+        let s = fresh(&mut self.sem);
         let producer = r.index(n);
         let k = 1 + r.below(3) as u32;
         for _ in 0..k {
@@ -123,7 +119,7 @@ impl Builder {
     /// Every engine arrives, then waits for all.
     fn barrier(&mut self, r: &mut SplitMix64) {
         let n = self.p.engines.len();
-        let s = self.fresh_sem();
+        let s = fresh(&mut self.sem);
         for e in 0..n {
             self.filler(r, e);
             self.push(e, band(W_NONE, 0, U_INC, s, 0));
@@ -136,7 +132,7 @@ impl Builder {
     /// An event set by one engine and consumed by another.
     fn events(&mut self, r: &mut SplitMix64) {
         let n = self.p.engines.len();
-        let ev = self.fresh_evt();
+        let ev = fresh(&mut self.evt);
         let a = r.index(n);
         let b = (a + 1 + r.index(n - 1)) % n;
         self.push(a, band(W_NONE, 0, U_EVT_SET, ev, 0));
@@ -152,7 +148,7 @@ impl Builder {
     /// run or by another engine's instruction.
     fn dma(&mut self, r: &mut SplitMix64) {
         let n = self.p.engines.len();
-        let s = self.fresh_sem();
+        let s = fresh(&mut self.sem);
         let waiter = r.index(n);
         let by = [1u32, 2, 16][r.index(3)];
         let trigger = if r.below(2) == 0 {
@@ -188,7 +184,7 @@ impl Builder {
 
     /// `a` and `b` each wait for what the other does next.
     fn crossed(&mut self, a: usize, b: usize) {
-        let (s, t) = (self.fresh_sem(), self.fresh_sem());
+        let (s, t) = (fresh(&mut self.sem), fresh(&mut self.sem));
         self.push(a, band(W_GE, s, U_NONE, 0, 1));
         self.push(a, band(W_NONE, 0, U_INC, t, 0));
         self.push(b, band(W_GE, t, U_NONE, 0, 1));
@@ -206,12 +202,12 @@ impl Builder {
                 // A third engine waits for a count nobody makes.
                 if n >= 3 {
                     let c = (0..n).find(|&c| c != a && c != b).unwrap_or(a);
-                    let s = self.fresh_sem();
+                    let s = fresh(&mut self.sem);
                     self.push(c, band(W_GE, s, U_NONE, 0, 1));
                 }
             }
             "unsatisfiable" => {
-                let s = self.fresh_sem();
+                let s = fresh(&mut self.sem);
                 let k = 1 + r.below(3) as u32;
                 for _ in 0..k {
                     self.push(b, band(W_NONE, 0, U_INC, s, 0));
@@ -219,22 +215,22 @@ impl Builder {
                 self.push(a, band(W_GE, s, U_NONE, 0, k + 1));
             }
             "unset_event" => {
-                let ev = self.fresh_evt();
+                let ev = fresh(&mut self.evt);
                 self.push(a, band(W_EVT_SET, ev, U_NONE, 0, 0));
             }
             "underflow" => {
-                let s = self.fresh_sem();
+                let s = fresh(&mut self.sem);
                 self.push(a, band(W_NONE, 0, U_DEC, s, 0));
                 self.push(b, band(W_GE, s, U_NONE, 0, 0));
             }
             "overflow" => {
-                let s = self.fresh_sem();
+                let s = fresh(&mut self.sem);
                 self.push(a, band(W_NONE, 0, U_WR, s, u32::MAX));
                 self.push(a, band(W_NONE, 0, U_INC, s, 0));
                 self.push(b, band(W_GE, s, U_NONE, 0, 1));
             }
             "unconsumed" => {
-                let s = self.fresh_sem();
+                let s = fresh(&mut self.sem);
                 self.push(a, band(W_NONE, 0, U_INC, s, 0));
             }
             "stop" => {

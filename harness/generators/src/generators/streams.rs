@@ -85,29 +85,22 @@ pub fn stream(u: &mut Unstructured<'_>, cfg: &Config) -> std::result::Result<Vec
     let items = u.int_in_range(1..=6u8)?;
     for _ in 0..items {
         match u.int_in_range(0..=7u8)? {
-            0..=2 => out.extend(encode_group(&group(u, cfg)?, cfg.arch)?),
-            3 => {
-                let c = valid_case(u, cfg)?;
-                out.extend(c.bundle);
-            }
+            3 => out.extend(valid_case(u, cfg)?.bundle),
             4 => out.extend(near_valid_case(u, cfg)?.bundle),
-            5 => {
-                let g = encode_group(&group(u, cfg)?, cfg.arch)?;
-                out.extend(&g[..g.len() - 64]);
-            }
-            6 => {
-                let g = encode_group(&group(u, cfg)?, cfg.arch)?;
-                out.extend(g.iter().chain(&g[g.len() - 64..]));
-            }
-            _ => {
+            pick => {
                 let mut g = encode_group(&group(u, cfg)?, cfg.arch)?;
-                let np = u16::from_le_bytes([g[0x0C], g[0x0D]]);
-                let np = if u.arbitrary()? {
-                    np.wrapping_add(1)
-                } else {
-                    np.wrapping_sub(1)
-                };
-                g[0x0C..0x0E].copy_from_slice(&np.to_le_bytes());
+                let last = g.len() - 64;
+                // A whole group, its last payload cut, one too many, or its count off by one.
+                match pick {
+                    5 => g.truncate(last),
+                    6 => g.extend_from_within(last..),
+                    7 => {
+                        let np = u16::from_le_bytes([g[0x0C], g[0x0D]]);
+                        let np = np.wrapping_add(if u.arbitrary()? { 1 } else { u16::MAX });
+                        g[0x0C..0x0E].copy_from_slice(&np.to_le_bytes());
+                    }
+                    _ => {}
+                }
                 out.extend(g);
             }
         }
