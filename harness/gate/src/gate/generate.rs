@@ -42,14 +42,6 @@ struct Slot {
     done: AtomicU64,
 }
 
-impl Slot {
-    /// One more tick.
-    #[inline]
-    fn tick(&self) {
-        self.watch.tick();
-    }
-}
-
 /// One in this many generated cases of a target is classified for
 /// [`GateRun::reach`] (see [`reach_sampled`]).
 pub const REACH_SAMPLE: u64 = 16;
@@ -245,7 +237,7 @@ impl Cases for Item<'_, '_> {
             return None;
         }
         self.slot.case.store(i, Relaxed);
-        self.slot.tick();
+        self.slot.watch.tick();
         if !again {
             if ti == 0 && cfg.debug_hang_case == Some(i) {
                 loop {
@@ -361,9 +353,7 @@ fn worker(sh: &Shared, w: usize) {
         next.item = None;
         next.took = Duration::ZERO;
         let res = catch_unwind(AssertUnwindSafe(|| {
-            let tick = || {
-                slot.tick();
-            };
+            let tick = || slot.watch.tick();
             // A timeout now names the item's cases, not the last case
             // judged (issue 35: `case #0` before the first).
             slot.case.store(cfg.shard.case_index(lo), Relaxed);

@@ -109,10 +109,7 @@ impl fmt::Display for GateFailure {
                 "internal panic in target {target} near case #{index}: {message}"
             ),
             GateFailure::TargetDidNotRun { target } => {
-                write!(
-                    f,
-                    "target {target} ran no generated case (budget too small?)"
-                )
+                write!(f, "target {target} ran no generated case (budget too small?)")
             }
             GateFailure::Subject { spec, error } => write!(f, "subject {spec}: {error}"),
             GateFailure::SubjectCheckedNothing { subject } => write!(

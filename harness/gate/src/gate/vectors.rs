@@ -291,11 +291,8 @@ pub fn check_dir(dir: &Path, engines: &[(Generation, &Judge)]) -> Result<Checked
         return Ok(out);
     }
     for p in sorted_paths(dir).map_err(|e| io(dir, e.to_string()))? {
-        let name = p.file_name().map(|n| n.to_string_lossy().to_string());
-        if !is_vector_file_name(&name.unwrap_or_default()) {
-            continue;
-        }
-        if std::fs::symlink_metadata(&p).is_ok_and(|m| m.is_dir()) {
+        let name = p.file_name().unwrap_or_default().to_string_lossy();
+        if !is_vector_file_name(&name) || std::fs::symlink_metadata(&p).is_ok_and(|m| m.is_dir()) {
             continue;
         }
         if crate::interrupt::stop_requested() {
