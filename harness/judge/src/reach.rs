@@ -110,20 +110,10 @@ fn span_class(s: &Span, v: &[u8]) -> &'static str {
     let zero = v.iter().all(|&x| x == 0);
     let ones = v.iter().all(|&x| x == 0xFF);
     match (s.role, s.name) {
-        (Role::Reserved, _) => {
-            if zero {
-                "zero"
-            } else {
-                "nonzero"
-            }
-        }
-        (Role::Const(c), _) => {
-            if b0 == c {
-                "stamp"
-            } else {
-                "other"
-            }
-        }
+        (Role::Reserved, _) if zero => "zero",
+        (Role::Reserved, _) => "nonzero",
+        (Role::Const(c), _) if b0 == c => "stamp",
+        (Role::Const(_), _) => "other",
         (_, "wait_mode") => member_class(&WAIT_MEMBERS, b0),
         (_, "update_mode") => member_class(&UPDATE_MEMBERS, b0),
         (_, name) if byte_bands(name).is_some() => byte_bands(name)
@@ -131,27 +121,12 @@ fn span_class(s: &Span, v: &[u8]) -> &'static str {
             .iter()
             .find(|&&(lo, hi, _)| (lo..=hi).contains(&b0))
             .map_or("other", |b| b.2),
-        _ if s.len > 8 => {
-            if zero {
-                "zero"
-            } else if ones {
-                "all-ones"
-            } else {
-                "other"
-            }
-        }
-        _ => {
-            let one = b0 == 1 && v.iter().skip(1).all(|&x| x == 0);
-            if zero {
-                "zero"
-            } else if one {
-                "one"
-            } else if ones {
-                "max"
-            } else {
-                "other"
-            }
-        }
+        _ if zero => "zero",
+        _ if s.len > 8 && ones => "all-ones",
+        _ if s.len > 8 => "other",
+        _ if b0 == 1 && v.iter().skip(1).all(|&x| x == 0) => "one",
+        _ if ones => "max",
+        _ => "other",
     }
 }
 
@@ -422,16 +397,12 @@ impl Reach {
     /// Declares `classes` of field `key` (added to an existing field of that
     /// key); returns the field's index.
     fn decl(&mut self, key: String, classes: &[&'static str]) -> usize {
-        let i = match self.fields.iter().position(|f| f.key == key) {
-            Some(i) => i,
-            None => {
-                self.fields.push(Field {
-                    key,
-                    classes: Vec::new(),
-                });
-                self.fields.len() - 1
-            }
-        };
+        let at = self.fields.iter().position(|f| f.key == key);
+        let i = at.unwrap_or_else(|| {
+            let classes = Vec::new();
+            self.fields.push(Field { key, classes });
+            self.fields.len() - 1
+        });
         let f = &mut self.fields[i];
         for c in classes {
             if !f.classes.iter().any(|(x, _)| x == c) {
@@ -507,14 +478,7 @@ impl Reach {
             _ => "5+",
         };
         self.hit(count, g);
-        self.hit(
-            mix,
-            if others > 0 {
-                "other opcodes mixed in"
-            } else {
-                "groups only"
-            },
-        );
+        self.hit(mix, MIXED[usize::from(others > 0)]);
     }
 
     /// Counts the classes of the stream a stream-program input builds

@@ -287,7 +287,7 @@ impl Judge {
                 let b = bundle_from_input(input);
                 let shown = if input.len() == 64 { input } else { &b[..] };
                 let p = self.reference_pair(t, shown, &String::new);
-                let a = pair::validator_agreed(&p.as_subjects(), v, &b);
+                let a = pair::validator(&p.as_subjects(), v, &b);
                 if let Some(h) = held {
                     h.bundles.push(b);
                 }
@@ -297,7 +297,7 @@ impl Judge {
                 let ord = ordinal_from_input(input);
                 let case = ordinal_case(ord);
                 let p = self.reference_pair(t, input, &case);
-                let a = pair::lut_agreed(&p.as_subjects(), table, ord);
+                let a = pair::lut(&p.as_subjects(), table, ord);
                 if let Some(h) = held {
                     h.ords.push(ord);
                 }
@@ -315,11 +315,13 @@ impl Judge {
                 // Reported as [`Judge::bundle`] reports it.
                 let b = bundle_from_input(input);
                 let shown = if input.len() == 64 { input } else { &b[..] };
-                self.judge_under_test(t, shown, &String::new, &|p| pair::validator(p, v, &b))
+                self.judge_under_test(t, shown, &String::new, &|p| {
+                    pair::validator(p, v, &b).err().flatten()
+                })
             }
             Check::Lut(table) => {
                 let ord = ordinal_from_input(input);
-                let judge = |p: &pair::Pair<'_>| pair::lut(p, table, ord);
+                let judge = |p: &pair::Pair<'_>| pair::lut(p, table, ord).err().flatten();
                 self.judge_under_test(t, input, &ordinal_case(ord), &judge)
             }
             _ => Outcome::agree(),

@@ -31,7 +31,7 @@ pub fn validator_pair<L: Subject, R: Subject>(
 ) -> Option<Divergence> {
     let b = bundle_from_input(input);
     with_pair(left, right, target, input, &b, |p| {
-        pair::validator(p, v, &b)
+        pair::validator(p, v, &b).err().flatten()
     })
 }
 

@@ -11,7 +11,7 @@ use super::divergence::{Answer, Answers, Class, Divergence, Signature};
 use super::render::{fail_key, first_field_diff, Shown};
 use crate::subjects::{
     hex, verdict_name, DecodeFail, Decoded, EncodeResult, IrAnswer, IrQuery, LutResult, LutTable,
-    Name, Predicate, Reference, Reply, StreamFail, StreamResult, Subject, Validator, Verdict,
+    Name, Predicate, Reference, Reply, StreamFail, Subject, Validator, Verdict,
 };
 use crate::targets::Target;
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -187,33 +187,35 @@ macro_rules! both {
     }};
 }
 
-/// SPEC §3 / §4 validator verdicts.
+/// Both sides' answers to `op` under [`guard`]: the answer when they agree, else the
+/// divergence (`differ` of two different answers; `None` only if there is none to report).
+// The divergence is returned unboxed: the agreeing path, the hot one, carries only the answer.
+#[allow(clippy::result_large_err)]
+#[inline]
+fn agreed<T: PartialEq + Shown, L: Subject + ?Sized, R: Subject + ?Sized>(
+    p: &Pair<'_, L, R>,
+    op: &str,
+    l: impl FnOnce() -> Reply<T>,
+    r: impl FnOnce() -> Reply<T>,
+    differ: impl FnOnce(&T, &T) -> Option<Divergence>,
+) -> Result<T, Option<Divergence>> {
+    match (guard(l), guard(r)) {
+        (Ok(Ok(l)), Ok(Ok(r))) if l == r => Ok(l),
+        (Ok(Ok(l)), Ok(Ok(r))) => Err(differ(&l, &r)),
+        (l, r) => Err(p.failed(op, l, r)),
+    }
+}
+
+/// SPEC §3 / §4 validator verdicts: the verdict both sides gave, else the divergence.
+#[allow(clippy::result_large_err)]
+#[inline]
 pub fn validator<L: Subject + ?Sized, R: Subject + ?Sized>(
     p: &Pair<'_, L, R>,
     v: Validator,
     b: &[u8; 64],
-) -> Option<Divergence> {
-    validator_agreed(p, v, b).err().flatten()
-}
-
-/// [`validator`], with the verdict both sides gave when they agree
-/// (`Err`: the divergence, `None` only if there is none to report).
-// The divergence is returned as `validator` returns it (unboxed): the
-// agreeing path, the hot one, carries only the answer.
-#[allow(clippy::result_large_err)]
-#[inline]
-pub fn validator_agreed<L: Subject + ?Sized, R: Subject + ?Sized>(
-    p: &Pair<'_, L, R>,
-    v: Validator,
-    b: &[u8; 64],
 ) -> Result<Verdict, Option<Divergence>> {
-    let l = guard(|| p.left.validate(v, b));
-    let r = guard(|| p.right.validate(v, b));
-    match (l, r) {
-        (Ok(Ok(l)), Ok(Ok(r))) if l == r => Ok(l),
-        (Ok(Ok(l)), Ok(Ok(r))) => Err(verdicts_differ(p, &l, &r)),
-        (l, r) => Err(p.failed(v.op(), l, r)),
-    }
+    let (left, right) = (|| p.left.validate(v, b), || p.right.validate(v, b));
+    agreed(p, v.op(), left, right, |l, r| verdicts_differ(p, l, r))
 }
 
 /// The divergence of two different verdicts (out of line, as [`Pair::failed`]).
@@ -412,25 +414,7 @@ pub fn stream<L: Reference + ?Sized, R: Reference + ?Sized>(
         p.left.parse_stream(s),
         p.right.parse_stream(s)
     );
-    if l == r {
-        return None;
-    }
-    let short = |x: &StreamResult| match x {
-        Ok(_) => "ok".to_string(),
-        Err(e) => format!("err:{}", e.name),
-    };
-    let key = match (&l, &r) {
-        (Err(e), _) | (Ok(_), Err(e)) => e.name.to_string(),
-        (Ok(_), Ok(_)) => "summary".to_string(),
-    };
-    p.div(
-        Class::from_accepts(l.is_ok(), r.is_ok()),
-        key,
-        short(&l),
-        short(&r),
-        l.shown(),
-        r.shown(),
-    )
+    streams_differ(p, &l, &r, ("ok", "summary"), false)
 }
 
 /// SPEC §5.3 stream rules as the `validate_stream` operation answers them
@@ -446,56 +430,47 @@ pub fn stream_verdict<L: Subject + ?Sized, R: Subject + ?Sized>(
         p.left.validate_stream(s),
         p.right.validate_stream(s)
     );
+    streams_differ(p, &l, &r, ("valid", "valid"), true)
+}
+
+/// Two stream answers, `None` when equal; an accepting side shows `ok.0`, both accepting key
+/// `ok.1`; with `index`, the same error at another index keys `<name>:index`.
+fn streams_differ<T: PartialEq, L: Subject + ?Sized, R: Subject + ?Sized>(
+    p: &Pair<'_, L, R>,
+    l: &Result<T, StreamFail>,
+    r: &Result<T, StreamFail>,
+    ok: (&str, &str),
+    index: bool,
+) -> Option<Divergence>
+where
+    Result<T, StreamFail>: Shown,
+{
     if l == r {
         return None;
     }
-    let key = match (&l, &r) {
-        // The same error at another index.
-        (Err(a), Err(b)) if a.name == b.name => format!("{}:index", a.name),
-        (Err(e), _) | (Ok(()), Err(e)) => e.name.to_string(),
-        (Ok(()), Ok(())) => "valid".to_string(),
+    let key = match (l, r) {
+        (Err(a), Err(b)) if index && a.name == b.name => format!("{}:index", a.name),
+        (Err(e), _) | (Ok(_), Err(e)) => e.name.to_string(),
+        (Ok(_), Ok(_)) => ok.1.to_string(),
     };
-    let short = |x: &Result<(), StreamFail>| match x {
-        Ok(()) => "valid".to_string(),
+    let short = |x: &Result<T, StreamFail>| match x {
+        Ok(_) => ok.0.to_string(),
         Err(e) => format!("err:{}", e.name),
     };
-    p.div(
-        Class::from_accepts(l.is_ok(), r.is_ok()),
-        key,
-        short(&l),
-        short(&r),
-        l.shown(),
-        r.shown(),
-    )
+    let class = Class::from_accepts(l.is_ok(), r.is_ok());
+    p.div(class, key, short(l), short(r), l.shown(), r.shown())
 }
 
-/// SPEC §6: one table at one ordinal.
+/// SPEC §6: one table at one ordinal: the answer both sides gave, else the divergence.
+#[allow(clippy::result_large_err)]
+#[inline]
 pub fn lut<L: Subject + ?Sized, R: Subject + ?Sized>(
     p: &Pair<'_, L, R>,
     t: LutTable,
     ord: u32,
-) -> Option<Divergence> {
-    lut_agreed(p, t, ord).err().flatten()
-}
-
-/// [`lut`], with the answer both sides gave when they agree (as
-/// [`validator_agreed`]).
-// The divergence is returned as `validator` returns it (unboxed): the
-// agreeing path, the hot one, carries only the answer.
-#[allow(clippy::result_large_err)]
-#[inline]
-pub fn lut_agreed<L: Subject + ?Sized, R: Subject + ?Sized>(
-    p: &Pair<'_, L, R>,
-    t: LutTable,
-    ord: u32,
 ) -> Result<LutResult, Option<Divergence>> {
-    let a = guard(|| p.left.lut(t, ord));
-    let b = guard(|| p.right.lut(t, ord));
-    match (a, b) {
-        (Ok(Ok(a)), Ok(Ok(b))) if a == b => Ok(a),
-        (Ok(Ok(a)), Ok(Ok(b))) => Err(luts_differ(p, t, &a, &b)),
-        (a, b) => Err(p.failed(t.name(), a, b)),
-    }
+    let (left, right) = (|| p.left.lut(t, ord), || p.right.lut(t, ord));
+    agreed(p, t.name(), left, right, |a, b| luts_differ(p, t, a, b))
 }
 
 /// The divergence of two different LUT answers (out of line, as [`Pair::failed`]).

@@ -41,7 +41,9 @@ impl TargetKind for BundleKind {
         let input = if input.len() == 64 { input } else { &b[..] };
         let case = String::new;
         match t.check() {
-            Check::Validator(v) => e.each(t, input, &case, |p| pair::validator(p, v, b)),
+            Check::Validator(v) => e.each(t, input, &case, |p| {
+                pair::validator(p, v, b).err().flatten()
+            }),
             Check::Decode => e.each(t, input, &case, |p| pair::decode(p, b)),
             _ => e.each(t, input, &case, |p| pair::roundtrip(p, b)),
         }

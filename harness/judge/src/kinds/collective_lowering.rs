@@ -20,11 +20,12 @@
 //! differs ([`LoweringDivergence::what`]: no index, no values), so one bug
 //! deduplicates to one entry.
 
-use super::kind::{CaseBudget, Ran, TargetKind};
+use super::kind::{panicked, CaseBudget, Ran, TargetKind};
 use crate::generation::Generation;
 use crate::generators::lowering_module::{self, LoweringCase};
 use crate::judge::nway::{Built, CaseInputs, Judge};
-use crate::judge::{panic_text, Class, Divergence, Outcome, Signature};
+use crate::judge::pair::guard;
+use crate::judge::{Class, Divergence, Signature};
 use crate::reach::Reach;
 use crate::subjects::{
     hex, registry, Fault, IrInstruction, LocalSendRecv, LoweredModule, ModuleAnswer, Reference,
@@ -33,17 +34,12 @@ use crate::subjects::{
 use crate::targets::Target;
 use std::collections::BTreeSet;
 use std::fmt;
-use std::panic::{catch_unwind, AssertUnwindSafe};
 
 pub struct CollectiveLoweringKind;
 
 impl TargetKind for CollectiveLoweringKind {
     fn name(&self) -> &'static str {
         "collective_lowering"
-    }
-
-    fn compare(&self, e: &Judge, t: Target, input: &[u8]) -> Outcome {
-        self.run(e, t, input, None).outcome
     }
 
     fn run(&self, e: &Judge, t: Target, input: &[u8], _reach: Option<&mut Reach>) -> Ran {
@@ -147,7 +143,7 @@ pub fn compare(e: &Judge, target: Target, data: &[u8]) -> (String, Vec<Divergenc
     }
     let built = staged.unwrap_or_else(|| lowering_module::build_case(data, Some(gen)));
     let case = || compare_case_on(left, right, &built);
-    match catch_unwind(AssertUnwindSafe(case)) {
+    match guard(case) {
         Ok(Ok(o)) => {
             let divs = e
                 .judged_now(target)
@@ -165,15 +161,11 @@ pub fn compare(e: &Judge, target: Target, data: &[u8]) -> (String, Vec<Divergenc
                 d.case,
             )],
         ),
-        Err(p) => (
-            "diverged".into(),
-            vec![filed.divergence(
-                Class::Panic,
-                "collective_lowering:panic".into(),
-                format!("PANIC: {}", panic_text(&*p)),
-                String::new(),
-            )],
-        ),
+        Err(m) => {
+            let (class, key, text) = panicked("collective_lowering", m);
+            let d = filed.divergence(class, key, text, String::new());
+            ("diverged".into(), vec![d])
+        }
     }
 }
 
@@ -223,8 +215,8 @@ pub fn judge_module(
     case: &LoweringCase,
 ) -> Option<Divergence> {
     let guarded = |s: &dyn Subject| {
-        catch_unwind(AssertUnwindSafe(|| s.lower_module(&case.insns)))
-            .unwrap_or_else(|p| Err(Fault::Crash(format!("PANIC: {}", panic_text(&*p)))))
+        guard(|| s.lower_module(&case.insns))
+            .unwrap_or_else(|m| Err(Fault::Crash(format!("PANIC: {m}"))))
     };
     let (l, r) = (guarded(x), guarded(core));
     let (class, key): (Class, String) = match (&l, &r) {
@@ -419,64 +411,49 @@ pub fn compare_case_on(
         .zip(l.instrs.iter().zip(&r.instrs))
         .enumerate()
     {
-        match (lv, rv) {
+        let (m, what, description) = match (lv, rv) {
             (Err(e), Err(r)) if e.name == r.name => {
                 rejected += 1;
                 verdicts.push(["err:", e.name].concat());
+                continue;
             }
-            (Err(e), Err(r)) => {
-                return Err(diverge(
-                    LoweringMismatch::SameVerdictDifferentReason,
-                    format!("[#] {ln} rejects with {}", e.name),
-                    format!("[{i}] {ln} rejects with {}, {rn} with {}", e.name, r.name),
-                ))
+            (Err(e), Err(r)) => (
+                LoweringMismatch::SameVerdictDifferentReason,
+                format!("[#] {ln} rejects with {}", e.name),
+                format!("[{i}] {ln} rejects with {}, {rn} with {}", e.name, r.name),
+            ),
+            (Err(e), Ok(_)) => (
+                LoweringMismatch::UnderAccept,
+                format!("[#] {ln} rejects with {}", e.name),
+                format!("[{i}] {ln} rejects with {}, {rn} accepts", e.message),
+            ),
+            (Ok(_), Err(r)) => (
+                LoweringMismatch::OverAccept,
+                format!("[#] {ln} accepts"),
+                format!("[{i}] {ln} accepts, {rn} rejects with {}", r.message),
+            ),
+            (Ok(a), Ok(b)) if a.records != b.records => {
+                let (x, y) = (hexes(&a.records), hexes(&b.records));
+                let d = format!("[{i}] records: {ln} {x:?}, {rn} {y:?}");
+                (LoweringMismatch::DifferentOutput, "[#] records".into(), d)
             }
-            (Err(e), Ok(_)) => {
-                return Err(diverge(
-                    LoweringMismatch::UnderAccept,
-                    format!("[#] {ln} rejects with {}", e.name),
-                    format!("[{i}] {ln} rejects with {}, {rn} accepts", e.message),
-                ))
+            (Ok(a), Ok(b)) if a.side != b.side => {
+                let d = format!("[{i}] side refs: {ln} {:?}, {rn} {:?}", a.side, b.side);
+                (LoweringMismatch::DifferentOutput, "[#] side refs".into(), d)
             }
-            (Ok(_), Err(r)) => {
-                return Err(diverge(
-                    LoweringMismatch::OverAccept,
-                    format!("[#] {ln} accepts"),
-                    format!("[{i}] {ln} accepts, {rn} rejects with {}", r.message),
-                ))
-            }
-            (Ok(a), Ok(b)) => {
-                if a.records != b.records {
-                    return Err(diverge(
-                        LoweringMismatch::DifferentOutput,
-                        "[#] records".into(),
-                        format!(
-                            "[{i}] records: {ln} {:?}, {rn} {:?}",
-                            hexes(&a.records),
-                            hexes(&b.records)
-                        ),
-                    ));
-                }
-                if a.side != b.side {
-                    return Err(diverge(
-                        LoweringMismatch::DifferentOutput,
-                        "[#] side refs".into(),
-                        format!("[{i}] side refs: {ln} {:?}, {rn} {:?}", a.side, b.side),
-                    ));
-                }
+            (Ok(a), Ok(_)) => {
                 check_decoded(left, right, insn, &a.records).map_err(|(m, _, d)| {
                     diverge(m, "[#] decode".into(), format!("[{i}] decode: {d}"))
                 })?;
                 lowered += 1;
                 verdicts.push(ok_verdict(&a.records));
+                continue;
             }
-        }
+        };
+        return Err(diverge(m, what, description));
     }
     // The side-tables themselves.
-    if l.replica_groups != r.replica_groups
-        || l.source_target_pairs != r.source_target_pairs
-        || l.attributes != r.attributes
-    {
+    if !same_tables(&l, &r) {
         return Err(diverge(
             LoweringMismatch::DifferentOutput,
             "side-tables".into(),
@@ -572,7 +549,12 @@ fn same_lowering(a: &LoweredModule, b: &LoweredModule) -> bool {
             (Err(x), Err(y)) => x.name == y.name,
             _ => false,
         })
-        && a.replica_groups == b.replica_groups
+        && same_tables(a, b)
+}
+
+/// Whether two lowerings have the same side-tables.
+fn same_tables(a: &LoweredModule, b: &LoweredModule) -> bool {
+    a.replica_groups == b.replica_groups
         && a.source_target_pairs == b.source_target_pairs
         && a.attributes == b.attributes
 }
@@ -634,10 +616,7 @@ fn check_properties(
                 format!("{insn:?}"),
             ));
         }
-        let same_tables = m1.replica_groups == m2.replica_groups
-            && m1.source_target_pairs == m2.source_target_pairs
-            && m1.attributes == m2.attributes;
-        if same_tables != l1.side.is_empty() {
+        if same_tables(&m1, &m2) != l1.side.is_empty() {
             let what = "moved geometry leaves the side-tables as they were";
             return Err(property(what.into(), format!("{insn:?}")));
         }

@@ -12,15 +12,14 @@
 //! class); the coverage key is `clean` or the distinct finding kinds, sorted; a divergence's
 //! signature key names what differs first, without numbers.
 
-use super::kind::{CaseBudget, CaseBuf, Draw, Form, Ran, TargetKind};
+use super::kind::{both_answers, CaseBudget, CaseBuf, Draw, Filed, Form, Ran, TargetKind};
 use crate::generators::engine_sync as gen;
 use crate::judge::nway::Judge;
-use crate::judge::{panic_text, Class, DescribedCase, Divergence, Outcome};
+use crate::judge::{Class, DescribedCase, Divergence};
 use crate::reach::Reach;
 use crate::subjects::{hex, registry, EngineProgram, EngineSyncAnswer, Reference};
 use crate::targets::Target;
 use std::collections::BTreeSet;
-use std::panic::{catch_unwind, AssertUnwindSafe};
 
 /// Cap on `engine_sync` gate cases (a few dozen instructions each, both readings).
 pub const ENGINE_SYNC_CASES: u64 = 100_000;
@@ -35,10 +34,6 @@ impl TargetKind for EngineSyncKind {
     fn generate(&self, _t: Target, d: Draw<'_>, buf: &mut CaseBuf) -> Form {
         gen::program_into(d.r, &mut buf.bytes);
         Form::Bytes
-    }
-
-    fn compare(&self, e: &Judge, t: Target, input: &[u8]) -> Outcome {
-        self.run(e, t, input, None).outcome
     }
 
     fn run(&self, e: &Judge, t: Target, input: &[u8], reach: Option<&mut Reach>) -> Ran {
@@ -182,7 +177,7 @@ fn compare_on(
         sides: ("core", "oracle"),
     };
     let p = EngineProgram::from_bytes(input);
-    let diverged = |class: Class, key: String, description: String| {
+    let diverged = |(class, key, description): Filed| {
         let case = format!(
             "{} engines, {} instructions",
             p.engines.len(),
@@ -191,23 +186,13 @@ fn compare_on(
         let d = filed.divergence(class, key, description, case);
         ("diverged".to_string(), Some(d), BTreeSet::new())
     };
-    let run = catch_unwind(AssertUnwindSafe(|| {
-        (core.engine_sync(&p), oracle.engine_sync(&p))
-    }));
-    let (c, o) = match run {
-        Ok((Ok(c), Ok(o))) => (c, o),
-        Ok((Err(f), _) | (_, Err(f))) => {
-            let class = Class::of_fault(&f);
-            let detail = format!("engine_sync: {f}");
-            return diverged(class, format!("engine_sync:{}", class.name()), detail);
-        }
-        Err(p) => {
-            let detail = format!("PANIC: {}", panic_text(&*p));
-            return diverged(Class::Panic, "engine_sync:panic".into(), detail);
-        }
+    let ask = || (core.engine_sync(&p), oracle.engine_sync(&p));
+    let (c, o) = match both_answers("engine_sync", "engine_sync", ask) {
+        Ok(both) => both,
+        Err(filed) => return diverged(filed),
     };
     if let Some((key, detail)) = first_difference(&c, &o) {
-        return diverged(Class::DifferentOutput, format!("engine_sync:{key}"), detail);
+        return diverged((Class::DifferentOutput, format!("engine_sync:{key}"), detail));
     }
     let kinds: BTreeSet<&'static str> = match &c {
         Ok(o) => o.findings.iter().map(|f| f.kind).collect(),

@@ -4,8 +4,10 @@
 use crate::generation::Generation;
 use crate::generators::{gate_inputs, CaseKind, SplitMix64};
 use crate::judge::nway::{CaseInputs, Judge};
-use crate::judge::{Divergence, Outcome};
+use crate::judge::pair::guard;
+use crate::judge::{Class, Divergence, Outcome};
 use crate::reach::Reach;
+use crate::subjects::Reply;
 use crate::targets::Target;
 
 /// What [`TargetKind::generate`] draws a gate case from.
@@ -120,8 +122,11 @@ pub trait TargetKind: Sync {
     }
 
     /// Runs the raw `input` of `t` (mapping in [`crate::judge::input_map`])
-    /// on each subject of `e` and compares the answers.
-    fn compare(&self, e: &Judge, t: Target, input: &[u8]) -> Outcome;
+    /// on each subject of `e` and compares the answers. A kind defines this
+    /// or [`TargetKind::run`] (each defaults to the other).
+    fn compare(&self, e: &Judge, t: Target, input: &[u8]) -> Outcome {
+        self.run(e, t, input, None).outcome
+    }
 
     /// [`TargetKind::compare`] with the coverage key of the case and, given
     /// `reach`, its reach classes counted ([`TargetKind::record_reach`]; a
@@ -243,4 +248,38 @@ pub fn whole_bundles(bytes: &[u8]) -> Vec<[u8; 64]> {
             b
         })
         .collect()
+}
+
+/// What a whole-case kind files: class, signature key, description.
+pub type Filed = (Class, String, String);
+
+/// Asks the reference pair `ask` for a whole case of kind `kind` under [`guard`]: both
+/// answers, or what to file for a fault (`<kind>:<class>`, `<op>: <fault>`) or a panic
+/// ([`panicked`]).
+pub fn both_answers<T>(
+    kind: &str,
+    op: &str,
+    ask: impl FnOnce() -> (Reply<T>, Reply<T>),
+) -> Result<(T, T), Filed> {
+    match guard(ask) {
+        Ok((Ok(c), Ok(o))) => Ok((c, o)),
+        Ok((Err(f), _) | (_, Err(f))) => {
+            let class = Class::of_fault(&f);
+            Err((
+                class,
+                format!("{kind}:{}", class.name()),
+                format!("{op}: {f}"),
+            ))
+        }
+        Err(m) => Err(panicked(kind, m)),
+    }
+}
+
+/// What a whole-case kind files for a panic with `message`.
+pub fn panicked(kind: &str, message: String) -> Filed {
+    (
+        Class::Panic,
+        format!("{kind}:panic"),
+        format!("PANIC: {message}"),
+    )
 }

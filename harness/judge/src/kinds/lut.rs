@@ -36,7 +36,7 @@ impl TargetKind for LutKind {
             return Outcome::agree();
         };
         let ord = ordinal_from_input(input);
-        e.each(t, input, &ordinal_case(ord), |p| pair::lut(p, table, ord))
+        e.each(t, input, &ordinal_case(ord), |p| pair::lut(p, table, ord).err().flatten())
     }
 }
 

@@ -16,16 +16,15 @@
 //! sorted), or `diverged`; a divergence's signature key names what differs first, without
 //! numbers.
 
-use super::kind::{CaseBudget, CaseBuf, Draw, Form, Ran, TargetKind};
+use super::kind::{both_answers, CaseBudget, CaseBuf, Draw, Filed, Form, Ran, TargetKind};
 use crate::generation::Generation;
 use crate::generators::stream_program;
 use crate::judge::nway::Judge;
-use crate::judge::{panic_text, Class, DescribedCase, Divergence, Outcome};
+use crate::judge::{Class, DescribedCase, Divergence};
 use crate::reach::Reach;
 use crate::subjects::{registry, Reference};
 use crate::targets::Target;
 use std::collections::BTreeSet;
-use std::panic::{catch_unwind, AssertUnwindSafe};
 
 /// One comparable report of a walker (the subject vocabulary's [`crate::subjects::LintRow`]).
 pub use crate::subjects::LintRow as Row;
@@ -58,10 +57,6 @@ impl TargetKind for StreamLintKind {
     fn generate(&self, _t: Target, d: Draw<'_>, buf: &mut CaseBuf) -> Form {
         stream_program::program_into(d.r, d.arch, &mut buf.bytes);
         Form::Bytes
-    }
-
-    fn compare(&self, e: &Judge, t: Target, input: &[u8]) -> Outcome {
-        self.run(e, t, input, None).outcome
     }
 
     /// Both walks on the judge's reference pair under its generation (in the gate, core is
@@ -213,32 +208,22 @@ fn compare_on(
         sides: ("core", "oracle"),
     };
     let bytes = walked(input);
-    let diverged = |class: Class, key: String, description: String| {
+    let diverged = |(class, key, description): Filed| {
         let case = format!("{} bundles under {arch}", bytes.len() / 64);
         let d = filed.divergence(class, key, description, case);
         ("diverged".to_string(), Some(d), Vec::new())
     };
-    let run = catch_unwind(AssertUnwindSafe(|| {
-        (core.lint_stream(bytes), oracle.lint_stream(bytes))
-    }));
-    let (core_rows, oracle_rows) = match run {
-        Ok((Ok(Ok(c)), Ok(Ok(o)))) => (c, o),
-        Ok((Err(f), _) | (_, Err(f))) => {
-            let class = Class::of_fault(&f);
-            let detail = format!("lint_stream: {f}");
-            return diverged(class, format!("stream_lint:{}", class.name()), detail);
-        }
+    let ask = || (core.lint_stream(bytes), oracle.lint_stream(bytes));
+    let (core_rows, oracle_rows) = match both_answers("stream_lint", "lint_stream", ask) {
+        Ok((Ok(c), Ok(o))) => (c, o),
         Ok((c, o)) => {
-            let detail = format!("a walker refused whole bundles: core {c:?}, oracle {o:?}");
-            return diverged(Class::DifferentOutput, "stream_lint:refused".into(), detail);
+            let detail = format!("a walker refused whole bundles: core Ok({c:?}), oracle Ok({o:?})");
+            return diverged((Class::DifferentOutput, "stream_lint:refused".into(), detail));
         }
-        Err(p) => {
-            let detail = format!("PANIC: {}", panic_text(&*p));
-            return diverged(Class::Panic, "stream_lint:panic".into(), detail);
-        }
+        Err(filed) => return diverged(filed),
     };
     if let Some((key, detail)) = first_difference(&core_rows, &oracle_rows) {
-        return diverged(Class::DifferentOutput, format!("stream_lint:{key}"), detail);
+        return diverged((Class::DifferentOutput, format!("stream_lint:{key}"), detail));
     }
     let errors: BTreeSet<&str> = core_rows
         .iter()

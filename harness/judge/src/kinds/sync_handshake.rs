@@ -12,27 +12,23 @@
 //! is its variant (with the SPEC §8 classes involved), so one bug
 //! deduplicates to one entry.
 
-use super::kind::{CaseBudget, Ran, TargetKind};
+use super::kind::{panicked, CaseBudget, Ran, TargetKind};
 use crate::generators::sync_program::{self, Case, Shape};
 use crate::judge::nway::Judge;
-use crate::judge::{panic_text, Class, Divergence, Outcome};
+use crate::judge::pair::guard;
+use crate::judge::{Class, Divergence};
 use crate::reach::Reach;
 use crate::subjects::{
-    registry, Fault, Reference, SyncEntry, SyncPlanned, SyncViolation, SyncWait,
+    registry, Fault, Reference, SyncEntry, SyncPlanned, SyncWait,
 };
 use crate::targets::Target;
 use std::fmt;
-use std::panic::{catch_unwind, AssertUnwindSafe};
 
 pub struct SyncHandshakeKind;
 
 impl TargetKind for SyncHandshakeKind {
     fn name(&self) -> &'static str {
         "sync_handshake"
-    }
-
-    fn compare(&self, e: &Judge, t: Target, input: &[u8]) -> Outcome {
-        self.run(e, t, input, None).outcome
     }
 
     /// Given `reach`, counts the shapes of an accepted program from the
@@ -73,166 +69,30 @@ impl TargetKind for SyncHandshakeKind {
 
 pub use crate::subjects::Finals;
 
-/// What a stamped band got wrong (SPEC §8 DS-9, DS-13, DS-14).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum StampFault {
-    /// The model refused to stamp a flow's header or a consumer.
-    StampRefused,
-    /// A flow endpoint has no local semaphore id in the plan.
-    NoLocalId,
-    /// The header band is not `(0x05, id(dma in), 0x13, id(result dma))`.
-    HeaderBand,
-    /// A consumer band is not a 0x05 wait on the result DMA's id.
-    ConsumerBand,
-    /// A band byte the pass must stamp is not stamped.
-    Unstamped,
-    /// A band waits on a semaphore the plan never waits on.
-    UnplannedWait,
-    /// A consumer band's update is not in the plan.
-    UnplannedUpdate,
-    OutsidePlan,
-    /// The simulator, running the waits read back from the stamped bytes,
-    /// found a violation.
-    SimulatedBytes,
-}
-
-impl StampFault {
-    /// Stable name (signature keys).
-    pub fn name(self) -> &'static str {
-        match self {
-            StampFault::StampRefused => "stamp_refused",
-            StampFault::NoLocalId => "no_local_id",
-            StampFault::HeaderBand => "header_band",
-            StampFault::ConsumerBand => "consumer_band",
-            StampFault::Unstamped => "unstamped",
-            StampFault::UnplannedWait => "unplanned_wait",
-            StampFault::UnplannedUpdate => "unplanned_update",
-            StampFault::OutsidePlan => "outside_plan",
-            StampFault::SimulatedBytes => "simulated_bytes",
-        }
-    }
-}
-
-/// How the model and the simulator disagree on one program.
+/// How the model and the simulator disagree on one program: its [`Class`], named from the
+/// model's perspective, its signature key (what differs, with the SPEC §8 classes involved,
+/// no numbers) and its description.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum SyncMismatch {
-    ModelAccepts {
-        /// The simulator's SPEC §8 class.
-        oracle_class: &'static str,
-        oracle: String,
-    },
-    ModelRejects {
-        /// The model's SPEC §8 class.
-        model_class: &'static str,
-        model: String,
-    },
-    RejectClasses {
-        model_class: &'static str,
-        model: String,
-        oracle_class: &'static str,
-        oracle: String,
-    },
-    /// Different semaphore ids for the allocation requests.
-    PoolIds {
-        model: Vec<u8>,
-        oracle: Vec<u8>,
-    },
-    FinalValues {
-        model: Finals,
-        oracle: Finals,
-    },
-    /// The simulator found a violation running the model's plan.
-    Simulator {
-        violation: SyncViolation,
-        /// Its first 32 bytes.
-        schedule: Vec<u8>,
-        len: usize,
-    },
-    /// The simulated final values differ from the model's.
-    SimulatedFinals {
-        simulated: Finals,
-        model: Finals,
-    },
-    /// A subject gave no answer to a sync operation.
-    Fault {
-        class: Class,
-        detail: String,
-    },
-    Stamp {
-        fault: StampFault,
-        detail: String,
-    },
-}
-
-impl SyncMismatch {
-    /// The divergence class, from the model's perspective.
-    pub fn class(&self) -> Class {
-        match self {
-            SyncMismatch::ModelAccepts { .. } => Class::OverAccept,
-            SyncMismatch::ModelRejects { .. } => Class::UnderAccept,
-            SyncMismatch::RejectClasses { .. } => Class::SameVerdictDifferentReason,
-            SyncMismatch::Fault { class, .. } => *class,
-            _ => Class::DifferentOutput,
-        }
-    }
-
-    /// The signature key: the variant, with the classes involved (no numbers).
-    pub fn key(&self) -> String {
-        match self {
-            SyncMismatch::ModelAccepts { oracle_class, .. } => {
-                format!("model accepts, oracle rejects:{oracle_class}")
-            }
-            SyncMismatch::ModelRejects { model_class, .. } => {
-                format!("model rejects:{model_class}, oracle accepts")
-            }
-            SyncMismatch::RejectClasses {
-                model_class,
-                oracle_class,
-                ..
-            } => format!("reject classes:{model_class}/{oracle_class}"),
-            SyncMismatch::PoolIds { .. } => "pool ids".into(),
-            SyncMismatch::FinalValues { .. } => "final values".into(),
-            SyncMismatch::Simulator { violation, .. } => format!("simulator:{}", violation.kind()),
-            SyncMismatch::SimulatedFinals { .. } => "simulated finals".into(),
-            SyncMismatch::Fault { class, .. } => format!("fault:{}", class.name()),
-            SyncMismatch::Stamp { fault, .. } => format!("stamp:{}", fault.name()),
-        }
-    }
+pub struct SyncMismatch {
+    pub class: Class,
+    pub key: String,
+    pub text: String,
 }
 
 impl fmt::Display for SyncMismatch {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            SyncMismatch::ModelAccepts { oracle, .. } => {
-                write!(f, "model accepts, oracle rejects with {oracle}")
-            }
-            SyncMismatch::ModelRejects { model, .. } => {
-                write!(f, "model rejects with {model}, oracle accepts")
-            }
-            SyncMismatch::RejectClasses { model, oracle, .. } => {
-                write!(f, "model rejects with {model}, oracle with {oracle}")
-            }
-            SyncMismatch::PoolIds { model, oracle } => {
-                write!(f, "pool ids: model {model:?}, oracle {oracle:?}")
-            }
-            SyncMismatch::FinalValues { model, oracle } => {
-                write!(f, "final values: model {model:?}, oracle {oracle:?}")
-            }
-            SyncMismatch::Simulator {
-                violation,
-                schedule,
-                len,
-            } => write!(
-                f,
-                "simulator: {violation} under schedule {schedule:02x?} ({len} bytes)"
-            ),
-            SyncMismatch::SimulatedFinals { simulated, model } => {
-                write!(f, "simulated finals {simulated:?} != model {model:?}")
-            }
-            SyncMismatch::Fault { detail, .. } => f.write_str(detail),
-            SyncMismatch::Stamp { fault, detail } => write!(f, "{}: {detail}", fault.name()),
-        }
+        f.write_str(&self.text)
     }
+}
+
+fn mismatch(class: Class, key: impl Into<String>, text: String) -> SyncMismatch {
+    let key = key.into();
+    SyncMismatch { class, key, text }
+}
+
+/// Both sides answered differently (the rest of the comparison).
+fn differs(key: impl Into<String>, text: String) -> SyncMismatch {
+    mismatch(Class::DifferentOutput, key, text)
 }
 
 /// Model and simulator agree.
@@ -279,33 +139,21 @@ fn compare_shaped(
     // The engine's reference pair (in the gate, core is wrapped in its
     // coverage recorder, which forwards the sync operations).
     let (model, sim) = e.references();
-    match catch_unwind(AssertUnwindSafe(|| {
-        case_shaped(model, sim, data, want_shape)
-    })) {
+    match guard(|| case_shaped(model, sim, data, want_shape)) {
         Ok((Ok(SyncCaseOutcome::Accepted { .. }), shape)) => ("accepted".into(), None, shape),
         Ok((Ok(SyncCaseOutcome::Rejected { class }), _)) => {
             (format!("rejected:{class}"), None, None)
         }
-        Ok((Err(d), _)) => (
-            "diverged".into(),
-            Some(filed.divergence(
-                d.mismatch.class(),
-                d.mismatch.key(),
-                d.mismatch.to_string(),
-                d.program,
-            )),
-            None,
-        ),
-        Err(p) => (
-            "diverged".into(),
-            Some(filed.divergence(
-                Class::Panic,
-                "sync_handshake:panic".into(),
-                format!("PANIC: {}", panic_text(&*p)),
-                String::new(),
-            )),
-            None,
-        ),
+        Ok((Err(d), _)) => {
+            let m = *d.mismatch;
+            let d = filed.divergence(m.class, m.key, m.text, d.program);
+            ("diverged".into(), Some(d), None)
+        }
+        Err(m) => {
+            let (class, key, text) = panicked("sync_handshake", m);
+            let d = filed.divergence(class, key, text, String::new());
+            ("diverged".into(), Some(d), None)
+        }
     }
 }
 
@@ -352,10 +200,9 @@ pub fn compare_case_on(
 }
 
 fn fault(who: &dyn Reference, op: &str, f: Fault) -> SyncMismatch {
-    SyncMismatch::Fault {
-        class: Class::of_fault(&f),
-        detail: format!("{} {op}: {f}", who.name()),
-    }
+    let class = Class::of_fault(&f);
+    let text = format!("{} {op}: {f}", who.name());
+    mismatch(class, format!("fault:{}", class.name()), text)
 }
 
 fn compare_with(
@@ -376,59 +223,47 @@ fn compare_with(
             return Ok(SyncCaseOutcome::Rejected { class: e.class })
         }
         (Err(e), Err(r)) => {
-            return Err(SyncMismatch::RejectClasses {
-                model_class: e.class,
-                model: e.message,
-                oracle_class: r.class,
-                oracle: r.message,
-            })
+            let key = format!("reject classes:{}/{}", e.class, r.class);
+            let text = format!("model rejects with {}, oracle with {}", e.message, r.message);
+            return Err(mismatch(Class::SameVerdictDifferentReason, key, text));
         }
         (Err(e), Ok(_)) => {
-            return Err(SyncMismatch::ModelRejects {
-                model_class: e.class,
-                model: e.message,
-            })
+            let key = format!("model rejects:{}, oracle accepts", e.class);
+            let text = format!("model rejects with {}, oracle accepts", e.message);
+            return Err(mismatch(Class::UnderAccept, key, text));
         }
         (Ok(_), Err(r)) => {
-            return Err(SyncMismatch::ModelAccepts {
-                oracle_class: r.class,
-                oracle: r.message,
-            })
+            let key = format!("model accepts, oracle rejects:{}", r.class);
+            let text = format!("model accepts, oracle rejects with {}", r.message);
+            return Err(mismatch(Class::OverAccept, key, text));
         }
         (Ok(plan), Ok(exp)) => (plan, exp),
     };
     if plan.ids != exp.ids {
-        return Err(SyncMismatch::PoolIds {
-            model: plan.ids,
-            oracle: exp.ids,
-        });
+        let text = format!("pool ids: model {:?}, oracle {:?}", plan.ids, exp.ids);
+        return Err(differs("pool ids", text));
     }
     if plan.finals != exp.finals {
-        return Err(SyncMismatch::FinalValues {
-            model: plan.finals,
-            oracle: exp.finals,
-        });
+        let (model, oracle) = (plan.finals, exp.finals);
+        let text = format!("final values: model {model:?}, oracle {oracle:?}");
+        return Err(differs("final values", text));
     }
     let Some(base) = plan.plan.as_deref() else {
-        return Err(fault(
-            model,
-            "sync_plan",
-            Fault::Protocol("accepted without a plan".into()),
-        ));
+        let f = Fault::Protocol("accepted without a plan".into());
+        return Err(fault(model, "sync_plan", f));
     };
     let trace = sim
         .sync_simulate(p, exp.ticket, base, schedule)
         .map_err(|f| fault(sim, "sync_simulate", f))?
-        .map_err(|violation| SyncMismatch::Simulator {
-            violation,
-            schedule: schedule[..schedule.len().min(32)].to_vec(),
-            len: schedule.len(),
+        .map_err(|v| {
+            let (first, len) = (&schedule[..schedule.len().min(32)], schedule.len());
+            let text = format!("simulator: {v} under schedule {first:02x?} ({len} bytes)");
+            differs(format!("simulator:{}", v.kind()), text)
         })?;
     if trace.finals != plan.finals {
-        return Err(SyncMismatch::SimulatedFinals {
-            simulated: trace.finals,
-            model: plan.finals,
-        });
+        let (simulated, model) = (trace.finals, plan.finals);
+        let text = format!("simulated finals {simulated:?} != model {model:?}");
+        return Err(differs("simulated finals", text));
     }
     check_stamps(sim, case, &plan, &exp, base, schedule)?;
     Ok(SyncCaseOutcome::Accepted {
@@ -437,8 +272,12 @@ fn compare_with(
     })
 }
 
-fn stamp(fault: StampFault, detail: String) -> SyncMismatch {
-    SyncMismatch::Stamp { fault, detail }
+/// A stamped band is wrong (SPEC §8 DS-9, DS-13, DS-14): `fault` names how (`stamp_refused`,
+/// `no_local_id`, `header_band`, `consumer_band`, `unstamped`, `unplanned_wait`,
+/// `unplanned_update`, `outside_plan`, or `simulated_bytes`: the simulator found a violation
+/// running the waits read back from the stamped bytes).
+fn stamp(fault: &'static str, detail: String) -> SyncMismatch {
+    differs(format!("stamp:{fault}"), format!("{fault}: {detail}"))
 }
 
 /// The local semaphore id of instruction `i` as the checker allocated it.
@@ -477,13 +316,12 @@ fn check_stamps(
     base: &[SyncEntry],
     schedule: &[u8],
 ) -> Result<(), SyncMismatch> {
-    use StampFault as F;
     if case.flows.is_empty() {
         return Ok(());
     }
     if plan.stamps.len() != case.flows.len() {
         return Err(stamp(
-            F::StampRefused,
+            "stamp_refused",
             format!("{} flows, {} stamped", case.flows.len(), plan.stamps.len()),
         ));
     }
@@ -502,14 +340,14 @@ fn check_stamps(
         let header = stamps
             .header
             .as_ref()
-            .map_err(|e| stamp(F::StampRefused, format!("header of flow {f:?}: {e}")))?;
+            .map_err(|e| stamp("stamp_refused", format!("header of flow {f:?}: {e}")))?;
         let band = read(header, mult(f.result_dma))?;
         // No silent default: a flow endpoint without a local semaphore id is a
         // generator/simulator fault, not an id 0 both stampers could agree on.
         let id = |i: u16| {
             local_id(case, exp, i).ok_or_else(|| {
                 stamp(
-                    F::NoLocalId,
+                    "no_local_id",
                     format!("flow {f:?}: instruction {i} has no local semaphore id in the plan"),
                 )
             })
@@ -523,7 +361,7 @@ fn check_stamps(
         ) != want
         {
             return Err(stamp(
-                F::HeaderBand,
+                "header_band",
                 format!(
                     "header band {band:?}, expected (wait, idx, update, idx) {want:02x?} (flow {f:?})"
                 ),
@@ -531,28 +369,28 @@ fn check_stamps(
         }
         let (wait, _) = band.sync.map_err(|off| {
             stamp(
-                F::Unstamped,
+                "unstamped",
                 format!("header band byte {off} not stamped by the pass: {band:?}"),
             )
         })?;
         if let (Some(w), Some(e)) = (wait, from_bytes.get_mut(usize::from(f.custom_op))) {
             put_band_wait(e, w)
-                .map_err(|m| stamp(F::UnplannedWait, format!("header of flow {f:?}: {m}")))?;
+                .map_err(|m| stamp("unplanned_wait", format!("header of flow {f:?}: {m}")))?;
         }
         if stamps.consumers.len() != f.consumers.len() {
             return Err(stamp(
-                F::StampRefused,
+                "stamp_refused",
                 format!("flow {f:?}: {} consumers stamped", stamps.consumers.len()),
             ));
         }
         for (&c, bundle) in f.consumers.iter().zip(&stamps.consumers) {
             let bundle = bundle
                 .as_ref()
-                .map_err(|e| stamp(F::StampRefused, format!("consumer {c}: {e}")))?;
+                .map_err(|e| stamp("stamp_refused", format!("consumer {c}: {e}")))?;
             let band = read(bundle, mult(c))?;
             if (band.wait_mode, band.wait_idx) != (0x05, want.3) {
                 return Err(stamp(
-                    F::ConsumerBand,
+                    "consumer_band",
                     format!(
                         "consumer {c} band {band:?}, expected a 0x05 wait on {}",
                         want.3
@@ -561,24 +399,24 @@ fn check_stamps(
             }
             let (wait, update) = band.sync.map_err(|off| {
                 stamp(
-                    F::Unstamped,
+                    "unstamped",
                     format!("consumer {c} band byte {off} not stamped: {band:?}"),
                 )
             })?;
             let Some(entry) = from_bytes.get_mut(usize::from(c)) else {
                 return Err(stamp(
-                    F::OutsidePlan,
+                    "outside_plan",
                     format!("consumer {c} outside the plan"),
                 ));
             };
             if let Some(w) = wait {
                 put_band_wait(entry, w)
-                    .map_err(|m| stamp(F::UnplannedWait, format!("consumer {c}: {m}")))?;
+                    .map_err(|m| stamp("unplanned_wait", format!("consumer {c}: {m}")))?;
             }
             if let Some(u) = update {
                 if !entry.updates.contains(&u) {
                     return Err(stamp(
-                        F::UnplannedUpdate,
+                        "unplanned_update",
                         format!("consumer {c} band update {u:?} not in the plan"),
                     ));
                 }
@@ -590,7 +428,7 @@ fn check_stamps(
             .map_err(|f| fault(sim, "sync_simulate", f))?
             .map_err(|v| {
                 stamp(
-                    F::SimulatedBytes,
+                    "simulated_bytes",
                     format!("simulator on the stamped bytes: {v}"),
                 )
             })?;
@@ -604,42 +442,98 @@ mod tests {
     use crate::generators::SplitMix64;
     use crate::kinds::test_subjects::Silent;
 
+    use crate::subjects::{Reply, SyncFlow, SyncProgram, SyncRejected, SyncRun, SyncViolation};
+
+    /// Core or the oracle (`.0`), with its `sync_plan` rejecting as class `.1` when given one,
+    /// its plan's pool ids changed (`.2`), or its simulator finding an early start (`.3`).
+    struct Slipped(Box<dyn Reference>, Option<&'static str>, bool, bool);
+
+    crate::kinds::test_subjects::stand_in_subject!(Slipped, "slipped");
+
+    impl Reference for Slipped {
+        fn sync_plan(
+            &self,
+            p: &SyncProgram,
+            flows: &[SyncFlow],
+        ) -> Reply<Result<SyncPlanned, SyncRejected>> {
+            let mut r = self.0.sync_plan(p, flows)?;
+            if let Some(class) = self.1 {
+                let message = class.to_uppercase();
+                return Ok(Err(SyncRejected { class, message }));
+            }
+            if let (Ok(planned), true) = (&mut r, self.2) {
+                planned.ids.iter_mut().for_each(|id| *id ^= 0x20);
+            }
+            Ok(r)
+        }
+
+        fn sync_simulate(
+            &self,
+            p: &SyncProgram,
+            ticket: u64,
+            plan: &[SyncEntry],
+            schedule: &[u8],
+        ) -> Reply<Result<SyncRun, SyncViolation>> {
+            let r = self.0.sync_simulate(p, ticket, plan, schedule)?;
+            if self.3 {
+                let v = crate::subjects::SimViolation::EarlyStart { instr: 3, sem: 7 };
+                return Ok(Err(SyncViolation::Run(v)));
+            }
+            Ok(r)
+        }
+    }
+
+    /// An accepted program with a custom-op flow, and its schedule.
+    fn accepted_case() -> (Case, Vec<u8>) {
+        let (core, oracle) = (registry::core(), registry::oracle());
+        (0..2000u64)
+            .map(|s| {
+                let data = SplitMix64(s).bytes(600);
+                let mut u = arbitrary::Unstructured::new(&data);
+                let case = sync_program::build_case(&mut u);
+                (case, u.take_rest().to_vec())
+            })
+            .find(|(c, sch)| {
+                !c.flows.is_empty()
+                    && matches!(
+                        compare_case_on(&*core, &*oracle, c, sch),
+                        Ok(SyncCaseOutcome::Accepted { .. })
+                    )
+            })
+            .expect("an accepted program with a custom-op flow")
+    }
+
     #[test]
     fn mismatch_classes_are_from_the_model_perspective() {
-        let over = SyncMismatch::ModelAccepts {
-            oracle_class: "cycle",
-            oracle: "Cycle".into(),
+        let (case, schedule) = accepted_case();
+        let slipped = |oracle: bool, rejects, ids, sim| {
+            let s = if oracle { registry::oracle() } else { registry::core() };
+            Slipped(s, rejects, ids, sim)
         };
-        let under = SyncMismatch::ModelRejects {
-            model_class: "cycle",
-            model: "cycle".into(),
+        let run = |model: &Slipped, sim: &Slipped| {
+            *compare_case_on(model, sim, &case, &schedule)
+                .expect_err("a mismatch")
+                .mismatch
         };
-        let both = SyncMismatch::RejectClasses {
-            model_class: "cycle",
-            model: String::new(),
-            oracle_class: "overflow",
-            oracle: String::new(),
-        };
-        assert_eq!(over.class(), Class::OverAccept);
-        assert_eq!(under.class(), Class::UnderAccept);
-        assert_eq!(both.class(), Class::SameVerdictDifferentReason);
-        let ids = SyncMismatch::PoolIds {
-            model: vec![1],
-            oracle: vec![2],
-        };
-        assert_eq!(ids.class(), Class::DifferentOutput);
-        assert_eq!(both.key(), "reject classes:cycle/overflow");
-        assert!(!ids.key().chars().any(|c| c.is_ascii_digit()));
+        let (core, oracle) = (slipped(false, None, false, false), slipped(true, None, false, false));
+        let (cycle, overflow) = (Some("cycle"), Some("overflow"));
+        let over = run(&core, &slipped(true, cycle, false, false));
+        assert_eq!(over.class, Class::OverAccept);
+        assert_eq!(over.key, "model accepts, oracle rejects:cycle");
+        let under = run(&slipped(false, cycle, false, false), &oracle);
+        assert_eq!(under.class, Class::UnderAccept);
+        assert_eq!(under.key, "model rejects:cycle, oracle accepts");
+        let both = run(&slipped(false, cycle, false, false), &slipped(true, overflow, false, false));
+        assert_eq!(both.class, Class::SameVerdictDifferentReason);
+        assert_eq!(both.key, "reject classes:cycle/overflow");
+        assert_eq!(both.text, "model rejects with CYCLE, oracle with OVERFLOW");
+        let ids = run(&slipped(false, None, true, false), &oracle);
+        assert_eq!(ids.class, Class::DifferentOutput);
+        assert_eq!(ids.key, "pool ids");
+        assert!(!ids.key.chars().any(|c| c.is_ascii_digit()));
         // The simulator's violation keys by its kind, not by its rendering.
-        let sim = SyncMismatch::Simulator {
-            violation: SyncViolation::Run(crate::subjects::SimViolation::EarlyStart {
-                instr: 3,
-                sem: 7,
-            }),
-            schedule: vec![1],
-            len: 1,
-        };
-        assert_eq!(sim.key(), "simulator:EarlyStart");
+        let sim = run(&core, &slipped(true, None, false, true));
+        assert_eq!(sim.key, "simulator:EarlyStart");
         assert!(
             sim.to_string()
                 .starts_with("simulator: EarlyStart { instr: 3"),
@@ -673,28 +567,14 @@ mod tests {
     #[test]
     fn sync_goes_through_the_subject_interface() {
         let (core, oracle) = (registry::core(), registry::oracle());
-        let (case, schedule) = (0..2000u64)
-            .map(|s| {
-                let data = SplitMix64(s).bytes(600);
-                let mut u = arbitrary::Unstructured::new(&data);
-                let case = sync_program::build_case(&mut u);
-                (case, u.take_rest().to_vec())
-            })
-            .find(|(c, sch)| {
-                !c.flows.is_empty()
-                    && matches!(
-                        compare_case_on(&*core, &*oracle, c, sch),
-                        Ok(SyncCaseOutcome::Accepted { .. })
-                    )
-            })
-            .expect("an accepted program with a custom-op flow");
+        let (case, schedule) = accepted_case();
         let d = compare_case_on(&Misstamped(registry::core()), &*oracle, &case, &schedule)
             .expect_err("a wrong header band diverges");
-        assert_eq!(d.mismatch.key(), "stamp:header_band", "{d}");
+        assert_eq!(d.mismatch.key, "stamp:header_band", "{d}");
         let d = compare_case_on(&Silent, &*oracle, &case, &schedule).expect_err("no plan");
-        assert_eq!(d.mismatch.class(), Class::Unsupported, "{d}");
+        assert_eq!(d.mismatch.class, Class::Unsupported, "{d}");
         let d = compare_case_on(&*core, &Silent, &case, &schedule).expect_err("no checker");
-        assert_eq!(d.mismatch.class(), Class::Unsupported, "{d}");
+        assert_eq!(d.mismatch.class, Class::Unsupported, "{d}");
         // The gate's engine (core wrapped in its coverage recorder) agrees.
         let (e, _key) = Judge::open_recorded(&[], crate::generation::Generation::default())
             .expect("reference pair");
