@@ -228,12 +228,7 @@ impl Judge {
                     continue;
                 }
             }
-            let ran = Ran {
-                outcome,
-                key: None,
-                classified,
-            };
-            self.report(cases, j, ran);
+            self.report(cases, j, Ran::recorded(outcome, classified));
         }
         self.pause_memo(false);
         let mut agreed = vec![false; held.cases.len()];
@@ -251,24 +246,15 @@ impl Judge {
             let key = &held.keys[from..key_end];
             from = key_end;
             if *ok {
-                let ran = Ran {
-                    outcome: Outcome::agree(),
-                    key: None,
-                    classified,
-                };
-                cases.judged(j, ran, key);
+                cases.judged(j, Ran::recorded(Outcome::agree(), classified), key);
                 continue;
             }
             let Some(c) = cases.case(j, buf, true) else {
                 break;
             };
             self.reset_key();
-            let ran = Ran {
-                outcome: self.under_test_alone(t, buf.input(c.form)),
-                key: None,
-                classified,
-            };
-            self.report(cases, j, ran);
+            let outcome = self.under_test_alone(t, buf.input(c.form));
+            self.report(cases, j, Ran::recorded(outcome, classified));
         }
     }
 

@@ -378,7 +378,7 @@ impl Judge {
     /// The subjects under test judged on the next case of `t` (none while
     /// judging is off): a subject given up counts the case as not run, each
     /// one yielded counts it as judged. Lazy: the hot path builds no list.
-    fn judged_on(&self, t: Target) -> impl Iterator<Item = &dyn Subject> {
+    pub fn judged_on(&self, t: Target) -> impl Iterator<Item = &dyn Subject> {
         let needs = t.spec().needs;
         let on = self.judging.get();
         self.under_test_with()
@@ -393,12 +393,6 @@ impl Judge {
                     Some(x)
                 }
             })
-    }
-
-    /// [`Judge::judged_on`], for kinds that compare the subjects themselves
-    /// (the lowering kind).
-    pub fn judged_now(&self, t: Target) -> Vec<&dyn Subject> {
-        self.judged_on(t).collect()
     }
 
     /// [`Judge::each`] with one comparison for the reference pair

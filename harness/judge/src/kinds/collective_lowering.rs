@@ -56,10 +56,6 @@ impl TargetKind for CollectiveLoweringKind {
         CaseBudget::LoweringCases
     }
 
-    fn asks_case_inputs(&self, _t: Target) -> bool {
-        true
-    }
-
     /// The modules [`compare`] asks the subjects under test to lower.
     fn case_inputs(
         &self,
@@ -83,15 +79,10 @@ impl TargetKind for CollectiveLoweringKind {
 /// How core and oracle disagree on a module, or which property fails.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum LoweringMismatch {
-    OverAccept,
-    UnderAccept,
-    SameVerdictDifferentReason,
-    /// Both lower, to different records or side-tables.
-    DifferentOutput,
-    /// A property of core's lowering fails (issue 13 §5).
+    /// They disagree, or a subject gave no answer (its [`Fault`] as a class).
+    Class(Class),
+    /// A property of core's lowering fails (issue 13 §5): a different output.
     Property,
-    /// A subject gave no answer (its [`Fault`] as a class).
-    Fault(Class),
 }
 
 impl LoweringMismatch {
@@ -99,20 +90,15 @@ impl LoweringMismatch {
     pub fn name(self) -> &'static str {
         match self {
             LoweringMismatch::Property => "Property",
-            m => m.class().name(),
+            LoweringMismatch::Class(c) => c.name(),
         }
     }
 
-    /// The divergence class (a property failure is a different output).
+    /// The divergence class.
     pub fn class(self) -> Class {
         match self {
-            LoweringMismatch::OverAccept => Class::OverAccept,
-            LoweringMismatch::UnderAccept => Class::UnderAccept,
-            LoweringMismatch::SameVerdictDifferentReason => Class::SameVerdictDifferentReason,
-            LoweringMismatch::DifferentOutput | LoweringMismatch::Property => {
-                Class::DifferentOutput
-            }
-            LoweringMismatch::Fault(c) => c,
+            LoweringMismatch::Property => Class::DifferentOutput,
+            LoweringMismatch::Class(c) => c,
         }
     }
 }
@@ -146,8 +132,7 @@ pub fn compare(e: &Judge, target: Target, data: &[u8]) -> (String, Vec<Divergenc
     match guard(case) {
         Ok(Ok(o)) => {
             let divs = e
-                .judged_now(target)
-                .into_iter()
+                .judged_on(target)
                 .filter_map(|x| judge_module(x, left, target, data, &built))
                 .collect();
             (o.key, divs)
@@ -375,6 +360,7 @@ pub fn compare_case_on(
         case: format!("{case:?}"),
     };
     let (ln, rn) = (left.name(), right.name());
+    let output = LoweringMismatch::Class(Class::DifferentOutput);
     let (l, r) = match (left.lower(&case.insns), right.lower(&case.insns)) {
         (Ok(l), Ok(r)) => (l, r),
         (l, r) => {
@@ -385,7 +371,7 @@ pub fn compare_case_on(
                 Err(f) => f.to_string(),
             };
             return Err(diverge(
-                LoweringMismatch::Fault(class),
+                LoweringMismatch::Class(class),
                 "lower".into(),
                 format!("lower: {ln} {}, {rn} {}", show(&l), show(&r)),
             ));
@@ -393,7 +379,7 @@ pub fn compare_case_on(
     };
     if l.instrs.len() != case.insns.len() || r.instrs.len() != case.insns.len() {
         return Err(diverge(
-            LoweringMismatch::Fault(Class::Protocol),
+            LoweringMismatch::Class(Class::Protocol),
             "lower".into(),
             format!(
                 "lower: {} instructions asked, {ln} answered {}, {rn} {}",
@@ -418,28 +404,28 @@ pub fn compare_case_on(
                 continue;
             }
             (Err(e), Err(r)) => (
-                LoweringMismatch::SameVerdictDifferentReason,
+                LoweringMismatch::Class(Class::SameVerdictDifferentReason),
                 format!("[#] {ln} rejects with {}", e.name),
                 format!("[{i}] {ln} rejects with {}, {rn} with {}", e.name, r.name),
             ),
             (Err(e), Ok(_)) => (
-                LoweringMismatch::UnderAccept,
+                LoweringMismatch::Class(Class::UnderAccept),
                 format!("[#] {ln} rejects with {}", e.name),
                 format!("[{i}] {ln} rejects with {}, {rn} accepts", e.message),
             ),
             (Ok(_), Err(r)) => (
-                LoweringMismatch::OverAccept,
+                LoweringMismatch::Class(Class::OverAccept),
                 format!("[#] {ln} accepts"),
                 format!("[{i}] {ln} accepts, {rn} rejects with {}", r.message),
             ),
             (Ok(a), Ok(b)) if a.records != b.records => {
                 let (x, y) = (hexes(&a.records), hexes(&b.records));
                 let d = format!("[{i}] records: {ln} {x:?}, {rn} {y:?}");
-                (LoweringMismatch::DifferentOutput, "[#] records".into(), d)
+                (output, "[#] records".into(), d)
             }
             (Ok(a), Ok(b)) if a.side != b.side => {
                 let d = format!("[{i}] side refs: {ln} {:?}, {rn} {:?}", a.side, b.side);
-                (LoweringMismatch::DifferentOutput, "[#] side refs".into(), d)
+                (output, "[#] side refs".into(), d)
             }
             (Ok(a), Ok(_)) => {
                 check_decoded(left, right, insn, &a.records).map_err(|(m, _, d)| {
@@ -455,7 +441,7 @@ pub fn compare_case_on(
     // The side-tables themselves.
     if !same_tables(&l, &r) {
         return Err(diverge(
-            LoweringMismatch::DifferentOutput,
+            output,
             "side-tables".into(),
             format!(
                 "side-tables: {ln} {:?}/{:?}/{:?}, {rn} {:?}/{:?}/{:?}",
@@ -502,7 +488,8 @@ fn ok_verdict(records: &[[u8; 64]]) -> String {
 type Failed = (LoweringMismatch, String, String);
 
 /// A failed property: `what: detail`.
-fn property(what: String, detail: impl fmt::Display) -> Failed {
+fn property(what: impl Into<String>, detail: impl fmt::Display) -> Failed {
+    let what = what.into();
     let d = format!("{what}: {detail}");
     (LoweringMismatch::Property, what, d)
 }
@@ -510,7 +497,7 @@ fn property(what: String, detail: impl fmt::Display) -> Failed {
 /// A subject's fault on operation `op`.
 fn faulted(who: &dyn Reference, op: &str, f: &Fault) -> Failed {
     (
-        LoweringMismatch::Fault(Class::of_fault(f)),
+        LoweringMismatch::Class(Class::of_fault(f)),
         op.into(),
         format!("{op}: {} {f}", who.name()),
     )
@@ -604,21 +591,18 @@ fn check_properties(
         let m2 = lower(std::slice::from_ref(&other))?;
         let l2 = match m2.instrs.first() {
             Some(Ok(l2)) => l2,
-            Some(Err(e)) => return Err(property("moved geometry rejected".into(), &e.message)),
+            Some(Err(e)) => return Err(property("moved geometry rejected", &e.message)),
             None => {
                 let f = Fault::Protocol("no answer for the one instruction asked".into());
                 return Err(faulted(left, "lower", &f));
             }
         };
         if l1.records != l2.records {
-            return Err(property(
-                "geometry reaches the wire".into(),
-                format!("{insn:?}"),
-            ));
+            return Err(property("geometry reaches the wire", format!("{insn:?}")));
         }
         if same_tables(&m1, &m2) != l1.side.is_empty() {
             let what = "moved geometry leaves the side-tables as they were";
-            return Err(property(what.into(), format!("{insn:?}")));
+            return Err(property(what, format!("{insn:?}")));
         }
     }
     // The emitted stream parses, in both parsers, into one item per record
@@ -643,7 +627,7 @@ fn check_properties(
     let (left_items, right_items) = (parse(left)?, parse(right)?);
     if left_items != right_items || left_items.len() != expected {
         return Err(property(
-            "stream items".into(),
+            "stream items",
             format!(
                 "{} {left_items:?}, {} {right_items:?}, expected {expected}",
                 left.name(),

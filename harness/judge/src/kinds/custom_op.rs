@@ -83,10 +83,6 @@ impl TargetKind for CustomOpKind {
         e.each_with(t, input, &case, reference, &|p| pair::stream_verdict(p, s))
     }
 
-    fn asks_case_inputs(&self, _t: Target) -> bool {
-        true
-    }
-
     fn case_inputs(
         &self,
         t: Target,

@@ -71,6 +71,16 @@ pub struct Ran {
 }
 
 impl Ran {
+    /// `outcome`, keyed by core's recorded verdict.
+    pub fn recorded(outcome: Outcome, classified: bool) -> Ran {
+        let key = None;
+        Ran {
+            outcome,
+            key,
+            classified,
+        }
+    }
+
     /// A kind's own verdict: its divergences and coverage key, and whether
     /// the case was counted into the reach it was given.
     pub fn keyed(d: impl IntoIterator<Item = Divergence>, key: String, classified: bool) -> Ran {
@@ -132,11 +142,11 @@ pub trait TargetKind: Sync {
     /// `reach`, its reach classes counted ([`TargetKind::record_reach`]; a
     /// kind may count them from what the comparison computed).
     fn run(&self, e: &Judge, t: Target, input: &[u8], reach: Option<&mut Reach>) -> Ran {
-        Ran {
-            outcome: self.compare(e, t, input),
-            key: None,
-            classified: reach.is_some_and(|r| self.record_reach(t, r, input)),
-        }
+        let outcome = self.compare(e, t, input);
+        Ran::recorded(
+            outcome,
+            reach.is_some_and(|r| self.record_reach(t, r, input)),
+        )
     }
 
     /// Whether an input of the kind is about every generation, so that the
@@ -220,14 +230,15 @@ pub trait TargetKind: Sync {
 
     /// True if each case of `t` asks the subjects under test one stream or
     /// module ([`TargetKind::case_inputs`]), which they may answer for a
-    /// whole batch up front (default: no).
-    fn asks_case_inputs(&self, _t: Target) -> bool {
-        false
+    /// whole batch up front.
+    fn asks_case_inputs(&self, t: Target) -> bool {
+        let none: &mut dyn Iterator<Item = &[u8]> = &mut std::iter::empty();
+        self.case_inputs(t, Generation::default(), none).is_some()
     }
 
     /// What the cases `inputs` of `t` ask the subjects under test under
-    /// `arch` (the batch of [`Judge::prefetch`]); `None` when
-    /// [`TargetKind::asks_case_inputs`] is false.
+    /// `arch` (the batch of [`Judge::prefetch`]); `None` (the default) when
+    /// they ask none.
     fn case_inputs(
         &self,
         _t: Target,

@@ -272,12 +272,14 @@ fn compare_with(
     })
 }
 
-/// A stamped band is wrong (SPEC §8 DS-9, DS-13, DS-14): `fault` names how (`stamp_refused`,
-/// `no_local_id`, `header_band`, `consumer_band`, `unstamped`, `unplanned_wait`,
-/// `unplanned_update`, `outside_plan`, or `simulated_bytes`: the simulator found a violation
-/// running the waits read back from the stamped bytes).
-fn stamp(fault: &'static str, detail: String) -> SyncMismatch {
-    differs(format!("stamp:{fault}"), format!("{fault}: {detail}"))
+/// A stamped band is wrong (SPEC §8 DS-9, DS-13, DS-14): `stamp!(fault, detail…)`, `fault`
+/// naming how (`stamp_refused`, `no_local_id`, `header_band`, `consumer_band`, `unstamped`,
+/// `unplanned_wait`, `unplanned_update`, `outside_plan`, or `simulated_bytes`: the simulator
+/// found a violation running the waits read back from the stamped bytes).
+macro_rules! stamp {
+    ($fault:literal, $($detail:tt)+) => {
+        differs(concat!("stamp:", $fault), format!("{}: {}", $fault, format_args!($($detail)+)))
+    };
 }
 
 /// The local semaphore id of instruction `i` as the checker allocated it.
@@ -320,10 +322,8 @@ fn check_stamps(
         return Ok(());
     }
     if plan.stamps.len() != case.flows.len() {
-        return Err(stamp(
-            "stamp_refused",
-            format!("{} flows, {} stamped", case.flows.len(), plan.stamps.len()),
-        ));
+        let (flows, stamped) = (case.flows.len(), plan.stamps.len());
+        return Err(stamp!("stamp_refused", "{flows} flows, {stamped} stamped"));
     }
     let mut from_bytes = base.to_vec();
     let mult = |i: u16| {
@@ -340,16 +340,14 @@ fn check_stamps(
         let header = stamps
             .header
             .as_ref()
-            .map_err(|e| stamp("stamp_refused", format!("header of flow {f:?}: {e}")))?;
+            .map_err(|e| stamp!("stamp_refused", "header of flow {f:?}: {e}"))?;
         let band = read(header, mult(f.result_dma))?;
         // No silent default: a flow endpoint without a local semaphore id is a
         // generator/simulator fault, not an id 0 both stampers could agree on.
         let id = |i: u16| {
             local_id(case, exp, i).ok_or_else(|| {
-                stamp(
-                    "no_local_id",
-                    format!("flow {f:?}: instruction {i} has no local semaphore id in the plan"),
-                )
+                let why = "has no local semaphore id in the plan";
+                stamp!("no_local_id", "flow {f:?}: instruction {i} {why}")
             })
         };
         let want = (0x05, id(f.dma_in)?, 0x13, id(f.result_dma)?);
@@ -360,65 +358,43 @@ fn check_stamps(
             band.update_idx,
         ) != want
         {
-            return Err(stamp(
-                "header_band",
-                format!(
-                    "header band {band:?}, expected (wait, idx, update, idx) {want:02x?} (flow {f:?})"
-                ),
-            ));
+            let want = format!("(wait, idx, update, idx) {want:02x?}");
+            return Err(stamp!("header_band", "header band {band:?}, expected {want} (flow {f:?})"));
         }
         let (wait, _) = band.sync.map_err(|off| {
-            stamp(
-                "unstamped",
-                format!("header band byte {off} not stamped by the pass: {band:?}"),
-            )
+            stamp!("unstamped", "header band byte {off} not stamped by the pass: {band:?}")
         })?;
         if let (Some(w), Some(e)) = (wait, from_bytes.get_mut(usize::from(f.custom_op))) {
             put_band_wait(e, w)
-                .map_err(|m| stamp("unplanned_wait", format!("header of flow {f:?}: {m}")))?;
+                .map_err(|m| stamp!("unplanned_wait", "header of flow {f:?}: {m}"))?;
         }
         if stamps.consumers.len() != f.consumers.len() {
-            return Err(stamp(
-                "stamp_refused",
-                format!("flow {f:?}: {} consumers stamped", stamps.consumers.len()),
-            ));
+            let n = stamps.consumers.len();
+            return Err(stamp!("stamp_refused", "flow {f:?}: {n} consumers stamped"));
         }
         for (&c, bundle) in f.consumers.iter().zip(&stamps.consumers) {
             let bundle = bundle
                 .as_ref()
-                .map_err(|e| stamp("stamp_refused", format!("consumer {c}: {e}")))?;
+                .map_err(|e| stamp!("stamp_refused", "consumer {c}: {e}"))?;
             let band = read(bundle, mult(c))?;
             if (band.wait_mode, band.wait_idx) != (0x05, want.3) {
-                return Err(stamp(
-                    "consumer_band",
-                    format!(
-                        "consumer {c} band {band:?}, expected a 0x05 wait on {}",
-                        want.3
-                    ),
-                ));
+                let (id, what) = (want.3, "expected a 0x05 wait on");
+                return Err(stamp!("consumer_band", "consumer {c} band {band:?}, {what} {id}"));
             }
             let (wait, update) = band.sync.map_err(|off| {
-                stamp(
-                    "unstamped",
-                    format!("consumer {c} band byte {off} not stamped: {band:?}"),
-                )
+                stamp!("unstamped", "consumer {c} band byte {off} not stamped: {band:?}")
             })?;
             let Some(entry) = from_bytes.get_mut(usize::from(c)) else {
-                return Err(stamp(
-                    "outside_plan",
-                    format!("consumer {c} outside the plan"),
-                ));
+                return Err(stamp!("outside_plan", "consumer {c} outside the plan"));
             };
             if let Some(w) = wait {
                 put_band_wait(entry, w)
-                    .map_err(|m| stamp("unplanned_wait", format!("consumer {c}: {m}")))?;
+                    .map_err(|m| stamp!("unplanned_wait", "consumer {c}: {m}"))?;
             }
             if let Some(u) = update {
                 if !entry.updates.contains(&u) {
-                    return Err(stamp(
-                        "unplanned_update",
-                        format!("consumer {c} band update {u:?} not in the plan"),
-                    ));
+                    let what = "not in the plan";
+                    return Err(stamp!("unplanned_update", "consumer {c} band update {u:?} {what}"));
                 }
             }
         }
@@ -427,10 +403,7 @@ fn check_stamps(
         sim.sync_simulate(&case.program, exp.ticket, &from_bytes, schedule)
             .map_err(|f| fault(sim, "sync_simulate", f))?
             .map_err(|v| {
-                stamp(
-                    "simulated_bytes",
-                    format!("simulator on the stamped bytes: {v}"),
-                )
+                stamp!("simulated_bytes", "simulator on the stamped bytes: {v}")
             })?;
     }
     Ok(())

@@ -36,11 +36,11 @@ fn lowering_goes_through_the_subject_interface() {
         .expect("a case that lowers");
     let d = compare_case_on(&Flipped(registry::core_for(arch)), &*oracle, &case)
         .expect_err("a changed record diverges");
-    assert_eq!(d.class, LoweringMismatch::DifferentOutput, "{d}");
+    assert_eq!(d.class, LoweringMismatch::Class(Class::DifferentOutput), "{d}");
     assert!(d.description.contains("records: flipped"), "{d}");
     assert_eq!(d.what, "[#] records");
     let d = compare_case_on(&Silent, &*oracle, &case).expect_err("no answer diverges");
-    assert_eq!(d.class, LoweringMismatch::Fault(Class::Unsupported), "{d}");
+    assert_eq!(d.class, LoweringMismatch::Class(Class::Unsupported), "{d}");
     assert_eq!(d.what, "lower");
 }
 
@@ -127,7 +127,7 @@ fn the_properties_are_asked_through_the_subject_interface() {
         ),
         (
             Slip::NoRecovery,
-            LoweringMismatch::Fault(Class::Unsupported),
+            LoweringMismatch::Class(Class::Unsupported),
             "check_lowered: slipped unsupported",
             "[#] decode",
         ),
