@@ -143,10 +143,8 @@ pub trait TargetKind: Sync {
     /// kind may count them from what the comparison computed).
     fn run(&self, e: &Judge, t: Target, input: &[u8], reach: Option<&mut Reach>) -> Ran {
         let outcome = self.compare(e, t, input);
-        Ran::recorded(
-            outcome,
-            reach.is_some_and(|r| self.record_reach(t, r, input)),
-        )
+        let classified = reach.is_some_and(|r| self.record_reach(t, r, input));
+        Ran::recorded(outcome, classified)
     }
 
     /// Whether an input of the kind is about every generation, so that the
