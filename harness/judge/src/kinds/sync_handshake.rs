@@ -19,7 +19,7 @@ use crate::judge::pair::guard;
 use crate::judge::{Class, Divergence};
 use crate::reach::Reach;
 use crate::subjects::{
-    registry, Fault, Reference, SyncEntry, SyncPlanned, SyncWait,
+    registry, Fault, Reference, SyncEntry, SyncPlanned, SyncViolation, SyncWait,
 };
 use crate::targets::Target;
 use std::fmt;
@@ -69,30 +69,166 @@ impl TargetKind for SyncHandshakeKind {
 
 pub use crate::subjects::Finals;
 
-/// How the model and the simulator disagree on one program: its [`Class`], named from the
-/// model's perspective, its signature key (what differs, with the SPEC §8 classes involved,
-/// no numbers) and its description.
+/// What a stamped band got wrong (SPEC §8 DS-9, DS-13, DS-14).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum StampFault {
+    /// The model refused to stamp a flow's header or a consumer.
+    StampRefused,
+    /// A flow endpoint has no local semaphore id in the plan.
+    NoLocalId,
+    /// The header band is not `(0x05, id(dma in), 0x13, id(result dma))`.
+    HeaderBand,
+    /// A consumer band is not a 0x05 wait on the result DMA's id.
+    ConsumerBand,
+    /// A band byte the pass must stamp is not stamped.
+    Unstamped,
+    /// A band waits on a semaphore the plan never waits on.
+    UnplannedWait,
+    /// A consumer band's update is not in the plan.
+    UnplannedUpdate,
+    OutsidePlan,
+    /// The simulator, running the waits read back from the stamped bytes,
+    /// found a violation.
+    SimulatedBytes,
+}
+
+impl StampFault {
+    /// Stable name (signature keys).
+    pub fn name(self) -> &'static str {
+        match self {
+            StampFault::StampRefused => "stamp_refused",
+            StampFault::NoLocalId => "no_local_id",
+            StampFault::HeaderBand => "header_band",
+            StampFault::ConsumerBand => "consumer_band",
+            StampFault::Unstamped => "unstamped",
+            StampFault::UnplannedWait => "unplanned_wait",
+            StampFault::UnplannedUpdate => "unplanned_update",
+            StampFault::OutsidePlan => "outside_plan",
+            StampFault::SimulatedBytes => "simulated_bytes",
+        }
+    }
+}
+
+/// How the model and the simulator disagree on one program.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct SyncMismatch {
-    pub class: Class,
-    pub key: String,
-    pub text: String,
+pub enum SyncMismatch {
+    ModelAccepts {
+        /// The simulator's SPEC §8 class.
+        oracle_class: &'static str,
+        oracle: String,
+    },
+    ModelRejects {
+        /// The model's SPEC §8 class.
+        model_class: &'static str,
+        model: String,
+    },
+    RejectClasses {
+        model_class: &'static str,
+        model: String,
+        oracle_class: &'static str,
+        oracle: String,
+    },
+    /// Different semaphore ids for the allocation requests.
+    PoolIds {
+        model: Vec<u8>,
+        oracle: Vec<u8>,
+    },
+    FinalValues {
+        model: Finals,
+        oracle: Finals,
+    },
+    /// The simulator found a violation running the model's plan.
+    Simulator {
+        violation: SyncViolation,
+        /// Its first 32 bytes.
+        schedule: Vec<u8>,
+        len: usize,
+    },
+    /// The simulated final values differ from the model's.
+    SimulatedFinals {
+        simulated: Finals,
+        model: Finals,
+    },
+    /// A subject gave no answer to a sync operation.
+    Fault {
+        class: Class,
+        detail: String,
+    },
+    Stamp {
+        fault: StampFault,
+        detail: String,
+    },
+}
+
+impl SyncMismatch {
+    /// The divergence class, from the model's perspective.
+    pub fn class(&self) -> Class {
+        match self {
+            SyncMismatch::ModelAccepts { .. } => Class::OverAccept,
+            SyncMismatch::ModelRejects { .. } => Class::UnderAccept,
+            SyncMismatch::RejectClasses { .. } => Class::SameVerdictDifferentReason,
+            SyncMismatch::Fault { class, .. } => *class,
+            _ => Class::DifferentOutput,
+        }
+    }
+
+    /// The signature key: the variant, with the classes involved (no numbers).
+    pub fn key(&self) -> String {
+        match self {
+            SyncMismatch::ModelAccepts { oracle_class, .. } => {
+                format!("model accepts, oracle rejects:{oracle_class}")
+            }
+            SyncMismatch::ModelRejects { model_class, .. } => {
+                format!("model rejects:{model_class}, oracle accepts")
+            }
+            SyncMismatch::RejectClasses {
+                model_class,
+                oracle_class,
+                ..
+            } => format!("reject classes:{model_class}/{oracle_class}"),
+            SyncMismatch::PoolIds { .. } => "pool ids".into(),
+            SyncMismatch::FinalValues { .. } => "final values".into(),
+            SyncMismatch::Simulator { violation, .. } => format!("simulator:{}", violation.kind()),
+            SyncMismatch::SimulatedFinals { .. } => "simulated finals".into(),
+            SyncMismatch::Fault { class, .. } => format!("fault:{}", class.name()),
+            SyncMismatch::Stamp { fault, .. } => format!("stamp:{}", fault.name()),
+        }
+    }
 }
 
 impl fmt::Display for SyncMismatch {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.text)
+        match self {
+            SyncMismatch::ModelAccepts { oracle, .. } => {
+                write!(f, "model accepts, oracle rejects with {oracle}")
+            }
+            SyncMismatch::ModelRejects { model, .. } => {
+                write!(f, "model rejects with {model}, oracle accepts")
+            }
+            SyncMismatch::RejectClasses { model, oracle, .. } => {
+                write!(f, "model rejects with {model}, oracle with {oracle}")
+            }
+            SyncMismatch::PoolIds { model, oracle } => {
+                write!(f, "pool ids: model {model:?}, oracle {oracle:?}")
+            }
+            SyncMismatch::FinalValues { model, oracle } => {
+                write!(f, "final values: model {model:?}, oracle {oracle:?}")
+            }
+            SyncMismatch::Simulator {
+                violation,
+                schedule,
+                len,
+            } => write!(
+                f,
+                "simulator: {violation} under schedule {schedule:02x?} ({len} bytes)"
+            ),
+            SyncMismatch::SimulatedFinals { simulated, model } => {
+                write!(f, "simulated finals {simulated:?} != model {model:?}")
+            }
+            SyncMismatch::Fault { detail, .. } => f.write_str(detail),
+            SyncMismatch::Stamp { fault, detail } => write!(f, "{}: {detail}", fault.name()),
+        }
     }
-}
-
-fn mismatch(class: Class, key: impl Into<String>, text: String) -> SyncMismatch {
-    let key = key.into();
-    SyncMismatch { class, key, text }
-}
-
-/// Both sides answered differently (the rest of the comparison).
-fn differs(key: impl Into<String>, text: String) -> SyncMismatch {
-    mismatch(Class::DifferentOutput, key, text)
 }
 
 /// Model and simulator agree.
@@ -145,8 +281,8 @@ fn compare_shaped(
             (format!("rejected:{class}"), None, None)
         }
         Ok((Err(d), _)) => {
-            let m = *d.mismatch;
-            let d = filed.divergence(m.class, m.key, m.text, d.program);
+            let m = &d.mismatch;
+            let d = filed.divergence(m.class(), m.key(), m.to_string(), d.program);
             ("diverged".into(), Some(d), None)
         }
         Err(m) => {
@@ -200,9 +336,10 @@ pub fn compare_case_on(
 }
 
 fn fault(who: &dyn Reference, op: &str, f: Fault) -> SyncMismatch {
-    let class = Class::of_fault(&f);
-    let text = format!("{} {op}: {f}", who.name());
-    mismatch(class, format!("fault:{}", class.name()), text)
+    SyncMismatch::Fault {
+        class: Class::of_fault(&f),
+        detail: format!("{} {op}: {f}", who.name()),
+    }
 }
 
 fn compare_with(
@@ -223,47 +360,59 @@ fn compare_with(
             return Ok(SyncCaseOutcome::Rejected { class: e.class })
         }
         (Err(e), Err(r)) => {
-            let key = format!("reject classes:{}/{}", e.class, r.class);
-            let text = format!("model rejects with {}, oracle with {}", e.message, r.message);
-            return Err(mismatch(Class::SameVerdictDifferentReason, key, text));
+            return Err(SyncMismatch::RejectClasses {
+                model_class: e.class,
+                model: e.message,
+                oracle_class: r.class,
+                oracle: r.message,
+            })
         }
         (Err(e), Ok(_)) => {
-            let key = format!("model rejects:{}, oracle accepts", e.class);
-            let text = format!("model rejects with {}, oracle accepts", e.message);
-            return Err(mismatch(Class::UnderAccept, key, text));
+            return Err(SyncMismatch::ModelRejects {
+                model_class: e.class,
+                model: e.message,
+            })
         }
         (Ok(_), Err(r)) => {
-            let key = format!("model accepts, oracle rejects:{}", r.class);
-            let text = format!("model accepts, oracle rejects with {}", r.message);
-            return Err(mismatch(Class::OverAccept, key, text));
+            return Err(SyncMismatch::ModelAccepts {
+                oracle_class: r.class,
+                oracle: r.message,
+            })
         }
         (Ok(plan), Ok(exp)) => (plan, exp),
     };
     if plan.ids != exp.ids {
-        let text = format!("pool ids: model {:?}, oracle {:?}", plan.ids, exp.ids);
-        return Err(differs("pool ids", text));
+        return Err(SyncMismatch::PoolIds {
+            model: plan.ids,
+            oracle: exp.ids,
+        });
     }
     if plan.finals != exp.finals {
-        let (model, oracle) = (plan.finals, exp.finals);
-        let text = format!("final values: model {model:?}, oracle {oracle:?}");
-        return Err(differs("final values", text));
+        return Err(SyncMismatch::FinalValues {
+            model: plan.finals,
+            oracle: exp.finals,
+        });
     }
     let Some(base) = plan.plan.as_deref() else {
-        let f = Fault::Protocol("accepted without a plan".into());
-        return Err(fault(model, "sync_plan", f));
+        return Err(fault(
+            model,
+            "sync_plan",
+            Fault::Protocol("accepted without a plan".into()),
+        ));
     };
     let trace = sim
         .sync_simulate(p, exp.ticket, base, schedule)
         .map_err(|f| fault(sim, "sync_simulate", f))?
-        .map_err(|v| {
-            let (first, len) = (&schedule[..schedule.len().min(32)], schedule.len());
-            let text = format!("simulator: {v} under schedule {first:02x?} ({len} bytes)");
-            differs(format!("simulator:{}", v.kind()), text)
+        .map_err(|violation| SyncMismatch::Simulator {
+            violation,
+            schedule: schedule[..schedule.len().min(32)].to_vec(),
+            len: schedule.len(),
         })?;
     if trace.finals != plan.finals {
-        let (simulated, model) = (trace.finals, plan.finals);
-        let text = format!("simulated finals {simulated:?} != model {model:?}");
-        return Err(differs("simulated finals", text));
+        return Err(SyncMismatch::SimulatedFinals {
+            simulated: trace.finals,
+            model: plan.finals,
+        });
     }
     check_stamps(sim, case, &plan, &exp, base, schedule)?;
     Ok(SyncCaseOutcome::Accepted {
@@ -272,14 +421,8 @@ fn compare_with(
     })
 }
 
-/// A stamped band is wrong (SPEC §8 DS-9, DS-13, DS-14): `stamp!(fault, detail…)`, `fault`
-/// naming how (`stamp_refused`, `no_local_id`, `header_band`, `consumer_band`, `unstamped`,
-/// `unplanned_wait`, `unplanned_update`, `outside_plan`, or `simulated_bytes`: the simulator
-/// found a violation running the waits read back from the stamped bytes).
-macro_rules! stamp {
-    ($fault:literal, $($detail:tt)+) => {
-        differs(concat!("stamp:", $fault), format!("{}: {}", $fault, format_args!($($detail)+)))
-    };
+fn stamp(fault: StampFault, detail: String) -> SyncMismatch {
+    SyncMismatch::Stamp { fault, detail }
 }
 
 /// The local semaphore id of instruction `i` as the checker allocated it.
@@ -318,12 +461,15 @@ fn check_stamps(
     base: &[SyncEntry],
     schedule: &[u8],
 ) -> Result<(), SyncMismatch> {
+    use StampFault as F;
     if case.flows.is_empty() {
         return Ok(());
     }
     if plan.stamps.len() != case.flows.len() {
-        let (flows, stamped) = (case.flows.len(), plan.stamps.len());
-        return Err(stamp!("stamp_refused", "{flows} flows, {stamped} stamped"));
+        return Err(stamp(
+            F::StampRefused,
+            format!("{} flows, {} stamped", case.flows.len(), plan.stamps.len()),
+        ));
     }
     let mut from_bytes = base.to_vec();
     let mult = |i: u16| {
@@ -340,14 +486,16 @@ fn check_stamps(
         let header = stamps
             .header
             .as_ref()
-            .map_err(|e| stamp!("stamp_refused", "header of flow {f:?}: {e}"))?;
+            .map_err(|e| stamp(F::StampRefused, format!("header of flow {f:?}: {e}")))?;
         let band = read(header, mult(f.result_dma))?;
         // No silent default: a flow endpoint without a local semaphore id is a
         // generator/simulator fault, not an id 0 both stampers could agree on.
         let id = |i: u16| {
             local_id(case, exp, i).ok_or_else(|| {
-                let why = "has no local semaphore id in the plan";
-                stamp!("no_local_id", "flow {f:?}: instruction {i} {why}")
+                stamp(
+                    F::NoLocalId,
+                    format!("flow {f:?}: instruction {i} has no local semaphore id in the plan"),
+                )
             })
         };
         let want = (0x05, id(f.dma_in)?, 0x13, id(f.result_dma)?);
@@ -358,43 +506,65 @@ fn check_stamps(
             band.update_idx,
         ) != want
         {
-            let want = format!("(wait, idx, update, idx) {want:02x?}");
-            return Err(stamp!("header_band", "header band {band:?}, expected {want} (flow {f:?})"));
+            return Err(stamp(
+                F::HeaderBand,
+                format!(
+                    "header band {band:?}, expected (wait, idx, update, idx) {want:02x?} (flow {f:?})"
+                ),
+            ));
         }
         let (wait, _) = band.sync.map_err(|off| {
-            stamp!("unstamped", "header band byte {off} not stamped by the pass: {band:?}")
+            stamp(
+                F::Unstamped,
+                format!("header band byte {off} not stamped by the pass: {band:?}"),
+            )
         })?;
         if let (Some(w), Some(e)) = (wait, from_bytes.get_mut(usize::from(f.custom_op))) {
             put_band_wait(e, w)
-                .map_err(|m| stamp!("unplanned_wait", "header of flow {f:?}: {m}"))?;
+                .map_err(|m| stamp(F::UnplannedWait, format!("header of flow {f:?}: {m}")))?;
         }
         if stamps.consumers.len() != f.consumers.len() {
-            let n = stamps.consumers.len();
-            return Err(stamp!("stamp_refused", "flow {f:?}: {n} consumers stamped"));
+            return Err(stamp(
+                F::StampRefused,
+                format!("flow {f:?}: {} consumers stamped", stamps.consumers.len()),
+            ));
         }
         for (&c, bundle) in f.consumers.iter().zip(&stamps.consumers) {
             let bundle = bundle
                 .as_ref()
-                .map_err(|e| stamp!("stamp_refused", "consumer {c}: {e}"))?;
+                .map_err(|e| stamp(F::StampRefused, format!("consumer {c}: {e}")))?;
             let band = read(bundle, mult(c))?;
             if (band.wait_mode, band.wait_idx) != (0x05, want.3) {
-                let (id, what) = (want.3, "expected a 0x05 wait on");
-                return Err(stamp!("consumer_band", "consumer {c} band {band:?}, {what} {id}"));
+                return Err(stamp(
+                    F::ConsumerBand,
+                    format!(
+                        "consumer {c} band {band:?}, expected a 0x05 wait on {}",
+                        want.3
+                    ),
+                ));
             }
             let (wait, update) = band.sync.map_err(|off| {
-                stamp!("unstamped", "consumer {c} band byte {off} not stamped: {band:?}")
+                stamp(
+                    F::Unstamped,
+                    format!("consumer {c} band byte {off} not stamped: {band:?}"),
+                )
             })?;
             let Some(entry) = from_bytes.get_mut(usize::from(c)) else {
-                return Err(stamp!("outside_plan", "consumer {c} outside the plan"));
+                return Err(stamp(
+                    F::OutsidePlan,
+                    format!("consumer {c} outside the plan"),
+                ));
             };
             if let Some(w) = wait {
                 put_band_wait(entry, w)
-                    .map_err(|m| stamp!("unplanned_wait", "consumer {c}: {m}"))?;
+                    .map_err(|m| stamp(F::UnplannedWait, format!("consumer {c}: {m}")))?;
             }
             if let Some(u) = update {
                 if !entry.updates.contains(&u) {
-                    let what = "not in the plan";
-                    return Err(stamp!("unplanned_update", "consumer {c} band update {u:?} {what}"));
+                    return Err(stamp(
+                        F::UnplannedUpdate,
+                        format!("consumer {c} band update {u:?} not in the plan"),
+                    ));
                 }
             }
         }
@@ -403,7 +573,10 @@ fn check_stamps(
         sim.sync_simulate(&case.program, exp.ticket, &from_bytes, schedule)
             .map_err(|f| fault(sim, "sync_simulate", f))?
             .map_err(|v| {
-                stamp!("simulated_bytes", "simulator on the stamped bytes: {v}")
+                stamp(
+                    F::SimulatedBytes,
+                    format!("simulator on the stamped bytes: {v}"),
+                )
             })?;
     }
     Ok(())
@@ -478,6 +651,49 @@ mod tests {
 
     #[test]
     fn mismatch_classes_are_from_the_model_perspective() {
+        let over = SyncMismatch::ModelAccepts {
+            oracle_class: "cycle",
+            oracle: "Cycle".into(),
+        };
+        let under = SyncMismatch::ModelRejects {
+            model_class: "cycle",
+            model: "cycle".into(),
+        };
+        let both = SyncMismatch::RejectClasses {
+            model_class: "cycle",
+            model: String::new(),
+            oracle_class: "overflow",
+            oracle: String::new(),
+        };
+        assert_eq!(over.class(), Class::OverAccept);
+        assert_eq!(under.class(), Class::UnderAccept);
+        assert_eq!(both.class(), Class::SameVerdictDifferentReason);
+        let ids = SyncMismatch::PoolIds {
+            model: vec![1],
+            oracle: vec![2],
+        };
+        assert_eq!(ids.class(), Class::DifferentOutput);
+        assert_eq!(both.key(), "reject classes:cycle/overflow");
+        assert!(!ids.key().chars().any(|c| c.is_ascii_digit()));
+        // The simulator's violation keys by its kind, not by its rendering.
+        let sim = SyncMismatch::Simulator {
+            violation: SyncViolation::Run(crate::subjects::SimViolation::EarlyStart {
+                instr: 3,
+                sem: 7,
+            }),
+            schedule: vec![1],
+            len: 1,
+        };
+        assert_eq!(sim.key(), "simulator:EarlyStart");
+        assert!(
+            sim.to_string()
+                .starts_with("simulator: EarlyStart { instr: 3"),
+            "{sim}"
+        );
+    }
+
+    #[test]
+    fn compare_with_files_each_mismatch_from_the_model_perspective() {
         let (case, schedule) = accepted_case();
         let slipped = |oracle: bool, rejects, ids, sim| {
             let s = if oracle { registry::oracle() } else { registry::core() };
@@ -491,22 +707,22 @@ mod tests {
         let (core, oracle) = (slipped(false, None, false, false), slipped(true, None, false, false));
         let (cycle, overflow) = (Some("cycle"), Some("overflow"));
         let over = run(&core, &slipped(true, cycle, false, false));
-        assert_eq!(over.class, Class::OverAccept);
-        assert_eq!(over.key, "model accepts, oracle rejects:cycle");
+        assert_eq!(over.class(), Class::OverAccept);
+        assert_eq!(over.key(), "model accepts, oracle rejects:cycle");
         let under = run(&slipped(false, cycle, false, false), &oracle);
-        assert_eq!(under.class, Class::UnderAccept);
-        assert_eq!(under.key, "model rejects:cycle, oracle accepts");
+        assert_eq!(under.class(), Class::UnderAccept);
+        assert_eq!(under.key(), "model rejects:cycle, oracle accepts");
         let both = run(&slipped(false, cycle, false, false), &slipped(true, overflow, false, false));
-        assert_eq!(both.class, Class::SameVerdictDifferentReason);
-        assert_eq!(both.key, "reject classes:cycle/overflow");
-        assert_eq!(both.text, "model rejects with CYCLE, oracle with OVERFLOW");
+        assert_eq!(both.class(), Class::SameVerdictDifferentReason);
+        assert_eq!(both.key(), "reject classes:cycle/overflow");
+        assert_eq!(both.to_string(), "model rejects with CYCLE, oracle with OVERFLOW");
         let ids = run(&slipped(false, None, true, false), &oracle);
-        assert_eq!(ids.class, Class::DifferentOutput);
-        assert_eq!(ids.key, "pool ids");
-        assert!(!ids.key.chars().any(|c| c.is_ascii_digit()));
+        assert_eq!(ids.class(), Class::DifferentOutput);
+        assert_eq!(ids.key(), "pool ids");
+        assert!(!ids.key().chars().any(|c| c.is_ascii_digit()));
         // The simulator's violation keys by its kind, not by its rendering.
         let sim = run(&core, &slipped(true, None, false, true));
-        assert_eq!(sim.key, "simulator:EarlyStart");
+        assert_eq!(sim.key(), "simulator:EarlyStart");
         assert!(
             sim.to_string()
                 .starts_with("simulator: EarlyStart { instr: 3"),
@@ -543,11 +759,11 @@ mod tests {
         let (case, schedule) = accepted_case();
         let d = compare_case_on(&Misstamped(registry::core()), &*oracle, &case, &schedule)
             .expect_err("a wrong header band diverges");
-        assert_eq!(d.mismatch.key, "stamp:header_band", "{d}");
+        assert_eq!(d.mismatch.key(), "stamp:header_band", "{d}");
         let d = compare_case_on(&Silent, &*oracle, &case, &schedule).expect_err("no plan");
-        assert_eq!(d.mismatch.class, Class::Unsupported, "{d}");
+        assert_eq!(d.mismatch.class(), Class::Unsupported, "{d}");
         let d = compare_case_on(&*core, &Silent, &case, &schedule).expect_err("no checker");
-        assert_eq!(d.mismatch.class, Class::Unsupported, "{d}");
+        assert_eq!(d.mismatch.class(), Class::Unsupported, "{d}");
         // The gate's engine (core wrapped in its coverage recorder) agrees.
         let (e, _key) = Judge::open_recorded(&[], crate::generation::Generation::default())
             .expect("reference pair");
