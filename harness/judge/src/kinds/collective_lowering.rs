@@ -24,8 +24,8 @@ use super::kind::{panicked, CaseBudget, Ran, TargetKind};
 use crate::generation::Generation;
 use crate::generators::lowering_module::{self, LoweringCase};
 use crate::judge::nway::{Built, CaseInputs, Judge};
-use crate::judge::pair::guard;
-use crate::judge::{Class, Divergence, Signature};
+use crate::judge::pair::{guard, Pair};
+use crate::judge::{Class, Divergence};
 use crate::reach::Reach;
 use crate::subjects::{
     hex, registry, Fault, IrInstruction, LocalSendRecv, LoweredModule, ModuleAnswer, Reference,
@@ -242,23 +242,9 @@ pub fn judge_module(
         Ok(ModuleAnswer::Rejected { instruction, name }) => format!("err[{instruction}]:{name}"),
         Ok(ModuleAnswer::Lowered(_)) => "lowered".to_string(),
     };
-    Some(Divergence {
-        target,
-        input: data.to_vec(),
-        case: format!("{case:?}"),
-        left_name: x.name().to_string(),
-        right_name: core.name().to_string(),
-        left: ls,
-        right: rs,
-        signature: Signature {
-            key,
-            left: short(&l),
-            right: short(&r),
-        },
-        class,
-        cohorts: Vec::new(),
-        answers: Default::default(),
-    })
+    let case = &|| format!("{case:?}");
+    let pair = Pair { left: x, right: core, target, input: data, case };
+    pair.div(class, key, short(&l), short(&r), ls, rs)
 }
 
 /// What a case did when core and oracle agree.
