@@ -20,10 +20,10 @@ use tpb_core::Bundle;
 /// no input they name raw files as engines (`NAME=FILE`).
 pub fn run(files: &[String], args: CheckArgs, engines: &[String]) -> CliResult {
     let overrides = check_neff::parse_engines(engines)?;
-    let paths: Vec<String> = if files.is_empty() && overrides.is_empty() {
-        vec!["-".to_string()]
+    let paths: Vec<&str> = if files.is_empty() && overrides.is_empty() {
+        vec!["-"]
     } else {
-        files.to_vec()
+        files.iter().map(String::as_str).collect()
     };
     let stdout = std::io::stdout();
     // --format html: the lint runs as for --format summary into nothing; the page is printed
@@ -41,56 +41,34 @@ pub fn run(files: &[String], args: CheckArgs, engines: &[String]) -> CliResult {
     let mut printer = Printer::new(out, args.format, args.arch);
     let mut pictures: Vec<(String, super::check_sync::SubgraphSync)> = Vec::new();
     let mut errors = 0u64;
-    let raw_only = |label: &str| -> Result<(), CliError> {
-        if args.validator != ValidatorChoice::Auto || args.hex {
-            return Err(CliError::bad(
-                label,
-                "a NEFF's streams are linted with --validator auto and read as binary (--hex \
-                 and --validator apply to raw streams)",
-            ));
-        }
-        Ok(())
-    };
-    if paths.is_empty() {
-        raw_only("--engine")?;
-        let target = check_neff::NeffInput::Engines(overrides.clone());
-        check_neff::run(
-            target,
+    // With no FILE, `--engine NAME=FILE` names raw files as engines.
+    let engines_only = paths.is_empty().then(|| {
+        (
             "--engine",
-            args,
-            &[],
-            &mut printer,
-            &mut errors,
-            &mut pictures,
-        )?;
-    }
-    for path in &paths {
-        if let Some(target) = check_neff::neff_input(path) {
-            raw_only(path)?;
-            let stopped = check_neff::run(
-                target,
-                path,
-                args,
-                &overrides,
-                &mut printer,
-                &mut errors,
-                &mut pictures,
-            )?;
-            if stopped {
-                break;
+            Some(check_neff::NeffInput::Engines(overrides.clone())),
+        )
+    });
+    let inputs = paths.iter().map(|p| (*p, check_neff::neff_input(p)));
+    for (path, target) in engines_only.into_iter().chain(inputs) {
+        let stopped = if let Some(target) = target {
+            if args.validator != ValidatorChoice::Auto || args.hex {
+                return Err(CliError::bad(
+                    path,
+                    "a NEFF's streams are linted with --validator auto and read as binary (--hex \
+                     and --validator apply to raw streams)",
+                ));
             }
-            continue;
-        }
-        let source = source_name(path);
-        let mut tally = Tally::new(args.per_opcode);
-        let reader = open_input(path, args.hex)?;
-        let mut sink = Sink::new(&source, &mut printer, &mut tally, &mut errors);
-        let stopped = if args.validator == ValidatorChoice::Auto {
-            lint_stream(reader, args, &mut sink)?
+            let (p, e, pics) = (&mut printer, &mut errors, &mut pictures);
+            check_neff::run(target, path, args, &overrides, p, e, pics)?
         } else {
-            validate_each(reader, args, &mut sink)?
+            let source = source_name(path);
+            let mut tally = Tally::new(args.per_opcode);
+            let reader = open_input(path, args.hex)?;
+            let mut sink = Sink::new(&source, &mut printer, &mut tally, &mut errors);
+            let stopped = check_stream(reader, args, &mut sink)?;
+            printer.summary(&source, &tally, stopped)?;
+            stopped
         };
-        printer.summary(&source, &tally, stopped)?;
         if stopped {
             break;
         }
@@ -173,75 +151,60 @@ fn each_run(
     Ok(false)
 }
 
-/// `--validator auto`: walks one stream. Returns whether `--max-errors` stopped it.
-fn lint_stream<W: Write>(
+/// Checks one stream: `--validator auto` walks it; `custom_op_header|custom_op_payload` runs
+/// that validator on every bundle alone (no stream rule; SPEC §3, §4). Returns whether
+/// `--max-errors` stopped it.
+fn check_stream<W: Write>(
     reader: Input,
     args: CheckArgs,
     sink: &mut Sink<'_, W>,
 ) -> Result<bool, CliError> {
     let mut walker = Walker::new(args.arch);
-    let source = sink.source;
     let limit = args.max_errors.unwrap_or(u64::MAX);
-    let stopped = each_run(source, reader, args.hex, |run, line| {
-        walker.push_bundles(run, &mut |e| sink.on(&e, line, limit));
-        sink.take_failure()?;
-        Ok(*sink.errors >= limit)
-    })?;
-    if !stopped {
-        walker.finish(&mut |e| {
-            sink.on(&e, None, u64::MAX);
-        });
-        sink.take_failure()?;
-    }
-    Ok(stopped)
-}
-
-/// `--validator custom_op_header|custom_op_payload`: that validator on every bundle alone
-/// (no stream rule; SPEC §3, §4).
-fn validate_each<W: Write>(
-    reader: Input,
-    args: CheckArgs,
-    sink: &mut Sink<'_, W>,
-) -> Result<bool, CliError> {
-    let source = sink.source;
-    let limit = args.max_errors.unwrap_or(u64::MAX);
-    let gen = args.arch;
+    let (gen, auto) = (args.arch, args.validator == ValidatorChoice::Auto);
     let mut index = 0usize;
-    let mut validate_one = |b: &Bundle, line| -> Result<bool, CliError> {
-        let checked = match args.validator {
-            ValidatorChoice::CustomOpPayload => validate_payload(b, gen),
-            _ => validate_header(b, gen),
-        };
-        let verdict = match checked {
-            Ok(()) => Verdict::Valid,
-            Err(e) => Verdict::Invalid(Failure {
-                predicate: e.predicate().name(),
-                offset: e.offset(),
-                value: b.0.get(e.offset()).copied().unwrap_or(0),
-            }),
-        };
-        let event = Event::Instruction {
-            at: At {
-                index,
-                offset: index * 64,
-                opcode: b.0[0],
-            },
-            length: 64,
-            verdict,
-        };
-        *sink.errors += u64::from(sink.tally.count(&event));
-        sink.printer.event(source, &event, line)?;
-        index += 1;
-        Ok(*sink.errors >= limit)
-    };
-    each_run(source, reader, args.hex, |run, line| {
+    let stopped = each_run(sink.source, reader, args.hex, |run, line| {
+        if auto {
+            return sink.walk(&mut walker, run, line, limit);
+        }
         for b in run.as_chunks::<64>().0 {
-            if validate_one(&Bundle(*b), line)? {
+            let checked = match args.validator {
+                ValidatorChoice::CustomOpPayload => validate_payload(&Bundle(*b), gen),
+                _ => validate_header(&Bundle(*b), gen),
+            };
+            let verdict = match checked {
+                Ok(()) => Verdict::Valid,
+                Err(e) => Verdict::Invalid(Failure {
+                    predicate: e.predicate().name(),
+                    offset: e.offset(),
+                    value: b.get(e.offset()).copied().unwrap_or(0),
+                }),
+            };
+            let (offset, opcode) = (index * 64, b[0]);
+            let at = At {
+                index,
+                offset,
+                opcode,
+            };
+            index += 1;
+            if sink.one(
+                &Event::Instruction {
+                    at,
+                    length: 64,
+                    verdict,
+                },
+                line,
+                limit,
+            )? {
                 return Ok(true);
             }
         }
         Ok(false)
-    })
+    })?;
+    if !stopped && auto {
+        sink.finish(walker)?;
+    }
+    Ok(stopped)
 }
 
 #[cfg(test)]

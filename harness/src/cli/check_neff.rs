@@ -149,15 +149,14 @@ fn lint_job(job: Job, shared: &Shared) {
         let mut walker = Walker::new(args.arch);
         let mut split = Splitter::default();
         let mut each = |run: &[u8], _: Option<usize>| -> Result<bool, CliError> {
-            walker.push_bundles(run, &mut |e| sink.on(&e, None, limit));
-            sink.take_failure()?;
+            let stop = sink.walk(&mut walker, run, None, limit)?;
             if sink.printer.out_mut().len() >= CHUNK {
                 let chunk = sink.printer.take_output();
                 if out.send(Msg::Out(chunk)).is_err() {
                     return Ok(true);
                 }
             }
-            Ok(*sink.errors >= limit || shared.stop.load(Ordering::Relaxed))
+            Ok(stop || shared.stop.load(Ordering::Relaxed))
         };
         let mut stopped = false;
         match job.input {
@@ -189,10 +188,7 @@ fn lint_job(job: Job, shared: &Shared) {
         } else {
             // An empty engine file is an engine with no program (FACTS §10), not bad input.
             split.finish_allow_empty(&job.source)?;
-            walker.finish(&mut |e| {
-                sink.on(&e, None, u64::MAX);
-            });
-            sink.take_failure()?;
+            sink.finish(walker)?;
         }
         let stopped = stopped && *sink.errors >= limit;
         sink.printer.summary(&job.source, sink.tally, stopped)?;
@@ -321,11 +317,9 @@ fn sync_subgraphs(report: &Report, read: Vec<(StreamOrigin, EngineSteps)>) -> Ve
 /// Each stream's tally and, for the engine model, its steps (both in scan order).
 type Drained = (Vec<(StreamOrigin, Tally)>, Vec<(StreamOrigin, EngineSteps)>);
 
-/// What a NEFF check found, for its closing lines.
-struct Ran {
-    opened: Option<Opened>,
-    report: Report,
-}
+/// What a NEFF check found, for its closing lines: the file's header (none for a folder or
+/// engine files) and the scan's report.
+type Ran = (Option<Opened>, Report);
 
 /// Runs `check` on one NEFF target; `printer` prints (its origin is set per job). Returns
 /// whether `--max-errors` stopped it. `errors` counts over all inputs.
@@ -361,87 +355,72 @@ pub fn run<W: Write>(
         let (order_tx, order_rx) = channel::<(StreamOrigin, Receiver<Msg>)>();
         for _ in 0..workers {
             let (job_rx, shared) = (&job_rx, &shared);
-            scope.spawn(move || loop {
-                let job = match job_rx.lock() {
-                    Ok(rx) => rx.recv(),
-                    Err(_) => return,
-                };
-                match job {
-                    Ok(job) => lint_job(job, shared),
-                    Err(_) => return,
+            scope.spawn(move || {
+                while let Some(job) = job_rx.lock().ok().and_then(|rx| rx.recv().ok()) {
+                    lint_job(job, shared);
                 }
             });
         }
-        let shared_ref = &shared;
-        let label_s = label.to_string();
+        let shared = &shared;
         let scan = scope.spawn(move || -> Result<Ran, CliError> {
             let mut sink = JobSink {
-                label: label_s.clone(),
+                label: label.to_string(),
                 jobs: job_tx,
                 order: order_tx,
-                shared: shared_ref,
+                shared,
             };
-            match target {
+            let (opened, report) = match target {
                 NeffInput::File(path) => {
                     let (opened, report) =
                         tpb_neff::scan_file(&path, &limits, parse_json, overrides, &mut sink)
-                            .map_err(|e| neff_error(&label_s, e))?;
-                    Ok(Ran {
-                        opened: Some(opened),
-                        report,
-                    })
+                            .map_err(|e| neff_error(label, e))?;
+                    (Some(opened), report)
                 }
                 NeffInput::Folder(path) => {
                     let report = tpb_neff::scan_folder(&path, &limits, parse_json, overrides)
-                        .map_err(|e| neff_error(&label_s, e))?;
+                        .map_err(|e| neff_error(label, e))?;
                     // Fail closed: a folder with no engine stream is no unpacked NEFF, and
                     // "nothing to lint" must never read as a pass.
                     if report.streams.is_empty() {
                         return Err(CliError::bad(
-                            &label_s,
+                            label,
                             "is a directory with no engine instruction stream (not an unpacked \
                              NEFF: no sgNN/ folder whose def.json or engine-named files lead to \
                              one)",
                         ));
                     }
-                    for s in &report.streams {
-                        let file = s.file.clone().unwrap_or_default();
-                        if sink.start(s, Input::File(file)).is_none() {
-                            break;
-                        }
-                    }
-                    Ok(Ran {
-                        opened: None,
-                        report,
-                    })
+                    (None, report)
                 }
                 NeffInput::Engines(list) => {
                     sink.label = String::new();
-                    for (engine, file) in list {
-                        let s = StreamRef {
-                            subgraph: "-".into(),
-                            engine,
-                            member: file.clone(),
-                            size: 0,
-                            file: Some(PathBuf::from(&file)),
-                        };
-                        if sink.start(&s, Input::File(file.into())).is_none() {
-                            break;
-                        }
+                    let streams = list.into_iter().map(|(engine, file)| StreamRef {
+                        subgraph: "-".into(),
+                        engine,
+                        file: Some(PathBuf::from(&file)),
+                        member: file,
+                        size: 0,
+                    });
+                    let report = Report {
+                        members: Vec::new(),
+                        subgraphs: Vec::new(),
+                        streams: streams.collect(),
+                        integrity: None,
+                        passes: 0,
+                        stopped: false,
+                    };
+                    (None, report)
+                }
+            };
+            // A folder's or the engines' files are linted here; a NEFF file's streams were.
+            if opened.is_none() {
+                for s in &report.streams {
+                    let file = s.file.clone().unwrap_or_default();
+                    if sink.start(s, Input::File(file)).is_none() {
+                        break;
                     }
-                    Ok(Ran {
-                        opened: None,
-                        report: Report {
-                            members: Vec::new(),
-                            subgraphs: Vec::new(),
-                            streams: Vec::new(),
-                            integrity: None,
-                            passes: 0,
-                            stopped: false,
-                        },
-                    })
                 }
             }
+            Ok((opened, report))
         });
         // This thread prints each job's output in job order.
         let drained = (|| -> Result<Drained, CliError> {
@@ -470,7 +449,7 @@ pub fn run<W: Write>(
     let stopped = shared.stop.load(Ordering::Relaxed) && *errors >= limit;
     let mut sync_errors = 0u64;
     if !args.no_sync && !stopped {
-        for s in sync_subgraphs(&ran.report, read) {
+        for s in sync_subgraphs(&ran.1, read) {
             sync_errors += s.errors() as u64;
             if args.format == Format::Summary {
                 // The summary counts each subgraph's findings, so an exit 1 has its reason.
@@ -491,19 +470,19 @@ fn closing<W: Write>(
     printer: &mut Printer<W>,
     label: &str,
     args: CheckArgs,
-    ran: &Ran,
+    (opened, report): &Ran,
     rows: &[(StreamOrigin, Tally)],
     stopped: bool,
     sync_errors: u64,
 ) -> Result<(), CliError> {
-    let instructions: u64 = rows.iter().map(|(_, t)| t.instructions).sum();
-    let errors: u64 = rows.iter().map(|(_, t)| t.invalid + t.stream_errors).sum();
+    let instructions: u64 = rows.iter().map(|(_, t)| t.instructions()).sum();
+    let errors: u64 = rows.iter().map(|(_, t)| t.errors()).sum();
     let mut no_stream = Vec::new();
     // After a stop, an engine whose member was not reached is not said to have no stream.
     let subgraphs = if stopped {
         &[][..]
     } else {
-        &ran.report.subgraphs[..]
+        &report.subgraphs[..]
     };
     for sg in subgraphs {
         for e in &sg.engines {
@@ -512,7 +491,7 @@ fn closing<W: Write>(
             }
         }
     }
-    let integrity = match (&ran.opened, &ran.report.integrity) {
+    let integrity = match (opened, &report.integrity) {
         (_, Some(tpb_neff::Integrity::Verified(k))) => format!("{} verified", k.name()),
         (Some(o), Some(tpb_neff::Integrity::NotVerified { .. })) => format!(
             "hash not verified: pkg_version {} is not 1 (SHA-256) or 2 (MD5)",
@@ -529,10 +508,10 @@ fn closing<W: Write>(
             }
             let mut line = format!(
                 "{label}: {} subgraphs, {} engine streams, {instructions} instructions, {errors} errors",
-                ran.report.subgraphs.len(),
+                report.subgraphs.len(),
                 rows.len()
             );
-            if let Some(o) = &ran.opened {
+            if let Some(o) = opened {
                 line.push_str(&format!(
                     "; NEFF pkg_version {}, payload {}, {integrity}",
                     o.header.pkg_version,
@@ -544,7 +523,7 @@ fn closing<W: Write>(
                     "; {sync_errors} sync error(s) across engines (advisory)"
                 ));
             }
-            if ran.report.passes == 2 {
+            if report.passes == 2 {
                 line.push_str("; a stream came before its def.json and was read in a second pass");
             }
             if stopped {
@@ -556,17 +535,17 @@ fn closing<W: Write>(
             let mut o = serde_json::json!({
                 "source": label,
                 "neff": {
-                    "subgraphs": ran.report.subgraphs.len(),
+                    "subgraphs": report.subgraphs.len(),
                     "streams": rows.len(),
                     "instructions": instructions,
                     "errors": errors,
                     "sync_errors": sync_errors,
-                    "passes": ran.report.passes,
+                    "passes": report.passes,
                     "stopped": stopped,
                     "no_stream": no_stream.iter().map(|(s, e, how)| serde_json::json!({"subgraph": s, "engine": e, "why": how})).collect::<Vec<_>>(),
                 }
             });
-            if let Some(op) = &ran.opened {
+            if let Some(op) = opened {
                 o["neff"]["pkg_version"] = op.header.pkg_version.into();
                 o["neff"]["payload"] = op.compression.name().into();
                 o["neff"]["integrity"] = integrity.into();

@@ -10,19 +10,16 @@ use super::{emit, mnemonic_of, opcode_str, CliError, Format};
 use crate::generation::Generation;
 use std::io::Write;
 use tpb_core::lint::Verdict;
-use tpb_core::walk::{At, Event, StreamError, StreamFault};
+use tpb_core::walk::{At, Event, StreamError, StreamFault, Walker};
 
 /// Per-stream counts.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Tally {
-    pub instructions: u64,
-    pub valid: u64,
-    /// Verdict `valid (skeleton; body not modelled)`.
-    pub skeleton: u64,
-    pub invalid: u64,
+    /// Instructions by verdict: valid, `valid (skeleton; body not modelled)`, invalid.
+    pub by: [u64; 3],
     pub stream_errors: u64,
-    /// With `--per-opcode`: per opcode (byte 0 of an instruction), its valid / skeleton /
-    /// invalid counts (fixed size, whatever the stream).
+    /// With `--per-opcode`: per opcode (byte 0 of an instruction), its counts by verdict
+    /// (fixed size, whatever the stream).
     pub per_opcode: Option<Box<[[u64; 3]; 256]>>,
 }
 
@@ -35,35 +32,32 @@ impl Tally {
         }
     }
 
+    pub fn instructions(&self) -> u64 {
+        self.by.iter().sum()
+    }
+
+    /// Invalid verdicts and stream errors.
+    pub fn errors(&self) -> u64 {
+        self.by[2] + self.stream_errors
+    }
+
     /// Counts `e`; `true` when it is an error (an invalid verdict or a stream error).
     #[inline]
     pub fn count(&mut self, e: &Event) -> bool {
-        match e {
-            Event::Instruction { at, verdict, .. } => {
-                self.instructions += 1;
-                if let Some(per) = self.per_opcode.as_mut() {
-                    let k = match verdict {
-                        Verdict::Valid => 0,
-                        Verdict::SkeletonOnly => 1,
-                        Verdict::Invalid(_) => 2,
-                    };
-                    per[usize::from(at.opcode)][k] += 1;
-                }
-                match verdict {
-                    Verdict::Valid => self.valid += 1,
-                    Verdict::SkeletonOnly => self.skeleton += 1,
-                    Verdict::Invalid(_) => {
-                        self.invalid += 1;
-                        return true;
-                    }
-                }
-                false
-            }
-            Event::Stream(_) => {
-                self.stream_errors += 1;
-                true
-            }
+        let Event::Instruction { at, verdict, .. } = e else {
+            self.stream_errors += 1;
+            return true;
+        };
+        let k = match verdict {
+            Verdict::Valid => 0,
+            Verdict::SkeletonOnly => 1,
+            Verdict::Invalid(_) => 2,
+        };
+        self.by[k] += 1;
+        if let Some(per) = self.per_opcode.as_mut() {
+            per[usize::from(at.opcode)][k] += 1;
         }
+        k == 2
     }
 }
 
@@ -218,36 +212,22 @@ impl<W: Write> Printer<W> {
             let q = serde_json::to_string(source).map_err(CliError::output)?;
             self.quoted = (source.to_string(), q);
         }
-        let str_or_null = |s: Option<&str>| match s {
-            Some(s) => format!("\"{s}\""),
-            None => "null".to_string(),
+        let f = match verdict {
+            Verdict::Invalid(f) => Some(f),
+            _ => None,
         };
-        let (predicate, byte, value, note, field, message) = match verdict {
-            Verdict::Invalid(f) => (
-                Some(f.predicate),
-                f.offset.to_string(),
-                f.value.to_string(),
-                (f.predicate == "valid_opcode").then(|| crate::layout::membership_note(at.opcode)),
-                crate::layout::layout(at.opcode)
-                    .into_iter()
-                    .find(|s| (s.off..s.off + s.len).contains(&f.offset))
-                    .map(|s| s.name),
-                Some(crate::layout::failure_detail(
-                    at.opcode,
-                    f.predicate,
-                    f.offset,
-                    f.value,
-                )),
-            ),
-            _ => (
-                None,
-                "null".to_string(),
-                "null".to_string(),
-                None,
-                None,
-                None,
-            ),
-        };
+        let str_or_null = |s: Option<&str>| s.map_or("null".to_string(), |s| format!("\"{s}\""));
+        let num_or_null = |n: Option<usize>| n.map_or("null".to_string(), |n| n.to_string());
+        let predicate = f.map(|f| f.predicate);
+        let note = f
+            .filter(|f| f.predicate == "valid_opcode")
+            .map(|_| crate::layout::membership_note(at.opcode));
+        let field = f.and_then(|f| {
+            let mut spans = crate::layout::layout(at.opcode).into_iter();
+            spans.find(|s| (s.off..s.off + s.len).contains(&f.offset))
+        });
+        let message =
+            f.map(|f| crate::layout::failure_detail(at.opcode, f.predicate, f.offset, f.value));
         // Names, predicates, notes and messages are ASCII letters, digits, '_', ' ', ',', '.',
         // '(', ')', '-': no escaping.
         writeln!(
@@ -262,12 +242,12 @@ impl<W: Write> Printer<W> {
             length,
             verdict.kind(),
             str_or_null(predicate),
-            byte,
-            value,
-            str_or_null(field),
+            num_or_null(f.map(|f| f.offset)),
+            num_or_null(f.map(|f| usize::from(f.value))),
+            str_or_null(field.map(|s| s.name)),
             str_or_null(message.as_deref()),
             str_or_null(note.as_deref()),
-            !matches!(verdict, Verdict::Invalid(_)),
+            f.is_none(),
             str_or_null(predicate),
         )?;
         Ok(())
@@ -317,13 +297,11 @@ impl<W: Write> Printer<W> {
                     Some((o, _)) => format!("{source} ({} {})", o.subgraph, o.engine),
                     None => source.to_string(),
                 };
+                let [valid, skeleton, invalid] = t.by;
                 let mut s = format!(
-                    "{shown}: {} instructions ({}): {} valid, {} valid (skeleton; body not modelled), {} invalid, {} stream errors",
-                    t.instructions,
+                    "{shown}: {} instructions ({}): {valid} valid, {skeleton} valid (skeleton; body not modelled), {invalid} invalid, {} stream errors",
+                    t.instructions(),
                     self.arch.name(),
-                    t.valid,
-                    t.skeleton,
-                    t.invalid,
                     t.stream_errors
                 );
                 if stopped {
@@ -343,10 +321,10 @@ impl<W: Write> Printer<W> {
                 let summary = serde_json::json!({
                     "summary": {
                         "arch": self.arch.name(),
-                        "instructions": t.instructions,
-                        "valid": t.valid,
-                        "skeleton": t.skeleton,
-                        "invalid": t.invalid,
+                        "instructions": t.instructions(),
+                        "valid": t.by[0],
+                        "skeleton": t.by[1],
+                        "invalid": t.by[2],
                         "stream_errors": t.stream_errors,
                         "stopped": stopped,
                     }
@@ -496,8 +474,38 @@ impl<'a, W: Write> Sink<'a, W> {
         *self.errors >= limit || self.failed.is_err()
     }
 
+    /// [`Sink::on`] for `e`, then the output error, if any; `true` when the walk must stop.
     #[inline(always)]
-    pub fn take_failure(&mut self) -> Result<(), CliError> {
+    pub fn one(&mut self, e: &Event, line: Option<usize>, limit: u64) -> Result<bool, CliError> {
+        let stop = self.on(e, line, limit);
+        self.take_failure()?;
+        Ok(stop)
+    }
+
+    /// Walks one run of whole bundles (`line`: its hex line); `true` when the walk must stop.
+    #[inline(always)]
+    pub fn walk(
+        &mut self,
+        walker: &mut Walker,
+        run: &[u8],
+        line: Option<usize>,
+        limit: u64,
+    ) -> Result<bool, CliError> {
+        walker.push_bundles(run, &mut |e| self.on(&e, line, limit));
+        self.take_failure()?;
+        Ok(*self.errors >= limit)
+    }
+
+    /// The end of the stream: the walker's last events, counted past any limit.
+    pub fn finish(&mut self, walker: Walker) -> Result<(), CliError> {
+        walker.finish(&mut |e| {
+            self.on(&e, None, u64::MAX);
+        });
+        self.take_failure()
+    }
+
+    #[inline(always)]
+    fn take_failure(&mut self) -> Result<(), CliError> {
         std::mem::replace(&mut self.failed, Ok(()))
     }
 }

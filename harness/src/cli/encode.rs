@@ -135,32 +135,22 @@ fn parse_record(v: &J<'_>) -> Result<Record, String> {
     Ok(Record::Bundle { opcode, fields })
 }
 
-/// Where the bundles go.
-enum Sink {
-    Stdout(std::io::StdoutLock<'static>),
-    File(AtomicFile),
-}
-
-impl Sink {
-    fn out(&mut self) -> &mut dyn Write {
-        match self {
-            Sink::Stdout(s) => s,
-            Sink::File(f) => f,
-        }
-    }
-}
-
 /// Runs `encode`. Malformed JSONL exits 2 naming file and line (with `-o`,
 /// PATH unchanged); records the encoder rejects (and `decode` error
 /// records) are reported on stderr and skipped, and the exit code is then 1.
 pub fn run(files: &[String], hex: bool, output: Option<&str>, arch: Generation) -> CliResult {
     let stdin = ["-".to_string()];
     let files = if files.is_empty() { &stdin[..] } else { files };
-    let mut sink = match output {
-        Some(path) => Sink::File(
-            AtomicFile::create(path).map_err(|e| CliError::output(format!("{path}: {e}")))?,
-        ),
-        None => Sink::Stdout(std::io::stdout().lock()),
+    let path = output.unwrap_or_default();
+    let path_err = |e: std::io::Error| CliError::output(format!("{path}: {e}"));
+    let mut file = output
+        .map(AtomicFile::create)
+        .transpose()
+        .map_err(path_err)?;
+    let mut stdout = std::io::stdout().lock();
+    let out: &mut dyn Write = match &mut file {
+        Some(f) => f,
+        None => &mut stdout,
     };
     let (mut records, mut encoded, mut any_bad) = (0usize, 0usize, false);
     for f in files {
@@ -195,9 +185,9 @@ pub fn run(files: &[String], hex: bool, output: Option<&str>, arch: Generation) 
                         Ok(b) => {
                             encoded += 1;
                             if hex {
-                                writeln!(sink.out(), "{}", crate::subjects::hex(&b))?;
+                                writeln!(out, "{}", crate::subjects::hex(&b))?;
                             } else {
-                                sink.out().write_all(&b)?;
+                                out.write_all(&b)?;
                             }
                         }
                         Err(field) => {
@@ -221,17 +211,10 @@ pub fn run(files: &[String], hex: bool, output: Option<&str>, arch: Generation) 
                 .join(", "),
         }));
     }
-    match sink {
-        Sink::Stdout(mut s) => s.flush()?,
-        Sink::File(f) if encoded > 0 => {
-            let path = output.unwrap_or_default();
-            f.commit()
-                .map_err(|e| CliError::output(format!("{path}: {e}")))?;
-        }
-        Sink::File(_) => eprintln!(
-            "tpbconform: nothing encoded: {} left unchanged",
-            output.unwrap_or_default()
-        ),
+    match file {
+        None => stdout.flush()?,
+        Some(f) if encoded > 0 => f.commit().map_err(path_err)?,
+        Some(_) => eprintln!("tpbconform: nothing encoded: {path} left unchanged"),
     }
     Ok(if any_bad { EXIT_INVALID } else { EXIT_OK })
 }

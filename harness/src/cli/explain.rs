@@ -4,7 +4,7 @@
 use super::check_output::{error_text, where_};
 use super::color::ColorChoice;
 use super::stream_context::{text, walk_streams, StreamStep};
-use super::{emit, CliResult};
+use super::CliResult;
 use super::{EXIT_INVALID, EXIT_OK};
 use crate::explain::{explain_bundle, explain_tail};
 use crate::generation::Generation;
@@ -22,7 +22,7 @@ pub fn run(files: &[String], hex: bool, arch: Generation, color: ColorChoice) ->
             seen,
         } => {
             if index > 0 {
-                emit(&mut out, "")?;
+                writeln!(out)?;
             }
             let at = where_(&l.source, l.index, l.offset, l.line, None);
             let header = format!("bundle #{index} ({at})");
@@ -33,12 +33,9 @@ pub fn run(files: &[String], hex: bool, arch: Generation, color: ColorChoice) ->
             };
             // Exit as `check` does: an invalid bundle or a broken stream rule is 1.
             any_invalid |= !e.valid || !seen.errors.is_empty();
-            emit(&mut out, &e.head)?;
-            emit(
-                &mut out,
-                &format!("  {}", text(&seen, &l.bytes).replace('\n', "\n  ")),
-            )?;
-            emit(&mut out, &e.body)
+            let context = text(&seen, &l.bytes).replace('\n', "\n  ");
+            writeln!(out, "{}\n  {context}\n{}", e.head, e.body)?;
+            Ok(())
         }
         StreamStep::End {
             path,
@@ -47,13 +44,9 @@ pub fn run(files: &[String], hex: bool, arch: Generation, color: ColorChoice) ->
         } => {
             any_invalid |= !errors.is_empty();
             if count > 0 && !errors.is_empty() {
-                emit(&mut out, "")?;
-                emit(
-                    &mut out,
-                    &format!("end of {}:", crate::input::source_name(path)),
-                )?;
+                writeln!(out, "\nend of {}:", crate::input::source_name(path))?;
                 for e in &errors {
-                    emit(&mut out, &format!("  {}", error_text(e)))?;
+                    writeln!(out, "  {}", error_text(e))?;
                 }
             }
             Ok(())

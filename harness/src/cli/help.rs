@@ -35,44 +35,40 @@ macro_rules! bad_input {
     };
 }
 
+/// A bundle reader's help: the input rules, then its exit codes 0 and 1, 2 and 141.
+macro_rules! reader {
+    ($codes:literal) => {
+        concat!(
+            bundle_input!(),
+            "\nExit codes:\n",
+            $codes,
+            bad_input!(),
+            "\n",
+            closed_stdout!()
+        )
+    };
+}
+
 /// `check`.
-pub const CHECK: &str = concat!(
-    bundle_input!(),
-    "
-Exit codes:
-  0    every bundle is valid (or valid on its skeleton, body not modelled) and no stream rule
+pub const CHECK: &str = reader!(
+    "  0    every bundle is valid (or valid on its skeleton, body not modelled) and no stream rule
        of SPEC §5.3 is broken
   1    some bundle is invalid, or a stream rule is broken (or --max-errors stopped the run)
-",
-    bad_input!(),
-    "\n",
-    closed_stdout!()
+"
 );
 
 /// `decode`.
-pub const DECODE: &str = concat!(
-    bundle_input!(),
-    "
-Exit codes:
-  0    every bundle decodes
+pub const DECODE: &str = reader!(
+    "  0    every bundle decodes
   1    some bundle does not decode (its error record is printed)
-",
-    bad_input!(),
-    "\n",
-    closed_stdout!()
+"
 );
 
 /// `explain` (its verdict is `check --validator auto`'s).
-pub const EXPLAIN: &str = concat!(
-    bundle_input!(),
-    "
-Exit codes:
-  0    every bundle is valid
+pub const EXPLAIN: &str = reader!(
+    "  0    every bundle is valid
   1    some bundle is invalid (its failing bytes are flagged)
-",
-    bad_input!(),
-    "\n",
-    closed_stdout!()
+"
 );
 
 /// `encode`.

@@ -2,7 +2,7 @@
 //! (SPEC §5.4). Input format: [`crate::lower_input`].
 
 use super::decode::bundle_json;
-use super::{emit, CliError, CliResult, EXIT_OK};
+use super::{CliError, CliResult, EXIT_OK};
 use crate::input::source_name;
 use crate::lower_input::{error_path, parse_program, PathError, MAX_INPUT_BYTES};
 use std::io::{Read, Write};
@@ -93,10 +93,7 @@ pub fn run(path: &str, format: LowerFormat) -> CliResult {
     let side: serde_json::Value = serde_json::from_str(&module.to_json())
         .map_err(|e| CliError::output(format!("module JSON: {e}")))?;
     match format {
-        LowerFormat::Json => emit(
-            &mut out,
-            &serde_json::to_string_pretty(&side).unwrap_or_default(),
-        )?,
+        LowerFormat::Json => writeln!(out, "{:#}", side)?,
         LowerFormat::Jsonl => {
             let mut index = 0;
             for (i, l) in module.lowered().iter().enumerate() {
@@ -105,7 +102,7 @@ pub fn run(path: &str, format: LowerFormat) -> CliResult {
                     if let serde_json::Value::Object(m) = &mut o {
                         m.insert("instruction".into(), i.into());
                     }
-                    emit(&mut out, &o.to_string())?;
+                    writeln!(out, "{o}")?;
                     index += 1;
                 }
             }
@@ -113,53 +110,32 @@ pub fn run(path: &str, format: LowerFormat) -> CliResult {
             if let serde_json::Value::Object(m) = &mut tables {
                 m.remove("instructions");
             }
-            emit(
-                &mut out,
-                &serde_json::json!({ "side_tables": tables }).to_string(),
-            )?;
+            writeln!(out, "{}", serde_json::json!({ "side_tables": tables }))?;
         }
         LowerFormat::Hex => {
-            emit(
-                &mut out,
-                &format!(
-                    "# generation {0} (decode --arch {0})",
-                    module.generation().name()
-                ),
-            )?;
+            let gen = module.generation().name();
+            writeln!(out, "# generation {gen} (decode --arch {gen})")?;
             for (i, (l, insn)) in module.lowered().iter().zip(&insns).enumerate() {
                 let refs: Vec<String> = l.side.iter().map(side_str).collect();
-                emit(
-                    &mut out,
-                    &format!(
-                        "# [{i}] {}: side {}",
-                        summary(insn),
-                        if refs.is_empty() {
-                            "none".to_string()
-                        } else {
-                            refs.join(", ")
-                        }
-                    ),
-                )?;
+                let refs = if refs.is_empty() {
+                    "none".to_string()
+                } else {
+                    refs.join(", ")
+                };
+                writeln!(out, "# [{i}] {}: side {refs}", summary(insn))?;
                 for b in &l.records {
-                    emit(&mut out, &b.to_hex())?;
+                    writeln!(out, "{}", b.to_hex())?;
                 }
             }
             for (id, g) in module.replica_groups().iter().enumerate() {
-                emit(&mut out, &format!("# replica_groups#{id}: {g:?}"))?;
+                writeln!(out, "# replica_groups#{id}: {g:?}")?;
             }
             for (id, p) in module.source_target_pairs().iter().enumerate() {
-                emit(&mut out, &format!("# source_target_pairs#{id}: {p:?}"))?;
+                writeln!(out, "# source_target_pairs#{id}: {p:?}")?;
             }
             for (id, a) in module.attributes().iter().enumerate() {
-                emit(
-                    &mut out,
-                    &format!(
-                        "# attributes#{id}: kind {} {} peer {}",
-                        a.kind,
-                        a.direction.name(),
-                        a.peer
-                    ),
-                )?;
+                let (kind, dir, peer) = (a.kind, a.direction.name(), a.peer);
+                writeln!(out, "# attributes#{id}: kind {kind} {dir} peer {peer}")?;
             }
         }
     }
