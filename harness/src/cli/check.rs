@@ -4,7 +4,7 @@
 
 use super::check_neff;
 use super::check_output::{Printer, Sink, Tally};
-use super::check_read::{read_ahead, read_blocks, Splitter};
+use super::check_read::{io_error, read_ahead, read_blocks, Splitter};
 use super::{CheckArgs, CliError, CliResult, Format, ValidatorChoice};
 use super::{EXIT_INVALID, EXIT_OK};
 use crate::input::{open_source, source_name, Bundles, InputError};
@@ -101,10 +101,7 @@ fn open_input(path: &str, hex: bool) -> Result<Input, CliError> {
         return Ok(Input::Stream(open_source(path)?));
     }
     let source = source_name(path);
-    let io = |e: std::io::Error| InputError::Io {
-        source: source.clone(),
-        error: e.to_string(),
-    };
+    let io = |e| io_error(&source, &e);
     let f = std::fs::File::open(path).map_err(io)?;
     if f.metadata().map_err(io)?.is_dir() {
         return Err(InputError::IsDirectory { source }.into());

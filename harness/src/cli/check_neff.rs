@@ -158,14 +158,17 @@ fn lint_job(job: Job, shared: &Shared) {
             }
             Ok(stop || shared.stop.load(Ordering::Relaxed))
         };
+        let mut feed = |b: &[u8]| {
+            if let Some(s) = &mut steps {
+                s.push(b);
+            }
+            split.feed(b, &mut each)
+        };
         let mut stopped = false;
         match job.input {
             Input::Blocks(rx) => {
                 for block in rx {
-                    if let Some(s) = &mut steps {
-                        s.push(&block);
-                    }
-                    stopped = split.feed(&block, &mut each)?;
+                    stopped = feed(&block)?;
                     shared.pool.lock().map(|mut p| p.push(block)).ok();
                     if stopped {
                         break;
@@ -175,12 +178,7 @@ fn lint_job(job: Job, shared: &Shared) {
             Input::File(p) => {
                 let f =
                     tpb_neff::payload::regular_file(&p).map_err(|e| neff_error(&job.source, e))?;
-                stopped = read_blocks(&job.source, f, BLOCK, |b| {
-                    if let Some(s) = &mut steps {
-                        s.push(b);
-                    }
-                    split.feed(b, &mut each)
-                })?;
+                stopped = read_blocks(&job.source, f, BLOCK, feed)?;
             }
         }
         if stopped {

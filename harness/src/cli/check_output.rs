@@ -6,7 +6,7 @@
 //! JSONL: the same as objects: an instruction's `byte` is the offset of the offending byte and
 //! `value` its value. `summary`: only the summary lines.
 
-use super::{emit, mnemonic_of, opcode_str, CliError, Format};
+use super::{mnemonic_of, opcode_str, CliError, Format};
 use crate::generation::Generation;
 use std::io::Write;
 use tpb_core::lint::Verdict;
@@ -273,7 +273,7 @@ impl<W: Write> Printer<W> {
                         where_(source, s.index, s.offset, line, self.origin.as_ref())
                     ),
                 };
-                emit(&mut self.out, &s)
+                Ok(writeln!(self.out, "{s}")?)
             }
             Format::Jsonl => {
                 let o = match e {
@@ -284,7 +284,7 @@ impl<W: Write> Printer<W> {
                     } => return self.instruction_json(source, at, *length, verdict),
                     Event::Stream(s) => self.record(source, stream_json(s)),
                 };
-                emit(&mut self.out, &o.to_string())
+                Ok(writeln!(self.out, "{o}")?)
             }
         }
     }
@@ -315,7 +315,7 @@ impl<W: Write> Printer<W> {
                         valid + skeleton + invalid
                     ));
                 }
-                emit(&mut self.out, &s)
+                Ok(writeln!(self.out, "{s}")?)
             }
             Format::Jsonl => {
                 let summary = serde_json::json!({
@@ -344,7 +344,7 @@ impl<W: Write> Printer<W> {
                         .collect();
                     o["summary"]["per_opcode"] = rows.into();
                 }
-                emit(&mut self.out, &o.to_string())
+                Ok(writeln!(self.out, "{o}")?)
             }
         }
     }

@@ -20,6 +20,12 @@ pub fn read_once<R: Read + ?Sized>(r: &mut R, buf: &mut [u8]) -> std::io::Result
     }
 }
 
+/// A read error of input `source`: bad input naming it.
+pub fn io_error(source: &str, e: &std::io::Error) -> InputError {
+    let (source, error) = (source.to_string(), e.to_string());
+    InputError::Io { source, error }
+}
+
 /// Reads `file` on a second thread, one read of at most `block` bytes per block, and hands each
 /// to `consume` in order, until the end of the file or until `consume` returns `true` (then
 /// `true`). A read error is bad input naming `source`.
@@ -52,10 +58,7 @@ pub fn read_ahead(
                 let Ok(next) = full_rx.recv() else {
                     return Ok(false);
                 };
-                let (buf, n) = next.map_err(|e| InputError::Io {
-                    source: source.to_string(),
-                    error: e.to_string(),
-                })?;
+                let (buf, n) = next.map_err(|e| io_error(source, &e))?;
                 if n == 0 {
                     return Ok(false);
                 }
@@ -84,10 +87,7 @@ pub fn read_blocks(
 ) -> Result<bool, CliError> {
     let mut buf = vec![0u8; block];
     loop {
-        let n = read_once(&mut r, &mut buf).map_err(|e| {
-            let (source, error) = (source.to_string(), e.to_string());
-            InputError::Io { source, error }
-        })?;
+        let n = read_once(&mut r, &mut buf).map_err(|e| io_error(source, &e))?;
         if n == 0 {
             return Ok(false);
         }

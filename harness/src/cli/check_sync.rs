@@ -65,11 +65,9 @@ pub fn analyze(subgraph: &str, engines: Vec<EngineSteps>, dma: Vec<DmaRow>) -> S
         labels.push((e.engine, e.member));
     }
     program.dma = dma;
-    let outcome = match registry::core().engine_sync(&program) {
-        Ok(Ok(o)) => Ok(o),
-        Ok(Err(name)) => Err(name.to_string()),
-        Err(f) => Err(f.to_string()),
-    };
+    let outcome = registry::core().engine_sync(&program);
+    let outcome = outcome.map_err(|f| f.to_string());
+    let outcome = outcome.and_then(|o| o.map_err(|n| n.to_string()));
     SubgraphSync {
         subgraph: subgraph.to_string(),
         engines: labels,
@@ -182,17 +180,11 @@ impl SubgraphSync {
     pub fn write(&self, w: &mut dyn Write, source: &str, jsonl: bool) -> std::io::Result<()> {
         let o = match &self.outcome {
             Ok(o) => o,
-            Err(why) => {
-                return if jsonl {
-                    writeln!(
-                        w,
-                        "{}",
-                        json!({"type": "sync", "subgraph": self.subgraph, "refused": why})
-                    )
-                } else {
-                    writeln!(w, "{source}:{}: sync: not analysed ({why})", self.subgraph)
-                };
+            Err(why) if jsonl => {
+                let r = json!({"type": "sync", "subgraph": self.subgraph, "refused": why});
+                return writeln!(w, "{r}");
             }
+            Err(_) => return writeln!(w, "{}", self.summary_line(source)),
         };
         for f in &o.findings {
             if jsonl {

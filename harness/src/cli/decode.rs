@@ -1,12 +1,12 @@
 //! `tpbconform decode`: bundles → JSONL (tpb_core's decoder).
 
 use super::stream_context::{json as stream_json, walk_streams, StreamStep};
-use super::{
-    emit, fields_json, mnemonic_of, mode_names, opcode_str, CliResult, EXIT_INVALID, EXIT_OK,
-};
+use super::{mnemonic_of, opcode_str, CliResult, EXIT_INVALID, EXIT_OK};
 use crate::explain::Lint;
 use crate::generation::Generation;
 use crate::layout::{Body, Domain, Role};
+use crate::subjects::registry::{core_for, mode_byte_name};
+use crate::subjects::{DecodeFail, Decoded, Name, Value};
 use std::io::Write;
 
 /// The object `decode` prints for one bundle, and whether `check` finds it valid. `"check"` is
@@ -17,7 +17,11 @@ use std::io::Write;
 pub fn bundle_json(index: usize, bytes: &[u8; 64], arch: Generation) -> (serde_json::Value, bool) {
     let verdict = crate::explain::lint(bytes, arch);
     let check = verdict.text(bytes);
-    let decoded = super::core_decode(bytes, arch);
+    // The reference's decoder (a fault reads as a decode failure at offset 0).
+    let decoded = core_for(arch).decode(bytes).unwrap_or_else(|f| {
+        let field = Name::Unknown(f.to_string());
+        Err(DecodeFail { field, offset: 0 })
+    });
     // An opcode outside the generation's enum, or one no record models: the record decoder
     // has nothing to decode (it answers `opcode` at byte 0, which is not check's verdict:
     // issue 32 item 1), so no `"record"` is printed; `check`'s verdict stands alone.
@@ -76,6 +80,22 @@ pub fn bundle_json(index: usize, bytes: &[u8; 64], arch: Generation) -> (serde_j
     (o, ok)
 }
 
+/// The header names of the events modes of a decoded bundle (`wait_mode`, `update_mode` →
+/// e.g. `SEM_INC_COMPLETE`; FACTS §2 [H]).
+fn mode_names(d: &Decoded) -> serde_json::Value {
+    let names = ["wait_mode", "update_mode"].map(|field| match d.get(field) {
+        Some(Value::Int(v)) => Some((field, mode_byte_name(field, u8::try_from(*v).ok()?)?)),
+        _ => None,
+    });
+    let names = names.into_iter().flatten();
+    serde_json::Value::Object(names.map(|(k, v)| (k.to_string(), v.into())).collect())
+}
+
+/// The `fields` object of `decode`'s output ([`crate::fields_json`]).
+fn fields_json(d: &Decoded) -> serde_json::Value {
+    serde_json::Value::Object(crate::fields_json::fields_json(&d.fields))
+}
+
 /// A bundle whose body no record models: the fields of its skeleton (the harness layout of
 /// the opcode: header and events band, [`crate::layout::layout`]) and `"body": "not modelled"`.
 fn skeleton_json(index: usize, bytes: &[u8; 64]) -> serde_json::Value {
@@ -93,7 +113,7 @@ fn skeleton_json(index: usize, bytes: &[u8; 64]) -> serde_json::Value {
             .rev()
             .fold(0u64, |acc, &x| (acc << 8) | u64::from(x));
         fields.insert(span.name.to_string(), v.into());
-        if let Some(n) = crate::subjects::registry::mode_byte_name(span.name, bytes[span.off]) {
+        if let Some(n) = mode_byte_name(span.name, bytes[span.off]) {
             modes.insert(span.name.to_string(), n.into());
         }
     }
@@ -141,7 +161,8 @@ pub fn run(files: &[String], hex: bool, arch: Generation, stream: bool) -> CliRe
                 m.insert("stream".into(), stream_json(&seen, &l.bytes));
             }
         }
-        emit(&mut out, &o.to_string())
+        writeln!(out, "{o}")?;
+        Ok(())
     })?;
     out.flush()?;
     Ok(if any_bad { EXIT_INVALID } else { EXIT_OK })

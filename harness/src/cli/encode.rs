@@ -181,7 +181,11 @@ pub fn run(files: &[String], hex: bool, output: Option<&str>, arch: Generation) 
                     );
                 }
                 Record::Bundle { opcode, fields } => {
-                    match super::core_encode(opcode, &fields, arch) {
+                    let encoded_by_core = registry::core_for(arch).encode(opcode, &fields);
+                    match encoded_by_core
+                        .map_err(|f| f.to_string())
+                        .and_then(|r| r.map_err(|f| f.to_string()))
+                    {
                         Ok(b) => {
                             encoded += 1;
                             if hex {

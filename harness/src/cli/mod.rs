@@ -27,9 +27,8 @@ pub mod subject_worker;
 pub use crate::explain::{mnemonic_of, opcode_str};
 use crate::generation::Generation;
 use crate::input::InputError;
-use crate::subjects::{Decoded, FieldName, Value};
 use std::fmt;
-use std::io::{self, Write};
+use std::io;
 
 /// Success (for `check`: every bundle valid).
 pub const EXIT_OK: u8 = 0;
@@ -175,58 +174,4 @@ pub enum Format {
     /// `check` only: the lane picture of each multi-engine subgraph's engine model (SPEC
     /// §11) as one HTML page; no lines per bundle.
     Html,
-}
-
-/// The reference's decoder serving `arch` (a fault reads as a decode failure at offset 0).
-pub fn core_decode(b: &[u8; 64], arch: Generation) -> Result<Decoded, crate::subjects::DecodeFail> {
-    crate::subjects::registry::core_for(arch)
-        .decode(b)
-        .unwrap_or_else(|f| {
-            Err(crate::subjects::DecodeFail {
-                field: crate::subjects::Name::Unknown(f.to_string()),
-                offset: 0,
-            })
-        })
-}
-
-/// The reference's encoder serving `arch`: the bundle, or the first bad field (or the fault).
-pub fn core_encode(
-    opcode: u8,
-    fields: &[(FieldName, Value)],
-    arch: Generation,
-) -> Result<[u8; 64], String> {
-    match crate::subjects::registry::core_for(arch).encode(opcode, fields) {
-        Ok(r) => r.map_err(|f| f.to_string()),
-        Err(f) => Err(f.to_string()),
-    }
-}
-
-/// The header names of the events modes of a decoded bundle (`wait_mode`, `update_mode` →
-/// e.g. `SEM_INC_COMPLETE`; FACTS §2 [H]), for `decode`.
-pub fn mode_names(d: &Decoded) -> serde_json::Value {
-    let mut m = serde_json::Map::new();
-    for field in ["wait_mode", "update_mode"] {
-        let name = match d.get(field) {
-            Some(Value::Int(v)) => u8::try_from(*v)
-                .ok()
-                .and_then(|b| crate::subjects::registry::mode_byte_name(field, b)),
-            _ => None,
-        };
-        if let Some(name) = name {
-            m.insert(field.to_string(), serde_json::Value::from(name));
-        }
-    }
-    serde_json::Value::Object(m)
-}
-
-/// The `fields` object of `decode`'s output ([`crate::fields_json`]).
-pub fn fields_json(d: &Decoded) -> serde_json::Value {
-    serde_json::Value::Object(crate::fields_json::fields_json(&d.fields))
-}
-
-/// Writes `s` plus a newline.
-pub fn emit(out: &mut impl Write, s: &str) -> Result<(), CliError> {
-    out.write_all(s.as_bytes())?;
-    out.write_all(b"\n")?;
-    Ok(())
 }

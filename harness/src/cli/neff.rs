@@ -83,14 +83,8 @@ pub fn run(args: NeffArgs) -> CliResult {
         let (o, r) = tpb_neff::scan_file(path, &limits, parse_json, &[], &mut Skip).map_err(bad)?;
         report = r;
         let h = &o.header;
-        let nodes: Vec<u8> = {
-            let used = h
-                .tpb_per_node
-                .iter()
-                .rposition(|&b| b != 0)
-                .map_or(0, |i| i + 1);
-            h.tpb_per_node[..used].to_vec()
-        };
+        let used = h.tpb_per_node.iter().rposition(|&b| b != 0);
+        let nodes = &h.tpb_per_node[..used.map_or(0, |i| i + 1)];
         if format == InfoFormat::Jsonl {
             let (verified, algorithm) = match &report.integrity {
                 Some(tpb_neff::Integrity::Verified(k)) => (true, k.name()),

@@ -44,40 +44,34 @@ pub enum ReportCommand {
 }
 
 pub fn run(a: ReportArgs) -> CliResult {
+    merge_shards(a).or_else(|e| {
+        eprintln!("tpbconform: report merge: {e}");
+        Ok(EXIT_BAD_INPUT)
+    })
+}
+
+/// `report merge`; a refusal is its message (exit 2).
+fn merge_shards(a: ReportArgs) -> Result<u8, String> {
     let ReportCommand::Merge { dirs, output } = a.command;
     // Verify every shard before anything is created: a refusal leaves no
     // folder behind (not even `reports/`).
-    let fail = |e: &dyn std::fmt::Display| {
-        eprintln!("tpbconform: report merge: {e}");
-        Ok(EXIT_BAD_INPUT)
-    };
-    if let Some(o) = &output {
-        if std::fs::symlink_metadata(o).is_ok() {
-            return fail(&report::ReportDirError::Exists(o.clone()));
-        }
+    if let Some(o) = output
+        .as_ref()
+        .filter(|o| std::fs::symlink_metadata(o).is_ok())
+    {
+        return Err(report::ReportDirError::Exists(o.clone()).to_string());
     }
-    let mut shards = Vec::with_capacity(dirs.len());
-    for d in &dirs {
-        match merge::load(d) {
-            Ok(s) => shards.push(s),
-            Err(e) => return fail(&e),
-        }
-    }
-    let merged = match merge::merge(shards) {
-        Ok(m) => m,
-        Err(e) => return fail(&e),
-    };
+    let shards: Vec<_> = dirs
+        .iter()
+        .map(|d| merge::load(d).map_err(|e| e.to_string()))
+        .collect::<Result<_, _>>()?;
+    let merged = merge::merge(shards).map_err(|e| e.to_string())?;
     let (stamp, _) = report::utc_now();
     // Claimed atomically (an existing path, dangling symlinks included, is
     // refused); the guard gives the claim back on any early return.
-    let dir = match report::claim_dir(
-        output.as_deref(),
-        Path::new("reports"),
-        &format!("{stamp}-merged"),
-    ) {
-        Ok(d) => d,
-        Err(e) => return fail(&e),
-    };
+    let stamp = format!("{stamp}-merged");
+    let dir = report::claim_dir(output.as_deref(), Path::new("reports"), &stamp)
+        .map_err(|e| e.to_string())?;
     let _claim = report::ClaimGuard;
     // SIGINT / SIGTERM / SIGHUP while writing (crate::interrupt, a hard
     // stop, exit 130): remove the staging folder and the claim.
@@ -85,14 +79,12 @@ pub fn run(a: ReportArgs) -> CliResult {
     if let Some(ms) = super::debug_env("TPB_REPORT_DEBUG_STAGING_PAUSE_MS") {
         report::folder::set_staging_pause_ms(ms);
     }
-    if let Err(e) = report::write_dir(&dir, &report::files(&merged)) {
-        return fail(&e);
-    }
+    report::write_dir(&dir, &report::files(&merged)).map_err(|e| e.to_string())?;
     match print_summary(&merged, &dir) {
         Ok(()) => {}
         // `report merge | head -1`: the report is written; stop quietly.
         Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => return Ok(EXIT_BROKEN_PIPE),
-        Err(e) => return fail(&format!("stdout: {e}")),
+        Err(e) => return Err(format!("stdout: {e}")),
     }
     Ok(if merged.passed() {
         EXIT_OK
