@@ -261,19 +261,19 @@ impl<W: Write> Printer<W> {
             Format::Text => {
                 let s = match e {
                     Event::Instruction { at, verdict, .. } => format!(
-                        "{}: {} ({})",
+                        "{}: {} ({})\n",
                         at_text(at.index, at.opcode),
                         verdict_text(verdict, at.opcode),
                         where_(source, at.index, at.offset, line, self.origin.as_ref())
                     ),
                     Event::Stream(s) => format!(
-                        "#{} {} ({})",
+                        "#{} {} ({})\n",
                         s.index,
                         error_text(s),
                         where_(source, s.index, s.offset, line, self.origin.as_ref())
                     ),
                 };
-                Ok(writeln!(self.out, "{s}")?)
+                Ok(self.out.write_all(s.as_bytes())?)
             }
             Format::Jsonl => {
                 let o = match e {
