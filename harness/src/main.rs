@@ -7,7 +7,6 @@
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
 use tpbconform::cli::{self, help, CliResult};
-use tpbconform::generation::Generation;
 
 /// Differential-conformance tooling for the 64-byte TPB ISA bundles of the
 /// Neuron compiler (SPEC.md, tpb-spec-1). All subcommands use tpb-core.
@@ -66,23 +65,7 @@ enum Command {
     /// "record"; the second half of a 128-byte instruction gives
     /// {"index":N,"body":..,"check":null}.
     #[command(after_help = help::DECODE)]
-    Decode {
-        /// Read hex text (one bundle per line) instead of raw binary.
-        #[arg(long)]
-        hex: bool,
-        /// Add each bundle's stream context (SPEC §5.3; each file is one stream):
-        /// "stream":{"index","offset","in":"alone"|"group"|"pair"|"tail","of" (the group's
-        /// header, the pair's 0xD9 or the 128-byte instruction),"payload","payloads","opens",
-        /// "length","verdict","stream_errors"}. `encode` ignores it.
-        #[arg(long)]
-        stream: bool,
-        /// Hardware generation (v2 Sunda, v3 Cayman, v4 Mariana, v5 Maverick).
-        #[arg(long, default_value = "v2")]
-        arch: Generation,
-        /// Input files (`-` = stdin; none = stdin).
-        #[arg(value_name = "FILE")]
-        files: Vec<String>,
-    },
+    Decode(cli::decode::DecodeArgs),
     /// Encode the JSON lines that `decode` prints back into bundles.
     ///
     /// Input: JSONL as printed by `decode` (blank lines skipped). Output: raw
@@ -95,21 +78,7 @@ enum Command {
     /// permissions kept) only on exit 0/1 with at least one bundle encoded,
     /// and a PATH that is a symlink, FIFO, device or folder is refused.
     #[command(after_help = help::ENCODE)]
-    Encode {
-        /// Write hex lines instead of raw binary.
-        #[arg(long)]
-        hex: bool,
-        /// Write to this file atomically instead of stdout.
-        #[arg(short, long, value_name = "PATH")]
-        output: Option<String>,
-        /// Hardware generation (v2 Sunda, v3 Cayman, v4 Mariana, v5 Maverick): an opcode its
-        /// compiler does not emit is refused (exit 1).
-        #[arg(long, default_value = "v2")]
-        arch: Generation,
-        /// JSONL input files (`-` = stdin; none = stdin).
-        #[arg(value_name = "FILE")]
-        files: Vec<String>,
-    },
+    Encode(cli::encode::EncodeArgs),
     /// Annotated dump: each field's offset, bytes, name and value.
     ///
     /// Reserved bytes are marked. Each byte that made the failing predicate or
@@ -119,21 +88,7 @@ enum Command {
     /// roster opcode with no modelled record is `valid (skeleton; body not
     /// modelled)` or fails a skeleton predicate at its byte.
     #[command(after_help = help::EXPLAIN)]
-    Explain {
-        /// Read hex text (one bundle per line) instead of raw binary.
-        #[arg(long)]
-        hex: bool,
-        /// Hardware generation (v2 Sunda, v3 Cayman, v4 Mariana, v5 Maverick).
-        #[arg(long, default_value = "v2")]
-        arch: Generation,
-        /// Colour the blamed bytes: `auto` = when stdout is a terminal and
-        /// `NO_COLOR` is unset or empty.
-        #[arg(long, value_enum, default_value_t = cli::color::ColorChoice::Auto, value_name = "WHEN")]
-        color: cli::color::ColorChoice,
-        /// Input files (`-` = stdin; none = stdin).
-        #[arg(value_name = "FILE")]
-        files: Vec<String>,
-    },
+    Explain(cli::explain::ExplainArgs),
     /// The release gate: replay corpus/ and corpus/vectors/, then run
     /// generated differential cases (core vs oracle, and each --subject vs
     /// core) on all cores; write a
@@ -206,24 +161,9 @@ fn run(cli: Cli) -> CliResult {
             files,
             engines,
         } => cli::check::run(&files, args, &engines),
-        Command::Decode {
-            hex,
-            stream,
-            arch,
-            files,
-        } => cli::decode::run(&files, hex, arch, stream),
-        Command::Encode {
-            hex,
-            output,
-            arch,
-            files,
-        } => cli::encode::run(&files, hex, output.as_deref(), arch),
-        Command::Explain {
-            hex,
-            arch,
-            color,
-            files,
-        } => cli::explain::run(&files, hex, arch, color),
+        Command::Decode(a) => cli::decode::run(a),
+        Command::Encode(a) => cli::encode::run(a),
+        Command::Explain(a) => cli::explain::run(a),
         Command::Gate(a) => cli::gate::run(a),
         Command::Replay(a) => cli::replay::run(a),
         Command::Minimize(a) => cli::minimize::run(a),

@@ -127,13 +127,39 @@ fn skeleton_json(index: usize, bytes: &[u8; 64]) -> serde_json::Value {
     })
 }
 
+/// Arguments of `tpbconform decode`.
+#[derive(clap::Args, Debug)]
+pub struct DecodeArgs {
+    /// Read hex text (one bundle per line) instead of raw binary.
+    #[arg(long)]
+    pub hex: bool,
+    /// Add each bundle's stream context (SPEC §5.3; each file is one stream):
+    /// "stream":{"index","offset","in":"alone"|"group"|"pair"|"tail","of" (the group's
+    /// header, the pair's 0xD9 or the 128-byte instruction),"payload","payloads","opens",
+    /// "length","verdict","stream_errors"}. `encode` ignores it.
+    #[arg(long)]
+    pub stream: bool,
+    /// Hardware generation (v2 Sunda, v3 Cayman, v4 Mariana, v5 Maverick).
+    #[arg(long, default_value = "v2")]
+    pub arch: Generation,
+    /// Input files (`-` = stdin; none = stdin).
+    #[arg(value_name = "FILE")]
+    pub files: Vec<String>,
+}
+
 /// Runs `decode`: one JSON object per bundle; with `stream`, each carries its stream context
 /// (`"stream"`, [`super::stream_context::json`]; each file is one stream).
-pub fn run(files: &[String], hex: bool, arch: Generation, stream: bool) -> CliResult {
+pub fn run(a: DecodeArgs) -> CliResult {
+    let DecodeArgs {
+        hex,
+        stream,
+        arch,
+        files,
+    } = a;
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
     let mut any_bad = false;
-    walk_streams(files, hex, arch, |step| {
+    walk_streams(&files, hex, arch, |step| {
         let StreamStep::Bundle {
             index,
             loaded: l,

@@ -135,10 +135,29 @@ fn parse_record(v: &J<'_>) -> Result<Record, String> {
     Ok(Record::Bundle { opcode, fields })
 }
 
+/// Arguments of `tpbconform encode`.
+#[derive(clap::Args, Debug)]
+pub struct EncodeArgs {
+    /// Write hex lines instead of raw binary.
+    #[arg(long)]
+    pub hex: bool,
+    /// Write to this file atomically instead of stdout.
+    #[arg(short, long, value_name = "PATH")]
+    pub output: Option<String>,
+    /// Hardware generation (v2 Sunda, v3 Cayman, v4 Mariana, v5 Maverick): an opcode its
+    /// compiler does not emit is refused (exit 1).
+    #[arg(long, default_value = "v2")]
+    pub arch: Generation,
+    /// JSONL input files (`-` = stdin; none = stdin).
+    #[arg(value_name = "FILE")]
+    pub files: Vec<String>,
+}
+
 /// Runs `encode`. Malformed JSONL exits 2 naming file and line (with `-o`,
 /// PATH unchanged); records the encoder rejects (and `decode` error
 /// records) are reported on stderr and skipped, and the exit code is then 1.
-pub fn run(files: &[String], hex: bool, output: Option<&str>, arch: Generation) -> CliResult {
+pub fn run(a: EncodeArgs) -> CliResult {
+    let (files, hex, output, arch) = (&a.files[..], a.hex, a.output.as_deref(), a.arch);
     let stdin = ["-".to_string()];
     let files = if files.is_empty() { &stdin[..] } else { files };
     let path = output.unwrap_or_default();

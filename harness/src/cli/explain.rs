@@ -10,12 +10,36 @@ use crate::explain::{explain_bundle, explain_tail};
 use crate::generation::Generation;
 use std::io::Write;
 
-pub fn run(files: &[String], hex: bool, arch: Generation, color: ColorChoice) -> CliResult {
+/// Arguments of `tpbconform explain`.
+#[derive(clap::Args, Debug)]
+pub struct ExplainArgs {
+    /// Read hex text (one bundle per line) instead of raw binary.
+    #[arg(long)]
+    pub hex: bool,
+    /// Hardware generation (v2 Sunda, v3 Cayman, v4 Mariana, v5 Maverick).
+    #[arg(long, default_value = "v2")]
+    pub arch: Generation,
+    /// Colour the blamed bytes: `auto` = when stdout is a terminal and
+    /// `NO_COLOR` is unset or empty.
+    #[arg(long, value_enum, default_value_t = ColorChoice::Auto, value_name = "WHEN")]
+    pub color: ColorChoice,
+    /// Input files (`-` = stdin; none = stdin).
+    #[arg(value_name = "FILE")]
+    pub files: Vec<String>,
+}
+
+pub fn run(a: ExplainArgs) -> CliResult {
+    let ExplainArgs {
+        hex,
+        arch,
+        color,
+        files,
+    } = a;
     let color = color.for_stdout();
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
     let mut any_invalid = false;
-    walk_streams(files, hex, arch, |step| match step {
+    walk_streams(&files, hex, arch, |step| match step {
         StreamStep::Bundle {
             index,
             loaded: l,

@@ -187,19 +187,15 @@ pub fn text(seen: &Seen, bytes: &[u8; 64]) -> String {
 /// instruction), "payload"/"payloads" for a group member, "opens", "length", "verdict"
 /// (`check`'s: valid / skeleton / invalid), "stream_errors" (names)}.
 pub fn json(seen: &Seen, bytes: &[u8; 64]) -> serde_json::Value {
-    let (within, of, payload) = match seen.place {
-        Place::Tail { of } => ("tail", Some(of.index), None),
+    let (within, of, payload, opens) = match seen.place {
+        Place::Tail { of } => ("tail", Some(of.index), None, None),
         Place::Payload {
             header,
             n,
             expected,
-        } => ("group", Some(header.index), Some((n, expected))),
-        Place::Leg { primary } => ("pair", Some(primary.index), None),
-        Place::Alone => ("alone", None, None),
-    };
-    let opens = match seen.place {
-        Place::Alone => opens(bytes),
-        _ => None,
+        } => ("group", Some(header.index), Some((n, expected)), None),
+        Place::Leg { primary } => ("pair", Some(primary.index), None, None),
+        Place::Alone => ("alone", None, None, opens(bytes)),
     };
     serde_json::json!({
         "index": seen.index,

@@ -17,7 +17,7 @@
 use crate::findings::{Finding, Origin};
 use crate::generation::Generation;
 use crate::judge::{Answer, Answers, Judge};
-use crate::subjects::{verdict_name, Batch, Capabilities, Capability, Subject, Validator};
+use crate::subjects::{verdict_name, Batch, Subject, Validator};
 use std::fmt;
 use std::path::{Path, PathBuf};
 
@@ -370,30 +370,23 @@ impl VectorOp {
         VectorOp::Decode,
     ];
 
-    /// The target whose check the line states (a finding replays on it), the capability a
-    /// subject needs to be asked, and the finding's key.
-    fn need(self) -> (&'static str, Capability, &'static str) {
-        match self {
-            VectorOp::Validate(Validator::Header) => {
-                ("validate_header", Capability::ValidateHeader, "header")
-            }
-            VectorOp::Validate(Validator::Payload) => {
-                ("validate_payload", Capability::ValidatePayload, "payload")
-            }
-            VectorOp::Decode => ("decode_any", Capability::Decode, "decode"),
-        }
-    }
-
-    fn target(self) -> crate::targets::Target {
-        crate::targets::Target::named(self.need().0)
+    /// The target whose check the line states (a finding replays on it; a subject is asked
+    /// when it has the capability its registry row needs) and the finding's key.
+    fn target(self) -> (crate::targets::Target, &'static str) {
+        let (name, key) = match self {
+            VectorOp::Validate(Validator::Header) => ("validate_header", "header"),
+            VectorOp::Validate(Validator::Payload) => ("validate_payload", "payload"),
+            VectorOp::Decode => ("decode_any", "decode"),
+        };
+        (crate::targets::Target::named(name), key)
     }
 }
 
 /// True if the vector check asks `s` (it has the capability, it was not
 /// given up on it).
 fn asks(s: &dyn Subject, op: VectorOp) -> bool {
-    let need = op.need().1;
-    s.capabilities().has(need) && s.given_up(Capabilities::of(&[need])).is_none()
+    let needs = op.target().0.spec().needs;
+    s.capabilities().covers(needs) && s.given_up(needs).is_none()
 }
 
 /// Checks the vectors of `block` (then empties it), one operation after
@@ -472,7 +465,7 @@ fn check_one(
                        r: &dyn Subject,
                        (ls, la, lf): &VectorAnswer,
                        (rs, ra, rf): &VectorAnswer| Finding {
-            target: op.target(),
+            target: op.target().0,
             origin: Origin::Vector {
                 path: path.to_string(),
                 line,
@@ -484,7 +477,7 @@ fn check_one(
                 crate::findings::Class::VectorMismatch,
                 crate::findings::Class::Judge,
             ),
-            key: op.need().2.into(),
+            key: op.target().1.into(),
             left_verdict: ls.clone(),
             right_verdict: rs.clone(),
             left_name: l.name().into(),
@@ -556,7 +549,8 @@ mod tests {
                 VectorOp::Validate(v) => crate::targets::Check::Validator(v),
                 VectorOp::Decode => crate::targets::Check::Decode,
             };
-            assert_eq!(op.target().check(), want, "{}", op.target().name());
+            let t = op.target().0;
+            assert_eq!(t.check(), want, "{}", t.name());
         }
     }
 

@@ -68,7 +68,9 @@ pub fn finding_text(f: &EngineFinding, names: &[String]) -> String {
         .map(|(k, i)| format!("{k}[{i}]"))
         .unwrap_or_default();
     let n = |i: usize| f.numbers.get(i).copied().unwrap_or(0);
-    let last = |i: usize| at(i).map_or(String::new(), |s| format!(", last update {s}"));
+    let (n0, n1, n2) = (n(0), n(1), n(2));
+    let a = at(0).unwrap_or_default();
+    let last = at(1).map_or(String::new(), |s| format!(", last update {s}"));
     match f.kind {
         "deadlock" => {
             let mut s = String::from("deadlock:");
@@ -84,36 +86,18 @@ pub fn finding_text(f: &EngineFinding, names: &[String]) -> String {
             s
         }
         "unsatisfiable_wait" => format!(
-            "unsatisfiable_wait: {} waits {res} (mode {:#04x}, threshold {}), value {} and no remaining update reaches it{}",
-            at(0).unwrap_or_default(),
-            n(0),
-            n(1),
-            n(2),
-            last(1)
+            "unsatisfiable_wait: {a} waits {res} (mode {n0:#04x}, threshold {n1}), value {n2} and no remaining update reaches it{last}"
         ),
         "unset_event" => format!(
-            "unset_event: {} waits for {res} (mode {:#04x}), which no other engine sets{}",
-            at(0).unwrap_or_default(),
-            n(0),
-            last(1)
+            "unset_event: {a} waits for {res} (mode {n0:#04x}), which no other engine sets{last}"
         ),
-        "semaphore_underflow" | "semaphore_overflow" => format!(
-            "{}: {} takes {res} from {} by {}{}",
-            f.kind,
-            at(0).unwrap_or_default(),
-            n(0),
-            n(1),
-            last(1)
-        ),
-        "unconsumed_update" => format!(
-            "unconsumed_update (warning): {} updates {res}, which no wait reads",
-            at(0).unwrap_or_default()
-        ),
+        "semaphore_underflow" | "semaphore_overflow" => {
+            format!("{}: {a} takes {res} from {n0} by {n1}{last}", f.kind)
+        }
+        "unconsumed_update" => format!("unconsumed_update (warning): {a} updates {res}, which no wait reads"),
         "analysis_stopped" => format!(
-            "analysis_stopped: {} ({}, mode byte {:#04x}): the model does not follow this engine further",
-            at(0).unwrap_or_default(),
-            f.reason.unwrap_or("?"),
-            n(0)
+            "analysis_stopped: {a} ({}, mode byte {n0:#04x}): the model does not follow this engine further",
+            f.reason.unwrap_or("?")
         ),
         other => format!("{other}: {:?}", f.sites),
     }

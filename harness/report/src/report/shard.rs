@@ -8,6 +8,7 @@ use super::integrity::{self};
 use super::model::{DivergenceRecord, OriginRecord, VECTORS_CASE};
 use super::run_json::{self, RunMeta, ShardMeta, TargetMeta, FAIL, INCOMPLETE, PASS};
 use crate::targets::Target;
+use std::fmt;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
@@ -198,71 +199,73 @@ fn check_subjects(meta: &RunMeta) -> Result<(), String> {
     Ok(())
 }
 
+/// `at: message` as the refusal when `bad`.
+fn check(bad: bool, at: impl fmt::Display, message: impl fmt::Display) -> Result<(), MergeError> {
+    match bad {
+        true => Err(MergeError::at(at, message)),
+        false => Ok(()),
+    }
+}
+
 fn check_shard(dir: &Path, meta: &RunMeta, recs: &[DivergenceRecord]) -> Result<(), MergeError> {
-    let no = |message: String| MergeError::at(dir.display(), message);
-    let jsonl = divergences_jsonl::FILE;
-    refuse!(
+    let (d, jsonl) = (&dir.display(), divergences_jsonl::FILE);
+    let nothing = "nothing was checked";
+    check(
         meta.targets.is_empty(),
-        no("nothing was checked: run.json lists no target".into())
+        d,
+        format_args!("{nothing}: run.json lists no target"),
+    )?;
+    let zero = "zero generated cases requested (cases = 0)";
+    check(meta.cases == 0, d, format_args!("{nothing}: {zero}"))?;
+    let (n, want) = (recs.len(), meta.distinct_divergences);
+    let m = format_args!("{jsonl} has {n} divergence(s), run.json says {want}");
+    check(n as u64 != want, d, m)?;
+    let (total, want) = (
+        recs.iter().map(|r| r.count).sum::<u64>(),
+        meta.divergent_cases,
     );
-    refuse!(
-        meta.cases == 0,
-        no("nothing was checked: zero generated cases requested (cases = 0)".into())
-    );
-    refuse!(
-        recs.len() as u64 != meta.distinct_divergences,
-        no(format!(
-            "{jsonl} has {} divergence(s), run.json says {}",
-            recs.len(),
-            meta.distinct_divergences
-        ))
-    );
-    let total: u64 = recs.iter().map(|r| r.count).sum();
-    refuse!(
-        total != meta.divergent_cases,
-        no(format!(
-            "{jsonl} records {total} divergent case(s), run.json says {}",
-            meta.divergent_cases
-        ))
-    );
+    let m = format_args!("{jsonl} records {total} divergent case(s), run.json says {want}");
+    check(total != want, d, m)?;
     for (i, t) in meta.targets.iter().enumerate() {
         let name = &t.name;
-        refuse!(
-            Target::from_name(name).is_none(),
-            no(format!("run.json: unknown target `{name}`"))
-        );
-        refuse!(
-            meta.targets[..i].iter().any(|u| u.name == *name),
-            no(format!("run.json: target `{name}` listed twice"))
-        );
+        let unknown = Target::from_name(name).is_none();
+        check(
+            unknown,
+            d,
+            format_args!("run.json: unknown target `{name}`"),
+        )?;
+        let twice = meta.targets[..i].iter().any(|u| u.name == *name);
+        check(
+            twice,
+            d,
+            format_args!("run.json: target `{name}` listed twice"),
+        )?;
         refuse!(
             t.ran != t.planned,
             MergeError::incomplete(dir, &shard_name(meta.shard))
         );
-        refuse!(
+        check(
             t.valid + t.near_valid + t.raw != t.ran || t.diverged > t.ran,
-            no(format!(
+            d,
+            format_args!(
                 "target {name}: {} run but {} valid + {} near-valid + {} raw, {} diverged",
                 t.ran, t.valid, t.near_valid, t.raw, t.diverged
-            ))
-        );
-        refuse!(
-            t.corpus_diverged > t.corpus_files,
-            no(format!(
-                "target {name}: {} of {} corpus files diverged",
-                t.corpus_diverged, t.corpus_files
-            ))
-        );
+            ),
+        )?;
+        let (cd, cf) = (t.corpus_diverged, t.corpus_files);
+        let m = format_args!("target {name}: {cd} of {cf} corpus files diverged");
+        check(cd > cf, d, m)?;
         let of_t = recs.iter().filter(|r| r.target == *name);
         let (records, occurrences) = (of_t.clone().count(), of_t.map(|r| r.count).sum::<u64>());
         let cases = t.diverged + t.corpus_diverged;
-        refuse!(
+        check(
             cases > occurrences,
-            no(format!(
+            d,
+            format_args!(
                 "target {name}: {cases} diverged case(s) in run.json but {records} divergence \
                  record(s) with {occurrences} occurrence(s) in {jsonl}"
-            ))
-        );
+            ),
+        )?;
     }
     let vector_failed: u64 = meta.vector_files.iter().map(|v| v.failed).sum();
     let vector_recs: u64 = recs
@@ -270,72 +273,64 @@ fn check_shard(dir: &Path, meta: &RunMeta, recs: &[DivergenceRecord]) -> Result<
         .filter(|r| r.target == VECTORS_CASE)
         .map(|r| r.count)
         .sum();
-    refuse!(
+    check(
         meta.vector_files.iter().any(|v| v.failed > v.vectors) || vector_failed > vector_recs,
-        no(format!(
+        d,
+        format_args!(
             "{vector_failed} failed vector check(s) in run.json but {vector_recs} vector \
              divergence occurrence(s) in {jsonl}"
-        ))
-    );
+        ),
+    )?;
     let sum =
         |it: &mut dyn Iterator<Item = (u64, u64)>| it.fold((0, 0), |(a, b), (r, d)| (a + r, b + d));
     let (g_ran, g_div) = sum(&mut meta.generations.iter().map(|g| (g.ran, g.diverged)));
     let (t_ran, t_div) = sum(&mut meta.targets.iter().map(|t| (t.ran, t.diverged)));
-    refuse!(
+    check(
         meta.generations.is_empty() || g_ran != t_ran || g_div != t_div,
-        no(format!(
+        d,
+        format_args!(
             "generations run {g_ran} case(s), {g_div} diverged; targets run {t_ran}, {t_div} \
              diverged"
-        ))
-    );
-    check_subjects(meta).map_err(no)?;
-    refuse!(
-        meta.failures.len() != meta.failure_targets.len(),
-        no("run.json: failures and failure_targets differ in length".into())
-    );
+        ),
+    )?;
+    check_subjects(meta).map_err(|m| MergeError::at(d, m))?;
+    let m = "run.json: failures and failure_targets differ in length";
+    check(meta.failures.len() != meta.failure_targets.len(), d, m)?;
     for (i, r) in recs.iter().enumerate() {
         check_record(dir, meta, i, r)?;
     }
     let want = verdict_of(meta, recs);
-    refuse!(
+    check(
         meta.verdict != want,
-        no(format!(
+        d,
+        format_args!(
             "run.json verdict `{}` but its files hold {} divergence record(s), {} failure(s) \
              and {t_div} diverged generated case(s): the verdict is {want}",
             meta.verdict,
             recs.len(),
             meta.failures.len()
-        ))
-    );
+        ),
+    )?;
     let sv = summary_verdict(dir)?;
-    refuse!(
-        sv.as_deref() != Some(want),
-        no(format!(
-            "summary.md says {} but the verdict is {want}",
-            sv.as_deref().unwrap_or("no result")
-        ))
-    );
+    let said = sv.as_deref().unwrap_or("no result");
+    let m = format_args!("summary.md says {said} but the verdict is {want}");
+    check(sv.as_deref() != Some(want), d, m)?;
     let (jv, cases) = junit_facts(dir)?;
-    refuse!(
-        jv.as_deref() != Some(want),
-        no(format!(
-            "junit.xml says {} but the verdict is {want}",
-            jv.as_deref().unwrap_or("no verdict")
-        ))
-    );
+    let said = jv.as_deref().unwrap_or("no verdict");
+    let m = format_args!("junit.xml says {said} but the verdict is {want}");
+    check(jv.as_deref() != Some(want), d, m)?;
     if let Some(t) = meta.targets.iter().find(|t| !cases.contains(&t.name)) {
-        return Err(no(format!(
-            "junit.xml has no testcase for target {}",
-            t.name
-        )));
+        let m = format_args!("junit.xml has no testcase for target {}", t.name);
+        check(true, d, m)?;
     }
     let unlisted =
         |c: &&String| Target::from_name(c).is_some() && !meta.targets.iter().any(|t| t.name == **c);
     if let Some(c) = cases.iter().find(unlisted) {
-        return Err(no(format!(
+        let m = format_args!(
             "junit.xml has a testcase for target {c}, which run.json does not list (a missing \
              target)"
-        )));
+        );
+        check(true, d, m)?;
     }
     Ok(())
 }
@@ -347,39 +342,34 @@ fn check_record(
     r: &DivergenceRecord,
 ) -> Result<(), MergeError> {
     let jsonl = divergences_jsonl::FILE;
-    let path = dir.join(jsonl);
     let line = i + 1;
-    let bad = |m: String| MergeError::line(&path, line, m);
+    // A bad field is refused at the line, an inconsistent one at the folder.
+    let at = &format!("{}:{line}", dir.join(jsonl).display());
+    let between = &format!("{}: {jsonl}:{line}", dir.display());
     let target = meta.targets.iter().find(|t| t.name == r.target);
-    refuse!(
-        r.number != line as u64,
-        bad(format!("record number {} (expected {line})", r.number))
-    );
-    refuse!(r.count == 0, bad("field `count` is 0".into()));
-    refuse!(
-        target.is_none() && r.target != VECTORS_CASE,
-        bad(format!(
-            "target `{}` is not one of the run's targets",
-            r.target
-        ))
-    );
+    let m = format_args!("record number {} (expected {line})", r.number);
+    check(r.number != line as u64, at, m)?;
+    check(r.count == 0, at, "field `count` is 0")?;
+    let m = format_args!("target `{}` is not one of the run's targets", r.target);
+    check(target.is_none() && r.target != VECTORS_CASE, at, m)?;
     if Target::from_name(r.replay_target()).is_none() {
-        return Err(bad(match &r.replay_target {
-            None => "a vector line's record without `replay_target` (a report of an older \
-                     tpbconform? run the gate again)"
-                .to_string(),
-            Some(t) => format!("replay target `{t}` is not a target"),
-        }));
+        return Err(MergeError::at(
+            at,
+            match &r.replay_target {
+                None => "a vector line's record without `replay_target` (a report of an older \
+                         tpbconform? run the gate again)"
+                    .to_string(),
+                Some(t) => format!("replay target `{t}` is not a target"),
+            },
+        ));
     }
     // Checked before it is read: the raw file is the record's own, inside the folder.
     let [file, replay, replay_file] = r.replay_of(r.number);
-    refuse!(
-        r.file != file,
-        bad(format!("field `file` is `{}`, expected {file}", r.file))
-    );
+    let m = format_args!("field `file` is `{}`, expected {file}", r.file);
+    check(r.file != file, at, m)?;
     let minimized = r
         .minimized_bytes()
-        .map_err(|e| bad(format!("field `minimized`: {e}")))?;
+        .map_err(|e| MergeError::at(at, format_args!("field `minimized`: {e}")))?;
     // The raw file beside the record holds the same bytes.
     let bin = dir.join(&r.file);
     let mut held = Vec::new();
@@ -387,73 +377,65 @@ fn check_record(
         .take(MAX_BYTES + 1)
         .read_to_end(&mut held)
         .map_err(|e| MergeError::read(&bin, e))?;
-    let inconsistent = |m: String| MergeError::at(dir.display(), m);
-    refuse!(
+    check(
         held != minimized,
-        inconsistent(format!(
+        dir.display(),
+        format_args!(
             "{}: does not hold the minimised input of record {line} of {jsonl}",
             r.file
-        ))
-    );
+        ),
+    )?;
     if let Err(e) = r.input_bytes() {
-        return Err(bad(format!("field `input`: {e}")));
+        check(true, at, format_args!("field `input`: {e}"))?;
     }
-    refuse!(
-        !meta.generations.iter().any(|g| g.name == r.arch),
-        bad(format!("generation `{}` is not one of the run's", r.arch))
-    );
+    let m = format_args!("generation `{}` is not one of the run's", r.arch);
+    check(!meta.generations.iter().any(|g| g.name == r.arch), at, m)?;
     // The file and the replay commands are what the typed fields give (a record of an older
     // tpbconform, without `replay_subjects` / `replay_target`, fails here).
-    refuse!(
+    check(
         [&r.replay, &r.replay_file] != [&replay, &replay_file],
-        bad(
-            "fields `replay` and `replay_file` are not the ones its target, generation, replay \
-             subjects and minimised input give (a report of an older tpbconform? run the gate \
-             again)"
-                .into()
-        )
-    );
-    let inconsistent = |m: String| inconsistent(format!("{jsonl}:{line}: {m}"));
+        at,
+        "fields `replay` and `replay_file` are not the ones its target, generation, replay \
+         subjects and minimised input give (a report of an older tpbconform? run the gate again)",
+    )?;
     let target_has = |n: fn(&TargetMeta) -> u64| target.is_some_and(|t| n(t) > 0);
     match &r.origin {
         OriginRecord::Generated { generated, kind } => {
-            refuse!(
-                !r.origin.kind_known(),
-                bad(format!("unknown case kind `{kind}`"))
-            );
-            refuse!(
-                generated % meta.shard.count != meta.shard.index,
-                inconsistent(format!(
-                    "divergence from generated case #{generated}, which is not in shard {}",
-                    shard_name(meta.shard)
-                ))
-            );
-            refuse!(
+            let m = format_args!("unknown case kind `{kind}`");
+            check(!r.origin.kind_known(), at, m)?;
+            let (n, shard) = (generated, shard_name(meta.shard));
+            let m =
+                format_args!("divergence from generated case #{n}, which is not in shard {shard}");
+            check(generated % meta.shard.count != meta.shard.index, between, m)?;
+            check(
                 !target_has(|t| t.diverged),
-                inconsistent(format!(
-                    "divergence from generated case #{generated} but run.json has no diverged \
-                     generated case of {}",
+                between,
+                format_args!(
+                    "divergence from generated case #{n} but run.json has no diverged generated \
+                     case of {}",
                     r.target
-                ))
-            );
+                ),
+            )?;
         }
-        OriginRecord::Corpus { corpus } => refuse!(
+        OriginRecord::Corpus { corpus } => check(
             !target_has(|t| t.corpus_diverged),
-            inconsistent(format!(
+            between,
+            format_args!(
                 "divergence from corpus file {corpus} but run.json has no diverged corpus file \
                  of {}",
                 r.target
-            ))
-        ),
-        OriginRecord::Vector { vector, .. } => refuse!(
+            ),
+        )?,
+        OriginRecord::Vector { vector, .. } => check(
             !meta
                 .vector_files
                 .iter()
                 .any(|v| v.path == *vector && v.failed > 0),
-            inconsistent(format!(
+            between,
+            format_args!(
                 "divergence from vector file {vector} but run.json has no failed check in it"
-            ))
-        ),
+            ),
+        )?,
     }
     Ok(())
 }
@@ -461,24 +443,19 @@ fn check_record(
 /// Reads one shard folder and verifies it on its own (see the module docs).
 pub fn load(dir: &Path) -> Result<ShardReport, MergeError> {
     let meta = read_meta(dir)?;
-    let (shard, no) = (shard_name(meta.shard), |m: String| {
-        MergeError::at(dir.display(), m)
-    });
-    refuse!(
-        meta.shard.count == 0 || meta.shard.index >= meta.shard.count,
-        no(format!("run.json: bad shard {shard}"))
-    );
+    let (shard, d) = (shard_name(meta.shard), &dir.display());
+    let bad = meta.shard.count == 0 || meta.shard.index >= meta.shard.count;
+    check(bad, d, format_args!("run.json: bad shard {shard}"))?;
     refuse!(
         meta.verdict == INCOMPLETE || !meta.complete,
         MergeError::incomplete(dir, &shard)
     );
-    refuse!(
-        meta.bad_input,
-        no(format!("shard {shard} had bad input (its gate exited 2)"))
-    );
+    let m = format_args!("shard {shard} had bad input (its gate exited 2)");
+    check(meta.bad_input, d, m)?;
     let divergences = read_divergences(dir, meta.distinct_divergences)?;
     let facts = run_json::render(&meta);
-    integrity::verify(dir, run_json::FILE, meta.integrity.as_ref(), &facts).map_err(no)?;
+    integrity::verify(dir, run_json::FILE, meta.integrity.as_ref(), &facts)
+        .map_err(|m| MergeError::at(d, m))?;
     check_shard(dir, &meta, &divergences)?;
     Ok(ShardReport {
         dir: dir.to_path_buf(),
