@@ -155,22 +155,20 @@ pub fn section(title: &str, p: &EngineProgram, o: &EngineSyncOutcome, names: &[S
         width * scale,
         height * scale
     );
-    if dma_lane == 1 {
+    // A lane: its label and its line across the picture.
+    let lane = |svg: &mut String, label: &str, y: f64| {
         let _ = write!(
             svg,
-            "<text class=\"lane-label\" x=\"8\" y=\"{:.0}\">DMA</text><line class=\"lane-line\" x1=\"{LEFT}\" x2=\"{width:.0}\" y1=\"{TOP}\" y2=\"{TOP}\"/>",
-            TOP + 4.0
+            "<text class=\"lane-label\" x=\"8\" y=\"{:.0}\">{label}</text><line class=\"lane-line\" x1=\"{LEFT}\" x2=\"{width:.0}\" y1=\"{y:.0}\" y2=\"{y:.0}\"/>",
+            y + 4.0
         );
+    };
+    if dma_lane == 1 {
+        lane(&mut svg, "DMA", TOP);
     }
     for (e, steps) in p.engines.iter().enumerate() {
         let y = lane_y(e);
-        let name = engine_name(names, e);
-        let _ = write!(
-            svg,
-            "<text class=\"lane-label\" x=\"8\" y=\"{:.0}\">{}</text><line class=\"lane-line\" x1=\"{LEFT}\" x2=\"{width:.0}\" y1=\"{y:.0}\" y2=\"{y:.0}\"/>",
-            y + 4.0,
-            xml_escape(&name)
-        );
+        lane(&mut svg, &xml_escape(&engine_name(names, e)), y);
         if steps.len() > MAX_MARKS {
             let _ = write!(
                 svg,
@@ -188,13 +186,7 @@ pub fn section(title: &str, p: &EngineProgram, o: &EngineSyncOutcome, names: &[S
         else {
             continue;
         };
-        let _ = write!(
-            svg,
-            "<path class=\"link\" data-from=\"{}\" data-to=\"{}\" d=\"{}\"/>",
-            xml_escape(&site_text(&by, &[])),
-            xml_escape(&site_text(wait, &[])),
-            curve(x0, y0, x1, y1)
-        );
+        arrow(&mut svg, "link", &by, wait, curve(x0, y0, x1, y1));
     }
     for f in o.findings.iter().filter(|f| f.kind == "deadlock") {
         for (k, pair) in f.sites.chunks(2).enumerate() {
@@ -205,13 +197,10 @@ pub fn section(title: &str, p: &EngineProgram, o: &EngineSyncOutcome, names: &[S
                 continue;
             };
             let (res, _, threshold, _) = cycle_edge(f, k);
+            arrow(&mut svg, "cycle", h, w, curve(x0, y0, x1, y1));
             let _ = write!(
                 svg,
-                "<path class=\"cycle\" data-from=\"{}\" data-to=\"{}\" d=\"{}\"/>\
-<text class=\"cycle-label\" x=\"{:.0}\" y=\"{:.0}\">{res} ≥ {threshold}</text>",
-                xml_escape(&site_text(h, &[])),
-                xml_escape(&site_text(w, &[])),
-                curve(x0, y0, x1, y1),
+                "<text class=\"cycle-label\" x=\"{:.0}\" y=\"{:.0}\">{res} ≥ {threshold}</text>",
                 x1 + 10.0,
                 y1 + if y0 > y1 { 22.0 } else { -14.0 },
             );
@@ -309,6 +298,16 @@ fn mark_title(s: &SyncSite, p: &EngineProgram) -> String {
             format!("dma {index}: S[{}] += {}", d.sem, d.by)
         }
     }
+}
+
+/// An arrow of class `class` from site `from` to site `to` along path `d`.
+fn arrow(svg: &mut String, class: &str, from: &SyncSite, to: &SyncSite, d: String) {
+    let (from, to) = (site_text(from, &[]), site_text(to, &[]));
+    let (from, to) = (xml_escape(&from), xml_escape(&to));
+    let _ = write!(
+        svg,
+        "<path class=\"{class}\" data-from=\"{from}\" data-to=\"{to}\" d=\"{d}\"/>"
+    );
 }
 
 fn instr(engine: usize, index: u32) -> SyncSite {
