@@ -137,29 +137,24 @@ fn junit_facts(dir: &Path) -> Result<(Option<String>, Vec<String>), MergeError> 
 /// are at most the diverged inputs.
 fn check_subjects(meta: &RunMeta) -> Result<(), String> {
     for s in &meta.subjects {
-        let (spec, parts) = (&s.spec, s.cases_of_parts());
+        let (spec, cases, parts) = (&s.spec, s.cases, s.cases_of_parts());
+        let m = "its targets and vector checks add up to";
         refuse!(
-            s.cases != parts,
-            format!(
-                "subject {spec}: {} case(s) judged, but its targets and vector checks add up to \
-                 {parts}",
-                s.cases
-            )
+            cases != parts,
+            format!("subject {spec}: {cases} case(s) judged, but {m} {parts}")
         );
         for st in &s.targets {
-            let Some(t) = meta.targets.iter().find(|t| t.name == st.name) else {
+            let (name, generated) = (&st.name, st.generated);
+            let Some(t) = meta.targets.iter().find(|t| t.name == *name) else {
                 return Err(format!(
-                    "subject {spec}: target `{}` is not one of the run's",
-                    st.name
+                    "subject {spec}: target `{name}` is not one of the run's"
                 ));
             };
-            refuse!(
-                st.generated > t.ran,
-                format!(
-                    "subject {spec}: judged on {} generated case(s) of {}, which ran {}",
-                    st.generated, t.name, t.ran
-                )
+            let m = format!(
+                "judged on {generated} generated case(s) of {name}, which ran {}",
+                t.ran
             );
+            refuse!(generated > t.ran, format!("subject {spec}: {m}"));
         }
         let foreign = |g: &&String| !meta.generations.iter().any(|m| m.name == **g);
         if let Some(g) = s.generations.iter().find(foreign) {
@@ -167,10 +162,8 @@ fn check_subjects(meta: &RunMeta) -> Result<(), String> {
                 "subject {spec}: generation `{g}` is not one of the run's"
             ));
         }
-        refuse!(
-            s.cases == 0 && s.failures == 0,
-            format!("subject {spec} was judged on no case, yet no failure says so")
-        );
+        let m = format!("subject {spec} was judged on no case, yet no failure says so");
+        refuse!(cases == 0 && s.failures == 0, m);
     }
     let named = meta
         .subjects
