@@ -148,6 +148,14 @@ impl fmt::Display for InputError {
 
 impl std::error::Error for InputError {}
 
+/// [`InputError::Io`] of `source`.
+fn io_error(source: &str, e: &std::io::Error) -> InputError {
+    InputError::Io {
+        source: source.to_string(),
+        error: e.to_string(),
+    }
+}
+
 /// One bundle read from an input, with where it came from.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Loaded {
@@ -189,10 +197,7 @@ pub fn open_source(path: &str) -> Result<Box<dyn BufRead>, InputError> {
     if path == "-" {
         return Ok(Box::new(std::io::stdin().lock()));
     }
-    let io = |e: std::io::Error| InputError::Io {
-        source: source.clone(),
-        error: e.to_string(),
-    };
+    let io = |e| io_error(&source, &e);
     let f = File::open(path).map_err(io)?;
     if f.metadata().map_err(io)?.is_dir() {
         return Err(InputError::IsDirectory { source });
@@ -208,10 +213,7 @@ pub fn read_capped(path: &str) -> Result<Vec<u8>, InputError> {
     open_source(path)?
         .take(MAX_INPUT + 1)
         .read_to_end(&mut buf)
-        .map_err(|e| InputError::Io {
-            source: source.clone(),
-            error: e.to_string(),
-        })?;
+        .map_err(|e| io_error(&source, &e))?;
     if buf.len() as u64 > MAX_INPUT {
         return Err(InputError::TooBig {
             source,
@@ -250,44 +252,28 @@ impl<R: BufRead> Lines<R> {
         }
         self.buf.clear();
         self.line += 1;
-        loop {
-            let chunk = match self.inner.fill_buf() {
-                Ok(c) => c,
-                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-                Err(e) => {
-                    self.done = true;
-                    return Some(Err(InputError::Io {
-                        source: self.source.clone(),
-                        error: e.to_string(),
-                    }));
-                }
-            };
-            if chunk.is_empty() {
+        // One byte past the cap: a line that long without its newline is too long.
+        let cap = MAX_LINE as u64 + 1;
+        let read = (&mut self.inner).take(cap).read_until(b'\n', &mut self.buf);
+        let error = match read {
+            Err(e) => io_error(&self.source, &e),
+            Ok(_) if self.buf.last() == Some(&b'\n') => {
+                self.buf.pop();
+                return Some(Ok((self.line, &self.buf)));
+            }
+            // The end of the input (not read again: stdin may be a terminal).
+            Ok(n) if self.buf.len() <= MAX_LINE => {
                 self.done = true;
-                if self.buf.is_empty() {
-                    return None;
-                }
-                break;
+                return (n > 0).then_some(Ok((self.line, &self.buf)));
             }
-            let (take, newline) = match chunk.iter().position(|&c| c == b'\n') {
-                Some(i) => (i, true),
-                None => (chunk.len(), false),
-            };
-            if self.buf.len() + take > MAX_LINE {
-                self.done = true;
-                return Some(Err(InputError::LineTooLong {
-                    source: self.source.clone(),
-                    line: self.line,
-                    max: MAX_LINE,
-                }));
-            }
-            self.buf.extend_from_slice(&chunk[..take]);
-            self.inner.consume(take + usize::from(newline));
-            if newline {
-                break;
-            }
-        }
-        Some(Ok((self.line, &self.buf)))
+            Ok(_) => InputError::LineTooLong {
+                source: self.source.clone(),
+                line: self.line,
+                max: MAX_LINE,
+            },
+        };
+        self.done = true;
+        Some(Err(error))
     }
 }
 
@@ -350,25 +336,17 @@ impl<R: BufRead> Bundles<R> {
         }
     }
 
-    fn io(&self, e: &std::io::Error) -> InputError {
-        InputError::Io {
-            source: self.source.clone(),
-            error: e.to_string(),
-        }
-    }
-
     /// `(line, offset, bundle)` of the next bundle, `None` at a clean end.
     fn step(&mut self) -> Result<Option<Positioned>, InputError> {
-        let source = self.source.clone();
+        let source = &self.source;
         match &mut self.kind {
             Kind::Binary(r) => {
                 if self.offset == 0 {
                     // The first bytes, peeked: hex text given without --hex is a usage mistake.
-                    if looks_like_hex(r.fill_buf().map_err(|e| InputError::Io {
-                        source: source.clone(),
-                        error: e.to_string(),
-                    })?) {
-                        return Err(InputError::LooksLikeHex { source });
+                    if looks_like_hex(r.fill_buf().map_err(|e| io_error(source, &e))?) {
+                        return Err(InputError::LooksLikeHex {
+                            source: source.clone(),
+                        });
                     }
                 }
                 let mut b = [0u8; 64];
@@ -378,7 +356,7 @@ impl<R: BufRead> Bundles<R> {
                         Ok(0) => break,
                         Ok(n) => got += n,
                         Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-                        Err(e) => return Err(self.io(&e)),
+                        Err(e) => return Err(io_error(source, &e)),
                     }
                 }
                 let at = self.offset;
@@ -387,7 +365,7 @@ impl<R: BufRead> Bundles<R> {
                     0 => Ok(None),
                     BUNDLE => Ok(Some((None, at, b))),
                     _ => Err(InputError::Length {
-                        source,
+                        source: source.clone(),
                         len: self.offset,
                         partial_offset: at,
                     }),
@@ -409,7 +387,7 @@ impl<R: BufRead> Bundles<R> {
                 }
                 if digits.len() != 2 * BUNDLE {
                     return Err(InputError::HexLineLength {
-                        source,
+                        source: source.clone(),
                         line: lineno,
                         digits: digits.len(),
                     });
@@ -430,21 +408,14 @@ impl<R: BufRead> Iterator for Bundles<R> {
             return None;
         }
         let r = match self.step() {
-            Ok(Some(x)) => {
-                self.count += 1;
-                return Some(Ok(x));
-            }
-            Ok(None) if self.count == 0 => Err(InputError::Empty {
+            Ok(None) if self.count == 0 => Some(Err(InputError::Empty {
                 source: self.source.clone(),
-            }),
-            Ok(None) => {
-                self.done = true;
-                return None;
-            }
-            Err(e) => Err(e),
+            })),
+            r => r.transpose(),
         };
-        self.done = true;
-        Some(r)
+        self.count += 1;
+        self.done = !matches!(r, Some(Ok(_)));
+        r
     }
 }
 
@@ -460,44 +431,34 @@ pub fn stream_bundles(
     } else {
         paths.to_vec()
     };
-    let mut files = paths.into_iter();
-    let mut current: Option<(String, Bundles<Box<dyn BufRead>>)> = None;
-    let mut index = 0usize;
-    let mut failed = false;
-    std::iter::from_fn(move || loop {
-        if failed {
+    let files = paths.into_iter().flat_map(move |p| {
+        let source = source_name(&p);
+        let (bundles, failed) = match open_source(&p) {
+            Ok(r) => (Some(Bundles::new(&source, r, hex)), None),
+            Err(e) => (None, Some(Err(e))),
+        };
+        let loaded = move |(line, offset, bytes)| Loaded {
+            source: source.clone(),
+            index: 0,
+            line,
+            offset,
+            bytes,
+        };
+        failed
+            .into_iter()
+            .chain(bundles.into_iter().flatten().map(move |r| r.map(&loaded)))
+    });
+    // Numbered across the inputs, up to and including the first error.
+    files.scan((0usize, false), |(index, failed), r| {
+        if *failed {
             return None;
         }
-        if current.is_none() {
-            let p = files.next()?;
-            let source = source_name(&p);
-            match open_source(&p) {
-                Ok(r) => current = Some((source.clone(), Bundles::new(&source, r, hex))),
-                Err(e) => {
-                    failed = true;
-                    return Some(Err(e));
-                }
-            }
-        }
-        let (source, bundles) = current.as_mut()?;
-        match bundles.next() {
-            None => current = None,
-            Some(Err(e)) => {
-                failed = true;
-                return Some(Err(e));
-            }
-            Some(Ok((line, offset, bytes))) => {
-                let l = Loaded {
-                    source: source.clone(),
-                    index,
-                    line,
-                    offset,
-                    bytes,
-                };
-                index += 1;
-                return Some(Ok(l));
-            }
-        }
+        *failed = r.is_err();
+        *index += 1;
+        Some(r.map(|l| Loaded {
+            index: *index - 1,
+            ..l
+        }))
     })
 }
 

@@ -21,7 +21,6 @@
 //!   finds it either registered or gone.
 
 use std::collections::BTreeSet;
-use std::fs::File;
 use std::io;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -108,10 +107,10 @@ fn remove_temp(p: &Path) {
 
 /// Registers `path` and creates it with `create` (e.g. an exclusive open)
 /// in one critical section; on error it is unregistered again.
-pub fn create_temp_file(
+pub fn create_temp_file<T>(
     path: &Path,
-    create: impl FnOnce(&Path) -> io::Result<File>,
-) -> io::Result<File> {
+    create: impl FnOnce(&Path) -> io::Result<T>,
+) -> io::Result<T> {
     let mut g = temps();
     let fresh = g.insert(path.to_path_buf());
     let r = create(path);
@@ -123,13 +122,7 @@ pub fn create_temp_file(
 
 /// Registers and creates a new folder (`mkdir`, never an existing one).
 pub fn create_temp_dir(path: &Path) -> io::Result<()> {
-    let mut g = temps();
-    let fresh = g.insert(path.to_path_buf());
-    let r = std::fs::create_dir(path);
-    if r.is_err() && fresh {
-        g.remove(path);
-    }
-    r
+    create_temp_file(path, |p| std::fs::create_dir(p))
 }
 
 /// Runs `finish` (the rename that puts `path` into place) and unregisters
@@ -159,6 +152,7 @@ pub fn registered_temps() -> Vec<PathBuf> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::fs::File;
 
     #[test]
     fn temps_are_registered_until_finished_or_discarded() {

@@ -36,26 +36,29 @@ pub enum Domain {
     Any,
 }
 
+/// The closed domains: core's enum domain of each (its one statement of the domain) and the
+/// name of its table (FACTS §2 [H] for the modes, SPEC §6 for the others), for messages.
+const CLOSED: [(Domain, EnumDomain, &str); 7] = [
+    (Domain::WaitMode, EnumDomain::WaitMode, "WAIT_MODE"),
+    (Domain::UpdateMode, EnumDomain::UpdateMode, "UPDATE_MODE"),
+    (Domain::ArgType, EnumDomain::ArgType, "ARG_TYPE"),
+    (Domain::CceOp, EnumDomain::CceOp, "CCE AluOp"),
+    (Domain::Dtype, EnumDomain::Dtype, "dtype"),
+    (Domain::Kind, EnumDomain::CollectiveKind, "CollectiveKind"),
+    (Domain::Flag, EnumDomain::Flag, "flag (0 or 1)"),
+];
+
 impl Domain {
     /// The legal values of a closed domain under generation `arch` (v4's dtype column adds
     /// tag 0x10: FACTS §6, SPEC §6.4), read from core's one statement of each domain
     /// ([`EnumDomain::admits`]), not restated here.
     pub fn values_for(self, arch: Generation) -> Option<&'static [u8]> {
-        const DOMAINS: [EnumDomain; 7] = [
-            EnumDomain::WaitMode,
-            EnumDomain::UpdateMode,
-            EnumDomain::ArgType,
-            EnumDomain::CceOp,
-            EnumDomain::Dtype,
-            EnumDomain::CollectiveKind,
-            EnumDomain::Flag,
-        ];
         static SETS: OnceLock<Vec<Vec<Vec<u8>>>> = OnceLock::new();
-        let d = self.core_domain()?;
+        let i = CLOSED.iter().position(|c| c.0 == self)?;
         let sets = SETS.get_or_init(|| {
-            DOMAINS
+            CLOSED
                 .iter()
-                .map(|&d| {
+                .map(|&(_, d, _)| {
                     Generation::ALL
                         .iter()
                         .map(|a| (0..=255u8).filter(|&v| d.admits(v, *a)).collect())
@@ -63,38 +66,14 @@ impl Domain {
                 })
                 .collect()
         });
-        let i = DOMAINS.iter().position(|&x| x == d)?;
         let g = Generation::ALL.iter().position(|&x| x == arch)?;
         Some(sets[i][g].as_slice())
-    }
-
-    /// Core's enum domain of a closed domain.
-    fn core_domain(self) -> Option<EnumDomain> {
-        Some(match self {
-            Domain::WaitMode => EnumDomain::WaitMode,
-            Domain::UpdateMode => EnumDomain::UpdateMode,
-            Domain::ArgType => EnumDomain::ArgType,
-            Domain::CceOp => EnumDomain::CceOp,
-            Domain::Dtype => EnumDomain::Dtype,
-            Domain::Kind => EnumDomain::CollectiveKind,
-            Domain::Flag => EnumDomain::Flag,
-            Domain::Opcode | Domain::Scratch | Domain::Ap | Domain::Any => return None,
-        })
     }
 
     /// The name of the table a byte of the domain is a member of (FACTS §2 [H] for the modes,
     /// SPEC §6 for the others), for messages; `None` for an unconstrained domain.
     pub fn table(self) -> Option<&'static str> {
-        Some(match self {
-            Domain::WaitMode => "WAIT_MODE",
-            Domain::UpdateMode => "UPDATE_MODE",
-            Domain::ArgType => "ARG_TYPE",
-            Domain::CceOp => "CCE AluOp",
-            Domain::Dtype => "dtype",
-            Domain::Kind => "CollectiveKind",
-            Domain::Flag => "flag (0 or 1)",
-            Domain::Opcode | Domain::Scratch | Domain::Ap | Domain::Any => return None,
-        })
+        CLOSED.iter().find(|c| c.0 == self).map(|c| c.2)
     }
 
     /// How the field's value is written in JSON (`decode` output).
@@ -156,15 +135,12 @@ fn span_of(f: &FieldDef) -> Span {
     let role = match f.kind {
         FieldKind::Opcode => Role::Field(Domain::Opcode),
         FieldKind::Constant(v) => Role::Const(v),
-        FieldKind::Enum(e) => Role::Field(match e {
-            EnumDomain::WaitMode => Domain::WaitMode,
-            EnumDomain::UpdateMode => Domain::UpdateMode,
-            EnumDomain::Dtype => Domain::Dtype,
-            EnumDomain::CceOp => Domain::CceOp,
-            EnumDomain::CollectiveKind => Domain::Kind,
-            EnumDomain::ArgType => Domain::ArgType,
-            EnumDomain::Flag => Domain::Flag,
-        }),
+        FieldKind::Enum(e) => Role::Field(
+            CLOSED
+                .iter()
+                .find(|c| c.1 == e)
+                .map_or(Domain::Any, |c| c.0),
+        ),
         FieldKind::Integer => Role::Field(Domain::Any),
         FieldKind::Scratch => Role::Field(Domain::Scratch),
         FieldKind::Ap => Role::Field(Domain::Ap),

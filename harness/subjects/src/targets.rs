@@ -120,105 +120,72 @@ pub struct TargetSpec {
 const BUNDLE_CHUNK: u64 = 1024;
 const FAST_CHUNK: u64 = 8192;
 
+/// A gate target's row, its corpus folder its own name.
+const fn row(name: &'static str, check: Check, needs: &[C], chunk: u64) -> TargetSpec {
+    let needs = Capabilities::of(needs);
+    TargetSpec {
+        name,
+        check,
+        gate: true,
+        folder: name,
+        needs,
+        chunk,
+    }
+}
+
 /// The rows before the LUT tables' (bundle and stream targets).
 const HEAD: [TargetSpec; 5] = [
+    row(
+        "validate_header",
+        Check::Validator(Validator::Header),
+        &[C::ValidateHeader],
+        FAST_CHUNK,
+    ),
+    row(
+        "validate_payload",
+        Check::Validator(Validator::Payload),
+        &[C::ValidatePayload],
+        FAST_CHUNK,
+    ),
+    row("decode_any", Check::Decode, &[C::Decode], BUNDLE_CHUNK),
     TargetSpec {
-        name: "validate_header",
-        check: Check::Validator(Validator::Header),
-        gate: true,
-        folder: "validate_header",
-        needs: Capabilities::of(&[C::ValidateHeader]),
-        chunk: FAST_CHUNK,
-    },
-    TargetSpec {
-        name: "validate_payload",
-        check: Check::Validator(Validator::Payload),
-        gate: true,
-        folder: "validate_payload",
-        needs: Capabilities::of(&[C::ValidatePayload]),
-        chunk: FAST_CHUNK,
-    },
-    TargetSpec {
-        name: "decode_any",
-        check: Check::Decode,
-        gate: true,
         folder: "decode_any",
-        needs: Capabilities::of(&[C::Decode]),
-        chunk: BUNDLE_CHUNK,
+        ..row(
+            "roundtrip",
+            Check::Roundtrip,
+            &[C::Decode, C::Encode],
+            BUNDLE_CHUNK,
+        )
     },
     TargetSpec {
-        name: "roundtrip",
-        check: Check::Roundtrip,
-        gate: true,
-        folder: "decode_any",
-        needs: Capabilities::of(&[C::Decode, C::Encode]),
-        chunk: BUNDLE_CHUNK,
-    },
-    TargetSpec {
-        name: "custom_op_group",
-        check: Check::StreamProgram,
-        gate: true,
         folder: "custom_op_stream",
-        needs: Capabilities::of(&[C::ValidateStream]),
-        chunk: BUNDLE_CHUNK,
+        ..row(
+            "custom_op_group",
+            Check::StreamProgram,
+            &[C::ValidateStream],
+            BUNDLE_CHUNK,
+        )
     },
 ];
 
 /// The rows after the LUT tables'.
 const TAIL: [TargetSpec; 7] = [
+    row("ir_gates", Check::Ir, &[C::IrGates], FAST_CHUNK),
+    row("sync_handshake", Check::Sync, &[C::Sync], 16),
+    row("collective_lowering", Check::Lowering, &[C::Lower], 64),
+    row("stream_lint", Check::StreamLint, &[C::StreamLint], 64),
+    row("engine_sync", Check::EngineSync, &[C::EngineSync], 64),
     TargetSpec {
-        name: "ir_gates",
-        check: Check::Ir,
-        gate: true,
-        folder: "ir_gates",
-        needs: Capabilities::of(&[C::IrGates]),
-        chunk: FAST_CHUNK,
-    },
-    TargetSpec {
-        name: "sync_handshake",
-        check: Check::Sync,
-        gate: true,
-        folder: "sync_handshake",
-        needs: Capabilities::of(&[C::Sync]),
-        chunk: 16,
-    },
-    TargetSpec {
-        name: "collective_lowering",
-        check: Check::Lowering,
-        gate: true,
-        folder: "collective_lowering",
-        needs: Capabilities::of(&[C::Lower]),
-        chunk: 64,
-    },
-    TargetSpec {
-        name: "stream_lint",
-        check: Check::StreamLint,
-        gate: true,
-        folder: "stream_lint",
-        needs: Capabilities::of(&[C::StreamLint]),
-        chunk: 64,
-    },
-    TargetSpec {
-        name: "engine_sync",
-        check: Check::EngineSync,
-        gate: true,
-        folder: "engine_sync",
-        needs: Capabilities::of(&[C::EngineSync]),
-        chunk: 64,
-    },
-    TargetSpec {
-        name: "custom_op_stream",
-        check: Check::StreamRaw,
         gate: false,
-        folder: "custom_op_stream",
-        needs: Capabilities::of(&[C::ValidateStream]),
-        chunk: BUNDLE_CHUNK,
+        ..row(
+            "custom_op_stream",
+            Check::StreamRaw,
+            &[C::ValidateStream],
+            BUNDLE_CHUNK,
+        )
     },
     TargetSpec {
-        name: "structured_diff",
-        check: Check::Structured,
         gate: false,
-        folder: "structured_diff",
         needs: Capabilities::of(&[
             C::ValidateHeader,
             C::ValidatePayload,
@@ -228,7 +195,7 @@ const TAIL: [TargetSpec; 7] = [
             C::IrGates,
         ])
         .union(Capabilities::LUTS),
-        chunk: BUNDLE_CHUNK,
+        ..row("structured_diff", Check::Structured, &[], BUNDLE_CHUNK)
     },
 ];
 
@@ -243,12 +210,8 @@ pub static TARGETS: [TargetSpec; HEAD.len() + LutTable::ALL.len() + TAIL.len()] 
         } else if i < HEAD.len() + LutTable::ALL.len() {
             let t = LutTable::ALL[i - HEAD.len()];
             TargetSpec {
-                name: t.target_name(),
-                check: Check::Lut(t),
-                gate: true,
                 folder: "luts",
-                needs: Capabilities::of(&[C::Lut(t)]),
-                chunk: FAST_CHUNK,
+                ..row(t.target_name(), Check::Lut(t), &[C::Lut(t)], FAST_CHUNK)
             }
         } else {
             TAIL[i - HEAD.len() - LutTable::ALL.len()]
@@ -370,10 +333,17 @@ impl FromStr for Target {
     type Err = UnknownTarget;
     /// Any registry target.
     fn from_str(s: &str) -> Result<Target, UnknownTarget> {
-        Target::from_name(s).ok_or_else(|| UnknownTarget {
-            name: s.to_string(),
-            expected: Target::all().map(Target::name).collect(),
-        })
+        Target::from_name(s).ok_or_else(|| UnknownTarget::among(s, Target::all()))
+    }
+}
+
+impl UnknownTarget {
+    /// `name`, not one of `targets`.
+    fn among(name: &str, targets: impl Iterator<Item = Target>) -> UnknownTarget {
+        UnknownTarget {
+            name: name.to_string(),
+            expected: targets.map(Target::name).collect(),
+        }
     }
 }
 
@@ -381,13 +351,7 @@ impl FromStr for Target {
 pub fn parse_gate_target(s: &str) -> Result<Target, UnknownTarget> {
     Target::from_name(s)
         .filter(|t| t.spec().gate)
-        .ok_or_else(|| UnknownTarget {
-            name: s.to_string(),
-            expected: Target::gate_targets()
-                .into_iter()
-                .map(Target::name)
-                .collect(),
-        })
+        .ok_or_else(|| UnknownTarget::among(s, Target::gate_targets().into_iter()))
 }
 
 /// The corpus folders (= cargo-fuzz targets), in registry order.
