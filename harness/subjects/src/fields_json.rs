@@ -82,11 +82,11 @@ fn json_str(o: &mut String, s: &str) {
 
 /// Parses exactly 128 hex digits (nothing else) into a bundle.
 pub fn parse_bundle_hex(s: &str) -> Option<[u8; 64]> {
-    let digits = crate::input::hex_nibbles(s.as_bytes(), false).ok()?;
-    if s.len() != 128 || digits.len() != 128 {
+    if s.len() != 128 {
         return None;
     }
-    crate::input::pack_nibbles(&digits).try_into().ok()
+    // 128 bytes of text giving 64 bytes: no space among them.
+    parse_hex_bytes(s)?.try_into().ok()
 }
 
 /// A JSON hex string (no comments) via the shared [`crate::input::hex_nibbles`].

@@ -328,10 +328,7 @@ pub fn field(name: &str) -> (std::borrow::Cow<'static, str>, Kind) {
 /// `name` as a field name: the layouts' own text when it is one of their
 /// field names (no allocation), else a copy.
 pub fn field_name(name: &str) -> std::borrow::Cow<'static, str> {
-    match known_field(name) {
-        Some((n, _)) => n.into(),
-        None => name.to_string().into(),
-    }
+    field(name).0
 }
 
 /// `check`'s verdict on an instruction whose skeleton holds and whose body no record models.

@@ -60,14 +60,9 @@ pub fn to_request(insn: &IrInstruction) -> oracle::Request {
     }
 }
 
-/// The oracle's generation number (2..=5).
+/// The oracle's generation number (2..=5): the generations in order from v2.
 pub fn gen_number(g: Generation) -> u8 {
-    match g {
-        Generation::V2 => 2,
-        Generation::V3 => 3,
-        Generation::V4 => 4,
-        Generation::V5 => 5,
-    }
+    g as u8 + 2
 }
 
 pub fn side_pair(r: &SideRef) -> (&'static str, usize) {
