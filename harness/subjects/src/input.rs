@@ -462,15 +462,6 @@ pub fn stream_bundles(
     })
 }
 
-fn hex_val(c: u8) -> Option<u8> {
-    match c {
-        b'0'..=b'9' => Some(c - b'0'),
-        b'a'..=b'f' => Some(c - b'a' + 10),
-        b'A'..=b'F' => Some(c - b'A' + 10),
-        _ => None,
-    }
-}
-
 /// A character that is not a hex digit, space, tab or CR.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct BadDigit {
@@ -489,8 +480,8 @@ pub fn hex_nibbles(text: &[u8], comments: bool) -> Result<Vec<u8>, BadDigit> {
         match c {
             b'#' if comments => break,
             b' ' | b'\t' | b'\r' => {}
-            _ => match hex_val(c) {
-                Some(v) => digits.push(v),
+            _ => match char::from(c).to_digit(16) {
+                Some(v) => digits.push(v as u8),
                 None => {
                     // Show the whole (possibly multi-byte) character.
                     let found = String::from_utf8_lossy(&text[index..])

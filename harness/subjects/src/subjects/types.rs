@@ -145,10 +145,7 @@ impl Name {
 
 impl PartialEq for Name {
     fn eq(&self, other: &Name) -> bool {
-        match (self, other) {
-            (Name::Known(a), Name::Known(b)) => a == b,
-            _ => false,
-        }
+        matches!((self, other), (Name::Known(a), Name::Known(b)) if a == b)
     }
 }
 
