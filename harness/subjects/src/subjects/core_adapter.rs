@@ -12,7 +12,7 @@ use super::sync_translate::to_sim_plan;
 use super::sync_types::{FlowStamps, SyncFlow, SyncPlanned, SyncProgram, SyncRejected};
 use super::types::{
     hex, BundleSpan, BundleStreamResult, DecodeFail, Decoded, EncodeResult, FieldName, IrAnswer,
-    IrQuery, LutResult, LutTable, Name, Predicate, Route, StreamFail, StreamResult, StreamSummary,
+    IrQuery, LutResult, LutTable, Name, Predicate, StreamFail, StreamResult, StreamSummary,
     Validator, Value, Verdict,
 };
 use tpb_core as c;
@@ -386,10 +386,7 @@ impl Reference for CoreSubject {
             IrQuery::CcDim(d) => gate(ir::check_cc_dim(*d)),
             IrQuery::RankIdOutput(k) => gate(ir::check_rank_id_output(*k)),
             IrQuery::Lnc(n) => gate(ir::check_lnc(*n)),
-            IrQuery::Route(n) => IrAnswer::Route(match ir::route_local_collective(*n) {
-                ir::Route::Sb2sb => Route::Sb2sb,
-                ir::Route::Dma => Route::Dma,
-            }),
+            IrQuery::Route(n) => IrAnswer::Route(ir::route_local_collective(*n)),
         })
     }
 

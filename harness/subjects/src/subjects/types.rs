@@ -399,14 +399,8 @@ pub type LutResult = Result<u8, Name>;
 /// Result of an IR gate: `Ok(())` = passes, `Err(name)` = the first failing check.
 pub type GateResult = Result<(), Name>;
 
-/// SB2SB-vs-DMA routing decision (SPEC §7).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Route {
-    /// GPSIMD SB-to-SB mover, opcode 0xBF.
-    Sb2sb,
-    /// Plain DMA.
-    Dma,
-}
+/// SB2SB-vs-DMA routing decision (SPEC §7): core's type.
+pub use tpb_core::ir::Route;
 
 /// What an IR query answers: a gate result, or (query `route`) a route.
 #[derive(Clone, Debug, PartialEq)]
