@@ -60,9 +60,14 @@ pub fn to_request(insn: &IrInstruction) -> oracle::Request {
     }
 }
 
-/// The oracle's generation number (2..=5): the generations in order from v2.
+/// The oracle's generation number (2..=5).
 pub fn gen_number(g: Generation) -> u8 {
-    g as u8 + 2
+    match g {
+        Generation::V2 => 2,
+        Generation::V3 => 3,
+        Generation::V4 => 4,
+        Generation::V5 => 5,
+    }
 }
 
 pub fn side_pair(r: &SideRef) -> (&'static str, usize) {

@@ -271,8 +271,13 @@ impl Reference for OracleSubject {
     }
 
     fn lower(&self, insns: &[IrInstruction]) -> Reply<LoweredModule> {
-        // The chips in order from v2 (Sunda).
-        let mut ledger = o::Ledger::new(self.chip as u8 + 2);
+        let generation = match self.chip {
+            o::Generation::Sunda => 2,
+            o::Generation::Cayman => 3,
+            o::Generation::Mariana => 4,
+            o::Generation::Maverick => 5,
+        };
+        let mut ledger = o::Ledger::new(generation);
         let instrs = insns
             .iter()
             .map(|insn| match ledger.lower(&to_request(insn)) {
