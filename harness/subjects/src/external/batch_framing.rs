@@ -64,43 +64,35 @@ fn write_loop(stdin: ChildStdin, from: Receiver<Vec<u8>>) {
 
 /// Reads the hello line, then answer frames, until end of output.
 fn read_loop(out: ChildStdout, tx: Sender<Event>) {
-    let mut r = BufReader::new(out);
+    let _ = tx.send(read_frames(&mut BufReader::new(out), &tx).unwrap_or(Event::Eof));
+}
+
+/// [`read_loop`] up to its last event (a read error is the end of output).
+fn read_frames(r: &mut impl BufRead, tx: &Sender<Event>) -> std::io::Result<Event> {
     let mut line = Vec::new();
-    match r.by_ref().take(1 << 16).read_until(b'\n', &mut line) {
-        Ok(n) if n > 0 && line.ends_with(b"\n") => {
-            line.pop();
-            let _ = tx.send(Event::Hello(String::from_utf8_lossy(&line).into_owned()));
-        }
-        _ => {
-            let _ = tx.send(Event::Eof);
-            return;
-        }
+    r.take(1 << 16).read_until(b'\n', &mut line)?;
+    if line.pop() != Some(b'\n') {
+        return Ok(Event::Eof);
     }
+    let _ = tx.send(Event::Hello(String::from_utf8_lossy(&line).into_owned()));
     loop {
         let mut h = [0u8; 8];
-        if r.read_exact(&mut h).is_err() {
-            let _ = tx.send(Event::Eof);
-            return;
-        }
+        r.read_exact(&mut h)?;
         let seq = u32::from_le_bytes([h[0], h[1], h[2], h[3]]);
         let n = u32::from_le_bytes([h[4], h[5], h[6], h[7]]) as usize;
         if n > MAX_RECORDS {
-            let _ = tx.send(Event::Bad(format!(
+            return Ok(Event::Bad(format!(
                 "answer frame announces {n} records (at most {MAX_RECORDS} are ever sent)"
             )));
-            return;
         }
         let mut body = vec![0u8; 2 * n];
-        if r.read_exact(&mut body).is_err() {
-            let _ = tx.send(Event::Eof);
-            return;
-        }
+        r.read_exact(&mut body)?;
         let ids = body
             .chunks_exact(2)
             .map(|c| u16::from_le_bytes([c[0], c[1]]))
             .collect();
         if tx.send(Event::Frame { seq, ids }).is_err() {
-            return;
+            return Ok(Event::Eof);
         }
     }
 }
@@ -246,30 +238,18 @@ impl BatchProcess {
                     format!("no batch answer within {timeout:?}"),
                 );
             }
-            match run.events.recv_timeout(left.min(super::process::POLL)) {
-                Ok(Event::Frame { seq: s, ids }) => {
-                    if s != seq {
-                        return fault(
-                            FaultClass::Protocol,
-                            format!(
-                                "batch answer frame has seq {s}, expected {seq} (out of order)"
-                            ),
-                        );
-                    }
-                    if ids.len() != bundles.len() {
-                        return fault(
-                            FaultClass::Protocol,
-                            format!(
-                                "batch answer frame has {} records for {} bundles",
-                                ids.len(),
-                                bundles.len()
-                            ),
-                        );
-                    }
-                    return Ok(ids);
+            let bad = match run.events.recv_timeout(left.min(super::process::POLL)) {
+                Ok(Event::Frame { seq: s, .. }) if s != seq => {
+                    format!("batch answer frame has seq {s}, expected {seq} (out of order)")
                 }
-                Ok(Event::Bad(e)) => return fault(FaultClass::Protocol, e),
-                Ok(Event::Hello(_)) => return fault(FaultClass::Protocol, "a second hello".into()),
+                Ok(Event::Frame { ids, .. }) if ids.len() != bundles.len() => format!(
+                    "batch answer frame has {} records for {} bundles",
+                    ids.len(),
+                    bundles.len()
+                ),
+                Ok(Event::Frame { ids, .. }) => return Ok(ids),
+                Ok(Event::Bad(e)) => e,
+                Ok(Event::Hello(_)) => "a second hello".into(),
                 Ok(Event::Eof) | Err(RecvTimeoutError::Disconnected) => {
                     let st = self.running.take().and_then(Running::kill);
                     return fault(
@@ -277,8 +257,9 @@ impl BatchProcess {
                         format!("{} before answering the frame", describe_exit(st)),
                     );
                 }
-                Err(RecvTimeoutError::Timeout) => {}
-            }
+                Err(RecvTimeoutError::Timeout) => continue,
+            };
+            return fault(FaultClass::Protocol, bad);
         }
     }
 }

@@ -202,15 +202,18 @@ pub(super) fn describe_exit(s: Option<ExitStatus>) -> String {
 }
 
 fn signal_name(sig: i32) -> &'static str {
-    match sig {
-        4 => " (SIGILL)",
-        6 => " (SIGABRT)",
-        7 => " (SIGBUS)",
-        8 => " (SIGFPE)",
-        9 => " (SIGKILL)",
-        11 => " (SIGSEGV)",
-        _ => "",
-    }
+    let names = [
+        (4, " (SIGILL)"),
+        (6, " (SIGABRT)"),
+        (7, " (SIGBUS)"),
+        (8, " (SIGFPE)"),
+    ];
+    let more = [(9, " (SIGKILL)"), (11, " (SIGSEGV)")];
+    names
+        .iter()
+        .chain(&more)
+        .find(|n| n.0 == sig)
+        .map_or("", |n| n.1)
 }
 
 /// Reads one line of at most `max` bytes (without the newline). `Ok(None)`
@@ -228,14 +231,7 @@ fn read_line(r: &mut impl BufRead, max: usize) -> std::io::Result<Option<Result<
         buf.pop();
     } else if buf.len() > max {
         // Skip the rest of the over-long line.
-        let mut sink = Vec::new();
-        loop {
-            sink.clear();
-            let k = r.by_ref().take(1 << 16).read_until(b'\n', &mut sink)?;
-            if k == 0 || sink.last() == Some(&b'\n') {
-                break;
-            }
-        }
+        r.skip_until(b'\n')?;
         return Ok(Some(Err(format!("answer line longer than {max} bytes"))));
     }
     Ok(Some(
@@ -292,14 +288,11 @@ impl ProcessSubject {
                     next += 1;
                     continue;
                 }
-                if self.running.is_none() {
+                let Some(run) = self.running.as_mut() else {
                     // Started again after a fault (a restart is progress);
                     // a failed restart gives the whole subject up.
                     self.restart();
                     tick();
-                    continue;
-                }
-                let Some(run) = self.running.as_mut() else {
                     continue;
                 };
                 let id = self.next_id;
@@ -357,11 +350,9 @@ impl ProcessSubject {
                     class: FaultClass::NotSent,
                     detail: "not answered: the run was interrupted".into(),
                 };
-                for &(q, _) in &in_flight {
+                let left = in_flight.iter().map(|&(q, _)| q).chain(next..wire.len());
+                for q in left {
                     out[wire[q]] = Some(Err(f.clone()));
-                }
-                for &i in &wire[next..] {
-                    out[i] = Some(Err(f.clone()));
                 }
                 if let Some(r) = self.running.take() {
                     r.kill();
@@ -467,44 +458,38 @@ fn spawn(
     } else {
         Err(RecvTimeoutError::Disconnected)
     };
-    let failed = |run: LineProcess, why: String| {
-        let st = run.kill_and_drain();
-        Err(format!("{why} ({})", describe_exit(st)))
+    let why = match answer {
+        Ok(Event::Line(l)) => match parse_hello(&l) {
+            Ok(h) => return Ok((run, h)),
+            Err(e) => format!("bad hello answer: {e}; line: {}", clip(&l)),
+        },
+        Ok(Event::Bad(e)) => format!("bad hello answer: {e}"),
+        Ok(Event::Eof) | Err(RecvTimeoutError::Disconnected) => {
+            let st = run.kill_and_drain();
+            return Err(format!(
+                "exited before answering hello ({})",
+                describe_exit(st)
+            ));
+        }
+        Err(RecvTimeoutError::Timeout) => format!("no hello answer within {wait:?}"),
     };
     // A bad or missing hello: the harness ends the subject itself, so its SIGKILL is no crash
     // of the subject's; say so, and why (issue 32).
-    let ended = |run: LineProcess, why: String| {
-        let st = run.kill_and_drain();
-        let how = match st.map(|s| (s.code(), s.signal())) {
-            Some((Some(c), _)) => format!("it exited with status {c} first"),
-            _ => "the harness ended the subject: a subject must answer the hello line first \
-                  (docs/subject-protocol.md)"
-                .to_string(),
-        };
-        Err(format!("{why}; {how}"))
+    let how = match run.kill_and_drain().map(|s| s.code()) {
+        Some(Some(c)) => format!("it exited with status {c} first"),
+        _ => "the harness ended the subject: a subject must answer the hello line first \
+              (docs/subject-protocol.md)"
+            .to_string(),
     };
-    match answer {
-        Ok(Event::Line(l)) => match parse_hello(&l) {
-            Ok(h) => Ok((run, h)),
-            Err(e) => ended(run, format!("bad hello answer: {e}; line: {}", clip(&l))),
-        },
-        Ok(Event::Bad(e)) => ended(run, format!("bad hello answer: {e}")),
-        Ok(Event::Eof) | Err(RecvTimeoutError::Disconnected) => {
-            failed(run, "exited before answering hello".into())
-        }
-        Err(RecvTimeoutError::Timeout) => ended(run, format!("no hello answer within {wait:?}")),
-    }
+    Err(format!("{why}; {how}"))
 }
 
 fn write_loop(stdin: ChildStdin, rx: Receiver<String>) {
     let mut w = std::io::BufWriter::new(stdin);
     while let Ok(line) = rx.recv() {
-        if writeln!(w, "{line}").is_err() {
-            return;
-        }
         // Batch whatever is queued, flush when the queue is empty.
-        while let Ok(more) = rx.try_recv() {
-            if writeln!(w, "{more}").is_err() {
+        for l in std::iter::once(line).chain(rx.try_iter()) {
+            if writeln!(w, "{l}").is_err() {
                 return;
             }
         }

@@ -56,9 +56,7 @@ impl Registry {
 
     fn kill(&self, id: u64) {
         let tree = self.live().remove(&id);
-        if let Some(t) = tree {
-            sweep(&[t]);
-        }
+        sweep(tree.as_slice());
     }
 
     /// Closes the registry and sweeps every tree in it. Callable from a
@@ -69,16 +67,15 @@ impl Registry {
         self.closed.store(true, Ordering::SeqCst);
         let mut trees: Vec<Tree> = Vec::new();
         for _ in 0..100 {
-            match self.live.try_lock() {
-                Ok(mut g) => trees = std::mem::take(&mut *g).into_values().collect(),
-                Err(std::sync::TryLockError::Poisoned(p)) => {
-                    trees = std::mem::take(&mut *p.into_inner()).into_values().collect();
-                }
+            let mut g = match self.live.try_lock() {
+                Ok(g) => g,
+                Err(std::sync::TryLockError::Poisoned(p)) => p.into_inner(),
                 Err(std::sync::TryLockError::WouldBlock) => {
                     std::thread::sleep(std::time::Duration::from_millis(1));
                     continue;
                 }
-            }
+            };
+            trees = std::mem::take(&mut *g).into_values().collect();
             break;
         }
         sweep(&trees);

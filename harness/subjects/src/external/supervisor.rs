@@ -147,7 +147,7 @@ impl Kept {
 /// or [`TIMED_OUT_OPS`] operations were given up for timeouts. The
 /// transport names the faulting input and calls [`Supervisor::count`] and
 /// [`Supervisor::restart`].
-#[derive(Debug)]
+#[derive(Debug, Default)]
 pub struct Supervisor {
     /// Shared with a second process of the subject (its `batch64` instance).
     pub(super) stderr: Arc<Mutex<VecDeque<String>>>,
@@ -180,17 +180,6 @@ impl OpBudget {
 /// Operations given up for timeouts before the whole subject is.
 pub const TIMED_OUT_OPS: usize = 2;
 
-impl Default for Supervisor {
-    fn default() -> Supervisor {
-        Supervisor {
-            stderr: Arc::new(Mutex::new(VecDeque::with_capacity(STDERR_LINES))),
-            restarts: 0,
-            dead: None,
-            ops: BTreeMap::new(),
-        }
-    }
-}
-
 impl Supervisor {
     /// The stderr ring a started process's stderr reader writes into.
     pub fn stderr_ring(&self) -> Arc<Mutex<VecDeque<String>>> {
@@ -199,7 +188,9 @@ impl Supervisor {
 
     /// The last [`STDERR_LINES`] stderr lines (across restarts).
     pub fn stderr_tail(&self) -> Vec<String> {
-        tail_of(&self.stderr)
+        let ring = self.stderr.lock();
+        ring.map(|r| r.iter().cloned().collect())
+            .unwrap_or_default()
     }
 
     /// How often the process was restarted after a fault.
@@ -380,17 +371,7 @@ pub(super) fn clip(s: &str) -> String {
     if s.len() <= MAX {
         return s.to_string();
     }
-    let mut end = MAX;
-    while !s.is_char_boundary(end) {
-        end -= 1;
-    }
-    format!("{}…", &s[..end])
-}
-
-pub(super) fn tail_of(ring: &Mutex<VecDeque<String>>) -> Vec<String> {
-    ring.lock()
-        .map(|r| r.iter().cloned().collect())
-        .unwrap_or_default()
+    format!("{}…", &s[..s.floor_char_boundary(MAX)])
 }
 
 #[cfg(test)]
