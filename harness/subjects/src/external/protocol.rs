@@ -380,35 +380,22 @@ fn take<'a>(m: &mut Entries<'a>, k: &str) -> Option<Json<'a>> {
     Some(m.swap_remove(i).1)
 }
 
-/// Reads the hello answer's optional `"framings"`: an array of strings
-/// (names this harness does not know are kept and never used).
-fn parse_framings(v: &Json<'_>) -> Result<Vec<String>, String> {
-    let Some(a) = v.as_array() else {
-        return Err("`framings` is not an array".into());
-    };
-    a.iter()
-        .map(|x| {
-            x.as_str()
-                .map(str::to_string)
-                .ok_or_else(|| "`framings` holds a non-string".to_string())
-        })
-        .collect()
-}
-
 /// Parses the hello answer `{"protocol":1,"name":…,"ops":[…]}` (with an
 /// optional `"tables":[…]` and an optional `"framings"`,
 /// [`super::batch_framing`]).
 pub fn parse_hello(line: &str) -> Result<Hello, String> {
     let mut m = object(line)?;
+    // `framings`: an array of strings (names this harness does not know are
+    // kept and never used).
     let framings = match take(&mut m, "framings") {
         None => Vec::new(),
-        Some(v) => parse_framings(&v)?,
+        Some(v) => (v.as_array().ok_or("`framings` is not an array")?.iter())
+            .map(|x| x.as_str().map(str::to_string))
+            .collect::<Option<_>>()
+            .ok_or("`framings` holds a non-string")?,
     };
-    if get(&m, "tables").is_some() {
-        exact_keys(&m, &["protocol", "name", "ops", "tables"])?;
-    } else {
-        exact_keys(&m, &["protocol", "name", "ops"])?;
-    }
+    let keys = ["protocol", "name", "ops", "tables"];
+    exact_keys(&m, &keys[..3 + usize::from(get(&m, "tables").is_some())])?;
     let protocol = uint(&m, "protocol")?;
     if protocol != PROTOCOL {
         return Err(format!(

@@ -217,13 +217,7 @@ impl Supervisor {
     /// ([`GIVE_UP_AFTER`] faults of `op` in a row, naming the first ones).
     #[inline]
     pub fn given_up_on(&self, op: Capability) -> Option<&str> {
-        if self.dead.is_some() {
-            return self.dead.as_deref();
-        }
-        if self.ops.is_empty() {
-            return None;
-        }
-        self.ops.get(&op).and_then(|b| b.dead.as_deref())
+        (self.dead.as_deref()).or_else(|| self.ops.get(&op)?.dead.as_deref())
     }
 
     /// Every operation given up on its own, with why.
