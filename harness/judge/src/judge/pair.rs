@@ -515,3 +515,54 @@ pub fn ir<L: Reference + ?Sized, R: Reference + ?Sized>(
     };
     equation(p, class, gate, a.shown(), b.shown())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::subjects::Capabilities;
+
+    /// Answers `validate_stream` with `short_group` at its index, or valid.
+    struct Streams(Option<usize>);
+
+    impl Subject for Streams {
+        fn name(&self) -> &str {
+            "streams"
+        }
+        fn capabilities(&self) -> Capabilities {
+            Capabilities::all()
+        }
+        fn validate_stream(&self, _: &[u8]) -> Reply<Result<(), StreamFail>> {
+            Ok(self
+                .0
+                .map_or(Ok(()), |i| Err(StreamFail::at("short_group", Some(i), 0))))
+        }
+    }
+
+    fn verdicts(l: Option<usize>, r: Option<usize>) -> Option<Divergence> {
+        let (l, r) = (Streams(l), Streams(r));
+        let p: Pair<'_, Streams, Streams> = Pair {
+            left: &l,
+            right: &r,
+            target: Target::named("custom_op_group"),
+            input: &[],
+            case: &|| String::new(),
+        };
+        stream_verdict(&p, &[])
+    }
+
+    #[test]
+    fn a_stream_error_at_another_index_keys_its_name_and_index() {
+        assert!(verdicts(Some(3), Some(3)).is_none());
+        let d = verdicts(Some(3), Some(5)).expect("another index diverges");
+        assert_eq!(d.signature.key, "short_group:index");
+        assert_eq!(d.signature.left, "err:short_group");
+        assert_eq!(d.class, Class::SameVerdictDifferentReason);
+        let d = verdicts(None, Some(5)).expect("valid against an error diverges");
+        assert_eq!(d.signature.key, "short_group");
+        assert_eq!(
+            (&*d.signature.left, &*d.signature.right),
+            ("valid", "err:short_group")
+        );
+        assert_eq!(d.class, Class::OverAccept);
+    }
+}
