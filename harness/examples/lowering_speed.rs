@@ -1,5 +1,6 @@
 //! Same-run throughput of collective lowering: core `lower` vs the oracle's
-//! `Ledger::lower` on the same generated cases, and the whole
+//! (its adapter's `Reference::lower`, requests translated as the gate does) on the same
+//! generated cases, and the whole
 //! `collective_lowering` comparison (both + properties). Prints ratios.
 //! `cargo run --release -p tpbconform --example lowering_speed [CASES]`
 
@@ -8,7 +9,7 @@ use tpb_core::lower::{lower, Module};
 use tpbconform::generators::lowering_module::{build_case, LoweringCase};
 use tpbconform::generators::SplitMix64;
 use tpbconform::kinds::collective_lowering::compare_case;
-use tpbconform::subjects::lowering_translate::{gen_number, to_request};
+use tpbconform::subjects::registry;
 
 fn bytes(seed: u64, n: usize) -> Vec<u8> {
     SplitMix64(seed).bytes(n)
@@ -32,17 +33,13 @@ fn main() {
     }
     let core = t.elapsed().as_secs_f64();
 
-    let requests: Vec<Vec<_>> = cases
-        .iter()
-        .map(|c| c.insns.iter().map(to_request).collect())
-        .collect();
     let t = Instant::now();
     let mut ok_o = 0usize;
-    for (c, reqs) in cases.iter().zip(&requests) {
-        let mut l = tpb_oracle::Ledger::new(gen_number(c.gen));
-        for r in reqs {
-            ok_o += usize::from(l.lower(r).is_ok());
-        }
+    for c in &cases {
+        let m = registry::oracle_for(c.gen)
+            .lower(&c.insns)
+            .expect("the oracle lowers");
+        ok_o += m.instrs.iter().filter(|i| i.is_ok()).count();
     }
     let oracle = t.elapsed().as_secs_f64();
 

@@ -1,7 +1,7 @@
 //! Kind `collective_lowering`: core's lowering against the oracle's on
 //! generated IR (SPEC §5.4; modules from
-//! [`crate::generators::lowering_module`], translated for the oracle by
-//! [`crate::subjects::lowering_translate`]), plus the issue-13 properties
+//! [`crate::generators::lowering_module`], translated for the oracle by its
+//! adapter), plus the issue-13 properties
 //! checked on core: no geometry on the wire, decoding recovers the fields,
 //! determinism, minimal registries, and the 0xD9+0xDA pairing of the emitted
 //! stream (both parsers). Every question goes through [`Subject`]

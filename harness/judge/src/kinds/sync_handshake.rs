@@ -3,7 +3,7 @@
 //! [`crate::generators::sync_program`]), only through the [`Subject`] sync
 //! operations: core plans and stamps (`sync_plan`), the oracle vets,
 //! simulates and reads bands (`sync_plan`, `sync_simulate`, `sync_band`;
-//! translated by [`crate::subjects::sync_translate`]). Reference pair only.
+//! translated by the oracle's adapter). Reference pair only.
 //!
 //! Contract: [`compare_shaped`] never panics (a panic in the model or the simulator
 //! becomes a `Panic` divergence); its coverage key is `accepted`,

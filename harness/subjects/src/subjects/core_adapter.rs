@@ -5,11 +5,11 @@ use super::engine_sync_types::{
 };
 use super::interface::{module_answer, stream_verdict, Capabilities, Reference, Reply, Subject};
 use super::lint_types::{LintResult, LintRow};
-use super::lowering_translate::side_pair;
 use super::lowering_types::ModuleAnswer;
 use super::lowering_types::{IrInstruction, Lowered, LoweredModule, LoweringRejected, Message};
-use super::sync_translate::to_sim_plan;
-use super::sync_types::{FlowStamps, SyncFlow, SyncPlanned, SyncProgram, SyncRejected};
+use super::sync_types::{
+    FlowStamps, SyncEntry, SyncFlow, SyncPlanned, SyncProgram, SyncRejected, SyncUpdate, SyncWait,
+};
 use super::types::{
     hex, BundleSpan, BundleStreamResult, DecodeFail, Decoded, EncodeResult, FieldName, IrAnswer,
     IrQuery, LutResult, LutTable, Name, Predicate, StreamFail, StreamResult, StreamSummary,
@@ -224,6 +224,40 @@ fn check_lowered(
             Ok(())
         }
         (_, other) => Err(format!("0xDA does not recover the second leg: {other:?}")),
+    }
+}
+
+/// The model's plan in the oracle's vocabulary.
+fn to_sim_plan(plan: &c::sync::SyncPlan) -> Vec<SyncEntry> {
+    plan.infos
+        .iter()
+        .map(|si| SyncEntry {
+            waits: si
+                .waits
+                .iter()
+                .map(|w| SyncWait {
+                    sem: w.sem,
+                    at_least: w.value,
+                })
+                .collect(),
+            updates: si
+                .updates
+                .iter()
+                .map(|u| SyncUpdate {
+                    sem: u.sem,
+                    add: u.delta,
+                    core: u.target_core,
+                })
+                .collect(),
+        })
+        .collect()
+}
+
+fn side_pair(r: &c::lower::SideRef) -> (&'static str, usize) {
+    match *r {
+        c::lower::SideRef::ReplicaGroups(i) => ("replica_groups", i),
+        c::lower::SideRef::SourceTargetPairs(i) => ("source_target_pairs", i),
+        c::lower::SideRef::Attribute(i) => ("attributes", i),
     }
 }
 

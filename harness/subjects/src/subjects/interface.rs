@@ -275,6 +275,31 @@ impl Said {
     }
 }
 
+/// The default methods of [`Subject`] and [`Reference`], each declared once: what the wrapped
+/// subject answers ([`Subject::forwards_to`]), else `Unsupported`, or (`= Op`) else what
+/// [`Subject::asked`] answers to `Question::Op` (an answer of another operation is the
+/// harness's fault).
+macro_rules! forwarded {
+    ($($(#[$doc:meta])* fn $name:ident(&self $(, $arg:ident: $ty:ty)*) -> $ret:ty $(= $op:ident)?;)*) => {
+        $($(#[$doc])*
+        fn $name(&self $(, $arg: $ty)*) -> $ret {
+            match self.forwards_to() {
+                Some(s) => s.$name($($arg),*),
+                None => forwarded!(@else self, ($($arg),*) $($op)?),
+            }
+        })*
+    };
+    (@else $self:ident, ($($arg:ident),*)) => {
+        Err(Fault::Unsupported)
+    };
+    (@else $self:ident, ($($arg:ident),*) $op:ident) => {
+        match $self.asked(Question::$op($($arg),*))? {
+            Said::$op(r) => Ok(r),
+            other => Err(other.misplaced()),
+        }
+    };
+}
+
 /// One implementation of SPEC.md, as the judge (the differential engine) sees it.
 ///
 /// Every operation may answer [`Fault::Unsupported`]; the default methods do
@@ -293,64 +318,28 @@ pub trait Subject {
     /// Fixed once the subject is open: the judge reads them once.
     fn capabilities(&self) -> Capabilities;
 
-    /// SPEC §3 / §4 validator on any 64 bytes.
-    fn validate(&self, v: Validator, b: &[u8; 64]) -> Reply<Verdict> {
-        self.forwards_to()
-            .map_or(Err(Fault::Unsupported), |s| s.validate(v, b))
-    }
+    forwarded! {
+        /// SPEC §3 / §4 validator on any 64 bytes.
+        fn validate(&self, v: Validator, b: &[u8; 64]) -> Reply<Verdict>;
 
-    /// SPEC §5.1 strict decoder.
-    fn decode(&self, b: &[u8; 64]) -> Reply<Result<Decoded, DecodeFail>> {
-        match self.forwards_to() {
-            Some(s) => s.decode(b),
-            None => match self.asked(Question::Decode(b))? {
-                Said::Decode(r) => Ok(r),
-                other => Err(other.misplaced()),
-            },
-        }
-    }
+        /// SPEC §5.1 strict decoder.
+        fn decode(&self, b: &[u8; 64]) -> Reply<Result<Decoded, DecodeFail>> = Decode;
 
-    /// SPEC §5.2 encoder: `Err(field)` names the first bad field.
-    fn encode(&self, opcode: u8, fields: &[(FieldName, Value)]) -> Reply<EncodeResult> {
-        match self.forwards_to() {
-            Some(s) => s.encode(opcode, fields),
-            None => match self.asked(Question::Encode(opcode, fields))? {
-                Said::Encode(r) => Ok(r),
-                other => Err(other.misplaced()),
-            },
-        }
-    }
+        /// SPEC §5.2 encoder: `Err(field)` names the first bad field.
+        fn encode(&self, opcode: u8, fields: &[(FieldName, Value)]) -> Reply<EncodeResult> = Encode;
 
-    /// SPEC §5.3 stream rules only (the `validate_stream` operation): the
-    /// first stream error with its index, or valid (the reference pair:
-    /// [`stream_verdict`] of [`Reference::parse_stream`]).
-    fn validate_stream(&self, bytes: &[u8]) -> Reply<Result<(), StreamFail>> {
-        match self.forwards_to() {
-            Some(s) => s.validate_stream(bytes),
-            None => match self.asked(Question::ValidateStream(bytes))? {
-                Said::ValidateStream(r) => Ok(r),
-                other => Err(other.misplaced()),
-            },
-        }
-    }
+        /// SPEC §5.3 stream rules only (the `validate_stream` operation): the
+        /// first stream error with its index, or valid (the reference pair:
+        /// [`stream_verdict`] of [`Reference::parse_stream`]).
+        fn validate_stream(&self, bytes: &[u8]) -> Reply<Result<(), StreamFail>> = ValidateStream;
 
-    /// A SPEC §6 lookup.
-    fn lut(&self, table: LutTable, input: u32) -> Reply<LutResult> {
-        self.forwards_to()
-            .map_or(Err(Fault::Unsupported), |s| s.lut(table, input))
-    }
+        /// A SPEC §6 lookup.
+        fn lut(&self, table: LutTable, input: u32) -> Reply<LutResult>;
 
-    /// SPEC §5.4 as the `lower` operation answers (`tpbconform lower`):
-    /// the whole module, or the first rejection (the reference pair:
-    /// [`module_answer`] of [`Reference::lower`]).
-    fn lower_module(&self, insns: &[IrInstruction]) -> Reply<ModuleAnswer> {
-        match self.forwards_to() {
-            Some(s) => s.lower_module(insns),
-            None => match self.asked(Question::LowerModule(insns))? {
-                Said::LowerModule(r) => Ok(r),
-                other => Err(other.misplaced()),
-            },
-        }
+        /// SPEC §5.4 as the `lower` operation answers (`tpbconform lower`):
+        /// the whole module, or the first rejection (the reference pair:
+        /// [`module_answer`] of [`Reference::lower`]).
+        fn lower_module(&self, insns: &[IrInstruction]) -> Reply<ModuleAnswer> = LowerModule;
     }
 
     /// The one hook of a subject whose answers travel (an external
@@ -381,91 +370,62 @@ pub trait Subject {
 /// sync. No protocol operation carries these; the kinds that need them
 /// compare core with the oracle alone.
 pub trait Reference: Subject {
-    /// SPEC §5.3 stream parser.
-    fn parse_stream(&self, bytes: &[u8]) -> Reply<StreamResult> {
-        self.forwards_to()
-            .map_or(Err(Fault::Unsupported), |s| s.parse_stream(bytes))
-    }
+    forwarded! {
+        /// SPEC §5.3 stream parser.
+        fn parse_stream(&self, bytes: &[u8]) -> Reply<StreamResult>;
 
-    /// SPEC §5.3 "Bundle stream" (DL-12): the stream parser with 0xD9 +
-    /// 0xDA pairing, one span per item or the first error (reference pair
-    /// only: no protocol op carries it).
-    fn parse_bundle_stream(&self, bytes: &[u8]) -> Reply<BundleStreamResult> {
-        self.forwards_to()
-            .map_or(Err(Fault::Unsupported), |s| s.parse_bundle_stream(bytes))
-    }
+        /// SPEC §5.3 "Bundle stream" (DL-12): the stream parser with 0xD9 +
+        /// 0xDA pairing, one span per item or the first error (reference pair
+        /// only: no protocol op carries it).
+        fn parse_bundle_stream(&self, bytes: &[u8]) -> Reply<BundleStreamResult>;
 
-    /// SPEC §5.3 "Linting a stream" (D-27, D-28): the walk of `bytes`
-    /// (whole bundles), one row per instruction and per stream error in
-    /// stream order, or why the walker refused them (reference pair only).
-    fn lint_stream(&self, bytes: &[u8]) -> Reply<LintResult> {
-        self.forwards_to()
-            .map_or(Err(Fault::Unsupported), |s| s.lint_stream(bytes))
-    }
+        /// SPEC §5.3 "Linting a stream" (D-27, D-28): the walk of `bytes`
+        /// (whole bundles), one row per instruction and per stream error in
+        /// stream order, or why the walker refused them (reference pair only).
+        fn lint_stream(&self, bytes: &[u8]) -> Reply<LintResult>;
 
-    /// SPEC §11: the engines of one subgraph run against their semaphores and events, with
-    /// what they found (reference pair only).
-    fn engine_sync(&self, p: &EngineProgram) -> Reply<EngineSyncAnswer> {
-        self.forwards_to()
-            .map_or(Err(Fault::Unsupported), |s| s.engine_sync(p))
-    }
+        /// SPEC §11: the engines of one subgraph run against their semaphores and events, with
+        /// what they found (reference pair only).
+        fn engine_sync(&self, p: &EngineProgram) -> Reply<EngineSyncAnswer>;
 
-    /// A SPEC §7 IR query.
-    fn ir(&self, q: &IrQuery) -> Reply<IrAnswer> {
-        self.forwards_to()
-            .map_or(Err(Fault::Unsupported), |s| s.ir(q))
-    }
+        /// A SPEC §7 IR query.
+        fn ir(&self, q: &IrQuery) -> Reply<IrAnswer>;
 
-    /// SPEC §5.4: lowers `insns`, in order, into one module of the
-    /// subject's generation.
-    fn lower(&self, insns: &[IrInstruction]) -> Reply<LoweredModule> {
-        self.forwards_to()
-            .map_or(Err(Fault::Unsupported), |s| s.lower(insns))
-    }
+        /// SPEC §5.4: lowers `insns`, in order, into one module of the
+        /// subject's generation.
+        fn lower(&self, insns: &[IrInstruction]) -> Reply<LoweredModule>;
 
-    /// SPEC §5.4 / §5.1: whether `records`, what `insn` lowered to, each
-    /// decode under the subject's generation and give back the instruction's
-    /// wire fields (a collective's kind, CCE op, dtype tag and access
-    /// patterns on its 0xD9 and 0xDA); why not, as text (reference pair only).
-    fn check_lowered(
-        &self,
-        insn: &IrInstruction,
-        records: &[[u8; 64]],
-    ) -> Reply<Result<(), String>> {
-        self.forwards_to()
-            .map_or(Err(Fault::Unsupported), |s| s.check_lowered(insn, records))
-    }
+        /// SPEC §5.4 / §5.1: whether `records`, what `insn` lowered to, each
+        /// decode under the subject's generation and give back the instruction's
+        /// wire fields (a collective's kind, CCE op, dtype tag and access
+        /// patterns on its 0xD9 and 0xDA); why not, as text (reference pair only).
+        fn check_lowered(
+            &self,
+            insn: &IrInstruction,
+            records: &[[u8; 64]]
+        ) -> Reply<Result<(), String>>;
 
-    /// SPEC §8 `alloc_semaphores` on `p`: ids, final values and (a planner)
-    /// the plan and the stamped bands of `flows`, or the rejection.
-    fn sync_plan(
-        &self,
-        p: &SyncProgram,
-        flows: &[SyncFlow],
-    ) -> Reply<Result<SyncPlanned, SyncRejected>> {
-        self.forwards_to()
-            .map_or(Err(Fault::Unsupported), |s| s.sync_plan(p, flows))
-    }
+        /// SPEC §8 `alloc_semaphores` on `p`: ids, final values and (a planner)
+        /// the plan and the stamped bands of `flows`, or the rejection.
+        fn sync_plan(
+            &self,
+            p: &SyncProgram,
+            flows: &[SyncFlow]
+        ) -> Reply<Result<SyncPlanned, SyncRejected>>;
 
-    /// SPEC §8: runs `plan` for program `p` (vetted by this subject's
-    /// [`Subject::sync_plan`] as `ticket`) under the interleaving `schedule`
-    /// picks, or the violation.
-    fn sync_simulate(
-        &self,
-        p: &SyncProgram,
-        ticket: u64,
-        plan: &[SyncEntry],
-        schedule: &[u8],
-    ) -> Reply<Result<SyncRun, SyncViolation>> {
-        self.forwards_to().map_or(Err(Fault::Unsupported), |s| {
-            s.sync_simulate(p, ticket, plan, schedule)
-        })
-    }
+        /// SPEC §8: runs `plan` for program `p` (vetted by this subject's
+        /// [`Subject::sync_plan`] as `ticket`) under the interleaving `schedule`
+        /// picks, or the violation.
+        fn sync_simulate(
+            &self,
+            p: &SyncProgram,
+            ticket: u64,
+            plan: &[SyncEntry],
+            schedule: &[u8]
+        ) -> Reply<Result<SyncRun, SyncViolation>>;
 
-    /// Reads the events band of `bundle` (the instruction adds `ticks`).
-    fn sync_band(&self, bundle: &[u8; 64], ticks: u32) -> Reply<BandReading> {
-        self.forwards_to()
-            .map_or(Err(Fault::Unsupported), |s| s.sync_band(bundle, ticks))
+        /// Reads the events band of `bundle` (the instruction adds `ticks`).
+        fn sync_band(&self, bundle: &[u8; 64], ticks: u32) -> Reply<BandReading>;
     }
 }
 

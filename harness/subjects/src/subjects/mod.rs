@@ -20,11 +20,9 @@ mod core_adapter;
 mod engine_sync_types;
 pub mod interface;
 mod lint_types;
-pub mod lowering_translate;
 mod lowering_types;
 mod oracle_adapter;
 pub mod registry;
-pub mod sync_translate;
 mod sync_types;
 mod types;
 

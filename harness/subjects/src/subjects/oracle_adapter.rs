@@ -7,10 +7,8 @@ use super::interface::{
     module_answer, stream_verdict, Capabilities, Fault, Reference, Reply, Subject,
 };
 use super::lint_types::{LintResult, LintRow};
-use super::lowering_translate::to_request;
 use super::lowering_types::ModuleAnswer;
 use super::lowering_types::{IrInstruction, Lowered, LoweredModule, LoweringRejected, Message};
-use super::sync_translate::to_script_into;
 use super::sync_types::{
     BandReading, SyncEntry, SyncFlow, SyncPlanned, SyncProgram, SyncRejected, SyncRun,
     SyncViolation,
@@ -47,6 +45,9 @@ use super::types::{
     Validator, Value, Verdict,
 };
 use crate::generation::Generation;
+use tpb_core::insn;
+use tpb_core::lower::{Direction, TransferOperand};
+use tpb_core::sync::{AllocFrom, Engine};
 use tpb_oracle as o;
 
 /// `tpb_oracle` as a [`Subject`] (registry name `oracle`), serving one chip
@@ -375,6 +376,100 @@ impl Reference for OracleSubject {
             update_idx: b.update_idx,
             sync: o::sim::band_sync(&b, ticks).map(|s| (s.wait, s.update)),
         })
+    }
+}
+
+/// The same program in the oracle's vocabulary, written into `s`, reusing its lists (and
+/// each step's) from an earlier program.
+fn to_script_into(p: &SyncProgram, s: &mut o::sim::Script) {
+    s.pool = p.num_semaphores;
+    s.grabs.clear();
+    s.grabs
+        .extend(p.allocs.iter().map(|a| *a == AllocFrom::Top));
+    s.steps.truncate(p.instrs.len());
+    for (k, i) in p.instrs.iter().enumerate() {
+        let unit = match i.engine {
+            Engine::Host => o::sim::Unit::Host,
+            Engine::Gpsimd(c) => o::sim::Unit::Core(c),
+            Engine::Dma(q) => o::sim::Unit::Queue(q),
+            Engine::Pseudo => o::sim::Unit::Pseudo,
+        };
+        let inputs = i.deps.iter().map(|d| o::sim::Edge {
+            from: d.producer,
+            sem_handle: d.via,
+        });
+        let signals = i.sems.iter().map(|s| o::sim::Signal {
+            handle: s.handle,
+            core: s.target_core,
+        });
+        match s.steps.get_mut(k) {
+            Some(st) => {
+                st.unit = unit;
+                st.inputs.clear();
+                st.inputs.extend(inputs);
+                st.signals.clear();
+                st.signals.extend(signals);
+                st.tick = i.mult;
+            }
+            None => s.steps.push(o::sim::Step {
+                unit,
+                inputs: inputs.collect(),
+                signals: signals.collect(),
+                tick: i.mult,
+            }),
+        }
+    }
+}
+
+fn band(s: &insn::Sync) -> o::Band {
+    (
+        s.wait_mode.0,
+        s.wait_idx,
+        s.update_mode.0,
+        s.update_idx,
+        s.semaphore_value,
+    )
+}
+
+fn tensor(t: &TransferOperand) -> o::Tensor {
+    (t.tensor_id, t.tensor_base, t.num_elements_per_partition)
+}
+
+/// The oracle's request for one IR instruction.
+fn to_request(insn: &IrInstruction) -> o::Request {
+    match insn {
+        IrInstruction::Collective(c) => o::Request::Collective {
+            kind: c.kind.ordinal(),
+            op: c.cce_op.ordinal(),
+            dtype: c.dtype,
+            ap: c.src,
+            ap2: c.src2,
+            groups: c.replica_groups.clone(),
+            pairs: c.source_target_pairs.clone(),
+            channel: c.channel_id,
+            dim: c.cc_dim,
+            band: band(&c.sync),
+        },
+        IrInstruction::Transfer(t) => o::Request::SendOrRecv {
+            send: t.direction == Direction::Send,
+            tensor: tensor(&t.operand),
+            peer: t.peer,
+            band: band(&t.sync),
+        },
+        IrInstruction::LocalSendRecv(l) => o::Request::LocalSwap {
+            kind: l.kind.ordinal(),
+            outgoing: tensor(&l.send),
+            incoming: tensor(&l.recv),
+            peer: l.peer,
+            src_dtype: l.src_dtype,
+            dst_dtype: l.dst_dtype,
+            src_ap: l.src_ap,
+            dst_ap: l.dst_ap,
+            partition: l.peer_partition,
+            bytes: l.bytes_per_partition,
+            lnc: l.cores_per_lnc,
+            band: band(&l.sync),
+        },
     }
 }
 

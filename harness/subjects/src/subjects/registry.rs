@@ -7,9 +7,8 @@
 //! | `lib:PATH` | a shared library with the C ABI (`include/tpb_subject.h`) |
 //! | `cmd:COMMAND` | a process speaking `tpb-subject/1` over stdin/stdout |
 //!
-//! This module, the adapters it owns (`core_adapter`, `oracle_adapter`) and
-//! the translators of the reference-pair kinds ([`super::sync_translate`],
-//! [`super::lowering_translate`]) name the two in-process implementations
+//! This module and the adapters it owns (`core_adapter`, `oracle_adapter`, the latter
+//! translating to and from the oracle) name the two in-process implementations
 //! (so do a few data readers and CLI commands, no kind; see
 //! `harness/ARCHITECTURE.md`).
 //!
