@@ -190,7 +190,7 @@ pub fn run(a: EncodeArgs) -> CliResult {
                     any_bad = true;
                     eprintln!("tpbconform: {source}:{line}: skipped: decode error record ({e})");
                 }
-                Record::Bundle { opcode, .. } if !registry::emits(arch, opcode) => {
+                Record::Bundle { opcode, .. } if !arch.emits(opcode) => {
                     any_bad = true;
                     eprintln!(
                         "tpbconform: {source}:{line}: cannot encode opcode 0x{opcode:02X} ({}): \

@@ -237,7 +237,7 @@ mod tests {
             let core = registry::core_for(arch);
             for _ in 0..2000 {
                 let op = r.pick(&OPCODES);
-                if !registry::emits(arch, op) {
+                if !arch.emits(op) {
                     continue;
                 }
                 valid_image_for(&mut r, op, arch, &mut b);

@@ -28,7 +28,7 @@ use crate::judge::pair::{guard, Pair};
 use crate::judge::{Class, Divergence};
 use crate::reach::Reach;
 use crate::subjects::{
-    hex, registry, Fault, IrInstruction, LocalSendRecv, LoweredModule, ModuleAnswer, Reference,
+    hex, hex_pair, registry, Fault, IrInstruction, LocalSendRecv, LoweredModule, ModuleAnswer, Reference,
     Reply, StreamFail, Subject, Transfer,
 };
 use crate::targets::Target;
@@ -456,15 +456,13 @@ pub fn compare_case_on(
 /// `ok:<opcodes>` of a lowered instruction, e.g. `ok:d9+da` (built without
 /// the formatting machinery: one per lowered instruction of every case).
 fn ok_verdict(records: &[[u8; 64]]) -> String {
-    const DIGITS: &[u8; 16] = b"0123456789abcdef";
     let mut v = String::with_capacity(3 + 3 * records.len());
     v.push_str("ok:");
     for (j, b) in records.iter().enumerate() {
         if j > 0 {
             v.push('+');
         }
-        v.push(char::from(DIGITS[usize::from(b[0] >> 4)]));
-        v.push(char::from(DIGITS[usize::from(b[0] & 0xF)]));
+        v.extend(hex_pair(b[0]).map(char::from));
     }
     v
 }

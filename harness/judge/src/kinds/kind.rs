@@ -249,14 +249,8 @@ pub trait TargetKind: Sync {
 
 /// The whole 64-byte bundles of `bytes`, in order.
 pub fn whole_bundles(bytes: &[u8]) -> Vec<[u8; 64]> {
-    bytes
-        .chunks_exact(64)
-        .map(|c| {
-            let mut b = [0u8; 64];
-            b.copy_from_slice(c);
-            b
-        })
-        .collect()
+    let bundle = |c: &[u8]| <[u8; 64]>::try_from(c).expect("a chunk of 64 bytes");
+    bytes.chunks_exact(64).map(bundle).collect()
 }
 
 /// What a whole-case kind files: class, signature key, description.

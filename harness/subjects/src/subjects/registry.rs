@@ -141,12 +141,6 @@ pub fn oracle() -> Box<dyn Reference> {
     oracle_for(Generation::default())
 }
 
-/// Whether the reference's `arch` compiler emits `opcode` (SPEC §0; seed 003
-/// §"At a glance": 0xBE, 0xBF and 0xD8 are CoreV3+).
-pub fn emits(arch: Generation, opcode: u8) -> bool {
-    arch.emits(opcode)
-}
-
 /// `(core, oracle)` serving `arch` as concrete types, not `Box<dyn Subject>`:
 /// calls on them dispatch statically, so a caller links only the operations
 /// it uses (the lean fuzz entries, `judge::lean`; a `dyn` vtable would link
