@@ -30,15 +30,25 @@ pub fn hex_pair(x: u8) -> [u8; 2] {
     [D[usize::from(x >> 4)], D[usize::from(x & 0xF)]]
 }
 
-/// A validator predicate of SPEC §3 / §4: core's (chain order), or a name
-/// the harness does not know.
+/// A name a subject reports: `Known` when the harness's vocabulary has it, `Unknown` (a name
+/// from outside the harness does not know) never equal to anything.
 #[derive(Clone, Debug)]
-pub enum Predicate {
-    /// A SPEC predicate.
-    Known(tpb_core::validate::Predicate),
-    /// A name the harness does not know (never equal to anything).
+pub enum Reported<T> {
+    /// A name the harness knows.
+    Known(T),
+    /// A name from outside that the harness does not know (never equal to anything).
     Unknown(String),
 }
+
+impl<T: PartialEq> PartialEq for Reported<T> {
+    fn eq(&self, other: &Reported<T>) -> bool {
+        matches!((self, other), (Reported::Known(a), Reported::Known(b)) if a == b)
+    }
+}
+
+/// A validator predicate of SPEC §3 / §4: core's (chain order), or a name
+/// the harness does not know.
+pub type Predicate = Reported<tpb_core::validate::Predicate>;
 
 impl Predicate {
     /// The known predicates, in SPEC order (core's `Predicate::ALL`).
@@ -94,12 +104,6 @@ impl Predicate {
     }
 }
 
-impl PartialEq for Predicate {
-    fn eq(&self, other: &Predicate) -> bool {
-        matches!((self, other), (Predicate::Known(a), Predicate::Known(b)) if a == b)
-    }
-}
-
 impl fmt::Display for Predicate {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.name())
@@ -117,13 +121,7 @@ pub fn verdict_name(v: &Verdict) -> &str {
 /// A reason or field name reported by a subject: `Known` for a name from an
 /// in-process implementation's own tables (or an external name found in the
 /// harness's vocabulary), `Unknown` for anything else.
-#[derive(Clone, Debug)]
-pub enum Name {
-    /// A name the harness trusts.
-    Known(&'static str),
-    /// A name from outside that the harness does not know (never equal to anything).
-    Unknown(String),
-}
+pub type Name = Reported<&'static str>;
 
 impl Name {
     /// The text.
@@ -140,12 +138,6 @@ impl Name {
             .iter()
             .find(|v| **v == s)
             .map_or_else(|| Name::Unknown(s.to_string()), |v| Name::Known(v))
-    }
-}
-
-impl PartialEq for Name {
-    fn eq(&self, other: &Name) -> bool {
-        matches!((self, other), (Name::Known(a), Name::Known(b)) if a == b)
     }
 }
 
