@@ -152,7 +152,7 @@ fn both_examples_say_hello_and_match_the_pinned_verdicts() {
             input: 4,
         };
         assert_eq!(s.call(&lut), Ok(Answer::Unsupported));
-        assert_eq!(s.restarts(), 0);
+        assert_eq!(s.supervisor().restarts(), 0);
     }
 }
 
@@ -256,9 +256,9 @@ fn faults_are_isolated(spec: &str, class: FaultClass, timeout: Duration, stderr_
     } else {
         2
     };
-    assert_eq!(s.restarts(), restarts, "{spec}");
-    assert!(s.given_up().is_none());
-    let tail = s.stderr_tail().join("\n");
+    assert_eq!(s.supervisor().restarts(), restarts, "{spec}");
+    assert!(s.supervisor().given_up().is_none());
+    let tail = s.supervisor().stderr_tail().join("\n");
     assert!(tail.contains(stderr_mark), "{spec}: stderr tail {tail:?}");
     // The restarted subject still works.
     assert_eq!(s.call(&reqs[0]), want[0]);
@@ -345,7 +345,7 @@ fn a_subject_that_cannot_restart_is_given_up_and_every_later_case_faults() {
         assert_eq!(r.as_ref().map_err(|f| f.class), Err(FaultClass::NotSent));
     }
     assert!(got[4].as_ref().unwrap_err().detail.contains("given up"));
-    assert!(s.given_up().is_some());
+    assert!(s.supervisor().given_up().is_some());
 }
 
 #[test]
@@ -387,6 +387,7 @@ fn given_up_after_k(spec: &str, class: FaultClass, timeout: Duration) {
         assert_eq!(f.class, want, "{spec}: request {i}: {f}");
     }
     let why = s
+        .supervisor()
         .given_up()
         .unwrap_or_else(|| panic!("{spec}: not given up"));
     assert!(
@@ -401,7 +402,7 @@ fn given_up_after_k(spec: &str, class: FaultClass, timeout: Duration) {
     } else {
         k as u64 - 1
     };
-    assert_eq!(s.restarts(), restarts, "{spec}");
+    assert_eq!(s.supervisor().restarts(), restarts, "{spec}");
     assert!(
         took < timeout * (k as u32) + Duration::from_secs(10),
         "{spec}: {took:?}"

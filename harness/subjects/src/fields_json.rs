@@ -176,7 +176,7 @@ mod tests {
 
     #[test]
     fn decode_error_text_is_the_answer_object_as_serde_json_writes_it() {
-        use crate::external::protocol::{answer_object, Answer};
+        use crate::external::protocol::{tests::answer_object, Answer};
         for (field, offset) in [("kind", 14), ("odd \"name\"", u64::MAX), ("", 0)] {
             let a = Answer::DecodeError {
                 field: field.into(),

@@ -124,14 +124,13 @@ fn spawn(
     timeout: Duration,
     ring: &Ring,
 ) -> Result<(Running, Value), String> {
-    let run = Running::spawn(command, ring, write_loop, read_loop)?;
+    let mut run = Running::spawn(command, ring, write_loop, read_loop)?;
     let mut hello = hello_line(arch);
     hello.push('\n');
     let sent = run.send(hello.into_bytes());
     let wait = timeout.max(super::process::HELLO_MIN);
-    let _waiting = super::watch::waiting();
     let answer = if sent {
-        run.events.recv_timeout(wait)
+        run.wait(wait, Event::Eof)
     } else {
         Err(RecvTimeoutError::Disconnected)
     };
@@ -225,42 +224,36 @@ impl BatchProcess {
         if !run.send(encode_frame(seq, op_of(v).0, bundles)) {
             return fault(FaultClass::Crash, "batch instance gone".into());
         }
-        let until = std::time::Instant::now() + timeout;
-        let _waiting = super::watch::waiting();
-        loop {
-            if crate::interrupt::stop_requested() {
-                return fault(FaultClass::NotSent, "interrupted".into());
+        let bad = match run.wait(timeout, Event::Eof) {
+            Ok(Event::Frame { seq: s, .. }) if s != seq => {
+                format!("batch answer frame has seq {s}, expected {seq} (out of order)")
             }
-            let left = until.saturating_duration_since(std::time::Instant::now());
-            if left.is_zero() {
+            Ok(Event::Frame { ids, .. }) if ids.len() != bundles.len() => format!(
+                "batch answer frame has {} records for {} bundles",
+                ids.len(),
+                bundles.len()
+            ),
+            Ok(Event::Frame { ids, .. }) => return Ok(ids),
+            Ok(Event::Bad(e)) => e,
+            Ok(Event::Hello(_)) => "a second hello".into(),
+            Ok(Event::Eof) | Err(RecvTimeoutError::Disconnected) => {
+                let st = self.running.take().and_then(Running::kill);
+                return fault(
+                    FaultClass::Crash,
+                    format!("{} before answering the frame", describe_exit(st)),
+                );
+            }
+            Err(RecvTimeoutError::Timeout) if crate::interrupt::stop_requested() => {
+                return fault(FaultClass::NotSent, "interrupted".into())
+            }
+            Err(RecvTimeoutError::Timeout) => {
                 return fault(
                     FaultClass::Timeout,
                     format!("no batch answer within {timeout:?}"),
-                );
+                )
             }
-            let bad = match run.events.recv_timeout(left.min(super::process::POLL)) {
-                Ok(Event::Frame { seq: s, .. }) if s != seq => {
-                    format!("batch answer frame has seq {s}, expected {seq} (out of order)")
-                }
-                Ok(Event::Frame { ids, .. }) if ids.len() != bundles.len() => format!(
-                    "batch answer frame has {} records for {} bundles",
-                    ids.len(),
-                    bundles.len()
-                ),
-                Ok(Event::Frame { ids, .. }) => return Ok(ids),
-                Ok(Event::Bad(e)) => e,
-                Ok(Event::Hello(_)) => "a second hello".into(),
-                Ok(Event::Eof) | Err(RecvTimeoutError::Disconnected) => {
-                    let st = self.running.take().and_then(Running::kill);
-                    return fault(
-                        FaultClass::Crash,
-                        format!("{} before answering the frame", describe_exit(st)),
-                    );
-                }
-                Err(RecvTimeoutError::Timeout) => continue,
-            };
-            return fault(FaultClass::Protocol, bad);
-        }
+        };
+        fault(FaultClass::Protocol, bad)
     }
 }
 

@@ -7,7 +7,6 @@
 
 use crate::strict_json::{get, Json, Object};
 use crate::subjects::{Lowered, LoweredModule};
-use serde_json::{json, Map, Value};
 use tpb_core::insn::Sync;
 use tpb_core::lower::{Generation, IrInstruction, TransferOperand};
 use tpb_core::lut::DTYPE_TABLE;
@@ -448,54 +447,6 @@ pub fn check_count(m: &LoweredModule, expected: usize) -> Result<(), String> {
     }
 }
 
-/// The answer object [`module_from_json`] reads (without its `id`).
-pub fn module_json(generation: &str, m: &LoweredModule) -> Map<String, Value> {
-    let instructions: Vec<Value> = m
-        .instrs
-        .iter()
-        .map(|l| {
-            let (records, side) = l.as_ref().map_or((&[][..], &[][..]), |l| (&l.records, &l.side));
-            json!({
-                "records": records.iter().map(|r| crate::subjects::hex(r)).collect::<Vec<_>>(),
-                "side": side.iter().map(|(t, id)| json!({"table": t, "id": id})).collect::<Vec<_>>(),
-            })
-        })
-        .collect();
-    let rows = |name: &str, vs: Vec<Value>| -> Vec<Value> {
-        vs.into_iter()
-            .enumerate()
-            .map(|(id, v)| json!({"id": id, name: v}))
-            .collect()
-    };
-    let groups = m.replica_groups.iter().map(|g| json!(g)).collect();
-    let pairs = m
-        .source_target_pairs
-        .iter()
-        .map(|ps| json!(ps.iter().map(|(s, t)| [*s, *t]).collect::<Vec<_>>()))
-        .collect();
-    let attributes: Vec<Value> = m
-        .attributes
-        .iter()
-        .enumerate()
-        .map(|(id, (kind, direction, peer))| {
-            json!({"id": id, "kind": kind, "direction": direction, "peer": peer})
-        })
-        .collect();
-    let mut o = Map::new();
-    o.insert("generation".into(), Value::from(generation));
-    o.insert("instructions".into(), Value::Array(instructions));
-    o.insert(
-        "replica_groups".into(),
-        Value::Array(rows("groups", groups)),
-    );
-    o.insert(
-        "source_target_pairs".into(),
-        Value::Array(rows("pairs", pairs)),
-    );
-    o.insert("attributes".into(), Value::Array(attributes));
-    o
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -527,7 +478,9 @@ mod tests {
         assert!(check_count(&got, 1).is_ok());
         assert!(check_count(&got, 2).is_err(), "instruction count");
         // What the worker writes back for a line reads as the same module.
-        let back = Value::Object(module_json("v3", &got)).to_string();
+        let back =
+            serde_json::Value::Object(crate::external::protocol::tests::module_json("v3", &got))
+                .to_string();
         assert_eq!(read(&back).as_ref(), Ok(&got));
         // Each error names the JSON path of the bad value.
         for (bad, why) in [

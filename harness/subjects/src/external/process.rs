@@ -156,6 +156,31 @@ impl<In, Ev> Running<In, Ev> {
         self.to_stdin.as_ref().is_some_and(|tx| tx.send(m).is_ok())
     }
 
+    /// Waits up to `timeout` for the next event, in [`POLL`] slices: a
+    /// stop request ends the wait at once (as a timeout), and so does the
+    /// process exiting (as `eof`, after a last [`POLL`] for what it wrote),
+    /// even while a child of it holds the pipe open.
+    pub(super) fn wait(&mut self, timeout: Duration, eof: Ev) -> Result<Ev, RecvTimeoutError> {
+        let _waiting = super::watch::waiting();
+        let until = Instant::now() + timeout;
+        loop {
+            let left = until.saturating_duration_since(Instant::now());
+            if left.is_zero() || crate::interrupt::stop_requested() {
+                return Err(RecvTimeoutError::Timeout);
+            }
+            match self.events.recv_timeout(left.min(POLL)) {
+                Err(RecvTimeoutError::Timeout) => {}
+                other => return other,
+            }
+            if let Ok(Some(_)) = self.group.child.try_wait() {
+                return match self.events.recv_timeout(POLL) {
+                    Err(RecvTimeoutError::Timeout) => Ok(eof),
+                    other => other,
+                };
+            }
+        }
+    }
+
     /// Closes stdin and kills the group; the exit status.
     pub(super) fn kill(self) -> Option<ExitStatus> {
         drop(self.to_stdin);
@@ -311,7 +336,7 @@ impl ProcessSubject {
             let Some(run) = self.running.as_mut() else {
                 break;
             };
-            let got = wait_line(run, self.k.timeout);
+            let got = run.wait(self.k.timeout, Event::Eof);
             self.k.received += u64::from(matches!(got, Ok(Event::Line(_) | Event::Bad(_))));
             let op = reqs[i].capability();
             let fault = match got {
@@ -418,31 +443,6 @@ impl Drop for ProcessSubject {
     }
 }
 
-/// Waits up to `timeout` for the next line of `run`, in [`POLL`] slices:
-/// a stop request ends the wait at once (as a timeout), and so does the
-/// process exiting (as end of output, after a last [`POLL`] for the lines
-/// it wrote), even while a child of it holds the pipe open.
-fn wait_line(run: &mut LineProcess, timeout: Duration) -> Result<Event, RecvTimeoutError> {
-    let _waiting = super::watch::waiting();
-    let until = Instant::now() + timeout;
-    loop {
-        let left = until.saturating_duration_since(Instant::now());
-        if left.is_zero() || crate::interrupt::stop_requested() {
-            return Err(RecvTimeoutError::Timeout);
-        }
-        match run.events.recv_timeout(left.min(POLL)) {
-            Err(RecvTimeoutError::Timeout) => {}
-            other => return other,
-        }
-        if let Ok(Some(_)) = run.group.child.try_wait() {
-            return match run.events.recv_timeout(POLL) {
-                Err(RecvTimeoutError::Timeout) => Ok(Event::Eof),
-                other => other,
-            };
-        }
-    }
-}
-
 /// Starts the process and runs the hello exchange.
 fn spawn(
     command: &str,
@@ -454,7 +454,7 @@ fn spawn(
     let sent = run.send(protocol::hello_line(arch));
     let wait = timeout.max(HELLO_MIN);
     let answer = if sent {
-        wait_line(&mut run, wait)
+        run.wait(wait, Event::Eof)
     } else {
         Err(RecvTimeoutError::Disconnected)
     };

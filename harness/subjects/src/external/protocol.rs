@@ -10,7 +10,7 @@ use super::lower_json::{exact_keys, LOWERED_KEYS};
 use super::names::foreign;
 use super::record::{bytes, put_fields, put_module, u64_, Reader};
 pub use crate::fields_json::parse_bundle_hex;
-use crate::fields_json::{fields_from_json, fields_from_text, fields_json};
+use crate::fields_json::{fields_from_json, fields_from_text};
 use crate::generation::Generation;
 use crate::layout::mnemonic;
 use crate::strict_json::{get, Json, Object, Scan};
@@ -538,15 +538,21 @@ pub fn decode_answer_text(text: &str) -> Option<Answer> {
     })
 }
 
+/// `{"k":true}` as `yes`; `None` without `k`.
+fn flag(m: &Object<'_>, k: &str, yes: Answer) -> Result<Option<Answer>, String> {
+    let Some(v) = get(m, k) else { return Ok(None) };
+    exact_keys(m, &[k])?;
+    match v {
+        Json::Bool(true) => Ok(Some(yes)),
+        _ => Err(format!("`{k}` is not true")),
+    }
+}
+
 /// The answer object `m` (without its `"id"`: a line's, or what a C ABI
 /// library's `tpb_decode` / `tpb_lower` wrote) to an `op` request.
 pub fn answer_of(m: &Object<'_>, op: Op) -> Result<Answer, String> {
-    if get(m, "unsupported").is_some() {
-        exact_keys(m, &["unsupported"])?;
-        return match get(m, "unsupported") {
-            Some(Json::Bool(true)) => Ok(Answer::Unsupported),
-            _ => Err("`unsupported` is not true".into()),
-        };
+    if let Some(a) = flag(m, "unsupported", Answer::Unsupported)? {
+        return Ok(a);
     }
     match op {
         Op::ValidateHeader | Op::ValidatePayload => {
@@ -579,11 +585,11 @@ pub fn answer_of(m: &Object<'_>, op: Op) -> Result<Answer, String> {
                 _ => Err("`fields` is not an object".into()),
             }
         }
+        Op::Encode | Op::Lut if get(m, "refused").is_some() => {
+            exact_keys(m, &["refused"])?;
+            Ok(Answer::Refused(string(m, "refused")?.to_string()))
+        }
         Op::Encode => {
-            if get(m, "refused").is_some() {
-                exact_keys(m, &["refused"])?;
-                return Ok(Answer::Refused(string(m, "refused")?.to_string()));
-            }
             exact_keys(m, &["hex"])?;
             let s = string(m, "hex")?;
             parse_bundle_hex(s)
@@ -591,20 +597,12 @@ pub fn answer_of(m: &Object<'_>, op: Op) -> Result<Answer, String> {
                 .ok_or_else(|| "`hex` is not 128 hex digits".into())
         }
         Op::Lut => {
-            if get(m, "refused").is_some() {
-                exact_keys(m, &["refused"])?;
-                return Ok(Answer::Refused(string(m, "refused")?.to_string()));
-            }
             exact_keys(m, &["wire"])?;
             Ok(Answer::Wire(uint(m, "wire")?))
         }
         Op::ValidateStream => {
-            if get(m, "valid").is_some() {
-                exact_keys(m, &["valid"])?;
-                return match get(m, "valid") {
-                    Some(Json::Bool(true)) => Ok(Answer::Stream(None)),
-                    _ => Err("`valid` is not true".into()),
-                };
+            if let Some(a) = flag(m, "valid", Answer::Stream(None))? {
+                return Ok(a);
             }
             exact_keys(m, &["stream_error", "index"])?;
             let e = string(m, "stream_error")?;
@@ -632,57 +630,6 @@ pub fn answer_of(m: &Object<'_>, op: Op) -> Result<Answer, String> {
             })
         }
     }
-}
-
-/// The keys of an answer without its `"id"`: the object a C ABI library's
-/// `tpb_decode` writes (include/tpb_subject.h).
-pub fn answer_object(a: &Answer) -> Map<String, Value> {
-    let mut m = Map::new();
-    match a {
-        Answer::Verdict(v) => {
-            m.insert(
-                "failed".into(),
-                v.clone().map_or(Value::Null, Value::String),
-            );
-        }
-        Answer::Decoded { opcode, fields } => {
-            m.insert("opcode".into(), Value::String(opcode_str(*opcode)));
-            m.insert("fields".into(), Value::Object(fields_json(fields)));
-        }
-        Answer::DecodeError { field, offset } => {
-            m.insert(
-                "error".into(),
-                serde_json::json!({"field": field, "offset": offset}),
-            );
-        }
-        Answer::Encoded(b) => {
-            m.insert("hex".into(), Value::String(crate::subjects::hex(b)));
-        }
-        Answer::Refused(r) => {
-            m.insert("refused".into(), Value::String(r.clone()));
-        }
-        Answer::Wire(w) => {
-            m.insert("wire".into(), Value::from(*w));
-        }
-        Answer::Stream(None) => {
-            m.insert("valid".into(), Value::Bool(true));
-        }
-        Answer::Stream(Some((e, index))) => {
-            m.insert("stream_error".into(), Value::String(e.clone()));
-            m.insert("index".into(), Value::from(*index));
-        }
-        Answer::Lowered { generation, module } => {
-            m.extend(super::lower_json::module_json(generation, module));
-        }
-        Answer::LowerRejected { error, instruction } => {
-            m.insert("error".into(), Value::String(error.clone()));
-            m.insert("instruction".into(), Value::from(*instruction));
-        }
-        Answer::Unsupported => {
-            m.insert("unsupported".into(), Value::Bool(true));
-        }
-    }
-    m
 }
 
 // The operations asked one input at a time ([`Question`]): the request of
@@ -1011,4 +958,4 @@ pub fn get_answer(b: &[u8]) -> Result<Result<Answer, String>, String> {
 }
 
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;

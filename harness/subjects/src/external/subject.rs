@@ -446,12 +446,12 @@ impl Drop for ExternalSubject {
         e.hello_name.clone_from(&c.hello().name);
         e.calls += self.calls.load(Ordering::Relaxed);
         e.busy += Duration::from_nanos(self.busy_ns.load(Ordering::Relaxed));
-        e.restarts += c.restarts();
-        e.received += (c.received() + self.received.load(Ordering::Relaxed))
+        e.restarts += c.sup.restarts();
+        e.received += (c.received + self.received.load(Ordering::Relaxed))
             .saturating_sub(self.encodes.load(Ordering::Relaxed));
         e.compared += self.compared.load(Ordering::Relaxed);
         let mut tail: VecDeque<String> = std::mem::take(&mut e.stderr_tail).into();
-        tail.extend(c.stderr_tail());
+        tail.extend(c.sup.stderr_tail());
         while tail.len() > STDERR_LINES {
             tail.pop_front();
         }

@@ -117,26 +117,6 @@ impl Kept {
     pub fn supervisor(&self) -> &Supervisor {
         &self.sup
     }
-
-    /// Answers the transport delivered so far (well-formed or not).
-    pub fn received(&self) -> u64 {
-        self.received
-    }
-
-    /// Restarts after faults.
-    pub fn restarts(&self) -> u64 {
-        self.sup.restarts()
-    }
-
-    /// Why it was given up, if it was.
-    pub fn given_up(&self) -> Option<&str> {
-        self.sup.given_up()
-    }
-
-    /// The last stderr lines (across restarts).
-    pub fn stderr_tail(&self) -> Vec<String> {
-        self.sup.stderr_tail()
-    }
 }
 
 /// What keeps every external subject's process, whatever its transport:

@@ -1,6 +1,9 @@
 //! Unit tests of the `tpb-subject/1` line protocol (docs/subject-protocol.md).
 
 use super::*;
+use crate::fields_json::fields_json;
+use crate::subjects::LoweredModule;
+use serde_json::{json, Map, Value};
 
 // The lines below are the pinned examples of tpb-subject/1,
 // written out by hand (not produced by this module).
@@ -376,4 +379,103 @@ fn a_stored_request_is_found_for_its_question_only() {
     });
     assert!(asks(Question::LowerModule(&module), &by_address, gen));
     assert!(!asks(Question::LowerModule(&insns), &by_address, gen));
+}
+
+/// The keys of an answer without its `"id"`: the object a C ABI library's
+/// `tpb_decode` writes (include/tpb_subject.h).
+pub(crate) fn answer_object(a: &Answer) -> Map<String, Value> {
+    let mut m = Map::new();
+    match a {
+        Answer::Verdict(v) => {
+            m.insert(
+                "failed".into(),
+                v.clone().map_or(Value::Null, Value::String),
+            );
+        }
+        Answer::Decoded { opcode, fields } => {
+            m.insert("opcode".into(), Value::String(opcode_str(*opcode)));
+            m.insert("fields".into(), Value::Object(fields_json(fields)));
+        }
+        Answer::DecodeError { field, offset } => {
+            m.insert(
+                "error".into(),
+                serde_json::json!({"field": field, "offset": offset}),
+            );
+        }
+        Answer::Encoded(b) => {
+            m.insert("hex".into(), Value::String(crate::subjects::hex(b)));
+        }
+        Answer::Refused(r) => {
+            m.insert("refused".into(), Value::String(r.clone()));
+        }
+        Answer::Wire(w) => {
+            m.insert("wire".into(), Value::from(*w));
+        }
+        Answer::Stream(None) => {
+            m.insert("valid".into(), Value::Bool(true));
+        }
+        Answer::Stream(Some((e, index))) => {
+            m.insert("stream_error".into(), Value::String(e.clone()));
+            m.insert("index".into(), Value::from(*index));
+        }
+        Answer::Lowered { generation, module } => {
+            m.extend(module_json(generation, module));
+        }
+        Answer::LowerRejected { error, instruction } => {
+            m.insert("error".into(), Value::String(error.clone()));
+            m.insert("instruction".into(), Value::from(*instruction));
+        }
+        Answer::Unsupported => {
+            m.insert("unsupported".into(), Value::Bool(true));
+        }
+    }
+    m
+}
+
+/// The answer object [`module_from_json`] reads (without its `id`).
+pub(crate) fn module_json(generation: &str, m: &LoweredModule) -> Map<String, Value> {
+    let instructions: Vec<Value> = m
+        .instrs
+        .iter()
+        .map(|l| {
+            let (records, side) = l.as_ref().map_or((&[][..], &[][..]), |l| (&l.records, &l.side));
+            json!({
+                "records": records.iter().map(|r| crate::subjects::hex(r)).collect::<Vec<_>>(),
+                "side": side.iter().map(|(t, id)| json!({"table": t, "id": id})).collect::<Vec<_>>(),
+            })
+        })
+        .collect();
+    let rows = |name: &str, vs: Vec<Value>| -> Vec<Value> {
+        vs.into_iter()
+            .enumerate()
+            .map(|(id, v)| json!({"id": id, name: v}))
+            .collect()
+    };
+    let groups = m.replica_groups.iter().map(|g| json!(g)).collect();
+    let pairs = m
+        .source_target_pairs
+        .iter()
+        .map(|ps| json!(ps.iter().map(|(s, t)| [*s, *t]).collect::<Vec<_>>()))
+        .collect();
+    let attributes: Vec<Value> = m
+        .attributes
+        .iter()
+        .enumerate()
+        .map(|(id, (kind, direction, peer))| {
+            json!({"id": id, "kind": kind, "direction": direction, "peer": peer})
+        })
+        .collect();
+    let mut o = Map::new();
+    o.insert("generation".into(), Value::from(generation));
+    o.insert("instructions".into(), Value::Array(instructions));
+    o.insert(
+        "replica_groups".into(),
+        Value::Array(rows("groups", groups)),
+    );
+    o.insert(
+        "source_target_pairs".into(),
+        Value::Array(rows("pairs", pairs)),
+    );
+    o.insert("attributes".into(), Value::Array(attributes));
+    o
 }
