@@ -377,13 +377,11 @@ pub fn module_from_json(m: &Object<'_>) -> Result<LoweredModule, String> {
                 let sp = || format!("{}.side[{j}]", p());
                 let e = object(&sp, r)?;
                 keys(&sp, e, &["table", "id"])?;
-                let table = match get(e, "table").and_then(Json::as_str) {
-                    Some("replica_groups") => "replica_groups",
-                    Some("source_target_pairs") => "source_target_pairs",
-                    Some("attributes") => "attributes",
-                    _ => return Err(format!("{}.table is not a side-table name", sp())),
+                let name = get(e, "table").and_then(Json::as_str);
+                let Some(table) = LOWERED_KEYS[2..].iter().find(|t| Some(**t) == name) else {
+                    return Err(format!("{}.table is not a side-table name", sp()));
                 };
-                Ok((table, index_at(&|| format!("{}.id", sp()), get(e, "id"))?))
+                Ok((*table, index_at(&|| format!("{}.id", sp()), get(e, "id"))?))
             })
             .collect::<Result<Vec<_>, String>>()?;
         instrs.push(Ok(Lowered { records, side }));
@@ -412,15 +410,10 @@ pub fn module_from_json(m: &Object<'_>) -> Result<LoweredModule, String> {
         "attributes",
         &["id", "kind", "direction", "peer"],
         |p, e| {
-            let direction = match get(e, "direction").and_then(Json::as_str) {
-                Some("send") => "send",
-                Some("recv") => "recv",
-                _ => {
-                    return Err(format!(
-                        "{}.direction is neither \"send\" nor \"recv\"",
-                        p()
-                    ))
-                }
+            let name = get(e, "direction").and_then(Json::as_str);
+            let Some(direction) = ["send", "recv"].into_iter().find(|d| Some(*d) == name) else {
+                let e = format!("{}.direction is neither \"send\" nor \"recv\"", p());
+                return Err(e);
             };
             Ok((
                 u32_at(&|| format!("{}.kind", p()), get(e, "kind"))?,

@@ -103,14 +103,6 @@ impl Group {
         self.stop()
     }
 
-    /// [`Group::kill`], then a moment for the stderr reader to drain the
-    /// dying process.
-    fn kill_and_drain(mut self) -> Option<ExitStatus> {
-        let st = self.stop();
-        let _ = self.stderr_done.recv_timeout(Duration::from_millis(500));
-        st
-    }
-
     fn stop(&mut self) -> Option<ExitStatus> {
         reaper::kill(self.live);
         let _ = self.child.kill();
@@ -187,10 +179,16 @@ impl<In, Ev> Running<In, Ev> {
         self.group.kill()
     }
 
-    /// [`Group::kill_and_drain`], stdin closed first.
-    pub(super) fn kill_and_drain(self) -> Option<ExitStatus> {
+    /// [`Running::kill`], then a moment for the stderr reader to drain the
+    /// dying process.
+    pub(super) fn kill_and_drain(mut self) -> Option<ExitStatus> {
         drop(self.to_stdin);
-        self.group.kill_and_drain()
+        let st = self.group.stop();
+        let _ = self
+            .group
+            .stderr_done
+            .recv_timeout(Duration::from_millis(500));
+        st
     }
 }
 
@@ -227,18 +225,15 @@ pub(super) fn describe_exit(s: Option<ExitStatus>) -> String {
 }
 
 fn signal_name(sig: i32) -> &'static str {
-    let names = [
-        (4, " (SIGILL)"),
-        (6, " (SIGABRT)"),
-        (7, " (SIGBUS)"),
-        (8, " (SIGFPE)"),
-    ];
-    let more = [(9, " (SIGKILL)"), (11, " (SIGSEGV)")];
-    names
-        .iter()
-        .chain(&more)
-        .find(|n| n.0 == sig)
-        .map_or("", |n| n.1)
+    match sig {
+        4 => " (SIGILL)",
+        6 => " (SIGABRT)",
+        7 => " (SIGBUS)",
+        8 => " (SIGFPE)",
+        9 => " (SIGKILL)",
+        11 => " (SIGSEGV)",
+        _ => "",
+    }
 }
 
 /// Reads one line of at most `max` bytes (without the newline). `Ok(None)`

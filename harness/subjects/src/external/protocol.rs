@@ -18,7 +18,7 @@ use crate::subjects::{
     Capability, DecodeFail, Decoded, Fault, FieldName, IrInstruction, LoweredModule, LutTable,
     ModuleAnswer, Question, Reply, Said, StreamFail, Validator,
 };
-use serde_json::{Map, Value};
+use serde_json::json;
 use std::borrow::Cow;
 use std::fmt;
 use std::sync::Arc;
@@ -195,12 +195,6 @@ impl Request {
     pub fn to_line(&self, id: u64) -> String {
         let op = self.op().name();
         match self {
-            Request::ValidateHeader(b) | Request::ValidatePayload(b) | Request::Decode(b) => {
-                format!(
-                    r#"{{"id":{id},"op":"{op}","hex":"{}"}}"#,
-                    crate::subjects::hex(b)
-                )
-            }
             Request::Encode { .. } => {
                 format!(r#"{{"id":{id},"op":"{op}",{}"#, &self.input_text()[1..])
             }
@@ -208,11 +202,8 @@ impl Request {
                 r#"{{"id":{id},"op":"{op}","table":"{}","input":{input}}}"#,
                 table.name()
             ),
-            Request::ValidateStream(bytes) => format!(
-                r#"{{"id":{id},"op":"{op}","hex":"{}"}}"#,
-                crate::subjects::hex(bytes)
-            ),
             Request::Lower(ir) => format!(r#"{{"id":{id},"op":"{op}","ir":{}}}"#, ir.text),
+            _ => format!(r#"{{"id":{id},"op":"{op}","hex":"{}"}}"#, self.input_text()),
         }
     }
 
@@ -316,18 +307,14 @@ impl Hello {
     /// The hello answer line (server side): `tables` only when given.
     pub fn to_line(&self) -> String {
         let ops: Vec<&str> = self.ops.iter().map(|o| o.name()).collect();
-        let mut m = Map::new();
-        m.insert("protocol".into(), Value::from(self.protocol));
-        m.insert("name".into(), Value::from(self.name.clone()));
-        m.insert("ops".into(), Value::from(ops));
+        let mut v = json!({"protocol": self.protocol, "name": self.name, "ops": ops});
         if let Some(t) = &self.tables {
-            let names: Vec<&str> = t.iter().map(|t| t.name()).collect();
-            m.insert("tables".into(), Value::from(names));
+            v["tables"] = json!(t.iter().map(|t| t.name()).collect::<Vec<_>>());
         }
         if !self.framings.is_empty() {
-            m.insert("framings".into(), Value::from(self.framings.clone()));
+            v["framings"] = json!(self.framings);
         }
-        Value::Object(m).to_string()
+        v.to_string()
     }
 }
 
@@ -380,6 +367,30 @@ fn take<'a>(m: &mut Entries<'a>, k: &str) -> Option<Json<'a>> {
     Some(m.swap_remove(i).1)
 }
 
+/// Array `v` (key `k`) of strings, each read by `read`.
+fn strings<T>(
+    v: Option<&Json<'_>>,
+    k: &str,
+    read: impl Fn(&str) -> Result<T, String>,
+) -> Result<Vec<T>, String> {
+    let list = v.and_then(Json::as_array);
+    (list.ok_or_else(|| format!("`{k}` is not an array"))?.iter())
+        .map(|x| {
+            read(
+                x.as_str()
+                    .ok_or_else(|| format!("`{k}` holds a non-string"))?,
+            )
+        })
+        .collect()
+}
+
+/// `v` sorted, each once.
+fn sorted_set<T: Ord>(mut v: Vec<T>) -> Vec<T> {
+    v.sort();
+    v.dedup();
+    v
+}
+
 /// Parses the hello answer `{"protocol":1,"name":…,"ops":[…]}` (with an
 /// optional `"tables":[…]` and an optional `"framings"`,
 /// [`super::batch_framing`]).
@@ -389,10 +400,7 @@ pub fn parse_hello(line: &str) -> Result<Hello, String> {
     // kept and never used).
     let framings = match take(&mut m, "framings") {
         None => Vec::new(),
-        Some(v) => (v.as_array().ok_or("`framings` is not an array")?.iter())
-            .map(|x| x.as_str().map(str::to_string))
-            .collect::<Option<_>>()
-            .ok_or("`framings` holds a non-string")?,
+        Some(v) => strings(Some(&v), "framings", |s| Ok(s.to_string()))?,
     };
     let keys = ["protocol", "name", "ops", "tables"];
     exact_keys(&m, &keys[..3 + usize::from(get(&m, "tables").is_some())])?;
@@ -406,42 +414,25 @@ pub fn parse_hello(line: &str) -> Result<Hello, String> {
     if name.trim().is_empty() {
         return Err("`name` is empty".into());
     }
-    let Some(list) = get(&m, "ops").and_then(Json::as_array) else {
-        return Err("`ops` is not an array".into());
-    };
-    let mut ops = Vec::new();
-    for v in list {
-        let s = v.as_str().ok_or("`ops` holds a non-string")?;
-        let op = Op::from_name(s).ok_or_else(|| format!("unknown op `{s}` in `ops`"))?;
-        if !ops.contains(&op) {
-            ops.push(op);
-        }
-    }
-    ops.sort();
+    let ops = strings(get(&m, "ops"), "ops", |s| {
+        Op::from_name(s).ok_or_else(|| format!("unknown op `{s}` in `ops`"))
+    })?;
+    let ops = sorted_set(ops);
     let tables = match get(&m, "tables") {
         None => None,
-        Some(Json::Array(list)) => {
-            let mut ts = Vec::new();
-            for v in list {
-                let s = v.as_str().ok_or("`tables` holds a non-string")?;
-                let t = LutTable::from_name(s).ok_or_else(|| {
-                    format!(
-                        "unknown table `{s}` in `tables` (expected one of: {})",
-                        LutTable::ALL.map(LutTable::name).join(", ")
-                    )
-                })?;
-                if !ts.contains(&t) {
-                    ts.push(t);
-                }
-            }
-            if !ops.contains(&Op::Lut) && !ts.is_empty() {
-                return Err("`tables` lists tables but `ops` has no `lut`".into());
-            }
-            ts.sort();
-            Some(ts)
-        }
-        Some(_) => return Err("`tables` is not an array".into()),
+        Some(v) => Some(strings(Some(v), "tables", |s| {
+            LutTable::from_name(s).ok_or_else(|| {
+                format!(
+                    "unknown table `{s}` in `tables` (expected one of: {})",
+                    LutTable::ALL.map(LutTable::name).join(", ")
+                )
+            })
+        })?),
     };
+    if tables.as_ref().is_some_and(|t| !t.is_empty()) && !ops.contains(&Op::Lut) {
+        return Err("`tables` lists tables but `ops` has no `lut`".into());
+    }
+    let tables = tables.map(sorted_set);
     Ok(Hello {
         protocol,
         name,

@@ -226,11 +226,6 @@ impl ExternalSubject {
         self.encodes.fetch_add(n as u64, Ordering::Relaxed);
     }
 
-    /// Counts `n` answers delivered outside the client.
-    fn note_received(&self, n: usize) {
-        self.received.fetch_add(n as u64, Ordering::Relaxed);
-    }
-
     /// Counts one answer handed to the judge; `r` passes through.
     #[inline]
     fn compared<T>(&self, r: Reply<T>) -> Reply<T> {
@@ -299,6 +294,13 @@ impl ExternalSubject {
             Some(b) => s.take_reply(Op::Decode, b),
             None => s.take_request(held),
         }
+    }
+
+    /// `reqs` asked of the subject now, as one batch (`None`: the client's
+    /// lock is poisoned).
+    fn ask_batch(&self, reqs: &[Request], tick: &dyn Fn()) -> Option<Vec<ClientReply>> {
+        let mut c = self.client.lock().ok()?;
+        Some(self.timed(reqs.len(), || c.call_batch_with(reqs, tick)))
     }
 
     /// `r` asked of the subject now.
@@ -382,17 +384,19 @@ impl ExternalSubject {
 
 /// The operations a batch asks (a LUT batch: each of its tables).
 fn batch_needs(batch: Batch<'_>) -> Capabilities {
-    match batch {
-        Batch::Validate(Validator::Header, _) => Capabilities::of(&[Capability::ValidateHeader]),
-        Batch::Validate(Validator::Payload, _) => Capabilities::of(&[Capability::ValidatePayload]),
-        Batch::Decode(_) => Capabilities::of(&[Capability::Decode]),
-        Batch::Roundtrip(_) => Capabilities::of(&[Capability::Decode, Capability::Encode]),
-        Batch::Streams(_) => Capabilities::of(&[Capability::ValidateStream]),
-        Batch::Lower(_) => Capabilities::of(&[Capability::Lower]),
-        Batch::Lut(tables, _) => tables.iter().fold(Capabilities::NONE, |c, t| {
-            c.union(Capabilities::of(&[Capability::Lut(*t)]))
-        }),
-    }
+    use Capability as C;
+    Capabilities::of(match batch {
+        Batch::Validate(Validator::Header, _) => &[C::ValidateHeader],
+        Batch::Validate(Validator::Payload, _) => &[C::ValidatePayload],
+        Batch::Decode(_) => &[C::Decode],
+        Batch::Roundtrip(_) => &[C::Decode, C::Encode],
+        Batch::Streams(_) => &[C::ValidateStream],
+        Batch::Lower(_) => &[C::Lower],
+        Batch::Lut(tables, _) => {
+            let each = tables.iter().map(|t| Capabilities::of(&[C::Lut(*t)]));
+            return each.fold(Capabilities::NONE, Capabilities::union);
+        }
+    })
 }
 
 impl ExternalSubject {
@@ -424,11 +428,9 @@ impl ExternalSubject {
     /// worker, pipelined lines with a `cmd:` subject), kept in `store` for
     /// [`Subject`] calls that ask the same requests.
     fn prefetch_requests(&self, reqs: Vec<Request>, tick: &dyn Fn(), store: &mut ReadyStore) {
-        let Ok(mut c) = self.client.lock() else {
+        let Some(replies) = self.ask_batch(&reqs, tick) else {
             return;
         };
-        let replies = self.timed(reqs.len(), || c.call_batch_with(&reqs, tick));
-        drop(c);
         if matches!(reqs.first(), Some(Request::Encode { .. })) {
             self.note_encodes(&replies);
         }
@@ -476,10 +478,8 @@ impl Subject for ExternalSubject {
     fn validate(&self, v: Validator, b: &[u8; 64]) -> Reply<Verdict> {
         let op = Op::of_validator(v);
         let ready = self.ready.try_borrow_mut().ok();
-        if let Some(v) = ready.and_then(|mut s| s.take_verdict(op, b)) {
-            return self.compared(v);
-        }
-        self.compared(self.validate_unready(v, op, b))
+        let stored = ready.and_then(|mut s| s.take_verdict(op, b));
+        self.compared(stored.unwrap_or_else(|| self.validate_unready(v, op, b)))
     }
 
     #[inline]
@@ -489,10 +489,8 @@ impl Subject for ExternalSubject {
             return Err(Fault::Unsupported);
         }
         let ready = self.ready.try_borrow_mut().ok();
-        if let Some(r) = ready.and_then(|mut s| s.take_lut(table, input)) {
-            return self.compared(r);
-        }
-        self.compared(self.lut_unready(table, input))
+        let stored = ready.and_then(|mut s| s.take_lut(table, input));
+        self.compared(stored.unwrap_or_else(|| self.lut_unready(table, input)))
     }
 
     fn asked(&self, q: Question<'_>) -> Reply<Said> {
@@ -560,11 +558,9 @@ impl Transport for ExternalSubject {
             }
             Batch::Lut(..) => return,
         };
-        let Ok(mut c) = self.client.lock() else {
+        let Some(replies) = self.ask_batch(&reqs, tick) else {
             return;
         };
-        let replies = self.timed(reqs.len(), || c.call_batch_with(&reqs, tick));
-        drop(c);
         store.begin_bundles(op, bs);
         // A roundtrip's encodes, batched after its decodes: each decoded
         // bundle's fields once (the judge's self encode; a cross encode is
@@ -834,13 +830,14 @@ impl ExternalSubject {
             tick();
             match framed {
                 Ok(ids) => {
-                    self.note_received(ids.len());
+                    self.received.fetch_add(ids.len() as u64, Ordering::Relaxed);
                     for id in ids.into_iter().take(chunk.len()) {
                         store.push_verdict(Some(Ok(super::verdict::verdict_of(id))));
                     }
                 }
                 Err(f) if f.class == FaultClass::Protocol => {
-                    self.note_received(chunk.len());
+                    self.received
+                        .fetch_add(chunk.len() as u64, Ordering::Relaxed);
                     for _ in chunk {
                         let r = Err(Fault::Protocol(format!("batch64: {}", f.detail)));
                         store.push_verdict(Some(r));
@@ -849,10 +846,9 @@ impl ExternalSubject {
                 Err(_) => {
                     let reqs: Vec<Request> =
                         chunk.iter().map(|x| Request::validate(v, *x)).collect();
-                    let Ok(mut c) = self.client.lock() else {
+                    let Some(replies) = self.ask_batch(&reqs, tick) else {
                         return;
                     };
-                    let replies = self.timed(reqs.len(), || c.call_batch_with(&reqs, tick));
                     for r in replies.into_iter().take(chunk.len()) {
                         store.push_verdict(sent(r).map(verdict_reply));
                     }
