@@ -696,52 +696,45 @@ impl ExternalSubject {
     /// or (for LUTs without a worker) pipelined lines; false if it is not a
     /// batch this path serves.
     fn prefetch_ready(&self, batch: Batch<'_>, tick: &dyn Fn(), store: &mut ReadyStore) -> bool {
-        let (supports, shm) = match self.client.lock() {
-            Ok(mut c) => (c.hello().ops.clone(), c.shm().is_some()),
-            Err(_) => return true,
+        let Ok(mut c) = self.client.lock() else {
+            return true;
         };
-        let supports = |op: Op| supports.contains(&op);
+        let op = match batch {
+            Batch::Validate(v, _) => Op::of_validator(v),
+            Batch::Lut(..) => Op::Lut,
+            Batch::Decode(_) | Batch::Roundtrip(_) | Batch::Streams(_) | Batch::Lower(_) => {
+                return false
+            }
+        };
+        let (supported, shm) = (c.supports(op), c.shm().is_some());
         match batch {
             Batch::Validate(v, bs) if !shm => {
-                let op = Op::of_validator(v);
+                drop(c);
                 let Some(b) = &self.batch else { return false };
-                if !supports(op) || !b.lock().is_ok_and(|b| b.usable(v)) {
+                if !supported || !b.lock().is_ok_and(|b| b.usable(v)) {
                     return false;
                 }
                 store.begin_bundles(op, bs);
                 self.prefetch_framed(b, v, bs, tick, store);
             }
+            _ if !supported => {}
             Batch::Validate(v, bs) => {
-                let op = Op::of_validator(v);
-                if !supports(op) {
-                    return true;
-                }
-                let Ok(mut c) = self.client.lock() else {
-                    return true;
-                };
                 let Some(ch) = c.shm() else { return true };
-                let payload = v == Validator::Payload;
                 store.begin_bundles(op, bs);
-                let mut sink = VerdictSink(store);
-                ch.validate_into(payload, bs, tick, &mut sink);
+                ch.validate_into(v == Validator::Payload, bs, tick, &mut VerdictSink(store));
                 self.count_busy(bs.len(), ch.take_busy());
                 store.pad_verdicts(bs.len());
             }
             Batch::Lut(tables, ords) => {
-                if !supports(Op::Lut) {
-                    return true;
-                }
                 let tables: Vec<LutTable> = tables
                     .iter()
                     .copied()
                     .filter(|t| self.caps.has(Capability::Lut(*t)))
                     .collect();
                 store.begin_luts(&tables, ords);
-                self.prefetch_luts(&tables, ords, tick, store);
+                self.prefetch_luts(&mut c, &tables, ords, tick, store);
             }
-            Batch::Decode(_) | Batch::Roundtrip(_) | Batch::Streams(_) | Batch::Lower(_) => {
-                return false
-            }
+            Batch::Decode(_) | Batch::Roundtrip(_) | Batch::Streams(_) | Batch::Lower(_) => {}
         }
         true
     }
@@ -778,14 +771,12 @@ impl ExternalSubject {
 
     fn prefetch_luts(
         &self,
+        c: &mut Client,
         tables: &[LutTable],
         ords: &[u32],
         tick: &dyn Fn(),
         store: &mut ReadyStore,
     ) {
-        let Ok(mut c) = self.client.lock() else {
-            return;
-        };
         if let Some(ch) = c.shm() {
             for &t in tables {
                 let Some(col) = store.lut_column(t) else {
