@@ -2,9 +2,10 @@
 //! serde ([`render`]) and read back with serde, streaming and bounded
 //! ([`read`]).
 
-use super::merge_error::MAX_BYTES;
+use super::merge_error::{open_regular, MergeError, MAX_BYTES};
 use super::model::DivergenceRecord;
 use std::io::{BufRead, BufReader, Read};
+use std::path::Path;
 
 /// File name inside a report folder.
 pub const FILE: &str = "divergences.jsonl";
@@ -20,22 +21,11 @@ pub fn render(records: &[DivergenceRecord]) -> String {
     s
 }
 
-/// Why a line cannot be read.
-#[derive(Debug)]
-pub enum LineError {
-    Io(std::io::Error),
-    /// A line over [`MAX_BYTES`] (1-based line).
-    TooLong(usize),
-    /// More records than the caller allows (1-based line of the first extra).
-    TooMany(usize),
-    /// Not UTF-8 or not a record (1-based line, message).
-    Bad(usize, String),
-}
-
-/// Reads the records of `file` (an open regular file at `path`), streaming;
-/// blank lines skipped; stops at the first record beyond `max`.
-pub fn read(file: std::fs::File, max: u64) -> Result<Vec<DivergenceRecord>, LineError> {
-    let mut r = BufReader::new(file);
+/// Reads the records of `dir`'s file, streaming; blank lines skipped; at most `expected`
+/// records (the `run.json` count), so memory stays bounded by what `run.json` announces.
+pub fn read(dir: &Path, expected: u64) -> Result<Vec<DivergenceRecord>, MergeError> {
+    let path = &dir.join(FILE);
+    let mut r = BufReader::new(open_regular(path)?);
     let mut out = Vec::new();
     let mut buf = Vec::new();
     for line in 1.. {
@@ -44,24 +34,24 @@ pub fn read(file: std::fs::File, max: u64) -> Result<Vec<DivergenceRecord>, Line
             .by_ref()
             .take(MAX_BYTES + 1)
             .read_until(b'\n', &mut buf)
-            .map_err(LineError::Io)?;
+            .map_err(|e| MergeError::read(path, e))?;
         if n == 0 {
             break;
         }
-        if n as u64 > MAX_BYTES {
-            return Err(LineError::TooLong(line));
-        }
-        let text = std::str::from_utf8(&buf).map_err(|e| LineError::Bad(line, e.to_string()))?;
+        let m = format!("line longer than {MAX_BYTES} bytes");
+        refuse!(n as u64 > MAX_BYTES, MergeError::line(path, line, m));
+        let bad = |e: &dyn std::fmt::Display| MergeError::line(path, line, e);
+        let text = std::str::from_utf8(&buf).map_err(|e| bad(&e))?;
         if text.trim().is_empty() {
             continue;
         }
-        if out.len() as u64 >= max {
-            return Err(LineError::TooMany(line));
-        }
-        crate::strict_json::parse(text).map_err(|e| LineError::Bad(line, e.to_string()))?;
-        let rec: DivergenceRecord =
-            serde_json::from_str(text).map_err(|e| LineError::Bad(line, e.to_string()))?;
-        out.push(rec);
+        refuse!(
+            out.len() as u64 >= expected,
+            dir.display(),
+            "{FILE} has more than the {expected} divergence(s) run.json says (line {line})"
+        );
+        crate::strict_json::parse(text).map_err(|e| bad(&e))?;
+        out.push(serde_json::from_str(text).map_err(|e| bad(&e))?);
     }
     Ok(out)
 }
@@ -111,13 +101,22 @@ mod tests {
         }
     }
 
-    fn file_with(text: &str) -> std::fs::File {
-        let p =
-            std::env::temp_dir().join(format!("tpb-jsonl-{}-{}", std::process::id(), text.len()));
-        std::fs::write(&p, text).unwrap();
-        let f = std::fs::File::open(&p).unwrap();
-        std::fs::remove_file(&p).unwrap();
-        f
+    /// A folder holding `text` as its divergences file (removed with the process's temp files).
+    fn dir_with(text: &str) -> std::path::PathBuf {
+        let d = std::env::temp_dir().join(format!(
+            "tpb-jsonl-{}-{}-{}",
+            std::process::id(),
+            text.len(),
+            crate::fuzz_entry::fnv1a64(text.as_bytes())
+        ));
+        std::fs::create_dir_all(&d).unwrap();
+        std::fs::write(d.join(FILE), text).unwrap();
+        d
+    }
+
+    /// The refusal of reading `text` with at most `max` records.
+    fn refusal(text: &str, max: u64) -> String {
+        read(&dir_with(text), max).unwrap_err().to_string()
     }
 
     /// A record's class is typed: every class goes out as its name and comes back as itself,
@@ -139,16 +138,17 @@ mod tests {
                 "{line}"
             );
         }
-        assert_eq!(read(file_with(&text), 99).unwrap(), recs);
+        assert_eq!(read(&dir_with(&text), 99).unwrap(), recs);
         for bad in ["Bogus", "overaccept", ""] {
             let forged = text.replacen(
                 "\"class\":\"OverAccept\"",
                 &format!("\"class\":\"{bad}\""),
                 1,
             );
+            let m = refusal(&forged, 99);
             assert!(
-                matches!(read(file_with(&forged), 99), Err(LineError::Bad(1, m)) if m.contains("class")),
-                "{bad}"
+                m.contains(&format!("{FILE}:1: ")) && m.contains("class"),
+                "{m}"
             );
         }
     }
@@ -170,26 +170,18 @@ mod tests {
             }),
         ];
         let text = render(&recs);
-        assert_eq!(read(file_with(&text), 3).unwrap(), recs);
+        assert_eq!(read(&dir_with(&text), 3).unwrap(), recs);
         // The documented wire form of an origin.
         assert!(text.contains(r#""origin":{"vector":"v.txt","line":7,"expected":"valid"}"#));
-        assert!(matches!(
-            read(file_with(&text), 2),
-            Err(LineError::TooMany(3))
-        ));
+        let m = refusal(&text, 2);
+        assert!(m.ends_with("has more than the 2 divergence(s) run.json says (line 3)"));
+        let line1 = format!("{FILE}:1: ");
         let extra = text.replacen("\"count\":2", "\"count\":2,\"forged\":true", 1);
-        assert!(matches!(
-            read(file_with(&extra), 3),
-            Err(LineError::Bad(1, _))
-        ));
+        assert!(refusal(&extra, 3).contains(&line1));
         let twice = text.replacen("\"count\":2", "\"count\":2,\"count\":1", 1);
-        assert!(
-            matches!(read(file_with(&twice), 3), Err(LineError::Bad(1, m)) if m.contains("duplicate"))
-        );
+        let m = refusal(&twice, 3);
+        assert!(m.contains(&line1) && m.contains("duplicate"), "{m}");
         let missing = text.replacen("\"arch\":\"v3\",", "", 1);
-        assert!(matches!(
-            read(file_with(&missing), 3),
-            Err(LineError::Bad(1, _))
-        ));
+        assert!(refusal(&missing, 3).contains(&line1));
     }
 }

@@ -9,25 +9,21 @@ use super::shard::shard_name;
 use std::fmt::Write as _;
 
 /// One testcase: name, divergence lines (one `<failure>`), other failures
-/// (one `<error>` each), notes (`<system-out>`: the subjects it is not
-/// supported by, neither a pass nor a failure of theirs).
-#[derive(Default)]
-struct Case {
-    name: String,
-    divergences: Vec<String>,
-    /// `(type, message)`: `gate` for a failure, `incomplete` for a target cut short.
-    errors: Vec<(&'static str, String)>,
-    notes: Vec<String>,
-}
+/// (one `<error>` each, `(type, message)`: `gate` for a failure, `incomplete` for a target cut
+/// short), notes (`<system-out>`: the subjects it is not supported by, neither a pass nor a
+/// failure of theirs).
+type Case = (
+    String,
+    Vec<String>,
+    Vec<(&'static str, String)>,
+    Vec<String>,
+);
 
 fn case_at<'a>(cases: &'a mut Vec<Case>, name: &str) -> &'a mut Case {
     find_or_push(
         cases,
-        |c| c.name == name,
-        || Case {
-            name: name.to_string(),
-            ..Case::default()
-        },
+        |c| c.0 == name,
+        || (name.to_string(), vec![], vec![], vec![]),
     )
 }
 
@@ -46,21 +42,16 @@ pub fn render(m: &ReportModel) -> String {
         case_at(&mut cases, &format!("shard {}", s.shard));
     }
     for d in &m.divergences {
-        case_at(&mut cases, &d.target).divergences.push(format!(
-            "#{} {}\nreplay: {}",
-            d.number,
-            d.headline(Some(d.count)),
-            d.replay
-        ));
+        let (n, headline) = (d.number, d.headline(Some(d.count)));
+        let line = format!("#{n} {headline}\nreplay: {}", d.replay);
+        case_at(&mut cases, &d.target).1.push(line);
     }
     for u in &meta.unsupported {
         let c = case_at(&mut cases, &u.target);
-        for s in &u.subjects {
-            c.notes.push(format!("not supported by {s}"));
-        }
+        c.3.extend(u.subjects.iter().map(|s| format!("not supported by {s}")));
     }
     for (f, t) in meta.failures.iter().zip(&meta.failure_targets) {
-        case_at(&mut cases, t).errors.push(("gate", f.clone()));
+        case_at(&mut cases, t).2.push(("gate", f.clone()));
     }
     // A cut-short run is not a green one: every target that did not run all
     // its planned cases gets an `incomplete` error.
@@ -72,7 +63,7 @@ pub fn render(m: &ReportModel) -> String {
         let (ran, planned) = (t.ran, t.planned);
         let e =
             format!("incomplete: ran {ran} of {planned} planned generated cases (run cut short)");
-        case_at(&mut cases, &t.name).errors.push(("incomplete", e));
+        case_at(&mut cases, &t.name).2.push(("incomplete", e));
     }
     let mut properties = vec![
         ("verdict".to_string(), meta.verdict.clone()),
@@ -84,66 +75,48 @@ pub fn render(m: &ReportModel) -> String {
         },
     ];
     if let Some(l) = &m.live {
-        properties.push((
-            format!("{TIMING_MARKER} elapsed_seconds"),
-            format!("{:.3}", l.elapsed.as_secs_f64()),
-        ));
+        let elapsed = format!("{:.3}", l.run.elapsed.as_secs_f64());
+        properties.push((format!("{TIMING_MARKER} elapsed_seconds"), elapsed));
     }
-    document(&cases, &properties)
-}
-
-fn document(cases: &[Case], properties: &[(String, String)]) -> String {
-    let failures = cases.iter().filter(|c| !c.divergences.is_empty()).count();
+    let failures = cases.iter().filter(|c| !c.1.is_empty()).count();
     let errors = cases
         .iter()
-        .filter(|c| c.divergences.is_empty() && !c.errors.is_empty())
+        .filter(|c| c.1.is_empty() && !c.2.is_empty())
         .count();
     let mut s = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
-    let tests = cases.len();
-    for (tag, name) in [
-        ("<testsuites", "tpbconform gate"),
-        ("  <testsuite", "tpbconform.gate"),
-    ] {
-        let counts = format!("tests=\"{tests}\" failures=\"{failures}\" errors=\"{errors}\"");
-        let _ = writeln!(s, "{tag} name=\"{name}\" {counts}>");
-    }
+    let counts = format!(
+        "tests=\"{}\" failures=\"{failures}\" errors=\"{errors}\"",
+        cases.len()
+    );
+    let _ = writeln!(s, "<testsuites name=\"tpbconform gate\" {counts}>");
+    let _ = writeln!(s, "  <testsuite name=\"tpbconform.gate\" {counts}>");
     let _ = writeln!(s, "    <properties>");
-    for (name, value) in properties {
-        let _ = writeln!(
-            s,
-            "      <property name=\"{}\" value=\"{}\"/>",
-            xml_escape(name),
-            xml_escape(value)
-        );
+    for (name, value) in &properties {
+        let (name, value) = (xml_escape(name), xml_escape(value));
+        let _ = writeln!(s, "      <property name=\"{name}\" value=\"{value}\"/>");
     }
     let _ = writeln!(s, "    </properties>");
-    for c in cases {
+    for (name, divergences, errors, notes) in &cases {
+        let name = xml_escape(name);
         let _ = writeln!(
             s,
-            "    <testcase classname=\"tpbconform.gate\" name=\"{}\">",
-            xml_escape(&c.name)
+            "    <testcase classname=\"tpbconform.gate\" name=\"{name}\">"
         );
-        if !c.divergences.is_empty() {
+        if !divergences.is_empty() {
             let _ = writeln!(
                 s,
                 "      <failure type=\"divergence\" message=\"{} distinct divergence(s)\">{}</failure>",
-                c.divergences.len(),
-                xml_escape(&c.divergences.join("\n"))
+                divergences.len(),
+                xml_escape(&divergences.join("\n"))
             );
         }
-        for (kind, e) in &c.errors {
-            let _ = writeln!(
-                s,
-                "      <error type=\"{kind}\" message=\"{}\"/>",
-                xml_escape(e)
-            );
+        for (kind, e) in errors {
+            let e = xml_escape(e);
+            let _ = writeln!(s, "      <error type=\"{kind}\" message=\"{e}\"/>");
         }
-        if !c.notes.is_empty() {
-            let _ = writeln!(
-                s,
-                "      <system-out>{}</system-out>",
-                xml_escape(&c.notes.join("\n"))
-            );
+        if !notes.is_empty() {
+            let notes = xml_escape(&notes.join("\n"));
+            let _ = writeln!(s, "      <system-out>{notes}</system-out>");
         }
         let _ = writeln!(s, "    </testcase>");
     }

@@ -165,46 +165,38 @@ fn merged_cohorts(shards: &[ShardReport]) -> Vec<CohortMeta> {
 }
 
 /// Merges verified shard reports into one model (see the module docs).
-pub fn merge(mut shards: Vec<ShardReport>) -> Result<ReportModel, MergeError> {
+pub fn merge(mut shards: Vec<ShardReport>) -> Result<ReportModel<'static>, MergeError> {
     let first = shards
         .first()
         .ok_or_else(|| MergeError("no shard folder given".into()))?
         .clone();
+    let (d0, count) = (first.dir.display(), first.meta.shard.count);
     for (s, (what, get)) in shards[1..].iter().flat_map(|s| ALIKE.map(|a| (s, a))) {
-        let (a, b) = (get(&first.meta), get(&s.meta));
-        if a != b {
-            return Err(MergeError(format!(
-                "shards disagree on {what}: {} has {a}, {} has {b}",
-                first.dir.display(),
-                s.dir.display()
-            )));
-        }
+        let (a, b, d) = (get(&first.meta), get(&s.meta), s.dir.display());
+        let m = format!("shards disagree on {what}: {d0} has {a}, {d} has {b}");
+        refuse!(a != b, MergeError(m));
     }
-    let count = first.meta.shard.count;
     shards.sort_by_key(|s| s.meta.shard.index);
     for w in shards.windows(2) {
-        if w[0].meta.shard.index == w[1].meta.shard.index {
-            return Err(MergeError(format!(
-                "shard {} given twice: {} and {}",
-                shard_name(w[0].meta.shard),
-                w[0].dir.display(),
-                w[1].dir.display()
-            )));
-        }
+        let (a, b) = (w[0].dir.display(), w[1].dir.display());
+        let m = format!(
+            "shard {} given twice: {a} and {b}",
+            shard_name(w[0].meta.shard)
+        );
+        refuse!(
+            w[0].meta.shard.index == w[1].meta.shard.index,
+            MergeError(m)
+        );
     }
-    if shards.len() as u64 != count {
-        let have: Vec<u64> = shards.iter().map(|s| s.meta.shard.index).collect();
-        let missing: Vec<String> = (0..count)
-            .filter(|i| have.binary_search(i).is_err())
-            .take(10)
-            .map(|i| format!("{i}/{count}"))
-            .collect();
-        let more = if missing.len() >= 10 { ", …" } else { "" };
-        return Err(MergeError(format!(
-            "missing shard(s): {}{more}",
-            missing.join(", ")
-        )));
-    }
+    let have: Vec<u64> = shards.iter().map(|s| s.meta.shard.index).collect();
+    let missing: Vec<String> = (0..count)
+        .filter(|i| have.binary_search(i).is_err())
+        .take(10)
+        .map(|i| format!("{i}/{count}"))
+        .collect();
+    let more = if missing.len() >= 10 { ", …" } else { "" };
+    let m = format!("{}{more}", missing.join(", "));
+    refuse!(have.len() as u64 != count, "missing shard(s)", "{m}");
     let targets = merged_targets(&shards, count)?;
     let divergences = merged_divergences(&shards);
     let mut failures = Vec::new();
@@ -316,15 +308,8 @@ fn merged_targets(shards: &[ShardReport], count: u64) -> Result<Vec<TargetMeta>,
     let mut targets = Vec::new();
     for (j, t0) in first.meta.targets.iter().enumerate() {
         let total: u64 = shards.iter().map(|s| s.meta.targets[j].planned).sum();
-        if total == 0 {
-            return Err(MergeError::at(
-                first.dir.display(),
-                format_args!(
-                    "nothing was checked: target {}: no shard planned a generated case",
-                    t0.name
-                ),
-            ));
-        }
+        let m = format!("target {}: no shard planned a generated case", t0.name);
+        refuse!(total == 0, first.dir.display(), "nothing was checked: {m}");
         let mut t = TargetMeta {
             name: t0.name.clone(),
             planned: total,
@@ -337,18 +322,14 @@ fn merged_targets(shards: &[ShardReport], count: u64) -> Result<Vec<TargetMeta>,
             let st = &s.meta.targets[j];
             let index = s.meta.shard.index;
             let share = Shard { index, count }.len(total);
-            if st.planned != share {
-                return Err(MergeError::at(
-                    s.dir.display(),
-                    format_args!(
-                        "target {}: shard {} planned {} generated cases, but its share of \
-                         the shards' {total} is {share} (different --cases / --sync-cases?)",
-                        t.name,
-                        shard_name(s.meta.shard),
-                        st.planned
-                    ),
-                ));
-            }
+            let m = format!(
+                "target {}: shard {} planned {} generated cases, but its share of the shards' \
+                 {total} is {share} (different --cases / --sync-cases?)",
+                t.name,
+                shard_name(s.meta.shard),
+                st.planned
+            );
+            refuse!(st.planned != share, s.dir.display(), "{m}");
             t.ran += st.ran;
             t.valid += st.valid;
             t.near_valid += st.near_valid;

@@ -1,8 +1,9 @@
 //! Why a set of shard folders cannot be merged ([`MergeError`], exit 2):
 //! a folder that fails verification ([`super::shard`]) or shards that are
-//! not one run ([`super::merge`]).
+//! not one run ([`super::merge`]); and the capped reading of a shard's files.
 
 use std::fmt;
+use std::io::Read;
 use std::path::Path;
 
 /// Cap on `run.json`, `summary.md`, `junit.xml` and one jsonl line.
@@ -29,17 +30,6 @@ impl MergeError {
         Self::at(format_args!("{}:{line}", path.display()), message)
     }
 
-    /// A file (`line` 0) or a jsonl line over [`MAX_BYTES`].
-    pub fn too_large(path: &Path, line: usize) -> Self {
-        match line {
-            0 => Self::at(
-                path.display(),
-                format_args!("larger than {MAX_BYTES} bytes"),
-            ),
-            n => Self::line(path, n, format_args!("line longer than {MAX_BYTES} bytes")),
-        }
-    }
-
     /// Shard `shard` of folder `dir` was cut short.
     pub fn incomplete(dir: &Path, shard: &str) -> Self {
         let m = format!("shard {shard} is INCOMPLETE (cut short); re-run it");
@@ -54,3 +44,23 @@ impl fmt::Display for MergeError {
 }
 
 impl std::error::Error for MergeError {}
+
+/// `path` opened, refused unless it is a regular file (no symlink).
+pub fn open_regular(path: &Path) -> Result<std::fs::File, MergeError> {
+    let read = |e| MergeError::read(path, e);
+    let md = std::fs::symlink_metadata(path).map_err(read)?;
+    refuse!(!md.is_file(), path.display(), "not a regular file");
+    std::fs::File::open(path).map_err(read)
+}
+
+/// The text of the regular file `path`, refused over [`MAX_BYTES`].
+pub fn read_text(path: &Path) -> Result<String, MergeError> {
+    let mut text = String::new();
+    open_regular(path)?
+        .take(MAX_BYTES + 1)
+        .read_to_string(&mut text)
+        .map_err(|e| MergeError::read(path, e))?;
+    let over = text.len() as u64 > MAX_BYTES;
+    refuse!(over, path.display(), "larger than {MAX_BYTES} bytes");
+    Ok(text)
+}

@@ -16,12 +16,19 @@ macro_rules! wire {
     )*};
 }
 
-/// Returns `Err(error)` from the enclosing function when `bad` holds.
+/// Returns `Err(error)` from the enclosing function when `bad` holds; given a place and a
+/// message (`format_args!` syntax), the error is [`merge_error::MergeError::at`] of them.
 macro_rules! refuse {
     ($bad:expr, $error:expr) => {
         if $bad {
             return Err($error);
         }
+    };
+    ($bad:expr, $at:expr, $($message:tt)+) => {
+        refuse!(
+            $bad,
+            $crate::report::merge_error::MergeError::at($at, format_args!($($message)+))
+        )
     };
 }
 

@@ -11,7 +11,7 @@ use super::run_json::{
     VectorMeta, FAIL, INCOMPLETE, PASS,
 };
 use crate::findings::{CaseKind, DedupKey, Origin};
-use crate::gate::{ExternalRun, GateFailure, GateRun};
+use crate::gate::{GateFailure, GateRun};
 use crate::generation::Generation;
 use crate::input::{hex_nibbles, pack_nibbles};
 use crate::subjects::{hex, Capabilities};
@@ -35,7 +35,7 @@ pub const SUBJECTS_CASE: &str = "subjects";
 /// One report: the facts `run.json` holds, the divergences, and what only a
 /// live run knows (clock, threads, subject statistics).
 #[derive(Clone, Debug, Default)]
-pub struct ReportModel {
+pub struct ReportModel<'r> {
     /// The run's facts (`run.json`; its `integrity` is filled by the writer).
     pub meta: RunMeta,
     /// Distinct divergences, in report order.
@@ -43,7 +43,7 @@ pub struct ReportModel {
     /// The shard folders a merged report was made from (empty for a gate run).
     pub shards: Vec<ShardRef>,
     /// Clock-dependent and process facts of a gate run (absent when merged).
-    pub live: Option<LiveFacts>,
+    pub live: Option<Live<'r>>,
 }
 
 /// One shard folder of a merged report.
@@ -55,20 +55,12 @@ pub struct ShardRef {
     pub verdict: String,
 }
 
-/// What only a live gate run knows.
-#[derive(Clone, Debug, Default)]
-pub struct LiveFacts {
+/// What only a live gate run knows: the run itself (its clock, threads, budget and external
+/// subjects' statistics) and when its report was written (UTC).
+#[derive(Clone, Debug)]
+pub struct Live<'r> {
+    pub run: &'r GateRun,
     pub timestamp: String,
-    pub budget: Option<f64>,
-    pub threads: usize,
-    /// Worker time per target (same order as `meta.targets`).
-    pub busy: Vec<Duration>,
-    /// Wall time of the generated phase.
-    pub gen_elapsed: Duration,
-    /// Wall time of the whole run.
-    pub elapsed: Duration,
-    /// Per external subject: calls, time, restarts, stderr tail.
-    pub external: Vec<ExternalRun>,
 }
 
 wire! {
@@ -556,22 +548,17 @@ pub fn meta_of(run: &GateRun, records: &[DivergenceRecord]) -> RunMeta {
     }
 }
 
-impl ReportModel {
+impl<'r> ReportModel<'r> {
     /// The model of a gate run written at `timestamp` (UTC) with its triaged findings.
-    pub fn of_gate(run: &GateRun, triaged: &[Triaged], timestamp: &str) -> ReportModel {
+    pub fn of_gate(run: &'r GateRun, triaged: &[Triaged], timestamp: &str) -> Self {
         let divergences: Vec<DivergenceRecord> = triaged.iter().map(DivergenceRecord::of).collect();
         ReportModel {
             meta: meta_of(run, &divergences),
             divergences,
             shards: Vec::new(),
-            live: Some(LiveFacts {
+            live: Some(Live {
+                run,
                 timestamp: timestamp.to_string(),
-                budget: run.seconds,
-                threads: run.threads,
-                busy: run.targets.iter().map(|(_, s)| s.busy).collect(),
-                gen_elapsed: run.gen_elapsed,
-                elapsed: run.elapsed,
-                external: run.external.clone(),
             }),
         }
     }

@@ -6,7 +6,7 @@ use super::blocks::{
 };
 use super::divergences::divergence_sections;
 use crate::gate::ExternalRun;
-use crate::gate::OUTCOMES;
+use crate::gate::{TargetStats, OUTCOMES};
 use crate::generation::Generation;
 use crate::report::format::{each, find_or_push, grouped, TIMING_MARKER};
 use crate::report::model::ReportModel;
@@ -15,7 +15,6 @@ use crate::report::run_json::{
     VectorMeta,
 };
 use crate::report::shard::shard_name;
-use std::time::Duration;
 
 /// The targets a subject lacks, per generation it serves.
 type PerGeneration<'a> = Vec<(&'a str, Vec<&'a str>)>;
@@ -44,28 +43,12 @@ pub fn document(m: &ReportModel) -> Document {
         Span::Verdict(meta.verdict.clone()),
         text(result),
     ]];
-    let (seed_tail, title) = if m.is_merged() {
-        let tail = format!(
-            ", generated cases per target requested: {}, tpbconform {}",
-            meta.cases, meta.version
-        );
-        (
-            tail,
-            format!(
-                "tpbconform gate report (merged from {} shards)",
-                m.shards.len()
-            ),
-        )
-    } else {
-        let tail = format!(
-            ", shard: {}, generated cases per target requested: {}",
-            shard_name(meta.shard),
-            meta.cases
-        );
-        (tail, "tpbconform gate report".to_string())
-    };
-    head.push(vec![text("seed: "), code(&meta.seed), text(seed_tail)]);
+    let (mut title, cases) = ("tpbconform gate report".to_string(), meta.cases);
+    let cases = format!("generated cases per target requested: {cases}");
     if m.is_merged() {
+        let tail = format!(", {cases}, tpbconform {}", meta.version);
+        head.push(vec![text("seed: "), code(&meta.seed), text(tail)]);
+        title += &format!(" (merged from {} shards)", m.shards.len());
         let mut shards = vec![text("shards: ")];
         for (i, s) in m.shards.iter().enumerate() {
             let sep = if i > 0 { ", " } else { "" };
@@ -74,6 +57,9 @@ pub fn document(m: &ReportModel) -> Document {
             shards.push(text(format!(" ({})", s.verdict)));
         }
         head.push(shards);
+    } else {
+        let tail = format!(", shard: {}, {cases}", shard_name(meta.shard));
+        head.push(vec![text("seed: "), code(&meta.seed), text(tail)]);
     }
     let names: Vec<&str> = meta.targets.iter().map(|t| t.name.as_str()).collect();
     head.push(t(format!("targets: {}", names.join(", "))));
@@ -88,11 +74,12 @@ pub fn document(m: &ReportModel) -> Document {
     if let Some(l) = &m.live {
         head.push(t(format!("{TIMING_MARKER} generated at {}", l.timestamp)));
         let budget = l
-            .budget
+            .run
+            .seconds
             .map_or_else(|| "none".to_string(), |b| format!("{b} s"));
         head.push(t(format!(
             "{TIMING_MARKER} budget: {budget}, threads: {}",
-            l.threads
+            l.run.threads
         )));
     }
     let mut sections = Vec::new();
@@ -245,7 +232,7 @@ fn given_up_cell(s: &SubjectMeta) -> String {
 
 fn subjects_sections(m: &ReportModel) -> Vec<Section> {
     let meta = &m.meta;
-    let external = m.live.as_ref().map_or(&[][..], |l| &l.external[..]);
+    let external = m.live.as_ref().map_or(&[][..], |l| &l.run.external[..]);
     let row = |s: &SubjectMeta| {
         let says = external.iter().find(|e| e.spec == s.spec);
         let says = says.map_or("-".into(), |e| e.stats.hello_name.clone());
@@ -469,22 +456,28 @@ fn throughput_section(m: &ReportModel) -> Section {
         let why = "Not recorded in a merged report (clock-dependent): see each shard's summary.md.";
         return section("throughput", "Throughput", vec![para(why)]);
     };
-    let line = |(tm, busy): (&TargetMeta, &Duration)| {
-        let s = busy.as_secs_f64();
+    let line = |(tm, (_, stats)): (&TargetMeta, &(_, TargetStats))| {
+        let s = stats.busy.as_secs_f64();
         let r = rate(tm.ran, s);
         t(format!(
             "{TIMING_MARKER} {}: {} cases in {s:.3} s worker time = {r} cases/s per core",
             tm.name, tm.ran
         ))
     };
-    let mut lines: Vec<Line> = m.meta.targets.iter().zip(&l.busy).map(line).collect();
-    let (g, s) = (m.generated(), l.gen_elapsed.as_secs_f64());
+    let mut lines: Vec<Line> = m
+        .meta
+        .targets
+        .iter()
+        .zip(&l.run.targets)
+        .map(line)
+        .collect();
+    let (g, s) = (m.generated(), l.run.gen_elapsed.as_secs_f64());
     lines.push(t(format!(
         "{TIMING_MARKER} total: {g} generated cases in {s:.3} s wall = {} cases/s ({} threads); \
          whole run {:.3} s",
         rate(g, s),
-        l.threads,
-        l.elapsed.as_secs_f64()
+        l.run.threads,
+        l.run.elapsed.as_secs_f64()
     )));
     let about = para(
         "Per target: cases per second of worker time (one core); total: generated cases per \
