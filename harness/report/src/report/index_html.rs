@@ -209,27 +209,22 @@ fn block(s: &mut String, b: &Block) {
 /// The table of contents: one entry per section, its subsections nested.
 fn toc(s: &mut String, sections: &[Section]) {
     s.push_str("<nav id=\"toc\"><h2>Contents</h2>\n<ul>\n");
-    // Whether the entry before is a subsection (its `<ul>` is open).
-    let mut sub = false;
+    let sub = |i: usize| sections.get(i).is_some_and(|n| n.level > 2);
     for (i, sec) in sections.iter().enumerate() {
         let (id, title) = (xml_escape(&sec.id), xml_escape(&plain(&sec.title)));
         let link = format!("<a href=\"#{id}\">{title}</a>");
-        let was_sub = std::mem::replace(&mut sub, sec.level > 2);
-        match (was_sub, sub) {
-            (_, true) => {
-                s.push_str(if was_sub { "" } else { "<ul>\n" });
-                let _ = writeln!(s, "<li class=\"l3\">{link}</li>");
-            }
-            (true, false) => {
-                let _ = write!(s, "</ul>\n</li>\n<li>{link}");
-            }
-            (false, false) => {
-                let _ = write!(s, "{}<li>{link}", if i > 0 { "</li>\n" } else { "" });
-            }
-        }
+        // A run of subsections is one list, closed with the entry that holds it.
+        let _ = match (sub(i), i > 0 && sub(i - 1)) {
+            (false, _) => write!(s, "<li>{link}"),
+            (true, false) => write!(s, "<ul>\n<li class=\"l3\">{link}</li>\n"),
+            (true, true) => writeln!(s, "<li class=\"l3\">{link}</li>"),
+        };
+        s.push_str(match (sub(i), sub(i + 1)) {
+            (true, false) => "</ul>\n</li>\n",
+            (false, false) => "</li>\n",
+            _ => "",
+        });
     }
-    s.push_str(if sub { "</ul>\n" } else { "" });
-    s.push_str(if sections.is_empty() { "" } else { "</li>\n" });
     s.push_str("</ul></nav>\n");
 }
 

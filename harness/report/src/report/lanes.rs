@@ -179,25 +179,30 @@ pub fn section(title: &str, p: &EngineProgram, o: &EngineSyncOutcome, names: &[S
             );
         }
     }
-    // Links first (under the marks).
-    for (wait, by) in &o.links {
-        let Some((by, &(x0, y0), &(x1, y1))) =
-            by.and_then(|b| Some((b, at.get(&b)?, at.get(wait)?)))
-        else {
+    // Arrows first (under the marks): each wait from the update that satisfied it, then each
+    // deadlock's cycle from each helper's update to the wait it would satisfy.
+    let links = o
+        .links
+        .iter()
+        .filter_map(|(w, by)| Some(("link", (*by)?, *w, None)));
+    let deadlocks = o.findings.iter().filter(|f| f.kind == "deadlock");
+    let cycles = deadlocks.flat_map(|f| {
+        let edge = move |(k, pair): (usize, &[SyncSite])| {
+            Some(("cycle", *pair.get(1)?, pair[0], Some(cycle_edge(f, k))))
+        };
+        f.sites.chunks(2).enumerate().filter_map(edge)
+    });
+    for (class, from, to, edge) in links.chain(cycles) {
+        let (Some(&(x0, y0)), Some(&(x1, y1))) = (at.get(&from), at.get(&to)) else {
             continue;
         };
-        arrow(&mut svg, "link", &by, wait, curve(x0, y0, x1, y1));
-    }
-    for f in o.findings.iter().filter(|f| f.kind == "deadlock") {
-        for (k, pair) in f.sites.chunks(2).enumerate() {
-            let Some((w, h, &(x1, y1), &(x0, y0))) = pair
-                .get(1)
-                .and_then(|h| Some((&pair[0], h, at.get(&pair[0])?, at.get(h)?)))
-            else {
-                continue;
-            };
-            let (res, _, threshold, _) = cycle_edge(f, k);
-            arrow(&mut svg, "cycle", h, w, curve(x0, y0, x1, y1));
+        let (from, to) = (site_text(&from, &[]), site_text(&to, &[]));
+        let (from, to, d) = (xml_escape(&from), xml_escape(&to), curve(x0, y0, x1, y1));
+        let _ = write!(
+            svg,
+            "<path class=\"{class}\" data-from=\"{from}\" data-to=\"{to}\" d=\"{d}\"/>"
+        );
+        if let Some((res, _, threshold, _)) = edge {
             let _ = write!(
                 svg,
                 "<text class=\"cycle-label\" x=\"{:.0}\" y=\"{:.0}\">{res} ≥ {threshold}</text>",
@@ -298,16 +303,6 @@ fn mark_title(s: &SyncSite, p: &EngineProgram) -> String {
             format!("dma {index}: S[{}] += {}", d.sem, d.by)
         }
     }
-}
-
-/// An arrow of class `class` from site `from` to site `to` along path `d`.
-fn arrow(svg: &mut String, class: &str, from: &SyncSite, to: &SyncSite, d: String) {
-    let (from, to) = (site_text(from, &[]), site_text(to, &[]));
-    let (from, to) = (xml_escape(&from), xml_escape(&to));
-    let _ = write!(
-        svg,
-        "<path class=\"{class}\" data-from=\"{from}\" data-to=\"{to}\" d=\"{d}\"/>"
-    );
 }
 
 fn instr(engine: usize, index: u32) -> SyncSite {

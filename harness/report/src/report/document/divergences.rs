@@ -122,18 +122,14 @@ fn divergence_section(d: &DivergenceRecord, note: String) -> Section {
     } else {
         format!(" (shards {})", d.shards.join(", "))
     };
+    let input = d.input_bytes().unwrap_or_default();
     let mut facts = vec![
         vec![text("predicate / field: "), code(&d.signature.key)],
         t(format!(
             "occurrences: {}{shards}; first: {}",
             d.count, d.origin
         )),
-        input_fact(
-            "input",
-            &d.target,
-            &d.input_bytes().unwrap_or_default(),
-            &d.input,
-        ),
+        input_fact("input", &d.target, &input, &d.input),
         input_fact("minimised", &d.target, &minimized, &d.minimized),
     ];
     if let crate::report::model::OriginRecord::Vector { expected, .. } = &d.origin {
@@ -170,27 +166,18 @@ fn divergence_section(d: &DivergenceRecord, note: String) -> Section {
         blocks.push(para(format!(
             "Bytes each side blames (byte map of the {input}):"
         )));
-        blocks.push(Block::ByteMap {
-            bytes: bundle_from_input(&minimized),
-            sides: {
-                let mut sides: Vec<(String, [bool; 64])> = [Side::Left, Side::Right]
-                    .into_iter()
-                    .map(|s| (d.side(s).0.to_string(), blamed_bytes(d, s)))
-                    .collect();
-                // Beside the rule's blame, what the subject's own answers say (issue 32).
-                if let Some(asked) = &d.subject_blame {
-                    let map = std::array::from_fn(|i| asked.contains(&(i as u64)));
-                    sides.push((
-                        format!(
-                            "{} asked (single-byte changes that flip its answer)",
-                            d.left_name
-                        ),
-                        map,
-                    ));
-                }
-                sides
-            },
-        });
+        let side = |s| (d.side(s).0.to_string(), blamed_bytes(d, s));
+        let mut sides = vec![side(Side::Left), side(Side::Right)];
+        // Beside the rule's blame, what the subject's own answers say (issue 32).
+        if let Some(asked) = &d.subject_blame {
+            let name = format!(
+                "{} asked (single-byte changes that flip its answer)",
+                d.left_name
+            );
+            sides.push((name, std::array::from_fn(|i| asked.contains(&(i as u64)))));
+        }
+        let bytes = bundle_from_input(&minimized);
+        blocks.push(Block::ByteMap { bytes, sides });
     }
     let mut capital = input.to_string();
     capital[..1].make_ascii_uppercase();

@@ -402,27 +402,21 @@ fn reach_section(m: &ReportModel) -> Section {
             meta.reach.iter().map(row).collect(),
         ),
     ];
-    if meta.unexercised.is_empty() {
-        blocks.push(para("Unexercised classes: none."));
-    } else {
-        blocks.push(para(format!(
-            "Unexercised classes ({}):",
-            meta.unexercised.len()
-        )));
-        blocks.push(Block::Bullets(meta.unexercised.iter().map(c).collect()));
+    match meta.unexercised.len() {
+        0 => blocks.push(para("Unexercised classes: none.")),
+        n => blocks.extend([
+            para(format!("Unexercised classes ({n}):")),
+            Block::Bullets(meta.unexercised.iter().map(c).collect()),
+        ]),
     }
     section("reach", "Reach: value classes of every field", blocks)
 }
 
 fn coverage_sections(m: &ReportModel) -> Vec<Section> {
-    let mut intro = vec![para(
-        "Rows are core's verdict (validator predicate, decode field or mnemonic, LUT / gate \
-         result); columns the differential outcome. Corpus and generated cases.",
-    )];
-    intro.extend(merged_note(
-        m,
-        "Summed over the shards (corpus cases once per shard).",
-    ));
+    let about = "Rows are core's verdict (validator predicate, decode field or mnemonic, LUT / \
+                 gate result); columns the differential outcome. Corpus and generated cases.";
+    let merged = merged_note(m, "Summed over the shards (corpus cases once per shard).");
+    let intro = [vec![para(about)], merged].concat();
     let mut out = vec![section(
         "coverage",
         "Coverage: core verdict × outcome",
