@@ -21,8 +21,11 @@ pub struct Answer<'a> {
     pub reference: &'a str,
 }
 
-/// One group of implementations that gave the same answer on an input.
-#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+/// One group of implementations that gave the same answer on an input (a report record's too).
+#[derive(
+    Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
+)]
+#[serde(deny_unknown_fields)]
 pub struct Cohort {
     /// Implementation names (`core`, `oracle`, subject specs), in judge order.
     pub members: Vec<String>,

@@ -36,15 +36,13 @@ impl DivergenceRecord {
 /// The 64-byte map of the bytes `side` blames in `record`'s minimised input
 /// (all false for inputs that are not one bundle).
 pub fn blamed_bytes(record: &DivergenceRecord, side: Side) -> [bool; 64] {
-    let Ok(min) = record.minimized_bytes() else {
-        return [false; 64];
-    };
-    if !is_bundle_target(&record.target) || min.len() > 64 {
-        return [false; 64];
-    }
-    match record.side(side).2 {
-        Some(a) => blame::blamed_bytes(&bundle_from_input(&min), a).to_array(),
-        None => [false; 64],
+    let bundle = |m: &Vec<u8>| m.len() <= 64 && is_bundle_target(&record.target);
+    match (
+        record.minimized_bytes().ok().filter(bundle),
+        record.side(side).2,
+    ) {
+        (Some(min), Some(a)) => blame::blamed_bytes(&bundle_from_input(&min), a).to_array(),
+        _ => [false; 64],
     }
 }
 

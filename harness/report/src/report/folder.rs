@@ -1,5 +1,5 @@
-//! The report folder, claimed before the run ([`claim_dir`]; [`release_claim`] or a
-//! [`ClaimGuard`] gives it back) and filled atomically ([`write_dir`]: a marked staging folder
+//! The report folder, claimed before the run ([`claim_dir`]; a [`ClaimGuard`] gives it
+//! back) and filled atomically ([`write_dir`]: a marked staging folder
 //! renamed onto the claim; [`abort_staging`] on a signal, [`cleanup_stale`] after a SIGKILL).
 //! The promises: `reports/README.md` (the paragraph after the file list).
 
@@ -70,8 +70,8 @@ pub fn utc_stamp(secs: u64) -> (String, String) {
 /// first free `root/<stamp>`, `root/<stamp>-1`, ... Creating a folder is
 /// atomic, so two concurrent runs never get the same one. The folder stays
 /// empty until [`write_dir`] renames the finished report onto it; a run that
-/// ends early removes it (and the parents created for it) with
-/// [`release_claim`].
+/// ends early removes it (and the parents created for it) by dropping a
+/// [`ClaimGuard`].
 pub fn claim_dir(
     explicit: Option<&Path>,
     root: &Path,
@@ -87,7 +87,7 @@ pub fn claim_dir(
             None => Some(root),
         };
         if let Some(d) = parent {
-            create_dirs(d, &mut created).map_err(|(q, e)| io_error(&q, e))?;
+            create_dirs(d, &mut created)?;
         }
         let mut n = 0u32;
         loop {
@@ -104,20 +104,17 @@ pub fn claim_dir(
             }
         }
     })();
-    match result {
-        Ok(dir) => {
-            let claim = Claim {
+    match &result {
+        Ok(dir) => drop(put(
+            &CLAIMED,
+            Some(Claim {
                 dir: dir.clone(),
                 created,
-            };
-            put(&CLAIMED, Some(claim));
-            Ok(dir)
-        }
-        Err(e) => {
-            remove_created(&created);
-            Err(e)
-        }
+            }),
+        )),
+        Err(_) => remove_created(&created),
     }
+    result
 }
 
 fn io_error(path: &Path, error: io::Error) -> ReportDirError {
@@ -128,7 +125,7 @@ fn io_error(path: &Path, error: io::Error) -> ReportDirError {
 }
 
 /// `create_dir_all` that records, outermost first, the folders it created.
-fn create_dirs(dir: &Path, created: &mut Vec<PathBuf>) -> Result<(), (PathBuf, io::Error)> {
+fn create_dirs(dir: &Path, created: &mut Vec<PathBuf>) -> Result<(), ReportDirError> {
     let mut missing = Vec::new();
     let mut at = Some(dir);
     while let Some(d) = at.filter(|d| !d.as_os_str().is_empty()) {
@@ -142,17 +139,15 @@ fn create_dirs(dir: &Path, created: &mut Vec<PathBuf>) -> Result<(), (PathBuf, i
         match std::fs::create_dir(&d) {
             Ok(()) => created.push(d),
             Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {}
-            Err(e) => return Err((d, e)),
+            Err(e) => return Err(io_error(&d, e)),
         }
     }
-    if std::fs::metadata(dir).is_ok_and(|m| m.is_dir()) {
-        Ok(())
-    } else {
-        Err((
-            dir.to_path_buf(),
-            io::Error::new(io::ErrorKind::NotADirectory, "not a folder"),
-        ))
-    }
+    let not_a_folder = io::Error::new(io::ErrorKind::NotADirectory, "not a folder");
+    refuse!(
+        !std::fs::metadata(dir).is_ok_and(|m| m.is_dir()),
+        io_error(dir, not_a_folder)
+    );
+    Ok(())
 }
 
 /// Removes `created` folders, innermost first, each only while empty.
@@ -164,26 +159,20 @@ fn remove_created(created: &[PathBuf]) {
     }
 }
 
-/// Removes the folder [`claim_dir`] claimed, and the parent folders it
-/// created for it, while they are still empty (a run that ends without a
-/// report).
-pub fn release_claim() {
-    if let Some(c) = put(&CLAIMED, None) {
-        if std::fs::remove_dir(&c.dir).is_ok() {
-            remove_created(&c.created);
-        }
-    }
-}
-
-/// Gives the claim back when dropped unless [`write_dir`] filled it first:
-/// hold one from [`claim_dir`] to the end of a command, so every early
-/// return leaves no empty folder behind.
+/// Gives the claim back when dropped unless [`write_dir`] filled it first: removes the folder
+/// [`claim_dir`] claimed, and the parent folders it created for it, while they are still
+/// empty. Hold one from [`claim_dir`] to the end of a command, so every early return leaves no
+/// empty folder behind.
 #[derive(Debug)]
 pub struct ClaimGuard;
 
 impl Drop for ClaimGuard {
     fn drop(&mut self) {
-        release_claim();
+        if let Some(c) = put(&CLAIMED, None) {
+            if std::fs::remove_dir(&c.dir).is_ok() {
+                remove_created(&c.created);
+            }
+        }
     }
 }
 
@@ -217,7 +206,7 @@ pub fn abort_staging() {
     if let Some(p) = put(&STAGING, None) {
         let _ = std::fs::remove_dir_all(p);
     }
-    release_claim();
+    drop(ClaimGuard);
 }
 
 /// Name of the marker file inside a staging folder; its content is

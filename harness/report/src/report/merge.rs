@@ -220,10 +220,9 @@ pub fn merge(mut shards: Vec<ShardReport>) -> Result<ReportModel<'static>, Merge
     let mut reach = shards[0].meta.reach.clone();
     for s in &shards[1..] {
         for (field, classes) in &mut reach {
-            if let Some(other) = s.meta.reach.get(field) {
-                for (c, o) in classes.iter_mut().zip(other) {
-                    c.hits += o.hits;
-                }
+            let other = s.meta.reach.get(field).into_iter().flatten();
+            for (c, o) in classes.iter_mut().zip(other) {
+                c.hits += o.hits;
             }
         }
     }
@@ -245,12 +244,8 @@ pub fn merge(mut shards: Vec<ShardReport>) -> Result<ReportModel<'static>, Merge
         .iter()
         .all(|t| first.meta.targets.iter().any(|m| m.name == t.name()));
     if first.meta.cases >= crate::gate::DEFAULT_CASES && all_targets && !unexercised.is_empty() {
-        failures.push(
-            crate::gate::GateFailure::Unreached {
-                classes: unexercised.clone(),
-            }
-            .to_string(),
-        );
+        let classes = unexercised.clone();
+        failures.push(crate::gate::GateFailure::Unreached { classes }.to_string());
         failure_targets.push(REACH_CASE.to_string());
     }
     let generations = each(&first.meta.generations, |g| {

@@ -103,7 +103,7 @@ wire! {
         /// With two or more subjects judged on the representative input: who
         /// gave which answer ([`crate::judge::cohort`]).
         #[serde(default, skip_serializing_if = "Vec::is_empty")]
-        pub cohorts: Vec<CohortRecord>,
+        pub cohorts: Vec<crate::judge::cohort::Cohort>,
         /// The number of the divergence this one is probably caused by (triage's
         /// folding: one of its case's bundles already diverges there); `None`: a
         /// root cause.
@@ -113,14 +113,6 @@ wire! {
         /// answer (triage asked it, [`crate::triage::asked_blame`]); `None`: not asked.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         pub subject_blame: Option<Vec<u64>>,
-    }
-
-    /// One cohort of a [`DivergenceRecord`]: implementations that gave the same
-    /// answer.
-    pub struct CohortRecord {
-        pub members: Vec<String>,
-        /// Their short answer (SPEC names).
-        pub answer: String,
     }
 }
 
@@ -229,14 +221,7 @@ impl DivergenceRecord {
             left_dump: d.left_dump.clone(),
             right_dump: d.right_dump.clone(),
             shards: Vec::new(),
-            cohorts: f
-                .cohorts
-                .iter()
-                .map(|c| CohortRecord {
-                    members: c.members.clone(),
-                    answer: c.answer.clone(),
-                })
-                .collect(),
+            cohorts: f.cohorts.clone(),
             caused_by: d.caused_by.map(|n| n as u64),
             subject_blame: d
                 .subject_blame
@@ -274,15 +259,7 @@ impl DivergenceRecord {
 
     /// The cohorts, one line (empty without cohorts).
     pub fn cohorts_line(&self) -> String {
-        let cs: Vec<crate::judge::cohort::Cohort> = self
-            .cohorts
-            .iter()
-            .map(|c| crate::judge::cohort::Cohort {
-                members: c.members.clone(),
-                answer: c.answer.clone(),
-            })
-            .collect();
-        crate::judge::cohort::Line(&cs).to_string()
+        crate::judge::cohort::Line(&self.cohorts).to_string()
     }
 
     /// [`crate::findings::headline`] of this record: its signature line, as the gate prints it.
@@ -461,11 +438,6 @@ fn millis(d: Duration) -> u64 {
     u64::try_from(d.as_millis()).unwrap_or(u64::MAX)
 }
 
-fn reach_class(&(class, hits): &(&str, u64)) -> ReachClass {
-    let class = class.to_string();
-    ReachClass { class, hits }
-}
-
 /// The `run.json` facts of a gate run.
 pub fn meta_of(run: &GateRun, records: &[DivergenceRecord]) -> RunMeta {
     RunMeta {
@@ -541,7 +513,13 @@ pub fn meta_of(run: &GateRun, records: &[DivergenceRecord]) -> RunMeta {
             .reach
             .table()
             .into_iter()
-            .map(|(field, classes)| (field.to_string(), classes.iter().map(reach_class).collect()))
+            .map(|(field, classes)| {
+                let class = |&(c, hits): &(&str, u64)| ReachClass {
+                    class: c.into(),
+                    hits,
+                };
+                (field.to_string(), each(classes, class))
+            })
             .collect(),
         machine: Some(machine_of(run)),
         integrity: None,

@@ -259,12 +259,9 @@ fn subjects_sections(m: &ReportModel) -> Vec<Section> {
         ))
     };
     let judged_on = match meta.subject_cases_cap {
-        None => "every generated case of each target they support, under every generation they \
-                 accept"
-            .to_string(),
+        None => "every generated case of each target they support".to_string(),
         Some(n) => format!(
-            "the first {n} generated cases of each target they support (--subject-cases {n}), \
-             under every generation they accept"
+            "the first {n} generated cases of each target they support (--subject-cases {n})"
         ),
     };
     let per_target = |s: &SubjectMeta| {
@@ -278,7 +275,8 @@ fn subjects_sections(m: &ReportModel) -> Vec<Section> {
     };
     let mut blocks = vec![
         para(format!(
-            "Judged on the corpus, the vectors and {judged_on}."
+            "Judged on the corpus, the vectors and {judged_on}, under every generation they \
+             accept."
         )),
         Block::Bullets(m.subject_lines().into_iter().map(t).collect()),
         table(
