@@ -183,5 +183,17 @@ mod tests {
         assert!(m.contains(&line1) && m.contains("duplicate"), "{m}");
         let missing = text.replacen("\"arch\":\"v3\",", "", 1);
         assert!(refusal(&missing, 3).contains(&line1));
+        // A cohort (judge's own type) round-trips, and one with a field it does not name is
+        // refused like the record's own fields.
+        let cohort = crate::judge::cohort::Cohort {
+            members: vec!["core".into(), "oracle".into()],
+            answer: "valid".into(),
+        };
+        let mut with = recs[..1].to_vec();
+        with[0].cohorts = vec![cohort];
+        let text = render(&with);
+        assert_eq!(read(&dir_with(&text), 1).unwrap(), with);
+        let forged = text.replacen("\"answer\":\"valid\"", "\"answer\":\"valid\",\"x\":1", 1);
+        assert!(refusal(&forged, 1).contains(&line1));
     }
 }

@@ -103,31 +103,22 @@ fn digest_file(rel: &str, path: &Path) -> Result<(u64, String), String> {
 /// (`run.json`), whose facts re-rendered without the record are `facts`.
 pub fn verify(dir: &Path, own: &str, rec: Option<&Integrity>, facts: &str) -> Result<(), String> {
     let rec = rec.ok_or_else(|| fails("run.json has no integrity record"))?;
-    if rec.algorithm != ALGORITHM {
-        return Err(fails(format_args!("unknown algorithm `{}`", rec.algorithm)));
-    }
-    if sha256(facts.as_bytes()) != rec.facts {
-        return Err(fails(
-            "digest mismatch: run.json was edited after the gate wrote it",
-        ));
-    }
+    let algorithm = &rec.algorithm;
+    let m = format!("unknown algorithm `{algorithm}`");
+    refuse!(algorithm != ALGORITHM, fails(m));
+    let m = "digest mismatch: run.json was edited after the gate wrote it";
+    refuse!(sha256(facts.as_bytes()) != rec.facts, fails(m));
     let found = walk(dir, own)?;
     for (rel, path) in &found {
-        let want = rec
-            .files
-            .get(rel)
-            .ok_or_else(|| fails(format_args!("{rel} is not listed (added later?)")))?;
+        let unlisted = || fails(format_args!("{rel} is not listed (added later?)"));
+        let want = rec.files.get(rel).ok_or_else(unlisted)?;
         let (bytes, sha) = digest_file(rel, path)?;
-        if bytes != want.bytes || sha != want.sha256 {
-            return Err(fails(format_args!(
-                "digest mismatch: {rel} was changed after the gate wrote it"
-            )));
-        }
+        let m = format!("digest mismatch: {rel} was changed after the gate wrote it");
+        refuse!(bytes != want.bytes || sha != want.sha256, fails(m));
     }
-    for rel in rec.files.keys() {
-        if !found.iter().any(|(r, _)| r == rel) {
-            return Err(fails(format_args!("{rel} is listed but absent")));
-        }
+    let absent = |rel: &&String| !found.iter().any(|(r, _)| r == *rel);
+    if let Some(rel) = rec.files.keys().find(absent) {
+        return Err(fails(format_args!("{rel} is listed but absent")));
     }
     Ok(())
 }
