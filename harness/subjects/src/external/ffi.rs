@@ -26,17 +26,10 @@ const TPB_OK: c_int = 0;
 const TPB_UNSUPPORTED: c_int = 1;
 const TPB_BUFFER_TOO_SMALL: c_int = 2;
 
-/// `TPB_CAP_*` bit of each operation (tpb_subject.h).
+/// `TPB_CAP_*` bit of each operation (tpb_subject.h): its position in
+/// [`Op::ALL`], the declaration order.
 pub const fn cap_bit(op: Op) -> u32 {
-    match op {
-        Op::ValidateHeader => 1 << 0,
-        Op::ValidatePayload => 1 << 1,
-        Op::Decode => 1 << 2,
-        Op::Encode => 1 << 3,
-        Op::Lut => 1 << 4,
-        Op::ValidateStream => 1 << 5,
-        Op::Lower => 1 << 6,
-    }
+    1 << op as u32
 }
 
 /// The decode buffer the worker passes first (tpb_subject.h says 4096).

@@ -13,13 +13,12 @@ use super::verdict::verdict_of;
 use crate::layout::same_bundle;
 use crate::subjects::{Compact, LutResult, LutTable, Name, Reply, Verdict};
 
-/// What the stored batch answers (a bundle batch's operation is
-/// [`ReadyStore::op`]: a payload-free tag is one byte compare in
-/// [`ReadyStore::pending`], asked before every judged case).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// What the stored batch answers (a bundle batch: its operation).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 enum Held {
+    #[default]
     Nothing,
-    Bundles,
+    Bundles(Op),
     Luts,
 }
 
@@ -59,61 +58,9 @@ fn equals(e: Entry, c: Compact, names: &[&'static str]) -> bool {
     }
 }
 
-/// Vouches for the entries `j` of `entries` (from `from`) whose key
-/// `held[j]` is `asked[j]` (by `same`) and whose answer is `reference[j]`,
-/// setting `agreed[j]`; the number of vouched entries at the end of
-/// `entries`.
-fn vouch<K>(
-    entries: &mut [Entry],
-    from: usize,
-    (held, asked, same_key): (&[K], &[K], impl Fn(&K, &K) -> bool),
-    reference: &[Compact],
-    agreed: &mut [bool],
-    names: &[&'static str],
-) -> usize {
-    // The last refusal pair compared (store index, reference name, equal):
-    // a batch compares the same few pairs over and over.
-    let mut last: Option<(u32, &'static str, bool)> = None;
-    let n = entries
-        .len()
-        .min(held.len())
-        .min(asked.len())
-        .min(reference.len())
-        .min(agreed.len());
-    let from = from.min(n);
-    let (es, held, asked) = (&mut entries[from..n], &held[from..n], &asked[from..n]);
-    let (reference, agreed) = (&reference[from..n], &mut agreed[from..n]);
-    let cases = es
-        .iter_mut()
-        .zip(held.iter().zip(asked))
-        .zip(reference.iter().zip(agreed.iter_mut()));
-    for ((e, (h, k)), (&c, a)) in cases {
-        let same = match (*e, c) {
-            (Entry::Refused(i), Compact::Refused(r)) => match last {
-                Some((li, lr, eq)) if li == i && std::ptr::eq(lr, r) => eq,
-                _ => {
-                    let eq = equals(*e, c, names);
-                    last = Some((i, r, eq));
-                    eq
-                }
-            },
-            _ => equals(*e, c, names),
-        };
-        if same && same_key(h, k) {
-            *e = Entry::Vouched;
-            *a = true;
-        }
-    }
-    entries
-        .iter()
-        .rev()
-        .take_while(|e| **e == Entry::Vouched)
-        .count()
-}
-
-/// One LUT table's answers in a batch, by ordinal position.
+/// One operation's (or LUT table's) answers in a batch, by position.
+#[derive(Default)]
 struct Column {
-    table: LutTable,
     entries: Vec<Entry>,
     /// The next position a lookup starts at.
     cursor: usize,
@@ -123,26 +70,22 @@ struct Column {
 
 /// See the module docs. An entry never asked (the subject was given up
 /// before it) is not served: the judge counts it as not run.
+#[derive(Default)]
 pub struct ReadyStore {
     held: Held,
-    /// The operation of a [`Held::Bundles`] batch.
-    op: Op,
     bundles: Vec<[u8; 64]>,
-    verdicts: Vec<Entry>,
+    verdicts: Column,
     /// The verdicts [`Entry::Other`] points at.
     other_verdicts: Vec<Option<Reply<Verdict>>>,
     /// The client replies [`Entry::Other`] points at in a batch kept as
     /// replies ([`ReadyStore::push_reply`]: decode answers).
     replies: Vec<Option<ClientReply>>,
-    next: usize,
     /// Entries up to the last one the subject was asked: past it the batch holds only
     /// cases never sent (the subject was given up), which the judge counts as not run.
     asked: usize,
-    /// Vouched verdicts at the end of `verdicts` (not pending).
-    vouched_tail: usize,
     ords: Vec<u32>,
     /// Per LUT table of the batch: its answers.
-    tables: Vec<Column>,
+    tables: Vec<(LutTable, Column)>,
     /// The LUT answers [`Entry::Other`] points at (every table's).
     other_luts: Vec<LutEntry>,
     /// The refusal names [`Entry::Refused`] points at (every table's).
@@ -226,8 +169,76 @@ impl LutColumn<'_> {
 }
 
 impl Column {
+    fn clear(&mut self) {
+        self.entries.clear();
+        self.cursor = 0;
+        self.vouched_tail = 0;
+    }
+
     fn pending(&self) -> bool {
         self.cursor + self.vouched_tail < self.entries.len()
+    }
+
+    /// The first entry from the cursor on, not vouched for, whose key in
+    /// `keys` `is` accepts; the cursor moves past it.
+    #[inline]
+    fn next_of<K>(&mut self, keys: &[K], is: impl Fn(&K) -> bool) -> Option<&mut Entry> {
+        let n = self.entries.len().min(keys.len());
+        let es = &self.entries;
+        let at = (self.cursor..n).find(|&i| es[i] != Entry::Vouched && is(&keys[i]))?;
+        self.cursor = at + 1;
+        Some(&mut self.entries[at])
+    }
+
+    /// Vouches for the entries `j` from the cursor on whose key `held[j]`
+    /// is `asked[j]` (by `same`) and whose answer is `reference[j]`,
+    /// setting `agreed[j]`; counts the vouched entries at the end.
+    fn vouch<K>(
+        &mut self,
+        (held, asked, same_key): (&[K], &[K], impl Fn(&K, &K) -> bool),
+        reference: &[Compact],
+        agreed: &mut [bool],
+        names: &[&'static str],
+    ) {
+        let (entries, from) = (&mut self.entries, self.cursor);
+        // The last refusal pair compared (store index, reference name, equal):
+        // a batch compares the same few pairs over and over.
+        let mut last: Option<(u32, &'static str, bool)> = None;
+        let n = entries
+            .len()
+            .min(held.len())
+            .min(asked.len())
+            .min(reference.len())
+            .min(agreed.len());
+        let from = from.min(n);
+        let (es, held, asked) = (&mut entries[from..n], &held[from..n], &asked[from..n]);
+        let (reference, agreed) = (&reference[from..n], &mut agreed[from..n]);
+        let cases = es
+            .iter_mut()
+            .zip(held.iter().zip(asked))
+            .zip(reference.iter().zip(agreed.iter_mut()));
+        for ((e, (h, k)), (&c, a)) in cases {
+            let same = match (*e, c) {
+                (Entry::Refused(i), Compact::Refused(r)) => match last {
+                    Some((li, lr, eq)) if li == i && std::ptr::eq(lr, r) => eq,
+                    _ => {
+                        let eq = equals(*e, c, names);
+                        last = Some((i, r, eq));
+                        eq
+                    }
+                },
+                _ => equals(*e, c, names),
+            };
+            if same && same_key(h, k) {
+                *e = Entry::Vouched;
+                *a = true;
+            }
+        }
+        self.vouched_tail = entries
+            .iter()
+            .rev()
+            .take_while(|e| **e == Entry::Vouched)
+            .count();
     }
 }
 
@@ -251,27 +262,6 @@ fn serve<T>(
     }
 }
 
-impl Default for ReadyStore {
-    fn default() -> ReadyStore {
-        ReadyStore {
-            held: Held::Nothing,
-            op: Op::ValidateHeader,
-            bundles: Vec::new(),
-            verdicts: Vec::new(),
-            other_verdicts: Vec::new(),
-            replies: Vec::new(),
-            next: 0,
-            asked: 0,
-            vouched_tail: 0,
-            ords: Vec::new(),
-            tables: Vec::new(),
-            other_luts: Vec::new(),
-            refusals: Vec::new(),
-            requests: Requests::default(),
-        }
-    }
-}
-
 impl ReadyStore {
     /// Forgets every answer (capacity is kept).
     pub fn clear(&mut self) {
@@ -280,19 +270,15 @@ impl ReadyStore {
         self.verdicts.clear();
         self.other_verdicts.clear();
         self.replies.clear();
-        self.next = 0;
         self.asked = 0;
-        self.vouched_tail = 0;
         self.ords.clear();
         self.other_luts.clear();
         self.refusals.clear();
         self.requests.asked.clear();
         self.requests.replies.clear();
         self.requests.next = 0;
-        for c in &mut self.tables {
-            c.entries.clear();
-            c.cursor = 0;
-            c.vouched_tail = 0;
+        for (_, c) in &mut self.tables {
+            c.clear();
         }
     }
 
@@ -308,12 +294,10 @@ impl ReadyStore {
         }
         match self.held {
             Held::Nothing => false,
-            Held::Bundles => {
-                self.next < self.asked && self.next + self.vouched_tail < self.verdicts.len()
-            }
+            Held::Bundles(_) => self.verdicts.cursor < self.asked && self.verdicts.pending(),
             Held::Luts => match self.tables.as_slice() {
-                [c] => c.pending(),
-                ts => ts.iter().any(Column::pending),
+                [(_, c)] => c.pending(),
+                ts => ts.iter().any(|(_, c)| c.pending()),
             },
         }
     }
@@ -322,8 +306,7 @@ impl ReadyStore {
     /// [`ReadyStore::push_verdict`], in the same order.
     pub fn begin_bundles(&mut self, op: Op, bundles: &[[u8; 64]]) {
         self.clear();
-        self.held = Held::Bundles;
-        self.op = op;
+        self.held = Held::Bundles(op);
         self.bundles.extend_from_slice(bundles);
     }
 
@@ -344,9 +327,9 @@ impl ReadyStore {
     /// Appends one entry of a bundle batch, noting how far the subject was asked.
     #[inline]
     fn push_entry(&mut self, e: Entry) {
-        self.verdicts.push(e);
+        self.verdicts.entries.push(e);
         if e != Entry::Empty {
-            self.asked = self.verdicts.len();
+            self.asked = self.verdicts.entries.len();
         }
     }
 
@@ -363,13 +346,13 @@ impl ReadyStore {
     /// The stored reply of `op` on `b` ([`ReadyStore::push_reply`]), if the
     /// batch holds one.
     pub fn take_reply(&mut self, op: Op, b: &[u8; 64]) -> Option<ClientReply> {
-        if self.held != Held::Bundles || self.op != op {
+        if self.held != Held::Bundles(op) {
             return None;
         }
-        let n = self.verdicts.len().min(self.bundles.len());
-        let at = (self.next..n).find(|&i| same_bundle(&self.bundles[i], b))?;
-        self.next = at + 1;
-        serve(&mut self.verdicts[at], &mut self.replies, |_| None)
+        let e = self
+            .verdicts
+            .next_of(&self.bundles, |x| same_bundle(x, b))?;
+        serve(e, &mut self.replies, |_| None)
     }
 
     /// Keeps `reply` to `request` (`None`: never asked), served once by
@@ -400,7 +383,7 @@ impl ReadyStore {
     /// Pads (or cuts) the batch's answers to `n` entries: a transport that
     /// answered short leaves the rest unasked, so positions stay aligned.
     pub fn pad_verdicts(&mut self, n: usize) {
-        self.verdicts.resize(n, Entry::Empty);
+        self.verdicts.entries.resize(n, Entry::Empty);
     }
 
     /// Starts a LUT batch on `ords` for `tables`; answers follow with
@@ -409,15 +392,17 @@ impl ReadyStore {
         self.clear();
         self.held = Held::Luts;
         self.ords.extend_from_slice(ords);
-        self.tables.retain(|c| tables.contains(&c.table));
+        self.tables.retain(|(t, _)| tables.contains(t));
         for &t in tables {
-            if !self.tables.iter().any(|c| c.table == t) {
-                self.tables.push(Column {
-                    table: t,
-                    entries: Vec::with_capacity(ords.len()),
-                    cursor: 0,
-                    vouched_tail: 0,
-                });
+            if !self.tables.iter().any(|(u, _)| *u == t) {
+                let entries = Vec::with_capacity(ords.len());
+                self.tables.push((
+                    t,
+                    Column {
+                        entries,
+                        ..Column::default()
+                    },
+                ));
             }
         }
     }
@@ -427,8 +412,8 @@ impl ReadyStore {
         let (others, refusals) = (&mut self.other_luts, &mut self.refusals);
         self.tables
             .iter_mut()
-            .find(|c| c.table == table)
-            .map(|c| LutColumn {
+            .find(|(t, _)| *t == table)
+            .map(|(_, c)| LutColumn {
                 entries: &mut c.entries,
                 others,
                 refusals,
@@ -447,21 +432,16 @@ impl ReadyStore {
     /// The stored verdict of `op` on `b`, if the batch holds one.
     #[inline]
     pub fn take_verdict(&mut self, op: Op, b: &[u8; 64]) -> Option<Reply<Verdict>> {
-        if self.held != Held::Bundles || self.op != op {
+        if self.held != Held::Bundles(op) {
             return None;
         }
-        let n = self.verdicts.len().min(self.bundles.len());
-        let at = (self.next..n)
-            .find(|&i| self.verdicts[i] != Entry::Vouched && same_bundle(&self.bundles[i], b))?;
-        self.next = at + 1;
-        serve(
-            &mut self.verdicts[at],
-            &mut self.other_verdicts,
-            |e| match e {
-                Entry::Verdict(id) => Some(Ok(verdict_of(id))),
-                _ => None,
-            },
-        )
+        let e = self
+            .verdicts
+            .next_of(&self.bundles, |x| same_bundle(x, b))?;
+        serve(e, &mut self.other_verdicts, |e| match e {
+            Entry::Verdict(id) => Some(Ok(verdict_of(id))),
+            _ => None,
+        })
     }
 
     /// The stored answer of `table` on `ord`, if the batch holds one.
@@ -470,13 +450,10 @@ impl ReadyStore {
         if self.held != Held::Luts {
             return None;
         }
-        let ords = &self.ords;
-        let c = self.tables.iter_mut().find(|c| c.table == table)?;
-        let n = c.entries.len().min(ords.len());
-        let at = (c.cursor..n).find(|&i| c.entries[i] != Entry::Vouched && ords[i] == ord)?;
-        c.cursor = at + 1;
+        let (_, c) = self.tables.iter_mut().find(|(t, _)| *t == table)?;
+        let e = c.next_of(&self.ords, |&o| o == ord)?;
         let names = &self.refusals;
-        serve(&mut c.entries[at], &mut self.other_luts, |e| match e {
+        serve(e, &mut self.other_luts, |e| match e {
             Entry::Wire(w) => Some(Ok(Ok(w))),
             Entry::Refused(i) => Some(Ok(Err(Name::Known(names.get(usize::try_from(i).ok()?)?)))),
             _ => None,
@@ -494,11 +471,11 @@ impl ReadyStore {
         reference: &[Compact],
         agreed: &mut [bool],
     ) -> bool {
-        if self.held != Held::Bundles || self.op != op {
+        if self.held != Held::Bundles(op) {
             return false;
         }
         let keys = (self.bundles.as_slice(), asked, same_bundle);
-        self.vouched_tail = vouch(&mut self.verdicts, self.next, keys, reference, agreed, &[]);
+        self.verdicts.vouch(keys, reference, agreed, &[]);
         true
     }
 
@@ -514,18 +491,11 @@ impl ReadyStore {
         if self.held != Held::Luts {
             return false;
         }
-        let ords = &self.ords;
-        let Some(c) = self.tables.iter_mut().find(|c| c.table == table) else {
+        let Some((_, c)) = self.tables.iter_mut().find(|(t, _)| *t == table) else {
             return false;
         };
-        c.vouched_tail = vouch(
-            &mut c.entries,
-            c.cursor,
-            (ords.as_slice(), asked, |a: &u32, b: &u32| a == b),
-            reference,
-            agreed,
-            &self.refusals,
-        );
+        let keys = (self.ords.as_slice(), asked, |a: &u32, b: &u32| a == b);
+        c.vouch(keys, reference, agreed, &self.refusals);
         true
     }
 }

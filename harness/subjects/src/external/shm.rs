@@ -18,7 +18,6 @@
 //! | 24 | 4 | mode ([`MODE_BATCH`] or [`MODE_SINGLE`]) |
 //! | 28 | 4 | seq: the hand-off number the gate rang for |
 //! | 32 | 8 | stamp: 1 + the entry the worker is about to run (0: none) |
-//! | 40 | 4 | in_batch: 1 while a batch call runs (stamp = its first entry) |
 //! | 44 | 4 | done: entries finished (answers written) |
 //! | 48 | 4 | finished: the seq the worker finished last |
 //! | 52 | 4 | ready: worker state (0 starting, 1 ready, 2 init unsupported, 3 failed) |
@@ -134,7 +133,6 @@ pub enum Field {
     Start = 20,
     Mode = 24,
     Seq = 28,
-    InBatch = 40,
     Done = 44,
     Finished = 48,
     Ready = 52,

@@ -50,8 +50,6 @@ pub struct ShmChannel {
     /// [`ShmChannel::begin_lut`] / [`ShmChannel::begin_records`], not yet
     /// collected.
     in_flight: Option<InFlight>,
-    /// The requests of a records hand-off rung ahead (its first run).
-    begun: usize,
 }
 
 /// A hand-off rung ahead of the call that collects it: what it runs
@@ -170,7 +168,6 @@ impl ShmChannel {
             scratch: Vec::new(),
             busy: Duration::ZERO,
             in_flight: None,
-            begun: 0,
         };
         let (w, hello) = spawn(&c.exe, &c.lib, arch, timeout, &c.k.sup.stderr_ring())
             .map_err(|e| c.k.sup.start_error(e))?;
@@ -220,19 +217,9 @@ impl ShmChannel {
                 i += 1;
                 continue;
             }
-            // The next run of declared requests that fits one hand-off (the
-            // first one's as it was rung ahead).
-            let begun = std::mem::take(&mut self.begun);
-            let n = match self.in_flight {
-                Some(f)
-                    if i == 0
-                        && f.key.0 == shm::OP_RECORDS
-                        && (f.key.2, f.key.3) == (reqs.as_ptr() as usize, begun) =>
-                {
-                    begun
-                }
-                _ => self.records_fitting(&reqs[i..]),
-            };
+            // The next run of declared requests that fits one hand-off (as
+            // `begin_records` rang it ahead, if it did).
+            let n = self.records_fitting(&reqs[i..]);
             let chunk = &reqs[i..i + n];
             let cap = reqs[i].capability();
             let from = out.len();
@@ -314,12 +301,8 @@ impl ShmChannel {
     /// slice, collects it.
     pub fn begin_records(&mut self, reqs: &[Request]) {
         let n = self.records_fitting(reqs);
-        if n == 0 || self.in_flight.is_some() {
-            return;
-        }
-        self.begin(Chunk::Records(&reqs[..n]));
-        if self.in_flight.is_some() {
-            self.begun = n;
+        if n > 0 {
+            self.begin(Chunk::Records(&reqs[..n]));
         }
     }
 
@@ -420,14 +403,8 @@ impl ShmChannel {
     }
 
     /// Runs `chunk` (rung ahead or not), handing each answer to `sink` in
-    /// order and counting those delivered.
+    /// order and counting those delivered ([`delivered`]).
     fn run_chunk(&mut self, chunk: Chunk<'_>, sink: &mut impl ShmSink, tick: &dyn Fn()) {
-        let mut counted = Counted { sink, n: 0 };
-        self.run_counted(chunk, &mut counted, tick);
-        self.k.received += counted.n;
-    }
-
-    fn run_counted(&mut self, chunk: Chunk<'_>, sink: &mut impl ShmSink, tick: &dyn Fn()) {
         let (op, table, cap) = chunk.op();
         let n = chunk.len();
         let input_name = |i: usize| chunk.input_name(i);
@@ -491,9 +468,11 @@ impl ShmChannel {
                 Wait::Finished if start == 0 && done == n && !full => {
                     // The whole chunk in one hand-off (the usual case): the
                     // answers go straight to the sink, in order.
-                    if collect(&mut w.region, op, 0..n, sink) {
+                    let (good, delivered) = collect(&mut w.region, op, 0..n, sink);
+                    if good {
                         self.k.sup.count(cap, None);
                     }
+                    self.k.received += delivered;
                     tick();
                     self.scratch = answers;
                     return;
@@ -591,12 +570,14 @@ impl ShmChannel {
             }
         }
         for a in sized(&mut answers, n).drain(..) {
-            sink.answer(a.unwrap_or_else(|| {
+            let a = a.unwrap_or_else(|| {
                 ShmAnswer::Fault(Fault {
                     class: FaultClass::Crash,
                     detail: "internal: entry not answered".into(),
                 })
-            }));
+            });
+            self.k.received += u64::from(delivered(&a));
+            sink.answer(a);
         }
         self.scratch = answers;
     }
@@ -612,10 +593,11 @@ fn collect_at(
     n: usize,
 ) -> bool {
     let mut i = range.start;
-    collect(r, op, range, &mut |a| {
+    let (good, _) = collect(r, op, range, &mut |a| {
         sized(answers, n)[i] = Some(a);
         i += 1;
-    })
+    });
+    good
 }
 
 /// `answers`, grown to `n` unanswered entries if it is shorter.
@@ -686,48 +668,17 @@ pub fn delivered(a: &ShmAnswer) -> bool {
     !matches!(a, ShmAnswer::Fault(f) if f.class != FaultClass::Protocol)
 }
 
-/// A sink that counts the answers it passes on that were delivered
-/// ([`delivered`]).
-struct Counted<'a, S: ShmSink> {
-    sink: &'a mut S,
-    n: u64,
-}
-
-impl<S: ShmSink> ShmSink for Counted<'_, S> {
-    fn answer(&mut self, a: ShmAnswer) {
-        self.n += u64::from(delivered(&a));
-        self.sink.answer(a);
-    }
-
-    #[inline]
-    fn verdict_id(&mut self, id: u16) {
-        self.n += 1;
-        self.sink.verdict_id(id);
-    }
-
-    #[inline]
-    fn wire(&mut self, w: u32) {
-        self.n += 1;
-        self.sink.wire(w);
-    }
-
-    #[inline]
-    fn refused(&mut self, n: &Name) {
-        self.n += 1;
-        self.sink.refused(n);
-    }
-}
-
 /// Hands entries `range` of the region to `sink` in order, the usual
-/// answers (a verdict id, a wire value) as the worker wrote them; true if
-/// one of them was a good answer.
+/// answers (a verdict id, a wire value) as the worker wrote them; whether
+/// one of them was a good answer, and how many were [`delivered`].
 fn collect(
     r: &mut Region,
     op: u32,
     range: std::ops::Range<usize>,
     sink: &mut impl ShmSink,
-) -> bool {
+) -> (bool, u64) {
     let mut good = false;
+    let mut delivered_n = range.len() as u64;
     let mut refusals = Refusals::default();
     let validator = matches!(op, shm::OP_VALIDATE_HEADER | shm::OP_VALIDATE_PAYLOAD);
     for i in range {
@@ -748,10 +699,11 @@ fn collect(
         } else {
             let a = decode(r, op, i, code, value, &mut refusals);
             good |= !matches!(a, ShmAnswer::Fault(_));
+            delivered_n -= u64::from(!delivered(&a));
             sink.answer(a);
         }
     }
-    good
+    (good, delivered_n)
 }
 
 /// Refusals of one hand-off by arena offset: the worker writes each
@@ -960,7 +912,6 @@ fn ring(
         },
     );
     r.set(Field::Done, u32::try_from(start).unwrap_or(u32::MAX));
-    r.set(Field::InBatch, 0);
     r.set(Field::Full, 0);
     // An entry the worker does not write stays unset (a harness fault).
     w.region.codes()[start.min(n)..n.min(shm::CHUNK)].fill(shm::CODE_UNSET);

@@ -193,9 +193,31 @@ impl RefusalTexts {
     }
 }
 
-/// Runs LUT entries `start..n` of table `t` through `tpb_lut_batch`: one
-/// call for them all, or (`single`: re-running a batch that crashed or
-/// hung) one call per entry, each stamped first.
+/// Runs entries `start..n`: one `call(r, i, end)` on them all (`batch`),
+/// or one per entry; each call's first entry stamped before it and `done`
+/// moved past its entries after. A call returning false stops the run.
+fn stepped(
+    r: &mut Region,
+    (start, n): (usize, usize),
+    batch: bool,
+    mut call: impl FnMut(&mut Region, usize, usize) -> bool,
+) {
+    let step = if batch { (n - start).max(1) } else { 1 };
+    let mut i = start;
+    while i < n {
+        let end = (i + step).min(n);
+        r.set_stamp(i);
+        if !call(r, i, end) {
+            return;
+        }
+        r.set(Field::Done, u32::try_from(end).unwrap_or(u32::MAX));
+        i = end;
+    }
+}
+
+/// Runs LUT entries `span` of table `t` through `tpb_lut_batch`: one call
+/// for them all, or (`single`: re-running a batch that crashed or hung)
+/// one call per entry.
 #[allow(clippy::too_many_arguments)]
 fn lut_batch(
     lib: &SubjectLib,
@@ -215,13 +237,8 @@ fn lut_batch(
     );
     sc.wires.resize(n - start, 0);
     sc.refused.resize(n - start, std::ptr::null());
-    let step = if single { 1 } else { (n - start).max(1) };
-    let mut i = start;
-    while i < n {
-        let end = (i + step).min(n);
+    stepped(r, (start, n), !single, |r, i, end| {
         let (lo, hi) = (i - start, end - start);
-        r.set_stamp(i);
-        r.set(Field::InBatch, u32::from(!single));
         let status = lib.lut_batch(
             t,
             &sc.inputs[lo..hi],
@@ -256,13 +273,11 @@ fn lut_batch(
             Status::Unsupported => Status::Unsupported,
             Status::Error(e) => Status::Error(e),
         };
-        r.set(Field::InBatch, 0);
         for k in i..end {
             batch_answered(r, arena, k, &status);
         }
-        r.set(Field::Done, u32::try_from(end).unwrap_or(u32::MAX));
-        i = end;
-    }
+        true
+    });
 }
 
 /// Input word `i` (an ordinal, or a request record's offset).
@@ -281,81 +296,68 @@ fn run_handoff(
 ) {
     let op = r.get(Field::Op);
     let n = (r.get(Field::N) as usize).min(shm::CHUNK);
-    let start = (r.get(Field::Start) as usize).min(n);
+    let span = ((r.get(Field::Start) as usize).min(n), n);
     let single = r.get(Field::Mode) == shm::MODE_SINGLE;
     let table = LutTable::ALL.get(r.get(Field::Table) as usize).copied();
-    let mut refusals = RefusalTexts::default();
-    if op == shm::OP_RECORDS {
-        records(lib, r, (start, n), cut);
-        return;
-    }
-    if let (shm::OP_LUT, Some(t), true) = (op, table, lib.has_lut_batch()) {
-        lut_batch(lib, r, arena, sc, t, (start, n), single, &mut refusals);
-        return;
-    }
     let payload = op == shm::OP_VALIDATE_PAYLOAD;
-    if op != shm::OP_LUT && lib.has_batch(payload) {
-        // One batch call, or (re-running one that crashed or hung) one per
-        // entry, each stamped first.
-        let step = if single { 1 } else { (n - start).max(1) };
-        let mut i = start;
-        while i < n {
-            let end = (i + step).min(n);
-            r.set_stamp(i);
-            r.set(Field::InBatch, u32::from(!single));
+    let mut refusals = RefusalTexts::default();
+    let set = |r: &mut Region, i: usize, (code, value): (u16, u32)| {
+        r.codes()[i] = code;
+        r.values()[i] = value;
+        true
+    };
+    match (op, table) {
+        (shm::OP_RECORDS, _) => records(lib, r, span, cut),
+        (shm::OP_LUT, Some(t)) if lib.has_lut_batch() => {
+            lut_batch(lib, r, arena, sc, t, span, single, &mut refusals);
+        }
+        (shm::OP_LUT, t) => stepped(r, span, false, |r, i, _| {
+            let Some(t) = t else {
+                let e = arena.put(r.arena(), "worker: unknown LUT table index");
+                return set(r, i, (shm::CODE_ERROR, e));
+            };
+            let ord = word(r, i);
+            let (arena_, texts, seen) = (&mut *arena, r.arena(), &mut refusals);
+            let put = |why: &CStr| seen.offset(arena_, texts, why);
+            let answer = match lib.lut_with(t, ord, put) {
+                Status::Ok(Ok(w)) => (shm::CODE_WIRE, w),
+                Status::Ok(Err(offset)) => (shm::CODE_REFUSED, offset),
+                Status::Unsupported => (shm::CODE_UNSUPPORTED, 0),
+                Status::Error(e) => (shm::CODE_ERROR, arena.put(r.arena(), &e)),
+            };
+            set(r, i, answer)
+        }),
+        // One batch call, or (re-running one that crashed or hung) one per entry.
+        _ if lib.has_batch(payload) => stepped(r, span, !single, |r, i, end| {
             let status = {
                 let (input, codes, _) = r.io();
                 lib.validate_batch(payload, &input[i * 64..end * 64], &mut codes[i..end])
             };
-            r.set(Field::InBatch, 0);
             for k in i..end {
                 if batch_answered(r, arena, k, &status) {
                     reserve(r, arena, k);
                 }
             }
-            r.set(Field::Done, u32::try_from(end).unwrap_or(u32::MAX));
-            i = end;
-        }
-        return;
-    }
-    for i in start..n {
-        r.set_stamp(i);
-        let (code, value) = match (op, table) {
-            (shm::OP_LUT, Some(t)) => {
-                let ord = word(r, i);
-                let (arena, texts, seen) = (&mut *arena, r.arena(), &mut refusals);
-                let put = |why: &CStr| seen.offset(arena, texts, why);
-                match lib.lut_with(t, ord, put) {
-                    Status::Ok(Ok(w)) => (shm::CODE_WIRE, w),
-                    Status::Ok(Err(offset)) => (shm::CODE_REFUSED, offset),
-                    Status::Unsupported => (shm::CODE_UNSUPPORTED, 0),
-                    Status::Error(e) => (shm::CODE_ERROR, arena.put(r.arena(), &e)),
-                }
-            }
-            (shm::OP_LUT, None) => (
-                shm::CODE_ERROR,
-                arena.put(r.arena(), "worker: unknown LUT table index"),
-            ),
-            _ => match lib.validate_code(payload, &r.inputs()[i * 64..i * 64 + 64]) {
+            true
+        }),
+        _ => stepped(r, span, false, |r, i, _| {
+            let answer = match lib.validate_code(payload, &r.inputs()[i * 64..i * 64 + 64]) {
                 Status::Ok(VerdictCode::Id(id)) => (id, 0),
                 Status::Ok(VerdictCode::Named(s)) => (shm::CODE_NAMED, arena.put(r.arena(), &s)),
                 Status::Unsupported => (shm::CODE_UNSUPPORTED, 0),
                 Status::Error(e) => (shm::CODE_ERROR, arena.put(r.arena(), &e)),
-            },
-        };
-        r.codes()[i] = code;
-        r.values()[i] = value;
-        r.set(Field::Done, u32::try_from(i + 1).unwrap_or(u32::MAX));
+            };
+            set(r, i, answer)
+        }),
     }
 }
 
-/// Runs request records `start..n`, one stamped library call each, each
+/// Runs request records `span`, one stamped library call each, each
 /// answer a binary answer record ([`super::record`]); stops early (the
 /// `full` flag) when the next answer does not fit the answer area.
-fn records(lib: &SubjectLib, r: &mut Region, (start, n): (usize, usize), cut: bool) {
+fn records(lib: &SubjectLib, r: &mut Region, span: (usize, usize), cut: bool) {
     let mut used = 0usize;
-    for i in start..n {
-        r.set_stamp(i);
+    stepped(r, span, false, |r, i, _| {
         let at = word(r, i);
         let answer = match r.request_at(at) {
             Some(rec) => lib.answer_record(rec),
@@ -372,10 +374,10 @@ fn records(lib: &SubjectLib, r: &mut Region, (start, n): (usize, usize), cut: bo
         let Some(off) = shm::put_record(r.answer_area(), &mut used, Some(index), &[&rec]) else {
             // The area is full: the gate collects and rings again from here.
             r.set(Field::Full, 1);
-            return;
+            return false;
         };
         r.codes()[i] = shm::CODE_RECORD;
         r.values()[i] = off;
-        r.set(Field::Done, u32::try_from(i + 1).unwrap_or(u32::MAX));
-    }
+        true
+    });
 }
