@@ -507,14 +507,18 @@ impl SubjectLib {
 
     /// `tpb_lut_batch(table, inputs, n, wires, refused)` with `n` the
     /// shortest of the three slices (`refused` is scratch); on `TPB_OK`,
-    /// every entry's answer in order ([`LutBatchAnswers`]).
-    pub fn lut_batch<'s>(
+    /// `each(k, answer)` for every entry in order, a refusal as what `why`
+    /// made of its text, read before the next library call (the ABI keeps
+    /// it live that long at least). Every entry is read after the call, so
+    /// entries holding one pointer hold one text: `why` sees it once.
+    pub fn lut_batch<R: Copy>(
         &self,
         table: LutTable,
         inputs: &[u32],
-        wires: &'s mut [u32],
-        refused: &'s mut [*const c_char],
-    ) -> Status<LutBatchAnswers<'s>> {
+        (wires, refused): (&mut [u32], &mut [*const c_char]),
+        mut why: impl FnMut(&CStr) -> R,
+        mut each: impl FnMut(usize, Result<u32, R>),
+    ) -> Status<()> {
         let Some(f) = self.lut_batch else {
             return Status::Unsupported;
         };
@@ -539,10 +543,24 @@ impl SubjectLib {
             )
         };
         match rc {
-            TPB_OK => Status::Ok(LutBatchAnswers {
-                entries: wires[..n].iter().zip(refused[..n].iter()),
-                last: None,
-            }),
+            TPB_OK => {
+                let mut last: Option<(*const c_char, R)> = None;
+                for (k, (&w, &p)) in wires[..n].iter().zip(&refused[..n]).enumerate() {
+                    if p.is_null() {
+                        each(k, Ok(w));
+                        continue;
+                    }
+                    let r = match last {
+                        Some((q, r)) if q == p => r,
+                        // SAFETY: the ABI: null or a live NUL-terminated
+                        // string; read before the next library call.
+                        _ => why(unsafe { CStr::from_ptr(p) }),
+                    };
+                    last = Some((p, r));
+                    each(k, Err(r));
+                }
+                Status::Ok(())
+            }
             TPB_UNSUPPORTED => Status::Unsupported,
             rc => Status::Error(format!("tpb_lut_batch returned {rc}")),
         }
@@ -582,41 +600,6 @@ impl SubjectLib {
             TPB_UNSUPPORTED => Status::Unsupported,
             n => Status::Error(format!("tpb_lut returned {n}")),
         }
-    }
-}
-
-/// The answers of one `tpb_lut_batch` call ([`SubjectLib::lut_batch`]), in
-/// entry order: a wire value, or a refusal text, read before the next
-/// library call (the ABI keeps it live that long at least). Every entry is
-/// read after the call, so entries holding one pointer hold one text: it is
-/// measured once, and those entries get the same `&CStr` (a caller may key
-/// on its address).
-pub struct LutBatchAnswers<'s> {
-    entries: std::iter::Zip<std::slice::Iter<'s, u32>, std::slice::Iter<'s, *const c_char>>,
-    last: Option<&'s CStr>,
-}
-
-impl<'s> Iterator for LutBatchAnswers<'s> {
-    type Item = Result<u32, &'s CStr>;
-
-    #[inline]
-    fn next(&mut self) -> Option<Self::Item> {
-        let (&w, &p) = self.entries.next()?;
-        if p.is_null() {
-            return Some(Ok(w));
-        }
-        let why = match self.last {
-            Some(s) if s.as_ptr() == p => s,
-            // SAFETY: the ABI: null or a live NUL-terminated string; the
-            // answers are read before the next library call.
-            _ => unsafe { CStr::from_ptr(p) },
-        };
-        self.last = Some(why);
-        Some(Err(why))
-    }
-
-    fn size_hint(&self) -> (usize, Option<usize>) {
-        self.entries.size_hint()
     }
 }
 

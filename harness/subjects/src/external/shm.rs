@@ -15,13 +15,13 @@
 //! | 12 | 4 | LUT table index (position in [`LutTable::ALL`](crate::subjects::LutTable::ALL)) |
 //! | 16 | 4 | n: entries in the chunk |
 //! | 20 | 4 | start: the first entry to run |
-//! | 24 | 4 | mode ([`MODE_BATCH`] or [`MODE_SINGLE`]) |
+//! | 24 | 4 | mode: 0 one library batch call over `start..n`, 1 one call per entry, each stamped first |
 //! | 28 | 4 | seq: the hand-off number the gate rang for |
 //! | 32 | 8 | stamp: 1 + the entry the worker is about to run (0: none) |
 //! | 44 | 4 | done: entries finished (answers written) |
 //! | 48 | 4 | finished: the seq the worker finished last |
 //! | 52 | 4 | ready: worker state (0 starting, 1 ready, 2 init unsupported, 3 failed) |
-//! | 56 | 4 | worker flags ([`FLAG_HEADER_BATCH`], [`FLAG_PAYLOAD_BATCH`], [`FLAG_LUT_BATCH`]) |
+//! | 56 | 4 | worker flags ([`batch_flag`]) |
 //! | 60 | 4 | busy: µs the worker spent on the hand-off it finished last |
 //! | 64 | 4 | full: 1 if the worker stopped at `done` < n, its answer area full |
 //! | 128 | 1024 | the worker's load / init error text (NUL-terminated) |
@@ -87,16 +87,11 @@ pub fn request_len(r: &super::protocol::Request) -> usize {
 /// Op: any protocol request (decode, encode, `validate_stream`, `lower`,
 /// ...) as a request record, answered by an answer record.
 pub const OP_RECORDS: u32 = 4;
-/// Mode: one batch call over `start..n` (library batch entry point).
-pub const MODE_BATCH: u32 = 0;
-/// Mode: one call per entry, each stamped first.
-pub const MODE_SINGLE: u32 = 1;
-/// Worker flag: the library exports `tpb_validate_header_batch`.
-pub const FLAG_HEADER_BATCH: u32 = 1;
-/// Worker flag: the library exports `tpb_validate_payload_batch`.
-pub const FLAG_PAYLOAD_BATCH: u32 = 2;
-/// Worker flag: the library exports `tpb_lut_batch`.
-pub const FLAG_LUT_BATCH: u32 = 4;
+/// Worker flag: the library exports the batch entry point of `op`
+/// (`tpb_validate_header_batch`, `tpb_validate_payload_batch`, `tpb_lut_batch`).
+pub const fn batch_flag(op: u32) -> u32 {
+    1 << op
+}
 
 /// Answer code of a LUT entry that mapped (value = wire).
 pub const CODE_WIRE: u16 = 0;
@@ -153,11 +148,7 @@ pub struct Region {
 // atomics or through `&mut self` methods.
 unsafe impl Send for Region {}
 
-/// Why a region could not be made or mapped.
-#[derive(Debug)]
-pub struct RegionError(pub String);
-
-fn map(file: File, path: &Path) -> Result<Region, RegionError> {
+fn map(file: File, path: &Path) -> Result<Region, String> {
     // SAFETY: a fresh shared mapping of a file we hold open, LEN bytes long
     // (the creator sized it); nothing else is mapped at the address.
     let p = unsafe {
@@ -171,11 +162,11 @@ fn map(file: File, path: &Path) -> Result<Region, RegionError> {
         )
     };
     if p == libc::MAP_FAILED {
-        return Err(RegionError(format!(
+        return Err(format!(
             "cannot map {}: {}",
             path.display(),
             std::io::Error::last_os_error()
-        )));
+        ));
     }
     Ok(Region {
         ptr: p.cast(),
@@ -194,8 +185,9 @@ fn shm_dir() -> PathBuf {
 
 impl Region {
     /// Creates a fresh region file (mode 0600, never an existing path),
-    /// registered as a temporary path until [`Region::unlink`].
-    pub fn create() -> Result<(Region, PathBuf), RegionError> {
+    /// registered as a temporary path until it is unlinked
+    /// ([`crate::interrupt::discard_temp`]; both ends keep their mappings).
+    pub fn create() -> Result<(Region, PathBuf), String> {
         static NEXT: AtomicU64 = AtomicU64::new(0);
         let n = NEXT.fetch_add(1, Ordering::Relaxed);
         let path = shm_dir().join(format!("tpb-subject-{}-{n}", std::process::id()));
@@ -207,41 +199,30 @@ impl Region {
                 .mode(0o600)
                 .open(p)
         })
-        .map_err(|e| RegionError(format!("cannot create {}: {e}", path.display())))?;
+        .map_err(|e| format!("cannot create {}: {e}", path.display()))?;
         if let Err(e) = file.set_len(LEN as u64) {
             crate::interrupt::discard_temp(&path);
-            return Err(RegionError(format!("cannot size {}: {e}", path.display())));
+            return Err(format!("cannot size {}: {e}", path.display()));
         }
         let r = map(file, &path).inspect_err(|_| crate::interrupt::discard_temp(&path))?;
         r.store_u64(0, MAGIC);
         Ok((r, path))
     }
 
-    /// Removes the region's file (both ends keep their mappings).
-    pub fn unlink(path: &Path) {
-        crate::interrupt::discard_temp(path);
-    }
-
     /// Maps the region file the gate created (the worker's side).
-    pub fn open(path: &Path) -> Result<Region, RegionError> {
+    pub fn open(path: &Path) -> Result<Region, String> {
         let file = OpenOptions::new()
             .read(true)
             .write(true)
             .open(path)
-            .map_err(|e| RegionError(format!("cannot open {}: {e}", path.display())))?;
+            .map_err(|e| format!("cannot open {}: {e}", path.display()))?;
         let len = file.metadata().map(|m| m.len()).unwrap_or(0);
         if len != LEN as u64 {
-            return Err(RegionError(format!(
-                "{} is {len} bytes, expected {LEN}",
-                path.display()
-            )));
+            return Err(format!("{} is {len} bytes, expected {LEN}", path.display()));
         }
         let r = map(file, path)?;
         if r.load_u64(0) != MAGIC {
-            return Err(RegionError(format!(
-                "{} has no region magic",
-                path.display()
-            )));
+            return Err(format!("{} has no region magic", path.display()));
         }
         Ok(r)
     }
@@ -512,7 +493,7 @@ mod tests {
     fn both_ends_see_one_region_and_the_file_goes() {
         let (mut a, path) = Region::create().expect("create");
         let mut b = Region::open(&path).expect("open");
-        Region::unlink(&path);
+        crate::interrupt::discard_temp(&path);
         assert!(!path.exists());
         a.set(Field::N, 77);
         a.inputs()[5] = 9;

@@ -186,12 +186,7 @@ impl ShmChannel {
 
     /// True if the library exports the batch entry point of this validator.
     pub fn has_batch(&self, payload: bool) -> bool {
-        let bit = if payload {
-            shm::FLAG_PAYLOAD_BATCH
-        } else {
-            shm::FLAG_HEADER_BATCH
-        };
-        self.flags & bit != 0
+        self.batchable(Chunk::Bundles(payload, &[]).op().0)
     }
 
     fn restart(&mut self) {
@@ -229,19 +224,19 @@ impl ShmChannel {
                 k += 1;
                 out.push(match a {
                     ShmAnswer::Record(Ok(a)) if a.answers(r.op()) => Ok(a),
-                    ShmAnswer::Record(a) => Err(Fault {
-                        class: FaultClass::Protocol,
-                        detail: match a {
+                    ShmAnswer::Record(a) => Err(fault(
+                        FaultClass::Protocol,
+                        match a {
                             Ok(a) => format!("answer of the wrong kind: {a:?}"),
                             Err(e) => format!("the library answered an error: {e}"),
                         },
-                    }),
+                    )),
                     ShmAnswer::Fault(f) => Err(f),
                     ShmAnswer::Unsupported => Ok(Answer::Unsupported),
-                    other => Err(Fault {
-                        class: FaultClass::Harness,
-                        detail: format!("worker answered a record with {other:?}"),
-                    }),
+                    other => Err(fault(
+                        FaultClass::Harness,
+                        format!("worker answered a record with {other:?}"),
+                    )),
                 });
             };
             self.run_chunk(Chunk::Records(chunk), &mut sink, tick);
@@ -378,28 +373,32 @@ impl ShmChannel {
             return Some(f.seq);
         }
         let single = !self.batchable(f.key.0);
-        let budget = if single {
-            self.k.timeout
-        } else {
-            batch_budget(f.key.3, self.k.timeout)
-        };
+        let budget = self.budget(single, f.key.3);
         if let Some(w) = self.worker.as_mut() {
             if !matches!(wait(w, f.seq, single, budget, &|| {}), Wait::Finished) {
-                if let Some(w) = self.worker.take() {
-                    w.group.kill();
-                }
+                self.kill();
             }
         }
         None
     }
 
-    fn batchable(&self, op: u32) -> bool {
-        match op {
-            shm::OP_VALIDATE_HEADER => self.has_batch(false),
-            shm::OP_VALIDATE_PAYLOAD => self.has_batch(true),
-            shm::OP_LUT => self.flags & shm::FLAG_LUT_BATCH != 0,
-            _ => false,
+    /// The time a hand-off of `n` entries gets: the case timeout per entry
+    /// (`single`), else [`batch_budget`].
+    fn budget(&self, single: bool, n: usize) -> Duration {
+        if single {
+            self.k.timeout
+        } else {
+            batch_budget(n, self.k.timeout)
         }
+    }
+
+    /// Ends the worker; its exit status.
+    fn kill(&mut self) -> Option<ExitStatus> {
+        self.worker.take().and_then(|w| w.group.kill())
+    }
+
+    fn batchable(&self, op: u32) -> bool {
+        self.flags & shm::batch_flag(op) != 0
     }
 
     /// Runs `chunk` (rung ahead or not), handing each answer to `sink` in
@@ -419,9 +418,7 @@ impl ShmChannel {
         let mut fresh = rung.is_none();
         while start < n {
             if let Some(f) = self.k.sup.not_sent(cap) {
-                for a in &mut sized(&mut answers, n)[start..] {
-                    *a = Some(ShmAnswer::Fault(f.clone()));
-                }
+                fault_from(&mut answers, n, start, &f);
                 break;
             }
             if self.worker.is_none() {
@@ -444,17 +441,13 @@ impl ShmChannel {
                     (seq, ring(w, op, table, n, start, single, seq))
                 }
             };
+            let budget = self.budget(single, n - start);
             let Some(w) = self.worker.as_mut() else {
                 continue;
             };
             let outcome = if !rang {
                 Wait::Died(None)
             } else {
-                let budget = if single {
-                    self.k.timeout
-                } else {
-                    batch_budget(n - start, self.k.timeout)
-                };
                 wait(w, seq, single, budget, tick)
             };
             if matches!(outcome, Wait::Finished) {
@@ -490,37 +483,23 @@ impl ShmChannel {
                     }
                     // A hand-off finished short: the worker's fault, not the
                     // library's (a wrong bound, a lost answer).
-                    let f = Fault {
-                        class: FaultClass::Harness,
-                        detail: format!(
-                            "harness fault: the worker finished hand-off {seq} at entry {done} of {n}, \
-                             this entry unanswered"
-                        ),
-                    };
-                    for a in &mut sized(&mut answers, n)[done..] {
-                        *a = Some(ShmAnswer::Fault(f.clone()));
-                    }
+                    let f = format!(
+                        "harness fault: the worker finished hand-off {seq} at entry {done} of {n}, \
+                         this entry unanswered"
+                    );
+                    fault_from(&mut answers, n, done, &fault(FaultClass::Harness, f));
                     start = n;
                 }
                 Wait::Stopped => {
-                    let f = Fault {
-                        class: FaultClass::NotSent,
-                        detail: "not answered: the run was interrupted".into(),
-                    };
-                    for a in &mut sized(&mut answers, n)[start..] {
-                        *a = Some(ShmAnswer::Fault(f.clone()));
-                    }
-                    if let Some(w) = self.worker.take() {
-                        w.group.kill();
-                    }
+                    let f = fault(FaultClass::NotSent, "not answered: the run was interrupted");
+                    fault_from(&mut answers, n, start, &f);
+                    self.kill();
                     break;
                 }
                 Wait::Died(_) | Wait::Hung if !single => {
                     // A batch call crashed or hung: run it one entry at a
                     // time on a fresh worker, which names the input.
-                    if let Some(w) = self.worker.take() {
-                        w.group.kill();
-                    }
+                    self.kill();
                     single = true;
                     self.restart();
                     fresh = true;
@@ -540,23 +519,16 @@ impl ShmChannel {
                         .unwrap_or(done)
                         .clamp(done, n - 1);
                     let hung = matches!(outcome, Wait::Hung);
-                    let status = self.worker.take().and_then(|w| w.group.kill()).or(st);
+                    let status = self.kill().or(st);
                     let f = if hung {
-                        Fault {
-                            class: FaultClass::Timeout,
-                            detail: format!(
-                                "no answer within {:?} (the worker was running this input)",
-                                self.k.timeout
-                            ),
-                        }
+                        let t = self.k.timeout;
+                        let f =
+                            format!("no answer within {t:?} (the worker was running this input)");
+                        fault(FaultClass::Timeout, f)
                     } else {
-                        Fault {
-                            class: FaultClass::Crash,
-                            detail: format!(
-                                "{} while running this input (stamped by the worker)",
-                                describe_exit(status)
-                            ),
-                        }
+                        let e = describe_exit(status);
+                        let f = format!("{e} while running this input (stamped by the worker)");
+                        fault(FaultClass::Crash, f)
                     };
                     self.k.sup.count(cap, Some((&f, input_name(culprit))));
                     sized(&mut answers, n)[culprit] = Some(ShmAnswer::Fault(f));
@@ -571,10 +543,7 @@ impl ShmChannel {
         }
         for a in sized(&mut answers, n).drain(..) {
             let a = a.unwrap_or_else(|| {
-                ShmAnswer::Fault(Fault {
-                    class: FaultClass::Crash,
-                    detail: "internal: entry not answered".into(),
-                })
+                ShmAnswer::Fault(fault(FaultClass::Crash, "internal: entry not answered"))
             });
             self.k.received += u64::from(delivered(&a));
             sink.answer(a);
@@ -719,13 +688,24 @@ impl Refusals {
     }
 }
 
+/// A fault of `class`.
+#[cold]
+fn fault(class: FaultClass, detail: impl Into<String>) -> Fault {
+    let detail = detail.into();
+    Fault { class, detail }
+}
+
+/// Entries `from..n` of `answers` (grown to `n`) answered `f`.
+fn fault_from(answers: &mut Vec<Option<ShmAnswer>>, n: usize, from: usize, f: &Fault) {
+    for a in &mut sized(answers, n)[from..] {
+        *a = Some(ShmAnswer::Fault(f.clone()));
+    }
+}
+
 /// A harness fault: the worker's own mistake, never the library's answer.
 #[cold]
 fn harness(detail: String) -> ShmAnswer {
-    ShmAnswer::Fault(Fault {
-        class: FaultClass::Harness,
-        detail,
-    })
+    ShmAnswer::Fault(fault(FaultClass::Harness, detail))
 }
 
 /// Entry `i`'s answer (`code`, `value`) of `op`, typed.
@@ -744,10 +724,10 @@ fn decode(
     match code {
         shm::CODE_UNSET => harness("harness fault: the worker left this entry unwritten".into()),
         shm::CODE_UNSUPPORTED => ShmAnswer::Unsupported,
-        shm::CODE_ERROR => ShmAnswer::Fault(Fault {
-            class: FaultClass::Protocol,
-            detail: format!("the library answered an error: {}", text(r)),
-        }),
+        shm::CODE_ERROR => {
+            let e = format!("the library answered an error: {}", text(r));
+            ShmAnswer::Fault(fault(FaultClass::Protocol, e))
+        }
         shm::CODE_RECORD if op == shm::OP_RECORDS => match r.answer_at(value) {
             Some((at, rec)) if at as usize == i => match super::protocol::get_answer(rec) {
                 Ok(a) => ShmAnswer::Record(a),
@@ -776,10 +756,10 @@ fn decode(
                 ShmAnswer::Refused(n)
             }
         },
-        c => ShmAnswer::Fault(Fault {
-            class: FaultClass::Protocol,
-            detail: format!("worker wrote answer code {c}"),
-        }),
+        c => ShmAnswer::Fault(fault(
+            FaultClass::Protocol,
+            format!("worker wrote answer code {c}"),
+        )),
     }
 }
 
@@ -810,7 +790,7 @@ fn spawn(
     timeout: Duration,
     ring: &Ring,
 ) -> Result<(Worker, Hello), String> {
-    let (region, path) = Region::create().map_err(|e| e.0)?;
+    let (region, path) = Region::create()?;
     let mut cmd = Command::new(exe);
     cmd.arg(super::shm_worker::WORKER_SUBCOMMAND)
         .arg("--shm")
@@ -819,7 +799,7 @@ fn spawn(
         .arg(arch)
         .arg(format!("lib:{}", lib));
     let (group, bell, out) = Group::spawn(&mut cmd, &exe.display().to_string(), ring)
-        .inspect_err(|_| Region::unlink(&path))?;
+        .inspect_err(|_| crate::interrupt::discard_temp(&path))?;
     let (tx, rings) = mpsc::channel();
     thread::spawn(move || {
         let mut out = out;
@@ -846,44 +826,36 @@ fn spawn(
         let _waiting = super::watch::waiting();
         w.rings.recv_timeout(wait)
     };
-    Region::unlink(&path);
-    match (got, w.region.get(Field::Ready)) {
+    crate::interrupt::discard_temp(&path);
+    let e = match (got, w.region.get(Field::Ready)) {
         (Ok(()), shm::READY_OK | shm::READY_UNSUPPORTED) => {
             let line = w
                 .region
                 .answer_at(0)
                 .map(|(_, l)| String::from_utf8_lossy(l).into_owned());
-            match line.as_deref().map(parse_hello) {
-                Some(Ok(h)) => Ok((w, h)),
-                _ => {
-                    w.group.kill();
-                    Err(format!("worker wrote no hello: {line:?}"))
-                }
+            if let Some(Ok(h)) = line.as_deref().map(parse_hello) {
+                return Ok((w, h));
             }
+            format!("worker wrote no hello: {line:?}")
         }
-        (Ok(()), shm::READY_FAILED) => {
-            // The worker's own report is the reason; the harness then ends it, so its exit
-            // status (our SIGKILL) would read as a crash of the subject.
-            let e = w.region.error();
-            w.group.kill();
-            Err(format!("worker failed: {e} (the harness ended the worker)"))
-        }
-        (Ok(()), s) => {
-            w.group.kill();
-            Err(format!("worker rang in state {s}"))
-        }
-        (Err(RecvTimeoutError::Timeout), _) => {
-            w.group.kill();
-            Err(format!("worker not ready within {wait:?}"))
-        }
+        // The worker's own report is the reason; the harness then ends it, so its exit
+        // status (our SIGKILL) would read as a crash of the subject.
+        (Ok(()), shm::READY_FAILED) => format!(
+            "worker failed: {} (the harness ended the worker)",
+            w.region.error()
+        ),
+        (Ok(()), s) => format!("worker rang in state {s}"),
+        (Err(RecvTimeoutError::Timeout), _) => format!("worker not ready within {wait:?}"),
         (Err(RecvTimeoutError::Disconnected), _) => {
             let st = w.group.kill();
-            Err(format!(
+            return Err(format!(
                 "worker exited before it was ready ({})",
                 describe_exit(st)
-            ))
+            ));
         }
-    }
+    };
+    w.group.kill();
+    Err(e)
 }
 
 /// Sets up hand-off `seq` (entries `start..n` of `op` on `table`, in
@@ -903,14 +875,7 @@ fn ring(
     r.set(Field::Table, table);
     r.set(Field::N, u32::try_from(n).unwrap_or(u32::MAX));
     r.set(Field::Start, u32::try_from(start).unwrap_or(u32::MAX));
-    r.set(
-        Field::Mode,
-        if single {
-            shm::MODE_SINGLE
-        } else {
-            shm::MODE_BATCH
-        },
-    );
+    r.set(Field::Mode, u32::from(single));
     r.set(Field::Done, u32::try_from(start).unwrap_or(u32::MAX));
     r.set(Field::Full, 0);
     // An entry the worker does not write stays unset (a harness fault).

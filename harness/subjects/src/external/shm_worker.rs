@@ -37,7 +37,7 @@ pub const PLANT_CUT_RECORDS_ENV: &str = "TPB_TEST_WORKER_CUT_RECORDS";
 /// open is an error (after writing it into the region when it is mapped).
 pub fn serve(lib_path: &str, region: &Path, arch: &str) -> Result<(), String> {
     let (mut bell_in, mut bell_out) = shm::private_stdio()?;
-    let mut r = Region::open(region).map_err(|e| e.0)?;
+    let mut r = Region::open(region)?;
     let lib = match SubjectLib::load(lib_path) {
         Ok(l) => l,
         Err(e) => return Err(fail(&mut r, &mut bell_out, e)),
@@ -71,9 +71,10 @@ pub fn serve(lib_path: &str, region: &Path, arch: &str) -> Result<(), String> {
     if shm::put_record(r.answer_area(), &mut 0, Some(0), &[hello.as_bytes()]).is_none() {
         return Err(fail(&mut r, &mut bell_out, "hello too long".into()));
     }
-    let flags = (u32::from(lib.has_batch(false)) * shm::FLAG_HEADER_BATCH)
-        | (u32::from(lib.has_batch(true)) * shm::FLAG_PAYLOAD_BATCH)
-        | (u32::from(lib.has_lut_batch()) * shm::FLAG_LUT_BATCH);
+    let flag = |op, has: bool| u32::from(has) * shm::batch_flag(op);
+    let flags = flag(shm::OP_VALIDATE_HEADER, lib.has_batch(false))
+        | flag(shm::OP_VALIDATE_PAYLOAD, lib.has_batch(true))
+        | flag(shm::OP_LUT, lib.has_lut_batch());
     r.set(Field::Flags, flags);
     r.set(Field::Ready, state);
     ring(&mut bell_out)?;
@@ -158,10 +159,6 @@ fn batch_answered(r: &mut Region, arena: &mut Arena, k: usize, status: &Status<(
     false
 }
 
-/// Distinct LUT refusal texts a hand-off remembers (each further one is
-/// written again for every entry that answers it).
-const REFUSALS_KEPT: usize = 8;
-
 /// `tpb_lut_batch`'s buffers, reused from one hand-off to the next.
 #[derive(Default)]
 struct LutScratch {
@@ -170,27 +167,10 @@ struct LutScratch {
     refused: Vec<*const std::ffi::c_char>,
 }
 
-/// The refusal texts of one hand-off and their arena offsets: a library
-/// answers the same few over and over, so each is checked for UTF-8 and
-/// written once (found again by text across calls: the pointer alone may be a reused
-/// buffer). At most [`REFUSALS_KEPT`] are kept.
-#[derive(Default)]
-struct RefusalTexts(Vec<(Vec<u8>, u32)>);
-
-impl RefusalTexts {
-    /// The arena offset of refusal `why` (written on first sight).
-    fn offset(&mut self, arena: &mut Arena, texts: &mut [u8], why: &CStr) -> Result<u32, String> {
-        let bytes = why.to_bytes();
-        if let Some((_, o)) = self.0.iter().find(|(t, _)| t.as_slice() == bytes) {
-            return Ok(*o);
-        }
-        let s = std::str::from_utf8(bytes).map_err(|_| NOT_UTF8_REFUSAL.to_string())?;
-        let o = arena.put(texts, s);
-        if self.0.len() < REFUSALS_KEPT {
-            self.0.push((bytes.to_vec(), o));
-        }
-        Ok(o)
-    }
+/// The arena offset of refusal `why` (the arena writes each text once).
+fn refusal(arena: &mut Arena, texts: &mut [u8], why: &CStr) -> Result<u32, String> {
+    let s = std::str::from_utf8(why.to_bytes()).map_err(|_| NOT_UTF8_REFUSAL.to_string())?;
+    Ok(arena.put(texts, s))
 }
 
 /// Runs entries `start..n`: one `call(r, i, end)` on them all (`batch`),
@@ -227,7 +207,6 @@ fn lut_batch(
     t: LutTable,
     (start, n): (usize, usize),
     single: bool,
-    refusals: &mut RefusalTexts,
 ) {
     sc.inputs.clear();
     sc.inputs.extend(
@@ -239,40 +218,17 @@ fn lut_batch(
     sc.refused.resize(n - start, std::ptr::null());
     stepped(r, (start, n), !single, |r, i, end| {
         let (lo, hi) = (i - start, end - start);
-        let status = lib.lut_batch(
-            t,
-            &sc.inputs[lo..hi],
-            &mut sc.wires[lo..hi],
-            &mut sc.refused[lo..hi],
-        );
-        let status = match status {
-            Status::Ok(answers) => {
-                let (codes, values, texts) = r.answers();
-                // The last refusal's text and its answer: one address is
-                // one text within a batch (LutBatchAnswers).
-                let mut last: Option<(*const std::ffi::c_char, (u16, u32))> = None;
-                let slots = codes[i..end].iter_mut().zip(&mut values[i..end]);
-                for ((code, value), a) in slots.zip(answers) {
-                    (*code, *value) = match a {
-                        Ok(w) => (shm::CODE_WIRE, w),
-                        Err(why) => match last {
-                            Some((p, answer)) if p == why.as_ptr() => answer,
-                            _ => {
-                                let answer = match refusals.offset(arena, texts, why) {
-                                    Ok(o) => (shm::CODE_REFUSED, o),
-                                    Err(e) => (shm::CODE_ERROR, arena.put(texts, &e)),
-                                };
-                                last = Some((why.as_ptr(), answer));
-                                answer
-                            }
-                        },
-                    };
-                }
-                Status::Ok(())
-            }
-            Status::Unsupported => Status::Unsupported,
-            Status::Error(e) => Status::Error(e),
+        let (codes, values, texts) = r.answers();
+        let why = |why: &CStr| match refusal(arena, texts, why) {
+            Ok(o) => (shm::CODE_REFUSED, o),
+            Err(e) => (shm::CODE_ERROR, arena.put(texts, &e)),
         };
+        let (codes, values) = (&mut codes[i..end], &mut values[i..end]);
+        let put = |k: usize, a: Result<u32, (u16, u32)>| {
+            (codes[k], values[k]) = a.map_or_else(|a| a, |w| (shm::CODE_WIRE, w));
+        };
+        let scratch = (&mut sc.wires[lo..hi], &mut sc.refused[lo..hi]);
+        let status = lib.lut_batch(t, &sc.inputs[lo..hi], scratch, why, put);
         for k in i..end {
             batch_answered(r, arena, k, &status);
         }
@@ -297,10 +253,9 @@ fn run_handoff(
     let op = r.get(Field::Op);
     let n = (r.get(Field::N) as usize).min(shm::CHUNK);
     let span = ((r.get(Field::Start) as usize).min(n), n);
-    let single = r.get(Field::Mode) == shm::MODE_SINGLE;
+    let single = r.get(Field::Mode) == 1;
     let table = LutTable::ALL.get(r.get(Field::Table) as usize).copied();
     let payload = op == shm::OP_VALIDATE_PAYLOAD;
-    let mut refusals = RefusalTexts::default();
     let set = |r: &mut Region, i: usize, (code, value): (u16, u32)| {
         r.codes()[i] = code;
         r.values()[i] = value;
@@ -309,7 +264,7 @@ fn run_handoff(
     match (op, table) {
         (shm::OP_RECORDS, _) => records(lib, r, span, cut),
         (shm::OP_LUT, Some(t)) if lib.has_lut_batch() => {
-            lut_batch(lib, r, arena, sc, t, span, single, &mut refusals);
+            lut_batch(lib, r, arena, sc, t, span, single);
         }
         (shm::OP_LUT, t) => stepped(r, span, false, |r, i, _| {
             let Some(t) = t else {
@@ -317,8 +272,8 @@ fn run_handoff(
                 return set(r, i, (shm::CODE_ERROR, e));
             };
             let ord = word(r, i);
-            let (arena_, texts, seen) = (&mut *arena, r.arena(), &mut refusals);
-            let put = |why: &CStr| seen.offset(arena_, texts, why);
+            let (arena_, texts) = (&mut *arena, r.arena());
+            let put = |why: &CStr| refusal(arena_, texts, why);
             let answer = match lib.lut_with(t, ord, put) {
                 Status::Ok(Ok(w)) => (shm::CODE_WIRE, w),
                 Status::Ok(Err(offset)) => (shm::CODE_REFUSED, offset),
