@@ -204,18 +204,20 @@ impl SubjectLib {
             s.map(|s| *s)
                 .map_err(|e| format!("missing symbol `{name}`: {e}"))
         }
-        // A declared operation's symbol must be there; an undeclared one is not looked up.
-        fn declared<T: Copy>(
-            lib: &Library,
-            caps: u32,
-            op: Op,
-            name: &str,
-        ) -> Result<Option<T>, String> {
+        // A declared operation's symbol `tpb_<op>` must be there; an
+        // undeclared one is not looked up.
+        fn declared<T: Copy>(lib: &Library, caps: u32, op: Op) -> Result<Option<T>, String> {
             if caps & cap_bit(op) != 0 {
-                sym(lib, name).map(Some)
+                sym(lib, &format!("tpb_{}", op.name())).map(Some)
             } else {
                 Ok(None)
             }
+        }
+        // Version 2: the batch entry points `tpb_<op>_batch` of the
+        // declared ones are optional (tpb_subject.h).
+        fn batch<T: Copy>(lib: &Library, v: u32, declared: bool, op: Op) -> Option<T> {
+            let name = format!("tpb_{}_batch", op.name());
+            (v >= 2 && declared).then(|| sym(lib, &name).ok()).flatten()
         }
         let abi: AbiVersionFn = sym(&lib, "tpb_subject_abi_version")?;
         let name_fn: NameFn = sym(&lib, "tpb_subject_name")?;
@@ -241,13 +243,11 @@ impl SubjectLib {
                 caps & !known
             ));
         }
-        let validate_header: Option<ValidateFn> =
-            declared(&lib, caps, Op::ValidateHeader, "tpb_validate_header")?;
-        let validate_payload: Option<ValidateFn> =
-            declared(&lib, caps, Op::ValidatePayload, "tpb_validate_payload")?;
-        let decode: Option<DecodeFn> = declared(&lib, caps, Op::Decode, "tpb_decode")?;
-        let encode: Option<EncodeFn> = declared(&lib, caps, Op::Encode, "tpb_encode")?;
-        let lut: Option<LutFn> = declared(&lib, caps, Op::Lut, "tpb_lut")?;
+        let validate_header: Option<ValidateFn> = declared(&lib, caps, Op::ValidateHeader)?;
+        let validate_payload: Option<ValidateFn> = declared(&lib, caps, Op::ValidatePayload)?;
+        let decode: Option<DecodeFn> = declared(&lib, caps, Op::Decode)?;
+        let encode: Option<EncodeFn> = declared(&lib, caps, Op::Encode)?;
+        let lut: Option<LutFn> = declared(&lib, caps, Op::Lut)?;
         let tables = if lut.is_none() {
             Vec::new()
         } else if let Ok(f) = sym::<LutTablesFn>(&lib, "tpb_subject_lut_tables") {
@@ -267,24 +267,11 @@ impl SubjectLib {
         } else {
             LutTable::ALL.to_vec()
         };
-        let validate_stream: Option<StreamFn> =
-            declared(&lib, caps, Op::ValidateStream, "tpb_validate_stream")?;
-        let lower: Option<LowerFn> = declared(&lib, caps, Op::Lower, "tpb_lower")?;
-        // Version 2: the batch validators are optional (tpb_subject.h).
-        let batch = |declared: bool, name: &str| {
-            if v >= 2 && declared {
-                sym::<BatchFn>(&lib, name).ok()
-            } else {
-                None
-            }
-        };
-        let header_batch = batch(validate_header.is_some(), "tpb_validate_header_batch");
-        let payload_batch = batch(validate_payload.is_some(), "tpb_validate_payload_batch");
-        let lut_batch = if v >= 2 && lut.is_some() {
-            sym::<LutBatchFn>(&lib, "tpb_lut_batch").ok()
-        } else {
-            None
-        };
+        let validate_stream: Option<StreamFn> = declared(&lib, caps, Op::ValidateStream)?;
+        let lower: Option<LowerFn> = declared(&lib, caps, Op::Lower)?;
+        let header_batch = batch(&lib, v, validate_header.is_some(), Op::ValidateHeader);
+        let payload_batch = batch(&lib, v, validate_payload.is_some(), Op::ValidatePayload);
+        let lut_batch = batch(&lib, v, lut.is_some(), Op::Lut);
         Ok(SubjectLib {
             name,
             caps,
@@ -603,19 +590,11 @@ impl SubjectLib {
     }
 }
 
-/// A library call's status as an answer (`Err`: the library's error).
-fn status<T>(s: Status<T>, ok: impl FnOnce(T) -> Answer) -> Result<Answer, String> {
+/// A library call's status as an answer (`Err`: the library's error, or
+/// what `ok` found wrong with its answer).
+fn status<T>(s: Status<T>, ok: impl FnOnce(T) -> Result<Answer, String>) -> Result<Answer, String> {
     match s {
-        Status::Ok(v) => Ok(ok(v)),
-        Status::Unsupported => Ok(Answer::Unsupported),
-        Status::Error(e) => Err(e),
-    }
-}
-
-/// The answer a call's text was read as ([`object`]).
-fn read(s: Status<Result<Answer, String>>) -> Result<Answer, String> {
-    match s {
-        Status::Ok(a) => a,
+        Status::Ok(v) => ok(v),
         Status::Unsupported => Ok(Answer::Unsupported),
         Status::Error(e) => Err(e),
     }
@@ -652,11 +631,12 @@ impl SubjectLib {
     }
 
     fn stream_answer(&self, s: &[u8]) -> Result<Answer, String> {
-        status(self.validate_stream(s), Answer::Stream)
+        status(self.validate_stream(s), |v| Ok(Answer::Stream(v)))
     }
 
     fn lower_answer(&self, ir: &str) -> Result<Answer, String> {
-        read(self.lower(ir, |t| object(t, Op::Lower, "tpb_lower")))
+        let answer = self.lower(ir, |t| object(t, Op::Lower, "tpb_lower"));
+        status(answer, |a| a)
     }
 
     /// [`SubjectLib::answer_record`] of a request read out of its record.
@@ -665,26 +645,27 @@ impl SubjectLib {
             Request::ValidateHeader(b) | Request::ValidatePayload(b) => {
                 let payload = matches!(r, Request::ValidatePayload(_));
                 status(self.validate_code(payload, b), |v| {
-                    Answer::Verdict(match v {
+                    Ok(Answer::Verdict(match v {
                         VerdictCode::Id(id) => verdict_of(id).map(|p| p.name().to_string()),
                         VerdictCode::Named(s) => Some(s),
-                    })
+                    }))
                 })
             }
-            Request::Decode(b) => read(self.decode(b, |t| object(t, Op::Decode, "tpb_decode"))),
+            Request::Decode(b) => {
+                let answer = self.decode(b, |t| object(t, Op::Decode, "tpb_decode"));
+                status(answer, |a| a)
+            }
             Request::Encode { .. } => {
                 // The library gets the request's {"opcode":…,"fields":…} object.
-                status(self.encode(&r.input_text()), |v| match v {
-                    Ok(b) => Answer::Encoded(b),
-                    Err(why) => Answer::Refused(why),
+                status(self.encode(&r.input_text()), |v| {
+                    Ok(v.map_or_else(Answer::Refused, Answer::Encoded))
                 })
             }
             Request::Lut { table, input } => {
                 let refused = |why: &CStr| why.to_str().map(str::to_string);
                 let refused = |why: &CStr| refused(why).map_err(|_| NOT_UTF8_REFUSAL.to_string());
-                status(self.lut_with(*table, *input, refused), |v| match v {
-                    Ok(w) => Answer::Wire(u64::from(w)),
-                    Err(why) => Answer::Refused(why),
+                status(self.lut_with(*table, *input, refused), |v| {
+                    Ok(v.map_or_else(Answer::Refused, |w| Answer::Wire(u64::from(w))))
                 })
             }
             Request::ValidateStream(bytes) => self.stream_answer(bytes),

@@ -137,6 +137,17 @@ pub enum Field {
 }
 const STAMP: usize = 32;
 
+/// The areas of a region (the layout table above; `codes` and `values`
+/// hold one entry each per input).
+pub struct Areas<'a> {
+    pub inputs: &'a mut [u8],
+    pub codes: &'a mut [u16],
+    pub values: &'a mut [u32],
+    pub arena: &'a mut [u8],
+    pub requests: &'a mut [u8],
+    pub answers: &'a mut [u8],
+}
+
 /// A mapped region.
 pub struct Region {
     ptr: *mut u8,
@@ -269,60 +280,34 @@ impl Region {
         self.store_u64(STAMP, 0);
     }
 
-    /// The input area as bytes (64 × [`CHUNK`]).
-    pub fn inputs(&mut self) -> &mut [u8] {
-        // SAFETY: in bounds; the other end only touches this area between
+    /// Every area at once (the worker reads inputs while it writes answers).
+    pub fn areas(&mut self) -> Areas<'_> {
+        let p = self.ptr;
+        // SAFETY: disjoint in-bounds areas, each aligned for its type (the
+        // mapping is page-aligned); the other end only touches them between
         // hand-offs (the doorbell orders the accesses).
-        unsafe { std::slice::from_raw_parts_mut(self.ptr.add(IN_OFF), 64 * CHUNK) }
-    }
-
-    /// The answer codes (`CHUNK` × u16).
-    pub fn codes(&mut self) -> &mut [u16] {
-        // SAFETY: in bounds and 2-aligned; as `inputs`.
-        unsafe { std::slice::from_raw_parts_mut(self.ptr.add(CODE_OFF).cast(), CHUNK) }
-    }
-
-    /// The answer values (`CHUNK` × u32).
-    pub fn values(&mut self) -> &mut [u32] {
-        // SAFETY: in bounds and 4-aligned; as `inputs`.
-        unsafe { std::slice::from_raw_parts_mut(self.ptr.add(VAL_OFF).cast(), CHUNK) }
-    }
-
-    /// The inputs, codes and values at once (the worker writes answers
-    /// while reading inputs).
-    pub fn io(&mut self) -> (&[u8], &mut [u16], &mut [u32]) {
-        // SAFETY: three disjoint in-bounds areas.
         unsafe {
-            (
-                std::slice::from_raw_parts(self.ptr.add(IN_OFF), 64 * CHUNK),
-                std::slice::from_raw_parts_mut(self.ptr.add(CODE_OFF).cast(), CHUNK),
-                std::slice::from_raw_parts_mut(self.ptr.add(VAL_OFF).cast(), CHUNK),
-            )
+            Areas {
+                inputs: std::slice::from_raw_parts_mut(p.add(IN_OFF), 64 * CHUNK),
+                codes: std::slice::from_raw_parts_mut(p.add(CODE_OFF).cast(), CHUNK),
+                values: std::slice::from_raw_parts_mut(p.add(VAL_OFF).cast(), CHUNK),
+                arena: std::slice::from_raw_parts_mut(p.add(ARENA_OFF), ARENA),
+                requests: std::slice::from_raw_parts_mut(p.add(REQ_OFF), REQ),
+                answers: std::slice::from_raw_parts_mut(p.add(ANS_OFF), ANS),
+            }
         }
     }
 
-    /// The answer codes, values and text arena at once (the worker writes
-    /// all three for one entry).
-    pub fn answers(&mut self) -> (&mut [u16], &mut [u32], &mut [u8]) {
-        // SAFETY: three disjoint in-bounds areas, aligned as in `io`.
-        unsafe {
-            (
-                std::slice::from_raw_parts_mut(self.ptr.add(CODE_OFF).cast(), CHUNK),
-                std::slice::from_raw_parts_mut(self.ptr.add(VAL_OFF).cast(), CHUNK),
-                std::slice::from_raw_parts_mut(self.ptr.add(ARENA_OFF), ARENA),
-            )
-        }
-    }
-
-    /// The text arena.
-    pub fn arena(&mut self) -> &mut [u8] {
-        // SAFETY: in bounds; as `inputs`.
-        unsafe { std::slice::from_raw_parts_mut(self.ptr.add(ARENA_OFF), ARENA) }
+    /// Writes entry `i`'s answer code and value.
+    pub fn set_entry(&mut self, i: usize, (code, value): (u16, u32)) {
+        let a = self.areas();
+        a.codes[i] = code;
+        a.values[i] = value;
     }
 
     /// The text at arena offset `off`, if it is well-formed.
     pub fn text_at(&mut self, off: u32) -> Option<String> {
-        let a = self.arena();
+        let a = self.areas().arena;
         let o = usize::try_from(off).ok()?;
         let len = usize::from(u16::from_le_bytes([*a.get(o)?, *a.get(o + 1)?]));
         let bytes = a.get(o + 2..o + 2 + len)?;
@@ -343,12 +328,12 @@ impl Region {
 
     /// The request record at `off` of the request area.
     pub fn request_at(&mut self, off: u32) -> Option<&[u8]> {
-        record(self.requests(), off as usize)
+        record(self.areas().requests, off as usize)
     }
 
     /// The answer record at `off`: the entry index it claims and its bytes.
     pub fn answer_at(&mut self, off: u32) -> Option<(u32, &[u8])> {
-        let a = self.answer_area();
+        let a = self.areas().answers;
         let o = off as usize;
         let index = u32::from_ne_bytes(a.get(o..o + 4)?.try_into().ok()?);
         Some((index, record(a, o + 4)?))
@@ -496,14 +481,14 @@ mod tests {
         crate::interrupt::discard_temp(&path);
         assert!(!path.exists());
         a.set(Field::N, 77);
-        a.inputs()[5] = 9;
+        a.areas().inputs[5] = 9;
         assert_eq!(b.get(Field::N), 77);
-        assert_eq!(b.inputs()[5], 9);
+        assert_eq!(b.areas().inputs[5], 9);
         b.set_stamp(41);
         assert_eq!(a.stamp(), 42);
         let mut ar = Arena::default();
-        let o = ar.put(b.arena(), "out_of_range");
-        assert_eq!(ar.put(b.arena(), "out_of_range"), o);
+        let o = ar.put(b.areas().arena, "out_of_range");
+        assert_eq!(ar.put(b.areas().arena, "out_of_range"), o);
         assert_eq!(a.text_at(o).as_deref(), Some("out_of_range"));
         b.set_error("boom");
         assert_eq!(a.error(), "boom");

@@ -111,13 +111,13 @@ impl Chunk<'_> {
     fn fill(self, r: &mut Region) {
         match self {
             Chunk::Bundles(_, c) => {
-                let dst = r.inputs();
+                let dst = r.areas().inputs;
                 for (i, b) in c.iter().enumerate() {
                     dst[i * 64..i * 64 + 64].copy_from_slice(b);
                 }
             }
             Chunk::Lut(_, c) => {
-                let dst = r.inputs();
+                let dst = r.areas().inputs;
                 for (i, o) in c.iter().enumerate() {
                     dst[i * 4..i * 4 + 4].copy_from_slice(&o.to_ne_bytes());
                 }
@@ -125,8 +125,9 @@ impl Chunk<'_> {
             Chunk::Records(c) => {
                 let mut used = 0usize;
                 for (k, q) in c.iter().enumerate() {
-                    let off = shm::put_request(r.requests(), &mut used, q).unwrap_or(u32::MAX);
-                    r.inputs()[k * 4..k * 4 + 4].copy_from_slice(&off.to_ne_bytes());
+                    let off =
+                        shm::put_request(r.areas().requests, &mut used, q).unwrap_or(u32::MAX);
+                    r.areas().inputs[k * 4..k * 4 + 4].copy_from_slice(&off.to_ne_bytes());
                 }
             }
         }
@@ -651,7 +652,7 @@ fn collect(
     let mut refusals = Refusals::default();
     let validator = matches!(op, shm::OP_VALIDATE_HEADER | shm::OP_VALIDATE_PAYLOAD);
     for i in range {
-        let (code, value) = (r.codes()[i], r.values()[i]);
+        let (code, value) = (r.areas().codes[i], r.areas().values[i]);
         if validator && code < shm::CODE_RESERVED {
             sink.verdict_id(code);
             good = true;
@@ -879,7 +880,7 @@ fn ring(
     r.set(Field::Done, u32::try_from(start).unwrap_or(u32::MAX));
     r.set(Field::Full, 0);
     // An entry the worker does not write stays unset (a harness fault).
-    w.region.codes()[start.min(n)..n.min(shm::CHUNK)].fill(shm::CODE_UNSET);
+    w.region.areas().codes[start.min(n)..n.min(shm::CHUNK)].fill(shm::CODE_UNSET);
     let r = &w.region;
     r.clear_stamp();
     r.set(Field::Seq, seq);

@@ -68,7 +68,7 @@ pub fn serve(lib_path: &str, region: &Path, arch: &str) -> Result<(), String> {
         framings: Vec::new(),
     }
     .to_line();
-    if shm::put_record(r.answer_area(), &mut 0, Some(0), &[hello.as_bytes()]).is_none() {
+    if shm::put_record(r.areas().answers, &mut 0, Some(0), &[hello.as_bytes()]).is_none() {
         return Err(fail(&mut r, &mut bell_out, "hello too long".into()));
     }
     let flag = |op, has: bool| u32::from(has) * shm::batch_flag(op);
@@ -126,20 +126,18 @@ fn ring(out: &mut std::fs::File) -> Result<(), String> {
 /// A batch answer in the codes the worker reserves for itself is a name
 /// (`tpb_verdict id N`), never taken for one of those codes.
 fn reserve(r: &mut Region, arena: &mut Arena, i: usize) {
-    let c = r.codes()[i];
+    let c = r.areas().codes[i];
     if c == shm::CODE_UNSET {
         // Never run (the library's own 0xFFFB is answered as unwritten by
         // ffi): left for the gate, which names it a harness fault.
         return;
     }
     if c == UNWRITTEN_VERDICT {
-        let o = arena.put(r.arena(), UNWRITTEN_TEXT);
-        r.codes()[i] = shm::CODE_ERROR;
-        r.values()[i] = o;
+        let o = arena.put(r.areas().arena, UNWRITTEN_TEXT);
+        r.set_entry(i, (shm::CODE_ERROR, o));
     } else if c >= shm::CODE_RESERVED {
-        let o = arena.put(r.arena(), &format!("tpb_verdict id {c}"));
-        r.codes()[i] = shm::CODE_NAMED;
-        r.values()[i] = o;
+        let o = arena.put(r.areas().arena, &format!("tpb_verdict id {c}"));
+        r.set_entry(i, (shm::CODE_NAMED, o));
     }
 }
 
@@ -149,11 +147,10 @@ fn reserve(r: &mut Region, arena: &mut Arena, i: usize) {
 fn batch_answered(r: &mut Region, arena: &mut Arena, k: usize, status: &Status<()>) -> bool {
     match status {
         Status::Ok(()) => return true,
-        Status::Unsupported => r.codes()[k] = shm::CODE_UNSUPPORTED,
+        Status::Unsupported => r.areas().codes[k] = shm::CODE_UNSUPPORTED,
         Status::Error(e) => {
-            let o = arena.put(r.arena(), e);
-            r.codes()[k] = shm::CODE_ERROR;
-            r.values()[k] = o;
+            let o = arena.put(r.areas().arena, e);
+            r.set_entry(k, (shm::CODE_ERROR, o));
         }
     }
     false
@@ -210,7 +207,7 @@ fn lut_batch(
 ) {
     sc.inputs.clear();
     sc.inputs.extend(
-        r.inputs()[start * 4..n * 4]
+        r.areas().inputs[start * 4..n * 4]
             .chunks_exact(4)
             .map(|b| u32::from_ne_bytes([b[0], b[1], b[2], b[3]])),
     );
@@ -218,7 +215,12 @@ fn lut_batch(
     sc.refused.resize(n - start, std::ptr::null());
     stepped(r, (start, n), !single, |r, i, end| {
         let (lo, hi) = (i - start, end - start);
-        let (codes, values, texts) = r.answers();
+        let shm::Areas {
+            codes,
+            values,
+            arena: texts,
+            ..
+        } = r.areas();
         let why = |why: &CStr| match refusal(arena, texts, why) {
             Ok(o) => (shm::CODE_REFUSED, o),
             Err(e) => (shm::CODE_ERROR, arena.put(texts, &e)),
@@ -238,7 +240,7 @@ fn lut_batch(
 
 /// Input word `i` (an ordinal, or a request record's offset).
 fn word(r: &mut Region, i: usize) -> u32 {
-    let b = &r.inputs()[i * 4..i * 4 + 4];
+    let b = &r.areas().inputs[i * 4..i * 4 + 4];
     u32::from_ne_bytes([b[0], b[1], b[2], b[3]])
 }
 
@@ -256,9 +258,8 @@ fn run_handoff(
     let single = r.get(Field::Mode) == 1;
     let table = LutTable::ALL.get(r.get(Field::Table) as usize).copied();
     let payload = op == shm::OP_VALIDATE_PAYLOAD;
-    let set = |r: &mut Region, i: usize, (code, value): (u16, u32)| {
-        r.codes()[i] = code;
-        r.values()[i] = value;
+    let set = |r: &mut Region, i: usize, answer| {
+        r.set_entry(i, answer);
         true
     };
     match (op, table) {
@@ -268,25 +269,25 @@ fn run_handoff(
         }
         (shm::OP_LUT, t) => stepped(r, span, false, |r, i, _| {
             let Some(t) = t else {
-                let e = arena.put(r.arena(), "worker: unknown LUT table index");
+                let e = arena.put(r.areas().arena, "worker: unknown LUT table index");
                 return set(r, i, (shm::CODE_ERROR, e));
             };
             let ord = word(r, i);
-            let (arena_, texts) = (&mut *arena, r.arena());
+            let (arena_, texts) = (&mut *arena, r.areas().arena);
             let put = |why: &CStr| refusal(arena_, texts, why);
             let answer = match lib.lut_with(t, ord, put) {
                 Status::Ok(Ok(w)) => (shm::CODE_WIRE, w),
                 Status::Ok(Err(offset)) => (shm::CODE_REFUSED, offset),
                 Status::Unsupported => (shm::CODE_UNSUPPORTED, 0),
-                Status::Error(e) => (shm::CODE_ERROR, arena.put(r.arena(), &e)),
+                Status::Error(e) => (shm::CODE_ERROR, arena.put(r.areas().arena, &e)),
             };
             set(r, i, answer)
         }),
         // One batch call, or (re-running one that crashed or hung) one per entry.
         _ if lib.has_batch(payload) => stepped(r, span, !single, |r, i, end| {
             let status = {
-                let (input, codes, _) = r.io();
-                lib.validate_batch(payload, &input[i * 64..end * 64], &mut codes[i..end])
+                let a = r.areas();
+                lib.validate_batch(payload, &a.inputs[i * 64..end * 64], &mut a.codes[i..end])
             };
             for k in i..end {
                 if batch_answered(r, arena, k, &status) {
@@ -296,11 +297,13 @@ fn run_handoff(
             true
         }),
         _ => stepped(r, span, false, |r, i, _| {
-            let answer = match lib.validate_code(payload, &r.inputs()[i * 64..i * 64 + 64]) {
+            let answer = match lib.validate_code(payload, &r.areas().inputs[i * 64..i * 64 + 64]) {
                 Status::Ok(VerdictCode::Id(id)) => (id, 0),
-                Status::Ok(VerdictCode::Named(s)) => (shm::CODE_NAMED, arena.put(r.arena(), &s)),
+                Status::Ok(VerdictCode::Named(s)) => {
+                    (shm::CODE_NAMED, arena.put(r.areas().arena, &s))
+                }
                 Status::Unsupported => (shm::CODE_UNSUPPORTED, 0),
-                Status::Error(e) => (shm::CODE_ERROR, arena.put(r.arena(), &e)),
+                Status::Error(e) => (shm::CODE_ERROR, arena.put(r.areas().arena, &e)),
             };
             set(r, i, answer)
         }),
@@ -326,13 +329,12 @@ fn records(lib: &SubjectLib, r: &mut Region, span: (usize, usize), cut: bool) {
             rec.pop();
         }
         let index = u32::try_from(i).unwrap_or(u32::MAX);
-        let Some(off) = shm::put_record(r.answer_area(), &mut used, Some(index), &[&rec]) else {
+        let Some(off) = shm::put_record(r.areas().answers, &mut used, Some(index), &[&rec]) else {
             // The area is full: the gate collects and rings again from here.
             r.set(Field::Full, 1);
             return false;
         };
-        r.codes()[i] = shm::CODE_RECORD;
-        r.values()[i] = off;
+        r.set_entry(i, (shm::CODE_RECORD, off));
         true
     });
 }
