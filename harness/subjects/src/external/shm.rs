@@ -314,18 +314,6 @@ impl Region {
         String::from_utf8(bytes.to_vec()).ok()
     }
 
-    /// The request record area.
-    pub fn requests(&mut self) -> &mut [u8] {
-        // SAFETY: in bounds; as `inputs`.
-        unsafe { std::slice::from_raw_parts_mut(self.ptr.add(REQ_OFF), REQ) }
-    }
-
-    /// The answer record area.
-    pub fn answer_area(&mut self) -> &mut [u8] {
-        // SAFETY: in bounds; as `inputs`.
-        unsafe { std::slice::from_raw_parts_mut(self.ptr.add(ANS_OFF), ANS) }
-    }
-
     /// The request record at `off` of the request area.
     pub fn request_at(&mut self, off: u32) -> Option<&[u8]> {
         record(self.areas().requests, off as usize)
