@@ -9,20 +9,16 @@ use crate::strict_json::{Json, Object, Scan};
 use crate::subjects::{hex, push_hex, FieldName, Value};
 use serde_json::{Map, Value as J};
 
-/// A field value as JSON (ints as numbers, names as strings, bytes as hex).
-pub fn value_json(v: &Value) -> J {
-    match v {
-        Value::Int(n) => J::from(*n),
-        Value::Name(s) => J::from(s.clone()),
-        Value::Bytes(b) => J::from(hex(b)),
-    }
-}
-
-/// The `fields` object: the fields in order.
+/// The `fields` object: the fields in order (ints as numbers, names as strings, bytes as hex).
 pub fn fields_json(fields: &[(FieldName, Value)]) -> Map<String, J> {
+    let value = |v: &Value| match v {
+        Value::Int(n) => J::from(*n),
+        Value::Name(s) => J::from(s.as_str()),
+        Value::Bytes(b) => J::from(hex(b)),
+    };
     fields
         .iter()
-        .map(|(name, v)| (name.to_string(), value_json(v)))
+        .map(|(name, v)| (name.to_string(), value(v)))
         .collect()
 }
 

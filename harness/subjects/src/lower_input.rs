@@ -245,22 +245,34 @@ fn kind(o: &mut Obj<'_, '_, '_>) -> Result<CollectiveKind, PathError> {
     )
 }
 
+/// The object `v` under `o`'s `key`, read by `read`; its other keys are errors.
+fn nested<T>(
+    o: &Obj<'_, '_, '_>,
+    key: &str,
+    v: &Json<'_>,
+    read: impl FnOnce(&mut Obj<'_, '_, '_>) -> Result<T, PathError>,
+) -> Result<T, PathError> {
+    let p = || o.at(key);
+    let mut n = Obj::new(&p, v)?;
+    let r = read(&mut n)?;
+    n.finish()?;
+    Ok(r)
+}
+
 fn sync(o: &mut Obj<'_, '_, '_>) -> Result<Sync, PathError> {
     let Some(v) = o.opt("sync") else {
         return Ok(Sync::default());
     };
-    let p = || o.at("sync");
-    let mut s = Obj::new(&p, v)?;
-    let band = Sync {
-        wait_mode: WaitMode(s.uint("wait_mode", Some(0))?),
-        wait_idx: s.uint("wait_idx", Some(0))?,
-        update_mode: UpdateMode(s.uint("update_mode", Some(0))?),
-        update_idx: s.uint("update_idx", Some(0))?,
-        semaphore_value: s.uint("semaphore_value", Some(0))?,
-        ..Sync::default()
-    };
-    s.finish()?;
-    Ok(band)
+    nested(o, "sync", v, |s| {
+        Ok(Sync {
+            wait_mode: WaitMode(s.uint("wait_mode", Some(0))?),
+            wait_idx: s.uint("wait_idx", Some(0))?,
+            update_mode: UpdateMode(s.uint("update_mode", Some(0))?),
+            update_idx: s.uint("update_idx", Some(0))?,
+            semaphore_value: s.uint("semaphore_value", Some(0))?,
+            ..Sync::default()
+        })
+    })
 }
 
 fn tensor(o: &mut Obj<'_, '_, '_>) -> Result<TransferOperand, PathError> {
@@ -302,13 +314,9 @@ fn collective(o: &mut Obj<'_, '_, '_>) -> Result<Collective, PathError> {
 
 fn local(o: &mut Obj<'_, '_, '_>) -> Result<LocalSendRecv, PathError> {
     let kind = kind(o)?;
-    let sub = |o: &mut Obj<'_, '_, '_>, key: &'static str| -> Result<TransferOperand, PathError> {
+    let sub = |o: &mut Obj<'_, '_, '_>, key: &'static str| {
         let v = o.req(key)?;
-        let p = || o.at(key);
-        let mut t = Obj::new(&p, v)?;
-        let r = tensor(&mut t)?;
-        t.finish()?;
-        Ok(r)
+        nested(o, key, v, tensor)
     };
     let send = sub(o, "send")?;
     let recv = sub(o, "recv")?;
@@ -442,24 +450,20 @@ fn fast_ranks(s: &mut Scan<'_>) -> Option<Vec<Vec<u32>>> {
     Some(out)
 }
 
-/// The keys of an instruction's `sync` ([`sync`]).
-const SYNC_KEYS: [&str; 5] = [
-    "wait_mode",
-    "wait_idx",
-    "update_mode",
-    "update_idx",
-    "semaphore_value",
-];
-
-/// `{wait_mode, …}` ([`sync`]).
-fn fast_sync(s: &mut Scan<'_>) -> Option<Sync> {
-    let mut v = [None; 5];
-    let mut seen = 0;
+/// An object of unsigned integers (or nulls) under `keys`, each at most once.
+fn fast_uints<const N: usize>(s: &mut Scan<'_>, keys: &[&str]) -> Option<[Option<u64>; N]> {
+    let (mut v, mut seen) = ([None; N], 0);
     s.entries(|s, k| {
-        let i = key_once(&mut seen, &SYNC_KEYS, k)?;
+        let i = key_once(&mut seen, keys, k)?;
         v[i] = if s.null() { None } else { Some(s.u64()?) };
         Some(())
     })?;
+    Some(v)
+}
+
+/// `{wait_mode, …}` ([`sync`]): the band fields after the debug bytes.
+fn fast_sync(s: &mut Scan<'_>) -> Option<Sync> {
+    let v: [_; 5] = fast_uints(s, &SYNC_FIELDS[2..])?;
     Some(Sync {
         wait_mode: WaitMode(fit(v[0], Some(0))?),
         wait_idx: fit(v[1], Some(0))?,
@@ -470,8 +474,6 @@ fn fast_sync(s: &mut Scan<'_>) -> Option<Sync> {
     })
 }
 
-const TENSOR_KEYS: [&str; 3] = ["tensor_id", "tensor_base", "num_elements_per_partition"];
-
 /// `{tensor_id, tensor_base, num_elements_per_partition}` ([`tensor`]).
 fn fast_tensor(v: [Option<u64>; 3]) -> Option<TransferOperand> {
     Some(TransferOperand {
@@ -479,16 +481,6 @@ fn fast_tensor(v: [Option<u64>; 3]) -> Option<TransferOperand> {
         tensor_base: fit(v[1], None)?,
         num_elements_per_partition: fit(v[2], None)?,
     })
-}
-
-fn fast_operand(s: &mut Scan<'_>) -> Option<TransferOperand> {
-    let (mut v, mut seen) = ([None; 3], 0);
-    s.entries(|s, k| {
-        let i = key_once(&mut seen, &TENSOR_KEYS, k)?;
-        v[i] = if s.null() { None } else { Some(s.u64()?) };
-        Some(())
-    })?;
-    fast_tensor(v)
 }
 
 /// The keys an instruction may have, in [`fast_instruction`]'s order.
@@ -562,7 +554,10 @@ fn fast_instruction(s: &mut Scan<'_>) -> Option<IrInstruction> {
                 pairs = Some(p.collect::<Option<Vec<_>>>()?);
             }
             "sync" => sync = Some(fast_sync(s)?),
-            "send" | "recv" => operands[usize::from(i == 16)] = Some(fast_operand(s)?),
+            "send" | "recv" => {
+                operands[usize::from(i == 16)] =
+                    Some(fast_tensor(fast_uints(s, &INSN_KEYS[11..14])?)?)
+            }
             _ => ints[i] = Some(s.u64()?),
         }
         Some(())

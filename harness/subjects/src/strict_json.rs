@@ -313,14 +313,6 @@ impl<'a> Json<'a> {
         matches!(self, Json::Null)
     }
 
-    /// A boolean's value.
-    pub fn as_bool(&self) -> Option<bool> {
-        match *self {
-            Json::Bool(b) => Some(b),
-            _ => None,
-        }
-    }
-
     /// A non-negative integer's value.
     pub fn as_u64(&self) -> Option<u64> {
         match *self {
@@ -684,10 +676,7 @@ mod tests {
         assert_eq!(n.get("e").and_then(Json::as_str), Some("\n"));
         assert_eq!(n.get("n").and_then(Json::as_u64), Some(7));
         assert_eq!(n.get("m").and_then(Json::as_u64), None);
-        assert_eq!(
-            n.get("o").and_then(|o| o.get("k")).and_then(Json::as_bool),
-            Some(true)
-        );
+        assert_eq!(n.get("o").and_then(|o| o.get("k")), Some(&Json::Bool(true)));
         assert_eq!(n.get("absent"), None);
     }
 }

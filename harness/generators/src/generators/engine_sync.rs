@@ -27,22 +27,6 @@ const U_DEC: u8 = 0x14;
 const U_ADD: u8 = 0x15;
 const U_WR: u8 = 0x19;
 
-/// The shapes a program is built from (the generator's own labels; the gate's reach counts
-/// findings, not these).
-pub const SHAPES: [&str; 6] = ["chain", "fan_out", "barrier", "events", "dma", "random"];
-/// The faults a program may get.
-pub const PLANTS: [&str; 9] = [
-    "deadlock",
-    "deadlock_beside_unsatisfiable",
-    "unsatisfiable",
-    "unset_event",
-    "underflow",
-    "overflow",
-    "unconsumed",
-    "stop",
-    "none",
-];
-
 fn band(wait: u8, wi: u8, update: u8, ui: u8, value: u32) -> [u8; 8] {
     let v = value.to_le_bytes();
     [wait, wi, update, ui, v[0], v[1], v[2], v[3]]
@@ -191,13 +175,16 @@ impl Builder {
         self.push(b, band(W_NONE, 0, U_INC, s, 0));
     }
 
-    fn plant(&mut self, r: &mut SplitMix64, what: &str) {
+    /// Plants fault `what` (0..9; 8: none).
+    fn plant(&mut self, r: &mut SplitMix64, what: u64) {
         let n = self.p.engines.len();
         let a = r.index(n);
         let b = (a + 1 + r.index(n - 1)) % n;
         match what {
-            "deadlock" => self.crossed(a, b),
-            "deadlock_beside_unsatisfiable" => {
+            // A deadlock.
+            0 => self.crossed(a, b),
+            // A deadlock beside an unsatisfiable wait.
+            1 => {
                 self.crossed(a, b);
                 // A third engine waits for a count nobody makes.
                 if n >= 3 {
@@ -206,7 +193,8 @@ impl Builder {
                     self.push(c, band(W_GE, s, U_NONE, 0, 1));
                 }
             }
-            "unsatisfiable" => {
+            // An unsatisfiable wait.
+            2 => {
                 let s = fresh(&mut self.sem);
                 let k = 1 + r.below(3) as u32;
                 for _ in 0..k {
@@ -214,26 +202,31 @@ impl Builder {
                 }
                 self.push(a, band(W_GE, s, U_NONE, 0, k + 1));
             }
-            "unset_event" => {
+            // A wait for an event nobody sets.
+            3 => {
                 let ev = fresh(&mut self.evt);
                 self.push(a, band(W_EVT_SET, ev, U_NONE, 0, 0));
             }
-            "underflow" => {
+            // An underflow.
+            4 => {
                 let s = fresh(&mut self.sem);
                 self.push(a, band(W_NONE, 0, U_DEC, s, 0));
                 self.push(b, band(W_GE, s, U_NONE, 0, 0));
             }
-            "overflow" => {
+            // An overflow.
+            5 => {
                 let s = fresh(&mut self.sem);
                 self.push(a, band(W_NONE, 0, U_WR, s, u32::MAX));
                 self.push(a, band(W_NONE, 0, U_INC, s, 0));
                 self.push(b, band(W_GE, s, U_NONE, 0, 1));
             }
-            "unconsumed" => {
+            // An update nobody waits for.
+            6 => {
                 let s = fresh(&mut self.sem);
                 self.push(a, band(W_NONE, 0, U_INC, s, 0));
             }
-            "stop" => {
+            // A register wait or an unknown mode byte.
+            7 => {
                 let b = match r.index(3) {
                     0 => band(0x85, self.sem, U_NONE, 0, 1),
                     1 => band(W_NONE, 0, 0x99, self.sem, 0),
@@ -258,18 +251,18 @@ pub fn program_into(r: &mut SplitMix64, out: &mut Vec<u8>) {
         evt: r.byte() % 8,
     };
     for _ in 0..1 + r.index(3) {
-        match r.pick(&SHAPES) {
-            "chain" => b.chain(r),
-            "fan_out" => b.fan_out(r),
-            "barrier" => b.barrier(r),
-            "events" => b.events(r),
-            "dma" => b.dma(r),
+        match r.below(6) {
+            0 => b.chain(r),
+            1 => b.fan_out(r),
+            2 => b.barrier(r),
+            3 => b.events(r),
+            4 => b.dma(r),
             _ => b.random(r),
         }
     }
     // Up to two faults (a deadlock beside an unsatisfiable wait, say).
     for _ in 0..[0, 1, 1, 2][r.index(4)] {
-        let what = r.pick(&PLANTS);
+        let what = r.below(9);
         b.plant(r, what);
     }
     for steps in &mut b.p.engines {
