@@ -4,7 +4,7 @@ use super::stream_context::{json as stream_json, walk_streams, StreamStep};
 use super::{mnemonic_of, opcode_str, CliResult, EXIT_INVALID, EXIT_OK};
 use crate::explain::Lint;
 use crate::generation::Generation;
-use crate::layout::{Body, Domain, Role};
+use crate::layout::{Class, Domain, Role};
 use crate::subjects::registry::{core_for, mode_byte_name};
 use crate::subjects::{DecodeFail, Decoded, Name, Value};
 use std::io::Write;
@@ -25,8 +25,8 @@ pub fn bundle_json(index: usize, bytes: &[u8; 64], arch: Generation) -> (serde_j
     // An opcode outside the generation's enum, or one no record models: the record decoder
     // has nothing to decode (it answers `opcode` at byte 0, which is not check's verdict:
     // issue 32 item 1), so no `"record"` is printed; `check`'s verdict stands alone.
-    let body = crate::layout::body(bytes[0], arch);
-    let no_record = body != Body::Modelled;
+    let class = crate::layout::classify(bytes[0], arch);
+    let no_record = matches!(class, Class::NotMember | Class::Skeleton);
     // The record decoder's own answer (SPEC §5.1), exactly what a subject's `decode`
     // operation answers and is compared on (include/tpb_subject.h); printed as `"record"`
     // where the object shows something else (check's refusal of a modelled record).
@@ -69,7 +69,7 @@ pub fn bundle_json(index: usize, bytes: &[u8; 64], arch: Generation) -> (serde_j
         }
     };
     if let Some(m) = o.as_object_mut() {
-        if body == Body::NotModelled {
+        if class == Class::Skeleton {
             m.insert("body".into(), "not modelled".into());
         }
         m.insert("check".into(), check.into());

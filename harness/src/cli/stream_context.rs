@@ -66,7 +66,7 @@ pub fn walk_streams(
     for path in paths {
         let mut walker = Walker::new(arch);
         let mut count = 0usize;
-        for l in stream_bundles(std::slice::from_ref(path), hex) {
+        for l in stream_bundles(path, hex) {
             let loaded = l?;
             count += 1;
             let seen = next(&mut walker, &loaded.bytes);

@@ -161,7 +161,7 @@ fn io_error(source: &str, e: &std::io::Error) -> InputError {
 pub struct Loaded {
     /// Path or `<stdin>`.
     pub source: String,
-    /// 0-based index over all inputs of one invocation.
+    /// 0-based index in its input.
     pub index: usize,
     /// 1-based line for hex input, `None` for binary.
     pub line: Option<usize>,
@@ -419,47 +419,24 @@ impl<R: BufRead> Iterator for Bundles<R> {
     }
 }
 
-/// Streams every input in order (`-` = stdin; an empty list means stdin),
-/// opening each file only when the previous one is finished. Indices run
-/// across all inputs. The first error ends the stream.
-pub fn stream_bundles(
-    paths: &[String],
-    hex: bool,
-) -> impl Iterator<Item = Result<Loaded, InputError>> {
-    let paths: Vec<String> = if paths.is_empty() {
-        vec!["-".to_string()]
-    } else {
-        paths.to_vec()
+/// Streams the bundles of one input (`-` = stdin), numbered from 0; an error
+/// ends the stream.
+pub fn stream_bundles(path: &str, hex: bool) -> impl Iterator<Item = Result<Loaded, InputError>> {
+    let source = source_name(path);
+    let (bundles, failed) = match open_source(path) {
+        Ok(r) => (Some(Bundles::new(&source, r, hex)), None),
+        Err(e) => (None, Some(Err(e))),
     };
-    let files = paths.into_iter().flat_map(move |p| {
-        let source = source_name(&p);
-        let (bundles, failed) = match open_source(&p) {
-            Ok(r) => (Some(Bundles::new(&source, r, hex)), None),
-            Err(e) => (None, Some(Err(e))),
-        };
-        let loaded = move |(line, offset, bytes)| Loaded {
+    let bundles = bundles.into_iter().flatten().enumerate();
+    failed.into_iter().chain(bundles.map(move |(index, r)| {
+        r.map(|(line, offset, bytes)| Loaded {
             source: source.clone(),
-            index: 0,
+            index,
             line,
             offset,
             bytes,
-        };
-        failed
-            .into_iter()
-            .chain(bundles.into_iter().flatten().map(move |r| r.map(&loaded)))
-    });
-    // Numbered across the inputs, up to and including the first error.
-    files.scan((0usize, false), |(index, failed), r| {
-        if *failed {
-            return None;
-        }
-        *failed = r.is_err();
-        *index += 1;
-        Some(r.map(|l| Loaded {
-            index: *index - 1,
-            ..l
-        }))
-    })
+        })
+    }))
 }
 
 /// A character that is not a hex digit, space, tab or CR.

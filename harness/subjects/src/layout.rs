@@ -8,6 +8,8 @@
 use crate::generation::Generation;
 use std::sync::OnceLock;
 use tpb_core::layout::{sync_skeleton, EnumDomain, FieldDef, FieldKind, RECORDS};
+/// What `check` judges of an opcode's body under a generation: core's lint classes.
+pub use tpb_core::lint::{classify, Class};
 
 /// The values a field's byte may legally hold.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -315,7 +317,8 @@ fn name_hash(name: &str, bits: u32) -> usize {
     (h >> (64 - bits)) as usize
 }
 
-/// `name` as a field name ([`field_name`]) and its value kind: the
+/// `name` as a field name (the layouts' own text when it is one of their
+/// field names, no allocation; else a copy) and its value kind: the
 /// [`Domain::kind`] of the first span of that name in the layouts (names
 /// not in the layouts: [`Kind::Int`]).
 pub fn field(name: &str) -> (std::borrow::Cow<'static, str>, Kind) {
@@ -323,12 +326,6 @@ pub fn field(name: &str) -> (std::borrow::Cow<'static, str>, Kind) {
         Some((n, k)) => (n.into(), k),
         None => (name.to_string().into(), Kind::Int),
     }
-}
-
-/// `name` as a field name: the layouts' own text when it is one of their
-/// field names (no allocation), else a copy.
-pub fn field_name(name: &str) -> std::borrow::Cow<'static, str> {
-    field(name).0
 }
 
 /// `check`'s verdict on an instruction whose skeleton holds and whose body no record models.
@@ -484,10 +481,9 @@ mod tests {
                 })
                 .unwrap_or(Kind::Int);
             assert_eq!(field(name).1, first, "{name}");
-            assert_eq!(field_name(name), name);
-            let borrowed = matches!(field_name(name), std::borrow::Cow::Borrowed(_));
+            assert_eq!(field(name).0, name);
+            let borrowed = matches!(field(name).0, std::borrow::Cow::Borrowed(_));
             assert_eq!(borrowed, first_span_is_field(name), "{name}");
-            assert_eq!(field(name).0, field_name(name), "{name}");
             kinds.insert(format!("{first:?}"));
         }
         assert_eq!(
@@ -522,28 +518,5 @@ mod tests {
             b[i] ^= 0x80;
             assert!(!super::same_bundle(&a, &b), "byte {i}");
         }
-    }
-}
-
-/// What `check` judges of an opcode's body under a generation (core's lint classes,
-/// [`tpb_core::lint::classify`]).
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
-pub enum Body {
-    /// The opcode is not in the generation's enum (`valid_opcode` fails).
-    NotMember,
-    /// In the enum, no record modelled: the skeleton only (`valid (skeleton; body not
-    /// modelled)`).
-    NotModelled,
-    /// A record (or a CUSTOM_OP validator) judges the body.
-    Modelled,
-}
-
-/// The [`Body`] of opcode `op` under `arch`.
-pub fn body(op: u8, arch: Generation) -> Body {
-    use tpb_core::lint::Class;
-    match tpb_core::lint::classify(op, arch) {
-        Class::NotMember => Body::NotMember,
-        Class::Skeleton => Body::NotModelled,
-        _ => Body::Modelled,
     }
 }

@@ -606,26 +606,20 @@ fn fast_instruction(s: &mut Scan<'_>) -> Option<IrInstruction> {
 /// The JSON path (below the instruction's own path) of the value a lowering
 /// error is about.
 pub fn error_path(insn: &IrInstruction, e: &LowerError) -> String {
+    // The second place `rank` is at.
     let first_dup = |groups: &[Vec<u32>], rank: u32| -> String {
-        let mut seen = false;
-        for (i, g) in groups.iter().enumerate() {
-            for (j, r) in g.iter().enumerate() {
-                if *r == rank {
-                    if seen {
-                        return format!(".replica_groups[{i}][{j}]");
-                    }
-                    seen = true;
-                }
-            }
+        let mut at = groups.iter().enumerate().flat_map(|(i, g)| {
+            let hits = g.iter().enumerate().filter(move |(_, r)| **r == rank);
+            hits.map(move |(j, _)| (i, j))
+        });
+        match at.nth(1) {
+            Some((i, j)) => format!(".replica_groups[{i}][{j}]"),
+            None => ".replica_groups".to_string(),
         }
-        ".replica_groups".to_string()
     };
     let pair_at = |pairs: &[(u32, u32)], rank: u32, side: usize| -> String {
         let pos = |p: &(u32, u32)| if side == 0 { p.0 } else { p.1 };
-        let hits: Vec<usize> = (0..pairs.len())
-            .filter(|&k| pos(&pairs[k]) == rank)
-            .collect();
-        match hits.get(1) {
+        match (0..pairs.len()).filter(|&k| pos(&pairs[k]) == rank).nth(1) {
             Some(k) => format!(".source_target_pairs[{k}][{side}]"),
             None => ".source_target_pairs".to_string(),
         }

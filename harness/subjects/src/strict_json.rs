@@ -15,7 +15,7 @@
 //! value is read as `serde_json` reads it and every error is its error,
 //! with line and column.
 
-use serde::de::{self, Deserialize, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
+use serde::de::{self, Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde_json::Value;
 use std::borrow::Cow;
 use std::collections::HashSet;
@@ -95,10 +95,7 @@ impl<'a> Scan<'a> {
         if self.peek()? != b'"' {
             return None;
         }
-        match self.string()? {
-            Cow::Borrowed(s) => Some(s),
-            Cow::Owned(_) => None,
-        }
+        self.string()
     }
 
     /// Reads an array, each item by `item`.
@@ -169,7 +166,7 @@ impl<'a> Scan<'a> {
         self.blank();
         match self.peek()? {
             b'"' => {
-                *slot = Json::Str(self.string()?);
+                *slot = Json::Str(Cow::Borrowed(self.string()?));
                 Some(())
             }
             b'-' | b'0'..=b'9' => self.integer(slot),
@@ -183,7 +180,7 @@ impl<'a> Scan<'a> {
     }
 
     /// A string without escapes or control characters, borrowed.
-    fn string(&mut self) -> Option<Cow<'a, str>> {
+    fn string(&mut self) -> Option<&'a str> {
         let b = self.text.as_bytes();
         let start = self.at + 1;
         let len = b[start..]
@@ -192,30 +189,21 @@ impl<'a> Scan<'a> {
         let end = start + len;
         (b[end] == b'"').then(|| {
             self.at = end + 1;
-            Cow::Borrowed(&self.text[start..end])
+            &self.text[start..end]
         })
     }
 
     /// An integer without fraction or exponent that fits `u64` (or, when
     /// negative, `i64`).
     fn integer(&mut self, slot: &mut Json<'a>) -> Option<()> {
-        let from = self.at;
         let negative = self.peek() == Some(b'-');
         self.at += usize::from(negative);
-        *slot = match (negative, self.natural()) {
-            (false, Some(n)) => Json::U64(n),
+        // A `None` ends the scan (the text is then serde_json's).
+        *slot = match (negative, self.natural()?) {
+            (false, n) => Json::U64(n),
             // "-0" is serde_json's too.
-            (true, Some(n)) if n != 0 => match 0i64.checked_sub_unsigned(n) {
-                Some(i) => Json::I64(i),
-                None => {
-                    self.at = from;
-                    return None;
-                }
-            },
-            _ => {
-                self.at = from;
-                return None;
-            }
+            (true, n) if n != 0 => Json::I64(0i64.checked_sub_unsigned(n)?),
+            _ => return None,
         };
         Some(())
     }
@@ -284,17 +272,13 @@ impl<'a> Scan<'a> {
     fn object(&mut self, depth: u32, slot: &mut Json<'a>) -> Option<()> {
         let mut o: Vec<(Cow<'a, str>, Json<'a>)> = Vec::with_capacity(8);
         self.list(b'}', |s| {
-            s.blank();
-            if s.peek()? != b'"' {
-                return None;
-            }
-            let k = s.string()?;
+            let k = s.str()?;
             // A key twice: serde_json's error. Objects here are small.
             if o.len() >= 32 || o.iter().any(|(x, _)| *x == k) {
                 return None;
             }
             s.eat(b':')?;
-            o.push((k, Json::Null));
+            o.push((Cow::Borrowed(k), Json::Null));
             s.value(depth, &mut o.last_mut()?.1)
         })?;
         *slot = Json::Object(o);
@@ -431,7 +415,11 @@ impl<'de> Visitor<'de> for JsonVisitor {
         // A long object's keys also go in a set, so a duplicate is found
         // in linear time.
         let mut long: Option<HashSet<Cow<'de, str>>> = None;
-        while let Some(k) = m.next_key_seed(Key)? {
+        // A key is read as a value: serde_json reads keys as strings only.
+        while let Some(k) = m.next_key::<Json<'de>>()? {
+            let Json::Str(k) = k else {
+                return Err(de::Error::custom("a key that is not a string"));
+            };
             let twice = match &mut long {
                 Some(set) => !set.insert(k.clone()),
                 None => o.iter().any(|(x, _)| *x == k),
@@ -446,34 +434,6 @@ impl<'de> Visitor<'de> for JsonVisitor {
             }
         }
         Ok(Json::Object(o))
-    }
-}
-
-/// An object key, borrowed from the text unless it has escapes.
-struct Key;
-
-impl<'de> DeserializeSeed<'de> for Key {
-    type Value = Cow<'de, str>;
-
-    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Cow<'de, str>, D::Error> {
-        d.deserialize_str(self)
-    }
-}
-
-impl<'de> Visitor<'de> for Key {
-    type Value = Cow<'de, str>;
-
-    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("a string key")
-    }
-    fn visit_borrowed_str<E>(self, v: &'de str) -> Result<Cow<'de, str>, E> {
-        Ok(Cow::Borrowed(v))
-    }
-    fn visit_str<E>(self, v: &str) -> Result<Cow<'de, str>, E> {
-        Ok(Cow::Owned(v.to_string()))
-    }
-    fn visit_string<E>(self, v: String) -> Result<Cow<'de, str>, E> {
-        Ok(Cow::Owned(v))
     }
 }
 

@@ -29,30 +29,6 @@ pub struct Expected {
     pub decode: Option<std::result::Result<(), DecodeLabel>>,
 }
 
-impl Expected {
-    /// The label of the case's primary view: the header validator for a 0x85
-    /// base, the payload validator for 0x86, else the decode field; `"valid"`
-    /// when that view accepts, `"-"` when unlabelled.
-    pub fn primary(&self, base: u8) -> &'static str {
-        let v = match base {
-            0x85 => self.header,
-            0x86 => self.payload,
-            _ => {
-                return match self.decode {
-                    None => "-",
-                    Some(Ok(())) => "valid",
-                    Some(Err(l)) => l.field,
-                }
-            }
-        };
-        match v {
-            None => "-",
-            Some(None) => "valid",
-            Some(Some(p)) => p,
-        }
-    }
-}
-
 /// The record validator `v` checks (SPEC §3: 0x85, §4: 0x86), its own-opcode predicate and
 /// its reserved-zero one.
 fn record(v: Validator) -> (u8, &'static str, &'static str) {

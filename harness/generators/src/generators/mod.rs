@@ -4,13 +4,14 @@
 //!
 //! Every generator is a function of an [`arbitrary::Unstructured`] (so the same
 //! code serves libFuzzer, bolero, proptest and the corpus builder), for
-//! [`Config::arch`]'s generation: [`valid_instruction`] / [`valid_case`] (typed
+//! [`Config::arch`]'s generation: `valid_instruction` / [`valid_case`] (typed
 //! `tpb_core` instructions encoded with core's encoder), [`near_valid_case`]
 //! (exactly [`Config::violations`] [`Violation`]s on disjoint bytes), [`group`] /
-//! [`stream`] (SPEC §5.3), [`lut_ordinal`], and [`program()`], the `structured_diff`
-//! input format, with its custom mutator and crossover ([`mutate`]). The gate's own
-//! inputs, drawn from a [`SplitMix64`], are [`images`], [`gate_inputs`],
-//! [`sync_program`], [`engine_sync`], [`lowering_module`] and [`stream_program`].
+//! [`stream`] (SPEC §5.3), [`gate_inputs::lut_ordinal`], and [`program()`], the
+//! `structured_diff` input format, with its custom mutator and crossover
+//! ([`mutate`]). The gate's own inputs, drawn from a [`SplitMix64`], are
+//! [`images`], [`gate_inputs`], [`sync_program`], [`engine_sync`],
+//! [`lowering_module`] and [`stream_program`].
 //!
 //! # Labelling guarantee
 //!
@@ -50,14 +51,11 @@ mod violations;
 
 pub use case_kind::CaseKind;
 pub use cases::{case, field_copy, near_valid_case, valid_case, Case};
-pub use config::{opcode, Config, MAX_K};
-pub use gate_inputs::{lut_edge_ordinals, lut_ordinal};
-pub use labels::{label, DecodeLabel, Expected, Label};
-pub use program::{
-    config as program_config, item_at, program, shape, Item, Program, Shape, CONFIG_BYTES,
-    IMAGE_PICK, MAX_ITEMS, PAD,
-};
-pub use rng::{case_rng, fnv1a64, fnv1a64_on, mix64, name_hash, SplitMix64};
-pub use streams::{encode_group, group, stream, wide_group};
-pub use valid::{encode, instruction_of, sync, valid_instruction, EncodeRefused, GenError};
+pub use config::{opcode, Config};
+pub use gate_inputs::lut_edge_ordinals;
+pub use labels::{label, Expected};
+pub use program::{program, shape, Item, Program, Shape, MAX_ITEMS};
+pub use rng::{case_rng, fnv1a64, fnv1a64_on, name_hash, SplitMix64};
+pub use streams::{group, stream};
+pub use valid::{encode, sync, GenError};
 pub use violations::{violation, Violation, SCRATCH_PARTIAL};

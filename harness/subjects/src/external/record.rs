@@ -144,7 +144,7 @@ impl<'a> Reader<'a> {
         let n = self.count(6)?;
         let mut out = Vec::with_capacity(n);
         for _ in 0..n {
-            let name = crate::layout::field_name(self.str()?);
+            let name = crate::layout::field(self.str()?).0;
             let v = match self.u8()? {
                 0 => Value::Int(self.u64()?),
                 1 => Value::Name(self.text()?),
