@@ -32,10 +32,7 @@ pub enum InputError {
         error: String,
     },
     /// The path is a directory.
-    IsDirectory {
-        /// Path.
-        source: String,
-    },
+    IsDirectory { source: String },
     /// No bundle in the input.
     Empty { source: String },
     /// Binary input whose length is not a multiple of 64.
@@ -167,7 +164,6 @@ pub struct Loaded {
     pub line: Option<usize>,
     /// Byte offset in the source for binary input (0 for hex).
     pub offset: usize,
-    /// The bundle.
     pub bytes: [u8; 64],
 }
 

@@ -122,13 +122,11 @@ pub enum Role {
 /// One span of the layout.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Span {
-    /// Offset.
     pub off: usize,
     /// Width in bytes.
     pub len: usize,
     /// Field name (SPEC §5.2) or `reserved`.
     pub name: &'static str,
-    /// Role.
     pub role: Role,
 }
 

@@ -133,6 +133,11 @@ impl<'p, 'a, 'j> Obj<'p, 'a, 'j> {
         hex_digits(s).map(Some).or_else(|e| err(&self.at(key), e))
     }
 
+    fn req_hex<const N: usize>(&mut self, key: &'static str) -> Result<[u8; N], PathError> {
+        self.hex(key)?
+            .map_or_else(|| err(&self.at(key), "missing"), Ok)
+    }
+
     fn finish(self) -> Result<(), PathError> {
         let unread = |i: usize| i >= 64 || self.used & (1 << i) == 0;
         match (0..self.map.len()).find(|&i| unread(i)) {
@@ -290,9 +295,7 @@ fn collective(o: &mut Obj<'_, '_, '_>) -> Result<Collective, PathError> {
         return err(&o.at("cce_op"), format!("unknown AluOp {op_name:?}"));
     };
     let dtype = dtype(o, "dtype")?;
-    let Some(src) = o.hex::<AP2_LEN>("src")? else {
-        return err(&o.at("src"), "missing");
-    };
+    let src = o.req_hex::<AP2_LEN>("src")?;
     let src2 = o.hex::<AP2_LEN>("src2")?;
     let v = o.opt("replica_groups");
     let replica_groups = rank_lists(&|| o.at("replica_groups"), v)?;
@@ -323,12 +326,8 @@ fn local(o: &mut Obj<'_, '_, '_>) -> Result<LocalSendRecv, PathError> {
     let peer = o.uint("peer", None)?;
     let src_dtype = dtype(o, "src_dtype")?;
     let dst_dtype = dtype(o, "dst_dtype")?;
-    let ap = |o: &mut Obj<'_, '_, '_>, key: &'static str| -> Result<[u8; AP3_LEN], PathError> {
-        o.hex::<AP3_LEN>(key)?
-            .map_or_else(|| err(&o.at(key), "missing"), Ok)
-    };
-    let src_ap = ap(o, "src_ap")?;
-    let dst_ap = ap(o, "dst_ap")?;
+    let src_ap = o.req_hex::<AP3_LEN>("src_ap")?;
+    let dst_ap = o.req_hex::<AP3_LEN>("dst_ap")?;
     Ok(LocalSendRecv {
         kind,
         send,

@@ -24,9 +24,7 @@ use std::fmt;
 /// A JSON value read by [`parse`].
 #[derive(Debug, Clone, PartialEq)]
 pub enum Json<'a> {
-    /// `null`.
     Null,
-    /// A boolean.
     Bool(bool),
     /// A non-negative integer.
     U64(u64),
@@ -36,7 +34,6 @@ pub enum Json<'a> {
     F64(f64),
     /// A string, borrowed from the text unless it has escapes.
     Str(Cow<'a, str>),
-    /// An array.
     Array(Vec<Json<'a>>),
     /// An object's entries, in text order, no key twice.
     Object(Vec<(Cow<'a, str>, Json<'a>)>),
@@ -305,7 +302,6 @@ impl<'a> Json<'a> {
         }
     }
 
-    /// A string's text.
     pub fn as_str(&self) -> Option<&str> {
         match self {
             Json::Str(s) => Some(s),
@@ -313,7 +309,6 @@ impl<'a> Json<'a> {
         }
     }
 
-    /// An array's elements.
     pub fn as_array(&self) -> Option<&[Json<'a>]> {
         match self {
             Json::Array(a) => Some(a),
@@ -321,7 +316,6 @@ impl<'a> Json<'a> {
         }
     }
 
-    /// An object's entries.
     pub fn as_object(&self) -> Option<&Object<'a>> {
         match self {
             Json::Object(o) => Some(o),

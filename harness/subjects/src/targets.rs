@@ -105,7 +105,6 @@ for_each_kind!(check_enum);
 pub struct TargetSpec {
     /// Stable snake_case name (reports, `--targets`, replay).
     pub name: &'static str,
-    /// What is compared.
     pub check: Check,
     /// The gate generates cases for it.
     pub gate: bool,
@@ -268,7 +267,6 @@ impl Target {
         &TARGETS[usize::from(self.0)]
     }
 
-    /// Its stable name.
     pub fn name(self) -> &'static str {
         self.spec().name
     }

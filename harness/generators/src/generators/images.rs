@@ -192,13 +192,9 @@ pub fn bundle_case(
         }
         return;
     }
-    let mut weights = [0u8; OPCODES.len()];
-    for (w, op) in weights.iter_mut().zip(OPCODES) {
-        *w = u8::from(ops.contains(&op));
-    }
     let cfg = super::Config {
         arch,
-        weights,
+        weights: OPCODES.map(|op| u8::from(ops.contains(&op))),
         k: r.byte(),
         near: 0,
         max_args: 4,
