@@ -92,7 +92,7 @@ fn parents() -> Vec<Vec<u8>> {
 fn complete_items(d: &[u8]) -> Vec<(Vec<u8>, Item)> {
     let p = program(d);
     (0..p.items.len())
-        .filter(|&i| p.complete(i, d.len()))
+        .filter(|&i| p.items[i].0.end <= d.len())
         .map(|i| (d[p.items[i].0.clone()].to_vec(), p.items[i].1.clone()))
         .collect()
 }
@@ -112,7 +112,7 @@ fn crossover_children_are_items_of_the_parents() {
             assert_eq!(child[..3], a[..3], "the child keeps a's config");
             let p = program(child);
             for (i, (span, item)) in p.items.iter().enumerate() {
-                assert!(p.complete(i, n), "child item {i} is whole");
+                assert!(span.end <= n, "child item {i} is whole");
                 let bytes = &child[span.clone()];
                 let from =
                     |xs: &[(Vec<u8>, Item)]| xs.iter().any(|(b, it)| b == bytes && it == item);
@@ -162,7 +162,7 @@ fn mutate_materialises_cases_as_images() {
             let after = program(&buf[..n]);
             assert_eq!(after.cfg, before.cfg, "the config is kept");
             let imgs: Vec<[u8; 64]> = (0..after.items.len())
-                .filter(|&i| after.complete(i, n))
+                .filter(|&i| after.items[i].0.end <= n)
                 .filter_map(|i| match after.items[i].1 {
                     Item::Image(b) => Some(b),
                     _ => None,

@@ -70,14 +70,6 @@ pub struct Program {
     pub items: Vec<(Range<usize>, Item)>,
 }
 
-impl Program {
-    /// Whether item `i`'s span lies inside `data` (`len` bytes), so copying
-    /// those bytes after any config reproduces it (under the same config).
-    pub fn complete(&self, i: usize, len: usize) -> bool {
-        self.items.get(i).is_some_and(|(span, _)| span.end <= len)
-    }
-}
-
 /// The swarm config from three bytes: byte 0's low nibble focuses one of the
 /// [`OPCODES`] (weight `1 + 2 * high nibble`, the others 1; nibbles 11..=15
 /// leave them uniform); byte 1 gives `k` (low 2 bits) and the near-valid
