@@ -31,7 +31,7 @@ pub fn hex_pair(x: u8) -> [u8; 2] {
 }
 
 /// A name a subject reports: `Known` when the harness's vocabulary has it, `Unknown` (a name
-/// from outside the harness does not know) never equal to anything.
+/// from outside that the harness does not know) never equal to anything.
 #[derive(Clone, Debug)]
 pub enum Reported<T> {
     /// A name the harness knows.
