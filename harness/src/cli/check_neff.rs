@@ -12,7 +12,7 @@
 
 use super::check_output::{Printer, Sink, StreamOrigin, Tally};
 use super::check_read::{read_blocks, Splitter};
-use super::check_sync::{self, EngineSteps, SubgraphSync};
+use super::check_sync::{self, SubgraphSync};
 use super::{CheckArgs, CliError, Format};
 use crate::report::format::find_or_push;
 use crate::strict_json;
@@ -22,6 +22,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::mpsc::{channel, sync_channel, Receiver, SyncSender};
 use std::sync::Mutex;
+use tpb_core::engines::StepReader;
 use tpb_core::walk::Walker;
 use tpb_neff::payload::Limits;
 use tpb_neff::{Engine, NeffError, Opened, Report, StreamRef, StreamSink};
@@ -106,7 +107,7 @@ enum Input {
 enum Msg {
     Out(Vec<u8>),
     /// The stream's steps for the engine model (SPEC §11), read whole.
-    Steps(Box<EngineSteps>),
+    Steps(Box<StepReader>),
     Done(Box<Tally>),
     Failed(CliError),
 }
@@ -141,8 +142,7 @@ fn lint_job(job: Job, shared: &Shared) {
     let start = shared.errors.load(Ordering::Relaxed);
     let mut errors = start;
     let out = job.out;
-    let mut steps =
-        (!args.no_sync).then(|| EngineSteps::new(&job.origin.engine, &job.origin.member));
+    let mut steps = (!args.no_sync).then(StepReader::default);
     let result = (|| -> Result<bool, CliError> {
         let mut sink = Sink::new(&job.source, &mut printer, &mut tally, &mut errors);
         let limit = shared.limit;
@@ -280,8 +280,8 @@ impl StreamSink for JobSink<'_> {
 /// SPEC §11 on each subgraph with two or more engine streams read whole, in scan order; its
 /// DMA descriptors from the engine JSONs (FACTS §10 D1), each completion adding its increment
 /// (an undeclared queue set: 1, DE-12).
-fn sync_subgraphs(report: &Report, read: Vec<(StreamOrigin, EngineSteps)>) -> Vec<SubgraphSync> {
-    let mut by: Vec<(String, Vec<EngineSteps>)> = Vec::new();
+fn sync_subgraphs(report: &Report, read: Vec<(StreamOrigin, StepReader)>) -> Vec<SubgraphSync> {
+    let mut by: Vec<(String, Vec<(StreamOrigin, StepReader)>)> = Vec::new();
     for (o, s) in read {
         find_or_push(
             &mut by,
@@ -289,7 +289,7 @@ fn sync_subgraphs(report: &Report, read: Vec<(StreamOrigin, EngineSteps)>) -> Ve
             || (o.subgraph.clone(), Vec::new()),
         )
         .1
-        .push(s);
+        .push((o, s));
     }
     by.into_iter()
         .filter(|(_, engines)| engines.len() >= 2)
@@ -313,7 +313,7 @@ fn sync_subgraphs(report: &Report, read: Vec<(StreamOrigin, EngineSteps)>) -> Ve
 }
 
 /// Each stream's tally and, for the engine model, its steps (both in scan order).
-type Drained = (Vec<(StreamOrigin, Tally)>, Vec<(StreamOrigin, EngineSteps)>);
+type Drained = (Vec<(StreamOrigin, Tally)>, Vec<(StreamOrigin, StepReader)>);
 
 /// What a NEFF check found, for its closing lines: the file's header (none for a folder or
 /// engine files) and the scan's report.

@@ -111,36 +111,51 @@ fn by_str(by: Option<u8>) -> String {
     }
 }
 
-/// What a stream error is, in words.
-fn fault_text(f: &StreamFault) -> String {
+/// What a stream error is, in words, and the JSON keys of its details.
+fn fault_parts(f: &StreamFault) -> (String, serde_json::Value) {
+    use serde_json::json;
     match *f {
         StreamFault::PayloadCountMismatch {
             num_payloads,
             num_arguments,
-        } => format!(
-            "num_payloads {num_payloads} but num_arguments {num_arguments} (must be num_arguments + 2)"
+        } => (
+            format!(
+                "num_payloads {num_payloads} but num_arguments {num_arguments} (must be num_arguments + 2)"
+            ),
+            json!({"num_payloads": num_payloads, "num_arguments": num_arguments}),
         ),
-        StreamFault::StrayPayload => "a 0x86 payload with no open group".to_string(),
+        StreamFault::StrayPayload => ("a 0x86 payload with no open group".into(), json!({})),
         StreamFault::ShortGroup {
             expected,
             found,
             by,
-        } => format!(
-            "group expects {expected} payloads, found {found}, cut short by {}",
-            by_str(by)
+        } => (
+            format!(
+                "group expects {expected} payloads, found {found}, cut short by {}",
+                by_str(by)
+            ),
+            json!({"expected": expected, "found": found, "by": by.map(opcode_str)}),
         ),
-        StreamFault::MissingLeg { by } => {
-            format!("two-leg 0xD9 not followed by its 0xDA but by {}", by_str(by))
-        }
-        StreamFault::LegMismatch { primary, secondary } => format!(
-            "0xDA bytes 0x0C..0x0E {} differ from its 0xD9's {}",
-            hex3(secondary),
-            hex3(primary)
+        StreamFault::MissingLeg { by } => (
+            format!("two-leg 0xD9 not followed by its 0xDA but by {}", by_str(by)),
+            json!({"by": by.map(opcode_str)}),
         ),
-        StreamFault::StrayLeg => "a 0xDA that is not the leg of a two-leg 0xD9".to_string(),
-        StreamFault::TruncatedInstruction { length, found } => {
-            format!("a {length}-byte instruction with only {found} bytes before the end")
-        }
+        StreamFault::LegMismatch { primary, secondary } => (
+            format!(
+                "0xDA bytes 0x0C..0x0E {} differ from its 0xD9's {}",
+                hex3(secondary),
+                hex3(primary)
+            ),
+            json!({"primary": hex3(primary), "secondary": hex3(secondary)}),
+        ),
+        StreamFault::StrayLeg => (
+            "a 0xDA that is not the leg of a two-leg 0xD9".into(),
+            json!({}),
+        ),
+        StreamFault::TruncatedInstruction { length, found } => (
+            format!("a {length}-byte instruction with only {found} bytes before the end"),
+            json!({"length": length, "found": found}),
+        ),
     }
 }
 
@@ -387,18 +402,19 @@ pub(super) fn error_text(e: &StreamError) -> String {
         "stream error: {} at byte offset 0x{:X}: {}; instruction {} at byte offset 0x{:X}",
         e.fault.name(),
         e.offset,
-        fault_text(&e.fault),
+        fault_parts(&e.fault).0,
         at_text(e.owner.index, e.owner.opcode),
         e.owner.offset
     )
 }
 
 fn stream_json(s: &StreamError) -> serde_json::Value {
+    let (message, extra) = fault_parts(&s.fault);
     let mut o = serde_json::json!({
         "index": s.index,
         "offset": s.offset,
         "stream_error": s.fault.name(),
-        "message": fault_text(&s.fault),
+        "message": message,
         "instruction": {
             "index": s.owner.index,
             "offset": s.owner.offset,
@@ -406,25 +422,6 @@ fn stream_json(s: &StreamError) -> serde_json::Value {
             "mnemonic": mnemonic_of(s.owner.opcode),
         },
     });
-    let extra = match s.fault {
-        StreamFault::PayloadCountMismatch {
-            num_payloads,
-            num_arguments,
-        } => serde_json::json!({"num_payloads": num_payloads, "num_arguments": num_arguments}),
-        StreamFault::ShortGroup {
-            expected,
-            found,
-            by,
-        } => serde_json::json!({"expected": expected, "found": found, "by": by.map(opcode_str)}),
-        StreamFault::MissingLeg { by } => serde_json::json!({"by": by.map(opcode_str)}),
-        StreamFault::LegMismatch { primary, secondary } => {
-            serde_json::json!({"primary": hex3(primary), "secondary": hex3(secondary)})
-        }
-        StreamFault::TruncatedInstruction { length, found } => {
-            serde_json::json!({"length": length, "found": found})
-        }
-        StreamFault::StrayPayload | StreamFault::StrayLeg => serde_json::json!({}),
-    };
     if let (Some(o), serde_json::Value::Object(extra)) = (o.as_object_mut(), extra) {
         o.extend(extra);
     }

@@ -99,24 +99,14 @@ pub fn read_blocks(
 
 /// Cuts byte blocks into runs of whole 64-byte bundles, carrying a partial bundle from one block
 /// to the next (the bundles of a block are handed on in place, not copied).
+#[derive(Default)]
 pub struct Splitter {
     /// The input's name, for the hex-text hint of its first block (empty: no hint, as for a
     /// NEFF's engine stream).
     source: String,
-    carry: [u8; 64],
-    carried: usize,
+    /// The bytes of a bundle cut by the end of the last block.
+    carry: Vec<u8>,
     total: usize,
-}
-
-impl Default for Splitter {
-    fn default() -> Self {
-        Splitter {
-            source: String::new(),
-            carry: [0u8; 64],
-            carried: 0,
-            total: 0,
-        }
-    }
 }
 
 impl Splitter {
@@ -144,17 +134,16 @@ impl Splitter {
             .into());
         }
         self.total += block.len();
-        if self.carried > 0 {
-            let take = (64 - self.carried).min(block.len());
-            self.carry[self.carried..self.carried + take].copy_from_slice(&block[..take]);
-            self.carried += take;
+        if !self.carry.is_empty() {
+            let take = (64 - self.carry.len()).min(block.len());
+            self.carry.extend_from_slice(&block[..take]);
             block = &block[take..];
-            if self.carried < 64 {
+            if self.carry.len() < 64 {
                 return Ok(false);
             }
-            self.carried = 0;
-            let carried = self.carry;
-            if each(&carried, None)? {
+            let stop = each(&self.carry, None)?;
+            self.carry.clear();
+            if stop {
                 return Ok(true);
             }
         }
@@ -162,9 +151,7 @@ impl Splitter {
         if whole > 0 && each(&block[..whole], None)? {
             return Ok(true);
         }
-        let rest = &block[whole..];
-        self.carry[..rest.len()].copy_from_slice(rest);
-        self.carried = rest.len();
+        self.carry.extend_from_slice(&block[whole..]);
         Ok(false)
     }
 
@@ -185,11 +172,11 @@ impl Splitter {
             }
             .into());
         }
-        if self.carried > 0 {
+        if !self.carry.is_empty() {
             return Err(InputError::Length {
                 source: source.to_string(),
                 len: self.total,
-                partial_offset: self.total - self.carried,
+                partial_offset: self.total - self.carry.len(),
             }
             .into());
         }

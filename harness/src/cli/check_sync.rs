@@ -7,6 +7,7 @@
 //! Every finding is advisory (SPEC §11); `unconsumed_update` and `analysis_stopped` are
 //! warnings and do not make `check` exit 1.
 
+use super::check_output::StreamOrigin;
 use crate::report::lanes;
 use crate::subjects::{
     registry, DmaRow, EngineFinding, EngineProgram, EngineSyncOutcome, SyncSite,
@@ -15,35 +16,10 @@ use serde_json::{json, Value};
 use std::io::Write;
 use tpb_core::engines::StepReader;
 
-/// One engine's stream of a subgraph, being read.
-pub struct EngineSteps {
-    /// Engine label (`Pool`, `PE`, …).
-    pub engine: String,
-    /// Member or file the stream came from.
-    pub member: String,
-    reader: StepReader,
-}
-
-impl EngineSteps {
-    /// An engine whose stream is about to be read.
-    pub fn new(engine: &str, member: &str) -> EngineSteps {
-        EngineSteps {
-            engine: engine.to_string(),
-            member: member.to_string(),
-            reader: StepReader::default(),
-        }
-    }
-
-    /// The next block of its stream.
-    pub fn push(&mut self, block: &[u8]) {
-        self.reader.push(block);
-    }
-}
-
 /// A subgraph's reading: its program, core's outcome, and per engine its labels and offsets.
 pub struct SubgraphSync {
     pub subgraph: String,
-    pub engines: Vec<(String, String)>,
+    pub engines: Vec<StreamOrigin>,
     /// Byte offset of each engine's instruction `i`.
     pub offsets: Vec<Vec<u64>>,
     pub program: EngineProgram,
@@ -51,18 +27,23 @@ pub struct SubgraphSync {
     pub outcome: Result<EngineSyncOutcome, String>,
 }
 
-/// Runs core's model on one subgraph's engines and DMA increments (SPEC §11, DE-12).
-pub fn analyze(subgraph: &str, engines: Vec<EngineSteps>, dma: Vec<DmaRow>) -> SubgraphSync {
+/// Runs core's model on one subgraph's engines (each stream read as steps while it was linted)
+/// and DMA increments (SPEC §11, DE-12).
+pub fn analyze(
+    subgraph: &str,
+    engines: Vec<(StreamOrigin, StepReader)>,
+    dma: Vec<DmaRow>,
+) -> SubgraphSync {
     let mut program = EngineProgram::default();
     let mut offsets = Vec::new();
     let mut labels = Vec::new();
-    for e in engines {
-        let x = e.reader.finish();
+    for (origin, reader) in engines {
+        let x = reader.finish();
         program
             .engines
             .push(x.steps.iter().map(|s| s.to_band()).collect());
         offsets.push(x.offsets);
-        labels.push((e.engine, e.member));
+        labels.push(origin);
     }
     program.dma = dma;
     let outcome = registry::core().engine_sync(&program);
@@ -112,7 +93,7 @@ impl SubgraphSync {
     fn names(&self) -> Vec<String> {
         self.engines
             .iter()
-            .map(|(e, _)| format!("{}/{e}", self.subgraph))
+            .map(|o| format!("{}/{}", self.subgraph, o.engine))
             .collect()
     }
 
@@ -121,11 +102,11 @@ impl SubgraphSync {
         match *s {
             SyncSite::Instr { engine, index } => {
                 let e = usize::from(engine);
-                let (name, member) = self.engines.get(e).cloned().unwrap_or_default();
+                let o = self.engines.get(e);
                 json!({
                     "subgraph": self.subgraph,
-                    "engine": name,
-                    "member": member,
+                    "engine": o.map_or("", |o| &o.engine),
+                    "member": o.map_or("", |o| &o.member),
                     "index": index,
                     "offset": self.offsets.get(e).and_then(|o| o.get(index as usize)),
                 })
@@ -232,14 +213,19 @@ mod tests {
         [w, wi, u, ui, x[0], x[1], x[2], x[3]]
     }
 
-    fn engine(name: &str, bands: &[[u8; 8]]) -> EngineSteps {
-        let mut e = EngineSteps::new(name, &format!("sg00/{name}.bin"));
+    fn engine(name: &str, bands: &[[u8; 8]]) -> (StreamOrigin, StepReader) {
+        let origin = StreamOrigin {
+            subgraph: "sg00".into(),
+            engine: name.into(),
+            member: format!("sg00/{name}.bin"),
+        };
+        let mut e = StepReader::default();
         let bytes: Vec<u8> = bands.iter().flat_map(|b| insn(*b)).collect();
         // Fed in odd pieces, as check's blocks cut it.
         for piece in bytes.chunks(100) {
             e.push(piece);
         }
-        e
+        (origin, e)
     }
 
     #[test]

@@ -185,42 +185,28 @@ pub fn run(a: EncodeArgs) -> CliResult {
             }
             let v = crate::strict_json::parse(text).map_err(|e| bad(e.to_string()))?;
             records += 1;
-            match parse_record(&v).map_err(bad)? {
-                Record::Error(e) => {
+            let encoded_or_why = match parse_record(&v).map_err(bad)? {
+                Record::Error(e) => Err(format!("skipped: decode error record ({e})")),
+                Record::Bundle { opcode, .. } if !arch.emits(opcode) => Err(format!(
+                    "cannot encode opcode 0x{opcode:02X} ({}): the {arch} compiler does not emit \
+                     it (seed 003 §\"At a glance\"; try a later --arch)",
+                    mnemonic_of(opcode).unwrap_or("?")
+                )),
+                Record::Bundle { opcode, fields } => registry::core_for(arch)
+                    .encode(opcode, &fields)
+                    .map_err(|f| f.to_string())
+                    .and_then(|r| r.map_err(|f| f.to_string()))
+                    .map_err(|field| {
+                        format!("cannot encode opcode 0x{opcode:02X}: bad field `{field}`")
+                    }),
+            };
+            encoded += usize::from(encoded_or_why.is_ok());
+            match encoded_or_why {
+                Ok(b) if hex => writeln!(out, "{}", crate::subjects::hex(&b))?,
+                Ok(b) => out.write_all(&b)?,
+                Err(why) => {
                     any_bad = true;
-                    eprintln!("tpbconform: {source}:{line}: skipped: decode error record ({e})");
-                }
-                Record::Bundle { opcode, .. } if !arch.emits(opcode) => {
-                    any_bad = true;
-                    eprintln!(
-                        "tpbconform: {source}:{line}: cannot encode opcode 0x{opcode:02X} ({}): \
-                         the {arch} compiler does not emit it (seed 003 §\"At a glance\"; \
-                         try a later --arch)",
-                        mnemonic_of(opcode).unwrap_or("?")
-                    );
-                }
-                Record::Bundle { opcode, fields } => {
-                    let encoded_by_core = registry::core_for(arch).encode(opcode, &fields);
-                    match encoded_by_core
-                        .map_err(|f| f.to_string())
-                        .and_then(|r| r.map_err(|f| f.to_string()))
-                    {
-                        Ok(b) => {
-                            encoded += 1;
-                            if hex {
-                                writeln!(out, "{}", crate::subjects::hex(&b))?;
-                            } else {
-                                out.write_all(&b)?;
-                            }
-                        }
-                        Err(field) => {
-                            any_bad = true;
-                            eprintln!(
-                            "tpbconform: {source}:{line}: cannot encode opcode 0x{opcode:02X}: \
-                             bad field `{field}`"
-                        );
-                        }
-                    }
+                    eprintln!("tpbconform: {source}:{line}: {why}");
                 }
             }
         }

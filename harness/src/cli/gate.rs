@@ -14,7 +14,6 @@ use clap::builder::{PossibleValue, RangedU64ValueParser, TypedValueParser};
 use std::ffi::OsStr;
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
-use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -227,20 +226,6 @@ fn external_runs(cfg: &GateConfig, run: &gate::GateRun) -> Vec<ExternalRun> {
         .collect()
 }
 
-/// Makes SIGINT / SIGTERM / SIGHUP stop the gate ([`crate::interrupt`]):
-/// the first signal stops it (it still writes a complete report, marked
-/// interrupted, if it can within [`crate::interrupt::GRACE`]); a second
-/// signal, or the grace running out, removes the staging folder and the
-/// still-empty report folder, kills every subject process and exits 130.
-/// Returns the stop flag the gate polls.
-pub fn install_stop_handler() -> Arc<AtomicBool> {
-    crate::interrupt::install();
-    crate::interrupt::on_hard_exit(report::abort_staging);
-    crate::interrupt::on_hard_exit(external::process::kill_all);
-    crate::interrupt::set_graceful(true);
-    Arc::new(AtomicBool::new(false))
-}
-
 pub fn run(a: GateArgs) -> CliResult {
     let mut targets: Vec<Target> = Vec::new();
     for x in &a.targets {
@@ -261,7 +246,14 @@ pub fn run(a: GateArgs) -> CliResult {
     // Any return without a report (a subject that fails to start, …) gives
     // the claimed folder back, so a rerun is not refused as "exists".
     let _claim = report::ClaimGuard;
-    let stop = install_stop_handler();
+    // SIGINT / SIGTERM / SIGHUP ([`crate::interrupt`]): the first stops the gate (it still
+    // writes a complete report, marked interrupted, within GRACE); a second one, or the grace
+    // running out, removes the staging folder and the empty report folder, kills every subject
+    // process and exits 130.
+    crate::interrupt::install();
+    crate::interrupt::on_hard_exit(report::abort_staging);
+    crate::interrupt::on_hard_exit(external::process::kill_all);
+    crate::interrupt::set_graceful(true);
     let cfg = GateConfig {
         cases: a.cases,
         sync_cases: a.sync_cases,
@@ -281,7 +273,7 @@ pub fn run(a: GateArgs) -> CliResult {
             .clamp(1, MAX_THREADS as usize),
         case_timeout: Duration::from_secs(a.case_timeout),
         progress: !a.quiet && std::io::stderr().is_terminal(),
-        stop: Some(Arc::clone(&stop)),
+        stop: None,
         // Test hook: a smaller "full run" threshold for the reach failure.
         reach_required_from: debug_env("TPB_GATE_DEBUG_REACH_FROM").unwrap_or(gate::DEFAULT_CASES),
         debug_hang_case: debug_env("TPB_GATE_DEBUG_HANG_CASE"),
