@@ -14,10 +14,8 @@ use tpb_core::validate::{validate_header, validate_payload};
 use tpb_core::walk::{At, Event, Walker};
 use tpb_core::Bundle;
 
-/// Runs `check` on every input in order (none = stdin). A NEFF file or an unpacked NEFF
-/// folder is read by [`super::check_neff`] (each engine stream linted, named by subgraph,
-/// engine and member); `engines` (`--engine NAME=MEMBER`) override def.json there, and with
-/// no input they name raw files as engines (`NAME=FILE`).
+/// Runs `check` on every input in order (none = stdin); a NEFF and `engines` go to
+/// [`super::check_neff`].
 pub fn run(files: &[String], args: CheckArgs, engines: &[String]) -> CliResult {
     let overrides = check_neff::parse_engines(engines)?;
     let paths: Vec<&str> = if files.is_empty() && overrides.is_empty() {

@@ -106,9 +106,8 @@ enum Input {
 
 enum Msg {
     Out(Vec<u8>),
-    /// The stream's steps for the engine model (SPEC §11), read whole.
-    Steps(Box<StepReader>),
-    Done(Box<Tally>),
+    /// The stream's tally and its steps for the engine model (SPEC §11), if read whole.
+    Done(Box<(Tally, Option<StepReader>)>),
     Failed(CliError),
 }
 
@@ -201,12 +200,7 @@ fn lint_job(job: Job, shared: &Shared) {
     }
     let _ = out.send(Msg::Out(printer.take_output()));
     let _ = match result {
-        Ok(_) => {
-            if let Some(s) = steps {
-                let _ = out.send(Msg::Steps(Box::new(s)));
-            }
-            out.send(Msg::Done(Box::new(tally)))
-        }
+        Ok(_) => out.send(Msg::Done(Box::new((tally, steps)))),
         Err(e) => out.send(Msg::Failed(e)),
     };
 }
@@ -428,8 +422,11 @@ pub fn run<W: Write>(
                 for msg in rx {
                     match msg {
                         Msg::Out(b) => printer.out_mut().write_all(&b)?,
-                        Msg::Steps(s) => read.push((origin.clone(), *s)),
-                        Msg::Done(t) => rows.push((origin.clone(), *t)),
+                        Msg::Done(done) => {
+                            let (t, s) = *done;
+                            read.extend(s.map(|s| (origin.clone(), s)));
+                            rows.push((origin.clone(), t));
+                        }
                         Msg::Failed(e) => return Err(e),
                     }
                 }

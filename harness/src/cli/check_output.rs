@@ -223,10 +223,7 @@ impl<W: Write> Printer<W> {
         length: usize,
         verdict: &Verdict,
     ) -> Result<(), CliError> {
-        if self.quoted.0 != source {
-            let q = serde_json::to_string(source).map_err(CliError::output)?;
-            self.quoted = (source.to_string(), q);
-        }
+        self.quote(source)?;
         let f = match verdict {
             Verdict::Invalid(f) => Some(f),
             _ => None,
@@ -290,17 +287,14 @@ impl<W: Write> Printer<W> {
                 };
                 Ok(self.out.write_all(s.as_bytes())?)
             }
-            Format::Jsonl => {
-                let o = match e {
-                    Event::Instruction {
-                        at,
-                        length,
-                        verdict,
-                    } => return self.instruction_json(source, at, *length, verdict),
-                    Event::Stream(s) => self.record(source, stream_json(s)),
-                };
-                Ok(writeln!(self.out, "{o}")?)
-            }
+            Format::Jsonl => match e {
+                Event::Instruction {
+                    at,
+                    length,
+                    verdict,
+                } => self.instruction_json(source, at, *length, verdict),
+                Event::Stream(s) => self.record(source, stream_json(s)),
+            },
         }
     }
 
@@ -333,18 +327,15 @@ impl<W: Write> Printer<W> {
                 Ok(writeln!(self.out, "{s}")?)
             }
             Format::Jsonl => {
-                let summary = serde_json::json!({
-                    "summary": {
-                        "arch": self.arch.name(),
-                        "instructions": t.instructions(),
-                        "valid": t.by[0],
-                        "skeleton": t.by[1],
-                        "invalid": t.by[2],
-                        "stream_errors": t.stream_errors,
-                        "stopped": stopped,
-                    }
+                let mut summary = serde_json::json!({
+                    "arch": self.arch.name(),
+                    "instructions": t.instructions(),
+                    "valid": t.by[0],
+                    "skeleton": t.by[1],
+                    "invalid": t.by[2],
+                    "stream_errors": t.stream_errors,
+                    "stopped": stopped,
                 });
-                let mut o = self.record(source, summary);
                 if t.per_opcode.is_some() {
                     let rows: Vec<serde_json::Value> = per_opcode_rows(t)
                         .map(|(op, [valid, skeleton, invalid])| {
@@ -357,26 +348,34 @@ impl<W: Write> Printer<W> {
                             })
                         })
                         .collect();
-                    o["summary"]["per_opcode"] = rows.into();
+                    summary["per_opcode"] = rows.into();
                 }
-                Ok(writeln!(self.out, "{o}")?)
+                self.record(source, serde_json::json!({ "summary": summary }))
             }
         }
     }
 
-    /// A JSON record: `source`, the stream's place in a NEFF (if any), then the keys of `rest`.
-    fn record(&self, source: &str, rest: serde_json::Value) -> serde_json::Value {
-        let mut o = serde_json::Map::new();
-        o.insert("source".into(), source.into());
-        if let Some((origin, _)) = &self.origin {
-            o.insert("subgraph".into(), origin.subgraph.as_str().into());
-            o.insert("engine".into(), origin.engine.as_str().into());
-            o.insert("member".into(), origin.member.as_str().into());
+    /// Caches `source`'s JSON string form (quoted, escaped).
+    fn quote(&mut self, source: &str) -> Result<(), CliError> {
+        if self.quoted.0 != source {
+            let q = serde_json::to_string(source).map_err(CliError::output)?;
+            self.quoted = (source.to_string(), q);
         }
-        if let serde_json::Value::Object(rest) = rest {
-            o.extend(rest);
-        }
-        o.into()
+        Ok(())
+    }
+
+    /// A JSON line: `source`, the stream's place in a NEFF (if any), then the keys of `rest`.
+    fn record(&mut self, source: &str, rest: serde_json::Value) -> Result<(), CliError> {
+        self.quote(source)?;
+        let (rest, origin) = (rest.to_string(), self.origin.as_ref());
+        let origin = origin.map_or("", |o| o.1.as_str());
+        writeln!(
+            self.out,
+            "{{\"source\":{},{origin}{}",
+            self.quoted.1,
+            &rest[1..]
+        )?;
+        Ok(())
     }
 }
 

@@ -147,8 +147,7 @@ pub struct DecodeArgs {
     pub files: Vec<String>,
 }
 
-/// Runs `decode`: one JSON object per bundle; with `stream`, each carries its stream context
-/// (`"stream"`, [`super::stream_context::json`]; each file is one stream).
+/// Runs `decode`: one JSON object per bundle ([`bundle_json`], `stream`: plus its context).
 pub fn run(a: DecodeArgs) -> CliResult {
     let DecodeArgs {
         hex,

@@ -153,9 +153,7 @@ pub struct EncodeArgs {
     pub files: Vec<String>,
 }
 
-/// Runs `encode`. Malformed JSONL exits 2 naming file and line (with `-o`,
-/// PATH unchanged); records the encoder rejects (and `decode` error
-/// records) are reported on stderr and skipped, and the exit code is then 1.
+/// Runs `encode` (exit codes: [`super::help::ENCODE`]).
 pub fn run(a: EncodeArgs) -> CliResult {
     let (files, hex, output, arch) = (&a.files[..], a.hex, a.output.as_deref(), a.arch);
     let stdin = ["-".to_string()];

@@ -4,10 +4,19 @@
 //! "Exit codes" has the same table, and `harness/tests/cli.rs`
 //! (`help_states_each_subcommands_exit_codes`) holds both to the behaviour.
 
-/// The input rules of the bundle readers (`check`, `decode`, `explain`).
-macro_rules! bundle_input {
+/// The line every reader ends its table with.
+macro_rules! closed_stdout {
     () => {
-        "\
+        "  141  stdout was closed by its reader (e.g. `| head -1`); no message"
+    };
+}
+
+/// A bundle reader's help (`check`, `decode`, `explain`): the input rules, then its exit codes
+/// 0 and 1, 2 and 141.
+macro_rules! reader {
+    ($codes:literal) => {
+        concat!(
+            "\
 Input: FILE arguments are read in order (`-` or no FILE = stdin). Without
 --hex, input is raw binary whose length is a multiple of 64. With --hex, one
 bundle per line: 128 hex digits, spaces ignored, `#` starts a comment, blank
@@ -16,34 +25,13 @@ lines skipped. Bundle indices run across all inputs, starting at 0.
 Readers stream: output starts with the first bundles and memory stays
 bounded whatever the input size (hex lines are capped at 1 MiB). On exit 2
 the verdicts of the bundles before the bad one have been printed already.
-"
-    };
-}
 
-/// The line every reader ends its table with.
-macro_rules! closed_stdout {
-    () => {
-        "  141  stdout was closed by its reader (e.g. `| head -1`); no message"
-    };
-}
-
-/// The usage-error line.
-macro_rules! bad_input {
-    () => {
-        "  2    bad input or usage (the message names the file, the line or byte
-       offset, and what is wrong)"
-    };
-}
-
-/// A bundle reader's help: the input rules, then its exit codes 0 and 1, 2 and 141.
-macro_rules! reader {
-    ($codes:literal) => {
-        concat!(
-            bundle_input!(),
-            "\nExit codes:\n",
+Exit codes:
+",
             $codes,
-            bad_input!(),
-            "\n",
+            "  2    bad input or usage (the message names the file, the line or byte
+       offset, and what is wrong)
+",
             closed_stdout!()
         )
     };

@@ -6,20 +6,16 @@
 use super::{EXIT_BAD_INPUT, EXIT_BROKEN_PIPE};
 use std::panic::PanicHookInfo;
 
-/// True for the panic std raises when printing to a closed stdout
-/// (`failed printing to stdout: Broken pipe (os error 32)`).
-pub fn is_closed_stdout(info: &PanicHookInfo<'_>) -> bool {
+/// Exits 141 on the panic std raises when printing to a closed stdout (`failed printing to
+/// stdout: Broken pipe (os error 32)`).
+fn exit_if_closed_stdout(info: &PanicHookInfo<'_>) {
     let msg = info
         .payload()
         .downcast_ref::<String>()
         .map(String::as_str)
         .or_else(|| info.payload().downcast_ref::<&str>().copied())
         .unwrap_or("");
-    msg.starts_with("failed printing to stdout") && msg.contains("Broken pipe")
-}
-
-fn exit_if_closed_stdout(info: &PanicHookInfo<'_>) {
-    if is_closed_stdout(info) {
+    if msg.starts_with("failed printing to stdout") && msg.contains("Broken pipe") {
         crate::external::process::kill_all();
         std::process::exit(i32::from(EXIT_BROKEN_PIPE));
     }
