@@ -363,10 +363,9 @@ pub fn run<W: Write>(
             };
             let (opened, report) = match target {
                 NeffInput::File(path) => {
-                    let (opened, report) =
-                        tpb_neff::scan_file(&path, &limits, parse_json, overrides, &mut sink)
-                            .map_err(|e| neff_error(label, e))?;
-                    (Some(opened), report)
+                    tpb_neff::scan_file(&path, &limits, parse_json, overrides, &mut sink)
+                        .map(|(opened, report)| (Some(opened), report))
+                        .map_err(|e| neff_error(label, e))?
                 }
                 NeffInput::Folder(path) => {
                     let report = tpb_neff::scan_folder(&path, &limits, parse_json, overrides)

@@ -85,8 +85,6 @@ impl fmt::Display for CliError {
     }
 }
 
-impl std::error::Error for CliError {}
-
 /// A test hook: environment variable `name` parsed, if set and well-formed.
 pub fn debug_env<T: std::str::FromStr>(name: &str) -> Option<T> {
     std::env::var(name).ok()?.parse().ok()
