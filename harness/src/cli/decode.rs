@@ -149,16 +149,10 @@ pub struct DecodeArgs {
 
 /// Runs `decode`: one JSON object per bundle ([`bundle_json`], `stream`: plus its context).
 pub fn run(a: DecodeArgs) -> CliResult {
-    let DecodeArgs {
-        hex,
-        stream,
-        arch,
-        files,
-    } = a;
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
     let mut any_bad = false;
-    walk_streams(&files, hex, arch, |step| {
+    walk_streams(&a.files, a.hex, a.arch, |step| {
         let StreamStep::Bundle {
             index,
             loaded: l,
@@ -170,7 +164,7 @@ pub fn run(a: DecodeArgs) -> CliResult {
         // `check` judges a 128-byte instruction by its first 64 bytes: the second half is no
         // instruction of its own.
         let (mut o, ok) = match seen.opcode {
-            Some(_) => bundle_json(index, &l.bytes, arch),
+            Some(_) => bundle_json(index, &l.bytes, a.arch),
             None => (
                 serde_json::json!({
                     "index": index,
@@ -181,7 +175,7 @@ pub fn run(a: DecodeArgs) -> CliResult {
             ),
         };
         any_bad |= !ok;
-        if stream {
+        if a.stream {
             if let Some(m) = o.as_object_mut() {
                 m.insert("stream".into(), stream_json(&seen, &l.bytes));
             }

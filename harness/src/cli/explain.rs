@@ -29,17 +29,11 @@ pub struct ExplainArgs {
 }
 
 pub fn run(a: ExplainArgs) -> CliResult {
-    let ExplainArgs {
-        hex,
-        arch,
-        color,
-        files,
-    } = a;
-    let color = color.for_stdout();
+    let color = a.color.for_stdout();
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
     let mut any_invalid = false;
-    walk_streams(&files, hex, arch, |step| match step {
+    walk_streams(&a.files, a.hex, a.arch, |step| match step {
         StreamStep::Bundle {
             index,
             loaded: l,
@@ -52,7 +46,7 @@ pub fn run(a: ExplainArgs) -> CliResult {
             let header = format!("bundle #{index} ({at})");
             // `check`'s verdict is the walker's; the second half of a 128-byte instruction has none.
             let e = match seen.opcode {
-                Some(_) => explain_bundle(&l.bytes, &header, color, arch),
+                Some(_) => explain_bundle(&l.bytes, &header, color, a.arch),
                 None => explain_tail(&l.bytes, &header),
             };
             // Exit as `check` does: an invalid bundle or a broken stream rule is 1.
