@@ -9,7 +9,7 @@ use tpbconform::generation::Generation;
 use tpbconform::generators::sync_program::{self, Shape};
 use tpbconform::generators::{case_rng, name_hash};
 use tpbconform::kinds::{self, CaseBuf, Draw, TargetKind};
-use tpbconform::reach::Reach;
+use tpbconform::reach::{Field, Reach, STREAM};
 use tpbconform::targets::{Check, Target};
 
 /// Generated case `i` of gate target `t` under the default seed, for
@@ -41,7 +41,8 @@ fn assert_all_hit(reach: &Reach) {
 
 #[test]
 fn default_gate_bundle_cases_reach_every_field_class() {
-    let mut reach = Reach::declared(true, false);
+    let mut reach = Reach::default();
+    reach.declare_bundles();
     let mut buf = CaseBuf::default();
     for t in Target::gate_targets().into_iter().filter(|t| t.is_bundle()) {
         for i in 0..N {
@@ -56,7 +57,8 @@ fn default_gate_bundle_cases_reach_every_field_class() {
 
 #[test]
 fn default_gate_stream_cases_reach_every_stream_class() {
-    let mut reach = Reach::declared(false, true);
+    let mut reach = Reach::default();
+    reach.declare(&STREAM);
     let t = Target::by_check(Check::StreamProgram).expect("a stream-program target");
     let mut buf = CaseBuf::default();
     for i in 0..N / 4 {
@@ -126,7 +128,8 @@ fn default_gate_stream_lint_cases_reach_every_lint_class() {
 #[test]
 fn reach_detects_an_unreachable_class() {
     // the guard itself can fail: a case set without dtype 0x10 leaves that class unhit
-    let mut reach = Reach::declared(true, false);
+    let mut reach = Reach::default();
+    reach.declare_bundles();
     let mut b = [0u8; 64];
     b[..2].copy_from_slice(&[0xD9, 0x10]);
     b[0x0D] = 0x01;
@@ -191,7 +194,7 @@ fn the_gate_counts_sync_shapes_as_the_classifier_does() {
 #[test]
 fn an_unhit_sync_shape_is_reported() {
     let mut reach = Reach::default();
-    reach.declare_sync_shapes();
+    reach.declare(&[Field::SyncPseudoRun, Field::SyncShape]);
     let mut s = Shape {
         fan_out: true,
         several_engines: true,
@@ -199,7 +202,7 @@ fn an_unhit_sync_shape_is_reported() {
         ..Shape::default()
     };
     s.pseudo_runs = [true, true, true, false];
-    reach.sync_shape(&s);
+    kinds::sync_handshake::count_shape(&mut reach, &s);
     assert_eq!(reach.unhit(), vec!["sync.pseudo_run: 3+".to_string()]);
     let _ = sync_program::PSEUDO_RUNS;
 }

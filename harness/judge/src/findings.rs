@@ -4,16 +4,16 @@
 //! # Contracts
 //!
 //! - A [`Finding`]'s [`DedupKey`] is `(target, class, key, left verdict,
-//!   right verdict, left subject, right subject)`; inputs are not part of it.
+//!   right verdict, left subject, right subject)` of its [`Divergence`]; inputs are not part
+//!   of it.
 //!   [`Findings`] keeps, per key, the count and the finding with the smallest
 //!   [`Origin`] (corpus before vectors before generated; then path/line/case
 //!   index), so the kept representative does not depend on thread
 //!   scheduling.
 
 use crate::generation::Generation;
-use crate::judge::Divergence;
+use crate::judge::{Class, Divergence};
 use std::collections::BTreeMap;
-use std::fmt;
 
 pub use crate::generators::CaseKind;
 
@@ -34,108 +34,18 @@ pub enum Origin {
     Generated { index: u64, kind: CaseKind },
 }
 
-/// What kind of disagreement a finding is: a judge's [`crate::judge::Class`],
-/// or a vector file's expectation that an implementation did not meet.
-/// Written to `divergences.jsonl` as its name (`OverAccept`,
-/// `VectorMismatch`) and read back by that name only. Ordered by name (the
-/// order a target's findings are listed in).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
-#[serde(into = "&'static str", try_from = "String")]
-pub enum Class {
-    Judge(crate::judge::Class),
-    /// A `corpus/vectors/` line's expectation not met.
-    VectorMismatch,
-}
-
-impl Class {
-    /// Every class, the judge's in their order, then `VectorMismatch`.
-    pub fn all() -> impl Iterator<Item = Class> {
-        crate::judge::Class::ALL
-            .into_iter()
-            .map(Class::Judge)
-            .chain([Class::VectorMismatch])
-    }
-
-    /// Stable name (the variant name).
-    pub fn name(self) -> &'static str {
-        match self {
-            Class::Judge(c) => c.name(),
-            Class::VectorMismatch => "VectorMismatch",
-        }
-    }
-
-    /// The judge class, if it is one.
-    pub fn judge(self) -> Option<crate::judge::Class> {
-        match self {
-            Class::Judge(c) => Some(c),
-            Class::VectorMismatch => None,
-        }
-    }
-}
-
-impl Ord for Class {
-    fn cmp(&self, other: &Class) -> std::cmp::Ordering {
-        self.name().cmp(other.name())
-    }
-}
-
-impl PartialOrd for Class {
-    fn partial_cmp(&self, other: &Class) -> Option<std::cmp::Ordering> {
-        Some(self.cmp(other))
-    }
-}
-
-impl From<Class> for &'static str {
-    fn from(c: Class) -> &'static str {
-        c.name()
-    }
-}
-
-impl TryFrom<String> for Class {
-    type Error = String;
-    fn try_from(s: String) -> Result<Class, String> {
-        Class::all()
-            .find(|c| c.name() == s)
-            .ok_or_else(|| format!("unknown class `{s}`"))
-    }
-}
-
-impl fmt::Display for Class {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
-}
-
 /// The name vector-line findings are filed under (a report's record target, a junit testcase).
 pub const VECTORS: &str = "vectors";
 
 /// One disagreement (see the module docs).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Finding {
-    /// The target it was judged on; for a vector line ([`Origin::Vector`]),
-    /// the target whose check the line states (it replays it).
-    pub target: crate::targets::Target,
     pub origin: Origin,
     /// The generation the subjects served (replay with `--arch`).
     pub arch: Generation,
-    pub input: Vec<u8>,
-    pub class: Class,
-    /// Signature key: predicate / field / LUT / gate name.
-    pub key: String,
-    pub left_verdict: String,
-    pub right_verdict: String,
-    pub left_name: String,
-    pub right_name: String,
-    pub left: String,
-    pub right: String,
-    /// The case derived from the input, human-readable (may be empty).
-    pub case: String,
-    /// Who gave which answer on the input, with two or more subjects
-    /// judged ([`crate::judge::cohort`]); not part of the dedup key.
-    pub cohorts: Vec<crate::judge::cohort::Cohort>,
-    /// Each side's typed answer about the bundle, when the input is one
-    /// ([`crate::judge::Answers`]; what the byte maps blame).
-    pub answers: crate::judge::Answers,
+    /// What was found; its target, for a vector line ([`Origin::Vector`]), is the target whose
+    /// check the line states (it replays it).
+    pub divergence: Divergence,
 }
 
 /// Deduplication key: `(target, class, key, left verdict, right verdict,
@@ -143,26 +53,6 @@ pub struct Finding {
 pub type DedupKey = (String, Class, String, String, String, (String, String));
 
 impl Finding {
-    pub fn from_divergence(d: &Divergence, origin: Origin) -> Finding {
-        Finding {
-            target: d.target,
-            origin,
-            arch: Generation::default(),
-            input: d.input.clone(),
-            class: Class::Judge(d.class),
-            key: d.signature.key.clone(),
-            left_verdict: d.signature.left.clone(),
-            right_verdict: d.signature.right.clone(),
-            left_name: d.left_name.clone(),
-            right_name: d.right_name.clone(),
-            left: d.left.clone(),
-            right: d.right.clone(),
-            case: d.case.clone(),
-            cohorts: d.cohorts.clone(),
-            answers: d.answers.clone(),
-        }
-    }
-
     /// True for a `corpus/vectors/` line's finding (filed under `vectors`).
     pub fn is_vector(&self) -> bool {
         matches!(self.origin, Origin::Vector { .. })
@@ -173,38 +63,37 @@ impl Finding {
         if self.is_vector() {
             VECTORS
         } else {
-            self.target.name()
+            self.divergence.target.name()
         }
     }
 
-    /// The same finding, made under generation `arch`.
-    pub fn with_arch(self, arch: Generation) -> Finding {
-        Finding { arch, ..self }
-    }
-
     pub fn dedup_key(&self) -> DedupKey {
+        let d = &self.divergence;
+        let s = d.signature.clone();
+        let names = (d.left_name.clone(), d.right_name.clone());
         (
-            self.target_name().to_string(),
-            self.class,
-            self.key.clone(),
-            self.left_verdict.clone(),
-            self.right_verdict.clone(),
-            (self.left_name.clone(), self.right_name.clone()),
+            self.target_name().into(),
+            d.class,
+            s.key,
+            s.left,
+            s.right,
+            names,
         )
     }
 
     /// `key: left vs right` (one line).
     pub fn signature(&self) -> String {
+        let (d, s) = (&self.divergence, &self.divergence.signature);
         signature_line(
-            &self.key,
-            (&self.left_name, &self.left_verdict, &self.left),
-            (&self.right_name, &self.right_verdict, &self.right),
+            &s.key,
+            (&d.left_name, &s.left, &d.left),
+            (&d.right_name, &s.right, &d.right),
         )
     }
 
     /// [`headline`] of this finding.
     pub fn headline(&self, count: Option<u64>) -> String {
-        headline(&self.signature(), self.class, count)
+        headline(&self.signature(), self.divergence.class, count)
     }
 }
 
@@ -303,15 +192,14 @@ mod tests {
     /// were names), whatever the judge's own order of its classes.
     #[test]
     fn classes_order_by_name() {
-        let mut by_enum: Vec<Class> = Class::all().collect();
+        let mut by_enum = Class::ALL.to_vec();
         by_enum.sort();
-        let mut by_name: Vec<&str> = Class::all().map(Class::name).collect();
+        let mut by_name = Class::ALL.map(Class::name).to_vec();
         by_name.sort_unstable();
         assert_eq!(
             by_enum.iter().map(|c| c.name()).collect::<Vec<_>>(),
             by_name
         );
-        assert_eq!(by_name.len(), crate::judge::Class::ALL.len() + 1);
     }
 
     #[test]

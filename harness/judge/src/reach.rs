@@ -15,7 +15,7 @@
 //! generation of the run. [`Reach`] counts hits; [`Reach::unhit`] lists the declared
 //! classes a run never exercised.
 
-use crate::generators::sync_program::{Shape, PSEUDO_RUNS};
+use crate::generators::sync_program::PSEUDO_RUNS;
 use crate::layout::{layout, Role, Span, OPCODES, UPDATE_MEMBERS, WAIT_MEMBERS};
 use std::collections::BTreeMap;
 
@@ -133,15 +133,8 @@ fn span_class(s: &Span, v: &[u8]) -> &'static str {
 /// Classes of the bundle as a whole, per opcode.
 const BUNDLE_CLASSES: [&str; 1] = ["equal nonzero reserved pair"];
 
-/// Classes of `opcode` (byte 0 over the whole u8 domain).
-const OPCODE_CLASSES: [&str; 3] = ["one of the eleven", "other roster", "non-roster"];
-
 /// Group-argument-count bands (SPEC §5.3: `num_arguments` is a u8).
 const ARG_BANDS: [&str; 7] = ["0", "1", "2..3", "4..15", "16..127", "128..254", "255"];
-/// Groups per parsed stream.
-const GROUP_COUNTS: [&str; 3] = ["1", "2..4", "5+"];
-/// Other bundles mixed into a parsed stream.
-const MIXED: [&str; 2] = ["groups only", "other opcodes mixed in"];
 /// Stream errors of a linted stream (SPEC §5.3 "Linting a stream", its names).
 pub const STREAM_ERRORS: [&str; 7] = [
     "payload_count_mismatch",
@@ -162,8 +155,6 @@ pub const LINT_VERDICTS: [&str; 6] = [
     "invalid: has_valid_neuron_events",
     "invalid: body",
 ];
-/// Instruction lengths on the wire (isa/opcodes.tsv `length`).
-const LINT_LENGTHS: [&str; 2] = ["64", "128"];
 /// What the SPEC §11 engine model found in a program: each finding kind, or nothing.
 pub const ENGINE_SYNC_FINDINGS: [&str; 9] = [
     "clean",
@@ -176,10 +167,81 @@ pub const ENGINE_SYNC_FINDINGS: [&str; 9] = [
     "analysis_stopped",
     "deadlock+unsatisfiable_wait",
 ];
-/// Sync program shapes beyond the pseudo runs ([`Shape`]).
-const SYNC_SHAPES: [&str; 3] = ["fan-out", "several engines", "long chain"];
+/// Sync program shapes beyond the pseudo runs ([`crate::generators::sync_program::Shape`]).
+pub const SYNC_SHAPES: [&str; 3] = ["fan-out", "several engines", "long chain"];
 
-fn arg_band(n: usize) -> &'static str {
+/// The fields besides each opcode's own ([`Reach::declare_bundles`]), declared and counted by
+/// the kind whose cases they classify ([`Reach::declare`], [`Reach::hit`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Field {
+    /// `opcode`: byte 0 over the whole u8 domain.
+    Opcode,
+    /// `stream.num_arguments`: each group's argument count of a parsed custom-op stream.
+    StreamArguments,
+    /// `stream.groups`: groups per parsed stream.
+    StreamGroups,
+    /// `stream.mix`: other bundles mixed into a parsed stream.
+    StreamMix,
+    /// `lint.num_arguments` (SPEC §5.3 "Linting a stream"): each whole group's, in the bands
+    /// of `stream.num_arguments`.
+    LintArguments,
+    /// `lint.stream_error`: each stream error, by its SPEC §5.3 name.
+    LintStreamError,
+    /// `lint.verdict`: each verdict kind ([`LINT_VERDICTS`]).
+    LintVerdict,
+    /// `lint.length`: each instruction length on the wire (isa/opcodes.tsv `length`).
+    LintLength,
+    /// `engine_sync.finding` (SPEC §11): [`ENGINE_SYNC_FINDINGS`].
+    EngineSyncFinding,
+    /// `sync.pseudo_run`: the run of pseudo instructions between a producer and its consumer
+    /// ([`crate::generators::sync_program::shape`]).
+    SyncPseudoRun,
+    /// `sync.shape`: [`SYNC_SHAPES`].
+    SyncShape,
+    /// `generation`: one class per generation name of the run ([`Reach::declare_with`]); a
+    /// classified case counts under the generation it ran under.
+    Generation,
+}
+
+/// The parsed-stream fields.
+pub const STREAM: [Field; 3] = [
+    Field::StreamArguments,
+    Field::StreamGroups,
+    Field::StreamMix,
+];
+/// The linted-stream fields.
+pub const LINT: [Field; 4] = [
+    Field::LintArguments,
+    Field::LintStreamError,
+    Field::LintVerdict,
+    Field::LintLength,
+];
+
+impl Field {
+    /// Its key and its classes, in report order.
+    fn spec(self) -> (&'static str, &'static [&'static str]) {
+        match self {
+            Field::Opcode => (
+                "opcode",
+                &["one of the eleven", "other roster", "non-roster"],
+            ),
+            Field::StreamArguments => ("stream.num_arguments", &ARG_BANDS),
+            Field::StreamGroups => ("stream.groups", &["1", "2..4", "5+"]),
+            Field::StreamMix => ("stream.mix", &["groups only", "other opcodes mixed in"]),
+            Field::LintArguments => ("lint.num_arguments", &ARG_BANDS),
+            Field::LintStreamError => ("lint.stream_error", &STREAM_ERRORS),
+            Field::LintVerdict => ("lint.verdict", &LINT_VERDICTS),
+            Field::LintLength => ("lint.length", &["64", "128"]),
+            Field::EngineSyncFinding => ("engine_sync.finding", &ENGINE_SYNC_FINDINGS),
+            Field::SyncPseudoRun => ("sync.pseudo_run", &PSEUDO_RUNS),
+            Field::SyncShape => ("sync.shape", &SYNC_SHAPES),
+            Field::Generation => ("generation", &[]),
+        }
+    }
+}
+
+/// The band of a group's argument count ([`ARG_BANDS`]).
+pub fn arg_band(n: usize) -> &'static str {
     match n {
         0 => "0",
         1 => "1",
@@ -193,7 +255,7 @@ fn arg_band(n: usize) -> &'static str {
 
 /// One field's declared classes with their hit counts.
 #[derive(Clone, Debug, PartialEq, Eq)]
-struct Field {
+struct Counts {
     key: String,
     classes: Vec<(&'static str, u64)>,
 }
@@ -212,45 +274,21 @@ struct OpFields {
 /// classify its cases while it runs them.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Reach {
-    fields: Vec<Field>,
+    fields: Vec<Counts>,
     /// Opcode byte → index into `ops` (bundles declared).
     by_op: Option<Box<[Option<u8>; 256]>>,
     ops: Vec<OpFields>,
-    /// Field index of `opcode` (bundles declared).
-    opcode: Option<usize>,
-    /// Field indices of `stream.num_arguments`, `.groups`, `.mix` (streams declared).
-    stream: Option<[usize; 3]>,
-    /// Field index of `generation` (generations declared).
-    generation: Option<usize>,
-    /// Field indices of `lint.num_arguments`, `lint.stream_error`, `lint.verdict`,
-    /// `lint.length` (linted streams declared).
-    lint: Option<[usize; 4]>,
-    /// Field indices of `sync.pseudo_run`, `sync.shape` (sync shapes declared).
-    sync: Option<[usize; 2]>,
-    /// Field index of `engine_sync.finding` (engine programs declared).
-    engine_sync: Option<usize>,
+    /// Per [`Field`]: its index into `fields`, once declared.
+    named: [Option<usize>; Field::Generation as usize + 1],
 }
 
 impl Reach {
-    /// The declared classes of bundles (every opcode's fields) and, with
-    /// `streams`, of streams; all at zero.
-    pub fn declared(bundles: bool, streams: bool) -> Reach {
-        let mut r = Reach::default();
-        if bundles {
-            r.declare_bundles();
-        }
-        if streams {
-            r.declare_streams();
-        }
-        r
-    }
-
     /// Declares the classes of every opcode's bundle fields (once).
     pub fn declare_bundles(&mut self) {
-        if self.opcode.is_some() {
+        if self.by_op.is_some() {
             return;
         }
-        self.opcode = Some(self.decl("opcode".into(), &OPCODE_CLASSES));
+        self.declare(&[Field::Opcode]);
         let mut by_op = Box::new([None; 256]);
         for (k, &op) in OPCODES.iter().enumerate() {
             let spans = layout(op)
@@ -276,121 +314,22 @@ impl Reach {
         self.by_op = Some(by_op);
     }
 
-    /// Declares the classes of parsed custom-op streams (once).
-    pub fn declare_streams(&mut self) {
-        if self.stream.is_none() {
-            self.stream = Some([
-                self.decl("stream.num_arguments".into(), &ARG_BANDS),
-                self.decl("stream.groups".into(), &GROUP_COUNTS),
-                self.decl("stream.mix".into(), &MIXED),
-            ]);
+    /// Declares `fields` with their classes, all at zero.
+    pub fn declare(&mut self, fields: &[Field]) {
+        for &f in fields {
+            self.declare_with(f, f.spec().1);
         }
     }
 
-    /// Declares the classes of linted instruction streams (once, SPEC §5.3 "Linting a
-    /// stream"): the `num_arguments` of each whole group (the bands of
-    /// `stream.num_arguments`), each stream error, each verdict kind, each instruction length.
-    pub fn declare_lint(&mut self) {
-        if self.lint.is_none() {
-            self.lint = Some([
-                self.decl("lint.num_arguments".into(), &ARG_BANDS),
-                self.decl("lint.stream_error".into(), &STREAM_ERRORS),
-                self.decl("lint.verdict".into(), &LINT_VERDICTS),
-                self.decl("lint.length".into(), &LINT_LENGTHS),
-            ]);
-        }
+    /// Declares `classes` of field `f` (added to those it has).
+    pub fn declare_with(&mut self, f: Field, classes: &[&'static str]) {
+        self.named[f as usize] = Some(self.decl(f.spec().0.into(), classes));
     }
 
-    /// Counts one linted instruction: its length on the wire and its verdict (`valid`,
-    /// `skeleton`, or the failed predicate).
-    pub fn lint_instruction(&mut self, length: usize, verdict: &str) {
-        let Some([_, _, verdicts, lengths]) = self.lint else {
-            return;
-        };
-        self.hit(lengths, if length > 64 { "128" } else { "64" });
-        let class = match verdict {
-            "valid" | "skeleton" => verdict,
-            "valid_opcode" => "invalid: valid_opcode",
-            "inst_word_len" => "invalid: inst_word_len",
-            "has_valid_neuron_events" => "invalid: has_valid_neuron_events",
-            _ => "invalid: body",
-        };
-        self.hit(verdicts, class);
-    }
-
-    /// Counts one whole group of a linted stream (its header's `num_arguments`; every payload
-    /// it announces arrived).
-    pub fn lint_whole_group(&mut self, num_arguments: u8) {
-        if let Some([args, _, _, _]) = self.lint {
-            self.hit(args, arg_band(usize::from(num_arguments)));
-        }
-    }
-
-    /// Counts one stream error of a linted stream, by its SPEC §5.3 name.
-    pub fn lint_stream_error(&mut self, name: &str) {
-        if let Some([_, errors, _, _]) = self.lint {
-            self.hit(errors, name);
-        }
-    }
-
-    /// Declares the classes of engine programs (once, SPEC §11): each finding kind, `clean`,
-    /// and a deadlock beside an unsatisfiable wait in one program.
-    pub fn declare_engine_sync(&mut self) {
-        if self.engine_sync.is_none() {
-            self.engine_sync = Some(self.decl("engine_sync.finding".into(), &ENGINE_SYNC_FINDINGS));
-        }
-    }
-
-    /// Counts one class of `engine_sync.finding`.
-    pub fn engine_sync_finding(&mut self, class: &str) {
-        if let Some(f) = self.engine_sync {
-            self.hit(f, class);
-        }
-    }
-
-    /// Declares the program-shape classes of sync programs (once): the run of
-    /// pseudo instructions between a producer and its consumer (0, 1, 2, 3+)
-    /// and the shapes fan-out, several engines, long chain
-    /// ([`crate::generators::sync_program::shape`]).
-    pub fn declare_sync_shapes(&mut self) {
-        if self.sync.is_none() {
-            self.sync = Some([
-                self.decl("sync.pseudo_run".into(), &PSEUDO_RUNS),
-                self.decl("sync.shape".into(), &SYNC_SHAPES),
-            ]);
-        }
-    }
-
-    /// Counts the shapes of one sync program.
-    pub fn sync_shape(&mut self, s: &Shape) {
-        let Some([run, shape]) = self.sync else {
-            return;
-        };
-        for (band, hit) in PSEUDO_RUNS.iter().zip(s.pseudo_runs) {
-            if hit {
-                self.hit(run, band);
-            }
-        }
-        for (class, hit) in SYNC_SHAPES
-            .iter()
-            .zip([s.fan_out, s.several_engines, s.long_chain])
-        {
-            if hit {
-                self.hit(shape, class);
-            }
-        }
-    }
-
-    /// Declares field `generation`, one class per generation name (`v2` …): a
-    /// classified case counts under the generation it ran under.
-    pub fn declare_generations(&mut self, names: &[&'static str]) {
-        self.generation = Some(self.decl("generation".into(), names));
-    }
-
-    /// Counts one classified case under generation `name`.
-    pub fn generation(&mut self, name: &str) {
-        if let Some(f) = self.generation {
-            self.hit(f, name);
+    /// Counts one hit of `class` of `f` (nothing when `f` is not declared).
+    pub fn hit(&mut self, f: Field, class: &str) {
+        if let Some(i) = self.named[f as usize] {
+            self.add(i, class, 1);
         }
     }
 
@@ -400,7 +339,7 @@ impl Reach {
         let at = self.fields.iter().position(|f| f.key == key);
         let i = at.unwrap_or_else(|| {
             let classes = Vec::new();
-            self.fields.push(Field { key, classes });
+            self.fields.push(Counts { key, classes });
             self.fields.len() - 1
         });
         let f = &mut self.fields[i];
@@ -412,11 +351,7 @@ impl Reach {
         i
     }
 
-    fn hit(&mut self, field: usize, class: &str) {
-        self.hit_n(field, class, 1);
-    }
-
-    fn hit_n(&mut self, field: usize, class: &str, n: u64) {
+    fn add(&mut self, field: usize, class: &str, n: u64) {
         if let Some(c) = self.fields[field]
             .classes
             .iter_mut()
@@ -429,9 +364,10 @@ impl Reach {
     /// Counts the classes one bundle hits (fields by byte 0's layout).
     pub fn bundle(&mut self, b: &[u8; 64]) {
         let op = b[0];
-        let Some(opcode) = self.opcode else {
+        let Some(by_op) = &self.by_op else {
             return;
         };
+        let at = by_op[usize::from(op)];
         let oc = if OPCODES.contains(&op) {
             "one of the eleven"
         } else if crate::generation::Generation::V2.is_valid_opcode(op) {
@@ -439,8 +375,8 @@ impl Reach {
         } else {
             "non-roster"
         };
-        self.hit(opcode, oc);
-        let Some(k) = self.by_op.as_ref().and_then(|m| m[usize::from(op)]) else {
+        self.hit(Field::Opcode, oc);
+        let Some(k) = at else {
             return;
         };
         let k = usize::from(k);
@@ -449,7 +385,7 @@ impl Reach {
         for j in 0..self.ops[k].spans.len() {
             let (s, field) = self.ops[k].spans[j];
             let v = &b[s.off..s.off + s.len];
-            self.hit(field, span_class(&s, v));
+            self.add(field, span_class(&s, v), 1);
             if s.role == Role::Reserved {
                 for &x in v.iter().filter(|&&x| x != 0) {
                     pair |= seen[usize::from(x)];
@@ -458,18 +394,15 @@ impl Reach {
             }
         }
         if let (true, Some(f)) = (pair, self.ops[k].bundle) {
-            self.hit(f, "equal nonzero reserved pair");
+            self.add(f, BUNDLE_CLASSES[0], 1);
         }
     }
 
     /// Counts the classes of one parsed stream: `groups` holds each group's
     /// argument count, `others` the non-group bundles.
     pub fn stream(&mut self, groups: &[usize], others: usize) {
-        let Some([args, count, mix]) = self.stream else {
-            return;
-        };
         for &n in groups {
-            self.hit(args, arg_band(n));
+            self.hit(Field::StreamArguments, arg_band(n));
         }
         let g = match groups.len() {
             0 => return,
@@ -477,15 +410,16 @@ impl Reach {
             2..=4 => "2..4",
             _ => "5+",
         };
-        self.hit(count, g);
-        self.hit(mix, MIXED[usize::from(others > 0)]);
+        self.hit(Field::StreamGroups, g);
+        let mix = Field::StreamMix.spec().1;
+        self.hit(Field::StreamMix, mix[usize::from(others > 0)]);
     }
 
     /// Counts the classes of the stream a stream-program input builds
     /// ([`crate::judge::stream_from_input`], parsed by core); nothing when
     /// core refuses the stream.
     pub fn stream_program(&mut self, program: &[u8]) {
-        if self.stream.is_none() {
+        if self.named[Field::StreamArguments as usize].is_none() {
             return;
         }
         let stream = crate::judge::stream_from_input(program);
@@ -515,7 +449,7 @@ impl Reach {
             let names: Vec<&'static str> = f.classes.iter().map(|(c, _)| *c).collect();
             let i = self.decl(f.key.clone(), &names);
             for (class, n) in &f.classes {
-                self.hit_n(i, class, *n);
+                self.add(i, class, *n);
             }
         }
     }

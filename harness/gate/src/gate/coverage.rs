@@ -72,7 +72,7 @@ pub fn file_case(
     cov: &mut CovMap,
 ) -> Vec<Finding> {
     if ran.classified {
-        reach.generation(r.arch.name());
+        reach.hit(crate::reach::Field::Generation, r.arch.name());
     }
     let outcome = ran.outcome;
     let col = outcome.divergence().map_or(0, |d| outcome_col(d.class));
@@ -82,7 +82,11 @@ pub fn file_case(
     }
     outcome
         .into_iter()
-        .map(|d| Finding::from_divergence(&d, origin()).with_arch(r.arch))
+        .map(|divergence| Finding {
+            origin: origin(),
+            arch: r.arch,
+            divergence,
+        })
         .collect()
 }
 

@@ -162,7 +162,13 @@ pub fn outcome_col(class: crate::judge::Class) -> usize {
         C::UnderAccept => 2,
         C::SameVerdictDifferentReason => 3,
         C::Panic => 5,
-        C::DifferentOutput | C::Unsupported | C::Crash | C::Timeout | C::Protocol | C::Harness => 4,
+        C::DifferentOutput
+        | C::Unsupported
+        | C::Crash
+        | C::Timeout
+        | C::Protocol
+        | C::Harness
+        | C::VectorMismatch => 4,
     }
 }
 
@@ -338,9 +344,9 @@ pub fn add_counts(into: &mut BTreeMap<String, u64>, from: BTreeMap<String, u64>)
 /// Counts the cohort pattern of one divergent input's findings into `into`
 /// (nothing without cohorts: fewer than two subjects judged).
 pub fn count_cohorts(into: &mut BTreeMap<String, u64>, fs: &[crate::findings::Finding]) {
-    if let Some(f) = fs.iter().find(|f| !f.cohorts.is_empty()) {
+    if let Some(f) = fs.iter().find(|f| !f.divergence.cohorts.is_empty()) {
         *into
-            .entry(crate::judge::cohort::pattern(&f.cohorts))
+            .entry(crate::judge::cohort::pattern(&f.divergence.cohorts))
             .or_insert(0) += 1;
     }
 }

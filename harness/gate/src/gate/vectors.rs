@@ -16,7 +16,7 @@
 
 use crate::findings::{Finding, Origin};
 use crate::generation::Generation;
-use crate::judge::{Answer, Answers, Judge};
+use crate::judge::{Answer, Answers, Class, Divergence, Judge, Signature};
 use crate::subjects::{verdict_name, Batch, Subject, Validator};
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -465,28 +465,29 @@ fn check_one(
                        r: &dyn Subject,
                        (ls, la, lf): &VectorAnswer,
                        (rs, ra, rf): &VectorAnswer| Finding {
-            target: op.target().0,
             origin: Origin::Vector {
                 path: path.to_string(),
                 line,
                 expected: want.clone(),
             },
             arch,
-            input: bundle.to_vec(),
-            class: lf.or(*rf).map_or(
-                crate::findings::Class::VectorMismatch,
-                crate::findings::Class::Judge,
-            ),
-            key: op.target().1.into(),
-            left_verdict: ls.clone(),
-            right_verdict: rs.clone(),
-            left_name: l.name().into(),
-            right_name: r.name().into(),
-            left: format!("{ls}  (expected {want})"),
-            right: format!("{rs}  (expected {want})"),
-            case: format!("{path}:{line} ({arch})"),
-            cohorts: Vec::new(),
-            answers: Answers::of(la.clone(), ra.clone()),
+            divergence: Divergence {
+                target: op.target().0,
+                input: bundle.to_vec(),
+                case: format!("{path}:{line} ({arch})"),
+                left_name: l.name().into(),
+                right_name: r.name().into(),
+                left: format!("{ls}  (expected {want})"),
+                right: format!("{rs}  (expected {want})"),
+                signature: Signature {
+                    key: op.target().1.into(),
+                    left: ls.clone(),
+                    right: rs.clone(),
+                },
+                class: lf.or(*rf).unwrap_or(Class::VectorMismatch),
+                cohorts: Vec::new(),
+                answers: Answers::of(la.clone(), ra.clone()),
+            },
         };
         let (c, o) = (actual(core, op, bundle), actual(oracle, op, bundle));
         let mut failed = c.0 != *want || o.0 != *want;

@@ -99,6 +99,7 @@ pub fn dumps(e: &Judge, target: Option<Target>, f: &Finding, faulted: bool) -> (
     // side shows the answer recorded in the run.
     let under_test = |n: &str| e.under_test().iter().any(|s| s.name() == n);
     // Only what both sides declared is asked and shown.
+    let f = &f.divergence;
     let ops = by_name(&f.left_name)
         .capabilities()
         .intersection(by_name(&f.right_name).capabilities());

@@ -155,11 +155,8 @@ pub struct Triaged {
 
 /// True for the class of a subject's crash or hang, or a harness fault: [`triage`] neither
 /// minimises nor re-runs such a finding.
-pub fn is_fault_class(class: crate::findings::Class) -> bool {
-    matches!(
-        class.judge(),
-        Some(Class::Crash | Class::Timeout | Class::Harness)
-    )
+pub fn is_fault_class(class: Class) -> bool {
+    matches!(class, Class::Crash | Class::Timeout | Class::Harness)
 }
 
 /// Deduplicated, minimised findings: registry targets in report order (the
@@ -174,7 +171,7 @@ pub fn triage(findings: &Findings, engines: &[Judge], specs: &[SubjectSpec]) -> 
         if f.is_vector() {
             usize::MAX
         } else {
-            f.target.rank()
+            f.divergence.target.rank()
         }
     };
     let mut kept: Vec<&Kept> = findings.0.values().collect();
@@ -192,26 +189,20 @@ pub fn triage(findings: &Findings, engines: &[Judge], specs: &[SubjectSpec]) -> 
             .unwrap_or(&reference);
         // A subject's crash or hang is not run again here: each re-run would
         // cost the case timeout (or a restart) once more, after the run.
-        let faulted = is_fault_class(f.class);
+        let faulted = is_fault_class(f.divergence.class);
         // A vector line is replayed on its target as it is.
-        let t = f.target;
+        let t = f.divergence.target;
         let (minimized, min_finding) = if faulted || f.is_vector() {
-            (f.input.clone(), f.clone())
+            (f.divergence.input.clone(), f.clone())
         } else {
             let m = shrink(e, t, f);
             let mf = reproduce_key(e, t, &m, &f.dedup_key()).unwrap_or_else(|| f.clone());
             (m, mf)
         };
         let replay_name = t.name();
-        let (left_dump, right_dump) = dumps(
-            e,
-            Some(t),
-            &Finding {
-                input: minimized.clone(),
-                ..min_finding.clone()
-            },
-            faulted,
-        );
+        let mut at_min = min_finding.clone();
+        at_min.divergence.input.clone_from(&minimized);
+        let (left_dump, right_dump) = dumps(e, Some(t), &at_min, faulted);
         let file = divergence_file(number, replay_name);
         out.push(Triaged {
             number,
@@ -251,17 +242,20 @@ fn engine_for<'a>(engines: &'a [Judge], arch: Generation, reference: &'a Judge) 
 /// byte, 64 in all, announced to the subject as one batch first. A crash or hang is never asked
 /// again (its class), nor is the reference pair (its blame is the rule's, [`crate::blame`]).
 pub fn asked_blame(e: &Judge, f: &Finding, minimized: &[u8]) -> Option<Vec<usize>> {
-    if is_fault_class(f.class) || f.is_vector() {
+    if is_fault_class(f.divergence.class) || f.is_vector() {
         return None;
     }
-    let t = f.target;
+    let t = f.divergence.target;
     if !matches!(
         t.check(),
         Check::Validator(_) | Check::Decode | Check::Roundtrip
     ) {
         return None;
     }
-    let subject = e.under_test().iter().find(|s| s.name() == f.left_name)?;
+    let subject = e
+        .under_test()
+        .iter()
+        .find(|s| s.name() == f.divergence.left_name)?;
     let b = crate::judge::bundle_from_input(minimized);
     let variants: Vec<[u8; 64]> = (0..64)
         .map(|i| {
@@ -299,14 +293,15 @@ pub fn asked_blame(e: &Judge, f: &Finding, minimized: &[u8]) -> Option<Vec<usize
 fn fold(out: &mut [Triaged], engines: &[Judge], reference: &Judge) {
     let faulted: Vec<String> = out
         .iter()
-        .filter(|t| is_fault_class(t.finding.class))
-        .flat_map(|t| [t.finding.left_name.clone(), t.finding.right_name.clone()])
+        .map(|t| &t.finding.divergence)
+        .filter(|d| is_fault_class(d.class))
+        .flat_map(|d| [d.left_name.clone(), d.right_name.clone()])
         .collect();
     let roots: Vec<(usize, Target, Finding)> = out
         .iter()
-        .filter(|a| !is_fault_class(a.finding.class) && !a.finding.is_vector())
+        .filter(|a| !is_fault_class(a.finding.divergence.class) && !a.finding.is_vector())
         .filter_map(|a| {
-            let t = a.finding.target;
+            let t = a.finding.divergence.target;
             matches!(t.check(), Check::Validator(_)).then(|| (a.number, t, a.finding.clone()))
         })
         .collect();
@@ -314,15 +309,15 @@ fn fold(out: &mut [Triaged], engines: &[Judge], reference: &Judge) {
         return;
     }
     for b in out.iter_mut() {
-        let f = &b.finding;
-        if is_fault_class(f.class) || faulted.contains(&f.left_name) {
+        let (f, d) = (&b.finding, &b.finding.divergence);
+        if is_fault_class(d.class) || faulted.contains(&d.left_name) {
             continue;
         }
         let bundles = if f.is_vector() {
             // A vector mismatch: its bundle.
             vec![crate::judge::bundle_from_input(&b.minimized)]
         } else {
-            crate::kinds::of(f.target).case_bundles(f.target, &b.minimized)
+            crate::kinds::of(d.target).case_bundles(d.target, &b.minimized)
         };
         if bundles.is_empty() {
             continue;
@@ -331,19 +326,15 @@ fn fold(out: &mut [Triaged], engines: &[Judge], reference: &Judge) {
         b.caused_by = roots
             .iter()
             .filter(|(n, _, a)| {
-                *n < b.number
-                    && a.arch == f.arch
-                    && a.left_name == f.left_name
-                    && a.right_name == f.right_name
+                let a = (a.arch, &a.divergence.left_name, &a.divergence.right_name);
+                *n < b.number && a == (f.arch, &d.left_name, &d.right_name)
             })
             .find(|(_, ta, a)| {
+                let a = &a.divergence;
                 bundles.iter().any(|x| {
-                    e.compare(*ta, x).into_iter().any(|d| {
-                        d.left_name == a.left_name
-                            && d.right_name == a.right_name
-                            && d.signature.key == a.key
-                            && d.signature.left == a.left_verdict
-                            && d.signature.right == a.right_verdict
+                    e.compare(*ta, x).into_iter().any(|c| {
+                        (&c.left_name, &c.right_name, &c.signature)
+                            == (&a.left_name, &a.right_name, &a.signature)
                     })
                 })
             })
@@ -358,21 +349,25 @@ mod tests {
 
     fn fake(origin: Origin, key: &str) -> Finding {
         Finding {
-            target: Target::named("validate_header"),
             origin,
             arch: Generation::default(),
-            input: vec![1],
-            class: crate::findings::Class::Judge(Class::OverAccept),
-            key: key.into(),
-            left_verdict: "valid".into(),
-            right_verdict: key.into(),
-            left_name: "core".into(),
-            right_name: "oracle".into(),
-            left: String::new(),
-            right: String::new(),
-            case: String::new(),
-            cohorts: Vec::new(),
-            answers: Default::default(),
+            divergence: crate::judge::Divergence {
+                target: Target::named("validate_header"),
+                input: vec![1],
+                case: String::new(),
+                left_name: "core".into(),
+                right_name: "oracle".into(),
+                left: String::new(),
+                right: String::new(),
+                signature: crate::judge::Signature {
+                    key: key.into(),
+                    left: "valid".into(),
+                    right: key.into(),
+                },
+                class: Class::OverAccept,
+                cohorts: Vec::new(),
+                answers: Default::default(),
+            },
         }
     }
 

@@ -39,7 +39,11 @@ pub fn reproduce_key(e: &Judge, target: Target, input: &[u8], want: &DedupKey) -
     };
     e.compare(target, input)
         .into_iter()
-        .map(|d| Finding::from_divergence(&d, origin.clone()).with_arch(e.arch()))
+        .map(|divergence| Finding {
+            origin: origin.clone(),
+            arch: e.arch(),
+            divergence,
+        })
         .find(|f| f.dedup_key() == *want)
 }
 
@@ -64,7 +68,7 @@ pub fn shrink(e: &Judge, target: Target, f: &Finding) -> Vec<u8> {
             && reproduce_key(e, target, cand, &want).is_some()
     };
     let bundle = crate::kinds::of(target).shrink() == crate::kinds::Shrink::Bundle;
-    shrink_with(bundle, &f.input, holds)
+    shrink_with(bundle, &f.divergence.input, holds)
 }
 
 /// The minimiser behind [`shrink`], for any property `holds` (which must

@@ -8,7 +8,7 @@
 //! interleaving the simulator runs.
 //!
 //! [`shape`] classifies a program's shapes for the reach table
-//! ([`crate::reach::Reach::sync_shape`]).
+//! (`tpb_judge::kinds::sync_handshake::count_shape`).
 
 pub use crate::subjects::SyncFlow;
 use arbitrary::{Arbitrary, Unstructured};

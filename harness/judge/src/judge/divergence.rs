@@ -18,7 +18,9 @@
 //! - [`Class::Panic`]: a subject panicked;
 //! - [`Class::Unsupported`], [`Class::Crash`], [`Class::Timeout`],
 //!   [`Class::Protocol`]: a subject answered with a [`crate::subjects::Fault`]
-//!   for an operation its capabilities promise.
+//!   for an operation its capabilities promise;
+//! - [`Class::VectorMismatch`]: a `corpus/vectors/` line's expectation not met (the gate's
+//!   vector check files it; no comparison does).
 
 use crate::subjects::{hex, DecodeFail, Decoded, EncodeResult, Fault, Verdict};
 use crate::targets::Target;
@@ -29,8 +31,11 @@ use std::fmt;
 /// [`Class::name`] (the variant's name) follow.
 macro_rules! classes {
     ($($(#[$doc:meta])* $v:ident,)*) => {
-        /// Divergence class, named from the left subject's perspective.
-        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        /// Divergence class, named from the left subject's perspective. Written to
+        /// `divergences.jsonl` as its name and read back by that name only; ordered by name
+        /// (the order a target's findings are listed in).
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+        #[serde(into = "&'static str", try_from = "String")]
         pub enum Class { $($(#[$doc])* $v,)* }
 
         impl Class {
@@ -61,6 +66,8 @@ classes! {
     /// The harness's transport lost, left unwritten or misplaced an
     /// answer: a harness / protocol fault, never the subject's divergence.
     Harness,
+    /// A `corpus/vectors/` line's expectation not met.
+    VectorMismatch,
 }
 
 impl Class {
@@ -83,6 +90,34 @@ impl Class {
             (false, false) => Class::SameVerdictDifferentReason,
             (true, true) => Class::DifferentOutput,
         }
+    }
+}
+
+impl Ord for Class {
+    fn cmp(&self, other: &Class) -> std::cmp::Ordering {
+        self.name().cmp(other.name())
+    }
+}
+
+impl PartialOrd for Class {
+    fn partial_cmp(&self, other: &Class) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl From<Class> for &'static str {
+    fn from(c: Class) -> &'static str {
+        c.name()
+    }
+}
+
+impl TryFrom<String> for Class {
+    type Error = String;
+    fn try_from(s: String) -> Result<Class, String> {
+        Class::ALL
+            .into_iter()
+            .find(|c| c.name() == s)
+            .ok_or_else(|| format!("unknown class `{s}`"))
     }
 }
 
@@ -224,8 +259,9 @@ mod bundle_hex {
 }
 
 /// Deduplication key of a divergence: (predicate-or-field, left verdict,
-/// right verdict). Inputs are not part of it.
-#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+/// right verdict). Inputs are not part of it. The `signature` of a `divergences.jsonl` record.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Signature {
     /// Predicate, field, LUT or gate name (e.g. `custom_op_header_reserved_zero`,
     /// `reserved`, `alu_lut`, `roundtrip.self`).

@@ -104,7 +104,7 @@ impl TargetKind for CustomOpKind {
 
     fn declare_reach(&self, t: Target, reach: &mut Reach) {
         if t.check() == Check::StreamProgram {
-            reach.declare_streams();
+            reach.declare(&crate::reach::STREAM);
         }
     }
 

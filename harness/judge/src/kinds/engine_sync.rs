@@ -16,7 +16,7 @@ use super::kind::{both_answers, CaseBudget, CaseBuf, Draw, Filed, Form, Ran, Tar
 use crate::generators::engine_sync as gen;
 use crate::judge::nway::Judge;
 use crate::judge::{Class, DescribedCase, Divergence};
-use crate::reach::Reach;
+use crate::reach::{Field, Reach};
 use crate::subjects::{hex, registry, EngineProgram, EngineSyncAnswer, Reference};
 use crate::targets::Target;
 use std::collections::BTreeSet;
@@ -44,7 +44,7 @@ impl TargetKind for EngineSyncKind {
     }
 
     fn declare_reach(&self, _t: Target, reach: &mut Reach) {
-        reach.declare_engine_sync();
+        reach.declare(&[Field::EngineSyncFinding]);
     }
 
     fn record_reach(&self, _t: Target, reach: &mut Reach, input: &[u8]) -> bool {
@@ -82,13 +82,13 @@ impl TargetKind for EngineSyncKind {
 /// Counts `engine_sync.finding` classes: each finding kind seen, or `clean`.
 fn count_reach(reach: &mut Reach, kinds: &BTreeSet<&'static str>) {
     if kinds.is_empty() {
-        reach.engine_sync_finding("clean");
+        reach.hit(Field::EngineSyncFinding, "clean");
     }
     if kinds.contains("deadlock") && kinds.contains("unsatisfiable_wait") {
-        reach.engine_sync_finding("deadlock+unsatisfiable_wait");
+        reach.hit(Field::EngineSyncFinding, "deadlock+unsatisfiable_wait");
     }
     for k in kinds {
-        reach.engine_sync_finding(k);
+        reach.hit(Field::EngineSyncFinding, k);
     }
 }
 

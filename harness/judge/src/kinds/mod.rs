@@ -55,7 +55,7 @@ pub fn declared_reach(targets: &[Target], arches: &[Generation]) -> Reach {
     }
     if !r.is_empty() {
         let names: Vec<&'static str> = arches.iter().map(|a| a.name()).collect();
-        r.declare_generations(&names);
+        r.declare_with(crate::reach::Field::Generation, &names);
     }
     r
 }

@@ -21,7 +21,7 @@ use crate::generation::Generation;
 use crate::generators::stream_program;
 use crate::judge::nway::Judge;
 use crate::judge::{Class, DescribedCase, Divergence};
-use crate::reach::Reach;
+use crate::reach::{arg_band, Field, Reach, LINT_VERDICTS};
 use crate::subjects::{registry, Reference};
 use crate::targets::Target;
 use std::collections::BTreeSet;
@@ -70,7 +70,7 @@ impl TargetKind for StreamLintKind {
     }
 
     fn declare_reach(&self, _t: Target, reach: &mut Reach) {
-        reach.declare_lint();
+        reach.declare(&crate::reach::LINT);
     }
 
     /// Counts the classes of core's walk under the default generation (without a judge, the
@@ -146,9 +146,10 @@ pub fn first_difference(core: &[Row], oracle: &[Row]) -> Option<(String, String)
     }
 }
 
-/// Counts the reach classes of core's `rows` of `input` ([`Reach::lint_instruction`],
-/// [`Reach::lint_stream_error`], [`Reach::lint_whole_group`]: a header's `num_arguments` is its
-/// byte 0x0F, SPEC §5.3, and its group is whole unless a `short_group` names it).
+/// Counts the reach classes of core's `rows` of `input` ([`crate::reach::LINT`]: each
+/// instruction's length and verdict, a failed skeleton predicate by name, every other failure as
+/// `invalid: body`; each stream error; each whole group's `num_arguments`, a header's byte 0x0F,
+/// SPEC §5.3, whole unless a `short_group` names it).
 pub fn count_reach(reach: &mut Reach, input: &[u8], rows: &[Row]) {
     let mut headers = Vec::new();
     for row in rows {
@@ -161,7 +162,12 @@ pub fn count_reach(reach: &mut Reach, input: &[u8], rows: &[Row]) {
                 verdict,
                 failure,
             } => {
-                reach.lint_instruction(*length, failure.map_or(*verdict, |(p, _)| p));
+                reach.hit(Field::LintLength, if *length > 64 { "128" } else { "64" });
+                let v = failure.map_or(*verdict, |(p, _)| p);
+                let named = LINT_VERDICTS
+                    .into_iter()
+                    .find(|c| *c == v || c.strip_prefix("invalid: ") == Some(v));
+                reach.hit(Field::LintVerdict, named.unwrap_or("invalid: body"));
                 if *opcode == 0x85 {
                     if let Some(&n) = input.get(offset + 0x0F) {
                         headers.push((*index, n));
@@ -169,7 +175,7 @@ pub fn count_reach(reach: &mut Reach, input: &[u8], rows: &[Row]) {
                 }
             }
             Row::StreamError { name, owner, .. } => {
-                reach.lint_stream_error(name);
+                reach.hit(Field::LintStreamError, name);
                 if *name == "short_group" {
                     headers.retain(|h| h.0 != owner.0);
                 }
@@ -177,7 +183,7 @@ pub fn count_reach(reach: &mut Reach, input: &[u8], rows: &[Row]) {
         }
     }
     for (_, n) in headers {
-        reach.lint_whole_group(n);
+        reach.hit(Field::LintArguments, arg_band(usize::from(n)));
     }
 }
 

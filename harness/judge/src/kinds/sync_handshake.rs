@@ -17,7 +17,7 @@ use crate::generators::sync_program::{self, Case, Shape};
 use crate::judge::nway::Judge;
 use crate::judge::pair::guard;
 use crate::judge::{Class, Divergence};
-use crate::reach::Reach;
+use crate::reach::{Field, Reach, SYNC_SHAPES};
 use crate::subjects::{
     registry, Fault, Reference, SyncEntry, SyncPlanned, SyncViolation, SyncWait,
 };
@@ -37,7 +37,7 @@ impl TargetKind for SyncHandshakeKind {
         let (key, d, shape) = compare_shaped(e, t, input, reach.is_some());
         let classified = match (reach, shape) {
             (Some(r), Some(s)) => {
-                r.sync_shape(&s);
+                count_shape(r, &s);
                 true
             }
             _ => false,
@@ -46,7 +46,7 @@ impl TargetKind for SyncHandshakeKind {
     }
 
     fn declare_reach(&self, _t: Target, reach: &mut Reach) {
-        reach.declare_sync_shapes();
+        reach.declare(&[Field::SyncPseudoRun, Field::SyncShape]);
     }
 
     fn case_budget(&self) -> CaseBudget {
@@ -62,8 +62,24 @@ impl TargetKind for SyncHandshakeKind {
         if !matches!(registry::core().sync_plan(&case.program, &[]), Ok(Ok(_))) {
             return false;
         }
-        reach.sync_shape(&sync_program::shape(&case.program));
+        count_shape(reach, &sync_program::shape(&case.program));
         true
+    }
+}
+
+/// Counts the shapes of one sync program (`sync.pseudo_run`, `sync.shape`).
+pub fn count_shape(reach: &mut Reach, s: &Shape) {
+    let runs = sync_program::PSEUDO_RUNS.into_iter().zip(s.pseudo_runs);
+    for (class, hit) in runs {
+        if hit {
+            reach.hit(Field::SyncPseudoRun, class);
+        }
+    }
+    let shapes = [s.fan_out, s.several_engines, s.long_chain];
+    for (class, hit) in SYNC_SHAPES.into_iter().zip(shapes) {
+        if hit {
+            reach.hit(Field::SyncShape, class);
+        }
     }
 }
 

@@ -98,7 +98,7 @@ pub fn answer_detail(target: &str, input: &[u8], answer: &Answer) -> Option<Stri
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::report::model::{OriginRecord, SignatureRecord};
+    use crate::report::model::OriginRecord;
 
     fn rejected(reason: &str, offset: Option<usize>) -> Answer {
         Answer::Rejected {
@@ -113,8 +113,8 @@ mod tests {
         DivergenceRecord {
             number: 1,
             target: "validate_header".into(),
-            class: crate::findings::Class::Judge(crate::judge::Class::OverAccept),
-            signature: SignatureRecord {
+            class: crate::judge::Class::OverAccept,
+            signature: crate::judge::Signature {
                 key: "k".into(),
                 left: "reserved@0x01".into(),
                 right: "inst_word_len".into(),

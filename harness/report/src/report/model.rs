@@ -64,20 +64,12 @@ pub struct Live<'r> {
 }
 
 wire! {
-    /// The signature part of a [`DivergenceRecord`].
-    pub struct SignatureRecord {
-        /// Predicate / field / LUT / gate name.
-        pub key: String,
-        pub left: String,
-        pub right: String,
-    }
-
     /// One line of `divergences.jsonl`: one distinct divergence (fields: `reports/README.md`).
     pub struct DivergenceRecord {
         pub number: u64,
         pub target: String,
-        pub class: crate::findings::Class,
-        pub signature: SignatureRecord,
+        pub class: crate::judge::Class,
+        pub signature: crate::judge::Signature,
         pub count: u64,
         pub origin: OriginRecord,
         pub arch: String,
@@ -176,16 +168,12 @@ fn unhex(s: &str) -> Result<Vec<u8>, String> {
 impl DivergenceRecord {
     /// The record of one triaged finding.
     pub fn of(d: &Triaged) -> DivergenceRecord {
-        let f = &d.finding;
+        let (f, fd, min) = (&d.finding, &d.finding.divergence, &d.min_finding.divergence);
         DivergenceRecord {
             number: d.number as u64,
             target: f.target_name().to_string(),
-            class: f.class,
-            signature: SignatureRecord {
-                key: f.key.clone(),
-                left: f.left_verdict.clone(),
-                right: f.right_verdict.clone(),
-            },
+            class: fd.class,
+            signature: fd.signature.clone(),
             count: d.count,
             origin: match &f.origin {
                 Origin::Corpus { path } => OriginRecord::Corpus {
@@ -206,22 +194,22 @@ impl DivergenceRecord {
                 },
             },
             arch: f.arch.name().to_string(),
-            input: hex(&f.input),
+            input: hex(&fd.input),
             minimized: hex(&d.minimized),
             replay: d.replay.clone(),
             replay_file: d.replay_file.clone(),
             file: d.file.clone(),
-            replay_target: (f.target_name() != f.target.name()).then(|| f.target.name().into()),
+            replay_target: (f.target_name() != fd.target.name()).then(|| fd.target.name().into()),
             replay_subjects: d.replay_subjects.clone(),
-            left_name: f.left_name.clone(),
-            right_name: f.right_name.clone(),
-            left: d.min_finding.left.clone(),
-            right: d.min_finding.right.clone(),
-            answers: d.min_finding.answers.clone(),
+            left_name: fd.left_name.clone(),
+            right_name: fd.right_name.clone(),
+            left: min.left.clone(),
+            right: min.right.clone(),
+            answers: min.answers.clone(),
             left_dump: d.left_dump.clone(),
             right_dump: d.right_dump.clone(),
             shards: Vec::new(),
-            cohorts: f.cohorts.clone(),
+            cohorts: fd.cohorts.clone(),
             caused_by: d.caused_by.map(|n| n as u64),
             subject_blame: d
                 .subject_blame
