@@ -27,32 +27,24 @@ fn hex(b: u8) -> &'static str {
     HEX.get(usize::from(b)).map_or("", String::as_str)
 }
 
-/// One class per member of an enum byte (SPEC §6.5: [`WAIT_MEMBERS`], [`UPDATE_MEMBERS`]),
-/// in member order, then the non-members.
-fn member_classes(members: &[u8]) -> Vec<&'static str> {
-    members
-        .iter()
-        .map(|&m| hex(m))
-        .chain(["non-member"])
-        .collect()
-}
-
-/// The class of `b` among `members` (see [`member_classes`]).
-fn member_class(members: &[u8], b: u8) -> &'static str {
-    if members.contains(&b) {
-        hex(b)
-    } else {
-        "non-member"
-    }
-}
-
 /// A class of a one-byte field: byte 0 in `lo..=hi`, and its name.
 type Band = (u8, u8, &'static str);
+
+/// One band per member of an enum byte (SPEC §6.5, FACTS §2 [H]: each WAIT_MODE /
+/// UPDATE_MODE member), in member order, then the non-members.
+static MEMBER_BANDS: std::sync::LazyLock<[Vec<Band>; 2]> = std::sync::LazyLock::new(|| {
+    [&WAIT_MEMBERS[..], &UPDATE_MEMBERS].map(|members| {
+        let one = members.iter().map(|&m| (m, m, hex(m)));
+        one.chain([(0, 0xFF, "non-member")]).collect()
+    })
+});
 
 /// The classes of the one-byte fields classed by value bands, in report order (the first
 /// band holding the byte is its class).
 fn byte_bands(name: &str) -> Option<&'static [Band]> {
     Some(match name {
+        "wait_mode" => &MEMBER_BANDS[0],
+        "update_mode" => &MEMBER_BANDS[1],
         // FACTS §8 [H]: TENSOR, ARRAY_OF_TENSOR
         "arg_type" => &[(1, 1, "0x01"), (2, 2, "0x02"), (0, 0xFF, "non-member")],
         // SPEC §6.2 shipped CCE ops (D-13)
@@ -87,20 +79,12 @@ fn span_classes(s: &Span) -> Vec<&'static str> {
     let fixed: &[&'static str] = match (s.role, s.name) {
         (Role::Reserved, _) => &["zero", "nonzero"],
         (Role::Const(_), _) => &["stamp", "other"],
-        (Role::Unknown, _) => &[],
-        (_, "opcode") => &[],
-        // SPEC §6.5 (FACTS §2 [H]): each WAIT_MODE / UPDATE_MODE member, and the rest
-        (_, "wait_mode") => return member_classes(&WAIT_MEMBERS),
-        (_, "update_mode") => return member_classes(&UPDATE_MEMBERS),
-        (_, name) if byte_bands(name).is_some() => {
-            return byte_bands(name)
-                .unwrap_or_default()
-                .iter()
-                .map(|b| b.2)
-                .collect()
-        }
-        _ if s.len > 8 => &["zero", "all-ones", "other"],
-        _ => &["zero", "one", "max", "other"],
+        (Role::Unknown, _) | (_, "opcode") => &[],
+        (_, name) => match byte_bands(name) {
+            Some(bands) => return bands.iter().map(|b| b.2).collect(),
+            None if s.len > 8 => &["zero", "all-ones", "other"],
+            None => &["zero", "one", "max", "other"],
+        },
     };
     fixed.to_vec()
 }
@@ -109,15 +93,13 @@ fn span_class(s: &Span, v: &[u8]) -> &'static str {
     let b0 = v.first().copied().unwrap_or(0);
     let zero = v.iter().all(|&x| x == 0);
     let ones = v.iter().all(|&x| x == 0xFF);
-    match (s.role, s.name) {
-        (Role::Reserved, _) if zero => "zero",
-        (Role::Reserved, _) => "nonzero",
-        (Role::Const(c), _) if b0 == c => "stamp",
-        (Role::Const(_), _) => "other",
-        (_, "wait_mode") => member_class(&WAIT_MEMBERS, b0),
-        (_, "update_mode") => member_class(&UPDATE_MEMBERS, b0),
-        (_, name) if byte_bands(name).is_some() => byte_bands(name)
-            .unwrap_or_default()
+    let bands = || byte_bands(s.name).unwrap_or_default();
+    match s.role {
+        Role::Reserved if zero => "zero",
+        Role::Reserved => "nonzero",
+        Role::Const(c) if b0 == c => "stamp",
+        Role::Const(_) => "other",
+        _ if !bands().is_empty() => bands()
             .iter()
             .find(|&&(lo, hi, _)| (lo..=hi).contains(&b0))
             .map_or("other", |b| b.2),
