@@ -5,7 +5,7 @@
 //! value the tree reader reads the same value.
 
 use tpbconform::external::lower_json::ir_document;
-use tpbconform::external::protocol::{answer_of, decode_answer_text, Op};
+use tpbconform::external::protocol::{answer_of, decode_answer_text};
 use tpbconform::fields_json::{decode_error_text, fields_text};
 use tpbconform::generators::images::valid_image_for;
 use tpbconform::generators::lowering_module::build_case;
@@ -13,6 +13,7 @@ use tpbconform::generators::rng::SplitMix64;
 use tpbconform::layout::OPCODES;
 use tpbconform::lower_input::{parse_program, parse_program_text};
 use tpbconform::strict_json::{parse, Json};
+use tpbconform::subjects::Capability;
 use tpbconform::subjects::{registry, Generation};
 
 /// What the tree reader makes of `text` (`None`: an error).
@@ -118,7 +119,9 @@ fn keys_in_another_order_read_the_same_and_op_not_first_is_left_to_the_tree() {
 /// What `answer_of` makes of a decode answer text (`None`: an error).
 fn decode_tree(text: &str) -> Option<String> {
     match parse(text).ok()? {
-        Json::Object(m) => answer_of(&m, Op::Decode).ok().map(|a| format!("{a:?}")),
+        Json::Object(m) => answer_of(&m, Capability::Decode)
+            .ok()
+            .map(|a| format!("{a:?}")),
         _ => None,
     }
 }

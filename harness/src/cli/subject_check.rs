@@ -21,7 +21,7 @@ use crate::generators::images::{bundle_case, valid_image_for};
 use crate::generators::{case_rng, name_hash};
 use crate::judge::{Judge, Outcome};
 use crate::kinds::{CaseBuf, Draw};
-use crate::subjects::{SubjectSpec, Validator};
+use crate::subjects::{Capabilities, SubjectSpec, Validator};
 use crate::targets::{Check, Target};
 use std::io::Write;
 use std::time::Duration;
@@ -121,11 +121,10 @@ pub fn run(a: SubjectCheckArgs) -> CliResult {
         // The hello once more, to show it as the subject sent it.
         if let Ok(c) = external::start(&a.spec, &exe, a.arch, timeout) {
             let h = c.hello();
-            let ops: Vec<&str> = h.ops.iter().map(|o| o.name()).collect();
             writeln!(out, "name:         {}", h.name)?;
             writeln!(out, "protocol:     tpb-subject/{}", h.protocol)?;
-            writeln!(out, "ops:          {}", ops.join(", "))?;
-            if h.ops.contains(&external::Op::Lut) {
+            writeln!(out, "ops:          {}", h.ops.ops().join(", "))?;
+            if h.ops.covers(Capabilities::LUTS) {
                 let tables: Vec<&str> = h.lut_tables().iter().map(|t| t.name()).collect();
                 writeln!(out, "tables:       {}", tables.join(", "))?;
             }

@@ -8,11 +8,11 @@
 
 use super::process::clip;
 use super::protocol::{
-    answer_of, decode_answer_text, get_request, in_place, Answer, InPlace, Op, Request,
+    answer_of, decode_answer_text, get_request, in_place, Answer, InPlace, Request,
 };
 use super::verdict::verdict_of;
 use crate::strict_json::Json;
-use crate::subjects::LutTable;
+use crate::subjects::{Capabilities, Capability, LutTable};
 use libloading::{Library, Symbol};
 use std::ffi::{c_char, c_int, CStr, CString};
 
@@ -26,10 +26,12 @@ const TPB_OK: c_int = 0;
 const TPB_UNSUPPORTED: c_int = 1;
 const TPB_BUFFER_TOO_SMALL: c_int = 2;
 
-/// `TPB_CAP_*` bit of each operation (tpb_subject.h): its position in
-/// [`Op::ALL`], the declaration order.
-pub const fn cap_bit(op: Op) -> u32 {
-    1 << op as u32
+/// `TPB_CAP_*` bit of the protocol op carrying `op` (tpb_subject.h): the
+/// op's position in protocol order; 0: none carries it.
+pub fn cap_bit(op: Capability) -> u32 {
+    let ops = Capabilities::all().ops();
+    let at = ops.iter().position(|o| Some(*o) == op.op());
+    at.map_or(0, |i| 1 << i)
 }
 
 /// The decode buffer the worker passes first (tpb_subject.h says 4096).
@@ -206,17 +208,21 @@ impl SubjectLib {
         }
         // A declared operation's symbol `tpb_<op>` must be there; an
         // undeclared one is not looked up.
-        fn declared<T: Copy>(lib: &Library, caps: u32, op: Op) -> Result<Option<T>, String> {
+        fn declared<T: Copy>(
+            lib: &Library,
+            caps: u32,
+            op: Capability,
+        ) -> Result<Option<T>, String> {
             if caps & cap_bit(op) != 0 {
-                sym(lib, &format!("tpb_{}", op.name())).map(Some)
+                sym(lib, &format!("tpb_{}", op.op().unwrap_or_default())).map(Some)
             } else {
                 Ok(None)
             }
         }
         // Version 2: the batch entry points `tpb_<op>_batch` of the
         // declared ones are optional (tpb_subject.h).
-        fn batch<T: Copy>(lib: &Library, v: u32, declared: bool, op: Op) -> Option<T> {
-            let name = format!("tpb_{}_batch", op.name());
+        fn batch<T: Copy>(lib: &Library, v: u32, declared: bool, op: Capability) -> Option<T> {
+            let name = format!("tpb_{}_batch", op.op().unwrap_or_default());
             (v >= 2 && declared).then(|| sym(lib, &name).ok()).flatten()
         }
         let abi: AbiVersionFn = sym(&lib, "tpb_subject_abi_version")?;
@@ -236,18 +242,21 @@ impl SubjectLib {
             .ok_or("tpb_subject_name() is null or empty")?;
         // SAFETY: as above.
         let caps = unsafe { caps_fn() };
-        let known = Op::ALL.iter().fold(0, |m, &o| m | cap_bit(o));
+        let known = Capability::ALL.iter().fold(0, |m, &o| m | cap_bit(o));
         if caps & !known != 0 {
             return Err(format!(
                 "tpb_subject_capabilities() = {caps:#x} sets undefined bits {:#x}",
                 caps & !known
             ));
         }
-        let validate_header: Option<ValidateFn> = declared(&lib, caps, Op::ValidateHeader)?;
-        let validate_payload: Option<ValidateFn> = declared(&lib, caps, Op::ValidatePayload)?;
-        let decode: Option<DecodeFn> = declared(&lib, caps, Op::Decode)?;
-        let encode: Option<EncodeFn> = declared(&lib, caps, Op::Encode)?;
-        let lut: Option<LutFn> = declared(&lib, caps, Op::Lut)?;
+        let validate_header: Option<ValidateFn> = declared(&lib, caps, Capability::ValidateHeader)?;
+        let validate_payload: Option<ValidateFn> =
+            declared(&lib, caps, Capability::ValidatePayload)?;
+        let decode: Option<DecodeFn> = declared(&lib, caps, Capability::Decode)?;
+        let encode: Option<EncodeFn> = declared(&lib, caps, Capability::Encode)?;
+        // Any table's capability stands for the `lut` op.
+        let lut_op = Capability::Lut(LutTable::ALL[0]);
+        let lut: Option<LutFn> = declared(&lib, caps, lut_op)?;
         let tables = if lut.is_none() {
             Vec::new()
         } else if let Ok(f) = sym::<LutTablesFn>(&lib, "tpb_subject_lut_tables") {
@@ -267,11 +276,21 @@ impl SubjectLib {
         } else {
             LutTable::ALL.to_vec()
         };
-        let validate_stream: Option<StreamFn> = declared(&lib, caps, Op::ValidateStream)?;
-        let lower: Option<LowerFn> = declared(&lib, caps, Op::Lower)?;
-        let header_batch = batch(&lib, v, validate_header.is_some(), Op::ValidateHeader);
-        let payload_batch = batch(&lib, v, validate_payload.is_some(), Op::ValidatePayload);
-        let lut_batch = batch(&lib, v, lut.is_some(), Op::Lut);
+        let validate_stream: Option<StreamFn> = declared(&lib, caps, Capability::ValidateStream)?;
+        let lower: Option<LowerFn> = declared(&lib, caps, Capability::Lower)?;
+        let header_batch = batch(
+            &lib,
+            v,
+            validate_header.is_some(),
+            Capability::ValidateHeader,
+        );
+        let payload_batch = batch(
+            &lib,
+            v,
+            validate_payload.is_some(),
+            Capability::ValidatePayload,
+        );
+        let lut_batch = batch(&lib, v, lut.is_some(), lut_op);
         Ok(SubjectLib {
             name,
             caps,
@@ -298,9 +317,9 @@ impl SubjectLib {
         &self.name
     }
 
-    /// The declared operations, in protocol order.
-    pub fn ops(&self) -> Vec<Op> {
-        Op::ALL
+    /// What the declared operations carry (`lut`: every table).
+    pub fn ops(&self) -> Capabilities {
+        Capability::ALL
             .into_iter()
             .filter(|&o| self.caps & cap_bit(o) != 0)
             .collect()
@@ -602,8 +621,8 @@ fn status<T>(s: Status<T>, ok: impl FnOnce(T) -> Result<Answer, String>) -> Resu
 
 /// The answer object the library's decoder (or lowering) wrote as JSON
 /// text, read once, strictly; `what` names the function.
-fn object(text: &str, op: Op, what: &str) -> Result<Answer, String> {
-    if op == Op::Decode {
+fn object(text: &str, op: Capability, what: &str) -> Result<Answer, String> {
+    if op == Capability::Decode {
         if let Some(a) = decode_answer_text(text) {
             return Ok(a);
         }
@@ -635,7 +654,7 @@ impl SubjectLib {
     }
 
     fn lower_answer(&self, ir: &str) -> Result<Answer, String> {
-        let answer = self.lower(ir, |t| object(t, Op::Lower, "tpb_lower"));
+        let answer = self.lower(ir, |t| object(t, Capability::Lower, "tpb_lower"));
         status(answer, |a| a)
     }
 
@@ -652,7 +671,7 @@ impl SubjectLib {
                 })
             }
             Request::Decode(b) => {
-                let answer = self.decode(b, |t| object(t, Op::Decode, "tpb_decode"));
+                let answer = self.decode(b, |t| object(t, Capability::Decode, "tpb_decode"));
                 status(answer, |a| a)
             }
             Request::Encode { .. } => {

@@ -35,5 +35,5 @@ pub mod watch;
 
 pub use client::Client;
 pub use process::{FaultClass, Reply, Supervisor};
-pub use protocol::{Answer, Op, Request};
+pub use protocol::{Answer, Request};
 pub use subject::{open, set_case_timeout, start, stats, SubjectStats};

@@ -287,7 +287,7 @@ impl ProcessSubject {
         let mut out: Vec<Option<Reply>> = vec![None; reqs.len()];
         let wire: Vec<usize> = (0..reqs.len())
             .filter(|&i| {
-                let ok = self.supports(reqs[i].op());
+                let ok = self.supports(reqs[i].capability());
                 if !ok {
                     out[i] = Some(Ok(Answer::Unsupported));
                 }
@@ -335,7 +335,7 @@ impl ProcessSubject {
             self.k.received += u64::from(matches!(got, Ok(Event::Line(_) | Event::Bad(_))));
             let op = reqs[i].capability();
             let fault = match got {
-                Ok(Event::Line(l)) => match parse_answer(&l, id, reqs[i].op()) {
+                Ok(Event::Line(l)) => match parse_answer(&l, id, op) {
                     Ok(a) => {
                         out[i] = Some(Ok(a));
                         in_flight.pop_front();

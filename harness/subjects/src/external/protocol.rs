@@ -15,12 +15,11 @@ use crate::generation::Generation;
 use crate::layout::mnemonic;
 use crate::strict_json::{get, Json, Object, Scan};
 use crate::subjects::{
-    Capability, DecodeFail, Decoded, Fault, FieldName, IrInstruction, LoweredModule, LutTable,
-    ModuleAnswer, Question, Reply, Said, StreamFail, Validator,
+    Capabilities, Capability, DecodeFail, Decoded, Fault, FieldName, IrInstruction, LoweredModule,
+    LutTable, ModuleAnswer, Question, Reply, Said, StreamFail, Validator,
 };
 use serde_json::json;
 use std::borrow::Cow;
-use std::fmt;
 use std::sync::Arc;
 
 /// The protocol version this module speaks (`"protocol":1`).
@@ -30,70 +29,6 @@ pub const MAX_IN_FLIGHT: usize = 256;
 /// The longest answer line accepted, in bytes; a longer one is a protocol
 /// finding (readers stream with bounded memory).
 pub const MAX_LINE: usize = 1 << 20;
-
-/// An operation of the protocol (the `ops` of the hello answer).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum Op {
-    /// SPEC §3 header validator.
-    ValidateHeader,
-    /// SPEC §4 payload validator.
-    ValidatePayload,
-    /// SPEC §5.1 decoder.
-    Decode,
-    /// SPEC §5.2 encoder.
-    Encode,
-    /// SPEC §6 lookup tables (which ones: the hello's `tables`).
-    Lut,
-    /// SPEC §5.3 custom-op stream rules: the first stream error and its index.
-    ValidateStream,
-    /// SPEC §5.4 collective lowering of one IR module.
-    Lower,
-}
-
-impl Op {
-    /// The operation of validator `v`.
-    pub fn of_validator(v: Validator) -> Op {
-        match v {
-            Validator::Header => Op::ValidateHeader,
-            Validator::Payload => Op::ValidatePayload,
-        }
-    }
-
-    /// Every operation, in protocol order.
-    pub const ALL: [Op; 7] = [
-        Op::ValidateHeader,
-        Op::ValidatePayload,
-        Op::Decode,
-        Op::Encode,
-        Op::Lut,
-        Op::ValidateStream,
-        Op::Lower,
-    ];
-
-    /// The `"op"` string.
-    pub fn name(self) -> &'static str {
-        match self {
-            Op::ValidateHeader => "validate_header",
-            Op::ValidatePayload => "validate_payload",
-            Op::Decode => "decode",
-            Op::Encode => "encode",
-            Op::Lut => "lut",
-            Op::ValidateStream => "validate_stream",
-            Op::Lower => "lower",
-        }
-    }
-
-    /// Looks an operation up by its `"op"` string.
-    pub fn from_name(s: &str) -> Option<Op> {
-        Op::ALL.into_iter().find(|o| o.name() == s)
-    }
-}
-
-impl fmt::Display for Op {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
-}
 
 /// The longest stream a `validate_stream` request carries, in bytes: the
 /// largest corpus file the gate reads (1 MiB), so every stream case can be
@@ -164,21 +99,8 @@ impl Request {
         }
     }
 
-    /// The operation.
-    pub fn op(&self) -> Op {
-        match self {
-            Request::ValidateHeader(_) => Op::ValidateHeader,
-            Request::ValidatePayload(_) => Op::ValidatePayload,
-            Request::Decode(_) => Op::Decode,
-            Request::Encode { .. } => Op::Encode,
-            Request::Lut { .. } => Op::Lut,
-            Request::ValidateStream(_) => Op::ValidateStream,
-            Request::Lower(_) => Op::Lower,
-        }
-    }
-
-    /// The operation as a capability (a LUT request: its table's): what
-    /// a subject is given up on ([`super::supervisor::Supervisor`]).
+    /// The operation (a LUT request: its table's): what a subject is
+    /// given up on ([`super::supervisor::Supervisor`]).
     pub fn capability(&self) -> Capability {
         match self {
             Request::ValidateHeader(_) => Capability::ValidateHeader,
@@ -193,7 +115,7 @@ impl Request {
 
     /// The request line (without the newline) with this id.
     pub fn to_line(&self, id: u64) -> String {
-        let op = self.op().name();
+        let op = self.capability().op().unwrap_or_default();
         match self {
             Request::Encode { .. } => {
                 format!(r#"{{"id":{id},"op":"{op}",{}"#, &self.input_text()[1..])
@@ -282,8 +204,9 @@ pub struct Hello {
     pub protocol: u64,
     /// `"name"`.
     pub name: String,
-    /// `"ops"`, deduplicated, in protocol order.
-    pub ops: Vec<Op>,
+    /// `"ops"`: the capabilities they carry (`lut`: every table, whatever
+    /// `tables` says).
+    pub ops: Capabilities,
     /// `"tables"`, deduplicated, in [`LutTable::ALL`] order: the tables the
     /// `lut` op implements. Absent: every table (when `lut` is in `ops`).
     pub tables: Option<Vec<LutTable>>,
@@ -296,7 +219,7 @@ impl Hello {
     /// The tables the subject implements: none without the `lut` op, else
     /// `tables`, or every table when the hello had no `tables`.
     pub fn lut_tables(&self) -> Vec<LutTable> {
-        if !self.ops.contains(&Op::Lut) {
+        if !self.ops.covers(Capabilities::LUTS) {
             return Vec::new();
         }
         self.tables
@@ -306,7 +229,7 @@ impl Hello {
 
     /// The hello answer line (server side): `tables` only when given.
     pub fn to_line(&self) -> String {
-        let ops: Vec<&str> = self.ops.iter().map(|o| o.name()).collect();
+        let ops = self.ops.ops();
         let mut v = json!({"protocol": self.protocol, "name": self.name, "ops": ops});
         if let Some(t) = &self.tables {
             v["tables"] = json!(t.iter().map(|t| t.name()).collect::<Vec<_>>());
@@ -414,10 +337,11 @@ pub fn parse_hello(line: &str) -> Result<Hello, String> {
     if name.trim().is_empty() {
         return Err("`name` is empty".into());
     }
-    let ops = strings(get(&m, "ops"), "ops", |s| {
-        Op::from_name(s).ok_or_else(|| format!("unknown op `{s}` in `ops`"))
+    let ops = strings(get(&m, "ops"), "ops", |s| match Capabilities::of_op(s) {
+        c if c.is_empty() => Err(format!("unknown op `{s}` in `ops`")),
+        c => Ok(c),
     })?;
-    let ops = sorted_set(ops);
+    let ops: Capabilities = ops.into_iter().flat_map(Capabilities::iter).collect();
     let tables = match get(&m, "tables") {
         None => None,
         Some(v) => Some(strings(Some(v), "tables", |s| {
@@ -429,7 +353,7 @@ pub fn parse_hello(line: &str) -> Result<Hello, String> {
             })
         })?),
     };
-    if tables.as_ref().is_some_and(|t| !t.is_empty()) && !ops.contains(&Op::Lut) {
+    if tables.as_ref().is_some_and(|t| !t.is_empty()) && !ops.covers(Capabilities::LUTS) {
         return Err("`tables` lists tables but `ops` has no `lut`".into());
     }
     let tables = tables.map(sorted_set);
@@ -444,29 +368,30 @@ pub fn parse_hello(line: &str) -> Result<Hello, String> {
 
 impl Answer {
     /// True if this is an answer an `op` request can have.
-    pub fn answers(&self, op: Op) -> bool {
+    pub fn answers(&self, op: Capability) -> bool {
+        use Capability as C;
         matches!(
             (self, op),
             (Answer::Unsupported, _)
-                | (Answer::Verdict(_), Op::ValidateHeader | Op::ValidatePayload)
+                | (Answer::Verdict(_), C::ValidateHeader | C::ValidatePayload)
                 | (
                     Answer::Decoded { .. } | Answer::DecodeError { .. },
-                    Op::Decode
+                    C::Decode
                 )
-                | (Answer::Encoded(_), Op::Encode)
-                | (Answer::Refused(_), Op::Encode | Op::Lut)
-                | (Answer::Wire(_), Op::Lut)
-                | (Answer::Stream(_), Op::ValidateStream)
+                | (Answer::Encoded(_), C::Encode)
+                | (Answer::Refused(_), C::Encode | C::Lut(_))
+                | (Answer::Wire(_), C::Lut(_))
+                | (Answer::Stream(_), C::ValidateStream)
                 | (
                     Answer::Lowered { .. } | Answer::LowerRejected { .. },
-                    Op::Lower
+                    C::Lower
                 )
         )
     }
 }
 
 /// Parses the answer to request `id` of operation `op`.
-pub fn parse_answer(line: &str, id: u64, op: Op) -> Result<Answer, String> {
+pub fn parse_answer(line: &str, id: u64, op: Capability) -> Result<Answer, String> {
     let mut m = object(line)?;
     let Some(i) = m.iter().position(|(k, _)| k == "id") else {
         return Err("missing key `id`".into());
@@ -497,7 +422,7 @@ pub fn opcode_fields_text(text: &str) -> Option<(u8, Vec<(FieldName, crate::subj
     Some((opcode?, fields?))
 }
 
-/// [`answer_of`] for [`Op::Decode`] read straight from the text (a `lib:`
+/// [`answer_of`] for [`Capability::Decode`] read straight from the text (a `lib:`
 /// worker reads one per decode case), as [`opcode_fields_text`] reads it.
 pub fn decode_answer_text(text: &str) -> Option<Answer> {
     if let Some((opcode, fields)) = opcode_fields_text(text) {
@@ -541,12 +466,12 @@ fn flag(m: &Object<'_>, k: &str, yes: Answer) -> Result<Option<Answer>, String> 
 
 /// The answer object `m` (without its `"id"`: a line's, or what a C ABI
 /// library's `tpb_decode` / `tpb_lower` wrote) to an `op` request.
-pub fn answer_of(m: &Object<'_>, op: Op) -> Result<Answer, String> {
+pub fn answer_of(m: &Object<'_>, op: Capability) -> Result<Answer, String> {
     if let Some(a) = flag(m, "unsupported", Answer::Unsupported)? {
         return Ok(a);
     }
     match op {
-        Op::ValidateHeader | Op::ValidatePayload => {
+        Capability::ValidateHeader | Capability::ValidatePayload => {
             exact_keys(m, &["failed"])?;
             match get(m, "failed") {
                 Some(Json::Null) => Ok(Answer::Verdict(None)),
@@ -554,7 +479,7 @@ pub fn answer_of(m: &Object<'_>, op: Op) -> Result<Answer, String> {
                 _ => Err("`failed` is neither null nor a predicate name".into()),
             }
         }
-        Op::Decode => {
+        Capability::Decode => {
             if let Some(e) = get(m, "error") {
                 exact_keys(m, &["error"])?;
                 let Json::Object(e) = e else {
@@ -576,22 +501,22 @@ pub fn answer_of(m: &Object<'_>, op: Op) -> Result<Answer, String> {
                 _ => Err("`fields` is not an object".into()),
             }
         }
-        Op::Encode | Op::Lut if get(m, "refused").is_some() => {
+        Capability::Encode | Capability::Lut(_) if get(m, "refused").is_some() => {
             exact_keys(m, &["refused"])?;
             Ok(Answer::Refused(string(m, "refused")?.to_string()))
         }
-        Op::Encode => {
+        Capability::Encode => {
             exact_keys(m, &["hex"])?;
             let s = string(m, "hex")?;
             parse_bundle_hex(s)
                 .map(Answer::Encoded)
                 .ok_or_else(|| "`hex` is not 128 hex digits".into())
         }
-        Op::Lut => {
+        Capability::Lut(_) => {
             exact_keys(m, &["wire"])?;
             Ok(Answer::Wire(uint(m, "wire")?))
         }
-        Op::ValidateStream => {
+        Capability::ValidateStream => {
             if let Some(a) = flag(m, "valid", Answer::Stream(None))? {
                 return Ok(a);
             }
@@ -602,7 +527,7 @@ pub fn answer_of(m: &Object<'_>, op: Op) -> Result<Answer, String> {
             }
             Ok(Answer::Stream(Some((e.to_string(), uint(m, "index")?))))
         }
-        Op::Lower => {
+        Capability::Lower => {
             if get(m, "error").is_some() {
                 exact_keys(m, &["error", "instruction"])?;
                 let e = string(m, "error")?;
@@ -620,6 +545,7 @@ pub fn answer_of(m: &Object<'_>, op: Op) -> Result<Answer, String> {
                 module: super::lower_json::module_from_json(m)?,
             })
         }
+        _ => Err(format!("no protocol op carries {}", op.name())),
     }
 }
 

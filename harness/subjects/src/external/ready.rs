@@ -8,17 +8,17 @@
 //! answers, and lookups pass over them.
 
 use super::process::Reply as ClientReply;
-use super::protocol::{Op, Request};
+use super::protocol::Request;
 use super::verdict::verdict_of;
 use crate::layout::same_bundle;
-use crate::subjects::{Compact, LutResult, LutTable, Name, Reply, Verdict};
+use crate::subjects::{Capability, Compact, LutResult, LutTable, Name, Reply, Verdict};
 
 /// What the stored batch answers (a bundle batch: its operation).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 enum Held {
     #[default]
     Nothing,
-    Bundles(Op),
+    Bundles(Capability),
     Luts,
 }
 
@@ -304,7 +304,7 @@ impl ReadyStore {
 
     /// Starts a batch of `op` on `bundles`; answers follow with
     /// [`ReadyStore::push_verdict`], in the same order.
-    pub fn begin_bundles(&mut self, op: Op, bundles: &[[u8; 64]]) {
+    pub fn begin_bundles(&mut self, op: Capability, bundles: &[[u8; 64]]) {
         self.clear();
         self.held = Held::Bundles(op);
         self.bundles.extend_from_slice(bundles);
@@ -345,7 +345,7 @@ impl ReadyStore {
 
     /// The stored reply of `op` on `b` ([`ReadyStore::push_reply`]), if the
     /// batch holds one.
-    pub fn take_reply(&mut self, op: Op, b: &[u8; 64]) -> Option<ClientReply> {
+    pub fn take_reply(&mut self, op: Capability, b: &[u8; 64]) -> Option<ClientReply> {
         if self.held != Held::Bundles(op) {
             return None;
         }
@@ -431,7 +431,7 @@ impl ReadyStore {
 
     /// The stored verdict of `op` on `b`, if the batch holds one.
     #[inline]
-    pub fn take_verdict(&mut self, op: Op, b: &[u8; 64]) -> Option<Reply<Verdict>> {
+    pub fn take_verdict(&mut self, op: Capability, b: &[u8; 64]) -> Option<Reply<Verdict>> {
         if self.held != Held::Bundles(op) {
             return None;
         }
@@ -466,7 +466,7 @@ impl ReadyStore {
     /// such batch.
     pub fn vouch_bundles(
         &mut self,
-        op: Op,
+        op: Capability,
         asked: &[[u8; 64]],
         reference: &[Compact],
         agreed: &mut [bool],
@@ -512,46 +512,49 @@ mod tests {
     #[test]
     fn bundles_are_served_in_order_skipping_the_unasked() {
         let mut s = ReadyStore::default();
-        s.begin_bundles(Op::ValidateHeader, &[b(1), b(2), b(3), b(2)]);
+        s.begin_bundles(Capability::ValidateHeader, &[b(1), b(2), b(3), b(2)]);
         s.push_verdict(Some(Ok(None)));
         s.push_verdict(Some(Ok(Some(Predicate::from_name("inst_word_len")))));
         s.push_verdict(None);
         s.push_verdict(Some(Err(Fault::Unsupported)));
         assert!(s.pending());
         // Another op, or an input not in the batch: nothing, cursor kept.
-        assert_eq!(s.take_verdict(Op::ValidatePayload, &b(1)), None);
-        assert_eq!(s.take_verdict(Op::ValidateHeader, &b(9)), None);
+        assert_eq!(s.take_verdict(Capability::ValidatePayload, &b(1)), None);
+        assert_eq!(s.take_verdict(Capability::ValidateHeader, &b(9)), None);
         // b(1) is skipped; the first b(2) is served, then the second one.
-        let first = s.take_verdict(Op::ValidateHeader, &b(2));
+        let first = s.take_verdict(Capability::ValidateHeader, &b(2));
         assert_eq!(first, Some(Ok(Some(Predicate::from_name("inst_word_len")))));
         // b(3) was never asked: not served (the caller asks directly).
-        assert_eq!(s.take_verdict(Op::ValidateHeader, &b(3)), None);
+        assert_eq!(s.take_verdict(Capability::ValidateHeader, &b(3)), None);
         assert_eq!(
-            s.take_verdict(Op::ValidateHeader, &b(2)),
+            s.take_verdict(Capability::ValidateHeader, &b(2)),
             Some(Err(Fault::Unsupported))
         );
         assert!(!s.pending());
-        assert_eq!(s.take_verdict(Op::ValidateHeader, &b(1)), None);
+        assert_eq!(s.take_verdict(Capability::ValidateHeader, &b(1)), None);
     }
 
     #[test]
     fn compact_and_other_answers_are_served_as_given() {
         let mut s = ReadyStore::default();
-        s.begin_bundles(Op::ValidateHeader, &[b(1), b(2), b(3), b(4)]);
+        s.begin_bundles(Capability::ValidateHeader, &[b(1), b(2), b(3), b(4)]);
         s.push_verdict_id(0);
         s.push_verdict_id(2);
         s.push_verdict(Some(Ok(Some(Predicate::from_name("not_a_spec_name")))));
         s.push_verdict(Some(Err(Fault::Protocol("x".into()))));
-        assert_eq!(s.take_verdict(Op::ValidateHeader, &b(1)), Some(Ok(None)));
-        let p = s.take_verdict(Op::ValidateHeader, &b(2));
+        assert_eq!(
+            s.take_verdict(Capability::ValidateHeader, &b(1)),
+            Some(Ok(None))
+        );
+        let p = s.take_verdict(Capability::ValidateHeader, &b(2));
         assert_eq!(p, Some(Ok(Some(Predicate::from_name("inst_word_len")))));
         // An unknown name stays unknown (never equal to anything).
-        match s.take_verdict(Op::ValidateHeader, &b(3)) {
+        match s.take_verdict(Capability::ValidateHeader, &b(3)) {
             Some(Ok(Some(p))) => assert_eq!(p.name(), "not_a_spec_name"),
             other => panic!("{other:?}"),
         }
         assert_eq!(
-            s.take_verdict(Op::ValidateHeader, &b(4)),
+            s.take_verdict(Capability::ValidateHeader, &b(4)),
             Some(Err(Fault::Protocol("x".into())))
         );
         s.begin_luts(&[LutTable::Dge], &[0, 4, 9]);
@@ -581,14 +584,14 @@ mod tests {
         assert!(s.pending());
         assert_eq!(s.take_lut(LutTable::AluOp, 7), Some(Ok(Ok(7))));
         assert!(!s.pending());
-        s.begin_bundles(Op::ValidateHeader, &[b(1)]);
+        s.begin_bundles(Capability::ValidateHeader, &[b(1)]);
         assert_eq!(s.take_lut(LutTable::AluOp, 4), None);
     }
 
     #[test]
     fn vouched_entries_are_never_served_and_the_rest_are_served_as_before() {
         let mut s = ReadyStore::default();
-        s.begin_bundles(Op::ValidateHeader, &[b(1), b(2), b(3), b(2)]);
+        s.begin_bundles(Capability::ValidateHeader, &[b(1), b(2), b(3), b(2)]);
         for id in [0, 2, 0, 3] {
             s.push_verdict_id(id);
         }
@@ -601,19 +604,19 @@ mod tests {
             Compact::Verdict(2),
         ];
         let mut agreed = [false; 4];
-        assert!(!s.vouch_bundles(Op::ValidatePayload, &asked, &reference, &mut agreed));
-        assert!(s.vouch_bundles(Op::ValidateHeader, &asked, &reference, &mut agreed));
+        assert!(!s.vouch_bundles(Capability::ValidatePayload, &asked, &reference, &mut agreed));
+        assert!(s.vouch_bundles(Capability::ValidateHeader, &asked, &reference, &mut agreed));
         assert_eq!(agreed, [true, false, true, false]);
         // b(2) is served from position 1 first, then position 3, never a vouched one.
-        assert_eq!(s.take_verdict(Op::ValidateHeader, &b(1)), None);
+        assert_eq!(s.take_verdict(Capability::ValidateHeader, &b(1)), None);
         let p = |n| Some(Ok(Some(Predicate::from_name(n))));
         assert_eq!(
-            s.take_verdict(Op::ValidateHeader, &b(2)),
+            s.take_verdict(Capability::ValidateHeader, &b(2)),
             p("inst_word_len")
         );
         assert!(s.pending());
         assert_eq!(
-            s.take_verdict(Op::ValidateHeader, &b(2)),
+            s.take_verdict(Capability::ValidateHeader, &b(2)),
             p("has_valid_neuron_events")
         );
         assert!(!s.pending());

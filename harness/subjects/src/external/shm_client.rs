@@ -208,7 +208,7 @@ impl ShmChannel {
         let mut out = Vec::with_capacity(reqs.len());
         let mut i = 0;
         while i < reqs.len() {
-            if !self.supports(reqs[i].op()) {
+            if !self.supports(reqs[i].capability()) {
                 out.push(Ok(Answer::Unsupported));
                 i += 1;
                 continue;
@@ -224,7 +224,7 @@ impl ShmChannel {
                 let r = &chunk[k];
                 k += 1;
                 out.push(match a {
-                    ShmAnswer::Record(Ok(a)) if a.answers(r.op()) => Ok(a),
+                    ShmAnswer::Record(Ok(a)) if a.answers(r.capability()) => Ok(a),
                     ShmAnswer::Record(a) => Err(fault(
                         FaultClass::Protocol,
                         match a {
@@ -280,7 +280,7 @@ impl ShmChannel {
         let mut bytes = 0usize;
         let mut n = 0;
         while let Some(r) = reqs.get(n) {
-            if !self.supports(r.op()) || r.capability() != cap || n == shm::CHUNK {
+            if !self.supports(r.capability()) || r.capability() != cap || n == shm::CHUNK {
                 break;
             }
             bytes += shm::request_len(r) + 8;

@@ -14,9 +14,9 @@ use super::ffi::{
     Status, SubjectLib, VerdictCode, NOT_UTF8_REFUSAL, UNWRITTEN_TEXT, UNWRITTEN_VERDICT,
 };
 use super::protocol::put_answer;
-use super::protocol::{Hello, Op, MAX_LINE, PROTOCOL};
+use super::protocol::{Hello, MAX_LINE, PROTOCOL};
 use super::shm::{self, Arena, Field, Region};
-use crate::subjects::LutTable;
+use crate::subjects::{Capabilities, LutTable};
 use std::ffi::CStr;
 use std::io::{Read, Write};
 use std::path::Path;
@@ -56,10 +56,11 @@ pub fn serve(lib_path: &str, region: &Path, arch: &str) -> Result<(), String> {
     let ops = if matches!(state, shm::READY_OK) {
         lib.ops()
     } else {
-        Vec::new()
+        Capabilities::NONE
     };
     // `tables` only when the library declared some tables only.
-    let tables = (ops.contains(&Op::Lut) && !lib.all_tables()).then(|| lib.lut_tables().to_vec());
+    let tables =
+        (ops.covers(Capabilities::LUTS) && !lib.all_tables()).then(|| lib.lut_tables().to_vec());
     let hello = Hello {
         protocol: PROTOCOL,
         name: lib.name().to_string(),

@@ -12,9 +12,7 @@ use super::process::{
     Fault as ClientFault, FaultClass, ProcessSubject, Reply as ClientReply, StartError,
     STDERR_LINES,
 };
-use super::protocol::{
-    lower_request, request_of, said, stream_request, Answer, Hello, Op, Request,
-};
+use super::protocol::{lower_request, request_of, said, stream_request, Answer, Hello, Request};
 use super::ready::{LutColumn, ReadyStore};
 use super::shm_client::{ShmAnswer, ShmChannel, ShmSink};
 use crate::generation::Generation;
@@ -170,15 +168,11 @@ fn batch_key(b: Batch<'_>) -> (u8, usize) {
     }
 }
 
-/// What a hello declares: one capability per op (the same name), one per
-/// LUT table (`tables`, or every table when the hello has none).
+/// What a hello declares: its ops' capabilities, of `lut` only the
+/// declared tables (`tables`, or every table when the hello has none).
 fn capabilities_of(h: &Hello) -> Capabilities {
-    let ops = h
-        .ops
-        .iter()
-        .filter_map(|o| Capability::ALL.into_iter().find(|c| c.name() == o.name()));
-    let tables = h.lut_tables().into_iter().map(Capability::Lut);
-    Capabilities::of(&ops.chain(tables).collect::<Vec<_>>())
+    let tables = h.lut_tables().into_iter().map(Capability::Lut).collect();
+    Capabilities::LUTS.missing(h.ops).union(tables)
 }
 
 impl ExternalSubject {
@@ -245,7 +239,12 @@ impl ExternalSubject {
     /// a `lib:` subject's shared-memory worker: a hand-off of one entry
     /// costs a fraction of a JSON round trip. `None`: no worker, or not
     /// sent (the lines client answers instead).
-    fn validate_one_shared(&self, v: Validator, op: Op, b: &[u8; 64]) -> Option<Reply<Verdict>> {
+    fn validate_one_shared(
+        &self,
+        v: Validator,
+        op: Capability,
+        b: &[u8; 64],
+    ) -> Option<Reply<Verdict>> {
         let mut c = self.client.lock().ok()?;
         if !c.supports(op) {
             return None;
@@ -291,7 +290,7 @@ impl ExternalSubject {
             }
         }
         match decode {
-            Some(b) => s.take_reply(Op::Decode, b),
+            Some(b) => s.take_reply(Capability::Decode, b),
             None => s.take_request(held),
         }
     }
@@ -311,7 +310,7 @@ impl ExternalSubject {
                 detail: "client lock poisoned".into(),
             });
         };
-        if !c.supports(r.op()) {
+        if !c.supports(r.capability()) {
             return Ok(Answer::Unsupported);
         }
         let out = self.timed(1, || c.call(&r));
@@ -325,7 +324,7 @@ impl ExternalSubject {
 impl ExternalSubject {
     /// [`Subject::validate`] of a bundle the stored batch does not answer.
     #[inline(never)]
-    fn validate_unready(&self, v: Validator, op: Op, b: &[u8; 64]) -> Reply<Verdict> {
+    fn validate_unready(&self, v: Validator, op: Capability, b: &[u8; 64]) -> Reply<Verdict> {
         if let Some(r) = self.validate_one_shared(v, op, b) {
             return r;
         }
@@ -476,7 +475,7 @@ impl Subject for ExternalSubject {
 
     #[inline]
     fn validate(&self, v: Validator, b: &[u8; 64]) -> Reply<Verdict> {
-        let op = Op::of_validator(v);
+        let op = Capability::of_validator(v);
         let ready = self.ready.try_borrow_mut().ok();
         let stored = ready.and_then(|mut s| s.take_verdict(op, b));
         self.compared(stored.unwrap_or_else(|| self.validate_unready(v, op, b)))
@@ -551,8 +550,8 @@ impl Transport for ExternalSubject {
             begun
         };
         let (op, bs) = match batch {
-            Batch::Validate(v, bs) => (Op::of_validator(v), bs),
-            Batch::Decode(bs) | Batch::Roundtrip(bs) => (Op::Decode, bs),
+            Batch::Validate(v, bs) => (Capability::of_validator(v), bs),
+            Batch::Decode(bs) | Batch::Roundtrip(bs) => (Capability::Decode, bs),
             Batch::Streams(_) | Batch::Lower(_) => {
                 return self.prefetch_requests(reqs, tick, &mut store)
             }
@@ -569,7 +568,7 @@ impl Transport for ExternalSubject {
         let roundtrip = matches!(batch, Batch::Roundtrip(_)) && self.caps.has(Capability::Encode);
         for a in replies.into_iter().map(sent) {
             match op {
-                Op::Decode => {
+                Capability::Decode => {
                     if let (true, Some(Ok(Answer::Decoded { opcode, fields }))) = (roundtrip, &a) {
                         encodes.push(Request::Encode {
                             opcode: *opcode,
@@ -624,7 +623,7 @@ impl Transport for ExternalSubject {
         let before = agreed.iter().filter(|a| **a).count();
         let held = match batch {
             Batch::Validate(v, bs) => {
-                store.vouch_bundles(Op::of_validator(v), bs, reference, agreed)
+                store.vouch_bundles(Capability::of_validator(v), bs, reference, agreed)
             }
             Batch::Lut([table], ords) => store.vouch_luts(*table, ords, reference, agreed),
             _ => false,
@@ -700,8 +699,9 @@ impl ExternalSubject {
             return true;
         };
         let op = match batch {
-            Batch::Validate(v, _) => Op::of_validator(v),
-            Batch::Lut(..) => Op::Lut,
+            Batch::Validate(v, _) => Capability::of_validator(v),
+            // Any table's capability stands for the `lut` op.
+            Batch::Lut(..) => Capability::Lut(LutTable::ALL[0]),
             Batch::Decode(_) | Batch::Roundtrip(_) | Batch::Streams(_) | Batch::Lower(_) => {
                 return false
             }
@@ -749,14 +749,14 @@ impl ExternalSubject {
         let Ok(mut c) = self.client.lock() else {
             return;
         };
-        let declared = |c: &Client, op: Op| c.supports(op);
+        let declared = |c: &Client, op: Capability| c.supports(op);
         match batch {
-            Batch::Validate(v, bs) if declared(&c, Op::of_validator(v)) => {
+            Batch::Validate(v, bs) if declared(&c, Capability::of_validator(v)) => {
                 if let Some(ch) = c.shm() {
                     ch.begin_validate(v == Validator::Payload, bs);
                 }
             }
-            Batch::Lut(tables, ords) if declared(&c, Op::Lut) => {
+            Batch::Lut(tables, ords) if declared(&c, Capability::Lut(LutTable::ALL[0])) => {
                 let first = tables
                     .iter()
                     .copied()
@@ -905,19 +905,19 @@ mod tests {
 
     #[test]
     fn a_hello_declares_each_op_and_table() {
+        let ops = Capability::ALL.into_iter().filter(|c| c.op().is_some());
         let h = Hello {
-            ops: Op::ALL.to_vec(),
+            ops: ops.clone().collect(),
             tables: Some(vec![LutTable::Dge]),
             ..Hello::default()
         };
         let caps = capabilities_of(&h);
-        // The capability of each op's name; `lut`: only the declared table.
-        for op in Op::ALL.into_iter().filter(|&o| o != Op::Lut) {
-            let c = Capability::ALL.into_iter().find(|c| c.name() == op.name());
-            assert!(c.is_some_and(|c| caps.has(c)), "{op}: {caps}");
+        // The capability of each op; `lut`: only the declared table.
+        for c in ops.filter(|c| c.op() != Some("lut")) {
+            assert!(caps.has(c), "{c:?}: {caps}");
         }
         assert!(caps.has(Capability::Lut(LutTable::Dge)), "{caps}");
-        assert_eq!(caps.iter().count(), Op::ALL.len(), "{caps}");
+        assert_eq!(caps.iter().count(), 7, "{caps}");
     }
 
     #[test]

@@ -3,7 +3,7 @@
 //! (stderr ring, restarts, give-up per operation) and
 //! [`StartError`].
 
-use super::protocol::{Hello, Op};
+use super::protocol::Hello;
 use crate::subjects::Capability;
 use std::collections::{BTreeMap, VecDeque};
 use std::fmt;
@@ -103,9 +103,9 @@ impl Kept {
         &self.hello
     }
 
-    /// True if the subject declared `op`.
-    pub fn supports(&self, op: Op) -> bool {
-        self.hello.ops.contains(&op)
+    /// True if the subject declared the op carrying `op` (a table: `lut`).
+    pub fn supports(&self, op: Capability) -> bool {
+        self.hello.ops.has(op)
     }
 
     /// The generation it serves.

@@ -53,7 +53,8 @@ impl Capability {
         Capabilities::of(&[Capability::Sync, Capability::StreamLint]);
 
     /// Every capability, in a stable order: the four bundle operations, the tables
-    /// ([`LutTable::ALL`]), the rest.
+    /// ([`LutTable::ALL`]), the rest; what protocol ops carry, in protocol order
+    /// ([`Capabilities::ops`], whose position is their `TPB_CAP_*` bit).
     pub const ALL: [Capability; 10 + LutTable::ALL.len()] = {
         use Capability as C;
         const HEAD: [Capability; 4] = [C::ValidateHeader, C::ValidatePayload, C::Decode, C::Encode];
@@ -94,6 +95,25 @@ impl Capability {
             Capability::Lower => "lower",
             Capability::StreamLint => "stream_lint",
             Capability::EngineSync => "engine_sync",
+        }
+    }
+
+    /// The protocol's `"op"` that carries it (`lut` every table's), if one does.
+    pub fn op(self) -> Option<&'static str> {
+        use Capability as C;
+        match self {
+            C::Lut(_) => Some("lut"),
+            C::ValidateHeader | C::ValidatePayload | C::Decode | C::Encode => Some(self.name()),
+            C::ValidateStream | C::Lower => Some(self.name()),
+            C::IrGates | C::Sync | C::StreamLint | C::EngineSync => None,
+        }
+    }
+
+    /// The capability of validator `v`.
+    pub fn of_validator(v: Validator) -> Capability {
+        match v {
+            Validator::Header => Capability::ValidateHeader,
+            Validator::Payload => Capability::ValidatePayload,
         }
     }
 
@@ -178,6 +198,27 @@ impl Capabilities {
     /// The members, in [`Capability::ALL`] order.
     pub fn iter(self) -> impl Iterator<Item = Capability> {
         Capability::ALL.into_iter().filter(move |c| self.has(*c))
+    }
+
+    /// The capabilities protocol op `op` carries (none: no such op).
+    pub fn of_op(op: &str) -> Capabilities {
+        Capability::ALL
+            .into_iter()
+            .filter(|c| c.op() == Some(op))
+            .collect()
+    }
+
+    /// The protocol ops carrying the members, in protocol order.
+    pub fn ops(self) -> Vec<&'static str> {
+        let mut ops: Vec<&str> = self.iter().filter_map(Capability::op).collect();
+        ops.dedup();
+        ops
+    }
+}
+
+impl FromIterator<Capability> for Capabilities {
+    fn from_iter<I: IntoIterator<Item = Capability>>(cs: I) -> Capabilities {
+        Capabilities(cs.into_iter().fold(0, |bits, c| bits | c.bit()))
     }
 }
 

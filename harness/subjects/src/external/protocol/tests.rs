@@ -32,7 +32,7 @@ fn request_lines_are_the_pinned_shapes() {
 
 #[test]
 fn answers_parse_strictly() {
-    let v = Op::ValidateHeader;
+    let v = Capability::ValidateHeader;
     assert_eq!(
         parse_answer(r#"{"id":1,"failed":null}"#, 1, v),
         Ok(Answer::Verdict(None))
@@ -48,14 +48,14 @@ fn answers_parse_strictly() {
         )))
     );
     assert_eq!(
-        parse_answer(r#"{"id":5,"unsupported":true}"#, 5, Op::Encode),
+        parse_answer(r#"{"id":5,"unsupported":true}"#, 5, Capability::Encode),
         Ok(Answer::Unsupported)
     );
     assert_eq!(
         parse_answer(
             r#"{"id":2,"error":{"field":"kind","offset":14}}"#,
             2,
-            Op::Decode
+            Capability::Decode
         ),
         Ok(Answer::DecodeError {
             field: "kind".into(),
@@ -63,11 +63,15 @@ fn answers_parse_strictly() {
         })
     );
     assert_eq!(
-        parse_answer(r#"{"id":4,"wire":9}"#, 4, Op::Lut),
+        parse_answer(r#"{"id":4,"wire":9}"#, 4, Capability::Lut(LutTable::AluOp)),
         Ok(Answer::Wire(9))
     );
     assert_eq!(
-        parse_answer(r#"{"id":4,"refused":"out_of_range"}"#, 4, Op::Lut),
+        parse_answer(
+            r#"{"id":4,"refused":"out_of_range"}"#,
+            4,
+            Capability::Lut(LutTable::AluOp)
+        ),
         Ok(Answer::Refused("out_of_range".into()))
     );
     for (bad, why) in [
@@ -84,9 +88,14 @@ fn answers_parse_strictly() {
     ] {
         assert!(parse_answer(bad, 1, v).is_err(), "{why}: {bad}");
     }
-    assert!(parse_answer(r#"{"id":3,"hex":"00"}"#, 3, Op::Encode).is_err());
-    assert!(parse_answer(r#"{"id":2,"opcode":"D9","fields":{}}"#, 2, Op::Decode).is_err());
-    assert!(parse_answer(r#"{"id":4,"wire":-1}"#, 4, Op::Lut).is_err());
+    assert!(parse_answer(r#"{"id":3,"hex":"00"}"#, 3, Capability::Encode).is_err());
+    assert!(parse_answer(
+        r#"{"id":2,"opcode":"D9","fields":{}}"#,
+        2,
+        Capability::Decode
+    )
+    .is_err());
+    assert!(parse_answer(r#"{"id":4,"wire":-1}"#, 4, Capability::Lut(LutTable::AluOp)).is_err());
 }
 
 #[test]
@@ -94,7 +103,10 @@ fn hello_parses_strictly() {
     let h =
         parse_hello(r#"{"protocol":1,"name":"x","ops":["validate_payload","validate_header"]}"#)
             .unwrap();
-    assert_eq!(h.ops, vec![Op::ValidateHeader, Op::ValidatePayload]);
+    assert_eq!(
+        h.ops,
+        Capabilities::of(&[Capability::ValidateHeader, Capability::ValidatePayload])
+    );
     for bad in [
         r#"{"protocol":2,"name":"x","ops":[]}"#,
         r#"{"protocol":1,"name":"x","ops":["fly"]}"#,
@@ -127,11 +139,16 @@ fn hello_tables_are_declared_one_by_one() {
         assert!(parse_hello(bad).is_err(), "{bad}");
     }
     assert_eq!(parse_hello(&h.to_line()), Ok(h));
+    // `lut` with no table is kept as said.
+    let empty = r#"{"protocol":1,"name":"x","ops":["decode","lut"],"tables":[]}"#;
+    let h = parse_hello(empty).unwrap();
+    assert!(h.lut_tables().is_empty());
+    assert_eq!(h.to_line().replace(' ', ""), empty.replace(' ', ""));
 }
 
 #[test]
 fn stream_and_lower_answers_parse_strictly() {
-    let s = Op::ValidateStream;
+    let s = Capability::ValidateStream;
     assert_eq!(
         parse_answer(r#"{"id":1,"valid":true}"#, 1, s),
         Ok(Answer::Stream(None))
@@ -149,7 +166,7 @@ fn stream_and_lower_answers_parse_strictly() {
     ] {
         assert!(parse_answer(bad, 1, s).is_err(), "{bad}");
     }
-    let l = Op::Lower;
+    let l = Capability::Lower;
     assert_eq!(
         parse_answer(r#"{"id":2,"error":"duplicate_rank","instruction":1}"#, 2, l),
         Ok(Answer::LowerRejected {
@@ -203,10 +220,10 @@ fn answer_objects_read_back() {
         Answer::Unsupported,
     ] {
         let op = match a {
-            Answer::Verdict(_) => Op::ValidateHeader,
-            Answer::DecodeError { .. } => Op::Decode,
-            Answer::Encoded(_) | Answer::Refused(_) => Op::Encode,
-            _ => Op::Lut,
+            Answer::Verdict(_) => Capability::ValidateHeader,
+            Answer::DecodeError { .. } => Capability::Decode,
+            Answer::Encoded(_) | Answer::Refused(_) => Capability::Encode,
+            _ => Capability::Lut(LutTable::AluOp),
         };
         assert_eq!(parse_answer(&answer_line(7, &a), 7, op), Ok(a));
     }
@@ -230,35 +247,41 @@ fn every_answer_reads_back_as_written() {
         ("src".into(), crate::subjects::Value::Bytes(vec![1, 2])),
     ];
     for (op, a) in [
-        (Op::Decode, Ok(Answer::Unsupported)),
-        (Op::Lower, Err("bad".to_string())),
-        (Op::ValidateHeader, Ok(Answer::Verdict(None))),
-        (Op::ValidatePayload, Ok(Answer::Verdict(Some("x".into())))),
-        (Op::Decode, Ok(Answer::Decoded { opcode: 9, fields })),
+        (Capability::Decode, Ok(Answer::Unsupported)),
+        (Capability::Lower, Err("bad".to_string())),
+        (Capability::ValidateHeader, Ok(Answer::Verdict(None))),
         (
-            Op::Decode,
+            Capability::ValidatePayload,
+            Ok(Answer::Verdict(Some("x".into()))),
+        ),
+        (
+            Capability::Decode,
+            Ok(Answer::Decoded { opcode: 9, fields }),
+        ),
+        (
+            Capability::Decode,
             Ok(Answer::DecodeError {
                 field: "f".into(),
                 offset: 3,
             }),
         ),
-        (Op::Encode, Ok(Answer::Encoded([5; 64]))),
-        (Op::Encode, Ok(Answer::Refused("r".into()))),
-        (Op::Lut, Ok(Answer::Wire(300))),
-        (Op::ValidateStream, Ok(Answer::Stream(None))),
+        (Capability::Encode, Ok(Answer::Encoded([5; 64]))),
+        (Capability::Encode, Ok(Answer::Refused("r".into()))),
+        (Capability::Lut(LutTable::AluOp), Ok(Answer::Wire(300))),
+        (Capability::ValidateStream, Ok(Answer::Stream(None))),
         (
-            Op::ValidateStream,
+            Capability::ValidateStream,
             Ok(Answer::Stream(Some(("e".into(), 2)))),
         ),
         (
-            Op::Lower,
+            Capability::Lower,
             Ok(Answer::Lowered {
                 generation: "v3".into(),
                 module,
             }),
         ),
         (
-            Op::Lower,
+            Capability::Lower,
             Ok(Answer::LowerRejected {
                 error: "e".into(),
                 instruction: 1,
@@ -273,7 +296,7 @@ fn every_answer_reads_back_as_written() {
             assert!(get_answer(&rec[..n]).is_err(), "{a:?} cut at {n}");
         }
     }
-    assert!(!Answer::Encoded([0; 64]).answers(Op::Decode));
+    assert!(!Answer::Encoded([0; 64]).answers(Capability::Decode));
     // Requests of every operation read back as written.
     let b = [3u8; 64];
     for r in [
