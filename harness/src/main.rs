@@ -192,7 +192,7 @@ fn main() -> ExitCode {
     }
     let code = run(cli);
     // Subjects a stuck worker thread abandoned, or their children.
-    tpbconform::external::process::kill_all();
+    tpbconform::external::reaper::kill_all();
     match code {
         Ok(code) => ExitCode::from(code),
         Err(cli::CliError::BrokenPipe) => ExitCode::from(cli::EXIT_BROKEN_PIPE),

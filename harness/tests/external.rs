@@ -363,7 +363,7 @@ fn worker_rejects_non_lib_specs() {
 /// it was restarted K - 1 times (not once per request), and the reason
 /// names the first faulting input.
 fn given_up_after_k(spec: &str, class: FaultClass, timeout: Duration) {
-    use tpbconform::external::process::{GIVE_UP_AFTER, GIVE_UP_AFTER_TIMEOUTS};
+    use tpbconform::external::supervisor::{GIVE_UP_AFTER, GIVE_UP_AFTER_TIMEOUTS};
     let k = if class == FaultClass::Timeout {
         GIVE_UP_AFTER_TIMEOUTS
     } else {

@@ -252,7 +252,7 @@ pub fn run(a: GateArgs) -> CliResult {
     // process and exits 130.
     crate::interrupt::install();
     crate::interrupt::on_hard_exit(report::abort_staging);
-    crate::interrupt::on_hard_exit(external::process::kill_all);
+    crate::interrupt::on_hard_exit(external::reaper::kill_all);
     crate::interrupt::set_graceful(true);
     let cfg = GateConfig {
         cases: a.cases,

@@ -16,7 +16,7 @@ fn exit_if_closed_stdout(info: &PanicHookInfo<'_>) {
         .or_else(|| info.payload().downcast_ref::<&str>().copied())
         .unwrap_or("");
     if msg.starts_with("failed printing to stdout") && msg.contains("Broken pipe") {
-        crate::external::process::kill_all();
+        crate::external::reaper::kill_all();
         std::process::exit(i32::from(EXIT_BROKEN_PIPE));
     }
 }
@@ -35,7 +35,7 @@ pub fn install_loud(cleanup: fn()) {
         exit_if_closed_stdout(info);
         eprintln!("tpbconform: internal error: {info}");
         cleanup();
-        crate::external::process::kill_all();
+        crate::external::reaper::kill_all();
         std::process::exit(i32::from(EXIT_BAD_INPUT));
     }));
 }

@@ -6,7 +6,8 @@
 //! sends the frame's records down the JSON lines one by one instead, which
 //! names the input.
 
-use super::process::{describe_exit, Fault, FaultClass, Supervisor};
+use super::process::describe_exit;
+use super::supervisor::{Fault, FaultClass, Supervisor};
 use crate::strict_json::Json;
 use crate::subjects::{Capability, Validator};
 use serde_json::Value;
@@ -128,7 +129,7 @@ fn spawn(
     let mut hello = hello_line(arch);
     hello.push('\n');
     let sent = run.send(hello.into_bytes());
-    let wait = timeout.max(super::process::HELLO_MIN);
+    let wait = timeout.max(super::watch::HELLO_MIN);
     let answer = if sent {
         run.wait(wait, Event::Eof)
     } else {

@@ -7,10 +7,11 @@
 //! (restarts, give-up, stderr tail) and the answers received.
 
 use super::names::foreign;
-use super::process::{Fault as ClientFault, FaultClass, ProcessSubject, Reply};
+use super::process::{ProcessSubject, Reply};
 use super::protocol::{wrong_kind, Answer, Request};
 use super::shm_client::{ShmAnswer, ShmChannel};
 use super::supervisor::Kept;
+use super::supervisor::{Fault as ClientFault, FaultClass};
 use crate::subjects::{Fault, LutResult, Reply as Typed, Verdict};
 
 /// See the module docs.

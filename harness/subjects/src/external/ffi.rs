@@ -6,10 +6,10 @@
 //! or hangs takes down only its worker.
 #![allow(unsafe_code)]
 
-use super::process::clip;
 use super::protocol::{
     answer_of, decode_answer_text, get_request, in_place, Answer, InPlace, Request,
 };
+use super::supervisor::clip;
 use super::verdict::verdict_of;
 use crate::strict_json::Json;
 use crate::subjects::{Capabilities, Capability, LutTable};

@@ -34,6 +34,7 @@ pub mod verdict;
 pub mod watch;
 
 pub use client::Client;
-pub use process::{FaultClass, Reply, Supervisor};
+pub use process::Reply;
 pub use protocol::{Answer, Request};
 pub use subject::{open, set_case_timeout, start, stats, SubjectStats};
+pub use supervisor::{FaultClass, Supervisor};

@@ -4,8 +4,8 @@
 //!
 //! A fault (docs/subject-protocol.md "Faults") is the oldest unanswered
 //! request's; the process group is killed and restarted by the
-//! [`Supervisor`], the unanswered requests are sent again, and an operation
-//! given up is [`FaultClass::NotSent`] at once. While a stop is requested
+//! [`super::supervisor::Supervisor`], the unanswered requests are sent
+//! again, and an operation given up is [`FaultClass::NotSent`] at once. While a stop is requested
 //! ([`crate::interrupt::stop_requested`]) every unanswered request is a
 //! fault at once (the waits poll every [`POLL`]). Per process: a writer
 //! thread (a subject that stops reading cannot block the harness), a stdout
@@ -15,14 +15,9 @@
 use super::protocol::{
     self, parse_answer, parse_hello, Answer, Hello, Request, MAX_IN_FLIGHT, MAX_LINE,
 };
-use super::reaper;
-pub use super::reaper::kill_all;
-pub(super) use super::supervisor::clip;
-use super::supervisor::Kept;
-pub use super::supervisor::{
-    Fault, FaultClass, StartError, Supervisor, GIVE_UP_AFTER, GIVE_UP_AFTER_TIMEOUTS,
-    MAX_FAILED_STARTS, STDERR_LINES,
-};
+use super::reaper::{self, kill_all};
+use super::supervisor::{clip, Fault, FaultClass, Kept, StartError, STDERR_LINES};
+use super::watch::HELLO_MIN;
 use std::collections::VecDeque;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::os::unix::process::{CommandExt, ExitStatusExt};
@@ -34,7 +29,6 @@ use std::time::{Duration, Instant};
 
 /// How often a wait for an answer looks at the stop request and the process.
 pub const POLL: Duration = Duration::from_millis(50);
-pub use super::watch::HELLO_MIN;
 /// Longest stderr line kept, in bytes (longer lines are cut).
 const STDERR_LINE_MAX: usize = 1000;
 
@@ -47,7 +41,8 @@ enum Event {
     Eof,
 }
 
-/// A stderr ring shared across restarts ([`Supervisor::stderr_ring`]).
+/// A stderr ring shared across restarts
+/// ([`super::supervisor::Supervisor::stderr_ring`]).
 pub(super) type Ring = Arc<Mutex<VecDeque<String>>>;
 
 /// A started child (a `cmd:` subject, its `batch64` instance, a `lib:`
@@ -296,7 +291,7 @@ impl ProcessSubject {
             .collect();
         // `next` = the position in `wire` of the next request to send to
         // the current process; `in_flight` = positions sent, unanswered.
-        // A request of an operation given up ([`Supervisor::not_sent`]) is
+        // A request of an operation given up (`Supervisor::not_sent`) is
         // not sent: the other operations go on.
         let mut next = 0usize;
         let mut in_flight: VecDeque<(usize, u64)> = VecDeque::new();

@@ -35,7 +35,7 @@
 //! Before each hand-off the gate sets every answer code it asks for to
 //! [`CODE_UNSET`]: an entry the worker leaves so, or an answer record
 //! holding another entry's index, is a harness fault
-//! ([`super::process::FaultClass::Harness`]), never an answer.
+//! ([`super::supervisor::FaultClass::Harness`]), never an answer.
 #![allow(unsafe_code)]
 
 use std::fs::{File, OpenOptions};

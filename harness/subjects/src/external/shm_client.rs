@@ -11,12 +11,13 @@
 //! re-run one entry at a time, which names the input. Give-up is the
 //! [`Supervisor`](super::Supervisor)'s.
 
-use super::process::{describe_exit, Fault, FaultClass, Group, Reply, Ring, StartError};
-use super::process::{HELLO_MIN, POLL};
+use super::process::{describe_exit, Group, Reply, Ring, POLL};
 use super::protocol::{parse_hello, Answer, Hello, Request};
 use super::shm::{self, Field, Region};
 use super::supervisor::Kept;
+use super::supervisor::{Fault, FaultClass, StartError};
 use super::verdict;
+use super::watch::HELLO_MIN;
 use crate::subjects::{Capability, LutTable, Name, Predicate, Verdict};
 use std::io::{Read, Write};
 use std::path::PathBuf;

@@ -8,13 +8,11 @@
 use super::batch_framing::{self, BatchProcess};
 use super::client::Client;
 use super::client::{fault, lut_reply, sent, shm_lut, shm_verdict, verdict_reply};
-use super::process::{
-    Fault as ClientFault, FaultClass, ProcessSubject, Reply as ClientReply, StartError,
-    STDERR_LINES,
-};
+use super::process::{ProcessSubject, Reply as ClientReply};
 use super::protocol::{lower_request, request_of, said, stream_request, Answer, Hello, Request};
 use super::ready::{LutColumn, ReadyStore};
 use super::shm_client::{ShmAnswer, ShmChannel, ShmSink};
+use super::supervisor::{Fault as ClientFault, FaultClass, StartError, STDERR_LINES};
 use crate::generation::Generation;
 use crate::subjects::registry::{OpenError, SubjectSpec};
 use crate::subjects::{
@@ -872,7 +870,7 @@ pub struct SubjectStats {
     pub busy: Duration,
     /// Restarts after faults.
     pub restarts: u64,
-    /// The last [`super::process::STDERR_LINES`] stderr lines.
+    /// The last [`super::supervisor::STDERR_LINES`] stderr lines.
     pub stderr_tail: Vec<String>,
 }
 
