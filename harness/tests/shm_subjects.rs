@@ -17,7 +17,7 @@ use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 use subjects::*;
-use tpbconform::external::shm_client::{batch_budget, ShmAnswer, ShmChannel};
+use tpbconform::external::shm_client::{batch_budget, Chunk, ShmAnswer, ShmChannel};
 use tpbconform::external::supervisor::Fault;
 use tpbconform::external::{self, Answer, FaultClass, Request};
 use tpbconform::generation::Generation;
@@ -32,13 +32,13 @@ trait Answers {
 impl Answers for ShmChannel {
     fn validate(&mut self, payload: bool, bs: &[[u8; 64]], tick: &dyn Fn()) -> Vec<ShmAnswer> {
         let mut out = Vec::new();
-        self.validate_into(payload, bs, tick, &mut |a| out.push(a));
+        self.run_into(Chunk::Bundles(payload, bs), tick, &mut |a| out.push(a));
         out
     }
 
     fn lut(&mut self, table: LutTable, ords: &[u32], tick: &dyn Fn()) -> Vec<ShmAnswer> {
         let mut out = Vec::new();
-        self.lut_into(table, ords, tick, &mut |a| out.push(a));
+        self.run_into(Chunk::Lut(table, ords), tick, &mut |a| out.push(a));
         out
     }
 }
@@ -209,7 +209,7 @@ fn planted_with(lib: &Path, class: FaultClass, timeout: Duration, ahead: bool) -
     let want = names(&channel(&good, Duration::from_secs(10)).validate(false, &bs, &|| {}));
     let mut ch = channel(lib, timeout);
     if ahead {
-        ch.begin_validate(false, &bs);
+        ch.begin(Chunk::Bundles(false, &bs));
         std::thread::sleep(Duration::from_millis(100));
     }
     let t = Instant::now();
@@ -260,23 +260,23 @@ fn a_hand_off_rung_ahead_serves_only_the_call_it_was_rung_for() {
     assert_ne!(want_a, want_b, "the two batches must differ for this test");
     let mut ch = channel(&lib, Duration::from_secs(10));
     // Rung for `a`, collected by `a`.
-    ch.begin_validate(false, &a);
+    ch.begin(Chunk::Bundles(false, &a));
     assert_eq!(names(&ch.validate(false, &a, &|| {})), want_a);
     // Rung for `a`, then a call on `b` (another slice), a LUT, the other
     // validator: each gets its own answers, never `a`'s.
-    ch.begin_validate(false, &a);
+    ch.begin(Chunk::Bundles(false, &a));
     assert_eq!(names(&ch.validate(false, &b, &|| {})), want_b);
-    ch.begin_validate(false, &a);
+    ch.begin(Chunk::Bundles(false, &a));
     assert_eq!(
         ch.lut(LutTable::AluOp, &[0, 1], &|| {}),
         vec![ShmAnswer::Unsupported; 2]
     );
-    ch.begin_validate(false, &a);
+    ch.begin(Chunk::Bundles(false, &a));
     let payload = names(&ch.validate(true, &a, &|| {}));
     assert_eq!(payload, json_verdicts(&lib, true, &a));
     // A rung hand-off nobody collects does not stop later calls.
-    ch.begin_validate(false, &b);
-    ch.begin_validate(false, &a);
+    ch.begin(Chunk::Bundles(false, &b));
+    ch.begin(Chunk::Bundles(false, &a));
     assert_eq!(names(&ch.validate(false, &a, &|| {})), want_a);
     assert_eq!(ch.supervisor().restarts(), 0);
 }

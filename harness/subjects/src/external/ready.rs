@@ -7,11 +7,14 @@
 //! subject directly). Bulk judging vouches for the entries equal to core's
 //! answers, and lookups pass over them.
 
+use super::client::fault;
 use super::process::Reply as ClientReply;
 use super::protocol::Request;
+use super::shm_client::{ShmAnswer, ShmSink};
+use super::supervisor::FaultClass;
 use super::verdict::verdict_of;
 use crate::layout::same_bundle;
-use crate::subjects::{Capability, Compact, LutResult, LutTable, Name, Reply, Verdict};
+use crate::subjects::{Capability, Compact, Fault, LutResult, LutTable, Name, Reply, Verdict};
 
 /// What the stored batch answers (a bundle batch: its operation).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -110,7 +113,8 @@ struct Requests {
 pub type LutEntry = Option<Reply<LutResult>>;
 
 /// Where the answers of one LUT table of the batch go, in ordinal order
-/// ([`ReadyStore::lut_column`]).
+/// ([`ReadyStore::lut_column`]): a shared-memory sink, wire bytes and
+/// known refusals kept compact.
 pub struct LutColumn<'a> {
     entries: &'a mut Vec<Entry>,
     others: &'a mut Vec<LutEntry>,
@@ -160,11 +164,73 @@ impl LutColumn<'_> {
         };
         u32::try_from(at).ok()
     }
+}
 
-    /// The next ordinal's answer when it is a wire byte (the usual one).
+impl ShmSink for LutColumn<'_> {
+    /// A shared-memory LUT answer, typed (an entry never sent is a crash
+    /// fault, as on the lines transport).
+    fn answer(&mut self, a: ShmAnswer) {
+        self.push(Some(match a {
+            ShmAnswer::Wire(w) => u8::try_from(w)
+                .map(Ok)
+                .map_err(|_| Fault::Protocol(format!("wire value {w} is not a byte"))),
+            ShmAnswer::Refused(n) => Ok(Err(n)),
+            ShmAnswer::Unsupported => Err(Fault::Unsupported),
+            ShmAnswer::Fault(f) if f.class == FaultClass::NotSent => Err(Fault::Crash(f.detail)),
+            ShmAnswer::Fault(f) => Err(typed_fault(f)),
+            ShmAnswer::Verdict(_) | ShmAnswer::Record(_) => {
+                Err(Fault::Harness("answer of the wrong kind".into()))
+            }
+        }));
+    }
+
     #[inline]
-    pub fn push_wire(&mut self, w: u8) {
-        self.entries.push(Entry::Wire(w));
+    fn wire(&mut self, w: u32) {
+        match u8::try_from(w) {
+            Ok(b) => self.entries.push(Entry::Wire(b)),
+            // Not a byte: a protocol fault, the general way.
+            Err(_) => self.answer(ShmAnswer::Wire(w)),
+        }
+    }
+
+    #[inline]
+    fn refused(&mut self, n: &Name) {
+        match n {
+            Name::Known(k) => self.push_refused(k),
+            Name::Unknown(_) => self.answer(ShmAnswer::Refused(n.clone())),
+        }
+    }
+}
+
+#[cold]
+#[inline(never)]
+fn typed_fault(f: super::supervisor::Fault) -> Fault {
+    fault(Err(f))
+}
+
+/// A shared-memory verdict, typed (`None`: never sent).
+#[inline]
+pub fn shm_verdict(a: ShmAnswer) -> Option<Reply<Verdict>> {
+    Some(match a {
+        ShmAnswer::Fault(f) if f.class == FaultClass::NotSent => return None,
+        ShmAnswer::Verdict(v) => Ok(v),
+        ShmAnswer::Unsupported => Err(Fault::Unsupported),
+        ShmAnswer::Fault(f) => Err(typed_fault(f)),
+        other => Err(Fault::Harness(format!(
+            "answer of the wrong kind: {other:?}"
+        ))),
+    })
+}
+
+/// Shared-memory verdicts go into the store, ids kept as the worker wrote them.
+impl ShmSink for ReadyStore {
+    fn answer(&mut self, a: ShmAnswer) {
+        self.push_verdict(shm_verdict(a));
+    }
+
+    #[inline]
+    fn verdict_id(&mut self, id: u16) {
+        self.push_entry(Entry::Verdict(id));
     }
 }
 
@@ -373,13 +439,6 @@ impl ReadyStore {
         r.replies[at].take()
     }
 
-    /// The next bundle's answer when it is a `tpb_verdict` id (the usual
-    /// one: what the shared-memory worker writes).
-    #[inline]
-    pub fn push_verdict_id(&mut self, id: u16) {
-        self.push_entry(Entry::Verdict(id));
-    }
-
     /// Pads (or cuts) the batch's answers to `n` entries: a transport that
     /// answered short leaves the rest unasked, so positions stay aligned.
     pub fn pad_verdicts(&mut self, n: usize) {
@@ -538,8 +597,8 @@ mod tests {
     fn compact_and_other_answers_are_served_as_given() {
         let mut s = ReadyStore::default();
         s.begin_bundles(Capability::ValidateHeader, &[b(1), b(2), b(3), b(4)]);
-        s.push_verdict_id(0);
-        s.push_verdict_id(2);
+        s.verdict_id(0);
+        s.verdict_id(2);
         s.push_verdict(Some(Ok(Some(Predicate::from_name("not_a_spec_name")))));
         s.push_verdict(Some(Err(Fault::Protocol("x".into()))));
         assert_eq!(
@@ -559,7 +618,7 @@ mod tests {
         );
         s.begin_luts(&[LutTable::Dge], &[0, 4, 9]);
         let mut col = s.lut_column(LutTable::Dge).expect("column");
-        col.push_wire(1);
+        col.wire(1);
         col.push(Some(Ok(Err(crate::subjects::Name::Known("not_dge_op")))));
         col.push(None);
         assert_eq!(s.take_lut(LutTable::Dge, 0), Some(Ok(Ok(1))));
@@ -567,6 +626,44 @@ mod tests {
         assert!(matches!(r, Some(Ok(Err(n))) if n.as_str() == "not_dge_op"));
         assert_eq!(s.take_lut(LutTable::Dge, 9), None, "never asked");
         assert!(!s.pending());
+    }
+
+    #[test]
+    fn batch_refusal_names_stay_per_entry() {
+        use super::super::names::foreign;
+        let text = |r: Option<Reply<LutResult>>| match r {
+            Some(Ok(Ok(w))) => format!("wire {w}"),
+            Some(Ok(Err(n))) => format!("refused {}", n.as_str()),
+            Some(Err(f)) => format!("fault {f:?}"),
+            None => "none".into(),
+        };
+        let ords = [0, 1, 2, 3, 4];
+        let mut s = ReadyStore::default();
+        s.begin_luts(&[LutTable::Dge], &ords);
+        let mut col = s.lut_column(LutTable::Dge).expect("column");
+        for a in [
+            ShmAnswer::Refused(foreign("out_of_range")),
+            ShmAnswer::Refused(foreign("not_dge_op")),
+            ShmAnswer::Wire(5),
+            ShmAnswer::Refused(foreign("out_of_range")),
+            ShmAnswer::Wire(300),
+        ] {
+            col.answer(a);
+        }
+        let got: Vec<String> = ords
+            .iter()
+            .map(|&o| text(s.take_lut(LutTable::Dge, o)))
+            .collect();
+        assert_eq!(
+            got[..4],
+            [
+                "refused out_of_range",
+                "refused not_dge_op",
+                "wire 5",
+                "refused out_of_range"
+            ]
+        );
+        assert!(got[4].starts_with("fault Protocol"), "{}", got[4]);
     }
 
     #[test]
@@ -593,7 +690,7 @@ mod tests {
         let mut s = ReadyStore::default();
         s.begin_bundles(Capability::ValidateHeader, &[b(1), b(2), b(3), b(2)]);
         for id in [0, 2, 0, 3] {
-            s.push_verdict_id(id);
+            s.verdict_id(id);
         }
         // Position 1 asked another bundle; position 3 answered differently.
         let asked = [b(1), b(9), b(3), b(2)];
@@ -622,7 +719,7 @@ mod tests {
         assert!(!s.pending());
         s.begin_luts(&[LutTable::Dge], &[0, 5, 7]);
         let mut col = s.lut_column(LutTable::Dge).expect("column");
-        col.push_wire(1);
+        col.wire(1);
         col.push(Some(Ok(Err(crate::subjects::Name::Known("not_dge_op")))));
         col.push(Some(Ok(Err(crate::subjects::Name::Known("not_dge_op")))));
         let reference = [

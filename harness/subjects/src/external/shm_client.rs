@@ -47,9 +47,8 @@ pub struct ShmChannel {
     /// Time the worker reported spending on finished hand-offs, not yet
     /// taken ([`ShmChannel::take_busy`]).
     busy: Duration,
-    /// The hand-off rung by [`ShmChannel::begin_validate`] /
-    /// [`ShmChannel::begin_lut`] / [`ShmChannel::begin_records`], not yet
-    /// collected.
+    /// The hand-off rung by [`ShmChannel::begin`] /
+    /// [`ShmChannel::begin_records`], not yet collected.
     in_flight: Option<InFlight>,
 }
 
@@ -62,12 +61,15 @@ struct InFlight {
     seq: u32,
 }
 
-/// What one hand-off runs: a validator's bundles (`true`: payload), one
+/// What hand-offs run: a validator's bundles (`true`: payload), one
 /// table's ordinals, or request records of one operation.
 #[derive(Clone, Copy)]
-enum Chunk<'a> {
+pub enum Chunk<'a> {
+    /// A validator's bundles (`true`: payload).
     Bundles(bool, &'a [[u8; 64]]),
+    /// One table's ordinals.
     Lut(LutTable, &'a [u32]),
+    /// Request records of one operation ([`ShmChannel::call_batch`]).
     Records(&'a [Request]),
 }
 
@@ -77,6 +79,15 @@ impl Chunk<'_> {
             Chunk::Bundles(_, c) => c.len(),
             Chunk::Lut(_, c) => c.len(),
             Chunk::Records(c) => c.len(),
+        }
+    }
+
+    /// Entries `r` of it.
+    fn part(self, r: std::ops::Range<usize>) -> Self {
+        match self {
+            Chunk::Bundles(p, c) => Chunk::Bundles(p, &c[r]),
+            Chunk::Lut(t, c) => Chunk::Lut(t, &c[r]),
+            Chunk::Records(c) => Chunk::Records(&c[r]),
         }
     }
 
@@ -294,8 +305,8 @@ impl ShmChannel {
     }
 
     /// Rings the first hand-off of [`ShmChannel::call_batch`] on `reqs`
-    /// now (see [`ShmChannel::begin_validate`]); that call, with the same
-    /// slice, collects it.
+    /// now (see [`ShmChannel::begin`]); that call, with the same slice,
+    /// collects it.
     pub fn begin_records(&mut self, reqs: &[Request]) {
         let n = self.records_fitting(reqs);
         if n > 0 {
@@ -303,48 +314,21 @@ impl ShmChannel {
         }
     }
 
-    /// The validator (`payload` or header) on every bundle, each answer
-    /// handed to `sink` in order.
-    pub fn validate_into(
-        &mut self,
-        payload: bool,
-        bundles: &[[u8; 64]],
-        tick: &dyn Fn(),
-        sink: &mut impl ShmSink,
-    ) {
-        for c in bundles.chunks(shm::CHUNK) {
-            self.run_chunk(Chunk::Bundles(payload, c), sink, tick);
+    /// Runs `all` in hand-offs of at most [`shm::CHUNK`] entries, each
+    /// answer handed to `sink` in order.
+    pub fn run_into(&mut self, all: Chunk<'_>, tick: &dyn Fn(), sink: &mut impl ShmSink) {
+        for at in (0..all.len()).step_by(shm::CHUNK) {
+            let c = all.part(at..all.len().min(at + shm::CHUNK));
+            self.run_chunk(c, sink, tick);
         }
     }
 
-    /// `table` on every ordinal, each answer handed to `sink` in order.
-    pub fn lut_into(
-        &mut self,
-        table: LutTable,
-        ords: &[u32],
-        tick: &dyn Fn(),
-        sink: &mut impl ShmSink,
-    ) {
-        for c in ords.chunks(shm::CHUNK) {
-            self.run_chunk(Chunk::Lut(table, c), sink, tick);
-        }
-    }
-
-    /// Rings the hand-off of [`ShmChannel::validate_into`] on `bundles`
-    /// now, so the worker runs it while the caller does other work; that
-    /// call, with the same slice, collects it (and handles its faults). Only
-    /// a batch of one hand-off is rung ahead; anything else, or a worker
-    /// that is not running, waits for the collecting call.
-    pub fn begin_validate(&mut self, payload: bool, bundles: &[[u8; 64]]) {
-        self.begin(Chunk::Bundles(payload, bundles));
-    }
-
-    /// [`ShmChannel::begin_validate`] for [`ShmChannel::lut_into`].
-    pub fn begin_lut(&mut self, table: LutTable, ords: &[u32]) {
-        self.begin(Chunk::Lut(table, ords));
-    }
-
-    fn begin(&mut self, chunk: Chunk<'_>) {
+    /// Rings the hand-off of [`ShmChannel::run_into`] on `chunk` now, so
+    /// the worker runs it while the caller does other work; that call, with
+    /// the same slice, collects it (and handles its faults). Only a batch of
+    /// one hand-off is rung ahead; anything else, or a worker that is not
+    /// running, waits for the collecting call.
+    pub fn begin(&mut self, chunk: Chunk<'_>) {
         let n = chunk.len();
         if n == 0 || n > shm::CHUNK || self.in_flight.is_some() {
             return;

@@ -7,17 +7,17 @@
 
 use super::batch_framing::{self, BatchProcess};
 use super::client::Client;
-use super::client::{fault, lut_reply, sent, shm_lut, shm_verdict, verdict_reply};
+use super::client::{fault, lut_reply, sent, verdict_reply};
 use super::process::{ProcessSubject, Reply as ClientReply};
 use super::protocol::{lower_request, request_of, said, stream_request, Answer, Hello, Request};
-use super::ready::{LutColumn, ReadyStore};
-use super::shm_client::{ShmAnswer, ShmChannel, ShmSink};
+use super::ready::{shm_verdict, ReadyStore};
+use super::shm_client::{Chunk, ShmChannel};
 use super::supervisor::{Fault as ClientFault, FaultClass, StartError, STDERR_LINES};
 use crate::generation::Generation;
 use crate::subjects::registry::{OpenError, SubjectSpec};
 use crate::subjects::{
-    Batch, Capabilities, Capability, Compact, Fault, GivenUp, LutResult, LutTable, Name, Question,
-    Reply, Said, Subject, Transport, Validator, Verdict,
+    Batch, Capabilities, Capability, Compact, Fault, GivenUp, LutResult, LutTable, Question, Reply,
+    Said, Subject, Transport, Validator, Verdict,
 };
 use std::cell::RefCell;
 use std::collections::{BTreeMap, VecDeque};
@@ -250,9 +250,8 @@ impl ExternalSubject {
         let ch = c.shm()?;
         let mut got = None;
         let payload = v == Validator::Payload;
-        ch.validate_into(payload, std::slice::from_ref(b), &|| {}, &mut |a| {
-            got = Some(a);
-        });
+        let chunk = Chunk::Bundles(payload, std::slice::from_ref(b));
+        ch.run_into(chunk, &|| {}, &mut |a| got = Some(a));
         self.count_busy(1, ch.take_busy());
         got.and_then(shm_verdict)
     }
@@ -648,46 +647,6 @@ impl Transport for ExternalSubject {
 // through its worker, a `cmd:` subject's validators through `batch64`,
 // LUTs without a worker as pipelined lines; answers land in the store.
 
-/// Shared-memory verdicts into the store, ids kept as the worker wrote them.
-struct VerdictSink<'a>(&'a mut ReadyStore);
-
-impl ShmSink for VerdictSink<'_> {
-    fn answer(&mut self, a: ShmAnswer) {
-        self.0.push_verdict(shm_verdict(a));
-    }
-
-    #[inline]
-    fn verdict_id(&mut self, id: u16) {
-        self.0.push_verdict_id(id);
-    }
-}
-
-/// Shared-memory LUT answers into one table's column.
-struct LutSink<'a>(LutColumn<'a>);
-
-impl ShmSink for LutSink<'_> {
-    fn answer(&mut self, a: ShmAnswer) {
-        self.0.push(Some(shm_lut(a)));
-    }
-
-    #[inline]
-    fn wire(&mut self, w: u32) {
-        match u8::try_from(w) {
-            Ok(b) => self.0.push_wire(b),
-            // Not a byte: a protocol fault, the general way.
-            Err(_) => self.answer(ShmAnswer::Wire(w)),
-        }
-    }
-
-    #[inline]
-    fn refused(&mut self, n: &Name) {
-        match n {
-            Name::Known(k) => self.0.push_refused(k),
-            Name::Unknown(_) => self.answer(ShmAnswer::Refused(n.clone())),
-        }
-    }
-}
-
 impl ExternalSubject {
     /// Answers `batch` into `store` through the batch worker, the framing,
     /// or (for LUTs without a worker) pipelined lines; false if it is not a
@@ -719,7 +678,7 @@ impl ExternalSubject {
             Batch::Validate(v, bs) => {
                 let Some(ch) = c.shm() else { return true };
                 store.begin_bundles(op, bs);
-                ch.validate_into(v == Validator::Payload, bs, tick, &mut VerdictSink(store));
+                ch.run_into(Chunk::Bundles(v == Validator::Payload, bs), tick, store);
                 self.count_busy(bs.len(), ch.take_busy());
                 store.pad_verdicts(bs.len());
             }
@@ -751,7 +710,7 @@ impl ExternalSubject {
         match batch {
             Batch::Validate(v, bs) if declared(&c, Capability::of_validator(v)) => {
                 if let Some(ch) = c.shm() {
-                    ch.begin_validate(v == Validator::Payload, bs);
+                    ch.begin(Chunk::Bundles(v == Validator::Payload, bs));
                 }
             }
             Batch::Lut(tables, ords) if declared(&c, Capability::Lut(LutTable::ALL[0])) => {
@@ -760,7 +719,7 @@ impl ExternalSubject {
                     .copied()
                     .find(|t| self.caps.has(Capability::Lut(*t)));
                 if let (Some(t), Some(ch)) = (first, c.shm()) {
-                    ch.begin_lut(t, ords);
+                    ch.begin(Chunk::Lut(t, ords));
                 }
             }
             _ => {}
@@ -777,11 +736,10 @@ impl ExternalSubject {
     ) {
         if let Some(ch) = c.shm() {
             for &t in tables {
-                let Some(col) = store.lut_column(t) else {
+                let Some(mut col) = store.lut_column(t) else {
                     continue;
                 };
-                let mut sink = LutSink(col);
-                ch.lut_into(t, ords, tick, &mut sink);
+                ch.run_into(Chunk::Lut(t, ords), tick, &mut col);
                 self.count_busy(ords.len(), ch.take_busy());
             }
             return;
