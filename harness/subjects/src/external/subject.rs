@@ -593,23 +593,41 @@ impl Transport for ExternalSubject {
         }
     }
 
+    /// A `lib:` subject's hand-off of `batch` rung now, collected by the
+    /// prefetch of the same batch: a validator batch, a LUT batch's first
+    /// table it declares, or the others' requests (kept in `begun`); other
+    /// transports wait for the prefetch itself.
     fn prefetch_begin(&self, batch: Batch<'_>) {
         if self.recorded_give_up(batch_needs(batch)).is_some() {
             return;
         }
-        match batch {
+        let Ok(mut c) = self.client.lock() else {
+            return;
+        };
+        let chunk = match batch {
+            Batch::Validate(v, bs) if c.supports(Capability::of_validator(v)) => {
+                Chunk::Bundles(v == Validator::Payload, bs)
+            }
+            // Any table's capability stands for the `lut` op.
+            Batch::Lut(tables, ords) if c.supports(Capability::Lut(LutTable::ALL[0])) => {
+                let first = tables.iter().find(|t| self.caps.has(Capability::Lut(**t)));
+                let Some(&t) = first else { return };
+                Chunk::Lut(t, ords)
+            }
+            Batch::Validate(..) | Batch::Lut(..) => return,
             Batch::Decode(_) | Batch::Roundtrip(_) | Batch::Streams(_) | Batch::Lower(_) => {
                 let Ok(mut begun) = self.begun.try_borrow_mut() else {
                     return;
                 };
                 *begun = (batch_key(batch), self.requests_of(batch));
-                if let Ok(mut c) = self.client.lock() {
-                    if let Some(ch) = c.shm() {
-                        ch.begin_records(&begun.1);
-                    }
+                if let Some(ch) = c.shm() {
+                    ch.begin_records(&begun.1);
                 }
+                return;
             }
-            _ => self.begin_ready(batch),
+        };
+        if let Some(ch) = c.shm() {
+            ch.begin(chunk);
         }
     }
 
@@ -694,36 +712,6 @@ impl ExternalSubject {
             Batch::Decode(_) | Batch::Roundtrip(_) | Batch::Streams(_) | Batch::Lower(_) => {}
         }
         true
-    }
-
-    /// Rings the shared-memory hand-off of `batch` ahead of
-    /// [`ExternalSubject::prefetch_ready`] on the same batch
-    /// ([`crate::subjects::Subject::prefetch_begin`]): the worker runs it
-    /// while the judge works. Only a `lib:` subject's validator batch or a
-    /// LUT batch's first table it declares; other transports wait for the
-    /// prefetch itself.
-    fn begin_ready(&self, batch: Batch<'_>) {
-        let Ok(mut c) = self.client.lock() else {
-            return;
-        };
-        let declared = |c: &Client, op: Capability| c.supports(op);
-        match batch {
-            Batch::Validate(v, bs) if declared(&c, Capability::of_validator(v)) => {
-                if let Some(ch) = c.shm() {
-                    ch.begin(Chunk::Bundles(v == Validator::Payload, bs));
-                }
-            }
-            Batch::Lut(tables, ords) if declared(&c, Capability::Lut(LutTable::ALL[0])) => {
-                let first = tables
-                    .iter()
-                    .copied()
-                    .find(|t| self.caps.has(Capability::Lut(*t)));
-                if let (Some(t), Some(ch)) = (first, c.shm()) {
-                    ch.begin(Chunk::Lut(t, ords));
-                }
-            }
-            _ => {}
-        }
     }
 
     fn prefetch_luts(
