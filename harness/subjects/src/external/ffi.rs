@@ -254,9 +254,7 @@ impl SubjectLib {
             declared(&lib, caps, Capability::ValidatePayload)?;
         let decode: Option<DecodeFn> = declared(&lib, caps, Capability::Decode)?;
         let encode: Option<EncodeFn> = declared(&lib, caps, Capability::Encode)?;
-        // Any table's capability stands for the `lut` op.
-        let lut_op = Capability::Lut(LutTable::ALL[0]);
-        let lut: Option<LutFn> = declared(&lib, caps, lut_op)?;
+        let lut: Option<LutFn> = declared(&lib, caps, Capability::LUT_OP)?;
         let tables = if lut.is_none() {
             Vec::new()
         } else if let Ok(f) = sym::<LutTablesFn>(&lib, "tpb_subject_lut_tables") {
@@ -290,7 +288,7 @@ impl SubjectLib {
             validate_payload.is_some(),
             Capability::ValidatePayload,
         );
-        let lut_batch = batch(&lib, v, lut.is_some(), lut_op);
+        let lut_batch = batch(&lib, v, lut.is_some(), Capability::LUT_OP);
         Ok(SubjectLib {
             name,
             caps,

@@ -608,8 +608,7 @@ impl Transport for ExternalSubject {
             Batch::Validate(v, bs) if c.supports(Capability::of_validator(v)) => {
                 Chunk::Bundles(v == Validator::Payload, bs)
             }
-            // Any table's capability stands for the `lut` op.
-            Batch::Lut(tables, ords) if c.supports(Capability::Lut(LutTable::ALL[0])) => {
+            Batch::Lut(tables, ords) if c.supports(Capability::LUT_OP) => {
                 let first = tables.iter().find(|t| self.caps.has(Capability::Lut(**t)));
                 let Some(&t) = first else { return };
                 Chunk::Lut(t, ords)
@@ -675,8 +674,7 @@ impl ExternalSubject {
         };
         let op = match batch {
             Batch::Validate(v, _) => Capability::of_validator(v),
-            // Any table's capability stands for the `lut` op.
-            Batch::Lut(..) => Capability::Lut(LutTable::ALL[0]),
+            Batch::Lut(..) => Capability::LUT_OP,
             Batch::Decode(_) | Batch::Roundtrip(_) | Batch::Streams(_) | Batch::Lower(_) => {
                 return false
             }

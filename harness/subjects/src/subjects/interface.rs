@@ -109,6 +109,11 @@ impl Capability {
         }
     }
 
+    /// The protocol's `lut` operation, which declares tables through one op name: any table's
+    /// capability answers [`Capabilities::has`] as the op does (a hello's `lut` sets every
+    /// table's bit), so the first table stands for it.
+    pub const LUT_OP: Capability = Capability::Lut(LutTable::ALL[0]);
+
     /// The capability of validator `v`.
     pub fn of_validator(v: Validator) -> Capability {
         match v {
