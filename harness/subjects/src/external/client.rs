@@ -95,10 +95,31 @@ pub fn sent(r: Reply) -> Option<Reply> {
 /// A lines answer to a LUT request, typed.
 pub fn lut_reply(r: Reply) -> Typed<LutResult> {
     match r {
-        Ok(Answer::Wire(w)) => u8::try_from(w)
-            .map(Ok)
-            .map_err(|_| Fault::Protocol(format!("wire value {w} is not a byte"))),
+        Ok(Answer::Wire(w)) => wire_byte(w),
         Ok(Answer::Refused(why)) => Ok(Err(foreign(&why))),
         other => Err(fault(other)),
+    }
+}
+
+/// A LUT's wire answer on either transport: a byte, else a protocol fault.
+pub fn wire_byte(w: impl Into<u64>) -> Typed<LutResult> {
+    let w = w.into();
+    u8::try_from(w)
+        .map(Ok)
+        .map_err(|_| Fault::Protocol(format!("wire value {w} is not a byte")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{lut_reply, Answer};
+    use crate::subjects::Fault;
+
+    #[test]
+    fn a_lines_lut_answer_is_a_byte_or_a_protocol_fault() {
+        assert!(matches!(lut_reply(Ok(Answer::Wire(0xAB))), Ok(Ok(0xAB))));
+        let Err(Fault::Protocol(why)) = lut_reply(Ok(Answer::Wire(256))) else {
+            panic!("wire 256 is not a byte, so a protocol fault");
+        };
+        assert_eq!(why, "wire value 256 is not a byte");
     }
 }

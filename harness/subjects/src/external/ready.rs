@@ -7,7 +7,7 @@
 //! subject directly). Bulk judging vouches for the entries equal to core's
 //! answers, and lookups pass over them.
 
-use super::client::fault;
+use super::client::{fault, wire_byte};
 use super::process::Reply as ClientReply;
 use super::protocol::Request;
 use super::shm_client::{ShmAnswer, ShmSink};
@@ -171,9 +171,7 @@ impl ShmSink for LutColumn<'_> {
     /// fault, as on the lines transport).
     fn answer(&mut self, a: ShmAnswer) {
         self.push(Some(match a {
-            ShmAnswer::Wire(w) => u8::try_from(w)
-                .map(Ok)
-                .map_err(|_| Fault::Protocol(format!("wire value {w} is not a byte"))),
+            ShmAnswer::Wire(w) => wire_byte(w),
             ShmAnswer::Refused(n) => Ok(Err(n)),
             ShmAnswer::Unsupported => Err(Fault::Unsupported),
             ShmAnswer::Fault(f) if f.class == FaultClass::NotSent => Err(Fault::Crash(f.detail)),
