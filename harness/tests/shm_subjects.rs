@@ -606,3 +606,42 @@ fn filed(report: &Path) -> (BTreeSet<String>, Vec<String>) {
 }
 
 const PLANT: &str = tpbconform::external::shm_worker::PLANT_SKIP_LAST_ENV;
+
+/// A worker that dies with no input running blames no input. `after`: it
+/// answers every entry of a hand-off and exits before saying so (the
+/// re-run one entry at a time too): every answer still arrives and is
+/// compared, the deaths are restarts, the gate passes. `before`: it exits
+/// on every doorbell before running anything: the subject is given up
+/// (the gate fails closed) and no case is filed as the input it crashed on.
+#[test]
+fn a_worker_that_dies_between_entries_blames_no_input() {
+    const EXIT: &str = tpbconform::external::shm_worker::PLANT_EXIT_ENV;
+    let dir = tempfile::tempdir().unwrap();
+    let lib = c_example(dir.path(), false);
+    let args = [
+        "--no-corpus",
+        "--cases",
+        "200",
+        "--targets",
+        "validate_header,validate_payload",
+        "--arch",
+        "v2",
+    ];
+    let after = dir.path().join("after");
+    let o = gate_lib(&lib, &after, &args, &[(EXIT, Some("after"))]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let run: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(after.join("run.json")).unwrap()).unwrap();
+    let m = &run["machine"]["subjects"][0];
+    let cases = &run["subjects"][0]["cases"];
+    assert_eq!(m["answers_received"], m["calls"], "{m}");
+    assert_eq!(&m["answers_compared"], cases, "{m}");
+    assert!(m["restarts"].as_u64().unwrap() >= 2, "{m}");
+    let before = dir.path().join("before");
+    let o = gate_lib(&lib, &before, &args, &[(EXIT, Some("before"))]);
+    assert_ne!(code(&o), 0, "{}", stderr(&o));
+    let jsonl = std::fs::read_to_string(before.join("divergences.jsonl")).unwrap_or_default();
+    assert!(!jsonl.contains("while running this input"), "{jsonl}");
+    let summary = std::fs::read_to_string(before.join("summary.md")).unwrap();
+    assert!(summary.contains("given up"), "{summary}");
+}

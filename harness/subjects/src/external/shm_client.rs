@@ -499,26 +499,39 @@ impl ShmChannel {
                     if good {
                         self.k.sup.count(cap, None);
                     }
-                    let culprit = usize::try_from(stamp)
+                    // The entry the worker stamped and had not finished (one
+                    // call per entry: stamp 1 + i, then `done` i + 1); none
+                    // when it died or stalled between entries.
+                    let running = usize::try_from(stamp)
                         .ok()
                         .and_then(|s| s.checked_sub(1))
-                        .unwrap_or(done)
-                        .clamp(done, n - 1);
-                    let hung = matches!(outcome, Wait::Hung);
+                        .filter(|&i| i == done && i < n);
                     let status = self.kill().or(st);
-                    let f = if hung {
-                        let t = self.k.timeout;
-                        let f =
-                            format!("no answer within {t:?} (the worker was running this input)");
-                        fault(FaultClass::Timeout, f)
-                    } else {
-                        let e = describe_exit(status);
-                        let f = format!("{e} while running this input (stamped by the worker)");
-                        fault(FaultClass::Crash, f)
+                    let on = match running {
+                        Some(_) => "while running this input (stamped by the worker)".to_string(),
+                        None => {
+                            format!("between entries, no input running ({done} of {n} answered)")
+                        }
                     };
-                    self.k.sup.count(cap, Some((&f, input_name(culprit))));
-                    sized(&mut answers, n)[culprit] = Some(ShmAnswer::Fault(f));
-                    start = culprit + 1;
+                    let f = match outcome {
+                        Wait::Hung => {
+                            let t = self.k.timeout;
+                            fault(FaultClass::Timeout, format!("no answer within {t:?} {on}"))
+                        }
+                        _ => fault(FaultClass::Crash, format!("{} {on}", describe_exit(status))),
+                    };
+                    let culprit = running.map_or_else(|| "no input".to_string(), input_name);
+                    self.k.sup.count(cap, Some((&f, culprit)));
+                    start = match running {
+                        Some(i) => {
+                            sized(&mut answers, n)[i] = Some(ShmAnswer::Fault(f));
+                            i + 1
+                        }
+                        // Nothing to blame: the unanswered rest runs again
+                        // (the fault counts toward giving up, so a worker
+                        // that never gets going is not restarted forever).
+                        None => done,
+                    };
                     tick();
                     if start < n && self.k.sup.given_up_on(cap).is_none() {
                         self.restart();

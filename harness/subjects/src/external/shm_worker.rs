@@ -33,6 +33,12 @@ pub const PLANT_SKIP_LAST_ENV: &str = "TPB_TEST_WORKER_SKIP_LAST";
 /// so the tests see the gate name a malformed record a harness fault.
 pub const PLANT_CUT_RECORDS_ENV: &str = "TPB_TEST_WORKER_CUT_RECORDS";
 
+/// Test-only: `before`, the worker exits on every doorbell before running
+/// an entry; `after`, once it has answered every entry but before saying
+/// so: either way no input is running when it dies, so the tests see the
+/// gate blame none.
+pub const PLANT_EXIT_ENV: &str = "TPB_TEST_WORKER_EXIT";
+
 /// Runs the worker until its stdin ends. A region or library that does not
 /// open is an error (after writing it into the region when it is mapped).
 pub fn serve(lib_path: &str, region: &Path, arch: &str) -> Result<(), String> {
@@ -84,6 +90,12 @@ pub fn serve(lib_path: &str, region: &Path, arch: &str) -> Result<(), String> {
     let mut byte = [0u8; 1];
     let skip_last = std::env::var_os(PLANT_SKIP_LAST_ENV).is_some();
     let cut = std::env::var_os(PLANT_CUT_RECORDS_ENV).is_some();
+    let exit = std::env::var(PLANT_EXIT_ENV).unwrap_or_default();
+    let exit_at = |when: &str| {
+        if exit == when {
+            std::process::exit(3);
+        }
+    };
     loop {
         match bell_in.read(&mut byte) {
             Ok(0) => return Ok(()),
@@ -91,6 +103,7 @@ pub fn serve(lib_path: &str, region: &Path, arch: &str) -> Result<(), String> {
             Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
             Err(e) => return Err(format!("reading the doorbell: {e}")),
         }
+        exit_at("before");
         let seq = r.get(Field::Seq);
         let t = std::time::Instant::now();
         arena.reset();
@@ -100,6 +113,7 @@ pub fn serve(lib_path: &str, region: &Path, arch: &str) -> Result<(), String> {
             r.set(Field::N, n.saturating_sub(1));
         }
         run_handoff(&lib, &mut r, &mut arena, &mut scratch, cut);
+        exit_at("after");
         if skip_last && r.get(Field::Full) == 0 {
             // Claims the whole hand-off done, the last entry unwritten.
             r.set(Field::Done, n);
