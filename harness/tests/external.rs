@@ -290,6 +290,22 @@ fn garbage_and_library_errors_are_protocol_faults() {
     python_and_library_faults("garbage", "MISBEHAVE_ERROR", FaultClass::Protocol, TIMEOUT);
 }
 
+/// An answer line over the 1 MiB limit is a `protocol` fault (docs/subject-protocol.md
+/// "Faults") as soon as the limit is passed, even when no newline ever follows: before, the
+/// reader skipped to a newline first, so a subject that then hung was a `timeout` after the
+/// whole case timeout.
+#[test]
+fn an_over_long_answer_line_is_a_protocol_fault_at_once() {
+    let t0 = Instant::now();
+    faults_are_isolated(
+        &misbehave_py("long-line"),
+        FaultClass::Protocol,
+        TIMEOUT,
+        "long-line on id",
+    );
+    assert!(t0.elapsed() < 2 * TIMEOUT, "{:?}", t0.elapsed());
+}
+
 #[test]
 fn subjects_that_cannot_start_say_why() {
     let cases = [

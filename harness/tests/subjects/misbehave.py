@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """A misbehaving Python subject for the harness tests: the example subject of
 examples/subjects/custom_op.py, except that on every validator request whose
-bundle ends in 0xEE it crashes (argv `crash`: SIGSEGV), hangs (`hang`) or
-first prints a line that is not JSON (`garbage`)."""
+bundle ends in 0xEE it crashes (argv `crash`: SIGSEGV), hangs (`hang`),
+first prints a line that is not JSON (`garbage`) or writes 2 MiB with no
+newline and then hangs (`long-line`: over the 1 MiB line limit)."""
 import os
 import signal
 import sys
@@ -21,6 +22,10 @@ def answer(req, validators):
         if MODE == "crash":
             os.kill(os.getpid(), signal.SIGSEGV)
         elif MODE == "hang":
+            time.sleep(3600)
+        elif MODE == "long-line":
+            sys.stdout.write("x" * (2 << 20))
+            sys.stdout.flush()
             time.sleep(3600)
         else:
             sys.stdout.write("this is not json\n")

@@ -231,9 +231,30 @@ fn signal_name(sig: i32) -> &'static str {
     }
 }
 
+/// Why [`read_line`] refused a line.
+#[derive(Debug, PartialEq)]
+enum BadLine {
+    /// Longer than the limit: reported as soon as the limit is passed, the
+    /// rest of the line still unread (the caller skips it with
+    /// `skip_until(b'\n')` once it has reported it, so a subject that writes
+    /// a gigabyte without a newline is a fault at once, not a timeout).
+    TooLong(usize),
+    NotUtf8,
+}
+
+impl std::fmt::Display for BadLine {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            BadLine::TooLong(max) => write!(f, "answer line longer than {max} bytes"),
+            BadLine::NotUtf8 => f.write_str("answer line is not UTF-8"),
+        }
+    }
+}
+
 /// Reads one line of at most `max` bytes (without the newline). `Ok(None)`
-/// at end of input; an over-long line is consumed and reported as `Err`.
-fn read_line(r: &mut impl BufRead, max: usize) -> std::io::Result<Option<Result<String, String>>> {
+/// at end of input; an over-long line is [`BadLine::TooLong`] after `max + 1`
+/// bytes, the rest left unread.
+fn read_line(r: &mut impl BufRead, max: usize) -> std::io::Result<Option<Result<String, BadLine>>> {
     let mut buf = Vec::new();
     let n = r
         .by_ref()
@@ -245,13 +266,9 @@ fn read_line(r: &mut impl BufRead, max: usize) -> std::io::Result<Option<Result<
     if buf.last() == Some(&b'\n') {
         buf.pop();
     } else if buf.len() > max {
-        // Skip the rest of the over-long line.
-        r.skip_until(b'\n')?;
-        return Ok(Some(Err(format!("answer line longer than {max} bytes"))));
+        return Ok(Some(Err(BadLine::TooLong(max))));
     }
-    Ok(Some(
-        String::from_utf8(buf).map_err(|_| "answer line is not UTF-8".to_string()),
-    ))
+    Ok(Some(String::from_utf8(buf).map_err(|_| BadLine::NotUtf8)))
 }
 
 impl ProcessSubject {
@@ -493,15 +510,21 @@ fn write_loop(stdin: ChildStdin, rx: Receiver<String>) {
 fn read_loop(stdout: ChildStdout, tx: Sender<Event>) {
     let mut r = BufReader::new(stdout);
     loop {
-        let ev = match read_line(&mut r, MAX_LINE) {
-            Ok(Some(Ok(l))) => Event::Line(l),
-            Ok(Some(Err(e))) => Event::Bad(e),
+        let (ev, long) = match read_line(&mut r, MAX_LINE) {
+            Ok(Some(Ok(l))) => (Event::Line(l), false),
+            Ok(Some(Err(e))) => (Event::Bad(e.to_string()), matches!(e, BadLine::TooLong(_))),
             Ok(None) | Err(_) => {
                 let _ = tx.send(Event::Eof);
                 return;
             }
         };
         if tx.send(ev).is_err() {
+            return;
+        }
+        // The fault is reported; the rest of an over-long line is skipped
+        // (the harness kills the process meanwhile, ending it at EOF).
+        if long && r.skip_until(b'\n').is_err() {
+            let _ = tx.send(Event::Eof);
             return;
         }
     }
@@ -513,7 +536,13 @@ pub(super) fn stderr_loop(stderr: impl Read, ring: &Mutex<VecDeque<String>>) {
     loop {
         let line = match read_line(&mut r, STDERR_LINE_MAX) {
             Ok(Some(Ok(l))) => l,
-            Ok(Some(Err(_))) => "[over-long or non-UTF-8 stderr line]".to_string(),
+            Ok(Some(Err(BadLine::NotUtf8))) => "[over-long or non-UTF-8 stderr line]".to_string(),
+            Ok(Some(Err(BadLine::TooLong(_)))) => {
+                if r.skip_until(b'\n').is_err() {
+                    return;
+                }
+                "[over-long or non-UTF-8 stderr line]".to_string()
+            }
             Ok(None) | Err(_) => return,
         };
         if let Ok(mut g) = ring.lock() {
