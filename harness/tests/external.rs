@@ -306,6 +306,31 @@ fn an_over_long_answer_line_is_a_protocol_fault_at_once() {
     assert!(t0.elapsed() < 2 * TIMEOUT, "{:?}", t0.elapsed());
 }
 
+/// A `cmd:` subject that exits after answering, with no request unanswered, was working on
+/// no input (docs/subject-protocol.md "Faults"): the next request goes to a new process and is
+/// answered there, none is blamed. Before, the next request was written to the exited process
+/// and filed as its crash ("exited with status 0 before answering").
+#[test]
+fn a_subject_that_exits_between_requests_blames_no_input() {
+    let mut trigger = valid_header();
+    trigger[63] = 0xEE;
+    let (first, next) = (
+        Request::ValidateHeader(trigger),
+        Request::ValidatePayload(valid_payload()),
+    );
+    let mut good = start(&python_spec(""), TIMEOUT);
+    let want = (good.call(&first), good.call(&next));
+    let mut s = start(&misbehave_py("exit-after"), TIMEOUT);
+    assert_eq!(s.call(&first), want.0);
+    // Let it exit (it does at once, after flushing that answer).
+    std::thread::sleep(Duration::from_secs(1));
+    assert_eq!(s.call(&next), want.1, "the request after the exit");
+    assert_eq!(s.supervisor().restarts(), 1);
+    assert!(s.supervisor().given_up().is_none());
+    let tail = s.supervisor().stderr_tail().join("\n");
+    assert!(tail.contains("exit-after on id 1"), "{tail:?}");
+}
+
 #[test]
 fn subjects_that_cannot_start_say_why() {
     let cases = [

@@ -6,7 +6,7 @@ misbehaves on EVERY request, as argv[1] says:
   segv        kill itself with SIGSEGV
   garbage     print a line that is not JSON
   wrong-id    answer with an id that was never sent
-  exit        exit after the hello (status 0)
+  exit        exit (status 0) once it has read a request, unanswered
   deaf        never read stdin again (and never answer)
   fork        fork a child that keeps stdout open and sleeps, then SIGSEGV
   setsid      like fork, but the child calls setsid() first
@@ -41,8 +41,6 @@ def main():
         return
     print(json.dumps({"protocol": 1, "name": f"hostile-{MODE}",
                       "ops": ["validate_header", "validate_payload"]}), flush=True)
-    if MODE == "exit":
-        return
     if MODE == "deaf":
         time.sleep(3600)
         return
@@ -50,6 +48,8 @@ def main():
         child_holding_stdout(MODE == "setsid")
     for line in sys.stdin:
         req = json.loads(line)
+        if MODE == "exit":
+            return
         if MODE in ("segv", "fork", "setsid"):
             os.kill(os.getpid(), signal.SIGSEGV)
         elif MODE == "garbage":

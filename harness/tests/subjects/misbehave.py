@@ -3,7 +3,9 @@
 examples/subjects/custom_op.py, except that on every validator request whose
 bundle ends in 0xEE it crashes (argv `crash`: SIGSEGV), hangs (`hang`),
 first prints a line that is not JSON (`garbage`) or writes 2 MiB with no
-newline and then hangs (`long-line`: over the 1 MiB line limit)."""
+newline and then hangs (`long-line`: over the 1 MiB line limit); `exit-after`
+answers it and then exits (status 0) without reading another request."""
+import json
 import os
 import signal
 import sys
@@ -17,6 +19,8 @@ MODE = sys.argv[1]
 
 
 def answer(req, validators):
+    if MODE == "exit-after":
+        return custom_op.answer(req, validators)
     if req.get("hex", "").lower().endswith("ee"):
         print(f"misbehave.py: {MODE} on id {req['id']}", file=sys.stderr, flush=True)
         if MODE == "crash":
@@ -32,4 +36,14 @@ def answer(req, validators):
     return custom_op.answer(req, validators)
 
 
-custom_op.serve(answer=answer)
+def exit_after(req, validators):
+    """`exit-after`: the answer goes out (flushed) before the exit."""
+    a = answer(req, validators)
+    if req.get("hex", "").lower().endswith("ee"):
+        print(json.dumps({"id": req["id"], **a}), flush=True)
+        print(f"misbehave.py: {MODE} on id {req['id']}", file=sys.stderr, flush=True)
+        sys.exit(0)
+    return a
+
+
+custom_op.serve(answer=exit_after if MODE == "exit-after" else answer)

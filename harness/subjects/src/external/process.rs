@@ -168,6 +168,11 @@ impl<In, Ev> Running<In, Ev> {
         }
     }
 
+    /// True once the process has exited (its group may live on).
+    pub(super) fn exited(&mut self) -> bool {
+        matches!(self.group.child.try_wait(), Ok(Some(_)))
+    }
+
     /// Closes stdin and kills the group; the exit status.
     pub(super) fn kill(self) -> Option<ExitStatus> {
         drop(self.to_stdin);
@@ -327,6 +332,25 @@ impl ProcessSubject {
                     tick();
                     continue;
                 };
+                if in_flight.is_empty() && run.exited() {
+                    // It exited with every request it was sent answered:
+                    // it was working on no input, so none is blamed (as a
+                    // `lib:` worker dying between entries); the fault counts
+                    // toward giving up and the requests go to a new process.
+                    let status = self.running.take().and_then(LineProcess::kill);
+                    let f = Fault {
+                        class: FaultClass::Crash,
+                        detail: format!(
+                            "{} between requests, none unanswered",
+                            describe_exit(status)
+                        ),
+                    };
+                    self.k
+                        .sup
+                        .count(reqs[i].capability(), Some((&f, "no input".into())));
+                    tick();
+                    continue;
+                }
                 let id = self.next_id;
                 self.next_id += 1;
                 let ok = run.send(reqs[i].to_line(id));
