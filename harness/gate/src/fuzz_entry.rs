@@ -28,9 +28,6 @@ use crate::subjects::{registry, Subject, Validator};
 use crate::targets::{folder_set, folder_targets, folders, Check, Target, TARGETS};
 use std::fmt;
 
-/// A finding: a rendered report (input bytes and both results).
-pub type FuzzFinding = String;
-
 /// The fuzz targets (= corpus folders), in registry order.
 pub use crate::targets::folders as fuzz_targets;
 
@@ -104,14 +101,9 @@ impl Entry {
 
     /// Runs the entry on `data`; `Err` on the first disagreement.
     #[inline(always)]
-    pub fn check(self, data: &[u8]) -> Result<(), FuzzFinding> {
-        match self {
-            Entry::Judge(t) => check_judged(t.spec().folder, data),
-            _ => {
-                let (core, oracle) = registry::reference_pair_for(Generation::default());
-                self.check_pair(&core, &oracle, data)
-            }
-        }
+    pub fn check(self, data: &[u8]) -> Result<(), String> {
+        let (core, oracle) = registry::reference_pair_for(Generation::default());
+        self.check_pair(&core, &oracle, data)
     }
 
     /// A lean entry's check with `left` (under test) against `right` in
@@ -123,7 +115,7 @@ impl Entry {
         left: &L,
         right: &R,
         data: &[u8],
-    ) -> Result<(), FuzzFinding> {
+    ) -> Result<(), String> {
         match self {
             Entry::Validator(t, v) => match lean::validator_pair(left, right, t, v, data) {
                 None => Ok(()),
@@ -153,7 +145,7 @@ impl Entry {
 
 /// A lean path's report: the divergence (`shown`: whole, or its head) and
 /// the command that replays it through the whole judge.
-fn lean_finding(d: &Divergence, shown: &dyn fmt::Display) -> FuzzFinding {
+fn lean_finding(d: &Divergence, shown: &dyn fmt::Display) -> String {
     let replay =
         crate::triage::replay_command(&[], Generation::default(), d.target.name(), &d.input);
     format!("{shown}\n  replay: {replay}")
@@ -162,7 +154,7 @@ fn lean_finding(d: &Divergence, shown: &dyn fmt::Display) -> FuzzFinding {
 /// Runs fuzz target `name` on `data` the way its fuzz binary does (its
 /// [`Entry`]; a name that is not a fuzz target goes to [`check_judged`]);
 /// `Err` on the first disagreement.
-pub fn check(name: &str, data: &[u8]) -> Result<(), FuzzFinding> {
+pub fn check(name: &str, data: &[u8]) -> Result<(), String> {
     match Entry::find(name) {
         Some(e) => e.check(data),
         None => check_judged(name, data),
@@ -172,7 +164,7 @@ pub fn check(name: &str, data: &[u8]) -> Result<(), FuzzFinding> {
 /// Runs fuzz target `name` on `data` through the [`Judge`]; `Err` on the
 /// first disagreement (or for a name that is not a fuzz target nor a gate
 /// target).
-pub fn check_judged(name: &str, data: &[u8]) -> Result<(), FuzzFinding> {
+pub fn check_judged(name: &str, data: &[u8]) -> Result<(), String> {
     let targets = replay_targets(name);
     if targets.is_empty() {
         return Err(format!(

@@ -7,9 +7,10 @@
 
 use super::config::GateConfig;
 use super::coverage::{file_case, merge_cov, CovMap, Runner};
-use super::outcome::{add_counts, count_cohorts, panic_text, CorpusFolder, GateFailure, GateRun};
+use super::outcome::{add_counts, count_cohorts, CorpusFolder, GateFailure, GateRun};
 use crate::findings::{Finding, Origin};
 use crate::judge::batch::{Cases, Step};
+use crate::judge::panic_text;
 use crate::kinds::{CaseBuf, Form, Ran};
 use crate::reach::Reach;
 use crate::targets::{folder_targets, Target};

@@ -5,12 +5,13 @@
 
 use super::config::GateConfig;
 use super::coverage::{file_case, merge_cov, runners, CovMap, Runner};
-use super::outcome::{add_counts, count_cohorts, merge_judged, panic_text, GateFailure, GateRun};
+use super::outcome::{add_counts, count_cohorts, merge_judged, GateFailure, GateRun};
 use super::stage::{Staged, Stager};
 use crate::external::watch::{self, Watch};
 use crate::findings::{CaseKind, Findings, Origin};
 use crate::generators::name_hash;
 use crate::judge::batch::{Cases, Step};
+use crate::judge::panic_text;
 use crate::kinds::{self, CaseBuf, Ran, TargetKind};
 use crate::reach::Reach;
 use crate::targets::Target;
@@ -161,6 +162,10 @@ struct Filed {
     /// Divergent inputs per cohort pattern.
     cohorts: BTreeMap<String, u64>,
     findings: Findings,
+    /// Cases per [`CaseKind`].
+    by_kind: [u64; 3],
+    /// Coverage cells.
+    cov: CovMap,
 }
 
 impl Filed {
@@ -200,9 +205,7 @@ struct Item<'a, 'b> {
     arches: usize,
     slot: &'a Slot,
     one: &'a mut CaseBuf,
-    by_kind: &'a mut [u64; 3],
     filed: &'a mut Filed,
-    cov: &'a mut CovMap,
     reach: &'a mut Reach,
 }
 
@@ -250,7 +253,7 @@ impl Cases for Item<'_, '_> {
             if ti == 0 && cfg.debug_subject_panic_case == Some(i) {
                 self.r.key.arm_fault();
             }
-            self.by_kind[CaseKind::of(i).index()] += 1;
+            self.filed.by_kind[CaseKind::of(i).index()] += 1;
             self.filed.by_arch[self.a][0] += 1;
         }
         let form =
@@ -274,7 +277,7 @@ impl Cases for Item<'_, '_> {
             index: i,
             kind: CaseKind::of(i),
         };
-        let fs = file_case(self.r, ran, key, self.reach, origin, self.cov);
+        let fs = file_case(self.r, ran, key, self.reach, origin, &mut self.filed.cov);
         self.filed.file(self.a, fs);
     }
 }
@@ -341,8 +344,6 @@ fn worker(sh: &Shared, w: usize) {
         let chunk = cfg.chunk_of(t);
         let lo = k * chunk;
         let hi = lo.saturating_add(chunk).min(sh.planned[ti]);
-        let mut cov = CovMap::default();
-        let mut by_kind = [0u64; 3];
         let mut filed = Filed {
             by_arch: vec![[0u64; 2]; rs.len()],
             ..Filed::default()
@@ -378,9 +379,7 @@ fn worker(sh: &Shared, w: usize) {
                     arches: rs.len(),
                     slot,
                     one: &mut one,
-                    by_kind: &mut by_kind,
                     filed: &mut filed,
-                    cov: &mut cov,
                     reach: &mut reach,
                 };
                 let prefetched = cur.runs.get(a).is_some_and(|run| run.on);
@@ -404,7 +403,7 @@ fn worker(sh: &Shared, w: usize) {
                 st.ran += hi - lo;
                 st.by_kind
                     .iter_mut()
-                    .zip(by_kind)
+                    .zip(filed.by_kind)
                     .for_each(|(a, b)| *a += b);
                 st.diverged += filed.diverged;
                 for ((_, x), y) in acc.arches.iter_mut().zip(&filed.by_arch) {
@@ -422,7 +421,7 @@ fn worker(sh: &Shared, w: usize) {
             }
         }
         st.busy += dt;
-        merge_cov(&mut st.coverage, cov);
+        merge_cov(&mut st.coverage, filed.cov);
         acc.findings.merge(filed.findings);
         add_counts(&mut acc.cohorts, filed.cohorts);
         slot.done.fetch_add(hi - lo, Relaxed);

@@ -471,5 +471,3 @@ pub struct CorpusFolder {
     /// Files with at least one divergence.
     pub diverged: u64,
 }
-
-pub use crate::judge::panic_text;

@@ -16,6 +16,7 @@
 
 use crate::findings::{Finding, Origin};
 use crate::generation::Generation;
+use crate::judge::nway::VECTORS_SLOT;
 use crate::judge::{Answer, Answers, Class, Divergence, Judge, Signature};
 use crate::subjects::{verdict_name, Batch, Subject, Validator};
 use std::fmt;
@@ -208,14 +209,17 @@ pub fn parse_line(path: &str, line: usize, raw: &str) -> Result<Option<Parsed>, 
 /// What a subject says about a vector: in the file's words, as a typed
 /// answer, and the class of its fault if it gave none (a crash, a panic, or
 /// an answer its transport lost).
-pub type VectorAnswer = (String, Answer, Option<crate::judge::Class>);
+pub type VectorAnswer = (String, Answer, Option<Class>);
 
 /// What `s` says about `bundle` asked `op` ([`VectorAnswer`]).
 pub fn actual(s: &dyn Subject, op: VectorOp, bundle: &[u8; 64]) -> VectorAnswer {
     let fault = |f: &crate::subjects::Fault| {
-        let class = crate::judge::Class::of_fault(f);
-        let name = class.name().to_lowercase();
-        (f.to_string(), Answer::Fault(name), Some(class))
+        let class = Class::of_fault(f);
+        (
+            f.to_string(),
+            Answer::Fault(class.lower().into()),
+            Some(class),
+        )
     };
     let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| match op {
         VectorOp::Validate(which) => match s.validate(which, bundle) {
@@ -242,11 +246,11 @@ pub fn actual(s: &dyn Subject, op: VectorOp, bundle: &[u8; 64]) -> VectorAnswer 
         },
     }));
     r.unwrap_or_else(|_| {
-        let class = crate::judge::Class::Panic;
+        let p = Class::Panic;
         (
             "PANIC".to_string(),
-            Answer::Fault(class.name().to_lowercase()),
-            Some(class),
+            Answer::Fault(p.lower().into()),
+            Some(p),
         )
     })
 }
@@ -445,16 +449,12 @@ fn check_one(
     st: &mut FileStats,
     findings: &mut Vec<Finding>,
 ) {
-    let runs: Vec<(Generation, &Judge)> = engines
+    let runs = engines
         .iter()
-        .filter(|(a, _)| archs.iter().any(|x| x == a.name()))
-        .copied()
-        .collect();
-    if runs.is_empty() {
-        st.other_generations += 1;
-        return;
-    }
-    for (arch, e) in runs {
+        .filter(|(a, _)| archs.iter().any(|x| x == a.name()));
+    let mut ran = false;
+    for &(arch, e) in runs {
+        ran = true;
         let (core, oracle) = e.references();
         st.vectors += 1;
         let (want, op, bundle) = (&v.expected, v.op, &v.bundle);
@@ -498,7 +498,7 @@ fn check_one(
             if !asks(&**s, op) {
                 continue;
             }
-            e.note_judged(k);
+            e.note_judged(k, VECTORS_SLOT, 1);
             let x = actual(&**s, op, bundle);
             if x.0 != *want {
                 failed = true;
@@ -507,6 +507,7 @@ fn check_one(
         }
         st.failed += u64::from(failed);
     }
+    st.other_generations += u64::from(!ran);
 }
 
 #[cfg(test)]

@@ -81,18 +81,6 @@ pub fn replay_spec(spec: &SubjectSpec) -> String {
     }
 }
 
-/// `--subject` flags (`subjects` as [`replay_spec`] names them) and `--arch`.
-fn subject_flags(subjects: &[String], arch: Generation) -> String {
-    let mut s: String = subjects
-        .iter()
-        .map(|s| format!("--subject {} ", shell_word(s)))
-        .collect();
-    if arch != Generation::default() {
-        s.push_str(&format!("--arch {arch} "));
-    }
-    s
-}
-
 /// The one-line replay command for `input` on `target` under `arch`, with `subjects` as
 /// [`replay_spec`] names them.
 pub fn replay_command(subjects: &[String], arch: Generation, target: &str, input: &[u8]) -> String {
@@ -101,17 +89,21 @@ pub fn replay_command(subjects: &[String], arch: Generation, target: &str, input
 }
 
 /// The replay command for a raw input file at `path` under `arch` (or any other input
-/// argument of `replay`).
+/// argument of `replay`): `--subject` flags (`subjects` as [`replay_spec`] names them), `--arch`.
 pub fn replay_file_command(
     subjects: &[String],
     arch: Generation,
     target: &str,
     path: &str,
 ) -> String {
-    format!(
-        "tpbconform replay {}--target {target} {path}",
-        subject_flags(subjects, arch)
-    )
+    let mut s = String::from("tpbconform replay ");
+    for x in subjects {
+        s.push_str(&format!("--subject {} ", shell_word(x)));
+    }
+    if arch != Generation::default() {
+        s.push_str(&format!("--arch {arch} "));
+    }
+    s + &format!("--target {target} {path}")
 }
 
 /// The report-relative file of divergence `number` (1-based) replayed on `target`.

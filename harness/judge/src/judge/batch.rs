@@ -238,7 +238,7 @@ impl Judge {
         }
         let vouched = held.cases.iter().zip(&agreed);
         let n = vouched.filter(|(p, ok)| p.0.is_some() && **ok).count();
-        self.note_judged_in(under, t.rank(), n as u64);
+        self.note_judged(under, t.rank(), n as u64);
         self.judging.set(true);
         let mut from = 0;
         for (&(at, key_end, classified), ok) in held.cases.iter().zip(&agreed) {

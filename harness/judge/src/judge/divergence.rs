@@ -27,10 +27,10 @@ use crate::targets::Target;
 use serde::{Deserialize, Serialize};
 use std::fmt;
 
-/// Declares [`Class`] from its variants, in their stable order: [`Class::ALL`] and
-/// [`Class::name`] (the variant's name) follow.
+/// Declares [`Class`] from its variants, in their stable order, each with its name in lower
+/// case: [`Class::ALL`], [`Class::name`] (the variant's name) and [`Class::lower`] follow.
 macro_rules! classes {
-    ($($(#[$doc:meta])* $v:ident,)*) => {
+    ($($(#[$doc:meta])* $v:ident = $lower:literal,)*) => {
         /// Divergence class, named from the left subject's perspective. Written to
         /// `divergences.jsonl` as its name and read back by that name only; ordered by name
         /// (the order a target's findings are listed in).
@@ -46,28 +46,33 @@ macro_rules! classes {
             pub fn name(self) -> &'static str {
                 match self { $(Class::$v => stringify!($v),)* }
             }
+
+            /// The name in lower case (`crash`: a fault's answer, a key's suffix).
+            pub fn lower(self) -> &'static str {
+                match self { $(Class::$v => $lower,)* }
+            }
         }
     };
 }
 
 classes! {
-    OverAccept,
-    UnderAccept,
-    SameVerdictDifferentReason,
+    OverAccept = "overaccept",
+    UnderAccept = "underaccept",
+    SameVerdictDifferentReason = "sameverdictdifferentreason",
     /// Both accept, different outputs (or a shared invariant failure).
-    DifferentOutput,
-    Panic,
+    DifferentOutput = "differentoutput",
+    Panic = "panic",
     /// A subject said `unsupported` for an operation it claims.
-    Unsupported,
-    Crash,
+    Unsupported = "unsupported",
+    Crash = "crash",
     /// A subject did not answer in time.
-    Timeout,
-    Protocol,
+    Timeout = "timeout",
+    Protocol = "protocol",
     /// The harness's transport lost, left unwritten or misplaced an
     /// answer: a harness / protocol fault, never the subject's divergence.
-    Harness,
+    Harness = "harness",
     /// A `corpus/vectors/` line's expectation not met.
-    VectorMismatch,
+    VectorMismatch = "vectormismatch",
 }
 
 impl Class {
@@ -429,5 +434,17 @@ impl IntoIterator for Outcome {
     type IntoIter = std::vec::IntoIter<Divergence>;
     fn into_iter(self) -> Self::IntoIter {
         self.0.into_iter()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Class;
+
+    #[test]
+    fn lower_is_the_name_in_lower_case() {
+        for c in Class::ALL {
+            assert_eq!(c.lower(), c.name().to_lowercase());
+        }
     }
 }

@@ -240,14 +240,9 @@ impl Judge {
         &self.tested
     }
 
-    /// Counts one vector check judged for subject under test `k` (the
-    /// vector checks compare the subjects themselves).
-    pub fn note_judged(&self, k: usize) {
-        self.note_judged_in(k, VECTORS_SLOT, 1);
-    }
-
-    /// Counts `n` cases of `slot` judged for subject under test `k`.
-    pub(super) fn note_judged_in(&self, k: usize, slot: usize, n: u64) {
+    /// Counts `n` cases of `slot` judged for subject under test `k` (the vector checks, which
+    /// compare the subjects themselves: [`VECTORS_SLOT`]).
+    pub fn note_judged(&self, k: usize, slot: usize, n: u64) {
         if let Some(u) = self.under.get(k) {
             u.note_judged(slot, n);
         }

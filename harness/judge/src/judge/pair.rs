@@ -132,7 +132,7 @@ impl<L: Subject + ?Sized, R: Subject + ?Sized> Pair<'_, L, R> {
         };
         self.div(
             class,
-            format!("{op}:{}", class.name().to_lowercase()),
+            format!("{op}:{}", class.lower()),
             short(&al),
             short(&ar),
             reply_shown(&l),
@@ -163,7 +163,7 @@ impl<L: Subject + ?Sized, R: Subject + ?Sized> Pair<'_, L, R> {
 fn fault_answer<T>(r: &Reply<T>) -> Option<Answer> {
     r.as_ref()
         .err()
-        .map(|f| Answer::Fault(Class::of_fault(f).name().to_lowercase()))
+        .map(|f| Answer::Fault(Class::of_fault(f).lower().into()))
 }
 
 /// A reply (an answer or a fault) as a report prints it.

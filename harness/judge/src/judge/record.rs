@@ -18,10 +18,11 @@
 //! `validate_stream` on that stream does not parse it again; the slot holds
 //! the stream itself, so its address is a sound key.
 
+use super::divergence::Class;
 use crate::layout::same_bundle;
 use crate::subjects::{
     module_answer, stream_verdict, verdict_name, Capabilities, DecodeFail, Decoded, EncodeResult,
-    Fault, FieldName, IrAnswer, IrInstruction, IrQuery, LutResult, LutTable, ModuleAnswer, Name,
+    FieldName, IrAnswer, IrInstruction, IrQuery, LutResult, LutTable, ModuleAnswer, Name,
     Predicate, Reference, Reply, Route, StreamFail, StreamResult, Subject, Validator, Value,
     Verdict,
 };
@@ -114,10 +115,7 @@ impl Recorder {
     pub fn new(inner: Box<dyn Reference>, memo: bool) -> (Recorder, RecordKey) {
         let slot = Rc::new(Slot {
             key: RefCell::new(String::with_capacity(64)),
-            set: Cell::new(false),
-            fault: Cell::new(false),
-            memo_paused: Cell::new(false),
-            staged: RefCell::new(None),
+            ..Slot::default()
         });
         (
             Recorder {
@@ -196,13 +194,7 @@ impl Recorder {
 
     fn fault<T>(&self, r: &Reply<T>) {
         if let Err(f) = r {
-            self.put(&[match f {
-                Fault::Unsupported => "unsupported",
-                Fault::Crash(_) => "crash",
-                Fault::Timeout(_) => "timeout",
-                Fault::Protocol(_) => "protocol",
-                Fault::Harness(_) => "harness",
-            }]);
+            self.put(&[Class::of_fault(f).lower()]);
         }
     }
 }
