@@ -892,7 +892,7 @@ fn only_kinds_and_the_registry_name_the_kind_checks() {
     let bad = kind_checks_outside(&files);
     assert!(
         bad.is_empty(),
-        "a kind's check named outside kinds/ (route it through kinds::kind_of / a TargetKind method):\n{}",
+        "a kind's check named outside kinds/ (route it through kinds::of / a TargetKind method):\n{}",
         bad.join("\n")
     );
 }

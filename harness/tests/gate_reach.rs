@@ -9,8 +9,9 @@ mod common;
 use common::{code, stderr, strs, BIN};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
-use tpbconform::gate::{self, declared_reach, reach_failure, GateConfig, GateFailure, GateRun};
+use tpbconform::gate::{self, reach_failure, GateConfig, GateFailure, GateRun};
 use tpbconform::generation::Generation;
+use tpbconform::kinds::declared_reach;
 use tpbconform::targets::Target;
 
 fn tmp(name: &str) -> PathBuf {

@@ -26,7 +26,7 @@ use std::str::FromStr;
 /// The kinds of target, one row each: the kind's module in the judge's
 /// `kinds/` and its value, then the [`Check`] variants it judges. [`Check`]
 /// is made from these rows, and so are the judge's `mod` lines and
-/// `kinds::kind_of` (`kinds/mod.rs` expands them): a new kind is its file
+/// `kinds::of` (`kinds/mod.rs` expands them): a new kind is its file
 /// and a row here (with its target rows in [`TARGETS`]).
 #[macro_export]
 macro_rules! for_each_kind {

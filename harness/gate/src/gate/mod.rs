@@ -64,7 +64,6 @@ pub mod preflight;
 mod stage;
 pub mod vectors;
 
-pub use crate::kinds::declared_reach;
 pub use config::{
     GateConfig, Shard, UsageError, DEFAULT_CASES, DEFAULT_LOWERING_CASES, DEFAULT_SECONDS,
     DEFAULT_SEED, DEFAULT_SYNC_CASES,

@@ -1,6 +1,6 @@
 //! Target kinds: what a target of each [`Check`] does (generate a case,
 //! compare the subjects' answers, count reach, shrink), one file per kind
-//! behind one trait, [`TargetKind`]; [`kind_of`] is the one table from a
+//! behind one trait, [`TargetKind`]; [`of`] is the one table from a
 //! registry row's check to its kind (the list: `harness/ARCHITECTURE.md`).
 
 pub mod bundle;
@@ -12,7 +12,7 @@ use crate::generation::Generation;
 use crate::reach::Reach;
 use crate::targets::{Check, Target};
 
-/// Each kind's `mod` line and [`kind_of`], from the rows of
+/// Each kind's `mod` line and [`of`], from the rows of
 /// `targets::for_each_kind`.
 macro_rules! kind_table {
     ($($module:ident::$kind:ident => {
@@ -20,9 +20,9 @@ macro_rules! kind_table {
     })+) => {
         $(pub mod $module;)+
 
-        /// The table: the kind of a registry row's check.
-        pub fn kind_of(check: Check) -> &'static dyn TargetKind {
-            match check {
+        /// The table: the kind of target `t`, from its registry row's check.
+        pub fn of(t: Target) -> &'static dyn TargetKind {
+            match t.check() {
                 $($(Check::$variant { .. })|+ => &$module::$kind,)+
             }
         }
@@ -38,12 +38,6 @@ macro_rules! kind_table {
 }
 
 tpb_subjects::for_each_kind!(kind_table);
-
-/// The kind of target `t`.
-#[inline]
-pub fn of(t: Target) -> &'static dyn TargetKind {
-    kind_of(t.check())
-}
 
 /// The reach classes the gate declares for `targets` under `arches`: each
 /// target's kind's classes and, when any is declared, one `generation` class
