@@ -3,7 +3,7 @@
 
 use super::{debug_env, CliError, CliResult, EXIT_BAD_INPUT, EXIT_INVALID, EXIT_OK};
 use crate::external;
-use crate::gate::{self, ExternalRun, GateConfig, GateFailure, Shard};
+use crate::gate::{self, GateConfig, GateFailure, Shard};
 use crate::generation::Generation;
 use crate::judge::Judge;
 use crate::report;
@@ -165,67 +165,6 @@ pub struct GateArgs {
     pub arch: Option<Generation>,
 }
 
-use crate::gate::bench::CORE_RATE_CASES;
-
-/// The external subjects' statistics of this run, each with core's
-/// in-process rate on the same cases: per target it was judged on, the
-/// first (at most [`CORE_RATE_CASES`]) of the very generated cases it was
-/// judged on (same indices, same generations), weighted by the cases it
-/// was judged on there. The measurements run on `cfg.threads` threads
-/// ([`gate::bench::core_rates`]; issue 19: one target after the other, they
-/// cost the gate ~35 ms of wall after the run).
-fn external_runs(cfg: &GateConfig, run: &gate::GateRun) -> Vec<ExternalRun> {
-    let stats = external::stats();
-    let n_arch = cfg.arches().len();
-    // Per subject: its name, statistics, judged cases, and per timed target
-    // the cases its rate there weighs and the index of the target's job.
-    let mut jobs = Vec::new();
-    let subjects: Vec<_> = cfg
-        .subjects
-        .iter()
-        .enumerate()
-        .filter_map(|(k, spec)| {
-            let name = spec.to_string();
-            let st = stats.get(&name)?.clone();
-            let judged = run.subject_judged.get(k).cloned().unwrap_or_default();
-            let served: Vec<bool> = (0..n_arch)
-                .map(|a| judged.by_arch.get(a).is_some_and(|n| *n > 0))
-                .collect();
-            let mut weights = Vec::new();
-            for (t, _) in &run.targets {
-                let generated = judged.generated_on(*t);
-                if generated == 0 || !gate::bench::timed(*t) {
-                    continue;
-                }
-                let sample =
-                    gate::bench::judged_cases(cfg, *t, &served, generated.min(CORE_RATE_CASES));
-                weights.push((generated.saturating_add(judged.replayed_on(*t)), jobs.len()));
-                jobs.push((*t, sample));
-            }
-            Some((name, st, judged, weights))
-        })
-        .collect();
-    let rates = gate::bench::core_rates(cfg.seed, &jobs, cfg.threads);
-    subjects
-        .into_iter()
-        .map(|(name, st, judged, weights)| {
-            let (mut w, mut secs) = (0u64, 0f64);
-            for (cases, j) in weights {
-                if let Some(r) = rates.get(j).copied().flatten() {
-                    w = w.saturating_add(cases);
-                    secs += cases as f64 / r;
-                }
-            }
-            ExternalRun {
-                spec: name,
-                stats: st,
-                cases: judged.total(),
-                core_rate: (secs > 0.0).then(|| w as f64 / secs),
-            }
-        })
-        .collect()
-}
-
 pub fn run(a: GateArgs) -> CliResult {
     let mut targets: Vec<Target> = Vec::new();
     for x in &a.targets {
@@ -303,7 +242,7 @@ pub fn run(a: GateArgs) -> CliResult {
     external::set_case_timeout(cfg.case_timeout / 2);
     let mut run = gate::run(&cfg, Some(&progress));
     phase.set("minimising the divergences and writing the report");
-    run.external = external_runs(&cfg, &run);
+    run.external = gate::bench::external_runs(&cfg, &run);
     if let Some(b) = &bar {
         b.finish_and_clear();
     }

@@ -4,6 +4,7 @@
 //! each case), the same generations, the same operations per case.
 
 use super::config::GateConfig;
+use super::outcome::{ExternalRun, GateRun};
 use crate::findings::CaseKind;
 use crate::generation::Generation;
 use crate::generators::{case_rng, name_hash};
@@ -187,6 +188,64 @@ pub fn core_rates(
         }
     });
     of.iter().map(|&k| rates[k]).collect()
+}
+
+/// The external subjects' statistics of this run, each with core's
+/// in-process rate on the same cases: per target it was judged on, the
+/// first (at most [`CORE_RATE_CASES`]) of the very generated cases it was
+/// judged on (same indices, same generations), weighted by the cases it
+/// was judged on there. The measurements run on `cfg.threads` threads
+/// ([`core_rates`]; issue 19: one target after the other, they
+/// cost the gate ~35 ms of wall after the run).
+pub fn external_runs(cfg: &GateConfig, run: &GateRun) -> Vec<ExternalRun> {
+    let stats = crate::external::stats();
+    let n_arch = cfg.arches().len();
+    // Per subject: its name, statistics, judged cases, and per timed target
+    // the cases its rate there weighs and the index of the target's job.
+    let mut jobs = Vec::new();
+    let subjects: Vec<_> = cfg
+        .subjects
+        .iter()
+        .enumerate()
+        .filter_map(|(k, spec)| {
+            let name = spec.to_string();
+            let st = stats.get(&name)?.clone();
+            let judged = run.subject_judged.get(k).cloned().unwrap_or_default();
+            let served: Vec<bool> = (0..n_arch)
+                .map(|a| judged.by_arch.get(a).is_some_and(|n| *n > 0))
+                .collect();
+            let mut weights = Vec::new();
+            for (t, _) in &run.targets {
+                let generated = judged.generated_on(*t);
+                if generated == 0 || !timed(*t) {
+                    continue;
+                }
+                let sample = judged_cases(cfg, *t, &served, generated.min(CORE_RATE_CASES));
+                weights.push((generated.saturating_add(judged.replayed_on(*t)), jobs.len()));
+                jobs.push((*t, sample));
+            }
+            Some((name, st, judged, weights))
+        })
+        .collect();
+    let rates = core_rates(cfg.seed, &jobs, cfg.threads);
+    subjects
+        .into_iter()
+        .map(|(name, st, judged, weights)| {
+            let (mut w, mut secs) = (0u64, 0f64);
+            for (cases, j) in weights {
+                if let Some(r) = rates.get(j).copied().flatten() {
+                    w = w.saturating_add(cases);
+                    secs += cases as f64 / r;
+                }
+            }
+            ExternalRun {
+                spec: name,
+                stats: st,
+                cases: judged.total(),
+                core_rate: (secs > 0.0).then(|| w as f64 / secs),
+            }
+        })
+        .collect()
 }
 
 #[cfg(test)]

@@ -360,7 +360,7 @@ pub struct ArchStats {
     pub diverged: u64,
 }
 
-/// One external subject's share of a run (filled in by the CLI).
+/// One external subject's share of a run ([`super::bench::external_runs`]).
 #[derive(Clone, Debug, Default)]
 pub struct ExternalRun {
     pub spec: String,
