@@ -11,25 +11,6 @@ use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 use std::time::Duration;
 
-/// Bad `--shard` values.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum UsageError {
-    BadShard(String),
-}
-
-impl fmt::Display for UsageError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            UsageError::BadShard(s) => write!(
-                f,
-                "bad shard `{s}`: expected i/n with integers 0 <= i < n (e.g. 0/4)"
-            ),
-        }
-    }
-}
-
-impl std::error::Error for UsageError {}
-
 /// A slice `index/count` of the case space: case indices `≡ index (mod count)`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Shard {
@@ -46,9 +27,9 @@ impl Default for Shard {
 }
 
 impl FromStr for Shard {
-    type Err = UsageError;
+    type Err = String;
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        let bad = || UsageError::BadShard(s.to_string());
+        let bad = || format!("bad shard `{s}`: expected i/n with integers 0 <= i < n (e.g. 0/4)");
         let (a, b) = s.split_once('/').ok_or_else(bad)?;
         let index: u64 = a.trim().parse().map_err(|_| bad())?;
         let count: u64 = b.trim().parse().map_err(|_| bad())?;

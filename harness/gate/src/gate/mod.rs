@@ -65,8 +65,8 @@ mod stage;
 pub mod vectors;
 
 pub use config::{
-    GateConfig, Shard, UsageError, DEFAULT_CASES, DEFAULT_LOWERING_CASES, DEFAULT_SECONDS,
-    DEFAULT_SEED, DEFAULT_SYNC_CASES,
+    GateConfig, Shard, DEFAULT_CASES, DEFAULT_LOWERING_CASES, DEFAULT_SECONDS, DEFAULT_SEED,
+    DEFAULT_SYNC_CASES,
 };
 pub use generate::{reach_failure, reach_sampled, Progress, REACH_SAMPLE};
 pub use outcome::{
