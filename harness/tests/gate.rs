@@ -387,10 +387,10 @@ fn internal_panic_fails_closed() {
     let run = gate::run(&cfg, None);
     let _ = std::panic::take_hook();
     assert!(!run.passed());
-    assert!(run
-        .failures
-        .iter()
-        .any(|f| matches!(f, gate::GateFailure::InternalPanic { index: 3, .. })));
+    assert!(run.failures.iter().any(
+        |f| matches!(f, gate::GateFailure::InternalPanic { index: 3, message, .. }
+            if message == "debug_panic_case 3")
+    ));
     std::fs::remove_dir_all(&root).unwrap();
 }
 

@@ -35,7 +35,7 @@
 use crate::atomic::write_atomic;
 use crate::generation::Generation;
 use crate::input::CorpusEntry;
-use crate::judge::{bundle_from_input, Judge};
+use crate::judge::{bundle_from_input, pair::guard, Judge};
 use crate::kinds;
 use crate::layout::{layout, Role};
 use crate::targets::{folder_targets, Target};
@@ -115,7 +115,7 @@ fn io(path: &Path) -> impl Fn(std::io::Error) -> MinimizeError + '_ {
 
 /// The coverage signature of one input (see the module docs).
 pub fn signature(t: Target, input: &[u8]) -> String {
-    let run = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+    let run = guard(|| {
         let kind = kinds::of(t);
         if let Some(own) = kind.corpus_signature(t, input) {
             return Some(own);
@@ -138,7 +138,7 @@ pub fn signature(t: Target, input: &[u8]) -> String {
             });
         }
         Some((keys.join(" | "), outs.join(" | ")))
-    }));
+    });
     let (verdict, outcome) = run
         .ok()
         .flatten()
@@ -172,7 +172,7 @@ pub fn folder_signature(folder: &str, input: &[u8]) -> String {
             parts.push(signature(t, input));
             continue;
         }
-        let res = std::panic::catch_unwind(|| Judge::reference().compare(t, input));
+        let res = guard(|| Judge::reference().compare(t, input));
         let o = match res {
             Ok(o) => o
                 .divergence()

@@ -10,13 +10,12 @@ use super::coverage::{file_case, merge_cov, CovMap, Runner};
 use super::outcome::{add_counts, count_cohorts, CorpusFolder, GateFailure, GateRun};
 use crate::findings::{Finding, Origin};
 use crate::judge::batch::{Cases, Step};
-use crate::judge::panic_text;
+use crate::judge::pair::guard;
 use crate::kinds::{CaseBuf, Form, Ran};
 use crate::reach::Reach;
 use crate::targets::{folder_targets, Target};
 use std::iter::StepBy;
 use std::ops::Range;
-use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::{Path, PathBuf};
 
 /// The files under `dir` (recursive, sorted); symlinks are not followed
@@ -244,7 +243,7 @@ fn replay_block(
             }
             let origin = || Origin::Corpus { path: path.clone() };
             // Under every generation of the run.
-            let f = catch_unwind(AssertUnwindSafe(|| {
+            let f = guard(|| {
                 let mut fs = Vec::new();
                 let mut cohorts = std::collections::BTreeMap::new();
                 for r in runners {
@@ -262,7 +261,7 @@ fn replay_block(
                     fs.extend(one);
                 }
                 (fs, cohorts)
-            }));
+            });
             if let Some(st) = run.targets.iter_mut().find(|(g, _)| g == t).map(|(_, s)| s) {
                 st.corpus_present = true;
                 st.corpus_files += 1;
@@ -278,10 +277,10 @@ fn replay_block(
                         run.findings.add(f);
                     }
                 }
-                Err(pl) => run.failures.push(GateFailure::InternalPanic {
+                Err(m) => run.failures.push(GateFailure::InternalPanic {
                     target: t.name().to_string(),
                     index: 0,
-                    message: format!("corpus file {path}: {}", panic_text(&*pl)),
+                    message: format!("corpus file {path}: {m}"),
                 }),
             }
         }

@@ -11,14 +11,13 @@ use crate::external::watch::{self, Watch};
 use crate::findings::{CaseKind, Findings, Origin};
 use crate::generators::name_hash;
 use crate::judge::batch::{Cases, Step};
-use crate::judge::panic_text;
+use crate::judge::{pair::guard, panic_text};
 use crate::kinds::{self, CaseBuf, Ran, TargetKind};
 use crate::reach::Reach;
 use crate::targets::Target;
 use std::collections::BTreeMap;
 use std::iter::StepBy;
 use std::ops::Range;
-use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering::Relaxed};
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
@@ -353,7 +352,7 @@ fn worker(sh: &Shared, w: usize) {
         let t0 = Instant::now();
         next.item = None;
         next.took = Duration::ZERO;
-        let res = catch_unwind(AssertUnwindSafe(|| {
+        let res = guard(|| {
             let tick = || slot.watch.tick();
             // A timeout now names the item's cases, not the last case
             // judged (issue 35: `case #0` before the first).
@@ -385,7 +384,7 @@ fn worker(sh: &Shared, w: usize) {
                 let prefetched = cur.runs.get(a).is_some_and(|run| run.on);
                 r.judge.judge_batch(t, prefetched, &mut buf, &mut item);
             }
-        }));
+        });
         slot.busy.store(false, Relaxed);
         // This item's worker time: its own staging, not the next one's.
         let dt = (t0.elapsed() + cur.took).saturating_sub(next.took);
@@ -411,11 +410,11 @@ fn worker(sh: &Shared, w: usize) {
                     x.diverged += y[1];
                 }
             }
-            Err(p) => {
+            Err(message) => {
                 acc.failures.push(GateFailure::InternalPanic {
                     target: t.name().to_string(),
                     index: slot.case.load(Relaxed),
-                    message: panic_text(&*p),
+                    message,
                 });
                 sh.stop.store(true, Relaxed);
             }

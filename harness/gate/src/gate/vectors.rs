@@ -16,7 +16,7 @@
 
 use crate::findings::{Finding, Origin};
 use crate::generation::Generation;
-use crate::judge::nway::VECTORS_SLOT;
+use crate::judge::{nway::VECTORS_SLOT, pair::guard};
 use crate::judge::{Answer, Answers, Class, Divergence, Judge, Signature};
 use crate::subjects::{verdict_name, Batch, Subject, Validator};
 use std::fmt;
@@ -221,7 +221,7 @@ pub fn actual(s: &dyn Subject, op: VectorOp, bundle: &[u8; 64]) -> VectorAnswer 
             Some(class),
         )
     };
-    let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| match op {
+    let r = guard(|| match op {
         VectorOp::Validate(which) => match s.validate(which, bundle) {
             Ok(verdict) => (
                 verdict_name(&verdict).to_string(),
@@ -244,7 +244,7 @@ pub fn actual(s: &dyn Subject, op: VectorOp, bundle: &[u8; 64]) -> VectorAnswer 
             ),
             Err(f) => fault(&f),
         },
-    }));
+    });
     r.unwrap_or_else(|_| {
         let p = Class::Panic;
         (

@@ -2,6 +2,7 @@
 //! side-by-side diffs of the report.
 
 use crate::findings::Finding;
+use crate::judge::pair::guard;
 use crate::judge::{bundle_from_input, Judge};
 use crate::subjects::{hex, verdict_name, Capabilities, Capability, Subject, Validator};
 use crate::targets::Target;
@@ -33,10 +34,7 @@ pub fn dump(
         return out;
     }
     let b = bundle_from_input(input);
-    let guard = |f: &dyn Fn() -> String| {
-        std::panic::catch_unwind(std::panic::AssertUnwindSafe(f))
-            .unwrap_or_else(|_| "PANIC".to_string())
-    };
+    let answer = |f: &dyn Fn() -> String| guard(f).unwrap_or_else(|_| "PANIC".to_string());
     for (v, declared) in [
         (Validator::Header, shown[0]),
         (Validator::Payload, shown[1]),
@@ -48,7 +46,7 @@ pub fn dump(
             out,
             "{} = {}",
             v.op(),
-            guard(&|| match s.validate(v, &b) {
+            answer(&|| match s.validate(v, &b) {
                 Ok(x) => verdict_name(&x).to_string(),
                 Err(f) => f.to_string(),
             })
@@ -57,7 +55,7 @@ pub fn dump(
     if !ops.has(Capability::Decode) {
         return out;
     }
-    let d = match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| s.decode(&b))) {
+    let d = match guard(|| s.decode(&b)) {
         Ok(Ok(Ok(d))) => d,
         other => {
             let what = match other {
@@ -74,7 +72,7 @@ pub fn dump(
         let _ = writeln!(out, "  {n} = {v}");
     }
     if ops.has(Capability::Encode) {
-        let enc = guard(&|| match s.encode(d.opcode, &d.fields) {
+        let enc = answer(&|| match s.encode(d.opcode, &d.fields) {
             Ok(Ok(e)) if e == b => "ok (same bytes)".to_string(),
             Ok(Ok(e)) => format!("other bytes {}", hex(&e)),
             Ok(Err(e)) => format!("err:{e}"),
