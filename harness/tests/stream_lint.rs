@@ -659,7 +659,8 @@ const STREAM_ERROR_NAMES: &str = concat!(
 /// skeleton predicate, a body predicate) under every generation.
 #[test]
 fn the_stream_vectors_hold_for_core_and_oracle_under_each_generation() {
-    use tpbconform::kinds::stream_lint::{core_rows, oracle_rows, Row};
+    use tpbconform::kinds::stream_lint::Row;
+    use tpbconform::subjects::{registry::reference_pair_for, Reference};
     let path = concat!(
         env!("CARGO_MANIFEST_DIR"),
         "/../corpus/vectors/streams/lint.txt"
@@ -670,16 +671,11 @@ fn the_stream_vectors_hold_for_core_and_oracle_under_each_generation() {
     for v in &vectors {
         for &arch in &v.arches {
             let what = format!("stream {} (line {}) under {arch}", v.name, v.line);
-            assert_eq!(
-                core_rows(&v.bytes, arch).expect("bundles"),
-                v.rows,
-                "core: {what}"
-            );
-            assert_eq!(
-                oracle_rows(&v.bytes, arch).expect("bundles"),
-                v.rows,
-                "oracle: {what}"
-            );
+            let (core, oracle) = reference_pair_for(arch);
+            let rows =
+                |s: &dyn Reference| s.lint_stream(&v.bytes).expect("answer").expect("bundles");
+            assert_eq!(rows(&core), v.rows, "core: {what}");
+            assert_eq!(rows(&oracle), v.rows, "oracle: {what}");
             for r in &v.rows {
                 covered.insert(match r {
                     Row::StreamError { name, .. } => (arch, name.to_string()),

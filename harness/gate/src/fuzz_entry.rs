@@ -94,11 +94,6 @@ impl Entry {
         }
     }
 
-    /// True for the lean (statically dispatched) paths.
-    pub fn is_lean(self) -> bool {
-        !matches!(self, Entry::Judge(_))
-    }
-
     /// Runs the entry on `data`; `Err` on the first disagreement.
     #[inline(always)]
     pub fn check(self, data: &[u8]) -> Result<(), String> {

@@ -141,27 +141,6 @@ fn legal(domain: Domain, v: u8, arch: Generation) -> bool {
     domain.values_for(arch).is_none_or(|vs| vs.contains(&v))
 }
 
-/// `0x04, 0x18..=0x1B`: the runs of a byte set.
-pub fn ranges(set: ByteSet) -> String {
-    let mut runs: Vec<(usize, usize)> = Vec::new();
-    for i in set.iter() {
-        match runs.last_mut() {
-            Some((_, end)) if *end + 1 == i => *end = i,
-            _ => runs.push((i, i)),
-        }
-    }
-    runs.iter()
-        .map(|&(a, z)| {
-            if a == z {
-                format!("0x{a:02X}")
-            } else {
-                format!("0x{a:02X}..=0x{z:02X}")
-            }
-        })
-        .collect::<Vec<_>>()
-        .join(", ")
-}
-
 /// Width of the field-name column.
 const NAME_W: usize = 28;
 
@@ -365,15 +344,6 @@ mod tests {
                 "custom_op_header_reserved_zero: reserved byte 0x3F is 0x01, not zero (byte 0x3F)"
             ),
             "{t}"
-        );
-    }
-
-    #[test]
-    fn byte_ranges_are_compact() {
-        assert_eq!(ranges(ByteSet::of([0x04])), "0x04");
-        assert_eq!(
-            ranges(ByteSet::of([0x10, 0x18, 0x19, 0x1A, 0x1B, 0x3F])),
-            "0x10, 0x18..=0x1B, 0x3F"
         );
     }
 }

@@ -76,7 +76,8 @@ impl TargetKind for StreamLintKind {
     /// Counts the classes of core's walk under the default generation (without a judge, the
     /// generation is not known; the gate counts through [`TargetKind::run`]).
     fn record_reach(&self, _t: Target, reach: &mut Reach, input: &[u8]) -> bool {
-        let rows = core_rows(walked(input), Generation::default()).unwrap_or_default();
+        let core = registry::reference_pair_for(Generation::default()).0;
+        let rows = rows_of(&core, walked(input)).unwrap_or_default();
         count_reach(reach, input, &rows);
         true
     }
@@ -101,16 +102,6 @@ pub fn walked(input: &[u8]) -> &[u8] {
 fn rows_of(s: &dyn Reference, bytes: &[u8]) -> Result<Vec<Row>, String> {
     s.lint_stream(bytes)
         .map_err(|f| format!("{}: {f}", s.name()))?
-}
-
-/// Core's walk of `bytes` (whole bundles) under `arch`, as rows.
-pub fn core_rows(bytes: &[u8], arch: Generation) -> Result<Vec<Row>, String> {
-    rows_of(&registry::reference_pair_for(arch).0, bytes)
-}
-
-/// The oracle's walk of `bytes` (whole bundles) under `arch`, as rows.
-pub fn oracle_rows(bytes: &[u8], arch: Generation) -> Result<Vec<Row>, String> {
-    rows_of(&registry::reference_pair_for(arch).1, bytes)
 }
 
 /// Where two walks first differ: (signature key, description), or `None` when they agree.
@@ -406,8 +397,9 @@ mod tests {
             stream_program::d9(0x05),
         ]
         .concat();
-        let good = core_rows(&s, Generation::V2).expect("whole bundles");
-        let oracle = oracle_rows(&s, Generation::V2).expect("whole bundles");
+        let (core, oracle) = registry::reference_pair_for(Generation::V2);
+        let good = rows_of(&core, &s).expect("whole bundles");
+        let oracle = rows_of(&oracle, &s).expect("whole bundles");
         assert_eq!(first_difference(&good, &oracle), None);
         assert!(good.iter().any(|r| matches!(r, Row::StreamError { .. })));
         let one_offs: [fn(&mut Row); 5] = [
