@@ -30,8 +30,9 @@ pub enum Origin {
         line: usize,
         expected: String,
     },
-    /// Generated case `index` (derived from `(seed, target, index)`).
-    Generated { index: u64, kind: CaseKind },
+    /// Generated case `index` (derived from `(seed, target, index)`; its kind is
+    /// [`CaseKind::of`] it).
+    Generated { index: u64 },
 }
 
 /// The name vector-line findings are filed under (a report's record target, a junit testcase).

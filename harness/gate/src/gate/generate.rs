@@ -272,10 +272,7 @@ impl Cases for Item<'_, '_> {
     #[inline(always)]
     fn judged(&mut self, j: u32, ran: Ran, key: &str) {
         let i = self.stager.cfg.shard.case_index(self.at.1 + u64::from(j));
-        let origin = || Origin::Generated {
-            index: i,
-            kind: CaseKind::of(i),
-        };
+        let origin = || Origin::Generated { index: i };
         let fs = file_case(self.r, ran, key, self.reach, origin, &mut self.filed.cov);
         self.filed.file(self.a, fs);
     }

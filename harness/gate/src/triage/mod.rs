@@ -174,11 +174,7 @@ pub fn triage(findings: &Findings, engines: &[Judge], specs: &[SubjectSpec]) -> 
     for (i, kept) in kept.into_iter().enumerate() {
         let f = &kept.finding;
         let number = i + 1;
-        let e = engines
-            .iter()
-            .find(|e| e.arch() == f.arch)
-            .or(engines.first())
-            .unwrap_or(&reference);
+        let e = engine_for(engines, f.arch, &reference);
         // A subject's crash or hang is not run again here: each re-run would
         // cost the case timeout (or a restart) once more, after the run.
         let faulted = is_fault_class(f.divergence.class);
@@ -337,7 +333,7 @@ fn fold(out: &mut [Triaged], engines: &[Judge], reference: &Judge) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::findings::{CaseKind, Origin};
+    use crate::findings::Origin;
 
     fn fake(origin: Origin, key: &str) -> Finding {
         Finding {
@@ -365,10 +361,7 @@ mod tests {
 
     #[test]
     fn dedup_keeps_smallest_origin_any_order() {
-        let g = |i| Origin::Generated {
-            index: i,
-            kind: CaseKind::Raw,
-        };
+        let g = |i| Origin::Generated { index: i };
         let mut a = Findings::default();
         a.add(fake(g(9), "x"));
         a.add(fake(g(3), "x"));

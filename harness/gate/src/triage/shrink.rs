@@ -9,7 +9,7 @@
 //! shortened (never below one byte). The result is deterministic unless a
 //! finding hits the attempt or time cap ([`MAX_ATTEMPTS`], [`MAX_TIME`]).
 
-use crate::findings::{CaseKind, DedupKey, Finding, Origin};
+use crate::findings::{DedupKey, Finding, Origin};
 use crate::judge::{bundle_from_input, Judge};
 use crate::layout::{layout, Role};
 use crate::targets::Target;
@@ -33,10 +33,7 @@ pub fn canonical(opcode: u8) -> [u8; 64] {
 /// The finding of `target` on `input` with dedup key `want` when one run of `input` on `e`'s
 /// subjects reproduces it (its origin a placeholder: `Generated #0`).
 pub fn reproduce_key(e: &Judge, target: Target, input: &[u8], want: &DedupKey) -> Option<Finding> {
-    let origin = Origin::Generated {
-        index: 0,
-        kind: CaseKind::Raw,
-    };
+    let origin = Origin::Generated { index: 0 };
     e.compare(target, input)
         .into_iter()
         .map(|divergence| Finding {

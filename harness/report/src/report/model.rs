@@ -188,9 +188,9 @@ impl DivergenceRecord {
                     line: *line as u64,
                     expected: expected.clone(),
                 },
-                Origin::Generated { index, kind } => OriginRecord::Generated {
+                Origin::Generated { index } => OriginRecord::Generated {
                     generated: *index,
-                    kind: kind.name().to_string(),
+                    kind: CaseKind::of(*index).name().to_string(),
                 },
             },
             arch: f.arch.name().to_string(),
