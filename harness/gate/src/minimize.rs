@@ -121,7 +121,7 @@ pub fn signature(t: Target, input: &[u8]) -> String {
             return Some(own);
         }
         let default = [Generation::default()];
-        let arches: &[Generation] = if kind.signed_under_every_generation() {
+        let arches: &[Generation] = if kind.about_every_generation() {
             &Generation::ALL
         } else {
             &default

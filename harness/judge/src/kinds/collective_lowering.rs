@@ -48,7 +48,7 @@ impl TargetKind for CollectiveLoweringKind {
     }
 
     /// 0xBF only from v3.
-    fn fuzzed_under_every_generation(&self) -> bool {
+    fn about_every_generation(&self) -> bool {
         true
     }
 
@@ -68,11 +68,6 @@ impl TargetKind for CollectiveLoweringKind {
                 .map(|d| lowering_module::build_case(d, Some(arch)).insns)
                 .collect(),
         ))
-    }
-
-    /// 0xBF only from v3: a module is signed under every generation.
-    fn signed_under_every_generation(&self) -> bool {
-        true
     }
 }
 

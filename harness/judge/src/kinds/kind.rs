@@ -149,8 +149,9 @@ pub trait TargetKind: Sync {
 
     /// Whether an input of the kind is about every generation, so that the
     /// fuzz entries run it under each of [`Generation::ALL`]
-    /// ([`TargetKind::check_every_generation`]; default: no, `e`'s only).
-    fn fuzzed_under_every_generation(&self) -> bool {
+    /// ([`TargetKind::check_every_generation`]) and its corpus signature (`minimize`) joins
+    /// its runs under each (default: no, `e`'s or the default generation only).
+    fn about_every_generation(&self) -> bool {
         false
     }
 
@@ -164,7 +165,7 @@ pub trait TargetKind: Sync {
         t: Target,
         input: &[u8],
     ) -> Option<(Option<Generation>, Divergence)> {
-        if !self.fuzzed_under_every_generation() {
+        if !self.about_every_generation() {
             return self
                 .compare(e, t, input)
                 .into_iter()
@@ -195,13 +196,6 @@ pub trait TargetKind: Sync {
     /// Which budget caps the gate's generated cases of the kind's targets.
     fn case_budget(&self) -> CaseBudget {
         CaseBudget::Cases
-    }
-
-    /// Whether an input of the kind means something under every
-    /// generation, so that its corpus signature (`minimize`) joins its runs
-    /// under each of [`Generation::ALL`] (default: the default generation only).
-    fn signed_under_every_generation(&self) -> bool {
-        false
     }
 
     /// The kind's own corpus signature of `input` for `minimize` (its verdict

@@ -95,17 +95,18 @@ mod tests {
             // file's kind value fails.
             assert_eq!(k.name(), module_of(t.check()), "{t}");
             assert_eq!(k.shrink() == Shrink::Bundle, t.is_bundle(), "{t}");
-            // The gate budget and the corpus signature's generations, also
+            // The gate budget and the generations an input is about, also
             // written out (`--sync-cases`, `--lowering-cases`, the stream
-            // lint cap; lowering is signed under every generation).
+            // lint cap; a module and a stream walk are about every generation).
             let (budget, every) = match t.check() {
                 Check::Sync => (CaseBudget::SyncCases, false),
                 Check::Lowering => (CaseBudget::LoweringCases, true),
-                Check::StreamLint | Check::EngineSync => (CaseBudget::AtMost(100_000), false),
+                Check::StreamLint => (CaseBudget::AtMost(100_000), true),
+                Check::EngineSync => (CaseBudget::AtMost(100_000), false),
                 _ => (CaseBudget::Cases, false),
             };
             assert_eq!(k.case_budget(), budget, "{t}");
-            assert_eq!(k.signed_under_every_generation(), every, "{t}");
+            assert_eq!(k.about_every_generation(), every, "{t}");
         }
     }
 }

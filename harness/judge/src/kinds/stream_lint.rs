@@ -83,7 +83,7 @@ impl TargetKind for StreamLintKind {
     }
 
     /// The roster, hence every verdict, depends on the generation.
-    fn fuzzed_under_every_generation(&self) -> bool {
+    fn about_every_generation(&self) -> bool {
         true
     }
 
