@@ -64,8 +64,7 @@ pub fn shrink(e: &Judge, target: Target, f: &Finding) -> Vec<u8> {
             && std::time::Instant::now() < deadline
             && reproduce_key(e, target, cand, &want).is_some()
     };
-    let bundle = crate::kinds::of(target).shrink() == crate::kinds::Shrink::Bundle;
-    shrink_with(bundle, &f.divergence.input, holds)
+    shrink_with(target.is_bundle(), &f.divergence.input, holds)
 }
 
 /// The minimiser behind [`shrink`], for any property `holds` (which must

@@ -3,7 +3,7 @@
 //! shrinking), compared by the judge's bundle comparison for the row's
 //! check. A bundle kind is a [`BundleKind`] value naming its opcodes.
 
-use super::kind::{CaseBuf, Draw, Form, Shrink, TargetKind};
+use super::kind::{CaseBuf, Draw, Form, TargetKind};
 use crate::generators::images;
 use crate::judge::nway::Judge;
 use crate::judge::{bundle_from_input, pair, Outcome};
@@ -59,10 +59,6 @@ impl TargetKind for BundleKind {
             Err(_) => reach.bundle(&bundle_from_input(input)),
         }
         true
-    }
-
-    fn shrink(&self) -> Shrink {
-        Shrink::Bundle
     }
 
     fn case_bundles(&self, t: Target, input: &[u8]) -> Vec<[u8; 64]> {

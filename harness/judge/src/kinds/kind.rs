@@ -92,15 +92,6 @@ impl Ran {
     }
 }
 
-/// How an input of a kind shrinks ([`crate::triage`]'s minimiser).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Shrink {
-    /// Fixed width: one 64-byte bundle, fields reset, bits cleared.
-    Bundle,
-    /// Any length: shortened first, then bytes and bits.
-    Bytes,
-}
-
 /// Which gate budget caps a kind's generated cases per target
 /// ([`TargetKind::case_budget`]; the gate's `GateConfig::cases_for`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -187,10 +178,6 @@ pub trait TargetKind: Sync {
     /// was classified (the gate then counts its generation too).
     fn record_reach(&self, _t: Target, _reach: &mut Reach, _input: &[u8]) -> bool {
         false
-    }
-
-    fn shrink(&self) -> Shrink {
-        Shrink::Bytes
     }
 
     /// Which budget caps the gate's generated cases of the kind's targets.

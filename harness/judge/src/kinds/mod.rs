@@ -6,7 +6,7 @@
 pub mod bundle;
 mod kind;
 
-pub use kind::{CaseBudget, CaseBuf, Draw, Form, Ran, Shrink, TargetKind};
+pub use kind::{CaseBudget, CaseBuf, Draw, Form, Ran, TargetKind};
 
 use crate::generation::Generation;
 use crate::reach::Reach;
@@ -94,7 +94,6 @@ mod tests {
             // The kind's own name is its file's: a row naming another
             // file's kind value fails.
             assert_eq!(k.name(), module_of(t.check()), "{t}");
-            assert_eq!(k.shrink() == Shrink::Bundle, t.is_bundle(), "{t}");
             // The gate budget and the generations an input is about, also
             // written out (`--sync-cases`, `--lowering-cases`, the stream
             // lint cap; a module and a stream walk are about every generation).
