@@ -28,10 +28,7 @@ const CORE_RATE_MIN_TIME: std::time::Duration = std::time::Duration::from_millis
 /// True for a target whose per-case operations [`core_rate`] can time:
 /// validators, decode, round trip and LUT targets.
 pub fn timed(t: Target) -> bool {
-    matches!(
-        t.check(),
-        Check::Validator(_) | Check::Decode | Check::Roundtrip | Check::Lut(_)
-    )
+    t.is_bundle() || matches!(t.check(), Check::Lut(_))
 }
 
 /// The first `n` generated case indices of `t` a subject serving the

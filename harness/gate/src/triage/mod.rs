@@ -234,10 +234,7 @@ pub fn asked_blame(e: &Judge, f: &Finding, minimized: &[u8]) -> Option<Vec<usize
         return None;
     }
     let t = f.divergence.target;
-    if !matches!(
-        t.check(),
-        Check::Validator(_) | Check::Decode | Check::Roundtrip
-    ) {
+    if !t.is_bundle() {
         return None;
     }
     let subject = e
