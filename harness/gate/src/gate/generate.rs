@@ -163,7 +163,6 @@ struct Filed {
     findings: Findings,
     /// Cases per [`CaseKind`].
     by_kind: [u64; 3],
-    /// Coverage cells.
     cov: CovMap,
 }
 
