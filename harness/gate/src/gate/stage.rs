@@ -99,7 +99,7 @@ impl Stager<'_> {
             run.inputs = first_in..first_in;
             run.built = None;
             run.on = !r.judge.under_test().is_empty() && (lut || t.is_bundle());
-            run.on |= reqs && r.judge.prefetches(t);
+            run.on |= reqs && r.judge.prefetching(t).next().is_some();
             if !run.on {
                 continue;
             }

@@ -310,14 +310,9 @@ impl Judge {
         }
     }
 
-    /// True if a subject under test would prefetch `t`.
-    pub fn prefetches(&self, t: Target) -> bool {
-        self.prefetching(t).next().is_some()
-    }
-
     /// The transports of the subjects under test a prefetch of `t` goes
     /// to: those that support it and are not given up on its operations.
-    fn prefetching(&self, t: Target) -> impl Iterator<Item = &dyn Transport> {
+    pub fn prefetching(&self, t: Target) -> impl Iterator<Item = &dyn Transport> {
         let needs = t.spec().needs;
         self.under_test_with()
             .filter(move |(_, u)| u.caps.covers(needs))
