@@ -1,7 +1,7 @@
 //! [`Subject`] over `tpb_core`, the production implementation.
 
 use super::engine_sync_types::{
-    EngineFinding, EngineProgram, EngineSyncAnswer, EngineSyncOutcome, SyncResource, SyncSite,
+    EngineFinding, EngineProgram, EngineSyncAnswer, EngineSyncOutcome, SyncResource,
 };
 use super::interface::{module_answer, stream_verdict, Capabilities, Reference, Reply, Subject};
 use super::lint_types::{LintResult, LintRow};
@@ -18,13 +18,6 @@ use super::types::{
 use tpb_core as c;
 use tpb_core::lut::DtypeColumn;
 use tpb_core::{Bundle, Generation};
-
-fn site(l: c::engines::Loc) -> SyncSite {
-    match l {
-        c::engines::Loc::Instr { engine, index } => SyncSite::Instr { engine, index },
-        c::engines::Loc::Dma { index } => SyncSite::Dma { index },
-    }
-}
 
 fn resource(r: c::engines::Resource) -> (u64, SyncResource) {
     match r {
@@ -51,13 +44,13 @@ fn engine_finding(f: &c::engines::Finding) -> EngineFinding {
         _ => None,
     };
     if !matches!(f, F::Deadlock { .. }) {
-        out.sites.extend(f.at().map(site));
-        out.sites.extend(last_update.map(site));
+        out.sites.extend(f.at());
+        out.sites.extend(last_update);
     }
     match f {
         F::Deadlock { cycle } => {
             for e in cycle {
-                out.sites.extend([site(e.waiter), site(e.helper)]);
+                out.sites.extend([e.waiter, e.helper]);
                 let (k, (_, i)) = resource(e.resource);
                 out.numbers.extend([
                     k,
@@ -116,16 +109,7 @@ fn core_engine_sync(p: &EngineProgram) -> EngineSyncAnswer {
         .map(|e| e.iter().map(|b| c::engines::Step::from_band(*b)).collect())
         .collect();
     let refs: Vec<&[c::engines::Step]> = steps.iter().map(Vec::as_slice).collect();
-    let dma: Vec<c::engines::DmaIncrement> = p
-        .dma
-        .iter()
-        .map(|d| c::engines::DmaIncrement {
-            sem: d.sem,
-            by: d.by,
-            trigger: d.trigger,
-        })
-        .collect();
-    let r = c::engines::analyze(&refs, &dma, c::engines::Options { links: true })
+    let r = c::engines::analyze(&refs, &p.dma, c::engines::Options { links: true })
         .map_err(|e| e.name())?;
     Ok(EngineSyncOutcome {
         findings: r.findings.iter().map(engine_finding).collect(),
@@ -139,11 +123,7 @@ fn core_engine_sync(p: &EngineProgram) -> EngineSyncAnswer {
             })
             .collect(),
         semaphores: r.semaphores.iter().map(|&v| u64::from(v)).collect(),
-        links: r
-            .links
-            .iter()
-            .map(|l| (site(l.wait), l.by.map(site)))
-            .collect(),
+        links: r.links.iter().map(|l| (l.wait, l.by)).collect(),
     })
 }
 

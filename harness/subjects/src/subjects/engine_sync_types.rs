@@ -17,16 +17,9 @@ pub const FORM_STEPS: usize = 32;
 /// Most DMA increments of the byte form.
 pub const FORM_DMAS: usize = 8;
 
-/// A DMA increment (FACTS §10 D1).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct DmaRow {
-    /// Semaphore.
-    pub sem: u8,
-    /// Amount.
-    pub by: u32,
-    /// `(engine, instruction)` that starts it.
-    pub trigger: Option<(u16, u32)>,
-}
+/// A DMA increment (FACTS §10 D1), and a location (an engine's instruction, or a DMA
+/// increment of the list): core's types.
+pub use tpb_core::engines::{DmaIncrement as DmaRow, Loc as SyncSite};
 
 /// A subgraph: per engine its bands, and the DMA increments.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -113,32 +106,6 @@ impl EngineProgram {
     /// Total instructions.
     pub fn instructions(&self) -> usize {
         self.engines.iter().map(Vec::len).sum()
-    }
-}
-
-/// A location: an engine's instruction, or a DMA increment of the list.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum SyncSite {
-    /// Instruction `index` of engine `engine`.
-    Instr {
-        /// Engine.
-        engine: u16,
-        /// Instruction.
-        index: u32,
-    },
-    /// DMA increment `index`.
-    Dma {
-        /// Index into the DMA list.
-        index: u32,
-    },
-}
-
-impl std::fmt::Display for SyncSite {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            SyncSite::Instr { engine, index } => write!(f, "engine {engine} #{index}"),
-            SyncSite::Dma { index } => write!(f, "dma {index}"),
-        }
     }
 }
 
