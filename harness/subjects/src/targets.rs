@@ -100,19 +100,15 @@ macro_rules! check_enum {
 
 for_each_kind!(check_enum);
 
-/// One row of the registry.
+/// One row of the registry (its fields: the module docs).
 #[derive(Clone, Copy, Debug)]
 pub struct TargetSpec {
     /// Stable snake_case name (reports, `--targets`, replay).
     pub name: &'static str,
     pub check: Check,
-    /// The gate generates cases for it.
     pub gate: bool,
-    /// Corpus folder = fuzz target it belongs to.
     pub folder: &'static str,
-    /// Capabilities a subject needs for it.
     pub needs: Capabilities,
-    /// Gate cases per work chunk.
     pub chunk: u64,
 }
 

@@ -135,7 +135,6 @@ pub struct CoreSubject {
 }
 
 impl CoreSubject {
-    /// Core serving `arch`.
     pub fn new(arch: Generation) -> CoreSubject {
         CoreSubject { gen: arch }
     }

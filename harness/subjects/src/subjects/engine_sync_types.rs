@@ -26,7 +26,6 @@ pub use tpb_core::engines::{DmaIncrement as DmaRow, Loc as SyncSite};
 pub struct EngineProgram {
     /// `engines[e][i]` = the events band of engine `e`'s instruction `i`.
     pub engines: Vec<Vec<[u8; 8]>>,
-    /// The DMA increments.
     pub dma: Vec<DmaRow>,
 }
 
@@ -103,7 +102,6 @@ impl EngineProgram {
         out
     }
 
-    /// Total instructions.
     pub fn instructions(&self) -> usize {
         self.engines.iter().map(Vec::len).sum()
     }
@@ -128,7 +126,6 @@ pub struct EngineFinding {
     pub kind: &'static str,
     /// Locations, the primary first.
     pub sites: Vec<SyncSite>,
-    /// The resource.
     pub resource: Option<SyncResource>,
     /// The numbers of the kind (table above).
     pub numbers: Vec<u64>,

@@ -84,8 +84,8 @@ impl Capability {
     /// Stable name: the protocol's op name, `lut:<table>` for a table.
     pub fn name(self) -> &'static str {
         match self {
-            Capability::ValidateHeader => "validate_header",
-            Capability::ValidatePayload => "validate_payload",
+            Capability::ValidateHeader => Validator::Header.op(),
+            Capability::ValidatePayload => Validator::Payload.op(),
             Capability::Decode => "decode",
             Capability::Encode => "encode",
             Capability::Lut(t) => t.capability_name(),
@@ -114,7 +114,6 @@ impl Capability {
     /// table's bit), so the first table stands for it.
     pub const LUT_OP: Capability = Capability::Lut(LutTable::ALL[0]);
 
-    /// The capability of validator `v`.
     pub fn of_validator(v: Validator) -> Capability {
         match v {
             Validator::Header => Capability::ValidateHeader,
@@ -148,10 +147,8 @@ impl Capability {
 pub struct Capabilities(u32);
 
 impl Capabilities {
-    /// No capability.
     pub const NONE: Capabilities = Capabilities(0);
 
-    /// The set of `cs`.
     pub const fn of(cs: &[Capability]) -> Capabilities {
         let mut bits = 0;
         let mut i = 0;
@@ -165,12 +162,10 @@ impl Capabilities {
     /// Every table's capability.
     pub const LUTS: Capabilities = Capabilities(((1 << LutTable::ALL.len()) - 1) << 16);
 
-    /// Every capability.
     pub const fn all() -> Capabilities {
         Capabilities::of(&Capability::ALL)
     }
 
-    /// True if `c` is in the set.
     pub fn has(self, c: Capability) -> bool {
         self.0 & c.bit() != 0
     }
@@ -195,7 +190,6 @@ impl Capabilities {
         Capabilities(other.0 & !self.0)
     }
 
-    /// True for the empty set.
     pub fn is_empty(self) -> bool {
         self.0 == 0
     }

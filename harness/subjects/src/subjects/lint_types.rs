@@ -10,7 +10,6 @@ pub enum LintRow {
     Instruction {
         /// Bundle index.
         index: usize,
-        /// Byte offset.
         offset: usize,
         /// byte[0].
         opcode: u8,

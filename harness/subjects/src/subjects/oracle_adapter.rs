@@ -50,11 +50,12 @@ use tpb_core::lower::{Direction, TransferOperand};
 use tpb_core::sync::{AllocFrom, Engine};
 use tpb_oracle as o;
 
-/// `tpb_oracle` as a [`Subject`] (registry name `oracle`), serving one chip
-/// (Sunda, v2, by default; SPEC §0).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+/// `tpb_oracle` as a [`Subject`] (registry name `oracle`), serving one chip (SPEC §0).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct OracleSubject {
     chip: o::Generation,
+    /// The generation's number, as the oracle's lowering [`o::Ledger`] takes it.
+    number: u8,
 }
 
 impl OracleSubject {
@@ -62,13 +63,13 @@ impl OracleSubject {
     /// default: a generation the oracle cannot serve must not silently run
     /// as v2 (FACTS "Generations": v2 Sunda, v3 Cayman, v4 Mariana, v5 Maverick).
     pub fn new(arch: Generation) -> OracleSubject {
-        let chip = match arch {
-            Generation::V2 => o::Generation::Sunda,
-            Generation::V3 => o::Generation::Cayman,
-            Generation::V4 => o::Generation::Mariana,
-            Generation::V5 => o::Generation::Maverick,
+        let (chip, number) = match arch {
+            Generation::V2 => (o::Generation::Sunda, 2),
+            Generation::V3 => (o::Generation::Cayman, 3),
+            Generation::V4 => (o::Generation::Mariana, 4),
+            Generation::V5 => (o::Generation::Maverick, 5),
         };
-        OracleSubject { chip }
+        OracleSubject { chip, number }
     }
 }
 
@@ -272,13 +273,7 @@ impl Reference for OracleSubject {
     }
 
     fn lower(&self, insns: &[IrInstruction]) -> Reply<LoweredModule> {
-        let generation = match self.chip {
-            o::Generation::Sunda => 2,
-            o::Generation::Cayman => 3,
-            o::Generation::Mariana => 4,
-            o::Generation::Maverick => 5,
-        };
-        let mut ledger = o::Ledger::new(generation);
+        let mut ledger = o::Ledger::new(self.number);
         let instrs = insns
             .iter()
             .map(|insn| match ledger.lower(&to_request(insn)) {

@@ -28,13 +28,9 @@ use tpb_core as c;
 /// A parsed subject spec.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum SubjectSpec {
-    /// `core`.
     Core,
-    /// `oracle`.
     Oracle,
-    /// `lib:PATH`.
     Lib(String),
-    /// `cmd:COMMAND`.
     Cmd(String),
 }
 
@@ -149,12 +145,10 @@ pub fn reference_pair_for(arch: Generation) -> (impl Reference + Copy, impl Refe
     (CoreSubject::new(arch), OracleSubject::new(arch))
 }
 
-/// `core` serving `arch`.
 pub fn core_for(arch: Generation) -> Box<dyn Reference> {
     Box::new(CoreSubject::new(arch))
 }
 
-/// `oracle` serving `arch`.
 pub fn oracle_for(arch: Generation) -> Box<dyn Reference> {
     Box::new(OracleSubject::new(arch))
 }

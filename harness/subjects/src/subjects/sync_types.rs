@@ -17,13 +17,10 @@ pub type Finals = BTreeMap<(Option<u8>, u8), u64>;
 /// A custom-op flow of a program: the instructions whose bands are stamped.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SyncFlow {
-    /// Input DMA.
     pub dma_in: u16,
     /// The custom op (0x85 header carrier, on the host).
     pub custom_op: u16,
-    /// The result DMA.
     pub result_dma: u16,
-    /// Consumers of the result.
     pub consumers: Vec<u16>,
 }
 
@@ -41,7 +38,6 @@ pub struct FlowStamps {
 pub struct SyncRejected {
     /// The SPEC §8 error class.
     pub class: &'static str,
-    /// The subject's message.
     pub message: String,
 }
 
@@ -50,7 +46,6 @@ pub struct SyncRejected {
 pub struct SyncPlanned {
     /// The semaphore id of each allocation request.
     pub ids: Vec<u8>,
-    /// The final semaphore values.
     pub finals: Finals,
     /// The plan, one entry per instruction (a planner; a checker answers `None`).
     pub plan: Option<Vec<SyncEntry>>,
@@ -106,11 +101,9 @@ impl std::fmt::Display for SyncViolation {
 /// One bundle's events band as a checker reads it (SPEC §6.5, §8 DS-9).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct BandReading {
-    /// WAIT_MODE byte.
     pub wait_mode: u8,
     /// Wait semaphore index.
     pub wait_idx: u8,
-    /// UPDATE_MODE byte.
     pub update_mode: u8,
     /// Update semaphore index.
     pub update_idx: u8,

@@ -98,7 +98,6 @@ impl Predicate {
         all.get(usize::from(i)).map(|&p| Predicate::Known(p))
     }
 
-    /// True for [`Predicate::Unknown`].
     pub fn is_unknown(&self) -> bool {
         matches!(self, Predicate::Unknown(_))
     }
@@ -124,7 +123,6 @@ pub fn verdict_name(v: &Verdict) -> &str {
 pub type Name = Reported<&'static str>;
 
 impl Name {
-    /// The text.
     pub fn as_str(&self) -> &str {
         match self {
             Name::Known(s) => s,
