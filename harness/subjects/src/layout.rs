@@ -244,10 +244,8 @@ pub fn tag_of(opcode: u8) -> u8 {
 /// The record opcodes (isa/records.tsv), in table order.
 pub const OPCODES: [u8; RECORDS.len()] = tpb_core::layout::RECORD_OPCODES;
 
-/// SPEC §5.2 mnemonic of a record opcode.
-pub fn mnemonic(opcode: u8) -> Option<&'static str> {
-    tpb_core::layout::record(opcode).map(|r| r.mnemonic)
-}
+/// SPEC §5.2 mnemonic of a record opcode: core's.
+pub use tpb_core::mnemonics::mnemonic;
 
 /// The value kind of a SPEC §5.2 field (used to read JSON back into values).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
