@@ -523,7 +523,7 @@ pub fn scan_file(
                 st.streamed.insert(row);
                 st.stopped = sink.stream(&s, &mut MemberData(&mut neff.tar))?;
             }
-        } else if st.pending_total + e.size <= limits.max_pending {
+        } else if st.pending_total.saturating_add(e.size) <= limits.max_pending {
             let b = read_whole(&mut neff.tar, &e.name, e.size, u64::MAX)?;
             st.pending_total += e.size;
             st.sg(&folder).pending.push((row, Some(b)));

@@ -222,3 +222,30 @@ fn a_payload_of_several_gzip_members_is_read_to_its_end() {
         Some(Integrity::Verified(tpb_neff::HashKind::Sha256))
     );
 }
+
+/// A PAX record giving a member of a still-undecided subgraph a size of u64::MAX, after another
+/// member is held: the pending sum overflowed (`attempt to add with overflow` panicked in a
+/// debug build; a release build wrapped and tried to allocate the member whole). Now the member
+/// does not fit the pending cap and the tar, cut short, is refused naming it.
+#[test]
+fn a_member_of_size_u64_max_after_a_held_one_is_refused_not_a_panic() {
+    let size = "size=18446744073709551615\n";
+    let rec = format!("{} {size}", size.len() + 3);
+    assert_eq!(rec.len(), size.len() + 3);
+    let mut t = tar(&[
+        Member::file("sg00/PE.bin", PE),
+        Member {
+            name: "PaxHeader",
+            typeflag: b'x',
+            link: "",
+            data: rec.as_bytes(),
+        },
+        Member::file("sg00/big.bin", b""),
+    ]);
+    t.truncate(t.len() - 1024); // no end blocks: the payload ends inside big.bin
+    let e = scan(&neff(&gzip(&t), 1, 1, "a"), &Limits::default()).unwrap_err();
+    assert!(
+        matches!(&e, NeffError::Truncated { member, .. } if member == "sg00/big.bin"),
+        "{e}"
+    );
+}
