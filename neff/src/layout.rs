@@ -225,7 +225,7 @@ pub type JsonLookup<'a> = dyn Fn(&str) -> Option<(String, Result<Value, String>)
 /// What deciding a subgraph gave.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Decision {
-    /// An engine JSON def.json names is not read yet (its lower-case path).
+    /// def.json, or an engine JSON it names, is not read yet (its lower-case path).
     Waiting(String),
     /// Every engine's stream candidates are known.
     Ready(Vec<EnginePlan>),
@@ -241,6 +241,13 @@ pub fn decide(
     last: bool,
 ) -> Result<Decision, NeffError> {
     let Some((def_name, def)) = def else {
+        // No def.json yet: it may still come (the tar's order is arbitrary, SPEC §12.4).
+        if !last {
+            return Ok(Decision::Waiting(format!(
+                "{}/def.json",
+                folder.to_ascii_lowercase()
+            )));
+        }
         return Ok(Decision::Ready(fallback(folder, false)));
     };
     let obj = def.as_object().ok_or_else(|| NeffError::Json {

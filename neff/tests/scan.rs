@@ -249,3 +249,34 @@ fn a_member_of_size_u64_max_after_a_held_one_is_refused_not_a_panic() {
         "{e}"
     );
 }
+
+/// The tar's order is arbitrary (SPEC §12.4), and a folder tarred in sorted order puts
+/// `act.json` or `info.json` before `def.json`: a JSON member met before its subgraph's
+/// def.json decided the subgraph as having no def.json (the fallback), def.json was then
+/// ignored, and `check` linted nothing and exited 0.
+#[test]
+fn a_json_member_before_def_json_does_not_hide_def_json() {
+    for (first, def) in [
+        (
+            Member::file("sg00/pe.json", br#"{"instr": "code.bin"}"#),
+            &br#"{"pe": "pe.json"}"#[..],
+        ),
+        (
+            Member::file("sg00/info.json", b"{}"),
+            &br#"{"pe_instr": "code.bin"}"#[..],
+        ),
+    ] {
+        let t = tar(&[
+            first,
+            Member::file("sg00/def.json", def),
+            Member::file("sg00/code.bin", PE),
+        ]);
+        let (r, c) = scan(&neff(&gzip(&t), 1, 1, "a"), &Limits::default()).unwrap();
+        let got: Vec<_> =
+            c.0.iter()
+                .map(|(s, e, m, d)| (s.as_str(), *e, m.as_str(), d.len()))
+                .collect();
+        assert_eq!(got, vec![("sg00", Engine::Pe, "sg00/code.bin", 64)]);
+        assert_eq!(r.subgraphs[0].def_json.as_deref(), Some("sg00/def.json"));
+    }
+}
