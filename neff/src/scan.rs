@@ -3,7 +3,8 @@
 //!
 //! The tar's order is arbitrary, so a stream may come before the def.json that names it. The
 //! rule (SPEC §12.4):
-//! - JSON members of a subgraph folder are read whole (capped) and kept;
+//! - JSON members of a subgraph folder are read whole (capped) and kept as text, parsed only
+//!   when def.json (or the engine JSON awaited) arrives, and never kept parsed;
 //! - a member whose subgraph is decided when it starts (def.json and the engine JSONs it
 //!   names already read) is streamed to the sink as it is decompressed, or skipped;
 //! - a member of an undecided subgraph is held in memory, up to `Limits::max_pending` bytes
@@ -148,7 +149,11 @@ fn is_json(name: &str) -> bool {
 
 struct Sg {
     folder: String,
-    def: Option<(String, Value)>,
+    /// Its def.json: the member's name and text (parsed when the subgraph is tried, never kept
+    /// parsed: a parsed tree costs up to some 40 times its text).
+    def: Option<(String, Vec<u8>)>,
+    /// The member the last try waited for (lower case): the next try is when it arrives.
+    waiting: Option<String>,
     plan: Option<Vec<EnginePlan>>,
     /// Rows held or deferred while undecided: (row, bytes; `None`: did not fit).
     pending: Vec<(usize, Option<Vec<u8>>)>,
@@ -159,7 +164,9 @@ struct State {
     limits: Limits,
     parse: Option<ParseJson>,
     sgs: BTreeMap<String, Sg>,
-    jsons: HashMap<String, (String, Result<Value, String>)>,
+    /// The other JSON members of subgraph folders by lower-case path: name and text (parsed
+    /// when def.json names one).
+    jsons: HashMap<String, (String, Vec<u8>)>,
     json_total: u64,
     rows: Vec<MemberRow>,
     by_lower: HashMap<String, Vec<usize>>,
@@ -213,13 +220,15 @@ impl State {
             .or_insert_with(|| Sg {
                 folder: folder.to_string(),
                 def: None,
+                waiting: None,
                 plan: None,
                 pending: Vec::new(),
             })
     }
 
-    /// A JSON member of a subgraph folder, read whole.
-    fn add_json(&mut self, name: &str, bytes: &[u8]) -> Result<(), NeffError> {
+    /// A JSON member of a subgraph folder, read whole and kept as text. `Ok(true)`: its
+    /// subgraph is to be tried now (it is the def.json or the member the last try waited for).
+    fn add_json(&mut self, name: &str, bytes: Vec<u8>) -> Result<bool, NeffError> {
         self.json_total += bytes.len() as u64;
         if self.json_total > self.limits.max_json_total {
             return Err(NeffError::TooBig {
@@ -228,22 +237,24 @@ impl State {
                 cap: self.limits.max_json_total,
             });
         }
-        let parse = self.parse.expect("a parser");
-        let parsed = std::str::from_utf8(bytes)
-            .map_err(|e| format!("not UTF-8: {e}"))
-            .and_then(parse);
         let folder = subgraph_of(name).unwrap_or_default().to_string();
         let lower = name.to_ascii_lowercase();
+        let sg = self.sg(&folder);
+        let now = sg.waiting.as_deref() == Some(lower.as_str());
         if lower == format!("{}/def.json", folder.to_ascii_lowercase()) {
-            let v = parsed.map_err(|reason| NeffError::Json {
-                member: name.into(),
-                reason,
-            })?;
-            self.sg(&folder).def = Some((name.to_string(), v));
-        } else {
-            self.jsons.insert(lower, (name.to_string(), parsed));
+            sg.def = Some((name.to_string(), bytes));
+            return Ok(true);
         }
-        Ok(())
+        self.jsons.insert(lower, (name.to_string(), bytes));
+        Ok(now)
+    }
+
+    /// A JSON member's text parsed (`Err`: why not).
+    fn parsed(&self, bytes: &[u8]) -> Result<Value, String> {
+        let parse = self.parse.expect("a parser");
+        std::str::from_utf8(bytes)
+            .map_err(|e| format!("not UTF-8: {e}"))
+            .and_then(parse)
     }
 
     /// Tries to decide subgraph `key`; `Ok(true)` when it is (now or already).
@@ -252,15 +263,33 @@ impl State {
         if sg.plan.is_some() {
             return Ok(true);
         }
-        let jsons = &self.jsons;
+        let def = match &sg.def {
+            Some((name, text)) => Some((
+                name.as_str(),
+                self.parsed(text).map_err(|reason| NeffError::Json {
+                    member: name.clone(),
+                    reason,
+                })?,
+            )),
+            None => None,
+        };
+        let lookup = |p: &str| {
+            self.jsons
+                .get(p)
+                .map(|(name, text)| (name.clone(), self.parsed(text)))
+        };
         let d = decide(
             &sg.folder,
-            sg.def.as_ref().map(|(n, v)| (n.as_str(), v)),
-            &|p: &str| jsons.get(p).cloned(),
+            def.as_ref().map(|(n, v)| (*n, v)),
+            &lookup,
             last,
         )?;
-        let Decision::Ready(mut plan) = d else {
-            return Ok(false);
+        let mut plan = match d {
+            Decision::Ready(plan) => plan,
+            Decision::Waiting(p) => {
+                self.sgs.get_mut(key).expect("sg").waiting = Some(p);
+                return Ok(false);
+            }
         };
         // `--engine NAME=MEMBER` replaces what def.json says of that engine, and that member
         // is no other engine's.
@@ -514,8 +543,7 @@ pub fn scan_file(
         st.sg(&folder);
         if is_json(&e.name) {
             let bytes = read_whole(&mut neff.tar, &e.name, e.size, limits.max_json)?;
-            st.add_json(&e.name, &bytes)?;
-            if st.try_decide(&key, false)? {
+            if st.add_json(&e.name, bytes)? && st.try_decide(&key, false)? {
                 st.flush(&key, sink)?;
             }
         } else if st.sgs[&key].plan.is_some() {
@@ -654,7 +682,7 @@ pub fn scan_folder(
                         path: path.display().to_string(),
                         error: e.to_string(),
                     })?;
-                st.add_json(&rel, &bytes)?;
+                st.add_json(&rel, bytes)?;
             }
         }
     }
