@@ -13,6 +13,10 @@ use std::io::Read;
 pub const MAX_RECORD: u64 = 1 << 20;
 /// The longest member name (bytes; PATH_MAX).
 pub const MAX_NAME: usize = 4096;
+/// The bytes of all regular members' names, at most: every name is kept (to refuse a second
+/// member of one name, and by the scan's member list), so 100 000 names of 4 KiB would be
+/// 400 MB a copy.
+pub const MAX_NAMES_TOTAL: usize = 16 << 20;
 
 /// What a member is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -45,6 +49,8 @@ pub struct TarReader<R> {
     current: String,
     ended: bool,
     seen: HashSet<String>,
+    /// Bytes of the names in `seen`.
+    names_total: usize,
     max_members: usize,
 }
 
@@ -159,6 +165,7 @@ impl<R: Read> TarReader<R> {
             current: "-".to_string(),
             ended: false,
             seen: HashSet::new(),
+            names_total: 0,
             max_members,
         }
     }
@@ -440,6 +447,14 @@ impl<R: Read> TarReader<R> {
                         cap: self.max_members as u64,
                     });
                 }
+                self.names_total += name.len();
+                if self.names_total > MAX_NAMES_TOTAL {
+                    return Err(NeffError::TooBig {
+                        member: name,
+                        what: "the member names, in all",
+                        cap: MAX_NAMES_TOTAL as u64,
+                    });
+                }
                 if !self.seen.insert(name.clone()) {
                     return Err(NeffError::Duplicate { member: name });
                 }
@@ -633,6 +648,36 @@ mod tests {
             NeffError::Duplicate {
                 member: "sg00/PE.bin".into()
             }
+        );
+    }
+
+    /// Names of up to 4096 bytes, 100 000 members: 400 MB per copy of the names, from a gzip
+    /// payload of a few MB (724 MB RSS before the gzip-bomb cap stopped a 1.5 MB NEFF).
+    #[test]
+    fn the_member_names_are_capped_in_all() {
+        let mut t = Vec::new();
+        let n = MAX_NAMES_TOTAL / 4000 + 1;
+        for i in 0..n {
+            write_member(
+                &mut t,
+                &format!("sg00/{}{i:08}", "a".repeat(3987)),
+                b'0',
+                "",
+                b"",
+            );
+        }
+        write_end(&mut t);
+        let mut r = TarReader::new(&t[..], 100_000);
+        let e = loop {
+            match r.next_entry() {
+                Ok(Some(_)) => {}
+                Ok(None) => panic!("read all {n} members"),
+                Err(e) => break e,
+            }
+        };
+        assert!(
+            matches!(&e, NeffError::TooBig { what, .. } if what.contains("names")),
+            "{e:?}"
         );
     }
 
