@@ -14,9 +14,9 @@ use super::check_output::{Printer, Sink, StreamOrigin, Tally};
 use super::check_read::{read_blocks, Splitter};
 use super::check_sync::{self, SubgraphSync};
 use super::{CheckArgs, CliError, Format};
-use crate::report::format::find_or_push;
 use crate::strict_json;
 use crate::subjects::DmaRow;
+use std::collections::HashMap;
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -33,6 +33,11 @@ const BLOCK: usize = 256 << 10;
 const BLOCKS_IN_FLIGHT: usize = 4;
 /// A worker's output is sent on in chunks of about this size.
 const CHUNK: usize = 64 << 10;
+/// Stream bytes read as steps for the engine model (SPEC §11), in all, per NEFF: each
+/// instruction is kept as a step and its offset (16 bytes) until every stream is read, so a
+/// 1 GiB stream took 400 MB. Past it, the subgraphs of the streams not kept are not analysed,
+/// and their sync line says so.
+pub const MAX_SYNC_BYTES: u64 = 256 << 20;
 
 /// What `check` was given besides raw streams.
 pub enum NeffInput {
@@ -106,8 +111,9 @@ enum Input {
 
 enum Msg {
     Out(Vec<u8>),
-    /// The stream's tally and its steps for the engine model (SPEC §11), if read whole.
-    Done(Box<(Tally, Option<StepReader>)>),
+    /// The stream's tally and its steps for the engine model (SPEC §11), if read whole
+    /// (`Some(Err(()))`: read whole, but past [`MAX_SYNC_BYTES`]).
+    Done(Box<(Tally, Option<Kept>)>),
     Failed(CliError),
 }
 
@@ -118,8 +124,13 @@ struct Job {
     out: SyncSender<Msg>,
 }
 
+/// A stream's steps, or `Err` when they were past [`MAX_SYNC_BYTES`].
+type Kept = Result<StepReader, ()>;
+
 struct Shared {
     args: CheckArgs,
+    /// Stream bytes read as steps so far (capped at [`MAX_SYNC_BYTES`]).
+    sync_bytes: AtomicU64,
     errors: AtomicU64,
     stop: AtomicBool,
     limit: u64,
@@ -141,7 +152,7 @@ fn lint_job(job: Job, shared: &Shared) {
     let start = shared.errors.load(Ordering::Relaxed);
     let mut errors = start;
     let out = job.out;
-    let mut steps = (!args.no_sync).then(StepReader::default);
+    let mut steps: Option<Kept> = (!args.no_sync).then(|| Ok(StepReader::default()));
     let result = (|| -> Result<bool, CliError> {
         let mut sink = Sink::new(&job.source, &mut printer, &mut tally, &mut errors);
         let limit = shared.limit;
@@ -158,8 +169,13 @@ fn lint_job(job: Job, shared: &Shared) {
             Ok(stop || shared.stop.load(Ordering::Relaxed))
         };
         let mut feed = |b: &[u8]| {
-            if let Some(s) = &mut steps {
-                s.push(b);
+            if let Some(Ok(s)) = &mut steps {
+                let n = b.len() as u64;
+                if shared.sync_bytes.fetch_add(n, Ordering::Relaxed) + n > MAX_SYNC_BYTES {
+                    steps = Some(Err(()));
+                } else {
+                    s.push(b);
+                }
             }
             split.feed(b, &mut each)
         };
@@ -274,24 +290,41 @@ impl StreamSink for JobSink<'_> {
 /// SPEC §11 on each subgraph with two or more engine streams read whole, in scan order; its
 /// DMA descriptors from the engine JSONs (FACTS §10 D1), each completion adding its increment
 /// (an undeclared queue set: 1, DE-12).
-fn sync_subgraphs(report: &Report, read: Vec<(StreamOrigin, StepReader)>) -> Vec<SubgraphSync> {
-    let mut by: Vec<(String, Vec<(StreamOrigin, StepReader)>)> = Vec::new();
+fn sync_subgraphs(report: &Report, read: Vec<(StreamOrigin, Kept)>) -> Vec<SubgraphSync> {
+    // Grouped through indexes: a NEFF may hold 100 000 subgraphs (a search per stream took
+    // 490 s on one of 700 KB).
+    let mut by: Vec<(String, Vec<(StreamOrigin, Kept)>)> = Vec::new();
+    let mut at: HashMap<String, usize> = HashMap::new();
     for (o, s) in read {
-        find_or_push(
-            &mut by,
-            |(sg, _)| *sg == o.subgraph,
-            || (o.subgraph.clone(), Vec::new()),
-        )
-        .1
-        .push((o, s));
+        let i = *at.entry(o.subgraph.clone()).or_insert_with(|| {
+            by.push((o.subgraph.clone(), Vec::new()));
+            by.len() - 1
+        });
+        by[i].1.push((o, s));
     }
+    let subgraphs: HashMap<&str, &tpb_neff::Subgraph> = report
+        .subgraphs
+        .iter()
+        .map(|g| (g.name.as_str(), g))
+        .collect();
     by.into_iter()
         .filter(|(_, engines)| engines.len() >= 2)
         .map(|(sg, engines)| {
-            let dma = report
-                .subgraphs
-                .iter()
-                .filter(|g| g.name == sg)
+            if engines.iter().any(|(_, k)| k.is_err()) {
+                let why = format!(
+                    "its streams are past the {} MiB of streams the engine model keeps per \
+                     NEFF; --no-sync skips the model",
+                    MAX_SYNC_BYTES >> 20
+                );
+                return check_sync::not_analysed(&sg, engines.into_iter().map(|e| e.0), why);
+            }
+            let engines = engines
+                .into_iter()
+                .filter_map(|(o, k)| Some((o, k.ok()?)))
+                .collect();
+            let dma = subgraphs
+                .get(sg.as_str())
+                .into_iter()
                 .flat_map(|g| g.engines.iter().flat_map(|e| e.dma.iter()))
                 .filter_map(|d| {
                     Some(DmaRow {
@@ -307,7 +340,7 @@ fn sync_subgraphs(report: &Report, read: Vec<(StreamOrigin, StepReader)>) -> Vec
 }
 
 /// Each stream's tally and, for the engine model, its steps (both in scan order).
-type Drained = (Vec<(StreamOrigin, Tally)>, Vec<(StreamOrigin, StepReader)>);
+type Drained = (Vec<(StreamOrigin, Tally)>, Vec<(StreamOrigin, Kept)>);
 
 /// What a NEFF check found, for its closing lines: the file's header (none for a folder or
 /// engine files) and the scan's report.
@@ -327,6 +360,7 @@ pub fn run<W: Write>(
     let limit = args.max_errors.unwrap_or(u64::MAX);
     let shared = Shared {
         args,
+        sync_bytes: AtomicU64::new(0),
         errors: AtomicU64::new(*errors),
         stop: AtomicBool::new(false),
         limit,

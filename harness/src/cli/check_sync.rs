@@ -58,6 +58,21 @@ pub fn analyze(
     }
 }
 
+/// A subgraph the model was not run on, and why (`sync: not analysed (why)`).
+pub fn not_analysed(
+    subgraph: &str,
+    engines: impl Iterator<Item = StreamOrigin>,
+    why: String,
+) -> SubgraphSync {
+    SubgraphSync {
+        subgraph: subgraph.to_string(),
+        engines: engines.collect(),
+        offsets: Vec::new(),
+        program: EngineProgram::default(),
+        outcome: Err(why),
+    }
+}
+
 impl SubgraphSync {
     /// The findings that are errors of the program (not warnings).
     pub fn errors(&self) -> usize {
