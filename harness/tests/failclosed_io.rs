@@ -478,3 +478,34 @@ fn minimize_error_part_way_changes_nothing() {
     );
     std::fs::remove_dir_all(&root).unwrap();
 }
+
+/// `replay FILE` read a path that is not UTF-8 with its bad bytes replaced by U+FFFD, so it
+/// opened another file (`a\u{FFFD}b.bin`, replayed and exit 0) or said the path did not exist;
+/// now, as every other command, it refuses the argument (exit 2) and reads nothing.
+#[test]
+fn replay_refuses_a_path_that_is_not_utf8_rather_than_read_another_file() {
+    use std::os::unix::ffi::OsStrExt;
+    let dir = tmp("replay_utf8");
+    std::fs::write(dir.join("a\u{FFFD}b.bin"), valid_header()).unwrap();
+    let named = dir.join(std::ffi::OsStr::from_bytes(b"a\xffb.bin"));
+    let o = Command::new(BIN)
+        .args(["replay", "--target", "validate_header"])
+        .arg(&named)
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert_eq!(
+        code(&o),
+        2,
+        "{}{}",
+        String::from_utf8_lossy(&o.stdout),
+        stderr(&o)
+    );
+    assert!(stderr(&o).contains("UTF-8"), "{}", stderr(&o));
+    assert!(
+        o.stdout.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&o.stdout)
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -13,7 +13,6 @@ use crate::kinds;
 use crate::report::byte_map::answer_detail;
 use crate::subjects::{hex, SubjectSpec};
 use std::io::Write;
-use std::path::PathBuf;
 
 /// Arguments of `tpbconform replay`.
 #[derive(clap::Args, Debug, Clone)]
@@ -33,7 +32,7 @@ pub struct ReplayArgs {
     /// artifact, of any length: read as the fuzz target reads its input; `-` = stdin), at most
     /// 1 MiB.
     #[arg(value_name = "FILE", required_unless_present = "hex")]
-    pub file: Option<PathBuf>,
+    pub file: Option<String>,
     /// A subject under test to replay on as well (repeatable): `lib:PATH`
     /// or `cmd:COMMAND`, judged against core as in the gate.
     #[arg(long = "subject", value_name = "SPEC")]
@@ -105,8 +104,7 @@ fn visit_inputs(
         let b = parse_hex_line(src, 1, h)?;
         return each(src.into(), check(src, 1, b)?);
     }
-    let path = a.file.clone().unwrap_or_default();
-    let arg = path.to_string_lossy().to_string();
+    let arg = a.file.clone().unwrap_or_default();
     let src = source_name(&arg);
     if !a.hex_file {
         let data = read_capped(&arg)?;
