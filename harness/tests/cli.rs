@@ -291,6 +291,19 @@ fn bad_inputs_exit_2_with_precise_messages() {
     // empty input (binary and hex-with-only-comments)
     let o = run(&["check"], b"");
     refused(&o, "empty input");
+    // encode reads JSON lines, not bundles (it said "no bundle found", "a file of bundles"),
+    // and check reads a folder as an unpacked NEFF (it said "expected a file of bundles")
+    let o = run(&["encode"], b"\n");
+    refused(&o, "no JSON record found");
+    assert!(!stderr(&o).contains("bundle"), "{}", stderr(&o));
+    let d = dir.to_string_lossy();
+    let o = run(&["encode", &d], b"");
+    refused(&o, "expected a file of JSON lines");
+    let o = run(&["check", &d], b"");
+    refused(
+        &o,
+        "or an unpacked NEFF folder (one that holds sgNN/ subgraph folders)",
+    );
     let o = run(&["decode", "--hex"], b"# nothing\n\n");
     refused(&o, "empty input");
     // a directory

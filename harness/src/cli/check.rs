@@ -7,7 +7,7 @@ use super::check_output::{Printer, Sink, Tally};
 use super::check_read::{io_error, read_ahead, read_blocks, Splitter};
 use super::{CheckArgs, CliError, CliResult, Format, ValidatorChoice};
 use super::{EXIT_INVALID, EXIT_OK};
-use crate::input::{open_source, source_name, Bundles, InputError};
+use crate::input::{open_source, source_name, Bundles};
 use std::io::{BufRead, Write};
 use tpb_core::lint::{Failure, Verdict};
 use tpb_core::validate::{validate_header, validate_payload};
@@ -102,7 +102,12 @@ fn open_input(path: &str, hex: bool) -> Result<Input, CliError> {
     let io = |e| io_error(&source, &e);
     let f = std::fs::File::open(path).map_err(io)?;
     if f.metadata().map_err(io)?.is_dir() {
-        return Err(InputError::IsDirectory { source }.into());
+        // A folder is read only as an unpacked NEFF (check_neff::neff_input): say so.
+        return Err(CliError::bad(
+            &source,
+            "is a directory, expected a file of bundles or an unpacked NEFF folder (one that \
+             holds sgNN/ subgraph folders)",
+        ));
     }
     Ok(Input::File(f))
 }

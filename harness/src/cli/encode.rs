@@ -172,7 +172,14 @@ pub fn run(a: EncodeArgs) -> CliResult {
     let (mut records, mut encoded, mut any_bad) = (0usize, 0usize, false);
     for f in files {
         let source = source_name(f);
-        let mut lines = Lines::new(&source, open_source(f)?);
+        let input = open_source(f).map_err(|e| match e {
+            InputError::IsDirectory { source } => CliError::bad(
+                source,
+                "is a directory, expected a file of JSON lines (as decode prints them)",
+            ),
+            e => CliError::from(e),
+        })?;
+        let mut lines = Lines::new(&source, input);
         while let Some(next) = lines.next_line() {
             let (line, bytes) = next?;
             let bad =
@@ -210,13 +217,11 @@ pub fn run(a: EncodeArgs) -> CliResult {
         }
     }
     if records == 0 {
-        return Err(CliError::from(InputError::Empty {
-            source: files
-                .iter()
-                .map(|f| source_name(f))
-                .collect::<Vec<_>>()
-                .join(", "),
-        }));
+        let sources: Vec<String> = files.iter().map(|f| source_name(f)).collect();
+        return Err(CliError::bad(
+            sources.join(", "),
+            "empty input: no JSON record found (encode reads the JSON lines decode prints)",
+        ));
     }
     match file {
         None => stdout.flush()?,
