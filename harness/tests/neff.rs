@@ -692,3 +692,48 @@ fn a_neff_of_100000_subgraphs_is_checked_in_linear_time() {
     assert!(took.as_secs() < 120, "took {took:?}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A NEFF given on stdin or through a pipe (`check - < x.neff`, `check <(cat x.neff)`, `decode
+/// x.neff`) was read as bundles: verdicts on its header and compressed bytes, exit 1 when its
+/// size is a multiple of 64 ("invalid"), else a length error; `neff info -` said "-: No such
+/// file". Each now refuses it (exit 2), saying it looks like a NEFF and how to give it.
+#[test]
+fn a_neff_given_as_bundles_or_on_stdin_is_named_as_a_neff() {
+    let dir = tmp("neff", "stdin");
+    let prog = program();
+    let t = tar(&[
+        Member::file("sg00/def.json", br#"{"pe_instr": "PE.bin"}"#),
+        Member::file("sg00/PE.bin", &prog),
+    ]);
+    let bytes = neff(&t, 1, 1, "stdin"); // a plain tar payload: 1024 + 512 * k bytes
+    assert_eq!(bytes.len() % 64, 0);
+    let p = dir.join("x.bin");
+    std::fs::write(&p, &bytes).unwrap();
+    let file = p.to_string_lossy().into_owned();
+    for (args, stdin) in [
+        (vec!["check", "-"], true),
+        (vec!["decode", "-"], true),
+        (vec!["explain", &file], false),
+        (vec!["decode", &file], false),
+    ] {
+        let mut c = Command::new(BIN);
+        c.args(&args);
+        c.stdin(if stdin {
+            std::process::Stdio::from(std::fs::File::open(&p).unwrap())
+        } else {
+            std::process::Stdio::null()
+        });
+        let o = c.output().unwrap();
+        assert_eq!(code(&o), 2, "{args:?}: {}{}", stdout(&o), stderr(&o));
+        assert!(
+            stderr(&o).contains("looks like a NEFF"),
+            "{args:?}: {}",
+            stderr(&o)
+        );
+        assert!(stdout(&o).is_empty(), "{args:?}: {}", stdout(&o));
+    }
+    let o = tpb(&["neff", "info", "-"]);
+    assert_eq!(code(&o), 2, "{}", stderr(&o));
+    assert!(stderr(&o).contains("not from stdin"), "{}", stderr(&o));
+    let _ = std::fs::remove_dir_all(&dir);
+}

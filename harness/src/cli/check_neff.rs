@@ -64,9 +64,7 @@ pub fn is_neff(path: &str) -> bool {
     if n < 1030 {
         return false;
     }
-    let header_size = u64::from_le_bytes(b[8..16].try_into().unwrap_or([0; 8]));
-    header_size == 1024
-        && (b[1024..1026] == [0x1f, 0x8b] || (n >= 1286 && &b[1281..1286] == b"ustar"))
+    crate::input::looks_like_neff(&b[..n])
 }
 
 /// Parses `--engine NAME=VALUE` arguments.

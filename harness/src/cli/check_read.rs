@@ -127,11 +127,16 @@ impl Splitter {
         mut block: &[u8],
         each: &mut impl FnMut(&[u8], Option<usize>) -> Result<bool, CliError>,
     ) -> Result<bool, CliError> {
-        if self.total == 0 && !self.source.is_empty() && crate::input::looks_like_hex(block) {
-            return Err(InputError::LooksLikeHex {
-                source: self.source.clone(),
+        if self.total == 0 && !self.source.is_empty() {
+            let source = self.source.clone();
+            if crate::input::looks_like_hex(block) {
+                return Err(InputError::LooksLikeHex { source }.into());
             }
-            .into());
+            // A NEFF given as a path is read as one (check_neff::neff_input); from a pipe or
+            // stdin it is not, and its bytes are no bundles.
+            if crate::input::looks_like_neff(block) {
+                return Err(InputError::LooksLikeNeff { source }.into());
+            }
         }
         self.total += block.len();
         if !self.carry.is_empty() {

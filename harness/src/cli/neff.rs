@@ -63,6 +63,13 @@ pub fn run(args: NeffArgs) -> CliResult {
         format,
     } = args.command;
     let bad = |e: NeffError| super::check_neff::neff_error(&file, e);
+    if file == "-" {
+        return Err(super::CliError::bad(
+            "<stdin>",
+            "a NEFF is read from a regular file, not from stdin (its payload may be read twice): \
+             save it and give its path",
+        ));
+    }
     let limits = Limits {
         max_ratio,
         ..Limits::default()

@@ -70,6 +70,9 @@ pub enum InputError {
     /// Binary input that starts like this module's hex text (hex digits, spaces, `#` comments,
     /// line breaks): most likely `--hex` was forgotten.
     LooksLikeHex { source: String },
+    /// Binary input that starts like a NEFF ([`looks_like_neff`]): read as bundles, its header
+    /// and compressed payload would be verdicts on garbage.
+    LooksLikeNeff { source: String },
     /// A hex line with the wrong number of digits.
     HexLineLength {
         source: String,
@@ -92,6 +95,12 @@ impl fmt::Display for InputError {
                 f,
                 "{source}: looks like hex text: did you mean --hex? (read as raw binary, it \
                  would be bundles of ASCII bytes)"
+            ),
+            InputError::LooksLikeNeff { source } => write!(
+                f,
+                "{source}: looks like a NEFF (header_size 1024, then a gzip or tar payload), not \
+                 bundles: give its path to `check` or `neff info` (a NEFF is read from a regular \
+                 file, not from a pipe or stdin)"
             ),
             InputError::Length {
                 source,
@@ -295,6 +304,15 @@ pub fn looks_like_hex(start: &[u8]) -> bool {
     digits >= 2
 }
 
+/// Does `start`, the first bytes of an input, begin like a NEFF (FACTS §10: header_size 1024,
+/// little-endian, at bytes 8..16; the payload after the 1024-byte header starts gzip `1f 8b`, or
+/// is a tar with `ustar` at +257)? Needs 1026 bytes (gzip) or 1286 (tar).
+pub fn looks_like_neff(start: &[u8]) -> bool {
+    start.len() >= 1026
+        && start[8..16] == 1024u64.to_le_bytes()
+        && (start[1024..1026] == [0x1f, 0x8b] || start.get(1281..1286) == Some(&b"ustar"[..]))
+}
+
 /// Streams the bundles of one source: raw binary (64 bytes at a time) or hex
 /// lines ([`Lines`], so at most [`MAX_LINE`] bytes are held). Memory does not
 /// grow with the input. Errors end the stream.
@@ -338,9 +356,16 @@ impl<R: BufRead> Bundles<R> {
         match &mut self.kind {
             Kind::Binary(r) => {
                 if self.offset == 0 {
-                    // The first bytes, peeked: hex text given without --hex is a usage mistake.
-                    if looks_like_hex(r.fill_buf().map_err(|e| io_error(source, &e))?) {
+                    // The first bytes, peeked: hex text given without --hex, or a NEFF, is a
+                    // usage mistake.
+                    let start = r.fill_buf().map_err(|e| io_error(source, &e))?;
+                    if looks_like_hex(start) {
                         return Err(InputError::LooksLikeHex {
+                            source: source.clone(),
+                        });
+                    }
+                    if looks_like_neff(start) {
+                        return Err(InputError::LooksLikeNeff {
                             source: source.clone(),
                         });
                     }
