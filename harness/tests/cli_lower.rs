@@ -169,3 +169,21 @@ fn bad_input_names_the_json_path() {
     assert_eq!(o.status.code(), Some(2));
     assert!(text(&o.stderr).contains("not a regular file"));
 }
+
+/// Text that is not UTF-8 is named by line, column and byte, as a JSON error is (it said only
+/// "stream did not contain valid UTF-8").
+#[test]
+fn text_that_is_not_utf8_is_named_by_line_and_column() {
+    let o = run(
+        &["lower", "-"],
+        b"{\"generation\":\n \"v3\xff\", \"instructions\": []}",
+    );
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o.stderr));
+    assert!(
+        text(&o.stderr)
+            .contains("<stdin>: line 2 column 5: not UTF-8 (byte 0xFF at byte offset 19)"),
+        "{}",
+        text(&o.stderr)
+    );
+    assert!(o.stdout.is_empty());
+}

@@ -33,18 +33,34 @@ fn read_input(path: &str) -> Result<String, CliError> {
         }
         Box::new(std::fs::File::open(path).map_err(|e| CliError::bad(path, e))?)
     };
-    let mut text = String::new();
+    let mut bytes = Vec::new();
     input
         .take(MAX_INPUT_BYTES + 1)
-        .read_to_string(&mut text)
+        .read_to_end(&mut bytes)
         .map_err(|e| CliError::bad(&source, e))?;
-    if text.len() as u64 > MAX_INPUT_BYTES {
+    if bytes.len() as u64 > MAX_INPUT_BYTES {
         return Err(CliError::bad(
             &source,
             format!("larger than {MAX_INPUT_BYTES} bytes"),
         ));
     }
-    Ok(text)
+    String::from_utf8(bytes).map_err(|e| {
+        let at = e.utf8_error().valid_up_to();
+        let b = e.as_bytes();
+        let line = 1 + b[..at].iter().filter(|&&c| c == b'\n').count();
+        let column = 1 + at
+            - b[..at]
+                .iter()
+                .rposition(|&c| c == b'\n')
+                .map_or(0, |i| i + 1);
+        CliError::bad(
+            &source,
+            format!(
+                "line {line} column {column}: not UTF-8 (byte 0x{:02X} at byte offset {at})",
+                b[at]
+            ),
+        )
+    })
 }
 
 fn summary(insn: &IrInstruction) -> String {
