@@ -310,8 +310,25 @@ impl State {
         plan.sort_by_key(|p| p.engine);
         for p in &plan {
             for n in &p.names {
-                self.stream_of
+                let was = self
+                    .stream_of
                     .insert(n.clone(), (key.to_string(), p.engine));
+                // One member named as two engines' stream: linted as one of them only, the
+                // other engine's stream silently missing (and its sync analysis wrong).
+                if let Some((_, other)) = was.filter(|(_, e)| *e != p.engine) {
+                    return Err(NeffError::Json {
+                        member: self.sgs[key]
+                            .def
+                            .as_ref()
+                            .map_or("def.json".into(), |(n, _)| n.clone()),
+                        reason: format!(
+                            "{n} is named as the stream of two engines, {} and {} (a stream is \
+                             one engine's)",
+                            other.name(),
+                            p.engine.name()
+                        ),
+                    });
+                }
             }
         }
         self.sgs.get_mut(key).expect("sg").plan = Some(plan);

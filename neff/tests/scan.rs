@@ -280,3 +280,22 @@ fn a_json_member_before_def_json_does_not_hide_def_json() {
         assert_eq!(r.subgraphs[0].def_json.as_deref(), Some("sg00/def.json"));
     }
 }
+
+/// def.json naming one member as two engines' stream: it was linted as the second engine's
+/// only, and the first engine's row named it too while no stream was read for it. Refused.
+#[test]
+fn one_member_named_as_two_engines_streams_is_refused() {
+    let t = tar(&[
+        Member::file(
+            "sg00/def.json",
+            br#"{"pe_instr": "PE.bin", "act_instr": "./PE.bin"}"#,
+        ),
+        Member::file("sg00/PE.bin", PE),
+    ]);
+    let e = scan(&neff(&gzip(&t), 1, 1, "a"), &Limits::default()).unwrap_err();
+    assert!(
+        matches!(&e, NeffError::Json { member, reason } if member == "sg00/def.json"
+            && reason.contains("sg00/pe.bin is named as the stream of two engines, PE and Activation")),
+        "{e}"
+    );
+}
