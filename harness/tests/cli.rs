@@ -1295,3 +1295,35 @@ fn report_merge_and_subject_answers_refuse_duplicate_keys() {
         stdout(&o)
     );
 }
+
+/// A text starting with a UTF-8 byte-order mark (some editors add one) is refused by every text
+/// reader, which now says so: it said "bad hex digit '\u{feff}'" or, for JSON, "expected value
+/// at line 1 column 1".
+#[test]
+fn a_byte_order_mark_is_named_by_every_text_reader() {
+    let dir = tmpdir("bom");
+    let bom = |body: &str| format!("\u{FEFF}{body}");
+    let hex = write_file(
+        &dir,
+        "b.hex",
+        bom(&format!("{}\n", hexline(&header()))).as_bytes(),
+    );
+    let json = write_file(
+        &dir,
+        "b.json",
+        bom(r#"{"generation":"v3","instructions":[]}"#).as_bytes(),
+    );
+    for args in [
+        vec!["check", "--hex", &hex],
+        vec!["decode", "--hex", &hex],
+        vec!["replay", "--target", "validate_header", "--hex-file", &hex],
+        vec!["lower", &json],
+        vec!["encode", &json],
+    ] {
+        let o = run(&args, b"");
+        refused(
+            &o,
+            "a UTF-8 byte-order mark (BOM); save the file without it",
+        );
+    }
+}

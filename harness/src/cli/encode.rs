@@ -188,6 +188,10 @@ pub fn run(a: EncodeArgs) -> CliResult {
             if text.trim().is_empty() {
                 continue;
             }
+            if text.starts_with('\u{FEFF}') {
+                let hint = crate::input::bom_hint('\u{FEFF}');
+                return Err(bad(format!("column 1: bad JSON{hint}")));
+            }
             let v = crate::strict_json::parse(text).map_err(|e| bad(e.to_string()))?;
             records += 1;
             let encoded_or_why = match parse_record(&v).map_err(bad)? {

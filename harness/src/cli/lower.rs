@@ -83,6 +83,15 @@ fn side_str(r: &SideRef) -> String {
 pub fn lower_file(path: &str) -> Result<(Module, Vec<IrInstruction>), CliError> {
     let source = source_name(path);
     let text = read_input(path)?;
+    if text.starts_with('\u{FEFF}') {
+        return Err(CliError::bad(
+            &source,
+            format!(
+                "line 1 column 1: bad JSON{}",
+                crate::input::bom_hint('\u{FEFF}')
+            ),
+        ));
+    }
     let doc = crate::strict_json::parse(&text).map_err(|e| {
         CliError::bad(
             &source,

@@ -61,7 +61,10 @@ fn empty(source: &str) -> CliError {
 fn parse_hex_line(source: &str, line: usize, text: &str) -> Result<Vec<u8>, CliError> {
     let digits = crate::input::hex_nibbles(text.as_bytes(), false).map_err(|e| {
         let (found, offset) = (e.found, e.index);
-        let m = format!("bad hex digit {found:?} at offset {offset} (expected 0-9, a-f, A-F)");
+        let m = format!(
+            "bad hex digit {found:?} at offset {offset} (expected 0-9, a-f, A-F){}",
+            crate::input::bom_hint(found)
+        );
         bad(source, line, m)
     })?;
     if digits.is_empty() {

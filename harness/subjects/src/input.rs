@@ -123,7 +123,8 @@ impl fmt::Display for InputError {
             } => write!(
                 f,
                 "{source}:{line}:{column}: bad hex digit {found:?} (expected 0-9, a-f, A-F, \
-                 space or '#')"
+                 space or '#'){}",
+                bom_hint(*found)
             ),
             InputError::LineTooLong { source, line, max } => write!(
                 f,
@@ -153,6 +154,16 @@ impl fmt::Display for InputError {
 }
 
 impl std::error::Error for InputError {}
+
+/// What a text starting with U+FEFF has: a byte-order mark, which editors on some systems add
+/// and no reader here takes (hex text, JSON: RFC 8259 §8.1). `""` for any other character.
+pub fn bom_hint(found: char) -> &'static str {
+    if found == '\u{FEFF}' {
+        ": a UTF-8 byte-order mark (BOM); save the file without it"
+    } else {
+        ""
+    }
+}
 
 /// [`InputError::Io`] of `source`.
 fn io_error(source: &str, e: &std::io::Error) -> InputError {
