@@ -200,19 +200,44 @@ impl SubgraphSync {
 
     /// The lane picture of this subgraph (a section of [`lanes::page`]).
     pub fn html(&self, source: &str) -> String {
-        let o = self.outcome.clone().unwrap_or_default();
-        lanes::section(
-            &format!("{source}: {}", self.subgraph),
-            &self.program,
-            &o,
-            &self.names(),
-        )
+        let title = format!("{source}: {}", self.subgraph);
+        let o = match &self.outcome {
+            Ok(o) => o,
+            // No picture of a program the model did not read: say why (it drew empty lanes).
+            Err(why) => {
+                let esc = crate::report::format::xml_escape;
+                return format!(
+                    "<section class=\"subgraph\"><h2>{}</h2><p>sync: not analysed ({})</p></section>",
+                    esc(&title),
+                    esc(why)
+                );
+            }
+        };
+        lanes::section(&title, &self.program, o, &self.names())
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A subgraph the model was not run on (its streams past the cap, or refused by core) is a
+    /// section saying why, not an empty lane picture.
+    #[test]
+    fn a_subgraph_not_analysed_says_why_in_its_picture() {
+        let origin = StreamOrigin {
+            subgraph: "sg00".into(),
+            engine: "PE".into(),
+            member: "sg00/PE.bin".into(),
+        };
+        let s = not_analysed("sg00", [origin].into_iter(), "past <the> cap".into());
+        let h = s.html("x.neff");
+        assert!(
+            h.contains("<h2>x.neff: sg00</h2><p>sync: not analysed (past &lt;the&gt; cap)</p>"),
+            "{h}"
+        );
+        assert!(!h.contains("<svg"), "{h}");
+    }
 
     /// A 64-byte instruction (opcode 0x01) with `band` at 0x04 (FACTS §2).
     fn insn(band: [u8; 8]) -> Vec<u8> {
