@@ -57,14 +57,14 @@ pub enum NeffError {
     },
     /// The gzip stream is corrupt or cut short.
     Gzip {
-        /// The member being read when it failed (`-` before the first).
+        /// The member being read when it failed (between members: `(the header after M)`).
         member: String,
         /// What the decoder said.
         reason: String,
     },
     /// The tar ends inside a header or a member's data.
     Truncated {
-        /// The member cut short (`-`: a header).
+        /// The member cut short (or `(the header after M)`, `(the first member's header)`).
         member: String,
         /// Payload offset (decompressed) where the data ran out.
         offset: u64,

@@ -175,6 +175,16 @@ impl<R: Read> TarReader<R> {
         &self.current
     }
 
+    /// What a failure between members names: the header after the last member read (a bare
+    /// `-` said nothing of where the payload broke).
+    fn between(&self) -> String {
+        if self.current == "-" {
+            "(the first member's header)".to_string()
+        } else {
+            format!("(the header after {})", self.current)
+        }
+    }
+
     /// Decompressed bytes consumed so far.
     pub fn offset(&self) -> u64 {
         self.offset
@@ -232,11 +242,12 @@ impl<R: Read> TarReader<R> {
             });
         }
         let mut v = vec![0u8; size as usize];
-        fill(&mut self.r, &mut v, "-", self.offset)?;
+        let between = self.between();
+        fill(&mut self.r, &mut v, &between, self.offset)?;
         self.offset += size;
         let pad = (512 - size % 512) % 512;
         let mut p = [0u8; 512];
-        fill(&mut self.r, &mut p[..pad as usize], "-", self.offset)?;
+        fill(&mut self.r, &mut p[..pad as usize], &between, self.offset)?;
         self.offset += pad;
         Ok(v)
     }
@@ -271,7 +282,7 @@ impl<R: Read> TarReader<R> {
                     Ok(0) => break,
                     Ok(n) => got += n,
                     Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-                    Err(e) => return Err(io_error(&e, "-")),
+                    Err(e) => return Err(io_error(&e, &self.between())),
                 }
             }
             if got == 0 && long_name.is_none() && pax_size.is_none() {
@@ -280,7 +291,7 @@ impl<R: Read> TarReader<R> {
             }
             if got < 512 {
                 return Err(NeffError::Truncated {
-                    member: "-".to_string(),
+                    member: self.between(),
                     offset: at + got as u64,
                 });
             }
@@ -690,6 +701,22 @@ mod tests {
             read_all(cut).unwrap_err(),
             NeffError::Truncated { member, .. } if member == "sg00/PE.bin"
         ));
+        // Cut inside the next member's header: named by the member before it.
+        let mut two = t.clone();
+        write_member(&mut two, "sg00/Pool.bin", b'0', "", b"x");
+        let e = read_all(&two[..t.len() + 100]).unwrap_err();
+        assert_eq!(
+            e,
+            NeffError::Truncated {
+                member: "(the header after sg00/PE.bin)".into(),
+                offset: t.len() as u64 + 100
+            }
+        );
+        let e = read_all(&t[..100]).unwrap_err();
+        assert!(
+            matches!(&e, NeffError::Truncated { member, .. } if member == "(the first member's header)"),
+            "{e:?}"
+        );
         let mut bad = t.clone();
         bad[0] ^= 1;
         assert!(matches!(
