@@ -84,12 +84,6 @@ pub fn opcode_str(op: u8) -> String {
     format!("0x{op:02X}")
 }
 
-/// The mnemonic of an opcode: SPEC §5.2 for the eleven, else the
-/// reference's roster name when it has one.
-pub fn mnemonic_of(op: u8) -> Option<&'static str> {
-    crate::layout::mnemonic(op).or_else(|| registry::roster_mnemonic(op))
-}
-
 const RED: &str = "\x1b[1;31m";
 const DIM: &str = "\x1b[2m";
 const RESET: &str = "\x1b[0m";
@@ -209,7 +203,7 @@ fn render(
     let head = format!(
         "{header} {} {}: {status}",
         opcode_str(op),
-        mnemonic_of(op).unwrap_or("(not a decodable opcode)")
+        registry::mnemonic_of(op).unwrap_or("(not a decodable opcode)")
     );
     s.push_str(&format!(
         "  off   bytes                                            {:<NAME_W$}  value\n",

@@ -24,9 +24,10 @@ pub mod stream_context;
 pub mod subject_check;
 pub mod subject_worker;
 
-pub use crate::explain::{mnemonic_of, opcode_str};
+pub use crate::explain::opcode_str;
 use crate::generation::Generation;
 use crate::input::InputError;
+pub use crate::subjects::registry::mnemonic_of;
 use std::fmt;
 use std::io;
 

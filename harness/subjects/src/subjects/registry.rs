@@ -172,8 +172,9 @@ pub fn table_byte_name(field: &str, byte: u8) -> Option<&'static str> {
     }
 }
 
-/// The reference's roster mnemonic of any opcode (SPEC §2), for display.
-pub fn roster_mnemonic(op: u8) -> Option<&'static str> {
+/// The mnemonic of any opcode, for display: SPEC §5.2's for the eleven
+/// records, else the reference's roster name (SPEC §2) when it has one.
+pub fn mnemonic_of(op: u8) -> Option<&'static str> {
     c::mnemonics::mnemonic(op).or_else(|| c::generation::opcode_name(op))
 }
 
