@@ -6,13 +6,13 @@
 //! sends the frame's records down the JSON lines one by one instead, which
 //! names the input.
 
-use super::process::describe_exit;
+use super::process::{describe_exit, Output};
 use super::supervisor::{Fault, FaultClass, Supervisor};
 use crate::strict_json::Json;
 use crate::subjects::{Capability, Validator};
 use serde_json::Value;
 use std::io::{BufRead, BufReader, Read, Write};
-use std::process::{ChildStdin, ChildStdout};
+use std::process::ChildStdin;
 use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender};
 use std::time::Duration;
 
@@ -64,7 +64,7 @@ fn write_loop(stdin: ChildStdin, from: Receiver<Vec<u8>>) {
 }
 
 /// Reads the hello line, then answer frames, until end of output.
-fn read_loop(out: ChildStdout, tx: Sender<Event>) {
+fn read_loop(out: Output, tx: Sender<Event>) {
     let _ = tx.send(read_frames(&mut BufReader::new(out), &tx).unwrap_or(Event::Eof));
 }
 

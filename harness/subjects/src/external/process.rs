@@ -9,8 +9,9 @@
 //! ([`crate::interrupt::stop_requested`]) every unanswered request is a
 //! fault at once (the waits poll every [`POLL`]). Per process: a writer
 //! thread (a subject that stops reading cannot block the harness), a stdout
-//! reader feeding a channel (waits with a timeout) and a stderr reader
-//! keeping the last [`STDERR_LINES`] lines in the supervisor's ring.
+//! reader feeding a channel (waits with a timeout; it reads everything the
+//! process wrote before it exited, [`Output`]) and a stderr reader keeping
+//! the last [`STDERR_LINES`] lines in the supervisor's ring.
 
 use super::protocol::{
     self, parse_answer, parse_hello, Answer, Hello, Request, MAX_IN_FLIGHT, MAX_LINE,
@@ -18,10 +19,14 @@ use super::protocol::{
 use super::reaper::{self, kill_all};
 use super::supervisor::{clip, Fault, FaultClass, Kept, StartError, STDERR_LINES};
 use super::watch::HELLO_MIN;
+use nix::errno::Errno;
+use nix::poll::{poll, PollFd, PollFlags};
 use std::collections::VecDeque;
 use std::io::{BufRead, BufReader, Read, Write};
+use std::os::fd::AsFd;
 use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::process::{Child, ChildStdin, ChildStdout, Command, ExitStatus, Stdio};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
 use std::sync::{Arc, Mutex};
 use std::thread;
@@ -29,6 +34,10 @@ use std::time::{Duration, Instant};
 
 /// How often a wait for an answer looks at the stop request and the process.
 pub const POLL: Duration = Duration::from_millis(50);
+/// How long after its process exits a [`Running::wait`] gives the stdout
+/// reader at least, whatever is left of the wait, to hand over what the
+/// process wrote (it needs one [`POLL`] unless the machine is starved).
+const DRAIN: Duration = Duration::from_secs(2);
 /// Longest stderr line kept, in bytes (longer lines are cut).
 const STDERR_LINE_MAX: usize = 1000;
 
@@ -105,12 +114,41 @@ impl Group {
     }
 }
 
+/// A child's stdout as its reader thread reads it: the end of output once
+/// the child has exited (`exited`, set by [`Running::wait`]) and the pipe is
+/// empty, so everything the child wrote before it exited is read, and a
+/// child of it that holds the pipe open cannot keep the reader waiting.
+pub(super) struct Output {
+    pipe: ChildStdout,
+    exited: Arc<AtomicBool>,
+}
+
+impl Read for Output {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        loop {
+            // Looked at before the poll: once the process has exited, an
+            // empty pipe stays empty of anything it wrote.
+            let exited = self.exited.load(Ordering::Acquire);
+            let wait = if exited { 0 } else { POLL.as_millis() as u16 };
+            let mut fd = [PollFd::new(self.pipe.as_fd(), PollFlags::POLLIN)];
+            match poll(&mut fd, wait) {
+                Ok(0) if exited => return Ok(0),
+                Ok(0) | Err(Errno::EINTR) => {}
+                Ok(_) => return self.pipe.read(buf),
+                Err(e) => return Err(e.into()),
+            }
+        }
+    }
+}
+
 /// A [`Group`] with a writer thread fed by `to_stdin` (`In`: what one send
 /// writes) and a stdout reader thread feeding `events`.
 pub(super) struct Running<In, Ev> {
     pub(super) group: Group,
     pub(super) to_stdin: Option<Sender<In>>,
     pub(super) events: Receiver<Ev>,
+    /// Set once the process is seen exited (its reader then ends at an empty pipe).
+    exited: Arc<AtomicBool>,
 }
 
 impl<In: Send + 'static, Ev: Send + 'static> Running<In, Ev> {
@@ -120,19 +158,25 @@ impl<In: Send + 'static, Ev: Send + 'static> Running<In, Ev> {
         command: &str,
         ring: &Ring,
         write: fn(ChildStdin, Receiver<In>),
-        read: fn(ChildStdout, Sender<Ev>),
+        read: fn(Output, Sender<Ev>),
     ) -> Result<Self, String> {
         let mut cmd = Command::new("sh");
         cmd.args(["-c", command]);
-        let (group, stdin, stdout) = Group::spawn(&mut cmd, "\"sh\"", ring)?;
+        let (group, stdin, pipe) = Group::spawn(&mut cmd, "\"sh\"", ring)?;
         let (to_stdin, from_harness) = mpsc::channel::<In>();
         thread::spawn(move || write(stdin, from_harness));
         let (tx, events) = mpsc::channel();
-        thread::spawn(move || read(stdout, tx));
+        let exited = Arc::new(AtomicBool::new(false));
+        let out = Output {
+            pipe,
+            exited: Arc::clone(&exited),
+        };
+        thread::spawn(move || read(out, tx));
         Ok(Running {
             group,
             to_stdin: Some(to_stdin),
             events,
+            exited,
         })
     }
 }
@@ -143,27 +187,34 @@ impl<In, Ev> Running<In, Ev> {
         self.to_stdin.as_ref().is_some_and(|tx| tx.send(m).is_ok())
     }
 
-    /// Waits up to `timeout` for the next event, in [`POLL`] slices: a
-    /// stop request ends the wait at once (as a timeout), and so does the
-    /// process exiting (as `eof`, after a last [`POLL`] for what it wrote),
-    /// even while a child of it holds the pipe open.
+    /// Waits up to `timeout` for the next event, in [`POLL`] slices; a
+    /// stop request ends the wait at once (as a timeout). Once the process
+    /// has exited, what it wrote is still read (the reader ends at the
+    /// empty pipe, [`Output`], even while a child of it holds the pipe
+    /// open), for at least [`DRAIN`]; then the wait ends as `eof`.
     pub(super) fn wait(&mut self, timeout: Duration, eof: Ev) -> Result<Ev, RecvTimeoutError> {
         let _waiting = super::watch::waiting();
-        let until = Instant::now() + timeout;
+        let mut until = Instant::now() + timeout;
         loop {
-            let left = until.saturating_duration_since(Instant::now());
-            if left.is_zero() || crate::interrupt::stop_requested() {
+            if crate::interrupt::stop_requested() {
                 return Err(RecvTimeoutError::Timeout);
+            }
+            let exited = self.exited.load(Ordering::Relaxed);
+            if !exited && self.exited() {
+                self.exited.store(true, Ordering::Release);
+                until = until.max(Instant::now() + DRAIN);
+            }
+            let left = until.saturating_duration_since(Instant::now());
+            if left.is_zero() {
+                return if exited {
+                    Ok(eof)
+                } else {
+                    Err(RecvTimeoutError::Timeout)
+                };
             }
             match self.events.recv_timeout(left.min(POLL)) {
                 Err(RecvTimeoutError::Timeout) => {}
                 other => return other,
-            }
-            if let Ok(Some(_)) = self.group.child.try_wait() {
-                return match self.events.recv_timeout(POLL) {
-                    Err(RecvTimeoutError::Timeout) => Ok(eof),
-                    other => other,
-                };
             }
         }
     }
@@ -531,7 +582,7 @@ fn write_loop(stdin: ChildStdin, rx: Receiver<String>) {
     // Channel closed: dropping `w` closes the subject's stdin.
 }
 
-fn read_loop(stdout: ChildStdout, tx: Sender<Event>) {
+fn read_loop(stdout: Output, tx: Sender<Event>) {
     let mut r = BufReader::new(stdout);
     loop {
         let (ev, long) = match read_line(&mut r, MAX_LINE) {
@@ -575,5 +626,33 @@ pub(super) fn stderr_loop(stderr: impl Read, ring: &Mutex<VecDeque<String>>) {
             }
             g.push_back(line);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// What a process wrote before it exited is its answer however late
+    /// its reader thread gets to the pipe (on a loaded machine it may not
+    /// run for a while), and the wait after it ends at once although a
+    /// child of the process holds the pipe open. Before, the wait gave the
+    /// reader one [`POLL`] after the exit and then lost the answer.
+    #[test]
+    fn what_an_exited_process_wrote_is_read_however_late_the_reader() {
+        fn late(out: Output, tx: Sender<Event>) {
+            thread::sleep(Duration::from_millis(300));
+            read_loop(out, tx);
+        }
+        let ring = Ring::default();
+        let mut run = LineProcess::spawn("sleep 60 & echo answer", &ring, write_loop, late)
+            .expect("sh starts");
+        let long = Duration::from_secs(30);
+        let got = run.wait(long, Event::Eof);
+        assert!(matches!(&got, Ok(Event::Line(l)) if l == "answer"));
+        let t0 = Instant::now();
+        assert!(matches!(run.wait(long, Event::Eof), Ok(Event::Eof)));
+        assert!(t0.elapsed() < long / 2, "{:?}", t0.elapsed());
+        run.kill();
     }
 }
