@@ -331,6 +331,31 @@ fn a_subject_that_exits_between_requests_blames_no_input() {
     assert!(tail.contains("exit-after on id 1"), "{tail:?}");
 }
 
+/// A restart that answers another hello gives the subject up, and the reason shows both hellos
+/// as the protocol writes them (docs/subject-protocol.md "The protocol"). Before, it showed the
+/// Rust debug text of the parsed hello (`ops: Capabilities(1)`).
+#[test]
+fn a_changed_hello_is_reported_in_protocol_terms() {
+    let dir = tempfile::tempdir().unwrap();
+    let seen = dir.path().join("started");
+    // The first start declares validate_header, every later one validate_payload; each
+    // answers the hello, then exits on the first request (a crash: the process restarts).
+    let spec = format!(
+        r#"cmd:if [ -e {f} ]; then op=validate_payload; else : > {f}; op=validate_header; fi; read l; echo '{{"protocol":1,"name":"x","ops":["'$op'"]}}'; read l; exit 3"#,
+        f = seen.display()
+    );
+    let mut s = start(&spec, TIMEOUT);
+    let got = s.call(&Request::ValidateHeader(valid_header()));
+    assert!(
+        matches!(&got, Err(f) if f.class == FaultClass::Crash),
+        "{got:?}"
+    );
+    let _ = s.call(&Request::ValidateHeader(valid_header()));
+    let why = s.supervisor().given_up().unwrap_or_default().to_string();
+    let want = r#"changed its hello from {"protocol":1,"name":"x","ops":["validate_header"]} to {"protocol":1,"name":"x","ops":["validate_payload"]}"#;
+    assert!(why.contains(want), "{why}");
+}
+
 #[test]
 fn subjects_that_cannot_start_say_why() {
     let cases = [

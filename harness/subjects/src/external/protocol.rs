@@ -241,6 +241,13 @@ impl Hello {
     }
 }
 
+/// The hello answer line ([`Hello::to_line`]).
+impl std::fmt::Display for Hello {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.to_line())
+    }
+}
+
 /// `0xHH`, as `tpbconform decode` prints opcodes.
 pub fn opcode_str(op: u8) -> String {
     format!("0x{op:02X}")

@@ -295,7 +295,7 @@ impl Supervisor {
     /// hello), at most [`MAX_FAILED_STARTS`] times in a row; gives the
     /// whole subject up when every start fails, when a start answers
     /// another hello than `hello`, or while the run is stopping.
-    pub fn restart<W, H: PartialEq + fmt::Debug>(
+    pub fn restart<W, H: PartialEq + fmt::Display>(
         &mut self,
         hello: &H,
         mut spawn: impl FnMut() -> Result<(W, H), String>,
@@ -314,7 +314,7 @@ impl Supervisor {
                 Ok((w, h)) => {
                     kill(w);
                     self.dead = Some(format!(
-                        "given up: restarted process changed its hello from {hello:?} to {h:?}"
+                        "given up: restarted process changed its hello from {hello} to {h}"
                     ));
                     return None;
                 }
