@@ -290,6 +290,29 @@ fn a_library_error_is_a_protocol_fault_on_that_input_only() {
     fault_only_at(&got, 42, FaultClass::Protocol, None);
 }
 
+/// docs/subject-protocol.md "Shared-memory worker": in a validator hand-off (compact slots)
+/// `TPB_ERROR` is a protocol finding on each input and does not count towards giving up: a
+/// library that errs on every bundle is still asked every bundle of the next hand-off too.
+#[test]
+fn library_errors_in_a_validator_hand_off_are_findings_and_do_not_give_up() {
+    let dir = tempfile::tempdir().unwrap();
+    let lib = misbehave(dir.path(), "error_always", &["ERROR", "ALWAYS"]);
+    let bs = bundles(100, None);
+    let mut ch = channel(&lib, Duration::from_secs(10));
+    for round in 0..2 {
+        let got = ch.validate(false, &bs, &|| {});
+        assert_eq!(got.len(), bs.len());
+        for (i, a) in got.iter().enumerate() {
+            assert!(
+                matches!(a, ShmAnswer::Fault(f) if f.class == FaultClass::Protocol),
+                "round {round}, entry {i}: {a:?}"
+            );
+        }
+        assert_eq!(ch.supervisor().given_up(), None, "round {round}");
+    }
+    assert_eq!(ch.supervisor().restarts(), 0);
+}
+
 /// A batch validator that leaves one entry unwritten: that entry is a
 /// protocol finding, never a verdict left in the buffer by an earlier
 /// hand-off (the region is reused), and every other entry is answered.
