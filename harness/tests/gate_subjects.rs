@@ -365,3 +365,96 @@ fn bulk_judging_finds_what_case_by_case_judging_finds() {
         assert_eq!(t["generated"], 20000, "{t}");
     }
 }
+
+/// The gate starts its external subjects at once, not one after another:
+/// a `cmd:` subject that takes 2 s before its hello, one worker thread and
+/// the four generations make eight starts (the gate's first judges, the
+/// worker's), 16 s end to end one after another; at once, two rounds of
+/// 2 s. The bound is half the sum, generous for a loaded machine.
+#[test]
+fn subjects_start_at_once_not_one_after_another() {
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("starts.txt");
+    let spec = format!(
+        "cmd:echo start >> {}; sleep 2; exec python3 {}",
+        log.display(),
+        example("custom_op.py").display()
+    );
+    let t0 = std::time::Instant::now();
+    let (o, _) = gate_with(
+        dir.path(),
+        &spec,
+        "validate_header",
+        "40",
+        &["--no-corpus", "--threads", "1"],
+    );
+    let took = t0.elapsed();
+    assert_eq!(code(&o), 0, "{}", text(&o.stderr));
+    let starts = std::fs::read_to_string(&log).unwrap().lines().count();
+    assert_eq!(starts, 8, "two rounds of four generations");
+    let sum = std::time::Duration::from_secs(2 * starts as u64);
+    assert!(took < sum / 2, "{starts} starts of 2 s took {took:?}");
+}
+
+/// Started at once, a failed start is still reported as one after another
+/// would: the first in (generation, `--subject`) order, however much later
+/// it fails than the others. The subject of the first `--subject` fails
+/// after 1 s, the second at once; then one subject failing slowly for v2
+/// (the first generation) and at once for the others.
+#[test]
+fn the_first_failed_start_in_order_is_reported_whichever_fails_first() {
+    let dir = tempfile::tempdir().unwrap();
+    let two = [
+        "--no-corpus",
+        "--subject",
+        "cmd:echo second-broke >&2; exit 4",
+    ];
+    let (o, _) = gate_with(
+        dir.path(),
+        "cmd:sleep 1; echo first-broke >&2; exit 3",
+        "validate_header",
+        "40",
+        &two,
+    );
+    let err = text(&o.stderr);
+    assert_eq!(code(&o), 2, "{err}");
+    assert!(
+        err.contains("first-broke") && err.contains("status 3"),
+        "{err}"
+    );
+    assert!(!err.contains("second-broke"), "{err}");
+    let spec = r#"cmd:read l; case "$l" in *'"v2"'*) sleep 1; echo v2-broke >&2; exit 3;; *) echo other-broke >&2; exit 4;; esac"#;
+    let (o, _) = gate_with(dir.path(), spec, "validate_header", "40", &["--no-corpus"]);
+    let err = text(&o.stderr);
+    assert_eq!(code(&o), 2, "{err}");
+    // Its stderr's lines (the spec quotes both).
+    let said = |w: &str| err.lines().any(|l| l == w);
+    assert!(said("v2-broke") && err.contains("status 3"), "{err}");
+    assert!(!said("other-broke"), "{err}");
+}
+
+/// One subject's start fails while another's (started at the same time,
+/// for every generation) succeed: the gate refuses and leaves none of the
+/// started processes running.
+#[test]
+fn a_failed_start_leaves_no_process_of_the_others() {
+    let dir = tempfile::tempdir().unwrap();
+    let pids = dir.path().join("pids.txt");
+    let good = format!(
+        "cmd:echo $$ >> {}; exec python3 {}",
+        pids.display(),
+        example("custom_op.py").display()
+    );
+    let (o, _) = gate_with(
+        dir.path(),
+        &good,
+        "validate_header",
+        "40",
+        &["--no-corpus", "--subject", "cmd:sleep 1; exit 3"],
+    );
+    assert_eq!(code(&o), 2, "{}", text(&o.stderr));
+    let started = pids_in(&pids);
+    assert_eq!(started.len(), 4, "one per generation, started at once");
+    let live: Vec<u32> = started.into_iter().filter(|&p| alive(p)).collect();
+    assert!(live.is_empty(), "left running: {live:?}");
+}

@@ -256,7 +256,6 @@ pub fn run(a: GateArgs) -> CliResult {
     {
         return Err(CliError::refused(error));
     }
-    let mut engines = Vec::new();
     // Nothing to triage: no subject process is started again (issue 19:
     // two starts per generation, after the run, for nothing). Interrupted:
     // none either (it could not even say hello); findings are kept as
@@ -267,9 +266,7 @@ pub fn run(a: GateArgs) -> CliResult {
         } else {
             &cfg.subjects
         };
-    for arch in cfg.arches() {
-        engines.push(Judge::open(triage_subjects, arch).map_err(CliError::refused)?);
-    }
+    let engines = Judge::open_each(triage_subjects, &cfg.arches()).map_err(CliError::refused)?;
     let triaged = triage::triage(&run.findings, &engines, &cfg.subjects);
     super::panic_hook::install_loud(report::abort_staging);
     let model = report::ReportModel::of_gate(&run, &triaged, &iso);

@@ -47,15 +47,16 @@ pub struct Runner {
 }
 
 /// A worker's judges, one per generation of [`GateConfig::arches`] in
-/// order: core (recorded) vs oracle plus `cfg.subjects`, all serving it.
+/// order: core (recorded) vs oracle plus `cfg.subjects`, all serving it
+/// (the subjects of every generation start at once).
 pub fn runners(cfg: &GateConfig) -> Result<Vec<Runner>, OpenError> {
-    cfg.arches()
-        .iter()
-        .map(|&arch| {
-            let (judge, key) = Judge::open_recorded(&cfg.subjects, arch)?;
-            Ok(Runner { arch, judge, key })
-        })
-        .collect()
+    let arches = cfg.arches();
+    let judges = Judge::open_recorded_each(&cfg.subjects, &arches)?;
+    Ok(arches
+        .into_iter()
+        .zip(judges)
+        .map(|(arch, (judge, key))| Runner { arch, judge, key })
+        .collect())
 }
 
 /// Files one case's outcome `ran` (from [`Judge::judge_batch`]) under

@@ -178,13 +178,28 @@ impl Judge {
 
     /// core vs oracle plus the subjects `specs`, each serving `arch`.
     pub fn open(specs: &[SubjectSpec], arch: Generation) -> Result<Judge, OpenError> {
-        let others = specs
+        let mut each = Judge::open_each(specs, &[arch])?;
+        Ok(each.pop().unwrap_or_else(|| Judge::of(arch, Vec::new())))
+    }
+
+    /// [`Judge::open`] for every generation of `arches`, in order; the
+    /// subjects of all of them start at once ([`registry::open_each`]).
+    pub fn open_each(
+        specs: &[SubjectSpec],
+        arches: &[Generation],
+    ) -> Result<Vec<Judge>, OpenError> {
+        let opened = registry::open_each(specs, arches)?;
+        Ok(arches
             .iter()
-            .map(|s| registry::open(s, arch))
-            .collect::<Result<Vec<_>, _>>()?;
+            .zip(opened)
+            .map(|(&arch, others)| Judge::of(arch, others))
+            .collect())
+    }
+
+    fn of(arch: Generation, others: Vec<Box<dyn Subject>>) -> Judge {
         let mut e = Judge::new(registry::core_for(arch), registry::oracle_for(arch), others);
         e.arch = arch;
-        Ok(e)
+        e
     }
 
     /// Like [`Judge::open`], with the reference wrapped in a coverage
@@ -193,14 +208,29 @@ impl Judge {
         specs: &[SubjectSpec],
         arch: Generation,
     ) -> Result<(Judge, record::RecordKey), OpenError> {
-        let mut e = Judge::open(specs, arch)?;
+        let e = Judge::open(specs, arch)?;
+        Ok(e.recorded())
+    }
+
+    /// [`Judge::open_recorded`] for every generation of `arches`, in order;
+    /// the subjects of all of them start at once ([`Judge::open_each`]).
+    pub fn open_recorded_each(
+        specs: &[SubjectSpec],
+        arches: &[Generation],
+    ) -> Result<Vec<(Judge, record::RecordKey)>, OpenError> {
+        let each = Judge::open_each(specs, arches)?;
+        Ok(each.into_iter().map(Judge::recorded).collect())
+    }
+
+    /// The reference wrapped in a coverage [`record::Recorder`].
+    fn recorded(mut self) -> (Judge, record::RecordKey) {
         // Core answers twice per case only when a subject under test is
         // judged against it: only then is its last answer kept.
-        let memo = !e.under_test().is_empty();
-        let (rec, key) = record::Recorder::new(registry::core_for(arch), memo);
-        e.pair[0] = Box::new(rec);
-        e.recorder = Some(key.clone());
-        Ok((e, key))
+        let memo = !self.under_test().is_empty();
+        let (rec, key) = record::Recorder::new(registry::core_for(self.arch), memo);
+        self.pair[0] = Box::new(rec);
+        self.recorder = Some(key.clone());
+        (self, key)
     }
 
     /// The generation the subjects serve (v2 unless opened for another).

@@ -93,7 +93,7 @@ pub fn start(
 }
 
 /// The registry's opener for `lib:` / `cmd:` specs (installed by the CLI).
-pub fn open(spec: &SubjectSpec, arch: Generation) -> Result<Box<dyn Subject>, OpenError> {
+pub fn open(spec: &SubjectSpec, arch: Generation) -> Result<Box<dyn Subject + Send>, OpenError> {
     let failed = |reason: String| OpenError::Failed {
         spec: spec.clone(),
         reason,

@@ -104,8 +104,10 @@ impl fmt::Display for OpenError {
 
 impl std::error::Error for OpenError {}
 
-/// Opens an external (`lib:` / `cmd:`) subject for a generation.
-pub type ExternalOpener = fn(&SubjectSpec, Generation) -> Result<Box<dyn Subject>, OpenError>;
+/// Opens an external (`lib:` / `cmd:`) subject for a generation. `Send`:
+/// [`open_each`] starts them on threads of their own.
+pub type ExternalOpener =
+    fn(&SubjectSpec, Generation) -> Result<Box<dyn Subject + Send>, OpenError>;
 
 static EXTERNAL: OnceLock<ExternalOpener> = OnceLock::new();
 
@@ -120,11 +122,73 @@ pub fn open(spec: &SubjectSpec, arch: Generation) -> Result<Box<dyn Subject>, Op
     match spec {
         SubjectSpec::Core => Ok(core_for(arch)),
         SubjectSpec::Oracle => Ok(oracle_for(arch)),
-        SubjectSpec::Lib(_) | SubjectSpec::Cmd(_) => match EXTERNAL.get() {
-            Some(f) => f(spec, arch),
-            None => Err(OpenError::NotAvailable(spec.clone())),
-        },
+        SubjectSpec::Lib(_) | SubjectSpec::Cmd(_) => open_external(spec, arch).map(|s| s as _),
     }
+}
+
+fn open_external(
+    spec: &SubjectSpec,
+    arch: Generation,
+) -> Result<Box<dyn Subject + Send>, OpenError> {
+    match EXTERNAL.get() {
+        Some(f) => f(spec, arch),
+        None => Err(OpenError::NotAvailable(spec.clone())),
+    }
+}
+
+/// Opens every subject of `specs` for every generation of `arches`: per
+/// generation, its subjects in `specs` order. The external ones start at
+/// once, each on a thread of its own, so a slow start-up (a process's
+/// imports, `tpb_subject_init`) costs the caller one start-up, not one per
+/// subject and generation. As if opened one after another: the error is
+/// the first in that order (the others started are dropped, which stops
+/// their processes and removes their regions).
+pub fn open_each(
+    specs: &[SubjectSpec],
+    arches: &[Generation],
+) -> Result<Vec<Vec<Box<dyn Subject>>>, OpenError> {
+    let pairs: Vec<(Generation, &SubjectSpec)> = arches
+        .iter()
+        .flat_map(|&a| specs.iter().map(move |s| (a, s)))
+        .collect();
+    let external = |s: &SubjectSpec| matches!(s, SubjectSpec::Lib(_) | SubjectSpec::Cmd(_));
+    let mut started: Vec<Option<Result<Box<dyn Subject + Send>, OpenError>>> =
+        std::thread::scope(|sc| {
+            let handles: Vec<_> = pairs
+                .iter()
+                .map(|&(a, s)| {
+                    external(s).then(|| {
+                        std::thread::Builder::new()
+                            .name("subject-start".into())
+                            .spawn_scoped(sc, move || open_external(s, a))
+                    })
+                })
+                .collect();
+            handles
+                .into_iter()
+                .zip(&pairs)
+                .map(|(h, &(a, s))| {
+                    h.map(|h| match h {
+                        Ok(h) => h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)),
+                        // No thread to spare: started here, in order.
+                        Err(_) => open_external(s, a),
+                    })
+                })
+                .collect()
+        });
+    let mut out = Vec::with_capacity(arches.len());
+    let mut at = started.iter_mut();
+    for &a in arches {
+        let mut subjects = Vec::with_capacity(specs.len());
+        for s in specs {
+            subjects.push(match at.next().and_then(Option::take) {
+                Some(r) => r? as Box<dyn Subject>,
+                None => open(s, a)?,
+            });
+        }
+        out.push(subjects);
+    }
+    Ok(out)
 }
 
 /// The reference implementation (`core`), serving v2 (the default).
