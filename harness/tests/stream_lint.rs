@@ -10,7 +10,7 @@ use tpb_core::lint::Verdict;
 use tpb_core::walk::{walk, Event, Walker};
 use tpb_core::Generation;
 use tpb_oracle::{lint_stream, Lint, Report};
-use tpbconform::generators::stream_program::{d9, da, header, payload, program, skeleton};
+use tpbconform::generators::stream_program::{d9, da, header, payload, program_into, skeleton};
 use tpbconform::generators::SplitMix64;
 
 /// One comparable report: an instruction (index, opcode, length, verdict kind, predicate,
@@ -116,8 +116,9 @@ fn core_and_oracle_walk_generated_programs_alike() {
     let mut r = SplitMix64(0x5EED_0020);
     let mut faults = std::collections::BTreeSet::new();
     let mut kinds = std::collections::BTreeSet::new();
+    let mut s = Vec::new();
     for case in 0..3000 {
-        let s = program(&mut r, Generation::ALL[case % 4]);
+        program_into(&mut r, Generation::ALL[case % 4], &mut s);
         agree(&s, &format!("case {case}"));
         for row in core_rows(&s, Generation::V2) {
             match row {
@@ -149,7 +150,9 @@ fn the_block_walk_gives_the_bundle_walk_events() {
             for _ in 0..r.below(40) {
                 s.extend_from_slice(&skeleton(0x01 + r.below(3) as u8));
             }
-            s.extend(program(&mut r, Generation::ALL[case % 4]));
+            let mut p = Vec::new();
+            program_into(&mut r, Generation::ALL[case % 4], &mut p);
+            s.extend(p);
         }
         for (gen, _) in gens() {
             let want = walk(&s, gen).expect("whole bundles");

@@ -287,13 +287,6 @@ pub fn program_into(r: &mut SplitMix64, out: &mut Vec<u8>) {
     out.extend_from_slice(&b.p.to_bytes());
 }
 
-/// A program's byte form.
-pub fn program(r: &mut SplitMix64) -> Vec<u8> {
-    let mut out = Vec::new();
-    program_into(r, &mut out);
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -301,8 +294,9 @@ mod tests {
     #[test]
     fn the_byte_form_round_trips() {
         let mut r = SplitMix64(0x34);
+        let mut bytes = Vec::new();
         for _ in 0..500 {
-            let bytes = program(&mut r);
+            program_into(&mut r, &mut bytes);
             let p = EngineProgram::from_bytes(&bytes);
             assert_eq!(p.to_bytes(), bytes);
             assert!((2..=6).contains(&p.engines.len()));

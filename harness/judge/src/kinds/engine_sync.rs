@@ -225,8 +225,9 @@ mod tests {
     fn the_readings_agree_on_generated_programs_and_reach_every_finding() {
         let mut r = SplitMix64(0x5EED_0034);
         let mut seen = BTreeSet::new();
+        let mut p = Vec::new();
         for _ in 0..3000 {
-            let p = gen::program(&mut r);
+            gen::program_into(&mut r, &mut p);
             let (key, d) = compare(target(), &p);
             assert!(d.is_none(), "{d:?}");
             seen.extend(key.split(',').map(String::from));
@@ -267,7 +268,8 @@ mod tests {
     fn the_answers_are_asked_through_the_subject_interface() {
         let oracle = registry::oracle();
         let mut r = SplitMix64(7);
-        let p = gen::program(&mut r);
+        let mut p = Vec::new();
+        gen::program_into(&mut r, &mut p);
         let (key, d, _) = compare_on(&Slipped, &*oracle, target(), &p);
         let d = d.expect("a difference");
         assert_eq!(

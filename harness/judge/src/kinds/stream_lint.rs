@@ -292,7 +292,8 @@ mod tests {
         let mut keys = BTreeSet::new();
         for _ in 0..400 {
             let arch = Generation::ALL[r.index(4)];
-            let p = stream_program::program(&mut r, arch);
+            let mut p = Vec::new();
+            stream_program::program_into(&mut r, arch, &mut p);
             for arch in Generation::ALL {
                 let (key, d, _) = compare_rows(arch, target(), &p);
                 assert!(d.is_none(), "{d:?}");
