@@ -282,6 +282,11 @@ impl Target {
         )
     }
 
+    /// True for the bundle targets ([`Target::is_bundle`]) and the LUT targets.
+    pub fn is_bundle_or_lut(self) -> bool {
+        self.is_bundle() || matches!(self.check(), Check::Lut(_))
+    }
+
     /// Registry position (report order).
     pub fn rank(self) -> usize {
         usize::from(self.0)

@@ -25,12 +25,6 @@ pub const CORE_RATE_CASES: u64 = 10_000;
 /// passed, so the figure is not one clock tick over a fast target.
 const CORE_RATE_MIN_TIME: std::time::Duration = std::time::Duration::from_millis(2);
 
-/// True for a target whose per-case operations [`core_rate`] can time:
-/// validators, decode, round trip and LUT targets.
-pub fn timed(t: Target) -> bool {
-    t.is_bundle() || matches!(t.check(), Check::Lut(_))
-}
-
 /// The first `n` generated case indices of `t` a subject serving the
 /// generations `served` (flags in [`GateConfig::arches`] order) was judged
 /// on: this shard's indices, under the `--subject-cases` cap, whose
@@ -64,9 +58,9 @@ pub fn judged_cases(
 /// generation) of target `t` under `seed`, doing per case what a subject is
 /// asked for it (a validator; decode; decode and both encodes of the round
 /// trip; every table of a LUT target). Cases are generated before the clock
-/// starts. `None` for a target [`timed`] rejects or no case.
+/// starts. `None` for a target not [`Target::is_bundle_or_lut`] or no case.
 pub fn core_rate(seed: u64, t: Target, cases: &[(u64, Generation)]) -> Option<f64> {
-    if !timed(t) || cases.is_empty() {
+    if !t.is_bundle_or_lut() || cases.is_empty() {
         return None;
     }
     let h = name_hash(t.name());
@@ -214,7 +208,7 @@ pub fn external_runs(cfg: &GateConfig, run: &GateRun) -> Vec<ExternalRun> {
             let mut weights = Vec::new();
             for (t, _) in &run.targets {
                 let generated = judged.generated_on(*t);
-                if generated == 0 || !timed(*t) {
+                if generated == 0 || !t.is_bundle_or_lut() {
                     continue;
                 }
                 let sample = judged_cases(cfg, *t, &served, generated.min(CORE_RATE_CASES));
@@ -287,9 +281,12 @@ mod tests {
             arches: Generation::ALL.to_vec(),
             ..GateConfig::default()
         };
-        let timed_targets: Vec<Target> = Target::all().filter(|t| timed(*t)).take(2).collect();
+        let timed_targets: Vec<Target> = Target::all()
+            .filter(|t| t.is_bundle_or_lut())
+            .take(2)
+            .collect();
         let untimed = Target::all()
-            .find(|t| !timed(*t))
+            .find(|t| !t.is_bundle_or_lut())
             .expect("an untimed target");
         let (a, b) = (timed_targets[0], timed_targets[1]);
         let cases = |t, n| judged_cases(&cfg, t, &[true; 4], n);

@@ -193,12 +193,11 @@ impl GateConfig {
             .subjects
             .iter()
             .any(|s| matches!(s, SubjectSpec::Lib(_) | SubjectSpec::Cmd(_)));
-        let batched = target.is_bundle() || matches!(target.check(), crate::targets::Check::Lut(_));
         if external && kinds::of(target).asks_case_inputs(target) {
             // Streams and modules: one hand-off of 256 per generation
             // (the request area holds about that many of the largest).
             spec.max(256 * self.arches().len() as u64)
-        } else if external && batched {
+        } else if external && target.is_bundle_or_lut() {
             // A chunk's cases split over the generations (one subject
             // instance each), so each instance still gets a full hand-off.
             let per_arch = crate::external::shm::CHUNK as u64;

@@ -98,7 +98,7 @@ impl Stager<'_> {
             run.ords = first_ord..first_ord;
             run.inputs = first_in..first_in;
             run.built = None;
-            run.on = !r.judge.under_test().is_empty() && (lut || t.is_bundle());
+            run.on = !r.judge.under_test().is_empty() && t.is_bundle_or_lut();
             run.on |= reqs && r.judge.prefetching(t).next().is_some();
             if !run.on {
                 continue;
