@@ -3,7 +3,7 @@
 //! [`super::help::REPORT_MERGE`].
 
 use super::{CliResult, EXIT_BAD_INPUT, EXIT_BROKEN_PIPE, EXIT_INVALID, EXIT_OK};
-use crate::report::{self, merge, ReportModel};
+use crate::report::{self, merge, shard, ReportModel};
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
@@ -63,7 +63,7 @@ fn merge_shards(a: ReportArgs) -> Result<u8, String> {
     }
     let shards: Vec<_> = dirs
         .iter()
-        .map(|d| merge::load(d).map_err(|e| e.to_string()))
+        .map(|d| shard::load(d).map_err(|e| e.to_string()))
         .collect::<Result<_, _>>()?;
     let merged = merge::merge(shards).map_err(|e| e.to_string())?;
     let (stamp, _) = report::utc_now();

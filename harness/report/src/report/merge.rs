@@ -17,9 +17,8 @@ use crate::targets::Target;
 use std::collections::BTreeMap;
 use std::fmt;
 
-pub use super::merge_error::{MergeError, MAX_BYTES};
-pub use super::shard::{load, ShardReport};
-use super::shard::{shard_name, verdict_of};
+use super::merge_error::MergeError;
+use super::shard::{shard_name, verdict_of, ShardReport};
 
 /// `x` as the refusal of shards that disagree on it shows it.
 fn shown(x: impl fmt::Debug) -> String {
