@@ -116,7 +116,7 @@ fn default_gate_stream_lint_cases_reach_every_lint_class() {
         assert!(declared.iter().any(|u| u == c), "{c} not declared");
     }
     // A tenth of the default gate's sampled cases already hit every class.
-    let cases = tpbconform::gate::config::STREAM_LINT_CASES / 10;
+    let cases = tpbconform::kinds::stream_lint::STREAM_LINT_CASES / 10;
     let unhit = stream_lint_reach(cases).unhit();
     assert!(
         unhit.is_empty(),

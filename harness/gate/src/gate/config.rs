@@ -134,7 +134,6 @@ pub const DEFAULT_CASES: u64 = 5_000_000;
 pub const DEFAULT_SYNC_CASES: u64 = 1_000_000;
 /// Default cap on `collective_lowering` cases (about 3 s of one core at 35k cases/s, measured idle).
 pub const DEFAULT_LOWERING_CASES: u64 = 100_000;
-pub use crate::kinds::stream_lint::STREAM_LINT_CASES;
 /// Default time budget in seconds: a safety net against a hang, not a
 /// schedule. The default case counts finish in about a minute on an idle
 /// 2-core machine and in about four on one loaded 4x over (measured); the
