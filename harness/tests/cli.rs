@@ -1327,3 +1327,77 @@ fn a_byte_order_mark_is_named_by_every_text_reader() {
         );
     }
 }
+
+/// Whether `s` holds a control character other than the newline ending each line (C0, DEL,
+/// C1, and U+2028/U+2029, which some readers take for line breaks).
+fn has_control(s: &str) -> bool {
+    s.chars()
+        .any(|c| c != '\n' && (c.is_control() || matches!(c, '\u{2028}' | '\u{2029}')))
+}
+
+/// A path from the user cannot forge an output line or send a terminal escape: the text formats
+/// of `check` and `explain`, and an error on stderr, show its control characters escaped as
+/// `char::escape_debug` writes them (`\n`, `\u{1b}`), one line per line they print; non-ASCII
+/// names print as they are; JSONL carries the exact path.
+#[test]
+fn a_path_with_control_characters_cannot_forge_output_lines() {
+    let dir = tmpdir("control_path");
+    let name = "модель\n#0 0x85 Matmul: valid\u{1b}[31m\r\u{85}\u{2028}.bin";
+    // What text output shows for `name` (written out by hand from the escaping rule).
+    let escaped = r"модель\n#0 0x85 Matmul: valid\u{1b}[31m\r\u{85}\u{2028}.bin";
+    let path = dir.join(name);
+    // A clean stream, then a header whose payloads never come (a stream error).
+    let mut bundles = v2_clean_stream();
+    bundles.push(header());
+    std::fs::write(&path, cat(&bundles)).unwrap();
+    let p = path.to_str().unwrap();
+    let shown = format!("{}/{escaped}", dir.to_str().unwrap());
+
+    let jsonl = run(&["check", "--format", "jsonl", p], b"");
+    assert_eq!(code(&jsonl), 1, "{}", stderr(&jsonl));
+    let records = json_lines(&stdout(&jsonl));
+    assert!(records.iter().all(|r| r["source"] == p), "{records:?}");
+
+    let text = run(&["check", p], b"");
+    assert_eq!(code(&text), 1, "{}", stderr(&text));
+    let text = stdout(&text);
+    assert!(!has_control(&text), "{text:?}");
+    // One text line per JSONL record: no line forged.
+    assert_eq!(text.lines().count(), records.len(), "{text}");
+    // Every line names the file as escaped: an instruction or stream error at `(path@0x..)`,
+    // the summary as `path: N instructions`.
+    for l in text.lines() {
+        let at = format!("({shown}@0x");
+        let summary = format!("{shown}: {} instructions", bundles.len());
+        assert!(l.contains(&at) || l.starts_with(&summary), "{l:?}");
+    }
+
+    let summary = run(&["check", "--format", "summary", p], b"");
+    let summary = stdout(&summary);
+    assert_eq!(summary.lines().count(), 1, "{summary:?}");
+    assert!(summary.starts_with(&format!("{shown}: ")), "{summary:?}");
+
+    let explain = run(&["explain", p], b"");
+    assert_eq!(code(&explain), 1, "{}", stderr(&explain));
+    let explain = stdout(&explain);
+    assert!(!has_control(&explain), "{explain:?}");
+    let headers = explain
+        .lines()
+        .filter(|l| l.starts_with("bundle #"))
+        .count();
+    assert_eq!(headers, bundles.len(), "{explain}");
+    assert!(
+        explain.contains(&format!("\nend of {shown}:\n")),
+        "{explain}"
+    );
+
+    // An error naming the path is one line.
+    let missing = dir.join("missing\n\u{1b}[2Jfile.bin");
+    let o = run(&["check", missing.to_str().unwrap()], b"");
+    assert_eq!(code(&o), 2);
+    let err = stderr(&o);
+    assert_eq!(err.lines().count(), 1, "{err:?}");
+    assert!(!has_control(&err), "{err:?}");
+    assert!(err.contains(r"missing\n\u{1b}[2Jfile.bin"), "{err:?}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

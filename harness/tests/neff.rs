@@ -737,3 +737,88 @@ fn a_neff_given_as_bundles_or_on_stdin_is_named_as_a_neff() {
     assert!(stderr(&o).contains("not from stdin"), "{}", stderr(&o));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A name from a NEFF (a tar member, def.json's file name, the NEFF's path) cannot forge an
+/// output line or send a terminal escape: `check`'s text and summary lines and `neff info`'s
+/// text show its control characters escaped as `char::escape_debug` writes them (`\n`,
+/// `\u{1b}`); JSONL carries the exact name.
+#[test]
+fn member_names_with_control_characters_cannot_forge_output_lines() {
+    let prog = program();
+    let file = "PE.bin\n#0 0x01 LDWEIGHTS: valid\u{1b}[2J";
+    let member = format!("sg00/{file}");
+    // What text output shows for `member` (written out by hand from the escaping rule).
+    let shown_member = r"sg00/PE.bin\n#0 0x01 LDWEIGHTS: valid\u{1b}[2J";
+    let def = serde_json::json!({ "pe_instr": file }).to_string();
+    let payload = gzip(&tar(&[
+        Member::file("sg00/def.json", def.as_bytes()),
+        Member::file(&member, &prog),
+    ]));
+    let dir = tmp("neff", "control_names");
+    let p = dir.join("m\n\u{7}.neff");
+    std::fs::write(&p, neff(&payload, 1, 1, "m")).unwrap();
+    let ps = p.to_str().unwrap();
+    let shown_path = format!(r"{}/m\n\u{{7}}.neff", dir.to_str().unwrap());
+    let controls = |s: &str| s.chars().any(|c| c != '\n' && c.is_control());
+
+    let jsonl = tpb(&["check", "--format", "jsonl", ps]);
+    assert_ne!(code(&jsonl), 2, "{}", stderr(&jsonl));
+    let records: Vec<serde_json::Value> = stdout(&jsonl)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let streams: Vec<_> = records
+        .iter()
+        .filter(|r| r.get("member").is_some())
+        .collect();
+    assert!(!streams.is_empty(), "{records:?}");
+    for r in &streams {
+        assert_eq!(r["member"], member.as_str(), "{r}");
+        assert_eq!(r["source"], format!("{ps}:{member}").as_str(), "{r}");
+    }
+
+    let text = tpb(&["check", ps]);
+    assert_eq!(code(&text), code(&jsonl), "{}", stderr(&text));
+    let text = stdout(&text);
+    assert!(!controls(&text), "{text:?}");
+    // One text line per JSONL record: no line forged.
+    assert_eq!(text.lines().count(), records.len(), "{text}");
+    let source = format!("{shown_path}:{shown_member}");
+    for l in text.lines() {
+        let at = format!("({source} #");
+        assert!(
+            l.contains(&at)
+                || l.starts_with(&format!("{source} (sg00 PE): "))
+                || l.starts_with(&format!("{shown_path}: 1 subgraphs")),
+            "{l:?}"
+        );
+    }
+
+    let summary = stdout(&tpb(&["check", "--format", "summary", ps]));
+    assert!(!controls(&summary), "{summary:?}");
+    assert_eq!(summary.lines().count(), 2, "{summary}");
+
+    let info = tpb(&["neff", "info", ps]);
+    assert_eq!(code(&info), 0, "{}", stderr(&info));
+    let info = stdout(&info);
+    assert!(!controls(&info), "{info:?}");
+    assert!(info.starts_with(&format!("{shown_path}: NEFF\n")), "{info}");
+    let lines: Vec<&str> = info.lines().collect();
+    let at = lines
+        .iter()
+        .position(|l| *l == "members (2):")
+        .expect(&info);
+    assert!(lines[at + 1].starts_with("  sg00/def.json "), "{info}");
+    assert!(
+        lines[at + 2].starts_with(&format!("  {shown_member} ")),
+        "{info}"
+    );
+    assert_eq!(lines[at + 3], "subgraph sg00:", "{info}");
+    assert_eq!(
+        lines[at + 4],
+        format!("  PE         {shown_member}"),
+        "{info}"
+    );
+    assert_eq!(lines.len(), at + 5, "{info}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -529,7 +529,9 @@ fn closing<W: Write>(
     let out = printer.out_mut();
     match args.format {
         Format::Text | Format::Summary | Format::Html => {
+            let label = super::shown(label);
             for (sg, engine, how) in &no_stream {
+                let (sg, how) = (super::shown(sg), super::shown(how));
                 writeln!(out, "{label}: {sg} {engine}: no instruction stream ({how})")?;
             }
             let mut line = format!(

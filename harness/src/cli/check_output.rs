@@ -6,7 +6,7 @@
 //! JSONL: the same as objects: an instruction's `byte` is the offset of the offending byte and
 //! `value` its value. `summary`: only the summary lines.
 
-use super::{mnemonic_of, opcode_str, CliError, Format};
+use super::{mnemonic_of, opcode_str, shown, CliError, Format};
 use crate::generation::Generation;
 use std::io::Write;
 use tpb_core::lint::Verdict;
@@ -85,7 +85,7 @@ pub struct Printer<W: Write> {
 }
 
 /// Where a bundle is, for messages: `file:line` (hex), `file@0xOFFSET` (binary), or in a NEFF
-/// `member #index @0xOFFSET, engine E`.
+/// `member #index @0xOFFSET, engine E`; names [`shown`] (text output).
 pub(super) fn where_(
     source: &str,
     index: usize,
@@ -93,8 +93,12 @@ pub(super) fn where_(
     line: Option<usize>,
     origin: Option<&(StreamOrigin, String)>,
 ) -> String {
+    let source = shown(source);
     match (line, origin) {
-        (_, Some((o, _))) => format!("{source} #{index} @0x{offset:X}, engine {}", o.engine),
+        (_, Some((o, _))) => format!(
+            "{source} #{index} @0x{offset:X}, engine {}",
+            shown(&o.engine)
+        ),
         (Some(n), None) => format!("{source}:{n}"),
         (None, None) => format!("{source}@0x{offset:X}"),
     }
@@ -302,9 +306,12 @@ impl<W: Write> Printer<W> {
     pub fn summary(&mut self, source: &str, t: &Tally, stopped: bool) -> Result<(), CliError> {
         match self.format {
             Format::Text | Format::Summary | Format::Html => {
+                let source = shown(source);
                 let shown = match &self.origin {
-                    Some((o, _)) => format!("{source} ({} {})", o.subgraph, o.engine),
-                    None => source.to_string(),
+                    Some((o, _)) => {
+                        format!("{source} ({} {})", shown(&o.subgraph), shown(&o.engine))
+                    }
+                    None => source.into_owned(),
                 };
                 let [valid, skeleton, invalid] = t.by;
                 let mut s = format!(

@@ -8,6 +8,7 @@
 //! warnings and do not make `check` exit 1.
 
 use super::check_output::StreamOrigin;
+use super::shown;
 use crate::report::lanes;
 use crate::subjects::{
     registry, DmaRow, EngineFinding, EngineProgram, EngineSyncOutcome, SyncSite,
@@ -81,11 +82,13 @@ impl SubgraphSync {
             .map_or(0, |o| o.findings.iter().filter(|f| !f.is_warning()).count())
     }
 
-    /// One line for `--format summary`: the subgraph's findings counted by kind.
+    /// One line for `--format summary`: the subgraph's findings counted by kind (names
+    /// [`shown`]).
     pub fn summary_line(&self, source: &str) -> String {
+        let (source, subgraph) = (shown(source), shown(&self.subgraph));
         let o = match &self.outcome {
             Ok(o) => o,
-            Err(why) => return format!("{source}:{}: sync: not analysed ({why})", self.subgraph),
+            Err(why) => return format!("{source}:{subgraph}: sync: not analysed ({})", shown(why)),
         };
         let mut kinds = std::collections::BTreeMap::<&str, usize>::new();
         for f in &o.findings {
@@ -94,8 +97,7 @@ impl SubgraphSync {
         let warnings = o.findings.iter().filter(|f| f.is_warning()).count();
         let by_kind: Vec<String> = kinds.iter().map(|(k, n)| format!("{k} x{n}")).collect();
         format!(
-            "{source}:{}: sync (advisory): {} error(s), {warnings} warning(s){}",
-            self.subgraph,
+            "{source}:{subgraph}: sync (advisory): {} error(s), {warnings} warning(s){}",
             self.errors(),
             if by_kind.is_empty() {
                 String::new()
@@ -186,12 +188,15 @@ impl SubgraphSync {
             if jsonl {
                 writeln!(w, "{}", self.record(f))?;
             } else {
+                // Names (the source, subgraph and engine labels) [`shown`].
+                let names: Vec<String> = self.names().iter().map(|n| shown(n).into()).collect();
                 writeln!(
                     w,
-                    "{source}:{}: sync {} (advisory): {}",
-                    self.subgraph,
+                    "{}:{}: sync {} (advisory): {}",
+                    shown(source),
+                    shown(&self.subgraph),
                     if f.is_warning() { "warning" } else { "error" },
-                    lanes::finding_text(f, &self.names())
+                    lanes::finding_text(f, &names)
                 )?;
             }
         }

@@ -4,7 +4,7 @@
 //! through [`crate::atomic::AtomicFile`]: the help text of `Encode` in `main.rs`, docs/guarantees.md
 //! E1.
 
-use super::{mnemonic_of, CliError, CliResult, EXIT_INVALID, EXIT_OK};
+use super::{mnemonic_of, shown, CliError, CliResult, EXIT_INVALID, EXIT_OK};
 use crate::atomic::AtomicFile;
 use crate::generation::Generation;
 use crate::input::{open_source, source_name, InputError, Lines};
@@ -215,7 +215,7 @@ pub fn run(a: EncodeArgs) -> CliResult {
                 Ok(b) => out.write_all(&b)?,
                 Err(why) => {
                     any_bad = true;
-                    eprintln!("tpbconform: {source}:{line}: {why}");
+                    eprintln!("tpbconform: {}:{line}: {}", shown(&source), shown(&why));
                 }
             }
         }
@@ -230,7 +230,10 @@ pub fn run(a: EncodeArgs) -> CliResult {
     match file {
         None => stdout.flush()?,
         Some(f) if encoded > 0 => f.commit().map_err(path_err)?,
-        Some(_) => eprintln!("tpbconform: nothing encoded: {path} left unchanged"),
+        Some(_) => eprintln!(
+            "tpbconform: nothing encoded: {} left unchanged",
+            shown(path)
+        ),
     }
     Ok(if any_bad { EXIT_INVALID } else { EXIT_OK })
 }

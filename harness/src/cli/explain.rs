@@ -62,7 +62,8 @@ pub fn run(a: ExplainArgs) -> CliResult {
         } => {
             any_invalid |= !errors.is_empty();
             if count > 0 && !errors.is_empty() {
-                writeln!(out, "\nend of {}:", crate::input::source_name(path))?;
+                let source = crate::input::source_name(path);
+                writeln!(out, "\nend of {}:", super::shown(&source))?;
                 for e in &errors {
                     writeln!(out, "  {}", error_text(e))?;
                 }

@@ -304,7 +304,7 @@ pub fn run(a: GateArgs) -> CliResult {
         let _ = writeln!(out, "{l}");
     }
     for f in &run.failures {
-        eprintln!("tpbconform: {f}");
+        eprintln!("tpbconform: {}", super::shown(&f.to_string()));
     }
     // Root causes only, each with its short replay (the file form, from the report folder),
     // and how many divergences are folded under it (issue 32).

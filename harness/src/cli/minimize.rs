@@ -42,7 +42,10 @@ fn counts(s: &MinimizeStats) -> String {
 
 fn warn_skipped(s: &MinimizeStats) {
     for w in &s.skipped {
-        eprintln!("tpbconform: warning: skipped {w}");
+        eprintln!(
+            "tpbconform: warning: skipped {}",
+            super::shown(&w.to_string())
+        );
     }
 }
 
@@ -62,7 +65,11 @@ pub fn run(a: MinimizeArgs) -> CliResult {
                 p.dropped.len()
             )?;
             for d in &p.dropped {
-                writeln!(out, "  would delete {}", d.display())?;
+                writeln!(
+                    out,
+                    "  would delete {}",
+                    super::shown(&d.display().to_string())
+                )?;
             }
             total += p.dropped.len();
         }
@@ -81,7 +88,7 @@ pub fn run(a: MinimizeArgs) -> CliResult {
             Ok(EXIT_OK)
         }
         Err(e) => {
-            eprintln!("tpbconform: error: {e}");
+            eprintln!("tpbconform: error: {}", super::shown(&e.to_string()));
             Ok(if e.changed_something() {
                 EXIT_INVALID
             } else {

@@ -4,7 +4,7 @@
 //! `--format jsonl`: the same as one JSON object per line, for scripts.
 
 use super::check_neff::parse_json;
-use super::{CliResult, EXIT_OK};
+use super::{shown, CliResult, EXIT_OK};
 use std::io::Read;
 use std::io::Write;
 use std::path::Path;
@@ -85,7 +85,7 @@ pub fn run(args: NeffArgs) -> CliResult {
             writeln!(out, "{o}")?;
             return jsonl_rest(&mut out, &report);
         }
-        writeln!(out, "{file}: unpacked NEFF folder")?;
+        writeln!(out, "{}: unpacked NEFF folder", shown(&file))?;
     } else {
         let (o, r) = tpb_neff::scan_file(path, &limits, parse_json, &[], &mut Skip).map_err(bad)?;
         report = r;
@@ -114,7 +114,7 @@ pub fn run(args: NeffArgs) -> CliResult {
             writeln!(out, "{o}")?;
             return jsonl_rest(&mut out, &report);
         }
-        writeln!(out, "{file}: NEFF")?;
+        writeln!(out, "{}: NEFF", shown(&file))?;
         let integrity = match &report.integrity {
             Some(tpb_neff::Integrity::Verified(k)) => format!("{} verified", k.name()),
             _ => format!(
@@ -153,20 +153,21 @@ pub fn run(args: NeffArgs) -> CliResult {
         }
     }
     writeln!(out, "members ({}):", report.members.len())?;
+    // Names from the NEFF (members, subgraph folders, def.json's text) [`shown`].
     for m in &report.members {
         writeln!(
             out,
             "  {:<32} {:>10}  {:<28} {}",
-            m.name,
+            shown(&m.name),
             m.size,
             m.role.name(),
-            m.why
+            shown(&m.why)
         )?;
     }
     for sg in &report.subgraphs {
-        writeln!(out, "subgraph {}:", sg.name)?;
+        writeln!(out, "subgraph {}:", shown(&sg.name))?;
         for e in &sg.engines {
-            let member = e.member.as_deref().unwrap_or("(no instruction stream)");
+            let member = shown(e.member.as_deref().unwrap_or("(no instruction stream)"));
             write!(out, "  {:<10} {member}", e.engine.name())?;
             if !e.dma.is_empty() {
                 let incs: Vec<String> = e

@@ -175,6 +175,8 @@ pub fn run(a: ReplayArgs) -> CliResult {
     let mut any = false;
     let mut agreed = false;
     visit_inputs(&a, |src, input| {
+        // The input's name (a path and line) [`super::shown`].
+        let src = super::shown(&src);
         let mut found = false;
         for &t in &targets {
             for d in e.compare(t, &input) {

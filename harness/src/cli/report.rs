@@ -45,7 +45,7 @@ pub enum ReportCommand {
 
 pub fn run(a: ReportArgs) -> CliResult {
     merge_shards(a).or_else(|e| {
-        eprintln!("tpbconform: report merge: {e}");
+        eprintln!("tpbconform: report merge: {}", super::shown(&e.to_string()));
         Ok(EXIT_BAD_INPUT)
     })
 }
