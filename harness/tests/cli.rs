@@ -1401,3 +1401,60 @@ fn a_path_with_control_characters_cannot_forge_output_lines() {
     assert!(err.contains(r"missing\n\u{1b}[2Jfile.bin"), "{err:?}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// The report folder a user names is shown escaped in the `report:` line of `gate` and
+/// `report merge` (one line each, `\n` as written by `char::escape_debug`).
+#[test]
+fn a_report_folder_with_control_characters_is_one_report_line() {
+    let dir = tmpdir("control_report");
+    let shards = [dir.join("r\n0"), dir.join("r1")];
+    for (i, shard) in shards.iter().enumerate() {
+        let shard_arg = format!("{i}/2");
+        let o = run(
+            &[
+                "gate",
+                "--no-corpus",
+                "--cases",
+                "2",
+                "--targets",
+                "validate_header",
+                "--shard",
+                &shard_arg,
+                "--report-dir",
+                shard.to_str().unwrap(),
+            ],
+            b"",
+        );
+        assert_eq!(code(&o), 0, "{}", stderr(&o));
+        let out = stdout(&o);
+        assert!(!has_control(&out), "{out:?}");
+        let want = format!(
+            "report: {}/summary.md",
+            shard.to_str().unwrap().replace('\n', r"\n")
+        );
+        assert_eq!(out.lines().last(), Some(want.as_str()), "{out}");
+    }
+    let merged = dir.join("m\u{1b}[2J\nerged");
+    let o = run(
+        &[
+            "report",
+            "merge",
+            shards[0].to_str().unwrap(),
+            shards[1].to_str().unwrap(),
+            "-o",
+            merged.to_str().unwrap(),
+        ],
+        b"",
+    );
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(!has_control(&out), "{out:?}");
+    assert_eq!(out.lines().count(), 2, "{out}");
+    let want = format!(
+        r"report: {}/m\u{{1b}}[2J\nerged/summary.md",
+        dir.to_str().unwrap()
+    );
+    assert_eq!(out.lines().last(), Some(want.as_str()), "{out}");
+    assert!(merged.join("summary.md").is_file());
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -328,7 +328,11 @@ pub fn run(a: GateArgs) -> CliResult {
             d.replay_file
         );
     }
-    let _ = writeln!(out, "report: {}", dir.join("summary.md").display());
+    let _ = writeln!(
+        out,
+        "report: {}",
+        super::shown(&dir.join("summary.md").display().to_string())
+    );
     Ok(if run.bad_input() {
         EXIT_BAD_INPUT
     } else if verdict == crate::report::run_json::PASS

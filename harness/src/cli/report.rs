@@ -114,6 +114,10 @@ fn print_summary(m: &ReportModel, dir: &Path) -> std::io::Result<()> {
             d.shards.join(", ")
         )?;
     }
-    writeln!(out, "report: {}", dir.join("summary.md").display())?;
+    writeln!(
+        out,
+        "report: {}",
+        super::shown(&dir.join("summary.md").display().to_string())
+    )?;
     out.flush()
 }
