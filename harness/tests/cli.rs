@@ -1458,3 +1458,39 @@ fn a_report_folder_with_control_characters_is_one_report_line() {
     assert!(merged.join("summary.md").is_file());
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `encode`'s per-record error on stderr and `replay`'s verdict line name the input file
+/// escaped: one line each, whatever control characters the name holds.
+#[test]
+fn encode_and_replay_name_a_file_with_control_characters_on_one_line() {
+    let dir = tmpdir("control_encode_replay");
+    let jsonl = dir.join("e\n\u{1b}[2Jx.jsonl");
+    let record = r#"{"index":0,"opcode":"0x85","mnemonic":"CustomOpHeader","fields":{"bogus":1}}"#;
+    std::fs::write(&jsonl, format!("{record}\n")).unwrap();
+    let o = run(&["encode", "--hex", jsonl.to_str().unwrap()], b"");
+    assert_eq!(code(&o), 1, "{}", stderr(&o));
+    let err = stderr(&o);
+    assert!(!has_control(&err), "{err:?}");
+    assert_eq!(err.lines().count(), 1, "{err:?}");
+    let shown = format!(r"{}/e\n\u{{1b}}[2Jx.jsonl:1: ", dir.to_str().unwrap());
+    assert!(err.starts_with(&format!("tpbconform: {shown}")), "{err:?}");
+
+    let bin = dir.join("z\n1.bin");
+    std::fs::write(&bin, [0u8; 64]).unwrap();
+    let o = run(
+        &[
+            "replay",
+            "--target",
+            "validate_header",
+            bin.to_str().unwrap(),
+        ],
+        b"",
+    );
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(!has_control(&out), "{out:?}");
+    assert_eq!(out.lines().count(), 1, "{out:?}");
+    let shown = format!(r"{}/z\n1.bin: agree: ", dir.to_str().unwrap());
+    assert!(out.starts_with(&shown), "{out:?}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
