@@ -1494,3 +1494,53 @@ fn encode_and_replay_name_a_file_with_control_characters_on_one_line() {
     assert!(out.starts_with(&shown), "{out:?}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A subject's spec is shown escaped in `subject-check`'s and `gate`'s text: a `cmd:` command
+/// holding a newline (a shell comment after it) is still one line each.
+#[test]
+fn a_subject_spec_with_control_characters_is_one_line() {
+    let script = repo_root().join("examples/subjects/custom_op.py");
+    let spec = format!("cmd:python3 {}\n#0 x\u{1b}[2J", script.display());
+    let shown = format!(r"cmd:python3 {}\n#0 x\u{{1b}}[2J", script.display());
+    let o = run(&["subject-check", &spec], b"");
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(!has_control(&out), "{out:?}");
+    assert!(
+        out.starts_with(&format!("subject:      {shown}\n")),
+        "{out}"
+    );
+    assert!(
+        out.contains(&format!("\nnot supported by {shown}: ")),
+        "{out}"
+    );
+
+    let dir = tmpdir("control_subject");
+    let report = dir.join("r");
+    let o = run(
+        &[
+            "gate",
+            "--no-corpus",
+            "--cases",
+            "2",
+            "--targets",
+            "validate_header",
+            "--subject",
+            &spec,
+            "--report-dir",
+            report.to_str().unwrap(),
+        ],
+        b"",
+    );
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(!has_control(&out), "{out:?}");
+    let subject = format!("subject {shown}: 1 of 1 targets");
+    assert_eq!(
+        out.lines().filter(|l| l.starts_with(&subject)).count(),
+        1,
+        "{out}"
+    );
+    assert_eq!(out.lines().count(), 3, "{out}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -300,8 +300,9 @@ pub fn run(a: GateArgs) -> CliResult {
             "cases/s"
         )
     );
+    // A line per subject, its spec (a path or command) [`super::shown`].
     for l in model.subject_lines() {
-        let _ = writeln!(out, "{l}");
+        let _ = writeln!(out, "{}", super::shown(&l));
     }
     for f in &run.failures {
         eprintln!("tpbconform: {}", super::shown(&f.to_string()));

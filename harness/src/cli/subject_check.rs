@@ -116,12 +116,14 @@ pub fn run(a: SubjectCheckArgs) -> CliResult {
     };
     let caps = subject.capabilities();
     let mut out = std::io::stdout().lock();
-    writeln!(out, "subject:      {}", a.spec)?;
+    // The spec (a path or command) and the subject's hello name [`super::shown`].
+    let spec = super::shown(&a.spec.to_string()).into_owned();
+    writeln!(out, "subject:      {spec}")?;
     if let Ok(exe) = std::env::current_exe() {
         // The hello once more, to show it as the subject sent it.
         if let Ok(c) = external::start(&a.spec, &exe, a.arch, timeout) {
             let h = c.hello();
-            writeln!(out, "name:         {}", h.name)?;
+            writeln!(out, "name:         {}", super::shown(&h.name))?;
             writeln!(out, "protocol:     tpb-subject/{}", h.protocol)?;
             writeln!(out, "ops:          {}", h.ops.ops().join(", "))?;
             if h.ops.covers(Capabilities::LUTS) {
@@ -137,7 +139,7 @@ pub fn run(a: SubjectCheckArgs) -> CliResult {
         .partition(|t| caps.covers(t.spec().needs));
     let names = |ts: &[Target]| ts.iter().map(|t| t.name()).collect::<Vec<_>>().join(", ");
     writeln!(out, "targets:      {}", names(&covered))?;
-    writeln!(out, "not supported by {}: {}", a.spec, names(&lacking))?;
+    writeln!(out, "not supported by {spec}: {}", names(&lacking))?;
     let mut failed = covered.is_empty();
     let mut checked = 0u64;
     for t in &covered {
