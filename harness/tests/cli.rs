@@ -1544,3 +1544,20 @@ fn a_subject_spec_with_control_characters_is_one_line() {
     assert_eq!(out.lines().count(), 3, "{out}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// An error is one line on stderr even when it quotes a subject's stderr (untrusted text, a
+/// terminal escape in it too): its lines are joined by an escaped `\n`.
+#[test]
+fn a_subject_start_error_quoting_its_stderr_is_one_line() {
+    let spec = r#"cmd:sh -c "printf 'line1\n\033[2Jline2\n' >&2; exit 3""#;
+    let o = run(&["subject-check", spec], b"");
+    assert_eq!(code(&o), 2, "{}", stdout(&o));
+    let err = stderr(&o);
+    assert!(!has_control(&err), "{err:?}");
+    assert_eq!(err.lines().count(), 1, "{err:?}");
+    assert!(
+        err.trim_end()
+            .ends_with(r"its stderr ends:\nline1\n\u{1b}[2Jline2"),
+        "{err:?}"
+    );
+}
