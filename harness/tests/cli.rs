@@ -1561,3 +1561,29 @@ fn a_subject_start_error_quoting_its_stderr_is_one_line() {
         "{err:?}"
     );
 }
+
+/// `minimize --dry-run` names the files it would delete escaped: a corpus folder whose path
+/// holds a newline and an ESC still gives one `would delete` line per file.
+#[test]
+fn minimize_names_files_with_control_characters_on_one_line() {
+    let dir = tmpdir("control_minimize");
+    let root = dir.join("c\n\u{1b}[2Jorpus");
+    copy_dir(
+        &repo_root().join("corpus/validate_header"),
+        &root.join("validate_header"),
+    );
+    let r = root.to_str().unwrap();
+    let o = run(&["minimize", "--dry-run", r], b"");
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(!has_control(&out), "{out:?}");
+    let shown = format!(
+        r"  would delete {}/c\n\u{{1b}}[2Jorpus/validate_header/",
+        dir.to_str().unwrap()
+    );
+    let would = out.lines().filter(|l| l.starts_with(&shown)).count();
+    assert!(would > 0, "{out}");
+    // A header line, the files, the closing line: nothing else.
+    assert_eq!(out.lines().count(), would + 2, "{out}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
