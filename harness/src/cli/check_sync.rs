@@ -300,6 +300,34 @@ mod tests {
         );
     }
 
+    /// A finding's text line and the summary line show the source and subgraph escaped
+    /// ([`shown`]): one line each; the JSONL record carries the names themselves.
+    #[test]
+    fn sync_lines_show_names_with_control_characters_escaped() {
+        let pe = engine("PE", &[band(5, 1, 0, 0, 1), band(0, 0, 0x13, 2, 0)]);
+        let pool = engine("Pool", &[band(5, 2, 0, 0, 1), band(0, 0, 0x13, 1, 0)]);
+        let s = analyze("sg\n00\u{1b}[2J", vec![pe, pool], Vec::new());
+        let mut text = Vec::new();
+        s.write(&mut text, "x\n.neff", false).unwrap();
+        let text = String::from_utf8(text).unwrap();
+        assert_eq!(text.lines().count(), s.errors(), "{text}");
+        assert!(
+            text.starts_with(
+                r"x\n.neff:sg\n00\u{1b}[2J: sync error (advisory): deadlock: sg\n00\u{1b}[2J/PE #0"
+            ),
+            "{text}"
+        );
+        let line = s.summary_line("x\n.neff");
+        assert!(
+            line.starts_with(r"x\n.neff:sg\n00\u{1b}[2J: sync (advisory): 1 error(s)"),
+            "{line}"
+        );
+        let mut out = Vec::new();
+        s.write(&mut out, "x\n.neff", true).unwrap();
+        let r: Value = serde_json::from_slice(&out).unwrap();
+        assert_eq!(r["subgraph"], "sg\n00\u{1b}[2J");
+    }
+
     #[test]
     fn a_wait_only_a_dma_satisfies_is_not_reported_and_one_nothing_satisfies_is() {
         let pe = || engine("PE", &[band(5, 9, 0, 0, 16)]);
