@@ -29,11 +29,27 @@ use crate::judge::{Class, Judge};
 use crate::subjects::{hex, SubjectSpec};
 use crate::targets::{Check, Target};
 
-/// A spec as one shell word.
+/// A spec as one shell word. A word holding a control character is quoted
+/// `$'…'` with that character as `\xHH` bytes, so the printed replay command
+/// stays one line (a newline in a report folder's name cannot split it).
 pub fn shell_word(s: &str) -> String {
     let safe = |c: char| c.is_ascii_alphanumeric() || "-_./:=@,+".contains(c);
     if !s.is_empty() && s.chars().all(safe) {
         s.to_string()
+    } else if s.chars().any(char::is_control) {
+        let mut w = String::from("$'");
+        for c in s.chars() {
+            match c {
+                '\\' | '\'' => w.extend(['\\', c]),
+                c if c.is_control() => {
+                    for b in c.to_string().bytes() {
+                        w.push_str(&format!("\\x{b:02x}"));
+                    }
+                }
+                c => w.push(c),
+            }
+        }
+        w + "'"
     } else {
         format!("'{}'", s.replace('\'', "'\\''"))
     }
@@ -331,6 +347,27 @@ fn fold(out: &mut [Triaged], engines: &[Judge], reference: &Judge) {
 mod tests {
     use super::*;
     use crate::findings::Origin;
+
+    /// Every word reads back as itself in bash, on one line.
+    #[test]
+    fn shell_words_read_back_as_themselves_on_one_line() {
+        let words = [
+            "plain",
+            "it's a dir",
+            "r\n\x1b[2J\\'x\u{85}модель",
+            "tab\there",
+            "",
+        ];
+        for w in words {
+            let q = shell_word(w);
+            assert!(!q.chars().any(char::is_control), "{q:?}");
+            let o = std::process::Command::new("bash")
+                .args(["-c", &format!("printf %s {q}")])
+                .output()
+                .expect("bash");
+            assert_eq!(String::from_utf8_lossy(&o.stdout), w, "{q}");
+        }
+    }
 
     fn fake(origin: Origin, key: &str) -> Finding {
         Finding {
