@@ -1402,6 +1402,26 @@ fn a_path_with_control_characters_cannot_forge_output_lines() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// A 2-case `validate_header` gate with `extra` arguments, its report into `report`: its
+/// stdout, checked to exit 0 and to hold no control character.
+fn tiny_gate(extra: &[&str], report: &Path) -> String {
+    let mut args = vec![
+        "gate",
+        "--no-corpus",
+        "--cases",
+        "2",
+        "--targets",
+        "validate_header",
+    ];
+    args.extend_from_slice(extra);
+    args.extend(["--report-dir", report.to_str().unwrap()]);
+    let o = run(&args, b"");
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(!has_control(&out), "{out:?}");
+    out
+}
+
 /// The report folder a user names is shown escaped in the `report:` line of `gate` and
 /// `report merge` (one line each, `\n` as written by `char::escape_debug`).
 #[test]
@@ -1409,25 +1429,7 @@ fn a_report_folder_with_control_characters_is_one_report_line() {
     let dir = tmpdir("control_report");
     let shards = [dir.join("r\n0"), dir.join("r1")];
     for (i, shard) in shards.iter().enumerate() {
-        let shard_arg = format!("{i}/2");
-        let o = run(
-            &[
-                "gate",
-                "--no-corpus",
-                "--cases",
-                "2",
-                "--targets",
-                "validate_header",
-                "--shard",
-                &shard_arg,
-                "--report-dir",
-                shard.to_str().unwrap(),
-            ],
-            b"",
-        );
-        assert_eq!(code(&o), 0, "{}", stderr(&o));
-        let out = stdout(&o);
-        assert!(!has_control(&out), "{out:?}");
+        let out = tiny_gate(&["--shard", &format!("{i}/2")], shard);
         let want = format!(
             "report: {}/summary.md",
             shard.to_str().unwrap().replace('\n', r"\n")
@@ -1516,25 +1518,7 @@ fn a_subject_spec_with_control_characters_is_one_line() {
     );
 
     let dir = tmpdir("control_subject");
-    let report = dir.join("r");
-    let o = run(
-        &[
-            "gate",
-            "--no-corpus",
-            "--cases",
-            "2",
-            "--targets",
-            "validate_header",
-            "--subject",
-            &spec,
-            "--report-dir",
-            report.to_str().unwrap(),
-        ],
-        b"",
-    );
-    assert_eq!(code(&o), 0, "{}", stderr(&o));
-    let out = stdout(&o);
-    assert!(!has_control(&out), "{out:?}");
+    let out = tiny_gate(&["--subject", &spec], &dir.join("r"));
     let subject = format!("subject {shown}: 1 of 1 targets");
     assert_eq!(
         out.lines().filter(|l| l.starts_with(&subject)).count(),
