@@ -115,12 +115,12 @@ impl Group {
 }
 
 /// A child's stdout as its reader thread reads it: the end of output once
-/// the child has exited (`exited`, set by [`Running::wait`]) and the pipe is
+/// the child has exited (`seen_exit`, set by [`Running::wait`]) and the pipe is
 /// empty, so everything the child wrote before it exited is read, and a
 /// child of it that holds the pipe open cannot keep the reader waiting.
 pub(super) struct Output {
     pipe: ChildStdout,
-    exited: Arc<AtomicBool>,
+    seen_exit: Arc<AtomicBool>,
 }
 
 impl Read for Output {
@@ -128,7 +128,7 @@ impl Read for Output {
         loop {
             // Looked at before the poll: once the process has exited, an
             // empty pipe stays empty of anything it wrote.
-            let exited = self.exited.load(Ordering::Acquire);
+            let exited = self.seen_exit.load(Ordering::Acquire);
             let wait = if exited { 0 } else { POLL.as_millis() as u16 };
             let mut fd = [PollFd::new(self.pipe.as_fd(), PollFlags::POLLIN)];
             match poll(&mut fd, wait) {
@@ -148,7 +148,7 @@ pub(super) struct Running<In, Ev> {
     pub(super) to_stdin: Option<Sender<In>>,
     pub(super) events: Receiver<Ev>,
     /// Set once the process is seen exited (its reader then ends at an empty pipe).
-    exited: Arc<AtomicBool>,
+    seen_exit: Arc<AtomicBool>,
 }
 
 impl<In: Send + 'static, Ev: Send + 'static> Running<In, Ev> {
@@ -166,17 +166,17 @@ impl<In: Send + 'static, Ev: Send + 'static> Running<In, Ev> {
         let (to_stdin, from_harness) = mpsc::channel::<In>();
         thread::spawn(move || write(stdin, from_harness));
         let (tx, events) = mpsc::channel();
-        let exited = Arc::new(AtomicBool::new(false));
+        let seen_exit = Arc::new(AtomicBool::new(false));
         let out = Output {
             pipe,
-            exited: Arc::clone(&exited),
+            seen_exit: Arc::clone(&seen_exit),
         };
         thread::spawn(move || read(out, tx));
         Ok(Running {
             group,
             to_stdin: Some(to_stdin),
             events,
-            exited,
+            seen_exit,
         })
     }
 }
@@ -199,9 +199,9 @@ impl<In, Ev> Running<In, Ev> {
             if crate::interrupt::stop_requested() {
                 return Err(RecvTimeoutError::Timeout);
             }
-            let exited = self.exited.load(Ordering::Relaxed);
+            let exited = self.seen_exit.load(Ordering::Relaxed);
             if !exited && self.exited() {
-                self.exited.store(true, Ordering::Release);
+                self.seen_exit.store(true, Ordering::Release);
                 until = until.max(Instant::now() + DRAIN);
             }
             let left = until.saturating_duration_since(Instant::now());
