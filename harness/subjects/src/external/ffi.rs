@@ -1,9 +1,7 @@
-//! Loading a subject library with the C ABI of `include/tpb_subject.h`
-//! (versions 1 and 2; the version-2 batch validators are looked up only in a
-//! library that returns 2). The only module of the harness with `unsafe`: every call
-//! into the library is here. It runs inside the worker process
-//! ([`super::shm_worker`]), never in the gate itself, so a library that crashes
-//! or hangs takes down only its worker.
+//! A subject library with the C ABI of `include/tpb_subject.h` (versions 1
+//! and 2): every call into it is here, run in the worker process
+//! ([`super::shm_worker`]), never in the gate, so a library that crashes or
+//! hangs takes down only its worker.
 #![allow(unsafe_code)]
 
 use super::protocol::{
@@ -16,9 +14,8 @@ use crate::subjects::{Capabilities, Capability, LutTable};
 use libloading::{Library, Symbol};
 use std::ffi::{c_char, c_int, CStr, CString};
 
-/// `TPB_SUBJECT_ABI_VERSION`: the newest version this harness speaks.
+/// `TPB_SUBJECT_ABI_VERSION`.
 pub const ABI_VERSION: u32 = 2;
-/// Every version this harness loads (a version-1 library keeps loading).
 pub const ABI_VERSIONS: [u32; 2] = [1, 2];
 
 /// `tpb_status` codes.
@@ -34,11 +31,10 @@ pub fn cap_bit(op: Capability) -> u32 {
     at.map_or(0, |i| 1 << i)
 }
 
-/// The decode buffer the worker passes first (tpb_subject.h says 4096).
+/// The first decode / lower buffers (tpb_subject.h), and the largest
+/// answer accepted after a retry.
 const DECODE_CAP: usize = 4096;
-/// The lower buffer the worker passes first (tpb_subject.h: 65536).
 const LOWER_CAP: usize = 1 << 16;
-/// The largest decode answer the worker accepts after a retry.
 const DECODE_MAX: usize = 1 << 20;
 
 type AbiVersionFn = unsafe extern "C" fn() -> u32;
@@ -56,56 +52,46 @@ type BatchFn = unsafe extern "C" fn(*const u8, usize, *mut u16) -> c_int;
 type LutBatchFn =
     unsafe extern "C" fn(*const c_char, *const u32, usize, *mut u32, *mut *const c_char) -> c_int;
 
-/// A validator answer as a `tpb_verdict` id, or a name outside that enum.
+/// A validator answer: a `tpb_verdict` id, or a name outside that enum.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum VerdictCode {
-    /// A `tpb_verdict` id ([`super::verdict`]).
     Id(u16),
-    /// A predicate name the enum does not hold.
     Named(String),
 }
 
-/// What a library call returned, before it becomes a protocol answer.
+/// What a library call returned.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Status<T> {
-    /// `TPB_OK` with the answer.
     Ok(T),
-    /// `TPB_UNSUPPORTED`.
     Unsupported,
-    /// Any other code, or an answer that breaks the ABI (bad UTF-8, a size
-    /// out of bounds), with what was wrong.
+    /// Any other code, or an answer that breaks the ABI, with what was wrong.
     Error(String),
 }
 
-/// What [`SubjectLib::validate_batch`] leaves in an entry the library did
-/// not write: no `tpb_verdict` id is this large (include/tpb_subject.h).
+/// An entry a batch validator left unwritten: no `tpb_verdict` id is this
+/// large (include/tpb_subject.h).
 pub const UNWRITTEN_VERDICT: u16 = u16::MAX;
 
-/// The gate's marker of an entry the worker has not answered
-/// (`shm::CODE_UNSET`); a batch validator writing it is answered as
-/// [`UNWRITTEN_VERDICT`].
+/// The gate's marker of an entry not answered (`shm::CODE_UNSET`); a batch
+/// validator writing it is answered as [`UNWRITTEN_VERDICT`].
 pub const GATE_UNSET: u16 = 0xFFFB;
 
-/// The text of the finding on an entry a batch call left unwritten.
 pub const UNWRITTEN_TEXT: &str = "the batch call left this entry unwritten (no tpb_verdict id)";
 
 /// A loaded subject library.
 pub struct SubjectLib {
     name: String,
     caps: u32,
-    /// `tpb_validate_header`, `tpb_validate_payload` (indexed by `payload`).
+    /// Indexed by `payload`, as `batches`.
     validators: [Option<ValidateFn>; 2],
     decode: Option<DecodeFn>,
     encode: Option<EncodeFn>,
     lut: Option<LutFn>,
-    /// The tables `tpb_lut` implements (`tpb_subject_lut_tables()`, or
-    /// every table without that symbol); empty without `TPB_CAP_LUT`.
+    /// `tpb_subject_lut_tables()`, or every table without it.
     tables: Vec<LutTable>,
-    /// Each of `tables`' names, NUL-terminated once for every call.
     table_names: Vec<CString>,
     validate_stream: Option<StreamFn>,
     lower: Option<LowerFn>,
-    /// Their version-2 batch entry points, likewise.
     batches: [Option<BatchFn>; 2],
     lut_batch: Option<LutBatchFn>,
     init: InitFn,
@@ -114,23 +100,19 @@ pub struct SubjectLib {
 }
 
 thread_local! {
-    /// [`text_out`]'s buffer, kept between calls (a fresh one per call cost
-    /// the worker a page fault per page; a lowering case's is 64 KiB), and
+    /// [`text_out`]'s buffer, kept (a fresh one costs page faults), and
     /// how far the last call may have written into it.
     static OUT: std::cell::RefCell<(Vec<u8>, usize)> = const { std::cell::RefCell::new((Vec::new(), 0)) };
 }
 
-/// What a call that answered `len` bytes may have written: its answer, the
-/// NUL a C library adds after it, and a little more.
+/// Bytes past an answer a call may have written (its NUL and a little more).
 const OVERSHOOT: usize = 64;
 
-/// Calls `call(buf, cap, &mut len)` for an operation that writes JSON text
-/// into a caller buffer (`tpb_decode`, `tpb_lower`): once with `first`
-/// bytes, once more with the size asked for on `TPB_BUFFER_TOO_SMALL` (at
-/// most `max`), and reads the answer text in place. Each call gets the
-/// buffer zeroed, as a fresh one: what the call before may have written
-/// (its answer and [`OVERSHOOT`]; all of it after any other status) is
-/// zeroed again, not the whole 64 KiB.
+/// Calls `call(buf, cap, &mut len)` of an operation writing JSON text into a
+/// caller buffer: with `first` bytes, once more with the size asked for on
+/// `TPB_BUFFER_TOO_SMALL` (at most `max`); reads the text in place. Each
+/// call gets a zeroed buffer (only what the last call may have written is
+/// zeroed again).
 fn text_out<T>(
     what: &str,
     first: usize,
@@ -173,11 +155,8 @@ fn text_out<T>(
     })
 }
 
-/// The error of a LUT refusal that is not UTF-8.
 pub const NOT_UTF8_REFUSAL: &str = "the refusal is not UTF-8";
 
-/// Reads a NUL-terminated string the library returned.
-///
 /// # Safety
 /// `p` must be null or point to a NUL-terminated string that stays valid for
 /// the call (tpb_subject.h requires strings to live until unload).
@@ -193,8 +172,8 @@ unsafe fn text(p: *const c_char, what: &str) -> Result<Option<String>, String> {
 }
 
 impl SubjectLib {
-    /// Loads the library at `path` and checks the required symbols, the ABI
-    /// version and that every declared capability has its symbol.
+    /// Loads `path`, checking the required symbols, the ABI version and a
+    /// symbol for every declared capability.
     pub fn load(path: &str) -> Result<SubjectLib, String> {
         // SAFETY: loading runs the library's initialisers; that is the point
         // of a `lib:` subject, and it happens in the worker process only.
@@ -206,8 +185,7 @@ impl SubjectLib {
             s.map(|s| *s)
                 .map_err(|e| format!("missing symbol `{name}`: {e}"))
         }
-        // A declared operation's symbol `tpb_<op>` must be there; an
-        // undeclared one is not looked up.
+        // A declared operation's `tpb_<op>` must be there.
         fn declared<T: Copy>(
             lib: &Library,
             caps: u32,
@@ -219,8 +197,7 @@ impl SubjectLib {
                 Ok(None)
             }
         }
-        // Version 2: the batch entry points `tpb_<op>_batch` of the
-        // declared ones are optional (tpb_subject.h).
+        // Version 2: `tpb_<op>_batch` of a declared op is optional.
         fn batch<T: Copy>(lib: &Library, v: u32, declared: bool, op: Capability) -> Option<T> {
             let name = format!("tpb_{}_batch", op.op().unwrap_or_default());
             (v >= 2 && declared).then(|| sym(lib, &name).ok()).flatten()
@@ -310,12 +287,10 @@ impl SubjectLib {
         })
     }
 
-    /// `tpb_subject_name()`.
     pub fn name(&self) -> &str {
         &self.name
     }
 
-    /// What the declared operations carry (`lut`: every table).
     pub fn ops(&self) -> Capabilities {
         Capability::ALL
             .into_iter()
@@ -323,18 +298,14 @@ impl SubjectLib {
             .collect()
     }
 
-    /// The tables `tpb_lut` implements, in [`LutTable::ALL`] order.
     pub fn lut_tables(&self) -> &[LutTable] {
         &self.tables
     }
 
-    /// True if the library declared every table (no
-    /// `tpb_subject_lut_tables`, or one returning every bit).
     pub fn all_tables(&self) -> bool {
         self.tables.len() == LutTable::ALL.len()
     }
 
-    /// `tpb_subject_init(arch)`.
     pub fn init(&self, arch: &str) -> Status<()> {
         let Ok(c) = CString::new(arch) else {
             return Status::Error("arch holds a NUL byte".into());
@@ -347,15 +318,12 @@ impl SubjectLib {
         }
     }
 
-    /// True if the library exports the batch entry point of this validator.
     pub fn has_batch(&self, payload: bool) -> bool {
         self.batches[usize::from(payload)].is_some()
     }
 
-    /// `tpb_validate_header_batch` / `_payload_batch` on `bundles` (64 bytes
-    /// each, back to back), one id per bundle into `out`; an entry the
-    /// library leaves unwritten reads [`UNWRITTEN_VERDICT`] (never a value
-    /// left there by an earlier call).
+    /// A batch validator on `bundles` (64 bytes each), one id per bundle
+    /// into `out`; an entry left unwritten reads [`UNWRITTEN_VERDICT`].
     pub fn validate_batch(&self, payload: bool, bundles: &[u8], out: &mut [u16]) -> Status<()> {
         let Some(f) = self.batches[usize::from(payload)] else {
             return Status::Unsupported;
@@ -366,9 +334,7 @@ impl SubjectLib {
         // u16s, as the ABI requires.
         match unsafe { f(bundles.as_ptr(), n, out.as_mut_ptr()) } {
             TPB_OK => {
-                // The gate's marker of an entry the worker never ran
-                // (shm::CODE_UNSET): written by the library, it is the
-                // library's wrong id, kept apart from that marker.
+                // The library's wrong id, kept apart from the gate's marker.
                 for c in &mut out[..n] {
                     if *c == GATE_UNSET {
                         *c = UNWRITTEN_VERDICT;
@@ -381,8 +347,7 @@ impl SubjectLib {
         }
     }
 
-    /// One validator call, answered as a `tpb_verdict` id when the name is
-    /// in the enum (no allocation on that path).
+    /// One validator call (a known name: its id, no allocation).
     pub fn validate_code(&self, payload: bool, b: &[u8]) -> Status<VerdictCode> {
         let Some(f) = self.validators[usize::from(payload)] else {
             return Status::Unsupported;
@@ -412,7 +377,6 @@ impl SubjectLib {
         }
     }
 
-    /// `tpb_decode`: the JSON answer text.
     pub fn decode<T>(&self, b: &[u8; 64], read: impl FnOnce(&str) -> T) -> Status<T> {
         let Some(f) = self.decode else {
             return Status::Unsupported;
@@ -425,7 +389,6 @@ impl SubjectLib {
         text_out("tpb_decode", DECODE_CAP, DECODE_MAX, call, read)
     }
 
-    /// `tpb_validate_stream`: `Ok(None)` valid, `Ok(Some((error, index)))`.
     pub fn validate_stream(&self, bytes: &[u8]) -> Status<Option<(String, u64)>> {
         let Some(f) = self.validate_stream else {
             return Status::Unsupported;
@@ -447,7 +410,6 @@ impl SubjectLib {
         }
     }
 
-    /// `tpb_lower`: the JSON answer text (`ir` is the input document).
     pub fn lower<T>(&self, ir: &str, read: impl FnOnce(&str) -> T) -> Status<T> {
         let Some(f) = self.lower else {
             return Status::Unsupported;
@@ -460,7 +422,6 @@ impl SubjectLib {
         text_out("tpb_lower", LOWER_CAP, DECODE_MAX, call, read)
     }
 
-    /// `tpb_encode`: `Ok(Ok(bundle))` or `Ok(Err(refusal))`.
     pub fn encode(&self, request: &str) -> Status<Result<[u8; 64], String>> {
         let Some(f) = self.encode else {
             return Status::Unsupported;
@@ -490,8 +451,7 @@ impl SubjectLib {
         }
     }
 
-    /// The NUL-terminated name `tpb_lut` / `tpb_lut_batch` get for `table`,
-    /// or the status of a call on a table the library did not declare.
+    /// The name `tpb_lut` gets for `table`, or the status of an undeclared one.
     fn table_arg<T>(&self, table: LutTable) -> Result<&CString, Status<T>> {
         let k = self
             .tables
@@ -504,17 +464,13 @@ impl SubjectLib {
             .ok_or_else(|| Status::Error("table name holds a NUL byte".into()))
     }
 
-    /// True if the library exports `tpb_lut_batch` (version 2).
     pub fn has_lut_batch(&self) -> bool {
         self.lut_batch.is_some()
     }
 
-    /// `tpb_lut_batch(table, inputs, n, wires, refused)` with `n` the
-    /// shortest of the three slices (`refused` is scratch); on `TPB_OK`,
-    /// `each(k, answer)` for every entry in order, a refusal as what `why`
-    /// made of its text, read before the next library call (the ABI keeps
-    /// it live that long at least). Every entry is read after the call, so
-    /// entries holding one pointer hold one text: `why` sees it once.
+    /// `tpb_lut_batch` over the shortest of the slices; on `TPB_OK`,
+    /// `each(k, answer)` in order, a refusal as what `why` made of its text
+    /// (once per pointer, before the next library call).
     pub fn lut_batch<R: Copy>(
         &self,
         table: LutTable,
@@ -531,8 +487,7 @@ impl SubjectLib {
             Err(s) => return s,
         };
         let n = inputs.len().min(wires.len()).min(refused.len());
-        // An entry the library leaves unwritten reads as no refusal and wire
-        // u32::MAX: not a byte, so a protocol finding on that entry.
+        // Unwritten: no refusal, wire u32::MAX (not a byte: a finding).
         refused[..n].fill(std::ptr::null());
         wires[..n].fill(u32::MAX);
         // SAFETY: `t` is NUL-terminated; `inputs` holds n readable u32s,
@@ -570,9 +525,8 @@ impl SubjectLib {
         }
     }
 
-    /// `tpb_lut`: `Ok(Ok(wire))`, or `Ok(Err(_))` with what `refused` made of
-    /// the refusal text while it is live (no copy: the batch worker writes it into its arena); an
-    /// `Err` of `refused` (say [`NOT_UTF8_REFUSAL`]) is the call's error.
+    /// `tpb_lut`: a refusal as what `refused` made of its live text; an
+    /// `Err` of `refused` is the call's error.
     #[inline]
     pub fn lut_with<R>(
         &self,
@@ -607,8 +561,7 @@ impl SubjectLib {
     }
 }
 
-/// A library call's status as an answer (`Err`: the library's error, or
-/// what `ok` found wrong with its answer).
+/// A library call's status as an answer.
 fn status<T>(s: Status<T>, ok: impl FnOnce(T) -> Result<Answer, String>) -> Result<Answer, String> {
     match s {
         Status::Ok(v) => ok(v),
@@ -617,8 +570,7 @@ fn status<T>(s: Status<T>, ok: impl FnOnce(T) -> Result<Answer, String>) -> Resu
     }
 }
 
-/// The answer object the library's decoder (or lowering) wrote as JSON
-/// text, read once, strictly; `what` names the function.
+/// The JSON answer object `what` wrote, read once, strictly.
 fn object(text: &str, op: Capability, what: &str) -> Result<Answer, String> {
     if op == Capability::Decode {
         if let Some(a) = decode_answer_text(text) {
@@ -634,10 +586,8 @@ fn object(text: &str, op: Capability, what: &str) -> Result<Answer, String> {
 }
 
 impl SubjectLib {
-    /// One request through the library, as its answer (the `lib:` worker's
-    /// records). A call that returns `TPB_ERROR` (or breaks the ABI) is the
-    /// library's error: the gate records it as a protocol finding with the
-    /// input, as tpb_subject.h promises.
+    /// One request record through the library, as its answer (`Err`: the
+    /// library's error, a protocol finding on the input, tpb_subject.h).
     pub fn answer_record(&self, rec: &[u8]) -> Result<Answer, String> {
         let request = in_place(rec).and_then(|p| match p {
             Some(InPlace::Stream(s)) => Ok(self.stream_answer(s)),
@@ -656,7 +606,6 @@ impl SubjectLib {
         status(answer, |a| a)
     }
 
-    /// [`SubjectLib::answer_record`] of a request read out of its record.
     fn answer(&self, r: &Request) -> Result<Answer, String> {
         match r {
             Request::ValidateHeader(b) | Request::ValidatePayload(b) => {
@@ -672,12 +621,9 @@ impl SubjectLib {
                 let answer = self.decode(b, |t| object(t, Capability::Decode, "tpb_decode"));
                 status(answer, |a| a)
             }
-            Request::Encode { .. } => {
-                // The library gets the request's {"opcode":…,"fields":…} object.
-                status(self.encode(&r.input_text()), |v| {
-                    Ok(v.map_or_else(Answer::Refused, Answer::Encoded))
-                })
-            }
+            Request::Encode { .. } => status(self.encode(&r.input_text()), |v| {
+                Ok(v.map_or_else(Answer::Refused, Answer::Encoded))
+            }),
             Request::Lut { table, input } => {
                 let refused = |why: &CStr| why.to_str().map(str::to_string);
                 let refused = |why: &CStr| refused(why).map_err(|_| NOT_UTF8_REFUSAL.to_string());

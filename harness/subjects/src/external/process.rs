@@ -1,17 +1,10 @@
 //! The `tpb-subject/1` client of a `cmd:` subject: one child process per
-//! generation, requests pipelined on its stdin (at most [`MAX_IN_FLIGHT`]
-//! unanswered), answers read from its stdout in request order.
-//!
-//! A fault (docs/subject-protocol.md "Faults") is the oldest unanswered
-//! request's; the process group is killed and restarted by the
-//! [`super::supervisor::Supervisor`], the unanswered requests are sent
-//! again, and an operation given up is [`FaultClass::NotSent`] at once. While a stop is requested
-//! ([`crate::interrupt::stop_requested`]) every unanswered request is a
-//! fault at once (the waits poll every [`POLL`]). Per process: a writer
-//! thread (a subject that stops reading cannot block the harness), a stdout
-//! reader feeding a channel (waits with a timeout; it reads everything the
-//! process wrote before it exited, [`Output`]) and a stderr reader keeping
-//! the last [`STDERR_LINES`] lines in the supervisor's ring.
+//! generation, requests pipelined (at most [`MAX_IN_FLIGHT`] unanswered),
+//! answers in request order. A fault (docs/subject-protocol.md "Faults") is
+//! the oldest unanswered request's: the process is restarted and the
+//! unanswered requests sent again. A writer thread (a subject that stops
+//! reading cannot block the harness), a stdout reader and a stderr reader
+//! run per process.
 
 use super::protocol::{
     self, parse_answer, parse_hello, Answer, Hello, Request, MAX_IN_FLIGHT, MAX_LINE,
@@ -32,16 +25,13 @@ use std::sync::{Arc, Mutex};
 use std::thread;
 use std::time::{Duration, Instant};
 
-/// How often a wait for an answer looks at the stop request and the process.
+/// How often a wait looks at the stop request and the process.
 pub const POLL: Duration = Duration::from_millis(50);
-/// How long after its process exits a [`Running::wait`] gives the stdout
-/// reader at least, whatever is left of the wait, to hand over what the
-/// process wrote (it needs one [`POLL`] unless the machine is starved).
+/// The least time a [`Running::wait`] gives the stdout reader after the
+/// process exits to hand over what it wrote.
 const DRAIN: Duration = Duration::from_secs(2);
-/// Longest stderr line kept, in bytes (longer lines are cut).
 const STDERR_LINE_MAX: usize = 1000;
 
-/// The answer to one request, or the fault it caused.
 pub type Reply = Result<Answer, Fault>;
 
 enum Event {
@@ -50,14 +40,11 @@ enum Event {
     Eof,
 }
 
-/// A stderr ring shared across restarts
-/// ([`super::supervisor::Supervisor::stderr_ring`]).
 pub(super) type Ring = Arc<Mutex<VecDeque<String>>>;
 
 /// A started child (a `cmd:` subject, its `batch64` instance, a `lib:`
-/// worker): the leader of its own process group, registered with the
-/// [`reaper`], its stderr kept in the ring (`stderr_done` fires when that
-/// reader ends).
+/// worker): leader of its own process group, registered with the
+/// [`reaper`], its stderr kept in the ring.
 pub(super) struct Group {
     pub(super) child: Child,
     live: u64,
@@ -65,7 +52,6 @@ pub(super) struct Group {
 }
 
 impl Group {
-    /// Starts `cmd` (`what` names it in the error) with its three pipes.
     pub(super) fn spawn(
         cmd: &mut Command,
         what: &str,
@@ -101,8 +87,7 @@ impl Group {
         Ok((g, stdin, stdout))
     }
 
-    /// Kills the group (a `sh -c` wrapper's children too) and whoever
-    /// holds its pipes; the exit status.
+    /// Kills the group and whoever holds its pipes; the exit status.
     pub(super) fn kill(mut self) -> Option<ExitStatus> {
         self.stop()
     }
@@ -114,10 +99,9 @@ impl Group {
     }
 }
 
-/// A child's stdout as its reader thread reads it: the end of output once
-/// the child has exited (`seen_exit`, set by [`Running::wait`]) and the pipe is
-/// empty, so everything the child wrote before it exited is read, and a
-/// child of it that holds the pipe open cannot keep the reader waiting.
+/// A child's stdout, ending once the child has exited (`seen_exit`) and the
+/// pipe is empty: all it wrote is read, and a grandchild holding the pipe
+/// open cannot keep the reader waiting.
 pub(super) struct Output {
     pipe: ChildStdout,
     seen_exit: Arc<AtomicBool>,
@@ -126,8 +110,7 @@ pub(super) struct Output {
 impl Read for Output {
     fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
         loop {
-            // Looked at before the poll: once the process has exited, an
-            // empty pipe stays empty of anything it wrote.
+            // Before the poll: after the exit an empty pipe stays empty.
             let exited = self.seen_exit.load(Ordering::Acquire);
             let wait = if exited { 0 } else { POLL.as_millis() as u16 };
             let mut fd = [PollFd::new(self.pipe.as_fd(), PollFlags::POLLIN)];
@@ -141,19 +124,17 @@ impl Read for Output {
     }
 }
 
-/// A [`Group`] with a writer thread fed by `to_stdin` (`In`: what one send
-/// writes) and a stdout reader thread feeding `events`.
+/// A [`Group`] with a writer thread fed by `to_stdin` and a stdout reader
+/// feeding `events`.
 pub(super) struct Running<In, Ev> {
     pub(super) group: Group,
     pub(super) to_stdin: Option<Sender<In>>,
     pub(super) events: Receiver<Ev>,
-    /// Set once the process is seen exited (its reader then ends at an empty pipe).
     seen_exit: Arc<AtomicBool>,
 }
 
 impl<In: Send + 'static, Ev: Send + 'static> Running<In, Ev> {
-    /// Starts `sh -c COMMAND` (a `cmd:` subject) with `write` on its stdin
-    /// and `read` on its stdout.
+    /// Starts `sh -c COMMAND`, `write` on its stdin, `read` on its stdout.
     pub(super) fn spawn(
         command: &str,
         ring: &Ring,
@@ -182,16 +163,14 @@ impl<In: Send + 'static, Ev: Send + 'static> Running<In, Ev> {
 }
 
 impl<In, Ev> Running<In, Ev> {
-    /// Queues `m` for the writer thread; false once stdin is closed.
+    /// False once stdin is closed.
     pub(super) fn send(&self, m: In) -> bool {
         self.to_stdin.as_ref().is_some_and(|tx| tx.send(m).is_ok())
     }
 
-    /// Waits up to `timeout` for the next event, in [`POLL`] slices; a
-    /// stop request ends the wait at once (as a timeout). Once the process
-    /// has exited, what it wrote is still read (the reader ends at the
-    /// empty pipe, [`Output`], even while a child of it holds the pipe
-    /// open), for at least [`DRAIN`]; then the wait ends as `eof`.
+    /// Waits up to `timeout` for the next event (a stop request: a timeout
+    /// at once). After the process exits, what it wrote is still read for
+    /// at least [`DRAIN`]; then the wait ends as `eof`.
     pub(super) fn wait(&mut self, timeout: Duration, eof: Ev) -> Result<Ev, RecvTimeoutError> {
         let _waiting = super::watch::waiting();
         let mut until = Instant::now() + timeout;
@@ -219,19 +198,16 @@ impl<In, Ev> Running<In, Ev> {
         }
     }
 
-    /// True once the process has exited (its group may live on).
     pub(super) fn exited(&mut self) -> bool {
         matches!(self.group.child.try_wait(), Ok(Some(_)))
     }
 
-    /// Closes stdin and kills the group; the exit status.
     pub(super) fn kill(self) -> Option<ExitStatus> {
         drop(self.to_stdin);
         self.group.kill()
     }
 
-    /// [`Running::kill`], then a moment for the stderr reader to drain the
-    /// dying process.
+    /// [`Running::kill`], then a moment for the stderr reader to drain.
     pub(super) fn kill_and_drain(mut self) -> Option<ExitStatus> {
         drop(self.to_stdin);
         let st = self.group.stop();
@@ -243,7 +219,6 @@ impl<In, Ev> Running<In, Ev> {
     }
 }
 
-/// The line client's process: one request line per send, answer lines out.
 type LineProcess = Running<String, Event>;
 
 /// A `tpb-subject/1` subject running as a child process.
@@ -251,7 +226,7 @@ pub struct ProcessSubject {
     k: Kept,
     command: String,
     running: Option<LineProcess>,
-    /// The id of the next request to the running process (1 after each start).
+    /// 1 after each start.
     next_id: u64,
 }
 
@@ -263,7 +238,6 @@ impl std::ops::Deref for ProcessSubject {
     }
 }
 
-/// `exited with status N` / `killed by signal N (SIGX)`.
 pub(super) fn describe_exit(s: Option<ExitStatus>) -> String {
     match s {
         Some(s) => match (s.code(), s.signal()) {
@@ -287,13 +261,10 @@ fn signal_name(sig: i32) -> &'static str {
     }
 }
 
-/// Why [`read_line`] refused a line.
 #[derive(Debug, PartialEq)]
 enum BadLine {
-    /// Longer than the limit: reported as soon as the limit is passed, the
-    /// rest of the line still unread (the caller skips it with
-    /// `skip_until(b'\n')` once it has reported it, so a subject that writes
-    /// a gigabyte without a newline is a fault at once, not a timeout).
+    /// Reported as soon as the limit is passed, the rest unread (a gigabyte
+    /// without a newline is a fault at once, not a timeout).
     TooLong(usize),
     NotUtf8,
 }
@@ -307,9 +278,7 @@ impl std::fmt::Display for BadLine {
     }
 }
 
-/// Reads one line of at most `max` bytes (without the newline). `Ok(None)`
-/// at end of input; an over-long line is [`BadLine::TooLong`] after `max + 1`
-/// bytes, the rest left unread.
+/// One line of at most `max` bytes, without the newline (`Ok(None)`: end).
 fn read_line(r: &mut impl BufRead, max: usize) -> std::io::Result<Option<Result<String, BadLine>>> {
     let mut buf = Vec::new();
     let n = r
@@ -328,8 +297,8 @@ fn read_line(r: &mut impl BufRead, max: usize) -> std::io::Result<Option<Result<
 }
 
 impl ProcessSubject {
-    /// Starts the subject for generation `arch` (e.g. `"v2"`) and performs the
-    /// hello. `timeout` bounds every answer (the hello gets at least 10 s).
+    /// Starts the subject for `arch` and performs the hello; `timeout`
+    /// bounds every answer (the hello's at least [`HELLO_MIN`]).
     pub fn start(
         command: &str,
         arch: &str,
@@ -347,10 +316,8 @@ impl ProcessSubject {
         })
     }
 
-    /// Runs a batch of requests, pipelined; one reply per request, in
-    /// order, calling `tick` after each answer or fault (progress for a
-    /// watchdog). Requests for an op the subject did not declare are
-    /// answered [`Answer::Unsupported`] without a round trip.
+    /// Runs requests pipelined, one reply each in order, `tick` after each
+    /// (an op not declared: [`Answer::Unsupported`], no round trip).
     pub fn call_batch(&mut self, reqs: &[Request], tick: &dyn Fn()) -> Vec<Reply> {
         let mut out: Vec<Option<Reply>> = vec![None; reqs.len()];
         let wire: Vec<usize> = (0..reqs.len())
@@ -362,10 +329,8 @@ impl ProcessSubject {
                 ok
             })
             .collect();
-        // `next` = the position in `wire` of the next request to send to
-        // the current process; `in_flight` = positions sent, unanswered.
-        // A request of an operation given up (`Supervisor::not_sent`) is
-        // not sent: the other operations go on.
+        // `next`: the position in `wire` of the next request to send;
+        // `in_flight`: positions sent, unanswered.
         let mut next = 0usize;
         let mut in_flight: VecDeque<(usize, u64)> = VecDeque::new();
         loop {
@@ -377,17 +342,13 @@ impl ProcessSubject {
                     continue;
                 }
                 let Some(run) = self.running.as_mut() else {
-                    // Started again after a fault (a restart is progress);
-                    // a failed restart gives the whole subject up.
                     self.restart();
                     tick();
                     continue;
                 };
                 if in_flight.is_empty() && run.exited() {
-                    // It exited with every request it was sent answered:
-                    // it was working on no input, so none is blamed (as a
-                    // `lib:` worker dying between entries); the fault counts
-                    // toward giving up and the requests go to a new process.
+                    // Exited with nothing unanswered: no input is blamed;
+                    // the fault counts toward giving up.
                     let status = self.running.take().and_then(LineProcess::kill);
                     let f = Fault {
                         class: FaultClass::Crash,
@@ -505,12 +466,10 @@ impl ProcessSubject {
 
 impl Drop for ProcessSubject {
     fn drop(&mut self) {
-        // Close stdin (the subject exits), give it a moment unless the run
-        // is stopping, then kill whatever is left of its group and pipes.
+        // Close stdin, give it a moment unless stopping, then kill the rest.
         if let Some(mut r) = self.running.take() {
             r.to_stdin = None;
-            // Up to 500 ms, looked at every millisecond (a subject that
-            // exits at once costs a millisecond, not a 10 ms tick).
+            // Up to 500 ms, looked at every millisecond.
             for _ in 0..500 {
                 if crate::interrupt::stop_requested() {
                     break;
@@ -525,7 +484,6 @@ impl Drop for ProcessSubject {
     }
 }
 
-/// Starts the process and runs the hello exchange.
 fn spawn(
     command: &str,
     arch: &str,
@@ -555,8 +513,7 @@ fn spawn(
         }
         Err(RecvTimeoutError::Timeout) => format!("no hello answer within {wait:?}"),
     };
-    // A bad or missing hello: the harness ends the subject itself, so its SIGKILL is no crash
-    // of the subject's; say so, and why (issue 32).
+    // The harness's SIGKILL is no crash of the subject's: say so (issue 32).
     let how = match run.kill_and_drain().map(|s| s.code()) {
         Some(Some(c)) => format!("it exited with status {c} first"),
         _ => "the harness ended the subject: a subject must answer the hello line first \
@@ -569,7 +526,6 @@ fn spawn(
 fn write_loop(stdin: ChildStdin, rx: Receiver<String>) {
     let mut w = std::io::BufWriter::new(stdin);
     while let Ok(line) = rx.recv() {
-        // Batch whatever is queued, flush when the queue is empty.
         for l in std::iter::once(line).chain(rx.try_iter()) {
             if writeln!(w, "{l}").is_err() {
                 return;
@@ -579,7 +535,6 @@ fn write_loop(stdin: ChildStdin, rx: Receiver<String>) {
             return;
         }
     }
-    // Channel closed: dropping `w` closes the subject's stdin.
 }
 
 fn read_loop(stdout: Output, tx: Sender<Event>) {
@@ -596,8 +551,7 @@ fn read_loop(stdout: Output, tx: Sender<Event>) {
         if tx.send(ev).is_err() {
             return;
         }
-        // The fault is reported; the rest of an over-long line is skipped
-        // (the harness kills the process meanwhile, ending it at EOF).
+        // Reported: the rest of an over-long line is skipped.
         if long && r.skip_until(b'\n').is_err() {
             let _ = tx.send(Event::Eof);
             return;
@@ -605,7 +559,6 @@ fn read_loop(stdout: Output, tx: Sender<Event>) {
     }
 }
 
-/// Keeps the last [`STDERR_LINES`] lines of `stderr` in `ring`.
 pub(super) fn stderr_loop(stderr: impl Read, ring: &Mutex<VecDeque<String>>) {
     let mut r = BufReader::new(stderr);
     loop {

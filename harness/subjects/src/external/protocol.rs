@@ -1,10 +1,7 @@
 //! The operations of `tpb-subject/1` (docs/subject-protocol.md), each whole
-//! here: its request and answer as JSON lines (one object per line, both
-//! directions, read strictly: an answer with a missing, extra or mistyped
-//! key, or the wrong id, is an error naming what is wrong), as a `lib:`
-//! worker's binary records, and typed for the judge ([`request_of`] and
-//! [`said`], which `ExternalSubject` asks through). The same types serve the client
-//! ([`super::process`]) and the library worker ([`super::shm_worker`]).
+//! here: request and answer as JSON lines (read strictly: a missing, extra
+//! or mistyped key, or the wrong id, is an error naming it), as a `lib:`
+//! worker's binary records, and typed for the judge ([`request_of`], [`said`]).
 
 use super::lower_json::{exact_keys, LOWERED_KEYS};
 use super::names::foreign;
@@ -22,59 +19,43 @@ use serde_json::json;
 use std::borrow::Cow;
 use std::sync::Arc;
 
-/// The protocol version this module speaks (`"protocol":1`).
+/// `"protocol":1`.
 pub const PROTOCOL: u64 = 1;
-/// At most this many requests are in flight (sent, not yet answered).
+/// Requests in flight (sent, not yet answered) at most.
 pub const MAX_IN_FLIGHT: usize = 256;
-/// The longest answer line accepted, in bytes; a longer one is a protocol
-/// finding (readers stream with bounded memory).
+/// The longest answer line accepted, in bytes; longer is a protocol finding.
 pub const MAX_LINE: usize = 1 << 20;
 
-/// The longest stream a `validate_stream` request carries, in bytes: the
-/// largest corpus file the gate reads (1 MiB), so every stream case can be
-/// sent (its request line is about 2 MiB; [`MAX_LINE`] bounds answers).
+/// The longest stream a `validate_stream` request carries: the largest
+/// corpus file the gate reads, so every stream case can be sent.
 pub const MAX_STREAM: usize = 1 << 20;
 
-/// One request after the hello (the harness adds the `"id"`).
+/// One request after the hello (the harness adds the `"id"`); each line's
+/// shape is in docs/subject-protocol.md.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Request {
-    /// `{"op":"validate_header","hex":…}`.
     ValidateHeader([u8; 64]),
-    /// `{"op":"validate_payload","hex":…}`.
     ValidatePayload([u8; 64]),
-    /// `{"op":"decode","hex":…}`.
     Decode([u8; 64]),
-    /// `{"op":"encode","opcode":"0xD9","fields":{…}}`.
+    /// The fields are sent exactly as `tpbconform decode` prints them.
     Encode {
-        /// `byte[0]`.
         opcode: u8,
-        /// The fields, sent exactly as `tpbconform decode` prints them.
         fields: Vec<(FieldName, crate::subjects::Value)>,
     },
-    /// `{"op":"lut","table":…,"input":N}`.
     Lut {
-        /// Which table.
         table: LutTable,
-        /// The ordinal looked up.
         input: u32,
     },
-    /// `{"op":"validate_stream","hex":…}`: a bundle stream of any length
-    /// (shared with the batch that holds it: a stream is not copied to be
-    /// asked).
+    /// Shared with the batch that holds it (not copied to be asked).
     ValidateStream(Arc<Vec<u8>>),
-    /// `{"op":"lower","ir":{…}}`: the input document of `tpbconform lower`,
-    /// as its JSON text ([`super::lower_json::ir_document`]).
     Lower(IrDocument),
 }
 
-/// A `lower` request's IR document: its text, and the module it was
-/// written from when a batch holds that module (held here, so [`asks`]
-/// finds the batch's own module by address). Requests compare by text.
+/// A `lower` request's JSON text, and the batch's module it was written
+/// from (so [`asks`] finds it by address). Requests compare by text.
 #[derive(Clone, Debug)]
 pub struct IrDocument {
-    /// The JSON text the subject gets.
     pub text: String,
-    /// The batch's module the text was written from.
     pub module: Option<Arc<Vec<IrInstruction>>>,
 }
 
@@ -91,7 +72,6 @@ impl From<String> for IrDocument {
 }
 
 impl Request {
-    /// Validator `v` on bundle `b`.
     pub fn validate(v: Validator, b: [u8; 64]) -> Request {
         match v {
             Validator::Header => Request::ValidateHeader(b),
@@ -99,8 +79,7 @@ impl Request {
         }
     }
 
-    /// The operation (a LUT request: its table's): what a subject is
-    /// given up on ([`super::supervisor::Supervisor`]).
+    /// The operation (a LUT: its table's), the unit of give-up.
     pub fn capability(&self) -> Capability {
         match self {
             Request::ValidateHeader(_) => Capability::ValidateHeader,
@@ -113,7 +92,6 @@ impl Request {
         }
     }
 
-    /// The request line (without the newline) with this id.
     pub fn to_line(&self, id: u64) -> String {
         let op = self.capability().op().unwrap_or_default();
         match self {
@@ -148,76 +126,55 @@ impl Request {
     }
 }
 
-/// A typed answer.
+/// A typed answer (docs/subject-protocol.md has each line).
 #[derive(Clone, Debug, PartialEq)]
 pub enum Answer {
-    /// Validators: `None` = valid, `Some(predicate)` = the first failure.
+    /// `None`: valid; else the first failed predicate.
     Verdict(Option<String>),
-    /// Decode success.
+    /// Fields in the subject's order ([`crate::fields_json`]).
     Decoded {
-        /// `"opcode"` as a byte.
         opcode: u8,
-        /// `"fields"`, in the subject's order ([`crate::fields_json`]).
         fields: Vec<(FieldName, crate::subjects::Value)>,
     },
-    /// Decode failure: SPEC §5.1 field and byte offset.
+    /// SPEC §5.1 field and byte offset.
     DecodeError {
-        /// The failing field (or validator predicate).
         field: String,
-        /// Byte offset.
         offset: u64,
     },
-    /// Encode success.
     Encoded([u8; 64]),
-    /// Encode or LUT refusal, with the subject's reason.
+    /// An encode or LUT refusal.
     Refused(String),
-    /// LUT success.
     Wire(u64),
-    /// `validate_stream`: `None` = valid, else the SPEC §5.3 stream error
-    /// and the index it is reported at.
+    /// `None`: valid; else the SPEC §5.3 stream error and its index.
     Stream(Option<(String, u64)>),
-    /// `lower` success: the object `tpbconform lower --format json` prints,
-    /// read strictly ([`super::lower_json::module_from_json`]).
+    /// The instruction count is checked against the request by the asker.
     Lowered {
-        /// `"generation"`.
         generation: String,
-        /// The module (its instruction count is checked against the
-        /// request by the asker).
         module: LoweredModule,
     },
-    /// `lower` rejection: the SPEC §5.4 error class of the first rejected
-    /// instruction and its index.
+    /// SPEC §5.4 error class of the first rejected instruction, its index.
     LowerRejected {
-        /// The error class, e.g. `duplicate_rank`.
         error: String,
-        /// Index of that instruction in the request's `instructions`.
         instruction: u64,
     },
-    /// `{"unsupported":true}`.
     Unsupported,
 }
 
 /// The hello answer.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Hello {
-    /// `"protocol"` (always [`PROTOCOL`] once parsed).
     pub protocol: u64,
-    /// `"name"`.
     pub name: String,
-    /// `"ops"`: the capabilities they carry (`lut`: every table, whatever
-    /// `tables` says).
+    /// The capabilities the ops carry (`lut`: every table).
     pub ops: Capabilities,
-    /// `"tables"`, deduplicated, in [`LutTable::ALL`] order: the tables the
-    /// `lut` op implements. Absent: every table (when `lut` is in `ops`).
+    /// Deduplicated, in [`LutTable::ALL`] order; absent: every table.
     pub tables: Option<Vec<LutTable>>,
-    /// The optional `"framings"` the subject also speaks on a second
-    /// instance (e.g. `batch64`, [`super::batch_framing`]); empty when absent.
+    /// Framings also spoken on a second instance ([`super::batch_framing`]).
     pub framings: Vec<String>,
 }
 
 impl Hello {
-    /// The tables the subject implements: none without the `lut` op, else
-    /// `tables`, or every table when the hello had no `tables`.
+    /// The tables the subject implements (none without the `lut` op).
     pub fn lut_tables(&self) -> Vec<LutTable> {
         if !self.ops.covers(Capabilities::LUTS) {
             return Vec::new();
@@ -227,7 +184,7 @@ impl Hello {
             .unwrap_or_else(|| LutTable::ALL.to_vec())
     }
 
-    /// The hello answer line (server side): `tables` only when given.
+    /// The hello answer line: `tables` only when given.
     pub fn to_line(&self) -> String {
         let ops = self.ops.ops();
         let mut v = json!({"protocol": self.protocol, "name": self.name, "ops": ops});
@@ -241,7 +198,6 @@ impl Hello {
     }
 }
 
-/// The hello answer line ([`Hello::to_line`]).
 impl std::fmt::Display for Hello {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(&self.to_line())
@@ -262,12 +218,10 @@ pub fn parse_opcode(s: &str) -> Option<u8> {
     u8::from_str_radix(h, 16).ok()
 }
 
-/// The hello request line.
 pub fn hello_line(arch: &str) -> String {
     format!(r#"{{"op":"hello","protocol":{PROTOCOL},"arch":"{arch}"}}"#)
 }
 
-/// The object of one JSON line, strictly ([`crate::strict_json`]).
 fn object(line: &str) -> Result<Entries<'_>, String> {
     match crate::strict_json::parse(line) {
         Ok(Json::Object(m)) => Ok(m),
@@ -276,7 +230,6 @@ fn object(line: &str) -> Result<Entries<'_>, String> {
     }
 }
 
-/// An object's entries, owned.
 type Entries<'a> = Vec<(Cow<'a, str>, Json<'a>)>;
 
 fn string<'a>(m: &'a Object<'_>, k: &str) -> Result<&'a str, String> {
@@ -291,13 +244,11 @@ fn uint(m: &Object<'_>, k: &str) -> Result<u64, String> {
         .ok_or_else(|| format!("`{k}` is not a non-negative integer"))
 }
 
-/// Takes `k` out of `m` (the last entry takes its place).
 fn take<'a>(m: &mut Entries<'a>, k: &str) -> Option<Json<'a>> {
     let i = m.iter().position(|(x, _)| x == k)?;
     Some(m.swap_remove(i).1)
 }
 
-/// Array `v` (key `k`) of strings, each read by `read`.
 fn strings<T>(
     v: Option<&Json<'_>>,
     k: &str,
@@ -314,20 +265,15 @@ fn strings<T>(
         .collect()
 }
 
-/// `v` sorted, each once.
 fn sorted_set<T: Ord>(mut v: Vec<T>) -> Vec<T> {
     v.sort();
     v.dedup();
     v
 }
 
-/// Parses the hello answer `{"protocol":1,"name":…,"ops":[…]}` (with an
-/// optional `"tables":[…]` and an optional `"framings"`,
-/// [`super::batch_framing`]).
+/// Parses the hello answer (`framings` it does not know are kept, unused).
 pub fn parse_hello(line: &str) -> Result<Hello, String> {
     let mut m = object(line)?;
-    // `framings`: an array of strings (names this harness does not know are
-    // kept and never used).
     let framings = match take(&mut m, "framings") {
         None => Vec::new(),
         Some(v) => strings(Some(&v), "framings", |s| Ok(s.to_string()))?,
@@ -374,7 +320,6 @@ pub fn parse_hello(line: &str) -> Result<Hello, String> {
 }
 
 impl Answer {
-    /// True if this is an answer an `op` request can have.
     pub fn answers(&self, op: Capability) -> bool {
         use Capability as C;
         matches!(
@@ -397,7 +342,6 @@ impl Answer {
     }
 }
 
-/// Parses the answer to request `id` of operation `op`.
 pub fn parse_answer(line: &str, id: u64, op: Capability) -> Result<Answer, String> {
     let mut m = object(line)?;
     let Some(i) = m.iter().position(|(k, _)| k == "id") else {
@@ -410,10 +354,8 @@ pub fn parse_answer(line: &str, id: u64, op: Capability) -> Result<Answer, Strin
     answer_of(&m, op)
 }
 
-/// `{"opcode":"0xHH","fields":{…}}` (a decode answer, an encode request)
-/// read straight from the text: `None` wherever it is unsure (any other
-/// key, an escape, a key twice, any error), and then the text is read as a
-/// tree, whose reader names the error.
+/// `{"opcode":"0xHH","fields":{…}}` read straight from the text; `None`
+/// wherever unsure (then the tree reader names the error).
 pub fn opcode_fields_text(text: &str) -> Option<(u8, Vec<(FieldName, crate::subjects::Value)>)> {
     let mut s = Scan::new(text);
     let (mut opcode, mut fields) = (None, None);
@@ -429,8 +371,7 @@ pub fn opcode_fields_text(text: &str) -> Option<(u8, Vec<(FieldName, crate::subj
     Some((opcode?, fields?))
 }
 
-/// [`answer_of`] for [`Capability::Decode`] read straight from the text (a `lib:`
-/// worker reads one per decode case), as [`opcode_fields_text`] reads it.
+/// [`answer_of`] for [`Capability::Decode`] read straight from the text.
 pub fn decode_answer_text(text: &str) -> Option<Answer> {
     if let Some((opcode, fields)) = opcode_fields_text(text) {
         return Some(Answer::Decoded { opcode, fields });
@@ -471,8 +412,8 @@ fn flag(m: &Object<'_>, k: &str, yes: Answer) -> Result<Option<Answer>, String> 
     }
 }
 
-/// The answer object `m` (without its `"id"`: a line's, or what a C ABI
-/// library's `tpb_decode` / `tpb_lower` wrote) to an `op` request.
+/// The answer object `m` without its `"id"` (a line's, or what `tpb_decode`
+/// / `tpb_lower` wrote) to an `op` request.
 pub fn answer_of(m: &Object<'_>, op: Capability) -> Result<Answer, String> {
     if let Some(a) = flag(m, "unsupported", Answer::Unsupported)? {
         return Ok(a);
@@ -556,18 +497,14 @@ pub fn answer_of(m: &Object<'_>, op: Capability) -> Result<Answer, String> {
     }
 }
 
-// The operations asked one input at a time ([`Question`]): the request of
-// each, and its answer typed as the judge's value (an answer of another
-// kind is a protocol fault; the asker handles `unsupported` and the
-// transport's faults).
+// The operations asked one input at a time ([`Question`]): the request,
+// and the answer typed (another kind is a protocol fault).
 
-/// An answer of the wrong kind for its request, as the judge's fault.
 pub fn wrong_kind(a: &Answer) -> Fault {
     Fault::Protocol(format!("answer of the wrong kind: {a:?}"))
 }
 
-/// The request asking `q` of a subject serving `gen`; a stream longer
-/// than [`MAX_STREAM`] is never sent (`Unsupported`).
+/// The request asking `q`; a stream over [`MAX_STREAM`] is `Unsupported`.
 pub fn request_of(q: Question<'_>, gen: Generation) -> Reply<Request> {
     Ok(match q {
         Question::Decode(b) => Request::Decode(*b),
@@ -583,7 +520,6 @@ pub fn request_of(q: Question<'_>, gen: Generation) -> Reply<Request> {
     })
 }
 
-/// [`request_of`] on a stream a batch holds, shared, not copied.
 pub fn stream_request(s: Arc<Vec<u8>>) -> Reply<Request> {
     match s.len() {
         n if n > MAX_STREAM => Err(Fault::Unsupported),
@@ -591,7 +527,6 @@ pub fn stream_request(s: Arc<Vec<u8>>) -> Reply<Request> {
     }
 }
 
-/// [`request_of`] on a module a batch holds, which the request keeps.
 pub fn lower_request(module: Arc<Vec<IrInstruction>>, gen: Generation) -> Request {
     Request::Lower(IrDocument {
         text: super::lower_json::ir_document(gen, &module),
@@ -599,20 +534,18 @@ pub fn lower_request(module: Arc<Vec<IrInstruction>>, gen: Generation) -> Reques
     })
 }
 
-/// True if `r` is [`request_of`]`(q, gen)`, found without building it.
+/// True if `r` is [`request_of`]`(q, gen)`, without building it.
 pub fn asks(q: Question<'_>, r: &Request, gen: Generation) -> bool {
     match (q, r) {
         (Question::Decode(b), Request::Decode(x)) => b == x,
         (Question::Encode(op, f), Request::Encode { opcode, fields }) => {
             op == *opcode && f == fields.as_slice()
         }
-        // The batch's own stream (the request holds it, so its bytes
-        // stay put), else one equal to it.
+        // The batch's own stream, else an equal one.
         (Question::ValidateStream(b), Request::ValidateStream(x)) => {
             std::ptr::eq(b, x.as_slice()) || b == x.as_slice()
         }
-        // The batch's own module (the request holds it), else one whose
-        // document is the same text.
+        // The batch's own module, else one with the same document.
         (Question::LowerModule(insns), Request::Lower(ir)) => {
             ir.module
                 .as_deref()
@@ -623,7 +556,6 @@ pub fn asks(q: Question<'_>, r: &Request, gen: Generation) -> bool {
     }
 }
 
-/// Answer `a` to `q`, asked of a subject serving `gen`, typed.
 pub fn said(q: Question<'_>, a: Answer, gen: Generation) -> Reply<Said> {
     Ok(match (q, a) {
         (Question::Decode(_), Answer::Decoded { opcode, fields }) => Said::Decode(Ok(Decoded {
@@ -675,8 +607,8 @@ pub fn said(q: Question<'_>, a: Answer, gen: Generation) -> Reply<Said> {
     })
 }
 
-// The binary records of a `lib:` worker ([`super::record`]): a request is
-// a kind byte and its input as is, an answer a tag and its parts.
+// A `lib:` worker's binary records ([`super::record`]): a request is a
+// kind byte and its input, an answer a tag and its parts.
 
 const REQ_HEADER: u8 = b'H';
 const REQ_PAYLOAD: u8 = b'P';
@@ -686,8 +618,7 @@ const REQ_LUT: u8 = b'T';
 const REQ_STREAM: u8 = b'S';
 const REQ_LOWER: u8 = b'L';
 
-/// The request record of `r` in two parts, written one after the other
-/// (a stream or an IR document is not copied to make it).
+/// The request record of `r` in two parts (a stream or IR document uncopied).
 pub fn request_parts(r: &Request) -> (Vec<u8>, &[u8]) {
     match r {
         Request::ValidateHeader(b) => (vec![REQ_HEADER], b),
@@ -709,17 +640,14 @@ pub fn request_parts(r: &Request) -> (Vec<u8>, &[u8]) {
     }
 }
 
-/// A request record's stream or IR document, read where it lies (a `lib:`
-/// worker asks its library on the region's bytes, not on a copy).
+/// A request record's stream or IR document, read where it lies (the
+/// library is asked on the region's bytes, not a copy).
 pub enum InPlace<'a> {
-    /// A `validate_stream` request's stream.
     Stream(&'a [u8]),
-    /// A `lower` request's IR document.
     Lower(&'a str),
 }
 
-/// The stream or IR document of a record of [`request_parts`]; `Ok(None)`
-/// for the other requests ([`get_request`] reads every one).
+/// The stream or IR document of a request record; `Ok(None)` for others.
 pub fn in_place(b: &[u8]) -> Result<Option<InPlace<'_>>, String> {
     Ok(match b.split_first() {
         Some((&REQ_STREAM, s)) => Some(InPlace::Stream(s)),
@@ -730,7 +658,6 @@ pub fn in_place(b: &[u8]) -> Result<Option<InPlace<'_>>, String> {
     })
 }
 
-/// The request a record of [`request_parts`] holds.
 pub fn get_request(b: &[u8]) -> Result<Request, String> {
     match in_place(b)? {
         Some(InPlace::Stream(s)) => return Ok(Request::ValidateStream(Arc::new(s.to_vec()))),
@@ -782,7 +709,7 @@ const STREAM_ERROR: u8 = 10;
 const LOWERED: u8 = 11;
 const LOWER_REJECTED: u8 = 12;
 
-/// `a` (or the library's error text) as a record.
+/// `a` (or the library's error text) as an answer record.
 pub fn put_answer(a: &Result<Answer, String>) -> Vec<u8> {
     let mut o = Vec::with_capacity(80);
     let o_ = &mut o;
@@ -838,9 +765,8 @@ pub fn put_answer(a: &Result<Answer, String>) -> Vec<u8> {
     o
 }
 
-/// The answer record `b`: `Ok(Err(text))` is the library's error; `Err` a
-/// record that is not one (the worker's fault). Whether it answers its
-/// request's operation is the reader's check ([`Answer::answers`]).
+/// The answer record `b`: `Ok(Err(text))` the library's error; `Err` a
+/// malformed record (the worker's fault).
 pub fn get_answer(b: &[u8]) -> Result<Result<Answer, String>, String> {
     let mut r = Reader(b);
     let a = match r.u8()? {

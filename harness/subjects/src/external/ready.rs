@@ -1,11 +1,8 @@
-//! [`ReadyStore`]: the one store of an external subject's answers fetched
-//! ahead of the judge's per-case calls ([`crate::subjects::Transport`]),
-//! kept by position in the batch. The judge asks in batch order, skipping
-//! cases it does not judge: a lookup starts at the cursor and moves it past
-//! the entry it serves (one comparison, no hashing, no copy of the key); an
-//! input the batch does not hold leaves the cursor (the caller asks the
-//! subject directly). Bulk judging vouches for the entries equal to core's
-//! answers, and lookups pass over them.
+//! [`ReadyStore`]: an external subject's answers fetched ahead of the
+//! judge's per-case calls, by position in the batch. The judge asks in
+//! batch order, skipping cases: a lookup moves the cursor past the entry it
+//! serves (no hashing); an input not held leaves it. Entries vouched for in
+//! bulk are passed over.
 
 use super::client::{fault, wire_byte};
 use super::process::Reply as ClientReply;
@@ -16,7 +13,6 @@ use super::verdict::verdict_of;
 use crate::layout::same_bundle;
 use crate::subjects::{Capability, Compact, Fault, LutResult, LutTable, Name, Reply, Verdict};
 
-/// What the stored batch answers (a bundle batch: its operation).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 enum Held {
     #[default]
@@ -25,29 +21,24 @@ enum Held {
     Luts,
 }
 
-/// One stored answer, four bytes: the usual answers inline (a verdict by
-/// its `tpb_verdict` id, a LUT's wire byte, as the shared-memory worker
-/// writes them), any other one kept aside and typed already.
+/// One stored answer, four bytes: the usual answers inline (as the worker
+/// writes them), any other kept aside, typed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Entry {
-    /// Never asked (the subject was given up before it), or served.
+    /// Never asked (given up before it), or served.
     Empty,
-    /// A verdict: its `tpb_verdict` id ([`verdict_of`]).
+    /// A `tpb_verdict` id.
     Verdict(u16),
-    /// A LUT's `Ok(Ok(wire))`.
     Wire(u8),
-    /// A LUT's `Ok(Err(Name::Known(..)))`: position in the batch's list of
-    /// refusal names.
+    /// A known refusal: its position in the batch's refusal names.
     Refused(u32),
     /// Position in the batch's side list of other answers.
     Other(u32),
-    /// Vouched for in bulk (the judge counted it as agreeing): never served,
-    /// passed over by lookups.
+    /// Vouched for in bulk: never served.
     Vouched,
 }
 
-/// True if `e` holds exactly the answer `c`; `names` are the batch's
-/// refusal names.
+/// True if `e` holds exactly `c` (`names`: the batch's refusal names).
 #[inline]
 fn equals(e: Entry, c: Compact, names: &[&'static str]) -> bool {
     match (e, c) {
@@ -65,43 +56,33 @@ fn equals(e: Entry, c: Compact, names: &[&'static str]) -> bool {
 #[derive(Default)]
 struct Column {
     entries: Vec<Entry>,
-    /// The next position a lookup starts at.
     cursor: usize,
     /// Vouched entries at the end (not pending).
     vouched_tail: usize,
 }
 
-/// See the module docs. An entry never asked (the subject was given up
-/// before it) is not served: the judge counts it as not run.
+/// See the module docs. An entry never asked is not served: the judge
+/// counts it as not run.
 #[derive(Default)]
 pub struct ReadyStore {
     held: Held,
     bundles: Vec<[u8; 64]>,
     verdicts: Column,
-    /// The verdicts [`Entry::Other`] points at.
     other_verdicts: Vec<Option<Reply<Verdict>>>,
-    /// The client replies [`Entry::Other`] points at in a batch kept as
-    /// replies ([`ReadyStore::push_reply`]: decode answers).
+    /// A bundle batch kept as replies (decode answers).
     replies: Vec<Option<ClientReply>>,
-    /// Entries up to the last one the subject was asked: past it the batch holds only
-    /// cases never sent (the subject was given up), which the judge counts as not run.
+    /// Entries up to the last one asked (past it: never sent, not run).
     asked: usize,
     ords: Vec<u32>,
-    /// Per LUT table of the batch: its answers.
     tables: Vec<(LutTable, Column)>,
-    /// The LUT answers [`Entry::Other`] points at (every table's).
     other_luts: Vec<LutEntry>,
-    /// The refusal names [`Entry::Refused`] points at (every table's).
     refusals: Vec<&'static str>,
-    /// Requests answered ahead by protocol replies (`validate_stream`,
-    /// `lower`, a roundtrip's encodes): [`ReadyStore::push_request`].
+    /// Requests answered ahead (`validate_stream`, `lower`, encodes).
     requests: Requests,
 }
 
-/// Requests and their replies in the order the judge asks them, served
-/// from a cursor like the bundles; a request the judge skips (a case it
-/// did not judge, a cross encode after a self encode that diverged) is
-/// passed over.
+/// Requests and replies in the order the judge asks, served from a cursor
+/// (one it skips is passed over).
 #[derive(Default)]
 struct Requests {
     asked: Vec<Request>,
@@ -109,24 +90,21 @@ struct Requests {
     next: usize,
 }
 
-/// One stored LUT answer (`None`: not asked).
+/// `None`: not asked.
 pub type LutEntry = Option<Reply<LutResult>>;
 
-/// Where the answers of one LUT table of the batch go, in ordinal order
-/// ([`ReadyStore::lut_column`]): a shared-memory sink, wire bytes and
-/// known refusals kept compact.
+/// Where one LUT table's answers go, in ordinal order (wire bytes and
+/// known refusals kept compact).
 pub struct LutColumn<'a> {
     entries: &'a mut Vec<Entry>,
     others: &'a mut Vec<LutEntry>,
     refusals: &'a mut Vec<&'static str>,
 }
 
-/// At most this many distinct refusal names per batch are kept compact;
-/// any other refusal is kept aside, typed.
+/// Distinct refusal names per batch kept compact (others aside, typed).
 const MAX_REFUSALS: usize = 64;
 
 impl LutColumn<'_> {
-    /// The next ordinal's answer.
     pub fn push(&mut self, r: LutEntry) {
         let e = match r {
             None => Entry::Empty,
@@ -137,7 +115,6 @@ impl LutColumn<'_> {
         self.entries.push(e);
     }
 
-    /// The next ordinal's answer when it is refusal `n`.
     #[inline]
     pub fn push_refused(&mut self, n: &'static str) {
         let e = match self.refusal(n) {
@@ -147,11 +124,9 @@ impl LutColumn<'_> {
         self.entries.push(e);
     }
 
-    /// The position of refusal name `n` in the batch's list, added if new
-    /// (`None` when the list is full).
+    /// `n`'s position in the batch's names, added if new (`None`: full).
     fn refusal(&mut self, n: &'static str) -> Option<u32> {
-        // Interned names (external::names) are one pointer per text: the
-        // pointer is compared first, the text only when that misses.
+        // Interned names: the pointer first, the text only when that misses.
         let same = |m: &&str| std::ptr::eq(*m, n);
         let at = match self.refusals.iter().position(same) {
             Some(i) => i,
@@ -167,8 +142,7 @@ impl LutColumn<'_> {
 }
 
 impl ShmSink for LutColumn<'_> {
-    /// A shared-memory LUT answer, typed (an entry never sent is a crash
-    /// fault, as on the lines transport).
+    /// Typed (never sent: a crash fault, as on the lines transport).
     fn answer(&mut self, a: ShmAnswer) {
         self.push(Some(match a {
             ShmAnswer::Wire(w) => wire_byte(w),
@@ -186,7 +160,6 @@ impl ShmSink for LutColumn<'_> {
     fn wire(&mut self, w: u32) {
         match u8::try_from(w) {
             Ok(b) => self.entries.push(Entry::Wire(b)),
-            // Not a byte: a protocol fault, the general way.
             Err(_) => self.answer(ShmAnswer::Wire(w)),
         }
     }
@@ -206,7 +179,7 @@ fn typed_fault(f: super::supervisor::Fault) -> Fault {
     fault(Err(f))
 }
 
-/// A shared-memory verdict, typed (`None`: never sent).
+/// `None`: never sent.
 #[inline]
 pub fn shm_verdict(a: ShmAnswer) -> Option<Reply<Verdict>> {
     Some(match a {
@@ -220,7 +193,6 @@ pub fn shm_verdict(a: ShmAnswer) -> Option<Reply<Verdict>> {
     })
 }
 
-/// Shared-memory verdicts go into the store, ids kept as the worker wrote them.
 impl ShmSink for ReadyStore {
     fn answer(&mut self, a: ShmAnswer) {
         self.push_verdict(shm_verdict(a));
@@ -243,8 +215,8 @@ impl Column {
         self.cursor + self.vouched_tail < self.entries.len()
     }
 
-    /// The first entry from the cursor on, not vouched for, whose key in
-    /// `keys` `is` accepts; the cursor moves past it.
+    /// The first entry from the cursor, not vouched, whose key `is`
+    /// accepts; the cursor moves past it.
     #[inline]
     fn next_of<K>(&mut self, keys: &[K], is: impl Fn(&K) -> bool) -> Option<&mut Entry> {
         let n = self.entries.len().min(keys.len());
@@ -254,9 +226,8 @@ impl Column {
         Some(&mut self.entries[at])
     }
 
-    /// Vouches for the entries `j` from the cursor on whose key `held[j]`
-    /// is `asked[j]` (by `same`) and whose answer is `reference[j]`,
-    /// setting `agreed[j]`; counts the vouched entries at the end.
+    /// Vouches for (and sets `agreed[j]` of) entries `j` from the cursor
+    /// whose key is `asked[j]` and answer `reference[j]`.
     fn vouch<K>(
         &mut self,
         (held, asked, same_key): (&[K], &[K], impl Fn(&K, &K) -> bool),
@@ -265,8 +236,7 @@ impl Column {
         names: &[&'static str],
     ) {
         let (entries, from) = (&mut self.entries, self.cursor);
-        // The last refusal pair compared (store index, reference name, equal):
-        // a batch compares the same few pairs over and over.
+        // The last refusal pair compared: a batch repeats a few pairs.
         let mut last: Option<(u32, &'static str, bool)> = None;
         let n = entries
             .len()
@@ -306,13 +276,12 @@ impl Column {
     }
 }
 
-/// Keeps `r` in `others`; its entry.
 fn aside<T>(others: &mut Vec<Option<T>>, r: Option<T>) -> Entry {
     others.push(r);
     Entry::Other(u32::try_from(others.len() - 1).unwrap_or(u32::MAX))
 }
 
-/// The answer of `e` (once: `e` is emptied), typed by `inline`.
+/// The answer of `e`, once (`inline` types the inline ones).
 #[inline]
 fn serve<T>(
     e: &mut Entry,
@@ -327,7 +296,6 @@ fn serve<T>(
 }
 
 impl ReadyStore {
-    /// Forgets every answer (capacity is kept).
     pub fn clear(&mut self) {
         self.held = Held::Nothing;
         self.bundles.clear();
@@ -346,7 +314,6 @@ impl ReadyStore {
         }
     }
 
-    /// True while an answer is still to be served.
     #[inline]
     pub fn pending(&self) -> bool {
         let r = &self.requests;
@@ -366,15 +333,13 @@ impl ReadyStore {
         }
     }
 
-    /// Starts a batch of `op` on `bundles`; answers follow with
-    /// [`ReadyStore::push_verdict`], in the same order.
+    /// Starts a batch of `op` on `bundles`; answers follow in order.
     pub fn begin_bundles(&mut self, op: Capability, bundles: &[[u8; 64]]) {
         self.clear();
         self.held = Held::Bundles(op);
         self.bundles.extend_from_slice(bundles);
     }
 
-    /// The answer of the next bundle of the batch (`None`: not asked).
     pub fn push_verdict(&mut self, v: Option<Reply<Verdict>>) {
         let e = match &v {
             None => Entry::Empty,
@@ -388,7 +353,6 @@ impl ReadyStore {
         self.push_entry(e);
     }
 
-    /// Appends one entry of a bundle batch, noting how far the subject was asked.
     #[inline]
     fn push_entry(&mut self, e: Entry) {
         self.verdicts.entries.push(e);
@@ -397,8 +361,7 @@ impl ReadyStore {
         }
     }
 
-    /// The next bundle's answer kept as the client's reply (an operation
-    /// answered by a protocol line: decode); `None`: not asked.
+    /// The next bundle's answer as the client's reply (decode).
     pub fn push_reply(&mut self, r: Option<ClientReply>) {
         let e = match r {
             None => Entry::Empty,
@@ -407,8 +370,6 @@ impl ReadyStore {
         self.push_entry(e);
     }
 
-    /// The stored reply of `op` on `b` ([`ReadyStore::push_reply`]), if the
-    /// batch holds one.
     pub fn take_reply(&mut self, op: Capability, b: &[u8; 64]) -> Option<ClientReply> {
         if self.held != Held::Bundles(op) {
             return None;
@@ -419,16 +380,13 @@ impl ReadyStore {
         serve(e, &mut self.replies, |_| None)
     }
 
-    /// Keeps `reply` to `request` (`None`: never asked), served once by
-    /// [`ReadyStore::take_request`]; kept beside a bundle batch (a
-    /// roundtrip's decodes, then its encodes).
+    /// Keeps `reply` to `request`, beside any bundle batch.
     pub fn push_request(&mut self, request: Request, reply: Option<ClientReply>) {
         self.requests.asked.push(request);
         self.requests.replies.push(reply);
     }
 
-    /// The stored reply to the first held request from the cursor on that
-    /// `is` accepts (the cursor then moves past it).
+    /// The reply to the first request from the cursor that `is` accepts.
     pub fn take_request(&mut self, is: impl Fn(&Request) -> bool) -> Option<ClientReply> {
         let r = &mut self.requests;
         let n = r.asked.len().min(r.replies.len());
@@ -437,14 +395,12 @@ impl ReadyStore {
         r.replies[at].take()
     }
 
-    /// Pads (or cuts) the batch's answers to `n` entries: a transport that
-    /// answered short leaves the rest unasked, so positions stay aligned.
+    /// Pads (or cuts) the answers to `n`, keeping positions aligned.
     pub fn pad_verdicts(&mut self, n: usize) {
         self.verdicts.entries.resize(n, Entry::Empty);
     }
 
-    /// Starts a LUT batch on `ords` for `tables`; answers follow with
-    /// [`ReadyStore::extend_luts`], table by table.
+    /// Starts a LUT batch; answers follow table by table.
     pub fn begin_luts(&mut self, tables: &[LutTable], ords: &[u32]) {
         self.clear();
         self.held = Held::Luts;
@@ -464,7 +420,6 @@ impl ReadyStore {
         }
     }
 
-    /// Where the answers of `table` for the next ordinals of the batch go.
     pub fn lut_column(&mut self, table: LutTable) -> Option<LutColumn<'_>> {
         let (others, refusals) = (&mut self.other_luts, &mut self.refusals);
         self.tables
@@ -477,7 +432,6 @@ impl ReadyStore {
             })
     }
 
-    /// The answers of `table` for the next ordinals of the batch.
     pub fn extend_luts(&mut self, table: LutTable, rs: impl IntoIterator<Item = LutEntry>) {
         if let Some(mut col) = self.lut_column(table) {
             for r in rs {
@@ -486,7 +440,6 @@ impl ReadyStore {
         }
     }
 
-    /// The stored verdict of `op` on `b`, if the batch holds one.
     #[inline]
     pub fn take_verdict(&mut self, op: Capability, b: &[u8; 64]) -> Option<Reply<Verdict>> {
         if self.held != Held::Bundles(op) {
@@ -501,7 +454,6 @@ impl ReadyStore {
         })
     }
 
-    /// The stored answer of `table` on `ord`, if the batch holds one.
     #[inline]
     pub fn take_lut(&mut self, table: LutTable, ord: u32) -> Option<Reply<LutResult>> {
         if self.held != Held::Luts {
@@ -517,10 +469,7 @@ impl ReadyStore {
         })
     }
 
-    /// Bulk judging of a bundle batch of `op`: vouches for each entry `j`
-    /// not served yet whose bundle is `asked[j]` and whose answer is
-    /// `reference[j]`, and sets `agreed[j]`; false when the store holds no
-    /// such batch.
+    /// Bulk judging ([`Column::vouch`]); false when no such batch is held.
     pub fn vouch_bundles(
         &mut self,
         op: Capability,
@@ -536,8 +485,6 @@ impl ReadyStore {
         true
     }
 
-    /// [`ReadyStore::vouch_bundles`] for table `table` of a LUT batch on
-    /// ordinals `asked`.
     pub fn vouch_luts(
         &mut self,
         table: LutTable,

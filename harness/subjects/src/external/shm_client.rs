@@ -1,15 +1,8 @@
 //! The gate's side of a `lib:` subject's worker ([`super::shm_worker`]):
-//! chunks of validator bundles, LUT ordinals or request records of one
-//! operation go through the region ([`super::shm`]), one doorbell byte each
-//! way per hand-off.
-//!
-//! The worker stamps the entry it is about to run: when it dies or makes no
-//! progress for the case timeout, the stamp names the input (a
-//! [`FaultClass::Crash`] or [`FaultClass::Timeout`] fault), the entries
-//! before it keep their answers, and the worker is restarted for the rest.
-//! A library batch call that crashes or hangs, given [`batch_budget`], is
-//! re-run one entry at a time, which names the input. Give-up is the
-//! [`Supervisor`](super::Supervisor)'s.
+//! chunks of one operation through the region ([`super::shm`]), one doorbell
+//! byte each way per hand-off. The worker's stamp names the input a crash or
+//! hang was on; a library batch call that crashes or overruns
+//! [`batch_budget`] is re-run one entry at a time, which names it.
 
 use super::process::{describe_exit, Group, Reply, Ring, POLL};
 use super::protocol::{parse_hello, Answer, Hello, Request};
@@ -41,35 +34,29 @@ pub struct ShmChannel {
     worker: Option<Worker>,
     flags: u32,
     seq: u32,
-    /// One hand-off's answers, reused (a chunk's worth of entries is too
-    /// big to allocate per hand-off without page faults).
+    /// One hand-off's answers, reused (allocating a chunk's worth per
+    /// hand-off costs page faults).
     scratch: Vec<Option<ShmAnswer>>,
-    /// Time the worker reported spending on finished hand-offs, not yet
-    /// taken ([`ShmChannel::take_busy`]).
+    /// Worker-reported time not yet taken ([`ShmChannel::take_busy`]).
     busy: Duration,
-    /// The hand-off rung by [`ShmChannel::begin`] /
-    /// [`ShmChannel::begin_records`], not yet collected.
+    /// The hand-off rung ahead ([`ShmChannel::begin`]), not yet collected.
     in_flight: Option<InFlight>,
 }
 
-/// A hand-off rung ahead of the call that collects it: what it runs
-/// ([`Chunk::key`]: the collecting call must pass the very slice) and the
-/// hand-off number.
+/// A hand-off rung ahead: what it runs ([`Chunk::key`]: the collecting call
+/// must pass the very slice) and its number.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct InFlight {
     key: (u32, u32, usize, usize),
     seq: u32,
 }
 
-/// What hand-offs run: a validator's bundles (`true`: payload), one
+/// What a hand-off runs: a validator's bundles (`true`: payload), one
 /// table's ordinals, or request records of one operation.
 #[derive(Clone, Copy)]
 pub enum Chunk<'a> {
-    /// A validator's bundles (`true`: payload).
     Bundles(bool, &'a [[u8; 64]]),
-    /// One table's ordinals.
     Lut(LutTable, &'a [u32]),
-    /// Request records of one operation ([`ShmChannel::call_batch`]).
     Records(&'a [Request]),
 }
 
@@ -82,7 +69,6 @@ impl Chunk<'_> {
         }
     }
 
-    /// Entries `r` of it.
     fn part(self, r: std::ops::Range<usize>) -> Self {
         match self {
             Chunk::Bundles(p, c) => Chunk::Bundles(p, &c[r]),
@@ -108,7 +94,6 @@ impl Chunk<'_> {
         }
     }
 
-    /// Op, table, the slice's address and length.
     fn key(self) -> (u32, u32, usize, usize) {
         let at = match self {
             Chunk::Bundles(_, c) => c.as_ptr() as usize,
@@ -145,7 +130,6 @@ impl Chunk<'_> {
         }
     }
 
-    /// Entry `i` as a report names it.
     fn input_name(self, i: usize) -> String {
         match self {
             Chunk::Bundles(_, c) => crate::subjects::hex(&c[i]),
@@ -190,9 +174,7 @@ impl ShmChannel {
         Ok(c)
     }
 
-    /// The time the worker spent on the hand-offs finished since the last
-    /// call (its own clock, per hand-off: the subject's time, whether or
-    /// not the gate was waiting meanwhile).
+    /// The worker's own time on the hand-offs finished since the last call.
     pub fn take_busy(&mut self) -> Duration {
         std::mem::take(&mut self.busy)
     }
@@ -212,10 +194,9 @@ impl ShmChannel {
         );
     }
 
-    /// Runs `reqs` (any operation) as request records, batched: one
-    /// hand-off per [`shm::CHUNK`] requests or [`shm::REQ`] bytes; one
-    /// reply per request, in order. Requests for an op the library did not
-    /// declare are answered [`Answer::Unsupported`] without a hand-off.
+    /// Runs `reqs` as request records, one hand-off per [`shm::CHUNK`]
+    /// requests or [`shm::REQ`] bytes; one reply each, in order (an op not
+    /// declared: [`Answer::Unsupported`], no hand-off).
     pub fn call_batch(&mut self, reqs: &[Request], tick: &dyn Fn()) -> Vec<Reply> {
         let mut out = Vec::with_capacity(reqs.len());
         let mut i = 0;
@@ -225,8 +206,7 @@ impl ShmChannel {
                 i += 1;
                 continue;
             }
-            // The next run of declared requests that fits one hand-off (as
-            // `begin_records` rang it ahead, if it did).
+            // The next run of declared requests that fits one hand-off.
             let n = self.records_fitting(&reqs[i..]);
             let chunk = &reqs[i..i + n];
             let cap = reqs[i].capability();
@@ -281,11 +261,10 @@ impl ShmChannel {
         out
     }
 
-    /// How many of `reqs` from its start fit one hand-off: declared
-    /// requests of one operation, at most [`shm::CHUNK`] of them and
-    /// [`shm::REQ`] bytes of records (at least one).
+    /// How many of `reqs` fit one hand-off: declared requests of one
+    /// operation (one give-up budget), at most [`shm::CHUNK`] and
+    /// [`shm::REQ`] bytes (at least one).
     fn records_fitting(&self, reqs: &[Request]) -> usize {
-        // One operation per hand-off (its give-up budget, [`Supervisor::count`]).
         let Some(cap) = reqs.first().map(Request::capability) else {
             return 0;
         };
@@ -304,9 +283,7 @@ impl ShmChannel {
         n
     }
 
-    /// Rings the first hand-off of [`ShmChannel::call_batch`] on `reqs`
-    /// now (see [`ShmChannel::begin`]); that call, with the same slice,
-    /// collects it.
+    /// [`ShmChannel::begin`] for [`ShmChannel::call_batch`] on `reqs`.
     pub fn begin_records(&mut self, reqs: &[Request]) {
         let n = self.records_fitting(reqs);
         if n > 0 {
@@ -314,8 +291,7 @@ impl ShmChannel {
         }
     }
 
-    /// Runs `all` in hand-offs of at most [`shm::CHUNK`] entries, each
-    /// answer handed to `sink` in order.
+    /// Runs `all` in hand-offs of [`shm::CHUNK`], answers to `sink` in order.
     pub fn run_into(&mut self, all: Chunk<'_>, tick: &dyn Fn(), sink: &mut impl ShmSink) {
         for at in (0..all.len()).step_by(shm::CHUNK) {
             let c = all.part(at..all.len().min(at + shm::CHUNK));
@@ -323,11 +299,9 @@ impl ShmChannel {
         }
     }
 
-    /// Rings the hand-off of [`ShmChannel::run_into`] on `chunk` now, so
-    /// the worker runs it while the caller does other work; that call, with
-    /// the same slice, collects it (and handles its faults). Only a batch of
-    /// one hand-off is rung ahead; anything else, or a worker that is not
-    /// running, waits for the collecting call.
+    /// Rings the hand-off of `chunk` now so the worker runs it meanwhile;
+    /// the run call with the same slice collects it (and its faults). Only
+    /// a one-hand-off batch on a running worker is rung ahead.
     pub fn begin(&mut self, chunk: Chunk<'_>) {
         let n = chunk.len();
         if n == 0 || n > shm::CHUNK || self.in_flight.is_some() {
@@ -350,9 +324,8 @@ impl ShmChannel {
         }
     }
 
-    /// The hand-off rung ahead for this call, if it is this call's; one
-    /// rung for another call is waited for and dropped (its answers were
-    /// never asked for), so the region is free.
+    /// The hand-off rung ahead, if it is this call's; another call's is
+    /// waited for and dropped, freeing the region.
     fn take_in_flight(&mut self, key: (u32, u32, usize, usize)) -> Option<u32> {
         let f = self.in_flight.take()?;
         if f.key == key {
@@ -368,8 +341,7 @@ impl ShmChannel {
         None
     }
 
-    /// The time a hand-off of `n` entries gets: the case timeout per entry
-    /// (`single`), else [`batch_budget`].
+    /// A hand-off's time: the case timeout per entry (`single`), else [`batch_budget`].
     fn budget(&self, single: bool, n: usize) -> Duration {
         if single {
             self.k.timeout
@@ -378,7 +350,6 @@ impl ShmChannel {
         }
     }
 
-    /// Ends the worker; its exit status.
     fn kill(&mut self) -> Option<ExitStatus> {
         self.worker.take().and_then(|w| w.group.kill())
     }
@@ -387,16 +358,13 @@ impl ShmChannel {
         self.flags & shm::batch_flag(op) != 0
     }
 
-    /// Runs `chunk` (rung ahead or not), handing each answer to `sink` in
-    /// order and counting those delivered ([`delivered`]).
+    /// Runs `chunk` (rung ahead or not), answers to `sink` in order.
     fn run_chunk(&mut self, chunk: Chunk<'_>, sink: &mut impl ShmSink, tick: &dyn Fn()) {
         let (op, table, cap) = chunk.op();
         let n = chunk.len();
         let input_name = |i: usize| chunk.input_name(i);
-        // Rung ahead by `begin` (region filled, start 0, the same mode).
         let mut rung = self.take_in_flight(chunk.key());
-        // Sized only off the usual path (a chunk answered in one hand-off
-        // goes straight to the sink).
+        // Sized only off the usual one-hand-off path.
         let mut answers = std::mem::take(&mut self.scratch);
         answers.clear();
         let mut single = !self.batchable(op);
@@ -445,8 +413,7 @@ impl ShmChannel {
             let full = w.region.get(Field::Full) == 1;
             match outcome {
                 Wait::Finished if start == 0 && done == n && !full => {
-                    // The whole chunk in one hand-off (the usual case): the
-                    // answers go straight to the sink, in order.
+                    // The usual case: straight to the sink.
                     let (good, delivered) = collect(&mut w.region, op, 0..n, sink);
                     if good {
                         self.k.sup.count(cap, None);
@@ -467,8 +434,7 @@ impl ShmChannel {
                         start = done;
                         continue;
                     }
-                    // A hand-off finished short: the worker's fault, not the
-                    // library's (a wrong bound, a lost answer).
+                    // Finished short: the worker's fault, not the library's.
                     let f = format!(
                         "harness fault: the worker finished hand-off {seq} at entry {done} of {n}, \
                          this entry unanswered"
@@ -483,8 +449,7 @@ impl ShmChannel {
                     break;
                 }
                 Wait::Died(_) | Wait::Hung if !single => {
-                    // A batch call crashed or hung: run it one entry at a
-                    // time on a fresh worker, which names the input.
+                    // Re-run one entry at a time, which names the input.
                     self.kill();
                     single = true;
                     self.restart();
@@ -499,9 +464,8 @@ impl ShmChannel {
                     if good {
                         self.k.sup.count(cap, None);
                     }
-                    // The entry the worker stamped and had not finished (one
-                    // call per entry: stamp 1 + i, then `done` i + 1); none
-                    // when it died or stalled between entries.
+                    // The stamped entry not finished (stamp 1 + i, then
+                    // `done` i + 1); none between entries.
                     let running = usize::try_from(stamp)
                         .ok()
                         .and_then(|s| s.checked_sub(1))
@@ -527,9 +491,8 @@ impl ShmChannel {
                             sized(&mut answers, n)[i] = Some(ShmAnswer::Fault(f));
                             i + 1
                         }
-                        // Nothing to blame: the unanswered rest runs again
-                        // (the fault counts toward giving up, so a worker
-                        // that never gets going is not restarted forever).
+                        // Nothing to blame: the rest runs again (the fault
+                        // counts toward giving up, so no endless restarts).
                         None => done,
                     };
                     tick();
@@ -551,8 +514,7 @@ impl ShmChannel {
     }
 }
 
-/// Entries `range` of the region into `answers` (grown to `n`) at their
-/// positions; true if one of them was a good answer.
+/// Entries `range` into `answers` (grown to `n`); true if one was good.
 fn collect_at(
     r: &mut Region,
     op: u32,
@@ -568,7 +530,6 @@ fn collect_at(
     good
 }
 
-/// `answers`, grown to `n` unanswered entries if it is shorter.
 fn sized(answers: &mut Vec<Option<ShmAnswer>>, n: usize) -> &mut Vec<Option<ShmAnswer>> {
     if answers.len() < n {
         answers.resize(n, None);
@@ -576,47 +537,37 @@ fn sized(answers: &mut Vec<Option<ShmAnswer>>, n: usize) -> &mut Vec<Option<ShmA
     answers
 }
 
-// The answers a hand-off leaves in the region.
-
-/// One entry's answer.
+/// One entry's answer in the region.
 #[derive(Clone, Debug, PartialEq)]
 pub enum ShmAnswer {
-    /// A validator's verdict.
     Verdict(Verdict),
-    /// A LUT's wire value.
     Wire(u32),
-    /// A LUT refusal, its text interned ([`super::names::foreign`]).
+    /// A LUT refusal, interned ([`super::names::foreign`]).
     Refused(Name),
-    /// `TPB_UNSUPPORTED`.
     Unsupported,
-    /// A binary answer record (an [`shm::OP_RECORDS`] entry,
-    /// [`super::record`]): the answer or the library's error text (whether
-    /// it answers its request's operation is the caller's check).
+    /// An [`shm::OP_RECORDS`] answer record, or the library's error text
+    /// (whether it answers its request's operation is the caller's check).
     Record(Result<super::protocol::Answer, String>),
-    /// No answer: crash, timeout, `TPB_ERROR`, or not sent.
+    /// Crash, timeout, `TPB_ERROR`, or not sent.
     Fault(Fault),
 }
 
-/// Where a chunk's answers go, in order. Any `FnMut(ShmAnswer)` is one;
-/// a sink that keeps the worker's compact codes (the judge's store) takes
-/// the usual answers as they are in the region, untyped.
+/// Where a chunk's answers go, in order (any `FnMut(ShmAnswer)`); a sink
+/// keeping compact codes (the judge's store) takes the usual answers
+/// (verdict id, wire, refusal) untyped.
 pub trait ShmSink {
-    /// The next entry's answer.
     fn answer(&mut self, a: ShmAnswer);
 
-    /// The next entry's answer when it is a validator's `tpb_verdict` id.
     #[inline]
     fn verdict_id(&mut self, id: u16) {
         self.answer(ShmAnswer::Verdict(verdict::verdict_of(id)));
     }
 
-    /// The next entry's answer when it is a LUT's wire value.
     #[inline]
     fn wire(&mut self, w: u32) {
         self.answer(ShmAnswer::Wire(w));
     }
 
-    /// The next entry's answer when it is a LUT refusal, its text interned.
     #[inline]
     fn refused(&mut self, n: &Name) {
         self.answer(ShmAnswer::Refused(n.clone()));
@@ -630,15 +581,13 @@ impl<F: FnMut(ShmAnswer)> ShmSink for F {
     }
 }
 
-/// True if `a` is an answer the transport delivered (well-formed or not):
-/// not a crash, hang, harness fault or request never sent.
+/// True if the transport delivered `a` (well-formed or not).
 pub fn delivered(a: &ShmAnswer) -> bool {
     !matches!(a, ShmAnswer::Fault(f) if f.class != FaultClass::Protocol)
 }
 
-/// Hands entries `range` of the region to `sink` in order, the usual
-/// answers (a verdict id, a wire value) as the worker wrote them; whether
-/// one of them was a good answer, and how many were [`delivered`].
+/// Entries `range` to `sink` in order; whether one was good, and how
+/// many were [`delivered`].
 fn collect(
     r: &mut Region,
     op: u32,
@@ -661,7 +610,6 @@ fn collect(
             .then(|| refusals.get(value))
             .flatten()
         {
-            // A refusal text already read in this hand-off.
             sink.refused(n);
             good = true;
         } else {
@@ -674,40 +622,36 @@ fn collect(
     (good, delivered_n)
 }
 
-/// Refusals of one hand-off by arena offset: the worker writes each
-/// distinct text once, so each is read and interned once per hand-off.
+/// One hand-off's refusals by arena offset (the worker writes each text
+/// once, so each is read and interned once).
 #[derive(Default)]
 struct Refusals(Vec<(u32, Name)>);
 
 impl Refusals {
-    /// The refusal at arena offset `offset`, if read already.
     #[inline]
     fn get(&self, offset: u32) -> Option<&Name> {
         self.0.iter().find(|(o, _)| *o == offset).map(|(_, n)| n)
     }
 }
 
-/// A fault of `class`.
 #[cold]
 fn fault(class: FaultClass, detail: impl Into<String>) -> Fault {
     let detail = detail.into();
     Fault { class, detail }
 }
 
-/// Entries `from..n` of `answers` (grown to `n`) answered `f`.
 fn fault_from(answers: &mut Vec<Option<ShmAnswer>>, n: usize, from: usize, f: &Fault) {
     for a in &mut sized(answers, n)[from..] {
         *a = Some(ShmAnswer::Fault(f.clone()));
     }
 }
 
-/// A harness fault: the worker's own mistake, never the library's answer.
+/// The worker's own mistake, never the library's answer.
 #[cold]
 fn harness(detail: String) -> ShmAnswer {
     ShmAnswer::Fault(fault(FaultClass::Harness, detail))
 }
 
-/// Entry `i`'s answer (`code`, `value`) of `op`, typed.
 fn decode(
     r: &mut Region,
     op: u32,
@@ -762,9 +706,7 @@ fn decode(
     }
 }
 
-// The worker process: started and greeted, rung for a hand-off, waited for.
-
-/// A started worker: its process group, doorbell (its stdin), ring receiver and region.
+/// A started worker: process group, doorbell (its stdin), rings, region.
 struct Worker {
     group: Group,
     bell: ChildStdin,
@@ -772,7 +714,6 @@ struct Worker {
     region: Region,
 }
 
-/// How a hand-off ended.
 enum Wait {
     Finished,
     Died(Option<ExitStatus>),
@@ -780,8 +721,7 @@ enum Wait {
     Stopped,
 }
 
-/// Starts a worker for `lib` serving `arch` and waits for its ready ring
-/// and hello; its stderr goes to `ring`.
+/// Starts a worker and waits for its ready ring and hello.
 fn spawn(
     exe: &std::path::Path,
     lib: &str,
@@ -837,8 +777,7 @@ fn spawn(
             }
             format!("worker wrote no hello: {line:?}")
         }
-        // The worker's own report is the reason; the harness then ends it, so its exit
-        // status (our SIGKILL) would read as a crash of the subject.
+        // The worker's report is the reason (its exit status would be our SIGKILL).
         (Ok(()), shm::READY_FAILED) => format!(
             "worker failed: {} (the harness ended the worker)",
             w.region.error()
@@ -857,9 +796,8 @@ fn spawn(
     Err(e)
 }
 
-/// Sets up hand-off `seq` (entries `start..n` of `op` on `table`, in
-/// `single` or batch mode) and rings the worker; false if the doorbell
-/// cannot be rung (the worker is gone).
+/// Sets up hand-off `seq` (entries `start..n`) and rings; false if the
+/// worker is gone.
 fn ring(
     w: &mut Worker,
     op: u32,
@@ -888,15 +826,12 @@ fn ring(
 /// How long [`wait`] polls the region before it sleeps on the doorbell.
 const SPIN: Duration = Duration::from_millis(5);
 
-/// Waits for hand-off `seq` to finish. In single mode the deadline moves
-/// with every finished entry (a slow chunk is not a hang; one entry that
-/// takes `budget` is).
+/// Waits for hand-off `seq`. In single mode the deadline moves with every
+/// finished entry (a slow chunk is no hang; one entry taking `budget` is).
 fn wait(w: &mut Worker, seq: u32, single: bool, budget: Duration, tick: &dyn Fn()) -> Wait {
     let _waiting = super::watch::waiting();
-    // A hand-off usually finishes within a few milliseconds: the region is
-    // polled first, yielding the core to whoever needs it (the worker among
-    // them), which saves the doorbell thread's and this thread's wake-ups.
-    // The doorbell bytes rung meanwhile are drained, so none pile up.
+    // Most hand-offs finish within milliseconds: poll first (yielding the
+    // core), saving wake-ups; drain the doorbell bytes rung meanwhile.
     let spin_until = Instant::now() + SPIN;
     while Instant::now() < spin_until {
         if w.region.get(Field::Finished) == seq {

@@ -1,9 +1,6 @@
-//! [`ExternalSubject`]: a `lib:` / `cmd:` subject as the judge sees it (the
-//! [`Subject`] trait) over its [`Client`], and [`open`], the registry's
-//! opener. Predicate names go through [`crate::subjects::Predicate::from_name`] (an unknown
-//! one never equals core's); a decode error field or a refusal is compared
-//! by its text. Per subject name, calls, time and the stderr tail are
-//! summed process-wide ([`stats`]) for the report.
+//! [`ExternalSubject`]: a `lib:` / `cmd:` subject as a [`Subject`] over its
+//! [`Client`]; [`open`], the registry's opener; per subject name, calls,
+//! time and stderr tail summed process-wide ([`stats`]) for the report.
 
 use super::batch_framing::{self, BatchProcess};
 use super::client::Client;
@@ -25,8 +22,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
-/// A path `dlopen` takes as a file, never as a name to search for: one
-/// without a `/` gets `./` in front.
+/// A path `dlopen` takes as a file, never a name to search for.
 fn dlopen_path(p: &str) -> String {
     if p.contains('/') {
         p.to_string()
@@ -35,14 +31,13 @@ fn dlopen_path(p: &str) -> String {
     }
 }
 
-/// Default per-case timeout of external subjects (the gate's
-/// `--case-timeout` overrides it through [`set_case_timeout`]).
+/// Default per-case timeout (`--case-timeout`: [`set_case_timeout`]).
 pub const DEFAULT_CASE_TIMEOUT: Duration = Duration::from_secs(30);
 
 #[allow(clippy::cast_possible_truncation)]
 static CASE_TIMEOUT_MS: AtomicU64 = AtomicU64::new(DEFAULT_CASE_TIMEOUT.as_millis() as u64);
 
-/// Sets the per-case timeout of external subjects opened from now on.
+/// The per-case timeout of external subjects opened from now on.
 pub fn set_case_timeout(t: Duration) {
     let ms = u64::try_from(t.as_millis()).unwrap_or(u64::MAX).max(1);
     CASE_TIMEOUT_MS.store(ms, Ordering::Relaxed);
@@ -55,24 +50,21 @@ fn case_timeout() -> Duration {
 /// The generation key of a subject given up on every generation.
 const ANY_ARCH: &str = "*";
 
-/// One give-up of a subject: the generation (or [`ANY_ARCH`]), the
-/// operation (`None`: every operation), why.
+/// A give-up: generation (or [`ANY_ARCH`]), operation (`None`: all), why.
 type GiveUp = (String, Option<Capability>, String);
 
-/// Per subject name: its give-ups. One instance (a gate worker thread's)
-/// giving an operation up gives it up in all of them.
+/// Per subject name, its give-ups: one instance (a gate thread's) giving
+/// an operation up gives it up in all.
 fn given_up_registry() -> &'static Mutex<BTreeMap<String, Vec<GiveUp>>> {
     static R: OnceLock<Mutex<BTreeMap<String, Vec<GiveUp>>>> = OnceLock::new();
     R.get_or_init(|| Mutex::new(BTreeMap::new()))
 }
 
-/// True once anything was recorded in [`given_up_registry`] (the usual
-/// case, nothing given up, takes no lock of it).
+/// True once [`given_up_registry`] holds anything (else no lock is taken).
 static ANY_GIVEN_UP: AtomicBool = AtomicBool::new(false);
 
-/// Starts the client for an external spec serving `arch`: a `cmd:`
-/// subject's process speaking JSON lines, or a `lib:` subject's worker
-/// (`worker_exe subject-worker --shm …`, the `tpbconform` binary).
+/// Starts the client for an external spec serving `arch` (a `lib:`
+/// worker runs `worker_exe subject-worker --shm …`).
 pub fn start(
     spec: &SubjectSpec,
     worker_exe: &std::path::Path,
@@ -113,8 +105,7 @@ pub fn open(spec: &SubjectSpec, arch: Generation) -> Result<Box<dyn Subject + Se
                 .any(|f| f == batch_framing::BATCH64)
         });
         if offered {
-            // A subject that offers the framing but cannot start with it
-            // keeps the JSON lines (its stderr says why).
+            // One that cannot start with it keeps the JSON lines.
             let ring = s.client.lock().ok().map(|cl| cl.supervisor().stderr_ring());
             let start = |r| BatchProcess::start(c, arch.name(), case_timeout(), r);
             if let Some(Ok(b)) = ring.map(start) {
@@ -129,13 +120,11 @@ pub fn open(spec: &SubjectSpec, arch: Generation) -> Result<Box<dyn Subject + Se
 pub struct ExternalSubject {
     name: String,
     caps: Capabilities,
-    /// The generation it serves.
     gen: Generation,
     client: Mutex<Client>,
-    /// The `cmd:` subject's `batch64` instance (validator chunks), if any.
+    /// The `cmd:` subject's `batch64` instance, if any.
     batch: Option<Mutex<BatchProcess>>,
-    /// Typed answers of the last [`Subject::prefetch`] by position, served
-    /// (once each) before any new round trip.
+    /// The last prefetch's answers, each served once before any round trip.
     ready: RefCell<ReadyStore>,
     calls: AtomicU64,
     busy_ns: AtomicU64,
@@ -145,16 +134,13 @@ pub struct ExternalSubject {
     compared: AtomicU64,
     /// Encode answers delivered ([`ExternalSubject::note_encodes`]).
     encodes: AtomicU64,
-    /// A roundtrip batch's encodes, rung and not collected yet (collected
-    /// at the first encode asked, [`ExternalSubject::call`]).
+    /// A roundtrip batch's encodes, rung, collected at the first encode asked.
     encodes_pending: RefCell<Vec<Request>>,
-    /// The requests of a batch rung ahead ([`Subject::prefetch_begin`]),
-    /// kept (unmoved) for the prefetch that collects it, with the batch's
-    /// kind and length (a prefetch of any other batch builds its own).
+    /// A batch rung ahead ([`Subject::prefetch_begin`]): its kind and length,
+    /// and its requests, kept unmoved for the prefetch that collects it.
     begun: RefCell<((u8, usize), Vec<Request>)>,
 }
 
-/// A batch's kind and length ([`ExternalSubject::begun`]).
 fn batch_key(b: Batch<'_>) -> (u8, usize) {
     match b {
         Batch::Validate(v, bs) => (u8::from(v == Validator::Payload), bs.len()),
@@ -166,16 +152,14 @@ fn batch_key(b: Batch<'_>) -> (u8, usize) {
     }
 }
 
-/// What a hello declares: its ops' capabilities, of `lut` only the
-/// declared tables (`tables`, or every table when the hello has none).
+/// What a hello declares (of `lut`, only the declared tables).
 fn capabilities_of(h: &Hello) -> Capabilities {
     let tables = h.lut_tables().into_iter().map(Capability::Lut).collect();
     Capabilities::LUTS.missing(h.ops).union(tables)
 }
 
 impl ExternalSubject {
-    /// Wraps a started client; `name` is the spec (reports and replay
-    /// commands use it).
+    /// Wraps a started client; `name` is the spec.
     pub fn new(name: String, client: Client) -> ExternalSubject {
         let caps = capabilities_of(client.hello());
         let gen = Generation::ALL
@@ -199,17 +183,14 @@ impl ExternalSubject {
         }
     }
 
-    /// Counts `n` calls that took the subject `busy` (a `lib:` subject's
-    /// batch worker reports its own time per hand-off).
     fn count_busy(&self, n: usize, busy: Duration) {
         let ns = u64::try_from(busy.as_nanos()).unwrap_or(u64::MAX);
         self.busy_ns.fetch_add(ns, Ordering::Relaxed);
         self.calls.fetch_add(n as u64, Ordering::Relaxed);
     }
 
-    /// Notes the encode replies among `replies` the transport delivered:
-    /// an encode's answer is part of its roundtrip case's answer (counted
-    /// by the case's decode), so [`SubjectStats::received`] leaves them out.
+    /// Notes the encode replies delivered, which [`SubjectStats::received`]
+    /// leaves out (part of the roundtrip case counted by its decode).
     fn note_encodes(&self, replies: &[ClientReply]) {
         let n = replies
             .iter()
@@ -218,14 +199,12 @@ impl ExternalSubject {
         self.encodes.fetch_add(n as u64, Ordering::Relaxed);
     }
 
-    /// Counts one answer handed to the judge; `r` passes through.
     #[inline]
     fn compared<T>(&self, r: Reply<T>) -> Reply<T> {
         self.compared.fetch_add(1, Ordering::Relaxed);
         r
     }
 
-    /// Runs `f` (`n` calls), counting the time it takes as the subject's.
     fn timed<T>(&self, n: usize, f: impl FnOnce() -> T) -> T {
         let t = Instant::now();
         let out = f();
@@ -233,10 +212,8 @@ impl ExternalSubject {
         out
     }
 
-    /// One bundle the batch did not hold (a corpus file, a vector), through
-    /// a `lib:` subject's shared-memory worker: a hand-off of one entry
-    /// costs a fraction of a JSON round trip. `None`: no worker, or not
-    /// sent (the lines client answers instead).
+    /// One bundle the batch did not hold, as a one-entry hand-off of a
+    /// `lib:` worker; `None`: no worker, or not sent.
     fn validate_one_shared(
         &self,
         v: Validator,
@@ -266,9 +243,8 @@ impl ExternalSubject {
             .unwrap_or_else(|| self.ask_now(r))
     }
 
-    /// The stored answer `held` accepts, if the batch holds one: a decode's
-    /// (`decode`) in the bundle batch, any other's among the batch's
-    /// requests (an encode's once the pending encodes are sent).
+    /// The stored answer: a decode's (`decode`) in the bundle batch, any
+    /// other `held` accepts among the requests (encodes once sent).
     fn stored(
         &self,
         decode: Option<&[u8; 64]>,
@@ -292,14 +268,11 @@ impl ExternalSubject {
         }
     }
 
-    /// `reqs` asked of the subject now, as one batch (`None`: the client's
-    /// lock is poisoned).
     fn ask_batch(&self, reqs: &[Request], tick: &dyn Fn()) -> Option<Vec<ClientReply>> {
         let mut c = self.client.lock().ok()?;
         Some(self.timed(reqs.len(), || c.call_batch_with(reqs, tick)))
     }
 
-    /// `r` asked of the subject now.
     fn ask_now(&self, r: Request) -> ClientReply {
         let Ok(mut c) = self.client.lock() else {
             return Err(ClientFault {
@@ -319,7 +292,6 @@ impl ExternalSubject {
 }
 
 impl ExternalSubject {
-    /// [`Subject::validate`] of a bundle the stored batch does not answer.
     #[inline(never)]
     fn validate_unready(&self, v: Validator, op: Capability, b: &[u8; 64]) -> Reply<Verdict> {
         if let Some(r) = self.validate_one_shared(v, op, b) {
@@ -328,21 +300,18 @@ impl ExternalSubject {
         verdict_reply(self.call(Request::validate(v, *b)))
     }
 
-    /// [`Subject::lut`] of an ordinal the stored batch does not answer.
     #[inline(never)]
     fn lut_unready(&self, table: LutTable, input: u32) -> Reply<LutResult> {
         lut_reply(self.call(Request::Lut { table, input }))
     }
 
     /// Why this subject was given up on an operation of `needs` for its
-    /// generation, by this instance or another one (recorded in
-    /// [`given_up_registry`]): the first such operation.
+    /// generation, by any instance ([`given_up_registry`]).
     fn recorded_give_up(&self, needs: Capabilities) -> Option<GivenUp> {
         let (arch, mine) = {
             let c = self.client.lock().ok()?;
             let sup = c.supervisor();
-            // What this instance gave up, each with whether it was for
-            // timeouts (then given up on every generation).
+            // Mine, each with whether for timeouts (then every generation's).
             let mut mine: Vec<(Option<Capability>, String, bool)> = Vec::new();
             if let Some(why) = sup.given_up_whole() {
                 let hangs = needs.iter().any(|op| sup.given_up_for_timeouts(op));
@@ -396,8 +365,7 @@ fn batch_needs(batch: Batch<'_>) -> Capabilities {
 }
 
 impl ExternalSubject {
-    /// The protocol requests of `batch` (a roundtrip's decodes only: its
-    /// encodes follow from their answers; a stream never sent: none).
+    /// The requests of `batch` (a roundtrip's decodes only).
     fn requests_of(&self, batch: Batch<'_>) -> Vec<Request> {
         let asking = |q| request_of(q, self.gen).ok();
         match batch {
@@ -406,12 +374,10 @@ impl ExternalSubject {
                 .iter()
                 .filter_map(|b| asking(Question::Decode(b)))
                 .collect(),
-            // The batch's own streams, not copies.
             Batch::Streams(ss) => ss
                 .iter()
                 .filter_map(|s| stream_request(s.clone()).ok())
                 .collect(),
-            // The batch's own modules, kept by their requests.
             Batch::Lower(ms) => ms
                 .iter()
                 .map(|m| lower_request(m.clone(), self.gen))
@@ -420,9 +386,7 @@ impl ExternalSubject {
         }
     }
 
-    /// Answers `reqs` as one batch (one hand-off per chunk with a `lib:`
-    /// worker, pipelined lines with a `cmd:` subject), kept in `store` for
-    /// [`Subject`] calls that ask the same requests.
+    /// Answers `reqs` as one batch into `store`.
     fn prefetch_requests(&self, reqs: Vec<Request>, tick: &dyn Fn(), store: &mut ReadyStore) {
         let Some(replies) = self.ask_batch(&reqs, tick) else {
             return;
@@ -490,8 +454,7 @@ impl Subject for ExternalSubject {
     }
 
     fn asked(&self, q: Question<'_>) -> Reply<Said> {
-        // A stored answer is found without building the request (no stream
-        // copied, no IR document written again, no fields cloned).
+        // A stored answer is found without building the request.
         let decode = match q {
             Question::Decode(b) => Some(b),
             _ => None,
@@ -502,8 +465,7 @@ impl Subject for ExternalSubject {
             Some(a) => a,
             None => self.ask_now(request_of(q, self.gen)?),
         };
-        // An encode is part of its case's answer (a roundtrip's decode,
-        // counted there).
+        // An encode is counted with its roundtrip's decode.
         let counted = !matches!(q, Question::Encode(..));
         let typed = match reply {
             Ok(a) if !matches!(a, Answer::Unsupported) => said(q, a, self.gen),
@@ -523,8 +485,7 @@ impl Transport for ExternalSubject {
             return;
         };
         store.clear();
-        // A previous batch's encodes never asked for: dropped (their
-        // hand-off is waited for and dropped by the next call).
+        // A previous batch's encodes never asked for: dropped.
         if let Ok(mut p) = self.encodes_pending.try_borrow_mut() {
             p.clear();
         }
@@ -533,9 +494,7 @@ impl Transport for ExternalSubject {
         {
             return;
         }
-        // The rest (a `cmd:` subject's validators without `batch64`,
-        // decode, and the operations asked once per case) as one batch of
-        // protocol requests (those rung ahead, if they were).
+        // The rest as one batch of requests (those rung ahead, if any).
         let (key, begun) = self
             .begun
             .try_borrow_mut()
@@ -558,9 +517,8 @@ impl Transport for ExternalSubject {
             return;
         };
         store.begin_bundles(op, bs);
-        // A roundtrip's encodes, batched after its decodes: each decoded
-        // bundle's fields once (the judge's self encode; a cross encode is
-        // asked only when the decodes differ, directly).
+        // A roundtrip's self encodes, batched after its decodes (a cross
+        // encode is asked directly, only when the decodes differ).
         let mut encodes = Vec::new();
         let roundtrip = matches!(batch, Batch::Roundtrip(_)) && self.caps.has(Capability::Encode);
         for a in replies.into_iter().map(sent) {
@@ -578,9 +536,8 @@ impl Transport for ExternalSubject {
             }
         }
         if !encodes.is_empty() {
-            // Rung now, collected at the first encode the judge asks: the
-            // other generations' batches are collected meanwhile, so their
-            // workers run side by side.
+            // Rung now, collected at the first encode asked: the other
+            // generations' workers run meanwhile.
             let Ok(mut pending) = self.encodes_pending.try_borrow_mut() else {
                 return self.prefetch_requests(encodes, tick, &mut store);
             };
@@ -593,10 +550,8 @@ impl Transport for ExternalSubject {
         }
     }
 
-    /// A `lib:` subject's hand-off of `batch` rung now, collected by the
-    /// prefetch of the same batch: a validator batch, a LUT batch's first
-    /// table it declares, or the others' requests (kept in `begun`); other
-    /// transports wait for the prefetch itself.
+    /// A `lib:` worker's first hand-off of `batch` rung now (a LUT batch:
+    /// its first declared table), collected by the same batch's prefetch.
     fn prefetch_begin(&self, batch: Batch<'_>) {
         if self.recorded_give_up(batch_needs(batch)).is_some() {
             return;
@@ -649,10 +604,8 @@ impl Transport for ExternalSubject {
 
     #[inline]
     fn given_up(&self, needs: Capabilities) -> Option<GivenUp> {
-        // Answers fetched before giving up (the faults that caused it among
-        // them) are still served, so those cases are judged. The judge asks
-        // once per case: the usual answer (a stored answer pending) takes a
-        // small frame, the rest is out of line.
+        // Answers fetched before giving up are still served (those cases
+        // are judged).
         if self.ready.try_borrow().is_ok_and(|s| s.pending()) {
             return None;
         }
@@ -660,14 +613,9 @@ impl Transport for ExternalSubject {
     }
 }
 
-// The whole-batch transports: a `lib:` subject's validator and LUT chunks
-// through its worker, a `cmd:` subject's validators through `batch64`,
-// LUTs without a worker as pipelined lines; answers land in the store.
-
 impl ExternalSubject {
-    /// Answers `batch` into `store` through the batch worker, the framing,
-    /// or (for LUTs without a worker) pipelined lines; false if it is not a
-    /// batch this path serves.
+    /// Answers a validator or LUT `batch` into `store` (worker, `batch64`,
+    /// or lines for LUTs); false if this path does not serve it.
     fn prefetch_ready(&self, batch: Batch<'_>, tick: &dyn Fn(), store: &mut ReadyStore) -> bool {
         let Ok(mut c) = self.client.lock() else {
             return true;
@@ -740,9 +688,8 @@ impl ExternalSubject {
         }
     }
 
-    /// Validator chunks through the `batch64` instance; a frame that
-    /// crashed or timed out goes down the JSON lines one by one instead.
-    /// Every chunk leaves exactly one entry per bundle in `store`.
+    /// Validator chunks through `batch64` (a frame that crashed or timed out:
+    /// the JSON lines instead), exactly one entry per bundle in `store`.
     fn prefetch_framed(
         &self,
         b: &Mutex<BatchProcess>,
@@ -787,34 +734,26 @@ impl ExternalSubject {
                     }
                 }
             }
-            // A short answer leaves the rest of the chunk to direct calls.
             filled += chunk.len();
             store.pad_verdicts(filled);
         }
     }
 }
 
-/// What one external subject did in this process (summed over its
-/// per-thread instances).
+/// What one external subject did in this process (all its instances).
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct SubjectStats {
-    /// The hello name.
     pub hello_name: String,
-    /// Requests answered or faulted (not counting local `unsupported`):
-    /// a roundtrip case makes a decode and up to two encodes.
+    /// Requests answered or faulted (not local `unsupported`).
     pub calls: u64,
-    /// Answers the transport delivered (well-formed or not): every call
-    /// but those that crashed, hung, were never sent, or whose answer the
-    /// harness lost (a harness fault). One per case: a roundtrip case's
-    /// encodes are part of its answer, counted by its decode.
+    /// Answers delivered (well-formed or not: not crashed, hung, never sent
+    /// or lost by the harness), one per case (a roundtrip's encodes are
+    /// counted by its decode).
     pub received: u64,
     /// Answers the judge compared with core's (one per case likewise).
     pub compared: u64,
-    /// Wall time spent waiting for them.
     pub busy: Duration,
-    /// Restarts after faults.
     pub restarts: u64,
-    /// The last [`super::supervisor::STDERR_LINES`] stderr lines.
     pub stderr_tail: Vec<String>,
 }
 
@@ -835,8 +774,7 @@ fn registry() -> &'static Mutex<BTreeMap<String, SubjectStats>> {
     R.get_or_init(|| Mutex::new(BTreeMap::new()))
 }
 
-/// The accumulated statistics of every external subject closed so far, by
-/// subject name (the spec).
+/// Every external subject closed so far, by spec.
 pub fn stats() -> BTreeMap<String, SubjectStats> {
     registry().lock().map(|g| g.clone()).unwrap_or_default()
 }
