@@ -1,10 +1,7 @@
 //! The `batch64` framing of `cmd:` subjects (docs/subject-protocol.md
-//! "Batch framing"): a second instance, started with
-//! `"framing":"batch64"` in its hello, answering validator frames of raw
-//! bundles with `u16` verdict ids ([`super::verdict`]). A wrong answer
-//! frame is a protocol fault on each of its records; a crash or a timeout
-//! sends the frame's records down the JSON lines one by one instead, which
-//! names the input.
+//! "Batch framing"): a second instance answering validator frames of raw
+//! bundles with `u16` verdict ids. A wrong answer frame is a protocol fault
+//! on each record; after a crash or timeout the JSON lines name the input.
 
 use super::process::{describe_exit, Output};
 use super::supervisor::{Fault, FaultClass, Supervisor};
@@ -16,16 +13,13 @@ use std::process::ChildStdin;
 use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender};
 use std::time::Duration;
 
-/// The framing's name (hello `"framings"` / `"framing"`).
 pub const BATCH64: &str = "batch64";
 /// Records per frame the harness sends at most.
 pub const MAX_RECORDS: usize = 8192;
-/// Frame op: SPEC §3 header validator.
+/// Frame ops: SPEC §3 header, §4 payload validator.
 pub const FRAME_VALIDATE_HEADER: u8 = 1;
-/// Frame op: SPEC §4 payload validator.
 pub const FRAME_VALIDATE_PAYLOAD: u8 = 2;
 
-/// The hello request of the batch instance.
 pub fn hello_line(arch: &str) -> String {
     format!(
         r#"{{"op":"hello","protocol":{},"arch":"{arch}","framing":"{BATCH64}"}}"#,
@@ -33,7 +27,6 @@ pub fn hello_line(arch: &str) -> String {
     )
 }
 
-/// One input frame.
 pub fn encode_frame(seq: u32, op: u8, bundles: &[[u8; 64]]) -> Vec<u8> {
     let n = u32::try_from(bundles.len()).unwrap_or(u32::MAX);
     let mut f = Vec::with_capacity(12 + 64 * bundles.len());
@@ -53,7 +46,6 @@ enum Event {
     Eof,
 }
 
-/// Writes each queued buffer (the hello line, then frames) to the subject.
 fn write_loop(stdin: ChildStdin, from: Receiver<Vec<u8>>) {
     let mut w = stdin;
     while let Ok(buf) = from.recv() {
@@ -63,12 +55,11 @@ fn write_loop(stdin: ChildStdin, from: Receiver<Vec<u8>>) {
     }
 }
 
-/// Reads the hello line, then answer frames, until end of output.
 fn read_loop(out: Output, tx: Sender<Event>) {
     let _ = tx.send(read_frames(&mut BufReader::new(out), &tx).unwrap_or(Event::Eof));
 }
 
-/// [`read_loop`] up to its last event (a read error is the end of output).
+/// The hello line, then answer frames, up to the last event.
 fn read_frames(r: &mut impl BufRead, tx: &Sender<Event>) -> std::io::Result<Event> {
     let mut line = Vec::new();
     r.take(1 << 16).read_until(b'\n', &mut line)?;
@@ -98,14 +89,12 @@ fn read_frames(r: &mut impl BufRead, tx: &Sender<Event>) -> std::io::Result<Even
     }
 }
 
-/// The batch instance's process: raw buffers in, [`Event`]s out.
 type Running = super::process::Running<Vec<u8>, Event>;
 use super::process::Ring;
 
-/// The batch instance of a `cmd:` subject. Its own [`Supervisor`] (writing
-/// into the JSON lines' stderr ring) restarts it and gives the framing up
-/// per validator as the JSON lines give an operation up; the JSON lines
-/// then carry that validator.
+/// The batch instance of a `cmd:` subject; its own [`Supervisor`] (on the
+/// JSON lines' stderr ring) gives the framing up per validator, the JSON
+/// lines then carrying it.
 pub struct BatchProcess {
     command: String,
     arch: String,
@@ -113,12 +102,9 @@ pub struct BatchProcess {
     running: Option<Running>,
     seq: u32,
     sup: Supervisor,
-    /// The first start's hello answer (a restart must give the same).
     hello: Value,
 }
 
-/// Starts the instance and runs its hello exchange: the process and its
-/// hello answer.
 fn spawn(
     command: &str,
     arch: &str,
@@ -153,7 +139,6 @@ fn spawn(
     }
 }
 
-/// The frame op of `v` and the operation its give-up budget counts.
 fn op_of(v: Validator) -> (u8, Capability) {
     match v {
         Validator::Header => (FRAME_VALIDATE_HEADER, Capability::ValidateHeader),
@@ -162,8 +147,6 @@ fn op_of(v: Validator) -> (u8, Capability) {
 }
 
 impl BatchProcess {
-    /// Starts the batch instance of `sh -c COMMAND` for generation `arch`, its
-    /// stderr going to `stderr`.
     pub fn start(
         command: &str,
         arch: &str,
@@ -184,16 +167,12 @@ impl BatchProcess {
         })
     }
 
-    /// False once the framing is given up on `v` (the JSON lines carry it
-    /// from then on).
     pub fn usable(&self, v: Validator) -> bool {
         self.sup.given_up_on(op_of(v).1).is_none()
     }
 
-    /// Sends `bundles` (at most [`MAX_RECORDS`]) as one frame of `v` and
-    /// reads the ids. `Err` with class protocol: the answer frame is wrong
-    /// (a finding for each record); other classes: the records were not
-    /// judged (crash, timeout, interrupted). Only while [`Self::usable`].
+    /// One frame of `v` (at most [`MAX_RECORDS`]), its ids. A protocol
+    /// `Err`: a finding on each record; others: the records not judged.
     pub fn run(&mut self, v: Validator, bundles: &[[u8; 64]]) -> Result<Vec<u16>, Fault> {
         let cap = op_of(v).1;
         if self.running.is_none() {
@@ -214,7 +193,6 @@ impl BatchProcess {
         r
     }
 
-    /// Sends one frame of `v` to the running instance and reads its answer.
     fn frame(&mut self, v: Validator, bundles: &[[u8; 64]]) -> Result<Vec<u16>, Fault> {
         let fault = |class, detail: String| Err(Fault { class, detail });
         let Some(run) = self.running.as_mut() else {

@@ -1,10 +1,5 @@
-//! [`Client`]: the one client of an external subject for one generation,
-//! whatever carries its requests: a `cmd:` subject's tpb-subject/1 lines
-//! ([`ProcessSubject`]), or a `lib:` subject's worker sharing a memory
-//! region with the gate ([`ShmChannel`]: every operation, validators and
-//! LUTs in compact slots, the rest as request and answer records). Both
-//! keep the same [`Kept`]: hello, generation, timeout, one [`super::Supervisor`]
-//! (restarts, give-up, stderr tail) and the answers received.
+//! [`Client`]: the client of an external subject for one generation, over
+//! a `cmd:` subject's lines or a `lib:` subject's worker; both keep one [`Kept`].
 
 use super::names::foreign;
 use super::process::{ProcessSubject, Reply};
@@ -14,11 +9,8 @@ use super::supervisor::FaultClass;
 use super::supervisor::Kept;
 use crate::subjects::{Fault, LutResult, Reply as Typed, Verdict};
 
-/// See the module docs.
 pub enum Client {
-    /// A `cmd:` subject's JSON lines.
     Lines(ProcessSubject),
-    /// A `lib:` subject's worker.
     Shm(ShmChannel),
 }
 
@@ -34,13 +26,11 @@ impl std::ops::Deref for Client {
 }
 
 impl Client {
-    /// One request, one reply.
     pub fn call(&mut self, r: &Request) -> Reply {
         self.call_batch(std::slice::from_ref(r)).remove(0)
     }
 
-    /// A batch of requests, one reply each in order (pipelined lines, or
-    /// record hand-offs); `tick` is called as answers arrive.
+    /// One reply per request, in order; `tick` as answers arrive.
     pub fn call_batch_with(&mut self, reqs: &[Request], tick: &dyn Fn()) -> Vec<Reply> {
         match self {
             Client::Lines(c) => c.call_batch(reqs, tick),
@@ -48,12 +38,10 @@ impl Client {
         }
     }
 
-    /// [`Client::call_batch_with`] without progress calls.
     pub fn call_batch(&mut self, reqs: &[Request]) -> Vec<Reply> {
         self.call_batch_with(reqs, &|| {})
     }
 
-    /// The `lib:` worker, for the compact validator and LUT hand-offs.
     pub fn shm(&mut self) -> Option<&mut ShmChannel> {
         match self {
             Client::Shm(c) => Some(c),
@@ -61,8 +49,6 @@ impl Client {
         }
     }
 }
-
-// Client replies as the judge's typed values.
 
 /// A client reply that is no answer, as the judge's fault.
 pub fn fault(r: Reply) -> Fault {
@@ -78,7 +64,6 @@ pub fn fault(r: Reply) -> Fault {
     }
 }
 
-/// A validator's reply, typed.
 pub fn verdict_reply(r: Reply) -> Typed<Verdict> {
     match r {
         Ok(Answer::Verdict(p)) => Ok(p.map(|s| crate::subjects::Predicate::from_name(&s))),
@@ -86,13 +71,11 @@ pub fn verdict_reply(r: Reply) -> Typed<Verdict> {
     }
 }
 
-/// `r`, or `None` if it was never sent (the subject was given up before
-/// it: the judge counts that case as not run).
+/// `r`, or `None` if never sent (the judge counts that case as not run).
 pub fn sent(r: Reply) -> Option<Reply> {
     (!matches!(&r, Err(f) if f.class == FaultClass::NotSent)).then_some(r)
 }
 
-/// A lines answer to a LUT request, typed.
 pub fn lut_reply(r: Reply) -> Typed<LutResult> {
     match r {
         Ok(Answer::Wire(w)) => wire_byte(w),
@@ -101,7 +84,7 @@ pub fn lut_reply(r: Reply) -> Typed<LutResult> {
     }
 }
 
-/// A LUT's wire answer on either transport: a byte, else a protocol fault.
+/// A LUT's wire answer: a byte, else a protocol fault.
 pub fn wire_byte(w: impl Into<u64>) -> Typed<LutResult> {
     let w = w.into();
     u8::try_from(w)

@@ -1,10 +1,6 @@
-//! The memory region a `lib:` subject's batch worker shares with the gate
+//! The memory region a `lib:` subject's worker shares with the gate
 //! (docs/subject-protocol.md "Shared-memory worker"): a file under
-//! `/dev/shm` (or the temp folder) that both processes map, the gate
-//! unlinking it once the worker has mapped it. This module owns the layout
-//! and the only `unsafe` it needs (the mapping and the atomics in it);
-//! [`super::shm_client`] drives it from the gate, [`super::shm_worker`]
-//! from the worker.
+//! `/dev/shm` both map, unlinked once the worker has mapped it.
 //!
 //! Layout (native endianness: both ends run on one machine):
 //!
@@ -44,78 +40,64 @@ use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 
-/// Entries per hand-off (a gate chunk with an external subject is one
-/// hand-off per generation: `GateConfig::chunk_of`).
+/// Entries per hand-off (a gate chunk is one: `GateConfig::chunk_of`).
 pub const CHUNK: usize = 32768;
 const MAGIC: u64 = u64::from_le_bytes(*b"TPBSHM01");
 pub const IN_OFF: usize = 4096;
 pub const CODE_OFF: usize = IN_OFF + 64 * CHUNK;
 pub const VAL_OFF: usize = CODE_OFF + 2 * CHUNK;
 pub const ARENA_OFF: usize = VAL_OFF + 4 * CHUNK;
-/// Bytes of text arena.
 pub const ARENA: usize = 1 << 16;
 pub const REQ_OFF: usize = ARENA_OFF + ARENA;
-/// Bytes of request records (a `validate_stream` line of a 1 MiB stream fits).
+/// Request records' bytes (a 1 MiB stream's request fits).
 pub const REQ: usize = 4 << 20;
 pub const ANS_OFF: usize = REQ_OFF + REQ;
-/// Bytes of answer records (an answer line is at most 1 MiB, SPEC'd in
-/// docs/subject-protocol.md).
+/// Answer records' bytes (an answer is at most 1 MiB, docs/subject-protocol.md).
 pub const ANS: usize = 8 << 20;
 pub const LEN: usize = ANS_OFF + ANS;
 const ERR_OFF: usize = 128;
 const ERR_LEN: usize = 1024;
 
-/// Op: SPEC §3 header validator.
+/// Ops: SPEC §3 header and §4 payload validators, §6 lookup.
 pub const OP_VALIDATE_HEADER: u32 = 1;
-/// Op: SPEC §4 payload validator.
 pub const OP_VALIDATE_PAYLOAD: u32 = 2;
-/// Op: SPEC §6 lookup.
 pub const OP_LUT: u32 = 3;
-/// The request record of `r` ([`super::protocol::request_parts`]) written
-/// at `*used` of the request area (as [`put_record`]).
+/// The request record of `r` written at `*used` ([`put_record`]).
 pub fn put_request(area: &mut [u8], used: &mut usize, r: &super::protocol::Request) -> Option<u32> {
     let (head, tail) = super::protocol::request_parts(r);
     put_record(area, used, None, &[&head, tail])
 }
 
-/// The length of `r`'s request record ([`put_request`]).
 pub fn request_len(r: &super::protocol::Request) -> usize {
     let (head, tail) = super::protocol::request_parts(r);
     head.len() + tail.len()
 }
 
-/// Op: any protocol request (decode, encode, `validate_stream`, `lower`,
-/// ...) as a request record, answered by an answer record.
+/// Op: any other request, as request and answer records.
 pub const OP_RECORDS: u32 = 4;
-/// Worker flag: the library exports the batch entry point of `op`
-/// (`tpb_validate_header_batch`, `tpb_validate_payload_batch`, `tpb_lut_batch`).
+/// Worker flag: the library exports the batch entry point of `op`.
 pub const fn batch_flag(op: u32) -> u32 {
     1 << op
 }
 
-/// Answer code of a LUT entry that mapped (value = wire).
+/// Answer codes (value: a LUT's wire, a text's or a record's offset).
 pub const CODE_WIRE: u16 = 0;
-/// Answer code of a LUT entry that was refused (value = text offset).
 pub const CODE_REFUSED: u16 = 1;
-/// An answer record (value = its offset in the answer area).
 pub const CODE_RECORD: u16 = 2;
 /// Codes from here on are never `tpb_verdict` ids (a batch validator
 /// writing one is answering a name: `tpb_verdict id N`).
 pub const CODE_RESERVED: u16 = 0xFFFB;
 /// Set by the gate before a hand-off: the worker has not written the entry.
 pub const CODE_UNSET: u16 = super::ffi::GATE_UNSET;
-/// A validator named a predicate outside `tpb_verdict` (value = text offset).
+/// A predicate outside `tpb_verdict` (value: its text).
 pub const CODE_NAMED: u16 = 0xFFFC;
-/// The library answered `TPB_UNSUPPORTED`.
 pub const CODE_UNSUPPORTED: u16 = 0xFFFD;
-/// The library answered `TPB_ERROR` or broke the ABI (value = text offset).
+/// `TPB_ERROR` or a broken ABI (value: the text).
 pub const CODE_ERROR: u16 = 0xFFFE;
 
-/// Worker state: loaded and initialised.
+/// Worker states (the layout table).
 pub const READY_OK: u32 = 1;
-/// Worker state: `tpb_subject_init` answered unsupported.
 pub const READY_UNSUPPORTED: u32 = 2;
-/// Worker state: load or init failed (error text set).
 pub const READY_FAILED: u32 = 3;
 
 /// Header field offsets (the layout table above).
@@ -137,8 +119,7 @@ pub enum Field {
 }
 const STAMP: usize = 32;
 
-/// The areas of a region (the layout table above; `codes` and `values`
-/// hold one entry each per input).
+/// The areas of a region (the layout table above).
 pub struct Areas<'a> {
     pub inputs: &'a mut [u8],
     pub codes: &'a mut [u16],
@@ -148,7 +129,6 @@ pub struct Areas<'a> {
     pub answers: &'a mut [u8],
 }
 
-/// A mapped region.
 pub struct Region {
     ptr: *mut u8,
     // Keeps the mapping's file open (the mapping outlives it anyway).
@@ -196,8 +176,7 @@ fn shm_dir() -> PathBuf {
 
 impl Region {
     /// Creates a fresh region file (mode 0600, never an existing path),
-    /// registered as a temporary path until it is unlinked
-    /// ([`crate::interrupt::discard_temp`]; both ends keep their mappings).
+    /// a temporary path until unlinked ([`crate::interrupt::discard_temp`]).
     pub fn create() -> Result<(Region, PathBuf), String> {
         static NEXT: AtomicU64 = AtomicU64::new(0);
         let n = NEXT.fetch_add(1, Ordering::Relaxed);
@@ -220,7 +199,6 @@ impl Region {
         Ok((r, path))
     }
 
-    /// Maps the region file the gate created (the worker's side).
     pub fn open(path: &Path) -> Result<Region, String> {
         let file = OpenOptions::new()
             .read(true)
@@ -255,12 +233,10 @@ impl Region {
         unsafe { &*self.ptr.add(off).cast::<AtomicU64>() }.load(Ordering::Acquire)
     }
 
-    /// Reads a header field.
     pub fn get(&self, f: Field) -> u32 {
         self.atomic32(f as usize).load(Ordering::Acquire)
     }
 
-    /// Writes a header field.
     pub fn set(&self, f: Field, v: u32) {
         self.atomic32(f as usize).store(v, Ordering::Release);
     }
@@ -270,12 +246,10 @@ impl Region {
         self.load_u64(STAMP)
     }
 
-    /// Stamps entry `i` as about to run.
     pub fn set_stamp(&self, i: usize) {
         self.store_u64(STAMP, i as u64 + 1);
     }
 
-    /// Clears the stamp.
     pub fn clear_stamp(&self) {
         self.store_u64(STAMP, 0);
     }
@@ -298,14 +272,12 @@ impl Region {
         }
     }
 
-    /// Writes entry `i`'s answer code and value.
     pub fn set_entry(&mut self, i: usize, (code, value): (u16, u32)) {
         let a = self.areas();
         a.codes[i] = code;
         a.values[i] = value;
     }
 
-    /// The text at arena offset `off`, if it is well-formed.
     pub fn text_at(&mut self, off: u32) -> Option<String> {
         let a = self.areas().arena;
         let o = usize::try_from(off).ok()?;
@@ -314,7 +286,6 @@ impl Region {
         String::from_utf8(bytes.to_vec()).ok()
     }
 
-    /// The request record at `off` of the request area.
     pub fn request_at(&mut self, off: u32) -> Option<&[u8]> {
         record(self.areas().requests, off as usize)
     }
@@ -327,7 +298,6 @@ impl Region {
         Some((index, record(a, o + 4)?))
     }
 
-    /// Writes the worker's error text.
     pub fn set_error(&mut self, s: &str) {
         // SAFETY: in bounds header bytes.
         let e = unsafe { std::slice::from_raw_parts_mut(self.ptr.add(ERR_OFF), ERR_LEN) };
@@ -339,7 +309,6 @@ impl Region {
         e[n] = 0;
     }
 
-    /// The worker's error text.
     pub fn error(&self) -> String {
         // SAFETY: in bounds header bytes.
         let e = unsafe { std::slice::from_raw_parts(self.ptr.add(ERR_OFF), ERR_LEN) };
@@ -358,15 +327,13 @@ impl Drop for Region {
     }
 }
 
-/// The `u32` length-prefixed bytes at `off` of `area`.
 fn record(area: &[u8], off: usize) -> Option<&[u8]> {
     let len = u32::from_ne_bytes(area.get(off..off + 4)?.try_into().ok()?) as usize;
     area.get(off + 4..(off + 4).checked_add(len)?)
 }
 
-/// Appends length-prefixed records to `area` from `*used`, 4-aligned
-/// (`index`: an answer record's entry index, written first); the record's
-/// offset, or `None` when it does not fit.
+/// Appends a length-prefixed record (after `index`, an answer record's
+/// entry) at `*used`, 4-aligned; its offset, or `None` if it does not fit.
 pub fn put_record(
     area: &mut [u8],
     used: &mut usize,
@@ -396,8 +363,7 @@ pub fn put_record(
     u32::try_from(at).ok()
 }
 
-/// Appends texts to the arena of one hand-off (the worker's side),
-/// deduplicated.
+/// One hand-off's texts in the arena, each written once.
 #[derive(Default)]
 pub struct Arena {
     used: usize,
@@ -405,7 +371,6 @@ pub struct Arena {
 }
 
 impl Arena {
-    /// Forgets every text (a new hand-off).
     pub fn reset(&mut self) {
         self.used = 0;
         self.seen.clear();
@@ -435,9 +400,8 @@ impl Arena {
     }
 }
 
-/// Keeps the worker's doorbells off the library's way: returns private
-/// copies of stdin and stdout, and points fd 0 at `/dev/null` and fd 1 at
-/// stderr, so a library that prints or reads never touches them.
+/// Private copies of stdin and stdout (the doorbells), fd 0 then pointing
+/// at `/dev/null` and fd 1 at stderr, so the library never touches them.
 pub fn private_stdio() -> Result<(File, File), String> {
     use std::os::fd::FromRawFd;
     // SAFETY: plain fd syscalls on the process's own standard fds; the new

@@ -1,14 +1,7 @@
-//! The one worker of a `lib:` subject per generation: `tpbconform
-//! subject-worker --shm REGION --arch vN lib:PATH` maps the region the gate
-//! made ([`super::shm`]), loads the library ([`super::ffi`]), writes its
-//! hello into the region, and then answers one hand-off per doorbell byte
-//! on its stdin: the chunk's inputs are in the region, the answers go back
-//! into it, and one byte on stdout says it is done. Validators and LUTs
-//! travel in compact slots; every other operation as tpb-subject/1 request
-//! and answer lines in length-prefixed records ([`shm::OP_RECORDS`]).
-//! Before each single call it stamps the entry's index into the region, so
-//! when the library crashes or hangs the gate reads which input it was on
-//! (docs/subject-protocol.md "Shared-memory worker").
+//! The worker of a `lib:` subject (`tpbconform subject-worker --shm REGION
+//! --arch vN lib:PATH`, docs/subject-protocol.md "Shared-memory worker"):
+//! maps the region, loads the library, writes its hello, then answers one
+//! hand-off per doorbell byte, stamping each single call's entry first.
 
 use super::ffi::{
     Status, SubjectLib, VerdictCode, NOT_UTF8_REFUSAL, UNWRITTEN_TEXT, UNWRITTEN_VERDICT,
@@ -21,7 +14,6 @@ use std::ffi::CStr;
 use std::io::{Read, Write};
 use std::path::Path;
 
-/// The hidden subcommand the `lib:` workers run as.
 pub const WORKER_SUBCOMMAND: &str = "subject-worker";
 
 /// Test-only: set, the worker leaves the last entry of every hand-off
@@ -39,8 +31,8 @@ pub const PLANT_CUT_RECORDS_ENV: &str = "TPB_TEST_WORKER_CUT_RECORDS";
 /// gate blame none.
 pub const PLANT_EXIT_ENV: &str = "TPB_TEST_WORKER_EXIT";
 
-/// Runs the worker until its stdin ends. A region or library that does not
-/// open is an error (after writing it into the region when it is mapped).
+/// Runs the worker until its stdin ends (a failed load or init: an error,
+/// written into the region too).
 pub fn serve(lib_path: &str, region: &Path, arch: &str) -> Result<(), String> {
     let (mut bell_in, mut bell_out) = shm::private_stdio()?;
     let mut r = Region::open(region)?;
@@ -64,7 +56,6 @@ pub fn serve(lib_path: &str, region: &Path, arch: &str) -> Result<(), String> {
     } else {
         Capabilities::NONE
     };
-    // `tables` only when the library declared some tables only.
     let tables =
         (ops.covers(Capabilities::LUTS) && !lib.all_tables()).then(|| lib.lut_tables().to_vec());
     let hello = Hello {
@@ -115,7 +106,6 @@ pub fn serve(lib_path: &str, region: &Path, arch: &str) -> Result<(), String> {
         run_handoff(&lib, &mut r, &mut arena, &mut scratch, cut);
         exit_at("after");
         if skip_last && r.get(Field::Full) == 0 {
-            // Claims the whole hand-off done, the last entry unwritten.
             r.set(Field::Done, n);
         }
         r.clear_stamp();
@@ -138,13 +128,12 @@ fn ring(out: &mut std::fs::File) -> Result<(), String> {
         .map_err(|e| format!("ringing the gate: {e}"))
 }
 
-/// A batch answer in the codes the worker reserves for itself is a name
-/// (`tpb_verdict id N`), never taken for one of those codes.
+/// A batch answer in the reserved codes is a name (`tpb_verdict id N`).
 fn reserve(r: &mut Region, arena: &mut Arena, i: usize) {
     let c = r.areas().codes[i];
     if c == shm::CODE_UNSET {
-        // Never run (the library's own 0xFFFB is answered as unwritten by
-        // ffi): left for the gate, which names it a harness fault.
+        // Never run (ffi answers the library's own 0xFFFB as unwritten):
+        // the gate names it a harness fault.
         return;
     }
     if c == UNWRITTEN_VERDICT {
@@ -156,9 +145,7 @@ fn reserve(r: &mut Region, arena: &mut Arena, i: usize) {
     }
 }
 
-/// Entry `k` of a batch call that returned `status`: true if the call
-/// answered it (its answer is in the region already); otherwise the
-/// call's status becomes the entry's answer.
+/// True if the batch call answered entry `k`; else its status is the answer.
 fn batch_answered(r: &mut Region, arena: &mut Arena, k: usize, status: &Status<()>) -> bool {
     match status {
         Status::Ok(()) => return true,
@@ -171,7 +158,6 @@ fn batch_answered(r: &mut Region, arena: &mut Arena, k: usize, status: &Status<(
     false
 }
 
-/// `tpb_lut_batch`'s buffers, reused from one hand-off to the next.
 #[derive(Default)]
 struct LutScratch {
     inputs: Vec<u32>,
@@ -179,15 +165,13 @@ struct LutScratch {
     refused: Vec<*const std::ffi::c_char>,
 }
 
-/// The arena offset of refusal `why` (the arena writes each text once).
 fn refusal(arena: &mut Arena, texts: &mut [u8], why: &CStr) -> Result<u32, String> {
     let s = std::str::from_utf8(why.to_bytes()).map_err(|_| NOT_UTF8_REFUSAL.to_string())?;
     Ok(arena.put(texts, s))
 }
 
-/// Runs entries `start..n`: one `call(r, i, end)` on them all (`batch`),
-/// or one per entry; each call's first entry stamped before it and `done`
-/// moved past its entries after. A call returning false stops the run.
+/// Runs entries `start..n` as one `call(r, i, end)` (`batch`) or one per
+/// entry, stamping before and moving `done` after; false stops the run.
 fn stepped(
     r: &mut Region,
     (start, n): (usize, usize),
@@ -207,9 +191,8 @@ fn stepped(
     }
 }
 
-/// Runs LUT entries `span` of table `t` through `tpb_lut_batch`: one call
-/// for them all, or (`single`: re-running a batch that crashed or hung)
-/// one call per entry.
+/// LUT entries `span` through `tpb_lut_batch`: one call, or one per entry
+/// (`single`: re-running a batch that crashed or hung).
 #[allow(clippy::too_many_arguments)]
 fn lut_batch(
     lib: &SubjectLib,
@@ -253,13 +236,11 @@ fn lut_batch(
     });
 }
 
-/// Input word `i` (an ordinal, or a request record's offset).
 fn word(r: &mut Region, i: usize) -> u32 {
     let b = &r.areas().inputs[i * 4..i * 4 + 4];
     u32::from_ne_bytes([b[0], b[1], b[2], b[3]])
 }
 
-/// Runs entries `start..n` of the hand-off in the region.
 fn run_handoff(
     lib: &SubjectLib,
     r: &mut Region,
@@ -325,9 +306,8 @@ fn run_handoff(
     }
 }
 
-/// Runs request records `span`, one stamped library call each, each
-/// answer a binary answer record ([`super::record`]); stops early (the
-/// `full` flag) when the next answer does not fit the answer area.
+/// Request records `span`, one stamped call each; stops early (`full`)
+/// when the next answer does not fit.
 fn records(lib: &SubjectLib, r: &mut Region, span: (usize, usize), cut: bool) {
     let mut used = 0usize;
     stepped(r, span, false, |r, i, _| {
@@ -345,7 +325,6 @@ fn records(lib: &SubjectLib, r: &mut Region, span: (usize, usize), cut: bool) {
         }
         let index = u32::try_from(i).unwrap_or(u32::MAX);
         let Some(off) = shm::put_record(r.areas().answers, &mut used, Some(index), &[&rec]) else {
-            // The area is full: the gate collects and rings again from here.
             r.set(Field::Full, 1);
             return false;
         };

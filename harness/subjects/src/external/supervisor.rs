@@ -1,7 +1,5 @@
-//! What keeps every external subject's process, whatever its transport (the JSON-lines
-//! client of [`super::process`], its `batch64` instance, a `lib:` worker's region): the [`Supervisor`]
-//! (stderr ring, restarts, give-up per operation) and
-//! [`StartError`].
+//! What keeps every external subject's process, whatever its transport:
+//! the [`Supervisor`] (stderr ring, restarts, give-up per operation).
 
 use super::protocol::Hello;
 use crate::subjects::Capability;
@@ -10,7 +8,6 @@ use std::fmt;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-/// Lines of the subject's stderr kept for the report.
 pub const STDERR_LINES: usize = 50;
 /// Consecutive failed starts (spawn or hello) before the subject is given up.
 pub const MAX_FAILED_STARTS: u32 = 3;
@@ -21,7 +18,6 @@ pub const GIVE_UP_AFTER: u32 = 4;
 /// Of those, timeouts in a row enough to give up (each costs a whole case
 /// timeout).
 pub const GIVE_UP_AFTER_TIMEOUTS: u32 = 2;
-/// Fault details kept to name the first faulting inputs.
 pub(super) const FIRST_FAULTS: usize = 3;
 
 /// How a fault is classed in reports.
@@ -29,20 +25,17 @@ pub(super) const FIRST_FAULTS: usize = 3;
 pub enum FaultClass {
     /// Malformed answer, wrong id, or a bad hello.
     Protocol,
-    /// No answer within the case timeout.
     Timeout,
-    /// The process exited (or could not be started) before answering.
+    /// Exited (or could not start) before answering.
     Crash,
-    /// Not sent: the subject was given up on the operation earlier
-    /// ([`Supervisor::given_up_on`]), or the run is stopping.
+    /// The operation was given up earlier, or the run is stopping.
     NotSent,
     /// The harness's own transport lost, left unwritten or misplaced the
-    /// answer (a `lib:` worker's mistake): never the subject's.
+    /// answer: never the subject's.
     Harness,
 }
 
 impl FaultClass {
-    /// Stable lowercase name: `protocol`, `timeout`, `crash`.
     pub fn name(self) -> &'static str {
         match self {
             FaultClass::Protocol => "protocol",
@@ -63,9 +56,7 @@ impl fmt::Display for FaultClass {
 /// A request the subject did not answer properly.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Fault {
-    /// The class.
     pub class: FaultClass,
-    /// What happened (the parse error, the exit status, the timeout).
     pub detail: String,
 }
 
@@ -75,9 +66,8 @@ impl fmt::Display for Fault {
     }
 }
 
-/// What every client keeps, whatever carries its requests: the hello of
-/// the first start, the generation, the case timeout, its [`Supervisor`]
-/// and the answers the transport delivered (well-formed or not).
+/// What every client keeps: the first start's hello, the generation, the
+/// case timeout, its [`Supervisor`], the answers delivered.
 pub struct Kept {
     pub(super) hello: Hello,
     pub(super) arch: String,
@@ -87,7 +77,6 @@ pub struct Kept {
 }
 
 impl Kept {
-    /// Before the first start.
     pub(super) fn new(arch: &str, timeout: Duration) -> Kept {
         Kept {
             hello: Hello::default(),
@@ -98,7 +87,6 @@ impl Kept {
         }
     }
 
-    /// The hello of the first start.
     pub fn hello(&self) -> &Hello {
         &self.hello
     }
@@ -108,40 +96,33 @@ impl Kept {
         self.hello.ops.has(op)
     }
 
-    /// The generation it serves.
     pub fn arch(&self) -> &str {
         &self.arch
     }
 
-    /// Its supervisor: restarts, give-up, stderr tail.
     pub fn supervisor(&self) -> &Supervisor {
         &self.sup
     }
 }
 
-/// What keeps every external subject's process, whatever its transport:
-/// the stderr ring (across restarts), restarts, and a give-up budget per
-/// operation (issue 35: a library that crashes on every `validate_header`
-/// is still judged on its LUTs, decode, lower …). The whole subject is
-/// given up when it cannot be restarted, changes its hello, the run stops,
-/// or [`TIMED_OUT_OPS`] operations were given up for timeouts. The
-/// transport names the faulting input and calls [`Supervisor::count`] and
-/// [`Supervisor::restart`].
+/// The stderr ring (across restarts), restarts, and a give-up budget per
+/// operation (issue 35: a library crashing on every `validate_header` is
+/// still judged on its other operations). The whole subject is given up
+/// when it cannot restart, changes its hello, the run stops, or
+/// [`TIMED_OUT_OPS`] operations were given up for timeouts.
 #[derive(Debug, Default)]
 pub struct Supervisor {
-    /// Shared with a second process of the subject (its `batch64` instance).
+    /// Shared with its `batch64` instance.
     pub(super) stderr: Arc<Mutex<VecDeque<String>>>,
     restarts: u64,
     /// Why the whole subject was given up.
     dead: Option<String>,
-    /// Per operation (a LUT: per table) that faulted: its streak and why
-    /// it was given up.
+    /// Per operation (a LUT: per table) that faulted.
     ops: BTreeMap<Capability, OpBudget>,
 }
 
-/// One operation's give-up budget: the requests in a row that faulted, how
-/// many of them timed out, the first faults of the streak (for the reason)
-/// and why it was given up.
+/// One operation's streak of faults (and timeouts), its first faults, and
+/// why it was given up.
 #[derive(Debug, Default)]
 struct OpBudget {
     faults: u32,
@@ -151,7 +132,6 @@ struct OpBudget {
 }
 
 impl OpBudget {
-    /// True once given up for [`GIVE_UP_AFTER_TIMEOUTS`] timeouts in a row.
     fn timed_out(&self) -> bool {
         self.dead.is_some() && self.timeouts >= GIVE_UP_AFTER_TIMEOUTS
     }
@@ -161,56 +141,45 @@ impl OpBudget {
 pub const TIMED_OUT_OPS: usize = 2;
 
 impl Supervisor {
-    /// The stderr ring a started process's stderr reader writes into.
     pub fn stderr_ring(&self) -> Arc<Mutex<VecDeque<String>>> {
         Arc::clone(&self.stderr)
     }
 
-    /// The last [`STDERR_LINES`] stderr lines (across restarts).
     pub fn stderr_tail(&self) -> Vec<String> {
         let ring = self.stderr.lock();
         ring.map(|r| r.iter().cloned().collect())
             .unwrap_or_default()
     }
 
-    /// How often the process was restarted after a fault.
     pub fn restarts(&self) -> u64 {
         self.restarts
     }
 
-    /// Why the subject was given up as a whole, else on its first given-up
-    /// operation, if it was given up at all.
+    /// Why the subject was given up as a whole, else on its first operation.
     pub fn given_up(&self) -> Option<&str> {
         self.dead
             .as_deref()
             .or_else(|| self.given_up_ops().next().map(|(_, why)| why))
     }
 
-    /// Why the whole subject was given up (failed restarts, a changed
-    /// hello, a stopping run, [`TIMED_OUT_OPS`] operations given up for
-    /// timeouts), if it was.
     pub fn given_up_whole(&self) -> Option<&str> {
         self.dead.as_deref()
     }
 
-    /// Why `op` is not asked any more: the whole subject, or `op` itself
-    /// ([`GIVE_UP_AFTER`] faults of `op` in a row, naming the first ones).
+    /// Why `op` is not asked any more (the whole subject, or `op`).
     #[inline]
     pub fn given_up_on(&self, op: Capability) -> Option<&str> {
         (self.dead.as_deref()).or_else(|| self.ops.get(&op)?.dead.as_deref())
     }
 
-    /// Every operation given up on its own, with why.
     pub fn given_up_ops(&self) -> impl Iterator<Item = (Capability, &str)> {
         self.ops
             .iter()
             .filter_map(|(c, b)| b.dead.as_deref().map(|why| (*c, why)))
     }
 
-    /// True if `op` was given up for [`GIVE_UP_AFTER_TIMEOUTS`] timeouts in
-    /// a row, or the whole subject for timeouts ([`TIMED_OUT_OPS`]): the
-    /// other generations it serves are given up on it too, each timeout
-    /// being slow.
+    /// True if `op` (or the whole subject) was given up for timeouts: the
+    /// other generations then give it up too, each timeout being slow.
     pub fn given_up_for_timeouts(&self, op: Capability) -> bool {
         self.ops.get(&op).is_some_and(OpBudget::timed_out)
             || (self.dead.is_some() && self.timed_out_ops() >= TIMED_OUT_OPS)
@@ -220,9 +189,8 @@ impl Supervisor {
         self.ops.values().filter(|b| b.timed_out()).count()
     }
 
-    /// Counts one answered (`None`) or faulted request of operation `op`
-    /// against its give-up budget; `input` names the request. A harness
-    /// fault is not the subject's and is not counted.
+    /// Counts one answered (`None`) or faulted request of `op`, `input`
+    /// naming it; a harness fault is not the subject's, not counted.
     pub fn count(&mut self, op: Capability, fault: Option<(&Fault, String)>) {
         if fault
             .as_ref()
@@ -231,12 +199,10 @@ impl Supervisor {
             return;
         }
         if fault.is_none() && !self.ops.contains_key(&op) {
-            // The usual answer: nothing to reset.
             return;
         }
         let b = self.ops.entry(op).or_default();
         let Some((f, input)) = fault else {
-            // A good answer resets the streak (not a give-up).
             (b.faults, b.timeouts) = (0, 0);
             b.first_faults.clear();
             return;
@@ -272,8 +238,6 @@ impl Supervisor {
         }
     }
 
-    /// The fault of every request of `op` once `op` (or the whole
-    /// subject) is given up.
     pub fn not_sent(&self, op: Capability) -> Option<Fault> {
         self.given_up_on(op).map(|why| Fault {
             class: FaultClass::NotSent,
@@ -281,7 +245,6 @@ impl Supervisor {
         })
     }
 
-    /// A failed first start, with the stderr tail.
     pub fn start_error(&self, e: String) -> StartError {
         let tail = self.stderr_tail();
         if tail.is_empty() {
@@ -291,10 +254,9 @@ impl Supervisor {
         }
     }
 
-    /// Starts the process again after a fault (`spawn`: one start and its
-    /// hello), at most [`MAX_FAILED_STARTS`] times in a row; gives the
-    /// whole subject up when every start fails, when a start answers
-    /// another hello than `hello`, or while the run is stopping.
+    /// Starts the process again (`spawn`: a start and its hello), at most
+    /// [`MAX_FAILED_STARTS`] times; gives the subject up when every start
+    /// fails, the hello changes, or the run is stopping.
     pub fn restart<W, H: PartialEq + fmt::Display>(
         &mut self,
         hello: &H,
@@ -328,7 +290,6 @@ impl Supervisor {
     }
 }
 
-/// Why a subject could not be started.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct StartError(pub String);
 
