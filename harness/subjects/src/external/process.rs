@@ -10,7 +10,7 @@ use super::protocol::{
     self, parse_answer, parse_hello, Answer, Hello, Request, MAX_IN_FLIGHT, MAX_LINE,
 };
 use super::reaper::{self, kill_all};
-use super::supervisor::{clip, Fault, FaultClass, Kept, StartError, STDERR_LINES};
+use super::supervisor::{clip, fault, Fault, FaultClass, Kept, StartError, STDERR_LINES};
 use super::watch::HELLO_MIN;
 use nix::errno::Errno;
 use nix::poll::{poll, PollFd, PollFlags};
@@ -350,13 +350,11 @@ impl ProcessSubject {
                     // Exited with nothing unanswered: no input is blamed;
                     // the fault counts toward giving up.
                     let status = self.running.take().and_then(LineProcess::kill);
-                    let f = Fault {
-                        class: FaultClass::Crash,
-                        detail: format!(
-                            "{} between requests, none unanswered",
-                            describe_exit(status)
-                        ),
-                    };
+                    let f = format!(
+                        "{} between requests, none unanswered",
+                        describe_exit(status)
+                    );
+                    let f = fault(FaultClass::Crash, f);
                     self.k
                         .sup
                         .count(reqs[i].capability(), Some((&f, "no input".into())));
@@ -382,7 +380,7 @@ impl ProcessSubject {
             let got = run.wait(self.k.timeout, Event::Eof);
             self.k.received += u64::from(matches!(got, Ok(Event::Line(_) | Event::Bad(_))));
             let op = reqs[i].capability();
-            let fault = match got {
+            let failed = match got {
                 Ok(Event::Line(l)) => match parse_answer(&l, id, op) {
                     Ok(a) => {
                         out[i] = Some(Ok(a));
@@ -391,33 +389,27 @@ impl ProcessSubject {
                         tick();
                         continue;
                     }
-                    Err(e) => Fault {
-                        class: FaultClass::Protocol,
-                        detail: format!("{e}; answer line: {}", clip(&l)),
-                    },
+                    Err(e) => fault(
+                        FaultClass::Protocol,
+                        format!("{e}; answer line: {}", clip(&l)),
+                    ),
                 },
-                Ok(Event::Bad(e)) => Fault {
-                    class: FaultClass::Protocol,
-                    detail: e,
-                },
+                Ok(Event::Bad(e)) => fault(FaultClass::Protocol, e),
                 Ok(Event::Eof) | Err(RecvTimeoutError::Disconnected) => {
                     let status = self.running.take().and_then(LineProcess::kill);
-                    Fault {
-                        class: FaultClass::Crash,
-                        detail: format!("{} before answering", describe_exit(status)),
-                    }
+                    fault(
+                        FaultClass::Crash,
+                        format!("{} before answering", describe_exit(status)),
+                    )
                 }
-                Err(RecvTimeoutError::Timeout) => Fault {
-                    class: FaultClass::Timeout,
-                    detail: format!("no answer within {:?}", self.k.timeout),
-                },
+                Err(RecvTimeoutError::Timeout) => fault(
+                    FaultClass::Timeout,
+                    format!("no answer within {:?}", self.k.timeout),
+                ),
             };
             if crate::interrupt::stop_requested() {
                 // Not the subject's fault: the run is stopping.
-                let f = Fault {
-                    class: FaultClass::NotSent,
-                    detail: "not answered: the run was interrupted".into(),
-                };
+                let f = fault(FaultClass::NotSent, "not answered: the run was interrupted");
                 let left = in_flight.iter().map(|&(q, _)| q).chain(next..wire.len());
                 for q in left {
                     out[wire[q]] = Some(Err(f.clone()));
@@ -427,8 +419,8 @@ impl ProcessSubject {
                 }
                 break;
             }
-            self.k.sup.count(op, Some((&fault, reqs[i].input_text())));
-            out[i] = Some(Err(fault));
+            self.k.sup.count(op, Some((&failed, reqs[i].input_text())));
+            out[i] = Some(Err(failed));
             tick();
             if let Some(r) = self.running.take() {
                 r.kill();
@@ -442,12 +434,7 @@ impl ProcessSubject {
         }
         out.into_iter()
             .map(|r| {
-                r.unwrap_or_else(|| {
-                    Err(Fault {
-                        class: FaultClass::Crash,
-                        detail: "internal: request not answered".into(),
-                    })
-                })
+                r.unwrap_or_else(|| Err(fault(FaultClass::Crash, "internal: request not answered")))
             })
             .collect()
     }

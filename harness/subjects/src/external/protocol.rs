@@ -183,9 +183,11 @@ impl Hello {
             .clone()
             .unwrap_or_else(|| LutTable::ALL.to_vec())
     }
+}
 
-    /// The hello answer line: `tables` only when given.
-    pub fn to_line(&self) -> String {
+/// The hello answer line: `tables` only when given.
+impl std::fmt::Display for Hello {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let ops = self.ops.ops();
         let mut v = json!({"protocol": self.protocol, "name": self.name, "ops": ops});
         if let Some(t) = &self.tables {
@@ -194,13 +196,7 @@ impl Hello {
         if !self.framings.is_empty() {
             v["framings"] = json!(self.framings);
         }
-        v.to_string()
-    }
-}
-
-impl std::fmt::Display for Hello {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.to_line())
+        write!(f, "{v}")
     }
 }
 

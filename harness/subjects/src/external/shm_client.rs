@@ -8,7 +8,7 @@ use super::process::{describe_exit, Group, Reply, Ring, POLL};
 use super::protocol::{parse_hello, Answer, Hello, Request};
 use super::shm::{self, Field, Region};
 use super::supervisor::Kept;
-use super::supervisor::{Fault, FaultClass, StartError};
+use super::supervisor::{fault, Fault, FaultClass, StartError};
 use super::verdict;
 use super::watch::HELLO_MIN;
 use crate::subjects::{Capability, LutTable, Name, Predicate, Verdict};
@@ -632,12 +632,6 @@ impl Refusals {
     fn get(&self, offset: u32) -> Option<&Name> {
         self.0.iter().find(|(o, _)| *o == offset).map(|(_, n)| n)
     }
-}
-
-#[cold]
-fn fault(class: FaultClass, detail: impl Into<String>) -> Fault {
-    let detail = detail.into();
-    Fault { class, detail }
 }
 
 fn fault_from(answers: &mut Vec<Option<ShmAnswer>>, n: usize, from: usize, f: &Fault) {

@@ -65,7 +65,7 @@ pub fn serve(lib_path: &str, region: &Path, arch: &str) -> Result<(), String> {
         tables,
         framings: Vec::new(),
     }
-    .to_line();
+    .to_string();
     if shm::put_record(r.areas().answers, &mut 0, Some(0), &[hello.as_bytes()]).is_none() {
         return Err(fail(&mut r, &mut bell_out, "hello too long".into()));
     }

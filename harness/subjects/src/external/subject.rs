@@ -9,7 +9,7 @@ use super::process::{ProcessSubject, Reply as ClientReply};
 use super::protocol::{lower_request, request_of, said, stream_request, Answer, Hello, Request};
 use super::ready::{shm_verdict, ReadyStore};
 use super::shm_client::{Chunk, ShmChannel};
-use super::supervisor::{Fault as ClientFault, FaultClass, StartError, STDERR_LINES};
+use super::supervisor::{fault as client_fault, FaultClass, StartError, STDERR_LINES};
 use crate::generation::Generation;
 use crate::subjects::registry::{OpenError, SubjectSpec};
 use crate::subjects::{
@@ -275,10 +275,7 @@ impl ExternalSubject {
 
     fn ask_now(&self, r: Request) -> ClientReply {
         let Ok(mut c) = self.client.lock() else {
-            return Err(ClientFault {
-                class: FaultClass::Crash,
-                detail: "client lock poisoned".into(),
-            });
+            return Err(client_fault(FaultClass::Crash, "client lock poisoned"));
         };
         if !c.supports(r.capability()) {
             return Ok(Answer::Unsupported);
@@ -702,10 +699,7 @@ impl ExternalSubject {
         for chunk in bs.chunks(batch_framing::MAX_RECORDS) {
             let framed = match b.lock() {
                 Ok(mut b) if b.usable(v) => self.timed(chunk.len(), || b.run(v, chunk)),
-                _ => Err(ClientFault {
-                    class: FaultClass::Crash,
-                    detail: "batch framing given up".into(),
-                }),
+                _ => Err(client_fault(FaultClass::Crash, "batch framing given up")),
             };
             tick();
             match framed {

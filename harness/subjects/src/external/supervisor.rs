@@ -60,6 +60,13 @@ pub struct Fault {
     pub detail: String,
 }
 
+/// A fault of `class`.
+#[cold]
+pub fn fault(class: FaultClass, detail: impl Into<String>) -> Fault {
+    let detail = detail.into();
+    Fault { class, detail }
+}
+
 impl fmt::Display for Fault {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{}: {}", self.class, self.detail)
@@ -239,10 +246,8 @@ impl Supervisor {
     }
 
     pub fn not_sent(&self, op: Capability) -> Option<Fault> {
-        self.given_up_on(op).map(|why| Fault {
-            class: FaultClass::NotSent,
-            detail: format!("not sent: subject {why}"),
-        })
+        self.given_up_on(op)
+            .map(|why| fault(FaultClass::NotSent, format!("not sent: subject {why}")))
     }
 
     pub fn start_error(&self, e: String) -> StartError {

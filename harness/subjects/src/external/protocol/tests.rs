@@ -138,12 +138,12 @@ fn hello_tables_are_declared_one_by_one() {
     ] {
         assert!(parse_hello(bad).is_err(), "{bad}");
     }
-    assert_eq!(parse_hello(&h.to_line()), Ok(h));
+    assert_eq!(parse_hello(&h.to_string()), Ok(h));
     // `lut` with no table is kept as said.
     let empty = r#"{"protocol":1,"name":"x","ops":["decode","lut"],"tables":[]}"#;
     let h = parse_hello(empty).unwrap();
     assert!(h.lut_tables().is_empty());
-    assert_eq!(h.to_line().replace(' ', ""), empty.replace(' ', ""));
+    assert_eq!(h.to_string().replace(' ', ""), empty.replace(' ', ""));
 }
 
 #[test]
