@@ -1,9 +1,7 @@
-//! The JSON of the `lower` operation (docs/subject-protocol.md): the request's
-//! `ir` is the input document of `tpbconform lower` (format:
-//! `cli/lower_input.rs`), the answer the object `tpbconform lower --format
-//! json` prints (`tpb_core::lower::Module::to_json`). [`ir_document`] writes
-//! the one, [`module_from_json`] reads the other, strictly (a missing, extra
-//! or mistyped key names its JSON path).
+//! The JSON of the `lower` operation (docs/subject-protocol.md): the
+//! request's `ir` is `tpbconform lower`'s input document ([`ir_document`]),
+//! the answer what `tpbconform lower --format json` prints, read strictly
+//! ([`module_from_json`]: a bad key names its JSON path).
 
 use crate::strict_json::{get, Json, Object};
 use crate::subjects::{Lowered, LoweredModule};
@@ -11,10 +9,9 @@ use tpb_core::insn::Sync;
 use tpb_core::lower::{Generation, IrInstruction, TransferOperand};
 use tpb_core::lut::DTYPE_TABLE;
 
-// The IR document is written as bytes, key for key in the order
-// `serde_json` (preserve_order) printed the object it replaces, without
-// `fmt`: a collective_lowering case builds it for the batch, and the judged
-// case compares its own with it ([`is_ir_document`]).
+// The IR document is written as bytes, keys in the order `serde_json`
+// (preserve_order) printed them, without `fmt`: a batch builds it, the
+// judged case compares its own with it ([`is_ir_document`]).
 
 /// Where the document goes: built, or compared with a held one.
 trait Out {
@@ -38,35 +35,17 @@ impl Out for Rest<'_> {
     }
 }
 
-/// `n` in decimal, two digits a step (most of a document is numbers, many
-/// of them 20 digits).
-fn num(o: &mut impl Out, n: u64) {
-    const PAIRS: [u8; 200] = {
-        let mut t = [0u8; 200];
-        let mut i = 0;
-        while i < 100 {
-            t[2 * i] = b'0' + (i / 10) as u8;
-            t[2 * i + 1] = b'0' + (i % 10) as u8;
-            i += 1;
-        }
-        t
-    };
+/// `n` in decimal.
+fn num(o: &mut impl Out, mut n: u64) {
     let mut digits = [0u8; 20];
     let mut at = digits.len();
-    let mut n = n;
-    while n >= 100 {
-        let d = (n % 100) as usize * 2;
-        n /= 100;
-        at -= 2;
-        digits[at..at + 2].copy_from_slice(&PAIRS[d..d + 2]);
-    }
-    if n >= 10 {
-        let d = n as usize * 2;
-        at -= 2;
-        digits[at..at + 2].copy_from_slice(&PAIRS[d..d + 2]);
-    } else {
+    loop {
         at -= 1;
-        digits[at] = b'0' + n as u8;
+        digits[at] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
     }
     o.put(&digits[at..]);
 }

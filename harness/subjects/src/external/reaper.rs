@@ -1,26 +1,21 @@
 //! The registry of running subject processes and the sweep that kills one:
-//! its process group and every other process holding one of its pipes
-//! (found in `/proc`, so a `setsid` child that kept stdout open goes too).
-//! [`kill_all`] is the exit hook of [`crate::interrupt`] and of the CLI's
-//! panic hooks, and the last thing `main` does; it closes the registry, so
-//! a process a still-running thread starts afterwards (a gate thread the
-//! watchdog abandoned restarting its subject) is killed as it registers,
-//! and never outlives the gate (issue 35: a `subject-worker --shm` spun on
-//! for 97 minutes after the gate).
+//! its process group and every process holding one of its pipes (a `setsid`
+//! child that kept stdout open goes too). [`kill_all`] (exit and panic
+//! hooks, `main`'s last step) closes the registry, so a process started
+//! afterwards is killed as it registers (issue 35: a `subject-worker`
+//! outlived the gate by 97 minutes).
 
 use std::collections::BTreeMap;
 use std::os::fd::AsRawFd;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Mutex;
 
-/// A process to sweep: its group id and the inodes of its three pipes.
 #[derive(Clone, Debug)]
 struct Tree {
     pgid: i32,
     pipes: Vec<u64>,
 }
 
-/// The processes to sweep, and whether the registry is closed.
 struct Registry {
     live: Mutex<BTreeMap<u64, Tree>>,
     next: AtomicU64,
@@ -42,9 +37,8 @@ impl Registry {
             .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
-    /// Registers `tree`; once the registry is closed, sweeps it at once.
-    /// `closed` is read after the insert and set before [`Registry::close`]
-    /// reads the map, so every tree is swept by one or the other.
+    /// Once closed, sweeps `tree` at once (`closed` is read after the insert
+    /// and set before `close` reads the map: every tree is swept).
     fn register(&self, tree: Tree) -> u64 {
         let id = self.next.fetch_add(1, Ordering::Relaxed);
         self.live().insert(id, tree);
@@ -59,10 +53,8 @@ impl Registry {
         sweep(tree.as_slice());
     }
 
-    /// Closes the registry and sweeps every tree in it. Callable from a
-    /// panic hook: the map is taken with `try_lock` (a thread that panicked
-    /// while holding it must not deadlock the exit), retried for up to
-    /// 100 ms while another thread holds it.
+    /// Closes and sweeps; from a panic hook too, so `try_lock` (retried up
+    /// to 100 ms) never deadlocks the exit.
     fn close(&self) {
         self.closed.store(true, Ordering::SeqCst);
         let mut trees: Vec<Tree> = Vec::new();
@@ -84,15 +76,11 @@ impl Registry {
 
 static REGISTRY: Registry = Registry::new();
 
-/// Kills every subject process still running, with its group and every
-/// process holding its pipes, and closes the registry: a process
-/// registered from now on is killed at once (the exit hook of
-/// [`crate::interrupt`], the panic hooks' and `main`'s last step).
+/// Kills every subject process still running and closes the registry.
 pub fn kill_all() {
     REGISTRY.close();
 }
 
-/// The inode of an open pipe end (`/proc/self/fd/N` names it).
 fn pipe_inode(fd: &dyn AsRawFd) -> Option<u64> {
     use std::os::unix::fs::MetadataExt;
     std::fs::metadata(format!("/proc/self/fd/{}", fd.as_raw_fd()))
@@ -100,11 +88,8 @@ fn pipe_inode(fd: &dyn AsRawFd) -> Option<u64> {
         .map(|m| m.ino())
 }
 
-/// SIGKILLs the group of each of `trees` and every other process that
-/// holds one of their pipes open: one pass over `/proc` for all of them
-/// (issue 19: a pass per tree, at the exit of a gate that had started three
-/// `lib:` batch workers, cost ~10 ms), and a process whose fds cannot be
-/// read is left at its first refused fd (the others are refused too).
+/// SIGKILLs each group and every process holding one of the pipes, in one
+/// pass over `/proc` (issue 19: a pass per tree cost ~10 ms at exit).
 fn sweep(trees: &[Tree]) {
     use nix::sys::signal::{kill, killpg, Signal};
     use nix::unistd::Pid;
@@ -155,7 +140,7 @@ fn sweep(trees: &[Tree]) {
     }
 }
 
-/// The parent pid of `pid` (`/proc/PID/stat`, the field after the state).
+/// `/proc/PID/stat`'s field after the state.
 fn parent_of(pid: u32) -> Option<u32> {
     let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
     stat.rsplit(')')
@@ -166,9 +151,7 @@ fn parent_of(pid: u32) -> Option<u32> {
         .ok()
 }
 
-/// Registers a process that leads its own group `pid`, with its pipe ends
-/// `pipes`; the id is for [`kill`].
-/// After [`kill_all`], the process is killed at once.
+/// Registers the leader of group `pid` and its pipe ends; the id is for [`kill`].
 pub fn register(pid: u32, pipes: &[&dyn AsRawFd]) -> u64 {
     let pipes: Vec<u64> = pipes.iter().filter_map(|p| pipe_inode(*p)).collect();
     // A pid that is no i32 is no process: nothing to sweep.
@@ -179,8 +162,6 @@ pub fn register(pid: u32, pipes: &[&dyn AsRawFd]) -> u64 {
     REGISTRY.register(Tree { pgid, pipes })
 }
 
-/// Kills the process registered as `id` (its group and pipe holders) and
-/// forgets it.
 pub fn kill(id: u64) {
     REGISTRY.kill(id);
 }

@@ -1,13 +1,9 @@
 //! The gate's no-progress watchdog as the subject clients see it (issue 35).
-//!
-//! A gate thread installs its [`Watch`] ([`watch_this_thread`]); the clients
-//! of that thread count every answered, faulted or restarted case as
-//! progress ([`progress`]) and mark the time they spend waiting for a
-//! subject process ([`waiting`]). Those waits are bounded by the clients'
-//! own timeouts (the case timeout, the hello's), which name the stuck input
-//! as a `Timeout` finding; so the watchdog gives a thread that is waiting on
-//! a subject [`Watch::limit`]'s longer limit, and a slow machine's restarts
-//! never look like a hang of the gate.
+//! A gate thread installs its [`Watch`]; its clients mark each wait for a
+//! subject process ([`waiting`]; its end is progress). Those waits are
+//! bounded by the clients' own timeouts, which name the stuck input, so a
+//! waiting thread gets [`Watch::limit`]'s longer limit and a slow machine's
+//! restarts never look like a hang of the gate.
 
 use std::cell::RefCell;
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering::Relaxed};
@@ -25,20 +21,17 @@ pub struct Watch {
 }
 
 impl Watch {
-    /// One more unit of progress (the owning thread is the only writer: no
-    /// read-modify-write needed).
+    /// The owning thread is the only writer: no read-modify-write needed.
     #[inline]
     pub fn tick(&self) {
         self.ticks
             .store(self.ticks.load(Relaxed).wrapping_add(1), Relaxed);
     }
 
-    /// The progress counter.
     pub fn ticks(&self) -> u64 {
         self.ticks.load(Relaxed)
     }
 
-    /// True while the thread waits for a subject process.
     pub fn is_waiting(&self) -> bool {
         self.waiting.load(Relaxed) > 0
     }
@@ -70,16 +63,6 @@ pub fn watch_this_thread(w: Option<Arc<Watch>>) {
     WATCH.with(|c| *c.borrow_mut() = w);
 }
 
-/// Counts one unit of progress on this thread's watch, if any: an answer,
-/// a fault, a restart (attempt).
-pub fn progress() {
-    WATCH.with(|c| {
-        if let Some(w) = &*c.borrow() {
-            w.tick();
-        }
-    });
-}
-
 /// Marks this thread as waiting for a subject until the guard drops.
 #[must_use]
 pub struct Waiting(Option<Arc<Watch>>);
@@ -108,13 +91,11 @@ mod tests {
     use super::*;
 
     #[test]
-    fn progress_and_waits_reach_the_installed_watch_only() {
-        progress();
+    fn waits_reach_the_installed_watch_only() {
         drop(waiting());
         let w = Arc::new(Watch::default());
         watch_this_thread(Some(Arc::clone(&w)));
-        progress();
-        assert_eq!(w.ticks(), 1);
+        assert_eq!(w.ticks(), 0);
         let t = Duration::from_secs(5);
         assert_eq!(w.limit(t), t);
         {
@@ -123,9 +104,9 @@ mod tests {
             assert_eq!(w.limit(t), Duration::from_secs(20));
         }
         assert!(!w.is_waiting());
-        assert_eq!(w.ticks(), 2, "a finished wait is progress");
+        assert_eq!(w.ticks(), 1, "a finished wait is progress");
         watch_this_thread(None);
-        progress();
-        assert_eq!(w.ticks(), 2);
+        drop(waiting());
+        assert_eq!(w.ticks(), 1);
     }
 }
