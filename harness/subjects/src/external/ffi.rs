@@ -171,6 +171,37 @@ unsafe fn text(p: *const c_char, what: &str) -> Result<Option<String>, String> {
         .map_err(|_| format!("{what} is not UTF-8"))
 }
 
+fn sym<T: Copy>(lib: &Library, name: &str) -> Result<T, String> {
+    // SAFETY: `T` is the tpb_subject.h signature of `name`; a library
+    // exporting that name with another signature breaks the ABI.
+    let s: Result<Symbol<T>, _> = unsafe { lib.get(name.as_bytes()) };
+    s.map(|s| *s)
+        .map_err(|e| format!("missing symbol `{name}`: {e}"))
+}
+
+/// A library's operation symbols: a declared operation's `tpb_<op>` must
+/// be there; version 2: its `tpb_<op>_batch` is optional (tpb_subject.h).
+struct Ops<'a> {
+    lib: &'a Library,
+    caps: u32,
+    version: u32,
+}
+
+impl Ops<'_> {
+    fn declared<T: Copy>(&self, op: Capability) -> Result<Option<T>, String> {
+        let name = format!("tpb_{}", op.op().unwrap_or_default());
+        (self.caps & cap_bit(op) != 0)
+            .then(|| sym(self.lib, &name))
+            .transpose()
+    }
+
+    fn batch<T: Copy>(&self, op: Capability) -> Option<T> {
+        let name = format!("tpb_{}_batch", op.op().unwrap_or_default());
+        let v2 = self.version >= 2 && self.caps & cap_bit(op) != 0;
+        v2.then(|| sym(self.lib, &name).ok()).flatten()
+    }
+}
+
 impl SubjectLib {
     /// Loads `path`, checking the required symbols, the ABI version and a
     /// symbol for every declared capability.
@@ -178,30 +209,6 @@ impl SubjectLib {
         // SAFETY: loading runs the library's initialisers; that is the point
         // of a `lib:` subject, and it happens in the worker process only.
         let lib = unsafe { Library::new(path) }.map_err(|e| format!("cannot load {path}: {e}"))?;
-        fn sym<T: Copy>(lib: &Library, name: &str) -> Result<T, String> {
-            // SAFETY: `T` is the tpb_subject.h signature of `name`; a library
-            // exporting that name with another signature breaks the ABI.
-            let s: Result<Symbol<T>, _> = unsafe { lib.get(name.as_bytes()) };
-            s.map(|s| *s)
-                .map_err(|e| format!("missing symbol `{name}`: {e}"))
-        }
-        // A declared operation's `tpb_<op>` must be there.
-        fn declared<T: Copy>(
-            lib: &Library,
-            caps: u32,
-            op: Capability,
-        ) -> Result<Option<T>, String> {
-            if caps & cap_bit(op) != 0 {
-                sym(lib, &format!("tpb_{}", op.op().unwrap_or_default())).map(Some)
-            } else {
-                Ok(None)
-            }
-        }
-        // Version 2: `tpb_<op>_batch` of a declared op is optional.
-        fn batch<T: Copy>(lib: &Library, v: u32, declared: bool, op: Capability) -> Option<T> {
-            let name = format!("tpb_{}_batch", op.op().unwrap_or_default());
-            (v >= 2 && declared).then(|| sym(lib, &name).ok()).flatten()
-        }
         let abi: AbiVersionFn = sym(&lib, "tpb_subject_abi_version")?;
         let name_fn: NameFn = sym(&lib, "tpb_subject_name")?;
         let caps_fn: CapsFn = sym(&lib, "tpb_subject_capabilities")?;
@@ -226,12 +233,16 @@ impl SubjectLib {
                 caps & !known
             ));
         }
-        let validate_header: Option<ValidateFn> = declared(&lib, caps, Capability::ValidateHeader)?;
-        let validate_payload: Option<ValidateFn> =
-            declared(&lib, caps, Capability::ValidatePayload)?;
-        let decode: Option<DecodeFn> = declared(&lib, caps, Capability::Decode)?;
-        let encode: Option<EncodeFn> = declared(&lib, caps, Capability::Encode)?;
-        let lut: Option<LutFn> = declared(&lib, caps, Capability::LUT_OP)?;
+        let ops = Ops {
+            lib: &lib,
+            caps,
+            version: v,
+        };
+        let validate_header = ops.declared(Capability::ValidateHeader)?;
+        let validate_payload = ops.declared(Capability::ValidatePayload)?;
+        let decode = ops.declared(Capability::Decode)?;
+        let encode = ops.declared(Capability::Encode)?;
+        let lut: Option<LutFn> = ops.declared(Capability::LUT_OP)?;
         let tables = if lut.is_none() {
             Vec::new()
         } else if let Ok(f) = sym::<LutTablesFn>(&lib, "tpb_subject_lut_tables") {
@@ -251,21 +262,13 @@ impl SubjectLib {
         } else {
             LutTable::ALL.to_vec()
         };
-        let validate_stream: Option<StreamFn> = declared(&lib, caps, Capability::ValidateStream)?;
-        let lower: Option<LowerFn> = declared(&lib, caps, Capability::Lower)?;
-        let header_batch = batch(
-            &lib,
-            v,
-            validate_header.is_some(),
-            Capability::ValidateHeader,
-        );
-        let payload_batch = batch(
-            &lib,
-            v,
-            validate_payload.is_some(),
-            Capability::ValidatePayload,
-        );
-        let lut_batch = batch(&lib, v, lut.is_some(), Capability::LUT_OP);
+        let validate_stream = ops.declared(Capability::ValidateStream)?;
+        let lower = ops.declared(Capability::Lower)?;
+        let batches = [
+            ops.batch(Capability::ValidateHeader),
+            ops.batch(Capability::ValidatePayload),
+        ];
+        let lut_batch = ops.batch(Capability::LUT_OP);
         Ok(SubjectLib {
             name,
             caps,
@@ -280,7 +283,7 @@ impl SubjectLib {
             tables,
             validate_stream,
             lower,
-            batches: [header_batch, payload_batch],
+            batches,
             lut_batch,
             init,
             _lib: lib,

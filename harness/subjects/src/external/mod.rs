@@ -1,19 +1,11 @@
-//! External subjects: somebody else's implementation, driven over
-//! `tpb-subject/1` (docs/subject-protocol.md).
-//!
-//! - `cmd:COMMAND` runs `sh -c COMMAND` and speaks JSON lines with it
-//!   ([`process`]; `batch64` frames for its validators when offered,
-//!   [`batch_framing`]);
-//! - `lib:PATH` loads a C ABI library (`include/tpb_subject.h`, [`ffi`]) in
-//!   one worker process per generation ([`shm_worker`]) sharing a memory
-//!   region with the gate ([`shm`], [`shm_client`]): validators and LUTs in
-//!   compact slots, every other operation as request and answer records
-//!   ([`record`]); a crash or hang in the library never reaches the gate.
-//!
-//! One [`Client`] drives either, one [`Supervisor`] keeps each (restarts,
-//! give-up, stderr tail); [`subject`] is the client as a
-//! [`crate::subjects::Subject`] and the registry's opener, its whole-batch
-//! answers (`prefetch`) kept by position in one store (`ready`).
+//! External subjects, driven over `tpb-subject/1` (docs/subject-protocol.md):
+//! `cmd:COMMAND` speaks JSON lines ([`process`], `batch64` frames for its
+//! validators when offered, [`batch_framing`]); `lib:PATH` loads a C ABI
+//! library ([`ffi`]) in one worker process per generation ([`shm_worker`])
+//! sharing a memory region with the gate ([`shm`], [`shm_client`]), so a
+//! crash or hang in the library never reaches the gate. One [`Client`]
+//! drives either, one [`Supervisor`] keeps each; [`subject`] is the client
+//! as a [`crate::subjects::Subject`].
 
 pub mod batch_framing;
 pub mod client;

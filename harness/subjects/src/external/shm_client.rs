@@ -211,12 +211,9 @@ impl ShmChannel {
             let chunk = &reqs[i..i + n];
             let cap = reqs[i].capability();
             let from = out.len();
-            let mut k = 0usize;
             let mut sink = |a: ShmAnswer| {
-                let r = &chunk[k];
-                k += 1;
                 out.push(match a {
-                    ShmAnswer::Record(Ok(a)) if a.answers(r.capability()) => Ok(a),
+                    ShmAnswer::Record(Ok(a)) if a.answers(cap) => Ok(a),
                     ShmAnswer::Record(a) => Err(fault(
                         FaultClass::Protocol,
                         match a {

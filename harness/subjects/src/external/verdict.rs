@@ -1,17 +1,12 @@
 //! The `tpb_verdict` ids of ABI version 2 (include/tpb_subject.h) and the
-//! batch framing (docs/subject-protocol.md): `0` = valid, then one id per
-//! SPEC §3 / §4 predicate, numbered in [`Predicate::KNOWN`] order (the
-//! header chain §3 #1..#6, then the payload-only §4 #4..#5; harness
-//! `Predicate::KNOWN` equals core's `Predicate::ALL`, tested).
-//!
-//! One source: the header's block between `BEGIN GENERATED` and `END
-//! GENERATED` is generated from the SPEC §3 / §4 tables by
-//! `harness/tests/verdict_ids.rs`, which fails when the header drifts
-//! (`TPB_BLESS=1 cargo test -p tpbconform --test verdict_ids` rewrites it).
+//! batch framing: `0` valid, then one per predicate in [`Predicate::KNOWN`]
+//! order (SPEC §3 #1..#6, §4 #4..#5; equal to core's `Predicate::ALL`,
+//! tested). The header's generated block is
+//! checked against the SPEC by `harness/tests/verdict_ids.rs`
+//! (`TPB_BLESS=1` rewrites it).
 
 use crate::subjects::{Predicate, Verdict};
 
-/// `TPB_VERDICT_VALID`.
 pub const VALID: u16 = 0;
 
 /// The id of the predicate named `name` (bytes, as a C string), or `None`.
