@@ -233,16 +233,6 @@ impl ExternalSubject {
         got.and_then(shm_verdict)
     }
 
-    fn call(&self, r: Request) -> ClientReply {
-        let decode = match &r {
-            Request::Decode(b) => Some(*b),
-            _ => None,
-        };
-        let encode = matches!(r, Request::Encode { .. });
-        self.stored(decode.as_ref(), encode, |q| q == &r)
-            .unwrap_or_else(|| self.ask_now(r))
-    }
-
     /// The stored answer: a decode's (`decode`) in the bundle batch, any
     /// other `held` accepts among the requests (encodes once sent).
     fn stored(
@@ -294,12 +284,12 @@ impl ExternalSubject {
         if let Some(r) = self.validate_one_shared(v, op, b) {
             return r;
         }
-        verdict_reply(self.call(Request::validate(v, *b)))
+        verdict_reply(self.ask_now(Request::validate(v, *b)))
     }
 
     #[inline(never)]
     fn lut_unready(&self, table: LutTable, input: u32) -> Reply<LutResult> {
-        lut_reply(self.call(Request::Lut { table, input }))
+        lut_reply(self.ask_now(Request::Lut { table, input }))
     }
 
     /// Why this subject was given up on an operation of `needs` for its
