@@ -10,33 +10,10 @@ use tpb_core::lower::{Generation, IrInstruction, TransferOperand};
 use tpb_core::lut::DTYPE_TABLE;
 
 // The IR document is written as bytes, keys in the order `serde_json`
-// (preserve_order) printed them, without `fmt`: a batch builds it, the
-// judged case compares its own with it ([`is_ir_document`]).
-
-/// Where the document goes: built, or compared with a held one.
-trait Out {
-    fn put(&mut self, s: &[u8]);
-}
-
-impl Out for Vec<u8> {
-    #[inline]
-    fn put(&mut self, s: &[u8]) {
-        self.extend_from_slice(s);
-    }
-}
-
-/// What is left of a held document to match; `None` once it differs.
-struct Rest<'a>(Option<&'a [u8]>);
-
-impl Out for Rest<'_> {
-    #[inline]
-    fn put(&mut self, s: &[u8]) {
-        self.0 = self.0.and_then(|r| r.strip_prefix(s));
-    }
-}
+// (preserve_order) printed them, without `fmt`.
 
 /// `n` in decimal.
-fn num(o: &mut impl Out, mut n: u64) {
+fn num(o: &mut Vec<u8>, mut n: u64) {
     let mut digits = [0u8; 20];
     let mut at = digits.len();
     loop {
@@ -47,29 +24,29 @@ fn num(o: &mut impl Out, mut n: u64) {
             break;
         }
     }
-    o.put(&digits[at..]);
+    o.extend_from_slice(&digits[at..]);
 }
 
 /// `,"key":n` for each pair (no comma before the first when `first`).
-fn nums(o: &mut impl Out, first: bool, pairs: &[(&str, u64)]) {
+fn nums(o: &mut Vec<u8>, first: bool, pairs: &[(&str, u64)]) {
     for (i, (key, n)) in pairs.iter().enumerate() {
-        o.put(if first && i == 0 { b"\"" } else { b",\"" });
-        o.put(key.as_bytes());
-        o.put(b"\":");
+        o.extend_from_slice(if first && i == 0 { b"\"" } else { b",\"" });
+        o.extend_from_slice(key.as_bytes());
+        o.extend_from_slice(b"\":");
         num(o, *n);
     }
 }
 
 /// `s` as a JSON string (`s` needs no escapes: names and hex).
-fn string(o: &mut impl Out, s: &str) {
-    o.put(b"\"");
-    o.put(s.as_bytes());
-    o.put(b"\"");
+fn string(o: &mut Vec<u8>, s: &str) {
+    o.extend_from_slice(b"\"");
+    o.extend_from_slice(s.as_bytes());
+    o.extend_from_slice(b"\"");
 }
 
 /// A dtype as the input document names it: its SPEC §6.4 name, or the bare
 /// ordinal when it is past the table (so `dtype_out_of_range` can be asked).
-fn dtype(o: &mut impl Out, ordinal: u32) {
+fn dtype(o: &mut Vec<u8>, ordinal: u32) {
     match usize::try_from(ordinal)
         .ok()
         .and_then(|i| DTYPE_TABLE.get(i))
@@ -80,8 +57,8 @@ fn dtype(o: &mut impl Out, ordinal: u32) {
 }
 
 /// `,"sync":{…}`.
-fn sync(o: &mut impl Out, s: &Sync) {
-    o.put(br#","sync":{"#);
+fn sync(o: &mut Vec<u8>, s: &Sync) {
+    o.extend_from_slice(br#","sync":{"#);
     nums(
         o,
         true,
@@ -93,14 +70,14 @@ fn sync(o: &mut impl Out, s: &Sync) {
             ("semaphore_value", s.semaphore_value.into()),
         ],
     );
-    o.put(b"}");
+    o.extend_from_slice(b"}");
 }
 
 /// `,"key":{…}`.
-fn tensor(o: &mut impl Out, key: &str, t: &TransferOperand) {
-    o.put(b",\"");
-    o.put(key.as_bytes());
-    o.put(b"\":{");
+fn tensor(o: &mut Vec<u8>, key: &str, t: &TransferOperand) {
+    o.extend_from_slice(b",\"");
+    o.extend_from_slice(key.as_bytes());
+    o.extend_from_slice(b"\":{");
     nums(
         o,
         true,
@@ -110,55 +87,55 @@ fn tensor(o: &mut impl Out, key: &str, t: &TransferOperand) {
             ("num_elements_per_partition", t.num_elements_per_partition),
         ],
     );
-    o.put(b"}");
+    o.extend_from_slice(b"}");
 }
 
 /// `bytes` as a JSON string of lowercase hex ([`crate::subjects::hex`]),
 /// 32 bytes a piece.
-fn hex(o: &mut impl Out, bytes: &[u8]) {
-    o.put(b"\"");
+fn hex(o: &mut Vec<u8>, bytes: &[u8]) {
+    o.extend_from_slice(b"\"");
     for chunk in bytes.chunks(32) {
         let mut digits = [0u8; 64];
         for (d, &x) in digits.chunks_exact_mut(2).zip(chunk) {
             d.copy_from_slice(&crate::subjects::hex_pair(x));
         }
-        o.put(&digits[..2 * chunk.len()]);
+        o.extend_from_slice(&digits[..2 * chunk.len()]);
     }
-    o.put(b"\"");
+    o.extend_from_slice(b"\"");
 }
 
-fn list<O: Out, T>(o: &mut O, xs: &[T], mut each: impl FnMut(&mut O, &T)) {
-    o.put(b"[");
+fn list<T>(o: &mut Vec<u8>, xs: &[T], mut each: impl FnMut(&mut Vec<u8>, &T)) {
+    o.extend_from_slice(b"[");
     for (i, x) in xs.iter().enumerate() {
         if i > 0 {
-            o.put(b",");
+            o.extend_from_slice(b",");
         }
         each(o, x);
     }
-    o.put(b"]");
+    o.extend_from_slice(b"]");
 }
 
-fn instruction(o: &mut impl Out, insn: &IrInstruction) {
+fn instruction(o: &mut Vec<u8>, insn: &IrInstruction) {
     match insn {
         IrInstruction::Collective(c) => {
-            o.put(br#"{"op":"collective","kind":"#);
+            o.extend_from_slice(br#"{"op":"collective","kind":"#);
             string(o, c.kind.name());
-            o.put(br#","cce_op":"#);
+            o.extend_from_slice(br#","cce_op":"#);
             string(o, c.cce_op.name());
-            o.put(br#","dtype":"#);
+            o.extend_from_slice(br#","dtype":"#);
             dtype(o, c.dtype);
-            o.put(br#","src":"#);
+            o.extend_from_slice(br#","src":"#);
             hex(o, &c.src);
-            o.put(br#","src2":"#);
+            o.extend_from_slice(br#","src2":"#);
             match &c.src2 {
                 Some(s) => hex(o, s),
-                None => o.put(b"null"),
+                None => o.extend_from_slice(b"null"),
             }
-            o.put(br#","replica_groups":"#);
+            o.extend_from_slice(br#","replica_groups":"#);
             list(o, &c.replica_groups, |o, g| {
                 list(o, g, |o, r| num(o, (*r).into()));
             });
-            o.put(br#","source_target_pairs":"#);
+            o.extend_from_slice(br#","source_target_pairs":"#);
             list(o, &c.source_target_pairs, |o, (s, t)| {
                 list(o, &[*s, *t], |o, r| num(o, (*r).into()));
             });
@@ -173,7 +150,7 @@ fn instruction(o: &mut impl Out, insn: &IrInstruction) {
             sync(o, &c.sync);
         }
         IrInstruction::Transfer(t) => {
-            o.put(br#"{"op":"#);
+            o.extend_from_slice(br#"{"op":"#);
             string(o, t.direction.name());
             nums(
                 o,
@@ -191,18 +168,18 @@ fn instruction(o: &mut impl Out, insn: &IrInstruction) {
             sync(o, &t.sync);
         }
         IrInstruction::LocalSendRecv(l) => {
-            o.put(br#"{"op":"local_send_recv","kind":"#);
+            o.extend_from_slice(br#"{"op":"local_send_recv","kind":"#);
             string(o, l.kind.name());
             tensor(o, "send", &l.send);
             tensor(o, "recv", &l.recv);
             nums(o, false, &[("peer", l.peer.into())]);
-            o.put(br#","src_dtype":"#);
+            o.extend_from_slice(br#","src_dtype":"#);
             dtype(o, l.src_dtype);
-            o.put(br#","dst_dtype":"#);
+            o.extend_from_slice(br#","dst_dtype":"#);
             dtype(o, l.dst_dtype);
-            o.put(br#","src_ap":"#);
+            o.extend_from_slice(br#","src_ap":"#);
             hex(o, &l.src_ap);
-            o.put(br#","dst_ap":"#);
+            o.extend_from_slice(br#","dst_ap":"#);
             hex(o, &l.dst_ap);
             nums(
                 o,
@@ -216,15 +193,15 @@ fn instruction(o: &mut impl Out, insn: &IrInstruction) {
             sync(o, &l.sync);
         }
     }
-    o.put(b"}");
+    o.extend_from_slice(b"}");
 }
 
-fn document(o: &mut impl Out, gen: Generation, insns: &[IrInstruction]) {
-    o.put(br#"{"generation":"#);
+fn document(o: &mut Vec<u8>, gen: Generation, insns: &[IrInstruction]) {
+    o.extend_from_slice(br#"{"generation":"#);
     string(o, gen.name());
-    o.put(br#","instructions":"#);
-    list(o, insns, |o, i| instruction(o, i));
-    o.put(b"}");
+    o.extend_from_slice(br#","instructions":"#);
+    list(o, insns, instruction);
+    o.extend_from_slice(b"}");
 }
 
 /// The `tpbconform lower` input document of `insns` under `gen`, as text.
@@ -233,13 +210,6 @@ pub fn ir_document(gen: Generation, insns: &[IrInstruction]) -> String {
     document(&mut o, gen, insns);
     // Names, digits and hex: ASCII.
     String::from_utf8(o).unwrap_or_default()
-}
-
-/// True if `text` is [`ir_document`]`(gen, insns)`, found without writing it.
-pub fn is_ir_document(text: &str, gen: Generation, insns: &[IrInstruction]) -> bool {
-    let mut rest = Rest(Some(text.as_bytes()));
-    document(&mut rest, gen, insns);
-    rest.0.is_some_and(<[u8]>::is_empty)
 }
 
 /// The keys of a `lower` success answer (besides `id`), as

@@ -546,7 +546,7 @@ pub fn asks(q: Question<'_>, r: &Request, gen: Generation) -> bool {
             ir.module
                 .as_deref()
                 .is_some_and(|m| std::ptr::eq(m.as_slice(), insns))
-                || super::lower_json::is_ir_document(&ir.text, gen, insns)
+                || ir.text == super::lower_json::ir_document(gen, insns)
         }
         _ => false,
     }
