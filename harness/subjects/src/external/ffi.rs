@@ -59,7 +59,6 @@ pub enum VerdictCode {
     Named(String),
 }
 
-/// What a library call returned.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Status<T> {
     Ok(T),
@@ -78,7 +77,6 @@ pub const GATE_UNSET: u16 = 0xFFFB;
 
 pub const UNWRITTEN_TEXT: &str = "the batch call left this entry unwritten (no tpb_verdict id)";
 
-/// A loaded subject library.
 pub struct SubjectLib {
     name: String,
     caps: u32,

@@ -12,7 +12,6 @@ use tpb_core::lut::DTYPE_TABLE;
 // The IR document is written as bytes, keys in the order `serde_json`
 // (preserve_order) printed them, without `fmt`.
 
-/// `n` in decimal.
 fn num(o: &mut Vec<u8>, mut n: u64) {
     let mut digits = [0u8; 20];
     let mut at = digits.len();

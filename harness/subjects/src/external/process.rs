@@ -221,7 +221,6 @@ impl<In, Ev> Running<In, Ev> {
 
 type LineProcess = Running<String, Event>;
 
-/// A `tpb-subject/1` subject running as a child process.
 pub struct ProcessSubject {
     k: Kept,
     command: String,

@@ -160,7 +160,6 @@ pub enum Answer {
     Unsupported,
 }
 
-/// The hello answer.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Hello {
     pub protocol: u64,

@@ -26,7 +26,6 @@ pub fn batch_budget(n: usize, case_timeout: Duration) -> Duration {
     (Duration::from_secs(1) + per).min(case_timeout)
 }
 
-/// A `lib:` subject's worker, restarted after faults.
 pub struct ShmChannel {
     k: Kept,
     exe: PathBuf,
@@ -712,7 +711,6 @@ enum Wait {
     Stopped,
 }
 
-/// Starts a worker and waits for its ready ring and hello.
 fn spawn(
     exe: &std::path::Path,
     lib: &str,

@@ -116,7 +116,6 @@ pub fn open(spec: &SubjectSpec, arch: Generation) -> Result<Box<dyn Subject + Se
     Ok(Box::new(s))
 }
 
-/// An external subject serving one generation.
 pub struct ExternalSubject {
     name: String,
     caps: Capabilities,
@@ -159,7 +158,6 @@ fn capabilities_of(h: &Hello) -> Capabilities {
 }
 
 impl ExternalSubject {
-    /// Wraps a started client; `name` is the spec.
     pub fn new(name: String, client: Client) -> ExternalSubject {
         let caps = capabilities_of(client.hello());
         let gen = Generation::ALL
@@ -373,7 +371,6 @@ impl ExternalSubject {
         }
     }
 
-    /// Answers `reqs` as one batch into `store`.
     fn prefetch_requests(&self, reqs: Vec<Request>, tick: &dyn Fn(), store: &mut ReadyStore) {
         let Some(replies) = self.ask_batch(&reqs, tick) else {
             return;

@@ -53,14 +53,12 @@ impl fmt::Display for FaultClass {
     }
 }
 
-/// A request the subject did not answer properly.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Fault {
     pub class: FaultClass,
     pub detail: String,
 }
 
-/// A fault of `class`.
 #[cold]
 pub fn fault(class: FaultClass, detail: impl Into<String>) -> Fault {
     let detail = detail.into();

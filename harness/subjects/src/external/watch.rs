@@ -67,7 +67,6 @@ pub fn watch_this_thread(w: Option<Arc<Watch>>) {
 #[must_use]
 pub struct Waiting(Option<Arc<Watch>>);
 
-/// [`Waiting`] for this thread's watch.
 pub fn waiting() -> Waiting {
     let w = WATCH.with(|c| c.borrow().clone());
     if let Some(w) = &w {
