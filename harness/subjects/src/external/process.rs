@@ -260,25 +260,11 @@ fn signal_name(sig: i32) -> &'static str {
     }
 }
 
-#[derive(Debug, PartialEq)]
-enum BadLine {
-    /// Reported as soon as the limit is passed, the rest unread (a gigabyte
-    /// without a newline is a fault at once, not a timeout).
-    TooLong(usize),
-    NotUtf8,
-}
-
-impl std::fmt::Display for BadLine {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            BadLine::TooLong(max) => write!(f, "answer line longer than {max} bytes"),
-            BadLine::NotUtf8 => f.write_str("answer line is not UTF-8"),
-        }
-    }
-}
-
-/// One line of at most `max` bytes, without the newline (`Ok(None)`: end).
-fn read_line(r: &mut impl BufRead, max: usize) -> std::io::Result<Option<Result<String, BadLine>>> {
+/// One line of at most `max` bytes, without the newline (`Ok(None)`: end);
+/// `Err(true)`: longer, reported as soon as the limit is passed, the rest
+/// unread (a gigabyte without a newline is a fault at once, not a
+/// timeout); `Err(false)`: not UTF-8.
+fn read_line(r: &mut impl BufRead, max: usize) -> std::io::Result<Option<Result<String, bool>>> {
     let mut buf = Vec::new();
     let n = r
         .by_ref()
@@ -290,9 +276,9 @@ fn read_line(r: &mut impl BufRead, max: usize) -> std::io::Result<Option<Result<
     if buf.last() == Some(&b'\n') {
         buf.pop();
     } else if buf.len() > max {
-        return Ok(Some(Err(BadLine::TooLong(max))));
+        return Ok(Some(Err(true)));
     }
-    Ok(Some(String::from_utf8(buf).map_err(|_| BadLine::NotUtf8)))
+    Ok(Some(String::from_utf8(buf).map_err(|_| false)))
 }
 
 impl ProcessSubject {
@@ -528,7 +514,13 @@ fn read_loop(stdout: Output, tx: Sender<Event>) {
     loop {
         let (ev, long) = match read_line(&mut r, MAX_LINE) {
             Ok(Some(Ok(l))) => (Event::Line(l), false),
-            Ok(Some(Err(e))) => (Event::Bad(e.to_string()), matches!(e, BadLine::TooLong(_))),
+            Ok(Some(Err(long))) => {
+                let e = match long {
+                    true => format!("answer line longer than {MAX_LINE} bytes"),
+                    false => "answer line is not UTF-8".to_string(),
+                };
+                (Event::Bad(e), long)
+            }
             Ok(None) | Err(_) => {
                 let _ = tx.send(Event::Eof);
                 return;
@@ -550,9 +542,8 @@ pub(super) fn stderr_loop(stderr: impl Read, ring: &Mutex<VecDeque<String>>) {
     loop {
         let line = match read_line(&mut r, STDERR_LINE_MAX) {
             Ok(Some(Ok(l))) => l,
-            Ok(Some(Err(BadLine::NotUtf8))) => "[over-long or non-UTF-8 stderr line]".to_string(),
-            Ok(Some(Err(BadLine::TooLong(_)))) => {
-                if r.skip_until(b'\n').is_err() {
+            Ok(Some(Err(long))) => {
+                if long && r.skip_until(b'\n').is_err() {
                     return;
                 }
                 "[over-long or non-UTF-8 stderr line]".to_string()
