@@ -239,11 +239,6 @@ fn uint(m: &Object<'_>, k: &str) -> Result<u64, String> {
         .ok_or_else(|| format!("`{k}` is not a non-negative integer"))
 }
 
-fn take<'a>(m: &mut Entries<'a>, k: &str) -> Option<Json<'a>> {
-    let i = m.iter().position(|(x, _)| x == k)?;
-    Some(m.swap_remove(i).1)
-}
-
 fn strings<T>(
     v: Option<&Json<'_>>,
     k: &str,
@@ -260,18 +255,12 @@ fn strings<T>(
         .collect()
 }
 
-fn sorted_set<T: Ord>(mut v: Vec<T>) -> Vec<T> {
-    v.sort();
-    v.dedup();
-    v
-}
-
 /// Parses the hello answer (`framings` it does not know are kept, unused).
 pub fn parse_hello(line: &str) -> Result<Hello, String> {
     let mut m = object(line)?;
-    let framings = match take(&mut m, "framings") {
+    let framings = match m.iter().position(|(k, _)| k == "framings") {
         None => Vec::new(),
-        Some(v) => strings(Some(&v), "framings", |s| Ok(s.to_string()))?,
+        Some(i) => strings(Some(&m.swap_remove(i).1), "framings", |s| Ok(s.to_string()))?,
     };
     let keys = ["protocol", "name", "ops", "tables"];
     exact_keys(&m, &keys[..3 + usize::from(get(&m, "tables").is_some())])?;
@@ -304,7 +293,11 @@ pub fn parse_hello(line: &str) -> Result<Hello, String> {
     if tables.as_ref().is_some_and(|t| !t.is_empty()) && !ops.covers(Capabilities::LUTS) {
         return Err("`tables` lists tables but `ops` has no `lut`".into());
     }
-    let tables = tables.map(sorted_set);
+    let tables = tables.map(|mut t| {
+        t.sort();
+        t.dedup();
+        t
+    });
     Ok(Hello {
         protocol,
         name,

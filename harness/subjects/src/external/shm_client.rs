@@ -107,10 +107,7 @@ impl Chunk<'_> {
     fn fill(self, r: &mut Region) {
         match self {
             Chunk::Bundles(_, c) => {
-                let dst = r.areas().inputs;
-                for (i, b) in c.iter().enumerate() {
-                    dst[i * 64..i * 64 + 64].copy_from_slice(b);
-                }
+                r.areas().inputs[..c.len() * 64].copy_from_slice(c.as_flattened());
             }
             Chunk::Lut(_, c) => {
                 let dst = r.areas().inputs;
