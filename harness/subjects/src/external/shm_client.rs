@@ -727,18 +727,8 @@ fn spawn(
         .inspect_err(|_| crate::interrupt::discard_temp(&path))?;
     let (tx, rings) = mpsc::channel();
     thread::spawn(move || {
-        let mut out = out;
-        let mut buf = [0u8; 64];
-        loop {
-            match out.read(&mut buf) {
-                Ok(0) | Err(_) => return,
-                Ok(_) => {
-                    if tx.send(()).is_err() {
-                        return;
-                    }
-                }
-            }
-        }
+        let (mut out, mut buf) = (out, [0u8; 64]);
+        while out.read(&mut buf).is_ok_and(|n| n > 0) && tx.send(()).is_ok() {}
     });
     let mut w = Worker {
         group,

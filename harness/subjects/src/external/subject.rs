@@ -231,29 +231,26 @@ impl ExternalSubject {
         got.and_then(shm_verdict)
     }
 
-    /// The stored answer: a decode's (`decode`) in the bundle batch, any
-    /// other `held` accepts among the requests (encodes once sent).
-    fn stored(
-        &self,
-        decode: Option<&[u8; 64]>,
-        encode: bool,
-        held: impl Fn(&Request) -> bool,
-    ) -> Option<ClientReply> {
+    /// The stored answer to `q` (found without building the request): a
+    /// decode's in the bundle batch, any other among the requests (encodes
+    /// once the pending ones are sent).
+    fn stored(&self, q: Question<'_>) -> Option<ClientReply> {
         let mut s = self.ready.try_borrow_mut().ok()?;
-        if encode {
-            let pending = self
-                .encodes_pending
-                .try_borrow_mut()
-                .map(|mut p| std::mem::take(&mut *p))
-                .unwrap_or_default();
-            if !pending.is_empty() {
-                self.prefetch_requests(pending, &|| {}, &mut s);
+        match q {
+            Question::Decode(b) => return s.take_reply(Capability::Decode, b),
+            Question::Encode(..) => {
+                let pending = self
+                    .encodes_pending
+                    .try_borrow_mut()
+                    .map(|mut p| std::mem::take(&mut *p))
+                    .unwrap_or_default();
+                if !pending.is_empty() {
+                    self.prefetch_requests(pending, &|| {}, &mut s);
+                }
             }
+            _ => {}
         }
-        match decode {
-            Some(b) => s.take_reply(Capability::Decode, b),
-            None => s.take_request(held),
-        }
+        s.take_request(|r| super::protocol::asks(q, r, self.gen))
     }
 
     fn ask_batch(&self, reqs: &[Request], tick: &dyn Fn()) -> Option<Vec<ClientReply>> {
@@ -438,27 +435,18 @@ impl Subject for ExternalSubject {
     }
 
     fn asked(&self, q: Question<'_>) -> Reply<Said> {
-        // A stored answer is found without building the request.
-        let decode = match q {
-            Question::Decode(b) => Some(b),
-            _ => None,
-        };
-        let encode = matches!(q, Question::Encode(..));
-        let held = |r: &Request| super::protocol::asks(q, r, self.gen);
-        let reply = match self.stored(decode, encode, held) {
+        let reply = match self.stored(q) {
             Some(a) => a,
             None => self.ask_now(request_of(q, self.gen)?),
         };
-        // An encode is counted with its roundtrip's decode.
-        let counted = !matches!(q, Question::Encode(..));
         let typed = match reply {
             Ok(a) if !matches!(a, Answer::Unsupported) => said(q, a, self.gen),
             r => Err(fault(r)),
         };
-        if counted {
-            self.compared(typed)
-        } else {
-            typed
+        // An encode is counted with its roundtrip's decode.
+        match q {
+            Question::Encode(..) => typed,
+            _ => self.compared(typed),
         }
     }
 }
