@@ -88,11 +88,7 @@ impl Group {
     }
 
     /// Kills the group and whoever holds its pipes; the exit status.
-    pub(super) fn kill(mut self) -> Option<ExitStatus> {
-        self.stop()
-    }
-
-    fn stop(&mut self) -> Option<ExitStatus> {
+    pub(super) fn kill(&mut self) -> Option<ExitStatus> {
         reaper::kill(self.live);
         let _ = self.child.kill();
         self.child.wait().ok()
@@ -202,7 +198,7 @@ impl<In, Ev> Running<In, Ev> {
         matches!(self.group.child.try_wait(), Ok(Some(_)))
     }
 
-    pub(super) fn kill(self) -> Option<ExitStatus> {
+    pub(super) fn kill(mut self) -> Option<ExitStatus> {
         drop(self.to_stdin);
         self.group.kill()
     }
@@ -210,7 +206,7 @@ impl<In, Ev> Running<In, Ev> {
     /// [`Running::kill`], then a moment for the stderr reader to drain.
     pub(super) fn kill_and_drain(mut self) -> Option<ExitStatus> {
         drop(self.to_stdin);
-        let st = self.group.stop();
+        let st = self.group.kill();
         let _ = self
             .group
             .stderr_done

@@ -186,7 +186,7 @@ impl ShmChannel {
         self.worker = self.k.sup.restart(
             &self.k.hello,
             || spawn(exe, lib, arch, timeout, &ring),
-            |w| _ = w.group.kill(),
+            |mut w| _ = w.group.kill(),
         );
     }
 
@@ -344,7 +344,7 @@ impl ShmChannel {
     }
 
     fn kill(&mut self) -> Option<ExitStatus> {
-        self.worker.take().and_then(|w| w.group.kill())
+        self.worker.take().and_then(|mut w| w.group.kill())
     }
 
     fn batchable(&self, op: u32) -> bool {
