@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 use subjects::*;
 use tpbconform::external::{self, Answer, Client, FaultClass, Reply, Request};
 use tpbconform::generation::Generation;
-use tpbconform::subjects::{LutTable, SubjectSpec};
+use tpbconform::subjects::{LutTable, SubjectSpec, Validator};
 
 const TIMEOUT: Duration = Duration::from_secs(10);
 
@@ -72,15 +72,15 @@ fn pinned() -> Vec<(Request, Option<&'static str>)> {
         (false, 6, 0x10, Some("has_valid_neuron_events")),
     ];
     let mut out = vec![
-        (Request::ValidateHeader(h), None),
-        (Request::ValidateHeader(scratch_ok), None),
-        (Request::ValidatePayload(p), None),
+        (Request::Validate(Validator::Header, h), None),
+        (Request::Validate(Validator::Header, scratch_ok), None),
+        (Request::Validate(Validator::Payload, p), None),
     ];
     out.extend(rows.map(|(header, at, v, verdict)| {
         let req = if header {
-            Request::ValidateHeader(with(h, at, v))
+            Request::Validate(Validator::Header, with(h, at, v))
         } else {
-            Request::ValidatePayload(with(p, at, v))
+            Request::Validate(Validator::Payload, with(p, at, v))
         };
         (req, verdict)
     }));
@@ -113,9 +113,9 @@ fn mixed(n: usize) -> Vec<Request> {
                 b[63] = 0;
             }
             if next() % 2 == 0 {
-                Request::ValidateHeader(b)
+                Request::Validate(Validator::Header, b)
             } else {
-                Request::ValidatePayload(b)
+                Request::Validate(Validator::Payload, b)
             }
         })
         .collect()
@@ -192,7 +192,7 @@ fn a_generation_the_subject_lacks_declares_no_ops() {
         let mut p = external::start(&s, Path::new(BIN), Generation::V3, TIMEOUT).unwrap();
         assert!(p.hello().ops.is_empty(), "{spec}");
         assert_eq!(
-            p.call(&Request::ValidateHeader(valid_header())),
+            p.call(&Request::Validate(Validator::Header, valid_header())),
             Ok(Answer::Unsupported)
         );
     }
@@ -207,7 +207,10 @@ fn planted_bugs_change_exactly_the_planted_predicate() {
     h[0x3F] = 1;
     let mut p = valid_payload();
     p[0x0E] = 1;
-    let reqs = [Request::ValidateHeader(h), Request::ValidatePayload(p)];
+    let reqs = [
+        Request::Validate(Validator::Header, h),
+        Request::Validate(Validator::Payload, p),
+    ];
     let run = |spec: &str| verdicts(start(spec, TIMEOUT).call_batch(&reqs));
     let want = vec![
         Some("custom_op_header_reserved_zero".to_string()),
@@ -235,7 +238,7 @@ fn faults_are_isolated(spec: &str, class: FaultClass, timeout: Duration, stderr_
     for at in [7, 23] {
         let mut h = valid_header();
         h[63] = 0xEE;
-        reqs[at] = Request::ValidateHeader(h);
+        reqs[at] = Request::Validate(Validator::Header, h);
     }
     let mut good = start(&python_spec(""), TIMEOUT);
     let want = good.call_batch(&reqs);
@@ -315,8 +318,8 @@ fn a_subject_that_exits_between_requests_blames_no_input() {
     let mut trigger = valid_header();
     trigger[63] = 0xEE;
     let (first, next) = (
-        Request::ValidateHeader(trigger),
-        Request::ValidatePayload(valid_payload()),
+        Request::Validate(Validator::Header, trigger),
+        Request::Validate(Validator::Payload, valid_payload()),
     );
     let mut good = start(&python_spec(""), TIMEOUT);
     let want = (good.call(&first), good.call(&next));
@@ -345,12 +348,12 @@ fn a_changed_hello_is_reported_in_protocol_terms() {
         f = seen.display()
     );
     let mut s = start(&spec, TIMEOUT);
-    let got = s.call(&Request::ValidateHeader(valid_header()));
+    let got = s.call(&Request::Validate(Validator::Header, valid_header()));
     assert!(
         matches!(&got, Err(f) if f.class == FaultClass::Crash),
         "{got:?}"
     );
-    let _ = s.call(&Request::ValidateHeader(valid_header()));
+    let _ = s.call(&Request::Validate(Validator::Header, valid_header()));
     let why = s.supervisor().given_up().unwrap_or_default().to_string();
     let want = r#"changed its hello from {"protocol":1,"name":"x","ops":["validate_header"]} to {"protocol":1,"name":"x","ops":["validate_payload"]}"#;
     assert!(why.contains(want), "{why}");
@@ -402,7 +405,7 @@ fn a_subject_that_cannot_restart_is_given_up_and_every_later_case_faults() {
     let mut reqs = mixed(10);
     let mut h = valid_header();
     h[63] = 0xEE;
-    reqs[3] = Request::ValidateHeader(h);
+    reqs[3] = Request::Validate(Validator::Header, h);
     let mut s = start(&spec, TIMEOUT);
     let got = s.call_batch(&reqs);
     assert!(got[..3].iter().all(|r| r.is_ok()));
@@ -440,7 +443,7 @@ fn given_up_after_k(spec: &str, class: FaultClass, timeout: Duration) {
             let mut h = valid_header();
             h[62] = i;
             h[63] = 0xEE;
-            Request::ValidateHeader(h)
+            Request::Validate(Validator::Header, h)
         })
         .collect();
     let mut s = start(spec, timeout);
@@ -458,7 +461,7 @@ fn given_up_after_k(spec: &str, class: FaultClass, timeout: Duration) {
         .unwrap_or_else(|| panic!("{spec}: not given up"));
     assert!(
         why.contains(&tpbconform::subjects::hex(&match reqs[0] {
-            Request::ValidateHeader(b) => b,
+            Request::Validate(Validator::Header, b) => b,
             _ => unreachable!(),
         })),
         "{spec}: {why}"
@@ -506,7 +509,7 @@ fn children_holding_the_pipe_are_killed_with_the_subject() {
         let mut s = start(&hostile_py(mode, Some(&pids)), TIMEOUT);
         let t0 = Instant::now();
         let f = s
-            .call(&Request::ValidateHeader(valid_header()))
+            .call(&Request::Validate(Validator::Header, valid_header()))
             .unwrap_err();
         // The crash is seen when the process exits, although its child
         // still holds stdout open (no EOF): not a timeout.

@@ -21,7 +21,7 @@ use tpbconform::external::shm_client::{batch_budget, Chunk, ShmAnswer, ShmChanne
 use tpbconform::external::supervisor::Fault;
 use tpbconform::external::{self, Answer, FaultClass, Request};
 use tpbconform::generation::Generation;
-use tpbconform::subjects::{LutTable, Predicate, SubjectSpec};
+use tpbconform::subjects::{LutTable, Predicate, SubjectSpec, Validator};
 
 /// A channel's answers to a whole batch, in order.
 trait Answers {
@@ -91,9 +91,9 @@ fn json_verdicts(lib: &Path, payload: bool, bs: &[[u8; 64]]) -> Vec<Option<Strin
         .iter()
         .map(|b| {
             if payload {
-                Request::ValidatePayload(*b)
+                Request::Validate(Validator::Payload, *b)
             } else {
-                Request::ValidateHeader(*b)
+                Request::Validate(Validator::Header, *b)
             }
         })
         .collect();

@@ -10,7 +10,7 @@ use super::protocol::{
 use super::supervisor::clip;
 use super::verdict::verdict_of;
 use crate::strict_json::Json;
-use crate::subjects::{Capabilities, Capability, LutTable};
+use crate::subjects::{Capabilities, Capability, LutTable, Validator};
 use libloading::{Library, Symbol};
 use std::ffi::{c_char, c_int, CStr, CString};
 
@@ -609,8 +609,8 @@ impl SubjectLib {
 
     fn answer(&self, r: &Request) -> Result<Answer, String> {
         match r {
-            Request::ValidateHeader(b) | Request::ValidatePayload(b) => {
-                let payload = matches!(r, Request::ValidatePayload(_));
+            Request::Validate(v, b) => {
+                let payload = *v == Validator::Payload;
                 status(self.validate_code(payload, b), |v| {
                     Ok(Answer::Verdict(match v {
                         VerdictCode::Id(id) => verdict_of(id).map(|p| p.name().to_string()),
@@ -626,8 +626,11 @@ impl SubjectLib {
                 Ok(v.map_or_else(Answer::Refused, Answer::Encoded))
             }),
             Request::Lut { table, input } => {
-                let refused = |why: &CStr| why.to_str().map(str::to_string);
-                let refused = |why: &CStr| refused(why).map_err(|_| NOT_UTF8_REFUSAL.to_string());
+                let refused = |why: &CStr| {
+                    why.to_str()
+                        .map(str::to_string)
+                        .map_err(|_| NOT_UTF8_REFUSAL.into())
+                };
                 status(self.lut_with(*table, *input, refused), |v| {
                     Ok(v.map_or_else(Answer::Refused, |w| Answer::Wire(u64::from(w))))
                 })

@@ -34,8 +34,7 @@ pub const MAX_STREAM: usize = 1 << 20;
 /// shape is in docs/subject-protocol.md.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Request {
-    ValidateHeader([u8; 64]),
-    ValidatePayload([u8; 64]),
+    Validate(Validator, [u8; 64]),
     Decode([u8; 64]),
     /// The fields are sent exactly as `tpbconform decode` prints them.
     Encode {
@@ -72,18 +71,10 @@ impl From<String> for IrDocument {
 }
 
 impl Request {
-    pub fn validate(v: Validator, b: [u8; 64]) -> Request {
-        match v {
-            Validator::Header => Request::ValidateHeader(b),
-            Validator::Payload => Request::ValidatePayload(b),
-        }
-    }
-
     /// The operation (a LUT: its table's), the unit of give-up.
     pub fn capability(&self) -> Capability {
         match self {
-            Request::ValidateHeader(_) => Capability::ValidateHeader,
-            Request::ValidatePayload(_) => Capability::ValidatePayload,
+            Request::Validate(v, _) => Capability::of_validator(*v),
             Request::Decode(_) => Capability::Decode,
             Request::Encode { .. } => Capability::Encode,
             Request::Lut { table, .. } => Capability::Lut(*table),
@@ -111,9 +102,7 @@ impl Request {
     /// request's JSON, or `table input`.
     pub fn input_text(&self) -> String {
         match self {
-            Request::ValidateHeader(b) | Request::ValidatePayload(b) | Request::Decode(b) => {
-                crate::subjects::hex(b)
-            }
+            Request::Validate(_, b) | Request::Decode(b) => crate::subjects::hex(b),
             Request::Encode { opcode, fields } => format!(
                 r#"{{"opcode":"{}","fields":{}}}"#,
                 opcode_str(*opcode),
@@ -609,8 +598,8 @@ const REQ_LOWER: u8 = b'L';
 /// The request record of `r` in two parts (a stream or IR document uncopied).
 pub fn request_parts(r: &Request) -> (Vec<u8>, &[u8]) {
     match r {
-        Request::ValidateHeader(b) => (vec![REQ_HEADER], b),
-        Request::ValidatePayload(b) => (vec![REQ_PAYLOAD], b),
+        Request::Validate(Validator::Header, b) => (vec![REQ_HEADER], b),
+        Request::Validate(Validator::Payload, b) => (vec![REQ_PAYLOAD], b),
         Request::Decode(b) => (vec![REQ_DECODE], b),
         Request::Encode { opcode, fields } => {
             let mut o = vec![REQ_ENCODE, *opcode];
@@ -657,8 +646,8 @@ pub fn get_request(b: &[u8]) -> Result<Request, String> {
         return Err("empty".into());
     };
     Ok(match kind {
-        REQ_HEADER => Request::ValidateHeader(bundle(rest)?),
-        REQ_PAYLOAD => Request::ValidatePayload(bundle(rest)?),
+        REQ_HEADER => Request::Validate(Validator::Header, bundle(rest)?),
+        REQ_PAYLOAD => Request::Validate(Validator::Payload, bundle(rest)?),
         REQ_DECODE => Request::Decode(bundle(rest)?),
         REQ_ENCODE => {
             let (&opcode, fields) = rest.split_first().ok_or("no opcode")?;

@@ -279,7 +279,7 @@ impl ExternalSubject {
         if let Some(r) = self.validate_one_shared(v, op, b) {
             return r;
         }
-        verdict_reply(self.ask_now(Request::validate(v, *b)))
+        verdict_reply(self.ask_now(Request::Validate(v, *b)))
     }
 
     #[inline(never)]
@@ -351,7 +351,7 @@ impl ExternalSubject {
     fn requests_of(&self, batch: Batch<'_>) -> Vec<Request> {
         let asking = |q| request_of(q, self.gen).ok();
         match batch {
-            Batch::Validate(v, bs) => bs.iter().map(|b| Request::validate(v, *b)).collect(),
+            Batch::Validate(v, bs) => bs.iter().map(|b| Request::Validate(v, *b)).collect(),
             Batch::Decode(bs) | Batch::Roundtrip(bs) => bs
                 .iter()
                 .filter_map(|b| asking(Question::Decode(b)))
@@ -694,7 +694,7 @@ impl ExternalSubject {
                 }
                 Err(_) => {
                     let reqs: Vec<Request> =
-                        chunk.iter().map(|x| Request::validate(v, *x)).collect();
+                        chunk.iter().map(|x| Request::Validate(v, *x)).collect();
                     let Some(replies) = self.ask_batch(&reqs, tick) else {
                         return;
                     };

@@ -13,7 +13,7 @@ const HEADER_HEX: &str = "851000000000000000000000030001020000000000000000000000
 fn request_lines_are_the_pinned_shapes() {
     let b = parse_bundle_hex(HEADER_HEX).unwrap();
     assert_eq!(
-        Request::ValidateHeader(b).to_line(1),
+        Request::Validate(Validator::Header, b).to_line(1),
         format!(r#"{{"id":1,"op":"validate_header","hex":"{HEADER_HEX}"}}"#)
     );
     assert_eq!(
@@ -300,8 +300,8 @@ fn every_answer_reads_back_as_written() {
     // Requests of every operation read back as written.
     let b = [3u8; 64];
     for r in [
-        Request::ValidateHeader(b),
-        Request::ValidatePayload(b),
+        Request::Validate(Validator::Header, b),
+        Request::Validate(Validator::Payload, b),
         Request::Decode(b),
         Request::Encode {
             opcode: 0xD9,
