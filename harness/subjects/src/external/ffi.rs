@@ -303,10 +303,6 @@ impl SubjectLib {
         &self.tables
     }
 
-    pub fn all_tables(&self) -> bool {
-        self.tables.len() == LutTable::ALL.len()
-    }
-
     pub fn init(&self, arch: &str) -> Status<()> {
         let Ok(c) = CString::new(arch) else {
             return Status::Error("arch holds a NUL byte".into());

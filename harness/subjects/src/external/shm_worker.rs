@@ -56,8 +56,10 @@ pub fn serve(lib_path: &str, region: &Path, arch: &str) -> Result<(), String> {
     } else {
         Capabilities::NONE
     };
-    let tables =
-        (ops.covers(Capabilities::LUTS) && !lib.all_tables()).then(|| lib.lut_tables().to_vec());
+    // `tables` only when some tables are left out.
+    let tables = lib.lut_tables();
+    let some = ops.covers(Capabilities::LUTS) && tables.len() < LutTable::ALL.len();
+    let tables = some.then(|| tables.to_vec());
     let hello = Hello {
         protocol: PROTOCOL,
         name: lib.name().to_string(),
