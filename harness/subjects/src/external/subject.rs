@@ -96,23 +96,20 @@ pub fn open(spec: &SubjectSpec, arch: Generation) -> Result<Box<dyn Subject + Se
         ))
     })?;
     let client = start(spec, &exe, arch, case_timeout()).map_err(|e| failed(e.0))?;
-    let mut s = ExternalSubject::new(spec.to_string(), client);
-    if let SubjectSpec::Cmd(c) = spec {
-        let offered = s.client.lock().is_ok_and(|cl| {
-            cl.hello()
-                .framings
-                .iter()
-                .any(|f| f == batch_framing::BATCH64)
-        });
-        if offered {
-            // One that cannot start with it keeps the JSON lines.
-            let ring = s.client.lock().ok().map(|cl| cl.supervisor().stderr_ring());
-            let start = |r| BatchProcess::start(c, arch.name(), case_timeout(), r);
-            if let Some(Ok(b)) = ring.map(start) {
-                s.batch = Some(Mutex::new(b));
-            }
+    let offered = client
+        .hello()
+        .framings
+        .iter()
+        .any(|f| f == batch_framing::BATCH64);
+    let batch = match spec {
+        // One that cannot start with it keeps the JSON lines.
+        SubjectSpec::Cmd(c) if offered => {
+            let ring = client.supervisor().stderr_ring();
+            BatchProcess::start(c, arch.name(), case_timeout(), ring).ok()
         }
-    }
+        _ => None,
+    };
+    let s = ExternalSubject::new(spec.to_string(), client, batch);
     Ok(Box::new(s))
 }
 
@@ -158,7 +155,7 @@ fn capabilities_of(h: &Hello) -> Capabilities {
 }
 
 impl ExternalSubject {
-    pub fn new(name: String, client: Client) -> ExternalSubject {
+    pub fn new(name: String, client: Client, batch: Option<BatchProcess>) -> ExternalSubject {
         let caps = capabilities_of(client.hello());
         let gen = Generation::ALL
             .into_iter()
@@ -169,7 +166,7 @@ impl ExternalSubject {
             caps,
             gen,
             client: Mutex::new(client),
-            batch: None,
+            batch: batch.map(Mutex::new),
             ready: RefCell::new(ReadyStore::default()),
             calls: AtomicU64::new(0),
             busy_ns: AtomicU64::new(0),
