@@ -676,16 +676,14 @@ fn decode(
         }
         _ if op != shm::OP_LUT => ShmAnswer::Verdict(verdict::verdict_of(code)),
         shm::CODE_WIRE => ShmAnswer::Wire(value),
-        shm::CODE_REFUSED => match refusals.get(value) {
-            Some(n) => ShmAnswer::Refused(n.clone()),
-            None => {
-                let n = super::names::foreign(&text(r));
-                if value != u32::MAX && refusals.0.len() < 64 {
-                    refusals.0.push((value, n.clone()));
-                }
-                ShmAnswer::Refused(n)
+        // A refusal not read yet in this hand-off (`collect` serves the others).
+        shm::CODE_REFUSED => {
+            let n = super::names::foreign(&text(r));
+            if value != u32::MAX && refusals.0.len() < 64 {
+                refusals.0.push((value, n.clone()));
             }
-        },
+            ShmAnswer::Refused(n)
+        }
         c => ShmAnswer::Fault(fault(
             FaultClass::Protocol,
             format!("worker wrote answer code {c}"),
