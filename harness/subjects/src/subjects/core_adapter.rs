@@ -101,7 +101,6 @@ fn engine_finding(f: &c::engines::Finding) -> EngineFinding {
     out
 }
 
-/// Core's reading of `p` (SPEC §11), links recorded.
 fn core_engine_sync(p: &EngineProgram) -> EngineSyncAnswer {
     let steps: Vec<Vec<c::engines::Step>> = p
         .engines
@@ -127,8 +126,7 @@ fn core_engine_sync(p: &EngineProgram) -> EngineSyncAnswer {
     })
 }
 
-/// `tpb_core` as a [`Subject`] (registry name `core`), serving one generation
-/// (v2 by default, SPEC §0).
+/// `tpb_core` as a [`Subject`] (registry name `core`), serving one generation.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct CoreSubject {
     gen: Generation,
@@ -140,7 +138,6 @@ impl CoreSubject {
     }
 }
 
-/// One event of core's walker as a row (SPEC §5.3 "Linting a stream").
 #[inline]
 fn lint_row(e: c::walk::Event) -> LintRow {
     use c::lint::Verdict as V;
@@ -173,8 +170,7 @@ fn lint_row(e: c::walk::Event) -> LintRow {
     }
 }
 
-/// Whether `records` (what `insn` lowered to under `gen`) decode and give
-/// back the instruction's wire fields (SPEC §5.4 "IR (DL-1)" and its table; §5.1).
+/// SPEC §5.4 "IR (DL-1)" and its table; §5.1.
 fn check_lowered(
     gen: Generation,
     insn: &IrInstruction,
@@ -206,7 +202,6 @@ fn check_lowered(
     }
 }
 
-/// The model's plan in the oracle's vocabulary.
 fn to_sim_plan(plan: &c::sync::SyncPlan) -> Vec<SyncEntry> {
     plan.infos
         .iter()
@@ -354,13 +349,11 @@ impl Reference for CoreSubject {
         })
     }
 
-    /// Core's model of a subgraph's engines ([`c::engines::analyze`], SPEC §11), with links.
     fn engine_sync(&self, p: &EngineProgram) -> Reply<EngineSyncAnswer> {
         Ok(core_engine_sync(p))
     }
 
-    /// Core's streaming walker ([`c::walk::Walker`], as `tpbconform check`
-    /// runs it), its events mapped as they come.
+    /// Core's streaming walker, as `tpbconform check` runs it.
     fn lint_stream(&self, bytes: &[u8]) -> Reply<LintResult> {
         if !bytes.len().is_multiple_of(c::layout::BUNDLE_LEN) {
             return Ok(Err(format!("{:?}", c::LengthError { len: bytes.len() })));

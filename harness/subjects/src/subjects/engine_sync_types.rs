@@ -1,7 +1,4 @@
-//! The vocabulary of [`super::Subject::engine_sync`] (SPEC §11): a subgraph's engines as
-//! events bands plus DMA increments in, findings with both sides' locations, each engine's end,
-//! the final semaphores and the passed waits' links out. Reference pair only (no protocol op
-//! carries it).
+//! The vocabulary of [`super::Reference::engine_sync`] (SPEC §11).
 //!
 //! The `engine_sync` target's byte form ([`EngineProgram::from_bytes`], total: every byte string
 //! is a program): byte 0 % 9 = engines; per engine one byte % 33 = its steps, then 8 bytes per
@@ -10,15 +7,12 @@
 //! instruction (`% steps`; an engine without steps: none). A missing byte ends the program
 //! there.
 
-/// Most engines of the byte form.
+/// The byte form's most engines, steps per engine and DMA increments.
 pub const FORM_ENGINES: usize = 8;
-/// Most steps per engine of the byte form.
 pub const FORM_STEPS: usize = 32;
-/// Most DMA increments of the byte form.
 pub const FORM_DMAS: usize = 8;
 
-/// A DMA increment (FACTS §10 D1), and a location (an engine's instruction, or a DMA
-/// increment of the list): core's types.
+/// A DMA increment (FACTS §10 D1), and a location.
 pub use tpb_core::engines::{DmaIncrement as DmaRow, Loc as SyncSite};
 
 /// A subgraph: per engine its bands, and the DMA increments.
@@ -30,7 +24,6 @@ pub struct EngineProgram {
 }
 
 impl EngineProgram {
-    /// The program a byte string is (see the module docs).
     pub fn from_bytes(bytes: &[u8]) -> EngineProgram {
         let mut it = bytes.iter().copied();
         let mut p = EngineProgram::default();
@@ -81,8 +74,7 @@ impl EngineProgram {
         p
     }
 
-    /// The byte form of this program (the inverse of [`EngineProgram::from_bytes`] for a
-    /// program within the form's limits).
+    /// The inverse of [`EngineProgram::from_bytes`] within the form's limits.
     pub fn to_bytes(&self) -> Vec<u8> {
         let mut out = vec![self.engines.len() as u8];
         for steps in &self.engines {
@@ -122,32 +114,29 @@ pub type SyncResource = (char, u8);
 /// | `analysis_stopped` | the instruction | — | the mode byte (`reason` set) |
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct EngineFinding {
-    /// SPEC §11 name.
     pub kind: &'static str,
-    /// Locations, the primary first.
+    /// The primary first.
     pub sites: Vec<SyncSite>,
     pub resource: Option<SyncResource>,
-    /// The numbers of the kind (table above).
     pub numbers: Vec<u64>,
     /// The stop reason of `analysis_stopped`.
     pub reason: Option<&'static str>,
 }
 
 impl EngineFinding {
-    /// `true` for `unconsumed_update` and `analysis_stopped` (not errors of the program).
+    /// Not an error of the program (`unconsumed_update`, `analysis_stopped`).
     pub fn is_warning(&self) -> bool {
         matches!(self.kind, "unconsumed_update" | "analysis_stopped")
     }
 }
 
-/// Where an engine ended: `finished`, `blocked` or `stopped`, and the instruction (0 when
-/// finished).
+/// `finished` (at 0), `blocked` or `stopped` at an instruction.
 pub type EngineEnd = (&'static str, u32);
 
 /// A reading of one subgraph.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct EngineSyncOutcome {
-    /// Findings in SPEC §11 DE-10 order.
+    /// In SPEC §11 DE-10 order.
     pub findings: Vec<EngineFinding>,
     /// Per engine.
     pub ends: Vec<EngineEnd>,
@@ -157,5 +146,5 @@ pub struct EngineSyncOutcome {
     pub links: Vec<(SyncSite, Option<SyncSite>)>,
 }
 
-/// The answer: the outcome, or the name of the input error (SPEC §11 DE-2).
+/// The outcome, or the input error's name (SPEC §11 DE-2).
 pub type EngineSyncAnswer = Result<EngineSyncOutcome, &'static str>;

@@ -15,46 +15,42 @@ use super::types::{
 };
 use std::fmt;
 
-/// What a subject can do, one operation (one LUT table) each; a target
-/// needs some of these. Each is declared on its own: a subject with only
-/// `validate_header`, or only some tables, is judged on exactly those
-/// (docs/subject-protocol.md, "Capabilities").
+/// What a subject can do, one operation (one LUT table) each: a subject is judged on exactly
+/// the ones it declares (docs/subject-protocol.md, "Capabilities"). Sync, StreamLint and
+/// EngineSync are the reference pair's only.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Capability {
-    /// The SPEC §3 CUSTOM_OP header validator.
+    /// SPEC §3.
     ValidateHeader,
-    /// The SPEC §4 CUSTOM_OP payload validator.
+    /// SPEC §4.
     ValidatePayload,
-    /// The SPEC §5.1 decoder.
+    /// SPEC §5.1.
     Decode,
-    /// The SPEC §5.2 encoder.
+    /// SPEC §5.2.
     Encode,
-    /// One SPEC §6 lookup table.
+    /// SPEC §6.
     Lut(LutTable),
-    /// The SPEC §5.3 custom-op stream rules: the first stream error with
-    /// its index, or valid.
+    /// SPEC §5.3 custom-op stream rules.
     ValidateStream,
-    /// The SPEC §7 IR gates.
+    /// SPEC §7.
     IrGates,
-    /// The SPEC §8 semaphore model (reference pair only).
+    /// SPEC §8.
     Sync,
-    /// The SPEC §5.4 collective lowering.
+    /// SPEC §5.4.
     Lower,
-    /// The SPEC §5.3 "Linting a stream" walker (reference pair only).
+    /// SPEC §5.3 "Linting a stream".
     StreamLint,
-    /// The SPEC §11 model of a subgraph's engines (reference pair only).
+    /// SPEC §11.
     EngineSync,
 }
 
 impl Capability {
-    /// The capabilities no subject protocol op carries (the reference pair's only): a subject
-    /// under test never has them, so their targets are not "not supported" by it.
+    /// What no protocol op carries: their targets are never "not supported" by a subject.
     pub const REFERENCE_ONLY: Capabilities =
         Capabilities::of(&[Capability::Sync, Capability::StreamLint]);
 
-    /// Every capability, in a stable order: the four bundle operations, the tables
-    /// ([`LutTable::ALL`]), the rest; what protocol ops carry, in protocol order
-    /// ([`Capabilities::ops`], whose position is their `TPB_CAP_*` bit).
+    /// Every capability: the bundle operations, the tables, the rest; the protocol ops in
+    /// protocol order ([`Capabilities::ops`], whose position is their `TPB_CAP_*` bit).
     pub const ALL: [Capability; 10 + LutTable::ALL.len()] = {
         use Capability as C;
         const HEAD: [Capability; 4] = [C::ValidateHeader, C::ValidatePayload, C::Decode, C::Encode];
@@ -81,7 +77,7 @@ impl Capability {
         all
     };
 
-    /// Stable name: the protocol's op name, `lut:<table>` for a table.
+    /// The protocol's op name, `lut:<table>` for a table.
     pub fn name(self) -> &'static str {
         match self {
             Capability::ValidateHeader => Validator::Header.op(),
@@ -109,9 +105,7 @@ impl Capability {
         }
     }
 
-    /// The protocol's `lut` operation, which declares tables through one op name: any table's
-    /// capability answers [`Capabilities::has`] as the op does (a hello's `lut` sets every
-    /// table's bit), so the first table stands for it.
+    /// The protocol's `lut` op: a hello's `lut` sets every table's bit, so the first stands for it.
     pub const LUT_OP: Capability = Capability::Lut(LutTable::ALL[0]);
 
     pub fn of_validator(v: Validator) -> Capability {
@@ -121,8 +115,7 @@ impl Capability {
         }
     }
 
-    /// Its bit in [`Capabilities`]: operations from bit 0, tables from bit
-    /// 16 (room for 16 tables).
+    /// Operations from bit 0, tables from bit 16.
     const fn bit(self) -> u32 {
         const _: () = assert!(LutTable::ALL.len() <= 16, "Capabilities holds 16 tables");
         let i = match self {
@@ -142,7 +135,6 @@ impl Capability {
     }
 }
 
-/// A set of [`Capability`]s.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub struct Capabilities(u32);
 
@@ -159,7 +151,6 @@ impl Capabilities {
         Capabilities(bits)
     }
 
-    /// Every table's capability.
     pub const LUTS: Capabilities = Capabilities(((1 << LutTable::ALL.len()) - 1) << 16);
 
     pub const fn all() -> Capabilities {
@@ -170,22 +161,19 @@ impl Capabilities {
         self.0 & c.bit() != 0
     }
 
-    /// True if every capability of `other` is in the set.
     pub fn covers(self, other: Capabilities) -> bool {
         self.0 & other.0 == other.0
     }
 
-    /// Every capability of either set.
     pub const fn union(self, other: Capabilities) -> Capabilities {
         Capabilities(self.0 | other.0)
     }
 
-    /// The capabilities in both sets.
     pub fn intersection(self, other: Capabilities) -> Capabilities {
         Capabilities(self.0 & other.0)
     }
 
-    /// The capabilities of `other` missing from the set.
+    /// Those of `other` not in the set.
     pub fn missing(self, other: Capabilities) -> Capabilities {
         Capabilities(other.0 & !self.0)
     }
@@ -194,12 +182,10 @@ impl Capabilities {
         self.0 == 0
     }
 
-    /// The members, in [`Capability::ALL`] order.
     pub fn iter(self) -> impl Iterator<Item = Capability> {
         Capability::ALL.into_iter().filter(move |c| self.has(*c))
     }
 
-    /// The capabilities protocol op `op` carries (none: no such op).
     pub fn of_op(op: &str) -> Capabilities {
         Capability::ALL
             .into_iter()
@@ -207,7 +193,6 @@ impl Capabilities {
             .collect()
     }
 
-    /// The protocol ops carrying the members, in protocol order.
     pub fn ops(self) -> Vec<&'static str> {
         let mut ops: Vec<&str> = self.iter().filter_map(Capability::op).collect();
         ops.dedup();
@@ -231,16 +216,13 @@ impl fmt::Display for Capabilities {
 /// Why a subject gave no result.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Fault {
-    /// The subject does not implement this operation.
     Unsupported,
-    /// The subject died (signal, exit, load failure); the text says how.
+    /// Died (signal, exit, load failure).
     Crash(String),
-    /// The subject did not answer in time.
     Timeout(String),
-    /// The subject answered something the protocol does not allow.
+    /// Answered something the protocol does not allow.
     Protocol(String),
-    /// The harness's transport lost, left unwritten or misplaced the
-    /// answer: a fault of the harness, never of the subject.
+    /// The harness's transport lost or misplaced the answer: never the subject's fault.
     Harness(String),
 }
 
@@ -256,60 +238,44 @@ impl fmt::Display for Fault {
     }
 }
 
-/// A subject's answer: a typed result, or a [`Fault`].
 pub type Reply<T> = Result<T, Fault>;
 
-/// A batch of bundles the judge is about to ask one operation about (see
-/// [`Transport::prefetch`]).
+/// A batch of inputs the judge is about to ask one operation about ([`Transport::prefetch`]),
+/// named by the [`Subject`] method asked.
 #[derive(Clone, Copy, Debug)]
 pub enum Batch<'a> {
-    /// [`Subject::validate`] with this validator on each bundle.
     Validate(Validator, &'a [[u8; 64]]),
-    /// [`Subject::decode`] on each bundle.
     Decode(&'a [[u8; 64]]),
-    /// [`Subject::lut`] on each ordinal, through each table in order (the
-    /// calls come ordinal by ordinal, the tables of one ordinal in turn).
+    /// Ordinal by ordinal, the tables of one ordinal in turn.
     Lut(&'a [LutTable], &'a [u32]),
-    /// SPEC §5.1 roundtrip on each bundle: [`Subject::decode`], then
-    /// [`Subject::encode`] of what it decoded, twice (on its own decode,
-    /// and on the reference's, the same fields when the decodes agree).
+    /// SPEC §5.1 roundtrip: decode, then encode of what it decoded, twice (on its own decode
+    /// and on the reference's).
     Roundtrip(&'a [[u8; 64]]),
-    /// [`Subject::validate_stream`] on each stream.
+    /// `validate_stream`.
     Streams(&'a [std::sync::Arc<Vec<u8>>]),
-    /// [`Subject::lower_module`] on each module.
+    /// `lower_module`.
     Lower(&'a [std::sync::Arc<Vec<IrInstruction>>]),
 }
 
-/// An operation asked one input at a time, its input borrowed: what a
-/// subject whose answers travel answers through [`Subject::asked`].
+/// An operation asked one input at a time ([`Subject::asked`]), named by its method.
 #[derive(Clone, Copy, Debug)]
 pub enum Question<'a> {
-    /// [`Subject::decode`].
     Decode(&'a [u8; 64]),
-    /// [`Subject::encode`]: the opcode and the fields.
     Encode(u8, &'a [(FieldName, Value)]),
-    /// [`Subject::validate_stream`].
     ValidateStream(&'a [u8]),
-    /// [`Subject::lower_module`].
     LowerModule(&'a [IrInstruction]),
 }
 
-/// The typed answer to a [`Question`], of the same operation.
+/// The typed answer to a [`Question`] of the same operation.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Said {
-    /// To [`Question::Decode`].
     Decode(Result<Decoded, DecodeFail>),
-    /// To [`Question::Encode`].
     Encode(EncodeResult),
-    /// To [`Question::ValidateStream`].
     ValidateStream(Result<(), StreamFail>),
-    /// To [`Question::LowerModule`].
     LowerModule(ModuleAnswer),
 }
 
 impl Said {
-    /// This answer given to a question of another operation: the harness
-    /// misplaced it.
     fn misplaced(self) -> Fault {
         Fault::Harness(format!("answer to another operation: {self:?}"))
     }
@@ -340,122 +306,92 @@ macro_rules! forwarded {
     };
 }
 
-/// One implementation of SPEC.md, as the judge (the differential engine) sees it.
-///
-/// Every operation may answer [`Fault::Unsupported`]; the default methods do
-/// (a wrapper's: what the subject it wraps answers, [`Subject::forwards_to`];
-/// one asked one input at a time: what [`Subject::asked`] answers), so a
-/// new operation is one method here and neither a wrapper nor an external
-/// subject implements it by hand.
-/// Implementations must not panic; if they do, the judge reports a `Panic`
-/// divergence.
+/// One implementation of SPEC.md, as the judge sees it. Every operation defaults to
+/// [`Fault::Unsupported`] (a wrapper: what [`Subject::forwards_to`] answers; else, for some,
+/// what [`Subject::asked`] answers), so a new operation is one method here. Implementations
+/// must not panic (the judge reports a `Panic` divergence).
 pub trait Subject {
-    /// Short stable name, e.g. `core`, `oracle`, `cmd:python3 x.py`.
+    /// e.g. `core`, `oracle`, `cmd:python3 x.py`.
     fn name(&self) -> &str;
 
-    /// What the subject implements. The judge skips a target whose
-    /// capabilities the subject lacks (reported as "not supported by X").
-    /// Fixed once the subject is open: the judge reads them once.
+    /// Fixed once open (the judge reads them once); a target needing more is "not supported".
     fn capabilities(&self) -> Capabilities;
 
     forwarded! {
-        /// SPEC §3 / §4 validator on any 64 bytes.
+        /// SPEC §3 / §4.
         fn validate(&self, v: Validator, b: &[u8; 64]) -> Reply<Verdict>;
 
-        /// SPEC §5.1 strict decoder.
+        /// SPEC §5.1.
         fn decode(&self, b: &[u8; 64]) -> Reply<Result<Decoded, DecodeFail>> = Decode;
 
         /// SPEC §5.2 encoder: `Err(field)` names the first bad field.
         fn encode(&self, opcode: u8, fields: &[(FieldName, Value)]) -> Reply<EncodeResult> = Encode;
 
-        /// SPEC §5.3 stream rules only (the `validate_stream` operation): the
-        /// first stream error with its index, or valid (the reference pair:
-        /// [`stream_verdict`] of [`Reference::parse_stream`]).
+        /// SPEC §5.3 stream rules only: the first stream error, or valid.
         fn validate_stream(&self, bytes: &[u8]) -> Reply<Result<(), StreamFail>> = ValidateStream;
 
-        /// A SPEC §6 lookup.
+        /// SPEC §6.
         fn lut(&self, table: LutTable, input: u32) -> Reply<LutResult>;
 
-        /// SPEC §5.4 as the `lower` operation answers (`tpbconform lower`):
-        /// the whole module, or the first rejection (the reference pair:
-        /// [`module_answer`] of [`Reference::lower`]).
+        /// SPEC §5.4 as `tpbconform lower` answers: the whole module, or the first rejection.
         fn lower_module(&self, insns: &[IrInstruction]) -> Reply<ModuleAnswer> = LowerModule;
     }
 
-    /// The one hook of a subject whose answers travel (an external
-    /// subject): the operations asked one input at a time ([`Question`])
-    /// default to it, so such a subject implements none of them itself.
-    /// Default: `Unsupported`.
+    /// The hook of a subject whose answers travel: the [`Question`] operations default to it.
     fn asked(&self, _q: Question<'_>) -> Reply<Said> {
         Err(Fault::Unsupported)
     }
 
-    /// How its answers travel, when they travel (an external subject):
-    /// batches handed over ahead, vouching, giving up. Default: none (an
-    /// in-process subject answers each call as it comes).
+    /// How its answers travel (an external subject); none in process.
     fn transport(&self) -> Option<&dyn Transport> {
         None
     }
 
-    /// A wrapper's inner subject, which answers every operation the wrapper
-    /// does not implement itself (default: none, those answer `Unsupported`).
+    /// A wrapper's inner subject, which answers what the wrapper does not implement.
     fn forwards_to(&self) -> Option<&dyn Reference> {
         None
     }
 }
 
-/// What only the reference pair (core, the oracle) answers, beside the
-/// protocol's operations ([`Subject`]): the full stream parse, the IR
-/// gates, the lowering with its check, stream lint, engine and semaphore
-/// sync. No protocol operation carries these; the kinds that need them
-/// compare core with the oracle alone.
+/// What only the reference pair (core, the oracle) answers: no protocol operation carries
+/// these, so the kinds that need them compare core with the oracle alone.
 pub trait Reference: Subject {
     forwarded! {
-        /// SPEC §5.3 stream parser.
+        /// SPEC §5.3.
         fn parse_stream(&self, bytes: &[u8]) -> Reply<StreamResult>;
 
-        /// SPEC §5.3 "Bundle stream" (DL-12): the stream parser with 0xD9 +
-        /// 0xDA pairing, one span per item or the first error (reference pair
-        /// only: no protocol op carries it).
+        /// SPEC §5.3 "Bundle stream" (DL-12): with 0xD9 + 0xDA pairing.
         fn parse_bundle_stream(&self, bytes: &[u8]) -> Reply<BundleStreamResult>;
 
-        /// SPEC §5.3 "Linting a stream" (D-27, D-28): the walk of `bytes`
-        /// (whole bundles), one row per instruction and per stream error in
-        /// stream order, or why the walker refused them (reference pair only).
+        /// SPEC §5.3 "Linting a stream" (D-27, D-28) of whole bundles.
         fn lint_stream(&self, bytes: &[u8]) -> Reply<LintResult>;
 
-        /// SPEC §11: the engines of one subgraph run against their semaphores and events, with
-        /// what they found (reference pair only).
+        /// SPEC §11: one subgraph's engines run against their semaphores and events.
         fn engine_sync(&self, p: &EngineProgram) -> Reply<EngineSyncAnswer>;
 
-        /// A SPEC §7 IR query.
+        /// SPEC §7.
         fn ir(&self, q: &IrQuery) -> Reply<IrAnswer>;
 
-        /// SPEC §5.4: lowers `insns`, in order, into one module of the
-        /// subject's generation.
+        /// SPEC §5.4: `insns`, in order, into one module of the subject's generation.
         fn lower(&self, insns: &[IrInstruction]) -> Reply<LoweredModule>;
 
-        /// SPEC §5.4 / §5.1: whether `records`, what `insn` lowered to, each
-        /// decode under the subject's generation and give back the instruction's
-        /// wire fields (a collective's kind, CCE op, dtype tag and access
-        /// patterns on its 0xD9 and 0xDA); why not, as text (reference pair only).
+        /// SPEC §5.4 / §5.1: whether `records` (what `insn` lowered to) decode and give back
+        /// the instruction's wire fields; why not, as text.
         fn check_lowered(
             &self,
             insn: &IrInstruction,
             records: &[[u8; 64]]
         ) -> Reply<Result<(), String>>;
 
-        /// SPEC §8 `alloc_semaphores` on `p`: ids, final values and (a planner)
-        /// the plan and the stamped bands of `flows`, or the rejection.
+        /// SPEC §8 `alloc_semaphores` (a planner also plans and stamps `flows`).
         fn sync_plan(
             &self,
             p: &SyncProgram,
             flows: &[SyncFlow]
         ) -> Reply<Result<SyncPlanned, SyncRejected>>;
 
-        /// SPEC §8: runs `plan` for program `p` (vetted by this subject's
-        /// [`Subject::sync_plan`] as `ticket`) under the interleaving `schedule`
-        /// picks, or the violation.
+        /// SPEC §8: runs `plan` for `p` (vetted by `sync_plan` as `ticket`) under the
+        /// interleaving `schedule` picks.
         fn sync_simulate(
             &self,
             p: &SyncProgram,
@@ -485,60 +421,38 @@ pub fn module_answer(
     r.lower(insns).map(|m| m.answer())
 }
 
-/// The transport of a subject whose answers travel (an external process or
-/// library worker), apart from what it answers ([`Subject::transport`]).
+/// The transport of a subject whose answers travel (an external process or library worker).
 pub trait Transport {
-    /// A hint: the judge is about to make the calls of `batch`, one per
-    /// case. A subject with a high per-call latency (an external process)
-    /// may answer them all now, pipelined, and serve the calls from that,
-    /// calling `tick` as answers arrive (the gate's progress watchdog);
-    /// in-process subjects ignore it.
+    /// A hint: the judge is about to make the calls of `batch`; the subject may answer them all
+    /// now, pipelined, calling `tick` as answers arrive (the gate's progress watchdog).
     fn prefetch(&self, batch: Batch<'_>, tick: &dyn Fn());
 
-    /// A hint ahead of [`Transport::prefetch`]: the judge will prefetch this
-    /// very batch (the same slices, unchanged) next, after other work. A
-    /// subject that answers batches in another process may start on it now
-    /// and collect the answers in that prefetch, so its work overlaps the
-    /// judge's; nothing started here is served any other way.
+    /// A hint: the judge will prefetch this very batch next, after other work; what starts here
+    /// is collected only by that prefetch.
     fn prefetch_begin(&self, batch: Batch<'_>);
 
-    /// Bulk judging of the batch last prefetched ([`Transport::prefetch`];
-    /// the judge's `judge_batch` defers the subject's per-case comparisons
-    /// of a validator or LUT batch to one call):
-    /// `batch` holds the cases the judge asked, in the batch's order, and
-    /// `reference[j]` core's answer to case `j`. For each `j` whose held
-    /// answer is exactly `reference[j]` and whose case is the batch's own
-    /// `j`-th, sets `agreed[j]`: that answer counts as judged and agreeing
-    /// and is never served afterwards. The cases left unset are then asked
-    /// one by one, as without bulk judging, and served as they would have
-    /// been. False (nothing vouched for) when the subject holds no such
-    /// batch.
+    /// Bulk judging of the batch last prefetched (a validator or LUT batch): for each case `j`
+    /// of `batch` whose held answer is exactly core's `reference[j]`, sets `agreed[j]` (judged,
+    /// agreeing, never served afterwards); the rest are asked one by one as without it. False
+    /// when the subject holds no such batch.
     fn vouch(&self, batch: Batch<'_>, reference: &[Compact], agreed: &mut [bool]) -> bool;
 
-    /// Why the subject is not asked some operation of `needs` any more
-    /// (it faulted on too many inputs of that operation in a row, or the
-    /// whole subject cannot be restarted), if it is not: the first such
-    /// operation of `needs`. The judge then skips it on a target needing
-    /// that operation, counts the case as not run for it
-    /// ([`crate::judge::Judge::not_run`]), and goes on judging it on its
-    /// other operations.
+    /// The first operation of `needs` the subject is not asked any more (too many faults in a
+    /// row, or it cannot be restarted): the judge counts such cases as not run.
     fn given_up(&self, needs: Capabilities) -> Option<GivenUp>;
 }
 
 impl dyn Subject + '_ {
-    /// [`Transport::given_up`] of its transport (none: never given up).
     #[inline]
     pub fn given_up(&self, needs: Capabilities) -> Option<GivenUp> {
         self.transport()?.given_up(needs)
     }
 }
 
-/// An operation a subject is not asked any more ([`Transport::given_up`]).
+/// An operation a subject is not asked any more, and why.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct GivenUp {
-    /// The operation (a LUT: its table).
     pub op: Capability,
-    /// Why (the first faults, or why the whole subject was given up).
     pub why: String,
 }
 

@@ -1,9 +1,5 @@
-//! The vocabulary of [`super::Subject::lower`] (SPEC §5.4 collective
-//! lowering): the request is a list of IR instructions (core's IR types,
-//! `tpb_core::lower`, are the vocabulary, as is core's [`Generation`]),
-//! lowered in order into one module of the subject's generation; the answer
-//! is each instruction's records and side-table rows, or its error, and the
-//! module's side-tables.
+//! The vocabulary of [`super::Reference::lower`] (SPEC §5.4): core's IR instructions in, each
+//! one's records and side-table rows (or its error) and the module's side-tables out.
 
 use std::fmt;
 use std::sync::Arc;
@@ -13,30 +9,25 @@ pub use tpb_core::lower::{Generation, IrInstruction, LocalSendRecv, Transfer};
 /// What one IR instruction lowered to.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Lowered {
-    /// The 64-byte records, in emission order.
+    /// In emission order.
     pub records: Vec<[u8; 64]>,
-    /// The side-table rows it needs: `(table, index)`, table one of
-    /// `replica_groups`, `source_target_pairs`, `attributes`.
+    /// `(table, index)`: `replica_groups`, `source_target_pairs` or `attributes`.
     pub side: Vec<(&'static str, usize)>,
 }
 
-/// Why an IR instruction was rejected.
+/// Why an IR instruction was rejected: the SPEC §5.4 error name, the subject's message.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct LoweringRejected {
-    /// The SPEC §5.4 error name.
     pub name: &'static str,
-    /// The subject's message.
     pub message: Message,
 }
 
-/// A subject's message, kept as the value it is rendered from and formatted
-/// only when shown: a gate case rejects thousands of instructions (the
-/// lowering properties lower each again) and shows none of the messages.
+/// A message formatted only when shown: a gate case rejects thousands of instructions and
+/// shows none of the messages.
 #[derive(Clone)]
 pub struct Message(Arc<dyn fmt::Display + Send + Sync>);
 
 impl Message {
-    /// The message `why` renders to.
     pub fn new(why: impl fmt::Display + Send + Sync + 'static) -> Message {
         Message(Arc::new(why))
     }
@@ -63,39 +54,28 @@ impl PartialEq for Message {
 
 impl Eq for Message {}
 
-/// A whole module's lowering.
+/// A whole module's lowering: per instruction, then the side-tables.
 #[derive(Clone, Debug, PartialEq, Eq, Default)]
 pub struct LoweredModule {
-    /// Per instruction, in order.
     pub instrs: Vec<Result<Lowered, LoweringRejected>>,
-    /// The replica-group table.
     pub replica_groups: Vec<Vec<Vec<u32>>>,
-    /// The source-target-pair table.
     pub source_target_pairs: Vec<Vec<(u32, u32)>>,
-    /// The attribute table: `(kind, "send" | "recv", peer)`.
+    /// `(kind, "send" | "recv", peer)`.
     pub attributes: Vec<(u32, &'static str, u32)>,
 }
 
-/// What the `lower` operation answers (SPEC §5.4, as `tpbconform lower`
-/// does): every instruction lowered into one module, or the first
-/// rejection. External subjects answer this; in-process ones derive it from
-/// their [`LoweredModule`] ([`LoweredModule::answer`]).
+/// What the `lower` operation answers (as `tpbconform lower`): the module with every
+/// instruction lowered, or the first rejected instruction's index and SPEC §5.4 error name.
 #[derive(Clone, Debug, PartialEq)]
 pub enum ModuleAnswer {
-    /// Every instruction lowered (each `Ok`), with the side-tables.
     Lowered(LoweredModule),
-    /// The first rejected instruction: its index and SPEC §5.4 error name.
     Rejected {
-        /// Index in the request's instructions.
         instruction: usize,
-        /// The error name (an unknown one is never equal to core's).
         name: super::types::Name,
     },
 }
 
 impl LoweredModule {
-    /// The answer `tpbconform lower` gives for this module: the first
-    /// rejection, else the whole module.
     pub fn answer(&self) -> ModuleAnswer {
         match self.instrs.iter().position(Result::is_err) {
             Some(i) => ModuleAnswer::Rejected {

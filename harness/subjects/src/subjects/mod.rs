@@ -1,19 +1,7 @@
-//! Subjects: implementations of SPEC.md under differential test.
-//!
-//! Modelled on wasmtime's `DiffEngine`: a [`Subject`] has a name, declares
-//! its [`Capabilities`], and answers each operation with a typed result or a
-//! [`Fault`] (`Unsupported` for an operation it does not implement; `Crash`,
-//! `Timeout`, `Protocol` for external subjects that misbehave). The judge
-//! ([`crate::judge`]) sends the same case to several subjects and compares
-//! what they say.
-//!
-//! Subjects are created by name only through [`registry`]: `core` (the
-//! production implementation), `oracle` (the independent second reading),
-//! `lib:PATH` and `cmd:COMMAND` (external subjects). No other harness module
-//! names the two in-process implementations.
-//!
-//! The validator and LUT entry points of the in-process subjects do not
-//! allocate: they are the hot path of the gate.
+//! Subjects: implementations of SPEC.md under differential test (after wasmtime's
+//! `DiffEngine`), each answering a typed result or a [`Fault`]. They are created by name only
+//! through [`registry`]. The in-process validator and LUT entry points do not allocate (the
+//! gate's hot path).
 
 pub mod compact;
 mod core_adapter;

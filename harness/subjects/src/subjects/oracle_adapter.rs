@@ -15,15 +15,14 @@ use super::sync_types::{
 };
 use std::cell::RefCell;
 
-/// The program last vetted on this thread ([`Subject::sync_plan`]), its
-/// script kept (with its lists' capacity) for [`Subject::sync_simulate`].
+/// The program last vetted on this thread, its script kept (with its lists' capacity) for
+/// `sync_simulate`.
 struct Vetted {
     ticket: u64,
     script: o::sim::Script,
     exp: Option<o::sim::Expectation>,
 }
 
-/// An empty script, filled by [`to_script_into`].
 const NO_SCRIPT: o::sim::Script = o::sim::Script {
     pool: 0,
     grabs: Vec::new(),
@@ -54,14 +53,13 @@ use tpb_oracle as o;
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct OracleSubject {
     chip: o::Generation,
-    /// The generation's number, as the oracle's lowering [`o::Ledger`] takes it.
+    /// As the oracle's lowering [`o::Ledger`] takes it.
     number: u8,
 }
 
 impl OracleSubject {
-    /// The oracle serving `arch`. An exhaustive match, not a lookup with a
-    /// default: a generation the oracle cannot serve must not silently run
-    /// as v2 (FACTS "Generations": v2 Sunda, v3 Cayman, v4 Mariana, v5 Maverick).
+    /// An exhaustive match: a generation the oracle cannot serve must not silently run as v2
+    /// (FACTS "Generations").
     pub fn new(arch: Generation) -> OracleSubject {
         let (chip, number) = match arch {
             Generation::V2 => (o::Generation::Sunda, 2),
@@ -89,16 +87,14 @@ fn val_to(v: &Value) -> o::Val {
     }
 }
 
-/// The oracle's predicate as the harness's: both enums are in SPEC chain
-/// order (`oracle_and_harness_spell_predicates_alike` pins the names).
+/// Both enums are in SPEC chain order (`oracle_and_harness_spell_predicates_alike`).
 #[inline]
 fn predicate(p: o::Predicate) -> Predicate {
     Predicate::known(p as u8).unwrap_or_else(|| Predicate::Unknown(p.name().into()))
 }
 
-/// One report of the oracle's walker as a row: it reports bundle indices
-/// only; offsets are `64 * index` (SPEC §5.3: every instruction starts on a
-/// bundle boundary).
+/// The oracle reports bundle indices only; offsets are `64 * index` (SPEC §5.3: every
+/// instruction starts on a bundle boundary).
 fn lint_row(r: o::Report) -> LintRow {
     match r {
         o::Report::Instruction {
@@ -235,7 +231,6 @@ impl Reference for OracleSubject {
         })
     }
 
-    /// The oracle's reading of a subgraph's engines ([`o::engines::engine_sync`], SPEC §11).
     fn engine_sync(&self, p: &EngineProgram) -> Reply<EngineSyncAnswer> {
         Ok(oracle_engine_sync(p))
     }
@@ -295,8 +290,7 @@ impl Reference for OracleSubject {
         })
     }
 
-    /// Vets `p` (the simulator's checks); keeps the vetted script for
-    /// [`Subject::sync_simulate`] under the returned ticket.
+    /// Vets `p`; keeps the vetted script for `sync_simulate` under the returned ticket.
     fn sync_plan(
         &self,
         p: &SyncProgram,
@@ -374,8 +368,7 @@ impl Reference for OracleSubject {
     }
 }
 
-/// The same program in the oracle's vocabulary, written into `s`, reusing its lists (and
-/// each step's) from an earlier program.
+/// `p` in the oracle's vocabulary, written into `s`, reusing its lists (and each step's).
 fn to_script_into(p: &SyncProgram, s: &mut o::sim::Script) {
     s.pool = p.num_semaphores;
     s.grabs.clear();
@@ -430,7 +423,6 @@ fn tensor(t: &TransferOperand) -> o::Tensor {
     (t.tensor_id, t.tensor_base, t.num_elements_per_partition)
 }
 
-/// The oracle's request for one IR instruction.
 fn to_request(insn: &IrInstruction) -> o::Request {
     match insn {
         IrInstruction::Collective(c) => o::Request::Collective {
@@ -554,7 +546,6 @@ fn observation(ob: &o::engines::Observation) -> EngineFinding {
     }
 }
 
-/// The oracle's reading of `p` (SPEC §11).
 fn oracle_engine_sync(p: &EngineProgram) -> EngineSyncAnswer {
     let dmas: Vec<o::engines::Descriptor> = p
         .dma

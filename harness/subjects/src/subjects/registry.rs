@@ -7,14 +7,9 @@
 //! | `lib:PATH` | a shared library with the C ABI (`include/tpb_subject.h`) |
 //! | `cmd:COMMAND` | a process speaking `tpb-subject/1` over stdin/stdout |
 //!
-//! This module and the adapters it owns (`core_adapter`, `oracle_adapter`, the latter
-//! translating to and from the oracle) name the two in-process implementations
-//! (so do a few data readers and CLI commands, no kind; see
-//! `harness/ARCHITECTURE.md`).
-//!
-//! External subjects plug in through [`set_external_opener`]: until one is
-//! installed, `lib:` and `cmd:` specs fail with
-//! [`OpenError::NotAvailable`].
+//! This module and its adapters name the two in-process implementations (so do a few data
+//! readers and CLI commands, no kind; `harness/ARCHITECTURE.md`). External subjects plug in
+//! through [`set_external_opener`].
 
 use super::core_adapter::CoreSubject;
 use super::interface::{Reference, Subject};
@@ -25,7 +20,6 @@ use std::str::FromStr;
 use std::sync::OnceLock;
 use tpb_core as c;
 
-/// A parsed subject spec.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum SubjectSpec {
     Core,
@@ -45,7 +39,6 @@ impl fmt::Display for SubjectSpec {
     }
 }
 
-/// A spec that is none of the four forms.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct BadSpec(pub String);
 
@@ -77,18 +70,12 @@ impl FromStr for SubjectSpec {
     }
 }
 
-/// Why a subject could not be opened.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum OpenError {
     /// No opener for external subjects is installed in this build.
     NotAvailable(SubjectSpec),
     /// The external subject failed to start or to say hello.
-    Failed {
-        /// The spec.
-        spec: SubjectSpec,
-        /// What went wrong.
-        reason: String,
-    },
+    Failed { spec: SubjectSpec, reason: String },
 }
 
 impl fmt::Display for OpenError {
@@ -104,20 +91,17 @@ impl fmt::Display for OpenError {
 
 impl std::error::Error for OpenError {}
 
-/// Opens an external (`lib:` / `cmd:`) subject for a generation. `Send`:
-/// [`open_each`] starts them on threads of their own.
+/// `Send`: [`open_each`] starts them on threads of their own.
 pub type ExternalOpener =
     fn(&SubjectSpec, Generation) -> Result<Box<dyn Subject + Send>, OpenError>;
 
 static EXTERNAL: OnceLock<ExternalOpener> = OnceLock::new();
 
-/// Installs the opener for `lib:` / `cmd:` specs (the extension point for
-/// external subjects). Returns `false` if one was installed already.
+/// Installs the opener for `lib:` / `cmd:` specs; `false` if one was installed already.
 pub fn set_external_opener(f: ExternalOpener) -> bool {
     EXTERNAL.set(f).is_ok()
 }
 
-/// Opens the subject `spec` serving generation `arch`.
 pub fn open(spec: &SubjectSpec, arch: Generation) -> Result<Box<dyn Subject>, OpenError> {
     match spec {
         SubjectSpec::Core => Ok(core_for(arch)),
@@ -136,13 +120,9 @@ fn open_external(
     }
 }
 
-/// Opens every subject of `specs` for every generation of `arches`: per
-/// generation, its subjects in `specs` order. The external ones start at
-/// once, each on a thread of its own, so a slow start-up (a process's
-/// imports, `tpb_subject_init`) costs the caller one start-up, not one per
-/// subject and generation. As if opened one after another: the error is
-/// the first in that order (the others started are dropped, which stops
-/// their processes and removes their regions).
+/// Opens every subject of `specs` for every generation of `arches` (per generation, in `specs`
+/// order). The external ones start at once, each on a thread, so a slow start-up costs one
+/// start-up; the error is the first in that order (the others started are dropped).
 pub fn open_each(
     specs: &[SubjectSpec],
     arches: &[Generation],
@@ -191,20 +171,18 @@ pub fn open_each(
     Ok(out)
 }
 
-/// The reference implementation (`core`), serving v2 (the default).
+/// `core` serving the default generation.
 pub fn core() -> Box<dyn Reference> {
     core_for(Generation::default())
 }
 
-/// The second reading (`oracle`), serving v2 (the default).
+/// `oracle` serving the default generation.
 pub fn oracle() -> Box<dyn Reference> {
     oracle_for(Generation::default())
 }
 
-/// `(core, oracle)` serving `arch` as concrete types, not `Box<dyn Subject>`:
-/// calls on them dispatch statically, so a caller links only the operations
-/// it uses (the lean fuzz entries, `judge::lean`; a `dyn` vtable would link
-/// every operation of both implementations).
+/// `(core, oracle)` as concrete types: a caller links only the operations it uses (the lean
+/// fuzz entries; a `dyn` vtable would link every operation of both).
 pub fn reference_pair_for(arch: Generation) -> (impl Reference + Copy, impl Reference + Copy) {
     (CoreSubject::new(arch), OracleSubject::new(arch))
 }
@@ -236,8 +214,7 @@ pub fn table_byte_name(field: &str, byte: u8) -> Option<&'static str> {
     }
 }
 
-/// The mnemonic of any opcode, for display: SPEC §5.2's for the eleven
-/// records, else the reference's roster name (SPEC §2) when it has one.
+/// SPEC §5.2's mnemonic for a record, else the roster name (SPEC §2), for display.
 pub fn mnemonic_of(op: u8) -> Option<&'static str> {
     c::mnemonics::mnemonic(op).or_else(|| c::generation::opcode_name(op))
 }

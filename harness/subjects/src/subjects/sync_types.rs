@@ -1,7 +1,5 @@
-//! The vocabulary of the SPEC §8 semaphore operations of [`super::Subject`]
-//! (`sync_plan`, `sync_simulate`, `sync_band`). A program is in the model's
-//! types (`tpb_core::sync::Program`); plans are in the simulator's
-//! (`tpb_oracle::sim::PlanEntry`), so neither side converts a plan twice.
+//! The vocabulary of the SPEC §8 semaphore operations: a program in the model's types, plans
+//! in the simulator's, so neither side converts a plan twice.
 
 use std::collections::BTreeMap;
 
@@ -18,54 +16,47 @@ pub type Finals = BTreeMap<(Option<u8>, u8), u64>;
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SyncFlow {
     pub dma_in: u16,
-    /// The custom op (0x85 header carrier, on the host).
+    /// The 0x85 header carrier, on the host.
     pub custom_op: u16,
     pub result_dma: u16,
     pub consumers: Vec<u16>,
 }
 
-/// The bands a planner stamped for one flow (SPEC §8 DS-13 / DS-14).
+/// The bands a planner stamped for one flow (SPEC §8 DS-13 / DS-14), or why not.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct FlowStamps {
-    /// The custom-op header (0x85), or why it could not be stamped.
     pub header: Result<[u8; 64], String>,
-    /// Each consumer's bundle, in flow order, or why it could not be stamped.
     pub consumers: Vec<Result<[u8; 64], String>>,
 }
 
-/// A program rejected by the allocation (SPEC §8).
+/// A program rejected by the allocation: its SPEC §8 error class.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SyncRejected {
-    /// The SPEC §8 error class.
     pub class: &'static str,
     pub message: String,
 }
 
-/// A program accepted by the allocation.
+/// A program accepted by the allocation; `plan` and `stamps` are a planner's (a checker's:
+/// `None`, empty), `ticket` the subject's handle on it for `sync_simulate`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SyncPlanned {
     /// The semaphore id of each allocation request.
     pub ids: Vec<u8>,
     pub finals: Finals,
-    /// The plan, one entry per instruction (a planner; a checker answers `None`).
+    /// One entry per instruction.
     pub plan: Option<Vec<SyncEntry>>,
-    /// The stamped bands of the flows asked about (a planner; else empty).
     pub stamps: Vec<FlowStamps>,
-    /// The subject's handle on this vetted program, for `sync_simulate`.
     pub ticket: u64,
 }
 
-/// A clean simulation.
+/// A clean simulation: judge steps taken, final values.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SyncRun {
-    /// Judge steps taken.
     pub steps: usize,
-    /// The final semaphore values.
     pub finals: Finals,
 }
 
-/// Why a simulation failed: what the simulator observed going wrong, or a program it never
-/// vetted (its reason).
+/// What the simulator observed going wrong, or why it never vetted the program.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum SyncViolation {
     Run(SimViolation),
@@ -102,10 +93,8 @@ impl std::fmt::Display for SyncViolation {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct BandReading {
     pub wait_mode: u8,
-    /// Wait semaphore index.
     pub wait_idx: u8,
     pub update_mode: u8,
-    /// Update semaphore index.
     pub update_idx: u8,
     /// The wait and update it stands for, or the offset of a band byte the
     /// pass must stamp and did not.

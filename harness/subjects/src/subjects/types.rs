@@ -1,21 +1,14 @@
-//! The typed values that cross the [`super::Subject`] interface.
-//!
-//! Names a subject reports are typed: validator predicates are a
-//! [`Predicate`], every other reason or field name is a [`Name`]. A name
-//! coming from outside the process (an external subject sends strings) that
-//! the harness does not know is `Unknown`, and an `Unknown` value is never
-//! equal to anything, so an invented name is always a divergence.
+//! The typed values that cross the [`super::Subject`] interface. A reported name the harness
+//! does not know is `Unknown` and never equal to anything, so an invented name always diverges.
 
 use std::fmt;
 
-/// Lowercase hex of a byte slice.
 pub fn hex(b: &[u8]) -> String {
     let mut s = String::with_capacity(b.len() * 2);
     push_hex(&mut s, b);
     s
 }
 
-/// [`hex`] of `b` appended to `s`.
 pub fn push_hex(s: &mut String, b: &[u8]) {
     for &x in b {
         let [h, l] = hex_pair(x);
@@ -24,19 +17,15 @@ pub fn push_hex(s: &mut String, b: &[u8]) {
     }
 }
 
-/// `x` as two lowercase hex digits.
 pub fn hex_pair(x: u8) -> [u8; 2] {
     const D: &[u8; 16] = b"0123456789abcdef";
     [D[usize::from(x >> 4)], D[usize::from(x & 0xF)]]
 }
 
-/// A name a subject reports: `Known` when the harness's vocabulary has it, `Unknown` (a name
-/// from outside that the harness does not know) never equal to anything.
+/// A name a subject reports: `Known` to the harness, or `Unknown` (never equal to anything).
 #[derive(Clone, Debug)]
 pub enum Reported<T> {
-    /// A name the harness knows.
     Known(T),
-    /// A name from outside that the harness does not know (never equal to anything).
     Unknown(String),
 }
 
@@ -46,12 +35,11 @@ impl<T: PartialEq> PartialEq for Reported<T> {
     }
 }
 
-/// A validator predicate of SPEC §3 / §4: core's (chain order), or a name
-/// the harness does not know.
+/// A validator predicate of SPEC §3 / §4 (core's, in chain order).
 pub type Predicate = Reported<tpb_core::validate::Predicate>;
 
 impl Predicate {
-    /// The known predicates, in SPEC order (core's `Predicate::ALL`).
+    /// In SPEC order (core's `Predicate::ALL`).
     pub const KNOWN: [Predicate; 8] = {
         let p = tpb_core::validate::Predicate::ALL;
         [
@@ -66,7 +54,6 @@ impl Predicate {
         ]
     };
 
-    /// The SPEC name (the unknown text for [`Predicate::Unknown`]).
     pub fn name(&self) -> &str {
         match self {
             Predicate::Known(p) => p.name(),
@@ -74,15 +61,12 @@ impl Predicate {
         }
     }
 
-    /// The predicate named `s`, or [`Predicate::Unknown`].
     pub fn from_name(s: &str) -> Predicate {
         tpb_core::validate::Predicate::from_name(s)
             .map_or_else(|| Predicate::Unknown(s.to_string()), Predicate::Known)
     }
 
-    /// A known predicate's position in [`Predicate::KNOWN`], its `Copy`
-    /// form (`None` for [`Predicate::Unknown`]); [`Predicate::known`] is
-    /// the inverse.
+    /// Its position in [`Predicate::KNOWN`] (its `Copy` form); [`Predicate::known`] inverts it.
     #[inline]
     pub fn known_index(&self) -> Option<u8> {
         match self {
@@ -91,7 +75,6 @@ impl Predicate {
         }
     }
 
-    /// The known predicate at position `i` of [`Predicate::KNOWN`].
     #[inline]
     pub fn known(i: u8) -> Option<Predicate> {
         let all = tpb_core::validate::Predicate::ALL;
@@ -112,14 +95,11 @@ impl fmt::Display for Predicate {
 /// Validator result: `None` = valid, `Some(p)` = the first failing predicate.
 pub type Verdict = Option<Predicate>;
 
-/// The short text of a verdict: `valid` or the predicate's name.
 pub fn verdict_name(v: &Verdict) -> &str {
     v.as_ref().map_or("valid", Predicate::name)
 }
 
-/// A reason or field name reported by a subject: `Known` for a name from an
-/// in-process implementation's own tables (or an external name found in the
-/// harness's vocabulary), `Unknown` for anything else.
+/// A reason or field name reported by a subject.
 pub type Name = Reported<&'static str>;
 
 impl Name {
@@ -151,27 +131,20 @@ impl fmt::Display for Name {
     }
 }
 
-/// A decoded field value (SPEC §5.2 value kinds): core's type.
 pub use tpb_core::FieldValue as Value;
 
-/// A field or mnemonic name: borrowed from an in-process subject's tables, owned when it
-/// came over a wire (so decoding in process does not allocate one string per field).
+/// Borrowed from an in-process subject's tables, owned when it came over a wire.
 pub type FieldName = std::borrow::Cow<'static, str>;
 
-/// A successfully decoded bundle: opcode, mnemonic and the canonical field list
-/// of SPEC §5.2 (header fields first: `debug_cmd` … `semaphore_value`).
+/// A decoded bundle: opcode, SPEC §5.2 mnemonic and fields in SPEC §5.2 order.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Decoded {
-    /// `byte[0]`.
     pub opcode: u8,
-    /// SPEC §5.2 mnemonic, e.g. `"CollectiveCompute"`.
     pub mnemonic: FieldName,
-    /// `(name, value)` in SPEC §5.2 order.
     pub fields: Vec<(FieldName, Value)>,
 }
 
 impl Decoded {
-    /// The value of a field by name.
     pub fn get(&self, name: &str) -> Option<&Value> {
         self.fields.iter().find(|(n, _)| n == name).map(|(_, v)| v)
     }
@@ -190,14 +163,10 @@ impl fmt::Display for Decoded {
     }
 }
 
-/// A decode failure (SPEC §5.1): the field that failed and the byte offset of
-/// the offending byte. Two failures are the same iff the field names are equal
-/// and, when the field is `"reserved"`, the offsets are equal too.
+/// A decode failure (SPEC §5.1): the field (or predicate) name and the offending byte's offset.
 #[derive(Clone, Debug, PartialEq)]
 pub struct DecodeFail {
-    /// SPEC §5.1 field name or validator predicate name.
     pub field: Name,
-    /// Byte offset of the offending byte (as reported by the subject).
     pub offset: usize,
 }
 
@@ -215,27 +184,20 @@ impl fmt::Display for DecodeFail {
     }
 }
 
-/// Result of an encode: the bundle, or the first bad field's name.
+/// The bundle, or the first bad field's name.
 pub type EncodeResult = Result<[u8; 64], Name>;
 
-/// One item of a parsed bundle stream (SPEC §5.3).
+/// One item of a parsed bundle stream (SPEC §5.3), by bundle index.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum StreamSummary {
-    /// A custom-op group: the header's bundle index, the output payload's index,
-    /// and the argument payloads' indices.
+    /// A custom-op group: its 0x85, output 0x86 and argument 0x86s.
     Group {
-        /// Bundle index of the 0x85 header.
         header_index: usize,
-        /// Bundle index of the output 0x86.
         output: usize,
-        /// Bundle indices of the argument 0x86s.
         args: Vec<usize>,
     },
-    /// Any other bundle.
     Other {
-        /// Bundle index.
         index: usize,
-        /// `byte[0]`.
         opcode: u8,
     },
 }
@@ -252,15 +214,11 @@ impl StreamSummary {
     }
 }
 
-/// A stream-parser error (SPEC §5.3): the error name and the bundle index it is
-/// reported at (for `trailing_bytes`: the stream length in bytes).
+/// A stream-parser error (SPEC §5.3, DL-12) and the bundle index it is reported at (for
+/// `trailing_bytes`: the stream length in bytes).
 #[derive(Clone, Debug, PartialEq)]
 pub struct StreamFail {
-    /// `trailing_bytes`, `invalid_record`, `payload_count_mismatch`,
-    /// `stray_payload` or `short_group` (a bundle stream also `stray_leg`,
-    /// `missing_leg`, `leg_mismatch`, DL-12).
     pub name: Name,
-    /// Bundle index (header index for `short_group`; byte length for `trailing_bytes`).
     pub index: usize,
 }
 
@@ -281,36 +239,27 @@ impl fmt::Display for StreamFail {
     }
 }
 
-/// Result of a stream parse.
 pub type StreamResult = Result<Vec<StreamSummary>, StreamFail>;
 
-/// One item of a bundle stream with 0xD9 + 0xDA pairing (SPEC §5.3 "Bundle
-/// stream", DL-12): its first bundle index, its bundles, and what it is
-/// (`pair`, `single` or `group`).
+/// One item of a bundle stream with 0xD9 + 0xDA pairing (SPEC §5.3 "Bundle stream", DL-12):
+/// its first bundle index, its bundle count, and `pair`, `single` or `group`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct BundleSpan {
-    /// Bundle index of its first bundle.
     pub start: usize,
-    /// Bundles it spans (2 for a pair, `num_arguments + 2` for a group).
     pub count: usize,
-    /// `pair`, `single` or `group`.
     pub what: &'static str,
 }
 
-/// Result of a bundle-stream parse (the error as [`StreamFail`]).
 pub type BundleStreamResult = Result<Vec<BundleSpan>, StreamFail>;
 
-/// Which CUSTOM_OP validator (SPEC §3 header / §4 payload).
+/// Which CUSTOM_OP validator (SPEC §3 header 0x85 / §4 payload 0x86).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Validator {
-    /// SPEC §3, opcode 0x85.
     Header,
-    /// SPEC §4, opcode 0x86.
     Payload,
 }
 
 impl Validator {
-    /// Operation name (`validate_header` / `validate_payload`).
     pub fn op(self) -> &'static str {
         match self {
             Validator::Header => "validate_header",
@@ -330,20 +279,17 @@ macro_rules! lut_tables {
         pub enum LutTable { $($(#[$doc])* $v,)* }
 
         impl LutTable {
-            /// Every table, in declaration (`TPB_LUT_*` bit) order.
             pub const ALL: [LutTable; [$($name),*].len()] = [$(LutTable::$v),*];
 
-            /// Table name as external subjects see it (`tpb-subject/1` `lut` op).
             pub const fn name(self) -> &'static str {
                 match self { $(LutTable::$v => $name,)* }
             }
 
-            /// Its capability's name, `lut:<name>`.
+            /// `lut:<name>`.
             pub const fn capability_name(self) -> &'static str {
                 match self { $(LutTable::$v => concat!("lut:", $name),)* }
             }
 
-            /// The name of its differential target.
             pub const fn target_name(self) -> &'static str {
                 match self { $(LutTable::$v => $target,)* }
             }
@@ -371,7 +317,6 @@ lut_tables! {
 }
 
 impl LutTable {
-    /// The table named `s` (its [`LutTable::name`]).
     pub fn from_name(s: &str) -> Option<LutTable> {
         LutTable::ALL.into_iter().find(|t| t.name() == s)
     }
@@ -382,22 +327,18 @@ impl LutTable {
     }
 }
 
-/// Result of a LUT: `Ok(wire byte)` or the SPEC error class name (e.g.
-/// `out_of_range`, `not_shipped`).
+/// The wire byte, or the SPEC error class name (e.g. `out_of_range`, `not_shipped`).
 pub type LutResult = Result<u8, Name>;
 
-/// Result of an IR gate: `Ok(())` = passes, `Err(name)` = the first failing check.
+/// Passes, or the first failing check.
 pub type GateResult = Result<(), Name>;
 
-/// SB2SB-vs-DMA routing decision (SPEC §7): core's type.
 pub use tpb_core::ir::Route;
 
 /// What an IR query answers: a gate result, or (query `route`) a route.
 #[derive(Clone, Debug, PartialEq)]
 pub enum IrAnswer {
-    /// A pass / fail gate.
     Gate(GateResult),
-    /// The SB2SB-vs-DMA route.
     Route(Route),
 }
 
@@ -418,23 +359,18 @@ pub fn ir_arch_name(a: u8) -> &'static str {
         .map_or("Mariana", |n| n)
 }
 
-/// One SPEC §7 IR query. IR enums are harness ordinals: memory spaces per
-/// [`mem_name`], arch per [`ir_arch_name`]; a subject given an ordinal above 3 must
-/// reject it as a bad memory space / arch.
+/// One SPEC §7 IR query. IR enums are harness ordinals ([`mem_name`], [`ir_arch_name`]); a
+/// subject given an ordinal above 3 must reject it as a bad memory space / arch.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum IrQuery {
     /// checkCustomOp: memory spaces of the arguments and outputs, arch.
     CheckCustomOp {
-        /// Argument memory spaces.
         args: Vec<u8>,
-        /// Output memory spaces.
         outputs: Vec<u8>,
-        /// Generation ordinal.
         arch: u8,
     },
     /// isCCHavingSBScratchPad.
     SbScratchpad(ScratchPadQuery),
-    /// cc_dim.
     CcDim(u32),
     /// GetGlobalRankId output storage kind.
     RankIdOutput(u32),
@@ -444,12 +380,10 @@ pub enum IrQuery {
     Route(u64),
 }
 
-/// The question isCCHavingSBScratchPad answers (core's type: a collective's kind and its
-/// argument, output and scratch counts).
 pub use tpb_core::ir::ScratchPadQuery;
 
 impl IrQuery {
-    /// The gate's name (used as the signature key).
+    /// The gate's name (the signature key).
     pub fn gate(&self) -> &'static str {
         match self {
             IrQuery::CheckCustomOp { .. } => "check_custom_op",
