@@ -10,75 +10,68 @@
 //! spaces and tabs are ignored; `#` starts a comment that runs to the end of
 //! the line; blank and comment-only lines are skipped.
 //!
-//! Every error names the source (path or `<stdin>`) and the line/column or byte
-//! offset, and says what is wrong ([`InputError`]'s `Display`).
+//! Every error names the source (path or `<stdin>`), the line/column or byte offset, and what
+//! is wrong.
 
 use std::fmt;
 use std::fs::File;
 use std::io::{BufRead, BufReader, Read};
 use std::path::Path;
 
-/// Bundle length in bytes.
 pub const BUNDLE: usize = 64;
 
-/// Why an input could not be read (`source`: the path or `<stdin>`).
-/// `Display` gives a one-line message naming the source and the position.
+/// Why an input could not be read (`source`: the path or `<stdin>`; lines and columns
+/// 1-based, a column a byte position).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum InputError {
-    /// The file is missing or unreadable.
     Io {
         source: String,
-        /// The OS error text.
         error: String,
     },
-    /// The path is a directory.
-    IsDirectory { source: String },
-    /// No bundle in the input.
-    Empty { source: String },
+    IsDirectory {
+        source: String,
+    },
+    Empty {
+        source: String,
+    },
     /// Binary input whose length is not a multiple of 64.
     Length {
         source: String,
-        /// Total length in bytes.
         len: usize,
-        /// Byte offset where the trailing partial bundle starts.
+        /// Where the trailing partial bundle starts.
         partial_offset: usize,
     },
-    /// A character that is not a hex digit, space, tab or comment.
+    /// Not a hex digit, space, tab or comment (lossy for non-ASCII bytes).
     BadHexDigit {
         source: String,
-        /// 1-based line.
         line: usize,
-        /// 1-based column (byte position in the line).
         column: usize,
-        /// The offending character (lossy for non-ASCII bytes).
         found: char,
     },
-    /// A line longer than [`MAX_LINE`] bytes.
+    /// Longer than [`MAX_LINE`].
     LineTooLong {
         source: String,
-        /// 1-based line.
         line: usize,
-        /// The cap in bytes.
         max: usize,
     },
-    /// A whole-file input bigger than [`MAX_INPUT`] bytes.
+    /// A whole-file input bigger than [`MAX_INPUT`].
     TooBig {
         source: String,
-        /// The cap in bytes.
         max: u64,
     },
     /// Binary input that starts like this module's hex text (hex digits, spaces, `#` comments,
     /// line breaks): most likely `--hex` was forgotten.
-    LooksLikeHex { source: String },
+    LooksLikeHex {
+        source: String,
+    },
     /// Binary input that starts like a NEFF ([`looks_like_neff`]): read as bundles, its header
     /// and compressed payload would be verdicts on garbage.
-    LooksLikeNeff { source: String },
-    /// A hex line with the wrong number of digits.
+    LooksLikeNeff {
+        source: String,
+    },
     HexLineLength {
         source: String,
-        /// 1-based line.
         line: usize,
-        /// Number of hex digits on the line.
         digits: usize,
     },
 }
@@ -155,8 +148,7 @@ impl fmt::Display for InputError {
 
 impl std::error::Error for InputError {}
 
-/// What a text starting with U+FEFF has: a byte-order mark, which editors on some systems add
-/// and no reader here takes (hex text, JSON: RFC 8259 §8.1). `""` for any other character.
+/// The hint for a U+FEFF: a byte-order mark, which no reader here takes (RFC 8259 §8.1).
 pub fn bom_hint(found: char) -> &'static str {
     if found == '\u{FEFF}' {
         ": a UTF-8 byte-order mark (BOM); save the file without it"
@@ -165,7 +157,6 @@ pub fn bom_hint(found: char) -> &'static str {
     }
 }
 
-/// [`InputError::Io`] of `source`.
 fn io_error(source: &str, e: &std::io::Error) -> InputError {
     InputError::Io {
         source: source.to_string(),
@@ -173,21 +164,18 @@ fn io_error(source: &str, e: &std::io::Error) -> InputError {
     }
 }
 
-/// One bundle read from an input, with where it came from.
+/// One bundle read from an input: its 0-based index, its 1-based line (hex) or byte offset
+/// (binary; 0 for hex).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Loaded {
-    /// Path or `<stdin>`.
     pub source: String,
-    /// 0-based index in its input.
     pub index: usize,
-    /// 1-based line for hex input, `None` for binary.
     pub line: Option<usize>,
-    /// Byte offset in the source for binary input (0 for hex).
     pub offset: usize,
     pub bytes: [u8; 64],
 }
 
-/// Display name of a path argument (`-` is `<stdin>`).
+/// `-` is `<stdin>`.
 pub fn source_name(path: &str) -> String {
     if path == "-" {
         "<stdin>".to_string()
@@ -196,18 +184,15 @@ pub fn source_name(path: &str) -> String {
     }
 }
 
-/// Longest line (in bytes, comments included) a line-oriented reader
-/// accepts: hex bundle lines, replay hex files and `encode`'s JSONL. Longer
-/// lines are [`InputError::LineTooLong`], so memory stays bounded whatever
-/// the input (e.g. `/dev/zero`, or a file with no newline).
+/// Longest line (bytes, comments included) a line reader accepts, so memory stays bounded
+/// whatever the input (e.g. `/dev/zero`).
 pub const MAX_LINE: usize = 1 << 20;
 
-/// Largest whole-file input ([`read_capped`]: `replay FILE`, corpus files).
+/// Largest whole-file input (`replay FILE`, corpus files).
 pub const MAX_INPUT: u64 = 1 << 20;
 
-/// Opens a path argument for streaming (`-` = stdin). A directory is
-/// [`InputError::IsDirectory`]. FIFOs and devices named on the command line
-/// are read like any stream (the caller asked for them).
+/// Opens a path argument for streaming (`-` = stdin). FIFOs and devices named on the command
+/// line are read like any stream (the caller asked for them).
 pub fn open_source(path: &str) -> Result<Box<dyn BufRead>, InputError> {
     let source = source_name(path);
     if path == "-" {
@@ -221,8 +206,7 @@ pub fn open_source(path: &str) -> Result<Box<dyn BufRead>, InputError> {
     Ok(Box::new(BufReader::with_capacity(64 * 1024, f)))
 }
 
-/// Reads a whole input of at most [`MAX_INPUT`] bytes (`-` = stdin); a
-/// bigger one is [`InputError::TooBig`] after reading `MAX_INPUT + 1` bytes.
+/// Reads a whole input of at most [`MAX_INPUT`] bytes (`-` = stdin).
 pub fn read_capped(path: &str) -> Result<Vec<u8>, InputError> {
     let source = source_name(path);
     let mut buf = Vec::new();
@@ -239,8 +223,7 @@ pub fn read_capped(path: &str) -> Result<Vec<u8>, InputError> {
     Ok(buf)
 }
 
-/// Reads the lines of a stream one at a time with at most [`MAX_LINE`]
-/// bytes buffered. Yields `(1-based line, bytes without the newline)`.
+/// The lines of a stream, at most [`MAX_LINE`] bytes buffered: `(1-based line, bytes)`.
 pub struct Lines<R> {
     source: String,
     inner: R,
@@ -250,7 +233,6 @@ pub struct Lines<R> {
 }
 
 impl<R: BufRead> Lines<R> {
-    /// Lines of `inner`, errors naming `source`.
     pub fn new(source: &str, inner: R) -> Self {
         Lines {
             source: source.to_string(),
@@ -261,7 +243,7 @@ impl<R: BufRead> Lines<R> {
         }
     }
 
-    /// The next line, `None` at the end. The slice is valid until the next call.
+    /// The slice is valid until the next call.
     pub fn next_line(&mut self) -> Option<Result<(usize, &[u8]), InputError>> {
         if self.done {
             return None;
@@ -324,13 +306,11 @@ pub fn looks_like_neff(start: &[u8]) -> bool {
         && (start[1024..1026] == [0x1f, 0x8b] || start.get(1281..1286) == Some(&b"ustar"[..]))
 }
 
-/// Streams the bundles of one source: raw binary (64 bytes at a time) or hex
-/// lines ([`Lines`], so at most [`MAX_LINE`] bytes are held). Memory does not
-/// grow with the input. Errors end the stream.
+/// Streams the bundles of one source, binary or hex lines, in bounded memory; an error ends
+/// the stream.
 pub struct Bundles<R> {
     source: String,
     kind: Kind<R>,
-    /// Bytes (binary) consumed so far.
     offset: usize,
     count: usize,
     done: bool,
@@ -341,12 +321,10 @@ enum Kind<R> {
     Hex(Lines<R>),
 }
 
-/// One bundle of a [`Bundles`] stream: `(1-based line for hex, byte offset
-/// for binary, bundle)`.
+/// `(1-based line for hex, byte offset for binary, bundle)`.
 pub type Positioned = (Option<usize>, usize, [u8; 64]);
 
 impl<R: BufRead> Bundles<R> {
-    /// Bundles of `inner` (hex text when `hex`), errors naming `source`.
     pub fn new(source: &str, inner: R, hex: bool) -> Self {
         Bundles {
             source: source.to_string(),
@@ -361,7 +339,6 @@ impl<R: BufRead> Bundles<R> {
         }
     }
 
-    /// `(line, offset, bundle)` of the next bundle, `None` at a clean end.
     fn step(&mut self) -> Result<Option<Positioned>, InputError> {
         let source = &self.source;
         match &mut self.kind {
@@ -451,8 +428,7 @@ impl<R: BufRead> Iterator for Bundles<R> {
     }
 }
 
-/// Streams the bundles of one input (`-` = stdin), numbered from 0; an error
-/// ends the stream.
+/// [`Bundles`] of one input (`-` = stdin), numbered from 0.
 pub fn stream_bundles(path: &str, hex: bool) -> impl Iterator<Item = Result<Loaded, InputError>> {
     let source = source_name(path);
     let (bundles, failed) = match open_source(path) {
@@ -471,18 +447,16 @@ pub fn stream_bundles(path: &str, hex: bool) -> impl Iterator<Item = Result<Load
     }))
 }
 
-/// A character that is not a hex digit, space, tab or CR.
+/// A character that is not a hex digit, space, tab or CR, at a 0-based byte index (shown
+/// whole).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct BadDigit {
-    /// 0-based byte index in the scanned text.
     pub index: usize,
-    /// The character found there (multi-byte characters shown whole).
     pub found: char,
 }
 
-/// The one hex scanner every hex reader of the harness uses: returns the
-/// nibbles of `text`, skipping spaces, tabs and CRs; with `comments`, stops at
-/// `#`. Pair them with [`pack_nibbles`].
+/// The one hex scanner of the harness: the nibbles of `text`, skipping spaces, tabs and CRs;
+/// with `comments`, stopping at `#`.
 pub fn hex_nibbles(text: &[u8], comments: bool) -> Result<Vec<u8>, BadDigit> {
     let mut digits = Vec::with_capacity(text.len());
     for (index, &c) in text.iter().enumerate() {
@@ -505,18 +479,15 @@ pub fn hex_nibbles(text: &[u8], comments: bool) -> Result<Vec<u8>, BadDigit> {
     Ok(digits)
 }
 
-/// Bytes from nibble pairs; a trailing odd nibble is ignored (callers check
-/// the count first).
+/// Bytes from nibble pairs; a trailing odd nibble is ignored (callers check the count).
 pub fn pack_nibbles(digits: &[u8]) -> Vec<u8> {
     digits.chunks_exact(2).map(|p| (p[0] << 4) | p[1]).collect()
 }
 
-/// One entry of a corpus folder, as [`read_corpus_file`] found it.
+/// One entry of a corpus folder: a regular file of at most [`MAX_INPUT`] bytes, or why not.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum CorpusEntry {
-    /// A regular file of at most [`MAX_INPUT`] bytes.
     Data(Vec<u8>),
-    /// Not read ([`open_regular`] says why, for the warning).
     Skipped(String),
 }
 
@@ -571,12 +542,8 @@ pub fn read_corpus_file(path: &Path) -> std::io::Result<CorpusEntry> {
     Ok(CorpusEntry::Data(buf))
 }
 
-/// A corpus walk never follows a symlink (it stays inside the folder it
-/// was given). For a symlink at `path`: `Ok(Some(why))` naming what it
-/// points to, for the skip list after the path (`device, not a regular file
-/// (through a symlink)`, `symlink to a regular file, not followed`);
-/// a dangling symlink is an error (an unreadable entry). `Ok(None)` for
-/// anything that is not a symlink.
+/// A corpus walk never follows a symlink (it stays inside its folder): for a symlink,
+/// `Ok(Some(why))` naming what it points to; a dangling one is an error; else `Ok(None)`.
 pub fn symlink_skip(path: &Path) -> std::io::Result<Option<String>> {
     if !std::fs::symlink_metadata(path)?.file_type().is_symlink() {
         return Ok(None);

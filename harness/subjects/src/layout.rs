@@ -1,45 +1,37 @@
 //! The bundle layout as the harness reads it: spans with the harness's domains, derived from
-//! the instruction table (isa/records.tsv, through core's generated
-//! [`tpb_core::layout::RECORDS`]; the oracle keeps its own transcription, so a slip in the
-//! table is a core/oracle divergence). Generator labels and violations
-//! ([`crate::generators`]), `explain`, reach, gate images ([`crate::generators::images`]), the
-//! minimisers and JSON field kinds all derive from it.
+//! core's [`tpb_core::layout::RECORDS`] (isa/records.tsv; the oracle keeps its own
+//! transcription, so a slip in the table is a core/oracle divergence).
 
 use crate::generation::Generation;
 use std::sync::OnceLock;
 use tpb_core::layout::{sync_skeleton, EnumDomain, FieldDef, FieldKind, RECORDS};
-/// What `check` judges of an opcode's body under a generation: core's lint classes.
 pub use tpb_core::lint::{classify, Class};
 
 /// The values a field's byte may legally hold.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Domain {
-    /// byte[0], the opcode.
     Opcode,
-    /// `wait_mode`: a WAIT_MODE member (SPEC §6.5; FACTS §2 [H]).
+    /// SPEC §6.5; FACTS §2 [H].
     WaitMode,
-    /// `update_mode`: an UPDATE_MODE member (SPEC §6.5; FACTS §2 [H]).
     UpdateMode,
     /// 0x86 `arg_type` ∈ {1 TENSOR, 2 ARRAY_OF_TENSOR} (SPEC §4; FACTS §8 [H]).
     ArgType,
-    /// `cce_op` wire byte ∈ {0x00, 0x04}: the shipped CCE ops (SPEC §6.2).
+    /// The shipped CCE ops (SPEC §6.2).
     CceOp,
-    /// A dtype tag of the generation's column: 0x01..=0x0F on v2 (SPEC §0, §6.4).
+    /// The generation's column (SPEC §0, §6.4).
     Dtype,
-    /// A CollectiveKind wire byte 0x01..=0x09 (SPEC §6.1).
+    /// SPEC §6.1.
     Kind,
-    /// A flag ∈ {0, 1} (0xDC `valid`, SPEC §5.2).
+    /// {0, 1} (0xDC `valid`, SPEC §5.2).
     Flag,
     /// A part of the 0x85 scratch descriptor (SPEC §3 #6, D-4).
     Scratch,
     /// An access pattern: raw bytes (SPEC §5.2).
     Ap,
-    /// Any integer.
     Any,
 }
 
-/// The closed domains: core's enum domain of each (its one statement of the domain) and the
-/// name of its table (FACTS §2 [H] for the modes, SPEC §6 for the others), for messages.
+/// The closed domains: core's statement of each, and its table's name for messages.
 const CLOSED: [(Domain, EnumDomain, &str); 7] = [
     (Domain::WaitMode, EnumDomain::WaitMode, "WAIT_MODE"),
     (Domain::UpdateMode, EnumDomain::UpdateMode, "UPDATE_MODE"),
@@ -51,9 +43,7 @@ const CLOSED: [(Domain, EnumDomain, &str); 7] = [
 ];
 
 impl Domain {
-    /// The legal values of a closed domain under generation `arch` (v4's dtype column adds
-    /// tag 0x10: FACTS §6, SPEC §6.4), read from core's one statement of each domain
-    /// ([`EnumDomain::admits`]), not restated here.
+    /// The legal values of a closed domain under `arch` (core's [`EnumDomain::admits`]).
     pub fn values_for(self, arch: Generation) -> Option<&'static [u8]> {
         static SETS: OnceLock<Vec<Vec<Vec<u8>>>> = OnceLock::new();
         let i = CLOSED.iter().position(|c| c.0 == self)?;
@@ -72,13 +62,10 @@ impl Domain {
         Some(sets[i][g].as_slice())
     }
 
-    /// The name of the table a byte of the domain is a member of (FACTS §2 [H] for the modes,
-    /// SPEC §6 for the others), for messages; `None` for an unconstrained domain.
     pub fn table(self) -> Option<&'static str> {
         CLOSED.iter().find(|c| c.0 == self).map(|c| c.2)
     }
 
-    /// How the field's value is written in JSON (`decode` output).
     pub fn kind(self) -> Kind {
         match self {
             Domain::Ap => Kind::Bytes,
@@ -88,14 +75,12 @@ impl Domain {
     }
 }
 
-/// WAIT_MODE members in wire order (FACTS §2 [H]), from core's table.
+/// WAIT_MODE / UPDATE_MODE members in wire order (FACTS §2 [H]), from core's tables.
 pub const WAIT_MEMBERS: [u8; tpb_core::events::WAIT_MODES.len()] =
     mode_bytes(&tpb_core::events::WAIT_MODES);
-/// UPDATE_MODE members known from the quoted header lines (FACTS §2 [H]), from core's table.
 pub const UPDATE_MEMBERS: [u8; tpb_core::events::UPDATE_MODES.len()] =
     mode_bytes(&tpb_core::events::UPDATE_MODES);
 
-/// The bytes of one of core's mode tables, in its order.
 const fn mode_bytes<const N: usize>(table: &[(u8, &str); N]) -> [u8; N] {
     let mut v = [0u8; N];
     let mut i = 0;
@@ -106,12 +91,10 @@ const fn mode_bytes<const N: usize>(table: &[(u8, &str); N]) -> [u8; N] {
     v
 }
 
-/// What a span of bytes is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Role {
-    /// A named field and its values.
     Field(Domain),
-    /// Reserved: must be zero.
+    /// Must be zero.
     Reserved,
     /// A constant the encoder stamps (`cross_core_enable`, `inst_word_len`).
     Const(u8),
@@ -119,18 +102,15 @@ pub enum Role {
     Unknown,
 }
 
-/// One span of the layout.
+/// One span of the layout: a SPEC §5.2 field name or `reserved`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Span {
     pub off: usize,
-    /// Width in bytes.
     pub len: usize,
-    /// Field name (SPEC §5.2) or `reserved`.
     pub name: &'static str,
     pub role: Role,
 }
 
-/// The harness span of one table field.
 fn span_of(f: &FieldDef) -> Span {
     let role = match f.kind {
         FieldKind::Opcode => Role::Field(Domain::Opcode),
@@ -154,8 +134,8 @@ fn span_of(f: &FieldDef) -> Span {
     }
 }
 
-/// The spans of `opcode`'s bundle, covering all 64 bytes in order: the table's fields for a
-/// record opcode, else the shared skeleton and one `Unknown` body span.
+/// The spans of `opcode`'s bundle, all 64 bytes in order (not a record: the skeleton and one
+/// `Unknown` body span).
 pub fn layout(opcode: u8) -> Vec<Span> {
     if let Some(rec) = tpb_core::layout::record(opcode) {
         return rec.fields.iter().map(span_of).collect();
@@ -171,9 +151,8 @@ pub fn layout(opcode: u8) -> Vec<Span> {
     spans
 }
 
-/// The bytes of a CUSTOM_OP record (`0x85` / `0x86`) that its validator's
-/// reserved-zero predicate reads: the reserved spans after the SyncInfo
-/// band (SPEC §3 #5, §4 #5; bytes 2..3 are decode's, not the validator's).
+/// Whether a CUSTOM_OP validator's reserved-zero predicate reads byte `off`: the reserved spans
+/// after the SyncInfo band (SPEC §3 #5, §4 #5; bytes 2..3 are decode's).
 pub fn validator_reserved(opcode: u8, off: usize) -> bool {
     off >= 0x0C && byte_role(opcode, off) == Some(Role::Reserved)
 }
@@ -190,9 +169,8 @@ const POSITION: [u8; 256] = {
     at
 };
 
-/// The layouts of the [`OPCODES`] and, per byte, the index of the span
-/// holding it (`u8::MAX`: none), computed once: the labels and violations
-/// ask for every byte of every generated image.
+/// The layouts of the [`OPCODES`] and, per byte, its span's index (`u8::MAX`: none), computed
+/// once: labels and violations ask for every byte of every generated image.
 struct Cached {
     spans: [Vec<Span>; OPCODES.len()],
     at: [[u8; 64]; OPCODES.len()],
@@ -217,18 +195,16 @@ fn cached(opcode: u8) -> Option<(&'static [Span], &'static [u8; 64])> {
     Some((c.spans.get(i)?.as_slice(), c.at.get(i)?))
 }
 
-/// The spans of one of the [`OPCODES`] (cached; empty for other opcodes).
+/// Cached; empty for an opcode not of [`OPCODES`].
 pub fn spans(opcode: u8) -> &'static [Span] {
     cached(opcode).map_or(&[], |(s, _)| s)
 }
 
-/// The span holding byte `off` of an `opcode` image (one of [`OPCODES`]).
 pub fn span_at(opcode: u8, off: usize) -> Option<&'static Span> {
     let (spans, at) = cached(opcode)?;
     spans.get(usize::from(*at.get(off)?))
 }
 
-/// The role of byte `off` of an `opcode` image (one of [`OPCODES`]).
 pub fn byte_role(opcode: u8, off: usize) -> Option<Role> {
     span_at(opcode, off).map(|s| s.role)
 }
@@ -241,27 +217,20 @@ pub fn tag_of(opcode: u8) -> u8 {
     }
 }
 
-/// The record opcodes (isa/records.tsv), in table order.
 pub const OPCODES: [u8; RECORDS.len()] = tpb_core::layout::RECORD_OPCODES;
 
-/// SPEC §5.2 mnemonic of a record opcode: core's.
 pub use tpb_core::mnemonics::mnemonic;
 
-/// The value kind of a SPEC §5.2 field (used to read JSON back into values).
+/// The JSON value kind of a SPEC §5.2 field: integer, SPEC §6 table name, or bytes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Kind {
-    /// An unsigned integer.
     Int,
-    /// A SPEC §6 table name.
     Name,
-    /// A byte range.
     Bytes,
 }
 
-/// A field name of the layouts and the [`Domain::kind`] of its first span,
-/// looked up in an open-addressed table built once (each field of every
-/// decode answer and encode request is read through it): one hash of the
-/// name's length and its first and last 8 bytes, then one comparison.
+/// A field name of the layouts and the [`Domain::kind`] of its first span, from an
+/// open-addressed table built once (every decoded or encoded field is read through it).
 fn known_field(name: &str) -> Option<(&'static str, Kind)> {
     type Table = (u32, Vec<Option<(&'static str, Kind)>>);
     static TABLE: OnceLock<Table> = OnceLock::new();
@@ -313,10 +282,8 @@ fn name_hash(name: &str, bits: u32) -> usize {
     (h >> (64 - bits)) as usize
 }
 
-/// `name` as a field name (the layouts' own text when it is one of their
-/// field names, no allocation; else a copy) and its value kind: the
-/// [`Domain::kind`] of the first span of that name in the layouts (names
-/// not in the layouts: [`Kind::Int`]).
+/// `name` as a field name (the layouts' own text, else a copy) and its value kind
+/// ([`Kind::Int`] for a name not in the layouts).
 pub fn field(name: &str) -> (std::borrow::Cow<'static, str>, Kind) {
     match known_field(name) {
         Some((n, k)) => (n.into(), k),
@@ -339,10 +306,9 @@ pub fn membership_note(op: u8) -> String {
     }
 }
 
-/// The words of `check`'s verdict on an instruction of opcode `op` whose `predicate` failed at
-/// byte `offset` (value `value`): `invalid: <predicate>: <what> (byte 0xNN)`, where `<what>`
-/// names the field and its value ([`failure_detail`]). The one text `check`, `explain`, `decode`
-/// and the report print (SPEC §5.3 "Linting a stream").
+/// `check`'s verdict on an instruction whose `predicate` failed at byte `offset`: `invalid:
+/// <predicate>: <what> (byte 0xNN)`, the one text `check`, `explain`, `decode` and the report
+/// print (SPEC §5.3 "Linting a stream").
 pub fn invalid_text(op: u8, predicate: &str, offset: usize, value: u8) -> String {
     let detail = failure_detail(op, predicate, offset, value);
     // A decode field fails as itself: `invalid: kind 0x0A is not …`, not `kind: kind 0x0A …`.
@@ -353,10 +319,8 @@ pub fn invalid_text(op: u8, predicate: &str, offset: usize, value: u8) -> String
     }
 }
 
-/// What a failed predicate found at byte `offset` of an opcode-`op` instruction, naming the
-/// field (its name in the instruction table, isa/records.tsv, or the skeleton's) and its value:
-/// `wait_mode 0x08 is not a WAIT_MODE member`, `inst_word_len 0x00 is not 0x10`, `reserved byte
-/// 0x3F is 0x01, not zero`, `0x87 is an opcode of v2 only`.
+/// What a failed predicate found at byte `offset`, naming the field and its value: `wait_mode
+/// 0x08 is not a WAIT_MODE member`, `0x87 is an opcode of v2 only`.
 pub fn failure_detail(op: u8, predicate: &str, offset: usize, value: u8) -> String {
     match predicate {
         "valid_opcode" => return membership_note(op),
@@ -393,8 +357,7 @@ pub fn failure_detail(op: u8, predicate: &str, offset: usize, value: u8) -> Stri
     }
 }
 
-/// Byte `offset` of an opcode-`op` instruction as its field and value, for a byte a side's
-/// answer depends on: `arg_type 0x01 (byte 0x0F)`, `reserved byte 0x3F is 0x01 (byte 0x3F)`.
+/// A byte a side's answer depends on, as its field and value: `arg_type 0x01 (byte 0x0F)`.
 pub fn byte_detail(op: u8, offset: usize, value: u8) -> String {
     let span = layout(op)
         .into_iter()
@@ -412,9 +375,8 @@ pub fn byte_detail(op: u8, offset: usize, value: u8) -> String {
     }
 }
 
-/// `a == b` for two bundles, as eight word compares inlined into the caller
-/// (the per-case answer lookups of external subjects and core's memo run it
-/// on every judged case; the array `==` is an out-of-line `memcmp` call).
+/// `a == b` as eight inlined word compares (run on every judged case; the array `==` is an
+/// out-of-line `memcmp` call).
 #[inline]
 pub fn same_bundle(a: &[u8; 64], b: &[u8; 64]) -> bool {
     let word = |x: &[u8; 64], i: usize| {

@@ -27,15 +27,12 @@ use tpb_core::lower::{
 };
 use tpb_core::lut::{AluOp, CollectiveKind, DTYPE_TABLE};
 
-/// Largest accepted input file (bounded memory).
 pub const MAX_INPUT_BYTES: u64 = 16 << 20;
 
-/// A bad value: its JSON path and what is wrong.
+/// A bad value: its JSON path (`$.instructions[0].kind`) and what is wrong.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PathError {
-    /// `$.instructions[0].kind` style path.
     pub path: String,
-    /// What is wrong.
     pub message: String,
 }
 
@@ -52,16 +49,14 @@ fn err<T>(path: &str, message: impl Into<String>) -> Result<T, PathError> {
     })
 }
 
-/// An object's JSON path, written only for an error (a lowering case reads
-/// every field of every instruction).
+/// An object's JSON path, written only for an error (a lowering case reads every field).
 type Path<'p> = &'p dyn Fn() -> String;
 
 /// One object's keys, consumed as they are read; leftovers are errors.
 struct Obj<'p, 'a, 'j> {
     path: Path<'p>,
     map: &'a Object<'j>,
-    /// Bit `i`: entry `i` was read (an object of more than 64 entries has
-    /// an unknown key among its first 64, which `finish` names).
+    /// Bit `i`: entry `i` was read (past 64 entries one of the first 64 is unknown).
     used: u64,
 }
 
@@ -95,8 +90,6 @@ impl<'p, 'a, 'j> Obj<'p, 'a, 'j> {
         key: &'static str,
         default: Option<T>,
     ) -> Result<T, PathError> {
-        // Paths are written only for an error (a lowering case reads
-        // every field of every instruction).
         let v = match (self.opt(key), default) {
             (None, Some(d)) => return Ok(d),
             (None, None) => return err(&self.at(key), "missing"),
@@ -147,8 +140,8 @@ impl<'p, 'a, 'j> Obj<'p, 'a, 'j> {
     }
 }
 
-/// `N` bytes as hex digits, whitespace skipped, read in place: the count is
-/// checked first, then the first pair with a non-hex digit is named.
+/// `N` bytes as hex digits, whitespace skipped: the count is checked first, then the first pair
+/// with a non-hex digit is named.
 fn hex_digits<const N: usize>(s: &str) -> Result<[u8; N], String> {
     let mut out = [0u8; N];
     // The usual text: exactly the digits.
@@ -183,7 +176,6 @@ fn hex_digits<const N: usize>(s: &str) -> Result<[u8; N], String> {
     }
 }
 
-/// `path` is written only for an error.
 fn rank_lists(path: &dyn Fn() -> String, v: Option<&Json<'_>>) -> Result<Vec<Vec<u32>>, PathError> {
     let Some(v) = v else { return Ok(Vec::new()) };
     let Some(outer) = v.as_array() else {
@@ -224,8 +216,7 @@ fn pairs(path: &dyn Fn() -> String, v: Option<&Json<'_>>) -> Result<Vec<(u32, u3
         .collect()
 }
 
-/// A dtype: its SPEC §6.4 name, or a bare ordinal (one past the table asks
-/// for `dtype_out_of_range`; the `lower` subject operation sends those so).
+/// A SPEC §6.4 name, or a bare ordinal (the `lower` operation sends out-of-range ones so).
 fn dtype(o: &mut Obj<'_, '_, '_>, key: &'static str) -> Result<u32, PathError> {
     if let Some(n) = o.opt(key).and_then(Json::as_u64) {
         return u32::try_from(n).or_else(|_| err(&o.at(key), format!("{n} does not fit 32 bits")));
@@ -234,7 +225,6 @@ fn dtype(o: &mut Obj<'_, '_, '_>, key: &'static str) -> Result<u32, PathError> {
     dtype_named(name).map_or_else(|| err(&o.at(key), format!("unknown dtype {name:?}")), Ok)
 }
 
-/// The ordinal of the SPEC §6.4 dtype `name`.
 fn dtype_named(name: &str) -> Option<u32> {
     DTYPE_TABLE
         .iter()
@@ -250,7 +240,7 @@ fn kind(o: &mut Obj<'_, '_, '_>) -> Result<CollectiveKind, PathError> {
     )
 }
 
-/// The object `v` under `o`'s `key`, read by `read`; its other keys are errors.
+/// The object `v` under `o`'s `key`, read by `read`; other keys are errors.
 fn nested<T>(
     o: &Obj<'_, '_, '_>,
     key: &str,
@@ -366,7 +356,6 @@ fn instruction(path: Path, v: &Json<'_>) -> Result<IrInstruction, PathError> {
     Ok(insn)
 }
 
-/// Parses a whole input document.
 pub fn parse_program(v: &Json<'_>) -> Result<(Generation, Vec<IrInstruction>), PathError> {
     let mut o = Obj::new(&|| "$".to_string(), v)?;
     let g = o.str("generation")?;
@@ -388,13 +377,9 @@ pub fn parse_program(v: &Json<'_>) -> Result<(Generation, Vec<IrInstruction>), P
     Ok((gen, insns))
 }
 
-/// [`parse_program`] read straight from the text, with no tree, for the
-/// documents a lowering case sends (a `lib:` worker's library reads one per
-/// case): `None` wherever it is unsure (an escape, a key twice, an
-/// instruction whose `op` is not its first key, any error), and then
-/// [`parse_program`] reads the tree and names the error. Where it reads a
-/// program, `parse_program` reads the same one (tested on generated
-/// documents and their mutations, `tests/text_readers.rs`).
+/// [`parse_program`] straight from the text (a `lib:` worker's library reads one per case):
+/// `None` wherever unsure (an escape, a key twice, `op` not first, any error), then
+/// `parse_program` names the error; else the same program (`tests/text_readers.rs`).
 pub fn parse_program_text(text: &str) -> Option<(Generation, Vec<IrInstruction>)> {
     let mut s = Scan::new(text);
     let (mut gen, mut insns, mut seen) = (None, None, 0u64);
@@ -413,7 +398,7 @@ pub fn parse_program_text(text: &str) -> Option<(Generation, Vec<IrInstruction>)
     Some((gen?, insns?))
 }
 
-/// The index of `key` in `keys`, the first time it is read.
+/// The index of `key` in `keys`, only the first time.
 fn key_once(seen: &mut u64, keys: &[&str], key: &str) -> Option<usize> {
     let i = keys.iter().position(|k| *k == key)?;
     let bit = 1u64 << i;
@@ -421,7 +406,6 @@ fn key_once(seen: &mut u64, keys: &[&str], key: &str) -> Option<usize> {
     Some(i)
 }
 
-/// A value that fits `T`, `default` when absent ([`Obj::uint`]).
 fn fit<T: TryFrom<u64>>(v: Option<u64>, default: Option<T>) -> Option<T> {
     match v {
         Some(n) => T::try_from(n).ok(),
@@ -429,7 +413,6 @@ fn fit<T: TryFrom<u64>>(v: Option<u64>, default: Option<T>) -> Option<T> {
     }
 }
 
-/// A dtype as [`dtype`] reads it: an ordinal that fits 32 bits, or a name.
 fn fast_dtype(s: &mut Scan<'_>) -> Option<u32> {
     match s.u64() {
         Some(n) => u32::try_from(n).ok(),
@@ -437,7 +420,6 @@ fn fast_dtype(s: &mut Scan<'_>) -> Option<u32> {
     }
 }
 
-/// `[[rank, …], …]` ([`rank_lists`]).
 fn fast_ranks(s: &mut Scan<'_>) -> Option<Vec<Vec<u32>>> {
     let mut out = Vec::new();
     s.items(|s| {
@@ -460,7 +442,7 @@ fn fast_uints<const N: usize>(s: &mut Scan<'_>, keys: &[&str]) -> Option<[Option
     Some(v)
 }
 
-/// `{wait_mode, …}` ([`sync`]): the band fields after the debug bytes.
+/// The band fields after the debug bytes.
 fn fast_sync(s: &mut Scan<'_>) -> Option<Sync> {
     let v: [_; 5] = fast_uints(s, &SYNC_FIELDS[2..])?;
     Some(Sync {
@@ -473,7 +455,6 @@ fn fast_sync(s: &mut Scan<'_>) -> Option<Sync> {
     })
 }
 
-/// `{tensor_id, tensor_base, num_elements_per_partition}` ([`tensor`]).
 fn fast_tensor(v: [Option<u64>; 3]) -> Option<TransferOperand> {
     Some(TransferOperand {
         tensor_id: fit(v[0], None)?,
@@ -482,7 +463,6 @@ fn fast_tensor(v: [Option<u64>; 3]) -> Option<TransferOperand> {
     })
 }
 
-/// The keys an instruction may have, in [`fast_instruction`]'s order.
 const INSN_KEYS: [&str; 24] = [
     "op",
     "kind",
@@ -521,7 +501,7 @@ fn insn_keys(op: &str) -> u64 {
     }
 }
 
-/// One instruction ([`instruction`]), its `op` first.
+/// Its `op` first.
 fn fast_instruction(s: &mut Scan<'_>) -> Option<IrInstruction> {
     let mut op = "";
     let mut seen = 0u64;
@@ -602,8 +582,7 @@ fn fast_instruction(s: &mut Scan<'_>) -> Option<IrInstruction> {
     })
 }
 
-/// The JSON path (below the instruction's own path) of the value a lowering
-/// error is about.
+/// The JSON path (below the instruction's) of the value a lowering error is about.
 pub fn error_path(insn: &IrInstruction, e: &LowerError) -> String {
     // The second place `rank` is at.
     let first_dup = |groups: &[Vec<u32>], rank: u32| -> String {

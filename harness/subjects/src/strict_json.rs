@@ -1,19 +1,9 @@
-//! The one JSON reading of the harness: [`parse`] into a [`Json`] tree with
-//! duplicate object keys refused at every level. `serde_json` alone keeps
-//! the last of two equal keys (`{"generation":"v2","generation":"v5"}`
-//! reads as v5), so a record could say two things and be read as one of
-//! them. Every JSON reader parses through here: `encode`, `lower`, `check
-//! --neff`'s `def.json`, the subject protocol (hello, answers, requests),
-//! the library worker reading its library's answers, and the reference
-//! library reading its requests. Strings and keys are borrowed from the
-//! text, an object is its entries in text order (no hash map, no copy per
-//! key): a `lib:` gate reads a JSON answer or request for every decode,
-//! encode and lowering case. A text is read by [`Scan`], a scanner for
-//! the JSON this harness and its subjects write (integers, strings without
-//! escapes), which gives up on anything else (a fraction, an escape, an
-//! error, deep nesting); `serde_json` then reads the text again, so every
-//! value is read as `serde_json` reads it and every error is its error,
-//! with line and column.
+//! The one JSON reading of the harness: [`parse`] into a [`Json`] tree with duplicate object
+//! keys refused at every level (`serde_json` alone keeps the last of two equal keys, so a
+//! record could say two things and be read as one). Strings and keys are borrowed, objects are
+//! entries in text order: a `lib:` gate reads JSON for every decode, encode and lowering case.
+//! [`Scan`] reads the JSON the harness and its subjects write and gives up on anything else;
+//! `serde_json` then reads the text, so every value and error (with line and column) is its.
 
 use serde::de::{self, Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde_json::Value;
@@ -21,29 +11,24 @@ use std::borrow::Cow;
 use std::collections::HashSet;
 use std::fmt;
 
-/// A JSON value read by [`parse`].
+/// A JSON value read by [`parse`]: `U64` non-negative, `I64` negative integers, `F64` any other
+/// number; a string borrowed unless it has escapes; an object's entries in text order, no key
+/// twice.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Json<'a> {
     Null,
     Bool(bool),
-    /// A non-negative integer.
     U64(u64),
-    /// A negative integer.
     I64(i64),
-    /// Any other number.
     F64(f64),
-    /// A string, borrowed from the text unless it has escapes.
     Str(Cow<'a, str>),
     Array(Vec<Json<'a>>),
-    /// An object's entries, in text order, no key twice.
     Object(Vec<(Cow<'a, str>, Json<'a>)>),
 }
 
-/// An object's entries (see [`Json::Object`]).
 pub type Object<'a> = [(Cow<'a, str>, Json<'a>)];
 
-/// Parses `text` as one JSON value; a key given twice in one object (at
-/// any depth) is an error naming the key, with its line and column.
+/// One JSON value; a key twice in one object (at any depth) is an error naming it.
 pub fn parse(text: &str) -> Result<Json<'_>, serde_json::Error> {
     match Scan::whole(text) {
         Some(j) => Ok(j),
@@ -51,13 +36,9 @@ pub fn parse(text: &str) -> Result<Json<'_>, serde_json::Error> {
     }
 }
 
-/// The fast reading of [`parse`]: `None` where it gives up, and then
-/// `serde_json` reads the text; where it reads a value, `serde_json` reads
-/// the same one (tested on generated texts). A reader that knows the shape
-/// it expects can also pull values straight off the text ([`Scan::new`],
-/// [`Scan::u64`], [`Scan::str`], [`Scan::items`], [`Scan::entries`]),
-/// with no tree: `None` where the scanner gives up or the text is not that
-/// shape, and then it reads the text with [`parse`].
+/// The fast reading of [`parse`]: where it reads a value, `serde_json` reads the same one
+/// (tested on generated texts). A reader that knows the shape it expects can also pull values
+/// straight off the text with no tree, then read it with [`parse`] where that gives `None`.
 pub struct Scan<'a> {
     text: &'a str,
     at: usize,
@@ -67,12 +48,11 @@ pub struct Scan<'a> {
 const SCAN_DEPTH: u32 = 64;
 
 impl<'a> Scan<'a> {
-    /// A pull reader at the start of `text`.
     pub fn new(text: &'a str) -> Scan<'a> {
         Scan { text, at: 0 }
     }
 
-    /// Reads a `null` (true), or reads nothing (false).
+    /// Reads a `null` (true), or nothing (false).
     pub fn null(&mut self) -> bool {
         self.blank();
         let yes = self.text[self.at..].starts_with("null");
@@ -80,13 +60,12 @@ impl<'a> Scan<'a> {
         yes
     }
 
-    /// Reads an unsigned integer.
     pub fn u64(&mut self) -> Option<u64> {
         self.blank();
         self.natural()
     }
 
-    /// Reads a string without escapes.
+    /// A string without escapes.
     pub fn str(&mut self) -> Option<&'a str> {
         self.blank();
         if self.peek()? != b'"' {
@@ -95,7 +74,6 @@ impl<'a> Scan<'a> {
         self.string()
     }
 
-    /// Reads an array, each item by `item`.
     pub fn items(&mut self, item: impl FnMut(&mut Self) -> Option<()>) -> Option<()> {
         self.blank();
         if self.peek()? != b'[' {
@@ -104,8 +82,7 @@ impl<'a> Scan<'a> {
         self.list(b']', item)
     }
 
-    /// Reads an object, each value by `entry` given its key (a key twice is
-    /// the caller's to refuse).
+    /// Each value by `entry` given its key (a key twice is the caller's to refuse).
     pub fn entries(
         &mut self,
         mut entry: impl FnMut(&mut Self, &'a str) -> Option<()>,
@@ -121,7 +98,7 @@ impl<'a> Scan<'a> {
         })
     }
 
-    /// Reads the end of the text (blanks only).
+    /// Blanks only, to the end.
     pub fn end(&mut self) -> Option<()> {
         self.blank();
         (self.at == self.text.len()).then_some(())
@@ -158,7 +135,7 @@ impl<'a> Scan<'a> {
         })
     }
 
-    /// Reads one value into `slot` (which holds `null`).
+    /// Into `slot` (which holds `null`).
     fn value(&mut self, depth: u32, slot: &mut Json<'a>) -> Option<()> {
         self.blank();
         match self.peek()? {
@@ -176,7 +153,6 @@ impl<'a> Scan<'a> {
         }
     }
 
-    /// A string without escapes or control characters, borrowed.
     fn string(&mut self) -> Option<&'a str> {
         let b = self.text.as_bytes();
         let start = self.at + 1;
@@ -190,8 +166,7 @@ impl<'a> Scan<'a> {
         })
     }
 
-    /// An integer without fraction or exponent that fits `u64` (or, when
-    /// negative, `i64`).
+    /// Without fraction or exponent, fitting `u64` (negative: `i64`).
     fn integer(&mut self, slot: &mut Json<'a>) -> Option<()> {
         let negative = self.peek() == Some(b'-');
         self.at += usize::from(negative);
@@ -234,8 +209,7 @@ impl<'a> Scan<'a> {
         Some(n)
     }
 
-    /// The items of an array or object up to `close` (the opening byte at
-    /// hand), each read by `item`, separated by commas.
+    /// The comma-separated items up to `close` (the opening byte at hand).
     fn list(&mut self, close: u8, mut item: impl FnMut(&mut Self) -> Option<()>) -> Option<()> {
         self.at += 1;
         self.blank();
@@ -283,18 +257,15 @@ impl<'a> Scan<'a> {
     }
 }
 
-/// The value of `key` in an object's entries.
 pub fn get<'o, 'a>(o: &'o Object<'a>, key: &str) -> Option<&'o Json<'a>> {
     o.iter().find(|(k, _)| k == key).map(|(_, v)| v)
 }
 
 impl<'a> Json<'a> {
-    /// Whether this is `null`.
     pub fn is_null(&self) -> bool {
         matches!(self, Json::Null)
     }
 
-    /// A non-negative integer's value.
     pub fn as_u64(&self) -> Option<u64> {
         match *self {
             Json::U64(n) => Some(n),
@@ -323,12 +294,10 @@ impl<'a> Json<'a> {
         }
     }
 
-    /// The value of `key` when this is an object holding it.
     pub fn get(&self, key: &str) -> Option<&Json<'a>> {
         self.as_object().and_then(|o| get(o, key))
     }
 
-    /// As a `serde_json` value (for writing one back, and in tests).
     pub fn to_value(&self) -> Value {
         match self {
             Json::Null => Value::Null,
@@ -347,8 +316,7 @@ impl<'a> Json<'a> {
     }
 }
 
-/// Compact JSON, as `serde_json` writes the same value (error messages
-/// quote a bad value this way).
+/// Compact JSON, as `serde_json` writes it (error messages quote a bad value this way).
 impl fmt::Display for Json<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         fmt::Display::fmt(&self.to_value(), f)

@@ -1,23 +1,6 @@
-//! The target registry: every differential target, stated once.
-//!
-//! A target is one property checked on one input. [`TARGETS`] lists them in
-//! report order with everything the rest of the harness derives from them:
-//!
-//! - `check`: how the input maps to a case and what the judge compares
-//!   ([`Check`]);
-//! - `gate`: whether the gate generates cases for it (and `--targets`
-//!   accepts it);
-//! - `folder`: the corpus folder `corpus/<folder>/` whose files are replayed
-//!   through it, which is also the name of the cargo-fuzz target whose
-//!   property includes it (`fuzz/fuzz_targets/<folder>.rs`, a `[[bin]]` in
-//!   `fuzz/Cargo.toml`, `fuzz/dict/<folder>.dict`; `tests/architecture.rs`
-//!   checks that these exist exactly for the registry's folders);
-//! - `needs`: the subject capabilities it uses; a subject lacking one is
-//!   "not supported" for the target;
-//! - `chunk`: cases per gate work unit (about a millisecond of work).
-//!
-//! Adding a target = adding a row here (plus, for a new fuzz target, its
-//! fuzz file, `[[bin]]`, dictionary and seed folder).
+//! The target registry: every differential target (one property on one input), stated once,
+//! in report order. Adding a target = adding a row here (plus, for a new fuzz target, its fuzz
+//! file, `[[bin]]`, dictionary and seed folder).
 
 use crate::subjects::{Capabilities, Capability as C, LutTable, Validator};
 use std::fmt;
@@ -100,22 +83,26 @@ macro_rules! check_enum {
 
 for_each_kind!(check_enum);
 
-/// One row of the registry (its fields: the module docs).
+/// One row of the registry.
 #[derive(Clone, Copy, Debug)]
 pub struct TargetSpec {
     /// Stable snake_case name (reports, `--targets`, replay).
     pub name: &'static str,
     pub check: Check,
+    /// Whether the gate generates cases for it (and `--targets` accepts it).
     pub gate: bool,
+    /// The corpus folder replayed through it, also its cargo-fuzz target's name
+    /// (`tests/architecture.rs` checks the fuzz files exist exactly for these).
     pub folder: &'static str,
+    /// A subject lacking one is "not supported" for the target.
     pub needs: Capabilities,
+    /// Cases per gate work unit (about a millisecond of work).
     pub chunk: u64,
 }
 
 const BUNDLE_CHUNK: u64 = 1024;
 const FAST_CHUNK: u64 = 8192;
 
-/// A gate target's row, its corpus folder its own name.
 const fn row(name: &'static str, check: Check, needs: &[C], chunk: u64) -> TargetSpec {
     let needs = Capabilities::of(needs);
     TargetSpec {
@@ -128,7 +115,6 @@ const fn row(name: &'static str, check: Check, needs: &[C], chunk: u64) -> Targe
     }
 }
 
-/// The rows before the LUT tables' (bundle and stream targets).
 const HEAD: [TargetSpec; 5] = [
     row(
         "validate_header",
@@ -163,7 +149,6 @@ const HEAD: [TargetSpec; 5] = [
     },
 ];
 
-/// The rows after the LUT tables'.
 const TAIL: [TargetSpec; 7] = [
     row("ir_gates", Check::Ir, &[C::IrGates], FAST_CHUNK),
     row("sync_handshake", Check::Sync, &[C::Sync], 16),
@@ -216,23 +201,19 @@ pub static TARGETS: [TargetSpec; HEAD.len() + LutTable::ALL.len() + TAIL.len()] 
     all
 };
 
-/// A handle on one registry row (`Copy`; ordered by registry position).
+/// A handle on one registry row (ordered by registry position).
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Target(u8);
 
 impl Target {
-    /// Every target, in registry order.
     pub fn all() -> impl Iterator<Item = Target> {
         (0..TARGETS.len()).map(|i| Target(i as u8))
     }
 
-    /// The targets the gate generates cases for, in report order.
     pub fn gate_targets() -> Vec<Target> {
         Target::all().filter(|t| t.spec().gate).collect()
     }
 
-    /// The target at registry position `i` (const, for
-    /// [`crate::fuzz_entry::Entry`]); `None` past the end.
     pub const fn at(i: usize) -> Option<Target> {
         if i < TARGETS.len() {
             Some(Target(i as u8))
@@ -241,23 +222,19 @@ impl Target {
         }
     }
 
-    /// The target named `s`.
     pub fn from_name(s: &str) -> Option<Target> {
         Target::all().find(|t| t.name() == s)
     }
 
-    /// The first target whose check is `c`.
     pub fn by_check(c: Check) -> Option<Target> {
         Target::all().find(|t| t.check() == c)
     }
 
-    /// The target named `s`; panics if there is none (for tests and
-    /// constants written in code).
+    /// Panics if there is none (for tests and constants written in code).
     pub fn named(s: &str) -> Target {
         Target::from_name(s).unwrap_or_else(|| panic!("no target named `{s}` in the registry"))
     }
 
-    /// Its registry row.
     #[inline]
     pub fn spec(self) -> &'static TargetSpec {
         &TARGETS[usize::from(self.0)]
@@ -267,13 +244,12 @@ impl Target {
         self.spec().name
     }
 
-    /// What the judge compares.
     #[inline]
     pub fn check(self) -> Check {
         self.spec().check
     }
 
-    /// True for the targets whose case is one 64-byte bundle.
+    /// Its case is one 64-byte bundle.
     #[inline]
     pub fn is_bundle(self) -> bool {
         matches!(
@@ -282,12 +258,10 @@ impl Target {
         )
     }
 
-    /// True for the bundle targets ([`Target::is_bundle`]) and the LUT targets.
     pub fn is_bundle_or_lut(self) -> bool {
         self.is_bundle() || matches!(self.check(), Check::Lut(_))
     }
 
-    /// Registry position (report order).
     pub fn rank(self) -> usize {
         usize::from(self.0)
     }
@@ -305,13 +279,10 @@ impl fmt::Display for Target {
     }
 }
 
-/// A name that is not a target of the registry (or not a gate target,
-/// where only those are accepted).
+/// A name that is not a target (or not a gate target, where only those are accepted).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct UnknownTarget {
-    /// The name given.
     pub name: String,
-    /// The names accepted.
     pub expected: Vec<&'static str>,
 }
 
@@ -330,14 +301,12 @@ impl std::error::Error for UnknownTarget {}
 
 impl FromStr for Target {
     type Err = UnknownTarget;
-    /// Any registry target.
     fn from_str(s: &str) -> Result<Target, UnknownTarget> {
         Target::from_name(s).ok_or_else(|| UnknownTarget::among(s, Target::all()))
     }
 }
 
 impl UnknownTarget {
-    /// `name`, not one of `targets`.
     fn among(name: &str, targets: impl Iterator<Item = Target>) -> UnknownTarget {
         UnknownTarget {
             name: name.to_string(),
@@ -346,7 +315,7 @@ impl UnknownTarget {
     }
 }
 
-/// Parses a gate target (`--targets`): a registry target with `gate: true`.
+/// A gate target (`--targets`).
 pub fn parse_gate_target(s: &str) -> Result<Target, UnknownTarget> {
     Target::from_name(s)
         .filter(|t| t.spec().gate)
@@ -364,10 +333,8 @@ pub fn folders() -> Vec<&'static str> {
     v
 }
 
-/// The registry targets whose folder is `folder`, as a set of registry
-/// positions (bit `i` = [`TARGETS`]`[i]`); 0: not a fuzz target. A `const fn`
-/// so that a fuzz target picks its entry path at compile time
-/// ([`crate::fuzz_entry::Entry::of`]).
+/// The targets whose folder is `folder`, bit `i` for [`TARGETS`]`[i]` (0: not a fuzz target);
+/// `const`, so a fuzz target picks its entry path at compile time.
 pub const fn folder_set(folder: &str) -> u32 {
     const _: () = assert!(TARGETS.len() <= 32, "folder_set holds 32 targets");
     let mut set = 0;
@@ -396,9 +363,8 @@ const fn str_eq(a: &str, b: &str) -> bool {
     true
 }
 
-/// The targets that replay `corpus/<folder>/`: the registry targets whose
-/// folder it is, else the gate target of that name (e.g. a folder named `alu_lut`);
-/// empty: not a corpus folder.
+/// The targets that replay `corpus/<folder>/`: those whose folder it is, else the gate target
+/// of that name (e.g. `alu_lut`); empty: not a corpus folder.
 pub fn folder_targets(folder: &str) -> Vec<Target> {
     let v: Vec<Target> = Target::all()
         .filter(|t| t.spec().folder == folder)
