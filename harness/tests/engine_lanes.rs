@@ -68,7 +68,7 @@ fn the_lanes_show_links_and_the_deadlock_cycle_in_red() {
         .engine_sync(&p)
         .expect("core answers")
         .expect("accepted");
-    let kinds: Vec<&str> = o.findings.iter().map(|f| f.kind).collect();
+    let kinds: Vec<&str> = o.findings.iter().map(|f| f.kind()).collect();
     assert_eq!(kinds, ["unsatisfiable_wait", "deadlock"]);
     let title = "sg00: four engines";
     let html = lanes::page(title, &[lanes::section(title, &p, &o, &names)], "");

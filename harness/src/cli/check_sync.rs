@@ -11,7 +11,8 @@ use super::check_output::StreamOrigin;
 use super::shown;
 use crate::report::lanes;
 use crate::subjects::{
-    registry, DmaRow, EngineFinding, EngineProgram, EngineSyncOutcome, SyncSite,
+    last_update, registry, resource, DmaRow, EngineFinding, EngineProgram, EngineSyncOutcome,
+    SyncSite,
 };
 use serde_json::{json, Value};
 use std::io::Write;
@@ -92,7 +93,7 @@ impl SubgraphSync {
         };
         let mut kinds = std::collections::BTreeMap::<&str, usize>::new();
         for f in &o.findings {
-            *kinds.entry(f.kind).or_default() += 1;
+            *kinds.entry(f.kind()).or_default() += 1;
         }
         let warnings = o.findings.iter().filter(|f| f.is_warning()).count();
         let by_kind: Vec<String> = kinds.iter().map(|(k, n)| format!("{k} x{n}")).collect();
@@ -135,40 +136,37 @@ impl SubgraphSync {
     fn record(&self, f: &EngineFinding) -> Value {
         let mut r = json!({
             "type": "sync",
-            "finding": f.kind,
+            "finding": f.kind(),
             "advisory": true,
             "severity": if f.is_warning() { "warning" } else { "error" },
             "text": lanes::finding_text(f, &self.names()),
         });
-        let at = f.sites.first().map(|s| self.site_json(s));
+        let at = f.at().map(|s| self.site_json(&s));
         if let (Some(obj), Some(Value::Object(at))) = (r.as_object_mut(), at) {
             obj.extend(at);
         }
-        if f.kind == "deadlock" {
-            let cycle: Vec<Value> = f
-                .sites
-                .chunks(2)
-                .enumerate()
-                .map(|(k, pair)| {
-                    let (resource, mode, threshold, value) = lanes::cycle_edge(f, k);
+        if let EngineFinding::Deadlock { cycle } = f {
+            let cycle: Vec<Value> = cycle
+                .iter()
+                .map(|e| {
                     json!({
-                        "waiter": pair.first().map(|s| self.site_json(s)),
-                        "helper": pair.get(1).map(|s| self.site_json(s)),
-                        "resource": resource,
-                        "mode": mode,
-                        "threshold": threshold,
-                        "value": value,
+                        "waiter": self.site_json(&e.waiter),
+                        "helper": self.site_json(&e.helper),
+                        "resource": e.resource.to_string(),
+                        "mode": e.mode,
+                        "threshold": e.threshold,
+                        "value": e.value,
                     })
                 })
                 .collect();
             r["cycle"] = Value::Array(cycle);
         } else {
-            r["other"] = Value::Array(f.sites.iter().skip(1).map(|s| self.site_json(s)).collect());
-            if let Some((k, i)) = f.resource {
-                r["resource"] = json!(format!("{k}[{i}]"));
+            r["other"] = Value::Array(last_update(f).iter().map(|s| self.site_json(s)).collect());
+            if let Some(res) = resource(f) {
+                r["resource"] = json!(res.to_string());
             }
-            if let Some(reason) = f.reason {
-                r["reason"] = json!(reason);
+            if let EngineFinding::AnalysisStopped { reason, .. } = f {
+                r["reason"] = json!(reason.name());
             }
         }
         r

@@ -50,7 +50,7 @@ impl TargetKind for EngineSyncKind {
     fn record_reach(&self, _t: Target, reach: &mut Reach, input: &[u8]) -> bool {
         let p = EngineProgram::from_bytes(input);
         let kinds = match registry::core().engine_sync(&p) {
-            Ok(Ok(o)) => o.findings.iter().map(|f| f.kind).collect(),
+            Ok(Ok(o)) => o.findings.iter().map(|f| f.kind()).collect(),
             _ => BTreeSet::new(),
         };
         count_reach(reach, &kinds);
@@ -114,14 +114,14 @@ pub fn first_difference(
     for i in 0..c.findings.len().max(o.findings.len()) {
         match (c.findings.get(i), o.findings.get(i)) {
             (Some(a), Some(b)) if a == b => {}
-            (Some(a), Some(b)) if a.kind == b.kind => {
+            (Some(a), Some(b)) if a.kind() == b.kind() => {
                 return Some((
-                    format!("finding:{}:fields", a.kind),
+                    format!("finding:{}:fields", a.kind()),
                     format!("finding {i}: core {a:?}, oracle {b:?}"),
                 ))
             }
             (a, b) => {
-                let k = |f: Option<&crate::subjects::EngineFinding>| f.map_or("none", |f| f.kind);
+                let k = |f: Option<&crate::subjects::EngineFinding>| f.map_or("none", |f| f.kind());
                 return Some((
                     format!("finding:{} / {}", k(a), k(b)),
                     format!("finding {i}: core {a:?}, oracle {b:?}"),
@@ -195,7 +195,7 @@ fn compare_on(
         return diverged((Class::DifferentOutput, format!("engine_sync:{key}"), detail));
     }
     let kinds: BTreeSet<&'static str> = match &c {
-        Ok(o) => o.findings.iter().map(|f| f.kind).collect(),
+        Ok(o) => o.findings.iter().map(|f| f.kind()).collect(),
         Err(_) => BTreeSet::new(),
     };
     let key = match &c {

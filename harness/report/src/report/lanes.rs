@@ -10,7 +10,9 @@
 //! drawn up to that many (the page says so).
 
 use super::format::xml_escape;
-use crate::subjects::{EngineFinding, EngineProgram, EngineSyncOutcome, SyncSite};
+use crate::subjects::{
+    last_update, stop_mode, End, EngineFinding, EngineProgram, EngineSyncOutcome, SyncSite,
+};
 use std::collections::BTreeMap;
 use std::fmt::Write;
 
@@ -52,54 +54,56 @@ fn site_text(s: &SyncSite, names: &[String]) -> String {
     }
 }
 
-/// Edge `k` of a deadlock's cycle (its numbers `5k..5k+5`): the resource (`S[i]` / `E[i]`),
-/// the wait's mode, threshold and the resource's value.
-pub fn cycle_edge(f: &EngineFinding, k: usize) -> (String, u64, u64, u64) {
-    let n = |i: usize| f.numbers.get(5 * k + i).copied().unwrap_or(0);
-    let r = if n(0) == 0 { 'S' } else { 'E' };
-    (format!("{r}[{}]", n(1)), n(2), n(3), n(4))
-}
-
 /// One finding in words, both sides named (`names[e]`: engine `e`'s label).
 pub fn finding_text(f: &EngineFinding, names: &[String]) -> String {
-    let at = |i: usize| f.sites.get(i).map(|s| site_text(s, names));
-    let res = f
-        .resource
-        .map(|(k, i)| format!("{k}[{i}]"))
-        .unwrap_or_default();
-    let n = |i: usize| f.numbers.get(i).copied().unwrap_or(0);
-    let (n0, n1, n2) = (n(0), n(1), n(2));
-    let a = at(0).unwrap_or_default();
-    let last = at(1).map_or(String::new(), |s| format!(", last update {s}"));
-    match f.kind {
-        "deadlock" => {
+    use EngineFinding as F;
+    let at = |s: SyncSite| site_text(&s, names);
+    let a = f.at().map(at).unwrap_or_default();
+    let last = last_update(f).map_or(String::new(), |s| format!(", last update {}", at(s)));
+    match f {
+        F::Deadlock { cycle } => {
             let mut s = String::from("deadlock:");
-            for (k, pair) in f.sites.chunks(2).enumerate() {
-                let (res, mode, threshold, value) = cycle_edge(f, k);
+            for e in cycle {
                 let _ = write!(
                     s,
-                    " {} waits {res} (mode {mode:#04x}, threshold {threshold}, value {value}) on {};",
-                    pair.first().map_or(String::new(), |x| site_text(x, names)),
-                    pair.get(1).map_or(String::new(), |x| site_text(x, names)),
+                    " {} waits {} (mode {:#04x}, threshold {}, value {}) on {};",
+                    at(e.waiter),
+                    e.resource,
+                    e.mode,
+                    e.threshold,
+                    e.value,
+                    at(e.helper),
                 );
             }
             s
         }
-        "unsatisfiable_wait" => format!(
-            "unsatisfiable_wait: {a} waits {res} (mode {n0:#04x}, threshold {n1}), value {n2} and no remaining update reaches it{last}"
+        F::UnsatisfiableWait {
+            resource: res,
+            mode,
+            threshold,
+            value,
+            ..
+        } => format!(
+            "unsatisfiable_wait: {a} waits {res} (mode {mode:#04x}, threshold {threshold}), value {value} and no remaining update reaches it{last}"
         ),
-        "unset_event" => format!(
-            "unset_event: {a} waits for {res} (mode {n0:#04x}), which no other engine sets{last}"
+        F::UnsetEvent { event, mode, .. } => format!(
+            "unset_event: {a} waits for E[{event}] (mode {mode:#04x}), which no other engine sets{last}"
         ),
-        "semaphore_underflow" | "semaphore_overflow" => {
-            format!("{}: {a} takes {res} from {n0} by {n1}{last}", f.kind)
+        F::SemaphoreUnderflow {
+            sem, value, delta, ..
         }
-        "unconsumed_update" => format!("unconsumed_update (warning): {a} updates {res}, which no wait reads"),
-        "analysis_stopped" => format!(
-            "analysis_stopped: {a} ({}, mode byte {n0:#04x}): the model does not follow this engine further",
-            f.reason.unwrap_or("?")
+        | F::SemaphoreOverflow {
+            sem, value, delta, ..
+        } => format!("{}: {a} takes S[{sem}] from {value} by {delta}{last}", f.kind()),
+        F::UnconsumedUpdate { resource: res, .. } => {
+            format!("unconsumed_update (warning): {a} updates {res}, which no wait reads")
+        }
+        F::AnalysisStopped { reason, .. } => format!(
+            "analysis_stopped: {a} ({}, mode byte {:#04x}): the model does not follow this engine further",
+            reason.name(),
+            stop_mode(reason)
         ),
-        other => format!("{other}: {:?}", f.sites),
+        other => format!("{}: {other:?}", other.kind()),
     }
 }
 
@@ -134,15 +138,20 @@ pub fn section(title: &str, p: &EngineProgram, o: &EngineSyncOutcome, names: &[S
     }
     // Classes of the marks from the findings and the ends.
     let mut class: BTreeMap<SyncSite, &str> = BTreeMap::new();
-    for (e, &(what, index)) in o.ends.iter().enumerate() {
-        if matches!(what, "blocked" | "stopped") {
-            class.insert(instr(e, index), what);
-        }
+    for (e, end) in o.ends.iter().enumerate() {
+        match *end {
+            End::Blocked { index } => class.insert(instr(e, index), "blocked"),
+            End::Stopped { index } => class.insert(instr(e, index), "stopped"),
+            _ => None,
+        };
     }
     for f in &o.findings {
-        if matches!(f.kind, "unsatisfiable_wait" | "unset_event") {
-            if let Some(s) = f.sites.first() {
-                class.insert(*s, "blocked unsatisfiable");
+        if matches!(
+            f,
+            EngineFinding::UnsatisfiableWait { .. } | EngineFinding::UnsetEvent { .. }
+        ) {
+            if let Some(s) = f.at() {
+                class.insert(s, "blocked unsatisfiable");
             }
         }
     }
@@ -184,14 +193,12 @@ pub fn section(title: &str, p: &EngineProgram, o: &EngineSyncOutcome, names: &[S
     let links = o
         .links
         .iter()
-        .filter_map(|(w, by)| Some(("link", (*by)?, *w, None)));
-    let deadlocks = o.findings.iter().filter(|f| f.kind == "deadlock");
-    let cycles = deadlocks.flat_map(|f| {
-        let edge = move |(k, pair): (usize, &[SyncSite])| {
-            Some(("cycle", *pair.get(1)?, pair[0], Some(cycle_edge(f, k))))
-        };
-        f.sites.chunks(2).enumerate().filter_map(edge)
+        .filter_map(|l| Some(("link", l.by?, l.wait, None)));
+    let cycles = o.findings.iter().flat_map(|f| match f {
+        EngineFinding::Deadlock { cycle } => cycle.as_slice(),
+        _ => &[],
     });
+    let cycles = cycles.map(|e| ("cycle", e.helper, e.waiter, Some(e)));
     for (class, from, to, edge) in links.chain(cycles) {
         let (Some(&(x0, y0)), Some(&(x1, y1))) = (at.get(&from), at.get(&to)) else {
             continue;
@@ -202,10 +209,12 @@ pub fn section(title: &str, p: &EngineProgram, o: &EngineSyncOutcome, names: &[S
             svg,
             "<path class=\"{class}\" data-from=\"{from}\" data-to=\"{to}\" d=\"{d}\"/>"
         );
-        if let Some((res, _, threshold, _)) = edge {
+        if let Some(e) = edge {
             let _ = write!(
                 svg,
-                "<text class=\"cycle-label\" x=\"{:.0}\" y=\"{:.0}\">{res} ≥ {threshold}</text>",
+                "<text class=\"cycle-label\" x=\"{:.0}\" y=\"{:.0}\">{} ≥ {}</text>",
+                e.resource,
+                e.threshold,
                 x1 + 10.0,
                 y1 + if y0 > y1 { 22.0 } else { -14.0 },
             );
@@ -257,7 +266,7 @@ pub fn section(title: &str, p: &EngineProgram, o: &EngineSyncOutcome, names: &[S
         let _ = write!(
             sec,
             "<li class=\"{}\">{}</li>",
-            f.kind,
+            f.kind(),
             xml_escape(&finding_text(f, names))
         );
     }

@@ -1,8 +1,6 @@
 //! [`Subject`] over `tpb_core`, the production implementation.
 
-use super::engine_sync_types::{
-    EngineFinding, EngineProgram, EngineSyncAnswer, EngineSyncOutcome, SyncResource,
-};
+use super::engine_sync_types::{EngineProgram, EngineSyncAnswer, EngineSyncOutcome};
 use super::interface::{module_answer, stream_verdict, Capabilities, Reference, Reply, Subject};
 use super::lint_types::{LintResult, LintRow};
 use super::lowering_types::ModuleAnswer;
@@ -19,88 +17,6 @@ use tpb_core as c;
 use tpb_core::lut::DtypeColumn;
 use tpb_core::{Bundle, Generation};
 
-fn resource(r: c::engines::Resource) -> (u64, SyncResource) {
-    match r {
-        c::engines::Resource::Semaphore(i) => (0, ('S', i)),
-        c::engines::Resource::Event(i) => (1, ('E', i)),
-    }
-}
-
-fn engine_finding(f: &c::engines::Finding) -> EngineFinding {
-    use c::engines::Finding as F;
-    let mut out = EngineFinding {
-        kind: f.kind(),
-        sites: Vec::new(),
-        resource: None,
-        numbers: Vec::new(),
-        reason: None,
-    };
-    // Every finding but a deadlock: its place, then the update it last saw (if any).
-    let last_update = match f {
-        F::UnsatisfiableWait { last_update, .. }
-        | F::UnsetEvent { last_update, .. }
-        | F::SemaphoreUnderflow { last_update, .. }
-        | F::SemaphoreOverflow { last_update, .. } => *last_update,
-        _ => None,
-    };
-    if !matches!(f, F::Deadlock { .. }) {
-        out.sites.extend(f.at());
-        out.sites.extend(last_update);
-    }
-    match f {
-        F::Deadlock { cycle } => {
-            for e in cycle {
-                out.sites.extend([e.waiter, e.helper]);
-                let (k, (_, i)) = resource(e.resource);
-                out.numbers.extend([
-                    k,
-                    u64::from(i),
-                    u64::from(e.mode),
-                    u64::from(e.threshold),
-                    u64::from(e.value),
-                ]);
-            }
-        }
-        F::UnsatisfiableWait {
-            resource: r,
-            mode,
-            threshold,
-            value,
-            ..
-        } => {
-            out.resource = Some(resource(*r).1);
-            out.numbers = vec![u64::from(*mode), u64::from(*threshold), u64::from(*value)];
-        }
-        F::UnsetEvent { event, mode, .. } => {
-            out.resource = Some(('E', *event));
-            out.numbers = vec![u64::from(*mode)];
-        }
-        F::SemaphoreUnderflow {
-            sem, value, delta, ..
-        }
-        | F::SemaphoreOverflow {
-            sem, value, delta, ..
-        } => {
-            out.resource = Some(('S', *sem));
-            out.numbers = vec![u64::from(*value), u64::from(*delta)];
-        }
-        F::UnconsumedUpdate { resource: r, .. } => out.resource = Some(resource(*r).1),
-        F::AnalysisStopped { reason, .. } => {
-            out.reason = Some(reason.name());
-            let mode = match reason {
-                c::engines::StopReason::RegisterWait { mode }
-                | c::engines::StopReason::RegisterUpdate { mode }
-                | c::engines::StopReason::UnknownWaitMode { mode }
-                | c::engines::StopReason::UnknownUpdateMode { mode } => *mode,
-                _ => 0,
-            };
-            out.numbers = vec![u64::from(mode)];
-        }
-        _ => {}
-    }
-    out
-}
-
 fn core_engine_sync(p: &EngineProgram) -> EngineSyncAnswer {
     let steps: Vec<Vec<c::engines::Step>> = p
         .engines
@@ -110,20 +26,7 @@ fn core_engine_sync(p: &EngineProgram) -> EngineSyncAnswer {
     let refs: Vec<&[c::engines::Step]> = steps.iter().map(Vec::as_slice).collect();
     let r = c::engines::analyze(&refs, &p.dma, c::engines::Options { links: true })
         .map_err(|e| e.name())?;
-    Ok(EngineSyncOutcome {
-        findings: r.findings.iter().map(engine_finding).collect(),
-        ends: r
-            .ends
-            .iter()
-            .map(|e| match e {
-                c::engines::End::Finished => ("finished", 0),
-                c::engines::End::Blocked { index } => ("blocked", *index),
-                c::engines::End::Stopped { index } => ("stopped", *index),
-            })
-            .collect(),
-        semaphores: r.semaphores.iter().map(|&v| u64::from(v)).collect(),
-        links: r.links.iter().map(|l| (l.wait, l.by)).collect(),
-    })
+    Ok(EngineSyncOutcome { executed: 0, ..r })
 }
 
 /// `tpb_core` as a [`Subject`] (registry name `core`), serving one generation.

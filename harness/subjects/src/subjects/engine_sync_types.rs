@@ -12,8 +12,11 @@ pub const FORM_ENGINES: usize = 8;
 pub const FORM_STEPS: usize = 32;
 pub const FORM_DMAS: usize = 8;
 
-/// A DMA increment (FACTS §10 D1), and a location.
-pub use tpb_core::engines::{DmaIncrement as DmaRow, Loc as SyncSite};
+/// A DMA increment (FACTS §10 D1), a location, a finding and one reading of a subgraph.
+pub use tpb_core::engines::{
+    DmaIncrement as DmaRow, End, Finding as EngineFinding, Link, Loc as SyncSite,
+    Report as EngineSyncOutcome, Resource, StopReason, WaitEdge,
+};
 
 /// A subgraph: per engine its bands, and the DMA increments.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -99,52 +102,44 @@ impl EngineProgram {
     }
 }
 
-/// A semaphore (`'S'`) or an event (`'E'`) and its index.
-pub type SyncResource = (char, u8);
-
-/// One finding, in a shape both readings fill (SPEC §11):
-///
-/// | kind | `sites` | `resource` | `numbers` |
-/// |---|---|---|---|
-/// | `deadlock` | waiter, helper of each edge | — | per edge: S 0 / E 1, index, mode, threshold, value |
-/// | `unsatisfiable_wait` | waiter, last update? | the resource | mode, threshold, value |
-/// | `unset_event` | waiter, last update? | the event | mode |
-/// | `semaphore_underflow` / `_overflow` | update, previous update? | the semaphore | value, delta |
-/// | `unconsumed_update` | first update | the resource | — |
-/// | `analysis_stopped` | the instruction | — | the mode byte (`reason` set) |
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub struct EngineFinding {
-    pub kind: &'static str,
-    /// The primary first.
-    pub sites: Vec<SyncSite>,
-    pub resource: Option<SyncResource>,
-    pub numbers: Vec<u64>,
-    /// The stop reason of `analysis_stopped`.
-    pub reason: Option<&'static str>,
-}
-
-impl EngineFinding {
-    /// Not an error of the program (`unconsumed_update`, `analysis_stopped`).
-    pub fn is_warning(&self) -> bool {
-        matches!(self.kind, "unconsumed_update" | "analysis_stopped")
+/// The update a finding last saw of its resource (a deadlock's: in its edges).
+pub fn last_update(f: &EngineFinding) -> Option<SyncSite> {
+    use EngineFinding as F;
+    match f {
+        F::UnsatisfiableWait { last_update, .. }
+        | F::UnsetEvent { last_update, .. }
+        | F::SemaphoreUnderflow { last_update, .. }
+        | F::SemaphoreOverflow { last_update, .. } => *last_update,
+        _ => None,
     }
 }
 
-/// `finished` (at 0), `blocked` or `stopped` at an instruction.
-pub type EngineEnd = (&'static str, u32);
-
-/// A reading of one subgraph.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct EngineSyncOutcome {
-    /// In SPEC §11 DE-10 order.
-    pub findings: Vec<EngineFinding>,
-    /// Per engine.
-    pub ends: Vec<EngineEnd>,
-    /// Final value of each semaphore 0..256.
-    pub semaphores: Vec<u64>,
-    /// Each passed wait and the update that satisfied it, in execution order.
-    pub links: Vec<(SyncSite, Option<SyncSite>)>,
+/// The resource a finding is about (a deadlock's: in its edges).
+pub fn resource(f: &EngineFinding) -> Option<Resource> {
+    use EngineFinding as F;
+    match *f {
+        F::UnsatisfiableWait { resource, .. } | F::UnconsumedUpdate { resource, .. } => {
+            Some(resource)
+        }
+        F::UnsetEvent { event, .. } => Some(Resource::Event(event)),
+        F::SemaphoreUnderflow { sem, .. } | F::SemaphoreOverflow { sem, .. } => {
+            Some(Resource::Semaphore(sem))
+        }
+        _ => None,
+    }
 }
 
-/// The outcome, or the input error's name (SPEC §11 DE-2).
+/// The mode byte a stop is about.
+pub fn stop_mode(r: &StopReason) -> u8 {
+    match *r {
+        StopReason::RegisterWait { mode }
+        | StopReason::RegisterUpdate { mode }
+        | StopReason::UnknownWaitMode { mode }
+        | StopReason::UnknownUpdateMode { mode } => mode,
+        _ => 0,
+    }
+}
+
+/// The outcome (core's [`EngineSyncOutcome`] with `executed` 0: not part of the answer), or
+/// the input error's name (SPEC §11 DE-2).
 pub type EngineSyncAnswer = Result<EngineSyncOutcome, &'static str>;

@@ -1,7 +1,8 @@
 //! [`Subject`] over `tpb_oracle`, the independent second reading.
 
 use super::engine_sync_types::{
-    EngineFinding, EngineProgram, EngineSyncAnswer, EngineSyncOutcome, SyncResource, SyncSite,
+    End, EngineFinding, EngineProgram, EngineSyncAnswer, EngineSyncOutcome, Link, Resource,
+    StopReason, SyncSite, WaitEdge,
 };
 use super::interface::{
     module_answer, stream_verdict, Capabilities, Fault, Reference, Reply, Subject,
@@ -470,80 +471,90 @@ fn place(p: o::engines::Place) -> SyncSite {
     }
 }
 
-fn counter(c: o::engines::Counter) -> SyncResource {
-    (if c.0 { 'E' } else { 'S' }, c.1)
+fn counter((event, i): o::engines::Counter) -> Resource {
+    if event {
+        Resource::Event(i)
+    } else {
+        Resource::Semaphore(i)
+    }
 }
 
-fn observation(ob: &o::engines::Observation) -> EngineFinding {
+/// A value of the oracle's reading past `u32` (where DE-4 saturates): an answer that diverges.
+fn value(v: u64) -> Result<u32, &'static str> {
+    u32::try_from(v).map_err(|_| "oracle_value_past_u32")
+}
+
+/// An observation in core's vocabulary (a stop reason core does not name: an answer that
+/// diverges).
+fn observation(ob: &o::engines::Observation) -> Result<EngineFinding, &'static str> {
     use o::engines::Observation as Ob;
-    let f = |kind, sites: Vec<SyncSite>, resource, numbers| EngineFinding {
-        kind,
-        sites,
-        resource,
-        numbers,
-        reason: None,
-    };
-    let with = |first: o::engines::Place, last: Option<o::engines::Place>| {
-        let mut v = vec![place(first)];
-        v.extend(last.map(place));
-        v
-    };
-    match ob {
-        Ob::Cycle(links) => {
-            let mut sites = Vec::new();
-            let mut numbers = Vec::new();
-            for (w, c, mode, t, v, h) in links {
-                sites.extend([place(*w), place(*h)]);
-                numbers.extend([
-                    u64::from(c.0),
-                    u64::from(c.1),
-                    u64::from(*mode),
-                    u64::from(*t),
-                    *v,
-                ]);
-            }
-            f("deadlock", sites, None, numbers)
-        }
-        Ob::NeverSatisfied(w, c, mode, t, v, last) => f(
-            "unsatisfiable_wait",
-            with(*w, *last),
-            Some(counter(*c)),
-            vec![u64::from(*mode), u64::from(*t), *v],
-        ),
-        Ob::NobodySets(w, e, mode, last) => f(
-            "unset_event",
-            with(*w, *last),
-            Some(('E', *e)),
-            vec![u64::from(*mode)],
-        ),
-        Ob::BelowZero(at, s, v, d, last) => f(
-            "semaphore_underflow",
-            with(*at, *last),
-            Some(('S', *s)),
-            vec![*v, *d],
-        ),
-        Ob::PastTop(at, s, v, d, last) => f(
-            "semaphore_overflow",
-            with(*at, *last),
-            Some(('S', *s)),
-            vec![*v, *d],
-        ),
-        Ob::NeverRead(at, c) => f(
-            "unconsumed_update",
-            vec![place(*at)],
-            Some(counter(*c)),
-            vec![],
-        ),
-        Ob::GaveUp(at, why, mode) => EngineFinding {
-            reason: Some(why),
-            ..f(
-                "analysis_stopped",
-                vec![place(*at)],
-                None,
-                vec![u64::from(*mode)],
-            )
+    use EngineFinding as F;
+    let last = |p: &Option<o::engines::Place>| p.map(place);
+    Ok(match ob {
+        Ob::Cycle(links) => F::Deadlock {
+            cycle: links
+                .iter()
+                .map(|&(w, c, mode, threshold, v, h)| {
+                    Ok(WaitEdge {
+                        waiter: place(w),
+                        resource: counter(c),
+                        mode,
+                        threshold,
+                        value: value(v)?,
+                        helper: place(h),
+                    })
+                })
+                .collect::<Result<_, _>>()?,
         },
-    }
+        Ob::NeverSatisfied(w, c, mode, t, v, l) => F::UnsatisfiableWait {
+            at: place(*w),
+            resource: counter(*c),
+            mode: *mode,
+            threshold: *t,
+            value: value(*v)?,
+            last_update: last(l),
+        },
+        Ob::NobodySets(w, event, mode, l) => F::UnsetEvent {
+            at: place(*w),
+            event: *event,
+            mode: *mode,
+            last_update: last(l),
+        },
+        Ob::BelowZero(at, sem, v, d, l) => F::SemaphoreUnderflow {
+            at: place(*at),
+            sem: *sem,
+            value: value(*v)?,
+            delta: value(*d)?,
+            last_update: last(l),
+        },
+        Ob::PastTop(at, sem, v, d, l) => F::SemaphoreOverflow {
+            at: place(*at),
+            sem: *sem,
+            value: value(*v)?,
+            delta: value(*d)?,
+            last_update: last(l),
+        },
+        Ob::NeverRead(at, c) => F::UnconsumedUpdate {
+            at: place(*at),
+            resource: counter(*c),
+        },
+        Ob::GaveUp(at, why, mode) => {
+            let mode = *mode;
+            let reason = [
+                StopReason::RegisterWait { mode },
+                StopReason::RegisterUpdate { mode },
+                StopReason::UnknownWaitMode { mode },
+                StopReason::UnknownUpdateMode { mode },
+            ]
+            .into_iter()
+            .find(|r| r.name() == *why)
+            .ok_or("oracle_unknown_stop_reason")?;
+            F::AnalysisStopped {
+                at: place(*at),
+                reason,
+            }
+        }
+    })
 }
 
 fn oracle_engine_sync(p: &EngineProgram) -> EngineSyncAnswer {
@@ -557,15 +568,33 @@ fn oracle_engine_sync(p: &EngineProgram) -> EngineSyncAnswer {
         })
         .collect();
     let v = o::engines::engine_sync(&p.engines, &dmas)?;
+    let end = |&(k, i): &o::engines::Ending| match (k, i as u32) {
+        ("finished", 0) => Ok(End::Finished),
+        ("blocked", index) => Ok(End::Blocked { index }),
+        ("stopped", index) => Ok(End::Stopped { index }),
+        _ => Err("oracle_unknown_end"),
+    };
     Ok(EngineSyncOutcome {
-        findings: v.observations.iter().map(observation).collect(),
-        ends: v.endings.iter().map(|&(k, i)| (k, i as u32)).collect(),
-        semaphores: v.semaphores,
+        findings: v
+            .observations
+            .iter()
+            .map(observation)
+            .collect::<Result<_, _>>()?,
+        ends: v.endings.iter().map(end).collect::<Result<_, _>>()?,
+        semaphores: v
+            .semaphores
+            .iter()
+            .map(|&s| value(s))
+            .collect::<Result<_, _>>()?,
         links: v
             .satisfied
             .iter()
-            .map(|&(w, by)| (place(w), by.map(place)))
+            .map(|&(w, by)| Link {
+                wait: place(w),
+                by: by.map(place),
+            })
             .collect(),
+        executed: 0,
     })
 }
 
