@@ -17,18 +17,6 @@ use tpb_core as c;
 use tpb_core::lut::DtypeColumn;
 use tpb_core::{Bundle, Generation};
 
-fn core_engine_sync(p: &EngineProgram) -> EngineSyncAnswer {
-    let steps: Vec<Vec<c::engines::Step>> = p
-        .engines
-        .iter()
-        .map(|e| e.iter().map(|b| c::engines::Step::from_band(*b)).collect())
-        .collect();
-    let refs: Vec<&[c::engines::Step]> = steps.iter().map(Vec::as_slice).collect();
-    let r = c::engines::analyze(&refs, &p.dma, c::engines::Options { links: true })
-        .map_err(|e| e.name())?;
-    Ok(EngineSyncOutcome { executed: 0, ..r })
-}
-
 /// `tpb_core` as a [`Subject`] (registry name `core`), serving one generation.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct CoreSubject {
@@ -70,38 +58,6 @@ fn lint_row(e: c::walk::Event) -> LintRow {
             offset: s.offset,
             owner: (s.owner.index, s.owner.offset, s.owner.opcode),
         },
-    }
-}
-
-/// SPEC §5.4 "IR (DL-1)" and its table; §5.1.
-fn check_lowered(
-    gen: Generation,
-    insn: &IrInstruction,
-    records: &[[u8; 64]],
-) -> Result<(), String> {
-    use c::lower::IrInstruction as Ir;
-    let decode = |b: &[u8; 64]| c::decode(&Bundle(*b), gen);
-    for b in records {
-        decode(b).map_err(|e| format!("record {} does not decode: {e:?}", hex(b)))?;
-    }
-    let Ir::Collective(col) = insn else {
-        return Ok(());
-    };
-    let tag = c::lut::dtype_to_wire(col.dtype, gen.dtype_column()).map_err(|e| format!("{e}"))?;
-    match records.first().map(decode) {
-        Some(Ok(c::Instruction::CollectiveCompute(p)))
-            if (p.kind, p.cce_op, p.dtype, p.ap) == (col.kind, col.cce_op, tag, col.src) => {}
-        other => return Err(format!("0xD9 does not recover the collective: {other:?}")),
-    }
-    match (col.src2, records.get(1).map(decode)) {
-        (None, None) => Ok(()),
-        (Some(ap), Some(Ok(c::Instruction::CollectiveComputeSecondary(s))))
-            if (s.kind, s.cce_op, s.dtype, s.ap, s.channel_id)
-                == (col.kind, col.cce_op, tag, ap, col.channel_id) =>
-        {
-            Ok(())
-        }
-        (_, other) => Err(format!("0xDA does not recover the second leg: {other:?}")),
     }
 }
 
@@ -253,7 +209,15 @@ impl Reference for CoreSubject {
     }
 
     fn engine_sync(&self, p: &EngineProgram) -> Reply<EngineSyncAnswer> {
-        Ok(core_engine_sync(p))
+        let steps: Vec<Vec<c::engines::Step>> = p
+            .engines
+            .iter()
+            .map(|e| e.iter().map(|b| c::engines::Step::from_band(*b)).collect())
+            .collect();
+        let refs: Vec<&[c::engines::Step]> = steps.iter().map(Vec::as_slice).collect();
+        let r = c::engines::analyze(&refs, &p.dma, c::engines::Options { links: true })
+            .map_err(|e| e.name());
+        Ok(r.map(|r| EngineSyncOutcome { executed: 0, ..r }))
     }
 
     /// Core's streaming walker, as `tpbconform check` runs it.
@@ -327,12 +291,41 @@ impl Reference for CoreSubject {
         })
     }
 
+    /// SPEC §5.4 "IR (DL-1)" and its table; §5.1.
     fn check_lowered(
         &self,
         insn: &IrInstruction,
         records: &[[u8; 64]],
     ) -> Reply<Result<(), String>> {
-        Ok(check_lowered(self.gen, insn, records))
+        let check = || {
+            use c::lower::IrInstruction as Ir;
+            let decode = |b: &[u8; 64]| c::decode(&Bundle(*b), self.gen);
+            for b in records {
+                decode(b).map_err(|e| format!("record {} does not decode: {e:?}", hex(b)))?;
+            }
+            let Ir::Collective(col) = insn else {
+                return Ok(());
+            };
+            let tag = c::lut::dtype_to_wire(col.dtype, self.gen.dtype_column())
+                .map_err(|e| format!("{e}"))?;
+            match records.first().map(decode) {
+                Some(Ok(c::Instruction::CollectiveCompute(p)))
+                    if (p.kind, p.cce_op, p.dtype, p.ap)
+                        == (col.kind, col.cce_op, tag, col.src) => {}
+                other => return Err(format!("0xD9 does not recover the collective: {other:?}")),
+            }
+            match (col.src2, records.get(1).map(decode)) {
+                (None, None) => Ok(()),
+                (Some(ap), Some(Ok(c::Instruction::CollectiveComputeSecondary(s))))
+                    if (s.kind, s.cce_op, s.dtype, s.ap, s.channel_id)
+                        == (col.kind, col.cce_op, tag, ap, col.channel_id) =>
+                {
+                    Ok(())
+                }
+                (_, other) => Err(format!("0xDA does not recover the second leg: {other:?}")),
+            }
+        };
+        Ok(check())
     }
 
     fn sync_plan(

@@ -233,7 +233,47 @@ impl Reference for OracleSubject {
     }
 
     fn engine_sync(&self, p: &EngineProgram) -> Reply<EngineSyncAnswer> {
-        Ok(oracle_engine_sync(p))
+        let answer = || {
+            let dmas: Vec<o::engines::Descriptor> = p
+                .dma
+                .iter()
+                .map(|d| o::engines::Descriptor {
+                    semaphore: d.sem,
+                    amount: d.by,
+                    after: d.trigger.map(|(e, i)| (usize::from(e), i as usize)),
+                })
+                .collect();
+            let v = o::engines::engine_sync(&p.engines, &dmas)?;
+            let end = |&(k, i): &o::engines::Ending| match (k, i as u32) {
+                ("finished", 0) => Ok(End::Finished),
+                ("blocked", index) => Ok(End::Blocked { index }),
+                ("stopped", index) => Ok(End::Stopped { index }),
+                _ => Err("oracle_unknown_end"),
+            };
+            Ok(EngineSyncOutcome {
+                findings: v
+                    .observations
+                    .iter()
+                    .map(observation)
+                    .collect::<Result<_, _>>()?,
+                ends: v.endings.iter().map(end).collect::<Result<_, _>>()?,
+                semaphores: v
+                    .semaphores
+                    .iter()
+                    .map(|&s| value(s))
+                    .collect::<Result<_, _>>()?,
+                links: v
+                    .satisfied
+                    .iter()
+                    .map(|&(w, by)| Link {
+                        wait: place(w),
+                        by: by.map(place),
+                    })
+                    .collect(),
+                executed: 0,
+            })
+        };
+        Ok(answer())
     }
 
     fn lint_stream(&self, bytes: &[u8]) -> Reply<LintResult> {
@@ -554,47 +594,6 @@ fn observation(ob: &o::engines::Observation) -> Result<EngineFinding, &'static s
                 reason,
             }
         }
-    })
-}
-
-fn oracle_engine_sync(p: &EngineProgram) -> EngineSyncAnswer {
-    let dmas: Vec<o::engines::Descriptor> = p
-        .dma
-        .iter()
-        .map(|d| o::engines::Descriptor {
-            semaphore: d.sem,
-            amount: d.by,
-            after: d.trigger.map(|(e, i)| (usize::from(e), i as usize)),
-        })
-        .collect();
-    let v = o::engines::engine_sync(&p.engines, &dmas)?;
-    let end = |&(k, i): &o::engines::Ending| match (k, i as u32) {
-        ("finished", 0) => Ok(End::Finished),
-        ("blocked", index) => Ok(End::Blocked { index }),
-        ("stopped", index) => Ok(End::Stopped { index }),
-        _ => Err("oracle_unknown_end"),
-    };
-    Ok(EngineSyncOutcome {
-        findings: v
-            .observations
-            .iter()
-            .map(observation)
-            .collect::<Result<_, _>>()?,
-        ends: v.endings.iter().map(end).collect::<Result<_, _>>()?,
-        semaphores: v
-            .semaphores
-            .iter()
-            .map(|&s| value(s))
-            .collect::<Result<_, _>>()?,
-        links: v
-            .satisfied
-            .iter()
-            .map(|&(w, by)| Link {
-                wait: place(w),
-                by: by.map(place),
-            })
-            .collect(),
-        executed: 0,
     })
 }
 
