@@ -1,15 +1,11 @@
-//! The JSON form of decoded fields, as `tpbconform decode` prints them and
-//! `encode` and external subjects (tpb-subject/1 `decode` / `encode`) read
-//! them: SPEC §5.2 names and order (the header names, flat: `debug_cmd` …
-//! `semaphore_value` first), ints as numbers, names as strings, byte ranges as
-//! lowercase hex.
+//! The JSON form of decoded fields (`tpbconform decode`, `encode`, tpb-subject/1): SPEC §5.2
+//! names and order, ints as numbers, names as strings, byte ranges as lowercase hex.
 
 use crate::layout::Kind;
 use crate::strict_json::{Json, Object, Scan};
 use crate::subjects::{hex, push_hex, FieldName, Value};
 use serde_json::{Map, Value as J};
 
-/// The `fields` object: the fields in order (ints as numbers, names as strings, bytes as hex).
 pub fn fields_json(fields: &[(FieldName, Value)]) -> Map<String, J> {
     let value = |v: &Value| match v {
         Value::Int(n) => J::from(*n),
@@ -22,8 +18,7 @@ pub fn fields_json(fields: &[(FieldName, Value)]) -> Map<String, J> {
         .collect()
 }
 
-/// [`fields_json`] as JSON text, written directly (no map: a roundtrip
-/// case writes it for each encode it asks a library).
+/// [`fields_json`] as text, written directly (a roundtrip case writes it per encode).
 pub fn fields_text(fields: &[(FieldName, Value)]) -> String {
     use std::fmt::Write;
     let mut o = String::with_capacity(32 * fields.len() + 2);
@@ -50,9 +45,8 @@ pub fn fields_text(fields: &[(FieldName, Value)]) -> String {
     o
 }
 
-/// A decode answer's error object, `{"error":{"field":…,"offset":…}}`
-/// (tpb_subject.h `tpb_decode`), written directly: most bundles of a
-/// `decode_any` case fail to decode.
+/// `{"error":{"field":…,"offset":…}}` (tpb_subject.h `tpb_decode`), written directly: most
+/// bundles of a `decode_any` case fail to decode.
 pub fn decode_error_text(field: &str, offset: u64) -> String {
     use std::fmt::Write;
     let mut o = String::with_capacity(48 + field.len());
@@ -62,8 +56,7 @@ pub fn decode_error_text(field: &str, offset: u64) -> String {
     o
 }
 
-/// `s` as a JSON string (a plain name as is, anything else escaped by
-/// `serde_json`).
+/// A plain name as is, anything else escaped by `serde_json`.
 fn json_str(o: &mut String, s: &str) {
     if s.bytes()
         .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-' || b == b'.')
@@ -76,7 +69,7 @@ fn json_str(o: &mut String, s: &str) {
     }
 }
 
-/// Parses exactly 128 hex digits (nothing else) into a bundle.
+/// Exactly 128 hex digits, nothing else.
 pub fn parse_bundle_hex(s: &str) -> Option<[u8; 64]> {
     if s.len() != 128 {
         return None;
@@ -85,7 +78,6 @@ pub fn parse_bundle_hex(s: &str) -> Option<[u8; 64]> {
     parse_hex_bytes(s)?.try_into().ok()
 }
 
-/// A JSON hex string (no comments) via the shared [`crate::input::hex_nibbles`].
 fn parse_hex_bytes(s: &str) -> Option<Vec<u8>> {
     let digits = crate::input::hex_nibbles(s.as_bytes(), false).ok()?;
     digits
@@ -94,8 +86,7 @@ fn parse_hex_bytes(s: &str) -> Option<Vec<u8>> {
         .then(|| crate::input::pack_nibbles(&digits))
 }
 
-/// Field `name`'s JSON value back as a [`Value`] of its `kind`
-/// ([`crate::layout::field`]); the error names the field and what is wrong.
+/// Field `name`'s JSON value as a [`Value`] of its `kind`; the error names the field.
 fn value_of(kind: Kind, name: &str, v: &Json<'_>) -> Result<Value, String> {
     match (kind, v) {
         (_, Json::U64(n)) => Ok(Value::Int(*n)),
@@ -115,7 +106,7 @@ fn value_of(kind: Kind, name: &str, v: &Json<'_>) -> Result<Value, String> {
     }
 }
 
-/// The inverse of [`fields_json`]: the field list in the object's order.
+/// The inverse of [`fields_json`].
 pub fn fields_from_json(fo: &Object<'_>) -> Result<Vec<(FieldName, Value)>, String> {
     fo.iter()
         .map(|(k, v)| {
@@ -125,10 +116,8 @@ pub fn fields_from_json(fo: &Object<'_>) -> Result<Vec<(FieldName, Value)>, Stri
         .collect()
 }
 
-/// [`fields_from_json`] read straight from the text at `s` (an object), with
-/// no tree: `None` wherever it is unsure (an escape, a key twice, any
-/// error), and then the caller reads the text with
-/// [`crate::strict_json::parse`], which names the error.
+/// [`fields_from_json`] straight from the text: `None` wherever unsure (an escape, a key
+/// twice, any error), and then the caller's [`crate::strict_json::parse`] names the error.
 pub fn fields_from_text(s: &mut Scan<'_>) -> Option<Vec<(FieldName, Value)>> {
     let mut out: Vec<(FieldName, Value)> = Vec::with_capacity(16);
     s.entries(|s, k| {

@@ -1,13 +1,6 @@
-//! `tpb-subjects`: the two lowest layers of the harness (`harness/ARCHITECTURE.md`).
-//!
-//! - data stated once: [`targets`] (the target registry), [`layout`] (the
-//!   bundle layout), [`generation`]; and the plumbing [`input`],
-//!   [`atomic`], [`interrupt`], [`fields_json`] (decoded fields as JSON),
-//!   [`lower_input`] (the IR JSON that `tpbconform lower` and the C ABI's
-//!   `tpb_lower` read), [`strict_json`] (duplicate JSON keys refused);
-//! - [`subjects`] — the `Subject` interface and its registry (the only
-//!   place that names core and oracle); [`external`] — `lib:` / `cmd:`
-//!   subjects over the tpb-subject/1 protocol.
+//! `tpb-subjects`: the two lowest layers of the harness (`harness/ARCHITECTURE.md`): data
+//! stated once and its plumbing; the [`subjects`] (their registry the only place that names
+//! core and oracle) and the [`external`] ones.
 #![deny(unsafe_code)]
 
 /// The version of `SPEC.md` this workspace implements, stated once: SPEC.md's

@@ -1,30 +1,25 @@
-//! [`Compact`]: an answer in the form a subject's prefetched batch holds
-//! it, so that the judge can compare a whole batch of a subject's answers
-//! with core's in one pass ([`crate::subjects::Subject::vouch`], the
-//! judge's bulk judging) and take the per-case path only where they differ.
+//! [`Compact`]: an answer as a prefetched batch holds it, so the judge compares a whole batch
+//! with core's in one pass ([`crate::subjects::Transport::vouch`]).
 
 use super::types::{LutResult, Name, Verdict};
 
-/// See the module docs. Only answers that equal one another exactly are
-/// compact; anything else is [`Compact::Other`], which is never vouched
-/// for (the case is judged on its own, as every case used to be).
+/// Only answers that equal one another exactly are compact; [`Compact::Other`] is never
+/// vouched for (the case is judged on its own).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Compact {
     /// A validator's verdict by its `tpb_verdict` id: 0 valid, else 1 +
     /// the predicate's [`crate::subjects::Predicate::known_index`]
     /// (include/tpb_subject.h; harness `external::verdict`).
     Verdict(u16),
-    /// A LUT's wire byte.
+    /// A LUT's wire byte, or its refusal by a name the harness knows.
     Wire(u8),
-    /// A LUT's refusal by a name the harness knows.
     Refused(&'static str),
-    /// Not compact: a predicate or refusal the harness does not know, or no
-    /// answer to compare (the reference pair disagreed on the case).
+    /// A predicate or refusal the harness does not know, or no answer to compare (the
+    /// reference pair disagreed on the case).
     Other,
 }
 
 impl Compact {
-    /// The compact form of verdict `v`.
     #[inline]
     pub fn of_verdict(v: &Verdict) -> Compact {
         match v {
@@ -35,7 +30,6 @@ impl Compact {
         }
     }
 
-    /// The compact form of LUT answer `r`.
     #[inline]
     pub fn of_lut(r: &LutResult) -> Compact {
         match r {
