@@ -53,16 +53,12 @@ impl Shown for StreamResult {
         let mut s = String::from("Ok [\n");
         for it in v {
             let item = match it {
-                StreamSummary::Group {
-                    header_index,
-                    output,
-                    args,
+                &StreamSummary::Group {
+                    header_index: h,
+                    n_args,
                 } => {
-                    let a: Vec<String> = args.iter().map(ToString::to_string).collect();
-                    format!(
-                        "group header {header_index} output {output} args [{}]",
-                        a.join(", ")
-                    )
+                    let a: Vec<String> = (h + 2..h + 2 + n_args).map(|i| i.to_string()).collect();
+                    format!("group header {h} output {} args [{}]", h + 1, a.join(", "))
                 }
                 StreamSummary::Other { index, opcode } => {
                     format!("bundle {index} opcode 0x{opcode:02X}")

@@ -180,7 +180,10 @@ impl Reference for CoreSubject {
                 .map(|it| match it {
                     c::stream::StreamItem::Group {
                         header_index, args, ..
-                    } => StreamSummary::group(header_index, args.len()),
+                    } => StreamSummary::Group {
+                        header_index,
+                        n_args: args.len(),
+                    },
                     c::stream::StreamItem::Other { index, opcode } => {
                         StreamSummary::Other { index, opcode }
                     }

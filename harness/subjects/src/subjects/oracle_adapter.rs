@@ -210,7 +210,10 @@ impl Reference for OracleSubject {
                     o::Item::Group {
                         header_index,
                         n_args,
-                    } => StreamSummary::group(header_index, n_args),
+                    } => StreamSummary::Group {
+                        header_index,
+                        n_args,
+                    },
                     o::Item::Other { index, opcode } => StreamSummary::Other { index, opcode },
                 })
                 .collect()),

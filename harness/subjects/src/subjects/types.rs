@@ -187,31 +187,12 @@ impl fmt::Display for DecodeFail {
 /// The bundle, or the first bad field's name.
 pub type EncodeResult = Result<[u8; 64], Name>;
 
-/// One item of a parsed bundle stream (SPEC §5.3), by bundle index.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+/// One item of a parsed bundle stream (SPEC §5.3), by bundle index: a custom-op group (its
+/// 0x85, then its output 0x86 and `n_args` argument 0x86s), or any other bundle.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum StreamSummary {
-    /// A custom-op group: its 0x85, output 0x86 and argument 0x86s.
-    Group {
-        header_index: usize,
-        output: usize,
-        args: Vec<usize>,
-    },
-    Other {
-        index: usize,
-        opcode: u8,
-    },
-}
-
-impl StreamSummary {
-    /// The group whose 0x85 header is bundle `header_index`: its output payload
-    /// next, then its `n_args` argument payloads (SPEC §5.3).
-    pub fn group(header_index: usize, n_args: usize) -> StreamSummary {
-        StreamSummary::Group {
-            header_index,
-            output: header_index + 1,
-            args: (header_index + 2..header_index + 2 + n_args).collect(),
-        }
-    }
+    Group { header_index: usize, n_args: usize },
+    Other { index: usize, opcode: u8 },
 }
 
 /// A stream-parser error (SPEC §5.3, DL-12) and the bundle index it is reported at (for
