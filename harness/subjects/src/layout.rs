@@ -13,6 +13,7 @@ pub enum Domain {
     Opcode,
     /// SPEC §6.5; FACTS §2 [H].
     WaitMode,
+    /// SPEC §6.5; FACTS §2 [H].
     UpdateMode,
     /// 0x86 `arg_type` ∈ {1 TENSOR, 2 ARRAY_OF_TENSOR} (SPEC §4; FACTS §8 [H]).
     ArgType,
@@ -43,7 +44,8 @@ const CLOSED: [(Domain, EnumDomain, &str); 7] = [
 ];
 
 impl Domain {
-    /// The legal values of a closed domain under `arch` (core's [`EnumDomain::admits`]).
+    /// The legal values of a closed domain under `arch` (core's [`EnumDomain::admits`]; v4's
+    /// dtype column adds tag 0x10: FACTS §6, SPEC §6.4).
     pub fn values_for(self, arch: Generation) -> Option<&'static [u8]> {
         static SETS: OnceLock<Vec<Vec<Vec<u8>>>> = OnceLock::new();
         let i = CLOSED.iter().position(|c| c.0 == self)?;

@@ -432,13 +432,13 @@ pub trait Transport {
     fn prefetch_begin(&self, batch: Batch<'_>);
 
     /// Bulk judging of the batch last prefetched (a validator or LUT batch): for each case `j`
-    /// of `batch` whose held answer is exactly core's `reference[j]`, sets `agreed[j]` (judged,
-    /// agreeing, never served afterwards); the rest are asked one by one as without it. False
-    /// when the subject holds no such batch.
+    /// of `batch` that is the held batch's own `j`-th and whose held answer is exactly core's
+    /// `reference[j]`, sets `agreed[j]` (judged, agreeing, never served afterwards); the rest
+    /// are asked one by one as without it. False when the subject holds no such batch.
     fn vouch(&self, batch: Batch<'_>, reference: &[Compact], agreed: &mut [bool]) -> bool;
 
     /// The first operation of `needs` the subject is not asked any more (too many faults in a
-    /// row, or it cannot be restarted): the judge counts such cases as not run.
+    /// row, or it cannot be restarted): the judge counts its cases as not run for it.
     fn given_up(&self, needs: Capabilities) -> Option<GivenUp>;
 }
 
