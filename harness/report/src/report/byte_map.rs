@@ -1,22 +1,14 @@
-//! Which bytes of a divergence's minimised bundle each side blames: the one
-//! adapter every report view asks ([`blamed_bytes`]).
-//!
-//! Each side's typed answer on the minimised input (the record's `answers`,
-//! written as data by the judge's comparison) is handed to
-//! [`crate::blame::blamed_bytes`], the same function `explain` marks bytes
-//! with: the fewest bytes that must change for the failing rule to hold,
-//! plus the side's own offending byte. A side that accepted, faulted or has
-//! no answer about the bytes blames no byte.
+//! Which bytes of a divergence's minimised bundle each side blames: each side's typed answer
+//! handed to [`crate::blame::blamed_bytes`], the function `explain` marks bytes with. A side
+//! that accepted, faulted or has no answer about the bytes blames no byte.
 
 use super::model::{is_bundle_target, DivergenceRecord};
 use crate::blame::{self, Answer};
 use crate::judge::bundle_from_input;
 use crate::judge::Answers;
 
-/// One side of a divergence.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Side {
-    /// `left_name` (a subject under test, or core against the oracle).
     Left,
     Right,
 }
@@ -33,8 +25,7 @@ impl DivergenceRecord {
     }
 }
 
-/// The 64-byte map of the bytes `side` blames in `record`'s minimised input
-/// (all false for inputs that are not one bundle).
+/// The bytes `side` blames in `record`'s minimised input (none for inputs that are not one bundle).
 pub fn blamed_bytes(record: &DivergenceRecord, side: Side) -> [bool; 64] {
     let bundle = |m: &Vec<u8>| m.len() <= 64 && is_bundle_target(&record.target);
     match (
@@ -46,10 +37,8 @@ pub fn blamed_bytes(record: &DivergenceRecord, side: Side) -> [bool; 64] {
     }
 }
 
-/// What `side`'s rejection is about in `record`'s minimised bundle, naming the field and its
-/// value ([`crate::layout::failure_detail`]) at the first byte it blames: `wait_mode 0x08 is not
-/// a WAIT_MODE member (byte 0x04)`; `None` when the side accepted, faulted, or the input is not
-/// one bundle.
+/// What `side`'s rejection is about: `wait_mode 0x08 is not a WAIT_MODE member (byte 0x04)`;
+/// `None` when the side accepted, faulted, or the input is not one bundle.
 pub fn side_detail(record: &DivergenceRecord, side: Side) -> Option<String> {
     let min = record.minimized_bytes().ok()?;
     let detail = answer_detail(&record.target, &min, record.side(side).2?)?;
@@ -77,8 +66,7 @@ pub fn side_detail(record: &DivergenceRecord, side: Side) -> Option<String> {
     ))
 }
 
-/// [`side_detail`] of one typed answer to `input` of gate target `target` (`replay` prints it
-/// under each divergence it reproduces).
+/// [`side_detail`] of one typed answer to `input` of gate target `target` (also `replay`'s).
 pub fn answer_detail(target: &str, input: &[u8], answer: &Answer) -> Option<String> {
     if !is_bundle_target(target) || input.len() > 64 {
         return None;

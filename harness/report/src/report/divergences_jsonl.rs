@@ -1,16 +1,12 @@
-//! `divergences.jsonl`: one [`DivergenceRecord`] per line, written with
-//! serde ([`render`]) and read back with serde, streaming and bounded
-//! ([`read`]).
+//! `divergences.jsonl`: one [`DivergenceRecord`] per line, read back streaming and bounded.
 
 use super::merge_error::{open_regular, MergeError, MAX_BYTES};
 use super::model::DivergenceRecord;
 use std::io::{BufRead, BufReader, Read};
 use std::path::Path;
 
-/// File name inside a report folder.
 pub const FILE: &str = "divergences.jsonl";
 
-/// The file's text.
 pub fn render(records: &[DivergenceRecord]) -> String {
     let mut s = String::new();
     for r in records {

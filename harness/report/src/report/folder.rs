@@ -1,7 +1,5 @@
-//! The report folder, claimed before the run ([`claim_dir`]; a [`ClaimGuard`] gives it
-//! back) and filled atomically ([`write_dir`]: a marked staging folder
-//! renamed onto the claim; [`abort_staging`] on a signal, [`cleanup_stale`] after a SIGKILL).
-//! The promises: `reports/README.md` (the paragraph after the file list).
+//! The report folder, claimed before the run ([`claim_dir`]) and filled atomically
+//! ([`write_dir`]: a marked staging folder renamed onto the claim). Promises: `reports/README.md`.
 
 use crate::atomic::write_atomic;
 use std::io;
@@ -12,9 +10,7 @@ use std::sync::Mutex;
 /// Report-folder problems (exit 2).
 #[derive(Debug)]
 pub enum ReportDirError {
-    /// The requested folder exists already.
     Exists(PathBuf),
-    /// The folder could not be created or written.
     Io { path: PathBuf, error: io::Error },
 }
 
@@ -44,8 +40,7 @@ pub fn utc_now() -> (String, String) {
     utc_stamp(secs)
 }
 
-/// `(compact, iso)` UTC stamps of a Unix time (civil-from-days, proleptic
-/// Gregorian).
+/// `(compact, iso)` UTC stamps of a Unix time (civil-from-days, proleptic Gregorian).
 pub fn utc_stamp(secs: u64) -> (String, String) {
     let days = (secs / 86_400) as i64;
     let rem = secs % 86_400;
@@ -65,13 +60,9 @@ pub fn utc_stamp(secs: u64) -> (String, String) {
     )
 }
 
-/// Claims the report folder before the run starts: creates `explicit`
-/// (refused with [`ReportDirError::Exists`] if anything is there), or the
-/// first free `root/<stamp>`, `root/<stamp>-1`, ... Creating a folder is
-/// atomic, so two concurrent runs never get the same one. The folder stays
-/// empty until [`write_dir`] renames the finished report onto it; a run that
-/// ends early removes it (and the parents created for it) by dropping a
-/// [`ClaimGuard`].
+/// Creates `explicit` (refused if anything is there) or the first free `root/<stamp>`,
+/// `root/<stamp>-1`, ...: creating a folder is atomic, so two concurrent runs never get the same
+/// one. It stays empty until [`write_dir`]; dropping a [`ClaimGuard`] gives it back.
 pub fn claim_dir(
     explicit: Option<&Path>,
     root: &Path,
@@ -159,10 +150,8 @@ fn remove_created(created: &[PathBuf]) {
     }
 }
 
-/// Gives the claim back when dropped unless [`write_dir`] filled it first: removes the folder
-/// [`claim_dir`] claimed, and the parent folders it created for it, while they are still
-/// empty. Hold one from [`claim_dir`] to the end of a command, so every early return leaves no
-/// empty folder behind.
+/// Dropped before [`write_dir`] filled the claim: removes it and the parents created for it,
+/// while still empty, so no early return leaves an empty folder behind.
 #[derive(Debug)]
 pub struct ClaimGuard;
 
@@ -176,7 +165,6 @@ impl Drop for ClaimGuard {
     }
 }
 
-/// The folder [`claim_dir`] claimed and the parents it created for it.
 struct Claim {
     dir: PathBuf,
     created: Vec<PathBuf>,
@@ -193,15 +181,12 @@ fn put<T>(slot: &Mutex<Option<T>>, value: Option<T>) -> Option<T> {
         .and_then(|mut g| std::mem::replace(&mut *g, value))
 }
 
-/// Test hook: [`write_dir`] waits this long with its staging folder in
-/// place (the CLI sets it from `TPB_REPORT_DEBUG_STAGING_PAUSE_MS`), so a
-/// test can signal a command mid-write.
+/// Test hook: [`write_dir`] waits this long with its staging folder in place.
 pub fn set_staging_pause_ms(ms: u64) {
     STAGING_PAUSE_MS.store(ms, Ordering::Relaxed);
 }
 
-/// Removes the staging folder of a report being written, if any, and the
-/// still-empty claimed folder (for signal handlers and fatal errors).
+/// Removes the staging folder, if any, and the still-empty claim (signals, fatal errors).
 pub fn abort_staging() {
     if let Some(p) = put(&STAGING, None) {
         let _ = std::fs::remove_dir_all(p);
@@ -209,8 +194,7 @@ pub fn abort_staging() {
     drop(ClaimGuard);
 }
 
-/// Name of the marker file inside a staging folder; its content is
-/// [`marker_text`] of the folder's own `<pid>-<token>` suffix.
+/// The marker file of a staging folder: [`marker_text`] of its own `<pid>-<token>` suffix.
 const STAGING_MARKER: &str = ".tpbconform-staging";
 const STAGING_INFIX: &str = ".staging-";
 
@@ -218,8 +202,7 @@ fn marker_text(suffix: &str) -> String {
     format!("tpbconform report staging {suffix}\n")
 }
 
-/// A fresh `<pid>-<token>` suffix (the token only has to differ between
-/// runs of the same pid).
+/// A fresh `<pid>-<token>` suffix (the token only differs between runs of one pid).
 fn staging_suffix() -> String {
     let nanos = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
@@ -238,11 +221,9 @@ fn staging_name(final_dir: &Path, suffix: &str) -> PathBuf {
         .join(format!(".{name}{STAGING_INFIX}{suffix}"))
 }
 
-/// Removes the staging folders in `parent` that a killed `tpbconform` left:
-/// only a folder named `.<name>.staging-<pid>-<token>` that holds the marker
-/// file whose content names that same `<pid>-<token>`, and whose process is
-/// gone (Linux: no `/proc/<pid>`; elsewhere nothing is removed). Anything
-/// else, whatever its name, is left alone.
+/// Removes the staging folders a killed `tpbconform` left in `parent`: only
+/// `.<name>.staging-<pid>-<token>` holding the marker that names that `<pid>-<token>`, whose
+/// process is gone (Linux: no `/proc/<pid>`; elsewhere nothing is removed).
 pub fn cleanup_stale(parent: &Path) {
     let proc_root = Path::new("/proc");
     if !proc_root.join("self").exists() {
@@ -267,9 +248,8 @@ pub fn cleanup_stale(parent: &Path) {
     }
 }
 
-/// Writes `files` (`relative path`, bytes) as the folder `final_dir`,
-/// atomically (see the module docs). `final_dir` must be absent or the
-/// empty folder this process claimed with [`claim_dir`].
+/// Writes `files` (relative path, bytes) as `final_dir`, atomically; `final_dir` must be
+/// absent or this process's claim.
 pub fn write_dir(final_dir: &Path, files: &[(String, Vec<u8>)]) -> Result<(), ReportDirError> {
     let parent = final_dir
         .parent()

@@ -1,5 +1,4 @@
-//! Helpers the renderers share: the clock-line marker, grouped numbers, XML escaping, mapping a
-//! list and insertion-ordered lookup.
+//! Helpers the renderers share.
 
 /// Marker of clock-dependent lines.
 pub const TIMING_MARKER: &str = "[timing]";
@@ -17,7 +16,6 @@ pub fn grouped(n: u64) -> String {
     out
 }
 
-/// XML-escapes text and attribute values.
 pub fn xml_escape(s: &str) -> String {
     let mut o = String::with_capacity(s.len());
     for c in s.chars() {
@@ -34,7 +32,6 @@ pub fn xml_escape(s: &str) -> String {
     o
 }
 
-/// `f` of each element of `v`, in order.
 pub fn each<T, U>(v: &[T], f: impl FnMut(&T) -> U) -> Vec<U> {
     v.iter().map(f).collect()
 }

@@ -1,15 +1,12 @@
-//! `index.html`: the report document ([`super::document`]) as one self-contained page (inline CSS, no
-//! script, no server) with a table of contents and, per divergence, the
-//! byte map of its minimised bundle. The page never scrolls sideways: text
-//! and `pre` wrap, and a table too wide for the page scrolls inside its own
-//! box (`div.tw`) rather than break a name mid-word (issue 32 item 5).
+//! `index.html`: the report document as one self-contained page (inline CSS, no script) with a
+//! table of contents. It never scrolls sideways: text and `pre` wrap, and a table too wide
+//! scrolls inside its own box (`div.tw`) rather than break a name mid-word (issue 32 item 5).
 
 use super::document::{document, Block, Line, Section, Span};
 use super::format::{xml_escape, TIMING_MARKER};
 use super::model::ReportModel;
 use std::fmt::Write as _;
 
-/// The page's stylesheet (the only one).
 const STYLE: &str = "\
 *{box-sizing:border-box}
 body{font-family:system-ui,sans-serif;margin:1.5em auto;max-width:84em;padding:0 1.5em;\
@@ -228,7 +225,6 @@ fn toc(s: &mut String, sections: &[Section]) {
     s.push_str("</ul></nav>\n");
 }
 
-/// `index.html` of a model.
 pub fn render(m: &ReportModel) -> String {
     let doc = document(m);
     let mut s = String::new();

@@ -7,15 +7,12 @@ use sha2::{Digest, Sha256};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-/// The `algorithm` value.
 pub const ALGORITHM: &str = "sha-256";
 
-/// Most files one folder may hold (a report has five plus one per
-/// divergence).
+/// Most files one folder may hold (a report has five plus one per divergence).
 pub const MAX_FILES: usize = 100_000;
 
 wire! {
-    /// `run.json`'s `integrity` record.
     pub struct Integrity {
         pub algorithm: String,
         /// SHA-256 (hex) of `run.json` without its `integrity` key.
@@ -24,20 +21,17 @@ wire! {
         pub files: BTreeMap<String, FileDigest>,
     }
 
-    /// One file's size and digest.
     pub struct FileDigest {
         pub bytes: u64,
         pub sha256: String,
     }
 }
 
-/// SHA-256 of `bytes`, hex.
 pub fn sha256(bytes: &[u8]) -> String {
     hex(&Sha256::digest(bytes))
 }
 
-/// The integrity record of `facts` (the `run.json` text without
-/// `integrity`) and the folder's other `files`.
+/// The record of `facts` (`run.json` without `integrity`) and the folder's other `files`.
 pub fn seal(facts: &str, files: &[(String, Vec<u8>)]) -> Integrity {
     let digest = |(path, b): &(String, Vec<u8>)| {
         let (bytes, sha256) = (b.len() as u64, sha256(b));
@@ -50,18 +44,15 @@ pub fn seal(facts: &str, files: &[(String, Vec<u8>)]) -> Integrity {
     }
 }
 
-/// Why a folder fails its integrity check: `integrity: <what>`.
 fn fails(what: impl std::fmt::Display) -> String {
     format!("integrity: {what}")
 }
 
-/// `integrity: <file>: cannot read: <error>`.
 fn unreadable(file: impl std::fmt::Display, e: impl std::fmt::Display) -> String {
     fails(format_args!("{file}: cannot read: {e}"))
 }
 
-/// The folder's files other than `own` (the file holding the record;
-/// relative, `/`-separated, sorted), at most two levels deep as a report is.
+/// The folder's files but `own` (relative, `/`-separated, sorted), at most two levels deep.
 fn walk(dir: &Path, own: &str) -> Result<Vec<(String, PathBuf)>, String> {
     let mut out = Vec::new();
     let mut stack = vec![(String::new(), dir.to_path_buf(), 0u8)];
@@ -90,7 +81,6 @@ fn walk(dir: &Path, own: &str) -> Result<Vec<(String, PathBuf)>, String> {
     Ok(out)
 }
 
-/// Streams `path` through SHA-256: (size, hex digest).
 fn digest_file(rel: &str, path: &Path) -> Result<(u64, String), String> {
     let read = |e| unreadable(rel, e);
     let mut f = std::fs::File::open(path).map_err(read)?;
@@ -99,8 +89,7 @@ fn digest_file(rel: &str, path: &Path) -> Result<(u64, String), String> {
     Ok((n, hex(&h.finalize())))
 }
 
-/// Checks `dir` against `rec`, the record read from its file `own`
-/// (`run.json`), whose facts re-rendered without the record are `facts`.
+/// Checks `dir` against `rec`, read from its file `own`, whose facts without it are `facts`.
 pub fn verify(dir: &Path, own: &str, rec: Option<&Integrity>, facts: &str) -> Result<(), String> {
     let rec = rec.ok_or_else(|| fails("run.json has no integrity record"))?;
     let algorithm = &rec.algorithm;

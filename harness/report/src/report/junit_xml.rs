@@ -27,7 +27,6 @@ fn case_at<'a>(cases: &'a mut Vec<Case>, name: &str) -> &'a mut Case {
     )
 }
 
-/// `junit.xml` of a model.
 pub fn render(m: &ReportModel) -> String {
     let meta = &m.meta;
     let mut cases: Vec<Case> = Vec::new();

@@ -1,13 +1,7 @@
-//! The lane picture of one subgraph's engines (SPEC §11): an HTML page with one SVG, each
-//! engine a lane (and one lane for the DMA increments), each instruction a mark, each wait
-//! joined by a grey arrow to the update that satisfied it, and a deadlock's cycle in red
-//! (arrows from each helper's update to the wait it would satisfy). Blocked instructions are
-//! outlined in red, waits nothing can satisfy filled orange, stopped ones grey. Below the
-//! picture, every finding in words with both sides' locations.
-//!
-//! Input: the program and one reading of it ([`EngineSyncOutcome`], core's in the CLI). Pure:
-//! the page is a function of its arguments. Lanes longer than [`MAX_MARKS`] instructions are
-//! drawn up to that many (the page says so).
+//! The lane picture of one subgraph's engines (SPEC §11): one SVG, a lane per engine (and one
+//! for the DMA increments), a mark per instruction, a grey arrow from each wait to the update
+//! that satisfied it, a deadlock's cycle in red; below it every finding in words. A pure
+//! function of the program and one reading of it ([`EngineSyncOutcome`]).
 
 use super::format::xml_escape;
 use crate::subjects::{
@@ -37,7 +31,6 @@ ol.findings li{font-family:monospace;margin:2px 0;overflow-wrap:anywhere}.deadlo
 .legend span{display:inline-block;margin-right:14px}
 .sw{display:inline-block;width:12px;height:12px;border:1px solid #888;vertical-align:middle;margin-right:4px}";
 
-/// Engine `e`'s label (`engine e` past the labels given).
 fn engine_name(names: &[String], e: usize) -> String {
     names
         .get(e)

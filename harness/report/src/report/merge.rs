@@ -1,9 +1,6 @@
-//! One [`ReportModel`] from the verified report folders of a sharded gate ([`super::shard::load`]),
-//! what `tpbconform report merge` renders: shards of one run only, the verdict recomputed from
-//! the merged contents, divergences deduplicated by the gate's own key
-//! ([`crate::findings::DedupKey`]) with the smallest origin as representative (the one the
-//! unsharded gate keeps). Contracts: `reports/README.md` ("Merging the reports of a sharded
-//! gate").
+//! One [`ReportModel`] from the verified shard folders of one sharded gate run: the verdict
+//! recomputed, divergences deduplicated by [`crate::findings::DedupKey`] with the smallest
+//! origin as representative (as the unsharded gate keeps). Contracts: `reports/README.md`.
 
 use super::format::{each, find_or_push};
 use super::model::{DivergenceRecord, ReportModel, ShardRef, REACH_CASE};
@@ -29,7 +26,6 @@ fn names<T>(v: &[T], name: fn(&T) -> &String) -> Vec<&String> {
     v.iter().map(name).collect()
 }
 
-/// A fact of `run.json` shown as [`shown`] does.
 type Fact = fn(&RunMeta) -> String;
 
 /// What the shards of one run have alike, by the name a refusal gives it.
@@ -68,8 +64,7 @@ const ALIKE: [(&str, Fact); 12] = [
     }),
 ];
 
-/// The subjects under test over every shard: per target the cases summed,
-/// the generations united (in run order), the totals summed.
+/// The subjects over every shard: cases summed, generations united (in run order).
 fn merged_subjects(shards: &[ShardReport]) -> Vec<SubjectMeta> {
     let Some(first) = shards.first() else {
         return Vec::new();
@@ -110,9 +105,7 @@ fn merged_subjects(shards: &[ShardReport]) -> Vec<SubjectMeta> {
     out
 }
 
-/// The shards' `machine` groups summed (threads, wall time, each subject's
-/// calls, answers, time and restarts); the rate is recomputed from the
-/// merged cases and time. `None` when no shard has one.
+/// The shards' `machine` groups summed, the rate recomputed; `None` when no shard has one.
 fn merged_machine(shards: &[ShardReport], subjects: &[SubjectMeta]) -> Option<MachineMeta> {
     let mut out: Option<MachineMeta> = None;
     for s in shards {
@@ -149,7 +142,6 @@ fn merged_machine(shards: &[ShardReport], subjects: &[SubjectMeta]) -> Option<Ma
     out
 }
 
-/// The cohort patterns over every shard, inputs summed.
 fn merged_cohorts(shards: &[ShardReport]) -> Vec<CohortMeta> {
     let mut by: BTreeMap<String, u64> = BTreeMap::new();
     for s in shards {
@@ -163,7 +155,6 @@ fn merged_cohorts(shards: &[ShardReport]) -> Vec<CohortMeta> {
         .collect()
 }
 
-/// Merges verified shard reports into one model (see the module docs).
 pub fn merge(mut shards: Vec<ShardReport>) -> Result<ReportModel<'static>, MergeError> {
     let first = shards
         .first()
@@ -295,8 +286,7 @@ pub fn merge(mut shards: Vec<ShardReport>) -> Result<ReportModel<'static>, Merge
     })
 }
 
-/// Per target: counts summed, planned counts checked against each shard's
-/// share of one total, and a total of at least one case.
+/// Per target: counts summed, each shard's planned count checked against its share.
 fn merged_targets(shards: &[ShardReport], count: u64) -> Result<Vec<TargetMeta>, MergeError> {
     let first = &shards[0];
     let mut targets = Vec::new();
@@ -341,8 +331,7 @@ fn merged_targets(shards: &[ShardReport], count: u64) -> Result<Vec<TargetMeta>,
     Ok(targets)
 }
 
-/// Divergences by signature; smallest origin wins; renumbered in report
-/// order (gate target order, then key).
+/// Divergences by key, smallest origin wins, renumbered in gate target order, then key.
 fn merged_divergences(shards: &[ShardReport]) -> Vec<DivergenceRecord> {
     struct Acc {
         rep: DivergenceRecord,

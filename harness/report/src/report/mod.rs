@@ -1,9 +1,7 @@
-//! Reports: `summary.md`, `divergences.jsonl`, `junit.xml`, `index.html`, `run.json` and one
-//! raw file per divergence, rendered from one [`ReportModel`] (a gate run's or a merge's) by one
-//! renderer per file (the modules: `harness/ARCHITECTURE.md` "Reports"). [`files`] is a pure
-//! function of the model; every line that depends on the clock carries
+//! Reports: one renderer per file of one [`ReportModel`] (`harness/ARCHITECTURE.md` "Reports").
+//! [`files`] is a pure function of the model; every line that depends on the clock carries
 //! [`format::TIMING_MARKER`], so without those lines two reports of one seed are byte-identical
-//! (`run.json`'s `integrity`, which digests them, excepted).
+//! (`run.json`'s `integrity` excepted).
 
 /// Records a report file holds (`run.json`, `divergences.jsonl`): written and read with serde,
 /// refused with a field they do not name.
@@ -16,8 +14,7 @@ macro_rules! wire {
     )*};
 }
 
-/// Returns `Err(error)` from the enclosing function when `bad` holds; given a place and a
-/// message (`format_args!` syntax), the error is [`merge_error::MergeError::at`] of them.
+/// `return Err(error)` when `bad` holds; with a place and a message, [`merge_error::MergeError::at`].
 macro_rules! refuse {
     ($bad:expr, $error:expr) => {
         if $bad {

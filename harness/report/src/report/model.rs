@@ -1,8 +1,5 @@
-//! [`ReportModel`]: everything a report says, built once — from a gate run
-//! ([`ReportModel::of_gate`]) or from verified shard folders
-//! ([`super::merge`]) — and rendered by the same four renderers.
-//! [`DivergenceRecord`] is one line of `divergences.jsonl`, written and read
-//! back with serde.
+//! [`ReportModel`]: everything a report says, built once from a gate run or from verified
+//! shard folders ([`super::merge`]); [`DivergenceRecord`] is one line of `divergences.jsonl`.
 
 use super::format::{each, grouped};
 use super::run_json::{
@@ -21,24 +18,20 @@ use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-/// The `junit.xml` testcase of the value-class reach: an error per
-/// [`crate::gate::GateFailure::Unreached`] (the unhit classes).
+/// The `junit.xml` testcase of the value-class reach ([`GateFailure::Unreached`]).
 pub const REACH_CASE: &str = "reach";
 
 /// The `junit.xml` testcase (and record target) of the vector files.
 pub const VECTORS_CASE: &str = crate::findings::VECTORS;
 
-/// The junit testcase of a failure about a subject under test as a whole (given up on an
-/// operation, judged on nothing, not opened), not about one target's inputs.
+/// The junit testcase of a failure about a subject under test as a whole.
 pub const SUBJECTS_CASE: &str = "subjects";
 
-/// One report: the facts `run.json` holds, the divergences, and what only a
-/// live run knows (clock, threads, subject statistics).
+/// One report: `run.json`'s facts, the divergences, and what only a live run knows.
 #[derive(Clone, Debug, Default)]
 pub struct ReportModel<'r> {
-    /// The run's facts (`run.json`; its `integrity` is filled by the writer).
+    /// `integrity` is filled by the writer.
     pub meta: RunMeta,
-    /// Distinct divergences, in report order.
     pub divergences: Vec<DivergenceRecord>,
     /// The shard folders a merged report was made from (empty for a gate run).
     pub shards: Vec<ShardRef>,
@@ -51,12 +44,11 @@ pub struct ReportModel<'r> {
 pub struct ShardRef {
     pub dir: PathBuf,
     pub shard: String,
-    /// Its verdict (as recomputed by the merge).
+    /// As recomputed by the merge.
     pub verdict: String,
 }
 
-/// What only a live gate run knows: the run itself (its clock, threads, budget and external
-/// subjects' statistics) and when its report was written (UTC).
+/// A live gate run and when its report was written (UTC).
 #[derive(Clone, Debug)]
 pub struct Live<'r> {
     pub run: &'r GateRun,
@@ -92,17 +84,14 @@ wire! {
         pub right_dump: String,
         #[serde(default, skip_serializing_if = "Vec::is_empty")]
         pub shards: Vec<String>,
-        /// With two or more subjects judged on the representative input: who
-        /// gave which answer ([`crate::judge::cohort`]).
+        /// Who gave which answer, with two or more subjects ([`crate::judge::cohort`]).
         #[serde(default, skip_serializing_if = "Vec::is_empty")]
         pub cohorts: Vec<crate::judge::cohort::Cohort>,
-        /// The number of the divergence this one is probably caused by (triage's
-        /// folding: one of its case's bundles already diverges there); `None`: a
-        /// root cause.
+        /// The divergence this one is probably caused by (triage's folding); `None`: a root cause.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         pub caused_by: Option<u64>,
-        /// The bytes of the minimised bundle whose single change flips the left subject's own
-        /// answer (triage asked it, [`crate::triage::asked_blame`]); `None`: not asked.
+        /// The bytes whose single change flips the left subject's answer
+        /// ([`crate::triage::asked_blame`]); `None`: not asked.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         pub subject_blame: Option<Vec<u64>>,
     }
@@ -166,7 +155,6 @@ fn unhex(s: &str) -> Result<Vec<u8>, String> {
 }
 
 impl DivergenceRecord {
-    /// The record of one triaged finding.
     pub fn of(d: &Triaged) -> DivergenceRecord {
         let (f, fd, min) = (&d.finding, &d.finding.divergence, &d.min_finding.divergence);
         DivergenceRecord {
@@ -218,7 +206,6 @@ impl DivergenceRecord {
         }
     }
 
-    /// The gate's deduplication key of this record.
     pub fn dedup_key(&self) -> DedupKey {
         (
             self.target.clone(),
@@ -230,12 +217,10 @@ impl DivergenceRecord {
         )
     }
 
-    /// The representative's input.
     pub fn input_bytes(&self) -> Result<Vec<u8>, String> {
         unhex(&self.input)
     }
 
-    /// The minimised input.
     pub fn minimized_bytes(&self) -> Result<Vec<u8>, String> {
         unhex(&self.minimized)
     }
@@ -245,12 +230,7 @@ impl DivergenceRecord {
         self.arch.parse().unwrap_or_default()
     }
 
-    /// The cohorts, one line (empty without cohorts).
-    pub fn cohorts_line(&self) -> String {
-        crate::judge::cohort::Line(&self.cohorts).to_string()
-    }
-
-    /// [`crate::findings::headline`] of this record: its signature line, as the gate prints it.
+    /// [`crate::findings::headline`] of this record.
     pub fn headline(&self, count: Option<u64>) -> String {
         let signature = crate::findings::signature_line(
             &self.signature.key,
@@ -260,7 +240,6 @@ impl DivergenceRecord {
         crate::findings::headline(&signature, self.class, count)
     }
 
-    /// The target the replay commands name.
     pub fn replay_target(&self) -> &str {
         self.replay_target.as_deref().unwrap_or(&self.target)
     }
@@ -281,7 +260,6 @@ pub fn is_bundle_target(target: &str) -> bool {
     Target::from_name(target).is_some_and(Target::is_bundle) || target == VECTORS_CASE
 }
 
-/// The subject under test a gate failure is about, if any.
 fn failure_subject(f: &GateFailure) -> Option<&str> {
     use GateFailure as G;
     match f {
@@ -293,7 +271,6 @@ fn failure_subject(f: &GateFailure) -> Option<&str> {
     }
 }
 
-/// The junit testcase a gate failure belongs to.
 fn failure_target(f: &GateFailure) -> String {
     use GateFailure as G;
     if failure_subject(f).is_some() {
@@ -347,9 +324,7 @@ pub fn generation_span(names: &[String]) -> String {
     }
 }
 
-/// The `run.json` facts of subject under test `k` of a gate run: the
-/// selected targets it supports with the cases it was judged on, its vector
-/// checks and the generations it was judged under.
+/// The `run.json` facts of subject under test `k` of a gate run.
 fn subject_meta(run: &GateRun, k: usize, spec: &str, caps: Capabilities) -> SubjectMeta {
     let judged = run.subject_judged.get(k).cloned().unwrap_or_default();
     let targets: Vec<SubjectTargetMeta> = run
@@ -404,8 +379,6 @@ fn subject_meta(run: &GateRun, k: usize, spec: &str, caps: Capabilities) -> Subj
     meta
 }
 
-/// The `machine` group of a gate run's `run.json`: threads, wall time, and
-/// per external subject its calls, answers, time and restarts.
 fn machine_of(run: &GateRun) -> MachineMeta {
     MachineMeta {
         threads: run.threads as u64,
@@ -426,8 +399,7 @@ fn millis(d: Duration) -> u64 {
     u64::try_from(d.as_millis()).unwrap_or(u64::MAX)
 }
 
-/// The `run.json` facts of a gate run.
-pub fn meta_of(run: &GateRun, records: &[DivergenceRecord]) -> RunMeta {
+fn meta_of(run: &GateRun, records: &[DivergenceRecord]) -> RunMeta {
     RunMeta {
         format: run_json::FORMAT,
         tool: "tpbconform".into(),
@@ -515,7 +487,6 @@ pub fn meta_of(run: &GateRun, records: &[DivergenceRecord]) -> RunMeta {
 }
 
 impl<'r> ReportModel<'r> {
-    /// The model of a gate run written at `timestamp` (UTC) with its triaged findings.
     pub fn of_gate(run: &'r GateRun, triaged: &[Triaged], timestamp: &str) -> Self {
         let divergences: Vec<DivergenceRecord> = triaged.iter().map(DivergenceRecord::of).collect();
         ReportModel {
@@ -527,15 +498,6 @@ impl<'r> ReportModel<'r> {
                 timestamp: timestamp.to_string(),
             }),
         }
-    }
-
-    /// The divergences folded under `root` (issue 32: probably caused by it), by number.
-    pub fn folded_under(&self, root: u64) -> Vec<u64> {
-        self.divergences
-            .iter()
-            .filter(|d| d.caused_by == Some(root))
-            .map(|d| d.number)
-            .collect()
     }
 
     /// `R root cause(s), F more folded under them` (the result line's count of divergences).
@@ -551,12 +513,10 @@ impl<'r> ReportModel<'r> {
         )
     }
 
-    /// True iff the verdict is PASS.
     pub fn passed(&self) -> bool {
         self.meta.verdict == PASS
     }
 
-    /// Generated cases run, all targets.
     pub fn generated(&self) -> u64 {
         self.meta.targets.iter().map(|t| t.ran).sum()
     }
@@ -572,9 +532,8 @@ impl<'r> ReportModel<'r> {
         g.diverged > 0 || self.divergences.iter().any(|d| d.arch == g.name)
     }
 
-    /// Per subject under test, what it covered and how it fared, one line:
-    /// `subject lib:/x/libmine.so: 2 of 12 targets, v2..v5, 20,000,000
-    /// cases, agree` (the console verdict line and summary.md).
+    /// Per subject: `subject lib:/x/libmine.so: 2 of 12 targets, v2..v5, 20,000,000 cases,
+    /// agree` (the console and summary.md).
     pub fn subject_lines(&self) -> Vec<String> {
         self.meta
             .subjects
@@ -612,7 +571,6 @@ impl<'r> ReportModel<'r> {
             .collect()
     }
 
-    /// True for a report merged from shard folders.
     pub fn is_merged(&self) -> bool {
         self.meta.merged_from.is_some()
     }

@@ -1,30 +1,20 @@
-//! `run.json`: the machine-readable facts of one report folder and its [`Integrity`] record,
-//! rendered by [`render`] and read back by `report merge` ([`super::merge`]). Every field but
-//! `machine` and `integrity` is free of the clock and the machine. Each field's meaning:
-//! `reports/README.md` ("`run.json`").
+//! `run.json`: the facts of one report folder and its [`Integrity`] record. Every field but
+//! `machine` and `integrity` is free of the clock and the machine; meanings: `reports/README.md`.
 
 use super::integrity::Integrity;
 use std::collections::BTreeMap;
 
-/// File name inside a report folder.
 pub const FILE: &str = "run.json";
 
-/// Layout version; bumped on any incompatible change (2: coverage, reach,
-/// subjects and the integrity record; 3: per-subject coverage, the
-/// optional `--subject-cases` cap, cohorts; 4: the `machine` group holds
-/// the subjects' calls and answers, a subject's `given_up` operations; 5: a subject's
-/// `failures`).
+/// Layout version, bumped on any incompatible change (5: a subject's `failures`).
 pub const FORMAT: u32 = 5;
 
-/// Verdict of a complete run with no finding and no failure.
 pub const PASS: &str = "PASS";
-/// Verdict of a run with a divergence or a failure.
 pub const FAIL: &str = "FAIL";
-/// Verdict of a run the budget or a signal cut short, with nothing found.
+/// Cut short by the budget or a signal, with nothing found.
 pub const INCOMPLETE: &str = "INCOMPLETE";
 
 wire! {
-    /// The contents of `run.json`.
     #[derive(Default)]
     pub struct RunMeta {
         pub format: u32,
@@ -60,9 +50,7 @@ wire! {
         pub integrity: Option<Integrity>,
     }
 
-    /// What the clock, the thread count and the machine's load decide: the
-    /// one group of `run.json` two reports of one seed may differ in (besides
-    /// `integrity`).
+    /// The one group two reports of one seed may differ in (besides `integrity`).
     #[derive(Default)]
     pub struct MachineMeta {
         pub threads: u64,
@@ -70,7 +58,6 @@ wire! {
         pub subjects: Vec<SubjectMachineMeta>,
     }
 
-    /// One external subject's machine-dependent counts.
     #[derive(Default)]
     pub struct SubjectMachineMeta {
         pub spec: String,
@@ -82,7 +69,6 @@ wire! {
         pub restarts: u64,
     }
 
-    /// One subject under test.
     pub struct SubjectMeta {
         pub spec: String,
         pub capabilities: String,
@@ -104,7 +90,6 @@ wire! {
         pub reason: String,
     }
 
-    /// One target a subject under test supports.
     pub struct SubjectTargetMeta {
         pub name: String,
         pub corpus: u64,
@@ -123,27 +108,23 @@ wire! {
         pub subjects: Vec<String>,
     }
 
-    /// One value class of a field and how many sampled cases hit it.
     pub struct ReachClass {
         pub class: String,
         pub hits: u64,
     }
 
-    /// One generation's share of the generated cases.
     pub struct GenerationMeta {
         pub name: String,
         pub ran: u64,
         pub diverged: u64,
     }
 
-    /// Shard `index/count`.
     #[derive(Copy, Default)]
     pub struct ShardMeta {
         pub index: u64,
         pub count: u64,
     }
 
-    /// One target's counts.
     #[derive(Default)]
     pub struct TargetMeta {
         pub name: String,
@@ -159,7 +140,6 @@ wire! {
         pub coverage: BTreeMap<String, [u64; 6]>,
     }
 
-    /// One corpus folder's replay.
     pub struct CorpusMeta {
         pub name: String,
         pub routes: Vec<String>,
@@ -167,7 +147,6 @@ wire! {
         pub diverged: u64,
     }
 
-    /// One vector file's check.
     pub struct VectorMeta {
         pub path: String,
         pub vectors: u64,
@@ -177,14 +156,12 @@ wire! {
 }
 
 impl SubjectTargetMeta {
-    /// Corpus and generated cases.
     pub fn cases(&self) -> u64 {
         self.corpus.saturating_add(self.generated)
     }
 }
 
 impl SubjectMeta {
-    /// [`SubjectMeta::cases`] as its parts add up.
     pub fn cases_of_parts(&self) -> u64 {
         self.targets
             .iter()
@@ -193,7 +170,6 @@ impl SubjectMeta {
 }
 
 impl RunMeta {
-    /// Pretty JSON plus a final newline.
     pub fn to_json(&self) -> String {
         let mut s = serde_json::to_string_pretty(self).unwrap_or_default();
         s.push('\n');
@@ -201,8 +177,7 @@ impl RunMeta {
     }
 }
 
-/// `run.json` of a report's facts, without their integrity record (the
-/// writer adds it once the other files exist, [`super::integrity::seal`]).
+/// `run.json` without its integrity record (added once the other files exist).
 pub fn render(meta: &RunMeta) -> String {
     let mut meta = meta.clone();
     meta.integrity = None;

@@ -1,7 +1,6 @@
-//! One shard's report folder read and verified ([`load`]), for `tpbconform report merge`: its
-//! integrity record, its files against each other and the verdict they give, each file read
-//! with a cap of [`super::merge_error::MAX_BYTES`]. What is checked: `reports/README.md` ("Merging the reports of a
-//! sharded gate"); a refusal is a [`MergeError`] (exit 2, nothing written).
+//! One shard's report folder read and verified ([`load`]) for `report merge`: its integrity
+//! record, its files against each other and the verdict they give, each read with a cap
+//! ([`super::merge_error::MAX_BYTES`]). What is checked: `reports/README.md`.
 
 use super::divergences_jsonl;
 use super::integrity;
@@ -12,7 +11,6 @@ use crate::targets::Target;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
-/// One shard's report folder, read and verified.
 #[derive(Clone, Debug)]
 pub struct ShardReport {
     pub dir: PathBuf,
@@ -20,7 +18,6 @@ pub struct ShardReport {
     pub divergences: Vec<DivergenceRecord>,
 }
 
-/// Reads `run.json` of `dir`.
 fn read_meta(dir: &Path) -> Result<RunMeta, MergeError> {
     let path = dir.join(run_json::FILE);
     let text = read_text(&path)?;
@@ -39,8 +36,7 @@ pub(super) fn shard_name(s: ShardMeta) -> String {
     format!("{}/{}", s.index, s.count)
 }
 
-/// The verdict of the facts of `meta` and `records`: FAIL when they hold a divergence or a
-/// failure, else PASS.
+/// FAIL when `meta` or `records` hold a divergence or a failure, else PASS.
 pub(super) fn verdict_of(meta: &RunMeta, records: &[DivergenceRecord]) -> &'static str {
     let found = !records.is_empty()
         || !meta.failures.is_empty()
@@ -88,12 +84,7 @@ fn junit_facts(dir: &Path) -> Result<(Option<String>, Vec<String>), MergeError> 
     Ok((verdict, cases))
 }
 
-/// Checks one shard's files against each other (see the module docs).
-/// The subjects' coverage and the cohort counts agree with the rest of
-/// `run.json`: each subject's total is its parts, it names only the run's
-/// targets and generations, judged no more generated cases of a target than
-/// ran, and one judged on nothing has a failure saying so; cohort inputs
-/// are at most the diverged inputs.
+/// The subjects' coverage and the cohort counts agree with the rest of `run.json`.
 fn check_subjects(d: &str, meta: &RunMeta) -> Result<(), MergeError> {
     for s in &meta.subjects {
         let (spec, cases, parts) = (&s.spec, s.cases, s.cases_of_parts());
@@ -136,7 +127,6 @@ fn check_subjects(d: &str, meta: &RunMeta) -> Result<(), MergeError> {
     Ok(())
 }
 
-/// The saturating sum of `f` over `v`.
 fn sum<T>(v: &[T], f: impl Fn(&T) -> u64) -> u64 {
     v.iter().fold(0, |a, x| a.saturating_add(f(x)))
 }
@@ -344,7 +334,6 @@ fn check_record(
     Ok(())
 }
 
-/// Reads one shard folder and verifies it on its own (see the module docs).
 pub fn load(dir: &Path) -> Result<ShardReport, MergeError> {
     let meta = read_meta(dir)?;
     let (shard, d) = (shard_name(meta.shard), &dir.display());

@@ -85,7 +85,6 @@ fn block(s: &mut String, b: &Block) {
     }
 }
 
-/// `summary.md` of a model.
 pub fn render(m: &ReportModel) -> String {
     let doc = document(m);
     let mut s = String::new();

@@ -1,7 +1,5 @@
-//! The pieces of a report document (spans, lines, blocks, sections) and
-//! the small builders the section code writes them with.
+//! The pieces of a report document and the builders the section code writes them with.
 
-/// A piece of inline text.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Span {
     Text(String),
@@ -22,7 +20,6 @@ impl Span {
     }
 }
 
-/// One line of inline text.
 pub type Line = Vec<Span>;
 
 pub(super) fn text(s: impl Into<String>) -> Span {
@@ -33,13 +30,11 @@ pub(super) fn code(s: impl Into<String>) -> Span {
     Span::Code(s.into())
 }
 
-/// A block of a section.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Block {
     Para(Line),
     Bullets(Vec<Line>),
-    /// A table: column heads, which columns are numeric (right-aligned),
-    /// rows of cells.
+    /// `numeric`: right-aligned columns.
     Table {
         head: Vec<String>,
         numeric: Vec<bool>,
@@ -47,46 +42,39 @@ pub enum Block {
     },
     /// Preformatted text (Markdown: a `text` fence).
     Pre(String),
-    /// An annotated input ([`crate::explain`]), and its lines (0-based) marked `<== FAILED`:
-    /// the failing field's.
+    /// An annotated input ([`crate::explain`]) and its lines (0-based) marked `<== FAILED`.
     Annotated {
         text: String,
         failed_lines: Vec<usize>,
     },
-    /// The two field dumps of a divergence (Markdown: a unified diff; HTML:
-    /// side by side).
+    /// Markdown: a unified diff; HTML: side by side.
     Dumps(Dumps),
-    /// The 64-byte map of a divergence's minimised bundle: which bytes each
-    /// side blames ([`crate::report::byte_map::blamed_bytes`]).
+    /// Which bytes each side blames ([`crate::report::byte_map::blamed_bytes`]).
     ByteMap {
         bytes: [u8; 64],
-        /// Per side: subject name, blamed bytes.
         sides: Vec<(String, [bool; 64])>,
     },
 }
 
-/// The two field dumps of a divergence ([`Block::Dumps`]).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Dumps {
     pub left_name: String,
     pub right_name: String,
     pub left: String,
     pub right: String,
-    /// Shown when the dumps are equal.
     pub when_equal: String,
 }
 
-/// One section (`level` 2) or subsection (`level` 3).
+/// A section (`level` 2) or subsection (`level` 3).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Section {
-    /// Anchor (unique in the document).
+    /// Unique in the document.
     pub id: String,
     pub level: u8,
     pub title: Line,
     pub blocks: Vec<Block>,
 }
 
-/// The whole report.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Document {
     pub title: String,

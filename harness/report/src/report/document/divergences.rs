@@ -1,5 +1,5 @@
-//! The divergence sections of the report document: the list, then one
-//! section per divergence (facts, byte map, annotated input, field diff).
+//! The divergence sections: the list, then one per divergence (facts, byte map, annotated
+//! input, field diff).
 
 use super::blocks::{code, para, section, t, text, Block, Dumps, Section};
 use crate::explain::explain_bundle;
@@ -9,8 +9,7 @@ use crate::report::byte_map::{blamed_bytes, side_detail, Side};
 use crate::report::model::{is_bundle_target, DivergenceRecord, ReportModel};
 use crate::targets::Target;
 
-/// The annotated reading of a divergence's minimised input (core's
-/// reading), or a plain hex dump (no line marked) for inputs that are not bundles.
+/// Core's annotated reading of a minimised input, or a hex dump for inputs that are not bundles.
 fn annotated(target: &str, input: &[u8], arch: Generation) -> Block {
     if is_bundle_target(target) {
         let e = explain_bundle(&bundle_from_input(input), "bundle", false, arch);
@@ -100,16 +99,16 @@ fn fold_note(m: &ReportModel, d: &DivergenceRecord) -> String {
     if let Some(root) = d.caused_by {
         return format!("; probably caused by #{root}");
     }
-    let folded = m.folded_under(d.number);
-    match folded.as_slice() {
-        [] => String::new(),
-        many => format!(
-            "; {} more probably caused by this one ({})",
-            many.len(),
-            many.iter()
-                .map(|n| format!("#{n}"))
-                .collect::<Vec<_>>()
-                .join(", ")
+    let folded = m
+        .divergences
+        .iter()
+        .filter(|f| f.caused_by == Some(d.number));
+    let folded: Vec<String> = folded.map(|f| format!("#{}", f.number)).collect();
+    match folded.len() {
+        0 => String::new(),
+        n => format!(
+            "; {n} more probably caused by this one ({})",
+            folded.join(", ")
         ),
     }
 }
@@ -152,7 +151,7 @@ fn divergence_section(d: &DivergenceRecord, note: String) -> Section {
     if !d.cohorts.is_empty() {
         facts.push(vec![
             text("cohorts (who gave which answer): "),
-            code(d.cohorts_line()),
+            code(crate::judge::cohort::Line(&d.cohorts).to_string()),
         ]);
     }
     let mut blocks = vec![Block::Bullets(facts)];

@@ -1,8 +1,5 @@
-//! The report as a document: its sections, tables and lists, stated once
-//! from a [`ReportModel`](super::ReportModel). `summary.md` ([`super::summary_md`]) and
-//! `index.html` ([`super::index_html`]) are two formatters of the same
-//! [`Document`], so both hold every section and every table and neither
-//! writes one of its own.
+//! The report as a document, stated once from a [`ReportModel`](super::ReportModel):
+//! `summary.md` and `index.html` are two formatters of the same [`Document`].
 
 mod blocks;
 mod divergences;
