@@ -86,14 +86,12 @@ pub fn run(files: &[String], args: CheckArgs, engines: &[String]) -> CliResult {
     Ok(if errors > 0 { EXIT_INVALID } else { EXIT_OK })
 }
 
-/// One input: stdin or hex text (read on this thread), or a binary file (read ahead on a second
-/// thread).
+/// Stdin or hex text (read on this thread), or a binary file (read ahead on a second thread).
 enum Input {
     Stream(Box<dyn BufRead>),
     File(std::fs::File),
 }
 
-/// Opens a path argument (`-` = stdin); a directory is bad input, as for every reader.
 fn open_input(path: &str, hex: bool) -> Result<Input, CliError> {
     if path == "-" || hex {
         return Ok(Input::Stream(open_source(path)?));
@@ -112,12 +110,10 @@ fn open_input(path: &str, hex: bool) -> Result<Input, CliError> {
     Ok(Input::File(f))
 }
 
-/// Bytes asked of the input per read (binary): 128 KiB (stays in cache), a multiple of 64.
+/// Bytes per read (binary): stays in cache, a multiple of 64.
 const READ_BLOCK: usize = 128 << 10;
 
-/// Reads the bundles of one input: binary in large blocks, hex line by line. `each` gets a run
-/// of whole bundles (binary: as many as a read completed; hex: one) and, for hex, its 1-based
-/// line; returning `true` stops the read.
+/// Hands `each` the runs of whole bundles of one input (hex: one, with its line); `true` stops.
 fn each_run(
     source: &str,
     input: Input,
@@ -151,9 +147,8 @@ fn each_run(
     Ok(false)
 }
 
-/// Checks one stream: `--validator auto` walks it; `custom_op_header|custom_op_payload` runs
-/// that validator on every bundle alone (no stream rule; SPEC §3, §4). Returns whether
-/// `--max-errors` stopped it.
+/// Checks one stream: `--validator auto` walks it, another runs on every bundle alone (SPEC §3,
+/// §4). Returns whether `--max-errors` stopped it.
 fn check_stream<W: Write>(
     reader: Input,
     args: CheckArgs,

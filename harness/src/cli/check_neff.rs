@@ -1,14 +1,10 @@
-//! `check` on what the compiler ships (issue 33, SPEC §12): a NEFF file, an unpacked NEFF
-//! folder, or `--engine NAME=FILE` streams. `tpb_neff` finds each subgraph's engine streams;
-//! each is walked by core's [`Walker`] exactly as `check` walks a raw stream (the same
-//! [`Sink`], [`Splitter`] and [`Printer`]), named by its origin (subgraph, engine, member).
+//! `check` on a NEFF file, an unpacked NEFF folder, or `--engine NAME=FILE` streams (issue 33,
+//! SPEC §12): each engine stream walked as a raw stream is, named by its origin.
 //!
-//! Threads: one reads the NEFF (decompresses, hashes, cuts members) and hands each stream's
-//! blocks to a job; workers lint jobs in parallel; this thread prints each job's output in
-//! job order (the order the scan met the streams), so the output is the same on every run.
-//! Memory is bounded: a few blocks per job in flight, a few output chunks per job. With
-//! `--max-errors` one worker lints the jobs in turn, so the stop is where it is without
-//! threads.
+//! Threads: one reads the NEFF and hands each stream's blocks to a job; workers lint jobs in
+//! parallel; this thread prints each job's output in job order, so the output is the same on
+//! every run. Memory is bounded: a few blocks and output chunks per job. With `--max-errors`
+//! one worker lints the jobs in turn, so the stop is where it is without threads.
 
 use super::check_output::{Printer, Sink, StreamOrigin, Tally};
 use super::check_read::{read_blocks, Splitter};
@@ -27,23 +23,19 @@ use tpb_core::walk::Walker;
 use tpb_neff::payload::Limits;
 use tpb_neff::{Engine, NeffError, Opened, Report, StreamRef, StreamSink};
 
-/// Bytes per block handed to a worker.
 const BLOCK: usize = 256 << 10;
-/// Blocks in flight per job.
 const BLOCKS_IN_FLIGHT: usize = 4;
 /// A worker's output is sent on in chunks of about this size.
 const CHUNK: usize = 64 << 10;
-/// Stream bytes read as steps for the engine model (SPEC §11), in all, per NEFF: each
-/// instruction is kept as a step and its offset (16 bytes) until every stream is read, so a
-/// 1 GiB stream took 400 MB. Past it, the subgraphs of the streams not kept are not analysed,
-/// and their sync line says so.
+/// Stream bytes kept as steps for the engine model (SPEC §11) per NEFF (16 bytes per
+/// instruction until every stream is read: a 1 GiB stream took 400 MB); past it, a subgraph's
+/// sync line says it was not analysed.
 pub const MAX_SYNC_BYTES: u64 = 256 << 20;
 
-/// What `check` was given besides raw streams.
 pub enum NeffInput {
     File(PathBuf),
     Folder(PathBuf),
-    /// `--engine NAME=FILE` alone: raw files named as engines.
+    /// `--engine NAME=FILE` alone.
     Engines(Vec<(Engine, String)>),
 }
 
@@ -67,7 +59,6 @@ pub fn is_neff(path: &str) -> bool {
     crate::input::looks_like_neff(&b[..n])
 }
 
-/// Parses `--engine NAME=VALUE` arguments.
 pub fn parse_engines(args: &[String]) -> Result<Vec<(Engine, String)>, CliError> {
     args.iter()
         .map(|a| {
@@ -95,8 +86,7 @@ pub(super) fn parse_json(s: &str) -> Result<serde_json::Value, String> {
         .map_err(|e| e.to_string())
 }
 
-/// A NEFF error as `check`'s and `neff info`'s bad input (exit 2), naming the input once
-/// (some of the reader's errors name the path already).
+/// A NEFF error as bad input (exit 2), naming the input once.
 pub fn neff_error(source: &str, e: NeffError) -> CliError {
     let m = e.to_string();
     CliError::bad(source, m.strip_prefix(&format!("{source}: ")).unwrap_or(&m))
@@ -109,8 +99,7 @@ enum Input {
 
 enum Msg {
     Out(Vec<u8>),
-    /// The stream's tally and its steps for the engine model (SPEC §11), if read whole
-    /// (`Some(Err(()))`: read whole, but past [`MAX_SYNC_BYTES`]).
+    /// The stream's tally and its steps, if read whole.
     Done(Box<(Tally, Option<Kept>)>),
     Failed(CliError),
 }
@@ -127,16 +116,13 @@ type Kept = Result<StepReader, ()>;
 
 struct Shared {
     args: CheckArgs,
-    /// Stream bytes read as steps so far (capped at [`MAX_SYNC_BYTES`]).
     sync_bytes: AtomicU64,
     errors: AtomicU64,
     stop: AtomicBool,
     limit: u64,
-    /// Blocks given back by the workers, for the reader to fill again.
     pool: Mutex<Vec<Vec<u8>>>,
 }
 
-/// Lints one job's stream; its output goes to `job.out` in chunks, then its tally.
 fn lint_job(job: Job, shared: &Shared) {
     // A job queued before `--max-errors` stopped the run is not linted (no output, no row).
     if shared.stop.load(Ordering::Relaxed) || shared.errors.load(Ordering::Relaxed) >= shared.limit
@@ -219,7 +205,6 @@ fn lint_job(job: Job, shared: &Shared) {
     };
 }
 
-/// The scan's side: each stream becomes a job whose blocks it reads and sends.
 struct JobSink<'a> {
     label: String,
     jobs: SyncSender<Job>,
@@ -285,9 +270,8 @@ impl StreamSink for JobSink<'_> {
     }
 }
 
-/// SPEC §11 on each subgraph with two or more engine streams read whole, in scan order; its
-/// DMA descriptors from the engine JSONs (FACTS §10 D1), each completion adding its increment
-/// (an undeclared queue set: 1, DE-12).
+/// SPEC §11 on each subgraph with two or more engine streams read whole, in scan order; DMA
+/// descriptors from the engine JSONs (FACTS §10 D1), an undeclared increment 1 (DE-12).
 fn sync_subgraphs(report: &Report, read: Vec<(StreamOrigin, Kept)>) -> Vec<SubgraphSync> {
     // Grouped through indexes: a NEFF may hold 100 000 subgraphs (a search per stream took
     // 490 s on one of 700 KB).
@@ -337,15 +321,12 @@ fn sync_subgraphs(report: &Report, read: Vec<(StreamOrigin, Kept)>) -> Vec<Subgr
         .collect()
 }
 
-/// Each stream's tally and, for the engine model, its steps (both in scan order).
 type Drained = (Vec<(StreamOrigin, Tally)>, Vec<(StreamOrigin, Kept)>);
 
-/// What a NEFF check found, for its closing lines: the file's header (none for a folder or
-/// engine files) and the scan's report.
+/// The file's header (none for a folder or engine files) and the scan's report.
 type Ran = (Option<Opened>, Report);
 
-/// Runs `check` on one NEFF target; `printer` prints (its origin is set per job). Returns
-/// whether `--max-errors` stopped it. `errors` counts over all inputs.
+/// Runs `check` on one NEFF target; returns whether `--max-errors` stopped it.
 pub fn run<W: Write>(
     target: NeffInput,
     label: &str,
@@ -584,7 +565,7 @@ fn closing<W: Write>(
     Ok(())
 }
 
-/// Whether folder `p` holds a subgraph folder (`sg` and digits, any case).
+/// Whether folder `p` holds an `sgNN` folder (any case).
 fn has_subgraph(p: &Path) -> bool {
     std::fs::read_dir(p).is_ok_and(|rd| {
         rd.flatten().any(|e| {

@@ -1,10 +1,5 @@
-//! `check`'s output: one line per instruction and per stream error, then a summary per stream.
-//!
-//! Text: `#N 0xOP Mnemonic: valid | valid (skeleton; body not modelled) | invalid: <predicate>:
-//! <the field and its value> (byte 0xNN) (where)`, `#N stream error: <name> at byte offset 0xNN: <what>; instruction #M
-//! 0xOP Mnemonic at byte offset 0xNN (where)`, and `<source>: N instructions: …`.
-//! JSONL: the same as objects: an instruction's `byte` is the offset of the offending byte and
-//! `value` its value. `summary`: only the summary lines.
+//! `check`'s output: one line per instruction and per stream error, then a summary per stream
+//! (text, JSONL, or the summaries alone).
 
 use super::{mnemonic_of, opcode_str, shown, CliError, Format};
 use crate::generation::Generation;
@@ -12,19 +7,16 @@ use std::io::Write;
 use tpb_core::lint::Verdict;
 use tpb_core::walk::{At, Event, StreamError, StreamFault, Walker};
 
-/// Per-stream counts.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Tally {
     /// Instructions by verdict: valid, `valid (skeleton; body not modelled)`, invalid.
     pub by: [u64; 3],
     pub stream_errors: u64,
-    /// With `--per-opcode`: per opcode (byte 0 of an instruction), its counts by verdict
-    /// (fixed size, whatever the stream).
+    /// With `--per-opcode`: counts by verdict per opcode.
     pub per_opcode: Option<Box<[[u64; 3]; 256]>>,
 }
 
 impl Tally {
-    /// An empty tally; `per_opcode`: with the per-opcode table.
     pub fn new(per_opcode: bool) -> Tally {
         Tally {
             per_opcode: per_opcode.then(|| Box::new([[0u64; 3]; 256])),
@@ -61,26 +53,23 @@ impl Tally {
     }
 }
 
-/// Where a stream inside a NEFF comes from: named in every location (text: `model.neff:sg00/
-/// Pool.bin #7 @0x1C0, engine Pool`) and carried by every JSONL record (issue 33).
+/// Where a stream inside a NEFF comes from, named in every location and record (issue 33).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct StreamOrigin {
-    /// The subgraph folder (`sg00`; `-` for `--engine NAME=FILE`).
+    /// `-` for `--engine NAME=FILE`.
     pub subgraph: String,
-    /// The engine (`PE`, `Activation`, `Pool`, `DVE`, `SP`).
     pub engine: String,
     /// The member (`sg00/Pool.bin`) or file.
     pub member: String,
 }
 
-/// Writes `check`'s output in one format.
 pub struct Printer<W: Write> {
     out: W,
     format: Format,
     arch: Generation,
-    /// The last source and its JSON string form (quoted, escaped), reused per line.
+    /// The last source and its JSON string form, reused per line.
     quoted: (String, String),
-    /// The stream's place in a NEFF, and its JSON keys (`"subgraph":..,"engine":..,"member":..,`).
+    /// The stream's place in a NEFF and its JSON keys.
     origin: Option<(StreamOrigin, String)>,
 }
 
@@ -115,7 +104,6 @@ fn by_str(by: Option<u8>) -> String {
     }
 }
 
-/// What a stream error is, in words, and the JSON keys of its details.
 fn fault_parts(f: &StreamFault) -> (String, serde_json::Value) {
     use serde_json::json;
     match *f {
@@ -167,7 +155,6 @@ fn hex3(b: [u8; 3]) -> String {
     format!("{:02x}{:02x}{:02x}", b[0], b[1], b[2])
 }
 
-/// The verdict words of the text format.
 pub(super) fn verdict_text(v: &Verdict, op: u8) -> String {
     match v {
         Verdict::Valid => "valid".to_string(),
@@ -177,7 +164,6 @@ pub(super) fn verdict_text(v: &Verdict, op: u8) -> String {
 }
 
 impl<W: Write> Printer<W> {
-    /// A printer writing `format` to `out`.
     pub fn new(out: W, format: Format, arch: Generation) -> Self {
         Printer {
             out,
@@ -188,7 +174,6 @@ impl<W: Write> Printer<W> {
         }
     }
 
-    /// Names the NEFF place of the streams printed next (`None`: a raw stream).
     pub fn set_origin(&mut self, origin: Option<StreamOrigin>) {
         self.origin = origin.map(|o| {
             let keys = serde_json::json!({
@@ -203,7 +188,6 @@ impl<W: Write> Printer<W> {
         });
     }
 
-    /// The output written so far (for a writer that is taken in chunks).
     pub fn take_output(&mut self) -> W
     where
         W: Default,
@@ -215,11 +199,7 @@ impl<W: Write> Printer<W> {
         &mut self.out
     }
 
-    /// One instruction as a JSON line, written directly (one per bundle, so no map is built).
-    /// Keys: source, index, offset, opcode, mnemonic, length, verdict, predicate, byte (the
-    /// offending byte's offset), value (its value), field (the field holding that byte, from
-    /// the instruction table), message (the field and its value in words,
-    /// [`crate::layout::failure_detail`]), note, valid, failed.
+    /// One instruction as a JSON line, written directly (no map built per bundle).
     fn instruction_json(
         &mut self,
         source: &str,
@@ -269,7 +249,6 @@ impl<W: Write> Printer<W> {
         Ok(())
     }
 
-    /// Prints one event of stream `source` (`line`: the hex line it was read from).
     #[inline]
     pub fn event(&mut self, source: &str, e: &Event, line: Option<usize>) -> Result<(), CliError> {
         match self.format {
@@ -302,7 +281,6 @@ impl<W: Write> Printer<W> {
         }
     }
 
-    /// The closing summary of stream `source` (`stopped`: `--max-errors` ended it).
     pub fn summary(&mut self, source: &str, t: &Tally, stopped: bool) -> Result<(), CliError> {
         match self.format {
             Format::Text | Format::Summary | Format::Html => {
@@ -362,7 +340,6 @@ impl<W: Write> Printer<W> {
         }
     }
 
-    /// Caches `source`'s JSON string form (quoted, escaped).
     fn quote(&mut self, source: &str) -> Result<(), CliError> {
         if self.quoted.0 != source {
             let q = serde_json::to_string(source).map_err(CliError::output)?;
@@ -371,7 +348,6 @@ impl<W: Write> Printer<W> {
         Ok(())
     }
 
-    /// A JSON line: `source`, the stream's place in a NEFF (if any), then the keys of `rest`.
     fn record(&mut self, source: &str, rest: serde_json::Value) -> Result<(), CliError> {
         self.quote(source)?;
         let (rest, origin) = (rest.to_string(), self.origin.as_ref());
@@ -386,7 +362,6 @@ impl<W: Write> Printer<W> {
     }
 }
 
-/// The opcodes a stream had, in opcode order, with their valid / skeleton / invalid counts.
 fn per_opcode_rows(t: &Tally) -> impl Iterator<Item = (u8, [u64; 3])> + '_ {
     t.per_opcode.iter().flat_map(|per| {
         (0..=255u8)
@@ -434,7 +409,7 @@ fn stream_json(s: &StreamError) -> serde_json::Value {
     o
 }
 
-/// Counts and prints the events of one stream; keeps the first output error.
+/// Counts and prints the events of one stream, keeping the first output error.
 pub struct Sink<'a, W: Write> {
     pub source: &'a str,
     pub printer: &'a mut Printer<W>,
@@ -446,7 +421,6 @@ pub struct Sink<'a, W: Write> {
 }
 
 impl<'a, W: Write> Sink<'a, W> {
-    /// The sink of stream `source`, printing its events unless the format is `summary`.
     pub fn new(
         source: &'a str,
         printer: &'a mut Printer<W>,
@@ -464,8 +438,7 @@ impl<'a, W: Write> Sink<'a, W> {
         }
     }
 
-    /// Counts and prints `e`; `true` when the walk must stop (`--max-errors` reached, or the
-    /// output failed).
+    /// Counts and prints `e`; `true` when the walk must stop.
     #[inline(always)]
     pub fn on(&mut self, e: &Event, line: Option<usize>, limit: u64) -> bool {
         if self.tally.count(e) {
@@ -477,7 +450,6 @@ impl<'a, W: Write> Sink<'a, W> {
         *self.errors >= limit || self.failed.is_err()
     }
 
-    /// [`Sink::on`] for `e`, then the output error, if any; `true` when the walk must stop.
     #[inline(always)]
     pub fn one(&mut self, e: &Event, line: Option<usize>, limit: u64) -> Result<bool, CliError> {
         let stop = self.on(e, line, limit);
@@ -485,7 +457,6 @@ impl<'a, W: Write> Sink<'a, W> {
         Ok(stop)
     }
 
-    /// Walks one run of whole bundles (`line`: its hex line); `true` when the walk must stop.
     #[inline(always)]
     pub fn walk(
         &mut self,

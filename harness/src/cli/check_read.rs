@@ -1,6 +1,5 @@
-//! Reading a named input ahead of `check`'s walk: a second thread fills fixed-size blocks while
-//! the walk consumes the previous one, so the kernel's copy overlaps the walk (issue 20
-//! "Performance"). Memory is bounded: [`BLOCKS`] blocks of the given size, reused.
+//! Reading `check`'s input in blocks, a named file on a second thread so the kernel's copy
+//! overlaps the walk (issue 20). Memory is bounded: [`BLOCKS`] blocks, reused.
 
 use super::CliError;
 use crate::input::InputError;
@@ -10,7 +9,6 @@ use std::sync::mpsc::sync_channel;
 /// Blocks in flight (one being walked, one being filled, one spare).
 pub const BLOCKS: usize = 3;
 
-/// One `read` of `r` into `buf`, retried while it is interrupted.
 pub fn read_once<R: Read + ?Sized>(r: &mut R, buf: &mut [u8]) -> std::io::Result<usize> {
     loop {
         match r.read(buf) {
@@ -20,15 +18,13 @@ pub fn read_once<R: Read + ?Sized>(r: &mut R, buf: &mut [u8]) -> std::io::Result
     }
 }
 
-/// A read error of input `source`: bad input naming it.
 pub fn io_error(source: &str, e: &std::io::Error) -> InputError {
     let (source, error) = (source.to_string(), e.to_string());
     InputError::Io { source, error }
 }
 
-/// Reads `file` on a second thread, one read of at most `block` bytes per block, and hands each
-/// to `consume` in order, until the end of the file or until `consume` returns `true` (then
-/// `true`). A read error is bad input naming `source`.
+/// Reads `file` on a second thread, one read per block, handing each to `consume` until the
+/// end or until `consume` returns `true` (then `true`).
 pub fn read_ahead(
     source: &str,
     mut file: std::fs::File,
@@ -77,8 +73,7 @@ pub fn read_ahead(
     })
 }
 
-/// Reads `r` on this thread in reads of up to `block` bytes, each handed to `consume`, until
-/// the end or until `consume` says stop (then `true`).
+/// [`read_ahead`] on this thread.
 pub fn read_blocks(
     source: &str,
     mut r: impl Read,
@@ -101,17 +96,14 @@ pub fn read_blocks(
 /// to the next (the bundles of a block are handed on in place, not copied).
 #[derive(Default)]
 pub struct Splitter {
-    /// The input's name, for the hex-text hint of its first block (empty: no hint, as for a
-    /// NEFF's engine stream).
+    /// For the hints of its first block (empty: none, as for a NEFF's engine stream).
     source: String,
-    /// The bytes of a bundle cut by the end of the last block.
     carry: Vec<u8>,
     total: usize,
 }
 
 impl Splitter {
-    /// A splitter of the input named `source`, whose first block is refused when it looks like
-    /// hex text (`--hex` forgotten).
+    /// A splitter refusing a first block that looks like hex text or a NEFF.
     pub fn named(source: &str) -> Self {
         Splitter {
             source: source.to_string(),
@@ -119,8 +111,7 @@ impl Splitter {
         }
     }
 
-    /// Feeds `each` the runs of bundles completed by `block`: the carried bundle, then the
-    /// whole bundles of the rest; `true` when `each` asked to stop.
+    /// Feeds `each` the bundles `block` completes; `true` when `each` asked to stop.
     #[inline]
     pub fn feed(
         &mut self,
@@ -160,8 +151,7 @@ impl Splitter {
         Ok(false)
     }
 
-    /// The end of an engine's stream in a NEFF: empty is an engine with no program (FACTS
-    /// §10); a partial last bundle is bad input.
+    /// [`Splitter::finish`], where empty is an engine with no program (FACTS §10).
     pub fn finish_allow_empty(self, source: &str) -> Result<(), CliError> {
         if self.total == 0 {
             return Ok(());
@@ -169,7 +159,7 @@ impl Splitter {
         self.finish(source)
     }
 
-    /// The end of the input: empty, or a partial last bundle, is bad input.
+    /// Empty, or a partial last bundle, is bad input.
     pub fn finish(self, source: &str) -> Result<(), CliError> {
         if self.total == 0 {
             return Err(InputError::Empty {

@@ -1,11 +1,6 @@
-//! `check`'s look across the engines of one subgraph (SPEC §11): each engine's stream read as
-//! steps while it is linted ([`tpb_core::engines::StepReader`], fed the same blocks), the DMA
-//! increments of the engine JSONs (DE-12), core's model run on them, and its findings printed
-//! with both sides' locations (subgraph, engine, member, index, offset): a text line each, a
-//! jsonl record each (`"type":"sync"`), or the lane picture ([`crate::report::lanes`]).
-//!
-//! Every finding is advisory (SPEC §11); `unconsumed_update` and `analysis_stopped` are
-//! warnings and do not make `check` exit 1.
+//! `check`'s look across the engines of one subgraph (SPEC §11): core's model run on the
+//! engines' steps and the DMA increments (DE-12), its findings printed with both sides'
+//! locations. Every finding is advisory; warnings do not make `check` exit 1.
 
 use super::check_output::StreamOrigin;
 use super::shown;
@@ -22,15 +17,11 @@ use tpb_core::engines::StepReader;
 pub struct SubgraphSync {
     pub subgraph: String,
     pub engines: Vec<StreamOrigin>,
-    /// Byte offset of each engine's instruction `i`.
     pub offsets: Vec<Vec<u64>>,
     pub program: EngineProgram,
-    /// Core's reading, or why it refused the input.
     pub outcome: Result<EngineSyncOutcome, String>,
 }
 
-/// Runs core's model on one subgraph's engines (each stream read as steps while it was linted)
-/// and DMA increments (SPEC §11, DE-12).
 pub fn analyze(
     subgraph: &str,
     engines: Vec<(StreamOrigin, StepReader)>,
@@ -60,7 +51,7 @@ pub fn analyze(
     }
 }
 
-/// A subgraph the model was not run on, and why (`sync: not analysed (why)`).
+/// A subgraph the model was not run on, and why.
 pub fn not_analysed(
     subgraph: &str,
     engines: impl Iterator<Item = StreamOrigin>,
@@ -83,8 +74,7 @@ impl SubgraphSync {
             .map_or(0, |o| o.findings.iter().filter(|f| !f.is_warning()).count())
     }
 
-    /// One line for `--format summary`: the subgraph's findings counted by kind (names
-    /// [`shown`]).
+    /// One line for `--format summary`: the findings counted by kind.
     pub fn summary_line(&self, source: &str) -> String {
         let (source, subgraph) = (shown(source), shown(&self.subgraph));
         let o = match &self.outcome {
@@ -115,7 +105,6 @@ impl SubgraphSync {
             .collect()
     }
 
-    /// A location as JSON: subgraph, engine, member, index, offset (a DMA: its index).
     fn site_json(&self, s: &SyncSite) -> Value {
         match *s {
             SyncSite::Instr { engine, index } => {
@@ -201,7 +190,6 @@ impl SubgraphSync {
         Ok(())
     }
 
-    /// The lane picture of this subgraph (a section of [`lanes::page`]).
     pub fn html(&self, source: &str) -> String {
         let title = format!("{source}: {}", self.subgraph);
         let o = match &self.outcome {

@@ -17,8 +17,6 @@ pub enum ColorChoice {
 }
 
 impl ColorChoice {
-    /// Whether to colour, given whether the output is a terminal and the
-    /// value of `NO_COLOR`.
     pub fn enabled(self, is_terminal: bool, no_color: Option<&OsStr>) -> bool {
         match self {
             ColorChoice::Always => true,
@@ -27,7 +25,6 @@ impl ColorChoice {
         }
     }
 
-    /// [`ColorChoice::enabled`] for this process's stdout and environment.
     pub fn for_stdout(self) -> bool {
         use std::io::IsTerminal;
         self.enabled(

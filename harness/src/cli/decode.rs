@@ -9,11 +9,8 @@ use crate::subjects::registry::{core_for, mode_byte_name};
 use crate::subjects::{DecodeFail, Decoded, Name, Value};
 use std::io::Write;
 
-/// The object `decode` prints for one bundle, and whether `check` finds it valid. `"check"` is
-/// `check`'s verdict words ([`crate::explain::lint`]); an invalid bundle is an error record
-/// naming `check`'s failing predicate (or decode field) and byte; a roster opcode with no
-/// modelled record decodes to its skeleton (header and events band, SPEC §1, §2) with
-/// `"body": "not modelled"`, and so does its error record.
+/// The object `decode` prints for one bundle (the help text of `Decode` in `main.rs`), and
+/// whether `check` finds it valid.
 pub fn bundle_json(index: usize, bytes: &[u8; 64], arch: Generation) -> (serde_json::Value, bool) {
     let verdict = crate::explain::lint(bytes, arch);
     let check = verdict.text(bytes);
@@ -80,8 +77,7 @@ pub fn bundle_json(index: usize, bytes: &[u8; 64], arch: Generation) -> (serde_j
     (o, ok)
 }
 
-/// The header names of the events modes of a decoded bundle (`wait_mode`, `update_mode` →
-/// e.g. `SEM_INC_COMPLETE`; FACTS §2 [H]).
+/// The header names of a decoded bundle's events modes (FACTS §2 [H]).
 fn mode_names(d: &Decoded) -> serde_json::Value {
     let names = ["wait_mode", "update_mode"].map(|field| match d.get(field) {
         Some(Value::Int(v)) => Some((field, mode_byte_name(field, u8::try_from(*v).ok()?)?)),
@@ -91,13 +87,11 @@ fn mode_names(d: &Decoded) -> serde_json::Value {
     serde_json::Value::Object(names.map(|(k, v)| (k.to_string(), v.into())).collect())
 }
 
-/// The `fields` object of `decode`'s output ([`crate::fields_json`]).
 fn fields_json(d: &Decoded) -> serde_json::Value {
     serde_json::Value::Object(crate::fields_json::fields_json(&d.fields))
 }
 
-/// A bundle whose body no record models: the fields of its skeleton (the harness layout of
-/// the opcode: header and events band, [`crate::layout::layout`]) and `"body": "not modelled"`.
+/// A bundle whose body no record models: its skeleton's fields ([`crate::layout::layout`]).
 fn skeleton_json(index: usize, bytes: &[u8; 64]) -> serde_json::Value {
     let mut fields = serde_json::Map::new();
     let mut modes = serde_json::Map::new();
@@ -127,7 +121,6 @@ fn skeleton_json(index: usize, bytes: &[u8; 64]) -> serde_json::Value {
     })
 }
 
-/// Arguments of `tpbconform decode`.
 #[derive(clap::Args, Debug)]
 pub struct DecodeArgs {
     /// Read hex text (one bundle per line) instead of raw binary.
@@ -147,7 +140,6 @@ pub struct DecodeArgs {
     pub files: Vec<String>,
 }
 
-/// Runs `decode`: one JSON object per bundle ([`bundle_json`], `stream`: plus its context).
 pub fn run(a: DecodeArgs) -> CliResult {
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());

@@ -1,8 +1,5 @@
-//! `tpbconform encode`: `decode`'s JSONL → bundles (tpb_core's encoder), one line at a time
-//! (at most [`crate::input::MAX_LINE`] bytes). Strict records (the keys `decode` prints, none
-//! twice, a `mnemonic` and `mode_names` (FACTS §2 [H]) that are the bytes' own) and `-o PATH`
-//! through [`crate::atomic::AtomicFile`]: the help text of `Encode` in `main.rs`, docs/guarantees.md
-//! E1.
+//! `tpbconform encode`: `decode`'s JSONL → bundles, one line at a time; strict records and an
+//! atomic `-o PATH` (the help text of `Encode` in `main.rs`, docs/guarantees.md E1).
 
 use super::{mnemonic_of, shown, CliError, CliResult, EXIT_INVALID, EXIT_OK};
 use crate::atomic::AtomicFile;
@@ -32,9 +29,7 @@ const ERROR_KEYS: [&str; 10] = [
     "index", "opcode", "mnemonic", "error", "field", "offset", "stream", "check", "record", "body",
 ];
 
-/// One parsed JSONL record.
 enum Record {
-    /// A bundle description to encode.
     Bundle {
         opcode: u8,
         fields: Vec<(FieldName, Value)>,
@@ -76,8 +71,7 @@ fn check_mnemonic(o: &Object<'_>, opcode: u8) -> Result<(), String> {
     }
 }
 
-/// `mode_names`, when present, holds only `wait_mode` / `update_mode`, each the header name of
-/// that field's byte in `fields` (as `decode` prints it).
+/// `mode_names`, when present, names each mode field's byte in `fields` (FACTS §2 [H]).
 fn check_mode_names(o: &Object<'_>, fields: &[(FieldName, Value)]) -> Result<(), String> {
     let Some(names) = get(o, "mode_names") else {
         return Ok(());
@@ -135,7 +129,6 @@ fn parse_record(v: &J<'_>) -> Result<Record, String> {
     Ok(Record::Bundle { opcode, fields })
 }
 
-/// Arguments of `tpbconform encode`.
 #[derive(clap::Args, Debug)]
 pub struct EncodeArgs {
     /// Write hex lines instead of raw binary.
@@ -153,7 +146,6 @@ pub struct EncodeArgs {
     pub files: Vec<String>,
 }
 
-/// Runs `encode` (exit codes: [`super::help::ENCODE`]).
 pub fn run(a: EncodeArgs) -> CliResult {
     let (files, hex, output, arch) = (&a.files[..], a.hex, a.output.as_deref(), a.arch);
     let stdin = ["-".to_string()];

@@ -1,5 +1,4 @@
-//! `tpbconform explain`: an annotated dump of each bundle, with its stream context (each file is
-//! one stream, [`super::stream_context`]).
+//! `tpbconform explain`: an annotated dump of each bundle with its stream context.
 
 use super::check_output::{error_text, where_};
 use super::color::ColorChoice;
@@ -10,7 +9,6 @@ use crate::explain::{explain_bundle, explain_tail};
 use crate::generation::Generation;
 use std::io::Write;
 
-/// Arguments of `tpbconform explain`.
 #[derive(clap::Args, Debug)]
 pub struct ExplainArgs {
     /// Read hex text (one bundle per line) instead of raw binary.

@@ -17,7 +17,6 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
-/// Parses a seed: decimal or `0x` hex.
 pub fn parse_seed(s: &str) -> Result<u64, String> {
     let r = match s.strip_prefix("0x").or_else(|| s.strip_prefix("0X")) {
         Some(h) => u64::from_str_radix(h, 16),
@@ -26,12 +25,10 @@ pub fn parse_seed(s: &str) -> Result<u64, String> {
     r.map_err(|e| format!("bad seed `{s}`: {e} (expected a decimal or 0x-hex u64)"))
 }
 
-/// Largest `--seconds` accepted (about 31 years): any budget a run can
-/// use, and far below where `Duration` arithmetic overflows.
+/// Largest `--seconds` (about 31 years), far below where `Duration` arithmetic overflows.
 pub const MAX_SECONDS: f64 = 1e9;
 
-/// Parses `--seconds`: a finite number in [0, [`MAX_SECONDS`]] (0 = no
-/// budget). `inf`, `NaN`, negatives and huge values are usage errors.
+/// `--seconds`: finite, in [0, [`MAX_SECONDS`]] (0 = no budget).
 pub fn parse_seconds(s: &str) -> Result<f64, String> {
     let v: f64 = s
         .trim()
@@ -46,17 +43,13 @@ pub fn parse_seconds(s: &str) -> Result<f64, String> {
     Ok(v)
 }
 
-/// Largest `--threads`: far above any core count this runs on, far below
-/// what the per-thread state could allocate (`--threads 1000000000` tried
-/// to allocate 40 GB).
+/// Largest `--threads` (`--threads 1000000000` tried to allocate 40 GB).
 pub const MAX_THREADS: u64 = 256;
 
-/// Largest `--case-timeout` in seconds (a day): beyond it a deadline
-/// computed from `Instant::now()` could overflow.
+/// Largest `--case-timeout` (a day): beyond it an `Instant` deadline could overflow.
 pub const MAX_CASE_TIMEOUT: u64 = 86_400;
 
-/// `--targets`: a gate target name, parsed against the target registry
-/// ([`crate::targets::TARGETS`]), whose names clap lists in `--help`.
+/// `--targets`: a gate target name; clap lists the names in `--help`.
 #[derive(Clone, Copy, Debug)]
 pub struct TargetArg;
 
@@ -86,7 +79,6 @@ impl TypedValueParser for TargetArg {
     }
 }
 
-/// Arguments of `tpbconform gate`.
 #[derive(clap::Args, Debug, Clone)]
 pub struct GateArgs {
     /// Generated cases per target (before sharding), at least 1.
@@ -182,13 +174,10 @@ pub fn run(a: GateArgs) -> CliResult {
     let (stamp, iso) = report::utc_now();
     let dir = report::claim_dir(a.report_dir.as_deref(), &PathBuf::from("reports"), &stamp)
         .map_err(CliError::refused)?;
-    // Any return without a report (a subject that fails to start, …) gives
-    // the claimed folder back, so a rerun is not refused as "exists".
+    // Any return without a report gives the claimed folder back.
     let _claim = report::ClaimGuard;
-    // SIGINT / SIGTERM / SIGHUP ([`crate::interrupt`]): the first stops the gate (it still
-    // writes a complete report, marked interrupted, within GRACE); a second one, or the grace
-    // running out, removes the staging folder and the empty report folder, kills every subject
-    // process and exits 130.
+    // A first signal stops the gate (its report marked interrupted); a second, or the grace
+    // running out, removes the staging and claimed folders, kills the subjects, exits 130.
     crate::interrupt::install();
     crate::interrupt::on_hard_exit(report::abort_staging);
     crate::interrupt::on_hard_exit(external::reaper::kill_all);
@@ -246,9 +235,7 @@ pub fn run(a: GateArgs) -> CliResult {
     if let Some(b) = &bar {
         b.finish_and_clear();
     }
-    // A subject the run could not open is bad usage: no report (the claimed
-    // folder is given back). Triage used to find it out by failing to open
-    // the subject again.
+    // A subject the run could not open is bad usage: no report.
     if let Some(GateFailure::Subject { error, .. }) = run
         .failures
         .iter()
@@ -256,10 +243,8 @@ pub fn run(a: GateArgs) -> CliResult {
     {
         return Err(CliError::refused(error));
     }
-    // Nothing to triage: no subject process is started again (issue 19:
-    // two starts per generation, after the run, for nothing). Interrupted:
-    // none either (it could not even say hello); findings are kept as
-    // found, reproduced on core and oracle only.
+    // Nothing to triage, or interrupted: no subject process is started again (issue 19);
+    // findings are then reproduced on core and oracle only.
     let triage_subjects: &[SubjectSpec] =
         if run.findings.is_empty() || crate::interrupt::stop_requested() {
             &[]
@@ -272,9 +257,7 @@ pub fn run(a: GateArgs) -> CliResult {
     let model = report::ReportModel::of_gate(&run, &triaged, &iso);
     let files = report::files(&model);
     report::write_dir(&dir, &files).map_err(CliError::refused)?;
-    // Quiet summary. The report on disk is the record: a stdout its reader
-    // closed (`gate | head`) must not change the exit code, so write errors
-    // on these console lines are ignored.
+    // The report on disk is the record: a closed stdout must not change the exit code.
     drop(ticker);
     let verdict = crate::report::verdict(&run);
     let mut out = std::io::stdout().lock();

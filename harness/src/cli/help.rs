@@ -1,8 +1,5 @@
-//! The `after_help` texts of `tpbconform` and its subcommands: each
-//! subcommand states its own exit codes (the top level lists them all).
-//! The codes are the ones the `run` functions return; docs/guarantees.md
-//! "Exit codes" has the same table, and `harness/tests/cli.rs`
-//! (`help_states_each_subcommands_exit_codes`) holds both to the behaviour.
+//! The `after_help` texts: each subcommand's exit codes (the top level lists them all; tests
+//! hold them to docs/guarantees.md and the behaviour).
 
 /// The line every reader ends its table with.
 macro_rules! closed_stdout {
@@ -37,7 +34,6 @@ Exit codes:
     };
 }
 
-/// `check`.
 pub const CHECK: &str = reader!(
     "  0    every bundle is valid (or valid on its skeleton, body not modelled) and no stream rule
        of SPEC §5.3 is broken
@@ -45,7 +41,6 @@ pub const CHECK: &str = reader!(
 "
 );
 
-/// `decode`.
 pub const DECODE: &str = reader!(
     "  0    every bundle decodes
   1    some bundle does not decode (its error record is printed)
@@ -59,7 +54,6 @@ pub const EXPLAIN: &str = reader!(
 "
 );
 
-/// `encode`.
 pub const ENCODE: &str = concat!(
     "Exit codes:
   0    every record was encoded
@@ -71,7 +65,6 @@ pub const ENCODE: &str = concat!(
     closed_stdout!()
 );
 
-/// `lower`.
 pub const LOWER: &str = concat!(
     "Exit codes:
   0    every instruction lowered (records and side-tables printed)
@@ -81,7 +74,6 @@ pub const LOWER: &str = concat!(
     closed_stdout!()
 );
 
-/// `replay`.
 pub const REPLAY: &str = concat!(
     "Exit codes:
   0    core, the oracle and every --subject agree
@@ -91,7 +83,6 @@ pub const REPLAY: &str = concat!(
     closed_stdout!()
 );
 
-/// `gate`.
 pub const GATE: &str = "\
 Exit codes:
   0    PASS: every selected target ran all its planned cases, no divergence,
@@ -105,7 +96,6 @@ Exit codes:
 A stdout its reader closed does not change the exit code: the report on
 disk is the record.";
 
-/// `minimize`.
 pub const MINIMIZE: &str = concat!(
     "In place, minimize DELETES the redundant seeds of each folder (one file is
 kept per coverage signature); --dry-run lists them first, -o DIR writes the
@@ -121,7 +111,6 @@ Exit codes:
     closed_stdout!()
 );
 
-/// `subject-check`.
 pub const SUBJECT_CHECK: &str = concat!(
     "Exit codes:
   0    every smoke case agrees with core
@@ -131,7 +120,6 @@ pub const SUBJECT_CHECK: &str = concat!(
     closed_stdout!()
 );
 
-/// `report merge`.
 pub const REPORT_MERGE: &str = concat!(
     "Exit codes:
   0    every shard present, complete and clean
@@ -142,7 +130,6 @@ pub const REPORT_MERGE: &str = concat!(
     closed_stdout!()
 );
 
-/// `neff info`.
 pub const NEFF_INFO: &str = concat!(
     "A NEFF file is a 1024-byte header and a gzip or tar payload (FACTS §10); an
 unpacked NEFF folder is read likewise. Nothing is written anywhere.

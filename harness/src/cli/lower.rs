@@ -8,7 +8,6 @@ use crate::lower_input::{error_path, parse_program, PathError, MAX_INPUT_BYTES};
 use std::io::{Read, Write};
 use tpb_core::lower::{lower, IrInstruction, Module, SideRef};
 
-/// Output format of `lower`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum LowerFormat {
     /// One 128-digit hex line per record; instructions and side-tables as `#`
@@ -21,7 +20,6 @@ pub enum LowerFormat {
     Json,
 }
 
-/// The input's text (bounded).
 fn read_input(path: &str) -> Result<String, CliError> {
     let source = source_name(path);
     let input: Box<dyn Read> = if path == "-" {

@@ -1,15 +1,10 @@
-//! `tpbconform minimize`: keep the smallest set of corpus files covering
-//! the same signatures (see [`crate::minimize`]). In place it deletes the
-//! redundant seeds; `--dry-run` lists them and deletes nothing.
-//!
-//! Exit codes: [`super::help::MINIMIZE`].
+//! `tpbconform minimize` ([`crate::minimize`]); exit codes: [`super::help::MINIMIZE`].
 
 use super::{CliError, CliResult, EXIT_BAD_INPUT, EXIT_INVALID, EXIT_OK};
 use crate::minimize::MinimizeStats;
 use std::io::Write;
 use std::path::PathBuf;
 
-/// Arguments of `tpbconform minimize`.
 #[derive(clap::Args, Debug, Clone)]
 pub struct MinimizeArgs {
     /// `corpus/` (every <target>/ folder in it) or one `corpus/<target>/`.

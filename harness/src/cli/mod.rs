@@ -1,6 +1,5 @@
-//! The subcommands of `tpbconform`: `main.rs` holds the clap definitions and dispatches to one
-//! `run` per subcommand, which returns an exit code or a [`CliError`] (exit 2; 141 for a closed
-//! stdout). What each code means per subcommand: [`help`].
+//! The subcommands of `tpbconform`: one `run` each, returning an exit code or a [`CliError`];
+//! what each code means per subcommand: [`help`].
 
 pub mod check;
 pub mod check_neff;
@@ -32,29 +31,22 @@ use std::borrow::Cow;
 use std::fmt;
 use std::io;
 
-/// Success (for `check`: every bundle valid).
 pub const EXIT_OK: u8 = 0;
-/// A negative verdict (for `check`: some bundle invalid).
+/// A negative verdict.
 pub const EXIT_INVALID: u8 = 1;
-/// Bad input or usage.
 pub const EXIT_BAD_INPUT: u8 = 2;
-/// The reader of stdout went away (e.g. `| head -1`): the run stopped
-/// quietly, its verdict unknown. 141 = 128 + SIGPIPE, what a shell reports
-/// for a tool killed by SIGPIPE; neither "valid" (0) nor "bad input" (2).
+/// Stdout's reader went away: stopped quietly, the verdict unknown (128 + SIGPIPE).
 pub const EXIT_BROKEN_PIPE: u8 = 141;
 
 /// A failure that makes the CLI exit 2 (141: a closed stdout). `Display` is the one-line message.
 #[derive(Debug)]
 pub enum CliError {
-    /// Stdout was closed by its reader: exit [`EXIT_BROKEN_PIPE`] quietly.
     BrokenPipe,
-    /// Bad input or usage, a refusal before anything changed (a corpus that checks nothing, an
-    /// existing report folder, a subject that does not open), an output error: the message.
+    /// Bad input or usage, a refusal before anything changed, an output error.
     Refused(String),
 }
 
 impl CliError {
-    /// The exit code of this error.
     pub fn exit_code(&self) -> u8 {
         match self {
             CliError::BrokenPipe => EXIT_BROKEN_PIPE,
@@ -62,17 +54,15 @@ impl CliError {
         }
     }
 
-    /// [`CliError::Refused`] with `e`'s message.
     pub fn refused(e: impl fmt::Display) -> Self {
         CliError::Refused(e.to_string())
     }
 
-    /// `<source>: <message>`: a bad value in input `source` (with its line or JSON path).
+    /// `<source>: <message>`.
     pub fn bad(source: impl fmt::Display, message: impl fmt::Display) -> Self {
         CliError::Refused(format!("{source}: {message}"))
     }
 
-    /// `cannot write output: <m>`.
     pub fn output(m: impl fmt::Display) -> Self {
         CliError::Refused(format!("cannot write output: {m}"))
     }
@@ -88,17 +78,14 @@ impl fmt::Display for CliError {
     }
 }
 
-/// Whether text output escapes `c`: a control character (C0, DEL, C1) or a line or paragraph
-/// separator (U+2028, U+2029), which some readers take for a line break.
+/// A control character or a line or paragraph separator (some readers take it for a line break).
 fn escaped(c: char) -> bool {
     c.is_control() || matches!(c, '\u{2028}' | '\u{2029}')
 }
 
-/// A name from the user's files (a path, a NEFF member, a subgraph folder, def.json's text) as
-/// text output shows it: each control character escaped as [`char::escape_debug`] writes it
-/// (`\n`, `\u{1b}`), so a name can neither forge an output line a CI parses nor send a
-/// terminal escape; every other character, non-ASCII included, as it is. JSON output carries
-/// the name itself (serde escapes it). Idempotent: its output holds no control character.
+/// A name from the user's files as text output shows it (E5): each control character as
+/// [`char::escape_debug`] writes it, so a name can neither forge an output line nor send a
+/// terminal escape. JSON carries the name itself. Idempotent.
 pub fn shown(s: &str) -> Cow<'_, str> {
     if !s.chars().any(escaped) {
         return Cow::Borrowed(s);
@@ -126,8 +113,7 @@ impl From<InputError> for CliError {
 }
 
 impl From<io::Error> for CliError {
-    /// An error writing stdout; [`io::ErrorKind::BrokenPipe`] becomes
-    /// [`CliError::BrokenPipe`].
+    /// An error writing stdout.
     fn from(e: io::Error) -> Self {
         if e.kind() == io::ErrorKind::BrokenPipe {
             CliError::BrokenPipe
@@ -137,10 +123,8 @@ impl From<io::Error> for CliError {
     }
 }
 
-/// Result of a subcommand: the exit code (0 or 1) or an error (exit 2).
 pub type CliResult = Result<u8, CliError>;
 
-/// What `check` was asked for (its command-line options).
 #[derive(Clone, Copy, Debug, clap::Args)]
 pub struct CheckArgs {
     /// Read hex text (one bundle per line) instead of raw binary.

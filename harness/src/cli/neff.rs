@@ -1,7 +1,5 @@
-//! `tpbconform neff info FILE`: a NEFF's header fields and every member with its size, its
-//! role (def.json, engine JSON, an engine's instruction stream, other) and how the role was
-//! decided (SPEC §12), like `readelf -h -S`. An unpacked NEFF folder: its files likewise.
-//! `--format jsonl`: the same as one JSON object per line, for scripts.
+//! `tpbconform neff info FILE`: a NEFF's header and every member with its size, role and how
+//! the role was decided (SPEC §12), like `readelf -h -S`; `--format jsonl` for scripts.
 
 use super::check_neff::parse_json;
 use super::{shown, CliResult, EXIT_OK};
@@ -12,7 +10,6 @@ use tpb_neff::header::hex;
 use tpb_neff::payload::Limits;
 use tpb_neff::{NeffError, Report, Role, StreamRef, StreamSink};
 
-/// `neff` subcommands.
 #[derive(Debug, clap::Args)]
 pub struct NeffArgs {
     #[command(subcommand)]
@@ -40,7 +37,6 @@ enum NeffCommand {
     },
 }
 
-/// `neff info --format`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 enum InfoFormat {
     Text,
@@ -194,8 +190,7 @@ pub fn run(args: NeffArgs) -> CliResult {
     Ok(EXIT_OK)
 }
 
-/// `--format jsonl` after the `neff` record: one `member` record per member, one `engine`
-/// record per engine of each subgraph, then `end`.
+/// `--format jsonl` after the `neff` record: `member`s, `engine`s, then `end`.
 fn jsonl_rest(out: &mut impl Write, report: &Report) -> CliResult {
     for m in &report.members {
         let (role, engine) = match m.role {

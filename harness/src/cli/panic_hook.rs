@@ -1,13 +1,10 @@
-//! Panic hooks of the CLI. Whatever hook a subcommand installs, a panic of
-//! `print!`/`println!` on a stdout its reader closed (`| head -1`) is not an
-//! internal error: the process exits [`super::EXIT_BROKEN_PIPE`] (141)
-//! quietly, the same as a [`super::CliError::BrokenPipe`] (docs/guarantees.md X4).
+//! Panic hooks of the CLI. Under each, `println!` on a closed stdout exits 141 quietly
+//! (docs/guarantees.md X4).
 
 use super::{EXIT_BAD_INPUT, EXIT_BROKEN_PIPE};
 use std::panic::PanicHookInfo;
 
-/// Exits 141 on the panic std raises when printing to a closed stdout (`failed printing to
-/// stdout: Broken pipe (os error 32)`).
+/// Exits 141 on std's `failed printing to stdout: Broken pipe` panic.
 fn exit_if_closed_stdout(info: &PanicHookInfo<'_>) {
     let msg = info
         .payload()
@@ -21,15 +18,13 @@ fn exit_if_closed_stdout(info: &PanicHookInfo<'_>) {
     }
 }
 
-/// Panics are caught and reported by the caller (subjects, corpus inputs):
-/// print nothing, except that a closed stdout exits 141.
+/// Panics are caught and reported by the caller: print nothing.
 pub fn install_quiet() {
     std::panic::set_hook(Box::new(exit_if_closed_stdout));
 }
 
-/// A panic is an internal error: print it (no backtrace), run `cleanup`,
-/// kill every subject process still running, exit 2; a closed stdout exits
-/// 141 quietly (subjects killed too).
+/// A panic is an internal error: print it (no backtrace), run `cleanup`, kill every subject
+/// process, exit 2.
 pub fn install_loud(cleanup: fn()) {
     std::panic::set_hook(Box::new(move |info| {
         exit_if_closed_stdout(info);

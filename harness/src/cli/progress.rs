@@ -1,12 +1,8 @@
-//! The gate's progress bar (stderr, on a terminal only) and how it prints
-//! a rate: whole cases per second with thousands separators and the unit,
-//! e.g. `1,336,428 cases/s` (not indicatif's `1,336,427.9009/s`).
+//! The gate's progress: a bar on a terminal's stderr, else a line every few seconds.
 
 use indicatif::{ProgressBar, ProgressState, ProgressStyle};
 
-/// `rate` per second rounded to a whole number, grouped by thousands, with
-/// `unit`: `whole_rate(1336427.9009, "cases/s") == "1,336,428 cases/s"`.
-/// A rate that is not finite or below zero prints as `0`.
+/// `whole_rate(1336427.9009, "cases/s") == "1,336,428 cases/s"` (not finite or negative: `0`).
 pub fn whole_rate(rate: f64, unit: &str) -> String {
     let n = if rate.is_finite() && rate > 0.0 {
         // Saturating: u64::MAX cases per second is far beyond any run.
@@ -17,8 +13,6 @@ pub fn whole_rate(rate: f64, unit: &str) -> String {
     format!("{} {unit}", crate::report::format::grouped(n))
 }
 
-/// The gate's bar: elapsed time, cases done / planned, the rate in whole
-/// cases per second.
 pub fn gate_bar() -> ProgressBar {
     let bar = ProgressBar::new(0);
     let style = ProgressStyle::with_template(
@@ -44,14 +38,12 @@ pub struct Phase {
 }
 
 impl Phase {
-    /// Sets the phase.
     pub fn set(&self, what: &'static str) {
         if let Ok(mut w) = self.what.lock() {
             *w = what;
         }
     }
 
-    /// Generated cases done of planned.
     pub fn cases(&self, done: u64, total: u64) {
         use std::sync::atomic::Ordering::Relaxed;
         self.done.store(done, Relaxed);
@@ -68,7 +60,6 @@ pub struct Ticker {
 }
 
 impl Ticker {
-    /// Starts the ticker reading `phase`.
     pub fn start(phase: std::sync::Arc<Phase>, every: std::time::Duration) -> Ticker {
         let (stop, rx) = std::sync::mpsc::channel::<()>();
         let start = std::time::Instant::now();

@@ -1,8 +1,5 @@
-//! `tpbconform replay`: re-run one input (as printed in a gate report)
-//! through a registry target: core vs oracle, and each `--subject` against
-//! core (as in the gate).
-//!
-//! Exit codes: [`super::help::REPLAY`].
+//! `tpbconform replay`: re-run one input through a target, as the gate does; exit codes:
+//! [`super::help::REPLAY`].
 
 use super::{CliError, CliResult, EXIT_INVALID, EXIT_OK};
 use crate::fuzz_entry::{replay_names, replay_targets};
@@ -14,7 +11,6 @@ use crate::report::byte_map::answer_detail;
 use crate::subjects::{hex, SubjectSpec};
 use std::io::Write;
 
-/// Arguments of `tpbconform replay`.
 #[derive(clap::Args, Debug, Clone)]
 pub struct ReplayArgs {
     /// The target to run the input through: a fuzz target (fuzz/fuzz_targets/, e.g. `luts`:
@@ -47,17 +43,14 @@ pub struct ReplayArgs {
     pub case_timeout: u64,
 }
 
-/// Bad replay input at `source` line `line` (exit 2).
 fn bad(source: &str, line: usize, message: String) -> CliError {
     CliError::bad(format!("{source}:{line}"), message)
 }
 
-/// The input is empty (exit 2).
 fn empty(source: &str) -> CliError {
     CliError::bad(source, "empty input: no bytes to replay")
 }
 
-/// Parses one hex line (spaces and tabs ignored) with [`crate::input::hex_nibbles`].
 fn parse_hex_line(source: &str, line: usize, text: &str) -> Result<Vec<u8>, CliError> {
     let digits = crate::input::hex_nibbles(text.as_bytes(), false).map_err(|e| {
         let (found, offset) = (e.found, e.index);
@@ -80,12 +73,8 @@ fn parse_hex_line(source: &str, line: usize, text: &str) -> Result<Vec<u8>, CliE
     Ok(crate::input::pack_nibbles(&digits))
 }
 
-/// Reads the inputs `a` names one at a time and hands each to `each` as
-/// `(source[:line], bytes)`; a `--hex-file` is streamed line by line. A raw
-/// FILE of any length (0 bytes too) is handed over whole, as a fuzz target
-/// takes its input; typed hex for bundle targets only (every target
-/// [`replay_targets`] gives is one) takes exactly 64 bytes: `--hex` and each
-/// `--hex-file` line.
+/// Hands `each` every input `a` names as `(source[:line], bytes)`: a raw FILE whole (any length,
+/// as a fuzz target takes it); typed hex for bundle targets exactly 64 bytes.
 fn visit_inputs(
     a: &ReplayArgs,
     mut each: impl FnMut(String, Vec<u8>) -> Result<(), CliError>,
@@ -142,9 +131,7 @@ fn shown(input: &[u8]) -> String {
     }
 }
 
-/// Under a bundle divergence, what each side's rejection is about: the field, its value and
-/// the byte (`  core refuses: reserved byte 0x3F is 0x01, not zero (byte 0x3F)`), as in the
-/// report.
+/// Under a bundle divergence, what each side's rejection is about, as in the report.
 fn why(out: &mut impl std::io::Write, d: &Divergence) -> std::io::Result<()> {
     for (name, answer) in [
         (&d.left_name, &d.answers.left),
@@ -158,7 +145,6 @@ fn why(out: &mut impl std::io::Write, d: &Divergence) -> std::io::Result<()> {
     Ok(())
 }
 
-/// Runs `replay`: one verdict per input, printed as soon as it is known.
 pub fn run(a: ReplayArgs) -> CliResult {
     super::panic_hook::install_quiet();
     crate::external::set_case_timeout(std::time::Duration::from_secs(a.case_timeout));

@@ -1,13 +1,10 @@
-//! `tpbconform report merge DIR... [--output DIR]`: one report folder from
-//! the report folders of a sharded gate ([`crate::report::merge`]); exit codes:
-//! [`super::help::REPORT_MERGE`].
+//! `tpbconform report merge` ([`crate::report::merge`]); exit codes: [`super::help::REPORT_MERGE`].
 
 use super::{CliResult, EXIT_BAD_INPUT, EXIT_BROKEN_PIPE, EXIT_INVALID, EXIT_OK};
 use crate::report::{self, merge, shard, ReportModel};
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
-/// Arguments of `tpbconform report`.
 #[derive(clap::Args, Debug, Clone)]
 pub struct ReportArgs {
     /// What to do with reports.
@@ -15,7 +12,6 @@ pub struct ReportArgs {
     pub command: ReportCommand,
 }
 
-/// Subcommands of `tpbconform report`.
 #[derive(clap::Subcommand, Debug, Clone)]
 pub enum ReportCommand {
     /// Merge the report folders of `gate --shard i/N` (one per shard, all N)
@@ -50,11 +46,10 @@ pub fn run(a: ReportArgs) -> CliResult {
     })
 }
 
-/// `report merge`; a refusal is its message (exit 2).
+/// A refusal is its message (exit 2).
 fn merge_shards(a: ReportArgs) -> Result<u8, String> {
     let ReportCommand::Merge { dirs, output } = a.command;
-    // Verify every shard before anything is created: a refusal leaves no
-    // folder behind (not even `reports/`).
+    // Verify every shard before anything is created, not even `reports/`.
     if let Some(o) = output
         .as_ref()
         .filter(|o| std::fs::symlink_metadata(o).is_ok())
@@ -67,14 +62,11 @@ fn merge_shards(a: ReportArgs) -> Result<u8, String> {
         .collect::<Result<_, _>>()?;
     let merged = merge::merge(shards).map_err(|e| e.to_string())?;
     let (stamp, _) = report::utc_now();
-    // Claimed atomically (an existing path, dangling symlinks included, is
-    // refused); the guard gives the claim back on any early return.
     let stamp = format!("{stamp}-merged");
     let dir = report::claim_dir(output.as_deref(), Path::new("reports"), &stamp)
         .map_err(|e| e.to_string())?;
     let _claim = report::ClaimGuard;
-    // SIGINT / SIGTERM / SIGHUP while writing (crate::interrupt, a hard
-    // stop, exit 130): remove the staging folder and the claim.
+    // A signal while writing (exit 130) removes the staging folder and the claim.
     crate::interrupt::on_hard_exit(report::abort_staging);
     if let Some(ms) = super::debug_env("TPB_REPORT_DEBUG_STAGING_PAUSE_MS") {
         report::folder::set_staging_pause_ms(ms);

@@ -1,7 +1,5 @@
-//! The stream context `explain` and `decode --stream` show for each bundle of a file (SPEC §5.3
-//! "Linting a stream"): its bundle index and byte offset in the file's stream, the group or pair
-//! it belongs to or opens, the 128-byte instruction it is the second half of, and the stream
-//! errors detected at it, from tpb_core's walker (the one `check` runs). Each file is one stream.
+//! The stream context `explain` and `decode --stream` show for each bundle (SPEC §5.3), from the
+//! walker `check` runs; each file is one stream.
 
 use super::check_output::{at_text, error_text, verdict_text};
 use super::CliError;
@@ -16,44 +14,33 @@ use tpb_core::Bundle;
 /// +0x0E kind byte of a 0xD9 (S003 §3.1).
 const OFF_KIND: usize = 0x0E;
 
-/// What one bundle is in its stream.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Seen {
-    /// Bundle index in the stream (the file); its byte offset is 64 times it.
+    /// Bundle index in the file's stream.
     pub index: usize,
-    /// The group, pair or 128-byte instruction it belongs to.
     pub place: Place,
-    /// Its opcode, when it is an instruction (not a 128-byte instruction's second half).
+    /// `None` for a 128-byte instruction's second half.
     pub opcode: Option<u8>,
-    /// Its length on the wire when it is an instruction.
     pub length: usize,
-    /// `check`'s verdict when it is an instruction.
     pub verdict: Option<Verdict>,
-    /// Stream errors detected at it.
     pub errors: Vec<StreamError>,
 }
 
-/// What [`walk_streams`] hands its caller, in input order.
 pub enum StreamStep<'a> {
-    /// A bundle: its index across all inputs, the bundle and its stream context.
+    /// `index`: across all inputs.
     Bundle {
         index: usize,
         loaded: &'a Loaded,
-        /// Where it stands in its stream.
         seen: Seen,
     },
-    /// The end of one input: its path, how many bundles it held, the errors at its end.
     End {
-        /// The input path (`-` for standard input).
         path: &'a str,
         count: usize,
-        /// Stream errors detected at its end.
         errors: Vec<StreamError>,
     },
 }
 
-/// Reads `files` (standard input when there are none), each file one stream and bundle
-/// indices running across them, handing each bundle and each file's end to `step`.
+/// Hands `step` each bundle of `files` (none: stdin) and each file's end.
 pub fn walk_streams(
     files: &[String],
     hex: bool,
@@ -92,7 +79,6 @@ pub fn walk_streams(
     Ok(())
 }
 
-/// Walks the next bundle of a stream: where it stands and what the walker found at it.
 fn next(walker: &mut Walker, bytes: &[u8; 64]) -> Seen {
     let b = Bundle(*bytes);
     let index = walker.bundles();
@@ -119,8 +105,8 @@ fn next(walker: &mut Walker, bytes: &[u8; 64]) -> Seen {
     seen
 }
 
-/// What `bytes` opens when it is an instruction of its own: a group (0x85: num_arguments + 1
-/// payloads follow, D-28) or a pair (a two-leg 0xD9, SPEC §5.4).
+/// What `bytes` opens: a group (0x85: num_arguments + 1 payloads, D-28) or a pair (a two-leg
+/// 0xD9, SPEC §5.4).
 fn opens(bytes: &[u8; 64]) -> Option<String> {
     match bytes[0] {
         OPCODE_CUSTOM_OP_HEADER => {
@@ -135,8 +121,7 @@ fn opens(bytes: &[u8; 64]) -> Option<String> {
     }
 }
 
-/// One line of text: `stream: bundle #N at byte offset 0xNN; <place>; check: <verdict>`, then
-/// one line per stream error detected at the bundle.
+/// `stream: bundle #N at byte offset 0xNN; <place>; check: <verdict>`, then its stream errors.
 pub fn text(seen: &Seen, bytes: &[u8; 64]) -> String {
     let mut s = format!(
         "stream: bundle #{} at byte offset 0x{:X}",
@@ -182,10 +167,7 @@ pub fn text(seen: &Seen, bytes: &[u8; 64]) -> String {
     s
 }
 
-/// The `"stream"` object of `decode --stream`: {"index","offset","in" ("alone", "group",
-/// "pair", "tail"), the owner's "index" in "of" (group header, pair 0xD9, 128-byte
-/// instruction), "payload"/"payloads" for a group member, "opens", "length", "verdict"
-/// (`check`'s: valid / skeleton / invalid), "stream_errors" (names)}.
+/// The `"stream"` object of `decode --stream` (its keys: `DecodeArgs::stream`'s help).
 pub fn json(seen: &Seen, bytes: &[u8; 64]) -> serde_json::Value {
     let (within, of, payload, opens) = match seen.place {
         Place::Tail { of } => ("tail", Some(of.index), None, None),

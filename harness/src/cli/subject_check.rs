@@ -1,17 +1,7 @@
-//! `tpbconform subject-check SPEC`: the first command a plugin author types.
-//! Starts the subject, prints what its hello says (name, protocol version,
-//! operations, capabilities, the gate targets it covers and lacks), then
-//! runs a short smoke set through the same judge as the gate (every case
-//! to core, oracle and the subject; the subject judged against core).
-//!
-//! Smoke set, per covered target: for bundle targets, a valid image of each
-//! opcode the target takes with every byte in turn set to 0x01 and to 0xFF,
-//! plus [`SMOKE_GENERATED`] of the gate's generated cases; for LUT targets,
-//! the ordinals 0..=64 and a few large ones; for the stream and lowering
-//! targets (`validate_stream`, `lower`), [`SMOKE_GENERATED`] of the gate's
-//! generated cases of the target's kind.
-//!
-//! Exit codes: [`super::help::SUBJECT_CHECK`].
+//! `tpbconform subject-check SPEC`: the subject's hello, then a short smoke set through the
+//! gate's judge, per covered target: each opcode's valid image with every byte in turn set to
+//! 0x01 and 0xFF plus generated cases (bundle targets), the ordinals 0..=64 and a few large
+//! ones (LUTs), or generated cases of the target's kind (others).
 
 use super::{CliError, CliResult, EXIT_INVALID, EXIT_OK};
 use crate::external;
@@ -26,13 +16,11 @@ use crate::targets::{Check, Target};
 use std::io::Write;
 use std::time::Duration;
 
-/// Generated cases per bundle target in the smoke set.
 pub const SMOKE_GENERATED: u64 = 300;
 /// Divergences printed per target.
 const SHOWN: usize = 3;
 const SEED: u64 = 0x5EED_C0DE;
 
-/// Arguments of `tpbconform subject-check`.
 #[derive(clap::Args, Debug, Clone)]
 pub struct SubjectCheckArgs {
     /// The subject: `lib:PATH` or `cmd:COMMAND` (also `core`, `oracle`).
@@ -86,8 +74,6 @@ fn bundle_inputs(t: Target) -> Vec<[u8; 64]> {
     out
 }
 
-/// [`SMOKE_GENERATED`] cases of target `t` as its kind generates them for
-/// the gate (valid, near-valid and raw in turn).
 fn generated_inputs(t: Target, arch: Generation) -> Vec<Vec<u8>> {
     let kind = crate::kinds::of(t);
     let h = name_hash(t.name());

@@ -5,8 +5,7 @@
 use super::{CliResult, EXIT_BAD_INPUT, EXIT_OK};
 use crate::subjects::SubjectSpec;
 
-/// Runs the worker for `spec` (must be `lib:PATH`), the batch worker when
-/// `shm` names a region.
+/// The batch worker when `shm` names a region.
 pub fn run(spec: &str, shm: Option<&std::path::Path>, arch: Option<&str>) -> CliResult {
     let path = match spec.parse::<SubjectSpec>() {
         Ok(SubjectSpec::Lib(p)) => p,
