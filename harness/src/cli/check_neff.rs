@@ -6,7 +6,7 @@
 //! every run. Memory is bounded: a few blocks and output chunks per job. With `--max-errors`
 //! one worker lints the jobs in turn, so the stop is where it is without threads.
 
-use super::check_output::{Printer, Sink, StreamOrigin, Tally};
+use super::check_output::{Printer, Sink, Tally};
 use super::check_read::{read_blocks, Splitter};
 use super::check_sync::{self, SubgraphSync};
 use super::{CheckArgs, CliError, Format};
@@ -106,7 +106,7 @@ enum Msg {
 
 struct Job {
     source: String,
-    origin: StreamOrigin,
+    origin: StreamRef,
     input: Input,
     out: SyncSender<Msg>,
 }
@@ -208,7 +208,7 @@ fn lint_job(job: Job, shared: &Shared) {
 struct JobSink<'a> {
     label: String,
     jobs: SyncSender<Job>,
-    order: std::sync::mpsc::Sender<(StreamOrigin, Receiver<Msg>)>,
+    order: std::sync::mpsc::Sender<(StreamRef, Receiver<Msg>)>,
     shared: &'a Shared,
 }
 
@@ -216,12 +216,7 @@ impl JobSink<'_> {
     /// Queues a job for `s`; `None` when the workers are gone.
     fn start(&mut self, s: &StreamRef, input: Input) -> Option<()> {
         let (out_tx, out_rx) = sync_channel(8);
-        let origin = StreamOrigin {
-            subgraph: s.subgraph.clone(),
-            engine: s.engine.name().to_string(),
-            member: s.member.clone(),
-        };
-        self.order.send((origin.clone(), out_rx)).ok()?;
+        self.order.send((s.clone(), out_rx)).ok()?;
         let source = match self.label.as_str() {
             "" => s.member.clone(),
             label => format!("{label}:{}", s.member),
@@ -229,7 +224,7 @@ impl JobSink<'_> {
         self.jobs
             .send(Job {
                 source,
-                origin,
+                origin: s.clone(),
                 input,
                 out: out_tx,
             })
@@ -272,10 +267,10 @@ impl StreamSink for JobSink<'_> {
 
 /// SPEC §11 on each subgraph with two or more engine streams read whole, in scan order; DMA
 /// descriptors from the engine JSONs (FACTS §10 D1), an undeclared increment 1 (DE-12).
-fn sync_subgraphs(report: &Report, read: Vec<(StreamOrigin, Kept)>) -> Vec<SubgraphSync> {
+fn sync_subgraphs(report: &Report, read: Vec<(StreamRef, Kept)>) -> Vec<SubgraphSync> {
     // Grouped through indexes: a NEFF may hold 100 000 subgraphs (a search per stream took
     // 490 s on one of 700 KB).
-    let mut by: Vec<(String, Vec<(StreamOrigin, Kept)>)> = Vec::new();
+    let mut by: Vec<(String, Vec<(StreamRef, Kept)>)> = Vec::new();
     let mut at: HashMap<String, usize> = HashMap::new();
     for (o, s) in read {
         let i = *at.entry(o.subgraph.clone()).or_insert_with(|| {
@@ -321,7 +316,7 @@ fn sync_subgraphs(report: &Report, read: Vec<(StreamOrigin, Kept)>) -> Vec<Subgr
         .collect()
 }
 
-type Drained = (Vec<(StreamOrigin, Tally)>, Vec<(StreamOrigin, Kept)>);
+type Drained = (Vec<(StreamRef, Tally)>, Vec<(StreamRef, Kept)>);
 
 /// The file's header (none for a folder or engine files) and the scan's report.
 type Ran = (Option<Opened>, Report);
@@ -357,7 +352,7 @@ pub fn run<W: Write>(
     let (job_tx, job_rx) = sync_channel::<Job>(0);
     let job_rx = Mutex::new(job_rx);
     let (ran, drained) = std::thread::scope(|scope| {
-        let (order_tx, order_rx) = channel::<(StreamOrigin, Receiver<Msg>)>();
+        let (order_tx, order_rx) = channel::<(StreamRef, Receiver<Msg>)>();
         for _ in 0..workers {
             let (job_rx, shared) = (&job_rx, &shared);
             scope.spawn(move || {
@@ -478,7 +473,7 @@ fn closing<W: Write>(
     label: &str,
     args: CheckArgs,
     (opened, report): &Ran,
-    rows: &[(StreamOrigin, Tally)],
+    rows: &[(StreamRef, Tally)],
     stopped: bool,
     sync_errors: u64,
 ) -> Result<(), CliError> {

@@ -6,6 +6,7 @@ use crate::generation::Generation;
 use std::io::Write;
 use tpb_core::lint::Verdict;
 use tpb_core::walk::{At, Event, StreamError, StreamFault, Walker};
+use tpb_neff::StreamRef;
 
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Tally {
@@ -53,24 +54,15 @@ impl Tally {
     }
 }
 
-/// Where a stream inside a NEFF comes from, named in every location and record (issue 33).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct StreamOrigin {
-    /// `-` for `--engine NAME=FILE`.
-    pub subgraph: String,
-    pub engine: String,
-    /// The member (`sg00/Pool.bin`) or file.
-    pub member: String,
-}
-
 pub struct Printer<W: Write> {
     out: W,
     format: Format,
     arch: Generation,
     /// The last source and its JSON string form, reused per line.
     quoted: (String, String),
-    /// The stream's place in a NEFF and its JSON keys.
-    origin: Option<(StreamOrigin, String)>,
+    /// The stream's place in a NEFF (named in every location and record, issue 33) and its
+    /// JSON keys.
+    origin: Option<(StreamRef, String)>,
 }
 
 /// Where a bundle is, for messages: `file:line` (hex), `file@0xOFFSET` (binary), or in a NEFF
@@ -80,13 +72,13 @@ pub(super) fn where_(
     index: usize,
     offset: usize,
     line: Option<usize>,
-    origin: Option<&(StreamOrigin, String)>,
+    origin: Option<&(StreamRef, String)>,
 ) -> String {
     let source = shown(source);
     match (line, origin) {
         (_, Some((o, _))) => format!(
             "{source} #{index} @0x{offset:X}, engine {}",
-            shown(&o.engine)
+            o.engine.name()
         ),
         (Some(n), None) => format!("{source}:{n}"),
         (None, None) => format!("{source}@0x{offset:X}"),
@@ -174,11 +166,11 @@ impl<W: Write> Printer<W> {
         }
     }
 
-    pub fn set_origin(&mut self, origin: Option<StreamOrigin>) {
+    pub fn set_origin(&mut self, origin: Option<StreamRef>) {
         self.origin = origin.map(|o| {
             let keys = serde_json::json!({
                 "subgraph": o.subgraph,
-                "engine": o.engine,
+                "engine": o.engine.name(),
                 "member": o.member,
             })
             .to_string();
@@ -287,7 +279,7 @@ impl<W: Write> Printer<W> {
                 let source = shown(source);
                 let shown = match &self.origin {
                     Some((o, _)) => {
-                        format!("{source} ({} {})", shown(&o.subgraph), shown(&o.engine))
+                        format!("{source} ({} {})", shown(&o.subgraph), o.engine.name())
                     }
                     None => source.into_owned(),
                 };

@@ -2,7 +2,6 @@
 //! engines' steps and the DMA increments (DE-12), its findings printed with both sides'
 //! locations. Every finding is advisory; warnings do not make `check` exit 1.
 
-use super::check_output::StreamOrigin;
 use super::shown;
 use crate::report::lanes;
 use crate::subjects::{
@@ -12,11 +11,12 @@ use crate::subjects::{
 use serde_json::{json, Value};
 use std::io::Write;
 use tpb_core::engines::StepReader;
+use tpb_neff::StreamRef;
 
 /// A subgraph's reading: its program, core's outcome, and per engine its labels and offsets.
 pub struct SubgraphSync {
     pub subgraph: String,
-    pub engines: Vec<StreamOrigin>,
+    pub engines: Vec<StreamRef>,
     pub offsets: Vec<Vec<u64>>,
     pub program: EngineProgram,
     pub outcome: Result<EngineSyncOutcome, String>,
@@ -24,7 +24,7 @@ pub struct SubgraphSync {
 
 pub fn analyze(
     subgraph: &str,
-    engines: Vec<(StreamOrigin, StepReader)>,
+    engines: Vec<(StreamRef, StepReader)>,
     dma: Vec<DmaRow>,
 ) -> SubgraphSync {
     let mut program = EngineProgram::default();
@@ -54,7 +54,7 @@ pub fn analyze(
 /// A subgraph the model was not run on, and why.
 pub fn not_analysed(
     subgraph: &str,
-    engines: impl Iterator<Item = StreamOrigin>,
+    engines: impl Iterator<Item = StreamRef>,
     why: String,
 ) -> SubgraphSync {
     SubgraphSync {
@@ -101,7 +101,7 @@ impl SubgraphSync {
     fn names(&self) -> Vec<String> {
         self.engines
             .iter()
-            .map(|o| format!("{}/{}", self.subgraph, o.engine))
+            .map(|o| format!("{}/{}", self.subgraph, o.engine.name()))
             .collect()
     }
 
@@ -112,7 +112,7 @@ impl SubgraphSync {
                 let o = self.engines.get(e);
                 json!({
                     "subgraph": self.subgraph,
-                    "engine": o.map_or("", |o| &o.engine),
+                    "engine": o.map_or("", |o| o.engine.name()),
                     "member": o.map_or("", |o| &o.member),
                     "index": index,
                     "offset": self.offsets.get(e).and_then(|o| o.get(index as usize)),
@@ -216,10 +216,12 @@ mod tests {
     /// section saying why, not an empty lane picture.
     #[test]
     fn a_subgraph_not_analysed_says_why_in_its_picture() {
-        let origin = StreamOrigin {
+        let origin = StreamRef {
             subgraph: "sg00".into(),
-            engine: "PE".into(),
+            engine: tpb_neff::Engine::Pe,
             member: "sg00/PE.bin".into(),
+            size: 0,
+            file: None,
         };
         let s = not_analysed("sg00", [origin].into_iter(), "past <the> cap".into());
         let h = s.html("x.neff");
@@ -244,11 +246,13 @@ mod tests {
         [w, wi, u, ui, x[0], x[1], x[2], x[3]]
     }
 
-    fn engine(name: &str, bands: &[[u8; 8]]) -> (StreamOrigin, StepReader) {
-        let origin = StreamOrigin {
+    fn engine(name: &str, bands: &[[u8; 8]]) -> (StreamRef, StepReader) {
+        let origin = StreamRef {
             subgraph: "sg00".into(),
-            engine: name.into(),
+            engine: tpb_neff::Engine::parse(name).expect("an engine"),
             member: format!("sg00/{name}.bin"),
+            size: 0,
+            file: None,
         };
         let mut e = StepReader::default();
         let bytes: Vec<u8> = bands.iter().flat_map(|b| insn(*b)).collect();
