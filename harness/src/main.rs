@@ -148,10 +148,12 @@ enum Command {
     /// Read NEFF files (the compiler's output, FACTS §10): `neff info FILE` lists the header
     /// and every member with its role and how it was decided (exit 0; 2: refused, naming the
     /// member and the reason).
-    Neff(cli::neff::NeffArgs),
+    #[command(subcommand)]
+    Neff(cli::neff::NeffCommand),
     /// Work with report folders: `report merge DIR...` combines the reports
     /// of a sharded gate into one (exit codes: `report merge --help`).
-    Report(cli::report::ReportArgs),
+    #[command(subcommand)]
+    Report(cli::report::ReportCommand),
 }
 
 fn run(cli: Cli) -> CliResult {
@@ -198,7 +200,7 @@ fn main() -> ExitCode {
         Err(cli::CliError::BrokenPipe) => ExitCode::from(cli::EXIT_BROKEN_PIPE),
         Err(e) => {
             eprintln!("tpbconform: error: {e}");
-            ExitCode::from(e.exit_code())
+            ExitCode::from(cli::EXIT_BAD_INPUT)
         }
     }
 }

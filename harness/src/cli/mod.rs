@@ -47,13 +47,6 @@ pub enum CliError {
 }
 
 impl CliError {
-    pub fn exit_code(&self) -> u8 {
-        match self {
-            CliError::BrokenPipe => EXIT_BROKEN_PIPE,
-            CliError::Refused(_) => EXIT_BAD_INPUT,
-        }
-    }
-
     pub fn refused(e: impl fmt::Display) -> Self {
         CliError::Refused(e.to_string())
     }

@@ -10,14 +10,8 @@ use tpb_neff::header::hex;
 use tpb_neff::payload::Limits;
 use tpb_neff::{NeffError, Report, Role, StreamRef, StreamSink};
 
-#[derive(Debug, clap::Args)]
-pub struct NeffArgs {
-    #[command(subcommand)]
-    command: NeffCommand,
-}
-
 #[derive(Debug, clap::Subcommand)]
-enum NeffCommand {
+pub enum NeffCommand {
     /// Print a NEFF's header fields and every member with its size, role and how the role was
     /// decided (exit 0; 2 on a NEFF refused, naming the member and the reason).
     #[command(after_help = super::help::NEFF_INFO)]
@@ -38,7 +32,7 @@ enum NeffCommand {
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
-enum InfoFormat {
+pub enum InfoFormat {
     Text,
     Jsonl,
 }
@@ -52,12 +46,12 @@ impl StreamSink for Skip {
     }
 }
 
-pub fn run(args: NeffArgs) -> CliResult {
+pub fn run(command: NeffCommand) -> CliResult {
     let NeffCommand::Info {
         file,
         max_ratio,
         format,
-    } = args.command;
+    } = command;
     let bad = |e: NeffError| super::check_neff::neff_error(&file, e);
     if file == "-" {
         return Err(super::CliError::bad(

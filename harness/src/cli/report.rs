@@ -5,13 +5,6 @@ use crate::report::{self, merge, shard, ReportModel};
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
-#[derive(clap::Args, Debug, Clone)]
-pub struct ReportArgs {
-    /// What to do with reports.
-    #[command(subcommand)]
-    pub command: ReportCommand,
-}
-
 #[derive(clap::Subcommand, Debug, Clone)]
 pub enum ReportCommand {
     /// Merge the report folders of `gate --shard i/N` (one per shard, all N)
@@ -39,7 +32,7 @@ pub enum ReportCommand {
     },
 }
 
-pub fn run(a: ReportArgs) -> CliResult {
+pub fn run(a: ReportCommand) -> CliResult {
     merge_shards(a).or_else(|e| {
         eprintln!("tpbconform: report merge: {}", super::shown(&e.to_string()));
         Ok(EXIT_BAD_INPUT)
@@ -47,8 +40,8 @@ pub fn run(a: ReportArgs) -> CliResult {
 }
 
 /// A refusal is its message (exit 2).
-fn merge_shards(a: ReportArgs) -> Result<u8, String> {
-    let ReportCommand::Merge { dirs, output } = a.command;
+fn merge_shards(a: ReportCommand) -> Result<u8, String> {
+    let ReportCommand::Merge { dirs, output } = a;
     // Verify every shard before anything is created, not even `reports/`.
     if let Some(o) = output
         .as_ref()
