@@ -4,10 +4,10 @@
 
 use super::check_neff;
 use super::check_output::{Printer, Sink, Tally};
-use super::check_read::{io_error, read_ahead, read_blocks, Splitter};
+use super::check_read::{read_ahead, read_blocks, Splitter};
 use super::{CheckArgs, CliError, CliResult, Format, ValidatorChoice};
 use super::{EXIT_INVALID, EXIT_OK};
-use crate::input::{open_source, source_name, Bundles};
+use crate::input::{io_error, open_source, source_name, Bundles};
 use std::io::{BufRead, Write};
 use tpb_core::lint::{Failure, Verdict};
 use tpb_core::validate::{validate_header, validate_payload};

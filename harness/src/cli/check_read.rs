@@ -2,7 +2,7 @@
 //! overlaps the walk (issue 20). Memory is bounded: [`BLOCKS`] blocks, reused.
 
 use super::CliError;
-use crate::input::InputError;
+use crate::input::{io_error, InputError};
 use std::io::Read;
 use std::sync::mpsc::sync_channel;
 
@@ -16,11 +16,6 @@ pub fn read_once<R: Read + ?Sized>(r: &mut R, buf: &mut [u8]) -> std::io::Result
             other => return other,
         }
     }
-}
-
-pub fn io_error(source: &str, e: &std::io::Error) -> InputError {
-    let (source, error) = (source.to_string(), e.to_string());
-    InputError::Io { source, error }
 }
 
 /// Reads `file` on a second thread, one read per block, handing each to `consume` until the

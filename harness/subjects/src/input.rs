@@ -157,7 +157,8 @@ pub fn bom_hint(found: char) -> &'static str {
     }
 }
 
-fn io_error(source: &str, e: &std::io::Error) -> InputError {
+/// [`InputError::Io`] of `source`.
+pub fn io_error(source: &str, e: &std::io::Error) -> InputError {
     InputError::Io {
         source: source.to_string(),
         error: e.to_string(),
