@@ -101,7 +101,7 @@ pub struct Subgraph {
 }
 
 /// What a scan found.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Report {
     /// Every regular member, in archive (or sorted folder) order.
     pub members: Vec<MemberRow>,

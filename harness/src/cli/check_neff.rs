@@ -400,12 +400,8 @@ pub fn run<W: Write>(
                         size: 0,
                     });
                     let report = Report {
-                        members: Vec::new(),
-                        subgraphs: Vec::new(),
                         streams: streams.collect(),
-                        integrity: None,
-                        passes: 0,
-                        stopped: false,
+                        ..Report::default()
                     };
                     (None, report)
                 }
