@@ -11,8 +11,10 @@ use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 use std::time::Duration;
 
-/// A slice `index/count` of the case space: case indices `≡ index (mod count)`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// A slice `index/count` of the case space: case indices `≡ index (mod count)`; `shard` of
+/// `run.json`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Shard {
     /// 0-based shard index.
     pub index: u64,

@@ -461,8 +461,9 @@ impl GateRun {
     }
 }
 
-/// One corpus folder's replay.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+/// One corpus folder's replay (a `corpus` row of `run.json`).
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct CorpusFolder {
     pub name: String,
     /// Routes run (names).

@@ -76,8 +76,9 @@ pub struct Vector {
     pub expected: String,
 }
 
-/// Counts of one vector file.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+/// Counts of one vector file (a `vector_files` row of `run.json`).
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct FileStats {
     pub path: String,
     /// Vector checks run: one per vector and generation of the run it names.

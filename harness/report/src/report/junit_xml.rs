@@ -5,7 +5,6 @@
 use super::format::{find_or_push, xml_escape, TIMING_MARKER};
 use super::model::ReportModel;
 use super::model::{REACH_CASE, VECTORS_CASE};
-use super::shard::shard_name;
 use std::fmt::Write as _;
 
 /// One testcase: name, divergence lines (one `<failure>`), other failures
@@ -70,7 +69,7 @@ pub fn render(m: &ReportModel) -> String {
         if m.is_merged() {
             ("merged_shards".to_string(), m.shards.len().to_string())
         } else {
-            ("shard".to_string(), shard_name(meta.shard))
+            ("shard".to_string(), meta.shard.to_string())
         },
     ];
     if let Some(l) = &m.live {

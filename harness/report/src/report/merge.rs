@@ -5,8 +5,8 @@
 use super::format::{each, find_or_push};
 use super::model::{DivergenceRecord, ReportModel, ShardRef, REACH_CASE};
 use super::run_json::{
-    CohortMeta, GenerationMeta, GivenUpMeta, MachineMeta, ReachClass, RunMeta, ShardMeta,
-    SubjectMachineMeta, SubjectMeta, TargetMeta,
+    CohortMeta, GenerationMeta, GivenUpMeta, MachineMeta, ReachClass, RunMeta, SubjectMachineMeta,
+    SubjectMeta, TargetMeta,
 };
 use crate::findings::DedupKey;
 use crate::gate::Shard;
@@ -15,7 +15,7 @@ use std::collections::BTreeMap;
 use std::fmt;
 
 use super::merge_error::MergeError;
-use super::shard::{shard_name, verdict_of, ShardReport};
+use super::shard::{verdict_of, ShardReport};
 
 /// `x` as the refusal of shards that disagree on it shows it.
 fn shown(x: impl fmt::Debug) -> String {
@@ -169,10 +169,7 @@ pub fn merge(mut shards: Vec<ShardReport>) -> Result<ReportModel<'static>, Merge
     shards.sort_by_key(|s| s.meta.shard.index);
     for w in shards.windows(2) {
         let (a, b) = (w[0].dir.display(), w[1].dir.display());
-        let m = format!(
-            "shard {} given twice: {a} and {b}",
-            shard_name(w[0].meta.shard)
-        );
+        let m = format!("shard {} given twice: {a} and {b}", w[0].meta.shard);
         refuse!(
             w[0].meta.shard.index == w[1].meta.shard.index,
             MergeError(m)
@@ -193,7 +190,7 @@ pub fn merge(mut shards: Vec<ShardReport>) -> Result<ReportModel<'static>, Merge
     let mut failure_targets = Vec::new();
     let mut notes: Vec<String> = Vec::new();
     for s in &shards {
-        let name = shard_name(s.meta.shard);
+        let name = s.meta.shard.to_string();
         for f in &s.meta.failures {
             failures.push(format!("shard {name}: {f}"));
             failure_targets.push(format!("shard {name}"));
@@ -254,7 +251,7 @@ pub fn merge(mut shards: Vec<ShardReport>) -> Result<ReportModel<'static>, Merge
     let mut meta = RunMeta {
         complete: true,
         bad_input: false,
-        shard: ShardMeta { index: 0, count: 1 },
+        shard: Shard::default(),
         merged_from: Some(count),
         targets,
         distinct_divergences: divergences.len() as u64,
@@ -275,7 +272,7 @@ pub fn merge(mut shards: Vec<ShardReport>) -> Result<ReportModel<'static>, Merge
     meta.verdict = verdict_of(&meta, &divergences).into();
     let shard_refs = each(&shards, |s| ShardRef {
         dir: s.dir.clone(),
-        shard: shard_name(s.meta.shard),
+        shard: s.meta.shard.to_string(),
         verdict: verdict_of(&s.meta, &s.divergences).into(),
     });
     Ok(ReportModel {
@@ -309,9 +306,7 @@ fn merged_targets(shards: &[ShardReport], count: u64) -> Result<Vec<TargetMeta>,
             let m = format!(
                 "target {}: shard {} planned {} generated cases, but its share of the shards' \
                  {total} is {share} (different --cases / --sync-cases?)",
-                t.name,
-                shard_name(s.meta.shard),
-                st.planned
+                t.name, s.meta.shard, st.planned
             );
             refuse!(st.planned != share, s.dir.display(), "{m}");
             t.ran += st.ran;
@@ -343,7 +338,7 @@ fn merged_divergences(shards: &[ShardReport]) -> Vec<DivergenceRecord> {
     }
     let mut by_key: BTreeMap<DedupKey, Acc> = BTreeMap::new();
     for s in shards {
-        let name = shard_name(s.meta.shard);
+        let name = s.meta.shard.to_string();
         let root_of = |d: &DivergenceRecord| {
             let n = d.caused_by?;
             s.divergences

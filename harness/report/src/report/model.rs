@@ -3,9 +3,9 @@
 
 use super::format::{each, grouped};
 use super::run_json::{
-    self, CohortMeta, CorpusMeta, GenerationMeta, GivenUpMeta, MachineMeta, ReachClass, RunMeta,
-    ShardMeta, SubjectMachineMeta, SubjectMeta, SubjectTargetMeta, TargetMeta, UnsupportedMeta,
-    VectorMeta, FAIL, INCOMPLETE, PASS,
+    self, CohortMeta, GenerationMeta, GivenUpMeta, MachineMeta, ReachClass, RunMeta,
+    SubjectMachineMeta, SubjectMeta, SubjectTargetMeta, TargetMeta, UnsupportedMeta, FAIL,
+    INCOMPLETE, PASS,
 };
 use crate::findings::{CaseKind, DedupKey, Origin};
 use crate::gate::{GateFailure, GateRun};
@@ -409,10 +409,7 @@ fn meta_of(run: &GateRun, records: &[DivergenceRecord]) -> RunMeta {
         bad_input: run.bad_input(),
         seed: format!("{:#x}", run.seed),
         cases: run.cases,
-        shard: ShardMeta {
-            index: run.shard.index,
-            count: run.shard.count,
-        },
+        shard: run.shard,
         merged_from: None,
         targets: each(&run.targets, |(t, s)| TargetMeta {
             name: t.name().to_string(),
@@ -427,18 +424,8 @@ fn meta_of(run: &GateRun, records: &[DivergenceRecord]) -> RunMeta {
             corpus_present: s.corpus_present,
             coverage: s.coverage.clone(),
         }),
-        corpus: each(&run.corpus, |c| CorpusMeta {
-            name: c.name.clone(),
-            routes: c.routes.clone(),
-            files: c.files,
-            diverged: c.diverged,
-        }),
-        vector_files: each(&run.vector_files, |v| VectorMeta {
-            path: v.path.clone(),
-            vectors: v.vectors,
-            failed: v.failed,
-            other_generations: v.other_generations,
-        }),
+        corpus: run.corpus.clone(),
+        vector_files: run.vector_files.clone(),
         distinct_divergences: records.len() as u64,
         divergent_cases: records.iter().map(|r| r.count).sum(),
         failures: run.failures.iter().map(ToString::to_string).collect(),

@@ -2,6 +2,8 @@
 //! `machine` and `integrity` is free of the clock and the machine; meanings: `reports/README.md`.
 
 use super::integrity::Integrity;
+use crate::gate::vectors::FileStats;
+use crate::gate::{CorpusFolder, Shard};
 use std::collections::BTreeMap;
 
 pub const FILE: &str = "run.json";
@@ -25,12 +27,12 @@ wire! {
         pub bad_input: bool,
         pub seed: String,
         pub cases: u64,
-        pub shard: ShardMeta,
+        pub shard: Shard,
         #[serde(default, skip_serializing_if = "Option::is_none")]
         pub merged_from: Option<u64>,
         pub targets: Vec<TargetMeta>,
-        pub corpus: Vec<CorpusMeta>,
-        pub vector_files: Vec<VectorMeta>,
+        pub corpus: Vec<CorpusFolder>,
+        pub vector_files: Vec<FileStats>,
         pub distinct_divergences: u64,
         pub divergent_cases: u64,
         pub failures: Vec<String>,
@@ -119,12 +121,6 @@ wire! {
         pub diverged: u64,
     }
 
-    #[derive(Copy, Default)]
-    pub struct ShardMeta {
-        pub index: u64,
-        pub count: u64,
-    }
-
     #[derive(Default)]
     pub struct TargetMeta {
         pub name: String,
@@ -140,19 +136,6 @@ wire! {
         pub coverage: BTreeMap<String, [u64; 6]>,
     }
 
-    pub struct CorpusMeta {
-        pub name: String,
-        pub routes: Vec<String>,
-        pub files: u64,
-        pub diverged: u64,
-    }
-
-    pub struct VectorMeta {
-        pub path: String,
-        pub vectors: u64,
-        pub failed: u64,
-        pub other_generations: u64,
-    }
 }
 
 impl SubjectTargetMeta {

@@ -6,7 +6,7 @@ use super::divergences_jsonl;
 use super::integrity;
 use super::merge_error::{open_regular, read_text, MergeError};
 use super::model::{DivergenceRecord, OriginRecord, VECTORS_CASE};
-use super::run_json::{self, RunMeta, ShardMeta, TargetMeta, FAIL, INCOMPLETE, PASS};
+use super::run_json::{self, RunMeta, TargetMeta, FAIL, INCOMPLETE, PASS};
 use crate::targets::Target;
 use std::io::Read;
 use std::path::{Path, PathBuf};
@@ -30,10 +30,6 @@ fn read_meta(dir: &Path) -> Result<RunMeta, MergeError> {
         return Err(MergeError::line(&path, 1, m));
     }
     serde_json::from_value(v.to_value()).map_err(|e| MergeError::line(&path, 1, e))
-}
-
-pub(super) fn shard_name(s: ShardMeta) -> String {
-    format!("{}/{}", s.index, s.count)
 }
 
 /// FAIL when `meta` or `records` hold a divergence or a failure, else PASS.
@@ -155,7 +151,7 @@ fn check_shard(dir: &Path, meta: &RunMeta, recs: &[DivergenceRecord]) -> Result<
         refuse!(twice, d, "run.json: target `{name}` listed twice");
         refuse!(
             t.ran != t.planned,
-            MergeError::incomplete(dir, &shard_name(meta.shard))
+            MergeError::incomplete(dir, &meta.shard.to_string())
         );
         let m = format!(
             "target {name}: {} run but {} valid + {} near-valid + {} raw, {} diverged",
@@ -313,7 +309,7 @@ fn check_record(
     let (has, what) = match &r.origin {
         OriginRecord::Generated { generated: n, kind } => {
             refuse!(!r.origin.kind_known(), at, "unknown case kind `{kind}`");
-            let shard = shard_name(meta.shard);
+            let shard = meta.shard.to_string();
             let m = format!("divergence from generated case #{n}, which is not in shard {shard}");
             refuse!(n % meta.shard.count != meta.shard.index, between, "{m}");
             let m =
@@ -325,7 +321,7 @@ fn check_record(
             (target_has(|t| t.corpus_diverged), m)
         }
         OriginRecord::Vector { vector, .. } => {
-            let failed = |v: &run_json::VectorMeta| v.path == *vector && v.failed > 0;
+            let failed = |v: &crate::gate::vectors::FileStats| v.path == *vector && v.failed > 0;
             let m = format!("vector file {vector} but run.json has no failed check in it");
             (meta.vector_files.iter().any(failed), m)
         }
@@ -336,7 +332,7 @@ fn check_record(
 
 pub fn load(dir: &Path) -> Result<ShardReport, MergeError> {
     let meta = read_meta(dir)?;
-    let (shard, d) = (shard_name(meta.shard), &dir.display());
+    let (shard, d) = (meta.shard.to_string(), &dir.display());
     let bad = meta.shard.count == 0 || meta.shard.index >= meta.shard.count;
     refuse!(bad, d, "run.json: bad shard {shard}");
     refuse!(

@@ -11,10 +11,8 @@ use crate::generation::Generation;
 use crate::report::format::{each, find_or_push, grouped, TIMING_MARKER};
 use crate::report::model::ReportModel;
 use crate::report::run_json::{
-    CorpusMeta, GenerationMeta, GivenUpMeta, ReachClass, RunMeta, SubjectMeta, TargetMeta,
-    VectorMeta,
+    GenerationMeta, GivenUpMeta, ReachClass, RunMeta, SubjectMeta, TargetMeta,
 };
-use crate::report::shard::shard_name;
 
 /// The targets a subject lacks, per generation it serves.
 type PerGeneration<'a> = Vec<(&'a str, Vec<&'a str>)>;
@@ -58,7 +56,7 @@ pub fn document(m: &ReportModel) -> Document {
         }
         head.push(shards);
     } else {
-        let tail = format!(", shard: {}, {cases}", shard_name(meta.shard));
+        let tail = format!(", shard: {}, {cases}", meta.shard);
         head.push(vec![text("seed: "), code(&meta.seed), text(tail)]);
     }
     let names: Vec<&str> = meta.targets.iter().map(|t| t.name.as_str()).collect();
@@ -94,7 +92,7 @@ pub fn document(m: &ReportModel) -> Document {
         sections.extend(subjects_sections(m));
     }
     if !meta.corpus.is_empty() {
-        let row = |c: &CorpusMeta| {
+        let row = |c: &crate::gate::CorpusFolder| {
             vec![
                 t(format!("{}/", c.name)),
                 t(c.routes.join(", ")),
@@ -111,7 +109,7 @@ pub fn document(m: &ReportModel) -> Document {
         sections.push(section("corpus", "Corpus folders", blocks));
     }
     if !meta.vector_files.is_empty() {
-        let row = |v: &VectorMeta| {
+        let row = |v: &crate::gate::vectors::FileStats| {
             vec![
                 t(&v.path),
                 n(v.vectors),
