@@ -391,3 +391,41 @@ fn merged_divergences(shards: &[ShardReport]) -> Vec<DivergenceRecord> {
         })
         .collect()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::gate::CorpusFolder;
+
+    /// Shards that replayed different corpora are refused, the refusal showing both rows.
+    #[test]
+    fn shards_that_disagree_on_the_corpus_replay_are_refused_showing_both() {
+        let shard = |index, files| ShardReport {
+            dir: format!("s{index}").into(),
+            meta: RunMeta {
+                shard: Shard { index, count: 2 },
+                corpus: vec![CorpusFolder {
+                    name: "decode_any".into(),
+                    routes: vec!["decode_any".into()],
+                    files,
+                    diverged: 0,
+                }],
+                ..RunMeta::default()
+            },
+            divergences: Vec::new(),
+        };
+        let e = merge(vec![shard(0, 44), shard(1, 45)]).unwrap_err().0;
+        let row = |files| {
+            format!(
+                "[CorpusFolder {{ name: \"decode_any\", routes: [\"decode_any\"], files: {files}, \
+                 diverged: 0 }}]"
+            )
+        };
+        let want = format!(
+            "shards disagree on corpus replay: s0 has {}, s1 has {}",
+            row(44),
+            row(45)
+        );
+        assert_eq!(e, want);
+    }
+}
