@@ -1,25 +1,10 @@
-//! Entry points of the cargo-fuzz targets (`fuzz/fuzz_targets/*.rs`) and of
-//! the corpus replay (`tests/corpus_replay.rs`).
-//!
-//! A fuzz target is a corpus folder of the target registry
-//! ([`crate::targets`]): its property is that every registry target whose
-//! `folder` it is agrees on the input (core vs oracle). [`check`] returns
-//! `Err(report)` on the first disagreement (the report holds the input bytes
-//! and both subjects' results); [`run`] panics with it — the only deliberate
-//! panic, which is how libFuzzer learns of a finding. Any byte string is a
-//! valid input; the mapping is deterministic. Inputs run under v2, except
-//! `collective_lowering`'s, which run under every generation (0xBF exists
-//! from v3, the v4 dtype column from v4).
-//!
-//! Each fuzz target file names its [`Entry`], computed at compile time from
-//! the registry ([`Entry::of`]): the bundle folders (`validate_header`,
-//! `validate_payload`, `decode_any`) take the lean path
-//! ([`crate::judge::lean`]: the same comparisons on the statically
-//! dispatched reference pair, so the binary links only those operations and
-//! libFuzzer scans a fraction of the coverage counters per input); the
-//! others go through the [`Judge`] ([`check_judged`]). A lean finding's
-//! report also gives the `tpbconform replay` command that re-runs the input
-//! through the whole judge.
+//! Entry points of the cargo-fuzz targets and of the corpus replay. A fuzz target is a
+//! registry corpus folder whose targets must agree (core vs oracle) on any input, under v2
+//! (`collective_lowering` under every generation). [`check`] returns the first disagreement;
+//! [`run`] panics with it, the one deliberate panic (how libFuzzer learns of a finding).
+//! Bundle folders take the lean path ([`crate::judge::lean`]: statically dispatched, so
+//! libFuzzer scans fewer counters), with a replay command in the report; the others go
+//! through the [`Judge`].
 
 use crate::generation::Generation;
 use crate::judge::{lean, Divergence, Judge};
@@ -34,21 +19,16 @@ pub use crate::targets::folders as fuzz_targets;
 /// How a fuzz target runs its input, chosen from the target registry.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Entry {
-    /// The folder's only target is this validator target: core vs oracle
-    /// on its verdicts, statically ([`lean::validator`]).
+    /// The folder's only target is this validator ([`lean::validator`]).
     Validator(Target, Validator),
-    /// Every target of the folder (set of registry positions, see
-    /// [`folder_set`]) is a bundle target: each in registry order,
-    /// statically ([`lean::bundle`]).
+    /// Every target of the folder (registry positions, [`folder_set`]) is a bundle target.
     Bundle(u32),
-    /// Through the [`Judge`] ([`check_judged`]); the target is the folder's
-    /// first.
+    /// Through the [`Judge`] ([`check_judged`]); the folder's first target.
     Judge(Target),
 }
 
 impl Entry {
-    /// The entry of fuzz target (corpus folder) `folder`; `None` if no
-    /// registry target has that folder.
+    /// `None` if no registry target has that folder.
     pub const fn find(folder: &str) -> Option<Entry> {
         let set = folder_set(folder);
         if set == 0 {
@@ -77,8 +57,7 @@ impl Entry {
         Some(Entry::Bundle(set))
     }
 
-    /// [`Entry::find`] for a fuzz target file's `const`: a name that is not
-    /// a fuzz target fails the build.
+    /// [`Entry::find`] for a `const`: a name that is not a fuzz target fails the build.
     pub const fn of(folder: &str) -> Entry {
         match Entry::find(folder) {
             Some(e) => e,
@@ -86,7 +65,6 @@ impl Entry {
         }
     }
 
-    /// The fuzz target's name (its corpus folder).
     pub fn folder(self) -> &'static str {
         match self {
             Entry::Validator(t, _) | Entry::Judge(t) => t.spec().folder,
@@ -94,15 +72,13 @@ impl Entry {
         }
     }
 
-    /// Runs the entry on `data`; `Err` on the first disagreement.
     #[inline(always)]
     pub fn check(self, data: &[u8]) -> Result<(), String> {
         let (core, oracle) = registry::reference_pair_for(Generation::default());
         self.check_pair(&core, &oracle, data)
     }
 
-    /// A lean entry's check with `left` (under test) against `right` in
-    /// place of core vs oracle (tests plant a disagreeing subject here); the
+    /// A lean entry's check of `left` against `right` (tests plant a subject here); the
     /// [`Entry::Judge`] path runs the judge's own subjects.
     #[inline(always)]
     pub fn check_pair<L: Subject, R: Subject>(
@@ -128,8 +104,7 @@ impl Entry {
         }
     }
 
-    /// [`Entry::check`], panicking with the report on a finding (the fuzz
-    /// target body).
+    /// [`Entry::check`], panicking with the report (the fuzz target body).
     #[inline(always)]
     pub fn run(self, data: &[u8]) {
         if let Err(f) = self.check(data) {
@@ -138,17 +113,14 @@ impl Entry {
     }
 }
 
-/// A lean path's report: the divergence (`shown`: whole, or its head) and
-/// the command that replays it through the whole judge.
+/// A lean path's report: the divergence (whole or its head) and its replay command.
 fn lean_finding(d: &Divergence, shown: &dyn fmt::Display) -> String {
     let replay =
         crate::triage::replay_command(&[], Generation::default(), d.target.name(), &d.input);
     format!("{shown}\n  replay: {replay}")
 }
 
-/// Runs fuzz target `name` on `data` the way its fuzz binary does (its
-/// [`Entry`]; a name that is not a fuzz target goes to [`check_judged`]);
-/// `Err` on the first disagreement.
+/// Runs fuzz target `name` on `data` as its binary does; `Err` on the first disagreement.
 pub fn check(name: &str, data: &[u8]) -> Result<(), String> {
     match Entry::find(name) {
         Some(e) => e.check(data),
@@ -156,9 +128,7 @@ pub fn check(name: &str, data: &[u8]) -> Result<(), String> {
     }
 }
 
-/// Runs fuzz target `name` on `data` through the [`Judge`]; `Err` on the
-/// first disagreement (or for a name that is not a fuzz target nor a gate
-/// target).
+/// [`check`] through the [`Judge`] (`Err` too for an unknown name).
 pub fn check_judged(name: &str, data: &[u8]) -> Result<(), String> {
     let targets = replay_targets(name);
     if targets.is_empty() {
@@ -178,11 +148,8 @@ pub fn check_judged(name: &str, data: &[u8]) -> Result<(), String> {
     Ok(())
 }
 
-/// The registry targets an input of `name` runs through: every target of fuzz target (corpus
-/// folder) `name`, else the registry target of that name; empty: neither. The judged fuzz entry
-/// ([`check_judged`]) and `tpbconform replay --target` both resolve names here, and both hand the
-/// raw input to each target's kind ([`crate::kinds::of`]), which maps it (a bundle target: the
-/// first 64 bytes, zero-padded, [`crate::judge::bundle_from_input`], as the lean path does).
+/// The registry targets an input of `name` runs through (the fuzz entry's and `replay
+/// --target`'s): the folder's targets, else the target of that name; empty: neither.
 pub fn replay_targets(name: &str) -> Vec<Target> {
     let v = folder_targets(name);
     if v.is_empty() {
@@ -192,12 +159,10 @@ pub fn replay_targets(name: &str) -> Vec<Target> {
     }
 }
 
-/// The fuzz targets with no property (speed references, `scripts/fuzz_speed.sh`): replay agrees
-/// on every input, as the fuzz target never fails.
+/// The fuzz targets with no property (speed references, `scripts/fuzz_speed.sh`).
 pub const BASELINES: [&str; 1] = ["baseline_empty"];
 
-/// Every name `tpbconform replay --target` takes: the fuzz targets (fuzz/fuzz_targets/, the
-/// [`BASELINES`] among them), then the other registry targets; [`replay_targets`] resolves them.
+/// Every name `replay --target` takes: the fuzz targets, then the other registry targets.
 pub fn replay_names() -> Vec<&'static str> {
     let mut v = folders();
     v.extend(BASELINES);
@@ -209,7 +174,7 @@ pub fn replay_names() -> Vec<&'static str> {
     v
 }
 
-/// [`check`], panicking with the report on a finding (for fuzz targets).
+/// [`check`], panicking with the report (for fuzz targets).
 pub fn run(name: &str, data: &[u8]) {
     if let Err(f) = check(name, data) {
         panic!("[{name}] {f}");
@@ -221,8 +186,7 @@ pub use crate::generators::mutate::{
     crossover as crossover_structured, mutate as mutate_structured,
 };
 
-/// The spec version the seed corpus must be generated for (`corpus/VERSION`):
-/// [`crate::SPEC_VERSION`].
+/// The spec version the seed corpus must be generated for (`corpus/VERSION`).
 pub const CORPUS_VERSION: &str = crate::SPEC_VERSION;
 
 pub use crate::generators::fnv1a64;

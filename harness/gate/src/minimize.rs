@@ -1,36 +1,17 @@
-//! Corpus minimisation (`tpbconform minimize CORPUS_DIR`).
+//! Corpus minimisation (`tpbconform minimize CORPUS_DIR`). Contracts:
 //!
-//! # Contracts
-//!
-//! - Each file of `corpus/<folder>/` gets one [`folder_signature`], built
-//!   from the folder's registry targets ([`crate::targets::folder_targets`]).
-//!   Per gate target, [`signature`] is: the target, the
-//!   core verdict (first failing predicate, decode field or decoded mnemonic,
-//!   LUT / gate result), the differential outcome (agree or the divergence
-//!   signature) and, for bundle targets, the opcode and the class of every
-//!   field of its layout (`0` all zero, `c` the canonical constant, `x`
-//!   anything else); for other targets a length bucket.
-//! - The kept set has exactly one file per distinct signature: the smallest
-//!   (then the lexicographically smallest name). It covers the same
-//!   signatures as the input and no smaller subset does.
-//! - Nothing is changed until every folder has been read and judged; an
-//!   unreadable file or folder, or an existing `--output`, is a
-//!   [`MinimizeError`] (exit 2) and nothing is changed.
-//! - In place, minimisation only deletes the corpus inputs it read and did
-//!   not keep. Subfolders, FIFOs, devices, sockets and files over the size cap
-//!   are never opened blocking, never deleted, and listed as skipped.
-//! - It never leaves the folder it was given: a symlink (to a file or a
-//!   target folder) is never followed, read or deleted, and is listed as
-//!   skipped ([`crate::input::symlink_skip`]; a dangling one is an error);
-//!   `CORPUS_DIR` itself must not be a symlink. Just before each deletion
-//!   the file and its folder are checked to be the very ones read (same
-//!   device and inode, not symlinks); one that changed is not deleted
-//!   ([`MinimizeError::Partial`]).
-//! - With `--output` (a folder that must not exist) the kept files are
-//!   written with [`crate::atomic::write_atomic`] into a hidden staging
-//!   folder renamed into place when complete; the input is not touched.
-//!   The staging folder is registered with [`crate::interrupt`], so no exit
-//!   path (an error, SIGINT, SIGTERM) leaves it behind.
+//! - A file's [`folder_signature`] joins, per target of its folder, the [`signature`]: the
+//!   target, core's verdict, the differential outcome, and a bundle's opcode and class of
+//!   every layout field (`0` zero, `c` the canonical constant, `x` other) or a length bucket.
+//! - Exactly one file per distinct signature is kept: the smallest, then by name.
+//! - Nothing changes until every folder is read and judged; an unreadable input or an
+//!   existing `--output` is a [`MinimizeError`] (exit 2).
+//! - In place, only inputs read and not kept are deleted; subfolders, special files, files
+//!   over the cap and symlinks are never opened blocking, followed or deleted (listed as
+//!   skipped); `CORPUS_DIR` must not be a symlink; a file or folder that changed since it was
+//!   read (device and inode) is not deleted ([`MinimizeError::Partial`]).
+//! - `--output` (must not exist) is built in a hidden staging folder, registered with
+//!   [`crate::interrupt`] so no exit path leaves it, and renamed into place.
 
 use crate::atomic::write_atomic;
 use crate::generation::Generation;
@@ -53,21 +34,19 @@ pub enum MinimizeError {
     },
     /// The folder is neither `corpus/<target>/` nor a folder containing such folders.
     NoTarget(PathBuf),
-    /// `--output` exists already (minimize only creates a new folder there).
+    /// `--output` exists already.
     OutputExists(PathBuf),
-    /// `CORPUS_DIR` is a symlink (minimize never leaves the folder it is given).
+    /// `CORPUS_DIR` is a symlink.
     Symlink(PathBuf),
-    /// Deleting a dropped file failed after earlier deletions succeeded
-    /// (exit 1: the folder still covers every signature).
+    /// Deleting `path` failed after earlier deletions (exit 1: every signature still covered).
     Partial {
-        /// The file that could not be deleted.
         path: PathBuf,
         error: std::io::Error,
     },
 }
 
 impl MinimizeError {
-    /// True when something was changed before the error (only [`MinimizeError::Partial`]).
+    /// True when something was changed before the error.
     pub fn changed_something(&self) -> bool {
         matches!(self, MinimizeError::Partial { .. })
     }
@@ -113,7 +92,7 @@ fn io(path: &Path) -> impl Fn(std::io::Error) -> MinimizeError + '_ {
     }
 }
 
-/// The coverage signature of one input (see the module docs).
+/// The coverage signature of one input of gate target `t`.
 pub fn signature(t: Target, input: &[u8]) -> String {
     let run = guard(|| {
         let kind = kinds::of(t);
@@ -161,10 +140,8 @@ pub fn signature(t: Target, input: &[u8]) -> String {
     format!("{} | {verdict} | {outcome} | {shape}", t.name())
 }
 
-/// The signature of one input of corpus folder `folder`: the
-/// [`signature`]s of its gate targets joined, plus for its fuzz-only targets
-/// (`custom_op_stream`, `structured_diff`) the outcome's key and a length
-/// bucket.
+/// The signature of one input of `folder`: its gate targets' [`signature`]s, and for its
+/// fuzz-only targets the outcome's key and a length bucket.
 pub fn folder_signature(folder: &str, input: &[u8]) -> String {
     let mut parts = Vec::new();
     for t in folder_targets(folder) {
@@ -184,44 +161,33 @@ pub fn folder_signature(folder: &str, input: &[u8]) -> String {
     parts.join(" || ")
 }
 
-/// The length bucket of an input in a signature (`len~` its log2 bucket).
 fn len_band(input: &[u8]) -> String {
     format!("len~{}", usize::BITS - input.len().leading_zeros())
 }
 
-/// What minimisation did to one folder.
+/// What minimisation did to one folder (`target`, its name): inputs read, kept (= distinct
+/// signatures), and entries left alone (not subfolders).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct MinimizeStats {
-    /// Target (folder name).
     pub target: String,
-    /// Corpus inputs read (regular files, and symlinks to them).
     pub before: usize,
-    /// Files kept (= distinct signatures).
     pub after: usize,
-    /// Entries left alone: FIFOs, devices, sockets, files over the size cap
-    /// (subfolders are always left alone and not listed).
     pub skipped: Vec<String>,
 }
 
-/// One corpus folder read and judged, before anything is changed.
+/// One corpus folder read and judged: kept `(signature, path, bytes)` sorted by signature,
+/// inputs to drop, and (device, inode) of the folder and each dropped input when read.
 #[derive(Debug)]
 pub struct FolderPlan {
-    /// Target (folder name).
     pub target: String,
     pub dir: PathBuf,
-    /// Kept inputs: `(signature, path, bytes)`, sorted by signature.
     pub kept: Vec<(String, PathBuf, Vec<u8>)>,
-    /// Inputs to drop (in place: to delete): read, and not kept.
     pub dropped: Vec<PathBuf>,
-    /// (device, inode) of the folder and of each dropped input when read:
-    /// a deletion checks it is still the same file.
     ids: ((u64, u64), Vec<(u64, u64)>),
-    /// See [`MinimizeStats::skipped`].
     pub skipped: Vec<String>,
 }
 
 impl FolderPlan {
-    /// Before and after counts, skipped entries.
     pub fn stats(&self) -> MinimizeStats {
         MinimizeStats {
             target: self.target.clone(),
@@ -232,9 +198,8 @@ impl FolderPlan {
     }
 }
 
-/// Reads every input of `dir` (top level only; subfolders are ignored) with
-/// [`crate::input::read_corpus_file`] and picks one file per signature.
-/// Reads only; any unreadable entry is an error.
+/// Reads every input of `dir` (top level only) and picks one file per signature; any
+/// unreadable entry is an error.
 pub fn plan_folder(folder: &str, dir: &Path) -> Result<FolderPlan, MinimizeError> {
     let entries = crate::gate::vectors::sorted_paths(dir).map_err(io(dir))?;
     let mut best: BTreeMap<String, (PathBuf, Vec<u8>)> = BTreeMap::new();
@@ -308,8 +273,7 @@ fn file_id(m: &std::fs::Metadata) -> (u64, u64) {
     }
 }
 
-/// Deletes the plan's dropped inputs, each only if it and its folder are
-/// still the ones read (not replaced, e.g. by a symlink, since).
+/// Deletes the plan's dropped inputs, each only if it and its folder are the ones read.
 fn delete_dropped(plan: &FolderPlan) -> Result<(), MinimizeError> {
     let same = |p: &Path, want: (u64, u64), dir: bool| {
         std::fs::symlink_metadata(p)
@@ -332,8 +296,7 @@ fn delete_dropped(plan: &FolderPlan) -> Result<(), MinimizeError> {
     Ok(())
 }
 
-/// The `<target>/` folders `dir` stands for: itself when its name is a
-/// target, else its target-named subfolders (sorted).
+/// The `<target>/` folders `dir` stands for: itself, else its target-named subfolders.
 fn target_folders(
     dir: &Path,
     skipped: &mut Vec<String>,
@@ -381,17 +344,8 @@ fn target_folders(
         .collect())
 }
 
-/// Minimises `dir`: a `corpus/<target>/` folder, or a corpus root (every
-/// `<target>/` folder in it).
-///
-/// Every folder is read and judged first ([`plan_folder`]); only then is
-/// anything changed, so an error (exit 2) leaves everything as it was.
-/// In place, the only change is deleting the inputs that are not kept
-/// (regular files, or symlinks to them: the link is removed, never its
-/// target); subfolders, special files and everything else are untouched.
-/// With `output` (which must not exist) the kept files are copied to
-/// `output/` (`output/<target>/` for a corpus root), built in a hidden
-/// staging folder and renamed into place, and the input is not touched.
+/// Minimises `dir`, a `corpus/<target>/` folder or a corpus root, in place or into `output`
+/// (`output/<target>/` for a root); see the module docs.
 pub fn minimize(dir: &Path, output: Option<&Path>) -> Result<Vec<MinimizeStats>, MinimizeError> {
     if let Some(o) = output {
         if std::fs::symlink_metadata(o).is_ok() {
@@ -412,8 +366,7 @@ pub fn minimize(dir: &Path, output: Option<&Path>) -> Result<Vec<MinimizeStats>,
     Ok(stats)
 }
 
-/// What [`minimize`] would do to `dir`, changing nothing (`minimize --dry-run`):
-/// every folder read and judged exactly as [`minimize`] does first.
+/// What [`minimize`] would do to `dir`, changing nothing (`--dry-run`).
 pub fn plan(dir: &Path) -> Result<Vec<FolderPlan>, MinimizeError> {
     let mut root_skipped = Vec::new();
     let folders = target_folders(dir, &mut root_skipped)?;
@@ -428,7 +381,6 @@ pub fn plan(dir: &Path) -> Result<Vec<FolderPlan>, MinimizeError> {
     Ok(plans)
 }
 
-/// Copies the kept files into a new folder `out` through a staging folder.
 fn write_output(plans: &[FolderPlan], out: &Path, is_root: bool) -> Result<(), MinimizeError> {
     let parent = out
         .parent()
@@ -468,8 +420,7 @@ fn write_output(plans: &[FolderPlan], out: &Path, is_root: bool) -> Result<(), M
     result
 }
 
-/// Test hook: `TPB_MINIMIZE_DEBUG_PAUSE_MS` pauses with the staging folder
-/// full, just before it is renamed (to send a signal "late" in a test).
+/// Test hook: `TPB_MINIMIZE_DEBUG_PAUSE_MS` pauses just before the staging folder is renamed.
 fn debug_pause() {
     if let Some(ms) = std::env::var("TPB_MINIMIZE_DEBUG_PAUSE_MS")
         .ok()

@@ -1,7 +1,5 @@
-//! Core's in-process rate on the very cases a subject under test was judged
-//! on, for the summary's comparison with that subject's rate in the same
-//! run: the same case indices (shard, `--subject-cases` cap, generation of
-//! each case), the same generations, the same operations per case.
+//! Core's in-process rate on the very cases (indices, generations, operations) a subject
+//! under test was judged on, for the summary's comparison with the subject's rate.
 
 use super::config::GateConfig;
 use super::outcome::{ExternalRun, GateRun};
@@ -16,19 +14,14 @@ use std::hint::black_box;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Instant;
 
-/// Core's rate is measured on at most this many cases per target (each
-/// generated once after the run: generating is what costs, so a bigger
-/// sample would add to the gate's wall time, not to the figure's accuracy).
+/// Cases per target core's rate is measured on (generating them after the run is what costs).
 pub const CORE_RATE_CASES: u64 = 10_000;
 
-/// The timed passes over those cases repeat until this much time has
-/// passed, so the figure is not one clock tick over a fast target.
+/// The timed passes repeat this long, so the figure is not one clock tick.
 const CORE_RATE_MIN_TIME: std::time::Duration = std::time::Duration::from_millis(2);
 
-/// The first `n` generated case indices of `t` a subject serving the
-/// generations `served` (flags in [`GateConfig::arches`] order) was judged
-/// on: this shard's indices, under the `--subject-cases` cap, whose
-/// generation it serves.
+/// The first `n` generated cases of `t` a subject serving `served` (flags in
+/// [`GateConfig::arches`] order) was judged on: the shard's, under the cap.
 pub fn judged_cases(
     cfg: &GateConfig,
     t: Target,
@@ -54,19 +47,16 @@ pub fn judged_cases(
         .collect()
 }
 
-/// Cases per second core answers on the generated cases `cases` (index,
-/// generation) of target `t` under `seed`, doing per case what a subject is
-/// asked for it (a validator; decode; decode and both encodes of the round
-/// trip; every table of a LUT target). Cases are generated before the clock
-/// starts. `None` for a target not [`Target::is_bundle_or_lut`] or no case.
+/// Cases per second core answers on `cases` of `t`, doing what a subject is asked per case
+/// (generated before the clock starts); `None` for a target not
+/// [`Target::is_bundle_or_lut`] or no case.
 pub fn core_rate(seed: u64, t: Target, cases: &[(u64, Generation)]) -> Option<f64> {
     if !t.is_bundle_or_lut() || cases.is_empty() {
         return None;
     }
     let h = name_hash(t.name());
     let kind = kinds::of(t);
-    // The inputs back to back in one buffer (one allocation, not one per
-    // case), each as (generation, start, length).
+    // The inputs back to back in one buffer: (generation, start, length).
     let mut bytes: Vec<u8> = Vec::new();
     let mut buf = CaseBuf::default();
     let spans: Vec<(Generation, usize, usize)> = cases
@@ -131,10 +121,8 @@ pub fn core_rate(seed: u64, t: Target, cases: &[(u64, Generation)]) -> Option<f6
     (s > 0.0).then(|| f64::from(passes) * spans.len() as f64 / s)
 }
 
-/// [`core_rate`] of each job (target, cases), in order. The jobs are spread
-/// over `threads` scoped threads (each figure is still one thread's, per
-/// core, as the subjects' are), and a job equal to an earlier one (two
-/// subjects judged on the same cases) is measured once.
+/// [`core_rate`] of each job, on `threads` threads (each figure one thread's); equal jobs
+/// are measured once.
 pub fn core_rates(
     seed: u64,
     jobs: &[(Target, Vec<(u64, Generation)>)],
@@ -181,18 +169,13 @@ pub fn core_rates(
     of.iter().map(|&k| rates[k]).collect()
 }
 
-/// The external subjects' statistics of this run, each with core's
-/// in-process rate on the same cases: per target it was judged on, the
-/// first (at most [`CORE_RATE_CASES`]) of the very generated cases it was
-/// judged on (same indices, same generations), weighted by the cases it
-/// was judged on there. The measurements run on `cfg.threads` threads
-/// ([`core_rates`]; issue 19: one target after the other, they
-/// cost the gate ~35 ms of wall after the run).
+/// The external subjects' statistics, each with core's rate on the first
+/// [`CORE_RATE_CASES`] cases it was judged on per target, weighted by its cases there
+/// (on `cfg.threads` threads: one after the other cost ~35 ms of wall, issue 19).
 pub fn external_runs(cfg: &GateConfig, run: &GateRun) -> Vec<ExternalRun> {
     let stats = crate::external::stats();
     let n_arch = cfg.arches().len();
-    // Per subject: its name, statistics, judged cases, and per timed target
-    // the cases its rate there weighs and the index of the target's job.
+    // Per subject: name, statistics, judged cases, per timed target (weight, job index).
     let mut jobs = Vec::new();
     let subjects: Vec<_> = cfg
         .subjects

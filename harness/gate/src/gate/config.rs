@@ -16,9 +16,7 @@ use std::time::Duration;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Shard {
-    /// 0-based shard index.
     pub index: u64,
-    /// Number of shards (≥ 1).
     pub count: u64,
 }
 
@@ -58,13 +56,11 @@ impl Shard {
         }
     }
 
-    /// The case index of the shard's `m`-th case.
     #[inline]
     pub fn case_index(self, m: u64) -> u64 {
         self.index + m * self.count
     }
 
-    /// The shard's case indices of `0..n`, ascending.
     pub fn case_ids(self, n: u64) -> impl Iterator<Item = u64> {
         (0..self.len(n)).map(move |m| self.case_index(m))
     }
@@ -74,79 +70,57 @@ impl Shard {
 pub struct GateConfig {
     /// Generated cases per target (before sharding).
     pub cases: u64,
-    /// Cap on `sync_handshake` cases (each is a whole program simulated on
-    /// every engine, ~100x a bundle case): it runs `min(cases, sync_cases)`.
+    /// Caps on `sync_handshake` (~100x a bundle case) and `collective_lowering` (~15x) cases.
     pub sync_cases: u64,
-    /// Cap on `collective_lowering` cases (each lowers a whole module twice
-    /// plus the property re-lowerings, ~15x a validator case).
     pub lowering_cases: u64,
     /// Time budget for the whole run; `None` = no budget.
     pub seconds: Option<f64>,
     pub seed: u64,
     pub shard: Shard,
-    /// Targets, in report order (gate targets of the registry).
+    /// Gate targets, in report order.
     pub targets: Vec<Target>,
     /// Subjects under test, judged against core (besides core vs oracle).
     pub subjects: Vec<SubjectSpec>,
-    /// `None` (the default): the subjects under test are judged on every
-    /// generated case of every target they support. `Some(n)`
-    /// (`--subject-cases`, an opt-in cap): on the generated cases with an
-    /// index below `n` (per target); the rest are core vs oracle only.
+    /// `--subject-cases`: the subjects are judged only on generated cases with an index
+    /// below it (per target); `None`: on every one.
     pub subject_cases: Option<u64>,
-    /// The generations the run covers, oldest first (empty = v2): generated
-    /// case `i` runs under `arches[i % arches.len()]`; the corpus and the
-    /// vectors run under each. Default: every generation (SPEC §0).
+    /// Oldest first (empty = v2): case `i` runs under `arches[i % len]`, corpus and vectors
+    /// under each (SPEC §0).
     pub arches: Vec<Generation>,
-    /// The corpus root (`corpus/`).
     pub corpus_dir: PathBuf,
-    /// Skip the corpus and vector phases (`--no-corpus`). Without it a
-    /// corpus that fails [`super::preflight::check_corpus`] is a bad-input
-    /// failure.
     pub no_corpus: bool,
-    /// Worker threads (≥ 1).
     pub threads: usize,
     /// A case making no progress this long is a timeout failure.
     pub case_timeout: Duration,
-    /// Show a progress bar on stderr (only honoured on a terminal by the CLI).
+    /// Show a progress bar on stderr (honoured on a terminal only, by the CLI).
     pub progress: bool,
     /// Set from outside (Ctrl-C) to stop early.
     pub stop: Option<Arc<AtomicBool>>,
-    /// A complete, unsharded run of every gate target with at least this
-    /// many generated cases per target must hit every declared value class
-    /// of [`crate::reach`] ([`super::GateFailure::Unreached`] otherwise).
-    /// Default [`DEFAULT_CASES`]: the full default run.
+    /// A complete, unsharded run of every gate target with at least this many cases must hit
+    /// every declared [`crate::reach`] class ([`super::GateFailure::Unreached`] otherwise).
     pub reach_required_from: u64,
-    /// Test hook: generated case with this index of the first target hangs.
+    /// Test hooks on case `i` of the first target: it hangs; it panics outside the judge;
+    /// core panics inside its call (a subject bug).
     #[doc(hidden)]
     pub debug_hang_case: Option<u64>,
-    /// Test hook: generated case with this index of the first target panics
-    /// outside the judge.
     #[doc(hidden)]
     pub debug_panic_case: Option<u64>,
-    /// Fault injection: on generated case with this index of the first
-    /// target, the core subject panics inside its call (a subject bug).
     #[doc(hidden)]
     pub debug_subject_panic_case: Option<u64>,
 }
 
-/// Default generated cases per target.
 pub const DEFAULT_CASES: u64 = 5_000_000;
-/// Default cap on `sync_handshake` cases: the 10^6 programs the sync issue
-/// asks the gate to check.
+/// The 10^6 programs the sync issue asks the gate to check.
 pub const DEFAULT_SYNC_CASES: u64 = 1_000_000;
-/// Default cap on `collective_lowering` cases (about 3 s of one core at 35k cases/s, measured idle).
+/// About 3 s of one core at 35k cases/s (measured idle).
 pub const DEFAULT_LOWERING_CASES: u64 = 100_000;
-/// Default time budget in seconds: a safety net against a hang, not a
-/// schedule. The default case counts finish in about a minute on an idle
-/// 2-core machine and in about four on one loaded 4x over (measured); the
-/// budget is well beyond both, so a default run on a busy CI host is still
-/// complete (never INCOMPLETE) and its report deterministic.
+/// A safety net against a hang, not a schedule: well beyond the default run's four minutes
+/// on a host loaded 4x (measured), so a default CI run stays complete and deterministic.
 pub const DEFAULT_SECONDS: f64 = 1200.0;
 pub const DEFAULT_SEED: u64 = 0x7BC0_4F0E;
 
 impl GateConfig {
-    /// True once the run was asked to stop ([`GateConfig::stop`], or a
-    /// signal: [`crate::interrupt::stop_requested`]).
+    /// True once the run was asked to stop ([`GateConfig::stop`] or a signal).
     pub fn interrupted(&self) -> bool {
         crate::interrupt::stop_requested()
             || self
@@ -155,7 +129,7 @@ impl GateConfig {
                 .is_some_and(|s| s.load(std::sync::atomic::Ordering::Relaxed))
     }
 
-    /// The generations of the run ([`GateConfig::arches`]; v2 when empty).
+    /// [`GateConfig::arches`]; v2 when empty.
     pub fn arches(&self) -> Vec<Generation> {
         if self.arches.is_empty() {
             vec![Generation::default()]
@@ -174,20 +148,14 @@ impl GateConfig {
         }
     }
 
-    /// True when generated case `i` (of any target) goes to the subjects
-    /// under test: always, unless capped by [`GateConfig::subject_cases`].
+    /// True when generated case `i` goes to the subjects under test.
     #[inline]
     pub fn judges(&self, i: u64) -> bool {
         self.subject_cases.is_none_or(|cap| i < cap)
     }
 
-    /// Cases per work chunk of `target`: the registry's
-    /// [`crate::targets::TargetSpec::chunk`], raised to one shared-memory
-    /// hand-off ([`crate::external::shm::CHUNK`]) for the bundle and LUT
-    /// targets when an external subject is under test (one per generation
-    /// of the run), so each chunk is one hand-off of thousands of cases per
-    /// subject instance (the chunk only groups work: the same case indices
-    /// run either way).
+    /// Cases per work chunk of `target`: the registry's, raised with an external subject to
+    /// one shared-memory hand-off per generation (the chunk only groups work).
     pub fn chunk_of(&self, target: Target) -> u64 {
         let spec = target.spec().chunk;
         let external = self
@@ -195,12 +163,9 @@ impl GateConfig {
             .iter()
             .any(|s| matches!(s, SubjectSpec::Lib(_) | SubjectSpec::Cmd(_)));
         if external && kinds::of(target).asks_case_inputs(target) {
-            // Streams and modules: one hand-off of 256 per generation
-            // (the request area holds about that many of the largest).
+            // The request area holds about 256 of the largest streams or modules.
             spec.max(256 * self.arches().len() as u64)
         } else if external && target.is_bundle_or_lut() {
-            // A chunk's cases split over the generations (one subject
-            // instance each), so each instance still gets a full hand-off.
             let per_arch = crate::external::shm::CHUNK as u64;
             spec.max(per_arch.saturating_mul(self.arches().len() as u64))
         } else {

@@ -1,9 +1,6 @@
-//! Phase 1 of the gate: every file under `corpus/<folder>/` (recursive,
-//! sorted) through the registry targets of that folder
-//! ([`crate::targets::folder_targets`]). Gate targets run when selected; the
-//! fuzz-only targets (`custom_op_stream`, `structured_diff`) only when every
-//! gate target is. A missing folder is noted, not a failure; an unreadable
-//! file or folder is a [`GateFailure::Corpus`] (bad input).
+//! Phase 1 of the gate: every file under `corpus/<folder>/` (recursive, sorted) through the
+//! folder's targets ([`replayed_targets`]). A missing folder is noted; an unreadable one is
+//! a [`GateFailure::Corpus`].
 
 use super::config::GateConfig;
 use super::coverage::{file_case, merge_cov, CovMap, Runner};
@@ -18,9 +15,8 @@ use std::iter::StepBy;
 use std::ops::Range;
 use std::path::{Path, PathBuf};
 
-/// The files under `dir` (recursive, sorted); symlinks are not followed
-/// but listed in `skipped` with what they point to
-/// ([`crate::input::symlink_skip`]); a dangling one is an error.
+/// The files under `dir` (recursive, sorted); symlinks are not followed but listed in
+/// `skipped` (a dangling one is an error).
 fn walk(
     dir: &Path,
     out: &mut Vec<PathBuf>,
@@ -42,8 +38,6 @@ fn walk(
     Ok(())
 }
 
-/// Phase 1: replays every corpus folder through its targets (see the
-/// module docs of [`crate::gate`]).
 pub fn replay_corpus(cfg: &GateConfig, runners: &[Runner], run: &mut GateRun) {
     let mut folders: Vec<String> = match std::fs::read_dir(&cfg.corpus_dir) {
         Ok(rd) => rd
@@ -107,8 +101,7 @@ pub fn replay_corpus(cfg: &GateConfig, runners: &[Runner], run: &mut GateRun) {
         let mut block: Vec<(String, Vec<u8>)> = Vec::new();
         let mut interrupted = false;
         while files.peek().is_some() && !interrupted {
-            // Read a block of files (bounded in count and bytes), then
-            // replay it target by target.
+            // A block of files (bounded), then replayed target by target.
             block.clear();
             let mut bytes = 0usize;
             while block.len() < CORPUS_BLOCK_FILES && bytes < CORPUS_BLOCK_BYTES {
@@ -154,9 +147,8 @@ pub fn replay_corpus(cfg: &GateConfig, runners: &[Runner], run: &mut GateRun) {
     }
 }
 
-/// The targets corpus folder `name` is replayed through when `selected`
-/// are: its gate targets that are selected, its fuzz-only ones when every
-/// gate target is.
+/// The targets folder `name` is replayed through: its selected gate targets, its fuzz-only
+/// ones (`custom_op_stream`, `structured_diff`) when every gate target is selected.
 pub fn replayed_targets(selected: &[Target], name: &str) -> Vec<Target> {
     let all_selected = Target::gate_targets().iter().all(|t| selected.contains(t));
     folder_targets(name)
@@ -171,19 +163,17 @@ pub fn replayed_targets(selected: &[Target], name: &str) -> Vec<Target> {
         .collect()
 }
 
-/// Corpus files read before they are replayed ([`replay_block`]), at most
-/// this many or (past) this many bytes: one hand-off to a subject under
-/// test per target and generation, memory bounded whatever the folder.
+/// A block of corpus files ([`replay_block`]): one hand-off per target and generation to a
+/// subject, memory bounded whatever the folder.
 const CORPUS_BLOCK_FILES: usize = 4096;
 const CORPUS_BLOCK_BYTES: usize = 16 << 20;
 
-/// One corpus file, judged as a batch of one case under runner `r`.
+/// One corpus file, judged as a batch of one case under runner `r` (its reach not counted).
 struct File<'a> {
     r: &'a Runner,
     data: &'a [u8],
     origin: &'a dyn Fn() -> Origin,
     cov: &'a mut CovMap,
-    /// Not counted (corpus files are not classified).
     reach: Reach,
     found: Vec<Finding>,
 }
@@ -212,14 +202,9 @@ impl Cases for File<'_> {
     }
 }
 
-/// Replays the files of `block` (path, data) through the targets `rs`, one
-/// target after the other, each file under every generation. Each
-/// generation's subjects under test first get the target's cases of the
-/// whole block as one batch (the judge's prefetch: one hand-off to a
-/// library subject, not a round trip per file); the per-file comparisons
-/// are served from it (anything the batch does not hold is asked one by
-/// one). Per file replayed, in order: true if it diverged on some target;
-/// shorter than `block` when `stop` cut the replay short.
+/// Replays `block` through the targets `rs` in turn, each file under every generation, the
+/// subjects first given the whole block as one batch. Per file replayed: true if it diverged
+/// somewhere (shorter than `block` when `stop` cut it short).
 fn replay_block(
     runners: &[Runner],
     rs: &[Target],
@@ -242,7 +227,6 @@ fn replay_block(
                 break;
             }
             let origin = || Origin::Corpus { path: path.clone() };
-            // Under every generation of the run.
             let f = guard(|| {
                 let mut fs = Vec::new();
                 let mut cohorts = std::collections::BTreeMap::new();

@@ -1,9 +1,5 @@
-//! One gate case through the judge, and the coverage matrix it fills.
-//!
-//! Coverage: core's verdict key (recorded by [`crate::judge::record`], or
-//! the kind's own key, [`crate::kinds::TargetKind::run`]) → counts per [`super::OUTCOMES`] column. Agreeing
-//! validator, LUT and IR-gate cases do not allocate: the key is written into
-//! a reused buffer and looked up in place.
+//! One gate case through the judge, and the coverage matrix it fills: core's verdict key (or
+//! the kind's own) → counts per [`super::OUTCOMES`] column, looked up in place.
 
 use super::config::GateConfig;
 use super::outcome::outcome_col;
@@ -17,8 +13,7 @@ use crate::reach::Reach;
 use crate::subjects::registry::OpenError;
 use std::collections::{BTreeMap, HashMap};
 
-/// FNV-1a ([`fnv1a64`]) hasher for the per-chunk coverage maps (keys are short strings;
-/// SipHash showed up in profiles).
+/// FNV-1a hasher for the per-chunk coverage maps (SipHash showed up in profiles).
 #[derive(Clone, Copy, Default)]
 pub struct Fnv(u64);
 
@@ -36,19 +31,15 @@ impl std::hash::Hasher for Fnv {
 
 pub type CovMap = HashMap<String, [u64; 6], std::hash::BuildHasherDefault<Fnv>>;
 
-/// The judge of one worker for one generation: core wrapped in a coverage
-/// recorder.
+/// The judge of one worker for one generation, core wrapped in a recorder (`key`: what core
+/// said on the last case).
 pub struct Runner {
-    /// The generation every subject of `judge` serves.
     pub arch: Generation,
     pub judge: Judge,
-    /// What core said on the last case.
     pub key: RecordKey,
 }
 
-/// A worker's judges, one per generation of [`GateConfig::arches`] in
-/// order: core (recorded) vs oracle plus `cfg.subjects`, all serving it
-/// (the subjects of every generation start at once).
+/// A worker's judges, one per generation of [`GateConfig::arches`] in order.
 pub fn runners(cfg: &GateConfig) -> Result<Vec<Runner>, OpenError> {
     let arches = cfg.arches();
     let judges = Judge::open_recorded_each(&cfg.subjects, &arches)?;
@@ -59,10 +50,8 @@ pub fn runners(cfg: &GateConfig) -> Result<Vec<Runner>, OpenError> {
         .collect())
 }
 
-/// Files one case's outcome `ran` (from [`Judge::judge_batch`]) under
-/// runner `r`: bumps the coverage cell of `key` (core's verdict or the
-/// kind's own), counts the case's generation into `reach` when it was
-/// classified, and returns the findings (none when every subject agrees).
+/// Files one case's outcome under runner `r`: bumps the coverage cell of `key`, counts the
+/// generation into `reach` when classified, and returns the findings.
 #[inline(always)]
 pub fn file_case(
     r: &Runner,
@@ -91,7 +80,6 @@ pub fn file_case(
         .collect()
 }
 
-/// Counts one case into column `col` of coverage key `k`.
 #[inline(always)]
 fn count(cov: &mut CovMap, k: &str, col: usize) {
     match cov.get_mut(k) {
@@ -104,7 +92,6 @@ fn count(cov: &mut CovMap, k: &str, col: usize) {
     }
 }
 
-/// Adds a chunk's (or a worker's) coverage into the run's.
 pub fn merge_cov(
     into: &mut BTreeMap<String, [u64; 6]>,
     from: impl IntoIterator<Item = (String, [u64; 6])>,

@@ -1,7 +1,5 @@
-//! Phase 3 of the gate: generated cases (each target's kind's
-//! [`TargetKind::generate`]), split over
-//! worker threads, with a monitor for progress, stops and per-case timeouts
-//! (see the module docs of [`crate::gate`]).
+//! Phase 3 of the gate: generated cases on worker threads, with a monitor for progress,
+//! stops and per-case timeouts.
 
 use super::config::GateConfig;
 use super::coverage::{file_case, merge_cov, runners, CovMap, Runner};
@@ -22,13 +20,8 @@ use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering::Relaxed};
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 
-/// One gate thread's progress, read by the monitor. Written by that thread
-/// alone (on every case), so each slot has cache lines of its own: two
-/// threads' slots sharing a line made every case's write a cross-core
-/// transfer (measured: a quarter of the judging loop's time without
-/// subjects, most of it with one). Its [`Watch`] is also the thread's
-/// subject clients' (their answers, faults and restarts are progress,
-/// issue 35).
+/// One gate thread's progress, read by the monitor; cache lines of its own (shared ones cost
+/// a quarter of the judging loop, measured). Its [`Watch`] is also its subject clients' (issue 35).
 #[derive(Default)]
 #[repr(align(128))]
 struct Slot {
@@ -36,28 +29,22 @@ struct Slot {
     busy: AtomicBool,
     target: AtomicUsize,
     case: AtomicU64,
-    /// 0 while case `case` is judged; n while the subjects answer the n
-    /// cases of the work item from case `case` on.
+    /// 0 while case `case` is judged; n while the subjects answer n cases from it on.
     batch: AtomicU64,
     done: AtomicU64,
 }
 
-/// One in this many generated cases of a target is classified for
-/// [`GateRun::reach`] (see [`reach_sampled`]).
+/// One in this many generated cases is classified for [`GateRun::reach`].
 pub const REACH_SAMPLE: u64 = 16;
 
-/// True for the case indices classified for [`GateRun::reach`]: one in
-/// [`REACH_SAMPLE`], spread over the indices by a multiplicative hash so
-/// that every shard samples its share and the shards of a run sample
-/// exactly the cases the unsharded run samples (a merged report's reach is
-/// the unsharded one).
+/// True for the sampled case indices: a multiplicative hash of the index, so shards sample
+/// exactly what the unsharded run samples (a merged report's reach is the unsharded one).
 pub fn reach_sampled(index: u64) -> bool {
     index.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 60 == 0
 }
 
-/// [`GateFailure::Unreached`] when `run` is a full run (complete, unsharded,
-/// every gate target, at least [`GateConfig::reach_required_from`] cases per
-/// target) that left declared value classes unhit.
+/// [`GateFailure::Unreached`] when a full run (complete, unsharded, every gate target, at
+/// least [`GateConfig::reach_required_from`] cases) left declared classes unhit.
 pub fn reach_failure(cfg: &GateConfig, run: &GateRun) -> Option<GateFailure> {
     let full = !run.stopped_early
         && cfg.shard.count == 1
@@ -77,19 +64,17 @@ struct Shared {
     stop: AtomicBool,
     deadline: Option<Instant>,
     slots: Vec<Slot>,
-    /// Per worker, what its items found (the generated phase's share of a [`GateRun`]).
+    /// Per worker, what its items found.
     accs: Vec<Mutex<GateRun>>,
     /// Workers finished (panicked ones too), for the monitor's wake-up.
     finished: (Mutex<usize>, Condvar),
 }
 
 impl Shared {
-    /// True once the workers are to take no more items (a stop, the time budget).
     fn stopping(&self) -> bool {
         self.stop.load(Relaxed) || self.deadline.is_some_and(|d| Instant::now() >= d)
     }
 
-    /// Generated cases done (every worker).
     fn done(&self) -> u64 {
         self.slots.iter().map(|s| s.done.load(Relaxed)).sum()
     }
@@ -115,13 +100,10 @@ impl Drop for Finished<'_> {
     }
 }
 
-/// The work list, computed on demand: item `j` is chunk `j / n` of target
-/// `j % n` (round-robin over the targets), skipped when that target has
-/// fewer chunks. Memory is O(targets) whatever `--cases` is.
+/// The work list, on demand: item `j` is chunk `j / n` of target `j % n`, skipped when that
+/// target has fewer chunks; `total` is `rounds × targets`.
 struct Plan {
-    /// Chunks per target.
     chunks: Vec<u64>,
-    /// `rounds × targets`: the item index space.
     total: u64,
 }
 
@@ -151,23 +133,18 @@ fn plan_items(cfg: &GateConfig) -> (Plan, Vec<u64>) {
     (Plan { chunks, total }, planned)
 }
 
-/// What one work item found.
+/// What one work item found (`by_arch`: cases run and diverged per generation).
 #[derive(Default)]
 struct Filed {
-    /// Cases with findings.
     diverged: u64,
-    /// Per generation: (cases run, cases diverged).
     by_arch: Vec<[u64; 2]>,
-    /// Divergent inputs per cohort pattern.
     cohorts: BTreeMap<String, u64>,
     findings: Findings,
-    /// Cases per [`CaseKind`].
     by_kind: [u64; 3],
     cov: CovMap,
 }
 
 impl Filed {
-    /// Files the findings `fs` of one case run under generation `a`.
     #[inline(always)]
     fn file(&mut self, a: usize, fs: Vec<crate::findings::Finding>) {
         if !fs.is_empty() {
@@ -188,16 +165,13 @@ impl Filed {
     }
 }
 
-/// One generation's cases of a work item, as its judge takes them
-/// ([`crate::judge::Judge::judge_batch`]): position `j` is case `lo + j` of
-/// the item's target.
+/// One generation's cases of a work item for its judge: position `j` is case `at.1 + j` of
+/// target `at.0`, under runner `a` of `arches`.
 struct Item<'a, 'b> {
     stager: &'a Stager<'b>,
     cur: &'a Staged,
-    /// (target index, first case of the item).
     at: (usize, u64),
     len: u32,
-    /// The generation (runner) and how many the run has.
     a: usize,
     r: &'a Runner,
     arches: usize,
@@ -208,9 +182,7 @@ struct Item<'a, 'b> {
 }
 
 impl Cases for Item<'_, '_> {
-    /// The item's cases of generation `a`: one step range, as case `i`
-    /// runs under generation `i mod n` and the shard's indices step by its
-    /// count.
+    /// One step range: case `i` runs under generation `i mod n`, a shard steps by its count.
     fn positions(&self) -> StepBy<Range<u32>> {
         let cfg = self.stager.cfg;
         let ours = |j: &u32| {
@@ -231,10 +203,9 @@ impl Cases for Item<'_, '_> {
         let (ti, lo) = self.at;
         let m = lo + u64::from(j);
         let i = cfg.shard.case_index(m);
-        // At least once in 64 positions (the generation's step by at most
-        // `arches`).
+        // At least once in 64 positions (a generation steps by at most `arches`); a stopped
+        // chunk is dropped.
         if (again || j % 64 < self.arches as u32) && cfg.interrupted() {
-            // Stopped: this chunk is dropped.
             return None;
         }
         self.slot.case.store(i, Relaxed);
@@ -302,9 +273,8 @@ fn worker(sh: &Shared, w: usize) {
     let mut buf = CaseBuf::default();
     let mut one = CaseBuf::default();
     let mut reach = kinds::declared_reach(&cfg.targets, &cfg.arches());
-    // With subjects under test, the next item's prefetch inputs are
-    // generated and handed to the subjects before this item is judged, so
-    // a subject's worker answers them while this thread judges (`Staged`).
+    // With subjects, the next item is staged before this one is judged, so they answer it
+    // meanwhile.
     let piped = rs.iter().any(|r| !r.judge.under_test().is_empty());
     let next_item = || loop {
         if sh.stopping() {
@@ -350,8 +320,7 @@ fn worker(sh: &Shared, w: usize) {
         next.took = Duration::ZERO;
         let res = guard(|| {
             let tick = || slot.watch.tick();
-            // A timeout now names the item's cases, not the last case
-            // judged (issue 35: `case #0` before the first).
+            // A timeout names the item's cases, not the last one judged (issue 35).
             slot.case.store(cfg.shard.case_index(lo), Relaxed);
             slot.batch.store(hi - lo, Relaxed);
             stager.collect(&cur, &tick);
@@ -361,8 +330,6 @@ fn worker(sh: &Shared, w: usize) {
                 }
             }
             slot.batch.store(0, Relaxed);
-            // Each generation's judge on its cases of the item, in one
-            // batch (bulk judged when its subjects prefetched it).
             for (a, r) in rs.iter().enumerate() {
                 let mut item = Item {
                     stager: &stager,
@@ -382,13 +349,11 @@ fn worker(sh: &Shared, w: usize) {
             }
         });
         slot.busy.store(false, Relaxed);
-        // This item's worker time: its own staging, not the next one's.
+        // Its own staging, not the next one's.
         let dt = (t0.elapsed() + cur.took).saturating_sub(next.took);
         std::mem::swap(&mut cur, &mut next);
         if cfg.interrupted() {
-            // Answers cut short by the stop are not results: the chunk is
-            // not counted (the run is INCOMPLETE / interrupted anyway).
-            break;
+            break; // answers cut short by the stop are not results
         }
         let mut acc = sh.accs[w].lock().unwrap_or_else(|p| p.into_inner());
         let acc = &mut *acc;
@@ -476,8 +441,6 @@ pub fn generate(
         if handles.iter().all(|h| h.is_finished()) {
             break;
         }
-        // Woken when the last worker finishes: a short run does not wait
-        // out the tick.
         sh.nap(Duration::from_millis(50), threads);
         if cfg.interrupted() {
             sh.stop.store(true, Relaxed);
@@ -490,8 +453,7 @@ pub fn generate(
             if ticks != last[w].0 || !s.busy.load(Relaxed) {
                 last[w] = (ticks, Instant::now());
             } else if last[w].1.elapsed() >= s.watch.limit(cfg.case_timeout) && stuck.is_none() {
-                // Stuck in the gate's own code (or a subject client that
-                // outwaited its own timeout): the thread is abandoned.
+                // Stuck in the gate's code (or a client past its own timeout): abandoned.
                 stuck = Some(w);
                 sh.stop.store(true, Relaxed);
                 let ti = s.target.load(Relaxed);
@@ -504,8 +466,7 @@ pub fn generate(
             }
         }
         if let Some(stuck) = stuck {
-            // Give the other workers a moment to finish their chunk, then
-            // abandon the stuck one (its thread is detached).
+            // The others get a moment to finish their chunk; the stuck thread is detached.
             let until = Instant::now() + Duration::from_secs(2);
             while Instant::now() < until
                 && handles
@@ -579,8 +540,7 @@ pub fn generate(
     }
     run.failures.extend(reach_failure(cfg, run));
     for (t, st) in &run.targets {
-        // Fail closed: a selected target that checked nothing (zero planned
-        // cases included, e.g. an empty shard) never passes.
+        // Fail closed: a target that checked nothing (an empty shard too) never passes.
         if st.ran == 0 {
             run.failures.push(GateFailure::TargetDidNotRun {
                 target: t.name().to_string(),

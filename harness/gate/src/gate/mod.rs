@@ -1,58 +1,21 @@
-//! The release gate: corpus replay, vector checks and generated differential
-//! cases, run on all cores, failing closed.
+//! The release gate, failing closed. Contracts:
 //!
-//! # Contracts
-//!
-//! - **Phases.** (1) Every file under `corpus/<folder>/` (recursive, sorted)
-//!   is run through the registry targets of that folder ([`corpus`]).
-//!   Unless `no_corpus`, a corpus that fails [`preflight::check_corpus`]
-//!   (missing or empty root or `vectors/`, a selected target without corpus
-//!   files) is a [`GateFailure::Corpus`] (bad input); so is an unreadable
-//!   file or folder, a symlink, a FIFO, device or socket, and a file over
-//!   its cap (1 MiB, a vector file 16 MiB) among the inputs the run reads.
-//!   One that turns so after that check is never opened blocking
-//!   ([`crate::input::read_corpus_file`]) nor read: a
-//!   [`GateFailure::InputSkipped`] (exit 1).
-//!   (2) Every vector file under `corpus/vectors/` is checked against every
-//!   subject ([`vectors`]). (3) `cases` generated cases per target
-//!   (each target kind's generator, [`crate::kinds`]), split over `threads`
-//!   workers ([`generate`]).
-//! - **Subjects.** Every corpus file and vector, and every generated case
-//!   (with `--subject-cases N`: those with an index below N,
-//!   [`GateConfig::subject_cases`]), go to core, oracle and each subject of
-//!   [`GateConfig::subjects`] ([`crate::judge::Judge`];
-//!   bundle cases are offered to them a chunk at a time first,
-//!   [`crate::judge::Judge::prefetch`]); a target a subject
-//!   lacks the capabilities for is listed in [`GateRun::unsupported`] ("not
-//!   supported by X"), never counted as a pass for it, and a subject that
-//!   supports none of the selected targets is a
-//!   [`GateFailure::SubjectCheckedNothing`]; one that supports some but was
-//!   judged on no case at all (e.g. `--no-corpus --subject-cases 0`) is a
-//!   [`GateFailure::SubjectJudgedOnNothing`].
-//! - **Determinism.** Case `i` of target `t` is a pure function of
-//!   `(seed, t, i)`. Work is cut into chunks of consecutive case ordinals,
-//!   handed out round-robin over the targets through one atomic counter, so a
-//!   time budget stops every target at about the same fraction and the set
-//!   of cases run is always a prefix of the chunk list. With no budget hit,
-//!   every count, coverage cell and kept finding is independent of the
-//!   thread count and the scheduling.
-//! - **Sharding.** `--shard i/n` runs exactly the case indices `≡ i (mod n)`
-//!   ([`Shard`]): shards are pairwise disjoint and their union is the
-//!   unsharded case set.
-//! - **Fail closed.** A subject panic is a `Panic` finding (judge); a panic
-//!   in the gate's own code is a [`GateFailure::InternalPanic`]; a case that
-//!   makes no progress for `case_timeout` is a [`GateFailure::Timeout`] (the
-//!   run stops, the stuck worker is abandoned, the report is still written);
-//!   a selected target that ran no generated case (zero planned included)
-//!   is a [`GateFailure::TargetDidNotRun`]. [`GateRun::passed`] is true only
-//!   with no finding and no failure; a run the budget cut short is
-//!   INCOMPLETE ([`crate::report::verdict`]), never PASS.
-//! - **Bounded plan.** The work list is computed on demand from an atomic
-//!   counter (O(targets) memory whatever `cases` is).
-//! - **Hot loop.** Bundle cases are generated into a stack `[u8; 64]`, other
-//!   inputs into a reused `Vec`; validator, LUT and IR-gate comparisons that
-//!   agree do not allocate (the coverage key is written into a reused
-//!   buffer, see [`crate::judge::record`]).
+//! - **Phases.** (1) corpus replay ([`corpus`]); unless `no_corpus`, a corpus failing
+//!   [`preflight::check_corpus`] is a [`GateFailure::Corpus`] (bad input), an input that
+//!   turns unreadable after it a [`GateFailure::InputSkipped`]; (2) vector checks
+//!   ([`vectors`]); (3) `cases` generated cases per target on `threads` workers ([`generate`]).
+//! - **Subjects.** Every corpus file, vector and generated case (below `--subject-cases`)
+//!   goes to core, oracle and each subject; an unsupported target is listed, never a pass;
+//!   a subject supporting no selected target, or judged on nothing, fails the gate.
+//! - **Determinism.** Case `i` of target `t` is a pure function of `(seed, t, i)`; chunks are
+//!   handed out round-robin over the targets by one atomic counter, so a budget stop runs a
+//!   prefix, and without one every count is independent of threads and scheduling.
+//! - **Sharding.** `--shard i/n` runs exactly the indices `≡ i (mod n)` ([`Shard`]).
+//! - **Fail closed.** A gate panic is [`GateFailure::InternalPanic`], a stuck case a
+//!   [`GateFailure::Timeout`] (the worker is abandoned, the report still written), a target
+//!   that ran nothing [`GateFailure::TargetDidNotRun`]; a budget cut is INCOMPLETE, never PASS.
+//! - **Bounded plan / hot loop.** The work list is O(targets); agreeing validator, LUT and
+//!   IR-gate cases do not allocate ([`crate::judge::record`]).
 
 pub mod bench;
 pub mod config;
@@ -102,8 +65,7 @@ pub fn run(cfg: &GateConfig, progress: Option<Progress<'_>>) -> GateRun {
             return run;
         }
     };
-    // A subject serves each generation in its own process, and may serve
-    // some generations only (an empty hello): judged per generation.
+    // One process per generation; a subject may serve some only (an empty hello).
     let multi = runners.len() > 1;
     let first = runners.first().map_or(&[][..], |r| r.judge.under_test());
     for (k, s) in first.iter().enumerate() {
@@ -160,10 +122,7 @@ pub fn run(cfg: &GateConfig, progress: Option<Progress<'_>>) -> GateRun {
     run
 }
 
-/// Fail closed: a subject under test that supports a selected target but
-/// was judged on no case at all (whatever the flags: `--no-corpus
-/// --subject-cases 0`, an empty shard, a budget cut) fails the gate. A
-/// subject that supports no selected target has its own failure already.
+/// Fail closed: a subject supporting a selected target but judged on no case fails the gate.
 fn subjects_judged_on_something(cfg: &GateConfig, run: &mut GateRun) {
     for (k, (name, caps)) in run.subjects.iter().enumerate() {
         let covers = cfg.targets.iter().any(|t| caps.covers(t.spec().needs));

@@ -11,23 +11,21 @@ use std::collections::BTreeMap;
 use std::fmt;
 use std::time::Duration;
 
-/// Why the gate failed other than by a finding.
+/// Why the gate failed other than by a finding (`Corpus`, `Vectors` and `Subject` are bad
+/// input, exit 2).
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub enum GateFailure {
-    /// A corpus file or folder could not be read (bad input).
+    /// A corpus file or folder could not be read.
     Corpus { path: String, error: String },
-    /// A vector file is malformed or unreadable (bad input).
+    /// A vector file is malformed or unreadable.
     Vectors(String),
-    /// A generated case hung in the gate's own code (a subject's hang is
-    /// a `Timeout` finding of its client, with its input).
+    /// A generated case hung in the gate's own code (a subject's hang is its client's
+    /// `Timeout` finding). `batch`: 0 while case `index` was judged, n while the subjects
+    /// answered n cases from it on.
     Timeout {
         target: String,
-        /// Case index (the first of `batch`).
         index: u64,
-        /// 0: case `index` was being judged; n: the subjects under test were
-        /// answering the n cases of the work item from `index` on.
         batch: u64,
-        /// Seconds without progress.
         seconds: u64,
     },
     /// A panic in the gate's own code (generator, bookkeeping).
@@ -38,42 +36,27 @@ pub enum GateFailure {
     },
     /// A target ran no generated case although some were requested.
     TargetDidNotRun { target: String },
-    /// A subject under test could not be opened (bad usage).
+    /// A subject under test could not be opened.
     Subject { spec: String, error: String },
-    /// A subject under test supports none of the selected targets: the gate
-    /// checked nothing for it.
+    /// A subject under test supports none of the selected targets.
     SubjectCheckedNothing { subject: String },
-    /// A subject under test was judged on no case at all (e.g. `--no-corpus
-    /// --subject-cases 0`): it supports some selected target, but nothing
-    /// it answered was compared, so nothing says it is right.
+    /// It supports some selected target but nothing it answered was compared.
     SubjectJudgedOnNothing { subject: String },
-    /// A subject under test faulted on too many inputs of one operation in
-    /// a row and was given up on that operation for one generation (or on
-    /// every operation: it could not be restarted): the cases needing it
-    /// after that were not run (the faults before it are findings, with
-    /// inputs); its other operations were judged as usual.
+    /// Given up on operation `op` (`lut:dtype`, …) for one generation after faults in a row
+    /// (its earlier faults are findings); `not_run` cases needing it were not asked.
     SubjectGivenUp {
         subject: String,
         arch: String,
-        /// The operation (`validate_header`, `lut:dtype`, …).
         op: String,
-        /// Why (the first faults).
         reason: String,
-        /// Cases it should have judged that it was not asked.
         not_run: u64,
     },
-    /// An input the gate was asked to read was not read (it turned into
-    /// a symlink, a special file or a file over its cap after the
-    /// preflight refused such inputs): not checked, so never a pass.
+    /// An input that turned unreadable after the preflight: not checked, so never a pass.
     InputSkipped(String),
     /// Stopped from outside (Ctrl-C) before the planned cases ran.
     Interrupted,
-    /// A full default run left declared value classes of some field unhit
-    /// (`crate::reach`): a blind spot of the generators.
-    Unreached {
-        /// `field: class`, sorted.
-        classes: Vec<String>,
-    },
+    /// A full default run left declared value classes (`field: class`, sorted) unhit.
+    Unreached { classes: Vec<String> },
 }
 
 impl fmt::Display for GateFailure {
@@ -172,23 +155,20 @@ pub fn outcome_col(class: crate::judge::Class) -> usize {
     }
 }
 
+/// One target's counts: generated cases planned (this shard), run, per case kind and
+/// diverged; corpus files; coverage (core's verdict key → counts per [`OUTCOMES`] column);
+/// worker time.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct TargetStats {
-    /// Generated cases planned for this shard.
     pub planned: u64,
     pub ran: u64,
-    /// Generated cases per [`CaseKind`] (valid, near-valid, raw).
     pub by_kind: [u64; 3],
-    /// Generated cases that diverged.
     pub diverged: u64,
     pub corpus_files: u64,
     pub corpus_diverged: u64,
-    /// `true` when some corpus folder was replayed through this target.
+    /// Some corpus folder was replayed through this target.
     pub corpus_present: bool,
-    /// Coverage: core's verdict key → counts per [`OUTCOMES`] column
-    /// (corpus and generated cases).
     pub coverage: BTreeMap<String, [u64; 6]>,
-    /// Worker time spent on this target's generated cases.
     pub busy: Duration,
 }
 
@@ -197,66 +177,47 @@ pub struct TargetStats {
 pub struct GateRun {
     pub seed: u64,
     pub shard: Shard,
-    /// Requested cases per target.
     pub cases: u64,
     pub seconds: Option<f64>,
     pub threads: usize,
-    /// Per target, in config order.
+    /// In config order.
     pub targets: Vec<(Target, TargetStats)>,
-    /// Per subject under test (in `--subject` order): the cases it was
-    /// judged on (corpus, vectors and generated cases) per target and per
-    /// generation.
+    /// Per subject under test, in `--subject` order.
     pub subject_judged: Vec<SubjectJudged>,
-    /// With two or more subjects under test: per cohort pattern
-    /// ([`crate::judge::cohort::pattern`]), the divergent inputs (one per
-    /// input and generation) whose implementations split that way.
+    /// Divergent inputs (one per input and generation) per cohort pattern
+    /// ([`crate::judge::cohort::pattern`]), with two or more subjects.
     pub cohorts: BTreeMap<String, u64>,
     pub vector_files: Vec<vectors::FileStats>,
     pub corpus: Vec<CorpusFolder>,
     pub findings: Findings,
-    /// Failures other than findings (sorted).
+    /// Sorted.
     pub failures: Vec<GateFailure>,
-    /// Subjects under test, with their capabilities.
     pub subjects: Vec<(String, Capabilities)>,
     /// Per target, the subjects under test that do not support it.
     pub unsupported: Vec<(Target, Vec<String>)>,
-    /// Notes (missing corpus folders, unknown folders, budget stop).
     pub notes: Vec<String>,
-    /// True when the time budget (or a stop) cut the generated phase short.
+    /// The time budget (or a stop) cut the generated phase short.
     pub stopped_early: bool,
-    /// Domain reach of the generated cases (sampled: every
-    /// [`super::generate::REACH_SAMPLE`]th case of each target).
+    /// Sampled ([`super::generate::reach_sampled`]).
     pub reach: crate::reach::Reach,
-    /// Wall time of the generated phase.
     pub gen_elapsed: Duration,
-    /// Wall time of the whole run.
     pub elapsed: Duration,
-    /// The cap on generated cases per target the subjects under test are
-    /// judged on (`--subject-cases`); `None`: every generated case.
     pub subject_cases: Option<u64>,
-    /// Per external subject: what it did (calls, time, restarts, stderr
-    /// tail) and core's in-process cases/s on the same targets' cases.
     pub external: Vec<ExternalRun>,
-    /// Per generation of the run, oldest first: its share of the generated
-    /// cases.
+    /// Oldest first.
     pub arches: Vec<(Generation, ArchStats)>,
-    /// Per (subject, generation, operation) given up: why, and the cases
-    /// not run (becomes [`GateFailure::SubjectGivenUp`] at the end of the
-    /// run).
+    /// Per (subject, generation, operation) given up: why and the cases not run (failures
+    /// at the end of the run).
     pub given_up: BTreeMap<(String, String, String), (String, u64)>,
 }
 
-/// The cases one subject under test was judged on (its answer compared with
-/// core's).
+/// The cases one subject under test was judged on: corpus and vector checks (`replayed`)
+/// and generated cases per [`crate::judge::nway::JUDGED_SLOTS`] slot (targets by
+/// [`Target::rank`], then [`crate::judge::nway::VECTORS_SLOT`]), and all per generation.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct SubjectJudged {
-    /// Corpus files and vector checks, per
-    /// [`crate::judge::nway::JUDGED_SLOTS`] slot: each registry target by
-    /// [`Target::rank`], then [`crate::judge::nway::VECTORS_SLOT`].
     pub replayed: Vec<u64>,
-    /// Generated cases, per slot likewise.
     pub generated: Vec<u64>,
-    /// Every case, per generation of the run ([`GateRun::arches`] order).
     pub by_arch: Vec<u64>,
 }
 
@@ -279,7 +240,6 @@ fn slot(v: &[u64], i: usize) -> u64 {
 }
 
 impl SubjectJudged {
-    /// Every case judged.
     pub fn total(&self) -> u64 {
         self.replayed
             .iter()
@@ -287,24 +247,19 @@ impl SubjectJudged {
             .fold(0u64, |a, &b| a.saturating_add(b))
     }
 
-    /// Corpus files of target `t` judged (each generation counted).
     pub fn replayed_on(&self, t: Target) -> u64 {
         slot(&self.replayed, t.rank())
     }
 
-    /// Generated cases of target `t` judged.
     pub fn generated_on(&self, t: Target) -> u64 {
         slot(&self.generated, t.rank())
     }
 
-    /// Vector checks judged.
     pub fn on_vectors(&self) -> u64 {
         slot(&self.replayed, crate::judge::nway::VECTORS_SLOT)
     }
 
-    /// Adds `slots` (a judge's [`crate::judge::Judge::judged`] row),
-    /// judged under the generation at `arch` of `arches` generations, as
-    /// generated cases or (`generated` false) corpus and vector checks.
+    /// Adds a judge's [`crate::judge::Judge::judged`] row under generation `arch` of `arches`.
     pub fn add(&mut self, arch: usize, arches: usize, slots: &[u64], generated: bool) {
         add_into(
             if generated {
@@ -321,7 +276,6 @@ impl SubjectJudged {
         self.by_arch[arch] = self.by_arch[arch].saturating_add(sum);
     }
 
-    /// Adds another count of the same subject.
     pub fn merge(&mut self, o: &SubjectJudged) {
         add_into(&mut self.replayed, &o.replayed);
         add_into(&mut self.generated, &o.generated);
@@ -329,20 +283,17 @@ impl SubjectJudged {
     }
 }
 
-/// Adds the per-subject counts `more` into `into`, growing it.
 pub fn merge_judged(into: &mut Vec<SubjectJudged>, more: &[SubjectJudged]) {
     zip_grow(into, more, SubjectJudged::merge);
 }
 
-/// Adds the counts `from` (per cohort pattern) into `into`.
 pub fn add_counts(into: &mut BTreeMap<String, u64>, from: BTreeMap<String, u64>) {
     for (k, n) in from {
         *into.entry(k).or_insert(0) += n;
     }
 }
 
-/// Counts the cohort pattern of one divergent input's findings into `into`
-/// (nothing without cohorts: fewer than two subjects judged).
+/// Counts the cohort pattern of one divergent input's findings (if any has cohorts).
 pub fn count_cohorts(into: &mut BTreeMap<String, u64>, fs: &[crate::findings::Finding]) {
     if let Some(f) = fs.iter().find(|f| !f.divergence.cohorts.is_empty()) {
         *into
@@ -351,32 +302,25 @@ pub fn count_cohorts(into: &mut BTreeMap<String, u64>, fs: &[crate::findings::Fi
     }
 }
 
-/// One generation's share of the generated cases.
+/// One generation's generated cases (every target): run and diverged.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct ArchStats {
-    /// Generated cases run under it (every target).
     pub ran: u64,
-    /// Of those, cases with a divergence.
     pub diverged: u64,
 }
 
-/// One external subject's share of a run ([`super::bench::external_runs`]).
+/// One external subject's share of a run: its statistics, cases judged and core's
+/// in-process rate on the same cases ([`super::bench::external_runs`]).
 #[derive(Clone, Debug, Default)]
 pub struct ExternalRun {
     pub spec: String,
-    /// Calls, time in the subject, restarts, stderr tail.
     pub stats: crate::external::SubjectStats,
-    /// Cases it was judged on (corpus, vectors, generated).
     pub cases: u64,
-    /// Core's in-process cases/s on the same generated cases
-    /// ([`super::bench::core_rate`]), weighted by the cases judged per
-    /// target.
     pub core_rate: Option<f64>,
 }
 
 impl ExternalRun {
-    /// Cases judged per second of time spent in the subject (`None` when no
-    /// time was measured).
+    /// Cases judged per second in the subject (`None` when no time was measured).
     pub fn rate(&self) -> Option<f64> {
         let s = self.stats.busy.as_secs_f64();
         (s > 0.0).then(|| self.cases as f64 / s)
@@ -384,8 +328,7 @@ impl ExternalRun {
 }
 
 impl GateRun {
-    /// A run of `cfg` that found nothing yet: its parameters, and zeros for each of its
-    /// targets and generations.
+    /// A run of `cfg` that found nothing yet.
     pub fn of(cfg: &GateConfig) -> GateRun {
         GateRun {
             seed: cfg.seed,
@@ -408,9 +351,8 @@ impl GateRun {
         }
     }
 
-    /// Adds what the judges of the run's generations (`(generation, judge)` in
-    /// [`GateRun::arches`] order) counted: the cases each subject under test was judged on
-    /// (generated cases, or corpus files and vector checks), and what was not run.
+    /// Adds what the judges of the run's generations (in [`GateRun::arches`] order) counted:
+    /// the cases each subject was judged on, and what was not run.
     pub fn count_judged<'a, J>(&mut self, judges: J, generated: bool)
     where
         J: ExactSizeIterator<Item = (Generation, &'a crate::judge::Judge)>,
@@ -427,7 +369,6 @@ impl GateRun {
         }
     }
 
-    /// Turns [`GateRun::given_up`] into failures.
     pub fn fail_given_up(&mut self) {
         for ((subject, arch, op), (reason, not_run)) in std::mem::take(&mut self.given_up) {
             self.failures.push(GateFailure::SubjectGivenUp {
@@ -440,12 +381,10 @@ impl GateRun {
         }
     }
 
-    /// True iff no finding and no failure.
     pub fn passed(&self) -> bool {
         self.findings.is_empty() && self.failures.is_empty()
     }
 
-    /// True if some failure is bad input (exit 2).
     pub fn bad_input(&self) -> bool {
         self.failures.iter().any(|f| {
             matches!(
@@ -455,7 +394,6 @@ impl GateRun {
         })
     }
 
-    /// Total generated cases run.
     pub fn generated(&self) -> u64 {
         self.targets.iter().map(|(_, s)| s.ran).sum()
     }
@@ -466,9 +404,7 @@ impl GateRun {
 #[serde(deny_unknown_fields)]
 pub struct CorpusFolder {
     pub name: String,
-    /// Routes run (names).
     pub routes: Vec<String>,
     pub files: u64,
-    /// Files with at least one divergence.
     pub diverged: u64,
 }

@@ -1,17 +1,7 @@
-//! Fail closed before the gate starts: a corpus that would check nothing is
-//! refused (exit 2) unless the user says `--no-corpus`.
-//!
-//! [`check_corpus`] requires the corpus root to be a folder with something
-//! in it, `vectors/` to hold at least one vector file, and every selected
-//! target to have at least one regular file in a corpus folder routed to it
-//! ([`crate::targets::folder_targets`]); and every input the gate will read
-//! to be readable: a symlink, FIFO, device or socket, a file over its cap
-//! ([`crate::input::MAX_INPUT`] for a corpus file,
-//! [`vectors::MAX_VECTOR_FILE`] for a vector file) or one that cannot be
-//! opened, in `vectors/` or a corpus folder the run replays, is refused
-//! naming it (issue 35: a 3 GiB vector file was skipped with a warning and
-//! the gate said PASS). One that turns bad after this check is a failure
-//! of the run ([`super::GateFailure::InputSkipped`]).
+//! Fail closed before the gate starts (exit 2 unless `--no-corpus`): [`check_corpus`]
+//! requires a non-empty corpus root, a vector file in `vectors/`, a corpus file routed to
+//! every selected target, and every input the run reads to be a regular file within its cap
+//! that opens (issue 35: a skipped 3 GiB vector file let the gate say PASS).
 
 use super::vectors;
 use crate::targets::{folder_targets, Target};
@@ -30,12 +20,8 @@ pub enum CorpusProblem {
     Empty(PathBuf),
     /// `vectors/` is missing or holds no vector file.
     NoVectors(PathBuf),
-    /// An input the gate was asked to read that it cannot read whole.
-    Unreadable {
-        path: PathBuf,
-        /// Why (what it is, its size and cap, the OS error).
-        why: String,
-    },
+    /// An input the gate cannot read whole, and why.
+    Unreadable { path: PathBuf, why: String },
     /// No corpus file is routed to a selected target.
     NoFilesForTarget { root: PathBuf, target: &'static str },
 }
@@ -77,7 +63,6 @@ impl fmt::Display for CorpusProblem {
 
 impl std::error::Error for CorpusProblem {}
 
-/// [`CorpusProblem::Missing`]: `root` could not be read.
 fn missing(root: &Path) -> impl Fn(std::io::Error) -> CorpusProblem + '_ {
     move |e| CorpusProblem::Missing {
         root: root.to_path_buf(),
@@ -85,8 +70,7 @@ fn missing(root: &Path) -> impl Fn(std::io::Error) -> CorpusProblem + '_ {
     }
 }
 
-/// True when `dir` holds a regular file somewhere below it (symlinks not
-/// followed, so a special file is never opened).
+/// True when `dir` holds a regular file somewhere below it (symlinks not followed).
 fn has_regular_file(dir: &Path) -> bool {
     let Ok(rd) = std::fs::read_dir(dir) else {
         return false;
@@ -98,8 +82,7 @@ fn has_regular_file(dir: &Path) -> bool {
     })
 }
 
-/// Checks that the entry at `p` is a regular file of at most `cap` bytes
-/// that opens ([`crate::input::open_regular`]); `Err(why)` without the path.
+/// `p` is a regular file of at most `cap` bytes that opens; `Err(why)` without the path.
 fn readable(p: &Path, cap: u64) -> Result<(), String> {
     match crate::input::open_regular(p, cap) {
         Ok(r) => r.map(drop),
@@ -107,9 +90,7 @@ fn readable(p: &Path, cap: u64) -> Result<(), String> {
     }
 }
 
-/// Every input below `dir` is [`readable`] within `cap` (subfolders too,
-/// unless `flat`, where they are not read: `vectors/`); `keep` picks the
-/// names read.
+/// Every input below `dir` whose name `keep` picks is [`readable`] (subfolders too unless `flat`).
 fn check_inputs(
     dir: &Path,
     cap: u64,
@@ -137,9 +118,7 @@ fn check_inputs(
     Ok(())
 }
 
-/// Every input a gate over `targets` reads from `root` (module docs):
-/// `vectors/` and the corpus folders it replays, and no symlinked folder
-/// among them.
+/// Every input a gate over `targets` reads from `root`, and no symlinked folder among them.
 fn check_every_input(root: &Path, targets: &[Target]) -> Result<(), CorpusProblem> {
     check_inputs(
         &root.join("vectors"),
@@ -158,8 +137,7 @@ fn check_every_input(root: &Path, targets: &[Target]) -> Result<(), CorpusProble
             path: p.clone(),
             why: e.to_string(),
         })?;
-        // The replay lists every folder of the root: a symlinked one is
-        // refused whatever its name (never followed).
+        // The replay lists every folder: a symlinked one is refused whatever its name.
         if md.file_type().is_symlink() && p.is_dir() {
             return Err(CorpusProblem::Unreadable {
                 path: p,
@@ -179,7 +157,6 @@ fn check_every_input(root: &Path, targets: &[Target]) -> Result<(), CorpusProble
     Ok(())
 }
 
-/// Checks that `root` can back a gate run over `targets` (module docs).
 pub fn check_corpus(root: &Path, targets: &[Target]) -> Result<(), CorpusProblem> {
     let md = std::fs::metadata(root).map_err(missing(root))?;
     if !md.is_dir() {

@@ -1,7 +1,5 @@
-//! Staging a work item of the generated phase ([`Stager`]): the cases its
-//! subjects under test answer up front are generated and handed over
-//! before the item is judged, and kept for the per-case loop
-//! ([`super::generate`]).
+//! Staging a work item: the cases its subjects answer up front are generated and handed
+//! over before it is judged, and kept for the per-case loop.
 
 use super::config::GateConfig;
 use super::coverage::Runner;
@@ -15,29 +13,19 @@ use crate::targets::{Check, Target};
 use std::ops::Range;
 use std::time::{Duration, Instant};
 
-/// One work item and its subjects' prefetch inputs, generated ahead of
-/// judging it ([`Stager`]).
+/// One work item (target index, chunk) and its subjects' prefetch inputs. Each generation's
+/// batch is a run ([`Run`]) of `kept` bundles, of LUT `ords` (with their input's length: an
+/// input of at most 4 bytes is its ordinal's first LE bytes), or of raw `inputs` end to end
+/// (`ends`) with what the kind built from them. `kept_at`: per chunk position, 1 + its index
+/// there (0: not kept, generated again when judged).
 #[derive(Default)]
 pub(super) struct Staged {
-    /// (target index, chunk); `None`: nothing staged.
     pub(super) item: Option<(usize, u64)>,
-    /// The bundles generated for the prefetch, each generation's batch a
-    /// run of them ([`Run::bundles`]), as the validators get them.
     kept: Vec<[u8; 64]>,
-    /// A LUT target's batches: the cases' ordinals, each generation's a
-    /// run of them ([`Run::ords`]), with their input's length (an input of
-    /// at most 4 bytes is its ordinal's first LE bytes).
     ords: Vec<u32>,
     ord_len: Vec<u8>,
-    /// A stream or lowering target's batches ([`crate::kinds::TargetKind::case_inputs`]):
-    /// the cases' raw inputs end to end, each generation's a run of
-    /// `ends` ([`Run::inputs`]); a case is read back from them when judged,
-    /// with the stream or module its kind built ([`CaseBuf::built`]).
     inputs: Vec<u8>,
     ends: Vec<usize>,
-    /// Where each position of the chunk finds its case (1 + index in
-    /// `kept`, in `ords` for a LUT target, or in `ends` for a stream or
-    /// lowering target; 0: not kept, generated again when judged).
     kept_at: Vec<u32>,
     /// Per runner (generation).
     pub(super) runs: Vec<Run>,
@@ -45,28 +33,20 @@ pub(super) struct Staged {
     pub(super) took: Duration,
 }
 
-/// One generation's share of a [`Staged`] item.
+/// One generation's share of a [`Staged`] item; `on` when its subjects prefetch it.
 #[derive(Default)]
 pub(super) struct Run {
-    /// True if its subjects under test prefetch the item.
     pub(super) on: bool,
-    /// Its batch: a run of [`Staged::kept`].
     bundles: Range<usize>,
-    /// A LUT target's batch: a run of [`Staged::ords`].
     ords: Range<usize>,
-    /// A stream or lowering target's batch: a run of [`Staged::ends`].
     inputs: Range<usize>,
-    /// That batch as its kind builds it, announced and kept for the collect.
     built: Option<CaseInputs>,
 }
 
-/// Stages work items for one gate thread: generates the cases its
-/// subjects under test answer up front and hands them over
-/// ([`crate::judge::Judge::prefetch_begin`]); [`Stager::collect`] takes the
-/// answers in before the item is judged.
+/// Stages work items for one gate thread ([`crate::judge::Judge::prefetch_begin`]);
+/// [`Stager::collect`] takes the answers in before the item is judged.
 pub(super) struct Stager<'a> {
     pub(super) cfg: &'a GateConfig,
-    /// Generated cases planned per target.
     pub(super) planned: &'a [u64],
     pub(super) rs: &'a [Runner],
     pub(super) hashes: &'a [u64],
@@ -103,7 +83,7 @@ impl Stager<'_> {
             if !run.on {
                 continue;
             }
-            // Case `m` of the chunk into `one`, if it is this generation's (and judged).
+            // Case `m` of the chunk, if it is this generation's and judged.
             let generate = |m: u64, one: &mut CaseBuf| {
                 let i = cfg.shard.case_index(m);
                 if !cfg.judges(i) || cfg.arch_index(i) != a {
@@ -158,8 +138,7 @@ impl Stager<'_> {
                     }
                     continue;
                 }
-                // The batch holds every case as the validators get it; a
-                // bundle is kept for the per-case loop.
+                // The batch holds every case as the validators get it; bundles are kept.
                 st.kept.push(one.bundle);
                 if form == Form::Bundle {
                     if let Some(p) = st.kept_at.get_mut((m - lo) as usize) {
@@ -170,8 +149,7 @@ impl Stager<'_> {
             run.bundles = first..st.kept.len();
             run.ords = first_ord..st.ords.len();
         }
-        // Handed over once `kept` is complete: it does not move until the
-        // item is collected.
+        // Handed over once `kept` is complete: it does not move until collected.
         for (r, run) in self
             .rs
             .iter()
@@ -183,11 +161,8 @@ impl Stager<'_> {
         st.took = t0.elapsed();
     }
 
-    /// Case `m` (at index `i`) of staged item `st`, generation `a`, into
-    /// `buf`, as it was generated: the kept bundle, ordinal or input (with
-    /// the stream or module its kind built, [`CaseBuf::built`]), else generated again
-    /// (`one` is scratch). Debug builds (the tests) check that a kept case
-    /// is the case its index generates.
+    /// Case `m` (index `i`) of `st` under generation `a` into `buf`: the kept case, else
+    /// generated again (`one` is scratch). Debug builds check a kept case is its index's.
     #[allow(clippy::too_many_arguments)]
     #[inline(always)]
     pub(super) fn case_input(
@@ -208,8 +183,7 @@ impl Stager<'_> {
         let kept_lut = k
             .filter(|_| lut)
             .and_then(|k| Some((*st.ords.get(k)?, *st.ord_len.get(k)?)));
-        // A stream or lowering case: its input in `inputs`, what its kind
-        // built from it in the run's batch.
+        // A stream or lowering case: its input, and what its kind built in the run's batch.
         let run = st.runs.get(a).filter(|run| run.built.is_some());
         let kept_input = k.zip(run).and_then(|(k, run)| {
             let end = *st.ends.get(k)?;
@@ -229,9 +203,7 @@ impl Stager<'_> {
                 Form::Bytes
             }
             (None, Some((o, n @ 0..=4)), _) => {
-                // A kept LUT case: its input again from its ordinal.
-                // Byte by byte: a copy of at most 4 bytes is not worth a
-                // memcpy call on every case.
+                // From its ordinal, byte by byte (cheaper than a memcpy call).
                 buf.bytes.clear();
                 for &b in o.to_le_bytes().iter().take(usize::from(n)) {
                     buf.bytes.push(b);
@@ -272,7 +244,6 @@ impl Stager<'_> {
         form
     }
 
-    /// The subjects' answers to staged item `st`, before it is judged.
     pub(super) fn collect(&self, st: &Staged, tick: &dyn Fn()) {
         let Some((ti, _)) = st.item else { return };
         let t = self.cfg.targets[ti];
@@ -283,9 +254,7 @@ impl Stager<'_> {
 }
 
 impl Staged {
-    /// Generation `run`'s batch of target `t`: the one its kind built when
-    /// it was announced ([`Stager::stage`]), else its kept bundles or
-    /// ordinals.
+    /// Generation `run`'s batch of target `t`: what its kind built, else kept bundles or ordinals.
     fn batch<'a>(&'a self, t: Target, run: &'a Run) -> Option<Batch<'a>> {
         match &run.built {
             Some(b) => Some(b.batch()),

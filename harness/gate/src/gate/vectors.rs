@@ -1,18 +1,9 @@
-//! Hand-derived test vectors (`corpus/vectors/`, format in its README.md),
-//! checked against every subject.
-//!
-//! # Contract
-//!
-//! Every file in the folder except `README*` is a vector file. Its format is
-//! recognised per line by shape: `<hex> header|payload valid|invalid <pred>`
-//! (custom_op form) or `<hex> ok|err <what>` (decode form). A line in neither
-//! form, a bad hex field, an empty file (no vector) or an unreadable file is a
-//! [`VectorError`] (the gate exits 2 and names the file and line). A vector
-//! whose expectation core or the oracle does not meet is a [`Finding`] of
-//! target `vectors`, class `VectorMismatch`, key = the validator (`header`,
-//! `payload`) or `decode`, left = core, right = oracle; one a subject under
-//! test (that has the capability) does not meet is a finding with left =
-//! that subject, right = core.
+//! Hand-derived test vectors (`corpus/vectors/`, format in its README.md), checked against
+//! every subject. A line is `<hex> header|payload valid|invalid <pred>` or
+//! `<hex> ok|err <what>`; a line in neither form, bad hex, an empty or unreadable file is a
+//! [`VectorError`] (exit 2, naming file and line). An unmet expectation is a `VectorMismatch`
+//! finding keyed by `header`, `payload` or `decode`: core (left) vs oracle, or a subject
+//! under test (left) vs core.
 
 use crate::findings::{Finding, Origin};
 use crate::generation::Generation;
@@ -35,11 +26,10 @@ pub enum VectorError {
         line: usize,
         reason: String,
     },
-    /// A hex field that is not 128 hex digits.
+    /// A hex field that is not 128 hex digits (`column`: 1-based, of the first bad one).
     BadHex {
         path: String,
         line: usize,
-        /// 1-based column of the first bad character (or of the field).
         column: usize,
         reason: String,
     },
@@ -65,10 +55,7 @@ impl fmt::Display for VectorError {
 
 impl std::error::Error for VectorError {}
 
-/// One vector line: the operation it asks about (`custom_op` form: a validator; `decode`
-/// form), its bundle, and the answer it expects in the words [`actual`] gives a subject's
-/// (the first failing predicate or `valid`; `ok <mnemonic>`, `err <field>` or
-/// `err reserved@0xNN`).
+/// One vector line: its operation, bundle, and expected answer in [`actual`]'s words.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Vector {
     pub op: VectorOp,
@@ -81,15 +68,12 @@ pub struct Vector {
 #[serde(deny_unknown_fields)]
 pub struct FileStats {
     pub path: String,
-    /// Vector checks run: one per vector and generation of the run it names.
     pub vectors: u64,
-    /// Checks that core, the oracle or a subject failed.
     pub failed: u64,
-    /// Vectors naming none of the run's generations (a gate narrowed by `--arch`).
     pub other_generations: u64,
 }
 
-/// The entries of folder `dir`, sorted (the vector folder, corpus folders, `minimize`).
+/// The entries of folder `dir`, sorted.
 pub(crate) fn sorted_paths(dir: &Path) -> std::io::Result<Vec<PathBuf>> {
     let mut v = std::fs::read_dir(dir)?
         .map(|e| e.map(|e| e.path()))
@@ -98,7 +82,6 @@ pub(crate) fn sorted_paths(dir: &Path) -> std::io::Result<Vec<PathBuf>> {
     Ok(v)
 }
 
-/// The generation of a vector line without an `arch=` field (SPEC §0 default).
 const DEFAULT_ARCH: &str = "v2";
 
 /// Splits an optional trailing `arch=v2,v3` field off (no field = v2, SPEC §0).
@@ -147,11 +130,10 @@ fn parse_hex_field(path: &str, line: usize, col: usize, s: &str) -> Result<[u8; 
     ))
 }
 
-/// One parsed vector line: `(line, vector, generations)`.
+/// `(line, vector, generations)`.
 pub type Parsed = (usize, Vector, Vec<String>);
 
-/// Parses one line (1-based `line`) of vector file `path`; `Ok(None)` for a
-/// blank or comment-only line.
+/// Parses line `line` (1-based) of `path`; `Ok(None)` for a blank or comment-only line.
 pub fn parse_line(path: &str, line: usize, raw: &str) -> Result<Option<Parsed>, VectorError> {
     let body = raw.split('#').next().unwrap_or("");
     if body.trim().is_empty() {
@@ -207,12 +189,9 @@ pub fn parse_line(path: &str, line: usize, raw: &str) -> Result<Option<Parsed>, 
     )))
 }
 
-/// What a subject says about a vector: in the file's words, as a typed
-/// answer, and the class of its fault if it gave none (a crash, a panic, or
-/// an answer its transport lost).
+/// What a subject says about a vector: in the file's words, typed, and its fault's class.
 pub type VectorAnswer = (String, Answer, Option<Class>);
 
-/// What `s` says about `bundle` asked `op` ([`VectorAnswer`]).
 pub fn actual(s: &dyn Subject, op: VectorOp, bundle: &[u8; 64]) -> VectorAnswer {
     let fault = |f: &crate::subjects::Fault| {
         let class = Class::of_fault(f);
@@ -256,36 +235,27 @@ pub fn actual(s: &dyn Subject, op: VectorOp, bundle: &[u8; 64]) -> VectorAnswer 
     })
 }
 
-/// True for the names of vector files in `corpus/vectors/` (not a README,
-/// not hidden).
+/// Not a README, not hidden.
 pub fn is_vector_file_name(name: &str) -> bool {
     !name.starts_with("README") && !name.starts_with('.')
 }
 
-/// Largest vector file read ([`check_dir`]); a bigger one is skipped with
-/// a warning, like a corpus file over [`crate::input::MAX_INPUT`].
+/// Largest vector file read; a bigger one is skipped.
 pub const MAX_VECTOR_FILE: u64 = 16 << 20;
 
-/// What [`check_dir`] checked.
+/// What [`check_dir`] checked, and the entries not read with why (symlinks, special files,
+/// files over [`MAX_VECTOR_FILE`]).
 #[derive(Debug, Default)]
 pub struct Checked {
     pub files: Vec<FileStats>,
-    /// Vectors core, the oracle or a subject did not meet.
     pub findings: Vec<Finding>,
-    /// Entries not read, each with why (for the report's warnings):
-    /// symlinks, FIFOs, devices, sockets, files over [`MAX_VECTOR_FILE`].
     pub skipped: Vec<String>,
 }
 
-/// Checks every vector file under `dir` against the subjects of `engines`,
-/// each vector under every generation it names that `engines` serves. A
-/// missing folder gives an empty [`Checked`]. Subfolders are ignored;
-/// symlinks, FIFOs, devices, sockets and files over [`MAX_VECTOR_FILE`]
-/// are skipped ([`Checked::skipped`]); files are read a line at a time
-/// (at most [`crate::input::MAX_LINE`] bytes held), each vector checked as
-/// it is read, and at most [`MAX_VECTOR_FILE`] bytes read (a file that grew
-/// past it is a [`VectorError::Io`]). A stop request
-/// ([`crate::interrupt::stop_requested`]) ends the check early.
+/// Checks every vector file under `dir` (subfolders ignored; a missing folder checks
+/// nothing) under each generation it names that `engines` serves. Files are read a line at a
+/// time, at most [`MAX_VECTOR_FILE`] bytes (one that grew past it is a [`VectorError::Io`]);
+/// a stop request ends the check early.
 pub fn check_dir(dir: &Path, engines: &[(Generation, &Judge)]) -> Result<Checked, VectorError> {
     let io = |p: &Path, e: String| VectorError::Io {
         path: p.display().to_string(),
@@ -356,12 +326,9 @@ pub fn check_dir(dir: &Path, engines: &[(Generation, &Judge)]) -> Result<Checked
     Ok(out)
 }
 
-/// Vectors read before they are checked ([`check_block`]): enough for one
-/// hand-off per operation to a subject under test, few enough that a
-/// 16 MiB vector file is never held whole.
+/// Vectors per [`check_block`]: one hand-off per operation, never a whole 16 MiB file.
 const VECTOR_BLOCK: usize = 4096;
 
-/// The operation a vector asks about.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum VectorOp {
     Validate(Validator),
@@ -375,8 +342,7 @@ impl VectorOp {
         VectorOp::Decode,
     ];
 
-    /// The target whose check the line states (a finding replays on it; a subject is asked
-    /// when it has the capability its registry row needs) and the finding's key.
+    /// The target whose check the line states (its finding replays there) and the key.
     fn target(self) -> (crate::targets::Target, &'static str) {
         let (name, key) = match self {
             VectorOp::Validate(Validator::Header) => ("validate_header", "header"),
@@ -387,20 +353,14 @@ impl VectorOp {
     }
 }
 
-/// True if the vector check asks `s` (it has the capability, it was not
-/// given up on it).
+/// True if `s` has the capability and was not given up on it.
 fn asks(s: &dyn Subject, op: VectorOp) -> bool {
     let needs = op.target().0.spec().needs;
     s.capabilities().covers(needs) && s.given_up(needs).is_none()
 }
 
-/// Checks the vectors of `block` (then empties it), one operation after
-/// the other, each in file order: each subject under test first gets the
-/// operation's bundles its generation runs as one batch
-/// ([`Subject::prefetch`]), so a library subject answers them in one
-/// hand-off rather than one round trip per vector; the per-vector checks
-/// are then served from it (any the batch does not hold are asked one by
-/// one, as before).
+/// Checks (then empties) `block`, one operation after the other in file order, each
+/// subject first given the operation's bundles as one batch.
 fn check_block(
     engines: &[(Generation, &Judge)],
     path: &str,
@@ -459,9 +419,7 @@ fn check_one(
         let (core, oracle) = e.references();
         st.vectors += 1;
         let (want, op, bundle) = (&v.expected, v.op, &v.bundle);
-        // A side that faulted (a crash, or an answer the transport lost: a
-        // harness or protocol fault) is filed as that fault, never as a
-        // mismatch of the expectation.
+        // A side that faulted is filed as that fault, never as a mismatch.
         let finding = |l: &dyn Subject,
                        r: &dyn Subject,
                        (ls, la, lf): &VectorAnswer,

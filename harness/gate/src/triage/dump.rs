@@ -8,12 +8,9 @@ use crate::subjects::{hex, verdict_name, Capabilities, Capability, Subject, Vali
 use crate::targets::Target;
 use std::fmt::Write as _;
 
-/// A field dump of `s`'s view of `input` under `target`. Bundle targets show
-/// the validators, the decoded field list and the re-encode, each only where
-/// `ops` has it (the operations both sides of the diff declared, so a subject
-/// that never declared decode gets no `decode = unsupported` beside core's
-/// fields; issue 32 item 5); other targets, or no shared operation, show the
-/// subject's result from the divergence (`fallback`).
+/// A field dump of `s`'s view of `input`: for a bundle target the validators, decoded
+/// fields and re-encode that `ops` (what both sides declared, issue 32 item 5) has; else
+/// the recorded result `fallback`.
 pub fn dump(
     s: &dyn Subject,
     target: Option<Target>,
@@ -83,8 +80,7 @@ pub fn dump(
     out
 }
 
-/// The left and right subjects' dumps of `f` (see [`dump`]); a side whose
-/// subject is not in `e` falls back to the reference.
+/// The left and right dumps of `f`; a subject not in `e` falls back to core.
 pub fn dumps(e: &Judge, target: Option<Target>, f: &Finding, faulted: bool) -> (String, String) {
     let by_name = |n: &str| {
         let core: &dyn Subject = e.references().0;
@@ -93,10 +89,7 @@ pub fn dumps(e: &Judge, target: Option<Target>, f: &Finding, faulted: bool) -> (
             .find(|s| s.name() == n)
             .unwrap_or(core)
     };
-    // After a crash or hang a subject under test is not asked again: its
-    // side shows the answer recorded in the run.
     let under_test = |n: &str| e.under_test().iter().any(|s| s.name() == n);
-    // Only what both sides declared is asked and shown.
     let f = &f.divergence;
     let ops = by_name(&f.left_name)
         .capabilities()

@@ -1,21 +1,12 @@
-//! Triage of gate findings: minimisation, replay commands and field dumps.
+//! Triage of gate findings. Contracts:
 //!
-//! # Contracts
-//!
-//! - Findings arrive deduplicated ([`crate::findings`]). Each kept
-//!   representative is minimised ([`shrink`]) while it reproduces with the
+//! - Each deduplicated representative is minimised ([`shrink`]) while it reproduces with the
 //!   same dedup key on the same subjects.
-//! - [`replay_command`] is a single shell line that reproduces the finding:
-//!   `tpbconform replay [--subject SPEC]... [--arch vN] --target <t> --hex <hex>`
-//!   (128 digits for bundle targets); the `--subject` flags are the run's
-//!   subjects under test by absolute path ([`replay_spec`]), so the line
-//!   runs from any folder (the file form from the report folder), `--arch`
-//!   the finding's generation (omitted for v2, the default).
-//! - Dumps show each side's view of the minimised input ([`dump`]).
-//! - A subject's crash or hang (class `Crash` / `Timeout`) is neither
-//!   minimised nor run again: its input is the one that faulted, and the
-//!   subjects under test show the answer recorded in the run (a re-run
-//!   would cost the case timeout, or a restart, once more).
+//! - [`replay_command`] is one shell line, `tpbconform replay [--subject SPEC]... [--arch vN]
+//!   --target <t> --hex <hex>`, runnable from any folder (subjects by absolute path,
+//!   [`replay_spec`]; `--arch` omitted for v2).
+//! - A subject's crash or hang is neither minimised nor run again (a re-run would cost the
+//!   timeout once more): the dumps show the answer recorded in the run.
 
 pub mod dump;
 pub mod shrink;
@@ -55,14 +46,12 @@ pub fn shell_word(s: &str) -> String {
     }
 }
 
-/// `path` made absolute against the current folder (`.` components
-/// dropped); unchanged when already absolute or when that fails.
+/// `path` made absolute against the current folder; unchanged when that fails.
 fn absolute(path: &str) -> String {
     std::path::absolute(path).map_or_else(|_| path.to_string(), |p| p.display().to_string())
 }
 
-/// True for a word of a `cmd:` command that names an existing file or
-/// folder by a relative path (no shell syntax, no `VAR=` assignment).
+/// True for a word of a `cmd:` command naming an existing file by a relative path.
 fn relative_file_word(w: &str) -> bool {
     let plain = |c: char| c.is_ascii_alphanumeric() || "-_./+@,".contains(c);
     !w.is_empty()
@@ -72,11 +61,8 @@ fn relative_file_word(w: &str) -> bool {
         && std::fs::symlink_metadata(w).is_ok()
 }
 
-/// A subject spec as a replay command names it: a `lib:` path made
-/// absolute, and each word of a `cmd:` command that names an existing file
-/// by a relative path (`python3 my_subject.py`) made absolute, both
-/// resolved from the current folder (where the gate ran); so the command
-/// reproduces from any folder.
+/// A subject spec as a replay command names it: a `lib:` path and each relative file word
+/// of a `cmd:` (`python3 my_subject.py`) made absolute, so it reproduces from any folder.
 pub fn replay_spec(spec: &SubjectSpec) -> String {
     match spec {
         SubjectSpec::Lib(p) => format!("lib:{}", absolute(p)),
@@ -97,15 +83,13 @@ pub fn replay_spec(spec: &SubjectSpec) -> String {
     }
 }
 
-/// The one-line replay command for `input` on `target` under `arch`, with `subjects` as
-/// [`replay_spec`] names them.
+/// The one-line replay command for `input` on `target` under `arch`.
 pub fn replay_command(subjects: &[String], arch: Generation, target: &str, input: &[u8]) -> String {
     let arg = format!("--hex {}", hex(input));
     replay_file_command(subjects, arch, target, &arg)
 }
 
-/// The replay command for a raw input file at `path` under `arch` (or any other input
-/// argument of `replay`): `--subject` flags (`subjects` as [`replay_spec`] names them), `--arch`.
+/// The replay command with input argument `path` (a file, or any other input argument).
 pub fn replay_file_command(
     subjects: &[String],
     arch: Generation,
@@ -122,56 +106,40 @@ pub fn replay_file_command(
     s + &format!("--target {target} {path}")
 }
 
-/// The report-relative file of divergence `number` (1-based) replayed on `target`.
+/// The report-relative file of divergence `number` (1-based).
 pub fn divergence_file(number: usize, target: &str) -> String {
     format!("divergences/{number:03}-{target}.bin")
 }
 
-/// A triaged finding: the representative, its minimised input and what the
-/// reports show about it.
+/// A triaged finding (`number`, 1-based in the report): the representative and how many
+/// share its signature; the minimised input, the finding re-run on it and each side's dump
+/// of it; the replay commands (hex form; file form from the report folder, with `file`
+/// holding the raw bytes); the root it is probably caused by ([`fold`]); and the bytes whose
+/// change flips the subject's own answer ([`asked_blame`]).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Triaged {
-    /// 1-based number in the report.
     pub number: usize,
-    /// The kept representative.
     pub finding: Finding,
-    /// How many findings share its signature.
     pub count: u64,
-    /// The minimised input (equal to the input when not minimisable).
     pub minimized: Vec<u8>,
-    /// The finding re-run on the minimised input.
     pub min_finding: Finding,
-    /// The left subject's field dump of the minimised input.
     pub left_dump: String,
-    /// The right subject's field dump of the minimised input.
     pub right_dump: String,
-    /// One-line replay command (hex form).
     pub replay: String,
-    /// Report-relative file holding the minimised input (raw bytes).
     pub file: String,
-    /// Replay command (file form, run from the report folder).
     pub replay_file: String,
-    /// The subjects under test as the replay commands name them ([`replay_spec`]).
     pub replay_subjects: Vec<String>,
-    /// The number of the validator divergence this one is probably caused by
-    /// ([`fold`]): one of its case's bundles already diverges there, the same way.
     pub caused_by: Option<usize>,
-    /// The bytes of the minimised bundle whose single change flips the subject's own answer
-    /// ([`asked_blame`]): `None` when not asked (not a subject's bundle divergence, a fault).
     pub subject_blame: Option<Vec<usize>>,
 }
 
-/// True for the class of a subject's crash or hang, or a harness fault: [`triage`] neither
-/// minimises nor re-runs such a finding.
+/// A crash, hang or harness fault: [`triage`] neither minimises nor re-runs it.
 pub fn is_fault_class(class: Class) -> bool {
     matches!(class, Class::Crash | Class::Timeout | Class::Harness)
 }
 
-/// Deduplicated, minimised findings: registry targets in report order (the
-/// validators first), then other names (`vectors`); within a target, key
-/// order. `engines` hold the run's subjects, one engine per generation of
-/// the run (a finding is minimised on its own generation's); `specs` are its
-/// subjects under test (for replay commands).
+/// Deduplicated, minimised findings in report order (registry targets, then vectors; key
+/// order within one), each on its generation's engine of `engines`.
 pub fn triage(findings: &Findings, engines: &[Judge], specs: &[SubjectSpec]) -> Vec<Triaged> {
     let reference = Judge::reference();
     // Vector lines after every target.
@@ -191,10 +159,7 @@ pub fn triage(findings: &Findings, engines: &[Judge], specs: &[SubjectSpec]) -> 
         let f = &kept.finding;
         let number = i + 1;
         let e = engine_for(engines, f.arch, &reference);
-        // A subject's crash or hang is not run again here: each re-run would
-        // cost the case timeout (or a restart) once more, after the run.
         let faulted = is_fault_class(f.divergence.class);
-        // A vector line is replayed on its target as it is.
         let t = f.divergence.target;
         let (minimized, min_finding) = if faulted || f.is_vector() {
             (f.divergence.input.clone(), f.clone())
@@ -232,7 +197,6 @@ pub fn triage(findings: &Findings, engines: &[Judge], specs: &[SubjectSpec]) -> 
     out
 }
 
-/// The engine of `engines` serving `arch`, else `reference`.
 fn engine_for<'a>(engines: &'a [Judge], arch: Generation, reference: &'a Judge) -> &'a Judge {
     engines
         .iter()
@@ -240,11 +204,9 @@ fn engine_for<'a>(engines: &'a [Judge], arch: Generation, reference: &'a Judge) 
         .unwrap_or(reference)
 }
 
-/// Blame from the subject's own answers (issue 32; C-Reduce's "interesting" test): for a
-/// subject's divergence on a bundle target, the bytes of the minimised bundle whose single
-/// change (a nonzero byte to 0, a zero byte to 1) changes the subject's answer. One call per
-/// byte, 64 in all, announced to the subject as one batch first. A crash or hang is never asked
-/// again (its class), nor is the reference pair (its blame is the rule's, [`crate::blame`]).
+/// Blame from the subject's own answers (issue 32): the bytes of a subject's minimised
+/// bundle whose single change (nonzero to 0, zero to 1) changes its answer; 64 calls
+/// announced as one batch. Never for a fault, a vector or the reference pair.
 pub fn asked_blame(e: &Judge, f: &Finding, minimized: &[u8]) -> Option<Vec<usize>> {
     if is_fault_class(f.divergence.class) || f.is_vector() {
         return None;
@@ -286,11 +248,9 @@ pub fn asked_blame(e: &Judge, f: &Finding, minimized: &[u8]) -> Option<Vec<usize
     )
 }
 
-/// Root causes first (issue 32; syzkaller's grouping): a divergence whose case holds a bundle
-/// (a stream's, a decode target's) that already diverges on a validator target between the same
-/// two sides, with the same signature as an earlier divergence there, is marked as probably
-/// caused by it. Only the validator of each such bundle is asked again; a subject that crashed
-/// or hung anywhere in the run is not asked again at all (its divergences stay roots).
+/// Root causes first (issue 32): a divergence whose case holds a bundle that already
+/// diverges the same way (sides, signature) on an earlier validator divergence is marked as
+/// caused by it. A subject that crashed or hung anywhere is not asked again.
 fn fold(out: &mut [Triaged], engines: &[Judge], reference: &Judge) {
     let faulted: Vec<String> = out
         .iter()

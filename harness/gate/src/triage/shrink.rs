@@ -1,21 +1,14 @@
-//! The input minimiser of [`super::triage`].
-//!
-//! A fixed-width field minimiser: starting from the finding's input it
-//! resets whole fields of the opcode's layout to their canonical values
-//! (zero, or the constant the encoder stamps), then single bytes (canonical,
-//! then zero), then clears bits one at a time (high bits first, so values
-//! shrink), repeating until nothing changes; a step is kept only while the
-//! finding reproduces with the same dedup key. Non-bundle inputs are first
-//! shortened (never below one byte). The result is deterministic unless a
-//! finding hits the attempt or time cap ([`MAX_ATTEMPTS`], [`MAX_TIME`]).
+//! The input minimiser of triage: resets whole layout fields to their canonical values,
+//! then single bytes, then clears bits (high first), until nothing changes, keeping a step
+//! only while the finding reproduces; non-bundle inputs are first shortened (never below one
+//! byte). Deterministic unless [`MAX_ATTEMPTS`] or [`MAX_TIME`] is hit.
 
 use crate::findings::{DedupKey, Finding, Origin};
 use crate::judge::{bundle_from_input, Judge};
 use crate::layout::{layout, Role};
 use crate::targets::Target;
 
-/// Canonical value of each byte of an `opcode` bundle: the opcode itself,
-/// the constants the encoder stamps, zero elsewhere.
+/// Canonical `opcode` bundle: the opcode, the constants the encoder stamps, zero elsewhere.
 pub fn canonical(opcode: u8) -> [u8; 64] {
     let mut c = [0u8; 64];
     c[0] = opcode;
@@ -30,8 +23,8 @@ pub fn canonical(opcode: u8) -> [u8; 64] {
     c
 }
 
-/// The finding of `target` on `input` with dedup key `want` when one run of `input` on `e`'s
-/// subjects reproduces it (its origin a placeholder: `Generated #0`).
+/// The finding of `target` on `input` with dedup key `want`, if it reproduces (origin
+/// `Generated #0`).
 pub fn reproduce_key(e: &Judge, target: Target, input: &[u8], want: &DedupKey) -> Option<Finding> {
     let origin = Origin::Generated { index: 0 };
     e.compare(target, input)
@@ -44,15 +37,12 @@ pub fn reproduce_key(e: &Judge, target: Target, input: &[u8], want: &DedupKey) -
         .find(|f| f.dedup_key() == *want)
 }
 
-/// Upper bound on reproduction attempts per finding.
 pub const MAX_ATTEMPTS: usize = 50_000;
 
-/// Upper bound on minimisation time per finding (slow targets such as
-/// `sync_handshake`); the minimiser then keeps what it has.
+/// Per finding (slow targets such as `sync_handshake`); then it keeps what it has.
 pub const MAX_TIME: std::time::Duration = std::time::Duration::from_secs(3);
 
-/// Minimises `f.input` for `target` (see the module docs). Returns the
-/// original input (64-byte padded for bundle targets) if it does not
+/// Minimises `f.input` for `target`; the input (padded for bundle targets) if it does not
 /// reproduce.
 pub fn shrink(e: &Judge, target: Target, f: &Finding) -> Vec<u8> {
     let want = f.dedup_key();
@@ -67,8 +57,7 @@ pub fn shrink(e: &Judge, target: Target, f: &Finding) -> Vec<u8> {
     shrink_with(target.is_bundle(), &f.divergence.input, holds)
 }
 
-/// The minimiser behind [`shrink`], for any property `holds` (which must
-/// hold for the input): `bundle` selects the fixed-width 64-byte mode.
+/// [`shrink`] for any property `holds`; `bundle` selects the fixed-width 64-byte mode.
 pub fn shrink_with(bundle: bool, input: &[u8], mut holds: impl FnMut(&[u8]) -> bool) -> Vec<u8> {
     let mut cur: Vec<u8> = if bundle {
         bundle_from_input(input).to_vec()
@@ -130,8 +119,7 @@ pub fn shrink_with(bundle: bool, input: &[u8], mut holds: impl FnMut(&[u8]) -> b
                 }
             }
         }
-        // Bits: clear one at a time, high bits first (bits the canonical
-        // value does not have).
+        // Bits the canonical value does not have, high first.
         for i in 0..cur.len() {
             for bit in (0..8).rev() {
                 let m = 1u8 << bit;
