@@ -1,18 +1,15 @@
 //! The kind of a generated gate case (case `i` is kind `i % 3`).
 
-/// What a generated case aims at.
+/// What a generated case aims at: a valid image or query, one with a few structured
+/// mutations, or random bytes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum CaseKind {
-    /// A valid encoder image / well-formed query.
     Valid,
-    /// A valid case with a few structured mutations.
     NearValid,
-    /// Uniform random bytes.
     Raw,
 }
 
 impl CaseKind {
-    /// The kind of case `i` (`i % 3`).
     #[inline]
     pub fn of(i: u64) -> CaseKind {
         match i % 3 {
@@ -30,7 +27,6 @@ impl CaseKind {
         }
     }
 
-    /// Index 0..3.
     pub fn index(self) -> usize {
         self as usize
     }

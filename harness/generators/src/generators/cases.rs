@@ -10,19 +10,17 @@ use arbitrary::Unstructured;
 use std::ops::Range;
 use tpb_core::insn::Instruction;
 
+/// A labelled case: the valid instruction it started from (opcode `base`) and the
+/// violations applied, in order (none: valid).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Case {
-    /// The valid instruction the case started from.
     pub instruction: Instruction,
-    /// Its opcode.
     pub base: u8,
-    /// The violations applied, in order (empty = valid case).
     pub violations: Vec<Violation>,
     pub bundle: [u8; 64],
     pub expected: Expected,
 }
 
-/// A valid case.
 pub fn valid_case(u: &mut Unstructured<'_>, cfg: &Config) -> std::result::Result<Case, GenError> {
     let instruction = valid_instruction(u, cfg)?;
     let bundle = encode(&instruction, cfg.arch)?;
@@ -61,14 +59,10 @@ pub fn near_valid_case(
     Ok(c)
 }
 
-/// Correlated fault: copies one layout span's value of the image `b` into another span of
-/// the same role (else any other span), or writes one nonzero value into both (e.g. the
-/// 0x85 reserved spans 0x11..0x14 and 0x1D..0x20); returns the two byte ranges, which then
-/// hold equal bytes. Opcodes without a layout: two random bytes. Equal values across fields
-/// are what single-byte and bit-flip mutations almost never build (two reserved dwords
-/// combined with XOR instead of OR fail only when both hold the same nonzero byte). The
-/// custom mutator's field copy ([`super::mutate`]) and the generator programs' unlabelled
-/// correlated cases ([`super::program()`]).
+/// Correlated fault: one layout span's value copied into another of the same role (else
+/// any), or one nonzero value written into both; returns the two ranges, now equal. Equal
+/// values across fields are what byte and bit mutations almost never build (two reserved
+/// dwords combined with XOR instead of OR fail only then).
 pub fn field_copy(b: &mut [u8; 64], r: &mut SplitMix64) -> (Range<usize>, Range<usize>) {
     let l = spans(b[0]);
     let (src, dst) = if l.len() < 2 {
@@ -90,8 +84,7 @@ pub fn field_copy(b: &mut [u8; 64], r: &mut SplitMix64) -> (Range<usize>, Range<
         (a.off..a.off + w, d.off..d.off + w)
     };
     if src.clone().all(|k| b[k] == 0) || r.index(2) == 0 {
-        // A fresh value: one nonzero byte (edge or random) at one position,
-        // or the whole width.
+        // A fresh value: one nonzero byte at one position, or the whole width.
         let v = |r: &mut SplitMix64| match r.index(4) {
             0 => [0x01, 0x80, 0xFF, 0x0F][r.index(4)],
             _ => r.byte() | 1,

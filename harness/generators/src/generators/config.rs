@@ -4,29 +4,22 @@ use crate::generation::Generation;
 use crate::layout::OPCODES;
 use arbitrary::{Result, Unstructured};
 
-/// Largest `k` a [`Config`] can ask for.
 pub const MAX_K: u8 = 3;
 
-/// The one generator configuration (swarm: drawn once per fuzz input, it skews the case
-/// mix): the generation, the opcode weights, the near-valid rate and violations, the sizes.
+/// The one generator configuration (swarm: drawn once per fuzz input): the generation built
+/// and labelled for (SPEC §0), opcode weights in [`OPCODES`] order (all zero = uniform),
+/// violations per near-valid case (`1 + k % MAX_K`), the near-valid rate out of 256, and
+/// group arguments (`max_args % 16`, or with bit 7 any of 0..=255, SPEC §5.3).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Config {
-    /// The generation the cases are built and labelled for (its roster, emitted opcodes,
-    /// dtype column, encoder; SPEC §0).
     pub arch: Generation,
-    /// Relative weight of each opcode, in [`OPCODES`] order (all zero = uniform).
     pub weights: [u8; OPCODES.len()],
-    /// Violations per near-valid case: `1 + k % MAX_K`.
     pub k: u8,
-    /// Out of 256: how often [`case`] returns a near-valid case.
     pub near: u8,
-    /// Most arguments in a generated group: `max_args % 16`, or (bit 7 set)
-    /// the whole 0..=255 range (SPEC §5.3).
     pub max_args: u8,
 }
 
 impl Default for Config {
-    /// The default generation, uniform opcodes, `k = 1`, half near-valid, up to 4 group args.
     fn default() -> Self {
         Config {
             arch: Generation::default(),
@@ -39,7 +32,6 @@ impl Default for Config {
 }
 
 impl Config {
-    /// The effective number of violations per near-valid case (1..=[`MAX_K`]).
     pub fn violations(&self) -> usize {
         usize::from(1 + self.k % MAX_K)
     }

@@ -1,25 +1,17 @@
-//! Multi-engine programs for the SPEC §11 engine model (the `engine_sync` target): a few
-//! engines (2..=6) whose bands build producer/consumer chains, fan-out, barriers, event
-//! hand-offs and waits a DMA increment satisfies; then, now and then, a planted fault
-//! (crossed waits: a deadlock; a threshold one too high: an unsatisfiable wait; a wait for an
-//! event nobody sets; an extra decrement: underflow; a write of `u32::MAX` then an increment:
-//! overflow; an update nobody waits for; a register wait or an unknown mode byte), and random
-//! bands of members (every wait and update mode of FACTS §2) on a few indices. Mode bytes are
-//! typed here from FACTS §2, not taken from either implementation.
-//!
-//! The output is the target's byte form ([`EngineProgram::to_bytes`]); half of the programs
-//! with the wait side of a few bands clobbered at random.
+//! Multi-engine programs for the SPEC §11 engine model (`engine_sync`), in its byte form: 2..=6
+//! engines whose bands build chains, fan-out, barriers, event hand-offs and DMA-satisfied
+//! waits, random member bands, and now and then planted faults (`Builder::plant`). Mode
+//! bytes are typed here from FACTS §2, not taken from either implementation.
 
 use super::rng::SplitMix64;
 use crate::layout::{UPDATE_MEMBERS, WAIT_MEMBERS};
 use crate::subjects::{DmaRow, EngineProgram, FORM_STEPS};
 
-/// FACTS §2 wait modes (every member: [`WAIT_MEMBERS`], from core's table).
+/// FACTS §2 wait and update modes (every member: core's [`WAIT_MEMBERS`], [`UPDATE_MEMBERS`]).
 const W_NONE: u8 = 0x00;
 const W_GE: u8 = 0x05;
 const W_EVT_SET: u8 = 0x06;
 const W_SET_THEN_CLEAR: u8 = 0x07;
-/// FACTS §2 update modes (every member: [`UPDATE_MEMBERS`], from core's table).
 const U_NONE: u8 = 0x00;
 const U_EVT_SET: u8 = 0x11;
 const U_INC: u8 = 0x13;
@@ -34,12 +26,11 @@ fn band(wait: u8, wi: u8, update: u8, ui: u8, value: u32) -> [u8; 8] {
 
 struct Builder {
     p: EngineProgram,
-    /// Next free semaphore (a shape takes fresh ones so shapes do not interfere).
+    /// Last semaphore and event taken (a shape takes fresh ones so shapes do not interfere).
     sem: u8,
     evt: u8,
 }
 
-/// The next of a builder's semaphores or events (`c` the last taken).
 fn fresh(c: &mut u8) -> u8 {
     *c = c.wrapping_add(1);
     *c
@@ -58,7 +49,7 @@ impl Builder {
         }
     }
 
-    /// A chain through every engine in turn: each waits for the previous one's count.
+    /// A chain through the engines in turn: each waits for the previous one's count.
     fn chain(&mut self, r: &mut SplitMix64) {
         let n = self.p.engines.len();
         let hops = 1 + r.index(n);
@@ -128,8 +119,8 @@ impl Builder {
         self.push(b, band(w, ev, U_NONE, 0, 0));
     }
 
-    /// A wait satisfied only by a DMA increment (16 queues, FACTS §10 D5), started before the
-    /// run or by another engine's instruction.
+    /// A wait satisfied only by a DMA increment (FACTS §10 D5), started before the run or by
+    /// another engine.
     fn dma(&mut self, r: &mut SplitMix64) {
         let n = self.p.engines.len();
         let s = fresh(&mut self.sem);

@@ -1,8 +1,5 @@
-//! Gate inputs of the byte-input targets: stream programs (for
-//! [`crate::judge::stream_from_input`]), LUT ordinals (at the tables' edges, also for the
-//! generator programs), IR queries (for
-//! [`crate::judge::ir_query_from_input`]) and length-banded raw bytes, each
-//! drawn from a [`SplitMix64`] into a caller-owned `Vec<u8>` (cleared first).
+//! Gate inputs of the byte-input targets (stream programs, LUT ordinals, IR queries, banded
+//! bytes), each into a caller-owned `Vec<u8>` (cleared first).
 
 use super::case_kind::CaseKind;
 use super::rng::SplitMix64;
@@ -14,10 +11,9 @@ fn push_u32(out: &mut Vec<u8>, v: u32) {
     out.extend_from_slice(&v.to_le_bytes());
 }
 
-/// The LUT ordinals at the SPEC §6 tables' edges, read from core's answers for each
-/// [`LutTable`] (one source per fact): 0 and 1; per table, its first ordinal with a wire
-/// byte and the one below, its last one and the two above, and the ordinals with no wire
-/// byte between (FACTS §4: average, elemwise_mul; the CCE ops not shipped); far values.
+/// The LUT ordinals at the SPEC §6 tables' edges, from core's answers: per table its first
+/// and last ordinal with a wire byte and their neighbours, the gaps between (FACTS §4), and
+/// far values.
 pub fn lut_edge_ordinals() -> &'static [u32] {
     static EDGES: std::sync::OnceLock<Vec<u32>> = std::sync::OnceLock::new();
     EDGES.get_or_init(|| {
@@ -48,8 +44,8 @@ pub fn lut_ordinal(u: &mut Unstructured<'_>) -> Result<u32> {
     })
 }
 
-/// A LUT input: an ordinal (valid: small; near-valid: a table edge with
-/// maybe one bit flipped; raw: any `u32`), 4 bytes LE (raw: 1..=4 of them).
+/// A LUT ordinal (valid small; near-valid an edge, maybe a bit flipped; raw any), 4 bytes
+/// LE (raw: 1..=4).
 pub fn lut_input(r: &mut SplitMix64, kind: CaseKind, out: &mut Vec<u8>) {
     out.clear();
     let v = match kind {
@@ -67,9 +63,7 @@ pub fn lut_input(r: &mut SplitMix64, kind: CaseKind, out: &mut Vec<u8>) {
     out.extend_from_slice(&v.to_le_bytes()[..len]);
 }
 
-/// Uniform bytes, length by kind (valid 64..576, near-valid 0..1536, raw
-/// 0..256): the input of the targets that build their case from bytes
-/// (sync programs, lowering modules, raw streams).
+/// Uniform bytes, length by kind: the input of targets that build their case from bytes.
 pub fn banded_bytes(r: &mut SplitMix64, kind: CaseKind, out: &mut Vec<u8>) {
     out.clear();
     let len = match kind {

@@ -1,15 +1,5 @@
-//! Gate images: 64-byte bundle cases drawn from a [`SplitMix64`], for the
-//! bundle targets (validators, decode, round trip).
-//!
-//! The kind of a case ([`CaseKind`]): `Valid` — an encoder image of one of
-//! the target's opcodes with `arch`'s legal field values; `NearValid` — a
-//! valid image with one to three structured mutations ([`mutate_image`]: bit
-//! flips, a byte set to an edge value, a field reset, one value in two bytes);
-//! `Raw` — uniform bytes, the opcode biased toward the target's opcodes half
-//! of the time. A quarter of the valid and near-valid cases come from the
-//! labelled generators ([`super::valid_case`], [`super::near_valid_case`]).
-//! Images are written into a caller-owned `[u8; 64]` (the gate's hot loop
-//! does not allocate).
+//! Gate images: 64-byte bundle cases for the bundle targets, into a caller-owned `[u8; 64]`
+//! (the hot loop does not allocate).
 
 use super::case_kind::CaseKind;
 use super::rng::SplitMix64;
@@ -20,10 +10,8 @@ use tpb_core::layout::{
     gpsimdsb2sb as sb2sb, sync_skeleton as sk, INST_WORD_LEN,
 };
 
-/// The bytes a validator or decoder checks that [`mutate_image`] flips more often: the
-/// skeleton's tag, debug bytes and event modes (SPEC §1), the LUT bytes (SPEC §5.2), the
-/// payload `arg_type` (SPEC §4), the 0x85 scratch fields and the first byte of the reserved
-/// run after two of them (SPEC §3 #5, #6), the cross-core enable; from core's layout.
+/// Checked bytes [`mutate_image`] flips more often (SPEC §1, §3 #5 #6, §4, §5.2), from
+/// core's layout.
 const CHECKED: [usize; 16] = [
     sk::OFF_INST_WORD_LEN,
     sk::OFF_DEBUG_CMD,
@@ -43,8 +31,7 @@ const CHECKED: [usize; 16] = [
     sb2sb::OFF_CROSS_CORE_ENABLE,
 ];
 
-/// Edge byte values: 0, 1, the sign bits, all ones, the tag, a wait-mode member (0x05,
-/// FACTS §2) and the two CUSTOM_OP opcodes.
+/// Edge byte values (0x05: a wait-mode member, FACTS §2).
 const EDGES: [u8; 9] = [
     0x00,
     0x01,
@@ -57,8 +44,7 @@ const EDGES: [u8; 9] = [
     payload::OPCODE,
 ];
 
-/// Writes an encoder image of `op` (one of [`OPCODES`]) into `b` whose
-/// fields hold `arch`'s legal values (valid when `arch`'s compiler emits `op`).
+/// An encoder image of `op` into `b` with `arch`'s legal field values.
 pub fn valid_image_for(r: &mut SplitMix64, op: u8, arch: Generation, b: &mut [u8; 64]) {
     *b = [0; 64];
     for s in spans(op) {
@@ -116,8 +102,7 @@ pub fn valid_image_for(r: &mut SplitMix64, op: u8, arch: Generation, b: &mut [u8
     }
 }
 
-/// Applies 1–3 structured mutations to `b`; one kind writes one value into two
-/// bytes (correlated faults: equal values across fields).
+/// 1–3 structured mutations (bit flips, edge values, resets, one value in two bytes).
 pub fn mutate_image(r: &mut SplitMix64, b: &mut [u8; 64]) {
     let n = 1 + r.below(3);
     for _ in 0..n {
@@ -153,14 +138,9 @@ pub fn mutate_image(r: &mut SplitMix64, b: &mut [u8; 64]) {
     }
 }
 
-/// Generates a bundle case of `kind` for generation `arch` whose opcode is
-/// biased toward `ops` (the target's opcodes) into `b`.
-///
-/// A quarter of the valid and near-valid cases come from the labelled
-/// generators, drawn from 96 bytes of `r` (half of those near-valid cases get
-/// [`mutate_image`] instead of a generator violation; a generator refusal
-/// falls back to [`valid_image_for`]); the rest come from [`valid_image_for`] and
-/// [`mutate_image`]. Both build `arch`'s images.
+/// A bundle case of `kind` for `arch`, its opcode biased toward `ops`: raw bytes, or a
+/// quarter from the labelled generators (96 bytes of `r`), the rest from
+/// [`valid_image_for`] and [`mutate_image`].
 pub fn bundle_case(
     ops: &[u8],
     arch: Generation,
@@ -181,9 +161,7 @@ pub fn bundle_case(
         }
         return;
     }
-    // Every fourth valid / near-valid case comes from the (slower,
-    // labelled) structured generators; the rest from the layout-driven
-    // [`valid_image_for`] (+ [`mutate_image`]), which is several times faster.
+    // The layout-driven images are several times faster than the labelled generators.
     if r.below(4) != 0 {
         let op = r.pick(ops);
         valid_image_for(r, op, arch, b);

@@ -7,30 +7,26 @@ use crate::generation::Generation;
 use crate::layout::{self, Domain, Role, OPCODES};
 use crate::subjects::Validator;
 
+/// A decode failure: field or predicate name, and offset (compared only for `reserved`, D-14).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct DecodeLabel {
-    /// Field or validator predicate name.
     pub field: &'static str,
-    /// Offset; compared only when `field == "reserved"` (D-14).
     pub offset: usize,
 }
 
 /// A validator label: `None` = valid, `Some(p)` = the first failing predicate.
 pub type Label = Option<&'static str>;
 
-/// The expected result of each view. Outer `None` = not labelled.
+/// The expected result of each view (SPEC §3, §4 validators, §5.1 decode); `None` = not
+/// labelled.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
 pub struct Expected {
-    /// SPEC §3 header validator: `Some(None)` = valid, `Some(Some(p))` = first failing `p`.
     pub header: Option<Label>,
-    /// SPEC §4 payload validator, same encoding.
     pub payload: Option<Label>,
-    /// SPEC §5.1 decode: `Some(Ok(()))` = decodes, `Some(Err(l))` = fails with `l`.
     pub decode: Option<std::result::Result<(), DecodeLabel>>,
 }
 
-/// The record validator `v` checks (SPEC §3: 0x85, §4: 0x86), its own-opcode predicate and
-/// its reserved-zero one.
+/// The record `v` checks (SPEC §3: 0x85, §4: 0x86), its opcode and reserved-zero predicates.
 fn record(v: Validator) -> (u8, &'static str, &'static str) {
     match v {
         Validator::Header => (
@@ -139,7 +135,7 @@ fn decode_label(
     }))
 }
 
-/// Labels `vs` applied to a valid image of `base` under `arch` (see the module docs).
+/// Labels `vs` applied to a valid image of `base` under `arch`.
 pub fn label(base: u8, vs: &[Violation], arch: Generation) -> Expected {
     Expected {
         header: validator_label(Validator::Header, base, vs, arch),

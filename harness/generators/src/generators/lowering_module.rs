@@ -1,8 +1,5 @@
-//! Lowering modules for `collective_lowering` (SPEC §5.4): a case is built
-//! from bytes through [`arbitrary::Unstructured`]: a generation, then up to
-//! [`GEN_MAX_INSTRS`] IR instructions, each valid by construction for its
-//! arm, near-valid (one rule of the SPEC §5.4 error list broken on purpose),
-//! or raw.
+//! Lowering modules for `collective_lowering` (SPEC §5.4), from bytes: a generation, then IR
+//! instructions valid for their arm, near-valid (one §5.4 error-list rule broken) or raw.
 
 use arbitrary::Unstructured;
 use tpb_core::insn::{Sync, UpdateMode, WaitMode};
@@ -12,12 +9,10 @@ use tpb_core::lower::{
 };
 use tpb_core::lut::{AluOp, CollectiveKind};
 
-/// Most instructions per case.
 pub const GEN_MAX_INSTRS: usize = 8;
 /// Rank space of generated geometry (small, so registries get reused).
 const RANK_SPACE: u32 = 16;
 
-/// Near-valid mutations of a collective, one rule broken each (SPEC §5.4 error list).
 const MUTATIONS: u8 = 16;
 
 fn pick<T: Copy>(u: &mut Unstructured<'_>, xs: &[T]) -> T {
@@ -215,11 +210,10 @@ fn gen_instruction(u: &mut Unstructured<'_>) -> IrInstruction {
     }
 }
 
+/// Instructions lowered in order into one module (shared with a subject's batch).
 #[derive(Clone, Debug)]
 pub struct LoweringCase {
     pub gen: Generation,
-    /// The instructions, lowered in order into one module (shared with
-    /// the batch a subject under test is asked).
     pub insns: std::sync::Arc<Vec<IrInstruction>>,
 }
 

@@ -1,17 +1,7 @@
-//! Structure-aware mutations of [`super::program()`] inputs (the
-//! `structured_diff` fuzz target's custom mutator and crossover).
-//!
-//! - **materialise**: a generated case item becomes an image item holding
-//!   the case's 64 bytes, so byte mutations and libFuzzer's comparison
-//!   tracing act on the wire bytes of a valid / near-valid bundle;
-//! - **field copy**: on an image item, one layout span's value
-//!   ([`crate::layout::spans`] of the image's opcode: the one statement of
-//!   the field offsets and widths) is copied into another span of the same
-//!   role, or one value is written into both (equal values across fields);
-//! - **splice** ([`crossover`]): a child made of whole items of two parents.
-//!
-//! Everything else is left to libFuzzer's own mutator, passed in as
-//! `default` (so this crate does not depend on `libfuzzer-sys`).
+//! The `structured_diff` fuzz target's custom mutator and crossover: **materialise** a case
+//! item as an image item (so byte mutations act on its wire bytes), **field copy** on an
+//! image ([`field_copy`]), **splice** whole items of two parents ([`crossover`]); the rest is
+//! libFuzzer's own mutator, passed in as `default`.
 
 pub use super::cases::field_copy;
 use super::program::{config, item_at, shape, Item, IMAGE_PICK, MAX_ITEMS};
@@ -21,8 +11,7 @@ use std::ops::Range;
 /// libFuzzer's default mutator: `(data, size, max_size) -> new size`.
 pub type DefaultMutate = fn(&mut [u8], usize, usize) -> usize;
 
-/// One mutation of `data[..size]` in place (`data.len() >= max_size`);
-/// returns the new size (at most `max_size`).
+/// One mutation of `data[..size]` in place; returns the new size (at most `max_size`).
 pub fn mutate(
     data: &mut [u8],
     size: usize,
@@ -57,7 +46,6 @@ pub fn mutate(
     size
 }
 
-/// [`field_copy`] on the image at `data[at..at + 64]` (if it is there).
 fn copy_at(data: &mut [u8], at: usize, r: &mut SplitMix64) {
     if let Some(img) = data
         .get_mut(at..at + 64)
@@ -67,9 +55,8 @@ fn copy_at(data: &mut [u8], at: usize, r: &mut SplitMix64) {
     }
 }
 
-/// Replaces one (complete) case item of `data[..size]` with an image item
-/// of its bundle; returns the image's offset and the new size, or `None`
-/// when there is no such item or no room.
+/// Replaces one complete case item with an image item of its bundle; returns the image's
+/// offset and the new size.
 fn materialise(
     data: &mut [u8],
     size: usize,
@@ -100,9 +87,8 @@ fn materialise(
     Some((at, out.len()))
 }
 
-/// A child of two inputs: `a`'s config bytes, then whole (complete) items
-/// of `a` and `b` in random order, at most [`MAX_ITEMS`] and `out.len()`
-/// bytes; returns its length.
+/// A child of two inputs: `a`'s config bytes, then whole items of both (at most
+/// [`MAX_ITEMS`], `out.len()` bytes); returns its length.
 pub fn crossover(a: &[u8], b: &[u8], out: &mut [u8], seed: u32) -> usize {
     let mut r = SplitMix64(u64::from(seed) ^ 0xC055_0FE2_0000_0000);
     let (cfg_bytes, ia) = shape(a);

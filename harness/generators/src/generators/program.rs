@@ -1,25 +1,13 @@
-//! The `structured_diff` input format: a generator program.
+//! The `structured_diff` input format, a generator program: 3 [`config`] bytes, then items
+//! (at least one, at most [`MAX_ITEMS`]): a pick byte (`% 10`: 0..=4 a labelled case, 5 a
+//! raw image, 6 a stream, 7 one group of any width, 8 a LUT ordinal, 9 an IR query), then an
+//! image's 64 bytes, else a length byte and that many body bytes (read followed by [`PAD`]
+//! PRNG bytes seeded by their hash).
 //!
-//! - bytes 0..3: the swarm [`Config`] ([`config`]): opcode focus, `k` and
-//!   the near-valid rate, group width (`max_args`);
-//! - then items while `data` has bytes left (at least one, at most
-//!   [`MAX_ITEMS`]): a pick byte (`% 10`: 0..=4 a labelled case, 5 a raw
-//!   image, 6 a stream, 7 one group of any width, 8 a LUT ordinal, 9 an IR
-//!   query), then for an image its 64 bytes, else a length byte `L` and `L`
-//!   body bytes, which the item's generator reads followed by [`PAD`] bytes
-//!   of a PRNG seeded by their hash.
-//!
-//! Bytes past the end of `data` come from a PRNG seeded by a hash of `data`
-//! (an image reads zeros there instead, as the raw targets pad a short
-//! bundle), so a 1-byte input already yields a random program (libFuzzer
-//! starts from empty and short inputs), while a longer input controls its
-//! program byte by byte. Counts and values that decide deep paths are single
-//! bytes read as they are (a group's argument count, an image's bytes), so
-//! libFuzzer's comparison tracing can write the compared value straight
-//! into them. Items are self-delimiting and independent of each other
-//! ([`shape`] finds them without generating anything), which the custom
-//! mutator and crossover ([`super::mutate`]) use to materialise cases as
-//! images, copy fields and splice items.
+//! Bytes past `data` come from a PRNG seeded by its hash (an image reads zeros), so a
+//! 1-byte input is already a random program; deciding values are single bytes as they are,
+//! so comparison tracing can write them. Items are self-delimiting ([`shape`]), which the
+//! mutator and crossover ([`super::mutate`]) use.
 
 use super::case_kind::CaseKind;
 use super::cases::{case, field_copy, Case};
@@ -34,47 +22,40 @@ use crate::layout::OPCODES;
 use arbitrary::Unstructured;
 use std::ops::Range;
 
-/// Most items per input.
 pub const MAX_ITEMS: usize = 2;
-/// Config bytes at the start of an input.
 pub const CONFIG_BYTES: usize = 3;
-/// PRNG bytes appended to the input before it is read.
 pub const PAD: usize = 1024;
-/// Pick byte of an image item (`% 10 == 5`).
 pub const IMAGE_PICK: u8 = 5;
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Item {
-    /// A labelled case (valid, near-valid, or correlated = unlabelled) and
-    /// the bytes that choose its near-valid encode field list.
+    /// A labelled case (correlated: unlabelled) and the bytes choosing its near-valid encode
+    /// field list.
     Case(Box<Case>, [u8; 3]),
-    /// A raw bundle image: the 64 bytes after the pick byte, zero-padded
-    /// past the end of `data` (never PRNG bytes), unlabelled.
+    /// The 64 bytes after the pick byte, zero-padded past `data`, unlabelled.
     Image([u8; 64]),
     /// A multi-bundle stream (SPEC §5.3).
     Stream(Vec<u8>),
+    /// A LUT ordinal.
     Lut(u32),
-    /// An IR query, as the `ir_gates` target's input (`judge::ir_query_from_input`).
+    /// An IR query, as the `ir_gates` target's input.
     Ir(Vec<u8>),
-    /// The generator failed: core refused a valid instruction (a finding).
+    /// Core refused a valid instruction (a finding).
     Refused(GenError),
 }
 
+/// A parsed program: its config (and the bytes it was read from) and items with their spans
+/// (positions past `data.len()` are PRNG bytes).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Program {
-    /// The bytes [`Program::cfg`] was read from (PRNG bytes past `data`).
     pub cfg_bytes: [u8; CONFIG_BYTES],
     pub cfg: Config,
-    /// The items and their spans ([`shape`]): positions at or past
-    /// `data.len()` are PRNG bytes (an image reads zeros there instead).
     pub items: Vec<(Range<usize>, Item)>,
 }
 
-/// The swarm config from three bytes: byte 0's low nibble focuses one of the
-/// [`OPCODES`] (weight `1 + 2 * high nibble`, the others 1; nibbles 11..=15
-/// leave them uniform); byte 1 gives `k` (low 2 bits) and the near-valid
-/// rate (the rest); byte 2 is `max_args` (bit 7, groups of 0..=255, only
-/// when byte 2 is 0xE0 or more).
+/// The swarm config from three bytes: byte 0's low nibble focuses one of the [`OPCODES`]
+/// (weight `1 + 2 * high nibble`; 11..=15 leave them uniform); byte 1 gives `k` (low 2
+/// bits) and the near-valid rate; byte 2 is `max_args` (bit 7 kept only from 0xE0).
 pub fn config(b: [u8; CONFIG_BYTES]) -> Config {
     let mut weights = [1u8; OPCODES.len()];
     if let Some(w) = weights.get_mut(usize::from(b[0] & 0x0F)) {
@@ -85,13 +66,11 @@ pub fn config(b: [u8; CONFIG_BYTES]) -> Config {
         weights,
         k: b[1] & 0x03,
         near: b[1] & 0xFC,
-        // Wide streams (bit 7) cost ~100 bundles a group: one config in 8
-        // (item 7 builds single groups of any width whatever the config).
+        // Wide streams cost ~100 bundles a group: one config in 8 (item 7 builds any width).
         max_args: if b[2] >= 0xE0 { b[2] } else { b[2] & 0x7F },
     }
 }
 
-/// `data` followed by `pad` PRNG bytes seeded by `seed`.
 fn padded(data: &[u8], seed: u64, pad: usize) -> Vec<u8> {
     let mut buf = Vec::with_capacity(data.len() + pad);
     buf.extend_from_slice(data);
@@ -105,14 +84,12 @@ fn padded(data: &[u8], seed: u64, pad: usize) -> Vec<u8> {
 /// Padding for the config and [`MAX_ITEMS`] items of 2 + 255 bytes.
 const SHAPE_PAD: usize = CONFIG_BYTES + MAX_ITEMS * 257;
 
-/// Where the config and items of `data` are, without generating the items:
-/// the config bytes, and each item's span and pick (`% 10`). Spans may end
-/// past `data.len()` (PRNG bytes).
+/// The config bytes and each item's (span, pick), without generating the items (spans may
+/// end past `data.len()`).
 pub fn shape(data: &[u8]) -> Shape {
     shape_in(&padded(data, fnv(data), SHAPE_PAD), data.len())
 }
 
-/// [`shape`]: config bytes and (span, pick) of each item.
 pub type Shape = ([u8; CONFIG_BYTES], Vec<(Range<usize>, u8)>);
 
 fn shape_in(buf: &[u8], len: usize) -> Shape {
@@ -136,7 +113,7 @@ fn shape_in(buf: &[u8], len: usize) -> Shape {
     (cfg_bytes, items)
 }
 
-/// Parses `data` into its program (total: any byte string is a program).
+/// Any byte string is a program.
 pub fn program(data: &[u8]) -> Program {
     let buf = padded(data, fnv(data), SHAPE_PAD);
     let (cfg_bytes, spans) = shape_in(&buf, data.len());
@@ -155,12 +132,11 @@ pub fn program(data: &[u8]) -> Program {
     }
 }
 
-/// The item at `span` (inside `data`) with pick `pick`, under `cfg`.
 pub fn item_at(data: &[u8], span: &Range<usize>, pick: u8, cfg: &Config) -> Option<Item> {
     (span.end <= data.len()).then(|| item(data, data.len(), span, pick, cfg))
 }
 
-/// The item at `span` of `buf` (`data` and its padding; `len` = `data.len()`).
+/// The item at `span` of `buf` (`data`, `len` long, and its padding).
 fn item(buf: &[u8], len: usize, span: &Range<usize>, pick: u8, cfg: &Config) -> Item {
     if pick == IMAGE_PICK {
         let mut b = [0u8; 64];
@@ -180,7 +156,7 @@ fn item(buf: &[u8], len: usize, span: &Range<usize>, pick: u8, cfg: &Config) -> 
         0..=4 => match case(u, cfg) {
             Ok(mut c) => {
                 if u.ratio(1, 3).unwrap_or(false) {
-                    // A correlated fault, unlabelled: only the differential comparison applies.
+                    // A correlated fault, unlabelled.
                     field_copy(&mut c.bundle, &mut SplitMix64(u.arbitrary().unwrap_or(0)));
                     c.expected = Expected::default();
                 }
@@ -193,7 +169,6 @@ fn item(buf: &[u8], len: usize, span: &Range<usize>, pick: u8, cfg: &Config) -> 
         6 => stream(u, cfg).map_or_else(refused, Item::Stream),
         7 => wide_group(u, cfg).map_or_else(refused, Item::Stream),
         8 => Item::Lut(lut_ordinal(u).unwrap_or(0)),
-        // The gate's IR inputs (valid or near-valid), seeded by the body.
         _ => {
             let kind = CaseKind::of(u.int_in_range(0..=1u64).unwrap_or(0));
             let mut input = Vec::new();

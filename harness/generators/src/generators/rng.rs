@@ -1,23 +1,17 @@
-//! The harness's one PRNG: SplitMix64 (Steele, Lea & Flood, "Fast splittable
-//! pseudorandom number generators", OOPSLA 2014), and the pure seeding of a
-//! gate case from `(seed, target, index)`.
-//!
-//! Library, tests and examples all draw from [`SplitMix64`]; nothing else in
-//! the harness keeps PRNG state.
+//! The harness's one PRNG, SplitMix64 (Steele, Lea & Flood, OOPSLA 2014), and the pure
+//! seeding of a gate case from `(seed, target, index)`.
 
-/// A small, fast PRNG (SplitMix64).
 #[derive(Clone, Debug)]
 pub struct SplitMix64(pub u64);
 
 impl SplitMix64 {
-    /// The next 64 random bits.
     #[inline]
     pub fn next_u64(&mut self) -> u64 {
         self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
         mix64(self.0)
     }
 
-    /// A value in `0..n` (`n > 0`; slight modulo bias is fine here).
+    /// A value in `0..n` (`n > 0`; slight modulo bias).
     #[inline]
     pub fn below(&mut self, n: u64) -> u64 {
         self.next_u64() % n
@@ -37,7 +31,6 @@ impl SplitMix64 {
         self.next_u64() as u8
     }
 
-    /// One element of `xs` (non-empty).
     #[inline]
     pub fn pick<T: Copy>(&mut self, xs: &[T]) -> T {
         xs[self.below(xs.len() as u64) as usize]
@@ -57,7 +50,6 @@ impl SplitMix64 {
     }
 }
 
-/// The SplitMix64 finaliser.
 #[inline]
 pub fn mix64(mut z: u64) -> u64 {
     z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
@@ -65,14 +57,13 @@ pub fn mix64(mut z: u64) -> u64 {
     z ^ (z >> 31)
 }
 
-/// 64-bit FNV-1a of `data` (stable across runs and platforms): corpus files are named by
-/// its 16-digit lowercase hex; it seeds generator programs' padding.
+/// 64-bit FNV-1a (stable across runs and platforms: corpus file names, program padding).
 #[inline]
 pub fn fnv1a64(data: &[u8]) -> u64 {
     fnv1a64_on(0xcbf2_9ce4_8422_2325, data)
 }
 
-/// [`fnv1a64`] continued from hash `h` over `data` (the gate's coverage maps hash with it).
+/// [`fnv1a64`] continued from hash `h`.
 #[inline]
 pub fn fnv1a64_on(h: u64, data: &[u8]) -> u64 {
     data.iter().fold(h, |h, &b| {
@@ -80,13 +71,11 @@ pub fn fnv1a64_on(h: u64, data: &[u8]) -> u64 {
     })
 }
 
-/// [`fnv1a64`] of a name.
 pub fn name_hash(s: &str) -> u64 {
     fnv1a64(s.as_bytes())
 }
 
-/// The generator of case `i` of the target whose name hashes to
-/// `target_hash` ([`name_hash`]) under `seed`: a pure function of the three.
+/// The generator of case `i` of the target whose [`name_hash`] is `target_hash`.
 #[inline]
 pub fn case_rng(seed: u64, target_hash: u64, i: u64) -> SplitMix64 {
     SplitMix64(mix64(

@@ -1,16 +1,7 @@
 //! Whole instruction streams for the stream walkers (SPEC §5.3 "Linting a stream", D-27,
-//! D-28), drawn for one generation: instructions of the generation's roster (isa/opcodes.tsv,
-//! read here, not from either implementation) with well-formed or corrupted skeletons, now and
-//! then an opcode of another generation only or of none; valid record images of the eleven
-//! ([`super::images::valid_image_for`]), some mutated; custom-op groups (whole, cut short,
-//! overlong, count mismatch; 0..=255 arguments over every band); 0xD9/0xDA pairs (one-leg and
-//! two-leg kinds, the leg missing, mismatched or stray); 128-byte instructions (the `length`
-//! column) whose second half looks like an opcode; stray payloads, random bundles and
-//! random-byte programs. A program may be cut at a bundle boundary and gets near-valid
-//! corruptions at any position (half of them at a byte a rule reads: 0, 1, 4, 6, 0x0C..=0x0F).
-//!
-//! The bundles are written from SPEC §1, §3–§5 (not from either implementation). Used by the
-//! `stream_lint` target kind ([`crate::kinds::stream_lint`]) and `tests/stream_lint.rs`.
+//! D-28) of one generation: roster instructions, record images, custom-op groups,
+//! 0xD9/0xDA pairs, 128-byte instructions, strays and random bytes, then cut or corrupted.
+//! Written from SPEC §1, §3–§5 and isa/opcodes.tsv, not from either implementation.
 
 use super::images::{mutate_image, valid_image_for};
 use super::rng::SplitMix64;
@@ -19,19 +10,15 @@ use crate::layout::OPCODES;
 use std::sync::OnceLock;
 use tpb_core::lint::instruction_len;
 
-/// The roster rows the generator draws from: per generation ([`Generation::ALL`] order) its members,
-/// the opcodes of some generation that are not its members, and the 128-byte opcodes.
+/// Per generation ([`Generation::ALL`] order) its members and the opcodes only another
+/// generation names; and the 128-byte opcodes.
 pub struct Roster {
-    /// Members of each generation's enum.
     pub members: [Vec<u8>; 4],
-    /// Per generation: opcodes named by another generation only.
     pub others: [Vec<u8>; 4],
-    /// Opcodes whose `length` is 128.
     pub long: Vec<u8>,
 }
 
-/// [`Roster`] from core's tables generated from isa/opcodes.tsv (`Generation::is_valid_opcode`,
-/// the `length` column through `instruction_len`); `tests` count the members against SPEC §0.
+/// [`Roster`] from core's tables generated from isa/opcodes.tsv.
 pub fn roster() -> &'static Roster {
     static ROSTER: OnceLock<Roster> = OnceLock::new();
     ROSTER.get_or_init(|| {
@@ -50,7 +37,7 @@ fn arch_index(arch: Generation) -> usize {
     Generation::ALL.iter().position(|&a| a == arch).unwrap_or(0)
 }
 
-/// A bundle of opcode `op` with a well-formed skeleton (byte 1 = 0x10, SPEC §3), rest zero.
+/// `op` with a well-formed skeleton (byte 1 = 0x10, SPEC §3), rest zero.
 pub fn skeleton(op: u8) -> [u8; 64] {
     let mut b = [0u8; 64];
     b[0] = op;
@@ -114,8 +101,8 @@ fn group_arguments(r: &mut SplitMix64) -> u8 {
     }
 }
 
-/// An instruction of the roster with a skeleton (byte 1, the events band) that is mostly well
-/// formed, and a body of zeros and random bytes.
+/// A roster instruction (now and then another generation's or any opcode) with a mostly
+/// well-formed skeleton and a body of zeros and random bytes.
 fn plain(r: &mut SplitMix64, arch: Generation, s: &mut Vec<u8>) {
     let ros = roster();
     let op = match r.below(16) {
@@ -152,7 +139,7 @@ fn plain(r: &mut SplitMix64, arch: Generation, s: &mut Vec<u8>) {
     s.extend_from_slice(&b);
 }
 
-/// Appends one random piece of program for generation `arch` to `s`.
+/// Appends one random piece of program to `s`.
 fn piece(r: &mut SplitMix64, arch: Generation, s: &mut Vec<u8>) {
     match r.below(11) {
         0..=2 => plain(r, arch, s),
@@ -223,8 +210,7 @@ fn piece(r: &mut SplitMix64, arch: Generation, s: &mut Vec<u8>) {
 /// Bytes of a bundle a stream or skeleton rule reads (SPEC §1, §5.3).
 const RULE_BYTES: [usize; 8] = [0x00, 0x01, 0x04, 0x06, 0x0C, 0x0D, 0x0E, 0x0F];
 
-/// Writes one random program for generation `arch` (whole bundles, at most 16 pieces) into
-/// `s`, replacing what it held.
+/// One random program for `arch` (whole bundles, at most 16 pieces) into `s`.
 pub fn program_into(r: &mut SplitMix64, arch: Generation, s: &mut Vec<u8>) {
     s.clear();
     if one_in(r, 8) {
@@ -242,8 +228,7 @@ pub fn program_into(r: &mut SplitMix64, arch: Generation, s: &mut Vec<u8>) {
         s.truncate(64 * keep);
     }
     if one_in(r, 2) && !s.is_empty() {
-        // One to three near-valid corruptions: a bit flip, a byte +-1 or a random byte, at any
-        // position or at a byte a rule reads.
+        // 1..=3 corruptions, at any position or at a byte a rule reads.
         for _ in 0..1 + r.below(3) {
             let bundle = 64 * r.below((s.len() / 64) as u64) as usize;
             let at = if one_in(r, 2) {

@@ -8,8 +8,7 @@ use crate::generation::Generation;
 use arbitrary::{Result, Unstructured};
 use tpb_core::insn::{CustomOpGroup, CustomOpHeader, Instruction};
 
-/// A valid custom-op group with 0..=`cfg.max_args % 16` args, or (bit 7 of
-/// `max_args`) any count 0..=255.
+/// A valid custom-op group of [`Config::max_args`] args at most.
 pub fn group(u: &mut Unstructured<'_>, cfg: &Config) -> Result<CustomOpGroup> {
     let hi = if cfg.max_args & 0x80 != 0 {
         u8::MAX
@@ -20,11 +19,9 @@ pub fn group(u: &mut Unstructured<'_>, cfg: &Config) -> Result<CustomOpGroup> {
     group_of(u, n)
 }
 
-/// A valid custom-op group of `n` args.
 fn group_of(u: &mut Unstructured<'_>, n: u8) -> Result<CustomOpGroup> {
     let (b10, d14, d18, b1c) = scratch(u)?;
-    // The first two argument patterns from the input, the rest from a PRNG
-    // seeded by it, so a 255-argument group costs 2 * 48 + 8 input bytes.
+    // Two argument patterns from the input, the rest from a PRNG seeded by it (104 bytes).
     let mut bulk = SplitMix64(u.arbitrary()?);
     let mut args = Vec::with_capacity(usize::from(n));
     for i in 0..n {
@@ -50,7 +47,6 @@ fn group_of(u: &mut Unstructured<'_>, n: u8) -> Result<CustomOpGroup> {
     })
 }
 
-/// Encodes a group with core's group encoder under `arch`.
 pub fn encode_group(g: &CustomOpGroup, arch: Generation) -> std::result::Result<Vec<u8>, GenError> {
     match g.encode(arch) {
         Ok(bs) => Ok(bs.iter().flat_map(|b| b.0).collect()),
@@ -61,8 +57,7 @@ pub fn encode_group(g: &CustomOpGroup, arch: Generation) -> std::result::Result<
     }
 }
 
-/// One valid group whose argument count is the next byte as it is (any of
-/// 0..=255 whatever the config, and a byte comparison tracing can set),
+/// One valid group of the next byte's argument count (a byte comparison tracing can set),
 /// half the time followed by a valid non-group bundle (SPEC §5.3).
 pub fn wide_group(
     u: &mut Unstructured<'_>,
@@ -76,10 +71,8 @@ pub fn wide_group(
     Ok(out)
 }
 
-/// A multi-bundle stream (SPEC §5.3): up to 6 items, each a valid group, a
-/// valid non-group bundle, a near-valid bundle, a short group (last payload
-/// dropped), a group with an extra (stray) payload, or a header whose
-/// `num_payloads` is off by one; rarely followed by trailing bytes.
+/// A multi-bundle stream (SPEC §5.3) of up to 6 items: valid or broken groups, valid or
+/// near-valid bundles; rarely trailing bytes.
 pub fn stream(u: &mut Unstructured<'_>, cfg: &Config) -> std::result::Result<Vec<u8>, GenError> {
     let mut out = Vec::new();
     let items = u.int_in_range(1..=6u8)?;

@@ -1,14 +1,7 @@
-//! Sync programs for `sync_handshake` (SPEC §8): a program is built from
-//! bytes through [`arbitrary::Unstructured`] as a `Vec<`[`Op`]`>`: custom-op
-//! flows (DMA in → custom op on the host → GPSIMD compute → result DMA →
-//! consumers, with optional remote updates to peer cores) and free
-//! instructions that may break every rule; one in 21 programs ends in a
-//! [`Chain`] (a run of producers on several engines, 0..=4 pseudo
-//! instructions, then a fan-out of consumers). The bytes left over pick the
-//! interleaving the simulator runs.
-//!
-//! [`shape`] classifies a program's shapes for the reach table
-//! (`tpb_judge::kinds::sync_handshake::count_shape`).
+//! Sync programs for `sync_handshake` (SPEC §8), built from bytes as a list of [`Op`]s:
+//! custom-op flows (DMA in → custom op → GPSIMD compute → result DMA → consumers) and free
+//! instructions that may break every rule, now and then ending in a [`Chain`]; the bytes
+//! left pick the interleaving. [`shape`] classifies a program for the reach table.
 
 pub use crate::subjects::SyncFlow;
 use arbitrary::{Arbitrary, Unstructured};
@@ -21,64 +14,44 @@ pub const GEN_MAX_INSTRS: usize = 200;
 /// Most ops read from one input.
 pub const GEN_MAX_OPS: usize = 48;
 
+/// One op of a program; selectors are reduced as `apply` reads them.
 #[derive(Arbitrary, Debug, Clone)]
 pub enum Op {
-    /// A whole custom-op flow, valid by construction.
+    /// A whole custom-op flow, valid by construction (`cores` 0: the custom op feeds the
+    /// result DMA directly; `remote`: each compute also signals a peer core).
     CustomFlow {
-        /// Input DMA queue (mod 4).
         in_queue: u8,
-        /// Result DMA queue (mod 4).
         out_queue: u8,
-        /// GPSIMD cores used (mod 4); 0 means the custom op feeds the result DMA directly.
         cores: u8,
-        /// Consumers of the result (mod 4).
         consumers: u8,
-        /// Increment (mod 4, + 1).
         mult: u8,
-        /// Also signal a peer core remotely from each compute.
         remote: bool,
     },
-    /// A consumer of an earlier instruction on some engine, signalling its engine's semaphore.
-    Consume {
-        /// Engine selector.
-        engine: u8,
-        /// How far back the producer is.
-        back: u8,
-    },
-    /// A free instruction: may dangle, loop, share semaphores, fan out, overflow.
+    /// A consumer of an earlier instruction, signalling its engine's semaphore.
+    Consume { engine: u8, back: u8 },
+    /// A free instruction: may dangle, loop, share semaphores, fan out, overflow (engine 255:
+    /// GPSIMD core 8, invalid).
     Raw {
-        /// Engine selector (255 = GPSIMD core 8, invalid).
         engine: u8,
-        /// `(producer selector, expected-semaphore selector)`.
         deps: Vec<(u8, Option<u8>)>,
-        /// `(semaphore selector, remote core selector)`.
         sems: Vec<(u8, Option<u8>)>,
-        /// Increment selector.
         mult: u32,
     },
     /// A pseudo instruction depending on earlier ones.
-    Pseudo {
-        /// Producer selectors (backwards).
-        deps: Vec<u8>,
-    },
+    Pseudo { deps: Vec<u8> },
     /// An extra allocation request.
-    Alloc {
-        /// From the top.
-        top: bool,
-    },
+    Alloc { top: bool },
 }
 
+/// A program in the model's types, with its custom-op flows.
 #[derive(Debug, Clone)]
 pub struct Case {
-    /// The program, in the model's types.
     pub program: Program,
-    /// Its custom-op flows.
     pub flows: Vec<SyncFlow>,
 }
 
-/// Each engine's own semaphore handle, requested on the engine's first use: DMA queues
-/// from the top of the pool, compute engines from the bottom (the generator's convention,
-/// shared with the sync state-machine test).
+/// Each engine's own semaphore handle, requested on first use: DMA queues from the top of
+/// the pool, compute engines from the bottom (shared with the sync state-machine test).
 #[derive(Clone, Debug, Default)]
 pub struct EngineSems(BTreeMap<Engine, u16>);
 
@@ -102,14 +75,12 @@ struct Builder {
     instrs: Vec<Instr>,
     flows: Vec<SyncFlow>,
     engine_sem: EngineSems,
-    /// Instructions of an earlier case whose lists [`Builder::own`] refills (capacity only;
-    /// every field is overwritten).
+    /// Instructions of an earlier case whose lists [`Builder::own`] refills.
     spare: Vec<Instr>,
 }
 
 thread_local! {
-    /// Per-thread recycling for [`build_recycled`]: the last case's instruction list
-    /// (empty, with its capacity) and its instructions.
+    /// Per-thread recycling for [`build_recycled`]: the last case's list and instructions.
     static RECYCLED: RefCell<(Vec<Instr>, Vec<Instr>)> = const { RefCell::new((Vec::new(), Vec::new())) };
 }
 
@@ -121,7 +92,6 @@ impl Builder {
         self.allocs.push(from);
         (self.allocs.len() - 1) as u16
     }
-    /// The engine's own semaphore handle ([`EngineSems`]).
     fn sem_of(&mut self, e: Engine) -> u16 {
         let allocs = &mut self.allocs;
         self.engine_sem.of(e, |from| {
@@ -169,7 +139,6 @@ impl Builder {
     }
 }
 
-/// A dependency on `producer` through its own semaphore.
 fn dep(producer: u16) -> Dep {
     Dep {
         producer,
@@ -300,29 +269,20 @@ fn apply(b: &mut Builder, op: Op) {
     }
 }
 
-/// A chain appended to a program whose first byte is in [`CHAIN_SELECTORS`]:
-/// `len` producers in a row on rotating engines, then a run of `pseudos`
-/// pseudo instructions, then `consumers` consumers of the run's end
-/// (fan-out), each on its own engine. It builds the shapes the free ops
-/// rarely do (pseudo runs of 2 and 3+, long chains).
+/// Appended to a program whose first byte is in [`CHAIN_SELECTORS`]: producers on rotating
+/// engines, a run of pseudo instructions, then a fan-out of consumers: the shapes the free
+/// ops rarely build (pseudo runs of 2 and 3+, long chains).
 #[derive(Arbitrary, Debug, Clone)]
 pub struct Chain {
-    /// Producers after the first (mod 12).
     pub len: u8,
-    /// Pseudo instructions between the last producer and the consumers (mod 5).
     pub pseudos: u8,
-    /// First engine selector.
     pub engine: u8,
-    /// Consumers (mod 4, + 1).
     pub consumers: u8,
 }
 
-/// Most instructions a [`Chain`] adds.
 const CHAIN_MAX_INSTRS: usize = 1 + 11 + 4 + 4;
 
-/// First bytes (the pool selector's default-pool range) whose program gets a
-/// [`Chain`] appended: 12 of 256, so the other programs, and the cost of a
-/// case, stay as they were.
+/// 12 of the default pool's first bytes, so other programs stay as they were.
 pub const CHAIN_SELECTORS: std::ops::Range<u8> = 212..224;
 
 fn apply_chain(b: &mut Builder, c: Chain) {
@@ -346,14 +306,12 @@ fn apply_chain(b: &mut Builder, c: Chain) {
     }
 }
 
-/// Build a case from the front of `u` (at most [`GEN_MAX_OPS`] ops, [`GEN_MAX_INSTRS`]
-/// instructions). Never fails: missing bytes read as zeros.
+/// A case from the front of `u`; never fails (missing bytes read as zeros).
 pub fn build_case(u: &mut Unstructured<'_>) -> Case {
     build_case_from(u, Vec::new(), Vec::new()).0
 }
 
-/// [`build_case`] into the list `instrs` (emptied first), refilling instructions taken from
-/// `spare`; also returns the spare ones it did not use.
+/// [`build_case`] into `instrs`, refilling instructions from `spare`; returns those unused.
 pub fn build_case_from(
     u: &mut Unstructured<'_>,
     mut instrs: Vec<Instr>,
@@ -398,9 +356,7 @@ pub fn build_case_from(
     (case, b.spare)
 }
 
-/// [`build_case`] reusing this thread's instruction lists from the last case
-/// ([`recycle`] hands them back); also returns the schedule bytes (the rest
-/// of `data`).
+/// [`build_case`] reusing this thread's lists ([`recycle`]); also returns the schedule bytes.
 pub fn build_recycled(data: &[u8]) -> (Case, &[u8]) {
     let mut u = Unstructured::new(data);
     let (list, spare) = RECYCLED
@@ -416,7 +372,6 @@ pub fn build_recycled(data: &[u8]) -> (Case, &[u8]) {
     (case, u.take_rest())
 }
 
-/// Hands a case's instructions back for the next [`build_recycled`] on this thread.
 pub fn recycle(case: Case) {
     let mut list = case.program.instrs;
     RECYCLED.with(|r| {
@@ -431,25 +386,20 @@ pub fn recycle(case: Case) {
 /// Pseudo-instruction run bands between a producer and its consumer.
 pub const PSEUDO_RUNS: [&str; 4] = ["0", "1", "2", "3+"];
 
-/// The program shapes of one program (see [`shape`]).
+/// A program's shapes: per [`PSEUDO_RUNS`] band, a non-pseudo consumer of a non-pseudo
+/// producer through that many pseudo instructions; an instruction with ≥ 2 non-pseudo
+/// consumers; ≥ 3 non-pseudo engines; a dependency chain of [`LONG_CHAIN`].
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Shape {
-    /// Per [`PSEUDO_RUNS`] band: some non-pseudo consumer depends on a
-    /// non-pseudo producer through a run of that many pseudo instructions.
     pub pseudo_runs: [bool; 4],
-    /// Some instruction has several (≥ 2) non-pseudo consumers.
     pub fan_out: bool,
-    /// At least 3 distinct non-pseudo engines run instructions.
     pub several_engines: bool,
-    /// Some dependency chain is at least [`LONG_CHAIN`] instructions long.
     pub long_chain: bool,
 }
 
-/// Instructions on a dependency path that make a chain long.
 pub const LONG_CHAIN: usize = 8;
 
-/// The shapes of `p` (dependencies to a later or missing instruction are
-/// ignored).
+/// The shapes of `p` (dependencies to a later or missing instruction ignored).
 pub fn shape(p: &Program) -> Shape {
     let ins = &p.instrs;
     let n = ins.len();
@@ -472,8 +422,7 @@ pub fn shape(p: &Program) -> Shape {
         }
         for d in x.deps.iter().filter(|d| dep_ok(i, d)) {
             let p = usize::from(d.producer);
-            // Walk back through the run of pseudo instructions (first
-            // dependency of each; bounded by the band 3+).
+            // Back through the pseudo run (first dependency of each; bounded by band 3+).
             let (mut at, mut run) = (p, 0usize);
             while ins[at].engine == Engine::Pseudo && run < 3 {
                 match ins[at].deps.iter().find(|d| dep_ok(at, d)) {

@@ -1,5 +1,5 @@
-//! Valid by construction: typed `tpb_core` instructions for any of the
-//! record opcodes a generation's compiler emits (SPEC §0, §5), encoded with core's encoder.
+//! Valid by construction: typed `tpb_core` instructions of the record opcodes a generation
+//! emits (SPEC §0, §5), encoded with core's encoder.
 
 use super::config::{opcode, Config};
 use crate::generation::Generation;
@@ -25,8 +25,7 @@ pub fn sync(u: &mut Unstructured<'_>) -> Result<Sync> {
     })
 }
 
-/// A member of a table: a quarter of the time its first or last member
-/// (table edges), else any member.
+/// A member of a table, a quarter of the time its first or last.
 fn member<T: Copy>(u: &mut Unstructured<'_>, table: &[T]) -> Result<T> {
     if u.int_in_range(0..=3u8)? == 3 {
         if let (Some(&a), Some(&b)) = (table.first(), table.last()) {
@@ -36,7 +35,7 @@ fn member<T: Copy>(u: &mut Unstructured<'_>, table: &[T]) -> Result<T> {
     u.choose(table).copied()
 }
 
-/// A dtype tag of `arch`'s column (the layout's `Dtype` domain, SPEC §6.4).
+/// A dtype tag of `arch`'s column (SPEC §6.4).
 fn dtype_tag(u: &mut Unstructured<'_>, arch: Generation) -> Result<u8> {
     member(u, Domain::Dtype.values_for(arch).unwrap_or(&[0x01]))
 }
@@ -53,8 +52,7 @@ pub(super) fn nonzero_u8(u: &mut Unstructured<'_>) -> Result<u8> {
     u.int_in_range(1..=0xFF)
 }
 
-/// A nonzero u32: half the time a single nonzero byte at a random position
-/// (to probe byte-precise masks).
+/// A nonzero u32, half the time one nonzero byte (to probe byte-precise masks).
 pub(super) fn nonzero_u32(u: &mut Unstructured<'_>) -> Result<u32> {
     if u.ratio(1, 2)? {
         let pos = u.int_in_range(0..=3u32)?;
@@ -64,8 +62,8 @@ pub(super) fn nonzero_u32(u: &mut Unstructured<'_>) -> Result<u32> {
     }
 }
 
-/// The scratch descriptor `(byte_10, dword_14, dword_18, byte_1c)`: all zero
-/// (as this build emits) or a full triple plus any dword[0x14] (D-4).
+/// The scratch descriptor `(byte_10, dword_14, dword_18, byte_1c)`: all zero or a full
+/// triple plus any dword[0x14] (D-4).
 pub(super) fn scratch(u: &mut Unstructured<'_>) -> Result<(u8, u32, u32, u8)> {
     if u.ratio(2, 3)? {
         return Ok((0, 0, 0, 0));
@@ -78,8 +76,7 @@ pub(super) fn scratch(u: &mut Unstructured<'_>) -> Result<(u8, u32, u32, u8)> {
     ))
 }
 
-/// A valid instruction of the given record opcode (one of
-/// [`crate::layout::OPCODES`]) under `arch`; an opcode without an arm here is
+/// A valid instruction of record opcode `opcode` under `arch`; one without an arm here is
 /// [`GenError::NoGenerator`], never another opcode's instruction.
 pub fn instruction_of(
     u: &mut Unstructured<'_>,
@@ -87,9 +84,8 @@ pub fn instruction_of(
     arch: Generation,
 ) -> std::result::Result<Instruction, GenError> {
     let dtype_tag = |u: &mut Unstructured<'_>| dtype_tag(u, arch);
-    // `T { field, field: draw }`: the instruction `T` with its fields drawn in the order
-    // written (the order is the case): `sync` by [`sync`], a field given a draw by it, any
-    // other by `u.arbitrary()`.
+    // `T { field, field: draw }`: fields drawn in the order written (the order is the case):
+    // `sync` by [`sync`], a given draw, else `u.arbitrary()`.
     macro_rules! rec {
         ($t:ident { $($f:ident $(: $e:expr)?),* }) => {
             Instruction::from($t { $($f: rec!(@ $f $($e)?)),* })
@@ -152,7 +148,6 @@ pub fn instruction_of(
     })
 }
 
-/// A valid instruction, opcode drawn by the config's weights.
 pub fn valid_instruction(
     u: &mut Unstructured<'_>,
     cfg: &Config,
@@ -161,12 +156,10 @@ pub fn valid_instruction(
     instruction_of(u, op, cfg.arch)
 }
 
-/// A valid-by-construction instruction that core's encoder refused — itself a
-/// finding (the instruction is in the encoder's domain by SPEC §5).
+/// A valid-by-construction instruction core's encoder refused: a finding (SPEC §5).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct EncodeRefused {
     pub instruction: Instruction,
-    /// Core's error, rendered.
     pub error: String,
 }
 
@@ -180,17 +173,13 @@ impl std::fmt::Display for EncodeRefused {
     }
 }
 
-/// Generation failed: out of data (never, see module docs), core's encoder
-/// refused a valid instruction, or a record opcode has no generator.
+/// Generation failed: out of data (never), core's encoder refused, or a record of
+/// isa/records.tsv has no arm in [`instruction_of`].
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum GenError {
     Arbitrary(arbitrary::Error),
     Encode(Box<EncodeRefused>),
-    /// [`instruction_of`] has no arm for this opcode (a record of
-    /// isa/records.tsv added without its generator).
-    NoGenerator {
-        opcode: u8,
-    },
+    NoGenerator { opcode: u8 },
 }
 
 impl From<arbitrary::Error> for GenError {
@@ -216,7 +205,6 @@ impl std::fmt::Display for GenError {
 
 impl std::error::Error for GenError {}
 
-/// Encodes with core under `arch`; a refusal is a [`GenError::Encode`].
 pub fn encode(i: &Instruction, arch: Generation) -> std::result::Result<[u8; 64], GenError> {
     i.encode(arch).map(|b| b.0).map_err(|e| {
         GenError::Encode(Box::new(EncodeRefused {

@@ -14,29 +14,20 @@ pub enum Violation {
     Opcode(u8),
     /// byte[1] := a wrong tag.
     Tag(u8),
-    /// Flip one bit of a reserved byte (so exactly one reserved bit is set).
-    ReservedBit {
-        offset: u8,
-        /// Bit 0..=7.
-        bit: u8,
-    },
+    /// Flip bit 0..=7 of a reserved byte (so exactly one reserved bit is set).
+    ReservedBit { offset: u8, bit: u8 },
     /// byte[4] := an illegal wait mode.
     WaitMode(u8),
     /// byte[6] := an illegal update mode.
     UpdateMode(u8),
-    /// 0x85 only: a partial scratch descriptor. `parts` bit 0 = byte[0x10],
-    /// 1 = dword[0x14], 2 = dword[0x18], 3 = byte[0x1C]; the set parts get the
-    /// (nonzero) values, the others zero.
+    /// 0x85 only: a partial scratch descriptor: `parts` bit 0 = byte[0x10], 1 = dword[0x14],
+    /// 2 = dword[0x18], 3 = byte[0x1C] get their (nonzero) value, the others zero (never
+    /// all of 0, 2, 3).
     Scratch {
-        /// Which parts are nonzero (never all of 0, 2, 3).
         parts: u8,
-        /// byte[0x10] if set.
         b10: u8,
-        /// dword[0x14] if set.
         d14: u32,
-        /// dword[0x18] if set.
         d18: u32,
-        /// byte[0x1C] if set.
         b1c: u8,
     },
     /// A LUT / flag byte (cce_op, dtype, kind, src/dst dtype, valid,
@@ -51,7 +42,6 @@ pub const SCRATCH_PARTIAL: [u8; 13] = [
 ];
 
 impl Violation {
-    /// The bytes this violation writes.
     pub fn footprint(&self) -> Vec<usize> {
         match *self {
             Violation::Opcode(_) => vec![0],
@@ -91,7 +81,7 @@ impl Violation {
         }
     }
 
-    /// A short stable name of the violation's kind (for matrices and reports).
+    /// A short stable name of the kind (for matrices and reports).
     pub fn kind(&self) -> &'static str {
         match self {
             Violation::Opcode(_) => "opcode",
@@ -127,7 +117,6 @@ fn bad_value(u: &mut Unstructured<'_>, edges: &[u8], ok: impl Fn(u8) -> bool) ->
         .unwrap_or(0xFF))
 }
 
-/// The violation kinds available for a base opcode.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Menu {
     Opcode,
@@ -139,8 +128,7 @@ enum Menu {
     Field,
 }
 
-/// The payload bytes (from +0x0C) of `base`'s image whose value a decoder checks against a
-/// domain (an enum, a constant or a flag), with their roles.
+/// The payload bytes (from +0x0C) of `base` a decoder checks, with their roles.
 fn checked_field_bytes(base: u8) -> Vec<(u8, Role)> {
     (0x0Cu8..64)
         .filter_map(|o| byte_role(base, usize::from(o)).map(|r| (o, r)))
@@ -192,8 +180,7 @@ pub fn violation(u: &mut Unstructured<'_>, base: u8, arch: Generation) -> Result
                     )
                 })
                 .collect();
-            // Half the time the first or last byte of a reserved run (an
-            // off-by-one in a mask shows there), else any reserved byte.
+            // Half the time a reserved run's first or last byte (mask off-by-ones show there).
             let ends: Vec<u8> = offs
                 .iter()
                 .copied()
