@@ -6,68 +6,40 @@
 use super::vectors;
 use crate::targets::{folder_targets, Target};
 use std::fmt;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
-/// Why the corpus cannot back a gate run.
+/// Why the corpus cannot back a gate run, said in full.
 #[derive(Clone, Debug, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum CorpusProblem {
-    /// The corpus root does not exist or cannot be read.
-    Missing { root: PathBuf, error: String },
-    /// The corpus root is not a folder.
-    NotAFolder(PathBuf),
-    /// The corpus root holds nothing.
-    Empty(PathBuf),
-    /// `vectors/` is missing or holds no vector file.
-    NoVectors(PathBuf),
-    /// An input the gate cannot read whole, and why.
-    Unreadable { path: PathBuf, why: String },
-    /// No corpus file is routed to a selected target.
-    NoFilesForTarget { root: PathBuf, target: &'static str },
-}
+pub struct CorpusProblem(String);
 
 impl fmt::Display for CorpusProblem {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            CorpusProblem::Missing { root, error } => {
-                write!(f, "{}: no corpus folder: {error}", root.display())?
-            }
-            CorpusProblem::NotAFolder(p) => write!(f, "{}: corpus is not a folder", p.display())?,
-            CorpusProblem::Empty(p) => write!(f, "{}: corpus folder is empty", p.display())?,
-            CorpusProblem::NoVectors(p) => write!(
-                f,
-                "{}: no vector file (missing or empty folder)",
-                p.display()
-            )?,
-            CorpusProblem::Unreadable { path, why } => {
-                return write!(
-                    f,
-                    "{}: {why}; the gate checks every input it is given or refuses to run \
-                     (remove or replace it)",
-                    path.display()
-                );
-            }
-            CorpusProblem::NoFilesForTarget { root, target } => write!(
-                f,
-                "{}: no corpus file for selected target {target} (expected a non-empty \
-                 {target}/ folder or a folder routed to it)",
-                root.display()
-            )?,
-        }
-        f.write_str(
-            "; a gate that replays nothing must not pass (give --corpus DIR, or --no-corpus to \
-             run the generated cases only)",
-        )
+        f.write_str(&self.0)
     }
 }
 
 impl std::error::Error for CorpusProblem {}
 
+/// `p` leaves the gate nothing to replay (`what` is wrong with it).
+fn nothing(p: &Path, what: impl fmt::Display) -> CorpusProblem {
+    CorpusProblem(format!(
+        "{}: {what}; a gate that replays nothing must not pass (give --corpus DIR, or \
+         --no-corpus to run the generated cases only)",
+        p.display()
+    ))
+}
+
+/// An input the gate cannot read whole, and why.
+fn unreadable(p: &Path, why: impl fmt::Display) -> CorpusProblem {
+    CorpusProblem(format!(
+        "{}: {why}; the gate checks every input it is given or refuses to run (remove or \
+         replace it)",
+        p.display()
+    ))
+}
+
 fn missing(root: &Path) -> impl Fn(std::io::Error) -> CorpusProblem + '_ {
-    move |e| CorpusProblem::Missing {
-        root: root.to_path_buf(),
-        error: e.to_string(),
-    }
+    move |e| nothing(root, format_args!("no corpus folder: {e}"))
 }
 
 /// True when `dir` holds a regular file somewhere below it (symlinks not followed).
@@ -97,12 +69,8 @@ fn check_inputs(
     flat: bool,
     keep: &dyn Fn(&str) -> bool,
 ) -> Result<(), CorpusProblem> {
-    let bad = |path: &Path, why: String| CorpusProblem::Unreadable {
-        path: path.to_path_buf(),
-        why,
-    };
-    let entries =
-        vectors::sorted_paths(dir).map_err(|e| bad(dir, format!("folder cannot be read: {e}")))?;
+    let entries = vectors::sorted_paths(dir)
+        .map_err(|e| unreadable(dir, format_args!("folder cannot be read: {e}")))?;
     for p in entries {
         if !keep(&p.file_name().unwrap_or_default().to_string_lossy()) {
             continue;
@@ -113,7 +81,7 @@ fn check_inputs(
             }
             continue;
         }
-        readable(&p, cap).map_err(|why| bad(&p, why))?;
+        readable(&p, cap).map_err(|why| unreadable(&p, why))?;
     }
     Ok(())
 }
@@ -133,16 +101,10 @@ fn check_every_input(root: &Path, targets: &[Target]) -> Result<(), CorpusProble
             .unwrap_or_default()
             .to_string_lossy()
             .to_string();
-        let md = std::fs::symlink_metadata(&p).map_err(|e| CorpusProblem::Unreadable {
-            path: p.clone(),
-            why: e.to_string(),
-        })?;
+        let md = std::fs::symlink_metadata(&p).map_err(|e| unreadable(&p, e))?;
         // The replay lists every folder: a symlinked one is refused whatever its name.
         if md.file_type().is_symlink() && p.is_dir() {
-            return Err(CorpusProblem::Unreadable {
-                path: p,
-                why: "symlink to a directory, not followed".into(),
-            });
+            return Err(unreadable(&p, "symlink to a directory, not followed"));
         }
         if name == "vectors"
             || name.starts_with('.')
@@ -160,14 +122,14 @@ fn check_every_input(root: &Path, targets: &[Target]) -> Result<(), CorpusProble
 pub fn check_corpus(root: &Path, targets: &[Target]) -> Result<(), CorpusProblem> {
     let md = std::fs::metadata(root).map_err(missing(root))?;
     if !md.is_dir() {
-        return Err(CorpusProblem::NotAFolder(root.to_path_buf()));
+        return Err(nothing(root, "corpus is not a folder"));
     }
     let entries: Vec<std::fs::DirEntry> = std::fs::read_dir(root)
         .map_err(missing(root))?
         .flatten()
         .collect();
     if entries.is_empty() {
-        return Err(CorpusProblem::Empty(root.to_path_buf()));
+        return Err(nothing(root, "corpus folder is empty"));
     }
     let vdir = root.join("vectors");
     let has_vectors = std::fs::read_dir(&vdir).is_ok_and(|rd| {
@@ -177,7 +139,7 @@ pub fn check_corpus(root: &Path, targets: &[Target]) -> Result<(), CorpusProblem
         })
     });
     if !has_vectors {
-        return Err(CorpusProblem::NoVectors(vdir));
+        return Err(nothing(&vdir, "no vector file (missing or empty folder)"));
     }
     for t in targets {
         let fed = entries.iter().any(|e| {
@@ -185,10 +147,14 @@ pub fn check_corpus(root: &Path, targets: &[Target]) -> Result<(), CorpusProblem
             folder_targets(&name).contains(t) && has_regular_file(&e.path())
         });
         if !fed {
-            return Err(CorpusProblem::NoFilesForTarget {
-                root: root.to_path_buf(),
-                target: t.name(),
-            });
+            let t = t.name();
+            return Err(nothing(
+                root,
+                format_args!(
+                    "no corpus file for selected target {t} (expected a non-empty {t}/ folder \
+                     or a folder routed to it)"
+                ),
+            ));
         }
     }
     check_every_input(root, targets)
