@@ -9,7 +9,7 @@
 //! - In place, only inputs read and not kept are deleted; subfolders, special files, files
 //!   over the cap and symlinks are never opened blocking, followed or deleted (listed as
 //!   skipped); `CORPUS_DIR` must not be a symlink; a file or folder that changed since it was
-//!   read (device and inode) is not deleted ([`MinimizeError::Partial`]).
+//!   read (device and inode) is not deleted (exit 1).
 //! - `--output` (must not exist) is built in a hidden staging folder, registered with
 //!   [`crate::interrupt`] so no exit path leaves it, and renamed into place.
 
@@ -24,72 +24,68 @@ use std::collections::BTreeMap;
 use std::fmt;
 use std::path::{Path, PathBuf};
 
-/// Why minimisation failed (nothing was changed, except for [`MinimizeError::Partial`]).
+/// Why minimisation failed, said in full; nothing was changed unless `partial` (a deletion
+/// failed after earlier ones: exit 1, every signature still covered).
 #[derive(Debug)]
-pub enum MinimizeError {
-    /// A file or folder could not be read or written.
-    Io {
-        path: PathBuf,
-        error: std::io::Error,
-    },
-    /// The folder is neither `corpus/<target>/` nor a folder containing such folders.
-    NoTarget(PathBuf),
-    /// `--output` exists already.
-    OutputExists(PathBuf),
-    /// `CORPUS_DIR` is a symlink.
-    Symlink(PathBuf),
-    /// Deleting `path` failed after earlier deletions (exit 1: every signature still covered).
-    Partial {
-        path: PathBuf,
-        error: std::io::Error,
-    },
+pub struct MinimizeError {
+    message: String,
+    partial: bool,
 }
 
 impl MinimizeError {
+    fn at(p: &Path, what: impl fmt::Display) -> Self {
+        MinimizeError {
+            message: format!("{}: {what}", p.display()),
+            partial: false,
+        }
+    }
+
+    /// Deleting `p` failed after earlier deletions.
+    fn partial(p: &Path, error: impl fmt::Display) -> Self {
+        MinimizeError {
+            partial: true,
+            ..Self::at(
+                p,
+                format_args!(
+                    "cannot delete: {error} (files deleted before this one stay deleted; every \
+                     signature is still covered)"
+                ),
+            )
+        }
+    }
+
+    /// The folder is neither `corpus/<target>/` nor a folder containing such folders.
+    fn no_target(p: &Path) -> Self {
+        Self::at(
+            p,
+            "not a corpus folder: expected corpus/<target>/ or a folder holding <target>/ \
+             folders (gate or fuzz target names)",
+        )
+    }
+
+    fn output_exists(p: &Path) -> Self {
+        Self::at(
+            p,
+            "--output exists already; refusing to touch it (give a new folder)",
+        )
+    }
+
     /// True when something was changed before the error.
     pub fn changed_something(&self) -> bool {
-        matches!(self, MinimizeError::Partial { .. })
+        self.partial
     }
 }
 
 impl fmt::Display for MinimizeError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            MinimizeError::Io { path, error } => write!(f, "{}: {error}", path.display()),
-            MinimizeError::NoTarget(p) => write!(
-                f,
-                "{}: not a corpus folder: expected corpus/<target>/ or a folder holding \
-                 <target>/ folders (gate or fuzz target names)",
-                p.display()
-            ),
-            MinimizeError::OutputExists(p) => write!(
-                f,
-                "{}: --output exists already; refusing to touch it (give a new folder)",
-                p.display()
-            ),
-            MinimizeError::Symlink(p) => write!(
-                f,
-                "{}: is a symlink; minimize deletes only inside a real folder (give the folder \
-                 it points to)",
-                p.display()
-            ),
-            MinimizeError::Partial { path, error } => write!(
-                f,
-                "{}: cannot delete: {error} (files deleted before this one stay deleted; \
-                 every signature is still covered)",
-                path.display()
-            ),
-        }
+        f.write_str(&self.message)
     }
 }
 
 impl std::error::Error for MinimizeError {}
 
 fn io(path: &Path) -> impl Fn(std::io::Error) -> MinimizeError + '_ {
-    move |error| MinimizeError::Io {
-        path: path.to_path_buf(),
-        error,
-    }
+    move |error| MinimizeError::at(path, error)
 }
 
 /// The coverage signature of one input of gate target `t`.
@@ -281,17 +277,12 @@ fn delete_dropped(plan: &FolderPlan) -> Result<(), MinimizeError> {
     };
     for (p, id) in plan.dropped.iter().zip(&plan.ids.1) {
         if !same(&plan.dir, plan.ids.0, true) || !same(p, *id, false) {
-            return Err(MinimizeError::Partial {
-                path: p.clone(),
-                error: std::io::Error::other(
-                    "changed since it was read (replaced or moved); not deleted",
-                ),
-            });
+            return Err(MinimizeError::partial(
+                p,
+                "changed since it was read (replaced or moved); not deleted",
+            ));
         }
-        std::fs::remove_file(p).map_err(|error| MinimizeError::Partial {
-            path: p.clone(),
-            error,
-        })?;
+        std::fs::remove_file(p).map_err(|error| MinimizeError::partial(p, error))?;
     }
     Ok(())
 }
@@ -303,10 +294,14 @@ fn target_folders(
 ) -> Result<Vec<(String, PathBuf)>, MinimizeError> {
     let md = std::fs::symlink_metadata(dir).map_err(io(dir))?;
     if md.file_type().is_symlink() {
-        return Err(MinimizeError::Symlink(dir.to_path_buf()));
+        return Err(MinimizeError::at(
+            dir,
+            "is a symlink; minimize deletes only inside a real folder (give the folder it \
+             points to)",
+        ));
     }
     if !md.is_dir() {
-        return Err(MinimizeError::NoTarget(dir.to_path_buf()));
+        return Err(MinimizeError::no_target(dir));
     }
     let own = dir
         .file_name()
@@ -336,7 +331,7 @@ fn target_folders(
         .collect();
     names.sort();
     if names.is_empty() {
-        return Err(MinimizeError::NoTarget(dir.to_path_buf()));
+        return Err(MinimizeError::no_target(dir));
     }
     Ok(names
         .into_iter()
@@ -349,7 +344,7 @@ fn target_folders(
 pub fn minimize(dir: &Path, output: Option<&Path>) -> Result<Vec<MinimizeStats>, MinimizeError> {
     if let Some(o) = output {
         if std::fs::symlink_metadata(o).is_ok() {
-            return Err(MinimizeError::OutputExists(o.to_path_buf()));
+            return Err(MinimizeError::output_exists(o));
         }
     }
     let plans = plan(dir)?;
@@ -410,7 +405,7 @@ fn write_output(plans: &[FolderPlan], out: &Path, is_root: bool) -> Result<(), M
         }
         debug_pause();
         if std::fs::symlink_metadata(out).is_ok() {
-            return Err(MinimizeError::OutputExists(out.to_path_buf()));
+            return Err(MinimizeError::output_exists(out));
         }
         crate::interrupt::finish_temp(&staging, || std::fs::rename(&staging, out)).map_err(io(out))
     })();

@@ -13,44 +13,24 @@ use crate::subjects::{verdict_name, Batch, Subject, Validator};
 use std::fmt;
 use std::path::{Path, PathBuf};
 
-/// A malformed or unreadable vector file.
+/// A malformed or unreadable vector file, said in full (`path[:line[:column]]: what`).
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum VectorError {
-    /// The folder or a file could not be read.
-    Io { path: String, error: String },
-    /// A file with no vector line.
-    Empty { path: String },
-    /// A line that is in neither format.
-    BadLine {
-        path: String,
-        line: usize,
-        reason: String,
-    },
-    /// A hex field that is not 128 hex digits (`column`: 1-based, of the first bad one).
-    BadHex {
-        path: String,
-        line: usize,
-        column: usize,
-        reason: String,
-    },
-}
+pub struct VectorError(String);
 
 impl fmt::Display for VectorError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            VectorError::Io { path, error } => write!(f, "{path}: cannot read: {error}"),
-            VectorError::Empty { path } => write!(f, "{path}: empty vector file: no vector found"),
-            VectorError::BadLine { path, line, reason } => {
-                write!(f, "{path}:{line}: bad vector line: {reason}")
-            }
-            VectorError::BadHex {
-                path,
-                line,
-                column,
-                reason,
-            } => write!(f, "{path}:{line}:{column}: bad hex: {reason}"),
-        }
+        f.write_str(&self.0)
     }
+}
+
+/// A file with no vector line.
+fn empty(path: &str) -> VectorError {
+    VectorError(format!("{path}: empty vector file: no vector found"))
+}
+
+/// A line in neither format.
+fn bad_line(path: &str, line: usize, reason: impl fmt::Display) -> VectorError {
+    VectorError(format!("{path}:{line}: bad vector line: {reason}"))
 }
 
 impl std::error::Error for VectorError {}
@@ -106,11 +86,8 @@ fn split_arch<'a>(
 }
 
 fn parse_hex_field(path: &str, line: usize, col: usize, s: &str) -> Result<[u8; 64], VectorError> {
-    let bad = |column: usize, reason: String| VectorError::BadHex {
-        path: path.to_string(),
-        line,
-        column,
-        reason,
+    let bad = |column: usize, reason: String| {
+        VectorError(format!("{path}:{line}:{column}: bad hex: {reason}"))
     };
     let digits = crate::input::hex_nibbles(s.as_bytes(), false)
         .map_err(|e| bad(col + e.index, format!("{:?} is not a hex digit", e.found)))?;
@@ -141,11 +118,7 @@ pub fn parse_line(path: &str, line: usize, raw: &str) -> Result<Option<Parsed>, 
     }
     let col = body.len() - body.trim_start().len() + 1;
     let mut fields: Vec<&str> = body.split_whitespace().collect();
-    let bad = |reason: String| VectorError::BadLine {
-        path: path.to_string(),
-        line,
-        reason,
-    };
+    let bad = |reason: String| bad_line(path, line, reason);
     let archs = split_arch(&mut fields, &bad)?;
     let bundle = parse_hex_field(path, line, col, fields[0])?;
     let (op, expected) = match fields.as_slice() {
@@ -254,13 +227,10 @@ pub struct Checked {
 
 /// Checks every vector file under `dir` (subfolders ignored; a missing folder checks
 /// nothing) under each generation it names that `engines` serves. Files are read a line at a
-/// time, at most [`MAX_VECTOR_FILE`] bytes (one that grew past it is a [`VectorError::Io`]);
+/// time, at most [`MAX_VECTOR_FILE`] bytes (one that grew past it is an error);
 /// a stop request ends the check early.
 pub fn check_dir(dir: &Path, engines: &[(Generation, &Judge)]) -> Result<Checked, VectorError> {
-    let io = |p: &Path, e: String| VectorError::Io {
-        path: p.display().to_string(),
-        error: e,
-    };
+    let io = |p: &Path, e: String| VectorError(format!("{}: cannot read: {e}", p.display()));
     let mut out = Checked::default();
     if std::fs::symlink_metadata(dir).is_err() {
         return Ok(out);
@@ -300,11 +270,8 @@ pub fn check_dir(dir: &Path, engines: &[(Generation, &Judge)]) -> Result<Checked
                     format!("grew past {MAX_VECTOR_FILE} bytes while being read"),
                 ));
             }
-            let text = std::str::from_utf8(bytes).map_err(|_| VectorError::BadLine {
-                path: path.clone(),
-                line,
-                reason: "not UTF-8 text".into(),
-            })?;
+            let text =
+                std::str::from_utf8(bytes).map_err(|_| bad_line(&path, line, "not UTF-8 text"))?;
             let Some(parsed) = parse_line(&path, line, text)? else {
                 continue;
             };
@@ -319,7 +286,7 @@ pub fn check_dir(dir: &Path, engines: &[(Generation, &Judge)]) -> Result<Checked
         }
         check_block(engines, &path, &mut block, &mut st, &mut out.findings);
         if vectors_read == 0 && !crate::interrupt::stop_requested() {
-            return Err(VectorError::Empty { path });
+            return Err(empty(&path));
         }
         out.files.push(st);
     }
@@ -522,9 +489,7 @@ mod tests {
             out.extend(parse_line(path, li + 1, raw)?);
         }
         if out.is_empty() {
-            return Err(VectorError::Empty {
-                path: path.to_string(),
-            });
+            return Err(empty(path));
         }
         Ok(out)
     }
@@ -564,7 +529,7 @@ mod tests {
         let e = parse("f", &format!("\n{}g ok X\n", &h[..127])).unwrap_err();
         assert!(e.to_string().starts_with("f:2:128:"), "{e}");
         let e = parse("f", "# nothing\n").unwrap_err();
-        assert_eq!(e, VectorError::Empty { path: "f".into() });
+        assert_eq!(e.to_string(), "f: empty vector file: no vector found");
         let e = parse("f", &format!("{h} maybe\n")).unwrap_err();
         assert!(e.to_string().starts_with("f:1: bad vector line"), "{e}");
     }
