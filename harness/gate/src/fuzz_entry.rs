@@ -13,7 +13,6 @@ use crate::subjects::{registry, Subject, Validator};
 use crate::targets::{folder_set, folder_targets, folders, Check, Target, TARGETS};
 use std::fmt;
 
-/// The fuzz targets (= corpus folders), in registry order.
 pub use crate::targets::folders as fuzz_targets;
 
 /// How a fuzz target runs its input, chosen from the target registry.

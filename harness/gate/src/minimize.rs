@@ -70,7 +70,6 @@ impl MinimizeError {
         )
     }
 
-    /// True when something was changed before the error.
     pub fn changed_something(&self) -> bool {
         self.partial
     }

@@ -73,11 +73,9 @@ pub struct GateConfig {
     /// Caps on `sync_handshake` (~100x a bundle case) and `collective_lowering` (~15x) cases.
     pub sync_cases: u64,
     pub lowering_cases: u64,
-    /// Time budget for the whole run; `None` = no budget.
     pub seconds: Option<f64>,
     pub seed: u64,
     pub shard: Shard,
-    /// Gate targets, in report order.
     pub targets: Vec<Target>,
     /// Subjects under test, judged against core (besides core vs oracle).
     pub subjects: Vec<SubjectSpec>,
@@ -138,7 +136,6 @@ impl GateConfig {
         }
     }
 
-    /// The index in [`GateConfig::arches`] of generated case `i`'s generation.
     #[inline]
     pub fn arch_index(&self, i: u64) -> usize {
         match self.arches.len() as u64 {
@@ -173,7 +170,6 @@ impl GateConfig {
         }
     }
 
-    /// Generated cases (before sharding) for `target`.
     pub fn cases_for(&self, target: Target) -> u64 {
         match kinds::of(target).case_budget() {
             CaseBudget::Cases => self.cases,

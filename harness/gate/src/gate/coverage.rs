@@ -39,7 +39,6 @@ pub struct Runner {
     pub key: RecordKey,
 }
 
-/// A worker's judges, one per generation of [`GateConfig::arches`] in order.
 pub fn runners(cfg: &GateConfig) -> Result<Vec<Runner>, OpenError> {
     let arches = cfg.arches();
     let judges = Judge::open_recorded_each(&cfg.subjects, &arches)?;

@@ -108,7 +108,6 @@ struct Plan {
 }
 
 impl Plan {
-    /// `(target index, chunk)` of item `j`; `None` for a skipped item.
     fn item(&self, j: u64) -> Option<(usize, u64)> {
         let n = self.chunks.len() as u64;
         let (k, ti) = (j / n, (j % n) as usize);
@@ -396,7 +395,6 @@ fn worker(sh: &Shared, w: usize) {
 /// Progress callback: `(cases done, cases planned)`.
 pub type Progress<'a> = &'a dyn Fn(u64, u64);
 
-/// Phase 3: the generated cases, on `cfg.threads` workers.
 pub fn generate(
     cfg: &GateConfig,
     start: Instant,

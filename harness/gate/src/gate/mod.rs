@@ -134,7 +134,6 @@ fn subjects_judged_on_something(cfg: &GateConfig, run: &mut GateRun) {
     }
 }
 
-/// Phases 1 and 2: corpus replay and vector checks.
 fn replay_and_check_vectors(cfg: &GateConfig, runners: &[coverage::Runner], run: &mut GateRun) {
     corpus::replay_corpus(cfg, runners, run);
     let engines: Vec<_> = runners.iter().map(|r| (r.arch, &r.judge)).collect();

@@ -172,7 +172,6 @@ pub struct TargetStats {
     pub busy: Duration,
 }
 
-/// Everything a gate run found.
 #[derive(Clone, Debug, Default)]
 pub struct GateRun {
     pub seed: u64,
@@ -180,7 +179,6 @@ pub struct GateRun {
     pub cases: u64,
     pub seconds: Option<f64>,
     pub threads: usize,
-    /// In config order.
     pub targets: Vec<(Target, TargetStats)>,
     /// Per subject under test, in `--subject` order.
     pub subject_judged: Vec<SubjectJudged>,
@@ -204,7 +202,6 @@ pub struct GateRun {
     pub elapsed: Duration,
     pub subject_cases: Option<u64>,
     pub external: Vec<ExternalRun>,
-    /// Oldest first.
     pub arches: Vec<(Generation, ArchStats)>,
     /// Per (subject, generation, operation) given up: why and the cases not run (failures
     /// at the end of the run).
@@ -328,7 +325,6 @@ impl ExternalRun {
 }
 
 impl GateRun {
-    /// A run of `cfg` that found nothing yet.
     pub fn of(cfg: &GateConfig) -> GateRun {
         GateRun {
             seed: cfg.seed,

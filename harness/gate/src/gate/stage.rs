@@ -86,15 +86,7 @@ impl Stager<'_> {
             // Case `m` of the chunk, if it is this generation's and judged.
             let generate = |m: u64, one: &mut CaseBuf| {
                 let i = cfg.shard.case_index(m);
-                if !cfg.judges(i) || cfg.arch_index(i) != a {
-                    return None;
-                }
-                let draw = Draw {
-                    arch: r.arch,
-                    r: &mut case_rng(cfg.seed, self.hashes[ti], i),
-                    kind: CaseKind::of(i),
-                };
-                Some(kind.generate(t, draw, one))
+                (cfg.judges(i) && cfg.arch_index(i) == a).then(|| self.generate(ti, r, i, one))
             };
             if st.kept_at.is_empty() {
                 st.kept_at.resize(usize::try_from(hi - lo).unwrap_or(0), 0);
@@ -175,9 +167,7 @@ impl Stager<'_> {
         one: &mut CaseBuf,
     ) -> Form {
         let t = self.cfg.targets[ti];
-        let kind = self.kinds[ti];
         let lut = matches!(t.check(), Check::Lut(_));
-        let case_kind = CaseKind::of(i);
         let at = st.kept_at.get((m - lo) as usize).copied().unwrap_or(0) as usize;
         let k = at.checked_sub(1);
         let kept_lut = k
@@ -214,24 +204,11 @@ impl Stager<'_> {
                 buf.bundle = *b;
                 Form::Bundle
             }
-            _ => kind.generate(
-                t,
-                Draw {
-                    arch: r.arch,
-                    r: &mut case_rng(self.cfg.seed, self.hashes[ti], i),
-                    kind: case_kind,
-                },
-                buf,
-            ),
+            _ => self.generate(ti, r, i, buf),
         };
         #[cfg(debug_assertions)]
         if k.is_some() {
-            let draw = Draw {
-                arch: r.arch,
-                r: &mut case_rng(self.cfg.seed, self.hashes[ti], i),
-                kind: case_kind,
-            };
-            let again = kind.generate(t, draw, one);
+            let again = self.generate(ti, r, i, one);
             assert_eq!(
                 one.input(again),
                 buf.input(form),
@@ -242,6 +219,17 @@ impl Stager<'_> {
         #[cfg(not(debug_assertions))]
         let _ = one;
         form
+    }
+
+    /// Generates case `i` of target `ti` under runner `r` into `buf`.
+    #[inline(always)]
+    fn generate(&self, ti: usize, r: &Runner, i: u64, buf: &mut CaseBuf) -> Form {
+        let draw = Draw {
+            arch: r.arch,
+            r: &mut case_rng(self.cfg.seed, self.hashes[ti], i),
+            kind: CaseKind::of(i),
+        };
+        self.kinds[ti].generate(self.cfg.targets[ti], draw, buf)
     }
 
     pub(super) fn collect(&self, st: &Staged, tick: &dyn Fn()) {

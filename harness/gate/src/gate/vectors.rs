@@ -53,7 +53,6 @@ pub struct FileStats {
     pub other_generations: u64,
 }
 
-/// The entries of folder `dir`, sorted.
 pub(crate) fn sorted_paths(dir: &Path) -> std::io::Result<Vec<PathBuf>> {
     let mut v = std::fs::read_dir(dir)?
         .map(|e| e.map(|e| e.path()))
@@ -367,7 +366,6 @@ fn check_block(
     block.clear();
 }
 
-/// Checks one vector against every judge serving one of its generations.
 fn check_one(
     engines: &[(Generation, &Judge)],
     path: &str,

@@ -106,7 +106,6 @@ pub fn replay_file_command(
     s + &format!("--target {target} {path}")
 }
 
-/// The report-relative file of divergence `number` (1-based).
 pub fn divergence_file(number: usize, target: &str) -> String {
     format!("divergences/{number:03}-{target}.bin")
 }

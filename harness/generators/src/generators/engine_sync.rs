@@ -230,7 +230,6 @@ impl Builder {
     }
 }
 
-/// A program (its byte form) into `out`.
 pub fn program_into(r: &mut SplitMix64, out: &mut Vec<u8>) {
     let n = 2 + r.index(5);
     let mut b = Builder {
