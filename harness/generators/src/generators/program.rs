@@ -44,11 +44,10 @@ pub enum Item {
     Refused(GenError),
 }
 
-/// A parsed program: its config (and the bytes it was read from) and items with their spans
+/// A parsed program: its config and items with their spans
 /// (positions past `data.len()` are PRNG bytes).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Program {
-    pub cfg_bytes: [u8; CONFIG_BYTES],
     pub cfg: Config,
     pub items: Vec<(Range<usize>, Item)>,
 }
@@ -125,11 +124,7 @@ pub fn program(data: &[u8]) -> Program {
             (span, item)
         })
         .collect();
-    Program {
-        cfg_bytes,
-        cfg,
-        items,
-    }
+    Program { cfg, items }
 }
 
 pub fn item_at(data: &[u8], span: &Range<usize>, pick: u8, cfg: &Config) -> Option<Item> {

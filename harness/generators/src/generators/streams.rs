@@ -29,9 +29,7 @@ fn group_of(u: &mut Unstructured<'_>, n: u8) -> Result<CustomOpGroup> {
             args.push(u.arbitrary()?);
         } else {
             let mut a = [0u8; 48];
-            for w in a.chunks_mut(8) {
-                w.copy_from_slice(&bulk.next_u64().to_le_bytes());
-            }
+            bulk.fill(&mut a);
             args.push(a);
         }
     }
