@@ -56,10 +56,11 @@ pub fn core_rate(seed: u64, t: Target, cases: &[(u64, Generation)]) -> Option<f6
     }
     let h = name_hash(t.name());
     let kind = kinds::of(t);
-    // The inputs back to back in one buffer: (generation, start, length).
+    // The inputs back to back in one buffer: (core of its generation, start, length).
+    let cores = Generation::ALL.map(registry::core_for);
     let mut bytes: Vec<u8> = Vec::new();
     let mut buf = CaseBuf::default();
-    let spans: Vec<(Generation, usize, usize)> = cases
+    let spans: Vec<(usize, usize, usize)> = cases
         .iter()
         .map(|&(i, arch)| {
             let draw = Draw {
@@ -71,27 +72,17 @@ pub fn core_rate(seed: u64, t: Target, cases: &[(u64, Generation)]) -> Option<f6
             let input = buf.input(form);
             let start = bytes.len();
             bytes.extend_from_slice(input);
-            (arch, start, input.len())
+            let core = Generation::ALL.iter().position(|&a| a == arch);
+            (core.unwrap_or(0), start, input.len())
         })
         .collect();
     let inputs = spans
         .iter()
-        .map(|&(arch, start, len)| (arch, &bytes[start..start + len]));
-    let cores: Vec<(Generation, Box<dyn crate::subjects::Reference>)> = Generation::ALL
-        .iter()
-        .map(|&a| (a, registry::core_for(a)))
-        .collect();
-    let core_of = |a: Generation| {
-        cores
-            .iter()
-            .find(|(x, _)| *x == a)
-            .map_or(&*cores[0].1, |(_, c)| &**c)
-    };
+        .map(|&(c, start, len)| (&*cores[c], &bytes[start..start + len]));
     let start = Instant::now();
     let mut passes = 0u32;
     loop {
-        for (arch, input) in inputs.clone() {
-            let core = core_of(arch);
+        for (core, input) in inputs.clone() {
             let b = bundle_from_input(input);
             match t.check() {
                 Check::Validator(v) => {

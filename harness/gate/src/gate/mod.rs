@@ -47,19 +47,17 @@ pub fn run(cfg: &GateConfig, progress: Option<Progress<'_>>) -> GateRun {
     let mut run = GateRun::of(cfg);
     let runners = match coverage::runners(cfg) {
         Ok(r) => r,
-        Err(_) if cfg.interrupted() => {
-            // A hello cut short by the stop is not the subject's fault.
-            run.failures.push(GateFailure::Interrupted);
-            run.elapsed = start.elapsed();
-            return run;
-        }
         Err(e) => {
-            run.failures.push(GateFailure::Subject {
-                spec: match &e {
-                    crate::subjects::registry::OpenError::NotAvailable(s)
-                    | crate::subjects::registry::OpenError::Failed { spec: s, .. } => s.to_string(),
-                },
-                error: e.to_string(),
+            use crate::subjects::registry::OpenError;
+            // A hello cut short by the stop is not the subject's fault.
+            run.failures.push(if cfg.interrupted() {
+                GateFailure::Interrupted
+            } else {
+                let (OpenError::NotAvailable(spec) | OpenError::Failed { spec, .. }) = &e;
+                GateFailure::Subject {
+                    spec: spec.to_string(),
+                    error: e.to_string(),
+                }
             });
             run.elapsed = start.elapsed();
             return run;
