@@ -10,6 +10,7 @@ use crate::generation::Generation;
 use crate::judge::{nway::VECTORS_SLOT, pair::guard};
 use crate::judge::{Answer, Answers, Class, Divergence, Judge, Signature};
 use crate::subjects::{verdict_name, Batch, Subject, Validator};
+use crate::targets::{Check, Target};
 use std::fmt;
 use std::path::{Path, PathBuf};
 
@@ -38,7 +39,7 @@ impl std::error::Error for VectorError {}
 /// One vector line: its operation, bundle, and expected answer in [`actual`]'s words.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Vector {
-    pub op: VectorOp,
+    pub op: Check,
     pub bundle: [u8; 64],
     pub expected: String,
 }
@@ -138,9 +139,9 @@ pub fn parse_line(path: &str, line: usize, raw: &str) -> Result<Option<Parsed>, 
             } else {
                 Validator::Payload
             };
-            (VectorOp::Validate(v), expected)
+            (Check::Validator(v), expected)
         }
-        [_, ok @ ("ok" | "err"), what] => (VectorOp::Decode, format!("{ok} {what}")),
+        [_, ok @ ("ok" | "err"), what] => (Check::Decode, format!("{ok} {what}")),
         _ => {
             return Err(bad(format!(
                 "{} fields; expected `<hex> header|payload valid|invalid <predicate>` or \
@@ -164,7 +165,7 @@ pub fn parse_line(path: &str, line: usize, raw: &str) -> Result<Option<Parsed>, 
 /// What a subject says about a vector: in the file's words, typed, and its fault's class.
 pub type VectorAnswer = (String, Answer, Option<Class>);
 
-pub fn actual(s: &dyn Subject, op: VectorOp, bundle: &[u8; 64]) -> VectorAnswer {
+pub fn actual(s: &dyn Subject, op: Check, bundle: &[u8; 64]) -> VectorAnswer {
     let fault = |f: &crate::subjects::Fault| {
         let class = Class::of_fault(f);
         (
@@ -174,7 +175,7 @@ pub fn actual(s: &dyn Subject, op: VectorOp, bundle: &[u8; 64]) -> VectorAnswer 
         )
     };
     let r = guard(|| match op {
-        VectorOp::Validate(which) => match s.validate(which, bundle) {
+        Check::Validator(which) => match s.validate(which, bundle) {
             Ok(verdict) => (
                 verdict_name(&verdict).to_string(),
                 Answer::from_verdict(&verdict),
@@ -182,7 +183,7 @@ pub fn actual(s: &dyn Subject, op: VectorOp, bundle: &[u8; 64]) -> VectorAnswer 
             ),
             Err(f) => fault(&f),
         },
-        VectorOp::Decode => match s.decode(bundle) {
+        _ => match s.decode(bundle) {
             Ok(Ok(d)) => (format!("ok {}", d.mnemonic), Answer::Valid, None),
             Ok(Err(e)) if e.field.as_str() == "reserved" => (
                 format!("err reserved@0x{:02x}", e.offset),
@@ -295,33 +296,26 @@ pub fn check_dir(dir: &Path, engines: &[(Generation, &Judge)]) -> Result<Checked
 /// Vectors per [`check_block`]: one hand-off per operation, never a whole 16 MiB file.
 const VECTOR_BLOCK: usize = 4096;
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum VectorOp {
-    Validate(Validator),
-    Decode,
-}
+/// The operations a vector line asks about.
+const OPS: [Check; 3] = [
+    Check::Validator(Validator::Header),
+    Check::Validator(Validator::Payload),
+    Check::Decode,
+];
 
-impl VectorOp {
-    const ALL: [VectorOp; 3] = [
-        VectorOp::Validate(Validator::Header),
-        VectorOp::Validate(Validator::Payload),
-        VectorOp::Decode,
-    ];
-
-    /// The target whose check the line states (its finding replays there) and the key.
-    fn target(self) -> (crate::targets::Target, &'static str) {
-        let (name, key) = match self {
-            VectorOp::Validate(Validator::Header) => ("validate_header", "header"),
-            VectorOp::Validate(Validator::Payload) => ("validate_payload", "payload"),
-            VectorOp::Decode => ("decode_any", "decode"),
-        };
-        (crate::targets::Target::named(name), key)
-    }
+/// The target whose check `op` is (its finding replays there) and the finding's key.
+fn target_of(op: Check) -> (Target, &'static str) {
+    let (name, key) = match op {
+        Check::Validator(Validator::Header) => ("validate_header", "header"),
+        Check::Validator(Validator::Payload) => ("validate_payload", "payload"),
+        _ => ("decode_any", "decode"),
+    };
+    (Target::named(name), key)
 }
 
 /// True if `s` has the capability and was not given up on it.
-fn asks(s: &dyn Subject, op: VectorOp) -> bool {
-    let needs = op.target().0.spec().needs;
+fn asks(s: &dyn Subject, op: Check) -> bool {
+    let needs = target_of(op).0.spec().needs;
     s.capabilities().covers(needs) && s.given_up(needs).is_none()
 }
 
@@ -335,7 +329,7 @@ fn check_block(
     findings: &mut Vec<Finding>,
 ) {
     let mut bundles: Vec<[u8; 64]> = Vec::new();
-    for op in VectorOp::ALL {
+    for op in OPS {
         for (arch, e) in engines {
             bundles.clear();
             bundles.extend(
@@ -348,8 +342,8 @@ fn check_block(
                 continue;
             }
             let batch = match op {
-                VectorOp::Validate(which) => Batch::Validate(which, &bundles),
-                VectorOp::Decode => Batch::Decode(&bundles),
+                Check::Validator(which) => Batch::Validate(which, &bundles),
+                _ => Batch::Decode(&bundles),
             };
             let under = e.under_test().iter().filter(|s| asks(&***s, op));
             for x in under.filter_map(|s| s.transport()) {
@@ -396,7 +390,7 @@ fn check_one(
             },
             arch,
             divergence: Divergence {
-                target: op.target().0,
+                target: target_of(op).0,
                 input: bundle.to_vec(),
                 case: format!("{path}:{line} ({arch})"),
                 left_name: l.name().into(),
@@ -404,7 +398,7 @@ fn check_one(
                 left: format!("{ls}  (expected {want})"),
                 right: format!("{rs}  (expected {want})"),
                 signature: Signature {
-                    key: op.target().1.into(),
+                    key: target_of(op).1.into(),
                     left: ls.clone(),
                     right: rs.clone(),
                 },
@@ -454,7 +448,7 @@ mod tests {
             b
         };
         let b = bundle([(0, 0xDC), (1, 0x10), (0x0C, 0x10)]);
-        let (words, answer, fault) = actual(core.as_ref(), VectorOp::Decode, &b);
+        let (words, answer, fault) = actual(core.as_ref(), Check::Decode, &b);
         assert_eq!(fault, None);
         assert_eq!(words, "err valid");
         assert_eq!(
@@ -466,17 +460,13 @@ mod tests {
         );
         assert_eq!(blamed_bytes(&b, &answer), ByteSet::of([0x0C]));
         let h = bundle([(0, 0x85), (1, 0x10), (0x3F, 1)]);
-        let (words, answer, _) = actual(core.as_ref(), VectorOp::Validate(Validator::Header), &h);
+        let (words, answer, _) = actual(core.as_ref(), Check::Validator(Validator::Header), &h);
         assert_eq!(words, "custom_op_header_reserved_zero");
         assert_eq!(blamed_bytes(&h, &answer), ByteSet::of([0x3F]));
         // A line's finding is typed with the target that replays it: the one of its check.
-        for op in VectorOp::ALL {
-            let want = match op {
-                VectorOp::Validate(v) => crate::targets::Check::Validator(v),
-                VectorOp::Decode => crate::targets::Check::Decode,
-            };
-            let t = op.target().0;
-            assert_eq!(t.check(), want, "{}", t.name());
+        for op in OPS {
+            let t = target_of(op).0;
+            assert_eq!(t.check(), op, "{}", t.name());
         }
     }
 
@@ -504,14 +494,14 @@ mod tests {
         assert_eq!(v[0].2, ["v2"]);
         assert_eq!(v[2].2, ["v3", "v5"]);
         // Each line's expectation in the words a subject's answer is given in (`actual`).
-        let head = VectorOp::Validate(Validator::Header);
+        let head = Check::Validator(Validator::Header);
         assert_eq!(
             (v[0].1.op, v[0].1.expected.as_str()),
             (head, "valid_opcode")
         );
         assert_eq!(
             (v[1].1.op, v[1].1.expected.as_str()),
-            (VectorOp::Decode, "err opcode")
+            (Check::Decode, "err opcode")
         );
         let ok = parse("f", &format!("{h} payload valid -\n{h} ok nop\n")).unwrap();
         assert_eq!(ok[0].1.expected, "valid");
