@@ -17,7 +17,7 @@ use std::collections::BTreeMap;
 use std::iter::StepBy;
 use std::ops::Range;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering::Relaxed};
-use std::sync::{Arc, Condvar, Mutex};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 /// One gate thread's progress, read by the monitor; cache lines of its own (shared ones cost
@@ -56,9 +56,12 @@ pub fn reach_failure(cfg: &GateConfig, run: &GateRun) -> Option<GateFailure> {
     (full && !classes.is_empty()).then_some(GateFailure::Unreached { classes })
 }
 
+/// What the workers share. The work list is on demand: item `j` is chunk `j / n` of target
+/// `j % n`, skipped when that target has fewer `chunks`; `total` is `rounds × targets`.
 struct Shared {
     cfg: GateConfig,
-    plan: Plan,
+    chunks: Vec<u64>,
+    total: u64,
     planned: Vec<u64>,
     next: AtomicU64,
     stop: AtomicBool,
@@ -66,8 +69,6 @@ struct Shared {
     slots: Vec<Slot>,
     /// Per worker, what its items found.
     accs: Vec<Mutex<GateRun>>,
-    /// Workers finished (panicked ones too), for the monitor's wake-up.
-    finished: (Mutex<usize>, Condvar),
 }
 
 impl Shared {
@@ -79,57 +80,11 @@ impl Shared {
         self.slots.iter().map(|s| s.done.load(Relaxed)).sum()
     }
 
-    /// Sleeps up to `d`, less when the last worker finishes meanwhile.
-    fn nap(&self, d: Duration, workers: usize) {
-        let (n, cv) = &self.finished;
-        let g = n.lock().unwrap_or_else(|p| p.into_inner());
-        if *g < workers {
-            let _ = cv.wait_timeout(g, d);
-        }
-    }
-}
-
-/// Counts its worker as finished when dropped (also when it unwinds).
-struct Finished<'a>(&'a Shared);
-
-impl Drop for Finished<'_> {
-    fn drop(&mut self) {
-        let (n, cv) = &self.0.finished;
-        *n.lock().unwrap_or_else(|p| p.into_inner()) += 1;
-        cv.notify_all();
-    }
-}
-
-/// The work list, on demand: item `j` is chunk `j / n` of target `j % n`, skipped when that
-/// target has fewer chunks; `total` is `rounds × targets`.
-struct Plan {
-    chunks: Vec<u64>,
-    total: u64,
-}
-
-impl Plan {
     fn item(&self, j: u64) -> Option<(usize, u64)> {
         let n = self.chunks.len() as u64;
         let (k, ti) = (j / n, (j % n) as usize);
         (k < self.chunks[ti]).then_some((ti, k))
     }
-}
-
-fn plan_items(cfg: &GateConfig) -> (Plan, Vec<u64>) {
-    let planned: Vec<u64> = cfg
-        .targets
-        .iter()
-        .map(|t| cfg.shard.len(cfg.cases_for(*t)))
-        .collect();
-    let chunks: Vec<u64> = cfg
-        .targets
-        .iter()
-        .zip(&planned)
-        .map(|(t, n)| n.div_ceil(cfg.chunk_of(*t)))
-        .collect();
-    let rounds = chunks.iter().copied().max().unwrap_or(0);
-    let total = rounds.saturating_mul(chunks.len() as u64);
-    (Plan { chunks, total }, planned)
 }
 
 /// What one work item found (`by_arch`: cases run and diverged per generation).
@@ -247,7 +202,8 @@ impl Cases for Item<'_, '_> {
     }
 }
 
-fn worker(sh: &Shared, w: usize) {
+/// Runs work items until none is left; `_finished` is dropped when it returns or unwinds.
+fn worker(sh: &Shared, w: usize, _finished: std::sync::mpsc::Sender<()>) {
     let rs = match runners(&sh.cfg) {
         Ok(r) if !r.is_empty() => r,
         Ok(_) => return,
@@ -280,10 +236,10 @@ fn worker(sh: &Shared, w: usize) {
             return None;
         }
         let j = sh.next.fetch_add(1, Relaxed);
-        if j >= sh.plan.total {
+        if j >= sh.total {
             return None;
         }
-        if let Some(item) = sh.plan.item(j) {
+        if let Some(item) = sh.item(j) {
             return Some(item);
         }
     };
@@ -401,13 +357,25 @@ pub fn generate(
     run: &mut GateRun,
     progress: Option<Progress<'_>>,
 ) {
-    let (plan, planned) = plan_items(cfg);
+    let planned: Vec<u64> = cfg
+        .targets
+        .iter()
+        .map(|t| cfg.shard.len(cfg.cases_for(*t)))
+        .collect();
+    let chunks: Vec<u64> = cfg
+        .targets
+        .iter()
+        .zip(&planned)
+        .map(|(t, n)| n.div_ceil(cfg.chunk_of(*t)))
+        .collect();
+    let rounds = chunks.iter().copied().max().unwrap_or(0);
+    let total_items = rounds.saturating_mul(chunks.len() as u64);
     let threads = cfg.threads.max(1);
-    let total_items = plan.total;
     let total_planned: u64 = planned.iter().fold(0u64, |a, &p| a.saturating_add(p));
     let sh = Arc::new(Shared {
         cfg: cfg.clone(),
-        plan,
+        chunks,
+        total: total_items,
         planned: planned.clone(),
         next: AtomicU64::new(0),
         stop: AtomicBool::new(false),
@@ -416,21 +384,20 @@ pub fn generate(
             .map(|s| start + Duration::from_secs_f64(s.max(0.0))),
         slots: (0..threads).map(|_| Slot::default()).collect(),
         accs: (0..threads).map(|_| Mutex::new(GateRun::of(cfg))).collect(),
-        finished: (Mutex::new(0), Condvar::new()),
     });
+    // Each worker holds a sender: the monitor wakes as soon as the last one finishes.
+    let (finished, all_finished) = std::sync::mpsc::channel::<()>();
     run.reach = kinds::declared_reach(&cfg.targets, &cfg.arches());
     let t0 = Instant::now();
     let handles: Vec<_> = (0..threads)
         .map(|w| {
-            let sh = Arc::clone(&sh);
+            let (sh, _finished) = (Arc::clone(&sh), finished.clone());
             std::thread::Builder::new()
                 .name(format!("gate-{w}"))
-                .spawn(move || {
-                    let _done = Finished(&sh);
-                    worker(&sh, w);
-                })
+                .spawn(move || worker(&sh, w, _finished))
         })
         .collect();
+    drop(finished);
     let mut handles: Vec<_> = handles.into_iter().filter_map(Result::ok).collect();
     // Monitor: progress, external stop, per-case timeout.
     let mut last: Vec<(u64, Instant)> = (0..threads).map(|_| (0, Instant::now())).collect();
@@ -439,7 +406,7 @@ pub fn generate(
         if handles.iter().all(|h| h.is_finished()) {
             break;
         }
-        sh.nap(Duration::from_millis(50), threads);
+        let _ = all_finished.recv_timeout(Duration::from_millis(50));
         if cfg.interrupted() {
             sh.stop.store(true, Relaxed);
         }
