@@ -1,17 +1,8 @@
-//! Corpus minimisation (`tpbconform minimize CORPUS_DIR`). Contracts:
-//!
-//! - A file's [`folder_signature`] joins, per target of its folder, the [`signature`]: the
-//!   target, core's verdict, the differential outcome, and a bundle's opcode and class of
-//!   every layout field (`0` zero, `c` the canonical constant, `x` other) or a length bucket.
-//! - Exactly one file per distinct signature is kept: the smallest, then by name.
-//! - Nothing changes until every folder is read and judged; an unreadable input or an
-//!   existing `--output` is a [`MinimizeError`] (exit 2).
-//! - In place, only inputs read and not kept are deleted; subfolders, special files, files
-//!   over the cap and symlinks are never opened blocking, followed or deleted (listed as
-//!   skipped); `CORPUS_DIR` must not be a symlink; a file or folder that changed since it was
-//!   read (device and inode) is not deleted (exit 1).
-//! - `--output` (must not exist) is built in a hidden staging folder, registered with
-//!   [`crate::interrupt`] so no exit path leaves it, and renamed into place.
+//! Corpus minimisation (`tpbconform minimize CORPUS_DIR`): exactly one file per distinct
+//! [`folder_signature`] is kept (the smallest, then by name). Promises: docs/guarantees.md
+//! M1–M5 (nothing changes until every folder is read and judged; in place only inputs read
+//! and not kept are deleted, each checked by device and inode; no symlink is followed;
+//! `--output` is staged and registered with [`crate::interrupt`]).
 
 use crate::atomic::write_atomic;
 use crate::generation::Generation;
@@ -87,7 +78,9 @@ fn io(path: &Path) -> impl Fn(std::io::Error) -> MinimizeError + '_ {
     move |error| MinimizeError::at(path, error)
 }
 
-/// The coverage signature of one input of gate target `t`.
+/// The coverage signature of one input of gate target `t`: the target, core's verdict, the
+/// differential outcome, and a bundle's opcode and class of every layout field (`0` zero,
+/// `c` the canonical constant, `x` other) or a length bucket.
 pub fn signature(t: Target, input: &[u8]) -> String {
     let run = guard(|| {
         let kind = kinds::of(t);

@@ -1,21 +1,10 @@
-//! The release gate, failing closed. Contracts:
-//!
-//! - **Phases.** (1) corpus replay ([`corpus`]); unless `no_corpus`, a corpus failing
-//!   [`preflight::check_corpus`] is a [`GateFailure::Corpus`] (bad input), an input that
-//!   turns unreadable after it a [`GateFailure::InputSkipped`]; (2) vector checks
-//!   ([`vectors`]); (3) `cases` generated cases per target on `threads` workers ([`generate`]).
-//! - **Subjects.** Every corpus file, vector and generated case (below `--subject-cases`)
-//!   goes to core, oracle and each subject; an unsupported target is listed, never a pass;
-//!   a subject supporting no selected target, or judged on nothing, fails the gate.
-//! - **Determinism.** Case `i` of target `t` is a pure function of `(seed, t, i)`; chunks are
-//!   handed out round-robin over the targets by one atomic counter, so a budget stop runs a
-//!   prefix, and without one every count is independent of threads and scheduling.
-//! - **Sharding.** `--shard i/n` runs exactly the indices `≡ i (mod n)` ([`Shard`]).
-//! - **Fail closed.** A gate panic is [`GateFailure::InternalPanic`], a stuck case a
-//!   [`GateFailure::Timeout`] (the worker is abandoned, the report still written), a target
-//!   that ran nothing [`GateFailure::TargetDidNotRun`]; a budget cut is INCOMPLETE, never PASS.
-//! - **Bounded plan / hot loop.** The work list is O(targets); agreeing validator, LUT and
-//!   IR-gate cases do not allocate ([`crate::judge::record`]).
+//! The release gate: (1) corpus replay ([`corpus`]) after [`preflight::check_corpus`] unless
+//! `no_corpus`, (2) vector checks ([`vectors`]), (3) generated cases on `threads` workers
+//! ([`generate`]). Fail-closed promises: docs/guarantees.md G1–G3, G5, G9, G13, G17, G20.
+//! Invariants: case `i` of target `t` is a pure function of `(seed, t, i)`; chunks go
+//! round-robin over the targets from one atomic counter, so a budget stop runs a prefix and
+//! otherwise every count is independent of threads and scheduling; `--shard i/n` runs exactly
+//! the indices `≡ i (mod n)`; agreeing validator, LUT and IR-gate cases do not allocate.
 
 pub mod bench;
 pub mod config;

@@ -1,7 +1,5 @@
-//! Fail closed before the gate starts (exit 2 unless `--no-corpus`): [`check_corpus`]
-//! requires a non-empty corpus root, a vector file in `vectors/`, a corpus file routed to
-//! every selected target, and every input the run reads to be a regular file within its cap
-//! that opens (issue 35: a skipped 3 GiB vector file let the gate say PASS).
+//! Fail closed before the gate starts (docs/guarantees.md G1, G9; issue 35): [`check_corpus`]
+//! refuses a corpus that would check nothing or holds an input the run cannot read whole.
 
 use super::vectors;
 use crate::targets::{folder_targets, Target};

@@ -1,9 +1,6 @@
-//! Hand-derived test vectors (`corpus/vectors/`, format in its README.md), checked against
-//! every subject. A line is `<hex> header|payload valid|invalid <pred>` or
-//! `<hex> ok|err <what>`; a line in neither form, bad hex, an empty or unreadable file is a
-//! [`VectorError`] (exit 2, naming file and line). An unmet expectation is a `VectorMismatch`
-//! finding keyed by `header`, `payload` or `decode`: core (left) vs oracle, or a subject
-//! under test (left) vs core.
+//! Hand-derived test vectors (`corpus/vectors/`, format in its README.md, read as
+//! docs/guarantees.md G16 says): an unmet expectation is a `VectorMismatch` finding, core
+//! (left) vs oracle, or a subject under test (left) vs core.
 
 use crate::findings::{Finding, Origin};
 use crate::generation::Generation;

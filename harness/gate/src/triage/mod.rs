@@ -1,12 +1,7 @@
-//! Triage of gate findings. Contracts:
-//!
-//! - Each deduplicated representative is minimised ([`shrink`]) while it reproduces with the
-//!   same dedup key on the same subjects.
-//! - [`replay_command`] is one shell line, `tpbconform replay [--subject SPEC]... [--arch vN]
-//!   --target <t> --hex <hex>`, runnable from any folder (subjects by absolute path,
-//!   [`replay_spec`]; `--arch` omitted for v2).
-//! - A subject's crash or hang is neither minimised nor run again (a re-run would cost the
-//!   timeout once more): the dumps show the answer recorded in the run.
+//! Triage of gate findings: each deduplicated representative is minimised ([`shrink`]) while
+//! it reproduces with the same dedup key on the same subjects, except a subject's crash or
+//! hang (never run again); [`replay_command`] is one shell line runnable from any folder
+//! (docs/guarantees.md G19).
 
 pub mod dump;
 pub mod shrink;
