@@ -93,7 +93,7 @@ pub fn run(cfg: &GateConfig, progress: Option<Progress<'_>>) -> GateRun {
     } else if let Err(e) = preflight::check_corpus(&cfg.corpus_dir, &cfg.targets) {
         run.failures.push(GateFailure::Corpus {
             path: cfg.corpus_dir.display().to_string(),
-            error: e.to_string(),
+            error: e,
         });
     } else {
         replay_and_check_vectors(cfg, &runners, &mut run);
@@ -141,6 +141,6 @@ fn replay_and_check_vectors(cfg: &GateConfig, runners: &[coverage::Runner], run:
                 run.findings.add(f);
             }
         }
-        Err(e) => run.failures.push(GateFailure::Vectors(e.to_string())),
+        Err(e) => run.failures.push(GateFailure::Vectors(e)),
     }
 }

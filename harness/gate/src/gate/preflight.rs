@@ -6,37 +6,25 @@ use crate::targets::{folder_targets, Target};
 use std::fmt;
 use std::path::Path;
 
-/// Why the corpus cannot back a gate run, said in full.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct CorpusProblem(String);
-
-impl fmt::Display for CorpusProblem {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-
-impl std::error::Error for CorpusProblem {}
-
-/// `p` leaves the gate nothing to replay (`what` is wrong with it).
-fn nothing(p: &Path, what: impl fmt::Display) -> CorpusProblem {
-    CorpusProblem(format!(
+/// Why the corpus cannot back a gate run: `p` leaves it nothing to replay.
+fn nothing(p: &Path, what: impl fmt::Display) -> String {
+    format!(
         "{}: {what}; a gate that replays nothing must not pass (give --corpus DIR, or \
          --no-corpus to run the generated cases only)",
         p.display()
-    ))
+    )
 }
 
 /// An input the gate cannot read whole, and why.
-fn unreadable(p: &Path, why: impl fmt::Display) -> CorpusProblem {
-    CorpusProblem(format!(
+fn unreadable(p: &Path, why: impl fmt::Display) -> String {
+    format!(
         "{}: {why}; the gate checks every input it is given or refuses to run (remove or \
          replace it)",
         p.display()
-    ))
+    )
 }
 
-fn missing(root: &Path) -> impl Fn(std::io::Error) -> CorpusProblem + '_ {
+fn missing(root: &Path) -> impl Fn(std::io::Error) -> String + '_ {
     move |e| nothing(root, format_args!("no corpus folder: {e}"))
 }
 
@@ -66,7 +54,7 @@ fn check_inputs(
     cap: u64,
     flat: bool,
     keep: &dyn Fn(&str) -> bool,
-) -> Result<(), CorpusProblem> {
+) -> Result<(), String> {
     let entries = vectors::sorted_paths(dir)
         .map_err(|e| unreadable(dir, format_args!("folder cannot be read: {e}")))?;
     for p in entries {
@@ -85,7 +73,7 @@ fn check_inputs(
 }
 
 /// Every input a gate over `targets` reads from `root`, and no symlinked folder among them.
-fn check_every_input(root: &Path, targets: &[Target]) -> Result<(), CorpusProblem> {
+fn check_every_input(root: &Path, targets: &[Target]) -> Result<(), String> {
     check_inputs(
         &root.join("vectors"),
         vectors::MAX_VECTOR_FILE,
@@ -117,7 +105,8 @@ fn check_every_input(root: &Path, targets: &[Target]) -> Result<(), CorpusProble
     Ok(())
 }
 
-pub fn check_corpus(root: &Path, targets: &[Target]) -> Result<(), CorpusProblem> {
+/// `Err`: why the corpus cannot back a gate run, said in full.
+pub fn check_corpus(root: &Path, targets: &[Target]) -> Result<(), String> {
     let md = std::fs::metadata(root).map_err(missing(root))?;
     if !md.is_dir() {
         return Err(nothing(root, "corpus is not a folder"));

@@ -1,6 +1,7 @@
 //! Hand-derived test vectors (`corpus/vectors/`, format in its README.md, read as
 //! docs/guarantees.md G16 says): an unmet expectation is a `VectorMismatch` finding, core
-//! (left) vs oracle, or a subject under test (left) vs core.
+//! (left) vs oracle, or a subject under test (left) vs core. A malformed or unreadable file
+//! is an error said in full (`path[:line[:column]]: what`, exit 2).
 
 use crate::findings::{Finding, Origin};
 use crate::generation::Generation;
@@ -11,27 +12,15 @@ use crate::targets::{Check, Target};
 use std::fmt;
 use std::path::{Path, PathBuf};
 
-/// A malformed or unreadable vector file, said in full (`path[:line[:column]]: what`).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct VectorError(String);
-
-impl fmt::Display for VectorError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-
 /// A file with no vector line.
-fn empty(path: &str) -> VectorError {
-    VectorError(format!("{path}: empty vector file: no vector found"))
+fn empty(path: &str) -> String {
+    format!("{path}: empty vector file: no vector found")
 }
 
 /// A line in neither format.
-fn bad_line(path: &str, line: usize, reason: impl fmt::Display) -> VectorError {
-    VectorError(format!("{path}:{line}: bad vector line: {reason}"))
+fn bad_line(path: &str, line: usize, reason: impl fmt::Display) -> String {
+    format!("{path}:{line}: bad vector line: {reason}")
 }
-
-impl std::error::Error for VectorError {}
 
 /// One vector line: its operation, bundle, and expected answer in [`actual`]'s words.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -64,8 +53,8 @@ const DEFAULT_ARCH: &str = "v2";
 /// Splits an optional trailing `arch=v2,v3` field off (no field = v2, SPEC §0).
 fn split_arch<'a>(
     fields: &mut Vec<&'a str>,
-    bad: &dyn Fn(String) -> VectorError,
-) -> Result<Vec<&'a str>, VectorError> {
+    bad: &dyn Fn(String) -> String,
+) -> Result<Vec<&'a str>, String> {
     let Some(list) = fields.last().and_then(|f| f.strip_prefix("arch=")) else {
         return Ok(vec![DEFAULT_ARCH]);
     };
@@ -82,10 +71,8 @@ fn split_arch<'a>(
     Ok(archs)
 }
 
-fn parse_hex_field(path: &str, line: usize, col: usize, s: &str) -> Result<[u8; 64], VectorError> {
-    let bad = |column: usize, reason: String| {
-        VectorError(format!("{path}:{line}:{column}: bad hex: {reason}"))
-    };
+fn parse_hex_field(path: &str, line: usize, col: usize, s: &str) -> Result<[u8; 64], String> {
+    let bad = |column: usize, reason: String| format!("{path}:{line}:{column}: bad hex: {reason}");
     let digits = crate::input::hex_nibbles(s.as_bytes(), false)
         .map_err(|e| bad(col + e.index, format!("{:?} is not a hex digit", e.found)))?;
     if digits.len() != 128 {
@@ -108,7 +95,7 @@ fn parse_hex_field(path: &str, line: usize, col: usize, s: &str) -> Result<[u8; 
 pub type Parsed = (usize, Vector, Vec<String>);
 
 /// Parses line `line` (1-based) of `path`; `Ok(None)` for a blank or comment-only line.
-pub fn parse_line(path: &str, line: usize, raw: &str) -> Result<Option<Parsed>, VectorError> {
+pub fn parse_line(path: &str, line: usize, raw: &str) -> Result<Option<Parsed>, String> {
     let body = raw.split('#').next().unwrap_or("");
     if body.trim().is_empty() {
         return Ok(None);
@@ -226,8 +213,8 @@ pub struct Checked {
 /// nothing) under each generation it names that `engines` serves. Files are read a line at a
 /// time, at most [`MAX_VECTOR_FILE`] bytes (one that grew past it is an error);
 /// a stop request ends the check early.
-pub fn check_dir(dir: &Path, engines: &[(Generation, &Judge)]) -> Result<Checked, VectorError> {
-    let io = |p: &Path, e: String| VectorError(format!("{}: cannot read: {e}", p.display()));
+pub fn check_dir(dir: &Path, engines: &[(Generation, &Judge)]) -> Result<Checked, String> {
+    let io = |p: &Path, e: String| format!("{}: cannot read: {e}", p.display());
     let mut out = Checked::default();
     if std::fs::symlink_metadata(dir).is_err() {
         return Ok(out);
@@ -468,7 +455,7 @@ mod tests {
     }
 
     /// A whole file's text through [`parse_line`], empty as [`check_dir`] refuses it.
-    fn parse(path: &str, text: &str) -> Result<Vec<Parsed>, VectorError> {
+    fn parse(path: &str, text: &str) -> Result<Vec<Parsed>, String> {
         let mut out = Vec::new();
         for (li, raw) in text.lines().enumerate() {
             out.extend(parse_line(path, li + 1, raw)?);
