@@ -2,8 +2,7 @@
 //! [`gate`], [`triage`], [`minimize`], [`fuzz_entry`].
 #![deny(unsafe_code)]
 
-// The lower layers' modules, so `crate::generation` names them here as it does
-// in their own crates (Cargo keeps the imports pointing down).
+// The lower layers' modules under the names they have there (`crate::generation`).
 use tpb_generators::generators;
 use tpb_judge::{blame, findings, judge, kinds, reach};
 use tpb_subjects::{

@@ -191,9 +191,9 @@ impl FolderPlan {
 pub fn plan_folder(folder: &str, dir: &Path) -> Result<FolderPlan, MinimizeError> {
     let entries = crate::gate::vectors::sorted_paths(dir).map_err(io(dir))?;
     let mut best: BTreeMap<String, (PathBuf, Vec<u8>)> = BTreeMap::new();
+    // Each input read, with its (device, inode).
     let mut read = Vec::new();
     let mut skipped = Vec::new();
-    let mut ids = std::collections::HashMap::new();
     for p in entries {
         if let Some(why) = crate::input::symlink_skip(&p).map_err(io(&p))? {
             skipped.push(format!("{}: {why}", p.display()));
@@ -219,25 +219,22 @@ pub fn plan_folder(folder: &str, dir: &Path) -> Result<FolderPlan, MinimizeError
             }
             Err(e) => return Err(io(&p)(e)),
         };
-        ids.insert(p.clone(), file_id(&md));
-        read.push(p.clone());
+        read.push((p.clone(), file_id(&md)));
         let sig = folder_signature(folder, &data);
-        let better = match best.get(&sig) {
-            None => true,
-            Some((q, d)) => (data.len(), &p) < (d.len(), q),
-        };
-        if better {
+        if best
+            .get(&sig)
+            .is_none_or(|(q, d)| (data.len(), &p) < (d.len(), q))
+        {
             best.insert(sig, (p, data));
         }
     }
     let kept: Vec<(String, PathBuf, Vec<u8>)> =
         best.into_iter().map(|(s, (p, d))| (s, p, d)).collect();
-    let dropped: Vec<PathBuf> = read
+    let (dropped, dropped_ids): (Vec<PathBuf>, _) = read
         .into_iter()
-        .filter(|p| !kept.iter().any(|(_, k, _)| k == p))
-        .collect();
+        .filter(|(p, _)| !kept.iter().any(|(_, k, _)| k == p))
+        .unzip();
     let dir_id = file_id(&std::fs::symlink_metadata(dir).map_err(io(dir))?);
-    let dropped_ids = dropped.iter().map(|p| ids[p]).collect();
     Ok(FolderPlan {
         target: folder.to_string(),
         dir: dir.to_path_buf(),

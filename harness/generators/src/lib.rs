@@ -1,10 +1,7 @@
-//! `tpb-generators`: the generators layer of the harness
-//! (`harness/ARCHITECTURE.md`): every input generator (structured, gate
-//! images, sync programs, lowering modules) and the one PRNG.
+//! `tpb-generators`: the generators layer (`harness/ARCHITECTURE.md`) and the one PRNG.
 #![deny(unsafe_code)]
 
-// The lower layer's modules, so `crate::generation` names them here as it does
-// in `tpb-subjects` (Cargo keeps the imports pointing down).
+// The lower layer's modules under the names they have there (`crate::generation`).
 use tpb_subjects::{generation, layout, subjects};
 
 pub mod generators;

@@ -105,11 +105,9 @@ pub fn divergence_file(number: usize, target: &str) -> String {
     format!("divergences/{number:03}-{target}.bin")
 }
 
-/// A triaged finding (`number`, 1-based in the report): the representative and how many
-/// share its signature; the minimised input, the finding re-run on it and each side's dump
-/// of it; the replay commands (hex form; file form from the report folder, with `file`
-/// holding the raw bytes); the root it is probably caused by ([`fold`]); and the bytes whose
-/// change flips the subject's own answer ([`asked_blame`]).
+/// A triaged finding (`number`, 1-based in the report): its representative, minimised input
+/// (re-run, dumped, with replay commands), probable root ([`fold`]) and the subject's own
+/// blame ([`asked_blame`]).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Triaged {
     pub number: usize,

@@ -1,8 +1,5 @@
-//! Generators. The labelled ones draw from an [`arbitrary::Unstructured`] for
-//! [`Config::arch`] ([`valid_case`], [`near_valid_case`], [`group`], [`stream`],
-//! [`program()`] with its mutator); the gate's inputs draw from a [`SplitMix64`] ([`images`],
-//! [`gate_inputs`], [`sync_program`], [`engine_sync`], [`lowering_module`],
-//! [`stream_program`]).
+//! Every input generator (the list: harness/ARCHITECTURE.md, "Generators"): the labelled
+//! ones draw from an [`arbitrary::Unstructured`], the gate's inputs from a [`SplitMix64`].
 //!
 //! **Labelling guarantee.** A [`Case`]'s [`Expected`] label is computed only from the chosen
 //! mutations and SPEC's chain order (§3, §4, §5.1), never by calling core or the oracle; a
