@@ -26,9 +26,10 @@ pub struct Expected {
     pub decode: Option<std::result::Result<(), DecodeLabel>>,
 }
 
-/// The record `v` checks (SPEC §3: 0x85, §4: 0x86), its opcode and reserved-zero predicates.
-fn record(v: Validator) -> (u8, &'static str, &'static str) {
-    match v {
+/// The validator chain verdict under `arch`, from the mutations (SPEC §3 / §4 order).
+fn validator_label(v: Validator, base: u8, vs: &[Violation], arch: Generation) -> Option<Label> {
+    // The record `v` checks (SPEC §3: 0x85, §4: 0x86), its opcode and reserved-zero predicates.
+    let (own, is_op, reserved_zero) = match v {
         Validator::Header => (
             0x85,
             "is_custom_op_header_opcode",
@@ -39,12 +40,7 @@ fn record(v: Validator) -> (u8, &'static str, &'static str) {
             "is_custom_op_payload_opcode",
             "custom_op_payload_reserved_zero",
         ),
-    }
-}
-
-/// The validator chain verdict under `arch`, from the mutations (SPEC §3 / §4 order).
-fn validator_label(v: Validator, base: u8, vs: &[Violation], arch: Generation) -> Option<Label> {
-    let (own, is_op, reserved_zero) = record(v);
+    };
     let mut best: Option<(u8, &'static str)> = None;
     let mut note = |rank: u8, name: &'static str| match best {
         Some((r, _)) if r <= rank => {}

@@ -88,10 +88,6 @@ impl Builder {
     fn n(&self) -> u16 {
         self.instrs.len() as u16
     }
-    fn alloc(&mut self, from: AllocFrom) -> u16 {
-        self.allocs.push(from);
-        (self.allocs.len() - 1) as u16
-    }
     fn sem_of(&mut self, e: Engine) -> u16 {
         let allocs = &mut self.allocs;
         self.engine_sem.of(e, |from| {
@@ -260,7 +256,7 @@ fn apply(b: &mut Builder, op: Op) {
             b.push(Engine::Pseudo, deps, vec![], 1);
         }
         Op::Alloc { top } => {
-            b.alloc(if top {
+            b.allocs.push(if top {
                 AllocFrom::Top
             } else {
                 AllocFrom::Bottom
