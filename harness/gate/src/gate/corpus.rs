@@ -88,9 +88,8 @@ pub fn replay_corpus(cfg: &GateConfig, runners: &[Runner], run: &mut GateRun) {
             run.failures.push(GateFailure::Corpus { path, error });
             continue;
         }
-        for why in skipped {
-            run.failures.push(GateFailure::InputSkipped(why));
-        }
+        run.failures
+            .extend(skipped.into_iter().map(GateFailure::InputSkipped));
         let mut folder = CorpusFolder {
             name: name.clone(),
             routes: rs.iter().map(|t| t.name().to_string()).collect(),

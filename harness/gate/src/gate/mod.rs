@@ -126,9 +126,8 @@ fn replay_and_check_vectors(cfg: &GateConfig, runners: &[coverage::Runner], run:
     let engines: Vec<_> = runners.iter().map(|r| (r.arch, &r.judge)).collect();
     match vectors::check_dir(&cfg.corpus_dir.join("vectors"), &engines) {
         Ok(checked) => {
-            for why in checked.skipped {
-                run.failures.push(GateFailure::InputSkipped(why));
-            }
+            let skipped = checked.skipped.into_iter().map(GateFailure::InputSkipped);
+            run.failures.extend(skipped);
             if checked.files.is_empty() && !cfg.interrupted() {
                 // Fail closed: vectors/ held names but nothing was checked.
                 run.failures.push(GateFailure::Vectors(format!(
