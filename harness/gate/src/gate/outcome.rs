@@ -67,22 +67,15 @@ impl fmt::Display for GateFailure {
             GateFailure::Timeout {
                 target,
                 index,
-                batch: 0,
-                seconds,
-            } => write!(
-                f,
-                "timeout: target {target} case #{index} made no progress for {seconds} s"
-            ),
-            GateFailure::Timeout {
-                target,
-                index,
                 batch,
                 seconds,
-            } => write!(
-                f,
-                "timeout: target {target}: the subjects' answers to its {batch} case(s) from \
-                 #{index} on made no progress for {seconds} s"
-            ),
+            } => {
+                let what = match batch {
+                    0 => format!(" case #{index}"),
+                    n => format!(": the subjects' answers to its {n} case(s) from #{index} on"),
+                };
+                write!(f, "timeout: target {target}{what} made no progress for {seconds} s")
+            }
             GateFailure::InternalPanic {
                 target,
                 index,
@@ -403,4 +396,28 @@ pub struct CorpusFolder {
     pub routes: Vec<String>,
     pub files: u64,
     pub diverged: u64,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::GateFailure;
+
+    #[test]
+    fn a_timeout_names_the_case_or_the_batch_the_subjects_were_answering() {
+        let t = |batch| GateFailure::Timeout {
+            target: "alu_lut".into(),
+            index: 7,
+            batch,
+            seconds: 4,
+        };
+        assert_eq!(
+            t(0).to_string(),
+            "timeout: target alu_lut case #7 made no progress for 4 s"
+        );
+        assert_eq!(
+            t(3).to_string(),
+            "timeout: target alu_lut: the subjects' answers to its 3 case(s) from #7 on made no \
+             progress for 4 s"
+        );
+    }
 }
