@@ -49,11 +49,7 @@ impl fmt::Display for Shard {
 impl Shard {
     /// How many of the case indices `0..n` are in this shard.
     pub fn len(self, n: u64) -> u64 {
-        if self.index >= n {
-            0
-        } else {
-            (n - self.index).div_ceil(self.count)
-        }
+        n.saturating_sub(self.index).div_ceil(self.count)
     }
 
     #[inline]
