@@ -111,11 +111,7 @@ impl Builder {
         let a = r.index(n);
         let b = (a + 1 + r.index(n - 1)) % n;
         self.push(a, band(W_NONE, 0, U_EVT_SET, ev, 0));
-        let w = if r.below(2) == 0 {
-            W_EVT_SET
-        } else {
-            W_SET_THEN_CLEAR
-        };
+        let w = [W_EVT_SET, W_SET_THEN_CLEAR][r.index(2)];
         self.push(b, band(w, ev, U_NONE, 0, 0));
     }
 
