@@ -20,8 +20,7 @@ pub const CORE_RATE_CASES: u64 = 10_000;
 /// The timed passes repeat this long, so the figure is not one clock tick.
 const CORE_RATE_MIN_TIME: std::time::Duration = std::time::Duration::from_millis(2);
 
-/// The first `n` generated cases of `t` a subject serving `served` (flags in
-/// [`GateConfig::arches`] order) was judged on: the shard's, under the cap.
+/// The first `n` cases of `t` judged on a subject serving `served` ([`GateConfig::arches`]).
 pub fn judged_cases(
     cfg: &GateConfig,
     t: Target,
@@ -112,8 +111,7 @@ pub fn core_rate(seed: u64, t: Target, cases: &[(u64, Generation)]) -> Option<f6
     (s > 0.0).then(|| f64::from(passes) * spans.len() as f64 / s)
 }
 
-/// [`core_rate`] of each job, on `threads` threads (each figure one thread's); equal jobs
-/// are measured once.
+/// [`core_rate`] of each job on `threads` threads (one each); equal jobs are measured once.
 pub fn core_rates(
     seed: u64,
     jobs: &[(Target, Vec<(u64, Generation)>)],

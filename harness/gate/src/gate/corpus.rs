@@ -15,8 +15,7 @@ use std::iter::StepBy;
 use std::ops::Range;
 use std::path::{Path, PathBuf};
 
-/// The files under `dir` (recursive, sorted); symlinks are not followed but listed in
-/// `skipped` (a dangling one is an error).
+/// The files under `dir`, recursive and sorted; symlinks go to `skipped` (dangling: error).
 fn walk(
     dir: &Path,
     out: &mut Vec<PathBuf>,

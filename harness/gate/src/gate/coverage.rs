@@ -31,8 +31,7 @@ impl std::hash::Hasher for Fnv {
 
 pub type CovMap = HashMap<String, [u64; 6], std::hash::BuildHasherDefault<Fnv>>;
 
-/// The judge of one worker for one generation, core wrapped in a recorder (`key`: what core
-/// said on the last case).
+/// A worker's judge for one generation, core recorded (`key`: its say on the last case).
 pub struct Runner {
     pub arch: Generation,
     pub judge: Judge,

@@ -23,8 +23,7 @@ pub fn canonical(opcode: u8) -> [u8; 64] {
     c
 }
 
-/// The finding of `target` on `input` with dedup key `want`, if it reproduces (origin
-/// `Generated #0`).
+/// The finding of `target` on `input` with dedup key `want`, if it reproduces.
 pub fn reproduce_key(e: &Judge, target: Target, input: &[u8], want: &DedupKey) -> Option<Finding> {
     let origin = Origin::Generated { index: 0 };
     e.compare(target, input)
@@ -42,8 +41,7 @@ pub const MAX_ATTEMPTS: usize = 50_000;
 /// Per finding (slow targets such as `sync_handshake`); then it keeps what it has.
 pub const MAX_TIME: std::time::Duration = std::time::Duration::from_secs(3);
 
-/// Minimises `f.input` for `target`; the input (padded for bundle targets) if it does not
-/// reproduce.
+/// Minimises `f.input` for `target`; the (padded) input if it does not reproduce.
 pub fn shrink(e: &Judge, target: Target, f: &Finding) -> Vec<u8> {
     let want = f.dedup_key();
     let mut attempts = 0usize;

@@ -1,7 +1,6 @@
 //! The kind of a generated gate case (case `i` is kind `i % 3`).
 
-/// What a generated case aims at: a valid image or query, one with a few structured
-/// mutations, or random bytes.
+/// What a generated case is: valid, valid with a few structured mutations, or random bytes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum CaseKind {
     Valid,

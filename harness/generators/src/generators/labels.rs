@@ -17,8 +17,7 @@ pub struct DecodeLabel {
 /// A validator label: `None` = valid, `Some(p)` = the first failing predicate.
 pub type Label = Option<&'static str>;
 
-/// The expected result of each view (SPEC §3, §4 validators, §5.1 decode); `None` = not
-/// labelled.
+/// The expected result of each view (SPEC §3, §4 validators, §5.1 decode); `None`: unlabelled.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
 pub struct Expected {
     pub header: Option<Label>,

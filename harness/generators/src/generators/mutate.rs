@@ -55,8 +55,7 @@ fn copy_at(data: &mut [u8], at: usize, r: &mut SplitMix64) {
     }
 }
 
-/// Replaces one complete case item with an image item of its bundle; returns the image's
-/// offset and the new size.
+/// Replaces one case item with an image of its bundle; returns its offset and the new size.
 fn materialise(
     data: &mut [u8],
     size: usize,
@@ -87,8 +86,7 @@ fn materialise(
     Some((at, out.len()))
 }
 
-/// A child of two inputs: `a`'s config bytes, then whole items of both (at most
-/// [`MAX_ITEMS`], `out.len()` bytes); returns its length.
+/// A child of `a`'s config bytes and whole items of both (at most [`MAX_ITEMS`]); its length.
 pub fn crossover(a: &[u8], b: &[u8], out: &mut [u8], seed: u32) -> usize {
     let mut r = SplitMix64(u64::from(seed) ^ 0xC055_0FE2_0000_0000);
     let (cfg_bytes, ia) = shape(a);

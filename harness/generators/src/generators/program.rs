@@ -44,8 +44,7 @@ pub enum Item {
     Refused(GenError),
 }
 
-/// A parsed program: its config and items with their spans
-/// (positions past `data.len()` are PRNG bytes).
+/// A parsed program: its config and items with their spans (past `data.len()`: PRNG bytes).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Program {
     pub cfg: Config,
@@ -83,8 +82,7 @@ fn padded(data: &[u8], seed: u64, pad: usize) -> Vec<u8> {
 /// Padding for the config and [`MAX_ITEMS`] items of 2 + 255 bytes.
 const SHAPE_PAD: usize = CONFIG_BYTES + MAX_ITEMS * 257;
 
-/// The config bytes and each item's (span, pick), without generating the items (spans may
-/// end past `data.len()`).
+/// The config bytes and each item's (span, pick), without generating the items.
 pub fn shape(data: &[u8]) -> Shape {
     shape_in(&padded(data, fnv(data), SHAPE_PAD), data.len())
 }

@@ -10,8 +10,7 @@ use crate::layout::OPCODES;
 use std::sync::OnceLock;
 use tpb_core::lint::instruction_len;
 
-/// Per generation ([`Generation::ALL`] order) its members and the opcodes only another
-/// generation names; and the 128-byte opcodes.
+/// Per generation its members and the opcodes only others name; and the 128-byte opcodes.
 pub struct Roster {
     pub members: [Vec<u8>; 4],
     pub others: [Vec<u8>; 4],

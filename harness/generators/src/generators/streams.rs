@@ -69,8 +69,7 @@ pub fn wide_group(
     Ok(out)
 }
 
-/// A multi-bundle stream (SPEC §5.3) of up to 6 items: valid or broken groups, valid or
-/// near-valid bundles; rarely trailing bytes.
+/// A stream (SPEC §5.3) of up to 6 valid or broken groups and bundles; rarely trailing bytes.
 pub fn stream(u: &mut Unstructured<'_>, cfg: &Config) -> std::result::Result<Vec<u8>, GenError> {
     let mut out = Vec::new();
     let items = u.int_in_range(1..=6u8)?;

@@ -62,8 +62,7 @@ pub(super) fn nonzero_u32(u: &mut Unstructured<'_>) -> Result<u32> {
     }
 }
 
-/// The scratch descriptor `(byte_10, dword_14, dword_18, byte_1c)`: all zero or a full
-/// triple plus any dword[0x14] (D-4).
+/// The scratch descriptor: all zero, or nonzero 0x10, 0x18, 0x1C with any 0x14 (D-4).
 pub(super) fn scratch(u: &mut Unstructured<'_>) -> Result<(u8, u32, u32, u8)> {
     if u.ratio(2, 3)? {
         return Ok((0, 0, 0, 0));
