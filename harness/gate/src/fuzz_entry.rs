@@ -77,8 +77,7 @@ impl Entry {
         self.check_pair(&core, &oracle, data)
     }
 
-    /// A lean entry's check of `left` against `right` (tests plant a subject here); the
-    /// [`Entry::Judge`] path runs the judge's own subjects.
+    /// A lean entry's check of `left` against `right` (tests plant one); `Judge` runs its own.
     #[inline(always)]
     pub fn check_pair<L: Subject, R: Subject>(
         self,

@@ -153,8 +153,7 @@ fn len_band(input: &[u8]) -> String {
     format!("len~{}", usize::BITS - input.len().leading_zeros())
 }
 
-/// What minimisation did to one folder (`target`, its name): inputs read, kept (= distinct
-/// signatures), and entries left alone (not subfolders).
+/// What minimisation did to one folder: inputs read, kept (one per signature), left alone.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct MinimizeStats {
     pub target: String,
@@ -186,8 +185,7 @@ impl FolderPlan {
     }
 }
 
-/// Reads every input of `dir` (top level only) and picks one file per signature; any
-/// unreadable entry is an error.
+/// Reads every input of `dir` (top level) and keeps one per signature; unreadable: error.
 pub fn plan_folder(folder: &str, dir: &Path) -> Result<FolderPlan, MinimizeError> {
     let entries = crate::gate::vectors::sorted_paths(dir).map_err(io(dir))?;
     let mut best: BTreeMap<String, (PathBuf, Vec<u8>)> = BTreeMap::new();
@@ -328,8 +326,7 @@ fn target_folders(
         .collect())
 }
 
-/// Minimises `dir`, a `corpus/<target>/` folder or a corpus root, in place or into `output`
-/// (`output/<target>/` for a root); see the module docs.
+/// Minimises `dir` (a `corpus/<target>/` folder or a root) in place or into `output`.
 pub fn minimize(dir: &Path, output: Option<&Path>) -> Result<Vec<MinimizeStats>, MinimizeError> {
     if let Some(o) = output {
         if std::fs::symlink_metadata(o).is_ok() {

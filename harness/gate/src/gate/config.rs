@@ -75,8 +75,7 @@ pub struct GateConfig {
     pub targets: Vec<Target>,
     /// Subjects under test, judged against core (besides core vs oracle).
     pub subjects: Vec<SubjectSpec>,
-    /// `--subject-cases`: the subjects are judged only on generated cases with an index
-    /// below it (per target); `None`: on every one.
+    /// `--subject-cases`: subjects are judged on generated cases below it (per target) only.
     pub subject_cases: Option<u64>,
     /// Oldest first (empty = v2): case `i` runs under `arches[i % len]`, corpus and vectors
     /// under each (SPEC §0).

@@ -161,8 +161,7 @@ pub fn replayed_targets(selected: &[Target], name: &str) -> Vec<Target> {
         .collect()
 }
 
-/// A block of corpus files ([`replay_block`]): one hand-off per target and generation to a
-/// subject, memory bounded whatever the folder.
+/// A block of corpus files: one hand-off per target and generation, memory bounded.
 const CORPUS_BLOCK_FILES: usize = 4096;
 const CORPUS_BLOCK_BYTES: usize = 16 << 20;
 

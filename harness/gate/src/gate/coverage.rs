@@ -48,8 +48,7 @@ pub fn runners(cfg: &GateConfig) -> Result<Vec<Runner>, OpenError> {
         .collect())
 }
 
-/// Files one case's outcome under runner `r`: bumps the coverage cell of `key`, counts the
-/// generation into `reach` when classified, and returns the findings.
+/// Files one case's outcome under `r` (coverage cell of `key`, reach if classified): findings.
 #[inline(always)]
 pub fn file_case(
     r: &Runner,

@@ -119,8 +119,7 @@ impl Filed {
     }
 }
 
-/// One generation's cases of a work item for its judge: position `j` is case `at.1 + j` of
-/// target `at.0`, under runner `a` of `arches`.
+/// One generation's cases of a work item: position `j` is case `at.1 + j` of target `at.0`.
 struct Item<'a, 'b> {
     stager: &'a Stager<'b>,
     cur: &'a Staged,

@@ -11,8 +11,7 @@ use std::collections::BTreeMap;
 use std::fmt;
 use std::time::Duration;
 
-/// Why the gate failed other than by a finding (`Corpus`, `Vectors` and `Subject` are bad
-/// input, exit 2).
+/// Why the gate failed other than by a finding (`Corpus`, `Vectors`, `Subject`: bad input).
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub enum GateFailure {
     /// A corpus file or folder could not be read.
@@ -175,8 +174,7 @@ pub struct GateRun {
     pub targets: Vec<(Target, TargetStats)>,
     /// Per subject under test, in `--subject` order.
     pub subject_judged: Vec<SubjectJudged>,
-    /// Divergent inputs (one per input and generation) per cohort pattern
-    /// ([`crate::judge::cohort::pattern`]), with two or more subjects.
+    /// Divergent inputs per cohort pattern ([`crate::judge::cohort::pattern`]), 2+ subjects.
     pub cohorts: BTreeMap<String, u64>,
     pub vector_files: Vec<vectors::FileStats>,
     pub corpus: Vec<CorpusFolder>,
@@ -196,8 +194,7 @@ pub struct GateRun {
     pub subject_cases: Option<u64>,
     pub external: Vec<ExternalRun>,
     pub arches: Vec<(Generation, ArchStats)>,
-    /// Per (subject, generation, operation) given up: why and the cases not run (failures
-    /// at the end of the run).
+    /// Per (subject, generation, operation) given up: why, and the cases not run.
     pub given_up: BTreeMap<(String, String, String), (String, u64)>,
 }
 
@@ -299,8 +296,7 @@ pub struct ArchStats {
     pub diverged: u64,
 }
 
-/// One external subject's share of a run: its statistics, cases judged and core's
-/// in-process rate on the same cases ([`super::bench::external_runs`]).
+/// One external subject's statistics, cases judged and core's rate on them ([`super::bench`]).
 #[derive(Clone, Debug, Default)]
 pub struct ExternalRun {
     pub spec: String,
@@ -340,8 +336,7 @@ impl GateRun {
         }
     }
 
-    /// Adds what the judges of the run's generations (in [`GateRun::arches`] order) counted:
-    /// the cases each subject was judged on, and what was not run.
+    /// Adds what each generation's judge counted: cases per subject, and what was not run.
     pub fn count_judged<'a, J>(&mut self, judges: J, generated: bool)
     where
         J: ExactSizeIterator<Item = (Generation, &'a crate::judge::Judge)>,

@@ -43,8 +43,7 @@ pub(super) struct Run {
     built: Option<CaseInputs>,
 }
 
-/// Stages work items for one gate thread ([`crate::judge::Judge::prefetch_begin`]);
-/// [`Stager::collect`] takes the answers in before the item is judged.
+/// Stages work items for one thread; [`Stager::collect`] takes the answers before judging.
 pub(super) struct Stager<'a> {
     pub(super) cfg: &'a GateConfig,
     pub(super) planned: &'a [u64],

@@ -200,8 +200,7 @@ pub fn is_vector_file_name(name: &str) -> bool {
 /// Largest vector file read; a bigger one is skipped.
 pub const MAX_VECTOR_FILE: u64 = 16 << 20;
 
-/// What [`check_dir`] checked, and the entries not read with why (symlinks, special files,
-/// files over [`MAX_VECTOR_FILE`]).
+/// What [`check_dir`] checked, and the entries it did not read, with why.
 #[derive(Debug, Default)]
 pub struct Checked {
     pub files: Vec<FileStats>,

@@ -115,8 +115,7 @@ impl Builder {
         self.push(b, band(w, ev, U_NONE, 0, 0));
     }
 
-    /// A wait satisfied only by a DMA increment (FACTS §10 D5), started before the run or by
-    /// another engine.
+    /// A wait only a DMA increment satisfies (FACTS §10 D5), started before the run or by one.
     fn dma(&mut self, r: &mut SplitMix64) {
         let n = self.p.engines.len();
         let s = fresh(&mut self.sem);

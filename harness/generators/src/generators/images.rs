@@ -10,8 +10,7 @@ use tpb_core::layout::{
     gpsimdsb2sb as sb2sb, sync_skeleton as sk, INST_WORD_LEN,
 };
 
-/// Checked bytes [`mutate_image`] flips more often (SPEC §1, §3 #5 #6, §4, §5.2), from
-/// core's layout.
+/// Checked bytes [`mutate_image`] flips more often (SPEC §1, §3 #5 #6, §4, §5.2).
 const CHECKED: [usize; 16] = [
     sk::OFF_INST_WORD_LEN,
     sk::OFF_DEBUG_CMD,

@@ -29,8 +29,7 @@ pub const IMAGE_PICK: u8 = 5;
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Item {
-    /// A labelled case (correlated: unlabelled) and the bytes choosing its near-valid encode
-    /// field list.
+    /// A labelled case (correlated: unlabelled) and the bytes choosing its encode field list.
     Case(Box<Case>, [u8; 3]),
     /// The 64 bytes after the pick byte, zero-padded past `data`, unlabelled.
     Image([u8; 64]),

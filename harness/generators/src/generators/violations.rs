@@ -9,8 +9,7 @@ use arbitrary::{Result, Unstructured};
 /// One violated predicate. Each writes only the bytes of [`Violation::footprint`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Violation {
-    /// byte[0] := the value (never the base opcode; for non-custom bases never
-    /// one of the eleven).
+    /// byte[0] := the value (never the base; for non-custom bases never one of the eleven).
     Opcode(u8),
     /// byte[1] := a wrong tag.
     Tag(u8),
@@ -30,8 +29,7 @@ pub enum Violation {
         d18: u32,
         b1c: u8,
     },
-    /// A LUT / flag byte (cce_op, dtype, kind, src/dst dtype, valid,
-    /// cross-core enable, payload arg_type) := an out-of-table value.
+    /// A LUT or flag byte (cce_op, dtype, kind, valid, cross-core, arg_type) := out of table.
     Field { offset: u8, value: u8 },
 }
 
