@@ -78,9 +78,8 @@ fn io(path: &Path) -> impl Fn(std::io::Error) -> MinimizeError + '_ {
     move |error| MinimizeError::at(path, error)
 }
 
-/// The coverage signature of one input of gate target `t`: the target, core's verdict, the
-/// differential outcome, and a bundle's opcode and class of every layout field (`0` zero,
-/// `c` the canonical constant, `x` other) or a length bucket.
+/// The coverage signature of an input of `t`: target, core's verdict, outcome, and a bundle's
+/// opcode and field classes (`0` zero, `c` canonical, `x` other) or a length bucket.
 pub fn signature(t: Target, input: &[u8]) -> String {
     let run = guard(|| {
         let kind = kinds::of(t);

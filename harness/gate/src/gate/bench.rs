@@ -46,9 +46,8 @@ pub fn judged_cases(
         .collect()
 }
 
-/// Cases per second core answers on `cases` of `t`, doing what a subject is asked per case
-/// (generated before the clock starts); `None` for a target not
-/// [`Target::is_bundle_or_lut`] or no case.
+/// Cases per second core answers on `cases` of `t`, doing what a subject is asked (generated
+/// before the clock); `None` unless [`Target::is_bundle_or_lut`] with some case.
 pub fn core_rate(seed: u64, t: Target, cases: &[(u64, Generation)]) -> Option<f64> {
     if !t.is_bundle_or_lut() || cases.is_empty() {
         return None;
@@ -158,9 +157,8 @@ pub fn core_rates(
     of.iter().map(|&k| rates[k]).collect()
 }
 
-/// The external subjects' statistics, each with core's rate on the first
-/// [`CORE_RATE_CASES`] cases it was judged on per target, weighted by its cases there
-/// (on `cfg.threads` threads: one after the other cost ~35 ms of wall, issue 19).
+/// Each external subject's statistics with core's rate on its first [`CORE_RATE_CASES`] cases
+/// per target, weighted by its cases there (threaded: serially ~35 ms of wall, issue 19).
 pub fn external_runs(cfg: &GateConfig, run: &GateRun) -> Vec<ExternalRun> {
     let stats = crate::external::stats();
     let n_arch = cfg.arches().len();

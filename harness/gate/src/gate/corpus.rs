@@ -199,9 +199,8 @@ impl Cases for File<'_> {
     }
 }
 
-/// Replays `block` through the targets `rs` in turn, each file under every generation, the
-/// subjects first given the whole block as one batch. Per file replayed: true if it diverged
-/// somewhere (shorter than `block` when `stop` cut it short).
+/// Replays `block` through `rs` in turn under every generation, the subjects first given it
+/// as one batch; per file replayed (fewer when `stop` cut it short): whether it diverged.
 fn replay_block(
     runners: &[Runner],
     rs: &[Target],

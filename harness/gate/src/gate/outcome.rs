@@ -147,9 +147,8 @@ pub fn outcome_col(class: crate::judge::Class) -> usize {
     }
 }
 
-/// One target's counts: generated cases planned (this shard), run, per case kind and
-/// diverged; corpus files; coverage (core's verdict key → counts per [`OUTCOMES`] column);
-/// worker time.
+/// One target's generated cases planned (this shard), run, per kind and diverged; corpus
+/// files; coverage (core's verdict key → [`OUTCOMES`] counts); worker time.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct TargetStats {
     pub planned: u64,
@@ -198,9 +197,8 @@ pub struct GateRun {
     pub given_up: BTreeMap<(String, String, String), (String, u64)>,
 }
 
-/// The cases one subject under test was judged on: corpus and vector checks (`replayed`)
-/// and generated cases per [`crate::judge::nway::JUDGED_SLOTS`] slot (targets by
-/// [`Target::rank`], then [`crate::judge::nway::VECTORS_SLOT`]), and all per generation.
+/// The cases one subject under test was judged on, per [`crate::judge::nway::JUDGED_SLOTS`]
+/// slot (corpus and vector checks `replayed`, and `generated`), and all per generation.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct SubjectJudged {
     pub replayed: Vec<u64>,

@@ -208,9 +208,8 @@ pub struct Checked {
     pub skipped: Vec<String>,
 }
 
-/// Checks every vector file under `dir` (subfolders ignored; a missing folder checks
-/// nothing) under each generation it names that `engines` serves. Files are read a line at a
-/// time, at most [`MAX_VECTOR_FILE`] bytes (one that grew past it is an error);
+/// Checks every vector file under `dir` (no subfolder) under each generation it names that
+/// `engines` serves, a line at a time and at most [`MAX_VECTOR_FILE`] bytes (more: an error);
 /// a stop request ends the check early.
 pub fn check_dir(dir: &Path, engines: &[(Generation, &Judge)]) -> Result<Checked, String> {
     let io = |p: &Path, e: String| format!("{}: cannot read: {e}", p.display());

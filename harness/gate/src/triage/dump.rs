@@ -8,9 +8,8 @@ use crate::subjects::{hex, verdict_name, Capabilities, Capability, Subject, Vali
 use crate::targets::Target;
 use std::fmt::Write as _;
 
-/// A field dump of `s`'s view of `input`: for a bundle target the validators, decoded
-/// fields and re-encode that `ops` (what both sides declared, issue 32 item 5) has; else
-/// the recorded result `fallback`.
+/// A field dump of `s`'s view of `input`: a bundle's validators, fields and re-encode that
+/// `ops` (what both sides declared, issue 32 item 5) has; else the recorded `fallback`.
 pub fn dump(
     s: &dyn Subject,
     target: Option<Target>,

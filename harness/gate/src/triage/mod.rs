@@ -15,9 +15,8 @@ use crate::judge::{Class, Judge};
 use crate::subjects::{hex, SubjectSpec};
 use crate::targets::{Check, Target};
 
-/// A spec as one shell word. A word holding a control character is quoted
-/// `$'…'` with that character as `\xHH` bytes, so the printed replay command
-/// stays one line (a newline in a report folder's name cannot split it).
+/// A spec as one shell word; one holding a control character is quoted `$'…'` with it as
+/// `\xHH` bytes, so a replay command stays one line (a newline in a folder's name).
 pub fn shell_word(s: &str) -> String {
     let safe = |c: char| c.is_ascii_alphanumeric() || "-_./:=@,+".contains(c);
     if !s.is_empty() && s.chars().all(safe) {
@@ -196,9 +195,8 @@ fn engine_for<'a>(engines: &'a [Judge], arch: Generation, reference: &'a Judge) 
         .unwrap_or(reference)
 }
 
-/// Blame from the subject's own answers (issue 32): the bytes of a subject's minimised
-/// bundle whose single change (nonzero to 0, zero to 1) changes its answer; 64 calls
-/// announced as one batch. Never for a fault, a vector or the reference pair.
+/// Blame from the subject's own answers (issue 32): the bytes of its minimised bundle whose
+/// change (nonzero to 0, zero to 1) changes its answer; not for a fault, vector or core.
 pub fn asked_blame(e: &Judge, f: &Finding, minimized: &[u8]) -> Option<Vec<usize>> {
     if is_fault_class(f.divergence.class) || f.is_vector() {
         return None;
@@ -240,9 +238,8 @@ pub fn asked_blame(e: &Judge, f: &Finding, minimized: &[u8]) -> Option<Vec<usize
     )
 }
 
-/// Root causes first (issue 32): a divergence whose case holds a bundle that already
-/// diverges the same way (sides, signature) on an earlier validator divergence is marked as
-/// caused by it. A subject that crashed or hung anywhere is not asked again.
+/// Root causes first (issue 32): a divergence whose case holds a bundle diverging the same
+/// way on an earlier validator divergence is caused by it (a faulted subject is not asked).
 fn fold(out: &mut [Triaged], engines: &[Judge], reference: &Judge) {
     let faulted: Vec<String> = out
         .iter()

@@ -59,10 +59,9 @@ pub fn near_valid_case(
     Ok(c)
 }
 
-/// Correlated fault: one layout span's value copied into another of the same role (else
-/// any), or one nonzero value written into both; returns the two ranges, now equal. Equal
-/// values across fields are what byte and bit mutations almost never build (two reserved
-/// dwords combined with XOR instead of OR fail only then).
+/// Correlated fault: one span's value copied into another of its role (else any), or one
+/// value into both; returns the two, now equal: what byte and bit mutations almost never
+/// build (two reserved dwords combined with XOR instead of OR fail only then).
 pub fn field_copy(b: &mut [u8; 64], r: &mut SplitMix64) -> (Range<usize>, Range<usize>) {
     let l = spans(b[0]);
     let (src, dst) = if l.len() < 2 {

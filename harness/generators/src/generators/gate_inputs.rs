@@ -11,9 +11,8 @@ fn push_u32(out: &mut Vec<u8>, v: u32) {
     out.extend_from_slice(&v.to_le_bytes());
 }
 
-/// The LUT ordinals at the SPEC §6 tables' edges, from core's answers: per table its first
-/// and last ordinal with a wire byte and their neighbours, the gaps between (FACTS §4), and
-/// far values.
+/// The LUT ordinals at the SPEC §6 tables' edges from core's answers: each table's first and
+/// last with a wire byte and their neighbours, the gaps between (FACTS §4), far values.
 pub fn lut_edge_ordinals() -> &'static [u32] {
     static EDGES: std::sync::OnceLock<Vec<u32>> = std::sync::OnceLock::new();
     EDGES.get_or_init(|| {

@@ -137,9 +137,8 @@ pub fn mutate_image(r: &mut SplitMix64, b: &mut [u8; 64]) {
     }
 }
 
-/// A bundle case of `kind` for `arch`, its opcode biased toward `ops`: raw bytes, or a
-/// quarter from the labelled generators (96 bytes of `r`), the rest from
-/// [`valid_image_for`] and [`mutate_image`].
+/// A bundle case of `kind` for `arch` biased toward `ops`: raw bytes, or a quarter from the
+/// labelled generators (96 bytes of `r`), the rest [`valid_image_for`] and [`mutate_image`].
 pub fn bundle_case(
     ops: &[u8],
     arch: Generation,

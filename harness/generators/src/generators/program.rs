@@ -50,9 +50,8 @@ pub struct Program {
     pub items: Vec<(Range<usize>, Item)>,
 }
 
-/// The swarm config from three bytes: byte 0's low nibble focuses one of the [`OPCODES`]
-/// (weight `1 + 2 * high nibble`; 11..=15 leave them uniform); byte 1 gives `k` (low 2
-/// bits) and the near-valid rate; byte 2 is `max_args` (bit 7 kept only from 0xE0).
+/// The swarm config: byte 0's low nibble focuses an opcode (weight `1 + 2 * high nibble`;
+/// 11..=15: none), byte 1 is `k` (2 bits) and `near`, byte 2 `max_args` (bit 7 from 0xE0).
 pub fn config(b: [u8; CONFIG_BYTES]) -> Config {
     let mut weights = [1u8; OPCODES.len()];
     if let Some(w) = weights.get_mut(usize::from(b[0] & 0x0F)) {

@@ -265,9 +265,8 @@ fn apply(b: &mut Builder, op: Op) {
     }
 }
 
-/// Appended to a program whose first byte is in [`CHAIN_SELECTORS`]: producers on rotating
-/// engines, a run of pseudo instructions, then a fan-out of consumers: the shapes the free
-/// ops rarely build (pseudo runs of 2 and 3+, long chains).
+/// Appended when the first byte is in [`CHAIN_SELECTORS`]: producers, pseudo instructions,
+/// then a fan-out, the shapes the free ops rarely build (pseudo runs of 2, 3+, long chains).
 #[derive(Arbitrary, Debug, Clone)]
 pub struct Chain {
     pub len: u8,
@@ -382,9 +381,8 @@ pub fn recycle(case: Case) {
 /// Pseudo-instruction run bands between a producer and its consumer.
 pub const PSEUDO_RUNS: [&str; 4] = ["0", "1", "2", "3+"];
 
-/// A program's shapes: per [`PSEUDO_RUNS`] band, a non-pseudo consumer of a non-pseudo
-/// producer through that many pseudo instructions; an instruction with ≥ 2 non-pseudo
-/// consumers; ≥ 3 non-pseudo engines; a dependency chain of [`LONG_CHAIN`].
+/// A program's shapes (non-pseudo instructions): a producer-consumer pair per [`PSEUDO_RUNS`]
+/// band of pseudos between, fan-out (≥ 2), ≥ 3 engines, a chain of [`LONG_CHAIN`].
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Shape {
     pub pseudo_runs: [bool; 4],

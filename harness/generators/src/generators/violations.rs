@@ -19,9 +19,8 @@ pub enum Violation {
     WaitMode(u8),
     /// byte[6] := an illegal update mode.
     UpdateMode(u8),
-    /// 0x85 only: a partial scratch descriptor: `parts` bit 0 = byte[0x10], 1 = dword[0x14],
-    /// 2 = dword[0x18], 3 = byte[0x1C] get their (nonzero) value, the others zero (never
-    /// all of 0, 2, 3).
+    /// 0x85 only: a partial scratch descriptor: `parts` bits 0..=3 (byte 0x10, dwords 0x14,
+    /// 0x18, byte 0x1C) get their nonzero value, the others zero (never all of 0, 2, 3).
     Scratch {
         parts: u8,
         b10: u8,
