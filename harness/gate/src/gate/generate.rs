@@ -127,7 +127,6 @@ struct Item<'a, 'b> {
     len: u32,
     a: usize,
     r: &'a Runner,
-    arches: usize,
     slot: &'a Slot,
     one: &'a mut CaseBuf,
     filed: &'a mut Filed,
@@ -140,9 +139,9 @@ impl Cases for Item<'_, '_> {
         let cfg = self.stager.cfg;
         let ours = |j: &u32| {
             let i = cfg.shard.case_index(self.at.1 + u64::from(*j));
-            cfg.arch_index(i).min(self.arches - 1) == self.a
+            cfg.arch_index(i).min(self.stager.rs.len() - 1) == self.a
         };
-        let n = self.arches as u32;
+        let n = self.stager.rs.len() as u32;
         let Some(first) = (0..n).find(ours) else {
             return (0..0).step_by(1);
         };
@@ -156,9 +155,9 @@ impl Cases for Item<'_, '_> {
         let (ti, lo) = self.at;
         let m = lo + u64::from(j);
         let i = cfg.shard.case_index(m);
-        // At least once in 64 positions (a generation steps by at most `arches`); a stopped
-        // chunk is dropped.
-        if (again || j % 64 < self.arches as u32) && cfg.interrupted() {
+        // At least once in 64 positions (a generation's cases step by at most `rs.len()`); a
+        // stopped chunk is dropped.
+        if (again || j % 64 < self.stager.rs.len() as u32) && cfg.interrupted() {
             return None;
         }
         self.slot.case.store(i, Relaxed);
@@ -292,7 +291,6 @@ fn worker(sh: &Shared, w: usize, _finished: std::sync::mpsc::Sender<()>) {
                     len: u32::try_from(hi - lo).unwrap_or(u32::MAX),
                     a,
                     r,
-                    arches: rs.len(),
                     slot,
                     one: &mut one,
                     filed: &mut filed,
