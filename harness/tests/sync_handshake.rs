@@ -4,7 +4,8 @@
 use proptest::prelude::*;
 use std::collections::BTreeMap;
 use tpbconform::generators::SplitMix64;
-use tpbconform::kinds::sync_handshake::{sync_handshake_case, SyncCaseOutcome, SyncDivergence};
+use tpbconform::kinds::sync_handshake::{sync_handshake_case, SyncCaseOutcome};
+use tpbconform::kinds::CaseDivergence;
 
 /// Counts from [`smoke`] (programs both sides accepted; both rejected, per class).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -15,7 +16,7 @@ struct SmokeStats {
 
 /// Runs `n` cases of random bytes (0..1536 long) from a [`SplitMix64`]
 /// seeded with `seed`; the first divergence is returned with its input bytes.
-fn smoke(n: usize, seed: u64) -> Result<SmokeStats, (Vec<u8>, SyncDivergence)> {
+fn smoke(n: usize, seed: u64) -> Result<SmokeStats, (Vec<u8>, CaseDivergence)> {
     let mut r = SplitMix64(seed);
     let mut stats = SmokeStats::default();
     let mut data = Vec::with_capacity(2048);

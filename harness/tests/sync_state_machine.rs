@@ -745,7 +745,7 @@ impl StateMachineTest for HandshakeTest {
             ref_state.expected,
             match &diff {
                 Ok(o) => format!("agree ({o:?})"),
-                Err(d) => format!("DISAGREE: {}", d.mismatch),
+                Err(d) => format!("DISAGREE: {}", d.filed),
             },
         );
         sut

@@ -305,6 +305,27 @@ pub struct Divergence {
     pub answers: Answers,
 }
 
+/// What a whole-case kind files ([`DescribedCase::divergence`]): class, signature key, description.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Filed {
+    pub class: Class,
+    pub key: String,
+    pub text: String,
+}
+
+impl Filed {
+    pub fn new(class: Class, key: impl Into<String>, text: impl Into<String>) -> Filed {
+        let (key, text) = (key.into(), text.into());
+        Filed { class, key, text }
+    }
+}
+
+impl fmt::Display for Filed {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.text)
+    }
+}
+
 /// Where the kinds that judge a whole case with one description (collective lowering, sync
 /// handshake, stream lint) file what they find: the target, the input, the two subjects'
 /// names and the names the signature gives the two sides.
@@ -317,28 +338,22 @@ pub struct DescribedCase<'a> {
 }
 
 impl DescribedCase<'_> {
-    /// The divergence: `description` as the left result (the right one empty), keyed `key`.
-    pub fn divergence(
-        &self,
-        class: Class,
-        key: String,
-        description: String,
-        case: String,
-    ) -> Divergence {
+    /// The divergence `f` of `case`: its description as the left result (the right one empty).
+    pub fn divergence(&self, f: Filed, case: String) -> Divergence {
         Divergence {
             target: self.target,
             input: self.input.to_vec(),
             case,
             left_name: self.names.0.to_string(),
             right_name: self.names.1.to_string(),
-            left: description,
+            left: f.text,
             right: String::new(),
             signature: Signature {
-                key,
+                key: f.key,
                 left: self.sides.0.into(),
                 right: self.sides.1.into(),
             },
-            class,
+            class: f.class,
             cohorts: Vec::new(),
             answers: Answers::default(),
         }

@@ -26,7 +26,9 @@ pub mod pair;
 pub mod record;
 mod render;
 
-pub use divergence::{Answer, Answers, Class, DescribedCase, Divergence, Outcome, Signature};
+pub use divergence::{
+    Answer, Answers, Class, DescribedCase, Divergence, Filed, Outcome, Signature,
+};
 pub use nway::Judge;
 pub use pair::panic_text;
 

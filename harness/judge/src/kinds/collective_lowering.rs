@@ -17,15 +17,15 @@
 //! becomes a `Panic` divergence); its coverage key is the generation and
 //! the first instruction's verdict (`v3 ok:d9+da`, `v2 err:duplicate_rank`)
 //! or `diverged`; the signature key is the [`LoweringMismatch`] and what
-//! differs ([`LoweringDivergence::what`]: no index, no values), so one bug
+//! differs ([`CaseDivergence::what`]: no index, no values), so one bug
 //! deduplicates to one entry.
 
-use super::kind::{panicked, CaseBudget, Ran, TargetKind};
+use super::kind::{panicked, CaseBudget, CaseDivergence, Ran, TargetKind};
 use crate::generation::Generation;
 use crate::generators::lowering_module::{self, LoweringCase};
 use crate::judge::nway::{Built, CaseInputs, Judge};
 use crate::judge::pair::{guard, Pair};
-use crate::judge::{Class, Divergence};
+use crate::judge::{Class, Divergence, Filed};
 use crate::reach::Reach;
 use crate::subjects::{
     hex, hex_pair, registry, Fault, IrInstruction, LocalSendRecv, LoweredModule, ModuleAnswer, Reference,
@@ -132,18 +132,9 @@ pub fn compare(e: &Judge, target: Target, data: &[u8]) -> (String, Vec<Divergenc
                 .collect();
             (o.key, divs)
         }
-        Ok(Err(d)) => (
-            "diverged".into(),
-            vec![filed.divergence(
-                d.class.class(),
-                format!("{}:{}", d.class.name(), d.what),
-                d.description,
-                d.case,
-            )],
-        ),
+        Ok(Err(d)) => ("diverged".into(), vec![filed.divergence(*d.filed, d.case)]),
         Err(m) => {
-            let (class, key, text) = panicked("collective_lowering", m);
-            let d = filed.divergence(class, key, text, String::new());
+            let d = filed.divergence(panicked("collective_lowering", m), String::new());
             ("diverged".into(), vec![d])
         }
     }
@@ -254,37 +245,12 @@ pub struct LoweringOutcome {
     pub rejected: usize,
 }
 
-/// Core and oracle disagree, or a property fails on core.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct LoweringDivergence {
-    pub class: LoweringMismatch,
-    /// What differs, without index or values (`[#] records`, `stream items`): the signature
-    /// key's second half.
-    pub what: String,
-    pub description: String,
-    pub case: String,
-}
-
-impl fmt::Display for LoweringDivergence {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "collective_lowering {}: {}\ncase: {}",
-            self.class.name(),
-            self.description,
-            self.case
-        )
-    }
-}
-
-impl std::error::Error for LoweringDivergence {}
-
 /// Run one case from bytes (the fuzz target's and the gate's input mapping,
 /// [`lowering_module::build_case`]).
 pub fn collective_lowering_case(
     data: &[u8],
     gen: Option<Generation>,
-) -> Result<LoweringOutcome, LoweringDivergence> {
+) -> Result<LoweringOutcome, CaseDivergence> {
     compare_case(&lowering_module::build_case(data, gen))
 }
 
@@ -317,7 +283,7 @@ fn moved(insn: &IrInstruction) -> Option<IrInstruction> {
 
 /// Compares core and oracle (the reference pair of the case's generation) on
 /// a built case, then checks the properties on core.
-pub fn compare_case(case: &LoweringCase) -> Result<LoweringOutcome, LoweringDivergence> {
+pub fn compare_case(case: &LoweringCase) -> Result<LoweringOutcome, CaseDivergence> {
     let arch = case.gen;
     compare_case_on(
         &*registry::core_for(arch),
@@ -333,11 +299,9 @@ pub fn compare_case_on(
     left: &dyn Reference,
     right: &dyn Reference,
     case: &LoweringCase,
-) -> Result<LoweringOutcome, LoweringDivergence> {
-    let diverge = |class: LoweringMismatch, what: String, description: String| LoweringDivergence {
-        class,
-        what,
-        description,
+) -> Result<LoweringOutcome, CaseDivergence> {
+    let diverge = |m: LoweringMismatch, what: String, description: String| CaseDivergence {
+        filed: Box::new(Filed::new(m.class(), format!("{}:{what}", m.name()), description)),
         case: format!("{case:?}"),
     };
     let (ln, rn) = (left.name(), right.name());
@@ -463,7 +427,7 @@ fn ok_verdict(records: &[[u8; 64]]) -> String {
 }
 
 /// Why a property check failed: the mismatch (a property, or a subject's
-/// fault), what failed ([`LoweringDivergence::what`]) and the description.
+/// fault), what failed ([`CaseDivergence::what`]) and the description.
 type Failed = (LoweringMismatch, String, String);
 
 /// A failed property: `what: detail`.

@@ -12,10 +12,10 @@
 //! class); the coverage key is `clean` or the distinct finding kinds, sorted; a divergence's
 //! signature key names what differs first, without numbers.
 
-use super::kind::{both_answers, CaseBudget, CaseBuf, Draw, Filed, Form, Ran, TargetKind};
+use super::kind::{both_answers, CaseBudget, CaseBuf, Draw, Form, Ran, TargetKind};
 use crate::generators::engine_sync as gen;
 use crate::judge::nway::Judge;
-use crate::judge::{Class, DescribedCase, Divergence};
+use crate::judge::{Class, DescribedCase, Divergence, Filed};
 use crate::reach::{Field, Reach};
 use crate::subjects::{hex, registry, EngineProgram, EngineSyncAnswer, Reference};
 use crate::targets::Target;
@@ -177,13 +177,13 @@ fn compare_on(
         sides: ("core", "oracle"),
     };
     let p = EngineProgram::from_bytes(input);
-    let diverged = |(class, key, description): Filed| {
+    let diverged = |f: Filed| {
         let case = format!(
             "{} engines, {} instructions",
             p.engines.len(),
             p.instructions()
         );
-        let d = filed.divergence(class, key, description, case);
+        let d = filed.divergence(f, case);
         ("diverged".to_string(), Some(d), BTreeSet::new())
     };
     let ask = || (core.engine_sync(&p), oracle.engine_sync(&p));
@@ -192,7 +192,7 @@ fn compare_on(
         Err(filed) => return diverged(filed),
     };
     if let Some((key, detail)) = first_difference(&c, &o) {
-        return diverged((Class::DifferentOutput, format!("engine_sync:{key}"), detail));
+        return diverged(Filed::new(Class::DifferentOutput, format!("engine_sync:{key}"), detail));
     }
     let kinds: BTreeSet<&'static str> = match &c {
         Ok(o) => o.findings.iter().map(|f| f.kind()).collect(),

@@ -5,7 +5,7 @@ use crate::generation::Generation;
 use crate::generators::{gate_inputs, CaseKind, SplitMix64};
 use crate::judge::nway::{CaseInputs, Judge};
 use crate::judge::pair::guard;
-use crate::judge::{Class, Divergence, Outcome};
+use crate::judge::{Class, Divergence, Filed, Outcome};
 use crate::reach::Reach;
 use crate::subjects::Reply;
 use crate::targets::Target;
@@ -234,12 +234,28 @@ pub fn whole_bundles(bytes: &[u8]) -> Vec<[u8; 64]> {
     bytes.chunks_exact(64).map(bundle).collect()
 }
 
-/// What a whole-case kind files: class, signature key, description.
-pub type Filed = (Class, String, String);
+/// A whole-case kind's divergence on a built case: what it files, and the case.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CaseDivergence {
+    pub filed: Box<Filed>,
+    pub case: String,
+}
+
+impl std::fmt::Display for CaseDivergence {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let d = &self.filed;
+        write!(
+            f,
+            "{} [{}]: {}\ncase: {}",
+            d.key, d.class, d.text, self.case
+        )
+    }
+}
+
+impl std::error::Error for CaseDivergence {}
 
 /// Asks the reference pair `ask` for a whole case of kind `kind` under [`guard`]: both
-/// answers, or what to file for a fault (`<kind>:<class>`, `<op>: <fault>`) or a panic
-/// ([`panicked`]).
+/// answers, or what to file for a fault (`<kind>:<class>`, `<op>: <fault>`) or a panic.
 pub fn both_answers<T>(
     kind: &str,
     op: &str,
@@ -249,11 +265,8 @@ pub fn both_answers<T>(
         Ok((Ok(c), Ok(o))) => Ok((c, o)),
         Ok((Err(f), _) | (_, Err(f))) => {
             let class = Class::of_fault(&f);
-            Err((
-                class,
-                format!("{kind}:{}", class.name()),
-                format!("{op}: {f}"),
-            ))
+            let key = format!("{kind}:{}", class.name());
+            Err(Filed::new(class, key, format!("{op}: {f}")))
         }
         Err(m) => Err(panicked(kind, m)),
     }
@@ -261,7 +274,7 @@ pub fn both_answers<T>(
 
 /// What a whole-case kind files for a panic with `message`.
 pub fn panicked(kind: &str, message: String) -> Filed {
-    (
+    Filed::new(
         Class::Panic,
         format!("{kind}:panic"),
         format!("PANIC: {message}"),

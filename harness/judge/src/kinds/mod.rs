@@ -6,7 +6,7 @@
 pub mod bundle;
 mod kind;
 
-pub use kind::{CaseBudget, CaseBuf, Draw, Form, Ran, TargetKind};
+pub use kind::{CaseBudget, CaseBuf, CaseDivergence, Draw, Form, Ran, TargetKind};
 
 use crate::generation::Generation;
 use crate::reach::Reach;

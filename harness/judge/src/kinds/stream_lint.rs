@@ -16,11 +16,11 @@
 //! sorted), or `diverged`; a divergence's signature key names what differs first, without
 //! numbers.
 
-use super::kind::{both_answers, CaseBudget, CaseBuf, Draw, Filed, Form, Ran, TargetKind};
+use super::kind::{both_answers, CaseBudget, CaseBuf, Draw, Form, Ran, TargetKind};
 use crate::generation::Generation;
 use crate::generators::stream_program;
 use crate::judge::nway::Judge;
-use crate::judge::{Class, DescribedCase, Divergence};
+use crate::judge::{Class, DescribedCase, Divergence, Filed};
 use crate::reach::{arg_band, Field, Reach, LINT_VERDICTS};
 use crate::subjects::{registry, Reference};
 use crate::targets::Target;
@@ -205,9 +205,9 @@ fn compare_on(
         sides: ("core", "oracle"),
     };
     let bytes = walked(input);
-    let diverged = |(class, key, description): Filed| {
+    let diverged = |f: Filed| {
         let case = format!("{} bundles under {arch}", bytes.len() / 64);
-        let d = filed.divergence(class, key, description, case);
+        let d = filed.divergence(f, case);
         ("diverged".to_string(), Some(d), Vec::new())
     };
     let ask = || (core.lint_stream(bytes), oracle.lint_stream(bytes));
@@ -215,12 +215,12 @@ fn compare_on(
         Ok((Ok(c), Ok(o))) => (c, o),
         Ok((c, o)) => {
             let detail = format!("a walker refused whole bundles: core Ok({c:?}), oracle Ok({o:?})");
-            return diverged((Class::DifferentOutput, "stream_lint:refused".into(), detail));
+            return diverged(Filed::new(Class::DifferentOutput, "stream_lint:refused", detail));
         }
         Err(filed) => return diverged(filed),
     };
     if let Some((key, detail)) = first_difference(&core_rows, &oracle_rows) {
-        return diverged((Class::DifferentOutput, format!("stream_lint:{key}"), detail));
+        return diverged(Filed::new(Class::DifferentOutput, format!("stream_lint:{key}"), detail));
     }
     let errors: BTreeSet<&str> = core_rows
         .iter()
