@@ -1,18 +1,9 @@
-//! Domain reach: the value classes of every field of every opcode's bundle
-//! (SPEC §1–§5), and which of them a set of cases hits.
-//!
-//! A *class* is a slice of a field's domain a bug could hide in: each enum
-//! member and the non-members, the table edges, zero / one / all-ones / other
-//! for integers, zero / nonzero for reserved spans, and, per opcode, *equal
-//! nonzero values in two reserved bytes* (the correlated faults that single-byte
-//! mutation never builds). Streams (SPEC §5.3) have classes for the number of
-//! arguments of a group (0..=255 in bands), the number of groups, and other
-//! opcodes mixed in; linted streams (SPEC §5.3 "Linting a stream") have classes for each
-//! whole group's argument count, each stream error, each verdict kind and each instruction
-//! length (`lint.*`); sync programs (SPEC §8) have classes for their shapes
-//! (pseudo runs between producer and consumer, fan-out, several engines,
-//! long chains); field `generation` counts the classified cases per
-//! generation of the run. [`Reach`] counts hits; [`Reach::unhit`] lists the declared
+//! Domain reach: the value classes of every field of every opcode's bundle (SPEC §1–§5), and
+//! of streams, linted streams, sync programs and engine programs ([`Field`]), and which of
+//! them a set of cases hits. A *class* is a slice of a field's domain a bug could hide in:
+//! each enum member and the non-members, table edges, zero / one / all-ones / other, zero /
+//! nonzero reserved spans, and per opcode *equal nonzero values in two reserved bytes* (the
+//! correlated faults single-byte mutation never builds). [`Reach::unhit`] lists the declared
 //! classes a run never exercised.
 
 use crate::generators::sync_program::PSEUDO_RUNS;
@@ -39,8 +30,7 @@ static MEMBER_BANDS: std::sync::LazyLock<[Vec<Band>; 2]> = std::sync::LazyLock::
     })
 });
 
-/// The classes of the one-byte fields classed by value bands, in report order (the first
-/// band holding the byte is its class).
+/// The value bands of a one-byte field, in report order (the first holding the byte wins).
 fn byte_bands(name: &str) -> Option<&'static [Band]> {
     Some(match name {
         "wait_mode" => &MEMBER_BANDS[0],
@@ -74,7 +64,6 @@ const KIND_BANDS: [Band; 5] = [
     (0x0A, 0xFF, "0x0A..0xFF"),
 ];
 
-/// The classes of a span, in report order.
 fn span_classes(s: &Span) -> Vec<&'static str> {
     let fixed: &[&'static str] = match (s.role, s.name) {
         (Role::Reserved, _) => &["zero", "nonzero"],
@@ -112,12 +101,11 @@ fn span_class(s: &Span, v: &[u8]) -> &'static str {
     }
 }
 
-/// Classes of the bundle as a whole, per opcode.
 const BUNDLE_CLASSES: [&str; 1] = ["equal nonzero reserved pair"];
 
 /// Group-argument-count bands (SPEC §5.3: `num_arguments` is a u8).
 const ARG_BANDS: [&str; 7] = ["0", "1", "2..3", "4..15", "16..127", "128..254", "255"];
-/// Stream errors of a linted stream (SPEC §5.3 "Linting a stream", its names).
+/// Stream errors of a linted stream (SPEC §5.3 "Linting a stream").
 pub const STREAM_ERRORS: [&str; 7] = [
     "payload_count_mismatch",
     "stray_payload",
@@ -152,46 +140,35 @@ pub const ENGINE_SYNC_FINDINGS: [&str; 9] = [
 /// Sync program shapes beyond the pseudo runs ([`crate::generators::sync_program::Shape`]).
 pub const SYNC_SHAPES: [&str; 3] = ["fan-out", "several engines", "long chain"];
 
-/// The fields besides each opcode's own ([`Reach::declare_bundles`]), declared and counted by
-/// the kind whose cases they classify ([`Reach::declare`], [`Reach::hit`]).
+/// The fields besides each opcode's own, declared and counted by the kind whose cases they
+/// classify.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Field {
-    /// `opcode`: byte 0 over the whole u8 domain.
     Opcode,
-    /// `stream.num_arguments`: each group's argument count of a parsed custom-op stream.
+    /// A parsed custom-op stream's groups' argument counts, groups, other bundles mixed in.
     StreamArguments,
-    /// `stream.groups`: groups per parsed stream.
     StreamGroups,
-    /// `stream.mix`: other bundles mixed into a parsed stream.
     StreamMix,
-    /// `lint.num_arguments` (SPEC §5.3 "Linting a stream"): each whole group's, in the bands
-    /// of `stream.num_arguments`.
+    /// SPEC §5.3 "Linting a stream": whole groups' argument counts, stream errors, verdict
+    /// kinds, instruction lengths (isa/opcodes.tsv `length`).
     LintArguments,
-    /// `lint.stream_error`: each stream error, by its SPEC §5.3 name.
     LintStreamError,
-    /// `lint.verdict`: each verdict kind ([`LINT_VERDICTS`]).
     LintVerdict,
-    /// `lint.length`: each instruction length on the wire (isa/opcodes.tsv `length`).
     LintLength,
-    /// `engine_sync.finding` (SPEC §11): [`ENGINE_SYNC_FINDINGS`].
+    /// SPEC §11.
     EngineSyncFinding,
-    /// `sync.pseudo_run`: the run of pseudo instructions between a producer and its consumer
-    /// ([`crate::generators::sync_program::shape`]).
+    /// The run of pseudo instructions between a producer and its consumer.
     SyncPseudoRun,
-    /// `sync.shape`: [`SYNC_SHAPES`].
     SyncShape,
-    /// `generation`: one class per generation name of the run ([`Reach::declare_with`]); a
-    /// classified case counts under the generation it ran under.
+    /// One class per generation of the run; a classified case counts under its own.
     Generation,
 }
 
-/// The parsed-stream fields.
 pub const STREAM: [Field; 3] = [
     Field::StreamArguments,
     Field::StreamGroups,
     Field::StreamMix,
 ];
-/// The linted-stream fields.
 pub const LINT: [Field; 4] = [
     Field::LintArguments,
     Field::LintStreamError,
@@ -200,7 +177,6 @@ pub const LINT: [Field; 4] = [
 ];
 
 impl Field {
-    /// Its key and its classes, in report order.
     fn spec(self) -> (&'static str, &'static [&'static str]) {
         match self {
             Field::Opcode => (
@@ -222,7 +198,6 @@ impl Field {
     }
 }
 
-/// The band of a group's argument count ([`ARG_BANDS`]).
 pub fn arg_band(n: usize) -> &'static str {
     match n {
         0 => "0",
@@ -235,32 +210,27 @@ pub fn arg_band(n: usize) -> &'static str {
     }
 }
 
-/// One field's declared classes with their hit counts.
 #[derive(Clone, Debug, PartialEq, Eq)]
 struct Counts {
     key: String,
     classes: Vec<(&'static str, u64)>,
 }
 
-/// Per opcode of [`OPCODES`]: its classified spans (with their field index)
-/// and the index of its `bundle` field (equal reserved pair; none for an
-/// opcode with fewer than two reserved bytes).
+/// Per opcode: its classified spans (with their field index) and its `bundle` field's index
+/// (equal reserved pair; none with fewer than two reserved bytes).
 #[derive(Clone, Debug, PartialEq, Eq)]
 struct OpFields {
     spans: Vec<(Span, usize)>,
     bundle: Option<usize>,
 }
 
-/// Hit counts per `(field, class)`; every declared class is present (0 =
-/// unhit). Counting is by index (no string work per case), so the gate can
-/// classify its cases while it runs them.
+/// Hit counts per `(field, class)`; every declared class is present (0 = unhit). Counting is
+/// by index (no string work per case), so the gate classifies cases while it runs them.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Reach {
     fields: Vec<Counts>,
-    /// Opcode byte → index into `ops` (bundles declared).
     by_op: Option<Box<[Option<u8>; 256]>>,
     ops: Vec<OpFields>,
-    /// Per [`Field`]: its index into `fields`, once declared.
     named: [Option<usize>; Field::Generation as usize + 1],
 }
 
@@ -296,27 +266,24 @@ impl Reach {
         self.by_op = Some(by_op);
     }
 
-    /// Declares `fields` with their classes, all at zero.
     pub fn declare(&mut self, fields: &[Field]) {
         for &f in fields {
             self.declare_with(f, f.spec().1);
         }
     }
 
-    /// Declares `classes` of field `f` (added to those it has).
     pub fn declare_with(&mut self, f: Field, classes: &[&'static str]) {
         self.named[f as usize] = Some(self.decl(f.spec().0.into(), classes));
     }
 
-    /// Counts one hit of `class` of `f` (nothing when `f` is not declared).
+    /// Counts one hit of `class` of `f` (nothing when `f` is undeclared).
     pub fn hit(&mut self, f: Field, class: &str) {
         if let Some(i) = self.named[f as usize] {
             self.add(i, class, 1);
         }
     }
 
-    /// Declares `classes` of field `key` (added to an existing field of that
-    /// key); returns the field's index.
+    /// Declares `classes` of field `key` (added to those it has); its index.
     fn decl(&mut self, key: String, classes: &[&'static str]) -> usize {
         let at = self.fields.iter().position(|f| f.key == key);
         let i = at.unwrap_or_else(|| {
@@ -343,7 +310,6 @@ impl Reach {
         }
     }
 
-    /// Counts the classes one bundle hits (fields by byte 0's layout).
     pub fn bundle(&mut self, b: &[u8; 64]) {
         let op = b[0];
         let Some(by_op) = &self.by_op else {
@@ -380,8 +346,7 @@ impl Reach {
         }
     }
 
-    /// Counts the classes of one parsed stream: `groups` holds each group's
-    /// argument count, `others` the non-group bundles.
+    /// Counts one parsed stream: each group's argument count, and the non-group bundles.
     pub fn stream(&mut self, groups: &[usize], others: usize) {
         for &n in groups {
             self.hit(Field::StreamArguments, arg_band(n));
@@ -397,9 +362,7 @@ impl Reach {
         self.hit(Field::StreamMix, mix[usize::from(others > 0)]);
     }
 
-    /// Counts the classes of the stream a stream-program input builds
-    /// ([`crate::judge::stream_from_input`], parsed by core); nothing when
-    /// core refuses the stream.
+    /// Counts the stream a stream-program input builds, as core parses it (nothing if refused).
     pub fn stream_program(&mut self, program: &[u8]) {
         if self.named[Field::StreamArguments as usize].is_none() {
             return;
@@ -420,8 +383,7 @@ impl Reach {
         }
     }
 
-    /// Adds another run's counts (fields it declares that this one lacks are
-    /// added too).
+    /// Adds another run's counts (and the fields it declares that this one lacks).
     pub fn merge(&mut self, other: &Reach) {
         if self.fields.is_empty() {
             *self = other.clone();
@@ -436,13 +398,11 @@ impl Reach {
         }
     }
 
-    /// True when nothing is declared.
     pub fn is_empty(&self) -> bool {
         self.fields.is_empty()
     }
 
-    /// Per field (sorted by name): its classes with their hit counts, in
-    /// declaration order.
+    /// Per field (sorted by name): its classes with their hit counts, in declaration order.
     pub fn table(&self) -> BTreeMap<&str, &[(&'static str, u64)]> {
         self.fields
             .iter()
@@ -450,13 +410,12 @@ impl Reach {
             .collect()
     }
 
-    /// Hits of `class` of `field` (`None` when not declared).
     pub fn count(&self, field: &str, class: &str) -> Option<u64> {
         let f = self.fields.iter().find(|f| f.key == field)?;
         f.classes.iter().find(|(c, _)| *c == class).map(|(_, n)| *n)
     }
 
-    /// The declared classes with zero hits, as `field: class`, sorted by field.
+    /// The declared classes with zero hits, as `field: class`.
     pub fn unhit(&self) -> Vec<String> {
         self.table()
             .iter()

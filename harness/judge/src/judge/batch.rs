@@ -1,17 +1,11 @@
-//! The judge's one entry for a batch of cases ([`Judge::judge_batch`]):
-//! each case of one target through every subject, its outcome reported
-//! once to the caller's [`Cases`].
+//! The judge's one entry for a batch of cases ([`Judge::judge_batch`]): each case of one
+//! target through every subject, its outcome reported once to the caller's [`Cases`].
 //!
-//! Bulk judging, inside the entry: a validator or LUT batch whose one
-//! subject under test answered it ahead ([`crate::subjects::Subject::prefetch`])
-//! and vouches. Each case first runs the reference pair only; core's answer
-//! and coverage key are kept. The whole batch then goes to the subject
-//! ([`crate::subjects::Subject::vouch`]), which vouches for every answer
-//! equal to core's: those cases count as judged and agreeing. Every other
-//! case (a different answer, a fault, an answer not held) is judged on the
-//! subject under test alone, exactly as it would have been case by case. A
-//! case the reference pair disagreed on is reported at once, and the
-//! subject is not judged on it, as without bulk judging.
+//! Bulk judging: a validator or LUT batch whose one subject under test answered it ahead and
+//! vouches. Each case runs the reference pair only (core's answer and key kept); the subject
+//! then vouches for every answer equal to core's (judged, agreeing); every other case is judged
+//! on the subject alone, exactly as case by case. A case the reference pair disagreed on is
+//! reported at once and not judged, as without bulk judging.
 
 use super::divergence::{Divergence, Outcome};
 use super::input_map::{bundle_from_input, ordinal_from_input};
@@ -28,31 +22,24 @@ use std::ops::Range;
 /// A case [`Cases::case`] put in the judge's buffer, as `form`.
 pub struct Step {
     pub form: Form,
-    /// The subjects under test are judged on it (else the reference pair
-    /// only).
+    /// The subjects under test are judged on it (else the reference pair only).
     pub judged: bool,
-    /// Its reach classes are counted into [`Cases::reach`].
+    /// Its reach classes are counted.
     pub sampled: bool,
 }
 
-/// The caller's side of [`Judge::judge_batch`]: the cases, and where their
-/// outcomes go.
+/// The caller's side of [`Judge::judge_batch`]: the cases, and where their outcomes go.
 pub trait Cases {
-    /// The batch's positions, in order.
     fn positions(&self) -> StepBy<Range<u32>>;
-    /// Case `j` into `buf` (`None`: stop, the run was interrupted);
-    /// `again`: asked a second time, after a bulk vouch left it to be
-    /// judged on its own (not a new case).
+    /// Case `j` into `buf` (`None`: interrupted); `again`: asked a second time after a bulk
+    /// vouch left it to be judged on its own (not a new case).
     fn case(&mut self, j: u32, buf: &mut CaseBuf, again: bool) -> Option<Step>;
-    /// Where sampled cases' reach classes are counted.
     fn reach(&mut self) -> &mut Reach;
-    /// Case `j`'s outcome (once per case), with its coverage key (the
-    /// kind's own, else core's recorded verdict, [`super::record`]).
+    /// Case `j`'s outcome (once per case), with its coverage key.
     fn judged(&mut self, j: u32, ran: Ran, key: &str);
 }
 
-/// The outcome of a reference comparison that gave `a` (no list built
-/// when the pair agreed: the usual case).
+/// The outcome of a reference comparison that gave `a`.
 #[inline]
 fn outcome_of<T>(a: Result<T, Option<Divergence>>) -> Outcome {
     match a {
@@ -61,8 +48,7 @@ fn outcome_of<T>(a: Result<T, Option<Divergence>>) -> Outcome {
     }
 }
 
-/// Turns core's memo and judging back on when the batch ends (also when a
-/// case panics).
+/// Turns core's memo and judging back on when the batch ends (also on a panic).
 struct Ended<'a>(&'a Judge);
 
 impl Drop for Ended<'_> {
@@ -72,24 +58,21 @@ impl Drop for Ended<'_> {
     }
 }
 
-/// The cases of a bulk batch the subjects under test are judged on, in
-/// order: each one's operand and core's answer ([`Compact::Other`] when the
-/// reference pair disagreed) for the vouch.
+/// The cases of a bulk batch the subjects under test are judged on: operands and core's
+/// answers ([`Compact::Other`]: the pair disagreed) for the vouch.
 #[derive(Default)]
 struct Held {
     bundles: Vec<[u8; 64]>,
     ords: Vec<u32>,
     reference: Vec<Compact>,
-    /// Per case: its position (`None`: reported already, the reference pair
-    /// disagreed), where its coverage key ends in `keys`, and whether its
-    /// reach classes were counted.
+    /// Per case: its position (`None`: reported already), where its key ends in `keys`, and
+    /// whether it was classified.
     cases: Vec<(Option<u32>, usize, bool)>,
     keys: String,
 }
 
 impl Judge {
-    /// Compares the subjects on `target` with the raw `input` (its kind's
-    /// [`crate::kinds::TargetKind::compare`]).
+    /// Compares the subjects on `target` with the raw `input`.
     pub fn compare(&self, target: Target, input: &[u8]) -> Outcome {
         kinds::of(target).compare(self, target, input)
     }
@@ -99,8 +82,7 @@ impl Judge {
         self.compare(target, &ordinal.to_le_bytes())
     }
 
-    /// The stream parsers on a raw byte stream (any length), reported under
-    /// the raw-stream target.
+    /// The stream parsers on a raw byte stream, reported under the raw-stream target.
     pub fn compare_stream(&self, stream: &[u8]) -> Outcome {
         Target::by_check(Check::StreamRaw).map_or_else(Outcome::agree, |t| self.compare(t, stream))
     }
@@ -113,12 +95,8 @@ impl Judge {
         })
     }
 
-    /// Judges the cases of `cases`, of target `t`, on every subject (its
-    /// kind's [`crate::kinds::TargetKind::run`]) and reports each one's
-    /// outcome once, to [`Cases::judged`]. `prefetched`: the subjects under
-    /// test were handed the batch ahead ([`Judge::prefetch`]), so a
-    /// validator or LUT batch may be judged in bulk (see the module docs;
-    /// its cases are then reported after the whole batch ran).
+    /// Judges `cases` of `t` on every subject and reports each outcome once. `prefetched`:
+    /// the subjects under test were handed the batch ahead, so it may be judged in bulk.
     pub fn judge_batch<C: Cases>(
         &self,
         t: Target,
@@ -158,13 +136,11 @@ impl Judge {
         }
     }
 
-    /// What the case at hand's kind built from it for the subjects (what
-    /// they were asked ahead), when the caller kept it.
+    /// What the case at hand's kind built for the subjects, when the caller kept it.
     pub fn built(&self) -> Option<Built> {
         self.built.borrow().clone()
     }
 
-    /// Forgets core's recorded key (before a case).
     #[inline]
     fn reset_key(&self) {
         if let Some(k) = &self.recorder {
@@ -181,7 +157,6 @@ impl Judge {
         }
     }
 
-    /// Reports case `j`'s `ran` with its coverage key.
     #[inline(always)]
     fn report<C: Cases>(&self, cases: &mut C, j: u32, mut ran: Ran) {
         match ran.key.take() {
@@ -190,7 +165,6 @@ impl Judge {
         }
     }
 
-    /// Pauses core's memo (`true`) or keeps it again.
     #[inline]
     fn pause_memo(&self, paused: bool) {
         if let Some(k) = &self.recorder {
@@ -198,11 +172,7 @@ impl Judge {
         }
     }
 
-    /// [`Judge::judge_batch`] in bulk (see the module docs): subject under
-    /// test `under` (the one that supports `t`, vouches and is not given up)
-    /// vouches for the answers equal to core's (reported agreeing, counted
-    /// as judged); every other held case is asked of `cases` again and
-    /// judged on the subjects under test alone.
+    /// [`Judge::judge_batch`] in bulk (module docs), subject under test `under` vouching.
     fn judge_in_bulk<C: Cases>(&self, t: Target, under: usize, buf: &mut CaseBuf, cases: &mut C) {
         let kind = kinds::of(t);
         let mut held = Held::default();
@@ -258,9 +228,8 @@ impl Judge {
         }
     }
 
-    /// A bulk case of validator or LUT target `t` on the reference pair
-    /// only: core's compact answer (`None`: the pair disagreed) and the
-    /// outcome; the case's operand kept in `held`, given one.
+    /// A bulk case on the reference pair only: core's compact answer (`None`: the pair
+    /// disagreed) and the outcome; the operand kept in `held`, given one.
     fn reference_only(
         &self,
         t: Target,
@@ -293,8 +262,7 @@ impl Judge {
         }
     }
 
-    /// A bulk case of validator or LUT target `t` on the subjects under test
-    /// alone, against core (the reference pair agreed on it).
+    /// A bulk case on the subjects under test alone (the reference pair agreed on it).
     fn under_test_alone(&self, t: Target, input: &[u8]) -> Outcome {
         match t.check() {
             Check::Validator(v) => {

@@ -1,34 +1,14 @@
-//! What a comparison says: [`Outcome`] (zero or more [`Divergence`]s), each
-//! with a [`Class`] and a deduplication [`Signature`].
-//!
-//! # Classes
-//!
-//! The *left* subject is the one under test, the *right* one the reference it
-//! is judged against (core vs oracle: left = core, right = oracle; an extra
-//! subject X: left = X, right = core). Classes are named from the left's
-//! perspective:
-//!
-//! - [`Class::OverAccept`]: left accepts (valid / `Ok`), right rejects;
-//! - [`Class::UnderAccept`]: left rejects, right accepts;
-//! - [`Class::SameVerdictDifferentReason`]: both reject, with different
-//!   predicate / field / offset / error names;
-//! - [`Class::DifferentOutput`]: both accept but the decoded fields, encoded
-//!   bytes, wire bytes or stream summaries differ, or (target `roundtrip`) an
-//!   `encode(decode(b)) == b` invariant fails on both sides;
-//! - [`Class::Panic`]: a subject panicked;
-//! - [`Class::Unsupported`], [`Class::Crash`], [`Class::Timeout`],
-//!   [`Class::Protocol`]: a subject answered with a [`crate::subjects::Fault`]
-//!   for an operation its capabilities promise;
-//! - [`Class::VectorMismatch`]: a `corpus/vectors/` line's expectation not met (the gate's
-//!   vector check files it; no comparison does).
+//! What a comparison says: [`Outcome`] (zero or more [`Divergence`]s), each with a [`Class`]
+//! and a deduplication [`Signature`]. The *left* subject is the one under test, the *right*
+//! one its reference (core vs oracle: left = core; a subject X: left = X, right = core);
+//! classes are named from the left's perspective.
 
 use crate::subjects::{hex, DecodeFail, Decoded, EncodeResult, Fault, Verdict};
 use crate::targets::Target;
 use serde::{Deserialize, Serialize};
 use std::fmt;
 
-/// Declares [`Class`] from its variants, in their stable order, each with its name in lower
-/// case: [`Class::ALL`], [`Class::name`] (the variant's name) and [`Class::lower`] follow.
+/// Declares [`Class`], [`Class::ALL`] (in a stable order), [`Class::name`], [`Class::lower`].
 macro_rules! classes {
     ($($(#[$doc:meta])* $v:ident = $lower:literal,)*) => {
         /// Divergence class, named from the left subject's perspective. Written to
@@ -39,10 +19,8 @@ macro_rules! classes {
         pub enum Class { $($(#[$doc])* $v,)* }
 
         impl Class {
-            /// Every class, in a stable order.
             pub const ALL: [Class; [$(stringify!($v)),*].len()] = [$(Class::$v),*];
 
-            /// Stable name (the variant name).
             pub fn name(self) -> &'static str {
                 match self { $(Class::$v => stringify!($v),)* }
             }
@@ -56,16 +34,17 @@ macro_rules! classes {
 }
 
 classes! {
+    /// Left accepts (valid / `Ok`), right rejects.
     OverAccept = "overaccept",
     UnderAccept = "underaccept",
+    /// Both reject, with different predicate / field / offset / error names.
     SameVerdictDifferentReason = "sameverdictdifferentreason",
-    /// Both accept, different outputs (or a shared invariant failure).
+    /// Both accept, different outputs (or a shared invariant failure, e.g. a roundtrip).
     DifferentOutput = "differentoutput",
     Panic = "panic",
-    /// A subject said `unsupported` for an operation it claims.
+    /// A subject's [`Fault`] for an operation its capabilities promise (this and the next three).
     Unsupported = "unsupported",
     Crash = "crash",
-    /// A subject did not answer in time.
     Timeout = "timeout",
     Protocol = "protocol",
     /// The harness's transport lost, left unwritten or misplaced an
@@ -76,7 +55,6 @@ classes! {
 }
 
 impl Class {
-    /// The class of a subject's [`Fault`].
     pub fn of_fault(f: &Fault) -> Class {
         match f {
             Fault::Unsupported => Class::Unsupported,
@@ -87,7 +65,6 @@ impl Class {
         }
     }
 
-    /// The class of two verdicts from whether each side accepts.
     pub fn from_accepts(left_ok: bool, right_ok: bool) -> Class {
         match (left_ok, right_ok) {
             (true, false) => Class::OverAccept,
@@ -132,22 +109,18 @@ impl fmt::Display for Class {
     }
 }
 
-/// One implementation's answer about one bundle, as [`crate::blame::blamed_bytes`] reads it:
-/// typed where the comparison has it (a validator verdict, a decode failure, a re-encoding),
-/// and written as data to `divergences.jsonl` (`"valid"`, `{"rejected":{"reason":…,"offset":…}}`,
+/// One implementation's answer about one bundle, as [`crate::blame::blamed_bytes`] reads it;
+/// written as data to `divergences.jsonl` (`"valid"`, `{"rejected":{"reason":…,"offset":…}}`,
 /// `{"reencoded":"<hex>"}`, `{"fault":…}`).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case", deny_unknown_fields)]
 pub enum Answer {
     /// Accepted (valid, or decoded and re-encoded to the same bytes).
     Valid,
-    /// Rejected: `reason` is a SPEC §3/§4 predicate name or a SPEC §5.1 decode
-    /// field name (`reserved`, `dtype`, …; `roundtrip:<field>` when
-    /// re-encoding refused the decoded field), `offset` the offending byte the
-    /// implementation named, when it names one.
+    /// `reason`: a SPEC §3/§4 predicate or §5.1 decode field name (`roundtrip:<field>` when
+    /// re-encoding refused the field); `offset`: the offending byte it named, if any.
     Rejected {
         reason: String,
-        /// The implementation's own offending byte.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         offset: Option<usize>,
     },
@@ -169,7 +142,6 @@ impl Answer {
         }
     }
 
-    /// A decode failure: its field and offset.
     pub fn from_decode_fail(d: &DecodeFail) -> Answer {
         Answer::Rejected {
             reason: d.field.to_string(),
@@ -177,14 +149,12 @@ impl Answer {
         }
     }
 
-    /// A decode: decoded (valid), or its failure's field and offset.
     pub fn of_decode(r: &Result<Decoded, DecodeFail>) -> Answer {
         r.as_ref()
             .map_or_else(Answer::from_decode_fail, |_| Answer::Valid)
     }
 
-    /// A re-encoding `r` of bundle `b`: the same bytes, other bytes (the
-    /// bytes that differ are blamed), or the field the encoder refused.
+    /// A re-encoding `r` of bundle `b`: the same bytes, other bytes, or the field refused.
     pub fn of_encode(r: &EncodeResult, b: &[u8; 64]) -> Answer {
         match r {
             Ok(x) if x == b => Answer::Valid,
@@ -196,8 +166,7 @@ impl Answer {
         }
     }
 
-    /// The short verdict: `None` for valid, else the reason (`roundtrip` for
-    /// [`Answer::Reencoded`], the fault's text for [`Answer::Fault`]).
+    /// The short verdict: `None` for valid, else the reason (`roundtrip`, a fault's text).
     pub fn reason(&self) -> Option<&str> {
         match self {
             Answer::Valid => None,
@@ -207,7 +176,6 @@ impl Answer {
         }
     }
 
-    /// The offending byte the implementation named.
     pub fn offset(&self) -> Option<usize> {
         match self {
             Answer::Rejected { offset, .. } => *offset,
@@ -216,9 +184,8 @@ impl Answer {
     }
 }
 
-/// Each side's [`Answer`] of a divergence about one bundle's bytes (a bundle target's
-/// comparison, a vector line); `None` for a side whose answer is not about the bytes (it
-/// answered while the other faulted) and for every other target.
+/// Each side's [`Answer`] of a divergence about one bundle's bytes; `None` for a side whose
+/// answer is not about the bytes, and for every other target.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Answers {
@@ -263,15 +230,13 @@ mod bundle_hex {
     }
 }
 
-/// Deduplication key of a divergence: (predicate-or-field, left verdict,
-/// right verdict). Inputs are not part of it. The `signature` of a `divergences.jsonl` record.
+/// Deduplication key of a divergence (inputs are not part of it).
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Signature {
-    /// Predicate, field, LUT or gate name (e.g. `custom_op_header_reserved_zero`,
-    /// `reserved`, `alu_lut`, `roundtrip.self`).
+    /// Predicate, field, LUT or gate name (`reserved`, `alu_lut`, `roundtrip.self`, …).
     pub key: String,
-    /// The left subject's short verdict (`valid`, a predicate, `ok`, `err:<name>`, …).
+    /// Short verdicts (`valid`, a predicate, `ok`, `err:<name>`, …).
     pub left: String,
     pub right: String,
 }
@@ -286,20 +251,16 @@ impl fmt::Display for Signature {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Divergence {
     pub target: Target,
-    /// The raw input (for bundle targets: the 64-byte bundle).
     pub input: Vec<u8>,
-    /// The case derived from the input, human-readable (e.g. `ordinal 24`).
+    /// The case derived from the input, readable (`ordinal 24`).
     pub case: String,
-    /// Name of the left subject (under test; `core` in the reference pair).
     pub left_name: String,
-    /// Name of the right subject (its reference; `oracle` in the reference pair).
     pub right_name: String,
     pub left: String,
     pub right: String,
     pub signature: Signature,
     pub class: Class,
-    /// With two or more subjects under test judged on the input: who gave
-    /// which answer ([`super::cohort`]); empty otherwise.
+    /// With two or more subjects under test judged: who gave which answer.
     pub cohorts: Vec<super::cohort::Cohort>,
     /// Each side's typed answer about the bundle (bundle comparisons only).
     pub answers: Answers,
@@ -326,14 +287,12 @@ impl fmt::Display for Filed {
     }
 }
 
-/// Where the kinds that judge a whole case with one description (collective lowering, sync
-/// handshake, stream lint) file what they find: the target, the input, the two subjects'
-/// names and the names the signature gives the two sides.
+/// Where a kind that judges a whole case with one description files what it finds.
 pub struct DescribedCase<'a> {
     pub target: Target,
     pub input: &'a [u8],
     pub names: (&'a str, &'a str),
-    /// Left and right sides of the signature (`core`/`oracle`, `model`/`simulator`).
+    /// The signature's sides (`core`/`oracle`, `model`/`simulator`).
     pub sides: (&'static str, &'static str),
 }
 
@@ -361,7 +320,6 @@ impl DescribedCase<'_> {
 }
 
 impl Divergence {
-    /// The same divergence with each side's typed answer.
     pub fn with_answers(self, left: Answer, right: Answer) -> Divergence {
         Divergence {
             answers: Answers::of(left, right),
@@ -369,15 +327,13 @@ impl Divergence {
         }
     }
 
-    /// The report without the line diff that [`fmt::Display`] appends to a
-    /// multi-line `DifferentOutput` (for the lean fuzz entries, which should
-    /// not link the differ; a validator verdict is one line anyway).
+    /// The report without the line diff of a multi-line `DifferentOutput` (the lean fuzz
+    /// entries do not link the differ).
     pub fn head(&self) -> Head<'_> {
         Head(self)
     }
 }
 
-/// [`Divergence::head`]: target, class, signature, input, both results.
 pub struct Head<'a>(&'a Divergence);
 
 impl fmt::Display for Head<'_> {
@@ -419,10 +375,8 @@ impl fmt::Display for Divergence {
     }
 }
 
-/// Result of running one input through one target: every divergence found
-/// (none = all subjects agree). When the reference pair (core vs oracle)
-/// disagrees, that is the only divergence: no subject is judged on a case
-/// whose reference is in doubt.
+/// Every divergence of one input of one target (none: all agree). When the reference pair
+/// disagrees, that is the only one: no subject is judged on a case whose reference is in doubt.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Outcome(pub Vec<Divergence>);
 

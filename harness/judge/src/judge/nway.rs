@@ -1,9 +1,6 @@
-//! [`Judge`]: the reference pair and the subjects under test, what it keeps
-//! of each (capabilities, judged and not-run counts), prefetching, and
-//! [`Judge::each`]: one case through the reference pair, then each subject
-//! under test against core. Which comparison a case takes is its kind's
-//! ([`crate::kinds`]); the entry for a batch of cases is
-//! [`Judge::judge_batch`] ([`super::batch`]).
+//! [`Judge`]: the reference pair and the subjects under test (their judged and not-run
+//! counts), prefetching, and [`Judge::each`]: one case through the reference pair, then each
+//! subject under test against core.
 
 use super::cohort;
 use super::divergence::{DescribedCase, Divergence, Outcome};
@@ -19,15 +16,12 @@ use crate::targets::{Check, Target, TARGETS};
 use std::cell::{Cell, RefCell};
 use std::sync::Arc;
 
-/// The slot of [`Judge::judged`] that counts the vector checks (after one
-/// slot per registry target, by [`Target::rank`]).
+/// The slot of [`Judge::judged`] counting the vector checks (after one per target, by rank).
 pub const VECTORS_SLOT: usize = TARGETS.len();
 
-/// Slots of [`Judge::judged`]: one per registry target, then the vectors.
 pub const JUDGED_SLOTS: usize = VECTORS_SLOT + 1;
 
-/// The batch of target `t`'s cases: `bundles` for a bundle target, `ords`
-/// for a LUT target; `None` for another target.
+/// The batch of `t`'s cases: `bundles` for a bundle target, `ords` for a LUT target.
 pub fn batch_of<'a>(t: Target, bundles: &'a [[u8; 64]], ords: &'a [u32]) -> Option<Batch<'a>> {
     let tables: &'static [LutTable] = &LutTable::ALL;
     Some(match t.check() {
@@ -42,28 +36,21 @@ pub fn batch_of<'a>(t: Target, bundles: &'a [[u8; 64]], ords: &'a [u32]) -> Opti
     })
 }
 
-/// The subjects of a comparison: the reference pair, then the subjects
-/// under test.
+/// The subjects of a comparison: the reference pair, then the subjects under test.
 pub struct Judge {
     pair: [Box<dyn Reference>; 2],
     tested: Vec<Box<dyn Subject>>,
-    /// Whether the subjects under test are judged on the case at hand
-    /// (set per case by [`Judge::judge_batch`]).
+    /// Whether the subjects under test are judged on the case at hand.
     pub(super) judging: Cell<bool>,
-    /// Per subject under test, in order: what the judge keeps of it.
     under: Vec<UnderTest>,
     arch: Generation,
-    /// Core's coverage recorder, when the judge wraps core in one
-    /// ([`Judge::open_recorded`]).
+    /// Core's coverage recorder, when the judge wraps core in one.
     pub(super) recorder: Option<record::RecordKey>,
-    /// What the case at hand's kind built from it for the subjects
-    /// ([`crate::kinds::CaseBuf::built`], set per case by
-    /// [`Judge::judge_batch`]).
+    /// What the case at hand's kind built for the subjects ([`crate::kinds::CaseBuf::built`]).
     pub(super) built: RefCell<Option<Built>>,
 }
 
-/// What the cases of a batch ask the subjects, one each: the stream of
-/// `validate_stream` or the module of `lower` (built by the target's kind).
+/// What the cases of a batch ask the subjects, one each (built by the target's kind).
 pub enum CaseInputs {
     Streams(Vec<Arc<Vec<u8>>>),
     Modules(Vec<Arc<Vec<IrInstruction>>>),
@@ -77,7 +64,6 @@ pub enum Built {
 }
 
 impl CaseInputs {
-    /// Case `k` of the batch.
     pub fn get(&self, k: usize) -> Option<Built> {
         match self {
             CaseInputs::Streams(ss) => ss.get(k).cloned().map(Built::Stream),
@@ -85,7 +71,6 @@ impl CaseInputs {
         }
     }
 
-    /// The batch [`Judge::prefetch`] hands the subjects.
     pub fn batch(&self) -> Batch<'_> {
         match self {
             CaseInputs::Streams(ss) => Batch::Streams(ss),
@@ -96,16 +81,12 @@ impl CaseInputs {
 
 /// The judge's record of one subject under test.
 struct UnderTest {
-    /// Its [`Subject::capabilities`], read once: a subject's capabilities
-    /// are fixed when it is opened (the hello's, or every one in process),
-    /// and the per-case loop then needs no call to test them.
+    /// Read once: fixed when the subject is opened, so the per-case loop need not ask.
     caps: Capabilities,
-    /// Whether it has a [`Subject::transport`] (which vouches), read once.
+    /// Whether it has a [`Subject::transport`] (which vouches).
     vouches: bool,
-    /// Per [`JUDGED_SLOTS`] slot: the cases it was judged on so far.
     judged: [Cell<u64>; JUDGED_SLOTS],
-    /// Per operation ([`Capability::ALL`] order): cases it would have
-    /// judged after it was given up on that operation ([`Subject::given_up`]).
+    /// Per operation ([`Capability::ALL`] order): cases not run since it was given up on it.
     not_run: [Cell<u64>; Capability::ALL.len()],
 }
 
@@ -117,7 +98,6 @@ impl UnderTest {
         }
     }
 
-    /// Counts a case not run because the subject was given up on `op`.
     #[cold]
     fn note_not_run(&self, op: Capability) {
         if let Some(c) = op_slot(op).and_then(|i| self.not_run.get(i)) {
@@ -126,20 +106,17 @@ impl UnderTest {
     }
 }
 
-/// The position of `op` in [`Capability::ALL`].
 fn op_slot(op: Capability) -> Option<usize> {
     Capability::ALL.iter().position(|c| *c == op)
 }
 
-/// Cases a subject under test was not asked because it was given up on
-/// one operation, for one generation ([`Judge::not_run`]).
+/// Cases a subject under test was not asked since it was given up on one operation.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct NotRun {
     pub subject: String,
     /// The operation given up (a LUT: its table).
     pub op: Capability,
     pub why: String,
-    /// The cases of targets needing it it would have judged since.
     pub cases: u64,
 }
 
@@ -149,8 +126,7 @@ impl Judge {
         Judge::new(registry::core(), registry::oracle(), Vec::new())
     }
 
-    /// A reference (`left` of the reference pair), its second reading
-    /// (`right`) and subjects under test.
+    /// A reference (left of the pair), its second reading (right) and subjects under test.
     pub fn new(
         reference: Box<dyn Reference>,
         second: Box<dyn Reference>,
@@ -182,8 +158,7 @@ impl Judge {
         Ok(each.pop().unwrap_or_else(|| Judge::of(arch, Vec::new())))
     }
 
-    /// [`Judge::open`] for every generation of `arches`, in order; the
-    /// subjects of all of them start at once ([`registry::open_each`]).
+    /// [`Judge::open`] for each of `arches`; all their subjects start at once.
     pub fn open_each(
         specs: &[SubjectSpec],
         arches: &[Generation],
@@ -202,8 +177,7 @@ impl Judge {
         e
     }
 
-    /// Like [`Judge::open`], with the reference wrapped in a coverage
-    /// [`record::Recorder`]; the key reads what it recorded.
+    /// [`Judge::open`] with core wrapped in a coverage [`record::Recorder`].
     pub fn open_recorded(
         specs: &[SubjectSpec],
         arch: Generation,
@@ -212,8 +186,7 @@ impl Judge {
         Ok(e.recorded())
     }
 
-    /// [`Judge::open_recorded`] for every generation of `arches`, in order;
-    /// the subjects of all of them start at once ([`Judge::open_each`]).
+    /// [`Judge::open_recorded`] for each of `arches`; all their subjects start at once.
     pub fn open_recorded_each(
         specs: &[SubjectSpec],
         arches: &[Generation],
@@ -222,7 +195,6 @@ impl Judge {
         Ok(each.into_iter().map(Judge::recorded).collect())
     }
 
-    /// The reference wrapped in a coverage [`record::Recorder`].
     fn recorded(mut self) -> (Judge, record::RecordKey) {
         // Core answers twice per case only when a subject under test is
         // judged against it: only then is its last answer kept.
@@ -233,7 +205,6 @@ impl Judge {
         (self, key)
     }
 
-    /// The generation the subjects serve (v2 unless opened for another).
     pub fn arch(&self) -> Generation {
         self.arch
     }
@@ -244,13 +215,11 @@ impl Judge {
         pair.chain(self.tested.iter().map(|s| &**s)).collect()
     }
 
-    /// The reference pair: core, the oracle.
     pub fn references(&self) -> (&dyn Reference, &dyn Reference) {
         (&*self.pair[0], &*self.pair[1])
     }
 
-    /// Where a whole-case kind files what it finds on `input` of `target` between the first
-    /// two subjects, the signature naming their sides `sides`.
+    /// Where a whole-case kind files what the reference pair found on `input`.
     pub fn described_case<'a>(
         &'a self,
         target: Target,
@@ -265,21 +234,19 @@ impl Judge {
         }
     }
 
-    /// The subjects under test (after the reference pair).
     pub fn under_test(&self) -> &[Box<dyn Subject>] {
         &self.tested
     }
 
-    /// Counts `n` cases of `slot` judged for subject under test `k` (the vector checks, which
-    /// compare the subjects themselves: [`VECTORS_SLOT`]).
+    /// Counts `n` cases of `slot` judged for subject under test `k`.
     pub fn note_judged(&self, k: usize, slot: usize, n: u64) {
         if let Some(u) = self.under.get(k) {
             u.note_judged(slot, n);
         }
     }
 
-    /// The position of the one subject under test that supports `t`, if
-    /// exactly one does, vouches, and is not given up ([`super::batch`]).
+    /// The one subject under test that supports `t`, if exactly one does, vouches, and is
+    /// not given up.
     pub(super) fn bulk_subject(&self, t: Target) -> Option<usize> {
         let needs = t.spec().needs;
         let mut covering = self
@@ -290,14 +257,12 @@ impl Judge {
         (covering.next().is_none() && u.vouches && s.given_up(needs).is_none()).then_some(k)
     }
 
-    /// The subjects under test, each with the judge's record of it.
     fn under_test_with(&self) -> impl Iterator<Item = (&dyn Subject, &UnderTest)> {
         self.under_test().iter().map(|s| &**s).zip(&self.under)
     }
 
-    /// Per subject under test, in order, per slot (each registry target by
-    /// [`Target::rank`], then [`VECTORS_SLOT`]): the cases it was judged on
-    /// (its answer compared with the reference) through this judge.
+    /// Per subject under test, per slot (targets by rank, then [`VECTORS_SLOT`]): the cases
+    /// it was judged on.
     pub fn judged(&self) -> Vec<Vec<u64>> {
         self.under
             .iter()
@@ -305,28 +270,22 @@ impl Judge {
             .collect()
     }
 
-    /// Lets each subject under test that supports target `t` answer its
-    /// cases `batch` ([`batch_of`], [`CaseInputs::batch`]) ahead of the
-    /// per-case comparisons ([`Subject::prefetch`]); `tick` is called as
-    /// answers arrive.
+    /// Lets each subject under test that supports `t` answer `batch` ahead of the per-case
+    /// comparisons ([`Subject::prefetch`]); `tick` is called as answers arrive.
     pub fn prefetch(&self, t: Target, batch: Option<Batch<'_>>, tick: &dyn Fn()) {
         if let Some(b) = batch {
             self.prefetching(t).for_each(|s| s.prefetch(b, tick));
         }
     }
 
-    /// Announces the [`Judge::prefetch`] that follows on the same `batch`
-    /// ([`Subject::prefetch_begin`]), so the subjects can start on it while
-    /// the judge works on other cases.
+    /// Announces the [`Judge::prefetch`] that follows ([`Subject::prefetch_begin`]).
     pub fn prefetch_begin(&self, t: Target, batch: Option<Batch<'_>>) {
         if let Some(b) = batch {
             self.prefetching(t).for_each(|s| s.prefetch_begin(b));
         }
     }
 
-    /// [`Judge::prefetch`] on raw inputs of target `t` (corpus files), each
-    /// read as that target's case ([`super::input_map`]); nothing for other
-    /// targets or without a subject under test.
+    /// [`Judge::prefetch`] on raw inputs (corpus files) of a bundle or LUT target.
     pub fn prefetch_inputs<'a>(&self, t: Target, inputs: impl Iterator<Item = &'a [u8]>) {
         if self.under_test().is_empty() {
             return;
@@ -340,8 +299,7 @@ impl Judge {
         }
     }
 
-    /// The transports of the subjects under test a prefetch of `t` goes
-    /// to: those that support it and are not given up on its operations.
+    /// The transports a prefetch of `t` goes to: supporting it and not given up.
     pub fn prefetching(&self, t: Target) -> impl Iterator<Item = &dyn Transport> {
         let needs = t.spec().needs;
         self.under_test_with()
@@ -350,10 +308,8 @@ impl Judge {
             .filter(move |x| x.given_up(needs).is_none())
     }
 
-    /// Per subject under test and operation it was given up on: why, and
-    /// the cases of targets needing that operation it would have judged
-    /// since (counted as not run: the gate fails on them). Its other
-    /// operations were judged as usual.
+    /// Per subject under test and operation it was given up on: why, and the cases not run
+    /// since (the gate fails on them).
     pub fn not_run(&self) -> Vec<NotRun> {
         let mut out = Vec::new();
         for (s, u) in self.under_test_with() {
@@ -382,8 +338,8 @@ impl Judge {
             .collect()
     }
 
-    /// Runs `f` on the reference pair, then (if it agrees) on each subject
-    /// under test that supports `t`, against the reference.
+    /// Runs `f` on the reference pair, then (if it agrees) on each subject under test that
+    /// supports `t`, against core.
     #[inline]
     pub fn each(
         &self,
@@ -395,9 +351,8 @@ impl Judge {
         self.each_with(t, input, case, |p| f(&p.as_subjects()), &f)
     }
 
-    /// The subjects under test judged on the next case of `t` (none while
-    /// judging is off): a subject given up counts the case as not run, each
-    /// one yielded counts it as judged. Lazy: the hot path builds no list.
+    /// The subjects under test judged on the next case of `t`, each counted as judged (one
+    /// given up: as not run). Lazy: the hot path builds no list.
     pub fn judged_on(&self, t: Target) -> impl Iterator<Item = &dyn Subject> {
         let needs = t.spec().needs;
         let on = self.judging.get();
@@ -415,9 +370,7 @@ impl Judge {
             })
     }
 
-    /// [`Judge::each`] with one comparison for the reference pair
-    /// (`reference`) and another for each subject under test against core
-    /// (`judge`: only what the subject's operation answers).
+    /// [`Judge::each`] with another comparison (`judge`) for the subjects under test.
     #[inline]
     pub fn each_with(
         &self,
@@ -438,7 +391,6 @@ impl Judge {
         self.judge_under_test(t, input, case, judge)
     }
 
-    /// The reference pair (core, the oracle) on one case of `t`.
     #[inline]
     pub fn reference_pair<'a>(
         &'a self,
@@ -455,8 +407,7 @@ impl Judge {
         }
     }
 
-    /// Each subject under test that supports `t` against core on one case
-    /// (the reference pair agreed on it).
+    /// Each subject under test that supports `t` against core (the reference pair agreed).
     pub(super) fn judge_under_test(
         &self,
         t: Target,
@@ -488,8 +439,7 @@ impl Judge {
         Outcome(out)
     }
 
-    /// Sets the [`cohort`]s of a divergent input on each of its divergences
-    /// (the subjects judged on `t` that are not given up, in judge order).
+    /// Sets the [`cohort`]s of a divergent input on each of its divergences.
     fn add_cohorts(&self, t: Target, out: &mut [Divergence]) {
         let judged: Vec<&str> = self
             .under_test_with()

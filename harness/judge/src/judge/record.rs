@@ -1,22 +1,12 @@
-//! [`Recorder`]: a [`Subject`] wrapper that remembers the verdict of the
-//! first call after [`RecordKey::reset`], so the gate can fill its
-//! predicate × outcome coverage matrix without calling the subject twice.
+//! [`Recorder`]: a transparent [`Subject`] wrapper (same results, name, capabilities) that
+//! remembers the verdict of the first call after [`RecordKey::reset`] as the gate's coverage
+//! key, in a reused `String` (no allocation once grown).
 //!
-//! Contract: the wrapper is transparent (same results, same name, same
-//! capabilities); the coverage key is written into a reused `String`, so
-//! recording does not allocate once the buffer has grown.
-//!
-//! It wraps core, a pure function of its input: with `memo`, the last
-//! validator and LUT answer are kept, so a subject under test judged against
-//! core on the same case (right after core vs the oracle) does not make core
-//! answer twice (without subjects under test the memo would only cost). The
-//! memo holds core's answer in a `Copy` form (valid or a known predicate's
-//! index; a wire byte or a known refusal name) in `Cell`s: no borrow flag,
-//! no clone of a `Reply`; an answer without one (a fault, an unknown name)
-//! is not memoised. The stream a case staged for the subjects
-//! ([`RecordKey::stage`]) keeps core's verdict from its parse, so core's
-//! `validate_stream` on that stream does not parse it again; the slot holds
-//! the stream itself, so its address is a sound key.
+//! It wraps core, a pure function of its input. With `memo`, core's last validator and LUT
+//! answer are kept in a `Copy` form in `Cell`s (a fault or unknown name is not), so a subject
+//! under test judged against core on the same case does not make core answer twice. A staged
+//! stream ([`RecordKey::stage`]) keeps core's verdict from its parse for its
+//! `validate_stream`; the slot holds the stream itself, so its address is a sound key.
 
 use super::divergence::Class;
 use crate::layout::same_bundle;
@@ -35,15 +25,13 @@ struct Slot {
     key: RefCell<String>,
     set: Cell<bool>,
     fault: Cell<bool>,
-    /// The memo is not kept meanwhile ([`RecordKey::pause_memo`]).
     memo_paused: Cell<bool>,
-    /// The case's staged stream, and core's verdict on it once parsed.
     staged: RefCell<Option<StagedStream>>,
 }
 
 type StagedStream = (Arc<Vec<u8>>, Option<Result<(), StreamFail>>);
 
-/// Whether `bytes` is the staged stream `s` itself (its memory, not a copy).
+/// Whether `bytes` is the staged stream itself (its memory, not a copy).
 fn is_staged(s: &StagedStream, bytes: &[u8]) -> bool {
     std::ptr::eq(s.0.as_slice(), bytes)
 }
@@ -53,29 +41,24 @@ fn is_staged(s: &StagedStream, bytes: &[u8]) -> bool {
 pub struct RecordKey(Rc<Slot>);
 
 impl RecordKey {
-    /// Fault injection (gate test hook): the next call of the recorded
-    /// subject panics inside the subject, as a buggy subject would.
+    /// Fault injection (gate test hook): the next call of the recorded subject panics.
     pub fn arm_fault(&self) {
         self.0.fault.set(true);
     }
 
-    /// Stops keeping the memo (`true`) or keeps it again: while no subject
-    /// under test is judged case by case against core (bulk judging), a
-    /// memo would only cost.
+    /// Stops keeping the memo (`true`: bulk judging, where it would only cost) or keeps it.
     #[inline]
     pub fn pause_memo(&self, paused: bool) {
         self.0.memo_paused.set(paused);
     }
 
-    /// Forgets the last key.
     #[inline]
     pub fn reset(&self) {
         self.0.set.set(false);
         self.0.key.borrow_mut().clear();
     }
 
-    /// The stream the case at hand staged for the subjects, kept with
-    /// core's verdict on it until the case is judged (`None` then).
+    /// The stream the case at hand staged for the subjects (`None` once judged).
     pub fn stage(&self, stream: Option<&Arc<Vec<u8>>>) {
         self.0.staged.replace(stream.map(|s| (Arc::clone(s), None)));
     }
@@ -91,27 +74,21 @@ impl RecordKey {
     }
 }
 
-/// See the module docs.
 pub struct Recorder {
     inner: Box<dyn Reference>,
     slot: Rc<Slot>,
     memo: bool,
-    /// The bundle of `last_verdict`.
     last_bundle: Cell<[u8; 64]>,
     last_verdict: Cell<Option<LastVerdict>>,
     last_lut: Cell<Option<LastLut>>,
 }
 
-/// Core's last validator answer: which validator, and valid (`None`) or the
-/// failing predicate's [`crate::subjects::Predicate::known_index`].
+/// Core's last validator answer: valid (`None`) or the predicate's known index.
 type LastVerdict = (Validator, Option<u8>);
 
-/// Core's last LUT answer: table, ordinal, wire byte or known refusal name.
 type LastLut = (LutTable, u32, Result<u8, &'static str>);
 
 impl Recorder {
-    /// Wraps `inner`; the [`RecordKey`] reads what it records; `memo`: keep
-    /// the last validator and LUT answer (see the module docs).
     pub fn new(inner: Box<dyn Reference>, memo: bool) -> (Recorder, RecordKey) {
         let slot = Rc::new(Slot {
             key: RefCell::new(String::with_capacity(64)),
@@ -130,7 +107,6 @@ impl Recorder {
         )
     }
 
-    /// True if answers are memoised now.
     #[inline]
     fn memo(&self) -> bool {
         self.memo && !self.slot.memo_paused.get()
@@ -150,8 +126,7 @@ impl Recorder {
         }
     }
 
-    /// [`Subject::validate`] past the memo: core answers, and is memoised
-    /// (out of line: a memo hit keeps a small frame).
+    /// [`Subject::validate`] past the memo (out of line: a memo hit keeps a small frame).
     #[inline(never)]
     fn validate_inner(&self, v: Validator, b: &[u8; 64]) -> Reply<Verdict> {
         let r = self.inner.validate(v, b);
@@ -173,7 +148,6 @@ impl Recorder {
         r
     }
 
-    /// [`Subject::lut`] past the memo, as [`Recorder::validate_inner`].
     #[inline(never)]
     fn lut_inner(&self, table: LutTable, input: u32) -> Reply<LutResult> {
         let r = self.inner.lut(table, input);
