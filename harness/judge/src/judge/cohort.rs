@@ -1,21 +1,14 @@
-//! Cohorts (mishegos style): on an input where two or more subjects under
-//! test were judged and some diverged, which implementations gave which
-//! answer, grouped into agreeing cohorts.
-//!
-//! The reference cohort comes first: core, the oracle (they agree, or no
-//! subject is judged: [`super::nway::Judge`]) and every judged subject that
-//! agreed with core. Each other cohort is the diverging subjects that gave
-//! the same answer (same signature key and short verdict). Subjects that do
-//! not support the target, or were given up, are in no cohort.
+//! Cohorts (mishegos style): on an input where two or more subjects under test were judged
+//! and some diverged, which implementations gave which answer. The reference cohort comes
+//! first (core, the oracle, every judged subject that agreed with core); each other is the
+//! diverging subjects with the same answer. Subjects not judged are in no cohort.
 
 use std::fmt;
 
-/// What one diverging subject said on the input (from its divergence:
-/// left = the subject, right = core).
+/// What one diverging subject said on the input (its divergence's signature).
 #[derive(Clone, Copy, Debug)]
 pub struct Answer<'a> {
     pub subject: &'a str,
-    /// The signature key (predicate, field, table, …).
     pub key: &'a str,
     pub verdict: &'a str,
     pub reference: &'a str,
@@ -27,19 +20,15 @@ pub struct Answer<'a> {
 )]
 #[serde(deny_unknown_fields)]
 pub struct Cohort {
-    /// Implementation names (`core`, `oracle`, subject specs), in judge order.
+    /// Implementation names, in judge order.
     pub members: Vec<String>,
-    /// Their short answer (a SPEC predicate / field name, `valid`, `ok`, a
-    /// fault class, …), prefixed with the signature key (`cce_lut=0x01`)
-    /// when the diverging subjects disagree on different parts of the
-    /// answer (a key that names no verdict, e.g. a LUT table or a field).
+    /// Their short verdict, prefixed with the signature key (`cce_lut=0x01`) when the diverging
+    /// subjects disagree on different parts of the answer (a key that names no verdict).
     pub answer: String,
 }
 
-/// The cohorts of one input: `reference` (core, oracle), the `judged`
-/// subjects under test in judge order, and the answers of those that
-/// diverged from core. Empty when fewer than two subjects were judged or
-/// nothing diverged.
+/// The cohorts of one input from the `judged` subjects under test and the answers of those
+/// that diverged; empty when fewer than two were judged or nothing diverged.
 pub fn cohorts(reference: [&str; 2], judged: &[&str], divs: &[Answer<'_>]) -> Vec<Cohort> {
     if judged.len() < 2 || divs.is_empty() {
         return Vec::new();
@@ -77,8 +66,7 @@ pub fn cohorts(reference: [&str; 2], judged: &[&str], divs: &[Answer<'_>]) -> Ve
     out
 }
 
-/// `{core, oracle, lib:a} vs {cmd:b}`: who agreed with whom, answers left
-/// out (the pattern inputs are counted by).
+/// `{core, oracle, lib:a} vs {cmd:b}`: who agreed with whom (the pattern inputs are counted by).
 pub fn pattern(cs: &[Cohort]) -> String {
     cs.iter()
         .map(|c| format!("{{{}}}", c.members.join(", ")))
@@ -86,8 +74,7 @@ pub fn pattern(cs: &[Cohort]) -> String {
         .join(" vs ")
 }
 
-/// The cohorts with their answers, one line:
-/// `{core, oracle, lib:a}: valid; {cmd:b}: custom_op_header_reserved_zero`.
+/// The cohorts with their answers, one line: `{core, oracle, lib:a}: valid; {cmd:b}: …`.
 pub struct Line<'a>(pub &'a [Cohort]);
 
 impl fmt::Display for Line<'_> {

@@ -1,15 +1,5 @@
-//! How a target's raw input bytes become its case (fuzz-friendly: every
-//! byte string is a valid input, and the mapping is deterministic).
-//!
-//! | check ([`crate::targets::Check`]) | case derived from the input |
-//! |---|---|
-//! | validators, decode, round trip | the first 64 bytes, zero-padded ([`bundle_from_input`]) |
-//! | stream program | a small stream program → a byte stream ([`stream_from_input`]) |
-//! | raw stream | the bytes themselves |
-//! | LUTs | `u32` little-endian of the first ≤ 4 bytes, zero-padded ([`ordinal_from_input`]) |
-//! | IR | one IR query ([`ir_query_from_input`]) |
-//! | sync | a program ([`crate::generators::sync_program`]) |
-//! | lowering | a module ([`crate::generators::lowering_module`]) |
+//! How a target's raw input bytes become its case (fuzz-friendly: every byte string is a
+//! valid input, and the mapping is deterministic).
 
 use crate::subjects::{IrQuery, ScratchPadQuery};
 
@@ -33,7 +23,6 @@ pub fn ordinal_from_input(input: &[u8]) -> u32 {
         .fold(0u32, |v, (k, &b)| v | u32::from(b) << (8 * k))
 }
 
-/// A byte reader that yields zeros past the end.
 struct Reader<'a> {
     b: &'a [u8],
     pos: usize,
@@ -83,9 +72,7 @@ fn flip(mut b: [u8; 64], bit: usize) -> [u8; 64] {
 /// Most bundles [`stream_from_input`] builds (a 255-argument group is 257).
 pub const MAX_STREAM_BUNDLES: usize = 600;
 
-/// Maps a raw input to a bundle stream for target `custom_op_group`.
-///
-/// byte 0 = flags (bit 0: append `(flags >> 1) % 63 + 1` trailing bytes);
+/// Maps a raw input to a bundle stream for target `custom_op_group`: byte 0 = flags (bit 0: append `(flags >> 1) % 63 + 1` trailing bytes);
 /// then pairs `(op, p)`, at most 48, each appending one bundle (a run of `p`
 /// bundles for `op % 8 == 3` with bit 4 set), at most [`MAX_STREAM_BUNDLES`]:
 ///

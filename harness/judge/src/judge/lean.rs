@@ -1,16 +1,8 @@
-//! Two subjects on one bundle target with static dispatch: the lean path of
-//! the bundle fuzz targets ([`crate::fuzz_entry::Entry`]).
-//!
-//! libFuzzer scans and clears every coverage counter linked into the binary
-//! once per input, so its per-input cost grows with the instrumented code
-//! linked, executed or not. [`super::Judge`] holds `Box<dyn Subject>`s,
-//! whose vtables link every operation of both implementations and with them
-//! the whole judge. These functions run the judge's own comparisons
-//! ([`super::pair`]) on concrete subjects (the fuzz entries pass
-//! `subjects::registry::reference_pair_for`): same case mapping, same
-//! divergence as [`super::Judge::compare`] (`tests/lean_entry.rs` checks
-//! both; a subject panic is a `Panic` divergence here too), and only the
-//! called operations linked.
+//! Two subjects on one bundle target with static dispatch: the lean path of the bundle fuzz
+//! targets. libFuzzer scans every coverage counter linked into the binary once per input, and
+//! [`super::Judge`]'s `dyn Subject` vtables link every operation. These run the judge's own
+//! comparisons on concrete subjects: the same divergence as [`super::Judge::compare`]
+//! (`tests/lean_entry.rs`), only the called operations linked.
 
 use super::divergence::Divergence;
 use super::input_map::bundle_from_input;
@@ -18,9 +10,7 @@ use super::pair::{self, Pair};
 use crate::subjects::{Subject, Validator};
 use crate::targets::{Check, Target};
 
-/// `left` (under test) vs `right` (its reference) on validator target
-/// `target`, whose check is `Validator(v)`, with raw `input` (first 64 bytes,
-/// zero-padded).
+/// `left` vs `right` on validator target `target` (check `Validator(v)`) with raw `input`.
 #[inline]
 pub fn validator_pair<L: Subject, R: Subject>(
     left: &L,
@@ -35,9 +25,7 @@ pub fn validator_pair<L: Subject, R: Subject>(
     })
 }
 
-/// `left` vs `right` on bundle target `target` (check `Validator`, `Decode`
-/// or `Roundtrip`) with raw `input`; `None` for any other target (no bundle
-/// target: [`crate::fuzz_entry::Entry::find`] picks bundle targets only).
+/// `left` vs `right` on bundle target `target` with raw `input`; `None` for another target.
 pub fn bundle_pair<L: Subject, R: Subject>(
     left: &L,
     right: &R,
@@ -53,8 +41,7 @@ pub fn bundle_pair<L: Subject, R: Subject>(
     }
 }
 
-/// The pair as [`super::Judge`]'s bundle comparisons build it: the input
-/// reported is the raw input when it is one bundle long, else the bundle.
+/// The pair as the judge's bundle comparisons build it.
 #[inline]
 fn with_pair<L: Subject, R: Subject>(
     left: &L,

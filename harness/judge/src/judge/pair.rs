@@ -1,11 +1,8 @@
-//! One comparison between two subjects: `left` (under test) against `right`
-//! (its reference). Each function returns `None` when they agree.
+//! One comparison between two subjects: `left` (under test) against `right` (its reference).
 //!
-//! Each subject call runs under `catch_unwind(AssertUnwindSafe(..))`; a panic
-//! is a [`Class::Panic`] divergence, never skipped, and a [`Fault`] a
-//! divergence of the fault's class. The process panic hook is left alone (so
-//! the default hook still prints the message, and under libFuzzer — whose
-//! hook aborts — a subject panic aborts the run: fail closed).
+//! Each subject call runs under `catch_unwind`; a panic is a [`Class::Panic`] divergence,
+//! never skipped, and a fault one of its class. The panic hook is left alone (under libFuzzer,
+//! whose hook aborts, a subject panic aborts the run: fail closed).
 
 use super::divergence::{Answer, Answers, Class, Divergence, Signature};
 use super::render::{fail_key, first_field_diff, Shown};
@@ -16,9 +13,8 @@ use crate::subjects::{
 use crate::targets::Target;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
-/// The two subjects and the case being compared. `dyn Subject` for the
-/// judge; concrete types for the lean fuzz entries ([`super::lean`]), whose
-/// static dispatch links only the operations a target calls.
+/// The two subjects and the case being compared: `dyn Subject` for the judge, concrete types
+/// for the lean fuzz entries ([`super::lean`]).
 pub struct Pair<'a, L: ?Sized + 'a = dyn Subject + 'a, R: ?Sized + 'a = dyn Subject + 'a> {
     pub left: &'a L,
     pub right: &'a R,
@@ -27,12 +23,10 @@ pub struct Pair<'a, L: ?Sized + 'a = dyn Subject + 'a, R: ?Sized + 'a = dyn Subj
     pub case: &'a dyn Fn() -> String,
 }
 
-/// The reference pair's [`Pair`] (its comparisons may ask what only the
-/// reference pair answers).
+/// The reference pair's [`Pair`] (its comparisons may ask what only it answers).
 pub type ReferencePair<'a> = Pair<'a, dyn Reference + 'a, dyn Reference + 'a>;
 
 impl<'a> ReferencePair<'a> {
-    /// The same pair, for a comparison of the protocol's operations.
     #[inline]
     pub fn as_subjects(&self) -> Pair<'a> {
         Pair {
@@ -45,8 +39,7 @@ impl<'a> ReferencePair<'a> {
     }
 }
 
-/// The text of a panic payload (the one place it is rendered; the gate and
-/// the lowering / sync engines use it too).
+/// The text of a panic payload (the one place it is rendered).
 pub fn panic_text(p: &(dyn std::any::Any + Send)) -> String {
     p.downcast_ref::<&str>()
         .map(|s| (*s).to_string())
@@ -54,13 +47,11 @@ pub fn panic_text(p: &(dyn std::any::Any + Send)) -> String {
         .unwrap_or_else(|| "<non-string panic payload>".into())
 }
 
-/// Runs `f`, turning a panic into `Err(message)`.
 pub fn guard<T>(f: impl FnOnce() -> T) -> Result<T, String> {
     catch_unwind(AssertUnwindSafe(f)).map_err(|p| panic_text(&*p))
 }
 
 impl<L: Subject + ?Sized, R: Subject + ?Sized> Pair<'_, L, R> {
-    /// A divergence of this pair.
     pub fn div(
         &self,
         class: Class,
@@ -89,8 +80,8 @@ impl<L: Subject + ?Sized, R: Subject + ?Sized> Pair<'_, L, R> {
         })
     }
 
-    /// Reports a panic or a fault on either side (`op` names the operation).
-    /// Cold and out of line: the per-case comparisons keep a small frame.
+    /// A panic or a fault on either side of `op` (out of line: the comparisons keep a small
+    /// frame).
     #[cold]
     #[inline(never)]
     fn failed<A: Shown, B: Shown>(
@@ -141,8 +132,7 @@ impl<L: Subject + ?Sized, R: Subject + ?Sized> Pair<'_, L, R> {
         .map(|d| self.about_bytes(d, al, ar))
     }
 
-    /// `d` with each side's answer, when the target's input is one bundle (the answers a
-    /// report's byte map reads); other targets' divergences carry none.
+    /// `d` with each side's answer, when the target's input is one bundle.
     fn about_bytes(
         &self,
         d: Divergence,
@@ -159,14 +149,12 @@ impl<L: Subject + ?Sized, R: Subject + ?Sized> Pair<'_, L, R> {
     }
 }
 
-/// A fault's typed answer (its class, `crash`), `None` for an answer.
 fn fault_answer<T>(r: &Reply<T>) -> Option<Answer> {
     r.as_ref()
         .err()
         .map(|f| Answer::Fault(Class::of_fault(f).lower().into()))
 }
 
-/// A reply (an answer or a fault) as a report prints it.
 fn reply_shown<T: Shown>(r: &Reply<T>) -> String {
     match r {
         Ok(v) => v.shown(),
@@ -174,8 +162,7 @@ fn reply_shown<T: Shown>(r: &Reply<T>) -> String {
     }
 }
 
-/// Calls both sides under [`guard`]; returns the divergence for a panic or a
-/// fault from the enclosing function.
+/// Both sides under [`guard`]; returns a panic's or a fault's divergence from the caller.
 macro_rules! both {
     ($p:expr, $op:expr, $l:expr, $r:expr) => {{
         let l = guard(|| $l);
@@ -187,8 +174,8 @@ macro_rules! both {
     }};
 }
 
-/// Both sides' answers to `op` under [`guard`]: the answer when they agree, else the
-/// divergence (`differ` of two different answers; `None` only if there is none to report).
+/// Both sides' answers to `op`: the answer when they agree, else the divergence (`differ` of
+/// two different answers).
 // The divergence is returned unboxed: the agreeing path, the hot one, carries only the answer.
 #[allow(clippy::result_large_err)]
 #[inline]
@@ -206,7 +193,7 @@ fn agreed<T: PartialEq + Shown, L: Subject + ?Sized, R: Subject + ?Sized>(
     }
 }
 
-/// SPEC §3 / §4 validator verdicts: the verdict both sides gave, else the divergence.
+/// SPEC §3 / §4 validator verdicts.
 #[allow(clippy::result_large_err)]
 #[inline]
 pub fn validator<L: Subject + ?Sized, R: Subject + ?Sized>(
@@ -218,7 +205,6 @@ pub fn validator<L: Subject + ?Sized, R: Subject + ?Sized>(
     agreed(p, v.op(), left, right, |l, r| verdicts_differ(p, l, r))
 }
 
-/// The divergence of two different verdicts (out of line, as [`Pair::failed`]).
 #[cold]
 #[inline(never)]
 fn verdicts_differ<L: Subject + ?Sized, R: Subject + ?Sized>(
@@ -243,9 +229,8 @@ fn verdicts_differ<L: Subject + ?Sized, R: Subject + ?Sized>(
         .map(|d| d.with_answers(Answer::from_verdict(l), Answer::from_verdict(r)))
 }
 
-/// A name outside SPEC's vocabulary in the left side's answer (a subject that invented a
-/// predicate or a decode field name, e.g. `custom_op_header_reserved_zeros`): a protocol finding
-/// naming the bad name, not a "different reason" (issue 32).
+/// A name outside SPEC's vocabulary in the left side's answer: a protocol finding naming it,
+/// not a "different reason" (issue 32).
 #[cold]
 #[inline(never)]
 fn unknown_name<L: Subject + ?Sized, R: Subject + ?Sized>(
@@ -323,8 +308,8 @@ pub fn decode<L: Subject + ?Sized, R: Subject + ?Sized>(
     decodes(p, &l, &r)
 }
 
-/// SPEC §5.1 `encode(decode(b)) == b`, each side on its own decode (`self`)
-/// and, when the decodes differ, on the other's (`cross`).
+/// SPEC §5.1 `encode(decode(b)) == b`, each side on its own decode and, when they differ, on
+/// the other's.
 pub fn roundtrip<L: Subject + ?Sized, R: Subject + ?Sized>(
     p: &Pair<'_, L, R>,
     b: &[u8; 64],
@@ -358,7 +343,7 @@ pub fn roundtrip<L: Subject + ?Sized, R: Subject + ?Sized>(
     encodes(p, "roundtrip.cross", b, &el, &er, dr, dl)
 }
 
-/// Checks both encodes returned `b`. `fl`/`fr` are the field lists each side encoded.
+/// Checks both encodes of fields `fl`/`fr` returned `b`.
 fn encodes<L: Subject + ?Sized, R: Subject + ?Sized>(
     p: &Pair<'_, L, R>,
     key: &str,
@@ -417,9 +402,8 @@ pub fn stream<L: Reference + ?Sized, R: Reference + ?Sized>(
     streams_differ(p, &l, &r, ("ok", "summary"), false)
 }
 
-/// SPEC §5.3 stream rules as the `validate_stream` operation answers them
-/// (a subject under test against core): the first stream error's name and
-/// index, or valid; the parsed groups are not compared.
+/// SPEC §5.3 stream rules as `validate_stream` answers them: the first stream error's name
+/// and index, or valid.
 pub fn stream_verdict<L: Subject + ?Sized, R: Subject + ?Sized>(
     p: &Pair<'_, L, R>,
     s: &[u8],
@@ -461,7 +445,7 @@ where
     p.div(class, key, short(l), short(r), l.shown(), r.shown())
 }
 
-/// SPEC §6: one table at one ordinal: the answer both sides gave, else the divergence.
+/// SPEC §6: one table at one ordinal.
 #[allow(clippy::result_large_err)]
 #[inline]
 pub fn lut<L: Subject + ?Sized, R: Subject + ?Sized>(
@@ -473,7 +457,6 @@ pub fn lut<L: Subject + ?Sized, R: Subject + ?Sized>(
     agreed(p, t.name(), left, right, |a, b| luts_differ(p, t, a, b))
 }
 
-/// The divergence of two different LUT answers (out of line, as [`Pair::failed`]).
 #[cold]
 #[inline(never)]
 fn luts_differ<L: Subject + ?Sized, R: Subject + ?Sized>(

@@ -1,24 +1,14 @@
-//! Kind `collective_lowering`: core's lowering against the oracle's on
-//! generated IR (SPEC §5.4; modules from
-//! [`crate::generators::lowering_module`], translated for the oracle by its
-//! adapter), plus the issue-13 properties
-//! checked on core: no geometry on the wire, decoding recovers the fields,
-//! determinism, minimal registries, and the 0xD9+0xDA pairing of the emitted
-//! stream (both parsers). Every question goes through [`Subject`]
-//! (`lower`, `check_lowered`, `decode`, `parse_bundle_stream`). Then each
-//! subject under test that declares `lower` is judged against core on what
-//! that operation answers ([`judge_module`]: every instruction's records and
-//! side rows plus the side-tables, or the first rejection's index and name).
+//! Kind `collective_lowering`: core's lowering against the oracle's on generated IR (SPEC
+//! §5.4), plus the issue-13 properties checked on core (no geometry on the wire, decoding
+//! recovers the fields, determinism, minimal registries, the 0xD9+0xDA pairing of the emitted
+//! stream in both parsers), all through [`Subject`]; then each subject under test that
+//! declares `lower` against core on what that operation answers ([`judge_module`]). One input
+//! is one case per generation (the judge's).
 //!
-//! The generation is the judge's (`--arch`; the gate runs case i under the
-//! (i mod 4)-th), so one input is one case per generation.
-//!
-//! Contract: [`compare`] never panics (a panic in either implementation
-//! becomes a `Panic` divergence); its coverage key is the generation and
-//! the first instruction's verdict (`v3 ok:d9+da`, `v2 err:duplicate_rank`)
-//! or `diverged`; the signature key is the [`LoweringMismatch`] and what
-//! differs ([`CaseDivergence::what`]: no index, no values), so one bug
-//! deduplicates to one entry.
+//! Contract: [`compare`] never panics (a panic is a `Panic` divergence); its coverage key is
+//! the generation and the first instruction's verdict (`v3 ok:d9+da`) or `diverged`; the
+//! signature key is the [`LoweringMismatch`] and what differs (no index, no values), so one
+//! bug deduplicates to one entry.
 
 use super::kind::{panicked, CaseBudget, CaseDivergence, Ran, TargetKind};
 use crate::generation::Generation;
@@ -56,7 +46,6 @@ impl TargetKind for CollectiveLoweringKind {
         CaseBudget::LoweringCases
     }
 
-    /// The modules [`compare`] asks the subjects under test to lower.
     fn case_inputs(
         &self,
         _t: Target,
@@ -81,7 +70,6 @@ pub enum LoweringMismatch {
 }
 
 impl LoweringMismatch {
-    /// Stable name (signature keys): its class's, or `Property`.
     pub fn name(self) -> &'static str {
         match self {
             LoweringMismatch::Property => "Property",
@@ -89,7 +77,6 @@ impl LoweringMismatch {
         }
     }
 
-    /// The divergence class.
     pub fn class(self) -> Class {
         match self {
             LoweringMismatch::Property => Class::DifferentOutput,
@@ -98,14 +85,12 @@ impl LoweringMismatch {
     }
 }
 
-/// Runs one case under the judge's generation (input mapping:
-/// [`collective_lowering_case`]) on its reference pair, then on each subject
-/// under test that declares `lower`: the coverage key and the divergences.
+/// Runs one case on the judge's reference pair, then on each subject under test that declares
+/// `lower`: the coverage key and the divergences.
 pub fn compare(e: &Judge, target: Target, data: &[u8]) -> (String, Vec<Divergence>) {
     let gen = e.arch();
     let filed = e.described_case(target, data, ("core", "oracle"));
-    // The judge's reference pair (in the gate, core is wrapped in its
-    // coverage recorder, which forwards `lower`).
+    // In the gate, core is wrapped in its coverage recorder, which forwards `lower`.
     let (left, right) = e.references();
     // The module the subjects were asked ahead, else built here.
     let staged = match e.built() {
@@ -140,8 +125,6 @@ pub fn compare(e: &Judge, target: Target, data: &[u8]) -> (String, Vec<Divergenc
     }
 }
 
-/// One line of a `lower` answer: the module's records per instruction and
-/// its side-tables, or the rejection.
 fn answer_text(a: &Reply<ModuleAnswer>) -> String {
     match a {
         Err(f) => f.to_string(),
@@ -169,15 +152,12 @@ fn answer_text(a: &Reply<ModuleAnswer>) -> String {
     }
 }
 
-/// Each record as hex.
 fn hexes(records: &[[u8; 64]]) -> Vec<String> {
     records.iter().map(|b| hex(b)).collect()
 }
 
-/// Subject `x` (under test) against `core` on what the `lower` operation
-/// answers ([`Subject::lower_module`]): a fault, a different verdict, the
-/// first rejection's index or name, or a record / side row / side-table
-/// that differs is a divergence naming both answers.
+/// Subject `x` against `core` on what `lower` answers ([`Subject::lower_module`]): a fault,
+/// another verdict, first rejection or record / side row / side-table diverges.
 pub fn judge_module(
     x: &dyn Subject,
     core: &dyn Subject,
@@ -236,8 +216,6 @@ pub fn judge_module(
 /// What a case did when core and oracle agree.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct LoweringOutcome {
-    /// Coverage key (bounded): the generation and the first instruction's
-    /// verdict, e.g. `v3 ok:d9+da` or `v2 err:duplicate_rank`.
     pub key: String,
     /// Every instruction's verdict, in order (`ok:<opcodes>` or `err:<name>`).
     pub verdicts: Vec<String>,
@@ -245,8 +223,7 @@ pub struct LoweringOutcome {
     pub rejected: usize,
 }
 
-/// Run one case from bytes (the fuzz target's and the gate's input mapping,
-/// [`lowering_module::build_case`]).
+/// One case from bytes ([`lowering_module::build_case`]).
 pub fn collective_lowering_case(
     data: &[u8],
     gen: Option<Generation>,
@@ -281,8 +258,6 @@ fn moved(insn: &IrInstruction) -> Option<IrInstruction> {
     }
 }
 
-/// Compares core and oracle (the reference pair of the case's generation) on
-/// a built case, then checks the properties on core.
 pub fn compare_case(case: &LoweringCase) -> Result<LoweringOutcome, CaseDivergence> {
     let arch = case.gen;
     compare_case_on(
@@ -292,9 +267,8 @@ pub fn compare_case(case: &LoweringCase) -> Result<LoweringOutcome, CaseDivergen
     )
 }
 
-/// Compares subject `left` with its reference `right` on a built case
-/// through [`Subject::lower`] (both serving the case's generation), then
-/// checks the properties on core.
+/// Compares `left` with its reference `right` on a built case, then checks the properties
+/// on `left`.
 pub fn compare_case_on(
     left: &dyn Reference,
     right: &dyn Reference,
@@ -412,8 +386,8 @@ pub fn compare_case_on(
     })
 }
 
-/// `ok:<opcodes>` of a lowered instruction, e.g. `ok:d9+da` (built without
-/// the formatting machinery: one per lowered instruction of every case).
+/// `ok:<opcodes>` of a lowered instruction (built without the formatting machinery: one per
+/// lowered instruction of every case).
 fn ok_verdict(records: &[[u8; 64]]) -> String {
     let mut v = String::with_capacity(3 + 3 * records.len());
     v.push_str("ok:");
@@ -426,18 +400,15 @@ fn ok_verdict(records: &[[u8; 64]]) -> String {
     v
 }
 
-/// Why a property check failed: the mismatch (a property, or a subject's
-/// fault), what failed ([`CaseDivergence::what`]) and the description.
+/// Why a property check failed: the mismatch, what failed (the key) and the description.
 type Failed = (LoweringMismatch, String, String);
 
-/// A failed property: `what: detail`.
 fn property(what: impl Into<String>, detail: impl fmt::Display) -> Failed {
     let what = what.into();
     let d = format!("{what}: {detail}");
     (LoweringMismatch::Property, what, d)
 }
 
-/// A subject's fault on operation `op`.
 fn faulted(who: &dyn Reference, op: &str, f: &Fault) -> Failed {
     (
         LoweringMismatch::Class(Class::of_fault(f)),
@@ -446,8 +417,7 @@ fn faulted(who: &dyn Reference, op: &str, f: &Fault) -> Failed {
     )
 }
 
-/// `records` (what `insn` lowered to on `left`) decode on both sides, and on
-/// `left` give back the instruction's wire fields ([`Subject::check_lowered`]).
+/// `insn`'s `records` decode on both sides, and on `left` give back its wire fields.
 fn check_decoded(
     left: &dyn Reference,
     right: &dyn Reference,
@@ -469,9 +439,7 @@ fn check_decoded(
     Ok(())
 }
 
-/// Whether two lowerings give the same answer: each instruction's records
-/// and side rows or error name, and the side-tables (messages not compared:
-/// they are rendered only when shown).
+/// Whether two lowerings give the same answer (error messages not compared).
 fn same_lowering(a: &LoweredModule, b: &LoweredModule) -> bool {
     a.instrs.len() == b.instrs.len()
         && a.instrs.iter().zip(&b.instrs).all(|(x, y)| match (x, y) {
@@ -482,15 +450,13 @@ fn same_lowering(a: &LoweredModule, b: &LoweredModule) -> bool {
         && same_tables(a, b)
 }
 
-/// Whether two lowerings have the same side-tables.
 fn same_tables(a: &LoweredModule, b: &LoweredModule) -> bool {
     a.replica_groups == b.replica_groups
         && a.source_target_pairs == b.source_target_pairs
         && a.attributes == b.attributes
 }
 
-/// Properties of `left`'s lowering (issue 13 §5; core's in the gate) on a
-/// case it and `right` agree on; `first` is what `left` answered.
+/// Properties of `left`'s lowering `first` (issue 13 §5) on a case it and `right` agree on.
 fn check_properties(
     left: &dyn Reference,
     right: &dyn Reference,
@@ -581,10 +547,8 @@ fn check_properties(
     check_leg_faults(left, right, &bytes)
 }
 
-/// The pairing's error paths (SPEC DL-12): the emitted stream `bytes` (whole
-/// records) with its first 0xDA's trio changed, the 0xDA dropped, repeated,
-/// or moved before its 0xD9; both parsers must give the same item count or
-/// the same error at the same bundle.
+/// The pairing's error paths (SPEC DL-12): `bytes` with its first 0xDA's trio changed, the
+/// 0xDA dropped, repeated, or moved before its 0xD9; both parsers must agree.
 fn check_leg_faults(
     left: &dyn Reference,
     right: &dyn Reference,

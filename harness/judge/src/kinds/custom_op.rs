@@ -1,11 +1,7 @@
-//! Kind `custom_op` (targets `custom_op_group`, `custom_op_stream`): a
-//! bundle stream through the SPEC §5.3 custom-op stream parser on each
-//! subject. A `StreamProgram` row maps its input through a small stream
-//! program ([`crate::judge::stream_from_input`]; gate inputs from
-//! [`gate_inputs::stream_program`], reach classes of the parsed stream); a
-//! `StreamRaw` row parses the raw bytes. Core and the oracle are compared on
-//! the whole parse; a subject under test that declares `validate_stream` on
-//! its answer only (the first stream error and its index, or valid).
+//! Kind `custom_op` (targets `custom_op_group`, `custom_op_stream`): a bundle stream (a
+//! `StreamProgram` row's built by [`crate::judge::stream_from_input`], a `StreamRaw` row's the
+//! raw bytes) through the SPEC §5.3 custom-op stream parser: core and the oracle on the whole
+//! parse, a subject under test on its `validate_stream` answer.
 
 use super::kind::{CaseBuf, Draw, Form, TargetKind};
 use crate::generation::Generation;
@@ -53,9 +49,6 @@ impl TargetKind for CustomOpKind {
         Some(s)
     }
 
-    /// Core and the oracle on the whole parse ([`pair::stream`]), each
-    /// subject under test against core on its `validate_stream` answer
-    /// ([`pair::stream_verdict`]).
     fn compare(&self, e: &Judge, t: Target, input: &[u8]) -> Outcome {
         // The stream the subjects were asked ahead, else built here.
         let staged = match e.built() {
@@ -117,7 +110,6 @@ impl TargetKind for CustomOpKind {
     }
 }
 
-/// The stream a case of `t` parses: a stream program's stream, or the raw bytes.
 fn stream_of(t: Target, input: &[u8]) -> Cow<'_, [u8]> {
     if t.check() == Check::StreamProgram {
         Cow::Owned(stream_from_input(input))

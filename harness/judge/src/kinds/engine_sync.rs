@@ -1,12 +1,8 @@
 //! Kind `engine_sync`: core's model of a subgraph's engines against the oracle's independent
 //! reading (SPEC §11), each asked through [`Subject::engine_sync`] on generated multi-engine
-//! programs ([`crate::generators::engine_sync`]). Reference pair only (no protocol op carries
-//! it), as for `stream_lint`.
-//!
-//! Input mapping: [`EngineProgram::from_bytes`] (total). Compared, in order: the refusal (if
-//! any), every finding (kind, both sides' locations, resource, numbers, stop reason) in SPEC
-//! §11 DE-10 order, each engine's end, the final semaphores, and every passed wait's link to
-//! the update that satisfied it.
+//! programs. Reference pair only (no protocol op carries it). Compared in order: the refusal,
+//! every finding in SPEC §11 DE-10 order, each engine's end, the final semaphores, and every
+//! passed wait's link to the update that satisfied it.
 //!
 //! Contract: [`compare_on`] never panics (a panic is a `Panic` divergence, a fault one of its
 //! class); the coverage key is `clean` or the distinct finding kinds, sorted; a divergence's
@@ -79,7 +75,6 @@ impl TargetKind for EngineSyncKind {
     }
 }
 
-/// Counts `engine_sync.finding` classes: each finding kind seen, or `clean`.
 fn count_reach(reach: &mut Reach, kinds: &BTreeSet<&'static str>) {
     if kinds.is_empty() {
         reach.hit(Field::EngineSyncFinding, "clean");
@@ -163,7 +158,7 @@ pub fn first_difference(
 }
 
 /// Compares `core` and `oracle` on `input`: the coverage key, the divergence if any, and the
-/// finding kinds when they agree.
+/// finding kinds.
 fn compare_on(
     core: &dyn Reference,
     oracle: &dyn Reference,

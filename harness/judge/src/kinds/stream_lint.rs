@@ -1,20 +1,13 @@
 //! Kind `stream_lint`: core's stream walker against the oracle's independent one on whole
-//! instruction streams (SPEC §5.3 "Linting a stream", D-27, D-28; gate programs from
-//! [`crate::generators::stream_program`]), each asked through [`Subject::lint_stream`] (core's
-//! and the oracle's rows made in their adapters). Reference pair only: no protocol op carries
-//! the walk, so other subjects take no part (as for `sync_handshake`'s answers they lack).
+//! instruction streams (SPEC §5.3 "Linting a stream", D-27, D-28), each asked through
+//! [`Subject::lint_stream`]. Reference pair only: no protocol op carries the walk.
 //!
-//! Input mapping: the input's whole bundles, at most [`MAX_BUNDLES`] of them (a trailing
-//! partial bundle is dropped; the CLI refuses one, exit 2, so neither walker is asked).
-//! Compared, row by row in stream order ([`Row`]): each instruction's bundle index, byte
-//! offset, opcode, length (64 or 128) and verdict (valid / skeleton / invalid with predicate
-//! and byte), and each stream error's SPEC §5.3 name, bundle index and byte offset, and its
-//! owner's index, offset and opcode.
+//! Input mapping: the input's whole bundles, at most [`MAX_BUNDLES`] (a trailing partial
+//! bundle is dropped; the CLI refuses one, exit 2). Compared row by row ([`Row`]).
 //!
-//! Contract: [`compare_rows`] never panics (a walker's panic is a `Panic` divergence, a fault one of
-//! its class); its coverage key is `clean` or `errors:<names>` (the distinct stream errors,
-//! sorted), or `diverged`; a divergence's signature key names what differs first, without
-//! numbers.
+//! Contract: [`compare_rows`] never panics (a walker's panic is a `Panic` divergence, a fault
+//! one of its class); its coverage key is `clean`, `errors:<names>` (sorted) or `diverged`; a
+//! divergence's signature key names what differs first, without numbers.
 
 use super::kind::{both_answers, CaseBudget, CaseBuf, Draw, Form, Ran, TargetKind};
 use crate::generation::Generation;
@@ -26,7 +19,6 @@ use crate::subjects::{registry, Reference};
 use crate::targets::Target;
 use std::collections::BTreeSet;
 
-/// One comparable report of a walker (the subject vocabulary's [`crate::subjects::LintRow`]).
 pub use crate::subjects::LintRow as Row;
 
 /// The most bundles of an input that are walked (a 255-argument group is 257).
@@ -51,17 +43,14 @@ impl TargetKind for StreamLintKind {
         Some(signature(t, input))
     }
 
-    /// A whole program of the case's generation ([`stream_program::program_into`]); the case
-    /// kind is not used (the generator mixes well-formed, cut-short, corrupted and random
-    /// pieces in every program).
+    /// A whole program of the case's generation; the case kind is not used (every program
+    /// mixes well-formed, cut-short, corrupted and random pieces).
     fn generate(&self, _t: Target, d: Draw<'_>, buf: &mut CaseBuf) -> Form {
         stream_program::program_into(d.r, d.arch, &mut buf.bytes);
         Form::Bytes
     }
 
-    /// Both walks on the judge's reference pair under its generation (in the gate, core is
-    /// wrapped in its coverage recorder, which forwards `lint_stream`); given `reach`, counts
-    /// the walk's classes from core's rows (the ones compared).
+    /// Both walks on the judge's reference pair; given `reach`, counts core's rows' classes.
     fn run(&self, e: &Judge, t: Target, input: &[u8], reach: Option<&mut Reach>) -> Ran {
         let (core, oracle) = e.references();
         let (key, d, rows) = compare_on(core, oracle, e.arch(), t, input);
@@ -73,8 +62,7 @@ impl TargetKind for StreamLintKind {
         reach.declare(&crate::reach::LINT);
     }
 
-    /// Counts the classes of core's walk under the default generation (without a judge, the
-    /// generation is not known; the gate counts through [`TargetKind::run`]).
+    /// Counts core's walk under the default generation (without a judge it is not known).
     fn record_reach(&self, _t: Target, reach: &mut Reach, input: &[u8]) -> bool {
         let core = registry::reference_pair_for(Generation::default()).0;
         let rows = rows_of(&core, walked(input)).unwrap_or_default();
@@ -92,13 +80,11 @@ impl TargetKind for StreamLintKind {
     }
 }
 
-/// The bytes of `input` that are walked (see the module docs).
 pub fn walked(input: &[u8]) -> &[u8] {
     let n = (input.len() / 64).min(MAX_BUNDLES);
     &input[..64 * n]
 }
 
-/// The rows of `s`'s walk of `bytes`, a fault as text.
 fn rows_of(s: &dyn Reference, bytes: &[u8]) -> Result<Vec<Row>, String> {
     s.lint_stream(bytes)
         .map_err(|f| format!("{}: {f}", s.name()))?
@@ -137,10 +123,8 @@ pub fn first_difference(core: &[Row], oracle: &[Row]) -> Option<(String, String)
     }
 }
 
-/// Counts the reach classes of core's `rows` of `input` ([`crate::reach::LINT`]: each
-/// instruction's length and verdict, a failed skeleton predicate by name, every other failure as
-/// `invalid: body`; each stream error; each whole group's `num_arguments`, a header's byte 0x0F,
-/// SPEC §5.3, whole unless a `short_group` names it).
+/// Counts the reach classes of core's `rows` of `input` ([`crate::reach::LINT`]; a group's
+/// `num_arguments` is its header's byte 0x0F, SPEC §5.3, whole unless a `short_group` names it).
 pub fn count_reach(reach: &mut Reach, input: &[u8], rows: &[Row]) {
     let mut headers = Vec::new();
     for row in rows {
@@ -178,8 +162,6 @@ pub fn count_reach(reach: &mut Reach, input: &[u8], rows: &[Row]) {
     }
 }
 
-/// Both walkers on `input` under `arch`: the coverage key, the divergence if any, and core's
-/// rows when they agree (empty otherwise).
 pub fn compare_rows(
     arch: Generation,
     target: Target,
@@ -189,8 +171,8 @@ pub fn compare_rows(
     compare_on(&core, &oracle, arch, target, input)
 }
 
-/// Compares the walks of `core` and `oracle` (both serving `arch`) on `input`: the coverage
-/// key, the divergence if any, and core's rows when they agree (empty otherwise).
+/// Compares the walks of `core` and `oracle` on `input`: the coverage key, the divergence if
+/// any, and core's rows when they agree.
 fn compare_on(
     core: &dyn Reference,
     oracle: &dyn Reference,
@@ -240,11 +222,9 @@ fn compare_on(
     (key, None, core_rows)
 }
 
-/// The coverage signature of `input` for `minimize` (its verdict and outcome halves): per
-/// generation ([`Generation::ALL`] order, since membership and hence every verdict depends on it), the
-/// distinct classes of core's rows (each verdict, with the failed predicate; `length:128`; each
-/// stream error by name), and whether the walkers agree (else the divergence's class and key).
-/// Two seeds with the same signature exercise the same classes.
+/// The coverage signature of `input` for `minimize`: per generation (membership, hence every
+/// verdict, depends on it), the distinct classes of core's rows, and whether the walkers agree
+/// (else the divergence's class and key).
 pub fn signature(target: Target, input: &[u8]) -> (String, String) {
     let (mut classes, mut outcomes) = (Vec::new(), Vec::new());
     for arch in Generation::ALL {

@@ -1,19 +1,9 @@
-//! Kind `structured` (target `structured_diff`, fuzzing only): a generator
-//! program ([`crate::generators`]) whose items all agree across the subjects
-//! **and** match the generator's labels.
-//!
-//! The input is a generator program ([`gen::program()`]): a swarm config,
-//! then up to [`gen::MAX_ITEMS`] generated items: labelled bundle cases
-//! (through every bundle target, then each subject against the label, then a
-//! near-valid encode field list), raw images (every bundle target), streams,
-//! LUT ordinals and IR queries. The
-//! first failure is reported once: a disagreement of a differential target
-//! (a bundle, stream, LUT or IR comparison) as that target's own divergence,
-//! with its own signature and input (so the gate lists it once, merged with
-//! the same divergence found through that target); a failure only this
-//! property sees (a label mismatch, a near-valid encode) as a divergence of
-//! the `structured_diff` target keyed by what failed, from the typed answers
-//! (the view, the label and each subject's answer; the opcode and field).
+//! Kind `structured` (target `structured_diff`, fuzzing only): a generator program
+//! ([`gen::program()`]) whose items all agree across the subjects **and** match the
+//! generator's labels. The first failure is reported once: a differential target's
+//! disagreement as that target's own divergence (so the gate merges it with the same one
+//! found through that target); a failure only this property sees (a label mismatch, a
+//! near-valid encode) as a `structured_diff` divergence keyed by what failed.
 
 use super::kind::TargetKind;
 use crate::generators::{self as gen, Case, GenError, Item};
@@ -36,8 +26,8 @@ impl TargetKind for StructuredKind {
     }
 }
 
-/// A failure report: text, its signature (key and left verdict, from the typed answers) and
-/// the two subjects it is about; or a differential target's own divergence, reported as it is.
+/// A failure report: text, signature and the two subjects it is about; or a differential
+/// target's own divergence.
 struct Report {
     text: String,
     signature: Box<Signature>,
@@ -89,7 +79,6 @@ fn gen_err(e: GenError) -> Result<(), Report> {
     }
 }
 
-/// Runs the property on `data`; the first failure as a divergence of `target`.
 pub fn check(e: &Judge, target: Target, data: &[u8]) -> Outcome {
     match run(e, data) {
         Ok(()) => Outcome::agree(),
@@ -147,8 +136,7 @@ fn run(e: &Judge, data: &[u8]) -> Result<(), Report> {
     Ok(())
 }
 
-/// Runs a generated case through every bundle target, then checks each
-/// subject against the generator's label. `Err` holds the report.
+/// A generated case through every bundle target, then each subject against its label.
 pub fn check_case_report(e: &Judge, c: &Case) -> Result<(), String> {
     check_case(e, c).map_err(|r| r.text)
 }
@@ -254,11 +242,8 @@ fn check_case(e: &Judge, c: &Case) -> Result<(), Report> {
     Ok(())
 }
 
-/// Encode-side near-valid: the reference's decode of the case's valid image
-/// with one field replaced by an out-of-table / too-wide value (kind
-/// `SendRecv` / `SendRecvCCE`, a non-shipped `cce_op`, dtype 0 / 0x11,
-/// width + 1, …); every encoder must return the same bytes or the same error
-/// field as the reference.
+/// Encode-side near-valid: the reference's decode of the case's valid image with one field
+/// out of table or too wide; every encoder must give the reference's bytes or error field.
 fn check_encode(e: &Judge, u: &mut Unstructured<'_>, c: &Case) -> Result<(), Report> {
     let Ok(base) = gen::encode(&c.instruction, gen::Config::default().arch) else {
         return Ok(());

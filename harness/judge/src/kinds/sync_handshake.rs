@@ -1,9 +1,6 @@
-//! Kind `sync_handshake`: core's `alloc_semaphores` model against the
-//! oracle's engine simulator on generated programs (SPEC §8; programs from
-//! [`crate::generators::sync_program`]), only through the [`Subject`] sync
-//! operations: core plans and stamps (`sync_plan`), the oracle vets,
-//! simulates and reads bands (`sync_plan`, `sync_simulate`, `sync_band`;
-//! translated by the oracle's adapter). Reference pair only.
+//! Kind `sync_handshake`: core's `alloc_semaphores` model against the oracle's engine
+//! simulator on generated programs (SPEC §8), through the [`Subject`] sync operations: core
+//! plans and stamps, the oracle vets, simulates and reads bands. Reference pair only.
 //!
 //! Contract: [`compare_shaped`] never panics (a panic in the model or the simulator
 //! becomes a `Panic` divergence); its coverage key is `accepted`,
@@ -29,8 +26,7 @@ impl TargetKind for SyncHandshakeKind {
         "sync_handshake"
     }
 
-    /// Given `reach`, counts the shapes of an accepted program from the
-    /// program the comparison built (no second build).
+    /// Counts an accepted program's shapes from the program the comparison built.
     fn run(&self, e: &Judge, t: Target, input: &[u8], reach: Option<&mut Reach>) -> Ran {
         let (key, d, shape) = compare_shaped(e, t, input, reach.is_some());
         let classified = match (reach, shape) {
@@ -51,10 +47,7 @@ impl TargetKind for SyncHandshakeKind {
         CaseBudget::SyncCases
     }
 
-    /// The shapes of the program, when the model accepts it (a shape only
-    /// tests the handshake when a plan is made and simulated). The gate
-    /// counts them in [`TargetKind::run`] instead, from the program the
-    /// comparison built.
+    /// The program's shapes, when the model accepts it (only then is a shape tested).
     fn record_reach(&self, _t: Target, reach: &mut Reach, input: &[u8]) -> bool {
         let case = sync_program::build_case(&mut arbitrary::Unstructured::new(input));
         if !matches!(registry::core().sync_plan(&case.program, &[]), Ok(Ok(_))) {
@@ -65,7 +58,6 @@ impl TargetKind for SyncHandshakeKind {
     }
 }
 
-/// Counts the shapes of one sync program (`sync.pseudo_run`, `sync.shape`).
 pub fn count_shape(reach: &mut Reach, s: &Shape) {
     let runs = sync_program::PSEUDO_RUNS.into_iter().zip(s.pseudo_runs);
     for (class, hit) in runs {
@@ -84,18 +76,14 @@ pub fn count_shape(reach: &mut Reach, s: &Shape) {
 /// Model and simulator agree.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum SyncCaseOutcome {
-    /// Both reject the program with the same error class.
-    Rejected {
-        /// SPEC §8 class name.
-        class: &'static str,
-    },
+    /// Both reject the program with the same SPEC §8 class.
+    Rejected { class: &'static str },
     /// Both accept it, and the model's plan ran clean in the simulator.
     Accepted { instrs: usize, steps: usize },
 }
 
-/// Runs one case (input mapping: [`sync_handshake_case`]) on the judge's reference pair: the
-/// coverage key, the divergence if any, and the program's [`sync_program::shape`] when
-/// `want_shape` and both sides accept it.
+/// One case on the judge's reference pair: the coverage key, the divergence if any, and the
+/// program's shape when `want_shape` and both sides accept it.
 fn compare_shaped(
     e: &Judge,
     target: Target,
@@ -103,8 +91,7 @@ fn compare_shaped(
     want_shape: bool,
 ) -> (String, Option<Divergence>, Option<Shape>) {
     let filed = e.described_case(target, data, ("model", "simulator"));
-    // The engine's reference pair (in the gate, core is wrapped in its
-    // coverage recorder, which forwards the sync operations).
+    // In the gate, core is wrapped in its coverage recorder, which forwards the sync operations.
     let (model, sim) = e.references();
     match guard(|| case_shaped(model, sim, data, want_shape)) {
         Ok((Ok(SyncCaseOutcome::Accepted { .. }), shape)) => ("accepted".into(), None, shape),
@@ -122,9 +109,7 @@ fn compare_shaped(
     }
 }
 
-/// Runs one case: builds a program from `data`
-/// ([`sync_program::build_recycled`]), runs the model and the simulator, and
-/// compares.
+/// One case: a program built from `data`, on the model and the simulator.
 pub fn sync_handshake_case(data: &[u8]) -> Result<SyncCaseOutcome, CaseDivergence> {
     case_shaped(&*registry::core(), &*registry::oracle(), data, false).0
 }
@@ -144,14 +129,12 @@ fn case_shaped(
     (outcome, shape)
 }
 
-/// Compares model and simulator (core's and the oracle's adapters) on a
-/// built case, with interleaving bytes `schedule`.
+/// Compares model and simulator on a built case, with interleaving bytes `schedule`.
 pub fn compare_case(case: &Case, schedule: &[u8]) -> Result<SyncCaseOutcome, CaseDivergence> {
     compare_case_on(&*registry::core(), &*registry::oracle(), case, schedule)
 }
 
-/// Compares a planner (`model`) with a checker (`sim`) through the
-/// [`Subject`] sync operations on a built case.
+/// Compares a planner (`model`) with a checker (`sim`) on a built case.
 pub fn compare_case_on(
     model: &dyn Reference,
     sim: &dyn Reference,
@@ -278,12 +261,10 @@ fn put_band_wait(e: &mut SyncEntry, w: SyncWait) -> Result<(), String> {
     }
 }
 
-/// Reads the bands the model stamped for each flow's header and consumers
-/// with the checker and checks the handshake of S000 §sync NOTE "the
-/// handshake in one line" with the compiler's encoding (SPEC §8
-/// DS-13/DS-14: WAIT_FOR_SEM_GE_IMM 0x05 with the threshold in
-/// `semaphore_value`, SEM_INC_COMPLETE 0x13). Then the checker runs the plan
-/// with every stamped wait taken from the bytes, so a wrong threshold on the
+/// Reads the bands the model stamped for each flow's header and consumers with the checker
+/// and checks the handshake of S000 §sync NOTE "the handshake in one line" with the compiler's
+/// encoding (SPEC §8 DS-13/DS-14: WAIT_FOR_SEM_GE_IMM 0x05, SEM_INC_COMPLETE 0x13). Then the
+/// checker runs the plan with every stamped wait from the bytes, so a wrong threshold on the
 /// wire shows up as an early start.
 fn check_stamps(
     sim: &dyn Reference,
