@@ -1,6 +1,5 @@
-//! The annotated reading of one bundle (`tpbconform explain`, the report's
-//! annotated inputs) and the verdict `check` gives it, from the reference
-//! subject and the harness's [`crate::layout`].
+//! The annotated reading of one bundle (`tpbconform explain`, the report's annotated inputs)
+//! and the verdict `check` gives it.
 
 use crate::blame::{blamed_bytes, Answer, ByteSet};
 use crate::generation::Generation;
@@ -11,12 +10,14 @@ use crate::subjects::{registry, LintRow, Value};
 /// bundle alone, so `explain`, `decode` and the report say what `check` says.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Lint {
-    /// The skeleton and the modelled body hold.
     Valid,
     /// The skeleton holds; no record is modelled for the opcode under this generation.
     Skeleton,
     /// A predicate (or decode field) failed at byte `offset`.
-    Invalid { predicate: String, offset: usize },
+    Invalid {
+        predicate: String,
+        offset: usize,
+    },
 }
 
 impl Lint {
@@ -34,7 +35,6 @@ impl Lint {
         }
     }
 
-    /// The verdict as [`blamed_bytes`] reads it.
     pub fn answer(&self) -> Answer {
         match self {
             Lint::Valid | Lint::Skeleton => Answer::Valid,
@@ -79,7 +79,6 @@ fn invalid_fault(why: String) -> Lint {
     }
 }
 
-/// `0xNN` with uppercase digits.
 pub fn opcode_str(op: u8) -> String {
     format!("0x{op:02X}")
 }
@@ -95,9 +94,8 @@ fn le(bytes: &[u8]) -> u64 {
         .fold(0u64, |acc, &x| (acc << 8) | u64::from(x))
 }
 
-/// The value column of a field span: the decoded value when the bundle
-/// decodes, else the same reading from the raw bytes (so names stay readable
-/// on an invalid bundle).
+/// The value column of a field span: the decoded value, else the same reading from the raw
+/// bytes (so names stay readable on an invalid bundle).
 fn field_value(
     name: &str,
     domain: Domain,
@@ -130,19 +128,15 @@ fn field_value(
     }
 }
 
-/// Is `v` a legal first byte of a `domain` field under `arch`?
 fn legal(domain: Domain, v: u8, arch: Generation) -> bool {
     domain.values_for(arch).is_none_or(|vs| vs.contains(&v))
 }
 
-/// Width of the field-name column.
 const NAME_W: usize = 28;
 
-/// Renders one bundle's explanation (no trailing newline). Every byte the
-/// reference's answer blames ([`blamed_bytes`]) has a `^^` under it, and each
-/// row holding one ends with `<== FAILED: <reason>`; `color` also paints those
-/// bytes red and zero reserved bytes dim, each escape reset before the end of
-/// its line.
+/// One bundle's explanation: every byte core's answer blames has a `^^` under it, each row
+/// holding one ends with `<== FAILED: <reason>`; `color` paints those bytes red and zero
+/// reserved bytes dim, each escape reset before the end of its line.
 pub fn explain_bundle(b: &[u8; 64], header: &str, color: bool, arch: Generation) -> Explained {
     let verdict = lint(b, arch);
     let answer = verdict.answer();
@@ -181,13 +175,11 @@ pub struct Explained {
 }
 
 impl Explained {
-    /// The whole explanation.
     pub fn text(&self) -> String {
         format!("{}\n{}", self.head, self.body)
     }
 }
 
-/// [`explain_bundle`] with the verdict words, the answer and the blamed bytes given.
 fn render(
     b: &[u8; 64],
     header: &str,

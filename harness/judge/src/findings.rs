@@ -1,15 +1,7 @@
-//! Findings: one disagreement each, from the corpus, a vector file or a
-//! generated case, and their deduplication.
-//!
-//! # Contracts
-//!
-//! - A [`Finding`]'s [`DedupKey`] is `(target, class, key, left verdict,
-//!   right verdict, left subject, right subject)` of its [`Divergence`]; inputs are not part
-//!   of it.
-//!   [`Findings`] keeps, per key, the count and the finding with the smallest
-//!   [`Origin`] (corpus before vectors before generated; then path/line/case
-//!   index), so the kept representative does not depend on thread
-//!   scheduling.
+//! Findings: one disagreement each, from the corpus, a vector file or a generated case, and
+//! their deduplication. [`Findings`] keeps, per [`DedupKey`] (inputs are not part of it), the
+//! count and the finding with the smallest [`Origin`], so the kept representative does not
+//! depend on thread scheduling.
 
 use crate::generation::Generation;
 use crate::judge::{Class, Divergence};
@@ -17,28 +9,27 @@ use std::collections::BTreeMap;
 
 pub use crate::generators::CaseKind;
 
-/// Where a finding came from. The derived order is the preference order for
-/// the kept representative of a signature.
+/// Where a finding came from; the derived order is the preference for the kept representative.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Origin {
-    /// A file of `corpus/<target>/`.
-    Corpus { path: String },
-    /// A line of a `corpus/vectors/` file.
+    Corpus {
+        path: String,
+    },
     Vector {
         path: String,
         /// 1-based.
         line: usize,
         expected: String,
     },
-    /// Generated case `index` (derived from `(seed, target, index)`; its kind is
-    /// [`CaseKind::of`] it).
-    Generated { index: u64 },
+    /// Generated case `index` (derived from `(seed, target, index)`).
+    Generated {
+        index: u64,
+    },
 }
 
 /// The name vector-line findings are filed under (a report's record target, a junit testcase).
 pub const VECTORS: &str = "vectors";
 
-/// One disagreement (see the module docs).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Finding {
     pub origin: Origin,
@@ -49,12 +40,10 @@ pub struct Finding {
     pub divergence: Divergence,
 }
 
-/// Deduplication key: `(target, class, key, left verdict, right verdict,
-/// (left subject, right subject))`.
+/// `(target, class, key, left verdict, right verdict, (left subject, right subject))`.
 pub type DedupKey = (String, Class, String, String, String, (String, String));
 
 impl Finding {
-    /// True for a `corpus/vectors/` line's finding (filed under `vectors`).
     pub fn is_vector(&self) -> bool {
         matches!(self.origin, Origin::Vector { .. })
     }
@@ -92,7 +81,6 @@ impl Finding {
         )
     }
 
-    /// [`headline`] of this finding.
     pub fn headline(&self, count: Option<u64>) -> String {
         headline(&self.signature(), self.divergence.class, count)
     }
@@ -107,11 +95,8 @@ pub fn headline(signature: &str, class: Class, count: Option<u64>) -> String {
     }
 }
 
-/// A divergence's one-line signature, `key: LEFT=verdict RIGHT=verdict`
-/// (each side: subject name, verdict, full answer). When the two verdicts
-/// read the same (the key drops what differs: a stream error's index, a
-/// reason), the full answers follow, ` (left vs right)`: the first line of
-/// each, at most 80 characters.
+/// A divergence's one-line signature, `key: LEFT=verdict RIGHT=verdict`; when the verdicts
+/// read the same, the full answers follow, ` (left vs right)` (first line, at most 80 chars).
 pub fn signature_line(
     key: &str,
     (ln, lv, left): (&str, &str, &str),
@@ -170,12 +155,10 @@ impl Findings {
         }
     }
 
-    /// Total findings (with duplicates).
     pub fn total(&self) -> u64 {
         self.0.values().map(|k| k.count).sum()
     }
 
-    /// Number of distinct signatures.
     pub fn distinct(&self) -> usize {
         self.0.len()
     }

@@ -10,7 +10,7 @@
 use super::divergence::{Divergence, Outcome};
 use super::input_map::{bundle_from_input, ordinal_from_input};
 use super::nway::{batch_of, Built, Judge};
-use super::pair;
+use super::pair::{self, Pair};
 use crate::kinds::lut::ordinal_case;
 use crate::kinds::{self, CaseBuf, Form, Ran};
 use crate::reach::Reach;
@@ -53,7 +53,7 @@ struct Ended<'a>(&'a Judge);
 
 impl Drop for Ended<'_> {
     fn drop(&mut self) {
-        self.0.pause_memo(false);
+        self.0.recorder.pause_memo(false);
         self.0.judging.set(true);
     }
 }
@@ -115,22 +115,20 @@ impl Judge {
                 break;
             };
             self.judging.set(c.judged);
-            self.reset_key();
+            self.recorder.reset();
             let reach = if c.sampled { Some(cases.reach()) } else { None };
             let built = buf.built.take();
             let staged = built.is_some();
             if staged {
-                if let (Some(k), Some(Built::Stream(s))) = (&self.recorder, &built) {
-                    k.stage(Some(s));
+                if let Some(Built::Stream(s)) = &built {
+                    self.recorder.stage(Some(s));
                 }
                 self.built.replace(built);
             }
             let ran = kind.run(self, t, buf.input(c.form), reach);
             if staged {
                 self.built.replace(None);
-                if let Some(k) = &self.recorder {
-                    k.stage(None);
-                }
+                self.recorder.stage(None);
             }
             self.report(cases, j, ran);
         }
@@ -141,34 +139,11 @@ impl Judge {
         self.built.borrow().clone()
     }
 
-    #[inline]
-    fn reset_key(&self) {
-        if let Some(k) = &self.recorder {
-            k.reset();
-        }
-    }
-
-    /// `f` on core's recorded coverage key (`"-"`: none).
-    #[inline]
-    fn with_key<T>(&self, f: impl FnOnce(&str) -> T) -> T {
-        match &self.recorder {
-            Some(k) => k.with_key(f),
-            None => f("-"),
-        }
-    }
-
     #[inline(always)]
     fn report<C: Cases>(&self, cases: &mut C, j: u32, mut ran: Ran) {
         match ran.key.take() {
             Some(k) => cases.judged(j, ran, &k),
-            None => self.with_key(|k| cases.judged(j, ran, k)),
-        }
-    }
-
-    #[inline]
-    fn pause_memo(&self, paused: bool) {
-        if let Some(k) = &self.recorder {
-            k.pause_memo(paused);
+            None => self.recorder.with_key(|k| cases.judged(j, ran, k)),
         }
     }
 
@@ -178,20 +153,21 @@ impl Judge {
         let mut held = Held::default();
         // No subject under test is judged case by case against core
         // meanwhile: core's memo would only cost.
-        self.pause_memo(true);
+        self.recorder.pause_memo(true);
         for j in cases.positions() {
             let Some(c) = cases.case(j, buf, false) else {
                 break;
             };
-            self.reset_key();
+            self.recorder.reset();
             let input = buf.input(c.form);
-            let (answer, outcome) = self.reference_only(t, input, c.judged.then_some(&mut held));
+            let held_here = c.judged.then_some(&mut held);
+            let (answer, outcome) = self.bulk_case(t, input, held_here, false);
             let classified = c.sampled && kind.record_reach(t, cases.reach(), input);
             if c.judged {
                 held.reference.push(answer.unwrap_or(Compact::Other));
                 let at = answer.map(|_| j);
                 if at.is_some() {
-                    self.with_key(|k| held.keys.push_str(k));
+                    self.recorder.with_key(|k| held.keys.push_str(k));
                 }
                 held.cases.push((at, held.keys.len(), classified));
                 if at.is_some() {
@@ -200,7 +176,7 @@ impl Judge {
             }
             self.report(cases, j, Ran::recorded(outcome, classified));
         }
-        self.pause_memo(false);
+        self.recorder.pause_memo(false);
         let mut agreed = vec![false; held.cases.len()];
         let s = self.under_test().get(under).and_then(|s| s.transport());
         if let (Some(s), Some(b)) = (s, batch_of(t, &held.bundles, &held.ords)) {
@@ -222,25 +198,31 @@ impl Judge {
             let Some(c) = cases.case(j, buf, true) else {
                 break;
             };
-            self.reset_key();
-            let outcome = self.under_test_alone(t, buf.input(c.form));
+            self.recorder.reset();
+            let (_, outcome) = self.bulk_case(t, buf.input(c.form), None, true);
             self.report(cases, j, Ran::recorded(outcome, classified));
         }
     }
 
     /// A bulk case on the reference pair only: core's compact answer (`None`: the pair
-    /// disagreed) and the outcome; the operand kept in `held`, given one.
-    fn reference_only(
+    /// disagreed) and the outcome, the operand kept in `held`, given one; or, `alone`, on the
+    /// subjects under test alone (the reference pair agreed on it).
+    fn bulk_case(
         &self,
         t: Target,
         input: &[u8],
         held: Option<&mut Held>,
+        alone: bool,
     ) -> (Option<Compact>, Outcome) {
         match t.check() {
             Check::Validator(v) => {
-                // Reported as [`Judge::bundle`] reports it.
+                // Reported as the bundle kind reports it.
                 let b = bundle_from_input(input);
                 let shown = if input.len() == 64 { input } else { &b[..] };
+                if alone {
+                    let judge = |p: &Pair<'_>| pair::validator(p, v, &b).err().flatten();
+                    return (None, self.judge_under_test(t, shown, &String::new, &judge));
+                }
                 let p = self.reference_pair(t, shown, &String::new);
                 let a = pair::validator(&p.as_subjects(), v, &b);
                 if let Some(h) = held {
@@ -251,6 +233,10 @@ impl Judge {
             Check::Lut(table) => {
                 let ord = ordinal_from_input(input);
                 let case = ordinal_case(ord);
+                if alone {
+                    let judge = |p: &Pair<'_>| pair::lut(p, table, ord).err().flatten();
+                    return (None, self.judge_under_test(t, input, &case, &judge));
+                }
                 let p = self.reference_pair(t, input, &case);
                 let a = pair::lut(&p.as_subjects(), table, ord);
                 if let Some(h) = held {
@@ -259,26 +245,6 @@ impl Judge {
                 (a.as_ref().ok().map(Compact::of_lut), outcome_of(a))
             }
             _ => (None, Outcome::agree()),
-        }
-    }
-
-    /// A bulk case on the subjects under test alone (the reference pair agreed on it).
-    fn under_test_alone(&self, t: Target, input: &[u8]) -> Outcome {
-        match t.check() {
-            Check::Validator(v) => {
-                // Reported as [`Judge::bundle`] reports it.
-                let b = bundle_from_input(input);
-                let shown = if input.len() == 64 { input } else { &b[..] };
-                self.judge_under_test(t, shown, &String::new, &|p| {
-                    pair::validator(p, v, &b).err().flatten()
-                })
-            }
-            Check::Lut(table) => {
-                let ord = ordinal_from_input(input);
-                let judge = |p: &pair::Pair<'_>| pair::lut(p, table, ord).err().flatten();
-                self.judge_under_test(t, input, &ordinal_case(ord), &judge)
-            }
-            _ => Outcome::agree(),
         }
     }
 }

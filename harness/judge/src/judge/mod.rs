@@ -1,20 +1,7 @@
-//! The judge (the differential engine): run one input of a target through the subjects
-//! and say whether they agree.
-//!
-//! A [`Judge`] holds the reference pair — `core` (the reference) and
-//! `oracle` (the second reading) — and zero or more subjects under test.
-//! Every case goes to all of them: core vs oracle is the reference check;
-//! each other subject is judged against core, on the targets its
-//! capabilities cover. A case where core and oracle disagree is reported as
-//! that and no subject is judged on it.
-//!
-//! Files: [`nway`] (the [`Judge`] and its typed comparisons), [`batch`]
-//! (its one entry for a batch of cases, with bulk judging), [`input_map`],
-//! [`pair`] (one comparison of two subjects), [`divergence`], [`cohort`],
-//! [`record`] (the coverage
-//! recorder the gate wraps core in), [`lean`] (the bundle comparisons on
-//! concrete subjects, for the lean fuzz entries). What each kind of target
-//! maps its input to and compares is [`crate::kinds`].
+//! The judge (the differential engine): one input of a target through the reference pair
+//! (core, the oracle) and each subject under test whose capabilities cover the target, judged
+//! against core. A case where core and oracle disagree is reported as that, and no subject is
+//! judged on it. What each kind maps its input to and compares is [`crate::kinds`].
 
 pub mod batch;
 pub mod cohort;

@@ -44,8 +44,8 @@ pub struct Judge {
     pub(super) judging: Cell<bool>,
     under: Vec<UnderTest>,
     arch: Generation,
-    /// Core's coverage recorder, when the judge wraps core in one.
-    pub(super) recorder: Option<record::RecordKey>,
+    /// Core's coverage recorder's key (records nothing unless the judge wraps core in one).
+    pub(super) recorder: record::RecordKey,
     /// What the case at hand's kind built for the subjects ([`crate::kinds::CaseBuf::built`]).
     pub(super) built: RefCell<Option<Built>>,
 }
@@ -147,7 +147,7 @@ impl Judge {
             judging: Cell::new(true),
             under,
             arch: Generation::default(),
-            recorder: None,
+            recorder: record::RecordKey::default(),
             built: RefCell::new(None),
         }
     }
@@ -201,7 +201,7 @@ impl Judge {
         let memo = !self.under_test().is_empty();
         let (rec, key) = record::Recorder::new(registry::core_for(self.arch), memo);
         self.pair[0] = Box::new(rec);
-        self.recorder = Some(key.clone());
+        self.recorder = key.clone();
         (self, key)
     }
 

@@ -36,8 +36,8 @@ fn is_staged(s: &StagedStream, bytes: &[u8]) -> bool {
     std::ptr::eq(s.0.as_slice(), bytes)
 }
 
-/// The caller's handle on what a [`Recorder`] recorded.
-#[derive(Clone, Debug)]
+/// The caller's handle on what a [`Recorder`] recorded (the default one: nothing, `"-"`).
+#[derive(Clone, Debug, Default)]
 pub struct RecordKey(Rc<Slot>);
 
 impl RecordKey {

@@ -1,7 +1,5 @@
-//! What the two bundle kinds ([`super::validator`], [`super::decode`]) share:
-//! one 64-byte bundle per case (gate images, field reach, fixed-width
-//! shrinking), compared by the judge's bundle comparison for the row's
-//! check. A bundle kind is a [`BundleKind`] value naming its opcodes.
+//! What the two bundle kinds ([`super::validator`], [`super::decode`]) share: one 64-byte
+//! bundle per case, compared by the judge's bundle comparison for the row's check.
 
 use super::kind::{CaseBuf, Draw, Form, TargetKind};
 use crate::generators::images;
@@ -33,9 +31,7 @@ impl TargetKind for BundleKind {
         Form::Bundle
     }
 
-    /// The judge's bundle comparison for the row's check (SPEC §3/§4
-    /// verdicts, §5.1 decode, §5.1 round trip); the raw input is reported
-    /// when it is one bundle long, else the bundle.
+    /// The raw input is reported when it is one bundle long, else the bundle.
     fn compare(&self, e: &Judge, t: Target, input: &[u8]) -> Outcome {
         let b = &bundle_from_input(input);
         let input = if input.len() == 64 { input } else { &b[..] };

@@ -12,8 +12,7 @@ use crate::generation::Generation;
 use crate::reach::Reach;
 use crate::targets::{Check, Target};
 
-/// Each kind's `mod` line and [`of`], from the rows of
-/// `targets::for_each_kind`.
+/// Each kind's `mod` line and [`of`], from the rows of `targets::for_each_kind`.
 macro_rules! kind_table {
     ($($module:ident::$kind:ident => {
         $($(#[$doc:meta])* $variant:ident $(($param:ty))?,)+
@@ -39,9 +38,7 @@ macro_rules! kind_table {
 
 tpb_subjects::for_each_kind!(kind_table);
 
-/// The reach classes the gate declares for `targets` under `arches`: each
-/// target's kind's classes and, when any is declared, one `generation` class
-/// per generation of the run.
+/// The reach classes the gate declares for `targets` (and, if any, one per generation).
 pub fn declared_reach(targets: &[Target], arches: &[Generation]) -> Reach {
     let mut r = Reach::default();
     for &t in targets {
