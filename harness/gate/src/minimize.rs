@@ -94,7 +94,7 @@ pub fn signature(t: Target, input: &[u8]) -> String {
         };
         let (mut keys, mut outs) = (Vec::new(), Vec::new());
         for &arch in arches {
-            let (judge, recorded) = Judge::open_recorded(&[], arch).ok()?;
+            let (judge, recorded) = Judge::open(&[], arch).ok()?.recorded();
             recorded.reset();
             let ran = kind.run(&judge, t, input, None);
             keys.push(ran.key.unwrap_or_else(|| recorded.with_key(str::to_string)));

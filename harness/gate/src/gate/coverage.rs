@@ -40,10 +40,10 @@ pub struct Runner {
 
 pub fn runners(cfg: &GateConfig) -> Result<Vec<Runner>, OpenError> {
     let arches = cfg.arches();
-    let judges = Judge::open_recorded_each(&cfg.subjects, &arches)?;
+    let judges = Judge::open_each(&cfg.subjects, &arches)?;
     Ok(arches
         .into_iter()
-        .zip(judges)
+        .zip(judges.into_iter().map(Judge::recorded))
         .map(|(arch, (judge, key))| Runner { arch, judge, key })
         .collect())
 }

@@ -177,25 +177,8 @@ impl Judge {
         e
     }
 
-    /// [`Judge::open`] with core wrapped in a coverage [`record::Recorder`].
-    pub fn open_recorded(
-        specs: &[SubjectSpec],
-        arch: Generation,
-    ) -> Result<(Judge, record::RecordKey), OpenError> {
-        let e = Judge::open(specs, arch)?;
-        Ok(e.recorded())
-    }
-
-    /// [`Judge::open_recorded`] for each of `arches`; all their subjects start at once.
-    pub fn open_recorded_each(
-        specs: &[SubjectSpec],
-        arches: &[Generation],
-    ) -> Result<Vec<(Judge, record::RecordKey)>, OpenError> {
-        let each = Judge::open_each(specs, arches)?;
-        Ok(each.into_iter().map(Judge::recorded).collect())
-    }
-
-    fn recorded(mut self) -> (Judge, record::RecordKey) {
+    /// The judge with core wrapped in a coverage [`record::Recorder`], and its key.
+    pub fn recorded(mut self) -> (Judge, record::RecordKey) {
         // Core answers twice per case only when a subject under test is
         // judged against it: only then is its last answer kept.
         let memo = !self.under_test().is_empty();

@@ -602,7 +602,7 @@ mod recorded {
 
     #[test]
     fn the_gate_judge_lowers_through_its_recorded_core() {
-        let (e, _key) = Judge::open_recorded(&[], Generation::V3).expect("reference pair");
+        let (e, _key) = Judge::open(&[], Generation::V3).expect("reference pair").recorded();
         let t = Target::named("collective_lowering");
         let data = crate::generators::SplitMix64(5).bytes(300);
         let (key, d) = compare(&e, t, &data);

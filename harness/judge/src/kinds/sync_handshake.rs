@@ -535,8 +535,7 @@ mod tests {
         let d = compare_case_on(&*core, &Silent, &case, &schedule).expect_err("no checker");
         assert_eq!(d.filed.class, Class::Unsupported, "{d}");
         // The gate's engine (core wrapped in its coverage recorder) agrees.
-        let (e, _key) = Judge::open_recorded(&[], crate::generation::Generation::default())
-            .expect("reference pair");
+        let (e, _key) = Judge::open(&[], crate::generation::Generation::default()).expect("reference pair").recorded();
         let t = Target::named("sync_handshake");
         for s in 0..50u64 {
             let data = SplitMix64(s).bytes(600);
