@@ -8,7 +8,7 @@ use std::time::Instant;
 use tpb_core::lower::{lower, Module};
 use tpbconform::generators::lowering_module::{build_case, LoweringCase};
 use tpbconform::generators::SplitMix64;
-use tpbconform::kinds::collective_lowering::compare_case;
+use tpbconform::kinds::collective_lowering::compare_case_on;
 use tpbconform::subjects::registry;
 
 fn bytes(seed: u64, n: usize) -> Vec<u8> {
@@ -44,7 +44,13 @@ fn main() {
     let oracle = t.elapsed().as_secs_f64();
 
     let t = Instant::now();
-    let diverging = cases.iter().filter(|c| compare_case(c).is_err()).count();
+    let diverging = cases
+        .iter()
+        .filter(|c| {
+            let (core, oracle) = (registry::core_for(c.gen), registry::oracle_for(c.gen));
+            compare_case_on(&*core, &*oracle, c).is_err()
+        })
+        .count();
     let full = t.elapsed().as_secs_f64();
 
     println!("{n} cases, {insns} instructions ({ok} lowered by core, {ok_o} by the oracle)");

@@ -14,7 +14,7 @@
 //! and unless the pool is exhausted distinct handles get distinct ids (so handles stand for ids).
 //!
 //! After every transition the system under test runs the model (`alloc_semaphores`) and the
-//! model-vs-simulator comparison of `kinds::sync_handshake::compare_case`, and asserts that they agree and
+//! model-vs-simulator comparison of `kinds::sync_handshake::compare_case_on`, and asserts that they agree and
 //! that the model's error class is the reference's.
 
 use proptest::prelude::*;
@@ -23,7 +23,8 @@ use proptest_state_machine::{prop_state_machine, ReferenceStateMachine, StateMac
 use std::collections::{BTreeMap, BTreeSet};
 use tpb_core::sync::{self as model, AllocFrom, Dep, Engine, Instr, Program, SemArg};
 use tpbconform::generators::sync_program::{Case, EngineSems, SyncFlow};
-use tpbconform::kinds::sync_handshake::{compare_case, SyncCaseOutcome};
+use tpbconform::kinds::sync_handshake::{compare_case_on, SyncCaseOutcome};
+use tpbconform::subjects::registry;
 
 /// An instruction index or semaphore handle that never exists (programs stay below 256).
 const DANGLING: u16 = 1000;
@@ -732,7 +733,8 @@ impl StateMachineTest for HandshakeTest {
         let program = &sut.built.case.program;
         assert_eq!(program, &ref_state.built.case.program, "builders diverged");
         let model_class = model::alloc_semaphores(program).err().map(|e| e.class());
-        let diff = compare_case(&sut.built.case, &sut.schedule);
+        let (core, oracle) = (registry::core(), registry::oracle());
+        let diff = compare_case_on(&*core, &*oracle, &sut.built.case, &sut.schedule);
         let agree = match &diff {
             Ok(SyncCaseOutcome::Rejected { class }) => model_class == Some(*class),
             Ok(SyncCaseOutcome::Accepted { .. }) => model_class.is_none(),

@@ -141,11 +141,7 @@ impl Recorder {
             }
             self.last_verdict.set(m);
         }
-        if let Ok(v) = &r {
-            self.put(&[verdict_name(v)]);
-        }
-        self.fault(&r);
-        r
+        self.noted(r, |v| [verdict_name(v), "", ""])
     }
 
     #[inline(never)]
@@ -158,18 +154,20 @@ impl Recorder {
                 _ => None,
             });
         }
-        match &r {
-            Ok(Ok(_)) => self.put(&["ok"]),
-            Ok(Err(e)) => self.put(&["err:", e.as_str()]),
-            Err(_) => self.fault(&r),
-        }
-        r
+        self.noted(r, |r| match r {
+            Ok(_) => ["ok", "", ""],
+            Err(e) => ["err:", e.as_str(), ""],
+        })
     }
 
-    fn fault<T>(&self, r: &Reply<T>) {
-        if let Err(f) = r {
-            self.put(&[Class::of_fault(f).lower()]);
+    /// Records `r`'s coverage key (an answer's `parts`, a fault's class) and returns it.
+    #[inline]
+    fn noted<T>(&self, r: Reply<T>, parts: impl FnOnce(&T) -> [&str; 3]) -> Reply<T> {
+        match &r {
+            Ok(a) => self.put(&parts(a)),
+            Err(f) => self.put(&[Class::of_fault(f).lower()]),
         }
+        r
     }
 }
 
@@ -199,23 +197,17 @@ impl Subject for Recorder {
     }
 
     fn decode(&self, b: &[u8; 64]) -> Reply<Result<Decoded, DecodeFail>> {
-        let r = self.inner.decode(b);
-        match &r {
-            Ok(Ok(d)) => self.put(&["ok:", &d.mnemonic]),
-            Ok(Err(e)) => self.put(&["err:", e.field.as_str()]),
-            Err(_) => self.fault(&r),
-        }
-        r
+        self.noted(self.inner.decode(b), |r| match r {
+            Ok(d) => ["ok:", &d.mnemonic, ""],
+            Err(e) => ["err:", e.field.as_str(), ""],
+        })
     }
 
     fn encode(&self, opcode: u8, fields: &[(FieldName, Value)]) -> Reply<EncodeResult> {
-        let r = self.inner.encode(opcode, fields);
-        match &r {
-            Ok(Ok(_)) => self.put(&["encode:ok"]),
-            Ok(Err(e)) => self.put(&["encode:err:", e.as_str()]),
-            Err(_) => self.fault(&r),
-        }
-        r
+        self.noted(self.inner.encode(opcode, fields), |r| match r {
+            Ok(_) => ["encode:ok", "", ""],
+            Err(e) => ["encode:err:", e.as_str(), ""],
+        })
     }
 
     #[inline]
@@ -267,25 +259,20 @@ impl Reference for Recorder {
                 }
             }
         }
-        match &r {
-            Ok(Ok(_)) => self.put(&["ok"]),
-            Ok(Err(e)) => self.put(&["err:", e.name.as_str()]),
-            Err(_) => self.fault(&r),
-        }
-        r
+        self.noted(r, |r| match r {
+            Ok(_) => ["ok", "", ""],
+            Err(e) => ["err:", e.name.as_str(), ""],
+        })
     }
 
     fn ir(&self, q: &IrQuery) -> Reply<IrAnswer> {
-        let r = self.inner.ir(q);
         let gate = q.gate();
-        match &r {
-            Ok(IrAnswer::Gate(Ok(()))) => self.put(&[gate, ":ok"]),
-            Ok(IrAnswer::Gate(Err(e))) => self.put(&[gate, ":err:", e.as_str()]),
-            Ok(IrAnswer::Route(Route::Sb2sb)) => self.put(&["route:sb2sb"]),
-            Ok(IrAnswer::Route(Route::Dma)) => self.put(&["route:dma"]),
-            Err(_) => self.fault(&r),
-        }
-        r
+        self.noted(self.inner.ir(q), |r| match r {
+            IrAnswer::Gate(Ok(())) => [gate, ":ok", ""],
+            IrAnswer::Gate(Err(e)) => [gate, ":err:", e.as_str()],
+            IrAnswer::Route(Route::Sb2sb) => ["route:sb2sb", "", ""],
+            IrAnswer::Route(Route::Dma) => ["route:dma", "", ""],
+        })
     }
     // The other operations are forwarded unrecorded (their kinds key their
     // own coverage): `Subject::forwards_to`.

@@ -228,7 +228,9 @@ pub fn collective_lowering_case(
     data: &[u8],
     gen: Option<Generation>,
 ) -> Result<LoweringOutcome, CaseDivergence> {
-    compare_case(&lowering_module::build_case(data, gen))
+    let case = lowering_module::build_case(data, gen);
+    let (core, oracle) = (registry::core_for(case.gen), registry::oracle_for(case.gen));
+    compare_case_on(&*core, &*oracle, &case)
 }
 
 /// Geometry moved to other ranks (a bijection, so validity is kept).
@@ -258,14 +260,6 @@ fn moved(insn: &IrInstruction) -> Option<IrInstruction> {
     }
 }
 
-pub fn compare_case(case: &LoweringCase) -> Result<LoweringOutcome, CaseDivergence> {
-    let arch = case.gen;
-    compare_case_on(
-        &*registry::core_for(arch),
-        &*registry::oracle_for(arch),
-        case,
-    )
-}
 
 /// Compares `left` with its reference `right` on a built case, then checks the properties
 /// on `left`.

@@ -129,12 +129,8 @@ fn case_shaped(
     (outcome, shape)
 }
 
-/// Compares model and simulator on a built case, with interleaving bytes `schedule`.
-pub fn compare_case(case: &Case, schedule: &[u8]) -> Result<SyncCaseOutcome, CaseDivergence> {
-    compare_case_on(&*registry::core(), &*registry::oracle(), case, schedule)
-}
-
-/// Compares a planner (`model`) with a checker (`sim`) on a built case.
+/// Compares a planner (`model`) with a checker (`sim`) on a built case, with interleaving
+/// bytes `schedule`.
 pub fn compare_case_on(
     model: &dyn Reference,
     sim: &dyn Reference,
