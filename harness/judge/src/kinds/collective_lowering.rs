@@ -7,8 +7,8 @@
 //!
 //! Contract: [`compare`] never panics (a panic is a `Panic` divergence); its coverage key is
 //! the generation and the first instruction's verdict (`v3 ok:d9+da`) or `diverged`; the
-//! signature key is the [`LoweringMismatch`] and what differs (no index, no values), so one
-//! bug deduplicates to one entry.
+//! signature key is the class (`Property` for a failed property) and what differs (no index,
+//! no values), so one bug deduplicates to one entry.
 
 use super::kind::{panicked, CaseBudget, CaseDivergence, Ran, TargetKind};
 use crate::generation::Generation;
@@ -57,31 +57,6 @@ impl TargetKind for CollectiveLoweringKind {
                 .map(|d| lowering_module::build_case(d, Some(arch)).insns)
                 .collect(),
         ))
-    }
-}
-
-/// How core and oracle disagree on a module, or which property fails.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum LoweringMismatch {
-    /// They disagree, or a subject gave no answer (its [`Fault`] as a class).
-    Class(Class),
-    /// A property of core's lowering fails (issue 13 §5): a different output.
-    Property,
-}
-
-impl LoweringMismatch {
-    pub fn name(self) -> &'static str {
-        match self {
-            LoweringMismatch::Property => "Property",
-            LoweringMismatch::Class(c) => c.name(),
-        }
-    }
-
-    pub fn class(self) -> Class {
-        match self {
-            LoweringMismatch::Property => Class::DifferentOutput,
-            LoweringMismatch::Class(c) => c,
-        }
     }
 }
 
@@ -268,12 +243,12 @@ pub fn compare_case_on(
     right: &dyn Reference,
     case: &LoweringCase,
 ) -> Result<LoweringOutcome, CaseDivergence> {
-    let diverge = |m: LoweringMismatch, what: String, description: String| CaseDivergence {
-        filed: Box::new(Filed::new(m.class(), format!("{}:{what}", m.name()), description)),
+    let diverge = |f: Filed| CaseDivergence {
+        filed: Box::new(f),
         case: format!("{case:?}"),
     };
     let (ln, rn) = (left.name(), right.name());
-    let output = LoweringMismatch::Class(Class::DifferentOutput);
+    let output = Class::DifferentOutput;
     let (l, r) = match (left.lower(&case.insns), right.lower(&case.insns)) {
         (Ok(l), Ok(r)) => (l, r),
         (l, r) => {
@@ -283,24 +258,21 @@ pub fn compare_case_on(
                 Ok(_) => "answered".to_string(),
                 Err(f) => f.to_string(),
             };
-            return Err(diverge(
-                LoweringMismatch::Class(class),
-                "lower".into(),
-                format!("lower: {ln} {}, {rn} {}", show(&l), show(&r)),
-            ));
+            let text = format!("lower: {ln} {}, {rn} {}", show(&l), show(&r));
+            return Err(diverge(mismatch(class, "lower", text)));
         }
     };
     if l.instrs.len() != case.insns.len() || r.instrs.len() != case.insns.len() {
-        return Err(diverge(
-            LoweringMismatch::Class(Class::Protocol),
-            "lower".into(),
+        return Err(diverge(mismatch(
+            Class::Protocol,
+            "lower",
             format!(
                 "lower: {} instructions asked, {ln} answered {}, {rn} {}",
                 case.insns.len(),
                 l.instrs.len(),
                 r.instrs.len()
             ),
-        ));
+        )));
     }
     let mut verdicts = Vec::with_capacity(case.insns.len());
     let (mut lowered, mut rejected) = (0, 0);
@@ -310,52 +282,50 @@ pub fn compare_case_on(
         .zip(l.instrs.iter().zip(&r.instrs))
         .enumerate()
     {
-        let (m, what, description) = match (lv, rv) {
+        let f = match (lv, rv) {
             (Err(e), Err(r)) if e.name == r.name => {
                 rejected += 1;
                 verdicts.push(["err:", e.name].concat());
                 continue;
             }
-            (Err(e), Err(r)) => (
-                LoweringMismatch::Class(Class::SameVerdictDifferentReason),
-                format!("[#] {ln} rejects with {}", e.name),
+            (Err(e), Err(r)) => mismatch(
+                Class::SameVerdictDifferentReason,
+                &format!("[#] {ln} rejects with {}", e.name),
                 format!("[{i}] {ln} rejects with {}, {rn} with {}", e.name, r.name),
             ),
-            (Err(e), Ok(_)) => (
-                LoweringMismatch::Class(Class::UnderAccept),
-                format!("[#] {ln} rejects with {}", e.name),
+            (Err(e), Ok(_)) => mismatch(
+                Class::UnderAccept,
+                &format!("[#] {ln} rejects with {}", e.name),
                 format!("[{i}] {ln} rejects with {}, {rn} accepts", e.message),
             ),
-            (Ok(_), Err(r)) => (
-                LoweringMismatch::Class(Class::OverAccept),
-                format!("[#] {ln} accepts"),
+            (Ok(_), Err(r)) => mismatch(
+                Class::OverAccept,
+                &format!("[#] {ln} accepts"),
                 format!("[{i}] {ln} accepts, {rn} rejects with {}", r.message),
             ),
             (Ok(a), Ok(b)) if a.records != b.records => {
                 let (x, y) = (hexes(&a.records), hexes(&b.records));
                 let d = format!("[{i}] records: {ln} {x:?}, {rn} {y:?}");
-                (output, "[#] records".into(), d)
+                mismatch(output, "[#] records", d)
             }
             (Ok(a), Ok(b)) if a.side != b.side => {
                 let d = format!("[{i}] side refs: {ln} {:?}, {rn} {:?}", a.side, b.side);
-                (output, "[#] side refs".into(), d)
+                mismatch(output, "[#] side refs", d)
             }
             (Ok(a), Ok(_)) => {
-                check_decoded(left, right, insn, &a.records).map_err(|(m, _, d)| {
-                    diverge(m, "[#] decode".into(), format!("[{i}] decode: {d}"))
-                })?;
+                check_decoded(left, right, insn, &a.records, i).map_err(diverge)?;
                 lowered += 1;
                 verdicts.push(ok_verdict(&a.records));
                 continue;
             }
         };
-        return Err(diverge(m, what, description));
+        return Err(diverge(f));
     }
     // The side-tables themselves.
     if !same_tables(&l, &r) {
-        return Err(diverge(
+        return Err(diverge(mismatch(
             output,
-            "side-tables".into(),
+            "side-tables",
             format!(
                 "side-tables: {ln} {:?}/{:?}/{:?}, {rn} {:?}/{:?}/{:?}",
                 l.replica_groups,
@@ -365,9 +335,9 @@ pub fn compare_case_on(
                 r.source_target_pairs,
                 r.attributes
             ),
-        ));
+        )));
     }
-    check_properties(left, right, case, &l).map_err(|(m, w, d)| diverge(m, w, d))?;
+    check_properties(left, right, case, &l).map_err(diverge)?;
     Ok(LoweringOutcome {
         key: format!(
             "{} {}",
@@ -394,40 +364,48 @@ fn ok_verdict(records: &[[u8; 64]]) -> String {
     v
 }
 
-/// Why a property check failed: the mismatch, what failed (the key) and the description.
-type Failed = (LoweringMismatch, String, String);
-
-fn property(what: impl Into<String>, detail: impl fmt::Display) -> Failed {
-    let what = what.into();
-    let d = format!("{what}: {detail}");
-    (LoweringMismatch::Property, what, d)
+/// A mismatch of `class`, keyed `<class>:<what>`.
+fn mismatch(class: Class, what: &str, text: String) -> Filed {
+    Filed::new(class, format!("{}:{what}", class.name()), text)
 }
 
-fn faulted(who: &dyn Reference, op: &str, f: &Fault) -> Failed {
-    (
-        LoweringMismatch::Class(Class::of_fault(f)),
-        op.into(),
-        format!("{op}: {} {f}", who.name()),
-    )
+/// A failed property of `left`'s lowering (issue 13 §5): a different output keyed
+/// `Property:<what>`.
+fn failed(what: &str, text: String) -> Filed {
+    Filed::new(Class::DifferentOutput, format!("Property:{what}"), text)
 }
 
-/// `insn`'s `records` decode on both sides, and on `left` give back its wire fields.
+fn property(what: &str, detail: impl fmt::Display) -> Filed {
+    failed(what, format!("{what}: {detail}"))
+}
+
+fn faulted(who: &dyn Reference, op: &str, f: &Fault) -> Filed {
+    mismatch(Class::of_fault(f), op, format!("{op}: {} {f}", who.name()))
+}
+
+/// Instruction `i`'s `records` decode on both sides, and on `left` give back its wire fields.
 fn check_decoded(
     left: &dyn Reference,
     right: &dyn Reference,
     insn: &IrInstruction,
     records: &[[u8; 64]],
-) -> Result<(), Failed> {
+    i: usize,
+) -> Result<(), Filed> {
+    let at = |f: Filed, property: bool| {
+        let prefix = if property { "Property" } else { f.class.name() };
+        let text = format!("[{i}] decode: {}", f.text);
+        Filed::new(f.class, format!("{prefix}:[#] decode"), text)
+    };
     left.check_lowered(insn, records)
-        .map_err(|f| faulted(left, "check_lowered", &f))?
-        .map_err(|d| (LoweringMismatch::Property, String::new(), d))?;
+        .map_err(|f| at(faulted(left, "check_lowered", &f), false))?
+        .map_err(|d| at(failed("", d), true))?;
     for b in records {
         right
             .decode(b)
-            .map_err(|f| faulted(right, "decode", &f))?
+            .map_err(|f| at(faulted(right, "decode", &f), false))?
             .map_err(|e| {
                 let what = format!("{} cannot decode record {}", right.name(), hex(b));
-                property(what, format!("{e:?}"))
+                at(property(&what, format!("{e:?}")), true)
             })?;
     }
     Ok(())
@@ -456,13 +434,13 @@ fn check_properties(
     right: &dyn Reference,
     case: &LoweringCase,
     first: &LoweredModule,
-) -> Result<(), Failed> {
+) -> Result<(), Filed> {
     let lower = |insns: &[IrInstruction]| left.lower(insns).map_err(|f| faulted(left, "lower", &f));
     // Determinism: lowering again gives what the first lowering answered
     // (the same records, side rows and tables; the same error names).
     if !same_lowering(&lower(&case.insns)?, first) {
-        let what = "lowering the same case twice differs".to_string();
-        return Err((LoweringMismatch::Property, what.clone(), what));
+        let what = "lowering the same case twice differs";
+        return Err(failed(what, what.into()));
     }
     // Minimal registries: every entry is needed by some instruction.
     let used: BTreeSet<(&str, usize)> = first
@@ -477,11 +455,8 @@ fn check_properties(
         .chain((0..first.attributes.len()).map(|i| ("attributes", i)))
         .collect();
     if used != all {
-        return Err((
-            LoweringMismatch::Property,
-            "registry entries".into(),
-            format!("registry entries {all:?}, needed {used:?}"),
-        ));
+        let text = format!("registry entries {all:?}, needed {used:?}");
+        return Err(failed("registry entries", text));
     }
     // No geometry on the wire: each accepted instruction with its ranks moved
     // lowers to the same records and to other side-tables (unless it has none).
@@ -522,7 +497,7 @@ fn check_properties(
             .map_err(|f| faulted(s, "parse_bundle_stream", &f))?
             .map_err(|e| {
                 property(
-                    format!("{} stream parser rejects the emitted stream", s.name()),
+                    &format!("{} stream parser rejects the emitted stream", s.name()),
                     e,
                 )
             })
@@ -547,7 +522,7 @@ fn check_leg_faults(
     left: &dyn Reference,
     right: &dyn Reference,
     bytes: &[u8],
-) -> Result<(), Failed> {
+) -> Result<(), Filed> {
     let records = bytes.len() / 64;
     let Some(k) = bytes.chunks_exact(64).position(|b| b[0] == 0xDA) else {
         return Ok(());
@@ -565,7 +540,7 @@ fn check_leg_faults(
         v[at - 64..next].rotate_left(64);
         variants.push(("leg before its 0xD9", v));
     }
-    let count = |s: &dyn Reference, bytes: &[u8]| -> Result<Result<usize, StreamFail>, Failed> {
+    let count = |s: &dyn Reference, bytes: &[u8]| -> Result<Result<usize, StreamFail>, Filed> {
         Ok(s.parse_bundle_stream(bytes)
             .map_err(|f| faulted(s, "parse_bundle_stream", &f))?
             .map(|items| items.len()))
@@ -573,14 +548,10 @@ fn check_leg_faults(
     for (what, v) in variants {
         let (l, r) = (count(left, &v)?, count(right, &v)?);
         if l != r {
-            return Err((
-                LoweringMismatch::Property,
-                format!("bundle stream with {what}"),
-                format!(
-                    "bundle stream with {what} (record {k}): {} {l:?}, {} {r:?}",
-                    left.name(),
-                    right.name()
-                ),
+            let (ln, rn) = (left.name(), right.name());
+            return Err(failed(
+                &format!("bundle stream with {what}"),
+                format!("bundle stream with {what} (record {k}): {ln} {l:?}, {rn} {r:?}"),
             ));
         }
     }
