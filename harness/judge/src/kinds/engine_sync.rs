@@ -8,7 +8,9 @@
 //! class); the coverage key is `clean` or the distinct finding kinds, sorted; a divergence's
 //! signature key names what differs first, without numbers.
 
-use super::kind::{both_answers, CaseBudget, CaseBuf, Draw, Form, Ran, TargetKind};
+use super::kind::{
+    both_answers, first_index_differing, CaseBudget, CaseBuf, Draw, Form, Ran, TargetKind,
+};
 use crate::generators::engine_sync as gen;
 use crate::judge::nway::Judge;
 use crate::judge::{Class, DescribedCase, Divergence, Filed};
@@ -106,23 +108,20 @@ pub fn first_difference(
             ));
         }
     };
-    for i in 0..c.findings.len().max(o.findings.len()) {
-        match (c.findings.get(i), o.findings.get(i)) {
-            (Some(a), Some(b)) if a == b => {}
-            (Some(a), Some(b)) if a.kind() == b.kind() => {
-                return Some((
-                    format!("finding:{}:fields", a.kind()),
-                    format!("finding {i}: core {a:?}, oracle {b:?}"),
-                ))
-            }
+    if let Some(i) = first_index_differing(&c.findings, &o.findings) {
+        return Some(match (c.findings.get(i), o.findings.get(i)) {
+            (Some(a), Some(b)) if a.kind() == b.kind() => (
+                format!("finding:{}:fields", a.kind()),
+                format!("finding {i}: core {a:?}, oracle {b:?}"),
+            ),
             (a, b) => {
                 let k = |f: Option<&crate::subjects::EngineFinding>| f.map_or("none", |f| f.kind());
-                return Some((
+                (
                     format!("finding:{} / {}", k(a), k(b)),
                     format!("finding {i}: core {a:?}, oracle {b:?}"),
-                ));
+                )
             }
-        }
+        });
     }
     if c.ends != o.ends {
         return Some((
@@ -141,18 +140,9 @@ pub fn first_difference(
             ),
         ));
     }
-    if c.links != o.links {
-        let at = (0..c.links.len().max(o.links.len()))
-            .find(|&i| c.links.get(i) != o.links.get(i))
-            .unwrap_or(0);
-        return Some((
-            "links".into(),
-            format!(
-                "link {at}: core {:?}, oracle {:?}",
-                c.links.get(at),
-                o.links.get(at)
-            ),
-        ));
+    if let Some(at) = first_index_differing(&c.links, &o.links) {
+        let (a, b) = (c.links.get(at), o.links.get(at));
+        return Some(("links".into(), format!("link {at}: core {a:?}, oracle {b:?}")));
     }
     None
 }

@@ -199,6 +199,11 @@ pub fn whole_bundles(bytes: &[u8]) -> Vec<[u8; 64]> {
     bytes.chunks_exact(64).map(bundle).collect()
 }
 
+/// The first index where `a` and `b` differ (one being shorter counts), if any.
+pub fn first_index_differing<T: PartialEq>(a: &[T], b: &[T]) -> Option<usize> {
+    (0..a.len().max(b.len())).find(|&i| a.get(i) != b.get(i))
+}
+
 /// A whole-case kind's divergence on a built case: what it files, and the case.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct CaseDivergence {

@@ -9,7 +9,9 @@
 //! one of its class); its coverage key is `clean`, `errors:<names>` (sorted) or `diverged`; a
 //! divergence's signature key names what differs first, without numbers.
 
-use super::kind::{both_answers, CaseBudget, CaseBuf, Draw, Form, Ran, TargetKind};
+use super::kind::{
+    both_answers, first_index_differing, CaseBudget, CaseBuf, Draw, Form, Ran, TargetKind,
+};
 use crate::generation::Generation;
 use crate::generators::stream_program;
 use crate::judge::nway::Judge;
@@ -92,35 +94,25 @@ fn rows_of(s: &dyn Reference, bytes: &[u8]) -> Result<Vec<Row>, String> {
 
 /// Where two walks first differ: (signature key, description), or `None` when they agree.
 pub fn first_difference(core: &[Row], oracle: &[Row]) -> Option<(String, String)> {
-    let at = core.iter().zip(oracle).position(|(c, o)| c != o);
-    match at {
-        Some(i) => {
-            let (c, o) = (&core[i], &oracle[i]);
+    let i = first_index_differing(core, oracle)?;
+    Some(match (core.get(i), oracle.get(i)) {
+        (Some(c), Some(o)) => {
             let key = if c.what() == o.what() {
                 format!("{}:fields", c.what())
             } else {
                 format!("{} / {}", c.what(), o.what())
             };
-            Some((key, format!("row {i}: core {c:?}, oracle {o:?}")))
+            (key, format!("row {i}: core {c:?}, oracle {o:?}"))
         }
-        None if core.len() != oracle.len() => {
-            let (longer, who) = if core.len() > oracle.len() {
-                (core, "core")
-            } else {
-                (oracle, "oracle")
-            };
-            let extra = &longer[core.len().min(oracle.len())];
-            Some((
+        (c, o) => {
+            let (extra, who) = c.map_or(o.map(|o| (o, "oracle")), |c| Some((c, "core")))?;
+            let (n, m) = (core.len(), oracle.len());
+            (
                 format!("only {who}:{}", extra.what()),
-                format!(
-                    "core {} rows, oracle {}; first extra ({who}): {extra:?}",
-                    core.len(),
-                    oracle.len()
-                ),
-            ))
+                format!("core {n} rows, oracle {m}; first extra ({who}): {extra:?}"),
+            )
         }
-        None => None,
-    }
+    })
 }
 
 /// Counts the reach classes of core's `rows` of `input` ([`crate::reach::LINT`]; a group's
