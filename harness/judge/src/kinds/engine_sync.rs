@@ -15,7 +15,7 @@ use crate::generators::engine_sync as gen;
 use crate::judge::nway::Judge;
 use crate::judge::{Class, DescribedCase, Divergence, Filed};
 use crate::reach::{Field, Reach};
-use crate::subjects::{hex, registry, EngineProgram, EngineSyncAnswer, Reference};
+use crate::subjects::{hex, EngineProgram, EngineSyncAnswer, Reference};
 use crate::targets::Target;
 use std::collections::BTreeSet;
 
@@ -43,16 +43,6 @@ impl TargetKind for EngineSyncKind {
 
     fn declare_reach(&self, _t: Target, reach: &mut Reach) {
         reach.declare(&[Field::EngineSyncFinding]);
-    }
-
-    fn record_reach(&self, _t: Target, reach: &mut Reach, input: &[u8]) -> bool {
-        let p = EngineProgram::from_bytes(input);
-        let kinds = match registry::core().engine_sync(&p) {
-            Ok(Ok(o)) => o.findings.iter().map(|f| f.kind()).collect(),
-            _ => BTreeSet::new(),
-        };
-        count_reach(reach, &kinds);
-        true
     }
 
     fn case_budget(&self) -> CaseBudget {
@@ -195,6 +185,7 @@ fn compare_on(
 mod tests {
     use super::*;
     use crate::generators::SplitMix64;
+    use crate::subjects::registry;
 
     fn target() -> Target {
         Target::named("engine_sync")

@@ -64,14 +64,6 @@ impl TargetKind for StreamLintKind {
         reach.declare(&crate::reach::LINT);
     }
 
-    /// Counts core's walk under the default generation (without a judge it is not known).
-    fn record_reach(&self, _t: Target, reach: &mut Reach, input: &[u8]) -> bool {
-        let core = registry::reference_pair_for(Generation::default()).0;
-        let rows = rows_of(&core, walked(input)).unwrap_or_default();
-        count_reach(reach, input, &rows);
-        true
-    }
-
     /// The roster, hence every verdict, depends on the generation.
     fn about_every_generation(&self) -> bool {
         true
@@ -85,11 +77,6 @@ impl TargetKind for StreamLintKind {
 pub fn walked(input: &[u8]) -> &[u8] {
     let n = (input.len() / 64).min(MAX_BUNDLES);
     &input[..64 * n]
-}
-
-fn rows_of(s: &dyn Reference, bytes: &[u8]) -> Result<Vec<Row>, String> {
-    s.lint_stream(bytes)
-        .map_err(|f| format!("{}: {f}", s.name()))?
 }
 
 /// Where two walks first differ: (signature key, description), or `None` when they agree.
@@ -256,6 +243,11 @@ mod tests {
 
     fn target() -> Target {
         Target::named("stream_lint")
+    }
+
+    fn rows_of(s: &dyn Reference, bytes: &[u8]) -> Result<Vec<Row>, String> {
+        s.lint_stream(bytes)
+            .map_err(|f| format!("{}: {f}", s.name()))?
     }
 
     #[test]
