@@ -1,7 +1,7 @@
 //! The annotated reading of one bundle (`tpbconform explain`, the report's annotated inputs)
 //! and the verdict `check` gives it.
 
-use crate::blame::{blamed_bytes, Answer, ByteSet};
+use crate::blame::{blamed_bytes, Answer};
 use crate::generation::Generation;
 use crate::layout::{layout, Domain, Role};
 use crate::subjects::{registry, LintRow, Value};
@@ -134,16 +134,6 @@ fn legal(domain: Domain, v: u8, arch: Generation) -> bool {
 
 const NAME_W: usize = 28;
 
-/// One bundle's explanation: every byte core's answer blames has a `^^` under it, each row
-/// holding one ends with `<== FAILED: <reason>`; `color` paints those bytes red and zero
-/// reserved bytes dim, each escape reset before the end of its line.
-pub fn explain_bundle(b: &[u8; 64], header: &str, color: bool, arch: Generation) -> Explained {
-    let verdict = lint(b, arch);
-    let answer = verdict.answer();
-    let hot = blamed_bytes(b, &answer);
-    render(b, header, color, arch, &verdict.text(b), &answer, hot)
-}
-
 /// The second 64 bytes of a 128-byte instruction: its bytes, no verdict of its own (`check`
 /// judges the instruction by its first 64 bytes).
 pub fn explain_tail(b: &[u8; 64], header: &str) -> Explained {
@@ -180,15 +170,14 @@ impl Explained {
     }
 }
 
-fn render(
-    b: &[u8; 64],
-    header: &str,
-    color: bool,
-    arch: Generation,
-    status: &str,
-    answer: &Answer,
-    hot: ByteSet,
-) -> Explained {
+/// One bundle's explanation: every byte core's answer blames has a `^^` under it, each row
+/// holding one ends with `<== FAILED: <reason>`; `color` paints those bytes red and zero
+/// reserved bytes dim, each escape reset before the end of its line.
+pub fn explain_bundle(b: &[u8; 64], header: &str, color: bool, arch: Generation) -> Explained {
+    let verdict = lint(b, arch);
+    let answer = &verdict.answer();
+    let hot = blamed_bytes(b, answer);
+    let status = verdict.text(b);
     let decoded = registry::core_for(arch).decode(b).ok().and_then(Result::ok);
     let mut s = String::new();
     let op = b[0];
@@ -203,14 +192,6 @@ fn render(
     ));
     // The header and column lines come first.
     let (mut lines, mut failed_lines) = (2, Vec::new());
-    let mark = |s: &mut String| {
-        let text = format!("<== FAILED: {}", answer.reason().unwrap_or(""));
-        if color {
-            s.push_str(&format!("  {RED}{text}{RESET}"));
-        } else {
-            s.push_str(&format!("  {text}"));
-        }
-    };
     for span in layout(op) {
         let bytes = &b[span.off..span.off + span.len];
         let value = match span.role {
@@ -267,7 +248,12 @@ fn render(
                 format!("  0x{row_off:02X}  {row}")
             };
             if row_hot {
-                mark(&mut line);
+                let text = format!("<== FAILED: {}", answer.reason().unwrap_or(""));
+                if color {
+                    line.push_str(&format!("  {RED}{text}{RESET}"));
+                } else {
+                    line.push_str(&format!("  {text}"));
+                }
                 failed_lines.push(lines);
             }
             s.push_str(&line);
