@@ -747,7 +747,7 @@ impl StateMachineTest for HandshakeTest {
             ref_state.expected,
             match &diff {
                 Ok(o) => format!("agree ({o:?})"),
-                Err(d) => format!("DISAGREE: {}", d.filed),
+                Err(d) => format!("DISAGREE: {}", d.filed.text),
             },
         );
         sut

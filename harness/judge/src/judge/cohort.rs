@@ -3,39 +3,24 @@
 //! first (core, the oracle, every judged subject that agreed with core); each other is the
 //! diverging subjects with the same answer. Subjects not judged are in no cohort.
 
-use std::fmt;
+use super::divergence::Divergence;
+pub use super::divergence::{Cohort, Line};
 
-/// What one diverging subject said on the input (its divergence's signature).
-#[derive(Clone, Copy, Debug)]
-pub struct Answer<'a> {
-    pub subject: &'a str,
-    pub key: &'a str,
-    pub verdict: &'a str,
-    pub reference: &'a str,
-}
-
-/// One group of implementations that gave the same answer on an input (a report record's too).
-#[derive(
-    Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
-)]
-#[serde(deny_unknown_fields)]
-pub struct Cohort {
-    /// Implementation names, in judge order.
-    pub members: Vec<String>,
-    /// Their short verdict, prefixed with the signature key (`cce_lut=0x01`) when the diverging
-    /// subjects disagree on different parts of the answer (a key that names no verdict).
-    pub answer: String,
-}
-
-/// The cohorts of one input from the `judged` subjects under test and the answers of those
-/// that diverged; empty when fewer than two were judged or nothing diverged.
-pub fn cohorts(reference: [&str; 2], judged: &[&str], divs: &[Answer<'_>]) -> Vec<Cohort> {
+/// The cohorts of one input from the `judged` subjects under test and the divergences of those
+/// that diverged (each from core: its signature's left verdict the subject's, right core's);
+/// empty when fewer than two were judged or nothing diverged.
+pub fn cohorts(reference: [&str; 2], judged: &[&str], divs: &[Divergence]) -> Vec<Cohort> {
     if judged.len() < 2 || divs.is_empty() {
         return Vec::new();
     }
-    let one_key = divs.iter().all(|d| d.key == divs[0].key);
+    let one_key = divs
+        .iter()
+        .all(|d| d.signature.key == divs[0].signature.key);
     // A validator's key is the predicate one side names: no part to show.
-    let names_a_verdict = |key: &str| divs.iter().any(|d| d.verdict == key || d.reference == key);
+    let names_a_verdict = |key: &str| {
+        let s = divs.iter().map(|d| &d.signature);
+        s.clone().any(|s| s.left == key || s.right == key)
+    };
     let say = |key: &str, verdict: &str| {
         if one_key || names_a_verdict(key) {
             verdict.to_string()
@@ -43,16 +28,16 @@ pub fn cohorts(reference: [&str; 2], judged: &[&str], divs: &[Answer<'_>]) -> Ve
             format!("{key}={verdict}")
         }
     };
-    let first = &divs[0];
+    let first = &divs[0].signature;
     let mut out = vec![Cohort {
         members: reference.iter().map(|s| (*s).to_string()).collect(),
-        answer: say(first.key, first.reference),
+        answer: say(&first.key, &first.right),
     }];
     for name in judged {
-        match divs.iter().find(|d| d.subject == *name) {
+        match divs.iter().find(|d| d.left_name == *name) {
             None => out[0].members.push((*name).to_string()),
             Some(d) => {
-                let answer = say(d.key, d.verdict);
+                let answer = say(&d.signature.key, &d.signature.left);
                 match out[1..].iter_mut().find(|c| c.answer == answer) {
                     Some(c) => c.members.push((*name).to_string()),
                     None => out.push(Cohort {
@@ -74,31 +59,27 @@ pub fn pattern(cs: &[Cohort]) -> String {
         .join(" vs ")
 }
 
-/// The cohorts with their answers, one line: `{core, oracle, lib:a}: valid; {cmd:b}: …`.
-pub struct Line<'a>(pub &'a [Cohort]);
-
-impl fmt::Display for Line<'_> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        for (i, c) in self.0.iter().enumerate() {
-            if i > 0 {
-                f.write_str("; ")?;
-            }
-            write!(f, "{{{}}}: {}", c.members.join(", "), c.answer)?;
-        }
-        Ok(())
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn div<'a>(subject: &'a str, key: &'a str, verdict: &'a str, reference: &'a str) -> Answer<'a> {
-        Answer {
-            subject,
-            key,
-            verdict,
-            reference,
+    fn div(subject: &str, key: &str, verdict: &str, reference: &str) -> Divergence {
+        Divergence {
+            target: crate::targets::Target::named("validate_header"),
+            input: Vec::new(),
+            case: String::new(),
+            left_name: subject.into(),
+            right_name: "core".into(),
+            left: String::new(),
+            right: String::new(),
+            signature: crate::judge::Signature {
+                key: key.into(),
+                left: verdict.into(),
+                right: reference.into(),
+            },
+            class: crate::judge::Class::DifferentOutput,
+            cohorts: Vec::new(),
+            answers: Default::default(),
         }
     }
 

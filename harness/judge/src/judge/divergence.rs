@@ -261,9 +261,37 @@ pub struct Divergence {
     pub signature: Signature,
     pub class: Class,
     /// With two or more subjects under test judged: who gave which answer.
-    pub cohorts: Vec<super::cohort::Cohort>,
+    pub cohorts: Vec<Cohort>,
     /// Each side's typed answer about the bundle (bundle comparisons only).
     pub answers: Answers,
+}
+
+/// One group of implementations that gave the same answer on an input (a report record's too).
+#[derive(
+    Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
+)]
+#[serde(deny_unknown_fields)]
+pub struct Cohort {
+    /// Implementation names, in judge order.
+    pub members: Vec<String>,
+    /// Their short verdict, prefixed with the signature key (`cce_lut=0x01`) when the diverging
+    /// subjects disagree on different parts of the answer (a key that names no verdict).
+    pub answer: String,
+}
+
+/// The cohorts with their answers, one line: `{core, oracle, lib:a}: valid; {cmd:b}: …`.
+pub struct Line<'a>(pub &'a [Cohort]);
+
+impl fmt::Display for Line<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for (i, c) in self.0.iter().enumerate() {
+            if i > 0 {
+                f.write_str("; ")?;
+            }
+            write!(f, "{{{}}}: {}", c.members.join(", "), c.answer)?;
+        }
+        Ok(())
+    }
 }
 
 /// What a whole-case kind files ([`DescribedCase::divergence`]): class, signature key, description.
@@ -278,12 +306,6 @@ impl Filed {
     pub fn new(class: Class, key: impl Into<String>, text: impl Into<String>) -> Filed {
         let (key, text) = (key.into(), text.into());
         Filed { class, key, text }
-    }
-}
-
-impl fmt::Display for Filed {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.text)
     }
 }
 
@@ -352,7 +374,7 @@ impl fmt::Display for Head<'_> {
         writeln!(f, "  {}: {}", d.left_name, d.left)?;
         write!(f, "  {}: {}", d.right_name, d.right)?;
         if !d.cohorts.is_empty() {
-            write!(f, "\n  cohorts: {}", super::cohort::Line(&d.cohorts))?;
+            write!(f, "\n  cohorts: {}", Line(&d.cohorts))?;
         }
         Ok(())
     }

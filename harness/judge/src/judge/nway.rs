@@ -435,17 +435,7 @@ impl Judge {
             .map(|(x, _)| x.name())
             .collect();
         let names = [self.pair[0].name(), self.pair[1].name()];
-        let answers: Vec<cohort::Answer<'_>> = out
-            .iter()
-            .map(|d| cohort::Answer {
-                subject: &d.left_name,
-                key: &d.signature.key,
-                verdict: &d.signature.left,
-                reference: &d.signature.right,
-            })
-            .collect();
-        let cs = cohort::cohorts(names, &judged, &answers);
-        drop(answers);
+        let cs = cohort::cohorts(names, &judged, out);
         for d in out.iter_mut() {
             d.cohorts.clone_from(&cs);
         }

@@ -480,7 +480,7 @@ mod tests {
         let both = run(&slipped(false, cycle, false, false), &slipped(true, overflow, false, false));
         assert_eq!(both.class, Class::SameVerdictDifferentReason);
         assert_eq!(both.key, "reject classes:cycle/overflow");
-        assert_eq!(both.to_string(), "model rejects with CYCLE, oracle with OVERFLOW");
+        assert_eq!(both.text, "model rejects with CYCLE, oracle with OVERFLOW");
         let ids = run(&slipped(false, None, true, false), &oracle);
         assert_eq!(ids.class, Class::DifferentOutput);
         assert_eq!(ids.key, "pool ids");
@@ -490,9 +490,8 @@ mod tests {
         assert_eq!(sim.class, Class::DifferentOutput);
         assert_eq!(sim.key, "simulator:EarlyStart");
         assert!(
-            sim.to_string()
-                .starts_with("simulator: EarlyStart { instr: 3"),
-            "{sim}"
+            sim.text.starts_with("simulator: EarlyStart { instr: 3"),
+            "{sim:?}"
         );
     }
 
