@@ -28,10 +28,6 @@ use std::fmt;
 pub struct CollectiveLoweringKind;
 
 impl TargetKind for CollectiveLoweringKind {
-    fn name(&self) -> &'static str {
-        "collective_lowering"
-    }
-
     fn run(&self, e: &Judge, t: Target, input: &[u8], _reach: Option<&mut Reach>) -> Ran {
         let (key, d) = compare(e, t, input);
         Ran::keyed(d, key, false)

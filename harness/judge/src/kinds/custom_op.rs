@@ -17,10 +17,6 @@ use std::borrow::Cow;
 pub struct CustomOpKind;
 
 impl TargetKind for CustomOpKind {
-    fn name(&self) -> &'static str {
-        "custom_op"
-    }
-
     fn generate(&self, t: Target, d: Draw<'_>, buf: &mut CaseBuf) -> Form {
         if t.check() == Check::StreamProgram {
             gate_inputs::stream_program(d.r, d.kind, &mut buf.bytes);

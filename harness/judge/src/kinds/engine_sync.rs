@@ -25,10 +25,6 @@ pub const ENGINE_SYNC_CASES: u64 = 100_000;
 pub struct EngineSyncKind;
 
 impl TargetKind for EngineSyncKind {
-    fn name(&self) -> &'static str {
-        "engine_sync"
-    }
-
     fn generate(&self, _t: Target, d: Draw<'_>, buf: &mut CaseBuf) -> Form {
         gen::program_into(d.r, &mut buf.bytes);
         Form::Bytes

@@ -11,10 +11,6 @@ use crate::targets::Target;
 pub struct IrGateKind;
 
 impl TargetKind for IrGateKind {
-    fn name(&self) -> &'static str {
-        "ir_gate"
-    }
-
     fn generate(&self, _t: Target, d: Draw<'_>, buf: &mut CaseBuf) -> Form {
         gate_inputs::ir_query_input(d.r, d.kind, &mut buf.bytes);
         Form::Bytes

@@ -94,8 +94,11 @@ pub enum CaseBudget {
 
 /// One kind of differential target.
 pub trait TargetKind: Sync {
-    /// Stable name of the kind (its file's).
-    fn name(&self) -> &'static str;
+    /// The kind's name: its file's, the module its type is defined in (`kinds/<name>.rs`).
+    fn name(&self) -> &'static str {
+        let path = std::any::type_name::<Self>();
+        path.rsplit("::").nth(1).unwrap_or(path)
+    }
 
     /// Generates a case of `t` into `buf` (a pure function of `d.r`'s seed); says which half
     /// holds it. Default: length-banded random bytes, for kinds that build their case from bytes.

@@ -11,10 +11,6 @@ use crate::targets::{Check, Target};
 pub struct LutKind;
 
 impl TargetKind for LutKind {
-    fn name(&self) -> &'static str {
-        "lut"
-    }
-
     fn generate(&self, _t: Target, d: Draw<'_>, buf: &mut CaseBuf) -> Form {
         gate_inputs::lut_input(d.r, d.kind, &mut buf.bytes);
         Form::Bytes

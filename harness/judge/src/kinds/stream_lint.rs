@@ -33,10 +33,6 @@ pub const STREAM_LINT_CASES: u64 = 100_000;
 pub struct StreamLintKind;
 
 impl TargetKind for StreamLintKind {
-    fn name(&self) -> &'static str {
-        "stream_lint"
-    }
-
     fn case_bundles(&self, _t: Target, input: &[u8]) -> Vec<[u8; 64]> {
         super::kind::whole_bundles(input)
     }

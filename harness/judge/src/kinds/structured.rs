@@ -17,10 +17,6 @@ use arbitrary::Unstructured;
 pub struct StructuredKind;
 
 impl TargetKind for StructuredKind {
-    fn name(&self) -> &'static str {
-        "structured"
-    }
-
     fn compare(&self, e: &Judge, t: Target, input: &[u8]) -> Outcome {
         check(e, t, input)
     }

@@ -22,10 +22,6 @@ use crate::targets::Target;
 pub struct SyncHandshakeKind;
 
 impl TargetKind for SyncHandshakeKind {
-    fn name(&self) -> &'static str {
-        "sync_handshake"
-    }
-
     /// Counts an accepted program's shapes from the program the comparison built.
     fn run(&self, e: &Judge, t: Target, input: &[u8], reach: Option<&mut Reach>) -> Ran {
         let (key, d, shape) = compare_shaped(e, t, input, reach.is_some());
