@@ -225,8 +225,6 @@ impl std::fmt::Display for CaseDivergence {
     }
 }
 
-impl std::error::Error for CaseDivergence {}
-
 /// Asks the reference pair `ask` for a whole case of kind `kind` under [`guard`]: both
 /// answers, or what to file for a fault (`<kind>:<class>`, `<op>: <fault>`) or a panic.
 pub fn both_answers<T>(
