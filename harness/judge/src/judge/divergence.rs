@@ -13,8 +13,8 @@ macro_rules! classes {
     ($($(#[$doc:meta])* $v:ident = $lower:literal,)*) => {
         /// Divergence class, named from the left subject's perspective. Written to
         /// `divergences.jsonl` as its name and read back by that name only; ordered by name
-        /// (the order a target's findings are listed in).
-        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+        /// (the order a target's findings are listed in: the variants are in name order).
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
         #[serde(into = "&'static str", try_from = "String")]
         pub enum Class { $($(#[$doc])* $v,)* }
 
@@ -33,23 +33,24 @@ macro_rules! classes {
     };
 }
 
+// `Crash`, `Protocol`, `Timeout`, `Unsupported`: a subject's `Fault` for an operation its
+// capabilities promise.
 classes! {
-    /// Left accepts (valid / `Ok`), right rejects.
-    OverAccept = "overaccept",
-    UnderAccept = "underaccept",
-    /// Both reject, with different predicate / field / offset / error names.
-    SameVerdictDifferentReason = "sameverdictdifferentreason",
+    Crash = "crash",
     /// Both accept, different outputs (or a shared invariant failure, e.g. a roundtrip).
     DifferentOutput = "differentoutput",
-    Panic = "panic",
-    /// A subject's [`Fault`] for an operation its capabilities promise (this and the next three).
-    Unsupported = "unsupported",
-    Crash = "crash",
-    Timeout = "timeout",
-    Protocol = "protocol",
     /// The harness's transport lost, left unwritten or misplaced an
     /// answer: a harness / protocol fault, never the subject's divergence.
     Harness = "harness",
+    /// Left accepts (valid / `Ok`), right rejects.
+    OverAccept = "overaccept",
+    Panic = "panic",
+    Protocol = "protocol",
+    /// Both reject, with different predicate / field / offset / error names.
+    SameVerdictDifferentReason = "sameverdictdifferentreason",
+    Timeout = "timeout",
+    UnderAccept = "underaccept",
+    Unsupported = "unsupported",
     /// A `corpus/vectors/` line's expectation not met.
     VectorMismatch = "vectormismatch",
 }
@@ -72,18 +73,6 @@ impl Class {
             (false, false) => Class::SameVerdictDifferentReason,
             (true, true) => Class::DifferentOutput,
         }
-    }
-}
-
-impl Ord for Class {
-    fn cmp(&self, other: &Class) -> std::cmp::Ordering {
-        self.name().cmp(other.name())
-    }
-}
-
-impl PartialOrd for Class {
-    fn partial_cmp(&self, other: &Class) -> Option<std::cmp::Ordering> {
-        Some(self.cmp(other))
     }
 }
 

@@ -137,8 +137,9 @@ mod tests {
         }
         assert_eq!(read(&dir_with(&text), 99).unwrap(), recs);
         for bad in ["Bogus", "overaccept", ""] {
+            // The first record's class (the first of `Class::ALL`).
             let forged = text.replacen(
-                "\"class\":\"OverAccept\"",
+                "\"class\":\"Crash\"",
                 &format!("\"class\":\"{bad}\""),
                 1,
             );
