@@ -190,8 +190,6 @@ pub struct LoweringOutcome {
     pub key: String,
     /// Every instruction's verdict, in order (`ok:<opcodes>` or `err:<name>`).
     pub verdicts: Vec<String>,
-    pub lowered: usize,
-    pub rejected: usize,
 }
 
 /// One case from bytes ([`lowering_module::build_case`]).
@@ -271,7 +269,6 @@ pub fn compare_case_on(
         )));
     }
     let mut verdicts = Vec::with_capacity(case.insns.len());
-    let (mut lowered, mut rejected) = (0, 0);
     for (i, (insn, (lv, rv))) in case
         .insns
         .iter()
@@ -280,7 +277,6 @@ pub fn compare_case_on(
     {
         let f = match (lv, rv) {
             (Err(e), Err(r)) if e.name == r.name => {
-                rejected += 1;
                 verdicts.push(["err:", e.name].concat());
                 continue;
             }
@@ -310,7 +306,6 @@ pub fn compare_case_on(
             }
             (Ok(a), Ok(_)) => {
                 check_decoded(left, right, insn, &a.records, i).map_err(diverge)?;
-                lowered += 1;
                 verdicts.push(ok_verdict(&a.records));
                 continue;
             }
@@ -341,8 +336,6 @@ pub fn compare_case_on(
             verdicts.first().map_or("empty", String::as_str)
         ),
         verdicts,
-        lowered,
-        rejected,
     })
 }
 

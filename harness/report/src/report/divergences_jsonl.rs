@@ -138,11 +138,7 @@ mod tests {
         assert_eq!(read(&dir_with(&text), 99).unwrap(), recs);
         for bad in ["Bogus", "overaccept", ""] {
             // The first record's class (the first of `Class::ALL`).
-            let forged = text.replacen(
-                "\"class\":\"Crash\"",
-                &format!("\"class\":\"{bad}\""),
-                1,
-            );
+            let forged = text.replacen("\"class\":\"Crash\"", &format!("\"class\":\"{bad}\""), 1);
             let m = refusal(&forged, 99);
             assert!(
                 m.contains(&format!("{FILE}:1: ")) && m.contains("class"),
