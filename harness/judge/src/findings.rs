@@ -4,7 +4,7 @@
 //! depend on thread scheduling.
 
 use crate::generation::Generation;
-use crate::judge::{Class, Divergence};
+use crate::judge::{Class, Divergence, Signature};
 use std::collections::BTreeMap;
 
 pub use crate::generators::CaseKind;
@@ -40,8 +40,8 @@ pub struct Finding {
     pub divergence: Divergence,
 }
 
-/// `(target, class, key, left verdict, right verdict, (left subject, right subject))`.
-pub type DedupKey = (String, Class, String, String, String, (String, String));
+/// `(target, class, signature, (left subject, right subject))`.
+pub type DedupKey = (String, Class, Signature, (String, String));
 
 impl Finding {
     pub fn is_vector(&self) -> bool {
@@ -59,14 +59,11 @@ impl Finding {
 
     pub fn dedup_key(&self) -> DedupKey {
         let d = &self.divergence;
-        let s = d.signature.clone();
         let names = (d.left_name.clone(), d.right_name.clone());
         (
             self.target_name().into(),
             d.class,
-            s.key,
-            s.left,
-            s.right,
+            d.signature.clone(),
             names,
         )
     }

@@ -207,13 +207,12 @@ impl DivergenceRecord {
     }
 
     pub fn dedup_key(&self) -> DedupKey {
+        let names = (self.left_name.clone(), self.right_name.clone());
         (
             self.target.clone(),
             self.class,
-            self.signature.key.clone(),
-            self.signature.left.clone(),
-            self.signature.right.clone(),
-            (self.left_name.clone(), self.right_name.clone()),
+            self.signature.clone(),
+            names,
         )
     }
 
