@@ -5,7 +5,7 @@
 //! Input mapping: the input's whole bundles, at most [`MAX_BUNDLES`] (a trailing partial
 //! bundle is dropped; the CLI refuses one, exit 2). Compared row by row ([`Row`]).
 //!
-//! Contract: [`compare_rows`] never panics (a walker's panic is a `Panic` divergence, a fault
+//! Contract: [`compare_on`] never panics (a walker's panic is a `Panic` divergence, a fault
 //! one of its class); its coverage key is `clean`, `errors:<names>` (sorted) or `diverged`; a
 //! divergence's signature key names what differs first, without numbers.
 
@@ -137,15 +137,6 @@ pub fn count_reach(reach: &mut Reach, input: &[u8], rows: &[Row]) {
     }
 }
 
-pub fn compare_rows(
-    arch: Generation,
-    target: Target,
-    input: &[u8],
-) -> (String, Option<Divergence>, Vec<Row>) {
-    let (core, oracle) = registry::reference_pair_for(arch);
-    compare_on(&core, &oracle, arch, target, input)
-}
-
 /// Compares the walks of `core` and `oracle` on `input`: the coverage key, the divergence if
 /// any, and core's rows when they agree.
 fn compare_on(
@@ -203,7 +194,8 @@ fn compare_on(
 pub fn signature(target: Target, input: &[u8]) -> (String, String) {
     let (mut classes, mut outcomes) = (Vec::new(), Vec::new());
     for arch in Generation::ALL {
-        let (_, d, rows) = compare_rows(arch, target, input);
+        let (core, oracle) = registry::reference_pair_for(arch);
+        let (_, d, rows) = compare_on(&core, &oracle, arch, target, input);
         let seen: BTreeSet<String> = rows
             .iter()
             .flat_map(|r| match r {
@@ -239,6 +231,16 @@ mod tests {
 
     fn target() -> Target {
         Target::named("stream_lint")
+    }
+
+    /// Both walkers of `arch`'s reference pair on `input`.
+    fn compare_rows(
+        arch: Generation,
+        target: Target,
+        input: &[u8],
+    ) -> (String, Option<Divergence>, Vec<Row>) {
+        let (core, oracle) = registry::reference_pair_for(arch);
+        compare_on(&core, &oracle, arch, target, input)
     }
 
     fn rows_of(s: &dyn Reference, bytes: &[u8]) -> Result<Vec<Row>, String> {

@@ -17,8 +17,36 @@ use arbitrary::Unstructured;
 pub struct StructuredKind;
 
 impl TargetKind for StructuredKind {
-    fn compare(&self, e: &Judge, t: Target, input: &[u8]) -> Outcome {
-        check(e, t, input)
+    /// The property on `data`; the first failure as a divergence of `target`.
+    fn compare(&self, e: &Judge, target: Target, data: &[u8]) -> Outcome {
+        match run(e, data) {
+            Ok(()) => Outcome::agree(),
+            Err(Report {
+                divergence: Some(d),
+                ..
+            }) => Outcome(vec![*d]),
+            Err(r) => {
+                let names = r.names.unwrap_or_else(|| {
+                    (
+                        e.subjects()[0].name().to_string(),
+                        e.subjects()[1].name().to_string(),
+                    )
+                });
+                Outcome(vec![Divergence {
+                    target,
+                    input: data.to_vec(),
+                    case: String::new(),
+                    left_name: names.0,
+                    right_name: names.1,
+                    left: r.text,
+                    right: String::new(),
+                    signature: *r.signature,
+                    class: Class::DifferentOutput,
+                    cohorts: Vec::new(),
+                    answers: Default::default(),
+                }])
+            }
+        }
     }
 }
 
@@ -71,37 +99,6 @@ fn gen_err(e: GenError) -> Result<(), Report> {
         )),
         e @ GenError::NoGenerator { .. } => {
             Err(Report::text(e.to_string(), e.to_string(), String::new()))
-        }
-    }
-}
-
-pub fn check(e: &Judge, target: Target, data: &[u8]) -> Outcome {
-    match run(e, data) {
-        Ok(()) => Outcome::agree(),
-        Err(Report {
-            divergence: Some(d),
-            ..
-        }) => Outcome(vec![*d]),
-        Err(r) => {
-            let names = r.names.unwrap_or_else(|| {
-                (
-                    e.subjects()[0].name().to_string(),
-                    e.subjects()[1].name().to_string(),
-                )
-            });
-            Outcome(vec![Divergence {
-                target,
-                input: data.to_vec(),
-                case: String::new(),
-                left_name: names.0,
-                right_name: names.1,
-                left: r.text,
-                right: String::new(),
-                signature: *r.signature,
-                class: Class::DifferentOutput,
-                cohorts: Vec::new(),
-                answers: Default::default(),
-            }])
         }
     }
 }
