@@ -83,8 +83,6 @@ impl CaseInputs {
 struct UnderTest {
     /// Read once: fixed when the subject is opened, so the per-case loop need not ask.
     caps: Capabilities,
-    /// Whether it has a [`Subject::transport`] (which vouches).
-    vouches: bool,
     judged: [Cell<u64>; JUDGED_SLOTS],
     /// Per operation ([`Capability::ALL`] order): cases not run since it was given up on it.
     not_run: [Cell<u64>; Capability::ALL.len()],
@@ -136,7 +134,6 @@ impl Judge {
             .iter()
             .map(|s| UnderTest {
                 caps: s.capabilities(),
-                vouches: s.transport().is_some(),
                 judged: std::array::from_fn(|_| Cell::new(0)),
                 not_run: std::array::from_fn(|_| Cell::new(0)),
             })
@@ -236,8 +233,9 @@ impl Judge {
             .under_test_with()
             .enumerate()
             .filter(|(_, (_, u))| u.caps.covers(needs));
-        let (k, (s, u)) = covering.next()?;
-        (covering.next().is_none() && u.vouches && s.given_up(needs).is_none()).then_some(k)
+        let (k, (s, _)) = covering.next()?;
+        (covering.next().is_none() && s.transport().is_some() && s.given_up(needs).is_none())
+            .then_some(k)
     }
 
     fn under_test_with(&self) -> impl Iterator<Item = (&dyn Subject, &UnderTest)> {
