@@ -27,7 +27,7 @@ fn agree_under_every_generation_and_cover_every_verdict() {
                     rejected += o.verdicts.len() - ok;
                     verdicts.extend(o.verdicts);
                 }
-                Err(d) => panic!("{d}"),
+                Err(d) => panic!("{d:?}"),
             }
         }
         assert!(

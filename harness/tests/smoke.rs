@@ -203,7 +203,7 @@ fn smoke() {
         let len = (next() % 321) as usize;
         let data: Vec<u8> = (0..len).map(|_| next() as u8).collect();
         if let Err(d) = sync_handshake_case(&data) {
-            panic!("fuzz target sync_handshake input #{i}: {d}");
+            panic!("fuzz target sync_handshake input #{i}: {d:?}");
         }
     }
 }

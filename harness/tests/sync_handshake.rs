@@ -38,7 +38,7 @@ fn smoke(n: usize, seed: u64) -> Result<SmokeStats, (Vec<u8>, CaseDivergence)> {
 #[test]
 fn smoke_agrees_and_covers_every_rejection_class() {
     let stats = smoke(10_000, 0x5EED_0000_0000_0001).unwrap_or_else(|(data, d)| {
-        panic!("{d}\ninput: {data:02x?}");
+        panic!("{d:?}\ninput: {data:02x?}");
     });
     println!("{stats:?}");
     assert!(
@@ -84,7 +84,7 @@ proptest! {
     #[test]
     fn model_and_simulator_agree(data in prop::collection::vec(any::<u8>(), 0..2048)) {
         if let Err(d) = sync_handshake_case(&data) {
-            prop_assert!(false, "{}", d);
+            prop_assert!(false, "{:?}", d);
         }
     }
 }
@@ -96,7 +96,7 @@ proptest! {
 fn million_programs_agree() {
     let t = std::time::Instant::now();
     let stats = smoke(1_000_000, 0x0123_4567_89AB_CDEF).unwrap_or_else(|(data, d)| {
-        panic!("{d}\ninput: {data:02x?}");
+        panic!("{d:?}\ninput: {data:02x?}");
     });
     println!("1e6 programs in {:.1?}: {stats:?}", t.elapsed());
 }

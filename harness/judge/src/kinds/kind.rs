@@ -214,17 +214,6 @@ pub struct CaseDivergence {
     pub case: String,
 }
 
-impl std::fmt::Display for CaseDivergence {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let d = &self.filed;
-        write!(
-            f,
-            "{} [{}]: {}\ncase: {}",
-            d.key, d.class, d.text, self.case
-        )
-    }
-}
-
 /// Asks the reference pair `ask` for a whole case of kind `kind` under [`guard`]: both
 /// answers, or what to file for a fault (`<kind>:<class>`, `<op>: <fault>`) or a panic.
 pub fn both_answers<T>(

@@ -520,11 +520,11 @@ mod tests {
         let (case, schedule) = accepted_case();
         let d = compare_case_on(&Misstamped(registry::core()), &*oracle, &case, &schedule)
             .expect_err("a wrong header band diverges");
-        assert_eq!(d.filed.key, "stamp:header_band", "{d}");
+        assert_eq!(d.filed.key, "stamp:header_band", "{d:?}");
         let d = compare_case_on(&Silent, &*oracle, &case, &schedule).expect_err("no plan");
-        assert_eq!(d.filed.class, Class::Unsupported, "{d}");
+        assert_eq!(d.filed.class, Class::Unsupported, "{d:?}");
         let d = compare_case_on(&*core, &Silent, &case, &schedule).expect_err("no checker");
-        assert_eq!(d.filed.class, Class::Unsupported, "{d}");
+        assert_eq!(d.filed.class, Class::Unsupported, "{d:?}");
         // The gate's engine (core wrapped in its coverage recorder) agrees.
         let (e, _key) = Judge::open(&[], crate::generation::Generation::default()).expect("reference pair").recorded();
         let t = Target::named("sync_handshake");

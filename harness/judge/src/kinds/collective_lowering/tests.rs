@@ -36,11 +36,11 @@ fn lowering_goes_through_the_subject_interface() {
         .expect("a case that lowers");
     let d = compare_case_on(&Flipped(registry::core_for(arch)), &*oracle, &case)
         .expect_err("a changed record diverges");
-    assert_eq!(d.filed.class, Class::DifferentOutput, "{d}");
-    assert!(d.filed.text.contains("records: flipped"), "{d}");
+    assert_eq!(d.filed.class, Class::DifferentOutput, "{d:?}");
+    assert!(d.filed.text.contains("records: flipped"), "{d:?}");
     assert_eq!(d.filed.key, "DifferentOutput:[#] records");
     let d = compare_case_on(&Silent, &*oracle, &case).expect_err("no answer diverges");
-    assert_eq!(d.filed.class, Class::Unsupported, "{d}");
+    assert_eq!(d.filed.class, Class::Unsupported, "{d:?}");
     assert_eq!(d.filed.key, "Unsupported:lower");
 }
 
@@ -146,8 +146,8 @@ fn the_properties_are_asked_through_the_subject_interface() {
     ] {
         let left = Slipped(registry::core_for(arch), slip, Default::default());
         let d = compare_case_on(&left, &*oracle, &case).expect_err("a slip diverges");
-        assert_eq!(d.filed.class, class, "{slip:?}: {d}");
-        assert!(d.filed.text.contains(what), "{slip:?}: {d}");
-        assert_eq!(d.filed.key, key, "{slip:?}: {d}");
+        assert_eq!(d.filed.class, class, "{slip:?}: {d:?}");
+        assert!(d.filed.text.contains(what), "{slip:?}: {d:?}");
+        assert_eq!(d.filed.key, key, "{slip:?}: {d:?}");
     }
 }
