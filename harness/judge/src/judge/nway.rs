@@ -3,7 +3,7 @@
 //! subject under test against core.
 
 use super::cohort;
-use super::divergence::{DescribedCase, Divergence, Outcome};
+use super::divergence::{Divergence, Outcome};
 use super::input_map::{bundle_from_input, ordinal_from_input};
 use super::pair::{Pair, ReferencePair};
 use super::record;
@@ -197,21 +197,6 @@ impl Judge {
 
     pub fn references(&self) -> (&dyn Reference, &dyn Reference) {
         (&*self.pair[0], &*self.pair[1])
-    }
-
-    /// Where a whole-case kind files what the reference pair found on `input`.
-    pub fn described_case<'a>(
-        &'a self,
-        target: Target,
-        input: &'a [u8],
-        sides: (&'static str, &'static str),
-    ) -> DescribedCase<'a> {
-        DescribedCase {
-            target,
-            input,
-            names: (self.pair[0].name(), self.pair[1].name()),
-            sides,
-        }
     }
 
     pub fn under_test(&self) -> &[Box<dyn Subject>] {

@@ -15,7 +15,7 @@ use crate::generation::Generation;
 use crate::generators::lowering_module::{self, LoweringCase};
 use crate::judge::nway::{Built, CaseInputs, Judge};
 use crate::judge::pair::{guard, Pair};
-use crate::judge::{Class, Divergence, Filed};
+use crate::judge::{Class, DescribedCase, Divergence, Filed};
 use crate::reach::Reach;
 use crate::subjects::{
     hex, hex_pair, registry, Fault, IrInstruction, LocalSendRecv, LoweredModule, ModuleAnswer, Reference,
@@ -60,9 +60,14 @@ impl TargetKind for CollectiveLoweringKind {
 /// `lower`: the coverage key and the divergences.
 pub fn compare(e: &Judge, target: Target, data: &[u8]) -> (String, Vec<Divergence>) {
     let gen = e.arch();
-    let filed = e.described_case(target, data, ("core", "oracle"));
     // In the gate, core is wrapped in its coverage recorder, which forwards `lower`.
     let (left, right) = e.references();
+    let filed = DescribedCase {
+        target,
+        input: data,
+        names: (left.name(), right.name()),
+        sides: ("core", "oracle"),
+    };
     // The module the subjects were asked ahead, else built here.
     let staged = match e.built() {
         Some(Built::Module(insns)) => Some(LoweringCase { gen, insns }),

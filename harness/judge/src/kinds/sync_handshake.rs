@@ -12,7 +12,7 @@ use super::kind::{panicked, CaseBudget, CaseDivergence, Ran, TargetKind};
 use crate::generators::sync_program::{self, Case, Shape};
 use crate::judge::nway::Judge;
 use crate::judge::pair::guard;
-use crate::judge::{Class, Divergence, Filed};
+use crate::judge::{Class, DescribedCase, Divergence, Filed};
 use crate::reach::{Field, Reach, SYNC_SHAPES};
 use crate::subjects::{
     registry, Fault, Reference, SyncEntry, SyncPlanned, SyncWait,
@@ -86,9 +86,14 @@ fn compare_shaped(
     data: &[u8],
     want_shape: bool,
 ) -> (String, Option<Divergence>, Option<Shape>) {
-    let filed = e.described_case(target, data, ("model", "simulator"));
     // In the gate, core is wrapped in its coverage recorder, which forwards the sync operations.
     let (model, sim) = e.references();
+    let filed = DescribedCase {
+        target,
+        input: data,
+        names: (model.name(), sim.name()),
+        sides: ("model", "simulator"),
+    };
     match guard(|| case_shaped(model, sim, data, want_shape)) {
         Ok((Ok(SyncCaseOutcome::Accepted { .. }), shape)) => ("accepted".into(), None, shape),
         Ok((Ok(SyncCaseOutcome::Rejected { class }), _)) => {
