@@ -18,8 +18,8 @@ use crate::judge::pair::{guard, Pair};
 use crate::judge::{Class, DescribedCase, Divergence, Filed};
 use crate::reach::Reach;
 use crate::subjects::{
-    hex, hex_pair, registry, Fault, IrInstruction, LocalSendRecv, LoweredModule, ModuleAnswer, Reference,
-    Reply, StreamFail, Subject, Transfer,
+    hex, hex_pair, registry, Fault, IrInstruction, LocalSendRecv, LoweredModule, ModuleAnswer,
+    Reference, Reply, StreamFail, Subject, Transfer,
 };
 use crate::targets::Target;
 use std::collections::BTreeSet;
@@ -233,7 +233,6 @@ fn moved(insn: &IrInstruction) -> Option<IrInstruction> {
         })),
     }
 }
-
 
 /// Compares `left` with its reference `right` on a built case, then checks the properties
 /// on `left`.
@@ -561,7 +560,9 @@ mod recorded {
 
     #[test]
     fn the_gate_judge_lowers_through_its_recorded_core() {
-        let (e, _key) = Judge::open(&[], Generation::V3).expect("reference pair").recorded();
+        let (e, _key) = Judge::open(&[], Generation::V3)
+            .expect("reference pair")
+            .recorded();
         let t = Target::named("collective_lowering");
         let data = crate::generators::SplitMix64(5).bytes(300);
         let (key, d) = compare(&e, t, &data);

@@ -9,11 +9,11 @@
 //! signature key names what differs first, without numbers.
 
 use super::kind::{
-    both_answers, first_index_differing, CaseBudget, CaseBuf, Draw, Form, Ran, TargetKind,
+    both_answers, differs, first_index_differing, CaseBudget, CaseBuf, Draw, Form, Ran, TargetKind,
 };
 use crate::generators::engine_sync as gen;
 use crate::judge::nway::Judge;
-use crate::judge::{Class, DescribedCase, Divergence, Filed};
+use crate::judge::{DescribedCase, Divergence, Filed};
 use crate::reach::{Field, Reach};
 use crate::subjects::{hex, EngineProgram, EngineSyncAnswer, Reference};
 use crate::targets::Target;
@@ -128,7 +128,10 @@ pub fn first_difference(
     }
     if let Some(at) = first_index_differing(&c.links, &o.links) {
         let (a, b) = (c.links.get(at), o.links.get(at));
-        return Some(("links".into(), format!("link {at}: core {a:?}, oracle {b:?}")));
+        return Some((
+            "links".into(),
+            format!("link {at}: core {a:?}, oracle {b:?}"),
+        ));
     }
     None
 }
@@ -163,7 +166,7 @@ fn compare_on(
         Err(filed) => return diverged(filed),
     };
     if let Some((key, detail)) = first_difference(&c, &o) {
-        return diverged(Filed::new(Class::DifferentOutput, format!("engine_sync:{key}"), detail));
+        return diverged(differs("engine_sync", &key, detail));
     }
     let kinds: BTreeSet<&'static str> = match &c {
         Ok(o) => o.findings.iter().map(|f| f.kind()).collect(),
@@ -181,6 +184,7 @@ fn compare_on(
 mod tests {
     use super::*;
     use crate::generators::SplitMix64;
+    use crate::judge::Class;
     use crate::subjects::registry;
 
     fn target() -> Target {

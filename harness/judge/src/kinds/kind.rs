@@ -232,6 +232,11 @@ pub fn both_answers<T>(
     }
 }
 
+/// What a whole-case kind files when the two answers differ: keyed `<kind>:<what differs>`.
+pub fn differs(kind: &str, what: &str, text: String) -> Filed {
+    Filed::new(Class::DifferentOutput, format!("{kind}:{what}"), text)
+}
+
 /// What a whole-case kind files for a panic with `message`.
 pub fn panicked(kind: &str, message: String) -> Filed {
     Filed::new(

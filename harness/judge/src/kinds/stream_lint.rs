@@ -10,12 +10,12 @@
 //! divergence's signature key names what differs first, without numbers.
 
 use super::kind::{
-    both_answers, first_index_differing, CaseBudget, CaseBuf, Draw, Form, Ran, TargetKind,
+    both_answers, differs, first_index_differing, CaseBudget, CaseBuf, Draw, Form, Ran, TargetKind,
 };
 use crate::generation::Generation;
 use crate::generators::stream_program;
 use crate::judge::nway::Judge;
-use crate::judge::{Class, DescribedCase, Divergence, Filed};
+use crate::judge::{DescribedCase, Divergence, Filed};
 use crate::reach::{arg_band, Field, Reach, LINT_VERDICTS};
 use crate::subjects::{registry, Reference};
 use crate::targets::Target;
@@ -162,13 +162,14 @@ fn compare_on(
     let (core_rows, oracle_rows) = match both_answers("stream_lint", "lint_stream", ask) {
         Ok((Ok(c), Ok(o))) => (c, o),
         Ok((c, o)) => {
-            let detail = format!("a walker refused whole bundles: core Ok({c:?}), oracle Ok({o:?})");
-            return diverged(Filed::new(Class::DifferentOutput, "stream_lint:refused", detail));
+            let detail =
+                format!("a walker refused whole bundles: core Ok({c:?}), oracle Ok({o:?})");
+            return diverged(differs("stream_lint", "refused", detail));
         }
         Err(filed) => return diverged(filed),
     };
     if let Some((key, detail)) = first_difference(&core_rows, &oracle_rows) {
-        return diverged(Filed::new(Class::DifferentOutput, format!("stream_lint:{key}"), detail));
+        return diverged(differs("stream_lint", &key, detail));
     }
     let errors: BTreeSet<&str> = core_rows
         .iter()
@@ -228,6 +229,7 @@ pub fn signature(target: Target, input: &[u8]) -> (String, String) {
 mod tests {
     use super::*;
     use crate::generators::SplitMix64;
+    use crate::judge::Class;
 
     fn target() -> Target {
         Target::named("stream_lint")

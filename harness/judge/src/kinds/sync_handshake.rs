@@ -14,9 +14,7 @@ use crate::judge::nway::Judge;
 use crate::judge::pair::guard;
 use crate::judge::{Class, DescribedCase, Divergence, Filed};
 use crate::reach::{Field, Reach, SYNC_SHAPES};
-use crate::subjects::{
-    registry, Fault, Reference, SyncEntry, SyncPlanned, SyncWait,
-};
+use crate::subjects::{registry, Fault, Reference, SyncEntry, SyncPlanned, SyncWait};
 use crate::targets::Target;
 
 pub struct SyncHandshakeKind;
@@ -172,7 +170,10 @@ fn compare_with(
             return Err(Filed::new(
                 Class::SameVerdictDifferentReason,
                 format!("reject classes:{}/{}", e.class, r.class),
-                format!("model rejects with {}, oracle with {}", e.message, r.message),
+                format!(
+                    "model rejects with {}, oracle with {}",
+                    e.message, r.message
+                ),
             ))
         }
         (Err(e), Ok(_)) => {
@@ -462,7 +463,11 @@ mod tests {
     fn compare_with_files_each_mismatch_from_the_model_perspective() {
         let (case, schedule) = accepted_case();
         let slipped = |oracle: bool, rejects, ids, sim| {
-            let s = if oracle { registry::oracle() } else { registry::core() };
+            let s = if oracle {
+                registry::oracle()
+            } else {
+                registry::core()
+            };
             Slipped(s, rejects, ids, sim)
         };
         let run = |model: &Slipped, sim: &Slipped| {
@@ -470,7 +475,10 @@ mod tests {
                 .expect_err("a mismatch")
                 .filed
         };
-        let (core, oracle) = (slipped(false, None, false, false), slipped(true, None, false, false));
+        let (core, oracle) = (
+            slipped(false, None, false, false),
+            slipped(true, None, false, false),
+        );
         let (cycle, overflow) = (Some("cycle"), Some("overflow"));
         let over = run(&core, &slipped(true, cycle, false, false));
         assert_eq!(over.class, Class::OverAccept);
@@ -478,7 +486,10 @@ mod tests {
         let under = run(&slipped(false, cycle, false, false), &oracle);
         assert_eq!(under.class, Class::UnderAccept);
         assert_eq!(under.key, "model rejects:cycle, oracle accepts");
-        let both = run(&slipped(false, cycle, false, false), &slipped(true, overflow, false, false));
+        let both = run(
+            &slipped(false, cycle, false, false),
+            &slipped(true, overflow, false, false),
+        );
         assert_eq!(both.class, Class::SameVerdictDifferentReason);
         assert_eq!(both.key, "reject classes:cycle/overflow");
         assert_eq!(both.text, "model rejects with CYCLE, oracle with OVERFLOW");
@@ -531,7 +542,9 @@ mod tests {
         let d = compare_case_on(&*core, &Silent, &case, &schedule).expect_err("no checker");
         assert_eq!(d.filed.class, Class::Unsupported, "{d:?}");
         // The gate's engine (core wrapped in its coverage recorder) agrees.
-        let (e, _key) = Judge::open(&[], crate::generation::Generation::default()).expect("reference pair").recorded();
+        let (e, _key) = Judge::open(&[], crate::generation::Generation::default())
+            .expect("reference pair")
+            .recorded();
         let t = Target::named("sync_handshake");
         for s in 0..50u64 {
             let data = SplitMix64(s).bytes(600);

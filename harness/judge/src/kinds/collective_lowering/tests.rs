@@ -32,7 +32,10 @@ fn lowering_goes_through_the_subject_interface() {
     let (core, oracle) = (registry::core_for(arch), registry::oracle_for(arch));
     let case = (0..200u64)
         .map(|s| lowering_module::build_case(&SplitMix64(s).bytes(256), Some(arch)))
-        .find(|c| compare_case_on(&*core, &*oracle, c).is_ok_and(|o| o.verdicts.iter().any(|v| v.starts_with("ok:"))))
+        .find(|c| {
+            compare_case_on(&*core, &*oracle, c)
+                .is_ok_and(|o| o.verdicts.iter().any(|v| v.starts_with("ok:")))
+        })
         .expect("a case that lowers");
     let d = compare_case_on(&Flipped(registry::core_for(arch)), &*oracle, &case)
         .expect_err("a changed record diverges");
@@ -116,7 +119,10 @@ fn the_properties_are_asked_through_the_subject_interface() {
     let (core, oracle) = (registry::core_for(arch), registry::oracle_for(arch));
     let case = (0..400u64)
         .map(|s| lowering_module::build_case(&SplitMix64(s).bytes(256), Some(arch)))
-        .find(|c| compare_case_on(&*core, &*oracle, c).is_ok_and(|o| o.verdicts.iter().any(|v| v.starts_with("ok:"))))
+        .find(|c| {
+            compare_case_on(&*core, &*oracle, c)
+                .is_ok_and(|o| o.verdicts.iter().any(|v| v.starts_with("ok:")))
+        })
         .expect("a case that lowers");
     for (slip, class, what, key) in [
         (
