@@ -1,11 +1,7 @@
-//! Which bytes of a 64-byte bundle one implementation's answer blames: the
-//! bytes that made its failing predicate (or decode field) fail, per byte.
-//! `explain`, the text report and the HTML byte map (one call per
-//! implementation) all mark [`blamed_bytes`].
-//!
-//! The field each reason is about comes from the harness's own layout
-//! ([`crate::layout`], SPEC §1, §3, §4, §5), never from core's tables, so the
-//! same function judges core, the oracle and a subject alike.
+//! Which bytes of a 64-byte bundle one implementation's answer blames (the bytes that made its
+//! failing predicate or decode field fail), as `explain`, the text report and the HTML byte map
+//! mark them. The field each reason is about comes from the harness's own layout (SPEC §1, §3,
+//! §4, §5), never from core's tables, so the same function judges core, the oracle and a subject.
 
 pub use crate::judge::Answer;
 use crate::layout::{
@@ -72,11 +68,10 @@ impl fmt::Debug for ByteSet {
     }
 }
 
-/// Asks `subject` about bundle `b` as `check` compares it, with the offending
-/// byte wherever the subject names one: a validator predicate on its own
-/// opcode (0x85 header, 0x86 payload) takes the offset of the subject's
-/// decode, which runs the same validator (SPEC §5.1), when that decode
-/// reports the same predicate. `None` for a check that is not about one bundle.
+/// Asks `subject` about bundle `b` as `check` compares it, with the offending byte wherever the
+/// subject names one: a validator predicate on its own opcode (0x85 header, 0x86 payload) takes
+/// the offset of the subject's decode, which runs the same validator (SPEC §5.1), when that
+/// decode reports the same predicate. `None` for a check that is not about one bundle.
 pub fn ask(subject: &dyn Subject, check: Check, b: &[u8; 64]) -> Option<Answer> {
     Some(match check {
         Check::Validator(v) => match subject.validate(v, b) {
@@ -124,41 +119,36 @@ fn validator_offset(
 
 const SCRATCH: &str = "custom_op_header_scratch_space_val";
 
-/// The bytes of bundle `b` that `answer` blames: the fewest bytes that would
-/// have to change for the failing rule to hold (when several smallest
-/// changes exist, the bytes of all of them). Per reason (SPEC §3, §4, §5.1;
-/// layout from [`crate::layout`]):
+/// The bytes of bundle `b` that `answer` blames: the fewest bytes that would have to change for
+/// the failing rule to hold (when several smallest changes exist, the bytes of all of them).
+/// Per reason (SPEC §3, §4, §5.1; layout from [`crate::layout`]):
 ///
-/// - `valid_opcode`, `is_custom_op_header_opcode`,
-///   `is_custom_op_payload_opcode`, decode `opcode`: byte 0x00.
+/// - `valid_opcode`, `is_custom_op_header_opcode`, `is_custom_op_payload_opcode`, decode
+///   `opcode`: byte 0x00.
 /// - `inst_word_len`: byte 0x01.
-/// - `has_valid_neuron_events`: each of `wait_mode` 0x04 / `update_mode`
-///   0x06 whose value is not a member (SPEC §6.5); never `wait_idx`,
-///   `update_idx` or `semaphore_value`, which no validator reads.
-/// - `custom_op_header_reserved_zero`: every nonzero byte of 0x11..=0x13,
-///   0x1D..=0x1F, 0x20..=0x3F; `custom_op_payload_reserved_zero`: every
-///   nonzero byte of 0x0C..=0x0E; decode `reserved`: every nonzero reserved
-///   byte of the opcode's layout.
-/// - `custom_op_header_scratch_space_val` (all-zero or all-nonzero): the
-///   descriptor (0x10, 0x14..=0x1C) is non-empty but one of its required
-///   parts (byte 0x10, dword 0x18..=0x1B, byte 0x1C) is zero. Either every
-///   nonzero descriptor byte must become zero, or every zero required part
-///   nonzero (any byte of it will do, so the whole part is marked): the
-///   cheaper of the two, both on a tie. E.g. only 0x10 set → 0x10; 0x10 and
-///   0x1C set → 0x18..=0x1B; only an address byte set → that byte. The
-///   implementation's offset is not used (core names 0x10 for the group).
-/// - any other decode field (`wait_mode`, `update_mode`, `cce_op`, `dtype`,
-///   `kind`, `src_dtype`, `dst_dtype`, `cross_core_enable`, `valid`,
-///   `arg_type`, each one byte) and `roundtrip:<field>`: that field's byte.
+/// - `has_valid_neuron_events`: each of `wait_mode` 0x04 / `update_mode` 0x06 whose value is
+///   not a member (SPEC §6.5); never `wait_idx`, `update_idx` or `semaphore_value`, which no
+///   validator reads.
+/// - `custom_op_header_reserved_zero`: every nonzero byte of 0x11..=0x13, 0x1D..=0x1F,
+///   0x20..=0x3F; `custom_op_payload_reserved_zero`: every nonzero byte of 0x0C..=0x0E; decode
+///   `reserved`: every nonzero reserved byte of the opcode's layout.
+/// - `custom_op_header_scratch_space_val` (all-zero or all-nonzero): the descriptor (0x10,
+///   0x14..=0x1C) is non-empty but one of its required parts (byte 0x10, dword 0x18..=0x1B,
+///   byte 0x1C) is zero. Either every nonzero descriptor byte must become zero, or every zero
+///   required part nonzero (any byte of it will do, so the whole part is marked): the cheaper
+///   of the two, both on a tie. E.g. only 0x10 set → 0x10; 0x10 and 0x1C set → 0x18..=0x1B;
+///   only an address byte set → that byte. The implementation's offset is not used (core
+///   names 0x10 for the group).
+/// - any other decode field (`wait_mode`, `update_mode`, `cce_op`, `dtype`, `kind`,
+///   `src_dtype`, `dst_dtype`, `cross_core_enable`, `valid`, `arg_type`, each one byte) and
+///   `roundtrip:<field>`: that field's byte.
 /// - [`Answer::Reencoded`]: the bytes that differ from the re-encoding.
 ///
-/// The implementation's own offset (when it names one) is always marked:
-/// for a correct answer it is the first of the bytes above, and a wrong
-/// offset shows as an extra byte. When the bytes do not support the claim
-/// (no byte above breaks the rule) and no offset is named, the whole field
-/// the reason reads is marked, so the map shows what the implementation
-/// looked at. [`Answer::Valid`], [`Answer::Fault`] and unknown reasons
-/// without an offset blame nothing.
+/// The implementation's own offset (when it names one) is always marked: for a correct answer
+/// it is the first of the bytes above, and a wrong offset shows as an extra byte. When the
+/// bytes do not support the claim (no byte above breaks the rule) and no offset is named, the
+/// whole field the reason reads is marked, so the map shows what the implementation looked at.
+/// [`Answer::Valid`], [`Answer::Fault`] and unknown reasons without an offset blame nothing.
 pub fn blamed_bytes(b: &[u8; 64], answer: &Answer) -> ByteSet {
     match answer {
         Answer::Valid | Answer::Fault(_) => ByteSet::EMPTY,

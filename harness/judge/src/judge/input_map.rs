@@ -72,9 +72,10 @@ fn flip(mut b: [u8; 64], bit: usize) -> [u8; 64] {
 /// Most bundles [`stream_from_input`] builds (a 255-argument group is 257).
 pub const MAX_STREAM_BUNDLES: usize = 600;
 
-/// Maps a raw input to a bundle stream for target `custom_op_group`: byte 0 = flags (bit 0: append `(flags >> 1) % 63 + 1` trailing bytes);
-/// then pairs `(op, p)`, at most 48, each appending one bundle (a run of `p`
-/// bundles for `op % 8 == 3` with bit 4 set), at most [`MAX_STREAM_BUNDLES`]:
+/// Maps a raw input to a bundle stream for target `custom_op_group`: byte 0 = flags (bit 0:
+/// append `(flags >> 1) % 63 + 1` trailing bytes); then pairs `(op, p)`, at most 48, each
+/// appending one bundle (a run of `p` bundles for `op % 8 == 3` with bit 4 set), at most
+/// [`MAX_STREAM_BUNDLES`]:
 ///
 /// | `op % 8` | bundle |
 /// |---|---|

@@ -1,6 +1,5 @@
-//! Kind `lut` (targets `*_lut`, one per SPEC §6 table): a `u32` LE ordinal
-//! (first ≤ 4 bytes, zero-padded) through the row's lookup table on each
-//! subject that declares that table.
+//! Kind `lut` (targets `*_lut`, one per SPEC §6 table): an ordinal through the row's lookup
+//! table on each subject that declares that table.
 
 use super::kind::{CaseBuf, Draw, Form, TargetKind};
 use crate::generators::gate_inputs;

@@ -1,6 +1,5 @@
-//! Kind `validator` (targets `validate_header`, `validate_payload`): one
-//! bundle (first 64 bytes, zero-padded) through a SPEC §3 / §4 CUSTOM_OP
-//! validator on each subject.
+//! Kind `validator` (targets `validate_header`, `validate_payload`): one bundle through a
+//! SPEC §3 / §4 CUSTOM_OP validator on each subject.
 
 use super::bundle::BundleKind;
 use crate::subjects::Validator;
