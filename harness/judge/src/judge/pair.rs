@@ -1,8 +1,7 @@
 //! One comparison between two subjects: `left` (under test) against `right` (its reference).
-//!
-//! Each subject call runs under `catch_unwind`; a panic is a [`Class::Panic`] divergence,
-//! never skipped, and a fault one of its class. The panic hook is left alone (under libFuzzer,
-//! whose hook aborts, a subject panic aborts the run: fail closed).
+//! Each subject call runs under `catch_unwind`; a panic is a [`Class::Panic`] divergence, never
+//! skipped, and a fault one of its class. The panic hook is left alone (under libFuzzer, whose
+//! hook aborts, a subject panic aborts the run: fail closed).
 
 use super::divergence::{Answer, Answers, Class, Divergence, Signature};
 use super::render::{fail_key, first_field_diff, Shown};

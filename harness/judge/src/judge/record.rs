@@ -1,12 +1,11 @@
 //! [`Recorder`]: a transparent [`Subject`] wrapper (same results, name, capabilities) that
 //! remembers the verdict of the first call after [`RecordKey::reset`] as the gate's coverage
-//! key, in a reused `String` (no allocation once grown).
-//!
-//! It wraps core, a pure function of its input. With `memo`, core's last validator and LUT
-//! answer are kept in a `Copy` form in `Cell`s (a fault or unknown name is not), so a subject
-//! under test judged against core on the same case does not make core answer twice. A staged
-//! stream ([`RecordKey::stage`]) keeps core's verdict from its parse for its
-//! `validate_stream`; the slot holds the stream itself, so its address is a sound key.
+//! key, in a reused `String` (no allocation once grown). It wraps core, a pure function of its
+//! input. With `memo`, core's last validator and LUT answer are kept in a `Copy` form in `Cell`s
+//! (a fault or unknown name is not), so a subject under test judged against core on the same
+//! case does not make core answer twice. A staged stream ([`RecordKey::stage`]) keeps core's
+//! verdict from its parse for its `validate_stream`; the slot holds the stream itself, so its
+//! address is a sound key.
 
 use super::divergence::Class;
 use crate::layout::same_bundle;

@@ -50,10 +50,7 @@ impl TargetKind for BundleKind {
     }
 
     fn record_reach(&self, _t: Target, reach: &mut Reach, input: &[u8]) -> bool {
-        match <&[u8; 64]>::try_from(input) {
-            Ok(b) => reach.bundle(b),
-            Err(_) => reach.bundle(&bundle_from_input(input)),
-        }
+        reach.bundle(&bundle_from_input(input));
         true
     }
 

@@ -2,11 +2,9 @@
 //! simulator on generated programs (SPEC §8), through the [`Subject`] sync operations: core
 //! plans and stamps, the oracle vets, simulates and reads bands. Reference pair only.
 //!
-//! Contract: [`compare_shaped`] never panics (a panic in the model or the simulator
-//! becomes a `Panic` divergence); its coverage key is `accepted`,
-//! `rejected:<class>` or `diverged`; a mismatch is classed from the model's perspective and
-//! keyed by what differs (with the SPEC §8 classes involved), so one bug deduplicates to one
-//! entry.
+//! Contract: [`compare_shaped`] never panics (a panic is a `Panic` divergence); its coverage
+//! key is `accepted`, `rejected:<class>` or `diverged`; a mismatch is classed from the model's
+//! perspective and keyed by what differs (with the SPEC §8 classes), so one bug is one entry.
 
 use super::kind::{panicked, CaseBudget, CaseDivergence, Ran, TargetKind};
 use crate::generators::sync_program::{self, Case, Shape};
