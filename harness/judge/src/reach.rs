@@ -410,11 +410,6 @@ impl Reach {
             .collect()
     }
 
-    pub fn count(&self, field: &str, class: &str) -> Option<u64> {
-        let f = self.fields.iter().find(|f| f.key == field)?;
-        f.classes.iter().find(|(c, _)| *c == class).map(|(_, n)| *n)
-    }
-
     /// The declared classes with zero hits, as `field: class`.
     pub fn unhit(&self) -> Vec<String> {
         self.table()

@@ -26,11 +26,15 @@ macro_rules! kind_table {
             }
         }
 
-        /// The module of the kind of `check` (a kind is named for its file).
         #[cfg(test)]
-        fn module_of(check: Check) -> &'static str {
-            match check {
-                $($(Check::$variant { .. })|+ => stringify!($module),)+
+        mod rows {
+            use crate::targets::Check;
+
+            /// The module of the kind of `check` (a kind is named for its file).
+            pub(super) fn module_of(check: Check) -> &'static str {
+                match check {
+                    $($(Check::$variant { .. })|+ => stringify!($module),)+
+                }
             }
         }
     };
@@ -90,7 +94,7 @@ mod tests {
             let k = of(t);
             // The kind's own name is its file's: a row naming another
             // file's kind value fails.
-            assert_eq!(k.name(), module_of(t.check()), "{t}");
+            assert_eq!(k.name(), rows::module_of(t.check()), "{t}");
             // The gate budget and the generations an input is about, also
             // written out (`--sync-cases`, `--lowering-cases`, the stream
             // lint cap; a module and a stream walk are about every generation).
