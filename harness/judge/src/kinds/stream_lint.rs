@@ -4,7 +4,7 @@
 //! mapping: the input's whole bundles, at most [`MAX_BUNDLES`] (a trailing partial bundle is
 //! dropped; the CLI refuses one, exit 2). Compared row by row ([`Row`]).
 //!
-//! Contract: [`compare_on`] never panics (a walker's panic is a `Panic` divergence, a fault
+//! Contract: `compare_on` never panics (a walker's panic is a `Panic` divergence, a fault
 //! one of its class); its coverage key is `clean`, `errors:<names>` (sorted) or `diverged`; a
 //! divergence's signature key names what differs first, without numbers.
 
