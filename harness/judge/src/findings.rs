@@ -126,7 +126,6 @@ impl Findings {
         self.add_n(f, 1);
     }
 
-    /// Adds `f` as `n` findings.
     pub fn add_n(&mut self, f: Finding, n: u64) {
         match self.0.entry(f.dedup_key()) {
             std::collections::btree_map::Entry::Vacant(v) => {

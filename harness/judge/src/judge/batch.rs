@@ -39,7 +39,6 @@ pub trait Cases {
     fn judged(&mut self, j: u32, ran: Ran, key: &str);
 }
 
-/// The outcome of a reference comparison that gave `a`.
 #[inline]
 fn outcome_of<T>(a: Result<T, Option<Divergence>>) -> Outcome {
     match a {

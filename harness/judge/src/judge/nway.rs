@@ -79,7 +79,6 @@ impl CaseInputs {
     }
 }
 
-/// The judge's record of one subject under test.
 struct UnderTest {
     /// Read once: fixed when the subject is opened, so the per-case loop need not ask.
     caps: Capabilities,
@@ -203,7 +202,6 @@ impl Judge {
         &self.tested
     }
 
-    /// Counts `n` cases of `slot` judged for subject under test `k`.
     pub fn note_judged(&self, k: usize, slot: usize, n: u64) {
         if let Some(u) = self.under.get(k) {
             u.note_judged(slot, n);
