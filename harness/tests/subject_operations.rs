@@ -439,7 +439,7 @@ fn the_version_2_operations_cross_the_c_boundary() {
     // buffer there, not the previous answer's bytes.
     let short = s.call(&Request::Lower(r#"{"under":1}"#.to_string().into()));
     assert!(
-        matches!(&short, Err(e) if e.detail.contains("wrote no JSON object")),
+        matches!(&short, Err(e) if e.to_string().contains("wrote no JSON object")),
         "{short:?}"
     );
     // An undefined table bit: the library does not load.

@@ -6,6 +6,19 @@
 use crate::common::{repo_root, BIN};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
+use tpbconform::subjects::Fault;
+
+/// A transport's fault by class, `not sent` apart from `crash` (the judge reads both as a crash).
+pub fn class_of(f: &Fault) -> &'static str {
+    match f {
+        Fault::Unsupported => "unsupported",
+        Fault::Crash(_) => "crash",
+        Fault::Timeout(_) => "timeout",
+        Fault::Protocol(_) => "protocol",
+        Fault::Harness(_) => "harness",
+        Fault::NotSent(_) => "not sent",
+    }
+}
 
 /// `examples/subjects/<name>`.
 pub fn example(name: &str) -> PathBuf {

@@ -59,7 +59,7 @@ impl Class {
     pub fn of_fault(f: &Fault) -> Class {
         match f {
             Fault::Unsupported => Class::Unsupported,
-            Fault::Crash(_) => Class::Crash,
+            Fault::Crash(_) | Fault::NotSent(_) => Class::Crash,
             Fault::Timeout(_) => Class::Timeout,
             Fault::Protocol(_) => Class::Protocol,
             Fault::Harness(_) => Class::Harness,

@@ -4,8 +4,9 @@
 //! on each record; after a crash or timeout the JSON lines name the input.
 
 use super::process::{describe_exit, Output};
-use super::supervisor::{Fault, FaultClass, Supervisor};
+use super::supervisor::Supervisor;
 use crate::strict_json::Json;
+use crate::subjects::Fault;
 use crate::subjects::{Capability, Validator};
 use serde_json::Value;
 use std::io::{BufRead, BufReader, Read, Write};
@@ -194,14 +195,13 @@ impl BatchProcess {
     }
 
     fn frame(&mut self, v: Validator, bundles: &[[u8; 64]]) -> Result<Vec<u16>, Fault> {
-        let fault = |class, detail: String| Err(Fault { class, detail });
         let Some(run) = self.running.as_mut() else {
-            return fault(FaultClass::Crash, "batch instance not running".into());
+            return Err(Fault::Crash("batch instance not running".into()));
         };
         self.seq = self.seq.wrapping_add(1);
         let (seq, timeout) = (self.seq, self.timeout);
         if !run.send(encode_frame(seq, op_of(v).0, bundles)) {
-            return fault(FaultClass::Crash, "batch instance gone".into());
+            return Err(Fault::Crash("batch instance gone".into()));
         }
         let bad = match run.wait(timeout, Event::Eof) {
             Ok(Event::Frame { seq: s, .. }) if s != seq => {
@@ -217,22 +217,21 @@ impl BatchProcess {
             Ok(Event::Hello(_)) => "a second hello".into(),
             Ok(Event::Eof) | Err(RecvTimeoutError::Disconnected) => {
                 let st = self.running.take().and_then(Running::kill);
-                return fault(
-                    FaultClass::Crash,
-                    format!("{} before answering the frame", describe_exit(st)),
-                );
+                return Err(Fault::Crash(format!(
+                    "{} before answering the frame",
+                    describe_exit(st)
+                )));
             }
             Err(RecvTimeoutError::Timeout) if crate::interrupt::stop_requested() => {
-                return fault(FaultClass::NotSent, "interrupted".into())
+                return Err(Fault::NotSent("interrupted".into()))
             }
             Err(RecvTimeoutError::Timeout) => {
-                return fault(
-                    FaultClass::Timeout,
-                    format!("no batch answer within {timeout:?}"),
-                )
+                return Err(Fault::Timeout(format!(
+                    "no batch answer within {timeout:?}"
+                )))
             }
         };
-        fault(FaultClass::Protocol, bad)
+        Err(Fault::Protocol(bad))
     }
 }
 

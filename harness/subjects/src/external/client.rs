@@ -5,7 +5,6 @@ use super::names::foreign;
 use super::process::{ProcessSubject, Reply};
 use super::protocol::{wrong_kind, Answer, Request};
 use super::shm_client::ShmChannel;
-use super::supervisor::FaultClass;
 use super::supervisor::Kept;
 use crate::subjects::{Fault, LutResult, Reply as Typed, Verdict};
 
@@ -53,12 +52,7 @@ impl Client {
 /// A client reply that is no answer, as the judge's fault.
 pub fn fault(r: Reply) -> Fault {
     match r {
-        Err(f) => match f.class {
-            FaultClass::Crash | FaultClass::NotSent => Fault::Crash(f.detail),
-            FaultClass::Timeout => Fault::Timeout(f.detail),
-            FaultClass::Protocol => Fault::Protocol(f.detail),
-            FaultClass::Harness => Fault::Harness(f.detail),
-        },
+        Err(f) => f,
         Ok(Answer::Unsupported) => Fault::Unsupported,
         Ok(a) => wrong_kind(&a),
     }
@@ -73,7 +67,7 @@ pub fn verdict_reply(r: Reply) -> Typed<Verdict> {
 
 /// `r`, or `None` if never sent (the judge counts that case as not run).
 pub fn sent(r: Reply) -> Option<Reply> {
-    (!matches!(&r, Err(f) if f.class == FaultClass::NotSent)).then_some(r)
+    (!matches!(r, Err(Fault::NotSent(_)))).then_some(r)
 }
 
 pub fn lut_reply(r: Reply) -> Typed<LutResult> {

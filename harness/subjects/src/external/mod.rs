@@ -29,4 +29,4 @@ pub use client::Client;
 pub use process::Reply;
 pub use protocol::{Answer, Request};
 pub use subject::{open, set_case_timeout, start, stats, SubjectStats};
-pub use supervisor::{FaultClass, Supervisor};
+pub use supervisor::Supervisor;

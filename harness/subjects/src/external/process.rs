@@ -10,8 +10,9 @@ use super::protocol::{
     self, parse_answer, parse_hello, Answer, Hello, Request, MAX_IN_FLIGHT, MAX_LINE,
 };
 use super::reaper::{self, kill_all};
-use super::supervisor::{clip, fault, Fault, FaultClass, Kept, StartError, STDERR_LINES};
+use super::supervisor::{clip, Kept, StartError, STDERR_LINES};
 use super::watch::HELLO_MIN;
+use crate::subjects::Fault;
 use nix::errno::Errno;
 use nix::poll::{poll, PollFd, PollFlags};
 use std::collections::VecDeque;
@@ -335,7 +336,7 @@ impl ProcessSubject {
                         "{} between requests, none unanswered",
                         describe_exit(status)
                     );
-                    let f = fault(FaultClass::Crash, f);
+                    let f = Fault::Crash(f);
                     self.k
                         .sup
                         .count(reqs[i].capability(), Some((&f, "no input".into())));
@@ -370,27 +371,20 @@ impl ProcessSubject {
                         tick();
                         continue;
                     }
-                    Err(e) => fault(
-                        FaultClass::Protocol,
-                        format!("{e}; answer line: {}", clip(&l)),
-                    ),
+                    Err(e) => Fault::Protocol(format!("{e}; answer line: {}", clip(&l))),
                 },
-                Ok(Event::Bad(e)) => fault(FaultClass::Protocol, e),
+                Ok(Event::Bad(e)) => Fault::Protocol(e),
                 Ok(Event::Eof) | Err(RecvTimeoutError::Disconnected) => {
                     let status = self.running.take().and_then(LineProcess::kill);
-                    fault(
-                        FaultClass::Crash,
-                        format!("{} before answering", describe_exit(status)),
-                    )
+                    Fault::Crash(format!("{} before answering", describe_exit(status)))
                 }
-                Err(RecvTimeoutError::Timeout) => fault(
-                    FaultClass::Timeout,
-                    format!("no answer within {:?}", self.k.timeout),
-                ),
+                Err(RecvTimeoutError::Timeout) => {
+                    Fault::Timeout(format!("no answer within {:?}", self.k.timeout))
+                }
             };
             if crate::interrupt::stop_requested() {
                 // Not the subject's fault: the run is stopping.
-                let f = fault(FaultClass::NotSent, "not answered: the run was interrupted");
+                let f = Fault::NotSent("not answered: the run was interrupted".into());
                 let left = in_flight.iter().map(|&(q, _)| q).chain(next..wire.len());
                 for q in left {
                     out[wire[q]] = Some(Err(f.clone()));
@@ -415,7 +409,7 @@ impl ProcessSubject {
         }
         out.into_iter()
             .map(|r| {
-                r.unwrap_or_else(|| Err(fault(FaultClass::Crash, "internal: request not answered")))
+                r.unwrap_or_else(|| Err(Fault::Crash("internal: request not answered".into())))
             })
             .collect()
     }

@@ -4,11 +4,10 @@
 //! serves (no hashing); an input not held leaves it. Entries vouched for in
 //! bulk are passed over.
 
-use super::client::{fault, wire_byte};
+use super::client::wire_byte;
 use super::process::Reply as ClientReply;
 use super::protocol::Request;
 use super::shm_client::{ShmAnswer, ShmSink};
-use super::supervisor::FaultClass;
 use super::verdict::verdict_of;
 use crate::layout::same_bundle;
 use crate::subjects::{Capability, Compact, Fault, LutResult, LutTable, Name, Reply, Verdict};
@@ -142,14 +141,13 @@ impl LutColumn<'_> {
 }
 
 impl ShmSink for LutColumn<'_> {
-    /// Typed (never sent: a crash fault, as on the lines transport).
+    /// Typed (a `NotSent` fault too: the judge reads it as a crash).
     fn answer(&mut self, a: ShmAnswer) {
         self.push(Some(match a {
             ShmAnswer::Wire(w) => wire_byte(w),
             ShmAnswer::Refused(n) => Ok(Err(n)),
             ShmAnswer::Unsupported => Err(Fault::Unsupported),
-            ShmAnswer::Fault(f) if f.class == FaultClass::NotSent => Err(Fault::Crash(f.detail)),
-            ShmAnswer::Fault(f) => Err(typed_fault(f)),
+            ShmAnswer::Fault(f) => Err(f),
             ShmAnswer::Verdict(_) | ShmAnswer::Record(_) => {
                 Err(Fault::Harness("answer of the wrong kind".into()))
             }
@@ -173,20 +171,14 @@ impl ShmSink for LutColumn<'_> {
     }
 }
 
-#[cold]
-#[inline(never)]
-fn typed_fault(f: super::supervisor::Fault) -> Fault {
-    fault(Err(f))
-}
-
 /// `None`: never sent.
 #[inline]
 pub fn shm_verdict(a: ShmAnswer) -> Option<Reply<Verdict>> {
     Some(match a {
-        ShmAnswer::Fault(f) if f.class == FaultClass::NotSent => return None,
+        ShmAnswer::Fault(Fault::NotSent(_)) => return None,
         ShmAnswer::Verdict(v) => Ok(v),
         ShmAnswer::Unsupported => Err(Fault::Unsupported),
-        ShmAnswer::Fault(f) => Err(typed_fault(f)),
+        ShmAnswer::Fault(f) => Err(f),
         other => Err(Fault::Harness(format!(
             "answer of the wrong kind: {other:?}"
         ))),

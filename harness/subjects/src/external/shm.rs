@@ -31,7 +31,7 @@
 //! Before each hand-off the gate sets every answer code it asks for to
 //! [`CODE_UNSET`]: an entry the worker leaves so, or an answer record
 //! holding another entry's index, is a harness fault
-//! ([`super::supervisor::FaultClass::Harness`]), never an answer.
+//! ([`crate::subjects::Fault::Harness`]), never an answer.
 #![allow(unsafe_code)]
 
 use std::fs::{File, OpenOptions};

@@ -8,9 +8,10 @@ use super::process::{describe_exit, Group, Reply, Ring, POLL};
 use super::protocol::{parse_hello, Answer, Hello, Request};
 use super::shm::{self, Field, Region};
 use super::supervisor::Kept;
-use super::supervisor::{fault, Fault, FaultClass, StartError};
+use super::supervisor::StartError;
 use super::verdict;
 use super::watch::HELLO_MIN;
+use crate::subjects::Fault;
 use crate::subjects::{Capability, LutTable, Name, Predicate, Verdict};
 use std::io::{Read, Write};
 use std::path::PathBuf;
@@ -210,19 +211,15 @@ impl ShmChannel {
             let mut sink = |a: ShmAnswer| {
                 out.push(match a {
                     ShmAnswer::Record(Ok(a)) if a.answers(cap) => Ok(a),
-                    ShmAnswer::Record(a) => Err(fault(
-                        FaultClass::Protocol,
-                        match a {
-                            Ok(a) => format!("answer of the wrong kind: {a:?}"),
-                            Err(e) => format!("the library answered an error: {e}"),
-                        },
-                    )),
+                    ShmAnswer::Record(a) => Err(Fault::Protocol(match a {
+                        Ok(a) => format!("answer of the wrong kind: {a:?}"),
+                        Err(e) => format!("the library answered an error: {e}"),
+                    })),
                     ShmAnswer::Fault(f) => Err(f),
                     ShmAnswer::Unsupported => Ok(Answer::Unsupported),
-                    other => Err(fault(
-                        FaultClass::Harness,
-                        format!("worker answered a record with {other:?}"),
-                    )),
+                    other => Err(Fault::Harness(format!(
+                        "worker answered a record with {other:?}"
+                    ))),
                 });
             };
             self.run_chunk(Chunk::Records(chunk), &mut sink, tick);
@@ -233,7 +230,7 @@ impl ShmChannel {
                 for k in from..out.len() {
                     match &out[k] {
                         Ok(_) => self.k.sup.count(cap, None),
-                        Err(f) if f.class == FaultClass::Protocol => {
+                        Err(f @ Fault::Protocol(_)) => {
                             self.k
                                 .sup
                                 .count(cap, Some((f, chunk[k - from].input_text())));
@@ -432,11 +429,11 @@ impl ShmChannel {
                         "harness fault: the worker finished hand-off {seq} at entry {done} of {n}, \
                          this entry unanswered"
                     );
-                    fault_from(&mut answers, n, done, &fault(FaultClass::Harness, f));
+                    fault_from(&mut answers, n, done, &Fault::Harness(f));
                     start = n;
                 }
                 Wait::Stopped => {
-                    let f = fault(FaultClass::NotSent, "not answered: the run was interrupted");
+                    let f = Fault::NotSent("not answered: the run was interrupted".into());
                     fault_from(&mut answers, n, start, &f);
                     self.kill();
                     break;
@@ -473,9 +470,9 @@ impl ShmChannel {
                     let f = match outcome {
                         Wait::Hung => {
                             let t = self.k.timeout;
-                            fault(FaultClass::Timeout, format!("no answer within {t:?} {on}"))
+                            Fault::Timeout(format!("no answer within {t:?} {on}"))
                         }
-                        _ => fault(FaultClass::Crash, format!("{} {on}", describe_exit(status))),
+                        _ => Fault::Crash(format!("{} {on}", describe_exit(status))),
                     };
                     let culprit = running.map_or_else(|| "no input".to_string(), input_name);
                     self.k.sup.count(cap, Some((&f, culprit)));
@@ -498,7 +495,7 @@ impl ShmChannel {
         }
         for a in sized(&mut answers, n).drain(..) {
             let a = a.unwrap_or_else(|| {
-                ShmAnswer::Fault(fault(FaultClass::Crash, "internal: entry not answered"))
+                ShmAnswer::Fault(Fault::Crash("internal: entry not answered".into()))
             });
             self.k.received += u64::from(delivered(&a));
             sink.answer(a);
@@ -576,7 +573,7 @@ impl<F: FnMut(ShmAnswer)> ShmSink for F {
 
 /// True if the transport delivered `a` (well-formed or not).
 pub fn delivered(a: &ShmAnswer) -> bool {
-    !matches!(a, ShmAnswer::Fault(f) if f.class != FaultClass::Protocol)
+    !matches!(a, ShmAnswer::Fault(f) if !matches!(f, Fault::Protocol(_)))
 }
 
 /// Entries `range` to `sink` in order; whether one was good, and how
@@ -636,7 +633,7 @@ fn fault_from(answers: &mut Vec<Option<ShmAnswer>>, n: usize, from: usize, f: &F
 /// The worker's own mistake, never the library's answer.
 #[cold]
 fn harness(detail: String) -> ShmAnswer {
-    ShmAnswer::Fault(fault(FaultClass::Harness, detail))
+    ShmAnswer::Fault(Fault::Harness(detail))
 }
 
 fn decode(
@@ -656,7 +653,7 @@ fn decode(
         shm::CODE_UNSUPPORTED => ShmAnswer::Unsupported,
         shm::CODE_ERROR => {
             let e = format!("the library answered an error: {}", text(r));
-            ShmAnswer::Fault(fault(FaultClass::Protocol, e))
+            ShmAnswer::Fault(Fault::Protocol(e))
         }
         shm::CODE_RECORD if op == shm::OP_RECORDS => match r.answer_at(value) {
             Some((at, rec)) if at as usize == i => match super::protocol::get_answer(rec) {
@@ -684,10 +681,7 @@ fn decode(
             }
             ShmAnswer::Refused(n)
         }
-        c => ShmAnswer::Fault(fault(
-            FaultClass::Protocol,
-            format!("worker wrote answer code {c}"),
-        )),
+        c => ShmAnswer::Fault(Fault::Protocol(format!("worker wrote answer code {c}"))),
     }
 }
 

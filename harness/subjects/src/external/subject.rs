@@ -9,7 +9,7 @@ use super::process::{ProcessSubject, Reply as ClientReply};
 use super::protocol::{lower_request, request_of, said, stream_request, Answer, Hello, Request};
 use super::ready::{shm_verdict, ReadyStore};
 use super::shm_client::{Chunk, ShmChannel};
-use super::supervisor::{fault as client_fault, FaultClass, StartError, STDERR_LINES};
+use super::supervisor::{StartError, STDERR_LINES};
 use crate::generation::Generation;
 use crate::subjects::registry::{OpenError, SubjectSpec};
 use crate::subjects::{
@@ -189,7 +189,7 @@ impl ExternalSubject {
     fn note_encodes(&self, replies: &[ClientReply]) {
         let n = replies
             .iter()
-            .filter(|r| !matches!(r, Err(f) if f.class != FaultClass::Protocol))
+            .filter(|r| matches!(r, Ok(_) | Err(Fault::Protocol(_))))
             .count();
         self.encodes.fetch_add(n as u64, Ordering::Relaxed);
     }
@@ -257,7 +257,7 @@ impl ExternalSubject {
 
     fn ask_now(&self, r: Request) -> ClientReply {
         let Ok(mut c) = self.client.lock() else {
-            return Err(client_fault(FaultClass::Crash, "client lock poisoned"));
+            return Err(Fault::Crash("client lock poisoned".into()));
         };
         if !c.supports(r.capability()) {
             return Ok(Answer::Unsupported);
@@ -671,7 +671,7 @@ impl ExternalSubject {
         for chunk in bs.chunks(batch_framing::MAX_RECORDS) {
             let framed = match b.lock() {
                 Ok(mut b) if b.usable(v) => self.timed(chunk.len(), || b.run(v, chunk)),
-                _ => Err(client_fault(FaultClass::Crash, "batch framing given up")),
+                _ => Err(Fault::Crash("batch framing given up".into())),
             };
             tick();
             match framed {
@@ -681,11 +681,11 @@ impl ExternalSubject {
                         store.push_verdict(Some(Ok(super::verdict::verdict_of(id))));
                     }
                 }
-                Err(f) if f.class == FaultClass::Protocol => {
+                Err(Fault::Protocol(why)) => {
                     self.received
                         .fetch_add(chunk.len() as u64, Ordering::Relaxed);
                     for _ in chunk {
-                        let r = Err(Fault::Protocol(format!("batch64: {}", f.detail)));
+                        let r = Err(Fault::Protocol(format!("batch64: {why}")));
                         store.push_verdict(Some(r));
                     }
                 }

@@ -2,7 +2,7 @@
 //! the [`Supervisor`] (stderr ring, restarts, give-up per operation).
 
 use super::protocol::Hello;
-use crate::subjects::Capability;
+use crate::subjects::{Capability, Fault};
 use std::collections::{BTreeMap, VecDeque};
 use std::fmt;
 use std::sync::{Arc, Mutex};
@@ -19,57 +19,6 @@ pub const GIVE_UP_AFTER: u32 = 4;
 /// timeout).
 pub const GIVE_UP_AFTER_TIMEOUTS: u32 = 2;
 pub(super) const FIRST_FAULTS: usize = 3;
-
-/// How a fault is classed in reports.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum FaultClass {
-    /// Malformed answer, wrong id, or a bad hello.
-    Protocol,
-    Timeout,
-    /// Exited (or could not start) before answering.
-    Crash,
-    /// The operation was given up earlier, or the run is stopping.
-    NotSent,
-    /// The harness's own transport lost, left unwritten or misplaced the
-    /// answer: never the subject's.
-    Harness,
-}
-
-impl FaultClass {
-    pub fn name(self) -> &'static str {
-        match self {
-            FaultClass::Protocol => "protocol",
-            FaultClass::Timeout => "timeout",
-            FaultClass::Crash => "crash",
-            FaultClass::NotSent => "not sent",
-            FaultClass::Harness => "harness",
-        }
-    }
-}
-
-impl fmt::Display for FaultClass {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
-}
-
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Fault {
-    pub class: FaultClass,
-    pub detail: String,
-}
-
-#[cold]
-pub fn fault(class: FaultClass, detail: impl Into<String>) -> Fault {
-    let detail = detail.into();
-    Fault { class, detail }
-}
-
-impl fmt::Display for Fault {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}: {}", self.class, self.detail)
-    }
-}
 
 /// What every client keeps: the first start's hello, the generation, the
 /// case timeout, its [`Supervisor`], the answers delivered.
@@ -197,10 +146,7 @@ impl Supervisor {
     /// Counts one answered (`None`) or faulted request of `op`, `input`
     /// naming it; a harness fault is not the subject's, not counted.
     pub fn count(&mut self, op: Capability, fault: Option<(&Fault, String)>) {
-        if fault
-            .as_ref()
-            .is_some_and(|(f, _)| f.class == FaultClass::Harness)
-        {
+        if let Some((Fault::Harness(_), _)) = fault {
             return;
         }
         if fault.is_none() && !self.ops.contains_key(&op) {
@@ -213,10 +159,9 @@ impl Supervisor {
             return;
         };
         b.faults += 1;
-        b.timeouts += u32::from(f.class == FaultClass::Timeout);
+        b.timeouts += u32::from(matches!(f, Fault::Timeout(_)));
         if b.first_faults.len() < FIRST_FAULTS {
-            b.first_faults
-                .push(format!("{input}: {}", clip(&f.to_string())));
+            b.first_faults.push(format!("{input}: {}", clip(&named(f))));
         }
         let given_up_now =
             b.dead.is_none() && (b.faults >= GIVE_UP_AFTER || b.timeouts >= GIVE_UP_AFTER_TIMEOUTS);
@@ -245,7 +190,7 @@ impl Supervisor {
 
     pub fn not_sent(&self, op: Capability) -> Option<Fault> {
         self.given_up_on(op)
-            .map(|why| fault(FaultClass::NotSent, format!("not sent: subject {why}")))
+            .map(|why| Fault::NotSent(format!("not sent: subject {why}")))
     }
 
     pub fn start_error(&self, e: String) -> StartError {
@@ -304,6 +249,15 @@ impl fmt::Display for StartError {
 
 impl std::error::Error for StartError {}
 
+/// A fault as a give-up reason names it (`protocol: …`, not the judge's `protocol error: …`).
+fn named(f: &Fault) -> String {
+    match f {
+        Fault::Protocol(m) => format!("protocol: {m}"),
+        Fault::NotSent(m) => format!("not sent: {m}"),
+        f => f.to_string(),
+    }
+}
+
 pub(super) fn clip(s: &str) -> String {
     const MAX: usize = 200;
     if s.len() <= MAX {
@@ -317,20 +271,13 @@ mod tests {
     use super::*;
     use crate::subjects::LutTable;
 
-    fn fault(class: FaultClass) -> Fault {
-        Fault {
-            class,
-            detail: "x".into(),
-        }
-    }
-
     /// Issue 35: each operation has its own streak; giving one up leaves
     /// the others (and the whole subject) asked.
     #[test]
     fn give_up_is_per_operation() {
         let mut s = Supervisor::default();
         let (vh, lut) = (Capability::ValidateHeader, Capability::Lut(LutTable::Dtype));
-        let crash = fault(FaultClass::Crash);
+        let crash = Fault::Crash("x".into());
         for i in 0..GIVE_UP_AFTER {
             assert!(s.given_up_on(vh).is_none(), "after {i} faults");
             s.count(vh, Some((&crash, format!("in{i}"))));
@@ -345,7 +292,7 @@ mod tests {
         assert!(why.contains("in0: crash"), "{why}");
         assert!(s.given_up_on(lut).is_none());
         assert!(s.given_up_whole().is_none());
-        assert_eq!(s.not_sent(vh).map(|f| f.class), Some(FaultClass::NotSent));
+        assert!(matches!(s.not_sent(vh), Some(Fault::NotSent(_))));
         assert!(s.not_sent(lut).is_none());
         assert_eq!(s.given_up_ops().map(|(c, _)| c).collect::<Vec<_>>(), [vh]);
         assert!(!s.given_up_for_timeouts(vh));
@@ -359,7 +306,7 @@ mod tests {
         assert!(s.given_up_on(dec).is_none());
         // A harness fault is never counted.
         for _ in 0..10 {
-            s.count(lut, Some((&fault(FaultClass::Harness), "h".into())));
+            s.count(lut, Some((&Fault::Harness("x".into()), "h".into())));
         }
         assert!(s.given_up_on(lut).is_none());
     }
@@ -369,7 +316,7 @@ mod tests {
     #[test]
     fn two_operations_timing_out_give_the_whole_subject_up() {
         let mut s = Supervisor::default();
-        let hang = fault(FaultClass::Timeout);
+        let hang = Fault::Timeout("x".into());
         let (a, b) = (Capability::ValidateHeader, Capability::Decode);
         for _ in 0..GIVE_UP_AFTER_TIMEOUTS {
             s.count(a, Some((&hang, "a".into())));

@@ -224,13 +224,15 @@ pub enum Fault {
     Protocol(String),
     /// The harness's transport lost or misplaced the answer: never the subject's fault.
     Harness(String),
+    /// Never asked: the operation was given up, or the run is stopping (the judge: a crash).
+    NotSent(String),
 }
 
 impl fmt::Display for Fault {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Fault::Unsupported => f.write_str("unsupported"),
-            Fault::Crash(m) => write!(f, "crash: {m}"),
+            Fault::Crash(m) | Fault::NotSent(m) => write!(f, "crash: {m}"),
             Fault::Timeout(m) => write!(f, "timeout: {m}"),
             Fault::Protocol(m) => write!(f, "protocol error: {m}"),
             Fault::Harness(m) => write!(f, "harness fault: {m}"),
