@@ -10,7 +10,7 @@ use super::protocol::{
     self, parse_answer, parse_hello, Answer, Hello, Request, MAX_IN_FLIGHT, MAX_LINE,
 };
 use super::reaper::{self, kill_all};
-use super::supervisor::{clip, Kept, StartError, STDERR_LINES};
+use super::supervisor::{clip, Kept, STDERR_LINES};
 use super::watch::HELLO_MIN;
 use crate::subjects::Fault;
 use nix::errno::Errno;
@@ -281,11 +281,7 @@ fn read_line(r: &mut impl BufRead, max: usize) -> std::io::Result<Option<Result<
 impl ProcessSubject {
     /// Starts the subject for `arch` and performs the hello; `timeout`
     /// bounds every answer (the hello's at least [`HELLO_MIN`]).
-    pub fn start(
-        command: &str,
-        arch: &str,
-        timeout: Duration,
-    ) -> Result<ProcessSubject, StartError> {
+    pub fn start(command: &str, arch: &str, timeout: Duration) -> Result<ProcessSubject, String> {
         let mut k = Kept::new(arch, timeout);
         let (running, hello) = spawn(command, arch, timeout, &k.sup.stderr_ring())
             .map_err(|e| k.sup.start_error(e))?;

@@ -8,7 +8,6 @@ use super::process::{describe_exit, Group, Reply, Ring, POLL};
 use super::protocol::{parse_hello, Answer, Hello, Request};
 use super::shm::{self, Field, Region};
 use super::supervisor::Kept;
-use super::supervisor::StartError;
 use super::verdict;
 use super::watch::HELLO_MIN;
 use crate::subjects::Fault;
@@ -151,7 +150,7 @@ impl ShmChannel {
         lib: String,
         arch: &str,
         timeout: Duration,
-    ) -> Result<ShmChannel, StartError> {
+    ) -> Result<ShmChannel, String> {
         let mut c = ShmChannel {
             k: Kept::new(arch, timeout),
             exe,

@@ -9,7 +9,7 @@ use super::process::{ProcessSubject, Reply as ClientReply};
 use super::protocol::{lower_request, request_of, said, stream_request, Answer, Hello, Request};
 use super::ready::{shm_verdict, ReadyStore};
 use super::shm_client::{Chunk, ShmChannel};
-use super::supervisor::{StartError, STDERR_LINES};
+use super::supervisor::STDERR_LINES;
 use crate::generation::Generation;
 use crate::subjects::registry::{OpenError, SubjectSpec};
 use crate::subjects::{
@@ -70,7 +70,7 @@ pub fn start(
     worker_exe: &std::path::Path,
     arch: Generation,
     timeout: Duration,
-) -> Result<Client, StartError> {
+) -> Result<Client, String> {
     match spec {
         SubjectSpec::Cmd(c) => ProcessSubject::start(c, arch.name(), timeout).map(Client::Lines),
         SubjectSpec::Lib(p) => ShmChannel::start(
@@ -80,7 +80,7 @@ pub fn start(
             timeout,
         )
         .map(Client::Shm),
-        _ => Err(StartError(format!("`{spec}` is not an external subject"))),
+        _ => Err(format!("`{spec}` is not an external subject")),
     }
 }
 
@@ -95,7 +95,7 @@ pub fn open(spec: &SubjectSpec, arch: Generation) -> Result<Box<dyn Subject + Se
             "cannot find the tpbconform binary for the worker: {e}"
         ))
     })?;
-    let client = start(spec, &exe, arch, case_timeout()).map_err(|e| failed(e.0))?;
+    let client = start(spec, &exe, arch, case_timeout()).map_err(failed)?;
     let offered = client
         .hello()
         .framings

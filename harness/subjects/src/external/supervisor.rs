@@ -193,12 +193,12 @@ impl Supervisor {
             .map(|why| Fault::NotSent(format!("not sent: subject {why}")))
     }
 
-    pub fn start_error(&self, e: String) -> StartError {
+    pub fn start_error(&self, e: String) -> String {
         let tail = self.stderr_tail();
         if tail.is_empty() {
-            StartError(e)
+            e
         } else {
-            StartError(format!("{e}; its stderr ends:\n{}", tail.join("\n")))
+            format!("{e}; its stderr ends:\n{}", tail.join("\n"))
         }
     }
 
@@ -237,17 +237,6 @@ impl Supervisor {
         None
     }
 }
-
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct StartError(pub String);
-
-impl fmt::Display for StartError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-
-impl std::error::Error for StartError {}
 
 /// A fault as a give-up reason names it (`protocol: …`, not the judge's `protocol error: …`).
 fn named(f: &Fault) -> String {
