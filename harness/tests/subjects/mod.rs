@@ -6,7 +6,13 @@
 use crate::common::{repo_root, BIN};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
+use tpbconform::external::Supervisor;
 use tpbconform::subjects::Fault;
+
+/// Why `s` gave the subject up as a whole, else on its first operation.
+pub fn given_up(s: &Supervisor) -> Option<&str> {
+    (s.given_up_whole()).or_else(|| s.given_up_ops().next().map(|(_, why)| why))
+}
 
 /// A transport's fault by class, `not sent` apart from `crash` (the judge reads both as a crash).
 pub fn class_of(f: &Fault) -> &'static str {

@@ -109,13 +109,6 @@ impl Supervisor {
         self.restarts
     }
 
-    /// Why the subject was given up as a whole, else on its first operation.
-    pub fn given_up(&self) -> Option<&str> {
-        self.dead
-            .as_deref()
-            .or_else(|| self.given_up_ops().next().map(|(_, why)| why))
-    }
-
     pub fn given_up_whole(&self) -> Option<&str> {
         self.dead.as_deref()
     }
