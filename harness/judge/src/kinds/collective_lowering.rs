@@ -185,7 +185,13 @@ pub fn judge_module(
         Ok(ModuleAnswer::Lowered(_)) => "lowered".to_string(),
     };
     let case = &|| format!("{case:?}");
-    let pair = Pair { left: x, right: core, target, input: data, case };
+    let pair = Pair {
+        left: x,
+        right: core,
+        target,
+        input: data,
+        case,
+    };
     pair.div(class, key, short(&l), short(&r), ls, rs)
 }
 

@@ -62,7 +62,12 @@ impl TargetKind for CustomOpKind {
         // The tests (debug builds) check it is this input's stream.
         #[cfg(debug_assertions)]
         if staged.is_some() {
-            assert_eq!(s, &*stream_of(t, input), "the staged stream of a {} case", t.name());
+            assert_eq!(
+                s,
+                &*stream_of(t, input),
+                "the staged stream of a {} case",
+                t.name()
+            );
         }
         let case = || match t.check() {
             Check::StreamProgram => format!("stream ({} bytes): {}", s.len(), hex(s)),

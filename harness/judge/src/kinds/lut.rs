@@ -31,7 +31,9 @@ impl TargetKind for LutKind {
             return Outcome::agree();
         };
         let ord = ordinal_from_input(input);
-        e.each(t, input, &ordinal_case(ord), |p| pair::lut(p, table, ord).err().flatten())
+        e.each(t, input, &ordinal_case(ord), |p| {
+            pair::lut(p, table, ord).err().flatten()
+        })
     }
 }
 
