@@ -6,19 +6,30 @@
 pub mod bundle;
 mod kind;
 
+// Declared here, not by `kind_table!`, so that rustfmt reaches them; the
+// table's `&module::Kind` arms fail to compile for a row without its module.
+pub mod collective_lowering;
+pub mod custom_op;
+pub mod decode;
+pub mod engine_sync;
+pub mod ir_gate;
+pub mod lut;
+pub mod stream_lint;
+pub mod structured;
+pub mod sync_handshake;
+pub mod validator;
+
 pub use kind::{CaseBudget, CaseBuf, CaseDivergence, Draw, Form, Ran, TargetKind};
 
 use crate::generation::Generation;
 use crate::reach::Reach;
 use crate::targets::{Check, Target};
 
-/// Each kind's `mod` line and [`of`], from the rows of `targets::for_each_kind`.
+/// [`of`], from the rows of `targets::for_each_kind`.
 macro_rules! kind_table {
     ($($module:ident::$kind:ident => {
         $($(#[$doc:meta])* $variant:ident $(($param:ty))?,)+
     })+) => {
-        $(pub mod $module;)+
-
         /// The table: the kind of target `t`, from its registry row's check.
         pub fn of(t: Target) -> &'static dyn TargetKind {
             match t.check() {
