@@ -235,14 +235,14 @@ impl Judge {
     }
 
     /// Lets each subject under test that supports `t` answer `batch` ahead of the per-case
-    /// comparisons ([`Subject::prefetch`]); `tick` is called as answers arrive.
+    /// comparisons ([`Transport::prefetch`]); `tick` is called as answers arrive.
     pub fn prefetch(&self, t: Target, batch: Option<Batch<'_>>, tick: &dyn Fn()) {
         if let Some(b) = batch {
             self.prefetching(t).for_each(|s| s.prefetch(b, tick));
         }
     }
 
-    /// Announces the [`Judge::prefetch`] that follows ([`Subject::prefetch_begin`]).
+    /// Announces the [`Judge::prefetch`] that follows ([`Transport::prefetch_begin`]).
     pub fn prefetch_begin(&self, t: Target, batch: Option<Batch<'_>>) {
         if let Some(b) = batch {
             self.prefetching(t).for_each(|s| s.prefetch_begin(b));

@@ -1,10 +1,10 @@
 //! Kind `engine_sync`: core's model of a subgraph's engines against the oracle's independent
-//! reading (SPEC §11), each asked through [`Subject::engine_sync`] on generated multi-engine
+//! reading (SPEC §11), each asked through [`Reference::engine_sync`] on generated multi-engine
 //! programs. Reference pair only (no protocol op carries it). Compared in order: the refusal,
 //! every finding in SPEC §11 DE-10 order, each engine's end, the final semaphores, and every
 //! passed wait's link to the update that satisfied it.
 //!
-//! Contract: [`compare_on`] never panics (a panic is a `Panic` divergence, a fault one of its
+//! Contract: `compare_on` never panics (a panic is a `Panic` divergence, a fault one of its
 //! class); the coverage key is `clean` or the distinct finding kinds, sorted; a divergence's
 //! signature key names what differs first, without numbers.
 

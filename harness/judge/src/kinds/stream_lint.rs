@@ -1,6 +1,6 @@
 //! Kind `stream_lint`: core's stream walker against the oracle's independent one on whole
 //! instruction streams (SPEC §5.3 "Linting a stream", D-27, D-28), each asked through
-//! [`Subject::lint_stream`]. Reference pair only: no protocol op carries the walk. Input
+//! [`Reference::lint_stream`]. Reference pair only: no protocol op carries the walk. Input
 //! mapping: the input's whole bundles, at most [`MAX_BUNDLES`] (a trailing partial bundle is
 //! dropped; the CLI refuses one, exit 2). Compared row by row ([`Row`]).
 //!

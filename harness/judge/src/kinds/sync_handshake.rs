@@ -1,8 +1,8 @@
 //! Kind `sync_handshake`: core's `alloc_semaphores` model against the oracle's engine
-//! simulator on generated programs (SPEC §8), through the [`Subject`] sync operations: core
+//! simulator on generated programs (SPEC §8), through the [`Reference`] sync operations: core
 //! plans and stamps, the oracle vets, simulates and reads bands. Reference pair only.
 //!
-//! Contract: [`compare_shaped`] never panics (a panic is a `Panic` divergence); its coverage
+//! Contract: `compare_shaped` never panics (a panic is a `Panic` divergence); its coverage
 //! key is `accepted`, `rejected:<class>` or `diverged`; a mismatch is classed from the model's
 //! perspective and keyed by what differs (with the SPEC §8 classes), so one bug is one entry.
 
