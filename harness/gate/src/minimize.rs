@@ -152,15 +152,6 @@ fn len_band(input: &[u8]) -> String {
     format!("len~{}", usize::BITS - input.len().leading_zeros())
 }
 
-/// What minimisation did to one folder: inputs read, kept (one per signature), left alone.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct MinimizeStats {
-    pub target: String,
-    pub before: usize,
-    pub after: usize,
-    pub skipped: Vec<String>,
-}
-
 /// One corpus folder read and judged: kept `(signature, path, bytes)` sorted by signature,
 /// inputs to drop, and (device, inode) of the folder and each dropped input when read.
 #[derive(Debug)]
@@ -171,17 +162,6 @@ pub struct FolderPlan {
     pub dropped: Vec<PathBuf>,
     ids: ((u64, u64), Vec<(u64, u64)>),
     pub skipped: Vec<String>,
-}
-
-impl FolderPlan {
-    pub fn stats(&self) -> MinimizeStats {
-        MinimizeStats {
-            target: self.target.clone(),
-            before: self.kept.len() + self.dropped.len(),
-            after: self.kept.len(),
-            skipped: self.skipped.clone(),
-        }
-    }
 }
 
 /// Reads every input of `dir` (top level) and keeps one per signature; unreadable: error.
@@ -325,8 +305,9 @@ fn target_folders(
         .collect())
 }
 
-/// Minimises `dir` (a `corpus/<target>/` folder or a root) in place or into `output`.
-pub fn minimize(dir: &Path, output: Option<&Path>) -> Result<Vec<MinimizeStats>, MinimizeError> {
+/// Minimises `dir` (a `corpus/<target>/` folder or a root) in place or into `output`; what
+/// was done, per folder.
+pub fn minimize(dir: &Path, output: Option<&Path>) -> Result<Vec<FolderPlan>, MinimizeError> {
     if let Some(o) = output {
         if std::fs::symlink_metadata(o).is_ok() {
             return Err(MinimizeError::output_exists(o));
@@ -334,7 +315,6 @@ pub fn minimize(dir: &Path, output: Option<&Path>) -> Result<Vec<MinimizeStats>,
     }
     let plans = plan(dir)?;
     let is_root = !plans.iter().any(|p| p.dir == dir);
-    let stats = plans.iter().map(FolderPlan::stats).collect();
     match output {
         Some(o) => write_output(&plans, o, is_root)?,
         None => {
@@ -343,7 +323,7 @@ pub fn minimize(dir: &Path, output: Option<&Path>) -> Result<Vec<MinimizeStats>,
             }
         }
     }
-    Ok(stats)
+    Ok(plans)
 }
 
 /// What [`minimize`] would do to `dir`, changing nothing (`--dry-run`).

@@ -1,7 +1,7 @@
 //! `tpbconform minimize` ([`crate::minimize`]); exit codes: [`super::help::MINIMIZE`].
 
 use super::{CliError, CliResult, EXIT_BAD_INPUT, EXIT_INVALID, EXIT_OK};
-use crate::minimize::MinimizeStats;
+use crate::minimize::FolderPlan;
 use std::io::Write;
 use std::path::PathBuf;
 
@@ -21,12 +21,12 @@ pub struct MinimizeArgs {
 }
 
 /// `<target>: N files -> M (one per signature)[, K entries skipped]`.
-fn counts(s: &MinimizeStats) -> String {
+fn counts(s: &FolderPlan) -> String {
     format!(
         "{}: {} files -> {} (one per signature){}",
         s.target,
-        s.before,
-        s.after,
+        s.kept.len() + s.dropped.len(),
+        s.kept.len(),
         if s.skipped.is_empty() {
             String::new()
         } else {
@@ -35,7 +35,7 @@ fn counts(s: &MinimizeStats) -> String {
     )
 }
 
-fn warn_skipped(s: &MinimizeStats) {
+fn warn_skipped(s: &FolderPlan) {
     for w in &s.skipped {
         eprintln!(
             "tpbconform: warning: skipped {}",
@@ -51,12 +51,11 @@ pub fn run(a: MinimizeArgs) -> CliResult {
         let plans = crate::minimize::plan(&a.dir).map_err(CliError::refused)?;
         let mut total = 0;
         for p in &plans {
-            let s = p.stats();
-            warn_skipped(&s);
+            warn_skipped(p);
             writeln!(
                 out,
                 "{} — dry run, {} to delete",
-                counts(&s),
+                counts(p),
                 p.dropped.len()
             )?;
             for d in &p.dropped {
@@ -76,9 +75,9 @@ pub fn run(a: MinimizeArgs) -> CliResult {
     }
     match crate::minimize::minimize(&a.dir, a.output.as_deref()) {
         Ok(stats) => {
-            for s in stats {
-                warn_skipped(&s);
-                writeln!(out, "{}", counts(&s))?;
+            for s in &stats {
+                warn_skipped(s);
+                writeln!(out, "{}", counts(s))?;
             }
             Ok(EXIT_OK)
         }
