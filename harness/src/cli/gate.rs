@@ -200,7 +200,6 @@ pub fn run(a: GateArgs) -> CliResult {
             .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
             .clamp(1, MAX_THREADS as usize),
         case_timeout: Duration::from_secs(a.case_timeout),
-        progress: !a.quiet && std::io::stderr().is_terminal(),
         stop: None,
         // Test hook: a smaller "full run" threshold for the reach failure.
         reach_required_from: debug_env("TPB_GATE_DEBUG_REACH_FROM").unwrap_or(gate::DEFAULT_CASES),
@@ -208,7 +207,7 @@ pub fn run(a: GateArgs) -> CliResult {
         debug_panic_case: None,
         debug_subject_panic_case: debug_env("TPB_GATE_DEBUG_SUBJECT_PANIC_CASE"),
     };
-    let bar = cfg.progress.then(super::progress::gate_bar);
+    let bar = (!a.quiet && std::io::stderr().is_terminal()).then(super::progress::gate_bar);
     // No terminal, no bar: a line every 10 s instead (issue 32), whatever the phase.
     let phase = Arc::new(super::progress::Phase::default());
     phase.set("replaying the corpus and the vectors, then generating cases");

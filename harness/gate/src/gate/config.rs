@@ -85,8 +85,6 @@ pub struct GateConfig {
     pub threads: usize,
     /// A case making no progress this long is a timeout failure.
     pub case_timeout: Duration,
-    /// Show a progress bar on stderr (honoured on a terminal only, by the CLI).
-    pub progress: bool,
     /// Set from outside (Ctrl-C) to stop early.
     pub stop: Option<Arc<AtomicBool>>,
     /// A complete, unsharded run of every gate target with at least this many cases must hit
@@ -192,7 +190,6 @@ impl Default for GateConfig {
             no_corpus: false,
             threads: std::thread::available_parallelism().map_or(1, |n| n.get()),
             case_timeout: Duration::from_secs(30),
-            progress: false,
             stop: None,
             reach_required_from: DEFAULT_CASES,
             debug_hang_case: None,
