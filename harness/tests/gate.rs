@@ -523,6 +523,7 @@ fn default_gate_covers_every_generation_and_arch_narrows_it() {
         assert_eq!(st.ran, 3 * 175, "{a}");
     }
     let md = tpbconform::report::summary_md::render(&tpbconform::report::ReportModel::of_gate(
+        &cfg,
         &all,
         &[],
         "t",

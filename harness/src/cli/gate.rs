@@ -253,7 +253,7 @@ pub fn run(a: GateArgs) -> CliResult {
     let engines = Judge::open_each(triage_subjects, &cfg.arches()).map_err(CliError::refused)?;
     let triaged = triage::triage(&run.findings, &engines, &cfg.subjects);
     super::panic_hook::install_loud(report::abort_staging);
-    let model = report::ReportModel::of_gate(&run, &triaged, &iso);
+    let model = report::ReportModel::of_gate(&cfg, &run, &triaged, &iso);
     let files = report::files(&model);
     report::write_dir(&dir, &files).map_err(CliError::refused)?;
     // The report on disk is the record: a closed stdout must not change the exit code.

@@ -1,7 +1,7 @@
 //! What a gate run found: [`GateRun`], per-target [`TargetStats`] and the
 //! [`GateFailure`]s other than findings.
 
-use super::config::{GateConfig, Shard};
+use super::config::GateConfig;
 use super::vectors;
 use crate::findings::Findings;
 use crate::generation::Generation;
@@ -165,11 +165,6 @@ pub struct TargetStats {
 
 #[derive(Clone, Debug, Default)]
 pub struct GateRun {
-    pub seed: u64,
-    pub shard: Shard,
-    pub cases: u64,
-    pub seconds: Option<f64>,
-    pub threads: usize,
     pub targets: Vec<(Target, TargetStats)>,
     /// Per subject under test, in `--subject` order.
     pub subject_judged: Vec<SubjectJudged>,
@@ -190,7 +185,6 @@ pub struct GateRun {
     pub reach: crate::reach::Reach,
     pub gen_elapsed: Duration,
     pub elapsed: Duration,
-    pub subject_cases: Option<u64>,
     pub external: Vec<ExternalRun>,
     pub arches: Vec<(Generation, ArchStats)>,
     /// Per (subject, generation, operation) given up: why, and the cases not run.
@@ -314,12 +308,6 @@ impl ExternalRun {
 impl GateRun {
     pub fn of(cfg: &GateConfig) -> GateRun {
         GateRun {
-            seed: cfg.seed,
-            shard: cfg.shard,
-            cases: cfg.cases,
-            subject_cases: cfg.subject_cases.map(|c| c.min(cfg.cases)),
-            seconds: cfg.seconds,
-            threads: cfg.threads.max(1),
             targets: cfg
                 .targets
                 .iter()

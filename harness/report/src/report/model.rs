@@ -8,7 +8,7 @@ use super::run_json::{
     INCOMPLETE, PASS,
 };
 use crate::findings::{CaseKind, DedupKey, Origin};
-use crate::gate::{GateFailure, GateRun};
+use crate::gate::{GateConfig, GateFailure, GateRun};
 use crate::generation::Generation;
 use crate::input::{hex_nibbles, pack_nibbles};
 use crate::subjects::{hex, Capabilities};
@@ -51,6 +51,7 @@ pub struct ShardRef {
 /// A live gate run and when its report was written (UTC).
 #[derive(Clone, Debug)]
 pub struct Live<'r> {
+    pub cfg: &'r GateConfig,
     pub run: &'r GateRun,
     pub timestamp: String,
 }
@@ -378,9 +379,9 @@ fn subject_meta(run: &GateRun, k: usize, spec: &str, caps: Capabilities) -> Subj
     meta
 }
 
-fn machine_of(run: &GateRun) -> MachineMeta {
+fn machine_of(cfg: &GateConfig, run: &GateRun) -> MachineMeta {
     MachineMeta {
-        threads: run.threads as u64,
+        threads: cfg.threads.max(1) as u64,
         elapsed_ms: millis(run.elapsed),
         subjects: each(&run.external, |e| SubjectMachineMeta {
             spec: e.spec.clone(),
@@ -398,7 +399,7 @@ fn millis(d: Duration) -> u64 {
     u64::try_from(d.as_millis()).unwrap_or(u64::MAX)
 }
 
-fn meta_of(run: &GateRun, records: &[DivergenceRecord]) -> RunMeta {
+fn meta_of(cfg: &GateConfig, run: &GateRun, records: &[DivergenceRecord]) -> RunMeta {
     RunMeta {
         format: run_json::FORMAT,
         tool: "tpbconform".into(),
@@ -406,9 +407,9 @@ fn meta_of(run: &GateRun, records: &[DivergenceRecord]) -> RunMeta {
         verdict: verdict(run).into(),
         complete: !run.stopped_early,
         bad_input: run.bad_input(),
-        seed: format!("{:#x}", run.seed),
-        cases: run.cases,
-        shard: run.shard,
+        seed: format!("{:#x}", cfg.seed),
+        cases: cfg.cases,
+        shard: cfg.shard,
         merged_from: None,
         targets: each(&run.targets, |(t, s)| TargetMeta {
             name: t.name().to_string(),
@@ -442,7 +443,7 @@ fn meta_of(run: &GateRun, records: &[DivergenceRecord]) -> RunMeta {
             .enumerate()
             .map(|(k, (spec, caps))| subject_meta(run, k, spec, *caps))
             .collect(),
-        subject_cases_cap: run.subject_cases,
+        subject_cases_cap: cfg.subject_cases.map(|c| c.min(cfg.cases)),
         cohorts: run
             .cohorts
             .iter()
@@ -467,19 +468,25 @@ fn meta_of(run: &GateRun, records: &[DivergenceRecord]) -> RunMeta {
                 (field.to_string(), each(classes, class))
             })
             .collect(),
-        machine: Some(machine_of(run)),
+        machine: Some(machine_of(cfg, run)),
         integrity: None,
     }
 }
 
 impl<'r> ReportModel<'r> {
-    pub fn of_gate(run: &'r GateRun, triaged: &[Triaged], timestamp: &str) -> Self {
+    pub fn of_gate(
+        cfg: &'r GateConfig,
+        run: &'r GateRun,
+        triaged: &[Triaged],
+        timestamp: &str,
+    ) -> Self {
         let divergences: Vec<DivergenceRecord> = triaged.iter().map(DivergenceRecord::of).collect();
         ReportModel {
-            meta: meta_of(run, &divergences),
+            meta: meta_of(cfg, run, &divergences),
             divergences,
             shards: Vec::new(),
             live: Some(Live {
+                cfg,
                 run,
                 timestamp: timestamp.to_string(),
             }),

@@ -72,12 +72,12 @@ pub fn document(m: &ReportModel) -> Document {
     if let Some(l) = &m.live {
         head.push(t(format!("{TIMING_MARKER} generated at {}", l.timestamp)));
         let budget = l
-            .run
+            .cfg
             .seconds
             .map_or_else(|| "none".to_string(), |b| format!("{b} s"));
         head.push(t(format!(
             "{TIMING_MARKER} budget: {budget}, threads: {}",
-            l.run.threads
+            l.cfg.threads.max(1)
         )));
     }
     let mut sections = Vec::new();
@@ -466,7 +466,7 @@ fn throughput_section(m: &ReportModel) -> Section {
         "{TIMING_MARKER} total: {g} generated cases in {s:.3} s wall = {} cases/s ({} threads); \
          whole run {:.3} s",
         rate(g, s),
-        l.run.threads,
+        l.cfg.threads.max(1),
         l.run.elapsed.as_secs_f64()
     )));
     let about = para(
