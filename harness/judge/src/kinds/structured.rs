@@ -21,75 +21,55 @@ impl TargetKind for StructuredKind {
     fn compare(&self, e: &Judge, target: Target, data: &[u8]) -> Outcome {
         match run(e, data) {
             Ok(()) => Outcome::agree(),
-            Err(Report {
-                divergence: Some(d),
-                ..
-            }) => Outcome(vec![*d]),
-            Err(r) => {
-                let names = r.names.unwrap_or_else(|| {
-                    (
-                        e.subjects()[0].name().to_string(),
-                        e.subjects()[1].name().to_string(),
-                    )
-                });
-                Outcome(vec![Divergence {
-                    target,
-                    input: data.to_vec(),
-                    case: String::new(),
-                    left_name: names.0,
-                    right_name: names.1,
-                    left: r.text,
-                    right: String::new(),
-                    signature: *r.signature,
-                    class: Class::DifferentOutput,
-                    cohorts: Vec::new(),
-                    answers: Default::default(),
-                }])
+            Err(mut d) => {
+                // A failure only this property sees is about the whole program.
+                if d.target == target {
+                    d.input = data.to_vec();
+                }
+                Outcome(vec![*d])
             }
         }
     }
 }
 
-/// A failure report: text, signature and the two subjects it is about; or a differential
-/// target's own divergence.
-struct Report {
-    text: String,
-    signature: Box<Signature>,
-    names: Option<(String, String)>,
-    divergence: Option<Box<Divergence>>,
+/// The first failure: a differential target's own divergence, or one of `structured_diff`
+/// ([`own`]).
+type Failed = Box<Divergence>;
+
+/// A failure only this property sees (its input set by `compare`): `text` as the left
+/// answer, keyed by `key` and `left`, about `names` (default: the reference pair).
+fn own(e: &Judge, names: Option<(&str, &str)>, text: String, key: String, left: String) -> Failed {
+    let s = e.subjects();
+    let (l, r) = names.unwrap_or((s[0].name(), s[1].name()));
+    Box::new(Divergence {
+        target: Target::by_check(Check::Structured).expect("the registry's structured_diff row"),
+        input: Vec::new(),
+        case: String::new(),
+        left_name: l.to_string(),
+        right_name: r.to_string(),
+        left: text,
+        right: String::new(),
+        signature: Signature {
+            key,
+            left,
+            right: String::new(),
+        },
+        class: Class::DifferentOutput,
+        cohorts: Vec::new(),
+        answers: Default::default(),
+    })
 }
 
-impl Report {
-    fn text(text: String, key: String, left: String) -> Report {
-        Report {
-            text,
-            signature: Box::new(Signature {
-                key,
-                left,
-                right: String::new(),
-            }),
-            names: None,
-            divergence: None,
-        }
-    }
+fn outcome(o: Outcome) -> Result<(), Failed> {
+    o.0.into_iter().next().map_or(Ok(()), |d| Err(Box::new(d)))
 }
 
-fn outcome(o: Outcome) -> Result<(), Report> {
-    match o.0.into_iter().next() {
-        None => Ok(()),
-        Some(d) => Err(Report {
-            text: d.to_string(),
-            signature: Box::new(d.signature.clone()),
-            names: Some((d.left_name.clone(), d.right_name.clone())),
-            divergence: Some(Box::new(d)),
-        }),
-    }
-}
-
-fn gen_err(e: GenError) -> Result<(), Report> {
+fn gen_err(j: &Judge, e: GenError) -> Result<(), Failed> {
     match e {
         GenError::Arbitrary(_) => Ok(()), // not reachable in practice; nothing to compare
-        GenError::Encode(r) => Err(Report::text(
+        GenError::Encode(r) => Err(own(
+            j,
+            None,
             r.to_string(),
             format!(
                 "core refused to encode a valid-by-construction instruction: opcode 0x{:02X}",
@@ -98,12 +78,12 @@ fn gen_err(e: GenError) -> Result<(), Report> {
             String::new(),
         )),
         e @ GenError::NoGenerator { .. } => {
-            Err(Report::text(e.to_string(), e.to_string(), String::new()))
+            Err(own(j, None, e.to_string(), e.to_string(), String::new()))
         }
     }
 }
 
-fn run(e: &Judge, data: &[u8]) -> Result<(), Report> {
+fn run(e: &Judge, data: &[u8]) -> Result<(), Failed> {
     let prog = gen::program(data);
     for (_, item) in prog.items {
         match item {
@@ -123,7 +103,7 @@ fn run(e: &Judge, data: &[u8]) -> Result<(), Report> {
                 }
             }
             Item::Ir(input) => outcome(e.compare_ir(&ir_query_from_input(&input)))?,
-            Item::Refused(err) => gen_err(err)?,
+            Item::Refused(err) => gen_err(e, err)?,
         }
     }
     Ok(())
@@ -131,23 +111,25 @@ fn run(e: &Judge, data: &[u8]) -> Result<(), Report> {
 
 /// A generated case through every bundle target, then each subject against its label.
 pub fn check_case_report(e: &Judge, c: &Case) -> Result<(), String> {
-    check_case(e, c).map_err(|r| r.text)
+    check_case(e, c).map_err(|d| match d.target.check() {
+        Check::Structured => d.left,
+        _ => format!("{d}{}", context(c)),
+    })
 }
 
-fn check_case(e: &Judge, c: &Case) -> Result<(), Report> {
-    let ctx = || {
-        format!(
-            "\n  case: base 0x{:02X}, violations {:?}\n  bundle: {}",
-            c.base,
-            c.violations,
-            hex(&c.bundle)
-        )
-    };
+/// The case and its bundle, for a failure's text.
+fn context(c: &Case) -> String {
+    format!(
+        "\n  case: base 0x{:02X}, violations {:?}\n  bundle: {}",
+        c.base,
+        c.violations,
+        hex(&c.bundle)
+    )
+}
+
+fn check_case(e: &Judge, c: &Case) -> Result<(), Failed> {
     for t in Target::all().filter(|t| t.is_bundle()) {
-        outcome(e.compare(t, &c.bundle)).map_err(|mut r| {
-            r.text.push_str(&ctx());
-            r
-        })?;
+        outcome(e.compare(t, &c.bundle))?;
     }
     // The labels are the default generation's; under another the items are only compared.
     if e.arch() != gen::Config::default().arch {
@@ -180,8 +162,10 @@ fn check_case(e: &Judge, c: &Case) -> Result<(), Report> {
                 list.join(", ")
             );
             let kinds: Vec<&str> = c.violations.iter().map(|v| v.kind()).collect();
-            Err(Report::text(
-                format!("{key}{}", ctx()),
+            Err(own(
+                e,
+                None,
+                format!("{key}{}", context(c)),
                 key,
                 format!("violations: {}", kinds.join(", ")),
             ))
@@ -237,7 +221,7 @@ fn check_case(e: &Judge, c: &Case) -> Result<(), Report> {
 
 /// Encode-side near-valid: the reference's decode of the case's valid image with one field
 /// out of table or too wide; every encoder must give the reference's bytes or error field.
-fn check_encode(e: &Judge, u: &mut Unstructured<'_>, c: &Case) -> Result<(), Report> {
+fn check_encode(e: &Judge, u: &mut Unstructured<'_>, c: &Case) -> Result<(), Failed> {
     let Ok(base) = gen::encode(&c.instruction, gen::Config::default().arch) else {
         return Ok(());
     };
@@ -296,30 +280,71 @@ fn check_encode(e: &Judge, u: &mut Unstructured<'_>, c: &Case) -> Result<(), Rep
         }
         let list: Vec<String> = fields.iter().map(|(n, v)| format!("{n}={v}")).collect();
         let name = &fields[i].0;
-        return Err(Report {
-            text: format!(
-                "divergence in encode (near-valid field list) for opcode 0x{:02X}\n  fields: {}\n  {}: {}\n  {}: {}",
-                d.opcode,
-                list.join(", "),
-                reference.name(),
-                show(&l),
-                s.name(),
-                show(&r)
-            ),
-            signature: Box::new(Signature {
-                key: format!(
-                    "divergence in encode (near-valid field list) for opcode 0x{:02X}: field {name}",
-                    d.opcode
-                ),
-                left: match &l {
-                    Ok(Ok(_)) => format!("{}: Ok", reference.name()),
-                    _ => format!("{}: {}", reference.name(), show(&l)),
-                },
-                right: String::new(),
-            }),
-            names: Some((reference.name().to_string(), s.name().to_string())),
-            divergence: None,
-        });
+        let text = format!(
+            "divergence in encode (near-valid field list) for opcode 0x{:02X}\n  fields: {}\n  {}: {}\n  {}: {}",
+            d.opcode,
+            list.join(", "),
+            reference.name(),
+            show(&l),
+            s.name(),
+            show(&r)
+        );
+        let key = format!(
+            "divergence in encode (near-valid field list) for opcode 0x{:02X}: field {name}",
+            d.opcode
+        );
+        let left = match &l {
+            Ok(Ok(_)) => format!("{}: Ok", reference.name()),
+            _ => format!("{}: {}", reference.name(), show(&l)),
+        };
+        return Err(own(e, Some((reference.name(), s.name())), text, key, left));
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::subjects::{registry, FieldName, Reference, Reply};
+
+    /// Core, but encoding what core refuses (as zeros).
+    struct Loose(Box<dyn Reference>);
+
+    crate::kinds::test_subjects::stand_in_subject!(Loose, "loose";
+        fn forwards_to(&self) -> Option<&dyn Reference> {
+            Some(&*self.0)
+        }
+        fn encode(&self, opcode: u8, fields: &[(FieldName, Value)]) -> Reply<EncodeResult> {
+            Ok(self.0.encode(opcode, fields)?.or(Ok([0; 64])))
+        }
+    );
+
+    #[test]
+    fn a_failure_only_the_property_sees_is_a_structured_diff_divergence_of_the_program() {
+        let loose: Box<dyn Subject> = Box::new(Loose(registry::core()));
+        let e = Judge::new(registry::core(), registry::oracle(), vec![loose]);
+        let t = Target::by_check(Check::Structured).expect("the structured_diff row");
+        let mut x = 0x9E37_79B9_7F4A_7C15u64;
+        let found = (0..2000).find_map(|_| {
+            let data: Vec<u8> = (0..512)
+                .map(|_| {
+                    x = x
+                        .wrapping_mul(6364136223846793005)
+                        .wrapping_add(1442695040888963407);
+                    (x >> 56) as u8
+                })
+                .collect();
+            let o = StructuredKind.compare(&e, t, &data);
+            o.0.into_iter().find(|d| d.target == t).map(|d| (data, d))
+        });
+        let (data, d) = found.expect("a near-valid encode only the loose subject accepts");
+        assert_eq!(d.input, data);
+        assert_eq!((&*d.left_name, &*d.right_name), ("core", "loose"));
+        assert!(d
+            .signature
+            .key
+            .starts_with("divergence in encode (near-valid field list)"));
+        assert!(d.left.contains("\n  loose: Ok 0000"), "{}", d.left);
+        assert_eq!(d.class, Class::DifferentOutput);
+    }
 }
