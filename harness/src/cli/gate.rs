@@ -291,7 +291,9 @@ pub fn run(a: GateArgs) -> CliResult {
     }
     // Root causes only, each with its short replay (the file form, from the report folder),
     // and how many divergences are folded under it (issue 32).
-    for d in triaged.iter().filter(|d| d.caused_by.is_none()) {
+    // (`model.divergences` are the records of `triaged`, in order.)
+    let records = triaged.iter().zip(&model.divergences);
+    for (d, r) in records.filter(|(d, _)| d.caused_by.is_none()) {
         let folded = triaged
             .iter()
             .filter(|f| f.caused_by == Some(d.number))
@@ -308,7 +310,7 @@ pub fn run(a: GateArgs) -> CliResult {
                 String::new()
             },
             crate::triage::shell_word(&dir.display().to_string()),
-            d.replay_file
+            r.replay_file
         );
     }
     let _ = writeln!(

@@ -116,9 +116,6 @@ pub struct Triaged {
     pub min_finding: Finding,
     pub left_dump: String,
     pub right_dump: String,
-    pub replay: String,
-    pub file: String,
-    pub replay_file: String,
     pub replay_subjects: Vec<String>,
     pub caused_by: Option<usize>,
     pub subject_blame: Option<Vec<usize>>,
@@ -159,19 +156,14 @@ pub fn triage(findings: &Findings, engines: &[Judge], specs: &[SubjectSpec]) -> 
             let mf = reproduce_key(e, t, &m, &f.dedup_key()).unwrap_or_else(|| f.clone());
             (m, mf)
         };
-        let replay_name = t.name();
         let mut at_min = min_finding.clone();
         at_min.divergence.input.clone_from(&minimized);
         let (left_dump, right_dump) = dumps(e, Some(t), &at_min, faulted);
-        let file = divergence_file(number, replay_name);
         out.push(Triaged {
             number,
             finding: f.clone(),
             count: kept.count,
-            replay: replay_command(&subjects, f.arch, replay_name, &minimized),
-            replay_file: replay_file_command(&subjects, f.arch, replay_name, &file),
             replay_subjects: subjects.clone(),
-            file,
             minimized,
             min_finding,
             left_dump,

@@ -158,7 +158,7 @@ fn unhex(s: &str) -> Result<Vec<u8>, String> {
 impl DivergenceRecord {
     pub fn of(d: &Triaged) -> DivergenceRecord {
         let (f, fd, min) = (&d.finding, &d.finding.divergence, &d.min_finding.divergence);
-        DivergenceRecord {
+        let mut r = DivergenceRecord {
             number: d.number as u64,
             target: f.target_name().to_string(),
             class: fd.class,
@@ -185,9 +185,9 @@ impl DivergenceRecord {
             arch: f.arch.name().to_string(),
             input: hex(&fd.input),
             minimized: hex(&d.minimized),
-            replay: d.replay.clone(),
-            replay_file: d.replay_file.clone(),
-            file: d.file.clone(),
+            replay: String::new(),
+            replay_file: String::new(),
+            file: String::new(),
             replay_target: (f.target_name() != fd.target.name()).then(|| fd.target.name().into()),
             replay_subjects: d.replay_subjects.clone(),
             left_name: fd.left_name.clone(),
@@ -204,7 +204,9 @@ impl DivergenceRecord {
                 .subject_blame
                 .as_ref()
                 .map(|v| v.iter().map(|&i| i as u64).collect()),
-        }
+        };
+        [r.file, r.replay, r.replay_file] = r.replay_of(r.number);
+        r
     }
 
     pub fn dedup_key(&self) -> DedupKey {
