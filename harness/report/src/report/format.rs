@@ -16,6 +16,9 @@ pub fn grouped(n: u64) -> String {
     out
 }
 
+/// `s` as XML 1.0 text or attribute value: markup escaped, and a character outside XML's
+/// `Char` production (controls but tab and newline, U+FFFE, U+FFFF) as U+FFFD, so a name
+/// from a user's file never makes junit.xml unparseable.
 pub fn xml_escape(s: &str) -> String {
     let mut o = String::with_capacity(s.len());
     for c in s.chars() {
@@ -26,6 +29,7 @@ pub fn xml_escape(s: &str) -> String {
             '"' => o.push_str("&quot;"),
             '\'' => o.push_str("&apos;"),
             c if (c as u32) < 0x20 && c != '\n' && c != '\t' => o.push_str("&#xFFFD;"),
+            '\u{FFFE}' | '\u{FFFF}' => o.push_str("&#xFFFD;"),
             c => o.push(c),
         }
     }
@@ -47,4 +51,29 @@ pub fn find_or_push<T>(v: &mut Vec<T>, is: impl Fn(&T) -> bool, new: impl FnOnce
         }
     };
     &mut v[i]
+}
+
+#[cfg(test)]
+mod tests {
+    /// XML 1.0 §2.2 `Char`: #x9 | #xA | #xD | [#x20-#xD7FF] | [#xE000-#xFFFD] | [#x10000-#x10FFFF].
+    fn xml_char(c: char) -> bool {
+        matches!(c as u32, 0x9 | 0xA | 0xD | 0x20..=0xD7FF | 0xE000..=0xFFFD | 0x10000..=0x10FFFF)
+    }
+
+    #[test]
+    fn every_escaped_character_is_an_xml_char_and_markup_is_escaped() {
+        let probe: String = (0u32..0x80)
+            .chain([
+                0x85, 0xD7FF, 0xE000, 0xFFFD, 0xFFFE, 0xFFFF, 0x10000, 0x10FFFF,
+            ])
+            .filter_map(char::from_u32)
+            .collect();
+        let out = super::xml_escape(&probe);
+        assert!(out.chars().all(xml_char), "{out:?}");
+        assert!(!out.contains(['<', '>', '"', '\'']));
+        assert_eq!(
+            out.matches('&').count(),
+            out.matches("&#xFFFD;").count() + 5
+        );
+    }
 }
