@@ -1529,6 +1529,54 @@ fn a_subject_spec_with_control_characters_is_one_line() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// summary.md (which CI prints to logs) shows a subject spec holding a terminal escape and a
+/// newline escaped everywhere it names it (head, tables, a divergence's diff header), so its
+/// only control characters are its own line breaks; so does `gate`'s root-cause line.
+#[test]
+fn summary_md_shows_a_subject_spec_with_control_characters_escaped() {
+    let dir = tmpdir("control_summary");
+    let folder = dir.join("s\u{1b}[31m\nx");
+    std::fs::create_dir_all(&folder).unwrap();
+    let script = folder.join("custom_op.py");
+    std::fs::copy(repo_root().join("examples/subjects/custom_op.py"), &script).unwrap();
+    let spec = format!("cmd:python3 '{}' --planted-bug", script.display());
+    let report = dir.join("r");
+    let o = run(
+        &[
+            "gate",
+            "--quiet",
+            "--no-corpus",
+            "--cases",
+            "2000",
+            "--subject-cases",
+            "2000",
+            "--targets",
+            "validate_header",
+            "--subject",
+            &spec,
+            "--report-dir",
+            report.to_str().unwrap(),
+        ],
+        b"",
+    );
+    assert_eq!(code(&o), 1, "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(!has_control(&out), "{out:?}");
+    let md = std::fs::read_to_string(report.join("summary.md")).unwrap();
+    assert!(!has_control(&md), "{md}");
+    assert!(md.contains("Field-level diff"), "{md}");
+    // Shown, or (a replay command) quoted for the shell.
+    let names = [
+        r"s\u{1b}[31m\nx/custom_op.py",
+        r"s\x1b[31m\x0ax/custom_op.py",
+    ];
+    let naming: Vec<&str> = md.lines().filter(|l| l.contains("custom_op.py")).collect();
+    assert!(naming.len() > 3, "{md}");
+    let whole = |l: &&str| names.iter().any(|n| l.contains(n));
+    assert!(naming.iter().all(whole), "{naming:#?}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// An error is one line on stderr even when it quotes a subject's stderr (untrusted text, a
 /// terminal escape in it too): its lines are joined by an escaped `\n`.
 #[test]

@@ -303,7 +303,7 @@ pub fn run(a: GateArgs) -> CliResult {
             "  #{} {} {}{}\n     (cd {} && {})",
             d.number,
             d.finding.target_name(),
-            d.finding.headline(Some(d.count)),
+            super::shown(&d.finding.headline(Some(d.count))),
             if folded > 0 {
                 format!("; {folded} more, probably caused by #{}", d.number)
             } else {

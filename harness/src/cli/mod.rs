@@ -26,8 +26,8 @@ pub mod subject_worker;
 pub use crate::explain::opcode_str;
 use crate::generation::Generation;
 use crate::input::InputError;
+pub use crate::report::format::shown;
 pub use crate::subjects::registry::mnemonic_of;
-use std::borrow::Cow;
 use std::fmt;
 use std::io;
 
@@ -69,29 +69,6 @@ impl fmt::Display for CliError {
             CliError::Refused(m) => f.write_str(&shown(m)),
         }
     }
-}
-
-/// A control character or a line or paragraph separator (some readers take it for a line break).
-fn escaped(c: char) -> bool {
-    c.is_control() || matches!(c, '\u{2028}' | '\u{2029}')
-}
-
-/// A name from the user's files as text output shows it (E5): each control character as
-/// [`char::escape_debug`] writes it, so a name can neither forge an output line nor send a
-/// terminal escape. JSON carries the name itself. Idempotent.
-pub fn shown(s: &str) -> Cow<'_, str> {
-    if !s.chars().any(escaped) {
-        return Cow::Borrowed(s);
-    }
-    let mut o = String::with_capacity(s.len() + 8);
-    for c in s.chars() {
-        if escaped(c) {
-            o.extend(c.escape_debug());
-        } else {
-            o.push(c);
-        }
-    }
-    Cow::Owned(o)
 }
 
 /// A test hook: environment variable `name` parsed, if set and well-formed.
@@ -178,24 +155,4 @@ pub enum Format {
     /// `check` only: the lane picture of each multi-engine subgraph's engine model (SPEC
     /// §11) as one HTML page; no lines per bundle.
     Html,
-}
-
-#[cfg(test)]
-mod tests {
-    use super::shown;
-
-    /// Control characters are escaped (`escape_debug`'s spelling), anything else is kept
-    /// (non-ASCII too), and escaping twice changes nothing.
-    #[test]
-    fn shown_escapes_control_characters_only() {
-        assert_eq!(shown("модель.neff"), "модель.neff");
-        assert!(matches!(
-            shown("sg00/PE.bin"),
-            std::borrow::Cow::Borrowed(_)
-        ));
-        let s = "a\nb\r\t\u{1b}[2J\u{7f}\u{9b}\u{2028}\0\\n";
-        let want = r"a\nb\r\t\u{1b}[2J\u{7f}\u{9b}\u{2028}\0\\n";
-        assert_eq!(shown(s), want.replace(r"\\n", "\\n"));
-        assert_eq!(shown(&shown(s)), shown(s));
-    }
 }

@@ -1,5 +1,7 @@
 //! Helpers the renderers share.
 
+use std::borrow::Cow;
+
 /// Marker of clock-dependent lines.
 pub const TIMING_MARKER: &str = "[timing]";
 
@@ -14,6 +16,29 @@ pub fn grouped(n: u64) -> String {
         out.push(c);
     }
     out
+}
+
+/// A control character or a line or paragraph separator (some readers take it for a line break).
+fn escaped(c: char) -> bool {
+    c.is_control() || matches!(c, '\u{2028}' | '\u{2029}')
+}
+
+/// A name from the user's files as text output shows it (E5): each control character as
+/// [`char::escape_debug`] writes it, so a name can neither forge an output line nor send a
+/// terminal escape. JSON carries the name itself. Idempotent.
+pub fn shown(s: &str) -> Cow<'_, str> {
+    if !s.chars().any(escaped) {
+        return Cow::Borrowed(s);
+    }
+    let mut o = String::with_capacity(s.len() + 8);
+    for c in s.chars() {
+        if escaped(c) {
+            o.extend(c.escape_debug());
+        } else {
+            o.push(c);
+        }
+    }
+    Cow::Owned(o)
 }
 
 /// `s` as XML 1.0 text or attribute value: markup escaped, and a character outside XML's
@@ -55,6 +80,23 @@ pub fn find_or_push<T>(v: &mut Vec<T>, is: impl Fn(&T) -> bool, new: impl FnOnce
 
 #[cfg(test)]
 mod tests {
+    use super::shown;
+
+    /// Control characters are escaped (`escape_debug`'s spelling), anything else is kept
+    /// (non-ASCII too), and escaping twice changes nothing.
+    #[test]
+    fn shown_escapes_control_characters_only() {
+        assert_eq!(shown("модель.neff"), "модель.neff");
+        assert!(matches!(
+            shown("sg00/PE.bin"),
+            std::borrow::Cow::Borrowed(_)
+        ));
+        let s = "a\nb\r\t\u{1b}[2J\u{7f}\u{9b}\u{2028}\0\\n";
+        let want = r"a\nb\r\t\u{1b}[2J\u{7f}\u{9b}\u{2028}\0\\n";
+        assert_eq!(shown(s), want.replace(r"\\n", "\\n"));
+        assert_eq!(shown(&shown(s)), shown(s));
+    }
+
     /// XML 1.0 §2.2 `Char`: #x9 | #xA | #xD | [#x20-#xD7FF] | [#xE000-#xFFFD] | [#x10000-#x10FFFF].
     fn xml_char(c: char) -> bool {
         matches!(c as u32, 0x9 | 0xA | 0xD | 0x20..=0xD7FF | 0xE000..=0xFFFD | 0x10000..=0x10FFFF)

@@ -1,26 +1,38 @@
-//! `summary.md`: the report document ([`super::document`]) as Markdown.
+//! `summary.md`: the report document ([`super::document`]) as Markdown. Every text in it is
+//! [`shown`] (E5): a name from the user (a subject spec, a folder, a file) neither splits a line
+//! or table row nor sends a terminal escape when CI prints the file; the only control
+//! characters are the file's own line breaks.
 
 use super::document::{document, Block, Line, Span};
+use super::format::shown;
 use super::model::ReportModel;
 use std::fmt::Write as _;
 
 /// A line of inline text; `in_table` escapes `|` in text and code.
 fn line(l: &Line, in_table: bool) -> String {
-    let span = |sp: &Span| match sp {
-        Span::Text(s) if in_table => s.replace('|', "\\|"),
-        Span::Code(s) if in_table => format!("`{}`", s.replace('|', "\\|")),
-        Span::Code(s) => format!("`{s}`"),
-        Span::Verdict(s) => format!("**{s}**"),
-        sp => sp.text().to_string(),
+    let span = |sp: &Span| {
+        let s = shown(sp.text());
+        let s = if in_table {
+            s.replace('|', "\\|")
+        } else {
+            s.into()
+        };
+        match sp {
+            Span::Code(_) => format!("`{s}`"),
+            Span::Verdict(_) => format!("**{s}**"),
+            _ => s,
+        }
     };
     l.iter().map(span).collect()
 }
 
+/// `body` in a fence, each of its lines [`shown`].
 fn fence(s: &mut String, lang: &str, body: &str) {
+    let lines: Vec<_> = body.trim_end().split('\n').map(shown).collect();
     let _ = writeln!(
         s,
         "```{lang}\n{}\n```\n",
-        body.trim_end().replace("```", "'''")
+        lines.join("\n").replace("```", "'''")
     );
 }
 
@@ -40,6 +52,7 @@ fn block(s: &mut String, b: &Block) {
             numeric,
             rows,
         } => {
+            let head: Vec<_> = head.iter().map(|h| shown(h)).collect();
             let _ = writeln!(s, "| {} |", head.join(" | "));
             let align: String = numeric
                 .iter()
@@ -58,7 +71,7 @@ fn block(s: &mut String, b: &Block) {
             let diff = similar::TextDiff::from_lines(&d.left, &d.right)
                 .unified_diff()
                 .context_radius(64)
-                .header(&d.left_name, &d.right_name)
+                .header(&shown(&d.left_name), &shown(&d.right_name))
                 .to_string();
             let body = if diff.trim().is_empty() {
                 d.when_equal.clone()
@@ -78,7 +91,7 @@ fn block(s: &mut String, b: &Block) {
                 } else {
                     offs.join(", ")
                 };
-                let _ = writeln!(s, "- {name} blames: {list}");
+                let _ = writeln!(s, "- {} blames: {list}", shown(name));
             }
             s.push('\n');
         }
@@ -88,7 +101,7 @@ fn block(s: &mut String, b: &Block) {
 pub fn render(m: &ReportModel) -> String {
     let doc = document(m);
     let mut s = String::new();
-    let _ = writeln!(s, "# {}\n", doc.title);
+    let _ = writeln!(s, "# {}\n", shown(&doc.title));
     for l in &doc.head {
         let _ = writeln!(s, "- {}", line(l, false));
     }

@@ -6,6 +6,7 @@ use crate::explain::explain_bundle;
 use crate::generation::Generation;
 use crate::judge::bundle_from_input;
 use crate::report::byte_map::{blamed_bytes, side_detail, Side};
+use crate::report::format::shown;
 use crate::report::model::{is_bundle_target, DivergenceRecord, ReportModel};
 use crate::targets::Target;
 
@@ -186,7 +187,9 @@ fn divergence_section(d: &DivergenceRecord, note: String) -> Section {
     blocks.push(para(format!(
         "Field-level diff ({left} → {right}) on the {input}:"
     )));
-    let w = d.left_name.len().max(d.right_name.len()) + 1;
+    // The names shown (E5) in this multi-line text, so a newline in one cannot split its line.
+    let (l, r) = (shown(&d.left_name), shown(&d.right_name));
+    let w = l.len().max(r.len()) + 1;
     blocks.push(Block::Dumps(Dumps {
         left_name: d.left_name.clone(),
         right_name: d.right_name.clone(),
@@ -194,9 +197,9 @@ fn divergence_section(d: &DivergenceRecord, note: String) -> Section {
         right: d.right_dump.clone(),
         when_equal: format!(
             "(dumps equal)\n{:w$} {}\n{:w$} {}",
-            format!("{}:", d.left_name),
+            format!("{l}:"),
             d.left,
-            format!("{}:", d.right_name),
+            format!("{r}:"),
             d.right
         ),
     }));
