@@ -1,7 +1,7 @@
 //! Generates core's data from the two ISA tables (iced-x86 style: the table is the source, the
 //! output says "do not edit"):
 //!
-//! - `isa/opcodes.tsv` (FACTS §1 [H], the per-generation `NEURON_ISA_TPB_OPCODE` membership) →
+//! - `isa/opcodes.tsv` (FACTS §1 \[H\], the per-generation `NEURON_ISA_TPB_OPCODE` membership) →
 //!   `$OUT_DIR/opcodes.rs`: `OPCODE_ROWS: [(u8, &str, u8); N]` = (opcode, header name, generation
 //!   bits: bit 0 = v2 … bit 3 = v5).
 //! - `isa/records.tsv` (the instruction table) → `$OUT_DIR/records.rs` (the record list and, per
@@ -164,7 +164,7 @@ fn records_rs(records: &[Record]) -> String {
         let own: Vec<_> = r.fields.iter().filter(|f| !f.shared).collect();
         let _ = writeln!(
             s,
-            "/// 0x{:02X} {}: offsets, constants and field names (`isa/records.tsv` line {}).\npub mod {} {{\n    /// byte[0].\n    pub const OPCODE: u8 = 0x{:02X};\n    /// Position in [`super::RECORDS`].\n    pub const INDEX: usize = {index};\n    /// The table row.\n    pub const DEF: &super::RecordDef = &super::RECORDS[INDEX];",
+            "/// 0x{:02X} {}: offsets, constants and field names (`isa/records.tsv` line {}).\npub mod {} {{\n    /// byte\\[0\\].\n    pub const OPCODE: u8 = 0x{:02X};\n    /// Position in [`super::RECORDS`].\n    pub const INDEX: usize = {index};\n    /// The table row.\n    pub const DEF: &super::RecordDef = &super::RECORDS[INDEX];",
             r.opcode, r.mnemonic, r.line, snake(&r.type_name), r.opcode
         );
         module_items(&mut s, &own);
@@ -185,7 +185,11 @@ fn module_items(s: &mut String, fields: &[&build_records::Field]) {
             "    /// `{}`, {} byte(s): {}.\n    pub const OFF_{up}: usize = 0x{:02X};",
             f.name,
             f.width,
-            f.source.replace('`', ""),
+            // A source's `[H]` is prose, not an intra-doc link.
+            f.source
+                .replace('`', "")
+                .replace('[', "\\[")
+                .replace(']', "\\]"),
             f.offset
         );
         if let Kind::Constant(v) = f.kind {
@@ -247,7 +251,7 @@ fn instruction_rs(records: &[Record]) -> String {
          "            Instruction::{t}($v) => $e,"),
         ("        }\n    };\n}\n\nimpl Instruction {\n    /// The opcode byte.\n    pub fn opcode(&self) -> u8 {\n        match self {\n",
          "            Instruction::{t}(_) => {t}::OPCODE,"),
-        ("        }\n    }\n}\n\n/// Dispatches a bundle to its record's decoder on byte[0].\nfn decode_record(b: &Bundle, gen: Generation) -> Result<Instruction, DecodeError> {\n    Ok(match b.opcode() {\n",
+        ("        }\n    }\n}\n\n/// Dispatches a bundle to its record's decoder on byte\\[0\\].\nfn decode_record(b: &Bundle, gen: Generation) -> Result<Instruction, DecodeError> {\n    Ok(match b.opcode() {\n",
          "        {t}::OPCODE => Instruction::{t}({t}::decode(b, gen)?),"),
         ("        opcode => return Err(DecodeError::Opcode { opcode }),\n    })\n}\n\n/// Dispatches a field list to its record's `from_source` on the opcode.\nfn record_from_source<S: AsRef<str>>(\n    opcode: u8,\n    src: &Source<'_, S>,\n    gen: Generation,\n) -> Result<Instruction, EncodeError> {\n    Ok(match opcode {\n",
          "        {t}::OPCODE => Instruction::{t}({t}::from_source(src, gen)?),"),

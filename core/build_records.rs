@@ -5,7 +5,7 @@
 /// What a field's bytes are (the `kind` and `domain` columns).
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub enum Kind {
-    /// byte[0], `constant opcode`: the record's own opcode.
+    /// byte\[0\], `constant opcode`: the record's own opcode.
     Opcode,
     /// A fixed byte (`inst_word_len`, `cross_core_enable`).
     Constant(u8),
@@ -59,7 +59,7 @@ pub struct Field {
 pub struct Record {
     /// Line in the file.
     pub line: usize,
-    /// byte[0].
+    /// byte\[0\].
     pub opcode: u8,
     /// SPEC §5.2 mnemonic.
     pub mnemonic: String,

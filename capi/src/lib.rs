@@ -11,7 +11,7 @@
 //! - [`abi`]: the header's numbers (version, status codes, capability and
 //!   table bits, verdict ids), checked against the header by its tests;
 //! - [`generation`]: the generation `tpb_subject_init` selected;
-//! - [`reference`]: the operations in safe Rust, answers shaped by the
+//! - [`reference`](mod@reference): the operations in safe Rust, answers shaped by the
 //!   harness's own JSON functions;
 //! - [`names`]: the NUL-terminated names handed to C, kept until unload;
 //! - `ffi`: the exports, the crate's only `unsafe`.

@@ -1,9 +1,9 @@
 //! The events band enums `NEURON_ISA_TPB_WAIT_MODE` and `NEURON_ISA_TPB_UPDATE_MODE`
-//! (FACTS §2 [H], common.h L313-330 and L347-370), one table each: adding a newly published
+//! (FACTS §2 \[H\], common.h L313-330 and L347-370), one table each: adding a newly published
 //! member is one row. `has_valid_neuron_events` (seed 000 (2)) is membership in these tables
 //! minus INVALID 0xFF, which is not listed as a member.
 
-/// `NEURON_ISA_TPB_WAIT_MODE` members: (wire byte, header name). FACTS §2 [H].
+/// `NEURON_ISA_TPB_WAIT_MODE` members: (wire byte, header name). FACTS §2 \[H\].
 pub const WAIT_MODES: [(u8, &str); 15] = [
     (0x00, "NONE"),
     (0x01, "WAIT_FOR_SEM_EQ_IMM"),
@@ -23,7 +23,7 @@ pub const WAIT_MODES: [(u8, &str); 15] = [
 ];
 
 /// `NEURON_ISA_TPB_UPDATE_MODE` members known from the quoted header lines: (wire byte, header
-/// name). FACTS §2 [H]: the `_COMPLETE` forms are the `_READ` forms + 0x10. Further `*_REG_*`
+/// name). FACTS §2 \[H\]: the `_COMPLETE` forms are the `_READ` forms + 0x10. Further `*_REG_*`
 /// forms exist in the header but are not quoted (an open question, SPEC D-1).
 pub const UPDATE_MODES: [(u8, &str); 16] = [
     (0x00, "NONE"),
@@ -73,13 +73,13 @@ const MEMBERS: [u8; 256] = {
 const WAIT: u8 = 1;
 const UPDATE: u8 = 2;
 
-/// byte[4] is a WAIT_MODE member other than INVALID.
+/// byte\[4\] is a WAIT_MODE member other than INVALID.
 #[inline(always)]
 pub fn is_wait_mode(b: u8) -> bool {
     MEMBERS[usize::from(b)] & WAIT != 0
 }
 
-/// byte[6] is an UPDATE_MODE member other than INVALID.
+/// byte\[6\] is an UPDATE_MODE member other than INVALID.
 #[inline(always)]
 pub fn is_update_mode(b: u8) -> bool {
     MEMBERS[usize::from(b)] & UPDATE != 0

@@ -1,7 +1,7 @@
 //! Hardware generations and their profiles (SPEC §2): v2 Sunda, v3 Cayman, v4 Mariana,
 //! v5 Maverick. A profile answers four questions per generation:
 //!
-//! - is a byte a member of the header's `NEURON_ISA_TPB_OPCODE` enum (FACTS §1 [H], generated
+//! - is a byte a member of the header's `NEURON_ISA_TPB_OPCODE` enum (FACTS §1 \[H\], generated
 //!   at build time from `isa/opcodes.tsv`, the one source);
 //! - which record opcodes this generation's compiler can encode (isa/records.tsv `since`;
 //!   seed 003 §"At a glance": 0xBE, 0xBF and 0xD8 are CoreV3+);
@@ -45,7 +45,7 @@ const NAMES: [(Generation, &str, &str); 4] = [
 include!(concat!(env!("OUT_DIR"), "/emitted_since.rs"));
 
 /// Header `NEURON_ISA_TPB_DTYPE` members, as inclusive ranges with the first generation that
-/// has them (FACTS §6 [H]); INVALID 0x00 is not a member.
+/// has them (FACTS §6 \[H\]); INVALID 0x00 is not a member.
 const DTYPE_MEMBERS: [(u8, u8, Generation); 4] = [
     (0x01, 0x0F, Generation::V2),
     (0x10, 0x10, Generation::V4), // FP4_EXP2
@@ -53,7 +53,7 @@ const DTYPE_MEMBERS: [(u8, u8, Generation); 4] = [
     (0x19, 0x1F, Generation::V4), // CPTC1..7
 ];
 
-/// Header ALU-op wire members, as (first, last, since, until) inclusive ranges (FACTS §4 [H]):
+/// Header ALU-op wire members, as (first, last, since, until) inclusive ranges (FACTS §4 \[H\]):
 /// the base band 0x00..=0x1D on every generation; ABS_MAX..SQUARE 0x20..=0x23 from v4;
 /// SYMMETRIC_CLAMP 0x24 on v5; the integer band 0xC4..=0xC6 on v2 and 0xC4..=0xE1 from v3.
 const ALU_MEMBERS: [(u8, u8, Generation, Generation); 5] = [
@@ -164,7 +164,7 @@ impl Generation {
     }
 
     /// `is_valid_enum_opcode`: `op` is a member of this generation's opcode enum
-    /// (FACTS §1 [H]; 0xFF INVALID never is).
+    /// (FACTS §1 \[H\]; 0xFF INVALID never is).
     #[inline(always)]
     pub fn is_valid_opcode(self, op: u8) -> bool {
         let word = ROSTERS
@@ -202,14 +202,14 @@ impl Generation {
         })
     }
 
-    /// `tag` is a member of this generation's header DTYPE enum (FACTS §6 [H]).
+    /// `tag` is a member of this generation's header DTYPE enum (FACTS §6 \[H\]).
     pub fn is_dtype_member(self, tag: u8) -> bool {
         DTYPE_MEMBERS
             .iter()
             .any(|&(lo, hi, since)| since <= self && (lo..=hi).contains(&tag))
     }
 
-    /// `wire` is a member of this generation's header ALU-op enum (FACTS §4 [H]).
+    /// `wire` is a member of this generation's header ALU-op enum (FACTS §4 \[H\]).
     pub fn is_alu_member(self, wire: u8) -> bool {
         ALU_MEMBERS.iter().any(|&(lo, hi, since, until)| {
             since <= self && self <= until && (lo..=hi).contains(&wire)

@@ -7,7 +7,7 @@ use crate::generation::Generation;
 /// What a field's bytes are (the table's `kind` and `domain` columns).
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
 pub enum FieldKind {
-    /// byte[0], the record's opcode.
+    /// byte\[0\], the record's opcode.
     Opcode,
     /// A fixed byte the encoder stamps (`inst_word_len`, `cross_core_enable`).
     Constant(u8),
@@ -26,9 +26,9 @@ pub enum FieldKind {
 /// The closed tables an enum field takes its byte from.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
 pub enum EnumDomain {
-    /// `NEURON_ISA_TPB_WAIT_MODE` (F§2 [H]).
+    /// `NEURON_ISA_TPB_WAIT_MODE` (F§2 \[H\]).
     WaitMode,
-    /// `NEURON_ISA_TPB_UPDATE_MODE` (F§2 [H]).
+    /// `NEURON_ISA_TPB_UPDATE_MODE` (F§2 \[H\]).
     UpdateMode,
     /// A dtype tag of the generation's column (SPEC §6.4).
     Dtype,
@@ -36,7 +36,7 @@ pub enum EnumDomain {
     CceOp,
     /// A CollectiveKind wire byte (SPEC §6.1).
     CollectiveKind,
-    /// 0x86 `arg_type`: TENSOR 1, ARRAY_OF_TENSOR 2 (F§8 [H]).
+    /// 0x86 `arg_type`: TENSOR 1, ARRAY_OF_TENSOR 2 (F§8 \[H\]).
     ArgType,
     /// 0 or 1 (D-7).
     Flag,
@@ -88,7 +88,7 @@ pub struct FieldDef {
 /// One record opcode of the instruction table.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
 pub struct RecordDef {
-    /// byte[0].
+    /// byte\[0\].
     pub opcode: u8,
     /// SPEC §5.2 mnemonic.
     pub mnemonic: &'static str,
@@ -96,7 +96,7 @@ pub struct RecordDef {
     pub type_name: &'static str,
     /// First generation whose compiler emits it (later ones inherit, D-22).
     pub emitted_since: Generation,
-    /// Bytes on the wire (FACTS §9 [K]).
+    /// Bytes on the wire (FACTS §9 \[K\]).
     pub wire_len: usize,
     /// The validator gating its body, if any.
     pub validator: Option<Validator>,
@@ -175,7 +175,7 @@ pub const OFF_HAS_SCRATCH_SPACE: usize = custom_op_header::OFF_HAS_SCRATCH_SPACE
 pub const OFF_ARG_TYPE: usize = custom_op_payload::OFF_ARG_TYPE;
 /// `arg_type` TENSOR: what the group encoder writes. S000 §C3 `[0x0F]=1`; F§8.
 pub const ARG_TYPE_TENSOR: u8 = 0x01;
-/// `arg_type` ARRAY_OF_TENSOR. F§8 [H].
+/// `arg_type` ARRAY_OF_TENSOR. F§8 \[H\].
 pub const ARG_TYPE_ARRAY_OF_TENSOR: u8 = 0x02;
 
 /// Little-endian byte-lane mask of the bytes of `rec` in `[off, off + n)` (n ≤ 8) that are
@@ -208,15 +208,15 @@ const fn reserved_mask(rec: &RecordDef, off: usize, n: usize) -> u64 {
     lane_mask(rec, off, n, false)
 }
 
-/// Reserved-zero mask over dword[0x10] | dword[0x1C] (S000 (4) `and edx,0xffffff00`).
+/// Reserved-zero mask over dword\[0x10\] | dword\[0x1C\] (S000 (4) `and edx,0xffffff00`).
 pub const HDR_RESERVED_DWORD_MASK: u32 = reserved_mask(custom_op_header::DEF, 0x10, 4) as u32;
 /// Start of the 32-byte reserved tail (S000 (4) qword-OR on [0x20..0x3F]).
 pub const HDR_RESERVED_TAIL: usize = 0x20;
-/// Non-empty scratch mask on qword[0x10] (S000 (5)).
+/// Non-empty scratch mask on qword\[0x10\] (S000 (5)).
 pub const HDR_SCRATCH_Q10_MASK: u64 = lane_mask(custom_op_header::DEF, 0x10, 8, true);
-/// Non-empty scratch mask on qword[0x18] (S000 (5)).
+/// Non-empty scratch mask on qword\[0x18\] (S000 (5)).
 pub const HDR_SCRATCH_Q18_MASK: u64 = lane_mask(custom_op_header::DEF, 0x18, 8, true);
-/// Reserved-zero mask on dword[0x0C]: bytes 0x0C..=0x0E (S000 (4), AC03-C2).
+/// Reserved-zero mask on dword\[0x0C\]: bytes 0x0C..=0x0E (S000 (4), AC03-C2).
 pub const PAYLOAD_RESERVED_DWORD_MASK: u32 = reserved_mask(custom_op_payload::DEF, 0x0C, 4) as u32;
 
 // The validators' word-wise code (validate.rs) assumes this shape of the table: one mask serves

@@ -2,7 +2,7 @@
 //!
 //! Implements `SPEC.md` (`tpb-spec-1`). Citations: **S000** = seed 000 (CUSTOM_OP
 //! validators), **S003** = seed 003 (cross-engine encoders), **F§n** = `docs/sources.md` §n
-//! ([H] = the ISA headers), **D-n** = a SPEC §9 decision. Every wire function takes the
+//! (\[H\] = the ISA headers), **D-n** = a SPEC §9 decision. Every wire function takes the
 //! hardware [`Generation`] (v2 Sunda is the default).
 //!
 //! Every public function is total: no input of any length panics, and memory

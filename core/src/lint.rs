@@ -1,7 +1,7 @@
 //! The verdict `check` gives one instruction of any opcode (SPEC §5.3 "Linting a stream",
 //! D-27): the shared skeleton every TPB instruction has (SPEC §1, §2), then the body where this
 //! generation has a record for the opcode (isa/records.tsv `since`), and the instruction's
-//! length on the wire (isa/opcodes.tsv `length`, FACTS §9 [K]).
+//! length on the wire (isa/opcodes.tsv `length`, FACTS §9 \[K\]).
 
 use crate::bundle::Bundle;
 use crate::events::{is_update_mode, is_wait_mode};
@@ -53,7 +53,7 @@ pub struct Failure {
 }
 
 /// Bytes one instruction with opcode `op` occupies on the wire: 64 or 128 (isa/opcodes.tsv
-/// `length`; FACTS §9 [K]). A 0xD9 and its 0xDA are two 64-byte records (DL-12).
+/// `length`; FACTS §9 \[K\]). A 0xD9 and its 0xDA are two 64-byte records (DL-12).
 #[inline(always)]
 pub fn instruction_len(op: u8) -> usize {
     if LONG_OPCODES.contains(&op) {

@@ -28,7 +28,7 @@ pub enum StreamItem {
     Other {
         /// Bundle index.
         index: usize,
-        /// byte[0].
+        /// byte\[0\].
         opcode: u8,
     },
 }

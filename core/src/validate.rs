@@ -15,19 +15,19 @@ use core::fmt;
 /// S000 §"The five named predicates".
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, PartialOrd, Ord)]
 pub enum Predicate {
-    /// byte[0] in the generation's opcode enum. S000 (1) `is_valid_enum(OPCODE=4,u[0])`; F§1.
+    /// byte\[0\] in the generation's opcode enum. S000 (1) `is_valid_enum(OPCODE=4,u[0])`; F§1.
     ValidOpcode,
-    /// byte[1] == 0x10. S000 (1) `cmpb 0x10`.
+    /// byte\[1\] == 0x10. S000 (1) `cmpb 0x10`.
     InstWordLen,
-    /// byte[4] ∈ WAIT_MODE and byte[6] ∈ UPDATE_MODE, INVALID excluded. S000 (2); F§2 [H].
+    /// byte\[4\] ∈ WAIT_MODE and byte\[6\] ∈ UPDATE_MODE, INVALID excluded. S000 (2); F§2 \[H\].
     HasValidNeuronEvents,
-    /// byte[0] == 0x85. S000 header (3).
+    /// byte\[0\] == 0x85. S000 header (3).
     IsCustomOpHeaderOpcode,
     /// Header reserved bytes zero. S000 header (4), AC03-C1.
     CustomOpHeaderReservedZero,
     /// Scratch triple all-zero or all-nonzero. S000 header (5).
     CustomOpHeaderScratchSpaceVal,
-    /// byte[0] == 0x86. S000 payload (3).
+    /// byte\[0\] == 0x86. S000 payload (3).
     IsCustomOpPayloadOpcode,
     /// Payload bytes 0x0C..=0x0E zero. S000 payload (4), AC03-C2.
     CustomOpPayloadReservedZero,
@@ -76,28 +76,28 @@ impl fmt::Display for Predicate {
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
 #[non_exhaustive]
 pub enum ValidationError {
-    /// byte[0] is not in the generation's opcode enum (F§1).
+    /// byte\[0\] is not in the generation's opcode enum (F§1).
     ValidOpcode {
-        /// byte[0].
+        /// byte\[0\].
         opcode: u8,
         /// The generation whose enum was asked.
         generation: Generation,
     },
-    /// byte[1] != 0x10.
+    /// byte\[1\] != 0x10.
     InstWordLen {
-        /// byte[1].
+        /// byte\[1\].
         value: u8,
     },
-    /// byte[4] ∉ WAIT_MODE or byte[6] ∉ UPDATE_MODE (F§2 [H]).
+    /// byte\[4\] ∉ WAIT_MODE or byte\[6\] ∉ UPDATE_MODE (F§2 \[H\]).
     HasValidNeuronEvents {
-        /// byte[4].
+        /// byte\[4\].
         wait_mode: u8,
-        /// byte[6].
+        /// byte\[6\].
         update_mode: u8,
     },
     /// Header validator saw a roster opcode other than 0x85.
     IsCustomOpHeaderOpcode {
-        /// byte[0].
+        /// byte\[0\].
         opcode: u8,
     },
     /// A header reserved byte is nonzero; the lowest such offset and its value.
@@ -109,18 +109,18 @@ pub enum ValidationError {
     },
     /// The scratch descriptor is non-empty but not fully populated.
     CustomOpHeaderScratchSpaceVal {
-        /// byte[0x10] `has_scratch_space`.
+        /// byte\[0x10\] `has_scratch_space`.
         has_scratch_space: u8,
-        /// dword[0x14] `scratch_space_addr`.
+        /// dword\[0x14\] `scratch_space_addr`.
         scratch_space_addr: u32,
-        /// dword[0x18] `scratch_space_size`.
+        /// dword\[0x18\] `scratch_space_size`.
         scratch_space_size: u32,
-        /// byte[0x1C] `scratch_space_num_partitions`.
+        /// byte\[0x1C\] `scratch_space_num_partitions`.
         scratch_space_num_partitions: u8,
     },
     /// Payload validator saw a roster opcode other than 0x86.
     IsCustomOpPayloadOpcode {
-        /// byte[0].
+        /// byte\[0\].
         opcode: u8,
     },
     /// A payload reserved byte (0x0C..=0x0E) is nonzero; the lowest such offset.
@@ -217,28 +217,28 @@ fn front_end(gen: Generation, q0: u64) -> (u8, bool, bool, bool) {
     (op, p1, p2, p3)
 }
 
-/// S000 (2): byte[4] and byte[6] each through is_valid_enum and `cmp $0xff`; F§2 [H].
+/// S000 (2): byte\[4\] and byte\[6\] each through is_valid_enum and `cmp $0xff`; F§2 \[H\].
 #[inline(always)]
 fn events_ok(q0: u64) -> bool {
     is_wait_mode((q0 >> 32) as u8) & is_update_mode((q0 >> 48) as u8)
 }
 
-/// (1) and (3) together: byte[0] is `opcode` and `opcode` is in the generation's enum
+/// (1) and (3) together: byte\[0\] is `opcode` and `opcode` is in the generation's enum
 /// (a lookup on the generation only, so a loop over bundles hoists it); (2) with
-/// them: byte[1] is 0x10, bytes 0..2 tested as one u16.
+/// them: byte\[1\] is 0x10, bytes 0..2 tested as one u16.
 #[inline(always)]
 fn opcode_and_len_ok(gen: Generation, q0: u64, opcode: u8) -> bool {
     ((q0 as u16) == u16::from_le_bytes([opcode, INST_WORD_LEN])) & gen.is_valid_opcode(opcode)
 }
 
-/// S000 header (4): (dword[0x10] | dword[0x1C]) & 0xFFFFFF00, then the 32-byte tail.
+/// S000 header (4): (dword\[0x10\] | dword\[0x1C\]) & 0xFFFFFF00, then the 32-byte tail.
 #[inline(always)]
 fn header_reserved_ok(q: &[u64; 8]) -> bool {
     let [_, _, q2, q3, q4, q5, q6, q7] = *q;
     (((q2 as u32 | (q3 >> 32) as u32) & HDR_RESERVED_DWORD_MASK) == 0) & ((q4 | q5 | q6 | q7) == 0)
 }
 
-/// S000 header (5): non-empty => byte[0x10], dword[0x18], byte[0x1C] all nonzero.
+/// S000 header (5): non-empty => byte\[0x10\], dword\[0x18\], byte\[0x1C\] all nonzero.
 #[inline(always)]
 fn header_scratch_ok(q: &[u64; 8]) -> bool {
     let [_, _, q2, q3, ..] = *q;
@@ -251,7 +251,7 @@ fn header_scratch_ok(q: &[u64; 8]) -> bool {
 /// validator of generation `gen` (its opcode enum; S000 last NOTE: core_v3/v4 siblings).
 ///
 /// The accept test is every predicate at once, branch-free; the failing predicate
-/// is located only on the error path ([`header_error`]). Always inlined, with its
+/// is located only on the error path (`header_error`). Always inlined, with its
 /// error path: a caller that reads only `is_ok()` (or only the predicate) keeps
 /// only what it reads, so the accept/reject loop stays branch-free.
 #[inline(always)]
@@ -378,7 +378,7 @@ fn events_error(q0: u64) -> ValidationError {
 }
 
 /// First nonzero header reserved byte, S000 §"The reserved-zero region":
-/// [0x11..0x13] ∪ [0x1D..0x1F] ∪ [0x20..0x3F], i.e. qword[0x10] and qword[0x18]
+/// [0x11..0x13] ∪ [0x1D..0x1F] ∪ [0x20..0x3F], i.e. qword\[0x10\] and qword\[0x18\]
 /// under the reserved dword mask, then qwords 0x20..0x38 whole. The lowest set
 /// byte of the first nonzero masked qword is the lowest offending offset.
 #[inline(always)]

@@ -1,5 +1,5 @@
 //! The instruction-stream walker `check` runs (SPEC §5.3 "Linting a stream", D-27, D-28): one
-//! 64-byte bundle at a time, it gives each instruction its [`Verdict`] ([`lint_instruction`]),
+//! 64-byte bundle at a time, it gives each instruction its [`Verdict`] (`lint_instruction`),
 //! keeps sync across 128-byte instructions ([`instruction_len`]) and reports every stream error
 //! of SPEC §5.3 (custom-op groups; 0xD9/0xDA pairs, DL-12) without stopping. It holds the counts
 //! of one open group and one pending leg, never the stream.
@@ -21,7 +21,7 @@ pub struct At {
     pub index: usize,
     /// Byte offset in the stream (`index * 64`).
     pub offset: usize,
-    /// byte[0].
+    /// byte\[0\].
     pub opcode: u8,
 }
 

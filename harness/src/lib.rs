@@ -2,6 +2,8 @@
 //! (`harness/ARCHITECTURE.md`), whose modules are re-exported here under their
 //! old paths (`tpbconform::judge` is `tpb_judge::judge`).
 #![deny(unsafe_code)]
+// clap turns these doc comments into --help text, which shows placeholders such as <target>.
+#![allow(rustdoc::invalid_html_tags)]
 
 pub use tpb_gate::{fuzz_entry, gate, minimize, triage};
 pub use tpb_generators::generators;

@@ -17,7 +17,7 @@ use tpbconform::subjects::{registry, DmaRow, EngineProgram};
 const WINDOW: &[&str] = &["--hide-scrollbars", "--window-size=1400,900"];
 
 /// PE waits for a DMA then feeds Act; Act and Pool each wait for the other's next update (a
-/// deadlock); DVE waits for two increments of S[7] and gets one (unsatisfiable). Mode bytes
+/// deadlock); DVE waits for two increments of S\[7\] and gets one (unsatisfiable). Mode bytes
 /// from FACTS §2: 0x05 WAIT_FOR_SEM_GE_IMM, 0x13 SEM_INC_COMPLETE.
 fn program() -> (EngineProgram, Vec<String>) {
     let ge = |s: u8, t: u32| band(0x05, s, 0, 0, t);

@@ -216,8 +216,8 @@ pub fn band(w: u8, wi: u8, u: u8, ui: u8, v: u32) -> [u8; 8] {
 
 /// The sync sample NEFFs (SPEC §11; one subgraph, schema A with a DMA descriptor, gzip,
 /// pkg_version 1): `sync_deadlock` (PE and Pool each wait on the other's next update),
-/// `sync_unsatisfiable` (Pool waits for S[7] >= 3, PE increments it twice),
-/// `sync_dma` (PE waits for S[45] >= 16, which only the Pool JSON's DMA descriptor on the
+/// `sync_unsatisfiable` (Pool waits for S\[7\] >= 3, PE increments it twice),
+/// `sync_dma` (PE waits for S\[45\] >= 16, which only the Pool JSON's DMA descriptor on the
 /// 16-queue set qSyncIO makes), and `sync_clean` (PE feeds Act, Act feeds Pool).
 /// Mode bytes: 0x05 WAIT_FOR_SEM_GE_IMM, 0x13 SEM_INC_COMPLETE.
 pub fn sync_samples() -> Files {

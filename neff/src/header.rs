@@ -1,4 +1,4 @@
-//! The 1024-byte NEFF header (FACTS §10 [R]: offsets read from a real file; each field
+//! The 1024-byte NEFF header (FACTS §10 \[R\]: offsets read from a real file; each field
 //! naturally aligned, little-endian assumed). No magic number: the checks are header_size ==
 //! 1024 and 1024 + data_size <= file size.
 

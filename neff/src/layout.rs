@@ -1,6 +1,6 @@
 //! From a subgraph's `def.json` to its engines' instruction files (FACTS §10; SPEC §12).
 //!
-//! Which keys lead there is not documented (FACTS §10 "Open"), so both schemas [R] reports are
+//! Which keys lead there is not documented (FACTS §10 "Open"), so both schemas \[R\] reports are
 //! read, per engine:
 //! - schema B: `<eng>_instr` in def.json names the instruction file (`PE.bin`);
 //! - schema A: `<eng>` in def.json names the engine JSON (`pe.json`), whose `instr` names it;

@@ -449,7 +449,7 @@ impl Neff {
 }
 
 /// The hash field a payload gets under `pkg_version` (1: SHA-256; 2: MD5 then 16 ASCII '0',
-/// as [R] saw; others: zeros). For the sample builder and tests.
+/// as \[R\] saw; others: zeros). For the sample builder and tests.
 pub fn hash_field(pkg_version: u64, payload: &[u8]) -> [u8; 32] {
     let mut h = [0u8; 32];
     match pkg_version {

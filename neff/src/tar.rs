@@ -1,7 +1,7 @@
 //! A streaming tar reader (ustar, GNU and PAX headers) with the path-safety rules of
 //! libarchive and the `tar` crate: a member is a regular file or a folder; links, devices,
 //! FIFOs and unknown types are refused by name; a name with a `..` component or a leading `/`
-//! is refused; a leading `./` is stripped and folders are skipped (FACTS §10 [R]: what the
+//! is refused; a leading `./` is stripped and folders are skipped (FACTS §10 \[R\]: what the
 //! runtime does); two members of one name are refused. Memory is bounded: one 512-byte
 //! header, PAX and GNU long-name records capped at [`MAX_RECORD`], names at [`MAX_NAME`].
 

@@ -105,11 +105,11 @@ impl std::error::Error for Rejection {}
 pub enum DecodeRejection {
     /// 0x85 / 0x86: the validator failed; field = predicate name.
     Validator(Rejection),
-    /// byte[0] is not one of the eleven opcodes.
+    /// byte\[0\] is not one of the eleven opcodes.
     UnknownOpcode { value: u8 },
     /// One of the eleven, but `chip`'s compiler does not emit it (seed 003 "At a glance").
     NotOnChip { value: u8, chip: Generation },
-    /// byte[1] is not the record's inst_word_len.
+    /// byte\[1\] is not the record's inst_word_len.
     BadInstWordLen { value: u8, expected: u8 },
     /// A reserved byte is nonzero.
     NonzeroReserved { offset: usize, value: u8 },

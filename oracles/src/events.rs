@@ -1,4 +1,4 @@
-//! The events band enums as name → byte rows (FACTS §2 [H], common.h L313-330 and L347-370).
+//! The events band enums as name → byte rows (FACTS §2 \[H\], common.h L313-330 and L347-370).
 //! A byte is admitted iff some row names it; INVALID (0xFF) has no row. One row per member:
 //! a newly published member is one more row.
 

@@ -3,7 +3,7 @@
 //!
 //! Written from `SPEC.md` and the two seed documents only; it shares no code, tables or
 //! dependencies with `tpb-core`. Every record type is described by a declarative *region table*
-//! (see [`regions`]) and one generic interpreter validates, decodes and encodes all of them.
+//! (see `regions`) and one generic interpreter validates, decodes and encodes all of them.
 //! Lookup tables are rows of `(name, ordinal, wire)` searched by value; the opcode enums are a
 //! per-chip transcription checked by membership; every wire function takes the [`Generation`] (v2
 //! Sunda … v5 Maverick; Sunda is the default). See `oracles/README.md`.

@@ -10,7 +10,7 @@ use crate::roster::{is_named_opcode, Generation};
 use crate::stream::takes_leg;
 use crate::verdict::{header_verdict, payload_verdict};
 
-/// Instructions longer than one 64-byte bundle: (opcode, bytes, source). FACTS §9 [K]: KLR
+/// Instructions longer than one 64-byte bundle: (opcode, bytes, source). FACTS §9 \[K\]: KLR
 /// skips PseudoDmaDirect2d because it "is 128 bytes". (Its other two 128-byte formats, 0xD9 and
 /// 0xDA, are one 64-byte record each, paired by the stream rule, SPEC DL-12.)
 pub const LONG_INSTRUCTIONS: &[(u8, usize, &str)] =

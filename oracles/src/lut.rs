@@ -106,7 +106,7 @@ const V4_COLUMN_CHIPS: &[Generation] = &[Generation::Mariana, Generation::Maveri
 /// A row of [`COLLECTIVE_KINDS`] or [`ALU_OPS`]: (name, ordinal, wire byte).
 type Row = (&'static str, u32, Option<u8>);
 
-/// [`COLLECTIVE_KINDS`] or [`ALU_OPS`], looked up by ordinal, wire byte or name.
+/// `COLLECTIVE_KINDS` or `ALU_OPS`, looked up by ordinal, wire byte or name.
 #[derive(Clone, Copy, Debug)]
 pub struct Table(&'static [Row]);
 

@@ -1,5 +1,5 @@
 //! Per-chip profile facts beyond the opcode enum: which of the eleven opcodes a chip's compiler
-//! emits, the header DTYPE members (FACTS §6 [H]) and the header ALU-op members (FACTS §4 [H]).
+//! emits, the header DTYPE members (FACTS §6 \[H\]) and the header ALU-op members (FACTS §4 \[H\]).
 //! Written as "which chips" lists per value band.
 
 use crate::regions::record;
@@ -20,7 +20,7 @@ const FROM_MARIANA: &[Generation] = &[Generation::Mariana, Generation::Maverick]
 const MAVERICK: &[Generation] = &[Generation::Maverick];
 const SUNDA: &[Generation] = &[Generation::Sunda];
 
-/// NEURON_ISA_TPB_DTYPE: `(first tag, last tag, chips)` (FACTS §6 [H]).
+/// NEURON_ISA_TPB_DTYPE: `(first tag, last tag, chips)` (FACTS §6 \[H\]).
 const DTYPE_BANDS: &[(u8, u8, &[Generation])] = &[
     (0x01, 0x0F, ALL),
     (0x10, 0x10, FROM_MARIANA),
@@ -28,7 +28,7 @@ const DTYPE_BANDS: &[(u8, u8, &[Generation])] = &[
     (0x19, 0x1F, FROM_MARIANA),
 ];
 
-/// ALU op wire bands: `(first, last, chips)` (FACTS §4 [H]).
+/// ALU op wire bands: `(first, last, chips)` (FACTS §4 \[H\]).
 const ALU_BANDS: &[(u8, u8, &[Generation])] = &[
     (0x00, 0x1D, ALL),
     (0x20, 0x23, FROM_MARIANA),

@@ -12,11 +12,11 @@ use crate::roster::Generation;
 pub(crate) enum Domain {
     /// Any unsigned integer that fits the width (decoded as Int).
     Any,
-    /// `wait_mode`: a NEURON_ISA_TPB_WAIT_MODE member (FACTS §2 [H]).
+    /// `wait_mode`: a NEURON_ISA_TPB_WAIT_MODE member (FACTS §2 \[H\]).
     WaitMode,
-    /// `update_mode`: a NEURON_ISA_TPB_UPDATE_MODE member (FACTS §2 [H]).
+    /// `update_mode`: a NEURON_ISA_TPB_UPDATE_MODE member (FACTS §2 \[H\]).
     UpdateMode,
-    /// 0x86 `arg_type`: TENSOR 1 or ARRAY_OF_TENSOR 2 (FACTS §8 [H]).
+    /// 0x86 `arg_type`: TENSOR 1 or ARRAY_OF_TENSOR 2 (FACTS §8 \[H\]).
     ArgType,
     /// A 0/1 flag (GetGlobalRankId `valid`, D-7).
     Flag,
@@ -42,9 +42,9 @@ pub(crate) enum Guard {
 /// The role of one byte range.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Role {
-    /// byte[0].
+    /// byte\[0\].
     Opcode,
-    /// byte[1], `inst_word_len`, with its required value.
+    /// byte\[1\], `inst_word_len`, with its required value.
     Tag(u8),
     /// Must be zero.
     Reserved(Guard),
@@ -80,7 +80,7 @@ const fn vresv(start: usize, len: usize) -> Region {
     r(start, len, Role::Reserved(Guard::Validator))
 }
 
-/// The skeleton of every setupHeader-stamped record (SPEC §1; FACTS §2 [H]
+/// The skeleton of every setupHeader-stamped record (SPEC §1; FACTS §2 \[H\]
 /// NEURON_ISA_TPB_HEADER + NEURON_ISA_TPB_EVENTS): opcode, inst_word_len 0x10, the two debug
 /// bytes (any value), and the events band.
 const SKELETON_SYNC: &[Region] = &[
@@ -376,7 +376,7 @@ pub(crate) const RECORDS: &[Record] = &[
     },
 ];
 
-/// The record opcodes this crate decodes and encodes, in [`RECORDS`] order.
+/// The record opcodes this crate decodes and encodes, in `RECORDS` order.
 pub const RECORD_OPCODES: [u8; RECORDS.len()] = {
     let mut out = [0u8; RECORDS.len()];
     let mut i = 0;
@@ -430,7 +430,7 @@ pub(crate) fn byte_at(b: &[u8; 64], offset: usize) -> u8 {
     b.get(offset).copied().unwrap_or(0)
 }
 
-/// 0x86 `arg_type` members that decode (FACTS §8 [H]; INVALID 0 does not).
+/// 0x86 `arg_type` members that decode (FACTS §8 \[H\]; INVALID 0 does not).
 const ARG_TYPES: &[(&str, u8)] = &[("TENSOR", 0x01), ("ARRAY_OF_TENSOR", 0x02)];
 
 /// Flag values (D-7).

@@ -1,5 +1,5 @@
 //! Chips (hardware generations) and their `NEURON_ISA_TPB_OPCODE` enums, transcribed by hand
-//! from FACTS §1 [H] / the repository's `isa/opcodes.tsv` as "common to every chip" ranges plus
+//! from FACTS §1 \[H\] / the repository's `isa/opcodes.tsv` as "common to every chip" ranges plus
 //! per-chip additions and removals. A test re-reads the TSV and compares.
 
 /// A TPB chip, named as FACTS names the generations (v2 Sunda … v5 Maverick).

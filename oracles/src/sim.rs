@@ -580,17 +580,17 @@ pub fn simulate(
     })
 }
 
-/// The events band of a bundle as this oracle reads it (FACTS §2 [H]: +4 wait_mode, +5 wait_idx,
+/// The events band of a bundle as this oracle reads it (FACTS §2 \[H\]: +4 wait_mode, +5 wait_idx,
 /// +6 update_mode, +7 update_idx, +8..+0B semaphore_value u32 LE).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Band {
-    /// byte[4].
+    /// byte\[4\].
     pub wait_mode: u8,
-    /// byte[5].
+    /// byte\[5\].
     pub wait_idx: u8,
-    /// byte[6].
+    /// byte\[6\].
     pub update_mode: u8,
-    /// byte[7].
+    /// byte\[7\].
     pub update_idx: u8,
     /// bytes[8..12]: the wait threshold.
     pub semaphore_value: u32,
@@ -616,8 +616,8 @@ pub struct BandSync {
     pub update: Option<PlanUpdate>,
 }
 
-/// Interpret a stamped band (SPEC §8 DS-13/DS-14): byte[4] must be NONE (0x00) or
-/// WAIT_FOR_SEM_GE_IMM (0x05), byte[6] NONE or SEM_INC_COMPLETE (0x13); anything else is not a
+/// Interpret a stamped band (SPEC §8 DS-13/DS-14): byte\[4\] must be NONE (0x00) or
+/// WAIT_FOR_SEM_GE_IMM (0x05), byte\[6\] NONE or SEM_INC_COMPLETE (0x13); anything else is not a
 /// band the pass stamps and is returned as `Err(byte offset)`. `ticks` is the instruction's
 /// increment per completion.
 pub fn band_sync(band: &Band, ticks: u32) -> Result<BandSync, usize> {

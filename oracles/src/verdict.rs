@@ -11,13 +11,13 @@ use std::sync::OnceLock;
 /// How a predicate is evaluated over a region table.
 #[derive(Clone, Copy, Debug)]
 enum Check {
-    /// byte[0] is in the chip's opcode enum.
+    /// byte\[0\] is in the chip's opcode enum.
     Roster,
     /// The `Tag` region holds its value.
     Tag,
     /// The wait-mode and update-mode regions hold admitted values (ids are not checked).
     Events,
-    /// byte[0] is the record's opcode.
+    /// byte\[0\] is the record's opcode.
     OpcodeEquals,
     /// Every `Reserved(Validator)` region is all zero.
     ValidatorReservedZero,

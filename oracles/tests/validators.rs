@@ -270,7 +270,7 @@ fn reserved_zero_precedes_scratch() {
 
 // ---------------------------------------------------------------- scratch triple (16 combos)
 
-/// (byte[0x10], dword[0x14], dword[0x18], byte[0x1C]) nonzero flags.
+/// (byte\[0x10\], dword\[0x14\], dword\[0x18\], byte\[0x1C\]) nonzero flags.
 type Combo = (u8, u8, u8, u8);
 
 #[test]

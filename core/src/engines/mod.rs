@@ -2,7 +2,7 @@
 //! deadlocks and waits nothing can satisfy (SPEC §11; decisions **DE-n** there).
 //!
 //! Each engine runs its own stream in order (FACTS §10 D4–D6: engines are ordered only
-//! through semaphores). Each instruction carries one events band (FACTS §2 [H]): a wait on
+//! through semaphores). Each instruction carries one events band (FACTS §2 \[H\]): a wait on
 //! `semaphore[wait_idx]` / `event[wait_idx]` and one update of `update_idx`, with the u32
 //! `semaphore_value` the wait threshold and the update immediate. DMA descriptors increment a
 //! semaphore when they complete (FACTS §10 D1, by `num_queues` for a multi-queue set): the
@@ -25,14 +25,14 @@ pub use steps::{steps_of_stream, Extracted, StepReader};
 use crate::events;
 use std::fmt;
 
-/// Semaphores per core (FACTS §2 [S] [H]): the 8-bit index covers them exactly.
+/// Semaphores per core (FACTS §2 \[S\] \[H\]): the 8-bit index covers them exactly.
 pub const NUM_SEMAPHORES: usize = 256;
-/// Events per core (FACTS §2 [S] [H]).
+/// Events per core (FACTS §2 \[S\] \[H\]).
 pub const NUM_EVENTS: usize = 256;
 /// Most engines of one subgraph the model runs (DE-2: one bit each in the ready set).
 pub const MAX_ENGINES: usize = 64;
 
-/// One instruction's events band, bytes `[0x04..0x0C]` (FACTS §2 [H]), the only part of an
+/// One instruction's events band, bytes `[0x04..0x0C]` (FACTS §2 \[H\]), the only part of an
 /// instruction the model reads.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub struct Step {

@@ -19,7 +19,7 @@ pub struct Extracted {
     pub trailing: usize,
 }
 
-/// Reads `bytes` (a flat run of instructions, FACTS §10 [R]) as steps.
+/// Reads `bytes` (a flat run of instructions, FACTS §10 \[R\]) as steps.
 pub fn steps_of_stream(bytes: &[u8]) -> Extracted {
     let mut r = StepReader::default();
     r.push(bytes);

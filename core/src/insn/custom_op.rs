@@ -62,7 +62,7 @@ record_codec!(CustomOpHeader, custom_op_header, check = check_scratch, {
 });
 
 impl CustomOpHeader {
-    /// The S000 (5) rule: non-empty ⇒ byte[0x10], dword[0x18], byte[0x1C] all nonzero.
+    /// The S000 (5) rule: non-empty ⇒ byte\[0x10\], dword\[0x18\], byte\[0x1C\] all nonzero.
     fn check_scratch(&self) -> Result<(), EncodeError> {
         let nonempty = self.has_scratch_space != 0
             || self.scratch_space_addr != 0
@@ -103,7 +103,7 @@ impl CustomOpHeader {
 pub struct CustomOpPayload {
     /// Sync band (zero in encoder-emitted groups, S000 §C3).
     pub sync: Sync,
-    /// +0x0F `arg_type`: TENSOR 1 or ARRAY_OF_TENSOR 2 (F§8 [H]; S000 AC03-C2 "marker").
+    /// +0x0F `arg_type`: TENSOR 1 or ARRAY_OF_TENSOR 2 (F§8 \[H\]; S000 AC03-C2 "marker").
     pub arg_type: u8,
     /// +0x10..+0x3F ADDR4 access pattern, opaque (D-5).
     pub ap: [u8; 48],
@@ -119,12 +119,12 @@ impl Default for CustomOpPayload {
     }
 }
 
-/// `arg_type` values that decode: TENSOR 1, ARRAY_OF_TENSOR 2 (F§8 [H]; INVALID 0 does not).
+/// `arg_type` values that decode: TENSOR 1, ARRAY_OF_TENSOR 2 (F§8 \[H\]; INVALID 0 does not).
 fn arg_type_ok(v: u8) -> bool {
     v == ARG_TYPE_TENSOR || v == ARG_TYPE_ARRAY_OF_TENSOR
 }
 
-/// An `arg_type` input must be TENSOR or ARRAY_OF_TENSOR (F§8 [H]).
+/// An `arg_type` input must be TENSOR or ARRAY_OF_TENSOR (F§8 \[H\]).
 fn arg_type_encodable(
     _field: &'static str,
     value: u8,

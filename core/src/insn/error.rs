@@ -13,22 +13,22 @@ use core::fmt;
 pub enum DecodeError {
     /// A 0x85/0x86 bundle failed its validator; `field()` is the predicate name.
     Invalid(ValidationError),
-    /// byte[0] is not a record opcode (isa/records.tsv).
+    /// byte\[0\] is not a record opcode (isa/records.tsv).
     Opcode {
-        /// byte[0].
+        /// byte\[0\].
         opcode: u8,
     },
-    /// byte[0] is a record opcode, but this generation's compiler does not emit it
+    /// byte\[0\] is a record opcode, but this generation's compiler does not emit it
     /// (seed 003 §"At a glance": 0xBE, 0xBF, 0xD8 are CoreV3+; D-22). Field `opcode`.
     NotEmitted {
-        /// byte[0].
+        /// byte\[0\].
         opcode: u8,
         /// The generation asked.
         generation: Generation,
     },
-    /// byte[1] is not the stamped `inst_word_len` (0x10; 0x00 for 0xDA).
+    /// byte\[1\] is not the stamped `inst_word_len` (0x10; 0x00 for 0xDA).
     InstWordLen {
-        /// byte[1].
+        /// byte\[1\].
         value: u8,
     },
     /// A reserved byte is nonzero.
@@ -38,17 +38,17 @@ pub enum DecodeError {
         /// Its value.
         value: u8,
     },
-    /// byte[4] is not a WAIT_MODE member (F§2 [H]).
+    /// byte\[4\] is not a WAIT_MODE member (F§2 \[H\]).
     WaitMode {
-        /// byte[4].
+        /// byte\[4\].
         value: u8,
     },
-    /// byte[6] is not an UPDATE_MODE member (F§2 [H]).
+    /// byte\[6\] is not an UPDATE_MODE member (F§2 \[H\]).
     UpdateMode {
-        /// byte[6].
+        /// byte\[6\].
         value: u8,
     },
-    /// byte[0x0C] of 0xD9/0xDA is not a shipped CCE wire byte {0x00, 0x04} (D-13).
+    /// byte\[0x0C\] of 0xD9/0xDA is not a shipped CCE wire byte {0x00, 0x04} (D-13).
     CceOp {
         /// The wire byte.
         value: u8,
@@ -60,32 +60,32 @@ pub enum DecodeError {
         /// The byte.
         value: u8,
     },
-    /// byte[0x0E] of 0xD9/0xDA is not a CollectiveKind wire byte 0x01..=0x09.
+    /// byte\[0x0E\] of 0xD9/0xDA is not a CollectiveKind wire byte 0x01..=0x09.
     Kind {
         /// The wire byte.
         value: u8,
     },
-    /// byte[0x0C] of 0xBF is not a dtype tag.
+    /// byte\[0x0C\] of 0xBF is not a dtype tag.
     SrcDtype {
         /// The byte.
         value: u8,
     },
-    /// byte[0x0D] of 0xBF is not a dtype tag.
+    /// byte\[0x0D\] of 0xBF is not a dtype tag.
     DstDtype {
         /// The byte.
         value: u8,
     },
-    /// byte[0x20] of 0xBF is not 0x01 (S003 §5 `bundle[0x20] = 1`).
+    /// byte\[0x20\] of 0xBF is not 0x01 (S003 §5 `bundle[0x20] = 1`).
     CrossCoreEnable {
         /// The byte.
         value: u8,
     },
-    /// byte[0x0C] of 0xDC is not 0 or 1 (D-7).
+    /// byte\[0x0C\] of 0xDC is not 0 or 1 (D-7).
     Valid {
         /// The byte.
         value: u8,
     },
-    /// byte[0x0F] `arg_type` of 0x86 is not TENSOR 1 or ARRAY_OF_TENSOR 2 (F§8 [H]; D-8).
+    /// byte\[0x0F\] `arg_type` of 0x86 is not TENSOR 1 or ARRAY_OF_TENSOR 2 (F§8 \[H\]; D-8).
     ArgType {
         /// The byte.
         value: u8,
@@ -214,17 +214,17 @@ pub enum EncodeError {
         /// The generation asked.
         generation: Generation,
     },
-    /// Wire wait mode is not a WAIT_MODE member (F§2 [H]).
+    /// Wire wait mode is not a WAIT_MODE member (F§2 \[H\]).
     WaitMode {
         /// The byte.
         value: u8,
     },
-    /// Wire update mode is not an UPDATE_MODE member (F§2 [H]).
+    /// Wire update mode is not an UPDATE_MODE member (F§2 \[H\]).
     UpdateMode {
         /// The byte.
         value: u8,
     },
-    /// 0x86 `arg_type` not TENSOR 1 or ARRAY_OF_TENSOR 2 (F§8 [H]).
+    /// 0x86 `arg_type` not TENSOR 1 or ARRAY_OF_TENSOR 2 (F§8 \[H\]).
     ArgType {
         /// The value.
         value: u8,
@@ -247,11 +247,11 @@ pub enum EncodeError {
     },
     /// Header scratch triple half-filled (S000 (5)); the header validator would reject it.
     ScratchSpaceVal {
-        /// byte[0x10] `has_scratch_space`.
+        /// byte\[0x10\] `has_scratch_space`.
         has_scratch_space: u8,
-        /// dword[0x18] `scratch_space_size`.
+        /// dword\[0x18\] `scratch_space_size`.
         scratch_space_size: u32,
-        /// byte[0x1C] `scratch_space_num_partitions`.
+        /// byte\[0x1C\] `scratch_space_num_partitions`.
         scratch_space_num_partitions: u8,
     },
     /// An integer does not fit the field's width.

@@ -91,7 +91,7 @@ impl Instruction {
     }
 }
 
-/// Decodes one bundle as generation `gen` (SPEC §5.1 failure order), dispatching on byte[0].
+/// Decodes one bundle as generation `gen` (SPEC §5.1 failure order), dispatching on byte\[0\].
 pub fn decode(b: &Bundle, gen: Generation) -> Result<Instruction, DecodeError> {
     decode_record(b, gen)
 }

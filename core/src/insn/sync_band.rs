@@ -1,5 +1,5 @@
 //! The header debug bytes [0x02..0x03] and the events band [0x04..0x0B] shared by every opcode
-//! except 0xDA (SPEC §1; F§2 [H] `NEURON_ISA_TPB_HEADER` / `NEURON_ISA_TPB_EVENTS`).
+//! except 0xDA (SPEC §1; F§2 \[H\] `NEURON_ISA_TPB_HEADER` / `NEURON_ISA_TPB_EVENTS`).
 
 use super::fields::{int, FieldList, Source};
 use super::EncodeError;
@@ -10,7 +10,7 @@ use crate::layout::sync_skeleton::{
     OFF_WAIT_IDX, OFF_WAIT_MODE,
 };
 
-/// Wire `wait_mode` byte at +0x04, a `NEURON_ISA_TPB_WAIT_MODE` member (F§2 [H]).
+/// Wire `wait_mode` byte at +0x04, a `NEURON_ISA_TPB_WAIT_MODE` member (F§2 \[H\]).
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, Default, PartialOrd, Ord)]
 pub struct WaitMode(pub u8);
 
@@ -33,7 +33,7 @@ impl WaitMode {
     }
 }
 
-/// Wire `update_mode` byte at +0x06, a `NEURON_ISA_TPB_UPDATE_MODE` member (F§2 [H]).
+/// Wire `update_mode` byte at +0x06, a `NEURON_ISA_TPB_UPDATE_MODE` member (F§2 \[H\]).
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, Default, PartialOrd, Ord)]
 pub struct UpdateMode(pub u8);
 
@@ -54,7 +54,7 @@ impl UpdateMode {
     }
 }
 
-/// Bytes [0x02..0x0B]: the header's debug bytes and the events band (F§2 [H]).
+/// Bytes [0x02..0x0B]: the header's debug bytes and the events band (F§2 \[H\]).
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, Default)]
 pub struct Sync {
     /// +0x02 `debug_cmd` (NONE 0, NOTIFY 1, START 3, …); any value decodes (D-2).

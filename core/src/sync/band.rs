@@ -4,12 +4,12 @@
 
 use super::{InstrId, SyncError, SyncInfo, SyncPlan, Update, Wait};
 
-/// The events band, bundle bytes `[0x04..0x0B]` (F§2 [H]; S000 §Layout NOTE), as the compiler
+/// The events band, bundle bytes `[0x04..0x0B]` (F§2 \[H\]; S000 §Layout NOTE), as the compiler
 /// stamps it (DS-13, DS-14):
 ///
-/// byte[4] `wait_mode` (0x05 WAIT_FOR_SEM_GE_IMM, or 0x00 NONE without a wait), byte[5]
-/// `wait_idx`, byte[6] `update_mode` (0x13 SEM_INC_COMPLETE, or 0x00 NONE without an update),
-/// byte[7] `update_idx`, bytes 8..0x0B `semaphore_value` u32 LE = the wait threshold (0 without
+/// byte\[4\] `wait_mode` (0x05 WAIT_FOR_SEM_GE_IMM, or 0x00 NONE without a wait), byte\[5\]
+/// `wait_idx`, byte\[6\] `update_mode` (0x13 SEM_INC_COMPLETE, or 0x00 NONE without an update),
+/// byte\[7\] `update_idx`, bytes 8..0x0B `semaphore_value` u32 LE = the wait threshold (0 without
 /// a wait; SEM_INC takes no immediate).
 pub fn sync_band(wait: Option<&Wait>, update: Option<&Update>) -> [u8; 8] {
     let mut b = [0u8; 8];

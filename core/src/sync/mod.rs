@@ -33,7 +33,7 @@ pub const MAX_ALLOCS: usize = 256;
 pub const MAX_DEPS: usize = 64;
 /// Most `sems` entries one instruction may hold (DS-2).
 pub const MAX_SEMS: usize = 16;
-/// Default `HwmCore->NumSemaphores`: 256 semaphores per core on v2/v3 (F§2 [S]).
+/// Default `HwmCore->NumSemaphores`: 256 semaphores per core on v2/v3 (F§2 \[S\]).
 pub const DEFAULT_NUM_SEMAPHORES: u16 = 256;
 /// Largest `NumSemaphores` the model accepts: the ids are one byte in the band (F§2 +0x05/+0x07).
 pub const MAX_NUM_SEMAPHORES: u16 = 256;
@@ -241,7 +241,7 @@ pub enum BirWaitMode {
 }
 
 impl BirWaitMode {
-    /// The wire byte for band byte[4] (F§2 wire table: BIR 1 → 0x05, 2 → 0x85).
+    /// The wire byte for band byte\[4\] (F§2 wire table: BIR 1 → 0x05, 2 → 0x85).
     pub fn wire(self) -> u8 {
         match self {
             BirWaitMode::SemGeImm => crate::events::WAIT_FOR_SEM_GE_IMM,
@@ -250,7 +250,7 @@ impl BirWaitMode {
     }
 }
 
-/// The Update mode the pass installs: `SEM_INC_COMPLETE` (F§2 [H] 0x13; DS-13). It fires when
+/// The Update mode the pass installs: `SEM_INC_COMPLETE` (F§2 \[H\] 0x13; DS-13). It fires when
 /// the instruction completes and adds one tick per wire record; an instruction's `mult` is the
 /// number of ticks its completion counts for (S000 §sync incrementSemaphore "delta").
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -260,7 +260,7 @@ pub enum BirUpdateMode {
 }
 
 impl BirUpdateMode {
-    /// The wire byte for band byte[6] (F§2 [H]: SEM_INC_COMPLETE 0x13).
+    /// The wire byte for band byte\[6\] (F§2 \[H\]: SEM_INC_COMPLETE 0x13).
     pub fn wire(self) -> u8 {
         match self {
             BirUpdateMode::SemIncComplete => crate::events::SEM_INC_COMPLETE,

@@ -18,7 +18,7 @@ pub use crate::targets::folders as fuzz_targets;
 /// How a fuzz target runs its input, chosen from the target registry.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Entry {
-    /// The folder's only target is this validator ([`lean::validator`]).
+    /// The folder's only target is this validator (`lean::validator`).
     Validator(Target, Validator),
     /// Every target of the folder (registry positions, [`folder_set`]) is a bundle target.
     Bundle(u32),

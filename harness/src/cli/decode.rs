@@ -77,7 +77,7 @@ pub fn bundle_json(index: usize, bytes: &[u8; 64], arch: Generation) -> (serde_j
     (o, ok)
 }
 
-/// The header names of a decoded bundle's events modes (FACTS §2 [H]).
+/// The header names of a decoded bundle's events modes (FACTS §2 \[H\]).
 fn mode_names(d: &Decoded) -> serde_json::Value {
     let names = ["wait_mode", "update_mode"].map(|field| match d.get(field) {
         Some(Value::Int(v)) => Some((field, mode_byte_name(field, u8::try_from(*v).ok()?)?)),

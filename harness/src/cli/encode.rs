@@ -71,7 +71,7 @@ fn check_mnemonic(o: &Object<'_>, opcode: u8) -> Result<(), String> {
     }
 }
 
-/// `mode_names`, when present, names each mode field's byte in `fields` (FACTS §2 [H]).
+/// `mode_names`, when present, names each mode field's byte in `fields` (FACTS §2 \[H\]).
 fn check_mode_names(o: &Object<'_>, fields: &[(FieldName, Value)]) -> Result<(), String> {
     let Some(names) = get(o, "mode_names") else {
         return Ok(());

@@ -11,11 +11,11 @@ pub use tpb_core::lint::{classify, Class};
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Domain {
     Opcode,
-    /// SPEC §6.5; FACTS §2 [H].
+    /// SPEC §6.5; FACTS §2 \[H\].
     WaitMode,
-    /// SPEC §6.5; FACTS §2 [H].
+    /// SPEC §6.5; FACTS §2 \[H\].
     UpdateMode,
-    /// 0x86 `arg_type` ∈ {1 TENSOR, 2 ARRAY_OF_TENSOR} (SPEC §4; FACTS §8 [H]).
+    /// 0x86 `arg_type` ∈ {1 TENSOR, 2 ARRAY_OF_TENSOR} (SPEC §4; FACTS §8 \[H\]).
     ArgType,
     /// The shipped CCE ops (SPEC §6.2).
     CceOp,
@@ -77,7 +77,7 @@ impl Domain {
     }
 }
 
-/// WAIT_MODE / UPDATE_MODE members in wire order (FACTS §2 [H]), from core's tables.
+/// WAIT_MODE / UPDATE_MODE members in wire order (FACTS §2 \[H\]), from core's tables.
 pub const WAIT_MEMBERS: [u8; tpb_core::events::WAIT_MODES.len()] =
     mode_bytes(&tpb_core::events::WAIT_MODES);
 pub const UPDATE_MEMBERS: [u8; tpb_core::events::UPDATE_MODES.len()] =
@@ -211,7 +211,7 @@ pub fn byte_role(opcode: u8, off: usize) -> Option<Role> {
     span_at(opcode, off).map(|s| s.role)
 }
 
-/// The tag byte[1] the encoder stamps for `opcode` (SPEC §1; 0x00 for 0xDA, D-3).
+/// The tag byte\[1\] the encoder stamps for `opcode` (SPEC §1; 0x00 for 0xDA, D-3).
 pub fn tag_of(opcode: u8) -> u8 {
     match byte_role(opcode, 1) {
         Some(Role::Const(v)) => v,

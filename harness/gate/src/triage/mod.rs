@@ -1,4 +1,4 @@
-//! Triage of gate findings: each deduplicated representative is minimised ([`shrink`]) while
+//! Triage of gate findings: each deduplicated representative is minimised ([`shrink`](fn@shrink)) while
 //! it reproduces with the same dedup key on the same subjects, except a subject's crash or
 //! hang (never run again); [`replay_command`] is one shell line runnable from any folder
 //! (docs/guarantees.md G19).
@@ -105,7 +105,7 @@ pub fn divergence_file(number: usize, target: &str) -> String {
 }
 
 /// A triaged finding (`number`, 1-based in the report): its representative, minimised input
-/// (re-run, dumped, with replay commands), probable root ([`fold`]) and the subject's own
+/// (re-run, dumped, with replay commands), probable root (`fold`) and the subject's own
 /// blame ([`asked_blame`]).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Triaged {

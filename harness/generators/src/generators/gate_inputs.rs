@@ -74,7 +74,7 @@ pub fn banded_bytes(r: &mut SplitMix64, kind: CaseKind, out: &mut Vec<u8>) {
     r.fill(out);
 }
 
-/// A program for [`crate::judge::stream_from_input`].
+/// A program for the judge's `stream_from_input`.
 pub fn stream_program(r: &mut SplitMix64, kind: CaseKind, out: &mut Vec<u8>) {
     out.clear();
     match kind {
@@ -130,7 +130,7 @@ pub fn stream_program(r: &mut SplitMix64, kind: CaseKind, out: &mut Vec<u8>) {
     }
 }
 
-/// An input for [`crate::judge::ir_query_from_input`].
+/// An input for the judge's `ir_query_from_input`.
 pub fn ir_query_input(r: &mut SplitMix64, kind: CaseKind, out: &mut Vec<u8>) {
     out.clear();
     if kind == CaseKind::Raw {

@@ -12,7 +12,7 @@ use tpb_core::insn::{
 };
 use tpb_core::lut::{AluOp, CollectiveKind};
 
-/// Debug bytes and an events band with member modes (SPEC §1; FACTS §2 [H]).
+/// Debug bytes and an events band with member modes (SPEC §1; FACTS §2 \[H\]).
 pub fn sync(u: &mut Unstructured<'_>) -> Result<Sync> {
     Ok(Sync {
         debug_cmd: u.arbitrary()?,
@@ -173,7 +173,7 @@ impl std::fmt::Display for EncodeRefused {
 }
 
 /// Generation failed: out of data (never), core's encoder refused, or a record of
-/// isa/records.tsv has no arm in [`instruction_of`].
+/// isa/records.tsv has no arm in `instruction_of`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum GenError {
     Arbitrary(arbitrary::Error),

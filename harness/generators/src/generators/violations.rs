@@ -9,15 +9,15 @@ use arbitrary::{Result, Unstructured};
 /// One violated predicate. Each writes only the bytes of [`Violation::footprint`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Violation {
-    /// byte[0] := the value (never the base; for non-custom bases never one of the eleven).
+    /// byte\[0\] := the value (never the base; for non-custom bases never one of the eleven).
     Opcode(u8),
-    /// byte[1] := a wrong tag.
+    /// byte\[1\] := a wrong tag.
     Tag(u8),
     /// Flip bit 0..=7 of a reserved byte (so exactly one reserved bit is set).
     ReservedBit { offset: u8, bit: u8 },
-    /// byte[4] := an illegal wait mode.
+    /// byte\[4\] := an illegal wait mode.
     WaitMode(u8),
-    /// byte[6] := an illegal update mode.
+    /// byte\[6\] := an illegal update mode.
     UpdateMode(u8),
     /// 0x85 only: a partial scratch descriptor: `parts` bits 0..=3 (byte 0x10, dwords 0x14,
     /// 0x18, byte 0x1C) get their nonzero value, the others zero (never all of 0, 2, 3).

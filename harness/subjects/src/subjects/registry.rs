@@ -195,7 +195,7 @@ pub fn oracle_for(arch: Generation) -> Box<dyn Reference> {
     Box::new(OracleSubject::new(arch))
 }
 
-/// The reference's header name of a `wait_mode` / `update_mode` byte (FACTS §2 [H]), for display.
+/// The reference's header name of a `wait_mode` / `update_mode` byte (FACTS §2 \[H\]), for display.
 pub fn mode_byte_name(field: &str, byte: u8) -> Option<&'static str> {
     match field {
         "wait_mode" => c::events::wait_mode_name(byte),
