@@ -14,7 +14,7 @@ mod events;
 mod gates;
 mod lint;
 mod lower;
-mod lut;
+pub mod lut;
 mod profile;
 mod regions;
 mod roster;

@@ -14,7 +14,6 @@ use super::types::{
     Validator, Value, Verdict,
 };
 use tpb_core as c;
-use tpb_core::lut::DtypeColumn;
 use tpb_core::{Bundle, Generation};
 
 /// `tpb_core` as a [`Subject`] (registry name `core`), serving one generation.
@@ -149,18 +148,7 @@ impl Subject for CoreSubject {
 
     #[inline]
     fn lut(&self, table: LutTable, n: u32) -> Reply<LutResult> {
-        use c::lut;
-        let r = match table {
-            LutTable::CollectiveKind => lut::collective_kind_to_wire(n),
-            LutTable::AluOp => lut::alu_op_to_wire(n),
-            LutTable::CceOp => lut::cce_op_to_wire(n),
-            LutTable::Dge => lut::alu_op_to_dge(n),
-            LutTable::Dtype => lut::dtype_to_wire(n, DtypeColumn::PreV4),
-            LutTable::DtypeV4 => lut::dtype_to_wire(n, DtypeColumn::V4),
-            LutTable::WaitMode => lut::wait_mode_lut(n),
-            LutTable::UpdateMode => lut::update_mode_lut(n),
-        };
-        Ok(r.map_err(|e| Name::Known(e.name())))
+        Ok(table.core(n).map_err(Name::Known))
     }
 
     fn validate_stream(&self, bytes: &[u8]) -> Reply<Result<(), StreamFail>> {

@@ -179,17 +179,7 @@ impl Subject for OracleSubject {
 
     #[inline]
     fn lut(&self, table: LutTable, n: u32) -> Reply<LutResult> {
-        let r = match table {
-            LutTable::CollectiveKind => o::collective_wire(n),
-            LutTable::AluOp => o::alu_wire(n),
-            LutTable::CceOp => o::cce_wire(n),
-            LutTable::Dge => o::dge_op(n),
-            LutTable::Dtype => o::dtype_wire(n, false),
-            LutTable::DtypeV4 => o::dtype_wire(n, true),
-            LutTable::WaitMode => o::wait_mode_lut(n),
-            LutTable::UpdateMode => o::update_mode_lut(n),
-        };
-        Ok(r.map_err(|e| Name::Known(e.name())))
+        Ok(table.oracle(n).map_err(Name::Known))
     }
 
     fn validate_stream(&self, bytes: &[u8]) -> Reply<Result<(), StreamFail>> {

@@ -251,9 +251,10 @@ impl Validator {
 
 /// Declares [`LutTable`] from one row per SPEC §6 table: variant, the name external subjects
 /// see (`tpb-subject/1` `lut` op, `TPB_LUT_<NAME>` in include/tpb_subject.h), its
-/// [`crate::targets::TARGETS`] row's name. Everything else about a table derives from here.
+/// [`crate::targets::TARGETS`] row's name, core's reading and the oracle's. Everything else
+/// about a table derives from here.
 macro_rules! lut_tables {
-    ($($(#[$doc:meta])* $v:ident $name:literal $target:literal;)*) => {
+    ($($(#[$doc:meta])* $v:ident $name:literal $target:literal $core:expr, $oracle:expr;)*) => {
         /// A lookup table of SPEC §6. The declaration order is the bit order of
         /// `TPB_LUT_*` in include/tpb_subject.h (bit `t as u32`).
         #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -274,27 +275,44 @@ macro_rules! lut_tables {
             pub const fn target_name(self) -> &'static str {
                 match self { $(LutTable::$v => $target,)* }
             }
+
+            /// Core's answer: the wire byte, or its SPEC error class name.
+            #[inline]
+            pub fn core(self, n: u32) -> Result<u8, &'static str> {
+                match self { $(LutTable::$v => ($core)(n).map_err(|e| e.name()),)* }
+            }
+
+            /// The oracle's answer, as [`LutTable::core`].
+            #[inline]
+            pub fn oracle(self, n: u32) -> Result<u8, &'static str> {
+                match self { $(LutTable::$v => ($oracle)(n).map_err(|e| e.name()),)* }
+            }
         }
     };
 }
 
+use tpb_core::lut;
+use tpb_oracle::lut as o;
+
 lut_tables! {
     /// §6.1 CollectiveKind ordinal → wire byte.
-    CollectiveKind "collective_kind" "collective_lut";
+    CollectiveKind "collective_kind" "collective_lut" lut::collective_kind_to_wire, o::collective_wire;
     /// §6.2 AluOpType ordinal → wire byte.
-    AluOp "alu_op" "alu_lut";
+    AluOp "alu_op" "alu_lut" lut::alu_op_to_wire, o::alu_wire;
     /// §6.2 CCE subset: AluOpType ordinal → wire byte, shipped ops only.
-    CceOp "cce_op" "cce_lut";
+    CceOp "cce_op" "cce_lut" lut::cce_op_to_wire, o::cce_wire;
     /// §6.3 AluOpType ordinal → DgeComputeOp value.
-    Dge "dge" "dge_lut";
+    Dge "dge" "dge_lut" lut::alu_op_to_dge, o::dge_op;
     /// §6.4 Dtype ordinal → wire tag, pre-v4 column.
-    Dtype "dtype" "dtype_lut";
+    Dtype "dtype" "dtype_lut"
+        |n| lut::dtype_to_wire(n, lut::DtypeColumn::PreV4), |n| o::dtype_wire(n, false);
     /// §6.4 Dtype ordinal → wire tag, v4 column.
-    DtypeV4 "dtype_v4" "dtype_v4_lut";
+    DtypeV4 "dtype_v4" "dtype_v4_lut"
+        |n| lut::dtype_to_wire(n, lut::DtypeColumn::V4), |n| o::dtype_wire(n, true);
     /// §6.5 BIR wait mode → wire byte (the table; 0 → 0x07).
-    WaitMode "wait_mode" "wait_mode_lut";
+    WaitMode "wait_mode" "wait_mode_lut" lut::wait_mode_lut, o::wait_mode_lut;
     /// §6.5 BIR update mode → wire byte (the table `11 15 17 13 14 19`).
-    UpdateMode "update_mode" "update_mode_lut";
+    UpdateMode "update_mode" "update_mode_lut" lut::update_mode_lut, o::update_mode_lut;
 }
 
 impl LutTable {
