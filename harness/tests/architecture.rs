@@ -534,7 +534,11 @@ const NAMES_CORE: &[&str] = &[
 /// The harness files whose code may name `tpb_oracle`: the oracle adapter
 /// (which translates to and from the oracle) and the sync vocabulary of `subjects/` (no
 /// kind: issue 18).
-const NAMES_ORACLE: &[&str] = &["subjects/oracle_adapter.rs", "subjects/sync_types.rs"];
+const NAMES_ORACLE: &[&str] = &[
+    "subjects/oracle_adapter.rs",
+    "subjects/sync_types.rs",
+    "subjects/types.rs",
+];
 
 /// Whether `word` stands in `code` as a whole identifier.
 fn names(code: &str, word: &str) -> bool {
