@@ -3,12 +3,12 @@
 //! [`super::check_output`].
 
 use super::check_neff;
-use super::check_output::{Printer, Sink, Tally};
+use super::check_output::Printer;
 use super::check_read::{read_ahead, read_blocks, Splitter};
 use super::{CheckArgs, CliError, CliResult, Format, ValidatorChoice};
 use super::{EXIT_INVALID, EXIT_OK};
 use crate::input::{io_error, open_source, source_name, Bundles};
-use std::io::{BufRead, Write};
+use std::io::Write;
 use tpb_core::lint::{Failure, Verdict};
 use tpb_core::validate::{validate_header, validate_payload};
 use tpb_core::walk::{At, Event, Walker};
@@ -36,9 +36,8 @@ pub fn run(files: &[String], args: CheckArgs, engines: &[String]) -> CliResult {
     } else {
         Box::new(std::io::BufWriter::with_capacity(1 << 16, stdout.lock()))
     };
-    let mut printer = Printer::new(out, args.format, args.arch);
+    let mut printer = Printer::new(out, &args);
     let mut pictures: Vec<(String, super::check_sync::SubgraphSync)> = Vec::new();
-    let mut errors = 0u64;
     // With no FILE, `--engine NAME=FILE` names raw files as engines.
     let engines_only = paths.is_empty().then(|| {
         (
@@ -56,22 +55,18 @@ pub fn run(files: &[String], args: CheckArgs, engines: &[String]) -> CliResult {
                      and --validator apply to raw streams)",
                 ));
             }
-            let (p, e, pics) = (&mut printer, &mut errors, &mut pictures);
-            check_neff::run(target, path, args, &overrides, p, e, pics)?
+            check_neff::run(target, path, args, &overrides, &mut printer, &mut pictures)?
         } else {
-            let source = source_name(path);
-            let mut tally = Tally::new(args.per_opcode);
-            let reader = open_input(path, args.hex)?;
-            let mut sink = Sink::new(&source, &mut printer, &mut tally, &mut errors);
-            let stopped = check_stream(reader, args, &mut sink)?;
-            printer.summary(&source, &tally, stopped)?;
+            printer.start(&source_name(path), None);
+            let stopped = check_stream(path, args, &mut printer)?;
+            printer.summary(stopped)?;
             stopped
         };
         if stopped {
             break;
         }
     }
-    printer.out_mut().flush()?;
+    printer.out.flush()?;
     if html {
         let sections: Vec<String> = pictures.iter().map(|(label, s)| s.html(label)).collect();
         let page = crate::report::lanes::page(
@@ -83,84 +78,72 @@ pub fn run(files: &[String], args: CheckArgs, engines: &[String]) -> CliResult {
         o.write_all(page.as_bytes())?;
         o.flush()?;
     }
-    Ok(if errors > 0 { EXIT_INVALID } else { EXIT_OK })
-}
-
-/// Stdin or hex text (read on this thread), or a binary file (read ahead on a second thread).
-enum Input {
-    Stream(Box<dyn BufRead>),
-    File(std::fs::File),
-}
-
-fn open_input(path: &str, hex: bool) -> Result<Input, CliError> {
-    if path == "-" || hex {
-        return Ok(Input::Stream(open_source(path)?));
-    }
-    let source = source_name(path);
-    let io = |e| io_error(&source, &e);
-    let f = std::fs::File::open(path).map_err(io)?;
-    if f.metadata().map_err(io)?.is_dir() {
-        // A folder is read only as an unpacked NEFF (check_neff::neff_input): say so.
-        return Err(CliError::bad(
-            &source,
-            "is a directory, expected a file of bundles or an unpacked NEFF folder (one that \
-             holds sgNN/ subgraph folders)",
-        ));
-    }
-    Ok(Input::File(f))
+    Ok(if printer.errors > 0 {
+        EXIT_INVALID
+    } else {
+        EXIT_OK
+    })
 }
 
 /// Bytes per read (binary): stays in cache, a multiple of 64.
 const READ_BLOCK: usize = 128 << 10;
 
-/// Hands `each` the runs of whole bundles of one input (hex: one, with its line); `true` stops.
+/// Hands `each` the runs of whole bundles of input `path` (hex: one, with its line); `true`
+/// stops. Stdin and hex text are read on this thread, a named binary file ahead on a second one.
 fn each_run(
-    source: &str,
-    input: Input,
+    path: &str,
     hex: bool,
     mut each: impl FnMut(&[u8], Option<usize>) -> Result<bool, CliError>,
 ) -> Result<bool, CliError> {
-    let mut split = Splitter::named(source);
-    let stopped = match input {
-        Input::Stream(mut reader) if hex => {
-            for item in Bundles::new(source, &mut reader, true) {
-                let (line, _, bytes) = item?;
-                if each(&bytes, line)? {
-                    return Ok(true);
-                }
+    let source = &source_name(path);
+    if hex {
+        for item in Bundles::new(source, open_source(path)?, true) {
+            let (line, _, bytes) = item?;
+            if each(&bytes, line)? {
+                return Ok(true);
             }
-            return Ok(false);
         }
-        // A named input: a second thread reads ahead, so the kernel's copy overlaps the walk.
-        Input::File(file) => read_ahead(source, file, READ_BLOCK, |block| {
-            split.feed(block, &mut each)
-        })?,
-        // Large reads straight into our buffer (a BufReader hands a read this big on).
-        Input::Stream(reader) => {
-            read_blocks(source, reader, READ_BLOCK, |b| split.feed(b, &mut each))?
-        }
-    };
-    if stopped {
-        return Ok(true);
+        return Ok(false);
     }
-    split.finish(source)?;
-    Ok(false)
+    let mut split = Splitter::named(source);
+    let feed = |b: &[u8]| split.feed(b, &mut each);
+    let stopped = if path == "-" {
+        // Large reads straight into our buffer (a BufReader hands a read this big on).
+        read_blocks(source, open_source(path)?, READ_BLOCK, feed)?
+    } else {
+        let io = |e| io_error(source, &e);
+        let file = std::fs::File::open(path).map_err(io)?;
+        if file.metadata().map_err(io)?.is_dir() {
+            // A folder is read only as an unpacked NEFF (check_neff::neff_input): say so.
+            return Err(CliError::bad(
+                source,
+                "is a directory, expected a file of bundles or an unpacked NEFF folder (one \
+                 that holds sgNN/ subgraph folders)",
+            ));
+        }
+        // The kernel's copy overlaps the walk.
+        read_ahead(source, file, READ_BLOCK, feed)?
+    };
+    if !stopped {
+        split.finish(source)?;
+    }
+    Ok(stopped)
 }
 
-/// Checks one stream: `--validator auto` walks it, another runs on every bundle alone (SPEC §3,
-/// §4). Returns whether `--max-errors` stopped it.
+/// Checks stream `path`: `--validator auto` walks it, another runs on every bundle alone (SPEC
+/// §3, §4). Returns whether `--max-errors` stopped it.
 fn check_stream<W: Write>(
-    reader: Input,
+    path: &str,
     args: CheckArgs,
-    sink: &mut Sink<'_, W>,
+    printer: &mut Printer<W>,
 ) -> Result<bool, CliError> {
     let mut walker = Walker::new(args.arch);
     let limit = args.max_errors.unwrap_or(u64::MAX);
     let (gen, auto) = (args.arch, args.validator == ValidatorChoice::Auto);
     let mut index = 0usize;
-    let stopped = each_run(sink.source, reader, args.hex, |run, line| {
+    let stopped = each_run(path, args.hex, |run, line| {
         if auto {
-            return sink.walk(&mut walker, run, line, limit);
+            return printer.walk(&mut walker, run, line, limit);
         }
         for b in run.as_chunks::<64>().0 {
             let checked = match args.validator {
@@ -175,17 +158,17 @@ fn check_stream<W: Write>(
                     value: b.get(e.offset()).copied().unwrap_or(0),
                 }),
             };
-            let (offset, opcode) = (index * 64, b[0]);
             let at = At {
                 index,
-                offset,
-                opcode,
+                offset: index * 64,
+                opcode: b[0],
             };
             index += 1;
-            if sink.one(
+            let length = 64;
+            if printer.one(
                 &Event::Instruction {
                     at,
-                    length: 64,
+                    length,
                     verdict,
                 },
                 line,
@@ -197,7 +180,7 @@ fn check_stream<W: Write>(
         Ok(false)
     })?;
     if !stopped && auto {
-        sink.finish(walker)?;
+        printer.finish(walker)?;
     }
     Ok(stopped)
 }

@@ -6,7 +6,7 @@
 //! every run. Memory is bounded: a few blocks and output chunks per job. With `--max-errors`
 //! one worker lints the jobs in turn, so the stop is where it is without threads.
 
-use super::check_output::{Printer, Sink, Tally};
+use super::check_output::{Printer, Tally};
 use super::check_read::{read_blocks, Splitter};
 use super::check_sync::{self, SubgraphSync};
 use super::{CheckArgs, CliError, Format};
@@ -130,22 +130,20 @@ fn lint_job(job: Job, shared: &Shared) {
         return;
     }
     let args = shared.args;
-    let mut printer = Printer::new(Vec::with_capacity(2 * CHUNK), args.format, args.arch);
-    printer.set_origin(Some(job.origin.clone()));
-    let mut tally = Tally::new(args.per_opcode);
+    let mut printer = Printer::new(Vec::with_capacity(2 * CHUNK), &args);
+    printer.start(&job.source, Some(job.origin.clone()));
     let start = shared.errors.load(Ordering::Relaxed);
-    let mut errors = start;
+    printer.errors = start;
     let out = job.out;
     let mut steps: Option<Kept> = (!args.no_sync).then(|| Ok(StepReader::default()));
     let result = (|| -> Result<bool, CliError> {
-        let mut sink = Sink::new(&job.source, &mut printer, &mut tally, &mut errors);
         let limit = shared.limit;
         let mut walker = Walker::new(args.arch);
         let mut split = Splitter::default();
         let mut each = |run: &[u8], _: Option<usize>| -> Result<bool, CliError> {
-            let stop = sink.walk(&mut walker, run, None, limit)?;
-            if sink.printer.out_mut().len() >= CHUNK {
-                let chunk = sink.printer.take_output();
+            let stop = printer.walk(&mut walker, run, None, limit)?;
+            if printer.out.len() >= CHUNK {
+                let chunk = std::mem::take(&mut printer.out);
                 if out.send(Msg::Out(chunk)).is_err() {
                     return Ok(true);
                 }
@@ -185,22 +183,22 @@ fn lint_job(job: Job, shared: &Shared) {
         } else {
             // An empty engine file is an engine with no program (FACTS §10), not bad input.
             split.finish_allow_empty(&job.source)?;
-            sink.finish(walker)?;
+            printer.finish(walker)?;
         }
-        let stopped = stopped && *sink.errors >= limit;
-        sink.printer.summary(&job.source, sink.tally, stopped)?;
+        let stopped = stopped && printer.errors >= limit;
+        printer.summary(stopped)?;
         Ok(stopped)
     })();
     shared
         .errors
-        .fetch_add(errors.saturating_sub(start), Ordering::Relaxed);
+        .fetch_add(printer.errors.saturating_sub(start), Ordering::Relaxed);
     // Stopped by --max-errors or by a failure: no further job is linted.
     if !matches!(result, Ok(false)) {
         shared.stop.store(true, Ordering::Relaxed);
     }
-    let _ = out.send(Msg::Out(printer.take_output()));
+    let _ = out.send(Msg::Out(printer.out));
     let _ = match result {
-        Ok(_) => out.send(Msg::Done(Box::new((tally, steps)))),
+        Ok(_) => out.send(Msg::Done(Box::new((printer.tally, steps)))),
         Err(e) => out.send(Msg::Failed(e)),
     };
 }
@@ -328,14 +326,13 @@ pub fn run<W: Write>(
     args: CheckArgs,
     overrides: &[(Engine, String)],
     printer: &mut Printer<W>,
-    errors: &mut u64,
     pictures: &mut Vec<(String, SubgraphSync)>,
 ) -> Result<bool, CliError> {
     let limit = args.max_errors.unwrap_or(u64::MAX);
     let shared = Shared {
         args,
         sync_bytes: AtomicU64::new(0),
-        errors: AtomicU64::new(*errors),
+        errors: AtomicU64::new(printer.errors),
         stop: AtomicBool::new(false),
         limit,
         pool: Mutex::new(Vec::new()),
@@ -424,7 +421,7 @@ pub fn run<W: Write>(
             for (origin, rx) in order_rx {
                 for msg in rx {
                     match msg {
-                        Msg::Out(b) => printer.out_mut().write_all(&b)?,
+                        Msg::Out(b) => printer.out.write_all(&b)?,
                         Msg::Done(done) => {
                             let (t, s) = *done;
                             read.extend(s.map(|s| (origin.clone(), s)));
@@ -441,24 +438,24 @@ pub fn run<W: Write>(
             .unwrap_or_else(|_| Err(CliError::output("the NEFF reader panicked")));
         (ran, drained)
     });
-    *errors = shared.errors.load(Ordering::Relaxed);
+    printer.errors = shared.errors.load(Ordering::Relaxed);
     let (rows, read) = drained?;
     let ran = ran?;
-    let stopped = shared.stop.load(Ordering::Relaxed) && *errors >= limit;
+    let stopped = shared.stop.load(Ordering::Relaxed) && printer.errors >= limit;
     let mut sync_errors = 0u64;
     if !args.no_sync && !stopped {
         for s in sync_subgraphs(&ran.1, read) {
             sync_errors += s.errors() as u64;
             if args.format == Format::Summary {
                 // The summary counts each subgraph's findings, so an exit 1 has its reason.
-                writeln!(printer.out_mut(), "{}", s.summary_line(label))?;
+                writeln!(printer.out, "{}", s.summary_line(label))?;
             } else {
-                s.write(printer.out_mut(), label, args.format == Format::Jsonl)?;
+                s.write(&mut printer.out, label, args.format == Format::Jsonl)?;
             }
             pictures.push((label.to_string(), s));
         }
     }
-    *errors += sync_errors;
+    printer.errors += sync_errors;
     closing(printer, label, args, &ran, &rows, stopped, sync_errors)?;
     Ok(stopped)
 }
@@ -498,7 +495,7 @@ fn closing<W: Write>(
         (Some(_), None) => "hash not checked (stopped)".to_string(),
         (None, _) => String::new(),
     };
-    let out = printer.out_mut();
+    let out = &mut printer.out;
     match args.format {
         Format::Text | Format::Summary | Format::Html => {
             let label = super::shown(label);

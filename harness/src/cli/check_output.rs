@@ -3,7 +3,7 @@
 
 use super::{mnemonic_of, opcode_str, shown, CliError, Format};
 use crate::generation::Generation;
-use std::io::Write;
+use std::io::{self, Write};
 use tpb_core::lint::Verdict;
 use tpb_core::walk::{At, Event, StreamError, StreamFault, Walker};
 use tpb_neff::StreamRef;
@@ -54,15 +54,22 @@ impl Tally {
     }
 }
 
+/// Prints and counts the events of one stream at a time (`start`), keeping the first output
+/// error.
 pub struct Printer<W: Write> {
-    out: W,
+    pub out: W,
     format: Format,
     arch: Generation,
-    /// The last source and its JSON string form, reused per line.
-    quoted: (String, String),
+    per_opcode: bool,
+    /// The stream's source and its JSON string form.
+    source: (String, String),
     /// The stream's place in a NEFF (named in every location and record, issue 33) and its
     /// JSON keys.
     origin: Option<(StreamRef, String)>,
+    pub tally: Tally,
+    /// Invalid verdicts and stream errors over every stream so far.
+    pub errors: u64,
+    failed: Result<(), CliError>,
 }
 
 /// Where a bundle is, for messages: `file:line` (hex), `file@0xOFFSET` (binary), or in a NEFF
@@ -156,17 +163,25 @@ pub(super) fn verdict_text(v: &Verdict, op: u8) -> String {
 }
 
 impl<W: Write> Printer<W> {
-    pub fn new(out: W, format: Format, arch: Generation) -> Self {
+    pub fn new(out: W, args: &super::CheckArgs) -> Self {
         Printer {
             out,
-            format,
-            arch,
-            quoted: (String::new(), "\"\"".to_string()),
+            format: args.format,
+            arch: args.arch,
+            per_opcode: args.per_opcode,
+            source: Default::default(),
             origin: None,
+            tally: Tally::default(),
+            errors: 0,
+            failed: Ok(()),
         }
     }
 
-    pub fn set_origin(&mut self, origin: Option<StreamRef>) {
+    /// The next stream: `source`, with its place in a NEFF.
+    pub fn start(&mut self, source: &str, origin: Option<StreamRef>) {
+        let quoted = serde_json::Value::from(source).to_string();
+        self.source = (source.to_string(), quoted);
+        self.tally = Tally::new(self.per_opcode);
         self.origin = origin.map(|o| {
             let keys = serde_json::json!({
                 "subgraph": o.subgraph,
@@ -180,26 +195,8 @@ impl<W: Write> Printer<W> {
         });
     }
 
-    pub fn take_output(&mut self) -> W
-    where
-        W: Default,
-    {
-        std::mem::take(&mut self.out)
-    }
-
-    pub fn out_mut(&mut self) -> &mut W {
-        &mut self.out
-    }
-
     /// One instruction as a JSON line, written directly (no map built per bundle).
-    fn instruction_json(
-        &mut self,
-        source: &str,
-        at: &At,
-        length: usize,
-        verdict: &Verdict,
-    ) -> Result<(), CliError> {
-        self.quote(source)?;
+    fn instruction_json(&mut self, at: &At, length: usize, verdict: &Verdict) -> io::Result<()> {
         let f = match verdict {
             Verdict::Invalid(f) => Some(f),
             _ => None,
@@ -221,7 +218,7 @@ impl<W: Write> Printer<W> {
         writeln!(
             self.out,
             "{{\"source\":{},{}\"index\":{},\"offset\":{},\"opcode\":\"{}\",\"mnemonic\":{},\"length\":{},\"verdict\":\"{}\",\"predicate\":{},\"byte\":{},\"value\":{},\"field\":{},\"message\":{},\"note\":{},\"valid\":{},\"failed\":{}}}",
-            self.quoted.1,
+            self.source.1,
             self.origin.as_ref().map_or("", |o| o.1.as_str()),
             at.index,
             at.offset,
@@ -237,12 +234,12 @@ impl<W: Write> Printer<W> {
             str_or_null(note.as_deref()),
             f.is_none(),
             str_or_null(predicate),
-        )?;
-        Ok(())
+        )
     }
 
     #[inline]
-    pub fn event(&mut self, source: &str, e: &Event, line: Option<usize>) -> Result<(), CliError> {
+    fn event(&mut self, e: &Event, line: Option<usize>) -> io::Result<()> {
+        let (source, origin) = (&self.source.0, self.origin.as_ref());
         match self.format {
             Format::Summary | Format::Html => Ok(()),
             Format::Text => {
@@ -251,32 +248,34 @@ impl<W: Write> Printer<W> {
                         "{}: {} ({})\n",
                         at_text(at.index, at.opcode),
                         verdict_text(verdict, at.opcode),
-                        where_(source, at.index, at.offset, line, self.origin.as_ref())
+                        where_(source, at.index, at.offset, line, origin)
                     ),
                     Event::Stream(s) => format!(
                         "#{} {} ({})\n",
                         s.index,
                         error_text(s),
-                        where_(source, s.index, s.offset, line, self.origin.as_ref())
+                        where_(source, s.index, s.offset, line, origin)
                     ),
                 };
-                Ok(self.out.write_all(s.as_bytes())?)
+                self.out.write_all(s.as_bytes())
             }
             Format::Jsonl => match e {
                 Event::Instruction {
                     at,
                     length,
                     verdict,
-                } => self.instruction_json(source, at, *length, verdict),
-                Event::Stream(s) => self.record(source, stream_json(s)),
+                } => self.instruction_json(at, *length, verdict),
+                Event::Stream(s) => self.record(stream_json(s)),
             },
         }
     }
 
-    pub fn summary(&mut self, source: &str, t: &Tally, stopped: bool) -> Result<(), CliError> {
+    /// The stream's closing summary.
+    pub fn summary(&mut self, stopped: bool) -> io::Result<()> {
+        let t = &self.tally;
         match self.format {
             Format::Text | Format::Summary | Format::Html => {
-                let source = shown(source);
+                let source = shown(&self.source.0);
                 let shown = match &self.origin {
                     Some((o, _)) => {
                         format!("{source} ({} {})", shown(&o.subgraph), o.engine.name())
@@ -301,7 +300,7 @@ impl<W: Write> Printer<W> {
                         valid + skeleton + invalid
                     ));
                 }
-                Ok(writeln!(self.out, "{s}")?)
+                writeln!(self.out, "{s}")
             }
             Format::Jsonl => {
                 let mut summary = serde_json::json!({
@@ -327,30 +326,66 @@ impl<W: Write> Printer<W> {
                         .collect();
                     summary["per_opcode"] = rows.into();
                 }
-                self.record(source, serde_json::json!({ "summary": summary }))
+                self.record(serde_json::json!({ "summary": summary }))
             }
         }
     }
 
-    fn quote(&mut self, source: &str) -> Result<(), CliError> {
-        if self.quoted.0 != source {
-            let q = serde_json::to_string(source).map_err(CliError::output)?;
-            self.quoted = (source.to_string(), q);
-        }
-        Ok(())
-    }
-
-    fn record(&mut self, source: &str, rest: serde_json::Value) -> Result<(), CliError> {
-        self.quote(source)?;
+    fn record(&mut self, rest: serde_json::Value) -> io::Result<()> {
         let (rest, origin) = (rest.to_string(), self.origin.as_ref());
         let origin = origin.map_or("", |o| o.1.as_str());
         writeln!(
             self.out,
             "{{\"source\":{},{origin}{}",
-            self.quoted.1,
+            self.source.1,
             &rest[1..]
-        )?;
-        Ok(())
+        )
+    }
+
+    /// Counts and prints `e`; `true` when the walk must stop.
+    #[inline(always)]
+    fn on(&mut self, e: &Event, line: Option<usize>, limit: u64) -> bool {
+        if self.tally.count(e) {
+            self.errors += 1;
+        }
+        // `--format summary`: nothing per event.
+        if self.format != Format::Summary && self.failed.is_ok() {
+            self.failed = self.event(e, line).map_err(CliError::from);
+        }
+        self.errors >= limit || self.failed.is_err()
+    }
+
+    #[inline(always)]
+    pub fn one(&mut self, e: &Event, line: Option<usize>, limit: u64) -> Result<bool, CliError> {
+        let stop = self.on(e, line, limit);
+        self.take_failure()?;
+        Ok(stop)
+    }
+
+    #[inline(always)]
+    pub fn walk(
+        &mut self,
+        walker: &mut Walker,
+        run: &[u8],
+        line: Option<usize>,
+        limit: u64,
+    ) -> Result<bool, CliError> {
+        walker.push_bundles(run, &mut |e| self.on(&e, line, limit));
+        self.take_failure()?;
+        Ok(self.errors >= limit)
+    }
+
+    /// The end of the stream: the walker's last events, counted past any limit.
+    pub fn finish(&mut self, walker: Walker) -> Result<(), CliError> {
+        walker.finish(&mut |e| {
+            self.on(&e, None, u64::MAX);
+        });
+        self.take_failure()
+    }
+
+    #[inline(always)]
+    fn take_failure(&mut self) -> Result<(), CliError> {
+        std::mem::replace(&mut self.failed, Ok(()))
     }
 }
 
@@ -399,79 +434,4 @@ fn stream_json(s: &StreamError) -> serde_json::Value {
         o.extend(extra);
     }
     o
-}
-
-/// Counts and prints the events of one stream, keeping the first output error.
-pub struct Sink<'a, W: Write> {
-    pub source: &'a str,
-    pub printer: &'a mut Printer<W>,
-    pub tally: &'a mut Tally,
-    pub errors: &'a mut u64,
-    /// `false` for `--format summary`: nothing per event.
-    printing: bool,
-    failed: Result<(), CliError>,
-}
-
-impl<'a, W: Write> Sink<'a, W> {
-    pub fn new(
-        source: &'a str,
-        printer: &'a mut Printer<W>,
-        tally: &'a mut Tally,
-        errors: &'a mut u64,
-    ) -> Self {
-        let printing = printer.format != Format::Summary;
-        Sink {
-            source,
-            printer,
-            tally,
-            errors,
-            printing,
-            failed: Ok(()),
-        }
-    }
-
-    /// Counts and prints `e`; `true` when the walk must stop.
-    #[inline(always)]
-    pub fn on(&mut self, e: &Event, line: Option<usize>, limit: u64) -> bool {
-        if self.tally.count(e) {
-            *self.errors += 1;
-        }
-        if self.printing && self.failed.is_ok() {
-            self.failed = self.printer.event(self.source, e, line);
-        }
-        *self.errors >= limit || self.failed.is_err()
-    }
-
-    #[inline(always)]
-    pub fn one(&mut self, e: &Event, line: Option<usize>, limit: u64) -> Result<bool, CliError> {
-        let stop = self.on(e, line, limit);
-        self.take_failure()?;
-        Ok(stop)
-    }
-
-    #[inline(always)]
-    pub fn walk(
-        &mut self,
-        walker: &mut Walker,
-        run: &[u8],
-        line: Option<usize>,
-        limit: u64,
-    ) -> Result<bool, CliError> {
-        walker.push_bundles(run, &mut |e| self.on(&e, line, limit));
-        self.take_failure()?;
-        Ok(*self.errors >= limit)
-    }
-
-    /// The end of the stream: the walker's last events, counted past any limit.
-    pub fn finish(&mut self, walker: Walker) -> Result<(), CliError> {
-        walker.finish(&mut |e| {
-            self.on(&e, None, u64::MAX);
-        });
-        self.take_failure()
-    }
-
-    #[inline(always)]
-    fn take_failure(&mut self) -> Result<(), CliError> {
-        std::mem::replace(&mut self.failed, Ok(()))
-    }
 }
