@@ -125,7 +125,7 @@ fn each_run(
         read_ahead(source, file, READ_BLOCK, feed)?
     };
     if !stopped {
-        split.finish(source)?;
+        split.finish(source, false)?;
     }
     Ok(stopped)
 }
@@ -226,7 +226,7 @@ mod tests {
             let (got, stopped, split) = read_back(&data, block, usize::MAX);
             assert_eq!(got, want, "block {block}");
             assert!(!stopped);
-            assert!(split.finish("t").is_ok());
+            assert!(split.finish("t", false).is_ok());
             // Stopping early reports it and reads no further than needed.
             let (got, stopped, _) = read_back(&data, block, 5);
             assert_eq!(got, want[..5].to_vec(), "block {block}");
@@ -234,9 +234,9 @@ mod tests {
         }
         // A partial last bundle is bad input naming where it starts; an empty file too.
         let (_, _, split) = read_back(&data[..64 * 2 + 10], 100, usize::MAX);
-        let e = split.finish("t").expect_err("partial").to_string();
+        let e = split.finish("t", false).expect_err("partial").to_string();
         assert!(e.contains("t"), "{e}");
         let (_, _, split) = read_back(&[], 100, usize::MAX);
-        assert!(split.finish("t").is_err());
+        assert!(split.finish("t", false).is_err());
     }
 }

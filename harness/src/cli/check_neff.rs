@@ -50,13 +50,8 @@ pub fn is_neff(path: &str) -> bool {
         return false;
     }
     let mut b = Vec::new();
-    let n = std::fs::File::open(path)
-        .and_then(|f| f.take(1286).read_to_end(&mut b))
-        .unwrap_or(0);
-    if n < 1030 {
-        return false;
-    }
-    crate::input::looks_like_neff(&b[..n])
+    let read = std::fs::File::open(path).and_then(|f| f.take(1286).read_to_end(&mut b));
+    read.is_ok_and(|n| n >= 1030) && crate::input::looks_like_neff(&b)
 }
 
 pub fn parse_engines(args: &[String]) -> Result<Vec<(Engine, String)>, CliError> {
@@ -182,7 +177,7 @@ fn lint_job(job: Job, shared: &Shared) {
             steps = None; // not read whole: its subgraph is not analysed
         } else {
             // An empty engine file is an engine with no program (FACTS §10), not bad input.
-            split.finish_allow_empty(&job.source)?;
+            split.finish(&job.source, true)?;
             printer.finish(walker)?;
         }
         let stopped = stopped && printer.errors >= limit;

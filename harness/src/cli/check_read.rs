@@ -146,17 +146,10 @@ impl Splitter {
         Ok(false)
     }
 
-    /// [`Splitter::finish`], where empty is an engine with no program (FACTS §10).
-    pub fn finish_allow_empty(self, source: &str) -> Result<(), CliError> {
-        if self.total == 0 {
-            return Ok(());
-        }
-        self.finish(source)
-    }
-
-    /// Empty, or a partial last bundle, is bad input.
-    pub fn finish(self, source: &str) -> Result<(), CliError> {
-        if self.total == 0 {
+    /// Empty (unless `empty_ok`: an engine with no program, FACTS §10), or a partial last
+    /// bundle, is bad input.
+    pub fn finish(self, source: &str, empty_ok: bool) -> Result<(), CliError> {
+        if self.total == 0 && !empty_ok {
             return Err(InputError::Empty {
                 source: source.to_string(),
             }

@@ -65,14 +65,12 @@ pub fn bundle_json(index: usize, bytes: &[u8; 64], arch: Generation) -> (serde_j
             (o, true)
         }
     };
-    if let Some(m) = o.as_object_mut() {
-        if class == Class::Skeleton {
-            m.insert("body".into(), "not modelled".into());
-        }
-        m.insert("check".into(), check.into());
-        if !shows_record {
-            m.insert("record".into(), record);
-        }
+    if class == Class::Skeleton {
+        o["body"] = "not modelled".into();
+    }
+    o["check"] = check.into();
+    if !shows_record {
+        o["record"] = record;
     }
     (o, ok)
 }
@@ -141,8 +139,7 @@ pub struct DecodeArgs {
 }
 
 pub fn run(a: DecodeArgs) -> CliResult {
-    let stdout = std::io::stdout();
-    let mut out = std::io::BufWriter::new(stdout.lock());
+    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
     let mut any_bad = false;
     walk_streams(&a.files, a.hex, a.arch, |step| {
         let StreamStep::Bundle {
@@ -168,9 +165,7 @@ pub fn run(a: DecodeArgs) -> CliResult {
         };
         any_bad |= !ok;
         if a.stream {
-            if let Some(m) = o.as_object_mut() {
-                m.insert("stream".into(), stream_json(&seen, &l.bytes));
-            }
+            o["stream"] = stream_json(&seen, &l.bytes);
         }
         writeln!(out, "{o}")?;
         Ok(())

@@ -28,8 +28,7 @@ pub struct ExplainArgs {
 
 pub fn run(a: ExplainArgs) -> CliResult {
     let color = a.color.for_stdout();
-    let stdout = std::io::stdout();
-    let mut out = std::io::BufWriter::new(stdout.lock());
+    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
     let mut any_invalid = false;
     walk_streams(&a.files, a.hex, a.arch, |step| match step {
         StreamStep::Bundle {

@@ -111,8 +111,7 @@ pub fn lower_file(path: &str) -> Result<(Module, Vec<IrInstruction>), CliError> 
 
 pub fn run(path: &str, format: LowerFormat) -> CliResult {
     let (module, insns) = lower_file(path)?;
-    let stdout = std::io::stdout();
-    let mut out = std::io::BufWriter::new(stdout.lock());
+    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
     let side: serde_json::Value = serde_json::from_str(&module.to_json())
         .map_err(|e| CliError::output(format!("module JSON: {e}")))?;
     match format {
@@ -122,9 +121,7 @@ pub fn run(path: &str, format: LowerFormat) -> CliResult {
             for (i, l) in module.lowered().iter().enumerate() {
                 for b in &l.records {
                     let (mut o, _) = bundle_json(index, &b.0, module.generation());
-                    if let serde_json::Value::Object(m) = &mut o {
-                        m.insert("instruction".into(), i.into());
-                    }
+                    o["instruction"] = i.into();
                     writeln!(out, "{o}")?;
                     index += 1;
                 }

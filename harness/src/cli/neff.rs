@@ -65,8 +65,7 @@ pub fn run(command: NeffCommand) -> CliResult {
         ..Limits::default()
     };
     let path = Path::new(&file);
-    let stdout = std::io::stdout();
-    let mut out = std::io::BufWriter::new(stdout.lock());
+    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
     let report: Report;
     if std::fs::symlink_metadata(path).is_ok_and(|m| m.is_dir()) {
         report = tpb_neff::scan_folder(path, &limits, parse_json, &[]).map_err(bad)?;
