@@ -87,14 +87,11 @@ impl SubgraphSync {
         }
         let warnings = o.findings.iter().filter(|f| f.is_warning()).count();
         let by_kind: Vec<String> = kinds.iter().map(|(k, n)| format!("{k} x{n}")).collect();
+        let by_kind = (!by_kind.is_empty()).then(|| format!(": {}", by_kind.join(", ")));
         format!(
             "{source}:{subgraph}: sync (advisory): {} error(s), {warnings} warning(s){}",
             self.errors(),
-            if by_kind.is_empty() {
-                String::new()
-            } else {
-                format!(": {}", by_kind.join(", "))
-            }
+            by_kind.unwrap_or_default()
         )
     }
 

@@ -235,12 +235,10 @@ pub fn run(a: GateArgs) -> CliResult {
         b.finish_and_clear();
     }
     // A subject the run could not open is bad usage: no report.
-    if let Some(GateFailure::Subject { error, .. }) = run
-        .failures
-        .iter()
-        .find(|f| matches!(f, GateFailure::Subject { .. }))
-    {
-        return Err(CliError::refused(error));
+    for f in &run.failures {
+        if let GateFailure::Subject { error, .. } = f {
+            return Err(CliError::refused(error));
+        }
     }
     // Nothing to triage, or interrupted: no subject process is started again (issue 19);
     // findings are then reproduced on core and oracle only.
@@ -294,21 +292,18 @@ pub fn run(a: GateArgs) -> CliResult {
     // (`model.divergences` are the records of `triaged`, in order.)
     let records = triaged.iter().zip(&model.divergences);
     for (d, r) in records.filter(|(d, _)| d.caused_by.is_none()) {
-        let folded = triaged
-            .iter()
-            .filter(|f| f.caused_by == Some(d.number))
-            .count();
+        let folded = triaged.iter().filter(|f| f.caused_by == Some(d.number));
+        let folded = match folded.count() {
+            0 => String::new(),
+            n => format!("; {n} more, probably caused by #{}", d.number),
+        };
         let _ = writeln!(
             out,
             "  #{} {} {}{}\n     (cd {} && {})",
             d.number,
             d.finding.target_name(),
             super::shown(&d.finding.headline(Some(d.count))),
-            if folded > 0 {
-                format!("; {folded} more, probably caused by #{}", d.number)
-            } else {
-                String::new()
-            },
+            folded,
             crate::triage::shell_word(&dir.display().to_string()),
             r.replay_file
         );

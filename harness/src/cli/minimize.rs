@@ -22,16 +22,13 @@ pub struct MinimizeArgs {
 
 /// `<target>: N files -> M (one per signature)[, K entries skipped]`.
 fn counts(s: &FolderPlan) -> String {
+    let skipped = (!s.skipped.is_empty()).then(|| format!(", {} entries skipped", s.skipped.len()));
     format!(
         "{}: {} files -> {} (one per signature){}",
         s.target,
         s.kept.len() + s.dropped.len(),
         s.kept.len(),
-        if s.skipped.is_empty() {
-            String::new()
-        } else {
-            format!(", {} entries skipped", s.skipped.len())
-        }
+        skipped.unwrap_or_default()
     )
 }
 
