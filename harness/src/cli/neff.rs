@@ -8,7 +8,7 @@ use std::io::Write;
 use std::path::Path;
 use tpb_neff::header::hex;
 use tpb_neff::payload::Limits;
-use tpb_neff::{NeffError, Report, Role, StreamRef, StreamSink};
+use tpb_neff::{NeffError, Role, StreamRef, StreamSink};
 
 #[derive(Debug, clap::Subcommand)]
 pub enum NeffCommand {
@@ -66,125 +66,73 @@ pub fn run(command: NeffCommand) -> CliResult {
     };
     let path = Path::new(&file);
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());
-    let report: Report;
-    if std::fs::symlink_metadata(path).is_ok_and(|m| m.is_dir()) {
-        report = tpb_neff::scan_folder(path, &limits, parse_json, &[]).map_err(bad)?;
-        if format == InfoFormat::Jsonl {
+    let jsonl = format == InfoFormat::Jsonl;
+    let report = if std::fs::symlink_metadata(path).is_ok_and(|m| m.is_dir()) {
+        let report = tpb_neff::scan_folder(path, &limits, parse_json, &[]).map_err(bad)?;
+        if jsonl {
             let o = serde_json::json!({"type": "neff", "file": file, "kind": "folder"});
             writeln!(out, "{o}")?;
-            return jsonl_rest(&mut out, &report);
+        } else {
+            writeln!(out, "{}: unpacked NEFF folder", shown(&file))?;
         }
-        writeln!(out, "{}: unpacked NEFF folder", shown(&file))?;
+        report
     } else {
-        let (o, r) = tpb_neff::scan_file(path, &limits, parse_json, &[], &mut Skip).map_err(bad)?;
-        report = r;
+        let (o, report) =
+            tpb_neff::scan_file(path, &limits, parse_json, &[], &mut Skip).map_err(bad)?;
         let h = &o.header;
         let used = h.tpb_per_node.iter().rposition(|&b| b != 0);
         let nodes = &h.tpb_per_node[..used.map_or(0, |i| i + 1)];
-        if format == InfoFormat::Jsonl {
-            let (verified, algorithm) = match &report.integrity {
-                Some(tpb_neff::Integrity::Verified(k)) => (true, k.name()),
-                _ => (false, h.hash_kind().name()),
-            };
-            let o = serde_json::json!({
-                "type": "neff", "file": file, "kind": "file",
-                "pkg_version": h.pkg_version, "header_size": h.header_size,
-                "data_size": h.data_size,
-                "neff_version": format!("{}.{}", h.neff_version_major, h.neff_version_minor),
-                "neff_build_version": h.build_version, "num_tpb": h.num_tpb,
-                "hash": h.hash_hex(), "hash_kind": h.hash_kind().name(),
-                "uuid": hex(&h.uuid), "name": h.name,
-                "requested_tpb_count": h.requested_tpb_count,
-                "tpb_per_node": nodes, "feature_bits": h.feature_bits,
-                "lnc_size": h.lnc_size, "payload": o.compression.name(),
-                "integrity": {"verified": verified, "algorithm": algorithm},
-                "trailing": o.trailing,
-            });
-            writeln!(out, "{o}")?;
-            return jsonl_rest(&mut out, &report);
-        }
-        writeln!(out, "{}: NEFF", shown(&file))?;
-        let integrity = match &report.integrity {
-            Some(tpb_neff::Integrity::Verified(k)) => format!("{} verified", k.name()),
-            _ => format!(
-                "not verified: pkg_version {} is not 1 (SHA-256) or 2 (MD5)",
-                h.pkg_version
-            ),
+        let (verified, algorithm) = match &report.integrity {
+            Some(tpb_neff::Integrity::Verified(k)) => (true, k.name()),
+            _ => (false, h.hash_kind().name()),
         };
-        let nodes: Vec<String> = nodes.iter().map(|b| b.to_string()).collect();
-        let neff_version = format!("{}.{}", h.neff_version_major, h.neff_version_minor);
-        let mut rows = vec![
-            ("pkg_version", h.pkg_version.to_string()),
-            ("header_size", h.header_size.to_string()),
-            ("data_size", h.data_size.to_string()),
-            ("neff_version", neff_version),
-            ("neff_build_version", format!("{:?}", h.build_version)),
-            ("num_tpb", h.num_tpb.to_string()),
-            (
-                "hash",
-                format!("{} ({})", h.hash_hex(), h.hash_kind().name()),
-            ),
-            ("uuid", hex(&h.uuid)),
-            ("name", format!("{:?}", h.name)),
-            ("requested_tpb_count", h.requested_tpb_count.to_string()),
-            ("tpb_per_node", format!("[{}]", nodes.join(", "))),
-            ("feature_bits", format!("0x{:X}", h.feature_bits)),
-            ("lnc_size", h.lnc_size.to_string()),
-            ("payload", o.compression.name().to_string()),
-            ("integrity", integrity),
-        ];
-        if o.trailing > 0 {
-            let t = format!("{} bytes after the payload (ignored)", o.trailing);
-            rows.push(("trailing", t));
+        let record = serde_json::json!({
+            "type": "neff", "file": file, "kind": "file",
+            "pkg_version": h.pkg_version, "header_size": h.header_size,
+            "data_size": h.data_size,
+            "neff_version": format!("{}.{}", h.neff_version_major, h.neff_version_minor),
+            "neff_build_version": h.build_version, "num_tpb": h.num_tpb,
+            "hash": h.hash_hex(), "hash_kind": h.hash_kind().name(),
+            "uuid": hex(&h.uuid), "name": h.name,
+            "requested_tpb_count": h.requested_tpb_count,
+            "tpb_per_node": nodes, "feature_bits": h.feature_bits,
+            "lnc_size": h.lnc_size, "payload": o.compression.name(),
+            "integrity": {"verified": verified, "algorithm": algorithm},
+            "trailing": o.trailing,
+        });
+        if jsonl {
+            writeln!(out, "{record}")?;
+        } else {
+            writeln!(out, "{}: NEFF", shown(&file))?;
         }
-        for (k, v) in rows {
+        // The text rows: the record's values, shown as numbers and bare strings but these.
+        let nodes: Vec<String> = nodes.iter().map(|b| b.to_string()).collect();
+        let rows = record.as_object().into_iter().flatten().skip(3);
+        for (k, v) in rows.filter(|_| !jsonl) {
+            let v = match k.as_str() {
+                "hash_kind" => continue,
+                "trailing" if o.trailing == 0 => continue,
+                "trailing" => format!("{} bytes after the payload (ignored)", o.trailing),
+                "neff_build_version" => format!("{:?}", h.build_version),
+                "name" => format!("{:?}", h.name),
+                "hash" => format!("{} ({})", h.hash_hex(), h.hash_kind().name()),
+                "tpb_per_node" => format!("[{}]", nodes.join(", ")),
+                "feature_bits" => format!("0x{:X}", h.feature_bits),
+                "integrity" if verified => format!("{algorithm} verified"),
+                "integrity" => format!(
+                    "not verified: pkg_version {} is not 1 (SHA-256) or 2 (MD5)",
+                    h.pkg_version
+                ),
+                _ => v.as_str().map_or_else(|| v.to_string(), String::from),
+            };
             writeln!(out, "  {k:<20} {v}")?;
         }
+        report
+    };
+    if !jsonl {
+        writeln!(out, "members ({}):", report.members.len())?;
     }
-    writeln!(out, "members ({}):", report.members.len())?;
     // Names from the NEFF (members, subgraph folders, def.json's text) [`shown`].
-    for m in &report.members {
-        writeln!(
-            out,
-            "  {:<32} {:>10}  {:<28} {}",
-            shown(&m.name),
-            m.size,
-            m.role.name(),
-            shown(&m.why)
-        )?;
-    }
-    for sg in &report.subgraphs {
-        writeln!(out, "subgraph {}:", shown(&sg.name))?;
-        for e in &sg.engines {
-            let member = shown(e.member.as_deref().unwrap_or("(no instruction stream)"));
-            write!(out, "  {:<10} {member}", e.engine.name())?;
-            if !e.dma.is_empty() {
-                let incs: Vec<String> = e
-                    .dma
-                    .iter()
-                    .map(|d| {
-                        format!(
-                            "{}: sem {} +{}",
-                            d.id,
-                            d.semaphore.map_or("-".into(), |s| s.to_string()),
-                            d.increment().map_or("?".into(), |n| n.to_string())
-                        )
-                    })
-                    .collect();
-                write!(out, "; dma {}", incs.join(", "))?;
-            }
-            writeln!(out)?;
-        }
-    }
-    if report.passes == 2 {
-        writeln!(out, "note: a stream came before its def.json and did not fit in memory: the payload was read twice")?;
-    }
-    out.flush()?;
-    Ok(EXIT_OK)
-}
-
-/// `--format jsonl` after the `neff` record: `member`s, `engine`s, then `end`.
-fn jsonl_rest(out: &mut impl Write, report: &Report) -> CliResult {
     for m in &report.members {
         let (role, engine) = match m.role {
             Role::DefJson => ("def_json", None),
@@ -192,31 +140,58 @@ fn jsonl_rest(out: &mut impl Write, report: &Report) -> CliResult {
             Role::Stream(e) => ("stream", Some(e.name())),
             Role::Other => ("other", None),
         };
-        let o = serde_json::json!({
-            "type": "member", "name": m.name, "size": m.size, "role": role, "engine": engine,
-            "why": m.why,
-        });
-        writeln!(out, "{o}")?;
-    }
-    for sg in &report.subgraphs {
-        for e in &sg.engines {
-            let dma: Vec<_> = e
-                .dma
-                .iter()
-                .map(|d| serde_json::json!({"id": d.id, "semaphore": d.semaphore, "increment": d.increment()}))
-                .collect();
+        if jsonl {
             let o = serde_json::json!({
-                "type": "engine", "subgraph": sg.name, "engine": e.engine.name(),
-                "member": e.member, "dma": dma,
+                "type": "member", "name": m.name, "size": m.size, "role": role, "engine": engine,
+                "why": m.why,
             });
             writeln!(out, "{o}")?;
+        } else {
+            let (name, why, role) = (shown(&m.name), shown(&m.why), m.role.name());
+            writeln!(out, "  {name:<32} {:>10}  {role:<28} {why}", m.size)?;
         }
     }
-    let o = serde_json::json!({
-        "type": "end", "members": report.members.len(), "subgraphs": report.subgraphs.len(),
-        "passes": report.passes,
-    });
-    writeln!(out, "{o}")?;
+    for sg in &report.subgraphs {
+        if !jsonl {
+            writeln!(out, "subgraph {}:", shown(&sg.name))?;
+        }
+        for e in &sg.engines {
+            if jsonl {
+                let dma: Vec<_> = e
+                    .dma
+                    .iter()
+                    .map(|d| serde_json::json!({"id": d.id, "semaphore": d.semaphore, "increment": d.increment()}))
+                    .collect();
+                let o = serde_json::json!({
+                    "type": "engine", "subgraph": sg.name, "engine": e.engine.name(),
+                    "member": e.member, "dma": dma,
+                });
+                writeln!(out, "{o}")?;
+                continue;
+            }
+            let member = shown(e.member.as_deref().unwrap_or("(no instruction stream)"));
+            write!(out, "  {:<10} {member}", e.engine.name())?;
+            let incs = e.dma.iter().map(|d| {
+                let sem = d.semaphore.map_or("-".into(), |s| s.to_string());
+                let by = d.increment().map_or("?".into(), |n| n.to_string());
+                format!("{}: sem {sem} +{by}", d.id)
+            });
+            let incs: Vec<String> = incs.collect();
+            if !incs.is_empty() {
+                write!(out, "; dma {}", incs.join(", "))?;
+            }
+            writeln!(out)?;
+        }
+    }
+    if jsonl {
+        let o = serde_json::json!({
+            "type": "end", "members": report.members.len(), "subgraphs": report.subgraphs.len(),
+            "passes": report.passes,
+        });
+        writeln!(out, "{o}")?;
+    } else if report.passes == 2 {
+        writeln!(out, "note: a stream came before its def.json and did not fit in memory: the payload was read twice")?;
+    }
     out.flush()?;
     Ok(EXIT_OK)
 }
