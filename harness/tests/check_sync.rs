@@ -120,6 +120,29 @@ fn engine_files_are_one_subgraph_and_html_draws_its_lanes() {
     let _ = std::fs::remove_dir_all(&root);
 }
 
+/// An engine file that cannot be read is bad input before any stream is linted: exit 2, the
+/// error on stderr, no other engine's lines on stdout (the workers used to lint the readable
+/// file first, or not, depending on which started first).
+#[test]
+fn an_unreadable_engine_file_refuses_the_run_before_any_line() {
+    let root = common::tmp("check_sync", "unreadable");
+    let pe = root.join("pe.bin");
+    std::fs::write(&pe, [[0x01u8; 64], [0x01u8; 64]].concat()).unwrap();
+    let ea = format!("PE={}", pe.display());
+    let missing = format!("Pool={}", root.join("missing.bin").display());
+    for _ in 0..5 {
+        let o = tpb(&["check", "--engine", &ea, "--engine", &missing]);
+        assert_eq!(code(&o), 2);
+        assert_eq!(stdout(&o), "", "no stream linted before the refusal");
+        let err = String::from_utf8_lossy(&o.stderr).to_string();
+        assert!(
+            err.contains("missing.bin") && err.contains("cannot read"),
+            "{err}"
+        );
+    }
+    let _ = std::fs::remove_dir_all(&root);
+}
+
 /// `--format summary` counts each subgraph's findings and names them in the closing line, so
 /// its exit 1 has a reason on the page; a clean subgraph says so.
 #[test]

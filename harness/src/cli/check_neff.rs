@@ -206,14 +206,19 @@ struct JobSink<'a> {
 }
 
 impl JobSink<'_> {
+    /// The name `s`'s lines and errors carry.
+    fn source(&self, s: &StreamRef) -> String {
+        match self.label.as_str() {
+            "" => s.member.clone(),
+            label => format!("{label}:{}", s.member),
+        }
+    }
+
     /// Queues a job for `s`; `None` when the workers are gone.
     fn start(&mut self, s: &StreamRef, input: Input) -> Option<()> {
         let (out_tx, out_rx) = sync_channel(8);
         self.order.send((s.clone(), out_rx)).ok()?;
-        let source = match self.label.as_str() {
-            "" => s.member.clone(),
-            label => format!("{label}:{}", s.member),
-        };
+        let source = self.source(s);
         self.jobs
             .send(Job {
                 source,
@@ -400,6 +405,13 @@ pub fn run<W: Write>(
             };
             // A folder's or the engines' files are linted here; a NEFF file's streams were.
             if opened.is_none() {
+                // Every file opens before any is linted: one that does not is bad input
+                // (exit 2) with no stream's lines printed, whichever worker was first.
+                for s in &report.streams {
+                    let file = s.file.as_deref().unwrap_or(Path::new(""));
+                    tpb_neff::payload::regular_file(file)
+                        .map_err(|e| neff_error(&sink.source(s), e))?;
+                }
                 for s in &report.streams {
                     let file = s.file.clone().unwrap_or_default();
                     if sink.start(s, Input::File(file)).is_none() {
