@@ -545,6 +545,7 @@ fn default_gate_covers_every_generation_and_arch_narrows_it() {
         (
             Generation::V4,
             gate::ArchStats {
+                name: "v4".into(),
                 ran: 2100,
                 diverged: 0
             }

@@ -276,33 +276,27 @@ fn target_folders(
     if let Some(f) = own {
         return Ok(vec![(f, dir.to_path_buf())]);
     }
-    let mut names: Vec<String> = std::fs::read_dir(dir)
-        .map_err(io(dir))?
-        .filter_map(|e| e.ok())
-        .filter(|e| {
-            let name = e.file_name().to_string_lossy().to_string();
-            if folder_targets(&name).is_empty() || !e.path().is_dir() {
-                return false;
-            }
-            let link = e.file_type().map_or(true, |t| t.is_symlink());
-            if link {
-                skipped.push(format!(
-                    "{}: symlink to a directory, not followed",
-                    e.path().display()
-                ));
-            }
-            !link
-        })
-        .map(|e| e.file_name().to_string_lossy().to_string())
-        .collect();
-    names.sort();
-    if names.is_empty() {
+    let mut folders = Vec::new();
+    for e in std::fs::read_dir(dir).map_err(io(dir))?.flatten() {
+        let name = e.file_name().to_string_lossy().to_string();
+        if folder_targets(&name).is_empty() || !e.path().is_dir() {
+            continue;
+        }
+        if e.file_type().map_or(true, |t| t.is_symlink()) {
+            let p = e.path();
+            skipped.push(format!(
+                "{}: symlink to a directory, not followed",
+                p.display()
+            ));
+            continue;
+        }
+        folders.push((name.clone(), dir.join(name)));
+    }
+    folders.sort();
+    if folders.is_empty() {
         return Err(MinimizeError::no_target(dir));
     }
-    Ok(names
-        .into_iter()
-        .map(|n| (n.clone(), dir.join(n)))
-        .collect())
+    Ok(folders)
 }
 
 /// Minimises `dir` (a `corpus/<target>/` folder or a root) in place or into `output`; what

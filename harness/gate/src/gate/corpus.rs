@@ -3,8 +3,8 @@
 //! a [`GateFailure::Corpus`].
 
 use super::config::GateConfig;
-use super::coverage::{file_case, merge_cov, CovMap, Runner};
-use super::outcome::{add_counts, count_cohorts, CorpusFolder, GateFailure, GateRun};
+use super::coverage::{file_case, CovMap, Runner};
+use super::outcome::{add_counts, count_cohorts, merge_cov, CorpusFolder, GateFailure, GateRun};
 use crate::findings::{Finding, Origin};
 use crate::judge::batch::{Cases, Step};
 use crate::judge::pair::guard;

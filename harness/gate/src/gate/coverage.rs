@@ -11,7 +11,7 @@ use crate::judge::Judge;
 use crate::kinds::Ran;
 use crate::reach::Reach;
 use crate::subjects::registry::OpenError;
-use std::collections::{BTreeMap, HashMap};
+use std::collections::HashMap;
 
 /// FNV-1a hasher for the per-chunk coverage maps (SipHash showed up in profiles).
 #[derive(Clone, Copy, Default)]
@@ -85,18 +85,6 @@ fn count(cov: &mut CovMap, k: &str, col: usize) {
             let mut c = [0u64; 6];
             c[col] = 1;
             cov.insert(k.to_string(), c);
-        }
-    }
-}
-
-pub fn merge_cov(
-    into: &mut BTreeMap<String, [u64; 6]>,
-    from: impl IntoIterator<Item = (String, [u64; 6])>,
-) {
-    for (k, v) in from {
-        let e = into.entry(k).or_insert([0; 6]);
-        for (a, b) in e.iter_mut().zip(v) {
-            *a += b;
         }
     }
 }

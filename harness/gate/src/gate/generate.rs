@@ -2,8 +2,8 @@
 //! stops and per-case timeouts.
 
 use super::config::GateConfig;
-use super::coverage::{file_case, merge_cov, runners, CovMap, Runner};
-use super::outcome::{add_counts, count_cohorts, merge_judged, GateFailure, GateRun};
+use super::coverage::{file_case, runners, CovMap, Runner};
+use super::outcome::{add_counts, count_cohorts, merge_cov, merge_judged, GateFailure, GateRun};
 use super::stage::{Staged, Stager};
 use crate::external::watch::{self, Watch};
 use crate::findings::{CaseKind, Findings, Origin};
@@ -312,12 +312,7 @@ fn worker(sh: &Shared, w: usize, _finished: std::sync::mpsc::Sender<()>) {
         let st = &mut acc.targets[ti].1;
         match res {
             Ok(()) => {
-                st.ran += hi - lo;
-                st.by_kind
-                    .iter_mut()
-                    .zip(filed.by_kind)
-                    .for_each(|(a, b)| *a += b);
-                st.diverged += filed.diverged;
+                st.add_kinds(hi - lo, filed.by_kind, filed.diverged);
                 for ((_, x), y) in acc.arches.iter_mut().zip(&filed.by_arch) {
                     x.ran += y[0];
                     x.diverged += y[1];
@@ -464,14 +459,7 @@ pub fn generate(
             st.diverged += x.diverged;
         }
         for ((_, st), (_, x)) in run.targets.iter_mut().zip(a.targets) {
-            st.ran += x.ran;
-            st.by_kind
-                .iter_mut()
-                .zip(x.by_kind)
-                .for_each(|(a, b)| *a += b);
-            st.diverged += x.diverged;
-            st.busy += x.busy;
-            merge_cov(&mut st.coverage, x.coverage);
+            st.add_generated(x);
         }
         run.reach.merge(&a.reach);
         merge_judged(&mut run.subject_judged, &a.subject_judged);

@@ -148,19 +148,55 @@ pub fn outcome_col(class: crate::judge::Class) -> usize {
 }
 
 /// One target's generated cases planned (this shard), run, per kind and diverged; corpus
-/// files; coverage (core's verdict key → [`OUTCOMES`] counts); worker time.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+/// files; coverage (core's verdict key → [`OUTCOMES`] counts); worker time (not in
+/// `run.json`, whose `targets` rows these are).
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct TargetStats {
+    pub name: String,
     pub planned: u64,
     pub ran: u64,
-    pub by_kind: [u64; 3],
+    pub valid: u64,
+    pub near_valid: u64,
+    pub raw: u64,
     pub diverged: u64,
     pub corpus_files: u64,
     pub corpus_diverged: u64,
     /// Some corpus folder was replayed through this target.
     pub corpus_present: bool,
     pub coverage: BTreeMap<String, [u64; 6]>,
+    #[serde(skip)]
     pub busy: Duration,
+}
+
+impl TargetStats {
+    /// Adds `o`'s generated cases (run, per kind, diverged), coverage and worker time.
+    pub fn add_generated(&mut self, o: TargetStats) {
+        self.add_kinds(o.ran, [o.valid, o.near_valid, o.raw], o.diverged);
+        self.busy += o.busy;
+        merge_cov(&mut self.coverage, o.coverage);
+    }
+
+    /// Adds `ran` generated cases, of each [`crate::findings::CaseKind`] `by_kind`, `diverged`.
+    pub fn add_kinds(&mut self, ran: u64, by_kind: [u64; 3], diverged: u64) {
+        self.ran += ran;
+        self.valid += by_kind[0];
+        self.near_valid += by_kind[1];
+        self.raw += by_kind[2];
+        self.diverged += diverged;
+    }
+}
+
+pub fn merge_cov(
+    into: &mut BTreeMap<String, [u64; 6]>,
+    from: impl IntoIterator<Item = (String, [u64; 6])>,
+) {
+    for (k, v) in from {
+        let e = into.entry(k).or_insert([0; 6]);
+        for (a, b) in e.iter_mut().zip(v) {
+            *a += b;
+        }
+    }
 }
 
 #[derive(Clone, Debug, Default)]
@@ -281,9 +317,12 @@ pub fn count_cohorts(into: &mut BTreeMap<String, u64>, fs: &[crate::findings::Fi
     }
 }
 
-/// One generation's generated cases (every target): run and diverged.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+/// One generation's generated cases (every target): run and diverged (a `generations` row
+/// of `run.json`).
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct ArchStats {
+    pub name: String,
     pub ran: u64,
     pub diverged: u64,
 }
@@ -311,12 +350,30 @@ impl GateRun {
             targets: cfg
                 .targets
                 .iter()
-                .map(|t| (*t, TargetStats::default()))
+                .map(|t| {
+                    let name = t.name().to_string();
+                    (
+                        *t,
+                        TargetStats {
+                            name,
+                            ..TargetStats::default()
+                        },
+                    )
+                })
                 .collect(),
             arches: cfg
                 .arches()
                 .into_iter()
-                .map(|a| (a, ArchStats::default()))
+                .map(|a| {
+                    let name = a.name().to_string();
+                    (
+                        a,
+                        ArchStats {
+                            name,
+                            ..ArchStats::default()
+                        },
+                    )
+                })
                 .collect(),
             ..GateRun::default()
         }

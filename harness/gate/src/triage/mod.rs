@@ -3,17 +3,16 @@
 //! hang (never run again); [`replay_command`] is one shell line runnable from any folder
 //! (docs/guarantees.md G19).
 
-pub mod dump;
-pub mod shrink;
-
-pub use dump::{dump, dumps};
-pub use shrink::{canonical, reproduce_key, shrink, shrink_with, MAX_ATTEMPTS, MAX_TIME};
-
-use crate::findings::{Finding, Findings, Kept};
+use crate::findings::{DedupKey, Finding, Findings, Kept, Origin};
 use crate::generation::Generation;
-use crate::judge::{Class, Judge};
-use crate::subjects::{hex, SubjectSpec};
+use crate::judge::pair::guard;
+use crate::judge::{bundle_from_input, Class, Judge};
+use crate::layout::{layout, Role};
+use crate::subjects::{
+    hex, verdict_name, Capabilities, Capability, Subject, SubjectSpec, Validator,
+};
 use crate::targets::{Check, Target};
+use std::fmt::Write as _;
 
 /// A spec as one shell word; one holding a control character is quoted `$'…'` with it as
 /// `\xHH` bytes, so a replay command stays one line (a newline in a folder's name).
@@ -282,6 +281,231 @@ fn fold(out: &mut [Triaged], engines: &[Judge], reference: &Judge) {
             })
             .map(|(n, _, _)| *n);
     }
+}
+
+/// Canonical `opcode` bundle: the opcode, the constants the encoder stamps, zero elsewhere.
+pub fn canonical(opcode: u8) -> [u8; 64] {
+    let mut c = [0u8; 64];
+    c[0] = opcode;
+    for s in layout(opcode) {
+        match s.role {
+            Role::Const(v) => c[s.off] = v,
+            // 0x86 arg_type: TENSOR, what the group encoder writes (S000 §C3; F§8).
+            Role::Field(_) if s.name == "arg_type" => c[s.off] = 0x01,
+            _ => {}
+        }
+    }
+    c
+}
+
+/// The finding of `target` on `input` with dedup key `want`, if it reproduces.
+pub fn reproduce_key(e: &Judge, target: Target, input: &[u8], want: &DedupKey) -> Option<Finding> {
+    let origin = Origin::Generated { index: 0 };
+    e.compare(target, input)
+        .into_iter()
+        .map(|divergence| Finding {
+            origin: origin.clone(),
+            arch: e.arch(),
+            divergence,
+        })
+        .find(|f| f.dedup_key() == *want)
+}
+
+pub const MAX_ATTEMPTS: usize = 50_000;
+
+/// Per finding (slow targets such as `sync_handshake`); then it keeps what it has.
+pub const MAX_TIME: std::time::Duration = std::time::Duration::from_secs(3);
+
+/// Minimises `f.input` for `target`: resets whole layout fields to their canonical values,
+/// then single bytes, then clears bits (high first), until nothing changes, keeping a step
+/// only while the finding reproduces; non-bundle inputs are first shortened (never below one
+/// byte). Deterministic unless [`MAX_ATTEMPTS`] or [`MAX_TIME`] is hit. The (padded) input
+/// if it does not reproduce.
+pub fn shrink(e: &Judge, target: Target, f: &Finding) -> Vec<u8> {
+    let want = f.dedup_key();
+    let mut attempts = 0usize;
+    let deadline = std::time::Instant::now() + MAX_TIME;
+    let holds = |cand: &[u8]| -> bool {
+        attempts += 1;
+        attempts <= MAX_ATTEMPTS
+            && std::time::Instant::now() < deadline
+            && reproduce_key(e, target, cand, &want).is_some()
+    };
+    shrink_with(target.is_bundle(), &f.divergence.input, holds)
+}
+
+/// [`shrink`] for any property `holds`; `bundle` selects the fixed-width 64-byte mode.
+pub fn shrink_with(bundle: bool, input: &[u8], mut holds: impl FnMut(&[u8]) -> bool) -> Vec<u8> {
+    let mut cur: Vec<u8> = if bundle {
+        bundle_from_input(input).to_vec()
+    } else if input.is_empty() {
+        vec![0]
+    } else {
+        input.to_vec()
+    };
+    if !holds(&cur) {
+        return if bundle { cur } else { input.to_vec() };
+    }
+    if !bundle {
+        // Shorten: halve, then drop one byte at a time from the end.
+        while cur.len() > 1 {
+            let half = (cur.len() / 2).max(1);
+            if holds(&cur[..half]) {
+                cur.truncate(half);
+            } else {
+                break;
+            }
+        }
+        while cur.len() > 1 && holds(&cur[..cur.len() - 1]) {
+            cur.pop();
+        }
+    }
+    for _round in 0..8 {
+        let before = cur.clone();
+        let canon = if bundle { canonical(cur[0]) } else { [0u8; 64] };
+        let canon_at = |i: usize| if bundle { canon[i] } else { 0 };
+        // Fields of the layout (bundle targets), widest first.
+        if bundle {
+            let mut spans = layout(cur[0]);
+            spans.sort_by_key(|s| (std::cmp::Reverse(s.len), s.off));
+            for s in spans {
+                let r = s.off..s.off + s.len;
+                if cur[r.clone()] == canon[r.clone()] {
+                    continue;
+                }
+                let mut cand = cur.clone();
+                cand[r.clone()].copy_from_slice(&canon[r]);
+                if holds(&cand) {
+                    cur = cand;
+                }
+            }
+        }
+        // Bytes: canonical, then zero.
+        for i in 0..cur.len() {
+            if cur[i] == canon_at(i) {
+                continue;
+            }
+            for v in [canon_at(i), 0] {
+                if cur[i] != v {
+                    let old = cur[i];
+                    cur[i] = v;
+                    if holds(&cur) {
+                        break;
+                    }
+                    cur[i] = old;
+                }
+            }
+        }
+        // Bits the canonical value does not have, high first.
+        for i in 0..cur.len() {
+            for bit in (0..8).rev() {
+                let m = 1u8 << bit;
+                if cur[i] & m != 0 && canon_at(i) & m == 0 {
+                    cur[i] &= !m;
+                    if !holds(&cur) {
+                        cur[i] |= m;
+                    }
+                }
+            }
+        }
+        if cur == before {
+            break;
+        }
+    }
+    cur
+}
+
+/// A field dump of `s`'s view of `input`, one item per line (for the report's side-by-side
+/// diffs): a bundle's validators, fields and re-encode that
+/// `ops` (what both sides declared, issue 32 item 5) has; else the recorded `fallback`.
+pub fn dump(
+    s: &dyn Subject,
+    target: Option<Target>,
+    input: &[u8],
+    fallback: &str,
+    ops: Capabilities,
+) -> String {
+    let mut out = String::new();
+    let shown = [
+        Capability::ValidateHeader,
+        Capability::ValidatePayload,
+        Capability::Decode,
+    ];
+    if !target.is_some_and(Target::is_bundle) || !shown.iter().any(|c| ops.has(*c)) {
+        for l in fallback.lines() {
+            let _ = writeln!(out, "{l}");
+        }
+        return out;
+    }
+    let b = bundle_from_input(input);
+    let answer = |f: &dyn Fn() -> String| guard(f).unwrap_or_else(|_| "PANIC".to_string());
+    for (v, declared) in [
+        (Validator::Header, shown[0]),
+        (Validator::Payload, shown[1]),
+    ] {
+        if !ops.has(declared) {
+            continue;
+        }
+        let _ = writeln!(
+            out,
+            "{} = {}",
+            v.op(),
+            answer(&|| match s.validate(v, &b) {
+                Ok(x) => verdict_name(&x).to_string(),
+                Err(f) => f.to_string(),
+            })
+        );
+    }
+    if !ops.has(Capability::Decode) {
+        return out;
+    }
+    let d = match guard(|| s.decode(&b)) {
+        Ok(Ok(Ok(d))) => d,
+        other => {
+            let what = match other {
+                Ok(Ok(Err(e))) => format!("err {e}"),
+                Ok(Err(f)) => f.to_string(),
+                _ => "PANIC".to_string(),
+            };
+            let _ = writeln!(out, "decode = {what}");
+            return out;
+        }
+    };
+    let _ = writeln!(out, "decode = ok {} (0x{:02X})", d.mnemonic, d.opcode);
+    for (n, v) in &d.fields {
+        let _ = writeln!(out, "  {n} = {v}");
+    }
+    if ops.has(Capability::Encode) {
+        let enc = answer(&|| match s.encode(d.opcode, &d.fields) {
+            Ok(Ok(e)) if e == b => "ok (same bytes)".to_string(),
+            Ok(Ok(e)) => format!("other bytes {}", hex(&e)),
+            Ok(Err(e)) => format!("err:{e}"),
+            Err(f) => f.to_string(),
+        });
+        let _ = writeln!(out, "encode(decode) = {enc}");
+    }
+    out
+}
+
+/// The left and right dumps of `f`; a subject not in `e` falls back to core.
+pub fn dumps(e: &Judge, target: Option<Target>, f: &Finding, faulted: bool) -> (String, String) {
+    let by_name = |n: &str| {
+        let core: &dyn Subject = e.references().0;
+        e.subjects()
+            .into_iter()
+            .find(|s| s.name() == n)
+            .unwrap_or(core)
+    };
+    let under_test = |n: &str| e.under_test().iter().any(|s| s.name() == n);
+    let f = &f.divergence;
+    let ops = by_name(&f.left_name)
+        .capabilities()
+        .intersection(by_name(&f.right_name).capabilities());
+    let side = |name: &str, recorded: &str| {
+        let t = target.filter(|_| !(faulted && under_test(name)));
+        dump(by_name(name), t, &f.input, recorded, ops)
+    };
+    (side(&f.left_name, &f.left), side(&f.right_name, &f.right))
 }
 
 #[cfg(test)]

@@ -1,9 +1,7 @@
-//! `divergences.jsonl`: one [`DivergenceRecord`] per line, read back streaming and bounded.
+//! `divergences.jsonl`: one [`DivergenceRecord`] per line, read back streaming and bounded
+//! ([`super::shard::read_divergences`]).
 
-use super::merge_error::{open_regular, MergeError, MAX_BYTES};
 use super::model::DivergenceRecord;
-use std::io::{BufRead, BufReader, Read};
-use std::path::Path;
 
 pub const FILE: &str = "divergences.jsonl";
 
@@ -17,45 +15,11 @@ pub fn render(records: &[DivergenceRecord]) -> String {
     s
 }
 
-/// Reads the records of `dir`'s file, streaming; blank lines skipped; at most `expected`
-/// records (the `run.json` count), so memory stays bounded by what `run.json` announces.
-pub fn read(dir: &Path, expected: u64) -> Result<Vec<DivergenceRecord>, MergeError> {
-    let path = &dir.join(FILE);
-    let mut r = BufReader::new(open_regular(path)?);
-    let mut out = Vec::new();
-    let mut buf = Vec::new();
-    for line in 1.. {
-        buf.clear();
-        let n = r
-            .by_ref()
-            .take(MAX_BYTES + 1)
-            .read_until(b'\n', &mut buf)
-            .map_err(|e| MergeError::read(path, e))?;
-        if n == 0 {
-            break;
-        }
-        let m = format!("line longer than {MAX_BYTES} bytes");
-        refuse!(n as u64 > MAX_BYTES, MergeError::line(path, line, m));
-        let bad = |e: &dyn std::fmt::Display| MergeError::line(path, line, e);
-        let text = std::str::from_utf8(&buf).map_err(|e| bad(&e))?;
-        if text.trim().is_empty() {
-            continue;
-        }
-        refuse!(
-            out.len() as u64 >= expected,
-            dir.display(),
-            "{FILE} has more than the {expected} divergence(s) run.json says (line {line})"
-        );
-        crate::strict_json::parse(text).map_err(|e| bad(&e))?;
-        out.push(serde_json::from_str(text).map_err(|e| bad(&e))?);
-    }
-    Ok(out)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::report::model::OriginRecord;
+    use crate::report::shard::read_divergences as read;
 
     fn record(origin: OriginRecord) -> DivergenceRecord {
         DivergenceRecord {

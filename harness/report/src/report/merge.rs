@@ -5,17 +5,15 @@
 use super::format::{each, find_or_push};
 use super::model::{DivergenceRecord, ReportModel, ShardRef, REACH_CASE};
 use super::run_json::{
-    CohortMeta, GenerationMeta, GivenUpMeta, MachineMeta, ReachClass, RunMeta, SubjectMachineMeta,
-    SubjectMeta, TargetMeta,
+    CohortMeta, GivenUpMeta, MachineMeta, ReachClass, RunMeta, SubjectMachineMeta, SubjectMeta,
 };
 use crate::findings::DedupKey;
-use crate::gate::Shard;
+use crate::gate::{ArchStats, Shard, TargetStats};
 use crate::targets::Target;
 use std::collections::BTreeMap;
 use std::fmt;
 
-use super::merge_error::MergeError;
-use super::shard::{verdict_of, ShardReport};
+use super::shard::{verdict_of, MergeError, ShardReport};
 
 /// `x` as the refusal of shards that disagree on it shows it.
 fn shown(x: impl fmt::Debug) -> String {
@@ -239,7 +237,7 @@ pub fn merge(mut shards: Vec<ShardReport>) -> Result<ReportModel<'static>, Merge
         let of = shards.iter().flat_map(|s| &s.meta.generations);
         let of = of.filter(|x| x.name == g.name);
         let (ran, diverged) = of.fold((0, 0), |(r, d), x| (r + x.ran, d + x.diverged));
-        GenerationMeta {
+        ArchStats {
             name: g.name.clone(),
             ran,
             diverged,
@@ -284,20 +282,20 @@ pub fn merge(mut shards: Vec<ShardReport>) -> Result<ReportModel<'static>, Merge
 }
 
 /// Per target: counts summed, each shard's planned count checked against its share.
-fn merged_targets(shards: &[ShardReport], count: u64) -> Result<Vec<TargetMeta>, MergeError> {
+fn merged_targets(shards: &[ShardReport], count: u64) -> Result<Vec<TargetStats>, MergeError> {
     let first = &shards[0];
     let mut targets = Vec::new();
     for (j, t0) in first.meta.targets.iter().enumerate() {
         let total: u64 = shards.iter().map(|s| s.meta.targets[j].planned).sum();
         let m = format!("target {}: no shard planned a generated case", t0.name);
         refuse!(total == 0, first.dir.display(), "nothing was checked: {m}");
-        let mut t = TargetMeta {
+        let mut t = TargetStats {
             name: t0.name.clone(),
             planned: total,
             corpus_files: t0.corpus_files,
             corpus_diverged: t0.corpus_diverged,
             corpus_present: t0.corpus_present,
-            ..TargetMeta::default()
+            ..TargetStats::default()
         };
         for s in shards {
             let st = &s.meta.targets[j];
@@ -309,17 +307,7 @@ fn merged_targets(shards: &[ShardReport], count: u64) -> Result<Vec<TargetMeta>,
                 t.name, s.meta.shard, st.planned
             );
             refuse!(st.planned != share, s.dir.display(), "{m}");
-            t.ran += st.ran;
-            t.valid += st.valid;
-            t.near_valid += st.near_valid;
-            t.raw += st.raw;
-            t.diverged += st.diverged;
-            for (k, v) in &st.coverage {
-                let e = t.coverage.entry(k.clone()).or_insert([0; 6]);
-                for (x, y) in e.iter_mut().zip(v) {
-                    *x += y;
-                }
-            }
+            t.add_generated(st.clone());
         }
         targets.push(t);
     }

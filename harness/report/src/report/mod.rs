@@ -14,7 +14,7 @@ macro_rules! wire {
     )*};
 }
 
-/// `return Err(error)` when `bad` holds; with a place and a message, [`merge_error::MergeError::at`].
+/// `return Err(error)` when `bad` holds; with a place and a message, [`shard::MergeError::at`].
 macro_rules! refuse {
     ($bad:expr, $error:expr) => {
         if $bad {
@@ -24,7 +24,7 @@ macro_rules! refuse {
     ($bad:expr, $at:expr, $($message:tt)+) => {
         refuse!(
             $bad,
-            $crate::report::merge_error::MergeError::at($at, format_args!($($message)+))
+            $crate::report::shard::MergeError::at($at, format_args!($($message)+))
         )
     };
 }
@@ -39,7 +39,6 @@ pub mod integrity;
 pub mod junit_xml;
 pub mod lanes;
 pub mod merge;
-pub mod merge_error;
 pub mod model;
 pub mod run_json;
 pub mod shard;

@@ -3,12 +3,11 @@
 
 use super::format::{each, grouped};
 use super::run_json::{
-    self, CohortMeta, GenerationMeta, GivenUpMeta, MachineMeta, ReachClass, RunMeta,
-    SubjectMachineMeta, SubjectMeta, SubjectTargetMeta, TargetMeta, UnsupportedMeta, FAIL,
-    INCOMPLETE, PASS,
+    self, CohortMeta, GivenUpMeta, MachineMeta, ReachClass, RunMeta, SubjectMachineMeta,
+    SubjectMeta, SubjectTargetMeta, UnsupportedMeta, FAIL, INCOMPLETE, PASS,
 };
 use crate::findings::{CaseKind, DedupKey, Origin};
-use crate::gate::{GateConfig, GateFailure, GateRun};
+use crate::gate::{ArchStats, GateConfig, GateFailure, GateRun};
 use crate::generation::Generation;
 use crate::input::{hex_nibbles, pack_nibbles};
 use crate::subjects::{hex, Capabilities};
@@ -413,19 +412,7 @@ fn meta_of(cfg: &GateConfig, run: &GateRun, records: &[DivergenceRecord]) -> Run
         cases: cfg.cases,
         shard: cfg.shard,
         merged_from: None,
-        targets: each(&run.targets, |(t, s)| TargetMeta {
-            name: t.name().to_string(),
-            planned: s.planned,
-            ran: s.ran,
-            valid: s.by_kind[0],
-            near_valid: s.by_kind[1],
-            raw: s.by_kind[2],
-            diverged: s.diverged,
-            corpus_files: s.corpus_files,
-            corpus_diverged: s.corpus_diverged,
-            corpus_present: s.corpus_present,
-            coverage: s.coverage.clone(),
-        }),
+        targets: each(&run.targets, |(_, s)| s.clone()),
         corpus: run.corpus.clone(),
         vector_files: run.vector_files.clone(),
         distinct_divergences: records.len() as u64,
@@ -434,11 +421,7 @@ fn meta_of(cfg: &GateConfig, run: &GateRun, records: &[DivergenceRecord]) -> Run
         failure_targets: run.failures.iter().map(failure_target).collect(),
         notes: run.notes.clone(),
         unexercised: run.reach.unhit(),
-        generations: each(&run.arches, |(a, st)| GenerationMeta {
-            name: a.name().to_string(),
-            ran: st.ran,
-            diverged: st.diverged,
-        }),
+        generations: each(&run.arches, |(_, st)| st.clone()),
         subjects: run
             .subjects
             .iter()
@@ -523,7 +506,7 @@ impl<'r> ReportModel<'r> {
     }
 
     /// True when generation `name` has a diverged case or a divergence.
-    pub fn generation_failed(&self, g: &GenerationMeta) -> bool {
+    pub fn generation_failed(&self, g: &ArchStats) -> bool {
         g.diverged > 0 || self.divergences.iter().any(|d| d.arch == g.name)
     }
 

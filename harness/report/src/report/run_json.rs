@@ -3,7 +3,7 @@
 
 use super::integrity::Integrity;
 use crate::gate::vectors::FileStats;
-use crate::gate::{CorpusFolder, Shard};
+use crate::gate::{ArchStats, CorpusFolder, Shard, TargetStats};
 use std::collections::BTreeMap;
 
 pub const FILE: &str = "run.json";
@@ -30,7 +30,7 @@ wire! {
         pub shard: Shard,
         #[serde(default, skip_serializing_if = "Option::is_none")]
         pub merged_from: Option<u64>,
-        pub targets: Vec<TargetMeta>,
+        pub targets: Vec<TargetStats>,
         pub corpus: Vec<CorpusFolder>,
         pub vector_files: Vec<FileStats>,
         pub distinct_divergences: u64,
@@ -39,7 +39,7 @@ wire! {
         pub failure_targets: Vec<String>,
         pub notes: Vec<String>,
         pub unexercised: Vec<String>,
-        pub generations: Vec<GenerationMeta>,
+        pub generations: Vec<ArchStats>,
         pub subjects: Vec<SubjectMeta>,
         pub subject_cases_cap: Option<u64>,
         pub unsupported: Vec<UnsupportedMeta>,
@@ -114,28 +114,6 @@ wire! {
         pub class: String,
         pub hits: u64,
     }
-
-    pub struct GenerationMeta {
-        pub name: String,
-        pub ran: u64,
-        pub diverged: u64,
-    }
-
-    #[derive(Default)]
-    pub struct TargetMeta {
-        pub name: String,
-        pub planned: u64,
-        pub ran: u64,
-        pub valid: u64,
-        pub near_valid: u64,
-        pub raw: u64,
-        pub diverged: u64,
-        pub corpus_files: u64,
-        pub corpus_diverged: u64,
-        pub corpus_present: bool,
-        pub coverage: BTreeMap<String, [u64; 6]>,
-    }
-
 }
 
 impl SubjectTargetMeta {

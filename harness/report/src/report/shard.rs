@@ -1,15 +1,106 @@
 //! One shard's report folder read and verified ([`load`]) for `report merge`: its integrity
 //! record, its files against each other and the verdict they give, each read with a cap
-//! ([`super::merge_error::MAX_BYTES`]). What is checked: `reports/README.md`.
+//! ([`MAX_BYTES`]); why a set of folders cannot be merged ([`MergeError`], exit 2). What is
+//! checked: `reports/README.md`.
 
-use super::divergences_jsonl;
+use super::divergences_jsonl::{self, FILE};
 use super::integrity;
-use super::merge_error::{open_regular, read_text, MergeError};
 use super::model::{DivergenceRecord, OriginRecord, VECTORS_CASE};
-use super::run_json::{self, RunMeta, TargetMeta, FAIL, INCOMPLETE, PASS};
+use super::run_json::{self, RunMeta, FAIL, INCOMPLETE, PASS};
 use crate::targets::Target;
-use std::io::Read;
+use std::fmt;
+use std::io::{BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
+
+/// Cap on `run.json`, `summary.md`, `junit.xml` and one jsonl line.
+pub const MAX_BYTES: u64 = 16 << 20;
+
+/// One line naming the folder, file or line and what is wrong.
+#[derive(Debug)]
+pub struct MergeError(pub String);
+
+impl MergeError {
+    pub fn at(at: impl fmt::Display, message: impl fmt::Display) -> Self {
+        MergeError(format!("{at}: {message}"))
+    }
+
+    pub fn read(path: &Path, error: impl fmt::Display) -> Self {
+        Self::at(path.display(), format_args!("cannot read: {error}"))
+    }
+
+    /// At 1-based `line` of `path`.
+    pub fn line(path: &Path, line: usize, message: impl fmt::Display) -> Self {
+        Self::at(format_args!("{}:{line}", path.display()), message)
+    }
+
+    pub fn incomplete(dir: &Path, shard: &str) -> Self {
+        let m = format!("shard {shard} is INCOMPLETE (cut short); re-run it");
+        Self::at(dir.display(), m)
+    }
+}
+
+impl fmt::Display for MergeError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for MergeError {}
+
+/// `path` opened, refused unless it is a regular file (no symlink).
+pub fn open_regular(path: &Path) -> Result<std::fs::File, MergeError> {
+    let read = |e| MergeError::read(path, e);
+    let md = std::fs::symlink_metadata(path).map_err(read)?;
+    refuse!(!md.is_file(), path.display(), "not a regular file");
+    std::fs::File::open(path).map_err(read)
+}
+
+/// The text of the regular file `path`, refused over [`MAX_BYTES`].
+pub fn read_text(path: &Path) -> Result<String, MergeError> {
+    let mut text = String::new();
+    open_regular(path)?
+        .take(MAX_BYTES + 1)
+        .read_to_string(&mut text)
+        .map_err(|e| MergeError::read(path, e))?;
+    let over = text.len() as u64 > MAX_BYTES;
+    refuse!(over, path.display(), "larger than {MAX_BYTES} bytes");
+    Ok(text)
+}
+
+/// Reads the records of `dir`'s `divergences.jsonl`, streaming; blank lines skipped; at most `expected`
+/// records (the `run.json` count), so memory stays bounded by what `run.json` announces.
+pub fn read_divergences(dir: &Path, expected: u64) -> Result<Vec<DivergenceRecord>, MergeError> {
+    let path = &dir.join(FILE);
+    let mut r = BufReader::new(open_regular(path)?);
+    let mut out = Vec::new();
+    let mut buf = Vec::new();
+    for line in 1.. {
+        buf.clear();
+        let n = r
+            .by_ref()
+            .take(MAX_BYTES + 1)
+            .read_until(b'\n', &mut buf)
+            .map_err(|e| MergeError::read(path, e))?;
+        if n == 0 {
+            break;
+        }
+        let m = format!("line longer than {MAX_BYTES} bytes");
+        refuse!(n as u64 > MAX_BYTES, MergeError::line(path, line, m));
+        let bad = |e: &dyn std::fmt::Display| MergeError::line(path, line, e);
+        let text = std::str::from_utf8(&buf).map_err(|e| bad(&e))?;
+        if text.trim().is_empty() {
+            continue;
+        }
+        refuse!(
+            out.len() as u64 >= expected,
+            dir.display(),
+            "{FILE} has more than the {expected} divergence(s) run.json says (line {line})"
+        );
+        crate::strict_json::parse(text).map_err(|e| bad(&e))?;
+        out.push(serde_json::from_str(text).map_err(|e| bad(&e))?);
+    }
+    Ok(out)
+}
 
 #[derive(Clone, Debug)]
 pub struct ShardReport {
@@ -279,7 +370,7 @@ fn check_record(
     let bin = dir.join(&r.file);
     let mut held = Vec::new();
     open_regular(&bin)?
-        .take(super::merge_error::MAX_BYTES + 1)
+        .take(MAX_BYTES + 1)
         .read_to_end(&mut held)
         .map_err(|e| MergeError::read(&bin, e))?;
     let m = format!(
@@ -304,7 +395,7 @@ fn check_record(
         "fields `replay` and `replay_file` are not the ones its target, generation, replay \
          subjects and minimised input give (a report of an older tpbconform? run the gate again)"
     );
-    let target_has = |n: fn(&TargetMeta) -> u64| target.is_some_and(|t| n(t) > 0);
+    let target_has = |n: fn(&crate::gate::TargetStats) -> u64| target.is_some_and(|t| n(t) > 0);
     let t = &r.target;
     let (has, what) = match &r.origin {
         OriginRecord::Generated { generated: n, kind } => {
@@ -344,7 +435,7 @@ pub fn load(dir: &Path) -> Result<ShardReport, MergeError> {
         d,
         "shard {shard} had bad input (its gate exited 2)"
     );
-    let divergences = divergences_jsonl::read(dir, meta.distinct_divergences)?;
+    let divergences = read_divergences(dir, meta.distinct_divergences)?;
     let facts = run_json::render(&meta);
     integrity::verify(dir, run_json::FILE, meta.integrity.as_ref(), &facts)
         .map_err(|m| MergeError::at(d, m))?;

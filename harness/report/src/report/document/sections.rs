@@ -5,14 +5,11 @@ use super::blocks::{
     c, code, n, para, rate, section, t, table, text, Block, Document, Line, Section, Span,
 };
 use super::divergences::divergence_sections;
-use crate::gate::ExternalRun;
-use crate::gate::{TargetStats, OUTCOMES};
+use crate::gate::{ArchStats, ExternalRun, TargetStats, OUTCOMES};
 use crate::generation::Generation;
 use crate::report::format::{each, find_or_push, grouped, TIMING_MARKER};
 use crate::report::model::ReportModel;
-use crate::report::run_json::{
-    GenerationMeta, GivenUpMeta, ReachClass, RunMeta, SubjectMeta, TargetMeta,
-};
+use crate::report::run_json::{GivenUpMeta, ReachClass, RunMeta, SubjectMeta};
 
 /// The targets a subject lacks, per generation it serves.
 type PerGeneration<'a> = Vec<(&'a str, Vec<&'a str>)>;
@@ -162,7 +159,7 @@ fn bullets(id: &str, title: &str, items: &[String], line: fn(String) -> Line) ->
 }
 
 fn targets_section(m: &ReportModel) -> Section {
-    let row = |tm: &TargetMeta| {
+    let row = |tm: &TargetStats| {
         let files = if tm.corpus_present {
             n(tm.corpus_files)
         } else {
@@ -192,7 +189,7 @@ fn targets_section(m: &ReportModel) -> Section {
 }
 
 fn generations_section(m: &ReportModel) -> Section {
-    let row = |g: &GenerationMeta| {
+    let row = |g: &ArchStats| {
         let codename = g
             .name
             .parse::<Generation>()
@@ -446,21 +443,15 @@ fn throughput_section(m: &ReportModel) -> Section {
         let why = "Not recorded in a merged report (clock-dependent): see each shard's summary.md.";
         return section("throughput", "Throughput", vec![para(why)]);
     };
-    let line = |(tm, (_, stats)): (&TargetMeta, &(_, TargetStats))| {
-        let s = stats.busy.as_secs_f64();
+    let line = |tm: &TargetStats| {
+        let s = tm.busy.as_secs_f64();
         let r = rate(tm.ran, s);
         t(format!(
             "{TIMING_MARKER} {}: {} cases in {s:.3} s worker time = {r} cases/s per core",
             tm.name, tm.ran
         ))
     };
-    let mut lines: Vec<Line> = m
-        .meta
-        .targets
-        .iter()
-        .zip(&l.run.targets)
-        .map(line)
-        .collect();
+    let mut lines: Vec<Line> = m.meta.targets.iter().map(line).collect();
     let (g, s) = (m.generated(), l.run.gen_elapsed.as_secs_f64());
     lines.push(t(format!(
         "{TIMING_MARKER} total: {g} generated cases in {s:.3} s wall = {} cases/s ({} threads); \
