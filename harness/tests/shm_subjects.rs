@@ -17,25 +17,25 @@ use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 use subjects::*;
-use tpbconform::external::shm_client::{batch_budget, Chunk, ShmAnswer, ShmChannel};
-use tpbconform::external::{self, Answer, Request};
+use tpbconform::external::shm_client::{batch_budget, Chunk, ShmChannel};
+use tpbconform::external::{self, Answer, Reply, Request};
 use tpbconform::generation::Generation;
-use tpbconform::subjects::{Fault, LutTable, Predicate, SubjectSpec, Validator};
+use tpbconform::subjects::{Fault, LutTable, SubjectSpec, Validator};
 
 /// A channel's answers to a whole batch, in order.
 trait Answers {
-    fn validate(&mut self, payload: bool, bs: &[[u8; 64]], tick: &dyn Fn()) -> Vec<ShmAnswer>;
-    fn lut(&mut self, table: LutTable, ords: &[u32], tick: &dyn Fn()) -> Vec<ShmAnswer>;
+    fn validate(&mut self, payload: bool, bs: &[[u8; 64]], tick: &dyn Fn()) -> Vec<Reply>;
+    fn lut(&mut self, table: LutTable, ords: &[u32], tick: &dyn Fn()) -> Vec<Reply>;
 }
 
 impl Answers for ShmChannel {
-    fn validate(&mut self, payload: bool, bs: &[[u8; 64]], tick: &dyn Fn()) -> Vec<ShmAnswer> {
+    fn validate(&mut self, payload: bool, bs: &[[u8; 64]], tick: &dyn Fn()) -> Vec<Reply> {
         let mut out = Vec::new();
         self.run_into(Chunk::Bundles(payload, bs), tick, &mut |a| out.push(a));
         out
     }
 
-    fn lut(&mut self, table: LutTable, ords: &[u32], tick: &dyn Fn()) -> Vec<ShmAnswer> {
+    fn lut(&mut self, table: LutTable, ords: &[u32], tick: &dyn Fn()) -> Vec<Reply> {
         let mut out = Vec::new();
         self.run_into(Chunk::Lut(table, ords), tick, &mut |a| out.push(a));
         out
@@ -105,10 +105,10 @@ fn json_verdicts(lib: &Path, payload: bool, bs: &[[u8; 64]]) -> Vec<Option<Strin
         .collect()
 }
 
-fn names(a: &[ShmAnswer]) -> Vec<Option<String>> {
+fn names(a: &[Reply]) -> Vec<Option<String>> {
     a.iter()
         .map(|x| match x {
-            ShmAnswer::Verdict(v) => v.as_ref().map(|p| p.name().to_string()),
+            Ok(Answer::Verdict(v)) => v.clone(),
             other => panic!("not a verdict: {other:?}"),
         })
         .collect()
@@ -150,7 +150,7 @@ fn a_library_without_a_lut_answers_luts_unsupported() {
     let v2 = c_example(dir.path(), false);
     let mut ch = channel(&v2, Duration::from_secs(10));
     let a = ch.lut(LutTable::AluOp, &[0, 1, 2], &|| {});
-    assert_eq!(a, vec![ShmAnswer::Unsupported; 3]);
+    assert_eq!(a, vec![Ok(Answer::Unsupported); 3]);
 }
 
 /// `misbehave.c` built into `dir` as `stem` with its planted faults
@@ -165,7 +165,7 @@ fn misbehave(dir: &Path, stem: &str, faults: &[&str]) -> PathBuf {
 /// other entry a verdict, the one in `want` when given.
 #[track_caller]
 fn fault_only_at<'a>(
-    got: &'a [ShmAnswer],
+    got: &'a [Reply],
     at: usize,
     class: &str,
     want: Option<&[Option<String>]>,
@@ -173,13 +173,13 @@ fn fault_only_at<'a>(
     let mut fault = None;
     for (i, a) in got.iter().enumerate() {
         match a {
-            ShmAnswer::Fault(f) if i == at => {
+            Err(f) if i == at => {
                 assert_eq!(class_of(f), class, "{f}");
                 fault = Some(f);
             }
-            ShmAnswer::Verdict(v) if i != at => {
+            Ok(Answer::Verdict(v)) if i != at => {
                 if let Some(want) = want {
-                    let got = v.as_ref().map(Predicate::name);
+                    let got = v.as_deref();
                     assert_eq!(got, want[i].as_deref(), "entry {i}");
                 }
             }
@@ -268,7 +268,7 @@ fn a_hand_off_rung_ahead_serves_only_the_call_it_was_rung_for() {
     ch.begin(Chunk::Bundles(false, &a));
     assert_eq!(
         ch.lut(LutTable::AluOp, &[0, 1], &|| {}),
-        vec![ShmAnswer::Unsupported; 2]
+        vec![Ok(Answer::Unsupported); 2]
     );
     ch.begin(Chunk::Bundles(false, &a));
     let payload = names(&ch.validate(true, &a, &|| {}));
@@ -303,7 +303,7 @@ fn library_errors_in_a_validator_hand_off_are_findings_and_do_not_give_up() {
         assert_eq!(got.len(), bs.len());
         for (i, a) in got.iter().enumerate() {
             assert!(
-                matches!(a, ShmAnswer::Fault(f) if class_of(f) == "protocol"),
+                matches!(a, Err(f) if class_of(f) == "protocol"),
                 "round {round}, entry {i}: {a:?}"
             );
         }
@@ -348,7 +348,7 @@ fn a_library_that_crashes_on_everything_is_given_up_not_restarted_forever() {
         "{}",
         ch.supervisor().restarts()
     );
-    assert!(matches!(&got[999], ShmAnswer::Fault(f) if class_of(f) == "not sent"));
+    assert!(matches!(&got[999], Err(f) if class_of(f) == "not sent"));
 }
 
 /// `tpbconform gate --quiet ARGS --subject lib:LIB --report-dir REPORT`
@@ -503,7 +503,7 @@ fn a_lib_that_cannot_start_names_the_worker_error_and_leaves_no_region() {
 /// `tpb_lut_batch` of `lut_batch.c` built with `defines`, on 20 000 alu_op
 /// ordinals with the planted one at 12 345: that entry's answer, and every
 /// other entry checked against the good build's.
-fn planted_lut(defines: &[&str], timeout: Duration) -> ShmAnswer {
+fn planted_lut(defines: &[&str], timeout: Duration) -> Reply {
     let dir = tempfile::tempdir().unwrap();
     let good = build_c(dir.path(), "lut_good", &fixture("lut_batch.c"), &[]);
     let bad = build_c(dir.path(), "lut_bad", &fixture("lut_batch.c"), defines);
@@ -513,10 +513,10 @@ fn planted_lut(defines: &[&str], timeout: Duration) -> ShmAnswer {
         .collect();
     let want = channel(&good, Duration::from_secs(10)).lut(LutTable::AluOp, &ords, &|| {});
     // The good build answers as SPEC §6.2 says (not only as itself).
-    assert_eq!(want[4], ShmAnswer::Wire(4));
-    assert_eq!(want[19], ShmAnswer::Wire(0x18));
-    assert!(matches!(&want[24], ShmAnswer::Refused(n) if n.as_str() == "no_wire_byte"));
-    assert!(matches!(&want[AT], ShmAnswer::Refused(n) if n.as_str() == "out_of_range"));
+    assert_eq!(want[4], Ok(Answer::Wire(4)));
+    assert_eq!(want[19], Ok(Answer::Wire(0x18)));
+    assert!(matches!(&want[24], Ok(Answer::Refused(n)) if n == "no_wire_byte"));
+    assert!(matches!(&want[AT], Ok(Answer::Refused(n)) if n == "out_of_range"));
     let mut ch = channel(&bad, timeout);
     let got = ch.lut(LutTable::AluOp, &ords, &|| {});
     assert_eq!(got.len(), ords.len());
@@ -531,11 +531,11 @@ fn planted_lut(defines: &[&str], timeout: Duration) -> ShmAnswer {
 #[test]
 fn a_planted_crash_or_hang_inside_tpb_lut_batch_is_named_exactly() {
     match planted_lut(&["LUT_CRASH"], Duration::from_secs(10)) {
-        ShmAnswer::Fault(f) => assert_eq!(class_of(&f), "crash", "{f}"),
+        Err(f) => assert_eq!(class_of(&f), "crash", "{f}"),
         other => panic!("expected a crash on the planted ordinal, got {other:?}"),
     }
     match planted_lut(&["LUT_HANG"], Duration::from_millis(300)) {
-        ShmAnswer::Fault(f) => assert_eq!(class_of(&f), "timeout", "{f}"),
+        Err(f) => assert_eq!(class_of(&f), "timeout", "{f}"),
         other => panic!("expected a timeout on the planted ordinal, got {other:?}"),
     }
 }
@@ -543,8 +543,8 @@ fn a_planted_crash_or_hang_inside_tpb_lut_batch_is_named_exactly() {
 #[test]
 fn a_lut_batch_entry_left_unwritten_is_a_finding_on_that_input() {
     match planted_lut(&["LUT_DROP"], Duration::from_secs(10)) {
-        ShmAnswer::Fault(f) => assert_eq!(class_of(&f), "protocol", "{f}"),
-        ShmAnswer::Wire(w) => assert!(w > 0xFF, "an unwritten entry read as wire {w}"),
+        Err(f) => assert_eq!(class_of(&f), "protocol", "{f}"),
+        Ok(Answer::Wire(w)) => assert!(w > 0xFF, "an unwritten entry read as wire {w}"),
         other => panic!("expected a finding on the dropped entry, got {other:?}"),
     }
 }

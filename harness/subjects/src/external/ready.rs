@@ -4,13 +4,13 @@
 //! serves (no hashing); an input not held leaves it. Entries vouched for in
 //! bulk are passed over.
 
-use super::client::wire_byte;
+use super::client::{lut_reply, sent, verdict_reply};
 use super::process::Reply as ClientReply;
-use super::protocol::Request;
-use super::shm_client::{ShmAnswer, ShmSink};
+use super::protocol::{Answer, Request};
+use super::shm_client::ShmSink;
 use super::verdict::verdict_of;
 use crate::layout::same_bundle;
-use crate::subjects::{Capability, Compact, Fault, LutResult, LutTable, Name, Reply, Verdict};
+use crate::subjects::{Capability, Compact, LutResult, LutTable, Name, Reply, Verdict};
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 enum Held {
@@ -142,23 +142,15 @@ impl LutColumn<'_> {
 
 impl ShmSink for LutColumn<'_> {
     /// Typed (a `NotSent` fault too: the judge reads it as a crash).
-    fn answer(&mut self, a: ShmAnswer) {
-        self.push(Some(match a {
-            ShmAnswer::Wire(w) => wire_byte(w),
-            ShmAnswer::Refused(n) => Ok(Err(n)),
-            ShmAnswer::Unsupported => Err(Fault::Unsupported),
-            ShmAnswer::Fault(f) => Err(f),
-            ShmAnswer::Verdict(_) | ShmAnswer::Record(_) => {
-                Err(Fault::Harness("answer of the wrong kind".into()))
-            }
-        }));
+    fn answer(&mut self, a: ClientReply) {
+        self.push(Some(lut_reply(a)));
     }
 
     #[inline]
     fn wire(&mut self, w: u32) {
         match u8::try_from(w) {
             Ok(b) => self.entries.push(Entry::Wire(b)),
-            Err(_) => self.answer(ShmAnswer::Wire(w)),
+            Err(_) => self.answer(Ok(Answer::Wire(w.into()))),
         }
     }
 
@@ -166,28 +158,14 @@ impl ShmSink for LutColumn<'_> {
     fn refused(&mut self, n: &Name) {
         match n {
             Name::Known(k) => self.push_refused(k),
-            Name::Unknown(_) => self.answer(ShmAnswer::Refused(n.clone())),
+            Name::Unknown(s) => self.answer(Ok(Answer::Refused(s.clone()))),
         }
     }
 }
 
-/// `None`: never sent.
-#[inline]
-pub fn shm_verdict(a: ShmAnswer) -> Option<Reply<Verdict>> {
-    Some(match a {
-        ShmAnswer::Fault(Fault::NotSent(_)) => return None,
-        ShmAnswer::Verdict(v) => Ok(v),
-        ShmAnswer::Unsupported => Err(Fault::Unsupported),
-        ShmAnswer::Fault(f) => Err(f),
-        other => Err(Fault::Harness(format!(
-            "answer of the wrong kind: {other:?}"
-        ))),
-    })
-}
-
 impl ShmSink for ReadyStore {
-    fn answer(&mut self, a: ShmAnswer) {
-        self.push_verdict(shm_verdict(a));
+    fn answer(&mut self, a: ClientReply) {
+        self.push_verdict(sent(a).map(verdict_reply));
     }
 
     #[inline]
@@ -567,7 +545,6 @@ mod tests {
 
     #[test]
     fn batch_refusal_names_stay_per_entry() {
-        use super::super::names::foreign;
         let text = |r: Option<Reply<LutResult>>| match r {
             Some(Ok(Ok(w))) => format!("wire {w}"),
             Some(Ok(Err(n))) => format!("refused {}", n.as_str()),
@@ -579,11 +556,11 @@ mod tests {
         s.begin_luts(&[LutTable::Dge], &ords);
         let mut col = s.lut_column(LutTable::Dge).expect("column");
         for a in [
-            ShmAnswer::Refused(foreign("out_of_range")),
-            ShmAnswer::Refused(foreign("not_dge_op")),
-            ShmAnswer::Wire(5),
-            ShmAnswer::Refused(foreign("out_of_range")),
-            ShmAnswer::Wire(300),
+            Ok(Answer::Refused("out_of_range".into())),
+            Ok(Answer::Refused("not_dge_op".into())),
+            Ok(Answer::Wire(5)),
+            Ok(Answer::Refused("out_of_range".into())),
+            Ok(Answer::Wire(300)),
         ] {
             col.answer(a);
         }

@@ -5,13 +5,13 @@
 //! [`batch_budget`] is re-run one entry at a time, which names it.
 
 use super::process::{describe_exit, Group, Reply, Ring, POLL};
-use super::protocol::{parse_hello, Answer, Hello, Request};
+use super::protocol::{parse_hello, wrong_kind, Answer, Hello, Request};
 use super::shm::{self, Field, Region};
 use super::supervisor::Kept;
 use super::verdict;
 use super::watch::HELLO_MIN;
 use crate::subjects::Fault;
-use crate::subjects::{Capability, LutTable, Name, Predicate, Verdict};
+use crate::subjects::{Capability, LutTable, Name};
 use std::io::{Read, Write};
 use std::path::PathBuf;
 use std::process::{ChildStdin, Command, ExitStatus};
@@ -35,20 +35,17 @@ pub struct ShmChannel {
     seq: u32,
     /// One hand-off's answers, reused (allocating a chunk's worth per
     /// hand-off costs page faults).
-    scratch: Vec<Option<ShmAnswer>>,
+    scratch: Vec<Option<Reply>>,
     /// Worker-reported time not yet taken ([`ShmChannel::take_busy`]).
     busy: Duration,
-    /// The hand-off rung ahead ([`ShmChannel::begin`]), not yet collected.
-    in_flight: Option<InFlight>,
+    /// The hand-off rung ahead ([`ShmChannel::begin`]), not yet collected:
+    /// what it runs ([`Chunk::key`]: the collecting call must pass the very
+    /// slice) and its number.
+    in_flight: Option<(Key, u32)>,
 }
 
-/// A hand-off rung ahead: what it runs ([`Chunk::key`]: the collecting call
-/// must pass the very slice) and its number.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-struct InFlight {
-    key: (u32, u32, usize, usize),
-    seq: u32,
-}
+/// A hand-off's op, LUT table, inputs' address and count.
+type Key = (u32, u32, usize, usize);
 
 /// What a hand-off runs: a validator's bundles (`true`: payload), one
 /// table's ordinals, or request records of one operation.
@@ -61,11 +58,7 @@ pub enum Chunk<'a> {
 
 impl Chunk<'_> {
     fn len(self) -> usize {
-        match self {
-            Chunk::Bundles(_, c) => c.len(),
-            Chunk::Lut(_, c) => c.len(),
-            Chunk::Records(c) => c.len(),
-        }
+        self.key().3
     }
 
     fn part(self, r: std::ops::Range<usize>) -> Self {
@@ -93,14 +86,14 @@ impl Chunk<'_> {
         }
     }
 
-    fn key(self) -> (u32, u32, usize, usize) {
-        let at = match self {
-            Chunk::Bundles(_, c) => c.as_ptr() as usize,
-            Chunk::Lut(_, c) => c.as_ptr() as usize,
-            Chunk::Records(c) => c.as_ptr() as usize,
+    fn key(self) -> Key {
+        let (at, n) = match self {
+            Chunk::Bundles(_, c) => (c.as_ptr() as usize, c.len()),
+            Chunk::Lut(_, c) => (c.as_ptr() as usize, c.len()),
+            Chunk::Records(c) => (c.as_ptr() as usize, c.len()),
         };
         let (op, table, _) = self.op();
-        (op, table, at, self.len())
+        (op, table, at, n)
     }
 
     /// Writes the inputs into the region (a record's input: its offset).
@@ -207,18 +200,10 @@ impl ShmChannel {
             let chunk = &reqs[i..i + n];
             let cap = reqs[i].capability();
             let from = out.len();
-            let mut sink = |a: ShmAnswer| {
+            let mut sink = |a: Reply| {
                 out.push(match a {
-                    ShmAnswer::Record(Ok(a)) if a.answers(cap) => Ok(a),
-                    ShmAnswer::Record(a) => Err(Fault::Protocol(match a {
-                        Ok(a) => format!("answer of the wrong kind: {a:?}"),
-                        Err(e) => format!("the library answered an error: {e}"),
-                    })),
-                    ShmAnswer::Fault(f) => Err(f),
-                    ShmAnswer::Unsupported => Ok(Answer::Unsupported),
-                    other => Err(Fault::Harness(format!(
-                        "worker answered a record with {other:?}"
-                    ))),
+                    Ok(a) if !a.answers(cap) => Err(wrong_kind(&a)),
+                    a => a,
                 });
             };
             self.run_chunk(Chunk::Records(chunk), &mut sink, tick);
@@ -308,22 +293,21 @@ impl ShmChannel {
         };
         chunk.fill(&mut w.region);
         if ring(w, op, table, n, 0, single, seq) {
-            let key = chunk.key();
-            self.in_flight = Some(InFlight { key, seq });
+            self.in_flight = Some((chunk.key(), seq));
         }
     }
 
     /// The hand-off rung ahead, if it is this call's; another call's is
     /// waited for and dropped, freeing the region.
-    fn take_in_flight(&mut self, key: (u32, u32, usize, usize)) -> Option<u32> {
-        let f = self.in_flight.take()?;
-        if f.key == key {
-            return Some(f.seq);
+    fn take_in_flight(&mut self, key: Key) -> Option<u32> {
+        let (k, seq) = self.in_flight.take()?;
+        if k == key {
+            return Some(seq);
         }
-        let single = !self.batchable(f.key.0);
-        let budget = self.budget(single, f.key.3);
+        let single = !self.batchable(k.0);
+        let budget = self.budget(single, k.3);
         if let Some(w) = self.worker.as_mut() {
-            if !matches!(wait(w, f.seq, single, budget, &|| {}), Wait::Finished) {
+            if !matches!(wait(w, seq, single, budget, &|| {}), Wait::Finished) {
                 self.kill();
             }
         }
@@ -412,25 +396,6 @@ impl ShmChannel {
                     self.scratch = answers;
                     return;
                 }
-                Wait::Finished => {
-                    let good = collect_at(&mut w.region, op, start..done, &mut answers, n);
-                    if good {
-                        self.k.sup.count(cap, None);
-                    }
-                    tick();
-                    if full && done > start {
-                        // Its answer area filled: the rest in a new hand-off.
-                        start = done;
-                        continue;
-                    }
-                    // Finished short: the worker's fault, not the library's.
-                    let f = format!(
-                        "harness fault: the worker finished hand-off {seq} at entry {done} of {n}, \
-                         this entry unanswered"
-                    );
-                    fault_from(&mut answers, n, done, &Fault::Harness(f));
-                    start = n;
-                }
                 Wait::Stopped => {
                     let f = Fault::NotSent("not answered: the run was interrupted".into());
                     fault_from(&mut answers, n, start, &f);
@@ -443,59 +408,71 @@ impl ShmChannel {
                     single = true;
                     self.restart();
                     fresh = true;
+                    continue;
                 }
-                Wait::Died(_) | Wait::Hung => {
-                    let st = match outcome {
-                        Wait::Died(st) => st,
-                        _ => None,
-                    };
-                    let good = collect_at(&mut w.region, op, start..done, &mut answers, n);
-                    if good {
-                        self.k.sup.count(cap, None);
-                    }
-                    // The stamped entry not finished (stamp 1 + i, then
-                    // `done` i + 1); none between entries.
-                    let running = usize::try_from(stamp)
-                        .ok()
-                        .and_then(|s| s.checked_sub(1))
-                        .filter(|&i| i == done && i < n);
-                    let status = self.kill().or(st);
-                    let on = match running {
-                        Some(_) => "while running this input (stamped by the worker)".to_string(),
-                        None => {
-                            format!("between entries, no input running ({done} of {n} answered)")
-                        }
-                    };
-                    let f = match outcome {
-                        Wait::Hung => {
-                            let t = self.k.timeout;
-                            Fault::Timeout(format!("no answer within {t:?} {on}"))
-                        }
-                        _ => Fault::Crash(format!("{} {on}", describe_exit(status))),
-                    };
-                    let culprit = running.map_or_else(|| "no input".to_string(), input_name);
-                    self.k.sup.count(cap, Some((&f, culprit)));
-                    start = match running {
-                        Some(i) => {
-                            sized(&mut answers, n)[i] = Some(ShmAnswer::Fault(f));
-                            i + 1
-                        }
-                        // Nothing to blame: the rest runs again (the fault
-                        // counts toward giving up, so no endless restarts).
-                        None => done,
-                    };
+                _ => {}
+            }
+            // The entries finished are answers.
+            if collect_at(&mut w.region, op, start..done, &mut answers, n) {
+                self.k.sup.count(cap, None);
+            }
+            let st = match outcome {
+                Wait::Finished if full && done > start => {
+                    // Its answer area filled: the rest in a new hand-off.
                     tick();
-                    if start < n && self.k.sup.given_up_on(cap).is_none() {
-                        self.restart();
-                        fresh = true;
-                    }
+                    start = done;
+                    continue;
                 }
+                Wait::Finished => {
+                    // Finished short: the worker's fault, not the library's.
+                    tick();
+                    let f = format!(
+                        "harness fault: the worker finished hand-off {seq} at entry {done} of {n}, \
+                         this entry unanswered"
+                    );
+                    fault_from(&mut answers, n, done, &Fault::Harness(f));
+                    break;
+                }
+                Wait::Died(st) => st,
+                _ => None,
+            };
+            // The stamped entry not finished (stamp 1 + i, then `done` i + 1);
+            // none between entries.
+            let running = usize::try_from(stamp)
+                .ok()
+                .and_then(|s| s.checked_sub(1))
+                .filter(|&i| i == done && i < n);
+            let status = self.kill().or(st);
+            let on = match running {
+                Some(_) => "while running this input (stamped by the worker)".to_string(),
+                None => format!("between entries, no input running ({done} of {n} answered)"),
+            };
+            let f = match outcome {
+                Wait::Hung => {
+                    let t = self.k.timeout;
+                    Fault::Timeout(format!("no answer within {t:?} {on}"))
+                }
+                _ => Fault::Crash(format!("{} {on}", describe_exit(status))),
+            };
+            let culprit = running.map_or_else(|| "no input".to_string(), input_name);
+            self.k.sup.count(cap, Some((&f, culprit)));
+            start = match running {
+                Some(i) => {
+                    sized(&mut answers, n)[i] = Some(Err(f));
+                    i + 1
+                }
+                // Nothing to blame: the rest runs again (the fault counts
+                // toward giving up, so no endless restarts).
+                None => done,
+            };
+            tick();
+            if start < n && self.k.sup.given_up_on(cap).is_none() {
+                self.restart();
+                fresh = true;
             }
         }
         for a in sized(&mut answers, n).drain(..) {
-            let a = a.unwrap_or_else(|| {
-                ShmAnswer::Fault(Fault::Crash("internal: entry not answered".into()))
-            });
+            let a = a.unwrap_or_else(|| Err(Fault::Crash("internal: entry not answered".into())));
             self.k.received += u64::from(delivered(&a));
             sink.answer(a);
         }
@@ -508,7 +485,7 @@ fn collect_at(
     r: &mut Region,
     op: u32,
     range: std::ops::Range<usize>,
-    answers: &mut Vec<Option<ShmAnswer>>,
+    answers: &mut Vec<Option<Reply>>,
     n: usize,
 ) -> bool {
     let mut i = range.start;
@@ -519,64 +496,51 @@ fn collect_at(
     good
 }
 
-fn sized(answers: &mut Vec<Option<ShmAnswer>>, n: usize) -> &mut Vec<Option<ShmAnswer>> {
+fn sized(answers: &mut Vec<Option<Reply>>, n: usize) -> &mut Vec<Option<Reply>> {
     if answers.len() < n {
         answers.resize(n, None);
     }
     answers
 }
 
-/// One entry's answer in the region.
-#[derive(Clone, Debug, PartialEq)]
-pub enum ShmAnswer {
-    Verdict(Verdict),
-    Wire(u32),
-    /// A LUT refusal, interned ([`super::names::foreign`]).
-    Refused(Name),
-    Unsupported,
-    /// An [`shm::OP_RECORDS`] answer record, or the library's error text
-    /// (whether it answers its request's operation is the caller's check).
-    Record(Result<super::protocol::Answer, String>),
-    /// Crash, timeout, `TPB_ERROR`, or not sent.
-    Fault(Fault),
-}
-
-/// Where a chunk's answers go, in order (any `FnMut(ShmAnswer)`); a sink
+/// Where a chunk's answers go, in order (any `FnMut(Reply)`); a sink
 /// keeping compact codes (the judge's store) takes the usual answers
 /// (verdict id, wire, refusal) untyped.
 pub trait ShmSink {
-    fn answer(&mut self, a: ShmAnswer);
+    fn answer(&mut self, a: Reply);
 
     #[inline]
     fn verdict_id(&mut self, id: u16) {
-        self.answer(ShmAnswer::Verdict(verdict::verdict_of(id)));
+        let p = verdict::verdict_of(id).map(|p| p.name().to_string());
+        self.answer(Ok(Answer::Verdict(p)));
     }
 
     #[inline]
     fn wire(&mut self, w: u32) {
-        self.answer(ShmAnswer::Wire(w));
+        self.answer(Ok(Answer::Wire(w.into())));
     }
 
     #[inline]
     fn refused(&mut self, n: &Name) {
-        self.answer(ShmAnswer::Refused(n.clone()));
+        self.answer(Ok(Answer::Refused(n.as_str().to_string())));
     }
 }
 
-impl<F: FnMut(ShmAnswer)> ShmSink for F {
+impl<F: FnMut(Reply)> ShmSink for F {
     #[inline]
-    fn answer(&mut self, a: ShmAnswer) {
+    fn answer(&mut self, a: Reply) {
         self(a);
     }
 }
 
 /// True if the transport delivered `a` (well-formed or not).
-pub fn delivered(a: &ShmAnswer) -> bool {
-    !matches!(a, ShmAnswer::Fault(f) if !matches!(f, Fault::Protocol(_)))
+pub fn delivered(a: &Reply) -> bool {
+    !matches!(a, Err(f) if !matches!(f, Fault::Protocol(_)))
 }
 
 /// Entries `range` to `sink` in order; whether one was good, and how
-/// many were [`delivered`].
+/// many were [`delivered`]. Refusals are kept by arena offset (the worker
+/// writes each text once, so each is read and interned once).
 fn collect(
     r: &mut Region,
     op: u32,
@@ -585,7 +549,7 @@ fn collect(
 ) -> (bool, u64) {
     let mut good = false;
     let mut delivered_n = range.len() as u64;
-    let mut refusals = Refusals::default();
+    let mut refusals = Vec::new();
     let validator = matches!(op, shm::OP_VALIDATE_HEADER | shm::OP_VALIDATE_PAYLOAD);
     for i in range {
         let (code, value) = (r.areas().codes[i], r.areas().values[i]);
@@ -595,15 +559,16 @@ fn collect(
         } else if op == shm::OP_LUT && code == shm::CODE_WIRE {
             sink.wire(value);
             good = true;
-        } else if let Some(n) = (op == shm::OP_LUT && code == shm::CODE_REFUSED)
-            .then(|| refusals.get(value))
+        } else if let Some((_, n)) = (op == shm::OP_LUT && code == shm::CODE_REFUSED)
+            .then(|| refusals.iter().find(|(o, _)| *o == value))
             .flatten()
         {
             sink.refused(n);
             good = true;
         } else {
             let a = decode(r, op, i, code, value, &mut refusals);
-            good |= !matches!(a, ShmAnswer::Fault(_));
+            // A record of the library's error is delivered, as an answer.
+            good |= a.is_ok() || op == shm::OP_RECORDS && matches!(a, Err(Fault::Protocol(_)));
             delivered_n -= u64::from(!delivered(&a));
             sink.answer(a);
         }
@@ -611,28 +576,16 @@ fn collect(
     (good, delivered_n)
 }
 
-/// One hand-off's refusals by arena offset (the worker writes each text
-/// once, so each is read and interned once).
-#[derive(Default)]
-struct Refusals(Vec<(u32, Name)>);
-
-impl Refusals {
-    #[inline]
-    fn get(&self, offset: u32) -> Option<&Name> {
-        self.0.iter().find(|(o, _)| *o == offset).map(|(_, n)| n)
-    }
-}
-
-fn fault_from(answers: &mut Vec<Option<ShmAnswer>>, n: usize, from: usize, f: &Fault) {
+fn fault_from(answers: &mut Vec<Option<Reply>>, n: usize, from: usize, f: &Fault) {
     for a in &mut sized(answers, n)[from..] {
-        *a = Some(ShmAnswer::Fault(f.clone()));
+        *a = Some(Err(f.clone()));
     }
 }
 
 /// The worker's own mistake, never the library's answer.
 #[cold]
-fn harness(detail: String) -> ShmAnswer {
-    ShmAnswer::Fault(Fault::Harness(detail))
+fn harness(detail: String) -> Reply {
+    Err(Fault::Harness(detail))
 }
 
 fn decode(
@@ -641,22 +594,20 @@ fn decode(
     i: usize,
     code: u16,
     value: u32,
-    refusals: &mut Refusals,
-) -> ShmAnswer {
+    refusals: &mut Vec<(u32, Name)>,
+) -> Reply {
     let text = |r: &mut Region| {
         r.text_at(value)
             .unwrap_or_else(|| "(text lost: the worker's text arena is full)".into())
     };
     match code {
         shm::CODE_UNSET => harness("harness fault: the worker left this entry unwritten".into()),
-        shm::CODE_UNSUPPORTED => ShmAnswer::Unsupported,
-        shm::CODE_ERROR => {
-            let e = format!("the library answered an error: {}", text(r));
-            ShmAnswer::Fault(Fault::Protocol(e))
-        }
+        shm::CODE_UNSUPPORTED => Ok(Answer::Unsupported),
+        shm::CODE_ERROR => library_error(&text(r)),
         shm::CODE_RECORD if op == shm::OP_RECORDS => match r.answer_at(value) {
             Some((at, rec)) if at as usize == i => match super::protocol::get_answer(rec) {
-                Ok(a) => ShmAnswer::Record(a),
+                Ok(Ok(a)) => Ok(a),
+                Ok(Err(e)) => library_error(&e),
                 Err(e) => harness(format!("harness fault: entry {i}'s {e}")),
             },
             Some((at, _)) => harness(format!(
@@ -667,21 +618,28 @@ fn decode(
         _ if op == shm::OP_RECORDS => harness(format!(
             "harness fault: worker wrote code {code} for a record"
         )),
-        shm::CODE_NAMED if op != shm::OP_LUT => {
-            ShmAnswer::Verdict(Some(Predicate::from_name(&text(r))))
+        shm::CODE_NAMED if op != shm::OP_LUT => Ok(Answer::Verdict(Some(text(r)))),
+        _ if op != shm::OP_LUT => {
+            let p = verdict::verdict_of(code).map(|p| p.name().to_string());
+            Ok(Answer::Verdict(p))
         }
-        _ if op != shm::OP_LUT => ShmAnswer::Verdict(verdict::verdict_of(code)),
-        shm::CODE_WIRE => ShmAnswer::Wire(value),
+        shm::CODE_WIRE => Ok(Answer::Wire(value.into())),
         // A refusal not read yet in this hand-off (`collect` serves the others).
         shm::CODE_REFUSED => {
-            let n = super::names::foreign(&text(r));
-            if value != u32::MAX && refusals.0.len() < 64 {
-                refusals.0.push((value, n.clone()));
+            let why = text(r);
+            if value != u32::MAX && refusals.len() < 64 {
+                refusals.push((value, super::names::foreign(&why)));
             }
-            ShmAnswer::Refused(n)
+            Ok(Answer::Refused(why))
         }
-        c => ShmAnswer::Fault(Fault::Protocol(format!("worker wrote answer code {c}"))),
+        c => Err(Fault::Protocol(format!("worker wrote answer code {c}"))),
     }
+}
+
+fn library_error(e: &str) -> Reply {
+    Err(Fault::Protocol(format!(
+        "the library answered an error: {e}"
+    )))
 }
 
 /// A started worker: process group, doorbell (its stdin), rings, region.
@@ -799,9 +757,10 @@ fn wait(w: &mut Worker, seq: u32, single: bool, budget: Duration, tick: &dyn Fn(
     let _waiting = super::watch::waiting();
     // Most hand-offs finish within milliseconds: poll first (yielding the
     // core), saving wake-ups; drain the doorbell bytes rung meanwhile.
+    let finished = |w: &Worker| w.region.get(Field::Finished) == seq;
     let spin_until = Instant::now() + SPIN;
     while Instant::now() < spin_until {
-        if w.region.get(Field::Finished) == seq {
+        if finished(w) {
             while w.rings.try_recv().is_ok() {}
             return Wait::Finished;
         }
@@ -815,23 +774,19 @@ fn wait(w: &mut Worker, seq: u32, single: bool, budget: Duration, tick: &dyn Fn(
         }
         let left = deadline.saturating_duration_since(Instant::now());
         match w.rings.recv_timeout(left.min(POLL)) {
-            Ok(()) => {
-                if w.region.get(Field::Finished) == seq {
-                    return Wait::Finished;
-                }
-            }
+            Ok(()) if finished(w) => return Wait::Finished,
+            Ok(()) => {}
+            Err(RecvTimeoutError::Disconnected) if finished(w) => return Wait::Finished,
             Err(RecvTimeoutError::Disconnected) => {
-                if w.region.get(Field::Finished) == seq {
-                    return Wait::Finished;
-                }
                 return Wait::Died(w.group.child.try_wait().ok().flatten());
             }
             Err(RecvTimeoutError::Timeout) => {
                 if let Ok(Some(st)) = w.group.child.try_wait() {
-                    if w.region.get(Field::Finished) == seq {
-                        return Wait::Finished;
-                    }
-                    return Wait::Died(Some(st));
+                    return if finished(w) {
+                        Wait::Finished
+                    } else {
+                        Wait::Died(Some(st))
+                    };
                 }
                 if single {
                     let d = w.region.get(Field::Done);

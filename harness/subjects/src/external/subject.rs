@@ -7,7 +7,7 @@ use super::client::Client;
 use super::client::{fault, lut_reply, sent, verdict_reply};
 use super::process::{ProcessSubject, Reply as ClientReply};
 use super::protocol::{lower_request, request_of, said, stream_request, Answer, Hello, Request};
-use super::ready::{shm_verdict, ReadyStore};
+use super::ready::ReadyStore;
 use super::shm_client::{Chunk, ShmChannel};
 use super::supervisor::STDERR_LINES;
 use crate::generation::Generation;
@@ -225,7 +225,7 @@ impl ExternalSubject {
         let chunk = Chunk::Bundles(payload, std::slice::from_ref(b));
         ch.run_into(chunk, &|| {}, &mut |a| got = Some(a));
         self.count_busy(1, ch.take_busy());
-        got.and_then(shm_verdict)
+        got.and_then(sent).map(verdict_reply)
     }
 
     /// The stored answer to `q` (found without building the request): a
