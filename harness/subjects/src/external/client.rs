@@ -72,18 +72,12 @@ pub fn sent(r: Reply) -> Option<Reply> {
 
 pub fn lut_reply(r: Reply) -> Typed<LutResult> {
     match r {
-        Ok(Answer::Wire(w)) => wire_byte(w),
+        Ok(Answer::Wire(w)) => u8::try_from(w)
+            .map(Ok)
+            .map_err(|_| Fault::Protocol(format!("wire value {w} is not a byte"))),
         Ok(Answer::Refused(why)) => Ok(Err(foreign(&why))),
         other => Err(fault(other)),
     }
-}
-
-/// A LUT's wire answer: a byte, else a protocol fault.
-pub fn wire_byte(w: impl Into<u64>) -> Typed<LutResult> {
-    let w = w.into();
-    u8::try_from(w)
-        .map(Ok)
-        .map_err(|_| Fault::Protocol(format!("wire value {w} is not a byte")))
 }
 
 #[cfg(test)]

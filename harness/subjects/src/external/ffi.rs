@@ -308,11 +308,8 @@ impl SubjectLib {
             return Status::Error("arch holds a NUL byte".into());
         };
         // SAFETY: `c` is a valid NUL-terminated string for the call.
-        match unsafe { (self.init)(c.as_ptr()) } {
-            TPB_OK => Status::Ok(()),
-            TPB_UNSUPPORTED => Status::Unsupported,
-            n => Status::Error(format!("tpb_subject_init returned {n}")),
-        }
+        let rc = unsafe { (self.init)(c.as_ptr()) };
+        returned(rc, "tpb_subject_init returned", || Status::Ok(()))
     }
 
     pub fn has_batch(&self, payload: bool) -> bool {
@@ -329,19 +326,16 @@ impl SubjectLib {
         out[..n].fill(UNWRITTEN_VERDICT);
         // SAFETY: `bundles` holds n × 64 readable bytes and `out` n writable
         // u16s, as the ABI requires.
-        match unsafe { f(bundles.as_ptr(), n, out.as_mut_ptr()) } {
-            TPB_OK => {
-                // The library's wrong id, kept apart from the gate's marker.
-                for c in &mut out[..n] {
-                    if *c == GATE_UNSET {
-                        *c = UNWRITTEN_VERDICT;
-                    }
+        let rc = unsafe { f(bundles.as_ptr(), n, out.as_mut_ptr()) };
+        returned(rc, "batch validator returned status", || {
+            // The library's wrong id, kept apart from the gate's marker.
+            for c in &mut out[..n] {
+                if *c == GATE_UNSET {
+                    *c = UNWRITTEN_VERDICT;
                 }
-                Status::Ok(())
             }
-            TPB_UNSUPPORTED => Status::Unsupported,
-            rc => Status::Error(format!("batch validator returned status {rc}")),
-        }
+            Status::Ok(())
+        })
     }
 
     /// One validator call (a known name: its id, no allocation).
@@ -355,23 +349,21 @@ impl SubjectLib {
         let mut failed: *const c_char = std::ptr::null();
         // SAFETY: `b` has 64 readable bytes; `failed` is a valid out-pointer.
         let rc = unsafe { f(b.as_ptr(), &mut failed) };
-        match rc {
-            TPB_OK if failed.is_null() => Status::Ok(VerdictCode::Id(super::verdict::VALID)),
-            TPB_OK => {
-                // SAFETY: the ABI requires a live NUL-terminated string.
-                let c = unsafe { CStr::from_ptr(failed) }.to_bytes();
-                match super::verdict::id_of_name(c) {
-                    Some(id) => Status::Ok(VerdictCode::Id(id)),
-                    None if c.is_empty() => Status::Error("empty predicate name".into()),
-                    None => match std::str::from_utf8(c) {
-                        Ok(s) => Status::Ok(VerdictCode::Named(s.to_string())),
-                        Err(_) => Status::Error("the failed predicate is not UTF-8".into()),
-                    },
-                }
+        returned(rc, "validator returned status", || {
+            if failed.is_null() {
+                return Status::Ok(VerdictCode::Id(super::verdict::VALID));
             }
-            TPB_UNSUPPORTED => Status::Unsupported,
-            n => Status::Error(format!("validator returned status {n}")),
-        }
+            // SAFETY: the ABI requires a live NUL-terminated string.
+            let c = unsafe { CStr::from_ptr(failed) }.to_bytes();
+            match super::verdict::id_of_name(c) {
+                Some(id) => Status::Ok(VerdictCode::Id(id)),
+                None if c.is_empty() => Status::Error("empty predicate name".into()),
+                None => match std::str::from_utf8(c) {
+                    Ok(s) => Status::Ok(VerdictCode::Named(s.to_string())),
+                    Err(_) => Status::Error("the failed predicate is not UTF-8".into()),
+                },
+            }
+        })
     }
 
     pub fn decode<T>(&self, b: &[u8; 64], read: impl FnOnce(&str) -> T) -> Status<T> {
@@ -394,17 +386,15 @@ impl SubjectLib {
         let mut index = 0usize;
         // SAFETY: `bytes` is `len` readable bytes; the out-pointers are valid.
         let rc = unsafe { f(bytes.as_ptr(), bytes.len(), &mut error, &mut index) };
-        match rc {
-            // SAFETY: the ABI requires a null or a live NUL-terminated string.
-            TPB_OK => match unsafe { text(error, "the stream error") } {
+        // SAFETY: the ABI requires a null or a live NUL-terminated string.
+        returned(rc, "tpb_validate_stream returned", || {
+            match unsafe { text(error, "the stream error") } {
                 Ok(None) => Status::Ok(None),
                 Ok(Some(e)) if e.is_empty() => Status::Error("empty stream error name".into()),
                 Ok(Some(e)) => Status::Ok(Some((e, index as u64))),
                 Err(e) => Status::Error(e),
-            },
-            TPB_UNSUPPORTED => Status::Unsupported,
-            n => Status::Error(format!("tpb_validate_stream returned {n}")),
-        }
+            }
+        })
     }
 
     pub fn lower<T>(&self, ir: &str, read: impl FnOnce(&str) -> T) -> Status<T> {
@@ -435,17 +425,15 @@ impl SubjectLib {
                 &mut refused,
             )
         };
-        match rc {
-            // SAFETY: `refused` was written by the call (the ABI: null or a
-            // live NUL-terminated string).
-            TPB_OK => match unsafe { text(refused, "the refusal") } {
+        // SAFETY: `refused` was written by the call (the ABI: null or a
+        // live NUL-terminated string).
+        returned(rc, "tpb_encode returned", || {
+            match unsafe { text(refused, "the refusal") } {
                 Ok(None) => Status::Ok(Ok(out)),
                 Ok(Some(r)) => Status::Ok(Err(r)),
                 Err(e) => Status::Error(e),
-            },
-            TPB_UNSUPPORTED => Status::Unsupported,
-            n => Status::Error(format!("tpb_encode returned {n}")),
-        }
+            }
+        })
     }
 
     /// The name `tpb_lut` gets for `table`, or the status of an undeclared one.
@@ -498,28 +486,24 @@ impl SubjectLib {
                 refused.as_mut_ptr(),
             )
         };
-        match rc {
-            TPB_OK => {
-                let mut last: Option<(*const c_char, R)> = None;
-                for (k, (&w, &p)) in wires[..n].iter().zip(&refused[..n]).enumerate() {
-                    if p.is_null() {
-                        each(k, Ok(w));
-                        continue;
-                    }
-                    let r = match last {
-                        Some((q, r)) if q == p => r,
-                        // SAFETY: the ABI: null or a live NUL-terminated
-                        // string; read before the next library call.
-                        _ => why(unsafe { CStr::from_ptr(p) }),
-                    };
-                    last = Some((p, r));
-                    each(k, Err(r));
+        returned(rc, "tpb_lut_batch returned", || {
+            let mut last: Option<(*const c_char, R)> = None;
+            for (k, (&w, &p)) in wires[..n].iter().zip(&refused[..n]).enumerate() {
+                if p.is_null() {
+                    each(k, Ok(w));
+                    continue;
                 }
-                Status::Ok(())
+                let r = match last {
+                    Some((q, r)) if q == p => r,
+                    // SAFETY: the ABI: null or a live NUL-terminated
+                    // string; read before the next library call.
+                    _ => why(unsafe { CStr::from_ptr(p) }),
+                };
+                last = Some((p, r));
+                each(k, Err(r));
             }
-            TPB_UNSUPPORTED => Status::Unsupported,
-            rc => Status::Error(format!("tpb_lut_batch returned {rc}")),
-        }
+            Status::Ok(())
+        })
     }
 
     /// `tpb_lut`: a refusal as what `refused` made of its live text; an
@@ -542,19 +526,28 @@ impl SubjectLib {
         let mut why: *const c_char = std::ptr::null();
         // SAFETY: `t` is NUL-terminated; the out-pointers are valid.
         let rc = unsafe { f(t.as_ptr(), input, &mut wire, &mut why) };
-        match rc {
-            TPB_OK if why.is_null() => Status::Ok(Ok(wire)),
-            TPB_OK => {
-                // SAFETY: the ABI requires a null or a live NUL-terminated
-                // string; it is read before the next library call.
-                match refused(unsafe { CStr::from_ptr(why) }) {
-                    Ok(r) => Status::Ok(Err(r)),
-                    Err(e) => Status::Error(e),
-                }
+        returned(rc, "tpb_lut returned", || {
+            if why.is_null() {
+                return Status::Ok(Ok(wire));
             }
-            TPB_UNSUPPORTED => Status::Unsupported,
-            n => Status::Error(format!("tpb_lut returned {n}")),
-        }
+            // SAFETY: the ABI requires a null or a live NUL-terminated
+            // string; it is read before the next library call.
+            match refused(unsafe { CStr::from_ptr(why) }) {
+                Ok(r) => Status::Ok(Err(r)),
+                Err(e) => Status::Error(e),
+            }
+        })
+    }
+}
+
+/// A call's status code: `ok()` on `TPB_OK`, else unsupported or an error
+/// (`what`: how it names the call).
+#[inline]
+fn returned<T>(rc: c_int, what: &str, ok: impl FnOnce() -> Status<T>) -> Status<T> {
+    match rc {
+        TPB_OK => ok(),
+        TPB_UNSUPPORTED => Status::Unsupported,
+        n => Status::Error(format!("{what} {n}")),
     }
 }
 

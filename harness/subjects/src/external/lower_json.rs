@@ -72,20 +72,25 @@ fn sync(o: &mut Vec<u8>, s: &Sync) {
     o.extend_from_slice(b"}");
 }
 
-/// `,"key":{…}`.
-fn tensor(o: &mut Vec<u8>, key: &str, t: &TransferOperand) {
-    o.extend_from_slice(b",\"");
-    o.extend_from_slice(key.as_bytes());
-    o.extend_from_slice(b"\":{");
+/// An operand's keys ([`nums`]).
+fn operand(o: &mut Vec<u8>, first: bool, t: &TransferOperand) {
     nums(
         o,
-        true,
+        first,
         &[
             ("tensor_id", t.tensor_id),
             ("tensor_base", t.tensor_base),
             ("num_elements_per_partition", t.num_elements_per_partition),
         ],
     );
+}
+
+/// `,"key":{…}`.
+fn tensor(o: &mut Vec<u8>, key: &str, t: &TransferOperand) {
+    o.extend_from_slice(b",\"");
+    o.extend_from_slice(key.as_bytes());
+    o.extend_from_slice(b"\":{");
+    operand(o, true, t);
     o.extend_from_slice(b"}");
 }
 
@@ -151,19 +156,8 @@ fn instruction(o: &mut Vec<u8>, insn: &IrInstruction) {
         IrInstruction::Transfer(t) => {
             o.extend_from_slice(br#"{"op":"#);
             string(o, t.direction.name());
-            nums(
-                o,
-                false,
-                &[
-                    ("tensor_id", t.operand.tensor_id),
-                    ("tensor_base", t.operand.tensor_base),
-                    (
-                        "num_elements_per_partition",
-                        t.operand.num_elements_per_partition,
-                    ),
-                    ("peer", t.peer.into()),
-                ],
-            );
+            operand(o, false, &t.operand);
+            nums(o, false, &[("peer", t.peer.into())]);
             sync(o, &t.sync);
         }
         IrInstruction::LocalSendRecv(l) => {
@@ -278,17 +272,13 @@ fn side_table<T>(
             let p = || format!("$.{name}[{i}]");
             let e = object(&p, v)?;
             keys(&p, e, keys_of)?;
-            check_id(&p, e, i)?;
+            match index_at(&|| format!("{}.id", p()), get(e, "id"))? {
+                id if id == i => {}
+                id => return Err(format!("{}.id is {id}, expected {i}", p())),
+            }
             entry(&p, e)
         })
         .collect()
-}
-
-fn check_id(path: Path, e: &Object<'_>, i: usize) -> Result<(), String> {
-    match index_at(&|| format!("{}.id", path()), get(e, "id"))? {
-        id if id == i => Ok(()),
-        id => Err(format!("{}.id is {id}, expected {i}", path())),
-    }
 }
 
 fn ranks(path: Path, v: &Json<'_>) -> Result<Vec<u32>, String> {

@@ -686,58 +686,42 @@ const STREAM_ERROR: u8 = 10;
 const LOWERED: u8 = 11;
 const LOWER_REJECTED: u8 = 12;
 
-/// `a` (or the library's error text) as an answer record.
+/// `a` (or the library's error text) as an answer record: its tag, then
+/// its text, its number, its fields or module, as it has them.
 pub fn put_answer(a: &Result<Answer, String>) -> Vec<u8> {
     let mut o = Vec::with_capacity(80);
-    let o_ = &mut o;
-    match a {
-        Err(e) => {
-            o_.push(ERROR);
-            bytes(o_, e.as_bytes());
-        }
-        Ok(Answer::Unsupported) => o_.push(UNSUPPORTED),
-        Ok(Answer::Verdict(None)) => o_.push(VALID),
-        Ok(Answer::Verdict(Some(p))) => {
-            o_.push(VERDICT);
-            bytes(o_, p.as_bytes());
-        }
-        Ok(Answer::Decoded { opcode, fields }) => {
-            o_.extend_from_slice(&[DECODED, *opcode]);
-            put_fields(o_, fields);
-        }
-        Ok(Answer::DecodeError { field, offset }) => {
-            o_.push(DECODE_ERROR);
-            bytes(o_, field.as_bytes());
-            u64_(o_, *offset);
-        }
-        Ok(Answer::Encoded(b)) => {
-            o_.push(ENCODED);
-            o_.extend_from_slice(b);
-        }
-        Ok(Answer::Refused(why)) => {
-            o_.push(REFUSED);
-            bytes(o_, why.as_bytes());
-        }
-        Ok(Answer::Wire(w)) => {
-            o_.push(WIRE);
-            u64_(o_, *w);
-        }
-        Ok(Answer::Stream(None)) => o_.push(STREAM_OK),
-        Ok(Answer::Stream(Some((e, index)))) => {
-            o_.push(STREAM_ERROR);
-            bytes(o_, e.as_bytes());
-            u64_(o_, *index);
-        }
-        Ok(Answer::Lowered { generation, module }) => {
-            o_.push(LOWERED);
-            bytes(o_, generation.as_bytes());
-            put_module(o_, module);
-        }
+    let (tag, text, n): (u8, Option<&str>, Option<u64>) = match a {
+        Err(e) => (ERROR, Some(e), None),
+        Ok(Answer::Unsupported) => (UNSUPPORTED, None, None),
+        Ok(Answer::Verdict(None)) => (VALID, None, None),
+        Ok(Answer::Verdict(Some(p))) => (VERDICT, Some(p), None),
+        Ok(Answer::Decoded { .. }) => (DECODED, None, None),
+        Ok(Answer::DecodeError { field, offset }) => (DECODE_ERROR, Some(field), Some(*offset)),
+        Ok(Answer::Encoded(_)) => (ENCODED, None, None),
+        Ok(Answer::Refused(why)) => (REFUSED, Some(why), None),
+        Ok(Answer::Wire(w)) => (WIRE, None, Some(*w)),
+        Ok(Answer::Stream(None)) => (STREAM_OK, None, None),
+        Ok(Answer::Stream(Some((e, i)))) => (STREAM_ERROR, Some(e), Some(*i)),
+        Ok(Answer::Lowered { generation, .. }) => (LOWERED, Some(generation), None),
         Ok(Answer::LowerRejected { error, instruction }) => {
-            o_.push(LOWER_REJECTED);
-            bytes(o_, error.as_bytes());
-            u64_(o_, *instruction);
+            (LOWER_REJECTED, Some(error), Some(*instruction))
         }
+    };
+    o.push(tag);
+    if let Some(t) = text {
+        bytes(&mut o, t.as_bytes());
+    }
+    if let Some(n) = n {
+        u64_(&mut o, n);
+    }
+    match a {
+        Ok(Answer::Decoded { opcode, fields }) => {
+            o.push(*opcode);
+            put_fields(&mut o, fields);
+        }
+        Ok(Answer::Encoded(b)) => o.extend_from_slice(b),
+        Ok(Answer::Lowered { module, .. }) => put_module(&mut o, module),
+        _ => {}
     }
     o
 }
@@ -759,11 +743,7 @@ pub fn get_answer(b: &[u8]) -> Result<Result<Answer, String>, String> {
             field: r.text()?,
             offset: r.u64()?,
         },
-        ENCODED => {
-            let mut b = [0u8; 64];
-            b.copy_from_slice(r.take(64)?);
-            Answer::Encoded(b)
-        }
+        ENCODED => Answer::Encoded(r.take(64)?.try_into().unwrap_or([0; 64])),
         REFUSED => Answer::Refused(r.text()?),
         WIRE => Answer::Wire(r.u64()?),
         STREAM_OK => Answer::Stream(None),

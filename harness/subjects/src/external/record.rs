@@ -107,14 +107,15 @@ impl<'a> Reader<'a> {
     }
 
     pub(super) fn u32(&mut self) -> Result<u32, String> {
-        let b = self.take(4)?;
-        Ok(u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+        Ok(u32::from_le_bytes(
+            self.take(4)?.try_into().unwrap_or([0; 4]),
+        ))
     }
 
     pub(super) fn u64(&mut self) -> Result<u64, String> {
-        let mut a = [0u8; 8];
-        a.copy_from_slice(self.take(8)?);
-        Ok(u64::from_le_bytes(a))
+        Ok(u64::from_le_bytes(
+            self.take(8)?.try_into().unwrap_or([0; 8]),
+        ))
     }
 
     /// A count of items of at least `min` bytes each (bounded by what is left).
@@ -161,11 +162,7 @@ impl<'a> Reader<'a> {
         let mut instrs = Vec::with_capacity(n);
         for _ in 0..n {
             let records = (0..self.count(64)?)
-                .map(|_| {
-                    let mut r = [0u8; 64];
-                    r.copy_from_slice(self.take(64)?);
-                    Ok(r)
-                })
+                .map(|_| Ok(self.take(64)?.try_into().unwrap_or([0; 64])))
                 .collect::<Result<Vec<_>, String>>()?;
             let side = (0..self.count(9)?)
                 .map(|_| {

@@ -165,22 +165,16 @@ fn map(file: File, path: &Path) -> Result<Region, String> {
     })
 }
 
-fn shm_dir() -> PathBuf {
-    let d = Path::new("/dev/shm");
-    if d.is_dir() {
-        d.to_path_buf()
-    } else {
-        std::env::temp_dir()
-    }
-}
-
 impl Region {
     /// Creates a fresh region file (mode 0600, never an existing path),
     /// a temporary path until unlinked ([`crate::interrupt::discard_temp`]).
     pub fn create() -> Result<(Region, PathBuf), String> {
         static NEXT: AtomicU64 = AtomicU64::new(0);
         let n = NEXT.fetch_add(1, Ordering::Relaxed);
-        let path = shm_dir().join(format!("tpb-subject-{}-{n}", std::process::id()));
+        let shm = Path::new("/dev/shm");
+        let dir = shm.is_dir().then(|| shm.to_path_buf());
+        let dir = dir.unwrap_or_else(std::env::temp_dir);
+        let path = dir.join(format!("tpb-subject-{}-{n}", std::process::id()));
         let file = crate::interrupt::create_temp_file(&path, |p| {
             OpenOptions::new()
                 .read(true)
@@ -286,10 +280,6 @@ impl Region {
         String::from_utf8(bytes.to_vec()).ok()
     }
 
-    pub fn request_at(&mut self, off: u32) -> Option<&[u8]> {
-        record(self.areas().requests, off as usize)
-    }
-
     /// The answer record at `off`: the entry index it claims and its bytes.
     pub fn answer_at(&mut self, off: u32) -> Option<(u32, &[u8])> {
         let a = self.areas().answers;
@@ -327,7 +317,8 @@ impl Drop for Region {
     }
 }
 
-fn record(area: &[u8], off: usize) -> Option<&[u8]> {
+/// The length-prefixed record at `off` ([`put_record`]).
+pub fn record(area: &[u8], off: usize) -> Option<&[u8]> {
     let len = u32::from_ne_bytes(area.get(off..off + 4)?.try_into().ok()?) as usize;
     area.get(off + 4..(off + 4).checked_add(len)?)
 }

@@ -413,7 +413,12 @@ impl ShmChannel {
                 _ => {}
             }
             // The entries finished are answers.
-            if collect_at(&mut w.region, op, start..done, &mut answers, n) {
+            let mut i = start;
+            let (good, _) = collect(&mut w.region, op, start..done, &mut |a| {
+                sized(&mut answers, n)[i] = Some(a);
+                i += 1;
+            });
+            if good {
                 self.k.sup.count(cap, None);
             }
             let st = match outcome {
@@ -478,22 +483,6 @@ impl ShmChannel {
         }
         self.scratch = answers;
     }
-}
-
-/// Entries `range` into `answers` (grown to `n`); true if one was good.
-fn collect_at(
-    r: &mut Region,
-    op: u32,
-    range: std::ops::Range<usize>,
-    answers: &mut Vec<Option<Reply>>,
-    n: usize,
-) -> bool {
-    let mut i = range.start;
-    let (good, _) = collect(r, op, range, &mut |a| {
-        sized(answers, n)[i] = Some(a);
-        i += 1;
-    });
-    good
 }
 
 fn sized(answers: &mut Vec<Option<Reply>>, n: usize) -> &mut Vec<Option<Reply>> {

@@ -314,7 +314,7 @@ fn records(lib: &SubjectLib, r: &mut Region, span: (usize, usize), cut: bool) {
     let mut used = 0usize;
     stepped(r, span, false, |r, i, _| {
         let at = word(r, i);
-        let answer = match r.request_at(at) {
+        let answer = match shm::record(r.areas().requests, at as usize) {
             Some(rec) => lib.answer_record(rec),
             None => Err("bad request record".into()),
         };
