@@ -140,13 +140,6 @@ fn spawn(
     }
 }
 
-fn op_of(v: Validator) -> (u8, Capability) {
-    match v {
-        Validator::Header => (FRAME_VALIDATE_HEADER, Capability::ValidateHeader),
-        Validator::Payload => (FRAME_VALIDATE_PAYLOAD, Capability::ValidatePayload),
-    }
-}
-
 impl BatchProcess {
     pub fn start(
         command: &str,
@@ -169,13 +162,13 @@ impl BatchProcess {
     }
 
     pub fn usable(&self, v: Validator) -> bool {
-        self.sup.given_up_on(op_of(v).1).is_none()
+        self.sup.given_up_on(Capability::of_validator(v)).is_none()
     }
 
     /// One frame of `v` (at most [`MAX_RECORDS`]), its ids. A protocol
     /// `Err`: a finding on each record; others: the records not judged.
     pub fn run(&mut self, v: Validator, bundles: &[[u8; 64]]) -> Result<Vec<u16>, Fault> {
-        let cap = op_of(v).1;
+        let cap = Capability::of_validator(v);
         if self.running.is_none() {
             let (command, arch, timeout) = (&self.command, &self.arch, self.timeout);
             let ring = self.sup.stderr_ring();
@@ -200,7 +193,8 @@ impl BatchProcess {
         };
         self.seq = self.seq.wrapping_add(1);
         let (seq, timeout) = (self.seq, self.timeout);
-        if !run.send(encode_frame(seq, op_of(v).0, bundles)) {
+        let op = FRAME_VALIDATE_HEADER + u8::from(v == Validator::Payload);
+        if !run.send(encode_frame(seq, op, bundles)) {
             return Err(Fault::Crash("batch instance gone".into()));
         }
         let bad = match run.wait(timeout, Event::Eof) {

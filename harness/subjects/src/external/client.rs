@@ -1,11 +1,11 @@
 //! [`Client`]: the client of an external subject for one generation, over
 //! a `cmd:` subject's lines or a `lib:` subject's worker; both keep one [`Kept`].
 
-use super::names::foreign;
 use super::process::{ProcessSubject, Reply};
 use super::protocol::{wrong_kind, Answer, Request};
 use super::shm_client::ShmChannel;
 use super::supervisor::Kept;
+use super::verdict::foreign;
 use crate::subjects::{Fault, LutResult, Reply as Typed, Verdict};
 
 pub enum Client {

@@ -11,7 +11,6 @@ pub mod batch_framing;
 pub mod client;
 pub mod ffi;
 pub mod lower_json;
-pub mod names;
 pub mod process;
 pub mod protocol;
 mod ready;

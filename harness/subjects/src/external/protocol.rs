@@ -4,8 +4,8 @@
 //! worker's binary records, and typed for the judge ([`request_of`], [`said`]).
 
 use super::lower_json::{exact_keys, LOWERED_KEYS};
-use super::names::foreign;
 use super::record::{bytes, put_fields, put_module, u64_, Reader};
+use super::verdict::foreign;
 pub use crate::fields_json::parse_bundle_hex;
 use crate::fields_json::{fields_from_json, fields_from_text};
 use crate::generation::Generation;

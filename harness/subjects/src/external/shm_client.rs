@@ -617,7 +617,7 @@ fn decode(
         shm::CODE_REFUSED => {
             let why = text(r);
             if value != u32::MAX && refusals.len() < 64 {
-                refusals.push((value, super::names::foreign(&why)));
+                refusals.push((value, verdict::foreign(&why)));
             }
             Ok(Answer::Refused(why))
         }

@@ -36,46 +36,15 @@ pub const PLANT_EXIT_ENV: &str = "TPB_TEST_WORKER_EXIT";
 pub fn serve(lib_path: &str, region: &Path, arch: &str) -> Result<(), String> {
     let (mut bell_in, mut bell_out) = shm::private_stdio()?;
     let mut r = Region::open(region)?;
-    let lib = match SubjectLib::load(lib_path) {
-        Ok(l) => l,
-        Err(e) => return Err(fail(&mut r, &mut bell_out, e)),
-    };
-    let state = match lib.init(arch) {
-        Status::Ok(()) => shm::READY_OK,
-        Status::Unsupported => shm::READY_UNSUPPORTED,
-        Status::Error(e) => {
-            return Err(fail(
-                &mut r,
-                &mut bell_out,
-                format!("tpb_subject_init({arch:?}): {e}"),
-            ))
+    let (lib, state) = match start(lib_path, arch, &mut r) {
+        Ok(started) => started,
+        Err(e) => {
+            r.set_error(&e);
+            r.set(Field::Ready, shm::READY_FAILED);
+            let _ = ring(&mut bell_out);
+            return Err(e);
         }
     };
-    let ops = if matches!(state, shm::READY_OK) {
-        lib.ops()
-    } else {
-        Capabilities::NONE
-    };
-    // `tables` only when some tables are left out.
-    let tables = lib.lut_tables();
-    let some = ops.covers(Capabilities::LUTS) && tables.len() < LutTable::ALL.len();
-    let tables = some.then(|| tables.to_vec());
-    let hello = Hello {
-        protocol: PROTOCOL,
-        name: lib.name().to_string(),
-        ops,
-        tables,
-        framings: Vec::new(),
-    }
-    .to_string();
-    if shm::put_record(r.areas().answers, &mut 0, Some(0), &[hello.as_bytes()]).is_none() {
-        return Err(fail(&mut r, &mut bell_out, "hello too long".into()));
-    }
-    let flag = |op, has: bool| u32::from(has) * shm::batch_flag(op);
-    let flags = flag(shm::OP_VALIDATE_HEADER, lib.has_batch(false))
-        | flag(shm::OP_VALIDATE_PAYLOAD, lib.has_batch(true))
-        | flag(shm::OP_LUT, lib.has_lut_batch());
-    r.set(Field::Flags, flags);
     r.set(Field::Ready, state);
     ring(&mut bell_out)?;
     let mut arena = Arena::default();
@@ -118,11 +87,41 @@ pub fn serve(lib_path: &str, region: &Path, arch: &str) -> Result<(), String> {
     }
 }
 
-fn fail(r: &mut Region, out: &mut std::fs::File, e: String) -> String {
-    r.set_error(&e);
-    r.set(Field::Ready, shm::READY_FAILED);
-    let _ = ring(out);
-    e
+/// Loads and initialises the library, writes its hello and batch flags;
+/// the ready state.
+fn start(lib_path: &str, arch: &str, r: &mut Region) -> Result<(SubjectLib, u32), String> {
+    let lib = SubjectLib::load(lib_path)?;
+    let state = match lib.init(arch) {
+        Status::Ok(()) => shm::READY_OK,
+        Status::Unsupported => shm::READY_UNSUPPORTED,
+        Status::Error(e) => return Err(format!("tpb_subject_init({arch:?}): {e}")),
+    };
+    let ops = if matches!(state, shm::READY_OK) {
+        lib.ops()
+    } else {
+        Capabilities::NONE
+    };
+    // `tables` only when some tables are left out.
+    let tables = lib.lut_tables();
+    let some = ops.covers(Capabilities::LUTS) && tables.len() < LutTable::ALL.len();
+    let tables = some.then(|| tables.to_vec());
+    let hello = Hello {
+        protocol: PROTOCOL,
+        name: lib.name().to_string(),
+        ops,
+        tables,
+        framings: Vec::new(),
+    }
+    .to_string();
+    if shm::put_record(r.areas().answers, &mut 0, Some(0), &[hello.as_bytes()]).is_none() {
+        return Err("hello too long".into());
+    }
+    let flag = |op, has: bool| u32::from(has) * shm::batch_flag(op);
+    let flags = flag(shm::OP_VALIDATE_HEADER, lib.has_batch(false))
+        | flag(shm::OP_VALIDATE_PAYLOAD, lib.has_batch(true))
+        | flag(shm::OP_LUT, lib.has_lut_batch());
+    r.set(Field::Flags, flags);
+    Ok((lib, state))
 }
 
 fn ring(out: &mut std::fs::File) -> Result<(), String> {

@@ -592,13 +592,11 @@ impl ExternalSubject {
         let op = match batch {
             Batch::Validate(v, _) => Capability::of_validator(v),
             Batch::Lut(..) => Capability::LUT_OP,
-            Batch::Decode(_) | Batch::Roundtrip(_) | Batch::Streams(_) | Batch::Lower(_) => {
-                return false
-            }
+            _ => return false,
         };
-        let (supported, shm) = (c.supports(op), c.shm().is_some());
+        let supported = c.supports(op);
         match batch {
-            Batch::Validate(v, bs) if !shm => {
+            Batch::Validate(v, bs) if c.shm().is_none() => {
                 drop(c);
                 let Some(b) = &self.batch else { return false };
                 if !supported || !b.lock().is_ok_and(|b| b.usable(v)) {
@@ -624,7 +622,7 @@ impl ExternalSubject {
                 store.begin_luts(&tables, ords);
                 self.prefetch_luts(&mut c, &tables, ords, tick, store);
             }
-            Batch::Decode(_) | Batch::Roundtrip(_) | Batch::Streams(_) | Batch::Lower(_) => {}
+            _ => {}
         }
         true
     }
