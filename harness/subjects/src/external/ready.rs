@@ -76,16 +76,10 @@ pub struct ReadyStore {
     tables: Vec<(LutTable, Column)>,
     other_luts: Vec<LutEntry>,
     refusals: Vec<&'static str>,
-    /// Requests answered ahead (`validate_stream`, `lower`, encodes).
-    requests: Requests,
-}
-
-/// Requests and replies in the order the judge asks, served from a cursor
-/// (one it skips is passed over).
-#[derive(Default)]
-struct Requests {
-    asked: Vec<Request>,
-    replies: Vec<Option<ClientReply>>,
+    /// Requests answered ahead (`validate_stream`, `lower`, encodes) with
+    /// their replies, in the order the judge asks, served from a cursor
+    /// (one it skips is passed over).
+    requests: Vec<(Request, Option<ClientReply>)>,
     next: usize,
 }
 
@@ -276,9 +270,8 @@ impl ReadyStore {
         self.ords.clear();
         self.other_luts.clear();
         self.refusals.clear();
-        self.requests.asked.clear();
-        self.requests.replies.clear();
-        self.requests.next = 0;
+        self.requests.clear();
+        self.next = 0;
         for (_, c) in &mut self.tables {
             c.clear();
         }
@@ -287,10 +280,7 @@ impl ReadyStore {
     #[inline]
     pub fn pending(&self) -> bool {
         let r = &self.requests;
-        if r.replies[r.next.min(r.replies.len())..]
-            .iter()
-            .any(Option::is_some)
-        {
+        if r[self.next.min(r.len())..].iter().any(|(_, a)| a.is_some()) {
             return true;
         }
         match self.held {
@@ -352,17 +342,15 @@ impl ReadyStore {
 
     /// Keeps `reply` to `request`, beside any bundle batch.
     pub fn push_request(&mut self, request: Request, reply: Option<ClientReply>) {
-        self.requests.asked.push(request);
-        self.requests.replies.push(reply);
+        self.requests.push((request, reply));
     }
 
     /// The reply to the first request from the cursor that `is` accepts.
     pub fn take_request(&mut self, is: impl Fn(&Request) -> bool) -> Option<ClientReply> {
         let r = &mut self.requests;
-        let n = r.asked.len().min(r.replies.len());
-        let at = (r.next..n).find(|&i| r.replies[i].is_some() && is(&r.asked[i]))?;
-        r.next = at + 1;
-        r.replies[at].take()
+        let at = (self.next..r.len()).find(|&i| r[i].1.is_some() && is(&r[i].0))?;
+        self.next = at + 1;
+        r[at].1.take()
     }
 
     /// Pads (or cuts) the answers to `n`, keeping positions aligned.
