@@ -115,14 +115,7 @@ fn spawn(
     let mut run = Running::spawn(command, ring, write_loop, read_loop)?;
     let mut hello = hello_line(arch);
     hello.push('\n');
-    let sent = run.send(hello.into_bytes());
-    let wait = timeout.max(super::watch::HELLO_MIN);
-    let answer = if sent {
-        run.wait(wait, Event::Eof)
-    } else {
-        Err(RecvTimeoutError::Disconnected)
-    };
-    let line = match answer {
+    let line = match run.hello(hello.into_bytes(), timeout, Event::Eof) {
         Ok(Event::Hello(l)) => l,
         _ => {
             let st = run.kill();

@@ -34,6 +34,7 @@ const DRAIN: Duration = Duration::from_secs(2);
 const STDERR_LINE_MAX: usize = 1000;
 
 pub type Reply = Result<Answer, Fault>;
+type WaitResult<Ev> = Result<Ev, RecvTimeoutError>;
 
 enum Event {
     Line(String),
@@ -168,7 +169,7 @@ impl<In, Ev> Running<In, Ev> {
     /// Waits up to `timeout` for the next event (a stop request: a timeout
     /// at once). After the process exits, what it wrote is still read for
     /// at least [`DRAIN`]; then the wait ends as `eof`.
-    pub(super) fn wait(&mut self, timeout: Duration, eof: Ev) -> Result<Ev, RecvTimeoutError> {
+    pub(super) fn wait(&mut self, timeout: Duration, eof: Ev) -> WaitResult<Ev> {
         let _waiting = super::watch::waiting();
         let mut until = Instant::now() + timeout;
         loop {
@@ -193,6 +194,15 @@ impl<In, Ev> Running<In, Ev> {
                 other => return other,
             }
         }
+    }
+
+    /// Sends the hello `line`; its answer as [`Running::wait`] (`timeout`,
+    /// at least [`HELLO_MIN`]).
+    pub(super) fn hello(&mut self, line: In, timeout: Duration, eof: Ev) -> WaitResult<Ev> {
+        if !self.send(line) {
+            return Err(RecvTimeoutError::Disconnected);
+        }
+        self.wait(timeout.max(HELLO_MIN), eof)
     }
 
     pub(super) fn exited(&mut self) -> bool {
@@ -449,14 +459,8 @@ fn spawn(
     ring: &Ring,
 ) -> Result<(LineProcess, Hello), String> {
     let mut run = LineProcess::spawn(command, ring, write_loop, read_loop)?;
-    let sent = run.send(protocol::hello_line(arch));
     let wait = timeout.max(HELLO_MIN);
-    let answer = if sent {
-        run.wait(wait, Event::Eof)
-    } else {
-        Err(RecvTimeoutError::Disconnected)
-    };
-    let why = match answer {
+    let why = match run.hello(protocol::hello_line(arch), timeout, Event::Eof) {
         Ok(Event::Line(l)) => match parse_hello(&l) {
             Ok(h) => return Ok((run, h)),
             Err(e) => format!("bad hello answer: {e}; line: {}", clip(&l)),

@@ -607,8 +607,8 @@ pub fn request_parts(r: &Request) -> (Vec<u8>, &[u8]) {
             (o, &[])
         }
         Request::Lut { table, input } => {
-            let t = LutTable::ALL.iter().position(|x| x == table).unwrap_or(0) as u8;
-            let mut o = vec![REQ_LUT, t];
+            // The table's position in `LutTable::ALL`.
+            let mut o = vec![REQ_LUT, *table as u8];
             o.extend_from_slice(&input.to_le_bytes());
             (o, &[])
         }

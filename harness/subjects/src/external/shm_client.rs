@@ -69,19 +69,13 @@ impl Chunk<'_> {
         }
     }
 
-    /// The hand-off op, the LUT table index, and the capability given up on.
+    /// The hand-off op, the LUT table index (its position in
+    /// [`LutTable::ALL`]), and the capability given up on.
     fn op(self) -> (u32, u32, Capability) {
         match self {
             Chunk::Bundles(false, _) => (shm::OP_VALIDATE_HEADER, 0, Capability::ValidateHeader),
             Chunk::Bundles(true, _) => (shm::OP_VALIDATE_PAYLOAD, 0, Capability::ValidatePayload),
-            Chunk::Lut(t, _) => {
-                let ti = LutTable::ALL.iter().position(|&x| x == t).unwrap_or(0);
-                (
-                    shm::OP_LUT,
-                    u32::try_from(ti).unwrap_or(u32::MAX),
-                    Capability::Lut(t),
-                )
-            }
+            Chunk::Lut(t, _) => (shm::OP_LUT, t as u32, Capability::Lut(t)),
             Chunk::Records(c) => (shm::OP_RECORDS, 0, c[0].capability()),
         }
     }

@@ -721,18 +721,6 @@ pub struct SubjectStats {
     pub stderr_tail: Vec<String>,
 }
 
-impl SubjectStats {
-    /// Calls per second of time spent in the subject.
-    pub fn rate(&self) -> f64 {
-        let s = self.busy.as_secs_f64();
-        if s > 0.0 {
-            self.calls as f64 / s
-        } else {
-            0.0
-        }
-    }
-}
-
 fn registry() -> &'static Mutex<BTreeMap<String, SubjectStats>> {
     static R: OnceLock<Mutex<BTreeMap<String, SubjectStats>>> = OnceLock::new();
     R.get_or_init(|| Mutex::new(BTreeMap::new()))
