@@ -8,7 +8,7 @@ use super::client::{fault, lut_reply, sent, verdict_reply};
 use super::process::{ProcessSubject, Reply as ClientReply};
 use super::protocol::{lower_request, request_of, said, stream_request, Answer, Hello, Request};
 use super::ready::ReadyStore;
-use super::shm_client::{Chunk, ShmChannel};
+use super::shm_client::{delivered, Chunk, ShmChannel};
 use super::supervisor::STDERR_LINES;
 use crate::generation::Generation;
 use crate::subjects::registry::{OpenError, SubjectSpec};
@@ -187,10 +187,7 @@ impl ExternalSubject {
     /// Notes the encode replies delivered, which [`SubjectStats::received`]
     /// leaves out (part of the roundtrip case counted by its decode).
     fn note_encodes(&self, replies: &[ClientReply]) {
-        let n = replies
-            .iter()
-            .filter(|r| matches!(r, Ok(_) | Err(Fault::Protocol(_))))
-            .count();
+        let n = replies.iter().filter(|r| delivered(r)).count();
         self.encodes.fetch_add(n as u64, Ordering::Relaxed);
     }
 
