@@ -190,6 +190,11 @@ pub fn explain_bundle(b: &[u8; 64], header: &str, color: bool, arch: Generation)
         "  off   bytes                                            {:<NAME_W$}  value\n",
         "field"
     ));
+    // `text` in `style` when painting (an empty style: as it is).
+    let paint = |style: &str, text: String| match color && !style.is_empty() {
+        true => format!("{style}{text}{RESET}"),
+        false => text,
+    };
     // The header and column lines come first.
     let (mut lines, mut failed_lines) = (2, Vec::new());
     for span in layout(op) {
@@ -221,16 +226,14 @@ pub fn explain_bundle(b: &[u8; 64], header: &str, color: bool, arch: Generation)
                     row.push(' ');
                     carets.push(' ');
                 }
-                let h = format!("{x:02x}");
                 let blamed = hot.contains(i);
                 carets.push_str(if blamed { "^^" } else { "  " });
-                if color && blamed {
-                    row.push_str(&format!("{RED}{h}{RESET}"));
-                } else if color && span.role == Role::Reserved && *x == 0 {
-                    row.push_str(&format!("{DIM}{h}{RESET}"));
-                } else {
-                    row.push_str(&h);
-                }
+                let style = match (blamed, span.role == Role::Reserved && *x == 0) {
+                    (true, _) => RED,
+                    (false, true) => DIM,
+                    _ => "",
+                };
+                row.push_str(&paint(style, format!("{x:02x}")));
             }
             // pad to the width of 16 bytes (47 visible chars)
             let pad = " ".repeat(47usize.saturating_sub(chunk.len() * 3 - 1));
@@ -249,11 +252,7 @@ pub fn explain_bundle(b: &[u8; 64], header: &str, color: bool, arch: Generation)
             };
             if row_hot {
                 let text = format!("<== FAILED: {}", answer.reason().unwrap_or(""));
-                if color {
-                    line.push_str(&format!("  {RED}{text}{RESET}"));
-                } else {
-                    line.push_str(&format!("  {text}"));
-                }
+                line.push_str(&format!("  {}", paint(RED, text)));
                 failed_lines.push(lines);
             }
             s.push_str(&line);

@@ -45,11 +45,8 @@ impl<'a> Reader<'a> {
 
 /// A canonical valid 0x85 header announcing `n_args` arguments.
 pub fn group_header(n_args: u8, function_id: u8) -> [u8; 64] {
-    let mut b = crate::generators::stream_program::skeleton(0x85);
-    let np = u16::from(n_args) + 2;
-    b[0x0C..0x0E].copy_from_slice(&np.to_le_bytes());
+    let mut b = crate::generators::stream_program::header(n_args, u16::from(n_args) + 2);
     b[0x0E] = function_id;
-    b[0x0F] = n_args;
     b
 }
 

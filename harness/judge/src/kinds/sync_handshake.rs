@@ -230,10 +230,13 @@ fn compare_with(
     })
 }
 
-/// What a stamped band got wrong (SPEC §8 DS-9, DS-13, DS-14), keyed `stamp:<fault>`.
-fn stamp(fault: &str, detail: String) -> Filed {
-    let text = format!("{fault}: {detail}");
-    Filed::new(Class::DifferentOutput, format!("stamp:{fault}"), text)
+/// What a stamped band got wrong (SPEC §8 DS-9, DS-13, DS-14), keyed `stamp:<fault>`: the
+/// fault, then the detail formatted from the rest.
+macro_rules! stamp {
+    ($fault:literal, $($detail:tt)+) => {{
+        let text = format!("{}: {}", $fault, format_args!($($detail)+));
+        Filed::new(Class::DifferentOutput, concat!("stamp:", $fault), text)
+    }};
 }
 
 /// The local semaphore id of instruction `i` as the checker allocated it.
@@ -274,9 +277,11 @@ fn check_stamps(
         return Ok(());
     }
     if plan.stamps.len() != case.flows.len() {
-        return Err(stamp(
+        return Err(stamp!(
             "stamp_refused",
-            format!("{} flows, {} stamped", case.flows.len(), plan.stamps.len()),
+            "{} flows, {} stamped",
+            case.flows.len(),
+            plan.stamps.len()
         ));
     }
     let mut from_bytes = base.to_vec();
@@ -294,15 +299,15 @@ fn check_stamps(
         let header = stamps
             .header
             .as_ref()
-            .map_err(|e| stamp("stamp_refused", format!("header of flow {f:?}: {e}")))?;
+            .map_err(|e| stamp!("stamp_refused", "header of flow {f:?}: {e}"))?;
         let band = read(header, mult(f.result_dma))?;
         // No silent default: a flow endpoint without a local semaphore id is a
         // generator/simulator fault, not an id 0 both stampers could agree on.
         let id = |i: u16| {
             local_id(case, exp, i).ok_or_else(|| {
-                stamp(
+                stamp!(
                     "no_local_id",
-                    format!("flow {f:?}: instruction {i} has no local semaphore id in the plan"),
+                    "flow {f:?}: instruction {i} has no local semaphore id in the plan"
                 )
             })
         };
@@ -314,64 +319,58 @@ fn check_stamps(
             band.update_idx,
         ) != want
         {
-            return Err(stamp(
+            return Err(stamp!(
                 "header_band",
-                format!(
-                    "header band {band:?}, expected (wait, idx, update, idx) {want:02x?} (flow {f:?})"
-                ),
+                "header band {band:?}, expected (wait, idx, update, idx) {want:02x?} (flow {f:?})"
             ));
         }
         let (wait, _) = band.sync.map_err(|off| {
-            stamp(
+            stamp!(
                 "unstamped",
-                format!("header band byte {off} not stamped by the pass: {band:?}"),
+                "header band byte {off} not stamped by the pass: {band:?}"
             )
         })?;
         if let (Some(w), Some(e)) = (wait, from_bytes.get_mut(usize::from(f.custom_op))) {
             put_band_wait(e, w)
-                .map_err(|m| stamp("unplanned_wait", format!("header of flow {f:?}: {m}")))?;
+                .map_err(|m| stamp!("unplanned_wait", "header of flow {f:?}: {m}"))?;
         }
         if stamps.consumers.len() != f.consumers.len() {
-            return Err(stamp(
+            return Err(stamp!(
                 "stamp_refused",
-                format!("flow {f:?}: {} consumers stamped", stamps.consumers.len()),
+                "flow {f:?}: {} consumers stamped",
+                stamps.consumers.len()
             ));
         }
         for (&c, bundle) in f.consumers.iter().zip(&stamps.consumers) {
             let bundle = bundle
                 .as_ref()
-                .map_err(|e| stamp("stamp_refused", format!("consumer {c}: {e}")))?;
+                .map_err(|e| stamp!("stamp_refused", "consumer {c}: {e}"))?;
             let band = read(bundle, mult(c))?;
             if (band.wait_mode, band.wait_idx) != (0x05, want.3) {
-                return Err(stamp(
+                return Err(stamp!(
                     "consumer_band",
-                    format!(
-                        "consumer {c} band {band:?}, expected a 0x05 wait on {}",
-                        want.3
-                    ),
+                    "consumer {c} band {band:?}, expected a 0x05 wait on {}",
+                    want.3
                 ));
             }
             let (wait, update) = band.sync.map_err(|off| {
-                stamp(
+                stamp!(
                     "unstamped",
-                    format!("consumer {c} band byte {off} not stamped: {band:?}"),
+                    "consumer {c} band byte {off} not stamped: {band:?}"
                 )
             })?;
             let Some(entry) = from_bytes.get_mut(usize::from(c)) else {
-                return Err(stamp(
-                    "outside_plan",
-                    format!("consumer {c} outside the plan"),
-                ));
+                return Err(stamp!("outside_plan", "consumer {c} outside the plan"));
             };
             if let Some(w) = wait {
                 put_band_wait(entry, w)
-                    .map_err(|m| stamp("unplanned_wait", format!("consumer {c}: {m}")))?;
+                    .map_err(|m| stamp!("unplanned_wait", "consumer {c}: {m}"))?;
             }
             if let Some(u) = update {
                 if !entry.updates.contains(&u) {
-                    return Err(stamp(
+                    return Err(stamp!(
                         "unplanned_update",
-                        format!("consumer {c} band update {u:?} not in the plan"),
+                        "consumer {c} band update {u:?} not in the plan"
                     ));
                 }
             }
@@ -380,12 +379,7 @@ fn check_stamps(
     if from_bytes != *base {
         sim.sync_simulate(&case.program, exp.ticket, &from_bytes, schedule)
             .map_err(|f| fault(sim, "sync_simulate", f))?
-            .map_err(|v| {
-                stamp(
-                    "simulated_bytes",
-                    format!("simulator on the stamped bytes: {v}"),
-                )
-            })?;
+            .map_err(|v| stamp!("simulated_bytes", "simulator on the stamped bytes: {v}"))?;
     }
     Ok(())
 }
