@@ -283,7 +283,7 @@ impl fmt::Display for Line<'_> {
     }
 }
 
-/// What a whole-case kind files ([`DescribedCase::divergence`]): class, signature key, description.
+/// What a whole-case kind files (`kinds::DescribedCase`): class, signature key, description.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Filed {
     pub class: Class,
@@ -295,38 +295,6 @@ impl Filed {
     pub fn new(class: Class, key: impl Into<String>, text: impl Into<String>) -> Filed {
         let (key, text) = (key.into(), text.into());
         Filed { class, key, text }
-    }
-}
-
-/// Where a kind that judges a whole case with one description files what it finds.
-pub struct DescribedCase<'a> {
-    pub target: Target,
-    pub input: &'a [u8],
-    pub names: (&'a str, &'a str),
-    /// The signature's sides (`core`/`oracle`, `model`/`simulator`).
-    pub sides: (&'static str, &'static str),
-}
-
-impl DescribedCase<'_> {
-    /// The divergence `f` of `case`: its description as the left result (the right one empty).
-    pub fn divergence(&self, f: Filed, case: String) -> Divergence {
-        Divergence {
-            target: self.target,
-            input: self.input.to_vec(),
-            case,
-            left_name: self.names.0.to_string(),
-            right_name: self.names.1.to_string(),
-            left: f.text,
-            right: String::new(),
-            signature: Signature {
-                key: f.key,
-                left: self.sides.0.into(),
-                right: self.sides.1.into(),
-            },
-            class: f.class,
-            cohorts: Vec::new(),
-            answers: Answers::default(),
-        }
     }
 }
 

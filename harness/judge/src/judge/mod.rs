@@ -13,9 +13,7 @@ pub mod pair;
 pub mod record;
 mod render;
 
-pub use divergence::{
-    Answer, Answers, Class, DescribedCase, Divergence, Filed, Outcome, Signature,
-};
+pub use divergence::{Answer, Answers, Class, Divergence, Filed, Outcome, Signature};
 pub use nway::Judge;
 pub use pair::panic_text;
 

@@ -10,12 +10,12 @@
 //! signature key is the class (`Property` for a failed property) and what differs (no index,
 //! no values), so one bug deduplicates to one entry.
 
-use super::kind::{panicked, CaseBudget, CaseDivergence, Ran, TargetKind};
+use super::kind::{CaseBudget, CaseDivergence, DescribedCase, Ran, TargetKind};
 use crate::generation::Generation;
 use crate::generators::lowering_module::{self, LoweringCase};
 use crate::judge::nway::{Built, CaseInputs, Judge};
 use crate::judge::pair::{guard, Pair};
-use crate::judge::{Class, DescribedCase, Divergence, Filed};
+use crate::judge::{Class, Divergence, Filed};
 use crate::reach::Reach;
 use crate::subjects::{
     hex, hex_pair, registry, Fault, IrInstruction, LocalSendRecv, LoweredModule, ModuleAnswer,
@@ -62,12 +62,7 @@ pub fn compare(e: &Judge, target: Target, data: &[u8]) -> (String, Vec<Divergenc
     let gen = e.arch();
     // In the gate, core is wrapped in its coverage recorder, which forwards `lower`.
     let (left, right) = e.references();
-    let filed = DescribedCase {
-        target,
-        input: data,
-        names: (left.name(), right.name()),
-        sides: ("core", "oracle"),
-    };
+    let filed = DescribedCase::new(target, data, (left, right), ("core", "oracle"));
     // The module the subjects were asked ahead, else built here.
     let staged = match e.built() {
         Some(Built::Module(insns)) => Some(LoweringCase { gen, insns }),
@@ -84,20 +79,17 @@ pub fn compare(e: &Judge, target: Target, data: &[u8]) -> (String, Vec<Divergenc
         );
     }
     let built = staged.unwrap_or_else(|| lowering_module::build_case(data, Some(gen)));
-    let case = || compare_case_on(left, right, &built);
-    match guard(case) {
-        Ok(Ok(o)) => {
+    match filed.guarded("collective_lowering", || {
+        compare_case_on(left, right, &built)
+    }) {
+        Ok(o) => {
             let divs = e
                 .judged_on(target)
                 .filter_map(|x| judge_module(x, left, target, data, &built))
                 .collect();
             (o.key, divs)
         }
-        Ok(Err(d)) => ("diverged".into(), vec![filed.divergence(*d.filed, d.case)]),
-        Err(m) => {
-            let d = filed.divergence(panicked("collective_lowering", m), String::new());
-            ("diverged".into(), vec![d])
-        }
+        Err(d) => ("diverged".into(), vec![d]),
     }
 }
 

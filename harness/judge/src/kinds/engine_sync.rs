@@ -9,11 +9,12 @@
 //! signature key names what differs first, without numbers.
 
 use super::kind::{
-    both_answers, differs, first_index_differing, CaseBudget, CaseBuf, Draw, Form, Ran, TargetKind,
+    both_answers, differs, first_index_differing, CaseBudget, CaseBuf, DescribedCase, Draw, Form,
+    Ran, TargetKind,
 };
 use crate::generators::engine_sync as gen;
 use crate::judge::nway::Judge;
-use crate::judge::{DescribedCase, Divergence, Filed};
+use crate::judge::{Divergence, Filed};
 use crate::reach::{Field, Reach};
 use crate::subjects::{hex, EngineProgram, EngineSyncAnswer, Reference};
 use crate::targets::Target;
@@ -144,12 +145,7 @@ fn compare_on(
     target: Target,
     input: &[u8],
 ) -> (String, Option<Divergence>, BTreeSet<&'static str>) {
-    let filed = DescribedCase {
-        target,
-        input,
-        names: (core.name(), oracle.name()),
-        sides: ("core", "oracle"),
-    };
+    let filed = DescribedCase::new(target, input, (core, oracle), ("core", "oracle"));
     let p = EngineProgram::from_bytes(input);
     let diverged = |f: Filed| {
         let case = format!(

@@ -4,9 +4,9 @@ use crate::generation::Generation;
 use crate::generators::{gate_inputs, CaseKind, SplitMix64};
 use crate::judge::nway::{CaseInputs, Judge};
 use crate::judge::pair::guard;
-use crate::judge::{Class, Divergence, Filed, Outcome};
+use crate::judge::{Answers, Class, Divergence, Filed, Outcome, Signature};
 use crate::reach::Reach;
-use crate::subjects::Reply;
+use crate::subjects::{Reference, Reply};
 use crate::targets::Target;
 
 /// What [`TargetKind::generate`] draws a gate case from.
@@ -212,6 +212,68 @@ pub fn first_index_differing<T: PartialEq>(a: &[T], b: &[T]) -> Option<usize> {
 pub struct CaseDivergence {
     pub filed: Box<Filed>,
     pub case: String,
+}
+
+/// Where a whole-case kind files what it finds about `input` of `target`: one description of
+/// the reference pair's answers, the signature's sides `sides` (`core`/`oracle`, `model`/`simulator`).
+pub struct DescribedCase<'a> {
+    target: Target,
+    input: &'a [u8],
+    names: (&'a str, &'a str),
+    sides: (&'static str, &'static str),
+}
+
+impl<'a> DescribedCase<'a> {
+    pub fn new(
+        target: Target,
+        input: &'a [u8],
+        (left, right): (&'a dyn Reference, &'a dyn Reference),
+        sides: (&'static str, &'static str),
+    ) -> Self {
+        let names = (left.name(), right.name());
+        DescribedCase {
+            target,
+            input,
+            names,
+            sides,
+        }
+    }
+
+    /// The divergence `f` of `case`: its description as the left result (the right one empty).
+    pub fn divergence(&self, f: Filed, case: String) -> Divergence {
+        Divergence {
+            target: self.target,
+            input: self.input.to_vec(),
+            case,
+            left_name: self.names.0.to_string(),
+            right_name: self.names.1.to_string(),
+            left: f.text,
+            right: String::new(),
+            signature: Signature {
+                key: f.key,
+                left: self.sides.0.into(),
+                right: self.sides.1.into(),
+            },
+            class: f.class,
+            cohorts: Vec::new(),
+            answers: Answers::default(),
+        }
+    }
+
+    /// `judge` of kind `kind` under [`guard`]: its answer, else the divergence of what it filed
+    /// or of its panic.
+    #[allow(clippy::result_large_err)] // the rare path, as the judge's comparisons
+    pub fn guarded<T>(
+        &self,
+        kind: &str,
+        judge: impl FnOnce() -> Result<T, CaseDivergence>,
+    ) -> Result<T, Divergence> {
+        match guard(judge) {
+            Ok(Ok(t)) => Ok(t),
+            Ok(Err(d)) => Err(self.divergence(*d.filed, d.case)),
+            Err(m) => Err(self.divergence(panicked(kind, m), String::new())),
+        }
+    }
 }
 
 /// Asks the reference pair `ask` for a whole case of kind `kind` under [`guard`]: both

@@ -19,7 +19,7 @@ pub mod structured;
 pub mod sync_handshake;
 pub mod validator;
 
-pub use kind::{CaseBudget, CaseBuf, CaseDivergence, Draw, Form, Ran, TargetKind};
+pub use kind::{CaseBudget, CaseBuf, CaseDivergence, DescribedCase, Draw, Form, Ran, TargetKind};
 
 use crate::generation::Generation;
 use crate::reach::Reach;

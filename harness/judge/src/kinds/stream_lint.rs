@@ -9,12 +9,13 @@
 //! divergence's signature key names what differs first, without numbers.
 
 use super::kind::{
-    both_answers, differs, first_index_differing, CaseBudget, CaseBuf, Draw, Form, Ran, TargetKind,
+    both_answers, differs, first_index_differing, CaseBudget, CaseBuf, DescribedCase, Draw, Form,
+    Ran, TargetKind,
 };
 use crate::generation::Generation;
 use crate::generators::stream_program;
 use crate::judge::nway::Judge;
-use crate::judge::{DescribedCase, Divergence, Filed};
+use crate::judge::{Divergence, Filed};
 use crate::reach::{arg_band, Field, Reach, LINT_VERDICTS};
 use crate::subjects::{registry, Reference};
 use crate::targets::Target;
@@ -145,12 +146,7 @@ fn compare_on(
     target: Target,
     input: &[u8],
 ) -> (String, Option<Divergence>, Vec<Row>) {
-    let filed = DescribedCase {
-        target,
-        input,
-        names: (core.name(), oracle.name()),
-        sides: ("core", "oracle"),
-    };
+    let filed = DescribedCase::new(target, input, (core, oracle), ("core", "oracle"));
     let bytes = walked(input);
     let diverged = |f: Filed| {
         let case = format!("{} bundles under {arch}", bytes.len() / 64);

@@ -6,11 +6,10 @@
 //! key is `accepted`, `rejected:<class>` or `diverged`; a mismatch is classed from the model's
 //! perspective and keyed by what differs (with the SPEC §8 classes), so one bug is one entry.
 
-use super::kind::{panicked, CaseBudget, CaseDivergence, Ran, TargetKind};
+use super::kind::{CaseBudget, CaseDivergence, DescribedCase, Ran, TargetKind};
 use crate::generators::sync_program::{self, Case, Shape};
 use crate::judge::nway::Judge;
-use crate::judge::pair::guard;
-use crate::judge::{Class, DescribedCase, Divergence, Filed};
+use crate::judge::{Class, Divergence, Filed};
 use crate::reach::{Field, Reach, SYNC_SHAPES};
 use crate::subjects::{registry, Fault, Reference, SyncEntry, SyncPlanned, SyncWait};
 use crate::targets::Target;
@@ -84,31 +83,19 @@ fn compare_shaped(
 ) -> (String, Option<Divergence>, Option<Shape>) {
     // In the gate, core is wrapped in its coverage recorder, which forwards the sync operations.
     let (model, sim) = e.references();
-    let filed = DescribedCase {
-        target,
-        input: data,
-        names: (model.name(), sim.name()),
-        sides: ("model", "simulator"),
-    };
-    match guard(|| case_shaped(model, sim, data, want_shape)) {
-        Ok((Ok(SyncCaseOutcome::Accepted { .. }), shape)) => ("accepted".into(), None, shape),
-        Ok((Ok(SyncCaseOutcome::Rejected { class }), _)) => {
-            (format!("rejected:{class}"), None, None)
-        }
-        Ok((Err(d), _)) => {
-            let d = filed.divergence(*d.filed, d.case);
-            ("diverged".into(), Some(d), None)
-        }
-        Err(m) => {
-            let d = filed.divergence(panicked("sync_handshake", m), String::new());
-            ("diverged".into(), Some(d), None)
-        }
+    let filed = DescribedCase::new(target, data, (model, sim), ("model", "simulator"));
+    match filed.guarded("sync_handshake", || {
+        case_shaped(model, sim, data, want_shape)
+    }) {
+        Ok((SyncCaseOutcome::Accepted { .. }, shape)) => ("accepted".into(), None, shape),
+        Ok((SyncCaseOutcome::Rejected { class }, _)) => (format!("rejected:{class}"), None, None),
+        Err(d) => ("diverged".into(), Some(d), None),
     }
 }
 
 /// One case: a program built from `data`, on the model and the simulator.
 pub fn sync_handshake_case(data: &[u8]) -> Result<SyncCaseOutcome, CaseDivergence> {
-    case_shaped(&*registry::core(), &*registry::oracle(), data, false).0
+    case_shaped(&*registry::core(), &*registry::oracle(), data, false).map(|(o, _)| o)
 }
 
 /// [`sync_handshake_case`], with the shape of an accepted program when `want_shape`.
@@ -117,13 +104,13 @@ fn case_shaped(
     sim: &dyn Reference,
     data: &[u8],
     want_shape: bool,
-) -> (Result<SyncCaseOutcome, CaseDivergence>, Option<Shape>) {
+) -> Result<(SyncCaseOutcome, Option<Shape>), CaseDivergence> {
     let (case, schedule) = sync_program::build_recycled(data);
     let outcome = compare_case_on(model, sim, &case, schedule);
     let accepted = matches!(outcome, Ok(SyncCaseOutcome::Accepted { .. }));
     let shape = (want_shape && accepted).then(|| sync_program::shape(&case.program));
     sync_program::recycle(case);
-    (outcome, shape)
+    outcome.map(|o| (o, shape))
 }
 
 /// Compares a planner (`model`) with a checker (`sim`) on a built case, with interleaving
