@@ -9,6 +9,7 @@
 use crate::generators::sync_program::PSEUDO_RUNS;
 use crate::layout::{layout, Role, Span, OPCODES, UPDATE_MEMBERS, WAIT_MEMBERS};
 use std::collections::BTreeMap;
+use tpb_core::stream::{parse_custom_op_stream, StreamItem};
 
 /// `0x00` … `0xFF`: the class names of single byte values.
 static HEX: std::sync::LazyLock<Vec<String>> =
@@ -346,41 +347,37 @@ impl Reach {
         }
     }
 
-    /// Counts one parsed stream: each group's argument count, and the non-group bundles.
-    pub fn stream(&mut self, groups: &[usize], others: usize) {
-        for &n in groups {
-            self.hit(Field::StreamArguments, arg_band(n));
+    /// Counts the stream a stream-program input builds, as core parses it (nothing if refused):
+    /// each group's argument count, the groups, whether other bundles are mixed in.
+    pub fn stream_program(&mut self, program: &[u8]) {
+        if self.named[Field::StreamArguments as usize].is_none() {
+            return;
         }
-        let g = match groups.len() {
+        let stream = crate::judge::stream_from_input(program);
+        let Ok(items) = parse_custom_op_stream(&stream, crate::generation::Generation::V2) else {
+            return;
+        };
+        let (mut groups, mut others) = (0, false);
+        for it in items {
+            match it {
+                StreamItem::Group { args, .. } => {
+                    groups += 1;
+                    self.hit(Field::StreamArguments, arg_band(args.len()));
+                }
+                StreamItem::Other { .. } => others = true,
+            }
+        }
+        let g = match groups {
             0 => return,
             1 => "1",
             2..=4 => "2..4",
             _ => "5+",
         };
         self.hit(Field::StreamGroups, g);
-        let mix = Field::StreamMix.spec().1;
-        self.hit(Field::StreamMix, mix[usize::from(others > 0)]);
-    }
-
-    /// Counts the stream a stream-program input builds, as core parses it (nothing if refused).
-    pub fn stream_program(&mut self, program: &[u8]) {
-        if self.named[Field::StreamArguments as usize].is_none() {
-            return;
-        }
-        let stream = crate::judge::stream_from_input(program);
-        if let Ok(items) =
-            tpb_core::stream::parse_custom_op_stream(&stream, tpb_core::Generation::V2)
-        {
-            let mut groups = Vec::new();
-            let mut others = 0;
-            for it in items {
-                match it {
-                    tpb_core::stream::StreamItem::Group { args, .. } => groups.push(args.len()),
-                    tpb_core::stream::StreamItem::Other { .. } => others += 1,
-                }
-            }
-            self.stream(&groups, others);
-        }
+        self.hit(
+            Field::StreamMix,
+            Field::StreamMix.spec().1[usize::from(others)],
+        );
     }
 
     /// Adds another run's counts (and the fields it declares that this one lacks).
