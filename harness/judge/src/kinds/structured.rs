@@ -175,25 +175,13 @@ fn check_case(e: &Judge, c: &Case) -> Result<(), Failed> {
         Ok(x) => verdict_name(&x).to_string(),
         Err(f) => f.to_string(),
     };
-    for (want, need, which) in [
-        (
-            c.expected.header,
-            Capability::ValidateHeader,
-            Validator::Header,
-        ),
-        (
-            c.expected.payload,
-            Capability::ValidatePayload,
-            Validator::Payload,
-        ),
+    for (want, which) in [
+        (c.expected.header, Validator::Header),
+        (c.expected.payload, Validator::Payload),
     ] {
         if let Some(want) = want {
-            label(
-                which.op(),
-                need,
-                want.unwrap_or("valid").to_string(),
-                &|s| v(s, which),
-            )?;
+            let (need, want) = (Capability::of_validator(which), want.unwrap_or("valid"));
+            label(which.op(), need, want.to_string(), &|s| v(s, which))?;
         }
     }
     if let Some(want) = c.expected.decode {
@@ -235,31 +223,25 @@ fn check_encode(e: &Judge, u: &mut Unstructured<'_>, c: &Case) -> Result<(), Fai
     }
     let i = u.choose_index(fields.len()).unwrap_or(0);
     let (name, val) = &mut fields[i];
+    // One of `xs` (the first when `u` has none to choose with).
+    let mut one_of = |xs: &[&str]| u.choose(xs).map_or(xs[0], |x| *x).to_string();
     *val = match (&**name, &*val) {
-        ("kind", _) => Value::Name(
-            (*u.choose(&["SendRecv", "SendRecvCCE", "AllToAllV", "nope"])
-                .unwrap_or(&"SendRecv"))
-            .to_string(),
-        ),
-        ("cce_op", _) => Value::Name(
-            (*u.choose(&["subtract", "average", "elemwise_mul", "abs", "bypass", "x"])
-                .unwrap_or(&"subtract"))
-            .to_string(),
-        ),
+        ("kind", _) => Value::Name(one_of(&["SendRecv", "SendRecvCCE", "AllToAllV", "nope"])),
+        ("cce_op", _) => Value::Name(one_of(&[
+            "subtract",
+            "average",
+            "elemwise_mul",
+            "abs",
+            "bypass",
+            "x",
+        ])),
         (_, Value::Int(_)) => Value::Int(
             *u.choose(&[0, 0x02, 0x07, 0x11, 0x100, 0x1_0000, 1 << 32, u64::MAX])
                 .unwrap_or(&0),
         ),
         (_, Value::Bytes(b)) => {
-            let n = b.len();
-            Value::Bytes(vec![
-                0xA5;
-                if u.ratio(1, 2).unwrap_or(false) {
-                    n + 1
-                } else {
-                    n.saturating_sub(1)
-                }
-            ])
+            let (n, longer) = (b.len(), u.ratio(1, 2).unwrap_or(false));
+            Value::Bytes(vec![0xA5; if longer { n + 1 } else { n.saturating_sub(1) }])
         }
         (_, Value::Name(_)) => Value::Name("nope".to_string()),
     };
