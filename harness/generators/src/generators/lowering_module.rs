@@ -110,20 +110,8 @@ fn gen_collective(u: &mut Unstructured<'_>) -> Collective {
             1 => c.cc_dim = u.int_in_range(2..=u32::MAX).unwrap_or(2),
             2 => c.dtype = u.int_in_range(20..=40).unwrap_or(20),
             3 => c.cce_op = pick(u, &AluOp::ALL),
-            4 => {
-                c.cce_op = if c.cce_op == AluOp::Add {
-                    AluOp::Bypass
-                } else {
-                    AluOp::Add
-                }
-            }
-            5 => {
-                c.src2 = if c.src2.is_some() {
-                    None
-                } else {
-                    Some(gen_ap(u))
-                }
-            }
+            4 => c.cce_op = [AluOp::Add, AluOp::Bypass][usize::from(c.cce_op == AluOp::Add)],
+            5 => c.src2 = c.src2.is_none().then(|| gen_ap(u)),
             6 => c.source_target_pairs.push((0, 1)),
             7 => c.replica_groups.push(vec![0]),
             8 => {
@@ -149,12 +137,8 @@ fn gen_collective(u: &mut Unstructured<'_>) -> Collective {
                 c.source_target_pairs.push((RANK_SPACE + 1, t));
             }
             13 => c.sync = gen_sync(u, false),
-            14 => {
-                c.replica_groups = vec![(0..2049).collect(), (2049..4097).collect()];
-            }
-            _ => {
-                c.kind = pick(u, &CollectiveKind::ALL);
-            }
+            14 => c.replica_groups = vec![(0..2049).collect(), (2049..4097).collect()],
+            _ => c.kind = pick(u, &CollectiveKind::ALL),
         }
     }
     c

@@ -118,12 +118,7 @@ pub fn stream_from_input(input: &[u8]) -> Vec<u8> {
                 h
             }
             2 | 3 => group_payload(p),
-            4 => {
-                let mut o = [0u8; 64];
-                o[0] = p;
-                o[1] = 0x10;
-                o
-            }
+            4 => crate::generators::stream_program::skeleton(p),
             5 => flip(group_header(p % 4, 0), bit),
             6 => flip(group_payload(0), bit),
             _ => {
