@@ -122,16 +122,13 @@ fn plain(r: &mut SplitMix64, arch: Generation, s: &mut Vec<u8>) {
     }
     // The events band: members (SPEC §6.5: WAIT 0x00..=0x07, UPDATE 0x00..=0x05 among them),
     // sometimes any byte.
-    b[4] = if one_in(r, 6) {
-        r.byte()
-    } else {
-        r.below(8) as u8
-    };
-    b[6] = if one_in(r, 6) {
-        r.byte()
-    } else {
-        r.below(6) as u8
-    };
+    for (at, members) in [(4, 8), (6, 6)] {
+        b[at] = if one_in(r, 6) {
+            r.byte()
+        } else {
+            r.below(members) as u8
+        };
+    }
     if one_in(r, 6) {
         b[1] = r.byte();
     }

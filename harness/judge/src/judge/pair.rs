@@ -95,23 +95,19 @@ impl<L: Subject + ?Sized, R: Subject + ?Sized> Pair<'_, L, R> {
                 (true, false) => self.left.name(),
                 _ => self.right.name(),
             };
-            let show = |x: Result<String, &String>| match x {
-                Ok(s) => s,
-                Err(m) => format!("PANIC: {m}"),
+            let show = |x: Result<String, &String>| x.unwrap_or_else(|m| format!("PANIC: {m}"));
+            let (ls, rs) = (
+                show(l.as_ref().map(reply_shown)),
+                show(r.as_ref().map(reply_shown)),
+            );
+            let side = |panicked: bool| match panicked {
+                true => ("panic", Some(Answer::Fault("panic".into()))),
+                false => ("no-panic", None),
             };
-            let ls = show(l.as_ref().map(reply_shown));
-            let rs = show(r.as_ref().map(reply_shown));
-            let panicked = |x: bool| x.then(|| Answer::Fault("panic".into()));
-            return self
-                .div(
-                    Class::Panic,
-                    format!("{op}:panic"),
-                    if l.is_err() { "panic" } else { "no-panic" },
-                    if r.is_err() { "panic" } else { "no-panic" },
-                    format!("{ls}  [{op}; panicked: {who}]"),
-                    rs,
-                )
-                .map(|d| self.about_bytes(d, panicked(l.is_err()), panicked(r.is_err())));
+            let ((lv, la), (rv, ra)) = (side(l.is_err()), side(r.is_err()));
+            let left = format!("{ls}  [{op}; panicked: {who}]");
+            let d = self.div(Class::Panic, format!("{op}:panic"), lv, rv, left, rs);
+            return d.map(|d| self.about_bytes(d, la, ra));
         }
         let (l, r) = (l.ok()?, r.ok()?);
         let class = Class::of_fault(l.as_ref().err().or(r.as_ref().err())?);
