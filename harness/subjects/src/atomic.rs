@@ -37,7 +37,7 @@ pub fn check_replaceable(path: &Path) -> io::Result<Option<Permissions>> {
         Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
         Err(e) => Err(e),
         Ok(m) if m.file_type().is_file() => {
-            check_owner(&m, effective_uid())?;
+            check_owner(&m, nix::unistd::geteuid().as_raw())?;
             Ok(Some(m.permissions()))
         }
         Ok(m) => Err(io::Error::new(
@@ -50,56 +50,31 @@ pub fn check_replaceable(path: &Path) -> io::Result<Option<Permissions>> {
     }
 }
 
-/// The effective uid of this process (`None` off unix).
-pub fn effective_uid() -> Option<u32> {
-    #[cfg(unix)]
-    {
-        Some(nix::unistd::geteuid().as_raw())
+/// Refuses a file whose owner is not `me`.
+fn check_owner(m: &fs::Metadata, me: u32) -> io::Result<()> {
+    use std::os::unix::fs::MetadataExt;
+    if m.uid() != me {
+        return Err(io::Error::new(
+            io::ErrorKind::PermissionDenied,
+            format!(
+                "is owned by uid {}, not by the running user (uid {me}); refusing to replace it",
+                m.uid()
+            ),
+        ));
     }
-    #[cfg(not(unix))]
-    {
-        None
-    }
-}
-
-/// Refuses a file whose owner is not `uid` (no check when `uid` is `None`).
-pub fn check_owner(m: &fs::Metadata, uid: Option<u32>) -> io::Result<()> {
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::MetadataExt;
-        if let Some(me) = uid {
-            if m.uid() != me {
-                return Err(io::Error::new(
-                    io::ErrorKind::PermissionDenied,
-                    format!(
-                        "is owned by uid {}, not by the running user (uid {me}); refusing to \
-                         replace it",
-                        m.uid()
-                    ),
-                ));
-            }
-        }
-    }
-    let _ = (m, uid);
     Ok(())
 }
 
 /// A word for a file type, for messages.
 pub fn file_kind(t: &fs::FileType) -> &'static str {
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::FileTypeExt;
-        if t.is_fifo() {
-            return "FIFO";
-        }
-        if t.is_char_device() || t.is_block_device() {
-            return "device";
-        }
-        if t.is_socket() {
-            return "socket";
-        }
-    }
-    if t.is_symlink() {
+    use std::os::unix::fs::FileTypeExt;
+    if t.is_fifo() {
+        "FIFO"
+    } else if t.is_char_device() || t.is_block_device() {
+        "device"
+    } else if t.is_socket() {
+        "socket"
+    } else if t.is_symlink() {
         "symlink"
     } else if t.is_dir() {
         "directory"
@@ -326,15 +301,14 @@ mod tests {
         let dir = scratch("owner");
         let p = file(&dir, "theirs", b"theirs");
         let m = fs::metadata(&p).unwrap();
-        let other = Some(m.uid().wrapping_add(1));
-        let e = check_owner(&m, other).unwrap_err();
+        let e = check_owner(&m, m.uid().wrapping_add(1)).unwrap_err();
         assert_eq!(e.kind(), io::ErrorKind::PermissionDenied);
         assert!(
             e.to_string().contains(&format!("owned by uid {}", m.uid())),
             "{e}"
         );
-        assert!(check_owner(&m, Some(m.uid())).is_ok());
-        if effective_uid() == Some(0) {
+        assert!(check_owner(&m, m.uid()).is_ok());
+        if nix::unistd::geteuid().is_root() {
             std::os::unix::fs::chown(&p, Some(65534), None).unwrap();
             let e = write_atomic(&p, b"x").unwrap_err();
             assert_eq!(e.kind(), io::ErrorKind::PermissionDenied, "{e}");
