@@ -98,8 +98,8 @@ fn each_run(
     let source = &source_name(path);
     if hex {
         for item in Bundles::new(source, open_source(path)?, true) {
-            let (line, _, bytes) = item?;
-            if each(&bytes, line)? {
+            let b = item?;
+            if each(&b.bytes, b.line)? {
                 return Ok(true);
             }
         }

@@ -2,7 +2,7 @@
 //! overlaps the walk (issue 20). Memory is bounded: [`BLOCKS`] blocks, reused.
 
 use super::CliError;
-use crate::input::{io_error, InputError};
+use crate::input::{io_error, InputError, Problem};
 use std::io::Read;
 use std::sync::mpsc::sync_channel;
 
@@ -114,14 +114,13 @@ impl Splitter {
         each: &mut impl FnMut(&[u8], Option<usize>) -> Result<bool, CliError>,
     ) -> Result<bool, CliError> {
         if self.total == 0 && !self.source.is_empty() {
-            let source = self.source.clone();
             if crate::input::looks_like_hex(block) {
-                return Err(InputError::LooksLikeHex { source }.into());
+                return Err(InputError::new(&self.source, Problem::LooksLikeHex).into());
             }
             // A NEFF given as a path is read as one (check_neff::neff_input); from a pipe or
             // stdin it is not, and its bytes are no bundles.
             if crate::input::looks_like_neff(block) {
-                return Err(InputError::LooksLikeNeff { source }.into());
+                return Err(InputError::new(&self.source, Problem::LooksLikeNeff).into());
             }
         }
         self.total += block.len();
@@ -150,18 +149,14 @@ impl Splitter {
     /// bundle, is bad input.
     pub fn finish(self, source: &str, empty_ok: bool) -> Result<(), CliError> {
         if self.total == 0 && !empty_ok {
-            return Err(InputError::Empty {
-                source: source.to_string(),
-            }
-            .into());
+            return Err(InputError::new(source, Problem::Empty).into());
         }
         if !self.carry.is_empty() {
-            return Err(InputError::Length {
-                source: source.to_string(),
+            let problem = Problem::Length {
                 len: self.total,
                 partial_offset: self.total - self.carry.len(),
-            }
-            .into());
+            };
+            return Err(InputError::new(source, problem).into());
         }
         Ok(())
     }

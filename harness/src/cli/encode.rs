@@ -4,7 +4,7 @@
 use super::{mnemonic_of, shown, CliError, CliResult, EXIT_INVALID, EXIT_OK};
 use crate::atomic::AtomicFile;
 use crate::generation::Generation;
-use crate::input::{open_source, source_name, InputError, Lines};
+use crate::input::{open_source, source_name, Lines, Problem};
 use crate::strict_json::{get, Json as J, Object};
 use crate::subjects::registry::{self, mode_byte_name};
 use crate::subjects::{FieldName, Value};
@@ -156,12 +156,12 @@ pub fn run(a: EncodeArgs) -> CliResult {
     let (mut records, mut encoded, mut any_bad) = (0usize, 0usize, false);
     for f in files {
         let source = source_name(f);
-        let input = open_source(f).map_err(|e| match e {
-            InputError::IsDirectory { source } => CliError::bad(
-                source,
+        let input = open_source(f).map_err(|e| match e.problem {
+            Problem::IsDirectory => CliError::bad(
+                e.source,
                 "is a directory, expected a file of JSON lines (as decode prints them)",
             ),
-            e => CliError::from(e),
+            _ => CliError::from(e),
         })?;
         let mut lines = Lines::new(&source, input);
         while let Some(next) = lines.next_line() {

@@ -20,83 +20,77 @@ use std::path::Path;
 
 pub const BUNDLE: usize = 64;
 
-/// Why an input could not be read (`source`: the path or `<stdin>`; lines and columns
-/// 1-based, a column a byte position).
+/// Why an input could not be read: its `source` (the path or `<stdin>`) and the [`Problem`].
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum InputError {
-    Io {
-        source: String,
-        error: String,
-    },
-    IsDirectory {
-        source: String,
-    },
-    Empty {
-        source: String,
-    },
-    /// Binary input whose length is not a multiple of 64.
+pub struct InputError {
+    pub source: String,
+    pub problem: Problem,
+}
+
+/// What is wrong with an input (lines and columns 1-based, a column a byte position).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Problem {
+    Io(String),
+    IsDirectory,
+    Empty,
+    /// Binary input whose length is not a multiple of 64; the trailing partial bundle starts at
+    /// `partial_offset`.
     Length {
-        source: String,
         len: usize,
-        /// Where the trailing partial bundle starts.
         partial_offset: usize,
     },
     /// Not a hex digit, space, tab or comment (lossy for non-ASCII bytes).
     BadHexDigit {
-        source: String,
         line: usize,
         column: usize,
         found: char,
     },
-    /// Longer than [`MAX_LINE`].
-    LineTooLong {
-        source: String,
-        line: usize,
-        max: usize,
-    },
+    /// Line `.0` is longer than [`MAX_LINE`].
+    LineTooLong(usize),
     /// A whole-file input bigger than [`MAX_INPUT`].
-    TooBig {
-        source: String,
-        max: u64,
-    },
+    TooBig,
     /// Binary input that starts like this module's hex text (hex digits, spaces, `#` comments,
     /// line breaks): most likely `--hex` was forgotten.
-    LooksLikeHex {
-        source: String,
-    },
+    LooksLikeHex,
     /// Binary input that starts like a NEFF ([`looks_like_neff`]): read as bundles, its header
     /// and compressed payload would be verdicts on garbage.
-    LooksLikeNeff {
-        source: String,
-    },
+    LooksLikeNeff,
     HexLineLength {
-        source: String,
         line: usize,
         digits: usize,
     },
 }
 
+impl InputError {
+    pub fn new(source: &str, problem: Problem) -> InputError {
+        InputError {
+            source: source.to_string(),
+            problem,
+        }
+    }
+}
+
 impl fmt::Display for InputError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            InputError::Io { source, error } => write!(f, "{source}: cannot read: {error}"),
-            InputError::IsDirectory { source } => {
+        let source = &self.source;
+        match self.problem {
+            Problem::Io(ref error) => write!(f, "{source}: cannot read: {error}"),
+            Problem::IsDirectory => {
                 write!(f, "{source}: is a directory, expected a file of bundles")
             }
-            InputError::Empty { source } => write!(f, "{source}: empty input: no bundle found"),
-            InputError::LooksLikeHex { source } => write!(
+            Problem::Empty => write!(f, "{source}: empty input: no bundle found"),
+            Problem::LooksLikeHex => write!(
                 f,
                 "{source}: looks like hex text: did you mean --hex? (read as raw binary, it \
                  would be bundles of ASCII bytes)"
             ),
-            InputError::LooksLikeNeff { source } => write!(
+            Problem::LooksLikeNeff => write!(
                 f,
                 "{source}: looks like a NEFF (header_size 1024, then a gzip or tar payload), not \
                  bundles: give its path to `check` or `neff info` (a NEFF is read from a regular \
                  file, not from a pipe or stdin)"
             ),
-            InputError::Length {
-                source,
+            Problem::Length {
                 len,
                 partial_offset,
             } => {
@@ -108,8 +102,7 @@ impl fmt::Display for InputError {
                     len - partial_offset
                 )
             }
-            InputError::BadHexDigit {
-                source,
+            Problem::BadHexDigit {
                 line,
                 column,
                 found,
@@ -117,20 +110,14 @@ impl fmt::Display for InputError {
                 f,
                 "{source}:{line}:{column}: bad hex digit {found:?} (expected 0-9, a-f, A-F, \
                  space or '#'){}",
-                bom_hint(*found)
+                bom_hint(found)
             ),
-            InputError::LineTooLong { source, line, max } => write!(
+            Problem::LineTooLong(line) => write!(
                 f,
-                "{source}:{line}: line longer than {max} bytes (the cap of every line reader)"
+                "{source}:{line}: line longer than {MAX_LINE} bytes (the cap of every line reader)"
             ),
-            InputError::TooBig { source, max } => {
-                write!(f, "{source}: input larger than {max} bytes (the cap)")
-            }
-            InputError::HexLineLength {
-                source,
-                line,
-                digits,
-            } => {
+            Problem::TooBig => write!(f, "{source}: input larger than {MAX_INPUT} bytes (the cap)"),
+            Problem::HexLineLength { line, digits } => {
                 let odd = if digits % 2 == 1 {
                     " (odd number of digits)"
                 } else {
@@ -157,12 +144,9 @@ pub fn bom_hint(found: char) -> &'static str {
     }
 }
 
-/// [`InputError::Io`] of `source`.
+/// [`Problem::Io`] of `source`.
 pub fn io_error(source: &str, e: &std::io::Error) -> InputError {
-    InputError::Io {
-        source: source.to_string(),
-        error: e.to_string(),
-    }
+    InputError::new(source, Problem::Io(e.to_string()))
 }
 
 /// One bundle read from an input: its 0-based index, its 1-based line (hex) or byte offset
@@ -202,7 +186,7 @@ pub fn open_source(path: &str) -> Result<Box<dyn BufRead>, InputError> {
     let io = |e| io_error(&source, &e);
     let f = File::open(path).map_err(io)?;
     if f.metadata().map_err(io)?.is_dir() {
-        return Err(InputError::IsDirectory { source });
+        return Err(InputError::new(&source, Problem::IsDirectory));
     }
     Ok(Box::new(BufReader::with_capacity(64 * 1024, f)))
 }
@@ -210,18 +194,19 @@ pub fn open_source(path: &str) -> Result<Box<dyn BufRead>, InputError> {
 /// Reads a whole input of at most [`MAX_INPUT`] bytes (`-` = stdin).
 pub fn read_capped(path: &str) -> Result<Vec<u8>, InputError> {
     let source = source_name(path);
-    let mut buf = Vec::new();
-    open_source(path)?
-        .take(MAX_INPUT + 1)
-        .read_to_end(&mut buf)
-        .map_err(|e| io_error(&source, &e))?;
-    if buf.len() as u64 > MAX_INPUT {
-        return Err(InputError::TooBig {
-            source,
-            max: MAX_INPUT,
-        });
+    match read_max(open_source(path)?) {
+        Ok(Some(buf)) => Ok(buf),
+        Ok(None) => Err(InputError::new(&source, Problem::TooBig)),
+        Err(e) => Err(io_error(&source, &e)),
     }
-    Ok(buf)
+}
+
+/// All of `r` if it is at most [`MAX_INPUT`] bytes (`None`: longer; one byte past the cap is
+/// read).
+fn read_max(r: impl Read) -> std::io::Result<Option<Vec<u8>>> {
+    let mut buf = Vec::new();
+    r.take(MAX_INPUT + 1).read_to_end(&mut buf)?;
+    Ok((buf.len() as u64 <= MAX_INPUT).then_some(buf))
 }
 
 /// The lines of a stream, at most [`MAX_LINE`] bytes buffered: `(1-based line, bytes)`.
@@ -265,11 +250,7 @@ impl<R: BufRead> Lines<R> {
                 self.done = true;
                 return (n > 0).then_some(Ok((self.line, &self.buf)));
             }
-            Ok(_) => InputError::LineTooLong {
-                source: self.source.clone(),
-                line: self.line,
-                max: MAX_LINE,
-            },
+            Ok(_) => InputError::new(&self.source, Problem::LineTooLong(self.line)),
         };
         self.done = true;
         Some(Err(error))
@@ -322,9 +303,6 @@ enum Kind<R> {
     Hex(Lines<R>),
 }
 
-/// `(1-based line for hex, byte offset for binary, bundle)`.
-pub type Positioned = (Option<usize>, usize, [u8; 64]);
-
 impl<R: BufRead> Bundles<R> {
     pub fn new(source: &str, inner: R, hex: bool) -> Self {
         Bundles {
@@ -340,8 +318,16 @@ impl<R: BufRead> Bundles<R> {
         }
     }
 
-    fn step(&mut self) -> Result<Option<Positioned>, InputError> {
-        let source = &self.source;
+    fn step(&mut self) -> Result<Option<Loaded>, InputError> {
+        let (source, index) = (&self.source, self.count);
+        let bad = |p| Err(InputError::new(source, p));
+        let loaded = |line, offset, bytes| Loaded {
+            source: source.clone(),
+            index,
+            line,
+            offset,
+            bytes,
+        };
         match &mut self.kind {
             Kind::Binary(r) => {
                 if self.offset == 0 {
@@ -349,14 +335,10 @@ impl<R: BufRead> Bundles<R> {
                     // usage mistake.
                     let start = r.fill_buf().map_err(|e| io_error(source, &e))?;
                     if looks_like_hex(start) {
-                        return Err(InputError::LooksLikeHex {
-                            source: source.clone(),
-                        });
+                        return bad(Problem::LooksLikeHex);
                     }
                     if looks_like_neff(start) {
-                        return Err(InputError::LooksLikeNeff {
-                            source: source.clone(),
-                        });
+                        return bad(Problem::LooksLikeNeff);
                     }
                 }
                 let mut b = [0u8; 64];
@@ -373,9 +355,8 @@ impl<R: BufRead> Bundles<R> {
                 self.offset += got;
                 match got {
                     0 => Ok(None),
-                    BUNDLE => Ok(Some((None, at, b))),
-                    _ => Err(InputError::Length {
-                        source: source.clone(),
+                    BUNDLE => Ok(Some(loaded(None, at, b))),
+                    _ => bad(Problem::Length {
                         len: self.offset,
                         partial_offset: at,
                     }),
@@ -386,41 +367,42 @@ impl<R: BufRead> Bundles<R> {
                     return Ok(None);
                 };
                 let (lineno, text) = next?;
-                let digits = hex_nibbles(text, true).map_err(|e| InputError::BadHexDigit {
-                    source: source.clone(),
-                    line: lineno,
-                    column: e.index + 1,
-                    found: e.found,
-                })?;
+                let digits = match hex_nibbles(text, true) {
+                    Ok(d) => d,
+                    Err(e) => {
+                        return bad(Problem::BadHexDigit {
+                            line: lineno,
+                            column: e.index + 1,
+                            found: e.found,
+                        })
+                    }
+                };
                 if digits.is_empty() {
                     continue;
                 }
                 if digits.len() != 2 * BUNDLE {
-                    return Err(InputError::HexLineLength {
-                        source: source.clone(),
+                    return bad(Problem::HexLineLength {
                         line: lineno,
                         digits: digits.len(),
                     });
                 }
                 let mut b = [0u8; 64];
                 b.copy_from_slice(&pack_nibbles(&digits));
-                return Ok(Some((Some(lineno), 0, b)));
+                return Ok(Some(loaded(Some(lineno), 0, b)));
             },
         }
     }
 }
 
 impl<R: BufRead> Iterator for Bundles<R> {
-    type Item = Result<Positioned, InputError>;
+    type Item = Result<Loaded, InputError>;
 
     fn next(&mut self) -> Option<Self::Item> {
         if self.done {
             return None;
         }
         let r = match self.step() {
-            Ok(None) if self.count == 0 => Some(Err(InputError::Empty {
-                source: self.source.clone(),
-            })),
+            Ok(None) if self.count == 0 => Some(Err(InputError::new(&self.source, Problem::Empty))),
             r => r.transpose(),
         };
         self.count += 1;
@@ -429,23 +411,13 @@ impl<R: BufRead> Iterator for Bundles<R> {
     }
 }
 
-/// [`Bundles`] of one input (`-` = stdin), numbered from 0.
+/// [`Bundles`] of one input (`-` = stdin).
 pub fn stream_bundles(path: &str, hex: bool) -> impl Iterator<Item = Result<Loaded, InputError>> {
-    let source = source_name(path);
     let (bundles, failed) = match open_source(path) {
-        Ok(r) => (Some(Bundles::new(&source, r, hex)), None),
+        Ok(r) => (Some(Bundles::new(&source_name(path), r, hex)), None),
         Err(e) => (None, Some(Err(e))),
     };
-    let bundles = bundles.into_iter().flatten().enumerate();
-    failed.into_iter().chain(bundles.map(move |(index, r)| {
-        r.map(|(line, offset, bytes)| Loaded {
-            source: source.clone(),
-            index,
-            line,
-            offset,
-            bytes,
-        })
-    }))
+    failed.into_iter().chain(bundles.into_iter().flatten())
 }
 
 /// A character that is not a hex digit, space, tab or CR, at a 0-based byte index (shown
@@ -500,14 +472,12 @@ pub fn open_regular(path: &Path, max: u64) -> std::io::Result<Result<File, Strin
     if let Some(why) = symlink_skip(path)? {
         return Ok(Err(why));
     }
-    let mut opts = std::fs::OpenOptions::new();
-    opts.read(true);
-    #[cfg(unix)]
+    use std::os::unix::fs::OpenOptionsExt;
+    let f = match std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK | libc::O_NOFOLLOW)
+        .open(path)
     {
-        use std::os::unix::fs::OpenOptionsExt;
-        opts.custom_flags(libc::O_NONBLOCK | libc::O_NOFOLLOW);
-    }
-    let f = match opts.open(path) {
         Ok(f) => f,
         Err(e) if e.raw_os_error() == Some(libc::ELOOP) => {
             return Ok(Err("symlink, not followed".into()))
@@ -532,15 +502,10 @@ pub fn read_corpus_file(path: &Path) -> std::io::Result<CorpusEntry> {
         Ok(f) => f,
         Err(why) => return Ok(CorpusEntry::Skipped(format!("{}: {why}", path.display()))),
     };
-    let mut buf = Vec::new();
-    f.take(MAX_INPUT + 1).read_to_end(&mut buf)?;
-    if buf.len() as u64 > MAX_INPUT {
-        return Ok(CorpusEntry::Skipped(format!(
-            "{}: larger than {MAX_INPUT} bytes",
-            path.display()
-        )));
-    }
-    Ok(CorpusEntry::Data(buf))
+    Ok(match read_max(f)? {
+        Some(buf) => CorpusEntry::Data(buf),
+        None => CorpusEntry::Skipped(format!("{}: larger than {MAX_INPUT} bytes", path.display())),
+    })
 }
 
 /// A corpus walk never follows a symlink (it stays inside its folder): for a symlink,
@@ -566,14 +531,14 @@ mod tests {
     /// Hex text held in memory: `(1-based line, bundle)` pairs.
     fn parse_hex(source: &str, text: &[u8]) -> Result<Vec<(usize, [u8; 64])>, InputError> {
         Bundles::new(source, text, true)
-            .map(|r| r.map(|(line, _, b)| (line.unwrap_or(0), b)))
+            .map(|r| r.map(|l| (l.line.unwrap_or(0), l.bytes)))
             .collect()
     }
 
     /// Raw binary held in memory, as bundles.
     fn parse_binary(source: &str, data: &[u8]) -> Result<Vec<[u8; 64]>, InputError> {
         Bundles::new(source, data, false)
-            .map(|r| r.map(|(_, _, b)| b))
+            .map(|r| r.map(|l| l.bytes))
             .collect()
     }
 
@@ -592,18 +557,23 @@ mod tests {
         let e = parse_hex("f", b"0g").unwrap_err();
         assert_eq!(
             e,
-            InputError::BadHexDigit {
-                source: "f".into(),
-                line: 1,
-                column: 2,
-                found: 'g'
-            }
+            InputError::new(
+                "f",
+                Problem::BadHexDigit {
+                    line: 1,
+                    column: 2,
+                    found: 'g'
+                }
+            )
         );
         let e = parse_hex("f", b"\n012").unwrap_err();
         assert!(e.to_string().contains("f:2: hex line has 3 digits (odd"));
         assert!(matches!(
             parse_hex("f", b"# only\n"),
-            Err(InputError::Empty { .. })
+            Err(InputError {
+                problem: Problem::Empty,
+                ..
+            })
         ));
     }
 
@@ -611,7 +581,10 @@ mod tests {
     fn binary_errors() {
         assert!(matches!(
             parse_binary("f", &[]),
-            Err(InputError::Empty { .. })
+            Err(InputError {
+                problem: Problem::Empty,
+                ..
+            })
         ));
         let e = parse_binary("f", &[0u8; 65]).unwrap_err();
         assert!(e.to_string().contains("byte offset 64"), "{e}");
