@@ -99,9 +99,8 @@ impl Capability {
         use Capability as C;
         match self {
             C::Lut(_) => Some("lut"),
-            C::ValidateHeader | C::ValidatePayload | C::Decode | C::Encode => Some(self.name()),
-            C::ValidateStream | C::Lower => Some(self.name()),
             C::IrGates | C::Sync | C::StreamLint | C::EngineSync => None,
+            _ => Some(self.name()),
         }
     }
 
