@@ -23,7 +23,7 @@ use std::fmt;
 use tpb_core::insn::{Sync, UpdateMode, WaitMode, SYNC_FIELDS};
 use tpb_core::lower::{
     Collective, Direction, Generation, IrInstruction, LocalSendRecv, LowerError, Transfer,
-    TransferOperand, AP2_LEN, AP3_LEN,
+    TransferOperand,
 };
 use tpb_core::lut::{AluOp, CollectiveKind, DTYPE_TABLE};
 
@@ -131,6 +131,52 @@ impl<'p, 'a, 'j> Obj<'p, 'a, 'j> {
             .map_or_else(|| err(&self.at(key), "missing"), Ok)
     }
 
+    /// An array of arrays of ranks (absent: none).
+    fn ranks(&mut self, key: &'static str) -> Result<Vec<Vec<u32>>, PathError> {
+        let Some(v) = self.opt(key) else {
+            return Ok(Vec::new());
+        };
+        let Some(outer) = v.as_array() else {
+            return err(&self.at(key), "expected an array of arrays of ranks");
+        };
+        let at = |i: usize| format!("{}[{i}]", self.at(key));
+        outer
+            .iter()
+            .enumerate()
+            .map(|(i, g)| {
+                let Some(inner) = g.as_array() else {
+                    return err(&at(i), "expected an array of ranks");
+                };
+                inner
+                    .iter()
+                    .enumerate()
+                    .map(
+                        |(j, r)| match r.as_u64().and_then(|n| u32::try_from(n).ok()) {
+                            Some(r) => Ok(r),
+                            None => err(
+                                &format!("{}[{j}]", at(i)),
+                                format!("expected a u32 rank, found {r}"),
+                            ),
+                        },
+                    )
+                    .collect()
+            })
+            .collect()
+    }
+
+    fn pairs(&mut self, key: &'static str) -> Result<Vec<(u32, u32)>, PathError> {
+        let ranks = self.ranks(key)?.into_iter().enumerate();
+        ranks
+            .map(|(i, p)| match p[..] {
+                [s, t] => Ok((s, t)),
+                _ => err(
+                    &format!("{}[{i}]", self.at(key)),
+                    "expected [source, target]",
+                ),
+            })
+            .collect()
+    }
+
     fn finish(self) -> Result<(), PathError> {
         let unread = |i: usize| i >= 64 || self.used & (1 << i) == 0;
         match (0..self.map.len()).find(|&i| unread(i)) {
@@ -174,46 +220,6 @@ fn hex_digits<const N: usize>(s: &str) -> Result<[u8; N], String> {
         Some(i) => Err(format!("not a hex digit at digit {}", 2 * i)),
         None => Ok(out),
     }
-}
-
-fn rank_lists(path: &dyn Fn() -> String, v: Option<&Json<'_>>) -> Result<Vec<Vec<u32>>, PathError> {
-    let Some(v) = v else { return Ok(Vec::new()) };
-    let Some(outer) = v.as_array() else {
-        return err(&path(), "expected an array of arrays of ranks");
-    };
-    outer
-        .iter()
-        .enumerate()
-        .map(|(i, g)| {
-            let Some(inner) = g.as_array() else {
-                return err(&format!("{}[{i}]", path()), "expected an array of ranks");
-            };
-            inner
-                .iter()
-                .enumerate()
-                .map(
-                    |(j, r)| match r.as_u64().and_then(|n| u32::try_from(n).ok()) {
-                        Some(r) => Ok(r),
-                        None => err(
-                            &format!("{}[{i}][{j}]", path()),
-                            format!("expected a u32 rank, found {r}"),
-                        ),
-                    },
-                )
-                .collect()
-        })
-        .collect()
-}
-
-fn pairs(path: &dyn Fn() -> String, v: Option<&Json<'_>>) -> Result<Vec<(u32, u32)>, PathError> {
-    rank_lists(path, v)?
-        .into_iter()
-        .enumerate()
-        .map(|(i, p)| match p[..] {
-            [s, t] => Ok((s, t)),
-            _ => err(&format!("{}[{i}]", path()), "expected [source, target]"),
-        })
-        .collect()
 }
 
 /// A SPEC §6.4 name, or a bare ordinal (the `lower` operation sends out-of-range ones so).
@@ -284,21 +290,15 @@ fn collective(o: &mut Obj<'_, '_, '_>) -> Result<Collective, PathError> {
     let Some(cce_op) = AluOp::from_name(op_name) else {
         return err(&o.at("cce_op"), format!("unknown AluOp {op_name:?}"));
     };
-    let dtype = dtype(o, "dtype")?;
-    let src = o.req_hex::<AP2_LEN>("src")?;
-    let src2 = o.hex::<AP2_LEN>("src2")?;
-    let v = o.opt("replica_groups");
-    let replica_groups = rank_lists(&|| o.at("replica_groups"), v)?;
-    let v = o.opt("source_target_pairs");
-    let source_target_pairs = pairs(&|| o.at("source_target_pairs"), v)?;
+    // Read in this order (each its error): the fields as written.
     Ok(Collective {
         kind,
         cce_op,
-        dtype,
-        src,
-        src2,
-        replica_groups,
-        source_target_pairs,
+        dtype: dtype(o, "dtype")?,
+        src: o.req_hex("src")?,
+        src2: o.hex("src2")?,
+        replica_groups: o.ranks("replica_groups")?,
+        source_target_pairs: o.pairs("source_target_pairs")?,
         channel_id: o.uint("channel_id", Some(0))?,
         cc_dim: o.uint("cc_dim", Some(0))?,
         sync: sync(o)?,
@@ -306,27 +306,19 @@ fn collective(o: &mut Obj<'_, '_, '_>) -> Result<Collective, PathError> {
 }
 
 fn local(o: &mut Obj<'_, '_, '_>) -> Result<LocalSendRecv, PathError> {
-    let kind = kind(o)?;
     let sub = |o: &mut Obj<'_, '_, '_>, key: &'static str| {
         let v = o.req(key)?;
         nested(o, key, v, tensor)
     };
-    let send = sub(o, "send")?;
-    let recv = sub(o, "recv")?;
-    let peer = o.uint("peer", None)?;
-    let src_dtype = dtype(o, "src_dtype")?;
-    let dst_dtype = dtype(o, "dst_dtype")?;
-    let src_ap = o.req_hex::<AP3_LEN>("src_ap")?;
-    let dst_ap = o.req_hex::<AP3_LEN>("dst_ap")?;
     Ok(LocalSendRecv {
-        kind,
-        send,
-        recv,
-        peer,
-        src_dtype,
-        dst_dtype,
-        src_ap,
-        dst_ap,
+        kind: kind(o)?,
+        send: sub(o, "send")?,
+        recv: sub(o, "recv")?,
+        peer: o.uint("peer", None)?,
+        src_dtype: dtype(o, "src_dtype")?,
+        dst_dtype: dtype(o, "dst_dtype")?,
+        src_ap: o.req_hex("src_ap")?,
+        dst_ap: o.req_hex("dst_ap")?,
         peer_partition: o.uint("peer_partition", None)?,
         bytes_per_partition: o.uint("bytes_per_partition", None)?,
         cores_per_lnc: o.uint("cores_per_lnc", None)?,
@@ -642,6 +634,7 @@ pub fn error_path(insn: &IrInstruction, e: &LowerError) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use tpb_core::lower::AP2_LEN;
 
     fn read(text: &str) -> Result<(Generation, Vec<IrInstruction>), String> {
         let doc = crate::strict_json::parse(text).map_err(|e| e.to_string())?;
