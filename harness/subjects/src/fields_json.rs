@@ -126,14 +126,10 @@ pub fn fields_from_text(s: &mut Scan<'_>) -> Option<Vec<(FieldName, Value)>> {
             return None;
         }
         let v = match s.u64() {
-            Some(n) => Value::Int(n),
-            None => match (kind, s.str()?) {
-                (Kind::Bytes, h) => Value::Bytes(parse_hex_bytes(h)?),
-                (Kind::Name, n) => Value::Name(n.to_string()),
-                (Kind::Int, _) => return None,
-            },
+            Some(n) => Json::U64(n),
+            None => Json::Str(s.str()?.into()),
         };
-        out.push((name, v));
+        out.push((name, value_of(kind, k, &v).ok()?));
         Some(())
     })?;
     Some(out)
