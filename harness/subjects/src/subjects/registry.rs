@@ -121,54 +121,44 @@ fn open_external(
 }
 
 /// Opens every subject of `specs` for every generation of `arches` (per generation, in `specs`
-/// order). The external ones start at once, each on a thread, so a slow start-up costs one
-/// start-up; the error is the first in that order (the others started are dropped).
+/// order), each on a thread of its own, so a slow start-up costs one start-up; the error is the
+/// first in that order (the others started are dropped).
 pub fn open_each(
     specs: &[SubjectSpec],
     arches: &[Generation],
 ) -> Result<Vec<Vec<Box<dyn Subject>>>, OpenError> {
-    let pairs: Vec<(Generation, &SubjectSpec)> = arches
-        .iter()
-        .flat_map(|&a| specs.iter().map(move |s| (a, s)))
-        .collect();
-    let external = |s: &SubjectSpec| matches!(s, SubjectSpec::Lib(_) | SubjectSpec::Cmd(_));
-    let mut started: Vec<Option<Result<Box<dyn Subject + Send>, OpenError>>> =
-        std::thread::scope(|sc| {
-            let handles: Vec<_> = pairs
-                .iter()
-                .map(|&(a, s)| {
-                    external(s).then(|| {
-                        std::thread::Builder::new()
-                            .name("subject-start".into())
-                            .spawn_scoped(sc, move || open_external(s, a))
-                    })
-                })
-                .collect();
-            handles
-                .into_iter()
-                .zip(&pairs)
-                .map(|(h, &(a, s))| {
-                    h.map(|h| match h {
-                        Ok(h) => h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)),
-                        // No thread to spare: started here, in order.
-                        Err(_) => open_external(s, a),
-                    })
-                })
-                .collect()
-        });
-    let mut out = Vec::with_capacity(arches.len());
-    let mut at = started.iter_mut();
-    for &a in arches {
-        let mut subjects = Vec::with_capacity(specs.len());
-        for s in specs {
-            subjects.push(match at.next().and_then(Option::take) {
-                Some(r) => r? as Box<dyn Subject>,
-                None => open(s, a)?,
-            });
+    let open_send = |s: &SubjectSpec, a| -> Result<Box<dyn Subject + Send>, OpenError> {
+        match s {
+            SubjectSpec::Core => Ok(Box::new(CoreSubject::new(a))),
+            SubjectSpec::Oracle => Ok(Box::new(OracleSubject::new(a))),
+            SubjectSpec::Lib(_) | SubjectSpec::Cmd(_) => open_external(s, a),
         }
-        out.push(subjects);
-    }
-    Ok(out)
+    };
+    let pairs = arches
+        .iter()
+        .flat_map(|&a| specs.iter().map(move |s| (a, s)));
+    let opened = std::thread::scope(|sc| {
+        let started: Vec<_> = pairs
+            .map(|(a, s)| {
+                let h = std::thread::Builder::new()
+                    .name("subject-start".into())
+                    .spawn_scoped(sc, move || open_send(s, a));
+                (a, s, h)
+            })
+            .collect();
+        let joined = started.into_iter().map(|(a, s, h)| match h {
+            Ok(h) => h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)),
+            // No thread to spare: started here, in order.
+            Err(_) => open_send(s, a),
+        });
+        joined.collect::<Vec<_>>()
+    });
+    let mut opened = opened.into_iter();
+    let subjects = |_| {
+        let each = opened.by_ref().take(specs.len());
+        each.map(|r| r.map(|s| s as Box<dyn Subject>)).collect()
+    };
+    arches.iter().map(subjects).collect()
 }
 
 /// `core` serving the default generation.
