@@ -39,10 +39,9 @@ static GRACEFUL: AtomicBool = AtomicBool::new(false);
 static TEMPS: Mutex<BTreeSet<PathBuf>> = Mutex::new(BTreeSet::new());
 static HOOKS: Mutex<Vec<fn()>> = Mutex::new(Vec::new());
 
-fn temps() -> MutexGuard<'static, BTreeSet<PathBuf>> {
-    TEMPS
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner)
+/// A lock that a panic elsewhere did not make unusable.
+fn locked<T>(m: &'static Mutex<T>) -> MutexGuard<'static, T> {
+    m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
 /// Installs the signal handler (once per process; later calls do nothing).
@@ -71,9 +70,7 @@ pub fn stop_requested() -> bool {
 
 /// Registers `hook` to run on [`hard_exit`] (once per distinct hook).
 pub fn on_hard_exit(hook: fn()) {
-    let mut g = HOOKS
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    let mut g = locked(&HOOKS);
     if !g.iter().any(|h| std::ptr::fn_addr_eq(*h, hook)) {
         g.push(hook);
     }
@@ -86,7 +83,7 @@ pub fn hard_exit(code: i32) -> ! {
     for h in hooks {
         h();
     }
-    let g = temps();
+    let g = locked(&TEMPS);
     for p in g.iter() {
         remove_temp(p);
     }
@@ -111,7 +108,7 @@ pub fn create_temp_file<T>(
     path: &Path,
     create: impl FnOnce(&Path) -> io::Result<T>,
 ) -> io::Result<T> {
-    let mut g = temps();
+    let mut g = locked(&TEMPS);
     let fresh = g.insert(path.to_path_buf());
     let r = create(path);
     if r.is_err() && fresh {
@@ -129,7 +126,7 @@ pub fn create_temp_dir(path: &Path) -> io::Result<()> {
 /// `path`, in one critical section. On error `path` stays registered (the
 /// caller removes it with [`discard_temp`]).
 pub fn finish_temp(path: &Path, finish: impl FnOnce() -> io::Result<()>) -> io::Result<()> {
-    let mut g = temps();
+    let mut g = locked(&TEMPS);
     let r = finish();
     if r.is_ok() {
         g.remove(path);
@@ -139,14 +136,14 @@ pub fn finish_temp(path: &Path, finish: impl FnOnce() -> io::Result<()>) -> io::
 
 /// Removes a registered temporary path (file or folder) and unregisters it.
 pub fn discard_temp(path: &Path) {
-    let mut g = temps();
+    let mut g = locked(&TEMPS);
     remove_temp(path);
     g.remove(path);
 }
 
 /// The temporary paths registered now (tests).
 pub fn registered_temps() -> Vec<PathBuf> {
-    temps().iter().cloned().collect()
+    locked(&TEMPS).iter().cloned().collect()
 }
 
 #[cfg(test)]
