@@ -6,7 +6,6 @@
 
 use crate::atomic::write_atomic;
 use crate::generation::Generation;
-use crate::input::CorpusEntry;
 use crate::judge::{bundle_from_input, pair::guard, Judge};
 use crate::kinds;
 use crate::layout::{layout, Role};
@@ -189,8 +188,8 @@ pub fn plan_folder(folder: &str, dir: &Path) -> Result<FolderPlan, MinimizeError
             continue;
         }
         let data = match crate::input::read_corpus_file(&p) {
-            Ok(CorpusEntry::Data(d)) => d,
-            Ok(CorpusEntry::Skipped(why)) => {
+            Ok(Ok(d)) => d,
+            Ok(Err(why)) => {
                 skipped.push(why);
                 continue;
             }

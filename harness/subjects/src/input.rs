@@ -457,13 +457,6 @@ pub fn pack_nibbles(digits: &[u8]) -> Vec<u8> {
     digits.chunks_exact(2).map(|p| (p[0] << 4) | p[1]).collect()
 }
 
-/// One entry of a corpus folder: a regular file of at most [`MAX_INPUT`] bytes, or why not.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum CorpusEntry {
-    Data(Vec<u8>),
-    Skipped(String),
-}
-
 /// Opens a corpus or vector file without following a symlink ([`symlink_skip`]; `O_NOFOLLOW`
 /// against a swap), without blocking (`O_NONBLOCK`: a FIFO without a writer does not hang),
 /// checked on the open descriptor to be a regular file of at most `max` bytes (so `/dev/zero`
@@ -496,16 +489,16 @@ pub fn open_regular(path: &Path, max: u64) -> std::io::Result<Result<File, Strin
 }
 
 /// Reads one corpus file ([`open_regular`]) up to [`MAX_INPUT`] + 1 bytes: one that grew past
-/// the cap while read is skipped too.
-pub fn read_corpus_file(path: &Path) -> std::io::Result<CorpusEntry> {
-    let f = match open_regular(path, MAX_INPUT)? {
-        Ok(f) => f,
-        Err(why) => return Ok(CorpusEntry::Skipped(format!("{}: {why}", path.display()))),
-    };
-    Ok(match read_max(f)? {
-        Some(buf) => CorpusEntry::Data(buf),
-        None => CorpusEntry::Skipped(format!("{}: larger than {MAX_INPUT} bytes", path.display())),
-    })
+/// the cap while read is skipped too. `Ok(Err(why))`: skipped, `why` naming the path.
+pub fn read_corpus_file(path: &Path) -> std::io::Result<Result<Vec<u8>, String>> {
+    let skipped = |why| Ok(Err(format!("{}: {why}", path.display())));
+    match open_regular(path, MAX_INPUT)? {
+        Ok(f) => match read_max(f)? {
+            Some(buf) => Ok(Ok(buf)),
+            None => skipped(format!("larger than {MAX_INPUT} bytes")),
+        },
+        Err(why) => skipped(why),
+    }
 }
 
 /// A corpus walk never follows a symlink (it stays inside its folder): for a symlink,

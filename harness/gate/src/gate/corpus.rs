@@ -110,11 +110,11 @@ pub fn replay_corpus(cfg: &GateConfig, runners: &[Runner], run: &mut GateRun) {
                 }
                 let path = p.display().to_string();
                 match crate::input::read_corpus_file(&p) {
-                    Ok(crate::input::CorpusEntry::Data(d)) => {
+                    Ok(Ok(d)) => {
                         bytes += d.len();
                         block.push((path, d));
                     }
-                    Ok(crate::input::CorpusEntry::Skipped(why)) => {
+                    Ok(Err(why)) => {
                         run.failures.push(GateFailure::InputSkipped(why));
                     }
                     Err(err) => run.failures.push(GateFailure::Corpus {
