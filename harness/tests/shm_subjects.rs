@@ -600,6 +600,15 @@ fn an_answer_the_worker_leaves_unwritten_is_a_harness_fault_not_a_divergence() {
     assert_eq!(classes, ["Harness"], "{targets:?}");
     let summary = std::fs::read_to_string(bad.join("summary.md")).unwrap();
     assert!(summary.contains("left this entry unwritten"), "{summary}");
+    // Named once: `Fault::Harness` prints the "harness fault:" prefix itself.
+    assert!(
+        summary.contains("harness fault: the worker left this entry unwritten"),
+        "{summary}"
+    );
+    assert!(
+        !summary.contains("harness fault: harness fault"),
+        "{summary}"
+    );
     // The corpus's vector lines too: an answer lost on one is the harness's
     // fault, not a mismatch of the line's expectation.
     let vectors = dir.path().join("vectors");

@@ -426,7 +426,7 @@ impl ShmChannel {
                     // Finished short: the worker's fault, not the library's.
                     tick();
                     let f = format!(
-                        "harness fault: the worker finished hand-off {seq} at entry {done} of {n}, \
+                        "the worker finished hand-off {seq} at entry {done} of {n}, \
                          this entry unanswered"
                     );
                     fault_from(&mut answers, n, done, &Fault::Harness(f));
@@ -584,23 +584,21 @@ fn decode(
             .unwrap_or_else(|| "(text lost: the worker's text arena is full)".into())
     };
     match code {
-        shm::CODE_UNSET => harness("harness fault: the worker left this entry unwritten".into()),
+        shm::CODE_UNSET => harness("the worker left this entry unwritten".into()),
         shm::CODE_UNSUPPORTED => Ok(Answer::Unsupported),
         shm::CODE_ERROR => library_error(&text(r)),
         shm::CODE_RECORD if op == shm::OP_RECORDS => match r.answer_at(value) {
             Some((at, rec)) if at as usize == i => match super::protocol::get_answer(rec) {
                 Ok(Ok(a)) => Ok(a),
                 Ok(Err(e)) => library_error(&e),
-                Err(e) => harness(format!("harness fault: entry {i}'s {e}")),
+                Err(e) => harness(format!("entry {i}'s {e}")),
             },
             Some((at, _)) => harness(format!(
-                "harness fault: entry {i}'s answer record holds entry {at}'s answer (out of place)"
+                "entry {i}'s answer record holds entry {at}'s answer (out of place)"
             )),
-            None => harness(format!("harness fault: entry {i}'s answer record is cut")),
+            None => harness(format!("entry {i}'s answer record is cut")),
         },
-        _ if op == shm::OP_RECORDS => harness(format!(
-            "harness fault: worker wrote code {code} for a record"
-        )),
+        _ if op == shm::OP_RECORDS => harness(format!("worker wrote code {code} for a record")),
         shm::CODE_NAMED if op != shm::OP_LUT => Ok(Answer::Verdict(Some(text(r)))),
         _ if op != shm::OP_LUT => {
             let p = verdict::verdict_of(code).map(|p| p.name().to_string());
