@@ -102,11 +102,11 @@ pub fn set_external_opener(f: ExternalOpener) -> bool {
     EXTERNAL.set(f).is_ok()
 }
 
-pub fn open(spec: &SubjectSpec, arch: Generation) -> Result<Box<dyn Subject>, OpenError> {
+pub fn open(spec: &SubjectSpec, arch: Generation) -> Result<Box<dyn Subject + Send>, OpenError> {
     match spec {
-        SubjectSpec::Core => Ok(core_for(arch)),
-        SubjectSpec::Oracle => Ok(oracle_for(arch)),
-        SubjectSpec::Lib(_) | SubjectSpec::Cmd(_) => open_external(spec, arch).map(|s| s as _),
+        SubjectSpec::Core => Ok(Box::new(CoreSubject::new(arch))),
+        SubjectSpec::Oracle => Ok(Box::new(OracleSubject::new(arch))),
+        SubjectSpec::Lib(_) | SubjectSpec::Cmd(_) => open_external(spec, arch),
     }
 }
 
@@ -127,13 +127,6 @@ pub fn open_each(
     specs: &[SubjectSpec],
     arches: &[Generation],
 ) -> Result<Vec<Vec<Box<dyn Subject>>>, OpenError> {
-    let open_send = |s: &SubjectSpec, a| -> Result<Box<dyn Subject + Send>, OpenError> {
-        match s {
-            SubjectSpec::Core => Ok(Box::new(CoreSubject::new(a))),
-            SubjectSpec::Oracle => Ok(Box::new(OracleSubject::new(a))),
-            SubjectSpec::Lib(_) | SubjectSpec::Cmd(_) => open_external(s, a),
-        }
-    };
     let pairs = arches
         .iter()
         .flat_map(|&a| specs.iter().map(move |s| (a, s)));
@@ -142,14 +135,14 @@ pub fn open_each(
             .map(|(a, s)| {
                 let h = std::thread::Builder::new()
                     .name("subject-start".into())
-                    .spawn_scoped(sc, move || open_send(s, a));
+                    .spawn_scoped(sc, move || open(s, a));
                 (a, s, h)
             })
             .collect();
         let joined = started.into_iter().map(|(a, s, h)| match h {
             Ok(h) => h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)),
             // No thread to spare: started here, in order.
-            Err(_) => open_send(s, a),
+            Err(_) => open(s, a),
         });
         joined.collect::<Vec<_>>()
     });
